@@ -1,0 +1,106 @@
+package dev.tailor.heart;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+/**
+ * HEART's planner: one round maps (snapshot, previous state) to (allocation, next state). ATPM
+ * computes every component's group shares, then NTAM assigns every call edge's links. Pure: no
+ * I/O and no clock, so the controller, the simulator and the CLI drive the very same code.
+ *
+ * <p>Thread-safe and stateless; one instance can plan for many clusters. With
+ * {@link HeartConfig#parallel()} components and call edges are computed on the common fork-join
+ * pool; the result is identical either way.
+ *
+ * <pre>{@code
+ * Heart heart = new Heart(HeartConfig.DEFAULTS);
+ * Plan round1 = heart.plan(snapshot1, AtpmState.EMPTY);
+ * Plan round2 = heart.plan(snapshot2, round1.state());
+ * }</pre>
+ */
+public final class Heart {
+
+    private final HeartConfig config;
+
+    public Heart(HeartConfig config) {
+        if (config == null) {
+            throw new IllegalArgumentException("config : null (expected: a HeartConfig, e.g. HeartConfig.DEFAULTS)");
+        }
+        this.config = config;
+    }
+
+    public HeartConfig config() {
+        return config;
+    }
+
+    /**
+     * Plans one round.
+     *
+     * @param snapshot the cluster over the last window
+     * @param previous the state returned by the previous round, or {@link AtpmState#EMPTY}
+     * @return the allocation and the state for the next round
+     * @throws InvalidSnapshotException naming every problem of {@code snapshot}
+     * @throws IllegalArgumentException naming every problem of {@code previous}
+     */
+    public Plan plan(Snapshot snapshot, AtpmState previous) {
+        SnapshotValidator.requireValid(snapshot);
+        AtpmState before = previous == null ? AtpmState.EMPTY : previous;
+        List<String> stateProblems = before.problems();
+        if (!stateProblems.isEmpty()) {
+            throw new IllegalArgumentException("invalid ATPM state: " + String.join("; ", stateProblems));
+        }
+        Cluster cluster = new Cluster(snapshot, config.grouping());
+
+        // Stage 1: ATPM, one component per task.
+        Map<String, Atpm.Result> atpm = stream(List.copyOf(cluster.components()))
+                .map(component -> Map.entry(component, Atpm.compute(component, cluster.groups(component),
+                        before.of(component), cluster.presentGroupIds(component), config)))
+                .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue, (a, b) -> a, TreeMap::new));
+
+        // Stage 2: NTAM, one call edge per task.
+        List<Route> routes = stream(snapshot.calls())
+                .map(call -> routeOf(call, cluster, atpm))
+                .toList();
+
+        List<ComponentShares> shares = atpm.values().stream().map(Atpm.Result::shares).toList();
+        Map<String, Map<String, GroupEstimate>> nextGroups = new LinkedHashMap<>();
+        atpm.forEach((component, result) -> {
+            if (!result.nextEstimates().isEmpty()) {
+                nextGroups.put(component, result.nextEstimates());
+            }
+        });
+        List<String> notes = new ArrayList<>(cluster.notes());
+        for (Call call : snapshot.calls()) {
+            if (cluster.hasReplicas(call.caller()) && call.byCallerNode() != null && !call.byCallerNode().isEmpty()) {
+                notes.add("call " + call.caller() + " -> " + call.callee() + ": byCallerNode ignored, the caller has"
+                        + " replicas, so its supply per node is its own ATPM share this round");
+            }
+        }
+        return new Plan(new Allocation(shares, routes, notes), new AtpmState(before.rounds() + 1, nextGroups));
+    }
+
+    private Route routeOf(Call call, Cluster cluster, Map<String, Atpm.Result> atpm) {
+        double[] supply = new double[cluster.nodes().size()];
+        boolean entryPoint = !cluster.hasReplicas(call.caller());
+        if (entryPoint) {
+            if (call.byCallerNode() != null) {
+                call.byCallerNode().forEach((node, rate) -> supply[cluster.indexOf(node)] += rate);
+            }
+        } else {
+            for (GroupShare group : atpm.get(call.caller()).shares().groups()) {
+                supply[cluster.indexOf(group.node())] += group.share();
+            }
+        }
+        ComponentShares callee = atpm.get(call.callee()).shares();
+        return Ntam.route(call, entryPoint, supply, callee, cluster.groups(call.callee()), cluster, config);
+    }
+
+    private <T> Stream<T> stream(List<T> items) {
+        return config.parallel() ? items.parallelStream() : items.stream();
+    }
+}

@@ -1,0 +1,15 @@
+package dev.tailor.heart;
+
+/**
+ * Measured one-way delay of the link from one node to another; same-node links included.
+ *
+ * <p>A pair without a measurement is filled in by the planner: the reverse direction if measured,
+ * else 0 ms for a node to itself, else the largest measured delay (pessimistic, so an unmeasured
+ * link is used only when nothing better is feasible); each fill-in is reported by {@code --explain}.
+ *
+ * @param from   caller-side node name
+ * @param to     callee-side node name
+ * @param millis one-way delay in milliseconds, finite and &gt;= 0
+ */
+public record LinkDelay(String from, String to, double millis) {
+}

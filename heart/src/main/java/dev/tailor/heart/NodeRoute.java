@@ -1,0 +1,24 @@
+package dev.tailor.heart;
+
+import java.util.Map;
+
+/**
+ * Where the calls of one caller node go, for one call edge.
+ *
+ * @param fromNode                 the caller's node
+ * @param supplyRequestsPerSecond  calls per second leaving this node on this edge
+ * @param toNodes                  callee node → fraction of this node's calls; fractions sum to 1
+ * @param toReplicas               callee pod → fraction; a group's flow split equally among its
+ *                                 replicas; fractions sum to 1
+ */
+public record NodeRoute(
+        String fromNode,
+        double supplyRequestsPerSecond,
+        Map<String, Double> toNodes,
+        Map<String, Double> toReplicas) {
+
+    public NodeRoute {
+        toNodes = Map.copyOf(toNodes);
+        toReplicas = Map.copyOf(toReplicas);
+    }
+}

@@ -1,0 +1,267 @@
+package dev.tailor.heart;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * NTAM, stage 2 of HEART: for one call edge A → B, how the calls leaving each of A's nodes are
+ * spread over B's replica groups, so that every group receives its ATPM share, slow links are
+ * avoided where the rest can carry the load, and the total link delay is minimal.
+ *
+ * <p>Contract: every caller node's fractions sum to 1; the flow meets each callee group's share
+ * exactly (to 1/{@code flowUnits}); a pruned link carries no flow; pruning never makes the problem
+ * infeasible (the full link set always is feasible, and every removal is checked).
+ */
+/*
+ * Maintainer note.
+ *
+ * Supplies and demands. Supply of caller node i = λ × A's ATPM share on i this round (the plan
+ * being applied moves A's traffic too), or, for an entry point, λ × its measured split by node.
+ * Demand of callee group j = λ × B's ATPM share of j. Only proportions matter, so both are
+ * quantised into flowUnits integer units by largest remainder with at least one unit per positive
+ * value; a zero-rate edge is planned like any other (its fractions still configure the mesh).
+ *
+ * Slow-link filter [HEART §NTAM; DESIGN.md]. The candidate links are all (caller node, callee
+ * group) pairs, cost = one-way delay. An exact 1-D 2-means (TwoMeans) splits their delays into a
+ * fast and a slow cluster. If the slow cluster holds at most batchRemovalMaxFraction of the links it
+ * is removed in one step; else its links are removed one at a time from the slowest. After each
+ * removal a max-flow check (super source → super sink) must carry all demand: a failed batch is
+ * restored and retried one at a time (our reading); a failed single removal is restored and the
+ * filter stops, keeping the last feasible set.
+ *
+ * Checks are skipped when they cannot fail: a link that carried no flow in the last feasible
+ * max-flow can be removed and that same flow still meets all demand. On large edges (10,000 links)
+ * this turns thousands of max-flow runs into a handful.
+ *
+ * Assignment. Min-cost flow over the remaining links minimises Σ flow × delay. A caller node's
+ * fraction to a group is that link's flow ÷ the node's supply; a group's flow is split equally among
+ * its replicas.
+ */
+final class Ntam {
+
+    private Ntam() {
+    }
+
+    /**
+     * Plans one call edge.
+     *
+     * @param call        the edge
+     * @param entryPoint  whether the caller has no replicas (its split is {@code supplyByNode} as
+     *                    measured)
+     * @param supplyByNode share of the edge's calls leaving each node, by node index (any scale;
+     *                    only proportions are used)
+     * @param callee      ATPM's shares of the callee
+     * @param calleeGroups the callee's groups, in the same order as {@code callee.groups()}
+     */
+    static Route route(
+            Call call,
+            boolean entryPoint,
+            double[] supplyByNode,
+            ComponentShares callee,
+            List<Group> calleeGroups,
+            Cluster cluster,
+            HeartConfig config) {
+        List<String> explain = new ArrayList<>();
+        // Sources: caller nodes with calls, by name.
+        List<Integer> sourceNodes = new ArrayList<>();
+        for (int i = 0; i < supplyByNode.length; i++) {
+            if (supplyByNode[i] > 0) {
+                sourceNodes.add(i);
+            }
+        }
+        sourceNodes.sort(Comparator.comparing(i -> cluster.nodes().get(i).name()));
+        // Sinks: callee groups with a positive share.
+        List<Integer> sinkGroups = new ArrayList<>();
+        for (int j = 0; j < calleeGroups.size(); j++) {
+            if (callee.groups().get(j).share() > 0) {
+                sinkGroups.add(j);
+            }
+        }
+        if (sourceNodes.isEmpty() || sinkGroups.isEmpty()) {
+            explain.add(sourceNodes.isEmpty() ? "no caller node sends calls on this edge: nothing to route"
+                    : "no callee group has a positive share: nothing to route");
+            return new Route(call.caller(), call.callee(), entryPoint, call.requestsPerSecond(), List.of(), List.of(), 0,
+                    explain);
+        }
+
+        int s = sourceNodes.size();
+        int g = sinkGroups.size();
+        double[] supplyWeights = new double[s];
+        for (int a = 0; a < s; a++) {
+            supplyWeights[a] = supplyByNode[sourceNodes.get(a)];
+        }
+        double[] demandWeights = new double[g];
+        for (int b = 0; b < g; b++) {
+            demandWeights[b] = callee.groups().get(sinkGroups.get(b)).share();
+        }
+        int units = config.flowUnits();
+        int[] supply = Apportionment.largestRemainderAtLeastOne(supplyWeights, units);
+        int[] demand = Apportionment.largestRemainderAtLeastOne(demandWeights, units);
+
+        int links = s * g;
+        int[] linkSource = new int[links];
+        int[] linkSink = new int[links];
+        double[] cost = new double[links];
+        Link[] described = new Link[links];
+        for (int a = 0, l = 0; a < s; a++) {
+            int fromNode = sourceNodes.get(a);
+            for (int b = 0; b < g; b++, l++) {
+                Group group = calleeGroups.get(sinkGroups.get(b));
+                linkSource[l] = a;
+                linkSink[l] = b;
+                cost[l] = cluster.delayMillis(fromNode, group.nodeIndex());
+                described[l] = new Link(cluster.nodes().get(fromNode).name(), group.node(), group.id(), cost[l],
+                        cluster.delayAssumed(fromNode, group.nodeIndex()));
+            }
+        }
+        TransportNetwork network = new TransportNetwork(supply, demand, linkSource, linkSink, cost);
+        List<Link> pruned = config.slowLinkFilter()
+                ? filterSlowLinks(network, cost, described, config, explain)
+                : List.of();
+        if (!config.slowLinkFilter()) {
+            explain.add("slow-link filter off: min-cost flow over all " + links + " links");
+        }
+
+        double[] flow = new double[links];
+        double totalCost = network.minCostFlow(flow);
+        double meanDelay = totalCost / units;
+
+        List<NodeRoute> from = new ArrayList<>(s);
+        for (int a = 0; a < s; a++) {
+            Map<String, Double> toNodes = new TreeMap<>();
+            Map<String, Double> toReplicas = new TreeMap<>();
+            for (int b = 0; b < g; b++) {
+                int l = a * g + b;
+                if (flow[l] <= 0) {
+                    continue;
+                }
+                double fraction = flow[l] / supply[a];
+                Group group = calleeGroups.get(sinkGroups.get(b));
+                toNodes.merge(group.node(), fraction, Double::sum);
+                double perReplica = fraction / group.replicas().size();
+                for (Replica replica : group.replicas()) {
+                    toReplicas.merge(replica.pod(), perReplica, Double::sum);
+                }
+            }
+            from.add(new NodeRoute(cluster.nodes().get(sourceNodes.get(a)).name(),
+                    call.requestsPerSecond() * supplyWeights[a] / sum(supplyWeights), toNodes, toReplicas));
+        }
+        explain.add(String.format(Locale.ROOT, "min-cost flow over %d links: mean delay %s ms per call",
+                links - pruned.size(), Link.format(meanDelay)));
+        return new Route(call.caller(), call.callee(), entryPoint, call.requestsPerSecond(), from, pruned, meanDelay,
+                explain);
+    }
+
+    /** Runs the slow-link filter, switching links off in {@code network}; returns the pruned links. */
+    static List<Link> filterSlowLinks(
+            TransportNetwork network, double[] cost, Link[] described, HeartConfig config, List<String> explain) {
+        int links = network.links();
+        Integer[] order = new Integer[links];
+        for (int l = 0; l < links; l++) {
+            order[l] = l;
+        }
+        // Ascending delay; ties in link order, so results never depend on hashing.
+        Arrays.sort(order, Comparator.<Integer>comparingDouble(l -> cost[l]).thenComparingInt(l -> l));
+        double[] sorted = new double[links];
+        for (int k = 0; k < links; k++) {
+            sorted[k] = cost[order[k]];
+        }
+        int split = TwoMeans.split(sorted);
+        if (split < 0) {
+            explain.add("all " + links + " link(s) have the same delay (" + Link.format(links == 0 ? 0 : sorted[0])
+                    + " ms): no slow cluster, nothing pruned");
+            return List.of();
+        }
+        int slow = links - split;
+        explain.add(String.format(Locale.ROOT,
+                "2-means on %d link delays: fast cluster %d link(s), %s..%s ms; slow cluster %d link(s), %s..%s ms",
+                links, split, Link.format(sorted[0]), Link.format(sorted[split - 1]), slow,
+                Link.format(sorted[split]), Link.format(sorted[links - 1])));
+
+        int total = network.totalUnits();
+        double[] flow = new double[links];
+        long carried = network.maxFlow(flow);
+        if (carried != total) {
+            throw new IllegalStateException("the full link set must be feasible; max-flow " + carried + " of " + total);
+        }
+        List<Link> pruned = new ArrayList<>();
+        double fraction = (double) slow / links;
+        if (fraction <= config.batchRemovalMaxFraction()) {
+            for (int k = split; k < links; k++) {
+                network.setActive(order[k], false);
+            }
+            double[] trial = new double[links];
+            long batch = network.maxFlow(trial);
+            if (batch == total) {
+                for (int k = split; k < links; k++) {
+                    pruned.add(described[order[k]]);
+                }
+                explain.add(String.format(Locale.ROOT,
+                        "slow cluster is %s of the links (<= %s): removed at once; max-flow carries 100%% of demand:"
+                                + " all %d pruned", percent(fraction), percent(config.batchRemovalMaxFraction()), slow));
+                return pruned;
+            }
+            for (int k = split; k < links; k++) {
+                network.setActive(order[k], true);
+            }
+            explain.add(String.format(Locale.ROOT,
+                    "slow cluster is %s of the links (<= %s): removed at once, but max-flow carries only %s of demand:"
+                            + " restored; removing one at a time instead",
+                    percent(fraction), percent(config.batchRemovalMaxFraction()), percent((double) batch / total)));
+        } else {
+            explain.add(String.format(Locale.ROOT,
+                    "slow cluster is %s of the links (> %s): removing one at a time from the slowest",
+                    percent(fraction), percent(config.batchRemovalMaxFraction())));
+        }
+
+        int skippedChecks = 0;
+        for (int k = links - 1; k >= split; k--) {
+            int l = order[k];
+            network.setActive(l, false);
+            if (flow[l] <= 0) {
+                pruned.add(described[l]);
+                skippedChecks++;
+                continue;
+            }
+            double[] trial = new double[links];
+            long value = network.maxFlow(trial);
+            if (value == total) {
+                pruned.add(described[l]);
+                flow = trial;
+                explain.add("removed " + described[l] + ": max-flow still carries 100% of demand: pruned");
+            } else {
+                network.setActive(l, true);
+                explain.add("removed " + described[l] + ": max-flow carries only " + percent((double) value / total)
+                        + " of demand: restored; stopping, the last feasible set is kept");
+                break;
+            }
+        }
+        if (skippedChecks > 0) {
+            explain.add(skippedChecks + " link(s) pruned without a new max-flow run: they carried no flow in the last"
+                    + " feasible max-flow, so it still meets all demand without them");
+        }
+        explain.add(pruned.size() + " of " + slow + " slow link(s) pruned");
+        return pruned;
+    }
+
+    private static double sum(double[] values) {
+        double s = 0;
+        for (double v : values) {
+            s += v;
+        }
+        return s;
+    }
+
+    private static String percent(double fraction) {
+        double p = fraction * 100;
+        if (p == Math.rint(p)) {
+            return String.format(Locale.ROOT, "%.0f%%", p);
+        }
+        return String.format(Locale.ROOT, "%.1f%%", p);
+    }
+}

@@ -1,0 +1,219 @@
+package dev.tailor.heart;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * Checks a {@link Snapshot} before planning and names every problem: unknown nodes, duplicate
+ * names, negative, NaN or infinite numbers, components with no ready replica, entry points without
+ * a per-node split, empty snapshots.
+ *
+ * <p>Absent metric fields ({@code null}) are valid: they mean "no data" and are handled by ATPM's
+ * missing-data rules. A present NaN or ±Inf is an error here, because a snapshot file is written by
+ * a tool that should have turned it into "absent" already (our reading; the controller does so).
+ */
+public final class SnapshotValidator {
+
+    private SnapshotValidator() {
+    }
+
+    /** Throws {@link InvalidSnapshotException} listing every problem, or returns normally. */
+    public static void requireValid(Snapshot snapshot) {
+        List<String> problems = validate(snapshot);
+        if (!problems.isEmpty()) {
+            throw new InvalidSnapshotException(problems);
+        }
+    }
+
+    /** Every problem of {@code snapshot}, in field order; empty when it can be planned. */
+    public static List<String> validate(Snapshot snapshot) {
+        List<String> problems = new ArrayList<>();
+        if (snapshot == null) {
+            problems.add("snapshot: null (expected: a JSON object with nodes, replicas, calls, delays)");
+            return problems;
+        }
+        Double window = snapshot.windowSeconds();
+        if (window == null) {
+            problems.add("windowSeconds: missing (expected: the measurement window in seconds, > 0)");
+        } else if (!Double.isFinite(window) || window <= 0) {
+            problems.add("windowSeconds: " + window + " (expected: a finite number of seconds > 0)");
+        }
+
+        Set<String> nodeNames = new HashSet<>();
+        if (snapshot.nodes().isEmpty()) {
+            problems.add("nodes: empty (expected: at least one node)");
+        }
+        for (int i = 0; i < snapshot.nodes().size(); i++) {
+            Node node = snapshot.nodes().get(i);
+            String at = "nodes[" + i + "]";
+            if (node == null) {
+                problems.add(at + ": null (expected: a node object)");
+                continue;
+            }
+            if (blank(node.name())) {
+                problems.add(at + ".name: " + quote(node.name()) + " (expected: a non-empty node name)");
+            } else if (!nodeNames.add(node.name())) {
+                problems.add(at + ".name: " + quote(node.name()) + " is a duplicate (expected: unique node names)");
+            }
+            if (node.cpuCores() != null && !(Double.isFinite(node.cpuCores()) && node.cpuCores() > 0)) {
+                problems.add(at + ".cpuCores: " + node.cpuCores() + " (expected: a finite number of cores > 0, or absent)");
+            }
+        }
+
+        Set<String> pods = new HashSet<>();
+        Map<String, List<String>> podsByComponent = new LinkedHashMap<>();
+        Map<String, Boolean> componentHasReady = new HashMap<>();
+        if (snapshot.replicas().isEmpty()) {
+            problems.add("replicas: empty (expected: at least one replica)");
+        }
+        for (int i = 0; i < snapshot.replicas().size(); i++) {
+            Replica replica = snapshot.replicas().get(i);
+            String at = "replicas[" + i + "]";
+            if (replica == null) {
+                problems.add(at + ": null (expected: a replica object)");
+                continue;
+            }
+            if (blank(replica.pod())) {
+                problems.add(at + ".pod: " + quote(replica.pod()) + " (expected: a non-empty pod name)");
+            } else if (!pods.add(replica.pod())) {
+                problems.add(at + ".pod: " + quote(replica.pod()) + " is a duplicate (expected: unique pod names)");
+            }
+            if (blank(replica.component())) {
+                problems.add(at + ".component: " + quote(replica.component()) + " (expected: a non-empty component name)");
+            } else {
+                podsByComponent.computeIfAbsent(replica.component(), c -> new ArrayList<>()).add(replica.pod());
+                componentHasReady.merge(replica.component(), replica.isReady(), Boolean::logicalOr);
+            }
+            if (blank(replica.node())) {
+                problems.add(at + ".node: " + quote(replica.node()) + " (expected: the name of one of the nodes)");
+            } else if (!nodeNames.contains(replica.node())) {
+                problems.add(at + ".node: " + quote(replica.node()) + " is not a node of this snapshot (expected one of "
+                        + sorted(nodeNames) + ")");
+            }
+            checkMetric(problems, at + ".cpuCores", replica.cpuCores(), false);
+            checkMetric(problems, at + ".cpuLimitCores", replica.cpuLimitCores(), true);
+            checkMetric(problems, at + ".requestsPerSecond", replica.requestsPerSecond(), false);
+        }
+        componentHasReady.forEach((component, ready) -> {
+            if (!ready) {
+                problems.add("component " + quote(component) + ": no ready replica (pods "
+                        + podsByComponent.get(component) + "; expected: at least one ready replica)");
+            }
+        });
+
+        Set<String> edges = new HashSet<>();
+        for (int i = 0; i < snapshot.calls().size(); i++) {
+            Call call = snapshot.calls().get(i);
+            String at = "calls[" + i + "]";
+            if (call == null) {
+                problems.add(at + ": null (expected: a call object)");
+                continue;
+            }
+            if (blank(call.caller())) {
+                problems.add(at + ".caller: " + quote(call.caller()) + " (expected: a component or entry-point name)");
+            }
+            if (blank(call.callee())) {
+                problems.add(at + ".callee: " + quote(call.callee()) + " (expected: a component name)");
+            } else if (!podsByComponent.containsKey(call.callee())) {
+                problems.add(at + ".callee: " + quote(call.callee()) + " has no replicas in this snapshot (expected one of "
+                        + new TreeSet<>(podsByComponent.keySet()) + ")");
+            }
+            if (!blank(call.caller()) && !blank(call.callee())
+                    && !edges.add(call.caller() + "\u0000" + call.callee())) {
+                problems.add(at + ": a second call " + quote(call.caller()) + " -> " + quote(call.callee())
+                        + " (expected: one entry per caller and callee)");
+            }
+            if (!Double.isFinite(call.requestsPerSecond()) || call.requestsPerSecond() < 0) {
+                problems.add(at + ".requestsPerSecond: " + call.requestsPerSecond()
+                        + " (expected: a finite number of requests per second >= 0)");
+            }
+            boolean entryPoint = !blank(call.caller()) && !podsByComponent.containsKey(call.caller());
+            Map<String, Double> byNode = call.byCallerNode();
+            if (byNode == null || byNode.isEmpty()) {
+                if (entryPoint && call.requestsPerSecond() > 0) {
+                    problems.add(at + ".byCallerNode: missing for entry point " + quote(call.caller())
+                            + " (it has no replicas, so where its calls come from must be measured;"
+                            + " expected: requests per second by caller node)");
+                }
+                continue;
+            }
+            double total = 0;
+            for (Map.Entry<String, Double> e : byNode.entrySet()) {
+                String key = at + ".byCallerNode[" + quote(e.getKey()) + "]";
+                if (!nodeNames.contains(e.getKey())) {
+                    problems.add(key + ": " + quote(e.getKey()) + " is not a node of this snapshot (expected one of "
+                            + sorted(nodeNames) + ")");
+                }
+                Double v = e.getValue();
+                if (v == null || !Double.isFinite(v) || v < 0) {
+                    problems.add(key + ": " + v + " (expected: a finite number of requests per second >= 0)");
+                } else {
+                    total += v;
+                }
+            }
+            if (entryPoint && call.requestsPerSecond() > 0 && total <= 0) {
+                problems.add(at + ".byCallerNode: all zero for entry point " + quote(call.caller())
+                        + " (expected: a positive rate on at least one node)");
+            }
+        }
+
+        Set<String> links = new HashSet<>();
+        for (int i = 0; i < snapshot.delays().size(); i++) {
+            LinkDelay delay = snapshot.delays().get(i);
+            String at = "delays[" + i + "]";
+            if (delay == null) {
+                problems.add(at + ": null (expected: a delay object)");
+                continue;
+            }
+            for (String end : new String[] {"from", "to"}) {
+                String name = end.equals("from") ? delay.from() : delay.to();
+                if (blank(name) || !nodeNames.contains(name)) {
+                    problems.add(at + "." + end + ": " + quote(name) + " is not a node of this snapshot (expected one of "
+                            + sorted(nodeNames) + ")");
+                }
+            }
+            if (!Double.isFinite(delay.millis()) || delay.millis() < 0) {
+                problems.add(at + ".millis: " + delay.millis() + " (expected: a finite one-way delay in ms >= 0)");
+            }
+            if (!links.add(delay.from() + "\u0000" + delay.to())) {
+                problems.add(at + ": a second delay for " + quote(delay.from()) + " -> " + quote(delay.to())
+                        + " (expected: one entry per ordered node pair)");
+            }
+        }
+        return problems;
+    }
+
+    private static void checkMetric(List<String> problems, String field, Double value, boolean strictlyPositive) {
+        if (value == null) {
+            return;
+        }
+        boolean ok = Double.isFinite(value) && (strictlyPositive ? value > 0 : value >= 0);
+        if (!ok) {
+            problems.add(field + ": " + value + " (expected: a finite number " + (strictlyPositive ? "> 0" : ">= 0")
+                    + ", or absent for no data)");
+        }
+    }
+
+    private static boolean blank(String s) {
+        return s == null || s.isBlank();
+    }
+
+    private static String quote(String s) {
+        return s == null ? "null" : "\"" + s + "\"";
+    }
+
+    private static String sorted(Set<String> names) {
+        TreeSet<String> all = new TreeSet<>(names);
+        if (all.size() <= 8) {
+            return all.toString();
+        }
+        List<String> first = new ArrayList<>(all).subList(0, 8);
+        return first + " and " + (all.size() - 8) + " more";
+    }
+}

@@ -1,0 +1,60 @@
+package dev.tailor.heart;
+
+/**
+ * Exact 2-means clustering of one-dimensional values: the split of the sorted values into a low
+ * and a high cluster that minimises the total within-cluster sum of squared deviations.
+ */
+/*
+ * Maintainer note. In one dimension the optimal clusters are contiguous in sorted order [1], so
+ * trying every split point of the sorted values is exact; prefix sums of v and v² make each try
+ * O(1) (SSE of a range = Σv² − (Σv)²/n), O(n) in all after the caller's sort. A split is only
+ * allowed between two different values, so equal delays never land in different clusters; when all
+ * values are equal there is no high cluster. Ties between equally good splits take the lowest one
+ * (the larger high cluster), which the caller then treats cautiously (one-by-one removal).
+ *
+ * [1] H. Wang, M. Song, "Ckmeans.1d.dp: Optimal k-means clustering in one dimension by dynamic
+ *     programming", The R Journal 3(2), 2011.
+ */
+final class TwoMeans {
+
+    private TwoMeans() {
+    }
+
+    /**
+     * Index of the first value of the high cluster in {@code sorted}, or -1 when there is no split
+     * (fewer than two distinct values).
+     *
+     * @param sorted values in ascending order, all finite
+     */
+    static int split(double[] sorted) {
+        int n = sorted.length;
+        if (n < 2 || sorted[0] == sorted[n - 1]) {
+            return -1;
+        }
+        double[] sum = new double[n + 1];
+        double[] sumSquares = new double[n + 1];
+        for (int i = 0; i < n; i++) {
+            sum[i + 1] = sum[i] + sorted[i];
+            sumSquares[i + 1] = sumSquares[i] + sorted[i] * sorted[i];
+        }
+        int best = -1;
+        double bestCost = Double.POSITIVE_INFINITY;
+        for (int k = 1; k < n; k++) {
+            if (sorted[k - 1] == sorted[k]) {
+                continue;
+            }
+            double cost = sse(sum, sumSquares, 0, k) + sse(sum, sumSquares, k, n);
+            if (cost < bestCost) {
+                bestCost = cost;
+                best = k;
+            }
+        }
+        return best;
+    }
+
+    private static double sse(double[] sum, double[] sumSquares, int from, int to) {
+        double s = sum[to] - sum[from];
+        double cost = sumSquares[to] - sumSquares[from] - s * s / (to - from);
+        return Math.max(0, cost);
+    }
+}
