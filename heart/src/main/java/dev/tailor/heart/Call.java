@@ -14,10 +14,15 @@ import java.util.Map;
  *
  * @param caller            calling component, or an entry point's name
  * @param callee            called component; must have replicas in the snapshot
- * @param requestsPerSecond total calls per second over the window
+ * @param requestsPerSecond total calls per second over the window; required
  * @param byCallerNode      optional, calls per second by the caller's node (node name → rate);
  *                          required for entry points. Only the proportions are used.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-public record Call(String caller, String callee, double requestsPerSecond, Map<String, Double> byCallerNode) {
+public record Call(String caller, String callee, Double requestsPerSecond, Map<String, Double> byCallerNode) {
+
+    /** The rate with absence read as 0; only for a validated call, where it is never absent. */
+    public double rate() {
+        return requestsPerSecond == null ? 0 : requestsPerSecond;
+    }
 }

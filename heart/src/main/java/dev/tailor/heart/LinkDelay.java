@@ -9,7 +9,7 @@ package dev.tailor.heart;
  *
  * @param from   caller-side node name
  * @param to     callee-side node name
- * @param millis one-way delay in milliseconds, finite and &gt;= 0
+ * @param millis one-way delay in milliseconds, finite and &gt;= 0; required
  */
-public record LinkDelay(String from, String to, double millis) {
+public record LinkDelay(String from, String to, Double millis) {
 }

@@ -85,7 +85,7 @@ final class Ntam {
         if (sourceNodes.isEmpty() || sinkGroups.isEmpty()) {
             explain.add(sourceNodes.isEmpty() ? "no caller node sends calls on this edge: nothing to route"
                     : "no callee group has a positive share: nothing to route");
-            return new Route(call.caller(), call.callee(), entryPoint, call.requestsPerSecond(), List.of(), List.of(), 0,
+            return new Route(call.caller(), call.callee(), entryPoint, call.rate(), List.of(), List.of(), 0,
                     explain);
         }
 
@@ -149,11 +149,11 @@ final class Ntam {
                 }
             }
             from.add(new NodeRoute(cluster.nodes().get(sourceNodes.get(a)).name(),
-                    call.requestsPerSecond() * supplyWeights[a] / sum(supplyWeights), toNodes, toReplicas));
+                    call.rate() * supplyWeights[a] / sum(supplyWeights), toNodes, toReplicas));
         }
         explain.add(String.format(Locale.ROOT, "min-cost flow over %d links: mean delay %s ms per call",
                 links - pruned.size(), Link.format(meanDelay)));
-        return new Route(call.caller(), call.callee(), entryPoint, call.requestsPerSecond(), from, pruned, meanDelay,
+        return new Route(call.caller(), call.callee(), entryPoint, call.rate(), from, pruned, meanDelay,
                 explain);
     }
 

@@ -129,14 +129,16 @@ public final class SnapshotValidator {
                 problems.add(at + ": a second call " + quote(call.caller()) + " -> " + quote(call.callee())
                         + " (expected: one entry per caller and callee)");
             }
-            if (!Double.isFinite(call.requestsPerSecond()) || call.requestsPerSecond() < 0) {
+            if (call.requestsPerSecond() == null) {
+                problems.add(at + ".requestsPerSecond: missing (expected: the edge's calls per second, >= 0)");
+            } else if (!Double.isFinite(call.requestsPerSecond()) || call.requestsPerSecond() < 0) {
                 problems.add(at + ".requestsPerSecond: " + call.requestsPerSecond()
                         + " (expected: a finite number of requests per second >= 0)");
             }
             boolean entryPoint = !blank(call.caller()) && !podsByComponent.containsKey(call.caller());
             Map<String, Double> byNode = call.byCallerNode();
             if (byNode == null || byNode.isEmpty()) {
-                if (entryPoint && call.requestsPerSecond() > 0) {
+                if (entryPoint && call.rate() > 0) {
                     problems.add(at + ".byCallerNode: missing for entry point " + quote(call.caller())
                             + " (it has no replicas, so where its calls come from must be measured;"
                             + " expected: requests per second by caller node)");
@@ -157,7 +159,7 @@ public final class SnapshotValidator {
                     total += v;
                 }
             }
-            if (entryPoint && call.requestsPerSecond() > 0 && total <= 0) {
+            if (entryPoint && call.rate() > 0 && total <= 0) {
                 problems.add(at + ".byCallerNode: all zero for entry point " + quote(call.caller())
                         + " (expected: a positive rate on at least one node)");
             }
@@ -178,7 +180,9 @@ public final class SnapshotValidator {
                             + sorted(nodeNames) + ")");
                 }
             }
-            if (!Double.isFinite(delay.millis()) || delay.millis() < 0) {
+            if (delay.millis() == null) {
+                problems.add(at + ".millis: missing (expected: the one-way delay in ms, >= 0)");
+            } else if (!Double.isFinite(delay.millis()) || delay.millis() < 0) {
                 problems.add(at + ".millis: " + delay.millis() + " (expected: a finite one-way delay in ms >= 0)");
             }
             if (!links.add(delay.from() + "\u0000" + delay.to())) {
