@@ -31,7 +31,11 @@ import org.jgrapht.graph.DirectedWeightedPseudograph;
  */
 final class FlowNetwork {
 
-    /** Capacity that never binds. */
+    /**
+     * JGraphT's "infinite" capacity. Avoid it in min-cost flow: with arcs of this capacity JGraphT
+     * 1.5.3's capacity scaling can report a feasible problem infeasible (or route flow through its
+     * internal dummy node); a finite bound equal to the total supply never binds and is safe.
+     */
     static final int UNBOUNDED = CapacityScalingMinimumCostFlow.CAP_INF;
 
     private final int vertices;

@@ -210,9 +210,9 @@ final class Ntam {
                 network.setActive(order[k], true);
             }
             explain.add(String.format(Locale.ROOT,
-                    "slow cluster is %s of the links (<= %s): removed at once, but max-flow carries only %s of demand:"
+                    "slow cluster is %s of the links (<= %s): removed at once, but max-flow leaves %s of demand unmet:"
                             + " restored; removing one at a time instead",
-                    percent(fraction), percent(config.batchRemovalMaxFraction()), percent((double) batch / total)));
+                    percent(fraction), percent(config.batchRemovalMaxFraction()), unmet(total - batch, total)));
         } else {
             explain.add(String.format(Locale.ROOT,
                     "slow cluster is %s of the links (> %s): removing one at a time from the slowest",
@@ -236,8 +236,8 @@ final class Ntam {
                 explain.add("removed " + described[l] + ": max-flow still carries 100% of demand: pruned");
             } else {
                 network.setActive(l, true);
-                explain.add("removed " + described[l] + ": max-flow carries only " + percent((double) value / total)
-                        + " of demand: restored; stopping, the last feasible set is kept");
+                explain.add("removed " + described[l] + ": max-flow leaves " + unmet(total - value, total)
+                        + " of demand unmet: restored; stopping, the last feasible set is kept");
                 break;
             }
         }
@@ -255,6 +255,11 @@ final class Ntam {
             s += v;
         }
         return s;
+    }
+
+    /** The unmet part of demand as a percentage that never rounds to 0 or reads as 100. */
+    private static String unmet(long missingUnits, long totalUnits) {
+        return String.format(Locale.ROOT, "%.2g%%", 100.0 * missingUnits / totalUnits);
     }
 
     private static String percent(double fraction) {

@@ -13,7 +13,7 @@ import java.util.Arrays;
 /*
  * Maintainer note. Links have no capacity of their own (link bandwidth is not HEART's concern), so
  * the max-flow network is super source → source i (capacity supply_i) → sink j over every active
- * link (unbounded) → super sink (capacity demand_j); demand is met iff the max-flow value equals the
+ * link (capacity = total, so never binding) → super sink (capacity demand_j); demand is met iff the max-flow value equals the
  * total. The min-cost flow problem is the bipartite part alone with supplies +supply_i / −demand_j
  * and cost = link delay. Links are arcs 0..L-1 of one FlowNetwork, so a link's index is its arc's.
  */
@@ -50,7 +50,8 @@ final class TransportNetwork {
         this.superSink = superSource + 1;
         this.network = new FlowNetwork(sources + sinks + 2);
         for (int l = 0; l < links; l++) {
-            network.addArc(linkSource[l], sources + linkSink[l], 0, FlowNetwork.UNBOUNDED, linkCost[l]);
+            // Capacity = the total, which never binds; not FlowNetwork.UNBOUNDED (see FlowNetwork).
+            network.addArc(linkSource[l], sources + linkSink[l], 0, total, linkCost[l]);
         }
         for (int i = 0; i < sources; i++) {
             network.addArc(superSource, i, 0, supply[i], 0);

@@ -1,0 +1,24 @@
+package dev.tailor.cli;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** {@code tailor heart}: HEART's commands. */
+@Command(
+        name = "heart",
+        mixinStandardHelpOptions = true,
+        description = {
+            "HEART: every round, the share of each caller node's calls that goes to each replica group of",
+            "each callee, so that slow nodes are not overloaded and slow links are avoided.",
+        },
+        subcommands = {PlanCommand.class, SnapshotCommand.class, CommandLine.HelpCommand.class})
+final class HeartCommand implements Runnable {
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(spec.commandLine().getOut());
+    }
+}

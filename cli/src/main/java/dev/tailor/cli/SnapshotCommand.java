@@ -1,0 +1,21 @@
+package dev.tailor.cli;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** {@code tailor heart snapshot}: builds snapshots from public datasets. */
+@Command(
+        name = "snapshot",
+        mixinStandardHelpOptions = true,
+        description = "Builds a HEART snapshot from a public dataset.",
+        subcommands = {CommandLine.HelpCommand.class})
+final class SnapshotCommand implements Runnable {
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(spec.commandLine().getOut());
+    }
+}

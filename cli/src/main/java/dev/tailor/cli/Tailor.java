@@ -1,0 +1,63 @@
+package dev.tailor.cli;
+
+import java.io.PrintWriter;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/**
+ * The {@code tailor} command: cuts tail latency across microservice replicas (HEART) and in
+ * shared block storage. Exit codes: 0 success, 1 failure while running, 2 bad input or usage.
+ */
+@Command(
+        name = "tailor",
+        mixinStandardHelpOptions = true,
+        versionProvider = Tailor.Version.class,
+        description = {
+            "Cuts tail latency where replicated services and shared block storage lose it.",
+            "",
+            "  heart   where requests go: per-node traffic shares and link assignment (HEART, IEEE CLOUD 2025)",
+        },
+        subcommands = {HeartCommand.class, CommandLine.HelpCommand.class},
+        footer = {"", "Exit codes: 0 done, 1 failed while running, 2 bad input or usage.",
+            "Docs: README.md and docs/ in the source tree."})
+public final class Tailor implements Runnable {
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    public static void main(String[] args) {
+        System.exit(run(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
+    }
+
+    /** Runs the command line and returns the exit code; output goes to {@code out} and {@code err}. */
+    public static int run(String[] args, PrintWriter out, PrintWriter err) {
+        CommandLine cli = new CommandLine(new Tailor());
+        cli.setOut(out);
+        cli.setErr(err);
+        cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
+            if (e instanceof CliException user) {
+                commandLine.getErr().println("tailor: " + user.getMessage());
+                return user.exitCode();
+            }
+            commandLine.getErr().println("tailor: internal error: " + e);
+            e.printStackTrace(commandLine.getErr());
+            return 1;
+        });
+        return cli.execute(args);
+    }
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(spec.commandLine().getOut());
+    }
+
+    /** Version from the jar's manifest, or "development" when run from classes. */
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            String version = Tailor.class.getPackage().getImplementationVersion();
+            return new String[] {"tailor " + (version == null ? "development build" : version),
+                "JVM: ${java.version} (${java.vendor} ${java.vm.name} ${java.vm.version})"};
+        }
+    }
+}
