@@ -1,0 +1,231 @@
+package dev.tailor.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.MappingIterator;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class PlanCommandTest {
+
+    @TempDir
+    Path dir;
+
+    /** Exit code, stdout and stderr of one in-process run. */
+    record Result(int exitCode, String out, String err) {
+    }
+
+    static Result tailor(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int code = Tailor.run(args, new PrintWriter(out, true), new PrintWriter(err, true));
+        return new Result(code, out.toString(), err.toString());
+    }
+
+    private static final String VALID = """
+            {"windowSeconds": 30,
+             "nodes": [{"name": "w1", "locality": "r1/z1/w1"}, {"name": "w2", "locality": "r1/z1/w2"}],
+             "replicas": [
+               {"pod": "a-1", "component": "a", "node": "w1", "ready": true, "cpuCores": 0.5, "requestsPerSecond": 50},
+               {"pod": "a-2", "component": "a", "node": "w2", "ready": true, "cpuCores": 1.0, "requestsPerSecond": 50},
+               {"pod": "b-1", "component": "b", "node": "w1", "ready": true, "cpuCores": 0.3, "requestsPerSecond": 50},
+               {"pod": "b-2", "component": "b", "node": "w2", "ready": true, "cpuCores": 0.3, "requestsPerSecond": 50}],
+             "calls": [{"caller": "ingress", "callee": "a", "requestsPerSecond": 100, "byCallerNode": {"w1": 50, "w2": 50}},
+                       {"caller": "a", "callee": "b", "requestsPerSecond": 100}],
+             "delays": [{"from": "w1", "to": "w1", "millis": 0.05}, {"from": "w2", "to": "w2", "millis": 0.05},
+                        {"from": "w1", "to": "w2", "millis": 0.4}, {"from": "w2", "to": "w1", "millis": 0.4}]}
+            """;
+
+    private Path write(String name, String content) throws IOException {
+        Path file = dir.resolve(name);
+        Files.writeString(file, content);
+        return file;
+    }
+
+    @Test
+    void plan_withoutSnapshot_plansTheBundledPaperExampleAndSaysSo() {
+        Result r = tailor("heart", "plan");
+        // A new user's first command must work and must not hide that it used an example.
+        assertThat(r.exitCode()).isZero();
+        assertThat(r.err()).contains("bundled example paper-pairwise");
+        assertThat(r.out()).contains("Shares (ATPM)", "Routes (NTAM)", "ingress -> a", "a -> b");
+    }
+
+    @Test
+    void plan_explain_namesTheFilterStepsAndTheBasisOfEachLoad() {
+        Result r = tailor("heart", "plan", "--example", "paper-dag", "--explain");
+        assertThat(r.exitCode()).isZero();
+        assertThat(r.out()).contains("2-means on", "max-flow", "first measurement", "pruned:");
+    }
+
+    @Test
+    void plan_json_hasSharesRoutesAndPrunedLinks_andEveryRouteSumsToOne() throws IOException {
+        Result r = tailor("heart", "plan", "--example", "paper-pairwise", "--format", "json");
+        assertThat(r.exitCode()).isZero();
+        JsonNode doc = Json.MAPPER.readTree(r.out());
+        assertThat(doc.get("shares").get("a").get("w1").asDouble()).isBetween(0.0, 1.0);
+        assertThat(doc.get("prunedLinks").size()).isPositive();
+        assertThat(doc.get("routes").size()).isEqualTo(10);
+        for (JsonNode route : doc.get("routes")) {
+            assertThat(sum(route.get("to"))).isCloseTo(1.0, within(1e-9));
+            assertThat(sum(route.get("replicas"))).isCloseTo(1.0, within(1e-9));
+            assertThat(route.get("fromNode").asText()).isNotBlank();
+        }
+    }
+
+    @Test
+    void plan_istio_everyFromHasIntegerWeightsIn1To100SummingTo100() throws IOException {
+        Result r = tailor("heart", "plan", "--example", "paper-dag", "--format", "istio", "--namespace", "shop");
+        assertThat(r.exitCode()).isZero();
+        List<JsonNode> rules = readYamlDocuments(r.out());
+        assertThat(rules).hasSize(6);
+        for (JsonNode rule : rules) {
+            assertThat(rule.get("kind").asText()).isEqualTo("DestinationRule");
+            assertThat(rule.at("/metadata/namespace").asText()).isEqualTo("shop");
+            assertThat(rule.at("/spec/workloadSelector/matchLabels/app").asText()).isNotBlank();
+            assertThat(rule.at("/spec/trafficPolicy/outlierDetection").isObject()).isTrue();
+            JsonNode distribute = rule.at("/spec/trafficPolicy/loadBalancer/localityLbSetting/distribute");
+            assertThat(distribute.size()).isEqualTo(5);
+            for (JsonNode entry : distribute) {
+                int total = 0;
+                for (Iterator<Map.Entry<String, JsonNode>> it = entry.get("to").fields(); it.hasNext(); ) {
+                    JsonNode weight = it.next().getValue();
+                    assertThat(weight.isInt()).isTrue();
+                    assertThat(weight.asInt()).isBetween(1, 100);
+                    total += weight.asInt();
+                }
+                assertThat(total).isEqualTo(100);
+            }
+        }
+    }
+
+    @Test
+    void plan_state_consecutiveRunsAreConsecutiveRounds() throws IOException {
+        Path snapshot = write("s.json", VALID);
+        Path state = dir.resolve("state.json");
+        Result first = tailor("heart", "plan", "--snapshot", snapshot.toString(), "--state", state.toString());
+        assertThat(first.exitCode()).isZero();
+        assertThat(first.err()).contains("round 1");
+        assertThat(Json.MAPPER.readTree(state.toFile()).get("rounds").asLong()).isEqualTo(1);
+
+        Result second = tailor("heart", "plan", "--snapshot", snapshot.toString(), "--state", state.toString(),
+                "--format", "json", "--explain");
+        assertThat(second.exitCode()).isZero();
+        JsonNode doc = Json.MAPPER.readTree(second.out());
+        assertThat(doc.get("round").asLong()).isEqualTo(2);
+        // In round 2 the EWMA is updated, so the basis is "MEASURED" and alpha is reported.
+        JsonNode group = doc.get("groups").get("a").get(0);
+        assertThat(group.get("basis").asText()).isEqualTo("MEASURED");
+        assertThat(group.get("alpha").asDouble()).isBetween(0.2, 0.8);
+        assertThat(Json.MAPPER.readTree(state.toFile()).get("rounds").asLong()).isEqualTo(2);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', textBlock = """
+            unknown node        | "node": "w1", "ready": true, "cpuCores": 0.5 | "node": "w9", "ready": true, "cpuCores": 0.5 | replicas[0].node: "w9" is not a node
+            negative CPU        | "cpuCores": 0.5 | "cpuCores": -0.5 | replicas[0].cpuCores: -0.5
+            NaN CPU             | "cpuCores": 0.5 | "cpuCores": NaN | replicas[0].cpuCores: NaN
+            infinite rate       | "cpuCores": 0.5, "requestsPerSecond": 50 | "cpuCores": 0.5, "requestsPerSecond": Infinity | replicas[0].requestsPerSecond: Infinity
+            negative delay      | "millis": 0.4} | "millis": -1} | .millis: -1.0
+            duplicate pod       | "pod": "a-2" | "pod": "a-1" | replicas[1].pod: "a-1" is a duplicate
+            no ready replica    | "ready": true, "cpuCores": 0.3 | "ready": false, "cpuCores": 0.3 | component "b": no ready replica
+            unknown field       | "cpuCores": 0.5, | "cpu": 0.5, | unknown field "cpu"
+            entry without split | , "byCallerNode": {"w1": 50, "w2": 50} | | byCallerNode: missing for entry point "ingress"
+            """)
+    void plan_badSnapshot_exitsWith2_namesFieldAndValue_andWritesNothing(
+            String name, String find, String replace, String expected) throws IOException {
+        String broken = VALID.replaceAll(java.util.regex.Pattern.quote(find),
+                java.util.regex.Matcher.quoteReplacement(replace == null ? "" : replace));
+        assertThat(broken).as("the corruption applies").isNotEqualTo(VALID);
+        Path snapshot = write("bad.json", broken);
+        Path state = dir.resolve("state.json");
+        Result r = tailor("heart", "plan", "--snapshot", snapshot.toString(), "--state", state.toString());
+        assertThat(r.exitCode()).isEqualTo(2);
+        assertThat(r.err()).contains(expected);
+        assertThat(r.err()).doesNotContain("\tat ");
+        assertThat(r.out()).isEmpty();
+        assertThat(state).doesNotExist();
+    }
+
+    @Test
+    void plan_emptySnapshot_exitsWith2_andNamesWhatIsMissing() throws IOException {
+        Result r = tailor("heart", "plan", "--snapshot", write("empty.json", "{}").toString());
+        assertThat(r.exitCode()).isEqualTo(2);
+        assertThat(r.err()).contains("windowSeconds: missing", "nodes: empty", "replicas: empty");
+    }
+
+    @Test
+    void plan_malformedJson_exitsWith2_withLineAndColumn() throws IOException {
+        Result r = tailor("heart", "plan", "--snapshot", write("broken.json", "{\"nodes\": [}").toString());
+        assertThat(r.exitCode()).isEqualTo(2);
+        assertThat(r.err()).contains("broken.json", "line 1, column");
+    }
+
+    @Test
+    void plan_missingFile_exitsWith2() {
+        Result r = tailor("heart", "plan", "--snapshot", dir.resolve("nope.json").toString());
+        assertThat(r.exitCode()).isEqualTo(2);
+        assertThat(r.err()).contains("nope.json: no such file");
+    }
+
+    @Test
+    void plan_corruptState_exitsWith2_andKeepsTheStateFileAsItWas() throws IOException {
+        Path state = write("state.json", """
+                {"rounds": 3, "groups": {"a": {"w1": {"loadCpuSecondsPerRequest": -1, "smoothedError": 0,
+                 "smoothedAbsoluteError": 0, "alpha": 0.5, "measuredRounds": 3}}}}""");
+        String before = Files.readString(state);
+        Result r = tailor("heart", "plan", "--snapshot", write("s.json", VALID).toString(), "--state", state.toString());
+        assertThat(r.exitCode()).isEqualTo(2);
+        assertThat(r.err()).contains("groups.a.w1.loadCpuSecondsPerRequest: -1.0");
+        assertThat(Files.readString(state)).isEqualTo(before);
+    }
+
+    @Test
+    void plan_inconsistentSettings_exitWith2_namingTheSetting() {
+        Result r = tailor("heart", "plan", "--alpha-min", "0.9", "--alpha-max", "0.5");
+        assertThat(r.exitCode()).isEqualTo(2);
+        assertThat(r.err()).contains("alphaMin", "0.9");
+    }
+
+    @Test
+    void plan_unknownExample_exitsWith2_listingTheKnownOnes() {
+        Result r = tailor("heart", "plan", "--example", "nope");
+        assertThat(r.exitCode()).isEqualTo(2);
+        assertThat(r.err()).contains("paper-dag", "paper-pairwise");
+    }
+
+    private static double sum(JsonNode fractions) {
+        double s = 0;
+        for (JsonNode v : fractions) {
+            s += v.asDouble();
+        }
+        return s;
+    }
+
+    private static List<JsonNode> readYamlDocuments(String yaml) throws IOException {
+        List<JsonNode> docs = new ArrayList<>();
+        try (MappingIterator<JsonNode> it = new YAMLMapper().readerFor(JsonNode.class).readValues(yaml)) {
+            while (it.hasNext()) {
+                JsonNode node = it.next();
+                if (node != null && !node.isNull() && !node.isMissingNode()) {
+                    docs.add(node);
+                }
+            }
+        }
+        return docs;
+    }
+}
