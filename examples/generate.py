@@ -48,8 +48,8 @@ def snapshot(cost_ms, calls, entry_rps, seed):
             cost = ms / 1000 / speed                       # CPU-seconds per request on this node
             rps = min(offered, LIMIT_CORES / cost)         # a saturated replica serves at its limit
             replicas.append({"pod": f"{component}-{i}", "component": component, "node": node, "ready": True,
-                             "cpuCores": round(rps * cost, 4), "cpuLimitCores": LIMIT_CORES,
-                             "requestsPerSecond": round(rps, 3)})
+                             "cpuCores": round(rps * cost, 6), "cpuLimitCores": LIMIT_CORES,
+                             "requestsPerSecond": round(rps, 6)})
     for call in calls:
         if call["caller"] == "ingress":
             call["byCallerNode"] = {n: entry_rps / len(SPEEDS) for n in SPEEDS}
