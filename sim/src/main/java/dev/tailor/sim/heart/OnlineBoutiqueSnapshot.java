@@ -1,0 +1,765 @@
+package dev.tailor.sim.heart;
+
+import dev.tailor.heart.Call;
+import dev.tailor.heart.LinkDelay;
+import dev.tailor.heart.Node;
+import dev.tailor.heart.Replica;
+import dev.tailor.heart.Snapshot;
+import dev.tailor.heart.SnapshotValidator;
+import dev.tailor.sim.data.AwsPingLatencies;
+import dev.tailor.sim.data.DataFileException;
+import dev.tailor.sim.data.JaegerSpans;
+import dev.tailor.sim.data.OnlineBoutiqueMetrics;
+import dev.tailor.sim.data.OnlineBoutiqueMetrics.ComponentSeries;
+import dev.tailor.sim.data.OnlineBoutiqueMetrics.Sample;
+import dev.tailor.sim.data.OnlineBoutiqueMetrics.ServiceEdge;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.math.BigDecimal;
+import java.math.MathContext;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalDouble;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * Builds one HEART {@link Snapshot} from public data: the per-minute CPU and request rate of the
+ * OnlineBoutique application ({@link OnlineBoutiqueMetrics}, PROVENANCE.md 2.1), the call mix of a
+ * Jaeger span file ({@link JaegerSpans}, 2.2) and measured AWS EC2 round-trip times
+ * ({@link AwsPingLatencies}, 3.1), onto a cluster of heterogeneous nodes of our choosing. The dataset
+ * ran one pod per component on nodes of unknown speed; everything about the cluster is therefore
+ * our reading, and every assumption is returned in {@link Result#notes()}.
+ *
+ * <h2>Mapping</h2>
+ * <ul>
+ *   <li><b>Nodes.</b> {@link Options#nodes()} nodes (default 5); node i (0-based) is named
+ *       {@code w<i+1>}, has per-core speed factor {@code nodeSpeeds[i mod len]} (default 1.0, 0.9,
+ *       0.7, 0.5, 0.4: the HEART paper's workers, cycled) and {@link Options#cpuCoresPerNode()} cores
+ *       (default 4). The speed is not a field of {@link Node}; it shows in the replicas' CPU.</li>
+ *   <li><b>Minute.</b> One one-minute sample of the dataset ({@link Minute}); default the one where
+ *       the entry component's (frontend's) {@code PodWorkload(Ops)} is largest, the earliest on a tie.
+ *       Every other component takes its sample within {@value OnlineBoutiqueMetrics#SAMPLE_TOLERANCE_SECONDS}
+ *       s of that time. {@link Snapshot#windowSeconds()} is 60, the sample's length.</li>
+ *   <li><b>Rate and cost.</b> For each component c with metrics: λ_c = {@code PodWorkload(Ops)} in
+ *       requests/s; base cost = {@code CpuUsage(m)} ÷ 1000 ÷ λ_c CPU-seconds per request, taken as the
+ *       cost on a speed-1.0 node. λ_c = 0: replicas serve 0 requests/s with CPU absent (no data).
+ *       λ_c missing (NaN, or no sample at that time): replicas have both metrics absent and every
+ *       call into c has rate 0. CPU missing while λ_c &gt; 0: CPU absent. Each case is noted.</li>
+ *   <li><b>Replicas.</b> {@link Options#replicasPerComponent()} R (default 3) per component. With
+ *       the components sorted by name, replica k (0-based) of the c-th component runs on node
+ *       (c + k) mod N, is named {@code <component>-<k+1>}, is ready, serves λ_c ÷ R requests/s (the
+ *       uniform split of kube-proxy, which is what ran before HEART) and uses
+ *       requests/s × base ÷ speed(node) cores. {@link Options#cpuLimitCores()} is set on every replica
+ *       when given (default absent).</li>
+ *   <li><b>Calls.</b> The service → service edges of {@code dependency.csv} whose both ends have
+ *       metrics. Each callee's λ is split over its callers in proportion to the spans counted for
+ *       those edges in the trace file; an edge absent from the trace gets rate 0 (noted). When none
+ *       of a callee's edges is in the trace, or there is no trace file, its λ is split equally over
+ *       its callers (noted). So Σ of a callee's incoming call rates = its λ. The entry component is
+ *       called by the entry point {@value #INGRESS} at λ_entry, spread equally over all nodes in
+ *       {@code byCallerNode} (an ingress gateway on every node); edges of {@code dependency.csv} into
+ *       the entry component are dropped (noted), as are self-edges. Other calls carry no
+ *       {@code byCallerNode}: HEART takes a caller's supply per node from its own shares.</li>
+ *   <li><b>Delays.</b> Node i is the k-th AWS node (in numeric order: node-0, node-3, …) of region
+ *       {@code regions[i mod len]} (default all {@code EU}), where it is that region's k-th use; too
+ *       few AWS nodes in a region is an error. Locality = {@code <aws-region>/<aws-region>a/w<i+1>}
+ *       with {@link #AWS_REGION_NAMES} (the region names of {@code topology-dense-52.json},
+ *       PROVENANCE.md 3.2). One-way delay(i, j) = median RTT (pings of
+ *       {@link Options#pingPayloadBytes()}, default 64 B) of the AWS pair i → j, else j → i, ÷ 2; a
+ *       pair never pinged takes its region pair's median ÷ 2 (noted with a count); same node:
+ *       {@link Options#sameNodeDelayMillis()} (default 0.05 ms, our choice: loopback through two
+ *       sidecars). All N × N delays are emitted.</li>
+ * </ul>
+ *
+ * <p>The snapshot passes {@link SnapshotValidator#validate} with no problems.
+ *
+ * <p>Errors: bad options are {@link IllegalArgumentException}s naming the option, its value and what
+ * is expected; bad or missing data files are {@link DataFileException}s naming file, line, column and
+ * value; file-system failures are {@link IOException}s.
+ */
+public final class OnlineBoutiqueSnapshot {
+
+    /** Name of the entry point that calls the entry component. */
+    public static final String INGRESS = "ingress";
+    /** The HEART paper's worker speeds, the default per-core speed factors. */
+    public static final List<Double> DEFAULT_NODE_SPEEDS = List.of(1.0, 0.9, 0.7, 0.5, 0.4);
+    /**
+     * AWS region of each region short name of the ping data, as named in
+     * {@code topology-dense-52.json} (PROVENANCE.md 3.2).
+     */
+    public static final SortedMap<String, String> AWS_REGION_NAMES =
+            Collections.unmodifiableSortedMap(new TreeMap<>(
+                    Map.of("EU", "eu-central-1", "US", "us-east-1", "AP", "ap-southeast-2")));
+    /** Default trace file, relative to the metrics directory (PROVENANCE.md 2.2). */
+    public static final String DEFAULT_TRACE = "../faulty_2022-08-22/trace_06_20.csv";
+    /** Default ping file, relative to the metrics directory, in the layout of {@code shared/data}. */
+    public static final String DEFAULT_LATENCY = "../../../network_latency/aws_ec2_52node_pings/latency.csv.gz";
+    /** Window of the snapshot in seconds: the dataset's one-minute sample. */
+    public static final double WINDOW_SECONDS = 60;
+
+    private OnlineBoutiqueSnapshot() {
+    }
+
+    /**
+     * Which one-minute sample to use.
+     */
+    public sealed interface Minute {
+
+        /** The sample where the entry component's request rate is largest (earliest on a tie). */
+        Minute BUSIEST = new Busiest();
+
+        /** Numbers below this are indices for {@link #parse}, numbers from it on Unix seconds (2001-09-09). */
+        long FIRST_UNIX_SECONDS = 1_000_000_000L;
+
+        /** The entry component's {@code index}-th sample (0-based). */
+        static Minute index(int index) {
+            return new Index(index);
+        }
+
+        /** The entry component's sample within 30 s of {@code unixSeconds}. */
+        static Minute unixSeconds(long unixSeconds) {
+            return new UnixSeconds(unixSeconds);
+        }
+
+        /**
+         * {@code busiest}; or a whole number: an index when below {@link #FIRST_UNIX_SECONDS}, else
+         * Unix seconds.
+         *
+         * @throws IllegalArgumentException naming the text when it is neither
+         */
+        static Minute parse(String text) {
+            String t = text == null ? "" : text.strip();
+            if (t.equalsIgnoreCase("busiest")) {
+                return BUSIEST;
+            }
+            long value;
+            try {
+                value = Long.parseLong(t);
+            } catch (NumberFormatException e) {
+                value = -1;
+            }
+            if (value < 0) {
+                throw new IllegalArgumentException("minute : \"" + text + "\" (expected: busiest, a sample index >= 0,"
+                        + " or Unix seconds >= " + FIRST_UNIX_SECONDS + ")");
+            }
+            return value < FIRST_UNIX_SECONDS ? new Index((int) value) : new UnixSeconds(value);
+        }
+
+        /** See {@link #BUSIEST}. */
+        record Busiest() implements Minute {
+        }
+
+        /**
+         * See {@link Minute#index(int)}.
+         *
+         * @param index 0-based sample index, &gt;= 0
+         */
+        record Index(int index) implements Minute {
+            public Index {
+                if (index < 0) {
+                    throw new IllegalArgumentException("minute : index " + index + " (expected: >= 0)");
+                }
+            }
+        }
+
+        /**
+         * See {@link Minute#unixSeconds(long)}.
+         *
+         * @param unixSeconds a time in Unix seconds
+         */
+        record UnixSeconds(long unixSeconds) implements Minute {
+        }
+    }
+
+    /**
+     * What to build. {@code null} for a path, list or object means its default; see the class
+     * documentation for the mapping each option controls.
+     *
+     * @param metricsDir           directory of {@code <pod>_metric.csv} and {@code dependency.csv}; required
+     * @param traceFile            Jaeger span CSV for the call mix; default {@value #DEFAULT_TRACE} relative to
+     *                             {@code metricsDir} if it exists, else equal split over callers. An explicit
+     *                             file must exist.
+     * @param useTrace             false: split every callee's λ equally over its callers, ignore traces
+     *                             (default true)
+     * @param latencyFile          AWS ping gzip CSV; default {@value #DEFAULT_LATENCY} relative to
+     *                             {@code metricsDir}
+     * @param replicasPerComponent R, replicas per component, 1..1000 (default 3)
+     * @param nodes                N, number of nodes, 1..1000 (default 5; at most the AWS nodes of the regions)
+     * @param nodeSpeeds           per-core speed factors, cycled over the nodes, each finite and &gt; 0
+     *                             (default {@link #DEFAULT_NODE_SPEEDS})
+     * @param cpuCoresPerNode      allocatable cores of every node, finite and &gt; 0 (default 4)
+     * @param cpuLimitCores        CPU limit of every replica in cores, finite and &gt; 0, or {@code null} for
+     *                             none (default)
+     * @param minute               which sample (default {@link Minute#BUSIEST})
+     * @param regions              region short names EU, US or AP, cycled over the nodes (default [EU])
+     * @param sameNodeDelayMillis  one-way delay of a node to itself in ms, finite and &gt;= 0 (default 0.05)
+     * @param pingPayloadBytes     ping payload size whose RTTs are used, bytes (default 64)
+     * @param entryComponent       the component that {@value #INGRESS} calls (default {@code frontend})
+     */
+    public record Options(
+            Path metricsDir,
+            Path traceFile,
+            boolean useTrace,
+            Path latencyFile,
+            int replicasPerComponent,
+            int nodes,
+            List<Double> nodeSpeeds,
+            double cpuCoresPerNode,
+            Double cpuLimitCores,
+            Minute minute,
+            List<String> regions,
+            double sameNodeDelayMillis,
+            int pingPayloadBytes,
+            String entryComponent) {
+
+        /** Default R. */
+        public static final int DEFAULT_REPLICAS = 3;
+        /** Default N. */
+        public static final int DEFAULT_NODES = 5;
+        /** Default cores per node. */
+        public static final double DEFAULT_CPU_CORES_PER_NODE = 4;
+        /** Default same-node delay, ms (our choice). */
+        public static final double DEFAULT_SAME_NODE_DELAY_MILLIS = 0.05;
+        /** Default entry component. */
+        public static final String DEFAULT_ENTRY_COMPONENT = "frontend";
+
+        public Options {
+            if (metricsDir == null) {
+                throw new IllegalArgumentException(
+                        "metricsDir : null (expected: a directory of <pod>_metric.csv files)");
+            }
+            requireRange("replicasPerComponent", replicasPerComponent, 1, 1000);
+            requireRange("nodes", nodes, 1, 1000);
+            nodeSpeeds = nodeSpeeds == null ? DEFAULT_NODE_SPEEDS : List.copyOf(nodeSpeeds);
+            if (nodeSpeeds.isEmpty()) {
+                throw new IllegalArgumentException("nodeSpeeds : [] (expected: at least one speed factor > 0)");
+            }
+            for (int i = 0; i < nodeSpeeds.size(); i++) {
+                Double s = nodeSpeeds.get(i);
+                if (s == null || !Double.isFinite(s) || s <= 0) {
+                    throw new IllegalArgumentException("nodeSpeeds[" + i + "] : " + s
+                            + " (expected: a finite speed > 0)");
+                }
+            }
+            if (!Double.isFinite(cpuCoresPerNode) || cpuCoresPerNode <= 0) {
+                throw new IllegalArgumentException("cpuCoresPerNode : " + cpuCoresPerNode
+                        + " (expected: a finite number of cores > 0)");
+            }
+            if (cpuLimitCores != null && (!Double.isFinite(cpuLimitCores) || cpuLimitCores <= 0)) {
+                throw new IllegalArgumentException("cpuLimitCores : " + cpuLimitCores
+                        + " (expected: a finite number of cores > 0, or absent)");
+            }
+            minute = minute == null ? Minute.BUSIEST : minute;
+            if (regions == null) {
+                regions = List.of("EU");
+            }
+            List<String> normal = new ArrayList<>(regions.size());
+            for (int i = 0; i < regions.size(); i++) {
+                String r = regions.get(i) == null ? null : regions.get(i).strip().toUpperCase(Locale.ROOT);
+                if (r == null || !AWS_REGION_NAMES.containsKey(r)) {
+                    throw new IllegalArgumentException("regions[" + i + "] : " + regions.get(i)
+                            + " (expected: one of " + AWS_REGION_NAMES.keySet() + ")");
+                }
+                normal.add(r);
+            }
+            if (normal.isEmpty()) {
+                throw new IllegalArgumentException("regions : [] (expected: at least one of "
+                        + AWS_REGION_NAMES.keySet() + ")");
+            }
+            regions = List.copyOf(normal);
+            if (!Double.isFinite(sameNodeDelayMillis) || sameNodeDelayMillis < 0) {
+                throw new IllegalArgumentException("sameNodeDelayMillis : " + sameNodeDelayMillis
+                        + " (expected: a finite delay in ms >= 0)");
+            }
+            if (pingPayloadBytes < 0) {
+                throw new IllegalArgumentException("pingPayloadBytes : " + pingPayloadBytes
+                        + " (expected: a payload size in bytes >= 0, e.g. 24, 64 or 65515)");
+            }
+            entryComponent = entryComponent == null ? DEFAULT_ENTRY_COMPONENT : entryComponent.strip();
+            if (entryComponent.isEmpty()) {
+                throw new IllegalArgumentException("entryComponent : \"\" (expected: a component name, e.g. frontend)");
+            }
+        }
+
+        /** Every option at its default, reading {@code metricsDir}. */
+        public static Options defaults(Path metricsDir) {
+            return new Options(metricsDir, null, true, null, DEFAULT_REPLICAS, DEFAULT_NODES, null,
+                    DEFAULT_CPU_CORES_PER_NODE, null, null, null, DEFAULT_SAME_NODE_DELAY_MILLIS,
+                    AwsPingLatencies.DEFAULT_PAYLOAD_BYTES, null);
+        }
+
+        public Options withTraceFile(Path file) {
+            return new Options(metricsDir, file, true, latencyFile, replicasPerComponent, nodes, nodeSpeeds,
+                    cpuCoresPerNode, cpuLimitCores, minute, regions, sameNodeDelayMillis, pingPayloadBytes,
+                    entryComponent);
+        }
+
+        /** Ignores any trace: every callee's λ is split equally over its callers. */
+        public Options withoutTrace() {
+            return new Options(metricsDir, null, false, latencyFile, replicasPerComponent, nodes, nodeSpeeds,
+                    cpuCoresPerNode, cpuLimitCores, minute, regions, sameNodeDelayMillis, pingPayloadBytes,
+                    entryComponent);
+        }
+
+        public Options withLatencyFile(Path file) {
+            return new Options(metricsDir, traceFile, useTrace, file, replicasPerComponent, nodes, nodeSpeeds,
+                    cpuCoresPerNode, cpuLimitCores, minute, regions, sameNodeDelayMillis, pingPayloadBytes,
+                    entryComponent);
+        }
+
+        public Options withReplicasPerComponent(int r) {
+            return new Options(metricsDir, traceFile, useTrace, latencyFile, r, nodes, nodeSpeeds,
+                    cpuCoresPerNode, cpuLimitCores, minute, regions, sameNodeDelayMillis, pingPayloadBytes,
+                    entryComponent);
+        }
+
+        public Options withNodes(int n) {
+            return new Options(metricsDir, traceFile, useTrace, latencyFile, replicasPerComponent, n, nodeSpeeds,
+                    cpuCoresPerNode, cpuLimitCores, minute, regions, sameNodeDelayMillis, pingPayloadBytes,
+                    entryComponent);
+        }
+
+        public Options withNodeSpeeds(List<Double> speeds) {
+            return new Options(metricsDir, traceFile, useTrace, latencyFile, replicasPerComponent, nodes, speeds,
+                    cpuCoresPerNode, cpuLimitCores, minute, regions, sameNodeDelayMillis, pingPayloadBytes,
+                    entryComponent);
+        }
+
+        public Options withCpuCoresPerNode(double cores) {
+            return new Options(metricsDir, traceFile, useTrace, latencyFile, replicasPerComponent, nodes, nodeSpeeds,
+                    cores, cpuLimitCores, minute, regions, sameNodeDelayMillis, pingPayloadBytes, entryComponent);
+        }
+
+        public Options withCpuLimitCores(Double cores) {
+            return new Options(metricsDir, traceFile, useTrace, latencyFile, replicasPerComponent, nodes, nodeSpeeds,
+                    cpuCoresPerNode, cores, minute, regions, sameNodeDelayMillis, pingPayloadBytes, entryComponent);
+        }
+
+        public Options withMinute(Minute m) {
+            return new Options(metricsDir, traceFile, useTrace, latencyFile, replicasPerComponent, nodes, nodeSpeeds,
+                    cpuCoresPerNode, cpuLimitCores, m, regions, sameNodeDelayMillis, pingPayloadBytes, entryComponent);
+        }
+
+        public Options withRegions(List<String> r) {
+            return new Options(metricsDir, traceFile, useTrace, latencyFile, replicasPerComponent, nodes, nodeSpeeds,
+                    cpuCoresPerNode, cpuLimitCores, minute, r, sameNodeDelayMillis, pingPayloadBytes, entryComponent);
+        }
+
+        public Options withSameNodeDelayMillis(double millis) {
+            return new Options(metricsDir, traceFile, useTrace, latencyFile, replicasPerComponent, nodes, nodeSpeeds,
+                    cpuCoresPerNode, cpuLimitCores, minute, regions, millis, pingPayloadBytes, entryComponent);
+        }
+
+        public Options withPingPayloadBytes(int bytes) {
+            return new Options(metricsDir, traceFile, useTrace, latencyFile, replicasPerComponent, nodes, nodeSpeeds,
+                    cpuCoresPerNode, cpuLimitCores, minute, regions, sameNodeDelayMillis, bytes, entryComponent);
+        }
+
+        public Options withEntryComponent(String component) {
+            return new Options(metricsDir, traceFile, useTrace, latencyFile, replicasPerComponent, nodes, nodeSpeeds,
+                    cpuCoresPerNode, cpuLimitCores, minute, regions, sameNodeDelayMillis, pingPayloadBytes, component);
+        }
+
+        /** The per-core speed factor of node i (0-based). */
+        public double speedOf(int node) {
+            return nodeSpeeds.get(node % nodeSpeeds.size());
+        }
+
+        private static void requireRange(String name, int value, int min, int max) {
+            if (value < min || value > max) {
+                throw new IllegalArgumentException(name + " : " + value + " (expected: " + min + " .. " + max + ")");
+            }
+        }
+    }
+
+    /**
+     * What was built.
+     *
+     * @param snapshot the snapshot, valid for {@link SnapshotValidator#validate}
+     * @param notes    every assumption made, one sentence each, for the CLI to print
+     */
+    public record Result(Snapshot snapshot, List<String> notes) {
+
+        public Result {
+            notes = List.copyOf(notes);
+        }
+    }
+
+    /**
+     * Reads the data files of {@code options} and builds the snapshot.
+     *
+     * @throws IllegalArgumentException naming the option when the data cannot satisfy it (unknown
+     *                                  entry component, minute out of range, a region out of AWS nodes)
+     * @throws DataFileException        naming file, line, column and value of bad or missing data
+     * @throws IOException              when the file system fails
+     */
+    public static Result build(Options options) throws IOException {
+        if (options == null) {
+            throw new IllegalArgumentException("options : null (expected: Options.defaults(metricsDir) or a variant)");
+        }
+        List<String> notes = new ArrayList<>();
+        OnlineBoutiqueMetrics metrics = OnlineBoutiqueMetrics.read(options.metricsDir());
+        JaegerSpans spans = readTrace(options, notes);
+        Path latencyFile = options.latencyFile() != null ? options.latencyFile()
+                : options.metricsDir().resolve(DEFAULT_LATENCY).normalize();
+        AwsPingLatencies pings = AwsPingLatencies.read(latencyFile, options.pingPayloadBytes());
+
+        String entry = options.entryComponent();
+        if (!metrics.series().containsKey(entry)) {
+            throw new IllegalArgumentException("entryComponent : \"" + entry + "\" has no metric file in "
+                    + metrics.dir() + " (expected one of " + metrics.components() + ")");
+        }
+        ComponentSeries entrySeries = metrics.series(entry);
+        int index = resolveMinute(options.minute(), entrySeries, metrics.dir(), notes);
+        long at = entrySeries.samples().get(index).unixSeconds();
+
+        // Rate and cost per component at that minute.
+        List<String> components = List.copyOf(metrics.components());
+        Map<String, Double> lambda = new HashMap<>();
+        Map<String, Double> baseCost = new HashMap<>();
+        List<String> idle = new ArrayList<>();
+        List<String> noRate = new ArrayList<>();
+        List<String> noCpu = new ArrayList<>();
+        for (String c : components) {
+            Optional<Sample> sample = metrics.series(c).sampleNear(at);
+            Double rate = sample.map(Sample::requestsPerSecond).orElse(null);
+            if (rate == null) {
+                noRate.add(c + (sample.isEmpty()
+                        ? " (no sample within " + OnlineBoutiqueMetrics.SAMPLE_TOLERANCE_SECONDS + " s)"
+                        : " (PodWorkload(Ops) NaN)"));
+                continue;
+            }
+            lambda.put(c, rate);
+            if (rate == 0) {
+                idle.add(c);
+                continue;
+            }
+            Double cpu = sample.get().cpuMillicores();
+            if (cpu == null) {
+                noCpu.add(c);
+            } else {
+                baseCost.put(c, cpu / 1000 / rate);
+            }
+        }
+        notes.add(String.format(Locale.ROOT, "%d components with metrics %s; per component, λ = PodWorkload(Ops) at"
+                + " that minute and base CPU cost per request = CpuUsage(m) / 1000 / λ, taken as the cost on a"
+                + " speed-1.0 node (the dataset's node speeds are unknown; our reading)",
+                components.size(), components));
+        if (!idle.isEmpty()) {
+            notes.add("served no requests at that minute (λ = 0): " + idle + "; their replicas report 0 requests/s"
+                    + " and no CPU data, so HEART has no load measurement for them");
+        }
+        if (!noRate.isEmpty()) {
+            notes.add("no request rate at that minute: " + noRate + "; their replicas report no data (neither"
+                    + " requests nor CPU) and every call into them has rate 0");
+        }
+        if (!noCpu.isEmpty()) {
+            notes.add("no CPU data at that minute: " + noCpu + "; their replicas report requests but no CPU");
+        }
+
+        // Nodes.
+        int n = options.nodes();
+        List<String> awsNode = mapToAws(options, pings, latencyFile);
+        List<Node> nodes = new ArrayList<>(n);
+        List<String> speedText = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            String region = AWS_REGION_NAMES.get(options.regions().get(i % options.regions().size()));
+            String name = nodeName(i);
+            nodes.add(new Node(name, region + "/" + region + "a/" + name, options.cpuCoresPerNode()));
+            speedText.add(name + "=" + fmt(options.speedOf(i)));
+        }
+        notes.add(String.format(Locale.ROOT, "%d nodes, %s cores each; per-core speed factors %s (the HEART paper's"
+                        + " workers, cycled), shown only through the replicas' CPU", n,
+                fmt(options.cpuCoresPerNode()), speedText));
+
+        // Replicas.
+        int r = options.replicasPerComponent();
+        List<Replica> replicas = new ArrayList<>(components.size() * r);
+        for (int c = 0; c < components.size(); c++) {
+            String component = components.get(c);
+            Double rate = lambda.get(component);
+            Double base = baseCost.get(component);
+            for (int k = 0; k < r; k++) {
+                int node = (c + k) % n;
+                Double perReplica = rate == null ? null : rate / r;
+                Double cpu = perReplica == null || base == null ? null : perReplica * base / options.speedOf(node);
+                replicas.add(new Replica(component + "-" + (k + 1), component, nodeName(node), true, cpu,
+                        options.cpuLimitCores(), perReplica));
+            }
+        }
+        notes.add(String.format(Locale.ROOT, "%d replicas per component; replica k of the c-th component (by name)"
+                + " runs on node (c + k) mod %d and serves λ / %d (kube-proxy's uniform split, which ran before HEART),"
+                + " using requests/s × base cost / node speed cores%s", r, n, r,
+                options.cpuLimitCores() == null ? "; no CPU limits"
+                        : "; CPU limit " + fmt(options.cpuLimitCores()) + " cores each"));
+
+        List<Call> calls = calls(metrics, spans, lambda, entry, nodes, notes);
+        List<LinkDelay> delays = delays(options, pings, awsNode, nodes, latencyFile, notes);
+
+        Snapshot snapshot = new Snapshot(WINDOW_SECONDS, nodes, replicas, calls, delays);
+        List<String> problems = SnapshotValidator.validate(snapshot);
+        if (!problems.isEmpty()) {
+            throw new IllegalStateException("built an invalid snapshot (a bug of this builder): " + problems);
+        }
+        return new Result(snapshot, notes);
+    }
+
+    private static JaegerSpans readTrace(Options options, List<String> notes) throws IOException {
+        if (!options.useTrace()) {
+            notes.add("no trace used (by option): every callee's λ is split equally over its callers");
+            return null;
+        }
+        Path file = options.traceFile();
+        if (file == null) {
+            Path fallback = options.metricsDir().resolve(DEFAULT_TRACE).normalize();
+            if (!Files.isRegularFile(fallback)) {
+                notes.add("no trace file (default " + fallback + " not found): every callee's λ is split equally"
+                        + " over its callers");
+                return null;
+            }
+            file = fallback;
+        }
+        JaegerSpans spans = JaegerSpans.read(file);
+        notes.add(String.format(Locale.ROOT, "call mix from %s (%d spans, %d traces, %d root requests); it may come"
+                + " from another day or deployment than the metrics: its proportions are assumed to hold at the"
+                + " chosen minute (our reading)", file, spans.spans(), spans.traces(), spans.rootSpans()));
+        return spans;
+    }
+
+    private static int resolveMinute(Minute minute, ComponentSeries entry, Path dir, List<String> notes) {
+        List<Sample> samples = entry.samples();
+        if (samples.isEmpty()) {
+            throw new IllegalArgumentException("entryComponent : \"" + entry.component() + "\" has no samples in " + dir
+                    + " (expected: at least one row in its metric file)");
+        }
+        String range = "0.." + (samples.size() - 1) + " or Unix seconds " + samples.get(0).unixSeconds() + ".."
+                + samples.get(samples.size() - 1).unixSeconds() + ", the samples of " + entry.component()
+                + " in " + dir;
+        int index;
+        String why;
+        switch (minute) {
+            case Minute.Busiest b -> {
+                index = -1;
+                for (int i = 0; i < samples.size(); i++) {
+                    Double rate = samples.get(i).requestsPerSecond();
+                    if (rate != null && (index < 0 || rate > samples.get(index).requestsPerSecond())) {
+                        index = i;
+                    }
+                }
+                if (index < 0) {
+                    throw new IllegalArgumentException("minute : busiest, but " + entry.component()
+                            + " has no PodWorkload(Ops) data in " + dir + " (expected: a sample index or time)");
+                }
+                why = "the busiest for " + entry.component();
+            }
+            case Minute.Index i -> {
+                if (i.index() >= samples.size()) {
+                    throw new IllegalArgumentException("minute : index " + i.index() + " (expected: " + range + ")");
+                }
+                index = i.index();
+                why = "chosen by index";
+            }
+            case Minute.UnixSeconds u -> {
+                index = entry.indexNear(u.unixSeconds()).orElseThrow(() -> new IllegalArgumentException(
+                        "minute : " + u.unixSeconds() + " Unix seconds is not within "
+                                + OnlineBoutiqueMetrics.SAMPLE_TOLERANCE_SECONDS + " s of a sample (expected: " + range
+                                + ")"));
+                why = "the sample nearest " + u.unixSeconds();
+            }
+        }
+        Sample s = samples.get(index);
+        notes.add(String.format(Locale.ROOT, "minute: sample %d of %d of %s, at %d (%s), %s (λ = %s requests/s);"
+                        + " other components take their sample within %d s of it; window 60 s (the dataset's sampling"
+                        + " period, not HEART's 30 s round)", index, samples.size(), entry.component(), s.unixSeconds(),
+                Instant.ofEpochSecond(s.unixSeconds()), why,
+                s.requestsPerSecond() == null ? "no data" : fmt(s.requestsPerSecond()),
+                OnlineBoutiqueMetrics.SAMPLE_TOLERANCE_SECONDS));
+        return index;
+    }
+
+    private static List<Call> calls(OnlineBoutiqueMetrics metrics, JaegerSpans spans, Map<String, Double> lambda,
+            String entry, List<Node> nodes, List<String> notes) {
+        TreeSet<String> metered = new TreeSet<>(metrics.components());
+        // callee -> its callers, from dependency.csv
+        SortedMap<String, List<String>> callers = new TreeMap<>();
+        List<String> unmetered = new ArrayList<>();
+        List<String> intoEntry = new ArrayList<>();
+        List<String> self = new ArrayList<>();
+        for (ServiceEdge e : metrics.serviceEdges()) {
+            String edge = e.source() + " -> " + e.target();
+            if (!metered.contains(e.source()) || !metered.contains(e.target())) {
+                unmetered.add(edge);
+            } else if (e.source().equals(e.target())) {
+                self.add(edge);
+            } else if (e.target().equals(entry)) {
+                intoEntry.add(edge);
+            } else {
+                callers.computeIfAbsent(e.target(), t -> new ArrayList<>()).add(e.source());
+            }
+        }
+        if (!unmetered.isEmpty()) {
+            notes.add("dependency.csv edges with an end that has no metrics, left out: " + unmetered);
+        }
+        if (!self.isEmpty()) {
+            notes.add("dependency.csv self-edges, left out: " + self);
+        }
+        if (!intoEntry.isEmpty()) {
+            notes.add("dependency.csv edges into the entry component, left out (" + INGRESS + " carries all of its λ): "
+                    + intoEntry);
+        }
+
+        List<Call> calls = new ArrayList<>();
+        double entryRate = lambda.getOrDefault(entry, 0.0);
+        Map<String, Double> byNode = new LinkedHashMap<>();
+        for (Node node : nodes) {
+            byNode.put(node.name(), entryRate / nodes.size());
+        }
+        calls.add(new Call(INGRESS, entry, entryRate, byNode));
+        notes.add(String.format(Locale.ROOT, "entry point %s calls %s at its λ, %s requests/s, spread equally over all"
+                + " %d nodes (an ingress gateway on every node; the loadgenerator is not a metered component)",
+                INGRESS, entry, fmt(entryRate), nodes.size()));
+
+        List<String> notInTrace = new ArrayList<>();
+        List<String> equalSplit = new ArrayList<>();
+        List<Call> edges = new ArrayList<>();
+        callers.forEach((callee, from) -> {
+            double rate = lambda.getOrDefault(callee, 0.0);
+            long total = 0;
+            if (spans != null) {
+                for (String caller : from) {
+                    total += spans.calls(caller, callee);
+                }
+            }
+            if (spans != null && total == 0) {
+                equalSplit.add(callee);
+            }
+            for (String caller : from) {
+                double share;
+                if (total > 0) {
+                    long count = spans.calls(caller, callee);
+                    share = (double) count / total;
+                    if (count == 0) {
+                        notInTrace.add(caller + " -> " + callee);
+                    }
+                } else {
+                    share = 1.0 / from.size();
+                }
+                edges.add(new Call(caller, callee, rate * share, null));
+            }
+        });
+        edges.sort(Comparator.comparing(Call::caller).thenComparing(Call::callee));
+        calls.addAll(edges);
+        if (spans != null) {
+            notes.add("each callee's λ is split over its callers in proportion to the trace's span counts of those"
+                    + " edges, so its incoming call rates sum to its λ");
+        }
+        if (!notInTrace.isEmpty()) {
+            notes.add("dependency.csv edges not in the trace, rate 0: " + notInTrace);
+        }
+        if (!equalSplit.isEmpty()) {
+            notes.add("callees none of whose edges are in the trace, λ split equally over their callers: "
+                    + equalSplit);
+        }
+        if (spans != null) {
+            List<String> extra = new ArrayList<>();
+            spans.calls().forEach((edge, count) -> {
+                boolean known = callers.getOrDefault(edge.callee(), List.of()).contains(edge.caller());
+                if (!known && !intoEntry.contains(edge.caller() + " -> " + edge.callee())) {
+                    extra.add(edge.caller() + " -> " + edge.callee() + " (" + count + ")");
+                }
+            });
+            if (!extra.isEmpty()) {
+                notes.add("trace edges not among the calls of dependency.csv, left out: " + extra);
+            }
+        }
+        return calls;
+    }
+
+    private static List<String> mapToAws(Options options, AwsPingLatencies pings, Path latencyFile) {
+        Map<String, Integer> used = new HashMap<>();
+        List<String> aws = new ArrayList<>(options.nodes());
+        for (int i = 0; i < options.nodes(); i++) {
+            String region = options.regions().get(i % options.regions().size());
+            List<String> available = pings.nodesIn(region);
+            int k = used.merge(region, 1, Integer::sum) - 1;
+            if (k >= available.size()) {
+                throw new IllegalArgumentException("regions : region " + region + " has " + available.size()
+                        + " AWS node(s) in " + latencyFile + ", and node " + nodeName(i) + " would be its "
+                        + (k + 1) + "th (expected: at most " + available.size() + " nodes in " + region
+                        + "; use fewer nodes or more regions)");
+            }
+            aws.add(available.get(k));
+        }
+        return aws;
+    }
+
+    private static List<LinkDelay> delays(Options options, AwsPingLatencies pings, List<String> aws, List<Node> nodes,
+            Path latencyFile, List<String> notes) {
+        int n = nodes.size();
+        List<LinkDelay> delays = new ArrayList<>(n * n);
+        int measured = 0;
+        int byRegion = 0;
+        for (int i = 0; i < n; i++) {
+            for (int j = 0; j < n; j++) {
+                double millis;
+                if (i == j) {
+                    millis = options.sameNodeDelayMillis();
+                } else {
+                    OptionalDouble rtt = pings.medianRttMillis(aws.get(i), aws.get(j));
+                    if (rtt.isEmpty()) {
+                        rtt = pings.medianRttMillis(aws.get(j), aws.get(i));
+                    }
+                    if (rtt.isPresent()) {
+                        measured++;
+                    } else {
+                        String from = pings.regionByNode().get(aws.get(i));
+                        String to = pings.regionByNode().get(aws.get(j));
+                        rtt = pings.regionMedianRttMillis(from, to);
+                        if (rtt.isEmpty()) {
+                            rtt = pings.regionMedianRttMillis(to, from);
+                        }
+                        if (rtt.isEmpty()) {
+                            throw DataFileException.badFile(latencyFile,
+                                    "no measured pair between regions " + from + " and " + to,
+                                    "pings between every pair of the regions used, " + options.regions());
+                        }
+                        byRegion++;
+                    }
+                    millis = rtt.getAsDouble() / 2;
+                }
+                delays.add(new LinkDelay(nodes.get(i).name(), nodes.get(j).name(), millis));
+            }
+        }
+        List<String> mapping = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            mapping.add(nodes.get(i).name() + "=" + aws.get(i) + " (" + pings.regionByNode().get(aws.get(i)) + ")");
+        }
+        notes.add(String.format(Locale.ROOT, "nodes mapped to AWS EC2 nodes of %s: %s; regions named as in"
+                + " topology-dense-52.json %s", latencyFile, mapping, AWS_REGION_NAMES));
+        notes.add(String.format(Locale.ROOT, "one-way delay = median RTT of %d B pings / 2; %d of %d ordered node pairs"
+                        + " were pinged (either direction), %d were not and take their region pair's median RTT / 2;"
+                        + " same node %s ms (our choice)", pings.payloadBytes(), measured, n * (n - 1), byRegion,
+                fmt(options.sameNodeDelayMillis())));
+        return delays;
+    }
+
+    private static String nodeName(int i) {
+        return "w" + (i + 1);
+    }
+
+    /** At most 4 significant digits, no trailing zeros: 10.2, 0.9, 4, 0.05. */
+    private static String fmt(double value) {
+        return BigDecimal.valueOf(value).round(new MathContext(4)).stripTrailingZeros().toPlainString();
+    }
+}

@@ -1,0 +1,225 @@
+package dev.tailor.sim.heart;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
+
+import dev.tailor.heart.AtpmState;
+import dev.tailor.heart.Call;
+import dev.tailor.heart.Heart;
+import dev.tailor.heart.HeartConfig;
+import dev.tailor.heart.Replica;
+import dev.tailor.heart.Snapshot;
+import dev.tailor.heart.SnapshotValidator;
+import dev.tailor.sim.data.DataFileException;
+import dev.tailor.sim.heart.OnlineBoutiqueSnapshot.Minute;
+import dev.tailor.sim.heart.OnlineBoutiqueSnapshot.Options;
+import dev.tailor.sim.heart.OnlineBoutiqueSnapshot.Result;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.zip.GZIPOutputStream;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The builder on a tiny made-up application: front (entry) calls cat, cart, pay and idle; cart
+ * calls cat. At the one minute: front 6 req/s at 60 m, cat 4 req/s at 8 m, cart 2 req/s with no CPU
+ * data, pay with no request data, idle 0 req/s.
+ */
+class OnlineBoutiqueSnapshotSyntheticTest {
+
+    @TempDir
+    Path tmp;
+
+    Path metrics;
+    Path pings;
+
+    private static void metricFile(Path dir, String pod, String cpuMillicores, String requestsPerSecond)
+            throws IOException {
+        Files.writeString(dir.resolve(pod + "_metric.csv"), "TimeStamp,PodName,CpuUsage(m),PodWorkload(Ops)\n"
+                + "1000," + pod + ",1,1\n"
+                + "1060," + pod + "," + cpuMillicores + "," + requestsPerSecond + "\n");
+    }
+
+    @BeforeEach
+    void writeData() throws IOException {
+        metrics = Files.createDirectories(tmp.resolve("app").resolve("day"));
+        metricFile(metrics, "front-1-a", "60", "6");
+        metricFile(metrics, "cat-1-a", "8", "4");
+        metricFile(metrics, "cart-1-a", "NaN", "2");
+        metricFile(metrics, "pay-1-a", "3", "NaN");
+        metricFile(metrics, "idle-1-a", "1", "0");
+        Files.writeString(metrics.resolve("dependency.csv"), "Source,Target,Weight\n"
+                + "front,cat,1\ncart,cat,1\nfront,cart,1\nfront,pay,1\nfront,idle,1\nfront,db,1\ncat,front,1\n"
+                + "front,10.0.0.1,1\n");
+        pings = tmp.resolve("pings.csv.gz");
+        try (OutputStream out = new GZIPOutputStream(Files.newOutputStream(pings))) {
+            out.write(("source,dest,size,time,source_region,dest_region\n"
+                    + "e-1,e-2,64,0.2,EU,EU\ne-1,e-2,64,0.4,EU,EU\ne-2,e-3,64,0.5,EU,EU\n"
+                    + "e-1,u-1,64,90,EU,US\na-1,a-2,64,0.3,AP,AP\n").getBytes(StandardCharsets.UTF_8));
+        }
+    }
+
+    private Options options() {
+        return Options.defaults(metrics).withLatencyFile(pings).withEntryComponent("front").withNodes(3)
+                .withReplicasPerComponent(2).withMinute(Minute.index(1));
+    }
+
+    private static List<Replica> replicasOf(Snapshot s, String component) {
+        return s.replicas().stream().filter(r -> r.component().equals(component)).toList();
+    }
+
+    private static double rate(Snapshot s, String caller, String callee) {
+        return s.calls().stream().filter(c -> c.caller().equals(caller) && c.callee().equals(callee))
+                .mapToDouble(Call::requestsPerSecond).findFirst()
+                .orElseThrow(() -> new AssertionError("no call " + caller + " -> " + callee));
+    }
+
+    @Test
+    void build_gapsInTheData_keepReplicasWithNoDataAndPassTheValidator() throws IOException {
+        Result result = OnlineBoutiqueSnapshot.build(options());
+        Snapshot s = result.snapshot();
+
+        assertThat(SnapshotValidator.validate(s)).isEmpty();
+        assertThat(replicasOf(s, "idle")).hasSize(2).allSatisfy(r -> {
+            assertThat(r.requestsPerSecond()).isEqualTo(0.0);
+            assertThat(r.cpuCores()).isNull();
+        });
+        assertThat(replicasOf(s, "pay")).hasSize(2).allSatisfy(r -> {
+            assertThat(r.requestsPerSecond()).isNull();
+            assertThat(r.cpuCores()).isNull();
+        });
+        assertThat(replicasOf(s, "cart")).hasSize(2).allSatisfy(r -> {
+            assertThat(r.requestsPerSecond()).isEqualTo(1.0);
+            assertThat(r.cpuCores()).isNull();
+        });
+        assertThat(result.notes()).anyMatch(n -> n.contains("λ = 0") && n.contains("[idle]"));
+        assertThat(result.notes()).anyMatch(n -> n.contains("no request rate") && n.contains("pay"));
+        assertThat(result.notes()).anyMatch(n -> n.contains("no CPU data") && n.contains("[cart]"));
+        new Heart(HeartConfig.DEFAULTS).plan(s, AtpmState.EMPTY);
+    }
+
+    @Test
+    void build_cpu_isTheBaseCostOverTheNodeSpeed() throws IOException {
+        Snapshot s = OnlineBoutiqueSnapshot.build(options()).snapshot();
+
+        // cat is component 1 of [cart, cat, front, idle, pay]: nodes 1, 2 = w2 (0.9), w3 (0.7).
+        List<Replica> cat = replicasOf(s, "cat");
+        assertThat(cat).extracting(Replica::node).containsExactly("w2", "w3");
+        assertThat(cat.get(0).cpuCores()).isCloseTo(2 * (8.0 / 1000 / 4) / 0.9, within(1e-15));
+        assertThat(cat.get(1).cpuCores()).isCloseTo(2 * (8.0 / 1000 / 4) / 0.7, within(1e-15));
+    }
+
+    @Test
+    void build_noTraceFile_splitsEquallyAndLeavesOutUnmeteredEntryAndSelfEdges() throws IOException {
+        Result result = OnlineBoutiqueSnapshot.build(options());
+        Snapshot s = result.snapshot();
+
+        assertThat(s.calls()).extracting(c -> c.caller() + ">" + c.callee()).containsExactly(
+                "ingress>front", "cart>cat", "front>cart", "front>cat", "front>idle", "front>pay");
+        assertThat(rate(s, "ingress", "front")).isEqualTo(6);
+        assertThat(rate(s, "front", "cat")).isEqualTo(2);
+        assertThat(rate(s, "cart", "cat")).isEqualTo(2);
+        assertThat(rate(s, "front", "cart")).isEqualTo(2);
+        assertThat(rate(s, "front", "idle")).isZero();
+        assertThat(rate(s, "front", "pay")).isZero();
+        assertThat(result.notes()).anyMatch(n -> n.contains("no trace file") && n.contains("split equally"));
+        assertThat(result.notes()).anyMatch(n -> n.contains("no metrics") && n.contains("front -> db"));
+        assertThat(result.notes()).anyMatch(n -> n.contains("into the entry component") && n.contains("cat -> front"));
+    }
+
+    @Test
+    void build_traceFile_splitsByCountsAndEqualWhereNoneOfACalleesEdgesAppear() throws IOException {
+        Path trace = tmp.resolve("trace.csv");
+        Files.writeString(trace, "TraceID,SpanID,ParentID,PodName\n"
+                + "t,1,root,front-9-z\nt,2,1,front-9-z\n"
+                + "t,3,2,cat-9-z\nt,4,2,cat-9-z\nt,5,2,cat-9-z\n"   // front -> cat: 3
+                + "t,6,2,cart-9-z\nt,7,6,cat-9-z\n"                 // front -> cart: 1, cart -> cat: 1
+                + "t,8,3,pay-9-z\n");                                // cat -> pay: not in dependency.csv
+        Result result = OnlineBoutiqueSnapshot.build(options().withTraceFile(trace));
+        Snapshot s = result.snapshot();
+
+        // cat: front 3, cart 1 -> 4 req/s split 3:1. cart: front 1 -> all of 2. pay: front 0 of 0 -> equal.
+        assertThat(rate(s, "front", "cat")).isCloseTo(3, within(1e-12));
+        assertThat(rate(s, "cart", "cat")).isCloseTo(1, within(1e-12));
+        assertThat(rate(s, "front", "cart")).isCloseTo(2, within(1e-12));
+        assertThat(result.notes()).anyMatch(n -> n.contains("none of whose edges are in the trace")
+                && n.contains("idle") && n.contains("pay"));
+        assertThat(result.notes()).anyMatch(n -> n.contains("trace edges not among the calls")
+                && n.contains("cat -> pay (1)"));
+    }
+
+    @Test
+    void build_delays_measuredEitherDirectionElseRegionMedianHalved() throws IOException {
+        Result result = OnlineBoutiqueSnapshot.build(options().withSameNodeDelayMillis(0.01));
+        Snapshot s = result.snapshot();
+
+        assertThat(s.delays()).hasSize(9);
+        assertThat(s.delays()).filteredOn(d -> d.from().equals(d.to()))
+                .allSatisfy(d -> assertThat(d.millis()).isEqualTo(0.01));
+        // w1 = e-1, w2 = e-2, w3 = e-3. e-1 -> e-2 median 0.3; e-2 -> e-3 0.5; e-1 / e-3 never: EU median 0.4.
+        assertThat(s.delays()).filteredOn(d -> d.from().equals("w1") && d.to().equals("w2"))
+                .singleElement().satisfies(d -> assertThat(d.millis()).isCloseTo(0.15, within(1e-12)));
+        assertThat(s.delays()).filteredOn(d -> d.from().equals("w2") && d.to().equals("w1"))
+                .singleElement().satisfies(d -> assertThat(d.millis()).isCloseTo(0.15, within(1e-12)));
+        assertThat(s.delays()).filteredOn(d -> d.from().equals("w3") && d.to().equals("w2"))
+                .singleElement().satisfies(d -> assertThat(d.millis()).isCloseTo(0.25, within(1e-12)));
+        assertThat(s.delays()).filteredOn(d -> d.from().equals("w1") && d.to().equals("w3"))
+                .singleElement().satisfies(d -> assertThat(d.millis()).isCloseTo(0.2, within(1e-12)));
+        assertThat(result.notes()).anyMatch(n -> n.contains("4 of 6 ordered node pairs were pinged")
+                && n.contains("2 were not"));
+    }
+
+    @Test
+    void build_regionOutOfAwsNodes_failsNamingRegionCountAndFile() {
+        // u-1 is the only US node: EU,US,US would need a second one for w3.
+        assertThatThrownBy(() -> OnlineBoutiqueSnapshot.build(options().withRegions(List.of("EU", "US", "US"))))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("region US has 1 AWS node(s) in " + pings)
+                .hasMessageContaining("w3");
+    }
+
+    @Test
+    void build_regionPairNeverPinged_failsNamingTheFileAndRegions() {
+        // w1 = e-1 (EU), w2 = a-1 (AP): neither that pair nor any EU/AP pair was pinged.
+        Options o = options().withNodes(2).withRegions(List.of("EU", "AP"));
+
+        assertThatThrownBy(() -> OnlineBoutiqueSnapshot.build(o))
+                .isInstanceOf(DataFileException.class)
+                .hasMessageContaining(pings + ": no measured pair between regions EU and AP");
+    }
+
+    @Test
+    void build_explicitTraceFileMissing_namesIt() {
+        Path missing = tmp.resolve("nope.csv");
+
+        assertThatThrownBy(() -> OnlineBoutiqueSnapshot.build(options().withTraceFile(missing)))
+                .isInstanceOf(DataFileException.class)
+                .hasMessageContaining(missing + ": no such file");
+    }
+
+    @Test
+    void build_defaultLatencyFileMissing_namesWhereItLooked() {
+        Options o = Options.defaults(metrics).withEntryComponent("front");
+
+        assertThatThrownBy(() -> OnlineBoutiqueSnapshot.build(o))
+                .isInstanceOf(DataFileException.class)
+                .hasMessageContaining("latency.csv.gz: no such file");
+    }
+
+    @Test
+    void build_busiestMinuteWithoutAnyEntryWorkload_saysSo() throws IOException {
+        Files.writeString(metrics.resolve("front-1-a_metric.csv"),
+                "TimeStamp,PodName,CpuUsage(m),PodWorkload(Ops)\n1000,front-1-a,1,NaN\n");
+
+        assertThatThrownBy(() -> OnlineBoutiqueSnapshot.build(options().withMinute(Minute.BUSIEST)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("minute : busiest")
+                .hasMessageContaining("no PodWorkload(Ops) data");
+    }
+}
