@@ -8,7 +8,7 @@ import picocli.CommandLine.Command;
         name = "snapshot",
         mixinStandardHelpOptions = true,
         description = "Builds a HEART snapshot from a public dataset.",
-        subcommands = {CommandLine.HelpCommand.class})
+        subcommands = {OnlineBoutiqueCommand.class, CommandLine.HelpCommand.class})
 final class SnapshotCommand implements Runnable {
 
     @CommandLine.Spec
