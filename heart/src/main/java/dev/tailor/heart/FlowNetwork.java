@@ -28,6 +28,18 @@ import org.jgrapht.graph.DirectedWeightedPseudograph;
  * the message names the sums. Careful: both algorithms read the graph's edge weights, the min-cost
  * flow as costs (it ignores MinimumCostFlowProblem's cost function in 1.5.3), the max-flow as
  * capacities, so each query builds its graph with the weights it needs.
+ *
+ * No infinite arcs in min-cost flow. In every scaling phase JGraphT (1.5.3; its master branch too)
+ * saturates each arc whose reduced cost is negative. Costs are doubles, so rounding leaves reduced
+ * costs of about -1e-17 where exact arithmetic gives 0 (0.3 - 0.2 - 0.1 != 0); on an arc of capacity
+ * CAP_INF "saturating" books 1e9 units on the reverse arc, and the returned flow map then reports
+ * ~1e9 units on a link whose true flow is at most the total supply. Delays such as 0.2, 0.3 and 2.3 ms
+ * trigger it on ordinary NTAM edges (found by HeartPropertiesTest). We therefore cap every arc at a
+ * bound no optimal flow exceeds: Σ positive supply + Σ lower bounds + Σ capacity of negative-cost
+ * arcs (an optimal flow decomposes into supply paths and cycles, and a cycle worth keeping contains
+ * a negative-cost or a lower-bounded arc). With finite arcs a spurious saturation is an ordinary
+ * step of the algorithm and is undone by later augmentations. Only when that bound reaches CAP_INF
+ * (supplies near 1e9, never in NTAM) do unbounded arcs stay unbounded.
  */
 final class FlowNetwork {
 
@@ -122,11 +134,12 @@ final class FlowNetwork {
             throw new IllegalArgumentException("supplies : sum " + balance + " (expected: 0, supplies equal demands)");
         }
         Graph<Integer, DefaultWeightedEdge> graph = graph(active, cost);
+        int cap = flowBound(active);
         MinimumCostFlowProblem<Integer, DefaultWeightedEdge> problem =
                 new MinimumCostFlowProblem.MinimumCostFlowProblemImpl<>(
                         graph,
                         v -> supply[v],
-                        e -> upper[((Arc) e).index],
+                        e -> Math.min(upper[((Arc) e).index], cap),
                         e -> lower[((Arc) e).index],
                         e -> cost[((Arc) e).index]);
         MinimumCostFlowAlgorithm.MinimumCostFlow<DefaultWeightedEdge> result;
@@ -140,6 +153,23 @@ final class FlowNetwork {
             flow[((Arc) e.getKey()).index] = e.getValue();
         }
         return new MinCostFlow(flow, result.getCost());
+    }
+
+    /**
+     * A capacity no arc of an optimal flow needs more than (see the maintainer note), at most
+     * {@link #UNBOUNDED}.
+     */
+    private int flowBound(boolean[] active) {
+        long bound = 0;
+        for (int v : supply) {
+            bound += Math.max(0, v);
+        }
+        for (int a = 0; a < arcs; a++) {
+            if (active == null || active[a]) {
+                bound += lower[a] + (cost[a] < 0 ? upper[a] : 0);
+            }
+        }
+        return (int) Math.min(bound, UNBOUNDED);
     }
 
     /**
