@@ -13,9 +13,9 @@ import org.jgrapht.graph.DirectedWeightedPseudograph;
 
 /**
  * A directed network on vertices {@code 0..n-1} with integer supplies (positive = supply, negative
- * = demand) and arcs with integer bounds and a cost, solved with JGraphT: min-cost flow by capacity
- * scaling, max-flow by push-relabel. Parallel arcs and negative costs are allowed; this is what the
- * DIMACS {@code .min} instances in the tests exercise.
+ * = demand) and arcs with integer bounds and a whole-number cost, solved with JGraphT: min-cost flow
+ * by capacity scaling, max-flow by push-relabel. Parallel arcs and negative costs are allowed; this
+ * is what the DIMACS {@code .min} instances in the tests exercise.
  *
  * <p>Not thread-safe. Arcs are never removed; build a new network instead.
  */
@@ -29,22 +29,24 @@ import org.jgrapht.graph.DirectedWeightedPseudograph;
  * flow as costs (it ignores MinimumCostFlowProblem's cost function in 1.5.3), the max-flow as
  * capacities, so each query builds its graph with the weights it needs.
  *
- * No infinite arcs in min-cost flow. In every scaling phase JGraphT (1.5.3; its master branch too)
- * saturates each arc whose reduced cost is negative. Costs are doubles, so rounding leaves reduced
- * costs of about -1e-17 where exact arithmetic gives 0 (0.3 - 0.2 - 0.1 != 0); on an arc of capacity
- * CAP_INF "saturating" books 1e9 units on the reverse arc, and the returned flow map then reports
- * ~1e9 units on a link whose true flow is at most the total supply. Delays such as 0.2, 0.3 and 2.3 ms
- * trigger it on ordinary NTAM edges (found by HeartPropertiesTest). We therefore cap every arc at a
- * bound no optimal flow exceeds: Σ positive supply + Σ lower bounds + Σ capacity of negative-cost
- * arcs (an optimal flow decomposes into supply paths and cycles, and a cycle worth keeping contains
- * a negative-cost or a lower-bounded arc). With finite arcs a spurious saturation is an ordinary
- * step of the algorithm and is undone by later augmentations. Only when that bound reaches CAP_INF
- * (supplies near 1e9, never in NTAM) do unbounded arcs stay unbounded.
+ * Whole-number costs only. JGraphT's capacity scaling (1.5.3; its master branch too) compares
+ * reduced costs, cost + potential(head) − potential(tail), against 0, and potentials are sums of
+ * costs. With fractional costs rounding leaves about ±1e-17 where exact arithmetic gives 0
+ * (0.1 + 0.2 − 0.3 != 0), and the algorithm then (a) "saturates" an arc of capacity CAP_INF whose
+ * reduced cost looks negative, booking 1e9 phantom units that the flow map reports, or (b) does the
+ * same to its own artificial arcs and declares a feasible problem infeasible. Delays of 0.1, 0.2,
+ * 0.3 or 2.3 ms did both on ordinary NTAM edges (found by HeartPropertiesTest). With whole-number
+ * costs every potential is an exact integer (far below 2^53), so no rounding can occur; addArc
+ * rejects any other cost, and TransportNetwork passes delays in whole microseconds. |cost| must also
+ * stay below JGraphT's COST_INF (1e9), the cost of its artificial arcs.
  */
 final class FlowNetwork {
 
     /** Capacity that never binds. */
     static final int UNBOUNDED = CapacityScalingMinimumCostFlow.CAP_INF;
+
+    /** Costs must stay below this in magnitude: JGraphT's cost of "no way through". */
+    static final double MAX_COST = CapacityScalingMinimumCostFlow.COST_INF;
 
     private final int vertices;
     private final int[] supply;
@@ -85,8 +87,9 @@ final class FlowNetwork {
             throw new IllegalArgumentException("bounds : [" + lowerUnits + ", " + upperUnits
                     + "] (expected: 0 <= lower <= upper)");
         }
-        if (!Double.isFinite(costPerUnit)) {
-            throw new IllegalArgumentException("cost : " + costPerUnit + " (expected: a finite number)");
+        if (costPerUnit != Math.rint(costPerUnit) || Math.abs(costPerUnit) >= MAX_COST) {
+            throw new IllegalArgumentException("cost : " + costPerUnit + " (expected: a whole number, |cost| < "
+                    + MAX_COST + "; JGraphT's min-cost flow mis-solves fractional costs)");
         }
         if (arcs == from.length) {
             int n = arcs * 2;
@@ -134,12 +137,11 @@ final class FlowNetwork {
             throw new IllegalArgumentException("supplies : sum " + balance + " (expected: 0, supplies equal demands)");
         }
         Graph<Integer, DefaultWeightedEdge> graph = graph(active, cost);
-        int cap = flowBound(active);
         MinimumCostFlowProblem<Integer, DefaultWeightedEdge> problem =
                 new MinimumCostFlowProblem.MinimumCostFlowProblemImpl<>(
                         graph,
                         v -> supply[v],
-                        e -> Math.min(upper[((Arc) e).index], cap),
+                        e -> upper[((Arc) e).index],
                         e -> lower[((Arc) e).index],
                         e -> cost[((Arc) e).index]);
         MinimumCostFlowAlgorithm.MinimumCostFlow<DefaultWeightedEdge> result;
@@ -153,23 +155,6 @@ final class FlowNetwork {
             flow[((Arc) e.getKey()).index] = e.getValue();
         }
         return new MinCostFlow(flow, result.getCost());
-    }
-
-    /**
-     * A capacity no arc of an optimal flow needs more than (see the maintainer note), at most
-     * {@link #UNBOUNDED}.
-     */
-    private int flowBound(boolean[] active) {
-        long bound = 0;
-        for (int v : supply) {
-            bound += Math.max(0, v);
-        }
-        for (int a = 0; a < arcs; a++) {
-            if (active == null || active[a]) {
-                bound += lower[a] + (cost[a] < 0 ? upper[a] : 0);
-            }
-        }
-        return (int) Math.min(bound, UNBOUNDED);
     }
 
     /**
