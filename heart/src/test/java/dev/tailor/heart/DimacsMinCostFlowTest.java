@@ -198,7 +198,8 @@ class DimacsMinCostFlowTest {
                 broken++;
                 if (problems.size() < 20) {
                     problems.add("arc " + (a + 1) + " (" + (problem.from()[a] + 1) + " -> " + (problem.to()[a] + 1)
-                            + "): flow " + flow[a] + " outside [" + problem.lower()[a] + ", " + problem.upper()[a] + "]");
+                            + "): flow " + flow[a] + " outside [" + problem.lower()[a] + ", " + problem.upper()[a]
+                            + "]");
                 }
             }
             net[problem.from()[a]] += flow[a];
