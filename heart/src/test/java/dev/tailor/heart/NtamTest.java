@@ -85,6 +85,29 @@ class NtamTest {
     }
 
     @Test
+    void oneCallerNode_everydayDelays_sendsEachCalleeNodeExactlyItsShare() {
+        // Regression: delays 0.3, 2.3 and 0.2 ms do not add up exactly in binary, and JGraphT then
+        // booked 1e9 phantom units on one link: a fraction of 1000 and a mean delay of 301 ms instead
+        // of 0.91. With one caller node there is no choice: each callee node gets its share.
+        // Capacity 1 core ÷ (1 / rps) = rps: shares 0.207671, 0.330496, 0.461833.
+        Snapshot s = TestSnapshots.builder().nodes("w0", "w1", "w2", "w3")
+                .replica("b-1", "b", "w1", 1.0, 207.671).replica("b-2", "b", "w2", 1.0, 330.496)
+                .replica("b-3", "b", "w3", 1.0, 461.833)
+                .entry("ingress", "b", 100, "w0", 100)
+                .delay("w0", "w1", 0.3).delay("w0", "w2", 2.3).delay("w0", "w3", 0.2)
+                .build();
+        Plan plan = new Heart(HeartConfig.DEFAULTS.withParallel(false).withSlowLinkFilter(false))
+                .plan(s, AtpmState.EMPTY);
+        NodeRoute w0 = routeFrom(plan, "ingress", "b").get("w0");
+        assertThat(w0.toNodes()).containsOnlyKeys("w1", "w2", "w3");
+        assertThat(w0.toNodes().get("w1")).isCloseTo(0.207671, within(1e-6));
+        assertThat(w0.toNodes().get("w2")).isCloseTo(0.330496, within(1e-6));
+        assertThat(w0.toNodes().get("w3")).isCloseTo(0.461833, within(1e-6));
+        assertThat(plan.allocation().routes().get(0).meanDelayMillis())
+                .isCloseTo(0.207671 * 0.3 + 0.330496 * 2.3 + 0.461833 * 0.2, within(1e-6));
+    }
+
+    @Test
     void slowCluster_small_isPrunedInOneBatch() {
         // Three nodes; w3 is behind 40 ms links. The 4 links to/from w3 (other than w3->w3) are 4 of 9
         // links = 44% > 30%... so use callee only on w1, w2 and callers on w1, w2, w3:
