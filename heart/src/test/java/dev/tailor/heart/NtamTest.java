@@ -108,6 +108,28 @@ class NtamTest {
     }
 
     @Test
+    void slowLinkFilter_prunesToAFeasibleSet_planDoesNotThrow() {
+        // Regression: the filter pruned two slow links and max-flow confirmed all demand was still
+        // met, but min-cost flow, fed fractional delays (0.1 and 0.10000000000000554 ms), declared the
+        // rest infeasible and Heart.plan threw IllegalStateException on this valid snapshot.
+        Snapshot s = TestSnapshots.builder().nodes("w0", "w1", "w2", "w3", "w4")
+                .replica("a-1", "a", "w0", 0.01, 0.1).replica("a-2", "a", "w0", 0.01, 0.1)
+                .replica("a-3", "a", "w1", 0.01, 0.1)
+                .replica("b-1", "b", "w0", 1.0, 261.770).replica("b-2", "b", "w1", 1.0, 332.164)
+                .replica("b-3", "b", "w2", 1.0, 136.255).replica("b-4", "b", "w3", 1.0, 269.811)
+                .call("a", "b", 10)
+                .delay("w0", "w1", 0.1).delay("w0", "w4", 0.10000000000000554).delay("w1", "w3", 0.1)
+                .build();
+        Route route = HEART.plan(s, AtpmState.EMPTY).allocation().routes().get(0);
+        assertThat(route.prunedLinks()).isNotEmpty();
+        Map<String, NodeRoute> from = route.from().stream()
+                .collect(java.util.stream.Collectors.toMap(NodeRoute::fromNode, r -> r));
+        // b's share on w2 (0.136255) can only come from w0: w1's link to w2 is pruned.
+        assertThat(from.get("w0").supplyRequestsPerSecond() * from.get("w0").toNodes().get("w2"))
+                .isCloseTo(10 * 0.136255, within(1e-4));
+    }
+
+    @Test
     void slowCluster_small_isPrunedInOneBatch() {
         // Three nodes; w3 is behind 40 ms links. The 4 links to/from w3 (other than w3->w3) are 4 of 9
         // links = 44% > 30%... so use callee only on w1, w2 and callers on w1, w2, w3:
