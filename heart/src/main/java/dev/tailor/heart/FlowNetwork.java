@@ -13,9 +13,9 @@ import org.jgrapht.graph.DirectedWeightedPseudograph;
 
 /**
  * A directed network on vertices {@code 0..n-1} with integer supplies (positive = supply, negative
- * = demand) and arcs with integer bounds and a cost, solved with JGraphT: min-cost flow by capacity
- * scaling, max-flow by push-relabel. Parallel arcs and negative costs are allowed; this is what the
- * DIMACS {@code .min} instances in the tests exercise.
+ * = demand) and arcs with integer bounds and a whole-number cost, solved with JGraphT: min-cost flow
+ * by capacity scaling, max-flow by push-relabel. Parallel arcs and negative costs are allowed; this
+ * is what the DIMACS {@code .min} instances in the tests exercise.
  *
  * <p>Not thread-safe. Arcs are never removed; build a new network instead.
  */
@@ -28,15 +28,28 @@ import org.jgrapht.graph.DirectedWeightedPseudograph;
  * the message names the sums. Careful: both algorithms read the graph's edge weights, the min-cost
  * flow as costs (it ignores MinimumCostFlowProblem's cost function in 1.5.3), the max-flow as
  * capacities, so each query builds its graph with the weights it needs.
+ *
+ * Whole-number costs only. JGraphT's capacity scaling (1.5.3; its master branch too) compares
+ * reduced costs, cost + potential(head) − potential(tail), against 0, and potentials are sums of
+ * costs. With fractional costs rounding leaves about ±1e-17 where exact arithmetic gives 0
+ * (0.1 + 0.2 − 0.3 != 0), and the algorithm then (a) "saturates" an arc of capacity CAP_INF whose
+ * reduced cost looks negative, booking 1e9 phantom units that the flow map reports, or (b) does the
+ * same to its own artificial arcs and declares a feasible problem infeasible. Delays of 0.1, 0.2,
+ * 0.3 or 2.3 ms did both on ordinary NTAM edges (found by HeartPropertiesTest). With whole-number
+ * costs every potential is an exact integer (far below 2^53), so no rounding can occur; addArc
+ * rejects any other cost, and TransportNetwork passes delays in whole microseconds. |cost| must also
+ * stay below JGraphT's COST_INF (1e9), the cost of its artificial arcs.
  */
 final class FlowNetwork {
 
     /**
-     * JGraphT's "infinite" capacity. Avoid it in min-cost flow: with arcs of this capacity JGraphT
-     * 1.5.3's capacity scaling can report a feasible problem infeasible (or route flow through its
-     * internal dummy node); a finite bound equal to the total supply never binds and is safe.
+     * JGraphT's "infinite" capacity. With fractional costs it is where phantom flow lands (see the
+     * note above); NTAM's links use the total supply instead, which never binds either.
      */
     static final int UNBOUNDED = CapacityScalingMinimumCostFlow.CAP_INF;
+
+    /** Costs must stay below this in magnitude: JGraphT's cost of "no way through". */
+    static final double MAX_COST = CapacityScalingMinimumCostFlow.COST_INF;
 
     private final int vertices;
     private final int[] supply;
@@ -77,8 +90,9 @@ final class FlowNetwork {
             throw new IllegalArgumentException("bounds : [" + lowerUnits + ", " + upperUnits
                     + "] (expected: 0 <= lower <= upper)");
         }
-        if (!Double.isFinite(costPerUnit)) {
-            throw new IllegalArgumentException("cost : " + costPerUnit + " (expected: a finite number)");
+        if (costPerUnit != Math.rint(costPerUnit) || Math.abs(costPerUnit) >= MAX_COST) {
+            throw new IllegalArgumentException("cost : " + costPerUnit + " (expected: a whole number, |cost| < "
+                    + MAX_COST + "; JGraphT's min-cost flow mis-solves fractional costs)");
         }
         if (arcs == from.length) {
             int n = arcs * 2;

@@ -13,13 +13,24 @@ import java.util.Arrays;
 /*
  * Maintainer note. Links have no capacity of their own (link bandwidth is not HEART's concern), so
  * the max-flow network is super source → source i (capacity supply_i) → sink j over every active
- * link (capacity = total, so never binding) → super sink (capacity demand_j); demand is met iff the max-flow value equals the
- * total. The min-cost flow problem is the bipartite part alone with supplies +supply_i / −demand_j
+ * link (capacity = the total, so never binding) → super sink (capacity demand_j); demand is met iff
+ * the max-flow value equals the total. The min-cost flow problem is the bipartite part alone with supplies +supply_i / −demand_j
  * and cost = link delay. Links are arcs 0..L-1 of one FlowNetwork, so a link's index is its arc's.
+ *
+ * The solver gets each delay in whole microseconds, because JGraphT's min-cost flow mis-solves
+ * fractional costs (FlowNetwork's note: phantom flows, false infeasibility). A microsecond is finer
+ * than the delay probes HEART reads resolve, so a plan's mean delay is within 0.5 µs of the optimum
+ * for the exact delays, and delays less than a microsecond apart count as equal. Delays above
+ * 100 s are capped there (such a link is unusable anyway). The cost returned is Σ flow × the exact
+ * delay.
  */
 final class TransportNetwork {
 
+    /** Largest cost handed to the solver: 100 s, in microseconds. */
+    static final double MAX_COST_MICROS = 1e8;
+
     private final FlowNetwork network;
+    private final double[] linkCostMillis;
     private final int links;
     private final int total;
     private final int superSource;
@@ -46,12 +57,13 @@ final class TransportNetwork {
         int sinks = demand.length;
         this.total = (int) s;
         this.links = linkSource.length;
+        this.linkCostMillis = linkCost.clone();
         this.superSource = sources + sinks;
         this.superSink = superSource + 1;
         this.network = new FlowNetwork(sources + sinks + 2);
         for (int l = 0; l < links; l++) {
             // Capacity = the total, which never binds; not FlowNetwork.UNBOUNDED (see FlowNetwork).
-            network.addArc(linkSource[l], sources + linkSink[l], 0, total, linkCost[l]);
+            network.addArc(linkSource[l], sources + linkSink[l], 0, total, micros(linkCost[l]));
         }
         for (int i = 0; i < sources; i++) {
             network.addArc(superSource, i, 0, supply[i], 0);
@@ -97,12 +109,21 @@ final class TransportNetwork {
      * Minimum-cost flow over the active links, meeting every supply and demand exactly.
      *
      * @param flowOut per link, its flow in units (inactive links: 0)
-     * @return the total cost, Σ flow × cost
+     * @return the total cost, Σ flow × cost (the exact delays, not the solver's microseconds)
      * @throws IllegalStateException when the active links cannot carry all demand
      */
     double minCostFlow(double[] flowOut) {
         FlowNetwork.MinCostFlow result = network.minCostFlow(minCostActive);
         System.arraycopy(result.flow(), 0, flowOut, 0, links);
-        return result.cost();
+        double cost = 0;
+        for (int l = 0; l < links; l++) {
+            cost += flowOut[l] * linkCostMillis[l];
+        }
+        return cost;
+    }
+
+    /** A delay in ms as the solver's whole-number cost: microseconds, at most {@link #MAX_COST_MICROS}. */
+    static double micros(double millis) {
+        return Math.min(Math.rint(millis * 1000), MAX_COST_MICROS);
     }
 }

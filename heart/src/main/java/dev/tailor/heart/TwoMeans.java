@@ -7,10 +7,14 @@ package dev.tailor.heart;
 /*
  * Maintainer note. In one dimension the optimal clusters are contiguous in sorted order [1], so
  * trying every split point of the sorted values is exact; prefix sums of v and v² make each try
- * O(1) (SSE of a range = Σv² − (Σv)²/n), O(n) in all after the caller's sort. A split is only
- * allowed between two different values, so equal delays never land in different clusters; when all
- * values are equal there is no high cluster. Ties between equally good splits take the lowest one
- * (the larger high cluster), which the caller then treats cautiously (one-by-one removal).
+ * O(1) (SSE of a range = Σv² − (Σv)²/n), O(n) in all after the caller's sort. The values are
+ * centred on their mean first: SSE does not change, and the subtraction then cancels far less (raw
+ * values around 1e5 chose splits up to 33x worse than optimal). A split is only allowed between two
+ * different values, so equal delays never land in different clusters; when all values are equal
+ * there is no high cluster. Ties between equally good splits take the lowest one (the larger high
+ * cluster), which the caller then treats cautiously (one-by-one removal). Costs within 1e-12 of the
+ * total SSE count as tied: rounding alone separates exact ties by an ulp or so (delays 0, 1, 1, 2,
+ * 3, 4, 5, 5, 6 tie at 4 and 5, yet computed apart).
  *
  * [1] H. Wang, M. Song, "Ckmeans.1d.dp: Optimal k-means clustering in one dimension by dynamic
  *     programming", The R Journal 3(2), 2011.
@@ -31,12 +35,19 @@ final class TwoMeans {
         if (n < 2 || sorted[0] == sorted[n - 1]) {
             return -1;
         }
+        double mean = 0;
+        for (double v : sorted) {
+            mean += v;
+        }
+        mean /= n;
         double[] sum = new double[n + 1];
         double[] sumSquares = new double[n + 1];
         for (int i = 0; i < n; i++) {
-            sum[i + 1] = sum[i] + sorted[i];
-            sumSquares[i + 1] = sumSquares[i] + sorted[i] * sorted[i];
+            double v = sorted[i] - mean;
+            sum[i + 1] = sum[i] + v;
+            sumSquares[i + 1] = sumSquares[i] + v * v;
         }
+        double tie = 1e-12 * sumSquares[n];
         int best = -1;
         double bestCost = Double.POSITIVE_INFINITY;
         for (int k = 1; k < n; k++) {
@@ -44,7 +55,7 @@ final class TwoMeans {
                 continue;
             }
             double cost = sse(sum, sumSquares, 0, k) + sse(sum, sumSquares, k, n);
-            if (cost < bestCost) {
+            if (cost < bestCost - tie) {
                 bestCost = cost;
                 best = k;
             }

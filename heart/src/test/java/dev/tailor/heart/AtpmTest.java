@@ -86,6 +86,23 @@ class AtpmTest {
     }
 
     @Test
+    void update_adaptiveAlpha_higherMeasurementAfterADownwardDriftCanGiveALowerEstimate() {
+        // Not monotone, by design of Trigg-Leach as we read it (α uses this round's error): after a
+        // downward drift (E = -M) a jump up first cancels E, so α falls as the jump grows. A larger
+        // measurement then moves the estimate less. Pinned so that a change to the smoothing is a
+        // conscious one: it is why HeartPropertiesTest checks "more CPU, no more share" with history
+        // only under a fixed α.
+        GroupEstimate drifting = new GroupEstimate(0.05, -0.01, 0.01, 0.8, 5);
+        // x = 0.070: e = 0.02,  E = -0.004, M = 0.012, α = 1/3,    L = 0.05 + 0.02 / 3   = 0.05667
+        // x = 0.075: e = 0.025, E = -0.003, M = 0.013, α = 3/13,   L = 0.05 + 0.075 / 13 = 0.05577
+        GroupEstimate smallerJump = Atpm.update(drifting, 0.070, HeartConfig.DEFAULTS);
+        GroupEstimate largerJump = Atpm.update(drifting, 0.075, HeartConfig.DEFAULTS);
+        assertThat(smallerJump.loadCpuSecondsPerRequest()).isCloseTo(0.05 + 0.02 / 3, within(1e-15));
+        assertThat(largerJump.loadCpuSecondsPerRequest()).isCloseTo(0.05 + 0.075 / 13, within(1e-15));
+        assertThat(largerJump.loadCpuSecondsPerRequest()).isLessThan(smallerJump.loadCpuSecondsPerRequest());
+    }
+
+    @Test
     void ewma_alphaOne_usesOnlyTheLatestMeasurement() {
         HeartConfig noTrend = HeartConfig.DEFAULTS.withAlphaRange(1, 1);
         GroupEstimate next = Atpm.update(new GroupEstimate(0.010, 0, 0, 1, 1), 0.030, noTrend);

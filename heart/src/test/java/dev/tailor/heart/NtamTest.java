@@ -85,6 +85,51 @@ class NtamTest {
     }
 
     @Test
+    void oneCallerNode_everydayDelays_sendsEachCalleeNodeExactlyItsShare() {
+        // Regression: delays 0.3, 2.3 and 0.2 ms do not add up exactly in binary, and JGraphT then
+        // booked 1e9 phantom units on one link: a fraction of 1000 and a mean delay of 301 ms instead
+        // of 0.91. With one caller node there is no choice: each callee node gets its share.
+        // Capacity 1 core ÷ (1 / rps) = rps: shares 0.207671, 0.330496, 0.461833.
+        Snapshot s = TestSnapshots.builder().nodes("w0", "w1", "w2", "w3")
+                .replica("b-1", "b", "w1", 1.0, 207.671).replica("b-2", "b", "w2", 1.0, 330.496)
+                .replica("b-3", "b", "w3", 1.0, 461.833)
+                .entry("ingress", "b", 100, "w0", 100)
+                .delay("w0", "w1", 0.3).delay("w0", "w2", 2.3).delay("w0", "w3", 0.2)
+                .build();
+        Plan plan = new Heart(HeartConfig.DEFAULTS.withParallel(false).withSlowLinkFilter(false))
+                .plan(s, AtpmState.EMPTY);
+        NodeRoute w0 = routeFrom(plan, "ingress", "b").get("w0");
+        assertThat(w0.toNodes()).containsOnlyKeys("w1", "w2", "w3");
+        assertThat(w0.toNodes().get("w1")).isCloseTo(0.207671, within(1e-6));
+        assertThat(w0.toNodes().get("w2")).isCloseTo(0.330496, within(1e-6));
+        assertThat(w0.toNodes().get("w3")).isCloseTo(0.461833, within(1e-6));
+        assertThat(plan.allocation().routes().get(0).meanDelayMillis())
+                .isCloseTo(0.207671 * 0.3 + 0.330496 * 2.3 + 0.461833 * 0.2, within(1e-6));
+    }
+
+    @Test
+    void slowLinkFilter_prunesToAFeasibleSet_planDoesNotThrow() {
+        // Regression: the filter pruned two slow links and max-flow confirmed all demand was still
+        // met, but min-cost flow, fed fractional delays (0.1 and 0.10000000000000554 ms), declared the
+        // rest infeasible and Heart.plan threw IllegalStateException on this valid snapshot.
+        Snapshot s = TestSnapshots.builder().nodes("w0", "w1", "w2", "w3", "w4")
+                .replica("a-1", "a", "w0", 0.01, 0.1).replica("a-2", "a", "w0", 0.01, 0.1)
+                .replica("a-3", "a", "w1", 0.01, 0.1)
+                .replica("b-1", "b", "w0", 1.0, 261.770).replica("b-2", "b", "w1", 1.0, 332.164)
+                .replica("b-3", "b", "w2", 1.0, 136.255).replica("b-4", "b", "w3", 1.0, 269.811)
+                .call("a", "b", 10)
+                .delay("w0", "w1", 0.1).delay("w0", "w4", 0.10000000000000554).delay("w1", "w3", 0.1)
+                .build();
+        Route route = HEART.plan(s, AtpmState.EMPTY).allocation().routes().get(0);
+        assertThat(route.prunedLinks()).isNotEmpty();
+        Map<String, NodeRoute> from = route.from().stream()
+                .collect(java.util.stream.Collectors.toMap(NodeRoute::fromNode, r -> r));
+        // b's share on w2 (0.136255) can only come from w0: w1's link to w2 is pruned.
+        assertThat(from.get("w0").supplyRequestsPerSecond() * from.get("w0").toNodes().get("w2"))
+                .isCloseTo(10 * 0.136255, within(1e-4));
+    }
+
+    @Test
     void slowCluster_small_isPrunedInOneBatch() {
         // Three nodes; w3 is behind 40 ms links. The 4 links to/from w3 (other than w3->w3) are 4 of 9
         // links = 44% > 30%... so use callee only on w1, w2 and callers on w1, w2, w3:
