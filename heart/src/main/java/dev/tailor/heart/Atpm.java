@@ -12,7 +12,7 @@ import java.util.TreeMap;
  * the groups, the previous estimates and the configuration.
  *
  * <p>Contract: shares of a component are non-negative and sum to 1 (up to rounding of doubles); a
- * group whose load estimate rises, all else equal, never gains share.
+ * group whose measured CPU per request rises, all else (and its history) equal, never gains share.
  */
 /*
  * Maintainer note.
@@ -30,6 +30,13 @@ import java.util.TreeMap;
  * αmin: the estimate ignores the noise. The paper names the adaptive weight and the clamp [0.2, 0.8]
  * but not the signal; Trigg–Leach is our reading. M = 0 (no error seen yet) gives α = αmin.
  *
+ * The weight is lagged: round t's update uses the α the signal chose through round t − 1, and only
+ * then does the signal take in round t's error. With the signal of the same round (as in [1]) the
+ * estimate is not monotone in the measurement: after a downward drift, a larger jump up cancels
+ * more of E, lowers α, and moves the estimate less than a smaller jump does (property tests found
+ * it), so a group that needs more CPU could gain traffic. Lagging costs one round of reaction to a
+ * sudden change, the usual trade-off of adaptive-response smoothing [2].
+ *
  * Missing data [DESIGN.md]: a known group without a measurement keeps its previous estimate; a new
  * group without one takes the mean estimate of the component's groups that have one (it is not
  * remembered, so its first real measurement starts its EWMA); when no group has an estimate, traffic
@@ -40,6 +47,8 @@ import java.util.TreeMap;
  *
  * [1] D. W. Trigg, A. G. Leach, "Exponential smoothing with an adaptive response rate",
  *     Operational Research Quarterly 18(1), 1967.
+ * [2] E. S. Gardner, "Exponential smoothing: the state of the art", Journal of Forecasting 4(1),
+ *     1985, on the instability of same-period adaptive weights.
  */
 final class Atpm {
 
@@ -78,11 +87,12 @@ final class Atpm {
             GroupEstimate before = previous.get(group.id());
             if (observed[i] != null) {
                 GroupEstimate after = before == null
-                        ? new GroupEstimate(observed[i], 0, 0, config.alphaMin(), 1)
+                        ? new GroupEstimate(observed[i], 0, 0, nextAlpha(0, 0, config), 1)
                         : update(before, observed[i], config);
                 next.put(group.id(), after);
                 load[i] = after.loadCpuSecondsPerRequest();
-                alphas[i] = before == null ? null : after.alpha();
+                alphas[i] = before == null ? null : Math.min(config.alphaMax(), Math.max(config.alphaMin(),
+                        before.alpha()));
                 basis[i] = before == null ? GroupShare.Basis.FIRST_MEASUREMENT : GroupShare.Basis.MEASURED;
             } else if (before != null) {
                 load[i] = before.loadCpuSecondsPerRequest();
@@ -148,16 +158,26 @@ final class Atpm {
         return cpu / requests;
     }
 
-    /** One Trigg–Leach adaptive EWMA step. */
+    /**
+     * One adaptive EWMA step: the update uses the weight the tracking signal chose through the
+     * previous round ({@code before.alpha()}), then the signal takes in this round's error and
+     * chooses the weight of the next update.
+     */
     static GroupEstimate update(GroupEstimate before, double observed, HeartConfig config) {
+        double alpha = Math.min(config.alphaMax(), Math.max(config.alphaMin(), before.alpha()));
+        double load = alpha * observed + (1 - alpha) * before.loadCpuSecondsPerRequest();
         double beta = config.trackingSmoothing();
         double error = observed - before.loadCpuSecondsPerRequest();
         double smoothedError = beta * error + (1 - beta) * before.smoothedError();
         double smoothedAbsolute = beta * Math.abs(error) + (1 - beta) * before.smoothedAbsoluteError();
+        return new GroupEstimate(load, smoothedError, smoothedAbsolute,
+                nextAlpha(smoothedError, smoothedAbsolute, config), before.measuredRounds() + 1);
+    }
+
+    /** |E| ÷ M clamped to [αmin, αmax]; αmin while no error has been seen (M = 0). */
+    static double nextAlpha(double smoothedError, double smoothedAbsolute, HeartConfig config) {
         double signal = smoothedAbsolute > 0 ? Math.abs(smoothedError) / smoothedAbsolute : 0;
-        double alpha = Math.min(config.alphaMax(), Math.max(config.alphaMin(), signal));
-        double load = alpha * observed + (1 - alpha) * before.loadCpuSecondsPerRequest();
-        return new GroupEstimate(load, smoothedError, smoothedAbsolute, alpha, before.measuredRounds() + 1);
+        return Math.min(config.alphaMax(), Math.max(config.alphaMin(), signal));
     }
 
     /** Cores the group can use: Σ CPU limit when every replica has one, else one per replica. */

@@ -8,7 +8,8 @@ package dev.tailor.heart;
  * @param smoothedError             smoothed forecast error E, CPU-seconds per request (signed)
  * @param smoothedAbsoluteError     smoothed absolute forecast error M, CPU-seconds per request
  *                                  (&gt;= 0)
- * @param alpha                     the EWMA weight used in the last update, in [αmin, αmax]
+ * @param alpha                     the EWMA weight the next update will use, chosen by the tracking
+ *                                  signal through this round, in [αmin, αmax]
  * @param measuredRounds            how many rounds contributed a measurement (&gt;= 1)
  */
 public record GroupEstimate(

@@ -15,7 +15,8 @@ import java.util.List;
  *                                        replicas that served requests; {@code null} = no data
  * @param loadCpuSecondsPerRequest        the load used for the share (EWMA, carried, or the mean of
  *                                        valid groups); {@code null} under equal split
- * @param alpha                           EWMA weight used this round; {@code null} when no update
+ * @param alpha                           EWMA weight used in this round's update; {@code null} when
+ *                                        there was no update (first measurement, carried, mean, equal)
  * @param capacityRequestsPerSecond       replicas (or Σ CPU limit in cores) ÷ load; {@code null}
  *                                        under equal split
  * @param share                           fraction of the component's traffic, in [0, 1]; shares of a

@@ -70,36 +70,43 @@ class AtpmTest {
     @Test
     void ewma_followsDrift_andDampsAlternatingNoise_handComputed() {
         HeartConfig config = HeartConfig.DEFAULTS;
+        // First measurement 0.010: no error seen yet, so the next update uses alpha_min = 0.2.
         GroupEstimate first = new GroupEstimate(0.010, 0, 0, 0.2, 1);
-        // Drift up: e = 0.01, E = 0.002, M = 0.002, signal 1 -> alpha clamped to 0.8, L = 0.018.
+        // Drift up to 0.020: L = 0.2 * 0.02 + 0.8 * 0.01 = 0.012; then e = 0.01, E = 0.002,
+        // M = 0.002, signal 1 -> the next update uses alpha 0.8 (clamped).
         GroupEstimate second = Atpm.update(first, 0.020, config);
+        assertThat(second.loadCpuSecondsPerRequest()).isCloseTo(0.012, within(1e-15));
         assertThat(second.alpha()).isEqualTo(0.8);
-        assertThat(second.loadCpuSecondsPerRequest()).isCloseTo(0.018, within(1e-15));
-        // Reversal: e = -0.008, E = -0.0016 + 0.0016 = 0, M = 0.0016 + 0.0016 = 0.0032,
-        // signal 0 -> alpha clamped to 0.2, L = 0.2 * 0.01 + 0.8 * 0.018 = 0.0164.
-        GroupEstimate third = Atpm.update(second, 0.010, config);
-        assertThat(third.smoothedError()).isCloseTo(0, within(1e-15));
-        assertThat(third.smoothedAbsoluteError()).isCloseTo(0.0032, within(1e-15));
-        assertThat(third.alpha()).isEqualTo(0.2);
-        assertThat(third.loadCpuSecondsPerRequest()).isCloseTo(0.0164, within(1e-15));
-        assertThat(third.measuredRounds()).isEqualTo(3);
+        // Still up, 0.020: L = 0.8 * 0.02 + 0.2 * 0.012 = 0.0184 (the trend is followed); e = 0.008,
+        // E = 0.0016 + 0.0016 = 0.0032, M = 0.0032 -> alpha stays 0.8.
+        GroupEstimate third = Atpm.update(second, 0.020, config);
+        assertThat(third.loadCpuSecondsPerRequest()).isCloseTo(0.0184, within(1e-15));
+        assertThat(third.alpha()).isEqualTo(0.8);
+        // Reversal to 0.010: L = 0.8 * 0.01 + 0.2 * 0.0184 = 0.01168; e = -0.0084,
+        // E = -0.00168 + 0.00256 = 0.00088, M = 0.00168 + 0.00256 = 0.00424, signal 0.2075.
+        GroupEstimate fourth = Atpm.update(third, 0.010, config);
+        assertThat(fourth.loadCpuSecondsPerRequest()).isCloseTo(0.01168, within(1e-15));
+        assertThat(fourth.smoothedError()).isCloseTo(0.00088, within(1e-15));
+        assertThat(fourth.smoothedAbsoluteError()).isCloseTo(0.00424, within(1e-15));
+        assertThat(fourth.alpha()).isCloseTo(0.00088 / 0.00424, within(1e-12));
+        // Back up to 0.020 (alternating noise): the damped weight now barely moves the estimate.
+        GroupEstimate fifth = Atpm.update(fourth, 0.020, config);
+        assertThat(fifth.loadCpuSecondsPerRequest()).isCloseTo(
+                fourth.alpha() * 0.020 + (1 - fourth.alpha()) * 0.01168, within(1e-15));
+        assertThat(fifth.measuredRounds()).isEqualTo(5);
     }
 
     @Test
-    void update_adaptiveAlpha_higherMeasurementAfterADownwardDriftCanGiveALowerEstimate() {
-        // Not monotone, by design of Trigg-Leach as we read it (α uses this round's error): after a
-        // downward drift (E = -M) a jump up first cancels E, so α falls as the jump grows. A larger
-        // measurement then moves the estimate less. Pinned so that a change to the smoothing is a
-        // conscious one: it is why HeartPropertiesTest checks "more CPU, no more share" with history
-        // only under a fixed α.
+    void update_higherMeasurementAfterADownwardDrift_neverGivesALowerEstimate() {
+        // With the tracking signal of the same round (Trigg-Leach as printed), a larger jump up after
+        // a downward drift cancels more of E, lowers alpha and moved the estimate LESS (0.070 gave
+        // 0.05667, 0.075 gave 0.05577): a group needing more CPU would have gained traffic. The
+        // lagged weight makes the step increasing in the measurement.
         GroupEstimate drifting = new GroupEstimate(0.05, -0.01, 0.01, 0.8, 5);
-        // x = 0.070: e = 0.02,  E = -0.004, M = 0.012, α = 1/3,    L = 0.05 + 0.02 / 3   = 0.05667
-        // x = 0.075: e = 0.025, E = -0.003, M = 0.013, α = 3/13,   L = 0.05 + 0.075 / 13 = 0.05577
         GroupEstimate smallerJump = Atpm.update(drifting, 0.070, HeartConfig.DEFAULTS);
         GroupEstimate largerJump = Atpm.update(drifting, 0.075, HeartConfig.DEFAULTS);
-        assertThat(smallerJump.loadCpuSecondsPerRequest()).isCloseTo(0.05 + 0.02 / 3, within(1e-15));
-        assertThat(largerJump.loadCpuSecondsPerRequest()).isCloseTo(0.05 + 0.075 / 13, within(1e-15));
-        assertThat(largerJump.loadCpuSecondsPerRequest()).isLessThan(smallerJump.loadCpuSecondsPerRequest());
+        assertThat(smallerJump.loadCpuSecondsPerRequest()).isCloseTo(0.8 * 0.070 + 0.2 * 0.05, within(1e-15));
+        assertThat(largerJump.loadCpuSecondsPerRequest()).isGreaterThan(smallerJump.loadCpuSecondsPerRequest());
     }
 
     @Test

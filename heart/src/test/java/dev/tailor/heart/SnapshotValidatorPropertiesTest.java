@@ -159,10 +159,10 @@ class SnapshotValidatorPropertiesTest {
                             expected, false);
                 }
                 case 11 -> new Corruption("call to a component without replicas",
-                        calls(s, l -> append(l, new Call("c0", "ghost", 1, null))),
+                        calls(s, l -> append(l, new Call("c0", "ghost", 1.0, null))),
                         "calls[" + calls + "].callee: \"ghost\" has no replicas", true);
                 case 12 -> new Corruption("entry point without its split",
-                        calls(s, l -> append(l, new Call("outside", "c0", 5, null))),
+                        calls(s, l -> append(l, new Call("outside", "c0", 5.0, null))),
                         "calls[" + calls + "].byCallerNode: missing for entry point \"outside\"", true);
                 case 13 -> new Corruption("duplicate call", calls(s, l -> append(l, s.calls().get(0))),
                         "calls[" + calls + "]: a second call", true);
@@ -171,7 +171,7 @@ class SnapshotValidatorPropertiesTest {
                     boolean unknownNode = d.chance(30);
                     boolean none = s.delays().isEmpty();
                     int i = none ? 0 : d.intIn(0, s.delays().size() - 1);
-                    LinkDelay old = none ? new LinkDelay("w0", "w1", 1) : s.delays().get(i);
+                    LinkDelay old = none ? new LinkDelay("w0", "w1", 1.0) : s.delays().get(i);
                     LinkDelay broken = new LinkDelay(unknownNode ? "nowhere" : old.from(), old.to(),
                             unknownNode ? old.millis() : bad);
                     yield new Corruption(unknownNode ? "delay from an unknown node" : "delay " + bad,
