@@ -237,14 +237,7 @@ class HeartPropertiesTest {
         qt().withExamples(EXAMPLES)
                 .forAll(RandomClusters.snapshots(), integers().between(0, 99), doubles().between(1.0001, 10))
                 .checkAssert((snapshot, pick, factor) -> {
-                    List<Integer> measured = new ArrayList<>();
-                    for (int i = 0; i < snapshot.replicas().size(); i++) {
-                        Replica r = snapshot.replicas().get(i);
-                        if (r.isReady() && r.cpuCores() != null && r.cpuCores() > 0 && r.requestsPerSecond() != null
-                                && r.requestsPerSecond() > 0) {
-                            measured.add(i);
-                        }
-                    }
+                    List<Integer> measured = measuredReplicas(snapshot);
                     if (measured.isEmpty()) {
                         return; // nothing to raise: no replica's CPU enters a load
                     }
@@ -270,14 +263,7 @@ class HeartPropertiesTest {
                     Heart fixed = HEART;
                     AtpmState history = fixed.plan(scaledCpu(snapshot, drift),
                             fixed.plan(snapshot, AtpmState.EMPTY).state()).state();
-                    List<Integer> measured = new ArrayList<>();
-                    for (int i = 0; i < snapshot.replicas().size(); i++) {
-                        Replica r = snapshot.replicas().get(i);
-                        if (r.isReady() && r.cpuCores() != null && r.cpuCores() > 0 && r.requestsPerSecond() != null
-                                && r.requestsPerSecond() > 0) {
-                            measured.add(i);
-                        }
-                    }
+                    List<Integer> measured = measuredReplicas(snapshot);
                     if (measured.isEmpty()) {
                         return;
                     }
@@ -334,5 +320,18 @@ class HeartPropertiesTest {
                     r.cpuCores() == null ? null : r.cpuCores() * factor, r.cpuLimitCores(), r.requestsPerSecond()));
         }
         return new Snapshot(snapshot.windowSeconds(), snapshot.nodes(), replicas, snapshot.calls(), snapshot.delays());
+    }
+
+    /** Indices of the ready replicas whose CPU enters a load (both metrics present and positive). */
+    private static List<Integer> measuredReplicas(Snapshot snapshot) {
+        List<Integer> measured = new ArrayList<>();
+        for (int i = 0; i < snapshot.replicas().size(); i++) {
+            Replica r = snapshot.replicas().get(i);
+            if (r.isReady() && r.cpuCores() != null && r.cpuCores() > 0 && r.requestsPerSecond() != null
+                    && r.requestsPerSecond() > 0) {
+                measured.add(i);
+            }
+        }
+        return measured;
     }
 }
