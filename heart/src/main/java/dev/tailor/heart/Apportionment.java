@@ -35,20 +35,25 @@ public final class Apportionment {
         if (total < 0) {
             throw new IllegalArgumentException("total : " + total + " (expected: >= 0)");
         }
-        double sum = 0;
+        double max = 0;
         int positive = 0;
         for (int i = 0; i < weights.length; i++) {
             double w = weights[i];
             if (!Double.isFinite(w) || w < 0) {
                 throw new IllegalArgumentException("weights[" + i + "] : " + w + " (expected: a finite number >= 0)");
             }
-            sum += w;
+            max = Math.max(max, w);
             if (w > 0) {
                 positive++;
             }
         }
-        if (!(sum > 0)) {
+        if (!(max > 0)) {
             throw new IllegalArgumentException("weights : all zero (expected: a positive sum)");
+        }
+        // Scale by the largest weight first: the sum of finite weights can overflow to Infinity.
+        double sum = 0;
+        for (double w : weights) {
+            sum += w / max;
         }
         int[] units = new int[weights.length];
         int reserved = 0;
@@ -64,21 +69,24 @@ public final class Apportionment {
         double[] remainder = new double[weights.length];
         int given = 0;
         for (int i = 0; i < weights.length; i++) {
-            double quota = weights[i] / sum * rest;
+            double quota = weights[i] / max / sum * rest;
             int floor = (int) Math.floor(quota);
             units[i] += floor;
             given += floor;
             remainder[i] = weights[i] > 0 ? quota - floor : -1;
         }
-        for (int left = rest - given; left > 0; left--) {
-            int best = -1;
-            for (int i = 0; i < weights.length; i++) {
-                if (remainder[i] >= 0 && (best < 0 || remainder[i] > remainder[best])) {
-                    best = i;
-                }
+        int left = rest - given;
+        if (left > 0) {
+            // The largest remainders get one more unit each; ties go to the lower index.
+            Integer[] order = new Integer[weights.length];
+            for (int i = 0; i < order.length; i++) {
+                order[i] = i;
             }
-            units[best]++;
-            remainder[best] = -1;
+            java.util.Arrays.sort(order, (a, b) -> remainder[a] != remainder[b]
+                    ? Double.compare(remainder[b], remainder[a]) : Integer.compare(a, b));
+            for (int k = 0; k < left; k++) {
+                units[order[k]]++;
+            }
         }
         return units;
     }

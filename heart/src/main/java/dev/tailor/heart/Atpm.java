@@ -20,7 +20,8 @@ import java.util.TreeMap;
  * Load. A group's measurement this round is x = Σ cpuCores ÷ Σ requestsPerSecond over its ready
  * replicas that served requests and have both metrics (CPU-seconds per request). Replicas without
  * requests are excluded: their idle CPU says nothing about the cost of a request [HEART §ATPM].
- * x = 0 (no CPU recorded while requests were served) is treated as no data, never as free capacity.
+ * x = 0 (no CPU recorded while requests were served), or below 1 ns of CPU per request, is treated
+ * as no data, never as free capacity.
  *
  * Trend. The estimate L is an EWMA, L ← α·x + (1 − α)·L, whose weight α adapts every round with the
  * Trigg–Leach tracking signal [1]: with forecast error e = x − L,
@@ -51,6 +52,13 @@ import java.util.TreeMap;
  *     1985, on the instability of same-period adaptive weights.
  */
 final class Atpm {
+
+    /**
+     * Loads below this, CPU-seconds per request (1 ns of CPU per request), are not measurements but
+     * rounding or unit mistakes; they count as no data, like a load of 0 (our bound). It keeps every
+     * capacity finite: at most {@link SnapshotValidator#MAX_CORES} ÷ this.
+     */
+    static final double MIN_LOAD_CPU_SECONDS_PER_REQUEST = 1e-9;
 
     private Atpm() {
     }
@@ -155,7 +163,8 @@ final class Atpm {
         if (requests <= 0 || cpu <= 0) {
             return null;
         }
-        return cpu / requests;
+        double load = cpu / requests;
+        return load >= MIN_LOAD_CPU_SECONDS_PER_REQUEST ? load : null;
     }
 
     /**

@@ -26,7 +26,8 @@ final class Cluster {
     private final Map<String, Set<String>> presentGroupIds = new HashMap<>();
     private final List<String> notes = new ArrayList<>();
 
-    Cluster(Snapshot snapshot, HeartConfig.Grouping grouping) {
+    Cluster(Snapshot snapshot, HeartConfig config) {
+        HeartConfig.Grouping grouping = config.grouping();
         nodes = List.copyOf(snapshot.nodes());
         for (int i = 0; i < nodes.size(); i++) {
             nodeIndex.put(nodes.get(i).name(), i);
@@ -34,7 +35,7 @@ final class Cluster {
         int n = nodes.size();
         delayMillis = new double[n][n];
         delayAssumed = new boolean[n][n];
-        fillDelays(snapshot.delays());
+        fillDelays(snapshot.delays(), config.unmeasuredLinkPenaltyMillis());
 
         Map<String, Map<String, List<Replica>>> byComponent = new TreeMap<>();
         for (Replica replica : snapshot.replicas()) {
@@ -56,18 +57,29 @@ final class Cluster {
         });
     }
 
-    private void fillDelays(List<LinkDelay> measured) {
+    /**
+     * Fills the pairs without a measurement: the reverse direction if measured; a node to itself,
+     * the smallest measured same-node delay (0 if none); any other pair, the largest measured delay
+     * plus {@code penaltyMillis}, so it is used only when nothing measured is feasible.
+     */
+    private void fillDelays(List<LinkDelay> measured, double penaltyMillis) {
         int n = nodes.size();
         double[][] d = delayMillis;
         boolean[][] known = new boolean[n][n];
         double max = 0;
+        double minSameNode = Double.POSITIVE_INFINITY;
         for (LinkDelay link : measured) {
             int from = nodeIndex.get(link.from());
             int to = nodeIndex.get(link.to());
             d[from][to] = link.millis();
             known[from][to] = true;
             max = Math.max(max, link.millis());
+            if (from == to) {
+                minSameNode = Math.min(minSameNode, link.millis());
+            }
         }
+        double sameNode = Double.isInfinite(minSameNode) ? 0 : minSameNode;
+        double unmeasured = max + penaltyMillis;
         int reverse = 0;
         int self = 0;
         int pessimistic = 0;
@@ -81,10 +93,10 @@ final class Cluster {
                     d[i][j] = d[j][i];
                     reverse++;
                 } else if (i == j) {
-                    d[i][j] = 0;
+                    d[i][j] = sameNode;
                     self++;
                 } else {
-                    d[i][j] = max;
+                    d[i][j] = unmeasured;
                     pessimistic++;
                 }
             }
@@ -93,11 +105,15 @@ final class Cluster {
             notes.add(reverse + " node pair(s) without a measured delay took the delay of the reverse direction");
         }
         if (self > 0) {
-            notes.add(self + " node(s) without a measured same-node delay were taken as 0 ms");
+            notes.add(self + " node(s) without a measured same-node delay were taken at " + Link.format(sameNode)
+                    + " ms" + (Double.isInfinite(minSameNode) ? "" : ", the smallest measured same-node delay"));
         }
         if (pessimistic > 0) {
-            notes.add(pessimistic + " node pair(s) without any measured delay were taken at the largest measured delay, "
-                    + Link.format(max) + " ms, so they are used only when nothing faster is feasible");
+            notes.add(pessimistic + " node pair(s) without any measured delay were taken at " + Link.format(unmeasured)
+                    + " ms (" + (measured.isEmpty() ? "no delay was measured at all"
+                            : "the largest measured delay, " + Link.format(max) + " ms,")
+                    + " plus the " + Link.format(penaltyMillis) + " ms penalty for unmeasured links), so they are"
+                    + " used only when nothing measured is feasible");
         }
     }
 

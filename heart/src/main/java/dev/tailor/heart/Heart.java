@@ -54,7 +54,7 @@ public final class Heart {
         if (!stateProblems.isEmpty()) {
             throw new IllegalArgumentException("invalid ATPM state: " + String.join("; ", stateProblems));
         }
-        Cluster cluster = new Cluster(snapshot, config.grouping());
+        Cluster cluster = new Cluster(snapshot, config);
 
         // Stage 1: ATPM, one component per task.
         Map<String, Atpm.Result> atpm = stream(List.copyOf(cluster.components()))

@@ -4,8 +4,9 @@ package dev.tailor.heart;
  * Measured one-way delay of the link from one node to another; same-node links included.
  *
  * <p>A pair without a measurement is filled in by the planner: the reverse direction if measured,
- * else 0 ms for a node to itself, else the largest measured delay (pessimistic, so an unmeasured
- * link is used only when nothing better is feasible); each fill-in is reported by {@code --explain}.
+ * else the smallest measured same-node delay (or 0) for a node to itself, else the largest measured
+ * delay plus a penalty ({@link HeartConfig#unmeasuredLinkPenaltyMillis()}, 1 ms), so an unmeasured
+ * link is used only when nothing measured is feasible; each fill-in is reported in the plan's notes.
  *
  * @param from   caller-side node name
  * @param to     callee-side node name

@@ -187,6 +187,12 @@ final class Ntam {
                 "2-means on %d link delays: fast cluster %d link(s), %s..%s ms; slow cluster %d link(s), %s..%s ms",
                 links, split, Link.format(sorted[0]), Link.format(sorted[split - 1]), slow,
                 Link.format(sorted[split]), Link.format(sorted[links - 1])));
+        double gap = mean(sorted, split, links) - mean(sorted, 0, split);
+        if (gap < config.slowClusterMinGapMillis()) {
+            explain.add("the slow cluster is only " + Link.format(gap) + " ms slower on average (< "
+                    + Link.format(config.slowClusterMinGapMillis()) + " ms, --slow-cluster-min-gap-millis): nothing pruned");
+            return List.of();
+        }
 
         int total = network.totalUnits();
         double fraction = (double) slow / links;
@@ -297,6 +303,14 @@ final class Ntam {
             pruned.add(described[order[k]]);
         }
         return pruned;
+    }
+
+    private static double mean(double[] values, int from, int to) {
+        double s = 0;
+        for (int i = from; i < to; i++) {
+            s += values[i];
+        }
+        return s / (to - from);
     }
 
     private static double sum(double[] values) {

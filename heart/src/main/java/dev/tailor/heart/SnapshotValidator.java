@@ -20,6 +20,18 @@ import java.util.TreeSet;
  */
 public final class SnapshotValidator {
 
+    /**
+     * Largest plausible CPU figure in cores (a node, a replica's use or limit). Larger values are
+     * unit mistakes (millicores as cores) and would only overflow the arithmetic; our bound.
+     */
+    public static final double MAX_CORES = 1e6;
+    /** Largest plausible request rate, requests per second; our bound. */
+    public static final double MAX_REQUESTS_PER_SECOND = 1e9;
+    /** Largest plausible one-way link delay, milliseconds (one hour); our bound. */
+    public static final double MAX_DELAY_MILLIS = 3.6e6;
+    /** Longest plausible measurement window, seconds (one day); our bound. */
+    public static final double MAX_WINDOW_SECONDS = 86_400;
+
     private SnapshotValidator() {
     }
 
@@ -41,8 +53,8 @@ public final class SnapshotValidator {
         Double window = snapshot.windowSeconds();
         if (window == null) {
             problems.add("windowSeconds: missing (expected: the measurement window in seconds, > 0)");
-        } else if (!Double.isFinite(window) || window <= 0) {
-            problems.add("windowSeconds: " + window + " (expected: a finite number of seconds > 0)");
+        } else if (!(window > 0 && window <= MAX_WINDOW_SECONDS)) {
+            problems.add("windowSeconds: " + window + " (expected: seconds in (0, " + (long) MAX_WINDOW_SECONDS + "])");
         }
 
         Set<String> nodeNames = new HashSet<>();
@@ -61,8 +73,8 @@ public final class SnapshotValidator {
             } else if (!nodeNames.add(node.name())) {
                 problems.add(at + ".name: " + quote(node.name()) + " is a duplicate (expected: unique node names)");
             }
-            if (node.cpuCores() != null && !(Double.isFinite(node.cpuCores()) && node.cpuCores() > 0)) {
-                problems.add(at + ".cpuCores: " + node.cpuCores() + " (expected: a finite number of cores > 0, or absent)");
+            if (node.cpuCores() != null && !(node.cpuCores() > 0 && node.cpuCores() <= MAX_CORES)) {
+                problems.add(at + ".cpuCores: " + node.cpuCores() + " (expected: cores in (0, 1e6], or absent)");
             }
         }
 
@@ -96,9 +108,10 @@ public final class SnapshotValidator {
                 problems.add(at + ".node: " + quote(replica.node()) + " is not a node of this snapshot (expected one of "
                         + sorted(nodeNames) + ")");
             }
-            checkMetric(problems, at + ".cpuCores", replica.cpuCores(), false);
-            checkMetric(problems, at + ".cpuLimitCores", replica.cpuLimitCores(), true);
-            checkMetric(problems, at + ".requestsPerSecond", replica.requestsPerSecond(), false);
+            checkMetric(problems, at + ".cpuCores", replica.cpuCores(), false, MAX_CORES, "cores");
+            checkMetric(problems, at + ".cpuLimitCores", replica.cpuLimitCores(), true, MAX_CORES, "cores");
+            checkMetric(problems, at + ".requestsPerSecond", replica.requestsPerSecond(), false,
+                    MAX_REQUESTS_PER_SECOND, "requests per second");
         }
         componentHasReady.forEach((component, ready) -> {
             if (!ready) {
@@ -131,9 +144,9 @@ public final class SnapshotValidator {
             }
             if (call.requestsPerSecond() == null) {
                 problems.add(at + ".requestsPerSecond: missing (expected: the edge's calls per second, >= 0)");
-            } else if (!Double.isFinite(call.requestsPerSecond()) || call.requestsPerSecond() < 0) {
+            } else if (!(call.requestsPerSecond() >= 0 && call.requestsPerSecond() <= MAX_REQUESTS_PER_SECOND)) {
                 problems.add(at + ".requestsPerSecond: " + call.requestsPerSecond()
-                        + " (expected: a finite number of requests per second >= 0)");
+                        + " (expected: requests per second in [0, 1e9])");
             }
             boolean entryPoint = !blank(call.caller()) && !podsByComponent.containsKey(call.caller());
             Map<String, Double> byNode = call.byCallerNode();
@@ -153,8 +166,8 @@ public final class SnapshotValidator {
                             + sorted(nodeNames) + ")");
                 }
                 Double v = e.getValue();
-                if (v == null || !Double.isFinite(v) || v < 0) {
-                    problems.add(key + ": " + v + " (expected: a finite number of requests per second >= 0)");
+                if (v == null || !(v >= 0 && v <= MAX_REQUESTS_PER_SECOND)) {
+                    problems.add(key + ": " + v + " (expected: requests per second in [0, 1e9])");
                 } else {
                     total += v;
                 }
@@ -182,8 +195,8 @@ public final class SnapshotValidator {
             }
             if (delay.millis() == null) {
                 problems.add(at + ".millis: missing (expected: the one-way delay in ms, >= 0)");
-            } else if (!Double.isFinite(delay.millis()) || delay.millis() < 0) {
-                problems.add(at + ".millis: " + delay.millis() + " (expected: a finite one-way delay in ms >= 0)");
+            } else if (!(delay.millis() >= 0 && delay.millis() <= MAX_DELAY_MILLIS)) {
+                problems.add(at + ".millis: " + delay.millis() + " (expected: a one-way delay in ms in [0, 3.6e6])");
             }
             if (!links.add(delay.from() + "\u0000" + delay.to())) {
                 problems.add(at + ": a second delay for " + quote(delay.from()) + " -> " + quote(delay.to())
@@ -193,14 +206,16 @@ public final class SnapshotValidator {
         return problems;
     }
 
-    private static void checkMetric(List<String> problems, String field, Double value, boolean strictlyPositive) {
+    private static void checkMetric(List<String> problems, String field, Double value, boolean strictlyPositive,
+            double max, String unit) {
         if (value == null) {
             return;
         }
-        boolean ok = Double.isFinite(value) && (strictlyPositive ? value > 0 : value >= 0);
+        boolean ok = (strictlyPositive ? value > 0 : value >= 0) && value <= max;
         if (!ok) {
-            problems.add(field + ": " + value + " (expected: a finite number " + (strictlyPositive ? "> 0" : ">= 0")
-                    + ", or absent for no data)");
+            problems.add(field + ": " + value + " (expected: " + unit + " in " + (strictlyPositive ? "(0, " : "[0, ")
+                    + String.format(java.util.Locale.ROOT, "%.0e", max).replace("e+0", "e").replace("e+", "e")
+                    + "], or absent for no data)");
         }
     }
 
@@ -209,7 +224,7 @@ public final class SnapshotValidator {
     }
 
     private static String quote(String s) {
-        return s == null ? "null" : "\"" + s + "\"";
+        return s == null ? "missing" : "\"" + s + "\"";
     }
 
     private static String sorted(Set<String> names) {

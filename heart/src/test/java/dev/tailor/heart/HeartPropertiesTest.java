@@ -175,7 +175,7 @@ class HeartPropertiesTest {
         Heart unfiltered = new Heart(CONFIG.withSlowLinkFilter(false));
         qt().withExamples(EXAMPLES).forAll(RandomClusters.snapshots()).checkAssert(snapshot -> {
             Plan plan = unfiltered.plan(snapshot, AtpmState.EMPTY);
-            Cluster cluster = new Cluster(snapshot, CONFIG.grouping());
+            Cluster cluster = new Cluster(snapshot, CONFIG);
             for (Route route : plan.allocation().routes()) {
                 double rate = route.requestsPerSecond();
                 if (rate == 0 || route.from().isEmpty()) {
