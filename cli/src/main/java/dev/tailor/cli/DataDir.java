@@ -20,7 +20,7 @@ final class DataDir {
     static Path require(String relative, String option) {
         List<Path> tried = new ArrayList<>();
         for (Path root : candidates()) {
-            Path path = root.resolve(relative).normalize();
+            Path path = root.resolve(relative).toAbsolutePath().normalize();
             if (Files.exists(path)) {
                 return path;
             }
@@ -39,17 +39,18 @@ final class DataDir {
         try {
             // <repo>/cli/target/tailor.jar -> <repo>/../shared/data
             Path jar = Path.of(DataDir.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-            Path repo = jar.getParent() == null ? null : jar.getParent().getParent();
+            Path repo = jar.getParent() == null || jar.getParent().getParent() == null ? null
+                    : jar.getParent().getParent().getParent();
             if (repo != null && repo.getParent() != null) {
                 roots.add(repo.getParent().resolve("shared").resolve("data"));
-                if (repo.getParent().getParent() != null) {
-                    roots.add(repo.getParent().getParent().resolve("shared").resolve("data"));
-                }
             }
         } catch (URISyntaxException | RuntimeException e) {
             // no code source: fall through to the working directory
         }
-        roots.add(Path.of("..", "shared", "data").toAbsolutePath());
+        Path here = Path.of("..", "shared", "data").toAbsolutePath().normalize();
+        if (!roots.contains(here)) {
+            roots.add(here);
+        }
         return roots;
     }
 }

@@ -7,9 +7,12 @@ import picocli.CommandLine.Command;
 @Command(
         name = "heart",
         mixinStandardHelpOptions = true,
+        versionProvider = Tailor.Version.class,
+        usageHelpWidth = 110,
         description = {
-            "HEART: every round, the share of each caller node's calls that goes to each replica group of",
-            "each callee, so that slow nodes are not overloaded and slow links are avoided.",
+            "HEART: every round, the share of each caller node's calls that goes to each replica group of each"
+                    + " callee, so that slow nodes are not overloaded and slow links are avoided.",
+            "",
         },
         subcommands = {PlanCommand.class, SnapshotCommand.class, CommandLine.HelpCommand.class})
 final class HeartCommand implements Runnable {

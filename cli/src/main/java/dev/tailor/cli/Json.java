@@ -2,52 +2,92 @@ package dev.tailor.cli;
 
 import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.core.io.JsonEOFException;
 import com.fasterxml.jackson.core.json.JsonReadFeature;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.MapperFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.cfg.CoercionAction;
+import com.fasterxml.jackson.databind.cfg.CoercionInputShape;
+import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
+import com.fasterxml.jackson.databind.exc.ValueInstantiationException;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.type.LogicalType;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
- * JSON in and out for the CLI: one mapper configured once, and errors that name the file, the field
- * path and the position instead of a Jackson stack trace.
+ * JSON in and out for the CLI: one strict mapper, errors that name the file, the field path, the
+ * position and what was expected instead of a Jackson stack trace, and atomic writes.
  */
 final class Json {
 
     /**
-     * Reads strictly: unknown fields are errors (a typo must not silently become "no data"), and
-     * NaN / Infinity literals parse so the validator can name them.
+     * Reads strictly: unknown fields, duplicate keys, and scalars of the wrong type ("30" for a
+     * number, 1 for a boolean, 2.5 for a count) are errors, because a typo must not silently become
+     * data. NaN and Infinity literals parse, so the validator can name them.
      */
-    static final ObjectMapper MAPPER = JsonMapper.builder()
-            .enable(JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS)
-            .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-            .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
-            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
-            .enable(SerializationFeature.INDENT_OUTPUT)
-            .disable(SerializationFeature.FAIL_ON_EMPTY_BEANS)
-            .build();
+    static final ObjectMapper MAPPER = strict();
+
+    private static ObjectMapper strict() {
+        JsonMapper mapper = JsonMapper.builder()
+                .enable(JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS)
+                .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+                .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+                .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
+                .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+                .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT)
+                .disable(MapperFeature.ALLOW_COERCION_OF_SCALARS)
+                .enable(SerializationFeature.INDENT_OUTPUT)
+                .disable(SerializationFeature.FAIL_ON_EMPTY_BEANS)
+                .build();
+        for (LogicalType type : List.of(LogicalType.Float, LogicalType.Integer, LogicalType.Boolean,
+                LogicalType.Textual)) {
+            mapper.coercionConfigFor(type)
+                    .setCoercion(CoercionInputShape.String, type == LogicalType.Textual
+                            ? CoercionAction.TryConvert : CoercionAction.Fail)
+                    .setCoercion(CoercionInputShape.Integer, type == LogicalType.Float || type == LogicalType.Integer
+                            ? CoercionAction.TryConvert : CoercionAction.Fail)
+                    .setCoercion(CoercionInputShape.Float, type == LogicalType.Float
+                            ? CoercionAction.TryConvert : CoercionAction.Fail)
+                    .setCoercion(CoercionInputShape.Boolean, type == LogicalType.Boolean
+                            ? CoercionAction.TryConvert : CoercionAction.Fail);
+        }
+        return mapper;
+    }
 
     private Json() {
     }
 
     /** Reads {@code file} as a {@code type}; a missing or malformed file is a {@link CliException}. */
     static <T> T read(Path file, Class<T> type, String what) {
+        if (Files.isDirectory(file)) {
+            throw new CliException(what + " " + file + ": is a directory (expected: a JSON file)");
+        }
         try (InputStream in = Files.newInputStream(file)) {
             return read(in, type, what + " " + file);
         } catch (NoSuchFileException e) {
             throw new CliException(what + " " + file + ": no such file");
         } catch (IOException e) {
-            throw new CliException(what + " " + file + ": cannot read (" + e.getMessage() + ")", e);
+            throw new CliException(what + " " + file + ": cannot read (" + reason(e) + ")", e);
         }
     }
 
@@ -56,32 +96,44 @@ final class Json {
         try {
             T value = MAPPER.readValue(in, type);
             if (value == null) {
-                throw new CliException(source + ": empty (expected: a JSON object)");
+                throw new CliException(source + ": null (expected: a JSON object)");
             }
             return value;
         } catch (JacksonException e) {
+            if (e instanceof MismatchedInputException && e.getOriginalMessage() != null
+                    && e.getOriginalMessage().startsWith("No content to map")) {
+                throw new CliException(source + ": empty (expected: a JSON object)", e);
+            }
             throw new CliException(source + ": " + describe(e), e);
         } catch (IOException e) {
-            throw new CliException(source + ": cannot read (" + e.getMessage() + ")", e);
+            throw new CliException(source + ": cannot read (" + reason(e) + ")", e);
         }
     }
 
-    /** A one-line description of a Jackson error: field path, position, and what went wrong. */
+    /** A one-line description of a Jackson error: field path, what went wrong, expected, position. */
     static String describe(JacksonException e) {
         StringBuilder out = new StringBuilder();
-        if (e instanceof JsonMappingException mapping && !mapping.getPath().isEmpty()) {
-            String path = mapping.getPath().stream()
-                    .map(ref -> ref.getFieldName() != null ? "." + ref.getFieldName() : "[" + ref.getIndex() + "]")
-                    .collect(Collectors.joining());
-            out.append(path.startsWith(".") ? path.substring(1) : path).append(": ");
+        String path = path(e);
+        if (!path.isEmpty()) {
+            out.append(path).append(": ");
         }
         if (e instanceof UnrecognizedPropertyException unknown) {
             out.append("unknown field \"").append(unknown.getPropertyName()).append("\" (expected one of ")
-                    .append(unknown.getKnownPropertyIds()).append(')');
+                    .append(sorted(unknown.getKnownPropertyIds())).append(')');
+        } else if (e instanceof ValueInstantiationException) {
+            out.append("cannot be read (expected: a JSON object with the documented fields)");
+        } else if (e instanceof MismatchedInputException mismatch && mismatch.getTargetType() != null) {
+            String message = firstLine(e.getOriginalMessage());
+            if (message.contains("Cannot map `null`") || message.contains("null into type")) {
+                out.append("missing (expected: ").append(expected(mismatch.getTargetType())).append(')');
+            } else {
+                out.append("wrong type (expected: ").append(expected(mismatch.getTargetType())).append(')');
+            }
+        } else if (e instanceof JsonEOFException || e.getCause() instanceof JsonEOFException
+                || String.valueOf(e.getOriginalMessage()).startsWith("Unexpected end-of-input")) {
+            out.append("the file ends too early (expected: the rest of the JSON document)");
         } else {
-            String message = e.getOriginalMessage();
-            int cut = message.indexOf('\n');
-            out.append(cut >= 0 ? message.substring(0, cut) : message);
+            out.append(firstLine(e.getOriginalMessage()));
         }
         JsonLocation location = e.getLocation();
         if (location != null && location.getLineNr() > 0) {
@@ -90,27 +142,109 @@ final class Json {
         return out.toString();
     }
 
-    /** Writes {@code value} to {@code file} atomically: a reader never sees half a file. */
+    private static String path(JacksonException e) {
+        if (!(e instanceof JsonMappingException mapping) || mapping.getPath().isEmpty()) {
+            return "";
+        }
+        String path = mapping.getPath().stream()
+                .map(ref -> ref.getFieldName() != null ? "." + ref.getFieldName() : "[" + ref.getIndex() + "]")
+                .collect(Collectors.joining());
+        return path.startsWith(".") ? path.substring(1) : path;
+    }
+
+    private static String expected(Class<?> type) {
+        if (type == Double.class || type == double.class || type == Float.class || type == float.class) {
+            return "a number";
+        }
+        if (type == Long.class || type == long.class || type == Integer.class || type == int.class) {
+            return "a whole number";
+        }
+        if (type == Boolean.class || type == boolean.class) {
+            return "true or false";
+        }
+        if (type == String.class) {
+            return "a string";
+        }
+        if (Collection.class.isAssignableFrom(type) || type.isArray()) {
+            return "a JSON array";
+        }
+        if (Map.class.isAssignableFrom(type)) {
+            return "a JSON object of names to values";
+        }
+        return "a JSON object";
+    }
+
+    private static String firstLine(String message) {
+        if (message == null) {
+            return "malformed JSON";
+        }
+        String line = message.lines().findFirst().orElse(message);
+        int source = line.indexOf(" (start marker at [Source");
+        return source >= 0 ? line.substring(0, source) : line;
+    }
+
+    private static String sorted(Collection<Object> names) {
+        return names.stream().map(String::valueOf).sorted().toList().toString();
+    }
+
+    /** The operating system's reason for a file error, in words. */
+    static String reason(IOException e) {
+        if (e instanceof AccessDeniedException) {
+            return "permission denied";
+        }
+        if (e instanceof NoSuchFileException) {
+            return "no such file or directory";
+        }
+        if (e instanceof FileSystemException fs && fs.getReason() != null) {
+            return fs.getReason();
+        }
+        return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+    }
+
+    /**
+     * Writes {@code value} to {@code file} atomically: a reader never sees half a file, and on
+     * failure the old file is untouched. The folder must exist. A replaced file keeps its
+     * permissions; a new one is readable by all and writable by its owner (0644).
+     *
+     * @throws CliException with exit code 2 naming the file and the system's reason
+     */
     static void writeAtomically(Path file, Object value) {
-        Path dir = file.toAbsolutePath().getParent();
+        Path target = file.toAbsolutePath();
+        Path dir = target.getParent();
+        if (dir == null || !Files.isDirectory(dir)) {
+            throw new CliException("cannot write " + file + ": folder " + dir + " does not exist");
+        }
+        if (Files.isDirectory(target)) {
+            throw new CliException("cannot write " + file + ": is a directory");
+        }
+        Path tmp = null;
         try {
-            Files.createDirectories(dir);
-            Path tmp = Files.createTempFile(dir, "." + file.getFileName(), ".tmp");
+            tmp = Files.createTempFile(dir, "." + target.getFileName(), ".tmp");
+            MAPPER.writeValue(tmp.toFile(), value);
+            Set<PosixFilePermission> permissions = Files.exists(target)
+                    ? Files.getPosixFilePermissions(target) : PosixFilePermissions.fromString("rw-r--r--");
+            Files.setPosixFilePermissions(tmp, permissions);
             try {
-                MAPPER.writeValue(tmp.toFile(), value);
-                try {
-                    Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-                } catch (AtomicMoveNotSupportedException e) {
-                    Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
-                }
-            } finally {
-                Files.deleteIfExists(tmp);
+                Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            } catch (AtomicMoveNotSupportedException e) {
+                Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING);
             }
+        } catch (UnsupportedOperationException e) {
+            throw new CliException("cannot write " + file + ": file permissions not supported here", e);
         } catch (IOException e) {
-            throw new CliException("cannot write " + file + " (" + e.getMessage() + ")", 1, e);
+            throw new CliException("cannot write " + file + ": " + reason(e), e);
+        } finally {
+            if (tmp != null) {
+                try {
+                    Files.deleteIfExists(tmp);
+                } catch (IOException ignored) {
+                    // best effort: the temporary file is hidden and named after the target
+                }
+            }
         }
     }
 
+    /** {@code value} as indented JSON. */
     static String write(Object value) {
         try {
             return MAPPER.writeValueAsString(value);

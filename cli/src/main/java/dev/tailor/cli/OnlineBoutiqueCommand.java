@@ -21,19 +21,22 @@ import picocli.CommandLine.Option;
 @Command(
         name = "onlineboutique",
         mixinStandardHelpOptions = true,
+        versionProvider = Tailor.Version.class,
+        usageHelpWidth = 110,
         sortOptions = false,
         description = {
-            "Builds a snapshot from the public OnlineBoutique dataset: per-pod CPU and request rates of one",
-            "minute, the call mix of a Jaeger trace, and measured AWS EC2 ping times for the links, spread",
-            "over heterogeneous nodes as you ask. Every assumption is printed on stderr.",
+            "Builds a snapshot from the public OnlineBoutique dataset: per-pod CPU and request rates of one minute,"
+                    + " the call mix of a Jaeger trace, and measured AWS EC2 ping times for the links, spread over"
+                    + " heterogeneous nodes as you ask. Every assumption is printed on stderr (docs/onlineboutique.md).",
+            "",
         },
         footer = {
             "",
             "Examples:",
-            "  tailor heart snapshot onlineboutique --out ob.json && tailor heart plan --snapshot ob.json --explain",
-            "  tailor heart snapshot onlineboutique --replicas 3 --nodes 5 --regions EU,EU,EU,US,US --out ob-geo.json",
+            "  tailor heart snapshot onlineboutique --out ob.json",
+            "  tailor heart snapshot onlineboutique --nodes 5 --regions EU,EU,EU,US,US --out geo.json",
             "",
-            "Data: ../shared/data next to the checkout, or TAILOR_DATA_DIR, or --dataset and --latency.",
+            "Data: TAILOR_DATA_DIR, or ../shared/data next to the checkout, or --dataset and --latency.",
         })
 final class OnlineBoutiqueCommand implements Callable<Integer> {
 
@@ -61,7 +64,7 @@ final class OnlineBoutiqueCommand implements Callable<Integer> {
     int replicas;
 
     @Option(names = "--nodes", paramLabel = "N", defaultValue = "5",
-            description = "Nodes, named w1..wN (default: ${DEFAULT-VALUE}).")
+            description = "Nodes, named w1..wN; at most 18 per AWS region of --regions (default: ${DEFAULT-VALUE}).")
     int nodes;
 
     @Option(names = "--node-speeds", paramLabel = "S", split = ",", defaultValue = "1.0,0.9,0.7,0.5,0.4",

@@ -1,20 +1,17 @@
 package dev.tailor.cli;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
-import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import dev.tailor.heart.AtpmState;
 import dev.tailor.heart.Heart;
 import dev.tailor.heart.HeartConfig;
 import dev.tailor.heart.InvalidSnapshotException;
 import dev.tailor.heart.Plan;
 import dev.tailor.heart.Snapshot;
-import java.io.IOException;
 import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -22,25 +19,30 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code tailor heart plan}: one HEART round on a snapshot file. With {@code --state} consecutive
- * runs behave as consecutive rounds. Nothing is written when the input is bad.
+ * runs behave as consecutive rounds. Nothing is written and nothing printed when the input is bad;
+ * the state is saved before the plan is printed, so a plan that was applied was also remembered.
  */
 @Command(
         name = "plan",
         mixinStandardHelpOptions = true,
+        versionProvider = Tailor.Version.class,
         sortOptions = false,
+        usageHelpWidth = 110,
         description = {
-            "Plans one HEART round: ATPM shares per component, NTAM routes per call edge.",
-            "Without --snapshot, plans the bundled example of the paper's setting (five heterogeneous",
-            "workers, two of them behind slow links).",
+            "Plans one HEART round: ATPM shares per component, NTAM routes per call edge. Without --snapshot it"
+                    + " plans the bundled example of the paper's setting (five heterogeneous workers, two of them"
+                    + " behind slow links).",
         },
         footer = {
             "",
             "Examples:",
             "  tailor heart plan --explain",
-            "  tailor heart plan --snapshot cluster.json --state heart-state.json --format istio | kubectl apply -f -",
-            "  tailor heart snapshot onlineboutique --out ob.json && tailor heart plan --snapshot ob.json",
+            "  tailor heart plan --snapshot cluster.json --state state.json --format istio | kubectl apply -f -",
+            "  tailor heart snapshot onlineboutique --out ob.json",
+            "  tailor heart plan --snapshot ob.json --format json",
             "",
-            "Snapshot format: docs/snapshot-format.md. Exit codes: 0 done, 1 failed, 2 bad input.",
+            "Snapshot format: docs/snapshot-format.md. Algorithm: docs/heart.md.",
+            "Exit codes: 0 done, 1 failed, 2 bad input (nothing written).",
         })
 final class PlanCommand implements Callable<Integer> {
 
@@ -63,7 +65,7 @@ final class PlanCommand implements Callable<Integer> {
     }
 
     @Option(names = "--state", paramLabel = "FILE",
-            description = "ATPM state: read if it exists (else this is round 1), written after a successful plan.")
+            description = "ATPM state: read if it exists (else this is round 1), replaced after a successful plan.")
     Path state;
 
     @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "table",
@@ -71,22 +73,22 @@ final class PlanCommand implements Callable<Integer> {
     Format format;
 
     @Option(names = "--explain", description = "Say why: loads, EWMA weights, the 2-means split, each pruned link and"
-            + " max-flow check.")
+            + " max-flow check (as comments in istio output).")
     boolean explain;
 
     @Option(names = "--namespace", paramLabel = "NS", defaultValue = "default",
-            description = "Istio output: namespace of the rules and the callee hosts (default: ${DEFAULT-VALUE}).")
+            description = "istio: namespace of the rules and of the callee hosts (default: ${DEFAULT-VALUE}).")
     String namespace;
 
     @Option(names = "--selector-label", paramLabel = "KEY", defaultValue = "app",
-            description = "Istio output: pod label whose value is the caller's name (default: ${DEFAULT-VALUE}).")
+            description = "istio: pod label whose value is the caller's name (default: ${DEFAULT-VALUE}).")
     String selectorLabel;
 
     @Option(names = "--cluster-domain", paramLabel = "DOMAIN", defaultValue = "cluster.local",
-            description = "Istio output: cluster DNS domain of the callee hosts (default: ${DEFAULT-VALUE}).")
+            description = "istio: cluster DNS domain of the callee hosts (default: ${DEFAULT-VALUE}).")
     String clusterDomain;
 
-    @CommandLine.ArgGroup(exclusive = false, heading = "%nPlanner settings (DESIGN.md defaults):%n")
+    @CommandLine.ArgGroup(exclusive = false, heading = "%nPlanner settings (defaults of docs/heart.md):%n")
     Tuning tuning = new Tuning();
 
     static final class Tuning {
@@ -95,7 +97,8 @@ final class PlanCommand implements Callable<Integer> {
         double alphaMin;
 
         @Option(names = "--alpha-max", paramLabel = "A", defaultValue = "0.8",
-                description = "Upper clamp of the adaptive EWMA weight; 1 and 1 turn the trend off (default: ${DEFAULT-VALUE}).")
+                description = "Upper clamp of the adaptive EWMA weight (default: ${DEFAULT-VALUE}). "
+                        + "--alpha-min 1 --alpha-max 1 turns the trend off: only the latest measurement counts.")
         double alphaMax;
 
         @Option(names = "--tracking-smoothing", paramLabel = "B", defaultValue = "0.2",
@@ -107,12 +110,30 @@ final class PlanCommand implements Callable<Integer> {
         boolean slowLinkFilter;
 
         @Option(names = "--batch-removal-max-fraction", paramLabel = "F", defaultValue = "0.3",
-                description = "Remove the slow cluster at once when it is at most this fraction of the links (default: ${DEFAULT-VALUE}).")
+                description = "Remove the slow cluster at once when it is at most this fraction of the links"
+                        + " (default: ${DEFAULT-VALUE}).")
         double batchRemovalMaxFraction;
+
+        @Option(names = "--slow-cluster-min-gap-millis", paramLabel = "MS", defaultValue = "0",
+                description = "Prune only when the slow cluster is on average at least this much slower"
+                        + " (default: ${DEFAULT-VALUE}, as in the paper).")
+        double slowClusterMinGapMillis;
+
+        @Option(names = "--unmeasured-link-penalty-millis", paramLabel = "MS", defaultValue = "1",
+                description = "An unmeasured node pair counts as the largest measured delay plus this"
+                        + " (default: ${DEFAULT-VALUE}).")
+        double unmeasuredLinkPenaltyMillis;
 
         @Option(names = "--flow-units", paramLabel = "N", defaultValue = "1000000",
                 description = "Integer units each edge's rate is quantised into (default: ${DEFAULT-VALUE}).")
         int flowUnits;
+
+        /** HeartConfig's field names, as the options users typed. */
+        private static final Map<String, String> OPTION_OF = Map.of(
+                "alphaMin", "--alpha-min", "alphaMax", "--alpha-max", "trackingSmoothing", "--tracking-smoothing",
+                "batchRemovalMaxFraction", "--batch-removal-max-fraction",
+                "slowClusterMinGapMillis", "--slow-cluster-min-gap-millis",
+                "unmeasuredLinkPenaltyMillis", "--unmeasured-link-penalty-millis", "flowUnits", "--flow-units");
 
         HeartConfig config() {
             try {
@@ -121,18 +142,28 @@ final class PlanCommand implements Callable<Integer> {
                         .withTrackingSmoothing(trackingSmoothing)
                         .withSlowLinkFilter(slowLinkFilter)
                         .withBatchRemovalMaxFraction(batchRemovalMaxFraction)
+                        .withSlowClusterMinGapMillis(slowClusterMinGapMillis)
+                        .withUnmeasuredLinkPenaltyMillis(unmeasuredLinkPenaltyMillis)
                         .withFlowUnits(flowUnits);
             } catch (IllegalArgumentException e) {
-                throw new CliException("planner setting " + e.getMessage());
+                String message = e.getMessage();
+                for (Map.Entry<String, String> name : OPTION_OF.entrySet()) {
+                    if (message.startsWith(name.getKey() + " ")) {
+                        message = name.getValue() + message.substring(name.getKey().length()).replace(" : ", ": ");
+                        break;
+                    }
+                }
+                throw new CliException(message.replace("alphaMax, ", "--alpha-max, "));
             }
         }
     }
 
     @Override
     public Integer call() {
-        PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         HeartConfig config = tuning.config();
+        IstioRules.Options istio = format == Format.istio
+                ? IstioRules.Options.checked(namespace, selectorLabel, clusterDomain) : null;
 
         String source;
         Snapshot snapshot;
@@ -149,14 +180,16 @@ final class PlanCommand implements Callable<Integer> {
         }
 
         AtpmState previous = AtpmState.EMPTY;
+        boolean firstRound = false;
         if (state != null && Files.exists(state)) {
             previous = Json.read(state, AtpmState.class, "state");
             List<String> problems = previous.problems();
             if (!problems.isEmpty()) {
-                throw new CliException("state " + state + ": " + String.join("; ", problems));
+                throw new CliException("state " + state + " is invalid, nothing was written:\n  "
+                        + String.join("\n  ", problems));
             }
         } else if (state != null) {
-            err.println("tailor: state " + state + " does not exist yet: this is round 1");
+            firstRound = true;
         }
 
         Plan plan;
@@ -167,36 +200,25 @@ final class PlanCommand implements Callable<Integer> {
                     + String.join("\n  ", e.problems()));
         }
 
+        // Render fully before writing anything: a rendering error must not leave a saved state
+        // behind, and a failed state write must not leave a printed (and maybe applied) plan.
+        StringWriter rendered = new StringWriter();
+        PrintWriter buffer = new PrintWriter(rendered);
         switch (format) {
-            case table -> PlanTable.print(plan, source, explain, out);
-            case json -> out.println(Json.write(PlanJson.of(plan, source, explain)));
-            case istio -> printIstio(plan, snapshot, out);
+            case table -> PlanTable.print(plan, source, explain, buffer);
+            case json -> buffer.println(Json.write(PlanJson.of(plan, source, explain)));
+            case istio -> IstioRules.print(plan, snapshot, istio, explain, buffer);
         }
-        out.flush();
+        buffer.flush();
         if (state != null) {
             Json.writeAtomically(state, plan.state());
+            if (firstRound) {
+                err.println("tailor: state " + state + " did not exist: this was round 1, state saved");
+            }
         }
+        PrintWriter out = spec.commandLine().getOut();
+        out.print(rendered);
+        out.flush();
         return 0;
-    }
-
-    private void printIstio(Plan plan, Snapshot snapshot, PrintWriter out) {
-        List<ObjectNode> rules = IstioRules.of(plan.allocation().routes(), snapshot,
-                new IstioRules.Options(namespace, selectorLabel, clusterDomain));
-        YAMLMapper yaml = new YAMLMapper(new YAMLFactory()
-                .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
-                .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES)
-                .enable(YAMLGenerator.Feature.INDENT_ARRAYS_WITH_INDICATOR));
-        out.println("# Generated by tailor heart plan (round " + plan.state().rounds() + "). One DestinationRule per"
-                + " (caller, callee).");
-        for (int i = 0; i < rules.size(); i++) {
-            if (i > 0) {
-                out.println("---");
-            }
-            try {
-                out.print(yaml.writeValueAsString(rules.get(i)));
-            } catch (IOException e) {
-                throw new IllegalStateException("cannot write YAML", e);
-            }
-        }
     }
 }

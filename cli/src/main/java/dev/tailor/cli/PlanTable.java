@@ -25,9 +25,9 @@ final class PlanTable {
                 replicas += g.pods().size();
             }
         }
-        out.printf(Locale.ROOT, "HEART plan, round %d: %d components, %d ready replicas, %d call edges  (%s)%n%n",
-                plan.state().rounds(), plan.allocation().shares().size(), replicas, plan.allocation().routes().size(),
-                source);
+        out.printf(Locale.ROOT, "HEART plan, round %d: %s, %s, %s  (%s)%n%n", plan.state().rounds(),
+                count(plan.allocation().shares().size(), "component"), count(replicas, "ready replica"),
+                count(plan.allocation().routes().size(), "call edge"), source);
 
         out.println("Shares (ATPM): each group's share of its component's traffic");
         List<String[]> rows = new ArrayList<>();
@@ -94,6 +94,10 @@ final class PlanTable {
             out.println("(--explain adds loads, EWMA weights and the slow-link filter's steps; --format json|istio for machines)");
         }
         out.flush();
+    }
+
+    private static String count(int n, String noun) {
+        return n + " " + noun + (n == 1 ? "" : "s");
     }
 
     private static void printTable(List<String[]> rows, PrintWriter out) {

@@ -7,6 +7,8 @@ import picocli.CommandLine.Command;
 @Command(
         name = "snapshot",
         mixinStandardHelpOptions = true,
+        versionProvider = Tailor.Version.class,
+        usageHelpWidth = 110,
         description = "Builds a HEART snapshot from a public dataset.",
         subcommands = {OnlineBoutiqueCommand.class, CommandLine.HelpCommand.class})
 final class SnapshotCommand implements Runnable {

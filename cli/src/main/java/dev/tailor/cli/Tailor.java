@@ -12,10 +12,12 @@ import picocli.CommandLine.Command;
         name = "tailor",
         mixinStandardHelpOptions = true,
         versionProvider = Tailor.Version.class,
+        usageHelpWidth = 110,
         description = {
             "Cuts tail latency where replicated services and shared block storage lose it.",
             "",
             "  heart   where requests go: per-node traffic shares and link assignment (HEART, IEEE CLOUD 2025)",
+            "",
         },
         subcommands = {HeartCommand.class, CommandLine.HelpCommand.class},
         footer = {"", "Exit codes: 0 done, 1 failed while running, 2 bad input or usage.",
@@ -34,6 +36,14 @@ public final class Tailor implements Runnable {
         CommandLine cli = new CommandLine(new Tailor());
         cli.setOut(out);
         cli.setErr(err);
+        // A mistyped option: say what is wrong and where help is, not the whole usage text.
+        cli.setParameterExceptionHandler((e, args2) -> {
+            CommandLine commandLine = e.getCommandLine();
+            commandLine.getErr().println("tailor: " + e.getMessage());
+            CommandLine.UnmatchedArgumentException.printSuggestions(e, commandLine.getErr());
+            commandLine.getErr().println("Try '" + commandLine.getCommandSpec().qualifiedName() + " --help'.");
+            return CliException.BAD_INPUT;
+        });
         cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
             if (e instanceof CliException user) {
                 commandLine.getErr().println("tailor: " + user.getMessage());

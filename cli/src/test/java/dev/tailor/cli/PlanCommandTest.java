@@ -198,7 +198,7 @@ class PlanCommandTest {
     void plan_inconsistentSettings_exitWith2_namingTheSetting() {
         Result r = tailor("heart", "plan", "--alpha-min", "0.9", "--alpha-max", "0.5");
         assertThat(r.exitCode()).isEqualTo(2);
-        assertThat(r.err()).contains("alphaMin", "0.9");
+        assertThat(r.err()).contains("--alpha-min: 0.9", "--alpha-max");
     }
 
     @Test
@@ -227,5 +227,100 @@ class PlanCommandTest {
             }
         }
         return docs;
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', textBlock = """
+            number as string   | "windowSeconds": 30 | "windowSeconds": "30" | windowSeconds: wrong type (expected: a number)
+            boolean as number  | "ready": true, "cpuCores": 0.5 | "ready": 1, "cpuCores": 0.5 | replicas[0].ready: wrong type (expected: true or false)
+            string as number   | "pod": "a-1" | "pod": 7 | replicas[0].pod: wrong type (expected: a string)
+            duplicate key      | {"windowSeconds": 30, | {"windowSeconds": 30, "windowSeconds": 60, | Duplicate field 'windowSeconds'
+            object for array   | "nodes": [{"name": "w1", "locality": "r1/z1/w1"}, {"name": "w2", "locality": "r1/z1/w2"}] | "nodes": {"name": "w1"} | nodes: wrong type (expected: a JSON array)
+            """)
+    void plan_wrongJsonTypes_areErrors_notSilentlyCoerced(String name, String find, String replace, String expected)
+            throws IOException {
+        String broken = VALID.replace(find, replace);
+        assertThat(broken).as("the corruption applies").isNotEqualTo(VALID);
+        Result r = tailor("heart", "plan", "--snapshot", write("bad.json", broken).toString());
+        assertThat(r.exitCode()).isEqualTo(2);
+        assertThat(r.err()).contains(expected).doesNotContain("java.", "Cannot deserialize", "REDACTED");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', textBlock = """
+            empty file  | ''   | empty (expected: a JSON object)
+            null        | null | null (expected: a JSON object)
+            array       | []   | wrong type (expected: a JSON object)
+            number      | 42   | (expected: a JSON object
+            truncated   | '{"nodes": [' | the file ends too early
+            """)
+    void plan_notASnapshotAtAll_exitsWith2_inPlainWords(String name, String content, String expected) throws IOException {
+        Result r = tailor("heart", "plan", "--snapshot", write("odd.json", content == null ? "" : content).toString());
+        assertThat(r.exitCode()).isEqualTo(2);
+        assertThat(r.err()).contains(expected).doesNotContain("java.", "REDACTED", "DeserializationFeature");
+    }
+
+    @Test
+    void plan_stateCannotBeWritten_printsNoPlan_andExitsWith2WithTheReason() throws IOException {
+        // In "plan --format istio | kubectl apply -f -" a plan that is applied must also be remembered.
+        Result r = tailor("heart", "plan", "--snapshot", write("s.json", VALID).toString(), "--state",
+                dir.resolve("missing-folder").resolve("state.json").toString());
+        assertThat(r.exitCode()).isEqualTo(2);
+        assertThat(r.out()).isEmpty();
+        assertThat(r.err()).contains("missing-folder", "does not exist");
+        assertThat(dir.resolve("missing-folder")).doesNotExist();
+    }
+
+    @Test
+    void plan_stateFile_isReplacedWithItsPermissionsKept() throws IOException {
+        Path state = dir.resolve("state.json");
+        assertThat(tailor("heart", "plan", "--snapshot", write("s.json", VALID).toString(), "--state",
+                state.toString()).exitCode()).isZero();
+        assertThat(java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(state)))
+                .isEqualTo("rw-r--r--");
+        Files.setPosixFilePermissions(state, java.nio.file.attribute.PosixFilePermissions.fromString("rw-rw----"));
+        assertThat(tailor("heart", "plan", "--snapshot", dir.resolve("s.json").toString(), "--state",
+                state.toString()).exitCode()).isZero();
+        assertThat(java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(state)))
+                .isEqualTo("rw-rw----");
+    }
+
+    @Test
+    void plan_istio_componentThatIsNotADnsLabel_isRefusedBeforeApply() throws IOException {
+        Path snapshot = write("s.json", VALID.replace("\"component\": \"b\"", "\"component\": \"B b\"")
+                .replace("\"callee\": \"b\"", "\"callee\": \"B b\""));
+        Result r = tailor("heart", "plan", "--snapshot", snapshot.toString(), "--format", "istio");
+        assertThat(r.exitCode()).isEqualTo(2);
+        assertThat(r.err()).contains("\"B b\" cannot be a Kubernetes service name");
+        assertThat(r.out()).isEmpty();
+    }
+
+    @Test
+    void plan_istio_emptyNamespace_isRefused() {
+        Result r = tailor("heart", "plan", "--format", "istio", "--namespace", "");
+        assertThat(r.exitCode()).isEqualTo(2);
+        assertThat(r.err()).contains("--namespace: \"\"");
+    }
+
+    @Test
+    void plan_istioWithExplain_putsTheReasoningInYamlComments() throws IOException {
+        Result r = tailor("heart", "plan", "--format", "istio", "--explain");
+        assertThat(r.exitCode()).isZero();
+        assertThat(r.out()).contains("#   2-means on", "# ingress -> a");
+        assertThat(readYamlDocuments(r.out())).hasSize(2);
+    }
+
+    @Test
+    void plan_mistypedOption_saysWhatIsWrongInOneLine_notTheWholeUsage() {
+        Result r = tailor("heart", "plan", "--format", "yaml");
+        assertThat(r.exitCode()).isEqualTo(2);
+        assertThat(r.err()).contains("--format", "yaml", "Try 'tailor heart plan --help'");
+        assertThat(r.err().lines().count()).isLessThan(5);
+    }
+
+    @Test
+    void version_onEverySubcommand_printsTheVersion() {
+        assertThat(tailor("heart", "plan", "--version").out()).startsWith("tailor ");
+        assertThat(tailor("heart", "--version").out()).startsWith("tailor ");
     }
 }

@@ -19,17 +19,22 @@ public record GroupEstimate(
         double alpha,
         long measuredRounds) {
 
+    /** Largest plausible magnitude of a load or an error, CPU-seconds per request; our bound. */
+    private static final double MAX = 1e6;
+
     /** Problems of a value read from outside (a state file), each naming field and value. */
     java.util.List<String> problems(String at) {
         java.util.List<String> problems = new java.util.ArrayList<>();
-        if (!(Double.isFinite(loadCpuSecondsPerRequest) && loadCpuSecondsPerRequest > 0)) {
-            problems.add(at + ".loadCpuSecondsPerRequest: " + loadCpuSecondsPerRequest + " (expected: a finite number > 0)");
+        if (!(loadCpuSecondsPerRequest >= Atpm.MIN_LOAD_CPU_SECONDS_PER_REQUEST && loadCpuSecondsPerRequest <= MAX)) {
+            problems.add(at + ".loadCpuSecondsPerRequest: " + loadCpuSecondsPerRequest
+                    + " (expected: CPU-seconds per request in [1e-9, 1e6])");
         }
-        if (!Double.isFinite(smoothedError)) {
-            problems.add(at + ".smoothedError: " + smoothedError + " (expected: a finite number)");
+        if (!(Math.abs(smoothedError) <= MAX)) {
+            problems.add(at + ".smoothedError: " + smoothedError + " (expected: CPU-seconds per request in [-1e6, 1e6])");
         }
-        if (!(Double.isFinite(smoothedAbsoluteError) && smoothedAbsoluteError >= 0)) {
-            problems.add(at + ".smoothedAbsoluteError: " + smoothedAbsoluteError + " (expected: a finite number >= 0)");
+        if (!(smoothedAbsoluteError >= 0 && smoothedAbsoluteError <= MAX)) {
+            problems.add(at + ".smoothedAbsoluteError: " + smoothedAbsoluteError
+                    + " (expected: CPU-seconds per request in [0, 1e6])");
         }
         if (!(Double.isFinite(alpha) && alpha > 0 && alpha <= 1)) {
             problems.add(at + ".alpha: " + alpha + " (expected: a number in (0, 1])");

@@ -76,10 +76,25 @@ public final class Heart {
         });
         List<String> notes = new ArrayList<>(cluster.notes());
         for (Call call : snapshot.calls()) {
-            if (cluster.hasReplicas(call.caller()) && call.byCallerNode() != null && !call.byCallerNode().isEmpty()) {
+            Map<String, Double> byNode = call.byCallerNode();
+            if (byNode == null || byNode.isEmpty()) {
+                continue;
+            }
+            if (cluster.hasReplicas(call.caller())) {
                 notes.add("call " + call.caller() + " -> " + call.callee() + ": byCallerNode ignored, the caller has"
                         + " replicas, so its supply per node is its own ATPM share this round");
+            } else {
+                double measured = byNode.values().stream().mapToDouble(Double::doubleValue).sum();
+                if (Math.abs(measured - call.rate()) > 0.01 * Math.max(measured, call.rate())) {
+                    notes.add(String.format(java.util.Locale.ROOT, "call %s -> %s: byCallerNode sums to %.4g req/s,"
+                            + " not the edge's %.4g: only its proportions are used", call.caller(), call.callee(),
+                            measured, call.rate()));
+                }
             }
+        }
+        if (!before.groups().isEmpty() && cluster.components().stream().noneMatch(c -> !before.of(c).isEmpty())) {
+            notes.add("the ATPM state (round " + before.rounds() + ") has no estimate for any component of this"
+                    + " snapshot: every group starts over (a state file from another cluster?)");
         }
         return new Plan(new Allocation(shares, routes, notes), new AtpmState(before.rounds() + 1, nextGroups));
     }
