@@ -1,55 +1,39 @@
 package dev.tailor.heart;
 
+import com.google.ortools.graph.MaxFlow;
+import com.google.ortools.graph.MinCostFlow;
+import com.google.ortools.graph.MinCostFlowBase;
 import java.util.Arrays;
-import java.util.Map;
-import org.jgrapht.Graph;
-import org.jgrapht.alg.flow.PushRelabelMFImpl;
-import org.jgrapht.alg.flow.mincost.CapacityScalingMinimumCostFlow;
-import org.jgrapht.alg.flow.mincost.MinimumCostFlowProblem;
-import org.jgrapht.alg.interfaces.MaximumFlowAlgorithm;
-import org.jgrapht.alg.interfaces.MinimumCostFlowAlgorithm;
-import org.jgrapht.graph.DefaultWeightedEdge;
-import org.jgrapht.graph.DirectedWeightedPseudograph;
 
 /**
  * A directed network on vertices {@code 0..n-1} with integer supplies (positive = supply, negative
- * = demand) and arcs with integer bounds and a whole-number cost, solved with JGraphT: min-cost flow
- * by capacity scaling, max-flow by push-relabel. Parallel arcs and negative costs are allowed; this
- * is what the DIMACS {@code .min} instances in the tests exercise.
+ * = demand) and arcs with integer bounds and an integer cost, solved with Google OR-tools: min-cost
+ * flow by cost scaling ({@code SimpleMinCostFlow}), max-flow by push-relabel
+ * ({@code SimpleMaxFlow}). Parallel arcs, self-loops and negative costs are allowed; the DIMACS
+ * {@code .min} instances in the tests exercise them.
  *
- * <p>Not thread-safe. Arcs are never removed; build a new network instead.
+ * <p>Not thread-safe. Arcs are never removed; queries take an {@code active} mask instead.
  */
 /*
- * Maintainer note. JGraphT's min-cost flow takes integer supplies and capacities (Function<V,
- * Integer>), double costs; its max-flow takes double capacities as edge weights. We keep our arcs in
- * flat arrays and build the JGraphT graph once per query with our own edge objects that carry the
- * arc index, so mapping flows back costs no hash lookups. JGraphT's CapacityScalingMinimumCostFlow
- * rejects unbalanced supplies with IllegalArgumentException; we check balance ourselves first so
- * the message names the sums. Careful: both algorithms read the graph's edge weights, the min-cost
- * flow as costs (it ignores MinimumCostFlowProblem's cost function in 1.5.3), the max-flow as
- * capacities, so each query builds its graph with the weights it needs.
+ * Maintainer note. Arcs live in flat arrays here and are handed to OR-tools per query; its Java API
+ * adds one arc per JNI call (about 50 ns), well below the solve. Lower bounds, which OR-tools does
+ * not take, are removed the textbook way: flow' = flow − lower, the tail supplies `lower` less and
+ * the head `lower` more, capacity becomes upper − lower, and Σ lower × cost is added back to the cost.
  *
- * Whole-number costs only. JGraphT's capacity scaling (1.5.3; its master branch too) compares
- * reduced costs, cost + potential(head) − potential(tail), against 0, and potentials are sums of
- * costs. With fractional costs rounding leaves about ±1e-17 where exact arithmetic gives 0
- * (0.1 + 0.2 − 0.3 != 0), and the algorithm then (a) "saturates" an arc of capacity CAP_INF whose
- * reduced cost looks negative, booking 1e9 phantom units that the flow map reports, or (b) does the
- * same to its own artificial arcs and declares a feasible problem infeasible. Delays of 0.1, 0.2,
- * 0.3 or 2.3 ms did both on ordinary NTAM edges (found by HeartPropertiesTest). With whole-number
- * costs every potential is an exact integer (far below 2^53), so no rounding can occur; addArc
- * rejects any other cost, and TransportNetwork passes delays in whole microseconds. |cost| must also
- * stay below JGraphT's COST_INF (1e9), the cost of its artificial arcs.
+ * Why not JGraphT, which we used first: its CapacityScalingMinimumCostFlow (1.5.3) compares reduced
+ * costs built from floating-point sums against 0, so fractional delays (0.1 + 0.2 − 0.3 != 0) made it
+ * book 10^9 phantom units on uncapacitated arcs or declare feasible problems infeasible (our
+ * property tests found both), it reads costs from edge weights and ignores the problem's cost
+ * function (jgrapht#1139), and its hash-map graphs made one HEART round on 10,000 replicas take
+ * about 10 s. OR-tools solves integer problems exactly, in arrays.
  */
 final class FlowNetwork {
 
-    /**
-     * JGraphT's "infinite" capacity. With fractional costs it is where phantom flow lands (see the
-     * note above); NTAM's links use the total supply instead, which never binds either.
-     */
-    static final int UNBOUNDED = CapacityScalingMinimumCostFlow.CAP_INF;
+    /** Capacity that never binds, for callers that want "no capacity". */
+    static final int UNBOUNDED = Integer.MAX_VALUE;
 
-    /** Costs must stay below this in magnitude: JGraphT's cost of "no way through". */
-    static final double MAX_COST = CapacityScalingMinimumCostFlow.COST_INF;
+    /** Largest |cost| per unit: keeps Σ flow × cost far from overflowing OR-tools' int64. */
+    static final double MAX_COST = 1e12;
 
     private final int vertices;
     private final int[] supply;
@@ -58,7 +42,7 @@ final class FlowNetwork {
     private int[] to = new int[16];
     private int[] lower = new int[16];
     private int[] upper = new int[16];
-    private double[] cost = new double[16];
+    private long[] cost = new long[16];
 
     FlowNetwork(int vertices) {
         if (vertices < 1) {
@@ -82,7 +66,12 @@ final class FlowNetwork {
         supply[vertex] = units;
     }
 
-    /** Adds an arc with flow bounds [lower, upper] and a cost per unit; returns its index. */
+    /**
+     * Adds an arc with flow bounds [lower, upper] and a cost per unit; returns its index.
+     *
+     * @throws IllegalArgumentException naming a bound or a cost that is not a whole number below
+     *                                  {@link #MAX_COST} in magnitude
+     */
     int addArc(int tail, int head, int lowerUnits, int upperUnits, double costPerUnit) {
         checkVertex("tail", tail);
         checkVertex("head", head);
@@ -91,8 +80,7 @@ final class FlowNetwork {
                     + "] (expected: 0 <= lower <= upper)");
         }
         if (costPerUnit != Math.rint(costPerUnit) || Math.abs(costPerUnit) >= MAX_COST) {
-            throw new IllegalArgumentException("cost : " + costPerUnit + " (expected: a whole number, |cost| < "
-                    + MAX_COST + "; JGraphT's min-cost flow mis-solves fractional costs)");
+            throw new IllegalArgumentException("cost : " + costPerUnit + " (expected: a whole number, |cost| < 1e12)");
         }
         if (arcs == from.length) {
             int n = arcs * 2;
@@ -106,18 +94,8 @@ final class FlowNetwork {
         to[arcs] = head;
         lower[arcs] = lowerUnits;
         upper[arcs] = upperUnits;
-        cost[arcs] = costPerUnit;
+        cost[arcs] = (long) costPerUnit;
         return arcs++;
-    }
-
-    /** An arc of the JGraphT graph that knows its index here. */
-    private static final class Arc extends DefaultWeightedEdge {
-        private static final long serialVersionUID = 1L;
-        final int index;
-
-        Arc(int index) {
-            this.index = index;
-        }
     }
 
     /** Result of a min-cost flow: the flow on each arc (by index) and Σ flow × cost. */
@@ -139,25 +117,41 @@ final class FlowNetwork {
         if (balance != 0) {
             throw new IllegalArgumentException("supplies : sum " + balance + " (expected: 0, supplies equal demands)");
         }
-        Graph<Integer, DefaultWeightedEdge> graph = graph(active, cost);
-        MinimumCostFlowProblem<Integer, DefaultWeightedEdge> problem =
-                new MinimumCostFlowProblem.MinimumCostFlowProblemImpl<>(
-                        graph,
-                        v -> supply[v],
-                        e -> upper[((Arc) e).index],
-                        e -> lower[((Arc) e).index],
-                        e -> cost[((Arc) e).index]);
-        MinimumCostFlowAlgorithm.MinimumCostFlow<DefaultWeightedEdge> result;
+        OrTools.ensureLoaded();
+        com.google.ortools.graph.MinCostFlow solver = new com.google.ortools.graph.MinCostFlow(vertices, arcs);
         try {
-            result = new CapacityScalingMinimumCostFlow<Integer, DefaultWeightedEdge>().getMinimumCostFlow(problem);
-        } catch (IllegalArgumentException e) {
-            throw new IllegalStateException("min-cost flow: no flow meets all demand (" + e.getMessage() + ")", e);
+            long[] adjusted = new long[vertices];
+            for (int v = 0; v < vertices; v++) {
+                adjusted[v] = supply[v];
+            }
+            long fixedCost = 0;
+            int[] ids = new int[arcs];
+            for (int a = 0; a < arcs; a++) {
+                if (active != null && !active[a]) {
+                    ids[a] = -1;
+                    continue;
+                }
+                adjusted[from[a]] -= lower[a];
+                adjusted[to[a]] += lower[a];
+                fixedCost += (long) lower[a] * cost[a];
+                ids[a] = solver.addArcWithCapacityAndUnitCost(from[a], to[a], (long) upper[a] - lower[a], cost[a]);
+            }
+            for (int v = 0; v < vertices; v++) {
+                solver.setNodeSupply(v, adjusted[v]);
+            }
+            MinCostFlowBase.Status status = solver.solve();
+            if (status != MinCostFlowBase.Status.OPTIMAL) {
+                throw new IllegalStateException("min-cost flow: " + status.name().toLowerCase(java.util.Locale.ROOT)
+                        + (status == MinCostFlowBase.Status.INFEASIBLE ? ", no flow meets all demand" : ""));
+            }
+            double[] flow = new double[arcs];
+            for (int a = 0; a < arcs; a++) {
+                flow[a] = ids[a] < 0 ? 0 : solver.getFlow(ids[a]) + lower[a];
+            }
+            return new MinCostFlow(flow, (double) solver.getOptimalCost() + fixedCost);
+        } finally {
+            solver.delete();
         }
-        double[] flow = new double[arcs];
-        for (Map.Entry<DefaultWeightedEdge, Double> e : result.getFlowMap().entrySet()) {
-            flow[((Arc) e.getKey()).index] = e.getValue();
-        }
-        return new MinCostFlow(flow, result.getCost());
     }
 
     /**
@@ -171,34 +165,40 @@ final class FlowNetwork {
     double maxFlow(int source, int sink, boolean[] active, double[] flowOut) {
         checkVertex("source", source);
         checkVertex("sink", sink);
-        double[] capacity = new double[arcs];
-        for (int a = 0; a < arcs; a++) {
-            capacity[a] = upper[a];
+        OrTools.ensureLoaded();
+        if (arcs == 0 || (active != null && !contains(active))) {
+            Arrays.fill(flowOut, 0, arcs, 0);
+            return 0;
         }
-        Graph<Integer, DefaultWeightedEdge> graph = graph(active, capacity);
-        MaximumFlowAlgorithm.MaximumFlow<DefaultWeightedEdge> result =
-                new PushRelabelMFImpl<>(graph).getMaximumFlow(source, sink);
-        Arrays.fill(flowOut, 0, arcs, 0);
-        for (Map.Entry<DefaultWeightedEdge, Double> e : result.getFlowMap().entrySet()) {
-            flowOut[((Arc) e.getKey()).index] = e.getValue();
+        MaxFlow solver = new MaxFlow();
+        try {
+            int[] ids = new int[arcs];
+            for (int a = 0; a < arcs; a++) {
+                ids[a] = active == null || active[a] ? solver.addArcWithCapacity(from[a], to[a], upper[a]) : -1;
+            }
+            MaxFlow.Status status = solver.solve(source, sink);
+            if (status != MaxFlow.Status.OPTIMAL) {
+                throw new IllegalStateException("max-flow: " + status);
+            }
+            Arrays.fill(flowOut, 0, arcs, 0);
+            for (int a = 0; a < arcs; a++) {
+                if (ids[a] >= 0) {
+                    flowOut[a] = solver.getFlow(ids[a]);
+                }
+            }
+            return solver.getOptimalFlow();
+        } finally {
+            solver.delete();
         }
-        return result.getValue();
     }
 
-    /** The JGraphT graph of the active arcs, with {@code weights} (per arc) as edge weights. */
-    private Graph<Integer, DefaultWeightedEdge> graph(boolean[] active, double[] weights) {
-        Graph<Integer, DefaultWeightedEdge> graph = new DirectedWeightedPseudograph<>(null, null);
-        for (int v = 0; v < vertices; v++) {
-            graph.addVertex(v);
-        }
-        for (int a = 0; a < arcs; a++) {
-            if (active == null || active[a]) {
-                Arc arc = new Arc(a);
-                graph.addEdge(from[a], to[a], arc);
-                graph.setEdgeWeight(arc, weights[a]);
+    private static boolean contains(boolean[] active) {
+        for (boolean on : active) {
+            if (on) {
+                return true;
             }
         }
-        return graph;
+        return false;
     }
 
     private void checkVertex(String name, int v) {

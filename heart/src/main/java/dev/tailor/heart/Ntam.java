@@ -121,16 +121,18 @@ final class Ntam {
                         cluster.delayAssumed(fromNode, group.nodeIndex()));
             }
         }
-        TransportNetwork network = new TransportNetwork(supply, demand, linkSource, linkSink, cost);
-        List<Link> pruned = config.slowLinkFilter()
-                ? filterSlowLinks(network, cost, described, config, explain)
-                : List.of();
-        if (!config.slowLinkFilter()) {
-            explain.add("slow-link filter off: min-cost flow over all " + links + " links");
-        }
-
+        List<Link> pruned;
         double[] flow = new double[links];
-        double totalCost = network.minCostFlow(flow);
+        double totalCost;
+        try (TransportNetwork network = new TransportNetwork(supply, demand, linkSource, linkSink, cost)) {
+            pruned = config.slowLinkFilter()
+                    ? filterSlowLinks(network, cost, described, config, explain)
+                    : List.of();
+            if (!config.slowLinkFilter()) {
+                explain.add("slow-link filter off: min-cost flow over all " + links + " links");
+            }
+            totalCost = network.minCostFlow(flow);
+        }
         double meanDelay = totalCost / units;
 
         List<NodeRoute> from = new ArrayList<>(s);
@@ -166,15 +168,19 @@ final class Ntam {
     static List<Link> filterSlowLinks(
             TransportNetwork network, double[] cost, Link[] described, HeartConfig config, List<String> explain) {
         int links = network.links();
-        Integer[] order = new Integer[links];
+        // Ascending delay, at the solver's resolution of 1 µs; ties in link order, so results never
+        // depend on hashing. A primitive sort of (µs << 32 | link): boxing 10,000 links per edge cost
+        // more than the max-flow runs.
+        long[] keys = new long[links];
         for (int l = 0; l < links; l++) {
-            order[l] = l;
+            keys[l] = (long) TransportNetwork.micros(cost[l]) << 32 | l;
         }
-        // Ascending delay; ties in link order, so results never depend on hashing.
-        Arrays.sort(order, Comparator.<Integer>comparingDouble(l -> cost[l]).thenComparingInt(l -> l));
+        Arrays.sort(keys);
+        int[] order = new int[links];
         double[] sorted = new double[links];
         for (int k = 0; k < links; k++) {
-            sorted[k] = cost[order[k]];
+            order[k] = (int) keys[k];
+            sorted[k] = (keys[k] >>> 32) / 1000.0;
         }
         int split = TwoMeans.split(sorted);
         if (split < 0) {
@@ -203,11 +209,13 @@ final class Ntam {
                 "slow cluster is %s of the links (> %s): removing one at a time from the slowest,"
                         + " each removal checked by max-flow", percent(fraction),
                 percent(config.batchRemovalMaxFraction())));
-        double[] flow = new double[links];
-        long carried = network.maxFlow(flow);
+        long carried = network.maxFlow(null);
         if (carried != total) {
             throw new IllegalStateException("the full link set must be feasible; max-flow " + carried + " of " + total);
         }
+        // Flow of the last feasible max-flow on the slow links not yet examined (order[split..k]).
+        double[] flow = new double[links];
+        readFlows(network, order, split, links, flow);
         List<Link> pruned = new ArrayList<>();
         int skippedChecks = 0;
         int restored = 0;
@@ -221,12 +229,11 @@ final class Ntam {
                 skippedChecks++;
                 continue;
             }
-            double[] trial = new double[links];
-            long value = network.maxFlow(trial);
+            long value = network.maxFlow(null);
             boolean feasible = value == total;
             if (feasible) {
                 pruned.add(described[l]);
-                flow = trial;
+                readFlows(network, order, split, k, flow);
             } else {
                 network.setActive(l, true);
                 restored++;
@@ -255,13 +262,12 @@ final class Ntam {
      * back, so the shortest feasible prefix is found by bisection: O(log n) max-flow runs, the same
      * result as reinstating one at a time.
      */
-    private static List<Link> removeAtOnce(TransportNetwork network, Integer[] order, int split, Link[] described,
+    private static List<Link> removeAtOnce(TransportNetwork network, int[] order, int split, Link[] described,
             int total, double fraction, HeartConfig config, List<String> explain) {
         int links = order.length;
         int slow = links - split;
-        double[] flow = new double[links];
         setActive(network, order, split, links, false);
-        long batch = network.maxFlow(flow);
+        long batch = network.maxFlow(null);
         if (batch == total) {
             explain.add(String.format(Locale.ROOT,
                     "slow cluster is %s of the links (<= %s): removed at once; max-flow still meets all demand:"
@@ -274,7 +280,7 @@ final class Ntam {
         while (low < high) {
             int mid = (low + high) >>> 1;
             setActive(network, order, split, split + mid, true);
-            boolean feasible = network.maxFlow(flow) == total;
+            boolean feasible = network.maxFlow(null) == total;
             setActive(network, order, split, split + mid, false);
             if (feasible) {
                 high = mid;
@@ -291,13 +297,20 @@ final class Ntam {
         return prunedOf(order, split + low, links, described);
     }
 
-    private static void setActive(TransportNetwork network, Integer[] order, int from, int to, boolean on) {
+    /** Copies the last max-flow's flow on the links order[from..to) into {@code flow}. */
+    private static void readFlows(TransportNetwork network, int[] order, int from, int to, double[] flow) {
+        for (int k = from; k < to; k++) {
+            flow[order[k]] = network.flowOf(order[k]);
+        }
+    }
+
+    private static void setActive(TransportNetwork network, int[] order, int from, int to, boolean on) {
         for (int k = from; k < to; k++) {
             network.setActive(order[k], on);
         }
     }
 
-    private static List<Link> prunedOf(Integer[] order, int from, int to, Link[] described) {
+    private static List<Link> prunedOf(int[] order, int from, int to, Link[] described) {
         List<Link> pruned = new ArrayList<>(to - from);
         for (int k = to - 1; k >= from; k--) {
             pruned.add(described[order[k]]);

@@ -1,5 +1,6 @@
 package dev.tailor.heart;
 
+import com.google.ortools.graph.MaxFlow;
 import java.util.Arrays;
 
 /**
@@ -8,37 +9,38 @@ import java.util.Arrays;
  * switched off. Answers NTAM's two questions: can the active links carry all demand (max-flow), and
  * what is the cheapest way to do it (min-cost flow).
  *
- * <p>Not thread-safe; one instance per call edge and thread.
+ * <p>Not thread-safe; one instance per call edge and thread. Holds a native OR-tools solver between
+ * max-flow queries: {@link #close()} frees it (a finalizer would too, later).
  */
 /*
  * Maintainer note. Links have no capacity of their own (link bandwidth is not HEART's concern), so
  * the max-flow network is super source → source i (capacity supply_i) → sink j over every active
  * link (capacity = the total, so never binding) → super sink (capacity demand_j); demand is met iff
- * the max-flow value equals the total. The min-cost flow problem is the bipartite part alone with supplies +supply_i / −demand_j
- * and cost = link delay. Links are arcs 0..L-1 of one FlowNetwork, so a link's index is its arc's.
+ * the max-flow value equals the total. The slow-link filter asks this question many times with a
+ * few links switched, so the OR-tools max-flow is built once and a switch only sets that arc's
+ * capacity to 0 or back: one JNI call instead of rebuilding 10,000 arcs. Reading flows back costs a
+ * JNI call per link, so callers read only the links they need (flowOf).
  *
- * The solver gets each delay in whole microseconds, because JGraphT's min-cost flow mis-solves
- * fractional costs (FlowNetwork's note: phantom flows, false infeasibility). A microsecond is finer
- * than the delay probes HEART reads resolve, so a plan's mean delay is within 0.5 µs of the optimum
- * for the exact delays, and delays less than a microsecond apart count as equal. Delays above
- * 100 s are capped there (such a link is unusable anyway). The cost returned is Σ flow × the exact
- * delay.
+ * The min-cost flow problem is the bipartite part alone with supplies +supply_i / −demand_j and
+ * cost = link delay in whole microseconds (OR-tools takes integer costs; a microsecond is finer than
+ * the delay probes HEART reads resolve, so a plan's mean delay is within 0.5 µs of the optimum for
+ * the exact delays). The cost returned is Σ flow × the exact delay.
  */
-final class TransportNetwork {
+final class TransportNetwork implements AutoCloseable {
 
-    /** Largest cost handed to the solver: 100 s, in microseconds. */
+    /** Delays above this many microseconds (100 s) are capped there; such a link is unusable anyway. */
     static final double MAX_COST_MICROS = 1e8;
 
-    private final FlowNetwork network;
+    private final int[] supply;
+    private final int[] demand;
+    private final int[] linkSource;
+    private final int[] linkSink;
     private final double[] linkCostMillis;
+    private final boolean[] active;
     private final int links;
     private final int total;
-    private final int superSource;
-    private final int superSink;
-    /** Per arc: active in max-flow queries (links as switched, super arcs always). */
-    private final boolean[] maxFlowActive;
-    /** Per arc: active in min-cost queries (links as switched, super arcs never). */
-    private final boolean[] minCostActive;
+    /** The native max-flow network, built on the first max-flow query; arc l = link l. */
+    private MaxFlow maxFlow;
 
     /**
      * @param supply     units per source, each &gt; 0
@@ -53,30 +55,15 @@ final class TransportNetwork {
         if (s != d) {
             throw new IllegalArgumentException("supply : " + s + " units (expected: equal to demand, " + d + " units)");
         }
-        int sources = supply.length;
-        int sinks = demand.length;
-        this.total = (int) s;
-        this.links = linkSource.length;
+        this.supply = supply.clone();
+        this.demand = demand.clone();
+        this.linkSource = linkSource.clone();
+        this.linkSink = linkSink.clone();
         this.linkCostMillis = linkCost.clone();
-        this.superSource = sources + sinks;
-        this.superSink = superSource + 1;
-        this.network = new FlowNetwork(sources + sinks + 2);
-        for (int l = 0; l < links; l++) {
-            // Capacity = the total, which never binds; not FlowNetwork.UNBOUNDED (see FlowNetwork).
-            network.addArc(linkSource[l], sources + linkSink[l], 0, total, micros(linkCost[l]));
-        }
-        for (int i = 0; i < sources; i++) {
-            network.addArc(superSource, i, 0, supply[i], 0);
-            network.setSupply(i, supply[i]);
-        }
-        for (int j = 0; j < sinks; j++) {
-            network.addArc(sources + j, superSink, 0, demand[j], 0);
-            network.setSupply(sources + j, -demand[j]);
-        }
-        maxFlowActive = new boolean[network.arcs()];
-        minCostActive = new boolean[network.arcs()];
-        Arrays.fill(maxFlowActive, true);
-        Arrays.fill(minCostActive, 0, links, true);
+        this.links = linkSource.length;
+        this.total = (int) s;
+        this.active = new boolean[links];
+        Arrays.fill(active, true);
     }
 
     int links() {
@@ -88,21 +75,53 @@ final class TransportNetwork {
     }
 
     void setActive(int link, boolean on) {
-        maxFlowActive[link] = on;
-        minCostActive[link] = on;
+        if (active[link] != on) {
+            active[link] = on;
+            if (maxFlow != null) {
+                maxFlow.setArcCapacity(link, on ? total : 0);
+            }
+        }
     }
 
     /**
      * Maximum flow over the active links.
      *
-     * @param flowOut per link, the flow the maximum flow found sends over it (inactive links: 0)
+     * @param flowOut per link, the flow the maximum flow found sends over it (inactive links: 0), or
+     *                {@code null} to read flows later with {@link #flowOf}
      * @return the max-flow value in units; equal to {@link #totalUnits()} iff all demand is met
      */
     long maxFlow(double[] flowOut) {
-        double[] all = new double[network.arcs()];
-        double value = network.maxFlow(superSource, superSink, maxFlowActive, all);
-        System.arraycopy(all, 0, flowOut, 0, links);
-        return Math.round(value);
+        if (maxFlow == null) {
+            OrTools.ensureLoaded();
+            int sources = supply.length;
+            int superSource = sources + demand.length;
+            maxFlow = new MaxFlow();
+            for (int l = 0; l < links; l++) {
+                maxFlow.addArcWithCapacity(linkSource[l], sources + linkSink[l], active[l] ? total : 0);
+            }
+            for (int i = 0; i < sources; i++) {
+                maxFlow.addArcWithCapacity(superSource, i, supply[i]);
+            }
+            for (int j = 0; j < demand.length; j++) {
+                maxFlow.addArcWithCapacity(sources + j, superSource + 1, demand[j]);
+            }
+        }
+        int superSource = supply.length + demand.length;
+        MaxFlow.Status status = maxFlow.solve(superSource, superSource + 1);
+        if (status != MaxFlow.Status.OPTIMAL) {
+            throw new IllegalStateException("max-flow: " + status);
+        }
+        if (flowOut != null) {
+            for (int l = 0; l < links; l++) {
+                flowOut[l] = flowOf(l);
+            }
+        }
+        return maxFlow.getOptimalFlow();
+    }
+
+    /** The flow the last {@link #maxFlow} sent over {@code link}. */
+    double flowOf(int link) {
+        return maxFlow.getFlow(link);
     }
 
     /**
@@ -113,13 +132,33 @@ final class TransportNetwork {
      * @throws IllegalStateException when the active links cannot carry all demand
      */
     double minCostFlow(double[] flowOut) {
-        FlowNetwork.MinCostFlow result = network.minCostFlow(minCostActive);
+        int sources = supply.length;
+        FlowNetwork network = new FlowNetwork(sources + demand.length);
+        for (int l = 0; l < links; l++) {
+            network.addArc(linkSource[l], sources + linkSink[l], 0, total, micros(linkCostMillis[l]));
+        }
+        for (int i = 0; i < sources; i++) {
+            network.setSupply(i, supply[i]);
+        }
+        for (int j = 0; j < demand.length; j++) {
+            network.setSupply(sources + j, -demand[j]);
+        }
+        FlowNetwork.MinCostFlow result = network.minCostFlow(active);
         System.arraycopy(result.flow(), 0, flowOut, 0, links);
         double cost = 0;
         for (int l = 0; l < links; l++) {
             cost += flowOut[l] * linkCostMillis[l];
         }
         return cost;
+    }
+
+    /** Frees the native max-flow solver. */
+    @Override
+    public void close() {
+        if (maxFlow != null) {
+            maxFlow.delete();
+            maxFlow = null;
+        }
     }
 
     /** A delay in ms as the solver's whole-number cost: microseconds, at most {@link #MAX_COST_MICROS}. */

@@ -174,8 +174,7 @@ class DimacsMinCostFlowTest {
     private static int toInt(Dimacs.Instance problem, String what, long value) {
         if (Math.abs(value) >= FlowNetwork.UNBOUNDED) {
             throw new IllegalArgumentException(problem.name() + ": " + what + " = " + value + " is at or beyond"
-                    + " JGraphT's CAP_INF = " + FlowNetwork.UNBOUNDED + " (int capacities and supplies; a capacity"
-                    + " that large counts as infinite)");
+                    + " the int range of FlowNetwork's capacities and supplies (" + FlowNetwork.UNBOUNDED + ")");
         }
         return (int) value;
     }
