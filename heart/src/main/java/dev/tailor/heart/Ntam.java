@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.IntFunction;
 
 /**
  * NTAM, stage 2 of HEART: for one call edge A → B, how the calls leaving each of A's nodes are
@@ -109,18 +110,21 @@ final class Ntam {
         int[] linkSource = new int[links];
         int[] linkSink = new int[links];
         double[] cost = new double[links];
-        Link[] described = new Link[links];
         for (int a = 0, l = 0; a < s; a++) {
             int fromNode = sourceNodes.get(a);
             for (int b = 0; b < g; b++, l++) {
-                Group group = calleeGroups.get(sinkGroups.get(b));
                 linkSource[l] = a;
                 linkSink[l] = b;
-                cost[l] = cluster.delayMillis(fromNode, group.nodeIndex());
-                described[l] = new Link(cluster.nodes().get(fromNode).name(), group.node(), group.id(), cost[l],
-                        cluster.delayAssumed(fromNode, group.nodeIndex()));
+                cost[l] = cluster.delayMillis(fromNode, calleeGroups.get(sinkGroups.get(b)).nodeIndex());
             }
         }
+        // Described only when pruned or explained: most of a large edge's links never are.
+        IntFunction<Link> described = l -> {
+            int fromNode = sourceNodes.get(linkSource[l]);
+            Group group = calleeGroups.get(sinkGroups.get(linkSink[l]));
+            return new Link(cluster.nodes().get(fromNode).name(), group.node(), group.id(), cost[l],
+                    cluster.delayAssumed(fromNode, group.nodeIndex()));
+        };
         List<Link> pruned;
         double[] flow = new double[links];
         double totalCost;
@@ -166,7 +170,8 @@ final class Ntam {
 
     /** Runs the slow-link filter, switching links off in {@code network}; returns the pruned links. */
     static List<Link> filterSlowLinks(
-            TransportNetwork network, double[] cost, Link[] described, HeartConfig config, List<String> explain) {
+            TransportNetwork network, double[] cost, IntFunction<Link> described, HeartConfig config,
+            List<String> explain) {
         int links = network.links();
         // Ascending delay, at the solver's resolution of 1 µs; ties in link order, so results never
         // depend on hashing. A primitive sort of (µs << 32 | link): boxing 10,000 links per edge cost
@@ -225,21 +230,21 @@ final class Ntam {
             network.setActive(l, false);
             if (flow[l] <= 0) {
                 // The last feasible max-flow did not use this link, so it still meets all demand.
-                pruned.add(described[l]);
+                pruned.add(described.apply(l));
                 skippedChecks++;
                 continue;
             }
             long value = network.maxFlow(null);
             boolean feasible = value == total;
             if (feasible) {
-                pruned.add(described[l]);
+                pruned.add(described.apply(l));
                 readFlows(network, order, split, k, flow);
             } else {
                 network.setActive(l, true);
                 restored++;
             }
             if (steps++ < EXPLAIN_STEPS) {
-                explain.add("removed " + described[l] + (feasible
+                explain.add("removed " + described.apply(l) + (feasible
                         ? ": max-flow still meets all demand: pruned"
                         : ": max-flow leaves " + unmet(total - value, total) + " of demand unmet: restored"));
             }
@@ -262,7 +267,8 @@ final class Ntam {
      * back, so the shortest feasible prefix is found by bisection: O(log n) max-flow runs, the same
      * result as reinstating one at a time.
      */
-    private static List<Link> removeAtOnce(TransportNetwork network, int[] order, int split, Link[] described,
+    private static List<Link> removeAtOnce(TransportNetwork network, int[] order, int split,
+            IntFunction<Link> described,
             int total, double fraction, HeartConfig config, List<String> explain) {
         int links = order.length;
         int slow = links - split;
@@ -293,7 +299,7 @@ final class Ntam {
                 "slow cluster is %s of the links (<= %s): removed at once, but max-flow left %s of demand unmet;"
                         + " reinstated the %d fastest of them (up to %s) to meet it: %d pruned",
                 percent(fraction), percent(config.batchRemovalMaxFraction()), unmet(total - batch, total), low,
-                described[order[split + low - 1]], slow - low));
+                described.apply(order[split + low - 1]), slow - low));
         return prunedOf(order, split + low, links, described);
     }
 
@@ -310,10 +316,10 @@ final class Ntam {
         }
     }
 
-    private static List<Link> prunedOf(int[] order, int from, int to, Link[] described) {
+    private static List<Link> prunedOf(int[] order, int from, int to, IntFunction<Link> described) {
         List<Link> pruned = new ArrayList<>(to - from);
         for (int k = to - 1; k >= from; k--) {
-            pruned.add(described[order[k]]);
+            pruned.add(described.apply(order[k]));
         }
         return pruned;
     }
