@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * Checks a plan against NTAM's documented contract, so that a benchmark never reports the speed of a
@@ -39,7 +40,8 @@ public final class PlanContract {
 
     private static void check(List<String> problems, String at, Map<String, Double> fractions) {
         double sum = 0;
-        for (Map.Entry<String, Double> e : fractions.entrySet()) {
+        // Sorted: the plan's maps are unordered, and the first violation reported must not vary by JVM.
+        for (Map.Entry<String, Double> e : new TreeMap<>(fractions).entrySet()) {
             double f = e.getValue();
             if (!(f >= -SUM_TOLERANCE && f <= 1 + SUM_TOLERANCE)) {
                 problems.add(String.format(Locale.ROOT, "%s: fraction to %s is %.6g (expected: 0 .. 1)",
