@@ -8,27 +8,28 @@
 #   --rebuild                 build bench/target/benchmarks.jar even if it looks up to date
 #   --shapes a,b              subset of paper-100,paper-400,paper-1000,large-10000 (default: all)
 #   --warm-state              also measure a round that carries the state of a previous round
-#   --warmup-iterations N     default 3      --iterations N        default 5
-#   --iteration-seconds N     default 1      --forks N             default 1
+#   --warmup-iterations N     default 10     --iterations N        default 5
+#   --iteration-seconds N     default 2      --forks N             default 1
 #   --log FILE                default bench/target/planning.log
-# Defaults take about 3 minutes on 2 cores. The JDK is found like ./tailor does (JDK >= 21).
+# Defaults take about 5 minutes on 2 cores; the 20 s warm-up per run is what C2 needs there to
+# compile the planner. The JDK is found like ./tailor does (JDK >= 21).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
-
-# shellcheck source=../scripts/find-jdk.sh
-. scripts/find-jdk.sh
-tailor_find_jdk
 
 rebuild=false
 args=()
 for arg in "$@"; do
   case "$arg" in
     --rebuild) rebuild=true ;;
-    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;;
     *) args+=("$arg") ;;
   esac
 done
+
+# shellcheck source=../scripts/find-jdk.sh
+. scripts/find-jdk.sh
+tailor_find_jdk
 
 jar=bench/target/benchmarks.jar
 stale() {   # true when a source or POM of the modules in the jar is newer than the jar

@@ -38,9 +38,12 @@ import org.openjdk.jmh.runner.options.VerboseMode;
  * <pre>
  * java -cp bench/target/benchmarks.jar dev.tailor.bench.PlanningReport \
  *     [--shapes paper-100,paper-400,paper-1000,large-10000] [--warm-state]
- *     [--warmup-iterations 3] [--iterations 5] [--iteration-seconds 1] [--forks 1]
+ *     [--warmup-iterations 10] [--iterations 5] [--iteration-seconds 2] [--forks 1]
  *     [--log bench/target/planning.log]
  * </pre>
+ *
+ * <p>The default warm-up (10 × 2 s) is what C2 needs on 2 cores to finish compiling the planner (see
+ * {@link AbstractBenchmark}); with less, the table reports interpreter and C1 speed.
  *
  * <p>Mode is JMH's sample time: every invocation is timed, so the median is measured, and the mean
  * with its 99.9 % confidence half-width is the same estimate average-time mode gives.
@@ -70,9 +73,9 @@ public final class PlanningReport {
         static Settings parse(String[] args) {
             List<Shape> shapes = Arrays.asList(Shape.values());
             boolean warm = false;
-            int warmup = 3;
+            int warmup = 10;
             int iterations = 5;
-            int seconds = 1;
+            int seconds = 2;
             int forks = 1;
             String log = "bench/target/planning.log";
             for (int i = 0; i < args.length; i++) {
