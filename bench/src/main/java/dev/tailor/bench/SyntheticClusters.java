@@ -12,11 +12,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.SplittableRandom;
+import java.util.Random;
 
 /**
  * Seeded, deterministic generator of valid HEART {@link Snapshot}s of a given {@link Shape}: the same
- * (shape, seed) always gives an equal snapshot, on any JVM. Every snapshot passes
+ * (shape, seed) always gives an equal snapshot, on any JVM and JDK version. Every snapshot passes
  * {@code SnapshotValidator.validate} and has every replica ready, with both metrics.
  *
  * <p>What every shape has in common:
@@ -47,13 +47,19 @@ import java.util.SplittableRandom;
  * absolute rates.
  */
 /*
- * Maintainer note. Draws come from three independent streams split off one SplittableRandom(seed) in a
- * fixed order (topology, delays, metrics), so changing how delays are drawn does not move the replicas,
- * and vice versa. Never iterate a HashMap/HashSet while drawing: that would make the output depend on
- * hashing. The DAG is built in two passes: first a random in-tree (component j picks a caller among the
- * earlier components that still have room in their drawn out-degree; j-1 always has room, since it has
- * no callee yet), then every component is topped up to its drawn out-degree with uniformly chosen later
- * components. The out-degrees are therefore exactly as drawn.
+ * Maintainer note. Draws come from three independent java.util.Random streams (topology, delays,
+ * metrics) seeded with SplitMix64 mixes of (seed, stream number), so changing how delays are drawn
+ * does not move the replicas, and vice versa. java.util.Random, not SplittableRandom: its algorithm,
+ * nextInt(bound), nextDouble and nextGaussian are specified in its Javadoc (nextGaussian with
+ * StrictMath), and so is StrictMath, which is used for every exp and log here; SplittableRandom's
+ * algorithm and Math's last bit are not promised across JDKs, and a published figure must be
+ * reproducible on a later JDK. SyntheticClustersTest pins a digest of the default-seed output.
+ * Never iterate a HashMap/HashSet while drawing: the output would depend on hashing.
+ *
+ * The DAG is built in two passes: first a random in-tree (component j picks a caller among the
+ * earlier components that still have room in their drawn out-degree; j-1 always has room, since it
+ * has no callee yet), then every component is topped up to its drawn out-degree with uniformly chosen
+ * later components. The out-degrees are therefore exactly as drawn.
  */
 public final class SyntheticClusters {
 
@@ -94,7 +100,7 @@ public final class SyntheticClusters {
      * <p><b>{@code large-10000}</b>: 500 nodes {@code node-000 .. node-499} in 10 zones of 50 consecutive
      * nodes, speeds drawn uniformly from the paper's five, 16 cores each; 100 components with 100
      * replicas each, on 100 distinct nodes drawn uniformly per component (so per-replica and per-node
-     * groups coincide); each component calls 1–2 later ones (≈ 1.5 on average: ≈ 148 call edges, 144 for
+     * groups coincide); each component calls 1–2 later ones (≈ 1.5 on average: ≈ 148 call edges, 150 for
      * the default seed, plus the entry); entry rate 20,000 requests/s. Delays: same node 0.05 ms, same
      * zone 0.1–0.5 ms, across zones 1–3 ms, and 5 % of the nodes (25, drawn uniformly) behind 20–60 ms
      * links.
@@ -210,10 +216,9 @@ public final class SyntheticClusters {
             throw new IllegalArgumentException("shape : null (expected one of "
                     + Arrays.stream(Shape.values()).map(Shape::id).toList() + ")");
         }
-        SplittableRandom root = new SplittableRandom(seed);
-        SplittableRandom topology = root.split();
-        SplittableRandom delays = root.split();
-        SplittableRandom metrics = root.split();
+        Random topology = new Random(streamSeed(seed, 1));
+        Random delays = new Random(streamSeed(seed, 2));
+        Random metrics = new Random(streamSeed(seed, 3));
         Layout layout = shape.id.startsWith("paper-") ? paperLayout(shape) : largeLayout(shape, topology);
         return build(shape, seed, layout, topology, delays, metrics);
     }
@@ -249,7 +254,7 @@ public final class SyntheticClusters {
         return new Layout(names, zones, PAPER_SPEEDS.clone(), 4, slow, 0.1, 0.9, 0.1, 0.9, 1, 3, true, 400);
     }
 
-    private static Layout largeLayout(Shape shape, SplittableRandom topology) {
+    private static Layout largeLayout(Shape shape, Random topology) {
         int n = shape.nodes;
         int zoneCount = 10;
         String[] names = new String[n];
@@ -271,9 +276,9 @@ public final class SyntheticClusters {
             Shape shape,
             long seed,
             Layout layout,
-            SplittableRandom topology,
-            SplittableRandom delayRandom,
-            SplittableRandom metrics) {
+            Random topology,
+            Random delayRandom,
+            Random metrics) {
         int n = shape.nodes;
         int m = shape.components;
         int perComponent = shape.replicasPerComponent;
@@ -322,7 +327,7 @@ public final class SyntheticClusters {
         double[] relativeCost = new double[m];
         double expectedCpu = 0;
         for (int c = 0; c < m; c++) {
-            relativeCost[c] = Math.exp(uniform(metrics, 0, Math.log(10)));
+            relativeCost[c] = StrictMath.exp(uniform(metrics, 0, StrictMath.log(10)));
             for (int r = 0; r < perComponent; r++) {
                 expectedCpu += replicaRate[c][r] * relativeCost[c] / layout.speed[nodeOf[c][r]];
             }
@@ -344,7 +349,7 @@ public final class SyntheticClusters {
             baseCost.put(componentNames[c], cost);
             for (int r = 0; r < perComponent; r++) {
                 int node = nodeOf[c][r];
-                double variation = Math.exp(CPU_VARIATION_SIGMA * metrics.nextGaussian()
+                double variation = StrictMath.exp(CPU_VARIATION_SIGMA * metrics.nextGaussian()
                         - CPU_VARIATION_SIGMA * CPU_VARIATION_SIGMA / 2);
                 double cpuCores = replicaRate[c][r] * cost / layout.speed[node] * variation;
                 replicas.add(new Replica(componentNames[c] + "-" + zeroPadded(r, podDigits), componentNames[c],
@@ -389,7 +394,7 @@ public final class SyntheticClusters {
      * i calls exactly min(m-1-i, k_i) later ones, k_i uniform in [minCallees, maxCallees]; every
      * component j &gt; 0 has at least one caller.
      */
-    static boolean[][] dag(int m, int minCallees, int maxCallees, SplittableRandom random) {
+    static boolean[][] dag(int m, int minCallees, int maxCallees, Random random) {
         int[] target = new int[m];
         for (int i = 0; i < m - 1; i++) {
             target[i] = Math.min(m - 1 - i, minCallees + random.nextInt(maxCallees - minCallees + 1));
@@ -423,7 +428,7 @@ public final class SyntheticClusters {
         return calls;
     }
 
-    private static List<LinkDelay> delays(Layout layout, SplittableRandom random) {
+    private static List<LinkDelay> delays(Layout layout, Random random) {
         int n = layout.nodeNames.length;
         double[][] millis = new double[n][n];
         for (int i = 0; i < n; i++) {
@@ -451,7 +456,7 @@ public final class SyntheticClusters {
     }
 
     /** {@code k} distinct indices of {@code 0..n-1}, uniformly, in the order drawn (partial Fisher–Yates). */
-    private static int[] sample(int n, int k, SplittableRandom random) {
+    private static int[] sample(int n, int k, Random random) {
         int[] all = new int[n];
         for (int i = 0; i < n; i++) {
             all[i] = i;
@@ -465,7 +470,15 @@ public final class SyntheticClusters {
         return Arrays.copyOf(all, k);
     }
 
-    private static double uniform(SplittableRandom random, double min, double max) {
+    /** Seed of stream {@code stream} for {@code seed}: the SplitMix64 finaliser of a Weyl step. */
+    static long streamSeed(long seed, int stream) {
+        long z = seed + stream * 0x9E3779B97F4A7C15L;
+        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+        return z ^ (z >>> 31);
+    }
+
+    private static double uniform(Random random, double min, double max) {
         return min + (max - min) * random.nextDouble();
     }
 

@@ -15,16 +15,21 @@ import dev.tailor.heart.Plan;
 import dev.tailor.heart.Replica;
 import dev.tailor.heart.Snapshot;
 import dev.tailor.heart.SnapshotValidator;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.SplittableRandom;
+import java.util.TreeMap;
+import java.util.Random;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.EnumSource;
 
 class SyntheticClustersTest {
@@ -73,13 +78,14 @@ class SyntheticClustersTest {
 
     /*
      * Disabled: HeartConfig.DEFAULTS throws on this input today, "min-cost flow: no flow meets all
-     * demand" on 10 of 145 call edges, although an exact max-flow carries all demand over the links the
+     * demand" on 13 of 151 call edges, although an exact max-flow carries all demand over the links the
      * filter kept. Cause, outside this module: JGraphT 1.5.3's CapacityScalingMinimumCostFlow.scale()
      * saturates infinite-capacity arcs (heart's links, capacity CAP_INF) whose reduced cost is negative
      * only by floating-point rounding (about -7e-15 with delays in fractional ms): it pushes 1e9 units
      * and overflows node excesses. Enable once heart gives the min-cost flow integer costs (e.g. delays
-     * in whole microseconds) or finite link capacities; either makes this test pass in a local
-     * experiment.
+     * rounded to whole microseconds), which makes this test and the next pass in a local experiment.
+     * Finite link capacities alone are not enough: the solver's own infinite helper arcs (cost 1e9)
+     * then hit the same rounding on this shape.
      */
     @Test
     @Disabled("heart bug: min-cost flow infeasible on large-10000 (JGraphT CAP_INF arcs + fractional costs);"
@@ -112,6 +118,18 @@ class SyntheticClustersTest {
     void generate_sameSeed_equalClusters(Shape shape) {
         // Figures are only comparable across runs and machines if the input is the same.
         assertThat(SyntheticClusters.generate(shape, 42)).isEqualTo(SyntheticClusters.generate(shape, 42));
+    }
+
+    @ParameterizedTest
+    @CsvSource({
+        "PAPER_400, 4db7e93e48d639dcc2322cfa79440109ec47b81e592c61ba90c0c9a32396a929",
+        "LARGE_10000, aa482a97b1fd8e97784a31b5e12951008f4498f8f6a8978de1cbf4cabc13cd48",
+    })
+    void generate_defaultSeed_sameDigestOnEveryJdk(Shape shape, String expected) throws Exception {
+        // Published figures name the seed, not the data: a change of the generator (or of a JDK's
+        // Random or StrictMath, which are specified never to change) must fail here, not silently
+        // change what the benchmark plans. Update the digest only together with the README figures.
+        assertThat(digest(SyntheticClusters.snapshot(shape, SyntheticClusters.DEFAULT_SEED))).isEqualTo(expected);
     }
 
     @Test
@@ -230,7 +248,7 @@ class SyntheticClustersTest {
     void dag_manySeeds_exactOutDegreesAndEveryComponentCalled() {
         // The two-pass construction must never get stuck nor overshoot the drawn out-degree.
         for (long seed = 0; seed < 200; seed++) {
-            boolean[][] calls = SyntheticClusters.dag(10, 1, 3, new SplittableRandom(seed));
+            boolean[][] calls = SyntheticClusters.dag(10, 1, 3, new Random(seed));
             for (int j = 1; j < 10; j++) {
                 boolean called = false;
                 for (int i = 0; i < j; i++) {
@@ -264,6 +282,32 @@ class SyntheticClustersTest {
         assertThat(plan.allocation().routes()).hasSize(snapshot.calls().size());
         assertThat(plan.allocation().shares()).hasSize(shape.components());
         assertThat(plan.allocation().routes()).allSatisfy(route -> assertThat(route.from()).isNotEmpty());
+    }
+
+    /** SHA-256 of every field of {@code snapshot}, doubles by their bits, maps in key order. */
+    static String digest(Snapshot snapshot) throws Exception {
+        StringBuilder text = new StringBuilder().append(bits(snapshot.windowSeconds())).append('\n');
+        snapshot.nodes().forEach(n -> text.append(n.name()).append('|').append(n.locality()).append('|')
+                .append(bits(n.cpuCores())).append('\n'));
+        snapshot.replicas().forEach(r -> text.append(r.pod()).append('|').append(r.component()).append('|')
+                .append(r.node()).append('|').append(r.ready()).append('|').append(bits(r.cpuCores())).append('|')
+                .append(bits(r.cpuLimitCores())).append('|').append(bits(r.requestsPerSecond())).append('\n'));
+        snapshot.calls().forEach(c -> {
+            text.append(c.caller()).append('|').append(c.callee()).append('|').append(bits(c.requestsPerSecond()));
+            if (c.byCallerNode() != null) {
+                new TreeMap<>(c.byCallerNode()).forEach((node, rate) -> text.append('|').append(node).append('=')
+                        .append(bits(rate)));
+            }
+            text.append('\n');
+        });
+        snapshot.delays().forEach(d -> text.append(d.from()).append('|').append(d.to()).append('|')
+                .append(bits(d.millis())).append('\n'));
+        byte[] hash = MessageDigest.getInstance("SHA-256").digest(text.toString().getBytes(StandardCharsets.UTF_8));
+        return HexFormat.of().formatHex(hash);
+    }
+
+    private static String bits(Double value) {
+        return value == null ? "null" : Long.toHexString(Double.doubleToLongBits(value));
     }
 
     private static Map<String, List<String>> calleesByCaller(Snapshot snapshot) {
