@@ -7,6 +7,8 @@ import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -139,6 +141,7 @@ public final class PlanningReport {
             methods.add("planFromWarmState");
         }
         Map<String, RunNotes> notes = new LinkedHashMap<>();
+        String loadBefore = loadAverage();
         Collection<RunResult> results;
         try (OutputStream logFile = new FileOutputStream(settings.logFile());
                 PrintStream jmhOut = new PrintStream(new LogScanner(logFile, notes), true, StandardCharsets.UTF_8)) {
@@ -165,20 +168,33 @@ public final class PlanningReport {
                 System.setOut(console);
             }
         }
+        String load = "host load average (1, 5, 15 min) before: " + loadBefore + ", after: " + loadAverage()
+                + " (the runs themselves add about 1–2; more means other processes competed for the cores)";
         for (String method : methods) {
-            System.out.println(table(method, settings, results, notes));
+            System.out.println(table(method, settings, results, notes, load));
+        }
+    }
+
+    /** The first three fields of /proc/loadavg, or "unknown" where there is none. */
+    private static String loadAverage() {
+        try {
+            String[] fields = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
+            return fields[0] + " " + fields[1] + " " + fields[2];
+        } catch (IOException | RuntimeException e) {
+            return "unknown";
         }
     }
 
     private static String table(String method, Settings settings, Collection<RunResult> results,
-            Map<String, RunNotes> notes) {
+            Map<String, RunNotes> notes, String load) {
         StringBuilder out = new StringBuilder();
         out.append(String.format(Locale.ROOT,
                 "HEART planning time per round, PlanningBenchmark.%s (JMH sample mode, ms; mean ± 99.9 %% CI)%n"
-                        + "JDK %s, %d cores, seed %d, %d fork(s), %d warm-up + %d measured iterations of %d s%n%n",
+                        + "JDK %s, %d cores, seed %d, %d fork(s), %d warm-up + %d measured iterations of %d s%n"
+                        + "%s%n%n",
                 method, Runtime.version(), Runtime.getRuntime().availableProcessors(),
                 SyntheticClusters.DEFAULT_SEED, settings.forks(), settings.warmupIterations(), settings.iterations(),
-                settings.iterationSeconds()));
+                settings.iterationSeconds(), load));
         out.append("| shape | replicas | nodes | call edges | heart median | heart mean ± err | baseline median"
                 + " | baseline mean ± err | baseline ÷ heart (median)"
                 + " | plans keep NTAM contract (heart / baseline) |\n");
