@@ -16,11 +16,11 @@ import org.openjdk.jmh.annotations.Warmup;
  * <p>The heap (4 GiB) holds the largest synthetic cluster (10,000 replicas, 250,000 link delays) and
  * the flow networks of its planning with room to spare; it is a fixed size, not a tuned one.
  *
- * <p>Warm-up is 20 s because it has to be: on a 2-core machine, planning {@code paper-400} runs at
- * about 10–15 ms per round for the first 10–12 s of continuous planning, until C2 has compiled heart
- * and JGraphT, and at about 1.3 ms afterwards. Shorter warm-ups measure the compilers, not the code.
+ * <p>Warm-up is 20 s because it has to be: on a 2-core machine, planning {@code paper-400} runs
+ * about ten times slower for the first 10–12 s of continuous planning, until C2 has compiled heart.
+ * Shorter warm-ups measure the compilers, not the code.
  */
-@Fork(value = 1, jvmArgs = {"-Xms4g", "-Xmx4g"})
+@Fork(value = 1, jvmArgs = {"-Xms4g", "-Xmx4g", "--enable-native-access=ALL-UNNAMED"})
 @Warmup(iterations = 10, time = 2, timeUnit = TimeUnit.SECONDS)
 @Measurement(iterations = 5, time = 2, timeUnit = TimeUnit.SECONDS)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)

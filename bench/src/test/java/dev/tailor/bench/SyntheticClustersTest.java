@@ -26,7 +26,6 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.Random;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -76,34 +75,16 @@ class SyntheticClustersTest {
         assertPlansEveryEdge(shape, BASELINE);
     }
 
-    /*
-     * Disabled: HeartConfig.DEFAULTS throws on this input today, "min-cost flow: no flow meets all
-     * demand" on 13 of 151 call edges, although an exact max-flow carries all demand over the links the
-     * filter kept. Cause, outside this module: JGraphT 1.5.3's CapacityScalingMinimumCostFlow.scale()
-     * saturates infinite-capacity arcs (heart's links, capacity CAP_INF) whose reduced cost is negative
-     * only by floating-point rounding (about -7e-15 with delays in fractional ms): it pushes 1e9 units
-     * and overflows node excesses. Enable once heart gives the min-cost flow integer costs (e.g. delays
-     * rounded to whole microseconds), which makes this test and the next pass in a local experiment.
-     * Finite link capacities alone are not enough: the solver's own infinite helper arcs (cost 1e9)
-     * then hit the same rounding on this shape.
-     */
     @Test
-    @Disabled("heart bug: min-cost flow infeasible on large-10000 (JGraphT CAP_INF arcs + fractional costs);"
-            + " see the comment above this test")
     void plan_largeShape_defaultHeartPlansEveryEdge() {
-        // The 10,000-replica case runs once (tens of seconds today).
+        // The 10,000-replica case runs once: every edge planned, every fraction summing to 1.
         assertPlansEveryEdge(Shape.LARGE_10000, HeartConfig.DEFAULTS);
+        assertThat(PlanContract.violations(new Heart(HeartConfig.DEFAULTS)
+                .plan(SyntheticClusters.snapshot(Shape.LARGE_10000, SEED), AtpmState.EMPTY))).isEmpty();
     }
 
-    /*
-     * Disabled for the same cause: on the paper shapes both planners return without error, but the
-     * corrupted flows give fractions like 8,512 for one caller node, where they must sum to 1. Enable
-     * together with plan_largeShape_defaultHeartPlansEveryEdge.
-     */
     @ParameterizedTest
     @EnumSource(value = Shape.class, names = "PAPER_.*", mode = EnumSource.Mode.MATCH_ALL)
-    @Disabled("heart bug: NTAM fractions far outside [0, 1] (JGraphT CAP_INF arcs + fractional costs);"
-            + " see the comment above this test")
     void plan_paperShapes_bothPlannersKeepTheNtamContract(Shape shape) {
         // A benchmark figure is worthless if the plan is wrong.
         Snapshot snapshot = SyntheticClusters.snapshot(shape, SEED);
