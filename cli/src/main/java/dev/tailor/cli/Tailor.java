@@ -16,8 +16,6 @@ import picocli.CommandLine.Command;
         description = {
             "Cuts tail latency where replicated services and shared block storage lose it.",
             "",
-            "  heart   where requests go: per-node traffic shares and link assignment (HEART, IEEE CLOUD 2025)",
-            "",
         },
         subcommands = {HeartCommand.class, CommandLine.HelpCommand.class},
         footer = {"", "Exit codes: 0 done, 1 failed while running, 2 bad input or usage.",
