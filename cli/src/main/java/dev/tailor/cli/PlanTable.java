@@ -111,7 +111,8 @@ final class PlanTable {
         for (String[] row : rows) {
             StringBuilder line = new StringBuilder("  ");
             for (int i = 0; i < columns; i++) {
-                boolean numeric = i >= 2 && !(i == columns - 1 && row.length == 9);
+                // Names on the left, figures right-aligned; "basis" (explain only) is words.
+                boolean numeric = i >= 2 && !rows.get(0)[i].equals("basis");
                 String cell = row[i];
                 String pad = " ".repeat(width[i] - cell.length());
                 line.append(numeric ? pad + cell : cell + pad).append(i < columns - 1 ? "  " : "");

@@ -29,9 +29,6 @@ import java.util.Arrays;
  */
 final class FlowNetwork {
 
-    /** Capacity that never binds, for callers that want "no capacity". */
-    static final int UNBOUNDED = Integer.MAX_VALUE;
-
     /** Largest |cost| per unit: keeps Σ flow × cost far from overflowing OR-tools' int64. */
     static final double MAX_COST = 1e12;
 

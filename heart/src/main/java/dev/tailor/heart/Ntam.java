@@ -139,6 +139,7 @@ final class Ntam {
         }
         double meanDelay = totalCost / units;
 
+        double supplySum = sum(supplyWeights);
         List<NodeRoute> from = new ArrayList<>(s);
         for (int a = 0; a < s; a++) {
             Map<String, Double> toNodes = new TreeMap<>();
@@ -157,7 +158,7 @@ final class Ntam {
                 }
             }
             from.add(new NodeRoute(cluster.nodes().get(sourceNodes.get(a)).name(),
-                    call.rate() * supplyWeights[a] / sum(supplyWeights), toNodes, toReplicas));
+                    call.rate() * supplyWeights[a] / supplySum, toNodes, toReplicas));
         }
         explain.add(String.format(Locale.ROOT, "min-cost flow over %d links: mean delay %s ms per call",
                 links - pruned.size(), Link.format(meanDelay)));

@@ -26,7 +26,7 @@ import java.util.Map;
  * </pre>
  *
  * <p>Node ids are 1-based in the files and 0-based here. Numbers are read as {@code long}, so a
- * value beyond JGraphT's {@code int} limits is reported by the caller that hands it to a solver, not
+ * value beyond FlowNetwork's {@code int} limits is reported by the caller that hands it to a solver, not
  * silently truncated here. A malformed line is an {@link IllegalArgumentException} naming the file,
  * the line number and the line.
  */

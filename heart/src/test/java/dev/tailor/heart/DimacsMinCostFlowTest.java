@@ -18,10 +18,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * ({@code shared/data/flow_benchmarks}, PROVENANCE.md §4): the solver NTAM trusts must reach the
  * optimum with a flow that really is one, and its max-flow must see that every instance is feasible.
  *
- * <p>Min-cost solve times on the 2-core build machine (JGraphT 1.5.3 capacity scaling): the small
- * instances and netgen_8_08a under 0.1 s, netgen_8_10a 0.2–0.5 s, netgen_8_13a (8,192 nodes, 65,536
- * arcs) 4.4 s warm to 8 s cold, up to 19 s while other builds share the cores; well under a minute,
- * so it stays in the default run. circulation_100_0_10 has no supplies at all, so its max-flow check
+ * <p>With OR-tools the whole suite, netgen_8_13a (8,192 nodes, 65,536 arcs) included, runs in about
+ * 2 s on the 2-core build machine (JGraphT, which we used first, needed 4–19 s for netgen_8_13a
+ * alone), so it stays in the default run. circulation_100_0_10 has no supplies at all, so its max-flow check
  * is 0 = 0; its min-cost check (negative costs) is the meaningful one.
  */
 class DimacsMinCostFlowTest {
@@ -148,8 +147,8 @@ class DimacsMinCostFlowTest {
 
     /**
      * The instance as a {@link FlowNetwork} with {@code extraVertices} more vertices after its own.
-     * Values JGraphT cannot take are reported, not clipped: its capacities and supplies are
-     * {@code int}, and a capacity of {@link FlowNetwork#UNBOUNDED} (1e9) or more means "infinite".
+     * Values FlowNetwork cannot take are reported, not clipped: its capacities and supplies are
+     * {@code int}.
      */
     static FlowNetwork network(Dimacs.Instance problem, int extraVertices) {
         FlowNetwork network = new FlowNetwork(problem.nodes() + extraVertices);
@@ -172,9 +171,9 @@ class DimacsMinCostFlowTest {
     }
 
     private static int toInt(Dimacs.Instance problem, String what, long value) {
-        if (Math.abs(value) >= FlowNetwork.UNBOUNDED) {
+        if (Math.abs(value) >= Integer.MAX_VALUE) {
             throw new IllegalArgumentException(problem.name() + ": " + what + " = " + value + " is at or beyond"
-                    + " the int range of FlowNetwork's capacities and supplies (" + FlowNetwork.UNBOUNDED + ")");
+                    + " the int range of FlowNetwork's capacities and supplies (" + Integer.MAX_VALUE + ")");
         }
         return (int) value;
     }
