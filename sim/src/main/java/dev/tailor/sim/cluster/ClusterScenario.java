@@ -1,0 +1,396 @@
+package dev.tailor.sim.cluster;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * A cluster-simulator scenario: heterogeneous nodes, the application's call graph and CPU costs,
+ * the networks to run it on, the load and the length of a run. Read from a commented YAML file
+ * ({@link Scenarios}); the bundled ones live in {@code sim/src/main/resources/dev/tailor/sim/scenarios}.
+ * Absent optional fields take the defaults below; {@link #problems()} lists every invalid field.
+ *
+ * @param name                  the scenario's name (letters, digits, '-', '_')
+ * @param description           one line for reports
+ * @param seed                  the run's seed: arrivals, costs, link draws and routing draw from
+ *                              streams derived from it
+ * @param rps                   user requests per second to sweep, each &gt; 0
+ * @param warmupSeconds         simulated seconds before measuring (default 120)
+ * @param durationSeconds       simulated seconds measured after the warm-up (default 600)
+ * @param timeoutSeconds        a user request slower than this counts as a timeout and is recorded
+ *                              at this latency (default 30)
+ * @param cpuModel              how a replica's CPU limit acts (default {@link CpuModel#FLUID})
+ * @param cfsPeriodMillis       CFS bandwidth period for {@link CpuModel#CFS_QUOTA} (default 100, the
+ *                              kernel's default {@code cpu.cfs_period_us})
+ * @param callCostCv            coefficient of variation of one call's CPU cost, log-normal (default 0.5)
+ * @param replicaCostVariation  σ of a replica's log-normal cost factor, fixed per replica (default
+ *                              0.12: code paths, caches and neighbours make replicas differ)
+ * @param linkJitter            a message's delay is the link's mean × U(1 − j, 1 + j) (default 0.1)
+ * @param scrapeIntervalSeconds the simulated Prometheus scrapes counters this often (default 15)
+ * @param nodes                 the workers
+ * @param components            the application
+ * @param entry                 the component user requests enter, through an ingress proxy on every
+ *                              node (chosen uniformly per request)
+ * @param replicasPerNode       replicas of every component on every node (default 1)
+ * @param cpuLimitCores         every replica's CPU limit in cores (default 1)
+ * @param networks              named link-delay settings; a run uses one
+ * @param network               the network used when a run names none (default: the first)
+ */
+public record ClusterScenario(
+        String name,
+        String description,
+        Long seed,
+        List<Double> rps,
+        Double warmupSeconds,
+        Double durationSeconds,
+        Double timeoutSeconds,
+        CpuModel cpuModel,
+        Double cfsPeriodMillis,
+        Double callCostCv,
+        Double replicaCostVariation,
+        Double linkJitter,
+        Double scrapeIntervalSeconds,
+        List<NodeSpec> nodes,
+        List<ComponentSpec> components,
+        String entry,
+        Integer replicasPerNode,
+        Double cpuLimitCores,
+        Map<String, NetworkSpec> networks,
+        String network) {
+
+    /** How a replica's CPU limit acts on its requests. */
+    public enum CpuModel {
+        /**
+         * An ideal limit: a replica never runs on more than its limit's worth of cores at any
+         * instant; its requests share that capacity equally (processor sharing).
+         */
+        @JsonProperty("fluid") FLUID,
+        /**
+         * Linux CFS bandwidth control, what Kubernetes does with a CPU limit: a replica's threads
+         * run in parallel on any free core until the period's quota (limit × period) is spent, then
+         * the replica is throttled until the period ends.
+         */
+        @JsonProperty("cfs-quota") CFS_QUOTA;
+
+        /** The name used in scenario files and on the command line. */
+        public String label() {
+            return this == FLUID ? "fluid" : "cfs-quota";
+        }
+
+        /** Parses {@link #label()}; {@code null} when unknown. */
+        public static CpuModel ofLabel(String label) {
+            for (CpuModel model : values()) {
+                if (model.label().equals(label)) {
+                    return model;
+                }
+            }
+            return null;
+        }
+    }
+
+    /**
+     * A worker node.
+     *
+     * @param name        node name (also its locality sub-zone)
+     * @param cores       CPU cores, &gt; 0
+     * @param speedFactor work a core does per second relative to the scenario's reference core, &gt; 0
+     * @param locality    Istio locality {@code region/zone/subzone} (default {@code region/zone/<name>})
+     */
+    public record NodeSpec(String name, Double cores, Double speedFactor, String locality) {
+    }
+
+    /**
+     * A component and the calls one of its requests makes.
+     *
+     * @param name             component name
+     * @param cpuMillisPerCall mean CPU cost of one request on a speed-1.0 core, ms
+     * @param calls            stages run one after the other after the request's CPU work; the calls
+     *                         of a stage run in parallel and the stage ends when all have answered.
+     *                         A callee may be written {@code name*k} for k parallel calls, or
+     *                         {@code name*0.3} for one call with probability 0.3 (any k ≥ 0: its
+     *                         floor, plus one more with the fractional part's probability)
+     */
+    public record ComponentSpec(String name, Double cpuMillisPerCall, List<List<String>> calls) {
+    }
+
+    /**
+     * Link delays: every link's mean one-way delay is drawn once per run from its range with the
+     * scenario's seed, the same for both directions.
+     *
+     * @param sameNodeMillis    a call within a node (default 0.05)
+     * @param otherMillis       [min, max] one-way ms between two nodes
+     * @param remoteNodes       nodes behind slow links (default none)
+     * @param remoteMillis      [min, max] one-way ms between a remote node and any other node; two
+     *                          remote nodes talk over {@code otherMillis} (same site)
+     */
+    public record NetworkSpec(Double sameNodeMillis, List<Double> otherMillis, List<String> remoteNodes,
+            List<Double> remoteMillis) {
+    }
+
+    public ClusterScenario {
+        description = description == null ? "" : description;
+        warmupSeconds = warmupSeconds == null ? 120.0 : warmupSeconds;
+        durationSeconds = durationSeconds == null ? 600.0 : durationSeconds;
+        timeoutSeconds = timeoutSeconds == null ? 30.0 : timeoutSeconds;
+        cpuModel = cpuModel == null ? CpuModel.FLUID : cpuModel;
+        cfsPeriodMillis = cfsPeriodMillis == null ? 100.0 : cfsPeriodMillis;
+        callCostCv = callCostCv == null ? 0.5 : callCostCv;
+        replicaCostVariation = replicaCostVariation == null ? 0.12 : replicaCostVariation;
+        linkJitter = linkJitter == null ? 0.1 : linkJitter;
+        scrapeIntervalSeconds = scrapeIntervalSeconds == null ? 15.0 : scrapeIntervalSeconds;
+        replicasPerNode = replicasPerNode == null ? 1 : replicasPerNode;
+        cpuLimitCores = cpuLimitCores == null ? 1.0 : cpuLimitCores;
+        rps = rps == null ? List.of() : List.copyOf(rps);
+        nodes = nodes == null ? List.of() : List.copyOf(nodes);
+        components = components == null ? List.of() : List.copyOf(components);
+        networks = networks == null ? Map.of() : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(networks));
+        if (network == null && !networks.isEmpty()) {
+            network = networks.keySet().iterator().next();
+        }
+    }
+
+    /** A copy with other settings for one run (a {@code null} argument keeps the scenario's value). */
+    public ClusterScenario with(Long newSeed, CpuModel newCpuModel, Double newWarmupSeconds,
+            Double newDurationSeconds, String newNetwork) {
+        return new ClusterScenario(name, description, newSeed == null ? seed : newSeed, rps,
+                newWarmupSeconds == null ? warmupSeconds : newWarmupSeconds,
+                newDurationSeconds == null ? durationSeconds : newDurationSeconds, timeoutSeconds,
+                newCpuModel == null ? cpuModel : newCpuModel, cfsPeriodMillis, callCostCv, replicaCostVariation,
+                linkJitter, scrapeIntervalSeconds, nodes, components, entry, replicasPerNode, cpuLimitCores, networks,
+                newNetwork == null ? network : newNetwork);
+    }
+
+    /** Every problem of this scenario, each naming the field, its value and what was expected. */
+    public List<String> problems() {
+        List<String> problems = new ArrayList<>();
+        if (name == null || !name.matches("[A-Za-z0-9_-]+")) {
+            problems.add("name: " + quote(name) + " (expected: letters, digits, '-' or '_')");
+        }
+        if (seed == null) {
+            problems.add("seed: missing (expected: an integer; fixed seeds make runs repeatable)");
+        }
+        for (int i = 0; i < rps.size(); i++) {
+            positive(problems, "rps[" + i + "]", rps.get(i), 1e6);
+        }
+        nonNegative(problems, "warmupSeconds", warmupSeconds, 86_400);
+        positive(problems, "durationSeconds", durationSeconds, 86_400);
+        positive(problems, "timeoutSeconds", timeoutSeconds, 86_400);
+        positive(problems, "cfsPeriodMillis", cfsPeriodMillis, 1_000);
+        nonNegative(problems, "callCostCv", callCostCv, 10);
+        nonNegative(problems, "replicaCostVariation", replicaCostVariation, 2);
+        if (!(linkJitter >= 0 && linkJitter < 1)) {
+            problems.add("linkJitter: " + linkJitter + " (expected: in [0, 1))");
+        }
+        positive(problems, "scrapeIntervalSeconds", scrapeIntervalSeconds, 3_600);
+        if (replicasPerNode < 1 || replicasPerNode > 1_000) {
+            problems.add("replicasPerNode: " + replicasPerNode + " (expected: 1 .. 1000)");
+        }
+        positive(problems, "cpuLimitCores", cpuLimitCores, 1_024);
+
+        Set<String> nodeNames = new HashSet<>();
+        if (nodes.isEmpty()) {
+            problems.add("nodes: empty (expected: at least one node)");
+        }
+        for (int i = 0; i < nodes.size(); i++) {
+            NodeSpec node = nodes.get(i);
+            String at = "nodes[" + i + "]";
+            if (node == null) {
+                problems.add(at + ": null (expected: a node)");
+                continue;
+            }
+            if (node.name() == null || node.name().isBlank()) {
+                problems.add(at + ".name: missing (expected: a node name)");
+            } else if (!nodeNames.add(node.name())) {
+                problems.add(at + ".name: " + quote(node.name()) + " (expected: unique; already used)");
+            }
+            positive(problems, at + ".cores", node.cores(), 1_024);
+            positive(problems, at + ".speedFactor", node.speedFactor(), 100);
+        }
+
+        Map<String, ComponentSpec> byName = new LinkedHashMap<>();
+        if (components.isEmpty()) {
+            problems.add("components: empty (expected: at least one component)");
+        }
+        for (int i = 0; i < components.size(); i++) {
+            ComponentSpec component = components.get(i);
+            String at = "components[" + i + "]";
+            if (component == null) {
+                problems.add(at + ": null (expected: a component)");
+                continue;
+            }
+            if (component.name() == null || !component.name().matches("[a-z0-9]([-a-z0-9]*[a-z0-9])?")) {
+                problems.add(at + ".name: " + quote(component.name())
+                        + " (expected: a DNS label: lower-case letters, digits and '-')");
+            } else if (byName.putIfAbsent(component.name(), component) != null) {
+                problems.add(at + ".name: " + quote(component.name()) + " (expected: unique; already used)");
+            }
+            positive(problems, at + ".cpuMillisPerCall", component.cpuMillisPerCall(), 60_000);
+        }
+        for (int i = 0; i < components.size(); i++) {
+            ComponentSpec component = components.get(i);
+            if (component == null || component.calls() == null) {
+                continue;
+            }
+            for (int s = 0; s < component.calls().size(); s++) {
+                List<String> stage = component.calls().get(s);
+                String at = "components[" + i + "].calls[" + s + "]";
+                if (stage == null || stage.isEmpty()) {
+                    problems.add(at + ": empty (expected: one or more callees)");
+                    continue;
+                }
+                for (int c = 0; c < stage.size(); c++) {
+                    String problem = CallSpec.problem(stage.get(c), byName.keySet());
+                    if (problem != null) {
+                        problems.add(at + "[" + c + "]: " + problem);
+                    }
+                }
+            }
+        }
+        if (entry == null || !byName.containsKey(entry)) {
+            problems.add("entry: " + quote(entry) + " (expected: one of the components " + byName.keySet() + ")");
+        }
+        if (problems.isEmpty()) {
+            Set<String> done = new HashSet<>();
+            for (String component : byName.keySet()) {
+                String cycle = cycleFrom(component, byName, new ArrayList<>(), done);
+                if (cycle != null) {
+                    problems.add("components: the calls form a cycle " + cycle + " (expected: a DAG)");
+                    break;
+                }
+            }
+        }
+
+        if (networks.isEmpty()) {
+            problems.add("networks: empty (expected: at least one named network)");
+        }
+        networks.forEach((networkName, spec) -> {
+            String at = "networks." + networkName;
+            if (spec == null) {
+                problems.add(at + ": null (expected: a network)");
+                return;
+            }
+            if (spec.sameNodeMillis() != null) {
+                nonNegative(problems, at + ".sameNodeMillis", spec.sameNodeMillis(), 3.6e6);
+            }
+            range(problems, at + ".otherMillis", spec.otherMillis(), true);
+            List<String> remote = spec.remoteNodes() == null ? List.of() : spec.remoteNodes();
+            for (int i = 0; i < remote.size(); i++) {
+                if (!nodeNames.contains(remote.get(i))) {
+                    problems.add(at + ".remoteNodes[" + i + "]: " + quote(remote.get(i)) + " (expected: one of the nodes "
+                            + nodeNames + ")");
+                }
+            }
+            if (!remote.isEmpty() || spec.remoteMillis() != null) {
+                range(problems, at + ".remoteMillis", spec.remoteMillis(), !remote.isEmpty());
+            }
+        });
+        if (network != null && !networks.containsKey(network)) {
+            problems.add("network: " + quote(network) + " (expected: one of " + networks.keySet() + ")");
+        }
+        return problems;
+    }
+
+    private static String cycleFrom(String component, Map<String, ComponentSpec> byName, List<String> path,
+            Set<String> done) {
+        if (path.contains(component)) {
+            List<String> cycle = new ArrayList<>(path.subList(path.indexOf(component), path.size()));
+            cycle.add(component);
+            return String.join(" -> ", cycle);
+        }
+        if (done.contains(component)) {
+            return null;
+        }
+        path.add(component);
+        ComponentSpec spec = byName.get(component);
+        if (spec.calls() != null) {
+            for (List<String> stage : spec.calls()) {
+                for (String call : stage) {
+                    String cycle = cycleFrom(CallSpec.parse(call).callee(), byName, path, done);
+                    if (cycle != null) {
+                        return cycle;
+                    }
+                }
+            }
+        }
+        path.remove(path.size() - 1);
+        done.add(component);
+        return null;
+    }
+
+    private static void range(List<String> problems, String at, List<Double> range, boolean required) {
+        if (range == null) {
+            if (required) {
+                problems.add(at + ": missing (expected: [min, max] in ms)");
+            }
+            return;
+        }
+        if (range.size() != 2 || range.get(0) == null || range.get(1) == null) {
+            problems.add(at + ": " + range + " (expected: [min, max] in ms)");
+            return;
+        }
+        double min = range.get(0);
+        double max = range.get(1);
+        if (!(min >= 0 && max >= min && max <= 3.6e6)) {
+            problems.add(at + ": " + range + " (expected: 0 <= min <= max <= 3.6e6 ms)");
+        }
+    }
+
+    private static void positive(List<String> problems, String at, Double value, double max) {
+        if (value == null) {
+            problems.add(at + ": missing (expected: a number in (0, " + format(max) + "])");
+        } else if (!(value > 0 && value <= max)) {
+            problems.add(at + ": " + value + " (expected: a number in (0, " + format(max) + "])");
+        }
+    }
+
+    private static void nonNegative(List<String> problems, String at, Double value, double max) {
+        if (value == null || !(value >= 0 && value <= max)) {
+            problems.add(at + ": " + value + " (expected: a number in [0, " + format(max) + "])");
+        }
+    }
+
+    private static String format(double value) {
+        return value == Math.rint(value) && Math.abs(value) < 1e15
+                ? String.valueOf((long) value) : String.format(Locale.ROOT, "%g", value);
+    }
+
+    private static String quote(String value) {
+        return value == null ? "missing" : "\"" + value + "\"";
+    }
+
+    /** One entry of a stage: a callee and how many parallel calls go to it. */
+    record CallSpec(String callee, double count) {
+
+        static CallSpec parse(String text) {
+            int star = text.indexOf('*');
+            if (star < 0) {
+                return new CallSpec(text.trim(), 1);
+            }
+            return new CallSpec(text.substring(0, star).trim(), Double.parseDouble(text.substring(star + 1).trim()));
+        }
+
+        static String problem(String text, Set<String> components) {
+            if (text == null) {
+                return "null (expected: a callee name, optionally name*count)";
+            }
+            CallSpec spec;
+            try {
+                spec = parse(text);
+            } catch (NumberFormatException e) {
+                return quote(text) + " (expected: name or name*count with a number count)";
+            }
+            if (!components.contains(spec.callee())) {
+                return quote(text) + " (expected: a callee among the components " + components + ")";
+            }
+            if (!(spec.count() >= 0 && spec.count() <= 1_000)) {
+                return quote(text) + " (expected: a count in [0, 1000])";
+            }
+            return null;
+        }
+    }
+}

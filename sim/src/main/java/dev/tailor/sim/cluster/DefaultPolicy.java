@@ -1,0 +1,20 @@
+package dev.tailor.sim.cluster;
+
+/**
+ * Kubernetes' default: kube-proxy (iptables mode) sends each connection — here each call — to a
+ * uniformly random ready endpoint of the Service.
+ */
+final class DefaultPolicy implements RoutingPolicy {
+
+    private ClusterModel model;
+
+    @Override
+    public void start(ClusterModel model) {
+        this.model = model;
+    }
+
+    @Override
+    public SimReplica choose(Proxy from, SimComponent callee) {
+        return callee.replicas[model.routingRng.nextInt(callee.replicas.length)];
+    }
+}

@@ -1,0 +1,136 @@
+package dev.tailor.sim.cluster;
+
+import dev.tailor.heart.AtpmState;
+import dev.tailor.heart.ComponentShares;
+import dev.tailor.heart.GroupShare;
+import dev.tailor.heart.Heart;
+import dev.tailor.heart.HeartConfig;
+import dev.tailor.heart.NodeRoute;
+import dev.tailor.heart.Plan;
+import dev.tailor.heart.Route;
+import dev.tailor.heart.Snapshot;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * HEART through the real {@code heart} module: every round (30 s) a snapshot of the simulated
+ * Prometheus over the last round goes through {@link Heart#plan}, with the ATPM state carried from
+ * round to round, and the plan's per-caller-node splits become the proxies' locality weights. Inside
+ * a chosen node group Envoy's least-request picks the replica. Before the first plan, and for a
+ * caller node the plan has no split for, the mesh's least-request over all replicas applies (what
+ * runs before the controller's first DestinationRule). A round whose planning fails keeps the
+ * previous plan, as the controller does.
+ *
+ * <p>The same class runs {@code mcf-no-filter} (α = 1, no slow-link filter) and the ablations, with
+ * another {@link HeartConfig}.
+ */
+final class HeartPolicy implements RoutingPolicy {
+
+    static final long ROUND_NANOS = 30 * ClusterModel.NANOS_PER_SECOND;
+    /** A round runs just after the scrape at the same instant, as a controller reads fresh data. */
+    private static final long AFTER_SCRAPE_NANOS = 1_000_000;
+
+    private final Heart heart;
+    private ClusterModel model;
+    private AtpmState state = AtpmState.EMPTY;
+    private RouteTable table;
+    private long rounds;
+    private long failures;
+    private double totalMillis;
+    private double maxMillis;
+    private String lastFailure;
+
+    HeartPolicy(HeartConfig config) {
+        this.heart = new Heart(config.withParallel(false));
+    }
+
+    @Override
+    public void start(ClusterModel model) {
+        this.model = model;
+    }
+
+    @Override
+    public long tickIntervalNanos() {
+        return ROUND_NANOS;
+    }
+
+    @Override
+    public long firstTickNanos() {
+        return ROUND_NANOS + AFTER_SCRAPE_NANOS;
+    }
+
+    @Override
+    public void tick(long nowNanos) {
+        Snapshot snapshot = MetricsSnapshot.build(model, nowNanos, ROUND_NANOS);
+        if (snapshot == null) {
+            return;
+        }
+        long started = model.wallClock.getAsLong();
+        Plan plan;
+        try {
+            plan = heart.plan(snapshot, state);
+        } catch (RuntimeException e) {
+            failures++;
+            lastFailure = e.getMessage();
+            return;
+        } finally {
+            double millis = (model.wallClock.getAsLong() - started) / 1e6;
+            rounds++;
+            totalMillis += millis;
+            maxMillis = Math.max(maxMillis, millis);
+        }
+        state = plan.state();
+        table = tableOf(plan);
+    }
+
+    private RouteTable tableOf(Plan plan) {
+        Map<String, Integer> nodeIndex = new HashMap<>();
+        for (SimNode node : model.nodes) {
+            nodeIndex.put(node.name, node.index);
+        }
+        Map<String, Integer> componentIndex = new HashMap<>();
+        for (SimComponent component : model.components) {
+            componentIndex.put(component.name, component.index);
+        }
+        RouteTable next = new RouteTable(model.components.length, model.nodes.length);
+        // Every caller node first gets the callee's ATPM shares: a node with no supply in the plan
+        // (it served nothing last round) still sends by capacity, not at random.
+        Map<String, double[]> shares = new HashMap<>();
+        for (ComponentShares component : plan.allocation().shares()) {
+            double[] byNode = new double[model.nodes.length];
+            for (GroupShare group : component.groups()) {
+                byNode[nodeIndex.get(group.node())] += group.share();
+            }
+            shares.put(component.component(), byNode);
+        }
+        for (Route route : plan.allocation().routes()) {
+            int caller = ClusterModel.INGRESS.equals(route.caller()) ? 0 : componentIndex.get(route.caller()) + 1;
+            int callee = componentIndex.get(route.callee());
+            double[] fallback = shares.get(route.callee());
+            for (SimNode node : model.nodes) {
+                if (fallback != null) {
+                    next.set(caller, callee, node.index, fallback);
+                }
+            }
+            for (NodeRoute from : route.from()) {
+                double[] byNode = new double[model.nodes.length];
+                from.toNodes().forEach((name, fraction) -> byNode[nodeIndex.get(name)] += fraction);
+                next.set(caller, callee, nodeIndex.get(from.fromNode()), byNode);
+            }
+        }
+        return next;
+    }
+
+    @Override
+    public SimReplica choose(Proxy from, SimComponent callee) {
+        RouteTable current = table;
+        SimReplica chosen = current == null ? null : current.pick(from, callee, model.routingRng);
+        return chosen != null ? chosen : LeastRequestPolicy.powerOfTwo(from, callee.replicas, model.routingRng);
+    }
+
+    @Override
+    public RunResult.Planning planning() {
+        return new RunResult.Planning(rounds, failures, rounds == 0 ? 0 : ClusterModel.round(totalMillis / rounds, 3),
+                ClusterModel.round(maxMillis, 3), lastFailure);
+    }
+}

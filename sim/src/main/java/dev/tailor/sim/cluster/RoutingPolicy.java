@@ -1,0 +1,40 @@
+package dev.tailor.sim.cluster;
+
+/**
+ * How a caller's proxy picks the replica of a callee for each call. A policy sees the simulated
+ * cluster only as the real one would: its own proxy's counters, and the simulated Prometheus.
+ *
+ * <p>Driven from the simulation's one thread; implementations need no locking.
+ */
+interface RoutingPolicy {
+
+    /** Called once, after the cluster is built and before the first request. */
+    default void start(ClusterModel model) {
+    }
+
+    /** The replica of {@code callee} that the call from {@code from} goes to. */
+    SimReplica choose(Proxy from, SimComponent callee);
+
+    /** A response from {@code replica} reached {@code from}. */
+    default void onResponse(Proxy from, SimReplica replica, long nowNanos) {
+    }
+
+    /** Simulated ns between {@link #tick} calls; 0 for none. */
+    default long tickIntervalNanos() {
+        return 0;
+    }
+
+    /** Simulated ns of the first {@link #tick}. */
+    default long firstTickNanos() {
+        return tickIntervalNanos();
+    }
+
+    /** Periodic work: a controller round, a weight update. */
+    default void tick(long nowNanos) {
+    }
+
+    /** Planning statistics, for policies that plan in rounds; {@code null} otherwise. */
+    default RunResult.Planning planning() {
+        return null;
+    }
+}

@@ -1,0 +1,130 @@
+package dev.tailor.sim.cluster;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.exc.InvalidFormatException;
+import com.fasterxml.jackson.databind.exc.MismatchedInputException;
+import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Collectors;
+
+/**
+ * Loads cluster scenarios: a bundled one by name, or a YAML file. A scenario file is checked whole;
+ * every problem is reported at once, naming the field.
+ */
+public final class Scenarios {
+
+    /** The bundled scenarios. */
+    public static final List<String> BUNDLED = List.of("paper-pairwise", "paper-dag");
+
+    private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory())
+            .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+            .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+
+    private Scenarios() {
+    }
+
+    /**
+     * A bundled scenario by name, else the YAML file at {@code nameOrPath}.
+     *
+     * @throws ScenarioException if it cannot be read or is invalid
+     */
+    public static ClusterScenario load(String nameOrPath) {
+        if (BUNDLED.contains(nameOrPath)) {
+            String resource = "/dev/tailor/sim/scenarios/" + nameOrPath + ".yaml";
+            try (InputStream in = Scenarios.class.getResourceAsStream(resource)) {
+                if (in == null) {
+                    throw new IllegalStateException("bundled scenario missing from the jar: " + resource);
+                }
+                return parse(new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8), nameOrPath);
+            } catch (IOException e) {
+                throw new IllegalStateException("cannot read bundled scenario " + resource, e);
+            }
+        }
+        Path file = Path.of(nameOrPath);
+        if (!Files.isRegularFile(file)) {
+            throw new ScenarioException(nameOrPath + ": no such bundled scenario or file (expected: one of " + BUNDLED
+                    + ", or a YAML scenario file)");
+        }
+        try {
+            return parse(Files.readString(file), file.toString());
+        } catch (IOException e) {
+            throw new ScenarioException(file + ": cannot read (" + e.getMessage() + ")");
+        }
+    }
+
+    /** Parses and validates scenario YAML; {@code source} names it in errors. */
+    public static ClusterScenario parse(String yaml, String source) {
+        ClusterScenario scenario;
+        try {
+            scenario = YAML.readValue(yaml, ClusterScenario.class);
+        } catch (UnrecognizedPropertyException e) {
+            throw new ScenarioException(source + ": " + path(e) + ": unknown field (expected one of "
+                    + e.getKnownPropertyIds().stream().map(Object::toString).sorted().collect(Collectors.joining(", "))
+                    + ")");
+        } catch (InvalidFormatException e) {
+            throw new ScenarioException(source + ": " + path(e) + ": " + e.getValue() + " (expected: "
+                    + expected(e.getTargetType()) + ")");
+        } catch (MismatchedInputException e) {
+            throw new ScenarioException(source + ": " + path(e) + ": wrong type (expected: "
+                    + expected(e.getTargetType()) + ")");
+        } catch (JsonProcessingException e) {
+            String where = e.getLocation() == null ? "" : " at line " + e.getLocation().getLineNr();
+            throw new ScenarioException(source + ": not valid YAML" + where + ": " + e.getOriginalMessage());
+        }
+        if (scenario == null) {
+            throw new ScenarioException(source + ": empty (expected: a scenario)");
+        }
+        List<String> problems = scenario.problems();
+        if (!problems.isEmpty()) {
+            throw new ScenarioException(source + ": " + problems.size() + " problem" + (problems.size() == 1 ? "" : "s")
+                    + ":\n  " + String.join("\n  ", problems));
+        }
+        return scenario;
+    }
+
+    private static String path(com.fasterxml.jackson.databind.JsonMappingException e) {
+        StringBuilder path = new StringBuilder();
+        for (com.fasterxml.jackson.databind.JsonMappingException.Reference ref : e.getPath()) {
+            if (ref.getIndex() >= 0) {
+                path.append('[').append(ref.getIndex()).append(']');
+            } else if (ref.getFieldName() != null) {
+                path.append(path.length() == 0 ? "" : ".").append(ref.getFieldName());
+            }
+        }
+        return path.length() == 0 ? "(top level)" : path.toString();
+    }
+
+    private static String expected(Class<?> type) {
+        if (type == null) {
+            return "another type";
+        }
+        if (type.isEnum()) {
+            return "one of fluid, cfs-quota";
+        }
+        if (Number.class.isAssignableFrom(type) || type.isPrimitive()) {
+            return "a number";
+        }
+        if (List.class.isAssignableFrom(type)) {
+            return "a list";
+        }
+        if (type == String.class) {
+            return "a string";
+        }
+        return "an object";
+    }
+
+    /** A scenario that cannot be read or is invalid; the message names the file and every problem. */
+    public static final class ScenarioException extends IllegalArgumentException {
+        public ScenarioException(String message) {
+            super(message);
+        }
+    }
+}
