@@ -165,6 +165,16 @@ public record ClusterScenario(
                 newNetwork == null ? network : newNetwork);
     }
 
+    /** {@code override} if given, else this scenario's warm-up. */
+    public double warmupSecondsOr(Double override) {
+        return override != null ? override : warmupSeconds;
+    }
+
+    /** {@code override} if given, else this scenario's measured duration. */
+    public double durationSecondsOr(Double override) {
+        return override != null ? override : durationSeconds;
+    }
+
     /** Every problem of this scenario, each naming the field, its value and what was expected. */
     public List<String> problems() {
         List<String> problems = new ArrayList<>();

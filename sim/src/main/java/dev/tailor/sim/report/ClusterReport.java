@@ -1,0 +1,258 @@
+package dev.tailor.sim.report;
+
+import dev.tailor.sim.cluster.RunResult;
+import java.awt.BasicStroke;
+import java.awt.Color;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeSet;
+import org.HdrHistogram.HistogramIterationValue;
+import org.knowm.xchart.BitmapEncoder;
+import org.knowm.xchart.XYChart;
+import org.knowm.xchart.XYChartBuilder;
+import org.knowm.xchart.XYSeries;
+import org.knowm.xchart.style.Styler;
+import org.knowm.xchart.style.markers.SeriesMarkers;
+
+/**
+ * Writes a self-contained HTML report of cluster-simulator runs: one file, {@code index.html},
+ * with the results table and inline PNG plots made with XChart — latency CDF per policy (tail
+ * stretched), P99 against the request rate, and CPU utilisation per replica over time. Opens in
+ * any browser, no network needed.
+ */
+public final class ClusterReport {
+
+    /** Policy colours, stable across charts (Okabe–Ito palette, readable by colour-blind readers). */
+    private static final Color[] PALETTE = {
+        new Color(0x00, 0x00, 0x00), new Color(0xE6, 0x9F, 0x00), new Color(0x56, 0xB4, 0xE9),
+        new Color(0x00, 0x9E, 0x73), new Color(0xCC, 0x79, 0xA7), new Color(0xD5, 0x5E, 0x00),
+        new Color(0x00, 0x72, 0xB2), new Color(0x99, 0x99, 0x99)
+    };
+
+    private ClusterReport() {
+    }
+
+    /**
+     * Writes {@code dir/index.html} (creating {@code dir} if needed), replacing an earlier report.
+     *
+     * @param title   the page's title
+     * @param intro   paragraphs of plain text shown above the results (e.g. the paper's figures)
+     * @param results the runs, in table order
+     * @return the written file
+     * @throws IOException if the directory or file cannot be written
+     */
+    public static Path write(Path dir, String title, List<String> intro, List<RunResult> results) throws IOException {
+        System.setProperty("java.awt.headless", "true");
+        Files.createDirectories(dir);
+        Map<String, Color> colours = new LinkedHashMap<>();
+        for (RunResult result : results) {
+            colours.computeIfAbsent(result.policy(), p -> PALETTE[colours.size() % PALETTE.length]);
+        }
+        StringBuilder html = new StringBuilder();
+        html.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>").append(escape(title))
+                .append("</title>\n<style>body{font-family:system-ui,sans-serif;max-width:1400px;margin:2em auto;"
+                        + "padding:0 1em;color:#222}table{border-collapse:collapse;font-size:13px;margin:1em 0}"
+                        + "td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}th{background:#f3f3f3}"
+                        + "td.l,th.l{text-align:left}.charts{display:flex;flex-wrap:wrap;gap:12px}"
+                        + "h2{margin-top:2em;border-bottom:1px solid #ddd}p.note{color:#555;font-size:14px}"
+                        + "</style></head><body>\n");
+        html.append("<h1>").append(escape(title)).append("</h1>\n");
+        for (String paragraph : intro) {
+            html.append("<p class=\"note\">").append(escape(paragraph)).append("</p>\n");
+        }
+        html.append(table(results));
+
+        Map<String, List<RunResult>> bySetting = new LinkedHashMap<>();
+        for (RunResult result : results) {
+            bySetting.computeIfAbsent(result.scenario() + " · network " + result.network() + " · CPU "
+                    + result.cpuModel(), k -> new ArrayList<>()).add(result);
+        }
+        for (Map.Entry<String, List<RunResult>> setting : bySetting.entrySet()) {
+            List<RunResult> runs = setting.getValue();
+            html.append("<h2>").append(escape(setting.getKey())).append("</h2>\n<div class=\"charts\">\n");
+            TreeSet<Double> rates = new TreeSet<>();
+            runs.forEach(r -> rates.add(r.rps()));
+            if (rates.size() > 1) {
+                html.append(image(p99ByRate(runs, colours)));
+            }
+            for (double rps : rates) {
+                html.append(image(latencyCdf(runs.stream().filter(r -> r.rps() == rps).toList(),
+                        "End-to-end latency CDF at " + format(rps) + " RPS", colours)));
+            }
+            html.append("</div>\n<h3>CPU utilisation per replica at ").append(format(rates.last()))
+                    .append(" RPS (10-s means; one colour per node)</h3>\n<div class=\"charts\">\n");
+            for (RunResult run : runs) {
+                if (run.rps() == rates.last()) {
+                    html.append(image(cpuOverTime(run)));
+                }
+            }
+            html.append("</div>\n");
+        }
+        html.append("<p class=\"note\">Latency CDF: the vertical axis is stretched towards the tail (it shows "
+                + "−log10(1 − F)), so P90, P99 and P99.9 are evenly spaced. Requests slower than the timeout are "
+                + "plotted at the timeout. CPU utilisation is in % of the replica's CPU limit.</p>\n");
+        html.append("</body></html>\n");
+        Path file = dir.resolve("index.html");
+        Path temporary = dir.resolve(".index.html.tmp");
+        Files.writeString(temporary, html, StandardCharsets.UTF_8);
+        Files.move(temporary, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        return file;
+    }
+
+    private static String table(List<RunResult> results) {
+        StringBuilder t = new StringBuilder("<table><tr><th class=\"l\">scenario</th><th class=\"l\">network</th>"
+                + "<th class=\"l\">CPU</th><th>RPS</th><th class=\"l\">policy</th><th>P50 ms</th><th>P99 ms</th>"
+                + "<th>P99.9 ms</th><th>timeouts</th><th>CPU gap pp</th><th>plan ms/round</th></tr>\n");
+        for (RunResult r : results) {
+            t.append("<tr><td class=\"l\">").append(escape(r.scenario())).append("</td><td class=\"l\">")
+                    .append(escape(r.network())).append("</td><td class=\"l\">").append(escape(r.cpuModel()))
+                    .append("</td><td>").append(format(r.rps())).append("</td><td class=\"l\">")
+                    .append(escape(r.policy())).append("</td><td>").append(format(r.p50Millis())).append("</td><td>")
+                    .append(format(r.p99Millis())).append("</td><td>").append(format(r.p999Millis())).append("</td><td>")
+                    .append(r.timeouts()).append("</td><td>").append(format(r.cpuGapPercentPoints())).append("</td><td>")
+                    .append(r.planning() == null ? "" : format(r.planning().meanMillis())).append("</td></tr>\n");
+        }
+        return t.append("</table>\n").toString();
+    }
+
+    private static XYChart latencyCdf(List<RunResult> runs, String title, Map<String, Color> colours) {
+        XYChart chart = new XYChartBuilder().width(620).height(400).title(title)
+                .xAxisTitle("latency (ms, log scale)").yAxisTitle("fraction of requests at most this slow").build();
+        style(chart);
+        chart.getStyler().setXAxisLogarithmic(true);
+        chart.getStyler().setyAxisTickLabelsFormattingFunction(ClusterReport::tailLabel);
+        chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNW);
+        for (RunResult run : runs) {
+            if (run.latency() == null || run.latency().getTotalCount() == 0) {
+                continue;
+            }
+            List<Double> x = new ArrayList<>();
+            List<Double> y = new ArrayList<>();
+            for (HistogramIterationValue v : run.latency().percentiles(5)) {
+                double fraction = v.getPercentileLevelIteratedTo() / 100;
+                if (fraction >= 1 - 1e-5) {
+                    fraction = 1 - 1e-5;
+                }
+                x.add(Math.max(0.01, v.getValueIteratedTo() / 1_000.0));
+                y.add(-Math.log10(1 - fraction));
+            }
+            XYSeries series = chart.addSeries(run.policy(), x, y);
+            series.setMarker(SeriesMarkers.NONE);
+            series.setLineColor(colours.get(run.policy()));
+        }
+        return chart;
+    }
+
+    private static String tailLabel(double y) {
+        double fraction = 1 - Math.pow(10, -y);
+        double percent = 100 * fraction;
+        if (y < 0.5) {
+            return String.format(Locale.ROOT, "%.0f %%", percent);
+        }
+        return String.format(Locale.ROOT, "%." + Math.max(0, (int) Math.round(y) - 2) + "f %%", percent);
+    }
+
+    private static XYChart p99ByRate(List<RunResult> runs, Map<String, Color> colours) {
+        XYChart chart = new XYChartBuilder().width(620).height(400).title("P99 latency against load")
+                .xAxisTitle("user requests per second").yAxisTitle("P99 (ms, log scale)").build();
+        style(chart);
+        chart.getStyler().setYAxisLogarithmic(true);
+        chart.getStyler().setyAxisTickLabelsFormattingFunction(v -> String.format(Locale.ROOT, "%,.0f", v));
+        chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNW);
+        Map<String, List<RunResult>> byPolicy = new LinkedHashMap<>();
+        runs.forEach(r -> byPolicy.computeIfAbsent(r.policy(), k -> new ArrayList<>()).add(r));
+        byPolicy.forEach((policy, list) -> {
+            List<RunResult> sorted = list.stream().sorted(java.util.Comparator.comparingDouble(RunResult::rps)).toList();
+            XYSeries series = chart.addSeries(policy, sorted.stream().map(RunResult::rps).toList(),
+                    sorted.stream().map(r -> Math.max(0.01, r.p99Millis())).toList());
+            series.setLineColor(colours.get(policy));
+            series.setMarkerColor(colours.get(policy));
+            series.setMarker(SeriesMarkers.CIRCLE);
+        });
+        return chart;
+    }
+
+    private static XYChart cpuOverTime(RunResult run) {
+        XYChart chart = new XYChartBuilder().width(450).height(300).title(run.policy())
+                .xAxisTitle("simulated time (s)").yAxisTitle("CPU (% of limit)").build();
+        style(chart);
+        chart.getStyler().setYAxisMin(0.0);
+        chart.getStyler().setYAxisMax(110.0);
+        chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
+        chart.getStyler().setLegendLayout(Styler.LegendLayout.Horizontal);
+        List<double[]> series = run.cpuUtilisationSeries();
+        if (series == null) {
+            return chart;
+        }
+        Map<String, Color> nodeColours = new LinkedHashMap<>();
+        for (int i = 0; i < series.size(); i++) {
+            RunResult.ReplicaStats replica = run.replicas().get(i);
+            boolean first = !nodeColours.containsKey(replica.node());
+            Color colour = nodeColours.computeIfAbsent(replica.node(), k -> PALETTE[(nodeColours.size() + 1)
+                    % PALETTE.length]);
+            double[] perSecond = series.get(i);
+            List<Double> x = new ArrayList<>();
+            List<Double> y = new ArrayList<>();
+            for (int start = 0; start + 10 <= perSecond.length; start += 10) {
+                double sum = 0;
+                for (int k = start; k < start + 10; k++) {
+                    sum += perSecond[k];
+                }
+                x.add(start + 10.0);
+                y.add(sum / 10);
+            }
+            if (x.isEmpty()) {
+                continue;
+            }
+            XYSeries line = chart.addSeries(first ? replica.node() : replica.pod(), x, y);
+            line.setMarker(SeriesMarkers.NONE);
+            line.setLineColor(colour);
+            line.setLineStyle(new BasicStroke(1f));
+            line.setShowInLegend(first);
+        }
+        return chart;
+    }
+
+    private static void style(XYChart chart) {
+        chart.getStyler().setChartBackgroundColor(Color.WHITE);
+        chart.getStyler().setPlotBackgroundColor(Color.WHITE);
+        chart.getStyler().setPlotGridLinesColor(new Color(0xE5, 0xE5, 0xE5));
+        chart.getStyler().setLegendBorderColor(Color.WHITE);
+        chart.getStyler().setMarkerSize(5);
+    }
+
+    /**
+     * The chart as an inline PNG. Not SVG: XChart's SVG writes every glyph as a path, 300-500 kB a
+     * chart, where the PNG is a tenth of that.
+     */
+    private static String image(XYChart chart) throws IOException {
+        byte[] png = BitmapEncoder.getBitmapBytes(chart, BitmapEncoder.BitmapFormat.PNG);
+        return "<img alt=\"" + escape(chart.getTitle()) + "\" width=\"" + chart.getWidth() + "\" height=\""
+                + chart.getHeight() + "\" src=\"data:image/png;base64," + Base64.getEncoder().encodeToString(png)
+                + "\">\n";
+    }
+
+    private static String format(double value) {
+        if (Double.isNaN(value)) {
+            return "–";
+        }
+        if (value == Math.rint(value) && Math.abs(value) < 1e12) {
+            return String.valueOf((long) value);
+        }
+        return String.format(Locale.ROOT, Math.abs(value) >= 100 ? "%.0f" : Math.abs(value) >= 10 ? "%.1f" : "%.2f",
+                value);
+    }
+
+    private static String escape(String text) {
+        return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
+    }
+}
