@@ -1,0 +1,169 @@
+package dev.tailor.cli;
+
+import dev.tailor.sim.cluster.ClusterScenario;
+import dev.tailor.sim.cluster.ClusterSimulation;
+import dev.tailor.sim.cluster.ClusterSweep;
+import dev.tailor.sim.cluster.RunResult;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code tailor demo}: the paper's comparison in the cluster simulator — paper-dag and
+ * paper-pairwise on network A at 100 and 400 RPS, every policy, under both CPU-limit models — with
+ * our ratios next to the paper's and an HTML report.
+ */
+@Command(
+        name = "demo",
+        mixinStandardHelpOptions = true,
+        versionProvider = Tailor.Version.class,
+        usageHelpWidth = 110,
+        sortOptions = false,
+        description = {
+            "Reproduces HEART's comparison in the cluster simulator: the paper's DAG and pairwise applications on five"
+                    + " heterogeneous workers, at 100 and 400 RPS, under default, least-request, locality-first,"
+                    + " wrr-orca, mcf-no-filter and HEART routing, with an ideal CPU limit (fluid) and with Linux CFS"
+                    + " throttling (cfs-quota). Prints the results next to the paper's figures and writes an HTML"
+                    + " report with plots. About 30 s on 2 cores.",
+            ""
+        },
+        footer = {"", "More: tailor heart simulate --help; docs/simulator.md."})
+final class DemoCommand implements Callable<Integer> {
+
+    /** The paper's figures (HEART, IEEE CLOUD 2025), P99 ms. */
+    static final double PAPER_PAIRWISE_HEART = 194;
+    static final double PAPER_PAIRWISE_LR = 293;
+    static final double PAPER_DAG_HEART = 82;
+    static final double PAPER_DAG_LR = 768;
+    static final double PAPER_DAG_DEFAULT = 30_620;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--report", paramLabel = "DIR", defaultValue = "tailor-demo",
+            description = "Where the HTML report goes (DIR/index.html). Default: ${DEFAULT-VALUE}.")
+    Path report;
+
+    @Option(names = "--no-report", description = "Do not write the report.")
+    boolean noReport;
+
+    @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "table",
+            description = "table or json ({\"results\": [...]}). Default: ${DEFAULT-VALUE}.")
+    SimulateCommand.Format format;
+
+    @Option(names = "--threads", paramLabel = "N", description = "Runs in parallel. Default: the number of processors.")
+    Integer threads;
+
+    @Option(names = "--duration-seconds", paramLabel = "S",
+            description = "Simulated time measured per run. Default: the scenarios' (600).")
+    Double durationSeconds;
+
+    @Option(names = "--warmup-seconds", paramLabel = "S",
+            description = "Simulated warm-up per run, not measured. Default: the scenarios' (120).")
+    Double warmupSeconds;
+
+    @Override
+    public Integer call() {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        int workers = threads == null ? Runtime.getRuntime().availableProcessors() : threads;
+        if (workers < 1 || workers > 256) {
+            throw new CliException("--threads: " + workers + " (expected: 1 .. 256)");
+        }
+        List<ClusterSweep.Run> runs = new ArrayList<>();
+        for (String name : List.of("paper-dag", "paper-pairwise")) {
+            ClusterScenario base = SimulateCommand.load(name);
+            for (ClusterScenario.CpuModel model : ClusterScenario.CpuModel.values()) {
+                ClusterScenario variant = base.with(null, model, warmupSeconds, durationSeconds, "A");
+                List<String> problems = variant.problems();
+                if (!problems.isEmpty()) {
+                    throw new CliException("invalid options: " + String.join("; ", problems)
+                            .replace("warmupSeconds", "--warmup-seconds").replace("durationSeconds", "--duration-seconds"));
+                }
+                for (double rps : List.of(100.0, 400.0)) {
+                    for (String policy : ClusterSimulation.POLICIES) {
+                        runs.add(new ClusterSweep.Run(variant, policy, rps));
+                    }
+                }
+            }
+        }
+        err.println("tailor: demo: " + runs.size() + " simulated runs (paper-dag and paper-pairwise, network A, 100 and"
+                + " 400 RPS, 6 policies, fluid and cfs-quota CPU limits) on " + workers + " thread"
+                + (workers == 1 ? "" : "s"));
+        List<RunResult> results = SimulateCommand.execute(runs, workers, err);
+        List<String> comparison = comparison(results);
+        if (format == SimulateCommand.Format.json) {
+            out.println(Json.write(Map.of("results", results)));
+        } else {
+            SimulationOutput.table(out, results);
+            out.println();
+            comparison.forEach(out::println);
+            out.println();
+            out.println(SimulationOutput.speed(results));
+        }
+        if (!noReport) {
+            List<String> intro = new ArrayList<>();
+            intro.add("HEART (IEEE CLOUD 2025) against the routing users would otherwise have, in Tailor's cluster"
+                    + " simulator: the paper's DAG and pairwise applications on five workers of per-core speed 1.0,"
+                    + " 0.9, 0.7, 0.5 and 0.4, network A (all links 0.1-0.9 ms), seed 20250701.");
+            intro.addAll(comparison);
+            Path file = SimulateCommand.writeReport(report, "Tailor demo: HEART in the cluster simulator", intro,
+                    results);
+            err.println("tailor: report written to " + file.toAbsolutePath().normalize() + " (open it in a browser)");
+        }
+        return 0;
+    }
+
+    /** Our ratios next to the paper's, one line each. */
+    static List<String> comparison(List<RunResult> results) {
+        List<String> lines = new ArrayList<>();
+        lines.add("Against the paper (P99 latency; HEART paper, IEEE CLOUD 2025):");
+        lines.add(String.format(Locale.ROOT, "  %-34s %-22s %-24s %-24s", "", "paper", "fluid CPU limit",
+                "cfs-quota CPU limit"));
+        lines.add(row("pairwise 100 RPS  HEART / LR", ratio(PAPER_PAIRWISE_HEART, PAPER_PAIRWISE_LR), results,
+                "paper-pairwise", 100, "heart", "least-request"));
+        lines.add(row("DAG 400 RPS       HEART / LR", ratio(PAPER_DAG_HEART, PAPER_DAG_LR), results, "paper-dag", 400,
+                "heart", "least-request"));
+        lines.add(row("DAG 400 RPS       HEART / default", ratio(PAPER_DAG_HEART, PAPER_DAG_DEFAULT), results,
+                "paper-dag", 400, "heart", "default"));
+        StringBuilder gap = new StringBuilder(String.format(Locale.ROOT, "  %-34s %-22s", "DAG 400 RPS       HEART CPU gap",
+                "about 3 pp"));
+        for (String model : List.of("fluid", "cfs-quota")) {
+            RunResult heart = find(results, "paper-dag", model, 400, "heart");
+            gap.append(String.format(Locale.ROOT, " %-24s",
+                    heart == null ? "–" : SimulationOutput.fmt(heart.cpuGapPercentPoints()) + " pp"));
+        }
+        lines.add(gap.toString());
+        return lines;
+    }
+
+    private static String row(String label, String paper, List<RunResult> results, String scenario, double rps,
+            String numerator, String denominator) {
+        StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "  %-34s %-22s", label, paper));
+        for (String model : List.of("fluid", "cfs-quota")) {
+            RunResult a = find(results, scenario, model, rps, numerator);
+            RunResult b = find(results, scenario, model, rps, denominator);
+            line.append(String.format(Locale.ROOT, " %-24s",
+                    a == null || b == null ? "–" : ratio(a.p99Millis(), b.p99Millis())));
+        }
+        return line.toString();
+    }
+
+    private static String ratio(double a, double b) {
+        double r = a / b;
+        return String.format(Locale.ROOT, r < 0.01 ? "%.4f" : "%.2f", r) + " (" + SimulationOutput.fmt(a) + " vs "
+                + SimulationOutput.fmt(b) + ")";
+    }
+
+    private static RunResult find(List<RunResult> results, String scenario, String model, double rps, String policy) {
+        return results.stream().filter(r -> r.scenario().equals(scenario) && r.cpuModel().equals(model)
+                && r.rps() == rps && r.policy().equals(policy)).findFirst().orElse(null);
+    }
+}

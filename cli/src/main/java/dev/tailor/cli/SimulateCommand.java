@@ -1,0 +1,212 @@
+package dev.tailor.cli;
+
+import dev.tailor.heart.HeartConfig;
+import dev.tailor.sim.cluster.ClusterScenario;
+import dev.tailor.sim.cluster.ClusterSimulation;
+import dev.tailor.sim.cluster.ClusterSweep;
+import dev.tailor.sim.cluster.RunResult;
+import dev.tailor.sim.cluster.Scenarios;
+import dev.tailor.sim.report.ClusterReport;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code tailor heart simulate}: HEART against the routing users would otherwise have, simulated. */
+@Command(
+        name = "simulate",
+        mixinStandardHelpOptions = true,
+        versionProvider = Tailor.Version.class,
+        usageHelpWidth = 110,
+        sortOptions = false,
+        description = {
+            "Runs the cluster simulator: a scenario's heterogeneous nodes and call graph under Poisson load, once per"
+                    + " routing policy and request rate, with HEART planning every 30 s through the real planner.",
+            "",
+            "Policies: default (kube-proxy random), least-request (Envoy P2C), locality-first (OptTraffic-style),"
+                    + " wrr-orca (gRPC weighted round robin), mcf-no-filter (min-cost flow, no filter, no trend),"
+                    + " heart; ablations heart-no-trend, heart-no-filter.",
+            ""
+        },
+        footer = {"", "Example: tailor heart simulate --scenario paper-dag --rps 100,400 --report report/",
+            "Scenario files: docs/simulator.md. Exit codes: 0 done, 1 failed while running, 2 bad input."})
+final class SimulateCommand implements Callable<Integer> {
+
+    enum Format { table, json }
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--scenario", paramLabel = "NAME|FILE", defaultValue = "paper-dag",
+            description = "Bundled scenario (paper-pairwise, paper-dag) or a YAML scenario file. Default: ${DEFAULT-VALUE}.")
+    String scenario;
+
+    @Option(names = "--policies", paramLabel = "P,...", split = ",",
+            description = "Policies to compare. Default: all six of the comparison.")
+    List<String> policies;
+
+    @Option(names = "--heart-ablation", paramLabel = "WHICH", split = ",",
+            description = "Also run HEART without a part: no-trend (alpha = 1), no-filter (no slow-link filter).")
+    List<String> ablations;
+
+    @Option(names = "--rps", paramLabel = "R,...", split = ",",
+            description = "User requests per second to run at. Default: the scenario's sweep.")
+    List<Double> rps;
+
+    @Option(names = "--network", paramLabel = "N,...", split = ",",
+            description = "The scenario's networks to run on (e.g. A,B). Default: the scenario's own choice.")
+    List<String> networks;
+
+    @Option(names = "--cpu-model", paramLabel = "M,...", split = ",",
+            description = "fluid (an ideal limit) and/or cfs-quota (Linux CFS throttling, 100 ms periods)."
+                    + " Default: the scenario's.")
+    List<String> cpuModels;
+
+    @Option(names = "--seed", paramLabel = "N", description = "Seed of the run. Default: the scenario's.")
+    Long seed;
+
+    @Option(names = "--warmup-seconds", paramLabel = "S", description = "Simulated warm-up, not measured. Default: the"
+            + " scenario's (120).")
+    Double warmupSeconds;
+
+    @Option(names = "--duration-seconds", paramLabel = "S", description = "Simulated time measured after the warm-up."
+            + " Default: the scenario's (600).")
+    Double durationSeconds;
+
+    @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "table",
+            description = "table or json ({\"results\": [...]}). Default: ${DEFAULT-VALUE}.")
+    Format format;
+
+    @Option(names = "--report", paramLabel = "DIR",
+            description = "Also write an HTML report with plots to DIR/index.html.")
+    Path report;
+
+    @Option(names = "--threads", paramLabel = "N",
+            description = "Runs in parallel. Default: the number of processors.")
+    Integer threads;
+
+    @Override
+    public Integer call() {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        ClusterScenario base = load(scenario);
+        List<ClusterSweep.Run> runs = plan(base);
+        int workers = threads == null ? Runtime.getRuntime().availableProcessors() : threads;
+        if (workers < 1 || workers > 256) {
+            throw new CliException("--threads: " + workers + " (expected: 1 .. 256)");
+        }
+        err.println("tailor: simulating " + runs.size() + " run" + (runs.size() == 1 ? "" : "s") + " of " + base.name()
+                + " (" + fmt(base.warmupSecondsOr(warmupSeconds)) + " s warm-up + " + fmt(base.durationSecondsOr(durationSeconds))
+                + " s measured each) on " + workers + " thread" + (workers == 1 ? "" : "s"));
+        List<RunResult> results = execute(runs, workers, err);
+        if (format == Format.json) {
+            out.println(Json.write(Map.of("results", results)));
+        } else {
+            SimulationOutput.table(out, results);
+            out.println();
+            out.println(SimulationOutput.speed(results));
+        }
+        if (report != null) {
+            Path file = writeReport(report, "Tailor cluster simulation: " + base.name(),
+                    List.of(base.description()), results);
+            err.println("tailor: report written to " + file);
+        }
+        return 0;
+    }
+
+    static ClusterScenario load(String nameOrFile) {
+        try {
+            return Scenarios.load(nameOrFile);
+        } catch (Scenarios.ScenarioException e) {
+            throw new CliException("scenario " + e.getMessage());
+        }
+    }
+
+    private List<ClusterSweep.Run> plan(ClusterScenario base) {
+        List<String> policyNames = new ArrayList<>(policies == null ? ClusterSimulation.POLICIES : policies);
+        for (String policy : policyNames) {
+            if (!ClusterSimulation.policyNames().contains(policy)) {
+                throw new CliException("--policies: \"" + policy + "\" (expected: some of "
+                        + String.join(", ", ClusterSimulation.policyNames()) + ")");
+            }
+        }
+        if (ablations != null) {
+            for (String ablation : ablations) {
+                if (!List.of("no-trend", "no-filter").contains(ablation)) {
+                    throw new CliException("--heart-ablation: \"" + ablation + "\" (expected: no-trend or no-filter)");
+                }
+                policyNames.add("heart-" + ablation);
+            }
+        }
+        List<String> uniquePolicies = new ArrayList<>(new LinkedHashSet<>(policyNames));
+        List<Double> rates = rps != null ? rps : base.rps();
+        if (rates.isEmpty()) {
+            throw new CliException("--rps: missing (the scenario has no rps sweep; give e.g. --rps 100,400)");
+        }
+        for (double r : rates) {
+            if (!(r > 0 && r <= 1e6)) {
+                throw new CliException("--rps: " + r + " (expected: requests per second in (0, 1e6])");
+            }
+        }
+        List<String> networkNames = networks == null ? List.of(base.network()) : networks;
+        for (String network : networkNames) {
+            if (!base.networks().containsKey(network)) {
+                throw new CliException("--network: \"" + network + "\" (expected: one of the scenario's "
+                        + base.networks().keySet() + ")");
+            }
+        }
+        List<ClusterScenario.CpuModel> models = new ArrayList<>();
+        for (String label : cpuModels == null ? List.of(base.cpuModel().label()) : cpuModels) {
+            ClusterScenario.CpuModel model = ClusterScenario.CpuModel.ofLabel(label);
+            if (model == null) {
+                throw new CliException("--cpu-model: \"" + label + "\" (expected: fluid or cfs-quota)");
+            }
+            models.add(model);
+        }
+        List<ClusterSweep.Run> runs = new ArrayList<>();
+        for (String network : networkNames) {
+            for (ClusterScenario.CpuModel model : models) {
+                ClusterScenario variant = base.with(seed, model, warmupSeconds, durationSeconds, network);
+                List<String> problems = variant.problems();
+                if (!problems.isEmpty()) {
+                    throw new CliException("invalid options: " + String.join("; ", problems)
+                            .replace("warmupSeconds", "--warmup-seconds").replace("durationSeconds", "--duration-seconds"));
+                }
+                for (double r : rates) {
+                    for (String policy : uniquePolicies) {
+                        runs.add(new ClusterSweep.Run(variant, policy, r));
+                    }
+                }
+            }
+        }
+        return runs;
+    }
+
+    static List<RunResult> execute(List<ClusterSweep.Run> runs, int threads, PrintWriter err) {
+        try {
+            return ClusterSweep.run(runs, HeartConfig.DEFAULTS, threads, System::nanoTime,
+                    SimulationOutput.progress(err, Terminal.stderrIsTerminal()));
+        } catch (IllegalArgumentException e) {
+            throw new CliException(e.getMessage());
+        }
+    }
+
+    static Path writeReport(Path dir, String title, List<String> intro, List<RunResult> results) {
+        try {
+            return ClusterReport.write(dir, title, intro, results);
+        } catch (IOException e) {
+            throw new CliException("cannot write the report to " + dir + ": " + Json.reason(e), 1, e);
+        }
+    }
+
+    private static String fmt(double value) {
+        return SimulationOutput.fmt(value);
+    }
+}

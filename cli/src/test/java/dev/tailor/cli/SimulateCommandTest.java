@@ -1,0 +1,104 @@
+package dev.tailor.cli;
+
+import static dev.tailor.cli.PlanCommandTest.tailor;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class SimulateCommandTest {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void simulate_json_hasOneResultPerPolicyAndRate() throws IOException {
+        PlanCommandTest.Result result = tailor("heart", "simulate", "--scenario", "paper-pairwise", "--policies",
+                "least-request,heart", "--rps", "100,200", "--warmup-seconds", "30", "--duration-seconds", "30",
+                "--format", "json", "--threads", "1");
+
+        assertThat(result.exitCode()).as(result.err()).isZero();
+        JsonNode results = new ObjectMapper().readTree(result.out()).get("results");
+        assertThat(results).hasSize(4);
+        for (JsonNode run : results) {
+            assertThat(run.get("scenario").asText()).isEqualTo("paper-pairwise");
+            for (String field : new String[] {"policy", "rps", "p50Millis", "p99Millis", "p999Millis", "timeouts",
+                "cpuGapPercentPoints", "replicas"}) {
+                assertThat(run.has(field)).as(field).isTrue();
+            }
+            assertThat(run.get("p99Millis").asDouble()).isGreaterThanOrEqualTo(run.get("p50Millis").asDouble());
+        }
+        assertThat(results.get(1).get("policy").asText()).isEqualTo("heart");
+        assertThat(results.get(1).get("planning").get("rounds").asLong()).isEqualTo(1);
+        assertThat(result.err()).contains("simulating 4 runs of paper-pairwise");
+    }
+
+    @Test
+    void simulate_tableAndReport() throws IOException {
+        Path report = dir.resolve("report");
+        PlanCommandTest.Result result = tailor("heart", "simulate", "--scenario", "paper-dag", "--policies",
+                "default,heart", "--rps", "200", "--warmup-seconds", "30", "--duration-seconds", "40",
+                "--heart-ablation", "no-trend", "--cpu-model", "fluid,cfs-quota", "--report", report.toString());
+
+        assertThat(result.exitCode()).as(result.err()).isZero();
+        assertThat(result.out()).contains("paper-dag · network A · CPU fluid · 200 RPS")
+                .contains("paper-dag · network A · CPU cfs-quota · 200 RPS")
+                .contains("heart-no-trend").contains("simulator speed:");
+        String html = Files.readString(report.resolve("index.html"));
+        assertThat(html).startsWith("<!DOCTYPE html>").contains("<table>").contains("data:image/png;base64,")
+                .contains("End-to-end latency CDF at 200 RPS");
+        assertThat(result.err()).contains("report written to");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+        "--policies=round-robin | --policies: \"round-robin\" (expected: some of default, least-request",
+        "--rps=0 | --rps: 0.0 (expected: requests per second in (0, 1e6])",
+        "--network=C | --network: \"C\" (expected: one of the scenario's [A, B])",
+        "--cpu-model=cfs | --cpu-model: \"cfs\" (expected: fluid or cfs-quota)",
+        "--heart-ablation=no-atpm | --heart-ablation: \"no-atpm\" (expected: no-trend or no-filter)",
+        "--duration-seconds=-1 | --duration-seconds: -1.0",
+        "--scenario=nowhere.yaml | scenario nowhere.yaml: no such bundled scenario or file",
+        "--threads=0 | --threads: 0 (expected: 1 .. 256)"})
+    void simulate_badOption_exit2WithTheReason(String option, String message) {
+        PlanCommandTest.Result result = tailor("heart", "simulate", option);
+        assertThat(result.exitCode()).isEqualTo(2);
+        assertThat(result.err()).contains(message);
+        assertThat(result.out()).isEmpty();
+    }
+
+    @Test
+    void simulate_invalidScenarioFile_listsEveryProblem() throws IOException {
+        Path file = dir.resolve("bad.yaml");
+        Files.writeString(file, """
+                name: bad
+                seed: 1
+                nodes: [{name: n1, cores: -4, speedFactor: 1}]
+                entry: a
+                components: [{name: a, cpuMillisPerCall: 0}]
+                networks: {flat: {otherMillis: [1, 2]}}
+                """);
+        PlanCommandTest.Result result = tailor("heart", "simulate", "--scenario", file.toString());
+        assertThat(result.exitCode()).isEqualTo(2);
+        assertThat(result.err()).contains("2 problems").contains("nodes[0].cores: -4.0")
+                .contains("components[0].cpuMillisPerCall: 0.0");
+    }
+
+    @Test
+    void demo_printsThePaperComparisonAndWritesTheReport() throws IOException {
+        Path report = dir.resolve("demo");
+        PlanCommandTest.Result result = tailor("demo", "--warmup-seconds", "30", "--duration-seconds", "20",
+                "--report", report.toString());
+        assertThat(result.exitCode()).as(result.err()).isZero();
+        assertThat(result.out()).contains("Against the paper").contains("0.66 (194 vs 293)")
+                .contains("0.11 (82 vs 768)").contains("paper-pairwise · network A · CPU cfs-quota · 400 RPS");
+        assertThat(Files.readString(report.resolve("index.html"))).contains("Against the paper");
+    }
+}
