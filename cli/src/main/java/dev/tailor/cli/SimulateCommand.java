@@ -4,8 +4,10 @@ import dev.tailor.heart.HeartConfig;
 import dev.tailor.sim.cluster.ClusterScenario;
 import dev.tailor.sim.cluster.ClusterSimulation;
 import dev.tailor.sim.cluster.ClusterSweep;
+import dev.tailor.sim.cluster.OnlineBoutiqueScenario;
 import dev.tailor.sim.cluster.RunResult;
 import dev.tailor.sim.cluster.Scenarios;
+import dev.tailor.sim.heart.OnlineBoutiqueSnapshot;
 import dev.tailor.sim.report.ClusterReport;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -45,7 +47,8 @@ final class SimulateCommand implements Callable<Integer> {
     CommandLine.Model.CommandSpec spec;
 
     @Option(names = "--scenario", paramLabel = "NAME|FILE", defaultValue = "paper-dag",
-            description = "Bundled scenario (paper-pairwise, paper-dag) or a YAML scenario file. Default: ${DEFAULT-VALUE}.")
+            description = "Bundled scenario (paper-pairwise, paper-dag), online-boutique (built from the public data in"
+                    + " TAILOR_DATA_DIR or ../shared/data), or a YAML scenario file. Default: ${DEFAULT-VALUE}.")
     String scenario;
 
     @Option(names = "--policies", paramLabel = "P,...", split = ",",
@@ -96,7 +99,7 @@ final class SimulateCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        ClusterScenario base = load(scenario);
+        ClusterScenario base = load(scenario, err);
         List<ClusterSweep.Run> runs = plan(base);
         int workers = threads == null ? Runtime.getRuntime().availableProcessors() : threads;
         if (workers < 1 || workers > 256) {
@@ -122,6 +125,27 @@ final class SimulateCommand implements Callable<Integer> {
     }
 
     static ClusterScenario load(String nameOrFile) {
+        return load(nameOrFile, null);
+    }
+
+    /** A bundled scenario, {@code online-boutique} (built from the public data), or a YAML file. */
+    static ClusterScenario load(String nameOrFile, PrintWriter notes) {
+        if (OnlineBoutiqueScenario.NAME.equals(nameOrFile)) {
+            Path metrics = DataDir.require(OnlineBoutiqueCommand.METRICS, "TAILOR_DATA_DIR");
+            Path latency = DataDir.require(OnlineBoutiqueCommand.LATENCY, "TAILOR_DATA_DIR");
+            try {
+                OnlineBoutiqueScenario.Result result = OnlineBoutiqueScenario.build(
+                        OnlineBoutiqueSnapshot.Options.defaults(metrics).withLatencyFile(latency));
+                if (notes != null) {
+                    result.notes().forEach(note -> notes.println("note: " + note));
+                }
+                return result.scenario();
+            } catch (IllegalArgumentException e) {
+                throw new CliException(e.getMessage(), e);
+            } catch (IOException e) {
+                throw new CliException("cannot read the OnlineBoutique dataset (" + e + ")", 1, e);
+            }
+        }
         try {
             return Scenarios.load(nameOrFile);
         } catch (Scenarios.ScenarioException e) {

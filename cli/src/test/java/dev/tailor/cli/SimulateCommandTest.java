@@ -92,6 +92,20 @@ class SimulateCommandTest {
     }
 
     @Test
+    void simulate_onlineBoutique_buildsFromTheDataAndSaysHow() throws IOException {
+        dev.tailor.testkit.SharedData.require("microservices/trastrainer_onlineboutique/normal_2022-08-14");
+        PlanCommandTest.Result result = tailor("heart", "simulate", "--scenario", "online-boutique", "--policies",
+                "heart", "--rps", "300", "--warmup-seconds", "30", "--duration-seconds", "30", "--network", "B",
+                "--format", "json");
+        assertThat(result.exitCode()).as(result.err()).isZero();
+        assertThat(result.err()).contains("note: online-boutique: busiest component");
+        JsonNode run = new ObjectMapper().readTree(result.out()).get("results").get(0);
+        assertThat(run.get("scenario").asText()).isEqualTo("online-boutique");
+        assertThat(run.get("network").asText()).isEqualTo("B");
+        assertThat(run.get("planning").get("failures").asLong()).isZero();
+    }
+
+    @Test
     void demo_printsThePaperComparisonAndWritesTheReport() throws IOException {
         Path report = dir.resolve("demo");
         PlanCommandTest.Result result = tailor("demo", "--warmup-seconds", "30", "--duration-seconds", "20",

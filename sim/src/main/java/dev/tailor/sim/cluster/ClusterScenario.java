@@ -127,9 +127,30 @@ public record ClusterScenario(
      * @param remoteNodes       nodes behind slow links (default none)
      * @param remoteMillis      [min, max] one-way ms between a remote node and any other node; two
      *                          remote nodes talk over {@code otherMillis} (same site)
+     * @param delaysMillis      measured one-way ms, {@code from → to → ms}; a pair given in one
+     *                          direction only is used for both; pairs not given come from the ranges
+     *                          (then {@code otherMillis} is required)
      */
     public record NetworkSpec(Double sameNodeMillis, List<Double> otherMillis, List<String> remoteNodes,
-            List<Double> remoteMillis) {
+            List<Double> remoteMillis, Map<String, Map<String, Double>> delaysMillis) {
+
+        /** A network of measured delays only. */
+        public static NetworkSpec measured(double sameNodeMillis, Map<String, Map<String, Double>> delaysMillis) {
+            return new NetworkSpec(sameNodeMillis, null, null, null, delaysMillis);
+        }
+
+        /** The measured delay from → to, or else to → from, or {@code null}. */
+        public Double measuredMillis(String from, String to) {
+            if (delaysMillis == null) {
+                return null;
+            }
+            Map<String, Double> row = delaysMillis.get(from);
+            if (row != null && row.get(to) != null) {
+                return row.get(to);
+            }
+            Map<String, Double> back = delaysMillis.get(to);
+            return back == null ? null : back.get(from);
+        }
     }
 
     public ClusterScenario {
@@ -287,7 +308,34 @@ public record ClusterScenario(
             if (spec.sameNodeMillis() != null) {
                 nonNegative(problems, at + ".sameNodeMillis", spec.sameNodeMillis(), 3.6e6);
             }
-            range(problems, at + ".otherMillis", spec.otherMillis(), true);
+            boolean complete = true;
+            if (spec.delaysMillis() != null) {
+                spec.delaysMillis().forEach((from, row) -> {
+                    if (!nodeNames.contains(from)) {
+                        problems.add(at + ".delaysMillis: " + quote(from) + " (expected: one of the nodes " + nodeNames
+                                + ")");
+                    }
+                    if (row != null) {
+                        row.forEach((to, millis) -> {
+                            if (!nodeNames.contains(to)) {
+                                problems.add(at + ".delaysMillis." + from + ": " + quote(to)
+                                        + " (expected: one of the nodes " + nodeNames + ")");
+                            }
+                            nonNegative(problems, at + ".delaysMillis." + from + "." + to, millis, 3.6e6);
+                        });
+                    }
+                });
+                for (String a : nodeNames) {
+                    for (String b : nodeNames) {
+                        if (!a.equals(b) && spec.measuredMillis(a, b) == null) {
+                            complete = false;
+                        }
+                    }
+                }
+            }
+            if (spec.delaysMillis() == null || !complete || spec.otherMillis() != null) {
+                range(problems, at + ".otherMillis", spec.otherMillis(), true);
+            }
             List<String> remote = spec.remoteNodes() == null ? List.of() : spec.remoteNodes();
             for (int i = 0; i < remote.size(); i++) {
                 if (!nodeNames.contains(remote.get(i))) {

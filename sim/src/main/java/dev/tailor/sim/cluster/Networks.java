@@ -15,8 +15,9 @@ final class Networks {
     }
 
     /**
-     * Mean one-way delays, ns, {@code [from][to]}: symmetric, drawn uniformly from the network's
-     * ranges in node order (i &lt; j), so the same seed gives the same network for every policy.
+     * Mean one-way delays, ns, {@code [from][to]}: the measured ones where the network gives them,
+     * else symmetric draws, uniform in the network's ranges in node order (i &lt; j), so the same
+     * seed gives the same network for every policy.
      */
     static double[][] meanDelaysNanos(ClusterScenario scenario, String network, SimNode[] nodes,
             UniformRandomProvider rng) {
@@ -27,6 +28,13 @@ final class Networks {
         for (int i = 0; i < nodes.length; i++) {
             delays[i][i] = same * 1e6;
             for (int j = i + 1; j < nodes.length; j++) {
+                Double forward = spec.measuredMillis(nodes[i].name, nodes[j].name);
+                Double backward = spec.measuredMillis(nodes[j].name, nodes[i].name);
+                if (forward != null) {
+                    delays[i][j] = forward * 1e6;
+                    delays[j][i] = backward * 1e6;
+                    continue;
+                }
                 boolean slow = remote.contains(nodes[i].name) != remote.contains(nodes[j].name);
                 List<Double> range = slow ? spec.remoteMillis() : spec.otherMillis();
                 double millis = range.get(0) + (range.get(1) - range.get(0)) * rng.nextDouble();

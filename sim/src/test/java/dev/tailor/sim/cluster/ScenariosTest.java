@@ -78,6 +78,20 @@ class ScenariosTest {
     }
 
     @Test
+    void parse_measuredDelays_completeOrWithARange() {
+        String twoNodes = VALID.replace("nodes: [{name: n1, cores: 2, speedFactor: 1}]",
+                "nodes: [{name: n1, cores: 2, speedFactor: 1}, {name: n2, cores: 2, speedFactor: 1}]");
+        ClusterScenario measured = Scenarios.parse(twoNodes.replace("{flat: {otherMillis: [0.1, 0.2]}}",
+                "{aws: {delaysMillis: {n1: {n2: 12.5}}}}"), "t.yaml");
+        assertThat(measured.networks().get("aws").measuredMillis("n2", "n1")).isEqualTo(12.5);
+
+        String noRange = twoNodes.replace("{flat: {otherMillis: [0.1, 0.2]}}", "{aws: {delaysMillis: {n1: {n3: 1}}}}");
+        assertThatThrownBy(() -> Scenarios.parse(noRange, "t.yaml"))
+                .hasMessageContaining("networks.aws.delaysMillis.n1: \"n3\" (expected: one of the nodes")
+                .hasMessageContaining("networks.aws.otherMillis: missing");
+    }
+
+    @Test
     void parse_cycle_isRejected() {
         String cyclic = VALID.replace("{name: b, cpuMillisPerCall: 2}", "{name: b, cpuMillisPerCall: 2, calls: [[a]]}");
         assertThatThrownBy(() -> Scenarios.parse(cyclic, "t.yaml")).hasMessageContaining("cycle a -> b -> a");

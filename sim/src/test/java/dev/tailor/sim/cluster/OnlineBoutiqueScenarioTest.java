@@ -1,0 +1,56 @@
+package dev.tailor.sim.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tailor.heart.HeartConfig;
+import dev.tailor.sim.heart.OnlineBoutiqueSnapshot;
+import dev.tailor.testkit.SharedData;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The online-boutique scenario on the real public data (skipped with a reason when absent). */
+class OnlineBoutiqueScenarioTest {
+
+    private static OnlineBoutiqueScenario.Result build() throws IOException {
+        Path metrics = SharedData.require("microservices/trastrainer_onlineboutique/normal_2022-08-14");
+        Path pings = SharedData.require("network_latency/aws_ec2_52node_pings/latency.csv.gz");
+        return OnlineBoutiqueScenario.build(OnlineBoutiqueSnapshot.Options.defaults(metrics).withLatencyFile(pings));
+    }
+
+    @Test
+    void build_realData_givesAValidDagOnThePaperWorkers() throws IOException {
+        OnlineBoutiqueScenario.Result result = build();
+        ClusterScenario scenario = result.scenario();
+
+        assertThat(scenario.problems()).isEmpty();
+        assertThat(scenario.entry()).isEqualTo("frontend");
+        assertThat(scenario.components()).extracting(ClusterScenario.ComponentSpec::name)
+                .contains("frontend", "cartservice", "checkoutservice", "currencyservice", "productcatalogservice");
+        assertThat(scenario.nodes()).extracting(ClusterScenario.NodeSpec::speedFactor)
+                .containsExactly(1.0, 0.9, 0.7, 0.5, 0.4);
+        // The frontend calls services; the leaves call nobody.
+        ClusterScenario.ComponentSpec frontend = scenario.components().stream()
+                .filter(c -> c.name().equals("frontend")).findFirst().orElseThrow();
+        assertThat(frontend.calls()).isNotEmpty();
+        // Network B puts w4 and w5 across the Atlantic: tens of ms, against < 2 ms inside EU.
+        assertThat(scenario.networks().get("A").measuredMillis("w1", "w5")).isLessThan(2.0);
+        assertThat(scenario.networks().get("B").measuredMillis("w1", "w5")).isGreaterThan(20.0);
+        assertThat(scenario.rps()).hasSize(3).isSorted();
+        assertThat(result.notes()).anyMatch(n -> n.contains("busiest component"));
+    }
+
+    @Test
+    void heart_onRealCallGraph_balancesCpuAndBeatsDefault() throws IOException {
+        ClusterScenario scenario = build().scenario().with(null, null, 60.0, 60.0, "A");
+        double rps = scenario.rps().get(1);
+        RunResult heart = ClusterSimulation.run(scenario, "heart", rps, HeartConfig.DEFAULTS, null);
+        RunResult uniform = ClusterSimulation.run(scenario, "default", rps, HeartConfig.DEFAULTS, null);
+        assertThat(heart.planning().failures()).as(String.valueOf(heart.planning().lastFailure())).isZero();
+        assertThat(heart.cpuGapPercentPoints()).isLessThan(5.0);
+        assertThat(uniform.cpuGapPercentPoints()).isGreaterThan(20.0);
+        assertThat(heart.p99Millis()).isLessThan(uniform.p99Millis());
+        assertThat(List.of(heart.timeouts(), uniform.timeouts())).containsOnly(0L);
+    }
+}
