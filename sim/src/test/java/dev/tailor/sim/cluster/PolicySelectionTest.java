@@ -103,4 +103,24 @@ class PolicySelectionTest {
         assertThat(counts[b.replicas[0].id]).isBetween(1_999, 2_001);
         assertThat(counts[b.replicas[1].id]).isBetween(999, 1_001);
     }
+
+    @Test
+    void localityFirst_keepsTrafficLocalUpToAnEqualShare_thenNearest() {
+        // Ingress traffic measured only on w1 (100 calls/s): w1's frontend replica can take an equal
+        // fifth (20 %), the rest must spill to the other nodes, nearest first.
+        LocalityFirstPolicy policy = new LocalityFirstPolicy();
+        ClusterModel model = model(policy);
+        SimComponent a = model.components[0];
+        Proxy ingressW1 = model.proxies[0];
+        model.metrics.scrape(0);
+        ingressW1.callsAnswered[a.index] += 3_000;
+        model.metrics.scrape(30 * ClusterModel.NANOS_PER_SECOND);
+        policy.tick(30 * ClusterModel.NANOS_PER_SECOND + 1);
+
+        int[] counts = counts(model, ingressW1, a, 10_000);
+        assertThat(counts[a.replicasByNode[0][0].id]).isBetween(1_990, 2_010);
+        // Nodes with no measured traffic keep their calls local.
+        int[] fromW2 = counts(model, model.proxies[1], a, 1_000);
+        assertThat(fromW2[a.replicasByNode[1][0].id]).isEqualTo(1_000);
+    }
 }
