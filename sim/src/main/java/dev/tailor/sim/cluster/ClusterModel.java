@@ -156,7 +156,7 @@ final class ClusterModel {
         replicas = all.toArray(SimReplica[]::new);
         proxies = new Proxy[nodes.length + replicas.length];
         for (SimNode node : nodes) {
-            proxies[node.index] = new Proxy(this, node, null, null);
+            proxies[node.index] = new Proxy(node, null, null);
         }
         for (SimReplica replica : replicas) {
             proxies[nodes.length + replica.id] = replica.proxy;

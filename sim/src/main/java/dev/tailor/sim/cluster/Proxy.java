@@ -26,7 +26,7 @@ final class Proxy {
     /** Envoy's locality scheduler: per callee component, the deadline of each node of the split. */
     double[][] localityDeadlines;
 
-    Proxy(ClusterModel model, SimNode node, SimComponent component, SimReplica replica) {
+    Proxy(SimNode node, SimComponent component, SimReplica replica) {
         this.node = node;
         this.component = component;
         this.replica = replica;

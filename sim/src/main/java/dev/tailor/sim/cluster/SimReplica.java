@@ -83,7 +83,7 @@ final class SimReplica extends EventCalendar.Event {
         this.periodNanos = periodNanos;
         this.quotaCoreNanos = limitCores * periodNanos;
         this.periodEndNanos = phaseNanos;
-        this.proxy = new Proxy(model, node, component, this);
+        this.proxy = new Proxy(node, component, this);
     }
 
     /** Cores this replica would use now if the node had them free. */
@@ -238,9 +238,5 @@ final class SimReplica extends EventCalendar.Event {
             jobs[slot] = visit;
         }
         return top;
-    }
-
-    int jobsInService() {
-        return jobCount;
     }
 }

@@ -1,0 +1,162 @@
+package dev.tailor.heart.controller;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
+
+import dev.tailor.heart.controller.PrometheusClient.Failure;
+import dev.tailor.heart.controller.PrometheusClient.InstantVector;
+import dev.tailor.heart.controller.PrometheusClient.PrometheusException;
+import dev.tailor.heart.controller.PrometheusClient.Series;
+import dev.tailor.testkit.PrometheusServer;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class PrometheusClientTest {
+
+    private static PrometheusServer server;
+    private static PrometheusClient client;
+    private static final long STARTED_NANOS = System.nanoTime();
+
+    @BeforeAll
+    static void startPrometheus() throws Exception {
+        server = PrometheusServer.start(() -> {
+            double seconds = (System.nanoTime() - STARTED_NANOS) / 1e9;
+            return """
+                    # TYPE test_requests_total counter
+                    test_requests_total{pod="a-1"} %s
+                    # TYPE test_gauge gauge
+                    test_gauge{pod="nan"} NaN
+                    test_gauge{pod="inf"} +Inf
+                    test_gauge{pod="neginf"} -Inf
+                    test_gauge{pod="exp"} 1.5e-3
+                    """.formatted(2 * seconds);
+        });
+        client = new PrometheusClient(server.url(), Duration.ofSeconds(5));
+    }
+
+    @AfterAll
+    static void stop() {
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    private static Map<String, Double> byPod(InstantVector vector) {
+        return vector.series().stream().collect(Collectors.toMap(s -> s.label("pod"), Series::value));
+    }
+
+    @Test
+    void query_realServer_nonFiniteValuesComeBackAsTheyAre() throws Exception {
+        // The exporter's NaN and infinities must survive the round trip, so the reader can call them
+        // "no data" instead of mistaking them for numbers or zero.
+        assertThat(server.await(Duration.ofSeconds(20), () -> count("test_gauge") == 4)).isTrue();
+        Map<String, Double> values = byPod(client.query("test_gauge", Instant.now()));
+        assertThat(values.get("nan")).isNaN();
+        assertThat(values.get("inf")).isEqualTo(Double.POSITIVE_INFINITY);
+        assertThat(values.get("neginf")).isEqualTo(Double.NEGATIVE_INFINITY);
+        assertThat(values.get("exp")).isEqualTo(0.0015);
+    }
+
+    @Test
+    void query_realServer_rateOfACounter() throws Exception {
+        // rate() divides by the window, so wait until scrapes cover all of it.
+        assertThat(server.await(Duration.ofSeconds(30), () -> value("count_over_time(test_requests_total[5s])") >= 5))
+                .isTrue();
+        InstantVector vector = client.query("rate(test_requests_total[5s])", Instant.now());
+        assertThat(vector.series().get(0).value()).isCloseTo(2.0, within(0.2));
+        assertThat(vector.series().get(0).labels()).containsEntry("pod", "a-1").doesNotContainKey("__name__");
+        assertThat(vector.warnings()).isEmpty();
+    }
+
+    @Test
+    void query_realServer_unknownMetricIsAnEmptyVector() throws Exception {
+        assertThat(client.query("no_such_metric_total", Instant.now()).series()).isEmpty();
+    }
+
+    @Test
+    void query_realServer_badPromqlIsAQueryError() {
+        assertThatThrownBy(() -> client.query("rate(test_requests_total[", Instant.now()))
+                .isInstanceOf(PrometheusException.class)
+                .satisfies(e -> assertThat(((PrometheusException) e).failure()).isEqualTo(Failure.QUERY_ERROR))
+                .hasMessageContaining("bad_data");
+    }
+
+    @Test
+    void query_nothingListening_isUnreachable() throws Exception {
+        int port;
+        try (ServerSocket socket = new ServerSocket(0)) {
+            port = socket.getLocalPort();
+        }
+        PrometheusClient down = new PrometheusClient(URI.create("http://127.0.0.1:" + port), Duration.ofSeconds(2));
+        assertThatThrownBy(() -> down.query("up", Instant.now()))
+                .satisfies(e -> assertThat(((PrometheusException) e).failure()).isEqualTo(Failure.UNREACHABLE))
+                .hasMessageContaining("unreachable");
+    }
+
+    @Test
+    void parse_warningsAreKept() throws Exception {
+        InstantVector vector = PrometheusClient.parse("q", 200, """
+                {"status":"success","warnings":["partial response: store 2 down"],
+                 "data":{"resultType":"vector","result":[{"metric":{"pod":"a"},"value":[1.5,"3"]}]}}""");
+        assertThat(vector.warnings()).containsExactly("partial response: store 2 down");
+        assertThat(vector.series()).extracting(Series::value).containsExactly(3.0);
+    }
+
+    @Test
+    void parse_scalar() throws Exception {
+        assertThat(PrometheusClient.parse("q", 200, """
+                {"status":"success","data":{"resultType":"scalar","result":[1.5,"-Inf"]}}""").series())
+                .extracting(Series::value).containsExactly(Double.NEGATIVE_INFINITY);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+        "503, upstream down | HTTP_STATUS | not JSON",
+        "200, <html> | BAD_RESPONSE | not JSON",
+        "200, [] | BAD_RESPONSE | not a JSON object",
+        "200, {\"status\":\"success\",\"data\":{\"resultType\":\"matrix\",\"result\":[]}} | BAD_RESPONSE | resultType matrix",
+        "200, {\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[{\"metric\":{},\"value\":[1,\"x1\"]}]}} | BAD_RESPONSE | sample value \"x1\"",
+        "200, {\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[{\"metric\":{},\"value\":[1,2]}]}} | BAD_RESPONSE | expected: [unixSeconds",
+        "422, {\"status\":\"error\",\"errorType\":\"execution\",\"error\":\"too many samples\"} | QUERY_ERROR | too many samples"})
+    void parse_oddAnswers_areNamedFailures(String answer, Failure failure, String message) {
+        int comma = answer.indexOf(',');
+        int status = Integer.parseInt(answer.substring(0, comma).strip());
+        String body = answer.substring(comma + 1).strip();
+        assertThatThrownBy(() -> PrometheusClient.parse("q", status, body))
+                .satisfies(e -> assertThat(((PrometheusException) e).failure()).isEqualTo(failure))
+                .hasMessageContaining(message);
+    }
+
+    @ParameterizedTest
+    @CsvSource({"1, 1.0", "-0.5, -0.5", "1e-05, 0.00001", "1.5E+10, 1.5e10", ".5, 0.5", "+3, 3.0"})
+    void parseValue_goFloats(String text, double expected) {
+        assertThat(PrometheusClient.parseValue(text)).isEqualTo(expected);
+    }
+
+    private static double value(String promql) {
+        try {
+            InstantVector vector = client.query(promql, Instant.now());
+            return vector.series().isEmpty() ? -1 : vector.series().get(0).value();
+        } catch (PrometheusException e) {
+            return -1;
+        }
+    }
+
+    private static int count(String promql) {
+        try {
+            return client.query(promql, Instant.now()).series().size();
+        } catch (PrometheusException e) {
+            return -1;
+        }
+    }
+}

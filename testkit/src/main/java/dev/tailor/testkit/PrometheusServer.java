@@ -1,0 +1,148 @@
+package dev.tailor.testkit;
+
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+import java.util.stream.Stream;
+
+/**
+ * A real Prometheus server (the Debian package's {@code prometheus} binary) on a loopback port,
+ * scraping a test exporter every second. The exporter serves whatever text exposition the test's
+ * supplier returns at scrape time. Start with {@link #start}; close to stop both and delete the
+ * TSDB. Skips the test when Prometheus is not installed (see {@link Tools}).
+ *
+ * <p>Prometheus scrapes on wall-clock time, so tests that need samples wait for them with
+ * {@link #await} (polling with a deadline), never with a fixed sleep.
+ */
+public final class PrometheusServer implements AutoCloseable {
+
+    private final Process process;
+    private final HttpServer exporter;
+    private final Path dir;
+    private final URI url;
+
+    private PrometheusServer(Process process, HttpServer exporter, Path dir, URI url) {
+        this.process = process;
+        this.exporter = exporter;
+        this.dir = dir;
+        this.url = url;
+    }
+
+    /**
+     * Starts the exporter and Prometheus and waits until Prometheus is ready.
+     *
+     * @param exposition the exporter's body (Prometheus text format 0.0.4), asked at every scrape
+     */
+    public static PrometheusServer start(Supplier<String> exposition) throws IOException, InterruptedException {
+        Path binary = Tools.require("prometheus", "prometheus");
+        HttpServer exporter = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        exporter.createContext("/metrics", exchange -> {
+            byte[] body = exposition.get().getBytes(StandardCharsets.UTF_8);
+            exchange.getResponseHeaders().set("Content-Type", "text/plain; version=0.0.4");
+            exchange.sendResponseHeaders(200, body.length);
+            try (OutputStream out = exchange.getResponseBody()) {
+                out.write(body);
+            }
+        });
+        exporter.start();
+        Path dir = Files.createTempDirectory("tailor-prometheus");
+        int port = freePort();
+        Files.writeString(dir.resolve("prometheus.yml"), """
+                global:
+                  scrape_interval: 1s
+                  evaluation_interval: 1s
+                scrape_configs:
+                  - job_name: test
+                    honor_labels: true
+                    static_configs:
+                      - targets: ['127.0.0.1:%d']
+                """.formatted(exporter.getAddress().getPort()));
+        Process process = new ProcessBuilder(binary.toString(),
+                "--config.file=" + dir.resolve("prometheus.yml"),
+                "--storage.tsdb.path=" + dir.resolve("data"),
+                "--web.listen-address=127.0.0.1:" + port,
+                "--log.level=warn")
+                .redirectErrorStream(true)
+                .redirectOutput(dir.resolve("prometheus.log").toFile())
+                .start();
+        PrometheusServer server = new PrometheusServer(process, exporter, dir, URI.create("http://127.0.0.1:" + port));
+        HttpClient http = HttpClient.newHttpClient();
+        boolean ready = server.await(Duration.ofSeconds(30), () -> {
+            try {
+                return http.send(HttpRequest.newBuilder(server.url.resolve("/-/ready")).build(),
+                        HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
+            } catch (IOException e) {
+                return false;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        });
+        if (!ready) {
+            String log = Files.exists(dir.resolve("prometheus.log")) ? Files.readString(dir.resolve("prometheus.log")) : "";
+            server.close();
+            throw new IllegalStateException("Prometheus did not become ready in 30 s; its log:\n" + log);
+        }
+        return server;
+    }
+
+    /** The server's base URL, e.g. {@code http://127.0.0.1:40123}. */
+    public URI url() {
+        return url;
+    }
+
+    /** Polls {@code condition} every 100 ms until it holds or {@code timeout} passes; true if it held. */
+    public boolean await(Duration timeout, BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (!process.isAlive()) {
+                return false;
+            }
+            if (condition.getAsBoolean()) {
+                return true;
+            }
+            Thread.sleep(100);
+        }
+        return condition.getAsBoolean();
+    }
+
+    @Override
+    public void close() {
+        process.destroy();
+        try {
+            if (!process.waitFor(10, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+            }
+        } catch (InterruptedException e) {
+            process.destroyForcibly();
+            Thread.currentThread().interrupt();
+        }
+        exporter.stop(0);
+        try (Stream<Path> files = Files.walk(dir)) {
+            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException ignored) {
+            // a temporary directory; best effort
+        }
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        }
+    }
+}
