@@ -1,21 +1,17 @@
 package dev.tailor.cli;
 
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import dev.tailor.heart.Link;
-import dev.tailor.heart.LocalityDistribution;
-import dev.tailor.heart.Node;
+import dev.tailor.heart.controller.DestinationRules;
 import dev.tailor.heart.Plan;
 import dev.tailor.heart.Route;
 import dev.tailor.heart.Snapshot;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -35,12 +31,11 @@ import java.util.regex.Pattern;
 final class IstioRules {
 
     /** Label on every rule Tailor writes, so they can be listed and removed. */
-    static final String MANAGED_BY = "tailor-heart";
+    static final String MANAGED_BY = DestinationRules.MANAGED_BY;
 
     private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
     private static final Pattern DNS_SUBDOMAIN = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
     private static final Pattern LABEL_NAME = Pattern.compile("[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?");
-    private static final Pattern LOCALITY_PART = Pattern.compile("[^/\\s*]+");
 
     private IstioRules() {
     }
@@ -116,90 +111,19 @@ final class IstioRules {
 
     /** One DestinationRule per route that has at least one {@code from} entry, as JSON trees. */
     static List<ObjectNode> of(List<Route> routes, Snapshot snapshot, Options options) {
-        Map<String, String> localityOfNode = new HashMap<>();
-        for (Node node : snapshot.nodes()) {
-            String locality = node.effectiveLocality();
-            String[] parts = locality.split("/", -1);
-            boolean ok = parts.length <= 3;
-            for (String part : parts) {
-                ok &= LOCALITY_PART.matcher(part).matches();
-            }
-            if (!ok) {
-                throw new CliException("node " + node.name() + ": locality \"" + locality + "\" cannot be used by Istio"
-                        + " (expected: region/zone/subzone, up to three non-empty parts without spaces or '*')");
-            }
-            localityOfNode.put(node.name(), locality);
+        try {
+            return DestinationRules.of(routes, snapshot, new DestinationRules.Options(Map.of(), options.namespace(),
+                    options.selectorLabel(), options.clusterDomain()));
+        } catch (IllegalArgumentException e) {
+            throw new CliException(e.getMessage() + (e.getMessage().contains("locality") ? "" : "; use --format table or json"));
         }
-        JsonNodeFactory json = JsonNodeFactory.instance;
-        List<ObjectNode> rules = new ArrayList<>();
-        for (Route route : routes) {
-            List<LocalityDistribution.Entry> distribute = LocalityDistribution.of(route, localityOfNode);
-            if (distribute.isEmpty()) {
-                continue;
-            }
-            requireDnsLabel("callee", route.callee());
-            requireLabelValue("caller", route.caller());
-            ObjectNode rule = json.objectNode();
-            rule.put("apiVersion", "networking.istio.io/v1");
-            rule.put("kind", "DestinationRule");
-            ObjectNode metadata = rule.putObject("metadata");
-            metadata.put("name", name(route.caller(), route.callee()));
-            metadata.put("namespace", options.namespace());
-            ObjectNode labels = metadata.putObject("labels");
-            labels.put("app.kubernetes.io/managed-by", MANAGED_BY);
-            labels.put("tailor.dev/caller", route.caller());
-            labels.put("tailor.dev/callee", route.callee());
-            ObjectNode spec = rule.putObject("spec");
-            spec.put("host", route.callee() + "." + options.namespace() + ".svc." + options.clusterDomain());
-            spec.putObject("workloadSelector").putObject("matchLabels").put(options.selectorLabel(), route.caller());
-            ObjectNode trafficPolicy = spec.putObject("trafficPolicy");
-            ObjectNode loadBalancer = trafficPolicy.putObject("loadBalancer");
-            // Inside a locality Envoy picks by least request, as HEART assumes within a node group.
-            loadBalancer.put("simple", "LEAST_REQUEST");
-            ObjectNode locality = loadBalancer.putObject("localityLbSetting");
-            locality.put("enabled", true);
-            ArrayNode entries = locality.putArray("distribute");
-            for (LocalityDistribution.Entry entry : distribute) {
-                ObjectNode e = entries.addObject();
-                e.put("from", entry.from());
-                ObjectNode to = e.putObject("to");
-                entry.to().forEach(to::put);
-            }
-            ObjectNode outlier = trafficPolicy.putObject("outlierDetection");
-            outlier.put("consecutive5xxErrors", 5);
-            outlier.put("interval", "10s");
-            outlier.put("baseEjectionTime", "30s");
-            outlier.put("maxEjectionPercent", 50);
-            rules.add(rule);
-        }
-        return rules;
     }
 
-    /** {@code tailor-heart-<caller>-to-<callee>}, made a valid DNS-1123 name of at most 253 characters. */
     static String name(String caller, String callee) {
-        String raw = "tailor-heart-" + caller + "-to-" + callee;
-        String name = raw.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9.-]", "-").replaceAll("-{2,}", "-");
-        if (name.length() > 253) {
-            name = name.substring(0, 244) + "-" + Integer.toHexString(raw.hashCode());
-        }
-        return name.replaceAll("[-.]+$", "");
+        return DestinationRules.name(caller, callee);
     }
 
     private static boolean isDnsLabel(String value) {
         return value != null && value.length() <= 63 && DNS_LABEL.matcher(value).matches();
-    }
-
-    private static void requireDnsLabel(String what, String value) {
-        if (!isDnsLabel(value)) {
-            throw new CliException(what + " \"" + value + "\" cannot be a Kubernetes service name (expected: a DNS"
-                    + " label, lowercase letters, digits and '-', at most 63 characters); use --format table or json");
-        }
-    }
-
-    private static void requireLabelValue(String what, String value) {
-        if (value.length() > 63 || !LABEL_NAME.matcher(value).matches()) {
-            throw new CliException(what + " \"" + value + "\" cannot be a Kubernetes label value (expected: letters,"
-                    + " digits, '-', '_' and '.', at most 63 characters); use --format table or json");
-        }
     }
 }

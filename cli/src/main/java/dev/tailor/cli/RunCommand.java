@@ -1,0 +1,146 @@
+package dev.tailor.cli;
+
+import dev.tailor.heart.AtpmState;
+import dev.tailor.heart.HeartConfig;
+import dev.tailor.heart.controller.Actuator;
+import dev.tailor.heart.controller.ConfigFiles;
+import dev.tailor.heart.controller.Controller;
+import dev.tailor.heart.controller.ControllerConfig;
+import dev.tailor.heart.controller.PrometheusClient;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code tailor heart run}: the HEART controller against a real cluster. */
+@Command(
+        name = "run",
+        mixinStandardHelpOptions = true,
+        versionProvider = Tailor.Version.class,
+        usageHelpWidth = 110,
+        sortOptions = false,
+        description = {
+            "Runs HEART against a Kubernetes cluster with Istio and Prometheus: every round it lists the application's"
+                    + " pods and nodes, reads CPU, requests, calls and link delays from Prometheus, plans, and"
+                    + " server-side-applies one DestinationRule per (caller, callee). A round that cannot read keeps the"
+                    + " rules already applied.",
+            "",
+            "The cluster is the current kubeconfig context (KUBECONFIG, ~/.kube/config) or, in a pod, its service"
+                    + " account.",
+            ""
+        },
+        footer = {"", "Examples:", "  tailor heart run --config heart.yaml --once --dry-run   # show what would change",
+            "  tailor heart run --config heart.yaml                    # every 30 s", "",
+            "Config: docs/controller.md. Exit codes: 0 done, 1 a round failed (--once), 2 bad input."})
+final class RunCommand implements Callable<Integer> {
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--config", paramLabel = "FILE", description = "Controller configuration (YAML); every field has a"
+            + " default (docs/controller.md).")
+    Path config;
+
+    @Option(names = "--prometheus", paramLabel = "URL", description = "Prometheus base URL (overrides the config's"
+            + " prometheus.url).")
+    String prometheusUrl;
+
+    @Option(names = "--kubeconfig", paramLabel = "FILE", description = "Kubeconfig to use (its current context)"
+            + " instead of KUBECONFIG / ~/.kube/config / the pod's service account.")
+    Path kubeconfig;
+
+    @Option(names = "--once", description = "Run one round and exit (exit code 1 if it failed).")
+    boolean once;
+
+    @Option(names = "--dry-run", description = "Plan and print the changes to the DestinationRules as a diff; write"
+            + " nothing.")
+    boolean dryRun;
+
+    @Override
+    public Integer call() throws InterruptedException {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        ControllerConfig settings;
+        try {
+            settings = config == null ? ControllerConfig.DEFAULTS : ConfigFiles.read(config);
+            if (prometheusUrl != null) {
+                settings = new ControllerConfig(new ControllerConfig.Prometheus(prometheusUrl,
+                        settings.prometheus().timeoutSeconds(), settings.prometheus().windowSeconds(),
+                        settings.prometheus().delayWindowSeconds(), settings.prometheus().queries(),
+                        settings.prometheus().labels(), settings.prometheus().delayTargetPrefix(),
+                        settings.prometheus().delayOneWayFraction()), settings.kubernetes(), settings.roundSeconds(),
+                        settings.sameNodeDelayMillis());
+                List<String> problems = settings.problems();
+                if (!problems.isEmpty()) {
+                    throw new IllegalArgumentException("--prometheus: " + String.join("; ", problems));
+                }
+            }
+        } catch (IllegalArgumentException e) {
+            throw new CliException(e.getMessage());
+        }
+        PrometheusClient prometheus = new PrometheusClient(URI.create(settings.prometheus().url()),
+                Duration.ofMillis(Math.round(settings.prometheus().timeoutSeconds() * 1000)));
+        KubernetesClientBuilder builder = new KubernetesClientBuilder();
+        if (kubeconfig != null) {
+            try {
+                builder.withConfig(Config.fromKubeconfig(Files.readString(kubeconfig)));
+            } catch (IOException | RuntimeException e) {
+                throw new CliException("--kubeconfig: " + kubeconfig + ": cannot use it (" + e.getMessage() + ")");
+            }
+        }
+        try (KubernetesClient kubernetes = builder.build()) {
+            Controller controller = new Controller(settings, HeartConfig.DEFAULTS, prometheus, kubernetes,
+                    AtpmState.EMPTY, System::nanoTime);
+            long periodMillis = Math.round(settings.roundSeconds() * 1000);
+            while (true) {
+                long started = System.currentTimeMillis();
+                Controller.Round round = controller.round(Instant.ofEpochMilli(started), dryRun);
+                report(round, out, err);
+                if (once) {
+                    return round.failure() == null ? 0 : 1;
+                }
+                long left = periodMillis - (System.currentTimeMillis() - started);
+                if (left > 0) {
+                    Thread.sleep(left);
+                }
+            }
+        }
+    }
+
+    private void report(Controller.Round round, PrintWriter out, PrintWriter err) {
+        round.notes().forEach(note -> err.println("note: " + note));
+        if (round.failure() != null) {
+            err.println("tailor: round failed (" + round.failure().name().toLowerCase(Locale.ROOT) + "): "
+                    + round.message() + "; the DestinationRules already applied stay");
+            return;
+        }
+        long changed = round.changes().stream().filter(c -> c.action() != Actuator.Action.UNCHANGED).count();
+        err.printf(Locale.ROOT, "tailor: round %d planned in %.1f ms: %d replicas, %d call edges; %d rule(s) %s, %d"
+                        + " unchanged%n", round.plan().state().rounds(), round.planningNanos() / 1e6,
+                round.snapshot().replicas().size(), round.snapshot().calls().size(), changed,
+                dryRun ? "would change" : "changed", round.changes().size() - changed);
+        for (Actuator.Change change : round.changes()) {
+            if (change.action() == Actuator.Action.UNCHANGED) {
+                continue;
+            }
+            out.println(change.action().name().toLowerCase(Locale.ROOT) + " DestinationRule " + change.namespace() + "/"
+                    + change.name());
+            if (dryRun) {
+                Actuator.diff(change).forEach(line -> out.println("    " + line));
+            }
+        }
+        out.flush();
+    }
+}

@@ -1,0 +1,145 @@
+package dev.tailor.cli;
+
+import static dev.tailor.cli.PlanCommandTest.tailor;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tailor.heart.controller.Actuator;
+import dev.tailor.heart.controller.PrometheusClient;
+import dev.tailor.testkit.PrometheusServer;
+import dev.tailor.testkit.ShopCluster;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code tailor heart run --once} end to end: a real Prometheus and the fabric8 mock API server. */
+@EnableKubernetesMockClient(crud = true)
+class RunCommandTest {
+
+    static KubernetesMockServer server;
+    static KubernetesClient client;
+
+    private static PrometheusServer prometheus;
+    private static final long STARTED_NANOS = System.nanoTime();
+
+    @TempDir
+    Path dir;
+
+    @BeforeAll
+    static void start() throws Exception {
+        prometheus = PrometheusServer.start(() -> ShopCluster.exposition((System.nanoTime() - STARTED_NANOS) / 1e9 + 100));
+        PrometheusClient probe = new PrometheusClient(prometheus.url(), Duration.ofSeconds(5));
+        assertThat(prometheus.await(Duration.ofSeconds(40), () -> {
+            try {
+                var v = probe.query("count_over_time(istio_requests_total{pod=\"cart-w1\",reporter=\"destination\"}[5s])",
+                        Instant.now());
+                return !v.series().isEmpty() && v.series().get(0).value() >= 5;
+            } catch (PrometheusClient.PrometheusException e) {
+                return false;
+            }
+        })).isTrue();
+        ShopCluster.create(client);
+    }
+
+    @AfterAll
+    static void stop() {
+        if (prometheus != null) {
+            prometheus.close();
+        }
+    }
+
+    @BeforeEach
+    void noRules() {
+        client.genericKubernetesResources(Actuator.DESTINATION_RULE).inAnyNamespace().delete();
+    }
+
+    /** A kubeconfig whose current context is the mock API server. */
+    private Path kubeconfig() throws Exception {
+        Path file = dir.resolve("kubeconfig");
+        Files.writeString(file, """
+                apiVersion: v1
+                kind: Config
+                clusters:
+                  - name: mock
+                    cluster: {server: "%s", insecure-skip-tls-verify: true}
+                users:
+                  - name: test
+                    user: {token: secret}
+                contexts:
+                  - name: mock
+                    context: {cluster: mock, user: test, namespace: shop}
+                current-context: mock
+                """.formatted(client.getMasterUrl().toString().replaceAll("/$", "")));
+        return file;
+    }
+
+    private Path config() throws Exception {
+        Path file = dir.resolve("heart.yaml");
+        Files.writeString(file, """
+                prometheus:
+                  url: %s
+                  windowSeconds: 5
+                  delayWindowSeconds: 5
+                kubernetes:
+                  namespaces: [shop]
+                """.formatted(prometheus.url()));
+        return file;
+    }
+
+    @Test
+    void runOnceDryRun_printsThePlanAsADiff_andWritesNothing() throws Exception {
+        PlanCommandTest.Result result = tailor("heart", "run", "--kubeconfig", kubeconfig().toString(), "--config", config().toString(), "--once", "--dry-run");
+
+        assertThat(result.exitCode()).as(result.err()).isZero();
+        assertThat(result.err()).contains("round 1 planned in").contains("6 replicas, 2 call edges")
+                .contains("2 rule(s) would change");
+        assertThat(result.out())
+                .contains("create DestinationRule istio-system/tailor-heart-istio-ingressgateway-to-frontend")
+                .contains("create DestinationRule shop/tailor-heart-frontend-to-cart")
+                .contains("+ spec:").contains("+   host: cart.shop.svc.cluster.local")
+                .contains("from: eu/eu-a/w3");
+        assertThat(client.genericKubernetesResources(Actuator.DESTINATION_RULE).inAnyNamespace().list().getItems())
+                .isEmpty();
+    }
+
+    @Test
+    void runOnce_writesTheRules_thenNothingChanges() throws Exception {
+        PlanCommandTest.Result first = tailor("heart", "run", "--kubeconfig", kubeconfig().toString(), "--config", config().toString(), "--once");
+        assertThat(first.exitCode()).as(first.err()).isZero();
+        assertThat(first.out()).contains("create DestinationRule shop/tailor-heart-frontend-to-cart");
+
+        PlanCommandTest.Result dry = tailor("heart", "run", "--kubeconfig", kubeconfig().toString(), "--config", config().toString(), "--once", "--dry-run");
+        assertThat(dry.exitCode()).as(dry.err()).isZero();
+        assertThat(dry.out()).doesNotContain("create DestinationRule");
+    }
+
+    @Test
+    void runOnce_prometheusDown_exit1AndSaysTheRulesStay() throws Exception {
+        PlanCommandTest.Result result = tailor("heart", "run", "--kubeconfig", kubeconfig().toString(), "--config", config().toString(), "--prometheus",
+                "http://127.0.0.1:1", "--once");
+        assertThat(result.exitCode()).isEqualTo(1);
+        assertThat(result.err()).contains("round failed (prometheus_unreachable)")
+                .contains("the DestinationRules already applied stay");
+    }
+
+    @Test
+    void run_badConfig_exit2NamingTheField() throws Exception {
+        Path file = dir.resolve("bad.yaml");
+        Files.writeString(file, "prometheus:\n  url: ftp://x\n  windowSeconds: -3\nroundSecs: 3\n");
+        PlanCommandTest.Result result = tailor("heart", "run", "--kubeconfig", kubeconfig().toString(), "--config", file.toString(), "--once");
+        assertThat(result.exitCode()).isEqualTo(2);
+        assertThat(result.err()).contains("roundSecs: unknown field").contains("roundSeconds");
+        Files.writeString(file, "prometheus:\n  url: ftp://x\n  windowSeconds: -3\n");
+        result = tailor("heart", "run", "--kubeconfig", kubeconfig().toString(), "--config", file.toString(), "--once");
+        assertThat(result.exitCode()).isEqualTo(2);
+        assertThat(result.err()).contains("prometheus.url: \"ftp://x\"").contains("prometheus.windowSeconds: -3.0");
+    }
+}

@@ -1,0 +1,201 @@
+package dev.tailor.heart.controller;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.tailor.heart.AtpmState;
+import dev.tailor.heart.Heart;
+import dev.tailor.heart.HeartConfig;
+import dev.tailor.heart.InvalidSnapshotException;
+import dev.tailor.heart.Plan;
+import dev.tailor.heart.Replica;
+import dev.tailor.heart.Snapshot;
+import dev.tailor.heart.controller.PrometheusClient.PrometheusException;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.function.LongSupplier;
+
+/**
+ * One HEART round against a real cluster: discover pods and nodes, read the metrics, plan, and
+ * write the DestinationRules that changed. A round that cannot read (Prometheus unreachable, a
+ * failed query, a component without any metrics, an invalid snapshot) or cannot write changes
+ * nothing: the rules already applied stay, the ATPM state stays, and the failure is returned with
+ * its reason. The state advances only when a plan was applied (or, in a dry run, in memory).
+ *
+ * <p>Not thread-safe: one round at a time (the loop serialises rounds).
+ */
+public final class Controller {
+
+    /** Why a round changed nothing; also the {@code reason} label of the failure counter. */
+    public enum FailureReason {
+        PROMETHEUS_UNREACHABLE, PROMETHEUS_QUERY, PROMETHEUS_BAD_RESPONSE, COMPONENT_WITHOUT_METRICS,
+        INVALID_SNAPSHOT, KUBERNETES_READ, KUBERNETES_WRITE, NO_PODS
+    }
+
+    /**
+     * What a round did.
+     *
+     * @param applied       whether rules were written (false in a dry run and on failure)
+     * @param failure       why nothing changed, or {@code null}
+     * @param message       the failure's detail, or {@code null}
+     * @param plan          the plan, or {@code null} on failure
+     * @param snapshot      the snapshot planned from, or {@code null} when none was built
+     * @param changes       the rule changes (carried out unless dry run)
+     * @param notes         what was left out or assumed this round
+     * @param planningNanos wall-clock planning time (0 when no clock was given)
+     */
+    public record Round(boolean applied, FailureReason failure, String message, Plan plan, Snapshot snapshot,
+            List<Actuator.Change> changes, List<String> notes, long planningNanos) {
+    }
+
+    private final ControllerConfig config;
+    private final Heart heart;
+    private final MetricsReader metrics;
+    private final KubernetesClient kubernetes;
+    private final Actuator actuator;
+    private final LongSupplier nanoClock;
+    private AtpmState state;
+
+    /**
+     * @param state     the state of the previous round (e.g. from the state ConfigMap), or
+     *                  {@link AtpmState#EMPTY}
+     * @param nanoClock for the reported planning time only; {@code null} reports 0
+     */
+    public Controller(ControllerConfig config, HeartConfig heartConfig, PrometheusClient prometheus,
+            KubernetesClient kubernetes, AtpmState state, LongSupplier nanoClock) {
+        this.config = config;
+        this.heart = new Heart(heartConfig);
+        this.metrics = new MetricsReader(prometheus, config);
+        this.kubernetes = kubernetes;
+        this.actuator = new Actuator(kubernetes, config.kubernetes().fieldManager());
+        this.state = state == null ? AtpmState.EMPTY : state;
+        this.nanoClock = nanoClock == null ? () -> 0L : nanoClock;
+    }
+
+    /** The ATPM state after the last successful round. */
+    public AtpmState state() {
+        return state;
+    }
+
+    /** Runs one round with metrics evaluated at {@code time}. */
+    public Round round(Instant time, boolean dryRun) {
+        ClusterView view;
+        try {
+            view = KubernetesDiscovery.discover(kubernetes, config.kubernetes());
+        } catch (KubernetesClientException e) {
+            return failed(FailureReason.KUBERNETES_READ, "cannot list pods or nodes: " + detail(e), null, List.of());
+        }
+        if (view.pods().stream().noneMatch(p -> !p.entryPoint())) {
+            return failed(FailureReason.NO_PODS, "no pod with label " + config.kubernetes().componentLabel() + " in "
+                    + config.kubernetes().namespaces(), null, view.skipped());
+        }
+        MetricsReader.Metrics measured;
+        try {
+            measured = metrics.read(time);
+        } catch (PrometheusException e) {
+            FailureReason reason = switch (e.failure()) {
+                case UNREACHABLE, HTTP_STATUS -> FailureReason.PROMETHEUS_UNREACHABLE;
+                case QUERY_ERROR -> FailureReason.PROMETHEUS_QUERY;
+                case BAD_RESPONSE -> FailureReason.PROMETHEUS_BAD_RESPONSE;
+            };
+            return failed(reason, e.getMessage(), null, view.skipped());
+        }
+        SnapshotAssembler.Result assembled;
+        try {
+            assembled = SnapshotAssembler.assemble(view, measured, config);
+        } catch (IllegalArgumentException e) {
+            return failed(FailureReason.INVALID_SNAPSHOT, e.getMessage(), null, measured.notes());
+        }
+        Snapshot snapshot = assembled.snapshot();
+        List<String> blind = componentsWithoutMetrics(snapshot);
+        if (!blind.isEmpty()) {
+            return failed(FailureReason.COMPONENT_WITHOUT_METRICS, "no CPU or request metrics for any replica of "
+                    + blind + ": keeping the last applied plan", snapshot, assembled.notes());
+        }
+        long started = nanoClock.getAsLong();
+        Plan plan;
+        try {
+            plan = heart.plan(snapshot, state);
+        } catch (InvalidSnapshotException e) {
+            return failed(FailureReason.INVALID_SNAPSHOT, String.join("; ", e.problems()), snapshot, assembled.notes());
+        }
+        long planningNanos = nanoClock.getAsLong() - started;
+        List<ObjectNode> desired;
+        List<Actuator.Change> changes;
+        try {
+            desired = DestinationRules.of(plan.allocation().routes(), snapshot, options(view));
+        } catch (IllegalArgumentException e) {
+            return failed(FailureReason.INVALID_SNAPSHOT, e.getMessage(), snapshot, assembled.notes());
+        }
+        try {
+            changes = actuator.plan(desired, namespaces(view));
+        } catch (KubernetesClientException e) {
+            return failed(FailureReason.KUBERNETES_READ, "cannot list DestinationRules: " + detail(e), snapshot,
+                    assembled.notes());
+        }
+        List<String> notes = new ArrayList<>(assembled.notes());
+        notes.addAll(plan.allocation().notes());
+        if (!dryRun) {
+            try {
+                actuator.apply(changes, desired);
+            } catch (KubernetesClientException e) {
+                return failed(FailureReason.KUBERNETES_WRITE, "cannot write DestinationRules: " + detail(e),
+                        snapshot, notes);
+            }
+        }
+        state = plan.state();
+        return new Round(!dryRun, null, null, plan, snapshot, changes, notes, planningNanos);
+    }
+
+    /** fabric8's message names the operation; the cause says what went wrong. */
+    private static String detail(KubernetesClientException e) {
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        String message = e.getMessage() == null ? "" : e.getMessage().replaceAll("\\s+", " ").strip();
+        return root == e ? message : message + " (" + root + ")";
+    }
+
+    private Round failed(FailureReason reason, String message, Snapshot snapshot, List<String> notes) {
+        return new Round(false, reason, message, null, snapshot, List.of(), notes, 0);
+    }
+
+    /** Components none of whose ready replicas has both CPU and requests. */
+    private static List<String> componentsWithoutMetrics(Snapshot snapshot) {
+        Map<String, Boolean> any = new TreeMap<>();
+        for (Replica replica : snapshot.replicas()) {
+            boolean measured = replica.isReady() && replica.cpuCores() != null && replica.requestsPerSecond() != null;
+            any.merge(replica.component(), measured, Boolean::logicalOr);
+        }
+        List<String> blind = new ArrayList<>();
+        any.forEach((component, measured) -> {
+            if (!measured) {
+                blind.add(component);
+            }
+        });
+        return blind;
+    }
+
+    private DestinationRules.Options options(ClusterView view) {
+        Map<String, String> namespaceOf = new TreeMap<>();
+        for (ClusterView.PodInfo pod : view.pods()) {
+            namespaceOf.putIfAbsent(pod.component(), pod.namespace());
+        }
+        return new DestinationRules.Options(namespaceOf, config.kubernetes().namespaces().get(0),
+                config.kubernetes().componentLabel(), config.kubernetes().clusterDomain());
+    }
+
+    private List<String> namespaces(ClusterView view) {
+        Set<String> namespaces = new TreeSet<>(config.kubernetes().namespaces());
+        for (ClusterView.PodInfo pod : view.pods()) {
+            namespaces.add(pod.namespace());
+        }
+        return List.copyOf(namespaces);
+    }
+}

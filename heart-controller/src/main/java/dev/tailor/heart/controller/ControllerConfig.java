@@ -1,0 +1,204 @@
+package dev.tailor.heart.controller;
+
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The controller's configuration: where Prometheus is and what to ask it, which pods form the
+ * application, how to write DestinationRules, and how often. Read from YAML ({@link ConfigFiles});
+ * every field has a default (DESIGN.md, HEART: Metrics and Actuation), so an empty file is valid.
+ * {@link #problems()} lists every invalid field at once.
+ *
+ * @param prometheus  the metrics source
+ * @param kubernetes  discovery and actuation
+ * @param roundSeconds seconds between rounds (default 30, the paper's)
+ * @param sameNodeDelayMillis one-way delay within a node when nothing measures it (default 0.05:
+ *                     loopback through two sidecars; kubenurse does not probe its own node)
+ */
+@JsonIgnoreProperties(ignoreUnknown = false)
+public record ControllerConfig(Prometheus prometheus, Kubernetes kubernetes, Double roundSeconds,
+        Double sameNodeDelayMillis) {
+
+    /** Placeholder in queries for the rate window, e.g. {@code [${window}]} becomes {@code [30s]}. */
+    public static final String WINDOW = "${window}";
+    /** Placeholder in the delay query for its (longer) window. */
+    public static final String DELAY_WINDOW = "${delayWindow}";
+
+    /**
+     * @param url                 base URL (default {@code http://prometheus.istio-system:9090}, Istio's addon)
+     * @param timeoutSeconds      per query (default 10)
+     * @param windowSeconds       the rate window of the CPU and request queries (default 30 = one round)
+     * @param delayWindowSeconds  the window of the delay query (default 300: probes are sparse)
+     * @param queries             the PromQL; each must keep the labels named in {@code labels}
+     * @param labels              which labels carry what
+     * @param delayTargetPrefix   the delay query's target label value is this prefix + node name
+     *                            (default {@code path_}, kubenurse's neighbour checks)
+     * @param delayOneWayFraction one-way delay = this × the measured request duration (default 0.5: an
+     *                            HTTP probe takes a round trip; our reading)
+     */
+    public record Prometheus(String url, Double timeoutSeconds, Double windowSeconds, Double delayWindowSeconds,
+            Queries queries, Labels labels, String delayTargetPrefix, Double delayOneWayFraction) {
+
+        public Prometheus {
+            url = url == null ? "http://prometheus.istio-system:9090" : url;
+            timeoutSeconds = timeoutSeconds == null ? 10.0 : timeoutSeconds;
+            windowSeconds = windowSeconds == null ? 30.0 : windowSeconds;
+            delayWindowSeconds = delayWindowSeconds == null ? 300.0 : delayWindowSeconds;
+            queries = queries == null ? new Queries(null, null, null, null) : queries;
+            labels = labels == null ? new Labels(null, null, null, null, null, null) : labels;
+            delayTargetPrefix = delayTargetPrefix == null ? "path_" : delayTargetPrefix;
+            delayOneWayFraction = delayOneWayFraction == null ? 0.5 : delayOneWayFraction;
+        }
+    }
+
+    /**
+     * The four queries of a round (DESIGN.md, HEART: Metrics). Defaults:
+     * <ul>
+     *   <li>{@code cpuCores}: cAdvisor CPU of the app container per pod, in cores;</li>
+     *   <li>{@code servedRequestsPerSecond}: Istio's destination-reported requests per pod;</li>
+     *   <li>{@code callsPerSecond}: Istio's source-reported requests per caller pod and destination
+     *       workload;</li>
+     *   <li>{@code delaySeconds}: kubenurse's median neighbour-probe duration per (source node,
+     *       target).</li>
+     * </ul>
+     */
+    public record Queries(String cpuCores, String servedRequestsPerSecond, String callsPerSecond, String delaySeconds) {
+        public Queries {
+            cpuCores = cpuCores != null ? cpuCores
+                    : "sum by (namespace, pod) (rate(container_cpu_usage_seconds_total{container!=\"\","
+                    + " container!=\"POD\", container!=\"istio-proxy\"}[" + WINDOW + "]))";
+            servedRequestsPerSecond = servedRequestsPerSecond != null ? servedRequestsPerSecond
+                    : "sum by (namespace, pod) (rate(istio_requests_total{reporter=\"destination\"}[" + WINDOW + "]))";
+            callsPerSecond = callsPerSecond != null ? callsPerSecond
+                    : "sum by (namespace, pod, destination_workload, destination_workload_namespace)"
+                    + " (rate(istio_requests_total{reporter=\"source\"}[" + WINDOW + "]))";
+            delaySeconds = delaySeconds != null ? delaySeconds
+                    : "histogram_quantile(0.5, sum by (le, node, type) (rate("
+                    + "kubenurse_httpclient_request_duration_seconds_bucket{type=~\"path_.+\"}[" + DELAY_WINDOW + "])))";
+        }
+    }
+
+    /**
+     * Label names in the query results.
+     *
+     * @param namespace                    pod namespace (default {@code namespace})
+     * @param pod                          pod name (default {@code pod})
+     * @param destinationWorkload          callee workload of a call (default {@code destination_workload})
+     * @param destinationWorkloadNamespace its namespace (default {@code destination_workload_namespace})
+     * @param delayFromNode                source node of a delay probe (default {@code node})
+     * @param delayTarget                  target of a delay probe (default {@code type})
+     */
+    public record Labels(String namespace, String pod, String destinationWorkload, String destinationWorkloadNamespace,
+            String delayFromNode, String delayTarget) {
+        public Labels {
+            namespace = namespace == null ? "namespace" : namespace;
+            pod = pod == null ? "pod" : pod;
+            destinationWorkload = destinationWorkload == null ? "destination_workload" : destinationWorkload;
+            destinationWorkloadNamespace = destinationWorkloadNamespace == null ? "destination_workload_namespace"
+                    : destinationWorkloadNamespace;
+            delayFromNode = delayFromNode == null ? "node" : delayFromNode;
+            delayTarget = delayTarget == null ? "type" : delayTarget;
+        }
+    }
+
+    /**
+     * @param namespaces     namespaces of the application (default {@code [default]})
+     * @param componentLabel the pod label naming a pod's component = its workload (default {@code app})
+     * @param clusterDomain  for callee hosts {@code <component>.<namespace>.svc.<domain>} (default
+     *                       {@code cluster.local})
+     * @param fieldManager   server-side-apply field manager (default {@code tailor-heart})
+     * @param entryPoints    workloads (namespace/name) whose calls Tailor does not route, e.g. the
+     *                       ingress gateway (default {@code istio-system/istio-ingressgateway})
+     */
+    public record Kubernetes(List<String> namespaces, String componentLabel, String clusterDomain, String fieldManager,
+            List<String> entryPoints) {
+        public Kubernetes {
+            namespaces = namespaces == null ? List.of("default") : List.copyOf(namespaces);
+            componentLabel = componentLabel == null ? "app" : componentLabel;
+            clusterDomain = clusterDomain == null ? "cluster.local" : clusterDomain;
+            fieldManager = fieldManager == null ? "tailor-heart" : fieldManager;
+            entryPoints = entryPoints == null ? List.of("istio-system/istio-ingressgateway") : List.copyOf(entryPoints);
+        }
+    }
+
+    public ControllerConfig {
+        prometheus = prometheus == null ? new Prometheus(null, null, null, null, null, null, null, null) : prometheus;
+        kubernetes = kubernetes == null ? new Kubernetes(null, null, null, null, null) : kubernetes;
+        roundSeconds = roundSeconds == null ? 30.0 : roundSeconds;
+        sameNodeDelayMillis = sameNodeDelayMillis == null ? 0.05 : sameNodeDelayMillis;
+    }
+
+    /** All defaults. */
+    public static final ControllerConfig DEFAULTS = new ControllerConfig(null, null, null, null);
+
+    /** A query with its windows filled in. */
+    public String query(String template) {
+        return template.replace(WINDOW, seconds(prometheus.windowSeconds()))
+                .replace(DELAY_WINDOW, seconds(prometheus.delayWindowSeconds()));
+    }
+
+    private static String seconds(double value) {
+        return Math.round(value) + "s";
+    }
+
+    /** Every invalid field, named with its path and value. */
+    public List<String> problems() {
+        List<String> problems = new ArrayList<>();
+        String url = prometheus.url();
+        if (!(url.startsWith("http://") || url.startsWith("https://"))) {
+            problems.add("prometheus.url: \"" + url + "\" (expected: an http:// or https:// URL)");
+        }
+        range(problems, "prometheus.timeoutSeconds", prometheus.timeoutSeconds(), 0.1, 600);
+        range(problems, "prometheus.windowSeconds", prometheus.windowSeconds(), 1, 3600);
+        range(problems, "prometheus.delayWindowSeconds", prometheus.delayWindowSeconds(), 1, 86_400);
+        range(problems, "prometheus.delayOneWayFraction", prometheus.delayOneWayFraction(), 0.01, 1);
+        range(problems, "roundSeconds", roundSeconds, 1, 3600);
+        range(problems, "sameNodeDelayMillis", sameNodeDelayMillis, 0, 3.6e6);
+        Map<String, String> queries = Map.of("cpuCores", prometheus.queries().cpuCores(),
+                "servedRequestsPerSecond", prometheus.queries().servedRequestsPerSecond(),
+                "callsPerSecond", prometheus.queries().callsPerSecond(),
+                "delaySeconds", prometheus.queries().delaySeconds());
+        queries.forEach((name, query) -> {
+            if (query.isBlank()) {
+                problems.add("prometheus.queries." + name + ": empty (expected: PromQL)");
+            }
+        });
+        if (kubernetes.namespaces().isEmpty()) {
+            problems.add("kubernetes.namespaces: empty (expected: at least one namespace)");
+        }
+        for (int i = 0; i < kubernetes.namespaces().size(); i++) {
+            String ns = kubernetes.namespaces().get(i);
+            if (ns == null || !ns.matches("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?")) {
+                problems.add("kubernetes.namespaces[" + i + "]: " + quote(ns) + " (expected: a namespace name)");
+            }
+        }
+        if (!kubernetes.componentLabel().matches("([a-z0-9.-]+/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?")) {
+            problems.add("kubernetes.componentLabel: " + quote(kubernetes.componentLabel()) + " (expected: a label key)");
+        }
+        if (!kubernetes.clusterDomain().matches("[a-z0-9]([-a-z0-9.]*[a-z0-9])?")) {
+            problems.add("kubernetes.clusterDomain: " + quote(kubernetes.clusterDomain()) + " (expected: a DNS name)");
+        }
+        if (kubernetes.fieldManager().isBlank() || kubernetes.fieldManager().length() > 128) {
+            problems.add("kubernetes.fieldManager: " + quote(kubernetes.fieldManager()) + " (expected: 1..128 characters)");
+        }
+        for (int i = 0; i < kubernetes.entryPoints().size(); i++) {
+            String entry = kubernetes.entryPoints().get(i);
+            if (entry == null || !entry.matches("[a-z0-9-]+/[a-z0-9]([-a-z0-9.]*[a-z0-9])?")) {
+                problems.add("kubernetes.entryPoints[" + i + "]: " + quote(entry) + " (expected: namespace/workload)");
+            }
+        }
+        return problems;
+    }
+
+    private static void range(List<String> problems, String name, double value, double min, double max) {
+        if (!(value >= min && value <= max)) {
+            problems.add(name + ": " + value + " (expected: " + min + " .. " + max + ")");
+        }
+    }
+
+    private static String quote(String value) {
+        return value == null ? "missing" : "\"" + value + "\"";
+    }
+}

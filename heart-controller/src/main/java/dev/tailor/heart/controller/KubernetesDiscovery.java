@@ -1,0 +1,103 @@
+package dev.tailor.heart.controller;
+
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodCondition;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Reads the application's pods and the cluster's nodes with the fabric8 client (DESIGN.md, HEART:
+ * Actuation). A pod is a target when it is on a node, its Ready condition is true and it is not
+ * terminating; a pod not yet on a node is left out with a reason. A node's locality is
+ * {@code topology.kubernetes.io/region} / {@code topology.kubernetes.io/zone} /
+ * {@code topology.istio.io/subzone}, and the sub-zone defaults to the node's name — HEART's node
+ * groups are Istio sub-zones, so each node should be its own.
+ */
+public final class KubernetesDiscovery {
+
+    static final String REGION = "topology.kubernetes.io/region";
+    static final String ZONE = "topology.kubernetes.io/zone";
+    static final String SUBZONE = "topology.istio.io/subzone";
+    private static final String SIDECAR = "istio-proxy";
+
+    private KubernetesDiscovery() {
+    }
+
+    /** Lists nodes and pods once. */
+    public static ClusterView discover(KubernetesClient client, ControllerConfig.Kubernetes config) {
+        Map<String, String> nodes = new TreeMap<>();
+        for (Node node : client.nodes().list().getItems()) {
+            nodes.put(node.getMetadata().getName(), locality(node));
+        }
+        List<ClusterView.PodInfo> pods = new ArrayList<>();
+        List<String> skipped = new ArrayList<>();
+        for (String namespace : config.namespaces()) {
+            for (Pod pod : client.pods().inNamespace(namespace).withLabel(config.componentLabel()).list().getItems()) {
+                add(pod, pod.getMetadata().getLabels().get(config.componentLabel()), false, nodes, pods, skipped);
+            }
+        }
+        for (String entry : config.entryPoints()) {
+            String[] parts = entry.split("/", 2);
+            for (Pod pod : client.pods().inNamespace(parts[0]).withLabel(config.componentLabel(), parts[1]).list()
+                    .getItems()) {
+                add(pod, parts[1], true, nodes, pods, skipped);
+            }
+        }
+        return new ClusterView(nodes, pods, skipped);
+    }
+
+    private static void add(Pod pod, String component, boolean entryPoint, Map<String, String> nodes,
+            List<ClusterView.PodInfo> pods, List<String> skipped) {
+        String name = pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName();
+        String node = pod.getSpec() == null ? null : pod.getSpec().getNodeName();
+        if (node == null || node.isBlank()) {
+            skipped.add(name + ": not scheduled on a node yet");
+            return;
+        }
+        if (!nodes.containsKey(node)) {
+            skipped.add(name + ": on node " + node + ", which the node list does not have");
+            return;
+        }
+        boolean terminating = pod.getMetadata().getDeletionTimestamp() != null;
+        boolean ready = !terminating && pod.getStatus() != null && pod.getStatus().getConditions() != null
+                && pod.getStatus().getConditions().stream()
+                        .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(conditionStatus(c)));
+        pods.add(new ClusterView.PodInfo(pod.getMetadata().getNamespace(), pod.getMetadata().getName(), component,
+                node, ready, cpuLimit(pod), entryPoint));
+    }
+
+    private static String conditionStatus(PodCondition condition) {
+        return condition.getStatus();
+    }
+
+    private static Double cpuLimit(Pod pod) {
+        double total = 0;
+        boolean any = false;
+        for (Container container : pod.getSpec().getContainers()) {
+            if (SIDECAR.equals(container.getName()) || container.getResources() == null
+                    || container.getResources().getLimits() == null) {
+                continue;
+            }
+            Quantity cpu = container.getResources().getLimits().get("cpu");
+            if (cpu != null) {
+                total += Quantity.getAmountInBytes(cpu).doubleValue();
+                any = true;
+            }
+        }
+        return any ? total : null;
+    }
+
+    private static String locality(Node node) {
+        Map<String, String> labels = node.getMetadata().getLabels() == null ? Map.of() : node.getMetadata().getLabels();
+        String region = labels.getOrDefault(REGION, "");
+        String zone = labels.getOrDefault(ZONE, "");
+        String subzone = labels.getOrDefault(SUBZONE, node.getMetadata().getName());
+        return region + "/" + zone + "/" + subzone;
+    }
+}

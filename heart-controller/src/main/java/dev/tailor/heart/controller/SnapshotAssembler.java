@@ -1,0 +1,112 @@
+package dev.tailor.heart.controller;
+
+import dev.tailor.heart.Call;
+import dev.tailor.heart.LinkDelay;
+import dev.tailor.heart.Node;
+import dev.tailor.heart.Replica;
+import dev.tailor.heart.Snapshot;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * Joins what Kubernetes says ({@link ClusterView}) with what Prometheus measured
+ * ({@link MetricsReader.Metrics}) into HEART's {@link Snapshot}. Missing metrics stay missing
+ * ({@code null}), never zero.
+ *
+ * <p>Our reading where the paper is silent: a component is the value of the component label and is
+ * also its workload's name, which is what Istio's {@code destination_workload} reports; component
+ * names must be unique across the configured namespaces. Calls from a pod of an entry point become
+ * calls of the entry point (named by its workload) with a per-node split; calls from pods that are
+ * neither are left out with a note. Only nodes that host a pod appear; a node pair without a
+ * measured delay is left for HEART's unmeasured-link rule, except a node to itself, which takes
+ * {@link ControllerConfig#sameNodeDelayMillis()}.
+ */
+public final class SnapshotAssembler {
+
+    /** The snapshot and what was left out. */
+    public record Result(Snapshot snapshot, List<String> notes) {
+    }
+
+    private SnapshotAssembler() {
+    }
+
+    /**
+     * @throws IllegalArgumentException if two namespaces have a component of the same name
+     */
+    public static Result assemble(ClusterView view, MetricsReader.Metrics metrics, ControllerConfig config) {
+        List<String> notes = new ArrayList<>(view.skipped());
+        notes.addAll(metrics.notes());
+        Map<String, String> componentNamespace = new TreeMap<>();
+        Set<String> usedNodes = new TreeSet<>();
+        List<Replica> replicas = new ArrayList<>();
+        for (ClusterView.PodInfo pod : view.pods()) {
+            usedNodes.add(pod.node());
+            if (pod.entryPoint()) {
+                continue;
+            }
+            String earlier = componentNamespace.putIfAbsent(pod.component(), pod.namespace());
+            if (earlier != null && !earlier.equals(pod.namespace())) {
+                throw new IllegalArgumentException("component " + pod.component() + " exists in namespaces " + earlier
+                        + " and " + pod.namespace() + " (expected: component names unique across kubernetes.namespaces)");
+            }
+            replicas.add(new Replica(pod.name(), pod.component(), pod.node(), pod.ready(),
+                    metrics.cpuCores().get(pod.key()), pod.cpuLimitCores(),
+                    metrics.servedRequestsPerSecond().get(pod.key())));
+        }
+
+        Map<List<String>, Double> edgeRate = new TreeMap<>(java.util.Comparator.comparing(Object::toString));
+        Map<List<String>, Map<String, Double>> entryByNode = new TreeMap<>(java.util.Comparator.comparing(Object::toString));
+        metrics.callsPerSecond().forEach((callerKey, byCallee) -> {
+            int slash = callerKey.indexOf('/');
+            ClusterView.PodInfo caller = view.pod(callerKey.substring(0, slash), callerKey.substring(slash + 1));
+            if (caller == null) {
+                notes.add("calls from " + callerKey + ": not a pod of the application or of an entry point: left out");
+                return;
+            }
+            byCallee.forEach((calleeKey, rate) -> {
+                String workload = calleeKey.substring(calleeKey.indexOf('/') + 1);
+                String namespace = calleeKey.substring(0, calleeKey.indexOf('/'));
+                if (!namespace.equals(componentNamespace.get(workload))) {
+                    return;   // a call leaving the application (a database, another team's service)
+                }
+                List<String> edge = List.of(caller.component(), workload);
+                edgeRate.merge(edge, rate, Double::sum);
+                if (caller.entryPoint()) {
+                    entryByNode.computeIfAbsent(edge, k -> new TreeMap<>()).merge(caller.node(), rate, Double::sum);
+                }
+            });
+        });
+        List<Call> calls = new ArrayList<>();
+        edgeRate.forEach((edge, rate) -> calls.add(new Call(edge.get(0), edge.get(1), rate, entryByNode.get(edge))));
+
+        List<Node> nodes = new ArrayList<>();
+        for (String node : usedNodes) {
+            nodes.add(new Node(node, view.nodes().get(node), null));
+        }
+        List<LinkDelay> delays = new ArrayList<>();
+        int unmeasured = 0;
+        for (String from : usedNodes) {
+            for (String to : usedNodes) {
+                Double millis = metrics.delayMillis().getOrDefault(from, Map.of()).get(to);
+                if (millis == null && from.equals(to)) {
+                    millis = config.sameNodeDelayMillis();
+                }
+                if (millis == null) {
+                    unmeasured++;
+                    continue;
+                }
+                delays.add(new LinkDelay(from, to, millis));
+            }
+        }
+        if (unmeasured > 0) {
+            notes.add(unmeasured + " node pair(s) without a measured delay: HEART takes them at the largest measured"
+                    + " delay plus its penalty, so they carry traffic only when nothing measured can");
+        }
+        Snapshot snapshot = new Snapshot(config.prometheus().windowSeconds(), nodes, replicas, calls, delays);
+        return new Result(snapshot, notes);
+    }
+}

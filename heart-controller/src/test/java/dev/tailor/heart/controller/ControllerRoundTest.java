@@ -1,0 +1,186 @@
+package dev.tailor.heart.controller;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tailor.heart.AtpmState;
+import dev.tailor.heart.HeartConfig;
+import dev.tailor.testkit.PrometheusServer;
+import dev.tailor.testkit.ShopCluster;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Rounds of the controller against a real Prometheus (scraping a test exporter with realistic
+ * cAdvisor, Istio and kubenurse series) and the fabric8 mock API server in CRUD mode.
+ *
+ * <p>The cluster: nodes w1 (fast), w2, w3 (slow); components frontend and cart with one pod per
+ * node in namespace shop; the ingress gateway in istio-system on every node. The slow node's pods
+ * use more CPU per request, so HEART gives them less.
+ */
+@EnableKubernetesMockClient(crud = true)
+class ControllerRoundTest {
+
+    static KubernetesMockServer server;
+    static KubernetesClient client;
+
+    private static PrometheusServer prometheus;
+    private static final long STARTED_NANOS = System.nanoTime();
+
+    @BeforeAll
+    static void startPrometheus() throws Exception {
+        prometheus = PrometheusServer.start(() -> ShopCluster.exposition((System.nanoTime() - STARTED_NANOS) / 1e9 + 100));
+        PrometheusClient probe = new PrometheusClient(prometheus.url(), Duration.ofSeconds(5));
+        // rate() over the 5 s window needs scrapes covering the window.
+        boolean covered = prometheus.await(Duration.ofSeconds(40), () -> {
+            try {
+                var vector = probe.query("count_over_time(istio_requests_total{pod=\"frontend-w1\","
+                        + "reporter=\"destination\"}[5s])", Instant.now());
+                return !vector.series().isEmpty() && vector.series().get(0).value() >= 5;
+            } catch (PrometheusClient.PrometheusException e) {
+                return false;
+            }
+        });
+        assertThat(covered).as("Prometheus scraped the test exporter").isTrue();
+    }
+
+    @AfterAll
+    static void stopPrometheus() {
+        if (prometheus != null) {
+            prometheus.close();
+        }
+    }
+
+    @BeforeEach
+    void cluster() {
+        client.genericKubernetesResources(Actuator.DESTINATION_RULE).inAnyNamespace().delete();
+        client.pods().inAnyNamespace().delete();
+        client.nodes().delete();
+        ShopCluster.create(client);
+    }
+
+    static ControllerConfig config(String prometheusUrl) {
+        return new ControllerConfig(
+                new ControllerConfig.Prometheus(prometheusUrl, 5.0, 5.0, 5.0, null, null, null, null),
+                new ControllerConfig.Kubernetes(List.of("shop"), null, null, null, null), null, null);
+    }
+
+    private static Controller controller() {
+        return new Controller(config(prometheus.url().toString()), HeartConfig.DEFAULTS.withParallel(false),
+                new PrometheusClient(prometheus.url(), Duration.ofSeconds(5)), client, AtpmState.EMPTY, System::nanoTime);
+    }
+
+    private static List<GenericKubernetesResource> rules() {
+        return client.genericKubernetesResources(Actuator.DESTINATION_RULE).inAnyNamespace().list().getItems();
+    }
+
+    @Test
+    void round_normal_writesOneRulePerCallEdge_slowNodeGetsLess() {
+        Controller.Round round = controller().round(Instant.now(), false);
+
+        assertThat(round.failure()).as(round.message()).isNull();
+        assertThat(round.applied()).isTrue();
+        assertThat(round.changes()).extracting(Actuator.Change::action).containsOnly(Actuator.Action.CREATE);
+        List<GenericKubernetesResource> rules = rules();
+        assertThat(rules).extracting(r -> r.getMetadata().getNamespace() + "/" + r.getMetadata().getName())
+                .containsExactlyInAnyOrder("istio-system/tailor-heart-istio-ingressgateway-to-frontend",
+                        "shop/tailor-heart-frontend-to-cart");
+        GenericKubernetesResource ingress = rules.stream()
+                .filter(r -> r.getMetadata().getName().endsWith("to-frontend")).findFirst().orElseThrow();
+        assertThat(ingress.getMetadata().getLabels()).containsEntry(DestinationRules.MANAGED_BY_LABEL,
+                DestinationRules.MANAGED_BY);
+        Map<String, Object> spec = ingress.get("spec");
+        assertThat(spec).containsEntry("host", "frontend.shop.svc.cluster.local");
+        assertThat(ingress.<Object>get("spec", "workloadSelector", "matchLabels", "app")).isEqualTo("istio-ingressgateway");
+        assertThat(ingress.<Object>get("spec", "trafficPolicy", "outlierDetection")).isNotNull();
+        List<Map<String, Object>> distribute = ingress.get("spec", "trafficPolicy", "loadBalancer", "localityLbSetting",
+                "distribute");
+        assertThat(distribute).hasSize(3);
+        int toSlow = 0;
+        int toFast = 0;
+        for (Map<String, Object> entry : distribute) {
+            @SuppressWarnings("unchecked")
+            Map<String, Object> to = (Map<String, Object>) entry.get("to");
+            assertThat(to.values().stream().mapToInt(v -> ((Number) v).intValue()).sum()).isEqualTo(100);
+            toSlow += ((Number) to.getOrDefault("eu/eu-a/w3", 0)).intValue();
+            toFast += ((Number) to.getOrDefault("eu/eu-a/w1", 0)).intValue();
+        }
+        // w3's pods need 2.5x the CPU per request of w1's: HEART sends them far less.
+        assertThat(toSlow).isLessThan(toFast);
+        assertThat(round.snapshot().delays()).anySatisfy(d -> {
+            assertThat(d.from()).isEqualTo("w1");
+            assertThat(d.to()).isEqualTo("w2");
+            assertThat(d.millis()).isBetween(0.5, 1.0);   // half of a 1-2 ms probe
+        });
+    }
+
+    @Test
+    void round_again_isIdempotent_andDryRunWritesNothing() {
+        Controller controller = controller();
+        controller.round(Instant.now(), false);
+        List<GenericKubernetesResource> before = rules();
+
+        Controller.Round again = controller.round(Instant.now(), false);
+        assertThat(again.changes()).extracting(Actuator.Change::action)
+                .allMatch(a -> a == Actuator.Action.UNCHANGED || a == Actuator.Action.UPDATE);
+
+        client.genericKubernetesResources(Actuator.DESTINATION_RULE).inAnyNamespace().delete();
+        Controller.Round dry = controller().round(Instant.now(), true);
+        assertThat(dry.applied()).isFalse();
+        assertThat(dry.changes()).extracting(Actuator.Change::action).containsOnly(Actuator.Action.CREATE);
+        assertThat(rules()).isEmpty();
+        assertThat(before).hasSize(2);
+    }
+
+    @Test
+    void round_prometheusDown_keepsTheRulesAndSaysWhy() {
+        controller().round(Instant.now(), false);
+        Controller down = new Controller(config("http://127.0.0.1:1"), HeartConfig.DEFAULTS,
+                new PrometheusClient(java.net.URI.create("http://127.0.0.1:1"), Duration.ofSeconds(2)), client,
+                AtpmState.EMPTY, null);
+
+        Controller.Round round = down.round(Instant.now(), false);
+
+        assertThat(round.failure()).isEqualTo(Controller.FailureReason.PROMETHEUS_UNREACHABLE);
+        assertThat(round.applied()).isFalse();
+        assertThat(rules()).hasSize(2);
+    }
+
+    @Test
+    void round_componentWithoutMetrics_keepsTheLastPlan() {
+        controller().round(Instant.now(), false);
+        // A new component whose pods Prometheus knows nothing about.
+        for (String node : List.of("w1", "w2")) {
+            client.pods().inNamespace("shop").resource(ShopCluster.pod("shop", "ads-" + node, "ads", node, true)).create();
+        }
+        Controller.Round round = controller().round(Instant.now(), false);
+        assertThat(round.failure()).isEqualTo(Controller.FailureReason.COMPONENT_WITHOUT_METRICS);
+        assertThat(round.message()).contains("[ads]");
+        assertThat(rules()).hasSize(2);
+    }
+
+    @Test
+    void round_terminatingPodStillReady_isNotATarget() {
+        Pod leaving = client.pods().inNamespace("shop").withName("cart-w3").get();
+        leaving.getMetadata().setDeletionTimestamp("2026-11-29T00:00:00Z");
+        client.pods().inNamespace("shop").resource(leaving).update();
+
+        Controller.Round round = controller().round(Instant.now(), false);
+        assertThat(round.failure()).as(round.message()).isNull();
+        assertThat(round.snapshot().replicas()).filteredOn(r -> r.pod().equals("cart-w3"))
+                .allSatisfy(r -> assertThat(r.ready()).isFalse());
+        GenericKubernetesResource cartRule = rules().stream()
+                .filter(r -> r.getMetadata().getName().endsWith("to-cart")).findFirst().orElseThrow();
+        assertThat(cartRule.toString()).doesNotContain("eu/eu-a/w3=");
+    }
+}
