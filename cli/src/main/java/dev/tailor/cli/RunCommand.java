@@ -7,9 +7,11 @@ import dev.tailor.heart.controller.ConfigFiles;
 import dev.tailor.heart.controller.Controller;
 import dev.tailor.heart.controller.ControllerConfig;
 import dev.tailor.heart.controller.PrometheusClient;
+import dev.tailor.heart.controller.StateStore;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -101,8 +103,24 @@ final class RunCommand implements Callable<Integer> {
             }
         }
         try (KubernetesClient kubernetes = builder.build()) {
-            Controller controller = new Controller(settings, HeartConfig.DEFAULTS, prometheus, kubernetes,
-                    AtpmState.EMPTY, System::nanoTime);
+            String location = settings.kubernetes().stateConfigMap();
+            StateStore store = location.isEmpty() ? null
+                    : new StateStore(kubernetes, location);
+            AtpmState state = AtpmState.EMPTY;
+            if (store != null) {
+                try {
+                    StateStore.Loaded loaded = store.load();
+                    state = loaded.state();
+                    if (loaded.note() != null) {
+                        err.println("note: " + loaded.note());
+                    }
+                } catch (KubernetesClientException e) {
+                    err.println("note: cannot read the state ConfigMap " + location + " (" + e.getMessage()
+                            + "): starting from an empty state");
+                }
+            }
+            Controller controller = new Controller(settings, HeartConfig.DEFAULTS, prometheus, kubernetes, state,
+                    dryRun ? null : store, System::nanoTime);
             long periodMillis = Math.round(settings.roundSeconds() * 1000);
             while (true) {
                 long started = System.currentTimeMillis();

@@ -45,12 +45,13 @@ public final class Controller {
      * @param message       the failure's detail, or {@code null}
      * @param plan          the plan, or {@code null} on failure
      * @param snapshot      the snapshot planned from, or {@code null} when none was built
+     * @param desired       the rules the plan wants, or empty on failure
      * @param changes       the rule changes (carried out unless dry run)
      * @param notes         what was left out or assumed this round
      * @param planningNanos wall-clock planning time (0 when no clock was given)
      */
     public record Round(boolean applied, FailureReason failure, String message, Plan plan, Snapshot snapshot,
-            List<Actuator.Change> changes, List<String> notes, long planningNanos) {
+            List<ObjectNode> desired, List<Actuator.Change> changes, List<String> notes, long planningNanos) {
     }
 
     private final ControllerConfig config;
@@ -59,21 +60,24 @@ public final class Controller {
     private final KubernetesClient kubernetes;
     private final Actuator actuator;
     private final LongSupplier nanoClock;
+    private final StateStore store;
     private AtpmState state;
 
     /**
-     * @param state     the state of the previous round (e.g. from the state ConfigMap), or
+     * @param state     the state of the previous round (e.g. {@link StateStore#load()}), or
      *                  {@link AtpmState#EMPTY}
+     * @param store     where each applied round's state is saved, or {@code null} for memory only
      * @param nanoClock for the reported planning time only; {@code null} reports 0
      */
     public Controller(ControllerConfig config, HeartConfig heartConfig, PrometheusClient prometheus,
-            KubernetesClient kubernetes, AtpmState state, LongSupplier nanoClock) {
+            KubernetesClient kubernetes, AtpmState state, StateStore store, LongSupplier nanoClock) {
         this.config = config;
         this.heart = new Heart(heartConfig);
         this.metrics = new MetricsReader(prometheus, config);
         this.kubernetes = kubernetes;
         this.actuator = new Actuator(kubernetes, config.kubernetes().fieldManager());
         this.state = state == null ? AtpmState.EMPTY : state;
+        this.store = store;
         this.nanoClock = nanoClock == null ? () -> 0L : nanoClock;
     }
 
@@ -149,7 +153,14 @@ public final class Controller {
             }
         }
         state = plan.state();
-        return new Round(!dryRun, null, null, plan, snapshot, changes, notes, planningNanos);
+        if (!dryRun && store != null) {
+            try {
+                store.save(state);
+            } catch (KubernetesClientException e) {
+                notes.add("the ATPM state was not saved (" + detail(e) + "): a restart would start every group over");
+            }
+        }
+        return new Round(!dryRun, null, null, plan, snapshot, desired, changes, notes, planningNanos);
     }
 
     /** fabric8's message names the operation; the cause says what went wrong. */
@@ -163,7 +174,7 @@ public final class Controller {
     }
 
     private Round failed(FailureReason reason, String message, Snapshot snapshot, List<String> notes) {
-        return new Round(false, reason, message, null, snapshot, List.of(), notes, 0);
+        return new Round(false, reason, message, null, snapshot, List.of(), List.of(), notes, 0);
     }
 
     /** Components none of whose ready replicas has both CPU and requests. */

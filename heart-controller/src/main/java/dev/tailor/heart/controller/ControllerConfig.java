@@ -111,21 +111,25 @@ public record ControllerConfig(Prometheus prometheus, Kubernetes kubernetes, Dou
      * @param fieldManager   server-side-apply field manager (default {@code tailor-heart})
      * @param entryPoints    workloads (namespace/name) whose calls Tailor does not route, e.g. the
      *                       ingress gateway (default {@code istio-system/istio-ingressgateway})
+     * @param stateConfigMap {@code namespace/name} of the ConfigMap holding the ATPM state between
+     *                       restarts (default {@code tailor-system/tailor-heart-state}; {@code ""} to
+     *                       keep it in memory only)
      */
     public record Kubernetes(List<String> namespaces, String componentLabel, String clusterDomain, String fieldManager,
-            List<String> entryPoints) {
+            List<String> entryPoints, String stateConfigMap) {
         public Kubernetes {
             namespaces = namespaces == null ? List.of("default") : List.copyOf(namespaces);
             componentLabel = componentLabel == null ? "app" : componentLabel;
             clusterDomain = clusterDomain == null ? "cluster.local" : clusterDomain;
             fieldManager = fieldManager == null ? "tailor-heart" : fieldManager;
             entryPoints = entryPoints == null ? List.of("istio-system/istio-ingressgateway") : List.copyOf(entryPoints);
+            stateConfigMap = stateConfigMap == null ? "tailor-system/tailor-heart-state" : stateConfigMap;
         }
     }
 
     public ControllerConfig {
         prometheus = prometheus == null ? new Prometheus(null, null, null, null, null, null, null, null) : prometheus;
-        kubernetes = kubernetes == null ? new Kubernetes(null, null, null, null, null) : kubernetes;
+        kubernetes = kubernetes == null ? new Kubernetes(null, null, null, null, null, null) : kubernetes;
         roundSeconds = roundSeconds == null ? 30.0 : roundSeconds;
         sameNodeDelayMillis = sameNodeDelayMillis == null ? 0.05 : sameNodeDelayMillis;
     }
@@ -182,6 +186,11 @@ public record ControllerConfig(Prometheus prometheus, Kubernetes kubernetes, Dou
         }
         if (kubernetes.fieldManager().isBlank() || kubernetes.fieldManager().length() > 128) {
             problems.add("kubernetes.fieldManager: " + quote(kubernetes.fieldManager()) + " (expected: 1..128 characters)");
+        }
+        if (!kubernetes.stateConfigMap().isEmpty()
+                && !kubernetes.stateConfigMap().matches("[a-z0-9-]+/[a-z0-9]([-a-z0-9.]*[a-z0-9])?")) {
+            problems.add("kubernetes.stateConfigMap: " + quote(kubernetes.stateConfigMap())
+                    + " (expected: namespace/name, or \"\" for memory only)");
         }
         for (int i = 0; i < kubernetes.entryPoints().size(); i++) {
             String entry = kubernetes.entryPoints().get(i);

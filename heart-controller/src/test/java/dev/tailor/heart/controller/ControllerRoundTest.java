@@ -66,18 +66,21 @@ class ControllerRoundTest {
         client.genericKubernetesResources(Actuator.DESTINATION_RULE).inAnyNamespace().delete();
         client.pods().inAnyNamespace().delete();
         client.nodes().delete();
+        client.configMaps().inAnyNamespace().delete();
         ShopCluster.create(client);
     }
 
     static ControllerConfig config(String prometheusUrl) {
         return new ControllerConfig(
                 new ControllerConfig.Prometheus(prometheusUrl, 5.0, 5.0, 5.0, null, null, null, null),
-                new ControllerConfig.Kubernetes(List.of("shop"), null, null, null, null), null, null);
+                new ControllerConfig.Kubernetes(List.of("shop"), null, null, null, null, "tailor-system/tailor-heart-state"),
+                null, null);
     }
 
     private static Controller controller() {
         return new Controller(config(prometheus.url().toString()), HeartConfig.DEFAULTS.withParallel(false),
-                new PrometheusClient(prometheus.url(), Duration.ofSeconds(5)), client, AtpmState.EMPTY, System::nanoTime);
+                new PrometheusClient(prometheus.url(), Duration.ofSeconds(5)), client, AtpmState.EMPTY,
+                new StateStore(client, "tailor-system/tailor-heart-state"), System::nanoTime);
     }
 
     private static List<GenericKubernetesResource> rules() {
@@ -127,12 +130,12 @@ class ControllerRoundTest {
     @Test
     void round_again_isIdempotent_andDryRunWritesNothing() {
         Controller controller = controller();
-        controller.round(Instant.now(), false);
+        Controller.Round first = controller.round(Instant.now(), false);
         List<GenericKubernetesResource> before = rules();
 
-        Controller.Round again = controller.round(Instant.now(), false);
-        assertThat(again.changes()).extracting(Actuator.Change::action)
-                .allMatch(a -> a == Actuator.Action.UNCHANGED || a == Actuator.Action.UPDATE);
+        // The same desired rules again: nothing to write.
+        assertThat(new Actuator(client, "tailor-heart").plan(first.desired(), List.of("shop", "istio-system")))
+                .extracting(Actuator.Change::action).containsOnly(Actuator.Action.UNCHANGED);
 
         client.genericKubernetesResources(Actuator.DESTINATION_RULE).inAnyNamespace().delete();
         Controller.Round dry = controller().round(Instant.now(), true);
@@ -143,11 +146,38 @@ class ControllerRoundTest {
     }
 
     @Test
+    void round_savesTheState_andARestartedControllerContinues() {
+        Controller first = controller();
+        first.round(Instant.now(), false);
+        StateStore store = new StateStore(client, "tailor-system/tailor-heart-state");
+        StateStore.Loaded loaded = store.load();
+        assertThat(loaded.note()).isNull();
+        assertThat(loaded.state()).isEqualTo(first.state());
+        assertThat(loaded.state().rounds()).isEqualTo(1);
+
+        Controller restarted = new Controller(config(prometheus.url().toString()), HeartConfig.DEFAULTS,
+                new PrometheusClient(prometheus.url(), Duration.ofSeconds(5)), client, loaded.state(), store, null);
+        Controller.Round round = restarted.round(Instant.now(), false);
+        assertThat(round.plan().state().rounds()).isEqualTo(2);
+        assertThat(store.load().state().rounds()).isEqualTo(2);
+    }
+
+    @Test
+    void stateStore_garbage_startsOverWithANote() {
+        client.configMaps().inNamespace("tailor-system").resource(new io.fabric8.kubernetes.api.model.ConfigMapBuilder()
+                .withNewMetadata().withName("tailor-heart-state").withNamespace("tailor-system").endMetadata()
+                .addToData(StateStore.KEY, "{\"rounds\": -4}").build()).createOr(r -> r.update());
+        StateStore.Loaded loaded = new StateStore(client, "tailor-system/tailor-heart-state").load();
+        assertThat(loaded.state()).isEqualTo(AtpmState.EMPTY);
+        assertThat(loaded.note()).contains("is invalid").contains("rounds: -4");
+    }
+
+    @Test
     void round_prometheusDown_keepsTheRulesAndSaysWhy() {
         controller().round(Instant.now(), false);
         Controller down = new Controller(config("http://127.0.0.1:1"), HeartConfig.DEFAULTS,
                 new PrometheusClient(java.net.URI.create("http://127.0.0.1:1"), Duration.ofSeconds(2)), client,
-                AtpmState.EMPTY, null);
+                AtpmState.EMPTY, null, null);
 
         Controller.Round round = down.round(Instant.now(), false);
 
