@@ -16,7 +16,10 @@ final class DataDir {
     private DataDir() {
     }
 
-    /** The existing path {@code relative} under a data folder, or a {@link CliException} naming the option. */
+    /**
+     * The existing path {@code relative} under a data folder, or a {@link CliException} naming the
+     * option that gives it directly ({@code null} when there is none).
+     */
     static Path require(String relative, String option) {
         List<Path> tried = new ArrayList<>();
         for (Path root : candidates()) {
@@ -27,7 +30,8 @@ final class DataDir {
             tried.add(path);
         }
         throw new CliException("dataset not found; looked at " + tried
-                + " (expected: set TAILOR_DATA_DIR to the shared data folder, or pass " + option + ")");
+                + " (expected: set TAILOR_DATA_DIR to the shared data folder" + (option == null ? "" : ", or pass " + option)
+                + ")");
     }
 
     private static List<Path> candidates() {

@@ -73,6 +73,12 @@ final class DemoCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
+        if (noReport && spec.commandLine().getParseResult().hasMatchedOption("--report")) {
+            throw new CliException("--no-report and --report: choose one");
+        }
+        if (!noReport) {
+            report = SimulateCommand.checkReportDir(report, "--report");
+        }
         int workers = threads == null ? Runtime.getRuntime().availableProcessors() : threads;
         if (workers < 1 || workers > 256) {
             throw new CliException("--threads: " + workers + " (expected: 1 .. 256)");
@@ -108,6 +114,7 @@ final class DemoCommand implements Callable<Integer> {
             out.println();
             out.println(SimulationOutput.speed(results));
         }
+        SimulationOutput.warnings(results).forEach(w -> err.println("tailor: warning: " + w));
         if (!noReport) {
             List<String> intro = new ArrayList<>();
             intro.add("HEART (IEEE CLOUD 2025) against the routing users would otherwise have, in Tailor's cluster"
@@ -151,7 +158,8 @@ final class DemoCommand implements Callable<Integer> {
             RunResult a = find(results, scenario, model, rps, numerator);
             RunResult b = find(results, scenario, model, rps, denominator);
             line.append(String.format(Locale.ROOT, " %-24s",
-                    a == null || b == null ? "–" : ratio(a.p99Millis(), b.p99Millis())));
+                    a == null || b == null || a.p99Millis() == null || b.p99Millis() == null ? "–"
+                            : ratio(a.p99Millis(), b.p99Millis())));
         }
         return line.toString();
     }

@@ -43,6 +43,9 @@ final class SimulateCommand implements Callable<Integer> {
 
     enum Format { table, json }
 
+    /** Most runs one command makes: beyond it a typo (a long rps list) would run for hours. */
+    static final int MAX_RUNS = 10_000;
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -99,6 +102,9 @@ final class SimulateCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
+        if (report != null) {
+            report = checkReportDir(report, "--report");
+        }
         ClusterScenario base = load(scenario, err);
         List<ClusterSweep.Run> runs = plan(base);
         int workers = threads == null ? Runtime.getRuntime().availableProcessors() : threads;
@@ -116,6 +122,7 @@ final class SimulateCommand implements Callable<Integer> {
             out.println();
             out.println(SimulationOutput.speed(results));
         }
+        SimulationOutput.warnings(results).forEach(w -> err.println("tailor: warning: " + w));
         if (report != null) {
             Path file = writeReport(report, "Tailor cluster simulation: " + base.name(),
                     List.of(base.description()), results);
@@ -131,8 +138,8 @@ final class SimulateCommand implements Callable<Integer> {
     /** A bundled scenario, {@code online-boutique} (built from the public data), or a YAML file. */
     static ClusterScenario load(String nameOrFile, PrintWriter notes) {
         if (OnlineBoutiqueScenario.NAME.equals(nameOrFile)) {
-            Path metrics = DataDir.require(OnlineBoutiqueCommand.METRICS, "TAILOR_DATA_DIR");
-            Path latency = DataDir.require(OnlineBoutiqueCommand.LATENCY, "TAILOR_DATA_DIR");
+            Path metrics = DataDir.require(OnlineBoutiqueCommand.METRICS, null);
+            Path latency = DataDir.require(OnlineBoutiqueCommand.LATENCY, null);
             try {
                 OnlineBoutiqueScenario.Result result = OnlineBoutiqueScenario.build(
                         OnlineBoutiqueSnapshot.Options.defaults(metrics).withLatencyFile(latency));
@@ -145,6 +152,11 @@ final class SimulateCommand implements Callable<Integer> {
             } catch (IOException e) {
                 throw new CliException("cannot read the OnlineBoutique dataset (" + e + ")", 1, e);
             }
+        }
+        if (!Scenarios.BUNDLED.contains(nameOrFile) && !java.nio.file.Files.exists(Path.of(nameOrFile))) {
+            throw new CliException("--scenario: " + nameOrFile + ": no such scenario or file (expected: one of "
+                    + String.join(", ", Scenarios.BUNDLED) + ", " + OnlineBoutiqueScenario.NAME
+                    + ", or a YAML scenario file)");
         }
         try {
             return Scenarios.load(nameOrFile);
@@ -170,7 +182,7 @@ final class SimulateCommand implements Callable<Integer> {
             }
         }
         List<String> uniquePolicies = new ArrayList<>(new LinkedHashSet<>(policyNames));
-        List<Double> rates = rps != null ? rps : base.rps();
+        List<Double> rates = new ArrayList<>(new LinkedHashSet<>(rps != null ? rps : base.rps()));
         if (rates.isEmpty()) {
             throw new CliException("--rps: missing (the scenario has no rps sweep; give e.g. --rps 100,400)");
         }
@@ -179,7 +191,8 @@ final class SimulateCommand implements Callable<Integer> {
                 throw new CliException("--rps: " + r + " (expected: requests per second in (0, 1e6])");
             }
         }
-        List<String> networkNames = networks == null ? List.of(base.network()) : networks;
+        List<String> networkNames = new ArrayList<>(new LinkedHashSet<>(networks == null ? List.of(base.network())
+                : networks));
         for (String network : networkNames) {
             if (!base.networks().containsKey(network)) {
                 throw new CliException("--network: \"" + network + "\" (expected: one of the scenario's "
@@ -187,12 +200,18 @@ final class SimulateCommand implements Callable<Integer> {
             }
         }
         List<ClusterScenario.CpuModel> models = new ArrayList<>();
-        for (String label : cpuModels == null ? List.of(base.cpuModel().label()) : cpuModels) {
+        for (String label : new LinkedHashSet<>(cpuModels == null ? List.of(base.cpuModel().label()) : cpuModels)) {
             ClusterScenario.CpuModel model = ClusterScenario.CpuModel.ofLabel(label);
             if (model == null) {
                 throw new CliException("--cpu-model: \"" + label + "\" (expected: fluid or cfs-quota)");
             }
             models.add(model);
+        }
+        long count = (long) networkNames.size() * models.size() * rates.size() * uniquePolicies.size();
+        if (count > MAX_RUNS) {
+            throw new CliException("the sweep has " + count + " runs (" + networkNames.size() + " networks x "
+                    + models.size() + " CPU models x " + rates.size() + " rates x " + uniquePolicies.size()
+                    + " policies; expected: at most " + MAX_RUNS + ")");
         }
         List<ClusterSweep.Run> runs = new ArrayList<>();
         for (String network : networkNames) {
@@ -220,6 +239,33 @@ final class SimulateCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new CliException(e.getMessage());
         }
+    }
+
+    /**
+     * {@code dir}, created if needed, after checking that a report can be written there; a
+     * {@link CliException} naming the problem otherwise, before any simulation runs.
+     */
+    static Path checkReportDir(Path dir, String option) {
+        if (dir.toString().isBlank()) {
+            throw new CliException(option + ": empty (expected: a directory for index.html)");
+        }
+        if (java.nio.file.Files.exists(dir) && !java.nio.file.Files.isDirectory(dir)) {
+            throw new CliException(option + ": " + dir + " is a file (expected: a directory for index.html)");
+        }
+        Path index = dir.resolve("index.html");
+        if (java.nio.file.Files.isDirectory(index)) {
+            throw new CliException(option + ": " + index + " is a directory (expected: a directory where index.html"
+                    + " can be written)");
+        }
+        try {
+            java.nio.file.Files.createDirectories(dir);
+        } catch (IOException e) {
+            throw new CliException(option + ": cannot create " + dir + " (" + Json.reason(e) + ")");
+        }
+        if (!java.nio.file.Files.isWritable(dir)) {
+            throw new CliException(option + ": " + dir + " is not writable");
+        }
+        return dir;
     }
 
     static Path writeReport(Path dir, String title, List<String> intro, List<RunResult> results) {

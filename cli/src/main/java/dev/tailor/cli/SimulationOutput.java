@@ -34,7 +34,7 @@ final class SimulationOutput {
         };
     }
 
-    /** One table per (scenario, network, CPU model, rate), one row per policy. */
+    /** One table per (scenario, network, CPU model, rate), one row per policy; plan ms is the median round. */
     static void table(PrintWriter out, List<RunResult> results) {
         Map<String, List<RunResult>> groups = new LinkedHashMap<>();
         for (RunResult r : results) {
@@ -48,15 +48,15 @@ final class SimulationOutput {
             }
             first = false;
             out.println(group.getKey());
-            out.println(String.format(Locale.ROOT, "  %-16s %9s %9s %9s %9s %7s %8s %8s", "policy", "P50 ms", "P99 ms",
-                    "P99.9 ms", "timeouts", "CPU gap", "max CPU", "plan ms"));
+            out.println(String.format(Locale.ROOT, "  %-16s %9s %9s %9s %9s %10s %7s %8s %8s", "policy", "P50 ms",
+                    "P99 ms", "P99.9 ms", "timeouts", "unfinished", "CPU gap", "max CPU", "plan ms"));
             for (RunResult r : group.getValue()) {
-                double maxCpu = r.replicas().stream().mapToDouble(RunResult.ReplicaStats::meanCpuUtilisationPercent)
-                        .max().orElse(Double.NaN);
-                out.println(String.format(Locale.ROOT, "  %-16s %9s %9s %9s %9d %6s %7s%% %8s", r.policy(),
-                        fmt(r.p50Millis()), fmt(r.p99Millis()), fmt(r.p999Millis()), r.timeouts(),
-                        fmt(r.cpuGapPercentPoints()) + "pp", fmt(maxCpu),
-                        r.planning() == null ? "–" : fmt(r.planning().meanMillis())));
+                double maxCpu = r.replicas().stream().map(RunResult.ReplicaStats::meanCpuUtilisationPercent)
+                        .filter(v -> v != null).mapToDouble(Double::doubleValue).max().orElse(Double.NaN);
+                out.println(String.format(Locale.ROOT, "  %-16s %9s %9s %9s %9d %10d %7s %8s %8s", r.policy(),
+                        fmt(r.p50Millis()), fmt(r.p99Millis()), fmt(r.p999Millis()), r.timeouts(), r.unfinished(),
+                        withUnit(r.cpuGapPercentPoints(), "pp"), withUnit(maxCpu, "%"),
+                        r.planning() == null ? "–" : fmt(r.planning().medianMillis())));
             }
         }
     }
@@ -80,12 +80,35 @@ final class SimulationOutput {
                 wallMillis / 1e3);
     }
 
-    static String fmt(double value) {
-        if (Double.isNaN(value)) {
+    /** Warnings about results that need care: many unfinished requests, HEART runs without rounds. */
+    static List<String> warnings(List<RunResult> results) {
+        List<String> warnings = new ArrayList<>();
+        for (RunResult r : results) {
+            String run = r.scenario() + " " + r.network() + " " + r.cpuModel() + " " + fmt(r.rps()) + " RPS " + r.policy();
+            if (r.requests() > 0 && r.unfinished() > 0.01 * r.requests()) {
+                warnings.add(String.format(Locale.ROOT, "%s: %d of %d measured requests (%.0f %%) were still in flight at"
+                        + " the end; they enter the percentiles at their age so far, a lower bound: run longer",
+                        run, r.unfinished(), r.requests(), 100.0 * r.unfinished() / r.requests()));
+            }
+            if (r.planning() != null && r.planning().rounds() == 0) {
+                warnings.add(run + ": the run ended before HEART's first round (30 s), so it routed by least-request"
+                        + " throughout: run longer");
+            }
+        }
+        return warnings;
+    }
+
+    private static String withUnit(Double value, String unit) {
+        String text = fmt(value);
+        return text.equals("–") ? text : text + unit;
+    }
+
+    static String fmt(Double value) {
+        if (value == null || Double.isNaN(value)) {
             return "–";
         }
         if (value == Math.rint(value) && Math.abs(value) < 1e12) {
-            return String.valueOf((long) value);
+            return String.valueOf(value.longValue());
         }
         double abs = Math.abs(value);
         return String.format(Locale.ROOT, abs >= 100 ? "%.0f" : abs >= 10 ? "%.1f" : "%.2f", value);

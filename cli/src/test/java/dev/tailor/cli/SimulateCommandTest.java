@@ -65,13 +65,48 @@ class SimulateCommandTest {
         "--cpu-model=cfs | --cpu-model: \"cfs\" (expected: fluid or cfs-quota)",
         "--heart-ablation=no-atpm | --heart-ablation: \"no-atpm\" (expected: no-trend or no-filter)",
         "--duration-seconds=-1 | --duration-seconds: -1.0",
-        "--scenario=nowhere.yaml | scenario nowhere.yaml: no such bundled scenario or file",
+        "--scenario=nowhere.yaml | --scenario: nowhere.yaml: no such scenario or file (expected: one of paper-pairwise,"
+                + " paper-dag, online-boutique",
+        "--report= | --report: empty",
+        "--rps=1-700 --network=A,B --cpu-model=fluid,cfs-quota --heart-ablation=no-trend,no-filter"
+                + " | the sweep has 22400 runs",
         "--threads=0 | --threads: 0 (expected: 1 .. 256)"})
-    void simulate_badOption_exit2WithTheReason(String option, String message) {
-        PlanCommandTest.Result result = tailor("heart", "simulate", option);
+    void simulate_badOption_exit2WithTheReason(String options, String message) {
+        java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of("heart", "simulate"));
+        for (String option : options.split(" ")) {
+            // "--rps=1-700" stands for the list 1,2,...,700.
+            java.util.regex.Matcher range = java.util.regex.Pattern.compile("--rps=(\\d+)-(\\d+)").matcher(option);
+            args.add(range.matches() ? "--rps=" + java.util.stream.IntStream.rangeClosed(Integer.parseInt(range.group(1)),
+                    Integer.parseInt(range.group(2))).mapToObj(String::valueOf)
+                    .collect(java.util.stream.Collectors.joining(",")) : option);
+        }
+        PlanCommandTest.Result result = tailor(args.toArray(String[]::new));
         assertThat(result.exitCode()).isEqualTo(2);
         assertThat(result.err()).contains(message);
         assertThat(result.out()).isEmpty();
+    }
+
+    @Test
+    void simulate_reportDirUnusable_exit2BeforeSimulating() throws IOException {
+        Path file = dir.resolve("a-file");
+        Files.writeString(file, "x");
+        PlanCommandTest.Result result = tailor("heart", "simulate", "--report", file.toString());
+        assertThat(result.exitCode()).isEqualTo(2);
+        assertThat(result.err()).contains("--report: " + file + " is a file").doesNotContain("simulating");
+
+        PlanCommandTest.Result demo = tailor("demo", "--no-report", "--report", dir.toString());
+        assertThat(demo.exitCode()).isEqualTo(2);
+        assertThat(demo.err()).contains("--no-report and --report: choose one");
+    }
+
+    @Test
+    void simulate_tooShortForHeart_warnsAndReportsNullsNotNaN() throws IOException {
+        PlanCommandTest.Result result = tailor("heart", "simulate", "--scenario", "paper-pairwise", "--policies", "heart",
+                "--rps", "100", "--warmup-seconds", "5", "--duration-seconds", "5", "--format", "json");
+        assertThat(result.exitCode()).as(result.err()).isZero();
+        assertThat(result.err()).contains("warning: paper-pairwise A fluid 100 RPS heart: the run ended before HEART's"
+                + " first round");
+        assertThat(result.out()).doesNotContain("NaN");
     }
 
     @Test

@@ -299,6 +299,7 @@ final class ClusterModel {
                     record(timeoutNanos + 1);
                 } else {
                     unfinished++;
+                    record(endNanos - r.startNanos);   // a lower bound on its latency
                 }
             }
         }
@@ -319,9 +320,9 @@ final class ClusterModel {
             }
             meanPercent[replica.id] = n == 0 ? Double.NaN : sum / n;
             stats.add(new RunResult.ReplicaStats(replica.pod, replica.component.name, replica.node.name,
-                    round(meanPercent[replica.id], 2), atLimit, round(replica.throttledNanos() / 1e9, 3)));
+                    n == 0 ? null : round(meanPercent[replica.id], 2), atLimit, round(replica.throttledNanos() / 1e9, 3)));
         }
-        double gap = 0;
+        double gap = utilisationSeries.size() > firstMeasured ? 0 : Double.NaN;
         for (SimComponent component : components) {
             double min = Double.POSITIVE_INFINITY;
             double max = Double.NEGATIVE_INFINITY;
@@ -346,11 +347,11 @@ final class ClusterModel {
         }
         return new RunResult(scenario.name(), networkName, scenario.cpuModel().label(), policyName, rps,
                 scenario.seed(), requests, completed, timeouts, unfinished,
-                any ? millis(latencyMicros.getValueAtPercentile(50)) : Double.NaN,
-                any ? millis(latencyMicros.getValueAtPercentile(99)) : Double.NaN,
-                any ? millis(latencyMicros.getValueAtPercentile(99.9)) : Double.NaN,
-                any ? round(latencyMicros.getMean() / 1_000, 3) : Double.NaN,
-                round(gap, 2), stats, policy.planning(), served, calendar.eventsFired(), 0, latencyMicros, series);
+                any ? millis(latencyMicros.getValueAtPercentile(50)) : null,
+                any ? millis(latencyMicros.getValueAtPercentile(99)) : null,
+                any ? millis(latencyMicros.getValueAtPercentile(99.9)) : null,
+                any ? round(latencyMicros.getMean() / 1_000, 3) : null,
+                Double.isFinite(gap) ? round(gap, 2) : null, stats, policy.planning(), served, calendar.eventsFired(), 0, latencyMicros, series);
     }
 
     private static double millis(long micros) {

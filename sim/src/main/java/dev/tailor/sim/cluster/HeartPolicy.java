@@ -9,7 +9,9 @@ import dev.tailor.heart.NodeRoute;
 import dev.tailor.heart.Plan;
 import dev.tailor.heart.Route;
 import dev.tailor.heart.Snapshot;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -36,8 +38,7 @@ final class HeartPolicy implements RoutingPolicy {
     private RouteTable table;
     private long rounds;
     private long failures;
-    private double totalMillis;
-    private double maxMillis;
+    private final List<Double> roundMillis = new ArrayList<>();
     private String lastFailure;
 
     HeartPolicy(HeartConfig config) {
@@ -74,10 +75,8 @@ final class HeartPolicy implements RoutingPolicy {
             lastFailure = e.getMessage();
             return;
         } finally {
-            double millis = (model.wallClock.getAsLong() - started) / 1e6;
             rounds++;
-            totalMillis += millis;
-            maxMillis = Math.max(maxMillis, millis);
+            roundMillis.add((model.wallClock.getAsLong() - started) / 1e6);
         }
         state = plan.state();
         table = tableOf(plan);
@@ -130,7 +129,14 @@ final class HeartPolicy implements RoutingPolicy {
 
     @Override
     public RunResult.Planning planning() {
-        return new RunResult.Planning(rounds, failures, rounds == 0 ? 0 : ClusterModel.round(totalMillis / rounds, 3),
-                ClusterModel.round(maxMillis, 3), lastFailure);
+        if (roundMillis.isEmpty()) {
+            return new RunResult.Planning(0, 0, null, null, null, null);
+        }
+        List<Double> sorted = roundMillis.stream().sorted().toList();
+        int n = sorted.size();
+        double median = n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
+        double mean = sorted.stream().mapToDouble(Double::doubleValue).sum() / n;
+        return new RunResult.Planning(rounds, failures, ClusterModel.round(median, 3), ClusterModel.round(mean, 3),
+                ClusterModel.round(sorted.get(n - 1), 3), lastFailure);
     }
 }

@@ -10,7 +10,9 @@ import org.HdrHistogram.Histogram;
  * seed). Latencies are end-to-end, user request in to response out, over the measured period only
  * (after the warm-up). A request slower than the timeout counts in {@code timeouts} and enters the
  * percentiles at the timeout; one still in flight at the end counts as a timeout if it is already
- * older than the timeout, else in {@code unfinished}. Nothing is dropped silently.
+ * older than the timeout, else in {@code unfinished} and enters the percentiles at its age so far
+ * (a lower bound on its latency). Nothing is dropped silently. Latency figures are {@code null}
+ * when no request was measured.
  *
  * @param scenario            scenario name
  * @param network             the scenario's network used
@@ -21,7 +23,8 @@ import org.HdrHistogram.Histogram;
  * @param requests            user requests started in the measured period
  * @param completed           of those, answered before the end
  * @param timeouts            of those, slower than the timeout (answered late or still in flight)
- * @param unfinished          still in flight at the end, younger than the timeout
+ * @param unfinished          still in flight at the end, younger than the timeout (in the percentiles
+ *                            at their age so far)
  * @param p50Millis           median end-to-end latency, ms
  * @param p99Millis           99th percentile, ms
  * @param p999Millis          99.9th percentile, ms
@@ -49,11 +52,11 @@ public record RunResult(
         long completed,
         long timeouts,
         long unfinished,
-        double p50Millis,
-        double p99Millis,
-        double p999Millis,
-        double meanMillis,
-        double cpuGapPercentPoints,
+        @JsonInclude(JsonInclude.Include.ALWAYS) Double p50Millis,
+        @JsonInclude(JsonInclude.Include.ALWAYS) Double p99Millis,
+        @JsonInclude(JsonInclude.Include.ALWAYS) Double p999Millis,
+        @JsonInclude(JsonInclude.Include.ALWAYS) Double meanMillis,
+        @JsonInclude(JsonInclude.Include.ALWAYS) Double cpuGapPercentPoints,
         List<ReplicaStats> replicas,
         Planning planning,
         long callsServed,
@@ -74,7 +77,7 @@ public record RunResult(
      *                                  what "above 100 %" of a request becomes here)
      * @param throttledSeconds          seconds it spent throttled by its CFS quota ({@code cfs-quota})
      */
-    public record ReplicaStats(String pod, String component, String node, double meanCpuUtilisationPercent,
+    public record ReplicaStats(String pod, String component, String node, Double meanCpuUtilisationPercent,
             long secondsAtCpuLimit, double throttledSeconds) {
     }
 
@@ -83,12 +86,15 @@ public record RunResult(
      *
      * @param rounds       rounds planned
      * @param failures     rounds that kept the previous plan because planning failed
+     * @param medianMillis median wall-clock planning time per round, ms (the first rounds of a JVM
+     *                     also load OR-tools and compile the planner: see {@code maxMillis})
      * @param meanMillis   mean wall-clock planning time per round, ms
      * @param maxMillis    slowest round, ms
      * @param lastFailure  the last failure's message, or {@code null}
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    public record Planning(long rounds, long failures, double meanMillis, double maxMillis, String lastFailure) {
+    public record Planning(long rounds, long failures, Double medianMillis, Double meanMillis, Double maxMillis,
+            String lastFailure) {
     }
 
     /** A copy with the wall-clock time of the run. */

@@ -15,16 +15,20 @@ import java.util.List;
 import java.util.stream.Collectors;
 
 /**
- * Loads cluster scenarios: a bundled one by name, or a YAML file. A scenario file is checked whole;
- * every problem is reported at once, naming the field.
+ * Loads cluster scenarios: a bundled one by name, or a YAML file. A file that parses is checked
+ * whole and every range or reference problem is reported at once, naming the field; a syntax
+ * error, a wrong type, a duplicate key or an unknown field is reported alone (the file cannot be
+ * read further).
  */
 public final class Scenarios {
 
     /** The bundled scenarios. */
     public static final List<String> BUNDLED = List.of("paper-pairwise", "paper-dag");
 
-    private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory())
+    private static final ObjectMapper YAML = new ObjectMapper(YAMLFactory.builder()
+            .enable(com.fasterxml.jackson.core.StreamReadFeature.STRICT_DUPLICATE_DETECTION).build())
             .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+            .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT)
             .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 
@@ -49,12 +53,17 @@ public final class Scenarios {
             }
         }
         Path file = Path.of(nameOrPath);
+        if (Files.isDirectory(file)) {
+            throw new ScenarioException(nameOrPath + ": is a directory (expected: a YAML scenario file)");
+        }
         if (!Files.isRegularFile(file)) {
-            throw new ScenarioException(nameOrPath + ": no such bundled scenario or file (expected: one of " + BUNDLED
-                    + ", or a YAML scenario file)");
+            throw new ScenarioException(nameOrPath + ": " + (Files.exists(file) ? "not a regular file" : "no such bundled"
+                    + " scenario or file") + " (expected: one of " + BUNDLED + ", or a YAML scenario file)");
         }
         try {
             return parse(Files.readString(file), file.toString());
+        } catch (java.nio.charset.MalformedInputException e) {
+            throw new ScenarioException(file + ": not UTF-8 text (expected: a YAML scenario file)");
         } catch (IOException e) {
             throw new ScenarioException(file + ": cannot read (" + e.getMessage() + ")");
         }
@@ -75,6 +84,9 @@ public final class Scenarios {
         } catch (MismatchedInputException e) {
             throw new ScenarioException(source + ": " + path(e) + ": wrong type (expected: "
                     + expected(e.getTargetType()) + ")");
+        } catch (com.fasterxml.jackson.core.exc.StreamReadException e) {
+            String where = e.getLocation() == null ? "" : " at line " + e.getLocation().getLineNr();
+            throw new ScenarioException(source + ": not valid YAML" + where + ": " + e.getOriginalMessage());
         } catch (JsonProcessingException e) {
             String where = e.getLocation() == null ? "" : " at line " + e.getLocation().getLineNr();
             throw new ScenarioException(source + ": not valid YAML" + where + ": " + e.getOriginalMessage());
@@ -108,6 +120,9 @@ public final class Scenarios {
         }
         if (type.isEnum()) {
             return "one of fluid, cfs-quota";
+        }
+        if (type == Integer.class || type == Long.class || type == int.class || type == long.class) {
+            return "a whole number";
         }
         if (Number.class.isAssignableFrom(type) || type.isPrimitive()) {
             return "a number";

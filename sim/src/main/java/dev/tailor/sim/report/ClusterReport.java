@@ -53,9 +53,12 @@ public final class ClusterReport {
     public static Path write(Path dir, String title, List<String> intro, List<RunResult> results) throws IOException {
         System.setProperty("java.awt.headless", "true");
         Files.createDirectories(dir);
+        // The same policy has the same colour in every report.
+        List<String> order = dev.tailor.sim.cluster.ClusterSimulation.policyNames();
         Map<String, Color> colours = new LinkedHashMap<>();
         for (RunResult result : results) {
-            colours.computeIfAbsent(result.policy(), p -> PALETTE[colours.size() % PALETTE.length]);
+            int index = order.indexOf(result.policy());
+            colours.computeIfAbsent(result.policy(), p -> PALETTE[(index < 0 ? order.size() : index) % PALETTE.length]);
         }
         StringBuilder html = new StringBuilder();
         html.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>").append(escape(title))
@@ -64,10 +67,13 @@ public final class ClusterReport {
                         + "td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}th{background:#f3f3f3}"
                         + "td.l,th.l{text-align:left}.charts{display:flex;flex-wrap:wrap;gap:12px}"
                         + "h2{margin-top:2em;border-bottom:1px solid #ddd}p.note{color:#555;font-size:14px}"
+                        + "pre.note{color:#555;font-size:13px;margin:0}"
                         + "</style></head><body>\n");
         html.append("<h1>").append(escape(title)).append("</h1>\n");
         for (String paragraph : intro) {
-            html.append("<p class=\"note\">").append(escape(paragraph)).append("</p>\n");
+            // Lines indented by two spaces are tables aligned with spaces: keep them as they are.
+            html.append(paragraph.startsWith("  ") ? "<pre class=\"note\">" : "<p class=\"note\">")
+                    .append(escape(paragraph)).append(paragraph.startsWith("  ") ? "</pre>\n" : "</p>\n");
         }
         html.append(table(results));
 
@@ -111,15 +117,17 @@ public final class ClusterReport {
     private static String table(List<RunResult> results) {
         StringBuilder t = new StringBuilder("<table><tr><th class=\"l\">scenario</th><th class=\"l\">network</th>"
                 + "<th class=\"l\">CPU</th><th>RPS</th><th class=\"l\">policy</th><th>P50 ms</th><th>P99 ms</th>"
-                + "<th>P99.9 ms</th><th>timeouts</th><th>CPU gap pp</th><th>plan ms/round</th></tr>\n");
+                + "<th>P99.9 ms</th><th>timeouts</th><th>unfinished</th><th>CPU gap pp</th><th>plan ms/round (median)</th>"
+                + "</tr>\n");
         for (RunResult r : results) {
             t.append("<tr><td class=\"l\">").append(escape(r.scenario())).append("</td><td class=\"l\">")
                     .append(escape(r.network())).append("</td><td class=\"l\">").append(escape(r.cpuModel()))
                     .append("</td><td>").append(format(r.rps())).append("</td><td class=\"l\">")
                     .append(escape(r.policy())).append("</td><td>").append(format(r.p50Millis())).append("</td><td>")
                     .append(format(r.p99Millis())).append("</td><td>").append(format(r.p999Millis())).append("</td><td>")
-                    .append(r.timeouts()).append("</td><td>").append(format(r.cpuGapPercentPoints())).append("</td><td>")
-                    .append(r.planning() == null ? "" : format(r.planning().meanMillis())).append("</td></tr>\n");
+                    .append(r.timeouts()).append("</td><td>").append(r.unfinished()).append("</td><td>")
+                    .append(format(r.cpuGapPercentPoints())).append("</td><td>")
+                    .append(r.planning() == null ? "" : format(r.planning().medianMillis())).append("</td></tr>\n");
         }
         return t.append("</table>\n").toString();
     }
@@ -165,13 +173,17 @@ public final class ClusterReport {
         XYChart chart = new XYChartBuilder().width(620).height(400).title("P99 latency against load")
                 .xAxisTitle("user requests per second").yAxisTitle("P99 (ms, log scale)").build();
         style(chart);
+        // No custom tick labels here: XChart places them linearly on a log axis (knowm/XChart#834).
         chart.getStyler().setYAxisLogarithmic(true);
-        chart.getStyler().setyAxisTickLabelsFormattingFunction(v -> String.format(Locale.ROOT, "%,.0f", v));
         chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNW);
         Map<String, List<RunResult>> byPolicy = new LinkedHashMap<>();
         runs.forEach(r -> byPolicy.computeIfAbsent(r.policy(), k -> new ArrayList<>()).add(r));
         byPolicy.forEach((policy, list) -> {
-            List<RunResult> sorted = list.stream().sorted(java.util.Comparator.comparingDouble(RunResult::rps)).toList();
+            List<RunResult> sorted = list.stream().filter(r -> r.p99Millis() != null)
+                    .sorted(java.util.Comparator.comparingDouble(RunResult::rps)).toList();
+            if (sorted.isEmpty()) {
+                return;
+            }
             XYSeries series = chart.addSeries(policy, sorted.stream().map(RunResult::rps).toList(),
                     sorted.stream().map(r -> Math.max(0.01, r.p99Millis())).toList());
             series.setLineColor(colours.get(policy));
@@ -241,12 +253,12 @@ public final class ClusterReport {
                 + "\">\n";
     }
 
-    private static String format(double value) {
-        if (Double.isNaN(value)) {
+    private static String format(Double value) {
+        if (value == null || Double.isNaN(value)) {
             return "–";
         }
         if (value == Math.rint(value) && Math.abs(value) < 1e12) {
-            return String.valueOf((long) value);
+            return String.valueOf(value.longValue());
         }
         return String.format(Locale.ROOT, Math.abs(value) >= 100 ? "%.0f" : Math.abs(value) >= 10 ? "%.1f" : "%.2f",
                 value);

@@ -83,13 +83,10 @@ class QueueingModelTest {
         RunResult result = ClusterSimulation.run(scenario, "default", 300, HeartConfig.DEFAULTS, null);
         assertThat(result.timeouts()).isGreaterThan(result.requests() / 4);
         assertThat(result.p99Millis()).isCloseTo(60_000, within(100.0));
-        assertThat(result.completed() + result.unfinished() + countStillInFlightTimedOut(result))
-                .isEqualTo(result.requests());
+        // Every measured request is in the percentiles: answered, timed out, or in flight (at its age).
         Histogram latency = result.latency();
-        assertThat(latency.getTotalCount()).isEqualTo(result.completed() + countStillInFlightTimedOut(result));
+        assertThat(latency.getTotalCount()).isEqualTo(result.requests());
+        assertThat(result.completed() + result.unfinished()).isLessThanOrEqualTo(result.requests());
     }
 
-    private static long countStillInFlightTimedOut(RunResult result) {
-        return result.requests() - result.completed() - result.unfinished();
-    }
 }

@@ -92,6 +92,22 @@ class ScenariosTest {
     }
 
     @Test
+    void parse_strictTypes_wholeNumbersAndNoDuplicateKeys() {
+        assertThatThrownBy(() -> Scenarios.parse(VALID.replace("seed: 1", "seed: 1.5"), "t.yaml"))
+                .hasMessageContaining("seed").hasMessageContaining("a whole number");
+        assertThatThrownBy(() -> Scenarios.parse(VALID + "seed: 2\n", "t.yaml"))
+                .hasMessageContaining("Duplicate field 'seed'");
+    }
+
+    @Test
+    void load_directoryOrBinary_saysSo(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        assertThatThrownBy(() -> Scenarios.load(dir.toString())).hasMessageContaining("is a directory");
+        java.nio.file.Path binary = dir.resolve("x.yaml");
+        java.nio.file.Files.write(binary, new byte[] {(byte) 0xff, (byte) 0xfe, 0, 1, 2});
+        assertThatThrownBy(() -> Scenarios.load(binary.toString())).hasMessageContaining("not UTF-8 text");
+    }
+
+    @Test
     void parse_cycle_isRejected() {
         String cyclic = VALID.replace("{name: b, cpuMillisPerCall: 2}", "{name: b, cpuMillisPerCall: 2, calls: [[a]]}");
         assertThatThrownBy(() -> Scenarios.parse(cyclic, "t.yaml")).hasMessageContaining("cycle a -> b -> a");
