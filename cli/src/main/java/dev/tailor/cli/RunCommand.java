@@ -5,6 +5,8 @@ import dev.tailor.heart.HeartConfig;
 import dev.tailor.heart.controller.Actuator;
 import dev.tailor.heart.controller.ConfigFiles;
 import dev.tailor.heart.controller.Controller;
+import dev.tailor.heart.controller.ControllerMetrics;
+import dev.tailor.heart.controller.ControllerServer;
 import dev.tailor.heart.controller.ControllerConfig;
 import dev.tailor.heart.controller.PrometheusClient;
 import dev.tailor.heart.controller.StateStore;
@@ -15,6 +17,7 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
+import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -62,6 +65,11 @@ final class RunCommand implements Callable<Integer> {
     @Option(names = "--kubeconfig", paramLabel = "FILE", description = "Kubeconfig to use (its current context)"
             + " instead of KUBECONFIG / ~/.kube/config / the pod's service account.")
     Path kubeconfig;
+
+    @Option(names = "--metrics-address", paramLabel = "HOST:PORT",
+            description = "Serve /metrics, /healthz and /readyz here. Default: 0.0.0.0:9464 when running rounds"
+                    + " continuously, none with --once.")
+    String metricsAddress;
 
     @Option(names = "--once", description = "Run one round and exit (exit code 1 if it failed).")
     boolean once;
@@ -122,18 +130,44 @@ final class RunCommand implements Callable<Integer> {
             Controller controller = new Controller(settings, HeartConfig.DEFAULTS, prometheus, kubernetes, state,
                     dryRun ? null : store, System::nanoTime);
             long periodMillis = Math.round(settings.roundSeconds() * 1000);
-            while (true) {
-                long started = System.currentTimeMillis();
-                Controller.Round round = controller.round(Instant.ofEpochMilli(started), dryRun);
-                report(round, out, err);
-                if (once) {
-                    return round.failure() == null ? 0 : 1;
+            ControllerMetrics metrics = new ControllerMetrics(System::currentTimeMillis);
+            long[] lastRoundMillis = {System.currentTimeMillis()};
+            String address = metricsAddress != null ? metricsAddress : once ? null : "0.0.0.0:9464";
+            try (ControllerServer server = address == null ? null : new ControllerServer(socket(address), metrics,
+                    () -> System.currentTimeMillis() - lastRoundMillis[0] < 3 * periodMillis + 60_000)) {
+                if (server != null) {
+                    err.println("tailor: serving /metrics, /healthz and /readyz on " + address);
                 }
-                long left = periodMillis - (System.currentTimeMillis() - started);
-                if (left > 0) {
-                    Thread.sleep(left);
+                while (true) {
+                    long started = System.currentTimeMillis();
+                    lastRoundMillis[0] = started;
+                    Controller.Round round = controller.round(Instant.ofEpochMilli(started), dryRun);
+                    metrics.record(round);
+                    report(round, out, err);
+                    if (once) {
+                        return round.failure() == null ? 0 : 1;
+                    }
+                    long left = periodMillis - (System.currentTimeMillis() - started);
+                    if (left > 0) {
+                        Thread.sleep(left);
+                    }
                 }
+            } catch (IOException e) {
+                throw new CliException("--metrics-address: cannot listen on " + address + " (" + Json.reason(e) + ")");
             }
+        }
+    }
+
+    private static InetSocketAddress socket(String address) {
+        int colon = address.lastIndexOf(':');
+        try {
+            int port = Integer.parseInt(address.substring(colon + 1));
+            if (colon <= 0 || port < 0 || port > 65_535) {
+                throw new NumberFormatException();
+            }
+            return new InetSocketAddress(address.substring(0, colon), port);
+        } catch (NumberFormatException | StringIndexOutOfBoundsException e) {
+            throw new CliException("--metrics-address: \"" + address + "\" (expected: HOST:PORT, e.g. 0.0.0.0:9464)");
         }
     }
 

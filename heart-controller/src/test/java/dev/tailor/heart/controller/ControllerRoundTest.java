@@ -90,9 +90,15 @@ class ControllerRoundTest {
     @Test
     void round_normal_writesOneRulePerCallEdge_slowNodeGetsLess() {
         Controller.Round round = controller().round(Instant.now(), false);
+        ControllerMetrics metrics = new ControllerMetrics(() -> 5_000);
+        metrics.record(round);
 
         assertThat(round.failure()).as(round.message()).isNull();
         assertThat(round.applied()).isTrue();
+        assertThat(metrics.ready()).isTrue();
+        assertThat(metrics.scrape()).contains("tailor_heart_rule_writes_total{action=\"create\"} 2.0")
+                .contains("tailor_heart_last_applied_plan_age_seconds 0.0")
+                .contains("tailor_heart_planning_seconds_count 1");
         assertThat(round.changes()).extracting(Actuator.Change::action).containsOnly(Actuator.Action.CREATE);
         List<GenericKubernetesResource> rules = rules();
         assertThat(rules).extracting(r -> r.getMetadata().getNamespace() + "/" + r.getMetadata().getName())

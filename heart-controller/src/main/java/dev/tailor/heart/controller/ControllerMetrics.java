@@ -1,0 +1,115 @@
+package dev.tailor.heart.controller;
+
+import io.prometheus.metrics.core.metrics.Counter;
+import io.prometheus.metrics.core.metrics.Gauge;
+import io.prometheus.metrics.core.metrics.GaugeWithCallback;
+import io.prometheus.metrics.core.metrics.Histogram;
+import io.prometheus.metrics.expositionformats.ExpositionFormats;
+import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Locale;
+import java.util.function.LongSupplier;
+
+/**
+ * The controller's own metrics (prometheus-metrics library), in a registry of their own:
+ * <ul>
+ *   <li>{@code tailor_heart_rounds_total} — rounds run;</li>
+ *   <li>{@code tailor_heart_round_failures_total{reason}} — rounds that changed nothing, by
+ *       {@link Controller.FailureReason} in lower case;</li>
+ *   <li>{@code tailor_heart_planning_seconds} — planning time per round (histogram);</li>
+ *   <li>{@code tailor_heart_links_pruned} — links the slow-link filter pruned in the last plan;</li>
+ *   <li>{@code tailor_heart_rule_writes_total{action}} — DestinationRules created, updated, deleted;</li>
+ *   <li>{@code tailor_heart_last_applied_plan_age_seconds} — seconds since rules were last applied
+ *       successfully (absent before the first).</li>
+ * </ul>
+ * Thread-safe.
+ */
+public final class ControllerMetrics {
+
+    private final PrometheusRegistry registry = new PrometheusRegistry();
+    private final Counter rounds;
+    private final Counter failures;
+    private final Histogram planning;
+    private final Gauge linksPruned;
+    private final Counter ruleWrites;
+    private final LongSupplier epochMillis;
+    private volatile long lastAppliedMillis = -1;
+    private volatile boolean ready;
+
+    /** @param epochMillis wall clock for the plan's age (e.g. {@code System::currentTimeMillis}) */
+    public ControllerMetrics(LongSupplier epochMillis) {
+        this.epochMillis = epochMillis;
+        rounds = Counter.builder().name("tailor_heart_rounds_total").help("HEART rounds run").register(registry);
+        failures = Counter.builder().name("tailor_heart_round_failures_total")
+                .help("Rounds that changed nothing, by reason").labelNames("reason").register(registry);
+        for (Controller.FailureReason reason : Controller.FailureReason.values()) {
+            failures.labelValues(label(reason.name()));   // every reason visible at 0
+        }
+        planning = Histogram.builder().name("tailor_heart_planning_seconds").help("Planning time per round")
+                .classicOnly().classicUpperBounds(0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5).register(registry);
+        linksPruned = Gauge.builder().name("tailor_heart_links_pruned")
+                .help("Links the slow-link filter pruned in the last plan").register(registry);
+        ruleWrites = Counter.builder().name("tailor_heart_rule_writes_total")
+                .help("DestinationRules written, by action").labelNames("action").register(registry);
+        GaugeWithCallback.builder().name("tailor_heart_last_applied_plan_age_seconds")
+                .help("Seconds since DestinationRules were last applied successfully")
+                .callback(callback -> {
+                    long last = lastAppliedMillis;
+                    if (last >= 0) {
+                        callback.call((this.epochMillis.getAsLong() - last) / 1000.0);
+                    }
+                }).register(registry);
+    }
+
+    /** Records one round. */
+    public void record(Controller.Round round) {
+        rounds.inc();
+        if (round.failure() != null) {
+            failures.labelValues(label(round.failure().name())).inc();
+            return;
+        }
+        planning.observe(round.planningNanos() / 1e9);
+        linksPruned.set(round.plan().allocation().routes().stream().mapToInt(r -> r.prunedLinks().size()).sum());
+        ready = true;
+        if (round.applied()) {
+            for (Actuator.Change change : round.changes()) {
+                if (change.action() != Actuator.Action.UNCHANGED) {
+                    ruleWrites.labelValues(label(change.action().name())).inc();
+                }
+            }
+            lastAppliedMillis = epochMillis.getAsLong();
+        }
+    }
+
+    /** Whether a round has planned successfully (the {@code /readyz} condition). */
+    public boolean ready() {
+        return ready;
+    }
+
+    /** The metrics in the Prometheus text format. */
+    public String scrape() {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try {
+            writer().write(out, registry.scrape());
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot write metrics", e);
+        }
+        return out.toString(StandardCharsets.UTF_8);
+    }
+
+    /** The content type of {@link #scrape()}. */
+    public String contentType() {
+        return writer().getContentType();
+    }
+
+    private static PrometheusTextFormatWriter writer() {
+        return ExpositionFormats.init().getPrometheusTextFormatWriter();
+    }
+
+    private static String label(String name) {
+        return name.toLowerCase(Locale.ROOT);
+    }
+}

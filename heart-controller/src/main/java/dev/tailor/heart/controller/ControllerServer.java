@@ -1,0 +1,59 @@
+package dev.tailor.heart.controller;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.function.BooleanSupplier;
+
+/**
+ * The controller's HTTP endpoints: {@code /metrics} ({@link ControllerMetrics}), {@code /healthz}
+ * (200 while the round loop is alive) and {@code /readyz} (200 once a round has planned), for
+ * Prometheus and the kubelet's probes.
+ */
+public final class ControllerServer implements AutoCloseable {
+
+    private final HttpServer server;
+
+    /**
+     * Starts serving on {@code address}.
+     *
+     * @param alive whether the round loop is alive
+     * @throws IOException if the port cannot be bound
+     */
+    public ControllerServer(InetSocketAddress address, ControllerMetrics metrics, BooleanSupplier alive)
+            throws IOException {
+        server = HttpServer.create(address, 0);
+        server.createContext("/metrics", exchange -> send(exchange, 200, metrics.contentType(), metrics.scrape()));
+        server.createContext("/healthz", exchange -> {
+            boolean ok = alive.getAsBoolean();
+            send(exchange, ok ? 200 : 503, "text/plain", ok ? "ok\n" : "round loop stopped\n");
+        });
+        server.createContext("/readyz", exchange -> {
+            boolean ok = metrics.ready();
+            send(exchange, ok ? 200 : 503, "text/plain", ok ? "ok\n" : "no round has planned yet\n");
+        });
+        server.start();
+    }
+
+    /** The bound port (useful when asked for port 0). */
+    public int port() {
+        return server.getAddress().getPort();
+    }
+
+    private static void send(HttpExchange exchange, int status, String contentType, String body) throws IOException {
+        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+        exchange.getResponseHeaders().set("Content-Type", contentType);
+        exchange.sendResponseHeaders(status, bytes.length);
+        try (OutputStream out = exchange.getResponseBody()) {
+            out.write(bytes);
+        }
+    }
+
+    @Override
+    public void close() {
+        server.stop(0);
+    }
+}

@@ -1,0 +1,60 @@
+package dev.tailor.heart.controller;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class ControllerMetricsTest {
+
+    private static Controller.Round failed(Controller.FailureReason reason) {
+        return new Controller.Round(false, reason, "test", null, null, List.of(), List.of(), List.of(), 0);
+    }
+
+    @Test
+    void record_failures_areCountedByReason_andNotReady() {
+        // A bad-input round must be visible in the metrics, not only in a log line.
+        ControllerMetrics metrics = new ControllerMetrics(() -> 1_000);
+        metrics.record(failed(Controller.FailureReason.PROMETHEUS_UNREACHABLE));
+        metrics.record(failed(Controller.FailureReason.COMPONENT_WITHOUT_METRICS));
+        metrics.record(failed(Controller.FailureReason.PROMETHEUS_UNREACHABLE));
+
+        String text = metrics.scrape();
+        assertThat(text).contains("tailor_heart_rounds_total 3.0")
+                .contains("tailor_heart_round_failures_total{reason=\"prometheus_unreachable\"} 2.0")
+                .contains("tailor_heart_round_failures_total{reason=\"component_without_metrics\"} 1.0")
+                .contains("tailor_heart_round_failures_total{reason=\"kubernetes_write\"} 0.0")
+                .doesNotContain("tailor_heart_last_applied_plan_age_seconds ");
+        assertThat(metrics.ready()).isFalse();
+    }
+
+    @Test
+    void server_servesMetricsHealthAndReadiness() throws Exception {
+        ControllerMetrics metrics = new ControllerMetrics(() -> 1_000);
+        boolean[] alive = {true};
+        try (ControllerServer server = new ControllerServer(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
+                metrics, () -> alive[0])) {
+            HttpClient http = HttpClient.newHttpClient();
+            String base = "http://127.0.0.1:" + server.port();
+            HttpResponse<String> scrape = http.send(HttpRequest.newBuilder(URI.create(base + "/metrics")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(scrape.statusCode()).isEqualTo(200);
+            assertThat(scrape.body()).contains("# TYPE tailor_heart_rounds_total counter");
+            assertThat(status(http, base + "/healthz")).isEqualTo(200);
+            assertThat(status(http, base + "/readyz")).isEqualTo(503);
+            alive[0] = false;
+            assertThat(status(http, base + "/healthz")).isEqualTo(503);
+        }
+    }
+
+    private static int status(HttpClient http, String url) throws Exception {
+        return http.send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.discarding())
+                .statusCode();
+    }
+}
