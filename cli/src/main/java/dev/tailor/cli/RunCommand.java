@@ -5,6 +5,7 @@ import dev.tailor.heart.HeartConfig;
 import dev.tailor.heart.controller.Actuator;
 import dev.tailor.heart.controller.ConfigFiles;
 import dev.tailor.heart.controller.Controller;
+import dev.tailor.heart.controller.ControllerLoop;
 import dev.tailor.heart.controller.ControllerMetrics;
 import dev.tailor.heart.controller.ControllerServer;
 import dev.tailor.heart.controller.ControllerConfig;
@@ -67,8 +68,8 @@ final class RunCommand implements Callable<Integer> {
     Path kubeconfig;
 
     @Option(names = "--metrics-address", paramLabel = "HOST:PORT",
-            description = "Serve /metrics, /healthz and /readyz here. Default: 0.0.0.0:9464 when running rounds"
-                    + " continuously, none with --once.")
+            description = "Serve /metrics, /healthz and /readyz here when running continuously. Default:"
+                    + " 0.0.0.0:9464.")
     String metricsAddress;
 
     @Option(names = "--once", description = "Run one round and exit (exit code 1 if it failed).")
@@ -131,31 +132,47 @@ final class RunCommand implements Callable<Integer> {
                     dryRun ? null : store, System::nanoTime);
             long periodMillis = Math.round(settings.roundSeconds() * 1000);
             ControllerMetrics metrics = new ControllerMetrics(System::currentTimeMillis);
-            long[] lastRoundMillis = {System.currentTimeMillis()};
-            String address = metricsAddress != null ? metricsAddress : once ? null : "0.0.0.0:9464";
-            try (ControllerServer server = address == null ? null : new ControllerServer(socket(address), metrics,
-                    () -> System.currentTimeMillis() - lastRoundMillis[0] < 3 * periodMillis + 60_000)) {
-                if (server != null) {
-                    err.println("tailor: serving /metrics, /healthz and /readyz on " + address);
+            if (once) {
+                Controller.Round round = controller.round(Instant.now(), dryRun);
+                metrics.record(round);
+                report(round, out, err);
+                return round.failure() == null ? 0 : 1;
+            }
+            String lease = settings.kubernetes().lease().isEmpty() ? null : settings.kubernetes().lease();
+            String identity = identity();
+            ControllerLoop loop = new ControllerLoop(controller, metrics, kubernetes, settings,
+                    new ControllerLoop.Options(dryRun, lease, identity,
+                            Duration.ofMillis(Math.round(settings.kubernetes().leaseSeconds() * 1000))),
+                    round -> report(round, out, err), System::currentTimeMillis);
+            String address = metricsAddress != null ? metricsAddress : "0.0.0.0:9464";
+            long staleMillis = 3 * periodMillis + 60_000;
+            try (ControllerServer server = new ControllerServer(socket(address), metrics, () -> loop.alive(staleMillis))) {
+                err.println("tailor: serving /metrics, /healthz and /readyz on " + address + "; "
+                        + (lease == null ? "no leader election (one replica)" : "leader election on Lease " + lease
+                        + " as " + identity) + "; a round every " + SimulationOutput.fmt(settings.roundSeconds()) + " s");
+                loop.start();
+                Runtime.getRuntime().addShutdownHook(new Thread(loop::close, "tailor-heart-shutdown"));
+                while (loop.alive(staleMillis)) {
+                    Thread.sleep(1_000);
                 }
-                while (true) {
-                    long started = System.currentTimeMillis();
-                    lastRoundMillis[0] = started;
-                    Controller.Round round = controller.round(Instant.ofEpochMilli(started), dryRun);
-                    metrics.record(round);
-                    report(round, out, err);
-                    if (once) {
-                        return round.failure() == null ? 0 : 1;
-                    }
-                    long left = periodMillis - (System.currentTimeMillis() - started);
-                    if (left > 0) {
-                        Thread.sleep(left);
-                    }
-                }
+                err.println("tailor: the round loop stopped");
+                return 1;
             } catch (IOException e) {
                 throw new CliException("--metrics-address: cannot listen on " + address + " (" + Json.reason(e) + ")");
+            } finally {
+                loop.close();
             }
         }
+    }
+
+    /** This replica's name in the Lease: the pod's name in a cluster, else the host's. */
+    private static String identity() {
+        String pod = System.getenv("POD_NAME");
+        if (pod != null && !pod.isBlank()) {
+            return pod;
+        }
+        String host = System.getenv("HOSTNAME");
+        return host != null && !host.isBlank() ? host : "tailor-heart-" + ProcessHandle.current().pid();
     }
 
     private static InetSocketAddress socket(String address) {

@@ -62,6 +62,9 @@ public final class Controller {
     private final LongSupplier nanoClock;
     private final StateStore store;
     private AtpmState state;
+    /** The last successful round's metrics and the state it started from, for re-plans. */
+    private MetricsReader.Metrics lastMetrics;
+    private AtpmState stateBeforeLastRound = AtpmState.EMPTY;
 
     /**
      * @param state     the state of the previous round (e.g. {@link StateStore#load()}), or
@@ -90,7 +93,7 @@ public final class Controller {
     public Round round(Instant time, boolean dryRun) {
         ClusterView view;
         try {
-            view = KubernetesDiscovery.discover(kubernetes, config.kubernetes());
+            view = discover();
         } catch (KubernetesClientException e) {
             return failed(FailureReason.KUBERNETES_READ, "cannot list pods or nodes: " + detail(e), null, List.of());
         }
@@ -109,6 +112,41 @@ public final class Controller {
             };
             return failed(reason, e.getMessage(), null, view.skipped());
         }
+        AtpmState before = state;
+        Round round = planAndApply(view, measured, before, dryRun);
+        if (round.failure() == null) {
+            lastMetrics = measured;
+            stateBeforeLastRound = before;
+        }
+        return round;
+    }
+
+    /**
+     * Re-plans from the last round's metrics with what Kubernetes says now — for a pod that left
+     * Ready or was deleted, or a new node group, between rounds. The load estimates are those of
+     * the last round (the re-plan starts from the state before it), so a re-plan never counts as a
+     * round of the EWMA.
+     *
+     * @return the re-plan, or {@code null} when no round has read metrics yet
+     */
+    public Round replan(boolean dryRun) {
+        if (lastMetrics == null) {
+            return null;
+        }
+        ClusterView view;
+        try {
+            view = discover();
+        } catch (KubernetesClientException e) {
+            return failed(FailureReason.KUBERNETES_READ, "cannot list pods or nodes: " + detail(e), null, List.of());
+        }
+        return planAndApply(view, lastMetrics, stateBeforeLastRound, dryRun);
+    }
+
+    private ClusterView discover() {
+        return KubernetesDiscovery.discover(kubernetes, config.kubernetes());
+    }
+
+    private Round planAndApply(ClusterView view, MetricsReader.Metrics measured, AtpmState from, boolean dryRun) {
         SnapshotAssembler.Result assembled;
         try {
             assembled = SnapshotAssembler.assemble(view, measured, config);
@@ -124,7 +162,7 @@ public final class Controller {
         long started = nanoClock.getAsLong();
         Plan plan;
         try {
-            plan = heart.plan(snapshot, state);
+            plan = heart.plan(snapshot, from);
         } catch (InvalidSnapshotException e) {
             return failed(FailureReason.INVALID_SNAPSHOT, String.join("; ", e.problems()), snapshot, assembled.notes());
         }

@@ -114,9 +114,13 @@ public record ControllerConfig(Prometheus prometheus, Kubernetes kubernetes, Dou
      * @param stateConfigMap {@code namespace/name} of the ConfigMap holding the ATPM state between
      *                       restarts (default {@code tailor-system/tailor-heart-state}; {@code ""} to
      *                       keep it in memory only)
+     * @param lease          {@code namespace/name} of the Lease for leader election among replicas
+     *                       (default {@code tailor-system/tailor-heart}; {@code ""} for a single
+     *                       replica that always leads)
+     * @param leaseSeconds   how long a lease holds without renewal (default 15)
      */
     public record Kubernetes(List<String> namespaces, String componentLabel, String clusterDomain, String fieldManager,
-            List<String> entryPoints, String stateConfigMap) {
+            List<String> entryPoints, String stateConfigMap, String lease, Double leaseSeconds) {
         public Kubernetes {
             namespaces = namespaces == null ? List.of("default") : List.copyOf(namespaces);
             componentLabel = componentLabel == null ? "app" : componentLabel;
@@ -124,12 +128,20 @@ public record ControllerConfig(Prometheus prometheus, Kubernetes kubernetes, Dou
             fieldManager = fieldManager == null ? "tailor-heart" : fieldManager;
             entryPoints = entryPoints == null ? List.of("istio-system/istio-ingressgateway") : List.copyOf(entryPoints);
             stateConfigMap = stateConfigMap == null ? "tailor-system/tailor-heart-state" : stateConfigMap;
+            lease = lease == null ? "tailor-system/tailor-heart" : lease;
+            leaseSeconds = leaseSeconds == null ? 15.0 : leaseSeconds;
+        }
+
+        /** Compatibility constructor without the leader-election fields (their defaults). */
+        public Kubernetes(List<String> namespaces, String componentLabel, String clusterDomain, String fieldManager,
+                List<String> entryPoints, String stateConfigMap) {
+            this(namespaces, componentLabel, clusterDomain, fieldManager, entryPoints, stateConfigMap, null, null);
         }
     }
 
     public ControllerConfig {
         prometheus = prometheus == null ? new Prometheus(null, null, null, null, null, null, null, null) : prometheus;
-        kubernetes = kubernetes == null ? new Kubernetes(null, null, null, null, null, null) : kubernetes;
+        kubernetes = kubernetes == null ? new Kubernetes(null, null, null, null, null, null, null, null) : kubernetes;
         roundSeconds = roundSeconds == null ? 30.0 : roundSeconds;
         sameNodeDelayMillis = sameNodeDelayMillis == null ? 0.05 : sameNodeDelayMillis;
     }
@@ -192,6 +204,11 @@ public record ControllerConfig(Prometheus prometheus, Kubernetes kubernetes, Dou
             problems.add("kubernetes.stateConfigMap: " + quote(kubernetes.stateConfigMap())
                     + " (expected: namespace/name, or \"\" for memory only)");
         }
+        if (!kubernetes.lease().isEmpty() && !kubernetes.lease().matches("[a-z0-9-]+/[a-z0-9]([-a-z0-9.]*[a-z0-9])?")) {
+            problems.add("kubernetes.lease: " + quote(kubernetes.lease()) + " (expected: namespace/name, or \"\" for a"
+                    + " single replica)");
+        }
+        range(problems, "kubernetes.leaseSeconds", kubernetes.leaseSeconds(), 2, 600);
         for (int i = 0; i < kubernetes.entryPoints().size(); i++) {
             String entry = kubernetes.entryPoints().get(i);
             if (entry == null || !entry.matches("[a-z0-9-]+/[a-z0-9]([-a-z0-9.]*[a-z0-9])?")) {

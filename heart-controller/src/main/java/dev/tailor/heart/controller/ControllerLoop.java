@@ -1,0 +1,236 @@
+package dev.tailor.heart.controller;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
+import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectionConfigBuilder;
+import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElector;
+import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaseLock;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ExecutorService;
+import java.util.function.Consumer;
+import java.util.function.LongSupplier;
+
+/**
+ * Runs {@link Controller} rounds continuously: a round every {@code roundSeconds}, a re-plan from
+ * the last metrics within about a second when a pod leaves Ready, is deleted or becomes Ready
+ * (informers on the application's pods), and — with a lease — only while this replica leads, so
+ * two replicas never both write.
+ *
+ * <p>Threads: one loop thread runs every round and re-plan (they never overlap); the informers and
+ * the leader elector call back on their own threads and only set flags.
+ */
+public final class ControllerLoop implements AutoCloseable {
+
+    /** Events closer than this are handled by one re-plan. */
+    static final long DEBOUNCE_MILLIS = 200;
+
+    /**
+     * @param lease          {@code namespace/name} of the Lease for leader election, or {@code null}
+     *                       to always lead (one replica)
+     * @param identity       this replica's name in the Lease (e.g. the pod name)
+     * @param leaseDuration  how long a lease holds without renewal (e.g. 15 s)
+     */
+    public record Options(boolean dryRun, String lease, String identity, Duration leaseDuration) {
+    }
+
+    private final Controller controller;
+    private final ControllerMetrics metrics;
+    private final KubernetesClient client;
+    private final ControllerConfig config;
+    private final Options options;
+    private final Consumer<Controller.Round> reporter;
+    private final LongSupplier epochMillis;
+    private final Object monitor = new Object();
+    private final List<SharedIndexInformer<Pod>> informers = new ArrayList<>();
+    private final ExecutorService electorThreads = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "tailor-heart-leader-election");
+        t.setDaemon(true);
+        return t;
+    });
+    private Thread thread;
+    private CompletableFuture<?> election;
+    private volatile boolean leading;
+    private volatile boolean running = true;
+    private volatile boolean dirty;
+    private volatile long lastLoopMillis;
+    private volatile long rounds;
+    private volatile long replans;
+
+    public ControllerLoop(Controller controller, ControllerMetrics metrics, KubernetesClient client,
+            ControllerConfig config, Options options, Consumer<Controller.Round> reporter, LongSupplier epochMillis) {
+        this.controller = controller;
+        this.metrics = metrics;
+        this.client = client;
+        this.config = config;
+        this.options = options;
+        this.reporter = reporter;
+        this.epochMillis = epochMillis;
+        this.lastLoopMillis = epochMillis.getAsLong();
+    }
+
+    /** Starts leader election, the informers and the loop thread. */
+    public void start() {
+        if (options.lease() == null) {
+            leading = true;
+        } else {
+            String[] lease = options.lease().split("/", 2);
+            Duration duration = options.leaseDuration();
+            election = new LeaderElector(client, new LeaderElectionConfigBuilder()
+                    .withName("tailor-heart")
+                    .withLock(new LeaseLock(lease[0], lease[1], options.identity()))
+                    .withLeaseDuration(duration)
+                    .withRenewDeadline(duration.multipliedBy(2).dividedBy(3))
+                    .withRetryPeriod(duration.dividedBy(5))
+                    .withReleaseOnCancel()
+                    .withLeaderCallbacks(new LeaderCallbacks(this::startLeading, this::stopLeading, leader -> { }))
+                    .build(), electorThreads).start();
+        }
+        ResourceEventHandler<Pod> handler = new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(Pod pod) {
+                if (ready(pod)) {
+                    changed();
+                }
+            }
+
+            @Override
+            public void onUpdate(Pod before, Pod after) {
+                if (ready(before) != ready(after)) {
+                    changed();
+                }
+            }
+
+            @Override
+            public void onDelete(Pod pod, boolean finalStateUnknown) {
+                changed();
+            }
+        };
+        for (String namespace : config.kubernetes().namespaces()) {
+            informers.add(client.pods().inNamespace(namespace).withLabel(config.kubernetes().componentLabel())
+                    .inform(handler));
+        }
+        thread = new Thread(this::loop, "tailor-heart-rounds");
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    /** Whether this replica leads (always, without a lease). */
+    public boolean leading() {
+        return leading;
+    }
+
+    /** Whether the loop thread is alive and has looked at its work recently. */
+    public boolean alive(long staleMillis) {
+        return thread != null && thread.isAlive() && epochMillis.getAsLong() - lastLoopMillis < staleMillis;
+    }
+
+    /** Rounds and re-plans run so far. */
+    public long rounds() {
+        return rounds;
+    }
+
+    public long replans() {
+        return replans;
+    }
+
+    private static boolean ready(Pod pod) {
+        return pod.getMetadata().getDeletionTimestamp() == null && pod.getStatus() != null
+                && pod.getStatus().getConditions() != null && pod.getStatus().getConditions().stream()
+                        .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
+    }
+
+    private void changed() {
+        synchronized (monitor) {
+            dirty = true;
+            monitor.notifyAll();
+        }
+    }
+
+    private void startLeading() {
+        synchronized (monitor) {
+            leading = true;
+            monitor.notifyAll();
+        }
+    }
+
+    private void stopLeading() {
+        leading = false;
+    }
+
+    private void loop() {
+        long periodMillis = Math.round(config.roundSeconds() * 1000);
+        long nextRound = 0;
+        while (running) {
+            lastLoopMillis = epochMillis.getAsLong();
+            try {
+                boolean doRound;
+                boolean doReplan;
+                synchronized (monitor) {
+                    long now = epochMillis.getAsLong();
+                    long wait = !leading ? periodMillis : Math.max(0, nextRound - now);
+                    if (wait > 0 && !(dirty && leading)) {
+                        monitor.wait(Math.min(wait, 1_000));
+                    }
+                    now = epochMillis.getAsLong();
+                    doRound = leading && now >= nextRound;
+                    doReplan = leading && !doRound && dirty;
+                    if (doRound || doReplan) {
+                        dirty = false;
+                    }
+                }
+                if (doReplan) {
+                    Thread.sleep(DEBOUNCE_MILLIS);   // let a burst of pod events settle into one re-plan
+                    dirty = false;
+                    Controller.Round round = controller.replan(options.dryRun());
+                    if (round != null && leading) {
+                        replans++;
+                        metrics.record(round);
+                        reporter.accept(round);
+                    }
+                } else if (doRound) {
+                    long now = epochMillis.getAsLong();
+                    nextRound = now + periodMillis;
+                    Controller.Round round = controller.round(Instant.ofEpochMilli(now), options.dryRun());
+                    rounds++;
+                    metrics.record(round);
+                    reporter.accept(round);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (RuntimeException e) {
+                // A bug or an unexpected client error must not stop the controller: say it, go on.
+                reporter.accept(new Controller.Round(false, Controller.FailureReason.KUBERNETES_READ,
+                        "unexpected: " + e, null, null, List.of(), List.of(), List.of(), 0));
+            }
+        }
+    }
+
+    /** Stops the loop, the informers, and leadership (releasing the lease). */
+    @Override
+    public void close() {
+        running = false;
+        if (thread != null) {
+            thread.interrupt();
+            try {
+                thread.join(5_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        informers.forEach(SharedIndexInformer::close);
+        if (election != null) {
+            election.cancel(true);
+        }
+        leading = false;
+        electorThreads.shutdownNow();
+    }
+}
