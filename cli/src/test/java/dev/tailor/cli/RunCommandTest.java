@@ -131,6 +131,28 @@ class RunCommandTest {
     }
 
     @Test
+    void uninstall_removesOnlyTailorsRulesAndTheState() throws Exception {
+        assertThat(tailor("heart", "run", "--kubeconfig", kubeconfig().toString(), "--config", config().toString(),
+                "--once").exitCode()).isZero();
+        // Someone else's rule must survive.
+        client.genericKubernetesResources(Actuator.DESTINATION_RULE).inNamespace("shop")
+                .resource(new io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder()
+                        .withApiVersion("networking.istio.io/v1").withKind("DestinationRule")
+                        .withNewMetadata().withName("theirs").withNamespace("shop").endMetadata().build()).create();
+
+        PlanCommandTest.Result dry = tailor("heart", "uninstall", "--kubeconfig", kubeconfig().toString(), "--dry-run");
+        assertThat(dry.out()).contains("would delete DestinationRule shop/tailor-heart-frontend-to-cart");
+        assertThat(client.genericKubernetesResources(Actuator.DESTINATION_RULE).inAnyNamespace().list().getItems())
+                .hasSize(3);
+
+        PlanCommandTest.Result result = tailor("heart", "uninstall", "--kubeconfig", kubeconfig().toString());
+        assertThat(result.exitCode()).as(result.err()).isZero();
+        assertThat(result.out()).contains("delete ConfigMap tailor-system/tailor-heart-state");
+        assertThat(client.genericKubernetesResources(Actuator.DESTINATION_RULE).inAnyNamespace().list().getItems())
+                .extracting(r -> r.getMetadata().getName()).containsExactly("theirs");
+    }
+
+    @Test
     void run_badConfig_exit2NamingTheField() throws Exception {
         Path file = dir.resolve("bad.yaml");
         Files.writeString(file, "prometheus:\n  url: ftp://x\n  windowSeconds: -3\nroundSecs: 3\n");
