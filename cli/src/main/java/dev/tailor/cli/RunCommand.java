@@ -11,13 +11,10 @@ import dev.tailor.heart.controller.ControllerServer;
 import dev.tailor.heart.controller.ControllerConfig;
 import dev.tailor.heart.controller.PrometheusClient;
 import dev.tailor.heart.controller.StateStore;
-import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.file.Path;
@@ -103,15 +100,7 @@ final class RunCommand implements Callable<Integer> {
         }
         PrometheusClient prometheus = new PrometheusClient(URI.create(settings.prometheus().url()),
                 Duration.ofMillis(Math.round(settings.prometheus().timeoutSeconds() * 1000)));
-        KubernetesClientBuilder builder = new KubernetesClientBuilder();
-        if (kubeconfig != null) {
-            try {
-                builder.withConfig(Config.fromKubeconfig(Files.readString(kubeconfig)));
-            } catch (IOException | RuntimeException e) {
-                throw new CliException("--kubeconfig: " + kubeconfig + ": cannot use it (" + e.getMessage() + ")");
-            }
-        }
-        try (KubernetesClient kubernetes = builder.build()) {
+        try (KubernetesClient kubernetes = KubeClients.build(kubeconfig)) {
             String location = settings.kubernetes().stateConfigMap();
             StateStore store = location.isEmpty() ? null
                     : new StateStore(kubernetes, location);

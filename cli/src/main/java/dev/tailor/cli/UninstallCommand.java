@@ -5,13 +5,9 @@ import dev.tailor.heart.controller.ConfigFiles;
 import dev.tailor.heart.controller.ControllerConfig;
 import dev.tailor.heart.controller.DestinationRules;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -54,15 +50,7 @@ final class UninstallCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new CliException(e.getMessage());
         }
-        KubernetesClientBuilder builder = new KubernetesClientBuilder();
-        if (kubeconfig != null) {
-            try {
-                builder.withConfig(Config.fromKubeconfig(Files.readString(kubeconfig)));
-            } catch (IOException | RuntimeException e) {
-                throw new CliException("--kubeconfig: " + kubeconfig + ": cannot use it (" + e.getMessage() + ")");
-            }
-        }
-        try (KubernetesClient client = builder.build()) {
+        try (KubernetesClient client = KubeClients.build(kubeconfig)) {
             List<GenericKubernetesResource> rules = client.genericKubernetesResources(Actuator.DESTINATION_RULE)
                     .inAnyNamespace().withLabel(DestinationRules.MANAGED_BY_LABEL, DestinationRules.MANAGED_BY).list()
                     .getItems();

@@ -101,6 +101,26 @@ public final class PrometheusServer implements AutoCloseable {
         return server;
     }
 
+    /**
+     * The value of the first series of an instant query now, or {@code NaN} when there is none or
+     * the query fails.
+     */
+    public double value(String promql) {
+        try {
+            String body = HttpClient.newHttpClient().send(HttpRequest.newBuilder(url.resolve("/api/v1/query?query="
+                    + java.net.URLEncoder.encode(promql, StandardCharsets.UTF_8))).build(),
+                    HttpResponse.BodyHandlers.ofString()).body();
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("\"value\":\\[[^,]+,\"([^\"]+)\"\\]")
+                    .matcher(body);
+            return m.find() ? Double.parseDouble(m.group(1)) : Double.NaN;
+        } catch (IOException | NumberFormatException e) {
+            return Double.NaN;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Double.NaN;
+        }
+    }
+
     /** The server's base URL, e.g. {@code http://127.0.0.1:40123}. */
     public URI url() {
         return url;

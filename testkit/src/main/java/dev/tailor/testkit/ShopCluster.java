@@ -5,6 +5,8 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import java.io.IOException;
+import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -27,6 +29,22 @@ public final class ShopCluster {
     public static final double RPS_PER_POD = 20;
 
     private ShopCluster() {
+    }
+
+    /**
+     * A real Prometheus scraping this mesh's exporters every second, returned once scrapes cover a
+     * 5 s rate window (what the controller tests configure), so {@code rate(...[5s])} is right.
+     */
+    public static PrometheusServer prometheus() throws IOException, InterruptedException {
+        long started = System.nanoTime();
+        PrometheusServer server = PrometheusServer.start(() -> exposition((System.nanoTime() - started) / 1e9 + 100));
+        boolean covered = server.await(Duration.ofSeconds(40), () -> server.value(
+                "count_over_time(istio_requests_total{pod=\"cart-w1\",reporter=\"destination\"}[5s])") >= 5);
+        if (!covered) {
+            server.close();
+            throw new IllegalStateException("Prometheus did not scrape the test exporter within 40 s");
+        }
+        return server;
     }
 
     /** Creates the nodes and pods (all Ready) through {@code client}, e.g. on the fabric8 mock API server. */

@@ -28,21 +28,10 @@ class ControllerLoopTest {
     static KubernetesClient client;
 
     private static PrometheusServer prometheus;
-    private static final long STARTED_NANOS = System.nanoTime();
 
     @BeforeAll
     static void startPrometheus() throws Exception {
-        prometheus = PrometheusServer.start(() -> ShopCluster.exposition((System.nanoTime() - STARTED_NANOS) / 1e9 + 100));
-        PrometheusClient probe = new PrometheusClient(prometheus.url(), Duration.ofSeconds(5));
-        assertThat(prometheus.await(Duration.ofSeconds(40), () -> {
-            try {
-                var v = probe.query("count_over_time(istio_requests_total{pod=\"cart-w1\",reporter=\"destination\"}[5s])",
-                        Instant.now());
-                return !v.series().isEmpty() && v.series().get(0).value() >= 5;
-            } catch (PrometheusClient.PrometheusException e) {
-                return false;
-            }
-        })).isTrue();
+        prometheus = ShopCluster.prometheus();
     }
 
     @AfterAll

@@ -1,0 +1,31 @@
+package dev.tailor.cli;
+
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/** The Kubernetes client of the commands that talk to a cluster. */
+final class KubeClients {
+
+    private KubeClients() {
+    }
+
+    /**
+     * A client for {@code kubeconfig}'s current context, or, when {@code null}, the usual places
+     * (KUBECONFIG, ~/.kube/config, a pod's service account).
+     */
+    static KubernetesClient build(Path kubeconfig) {
+        KubernetesClientBuilder builder = new KubernetesClientBuilder();
+        if (kubeconfig != null) {
+            try {
+                builder.withConfig(Config.fromKubeconfig(Files.readString(kubeconfig)));
+            } catch (IOException | RuntimeException e) {
+                throw new CliException("--kubeconfig: " + kubeconfig + ": cannot use it (" + e.getMessage() + ")");
+            }
+        }
+        return builder.build();
+    }
+}
