@@ -24,7 +24,8 @@ import java.util.Arrays;
  * The min-cost flow problem is the bipartite part alone with supplies +supply_i / −demand_j and
  * cost = link delay in whole microseconds (OR-tools takes integer costs; a microsecond is finer than
  * the delay probes HEART reads resolve, so a plan's mean delay is within 0.5 µs of the optimum for
- * the exact delays). The cost returned is Σ flow × the exact delay.
+ * the exact delays), solved by SparseMinCostFlow on a few candidate links per node and priced
+ * against the rest: optimal over every active link. The cost returned is Σ flow × the exact delay.
  */
 final class TransportNetwork implements AutoCloseable {
 
@@ -36,9 +37,12 @@ final class TransportNetwork implements AutoCloseable {
     private final int[] linkSource;
     private final int[] linkSink;
     private final double[] linkCostMillis;
+    private final long[] linkCostMicros;
     private final boolean[] active;
     private final int links;
     private final int total;
+    /** Links ascending by (cost in µs, index), computed on first use. */
+    private int[] byCost;
     /** The native max-flow network, built on the first max-flow query; arc l = link l. */
     private MaxFlow maxFlow;
 
@@ -62,6 +66,10 @@ final class TransportNetwork implements AutoCloseable {
         this.linkCostMillis = linkCost.clone();
         this.links = linkSource.length;
         this.total = (int) s;
+        this.linkCostMicros = new long[links];
+        for (int l = 0; l < links; l++) {
+            linkCostMicros[l] = (long) micros(linkCost[l]);
+        }
         this.active = new boolean[links];
         Arrays.fill(active, true);
     }
@@ -74,6 +82,32 @@ final class TransportNetwork implements AutoCloseable {
         return total;
     }
 
+    /** A link's cost as the solvers see it: its delay in whole microseconds (see {@link #micros}). */
+    long costMicros(int link) {
+        return linkCostMicros[link];
+    }
+
+    /**
+     * Every link once, ascending by cost in whole microseconds, ties in link order: the slow-link
+     * filter's order and the min-cost flow's candidate order. Computed once; do not modify.
+     */
+    int[] linksByCost() {
+        if (byCost == null) {
+            // A primitive sort of (µs << 32 | link): boxing 10,000 links per edge cost more than the
+            // max-flow runs.
+            long[] keys = new long[links];
+            for (int l = 0; l < links; l++) {
+                keys[l] = linkCostMicros[l] << 32 | l;
+            }
+            Arrays.sort(keys);
+            byCost = new int[links];
+            for (int k = 0; k < links; k++) {
+                byCost[k] = (int) keys[k];
+            }
+        }
+        return byCost;
+    }
+
     void setActive(int link, boolean on) {
         if (active[link] != on) {
             active[link] = on;
@@ -81,6 +115,10 @@ final class TransportNetwork implements AutoCloseable {
                 maxFlow.setArcCapacity(link, on ? bound(link) : 0);
             }
         }
+    }
+
+    boolean isActive(int link) {
+        return active[link];
     }
 
     /**
@@ -125,31 +163,38 @@ final class TransportNetwork implements AutoCloseable {
     }
 
     /**
-     * Minimum-cost flow over the active links, meeting every supply and demand exactly.
+     * What {@link #minCostFlow} computed.
+     *
+     * @param costMillis     Σ flow × the exact delay, in unit-milliseconds
+     * @param candidateLinks links the final OR-tools solve was given (the rest priced out)
+     * @param solves         OR-tools min-cost flow solves it took
+     */
+    record MinCostFlowResult(double costMillis, int candidateLinks, int solves) {
+    }
+
+    /**
+     * Minimum-cost flow over the active links, meeting every supply and demand exactly, with delays
+     * in whole microseconds as costs (see the note above).
      *
      * @param flowOut per link, its flow in units (inactive links: 0)
-     * @return the total cost, Σ flow × cost (the exact delays, not the solver's microseconds)
+     * @return the total cost in exact delays, and how it was found
      * @throws IllegalStateException when the active links cannot carry all demand
      */
-    double minCostFlow(double[] flowOut) {
-        int sources = supply.length;
-        FlowNetwork network = new FlowNetwork(sources + demand.length);
-        for (int l = 0; l < links; l++) {
-            network.addArc(linkSource[l], sources + linkSink[l], 0, bound(l), micros(linkCostMillis[l]));
-        }
-        for (int i = 0; i < sources; i++) {
-            network.setSupply(i, supply[i]);
-        }
-        for (int j = 0; j < demand.length; j++) {
-            network.setSupply(sources + j, -demand[j]);
-        }
-        FlowNetwork.MinCostFlow result = network.minCostFlow(active);
-        System.arraycopy(result.flow(), 0, flowOut, 0, links);
+    MinCostFlowResult minCostFlow(double[] flowOut) {
+        return minCostFlow(flowOut, SparseMinCostFlow.CANDIDATES_PER_NODE);
+    }
+
+    /** {@link #minCostFlow(double[])} starting from {@code candidatesPerNode} candidates per node. */
+    MinCostFlowResult minCostFlow(double[] flowOut, int candidatesPerNode) {
+        SparseMinCostFlow.Result result = SparseMinCostFlow.solve(supply, demand, linkSource, linkSink,
+                linkCostMicros, active, linksByCost(), candidatesPerNode, flowOut);
         double cost = 0;
         for (int l = 0; l < links; l++) {
-            cost += flowOut[l] * linkCostMillis[l];
+            if (flowOut[l] != 0) {
+                cost += flowOut[l] * linkCostMillis[l];
+            }
         }
-        return cost;
+        return new MinCostFlowResult(cost, result.candidateLinks(), result.solves());
     }
 
     /**
