@@ -40,6 +40,16 @@ import java.util.function.IntFunction;
  * max-flow can be removed and that same flow still meets all demand. On large edges (10,000 links)
  * this turns thousands of max-flow runs into a handful.
  *
+ * The batch's reinstatement asks as few and as small questions as it can, with the same answer as
+ * reinstating one link at a time (the shortest feasible prefix of the slow links, fastest first):
+ * a node whose remaining links reach less than its own supply (or demand) alone proves a prefix
+ * infeasible, so the prefix that first mends every such node is a lower bound, found in one pass
+ * (TransportNetwork.nodeShortfall); the search gallops up from it and bisects; and a prefix is
+ * proved feasible by a max-flow over a few links per node before the max-flow over all of them is
+ * asked (TransportNetwork.demandCarried). On large-10000 the bound is the answer on 123 of the 125
+ * edges that need links back: one max-flow on about 1,750 arcs per edge instead of about eleven on
+ * 8,700.
+ *
  * Assignment. Min-cost flow over the remaining links minimises Σ flow × delay (SparseMinCostFlow:
  * OR-tools solves it on a few candidate links per node, and node potentials price out the rest, so
  * it is optimal over all of them at a fraction of the cost of a solve over all). A caller node's
@@ -199,7 +209,8 @@ final class Ntam {
         double gap = mean(sorted, split, links) - mean(sorted, 0, split);
         if (gap < config.slowClusterMinGapMillis()) {
             explain.add("the slow cluster is only " + Link.format(gap) + " ms slower on average (< "
-                    + Link.format(config.slowClusterMinGapMillis()) + " ms, --slow-cluster-min-gap-millis): nothing pruned");
+                    + Link.format(config.slowClusterMinGapMillis())
+                    + " ms, --slow-cluster-min-gap-millis): nothing pruned");
             return List.of();
         }
 
@@ -262,8 +273,8 @@ final class Ntam {
      * Batch mode: remove the whole slow cluster; if max-flow then falls short, reinstate its links
      * fastest first until it is met again [HEART abstract: "additional links are incrementally
      * reinstated until a feasible configuration is achieved"]. Feasibility only grows as links come
-     * back, so the shortest feasible prefix is found by bisection: O(log n) max-flow runs, the same
-     * result as reinstating one at a time.
+     * back, so the shortest feasible prefix is found by search from a lower bound: usually one
+     * feasibility check, at most O(log n), the same result as reinstating one at a time.
      */
     private static List<Link> removeAtOnce(TransportNetwork network, int[] order, int split,
             IntFunction<Link> described,
@@ -271,22 +282,44 @@ final class Ntam {
         int links = order.length;
         int slow = links - split;
         setActive(network, order, split, links, false);
-        long batch = network.maxFlow(null);
-        if (batch == total) {
-            explain.add(String.format(Locale.ROOT,
-                    "slow cluster is %s of the links (<= %s): removed at once; max-flow still meets all demand:"
-                            + " all %d pruned", percent(fraction), percent(config.batchRemovalMaxFraction()), slow));
-            return prunedOf(order, split, links, described);
+        // A node that alone reaches too little of the other side proves the batch infeasible, and
+        // how many links it takes to mend every such node bounds the search below; max-flow is asked
+        // only when no single node is short.
+        TransportNetwork.NodeShortfall shortfall = network.nodeShortfall(order, split, links);
+        String shortBy;
+        if (shortfall.fewest() == 0) {
+            long batch = network.demandCarried();
+            if (batch == total) {
+                explain.add(String.format(Locale.ROOT,
+                        "slow cluster is %s of the links (<= %s): removed at once; max-flow still meets all"
+                                + " demand: all %d pruned", percent(fraction),
+                        percent(config.batchRemovalMaxFraction()), slow));
+                return prunedOf(order, split, links, described);
+            }
+            shortBy = "max-flow left " + unmet(total - batch, total) + " of demand unmet";
+        } else {
+            shortBy = String.format(Locale.ROOT, "%d node(s) alone could not send or receive their share over"
+                    + " the links left, so no flow meets all demand (at least %s unmet; no max-flow run needed)",
+                    shortfall.shortNodes(), unmet(shortfall.unmetAtLeast(), total));
         }
         // Find the fewest reinstated links (fastest first) that make the network feasible again.
-        int low = 1;
+        // Feasibility only grows with the prefix, so any search for the first feasible prefix gives
+        // the same answer as reinstating one at a time. Fewer than shortfall.fewest() are infeasible
+        // without asking; the answer is usually that bound itself, so the search gallops up from it
+        // (1, 2, 4, ... past it) and then bisects.
+        int low = Math.max(1, shortfall.fewest());
         int high = slow;   // reinstating all is feasible: the full link set always is
+        for (int step = 1; low < high; step *= 2) {
+            int probe = (int) Math.min(high, (long) low + step - 1);
+            if (feasibleWithPrefix(network, order, split, probe, total)) {
+                high = probe;
+                break;
+            }
+            low = probe + 1;
+        }
         while (low < high) {
             int mid = (low + high) >>> 1;
-            setActive(network, order, split, split + mid, true);
-            boolean feasible = network.maxFlow(null) == total;
-            setActive(network, order, split, split + mid, false);
-            if (feasible) {
+            if (feasibleWithPrefix(network, order, split, mid, total)) {
                 high = mid;
             } else {
                 low = mid + 1;
@@ -294,11 +327,23 @@ final class Ntam {
         }
         setActive(network, order, split, split + low, true);
         explain.add(String.format(Locale.ROOT,
-                "slow cluster is %s of the links (<= %s): removed at once, but max-flow left %s of demand unmet;"
-                        + " reinstated the %d fastest of them (up to %s) to meet it: %d pruned",
-                percent(fraction), percent(config.batchRemovalMaxFraction()), unmet(total - batch, total), low,
+                "slow cluster is %s of the links (<= %s): removed at once, but %s; reinstated the %d fastest of"
+                        + " them (up to %s) to meet it: %d pruned",
+                percent(fraction), percent(config.batchRemovalMaxFraction()), shortBy, low,
                 described.apply(order[split + low - 1]), slow - low));
         return prunedOf(order, split + low, links, described);
+    }
+
+    /**
+     * Whether all demand can be met with the links order[split..split+count) switched on; leaves
+     * them off.
+     */
+    private static boolean feasibleWithPrefix(TransportNetwork network, int[] order, int split, int count,
+            int total) {
+        setActive(network, order, split, split + count, true);
+        boolean feasible = network.demandCarried() == total;
+        setActive(network, order, split, split + count, false);
+        return feasible;
     }
 
     /** Copies the last max-flow's flow on the links order[from..to) into {@code flow}. */
