@@ -118,20 +118,24 @@ final class Ntam {
         int[] demand = Apportionment.largestRemainderAtLeastOne(demandWeights, units);
 
         int links = s * g;
+        int[] sourceNode = sourceNodes.stream().mapToInt(Integer::intValue).toArray();
+        int[] sinkNode = new int[g];
+        for (int b = 0; b < g; b++) {
+            sinkNode[b] = calleeGroups.get(sinkGroups.get(b)).nodeIndex();
+        }
         int[] linkSource = new int[links];
         int[] linkSink = new int[links];
         double[] cost = new double[links];
         for (int a = 0, l = 0; a < s; a++) {
-            int fromNode = sourceNodes.get(a);
             for (int b = 0; b < g; b++, l++) {
                 linkSource[l] = a;
                 linkSink[l] = b;
-                cost[l] = cluster.delayMillis(fromNode, calleeGroups.get(sinkGroups.get(b)).nodeIndex());
+                cost[l] = cluster.delayMillis(sourceNode[a], sinkNode[b]);
             }
         }
         // Described only when pruned or explained: most of a large edge's links never are.
         IntFunction<Link> described = l -> {
-            int fromNode = sourceNodes.get(linkSource[l]);
+            int fromNode = sourceNode[linkSource[l]];
             Group group = calleeGroups.get(sinkGroups.get(linkSink[l]));
             return new Link(cluster.nodes().get(fromNode).name(), group.node(), group.id(), cost[l],
                     cluster.delayAssumed(fromNode, group.nodeIndex()));
@@ -168,7 +172,7 @@ final class Ntam {
                     toReplicas.merge(replica.pod(), perReplica, Double::sum);
                 }
             }
-            from.add(new NodeRoute(cluster.nodes().get(sourceNodes.get(a)).name(),
+            from.add(new NodeRoute(cluster.nodes().get(sourceNode[a]).name(),
                     call.rate() * supplyWeights[a] / supplySum, toNodes, toReplicas));
         }
         int remaining = links - pruned.size();
@@ -288,14 +292,15 @@ final class Ntam {
         TransportNetwork.NodeShortfall shortfall = network.nodeShortfall(order, split, links);
         String shortBy;
         if (shortfall.fewest() == 0) {
-            long batch = network.demandCarried();
-            if (batch == total) {
+            // Usually the answer and final: solved as a min-cost flow, kept for the assignment.
+            if (network.canMeetAllDemandSolving()) {
                 explain.add(String.format(Locale.ROOT,
                         "slow cluster is %s of the links (<= %s): removed at once; max-flow still meets all"
                                 + " demand: all %d pruned", percent(fraction),
                         percent(config.batchRemovalMaxFraction()), slow));
                 return prunedOf(order, split, links, described);
             }
+            long batch = network.demandCarried();
             shortBy = "max-flow left " + unmet(total - batch, total) + " of demand unmet";
         } else {
             shortBy = String.format(Locale.ROOT, "%d node(s) alone could not send or receive their share over"
@@ -306,12 +311,13 @@ final class Ntam {
         // Feasibility only grows with the prefix, so any search for the first feasible prefix gives
         // the same answer as reinstating one at a time. Fewer than shortfall.fewest() are infeasible
         // without asking; the answer is usually that bound itself, so the search gallops up from it
-        // (1, 2, 4, ... past it) and then bisects.
+        // (1, 2, 4, ... past it) and then bisects. The first probe, usually the answer, is solved as
+        // the min-cost flow that the assignment then reuses; the others only ask for max-flow.
         int low = Math.max(1, shortfall.fewest());
         int high = slow;   // reinstating all is feasible: the full link set always is
         for (int step = 1; low < high; step *= 2) {
             int probe = (int) Math.min(high, (long) low + step - 1);
-            if (feasibleWithPrefix(network, order, split, probe, total)) {
+            if (feasibleWithPrefix(network, order, split, probe, total, step == 1)) {
                 high = probe;
                 break;
             }
@@ -319,7 +325,7 @@ final class Ntam {
         }
         while (low < high) {
             int mid = (low + high) >>> 1;
-            if (feasibleWithPrefix(network, order, split, mid, total)) {
+            if (feasibleWithPrefix(network, order, split, mid, total, false)) {
                 high = mid;
             } else {
                 low = mid + 1;
@@ -335,13 +341,13 @@ final class Ntam {
     }
 
     /**
-     * Whether all demand can be met with the links order[split..split+count) switched on; leaves
-     * them off.
+     * Whether all demand can be met with the links order[split..split+count) switched on, found by
+     * solving their min-cost flow ({@code solving}) or by max-flow; leaves them off.
      */
     private static boolean feasibleWithPrefix(TransportNetwork network, int[] order, int split, int count,
-            int total) {
+            int total, boolean solving) {
         setActive(network, order, split, split + count, true);
-        boolean feasible = network.demandCarried() == total;
+        boolean feasible = solving ? network.canMeetAllDemandSolving() : network.demandCarried() == total;
         setActive(network, order, split, split + count, false);
         return feasible;
     }

@@ -92,6 +92,23 @@ final class SparseMinCostFlow {
      */
     static Result solve(int[] supply, int[] demand, int[] linkSource, int[] linkSink, long[] cost,
             boolean[] active, int[] linksByCost, int candidatesPerNode, double[] flowOut) {
+        Result result = solveIfFeasible(supply, demand, linkSource, linkSink, cost, active, linksByCost,
+                candidatesPerNode, flowOut);
+        if (result == null) {
+            throw new IllegalStateException("min-cost flow: infeasible, no flow meets all demand");
+        }
+        return result;
+    }
+
+    /**
+     * {@link #solve}, but {@code null} when the active links cannot carry all demand: OR-tools then
+     * found no flow on all of them, a proof (its feasibility check is a max-flow over the arcs it is
+     * given, so an infeasible answer costs about a max-flow, not a min-cost flow).
+     *
+     * @throws IllegalStateException when the solver fails
+     */
+    static Result solveIfFeasible(int[] supply, int[] demand, int[] linkSource, int[] linkSink, long[] cost,
+            boolean[] active, int[] linksByCost, int candidatesPerNode, double[] flowOut) {
         if (candidatesPerNode < 1) {
             throw new IllegalArgumentException("candidatesPerNode : " + candidatesPerNode + " (expected: >= 1)");
         }
@@ -112,7 +129,7 @@ final class SparseMinCostFlow {
             long optimum = solveOn(supply, demand, linkSource, linkSink, cost, candidate, chosen, flow);
             if (optimum == INFEASIBLE) {
                 if (chosen == activeLinks) {
-                    throw new IllegalStateException("min-cost flow: infeasible, no flow meets all demand");
+                    return null;
                 }
                 k *= 4;
                 chosen += select(supply.length, demand.length, linkSource, linkSink, active, linksByCost,

@@ -85,6 +85,29 @@ class FlowNetworkTest {
     }
 
     @Test
+    void sortedByCost_randomCostsWithTies_ordersAsSortingCostThenIndexKeys() {
+        // The slow-link filter's order (and so which links it prunes) must not depend on the sort:
+        // ascending cost, ties in link order, for costs up to the 100 s cap (three radix passes).
+        qt().withExamples(300)
+                .forAll(integers().between(0, 3_000), integers().between(0, 2), integers().between(1, 1_000))
+                .checkAssert((n, scale, seed) -> {
+                    java.util.Random random = new java.util.Random(seed);
+                    long bound = new long[] {50, 60_000, (long) TransportNetwork.MAX_COST_MICROS + 1}[scale];
+                    long[] micros = new long[n];
+                    for (int i = 0; i < n; i++) {
+                        micros[i] = random.nextLong(bound);
+                    }
+                    long[] keys = new long[n];
+                    for (int i = 0; i < n; i++) {
+                        keys[i] = micros[i] << 32 | i;
+                    }
+                    Arrays.sort(keys);
+                    int[] expected = Arrays.stream(keys).mapToInt(k -> (int) k).toArray();
+                    assertThat(TransportNetwork.sortedByCost(micros)).containsExactly(expected);
+                });
+    }
+
+    @Test
     void addArc_fractionalCost_isRejectedNamingTheReason() {
         // The solver takes integer costs; silently rounding one would change the problem the caller
         // asked for.
