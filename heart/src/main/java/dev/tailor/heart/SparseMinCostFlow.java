@@ -136,8 +136,9 @@ final class SparseMinCostFlow {
                         (int) Math.min(k, links), candidate);
                 continue;
             }
-            long[] potential = potentials(supply, demand, linkSource, linkSink, cost, candidate, flow);
-            int added = price(supply, demand, linkSource, linkSink, cost, active, candidate, potential);
+            // With every active link a candidate, OR-tools' optimum is the optimum: nothing to price.
+            int added = chosen == activeLinks ? 0 : price(supply, demand, linkSource, linkSink, cost, active,
+                    candidate, potentials(supply, demand, linkSource, linkSink, cost, candidate, flow));
             if (added == 0) {
                 for (int l = 0; l < links; l++) {
                     flowOut[l] = candidate[l] ? flow[l] : 0;
