@@ -30,8 +30,8 @@ import java.util.function.IntFunction;
  * group) pairs, cost = one-way delay. An exact 1-D 2-means (TwoMeans) splits their delays into a
  * fast and a slow cluster. If the slow cluster holds at most batchRemovalMaxFraction of the links it
  * is removed in one step, and if a max-flow check (super source → super sink) then falls short, its
- * links are reinstated fastest first until all demand is met (the paper's abstract; found by
- * bisection, since feasibility only grows as links return). Else its links are removed one at a
+ * links are reinstated fastest first until all demand is met (the paper's abstract; found by a
+ * search, since feasibility only grows as links return: see below). Else its links are removed one at a
  * time from the slowest, each removal checked by max-flow; a removal that leaves demand unmet is
  * restored and the filter goes on with the next link (our reading of "restore / keep the last
  * feasible set": the set stays feasible after every step).
