@@ -15,16 +15,22 @@ import java.util.Arrays;
 /*
  * Maintainer note. Links have no capacity of their own (link bandwidth is not HEART's concern), so
  * the max-flow network is super source → source i (capacity supply_i) → sink j over every active
- * link (capacity min(supply_i, demand_j), so never binding) → super sink (capacity demand_j); demand is met iff
- * the max-flow value equals the total. The slow-link filter asks this question many times with a
- * few links switched, so the OR-tools max-flow is built once and a switch only sets that arc's
- * capacity to 0 or back: one JNI call instead of rebuilding 10,000 arcs. Reading flows back costs a
- * JNI call per link, so callers read only the links they need (flowOf).
+ * link (capacity min(supply_i, demand_j), so never binding) → super sink (capacity demand_j); demand
+ * is met iff the max-flow value equals the total. The slow-link filter asks this question several
+ * times with a few links switched, so the OR-tools max-flow is built once, from the links active at
+ * the first query; a switch sets an arc's capacity (one JNI call), and a link switched on that was
+ * never in the network is added then. OR-tools rebuilds its graph on every solve, so arcs that stay
+ * off would cost every solve: the batch filter's slow cluster (most of which never returns) is left
+ * out. Reading flows back costs a JNI call per link, so callers read only the links they need.
+ * Most questions never reach that network: demandCarried first tries to prove feasibility on a
+ * subgraph (a flow on some links is a flow on all), and nodeShortfall proves infeasibility from
+ * single nodes (each is a cut) without a solver.
  *
  * The min-cost flow problem is the bipartite part alone with supplies +supply_i / −demand_j and
  * cost = link delay in whole microseconds (OR-tools takes integer costs; a microsecond is finer than
  * the delay probes HEART reads resolve, so a plan's mean delay is within 0.5 µs of the optimum for
- * the exact delays). The cost returned is Σ flow × the exact delay.
+ * the exact delays), solved by SparseMinCostFlow on a few candidate links per node and priced
+ * against the rest: optimal over every active link. The cost returned is Σ flow × the exact delay.
  */
 final class TransportNetwork implements AutoCloseable {
 
@@ -36,11 +42,21 @@ final class TransportNetwork implements AutoCloseable {
     private final int[] linkSource;
     private final int[] linkSink;
     private final double[] linkCostMillis;
+    private final long[] linkCostMicros;
     private final boolean[] active;
     private final int links;
     private final int total;
-    /** The native max-flow network, built on the first max-flow query; arc l = link l. */
+    /** Links ascending by (cost in µs, index), computed on first use. */
+    private int[] byCost;
+    /** The native max-flow network, built on the first max-flow query. */
     private MaxFlow maxFlow;
+    /** Arc of each link in {@link #maxFlow}, -1 while it has none. */
+    private int[] arcOf;
+    /** The active links {@link #canMeetAllDemandSolving} last found a min-cost flow for, or null. */
+    private boolean[] solvedFor;
+    /** That min-cost flow, per link, and how it was found. */
+    private double[] solvedFlow;
+    private SparseMinCostFlow.Result solved;
 
     /**
      * @param supply     units per source, each &gt; 0
@@ -48,10 +64,17 @@ final class TransportNetwork implements AutoCloseable {
      * @param linkSource source index of each link
      * @param linkSink   sink index of each link
      * @param linkCost   cost of each link (its delay in ms)
+     * @throws IllegalArgumentException when supplies and demands differ in total
      */
     TransportNetwork(int[] supply, int[] demand, int[] linkSource, int[] linkSink, double[] linkCost) {
-        long s = Arrays.stream(supply).asLongStream().sum();
-        long d = Arrays.stream(demand).asLongStream().sum();
+        long s = 0;
+        for (int v : supply) {
+            s += v;
+        }
+        long d = 0;
+        for (int v : demand) {
+            d += v;
+        }
         if (s != d) {
             throw new IllegalArgumentException("supply : " + s + " units (expected: equal to demand, " + d + " units)");
         }
@@ -62,6 +85,10 @@ final class TransportNetwork implements AutoCloseable {
         this.linkCostMillis = linkCost.clone();
         this.links = linkSource.length;
         this.total = (int) s;
+        this.linkCostMicros = new long[links];
+        for (int l = 0; l < links; l++) {
+            linkCostMicros[l] = (long) micros(linkCost[l]);
+        }
         this.active = new boolean[links];
         Arrays.fill(active, true);
     }
@@ -74,13 +101,88 @@ final class TransportNetwork implements AutoCloseable {
         return total;
     }
 
+    /** A link's cost as the solvers see it: its delay in whole microseconds (see {@link #micros}). */
+    long costMicros(int link) {
+        return linkCostMicros[link];
+    }
+
+    /**
+     * Every link once, ascending by cost in whole microseconds, ties in link order: the slow-link
+     * filter's order and the min-cost flow's candidate order. Computed once; do not modify.
+     */
+    int[] linksByCost() {
+        if (byCost == null) {
+            byCost = sortedByCost(linkCostMicros);
+        }
+        return byCost;
+    }
+
+    /**
+     * Indices 0..n-1 stably sorted by {@code micros} (whole numbers in [0, {@link #MAX_COST_MICROS}]),
+     * ties in index order. From 512 links a least-significant-digit radix sort, 11 bits a pass, as
+     * many passes as the largest value needs (two below 4.2 s): about four times faster than sorting
+     * (µs &lt;&lt; 32 | index) keys on 10,000 links, which it does below 512, with the same result.
+     */
+    static int[] sortedByCost(long[] micros) {
+        int n = micros.length;
+        if (n < 512) {
+            // Few links (the paper's 5 x 5): clearing the 2,048 counters would cost more than sorting.
+            long[] keys = new long[n];
+            for (int i = 0; i < n; i++) {
+                keys[i] = micros[i] << 32 | i;
+            }
+            Arrays.sort(keys);
+            int[] order = new int[n];
+            for (int k = 0; k < n; k++) {
+                order[k] = (int) keys[k];
+            }
+            return order;
+        }
+        int[] order = new int[n];
+        for (int i = 0; i < n; i++) {
+            order[i] = i;
+        }
+        long max = 0;
+        for (long m : micros) {
+            max = Math.max(max, m);
+        }
+        int[] other = new int[n];
+        int[] count = new int[1 << 11];
+        for (int shift = 0; shift == 0 || max >>> shift != 0; shift += 11) {
+            Arrays.fill(count, 0);
+            for (int i = 0; i < n; i++) {
+                count[(int) (micros[i] >>> shift) & 0x7ff]++;
+            }
+            for (int d = 0, at = 0; d < count.length; d++) {
+                int c = count[d];
+                count[d] = at;
+                at += c;
+            }
+            for (int i : order) {
+                other[count[(int) (micros[i] >>> shift) & 0x7ff]++] = i;
+            }
+            int[] t = order;
+            order = other;
+            other = t;
+        }
+        return order;
+    }
+
     void setActive(int link, boolean on) {
         if (active[link] != on) {
             active[link] = on;
             if (maxFlow != null) {
-                maxFlow.setArcCapacity(link, on ? bound(link) : 0);
+                if (arcOf[link] >= 0) {
+                    maxFlow.setArcCapacity(arcOf[link], on ? bound(link) : 0);
+                } else if (on) {
+                    addArc(link);
+                }
             }
         }
+    }
+
+    boolean isActive(int link) {
+        return active[link];
     }
 
     /**
@@ -91,22 +193,25 @@ final class TransportNetwork implements AutoCloseable {
      * @return the max-flow value in units; equal to {@link #totalUnits()} iff all demand is met
      */
     long maxFlow(double[] flowOut) {
+        int sources = supply.length;
+        int superSource = sources + demand.length;
         if (maxFlow == null) {
             OrTools.ensureLoaded();
-            int sources = supply.length;
-            int superSource = sources + demand.length;
             maxFlow = new MaxFlow();
-            for (int l = 0; l < links; l++) {
-                maxFlow.addArcWithCapacity(linkSource[l], sources + linkSink[l], active[l] ? bound(l) : 0);
-            }
             for (int i = 0; i < sources; i++) {
                 maxFlow.addArcWithCapacity(superSource, i, supply[i]);
             }
             for (int j = 0; j < demand.length; j++) {
                 maxFlow.addArcWithCapacity(sources + j, superSource + 1, demand[j]);
             }
+            arcOf = new int[links];
+            Arrays.fill(arcOf, -1);
+            for (int l = 0; l < links; l++) {
+                if (active[l]) {
+                    addArc(l);
+                }
+            }
         }
-        int superSource = supply.length + demand.length;
         MaxFlow.Status status = maxFlow.solve(superSource, superSource + 1);
         if (status != MaxFlow.Status.OPTIMAL) {
             throw new IllegalStateException("max-flow: " + status);
@@ -119,37 +224,184 @@ final class TransportNetwork implements AutoCloseable {
         return maxFlow.getOptimalFlow();
     }
 
+    private void addArc(int link) {
+        arcOf[link] = maxFlow.addArcWithCapacity(linkSource[link], supply.length + linkSink[link], bound(link));
+    }
+
     /** The flow the last {@link #maxFlow} sent over {@code link}. */
     double flowOf(int link) {
-        return maxFlow.getFlow(link);
+        return arcOf[link] < 0 ? 0 : maxFlow.getFlow(arcOf[link]);
     }
 
     /**
-     * Minimum-cost flow over the active links, meeting every supply and demand exactly.
+     * Whether the active links can carry all demand, and if not how much: the max-flow value over
+     * them, in units. Equal to {@link #totalUnits()} iff all demand can be met.
      *
-     * @param flowOut per link, its flow in units (inactive links: 0)
-     * @return the total cost, Σ flow × cost (the exact delays, not the solver's microseconds)
-     * @throws IllegalStateException when the active links cannot carry all demand
+     * <p>Asks OR-tools as little as it can. A flow that meets all demand on some of the active links
+     * proves that all of them can, so it tries, in order: the least-cost greedy flow (no solver at
+     * all), a max-flow over the min-cost flow's first candidates (a few links per node), and only then
+     * the max-flow over every active link, whose value it returns. Flows are not kept: use
+     * {@link #maxFlow} to read them.
      */
-    double minCostFlow(double[] flowOut) {
-        int sources = supply.length;
-        FlowNetwork network = new FlowNetwork(sources + demand.length);
-        for (int l = 0; l < links; l++) {
-            network.addArc(linkSource[l], sources + linkSink[l], 0, bound(l), micros(linkCostMillis[l]));
+    long demandCarried() {
+        boolean[] candidate = new boolean[links];
+        SparseMinCostFlow.Candidates first = SparseMinCostFlow.firstCandidates(supply, demand, linkSource,
+                linkSink, active, linksByCost(), SparseMinCostFlow.CANDIDATES_PER_NODE, candidate);
+        if (first.greedyMet()) {
+            return total;
         }
-        for (int i = 0; i < sources; i++) {
-            network.setSupply(i, supply[i]);
+        OrTools.ensureLoaded();
+        int sources = supply.length;
+        int superSource = sources + demand.length;
+        MaxFlow sparse = new MaxFlow();
+        try {
+            for (int i = 0; i < sources; i++) {
+                sparse.addArcWithCapacity(superSource, i, supply[i]);
+            }
+            for (int j = 0; j < demand.length; j++) {
+                sparse.addArcWithCapacity(sources + j, superSource + 1, demand[j]);
+            }
+            for (int l = 0; l < links; l++) {
+                if (candidate[l]) {
+                    sparse.addArcWithCapacity(linkSource[l], sources + linkSink[l], bound(l));
+                }
+            }
+            MaxFlow.Status status = sparse.solve(superSource, superSource + 1);
+            if (status != MaxFlow.Status.OPTIMAL) {
+                throw new IllegalStateException("max-flow: " + status);
+            }
+            if (sparse.getOptimalFlow() == total) {
+                return total;
+            }
+        } finally {
+            sparse.delete();
+        }
+        return maxFlow(null);
+    }
+
+    /**
+     * Whether the active links can carry all demand, answered by solving their min-cost flow: the
+     * solve either finds the optimal flow, which {@link #minCostFlow} then returns without solving
+     * again as long as the same links are active, or proves that no flow meets all demand. Costs a
+     * min-cost flow where {@link #demandCarried} costs a max-flow on a few links, so ask it where the
+     * answer is likely yes and final: the slow-link filter's first guess.
+     */
+    boolean canMeetAllDemandSolving() {
+        double[] flow = new double[links];
+        SparseMinCostFlow.Result result = SparseMinCostFlow.solveIfFeasible(supply, demand, linkSource, linkSink,
+                linkCostMicros, active, linksByCost(), SparseMinCostFlow.CANDIDATES_PER_NODE, flow);
+        if (result == null) {
+            return false;
+        }
+        solved = result;
+        solvedFlow = flow;
+        solvedFor = active.clone();
+        return true;
+    }
+
+    /**
+     * What single nodes say about the links {@code order[from..to)} of the slow-link filter's batch.
+     *
+     * @param fewest      the fewest of them that, switched on in that order, give every source active
+     *                    links to sinks whose demands sum to at least its supply, and every sink active
+     *                    links from sources whose supplies sum to at least its demand; fewer leave that
+     *                    node alone bounding a cut below the total, so max-flow cannot meet all demand
+     *                    and need not be asked. A lower bound only: sets of several nodes can fall short
+     *                    too
+     * @param shortNodes  nodes short with none of them switched on
+     * @param unmetAtLeast units of demand no flow can meet with none of them switched on: the larger of
+     *                    the sources' and the sinks' summed shortfalls (each is a cut)
+     */
+    record NodeShortfall(int fewest, int shortNodes, long unmetAtLeast) {
+    }
+
+    /**
+     * {@link NodeShortfall} of the links {@code order[from..to)}, which must all be inactive; none is
+     * switched. O(links).
+     */
+    NodeShortfall nodeShortfall(int[] order, int from, int to) {
+        long[] reachedDemand = new long[supply.length];
+        long[] reachedSupply = new long[demand.length];
+        for (int l = 0; l < links; l++) {
+            if (active[l]) {
+                reachedDemand[linkSource[l]] += demand[linkSink[l]];
+                reachedSupply[linkSink[l]] += supply[linkSource[l]];
+            }
+        }
+        int shortNodes = 0;
+        long sourcesShort = 0;
+        long sinksShort = 0;
+        for (int i = 0; i < supply.length; i++) {
+            if (reachedDemand[i] < supply[i]) {
+                shortNodes++;
+                sourcesShort += supply[i] - reachedDemand[i];
+            }
         }
         for (int j = 0; j < demand.length; j++) {
-            network.setSupply(sources + j, -demand[j]);
+            if (reachedSupply[j] < demand[j]) {
+                shortNodes++;
+                sinksShort += demand[j] - reachedSupply[j];
+            }
         }
-        FlowNetwork.MinCostFlow result = network.minCostFlow(active);
-        System.arraycopy(result.flow(), 0, flowOut, 0, links);
+        int fewest = 0;
+        for (int k = from, open = shortNodes; open > 0; k++) {
+            if (k == to) {
+                fewest = to - from + 1; // cannot happen when the full link set is feasible
+                break;
+            }
+            int l = order[k];
+            int i = linkSource[l];
+            int j = linkSink[l];
+            if (reachedDemand[i] < supply[i] && (reachedDemand[i] += demand[j]) >= supply[i]) {
+                open--;
+            }
+            if (reachedSupply[j] < demand[j] && (reachedSupply[j] += supply[i]) >= demand[j]) {
+                open--;
+            }
+            fewest = k - from + 1;
+        }
+        return new NodeShortfall(fewest, shortNodes, Math.max(sourcesShort, sinksShort));
+    }
+
+    /**
+     * What {@link #minCostFlow} computed.
+     *
+     * @param costMillis     Σ flow × the exact delay, in unit-milliseconds
+     * @param candidateLinks links the final OR-tools solve was given (the rest priced out)
+     * @param solves         OR-tools min-cost flow solves it took
+     */
+    record MinCostFlowResult(double costMillis, int candidateLinks, int solves) {
+    }
+
+    /**
+     * Minimum-cost flow over the active links, meeting every supply and demand exactly, with delays
+     * in whole microseconds as costs (see the note above).
+     *
+     * @param flowOut per link, its flow in units (inactive links: 0)
+     * @return the total cost in exact delays, and how it was found
+     * @throws IllegalStateException when the active links cannot carry all demand
+     */
+    MinCostFlowResult minCostFlow(double[] flowOut) {
+        return minCostFlow(flowOut, SparseMinCostFlow.CANDIDATES_PER_NODE);
+    }
+
+    /** {@link #minCostFlow(double[])} starting from {@code candidatesPerNode} candidates per node. */
+    MinCostFlowResult minCostFlow(double[] flowOut, int candidatesPerNode) {
+        SparseMinCostFlow.Result result;
+        if (candidatesPerNode == SparseMinCostFlow.CANDIDATES_PER_NODE && Arrays.equals(solvedFor, active)) {
+            result = solved;
+            System.arraycopy(solvedFlow, 0, flowOut, 0, links);
+        } else {
+            result = SparseMinCostFlow.solve(supply, demand, linkSource, linkSink, linkCostMicros, active,
+                    linksByCost(), candidatesPerNode, flowOut);
+        }
         double cost = 0;
         for (int l = 0; l < links; l++) {
-            cost += flowOut[l] * linkCostMillis[l];
+            if (flowOut[l] != 0) {
+                cost += flowOut[l] * linkCostMillis[l];
+            }
         }
-        return cost;
+        return new MinCostFlowResult(cost, result.candidateLinks(), result.solves());
     }
 
     /**

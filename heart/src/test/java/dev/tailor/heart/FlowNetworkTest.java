@@ -29,7 +29,7 @@ class FlowNetworkTest {
         TransportNetwork network = new TransportNetwork(new int[] {1_000_000}, demand, new int[] {0, 0, 0},
                 new int[] {0, 1, 2}, new double[] {0.3, 2.3, 0.2});
         double[] flow = new double[3];
-        double cost = network.minCostFlow(flow);
+        double cost = network.minCostFlow(flow).costMillis();
         assertThat(flow).containsExactly(207_671, 330_496, 461_833);
         assertThat(cost).isCloseTo(207_671 * 0.3 + 330_496 * 2.3 + 461_833 * 0.2, within(1e-6));
     }
@@ -66,7 +66,7 @@ class FlowNetworkTest {
                 return; // pruned too much: NTAM would have restored the link
             }
             double[] flow = new double[t.cost.length];
-            double cost = network.minCostFlow(flow);
+            double cost = network.minCostFlow(flow).costMillis();
 
             long[] out = new long[t.supply.length];
             long[] in = new long[t.demand.length];
@@ -79,9 +79,32 @@ class FlowNetworkTest {
             assertThat(in).containsExactly(Arrays.stream(t.demand).asLongStream().toArray());
 
             double[] tenths = Arrays.stream(t.cost).map(c -> Math.rint(c * 10)).toArray();
-            double exact = t.network(tenths).minCostFlow(new double[t.cost.length]) / 10;
+            double exact = t.network(tenths).minCostFlow(new double[t.cost.length]).costMillis() / 10;
             assertThat(cost).isCloseTo(exact, within(1e-9 * Math.max(1, exact)));
         });
+    }
+
+    @Test
+    void sortedByCost_randomCostsWithTies_ordersAsSortingCostThenIndexKeys() {
+        // The slow-link filter's order (and so which links it prunes) must not depend on the sort:
+        // ascending cost, ties in link order, for costs up to the 100 s cap (three radix passes).
+        qt().withExamples(300)
+                .forAll(integers().between(0, 3_000), integers().between(0, 2), integers().between(1, 1_000))
+                .checkAssert((n, scale, seed) -> {
+                    java.util.Random random = new java.util.Random(seed);
+                    long bound = new long[] {50, 60_000, (long) TransportNetwork.MAX_COST_MICROS + 1}[scale];
+                    long[] micros = new long[n];
+                    for (int i = 0; i < n; i++) {
+                        micros[i] = random.nextLong(bound);
+                    }
+                    long[] keys = new long[n];
+                    for (int i = 0; i < n; i++) {
+                        keys[i] = micros[i] << 32 | i;
+                    }
+                    Arrays.sort(keys);
+                    int[] expected = Arrays.stream(keys).mapToInt(k -> (int) k).toArray();
+                    assertThat(TransportNetwork.sortedByCost(micros)).containsExactly(expected);
+                });
     }
 
     @Test
