@@ -87,8 +87,10 @@ final class SimulationOutput {
             String run = r.scenario() + " " + r.network() + " " + r.cpuModel() + " " + fmt(r.rps()) + " RPS " + r.policy();
             if (r.requests() > 0 && r.unfinished() > 0.01 * r.requests()) {
                 warnings.add(String.format(Locale.ROOT, "%s: %d of %d measured requests (%.0f %%) were still in flight at"
-                        + " the end; they enter the percentiles at their age so far, a lower bound: run longer",
-                        run, r.unfinished(), r.requests(), 100.0 * r.unfinished() / r.requests()));
+                        + " the end; they enter the percentiles at their age so far, a lower bound%s",
+                        run, r.unfinished(), r.requests(), 100.0 * r.unfinished() / r.requests(),
+                        r.timeouts() > 0 ? " (the run is overloaded: its queues grow and " + r.timeouts()
+                                + " requests timed out)" : ": run longer"));
             }
             if (r.planning() != null && r.planning().rounds() == 0) {
                 warnings.add(run + ": the run ended before HEART's first round (30 s), so it routed by least-request"
