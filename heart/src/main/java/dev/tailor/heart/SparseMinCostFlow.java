@@ -26,8 +26,10 @@ import java.util.Locale;
  * sources + sinks − 1 links (a basic solution), nearly all of them among each node's cheapest few.
  *
  * How (column generation, in network-flow words pricing [1, §9.3; 2]).
- *   1. Candidates: every active link that is among the k cheapest active links of its source or
- *      among the k cheapest of its sink (ties in link order), k = candidatesPerNode.
+ *   1. Candidates: the links of the least-cost greedy flow (cheapest link first, as much as fits;
+ *      it meets all demand whenever every link is active, so the candidates then are feasible),
+ *      and every active link that is among the k cheapest active links of its source or among the
+ *      k cheapest of its sink (ties in link order), k = candidatesPerNode.
  *   2. OR-tools solves min-cost flow on the candidates. If they cannot carry all demand, k grows
  *      fourfold (at most to every active link) and step 2 repeats.
  *   3. Node potentials d from the residual graph of that flow: a candidate link with flow below its
@@ -155,8 +157,8 @@ final class SparseMinCostFlow {
      * {@code k} cheapest active links of every source and every sink.
      *
      * @param candidate receives the marks (links marked before stay marked)
-     * @return how many links are marked in all, and whether the greedy flow alone met all demand (a
-     *         proof that the active links can)
+     * @return how many links it marked that were not marked before, and whether the greedy flow
+     *         alone met all demand (a proof that the active links can)
      */
     static Candidates firstCandidates(int[] supply, int[] demand, int[] linkSource, int[] linkSink,
             boolean[] active, int[] linksByCost, int k, boolean[] candidate) {
@@ -167,7 +169,9 @@ final class SparseMinCostFlow {
     }
 
     /**
-     * @param marked    links marked as candidates
+     * What {@link #firstCandidates} marked.
+     *
+     * @param marked    links newly marked as candidates
      * @param greedyMet whether the greedy flow on them met all demand
      */
     record Candidates(int marked, boolean greedyMet) {

@@ -23,8 +23,10 @@ import java.util.Arrays;
  * off would cost every solve: the batch filter's slow cluster (most of which never returns) is left
  * out. Reading flows back costs a JNI call per link, so callers read only the links they need.
  * Most questions never reach that network: demandCarried first tries to prove feasibility on a
- * subgraph (a flow on some links is a flow on all), and nodeShortfall proves infeasibility from
- * single nodes (each is a cut) without a solver.
+ * subgraph (a flow on some links is a flow on all), nodeShortfall proves infeasibility from single
+ * nodes (each is a cut) without a solver, and canMeetAllDemandSolving answers by solving the
+ * min-cost flow itself, kept for minCostFlow while the same links stay active, so the filter's
+ * likeliest final link set is solved once.
  *
  * The min-cost flow problem is the bipartite part alone with supplies +supply_i / −demand_j and
  * cost = link delay in whole microseconds (OR-tools takes integer costs; a microsecond is finer than
