@@ -79,20 +79,13 @@ final class DemoCommand implements Callable<Integer> {
         if (!noReport) {
             report = SimulateCommand.checkReportDir(report, "--report");
         }
-        int workers = threads == null ? Runtime.getRuntime().availableProcessors() : threads;
-        if (workers < 1 || workers > 256) {
-            throw new CliException("--threads: " + workers + " (expected: 1 .. 256)");
-        }
+        int workers = SimulateCommand.workers(threads);
         List<ClusterSweep.Run> runs = new ArrayList<>();
         for (String name : List.of("paper-dag", "paper-pairwise")) {
             ClusterScenario base = SimulateCommand.load(name);
             for (ClusterScenario.CpuModel model : ClusterScenario.CpuModel.values()) {
-                ClusterScenario variant = base.with(null, model, warmupSeconds, durationSeconds, "A");
-                List<String> problems = variant.problems();
-                if (!problems.isEmpty()) {
-                    throw new CliException("invalid options: " + String.join("; ", problems)
-                            .replace("warmupSeconds", "--warmup-seconds").replace("durationSeconds", "--duration-seconds"));
-                }
+                ClusterScenario variant = SimulateCommand.variant(base, null, model, warmupSeconds, durationSeconds,
+                        "A");
                 for (double rps : List.of(100.0, 400.0)) {
                     for (String policy : ClusterSimulation.POLICIES) {
                         runs.add(new ClusterSweep.Run(variant, policy, rps));

@@ -107,10 +107,7 @@ final class SimulateCommand implements Callable<Integer> {
         }
         ClusterScenario base = load(scenario, err);
         List<ClusterSweep.Run> runs = plan(base);
-        int workers = threads == null ? Runtime.getRuntime().availableProcessors() : threads;
-        if (workers < 1 || workers > 256) {
-            throw new CliException("--threads: " + workers + " (expected: 1 .. 256)");
-        }
+        int workers = workers(threads);
         err.println("tailor: simulating " + runs.size() + " run" + (runs.size() == 1 ? "" : "s") + " of " + base.name()
                 + " (" + fmt(base.warmupSecondsOr(warmupSeconds)) + " s warm-up + " + fmt(base.durationSecondsOr(durationSeconds))
                 + " s measured each) on " + workers + " thread" + (workers == 1 ? "" : "s"));
@@ -216,12 +213,7 @@ final class SimulateCommand implements Callable<Integer> {
         List<ClusterSweep.Run> runs = new ArrayList<>();
         for (String network : networkNames) {
             for (ClusterScenario.CpuModel model : models) {
-                ClusterScenario variant = base.with(seed, model, warmupSeconds, durationSeconds, network);
-                List<String> problems = variant.problems();
-                if (!problems.isEmpty()) {
-                    throw new CliException("invalid options: " + String.join("; ", problems)
-                            .replace("warmupSeconds", "--warmup-seconds").replace("durationSeconds", "--duration-seconds"));
-                }
+                ClusterScenario variant = variant(base, seed, model, warmupSeconds, durationSeconds, network);
                 for (double r : rates) {
                     for (String policy : uniquePolicies) {
                         runs.add(new ClusterSweep.Run(variant, policy, r));
@@ -230,6 +222,27 @@ final class SimulateCommand implements Callable<Integer> {
             }
         }
         return runs;
+    }
+
+    /** {@code --threads}, or the number of processors; a {@link CliException} outside 1 .. 256. */
+    static int workers(Integer threads) {
+        int workers = threads == null ? Runtime.getRuntime().availableProcessors() : threads;
+        if (workers < 1 || workers > 256) {
+            throw new CliException("--threads: " + workers + " (expected: 1 .. 256)");
+        }
+        return workers;
+    }
+
+    /** {@code base} with the run's options, checked; problems are named by their options. */
+    static ClusterScenario variant(ClusterScenario base, Long seed, ClusterScenario.CpuModel model,
+            Double warmupSeconds, Double durationSeconds, String network) {
+        ClusterScenario variant = base.with(seed, model, warmupSeconds, durationSeconds, network);
+        List<String> problems = variant.problems();
+        if (!problems.isEmpty()) {
+            throw new CliException("invalid options: " + String.join("; ", problems)
+                    .replace("warmupSeconds", "--warmup-seconds").replace("durationSeconds", "--duration-seconds"));
+        }
+        return variant;
     }
 
     static List<RunResult> execute(List<ClusterSweep.Run> runs, int threads, PrintWriter err) {

@@ -21,7 +21,8 @@ import java.util.TreeMap;
  * Writes DestinationRules: compares the desired rules with the ones Tailor owns (label
  * {@value DestinationRules#MANAGED_BY_LABEL}={@value DestinationRules#MANAGED_BY}), then creates or
  * updates by server-side apply with the configured field manager (a new rule is created by POST;
- * the next apply, with {@code force}, takes its fields over) and deletes owned rules no plan wants any more. Idempotent: a rule whose labels and spec are unchanged is not written.
+ * the next apply, with {@code force}, takes its fields over) and deletes owned rules no plan wants
+ * any more. Idempotent: a rule whose labels and spec are unchanged is not written.
  */
 public final class Actuator {
 

@@ -20,7 +20,7 @@ import java.util.function.LongSupplier;
 
 /**
  * Runs {@link Controller} rounds continuously: a round every {@code roundSeconds}, a re-plan from
- * the last metrics within about a second when a pod leaves Ready, is deleted or becomes Ready
+ * the last metrics (after a 200 ms debounce) when a pod leaves Ready, is deleted or becomes Ready
  * (informers on the application's pods), and — with a lease — only while this replica leads, so
  * two replicas never both write.
  *

@@ -36,9 +36,4 @@ final class Proxy {
         active = new int[replicas];
         callsAnswered = new long[components];
     }
-
-    /** The caller's component name as HEART's snapshot names it. */
-    String callerName() {
-        return component == null ? ClusterModel.INGRESS : component.name;
-    }
 }
