@@ -44,11 +44,41 @@ public final class PrometheusServer implements AutoCloseable {
     }
 
     /**
+     * How to start: history to load before the server starts, and whether every query should come
+     * back with a warning.
+     *
+     * @param history         samples of the past in the OpenMetrics text format ({@code name{labels}
+     *                        value timestamp-in-seconds}, ending with {@code # EOF}), turned into
+     *                        TSDB blocks by {@code promtool tsdb create-blocks-from openmetrics} so
+     *                        queries at past instants see them at once; {@code null} for none
+     * @param failingRemoteRead configure a remote-read endpoint (served by the exporter) that always
+     *                        answers HTTP 503: Prometheus then answers every query from its local
+     *                        data with a warning about the failed remote read, its way of saying the
+     *                        answer may be partial
+     */
+    public record Options(String history, boolean failingRemoteRead) {
+
+        /** No history, no failing remote read. */
+        public static final Options DEFAULT = new Options(null, false);
+    }
+
+    /**
      * Starts the exporter and Prometheus and waits until Prometheus is ready.
      *
      * @param exposition the exporter's body (Prometheus text format 0.0.4), asked at every scrape
      */
     public static PrometheusServer start(Supplier<String> exposition) throws IOException, InterruptedException {
+        return start(exposition, Options.DEFAULT);
+    }
+
+    /**
+     * Starts the exporter and Prometheus with {@code options} and waits until Prometheus is ready.
+     *
+     * @param exposition the exporter's body (Prometheus text format 0.0.4), asked at every scrape
+     * @throws IllegalStateException when promtool rejects the history (its output attached)
+     */
+    public static PrometheusServer start(Supplier<String> exposition, Options options)
+            throws IOException, InterruptedException {
         Path binary = Tools.require("prometheus", "prometheus");
         HttpServer exporter = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
         exporter.createContext("/metrics", exchange -> {
@@ -59,9 +89,23 @@ public final class PrometheusServer implements AutoCloseable {
                 out.write(body);
             }
         });
+        exporter.createContext("/remote-read", exchange -> {
+            exchange.getRequestBody().readAllBytes();
+            byte[] body = "remote storage unavailable (test)".getBytes(StandardCharsets.UTF_8);
+            exchange.sendResponseHeaders(503, body.length);
+            try (OutputStream out = exchange.getResponseBody()) {
+                out.write(body);
+            }
+        });
         exporter.start();
         Path dir = Files.createTempDirectory("tailor-prometheus");
         int port = freePort();
+        String remoteRead = !options.failingRemoteRead() ? "" : """
+                remote_read:
+                  - url: http://127.0.0.1:%d/remote-read
+                    read_recent: true
+                    remote_timeout: 5s
+                """.formatted(exporter.getAddress().getPort());
         Files.writeString(dir.resolve("prometheus.yml"), """
                 global:
                   scrape_interval: 1s
@@ -71,7 +115,15 @@ public final class PrometheusServer implements AutoCloseable {
                     honor_labels: true
                     static_configs:
                       - targets: ['127.0.0.1:%d']
-                """.formatted(exporter.getAddress().getPort()));
+                """.formatted(exporter.getAddress().getPort()) + remoteRead);
+        if (options.history() != null) {
+            try {
+                backfill(options.history(), dir);
+            } catch (IOException | RuntimeException | InterruptedException e) {
+                exporter.stop(0);
+                throw e;
+            }
+        }
         Process process = new ProcessBuilder(binary.toString(),
                 "--config.file=" + dir.resolve("prometheus.yml"),
                 "--storage.tsdb.path=" + dir.resolve("data"),
@@ -157,6 +209,20 @@ public final class PrometheusServer implements AutoCloseable {
             files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         } catch (IOException ignored) {
             // a temporary directory; best effort
+        }
+    }
+
+    /** Writes {@code history} as TSDB blocks into {@code dir/data} with promtool. */
+    private static void backfill(String history, Path dir) throws IOException, InterruptedException {
+        Path promtool = Tools.require("promtool", "prometheus");
+        Path input = dir.resolve("history.om");
+        Files.writeString(input, history);
+        Process process = new ProcessBuilder(promtool.toString(), "tsdb", "create-blocks-from", "openmetrics",
+                "--quiet", input.toString(), dir.resolve("data").toString())
+                .redirectErrorStream(true).start();
+        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (process.waitFor() != 0) {
+            throw new IllegalStateException("promtool rejected the history: " + output);
         }
     }
 

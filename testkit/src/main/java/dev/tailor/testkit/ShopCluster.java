@@ -7,9 +7,13 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Function;
+import java.util.function.ToDoubleBiFunction;
 
 /**
  * A small Istio mesh for controller tests: nodes w1 (fast), w2, w3 (slow); components
@@ -76,45 +80,100 @@ public final class ShopCluster {
     /** The exposition (Prometheus text format) at {@code t} seconds of counters' life. */
     public static String exposition(double t) {
         StringBuilder text = new StringBuilder();
-        text.append("# TYPE container_cpu_usage_seconds_total counter\n");
-        for (String node : List.of("w1", "w2", "w3")) {
+        String family = "";
+        for (Map.Entry<String, Double> sample : samples(t, node -> CPU_PER_REQUEST.get(node) * RPS_PER_POD * t)
+                .entrySet()) {
+            String name = sample.getKey().substring(0, sample.getKey().indexOf('{'));
+            String next = name.endsWith("_bucket") ? name.substring(0, name.length() - "_bucket".length()) : name;
+            if (!next.equals(family)) {
+                family = next;
+                text.append("# TYPE ").append(family).append(name.endsWith("_bucket") ? " histogram\n" : " counter\n");
+            }
+            text.append(sample.getKey()).append(String.format(Locale.ROOT, " %.6f%n", sample.getValue()));
+        }
+        return text.toString();
+    }
+
+    /**
+     * The same series as {@link #exposition} over a stretch of the past, in the OpenMetrics text
+     * format with timestamps (for {@link PrometheusServer.Options#history()}), with a CPU cost per
+     * request that may change over time — a node slowing down.
+     *
+     * @param startEpochSeconds when the history starts; counters start there at 100 s of life
+     * @param seconds           its length
+     * @param stepSeconds       seconds between samples (a scrape interval)
+     * @param cpuPerRequest     (node, seconds since the start) → CPU seconds per request of an app
+     *                          container on that node
+     */
+    public static String history(long startEpochSeconds, int seconds, int stepSeconds,
+            ToDoubleBiFunction<String, Double> cpuPerRequest) {
+        Map<String, StringBuilder> bySeries = new LinkedHashMap<>();
+        Map<String, Double> cpuSeconds = new HashMap<>();
+        double life = 100;
+        for (String node : NODES) {
+            cpuSeconds.put(node, CPU_PER_REQUEST.get(node) * RPS_PER_POD * life);
+        }
+        for (int at = 0; at <= seconds; at += stepSeconds) {
+            if (at > 0) {
+                for (String node : NODES) {
+                    // The rate over the step just ended: what it was at the step's start.
+                    double rate = cpuPerRequest.applyAsDouble(node, (double) (at - stepSeconds)) * RPS_PER_POD;
+                    cpuSeconds.merge(node, rate * stepSeconds, Double::sum);
+                }
+            }
+            long timestamp = startEpochSeconds + at;
+            for (Map.Entry<String, Double> sample : samples(life + at, cpuSeconds::get).entrySet()) {
+                bySeries.computeIfAbsent(sample.getKey(), k -> new StringBuilder()).append(sample.getKey())
+                        .append(String.format(Locale.ROOT, " %.6f %d%n", sample.getValue(), timestamp));
+            }
+        }
+        StringBuilder text = new StringBuilder();
+        bySeries.values().forEach(text::append);
+        return text.append("# EOF\n").toString();
+    }
+
+    /**
+     * The series of the mesh at {@code t} seconds of counters' life, in exposition order: series
+     * (name and labels) → value.
+     *
+     * @param cpuSecondsOnNode node → the CPU-seconds counter of an app container there
+     */
+    private static Map<String, Double> samples(double t, Function<String, Double> cpuSecondsOnNode) {
+        Map<String, Double> samples = new LinkedHashMap<>();
+        for (String node : NODES) {
             for (String component : List.of("frontend", "cart")) {
-                text.append(String.format(Locale.ROOT, "container_cpu_usage_seconds_total{namespace=\"shop\",pod=\"%s-%s\","
-                        + "container=\"%s\"} %.6f%n", component, node, component, CPU_PER_REQUEST.get(node) * RPS_PER_POD * t));
+                samples.put(String.format(Locale.ROOT, "container_cpu_usage_seconds_total{namespace=\"shop\",pod=\"%s-%s\","
+                        + "container=\"%s\"}", component, node, component), cpuSecondsOnNode.apply(node));
                 // The sidecar's CPU must not count.
-                text.append(String.format(Locale.ROOT, "container_cpu_usage_seconds_total{namespace=\"shop\",pod=\"%s-%s\","
-                        + "container=\"istio-proxy\"} %.6f%n", component, node, 5 * t));
+                samples.put(String.format(Locale.ROOT, "container_cpu_usage_seconds_total{namespace=\"shop\",pod=\"%s-%s\","
+                        + "container=\"istio-proxy\"}", component, node), 5 * t);
             }
         }
-        text.append("# TYPE istio_requests_total counter\n");
-        for (String node : List.of("w1", "w2", "w3")) {
+        for (String node : NODES) {
             for (String component : List.of("frontend", "cart")) {
-                text.append(String.format(Locale.ROOT, "istio_requests_total{reporter=\"destination\",namespace=\"shop\","
-                        + "pod=\"%s-%s\"} %.3f%n", component, node, RPS_PER_POD * t));
+                samples.put(String.format(Locale.ROOT, "istio_requests_total{reporter=\"destination\",namespace=\"shop\","
+                        + "pod=\"%s-%s\"}", component, node), RPS_PER_POD * t);
             }
-            text.append(String.format(Locale.ROOT, "istio_requests_total{reporter=\"source\",namespace=\"istio-system\","
-                    + "pod=\"ingress-%s\",destination_workload=\"frontend\",destination_workload_namespace=\"shop\"} %.3f%n",
-                    node, RPS_PER_POD * t));
-            text.append(String.format(Locale.ROOT, "istio_requests_total{reporter=\"source\",namespace=\"shop\","
-                    + "pod=\"frontend-%s\",destination_workload=\"cart\",destination_workload_namespace=\"shop\"} %.3f%n",
-                    node, RPS_PER_POD * t));
+            samples.put(String.format(Locale.ROOT, "istio_requests_total{reporter=\"source\",namespace=\"istio-system\","
+                    + "pod=\"ingress-%s\",destination_workload=\"frontend\",destination_workload_namespace=\"shop\"}",
+                    node), RPS_PER_POD * t);
+            samples.put(String.format(Locale.ROOT, "istio_requests_total{reporter=\"source\",namespace=\"shop\","
+                    + "pod=\"frontend-%s\",destination_workload=\"cart\",destination_workload_namespace=\"shop\"}",
+                    node), RPS_PER_POD * t);
         }
-        text.append("# TYPE kubenurse_httpclient_request_duration_seconds histogram\n");
-        for (String from : List.of("w1", "w2", "w3")) {
-            for (String to : List.of("w1", "w2", "w3")) {
+        for (String from : NODES) {
+            for (String to : NODES) {
                 if (from.equals(to)) {
                     continue;
                 }
                 // Every probe between two nodes takes between 1 and 2 ms (in the le="0.002" bucket).
                 double probes = 2 * t;
                 for (String le : List.of("0.001", "0.002", "0.005", "+Inf")) {
-                    double count = le.equals("0.001") ? 0 : probes;
-                    text.append(String.format(Locale.ROOT, "kubenurse_httpclient_request_duration_seconds_bucket{node=\"%s\","
-                            + "type=\"path_%s\",le=\"%s\"} %.3f%n", from, to, le, count));
+                    samples.put(String.format(Locale.ROOT, "kubenurse_httpclient_request_duration_seconds_bucket{node=\"%s\","
+                            + "type=\"path_%s\",le=\"%s\"}", from, to, le), le.equals("0.001") ? 0 : probes);
                 }
             }
         }
-        return text.toString();
+        return samples;
     }
-
 }
