@@ -84,12 +84,7 @@ final class RunCommand implements Callable<Integer> {
         try {
             settings = config == null ? ControllerConfig.DEFAULTS : ConfigFiles.read(config);
             if (prometheusUrl != null) {
-                settings = new ControllerConfig(new ControllerConfig.Prometheus(prometheusUrl,
-                        settings.prometheus().timeoutSeconds(), settings.prometheus().windowSeconds(),
-                        settings.prometheus().delayWindowSeconds(), settings.prometheus().queries(),
-                        settings.prometheus().labels(), settings.prometheus().delayTargetPrefix(),
-                        settings.prometheus().delayOneWayFraction()), settings.kubernetes(), settings.roundSeconds(),
-                        settings.sameNodeDelayMillis());
+                settings = settings.withPrometheusUrl(prometheusUrl);
                 List<String> problems = settings.problems();
                 if (!problems.isEmpty()) {
                     throw new IllegalArgumentException("--prometheus: " + String.join("; ", problems));

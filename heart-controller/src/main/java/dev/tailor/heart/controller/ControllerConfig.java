@@ -16,10 +16,14 @@ import java.util.Map;
  * @param roundSeconds seconds between rounds (default 30, the paper's)
  * @param sameNodeDelayMillis one-way delay within a node when nothing measures it (default 0.05:
  *                     loopback through two sidecars; kubenurse does not probe its own node)
+ * @param maxShareMovePerRound the most the fraction of a caller node's calls to one callee node may
+ *                     change from one applied plan to the next, in (0, 1] (default 1: no cap; e.g.
+ *                     0.2 = 20 points per round). Nodes without a ready replica drop to 0 regardless.
+ *                     See {@link ShareMoveCap}.
  */
 @JsonIgnoreProperties(ignoreUnknown = false)
 public record ControllerConfig(Prometheus prometheus, Kubernetes kubernetes, Double roundSeconds,
-        Double sameNodeDelayMillis) {
+        Double sameNodeDelayMillis, Double maxShareMovePerRound) {
 
     /** Placeholder in queries for the rate window, e.g. {@code [${window}]} becomes {@code [30s]}. */
     public static final String WINDOW = "${window}";
@@ -144,10 +148,25 @@ public record ControllerConfig(Prometheus prometheus, Kubernetes kubernetes, Dou
         kubernetes = kubernetes == null ? new Kubernetes(null, null, null, null, null, null, null, null) : kubernetes;
         roundSeconds = roundSeconds == null ? 30.0 : roundSeconds;
         sameNodeDelayMillis = sameNodeDelayMillis == null ? 0.05 : sameNodeDelayMillis;
+        maxShareMovePerRound = maxShareMovePerRound == null ? 1.0 : maxShareMovePerRound;
+    }
+
+    /** Compatibility constructor without the share cap (no cap). */
+    public ControllerConfig(Prometheus prometheus, Kubernetes kubernetes, Double roundSeconds,
+            Double sameNodeDelayMillis) {
+        this(prometheus, kubernetes, roundSeconds, sameNodeDelayMillis, null);
     }
 
     /** All defaults. */
-    public static final ControllerConfig DEFAULTS = new ControllerConfig(null, null, null, null);
+    public static final ControllerConfig DEFAULTS = new ControllerConfig(null, null, null, null, null);
+
+    /** This configuration with another Prometheus URL (not validated; see {@link #problems()}). */
+    public ControllerConfig withPrometheusUrl(String url) {
+        Prometheus p = prometheus;
+        return new ControllerConfig(new Prometheus(url, p.timeoutSeconds(), p.windowSeconds(), p.delayWindowSeconds(),
+                p.queries(), p.labels(), p.delayTargetPrefix(), p.delayOneWayFraction()), kubernetes, roundSeconds,
+                sameNodeDelayMillis, maxShareMovePerRound);
+    }
 
     /** A query with its windows filled in. */
     public String query(String template) {
@@ -172,6 +191,9 @@ public record ControllerConfig(Prometheus prometheus, Kubernetes kubernetes, Dou
         range(problems, "prometheus.delayOneWayFraction", prometheus.delayOneWayFraction(), 0.01, 1);
         range(problems, "roundSeconds", roundSeconds, 1, 3600);
         range(problems, "sameNodeDelayMillis", sameNodeDelayMillis, 0, 3.6e6);
+        if (!(maxShareMovePerRound > 0 && maxShareMovePerRound <= 1)) {
+            problems.add("maxShareMovePerRound: " + maxShareMovePerRound + " (expected: 0 < value <= 1; 1 = no cap)");
+        }
         Map<String, String> queries = Map.of("cpuCores", prometheus.queries().cpuCores(),
                 "servedRequestsPerSecond", prometheus.queries().servedRequestsPerSecond(),
                 "callsPerSecond", prometheus.queries().callsPerSecond(),

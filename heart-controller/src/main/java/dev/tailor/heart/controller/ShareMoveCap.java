@@ -1,0 +1,184 @@
+package dev.tailor.heart.controller;
+
+import dev.tailor.heart.NodeRoute;
+import dev.tailor.heart.Replica;
+import dev.tailor.heart.Route;
+import dev.tailor.heart.Snapshot;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * The optional cap on how far a share may move in one round (issue 4, Safety; the paper has no
+ * such cap, so the rule is our reading): for every call edge and caller node, the fraction of that
+ * node's calls sent to each callee node moves by at most {@code maxMove} from the plan applied
+ * before, e.g. 0.2 = 20 percentage points.
+ *
+ * <p>Contract. Given the new plan's routes (target t) and the last applied routes (previous p), each
+ * {@code from} entry that also existed before becomes the point x closest to t (in the sense of
+ * one shift λ: x_i = clamp(t_i + λ, lo_i, hi_i)) with Σ x = 1 and lo_i = max(0, p_i − maxMove),
+ * hi_i = min(1, p_i + maxMove). Safety wins over the cap: a callee node without a ready replica
+ * gets lo = hi = 0, so no call goes to a pod that is gone. When that leaves less than the whole
+ * (Σ hi &lt; 1: most of the calls went to nodes that are gone), the entry takes the new plan
+ * unchanged and a note says so. Entries, edges and nodes with no previous value take the new plan.
+ * Per-replica fractions follow: a node's fraction split equally among its ready replicas of the
+ * callee, as NTAM splits within a group.
+ *
+ * <p>Pure and stateless; the caller keeps the last applied routes.
+ */
+/*
+ * Maintainer note. Why a shift λ and not a per-entry clamp and rescale: rescaling a clamped vector
+ * can push entries back past their bounds, and clamping again need not end. With one λ the sum
+ * Σ clamp(t_i + λ, lo_i, hi_i) is continuous and non-decreasing in λ, runs from Σ lo ≤ 1 to Σ hi ≥ 1,
+ * so bisection finds Σ = 1; the solution is the Euclidean projection of t onto the box ∩ simplex.
+ * The capped plan may load a slow node more than ATPM's share for a round or two; that is the
+ * trade the user asks for with the cap.
+ */
+final class ShareMoveCap {
+
+    /** Bisection steps: the bracket is 3 wide, 2^-60 of it is far below a weight's 1 %. */
+    private static final int BISECTION_STEPS = 60;
+
+    private ShareMoveCap() {
+    }
+
+    /**
+     * The capped routes.
+     *
+     * @param target   the new plan's routes
+     * @param previous the last applied routes (empty: nothing to cap)
+     * @param snapshot the snapshot of the new plan, for which replicas are ready where
+     * @param maxMove  the largest move of one fraction, in (0, 1]; 1 changes nothing
+     * @param notes    receives one line per entry the cap changed or could not apply
+     * @return routes in the order of {@code target}
+     */
+    static List<Route> apply(List<Route> target, List<Route> previous, Snapshot snapshot, double maxMove,
+            List<String> notes) {
+        if (!(maxMove > 0 && maxMove <= 1)) {
+            throw new IllegalArgumentException("maxShareMovePerRound: " + maxMove + " (expected: 0 < value <= 1)");
+        }
+        if (maxMove == 1 || previous.isEmpty()) {
+            return target;
+        }
+        Map<String, Route> before = new HashMap<>();
+        for (Route route : previous) {
+            before.put(route.caller() + "\u0000" + route.callee(), route);
+        }
+        Map<String, Map<String, List<String>>> readyByComponentAndNode = new HashMap<>();
+        for (Replica replica : snapshot.replicas()) {
+            if (replica.isReady()) {
+                readyByComponentAndNode.computeIfAbsent(replica.component(), c -> new TreeMap<>())
+                        .computeIfAbsent(replica.node(), n -> new ArrayList<>()).add(replica.pod());
+            }
+        }
+        List<Route> capped = new ArrayList<>(target.size());
+        for (Route route : target) {
+            Route old = before.get(route.caller() + "\u0000" + route.callee());
+            if (old == null) {
+                capped.add(route);
+                continue;
+            }
+            Map<String, NodeRoute> oldFrom = new HashMap<>();
+            for (NodeRoute entry : old.from()) {
+                oldFrom.put(entry.fromNode(), entry);
+            }
+            Map<String, List<String>> ready = readyByComponentAndNode.getOrDefault(route.callee(), Map.of());
+            List<NodeRoute> from = new ArrayList<>(route.from().size());
+            boolean changed = false;
+            for (NodeRoute entry : route.from()) {
+                NodeRoute was = oldFrom.get(entry.fromNode());
+                NodeRoute next = was == null ? entry : cap(route, entry, was, ready, maxMove, notes);
+                changed |= next != entry;
+                from.add(next);
+            }
+            capped.add(changed ? new Route(route.caller(), route.callee(), route.entryPoint(),
+                    route.requestsPerSecond(), from, route.prunedLinks(), route.meanDelayMillis(), route.explain())
+                    : route);
+        }
+        return capped;
+    }
+
+    private static NodeRoute cap(Route route, NodeRoute target, NodeRoute previous, Map<String, List<String>> ready,
+            double maxMove, List<String> notes) {
+        TreeSet<String> nodes = new TreeSet<>(target.toNodes().keySet());
+        nodes.addAll(previous.toNodes().keySet());
+        int n = nodes.size();
+        String[] name = nodes.toArray(String[]::new);
+        double[] t = new double[n];
+        double[] lo = new double[n];
+        double[] hi = new double[n];
+        double sumLo = 0;
+        double sumHi = 0;
+        boolean binds = false;
+        for (int i = 0; i < n; i++) {
+            t[i] = target.toNodes().getOrDefault(name[i], 0.0);
+            double p = previous.toNodes().getOrDefault(name[i], 0.0);
+            boolean alive = !ready.getOrDefault(name[i], List.of()).isEmpty();
+            lo[i] = alive ? Math.max(0, p - maxMove) : 0;
+            hi[i] = alive ? Math.min(1, p + maxMove) : 0;
+            sumLo += lo[i];
+            sumHi += hi[i];
+            binds |= t[i] < lo[i] || t[i] > hi[i];
+        }
+        if (!binds) {
+            return target;
+        }
+        String edge = route.caller() + " -> " + route.callee() + " from " + target.fromNode();
+        if (sumHi < 1 || sumLo > 1) {
+            notes.add(edge + ": the share cap cannot hold (most calls went to nodes without a ready replica"
+                    + " now); the new plan applies in full");
+            return target;
+        }
+        double low = -1.5;
+        double high = 1.5;
+        for (int step = 0; step < BISECTION_STEPS; step++) {
+            double mid = (low + high) / 2;
+            if (sum(t, lo, hi, mid) < 1) {
+                low = mid;
+            } else {
+                high = mid;
+            }
+        }
+        double[] x = new double[n];
+        double total = 0;
+        for (int i = 0; i < n; i++) {
+            x[i] = clamp(t[i] + high, lo[i], hi[i]);
+            total += x[i];
+        }
+        Map<String, Double> toNodes = new TreeMap<>();
+        Map<String, Double> toReplicas = new TreeMap<>();
+        StringBuilder moved = new StringBuilder();
+        for (int i = 0; i < n; i++) {
+            double fraction = x[i] / total;   // total is 1 to within 2^-60; make it exact
+            if (fraction <= 0) {
+                continue;
+            }
+            toNodes.put(name[i], fraction);
+            List<String> pods = ready.get(name[i]);
+            for (String pod : pods) {
+                toReplicas.put(pod, fraction / pods.size());
+            }
+            if (Math.abs(fraction - t[i]) > 1e-9) {
+                moved.append(String.format(Locale.ROOT, " %s %.3f (plan %.3f)", name[i], fraction, t[i]));
+            }
+        }
+        notes.add(edge + ": share moves capped at " + maxMove + ":" + moved);
+        return new NodeRoute(target.fromNode(), target.supplyRequestsPerSecond(), toNodes, toReplicas);
+    }
+
+    private static double sum(double[] t, double[] lo, double[] hi, double shift) {
+        double sum = 0;
+        for (int i = 0; i < t.length; i++) {
+            sum += clamp(t[i] + shift, lo[i], hi[i]);
+        }
+        return sum;
+    }
+
+    private static double clamp(double value, double lo, double hi) {
+        return Math.max(lo, Math.min(hi, value));
+    }
+}
