@@ -16,6 +16,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.BooleanSupplier;
 
 /**
  * Writes DestinationRules: compares the desired rules with the ones Tailor owns (label
@@ -98,11 +99,39 @@ public final class Actuator {
 
     /** Carries out {@code changes} (creates and updates by server-side apply, then deletes). */
     public void apply(List<Change> changes, List<ObjectNode> desired) {
+        apply(changes, desired, () -> true);
+    }
+
+    /**
+     * Thrown by {@link #apply(List, List, BooleanSupplier)} when the guard said stop before a write;
+     * the writes before it were made.
+     */
+    public static final class WriteStopped extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        WriteStopped(int written, int pending) {
+            super("stopped after " + written + " of " + (written + pending) + " writes: this replica no longer leads");
+        }
+    }
+
+    /**
+     * Carries out {@code changes}, asking {@code mayWrite} before each write, so a replica that lost
+     * its lease mid-round stops writing at once (the lease can still lapse between the check and
+     * the write; the window is one API call, not a round).
+     *
+     * @throws WriteStopped when {@code mayWrite} answered false
+     */
+    public void apply(List<Change> changes, List<ObjectNode> desired, BooleanSupplier mayWrite) {
+        int pending = (int) changes.stream().filter(c -> c.action() != Action.UNCHANGED).count();
+        int written = 0;
         Map<String, ObjectNode> byKey = new LinkedHashMap<>();
         for (ObjectNode rule : desired) {
             byKey.put(rule.at("/metadata/namespace").asText() + "/" + rule.at("/metadata/name").asText(), rule);
         }
         for (Change change : changes) {
+            if (change.action() != Action.UNCHANGED && !mayWrite.getAsBoolean()) {
+                throw new WriteStopped(written, pending - written);
+            }
             switch (change.action()) {
                 case CREATE -> {
                     // POST, not server-side apply: same result on a real API server, and the mock
@@ -124,6 +153,9 @@ public final class Actuator {
                         .withName(change.name()).delete();
                 case UNCHANGED -> {
                 }
+            }
+            if (change.action() != Action.UNCHANGED) {
+                written++;
             }
         }
     }

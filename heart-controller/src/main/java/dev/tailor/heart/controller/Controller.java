@@ -7,6 +7,7 @@ import dev.tailor.heart.HeartConfig;
 import dev.tailor.heart.InvalidSnapshotException;
 import dev.tailor.heart.Plan;
 import dev.tailor.heart.Replica;
+import dev.tailor.heart.Route;
 import dev.tailor.heart.Snapshot;
 import dev.tailor.heart.controller.PrometheusClient.PrometheusException;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -18,6 +19,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 
 /**
@@ -34,7 +36,7 @@ public final class Controller {
     /** Why a round changed nothing; also the {@code reason} label of the failure counter. */
     public enum FailureReason {
         PROMETHEUS_UNREACHABLE, PROMETHEUS_QUERY, PROMETHEUS_BAD_RESPONSE, COMPONENT_WITHOUT_METRICS,
-        INVALID_SNAPSHOT, KUBERNETES_READ, KUBERNETES_WRITE, NO_PODS
+        INVALID_SNAPSHOT, KUBERNETES_READ, KUBERNETES_WRITE, NO_PODS, LOST_LEADERSHIP
     }
 
     /**
@@ -45,13 +47,15 @@ public final class Controller {
      * @param message       the failure's detail, or {@code null}
      * @param plan          the plan, or {@code null} on failure
      * @param snapshot      the snapshot planned from, or {@code null} when none was built
+     * @param routes        the routes the rules carry: the plan's, after the share cap
+     *                      ({@link ControllerConfig#maxShareMovePerRound()}); empty on failure
      * @param desired       the rules the plan wants, or empty on failure
      * @param changes       the rule changes (carried out unless dry run)
      * @param notes         what was left out or assumed this round
      * @param planningNanos wall-clock planning time (0 when no clock was given)
      */
     public record Round(boolean applied, FailureReason failure, String message, Plan plan, Snapshot snapshot,
-            List<ObjectNode> desired, List<Actuator.Change> changes, List<String> notes, long planningNanos) {
+            List<Route> routes, List<ObjectNode> desired, List<Actuator.Change> changes, List<String> notes, long planningNanos) {
     }
 
     private final ControllerConfig config;
@@ -65,6 +69,9 @@ public final class Controller {
     /** The last successful round's metrics and the state it started from, for re-plans. */
     private MetricsReader.Metrics lastMetrics;
     private AtpmState stateBeforeLastRound = AtpmState.EMPTY;
+    /** The routes of the last applied plan (after the share cap), for the next round's cap. */
+    private List<Route> lastRoutes = List.of();
+    private volatile BooleanSupplier mayWrite = () -> true;
 
     /**
      * @param state     the state of the previous round (e.g. {@link StateStore#load()}), or
@@ -82,6 +89,14 @@ public final class Controller {
         this.state = state == null ? AtpmState.EMPTY : state;
         this.store = store;
         this.nanoClock = nanoClock == null ? () -> 0L : nanoClock;
+    }
+
+    /**
+     * Asked before every write of a round (e.g. "does this replica still hold the lease?"); when it
+     * says no, the round stops writing and fails with {@link FailureReason#LOST_LEADERSHIP}.
+     */
+    public void writeGuard(BooleanSupplier guard) {
+        this.mayWrite = guard == null ? () -> true : guard;
     }
 
     /** The ATPM state after the last successful round. */
@@ -167,10 +182,14 @@ public final class Controller {
             return failed(FailureReason.INVALID_SNAPSHOT, String.join("; ", e.problems()), snapshot, assembled.notes());
         }
         long planningNanos = nanoClock.getAsLong() - started;
+        List<String> notes = new ArrayList<>(assembled.notes());
+        notes.addAll(plan.allocation().notes());
+        List<Route> routes = ShareMoveCap.apply(plan.allocation().routes(), lastRoutes, snapshot,
+                config.maxShareMovePerRound(), notes);
         List<ObjectNode> desired;
         List<Actuator.Change> changes;
         try {
-            desired = DestinationRules.of(plan.allocation().routes(), snapshot, options(view));
+            desired = DestinationRules.of(routes, snapshot, options(view));
         } catch (IllegalArgumentException e) {
             return failed(FailureReason.INVALID_SNAPSHOT, e.getMessage(), snapshot, assembled.notes());
         }
@@ -180,17 +199,18 @@ public final class Controller {
             return failed(FailureReason.KUBERNETES_READ, "cannot list DestinationRules: " + detail(e), snapshot,
                     assembled.notes());
         }
-        List<String> notes = new ArrayList<>(assembled.notes());
-        notes.addAll(plan.allocation().notes());
         if (!dryRun) {
             try {
-                actuator.apply(changes, desired);
+                actuator.apply(changes, desired, mayWrite);
+            } catch (Actuator.WriteStopped e) {
+                return failed(FailureReason.LOST_LEADERSHIP, e.getMessage(), snapshot, notes);
             } catch (KubernetesClientException e) {
                 return failed(FailureReason.KUBERNETES_WRITE, "cannot write DestinationRules: " + detail(e),
                         snapshot, notes);
             }
         }
         state = plan.state();
+        lastRoutes = routes;
         if (!dryRun && store != null) {
             try {
                 store.save(state);
@@ -198,7 +218,7 @@ public final class Controller {
                 notes.add("the ATPM state was not saved (" + detail(e) + "): a restart would start every group over");
             }
         }
-        return new Round(!dryRun, null, null, plan, snapshot, desired, changes, notes, planningNanos);
+        return new Round(!dryRun, null, null, plan, snapshot, routes, desired, changes, notes, planningNanos);
     }
 
     /** fabric8's message names the operation; the cause says what went wrong. */
@@ -212,7 +232,7 @@ public final class Controller {
     }
 
     private Round failed(FailureReason reason, String message, Snapshot snapshot, List<String> notes) {
-        return new Round(false, reason, message, null, snapshot, List.of(), List.of(), notes, 0);
+        return new Round(false, reason, message, null, snapshot, List.of(), List.of(), List.of(), notes, 0);
     }
 
     /** Components none of whose ready replicas has both CPU and requests. */

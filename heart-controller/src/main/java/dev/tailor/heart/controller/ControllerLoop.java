@@ -63,6 +63,9 @@ public final class ControllerLoop implements AutoCloseable {
     private volatile long lastLoopMillis;
     private volatile long rounds;
     private volatile long replans;
+    /** When the first pod event not yet re-planned arrived (epoch ms), or -1. */
+    private volatile long eventMillis = -1;
+    private volatile long lastReplanDelayMillis = -1;
 
     public ControllerLoop(Controller controller, ControllerMetrics metrics, KubernetesClient client,
             ControllerConfig config, Options options, Consumer<Controller.Round> reporter, LongSupplier epochMillis) {
@@ -74,6 +77,7 @@ public final class ControllerLoop implements AutoCloseable {
         this.reporter = reporter;
         this.epochMillis = epochMillis;
         this.lastLoopMillis = epochMillis.getAsLong();
+        controller.writeGuard(() -> leading && running);
     }
 
     /** Starts leader election, the informers and the loop thread. */
@@ -141,6 +145,15 @@ public final class ControllerLoop implements AutoCloseable {
         return replans;
     }
 
+    /**
+     * Milliseconds from the first pod event of the last re-plan to its end (rules written, or the
+     * re-plan's failure), or -1 before the first re-plan. Also observed as
+     * {@code tailor_heart_replan_delay_seconds}.
+     */
+    public long lastReplanDelayMillis() {
+        return lastReplanDelayMillis;
+    }
+
     private static boolean ready(Pod pod) {
         return pod.getMetadata().getDeletionTimestamp() == null && pod.getStatus() != null
                 && pod.getStatus().getConditions() != null && pod.getStatus().getConditions().stream()
@@ -149,6 +162,9 @@ public final class ControllerLoop implements AutoCloseable {
 
     private void changed() {
         synchronized (monitor) {
+            if (eventMillis < 0) {
+                eventMillis = epochMillis.getAsLong();
+            }
             dirty = true;
             monitor.notifyAll();
         }
@@ -182,16 +198,28 @@ public final class ControllerLoop implements AutoCloseable {
                     now = epochMillis.getAsLong();
                     doRound = leading && now >= nextRound;
                     doReplan = leading && !doRound && dirty;
-                    if (doRound || doReplan) {
+                    if (doRound) {
+                        dirty = false;
+                        eventMillis = -1;   // a full round covers the events too
+                    } else if (doReplan) {
                         dirty = false;
                     }
                 }
                 if (doReplan) {
                     Thread.sleep(DEBOUNCE_MILLIS);   // let a burst of pod events settle into one re-plan
-                    dirty = false;
+                    long since;
+                    synchronized (monitor) {
+                        dirty = false;
+                        since = eventMillis;
+                        eventMillis = -1;
+                    }
                     Controller.Round round = controller.replan(options.dryRun());
                     if (round != null && leading) {
                         replans++;
+                        if (since >= 0) {
+                            lastReplanDelayMillis = epochMillis.getAsLong() - since;
+                            metrics.recordReplanDelay(lastReplanDelayMillis / 1000.0);
+                        }
                         metrics.record(round);
                         reporter.accept(round);
                     }
@@ -209,7 +237,7 @@ public final class ControllerLoop implements AutoCloseable {
             } catch (RuntimeException e) {
                 // A bug or an unexpected client error must not stop the controller: say it, go on.
                 reporter.accept(new Controller.Round(false, Controller.FailureReason.KUBERNETES_READ,
-                        "unexpected: " + e, null, null, List.of(), List.of(), List.of(), 0));
+                        "unexpected: " + e, null, null, List.of(), List.of(), List.of(), List.of(), 0));
             }
         }
     }

@@ -23,7 +23,9 @@ import java.util.function.LongSupplier;
  *   <li>{@code tailor_heart_links_pruned} — links the slow-link filter pruned in the last plan;</li>
  *   <li>{@code tailor_heart_rule_writes_total{action}} — DestinationRules created, updated, deleted;</li>
  *   <li>{@code tailor_heart_last_applied_plan_age_seconds} — seconds since rules were last applied
- *       successfully (absent before the first).</li>
+ *       successfully (absent before the first);</li>
+ *   <li>{@code tailor_heart_replan_delay_seconds} — from a pod event (left Ready, deleted, became
+ *       Ready) to the end of the re-plan it triggered, debounce included (histogram).</li>
  * </ul>
  * Thread-safe.
  */
@@ -35,6 +37,7 @@ public final class ControllerMetrics {
     private final Histogram planning;
     private final Gauge linksPruned;
     private final Counter ruleWrites;
+    private final Histogram replanDelay;
     private final LongSupplier epochMillis;
     private volatile long lastAppliedMillis = -1;
     private volatile boolean ready;
@@ -54,6 +57,9 @@ public final class ControllerMetrics {
                 .help("Links the slow-link filter pruned in the last plan").register(registry);
         ruleWrites = Counter.builder().name("tailor_heart_rule_writes_total")
                 .help("DestinationRules written, by action").labelNames("action").register(registry);
+        replanDelay = Histogram.builder().name("tailor_heart_replan_delay_seconds")
+                .help("From a pod event to the end of the re-plan it triggered")
+                .classicOnly().classicUpperBounds(0.25, 0.5, 1, 2, 5, 10).register(registry);
         GaugeWithCallback.builder().name("tailor_heart_last_applied_plan_age_seconds")
                 .help("Seconds since DestinationRules were last applied successfully")
                 .callback(callback -> {
@@ -82,6 +88,11 @@ public final class ControllerMetrics {
             }
             lastAppliedMillis = epochMillis.getAsLong();
         }
+    }
+
+    /** Records how long a re-plan took from its first pod event, in seconds. */
+    public void recordReplanDelay(double seconds) {
+        replanDelay.observe(seconds);
     }
 
     /** Whether a round has planned successfully (the {@code /readyz} condition). */

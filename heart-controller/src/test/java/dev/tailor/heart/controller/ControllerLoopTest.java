@@ -87,6 +87,9 @@ class ControllerLoopTest {
                             : r.snapshot().replicas().stream().filter(x -> !x.isReady()).toList())).toList()).isTrue();
             assertThat(loop.rounds()).isEqualTo(1);
             assertThat(loop.replans()).isPositive();
+            // Measured, not asserted against a bound (timings belong in reports): event to rules.
+            System.out.println("re-plan delay (pod event -> rules written): " + loop.lastReplanDelayMillis() + " ms");
+            assertThat(loop.lastReplanDelayMillis()).isGreaterThanOrEqualTo(ControllerLoop.DEBOUNCE_MILLIS);
             assertThat(rounds).allSatisfy(r -> assertThat(r.failure()).as(String.valueOf(r.message())).isNull());
         }
     }

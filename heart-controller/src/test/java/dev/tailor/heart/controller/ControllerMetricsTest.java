@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 class ControllerMetricsTest {
 
     private static Controller.Round failed(Controller.FailureReason reason) {
-        return new Controller.Round(false, reason, "test", null, null, List.of(), List.of(), List.of(), 0);
+        return new Controller.Round(false, reason, "test", null, null, List.of(), List.of(), List.of(), List.of(), 0);
     }
 
     @Test

@@ -8,6 +8,7 @@ import dev.tailor.testkit.PrometheusServer;
 import dev.tailor.testkit.ShopCluster;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
@@ -19,6 +20,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * Rounds of the controller against a real Prometheus (scraping a test exporter with realistic
@@ -65,7 +68,11 @@ class ControllerRoundTest {
     }
 
     private static Controller controller() {
-        return new Controller(config(prometheus.url().toString()), HeartConfig.DEFAULTS.withParallel(false),
+        return controller(config(prometheus.url().toString()));
+    }
+
+    private static Controller controller(ControllerConfig config) {
+        return new Controller(config, HeartConfig.DEFAULTS.withParallel(false),
                 new PrometheusClient(prometheus.url(), Duration.ofSeconds(5)), client, AtpmState.EMPTY,
                 new StateStore(client, "tailor-system/tailor-heart-state"), System::nanoTime);
     }
@@ -205,5 +212,122 @@ class ControllerRoundTest {
         GenericKubernetesResource cartRule = rules().stream()
                 .filter(r -> r.getMetadata().getName().endsWith("to-cart")).findFirst().orElseThrow();
         assertThat(cartRule.toString()).doesNotContain("eu/eu-a/w3=");
+    }
+
+    /** The default CPU query, for variations of it. */
+    private static final String CPU = new ControllerConfig.Queries(null, null, null, null).cpuCores();
+
+    private static ControllerConfig withCpuQuery(String cpuQuery) {
+        return new ControllerConfig(new ControllerConfig.Prometheus(prometheus.url().toString(), 5.0, 5.0, 5.0,
+                new ControllerConfig.Queries(cpuQuery, null, null, null), null, null, null),
+                new ControllerConfig.Kubernetes(List.of("shop"), null, null, null, null, ""), null, null);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+        "NaN    | (%s) * 0 / 0",
+        "+Inf   | (%s) / 0",
+        "-Inf   | -(%s) / 0",
+        "empty  | sum by (namespace, pod) (rate(no_such_metric_total[${window}]))"})
+    void round_cpuWithoutData_keepsTheLastRules_andCountsIt(String what, String query) {
+        controller().round(Instant.now(), false);
+        List<GenericKubernetesResource> before = rules();
+        ControllerMetrics metrics = new ControllerMetrics(() -> 0);
+
+        Controller.Round round = controller(withCpuQuery(query.formatted(CPU))).round(Instant.now(), false);
+        metrics.record(round);
+
+        assertThat(round.failure()).as(round.message()).isEqualTo(Controller.FailureReason.COMPONENT_WITHOUT_METRICS);
+        assertThat(round.notes()).as("the notes say why").anySatisfy(n -> assertThat(n).containsAnyOf(
+                "no data, not zero", "empty answer"));
+        assertThat(rules()).isEqualTo(before);
+        assertThat(metrics.scrape()).contains(
+                "tailor_heart_round_failures_total{reason=\"component_without_metrics\"} 1.0");
+    }
+
+    @Test
+    void round_onePodInfinite_isNoDataForThatPod_notZero() {
+        String query = "(" + CPU + " unless on(pod) label_replace(vector(1), \"pod\", \"cart-w3\", \"\", \"\"))"
+                + " or (sum by (namespace, pod) (rate(container_cpu_usage_seconds_total{pod=\"cart-w3\","
+                + " container=\"cart\"}[${window}])) / 0)";
+
+        Controller.Round round = controller(withCpuQuery(query)).round(Instant.now(), false);
+
+        assertThat(round.failure()).as(round.message()).isNull();
+        assertThat(round.notes()).anySatisfy(n -> assertThat(n).contains("shop/cart-w3").contains("Infinity")
+                .contains("no data, not zero"));
+        assertThat(round.snapshot().replicas()).filteredOn(r -> r.pod().equals("cart-w3"))
+                .singleElement().satisfies(r -> assertThat(r.cpuCores()).isNull());
+        assertThat(round.snapshot().replicas()).filteredOn(r -> r.pod().equals("cart-w2"))
+                .singleElement().satisfies(r -> assertThat(r.cpuCores()).isPositive());
+    }
+
+    @Test
+    void round_applyConflict_keepsTheStateAndTheOldRule_andTheNextRoundWrites() {
+        Controller controller = controller();
+        controller.round(Instant.now(), false);
+        String cartRule = DestinationRules.name("frontend", "cart");
+        GenericKubernetesResource before = client.genericKubernetesResources(Actuator.DESTINATION_RULE)
+                .inNamespace("shop").withName(cartRule).get();
+        // cart-w3 leaves Ready, so the next plan changes the frontend -> cart rule; the API server
+        // answers its write (a server-side apply, a PATCH) with 409 Conflict once.
+        Pod leaving = client.pods().inNamespace("shop").withName("cart-w3").get();
+        leaving.getStatus().getConditions().get(0).setStatus("False");
+        client.pods().inNamespace("shop").resource(leaving).updateStatus();
+        server.expect().patch().withPath("/apis/networking.istio.io/v1/namespaces/shop/destinationrules/" + cartRule
+                + "?fieldManager=tailor-heart&force=true").andReturn(409, new StatusBuilder().withCode(409)
+                .withReason("Conflict").withMessage("Apply failed with 1 conflict: conflict with \"kubectl\"").build())
+                .once();
+        ControllerMetrics metrics = new ControllerMetrics(() -> 0);
+
+        Controller.Round conflicted = controller.round(Instant.now(), false);
+        metrics.record(conflicted);
+
+        assertThat(conflicted.failure()).as(conflicted.message()).isEqualTo(Controller.FailureReason.KUBERNETES_WRITE);
+        assertThat(conflicted.message()).contains("409").contains("conflict");
+        assertThat(controller.state().rounds()).isEqualTo(1);
+        assertThat(metrics.scrape()).contains("tailor_heart_round_failures_total{reason=\"kubernetes_write\"} 1.0");
+        assertThat(client.genericKubernetesResources(Actuator.DESTINATION_RULE).inNamespace("shop").withName(cartRule)
+                .get().get("spec").toString()).isEqualTo(before.get("spec").toString()).contains("eu/eu-a/w3=");
+
+        Controller.Round next = controller.round(Instant.now(), false);
+        assertThat(next.failure()).as(next.message()).isNull();
+        assertThat(controller.state().rounds()).isEqualTo(2);
+        assertThat(client.genericKubernetesResources(Actuator.DESTINATION_RULE).inNamespace("shop").withName(cartRule)
+                .get().get("spec").toString()).doesNotContain("eu/eu-a/w3=");
+    }
+
+    @Test
+    void round_ruleEditedByHand_isRestored_andTheDiffShowsTheEdit() {
+        Controller controller = controller();
+        controller.round(Instant.now(), false);
+        String cartRule = DestinationRules.name("frontend", "cart");
+        GenericKubernetesResource edited = client.genericKubernetesResources(Actuator.DESTINATION_RULE)
+                .inNamespace("shop").withName(cartRule).get();
+        Map<String, Object> loadBalancer = edited.get("spec", "trafficPolicy", "loadBalancer");
+        loadBalancer.put("simple", "ROUND_ROBIN");
+        client.genericKubernetesResources(Actuator.DESTINATION_RULE).inNamespace("shop").resource(edited).update();
+
+        Controller.Round round = controller.round(Instant.now(), true);
+        assertThat(round.changes()).filteredOn(c -> c.name().equals(cartRule)).singleElement().satisfies(c -> {
+            assertThat(c.action()).isEqualTo(Actuator.Action.UPDATE);
+            assertThat(Actuator.diff(c)).contains("-       simple: ROUND_ROBIN", "+       simple: LEAST_REQUEST");
+        });
+        controller.round(Instant.now(), false);
+        assertThat(client.genericKubernetesResources(Actuator.DESTINATION_RULE).inNamespace("shop").withName(cartRule)
+                .get().<Object>get("spec", "trafficPolicy", "loadBalancer", "simple")).isEqualTo("LEAST_REQUEST");
+    }
+
+    @Test
+    void round_leadershipLostBeforeTheWrites_writesNothing() {
+        Controller controller = controller();
+        controller.writeGuard(() -> false);
+
+        Controller.Round round = controller.round(Instant.now(), false);
+
+        assertThat(round.failure()).isEqualTo(Controller.FailureReason.LOST_LEADERSHIP);
+        assertThat(round.message()).contains("stopped after 0 of 2 writes");
+        assertThat(rules()).isEmpty();
+        assertThat(controller.state()).isEqualTo(AtpmState.EMPTY);
     }
 }
