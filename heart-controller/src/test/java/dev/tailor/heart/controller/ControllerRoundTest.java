@@ -179,11 +179,15 @@ class ControllerRoundTest {
                 new PrometheusClient(java.net.URI.create("http://127.0.0.1:1"), Duration.ofSeconds(2)), client,
                 AtpmState.EMPTY, null, null);
 
+        List<GenericKubernetesResource> before = rules();
+        ControllerMetrics metrics = new ControllerMetrics(() -> 0);
         Controller.Round round = down.round(Instant.now(), false);
+        metrics.record(round);
 
         assertThat(round.failure()).isEqualTo(Controller.FailureReason.PROMETHEUS_UNREACHABLE);
         assertThat(round.applied()).isFalse();
-        assertThat(rules()).hasSize(2);
+        assertThat(rules()).hasSize(2).isEqualTo(before);
+        assertThat(metrics.scrape()).contains("tailor_heart_round_failures_total{reason=\"prometheus_unreachable\"} 1.0");
     }
 
     @Test
