@@ -21,7 +21,8 @@ import java.util.regex.Pattern;
  *       {@code time_ms dev offset_bytes size_bytes rw};</li>
  *   <li>{@link Format#TENCENT_REPLAY} (Tencent CBS replayed excerpt, 1.5): comma-separated
  *       {@code ts_ms,latency_us,io_type,size_bytes,offset_bytes,submit_ts_ms,size_bytes_replayed},
- *       io_type 1 = read; {@code latency_us} is the device latency measured in the replay.</li>
+ *       io_type 1 = read; {@code latency_us} is the device latency measured in the replay, from
+ *       {@code submit_ts_ms}, the replay's actual submission time.</li>
  * </ul>
  * No header in any of them. Requests are put in arrival order (a stable sort: the Tencent replay
  * has two lines stamped a second earlier than the batch around them; {@link #reordered()} counts
@@ -66,9 +67,16 @@ public final class BlockTrace {
      * @param write              true for a write
      * @param deviceLatencyNanos the latency recorded for it (Tencent replay only), ns, or -1 when the
      *                           trace records none
+     * @param submitNanos        when the replay submitted it (Tencent replay only), ns since the
+     *                           trace's first arrival, or -1
      */
     public record Request(long arrivalNanos, long offsetBytes, int lengthBytes, boolean write,
-            long deviceLatencyNanos) {
+            long deviceLatencyNanos, long submitNanos) {
+
+        /** A request of a trace that records no latency. */
+        public Request(long arrivalNanos, long offsetBytes, int lengthBytes, boolean write) {
+            this(arrivalNanos, offsetBytes, lengthBytes, write, -1, -1);
+        }
     }
 
     private final Path file;
@@ -92,6 +100,7 @@ public final class BlockTrace {
         CsvReader.requireRegularFile(file, "a block I/O trace, " + format + " " + format.columns());
         List<Request> requests = new ArrayList<>();
         List<Double> arrivalMillis = new ArrayList<>();
+        List<Double> submitMillis = new ArrayList<>();
         int reordered = 0;
         try (BufferedReader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
             long lineNumber = 0;
@@ -112,13 +121,13 @@ public final class BlockTrace {
                 double millis = f.millis(0);
                 requests.add(switch (format) {
                     case MSN_SECTORS -> new Request(0, f.whole(2, 0) * SECTOR_BYTES,
-                            size(f, 3, f.whole(3, 1) * SECTOR_BYTES), f.readFlag(4) == 0, -1);
-                    case MSR_BYTES -> new Request(0, f.whole(2, 0), size(f, 3, f.whole(3, 1)), f.readFlag(4) == 0,
-                            -1);
+                            size(f, 3, f.whole(3, 1) * SECTOR_BYTES), f.readFlag(4) == 0);
+                    case MSR_BYTES -> new Request(0, f.whole(2, 0), size(f, 3, f.whole(3, 1)), f.readFlag(4) == 0);
                     case TENCENT_REPLAY -> new Request(0, f.whole(4, 0), size(f, 3, f.whole(3, 1)),
-                            f.readFlag(2) == 0, Math.round(f.millis(1) * 1_000));
+                            f.readFlag(2) == 0, Math.round(f.millis(1) * 1_000), 0);
                 });
                 arrivalMillis.add(millis);
+                submitMillis.add(format == Format.TENCENT_REPLAY ? f.millis(5) : Double.NaN);
                 if (millis < lastMillis) {
                     reordered++;
                 } else {
@@ -138,8 +147,10 @@ public final class BlockTrace {
         List<Request> sorted = new ArrayList<>(order.length);
         for (int i : order) {
             Request r = requests.get(i);
+            double submitted = submitMillis.get(i);
             sorted.add(new Request(Math.round((arrivalMillis.get(i) - firstMillis) * 1e6), r.offsetBytes(),
-                    r.lengthBytes(), r.write(), r.deviceLatencyNanos()));
+                    r.lengthBytes(), r.write(), r.deviceLatencyNanos(),
+                    Double.isNaN(submitted) ? -1 : Math.round((submitted - firstMillis) * 1e6)));
         }
         return new BlockTrace(file, format, sorted, reordered);
     }

@@ -43,7 +43,7 @@ class BlockTraceTest {
         assertThat(trace.requests().stream().filter(r -> r.lengthBytes() == 65536).count()).isEqualTo(13_648);
         assertThat(trace.reordered()).isZero();
         // The first line: 0.000 5 174224064 16 1 (sectors).
-        assertThat(trace.requests().get(0)).isEqualTo(new Request(0, 174_224_064L * 512, 8192, false, -1));
+        assertThat(trace.requests().get(0)).isEqualTo(new Request(0, 174_224_064L * 512, 8192, false));
         assertThat(trace.requestsPerSecond()).isBetween(1_000.0, 1_100.0);
     }
 
@@ -57,7 +57,7 @@ class BlockTraceTest {
         assertThat(rw.durationNanos()).isEqualTo(242_904_693_000L);
         assertThat(rand.requests().stream().filter(Request::write).count()).isEqualTo(1_684);
         assertThat(rand.durationNanos()).isEqualTo(1_017_077_000L);
-        assertThat(rand.requests().get(0)).isEqualTo(new Request(0, 11_562_803_200L, 4096, false, -1));
+        assertThat(rand.requests().get(0)).isEqualTo(new Request(0, 11_562_803_200L, 4096, false));
     }
 
     @Test
@@ -68,7 +68,7 @@ class BlockTraceTest {
         assertThat(trace.requests().stream().filter(Request::write).count()).isEqualTo(8_964);
         assertThat(trace.durationNanos()).isEqualTo(54_000_000_000L);
         // The first line: 0.000,134,1,4096,42242048,0.100,4096.
-        assertThat(trace.requests().get(0)).isEqualTo(new Request(0, 42_242_048L, 4096, false, 134_000));
+        assertThat(trace.requests().get(0)).isEqualTo(new Request(0, 42_242_048L, 4096, false, 134_000, 100_000));
         assertThat(trace.requests()).allSatisfy(r -> assertThat(r.deviceLatencyNanos()).isPositive());
         // Two lines are stamped 12000 ms inside the 13000 ms batch; they move ahead of it.
         assertThat(trace.reordered()).isEqualTo(2);
@@ -90,8 +90,8 @@ class BlockTraceTest {
     void timesAreRelativeToTheFirstRequest_blankLinesSkipped() throws IOException {
         BlockTrace trace = BlockTrace.read(write("10.5 0 0 4096 1\n\n10.5 0 4096 512 0\n12.000 0 8192 4096 1\n"),
                 Format.MSR_BYTES);
-        assertThat(trace.requests()).containsExactly(new Request(0, 0, 4096, false, -1),
-                new Request(0, 4096, 512, true, -1), new Request(1_500_000, 8192, 4096, false, -1));
+        assertThat(trace.requests()).containsExactly(new Request(0, 0, 4096, false),
+                new Request(0, 4096, 512, true), new Request(1_500_000, 8192, 4096, false));
     }
 
     @Test
