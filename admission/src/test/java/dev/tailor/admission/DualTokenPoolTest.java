@@ -223,7 +223,10 @@ class DualTokenPoolTest {
         }
     }
 
-    /** {kind, amount}: 0 steady draw, 1 hot draw, 2 partial draw, 3 boundary with r = amount/1000, 4 window, 5 deficit. */
+    /**
+     * {kind, amount}: 0 steady draw, 1 hot draw, 2 partial draw, 3 boundary with r = amount / 1000,
+     * 4 borrow window, 5 deficit.
+     */
     private static Gen<int[]> operations() {
         return integers().between(0, 5).zip(integers().between(0, 6_000), (kind, amount) -> new int[] {kind,
             kind == 3 ? amount % 1_001 : Math.max(kind == 4 ? 0 : 1, amount)})

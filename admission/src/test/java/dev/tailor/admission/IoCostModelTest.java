@@ -49,6 +49,7 @@ class IoCostModelTest {
         assertThatThrownBy(() -> new IoCostModel(1, 1, 1, -0.5)).hasMessageStartingWith("writeCostUnitsPerByte : -0.5");
         assertThatThrownBy(() -> IoCostModel.DEFAULT.costUnits(IoKind.READ, -1))
                 .hasMessage("bytes : -1 (expected: >= 0)");
-        assertThatThrownBy(() -> IoCostModel.DEFAULT.costUnits(null, 1)).hasMessage("kind : null (expected: READ or WRITE)");
+        assertThatThrownBy(() -> IoCostModel.DEFAULT.costUnits(null, 1))
+                .hasMessage("kind : null (expected: READ or WRITE)");
     }
 }

@@ -114,7 +114,8 @@ class SegmentMapTest {
         assertThatThrownBy(() -> map.span(0, 0, 0)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("lengthBytes : 0 (expected: 1 .. 1073741824, the bytes from offsetBytes 0 to the end "
                         + "of disk \"a\")");
-        assertThatThrownBy(() -> map.span(0, GIB - 10, 11)).hasMessageStartingWith("lengthBytes : 11 (expected: 1 .. 10");
+        assertThatThrownBy(() -> map.span(0, GIB - 10, 11))
+                .hasMessageStartingWith("lengthBytes : 11 (expected: 1 .. 10");
         assertThatThrownBy(() -> map.span(0, 10, Long.MAX_VALUE)).hasMessageStartingWith("lengthBytes : "
                 + Long.MAX_VALUE);
         assertThatThrownBy(() -> map.span(1, 0, 1)).hasMessage("disk : 1 (expected: 0 .. 0)");
@@ -128,8 +129,10 @@ class SegmentMapTest {
                 .hasMessage("segmentSizeBytes : 3145729 (expected: a multiple of blockSizeBytes, 1048576)");
         assertThatThrownBy(() -> new SegmentMap(a, 100, 200))
                 .hasMessage("segmentSizeBytes : 100 (expected: 200 .. 9223372036854775807)");
-        assertThatThrownBy(() -> new SegmentMap(a, MIB, 0)).hasMessageStartingWith("blockSizeBytes : 0 (expected: 1 ..");
-        assertThatThrownBy(() -> new SegmentMap(List.of(), MIB, MIB)).hasMessage("disks : [] (expected: at least one disk)");
+        assertThatThrownBy(() -> new SegmentMap(a, MIB, 0))
+                .hasMessageStartingWith("blockSizeBytes : 0 (expected: 1 ..");
+        assertThatThrownBy(() -> new SegmentMap(List.of(), MIB, MIB))
+                .hasMessage("disks : [] (expected: at least one disk)");
         assertThatThrownBy(() -> new SegmentMap(List.of(VirtualDisk.of("a", 1), VirtualDisk.of("a", 2)), MIB, MIB))
                 .hasMessageContaining("\"a\" appears twice");
         assertThatThrownBy(() -> new SegmentMap(List.of(VirtualDisk.of("a", Long.MAX_VALUE)), MIB, MIB))
