@@ -185,8 +185,9 @@ final class DualTokenPool {
     }
 
     /**
-     * Whether the running interval may borrow if demand exceeds the pools: the previous interval had
-     * no deficit, there is no debt, and nothing waits (the controller checks the last).
+     * Whether the running interval may borrow if demand exceeds the pools: neither the previous nor
+     * the running interval is in deficit (the controller marks the running one when requests still
+     * wait after the boundary's queue service), and there is no debt.
      */
     boolean mayOpenBorrowWindow() {
         return !previousDeficit && !deficit && debt == 0;

@@ -44,6 +44,9 @@ package dev.tailor.admission;
  */
 final class SegmentClassifier {
 
+    /** Most ring slots (segments × W) one classifier keeps: 2²⁶ longs, 512 MiB. */
+    static final long MAX_RING_SLOTS = 1L << 26;
+
     private final int windowIntervals;
     private final int recoveryWindows;
     private final double[] thresholdCostUnits;
@@ -72,10 +75,15 @@ final class SegmentClassifier {
             Checks.requireRange("thresholdCostUnits[" + s + "]", thresholdCostUnits[s], 0, Double.MAX_VALUE);
         }
         int n = thresholdCostUnits.length;
+        if ((long) n * windowIntervals > MAX_RING_SLOTS) {
+            throw new IllegalArgumentException("windowIntervals : " + windowIntervals + " (expected: at most "
+                    + MAX_RING_SLOTS / Math.max(1, n) + " for " + n + " segments: the classifier keeps W costs per "
+                    + "segment, at most " + MAX_RING_SLOTS + " in all)");
+        }
         this.windowIntervals = windowIntervals;
         this.recoveryWindows = recoveryWindows;
         this.thresholdCostUnits = thresholdCostUnits.clone();
-        this.ring = new long[Math.multiplyExact(n, windowIntervals)];
+        this.ring = new long[n * windowIntervals];
         this.windowSum = new long[n];
         this.current = new long[n];
         this.hot = new boolean[n];

@@ -95,6 +95,14 @@ class SegmentClassifierTest {
     }
 
     @Test
+    void constructor_windowTooLongForSoManySegments_rejectedNamingTheField() {
+        // 2^20 segments × W = 100 would be 800 MiB of ring: a clear error, not an OutOfMemoryError.
+        assertThatThrownBy(() -> new SegmentClassifier(100, 50, new double[1 << 20]))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("windowIntervals : 100 (expected: at most 64 for 1048576 segments");
+    }
+
+    @Test
     void skipIdleIntervals_onlyWhenNothingIsActive() {
         SegmentClassifier c = defaults(1);
         c.skipIdleIntervals(1_000_000_007L);
