@@ -14,6 +14,9 @@ class IoCostModelTest {
         assertThat(IoCostModel.DEFAULT.costUnits(IoKind.READ, 4096)).isEqualTo(117_399);
         // 1 MiB write: 36,006 + 2.3370 × 1,048,576 = 2,486,528.11 -> 2,486,529.
         assertThat(IoCostModel.DEFAULT.costUnits(IoKind.WRITE, 1 << 20)).isEqualTo(2_486_529);
+        // The other two cells of docs/admission.md's table.
+        assertThat(IoCostModel.DEFAULT.costUnits(IoKind.READ, 1 << 20)).isEqualTo(2_254_927);
+        assertThat(IoCostModel.DEFAULT.costUnits(IoKind.WRITE, 4096)).isEqualTo(45_579);
         // No bytes: the base cost alone.
         assertThat(IoCostModel.DEFAULT.costUnits(IoKind.WRITE, 0)).isEqualTo(36_006);
     }
