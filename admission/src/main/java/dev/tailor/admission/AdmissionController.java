@@ -59,6 +59,18 @@ import org.HdrHistogram.Recorder;
  * once (idle ones in O(1), so an hour of silence costs no more than one interval). Time that goes
  * backwards is ignored. Times compare by difference, as {@link System#nanoTime()} requires.
  */
+/*
+ * Maintainer note. One lock, not gRPC's immutable-picker split: every admission decision mutates
+ * shared state (the pools and the classifier windows), so there is no read-only hot path to publish
+ * a snapshot to. The lock is held for a few dozen instructions on the common path (one segment, no
+ * allocation besides the ticket and its outcome record); a request spanning several blocks computes
+ * its span and part costs before taking it. Completions, which come from I/O threads, stay off the
+ * lock entirely: latencies go to an HdrHistogram Recorder (wait-free writers, one interval reader
+ * under the lock) and costs and drop counts to LongAdders. Reading the recorder and the adders is
+ * not one atomic step, so a completion racing a boundary may land in adjacent windows; the headroom
+ * model is a statistical estimate and tolerates that. Whether the lock keeps a decision within the
+ * cost of Bucket4j's tryConsume is for the JMH benchmark of issue 5 to measure.
+ */
 public final class AdmissionController {
 
     private final AdmissionConfig config;
