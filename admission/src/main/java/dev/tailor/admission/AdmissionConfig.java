@@ -1,0 +1,199 @@
+package dev.tailor.admission;
+
+/**
+ * Every constant of one admission controller, with the defaults of DESIGN.md (Storage admission)
+ * where it gives them and ours where it does not. Immutable; build variants with the {@code with*}
+ * methods. The constructor checks every field and names it, its value and the expected range on
+ * error. Only the reserve fraction can change while a controller runs
+ * ({@link AdmissionController#setReserveFraction}).
+ *
+ * @param intervalNanos              Δ, the admission interval in ns, {@code 1,000 .. 60·10⁹}
+ *                                   (default 10 ms, DESIGN.md)
+ * @param capacityCostUnitsPerSecond what the backend behind this proxy serves, in cost units
+ *                                   ({@link IoCostModel}) per second; the budget per interval is
+ *                                   {@code C = floor(capacity × Δ ÷ 10⁹)}, which must lie in
+ *                                   {@code 1 .. 2⁵⁰} (default 10⁹: one device kept busy, our choice;
+ *                                   set it from the backend)
+ * @param segmentSizeBytes           bytes per segment, a multiple of the block size (default 32 GiB,
+ *                                   DESIGN.md)
+ * @param blockSizeBytes             bytes per logical block, {@code >= 1} (default 1 MiB, DESIGN.md)
+ * @param reserveFraction            r, the share of C reserved for steady segments, in [0, 1]
+ *                                   (default 0.2, DESIGN.md). At 1 there is no main pool: hot
+ *                                   segments wait until they calm down, and debt is never repaid
+ * @param windowIntervals            W, intervals per classifier window, {@code 1 .. 10,000}
+ *                                   (default 10, DESIGN.md)
+ * @param recoveryWindows            R, consecutive calm windows before a hot segment is steady again,
+ *                                   {@code 1 .. 1,000,000} (default 50, DESIGN.md)
+ * @param hotThresholdRatio          a segment is hot when its window's cost exceeds this multiple of
+ *                                   its baseline, in (0, 10⁶] (default 1: the baseline itself,
+ *                                   DESIGN.md)
+ * @param queueCapacityPerSegment    requests that may wait per segment before further ones are
+ *                                   refused, {@code 0 .. 1,000,000} (default 64, our choice; 0 refuses
+ *                                   whatever cannot be admitted at once)
+ * @param queueQuantumFraction       the most one round-robin visit gives a waiting request, as a
+ *                                   fraction of C, in (0, 1] (default 1/16, our choice); a request
+ *                                   costing more collects its cost over several visits
+ * @param costModel                  prices a request (default {@link IoCostModel#DEFAULT})
+ * @param headroom                   the headroom model's constants (default
+ *                                   {@link HeadroomConfig#DEFAULTS})
+ * @param borrowing                  whether bursts may borrow headroom (default on; off is the
+ *                                   no-borrow ablation)
+ * @param repayment                  whether borrowed cost becomes debt repaid from later budgets
+ *                                   (default on; off is the no-repay ablation)
+ */
+public record AdmissionConfig(
+        long intervalNanos,
+        double capacityCostUnitsPerSecond,
+        long segmentSizeBytes,
+        long blockSizeBytes,
+        double reserveFraction,
+        int windowIntervals,
+        int recoveryWindows,
+        double hotThresholdRatio,
+        int queueCapacityPerSegment,
+        double queueQuantumFraction,
+        IoCostModel costModel,
+        HeadroomConfig headroom,
+        boolean borrowing,
+        boolean repayment) {
+
+    /** Shortest interval, 1 µs. */
+    public static final long MIN_INTERVAL_NANOS = 1_000;
+    /** Longest interval, 60 s. */
+    public static final long MAX_INTERVAL_NANOS = 60_000_000_000L;
+    /**
+     * Largest budget per interval, 2⁵⁰ cost units: pool sums (budget plus borrowing up to 100 budgets)
+     * stay far from overflowing a long.
+     */
+    public static final long MAX_BUDGET_COST_UNITS = 1L << 50;
+    /** Largest W. */
+    public static final int MAX_WINDOW_INTERVALS = 10_000;
+    /** Largest R. */
+    public static final int MAX_RECOVERY_WINDOWS = 1_000_000;
+    /** Largest queue per segment. */
+    public static final int MAX_QUEUE_CAPACITY = 1_000_000;
+
+    /** The defaults (see the parameters). */
+    public static final AdmissionConfig DEFAULTS = new AdmissionConfig(
+            10_000_000L, 1e9, SegmentMap.DEFAULT_SEGMENT_SIZE_BYTES, SegmentMap.DEFAULT_BLOCK_SIZE_BYTES,
+            0.2, 10, 50, 1.0, 64, 1.0 / 16, IoCostModel.DEFAULT, HeadroomConfig.DEFAULTS, true, true);
+
+    /**
+     * @throws IllegalArgumentException naming the field, its value and the expected range when a
+     *                                  value is NaN, infinite, null or out of range, or the budget per
+     *                                  interval falls outside {@code 1 .. 2⁵⁰}
+     */
+    public AdmissionConfig {
+        Checks.requireRange("intervalNanos", intervalNanos, MIN_INTERVAL_NANOS, MAX_INTERVAL_NANOS);
+        Checks.requireAboveAtMost("capacityCostUnitsPerSecond", capacityCostUnitsPerSecond, 0, Double.MAX_VALUE);
+        double budget = Math.floor(capacityCostUnitsPerSecond * intervalNanos / 1e9);
+        if (!(budget >= 1 && budget <= MAX_BUDGET_COST_UNITS)) {
+            throw new IllegalArgumentException("capacityCostUnitsPerSecond : " + capacityCostUnitsPerSecond
+                    + " (expected: a budget per interval of 1 .. 2^50 cost units, i.e. "
+                    + (1e9 / intervalNanos) + " .. " + (MAX_BUDGET_COST_UNITS * 1e9 / intervalNanos)
+                    + " at intervalNanos " + intervalNanos + "; it gives " + budget + ")");
+        }
+        Checks.requireRange("blockSizeBytes", blockSizeBytes, 1, Long.MAX_VALUE);
+        Checks.requireRange("segmentSizeBytes", segmentSizeBytes, blockSizeBytes, Long.MAX_VALUE);
+        if (segmentSizeBytes % blockSizeBytes != 0) {
+            throw new IllegalArgumentException("segmentSizeBytes : " + segmentSizeBytes
+                    + " (expected: a multiple of blockSizeBytes, " + blockSizeBytes + ")");
+        }
+        Checks.requireRange("reserveFraction", reserveFraction, 0, 1);
+        Checks.requireRange("windowIntervals", windowIntervals, 1, MAX_WINDOW_INTERVALS);
+        Checks.requireRange("recoveryWindows", recoveryWindows, 1, MAX_RECOVERY_WINDOWS);
+        Checks.requireAboveAtMost("hotThresholdRatio", hotThresholdRatio, 0, 1e6);
+        Checks.requireRange("queueCapacityPerSegment", queueCapacityPerSegment, 0, MAX_QUEUE_CAPACITY);
+        Checks.requireAboveAtMost("queueQuantumFraction", queueQuantumFraction, 0, 1);
+        Checks.requireNonNull("costModel", costModel, "an IoCostModel, e.g. IoCostModel.DEFAULT");
+        Checks.requireNonNull("headroom", headroom, "a HeadroomConfig, e.g. HeadroomConfig.DEFAULTS");
+    }
+
+    /** C, the budget per interval in cost units: {@code floor(capacity × Δ ÷ 10⁹)}. */
+    public long budgetCostUnits() {
+        return (long) Math.floor(capacityCostUnitsPerSecond * intervalNanos / 1e9);
+    }
+
+    /** The most one round-robin visit gives a waiting request: {@code max(1, floor(fraction × C))}. */
+    public long queueQuantumCostUnits() {
+        return Math.max(1, (long) Math.floor(queueQuantumFraction * budgetCostUnits()));
+    }
+
+    public AdmissionConfig withIntervalNanos(long value) {
+        return new AdmissionConfig(value, capacityCostUnitsPerSecond, segmentSizeBytes, blockSizeBytes,
+                reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
+                queueQuantumFraction, costModel, headroom, borrowing, repayment);
+    }
+
+    public AdmissionConfig withCapacityCostUnitsPerSecond(double value) {
+        return new AdmissionConfig(intervalNanos, value, segmentSizeBytes, blockSizeBytes,
+                reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
+                queueQuantumFraction, costModel, headroom, borrowing, repayment);
+    }
+
+    public AdmissionConfig withSegmentAndBlockSizeBytes(long segmentBytes, long blockBytes) {
+        return new AdmissionConfig(intervalNanos, capacityCostUnitsPerSecond, segmentBytes, blockBytes,
+                reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
+                queueQuantumFraction, costModel, headroom, borrowing, repayment);
+    }
+
+    public AdmissionConfig withReserveFraction(double value) {
+        return new AdmissionConfig(intervalNanos, capacityCostUnitsPerSecond, segmentSizeBytes, blockSizeBytes,
+                value, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
+                queueQuantumFraction, costModel, headroom, borrowing, repayment);
+    }
+
+    public AdmissionConfig withWindowIntervals(int value) {
+        return new AdmissionConfig(intervalNanos, capacityCostUnitsPerSecond, segmentSizeBytes, blockSizeBytes,
+                reserveFraction, value, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
+                queueQuantumFraction, costModel, headroom, borrowing, repayment);
+    }
+
+    public AdmissionConfig withRecoveryWindows(int value) {
+        return new AdmissionConfig(intervalNanos, capacityCostUnitsPerSecond, segmentSizeBytes, blockSizeBytes,
+                reserveFraction, windowIntervals, value, hotThresholdRatio, queueCapacityPerSegment,
+                queueQuantumFraction, costModel, headroom, borrowing, repayment);
+    }
+
+    public AdmissionConfig withHotThresholdRatio(double value) {
+        return new AdmissionConfig(intervalNanos, capacityCostUnitsPerSecond, segmentSizeBytes, blockSizeBytes,
+                reserveFraction, windowIntervals, recoveryWindows, value, queueCapacityPerSegment,
+                queueQuantumFraction, costModel, headroom, borrowing, repayment);
+    }
+
+    public AdmissionConfig withQueueCapacityPerSegment(int value) {
+        return new AdmissionConfig(intervalNanos, capacityCostUnitsPerSecond, segmentSizeBytes, blockSizeBytes,
+                reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, value,
+                queueQuantumFraction, costModel, headroom, borrowing, repayment);
+    }
+
+    public AdmissionConfig withQueueQuantumFraction(double value) {
+        return new AdmissionConfig(intervalNanos, capacityCostUnitsPerSecond, segmentSizeBytes, blockSizeBytes,
+                reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
+                value, costModel, headroom, borrowing, repayment);
+    }
+
+    public AdmissionConfig withCostModel(IoCostModel value) {
+        return new AdmissionConfig(intervalNanos, capacityCostUnitsPerSecond, segmentSizeBytes, blockSizeBytes,
+                reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
+                queueQuantumFraction, value, headroom, borrowing, repayment);
+    }
+
+    public AdmissionConfig withHeadroom(HeadroomConfig value) {
+        return new AdmissionConfig(intervalNanos, capacityCostUnitsPerSecond, segmentSizeBytes, blockSizeBytes,
+                reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
+                queueQuantumFraction, costModel, value, borrowing, repayment);
+    }
+
+    public AdmissionConfig withBorrowing(boolean value) {
+        return new AdmissionConfig(intervalNanos, capacityCostUnitsPerSecond, segmentSizeBytes, blockSizeBytes,
+                reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
+                queueQuantumFraction, costModel, headroom, value, repayment);
+    }
+
+    public AdmissionConfig withRepayment(boolean value) {
+        return new AdmissionConfig(intervalNanos, capacityCostUnitsPerSecond, segmentSizeBytes, blockSizeBytes,
+                reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
+                queueQuantumFraction, costModel, headroom, borrowing, value);
+    }
+}

@@ -1,0 +1,387 @@
+package dev.tailor.admission;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.ReentrantLock;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.Recorder;
+
+/**
+ * Burst-aware segment admission for one storage proxy (DESIGN.md, Storage admission): decides when
+ * a block request may go to the shared backend. It ties together the {@link SegmentMap} (which
+ * segments a request touches), the {@link IoCostModel} (what it costs), the steady/hot classifier,
+ * the dual token pool, the per-segment queues and the headroom model. Pure: it never reads a clock
+ * and does no I/O; time arrives as {@code nowNanos} in {@link #onInterval}, so the same class runs in
+ * the proxy and in the simulator.
+ *
+ * <h2>Use</h2>
+ * <pre>{@code
+ * var disks = List.of(VirtualDisk.of("tenant-a", 100L << 30), VirtualDisk.committed("tenant-b", 1L << 40, 4e8));
+ * var controller = new AdmissionController(AdmissionConfig.DEFAULTS, disks, System.nanoTime());
+ *
+ * // per request
+ * switch (controller.acquire(0, IoKind.READ, offset, length)) {
+ *     case Admission.Admitted a -> send(a.ticket());       // later: ticket.onSuccess(latencyNanos)
+ *     case Admission.Queued q -> { }                       // handed out by onInterval when admitted
+ *     case Admission.Refused r -> fail(r.message());
+ * }
+ *
+ * // every Δ = 10 ms (calling more often is harmless)
+ * IntervalReport report = controller.onInterval(System.nanoTime());
+ * report.admitted().forEach(this::send);
+ * }</pre>
+ *
+ * <h2>What happens to a request</h2>
+ * <ol>
+ *   <li>Its cost, Σ over the segments it touches of {@code a + b × bytes there}, is charged to those
+ *       segments' classifier windows; a segment whose window now exceeds its baseline turns hot.</li>
+ *   <li>It is steady when every segment it touches is steady, else hot.</li>
+ *   <li>If its first segment's queue is empty and the pools cover it — main, then for steady the
+ *       reserve, then in the first interval of a burst the borrow allowance — it is admitted.</li>
+ *   <li>Otherwise it waits in that queue, or is refused ({@link RefusalReason#QUEUE_FULL}) when the
+ *       queue is full.</li>
+ *   <li>At each interval boundary the classifier's windows slide, the pools are replenished (reserve,
+ *       then debt, then main), the queues are served round-robin, and the headroom model reads the
+ *       latencies completed tickets reported.</li>
+ * </ol>
+ *
+ * <h2>Threads</h2>
+ * Every public method is thread-safe. {@link #acquire}, {@link #onInterval} and {@link #stats}
+ * serialise on one lock and hold it for O(segments the request touches) and O(active segments +
+ * requests admitted) respectively; {@link #setReserveFraction} is a volatile write that the next
+ * boundary reads; {@link Ticket} completion is wait-free and takes no lock. Nothing calls back into
+ * user code.
+ *
+ * <h2>Time</h2>
+ * Intervals lie on a grid: {@code startNanos + k·Δ}. {@link #onInterval} passes every boundary up to
+ * {@code nowNanos}; called early it changes nothing, called late it passes several boundaries at
+ * once (idle ones in O(1), so an hour of silence costs no more than one interval). Time that goes
+ * backwards is ignored. Times compare by difference, as {@link System#nanoTime()} requires.
+ */
+/*
+ * Maintainer note. One lock, not gRPC's immutable-picker split: every admission decision mutates
+ * shared state (the pools and the classifier windows), so there is no read-only hot path to publish
+ * a snapshot to. The lock is held for a few dozen instructions on the common path (one segment, no
+ * allocation besides the ticket and its outcome record); a request spanning several blocks computes
+ * its span and part costs before taking it. Completions, which come from I/O threads, stay off the
+ * lock entirely: latencies go to an HdrHistogram Recorder (wait-free writers, one interval reader
+ * under the lock) and costs and drop counts to LongAdders. Reading the recorder and the adders is
+ * not one atomic step, so a completion racing a boundary may land in adjacent windows; the headroom
+ * model is a statistical estimate and tolerates that. Whether the lock keeps a decision within the
+ * cost of Bucket4j's tryConsume is for the JMH benchmark of issue 5 to measure.
+ */
+public final class AdmissionController {
+
+    private final AdmissionConfig config;
+    private final SegmentMap segmentMap;
+    private final IoCostModel costModel;
+    private final long intervalNanos;
+    private final long quantumCostUnits;
+
+    private final ReentrantLock lock = new ReentrantLock();
+    // Guarded by lock.
+    private final SegmentClassifier classifier;
+    private final DualTokenPool pool;
+    private final SegmentQueues queues;
+    private final HeadroomModel headroom;
+    private long intervalStartNanos;
+    private long nextTicketId;
+    private long admittedRequests;
+    private long admittedCostUnits;
+    private long admittedSteadyRequests;
+    private long queuedRequests;
+    private long refusedRequests;
+    private Histogram recycledLatencies;
+
+    // Written by completing threads without the lock.
+    private final Recorder latencies = new Recorder(HeadroomModel.HISTOGRAM_DIGITS);
+    private final LongAdder completedCostUnits = new LongAdder();
+    private final LongAdder completedDrops = new LongAdder();
+    private final LongAdder completedSuccess = new LongAdder();
+    private final LongAdder completedDropped = new LongAdder();
+    private final LongAdder completedIgnored = new LongAdder();
+
+    private volatile double reserveFraction;
+
+    /**
+     * A controller whose first interval starts at {@code startNanos}, with full pools, every segment
+     * steady and no headroom measured yet (so nothing is borrowed until latencies have been reported).
+     *
+     * @param config     the constants
+     * @param disks      the virtual disks this proxy serves, numbered in this order
+     * @param startNanos start of the first interval, in ns on the caller's clock
+     * @throws IllegalArgumentException when the config or the disks are invalid (see
+     *                                  {@link SegmentMap#SegmentMap}); the message names the field
+     */
+    public AdmissionController(AdmissionConfig config, List<VirtualDisk> disks, long startNanos) {
+        Checks.requireNonNull("config", config, "an AdmissionConfig, e.g. AdmissionConfig.DEFAULTS");
+        this.config = config;
+        this.segmentMap = new SegmentMap(disks, config.segmentSizeBytes(), config.blockSizeBytes());
+        this.costModel = config.costModel();
+        this.intervalNanos = config.intervalNanos();
+        this.quantumCostUnits = config.queueQuantumCostUnits();
+        this.reserveFraction = config.reserveFraction();
+        this.classifier = new SegmentClassifier(config.windowIntervals(), config.recoveryWindows(),
+                thresholds(config, segmentMap));
+        this.pool = new DualTokenPool(config.budgetCostUnits(), config.reserveFraction(), config.repayment());
+        this.queues = new SegmentQueues(segmentMap.segmentCount(), config.queueCapacityPerSegment());
+        this.headroom = new HeadroomModel(config.headroom(), intervalNanos, config.budgetCostUnits());
+        this.intervalStartNanos = startNanos;
+    }
+
+    /**
+     * Per segment, the cost per window above which it is hot: its disk's commitment (default: the
+     * capacity ÷ the number of disks) ÷ the disk's segments, per interval, × W × the threshold ratio.
+     */
+    static double[] thresholds(AdmissionConfig config, SegmentMap map) {
+        double[] thresholds = new double[map.segmentCount()];
+        double fairShare = config.capacityCostUnitsPerSecond() / map.diskCount();
+        for (int d = 0; d < map.diskCount(); d++) {
+            double perSecond = map.disks().get(d).commitmentCostUnitsPerSecond().orElse(fairShare);
+            int n = map.segmentCount(d);
+            double perWindow = perSecond / n * (config.intervalNanos() / 1e9) * config.windowIntervals()
+                    * config.hotThresholdRatio();
+            for (int s = 0; s < n; s++) {
+                thresholds[map.firstSegment(d) + s] = perWindow;
+            }
+        }
+        return thresholds;
+    }
+
+    /**
+     * Asks to send the request {@code [offsetBytes, offsetBytes + lengthBytes)} of disk {@code disk}
+     * to the backend.
+     *
+     * @param disk        disk number ({@link SegmentMap#diskIndex})
+     * @param kind        read or write
+     * @param offsetBytes first byte, {@code 0 .. size − 1}
+     * @param lengthBytes bytes, {@code 1 .. size − offsetBytes}
+     * @return admitted (send it now), queued (it will appear in a later {@link IntervalReport}), or
+     *         refused with a reason
+     * @throws IllegalArgumentException when the disk does not exist or the range is empty or leaves
+     *                                  the disk; the message names the field, the value and the range
+     */
+    public Admission acquire(int disk, IoKind kind, long offsetBytes, long lengthBytes) {
+        Checks.requireNonNull("kind", kind, "READ or WRITE");
+        segmentMap.checkRequest(disk, offsetBytes, lengthBytes);
+        int first;
+        int[] segments = null;
+        long[] partCosts = null;
+        long cost;
+        if (segmentMap.singleBlock(offsetBytes, lengthBytes)) {
+            first = segmentMap.segmentOf(disk, offsetBytes);
+            cost = costModel.costUnits(kind, lengthBytes);
+        } else {
+            SegmentMap.Span span = segmentMap.span(disk, offsetBytes, lengthBytes);
+            int parts = span.parts();
+            first = span.segment(0);
+            segments = new int[parts];
+            partCosts = new long[parts];
+            cost = 0;
+            for (int i = 0; i < parts; i++) {
+                segments[i] = span.segment(i);
+                partCosts[i] = costModel.costUnits(kind, span.bytes(i));
+                cost = Checks.saturatedAdd(cost, partCosts[i]);
+            }
+            cost = Math.min(cost, IoCostModel.MAX_COST_UNITS);
+            if (parts == 1) {
+                segments = null;
+            }
+        }
+        lock.lock();
+        try {
+            boolean steady;
+            if (partCosts == null) {
+                steady = classifier.charge(first, cost) == SegmentClass.STEADY;
+            } else {
+                steady = true;
+                for (int i = 0; i < partCosts.length; i++) {
+                    steady &= classifier.charge(span(segments, first, i), partCosts[i]) == SegmentClass.STEADY;
+                }
+            }
+            Ticket ticket = new Ticket(this, nextTicketId++, disk, kind, offsetBytes, lengthBytes, cost, first,
+                    segments);
+            if (queues.size(first) == 0) {
+                if (pool.tryDraw(cost, steady)) {
+                    SegmentClass asClass = steady ? SegmentClass.STEADY : SegmentClass.HOT;
+                    ticket.fundedCostUnits = cost;
+                    ticket.admit(asClass);
+                    countAdmitted(ticket, asClass);
+                    return new Admission.Admitted(ticket);
+                }
+            } else {
+                // Others of this segment wait already: first come, first served within a segment.
+                pool.markDeficit();
+            }
+            int position = queues.offer(ticket);
+            if (position < 0) {
+                refusedRequests++;
+                return new Admission.Refused(RefusalReason.QUEUE_FULL, first, segmentMap.describeSegment(first)
+                        + ": " + queues.size(first) + " requests already wait (queueCapacityPerSegment "
+                        + queues.capacityPerSegment() + "); request " + kind + " of " + lengthBytes
+                        + " bytes at offset " + offsetBytes + " refused, not queued");
+            }
+            queuedRequests++;
+            return new Admission.Queued(ticket, position);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private static int span(int[] segments, int first, int i) {
+        return segments == null ? first : segments[i];
+    }
+
+    /**
+     * Passes every interval boundary up to {@code nowNanos}. At each: classifier windows slide, the
+     * pools are replenished (reserve, then debt, then main), and the queues are served round-robin.
+     * Then the headroom model takes in the latencies completed since the last call, and the running
+     * interval may borrow up to H if it can start a burst.
+     *
+     * @param nowNanos the caller's time in ns, on the clock of {@code startNanos}
+     * @return what was done; its {@link IntervalReport#admitted()} requests must now be dispatched
+     */
+    public IntervalReport onInterval(long nowNanos) {
+        lock.lock();
+        try {
+            long elapsed = nowNanos - intervalStartNanos;
+            long intervals = elapsed < intervalNanos ? 0 : elapsed / intervalNanos;
+            if (intervals == 0) {
+                return report(0, List.of());
+            }
+            List<Ticket> admitted = new ArrayList<>();
+            for (long i = 0; i < intervals; i++) {
+                long left = intervals - i;
+                if (left > 1 && quiescent()) {
+                    // Nothing can change before the last boundary: pass the others in O(1).
+                    classifier.skipIdleIntervals(left - 1);
+                    pool.skipIdleIntervals(left - 1);
+                    i += left - 1;
+                }
+                classifier.endInterval();
+                pool.replenish(reserveFraction);
+                queues.serve(pool, classifier, quantumCostUnits, admitted);
+                if (queues.waiting() > 0) {
+                    pool.markDeficit();
+                }
+            }
+            intervalStartNanos += intervals * intervalNanos;
+            for (Ticket t : admitted) {
+                countAdmitted(t, t.admittedAs());
+            }
+            recycledLatencies = latencies.getIntervalHistogram(recycledLatencies);
+            headroom.observe(recycledLatencies, completedCostUnits.sumThenReset(), completedDrops.sumThenReset(),
+                    intervals);
+            if (config.borrowing()) {
+                pool.openBorrowWindow(headroom.headroomCostUnits());
+            }
+            return report(intervals, admitted);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private boolean quiescent() {
+        return classifier.activeCount() == 0 && queues.waiting() == 0 && pool.debtCostUnits() == 0
+                && !pool.deficit();
+    }
+
+    private void countAdmitted(Ticket ticket, SegmentClass asClass) {
+        admittedRequests++;
+        admittedCostUnits = Checks.saturatedAdd(admittedCostUnits, ticket.costUnits());
+        if (asClass == SegmentClass.STEADY) {
+            admittedSteadyRequests++;
+        }
+    }
+
+    private IntervalReport report(long intervals, List<Ticket> admitted) {
+        return new IntervalReport(intervals, intervalStartNanos, admitted, pool.budgetCostUnits(),
+                pool.mainCostUnits(), pool.reserveCostUnits(), pool.debtCostUnits(),
+                pool.repaidThisIntervalCostUnits(), pool.openedWindowCostUnits(),
+                config.borrowing() ? headroom.headroomCostUnits() : 0, headroom.p95Nanos(),
+                headroom.calibration(), headroom.predictionError(), classifier.hotCount(), queues.waiting());
+    }
+
+    /** Records a completion; called by {@link Ticket} without the lock. */
+    void completed(Ticket ticket, int how, long latencyNanos) {
+        switch (how) {
+            case Ticket.SUCCESS -> {
+                latencies.recordValue(latencyNanos);
+                completedCostUnits.add(ticket.costUnits());
+                completedSuccess.increment();
+            }
+            case Ticket.DROPPED -> {
+                latencies.recordValue(latencyNanos);
+                completedCostUnits.add(ticket.costUnits());
+                completedDrops.increment();
+                completedDropped.increment();
+            }
+            default -> completedIgnored.increment();
+        }
+    }
+
+    /**
+     * Changes r, the share of the budget reserved for steady segments, from the next interval
+     * boundary on. Thread-safe.
+     *
+     * @param fraction r in [0, 1]
+     * @throws IllegalArgumentException when {@code fraction} is NaN or outside [0, 1]
+     */
+    public void setReserveFraction(double fraction) {
+        reserveFraction = Checks.requireRange("reserveFraction", fraction, 0, 1);
+    }
+
+    /** r as it will apply at the next boundary. */
+    public double reserveFraction() {
+        return reserveFraction;
+    }
+
+    /** The class of global segment {@code segment} now. */
+    public SegmentClass segmentClass(int segment) {
+        Checks.requireRange("segment", segment, 0, segmentMap.segmentCount() - 1);
+        lock.lock();
+        try {
+            return classifier.classOf(segment);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Requests waiting in global segment {@code segment}'s queue now. */
+    public int waitingRequests(int segment) {
+        Checks.requireRange("segment", segment, 0, segmentMap.segmentCount() - 1);
+        lock.lock();
+        try {
+            return queues.size(segment);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Cumulative counters, read under the lock (completions are counted wait-free, so may lag). */
+    public AdmissionStats stats() {
+        lock.lock();
+        try {
+            long intervals = pool.intervalsBegun();
+            return new AdmissionStats(intervals, Checks.saturatedMultiply(intervals, pool.budgetCostUnits()),
+                    admittedRequests, admittedCostUnits, admittedSteadyRequests, queuedRequests, refusedRequests,
+                    queues.waiting(), pool.drawnMainCostUnits(), pool.drawnReserveCostUnits(),
+                    pool.borrowedCostUnits(), pool.forgivenCostUnits(), pool.repaidCostUnits(),
+                    pool.debtCostUnits(), pool.burstsBorrowing(), completedSuccess.sum(), completedDropped.sum(),
+                    completedIgnored.sum());
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The segment map of this controller's disks. */
+    public SegmentMap segmentMap() {
+        return segmentMap;
+    }
+
+    /** The configuration it was built with (its reserve fraction is the initial one). */
+    public AdmissionConfig config() {
+        return config;
+    }
+}

@@ -1,0 +1,45 @@
+package dev.tailor.admission;
+
+/**
+ * Cumulative counters of one {@link AdmissionController} since it was created, read at one instant
+ * ({@link AdmissionController#stats}). Cost sums saturate at {@link Long#MAX_VALUE}.
+ *
+ * @param intervalsBegun          intervals begun, the first one included
+ * @param budgetIssuedCostUnits   C × intervals begun: every token the pools were ever given
+ * @param admittedRequests        requests admitted, at once or from a queue
+ * @param admittedCostUnits       their total cost
+ * @param admittedSteadyRequests  of them, admitted as steady
+ * @param queuedRequests          requests that had to wait (whether admitted since or still waiting)
+ * @param refusedRequests         requests refused because their queue was full
+ * @param waitingRequests         requests waiting now
+ * @param drawnMainCostUnits      cost drawn from the main pool
+ * @param drawnReserveCostUnits   cost drawn from the reserved allowance (by steady segments)
+ * @param borrowedCostUnits       cost borrowed beyond the budget at the starts of bursts
+ * @param forgivenCostUnits       of that, never turned into debt (repayment off)
+ * @param repaidCostUnits         debt repaid from later budgets
+ * @param debtCostUnits           debt outstanding now
+ * @param burstsBorrowing         intervals that borrowed (one per burst at most)
+ * @param completedSuccess        tickets completed with {@link Ticket#onSuccess}
+ * @param completedDropped        tickets completed with {@link Ticket#onDropped}
+ * @param completedIgnored        tickets completed with {@link Ticket#onIgnore}
+ */
+public record AdmissionStats(
+        long intervalsBegun,
+        long budgetIssuedCostUnits,
+        long admittedRequests,
+        long admittedCostUnits,
+        long admittedSteadyRequests,
+        long queuedRequests,
+        long refusedRequests,
+        long waitingRequests,
+        long drawnMainCostUnits,
+        long drawnReserveCostUnits,
+        long borrowedCostUnits,
+        long forgivenCostUnits,
+        long repaidCostUnits,
+        long debtCostUnits,
+        long burstsBorrowing,
+        long completedSuccess,
+        long completedDropped,
+        long completedIgnored) {
+}

@@ -1,0 +1,278 @@
+package dev.tailor.admission;
+
+/**
+ * The per-proxy dual token pool of DESIGN.md (Dual token pool): each interval's budget {@code C}
+ * (cost units) is split into a main pool and a reserved allowance {@code r·C} that only steady
+ * segments may draw, and only once the main pool is empty; in the first interval of a burst, and
+ * only then, up to the measured headroom {@code H} may be borrowed beyond {@code C}, which becomes
+ * debt. Replenishment at each interval boundary restores the reserve first, then repays debt, then
+ * gives the remainder to the main pool.
+ *
+ * <p>Contract. Pool levels and debt are whole cost units and never negative. Within an interval
+ * the pools only shrink. At a boundary: {@code reserve = floor(r·C)}, {@code repaid = min(debt,
+ * C − reserve)}, {@code main = C − reserve − repaid}; so an interval's regular supply is exactly
+ * {@code C − repaid}. Borrowing is possible only in an interval whose {@linkplain #openBorrowWindow
+ * borrow window} the controller opened, and the total borrowed in it is at most the headroom given.
+ * Hence over any run, cost drawn ≤ C × intervals begun + Σ headroom of the intervals that borrowed.
+ * Not thread-safe: the {@link AdmissionController} serialises access.
+ */
+/*
+ * Maintainer note.
+ *
+ * One interval's budget, not a bucket (our reading). DESIGN.md says the remainder after the reserve
+ * and the repayment "becomes the main pool". We read "becomes" literally: tokens left over at the
+ * end of an interval expire, in both pools, because the backend cannot bank the capacity of an idle
+ * interval; burst absorption is the borrow's job, and it is bounded by measured headroom. "Restore
+ * the reserve first" then means the reserve is refilled to r·C before anything else, whatever was
+ * drawn from it, and the unused part is not added again. (Carrying the unused reserve over and
+ * charging only the refill would let an interval supply C + r·C.)
+ *
+ * Draw order. A steady request takes the main pool first, then the reserve, then (in a burst
+ * window) the borrow allowance; a hot one takes main, then borrow. Taking the reserve before
+ * borrowing keeps debt, which shrinks later intervals' main pools, for demand the budget cannot meet.
+ *
+ * Bursts. The controller marks an interval as in deficit when a request could not be covered by the
+ * pools its class may draw (whether it then borrowed, waited or was refused), or when requests were
+ * still waiting after the boundary's queue service. A burst is a run of deficit intervals; its first
+ * interval is the one after an interval without deficit, with no debt outstanding and nothing
+ * waiting (our reading of "the first interval of a burst"): only then does the controller open the
+ * borrow window, so a second burst cannot borrow until the first has been repaid and debt never
+ * exceeds one headroom. Without repayment (the no-repay ablation) borrowed cost is forgiven: it is
+ * counted but never becomes debt.
+ *
+ * r = 1 leaves no main pool and nothing to repay debt from: hot segments then wait until they calm
+ * down, and a debt, once taken, stays. That is what the configuration asks for; the controller
+ * documents it.
+ */
+final class DualTokenPool {
+
+    private final long budgetCostUnits;
+    private final boolean repayment;
+    private long main;
+    private long reserve;
+    private long debt;
+    private long borrowAllowance;
+    private boolean deficit;
+    private boolean previousDeficit;
+
+    // This interval.
+    private long repaidThisInterval;
+    private long borrowedThisInterval;
+    private long openedWindowCostUnits;
+    // Cumulative (saturating).
+    private long intervalsBegun = 1;
+    private long drawnMainCostUnits;
+    private long drawnReserveCostUnits;
+    private long borrowedCostUnits;
+    private long forgivenCostUnits;
+    private long repaidCostUnits;
+    private long burstsBorrowing;
+
+    /**
+     * A pool at the start of its first interval: reserve {@code floor(r·C)}, main the rest, no debt.
+     *
+     * @param budgetCostUnits C, cost units per interval, {@code >= 1}
+     * @param reserveFraction r, in [0, 1]
+     * @param repayment       whether borrowed cost becomes debt (false: the no-repay ablation)
+     */
+    DualTokenPool(long budgetCostUnits, double reserveFraction, boolean repayment) {
+        Checks.requireRange("budgetCostUnits", budgetCostUnits, 1, AdmissionConfig.MAX_BUDGET_COST_UNITS);
+        this.budgetCostUnits = budgetCostUnits;
+        this.repayment = repayment;
+        this.reserve = reserveTarget(reserveFraction);
+        this.main = budgetCostUnits - reserve;
+    }
+
+    /** C, cost units per interval. */
+    long budgetCostUnits() {
+        return budgetCostUnits;
+    }
+
+    /** What a request of the given class can draw without borrowing. */
+    long available(boolean steady) {
+        return steady ? main + reserve : main;
+    }
+
+    /**
+     * Draws {@code costUnits} whole, or nothing: from the main pool, then (steady only) the reserve,
+     * then the borrow allowance if a burst window is open. Marks the interval in deficit when the
+     * regular pools did not suffice.
+     *
+     * @return whether the cost was drawn
+     */
+    boolean tryDraw(long costUnits, boolean steady) {
+        long regular = available(steady);
+        if (costUnits <= regular) {
+            takeRegular(costUnits, steady);
+            return true;
+        }
+        deficit = true;
+        if (costUnits - regular > borrowAllowance) {
+            return false;
+        }
+        long borrowed = costUnits - regular;
+        takeRegular(regular, steady);
+        borrowAllowance -= borrowed;
+        if (borrowedThisInterval == 0) {
+            burstsBorrowing++;
+        }
+        borrowedThisInterval += borrowed;
+        borrowedCostUnits = Checks.saturatedAdd(borrowedCostUnits, borrowed);
+        if (repayment) {
+            debt += borrowed;
+        } else {
+            forgivenCostUnits = Checks.saturatedAdd(forgivenCostUnits, borrowed);
+        }
+        return true;
+    }
+
+    /**
+     * Draws up to {@code maxCostUnits} from the regular pools (no borrowing): main first, then
+     * (steady only) the reserve.
+     *
+     * @return the cost units drawn, {@code 0 .. maxCostUnits}
+     */
+    long drawUpTo(long maxCostUnits, boolean steady) {
+        long drawn = Math.min(maxCostUnits, available(steady));
+        takeRegular(drawn, steady);
+        return drawn;
+    }
+
+    private void takeRegular(long costUnits, boolean steady) {
+        long fromMain = Math.min(costUnits, main);
+        main -= fromMain;
+        drawnMainCostUnits = Checks.saturatedAdd(drawnMainCostUnits, fromMain);
+        long fromReserve = costUnits - fromMain;
+        if (fromReserve > 0) {
+            assert steady && fromReserve <= reserve;
+            reserve -= fromReserve;
+            drawnReserveCostUnits = Checks.saturatedAdd(drawnReserveCostUnits, fromReserve);
+        }
+    }
+
+    /** Marks the running interval as part of a burst: demand it could not meet. */
+    void markDeficit() {
+        deficit = true;
+    }
+
+    /**
+     * Begins the next interval: reserve back to {@code floor(r·C)}, debt repaid from what is left,
+     * the remainder becomes the main pool; unused tokens and the borrow allowance expire.
+     *
+     * @param reserveFraction r for this interval, in [0, 1]
+     */
+    void replenish(double reserveFraction) {
+        reserve = reserveTarget(reserveFraction);
+        long repaid = Math.min(debt, budgetCostUnits - reserve);
+        debt -= repaid;
+        main = budgetCostUnits - reserve - repaid;
+        borrowAllowance = 0;
+        previousDeficit = deficit;
+        deficit = false;
+        repaidThisInterval = repaid;
+        borrowedThisInterval = 0;
+        openedWindowCostUnits = 0;
+        repaidCostUnits = Checks.saturatedAdd(repaidCostUnits, repaid);
+        intervalsBegun = Checks.saturatedAdd(intervalsBegun, 1);
+    }
+
+    /**
+     * Counts {@code intervals} idle intervals begun and ended without any change of state (no debt,
+     * no deficit): the state after them is that after one {@link #replenish}.
+     */
+    void skipIdleIntervals(long intervals) {
+        intervalsBegun = Checks.saturatedAdd(intervalsBegun, intervals);
+    }
+
+    /**
+     * Whether the running interval may borrow if demand exceeds the pools: neither the previous nor
+     * the running interval is in deficit (the controller marks the running one when requests still
+     * wait after the boundary's queue service), and there is no debt.
+     */
+    boolean mayOpenBorrowWindow() {
+        return !previousDeficit && !deficit && debt == 0;
+    }
+
+    /**
+     * Allows borrowing up to {@code headroomCostUnits} in the running interval, if
+     * {@link #mayOpenBorrowWindow()}; otherwise does nothing.
+     *
+     * @return the allowance opened, 0 when none
+     */
+    long openBorrowWindow(long headroomCostUnits) {
+        if (headroomCostUnits <= 0 || !mayOpenBorrowWindow()) {
+            return 0;
+        }
+        borrowAllowance = headroomCostUnits;
+        openedWindowCostUnits = headroomCostUnits;
+        return headroomCostUnits;
+    }
+
+    long mainCostUnits() {
+        return main;
+    }
+
+    long reserveCostUnits() {
+        return reserve;
+    }
+
+    long debtCostUnits() {
+        return debt;
+    }
+
+    long borrowAllowanceCostUnits() {
+        return borrowAllowance;
+    }
+
+    boolean deficit() {
+        return deficit;
+    }
+
+    long repaidThisIntervalCostUnits() {
+        return repaidThisInterval;
+    }
+
+    long borrowedThisIntervalCostUnits() {
+        return borrowedThisInterval;
+    }
+
+    /** The borrow allowance opened for the running interval (0 when none), before any was drawn. */
+    long openedWindowCostUnits() {
+        return openedWindowCostUnits;
+    }
+
+    /** Intervals begun, the first one included: the budget issued so far is C times this. */
+    long intervalsBegun() {
+        return intervalsBegun;
+    }
+
+    long drawnMainCostUnits() {
+        return drawnMainCostUnits;
+    }
+
+    long drawnReserveCostUnits() {
+        return drawnReserveCostUnits;
+    }
+
+    long borrowedCostUnits() {
+        return borrowedCostUnits;
+    }
+
+    long forgivenCostUnits() {
+        return forgivenCostUnits;
+    }
+
+    long repaidCostUnits() {
+        return repaidCostUnits;
+    }
+
+    /** Intervals in which something was borrowed. */
+    long burstsBorrowing() {
+        return burstsBorrowing;
+    }
+
+    private long reserveTarget(double reserveFraction) {
+        Checks.requireRange("reserveFraction", reserveFraction, 0, 1);
+        return Math.min(budgetCostUnits, (long) Math.floor(reserveFraction * budgetCostUnits));
+    }
+}

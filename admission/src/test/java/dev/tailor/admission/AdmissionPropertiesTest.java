@@ -1,0 +1,226 @@
+package dev.tailor.admission;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.quicktheories.QuickTheory.qt;
+import static org.quicktheories.generators.SourceDSL.integers;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.quicktheories.core.Gen;
+
+/**
+ * The controller under random configurations and random operation sequences, in virtual time:
+ * requests on random disks, ranges and directions; completions with random latencies and outcomes;
+ * time advancing by random half-intervals, standing still or going back; the reserve changed at run
+ * time. After every operation the token accounting must hold, and at the end every request must have
+ * been admitted or refused.
+ */
+class AdmissionPropertiesTest {
+
+    private static final long DELTA = 10_000_000L;
+
+    /** A random controller setup and what to do with it. */
+    record Scenario(AdmissionConfig config, List<VirtualDisk> disks, List<int[]> ops) {
+        @Override
+        public String toString() {
+            StringBuilder s = new StringBuilder(config + "\n" + disks + "\nops:");
+            for (int[] op : ops) {
+                s.append(' ').append(java.util.Arrays.toString(op));
+            }
+            return s.toString();
+        }
+    }
+
+    @Test
+    void randomRuns_tokensNeverExceedBudgetPlusBoundedBorrowing_andNothingIsLost() {
+        qt().withExamples(400).forAll(scenarios()).checkAssert(AdmissionPropertiesTest::run);
+    }
+
+    private static void run(Scenario scenario) {
+        long now = 1_000_000_000L;
+        AdmissionController c = new AdmissionController(scenario.config(), scenario.disks(), now);
+        long budget = scenario.config().budgetCostUnits();
+        HeadroomConfig h = scenario.config().headroom();
+        ArrayDeque<Ticket> inFlight = new ArrayDeque<>();
+        Set<Long> waitingIds = new HashSet<>();
+        Set<Long> admittedIds = new HashSet<>();
+        long acquires = 0;
+        long windows = 0;
+        long maxWindow = 0;
+        long currentWindow = 0;
+        long borrowedAtBoundary = 0;
+
+        for (int[] op : scenario.ops()) {
+            switch (op[0]) {
+                case 0 -> {
+                    int disk = op[1] % scenario.disks().size();
+                    long size = scenario.disks().get(disk).sizeBytes();
+                    long offset = op[2] % size;
+                    long length = 1 + op[3] % (size - offset);
+                    Admission a = c.acquire(disk, op[4] == 0 ? IoKind.READ : IoKind.WRITE, offset, length);
+                    acquires++;
+                    switch (a) {
+                        case Admission.Admitted ad -> {
+                            assertThat(admittedIds.add(ad.ticket().id())).isTrue();
+                            inFlight.add(ad.ticket());
+                        }
+                        case Admission.Queued q -> {
+                            assertThat(q.position()).isBetween(1, scenario.config().queueCapacityPerSegment());
+                            waitingIds.add(q.ticket().id());
+                        }
+                        case Admission.Refused r -> {
+                            assertThat(r.reason()).isEqualTo(RefusalReason.QUEUE_FULL);
+                            assertThat(r.message()).contains("queueCapacityPerSegment");
+                        }
+                    }
+                }
+                case 1 -> {
+                    Ticket t = inFlight.poll();
+                    if (t != null) {
+                        long latency = (long) op[2] * 1_000;
+                        switch (op[1] % 10) {
+                            case 0 -> t.onDropped(latency);
+                            case 1 -> t.onIgnore();
+                            default -> t.onSuccess(latency);
+                        }
+                    }
+                }
+                case 2, 3 -> {
+                    long at = op[0] == 2 ? now + op[1] * (DELTA / 2) : now - DELTA;
+                    if (op[0] == 2) {
+                        now = at;
+                    }
+                    IntervalReport r = c.onInterval(at);
+                    for (Ticket t : r.admitted()) {
+                        assertThat(waitingIds.remove(t.id())).as("admitted from a queue once, after waiting").isTrue();
+                        assertThat(admittedIds.add(t.id())).isTrue();
+                        assertThat(t.isAdmitted()).isTrue();
+                        inFlight.add(t);
+                    }
+                    checkReport(r, h, budget);
+                    if (r.intervalsElapsed() > 0) {
+                        windows += r.borrowWindowCostUnits();
+                        maxWindow = Math.max(maxWindow, r.borrowWindowCostUnits());
+                        currentWindow = r.borrowWindowCostUnits();
+                        borrowedAtBoundary = c.stats().borrowedCostUnits();
+                        if (!scenario.config().borrowing()) {
+                            assertThat(r.borrowWindowCostUnits()).isZero();
+                        }
+                    } else {
+                        assertThat(r.admitted()).isEmpty();
+                    }
+                }
+                default -> c.setReserveFraction(op[1] / 10.0);
+            }
+
+            AdmissionStats s = c.stats();
+            // The headline property: every token admitted came from some interval's budget or from a
+            // borrow window, and windows open at most once per burst and hold at most H.
+            assertThat(s.admittedCostUnits()).as("admitted cost")
+                    .isLessThanOrEqualTo(s.budgetIssuedCostUnits() + windows);
+            // Sharper: regular draws never exceed the budget net of repayments, borrowing never
+            // exceeds the windows, and within an interval never exceeds its own window.
+            assertThat(s.drawnMainCostUnits() + s.drawnReserveCostUnits()).as("regular draws")
+                    .isLessThanOrEqualTo(s.budgetIssuedCostUnits() - s.repaidCostUnits());
+            assertThat(s.borrowedCostUnits()).isLessThanOrEqualTo(windows);
+            assertThat(s.borrowedCostUnits() - borrowedAtBoundary).as("borrowed this interval")
+                    .isLessThanOrEqualTo(currentWindow);
+            assertThat(s.admittedCostUnits()).as("admitted only what was drawn")
+                    .isLessThanOrEqualTo(s.drawnMainCostUnits() + s.drawnReserveCostUnits() + s.borrowedCostUnits());
+            assertThat(s.debtCostUnits()).isNotNegative();
+            if (scenario.config().repayment()) {
+                assertThat(s.debtCostUnits()).as("debt never exceeds one window").isLessThanOrEqualTo(maxWindow);
+                assertThat(s.borrowedCostUnits() - s.repaidCostUnits()).isEqualTo(s.debtCostUnits());
+            } else {
+                assertThat(s.debtCostUnits()).isZero();
+            }
+            // Nothing lost: every request is admitted, waiting or refused.
+            assertThat(s.admittedRequests() + s.waitingRequests() + s.refusedRequests()).isEqualTo(acquires);
+            assertThat(s.waitingRequests()).isEqualTo(waitingIds.size());
+        }
+
+        // Eventually: with no new requests, everything waiting is admitted (hot segments calm down,
+        // debt is repaid, large requests collect their cost), however the run left the controller.
+        IntervalReport last = c.onInterval(now + 20_000 * DELTA);
+        for (Ticket t : last.admitted()) {
+            assertThat(waitingIds.remove(t.id())).isTrue();
+        }
+        assertThat(waitingIds).as("requests never admitted").isEmpty();
+        assertThat(last.waitingRequests()).isZero();
+        assertThat(c.stats().admittedRequests() + c.stats().refusedRequests()).isEqualTo(acquires);
+    }
+
+    private static void checkReport(IntervalReport r, HeadroomConfig h, long budget) {
+        assertThat(r.mainCostUnits()).isBetween(0L, budget);
+        assertThat(r.reserveCostUnits()).isBetween(0L, budget);
+        assertThat(r.debtCostUnits()).isNotNegative();
+        assertThat(r.borrowWindowCostUnits()).isBetween(0L, (long) Math.floor(h.maxBorrowRatio() * budget));
+        assertThat(r.headroomCostUnits()).isBetween(0L, (long) Math.floor(h.maxBorrowRatio() * budget));
+        assertThat(r.calibration()).isBetween(Math.min(1, h.calibrationMin()), Math.max(1, h.calibrationMax()));
+        assertThat(r.predictionError()).isBetween(0.0, 1.0);
+        assertThat(r.waitingRequests()).isNotNegative();
+    }
+
+    private static Gen<Scenario> scenarios() {
+        Gen<Scenario> gen = in -> {
+            int budget = integers().between(50, 5_000).generate(in);
+            double reserve = switch (integers().between(0, 4).generate(in)) {
+                case 0 -> 0;
+                case 1 -> 1;
+                case 2 -> 0.2;
+                default -> integers().between(0, 10).generate(in) / 10.0;
+            };
+            HeadroomConfig headroom = HeadroomConfig.DEFAULTS
+                    .withSafetyFactor(integers().between(1, 2).generate(in) / 2.0)
+                    .withMinPredictions(integers().between(0, 2).generate(in))
+                    .withMinSamples(integers().between(1, 6).generate(in))
+                    .withMaxWindowIntervals(integers().between(1, 20).generate(in))
+                    .withMaxPredictionError(integers().between(0, 1).generate(in) == 0 ? 0.5 : 1.0)
+                    .withMaxBorrowRatio(new double[] {0.5, 1, 3}[integers().between(0, 2).generate(in)]);
+            AdmissionConfig config = AdmissionConfig.DEFAULTS
+                    .withCapacityCostUnitsPerSecond(budget * 100.0)
+                    .withSegmentAndBlockSizeBytes(100L * integers().between(1, 4).generate(in), 100)
+                    .withCostModel(new IoCostModel(integers().between(0, 30).generate(in),
+                            integers().between(1, 4).generate(in) / 2.0, integers().between(0, 30).generate(in),
+                            integers().between(1, 4).generate(in) / 2.0))
+                    .withReserveFraction(reserve)
+                    .withWindowIntervals(integers().between(1, 12).generate(in))
+                    .withRecoveryWindows(integers().between(1, 60).generate(in))
+                    .withQueueCapacityPerSegment(integers().between(0, 4).generate(in))
+                    .withQueueQuantumFraction(integers().between(1, 8).generate(in) / 8.0)
+                    .withBorrowing(integers().between(0, 3).generate(in) > 0)
+                    .withRepayment(integers().between(0, 3).generate(in) > 0)
+                    .withHeadroom(headroom);
+            int diskCount = integers().between(1, 3).generate(in);
+            List<VirtualDisk> disks = new ArrayList<>();
+            for (int d = 0; d < diskCount; d++) {
+                long size = integers().between(100, 2_000).generate(in);
+                disks.add(integers().between(0, 1).generate(in) == 0
+                        ? VirtualDisk.of("d" + d, size)
+                        : VirtualDisk.committed("d" + d, size, integers().between(0, budget * 100).generate(in)));
+            }
+            int n = integers().between(1, 250).generate(in);
+            List<int[]> ops = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                int roll = integers().between(0, 99).generate(in);
+                int kind = roll < 55 ? 0 : roll < 75 ? 1 : roll < 94 ? 2 : roll < 97 ? 3 : 4;
+                ops.add(switch (kind) {
+                    case 0 -> new int[] {0, integers().between(0, 2).generate(in),
+                        integers().between(0, 1_999).generate(in), integers().between(0, 700).generate(in),
+                        integers().between(0, 1).generate(in)};
+                    case 1 -> new int[] {1, integers().between(0, 9).generate(in),
+                        integers().between(0, 5_000).generate(in)};
+                    case 2 -> new int[] {2, integers().between(0, 6).generate(in)};
+                    case 3 -> new int[] {3};
+                    default -> new int[] {4, integers().between(0, 10).generate(in)};
+                });
+            }
+            return new Scenario(config, disks, ops);
+        };
+        return gen.describedAs(Scenario::toString);
+    }
+}
