@@ -28,4 +28,19 @@ final class KubeClients {
         }
         return builder.build();
     }
+
+    /** Where the cluster address came from, for the first line a command prints. */
+    static String source(Path kubeconfig) {
+        if (kubeconfig != null) {
+            return "--kubeconfig " + kubeconfig;
+        }
+        String env = System.getenv("KUBECONFIG");
+        if (env != null && !env.isBlank()) {
+            return "KUBECONFIG " + env;
+        }
+        if (Files.isRegularFile(Path.of(System.getProperty("user.home"), ".kube", "config"))) {
+            return "~/.kube/config";
+        }
+        return "no kubeconfig: the pod's service account, or the default address when not in a pod";
+    }
 }

@@ -11,6 +11,7 @@ import dev.tailor.heart.controller.ControllerServer;
 import dev.tailor.heart.controller.ControllerConfig;
 import dev.tailor.heart.controller.PrometheusClient;
 import dev.tailor.heart.controller.StateStore;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.io.IOException;
@@ -96,24 +97,17 @@ final class RunCommand implements Callable<Integer> {
         PrometheusClient prometheus = new PrometheusClient(URI.create(settings.prometheus().url()),
                 Duration.ofMillis(Math.round(settings.prometheus().timeoutSeconds() * 1000)));
         try (KubernetesClient kubernetes = KubeClients.build(kubeconfig)) {
+            err.println("tailor: cluster " + kubernetes.getMasterUrl() + " (" + KubeClients.source(kubeconfig) + ")");
             String location = settings.kubernetes().stateConfigMap();
-            StateStore store = location.isEmpty() ? null
-                    : new StateStore(kubernetes, location);
-            AtpmState state = AtpmState.EMPTY;
-            if (store != null) {
-                try {
-                    StateStore.Loaded loaded = store.load();
-                    state = loaded.state();
-                    if (loaded.note() != null) {
-                        err.println("note: " + loaded.note());
-                    }
-                } catch (KubernetesClientException e) {
-                    err.println("note: cannot read the state ConfigMap " + location + " (" + e.getMessage()
-                            + "): starting from an empty state");
-                }
+            // The controller reads the saved state before its first round (a dry run too) and
+            // saves it only when it writes rules.
+            StateStore store = location.isEmpty() ? null : new StateStore(kubernetes, location);
+            String lease = settings.kubernetes().lease().isEmpty() ? null : settings.kubernetes().lease();
+            if (once && !dryRun && lease != null) {
+                refuseIfAnotherLeads(kubernetes, lease, settings.kubernetes().leaseSeconds());
             }
-            Controller controller = new Controller(settings, HeartConfig.DEFAULTS, prometheus, kubernetes, state,
-                    dryRun ? null : store, System::nanoTime);
+            Controller controller = new Controller(settings, HeartConfig.DEFAULTS, prometheus, kubernetes,
+                    AtpmState.EMPTY, store, System::nanoTime);
             long periodMillis = Math.round(settings.roundSeconds() * 1000);
             ControllerMetrics metrics = new ControllerMetrics(System::currentTimeMillis);
             if (once) {
@@ -122,7 +116,9 @@ final class RunCommand implements Callable<Integer> {
                 report(round, out, err);
                 return round.failure() == null ? 0 : 1;
             }
-            String lease = settings.kubernetes().lease().isEmpty() ? null : settings.kubernetes().lease();
+            if (dryRun) {
+                lease = null;   // a dry run writes nothing, so it must not take the lease from the controller
+            }
             String identity = identity();
             ControllerLoop loop = new ControllerLoop(controller, metrics, kubernetes, settings,
                     new ControllerLoop.Options(dryRun, lease, identity,
@@ -130,10 +126,13 @@ final class RunCommand implements Callable<Integer> {
                     round -> report(round, out, err), System::currentTimeMillis);
             String address = metricsAddress != null ? metricsAddress : "0.0.0.0:9464";
             long staleMillis = 3 * periodMillis + 60_000;
-            try (ControllerServer server = new ControllerServer(socket(address), metrics, () -> loop.alive(staleMillis))) {
+            loop.onMessage(message -> err.println("tailor: " + message));
+            try (ControllerServer server = new ControllerServer(socket(address), metrics, () -> loop.alive(staleMillis),
+                    () -> metrics.ready() || loop.standingBy())) {
                 err.println("tailor: serving /metrics, /healthz and /readyz on " + address + "; "
-                        + (lease == null ? "no leader election (one replica)" : "leader election on Lease " + lease
-                        + " as " + identity) + "; a round every " + SimulationOutput.fmt(settings.roundSeconds()) + " s");
+                        + (lease == null ? (dryRun ? "dry run: no leader election, nothing written"
+                        : "no leader election (one replica)") : "leader election on Lease " + lease + " as "
+                        + identity) + "; a round every " + SimulationOutput.fmt(settings.roundSeconds()) + " s");
                 loop.start();
                 Runtime.getRuntime().addShutdownHook(new Thread(loop::close, "tailor-heart-shutdown"));
                 while (loop.alive(staleMillis)) {
@@ -146,6 +145,32 @@ final class RunCommand implements Callable<Integer> {
             } finally {
                 loop.close();
             }
+        }
+    }
+
+    /**
+     * {@code --once} writes outside leader election: refuse when another replica holds the Lease
+     * and renewed it within its duration, so a one-off round never fights a running controller.
+     */
+    private static void refuseIfAnotherLeads(KubernetesClient kubernetes, String lease, double leaseSeconds) {
+        String[] parts = lease.split("/", 2);
+        Lease current;
+        try {
+            current = kubernetes.resources(Lease.class).inNamespace(parts[0]).withName(parts[1]).get();
+        } catch (KubernetesClientException e) {
+            return;   // unreadable: the round itself will say what the API server answers
+        }
+        if (current == null || current.getSpec() == null || current.getSpec().getHolderIdentity() == null
+                || current.getSpec().getRenewTime() == null) {
+            return;
+        }
+        double seconds = current.getSpec().getLeaseDurationSeconds() != null
+                ? current.getSpec().getLeaseDurationSeconds() : leaseSeconds;
+        Duration age = Duration.between(current.getSpec().getRenewTime().toInstant(), Instant.now());
+        if (age.toMillis() < seconds * 1000) {
+            throw new CliException("Lease " + lease + " is held by " + current.getSpec().getHolderIdentity()
+                    + " (renewed " + age.toSeconds() + " s ago): a controller is running and writes the rules; use"
+                    + " --dry-run to see what a round would change, or stop it first", 1, null);
         }
     }
 

@@ -153,4 +153,37 @@ class RunCommandTest {
         assertThat(result.exitCode()).isEqualTo(2);
         assertThat(result.err()).contains("prometheus.url: \"ftp://x\"").contains("prometheus.windowSeconds: -3.0");
     }
+
+    @Test
+    void runOnce_whileAnotherReplicaHoldsTheLease_refusesToWrite() throws Exception {
+        client.resources(io.fabric8.kubernetes.api.model.coordination.v1.Lease.class).inNamespace("tailor-system")
+                .resource(new io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder().withNewMetadata()
+                        .withName("tailor-heart").withNamespace("tailor-system").endMetadata().withNewSpec()
+                        .withHolderIdentity("tailor-heart-7d9f-abcde").withLeaseDurationSeconds(15)
+                        .withRenewTime(java.time.ZonedDateTime.now()).endSpec().build()).create();
+        try {
+            PlanCommandTest.Result result = tailor("heart", "run", "--kubeconfig", kubeconfig().toString(), "--config",
+                    config().toString(), "--once");
+            assertThat(result.exitCode()).isEqualTo(1);
+            assertThat(result.err()).contains("Lease tailor-system/tailor-heart is held by tailor-heart-7d9f-abcde")
+                    .contains("use --dry-run");
+            assertThat(client.genericKubernetesResources(Actuator.DESTINATION_RULE).inAnyNamespace().list().getItems())
+                    .isEmpty();
+            // A dry run still works: it writes nothing and takes no lease.
+            PlanCommandTest.Result dry = tailor("heart", "run", "--kubeconfig", kubeconfig().toString(), "--config",
+                    config().toString(), "--once", "--dry-run");
+            assertThat(dry.exitCode()).as(dry.err()).isZero();
+        } finally {
+            client.resources(io.fabric8.kubernetes.api.model.coordination.v1.Lease.class).inNamespace("tailor-system")
+                    .withName("tailor-heart").delete();
+        }
+    }
+
+    @Test
+    void run_prometheusUrlWithoutHost_exit2() throws Exception {
+        PlanCommandTest.Result result = tailor("heart", "run", "--kubeconfig", kubeconfig().toString(), "--config",
+                config().toString(), "--prometheus", "http://", "--once");
+        assertThat(result.exitCode()).as(result.err()).isEqualTo(2);
+        assertThat(result.err()).contains("prometheus.url: \"http://\" (expected: an http:// or https:// URL with a host");
+    }
 }

@@ -15,7 +15,8 @@ import java.util.stream.Collectors;
 /** Reads a {@link ControllerConfig} from YAML, checking it whole: every problem at once, by field. */
 public final class ConfigFiles {
 
-    private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory())
+    private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory()
+            .enable(com.fasterxml.jackson.core.StreamReadFeature.STRICT_DUPLICATE_DETECTION.mappedFeature()))
             .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 
@@ -27,10 +28,16 @@ public final class ConfigFiles {
      */
     public static ControllerConfig read(Path file) {
         String text;
+        if (Files.isDirectory(file)) {
+            throw new IllegalArgumentException(file + ": a directory (expected: a YAML file)");
+        }
+        if (!Files.exists(file)) {
+            throw new IllegalArgumentException(file + ": no such file (expected: a YAML file)");
+        }
         try {
             text = Files.readString(file);
         } catch (IOException e) {
-            throw new IllegalArgumentException(file + ": cannot read (" + e.getMessage() + ")");
+            throw new IllegalArgumentException(file + ": cannot read (" + e + ")");
         }
         return parse(text, file.toString());
     }
@@ -44,6 +51,15 @@ public final class ConfigFiles {
             throw new IllegalArgumentException(source + ": " + path(e) + ": unknown field (expected one of "
                     + e.getKnownPropertyIds().stream().map(Object::toString).sorted().collect(Collectors.joining(", "))
                     + ")");
+        } catch (com.fasterxml.jackson.databind.exc.MismatchedInputException e) {
+            if (e.getPath().isEmpty() && e.getOriginalMessage().startsWith("No content")) {
+                return ControllerConfig.DEFAULTS;   // only comments: the same as an empty file
+            }
+            throw new IllegalArgumentException(source + ": " + path(e) + ": " + expected(e.getTargetType()));
+        } catch (com.fasterxml.jackson.databind.exc.ValueInstantiationException e) {
+            // A record's constructor failed, e.g. on a null list element ("namespaces: [~]").
+            throw new IllegalArgumentException(source + ": " + path(e) + ": a value is missing (an empty list entry"
+                    + " or ~?)");
         } catch (JsonMappingException e) {
             throw new IllegalArgumentException(source + ": " + path(e) + ": " + e.getOriginalMessage());
         } catch (JsonProcessingException e) {
@@ -57,6 +73,23 @@ public final class ConfigFiles {
             throw new IllegalArgumentException(source + ": " + String.join("; ", problems));
         }
         return config;
+    }
+
+    /** What a field of {@code type} takes, in words. */
+    private static String expected(Class<?> type) {
+        if (type == null) {
+            return "a value of another kind";
+        }
+        if (type == Double.class || type == double.class || type == Integer.class || type == Long.class) {
+            return "not a number (expected: a number, e.g. 30 or 0.5)";
+        }
+        if (type == String.class) {
+            return "not text (expected: a string)";
+        }
+        if (List.class.isAssignableFrom(type)) {
+            return "not a list (expected: a list, e.g. [a, b])";
+        }
+        return "not what this field holds (expected: a mapping of " + type.getSimpleName() + " fields)";
     }
 
     private static String path(JsonMappingException e) {

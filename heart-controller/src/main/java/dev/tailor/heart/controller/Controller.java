@@ -72,11 +72,16 @@ public final class Controller {
     /** The routes of the last applied plan (after the share cap), for the next round's cap. */
     private List<Route> lastRoutes = List.of();
     private volatile BooleanSupplier mayWrite = () -> true;
+    /** Whether the state must be (re)read from the store before the next round. */
+    private boolean stateUnread;
 
     /**
-     * @param state     the state of the previous round (e.g. {@link StateStore#load()}), or
-     *                  {@link AtpmState#EMPTY}
-     * @param store     where each applied round's state is saved, or {@code null} for memory only
+     * @param state     the state to start from when there is no store (e.g. {@link AtpmState#EMPTY});
+     *                  with a store, the first round reads the stored state instead, and fails
+     *                  (changing nothing) while the store cannot be read, so that a stored state is
+     *                  never overwritten by one started afresh
+     * @param store     where each applied round's state is saved and read from, or {@code null} for
+     *                  memory only; a dry run reads it but never writes it
      * @param nanoClock for the reported planning time only; {@code null} reports 0
      */
     public Controller(ControllerConfig config, HeartConfig heartConfig, PrometheusClient prometheus,
@@ -88,7 +93,19 @@ public final class Controller {
         this.actuator = new Actuator(kubernetes, config.kubernetes().fieldManager());
         this.state = state == null ? AtpmState.EMPTY : state;
         this.store = store;
+        this.stateUnread = store != null;
         this.nanoClock = nanoClock == null ? () -> 0L : nanoClock;
+    }
+
+    /**
+     * Called when this replica (again) becomes the one that writes, e.g. on gaining the lease: the
+     * next round reads the state another replica may have saved meanwhile, and the share cap forgets
+     * the routes this replica applied before (they may no longer be the ones in the cluster).
+     */
+    public void takeOver() {
+        stateUnread = store != null;
+        lastRoutes = List.of();
+        lastMetrics = null;
     }
 
     /**
@@ -106,6 +123,32 @@ public final class Controller {
 
     /** Runs one round with metrics evaluated at {@code time}. */
     public Round round(Instant time, boolean dryRun) {
+        List<String> loadNotes = new ArrayList<>();
+        if (stateUnread) {
+            try {
+                StateStore.Loaded loaded = store.load();
+                state = loaded.state();
+                stateBeforeLastRound = state;
+                if (loaded.note() != null) {
+                    loadNotes.add(loaded.note());
+                }
+                stateUnread = false;
+            } catch (KubernetesClientException e) {
+                return failed(FailureReason.KUBERNETES_READ, "cannot read the ATPM state from ConfigMap "
+                        + store.location() + ": " + detail(e) + "; not planning until it can be read, so that a saved"
+                        + " state is not overwritten", null, List.of());
+            }
+        }
+        Round round = roundWithState(time, dryRun);
+        if (loadNotes.isEmpty()) {
+            return round;
+        }
+        loadNotes.addAll(round.notes());
+        return new Round(round.applied(), round.failure(), round.message(), round.plan(), round.snapshot(),
+                round.routes(), round.desired(), round.changes(), loadNotes, round.planningNanos());
+    }
+
+    private Round roundWithState(Instant time, boolean dryRun) {
         ClusterView view;
         try {
             view = discover();

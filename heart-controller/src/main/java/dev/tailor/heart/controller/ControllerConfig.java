@@ -182,8 +182,9 @@ public record ControllerConfig(Prometheus prometheus, Kubernetes kubernetes, Dou
     public List<String> problems() {
         List<String> problems = new ArrayList<>();
         String url = prometheus.url();
-        if (!(url.startsWith("http://") || url.startsWith("https://"))) {
-            problems.add("prometheus.url: \"" + url + "\" (expected: an http:// or https:// URL)");
+        if (!validHttpUrl(url)) {
+            problems.add("prometheus.url: \"" + url + "\" (expected: an http:// or https:// URL with a host, e.g."
+                    + " http://prometheus.istio-system:9090)");
         }
         range(problems, "prometheus.timeoutSeconds", prometheus.timeoutSeconds(), 0.1, 600);
         range(problems, "prometheus.windowSeconds", prometheus.windowSeconds(), 1, 3600);
@@ -238,6 +239,18 @@ public record ControllerConfig(Prometheus prometheus, Kubernetes kubernetes, Dou
             }
         }
         return problems;
+    }
+
+    private static boolean validHttpUrl(String url) {
+        if (!(url.startsWith("http://") || url.startsWith("https://"))) {
+            return false;
+        }
+        try {
+            java.net.URI uri = new java.net.URI(url);
+            return uri.getHost() != null && !uri.getHost().isEmpty();
+        } catch (java.net.URISyntaxException e) {
+            return false;
+        }
     }
 
     private static void range(List<String> problems, String name, double value, double min, double max) {

@@ -10,8 +10,11 @@ import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ExecutorService;
@@ -49,7 +52,13 @@ public final class ControllerLoop implements AutoCloseable {
     private final Consumer<Controller.Round> reporter;
     private final LongSupplier epochMillis;
     private final Object monitor = new Object();
-    private final List<SharedIndexInformer<Pod>> informers = new ArrayList<>();
+    private final Map<String, SharedIndexInformer<Pod>> informers = new LinkedHashMap<>();
+    private ResourceEventHandler<Pod> podHandler;
+    private volatile Consumer<String> log = message -> { };
+    private volatile boolean tookOver;
+    private volatile String leader;
+    private long nextLeaseCheckMillis;
+    private String lastLeaseProblem;
     private final ExecutorService electorThreads = Executors.newCachedThreadPool(r -> {
         Thread t = new Thread(r, "tailor-heart-leader-election");
         t.setDaemon(true);
@@ -80,7 +89,15 @@ public final class ControllerLoop implements AutoCloseable {
         controller.writeGuard(() -> leading && running);
     }
 
-    /** Starts leader election, the informers and the loop thread. */
+    /** Where the loop says what happens outside rounds (leadership, watch failures); default: nowhere. */
+    public void onMessage(Consumer<String> messages) {
+        this.log = messages == null ? message -> { } : messages;
+    }
+
+    /**
+     * Starts leader election, the informers and the loop thread. An API server that cannot be
+     * watched does not stop the loop: it is said, and the watch is retried before every round.
+     */
     public void start() {
         if (options.lease() == null) {
             leading = true;
@@ -94,10 +111,10 @@ public final class ControllerLoop implements AutoCloseable {
                     .withRenewDeadline(duration.multipliedBy(2).dividedBy(3))
                     .withRetryPeriod(duration.dividedBy(5))
                     .withReleaseOnCancel()
-                    .withLeaderCallbacks(new LeaderCallbacks(this::startLeading, this::stopLeading, leader -> { }))
+                    .withLeaderCallbacks(new LeaderCallbacks(this::startLeading, this::stopLeading, this::newLeader))
                     .build(), electorThreads).start();
         }
-        ResourceEventHandler<Pod> handler = new ResourceEventHandler<>() {
+        podHandler = new ResourceEventHandler<>() {
             @Override
             public void onAdd(Pod pod) {
                 if (ready(pod)) {
@@ -117,13 +134,36 @@ public final class ControllerLoop implements AutoCloseable {
                 changed();
             }
         };
-        for (String namespace : config.kubernetes().namespaces()) {
-            informers.add(client.pods().inNamespace(namespace).withLabel(config.kubernetes().componentLabel())
-                    .inform(handler));
-        }
+        watchPods(true);
         thread = new Thread(this::loop, "tailor-heart-rounds");
         thread.setDaemon(true);
         thread.start();
+    }
+
+    /** Starts the pod informers not running yet; says so when one cannot start (or starts again). */
+    private void watchPods(boolean first) {
+        for (String namespace : config.kubernetes().namespaces()) {
+            if (informers.containsKey(namespace)) {
+                continue;
+            }
+            try {
+                informers.put(namespace, client.pods().inNamespace(namespace)
+                        .withLabel(config.kubernetes().componentLabel()).inform(podHandler));
+                if (!first) {
+                    log.accept("watching pods in namespace " + namespace + " again: re-plans on pod events are on");
+                }
+            } catch (RuntimeException e) {
+                if (first) {
+                    log.accept("cannot watch pods in namespace " + namespace + " (" + e.getMessage() + "): re-plans on"
+                            + " pod events are off until it can; retried before every round");
+                }
+            }
+        }
+    }
+
+    /** Whether this replica waits for the lease (started, alive, not leading). */
+    public boolean standingBy() {
+        return options.lease() != null && thread != null && thread.isAlive() && !leading;
     }
 
     /** Whether this replica leads (always, without a lease). */
@@ -173,8 +213,43 @@ public final class ControllerLoop implements AutoCloseable {
     private void startLeading() {
         synchronized (monitor) {
             leading = true;
+            tookOver = true;
             monitor.notifyAll();
         }
+    }
+
+    private void newLeader(String identity) {
+        if (identity != null && !identity.equals(leader)) {
+            leader = identity;
+            log.accept("Lease " + options.lease() + ": " + (identity.equals(options.identity()) ? "this replica ("
+                    + identity + ") leads" : identity + " leads; this replica (" + options.identity() + ") stands by"));
+        }
+    }
+
+    /**
+     * While standing by, reads the Lease now and then, so that a Lease that cannot be read or
+     * written (no namespace, no RBAC) is said instead of retried in silence by the elector.
+     */
+    private void checkLease(long nowMillis) {
+        if (options.lease() == null || leading || nowMillis < nextLeaseCheckMillis) {
+            return;
+        }
+        nextLeaseCheckMillis = nowMillis + 2 * options.leaseDuration().toMillis();
+        String[] lease = options.lease().split("/", 2);
+        String problem;
+        try {
+            Lease current = client.resources(Lease.class).inNamespace(lease[0]).withName(lease[1]).get();
+            problem = current != null ? null : "Lease " + options.lease() + " does not exist yet and this replica has"
+                    + " not created it: does namespace " + lease[0] + " exist, and may this service account create"
+                    + " Leases there?";
+        } catch (KubernetesClientException e) {
+            problem = "cannot read Lease " + options.lease() + " (" + e.getCode() + " " + e.getMessage()
+                    + "): this replica cannot take part in leader election";
+        }
+        if (problem != null && !problem.equals(lastLeaseProblem)) {
+            log.accept(problem);
+        }
+        lastLeaseProblem = problem;
     }
 
     private void stopLeading() {
@@ -187,6 +262,7 @@ public final class ControllerLoop implements AutoCloseable {
         while (running) {
             lastLoopMillis = epochMillis.getAsLong();
             try {
+                checkLease(lastLoopMillis);
                 boolean doRound;
                 boolean doReplan;
                 synchronized (monitor) {
@@ -196,6 +272,11 @@ public final class ControllerLoop implements AutoCloseable {
                         monitor.wait(Math.min(wait, 1_000));
                     }
                     now = epochMillis.getAsLong();
+                    if (tookOver) {
+                        tookOver = false;
+                        controller.takeOver();   // read the state the last leader saved; forget old routes
+                        nextRound = 0;
+                    }
                     doRound = leading && now >= nextRound;
                     doReplan = leading && !doRound && dirty;
                     if (doRound) {
@@ -216,6 +297,7 @@ public final class ControllerLoop implements AutoCloseable {
                     Controller.Round round = controller.replan(options.dryRun());
                     if (round != null && leading) {
                         replans++;
+                        metrics.countReplan();
                         if (since >= 0) {
                             lastReplanDelayMillis = epochMillis.getAsLong() - since;
                             metrics.recordReplanDelay(lastReplanDelayMillis / 1000.0);
@@ -224,6 +306,7 @@ public final class ControllerLoop implements AutoCloseable {
                         reporter.accept(round);
                     }
                 } else if (doRound) {
+                    watchPods(false);
                     long now = epochMillis.getAsLong();
                     nextRound = now + periodMillis;
                     Controller.Round round = controller.round(Instant.ofEpochMilli(now), options.dryRun());
@@ -254,7 +337,7 @@ public final class ControllerLoop implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
-        informers.forEach(SharedIndexInformer::close);
+        informers.values().forEach(SharedIndexInformer::close);
         if (election != null) {
             election.cancel(true);
         }

@@ -16,7 +16,8 @@ import java.util.function.LongSupplier;
 /**
  * The controller's own metrics (prometheus-metrics library), in a registry of their own:
  * <ul>
- *   <li>{@code tailor_heart_rounds_total} — rounds run;</li>
+ *   <li>{@code tailor_heart_rounds_total} — rounds run, re-plans included;</li>
+ *   <li>{@code tailor_heart_replans_total} — the event-driven re-plans among them;</li>
  *   <li>{@code tailor_heart_round_failures_total{reason}} — rounds that changed nothing, by
  *       {@link Controller.FailureReason} in lower case;</li>
  *   <li>{@code tailor_heart_planning_seconds} — planning time per round (histogram);</li>
@@ -38,6 +39,7 @@ public final class ControllerMetrics {
     private final Gauge linksPruned;
     private final Counter ruleWrites;
     private final Histogram replanDelay;
+    private final Counter replans;
     private final LongSupplier epochMillis;
     private volatile long lastAppliedMillis = -1;
     private volatile boolean ready;
@@ -57,6 +59,13 @@ public final class ControllerMetrics {
                 .help("Links the slow-link filter pruned in the last plan").register(registry);
         ruleWrites = Counter.builder().name("tailor_heart_rule_writes_total")
                 .help("DestinationRules written, by action").labelNames("action").register(registry);
+        for (Actuator.Action action : Actuator.Action.values()) {
+            if (action != Actuator.Action.UNCHANGED) {
+                ruleWrites.labelValues(label(action.name()));   // every action visible at 0
+            }
+        }
+        replans = Counter.builder().name("tailor_heart_replans_total")
+                .help("Event-driven re-plans (also counted in tailor_heart_rounds_total)").register(registry);
         replanDelay = Histogram.builder().name("tailor_heart_replan_delay_seconds")
                 .help("From a pod event to the end of the re-plan it triggered")
                 .classicOnly().classicUpperBounds(0.25, 0.5, 1, 2, 5, 10).register(registry);
@@ -93,6 +102,11 @@ public final class ControllerMetrics {
     /** Records how long a re-plan took from its first pod event, in seconds. */
     public void recordReplanDelay(double seconds) {
         replanDelay.observe(seconds);
+    }
+
+    /** Counts one event-driven re-plan (record the round itself with {@link #record}). */
+    public void countReplan() {
+        replans.inc();
     }
 
     /** Whether a round has planned successfully (the {@code /readyz} condition). */

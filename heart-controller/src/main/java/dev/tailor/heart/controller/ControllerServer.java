@@ -10,8 +10,9 @@ import java.util.function.BooleanSupplier;
 
 /**
  * The controller's HTTP endpoints: {@code /metrics} ({@link ControllerMetrics}), {@code /healthz}
- * (200 while the round loop is alive) and {@code /readyz} (200 once a round has planned), for
- * Prometheus and the kubelet's probes.
+ * (200 while the round loop is alive) and {@code /readyz} (200 when this replica does its job: a
+ * leader once a round has planned, a standby while it waits for the lease), for Prometheus and the
+ * kubelet's probes.
  */
 public final class ControllerServer implements AutoCloseable {
 
@@ -21,10 +22,11 @@ public final class ControllerServer implements AutoCloseable {
      * Starts serving on {@code address}.
      *
      * @param alive whether the round loop is alive
+     * @param ready whether this replica is ready (see the class comment)
      * @throws IOException if the port cannot be bound
      */
-    public ControllerServer(InetSocketAddress address, ControllerMetrics metrics, BooleanSupplier alive)
-            throws IOException {
+    public ControllerServer(InetSocketAddress address, ControllerMetrics metrics, BooleanSupplier alive,
+            BooleanSupplier ready) throws IOException {
         server = HttpServer.create(address, 0);
         server.createContext("/metrics", exchange -> send(exchange, 200, metrics.contentType(), metrics.scrape()));
         server.createContext("/healthz", exchange -> {
@@ -32,8 +34,8 @@ public final class ControllerServer implements AutoCloseable {
             send(exchange, ok ? 200 : 503, "text/plain", ok ? "ok\n" : "round loop stopped\n");
         });
         server.createContext("/readyz", exchange -> {
-            boolean ok = metrics.ready();
-            send(exchange, ok ? 200 : 503, "text/plain", ok ? "ok\n" : "no round has planned yet\n");
+            boolean ok = ready.getAsBoolean();
+            send(exchange, ok ? 200 : 503, "text/plain", ok ? "ok\n" : "leading, but no round has planned yet\n");
         });
         server.start();
     }

@@ -23,8 +23,9 @@ import java.util.TreeSet;
  * one shift λ: x_i = clamp(t_i + λ, lo_i, hi_i)) with Σ x = 1 and lo_i = max(0, p_i − maxMove),
  * hi_i = min(1, p_i + maxMove). Safety wins over the cap: a callee node without a ready replica
  * gets lo = hi = 0, so no call goes to a pod that is gone. When that leaves less than the whole
- * (Σ hi &lt; 1: most of the calls went to nodes that are gone), the entry takes the new plan
- * unchanged and a note says so. Entries, edges and nodes with no previous value take the new plan.
+ * (Σ hi &lt; 1: the calls that went to nodes now gone do not fit under the cap elsewhere), the cap
+ * widens for that entry by the least amount that fits them, and a note says so. Entries, edges and
+ * nodes with no previous value take the new plan.
  * Per-replica fractions follow: a node's fraction split equally among its ready replicas of the
  * callee, as NTAM splits within a group.
  *
@@ -128,10 +129,33 @@ final class ShareMoveCap {
             return target;
         }
         String edge = route.caller() + " -> " + route.callee() + " from " + target.fromNode();
-        if (sumHi < 1 || sumLo > 1) {
-            notes.add(edge + ": the share cap cannot hold (most calls went to nodes without a ready replica"
-                    + " now); the new plan applies in full");
-            return target;
+        if (sumHi < 1) {
+            // Calls that went to nodes without a ready replica must go somewhere now: widen the cap
+            // on the live nodes just enough (the smallest extra δ with Σ min(1, p + cap + δ) = 1).
+            double gone = 0;
+            for (int i = 0; i < n; i++) {
+                if (hi[i] == 0) {
+                    gone += previous.toNodes().getOrDefault(name[i], 0.0);
+                }
+            }
+            double lowDelta = 0;
+            double highDelta = 1;
+            for (int step = 0; step < BISECTION_STEPS; step++) {
+                double mid = (lowDelta + highDelta) / 2;
+                if (upperSum(previous, name, hi, maxMove + mid) < 1) {
+                    lowDelta = mid;
+                } else {
+                    highDelta = mid;
+                }
+            }
+            double widened = maxMove + highDelta;
+            for (int i = 0; i < n; i++) {
+                if (hi[i] > 0) {
+                    hi[i] = Math.min(1, previous.toNodes().getOrDefault(name[i], 0.0) + widened);
+                }
+            }
+            notes.add(String.format(Locale.ROOT, "%s: %.3f of the calls went to nodes without a ready replica now;"
+                    + " the share cap widens to %.3f for this entry", edge, gone, widened));
         }
         double low = -1.5;
         double high = 1.5;
@@ -168,6 +192,17 @@ final class ShareMoveCap {
         }
         notes.add(edge + ": share moves capped at " + maxMove + ":" + moved);
         return new NodeRoute(target.fromNode(), target.supplyRequestsPerSecond(), toNodes, toReplicas);
+    }
+
+    /** Σ over live nodes (hi &gt; 0) of min(1, previous + allowance). */
+    private static double upperSum(NodeRoute previous, String[] name, double[] hi, double allowance) {
+        double sum = 0;
+        for (int i = 0; i < name.length; i++) {
+            if (hi[i] > 0) {
+                sum += Math.min(1, previous.toNodes().getOrDefault(name[i], 0.0) + allowance);
+            }
+        }
+        return sum;
     }
 
     private static double sum(double[] t, double[] lo, double[] hi, double shift) {

@@ -36,6 +36,11 @@ public final class StateStore {
         this.name = location.substring(slash + 1);
     }
 
+    /** {@code namespace/name} of the ConfigMap. */
+    public String location() {
+        return namespace + "/" + name;
+    }
+
     /** A loaded state and what was wrong, if anything. */
     public record Loaded(AtpmState state, String note) {
     }

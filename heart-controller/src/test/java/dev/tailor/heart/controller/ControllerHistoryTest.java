@@ -130,6 +130,7 @@ class ControllerHistoryTest {
         List<Double> freeShares = new ArrayList<>();
         List<Double> cappedShares = new ArrayList<>();
         List<List<String>> notes = new ArrayList<>();
+        com.fasterxml.jackson.databind.node.ObjectNode lastDesired = null;
         for (int phase = 0; phase < 3; phase++) {
             Controller.Round a = free.round(endOfPhase(phase), true);
             Controller.Round b = capped.round(endOfPhase(phase), true);
@@ -137,6 +138,8 @@ class ControllerHistoryTest {
             freeShares.add(localShare(a));
             cappedShares.add(localShare(b));
             notes.add(b.notes());
+            lastDesired = b.desired().stream().filter(r -> r.at("/metadata/name").asText().endsWith("to-frontend"))
+                    .findFirst().orElseThrow();
         }
         System.out.println("ingress on w2 -> frontend on w2, free " + freeShares + ", capped at 0.1 " + cappedShares);
         assertThat(freeShares.get(2)).as("the test needs a plan that moves more than the cap: " + freeShares)
@@ -148,6 +151,9 @@ class ControllerHistoryTest {
         assertThat(cappedShares.get(2)).isCloseTo(cappedShares.get(1) - 0.1, org.assertj.core.data.Offset.offset(1e-9));
         assertThat(notes.get(2)).anySatisfy(n -> assertThat(n).contains("istio-ingressgateway -> frontend from w2")
                 .contains("capped at 0.1"));
+        // The rules carry the capped routes: w2's own locality keeps 87 of the ingress's 100 on w2.
+        assertThat(lastDesired.toString()).contains("\"from\":\"eu/eu-a/w2\"")
+                .contains("\"eu/eu-a/w2\":" + Math.round(cappedShares.get(2) * 100));
     }
 
     /** The fraction of the ingress gateway's calls on w2 that the round sends to frontend on w2. */

@@ -38,8 +38,9 @@ class ControllerMetricsTest {
     void server_servesMetricsHealthAndReadiness() throws Exception {
         ControllerMetrics metrics = new ControllerMetrics(() -> 1_000);
         boolean[] alive = {true};
+        boolean[] ready = {false};
         try (ControllerServer server = new ControllerServer(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
-                metrics, () -> alive[0])) {
+                metrics, () -> alive[0], () -> ready[0])) {
             HttpClient http = HttpClient.newHttpClient();
             String base = "http://127.0.0.1:" + server.port();
             HttpResponse<String> scrape = http.send(HttpRequest.newBuilder(URI.create(base + "/metrics")).build(),
@@ -48,6 +49,8 @@ class ControllerMetricsTest {
             assertThat(scrape.body()).contains("# TYPE tailor_heart_rounds_total counter");
             assertThat(status(http, base + "/healthz")).isEqualTo(200);
             assertThat(status(http, base + "/readyz")).isEqualTo(503);
+            ready[0] = true;
+            assertThat(status(http, base + "/readyz")).isEqualTo(200);
             alive[0] = false;
             assertThat(status(http, base + "/healthz")).isEqualTo(503);
         }

@@ -136,6 +136,12 @@ class ControllerRoundTest {
         // The same desired rules again: nothing to write.
         assertThat(new Actuator(client, "tailor-heart").plan(first.desired(), List.of("shop", "istio-system")))
                 .extracting(Actuator.Change::action).containsOnly(Actuator.Action.UNCHANGED);
+        // A second round of the same metrics writes nothing (the resource versions stay).
+        Controller.Round second = controller.round(Instant.now(), false);
+        assertThat(second.failure()).as(second.message()).isNull();
+        assertThat(second.changes()).extracting(Actuator.Change::action).containsOnly(Actuator.Action.UNCHANGED);
+        assertThat(rules()).extracting(r -> r.getMetadata().getResourceVersion())
+                .isEqualTo(before.stream().map(r -> r.getMetadata().getResourceVersion()).toList());
 
         client.genericKubernetesResources(Actuator.DESTINATION_RULE).inAnyNamespace().delete();
         Controller.Round dry = controller().round(Instant.now(), true);
@@ -193,6 +199,7 @@ class ControllerRoundTest {
     @Test
     void round_componentWithoutMetrics_keepsTheLastPlan() {
         controller().round(Instant.now(), false);
+        List<GenericKubernetesResource> before = rules();
         // A new component whose pods Prometheus knows nothing about.
         for (String node : List.of("w1", "w2")) {
             client.pods().inNamespace("shop").resource(ShopCluster.pod("shop", "ads-" + node, "ads", node, true)).create();
@@ -200,7 +207,7 @@ class ControllerRoundTest {
         Controller.Round round = controller().round(Instant.now(), false);
         assertThat(round.failure()).isEqualTo(Controller.FailureReason.COMPONENT_WITHOUT_METRICS);
         assertThat(round.message()).contains("[ads]");
-        assertThat(rules()).hasSize(2);
+        assertThat(rules()).hasSize(2).isEqualTo(before);
     }
 
     @Test
@@ -333,5 +340,41 @@ class ControllerRoundTest {
         assertThat(round.message()).contains("stopped after 0 of 2 writes");
         assertThat(rules()).isEmpty();
         assertThat(controller.state()).isEqualTo(AtpmState.EMPTY);
+    }
+
+    @Test
+    void round_readsTheSavedState_andATakeOverReadsItAgain() {
+        Controller a = controller();
+        Controller b = controller();   // a standby, started before a wrote anything
+        a.round(Instant.now(), false);
+        a.round(Instant.now(), false);
+
+        Controller.Round first = b.round(Instant.now(), false);
+        assertThat(first.plan().state().rounds()).as("continues from a's 2 rounds").isEqualTo(3);
+        a.takeOver();   // a leads again later: it must not plan from its own round 2
+        Controller.Round back = a.round(Instant.now(), false);
+        assertThat(back.plan().state().rounds()).isEqualTo(4);
+    }
+
+    @Test
+    void round_stateUnreadable_changesNothing_andTheNextRoundReadsIt() {
+        Controller first = controller();
+        first.round(Instant.now(), false);
+        List<GenericKubernetesResource> before = rules();
+        // 403 (RBAC not yet granted, say): the client does not retry it, unlike a 5xx.
+        server.expect().get().withPath("/api/v1/namespaces/tailor-system/configmaps/tailor-heart-state")
+                .andReturn(403, new StatusBuilder().withCode(403).withReason("Forbidden")
+                        .withMessage("configmaps is forbidden").build()).once();
+        Controller restarted = controller();
+
+        Controller.Round failed = restarted.round(Instant.now(), false);
+
+        assertThat(failed.failure()).isEqualTo(Controller.FailureReason.KUBERNETES_READ);
+        assertThat(failed.message()).contains("cannot read the ATPM state from ConfigMap tailor-system/tailor-heart-state")
+                .contains("not planning until it can be read");
+        assertThat(rules()).isEqualTo(before);
+        assertThat(new StateStore(client, "tailor-system/tailor-heart-state").load().state().rounds()).isEqualTo(1);
+        Controller.Round next = restarted.round(Instant.now(), false);
+        assertThat(next.plan().state().rounds()).isEqualTo(2);
     }
 }

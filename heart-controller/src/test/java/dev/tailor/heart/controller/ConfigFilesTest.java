@@ -1,0 +1,53 @@
+package dev.tailor.heart.controller;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class ConfigFilesTest {
+
+    @TempDir
+    Path dir;
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+        "kubernetes:\\n  namespaces: [~]\\n          | kubernetes: a value is missing (an empty list entry",
+        "roundSeconds: abc\\n                          | roundSeconds: not a number (expected: a number",
+        "roundSeconds: 5\\nroundSeconds: 6\\n          | Duplicate field 'roundSeconds'",
+        "kubernetes: 3\\n                             | kubernetes: not what this field holds",
+        "maxShareMovePerRound: 0\\n                    | maxShareMovePerRound: 0.0 (expected: 0 < value <= 1",
+        "prometheus:\\n  url: 'http://bad host:9090'\\n | prometheus.url: \"http://bad host:9090\" (expected: an http://",
+        "roundSecs: 3\\n                              | roundSecs: unknown field"})
+    void parse_badInput_namesTheField(String yaml, String expected) {
+        assertThatThrownBy(() -> ConfigFiles.parse(yaml.replace("\\n", "\n"), "heart.yaml"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("heart.yaml: ")
+                .hasMessageContaining(expected);
+    }
+
+    @Test
+    void parse_onlyComments_isTheDefaults_likeAnEmptyFile() {
+        assertThat(ConfigFiles.parse("# nothing set yet\n", "heart.yaml")).isEqualTo(ControllerConfig.DEFAULTS);
+        assertThat(ConfigFiles.parse("", "heart.yaml")).isEqualTo(ControllerConfig.DEFAULTS);
+    }
+
+    @Test
+    void read_missingFileOrDirectory_saysWhich() {
+        assertThatThrownBy(() -> ConfigFiles.read(dir.resolve("absent.yaml"))).hasMessageContaining("absent.yaml: no such"
+                + " file (expected: a YAML file)");
+        assertThatThrownBy(() -> ConfigFiles.read(dir)).hasMessageContaining(": a directory (expected: a YAML file)");
+    }
+
+    @Test
+    void read_aGoodFile() throws Exception {
+        Path file = Files.writeString(dir.resolve("heart.yaml"), "roundSeconds: 15\nmaxShareMovePerRound: 0.2\n");
+        ControllerConfig config = ConfigFiles.read(file);
+        assertThat(config.roundSeconds()).isEqualTo(15.0);
+        assertThat(config.maxShareMovePerRound()).isEqualTo(0.2);
+    }
+}
