@@ -18,16 +18,25 @@ final class KubeClients {
      * (KUBECONFIG, ~/.kube/config, a pod's service account).
      */
     static KubernetesClient build(Path kubeconfig) {
-        KubernetesClientBuilder builder = new KubernetesClientBuilder();
+        Config config;
         if (kubeconfig != null) {
             try {
-                builder.withConfig(Config.fromKubeconfig(Files.readString(kubeconfig)));
+                config = Config.fromKubeconfig(Files.readString(kubeconfig));
             } catch (IOException | RuntimeException e) {
-                throw new CliException("--kubeconfig: " + kubeconfig + ": cannot use it (" + e.getMessage() + ")");
+                throw new CliException("--kubeconfig: " + kubeconfig + ": cannot use it ("
+                        + (e instanceof java.nio.file.NoSuchFileException ? "no such file" : e.toString()) + ")");
             }
+        } else {
+            config = Config.autoConfigure(null);
         }
-        return builder.build();
+        // Three retries (about 1.5 s of back-off), not fabric8's ten (about 20 s): a command that
+        // cannot reach the API server should say so promptly; the controller retries every round.
+        config.setRequestRetryBackoffLimit(RETRIES);
+        return new KubernetesClientBuilder().withConfig(config).build();
     }
+
+    /** Retries of a failed API request. */
+    static final int RETRIES = 3;
 
     /** Where the cluster address came from, for the first line a command prints. */
     static String source(Path kubeconfig) {
