@@ -116,7 +116,8 @@ public final class MetricsReader {
             return List.of();
         }
         if (vector.series().isEmpty()) {
-            notes.add(name + ": empty answer: no data for any pod this round");
+            notes.add(name + ": empty answer: no data for any " + (name.equals("delaySeconds") ? "node pair" : "pod")
+                    + " this round");
         }
         return vector.series();
     }

@@ -103,8 +103,8 @@ public final class SnapshotAssembler {
             }
         }
         if (unmeasured > 0) {
-            notes.add(unmeasured + " node pair(s) without a measured delay: HEART takes them at the largest measured"
-                    + " delay plus its penalty, so they carry traffic only when nothing measured can");
+            notes.add(unmeasured + " node pair(s) have no delay in Prometheus: HEART takes the reverse direction's"
+                    + " where that is measured, else the largest measured delay plus its penalty");
         }
         Snapshot snapshot = new Snapshot(config.prometheus().windowSeconds(), nodes, replicas, calls, delays);
         return new Result(snapshot, notes);
