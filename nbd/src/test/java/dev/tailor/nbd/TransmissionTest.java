@@ -158,15 +158,15 @@ class TransmissionTest {
     @ParameterizedTest
     @ValueSource(booleans = {false, true})
     void lengthOf4GiBMinus1_isInvalidForEveryCommand(boolean structured) throws Exception {
-        // Over the 32 MiB maximum block size: EINVAL (proto.md, "Block size constraints"); TRIM is not
-        // bound by it but reaches past the 1 GiB end: EINVAL too.
+        // READ: over the 32 MiB maximum block size, EINVAL (proto.md, "Block size constraints"). TRIM and
+        // WRITE_ZEROES are not bound by the maximum but reach past the 1 GiB end: EINVAL and ENOSPC.
         try (RawClient client = open("disk", structured)) {
             client.request(0, NbdProtocol.CMD_READ, 1, 0, MAX_LENGTH);
             assertThat(error(client, structured, 1)).isEqualTo(NbdProtocol.EINVAL);
             client.request(0, NbdProtocol.CMD_TRIM, 2, 0, MAX_LENGTH);
             assertThat(error(client, structured, 2)).isEqualTo(NbdProtocol.EINVAL);
             client.request(0, NbdProtocol.CMD_WRITE_ZEROES, 3, 0, MAX_LENGTH);
-            assertThat(error(client, structured, 3)).isEqualTo(NbdProtocol.EINVAL);
+            assertThat(error(client, structured, 3)).isEqualTo(NbdProtocol.ENOSPC);
             // A write's header alone is answered at once; its 4 GiB payload would be skipped, not held.
             client.request(0, NbdProtocol.CMD_WRITE, 4, 0, MAX_LENGTH);
             assertThat(error(client, structured, 4)).isEqualTo(NbdProtocol.EINVAL);
