@@ -7,13 +7,17 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -51,14 +55,24 @@ public final class UpstreamBackend implements BlockBackend {
     private final AtomicInteger next = new AtomicInteger();
     private volatile boolean closed;
 
-    private UpstreamBackend(NbdConfig.Upstream config, Bootstrap bootstrap, Description description, Channel first) {
+    private UpstreamBackend(NbdConfig.Upstream config, Bootstrap bootstrap, Description description, Channel first,
+            EventLoopGroup eventLoops) {
         this.config = config;
         this.bootstrap = bootstrap;
         this.description = description;
         int size = (description.transmissionFlags() & NbdProtocol.FLAG_CAN_MULTI_CONN) != 0 ? config.connections() : 1;
+        // Spread the pool over the event loops, starting with the first connection's: a request then
+        // usually finds a pool connection on its own event loop, and crosses no thread.
+        List<EventLoop> loops = new ArrayList<>();
+        loops.add(first.eventLoop());
+        for (EventExecutor loop : eventLoops) {
+            if (loop != first.eventLoop()) {
+                loops.add((EventLoop) loop);
+            }
+        }
         this.slots = new Slot[size];
         for (int i = 0; i < size; i++) {
-            slots[i] = new Slot();
+            slots[i] = new Slot(loops.get(i % loops.size()));
         }
         slots[0].channel = first;
     }
@@ -79,7 +93,8 @@ public final class UpstreamBackend implements BlockBackend {
                 .option(ChannelOption.ALLOCATOR, alloc)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, CONNECT_TIMEOUT_MILLIS)
                 .remoteAddress(InetSocketAddress.createUnresolved(config.host(), config.port()));
-        Future<Channel> ready = open(bootstrap, config, eventLoops.next().newPromise()).awaitUninterruptibly();
+        EventLoop loop = eventLoops.next();
+        Future<Channel> ready = open(bootstrap, config, loop).awaitUninterruptibly();
         if (!ready.isSuccess()) {
             Throwable cause = ready.cause();
             throw new IOException("upstream nbd://" + config.host() + ":" + config.port() + "/" + config.export()
@@ -87,12 +102,13 @@ public final class UpstreamBackend implements BlockBackend {
         }
         Channel first = ready.getNow();
         Description description = first.pipeline().get(UpstreamClientHandler.class).description();
-        return new UpstreamBackend(config, bootstrap, description, first);
+        return new UpstreamBackend(config, bootstrap, description, first, eventLoops);
     }
 
-    /** Opens one connection; the promise succeeds once its handshake is done. */
-    private static Future<Channel> open(Bootstrap bootstrap, NbdConfig.Upstream config, Promise<Channel> ready) {
-        Bootstrap b = bootstrap.clone().handler(new ChannelInitializer<SocketChannel>() {
+    /** Opens one connection on {@code loop}; the future succeeds once its handshake is done. */
+    private static Future<Channel> open(Bootstrap bootstrap, NbdConfig.Upstream config, EventLoop loop) {
+        Promise<Channel> ready = loop.newPromise();
+        Bootstrap b = bootstrap.clone(loop).handler(new ChannelInitializer<SocketChannel>() {
             @Override
             protected void initChannel(SocketChannel channel) {
                 channel.pipeline().addLast(new UpstreamClientHandler(config.export(), ready, CONNECT_TIMEOUT_MILLIS));
@@ -136,7 +152,7 @@ public final class UpstreamBackend implements BlockBackend {
             completion.tryFailure(new NbdException(NbdProtocol.ESHUTDOWN, "the server is shutting down"));
             return;
         }
-        Slot slot = slots[Math.floorMod(next.getAndIncrement(), slots.length)];
+        Slot slot = pick();
         slot.channel().addListener((Future<Channel> ready) -> {
             if (!ready.isSuccess()) {
                 request.release();
@@ -154,6 +170,18 @@ public final class UpstreamBackend implements BlockBackend {
         });
     }
 
+    /** A pool connection on the calling event loop if there is one (round robin among them), else any. */
+    private Slot pick() {
+        int start = next.getAndIncrement();
+        for (int i = 0; i < slots.length; i++) {
+            Slot slot = slots[Math.floorMod(start + i, slots.length)];
+            if (slot.loop.inEventLoop()) {
+                return slot;
+            }
+        }
+        return slots[Math.floorMod(start, slots.length)];
+    }
+
     @Override
     public void close() {
         closed = true;
@@ -169,16 +197,20 @@ public final class UpstreamBackend implements BlockBackend {
 
     /** One pool connection, opened on first use and again after it broke. */
     private final class Slot {
+        private final EventLoop loop;
         private Channel channel;
         private Future<Channel> opening;
+
+        Slot(EventLoop loop) {
+            this.loop = loop;
+        }
 
         synchronized Future<Channel> channel() {
             if (channel != null && channel.isActive()) {
                 return channel.eventLoop().newSucceededFuture(channel);
             }
             if (opening == null || (opening.isDone() && (!opening.isSuccess() || !opening.getNow().isActive()))) {
-                Promise<Channel> ready = bootstrap.config().group().next().newPromise();
-                opening = open(bootstrap, config, ready);
+                opening = open(bootstrap, config, loop);
                 opening.addListener((Future<Channel> done) -> {
                     if (done.isSuccess()) {
                         synchronized (Slot.this) {
