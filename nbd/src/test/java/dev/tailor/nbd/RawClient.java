@@ -201,8 +201,10 @@ final class RawClient implements AutoCloseable {
         }
     }
 
-    void shutdownOutput() throws IOException {
-        socket.shutdownOutput();
+    /** Closes with a reset (SO_LINGER 0), as a client that crashed or lost its network. */
+    void reset() throws IOException {
+        socket.setSoLinger(true, 0);
+        socket.close();
     }
 
     @Override
