@@ -51,13 +51,14 @@ public final class NbdConfigFiles {
                     + e.getKnownPropertyIds().stream().map(Object::toString).sorted().collect(Collectors.joining(", "))
                     + ")");
         } catch (JsonMappingException e) {
+            if (e.getCause() instanceof JsonProcessingException syntax && !(syntax instanceof JsonMappingException)) {
+                throw notYaml(source, syntax);
+            }
             String message = e.getCause() instanceof IllegalArgumentException cause ? cause.getMessage()
                     : e.getOriginalMessage();
             throw new IllegalArgumentException(source + ": " + path(e) + ": " + message);
         } catch (JsonProcessingException e) {
-            throw new IllegalArgumentException(source + ": not valid YAML or JSON"
-                    + (e.getLocation() == null ? "" : " at line " + e.getLocation().getLineNr()) + ": "
-                    + e.getOriginalMessage());
+            throw notYaml(source, e);
         }
         if (config == null) {
             throw new IllegalArgumentException(source + ": empty (expected: at least an exports list)");
@@ -70,6 +71,12 @@ public final class NbdConfigFiles {
             throw new IllegalArgumentException(source + ": " + String.join("; ", problems));
         }
         return config;
+    }
+
+    private static IllegalArgumentException notYaml(String source, JsonProcessingException e) {
+        return new IllegalArgumentException(source + ": not valid YAML or JSON"
+                + (e.getLocation() == null ? "" : " at line " + e.getLocation().getLineNr()) + ": "
+                + e.getOriginalMessage().lines().findFirst().orElse(""));
     }
 
     private static String path(JsonMappingException e) {
