@@ -108,9 +108,9 @@ class ConnectionLifecycleTest {
     @Test
     void connectionsOverTheLimit_areClosedOnAccept() throws Exception {
         NbdConfig.Limits limits = new NbdConfig.Limits(null, null, null, 2, null);
-        try (NbdServer server = TestServers.start(limits, Map.of("disk", new MemoryBackend(4096)));
-                RawClient first = RawClient.connect(server.localAddress()).greeting();
-                RawClient second = RawClient.connect(server.localAddress()).greeting()) {
+        try (NbdServer server = TestServers.start(limits, Map.of("disk", new MemoryBackend(4096)))) {
+            RawClient first = RawClient.connect(server.localAddress()).greeting();
+            RawClient second = RawClient.connect(server.localAddress()).greeting();
             try (RawClient third = RawClient.connect(server.localAddress())) {
                 assertThat(third.closedByServer()).isTrue();
             }
@@ -119,6 +119,7 @@ class ConnectionLifecycleTest {
             try (RawClient fourth = RawClient.connect(server.localAddress())) {
                 fourth.greeting();
             }
+            second.close();
         }
     }
 

@@ -7,6 +7,8 @@ import io.netty.buffer.Unpooled;
 import io.netty.buffer.UnpooledByteBufAllocator;
 import io.netty.util.ResourceLeakDetector;
 import io.netty.util.ResourceLeakDetectorFactory;
+import io.netty.util.internal.logging.InternalLoggerFactory;
+import io.netty.util.internal.logging.JdkLoggerFactory;
 import java.lang.ref.ReferenceQueue;
 import java.lang.ref.WeakReference;
 import java.util.ArrayList;
@@ -27,8 +29,12 @@ public final class LeakCheck implements AfterEachCallback {
     private static final List<String> LEAKS = new ArrayList<>();
 
     static {
+        // Netty logs through java.util.logging (the SLF4J API on the test class path has no provider).
+        InternalLoggerFactory.setDefaultFactory(JdkLoggerFactory.INSTANCE);
         ResourceLeakDetectorFactory.setResourceLeakDetectorFactory(new ResourceLeakDetectorFactory() {
+            // The one abstract method is the deprecated one; Netty's other overloads delegate to it.
             @Override
+            @SuppressWarnings("deprecation")
             public <T> ResourceLeakDetector<T> newResourceLeakDetector(Class<T> resource, int samplingInterval,
                     long maxActive) {
                 return new Recording<>(resource, samplingInterval);
