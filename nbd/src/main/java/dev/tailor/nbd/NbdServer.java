@@ -132,12 +132,18 @@ public final class NbdServer implements AutoCloseable {
                 } catch (IllegalArgumentException e) {
                     throw new IllegalArgumentException("export " + exportConfig.name() + ": " + e.getMessage(), e);
                 }
-                exports.put(exportConfig.name(), new Export(exportConfig, backend, limits.maxRequestBytes()));
                 if (exportConfig.size() != null && exportConfig.upstream() != null
                         && exportConfig.size().bytes() != backend.sizeBytes()) {
+                    backend.close();
                     throw new IllegalArgumentException("export " + exportConfig.name() + ": size " + exportConfig.size()
                             + " but the upstream export is " + backend.sizeBytes() + " bytes (expected: equal, or"
                             + " leave size out)");
+                }
+                try {
+                    exports.put(exportConfig.name(), new Export(exportConfig, backend, limits.maxRequestBytes()));
+                } catch (RuntimeException e) {
+                    backend.close();
+                    throw e;
                 }
             }
             Map<String, Export> frozen = Collections.unmodifiableMap(exports);
