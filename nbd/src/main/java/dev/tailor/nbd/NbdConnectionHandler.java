@@ -513,6 +513,7 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
     }
 
     private void completed(int command, long cookie, long offsetBytes, long costBytes, Future<ByteBuf> done) {
+        assert ctx.executor().inEventLoop() : "completions run on the connection's event loop";
         if (done.isSuccess()) {
             reply(command, cookie, offsetBytes, done.getNow(), null, costBytes);
         } else {
@@ -582,6 +583,7 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
     }
 
     private void finished(long costBytes) {
+        assert ctx.executor().inEventLoop() : "write completions run on the connection's event loop";
         inFlightRequests--;
         inFlightBytes -= costBytes;
         if (draining) {
