@@ -124,7 +124,8 @@ done
 
 python3 - "$dir" "$rounds" "$servers" "$runtime" "$size" <<'PY'
 import json, os, sys
-directory, rounds, servers, runtime, size = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(","), sys.argv[4], sys.argv[5]
+directory, rounds, runtime, size = sys.argv[1], int(sys.argv[2]), sys.argv[4], sys.argv[5]
+servers = sys.argv[3].split(",")
 
 def load(name, job, rnd):
     text = open(os.path.join(directory, f"{name}-{job}-{rnd}.out")).read()
