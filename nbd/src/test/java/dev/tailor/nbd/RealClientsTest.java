@@ -101,7 +101,8 @@ class RealClientsTest {
         String qemuImg = Programs.require("qemu-img");
         Path source = randomImage("convert-source.img", 16 << 20, 11);
         Path back = dir.resolve("convert-back.img");
-        Programs.run(TIMEOUT, qemuImg, "convert", "-n", "-f", "raw", "-O", "raw", source.toString(), uri + "image").ok();
+        Programs.run(TIMEOUT, qemuImg, "convert", "-n", "-f", "raw", "-O", "raw", source.toString(), uri + "image")
+                .ok();
         Programs.run(TIMEOUT, qemuImg, "convert", "-f", "raw", "-O", "raw", uri + "image", back.toString()).ok();
         assertThat(Files.mismatch(source, back)).isEqualTo(-1L);
         assertThat(Files.mismatch(source, dir.resolve("image.img"))).isEqualTo(-1L);
@@ -166,8 +167,8 @@ class RealClientsTest {
         String fio = Programs.require("fio");
         Programs.Result result = Programs.run(TIMEOUT, fio, "--name=verify", "--ioengine=nbd", "--uri=" + uri + "fio",
                 "--rw=randwrite", "--bs=4k", "--size=8M", "--numjobs=4", "--offset_increment=8M", "--iodepth=16",
-                "--verify=crc32c", "--do_verify=1", "--verify_fatal=1", "--group_reporting", "--output-format=json")
-                .ok();
+                "--verify=crc32c", "--do_verify=1", "--verify_fatal=1", "--verify_state_save=0", "--group_reporting",
+                "--output-format=json").ok();
         String json = result.stdout().substring(result.stdout().indexOf('{'));
         JsonNode job = JSON.readTree(json).get("jobs").get(0);
         assertThat(job.get("error").asInt()).isZero();
