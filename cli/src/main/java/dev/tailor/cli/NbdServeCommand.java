@@ -73,6 +73,7 @@ final class NbdServeCommand implements Callable<Integer> {
         NbdConfig settings;
         Path temporary = null;
         try {
+            InetSocketAddress address = listen == null ? null : parseListen(listen);
             if (config != null) {
                 settings = NbdConfigFiles.read(config);
             } else {
@@ -80,11 +81,11 @@ final class NbdServeCommand implements Callable<Integer> {
                 settings = new NbdConfig(null, null, null, null, null, List.of(NbdConfig.ExportConfig.file("disk",
                         "default", DEFAULT_EXPORT_BYTES, false, temporary.resolve("disk.img"))));
             }
-            if (listen != null) {
-                InetSocketAddress address = parseListen(listen);
+            if (address != null) {
                 settings = settings.withListen(address.getHostString(), address.getPort());
             }
         } catch (IllegalArgumentException e) {
+            delete(temporary);
             throw new CliException(e.getMessage());
         } catch (IOException e) {
             throw new CliException("cannot create a temporary directory (" + e.getMessage() + ")", 1, e);

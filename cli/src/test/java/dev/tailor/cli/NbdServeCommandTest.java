@@ -51,11 +51,19 @@ class NbdServeCommandTest {
     }
 
     @Test
-    void badListen_isBadInput() {
+    void badListen_isBadInputAndLeavesNoTemporaryDirectory() throws Exception {
+        List<Path> before = temporaryDirectories();
         PlanCommandTest.Result result = tailor("nbd", "serve", "--listen", "localhost");
         assertThat(result.exitCode()).isEqualTo(2);
         assertThat(result.err()).contains("--listen: \"localhost\" (expected HOST:PORT");
         assertThat(tailor("nbd", "serve", "--listen", "127.0.0.1:99999").err()).contains("expected 0 to 65535");
+        assertThat(temporaryDirectories()).isSubsetOf(before);
+    }
+
+    private static List<Path> temporaryDirectories() throws IOException {
+        try (var entries = Files.list(Path.of(System.getProperty("java.io.tmpdir")))) {
+            return entries.filter(p -> p.getFileName().toString().startsWith("tailor-nbd-")).toList();
+        }
     }
 
     @Test
