@@ -1,0 +1,27 @@
+package dev.tailor.cli;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** {@code tailor nbd}: the NBD server and proxy's commands. */
+@Command(
+        name = "nbd",
+        mixinStandardHelpOptions = true,
+        versionProvider = Tailor.Version.class,
+        usageHelpWidth = 110,
+        description = {
+            "An NBD server and proxy: serves virtual disks of tenants, in local files or on upstream NBD servers, to"
+                    + " qemu, nbdinfo/nbdcopy, fio and the Linux kernel.",
+            "",
+        },
+        subcommands = {NbdServeCommand.class, CommandLine.HelpCommand.class})
+final class NbdCommand implements Runnable {
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(spec.commandLine().getOut());
+    }
+}

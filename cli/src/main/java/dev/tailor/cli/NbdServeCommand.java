@@ -1,0 +1,184 @@
+package dev.tailor.cli;
+
+import dev.tailor.nbd.BlockBackend;
+import dev.tailor.nbd.ByteSize;
+import dev.tailor.nbd.Export;
+import dev.tailor.nbd.FileBackend;
+import dev.tailor.nbd.NbdConfig;
+import dev.tailor.nbd.NbdConfigFiles;
+import dev.tailor.nbd.NbdServer;
+import dev.tailor.nbd.UpstreamBackend;
+import io.netty.util.internal.logging.InternalLoggerFactory;
+import io.netty.util.internal.logging.JdkLoggerFactory;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.stream.Stream;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code tailor nbd serve}: runs the NBD server until Ctrl-C. */
+@Command(
+        name = "serve",
+        mixinStandardHelpOptions = true,
+        versionProvider = Tailor.Version.class,
+        usageHelpWidth = 110,
+        sortOptions = false,
+        description = {
+            "Serves virtual disks over NBD (fixed newstyle, structured replies, FLUSH/FUA/TRIM/WRITE_ZEROES) until"
+                    + " Ctrl-C, then lets the requests in flight finish and stops.",
+            "",
+            "Without --config it serves one export, 'disk': a 1 GiB sparse file in a new temporary directory,"
+                    + " removed on exit, on 127.0.0.1:10809. With --config it serves the exports of a YAML or JSON"
+                    + " file: local files and upstream NBD servers, per tenant, with limits (docs/nbd.md,"
+                    + " examples/nbd.yaml).",
+            ""
+        },
+        footer = {"", "Examples:",
+            "  tailor nbd serve                                 # a scratch disk: nbd://127.0.0.1:10809/disk",
+            "  nbdinfo nbd://127.0.0.1:10809/disk               # in another terminal",
+            "  qemu-img convert -n -O raw debian.raw nbd://127.0.0.1:10809/disk",
+            "  tailor nbd serve --config exports.yaml --listen 0.0.0.0:10809", "",
+            "Exit codes: 0 stopped, 1 cannot listen or open a backend, 2 bad input."})
+final class NbdServeCommand implements Callable<Integer> {
+
+    /** Size of the default export. */
+    static final long DEFAULT_EXPORT_BYTES = 1L << 30;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--config", paramLabel = "FILE", description = "Exports and limits (YAML or JSON; docs/nbd.md)."
+            + " Default: one 1 GiB temporary export 'disk'.")
+    Path config;
+
+    @Option(names = "--listen", paramLabel = "HOST:PORT", description = "Where to listen, overriding the config's"
+            + " address and port; port 0 picks a free one. Default: 127.0.0.1:10809 (loopback only).")
+    String listen;
+
+    @Override
+    public Integer call() throws InterruptedException {
+        // Netty logs through java.util.logging, before it probes for SLF4J (whose API, without a
+        // provider, comes with the Kubernetes client and would print a warning at every start).
+        InternalLoggerFactory.setDefaultFactory(JdkLoggerFactory.INSTANCE);
+        PrintWriter err = spec.commandLine().getErr();
+        NbdConfig settings;
+        Path temporary = null;
+        try {
+            InetSocketAddress address = listen == null ? null : parseListen(listen);
+            if (config != null) {
+                settings = NbdConfigFiles.read(config);
+            } else {
+                temporary = Files.createTempDirectory("tailor-nbd-");
+                settings = new NbdConfig(null, null, null, null, null, List.of(NbdConfig.ExportConfig.file("disk",
+                        "default", DEFAULT_EXPORT_BYTES, false, temporary.resolve("disk.img"))));
+            }
+            if (address != null) {
+                settings = settings.withListen(address.getHostString(), address.getPort());
+            }
+        } catch (IllegalArgumentException e) {
+            delete(temporary);
+            throw new CliException(e.getMessage());
+        } catch (IOException e) {
+            throw new CliException("cannot create a temporary directory (" + e.getMessage() + ")", 1, e);
+        }
+        NbdServer server;
+        try {
+            server = NbdServer.start(settings);
+        } catch (IllegalArgumentException e) {
+            delete(temporary);
+            throw new CliException(e.getMessage());
+        } catch (IOException e) {
+            delete(temporary);
+            throw new CliException(e.getMessage(), 1, e);
+        }
+        describe(server, temporary, err);
+        CountDownLatch stopped = new CountDownLatch(1);
+        Path removeOnExit = temporary;
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            server.close();
+            delete(removeOnExit);
+            err.println("tailor: stopped" + (removeOnExit == null ? "" : "; removed " + removeOnExit));
+            err.flush();
+            stopped.countDown();
+        }, "tailor-nbd-shutdown"));
+        stopped.await();
+        return 0;
+    }
+
+    /** {@code HOST:PORT}, {@code [IPv6]:PORT}. */
+    static InetSocketAddress parseListen(String text) {
+        int colon = text.lastIndexOf(':');
+        if (colon <= 0 || colon == text.length() - 1) {
+            throw new IllegalArgumentException("--listen: \"" + text + "\" (expected HOST:PORT, e.g. 127.0.0.1:10809)");
+        }
+        String host = text.substring(0, colon);
+        if (host.startsWith("[") && host.endsWith("]")) {
+            host = host.substring(1, host.length() - 1);
+        }
+        int port;
+        try {
+            port = Integer.parseInt(text.substring(colon + 1));
+        } catch (NumberFormatException e) {
+            port = -1;
+        }
+        if (port < 0 || port > 65_535) {
+            throw new IllegalArgumentException("--listen: port \"" + text.substring(colon + 1)
+                    + "\" (expected 0 to 65535)");
+        }
+        return InetSocketAddress.createUnresolved(host, port);
+    }
+
+    private static void describe(NbdServer server, Path temporary, PrintWriter err) {
+        InetSocketAddress address = server.localAddress();
+        InetAddress ip = address.getAddress();
+        String host = ip.getHostAddress().contains(":") ? "[" + ip.getHostAddress() + "]" : ip.getHostAddress();
+        String base = "nbd://" + host + ":" + address.getPort() + "/";
+        List<Export> exports = server.exports();
+        err.println("tailor: serving " + exports.size() + (exports.size() == 1 ? " export" : " exports") + " on "
+                + host + ":" + address.getPort() + (ip.isLoopbackAddress() ? " (loopback only)" : "")
+                + "; Ctrl-C stops");
+        if (!ip.isLoopbackAddress()) {
+            err.println("tailor: warning: reachable from the network, and NBD has no authentication here: anyone who"
+                    + " can connect can read and write these disks");
+        }
+        for (Export export : exports) {
+            err.println("  " + base + export.name() + "  " + ByteSize.format(export.sizeBytes()) + ", "
+                    + (export.readOnly() ? "read-only" : "read-write") + ", tenant " + export.tenant() + ", "
+                    + backend(export.backend(), temporary));
+        }
+    }
+
+    private static String backend(BlockBackend backend, Path temporary) {
+        if (backend instanceof FileBackend file) {
+            return "file " + file.file() + (temporary != null && file.file().startsWith(temporary)
+                    ? " (temporary: removed on exit)" : "");
+        }
+        if (backend instanceof UpstreamBackend upstream) {
+            int pool = upstream.poolSize();
+            return upstream + " (" + pool + (pool == 1 ? " connection)" : " connections)");
+        }
+        return backend.toString();
+    }
+
+    private static void delete(Path directory) {
+        if (directory == null) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(directory)) {
+            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(path);
+            }
+        } catch (IOException e) {
+            System.err.println("tailor: could not remove " + directory + " (" + e.getMessage() + ")");
+        }
+    }
+}

@@ -1,0 +1,86 @@
+package dev.tailor.nbd;
+
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonValue;
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * A number of bytes in a configuration file: a whole number (bytes) or a string with a binary unit,
+ * {@code "512"}, {@code "64KiB"}, {@code "32 MiB"}, {@code "1GiB"}, {@code "2TiB"} (B, KiB, MiB, GiB,
+ * TiB; case-insensitive; no fractions).
+ *
+ * @param bytes the count, at least 0
+ */
+public record ByteSize(long bytes) {
+
+    private static final Pattern TEXT = Pattern.compile("\\s*(\\d+)\\s*(b|kib|mib|gib|tib)?\\s*");
+
+    /** @throws IllegalArgumentException when negative */
+    public ByteSize {
+        if (bytes < 0) {
+            throw new IllegalArgumentException("size: " + bytes + " (expected: at least 0 bytes)");
+        }
+    }
+
+    /**
+     * @throws IllegalArgumentException for anything but a whole number or a number with a binary unit
+     */
+    @JsonCreator
+    public static ByteSize of(JsonNode node) {
+        if (node.isIntegralNumber() && node.canConvertToLong()) {
+            return new ByteSize(node.longValue());
+        }
+        if (node.isTextual()) {
+            return parse(node.textValue());
+        }
+        throw new IllegalArgumentException(node + " is not a size (expected: bytes as a whole number, or a string"
+                + " such as \"64KiB\", \"32MiB\", \"1GiB\")");
+    }
+
+    /** @throws IllegalArgumentException for anything but a whole number or a number with a binary unit */
+    public static ByteSize parse(String text) {
+        Matcher m = TEXT.matcher(text.toLowerCase(Locale.ROOT));
+        if (!m.matches()) {
+            throw new IllegalArgumentException("\"" + text + "\" is not a size (expected: a whole number with an"
+                    + " optional unit B, KiB, MiB, GiB or TiB, such as \"1GiB\")");
+        }
+        int shift = switch (m.group(2) == null ? "b" : m.group(2)) {
+            case "kib" -> 10;
+            case "mib" -> 20;
+            case "gib" -> 30;
+            case "tib" -> 40;
+            default -> 0;
+        };
+        try {
+            long value = Long.parseLong(m.group(1));
+            if (value > (Long.MAX_VALUE >> shift)) {
+                throw new NumberFormatException();
+            }
+            return new ByteSize(value << shift);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("\"" + text + "\" is too large (expected: under 8 EiB)");
+        }
+    }
+
+    /** The size in the largest binary unit that divides it, e.g. {@code 1GiB} or {@code 1536KiB}. */
+    @JsonValue
+    @Override
+    public String toString() {
+        return format(bytes);
+    }
+
+    /** {@code bytes} in the largest binary unit that divides it exactly, e.g. {@code 1GiB}. */
+    public static String format(long bytes) {
+        String[] units = {"TiB", "GiB", "MiB", "KiB"};
+        for (int i = 0; i < units.length; i++) {
+            int shift = 40 - 10 * i;
+            if (bytes != 0 && bytes % (1L << shift) == 0) {
+                return (bytes >> shift) + units[i];
+            }
+        }
+        return bytes + "B";
+    }
+}

@@ -1,0 +1,271 @@
+package dev.tailor.nbd;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.util.concurrent.Promise;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+
+/**
+ * A virtual disk in a local file, read and written with positional {@link FileChannel} I/O on a
+ * bounded executor, never on an event loop.
+ *
+ * <p>Durability (proto.md, "Ordering of messages and writes"): a write's promise succeeds once
+ * {@code pwrite} has returned, so its data is in the page cache; {@code NBD_CMD_FLUSH} calls
+ * {@link FileChannel#force force(false)} ({@code fdatasync}), which makes every write that had returned
+ * before it durable, from any connection (hence {@code NBD_FLAG_CAN_MULTI_CONN}). A write with
+ * {@code FUA} goes through a second descriptor of the same file opened with {@code O_DSYNC}, so it is
+ * durable when {@code pwrite} returns, without flushing the rest of the file.
+ *
+ * <p>{@code NBD_CMD_TRIM} is accepted and does nothing (proto.md: the server MAY discard, is not
+ * required to; Java has no {@code fallocate(PUNCH_HOLE)}). {@code NBD_CMD_WRITE_ZEROES} reads the range
+ * first and writes zeroes only over the parts that do not already read as zero, so zeroing a hole of
+ * a sparse file keeps it a hole, unless {@code NBD_CMD_FLAG_NO_HOLE} asks for the space to be
+ * allocated.
+ */
+public final class FileBackend implements BlockBackend {
+
+    private static final int ZERO_CHUNK_BYTES = 1 << 20;
+    private static final ByteBuffer ZEROES = ByteBuffer.allocateDirect(ZERO_CHUNK_BYTES).asReadOnlyBuffer();
+
+    private final Path file;
+    private final long sizeBytes;
+    private final boolean readOnly;
+    private final FileChannel channel;
+    private final FileChannel durableChannel;
+    private final Executor executor;
+    private final ByteBufAllocator alloc;
+
+    private FileBackend(Path file, long sizeBytes, boolean readOnly, FileChannel channel, FileChannel durableChannel,
+            Executor executor, ByteBufAllocator alloc) {
+        this.file = file;
+        this.sizeBytes = sizeBytes;
+        this.readOnly = readOnly;
+        this.channel = channel;
+        this.durableChannel = durableChannel;
+        this.executor = executor;
+        this.alloc = alloc;
+    }
+
+    /**
+     * Opens (or creates) the file of an export.
+     *
+     * @param file      the backing file; created sparse when it does not exist (then {@code sizeBytes}
+     *                  is required and {@code readOnly} must be false)
+     * @param sizeBytes the export's size, or null for the file's length; at most the file's length
+     * @param readOnly  open for reading only
+     * @param executor  runs the blocking I/O; bounded, shared by all file exports
+     * @param alloc     allocates the buffers of read replies
+     * @throws IOException              when the file cannot be opened or created
+     * @throws IllegalArgumentException when the size does not fit the file
+     */
+    public static FileBackend open(Path file, Long sizeBytes, boolean readOnly, Executor executor,
+            ByteBufAllocator alloc) throws IOException {
+        if (!Files.exists(file)) {
+            if (sizeBytes == null) {
+                throw new IllegalArgumentException(file + " does not exist, and the export has no size to create"
+                        + " it with");
+            }
+            if (readOnly) {
+                throw new IllegalArgumentException(file + " does not exist (a read-only export needs its file)");
+            }
+            try (FileChannel created = FileChannel.open(file, StandardOpenOption.CREATE_NEW,
+                    StandardOpenOption.WRITE)) {
+                // One byte at the end makes a sparse file of the full size.
+                created.write(ByteBuffer.wrap(new byte[1]), sizeBytes - 1);
+            }
+        }
+        long fileBytes = Files.size(file);
+        long size = sizeBytes == null ? fileBytes : sizeBytes;
+        if (size > fileBytes) {
+            throw new IllegalArgumentException(file + " is " + fileBytes + " bytes, shorter than the export size "
+                    + size + " (expected: a size at most the file's length)");
+        }
+        if (size == 0) {
+            throw new IllegalArgumentException(file + " is empty (expected: an export of at least 1 byte)");
+        }
+        FileChannel channel = readOnly ? FileChannel.open(file, StandardOpenOption.READ)
+                : FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        FileChannel durable = null;
+        if (!readOnly) {
+            try {
+                durable = FileChannel.open(file, StandardOpenOption.WRITE, StandardOpenOption.DSYNC);
+            } catch (IOException | RuntimeException e) {
+                channel.close();
+                throw e;
+            }
+        }
+        return new FileBackend(file, size, readOnly, channel, durable, executor, alloc);
+    }
+
+    /** The backing file. */
+    public Path file() {
+        return file;
+    }
+
+    @Override
+    public long sizeBytes() {
+        return sizeBytes;
+    }
+
+    @Override
+    public BackendFeatures features() {
+        return new BackendFeatures(readOnly, true, !readOnly, !readOnly, !readOnly, true);
+    }
+
+    @Override
+    public BlockSizes blockSizes() {
+        return new BlockSizes(1, 4096, BlockSizes.LARGEST_MAXIMUM_BYTES);
+    }
+
+    @Override
+    public void submit(BlockRequest request, Promise<ByteBuf> completion) {
+        try {
+            executor.execute(() -> run(request, completion));
+        } catch (RejectedExecutionException e) {
+            request.release();
+            completion.tryFailure(new NbdException(NbdProtocol.ESHUTDOWN, "the server is shutting down"));
+        }
+    }
+
+    private void run(BlockRequest request, Promise<ByteBuf> completion) {
+        try {
+            switch (request.command()) {
+                case NbdProtocol.CMD_READ -> read(request.offsetBytes(), (int) request.lengthBytes(), completion);
+                case NbdProtocol.CMD_WRITE -> {
+                    write(request.payload(), request.offsetBytes(), request.fua());
+                    completion.trySuccess(null);
+                }
+                case NbdProtocol.CMD_FLUSH -> {
+                    if (!readOnly) {
+                        channel.force(false);
+                    }
+                    completion.trySuccess(null);
+                }
+                case NbdProtocol.CMD_TRIM -> completion.trySuccess(null);
+                case NbdProtocol.CMD_WRITE_ZEROES -> {
+                    writeZeroes(request.offsetBytes(), request.lengthBytes(), request.fua(),
+                            (request.flags() & NbdProtocol.CMD_FLAG_NO_HOLE) != 0);
+                    completion.trySuccess(null);
+                }
+                default -> completion.tryFailure(new NbdException(NbdProtocol.EINVAL,
+                        "unknown command " + NbdProtocol.commandName(request.command())));
+            }
+        } catch (IOException | RuntimeException e) {
+            completion.tryFailure(e);
+        } finally {
+            request.release();
+        }
+    }
+
+    private void read(long offsetBytes, int lengthBytes, Promise<ByteBuf> completion) throws IOException {
+        ByteBuf data = alloc.directBuffer(lengthBytes, lengthBytes);
+        try {
+            ByteBuffer target = data.nioBuffer(0, lengthBytes);
+            long position = offsetBytes;
+            while (target.hasRemaining()) {
+                int read = channel.read(target, position);
+                if (read < 0) {
+                    // The file shrank under us: what is past its end reads as zeroes.
+                    data.setZero(target.position(), target.remaining());
+                    break;
+                }
+                position += read;
+            }
+            data.writerIndex(lengthBytes);
+        } catch (IOException | RuntimeException e) {
+            data.release();
+            throw e;
+        }
+        if (!completion.trySuccess(data)) {
+            data.release();
+        }
+    }
+
+    private void write(ByteBuf payload, long offsetBytes, boolean fua) throws IOException {
+        FileChannel target = fua ? durableChannel : channel;
+        long position = offsetBytes;
+        for (ByteBuffer source : payload.nioBuffers()) {
+            while (source.hasRemaining()) {
+                position += target.write(source, position);
+            }
+        }
+    }
+
+    private void writeZeroes(long offsetBytes, long lengthBytes, boolean fua, boolean noHole) throws IOException {
+        FileChannel target = fua ? durableChannel : channel;
+        int scratchBytes = (int) Math.min(ZERO_CHUNK_BYTES, lengthBytes);
+        ByteBuf scratch = noHole ? null : alloc.directBuffer(scratchBytes, scratchBytes);
+        try {
+            boolean skipped = false;
+            long end = offsetBytes + lengthBytes;
+            for (long position = offsetBytes; position < end; ) {
+                int chunk = (int) Math.min(ZERO_CHUNK_BYTES, end - position);
+                if (scratch != null && readsAsZeroes(scratch.nioBuffer(0, chunk), position)) {
+                    skipped = true;
+                    position += chunk;
+                    continue;
+                }
+                ByteBuffer zeroes = ZEROES.duplicate().limit(chunk);
+                while (zeroes.hasRemaining()) {
+                    position += target.write(zeroes, position);
+                }
+            }
+            if (fua && skipped) {
+                // Ranges that already read as zero may be zero only in the page cache.
+                channel.force(false);
+            }
+        } finally {
+            if (scratch != null) {
+                scratch.release();
+            }
+        }
+    }
+
+    private boolean readsAsZeroes(ByteBuffer buffer, long position) throws IOException {
+        long at = position;
+        while (buffer.hasRemaining()) {
+            int read = channel.read(buffer, at);
+            if (read < 0) {
+                return false;
+            }
+            at += read;
+        }
+        buffer.flip();
+        while (buffer.remaining() >= 8) {
+            if (buffer.getLong() != 0) {
+                return false;
+            }
+        }
+        while (buffer.hasRemaining()) {
+            if (buffer.get() != 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Closes the file; the caller has stopped the executor first, so no request is still running. */
+    @Override
+    public void close() {
+        try {
+            channel.close();
+            if (durableChannel != null) {
+                durableChannel.close();
+            }
+        } catch (IOException e) {
+            // Nothing a client was promised is lost: flushes and FUA writes were durable when acknowledged.
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "file " + file;
+    }
+}

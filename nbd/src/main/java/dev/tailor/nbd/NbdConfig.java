@@ -1,0 +1,263 @@
+package dev.tailor.nbd;
+
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * The NBD server's configuration: where it listens, its limits, its threads and its exports. Read from
+ * YAML or JSON ({@link NbdConfigFiles}); every field but {@code exports} has a default. Sizes are
+ * {@link ByteSize}s (bytes, or a string such as {@code "32MiB"}). {@link #problems()} lists every
+ * invalid field at once.
+ *
+ * @param address          the address to listen on (default {@code 127.0.0.1}: loopback unless told
+ *                         otherwise; the protocol has no authentication here)
+ * @param port             the TCP port (default 10809, IANA's NBD port; 0 picks a free one)
+ * @param limits           per-request and per-connection limits
+ * @param eventLoopThreads Netty event loop threads for the connections (default: the number of CPUs)
+ * @param fileIoThreads    threads doing blocking file I/O for all file exports (default 8)
+ * @param exports          the virtual disks served; the first is the default export (the empty name)
+ */
+@JsonIgnoreProperties(ignoreUnknown = false)
+public record NbdConfig(String address, Integer port, Limits limits, Integer eventLoopThreads, Integer fileIoThreads,
+        List<ExportConfig> exports) {
+
+    /** The default port, IANA-reserved for NBD. */
+    public static final int DEFAULT_PORT = 10809;
+
+    /** Allowed export names: printable, no spaces or quotes, so they fit in a URI path and a log line. */
+    private static final Pattern EXPORT_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:@+/-]*");
+
+    public NbdConfig {
+        address = address == null ? "127.0.0.1" : address;
+        port = port == null ? DEFAULT_PORT : port;
+        limits = limits == null ? Limits.DEFAULTS : limits;
+        eventLoopThreads = eventLoopThreads == null ? Runtime.getRuntime().availableProcessors() : eventLoopThreads;
+        fileIoThreads = fileIoThreads == null ? 8 : fileIoThreads;
+        exports = exports == null ? List.of() : Collections.unmodifiableList(new ArrayList<>(exports));
+    }
+
+    /**
+     * Limits that keep one client from taking the server down (docs/nbd.md, "Limits").
+     *
+     * @param maxRequestSize                   longest read, write or write-zeroes (default 32 MiB, the
+     *                                         size proto.md says clients may always send); advertised as
+     *                                         the maximum block size
+     * @param maxInFlightPerConnection         bytes of write payloads and read replies a connection may
+     *                                         hold before the server stops reading from it (default
+     *                                         64 MiB; at least maxRequestSize)
+     * @param maxInFlightRequestsPerConnection requests a connection may have outstanding before the
+     *                                         server stops reading from it (default 256)
+     * @param maxConnections                   connections at once; more are closed on accept (default 256)
+     * @param handshakeTimeoutSeconds          time a client has to finish the handshake (default 10)
+     */
+    @JsonIgnoreProperties(ignoreUnknown = false)
+    public record Limits(ByteSize maxRequestSize, ByteSize maxInFlightPerConnection,
+            Integer maxInFlightRequestsPerConnection, Integer maxConnections, Double handshakeTimeoutSeconds) {
+
+        /** Every limit at its default. */
+        public static final Limits DEFAULTS = new Limits(null, null, null, null, null);
+
+        public Limits {
+            maxRequestSize = maxRequestSize == null ? new ByteSize(32L << 20) : maxRequestSize;
+            maxInFlightPerConnection = maxInFlightPerConnection == null ? new ByteSize(64L << 20)
+                    : maxInFlightPerConnection;
+            maxInFlightRequestsPerConnection = maxInFlightRequestsPerConnection == null ? 256
+                    : maxInFlightRequestsPerConnection;
+            maxConnections = maxConnections == null ? 256 : maxConnections;
+            handshakeTimeoutSeconds = handshakeTimeoutSeconds == null ? 10.0 : handshakeTimeoutSeconds;
+        }
+
+        /** The maximum request size in bytes. */
+        public int maxRequestBytes() {
+            return (int) Math.min(maxRequestSize.bytes(), Integer.MAX_VALUE);
+        }
+
+        /** The handshake timeout in nanoseconds. */
+        public long handshakeTimeoutNanos() {
+            return (long) (handshakeTimeoutSeconds * 1e9);
+        }
+
+        List<String> problems() {
+            List<String> problems = new ArrayList<>();
+            long max = maxRequestSize.bytes();
+            if (max < 4096 || max > BlockSizes.LARGEST_MAXIMUM_BYTES) {
+                problems.add("limits.maxRequestSize: " + maxRequestSize + " (expected: 4KiB to 1GiB)");
+            }
+            if (maxInFlightPerConnection.bytes() < max) {
+                problems.add("limits.maxInFlightPerConnection: " + maxInFlightPerConnection
+                        + " (expected: at least limits.maxRequestSize, " + maxRequestSize + ")");
+            }
+            if (maxInFlightRequestsPerConnection < 1 || maxInFlightRequestsPerConnection > 65_536) {
+                problems.add("limits.maxInFlightRequestsPerConnection: " + maxInFlightRequestsPerConnection
+                        + " (expected: 1 to 65536)");
+            }
+            if (maxConnections < 1) {
+                problems.add("limits.maxConnections: " + maxConnections + " (expected: at least 1)");
+            }
+            if (!(handshakeTimeoutSeconds > 0) || handshakeTimeoutSeconds > 86_400) {
+                problems.add("limits.handshakeTimeoutSeconds: " + handshakeTimeoutSeconds
+                        + " (expected: more than 0, at most 86400)");
+            }
+            return problems;
+        }
+    }
+
+    /**
+     * One virtual disk. Exactly one backend: {@code file} or {@code upstream}.
+     *
+     * @param name        what clients ask for: 1 to 256 characters from letters, digits and
+     *                    {@code . _ : @ + / -}, starting with a letter or digit
+     * @param tenant      who owns the disk, for admission control and the export list (default
+     *                    {@code default})
+     * @param description shown by {@code nbdinfo --list} (default: tenant and size)
+     * @param size        the disk's size: required for a file that does not exist yet (it is created
+     *                    sparse); for an existing file at most its length (default: its length); for an
+     *                    upstream export, if given, must equal the upstream size
+     * @param readOnly    refuse writes (default false)
+     * @param file        the backing file; relative paths are relative to the config file
+     * @param upstream    the upstream NBD server this export proxies
+     */
+    @JsonIgnoreProperties(ignoreUnknown = false)
+    public record ExportConfig(String name, String tenant, String description, ByteSize size, Boolean readOnly,
+            Path file, Upstream upstream) {
+
+        public ExportConfig {
+            tenant = tenant == null ? "default" : tenant;
+            readOnly = readOnly != null && readOnly;
+        }
+
+        /** A file-backed export. */
+        public static ExportConfig file(String name, String tenant, long sizeBytes, boolean readOnly, Path file) {
+            return new ExportConfig(name, tenant, null, new ByteSize(sizeBytes), readOnly, file, null);
+        }
+
+        /** An export proxying {@code upstream}. */
+        public static ExportConfig upstream(String name, String tenant, boolean readOnly, Upstream upstream) {
+            return new ExportConfig(name, tenant, null, null, readOnly, null, upstream);
+        }
+
+        /** This export with a relative file path resolved against {@code directory}. */
+        ExportConfig resolvedAgainst(Path directory) {
+            if (file == null || file.isAbsolute()) {
+                return this;
+            }
+            return new ExportConfig(name, tenant, description, size, readOnly, directory.resolve(file), upstream);
+        }
+
+        List<String> problems(String where) {
+            List<String> problems = new ArrayList<>();
+            if (name == null || name.isEmpty()) {
+                problems.add(where + ".name: missing (expected: the name clients ask for)");
+            } else if (name.length() > 256 || !EXPORT_NAME.matcher(name).matches()) {
+                problems.add(where + ".name: \"" + name + "\" (expected: 1 to 256 characters from letters, digits"
+                        + " and . _ : @ + / -, starting with a letter or digit)");
+            }
+            if (tenant.isEmpty() || tenant.length() > 256 || tenant.chars().anyMatch(Character::isISOControl)) {
+                problems.add(where + ".tenant: \"" + tenant + "\" (expected: 1 to 256 printable characters)");
+            }
+            if (description != null && (description.getBytes(StandardCharsets.UTF_8).length > 1024
+                    || description.chars().anyMatch(c -> c == 0))) {
+                problems.add(where + ".description: too long or contains NUL (expected: at most 1024 bytes)");
+            }
+            if ((file == null) == (upstream == null)) {
+                problems.add(where + ": " + (file == null ? "no backend" : "two backends")
+                        + " (expected: exactly one of file or upstream)");
+            }
+            if (size != null && size.bytes() == 0) {
+                problems.add(where + ".size: 0 (expected: at least 1 byte)");
+            }
+            if (upstream != null) {
+                problems.addAll(upstream.problems(where + ".upstream"));
+            }
+            return problems;
+        }
+    }
+
+    /**
+     * An upstream NBD server (proxy mode). The connection pool opens {@code connections} connections
+     * when the upstream advertises {@code NBD_FLAG_CAN_MULTI_CONN}, else one (proto.md: without it,
+     * clients should not spread their requests over several connections).
+     *
+     * @param host        host name or address
+     * @param port        TCP port (default 10809)
+     * @param export      the upstream's export name (default: the empty name, its default export)
+     * @param connections pool size, 1 to 64 (default 4)
+     */
+    @JsonIgnoreProperties(ignoreUnknown = false)
+    public record Upstream(String host, Integer port, String export, Integer connections) {
+
+        public Upstream {
+            port = port == null ? DEFAULT_PORT : port;
+            export = export == null ? "" : export;
+            connections = connections == null ? 4 : connections;
+        }
+
+        List<String> problems(String where) {
+            List<String> problems = new ArrayList<>();
+            if (host == null || host.isBlank()) {
+                problems.add(where + ".host: missing (expected: the upstream NBD server's host)");
+            }
+            if (port < 1 || port > 65_535) {
+                problems.add(where + ".port: " + port + " (expected: 1 to 65535)");
+            }
+            if (export.getBytes(StandardCharsets.UTF_8).length > NbdProtocol.MAX_STRING_BYTES
+                    || export.indexOf('\0') >= 0) {
+                problems.add(where + ".export: too long or contains NUL (expected: at most 4096 bytes)");
+            }
+            if (connections < 1 || connections > 64) {
+                problems.add(where + ".connections: " + connections + " (expected: 1 to 64)");
+            }
+            return problems;
+        }
+    }
+
+    /** Every invalid field, as {@code field: value (expected: ...)}; empty when the config is usable. */
+    public List<String> problems() {
+        List<String> problems = new ArrayList<>();
+        try {
+            InetAddress.getByName(address);
+        } catch (UnknownHostException e) {
+            problems.add("address: \"" + address + "\" (expected: an address or host name to listen on)");
+        }
+        if (port < 0 || port > 65_535) {
+            problems.add("port: " + port + " (expected: 0 to 65535)");
+        }
+        problems.addAll(limits.problems());
+        if (eventLoopThreads < 1 || eventLoopThreads > 1024) {
+            problems.add("eventLoopThreads: " + eventLoopThreads + " (expected: 1 to 1024)");
+        }
+        if (fileIoThreads < 1 || fileIoThreads > 1024) {
+            problems.add("fileIoThreads: " + fileIoThreads + " (expected: 1 to 1024)");
+        }
+        if (exports.isEmpty()) {
+            problems.add("exports: none (expected: at least one export)");
+        }
+        Set<String> names = new HashSet<>();
+        for (int i = 0; i < exports.size(); i++) {
+            ExportConfig export = exports.get(i);
+            if (export == null) {
+                problems.add("exports[" + i + "]: empty (expected: an export)");
+                continue;
+            }
+            problems.addAll(export.problems("exports[" + i + "]"));
+            if (export.name() != null && !names.add(export.name())) {
+                problems.add("exports[" + i + "].name: \"" + export.name() + "\" is used twice (expected: unique)");
+            }
+        }
+        return problems;
+    }
+
+    /** This config listening on {@code address}:{@code port} instead. */
+    public NbdConfig withListen(String address, int port) {
+        return new NbdConfig(address, port, limits, eventLoopThreads, fileIoThreads, exports);
+    }
+}

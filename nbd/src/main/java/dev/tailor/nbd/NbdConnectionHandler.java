@@ -1,0 +1,688 @@
+package dev.tailor.nbd;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.ByteToMessageDecoder;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.Promise;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+
+/**
+ * One client connection of the NBD server, from the greeting to the close: the fixed newstyle handshake
+ * (proto.md, "Fixed newstyle negotiation", "Option types"), then the transmission phase (proto.md,
+ * "Transmission"): requests are cut from the stream, checked against the export, handed to the
+ * {@link RequestDispatcher}, and answered with simple or structured replies in whatever order they
+ * complete.
+ *
+ * <p>Threads: every method runs on the channel's event loop; backend completions arrive there through
+ * their {@link Promise}. Nothing here blocks.
+ *
+ * <p>Memory per connection is bounded (docs/nbd.md, "Limits"): the handler keeps its own cumulation
+ * buffer instead of extending {@link ByteToMessageDecoder} because it must be able to stop
+ * <em>decoding</em>, not only reading, when too much is in flight: a stream of 28-byte reads of 32 MiB
+ * each would otherwise turn one receive buffer into gigabytes of replies. A request counts as in
+ * flight, with the bytes of its payload or read data, from its decoding until its reply has been
+ * written to the socket; while the count or the bytes are at their limit the handler leaves further
+ * requests undecoded and the channel stops reading. During the handshake it stops while the channel
+ * is not writable, so a client that sends options without reading the replies cannot pile them up.
+ *
+ * <p>A byte stream that is not NBD (wrong magic, unknown client flags, an unusable
+ * {@code NBD_OPT_EXPORT_NAME}) closes this connection only (a hard disconnect, which proto.md allows
+ * for violations of a mandatory condition).
+ */
+final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
+
+    /** User event: finish the requests in flight, then close (server shutdown). */
+    static final Object SHUTDOWN = new Object() {
+        @Override
+        public String toString() {
+            return "NBD server shutdown";
+        }
+    };
+
+    /**
+     * Longest option data buffered (an {@code NBD_OPT_GO} with a 4096-byte name and a few hundred
+     * information requests fits). Longer options are skipped as they arrive and refused with
+     * {@code NBD_REP_ERR_TOO_BIG}.
+     */
+    static final int MAX_OPTION_DATA_BYTES = 8192;
+
+    private static final System.Logger LOG = System.getLogger(NbdConnectionHandler.class.getName());
+
+    private enum Phase { CLIENT_FLAGS, OPTIONS, TRANSMISSION, CLOSED }
+
+    private final ServerContext server;
+    private ChannelHandlerContext ctx;
+    private ByteBuf cumulation;
+    private Phase phase = Phase.CLIENT_FLAGS;
+    private ScheduledFuture<?> handshakeTimeout;
+
+    // Handshake.
+    private boolean noZeroes;
+    private boolean structuredReplies;
+    private boolean optionHeaderRead;
+    private int option;
+    private long optionDataBytes;
+    private boolean discardingOption;
+
+    // Transmission.
+    private Export export;
+    private RequestFramer framer;
+    private int inFlightRequests;
+    private long inFlightBytes;
+    private boolean draining;
+
+    // Both.
+    private boolean paused;
+    private boolean flushScheduled;
+
+    NbdConnectionHandler(ServerContext server) {
+        this.server = server;
+    }
+
+    // ---------------------------------------------------------------- channel events
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        this.ctx = ctx;
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+        ctx.writeAndFlush(Replies.greeting(ctx.alloc()));
+        handshakeTimeout = ctx.executor().schedule(() -> {
+            if (phase == Phase.CLIENT_FLAGS || phase == Phase.OPTIONS) {
+                hardDisconnect("no transmission phase within " + server.limits().handshakeTimeoutSeconds() + " s");
+            }
+        }, server.limits().handshakeTimeoutNanos(), TimeUnit.NANOSECONDS);
+        ctx.fireChannelActive();
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (!(msg instanceof ByteBuf in)) {
+            ctx.fireChannelRead(msg);
+            return;
+        }
+        if (phase == Phase.CLOSED || draining) {
+            in.release();
+            return;
+        }
+        cumulation = cumulation == null ? in
+                : ByteToMessageDecoder.MERGE_CUMULATOR.cumulate(ctx.alloc(), cumulation, in);
+        process();
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        if (inHandshake()) {
+            updateReading();
+        }
+        ctx.fireChannelWritabilityChanged();
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
+        if (event == SHUTDOWN) {
+            if (phase == Phase.TRANSMISSION) {
+                startDraining();
+            } else {
+                ctx.close();
+            }
+            return;
+        }
+        ctx.fireUserEventTriggered(event);
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        phase = Phase.CLOSED;
+        releaseInput();
+        if (handshakeTimeout != null) {
+            handshakeTimeout.cancel(false);
+        }
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        releaseInput();
+    }
+
+    /** Closes this connection and passes the failure on, to be logged by the last handler. */
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        phase = Phase.CLOSED;
+        releaseInput();
+        ctx.close();
+        ctx.fireExceptionCaught(cause);
+    }
+
+    private void releaseInput() {
+        if (cumulation != null) {
+            cumulation.release();
+            cumulation = null;
+        }
+        if (framer != null) {
+            framer.release();
+        }
+    }
+
+    private boolean inHandshake() {
+        return phase == Phase.CLIENT_FLAGS || phase == Phase.OPTIONS;
+    }
+
+    // ---------------------------------------------------------------- the input loop
+
+    /** Decodes what the cumulation holds until it runs out, the phase ends, or in-flight work is at its limit. */
+    private void process() {
+        try {
+            while (cumulation != null && cumulation.isReadable() && !paused && !draining
+                    && phase != Phase.CLOSED && ctx.channel().isActive()) {
+                boolean progressed = switch (phase) {
+                    case CLIENT_FLAGS -> readClientFlags();
+                    case OPTIONS -> readOption();
+                    case TRANSMISSION -> readRequest();
+                    case CLOSED -> false;
+                };
+                if (!progressed) {
+                    break;
+                }
+            }
+        } catch (RequestFramer.ProtocolViolation e) {
+            hardDisconnect(e.getMessage());
+        }
+        if (cumulation != null) {
+            if (!cumulation.isReadable()) {
+                cumulation.release();
+                cumulation = null;
+            } else {
+                cumulation.discardSomeReadBytes();
+            }
+        }
+    }
+
+    private void hardDisconnect(String reason) {
+        LOG.log(System.Logger.Level.DEBUG, () -> ctx.channel() + ": hard disconnect: " + reason);
+        phase = Phase.CLOSED;
+        releaseInput();
+        ctx.close();
+    }
+
+    /** Stops or resumes reading from the socket according to the phase's limit. */
+    private void updateReading() {
+        boolean over = inHandshake() ? !ctx.channel().isWritable()
+                : inFlightRequests >= server.limits().maxInFlightRequestsPerConnection()
+                || inFlightBytes >= server.limits().maxInFlightPerConnection().bytes();
+        if (over && !paused) {
+            paused = true;
+            ctx.channel().config().setAutoRead(false);
+        } else if (!over && paused) {
+            paused = false;
+            process();
+            if (!paused && !draining && phase != Phase.CLOSED) {
+                ctx.channel().config().setAutoRead(true);
+            }
+        }
+    }
+
+    private void scheduleFlush() {
+        if (!flushScheduled) {
+            flushScheduled = true;
+            ctx.executor().execute(() -> {
+                flushScheduled = false;
+                ctx.flush();
+            });
+        }
+    }
+
+    // ---------------------------------------------------------------- handshake
+
+    private boolean readClientFlags() throws RequestFramer.ProtocolViolation {
+        if (cumulation.readableBytes() < 4) {
+            return false;
+        }
+        int flags = cumulation.readInt();
+        if ((flags & ~(NbdProtocol.FLAG_C_FIXED_NEWSTYLE | NbdProtocol.FLAG_C_NO_ZEROES)) != 0) {
+            // proto.md, "Client flags": the server MUST drop the connection on an unknown flag.
+            throw new RequestFramer.ProtocolViolation(String.format("unknown client flags 0x%08x", flags));
+        }
+        noZeroes = (flags & NbdProtocol.FLAG_C_NO_ZEROES) != 0;
+        phase = Phase.OPTIONS;
+        return true;
+    }
+
+    private boolean readOption() throws RequestFramer.ProtocolViolation {
+        if (!optionHeaderRead) {
+            if (cumulation.readableBytes() < NbdProtocol.OPTION_HEADER_BYTES) {
+                return false;
+            }
+            long magic = cumulation.readLong();
+            if (magic != NbdProtocol.IHAVEOPT) {
+                throw new RequestFramer.ProtocolViolation(String.format("option magic 0x%016x (expected IHAVEOPT)",
+                        magic));
+            }
+            option = cumulation.readInt();
+            optionDataBytes = cumulation.readUnsignedInt();
+            optionHeaderRead = true;
+            // Options we do not know are skipped without buffering: their length says how far.
+            discardingOption = !buffered(option) || optionDataBytes > MAX_OPTION_DATA_BYTES;
+            // Go on: an option without data is complete now, even if no more bytes arrive.
+        }
+        if (discardingOption) {
+            int skip = (int) Math.min(optionDataBytes, cumulation.readableBytes());
+            cumulation.skipBytes(skip);
+            optionDataBytes -= skip;
+            if (optionDataBytes > 0) {
+                return false;
+            }
+            optionHeaderRead = false;
+            refuseSkippedOption();
+        } else {
+            if (cumulation.readableBytes() < optionDataBytes) {
+                return false;
+            }
+            ByteBuf data = cumulation.readSlice((int) optionDataBytes);
+            optionHeaderRead = false;
+            handleOption(data);
+        }
+        if (inHandshake()) {
+            updateReading();
+        }
+        return true;
+    }
+
+    private static boolean buffered(int option) {
+        return switch (option) {
+            case NbdProtocol.OPT_EXPORT_NAME, NbdProtocol.OPT_ABORT, NbdProtocol.OPT_LIST, NbdProtocol.OPT_INFO,
+                    NbdProtocol.OPT_GO, NbdProtocol.OPT_STRUCTURED_REPLY -> true;
+            default -> false;
+        };
+    }
+
+    private void refuseSkippedOption() throws RequestFramer.ProtocolViolation {
+        if (option == NbdProtocol.OPT_EXPORT_NAME) {
+            // No error reply is possible for EXPORT_NAME: proto.md says terminate the session.
+            throw new RequestFramer.ProtocolViolation("EXPORT_NAME with a name over " + MAX_OPTION_DATA_BYTES
+                    + " bytes");
+        }
+        if (buffered(option)) {
+            writeOptionError(NbdProtocol.REP_ERR_TOO_BIG, NbdProtocol.optionName(option) + " with "
+                    + "more than " + MAX_OPTION_DATA_BYTES + " bytes of data");
+        } else {
+            writeOptionError(NbdProtocol.REP_ERR_UNSUP, "option " + NbdProtocol.optionName(option)
+                    + " is not supported by this server");
+        }
+    }
+
+    private void handleOption(ByteBuf data) throws RequestFramer.ProtocolViolation {
+        switch (option) {
+            case NbdProtocol.OPT_EXPORT_NAME -> exportName(data);
+            case NbdProtocol.OPT_ABORT -> {
+                // proto.md: reply ACK; the client then drops the connection, and so do we.
+                phase = Phase.CLOSED;
+                releaseInput();
+                ctx.writeAndFlush(Replies.optionReply(ctx.alloc(), option, NbdProtocol.REP_ACK, 0))
+                        .addListener(ChannelFutureListener.CLOSE);
+            }
+            case NbdProtocol.OPT_LIST -> list(data);
+            case NbdProtocol.OPT_INFO, NbdProtocol.OPT_GO -> infoOrGo(data);
+            case NbdProtocol.OPT_STRUCTURED_REPLY -> {
+                if (data.isReadable()) {
+                    writeOptionError(NbdProtocol.REP_ERR_INVALID, "STRUCTURED_REPLY takes no data");
+                } else {
+                    structuredReplies = true;
+                    write(Replies.optionReply(ctx.alloc(), option, NbdProtocol.REP_ACK, 0));
+                }
+            }
+            default -> throw new IllegalStateException("option " + option + " is not buffered");
+        }
+    }
+
+    private void exportName(ByteBuf data) throws RequestFramer.ProtocolViolation {
+        String name = exportName(data, data.readableBytes());
+        Export chosen = name == null ? null : server.export(name);
+        if (chosen == null) {
+            throw new RequestFramer.ProtocolViolation("EXPORT_NAME of an unknown or invalid export");
+        }
+        write(Replies.exportNameReply(ctx.alloc(), chosen.sizeBytes(), chosen.transmissionFlags(structuredReplies),
+                noZeroes));
+        enterTransmission(chosen);
+    }
+
+    private void list(ByteBuf data) {
+        if (data.isReadable()) {
+            writeOptionError(NbdProtocol.REP_ERR_INVALID, "LIST takes no data");
+            return;
+        }
+        for (Export each : server.exports().values()) {
+            write(Replies.server(ctx.alloc(), each.name(), each.description()));
+        }
+        write(Replies.optionReply(ctx.alloc(), option, NbdProtocol.REP_ACK, 0));
+    }
+
+    /** {@code NBD_OPT_INFO} and {@code NBD_OPT_GO}: name length (4), name, request count (2), requests (2 each). */
+    private void infoOrGo(ByteBuf data) {
+        if (data.readableBytes() < 6) {
+            writeOptionError(NbdProtocol.REP_ERR_INVALID, "option data of " + data.readableBytes()
+                    + " bytes (expected at least 6)");
+            return;
+        }
+        long nameBytes = data.readUnsignedInt();
+        if (nameBytes > data.readableBytes() - 2) {
+            writeOptionError(NbdProtocol.REP_ERR_INVALID, "name length " + nameBytes + " exceeds the option data");
+            return;
+        }
+        String name = exportName(data, (int) nameBytes);
+        int requests = data.readUnsignedShort();
+        if (data.readableBytes() != 2 * requests) {
+            writeOptionError(NbdProtocol.REP_ERR_INVALID, requests + " information requests in "
+                    + data.readableBytes() + " bytes (expected 2 bytes each)");
+            return;
+        }
+        boolean wantName = false;
+        boolean wantDescription = false;
+        for (int i = 0; i < requests; i++) {
+            int type = data.readUnsignedShort();
+            wantName |= type == NbdProtocol.INFO_NAME;
+            wantDescription |= type == NbdProtocol.INFO_DESCRIPTION;
+        }
+        if (name == null) {
+            writeOptionError(NbdProtocol.REP_ERR_INVALID, "the export name is not valid UTF-8, contains NUL or is"
+                    + " longer than 4096 bytes");
+            return;
+        }
+        Export chosen = server.export(name);
+        if (chosen == null) {
+            writeOptionError(NbdProtocol.REP_ERR_UNKNOWN, "no export named \"" + name + "\" (this server has: "
+                    + server.exports().keySet().stream().limit(20).collect(Collectors.joining(", "))
+                    + (server.exports().size() > 20 ? ", ..." : "") + ")");
+            return;
+        }
+        ByteBufAllocator alloc = ctx.alloc();
+        write(Replies.infoExport(alloc, option, chosen.sizeBytes(), chosen.transmissionFlags(structuredReplies)));
+        // Sent even unrequested (allowed): a client that did not ask gets clean EINVALs past the maximum.
+        write(Replies.infoBlockSize(alloc, option, chosen.blockSizes()));
+        if (wantName) {
+            write(Replies.infoText(alloc, option, NbdProtocol.INFO_NAME, chosen.name()));
+        }
+        if (wantDescription) {
+            write(Replies.infoText(alloc, option, NbdProtocol.INFO_DESCRIPTION, chosen.description()));
+        }
+        write(Replies.optionReply(alloc, option, NbdProtocol.REP_ACK, 0));
+        if (option == NbdProtocol.OPT_GO) {
+            enterTransmission(chosen);
+        }
+    }
+
+    /**
+     * The export name in the next {@code length} bytes of {@code data} (consumed), or null when it is
+     * not a valid protocol string: valid UTF-8, no NUL, at most 4096 bytes (proto.md, "Conventions").
+     */
+    static String exportName(ByteBuf data, int length) {
+        ByteBuffer bytes = data.nioBuffer(data.readerIndex(), length);
+        data.skipBytes(length);
+        if (length > NbdProtocol.MAX_STRING_BYTES) {
+            return null;
+        }
+        try {
+            String name = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(bytes).toString();
+            return name.indexOf('\0') >= 0 ? null : name;
+        } catch (CharacterCodingException e) {
+            return null;
+        }
+    }
+
+    private void writeOptionError(int replyType, String message) {
+        write(Replies.optionError(ctx.alloc(), option, replyType, message));
+    }
+
+    private ChannelFuture write(ByteBuf message) {
+        ChannelFuture future = ctx.write(message);
+        scheduleFlush();
+        return future;
+    }
+
+    private void enterTransmission(Export chosen) {
+        export = chosen;
+        framer = new RequestFramer(chosen.blockSizes().maximumBytes());
+        phase = Phase.TRANSMISSION;
+        if (handshakeTimeout != null) {
+            handshakeTimeout.cancel(false);
+        }
+        if (paused) {
+            paused = false;
+            ctx.channel().config().setAutoRead(true);
+        }
+    }
+
+    // ---------------------------------------------------------------- transmission
+
+    private boolean readRequest() throws RequestFramer.ProtocolViolation {
+        BlockRequest request = framer.next(cumulation, ctx.alloc());
+        if (request == null) {
+            return false;
+        }
+        handleRequest(request);
+        return true;
+    }
+
+    private void handleRequest(BlockRequest request) {
+        if (request.command() == NbdProtocol.CMD_DISC) {
+            // proto.md: handle all outstanding requests, then close; no reply.
+            request.release();
+            startDraining();
+            return;
+        }
+        NbdException invalid = check(request, export, structuredReplies);
+        int command = request.command();
+        long cookie = request.cookie();
+        long offsetBytes = request.offsetBytes();
+        long costBytes = invalid == null && (command == NbdProtocol.CMD_READ || command == NbdProtocol.CMD_WRITE)
+                ? request.lengthBytes() : 0;
+        inFlightRequests++;
+        inFlightBytes += costBytes;
+        if (invalid != null) {
+            request.release();
+            reply(command, cookie, offsetBytes, null, invalid, costBytes);
+        } else if (request.lengthBytes() == 0 && command != NbdProtocol.CMD_FLUSH) {
+            // Zero-length reads, writes, trims: proto.md leaves them unspecified; they succeed, touching nothing.
+            request.release();
+            reply(command, cookie, offsetBytes, null, null, costBytes);
+        } else {
+            Promise<ByteBuf> completion = ctx.executor().newPromise();
+            completion.addListener((Future<ByteBuf> done) -> completed(command, cookie, offsetBytes, costBytes, done));
+            try {
+                server.dispatcher().dispatch(export, request, completion);
+            } catch (RuntimeException e) {
+                completion.tryFailure(e);
+            }
+        }
+        updateReading();
+    }
+
+    private void completed(int command, long cookie, long offsetBytes, long costBytes, Future<ByteBuf> done) {
+        assert ctx.executor().inEventLoop() : "completions run on the connection's event loop";
+        if (done.isSuccess()) {
+            reply(command, cookie, offsetBytes, done.getNow(), null, costBytes);
+        } else {
+            Throwable cause = done.cause();
+            NbdException failure = cause instanceof NbdException nbd ? nbd
+                    : new NbdException(NbdException.errorOf(cause), String.valueOf(cause.getMessage()));
+            if (!(cause instanceof NbdException)) {
+                LOG.log(System.Logger.Level.WARNING, () -> export + ": " + NbdProtocol.commandName(command)
+                        + " at offset " + Long.toUnsignedString(offsetBytes) + " failed: " + cause);
+            }
+            reply(command, cookie, offsetBytes, null, failure, costBytes);
+        }
+    }
+
+    /**
+     * Sends the reply to one request: an error, a read's data, or a bare success. Structured replies
+     * (when negotiated) carry reads and errors; other successes use a simple reply, which proto.md
+     * allows for requests without payload.
+     */
+    private void reply(int command, long cookie, long offsetBytes, ByteBuf data, NbdException error, long costBytes) {
+        if (phase == Phase.CLOSED || !ctx.channel().isActive()) {
+            if (data != null) {
+                data.release();
+            }
+            finished(costBytes);
+            return;
+        }
+        ByteBufAllocator alloc = ctx.alloc();
+        if (error == null && command == NbdProtocol.CMD_READ && data == null && costBytes > 0) {
+            error = new NbdException(NbdProtocol.EIO, "the backend returned no data");
+        }
+        ChannelFuture last;
+        if (error != null) {
+            if (data != null) {
+                data.release();
+            }
+            last = ctx.write(structuredReplies ? Replies.error(alloc, cookie, error.error(), error.getMessage())
+                    : Replies.simple(alloc, cookie, error.error()));
+        } else if (command == NbdProtocol.CMD_READ) {
+            int dataBytes = data == null ? 0 : data.readableBytes();
+            if (structuredReplies) {
+                if (dataBytes == 0) {
+                    last = ctx.write(Replies.none(alloc, cookie));
+                } else {
+                    ctx.write(Replies.offsetData(alloc, cookie, offsetBytes, dataBytes));
+                    last = ctx.write(data);
+                    data = null;
+                }
+            } else {
+                last = ctx.write(Replies.simple(alloc, cookie, 0));
+                if (dataBytes > 0) {
+                    last = ctx.write(data);
+                    data = null;
+                }
+            }
+            if (data != null) {
+                data.release();
+            }
+        } else {
+            if (data != null) {
+                data.release();
+            }
+            last = ctx.write(Replies.simple(alloc, cookie, 0));
+        }
+        last.addListener(f -> finished(costBytes));
+        scheduleFlush();
+    }
+
+    private void finished(long costBytes) {
+        assert ctx.executor().inEventLoop() : "write completions run on the connection's event loop";
+        inFlightRequests--;
+        inFlightBytes -= costBytes;
+        if (draining) {
+            if (inFlightRequests == 0 && ctx.channel().isActive()) {
+                ctx.close();
+            }
+        } else if (phase == Phase.TRANSMISSION) {
+            updateReading();
+        }
+    }
+
+    private void startDraining() {
+        draining = true;
+        ctx.channel().config().setAutoRead(false);
+        releaseInput();
+        if (inFlightRequests == 0) {
+            ctx.close();
+        }
+    }
+
+    /**
+     * Why {@code request} cannot run on {@code export}, or null if it can (proto.md, "Request types" and
+     * "Error values"; the order of the checks is our reading):
+     * <ol>
+     *   <li>an unknown command (CACHE and BLOCK_STATUS included: not offered) → {@code EINVAL};</li>
+     *   <li>a flag not documented for the command or not offered ({@code FUA} without
+     *       {@code NBD_FLAG_SEND_FUA}, {@code DF} without structured replies, {@code FAST_ZERO}) →
+     *       {@code EINVAL};</li>
+     *   <li>WRITE, TRIM, WRITE_ZEROES on a read-only export → {@code EPERM};</li>
+     *   <li>a command the export does not offer (FLUSH, TRIM, WRITE_ZEROES) → {@code EINVAL};</li>
+     *   <li>FLUSH with a nonzero offset or length (reserved, MUST be zero) → {@code EINVAL};</li>
+     *   <li>an offset or length not a multiple of the minimum block size → {@code EINVAL};</li>
+     *   <li>READ and WRITE longer than the maximum block size → {@code EINVAL};</li>
+     *   <li>a range ending past the end: WRITE, WRITE_ZEROES → {@code ENOSPC}; READ, TRIM →
+     *       {@code EINVAL}.</li>
+     * </ol>
+     * TRIM and WRITE_ZEROES carry no payload and are not bound by the maximum block size. For TRIM
+     * proto.md agrees (its list of bounded commands is READ, WRITE, CACHE and WRITE_ZEROES; qemu sends
+     * trims of up to 2 GiB). For WRITE_ZEROES it says the server SHOULD answer {@code EINVAL}; we
+     * serve them instead, because nbdcopy (libnbd 1.14) zeroes a whole hole in one request whatever
+     * the advertised maximum, and a zero request costs no memory here.
+     */
+    static NbdException check(BlockRequest request, Export export, boolean structuredReplies) {
+        int command = request.command();
+        String name = NbdProtocol.commandName(command);
+        BackendFeatures features = export.features();
+        int allowedFlags = switch (command) {
+            case NbdProtocol.CMD_READ -> structuredReplies ? NbdProtocol.CMD_FLAG_DF : 0;
+            case NbdProtocol.CMD_WRITE, NbdProtocol.CMD_FLUSH, NbdProtocol.CMD_TRIM -> 0;
+            case NbdProtocol.CMD_WRITE_ZEROES -> NbdProtocol.CMD_FLAG_NO_HOLE;
+            default -> -1;
+        };
+        if (allowedFlags < 0) {
+            return new NbdException(NbdProtocol.EINVAL, "unknown command " + name);
+        }
+        if (features.fua()) {
+            allowedFlags |= NbdProtocol.CMD_FLAG_FUA;
+        }
+        if ((request.flags() & ~allowedFlags) != 0) {
+            return new NbdException(NbdProtocol.EINVAL, String.format("%s with flags 0x%04x (allowed: 0x%04x)", name,
+                    request.flags(), allowedFlags));
+        }
+        boolean writes = command == NbdProtocol.CMD_WRITE || command == NbdProtocol.CMD_TRIM
+                || command == NbdProtocol.CMD_WRITE_ZEROES;
+        if (writes && export.readOnly()) {
+            return new NbdException(NbdProtocol.EPERM, name + " on the read-only export " + export.name());
+        }
+        boolean offered = switch (command) {
+            case NbdProtocol.CMD_FLUSH -> features.flush();
+            case NbdProtocol.CMD_TRIM -> features.trim();
+            case NbdProtocol.CMD_WRITE_ZEROES -> features.writeZeroes();
+            default -> true;
+        };
+        if (!offered) {
+            return new NbdException(NbdProtocol.EINVAL, name + " is not offered by the export " + export.name());
+        }
+        long offset = request.offsetBytes();
+        long length = request.lengthBytes();
+        if (command == NbdProtocol.CMD_FLUSH) {
+            return offset == 0 && length == 0 ? null
+                    : new NbdException(NbdProtocol.EINVAL, "FLUSH with a nonzero offset or length");
+        }
+        int minimum = export.blockSizes().minimumBytes();
+        if (minimum > 1 && (Long.remainderUnsigned(offset, minimum) != 0 || length % minimum != 0)) {
+            return new NbdException(NbdProtocol.EINVAL, name + " at offset " + Long.toUnsignedString(offset)
+                    + " length " + length + " is not aligned to the minimum block size " + minimum);
+        }
+        int maximum = export.blockSizes().maximumBytes();
+        if (length > maximum && (command == NbdProtocol.CMD_READ || command == NbdProtocol.CMD_WRITE)) {
+            return new NbdException(NbdProtocol.EINVAL, name + " of " + length + " bytes exceeds the maximum block"
+                    + " size " + maximum);
+        }
+        long size = export.sizeBytes();
+        if (Long.compareUnsigned(offset, size) > 0 || length > size - offset) {
+            int error = command == NbdProtocol.CMD_WRITE || command == NbdProtocol.CMD_WRITE_ZEROES
+                    ? NbdProtocol.ENOSPC : NbdProtocol.EINVAL;
+            return new NbdException(error, name + " at offset " + Long.toUnsignedString(offset) + " length " + length
+                    + " ends past the end of the export (" + size + " bytes)");
+        }
+        return null;
+    }
+}

@@ -1,0 +1,252 @@
+package dev.tailor.nbd;
+
+import dev.tailor.nbd.NbdConfig.ExportConfig;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Executor;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The NBD server: listens, speaks the protocol ({@link NbdConnectionHandler}) and serves the configured
+ * exports from their backends. {@link #start} binds and returns; {@link #close} shuts down cleanly.
+ *
+ * <p>Threads: one acceptor thread, {@code eventLoopThreads} Netty event loops for the connections (and
+ * the upstream connections of proxied exports), and a fixed pool of {@code fileIoThreads} for the
+ * blocking file I/O, whose queue is bounded by {@code maxConnections × maxInFlightRequestsPerConnection}
+ * (the most requests that can be outstanding at once).
+ */
+public final class NbdServer implements AutoCloseable {
+
+    /** How long {@link #close} lets connections finish their requests before closing them anyway. */
+    static final long DRAIN_TIMEOUT_MILLIS = 10_000;
+
+    /**
+     * Opens the backend of one export.
+     */
+    @FunctionalInterface
+    public interface BackendFactory {
+        /**
+         * @throws IOException              when the backend cannot be reached or opened
+         * @throws IllegalArgumentException when the export's configuration does not fit the backend
+         */
+        BlockBackend open(ExportConfig export, BackendContext context) throws IOException;
+    }
+
+    /**
+     * What backends may use.
+     *
+     * @param fileIoExecutor the bounded pool for blocking file I/O
+     * @param eventLoops     the connections' event loops, for backends with connections of their own
+     * @param alloc          the allocator for read buffers
+     */
+    public record BackendContext(Executor fileIoExecutor, EventLoopGroup eventLoops, ByteBufAllocator alloc) {
+    }
+
+    /** File exports on {@link FileBackend}, upstream exports on {@link UpstreamBackend}. */
+    public static final BackendFactory DEFAULT_BACKENDS = (export, context) -> {
+        if (export.file() != null) {
+            return FileBackend.open(export.file(), export.size() == null ? null : export.size().bytes(),
+                    export.readOnly(), context.fileIoExecutor(), context.alloc());
+        }
+        return UpstreamBackend.connect(export.upstream(), context.eventLoops(), context.alloc());
+    };
+
+    private final EventLoopGroup acceptor;
+    private final EventLoopGroup eventLoops;
+    private final ThreadPoolExecutor fileIo;
+    private final Map<String, Export> exports;
+    private final ChannelGroup connections;
+    private final Channel listener;
+    private boolean closed;
+
+    private NbdServer(EventLoopGroup acceptor, EventLoopGroup eventLoops, ThreadPoolExecutor fileIo,
+            Map<String, Export> exports, ChannelGroup connections, Channel listener) {
+        this.acceptor = acceptor;
+        this.eventLoops = eventLoops;
+        this.fileIo = fileIo;
+        this.exports = exports;
+        this.connections = connections;
+        this.listener = listener;
+    }
+
+    /** Starts a server with the default backends and the direct dispatcher. */
+    public static NbdServer start(NbdConfig config) throws IOException {
+        return start(config, RequestDispatcher.DIRECT, DEFAULT_BACKENDS);
+    }
+
+    /**
+     * Opens every export's backend, then listens.
+     *
+     * @throws IllegalArgumentException when the config has problems (all listed) or an export does not fit
+     *                                  its backend
+     * @throws IOException              when a backend cannot be opened or the address is not available
+     */
+    public static NbdServer start(NbdConfig config, RequestDispatcher dispatcher, BackendFactory backends)
+            throws IOException {
+        List<String> problems = config.problems();
+        if (!problems.isEmpty()) {
+            throw new IllegalArgumentException(String.join("; ", problems));
+        }
+        NbdConfig.Limits limits = config.limits();
+        EventLoopGroup acceptor = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("tailor-nbd-accept",
+                true), NioIoHandler.newFactory());
+        EventLoopGroup eventLoops = new MultiThreadIoEventLoopGroup(config.eventLoopThreads(),
+                new DefaultThreadFactory("tailor-nbd-io", true), NioIoHandler.newFactory());
+        int queueCapacity = (int) Math.min(Integer.MAX_VALUE,
+                (long) limits.maxConnections() * limits.maxInFlightRequestsPerConnection());
+        ThreadPoolExecutor fileIo = new ThreadPoolExecutor(config.fileIoThreads(), config.fileIoThreads(), 0,
+                TimeUnit.SECONDS, new LinkedBlockingQueue<>(queueCapacity),
+                new DefaultThreadFactory("tailor-nbd-file", true));
+        ByteBufAllocator alloc = ByteBufAllocator.DEFAULT;
+        Map<String, Export> exports = new LinkedHashMap<>();
+        try {
+            BackendContext context = new BackendContext(fileIo, eventLoops, alloc);
+            for (ExportConfig exportConfig : config.exports()) {
+                BlockBackend backend;
+                try {
+                    backend = backends.open(exportConfig, context);
+                } catch (IOException e) {
+                    throw new IOException("export " + exportConfig.name() + ": " + e.getMessage(), e);
+                } catch (IllegalArgumentException e) {
+                    throw new IllegalArgumentException("export " + exportConfig.name() + ": " + e.getMessage(), e);
+                }
+                if (exportConfig.size() != null && exportConfig.upstream() != null
+                        && exportConfig.size().bytes() != backend.sizeBytes()) {
+                    backend.close();
+                    throw new IllegalArgumentException("export " + exportConfig.name() + ": size " + exportConfig.size()
+                            + " but the upstream export is " + backend.sizeBytes() + " bytes (expected: equal, or"
+                            + " leave size out)");
+                }
+                try {
+                    exports.put(exportConfig.name(), new Export(exportConfig, backend, limits.maxRequestBytes()));
+                } catch (RuntimeException e) {
+                    backend.close();
+                    throw e;
+                }
+            }
+            Map<String, Export> frozen = Collections.unmodifiableMap(exports);
+            ServerContext server = new ServerContext(frozen, limits, dispatcher);
+            ChannelGroup connections = new DefaultChannelGroup("tailor-nbd", GlobalEventExecutor.INSTANCE);
+            AtomicInteger open = new AtomicInteger();
+            ServerBootstrap bootstrap = new ServerBootstrap()
+                    .group(acceptor, eventLoops)
+                    .channel(NioServerSocketChannel.class)
+                    .childOption(ChannelOption.TCP_NODELAY, true)
+                    .childOption(ChannelOption.SO_KEEPALIVE, true)
+                    .childOption(ChannelOption.ALLOCATOR, alloc)
+                    .childHandler(new ChannelInitializer<SocketChannel>() {
+                        @Override
+                        protected void initChannel(SocketChannel channel) {
+                            channel.closeFuture().addListener(f -> open.decrementAndGet());
+                            if (open.incrementAndGet() > limits.maxConnections()) {
+                                channel.close();
+                                return;
+                            }
+                            connections.add(channel);
+                            channel.pipeline().addLast("nbd", new NbdConnectionHandler(server));
+                            channel.pipeline().addLast("errors", ConnectionErrors.INSTANCE);
+                        }
+                    });
+            InetSocketAddress address = new InetSocketAddress(config.address(), config.port());
+            Channel listener;
+            try {
+                listener = bootstrap.bind(address).sync().channel();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted while binding " + address, e);
+            } catch (Exception e) {
+                throw new IOException("cannot listen on " + config.address() + ":" + config.port() + " ("
+                        + e.getMessage() + ")", e);
+            }
+            return new NbdServer(acceptor, eventLoops, fileIo, frozen, connections, listener);
+        } catch (IOException | RuntimeException e) {
+            shutDown(acceptor, eventLoops, fileIo, exports.values());
+            throw e;
+        }
+    }
+
+    /** The address the server listens on (with the actual port when the config asked for port 0). */
+    public InetSocketAddress localAddress() {
+        return (InetSocketAddress) listener.localAddress();
+    }
+
+    /** The exports in configuration order. */
+    public List<Export> exports() {
+        return new ArrayList<>(exports.values());
+    }
+
+    /** How many client connections are open now. */
+    public int connections() {
+        return connections.size();
+    }
+
+    /**
+     * Stops accepting, lets every connection finish the requests it has in flight (up to 10 s; new
+     * requests are not read, and connections still in the handshake are closed), then closes the
+     * connections, the backends and the threads. Idempotent.
+     */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        listener.close().awaitUninterruptibly();
+        for (Channel connection : connections) {
+            connection.pipeline().fireUserEventTriggered(NbdConnectionHandler.SHUTDOWN);
+        }
+        if (!connections.newCloseFuture().awaitUninterruptibly(DRAIN_TIMEOUT_MILLIS)) {
+            connections.close().awaitUninterruptibly();
+        }
+        shutDown(acceptor, eventLoops, fileIo, exports.values());
+    }
+
+    /**
+     * The order matters: the file I/O pool finishes first (its completions run listeners on the event
+     * loops, which release buffers), then the backends, then the event loops.
+     */
+    private static void shutDown(EventLoopGroup acceptor, EventLoopGroup eventLoops, ThreadPoolExecutor fileIo,
+            Iterable<Export> exports) {
+        fileIo.shutdown();
+        try {
+            if (!fileIo.awaitTermination(DRAIN_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS)) {
+                fileIo.shutdownNow();
+            }
+        } catch (InterruptedException e) {
+            fileIo.shutdownNow();
+            Thread.currentThread().interrupt();
+        }
+        for (Export export : exports) {
+            export.backend().close();
+        }
+        acceptor.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
+        eventLoops.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
+    }
+
+    @Override
+    public String toString() {
+        return "NBD server on " + localAddress() + " with " + exports.size() + " export(s)";
+    }
+}

@@ -1,0 +1,374 @@
+package dev.tailor.nbd;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelDuplexHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPromise;
+import io.netty.handler.codec.ByteToMessageDecoder;
+import io.netty.util.ReferenceCounted;
+import io.netty.util.collection.LongObjectHashMap;
+import io.netty.util.collection.LongObjectMap;
+import io.netty.util.concurrent.Promise;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The client side of one upstream connection of {@link UpstreamBackend}: the fixed newstyle handshake
+ * with {@code NBD_OPT_GO} (asking for {@code NBD_INFO_BLOCK_SIZE}), then requests out and simple
+ * replies in (proto.md, "Request message", "Simple reply message"). A simple reply to a read carries
+ * data only when its error is zero, and its length is the request's, which the handler remembers
+ * per cookie.
+ *
+ * <p>Threads: runs on the upstream channel's event loop; {@link Forward}s are written to the channel
+ * from any thread. Anything unexpected from the upstream closes the connection and fails its requests
+ * with {@code NBD_EIO}.
+ */
+final class UpstreamClientHandler extends ChannelDuplexHandler {
+
+    /** A request to forward, written to the channel; releasing it releases the request's payload. */
+    record Forward(BlockRequest request, Promise<ByteBuf> completion) implements ReferenceCounted {
+        @Override
+        public int refCnt() {
+            return request.refCnt();
+        }
+
+        @Override
+        public Forward retain() {
+            request.retain();
+            return this;
+        }
+
+        @Override
+        public Forward retain(int increment) {
+            request.retain(increment);
+            return this;
+        }
+
+        @Override
+        public Forward touch() {
+            return this;
+        }
+
+        @Override
+        public Forward touch(Object hint) {
+            return this;
+        }
+
+        @Override
+        public boolean release() {
+            completion.tryFailure(new NbdException(NbdProtocol.EIO, "upstream connection closed"));
+            return request.release();
+        }
+
+        @Override
+        public boolean release(int decrement) {
+            completion.tryFailure(new NbdException(NbdProtocol.EIO, "upstream connection closed"));
+            return request.release(decrement);
+        }
+    }
+
+    private record Pending(int command, int lengthBytes, Promise<ByteBuf> completion) {
+    }
+
+    private enum Phase { GREETING, OPTION_REPLIES, TRANSMISSION, CLOSED }
+
+    private final String exportName;
+    private final Promise<Channel> ready;
+    private final long handshakeTimeoutMillis;
+    private final LongObjectMap<Pending> pending = new LongObjectHashMap<>();
+    private ByteBuf cumulation;
+    private Phase phase = Phase.GREETING;
+    private ScheduledFuture<?> timeout;
+    private long nextCookie;
+
+    // Handshake results.
+    private long sizeBytes = -1;
+    private int transmissionFlags;
+    private BlockSizes blockSizes;
+
+    // A read reply whose data is arriving.
+    private Pending reading;
+    private ByteBuf readData;
+
+    UpstreamClientHandler(String exportName, Promise<Channel> ready, long handshakeTimeoutMillis) {
+        this.exportName = exportName;
+        this.ready = ready;
+        this.handshakeTimeoutMillis = handshakeTimeoutMillis;
+    }
+
+    /** The export as the upstream described it; valid once {@code ready} succeeded. */
+    UpstreamBackend.Description description() {
+        return new UpstreamBackend.Description(sizeBytes, transmissionFlags, blockSizes);
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+        timeout = ctx.executor().schedule(() -> fail(ctx, "no handshake within " + handshakeTimeoutMillis + " ms"),
+                handshakeTimeoutMillis, TimeUnit.MILLISECONDS);
+        ctx.fireChannelActive();
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        ByteBuf in = (ByteBuf) msg;
+        if (phase == Phase.CLOSED) {
+            in.release();
+            return;
+        }
+        cumulation = cumulation == null ? in
+                : ByteToMessageDecoder.MERGE_CUMULATOR.cumulate(ctx.alloc(), cumulation, in);
+        try {
+            boolean progressed = true;
+            while (progressed && cumulation != null && cumulation.isReadable() && phase != Phase.CLOSED) {
+                progressed = switch (phase) {
+                    case GREETING -> greeting(ctx);
+                    case OPTION_REPLIES -> optionReply(ctx);
+                    case TRANSMISSION -> reply();
+                    case CLOSED -> false;
+                };
+            }
+        } catch (UpstreamException e) {
+            fail(ctx, e.getMessage());
+        }
+        if (cumulation != null) {
+            if (!cumulation.isReadable()) {
+                cumulation.release();
+                cumulation = null;
+            } else {
+                cumulation.discardSomeReadBytes();
+            }
+        }
+    }
+
+    @Override
+    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+        if (!(msg instanceof Forward forward)) {
+            ctx.write(msg, promise);
+            return;
+        }
+        BlockRequest request = forward.request();
+        if (phase != Phase.TRANSMISSION) {
+            forward.release();
+            promise.setFailure(new IllegalStateException("upstream connection not in transmission"));
+            return;
+        }
+        long cookie = nextCookie++;
+        pending.put(cookie, new Pending(request.command(), (int) request.lengthBytes(), forward.completion()));
+        ByteBuf header = ctx.alloc().buffer(NbdProtocol.REQUEST_HEADER_BYTES);
+        header.writeInt(NbdProtocol.REQUEST_MAGIC);
+        header.writeShort(request.flags() & ~NbdProtocol.CMD_FLAG_DF);
+        header.writeShort(request.command());
+        header.writeLong(cookie);
+        header.writeLong(request.offsetBytes());
+        header.writeInt((int) request.lengthBytes());
+        if (request.command() == NbdProtocol.CMD_WRITE) {
+            ctx.write(header);
+            ctx.write(request.payload(), promise);
+        } else {
+            request.release();
+            ctx.write(header, promise);
+        }
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        closeDown("upstream connection closed");
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        fail(ctx, cause.toString());
+    }
+
+    private void fail(ChannelHandlerContext ctx, String reason) {
+        closeDown(reason);
+        ctx.close();
+    }
+
+    private void closeDown(String reason) {
+        phase = Phase.CLOSED;
+        if (timeout != null) {
+            timeout.cancel(false);
+        }
+        ready.tryFailure(new UpstreamException(reason));
+        if (cumulation != null) {
+            cumulation.release();
+            cumulation = null;
+        }
+        if (readData != null) {
+            readData.release();
+            readData = null;
+        }
+        List<Pending> failed = new ArrayList<>(pending.values());
+        pending.clear();
+        if (reading != null) {
+            failed.add(reading);
+            reading = null;
+        }
+        for (Pending p : failed) {
+            p.completion().tryFailure(new NbdException(NbdProtocol.EIO, "upstream: " + reason));
+        }
+    }
+
+    // ---------------------------------------------------------------- handshake
+
+    private boolean greeting(ChannelHandlerContext ctx) throws UpstreamException {
+        if (cumulation.readableBytes() < 18) {
+            return false;
+        }
+        long magic = cumulation.readLong();
+        long haveOpt = cumulation.readLong();
+        int flags = cumulation.readUnsignedShort();
+        if (magic != NbdProtocol.NBDMAGIC || haveOpt != NbdProtocol.IHAVEOPT) {
+            throw new UpstreamException("not a newstyle NBD server");
+        }
+        if ((flags & NbdProtocol.FLAG_FIXED_NEWSTYLE) == 0) {
+            throw new UpstreamException("the upstream does not speak fixed newstyle (needed for NBD_OPT_GO)");
+        }
+        int clientFlags = NbdProtocol.FLAG_C_FIXED_NEWSTYLE
+                | ((flags & NbdProtocol.FLAG_NO_ZEROES) != 0 ? NbdProtocol.FLAG_C_NO_ZEROES : 0);
+        byte[] name = exportName.getBytes(StandardCharsets.UTF_8);
+        ByteBuf out = ctx.alloc().buffer(4 + NbdProtocol.OPTION_HEADER_BYTES + 4 + name.length + 4);
+        out.writeInt(clientFlags);
+        out.writeLong(NbdProtocol.IHAVEOPT);
+        out.writeInt(NbdProtocol.OPT_GO);
+        out.writeInt(4 + name.length + 2 + 2);
+        out.writeInt(name.length);
+        out.writeBytes(name);
+        out.writeShort(1);
+        out.writeShort(NbdProtocol.INFO_BLOCK_SIZE);
+        ctx.writeAndFlush(out);
+        phase = Phase.OPTION_REPLIES;
+        return true;
+    }
+
+    private boolean optionReply(ChannelHandlerContext ctx) throws UpstreamException {
+        if (cumulation.readableBytes() < NbdProtocol.OPTION_REPLY_HEADER_BYTES) {
+            return false;
+        }
+        int start = cumulation.readerIndex();
+        long length = cumulation.getUnsignedInt(start + 16);
+        if (length > 65_536) {
+            throw new UpstreamException("option reply of " + length + " bytes");
+        }
+        if (cumulation.readableBytes() < NbdProtocol.OPTION_REPLY_HEADER_BYTES + length) {
+            return false;
+        }
+        long magic = cumulation.readLong();
+        int option = cumulation.readInt();
+        int type = cumulation.readInt();
+        cumulation.skipBytes(4);
+        ByteBuf data = cumulation.readSlice((int) length);
+        if (magic != NbdProtocol.OPTION_REPLY_MAGIC || option != NbdProtocol.OPT_GO) {
+            throw new UpstreamException("unexpected option reply");
+        }
+        if (type == NbdProtocol.REP_INFO) {
+            info(data);
+        } else if (type == NbdProtocol.REP_ACK) {
+            if (sizeBytes < 0) {
+                throw new UpstreamException("GO succeeded without NBD_INFO_EXPORT");
+            }
+            if (blockSizes == null) {
+                // proto.md's defaults for a server that advertises none, with 32 MiB as the maximum
+                // clients may always use.
+                blockSizes = new BlockSizes(1, 4096, 32 << 20);
+            }
+            phase = Phase.TRANSMISSION;
+            timeout.cancel(false);
+            ready.trySuccess(ctx.channel());
+        } else if ((type & NbdProtocol.REP_FLAG_ERROR) != 0) {
+            String message = data.toString(StandardCharsets.UTF_8);
+            throw new UpstreamException(String.format("the upstream refused export \"%s\" (reply type 0x%08x%s)",
+                    exportName, type, message.isEmpty() ? "" : ": " + message));
+        } else {
+            throw new UpstreamException(String.format("unexpected reply type 0x%08x to GO", type));
+        }
+        return true;
+    }
+
+    private void info(ByteBuf data) throws UpstreamException {
+        if (data.readableBytes() < 2) {
+            throw new UpstreamException("empty NBD_REP_INFO");
+        }
+        int type = data.readUnsignedShort();
+        if (type == NbdProtocol.INFO_EXPORT) {
+            if (data.readableBytes() != 10) {
+                throw new UpstreamException("NBD_INFO_EXPORT of length " + (data.readableBytes() + 2));
+            }
+            sizeBytes = data.readLong();
+            transmissionFlags = data.readUnsignedShort();
+            if (sizeBytes < 0) {
+                throw new UpstreamException("export size over 2^63 bytes");
+            }
+        } else if (type == NbdProtocol.INFO_BLOCK_SIZE) {
+            if (data.readableBytes() != 12) {
+                throw new UpstreamException("NBD_INFO_BLOCK_SIZE of length " + (data.readableBytes() + 2));
+            }
+            int minimum = data.readInt();
+            int preferred = data.readInt();
+            long maximum = data.readUnsignedInt();
+            try {
+                int cappedMaximum = (int) Math.min(maximum, BlockSizes.LARGEST_MAXIMUM_BYTES);
+                cappedMaximum -= cappedMaximum % Math.max(1, minimum);
+                blockSizes = new BlockSizes(minimum, Math.max(preferred, Math.max(512, minimum)),
+                        Math.max(cappedMaximum, Math.max(preferred, Math.max(512, minimum))));
+            } catch (IllegalArgumentException e) {
+                throw new UpstreamException("unusable block sizes " + minimum + "/" + preferred + "/" + maximum + ": "
+                        + e.getMessage());
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- transmission
+
+    private boolean reply() throws UpstreamException {
+        if (reading != null) {
+            readData.writeBytes(cumulation, Math.min(cumulation.readableBytes(), readData.writableBytes()));
+            if (readData.isWritable()) {
+                return false;
+            }
+            Pending done = reading;
+            ByteBuf data = readData;
+            reading = null;
+            readData = null;
+            if (!done.completion().trySuccess(data)) {
+                data.release();
+            }
+            return true;
+        }
+        if (cumulation.readableBytes() < NbdProtocol.SIMPLE_REPLY_HEADER_BYTES) {
+            return false;
+        }
+        int magic = cumulation.readInt();
+        int error = cumulation.readInt();
+        long cookie = cumulation.readLong();
+        if (magic != NbdProtocol.SIMPLE_REPLY_MAGIC) {
+            throw new UpstreamException(String.format("reply magic 0x%08x (expected a simple reply)", magic));
+        }
+        Pending request = pending.remove(cookie);
+        if (request == null) {
+            throw new UpstreamException("reply to an unknown cookie " + Long.toUnsignedString(cookie));
+        }
+        if (error != 0) {
+            request.completion().tryFailure(new NbdException(error, "upstream error " + error));
+        } else if (request.command() == NbdProtocol.CMD_READ && request.lengthBytes() > 0) {
+            reading = request;
+            readData = cumulation.alloc().directBuffer(request.lengthBytes(), request.lengthBytes());
+        } else {
+            request.completion().trySuccess(null);
+        }
+        return true;
+    }
+
+    /** The upstream broke the protocol or refused us. */
+    static final class UpstreamException extends Exception {
+        UpstreamException(String message) {
+            super(message, null, false, false);
+        }
+    }
+}

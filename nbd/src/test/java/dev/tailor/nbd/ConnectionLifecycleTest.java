@@ -1,0 +1,186 @@
+package dev.tailor.nbd;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Connections over real sockets from start to end: DISC and shutdown with requests in flight, clients
+ * that vanish mid-request, the connection limit, and no file descriptor left behind after 1,000
+ * connections.
+ */
+class ConnectionLifecycleTest {
+
+    @TempDir
+    Path dir;
+
+    /** Waits up to 10 s for the server side to catch up (it closes connections on its own threads). */
+    private static void await(String what, BooleanSupplier condition) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!condition.getAsBoolean()) {
+            assertThat(System.nanoTime()).as("waiting for %s", what).isLessThan(deadline);
+            LockSupport.parkNanos(1_000_000);
+        }
+    }
+
+    @Test
+    void discWithRequestsInFlight_repliesToThemThenCloses() throws Exception {
+        GatedBackend backend = new GatedBackend(1 << 20);
+        try (NbdServer server = TestServers.start(backend);
+                RawClient client = RawClient.connect(server.localAddress()).handshake()) {
+            client.go("disk", false);
+            client.write(0, 1, 0, new byte[4096]);
+            client.request(0, NbdProtocol.CMD_READ, 2, 0, 4096);
+            client.request(0, NbdProtocol.CMD_DISC, 3, 0, 0);
+            GatedBackend.Held write = backend.next();
+            GatedBackend.Held read = backend.next();
+            backend.pass(read);
+            assertThat(client.simpleReply(4096).cookie()).isEqualTo(2);
+            backend.pass(write);
+            assertThat(client.simpleReply(0).cookie()).isEqualTo(1);
+            assertThat(client.closedByServer()).isTrue();
+        }
+    }
+
+    @Test
+    void shutdown_letsRequestsInFlightFinishThenCloses() throws Exception {
+        GatedBackend backend = new GatedBackend(1 << 20);
+        NbdServer server = TestServers.start(backend);
+        try (RawClient client = RawClient.connect(server.localAddress()).handshake()) {
+            client.go("disk", true);
+            client.request(0, NbdProtocol.CMD_READ, 1, 0, 4096);
+            GatedBackend.Held read = backend.next();
+            CompletableFuture<Void> closing = CompletableFuture.runAsync(server::close);
+            await("the listener to close", () -> {
+                try (Socket probe = new Socket()) {
+                    probe.connect(server.localAddress(), 1000);
+                    return false;
+                } catch (IOException refused) {
+                    return true;
+                }
+            });
+            assertThat(closing).isNotDone();
+            backend.pass(read);
+            RawClient.Chunk reply = client.chunk();
+            assertThat(reply.cookie()).isEqualTo(1);
+            assertThat(reply.type()).isEqualTo(NbdProtocol.REPLY_TYPE_OFFSET_DATA);
+            assertThat(client.closedByServer()).isTrue();
+            closing.get(10, TimeUnit.SECONDS);
+        } finally {
+            server.close();
+        }
+    }
+
+    @Test
+    void clientVanishingMidWrite_leavesNoConnectionOrBuffer() throws Exception {
+        GatedBackend backend = new GatedBackend(4 << 20);
+        try (NbdServer server = TestServers.start(backend)) {
+            // Half a write's payload, then a reset.
+            RawClient writer = RawClient.connect(server.localAddress()).handshake();
+            writer.go("disk", false);
+            writer.request(0, NbdProtocol.CMD_WRITE, 1, 0, 1 << 20);
+            writer.out.write(new byte[300_000]);
+            writer.out.flush();
+            writer.reset();
+            // A read the backend is still working on when the client goes.
+            RawClient reader = RawClient.connect(server.localAddress()).handshake();
+            reader.go("disk", true);
+            reader.request(0, NbdProtocol.CMD_READ, 2, 0, 1 << 20);
+            GatedBackend.Held read = backend.next();
+            reader.reset();
+            await("both connections to close", () -> server.connections() == 0);
+            // Its data has nowhere to go now: the server must release it (LeakCheck verifies).
+            backend.pass(read);
+            assertThat(backend.heldCount()).isZero();
+        }
+    }
+
+    @Test
+    void connectionsOverTheLimit_areClosedOnAccept() throws Exception {
+        NbdConfig.Limits limits = new NbdConfig.Limits(null, null, null, 2, null);
+        try (NbdServer server = TestServers.start(limits, Map.of("disk", new MemoryBackend(4096)))) {
+            RawClient first = RawClient.connect(server.localAddress()).greeting();
+            RawClient second = RawClient.connect(server.localAddress()).greeting();
+            try (RawClient third = RawClient.connect(server.localAddress())) {
+                assertThat(third.closedByServer()).isTrue();
+            }
+            first.close();
+            await("a free slot", () -> server.connections() < 2);
+            try (RawClient fourth = RawClient.connect(server.localAddress())) {
+                fourth.greeting();
+            }
+            second.close();
+        }
+    }
+
+    @Test
+    void thousandConnections_leaveNoFileDescriptorBehind() throws Exception {
+        NbdConfig config = TestServers.config(NbdConfig.Limits.DEFAULTS,
+                NbdConfig.ExportConfig.file("disk", "acme", 16 << 20, false, dir.resolve("disk.img")));
+        try (NbdServer server = NbdServer.start(config)) {
+            cycle(server, 0);
+            await("the warm-up connection to close", () -> server.connections() == 0);
+            long before = openFileDescriptors();
+            for (int i = 1; i <= 1000; i++) {
+                cycle(server, i);
+            }
+            await("all connections to close", () -> server.connections() == 0);
+            long after = openFileDescriptors();
+            assertThat(after).as("file descriptors after 1,000 connections (before: %d)", before)
+                    .isLessThanOrEqualTo(before + 2);
+        }
+    }
+
+    /** One connection that ends in one of five ways. */
+    private static void cycle(NbdServer server, int i) throws IOException {
+        RawClient client = RawClient.connect(server.localAddress()).greeting();
+        switch (i % 5) {
+            case 0 -> {
+                client.clientFlags(NbdProtocol.FLAG_C_FIXED_NEWSTYLE);
+                client.go("disk", i % 2 == 0);
+                client.write(0, i, 4096L * (i % 100), new byte[4096]);
+                client.simpleReply(0);
+                client.request(0, NbdProtocol.CMD_DISC, 0, 0, 0);
+                client.closedByServer();
+                client.close();
+            }
+            case 1 -> client.close();
+            case 2 -> {
+                client.clientFlags(NbdProtocol.FLAG_C_FIXED_NEWSTYLE);
+                client.option(NbdProtocol.OPT_ABORT, new byte[0]);
+                client.closedByServer();
+                client.close();
+            }
+            case 3 -> {
+                client.clientFlags(NbdProtocol.FLAG_C_FIXED_NEWSTYLE);
+                client.go("disk", false);
+                client.request(0, NbdProtocol.CMD_WRITE, i, 0, 65536);
+                client.out.write(new byte[1000]);
+                client.out.flush();
+                client.reset();
+            }
+            default -> {
+                client.clientFlags(NbdProtocol.FLAG_C_FIXED_NEWSTYLE);
+                client.go("disk", true);
+                client.request(0, NbdProtocol.CMD_READ, i, 0, 65536);
+                client.close();
+            }
+        }
+    }
+
+    private static long openFileDescriptors() throws IOException {
+        try (var fds = Files.list(Path.of("/proc/self/fd"))) {
+            return fds.count();
+        }
+    }
+}

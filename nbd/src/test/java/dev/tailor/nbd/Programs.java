@@ -1,0 +1,147 @@
+package dev.tailor.nbd;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tailor.testkit.Tools;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+/** Runs the real NBD programs the tests drive (qemu-utils, libnbd-bin, nbdkit, fio). */
+final class Programs {
+
+    /** The Debian package of each program, as {@code .ci/run} installs them. */
+    static String packageOf(String program) {
+        return switch (program) {
+            case "qemu-img", "qemu-io", "qemu-nbd" -> "qemu-utils";
+            case "nbdinfo", "nbdcopy" -> "libnbd-bin";
+            case "nbdkit" -> "nbdkit";
+            case "fio" -> "fio";
+            default -> throw new IllegalArgumentException(program);
+        };
+    }
+
+    /** The program's path; skips the test (or fails it in CI) when it is not installed. */
+    static String require(String program) {
+        return Tools.require(program, packageOf(program)).toString();
+    }
+
+    record Result(int exitCode, String stdout, String stderr) {
+        /** Asserts a zero exit code, showing the output otherwise. */
+        Result ok() {
+            assertThat(exitCode).as("exit code; stdout:%n%s%nstderr:%n%s", stdout, stderr).isZero();
+            return this;
+        }
+    }
+
+    private Programs() {
+    }
+
+    /** Runs {@code command} to completion, at most {@code timeout}; output is captured through files. */
+    static Result run(Duration timeout, String... command) {
+        try {
+            Path out = Files.createTempFile("tailor-nbd-out", ".txt");
+            Path err = Files.createTempFile("tailor-nbd-err", ".txt");
+            try {
+                Process process = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile())
+                        .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).start();
+                if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                    process.destroyForcibly().waitFor();
+                    throw new AssertionError(String.join(" ", command) + " did not finish within " + timeout
+                            + "; stderr:\n" + Files.readString(err));
+                }
+                return new Result(process.exitValue(), Files.readString(out), Files.readString(err));
+            } finally {
+                Files.deleteIfExists(out);
+                Files.deleteIfExists(err);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted", e);
+        }
+    }
+
+    /** A free TCP port on loopback (for programs that cannot report the one they picked). */
+    static int freePort() {
+        try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** A server process started by a test, stopped by {@link #close()}. */
+    static final class Daemon implements AutoCloseable {
+        final Process process;
+        final int port;
+        private final Path log;
+
+        private Daemon(Process process, int port, Path log) {
+            this.process = process;
+            this.port = port;
+            this.log = log;
+        }
+
+        /**
+         * Starts {@code command} (with {@code {port}} replaced by a free port) and waits until it accepts
+         * connections on that port: polls every 10 ms, for at most 10 s.
+         */
+        static Daemon start(String... command) throws IOException {
+            int port = freePort();
+            List<String> args = new ArrayList<>();
+            for (String arg : command) {
+                args.add(arg.replace("{port}", Integer.toString(port)));
+            }
+            Path log = Files.createTempFile("tailor-nbd-daemon", ".log");
+            Process process = new ProcessBuilder(args).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            Daemon daemon = new Daemon(process, port, log);
+            long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            while (true) {
+                try (Socket probe = new Socket()) {
+                    probe.connect(new InetSocketAddress("127.0.0.1", port), 1000);
+                    return daemon;
+                } catch (IOException notYet) {
+                    if (!process.isAlive() || System.nanoTime() > deadline) {
+                        String output = Files.readString(log);
+                        daemon.close();
+                        throw new AssertionError(String.join(" ", args) + " is not listening on " + port
+                                + " after 10 s (alive: " + process.isAlive() + "); output:\n" + output);
+                    }
+                    LockSupport.parkNanos(10_000_000);
+                }
+            }
+        }
+
+        /** Kills the process at once (SIGKILL), as if it crashed. */
+        void kill() throws InterruptedException {
+            process.destroyForcibly().waitFor();
+        }
+
+        /** Stops the process (SIGTERM), killing it after 10 s. */
+        @Override
+        public void close() {
+            process.destroy();
+            try {
+                if (!process.waitFor(10, TimeUnit.SECONDS)) {
+                    process.destroyForcibly().waitFor();
+                }
+                Files.deleteIfExists(log);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+    }
+}

@@ -1,0 +1,37 @@
+package dev.tailor.nbd;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+/** Servers for tests: loopback, a free port, two event loops, test backends. */
+final class TestServers {
+
+    private TestServers() {
+    }
+
+    static NbdConfig config(NbdConfig.Limits limits, NbdConfig.ExportConfig... exports) {
+        return new NbdConfig("127.0.0.1", 0, limits, 2, 2, List.of(exports));
+    }
+
+    /** An export config whose backend the test supplies (the file is never opened). */
+    static NbdConfig.ExportConfig export(String name, boolean readOnly) {
+        return new NbdConfig.ExportConfig(name, "test", null, null, readOnly, Path.of("unused"), null);
+    }
+
+    /** A server whose exports are the given backends, by name, in order. */
+    static NbdServer start(NbdConfig.Limits limits, Map<String, BlockBackend> backends, String... readOnly)
+            throws IOException {
+        List<String> readOnlyNames = List.of(readOnly);
+        NbdConfig.ExportConfig[] exports = backends.keySet().stream()
+                .map(name -> export(name, readOnlyNames.contains(name)))
+                .toArray(NbdConfig.ExportConfig[]::new);
+        return NbdServer.start(config(limits, exports), RequestDispatcher.DIRECT,
+                (export, context) -> backends.get(export.name()));
+    }
+
+    static NbdServer start(BlockBackend backend) throws IOException {
+        return start(NbdConfig.Limits.DEFAULTS, Map.of("disk", backend));
+    }
+}
