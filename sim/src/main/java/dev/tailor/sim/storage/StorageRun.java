@@ -85,6 +85,7 @@ final class StorageRun {
     private final Histogram admittedSteady = new Histogram(3);
     private final Histogram admittedHot = new Histogram(3);
     private long offered;
+    private long simulated;
     private long completed;
     private long completedBytes;
     private long refused;
@@ -215,6 +216,7 @@ final class StorageRun {
     }
 
     private void arrive(IoRequest r, long nowNanos) {
+        simulated++;
         if (r.measured) {
             offered++;
         }
@@ -329,7 +331,7 @@ final class StorageRun {
                 completedBytes / measuredSeconds / (1 << 20),
                 100.0 * busyChannelNanos / ((double) k * measuredNanos),
                 waitingNanos == 0 ? 0 : 100.0 * idleChannelNanosWhileWaiting / ((double) k * waitingNanos),
-                100.0 * waitingNanos / measuredNanos, refused, unfinished, admission, reservationPercent,
+                100.0 * waitingNanos / measuredNanos, refused, unfinished, admission, reservationPercent, simulated,
                 calendar.eventsFired(), wallMillis, steady, hot, recorder.finish());
     }
 

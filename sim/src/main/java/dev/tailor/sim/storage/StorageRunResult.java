@@ -35,6 +35,7 @@ import org.HdrHistogram.Histogram;
  * @param unfinished                  measured requests not completed when the run ended
  * @param admission                   counters of the segment-admission policies, else {@code null}
  * @param mclockReservationPercent    mclock only: share of cost dispatched in the reservation phase, %
+ * @param simulatedRequests           requests simulated, warm-up and drain included
  * @param eventsFired                 calendar events of the run
  * @param wallMillis                  wall-clock time of the run, ms (0 when no clock was given)
  * @param steadyLatency               steady latencies, ns (not in JSON)
@@ -60,6 +61,7 @@ public record StorageRunResult(
         long unfinished,
         AdmissionCounters admission,
         Double mclockReservationPercent,
+        long simulatedRequests,
         long eventsFired,
         double wallMillis,
         @JsonIgnore Histogram steadyLatency,
@@ -107,6 +109,6 @@ public record StorageRunResult(
         return new StorageRunResult(scenario, burstMultiplier, policy, seed, measuredSeconds, offeredRequests, steady,
                 hot, throughputRequestsPerSecond, throughputMiBPerSecond, backendUtilizationPercent,
                 unusedCapacityPercent, waitingTimePercent, refused, unfinished, admission, mclockReservationPercent,
-                eventsFired, millis, steadyLatency, hotLatency, series);
+                simulatedRequests, eventsFired, millis, steadyLatency, hotLatency, series);
     }
 }

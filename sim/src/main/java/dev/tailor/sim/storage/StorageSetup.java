@@ -125,7 +125,8 @@ public final class StorageSetup {
         List<String> all = new ArrayList<>(baseNotes);
         all.add(String.format(Locale.ROOT, "offered load: %.1f %% of the backend outside bursts, %.1f %% on average"
                 + " with bursts%s", 100 * base / BACKEND_COST_UNITS_PER_SECOND,
-                100 * total / BACKEND_COST_UNITS_PER_SECOND, burstMultiplier == null ? "" : " (burst multiplier " + fmt(burstMultiplier) + ")"));
+                100 * total / BACKEND_COST_UNITS_PER_SECOND,
+                burstMultiplier == null ? "" : " (burst multiplier " + fmt(burstMultiplier) + ")"));
         this.notes = List.copyOf(all);
     }
 
