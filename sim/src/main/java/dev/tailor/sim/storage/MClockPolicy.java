@@ -7,12 +7,12 @@ import java.util.function.Consumer;
 /**
  * {@code mclock}: dmClock-style scheduling per segment [1, 2]. Every segment of the proxy's disks is
  * a client with a reservation {@code r} and a weight {@code w} (cost units per second) and no limit.
- * A request gets tags at arrival, {@code R = max(R' + cost/r, now)} and {@code P = max(P' + cost/w,
- * now)} (R', P' the client's previous tags). While fewer than {@code depth} requests are at the
- * backend, the proxy sends the head request with the smallest R tag if that tag is due
- * (<em>reservation phase</em>), else the head request with the smallest P tag (<em>weight phase</em>),
- * and a weight-phase dispatch moves the client's later R tags back by {@code cost/r}, so that service
- * beyond the reservation is not charged against it.
+ * A client's head request is tagged when it becomes the head: {@code R = max(R' + cost/r, now)} and
+ * {@code P = max(P' + cost/w, now)}, R' and P' the tags of the client's previous request. While
+ * fewer than {@code depth} requests are at the backend, the proxy sends the head with the smallest R
+ * tag if that tag is due (<em>reservation phase</em>), else the head with the smallest P tag
+ * (<em>weight phase</em>); a weight-phase dispatch takes {@code cost/r} back off the client's R', so
+ * that service beyond the reservation is not charged against it.
  *
  * <p>Our reading of the parameters: a segment's reservation and weight are its disk's commitment ÷
  * the disk's segments (striping spreads a disk's load evenly), with the reservations scaled down
@@ -20,20 +20,26 @@ import java.util.function.Consumer;
  * to be met; {@code depth} is the backend's parallelism, so the backend is kept full without a queue
  * of its own that would undo the ordering.
  *
- * <p>Contract: among the head requests, one whose R tag is due always goes before any that is not;
- * the scheduler is work-conserving up to {@code depth} (it never holds a request while fewer than
- * {@code depth} are outstanding). Within a segment, requests leave in arrival order.
+ * <p>Contract: a head whose R tag is due always goes before any head whose tag is not, and no tag is
+ * ever earlier than the moment its request became the head, so a backlogged client cannot bank
+ * reservation credit; the scheduler is work-conserving up to {@code depth} (it never holds a request
+ * while fewer than {@code depth} are outstanding). Within a segment, requests leave in arrival order.
  */
 /*
- * Maintainer note. The R-tag adjustment of weight-phase dispatches is kept as one offset per client
- * (effective R = stored R − offset) instead of rewriting every queued tag, so a dispatch costs
- * O(active clients) for the two minimum scans and nothing per queued request. Active clients (those
- * with queued requests) are kept in a dense array with swap-removal; a proxy has tens to hundreds of
- * segments, where a scan beats a heap that must be updated on every tag change.
+ * Maintainer note. Tags are computed at the head, not at arrival (Ceph dmclock's "delayed tag
+ * calculation"). Tagging at arrival and then moving every queued R tag back by cost/r on each
+ * weight-phase dispatch, as the mClock paper describes, lets a client that is served far beyond its
+ * reservation push the tags of its long queue into the past (each queued tag was set far ahead at
+ * arrival, then moved back once per dispatch while it waited): it then wins every reservation phase.
+ * With head tagging the adjustment is one subtraction from R', and max(…, now) keeps it honest.
+ *
+ * A dispatch costs O(active clients) for the two minimum scans. Active clients (those with queued
+ * requests) are kept in a dense array with swap-removal; a proxy has tens to hundreds of segments,
+ * where a scan beats a heap that must be updated on every tag change.
  *
  * [1] A. Gulati, A. Merchant, P. Varman, "mClock: Handling Throughput Variability for Hypervisor IO
  *     Scheduling", OSDI 2010.
- * [2] Ceph's dmclock library (distributed mClock), the reservation/weight/limit tags per client.
+ * [2] Ceph's dmclock library (distributed mClock), reservation/weight/limit tags per client.
  */
 final class MClockPolicy implements StoragePolicy {
 
@@ -42,9 +48,9 @@ final class MClockPolicy implements StoragePolicy {
     private final int depth;
     private final double[] nanosPerCostReservation;
     private final double[] nanosPerCostWeight;
+    /** R' and P' per client: the tags of its last tagged request, ns. */
     private final double[] lastReservationTag;
     private final double[] lastProportionTag;
-    private final double[] reservationOffset;
     private final java.util.List<ArrayDeque<IoRequest>> queues;
     private final int[] active;
     private final int[] activeSlot;
@@ -76,7 +82,6 @@ final class MClockPolicy implements StoragePolicy {
         }
         lastReservationTag = new double[n];
         lastProportionTag = new double[n];
-        reservationOffset = new double[n];
         queues = new java.util.ArrayList<>(java.util.Collections.nCopies(n, (ArrayDeque<IoRequest>) null));
         active = new int[n];
         activeSlot = new int[n];
@@ -92,24 +97,27 @@ final class MClockPolicy implements StoragePolicy {
     public void arrive(IoRequest request, long nowNanos) {
         int c = segments.segmentOf(request.disk, request.offsetBytes);
         request.client = c;
-        double effective = Math.max(lastReservationTag[c] - reservationOffset[c]
-                + request.costUnits * nanosPerCostReservation[c], nowNanos);
-        request.reservationTagNanos = effective + reservationOffset[c];
-        lastReservationTag[c] = request.reservationTagNanos;
-        request.proportionTagNanos = Math.max(lastProportionTag[c] + request.costUnits * nanosPerCostWeight[c],
-                nowNanos);
-        lastProportionTag[c] = request.proportionTagNanos;
         ArrayDeque<IoRequest> q = queues.get(c);
         if (q == null) {
             q = new ArrayDeque<>();
             queues.set(c, q);
         }
         q.addLast(request);
-        if (activeSlot[c] < 0) {
+        if (q.size() == 1) {
+            tagHead(c, request, nowNanos);
             activeSlot[c] = activeCount;
             active[activeCount++] = c;
         }
         pump(nowNanos);
+    }
+
+    /** Tags {@code head}, which just became the head of client {@code c}'s queue. */
+    private void tagHead(int c, IoRequest head, long nowNanos) {
+        head.reservationTagNanos = Math.max(lastReservationTag[c] + head.costUnits * nanosPerCostReservation[c],
+                nowNanos);
+        head.proportionTagNanos = Math.max(lastProportionTag[c] + head.costUnits * nanosPerCostWeight[c], nowNanos);
+        lastReservationTag[c] = head.reservationTagNanos;
+        lastProportionTag[c] = head.proportionTagNanos;
     }
 
     @Override
@@ -124,7 +132,7 @@ final class MClockPolicy implements StoragePolicy {
             double bestTag = Double.POSITIVE_INFINITY;
             for (int i = 0; i < activeCount; i++) {
                 int c = active[i];
-                double tag = queues.get(c).peekFirst().reservationTagNanos - reservationOffset[c];
+                double tag = queues.get(c).peekFirst().reservationTagNanos;
                 if (tag < bestTag) {
                     bestTag = tag;
                     best = c;
@@ -142,18 +150,21 @@ final class MClockPolicy implements StoragePolicy {
                     }
                 }
             }
-            IoRequest r = queues.get(best).pollFirst();
-            if (queues.get(best).isEmpty()) {
+            ArrayDeque<IoRequest> q = queues.get(best);
+            IoRequest r = q.pollFirst();
+            if (reservation) {
+                reservationDispatchedCostUnits += r.costUnits;
+            } else {
+                lastReservationTag[best] -= r.costUnits * nanosPerCostReservation[best];
+            }
+            if (q.isEmpty()) {
                 int slot = activeSlot[best];
                 int last = active[--activeCount];
                 active[slot] = last;
                 activeSlot[last] = slot;
                 activeSlot[best] = -1;
-            }
-            if (reservation) {
-                reservationDispatchedCostUnits += r.costUnits;
             } else {
-                reservationOffset[best] += r.costUnits * nanosPerCostReservation[best];
+                tagHead(best, q.peekFirst(), nowNanos);
             }
             dispatchedCostUnits += r.costUnits;
             outstanding++;

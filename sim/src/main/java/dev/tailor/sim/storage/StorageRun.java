@@ -25,6 +25,7 @@ final class StorageRun {
         default void completed(IoRequest request, long nowNanos) {
         }
 
+        /** An interval boundary, before the policies pass it. */
         default void interval(long nowNanos) {
         }
     }
@@ -182,13 +183,13 @@ final class StorageRun {
         EventCalendar.Event tick = new EventCalendar.Event() {
             @Override
             protected void fire(long nowNanos) {
+                if (observer != null) {
+                    observer.interval(nowNanos);
+                }
                 for (Proxy p : proxies) {
                     if (p.policy != null) {
                         p.policy.interval(nowNanos);
                     }
-                }
-                if (observer != null) {
-                    observer.interval(nowNanos);
                 }
                 if (nowNanos + intervalNanos <= endNanos) {
                     calendar.schedule(this, nowNanos + intervalNanos);

@@ -101,6 +101,9 @@ public final class StorageScenarios {
             throw new ScenarioException(source + ": " + path(e) + ": " + e.getValue() + " (expected: "
                     + expected(e.getTargetType()) + ")");
         } catch (MismatchedInputException e) {
+            if (e.getOriginalMessage() != null && e.getOriginalMessage().startsWith("No content to map")) {
+                throw new ScenarioException(source + ": empty (expected: a scenario)");
+            }
             throw new ScenarioException(source + ": " + path(e) + ": wrong type (expected: "
                     + expected(e.getTargetType()) + ")");
         } catch (JacksonException e) {
