@@ -22,7 +22,7 @@ class StorageSimulateCommandTest {
     @Test
     void simulate_json_oneResultPerVariantAndPolicy_withTheDocumentedFields() throws IOException {
         PlanCommandTest.Result result = tailor("storage", "simulate", "--scenario", "burst-microbench", "--policies",
-                "fifo,segment-admission", "--warmup-seconds", "0.5", "--duration-seconds", "1", "--format", "json",
+                "fifo,segment-admission", "--warmup-seconds", "0.3", "--duration-seconds", "0.5", "--format", "json",
                 "--threads", "2");
 
         assertThat(result.exitCode()).as(result.err()).isZero();
@@ -41,7 +41,7 @@ class StorageSimulateCommandTest {
                     assertThat(latency.has(field)).as(cls + "." + field).isTrue();
                 }
             }
-            // 1 s of hot requests is too few for P99.999: null, not a made-up number.
+            // Half a second of hot requests is too few for P99.999: null, not a made-up number.
             assertThat(run.get("hot").get("p99999Millis").isNull()).isTrue();
             assertThat(run.get("steady").get("p99Millis").asDouble())
                     .isGreaterThanOrEqualTo(run.get("steady").get("p50Millis").asDouble());
@@ -57,11 +57,11 @@ class StorageSimulateCommandTest {
     void simulate_tableAndReport() throws IOException {
         Path report = dir.resolve("report");
         PlanCommandTest.Result result = tailor("storage", "simulate", "--scenario", "underload", "--policies",
-                "fifo,static-cap,segment-admission", "--warmup-seconds", "0.5", "--duration-seconds", "1",
+                "fifo,static-cap,segment-admission", "--warmup-seconds", "0.3", "--duration-seconds", "0.5",
                 "--report", report.toString(), "--threads", "1");
 
         assertThat(result.exitCode()).as(result.err()).isZero();
-        assertThat(result.out()).contains("underload · 1 s measured").contains("P99.999").contains("static-cap")
+        assertThat(result.out()).contains("underload · 0.50 s measured").contains("P99.999").contains("static-cap")
                 .contains("n/r = not resolvable").contains("misclassified").contains("simulator speed:");
         String html = Files.readString(report.resolve("index.html"));
         assertThat(html).startsWith("<!DOCTYPE html>").contains("<table>").contains("data:image/png;base64,")
