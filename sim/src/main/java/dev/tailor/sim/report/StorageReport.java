@@ -60,6 +60,15 @@ public final class StorageReport {
      */
     public static Path write(Path dir, String title, List<String> intro, List<String> notes,
             List<StorageRunResult> results) throws IOException {
+        return write(dir, "index.html", title, intro, notes, results);
+    }
+
+    /**
+     * Writes {@code dir/fileName} (creating {@code dir} if needed), replacing an earlier one; see
+     * {@link #write(Path, String, List, List, List)}.
+     */
+    public static Path write(Path dir, String fileName, String title, List<String> intro, List<String> notes,
+            List<StorageRunResult> results) throws IOException {
         System.setProperty("java.awt.headless", "true");
         Files.createDirectories(dir);
         List<String> order = StorageSimulation.policyNames();
@@ -117,8 +126,8 @@ public final class StorageReport {
                 + "cost of hot and steady tenants, what the main pool and the reserve gave, what was borrowed and "
                 + "repaid, and the debt; time 0 is the first burst request's arrival.</p>\n");
         html.append("</body></html>\n");
-        Path file = dir.resolve("index.html");
-        Path temporary = dir.resolve(".index.html.tmp");
+        Path file = dir.resolve(fileName);
+        Path temporary = dir.resolve("." + fileName + ".tmp");
         Files.writeString(temporary, html, StandardCharsets.UTF_8);
         Files.move(temporary, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         return file;
