@@ -25,6 +25,14 @@ import java.util.function.Consumer;
  * {@code no-reserve} r = 0, {@code no-borrow} {@link AdmissionConfig#withBorrowing withBorrowing(false)},
  * {@code no-repay} {@link AdmissionConfig#withRepayment withRepayment(false)}.
  */
+/*
+ * Maintainer note. The controller is used exactly as a proxy would use it: nothing here reaches into
+ * its internals, and its start time is the simulation's 0, so its interval grid coincides with the
+ * run's ticks. Queued tickets are kept in an identity map to find their requests when a report admits
+ * them. The latency reported to a ticket is the backend's (dispatch to completion), not the request's
+ * (arrival to completion): the headroom model estimates the backend's spare capacity, and the time a
+ * request waited in admission's own queue says nothing about that.
+ */
 final class SegmentAdmissionPolicy implements StoragePolicy {
 
     /** The policy names this class implements. */

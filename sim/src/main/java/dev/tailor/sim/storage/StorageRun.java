@@ -15,6 +15,16 @@ import org.apache.commons.rng.UniformRandomProvider;
  * drain. Tenants' arrivals reach their proxy's policy; the policy dispatches to the shared
  * {@link Backend}; completions are measured. Single use, not thread-safe.
  */
+/*
+ * Maintainer note. Events: one per tenant (its next arrival, rescheduled after each), one per backend
+ * channel, one interval tick for all proxies, and whatever a policy schedules (token-bucket's
+ * wake-up). Requests are plain objects that die at completion, so memory stays flat over long runs;
+ * requests still held or at the backend when the run ends are found through the policies'
+ * forEachHeld and the backend, not through a registry of all requests. Time integrals (busy
+ * channel-ns, ns with work held at a proxy, idle channel-ns while work is held) are advanced before
+ * every change of the busy count or of the number held, and clipped to the measured period, so
+ * utilisation and unused capacity are exact, not sampled. The observer hook exists for tests.
+ */
 final class StorageRun {
 
     /** Told of what happens, for tests; every method is optional. */
