@@ -88,10 +88,10 @@ final class StorageSimulateCommand implements Callable<Integer> {
         int workers = SimulateCommand.workers(threads);
         StorageScenario base = load(scenario);
         StorageScenario variant = variant(base, seed, warmupSeconds, durationSeconds);
+        StorageSetup setup = setup(variant);
         if (report != null) {
             report = SimulateCommand.checkReportDir(report, "--report");
         }
-        StorageSetup setup = setup(variant);
         setup.notes().forEach(note -> err.println("note: " + note));
         List<StorageSweep.Run> runs = new ArrayList<>();
         for (StorageSetup v : setup.variants()) {
