@@ -17,7 +17,8 @@ import picocli.CommandLine.Command;
             "Cuts tail latency where replicated services and shared block storage lose it.",
             "",
         },
-        subcommands = {DemoCommand.class, HeartCommand.class, NbdCommand.class, CommandLine.HelpCommand.class},
+        subcommands = {DemoCommand.class, HeartCommand.class, StorageCommand.class, NbdCommand.class,
+                CommandLine.HelpCommand.class},
         footer = {"", "Exit codes: 0 done, 1 failed while running, 2 bad input or usage.",
             "Docs: README.md and docs/ in the source tree."})
 public final class Tailor implements Runnable {

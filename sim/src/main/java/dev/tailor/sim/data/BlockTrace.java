@@ -29,8 +29,9 @@ import java.util.regex.Pattern;
  * such lines) and times taken relative to the earliest, so a trace starts at 0 ns.
  *
  * <p>Errors: a missing file, a line with the wrong number of fields, a value that is not what its
- * column holds (a negative offset, a zero or negative size, rw other than 0/1, a negative time) is a {@link DataFileException} naming file, line, column and value; failures of the
- * file system are {@link IOException}s. Immutable.
+ * column holds (a negative offset, a zero or negative size, rw other than 0/1, a negative time) is a
+ * {@link DataFileException} naming file, line, column and value; failures of the file system are
+ * {@link IOException}s. Immutable.
  */
 public final class BlockTrace {
 
@@ -153,6 +154,28 @@ public final class BlockTrace {
                     Double.isNaN(submitted) ? -1 : Math.round((submitted - firstMillis) * 1e6)));
         }
         return new BlockTrace(file, format, sorted, reordered);
+    }
+
+    /**
+     * A trace built in memory, e.g. a synthetic workload; {@code name} stands for the file in
+     * messages.
+     *
+     * @param requests at least one, in arrival order, the first at 0 ns
+     * @throws IllegalArgumentException when the list is empty, out of order or does not start at 0
+     */
+    public static BlockTrace of(String name, List<Request> requests) {
+        if (requests.isEmpty() || requests.get(0).arrivalNanos() != 0) {
+            throw new IllegalArgumentException(name + ": " + (requests.isEmpty() ? "no requests"
+                    : "first arrival at " + requests.get(0).arrivalNanos() + " ns")
+                    + " (expected: requests from 0 ns)");
+        }
+        for (int i = 1; i < requests.size(); i++) {
+            if (requests.get(i).arrivalNanos() < requests.get(i - 1).arrivalNanos()) {
+                throw new IllegalArgumentException(name + ": request " + i + " arrives before the one before it"
+                        + " (expected: arrival order)");
+            }
+        }
+        return new BlockTrace(Path.of(name), Format.MSR_BYTES, new ArrayList<>(requests), 0);
     }
 
     private static int size(Fields f, int column, long bytes) {

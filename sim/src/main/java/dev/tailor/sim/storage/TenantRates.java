@@ -44,7 +44,8 @@ public final class TenantRates {
                     + " from all tenants equal to all traffic on the large ones)");
         }
         if (!(totalRequestsPerSecond > 0) || !Double.isFinite(totalRequestsPerSecond)) {
-            throw new IllegalArgumentException("totalRequestsPerSecond: " + totalRequestsPerSecond + " (expected: > 0)");
+            throw new IllegalArgumentException("totalRequestsPerSecond: " + totalRequestsPerSecond
+                    + " (expected: > 0)");
         }
         double[] rates = new double[tenants];
         for (int i = 0; i < tenants; i++) {   // partial Fisher–Yates: a draw without replacement

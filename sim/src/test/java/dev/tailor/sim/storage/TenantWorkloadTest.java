@@ -51,7 +51,8 @@ class TenantWorkloadTest {
     @Test
     void stream_bursts_playFasterForTheirShareOfTime() throws IOException {
         TenantStream.Bursts bursts = new TenantStream.Bursts(1.0, 20, 100, 8);
-        TenantStream stream = new TenantStream(evenTrace(), 1_000, 1L << 30, bursts, RandomSource.SPLIT_MIX_64.create(5));
+        TenantStream stream = new TenantStream(evenTrace(), 1_000, 1L << 30, bursts,
+                RandomSource.SPLIT_MIX_64.create(5));
         long inBurst = 0;
         long total = 0;
         long endNanos = 600_000_000_000L;   // 10 simulated minutes

@@ -1,0 +1,145 @@
+package dev.tailor.cli;
+
+import dev.tailor.sim.storage.LatencySummary;
+import dev.tailor.sim.storage.StorageRunResult;
+import dev.tailor.sim.storage.StorageSweep;
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/** Text tables and the progress bar of {@code tailor storage simulate}. */
+final class StorageOutput {
+
+    /** What the table prints for a percentile with too few requests behind it. */
+    static final String NOT_RESOLVABLE = "n/r";
+
+    private StorageOutput() {
+    }
+
+    /** A progress bar on {@code err} when it is a terminal; silent otherwise. */
+    static StorageSweep.Progress progress(PrintWriter err, boolean terminal) {
+        if (!terminal) {
+            return null;
+        }
+        return (done, total, run, result) -> {
+            int width = 30;
+            int filled = (int) ((long) width * done / total);
+            String bar = "#".repeat(filled) + ".".repeat(width - filled);
+            err.print(String.format(Locale.ROOT, "\r[%s] %d/%d %-50s", bar, done, total,
+                    run.setup().label() + " " + run.policy()));
+            if (done == total) {
+                err.print("\r" + " ".repeat(width + 65) + "\r");
+            }
+            err.flush();
+        };
+    }
+
+    /** Two tables per scenario variant: latency by class, then capacity and admission counters. */
+    static void table(PrintWriter out, List<StorageRunResult> results) {
+        Map<String, List<StorageRunResult>> groups = new LinkedHashMap<>();
+        for (StorageRunResult r : results) {
+            groups.computeIfAbsent(r.label(), k -> new ArrayList<>()).add(r);
+        }
+        boolean first = true;
+        for (Map.Entry<String, List<StorageRunResult>> group : groups.entrySet()) {
+            if (!first) {
+                out.println();
+            }
+            first = false;
+            List<StorageRunResult> runs = group.getValue();
+            out.println(group.getKey() + " · " + fmt(runs.get(0).measuredSeconds()) + " s measured");
+            out.println(String.format(Locale.ROOT, "  %-18s %-44s  %s", "latency ms", "steady tenants ("
+                    + runs.get(0).steady().requests() + " requests)", "hot tenants (" + runs.get(0).hot().requests()
+                    + " requests)"));
+            out.println(String.format(Locale.ROOT, "  %-18s %8s %8s %8s %8s %8s  %8s %8s %8s %8s %8s", "policy", "P50",
+                    "P99", "P99.9", "P99.99", "P99.999", "P50", "P99", "P99.9", "P99.99", "P99.999"));
+            for (StorageRunResult r : runs) {
+                out.println(String.format(Locale.ROOT, "  %-18s %s  %s", r.policy(), percentiles(r.steady()),
+                        percentiles(r.hot())));
+            }
+            out.println(String.format(Locale.ROOT, "  %-18s %9s %8s %8s %8s %9s %9s %8s %8s %13s", "policy",
+                    "req/s", "backend", "unused", "waited", "reserve", "borrowed", "repaid", "refused",
+                    "misclassified"));
+            for (StorageRunResult r : runs) {
+                StorageRunResult.AdmissionCounters a = r.admission();
+                out.println(String.format(Locale.ROOT, "  %-18s %9.0f %7.1f%% %7.1f%% %7.1f%% %9s %9s %8s %8d %13s",
+                        r.policy(), r.throughputRequestsPerSecond(), r.backendUtilizationPercent(),
+                        r.unusedCapacityPercent(), r.waitingTimePercent(),
+                        a == null ? "–" : pct(a.reserveDrawnPercent()), a == null ? "–" : pct(a.borrowedPercent()),
+                        a == null ? "–" : pct(a.repaidPercent()), r.refused(),
+                        a == null ? "–" : String.format(Locale.ROOT, "%.0f%% / %.0f%%", a.steadyAdmittedAsHotPercent(),
+                                a.hotAdmittedAsSteadyPercent())));
+            }
+        }
+        out.println();
+        legend().forEach(out::println);
+    }
+
+    /** What the columns mean, one line each. */
+    static List<String> legend() {
+        return List.of(
+                "steady = tenants without bursts, hot = tenants with bursts (ground truth); latency = arrival at the"
+                        + " proxy to completion at the backend.",
+                NOT_RESOLVABLE + " = not resolvable: fewer requests than the percentile needs (P99.99: 10,000,"
+                        + " P99.999: 100,000).",
+                "backend = utilisation; unused = share of the backend left idle while requests waited at a proxy;"
+                        + " waited = share of time some request waited there.",
+                "reserve / borrowed / repaid = cost drawn from the reserve, borrowed at bursts' starts, repaid, in %"
+                        + " of the budget issued (segment-admission policies).",
+                "misclassified = steady requests admitted as hot / hot requests admitted as steady (admission's own"
+                        + " classification against the ground truth).");
+    }
+
+    private static String percentiles(LatencySummary s) {
+        return String.format(Locale.ROOT, "%8s %8s %8s %8s %8s", ms(s.p50Millis()), ms(s.p99Millis()),
+                ms(s.p999Millis()), ms(s.p9999Millis()), ms(s.p99999Millis()));
+    }
+
+    private static String ms(Double millis) {
+        return millis == null ? NOT_RESOLVABLE : fmt(millis);
+    }
+
+    private static String pct(double value) {
+        return String.format(Locale.ROOT, value < 0.1 && value > 0 ? "%.3f%%" : "%.1f%%", value);
+    }
+
+    /** The simulator's speed: simulated requests per second of one thread's wall time. */
+    static String speed(List<StorageRunResult> results) {
+        long requests = 0;
+        double wallMillis = 0;
+        for (StorageRunResult r : results) {
+            requests += r.simulatedRequests();
+            wallMillis += r.wallMillis();
+        }
+        if (wallMillis <= 0) {
+            return "";
+        }
+        return String.format(Locale.ROOT, "simulator speed: %.2f million simulated requests per second of one thread"
+                + " (%,d requests in %.1f s of run time)", requests / wallMillis / 1e3, requests, wallMillis / 1e3);
+    }
+
+    /** Warnings about results that need care: unfinished requests, refusals. */
+    static List<String> warnings(List<StorageRunResult> results) {
+        List<String> warnings = new ArrayList<>();
+        for (StorageRunResult r : results) {
+            String run = r.label() + " " + r.policy();
+            if (r.offeredRequests() > 0 && r.unfinished() > 0.001 * r.offeredRequests()) {
+                warnings.add(String.format(Locale.ROOT, "%s: %d of %d measured requests were unfinished at the end;"
+                        + " they enter the percentiles at their age, a lower bound (its queues grow: the policy cannot"
+                        + " keep up with this load)", run, r.unfinished(), r.offeredRequests()));
+            }
+            if (r.refused() > 0) {
+                warnings.add(String.format(Locale.ROOT, "%s: %d measured requests were refused (admission queue full)"
+                        + " and have no latency", run, r.refused()));
+            }
+        }
+        return warnings;
+    }
+
+    static String fmt(double value) {
+        return SimulationOutput.fmt(value);
+    }
+}

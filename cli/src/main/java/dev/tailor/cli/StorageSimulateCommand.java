@@ -1,0 +1,188 @@
+package dev.tailor.cli;
+
+import dev.tailor.sim.report.StorageReport;
+import dev.tailor.sim.storage.StorageRunResult;
+import dev.tailor.sim.storage.StorageScenario;
+import dev.tailor.sim.storage.StorageScenarios;
+import dev.tailor.sim.storage.StorageSetup;
+import dev.tailor.sim.storage.StorageSimulation;
+import dev.tailor.sim.storage.StorageSweep;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code tailor storage simulate}: segment admission against the baselines, in the storage simulator. */
+@Command(
+        name = "simulate",
+        mixinStandardHelpOptions = true,
+        versionProvider = Tailor.Version.class,
+        usageHelpWidth = 110,
+        sortOptions = false,
+        description = {
+            "Runs the storage simulator: tenants' block requests (real trace excerpts or synthetic, with bursts)"
+                    + " through one or more proxies to one shared backend calibrated from the Tencent replay, once per"
+                    + " admission policy, and reports steady and hot tenants' latency percentiles, throughput,"
+                    + " backend utilisation and the capacity left unused while work waited.",
+            "",
+            "Policies: fifo (no admission), static-cap (per-tenant cap at its commitment), token-bucket (one shared"
+                    + " bucket), mclock (dmClock-style per segment), segment-admission (ours); ablations no-reserve,"
+                    + " no-borrow, no-repay.",
+            ""
+        },
+        footer = {"", "Example: tailor storage simulate --scenario burst-microbench --policies fifo,segment-admission",
+            "Scenarios: burst-microbench, underload (synthetic), deployed-like (needs the shared data;"
+                    + " TAILOR_DATA_DIR), or a YAML file (docs/storage-simulator.md).",
+            "Exit codes: 0 done, 1 failed while running, 2 bad input."})
+final class StorageSimulateCommand implements Callable<Integer> {
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--scenario", paramLabel = "NAME|FILE", defaultValue = "burst-microbench",
+            description = "Bundled scenario (burst-microbench, deployed-like, underload) or a YAML scenario file."
+                    + " Default: ${DEFAULT-VALUE}.")
+    String scenario;
+
+    @Option(names = "--policies", paramLabel = "P,...", split = ",",
+            description = "Policies to compare. Default: fifo, static-cap, token-bucket, mclock, segment-admission and"
+                    + " the three ablations.")
+    List<String> policies;
+
+    @Option(names = "--seed", paramLabel = "N", description = "Seed of the run. Default: the scenario's.")
+    Long seed;
+
+    @Option(names = "--warmup-seconds", paramLabel = "S", description = "Simulated warm-up, not measured. Default: the"
+            + " scenario's.")
+    Double warmupSeconds;
+
+    @Option(names = "--duration-seconds", paramLabel = "S", description = "Simulated time whose arrivals are measured."
+            + " Default: the scenario's.")
+    Double durationSeconds;
+
+    @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "table",
+            description = "table or json ({\"results\": [...]}). Default: ${DEFAULT-VALUE}.")
+    SimulateCommand.Format format;
+
+    @Option(names = "--report", paramLabel = "DIR",
+            description = "Also write an HTML report with plots to DIR/index.html.")
+    Path report;
+
+    @Option(names = "--threads", paramLabel = "N",
+            description = "Runs in parallel. Default: the number of processors.")
+    Integer threads;
+
+    @Override
+    public Integer call() {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        List<String> policyNames = policies(policies);
+        int workers = SimulateCommand.workers(threads);
+        StorageScenario base = load(scenario);
+        StorageScenario variant = variant(base, seed, warmupSeconds, durationSeconds);
+        StorageSetup setup = setup(variant);
+        if (report != null) {
+            report = SimulateCommand.checkReportDir(report, "--report");
+        }
+        setup.notes().forEach(note -> err.println("note: " + note));
+        List<StorageSweep.Run> runs = new ArrayList<>();
+        for (StorageSetup v : setup.variants()) {
+            for (String policy : policyNames) {
+                runs.add(new StorageSweep.Run(v, policy));
+            }
+        }
+        err.println("tailor: simulating " + runs.size() + " run" + (runs.size() == 1 ? "" : "s") + " of "
+                + variant.name() + " (" + SimulationOutput.fmt(variant.warmupSeconds()) + " s warm-up + "
+                + SimulationOutput.fmt(variant.durationSeconds()) + " s measured each) on " + workers + " thread"
+                + (workers == 1 ? "" : "s"));
+        List<StorageRunResult> results = execute(runs, workers, err);
+        if (format == SimulateCommand.Format.json) {
+            out.println(Json.write(Map.of("results", results)));
+        } else {
+            StorageOutput.table(out, results);
+            out.println();
+            out.println(StorageOutput.speed(results));
+        }
+        StorageOutput.warnings(results).forEach(w -> err.println("tailor: warning: " + w));
+        if (report != null) {
+            Path file = writeReport(report, "Tailor storage simulation: " + variant.name(),
+                    List.of(variant.description()), setup.notes(), results);
+            err.println("tailor: report written to " + file);
+        }
+        return 0;
+    }
+
+    /** The policy list, checked; a {@link CliException} naming the unknown one. */
+    static List<String> policies(List<String> policies) {
+        List<String> names = new ArrayList<>(new LinkedHashSet<>(policies == null ? StorageSimulation.policyNames()
+                : policies));
+        for (String policy : names) {
+            if (!StorageSimulation.policyNames().contains(policy)) {
+                throw new CliException("--policies: \"" + policy + "\" (expected: some of "
+                        + String.join(", ", StorageSimulation.policyNames()) + ")");
+            }
+        }
+        return names;
+    }
+
+    /** A bundled scenario or a YAML file; a {@link CliException} naming every problem. */
+    static StorageScenario load(String nameOrFile) {
+        if (!StorageScenarios.BUNDLED.contains(nameOrFile) && !Files.exists(Path.of(nameOrFile))) {
+            throw new CliException("--scenario: " + nameOrFile + ": no such scenario or file (expected: one of "
+                    + String.join(", ", StorageScenarios.BUNDLED) + ", or a YAML scenario file)");
+        }
+        try {
+            return StorageScenarios.load(nameOrFile);
+        } catch (StorageScenarios.ScenarioException e) {
+            throw new CliException("scenario " + e.getMessage());
+        }
+    }
+
+    /** {@code base} with the run's options, checked; problems are named by their options. */
+    static StorageScenario variant(StorageScenario base, Long seed, Double warmupSeconds, Double durationSeconds) {
+        StorageScenario variant = base.with(seed, warmupSeconds, durationSeconds);
+        List<String> problems = variant.problems();
+        if (!problems.isEmpty()) {
+            throw new CliException("invalid options: " + String.join("; ", problems)
+                    .replace("warmupSeconds", "--warmup-seconds").replace("durationSeconds", "--duration-seconds"));
+        }
+        return variant;
+    }
+
+    /** Reads the scenario's data and fits its backend; a missing data folder names where it looked. */
+    static StorageSetup setup(StorageScenario scenario) {
+        try {
+            return StorageSetup.build(scenario, relative -> DataDir.require(relative, null));
+        } catch (CliException e) {
+            throw new CliException("scenario " + scenario.name() + " needs the shared data folder: " + e.getMessage(),
+                    e);
+        } catch (IllegalArgumentException e) {
+            throw new CliException("scenario " + scenario.name() + ": " + e.getMessage(), e);
+        } catch (IOException e) {
+            throw new CliException("scenario " + scenario.name() + ": cannot read its data (" + Json.reason(e) + ")",
+                    1, e);
+        }
+    }
+
+    static List<StorageRunResult> execute(List<StorageSweep.Run> runs, int threads, PrintWriter err) {
+        return StorageSweep.run(runs, threads, System::nanoTime,
+                StorageOutput.progress(err, Terminal.stderrIsTerminal()));
+    }
+
+    static Path writeReport(Path dir, String title, List<String> intro, List<String> notes,
+            List<StorageRunResult> results) {
+        try {
+            return StorageReport.write(dir, title, intro, notes, results);
+        } catch (IOException e) {
+            throw new CliException("cannot write the report to " + dir + ": " + Json.reason(e), 1, e);
+        }
+    }
+}

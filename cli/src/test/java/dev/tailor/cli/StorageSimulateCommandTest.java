@@ -1,0 +1,115 @@
+package dev.tailor.cli;
+
+import static dev.tailor.cli.PlanCommandTest.tailor;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** {@code tailor storage simulate}: table, JSON, report and bad input, on short runs. */
+class StorageSimulateCommandTest {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void simulate_json_oneResultPerVariantAndPolicy_withTheDocumentedFields() throws IOException {
+        PlanCommandTest.Result result = tailor("storage", "simulate", "--scenario", "burst-microbench", "--policies",
+                "fifo,segment-admission", "--warmup-seconds", "0.3", "--duration-seconds", "0.5", "--format", "json",
+                "--threads", "2");
+
+        assertThat(result.exitCode()).as(result.err()).isZero();
+        JsonNode results = new ObjectMapper().readTree(result.out()).get("results");
+        assertThat(results).hasSize(8);   // 4 burst multipliers x 2 policies
+        for (JsonNode run : results) {
+            assertThat(run.get("scenario").asText()).isEqualTo("burst-microbench");
+            for (String field : new String[] {"policy", "burstMultiplier", "unusedCapacityPercent",
+                "backendUtilizationPercent", "throughputRequestsPerSecond", "refused"}) {
+                assertThat(run.has(field)).as(field).isTrue();
+            }
+            for (String cls : new String[] {"steady", "hot"}) {
+                JsonNode latency = run.get(cls);
+                for (String field : new String[] {"p50Millis", "p99Millis", "p999Millis", "p9999Millis",
+                    "p99999Millis", "requests"}) {
+                    assertThat(latency.has(field)).as(cls + "." + field).isTrue();
+                }
+            }
+            // Half a second of hot requests is too few for P99.999: null, not a made-up number.
+            assertThat(run.get("hot").get("p99999Millis").isNull()).isTrue();
+            assertThat(run.get("steady").get("p99Millis").asDouble())
+                    .isGreaterThanOrEqualTo(run.get("steady").get("p50Millis").asDouble());
+        }
+        assertThat(results.get(1).get("policy").asText()).isEqualTo("segment-admission");
+        assertThat(results.get(1).get("admission").get("reserveDrawnPercent").isNumber()).isTrue();
+        assertThat(results.get(0).has("admission")).isFalse();
+        assertThat(result.out()).doesNotContain("NaN");
+        assertThat(result.err()).contains("simulating 8 runs of burst-microbench").contains("note: offered load");
+    }
+
+    @Test
+    void simulate_tableAndReport() throws IOException {
+        Path report = dir.resolve("report");
+        PlanCommandTest.Result result = tailor("storage", "simulate", "--scenario", "underload", "--policies",
+                "fifo,static-cap,segment-admission", "--warmup-seconds", "0.3", "--duration-seconds", "0.5",
+                "--report", report.toString(), "--threads", "1");
+
+        assertThat(result.exitCode()).as(result.err()).isZero();
+        assertThat(result.out()).contains("underload · 0.50 s measured").contains("P99.999").contains("static-cap")
+                .contains("n/r = not resolvable").contains("misclassified").contains("simulator speed:");
+        String html = Files.readString(report.resolve("index.html"));
+        assertThat(html).startsWith("<!DOCTYPE html>").contains("<table>").contains("data:image/png;base64,")
+                .contains("Steady tenants: latency CDF").contains("Token pools around the first measured burst");
+        assertThat(result.err()).contains("report written to");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+        "--policies=wfq | --policies: \"wfq\" (expected: some of fifo, static-cap, token-bucket, mclock,"
+                + " segment-admission, no-reserve, no-borrow, no-repay)",
+        "--duration-seconds=0 | invalid options: --duration-seconds: 0.0 (expected: a number in (0, 86400])",
+        "--warmup-seconds=-1 | invalid options: --warmup-seconds: -1.0",
+        "--scenario=nowhere.yaml | --scenario: nowhere.yaml: no such scenario or file (expected: one of"
+                + " burst-microbench, deployed-like, underload, or a YAML scenario file)",
+        "--threads=0 | --threads: 0 (expected: 1 .. 256)",
+        "--format=csv | Invalid value for option '--format'",
+        "--report= | --report: empty"})
+    void simulate_badOption_exit2WithTheReason_nothingWritten(String option, String message) {
+        PlanCommandTest.Result result = tailor("storage", "simulate", option);
+        assertThat(result.exitCode()).isEqualTo(2);
+        assertThat(result.err()).contains(message).doesNotContain("simulating");
+        assertThat(result.out()).isEmpty();
+    }
+
+    @Test
+    void simulate_invalidScenarioFile_listsEveryProblem_andWritesNoReport() throws IOException {
+        Path file = dir.resolve("bad.yaml");
+        Files.writeString(file, """
+                name: bad
+                seed: 1
+                backend: {parallelism: 0, readBaseMicros: 1, readMicrosPerKiB: 1, writeBaseMicros: 1,
+                          writeMicrosPerKiB: 1, serviceSigma: 0}
+                tenants: [{name: a, requestsPerSecond: 0, synthetic: {readFraction: 1, sizeBytes: [4096]}}]
+                """);
+        Path report = dir.resolve("never");
+        PlanCommandTest.Result result = tailor("storage", "simulate", "--scenario", file.toString(), "--report",
+                report.toString());
+        assertThat(result.exitCode()).isEqualTo(2);
+        assertThat(result.err()).contains("2 problems").contains("backend.parallelism: 0 (expected: 1 .. 100000)")
+                .contains("tenants[0].requestsPerSecond: 0.0");
+        assertThat(report).doesNotExist();
+    }
+
+    @Test
+    void storage_withoutSubcommand_printsUsage() {
+        PlanCommandTest.Result result = tailor("storage");
+        assertThat(result.exitCode()).isZero();
+        assertThat(result.out()).contains("simulate");
+    }
+}

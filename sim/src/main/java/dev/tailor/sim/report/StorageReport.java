@@ -1,0 +1,264 @@
+package dev.tailor.sim.report;
+
+import dev.tailor.sim.storage.IntervalSeries;
+import dev.tailor.sim.storage.LatencySummary;
+import dev.tailor.sim.storage.StorageRunResult;
+import dev.tailor.sim.storage.StorageSimulation;
+import java.awt.BasicStroke;
+import java.awt.Color;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.HistogramIterationValue;
+import org.knowm.xchart.BitmapEncoder;
+import org.knowm.xchart.XYChart;
+import org.knowm.xchart.XYChartBuilder;
+import org.knowm.xchart.XYSeries;
+import org.knowm.xchart.style.Styler;
+import org.knowm.xchart.style.markers.SeriesMarkers;
+
+/**
+ * Writes a self-contained HTML report of storage-simulator runs: one file, {@code index.html}, with
+ * the results table and inline PNG plots made with XChart — per scenario variant, the latency CDF of
+ * steady and of hot tenants under every policy (tail stretched), and for the segment-admission
+ * policies the token pools interval by interval around the first measured burst. Opens in any
+ * browser, no network needed.
+ */
+public final class StorageReport {
+
+    /** Policy colours, stable across charts (Okabe–Ito palette). */
+    private static final Color[] PALETTE = {
+        new Color(0x00, 0x00, 0x00), new Color(0xE6, 0x9F, 0x00), new Color(0x56, 0xB4, 0xE9),
+        new Color(0x00, 0x9E, 0x73), new Color(0xD5, 0x5E, 0x00), new Color(0xCC, 0x79, 0xA7),
+        new Color(0x00, 0x72, 0xB2), new Color(0x99, 0x99, 0x99)
+    };
+    /** Shown before and after the first measured burst in the pool plots, ms. */
+    static final int BEFORE_BURST_MILLIS = 100;
+    static final int AFTER_BURST_MILLIS = 400;
+
+    private StorageReport() {
+    }
+
+    /**
+     * Writes {@code dir/index.html} (creating {@code dir} if needed), replacing an earlier report.
+     *
+     * @param title   the page's title
+     * @param intro   paragraphs of plain text above the results
+     * @param notes   the scenario's assumptions, listed under the intro
+     * @param results the runs, in table order
+     * @return the written file
+     * @throws IOException if the directory or file cannot be written
+     */
+    public static Path write(Path dir, String title, List<String> intro, List<String> notes,
+            List<StorageRunResult> results) throws IOException {
+        return write(dir, "index.html", title, intro, notes, results);
+    }
+
+    /**
+     * Writes {@code dir/fileName} (creating {@code dir} if needed), replacing an earlier one; see
+     * {@link #write(Path, String, List, List, List)}.
+     */
+    public static Path write(Path dir, String fileName, String title, List<String> intro, List<String> notes,
+            List<StorageRunResult> results) throws IOException {
+        System.setProperty("java.awt.headless", "true");
+        Files.createDirectories(dir);
+        List<String> order = StorageSimulation.policyNames();
+        Map<String, Color> colours = new LinkedHashMap<>();
+        for (StorageRunResult r : results) {
+            int index = order.indexOf(r.policy());
+            colours.computeIfAbsent(r.policy(), p -> PALETTE[(index < 0 ? order.size() : index) % PALETTE.length]);
+        }
+        StringBuilder html = new StringBuilder();
+        html.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>").append(escape(title))
+                .append("</title>\n<style>body{font-family:system-ui,sans-serif;max-width:1400px;margin:2em auto;"
+                        + "padding:0 1em;color:#222}table{border-collapse:collapse;font-size:13px;margin:1em 0}"
+                        + "td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}th{background:#f3f3f3}"
+                        + "td.l,th.l{text-align:left}.charts{display:flex;flex-wrap:wrap;gap:12px}"
+                        + "h2{margin-top:2em;border-bottom:1px solid #ddd}p.note{color:#555;font-size:14px}"
+                        + "ul.note{color:#555;font-size:13px}</style></head><body>\n");
+        html.append("<h1>").append(escape(title)).append("</h1>\n");
+        for (String paragraph : intro) {
+            html.append("<p class=\"note\">").append(escape(paragraph)).append("</p>\n");
+        }
+        if (!notes.isEmpty()) {
+            html.append("<ul class=\"note\">");
+            notes.forEach(n -> html.append("<li>").append(escape(n)).append("</li>"));
+            html.append("</ul>\n");
+        }
+        html.append(table(results));
+        html.append("<p class=\"note\">steady = tenants without bursts, hot = tenants with bursts (ground truth). "
+                + "Latency: arrival at the proxy to completion at the backend. – : not resolvable (fewer requests "
+                + "than the percentile needs: " + LatencySummary.needed(99.99) + " for P99.99, "
+                + LatencySummary.needed(99.999) + " for P99.999). unused: share of the backend idle while requests "
+                + "waited at a proxy. reserve, borrowed: cost drawn from the reserve and borrowed, in % of the budget"
+                + " issued.</p>\n");
+
+        Map<String, List<StorageRunResult>> byVariant = new LinkedHashMap<>();
+        results.forEach(r -> byVariant.computeIfAbsent(r.label(), k -> new ArrayList<>()).add(r));
+        for (Map.Entry<String, List<StorageRunResult>> variant : byVariant.entrySet()) {
+            List<StorageRunResult> runs = variant.getValue();
+            html.append("<h2>").append(escape(variant.getKey())).append("</h2>\n<div class=\"charts\">\n");
+            html.append(image(cdf(runs, true, "Steady tenants: latency CDF", colours)));
+            html.append(image(cdf(runs, false, "Hot (bursty) tenants: latency CDF", colours)));
+            html.append("</div>\n");
+            List<StorageRunResult> pooled = runs.stream().filter(r -> r.series() != null && r.series().hasPools()
+                    && r.series().firstBurstNanos() >= 0).toList();
+            if (!pooled.isEmpty()) {
+                html.append("<h3>Token pools around the first measured burst (proxy ").append(pooled.get(0).series()
+                        .proxy()).append(", per 10 ms interval, in % of the budget C)</h3>\n<div class=\"charts\">\n");
+                for (StorageRunResult r : pooled) {
+                    html.append(image(pools(r)));
+                }
+                html.append("</div>\n");
+            }
+        }
+        html.append("<p class=\"note\">Latency CDF: the vertical axis is stretched towards the tail (it shows "
+                + "−log10(1 − F)), so P90, P99, P99.9, P99.99 and P99.999 are evenly spaced. Pool plots: arriving "
+                + "cost of hot and steady tenants, what the main pool and the reserve gave, what was borrowed and "
+                + "repaid, and the debt; time 0 is the first burst request's arrival.</p>\n");
+        html.append("</body></html>\n");
+        Path file = dir.resolve(fileName);
+        Path temporary = dir.resolve("." + fileName + ".tmp");
+        Files.writeString(temporary, html, StandardCharsets.UTF_8);
+        Files.move(temporary, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        return file;
+    }
+
+    private static String table(List<StorageRunResult> results) {
+        StringBuilder t = new StringBuilder("<table><tr><th class=\"l\">scenario</th><th class=\"l\">policy</th>"
+                + "<th>steady P50</th><th>P99</th><th>P99.9</th><th>P99.99</th><th>P99.999 ms</th>"
+                + "<th>hot P50</th><th>P99</th><th>P99.9</th><th>P99.99</th><th>P99.999 ms</th>"
+                + "<th>req/s</th><th>backend %</th><th>unused %</th><th>reserve %</th><th>borrowed %</th>"
+                + "<th>refused</th></tr>\n");
+        for (StorageRunResult r : results) {
+            t.append("<tr><td class=\"l\">").append(escape(r.label())).append("</td><td class=\"l\">")
+                    .append(escape(r.policy())).append("</td>");
+            for (LatencySummary s : List.of(r.steady(), r.hot())) {
+                for (Double v : new Double[] {s.p50Millis(), s.p99Millis(), s.p999Millis(), s.p9999Millis(),
+                    s.p99999Millis()}) {
+                    t.append("<td>").append(format(v)).append("</td>");
+                }
+            }
+            StorageRunResult.AdmissionCounters a = r.admission();
+            t.append("<td>").append(format(r.throughputRequestsPerSecond())).append("</td><td>")
+                    .append(format(r.backendUtilizationPercent())).append("</td><td>")
+                    .append(format(r.unusedCapacityPercent())).append("</td><td>")
+                    .append(a == null ? "" : format(a.reserveDrawnPercent())).append("</td><td>")
+                    .append(a == null ? "" : format(a.borrowedPercent())).append("</td><td>")
+                    .append(r.refused()).append("</td></tr>\n");
+        }
+        return t.append("</table>\n").toString();
+    }
+
+    private static XYChart cdf(List<StorageRunResult> runs, boolean steady, String title, Map<String, Color> colours) {
+        XYChart chart = new XYChartBuilder().width(620).height(420).title(title)
+                .xAxisTitle("latency (ms, log scale)").yAxisTitle("fraction of requests at most this slow").build();
+        style(chart);
+        chart.getStyler().setXAxisLogarithmic(true);
+        chart.getStyler().setyAxisTickLabelsFormattingFunction(StorageReport::tailLabel);
+        chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNW);
+        for (StorageRunResult run : runs) {
+            Histogram h = steady ? run.steadyLatency() : run.hotLatency();
+            if (h == null || h.getTotalCount() == 0) {
+                continue;
+            }
+            List<Double> x = new ArrayList<>();
+            List<Double> y = new ArrayList<>();
+            double floor = 1 - 1.0 / h.getTotalCount();
+            for (HistogramIterationValue v : h.percentiles(5)) {
+                double fraction = Math.min(v.getPercentileLevelIteratedTo() / 100, Math.min(floor, 1 - 1e-6));
+                x.add(Math.max(0.01, v.getValueIteratedTo() / 1e6));
+                y.add(-Math.log10(1 - fraction));
+            }
+            XYSeries series = chart.addSeries(run.policy(), x, y);
+            series.setMarker(SeriesMarkers.NONE);
+            series.setLineColor(colours.get(run.policy()));
+        }
+        return chart;
+    }
+
+    private static String tailLabel(double y) {
+        double percent = 100 * (1 - Math.pow(10, -y));
+        if (y < 0.5) {
+            return String.format(Locale.ROOT, "%.0f %%", percent);
+        }
+        return String.format(Locale.ROOT, "%." + Math.max(0, (int) Math.round(y) - 2) + "f %%", percent);
+    }
+
+    private static XYChart pools(StorageRunResult run) {
+        IntervalSeries s = run.series();
+        XYChart chart = new XYChartBuilder().width(620).height(380).title(run.policy())
+                .xAxisTitle("ms since the burst began").yAxisTitle("% of the budget C per interval").build();
+        style(chart);
+        chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
+        chart.getStyler().setLegendLayout(Styler.LegendLayout.Horizontal);
+        long step = s.intervalNanos();
+        int center = (int) (s.firstBurstNanos() / step);
+        int from = Math.max(0, center - (int) (BEFORE_BURST_MILLIS * 1_000_000L / step));
+        int to = Math.min(s.hotArrivingCostUnits().length - 1, center + (int) (AFTER_BURST_MILLIS * 1_000_000L / step));
+        double budget = Math.max(1, s.budgetCostUnits());
+        addLine(chart, "hot in", s.hotArrivingCostUnits(), from, to, center, step, budget, PALETTE[4], true);
+        addLine(chart, "steady in", s.steadyArrivingCostUnits(), from, to, center, step, budget, PALETTE[6], true);
+        addLine(chart, "main", s.drawnMainCostUnits(), from, to, center, step, budget, PALETTE[0], false);
+        addLine(chart, "reserve", s.drawnReserveCostUnits(), from, to, center, step, budget, PALETTE[3], false);
+        addLine(chart, "borrowed", s.borrowedCostUnits(), from, to, center, step, budget, PALETTE[1], false);
+        addLine(chart, "repaid", s.repaidCostUnits(), from, to, center, step, budget, PALETTE[5], false);
+        addLine(chart, "debt", s.debtCostUnits(), from, to, center, step, budget, PALETTE[7], false);
+        return chart;
+    }
+
+    private static void addLine(XYChart chart, String name, float[] values, int from, int to, int center, long step,
+            double budget, Color colour, boolean dashed) {
+        if (values == null || to <= from) {
+            return;
+        }
+        List<Double> x = new ArrayList<>();
+        List<Double> y = new ArrayList<>();
+        for (int i = from; i <= to; i++) {
+            x.add((i - center) * step / 1e6);
+            y.add(100 * values[i] / budget);
+        }
+        XYSeries series = chart.addSeries(name, x, y);
+        series.setMarker(SeriesMarkers.NONE);
+        series.setLineColor(colour);
+        series.setLineStyle(dashed ? new BasicStroke(1.2f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f,
+                new float[] {4f, 3f}, 0f) : new BasicStroke(1.5f));
+    }
+
+    private static void style(XYChart chart) {
+        chart.getStyler().setChartBackgroundColor(Color.WHITE);
+        chart.getStyler().setPlotBackgroundColor(Color.WHITE);
+        chart.getStyler().setPlotGridLinesColor(new Color(0xE5, 0xE5, 0xE5));
+        chart.getStyler().setLegendBorderColor(Color.WHITE);
+        chart.getStyler().setMarkerSize(5);
+    }
+
+    /** The chart as an inline PNG (a tenth of XChart's SVG). */
+    private static String image(XYChart chart) throws IOException {
+        byte[] png = BitmapEncoder.getBitmapBytes(chart, BitmapEncoder.BitmapFormat.PNG);
+        return "<img alt=\"" + escape(chart.getTitle()) + "\" width=\"" + chart.getWidth() + "\" height=\""
+                + chart.getHeight() + "\" src=\"data:image/png;base64," + Base64.getEncoder().encodeToString(png)
+                + "\">\n";
+    }
+
+    private static String format(Double value) {
+        if (value == null || Double.isNaN(value)) {
+            return "–";
+        }
+        double abs = Math.abs(value);
+        return String.format(Locale.ROOT, abs >= 100 ? "%.0f" : abs >= 10 ? "%.1f" : "%.2f", value);
+    }
+
+    private static String escape(String text) {
+        return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
+    }
+}

@@ -1,0 +1,123 @@
+package dev.tailor.sim.storage;
+
+import dev.tailor.admission.Admission;
+import dev.tailor.admission.AdmissionConfig;
+import dev.tailor.admission.AdmissionController;
+import dev.tailor.admission.AdmissionStats;
+import dev.tailor.admission.IntervalReport;
+import dev.tailor.admission.Ticket;
+import java.util.IdentityHashMap;
+import java.util.Map;
+import java.util.function.Consumer;
+
+/**
+ * {@code segment-admission} (ours) and its ablations {@code no-reserve}, {@code no-borrow},
+ * {@code no-repay}: the real {@link AdmissionController} of the {@code admission} module, driven in
+ * simulated time. An arriving request is acquired: admitted requests go to the backend at once,
+ * queued ones when an {@link IntervalReport} admits them, refused ones leave counted. Every
+ * dispatched request's ticket is completed with its backend latency (dispatch to completion), which
+ * is what the headroom model measures.
+ *
+ * <p>Configuration (our reading, docs/storage-simulator.md): the proxy's budget is its share of what
+ * the backend serves ({@link StorageSetup}), priced in the cost model derived from the backend; each
+ * tenant's disk is committed at its commitment; the other constants come from the scenario's
+ * {@code admission} block or admission's defaults. The ablations change one thing each:
+ * {@code no-reserve} r = 0, {@code no-borrow} {@link AdmissionConfig#withBorrowing withBorrowing(false)},
+ * {@code no-repay} {@link AdmissionConfig#withRepayment withRepayment(false)}.
+ */
+/*
+ * Maintainer note. The controller is used exactly as a proxy would use it: nothing here reaches into
+ * its internals, and its start time is the simulation's 0, so its interval grid coincides with the
+ * run's ticks. Queued tickets are kept in an identity map to find their requests when a report admits
+ * them. The latency reported to a ticket is the backend's (dispatch to completion), not the request's
+ * (arrival to completion): the headroom model estimates the backend's spare capacity, and the time a
+ * request waited in admission's own queue says nothing about that.
+ */
+final class SegmentAdmissionPolicy implements StoragePolicy {
+
+    /** The policy names this class implements. */
+    static final java.util.List<String> NAMES = java.util.List.of("segment-admission", "no-reserve", "no-borrow",
+            "no-repay");
+
+    private final Proxy proxy;
+    private final AdmissionController controller;
+    private final Map<Ticket, IoRequest> queued = new IdentityHashMap<>();
+    private final SeriesRecorder recorder;
+
+    /**
+     * @param name     one of {@link #NAMES}
+     * @param recorder per-interval pool series of this proxy, or {@code null}
+     */
+    SegmentAdmissionPolicy(Proxy proxy, String name, SeriesRecorder recorder) {
+        this.proxy = proxy;
+        this.recorder = recorder;
+        this.controller = new AdmissionController(config(proxy, name), proxy.disks(), 0);
+        if (recorder != null) {
+            recorder.budgetCostUnits = controller.config().budgetCostUnits();
+        }
+    }
+
+    /** The controller's configuration for {@code proxy} under policy {@code name}. */
+    static AdmissionConfig config(Proxy proxy, String name) {
+        StorageScenario s = proxy.setup().scenario();
+        StorageScenario.AdmissionSpec spec = s.admission();
+        return AdmissionConfig.DEFAULTS
+                .withIntervalNanos(proxy.intervalNanos())
+                .withCapacityCostUnitsPerSecond(proxy.capacityCostUnitsPerSecond())
+                .withSegmentAndBlockSizeBytes(s.segmentSizeBytes(), s.blockSizeBytes())
+                .withCostModel(proxy.setup().costModel())
+                .withReserveFraction("no-reserve".equals(name) ? 0 : spec.reserveFraction())
+                .withQueueCapacityPerSegment(spec.queueCapacityPerSegment())
+                .withWindowIntervals(spec.windowIntervals())
+                .withRecoveryWindows(spec.recoveryWindows())
+                .withHotThresholdRatio(spec.hotThresholdRatio())
+                .withBorrowing(!"no-borrow".equals(name))
+                .withRepayment(!"no-repay".equals(name));
+    }
+
+    @Override
+    public void arrive(IoRequest request, long nowNanos) {
+        Admission admission = controller.acquire(request.disk, request.kind(), request.offsetBytes,
+                request.lengthBytes);
+        switch (admission) {
+            case Admission.Admitted a -> {
+                request.ticket = a.ticket();
+                proxy.dispatch(request, nowNanos);
+            }
+            case Admission.Queued q -> queued.put(q.ticket(), request);
+            case Admission.Refused r -> proxy.refuse(request, nowNanos);
+        }
+    }
+
+    @Override
+    public void interval(long nowNanos) {
+        AdmissionStats before = recorder == null ? null : controller.stats();
+        IntervalReport report = controller.onInterval(nowNanos);
+        for (Ticket ticket : report.admitted()) {
+            IoRequest request = queued.remove(ticket);
+            request.ticket = ticket;
+            proxy.dispatch(request, nowNanos);
+        }
+        if (recorder != null) {
+            recorder.pools(nowNanos, before, report);
+        }
+    }
+
+    @Override
+    public void completed(IoRequest request, long nowNanos) {
+        request.ticket.onSuccess(nowNanos - request.dispatchNanos);
+    }
+
+    @Override
+    public void forEachHeld(Consumer<IoRequest> action) {
+        queued.values().forEach(action);
+    }
+
+    AdmissionStats stats() {
+        return controller.stats();
+    }
+
+    AdmissionController controller() {
+        return controller;
+    }
+}

@@ -1,0 +1,114 @@
+package dev.tailor.sim.storage;
+
+import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonInclude;
+import org.HdrHistogram.Histogram;
+
+/**
+ * What one run of the storage simulator measured: one (scenario variant, policy, seed). Latency is
+ * arrival at the proxy to completion at the backend, over the requests that arrived in the measured
+ * period; one still unfinished when the run ends enters the percentiles at its age (a lower bound)
+ * and counts in {@code unfinished}; a refused one is counted in {@code refused} and has no latency.
+ *
+ * <p><b>Classes</b> (ground truth, not admission's opinion): {@code steady} = requests of tenants
+ * without bursts, {@code hot} = requests of tenants with bursts (whether or not in a burst at that
+ * moment). Admission's own classification is in {@link AdmissionCounters}.
+ *
+ * @param scenario                    scenario name
+ * @param burstMultiplier             the variant's burst multiplier, or {@code null} when the scenario
+ *                                    sweeps none
+ * @param policy                      policy name
+ * @param seed                        the run's seed
+ * @param measuredSeconds             simulated seconds whose arrivals are measured
+ * @param offeredRequests             requests that arrived in the measured period
+ * @param steady                      latency of steady tenants' requests
+ * @param hot                         latency of bursty tenants' requests
+ * @param throughputRequestsPerSecond measured requests completed ÷ measured seconds
+ * @param throughputMiBPerSecond      their bytes, MiB per second
+ * @param backendUtilizationPercent   busy channel-time ÷ (channels × measured time), %
+ * @param unusedCapacityPercent       of the backend's channel-time during which some request waited at a
+ *                                    proxy (held by its policy), the share left idle, %; 0 when nothing
+ *                                    ever waited
+ * @param waitingTimePercent          share of the measured time during which some request waited at a
+ *                                    proxy, %
+ * @param refused                     measured requests refused
+ * @param unfinished                  measured requests not completed when the run ended
+ * @param admission                   counters of the segment-admission policies, else {@code null}
+ * @param mclockReservationPercent    mclock only: share of cost dispatched in the reservation phase, %
+ * @param simulatedRequests           requests simulated, warm-up and drain included
+ * @param eventsFired                 calendar events of the run
+ * @param wallMillis                  wall-clock time of the run, ms (0 when no clock was given)
+ * @param steadyLatency               steady latencies, ns (not in JSON)
+ * @param hotLatency                  hot latencies, ns (not in JSON)
+ * @param series                      per-interval series of one proxy (not in JSON)
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record StorageRunResult(
+        String scenario,
+        Double burstMultiplier,
+        String policy,
+        long seed,
+        double measuredSeconds,
+        long offeredRequests,
+        @JsonInclude(JsonInclude.Include.ALWAYS) LatencySummary steady,
+        @JsonInclude(JsonInclude.Include.ALWAYS) LatencySummary hot,
+        double throughputRequestsPerSecond,
+        double throughputMiBPerSecond,
+        double backendUtilizationPercent,
+        double unusedCapacityPercent,
+        double waitingTimePercent,
+        long refused,
+        long unfinished,
+        AdmissionCounters admission,
+        Double mclockReservationPercent,
+        long simulatedRequests,
+        long eventsFired,
+        double wallMillis,
+        @JsonIgnore Histogram steadyLatency,
+        @JsonIgnore Histogram hotLatency,
+        @JsonIgnore IntervalSeries series) {
+
+    /**
+     * What the admission controllers (summed over proxies) did in the whole run, warm-up included
+     * for the cost counters; classification counts are over measured requests.
+     *
+     * @param admittedSteady             latency of requests admission admitted as steady
+     * @param admittedHot                latency of requests admission admitted as hot
+     * @param steadyAdmittedAsHotPercent of ground-truth steady requests, the share admitted as hot, %
+     * @param hotAdmittedAsSteadyPercent of ground-truth hot requests, the share admitted as steady, %
+     * @param queued                     requests that waited in admission's queues
+     * @param budgetIssuedCostUnits      C × intervals begun
+     * @param reserveDrawnCostUnits      drawn from the reserve by steady segments
+     * @param borrowedCostUnits          borrowed beyond the budget at the starts of bursts
+     * @param repaidCostUnits            debt repaid from later budgets
+     * @param forgivenCostUnits          borrowed but never owed (no-repay)
+     * @param reserveDrawnPercent        reserve draws ÷ budget issued, %
+     * @param borrowedPercent            borrowed ÷ budget issued, %
+     * @param repaidPercent              repaid ÷ budget issued, %
+     * @param burstsBorrowing            intervals that borrowed
+     */
+    public record AdmissionCounters(LatencySummary admittedSteady, LatencySummary admittedHot,
+            double steadyAdmittedAsHotPercent, double hotAdmittedAsSteadyPercent, long queued,
+            long budgetIssuedCostUnits, long reserveDrawnCostUnits, long borrowedCostUnits, long repaidCostUnits,
+            long forgivenCostUnits, double reserveDrawnPercent, double borrowedPercent, double repaidPercent,
+            long burstsBorrowing) {
+    }
+
+    /** The scenario with the variant, e.g. {@code burst-microbench ×8}. */
+    @JsonIgnore
+    public String label() {
+        if (burstMultiplier == null) {
+            return scenario;
+        }
+        double m = burstMultiplier;
+        return scenario + " ×" + (m == Math.rint(m) ? String.valueOf((long) m) : String.valueOf(m));
+    }
+
+    /** A copy with the wall-clock time of the run. */
+    public StorageRunResult withWallMillis(double millis) {
+        return new StorageRunResult(scenario, burstMultiplier, policy, seed, measuredSeconds, offeredRequests, steady,
+                hot, throughputRequestsPerSecond, throughputMiBPerSecond, backendUtilizationPercent,
+                unusedCapacityPercent, waitingTimePercent, refused, unfinished, admission, mclockReservationPercent,
+                simulatedRequests, eventsFired, millis, steadyLatency, hotLatency, series);
+    }
+}

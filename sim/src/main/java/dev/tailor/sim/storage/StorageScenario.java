@@ -1,0 +1,486 @@
+package dev.tailor.sim.storage;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * A storage-simulator scenario: the shared backend, the proxies, the tenants (each a virtual disk
+ * cut into segments) with their workloads and bursts, and the length of a run. Read from a commented
+ * YAML file ({@link StorageScenarios}); the bundled ones live in
+ * {@code sim/src/main/resources/dev/tailor/sim/scenarios/storage}. Absent optional fields take the
+ * defaults below; {@link #problems()} lists every invalid field at once. Data files are named by
+ * paths under the shared data folder and read when the scenario is built ({@link StorageSetup}).
+ *
+ * @param name                     the scenario's name (letters, digits, '-', '_')
+ * @param description              one line for reports
+ * @param seed                     the run's seed: every random stream (arrivals, bursts, service times,
+ *                                 rate draws) is derived from it and a name
+ * @param warmupSeconds            simulated seconds before measuring (default 2)
+ * @param durationSeconds          simulated seconds whose arrivals are measured (default 30)
+ * @param drainSeconds             simulated seconds after the measured period, with arrivals going on,
+ *                                 in which measured requests may still complete (default 1); those
+ *                                 still unfinished then enter the percentiles at their age
+ * @param intervalMillis           the interval that drives the policies, Δ (default 10, DESIGN.md)
+ * @param backend                  the shared backend: calibrated from a trace, or explicit numbers
+ * @param proxies                  number of proxies, each with its own policy instance (default 1);
+ *                                 tenants are assigned round-robin in the order listed unless they
+ *                                 name one
+ * @param diskSizeBytes            every tenant's virtual disk (default 1 GiB); trace offsets are folded
+ *                                 into it
+ * @param segmentSizeBytes         bytes per segment (default 256 MiB: four segments per default disk)
+ * @param blockSizeBytes           bytes per logical block striped over the segments (default 1 MiB)
+ * @param baseUtilizationPercent   when given, every tenant's rate is scaled so that the backend is this
+ *                                 busy on average <em>outside bursts</em>; tenants' rates are then
+ *                                 relative weights. Bursts add to it
+ * @param traces                   named trace excerpts (file under the data folder, format)
+ * @param rates                    when given, tenants' rates are drawn from the CloudPhysics spread
+ *                                 (largest first, in the order the tenants are listed)
+ * @param burstMultipliers         when given, one run per value, with every bursty tenant's burst
+ *                                 multiplier set to it (the microbenchmark's increasing bursts)
+ * @param admission                constants of the segment-admission policies
+ * @param tenants                  tenant groups
+ */
+public record StorageScenario(
+        String name,
+        String description,
+        Long seed,
+        Double warmupSeconds,
+        Double durationSeconds,
+        Double drainSeconds,
+        Double intervalMillis,
+        BackendSpec backend,
+        Integer proxies,
+        Long diskSizeBytes,
+        Long segmentSizeBytes,
+        Long blockSizeBytes,
+        Double baseUtilizationPercent,
+        Map<String, TraceSpec> traces,
+        RatesSpec rates,
+        List<Double> burstMultipliers,
+        AdmissionSpec admission,
+        List<TenantSpec> tenants) {
+
+    /** Trace formats by their scenario names. */
+    public static final Map<String, dev.tailor.sim.data.BlockTrace.Format> FORMATS = Map.of(
+            "msn-sectors", dev.tailor.sim.data.BlockTrace.Format.MSN_SECTORS,
+            "msr-bytes", dev.tailor.sim.data.BlockTrace.Format.MSR_BYTES,
+            "tencent-replay", dev.tailor.sim.data.BlockTrace.Format.TENCENT_REPLAY);
+
+    /**
+     * The backend: either {@code calibrateFrom} (a trace of {@link #traces} in the
+     * {@code tencent-replay} format, fitted by {@link BackendCalibration}) or every number given.
+     *
+     * @param calibrateFrom      name of a trace that recorded device latencies
+     * @param parallelism        channels served at once
+     * @param readBaseMicros     median service time of a read, fixed part, µs
+     * @param readMicrosPerKiB   median service time of a read per KiB, µs
+     * @param writeBaseMicros    median service time of a write, fixed part, µs
+     * @param writeMicrosPerKiB  median service time of a write per KiB, µs
+     * @param serviceSigma       σ of the log-normal service-time factor
+     */
+    public record BackendSpec(String calibrateFrom, Integer parallelism, Double readBaseMicros,
+            Double readMicrosPerKiB, Double writeBaseMicros, Double writeMicrosPerKiB, Double serviceSigma) {
+
+        /** The explicit model (call only when {@code calibrateFrom} is absent and the spec is valid). */
+        public BackendModel model() {
+            return new BackendModel(parallelism, readBaseMicros, readMicrosPerKiB, writeBaseMicros, writeMicrosPerKiB,
+                    serviceSigma);
+        }
+    }
+
+    /**
+     * A trace excerpt.
+     *
+     * @param file                       path under the shared data folder ({@code TAILOR_DATA_DIR} or
+     *                                   {@code ../shared/data})
+     * @param format                     {@code msn-sectors}, {@code msr-bytes} or {@code tencent-replay}
+     * @param timestampGranularityMillis when the trace's timestamps are this coarse (the Tencent trace's
+     *                                   are whole seconds), the requests stamped within one such step
+     *                                   are spread evenly over it, in their order; default 0: as
+     *                                   stamped
+     */
+    public record TraceSpec(String file, String format, Double timestampGranularityMillis) {
+    }
+
+    /**
+     * Tenant rates drawn from the CloudPhysics per-VM spread ({@link TenantRates}).
+     *
+     * @param cloudPhysicsFile the per-VM 30-minute series, under the data folder
+     * @param largeClients     how many of the largest tenants carry {@code largeShare} (default 3)
+     * @param largeShare       their share of all requests (default 0.63, the paper's observation)
+     */
+    public record RatesSpec(String cloudPhysicsFile, Integer largeClients, Double largeShare) {
+    }
+
+    /**
+     * Constants of the segment-admission policies ({@code segment-admission} and its ablations); the
+     * others keep admission's defaults ({@code dev.tailor.admission.AdmissionConfig.DEFAULTS}).
+     *
+     * @param capacityFraction        the share of what the backend serves that the proxies' budgets add
+     *                                up to (default 1: all of it)
+     * @param reserveFraction         r (default 0.2)
+     * @param queueCapacityPerSegment requests waiting per segment before refusals (default 4096: a
+     *                                simulated client does not give up, so refusals would only hide
+     *                                latency)
+     * @param windowIntervals         W (default 10)
+     * @param recoveryWindows         R (default 50)
+     * @param hotThresholdRatio       a segment is hot above this multiple of its baseline (default 1)
+     */
+    public record AdmissionSpec(Double capacityFraction, Double reserveFraction, Integer queueCapacityPerSegment,
+            Integer windowIntervals, Integer recoveryWindows, Double hotThresholdRatio) {
+
+        public AdmissionSpec {
+            capacityFraction = capacityFraction == null ? 1.0 : capacityFraction;
+            reserveFraction = reserveFraction == null ? 0.2 : reserveFraction;
+            queueCapacityPerSegment = queueCapacityPerSegment == null ? 4096 : queueCapacityPerSegment;
+            windowIntervals = windowIntervals == null ? 10 : windowIntervals;
+            recoveryWindows = recoveryWindows == null ? 50 : recoveryWindows;
+            hotThresholdRatio = hotThresholdRatio == null ? 1.0 : hotThresholdRatio;
+        }
+
+        /** Every default. */
+        public static final AdmissionSpec DEFAULTS = new AdmissionSpec(null, null, null, null, null, null);
+    }
+
+    /**
+     * A synthetic workload: Poisson arrivals, offsets uniform over the disk (4 KiB aligned).
+     *
+     * @param readFraction share of reads, in [0, 1]
+     * @param sizeBytes    request sizes, drawn uniformly from this list
+     */
+    public record SyntheticSpec(Double readFraction, List<Long> sizeBytes) {
+    }
+
+    /**
+     * Recurring bursts ({@link TenantStream.Bursts}): gaps exponential with mean
+     * {@code meanGapSeconds}, each burst U(minMillis, maxMillis) long, during which the workload runs
+     * {@code multiplier} times faster.
+     */
+    public record BurstSpec(Double meanGapSeconds, Double minMillis, Double maxMillis, Double multiplier) {
+    }
+
+    /**
+     * A group of {@code count} tenants, named {@code name-0 .. name-(count-1)} (or {@code name}
+     * alone when count is 1).
+     *
+     * @param name              group name
+     * @param count             tenants in the group (default 1)
+     * @param requestsPerSecond each tenant's mean rate outside bursts (a relative weight when
+     *                          {@code baseUtilizationPercent} is set; absent when {@code rates} is)
+     * @param traces            names of {@link #traces} replayed, one per tenant in turn
+     * @param synthetic         or a synthetic workload
+     * @param bursts            recurring bursts; a tenant with bursts is <em>hot</em> by ground truth
+     * @param commitmentRatio   the tenant's commitment (admission's baseline, static-cap's cap,
+     *                          mclock's reservation) = this × its mean cost rate outside bursts;
+     *                          absent: a fair share of its proxy's capacity, capacity ÷ the proxy's
+     *                          tenants (admission's default baseline, DESIGN.md)
+     * @param proxy             the proxy its tenants use (default: round-robin over all tenants)
+     */
+    public record TenantSpec(String name, Integer count, Double requestsPerSecond, List<String> traces,
+            SyntheticSpec synthetic, BurstSpec bursts, Double commitmentRatio, Integer proxy) {
+
+        public TenantSpec {
+            count = count == null ? 1 : count;
+            traces = traces == null ? List.of() : List.copyOf(traces);
+        }
+    }
+
+    public StorageScenario {
+        description = description == null ? "" : description;
+        warmupSeconds = warmupSeconds == null ? 2.0 : warmupSeconds;
+        durationSeconds = durationSeconds == null ? 30.0 : durationSeconds;
+        drainSeconds = drainSeconds == null ? 1.0 : drainSeconds;
+        intervalMillis = intervalMillis == null ? 10.0 : intervalMillis;
+        proxies = proxies == null ? 1 : proxies;
+        diskSizeBytes = diskSizeBytes == null ? 1L << 30 : diskSizeBytes;
+        segmentSizeBytes = segmentSizeBytes == null ? 256L << 20 : segmentSizeBytes;
+        blockSizeBytes = blockSizeBytes == null ? 1L << 20 : blockSizeBytes;
+        traces = traces == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(traces));
+        burstMultipliers = burstMultipliers == null ? List.of() : List.copyOf(burstMultipliers);
+        admission = admission == null ? AdmissionSpec.DEFAULTS : admission;
+        tenants = tenants == null ? List.of() : List.copyOf(tenants);
+    }
+
+    /** A copy with another seed and run length (a {@code null} keeps the scenario's value). */
+    public StorageScenario with(Long newSeed, Double newWarmupSeconds, Double newDurationSeconds) {
+        return new StorageScenario(name, description, newSeed == null ? seed : newSeed,
+                newWarmupSeconds == null ? warmupSeconds : newWarmupSeconds,
+                newDurationSeconds == null ? durationSeconds : newDurationSeconds, drainSeconds, intervalMillis,
+                backend, proxies, diskSizeBytes, segmentSizeBytes, blockSizeBytes, baseUtilizationPercent, traces,
+                rates,
+                burstMultipliers, admission, tenants);
+    }
+
+    /** Number of tenants over all groups (groups with a bad count count as 0). */
+    public int tenantCount() {
+        int n = 0;
+        for (TenantSpec t : tenants) {
+            if (t != null && t.count() >= 1 && t.count() <= MAX_TENANTS) {
+                n += t.count();
+            }
+        }
+        return n;
+    }
+
+    /** Most tenants in one scenario. */
+    public static final int MAX_TENANTS = 10_000;
+
+    /** Every problem of this scenario, each naming the field, its value and what was expected. */
+    public List<String> problems() {
+        List<String> problems = new ArrayList<>();
+        if (name == null || !name.matches("[A-Za-z0-9_-]+")) {
+            problems.add("name: " + quote(name) + " (expected: letters, digits, '-' or '_')");
+        }
+        if (seed == null) {
+            problems.add("seed: missing (expected: an integer; fixed seeds make runs repeatable)");
+        }
+        nonNegative(problems, "warmupSeconds", warmupSeconds, 86_400);
+        positive(problems, "durationSeconds", durationSeconds, 86_400);
+        nonNegative(problems, "drainSeconds", drainSeconds, 3_600);
+        positive(problems, "intervalMillis", intervalMillis, 60_000);
+        if (intervalMillis != null && intervalMillis > 0 && intervalMillis < 0.001) {
+            problems.add("intervalMillis: " + intervalMillis + " (expected: at least 0.001, admission's 1 µs)");
+        }
+        backendProblems(problems);
+        if (proxies < 1 || proxies > 1_000) {
+            problems.add("proxies: " + proxies + " (expected: 1 .. 1000)");
+        }
+        if (diskSizeBytes < 4096) {
+            problems.add("diskSizeBytes: " + diskSizeBytes + " (expected: >= 4096)");
+        }
+        if (blockSizeBytes < 1) {
+            problems.add("blockSizeBytes: " + blockSizeBytes + " (expected: >= 1)");
+        } else if (segmentSizeBytes < blockSizeBytes || segmentSizeBytes % blockSizeBytes != 0) {
+            problems.add("segmentSizeBytes: " + segmentSizeBytes + " (expected: a positive multiple of blockSizeBytes, "
+                    + blockSizeBytes + ")");
+        } else if (diskSizeBytes >= 4096 && (diskSizeBytes - 1) / segmentSizeBytes + 1 > 4096) {
+            problems.add("segmentSizeBytes: " + segmentSizeBytes + " (expected: at most 4096 segments per disk of "
+                    + diskSizeBytes + " bytes)");
+        }
+        if (baseUtilizationPercent != null) {
+            positive(problems, "baseUtilizationPercent", baseUtilizationPercent, 1_000);
+        }
+        traces.forEach((traceName, spec) -> {
+            String at = "traces." + traceName;
+            if (spec == null) {
+                problems.add(at + ": null (expected: {file, format})");
+                return;
+            }
+            if (spec.file() == null || spec.file().isBlank()) {
+                problems.add(at + ".file: missing (expected: a path under the shared data folder)");
+            }
+            if (spec.timestampGranularityMillis() != null) {
+                nonNegative(problems, at + ".timestampGranularityMillis", spec.timestampGranularityMillis(), 3.6e6);
+            }
+            if (spec.format() == null || !FORMATS.containsKey(spec.format())) {
+                problems.add(at + ".format: " + quote(spec.format()) + " (expected: one of "
+                        + String.join(", ", new java.util.TreeSet<>(FORMATS.keySet())) + ")");
+            }
+        });
+        if (rates != null) {
+            if (rates.cloudPhysicsFile() == null || rates.cloudPhysicsFile().isBlank()) {
+                problems.add("rates.cloudPhysicsFile: missing (expected: the CloudPhysics per-VM series under the"
+                        + " shared data folder)");
+            }
+            int large = rates.largeClients() == null ? 3 : rates.largeClients();
+            if (large < 1 || large >= Math.max(2, tenantCount())) {
+                problems.add("rates.largeClients: " + large + " (expected: 1 .. tenants - 1 = " + (tenantCount() - 1)
+                        + ")");
+            }
+            double share = rates.largeShare() == null ? 0.63 : rates.largeShare();
+            if (!(share > 0 && share < 1)) {
+                problems.add("rates.largeShare: " + share + " (expected: in (0, 1))");
+            }
+            if (baseUtilizationPercent == null) {
+                problems.add("baseUtilizationPercent: missing (expected: a load in %, required with rates: the"
+                        + " CloudPhysics spread gives relative rates only)");
+            }
+        }
+        for (int i = 0; i < burstMultipliers.size(); i++) {
+            Double m = burstMultipliers.get(i);
+            if (m == null || !(m >= 1 && m <= 1_000)) {
+                problems.add("burstMultipliers[" + i + "]: " + m + " (expected: a number in [1, 1000])");
+            }
+        }
+        admissionProblems(problems);
+        tenantProblems(problems);
+        return problems;
+    }
+
+    private void backendProblems(List<String> problems) {
+        if (backend == null) {
+            problems.add("backend: missing (expected: {calibrateFrom: TRACE} or parallelism, readBaseMicros,"
+                    + " readMicrosPerKiB, writeBaseMicros, writeMicrosPerKiB, serviceSigma)");
+            return;
+        }
+        if (backend.calibrateFrom() != null) {
+            TraceSpec trace = traces.get(backend.calibrateFrom());
+            if (trace == null) {
+                problems.add("backend.calibrateFrom: " + quote(backend.calibrateFrom()) + " (expected: one of the"
+                        + " traces " + traces.keySet() + ")");
+            } else if (!"tencent-replay".equals(trace.format())) {
+                problems.add("backend.calibrateFrom: " + quote(backend.calibrateFrom()) + " (expected: a trace in the"
+                        + " tencent-replay format, which records device latencies; it is " + quote(trace.format())
+                        + ")");
+            }
+            if (backend.parallelism() != null || backend.readBaseMicros() != null) {
+                problems.add("backend: both calibrateFrom and explicit numbers (expected: one of them)");
+            }
+            return;
+        }
+        if (backend.parallelism() == null || backend.parallelism() < 1 || backend.parallelism() > 100_000) {
+            problems.add("backend.parallelism: " + backend.parallelism() + " (expected: 1 .. 100000)");
+        }
+        nonNegative(problems, "backend.readBaseMicros", backend.readBaseMicros(), 1e7);
+        nonNegative(problems, "backend.readMicrosPerKiB", backend.readMicrosPerKiB(), 1e6);
+        nonNegative(problems, "backend.writeBaseMicros", backend.writeBaseMicros(), 1e7);
+        nonNegative(problems, "backend.writeMicrosPerKiB", backend.writeMicrosPerKiB(), 1e6);
+        nonNegative(problems, "backend.serviceSigma", backend.serviceSigma(), 2);
+        if (backend.readBaseMicros() != null && backend.readMicrosPerKiB() != null
+                && backend.readBaseMicros() + backend.readMicrosPerKiB() <= 0) {
+            problems.add("backend.readBaseMicros: " + backend.readBaseMicros() + " with readMicrosPerKiB "
+                    + backend.readMicrosPerKiB() + " (expected: reads that take time)");
+        }
+    }
+
+    private void admissionProblems(List<String> problems) {
+        AdmissionSpec a = admission;
+        if (!(a.capacityFraction() > 0 && a.capacityFraction() <= 10)) {
+            problems.add("admission.capacityFraction: " + a.capacityFraction() + " (expected: a number in (0, 10])");
+        }
+        if (!(a.reserveFraction() >= 0 && a.reserveFraction() <= 1)) {
+            problems.add("admission.reserveFraction: " + a.reserveFraction() + " (expected: 0.0 .. 1.0)");
+        }
+        if (a.queueCapacityPerSegment() < 0 || a.queueCapacityPerSegment() > 1_000_000) {
+            problems.add("admission.queueCapacityPerSegment: " + a.queueCapacityPerSegment()
+                    + " (expected: 0 .. 1000000)");
+        }
+        if (a.windowIntervals() < 1 || a.windowIntervals() > 10_000) {
+            problems.add("admission.windowIntervals: " + a.windowIntervals() + " (expected: 1 .. 10000)");
+        }
+        if (a.recoveryWindows() < 1 || a.recoveryWindows() > 1_000_000) {
+            problems.add("admission.recoveryWindows: " + a.recoveryWindows() + " (expected: 1 .. 1000000)");
+        }
+        if (!(a.hotThresholdRatio() > 0 && a.hotThresholdRatio() <= 1e6)) {
+            problems.add("admission.hotThresholdRatio: " + a.hotThresholdRatio() + " (expected: a number in (0, 1e6])");
+        }
+    }
+
+    private void tenantProblems(List<String> problems) {
+        if (tenants.isEmpty()) {
+            problems.add("tenants: empty (expected: at least one tenant group)");
+        }
+        Set<String> names = new HashSet<>();
+        int total = 0;
+        for (int i = 0; i < tenants.size(); i++) {
+            TenantSpec t = tenants.get(i);
+            String at = "tenants[" + i + "]";
+            if (t == null) {
+                problems.add(at + ": null (expected: a tenant group)");
+                continue;
+            }
+            if (t.name() == null || !t.name().matches("[A-Za-z0-9_-]+")) {
+                problems.add(at + ".name: " + quote(t.name()) + " (expected: letters, digits, '-' or '_')");
+            } else if (!names.add(t.name())) {
+                problems.add(at + ".name: " + quote(t.name()) + " (expected: unique; already used)");
+            }
+            if (t.count() < 1 || t.count() > MAX_TENANTS) {
+                problems.add(at + ".count: " + t.count() + " (expected: 1 .. " + MAX_TENANTS + ")");
+            } else {
+                total += t.count();
+            }
+            if (rates != null) {
+                if (t.requestsPerSecond() != null) {
+                    problems.add(at + ".requestsPerSecond: " + t.requestsPerSecond() + " (expected: absent; rates"
+                            + " come from rates.cloudPhysicsFile)");
+                }
+            } else {
+                positive(problems, at + ".requestsPerSecond", t.requestsPerSecond(), 1e7);
+            }
+            boolean hasTraces = !t.traces().isEmpty();
+            if (hasTraces == (t.synthetic() != null)) {
+                problems.add(at + ": " + (hasTraces ? "both traces and synthetic" : "neither traces nor synthetic")
+                        + " (expected: one of them)");
+            }
+            for (int k = 0; k < t.traces().size(); k++) {
+                String trace = t.traces().get(k);
+                if (!traces.containsKey(trace)) {
+                    problems.add(at + ".traces[" + k + "]: " + quote(trace) + " (expected: one of the traces "
+                            + traces.keySet() + ")");
+                }
+            }
+            if (t.synthetic() != null) {
+                SyntheticSpec s = t.synthetic();
+                if (s.readFraction() == null || !(s.readFraction() >= 0 && s.readFraction() <= 1)) {
+                    problems.add(at + ".synthetic.readFraction: " + s.readFraction() + " (expected: 0.0 .. 1.0)");
+                }
+                if (s.sizeBytes() == null || s.sizeBytes().isEmpty()) {
+                    problems.add(at + ".synthetic.sizeBytes: missing (expected: a list of request sizes in bytes)");
+                } else {
+                    for (int k = 0; k < s.sizeBytes().size(); k++) {
+                        Long size = s.sizeBytes().get(k);
+                        if (size == null || size < 1 || size > Math.min(diskSizeBytes, 1L << 30)) {
+                            problems.add(at + ".synthetic.sizeBytes[" + k + "]: " + size + " (expected: 1 .. "
+                                    + Math.min(diskSizeBytes, 1L << 30) + ", at most the disk)");
+                        }
+                    }
+                }
+            }
+            if (t.bursts() != null) {
+                BurstSpec b = t.bursts();
+                positive(problems, at + ".bursts.meanGapSeconds", b.meanGapSeconds(), 86_400);
+                positive(problems, at + ".bursts.minMillis", b.minMillis(), 3.6e6);
+                positive(problems, at + ".bursts.maxMillis", b.maxMillis(), 3.6e6);
+                if (b.minMillis() != null && b.maxMillis() != null && b.maxMillis() < b.minMillis()) {
+                    problems.add(at + ".bursts.maxMillis: " + b.maxMillis() + " (expected: >= minMillis, "
+                            + b.minMillis() + ")");
+                }
+                if (b.multiplier() == null || !(b.multiplier() >= 1 && b.multiplier() <= 1_000)) {
+                    problems.add(at + ".bursts.multiplier: " + b.multiplier() + " (expected: a number in [1, 1000])");
+                }
+            }
+            if (t.commitmentRatio() != null && !(t.commitmentRatio() > 0 && t.commitmentRatio() <= 1_000)) {
+                problems.add(at + ".commitmentRatio: " + t.commitmentRatio() + " (expected: a number in (0, 1000])");
+            }
+            if (t.proxy() != null && (t.proxy() < 0 || t.proxy() >= proxies)) {
+                problems.add(at + ".proxy: " + t.proxy() + " (expected: 0 .. proxies - 1 = " + (proxies - 1) + ")");
+            }
+        }
+        if (total > MAX_TENANTS) {
+            problems.add("tenants: " + total + " in all (expected: at most " + MAX_TENANTS + ")");
+        }
+        if (!burstMultipliers.isEmpty() && tenants.stream().noneMatch(t -> t != null && t.bursts() != null)) {
+            problems.add("burstMultipliers: " + burstMultipliers + " (expected: absent, or a tenant with bursts)");
+        }
+    }
+
+    private static void positive(List<String> problems, String at, Double value, double max) {
+        if (value == null) {
+            problems.add(at + ": missing (expected: a number in (0, " + format(max) + "])");
+        } else if (!(value > 0 && value <= max)) {
+            problems.add(at + ": " + value + " (expected: a number in (0, " + format(max) + "])");
+        }
+    }
+
+    private static void nonNegative(List<String> problems, String at, Double value, double max) {
+        if (value == null || !(value >= 0 && value <= max)) {
+            problems.add(at + ": " + (value == null ? "missing" : value) + " (expected: a number in [0, "
+                    + format(max) + "])");
+        }
+    }
+
+    private static String format(double value) {
+        return value == Math.rint(value) && Math.abs(value) < 1e15
+                ? String.valueOf((long) value) : String.format(Locale.ROOT, "%g", value);
+    }
+
+    private static String quote(String value) {
+        return value == null ? "missing" : "\"" + value + "\"";
+    }
+}

@@ -1,0 +1,382 @@
+package dev.tailor.sim.storage;
+
+import dev.tailor.admission.IoCostModel;
+import dev.tailor.admission.IoKind;
+import dev.tailor.sim.data.BlockTrace;
+import dev.tailor.sim.data.CloudPhysicsVolumes;
+import dev.tailor.sim.des.RandomStreams;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.apache.commons.rng.UniformRandomProvider;
+
+/**
+ * A scenario made ready to run: the backend model (explicit or fitted), the cost model derived from
+ * it, every tenant with its workload, rate, bursts and commitment, and each proxy's capacity. Built
+ * once per scenario (reading traces and fitting the backend) and shared, read-only, by the runs of
+ * every policy. Immutable.
+ *
+ * <h2>How numbers are set (our reading; the paper gives no procedure)</h2>
+ * <ul>
+ *   <li><b>Cost units.</b> Admission's cost model is derived from the backend, as blk-iocost derives
+ *       its own from a device profile: an I/O costs its mean service time ÷ the backend's
+ *       parallelism, in ns, so the backend kept busy serves exactly 10⁹ cost units per second
+ *       whatever the request mix ({@link #costModel(BackendModel)}).</li>
+ *   <li><b>Capacity.</b> The proxies' budgets add up to what the backend serves, 10⁹ cost units per
+ *       second × {@code admission.capacityFraction} (default 1), split over the proxies in proportion
+ *       to their tenants' mean demand, bursts included.</li>
+ *   <li><b>Rates.</b> Each tenant's mean rate outside bursts is its {@code requestsPerSecond} or its
+ *       CloudPhysics draw ({@link TenantRates}); with {@code baseUtilizationPercent} all are scaled
+ *       so that the backend is that busy outside bursts.</li>
+ *   <li><b>Commitments.</b> A tenant's commitment is {@code commitmentRatio} × its mean cost rate
+ *       outside bursts, in cost units per second: admission's baseline, static-cap's cap and
+ *       mclock's reservation and weight alike.</li>
+ * </ul>
+ */
+public final class StorageSetup {
+
+    /** Resolves a path under the shared data folder, or throws naming every place it looked. */
+    @FunctionalInterface
+    public interface DataFiles {
+        /**
+         * @throws IllegalArgumentException when the file is not there; the message lists the paths
+         *                                  tried and how to point at the data ({@code TAILOR_DATA_DIR})
+         */
+        Path require(String relative);
+    }
+
+    /**
+     * One tenant.
+     *
+     * @param name                         unique name
+     * @param group                        the scenario's tenant group
+     * @param proxy                        the proxy it uses
+     * @param hot                          ground truth: the tenant has bursts configured
+     * @param requestsPerSecond            mean rate outside bursts
+     * @param bursts                       its bursts, or {@code null}
+     * @param trace                        the excerpt (or synthetic trace) replayed
+     * @param meanCostUnits                mean cost of one of its requests (≈ ns of backend time ÷
+     *                                     parallelism)
+     * @param commitmentCostUnitsPerSecond its commitment
+     */
+    public record Tenant(String name, String group, int proxy, boolean hot, double requestsPerSecond,
+            TenantStream.Bursts bursts, BlockTrace trace, double meanCostUnits, double commitmentCostUnitsPerSecond) {
+
+        /** Mean rate with bursts: the rate × (1 + burst share of time × (multiplier − 1)). */
+        public double meanRequestsPerSecondWithBursts() {
+            if (bursts == null) {
+                return requestsPerSecond;
+            }
+            double burstMillis = (bursts.minMillis() + bursts.maxMillis()) / 2;
+            double share = burstMillis / (bursts.meanGapSeconds() * 1e3 + burstMillis);
+            return requestsPerSecond * (1 + share * (bursts.multiplier() - 1));
+        }
+    }
+
+    /** Cost units per second a backend kept busy serves, by construction of {@link #costModel}. */
+    public static final double BACKEND_COST_UNITS_PER_SECOND = 1e9;
+    /** Requests in a generated synthetic trace (replayed in a loop). */
+    static final int SYNTHETIC_REQUESTS = 65_536;
+
+    private final StorageScenario scenario;
+    private final BackendModel backend;
+    private final String backendSource;
+    private final IoCostModel costModel;
+    private final List<Tenant> tenants;
+    private final double[] proxyCapacity;
+    private final Double burstMultiplier;
+    private final List<String> notes;
+
+    private StorageSetup(StorageScenario scenario, BackendModel backend, String backendSource, List<Tenant> tenants,
+            Double burstMultiplier, List<String> baseNotes) {
+        this.scenario = scenario;
+        this.backend = backend;
+        this.backendSource = backendSource;
+        this.costModel = costModel(backend);
+        this.burstMultiplier = burstMultiplier;
+        double[] demand = new double[scenario.proxies()];
+        double total = 0;
+        double base = 0;
+        for (Tenant t : tenants) {
+            double d = t.meanRequestsPerSecondWithBursts() * t.meanCostUnits();
+            demand[t.proxy()] += d;
+            total += d;
+            base += t.requestsPerSecond() * t.meanCostUnits();
+        }
+        this.proxyCapacity = new double[scenario.proxies()];
+        for (int p = 0; p < demand.length; p++) {
+            proxyCapacity[p] = BACKEND_COST_UNITS_PER_SECOND * scenario.admission().capacityFraction()
+                    * (total > 0 ? demand[p] / total : 1.0 / demand.length);
+        }
+        // Fair-share commitments (NaN until now): the proxy's capacity ÷ its tenants.
+        int[] perProxy = new int[scenario.proxies()];
+        tenants.forEach(t -> perProxy[t.proxy()]++);
+        List<Tenant> committed = new ArrayList<>();
+        for (Tenant t : tenants) {
+            committed.add(!Double.isNaN(t.commitmentCostUnitsPerSecond()) ? t : new Tenant(t.name(), t.group(),
+                    t.proxy(), t.hot(), t.requestsPerSecond(), t.bursts(), t.trace(), t.meanCostUnits(),
+                    proxyCapacity[t.proxy()] / perProxy[t.proxy()]));
+        }
+        this.tenants = List.copyOf(committed);
+        List<String> all = new ArrayList<>(baseNotes);
+        all.add(String.format(Locale.ROOT, "offered load: %.1f %% of the backend outside bursts, %.1f %% on average"
+                + " with bursts%s", 100 * base / BACKEND_COST_UNITS_PER_SECOND,
+                100 * total / BACKEND_COST_UNITS_PER_SECOND,
+                burstMultiplier == null ? "" : " (burst multiplier " + fmt(burstMultiplier) + ")"));
+        this.notes = List.copyOf(all);
+    }
+
+    /**
+     * Builds the setup of {@code scenario}: reads its traces and CloudPhysics rates, fits the backend
+     * if asked, draws the rates.
+     *
+     * @throws IllegalArgumentException when a data file is missing (from {@code data}) or malformed
+     * @throws IOException              when a data file cannot be read
+     */
+    public static StorageSetup build(StorageScenario scenario, DataFiles data) throws IOException {
+        List<String> problems = scenario.problems();
+        if (!problems.isEmpty()) {
+            throw new IllegalArgumentException(scenario.name() + ": " + String.join("; ", problems));
+        }
+        RandomStreams streams = new RandomStreams(scenario.seed());
+        List<String> notes = new ArrayList<>();
+        Map<String, BlockTrace> traces = new HashMap<>();
+        for (StorageScenario.TenantSpec group : scenario.tenants()) {
+            for (String name : group.traces()) {
+                if (!traces.containsKey(name)) {
+                    traces.put(name, readTrace(scenario, name, data));
+                }
+            }
+        }
+        BackendModel backend;
+        String source;
+        if (scenario.backend().calibrateFrom() != null) {
+            String name = scenario.backend().calibrateFrom();
+            BlockTrace trace = traces.containsKey(name) ? traces.get(name) : readTrace(scenario, name, data);
+            BackendCalibration.Result fit = BackendCalibration.fit(trace);
+            backend = fit.model();
+            source = "fitted to " + scenario.traces().get(name).file() + ": " + fit.summary();
+        } else {
+            backend = scenario.backend().model();
+            source = "given in the scenario";
+        }
+        notes.add("backend " + source);
+        IoCostModel cost = costModel(backend);
+
+        int n = scenario.tenantCount();
+        double[] weights = new double[n];
+        if (scenario.rates() != null) {
+            StorageScenario.RatesSpec r = scenario.rates();
+            CloudPhysicsVolumes volumes = CloudPhysicsVolumes.read(data.require(r.cloudPhysicsFile()));
+            int large = r.largeClients() == null ? 3 : r.largeClients();
+            double share = r.largeShare() == null ? 0.63 : r.largeShare();
+            weights = TenantRates.draw(volumes, n, 1.0, large, share, streams.stream("rates"));
+            notes.add(String.format(Locale.ROOT, "rates: %d tenants drawn from %s, the largest %d carrying %.0f %%",
+                    n, r.cloudPhysicsFile(), large, 100 * share));
+        }
+        Map<BlockTrace, Double> meanCosts = new HashMap<>();
+        List<String> names = new ArrayList<>();
+        List<StorageScenario.TenantSpec> groups = new ArrayList<>();
+        List<BlockTrace> tenantTraces = new ArrayList<>();
+        int index = 0;
+        for (StorageScenario.TenantSpec group : scenario.tenants()) {
+            for (int i = 0; i < group.count(); i++) {
+                String name = group.count() == 1 ? group.name() : group.name() + "-" + i;
+                BlockTrace trace = group.synthetic() != null
+                        ? synthetic(name, group.synthetic(), scenario.diskSizeBytes(),
+                                streams.stream("synthetic-" + name))
+                        : traces.get(group.traces().get(i % group.traces().size()));
+                if (scenario.rates() == null) {
+                    weights[index] = group.requestsPerSecond();
+                }
+                names.add(name);
+                groups.add(group);
+                tenantTraces.add(trace);
+                index++;
+            }
+        }
+        double[] meanCost = new double[n];
+        double baseLoad = 0;
+        for (int i = 0; i < n; i++) {
+            BlockTrace trace = tenantTraces.get(i);
+            meanCost[i] = meanCosts.computeIfAbsent(trace, t -> meanCostUnits(t, cost, scenario.diskSizeBytes()));
+            baseLoad += weights[i] * meanCost[i] / BACKEND_COST_UNITS_PER_SECOND;
+        }
+        double scale = scenario.baseUtilizationPercent() == null ? 1
+                : scenario.baseUtilizationPercent() / 100 / baseLoad;
+        List<Tenant> tenants = new ArrayList<>();
+        int roundRobin = 0;
+        for (int i = 0; i < n; i++) {
+            StorageScenario.TenantSpec group = groups.get(i);
+            int proxy = group.proxy() != null ? group.proxy() : roundRobin++ % scenario.proxies();
+            double rate = weights[i] * scale;
+            TenantStream.Bursts bursts = group.bursts() == null ? null : new TenantStream.Bursts(
+                    group.bursts().meanGapSeconds(), group.bursts().minMillis(), group.bursts().maxMillis(),
+                    group.bursts().multiplier());
+            double commitment = group.commitmentRatio() == null ? Double.NaN
+                    : group.commitmentRatio() * rate * meanCost[i];
+            tenants.add(new Tenant(names.get(i), group.name(), proxy, bursts != null, rate, bursts, tenantTraces.get(i),
+                    meanCost[i], commitment));
+        }
+        boolean[] used = new boolean[scenario.proxies()];
+        tenants.forEach(t -> used[t.proxy()] = true);
+        for (int p = 0; p < used.length; p++) {
+            if (!used[p]) {
+                notes.add("proxy " + p + " has no tenants: it stays idle");
+            }
+        }
+        return new StorageSetup(scenario, backend, source, tenants, null, notes);
+    }
+
+    /**
+     * The runs this scenario asks for: one per {@code burstMultipliers} value (every bursty tenant's
+     * multiplier set to it), or this setup alone.
+     */
+    public List<StorageSetup> variants() {
+        if (scenario.burstMultipliers().isEmpty()) {
+            return List.of(this);
+        }
+        List<StorageSetup> variants = new ArrayList<>();
+        List<String> baseNotes = notes.subList(0, notes.size() - 1);
+        for (double m : scenario.burstMultipliers()) {
+            List<Tenant> changed = new ArrayList<>();
+            for (Tenant t : tenants) {
+                TenantStream.Bursts b = t.bursts();
+                changed.add(b == null ? t : new Tenant(t.name(), t.group(), t.proxy(), t.hot(), t.requestsPerSecond(),
+                        new TenantStream.Bursts(b.meanGapSeconds(), b.minMillis(), b.maxMillis(), m), t.trace(),
+                        t.meanCostUnits(), fairShare(t) ? Double.NaN : t.commitmentCostUnitsPerSecond()));
+            }
+            variants.add(new StorageSetup(scenario, backend, backendSource, changed, m, baseNotes));
+        }
+        return variants;
+    }
+
+    /** Whether the tenant's commitment is the fair-share default (its group gives no ratio). */
+    private boolean fairShare(Tenant t) {
+        return scenario.tenants().stream().anyMatch(g -> g.name().equals(t.group()) && g.commitmentRatio() == null);
+    }
+
+    /**
+     * The cost model of {@code backend}: an I/O costs its mean service time ÷ parallelism, in ns.
+     * A backend kept busy therefore serves {@link #BACKEND_COST_UNITS_PER_SECOND} cost units per
+     * second, for any mix of sizes and directions.
+     */
+    public static IoCostModel costModel(BackendModel backend) {
+        double mean = Math.exp(backend.serviceSigma() * backend.serviceSigma() / 2);
+        double perChannel = 1_000 * mean / backend.parallelism();   // µs of median → ns of mean ÷ k
+        return new IoCostModel(backend.readBaseMicros() * perChannel, backend.readMicrosPerKiB() * perChannel / 1024,
+                backend.writeBaseMicros() * perChannel, backend.writeMicrosPerKiB() * perChannel / 1024);
+    }
+
+    private static BlockTrace readTrace(StorageScenario scenario, String name, DataFiles data) throws IOException {
+        StorageScenario.TraceSpec spec = scenario.traces().get(name);
+        BlockTrace trace = BlockTrace.read(data.require(spec.file()), StorageScenario.FORMATS.get(spec.format()));
+        Double granularity = spec.timestampGranularityMillis();
+        return granularity == null || granularity == 0 ? trace : spread(trace, Math.round(granularity * 1e6));
+    }
+
+    /**
+     * The trace with the requests of each {@code stepNanos} step (by arrival time, from 0) spread
+     * evenly over the step, in their order: request {@code i} of {@code n} in a step at
+     * {@code step start + i × step ÷ n}. For traces whose timestamps are that coarse, where every
+     * request of a step carries the step's start; the last step keeps its requests' span.
+     */
+    static BlockTrace spread(BlockTrace trace, long stepNanos) {
+        List<BlockTrace.Request> in = trace.requests();
+        List<BlockTrace.Request> out = new ArrayList<>(in.size());
+        int i = 0;
+        while (i < in.size()) {
+            long step = in.get(i).arrivalNanos() / stepNanos;
+            int j = i;
+            while (j < in.size() && in.get(j).arrivalNanos() / stepNanos == step) {
+                j++;
+            }
+            int n = j - i;
+            for (int k = 0; k < n; k++) {
+                BlockTrace.Request r = in.get(i + k);
+                long at = step * stepNanos + (long) ((double) k * stepNanos / n);
+                out.add(new BlockTrace.Request(at, r.offsetBytes(), r.lengthBytes(), r.write(), r.deviceLatencyNanos(),
+                        r.submitNanos()));
+            }
+            i = j;
+        }
+        return BlockTrace.of(trace.file().toString(), out);
+    }
+
+    /** Mean cost of the trace's requests as a tenant replays them (sizes clipped to the disk). */
+    static double meanCostUnits(BlockTrace trace, IoCostModel cost, long diskBytes) {
+        double sum = 0;
+        for (BlockTrace.Request r : trace.requests()) {
+            sum += cost.costUnits(r.write() ? IoKind.WRITE : IoKind.READ, Math.min(r.lengthBytes(), diskBytes));
+        }
+        return sum / trace.requests().size();
+    }
+
+    /** Poisson arrivals at 1,000/s (a replay stretches them to the tenant's rate), uniform offsets. */
+    static BlockTrace synthetic(String tenant, StorageScenario.SyntheticSpec spec, long diskBytes,
+            UniformRandomProvider random) {
+        List<BlockTrace.Request> requests = new ArrayList<>(SYNTHETIC_REQUESTS);
+        long time = 0;
+        long blocks = Math.max(1, diskBytes / 4096);
+        for (int i = 0; i < SYNTHETIC_REQUESTS; i++) {
+            if (i > 0) {
+                time += Math.max(1, Math.round(-Math.log(1 - random.nextDouble()) * 1e6));
+            }
+            long size = spec.sizeBytes().get(random.nextInt(spec.sizeBytes().size()));
+            long offset = (random.nextLong() & Long.MAX_VALUE) % blocks * 4096;
+            boolean write = random.nextDouble() >= spec.readFraction();
+            requests.add(new BlockTrace.Request(time, offset, (int) size, write));
+        }
+        return BlockTrace.of("synthetic:" + tenant, requests);
+    }
+
+    public StorageScenario scenario() {
+        return scenario;
+    }
+
+    public BackendModel backend() {
+        return backend;
+    }
+
+    /** Where the backend's numbers come from, one line. */
+    public String backendSource() {
+        return backendSource;
+    }
+
+    /** The cost model every policy prices requests with ({@link #costModel(BackendModel)}). */
+    public IoCostModel costModel() {
+        return costModel;
+    }
+
+    public List<Tenant> tenants() {
+        return tenants;
+    }
+
+    /** Budget of proxy {@code p}, cost units per second. */
+    public double proxyCapacityCostUnitsPerSecond(int p) {
+        return proxyCapacity[p];
+    }
+
+    /** The burst multiplier of this variant, or {@code null} when the scenario sweeps none. */
+    public Double burstMultiplier() {
+        return burstMultiplier;
+    }
+
+    /** Every assumption made building it, one line each. */
+    public List<String> notes() {
+        return notes;
+    }
+
+    /** The scenario's name with the variant, e.g. {@code burst-microbench ×8}. */
+    public String label() {
+        return scenario.name() + (burstMultiplier == null ? "" : " ×" + fmt(burstMultiplier));
+    }
+
+    private static String fmt(double value) {
+        return value == Math.rint(value) ? String.valueOf((long) value) : String.format(Locale.ROOT, "%.2f", value);
+    }
+}

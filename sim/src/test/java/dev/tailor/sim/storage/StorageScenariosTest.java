@@ -1,0 +1,111 @@
+package dev.tailor.sim.storage;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The scenario loader: bundled scenarios, and every kind of bad file named by its field. */
+class StorageScenariosTest {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void bundled_allLoadWithTheirSeeds() {
+        for (String name : StorageScenarios.BUNDLED) {
+            StorageScenario s = StorageScenarios.load(name);
+            assertThat(s.name()).isEqualTo(name);
+            assertThat(s.seed()).isNotNull();
+            assertThat(s.problems()).isEmpty();
+        }
+        assertThat(StorageScenarios.load("burst-microbench").burstMultipliers()).containsExactly(2.0, 4.0, 8.0, 16.0);
+        assertThat(StorageScenarios.load("deployed-like").backend().calibrateFrom()).isEqualTo("tencent");
+    }
+
+    @Test
+    void parse_unknownField_isNamedWithTheKnownOnes() {
+        assertThatThrownBy(() -> StorageScenarios.parse("name: x\nseed: 1\nproxys: 2\n", "f.yaml"))
+                .hasMessageContaining("f.yaml: proxys: unknown field (expected one of")
+                .hasMessageContaining("proxies");
+        assertThatThrownBy(() -> StorageScenarios.parse("name: x\ntenants: [{name: a, rate: 3}]\n", "f.yaml"))
+                .hasMessageContaining("tenants[0].rate: unknown field");
+    }
+
+    @Test
+    void parse_wrongTypeOrSyntax_isNamed() {
+        assertThatThrownBy(() -> StorageScenarios.parse("name: x\nproxies: two\n", "f.yaml"))
+                .hasMessageContaining("f.yaml: proxies: two (expected: a whole number)");
+        assertThatThrownBy(() -> StorageScenarios.parse("name: x\nproxies: 1.5\n", "f.yaml"))
+                .hasMessageContaining("proxies");
+        assertThatThrownBy(() -> StorageScenarios.parse("name: x\nname: y\n", "f.yaml"))
+                .hasMessageContaining("not valid YAML").hasMessageContaining("Duplicate field 'name'");
+        assertThatThrownBy(() -> StorageScenarios.parse("", "f.yaml")).hasMessageContaining("f.yaml: empty");
+    }
+
+    @Test
+    void parse_everyRangeProblemAtOnce() {
+        String yaml = """
+                name: bad name
+                durationSeconds: 0
+                intervalMillis: -1
+                backend: {parallelism: 0, readBaseMicros: 1, readMicrosPerKiB: 1, writeBaseMicros: 1,
+                          writeMicrosPerKiB: 1, serviceSigma: 5}
+                segmentSizeBytes: 1000
+                admission: {reserveFraction: 1.5}
+                burstMultipliers: [0.5]
+                tenants:
+                  - {name: a, requestsPerSecond: -3, traces: [nowhere]}
+                  - name: b
+                    requestsPerSecond: 10
+                    synthetic: {readFraction: 2, sizeBytes: [0]}
+                    bursts: {meanGapSeconds: 1, minMillis: 50, maxMillis: 20, multiplier: 2}
+                    proxy: 3
+                """;
+        assertThatThrownBy(() -> StorageScenarios.parse(yaml, "bad.yaml"))
+                .hasMessageContaining("bad.yaml: 15 problems")
+                .hasMessageContaining("name: \"bad name\" (expected: letters, digits, '-' or '_')")
+                .hasMessageContaining("seed: missing")
+                .hasMessageContaining("durationSeconds: 0.0 (expected: a number in (0, 86400])")
+                .hasMessageContaining("intervalMillis: -1.0")
+                .hasMessageContaining("backend.parallelism: 0 (expected: 1 .. 100000)")
+                .hasMessageContaining("backend.serviceSigma: 5.0 (expected: a number in [0, 2])")
+                .hasMessageContaining("segmentSizeBytes: 1000 (expected: a positive multiple of blockSizeBytes")
+                .hasMessageContaining("admission.reserveFraction: 1.5 (expected: 0.0 .. 1.0)")
+                .hasMessageContaining("burstMultipliers[0]: 0.5")
+                .hasMessageContaining("tenants[0].requestsPerSecond: -3.0")
+                .hasMessageContaining("tenants[0].traces[0]: \"nowhere\" (expected: one of the traces []")
+                .hasMessageContaining("tenants[1].synthetic.readFraction: 2.0")
+                .hasMessageContaining("tenants[1].synthetic.sizeBytes[0]: 0")
+                .hasMessageContaining("tenants[1].bursts.maxMillis: 20.0 (expected: >= minMillis, 50.0)")
+                .hasMessageContaining("tenants[1].proxy: 3 (expected: 0 .. proxies - 1 = 0)");
+    }
+
+    @Test
+    void parse_backendCalibratedFromATraceWithoutLatencies_isNamed() {
+        String yaml = """
+                name: x
+                seed: 1
+                traces: {msn: {file: a.txt, format: msn-sectors}}
+                backend: {calibrateFrom: msn}
+                tenants: [{name: a, requestsPerSecond: 1, traces: [msn]}]
+                """;
+        assertThatThrownBy(() -> StorageScenarios.parse(yaml, "f.yaml"))
+                .hasMessageContaining("backend.calibrateFrom: \"msn\" (expected: a trace in the tencent-replay format");
+    }
+
+    @Test
+    void load_missingFileOrDirectory_saysWhatWasExpected() throws IOException {
+        assertThatThrownBy(() -> StorageScenarios.load("nowhere.yaml"))
+                .hasMessageContaining("nowhere.yaml: no such bundled scenario or file (expected: one of"
+                        + " burst-microbench, deployed-like, underload, or a YAML scenario file)");
+        assertThatThrownBy(() -> StorageScenarios.load(dir.toString())).hasMessageContaining("is a directory");
+        Path file = Files.writeString(dir.resolve("s.yaml"), StorageScenarios.bundledText("underload")
+                .replace("seed: 20260303", "seed: 5"));
+        assertThat(StorageScenarios.load(file.toString()).seed()).isEqualTo(5L);
+    }
+}

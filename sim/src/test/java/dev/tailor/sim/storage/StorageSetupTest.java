@@ -1,0 +1,112 @@
+package dev.tailor.sim.storage;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.data.Offset.offset;
+import static org.assertj.core.data.Percentage.withPercentage;
+
+import dev.tailor.admission.IoCostModel;
+import dev.tailor.admission.IoKind;
+import dev.tailor.sim.data.BlockTrace;
+import dev.tailor.testkit.SharedData;
+import java.io.IOException;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** How a scenario becomes a run's inputs: cost model, rates, commitments, capacities, data files. */
+class StorageSetupTest {
+
+    @Test
+    void costModel_anIoCostsItsMeanServiceTimeOverParallelism() {
+        // Why: then a backend kept busy serves exactly 10^9 cost units per second for any mix, which is
+        // how admission's capacity is set from the backend.
+        BackendModel backend = new BackendModel(24, 254, 26.98, 50, 0.8, 0.4);
+        IoCostModel cost = StorageSetup.costModel(backend);
+        for (int bytes : new int[] {4096, 65536, 1 << 20}) {
+            assertThat((double) cost.costUnits(IoKind.READ, bytes))
+                    .isCloseTo(backend.meanServiceNanos(bytes, false) / 24, offset(1.0));
+            assertThat((double) cost.costUnits(IoKind.WRITE, bytes))
+                    .isCloseTo(backend.meanServiceNanos(bytes, true) / 24, offset(1.0));
+        }
+    }
+
+    @Test
+    void build_synthetic_ratesScaledToTheBaseLoad_commitmentsAndCapacity() throws IOException {
+        StorageSetup setup = StorageSimulationTest.microbench(8, 1);
+        double load = 0;
+        for (StorageSetup.Tenant t : setup.tenants()) {
+            load += t.requestsPerSecond() * t.meanCostUnits() / 1e9;
+            assertThat(t.commitmentCostUnitsPerSecond()).isCloseTo(2 * t.requestsPerSecond() * t.meanCostUnits(),
+                    withPercentage(1e-9));
+        }
+        assertThat(load).isCloseTo(0.75, offset(1e-9));
+        assertThat(setup.tenants()).hasSize(9).filteredOn(StorageSetup.Tenant::hot).hasSize(1);
+        assertThat(setup.tenants().get(8).bursts().multiplier()).isEqualTo(8);
+        assertThat(setup.proxyCapacityCostUnitsPerSecond(0)).isEqualTo(1e9);
+        assertThat(setup.label()).isEqualTo("burst-microbench ×8");
+        assertThat(setup.notes()).anyMatch(n -> n.contains("75.0 % of the backend outside bursts"));
+    }
+
+    @Test
+    void build_noCommitmentRatio_fairShareOfTheProxy() throws IOException {
+        StorageScenario s = StorageSimulationTest.scenario("proxies: 2\nbaseUtilizationPercent: 50", """
+                  - name: t
+                    count: 3
+                    requestsPerSecond: 1
+                    synthetic: {readFraction: 1, sizeBytes: [4096]}
+                """);
+        StorageSetup setup = StorageSimulationTest.setup(s);
+        // Proxy 0 has two of the three equal tenants: 2/3 of the capacity, 1/3 each.
+        assertThat(setup.proxyCapacityCostUnitsPerSecond(0)).isCloseTo(2e9 / 3, offset(1.0));
+        for (StorageSetup.Tenant t : setup.tenants()) {
+            assertThat(t.commitmentCostUnitsPerSecond()).isCloseTo(1e9 / 3, offset(1.0));
+        }
+    }
+
+    @Test
+    void spread_secondBatches_evenlyOverTheirSecond() {
+        // Why: the Tencent trace stamps whole seconds; replayed as stamped, a second's requests would
+        // all arrive in the same nanosecond.
+        List<BlockTrace.Request> batch = List.of(req(0), req(0), req(0), req(0), req(1_000_000_000L),
+                req(1_000_000_000L));
+        BlockTrace spread = StorageSetup.spread(BlockTrace.of("t", batch), 1_000_000_000L);
+        assertThat(spread.requests()).extracting(BlockTrace.Request::arrivalNanos)
+                .containsExactly(0L, 250_000_000L, 500_000_000L, 750_000_000L, 1_000_000_000L, 1_500_000_000L);
+    }
+
+    private static BlockTrace.Request req(long at) {
+        return new BlockTrace.Request(at, 0, 4096, false);
+    }
+
+    @Test
+    void build_missingData_saysWhereItLooked() {
+        StorageScenario deployed = StorageScenarios.load("deployed-like");
+        assertThatThrownBy(() -> StorageSetup.build(deployed, relative -> {
+            throw new IllegalArgumentException("dataset not found; looked at [/nowhere/" + relative
+                    + "] (expected: set TAILOR_DATA_DIR to the shared data folder)");
+        })).hasMessageContaining("looked at [/nowhere/block_io/").hasMessageContaining("TAILOR_DATA_DIR");
+    }
+
+    @Test
+    void build_deployedLike_realTraces_top3Carry63Percent() throws IOException {
+        StorageScenario s = StorageScenarios.load("deployed-like");
+        SharedData.require("block_io");
+        StorageSetup setup = StorageSetup.build(s, relative -> SharedData.require(relative));
+
+        assertThat(setup.backend().parallelism()).isEqualTo(24);
+        assertThat(setup.tenants()).hasSize(12);
+        double all = setup.tenants().stream().mapToDouble(StorageSetup.Tenant::requestsPerSecond).sum();
+        double top3 = setup.tenants().subList(0, 3).stream().mapToDouble(StorageSetup.Tenant::requestsPerSecond).sum();
+        assertThat(top3 / all).isCloseTo(0.63, offset(1e-9));
+        assertThat(setup.tenants().subList(0, 3)).allMatch(StorageSetup.Tenant::hot)
+                .allMatch(t -> t.bursts().maxMillis() < 100);
+        assertThat(setup.tenants().subList(3, 12)).noneMatch(StorageSetup.Tenant::hot);
+        // Fair-share commitments: 1/12 of the backend each.
+        assertThat(setup.tenants()).allMatch(t -> Math.abs(t.commitmentCostUnitsPerSecond() - 1e9 / 12) < 1);
+        double load = setup.tenants().stream().mapToDouble(t -> t.requestsPerSecond() * t.meanCostUnits()).sum();
+        assertThat(load / 1e9).isCloseTo(0.50, offset(1e-9));
+        // The Tencent excerpt's whole-second stamps are spread over each second.
+        BlockTrace tencent = setup.tenants().get(1).trace();
+        assertThat(tencent.requests().get(1).arrivalNanos()).isPositive();
+    }
+}
