@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.exc.InvalidFormatException;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import dev.tailor.sim.YamlErrors;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -75,15 +76,15 @@ public final class Scenarios {
         try {
             scenario = YAML.readValue(yaml, ClusterScenario.class);
         } catch (UnrecognizedPropertyException e) {
-            throw new ScenarioException(source + ": " + path(e) + ": unknown field (expected one of "
+            throw new ScenarioException(source + ": " + YamlErrors.path(e) + ": unknown field (expected one of "
                     + e.getKnownPropertyIds().stream().map(Object::toString).sorted().collect(Collectors.joining(", "))
                     + ")");
         } catch (InvalidFormatException e) {
-            throw new ScenarioException(source + ": " + path(e) + ": " + e.getValue() + " (expected: "
-                    + expected(e.getTargetType()) + ")");
+            throw new ScenarioException(source + ": " + YamlErrors.path(e) + ": " + e.getValue() + " (expected: "
+                    + YamlErrors.expected(e.getTargetType(), "one of fluid, cfs-quota") + ")");
         } catch (MismatchedInputException e) {
-            throw new ScenarioException(source + ": " + path(e) + ": wrong type (expected: "
-                    + expected(e.getTargetType()) + ")");
+            throw new ScenarioException(source + ": " + YamlErrors.path(e) + ": wrong type (expected: "
+                    + YamlErrors.expected(e.getTargetType(), "one of fluid, cfs-quota") + ")");
         } catch (com.fasterxml.jackson.core.exc.StreamReadException e) {
             String where = e.getLocation() == null ? "" : " at line " + e.getLocation().getLineNr();
             throw new ScenarioException(source + ": not valid YAML" + where + ": " + e.getOriginalMessage());
@@ -102,39 +103,7 @@ public final class Scenarios {
         return scenario;
     }
 
-    private static String path(com.fasterxml.jackson.databind.JsonMappingException e) {
-        StringBuilder path = new StringBuilder();
-        for (com.fasterxml.jackson.databind.JsonMappingException.Reference ref : e.getPath()) {
-            if (ref.getIndex() >= 0) {
-                path.append('[').append(ref.getIndex()).append(']');
-            } else if (ref.getFieldName() != null) {
-                path.append(path.length() == 0 ? "" : ".").append(ref.getFieldName());
-            }
-        }
-        return path.length() == 0 ? "(top level)" : path.toString();
-    }
 
-    private static String expected(Class<?> type) {
-        if (type == null) {
-            return "another type";
-        }
-        if (type.isEnum()) {
-            return "one of fluid, cfs-quota";
-        }
-        if (type == Integer.class || type == Long.class || type == int.class || type == long.class) {
-            return "a whole number";
-        }
-        if (Number.class.isAssignableFrom(type) || type.isPrimitive()) {
-            return "a number";
-        }
-        if (List.class.isAssignableFrom(type)) {
-            return "a list";
-        }
-        if (type == String.class) {
-            return "a string";
-        }
-        return "an object";
-    }
 
     /** A scenario that cannot be read or is invalid; the message names the file and every problem. */
     public static final class ScenarioException extends IllegalArgumentException {
