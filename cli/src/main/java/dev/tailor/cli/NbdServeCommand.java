@@ -47,7 +47,7 @@ import picocli.CommandLine.Option;
             "  nbdinfo nbd://127.0.0.1:10809/disk               # in another terminal",
             "  qemu-img convert -n -O raw debian.raw nbd://127.0.0.1:10809/disk",
             "  tailor nbd serve --config exports.yaml --listen 0.0.0.0:10809", "",
-            "Exit codes: 0 stopped, 1 cannot listen or open a backend, 2 bad input."})
+            "Exit codes: 130/143 stopped by Ctrl-C/SIGTERM, 1 cannot listen or open a backend, 2 bad input."})
 final class NbdServeCommand implements Callable<Integer> {
 
     /** Size of the default export. */
