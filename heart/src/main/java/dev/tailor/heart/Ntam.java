@@ -50,11 +50,11 @@ import java.util.function.IntFunction;
  * edges that need links back: one max-flow on about 1,750 arcs per edge instead of about eleven on
  * 8,700.
  *
- * Assignment. Min-cost flow over the remaining links minimises Σ flow × delay (SparseMinCostFlow:
- * OR-tools solves it on a few candidate links per node, and node potentials price out the rest, so
- * it is optimal over all of them at a fraction of the cost of a solve over all). A caller node's
- * fraction to a group is that link's flow ÷ the node's supply; a group's flow is split equally among
- * its replicas.
+ * Assignment. Min-cost flow over the remaining links minimises Σ flow × delay (TransportSimplex: a
+ * network simplex started from the cheapest-first greedy flow, about six times faster per edge than
+ * OR-tools on the 10,000-replica benchmark; SparseMinCostFlow with OR-tools only where it declines).
+ * A caller node's fraction to a group is that link's flow ÷ the node's supply; a group's flow is
+ * split equally among its replicas.
  */
 final class Ntam {
 
@@ -176,11 +176,13 @@ final class Ntam {
                     call.rate() * supplyWeights[a] / supplySum, toNodes, toReplicas));
         }
         int remaining = links - pruned.size();
-        explain.add(String.format(Locale.ROOT, "min-cost flow over %d links: mean delay %s ms per call%s",
-                remaining, Link.format(meanDelay), optimum.candidateLinks() == remaining ? ""
-                        : String.format(Locale.ROOT, " (solved on %d candidate links in %d round(s); every other"
-                                + " link priced out, so optimal over all)", optimum.candidateLinks(),
-                                optimum.solves())));
+        SparseMinCostFlow.Result orTools = optimum.how().orTools();
+        explain.add(String.format(Locale.ROOT, "min-cost flow over %d links: mean delay %s ms per call (%s)",
+                remaining, Link.format(meanDelay), orTools == null
+                        ? "network simplex, " + optimum.how().pivots() + " pivot(s) from the cheapest-first flow"
+                        : String.format(Locale.ROOT, "OR-tools on %d candidate links in %d round(s); every other"
+                                + " link priced out, so optimal over all", orTools.candidateLinks(),
+                                orTools.solves())));
         return new Route(call.caller(), call.callee(), entryPoint, call.rate(), from, pruned, meanDelay,
                 explain);
     }

@@ -29,10 +29,13 @@ import java.util.Arrays;
  * likeliest final link set is solved once.
  *
  * The min-cost flow problem is the bipartite part alone with supplies +supply_i / −demand_j and
- * cost = link delay in whole microseconds (OR-tools takes integer costs; a microsecond is finer than
- * the delay probes HEART reads resolve, so a plan's mean delay is within 0.5 µs of the optimum for
- * the exact delays), solved by SparseMinCostFlow on a few candidate links per node and priced
- * against the rest: optimal over every active link. The cost returned is Σ flow × the exact delay.
+ * cost = link delay in whole microseconds (the solvers take integer costs; a microsecond is finer
+ * than the delay probes HEART reads resolve, so a plan's mean delay is within 0.5 µs of the optimum
+ * for the exact delays), solved by TransportSimplex, a network simplex started from the greedy flow
+ * (about 0.4 ms on a 100 × 100 edge, where OR-tools took 2.5 ms: see its note); where it declines
+ * (costs too large for its exact arithmetic, impossible with delays capped at MAX_COST_MICROS, or
+ * its pivot guard) SparseMinCostFlow solves it with OR-tools instead. Either way the flow is optimal
+ * over every active link. The cost returned is Σ flow × the exact delay.
  */
 final class TransportNetwork implements AutoCloseable {
 
@@ -58,7 +61,7 @@ final class TransportNetwork implements AutoCloseable {
     private boolean[] solvedFor;
     /** That min-cost flow, per link, and how it was found. */
     private double[] solvedFlow;
-    private SparseMinCostFlow.Result solved;
+    private Solved solved;
 
     /**
      * @param supply     units per source, each &gt; 0
@@ -290,8 +293,7 @@ final class TransportNetwork implements AutoCloseable {
      */
     boolean canMeetAllDemandSolving() {
         double[] flow = new double[links];
-        SparseMinCostFlow.Result result = SparseMinCostFlow.solveIfFeasible(supply, demand, linkSource, linkSink,
-                linkCostMicros, active, linksByCost(), SparseMinCostFlow.CANDIDATES_PER_NODE, flow);
+        Solved result = solve(flow);
         if (result == null) {
             return false;
         }
@@ -299,6 +301,37 @@ final class TransportNetwork implements AutoCloseable {
         solvedFlow = flow;
         solvedFor = active.clone();
         return true;
+    }
+
+    /**
+     * How a min-cost flow was found: by the network simplex ({@code orTools} null), or, where it
+     * declined, by OR-tools on candidate links.
+     *
+     * @param pivots  network simplex pivots from the greedy flow (0 when OR-tools solved it)
+     * @param orTools what SparseMinCostFlow took, or null
+     */
+    record Solved(int pivots, SparseMinCostFlow.Result orTools) {
+    }
+
+    /**
+     * The min-cost flow over the active links into {@code flowOut}, or null (flowOut then
+     * unspecified) when they cannot carry all demand. TransportSimplex first; OR-tools only where it
+     * declines (costs beyond its exact arithmetic, which delays capped at {@link #MAX_COST_MICROS}
+     * never reach, or its pivot guard, which never fired in our tests).
+     */
+    private Solved solve(double[] flowOut) {
+        TransportSimplex.Result simplex = TransportSimplex.solve(supply, demand, linkSource, linkSink, linkCostMicros,
+                active, linksByCost(), flowOut);
+        return switch (simplex.status()) {
+            case OPTIMAL -> new Solved(simplex.pivots(), null);
+            case INFEASIBLE -> null;
+            case DECLINED -> {
+                SparseMinCostFlow.Result orTools = SparseMinCostFlow.solveIfFeasible(supply, demand, linkSource,
+                        linkSink, linkCostMicros, active, linksByCost(), SparseMinCostFlow.CANDIDATES_PER_NODE,
+                        flowOut);
+                yield orTools == null ? null : new Solved(0, orTools);
+            }
+        };
     }
 
     /**
@@ -368,11 +401,10 @@ final class TransportNetwork implements AutoCloseable {
     /**
      * What {@link #minCostFlow} computed.
      *
-     * @param costMillis     Σ flow × the exact delay, in unit-milliseconds
-     * @param candidateLinks links the final OR-tools solve was given (the rest priced out)
-     * @param solves         OR-tools min-cost flow solves it took
+     * @param costMillis Σ flow × the exact delay, in unit-milliseconds
+     * @param how        how it was found
      */
-    record MinCostFlowResult(double costMillis, int candidateLinks, int solves) {
+    record MinCostFlowResult(double costMillis, Solved how) {
     }
 
     /**
@@ -384,18 +416,15 @@ final class TransportNetwork implements AutoCloseable {
      * @throws IllegalStateException when the active links cannot carry all demand
      */
     MinCostFlowResult minCostFlow(double[] flowOut) {
-        return minCostFlow(flowOut, SparseMinCostFlow.CANDIDATES_PER_NODE);
-    }
-
-    /** {@link #minCostFlow(double[])} starting from {@code candidatesPerNode} candidates per node. */
-    MinCostFlowResult minCostFlow(double[] flowOut, int candidatesPerNode) {
-        SparseMinCostFlow.Result result;
-        if (candidatesPerNode == SparseMinCostFlow.CANDIDATES_PER_NODE && Arrays.equals(solvedFor, active)) {
+        Solved result;
+        if (Arrays.equals(solvedFor, active)) {
             result = solved;
             System.arraycopy(solvedFlow, 0, flowOut, 0, links);
         } else {
-            result = SparseMinCostFlow.solve(supply, demand, linkSource, linkSink, linkCostMicros, active,
-                    linksByCost(), candidatesPerNode, flowOut);
+            result = solve(flowOut);
+            if (result == null) {
+                throw new IllegalStateException("min-cost flow: infeasible, no flow meets all demand");
+            }
         }
         double cost = 0;
         for (int l = 0; l < links; l++) {
@@ -403,7 +432,7 @@ final class TransportNetwork implements AutoCloseable {
                 cost += flowOut[l] * linkCostMillis[l];
             }
         }
-        return new MinCostFlowResult(cost, result.candidateLinks(), result.solves());
+        return new MinCostFlowResult(cost, result);
     }
 
     /**

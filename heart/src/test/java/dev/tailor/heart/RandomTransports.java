@@ -7,9 +7,9 @@ import org.quicktheories.core.Gen;
 import org.quicktheories.core.RandomnessSource;
 
 /**
- * QuickTheories generators of NTAM-shaped transport problems: 1–12 sources and 1–12 sinks, a link
- * for every pair (link {@code a * sinks + b}, as {@link Ntam} lays them out), supplies and demands
- * quantised like NTAM's (largest remainder, some nodes optionally at zero), costs in whole
+ * QuickTheories generators of NTAM-shaped transport problems: 1–12 sources and 1–12 sinks (or up to a
+ * given number), a link for every pair (link {@code a * sinks + b}, as {@link Ntam} lays them out),
+ * supplies and demands quantised like NTAM's (largest remainder, some nodes optionally at zero), costs in whole
  * microseconds that are either spread out, drawn from three values (many ties) or two-tier (a slow
  * cluster, what the slow-link filter acts on), and some links switched off.
  *
@@ -108,13 +108,19 @@ final class RandomTransports {
      * @param inactiveOneIn about one link in this many is switched off (0: none)
      */
     static Gen<Transport> transports(int units, boolean zeros, int inactiveOneIn) {
-        Gen<Transport> gen = in -> transport(in, units, zeros, inactiveOneIn);
+        return transports(units, zeros, inactiveOneIn, 12);
+    }
+
+    /** {@link #transports(int, boolean, int)} with 1 to {@code maxNodes} sources and 1 to {@code maxNodes} sinks. */
+    static Gen<Transport> transports(int units, boolean zeros, int inactiveOneIn, int maxNodes) {
+        Gen<Transport> gen = in -> transport(in, units, zeros, inactiveOneIn, maxNodes);
         return gen.describedAs(Transport::toString);
     }
 
-    private static Transport transport(RandomnessSource in, int units, boolean zeros, int inactiveOneIn) {
-        int s = integers().between(1, 12).generate(in);
-        int g = integers().between(1, 12).generate(in);
+    private static Transport transport(RandomnessSource in, int units, boolean zeros, int inactiveOneIn,
+            int maxNodes) {
+        int s = integers().between(1, maxNodes).generate(in);
+        int g = integers().between(1, maxNodes).generate(in);
         Costs costs = Costs.values()[integers().between(0, Costs.values().length - 1).generate(in)];
         int[] supply = units(in, s, units, zeros);
         int[] demand = units(in, g, units, zeros);
