@@ -20,18 +20,21 @@ final class SimulationOutput {
         if (!terminal) {
             return null;
         }
-        return (done, total, run, result) -> {
-            int width = 30;
-            int filled = (int) ((long) width * done / total);
-            String bar = "#".repeat(filled) + ".".repeat(width - filled);
-            String what = run.scenario().name() + " " + run.scenario().network() + " " + run.scenario().cpuModel().label()
-                    + " " + fmt(run.rps()) + " RPS " + run.policy();
-            err.print(String.format(Locale.ROOT, "\r[%s] %d/%d %-60s", bar, done, total, what));
-            if (done == total) {
-                err.print("\r" + " ".repeat(width + 75) + "\r");
-            }
-            err.flush();
-        };
+        return (done, total, run, result) -> progressBar(err, done, total, run.scenario().name() + " "
+                + run.scenario().network() + " " + run.scenario().cpuModel().label() + " " + fmt(run.rps()) + " RPS "
+                + run.policy());
+    }
+
+    /** One frame of a progress bar, {@code [####....] done/total what}; cleared when done == total. */
+    static void progressBar(PrintWriter err, int done, int total, String what) {
+        int width = 30;
+        int filled = (int) ((long) width * done / total);
+        String bar = "#".repeat(filled) + ".".repeat(width - filled);
+        err.print(String.format(Locale.ROOT, "\r[%s] %d/%d %-60s", bar, done, total, what));
+        if (done == total) {
+            err.print("\r" + " ".repeat(width + 75) + "\r");
+        }
+        err.flush();
     }
 
     /** One table per (scenario, network, CPU model, rate), one row per policy; plan ms is the median round. */

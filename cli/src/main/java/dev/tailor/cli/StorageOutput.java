@@ -24,17 +24,8 @@ final class StorageOutput {
         if (!terminal) {
             return null;
         }
-        return (done, total, run, result) -> {
-            int width = 30;
-            int filled = (int) ((long) width * done / total);
-            String bar = "#".repeat(filled) + ".".repeat(width - filled);
-            err.print(String.format(Locale.ROOT, "\r[%s] %d/%d %-50s", bar, done, total,
-                    run.setup().label() + " " + run.policy()));
-            if (done == total) {
-                err.print("\r" + " ".repeat(width + 65) + "\r");
-            }
-            err.flush();
-        };
+        return (done, total, run, result) -> SimulationOutput.progressBar(err, done, total,
+                run.setup().label() + " " + run.policy());
     }
 
     /** Two tables per scenario variant: latency by class, then capacity and admission counters. */
