@@ -1,13 +1,10 @@
 package dev.tailor.sim.cluster;
 
 import dev.tailor.heart.HeartConfig;
+import dev.tailor.sim.ParallelRuns;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.function.LongSupplier;
 
 /**
@@ -48,46 +45,9 @@ public final class ClusterSweep {
         }
         // Longest runs first, so the last thread to finish is not stuck with a long one.
         order.sort(Comparator.comparingDouble((Integer i) -> -cost(runs.get(i))));
-        ExecutorService pool = Executors.newFixedThreadPool(threads, runnable -> {
-            Thread thread = new Thread(runnable, "tailor-sim");
-            thread.setDaemon(true);
-            return thread;
-        });
-        try {
-            List<Future<RunResult>> futures = new ArrayList<>();
-            for (int i = 0; i < runs.size(); i++) {
-                futures.add(null);
-            }
-            int[] done = {0};
-            for (int i : order) {
-                Run run = runs.get(i);
-                futures.set(i, pool.submit(() -> {
-                    RunResult result = ClusterSimulation.run(run.scenario(), run.policy(), run.rps(), heartConfig,
-                            wallClock);
-                    if (progress != null) {
-                        synchronized (done) {
-                            progress.finished(++done[0], runs.size(), run, result);
-                        }
-                    }
-                    return result;
-                }));
-            }
-            List<RunResult> results = new ArrayList<>();
-            for (Future<RunResult> future : futures) {
-                results.add(future.get());
-            }
-            return results;
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof RuntimeException runtime) {
-                throw runtime;
-            }
-            throw new IllegalStateException(e.getCause());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
-        } finally {
-            pool.shutdownNow();
-        }
+        return ParallelRuns.run(runs, threads, order, "tailor-sim",
+                run -> ClusterSimulation.run(run.scenario(), run.policy(), run.rps(), heartConfig, wallClock),
+                progress == null ? null : progress::finished);
     }
 
     /** Relative cost of a run: simulated calls, roughly. */

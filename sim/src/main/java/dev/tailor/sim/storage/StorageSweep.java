@@ -1,11 +1,7 @@
 package dev.tailor.sim.storage;
 
-import java.util.ArrayList;
+import dev.tailor.sim.ParallelRuns;
 import java.util.List;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.function.LongSupplier;
 
 /**
@@ -37,43 +33,8 @@ public final class StorageSweep {
      * @throws IllegalArgumentException when {@code threads} is below 1 or a policy is unknown
      */
     public static List<StorageRunResult> run(List<Run> runs, int threads, LongSupplier wallClock, Progress progress) {
-        if (threads < 1) {
-            throw new IllegalArgumentException("threads : " + threads + " (expected: >= 1)");
-        }
-        ExecutorService pool = Executors.newFixedThreadPool(threads, runnable -> {
-            Thread thread = new Thread(runnable, "tailor-storage-sim");
-            thread.setDaemon(true);
-            return thread;
-        });
-        try {
-            List<Future<StorageRunResult>> futures = new ArrayList<>();
-            int[] done = {0};
-            for (Run run : runs) {
-                futures.add(pool.submit(() -> {
-                    StorageRunResult result = StorageSimulation.run(run.setup(), run.policy(), wallClock);
-                    if (progress != null) {
-                        synchronized (done) {
-                            progress.finished(++done[0], runs.size(), run, result);
-                        }
-                    }
-                    return result;
-                }));
-            }
-            List<StorageRunResult> results = new ArrayList<>();
-            for (Future<StorageRunResult> future : futures) {
-                results.add(future.get());
-            }
-            return results;
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof RuntimeException runtime) {
-                throw runtime;
-            }
-            throw new IllegalStateException(e.getCause());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
-        } finally {
-            pool.shutdownNow();
-        }
+        return ParallelRuns.run(runs, threads, null, "tailor-storage-sim",
+                run -> StorageSimulation.run(run.setup(), run.policy(), wallClock),
+                progress == null ? null : progress::finished);
     }
 }
