@@ -40,6 +40,10 @@ package dev.tailor.admission;
  *                                   no-borrow ablation)
  * @param repayment                  whether borrowed cost becomes debt repaid from later budgets
  *                                   (default on; off is the no-repay ablation)
+ * @param reserveLending             whether the part of the reserve that steady segments can no longer
+ *                                   need in the running interval is lent to waiting hot requests (our
+ *                                   reading, see {@link AdmissionController}; default on; off is the
+ *                                   strict reserve of the no-lending ablation)
  */
 public record AdmissionConfig(
         long intervalNanos,
@@ -55,7 +59,8 @@ public record AdmissionConfig(
         IoCostModel costModel,
         HeadroomConfig headroom,
         boolean borrowing,
-        boolean repayment) {
+        boolean repayment,
+        boolean reserveLending) {
 
     /** Shortest interval, 1 µs. */
     public static final long MIN_INTERVAL_NANOS = 1_000;
@@ -76,7 +81,7 @@ public record AdmissionConfig(
     /** The defaults (see the parameters). */
     public static final AdmissionConfig DEFAULTS = new AdmissionConfig(
             10_000_000L, 1e9, SegmentMap.DEFAULT_SEGMENT_SIZE_BYTES, SegmentMap.DEFAULT_BLOCK_SIZE_BYTES,
-            0.2, 10, 50, 1.0, 64, 1.0 / 16, IoCostModel.DEFAULT, HeadroomConfig.DEFAULTS, true, true);
+            0.2, 10, 50, 1.0, 64, 1.0 / 16, IoCostModel.DEFAULT, HeadroomConfig.DEFAULTS, true, true, true);
 
     /**
      * @throws IllegalArgumentException naming the field, its value and the expected range when a
@@ -122,78 +127,84 @@ public record AdmissionConfig(
     public AdmissionConfig withIntervalNanos(long value) {
         return new AdmissionConfig(value, capacityCostUnitsPerSecond, segmentSizeBytes, blockSizeBytes,
                 reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
-                queueQuantumFraction, costModel, headroom, borrowing, repayment);
+                queueQuantumFraction, costModel, headroom, borrowing, repayment, reserveLending);
     }
 
     public AdmissionConfig withCapacityCostUnitsPerSecond(double value) {
         return new AdmissionConfig(intervalNanos, value, segmentSizeBytes, blockSizeBytes,
                 reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
-                queueQuantumFraction, costModel, headroom, borrowing, repayment);
+                queueQuantumFraction, costModel, headroom, borrowing, repayment, reserveLending);
     }
 
     public AdmissionConfig withSegmentAndBlockSizeBytes(long segmentBytes, long blockBytes) {
         return new AdmissionConfig(intervalNanos, capacityCostUnitsPerSecond, segmentBytes, blockBytes,
                 reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
-                queueQuantumFraction, costModel, headroom, borrowing, repayment);
+                queueQuantumFraction, costModel, headroom, borrowing, repayment, reserveLending);
     }
 
     public AdmissionConfig withReserveFraction(double value) {
         return new AdmissionConfig(intervalNanos, capacityCostUnitsPerSecond, segmentSizeBytes, blockSizeBytes,
                 value, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
-                queueQuantumFraction, costModel, headroom, borrowing, repayment);
+                queueQuantumFraction, costModel, headroom, borrowing, repayment, reserveLending);
     }
 
     public AdmissionConfig withWindowIntervals(int value) {
         return new AdmissionConfig(intervalNanos, capacityCostUnitsPerSecond, segmentSizeBytes, blockSizeBytes,
                 reserveFraction, value, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
-                queueQuantumFraction, costModel, headroom, borrowing, repayment);
+                queueQuantumFraction, costModel, headroom, borrowing, repayment, reserveLending);
     }
 
     public AdmissionConfig withRecoveryWindows(int value) {
         return new AdmissionConfig(intervalNanos, capacityCostUnitsPerSecond, segmentSizeBytes, blockSizeBytes,
                 reserveFraction, windowIntervals, value, hotThresholdRatio, queueCapacityPerSegment,
-                queueQuantumFraction, costModel, headroom, borrowing, repayment);
+                queueQuantumFraction, costModel, headroom, borrowing, repayment, reserveLending);
     }
 
     public AdmissionConfig withHotThresholdRatio(double value) {
         return new AdmissionConfig(intervalNanos, capacityCostUnitsPerSecond, segmentSizeBytes, blockSizeBytes,
                 reserveFraction, windowIntervals, recoveryWindows, value, queueCapacityPerSegment,
-                queueQuantumFraction, costModel, headroom, borrowing, repayment);
+                queueQuantumFraction, costModel, headroom, borrowing, repayment, reserveLending);
     }
 
     public AdmissionConfig withQueueCapacityPerSegment(int value) {
         return new AdmissionConfig(intervalNanos, capacityCostUnitsPerSecond, segmentSizeBytes, blockSizeBytes,
                 reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, value,
-                queueQuantumFraction, costModel, headroom, borrowing, repayment);
+                queueQuantumFraction, costModel, headroom, borrowing, repayment, reserveLending);
     }
 
     public AdmissionConfig withQueueQuantumFraction(double value) {
         return new AdmissionConfig(intervalNanos, capacityCostUnitsPerSecond, segmentSizeBytes, blockSizeBytes,
                 reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
-                value, costModel, headroom, borrowing, repayment);
+                value, costModel, headroom, borrowing, repayment, reserveLending);
     }
 
     public AdmissionConfig withCostModel(IoCostModel value) {
         return new AdmissionConfig(intervalNanos, capacityCostUnitsPerSecond, segmentSizeBytes, blockSizeBytes,
                 reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
-                queueQuantumFraction, value, headroom, borrowing, repayment);
+                queueQuantumFraction, value, headroom, borrowing, repayment, reserveLending);
     }
 
     public AdmissionConfig withHeadroom(HeadroomConfig value) {
         return new AdmissionConfig(intervalNanos, capacityCostUnitsPerSecond, segmentSizeBytes, blockSizeBytes,
                 reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
-                queueQuantumFraction, costModel, value, borrowing, repayment);
+                queueQuantumFraction, costModel, value, borrowing, repayment, reserveLending);
     }
 
     public AdmissionConfig withBorrowing(boolean value) {
         return new AdmissionConfig(intervalNanos, capacityCostUnitsPerSecond, segmentSizeBytes, blockSizeBytes,
                 reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
-                queueQuantumFraction, costModel, headroom, value, repayment);
+                queueQuantumFraction, costModel, headroom, value, repayment, reserveLending);
     }
 
     public AdmissionConfig withRepayment(boolean value) {
         return new AdmissionConfig(intervalNanos, capacityCostUnitsPerSecond, segmentSizeBytes, blockSizeBytes,
                 reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
-                queueQuantumFraction, costModel, headroom, borrowing, value);
+                queueQuantumFraction, costModel, headroom, borrowing, value, reserveLending);
+    }
+
+    public AdmissionConfig withReserveLending(boolean value) {
+        return new AdmissionConfig(intervalNanos, capacityCostUnitsPerSecond, segmentSizeBytes, blockSizeBytes,
+                reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
+                queueQuantumFraction, costModel, headroom, borrowing, repayment, value);
     }
 }

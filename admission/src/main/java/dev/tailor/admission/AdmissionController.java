@@ -27,7 +27,7 @@ import org.HdrHistogram.Recorder;
  *     case Admission.Refused r -> fail(r.message());
  * }
  *
- * // every Δ = 10 ms (calling more often is harmless)
+ * // every millisecond or so, at least every Δ = 10 ms
  * IntervalReport report = controller.onInterval(System.nanoTime());
  * report.admitted().forEach(this::send);
  * }</pre>
@@ -37,13 +37,15 @@ import org.HdrHistogram.Recorder;
  *   <li>Its cost, Σ over the segments it touches of {@code a + b × bytes there}, is charged to those
  *       segments' classifier windows; a segment whose window now exceeds its baseline turns hot.</li>
  *   <li>It is steady when every segment it touches is steady, else hot.</li>
- *   <li>If its first segment's queue is empty and the pools cover it — main, then for steady the
- *       reserve, then in the first interval of a burst the borrow allowance — it is admitted.</li>
- *   <li>Otherwise it waits in that queue, or is refused ({@link RefusalReason#QUEUE_FULL}) when the
+ *   <li>If no request of its class waits at its first segment (for a hot one: no request at all) and the
+ *       pools cover it — main, then for steady the
+ *       reserve (for hot, only the part lent to it), then in the first interval of a burst the
+ *       borrow allowance — it is admitted.</li>
+ *   <li>Otherwise it waits in that segment's queue for its class, keeping its class, or is refused ({@link RefusalReason#QUEUE_FULL}) when the
  *       queue is full.</li>
  *   <li>At each interval boundary the classifier's windows slide, the pools are replenished (reserve,
  *       then debt, then main), the queues are served round-robin, and the headroom model reads the
- *       latencies completed tickets reported.</li>
+ *       latencies completed tickets reported. Calls between boundaries serve the queues again.</li>
  * </ol>
  *
  * <h2>Threads</h2>
@@ -55,9 +57,16 @@ import org.HdrHistogram.Recorder;
  *
  * <h2>Time</h2>
  * Intervals lie on a grid: {@code startNanos + k·Δ}. {@link #onInterval} passes every boundary up to
- * {@code nowNanos}; called early it changes nothing, called late it passes several boundaries at
+ * {@code nowNanos}; called between boundaries it only serves waiting requests (next paragraph), called late
+ * it passes several boundaries at
  * once (idle ones in O(1), so an hour of silence costs no more than one interval). Time that goes
  * backwards is ignored. Times compare by difference, as {@link System#nanoTime()} requires.
+ *
+ * <p>Between boundaries (our reading, see {@link AdmissionConfig#reserveLending}): each call serves the
+ * queues from what the pools still hold, and lends hot requests the part of the reserve steady ones
+ * can no longer need in the running interval, {@code reserve − ceil(r·C × time left ÷ Δ)}. So a
+ * proxy that calls every millisecond leaves no capacity idle for lack of a boundary, and the reserve
+ * does not expire unused while hot requests wait.
  */
 /*
  * Maintainer note. One lock, not gRPC's immutable-picker split: every admission decision mutates
@@ -200,18 +209,19 @@ public final class AdmissionController {
                     steady &= classifier.charge(span(segments, first, i), partCosts[i]) == SegmentClass.STEADY;
                 }
             }
+            SegmentClass asClass = steady ? SegmentClass.STEADY : SegmentClass.HOT;
             Ticket ticket = new Ticket(this, nextTicketId++, disk, kind, offsetBytes, lengthBytes, cost, first,
-                    segments);
-            if (queues.size(first) == 0) {
+                    segments, asClass);
+            // Nobody of its class (nor, for a hot one, any steady one) waits at its segment.
+            if (steady ? queues.size(first, SegmentClass.STEADY) == 0 : queues.size(first) == 0) {
                 if (pool.tryDraw(cost, steady)) {
-                    SegmentClass asClass = steady ? SegmentClass.STEADY : SegmentClass.HOT;
                     ticket.fundedCostUnits = cost;
                     ticket.admit(asClass);
                     countAdmitted(ticket, asClass);
                     return new Admission.Admitted(ticket);
                 }
             } else {
-                // Others of this segment wait already: first come, first served within a segment.
+                // Others of its class wait at this segment already: first come, first served.
                 pool.markDeficit();
             }
             int position = queues.offer(ticket);
@@ -248,7 +258,15 @@ public final class AdmissionController {
             long elapsed = nowNanos - intervalStartNanos;
             long intervals = elapsed < intervalNanos ? 0 : elapsed / intervalNanos;
             if (intervals == 0) {
-                return report(0, List.of());
+                if (elapsed <= 0 || queues.waiting() == 0) {
+                    return report(0, List.of());
+                }
+                List<Ticket> admitted = new ArrayList<>();
+                serveWithin(elapsed, admitted);
+                for (Ticket t : admitted) {
+                    countAdmitted(t, t.admittedAs());
+                }
+                return report(0, admitted);
             }
             List<Ticket> admitted = new ArrayList<>();
             for (long i = 0; i < intervals; i++) {
@@ -276,10 +294,30 @@ public final class AdmissionController {
             if (config.borrowing()) {
                 pool.openBorrowWindow(headroom.headroomCostUnits());
             }
+            long within = nowNanos - intervalStartNanos;
+            if (within > 0 && queues.waiting() > 0) {
+                int before = admitted.size();
+                serveWithin(within, admitted);
+                for (Ticket t : admitted.subList(before, admitted.size())) {
+                    countAdmitted(t, t.admittedAs());
+                }
+            }
             return report(intervals, admitted);
         } finally {
             lock.unlock();
         }
+    }
+
+    /**
+     * Inside the running interval, {@code elapsedNanos} after its start: lends what steady segments
+     * can no longer need of the reserve (when lending is on) and serves the queues from what the
+     * pools hold, so a request never waits for a boundary while tokens lie unused.
+     */
+    private void serveWithin(long elapsedNanos, List<Ticket> admitted) {
+        if (config.reserveLending()) {
+            pool.lendReserve(elapsedNanos, intervalNanos);
+        }
+        queues.serve(pool, classifier, quantumCostUnits, admitted);
     }
 
     private boolean quiescent() {
@@ -366,7 +404,7 @@ public final class AdmissionController {
             long intervals = pool.intervalsBegun();
             return new AdmissionStats(intervals, Checks.saturatedMultiply(intervals, pool.budgetCostUnits()),
                     admittedRequests, admittedCostUnits, admittedSteadyRequests, queuedRequests, refusedRequests,
-                    queues.waiting(), pool.drawnMainCostUnits(), pool.drawnReserveCostUnits(),
+                    queues.waiting(), pool.drawnMainCostUnits(), pool.drawnReserveCostUnits(), pool.lentCostUnits(),
                     pool.borrowedCostUnits(), pool.forgivenCostUnits(), pool.repaidCostUnits(),
                     pool.debtCostUnits(), pool.burstsBorrowing(), completedSuccess.sum(), completedDropped.sum(),
                     completedIgnored.sum());

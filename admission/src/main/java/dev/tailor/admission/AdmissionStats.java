@@ -13,7 +13,9 @@ package dev.tailor.admission;
  * @param refusedRequests         requests refused because their queue was full
  * @param waitingRequests         requests waiting now
  * @param drawnMainCostUnits      cost drawn from the main pool
- * @param drawnReserveCostUnits   cost drawn from the reserved allowance (by steady segments)
+ * @param drawnReserveCostUnits   cost drawn from the reserved allowance by steady segments
+ * @param lentReserveCostUnits    cost hot segments drew from the part of the reserve lent to them
+ *                                (reserve lending, {@link AdmissionConfig#reserveLending})
  * @param borrowedCostUnits       cost borrowed beyond the budget at the starts of bursts
  * @param forgivenCostUnits       of that, never turned into debt (repayment off)
  * @param repaidCostUnits         debt repaid from later budgets
@@ -34,6 +36,7 @@ public record AdmissionStats(
         long waitingRequests,
         long drawnMainCostUnits,
         long drawnReserveCostUnits,
+        long lentReserveCostUnits,
         long borrowedCostUnits,
         long forgivenCostUnits,
         long repaidCostUnits,

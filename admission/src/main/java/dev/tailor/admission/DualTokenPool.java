@@ -3,7 +3,8 @@ package dev.tailor.admission;
 /**
  * The per-proxy dual token pool of DESIGN.md (Dual token pool): each interval's budget {@code C}
  * (cost units) is split into a main pool and a reserved allowance {@code r·C} that only steady
- * segments may draw, and only once the main pool is empty; in the first interval of a burst, and
+ * segments may draw, and only once the main pool is empty (with lending, the part of it steady
+ * segments can no longer need in the running interval is lent to hot ones); in the first interval of a burst, and
  * only then, up to the measured headroom {@code H} may be borrowed beyond {@code C}, which becomes
  * debt. Replenishment at each interval boundary restores the reserve first, then repays debt, then
  * gives the remainder to the main pool.
@@ -14,6 +15,9 @@ package dev.tailor.admission;
  * {@code C − repaid}. Borrowing is possible only in an interval whose {@linkplain #openBorrowWindow
  * borrow window} the controller opened, and the total borrowed in it is at most the headroom given.
  * Hence over any run, cost drawn ≤ C × intervals begun + Σ headroom of the intervals that borrowed.
+ * A hot request draws the reserve only up to what is {@linkplain #lendReserve lent}, and what is lent
+ * is at most the reserve minus {@code ceil(r·C × time left in the interval ÷ Δ)}, so lending never
+ * creates tokens: it moves them between classes within the interval.
  * Not thread-safe: the {@link AdmissionController} serialises access.
  */
 /*
@@ -28,7 +32,7 @@ package dev.tailor.admission;
  * charging only the refill would let an interval supply C + r·C.)
  *
  * Draw order. A steady request takes the main pool first, then the reserve, then (in a burst
- * window) the borrow allowance; a hot one takes main, then borrow. Taking the reserve before
+ * window) the borrow allowance; a hot one takes main, then what is lent of the reserve, then borrow. Taking the reserve before
  * borrowing keeps debt, which shrinks later intervals' main pools, for demand the budget cannot meet.
  *
  * Bursts. The controller marks an interval as in deficit when a request could not be covered by the
@@ -40,6 +44,15 @@ package dev.tailor.admission;
  * exceeds one headroom. Without repayment (the no-repay ablation) borrowed cost is forgiven: it is
  * counted but never becomes debt.
  *
+ * Lending (our reading; DESIGN.md is silent). Read strictly, the reserve expires unused whenever
+ * steady demand is below r·C while hot requests wait, and that capacity is lost: on the deployed-like
+ * scenario 14 % of the backend sat idle while requests waited. The reserve exists so that steady
+ * requests arriving later in the interval still find tokens; what they can still need falls as the
+ * interval runs out. With steady arrivals spread over the interval at up to r·C per interval, keeping
+ * ceil(r·C × time left ÷ Δ) covers them, and the rest can go to hot requests without taking anything
+ * from steady ones. The controller recomputes the lendable part whenever it is called inside an
+ * interval (a proxy calls it every millisecond), so the reserve is released in steps, not at once.
+ *
  * r = 1 leaves no main pool and nothing to repay debt from: hot segments then wait until they calm
  * down, and a debt, once taken, stays. That is what the configuration asks for; the controller
  * documents it.
@@ -50,6 +63,10 @@ final class DualTokenPool {
     private final boolean repayment;
     private long main;
     private long reserve;
+    /** The reserve at the start of the running interval, {@code floor(r·C)}. */
+    private long reserveAtStart;
+    /** The part of {@link #reserve} hot requests may draw now, {@code <= reserve}. */
+    private long lent;
     private long debt;
     private long borrowAllowance;
     private boolean deficit;
@@ -63,6 +80,7 @@ final class DualTokenPool {
     private long intervalsBegun = 1;
     private long drawnMainCostUnits;
     private long drawnReserveCostUnits;
+    private long lentCostUnits;
     private long borrowedCostUnits;
     private long forgivenCostUnits;
     private long repaidCostUnits;
@@ -80,6 +98,7 @@ final class DualTokenPool {
         this.budgetCostUnits = budgetCostUnits;
         this.repayment = repayment;
         this.reserve = reserveTarget(reserveFraction);
+        this.reserveAtStart = reserve;
         this.main = budgetCostUnits - reserve;
     }
 
@@ -90,11 +109,11 @@ final class DualTokenPool {
 
     /** What a request of the given class can draw without borrowing. */
     long available(boolean steady) {
-        return steady ? main + reserve : main;
+        return steady ? main + reserve : main + lent;
     }
 
     /**
-     * Draws {@code costUnits} whole, or nothing: from the main pool, then (steady only) the reserve,
+     * Draws {@code costUnits} whole, or nothing: from the main pool, then the reserve (hot: its lent part),
      * then the borrow allowance if a burst window is open. Marks the interval in deficit when the
      * regular pools did not suffice.
      *
@@ -127,8 +146,8 @@ final class DualTokenPool {
     }
 
     /**
-     * Draws up to {@code maxCostUnits} from the regular pools (no borrowing): main first, then
-     * (steady only) the reserve.
+     * Draws up to {@code maxCostUnits} from the regular pools (no borrowing): main first, then the
+     * reserve (hot: only its lent part).
      *
      * @return the cost units drawn, {@code 0 .. maxCostUnits}
      */
@@ -144,9 +163,15 @@ final class DualTokenPool {
         drawnMainCostUnits = Checks.saturatedAdd(drawnMainCostUnits, fromMain);
         long fromReserve = costUnits - fromMain;
         if (fromReserve > 0) {
-            assert steady && fromReserve <= reserve;
+            assert fromReserve <= (steady ? reserve : lent);
             reserve -= fromReserve;
-            drawnReserveCostUnits = Checks.saturatedAdd(drawnReserveCostUnits, fromReserve);
+            if (steady) {
+                drawnReserveCostUnits = Checks.saturatedAdd(drawnReserveCostUnits, fromReserve);
+                lent = Math.min(lent, reserve);
+            } else {
+                lent -= fromReserve;
+                lentCostUnits = Checks.saturatedAdd(lentCostUnits, fromReserve);
+            }
         }
     }
 
@@ -163,6 +188,8 @@ final class DualTokenPool {
      */
     void replenish(double reserveFraction) {
         reserve = reserveTarget(reserveFraction);
+        reserveAtStart = reserve;
+        lent = 0;
         long repaid = Math.min(debt, budgetCostUnits - reserve);
         debt -= repaid;
         main = budgetCostUnits - reserve - repaid;
@@ -174,6 +201,22 @@ final class DualTokenPool {
         openedWindowCostUnits = 0;
         repaidCostUnits = Checks.saturatedAdd(repaidCostUnits, repaid);
         intervalsBegun = Checks.saturatedAdd(intervalsBegun, 1);
+    }
+
+    /**
+     * Lends hot requests the part of the reserve that steady ones can no longer need in the running
+     * interval: everything above {@code ceil(floor(r·C) × (Δ − elapsed) ÷ Δ)}. What is lent stays lent
+     * until drawn or until the interval ends; calling again later lends more, never less.
+     *
+     * @param elapsedNanos  time since the running interval began, {@code 0 .. intervalNanos}
+     * @param intervalNanos Δ
+     * @return the part of the reserve lent now
+     */
+    long lendReserve(long elapsedNanos, long intervalNanos) {
+        long left = Math.max(0, intervalNanos - Math.max(0, elapsedNanos));
+        long keep = (long) Math.ceil(reserveAtStart * (left / (double) intervalNanos));
+        lent = Math.max(lent, Math.max(0, reserve - keep));
+        return lent;
     }
 
     /**
@@ -252,6 +295,16 @@ final class DualTokenPool {
 
     long drawnReserveCostUnits() {
         return drawnReserveCostUnits;
+    }
+
+    /** Cost hot requests drew from the lent part of the reserve. */
+    long lentCostUnits() {
+        return lentCostUnits;
+    }
+
+    /** The part of the reserve hot requests may draw now. */
+    long lentNowCostUnits() {
+        return lent;
     }
 
     long borrowedCostUnits() {

@@ -9,7 +9,7 @@ import java.util.List;
  *
  * @param intervalsElapsed         interval boundaries passed by this call; 0 when {@code nowNanos} had
  *                                 not reached the next boundary (or went backwards), in which case
- *                                 nothing changed
+ *                                 only waiting requests were served from what the pools hold
  * @param intervalStartNanos       start of the running interval on the controller's grid (the start
  *                                 time plus a whole number of intervals), in ns
  * @param admitted                 requests admitted from the queues by this call, in order; the

@@ -4,16 +4,19 @@ import java.util.ArrayDeque;
 import java.util.List;
 
 /**
- * Bounded FIFO queues of waiting requests, one per segment, served round-robin from the token pool
- * at each interval boundary (DESIGN.md, Dual token pool: "bounded per-segment queues (served
- * round-robin)").
+ * Bounded FIFO queues of waiting requests, two per segment — one for the requests that arrived
+ * steady, one for those that arrived hot — served round-robin from the token pool at each interval
+ * boundary and at each call between (DESIGN.md, Dual token pool: "bounded per-segment queues (served
+ * round-robin)"): first the steady queues, round-robin among them, then all, round-robin.
  *
- * <p>Contract. A queue never holds more than its capacity; {@link #offer} of one more fails and the
- * caller refuses the request. {@link #serve} visits the segments with waiting requests in a ring:
- * each visit gives the head request at most one quantum of cost units from the pools its class may
- * draw (main, and the reserve when every segment it touches is steady; never borrowing), admits it
- * once it has collected its whole cost, and moves on. A segment whose class can draw nothing keeps
- * its place, ahead of those served, for the next boundary. Requests leave a queue only by admission.
+ * <p>Contract. A segment never holds more than its capacity, both queues together; {@link #offer} of
+ * one more fails and the caller refuses the request. {@link #serve} visits the queues with waiting
+ * requests in a ring: each visit gives the head request at most one quantum of cost units from the
+ * pools its class may draw (steady: main, then the reserve; hot: main, then what is lent of the
+ * reserve, or all of it once every segment it touches is steady again; never borrowing), admits it
+ * once it has collected its whole cost, and moves on. A queue
+ * whose class can draw nothing keeps its place, ahead of those served, for the next call. Requests
+ * leave a queue only by admission.
  * Not thread-safe: the {@link AdmissionController} serialises access.
  */
 /*
@@ -24,7 +27,19 @@ import java.util.List;
  * taking the whole budget in one visit or never fitting at all. The cost collected is drawn from the
  * pools at once, so the pool accounting stays exact: nothing is admitted beyond what was drawn.
  *
- * Ring order. Serving rotates the ring: a visited segment goes to the back. Segments that could draw
+ * Two queues per segment (our reading). A segment's backlog outlives its class: a segment that was hot
+ * during a burst and has calmed down (R calm windows) may still hold the burst's requests. With one
+ * queue its new, steady requests would wait behind them, and a steady request would be held by hot
+ * ones after all (on burst-microbench ×16 such requests waited 150 ms). Block storage does not order
+ * requests that are in flight together (NBD leaves it to the client to wait for a reply before
+ * issuing a dependent request), so nothing requires first-come-first-served across classes; within a
+ * class it is kept. A request waits in the queue of its class at arrival, when its cost was charged,
+ * and steady queues are served first: a steady request that had to wait (main and reserve were empty)
+ * goes ahead of hot ones, and of a calmed segment's backlog, at the next call. A hot request whose
+ * segments have all turned steady while it waited may draw the reserve in the second pass, after the
+ * steady queues; without that, a hot request could wait forever when r = 1 leaves no main pool.
+ *
+ * Ring order. Serving rotates the ring: a visited queue goes to the back. Queues that could draw
  * nothing (their class's pools are empty) are set aside and put back at the front, in their order,
  * when serving stops; otherwise the last rounds of a boundary, in which nobody draws, would rotate
  * the ring back to where it started and the same segment would be first at every boundary. Serving
@@ -49,13 +64,22 @@ final class SegmentQueues {
 
     SegmentQueues(int segments, int capacityPerSegment) {
         this.capacityPerSegment = capacityPerSegment;
-        this.queues = new Queue[segments];
+        this.queues = new Queue[2 * segments];
     }
 
-    /** Requests waiting in {@code segment}'s queue. */
+    /** Requests waiting at {@code segment}, both classes. */
     int size(int segment) {
-        Queue q = queues[segment];
+        return size(segment, SegmentClass.STEADY) + size(segment, SegmentClass.HOT);
+    }
+
+    /** Requests of class {@code asClass} waiting at {@code segment}. */
+    int size(int segment, SegmentClass asClass) {
+        Queue q = queues[index(segment, asClass)];
         return q == null ? 0 : q.tickets.size();
+    }
+
+    private static int index(int segment, SegmentClass asClass) {
+        return 2 * segment + (asClass == SegmentClass.STEADY ? 0 : 1);
     }
 
     /** Requests waiting in all queues. */
@@ -75,16 +99,14 @@ final class SegmentQueues {
      */
     int offer(Ticket ticket) {
         int segment = ticket.segment();
-        Queue q = queues[segment];
-        if (q == null) {
-            if (capacityPerSegment == 0) {
-                return -1;
-            }
-            q = new Queue();
-            queues[segment] = q;
-        }
-        if (q.tickets.size() >= capacityPerSegment) {
+        if (size(segment) >= capacityPerSegment) {
             return -1;
+        }
+        int at = index(segment, ticket.arrivedAs());
+        Queue q = queues[at];
+        if (q == null) {
+            q = new Queue();
+            queues[at] = q;
         }
         q.tickets.addLast(ticket);
         waiting++;
@@ -102,10 +124,27 @@ final class SegmentQueues {
      * @param quantumCostUnits the most one visit gives a request, {@code >= 1}
      */
     void serve(DualTokenPool pool, SegmentClassifier classifier, long quantumCostUnits, List<Ticket> admitted) {
+        serveRound(pool, classifier, quantumCostUnits, admitted, true);
+        serveRound(pool, classifier, quantumCostUnits, admitted, false);
+    }
+
+    /**
+     * One round-robin pass until the pools or the queues run out; with {@code steadyOnly}, queues whose
+     * head touches a hot segment are set aside (they keep their place) and only steady heads are served.
+     */
+    private void serveRound(DualTokenPool pool, SegmentClassifier classifier, long quantumCostUnits,
+            List<Ticket> admitted, boolean steadyOnly) {
         while (!ring.isEmpty() && pool.available(true) > 0) {
             Queue q = ring.pollFirst();
             Ticket head = q.tickets.peekFirst();
-            boolean steady = head.allSteady(classifier);
+            boolean arrivedSteady = head.arrivedAs() == SegmentClass.STEADY;
+            if (steadyOnly && !arrivedSteady) {
+                setAside.addLast(q);
+                continue;
+            }
+            // A hot request whose segments have all calmed down since draws as steady, after the
+            // steady queues (otherwise, with r = 1 or a long debt, it could wait forever).
+            boolean steady = arrivedSteady || head.allSteady(classifier);
             long wanted = Math.min(quantumCostUnits, head.costUnits() - head.fundedCostUnits);
             long drawn = pool.drawUpTo(wanted, steady);
             if (drawn == 0) {

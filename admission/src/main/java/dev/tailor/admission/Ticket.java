@@ -41,6 +41,7 @@ public final class Ticket {
     private final int segment;
     /** All segments touched, when more than one; null for a single-segment request. */
     private final int[] segments;
+    private final SegmentClass arrivedAs;
     /** Cost units collected so far while queued; guarded by the controller's lock. */
     long fundedCostUnits;
     private volatile SegmentClass admittedAs;
@@ -48,7 +49,7 @@ public final class Ticket {
     private volatile int outcome;
 
     Ticket(AdmissionController controller, long id, int disk, IoKind kind, long offsetBytes, long lengthBytes,
-            long costUnits, int segment, int[] segments) {
+            long costUnits, int segment, int[] segments, SegmentClass arrivedAs) {
         this.controller = controller;
         this.id = id;
         this.disk = disk;
@@ -58,6 +59,7 @@ public final class Ticket {
         this.costUnits = costUnits;
         this.segment = segment;
         this.segments = segments;
+        this.arrivedAs = arrivedAs;
     }
 
     /** Sequence number of the request at its controller, from 0, in order of {@code acquire}. */
@@ -109,8 +111,17 @@ public final class Ticket {
     }
 
     /**
-     * The class the request was admitted as: {@link SegmentClass#STEADY} only when every segment it
-     * touches was steady; null while it waits.
+     * The request's class when it arrived: {@link SegmentClass#STEADY} only when every segment it
+     * touches was steady after its cost was charged. A request keeps this class while it waits.
+     */
+    public SegmentClass arrivedAs() {
+        return arrivedAs;
+    }
+
+    /**
+     * The class the request was admitted as: its {@linkplain #arrivedAs class on arrival}, or steady
+     * when it arrived hot, waited, and every segment it touches had calmed down to steady by the time
+     * it was admitted; null while it waits.
      */
     public SegmentClass admittedAs() {
         return admittedAs;

@@ -83,17 +83,43 @@ class AdmissionControllerTest {
         queued(c.acquire(1, IoKind.READ, 0, 100));
         assertThat(c.stats().drawnReserveCostUnits()).isEqualTo(150);
 
-        // Boundary: main 800, reserve 200. Round-robin starts with h (queued first): its 400 from
-        // main (-> 400), then s's 100 from main (-> 300). The hot request never touched the reserve.
+        // Boundary: main 800, reserve 200. Steady heads first: s's 100 from main (-> 700), then h's
+        // 400 (queued first, but hot) from main (-> 300). The hot request never touched the reserve.
         IntervalReport r = c.onInterval(T0 + DELTA);
         assertThat(r.intervalsElapsed()).isEqualTo(1);
-        assertThat(r.admitted()).extracting(Ticket::disk).containsExactly(0, 1);
-        assertThat(r.admitted().get(0)).isSameAs(hot);
+        assertThat(r.admitted()).extracting(Ticket::disk).containsExactly(1, 0);
+        assertThat(r.admitted().get(1)).isSameAs(hot);
         assertThat(hot.admittedAs()).isEqualTo(SegmentClass.HOT);
         assertThat(r.mainCostUnits()).isEqualTo(300);
         assertThat(r.reserveCostUnits()).isEqualTo(200);
         assertThat(r.hotSegments()).isEqualTo(1);
         assertThat(c.stats().drawnReserveCostUnits()).isEqualTo(150);
+    }
+
+    @Test
+    void steadyRequest_ofACalmedSegment_isNotHeldBehindThatSegmentsHotBacklog() {
+        // W = R = 1: disk h commits 100 per interval; one calm interval makes it steady again.
+        AdmissionController c = controller(CONFIG.withQueueCapacityPerSegment(8).withWindowIntervals(1)
+                .withRecoveryWindows(1), VirtualDisk.committed("h", 400, 10_000));
+        // A burst of eight 400s: hot at once; two from main (800), six wait as hot.
+        admitted(c.acquire(0, IoKind.READ, 0, 400));
+        admitted(c.acquire(0, IoKind.READ, 0, 400));
+        for (int i = 0; i < 6; i++) {
+            assertThat(queued(c.acquire(0, IoKind.READ, 0, 400)).arrivedAs()).isEqualTo(SegmentClass.HOT);
+        }
+        // Boundary 1: still hot; main gives two more (800). Boundary 2: a calm interval, steady again;
+        // the backlog may now draw main and reserve (1,000): two more, and 200 towards the next.
+        assertThat(c.onInterval(T0 + DELTA).admitted()).hasSize(2);
+        IntervalReport second = c.onInterval(T0 + 2 * DELTA);
+        assertThat(second.admitted()).hasSize(2).allSatisfy(t -> assertThat(t.admittedAs())
+                .isEqualTo(SegmentClass.STEADY));
+        assertThat(c.segmentClass(0)).isEqualTo(SegmentClass.STEADY);
+        // A new request, steady, finds the pools empty and waits, but in the steady queue: first in line.
+        Ticket fresh = queued(c.acquire(0, IoKind.READ, 0, 50));
+        assertThat(fresh.arrivedAs()).isEqualTo(SegmentClass.STEADY);
+        IntervalReport third = c.onInterval(T0 + 3 * DELTA);
+        assertThat(third.admitted().get(0)).isSameAs(fresh);
+        assertThat(c.waitingRequests(0)).isZero();
     }
 
     @Test

@@ -110,8 +110,8 @@ class AdmissionPropertiesTest {
                         if (!scenario.config().borrowing()) {
                             assertThat(r.borrowWindowCostUnits()).isZero();
                         }
-                    } else {
-                        assertThat(r.admitted()).isEmpty();
+                    } else if (!r.admitted().isEmpty()) {
+                        assertThat(op[0]).as("only a call inside the running interval serves the queues").isEqualTo(2);
                     }
                 }
                 default -> c.setReserveFraction(op[1] / 10.0);
@@ -124,13 +124,18 @@ class AdmissionPropertiesTest {
                     .isLessThanOrEqualTo(s.budgetIssuedCostUnits() + windows);
             // Sharper: regular draws never exceed the budget net of repayments, borrowing never
             // exceeds the windows, and within an interval never exceeds its own window.
-            assertThat(s.drawnMainCostUnits() + s.drawnReserveCostUnits()).as("regular draws")
+            assertThat(s.drawnMainCostUnits() + s.drawnReserveCostUnits() + s.lentReserveCostUnits())
+                    .as("regular draws")
                     .isLessThanOrEqualTo(s.budgetIssuedCostUnits() - s.repaidCostUnits());
             assertThat(s.borrowedCostUnits()).isLessThanOrEqualTo(windows);
             assertThat(s.borrowedCostUnits() - borrowedAtBoundary).as("borrowed this interval")
                     .isLessThanOrEqualTo(currentWindow);
             assertThat(s.admittedCostUnits()).as("admitted only what was drawn")
-                    .isLessThanOrEqualTo(s.drawnMainCostUnits() + s.drawnReserveCostUnits() + s.borrowedCostUnits());
+                    .isLessThanOrEqualTo(s.drawnMainCostUnits() + s.drawnReserveCostUnits() + s.lentReserveCostUnits()
+                            + s.borrowedCostUnits());
+            if (!scenario.config().reserveLending()) {
+                assertThat(s.lentReserveCostUnits()).isZero();
+            }
             assertThat(s.debtCostUnits()).isNotNegative();
             if (scenario.config().repayment()) {
                 assertThat(s.debtCostUnits()).as("debt never exceeds one window").isLessThanOrEqualTo(maxWindow);
@@ -194,6 +199,7 @@ class AdmissionPropertiesTest {
                     .withQueueQuantumFraction(integers().between(1, 8).generate(in) / 8.0)
                     .withBorrowing(integers().between(0, 3).generate(in) > 0)
                     .withRepayment(integers().between(0, 3).generate(in) > 0)
+                    .withReserveLending(integers().between(0, 3).generate(in) > 0)
                     .withHeadroom(headroom);
             int diskCount = integers().between(1, 3).generate(in);
             List<VirtualDisk> disks = new ArrayList<>();
