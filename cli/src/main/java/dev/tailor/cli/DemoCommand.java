@@ -174,11 +174,16 @@ final class DemoCommand implements Callable<Integer> {
         for (double m : STORAGE_MULTIPLIERS) {
             StorageRunResult fifo = findStorage(storage, m, "fifo");
             StorageRunResult ours = findStorage(storage, m, "segment-admission");
+            String paper = m == STORAGE_MULTIPLIERS.get(STORAGE_MULTIPLIERS.size() - 1)
+                    ? "up to -" + SimulationOutput.fmt(PAPER_BURST_REDUCTION_PERCENT) + " %" : "";
             lines.add(String.format(Locale.ROOT, "  %-46s %-16s %s", STORAGE_SCENARIO + " x" + SimulationOutput.fmt(m)
-                    + "  steady P99.999 vs fifo", m == STORAGE_MULTIPLIERS.get(STORAGE_MULTIPLIERS.size() - 1)
-                    ? "up to -" + SimulationOutput.fmt(PAPER_BURST_REDUCTION_PERCENT) + " %" : "",
+                    + "  steady tenants P99.999 vs fifo", paper,
                     change(ours == null ? null : ours.steady().p99999Millis(),
                             fifo == null ? null : fifo.steady().p99999Millis())));
+            lines.add(String.format(Locale.ROOT, "  %-46s %-16s %s", STORAGE_SCENARIO + " x" + SimulationOutput.fmt(m)
+                    + "  steady segments P99.999", paper,
+                    change(ours == null ? null : ours.steadySegments().p99999Millis(),
+                            fifo == null ? null : fifo.steadySegments().p99999Millis())));
         }
         double last = STORAGE_MULTIPLIERS.get(STORAGE_MULTIPLIERS.size() - 1);
         StorageRunResult cap = findStorage(storage, last, "static-cap");

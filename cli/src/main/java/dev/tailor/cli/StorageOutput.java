@@ -51,15 +51,23 @@ final class StorageOutput {
                 out.println(String.format(Locale.ROOT, "  %-18s %s  %s", r.policy(), percentiles(r.steady()),
                         percentiles(r.hot())));
             }
-            out.println(String.format(Locale.ROOT, "  %-18s %9s %8s %8s %8s %9s %9s %8s %8s %13s", "policy",
-                    "req/s", "backend", "unused", "waited", "reserve", "borrowed", "repaid", "refused",
+            out.println(String.format(Locale.ROOT, "  %-18s %-44s  %s", "latency ms", "steady segments ("
+                    + runs.get(0).steadySegments().requests() + " requests)", "hot segments ("
+                    + runs.get(0).hotSegments().requests() + " requests)"));
+            for (StorageRunResult r : runs) {
+                out.println(String.format(Locale.ROOT, "  %-18s %s  %s", r.policy(), percentiles(r.steadySegments()),
+                        percentiles(r.hotSegments())));
+            }
+            out.println(String.format(Locale.ROOT, "  %-18s %9s %8s %8s %8s %9s %8s %9s %8s %8s %13s", "policy",
+                    "req/s", "backend", "unused", "waited", "reserve", "lent", "borrowed", "repaid", "refused",
                     "misclassified"));
             for (StorageRunResult r : runs) {
                 StorageRunResult.AdmissionCounters a = r.admission();
-                out.println(String.format(Locale.ROOT, "  %-18s %9.0f %7.1f%% %7.1f%% %7.1f%% %9s %9s %8s %8d %13s",
+                out.println(String.format(Locale.ROOT, "  %-18s %9.0f %7.1f%% %7.1f%% %7.1f%% %9s %8s %9s %8s %8d %13s",
                         r.policy(), r.throughputRequestsPerSecond(), r.backendUtilizationPercent(),
                         r.unusedCapacityPercent(), r.waitingTimePercent(),
-                        a == null ? "–" : pct(a.reserveDrawnPercent()), a == null ? "–" : pct(a.borrowedPercent()),
+                        a == null ? "–" : pct(a.reserveDrawnPercent()), a == null ? "–" : pct(a.reserveLentPercent()),
+                        a == null ? "–" : pct(a.borrowedPercent()),
                         a == null ? "–" : pct(a.repaidPercent()), r.refused(),
                         a == null ? "–" : String.format(Locale.ROOT, "%.0f%% / %.0f%%", a.steadyAdmittedAsHotPercent(),
                                 a.hotAdmittedAsSteadyPercent())));
@@ -72,14 +80,18 @@ final class StorageOutput {
     /** What the columns mean, one line each. */
     static List<String> legend() {
         return List.of(
-                "steady = tenants without bursts, hot = tenants with bursts (ground truth); latency = arrival at the"
-                        + " proxy to completion at the backend.",
+                "steady/hot tenants = tenants without/with bursts (ground truth); latency = arrival at the proxy to"
+                        + " completion at the backend.",
+                "steady/hot segments = the class admission's classifier gave the request's segments when it arrived"
+                        + " (the paper's measure; it depends on arrivals only, so every policy is measured on the"
+                        + " same requests).",
                 NOT_RESOLVABLE + " = not resolvable: fewer requests than the percentile needs (P99.99: 10,000,"
                         + " P99.999: 100,000).",
                 "backend = utilisation; unused = share of the backend left idle while requests waited at a proxy;"
                         + " waited = share of time some request waited there.",
-                "reserve / borrowed / repaid = cost drawn from the reserve, borrowed at bursts' starts, repaid, in %"
-                        + " of the budget issued (segment-admission policies).",
+                "reserve / lent / borrowed / repaid = cost drawn from the reserve by steady segments, lent from it to"
+                        + " hot ones late in intervals, borrowed at bursts' starts, repaid, in % of the budget issued"
+                        + " (segment-admission policies).",
                 "misclassified = steady requests admitted as hot / hot requests admitted as steady (admission's own"
                         + " classification against the ground truth).");
     }

@@ -35,7 +35,7 @@ import picocli.CommandLine.Option;
             "",
             "Policies: fifo (no admission), static-cap (per-tenant cap at its commitment), token-bucket (one shared"
                     + " bucket), mclock (dmClock-style per segment), segment-admission (ours); ablations no-reserve,"
-                    + " no-borrow, no-repay.",
+                    + " no-borrow, no-repay, no-lending (the strict reserve: never lent to hot segments).",
             ""
         },
         footer = {"", "Example: tailor storage simulate --scenario burst-microbench --policies fifo,segment-admission",

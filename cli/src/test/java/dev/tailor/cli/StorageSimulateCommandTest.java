@@ -72,7 +72,7 @@ class StorageSimulateCommandTest {
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
         "--policies=wfq | --policies: \"wfq\" (expected: some of fifo, static-cap, token-bucket, mclock,"
-                + " segment-admission, no-reserve, no-borrow, no-repay)",
+                + " segment-admission, no-reserve, no-borrow, no-repay, no-lending)",
         "--duration-seconds=0 | invalid options: --duration-seconds: 0.0 (expected: a number in (0, 86400])",
         "--warmup-seconds=-1 | invalid options: --warmup-seconds: -1.0",
         "--scenario=nowhere.yaml | --scenario: nowhere.yaml: no such scenario or file (expected: one of"

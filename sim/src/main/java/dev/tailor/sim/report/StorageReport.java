@@ -135,10 +135,11 @@ public final class StorageReport {
 
     private static String table(List<StorageRunResult> results) {
         StringBuilder t = new StringBuilder("<table><tr><th class=\"l\">scenario</th><th class=\"l\">policy</th>"
-                + "<th>steady P50</th><th>P99</th><th>P99.9</th><th>P99.99</th><th>P99.999 ms</th>"
-                + "<th>hot P50</th><th>P99</th><th>P99.9</th><th>P99.99</th><th>P99.999 ms</th>"
-                + "<th>req/s</th><th>backend %</th><th>unused %</th><th>reserve %</th><th>borrowed %</th>"
-                + "<th>refused</th></tr>\n");
+                + "<th>steady tenants P50</th><th>P99</th><th>P99.9</th><th>P99.99</th><th>P99.999 ms</th>"
+                + "<th>hot tenants P50</th><th>P99</th><th>P99.9</th><th>P99.99</th><th>P99.999 ms</th>"
+                + "<th>steady segments P99</th><th>P99.999 ms</th>"
+                + "<th>req/s</th><th>backend %</th><th>unused %</th><th>reserve %</th><th>lent %</th>"
+                + "<th>borrowed %</th><th>refused</th></tr>\n");
         for (StorageRunResult r : results) {
             t.append("<tr><td class=\"l\">").append(escape(r.label())).append("</td><td class=\"l\">")
                     .append(escape(r.policy())).append("</td>");
@@ -148,11 +149,14 @@ public final class StorageReport {
                     t.append("<td>").append(format(v)).append("</td>");
                 }
             }
+            t.append("<td>").append(format(r.steadySegments().p99Millis())).append("</td><td>")
+                    .append(format(r.steadySegments().p99999Millis())).append("</td>");
             StorageRunResult.AdmissionCounters a = r.admission();
             t.append("<td>").append(format(r.throughputRequestsPerSecond())).append("</td><td>")
                     .append(format(r.backendUtilizationPercent())).append("</td><td>")
                     .append(format(r.unusedCapacityPercent())).append("</td><td>")
                     .append(a == null ? "" : format(a.reserveDrawnPercent())).append("</td><td>")
+                    .append(a == null ? "" : format(a.reserveLentPercent())).append("</td><td>")
                     .append(a == null ? "" : format(a.borrowedPercent())).append("</td><td>")
                     .append(r.refused()).append("</td></tr>\n");
         }

@@ -32,6 +32,8 @@ final class IoRequest {
     final boolean burst;
     /** It arrived in the measured period. */
     final boolean measured;
+    /** Admission's classifier called its segments steady when it arrived (under every policy). */
+    boolean steadySegment;
 
     /** When the policy sent it to the backend, ns; -1 while held. */
     long dispatchNanos = -1;

@@ -6,6 +6,7 @@ import dev.tailor.admission.AdmissionController;
 import dev.tailor.admission.AdmissionStats;
 import dev.tailor.admission.IntervalReport;
 import dev.tailor.admission.Ticket;
+import dev.tailor.sim.des.EventCalendar;
 import java.util.IdentityHashMap;
 import java.util.Map;
 import java.util.function.Consumer;
@@ -23,7 +24,10 @@ import java.util.function.Consumer;
  * tenant's disk is committed at its commitment; the other constants come from the scenario's
  * {@code admission} block or admission's defaults. The ablations change one thing each:
  * {@code no-reserve} r = 0, {@code no-borrow} {@link AdmissionConfig#withBorrowing withBorrowing(false)},
- * {@code no-repay} {@link AdmissionConfig#withRepayment withRepayment(false)}.
+ * {@code no-repay} {@link AdmissionConfig#withRepayment withRepayment(false)}, {@code no-lending}
+ * {@link AdmissionConfig#withReserveLending withReserveLending(false)} (the strict reserve). Between
+ * boundaries the policy calls the controller {@code admission.callsPerInterval − 1} more times per
+ * interval (default every millisecond), as a proxy's statistics task would.
  */
 /*
  * Maintainer note. The controller is used exactly as a proxy would use it: nothing here reaches into
@@ -37,12 +41,14 @@ final class SegmentAdmissionPolicy implements StoragePolicy {
 
     /** The policy names this class implements. */
     static final java.util.List<String> NAMES = java.util.List.of("segment-admission", "no-reserve", "no-borrow",
-            "no-repay");
+            "no-repay", "no-lending");
 
     private final Proxy proxy;
     private final AdmissionController controller;
     private final Map<Ticket, IoRequest> queued = new IdentityHashMap<>();
     private final SeriesRecorder recorder;
+    private final int callsPerInterval;
+    private final SubTick subTick = new SubTick();
 
     /**
      * @param name     one of {@link #NAMES}
@@ -52,6 +58,7 @@ final class SegmentAdmissionPolicy implements StoragePolicy {
         this.proxy = proxy;
         this.recorder = recorder;
         this.controller = new AdmissionController(config(proxy, name), proxy.disks(), 0);
+        this.callsPerInterval = proxy.setup().scenario().admission().callsPerInterval();
         if (recorder != null) {
             recorder.budgetCostUnits = controller.config().budgetCostUnits();
         }
@@ -72,7 +79,8 @@ final class SegmentAdmissionPolicy implements StoragePolicy {
                 .withRecoveryWindows(spec.recoveryWindows())
                 .withHotThresholdRatio(spec.hotThresholdRatio())
                 .withBorrowing(!"no-borrow".equals(name))
-                .withRepayment(!"no-repay".equals(name));
+                .withRepayment(!"no-repay".equals(name))
+                .withReserveLending(!"no-lending".equals(name));
     }
 
     @Override
@@ -89,15 +97,38 @@ final class SegmentAdmissionPolicy implements StoragePolicy {
         }
     }
 
-    @Override
-    public void interval(long nowNanos) {
-        AdmissionStats before = recorder == null ? null : controller.stats();
-        IntervalReport report = controller.onInterval(nowNanos);
+    /** Calls the controller between boundaries, at the next sub-interval tick. */
+    private final class SubTick extends EventCalendar.Event {
+        @Override
+        protected void fire(long nowNanos) {
+            serve(controller.onInterval(nowNanos), nowNanos);
+            scheduleSubTicks(nowNanos);
+        }
+    }
+
+    private void scheduleSubTicks(long nowNanos) {
+        long step = proxy.intervalNanos() / callsPerInterval;
+        long next = nowNanos + step;
+        long boundary = (nowNanos / proxy.intervalNanos() + 1) * proxy.intervalNanos();
+        if (callsPerInterval > 1 && step > 0 && next < boundary) {
+            proxy.calendar().schedule(subTick, next);
+        }
+    }
+
+    private void serve(IntervalReport report, long nowNanos) {
         for (Ticket ticket : report.admitted()) {
             IoRequest request = queued.remove(ticket);
             request.ticket = ticket;
             proxy.dispatch(request, nowNanos);
         }
+    }
+
+    @Override
+    public void interval(long nowNanos) {
+        AdmissionStats before = recorder == null ? null : controller.stats();
+        IntervalReport report = controller.onInterval(nowNanos);
+        serve(report, nowNanos);
+        scheduleSubTicks(nowNanos);
         if (recorder != null) {
             recorder.pools(nowNanos, before, report);
         }

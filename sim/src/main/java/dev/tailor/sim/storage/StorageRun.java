@@ -2,6 +2,7 @@ package dev.tailor.sim.storage;
 
 import dev.tailor.admission.AdmissionStats;
 import dev.tailor.admission.SegmentClass;
+import dev.tailor.admission.SegmentClassification;
 import dev.tailor.admission.VirtualDisk;
 import dev.tailor.sim.des.EventCalendar;
 import dev.tailor.sim.des.RandomStreams;
@@ -93,6 +94,10 @@ final class StorageRun {
 
     private final Histogram steady = new Histogram(3);
     private final Histogram hot = new Histogram(3);
+    private final Histogram steadySegments = new Histogram(3);
+    private final Histogram hotSegments = new Histogram(3);
+    /** Per proxy, admission's classifier without admission: labels every request under every policy. */
+    private final SegmentClassification[] classification;
     private final Histogram admittedSteady = new Histogram(3);
     private final Histogram admittedHot = new Histogram(3);
     private long offered;
@@ -144,6 +149,7 @@ final class StorageRun {
         }
         this.recorder = new SeriesRecorder(observed, intervalNanos, endNanos, warmupNanos);
         this.proxies = new Proxy[s.proxies()];
+        this.classification = new SegmentClassification[s.proxies()];
         for (int p = 0; p < proxies.length; p++) {
             List<StorageSetup.Tenant> mine = new ArrayList<>();
             List<VirtualDisk> disks = new ArrayList<>();
@@ -157,6 +163,8 @@ final class StorageRun {
             }
             proxies[p] = new Proxy(p, this, mine, disks, setup.proxyCapacityCostUnitsPerSecond(p));
             if (!mine.isEmpty()) {
+                classification[p] = new SegmentClassification(
+                        SegmentAdmissionPolicy.config(proxies[p], "segment-admission"), disks, 0);
                 proxies[p].policy = StorageSimulation.policy(policyName, proxies[p],
                         p == observed ? recorder : null);
             }
@@ -198,6 +206,7 @@ final class StorageRun {
                 }
                 for (Proxy p : proxies) {
                     if (p.policy != null) {
+                        classification[p.index()].advanceTo(nowNanos);
                         p.policy.interval(nowNanos);
                     }
                 }
@@ -214,6 +223,7 @@ final class StorageRun {
             if (r.measured) {
                 unfinished[0]++;
                 (r.hot ? hot : steady).recordValue(endNanos - r.arrivalNanos);
+                (r.steadySegment ? steadySegments : hotSegments).recordValue(endNanos - r.arrivalNanos);
             }
         };
         backend.forEachPending(atAge);
@@ -232,6 +242,8 @@ final class StorageRun {
             offered++;
         }
         recorder.arrival(r);
+        r.steadySegment = classification[r.proxy].classify(r.disk, r.kind(), r.offsetBytes, r.lengthBytes)
+                == SegmentClass.STEADY;
         account(nowNanos);
         held++;
         proxies[r.proxy].policy.arrive(r, nowNanos);
@@ -259,6 +271,7 @@ final class StorageRun {
         if (r.measured) {
             long latency = nowNanos - r.arrivalNanos;
             (r.hot ? hot : steady).recordValue(latency);
+            (r.steadySegment ? steadySegments : hotSegments).recordValue(latency);
             completed++;
             completedBytes += r.lengthBytes;
             if (r.ticket != null) {
@@ -305,6 +318,7 @@ final class StorageRun {
         if (SegmentAdmissionPolicy.NAMES.contains(policyName)) {
             long budget = 0;
             long reserve = 0;
+            long lent = 0;
             long borrowed = 0;
             long repaid = 0;
             long forgiven = 0;
@@ -315,6 +329,7 @@ final class StorageRun {
                     AdmissionStats st = a.stats();
                     budget += st.budgetIssuedCostUnits();
                     reserve += st.drawnReserveCostUnits();
+                    lent += st.lentReserveCostUnits();
                     borrowed += st.borrowedCostUnits();
                     repaid += st.repaidCostUnits();
                     forgiven += st.forgivenCostUnits();
@@ -324,8 +339,9 @@ final class StorageRun {
             }
             admission = new StorageRunResult.AdmissionCounters(LatencySummary.of(admittedSteady),
                     LatencySummary.of(admittedHot), percent(steadyAsHot, steadyAdmitted),
-                    percent(hotAsSteady, hotAdmitted), queued, budget, reserve, borrowed, repaid, forgiven,
-                    percent(reserve, budget), percent(borrowed, budget), percent(repaid, budget), bursts);
+                    percent(hotAsSteady, hotAdmitted), queued, budget, reserve, lent, borrowed, repaid, forgiven,
+                    percent(reserve, budget), percent(lent, budget), percent(borrowed, budget), percent(repaid, budget),
+                    bursts);
         } else if ("mclock".equals(policyName)) {
             double dispatched = 0;
             double weighted = 0;
@@ -338,7 +354,8 @@ final class StorageRun {
             reservationPercent = dispatched == 0 ? null : 100 * weighted / dispatched;
         }
         return new StorageRunResult(s.name(), setup.burstMultiplier(), policyName, s.seed(), measuredSeconds, offered,
-                LatencySummary.of(steady), LatencySummary.of(hot), completed / measuredSeconds,
+                LatencySummary.of(steady), LatencySummary.of(hot), LatencySummary.of(steadySegments),
+                LatencySummary.of(hotSegments), completed / measuredSeconds,
                 completedBytes / measuredSeconds / (1 << 20),
                 100.0 * busyChannelNanos / ((double) k * measuredNanos),
                 waitingNanos == 0 ? 0 : 100.0 * idleChannelNanosWhileWaiting / ((double) k * waitingNanos),

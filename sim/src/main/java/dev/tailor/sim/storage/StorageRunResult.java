@@ -14,6 +14,12 @@ import org.HdrHistogram.Histogram;
  * without bursts, {@code hot} = requests of tenants with bursts (whether or not in a burst at that
  * moment). Admission's own classification is in {@link AdmissionCounters}.
  *
+ * <p><b>Segment classes</b> (the paper's "steady segments"): every request is also labelled with the
+ * class admission's classifier gives its segments when it arrives ({@code SegmentClassification},
+ * the same configuration as the {@code segment-admission} policy). Classification depends only on
+ * arrivals, so the label of a request is the same under every policy, fifo included, and the
+ * {@code steadySegments} latencies of two policies compare the same requests.
+ *
  * @param scenario                    scenario name
  * @param burstMultiplier             the variant's burst multiplier, or {@code null} when the scenario
  *                                    sweeps none
@@ -23,6 +29,8 @@ import org.HdrHistogram.Histogram;
  * @param offeredRequests             requests that arrived in the measured period
  * @param steady                      latency of steady tenants' requests
  * @param hot                         latency of bursty tenants' requests
+ * @param steadySegments              latency of requests whose segments were steady when they arrived
+ * @param hotSegments                 latency of requests that touched a hot segment when they arrived
  * @param throughputRequestsPerSecond measured requests completed ÷ measured seconds
  * @param throughputMiBPerSecond      their bytes, MiB per second
  * @param backendUtilizationPercent   busy channel-time ÷ (channels × measured time), %
@@ -52,6 +60,8 @@ public record StorageRunResult(
         long offeredRequests,
         @JsonInclude(JsonInclude.Include.ALWAYS) LatencySummary steady,
         @JsonInclude(JsonInclude.Include.ALWAYS) LatencySummary hot,
+        @JsonInclude(JsonInclude.Include.ALWAYS) LatencySummary steadySegments,
+        @JsonInclude(JsonInclude.Include.ALWAYS) LatencySummary hotSegments,
         double throughputRequestsPerSecond,
         double throughputMiBPerSecond,
         double backendUtilizationPercent,
@@ -79,19 +89,22 @@ public record StorageRunResult(
      * @param queued                     requests that waited in admission's queues
      * @param budgetIssuedCostUnits      C × intervals begun
      * @param reserveDrawnCostUnits      drawn from the reserve by steady segments
+     * @param reserveLentCostUnits       drawn from the reserve by hot segments, lent to them late in
+     *                                   intervals (reserve lending)
      * @param borrowedCostUnits          borrowed beyond the budget at the starts of bursts
      * @param repaidCostUnits            debt repaid from later budgets
      * @param forgivenCostUnits          borrowed but never owed (no-repay)
      * @param reserveDrawnPercent        reserve draws ÷ budget issued, %
+     * @param reserveLentPercent         reserve lent ÷ budget issued, %
      * @param borrowedPercent            borrowed ÷ budget issued, %
      * @param repaidPercent              repaid ÷ budget issued, %
      * @param burstsBorrowing            intervals that borrowed
      */
     public record AdmissionCounters(LatencySummary admittedSteady, LatencySummary admittedHot,
             double steadyAdmittedAsHotPercent, double hotAdmittedAsSteadyPercent, long queued,
-            long budgetIssuedCostUnits, long reserveDrawnCostUnits, long borrowedCostUnits, long repaidCostUnits,
-            long forgivenCostUnits, double reserveDrawnPercent, double borrowedPercent, double repaidPercent,
-            long burstsBorrowing) {
+            long budgetIssuedCostUnits, long reserveDrawnCostUnits, long reserveLentCostUnits, long borrowedCostUnits,
+            long repaidCostUnits, long forgivenCostUnits, double reserveDrawnPercent, double reserveLentPercent,
+            double borrowedPercent, double repaidPercent, long burstsBorrowing) {
     }
 
     /** The scenario with the variant, e.g. {@code burst-microbench ×8}. */
@@ -107,7 +120,7 @@ public record StorageRunResult(
     /** A copy with the wall-clock time of the run. */
     public StorageRunResult withWallMillis(double millis) {
         return new StorageRunResult(scenario, burstMultiplier, policy, seed, measuredSeconds, offeredRequests, steady,
-                hot, throughputRequestsPerSecond, throughputMiBPerSecond, backendUtilizationPercent,
+                hot, steadySegments, hotSegments, throughputRequestsPerSecond, throughputMiBPerSecond, backendUtilizationPercent,
                 unusedCapacityPercent, waitingTimePercent, refused, unfinished, admission, mclockReservationPercent,
                 simulatedRequests, eventsFired, millis, steadyLatency, hotLatency, series);
     }

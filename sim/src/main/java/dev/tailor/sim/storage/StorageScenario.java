@@ -131,9 +131,12 @@ public record StorageScenario(
      * @param windowIntervals         W (default 10)
      * @param recoveryWindows         R (default 50)
      * @param hotThresholdRatio       a segment is hot above this multiple of its baseline (default 1)
+     * @param callsPerInterval        how often per interval the proxy calls the controller (default 10:
+     *                                every millisecond at Δ = 10 ms, as the NBD proxy's per-segment
+     *                                statistics task does; 1 calls it at the boundaries only)
      */
     public record AdmissionSpec(Double capacityFraction, Double reserveFraction, Integer queueCapacityPerSegment,
-            Integer windowIntervals, Integer recoveryWindows, Double hotThresholdRatio) {
+            Integer windowIntervals, Integer recoveryWindows, Double hotThresholdRatio, Integer callsPerInterval) {
 
         public AdmissionSpec {
             capacityFraction = capacityFraction == null ? 1.0 : capacityFraction;
@@ -142,10 +145,11 @@ public record StorageScenario(
             windowIntervals = windowIntervals == null ? 10 : windowIntervals;
             recoveryWindows = recoveryWindows == null ? 50 : recoveryWindows;
             hotThresholdRatio = hotThresholdRatio == null ? 1.0 : hotThresholdRatio;
+            callsPerInterval = callsPerInterval == null ? 10 : callsPerInterval;
         }
 
         /** Every default. */
-        public static final AdmissionSpec DEFAULTS = new AdmissionSpec(null, null, null, null, null, null);
+        public static final AdmissionSpec DEFAULTS = new AdmissionSpec(null, null, null, null, null, null, null);
     }
 
     /**
@@ -369,6 +373,9 @@ public record StorageScenario(
         }
         if (!(a.hotThresholdRatio() > 0 && a.hotThresholdRatio() <= 1e6)) {
             problems.add("admission.hotThresholdRatio: " + a.hotThresholdRatio() + " (expected: a number in (0, 1e6])");
+        }
+        if (a.callsPerInterval() < 1 || a.callsPerInterval() > 1_000) {
+            problems.add("admission.callsPerInterval: " + a.callsPerInterval() + " (expected: 1 .. 1000)");
         }
     }
 

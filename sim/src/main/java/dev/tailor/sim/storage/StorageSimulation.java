@@ -16,7 +16,7 @@ public final class StorageSimulation {
     public static final List<String> POLICIES = List.of("fifo", "static-cap", "token-bucket", "mclock",
             "segment-admission");
     /** Ablations of segment-admission. */
-    public static final List<String> ABLATIONS = List.of("no-reserve", "no-borrow", "no-repay");
+    public static final List<String> ABLATIONS = List.of("no-reserve", "no-borrow", "no-repay", "no-lending");
 
     private StorageSimulation() {
     }
@@ -51,7 +51,7 @@ public final class StorageSimulation {
             case "static-cap" -> new StaticCapPolicy(proxy);
             case "token-bucket" -> new TokenBucketPolicy(proxy);
             case "mclock" -> new MClockPolicy(proxy);
-            case "segment-admission", "no-reserve", "no-borrow", "no-repay" ->
+            case "segment-admission", "no-reserve", "no-borrow", "no-repay", "no-lending" ->
                     new SegmentAdmissionPolicy(proxy, name, recorder);
             default -> throw new IllegalArgumentException("policy : \"" + name + "\" (expected: one of "
                     + policyNames() + ")");
