@@ -235,8 +235,6 @@ public final class IoPriorityEventLoop extends ManualIoEventLoop {
      * @throws RejectedExecutionException if the loop is shutting down
      */
     public ScheduledFuture<?> scheduleHealthCheck(Runnable check, long period, TimeUnit unit) {
-        Objects.requireNonNull(unit, "unit");
-        healthReferenceNanos.compareAndSet(NO_HEALTH_CHECK, now());
         return schedulePeriodic(check, Kind.HEALTH_CHECK, period, period, unit);
     }
 
@@ -248,6 +246,10 @@ public final class IoPriorityEventLoop extends ManualIoEventLoop {
      * @throws IllegalStateException if called from another thread than the loop's
      */
     public int runIteration() {
+        if (!inEventLoop()) {
+            throw new IllegalStateException("runIteration() called from " + Thread.currentThread().getName()
+                    + " (expected: the loop's own thread)");
+        }
         if (isShuttingDown()) {
             int n = runNow();
             if (isTerminated()) {
@@ -414,13 +416,16 @@ public final class IoPriorityEventLoop extends ManualIoEventLoop {
                                                 TimeUnit unit) {
         Objects.requireNonNull(task, "task");
         Objects.requireNonNull(unit, "unit");
-        if (initialDelay < 0) {
-            throw new IllegalArgumentException("initialDelay : " + initialDelay + " (expected: >= 0)");
-        }
         if (period <= 0) {
             throw new IllegalArgumentException("period : " + period + " (expected: > 0)");
         }
+        if (initialDelay < 0) {
+            throw new IllegalArgumentException("initialDelay : " + initialDelay + " (expected: >= 0)");
+        }
         rejectIfShuttingDown();
+        if (kind == Kind.HEALTH_CHECK) {
+            healthReferenceNanos.compareAndSet(NO_HEALTH_CHECK, now());
+        }
         Periodic periodic = new Periodic(task, kind, unit.toNanos(period), now() + unit.toNanos(initialDelay));
         ScheduledFuture<?> future = scheduleAtFixedRate(periodic, initialDelay, period, unit);
         periodic.future = future;
