@@ -39,7 +39,8 @@ public record EventLoopMetrics(
      *
      * @param ioEvents        I/O events dispatched by the transport (NIO: selected keys processed)
      * @param ioTasks         I/O-related tasks: Netty's task queue ({@code execute}, channel work from other
-     *                        threads) and timers ({@code schedule}); FIFO mode excludes unrelated ones
+     *                        threads, and Netty's own bookkeeping such as registrations) and timers
+     *                        ({@code schedule}); never unrelated tasks or the timers that release periodic ones
      * @param unrelated       unrelated tasks run ({@link IoPriorityEventLoop#executeUnrelated} and periodic ones)
      * @param healthChecks    health checks run
      * @param failures        unrelated tasks and health checks that threw (logged, and the loop goes on)
