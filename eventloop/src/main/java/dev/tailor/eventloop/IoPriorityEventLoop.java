@@ -1,5 +1,6 @@
 package dev.tailor.eventloop;
 
+import io.netty.channel.IoEventLoopGroup;
 import io.netty.channel.ManualIoEventLoop;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.util.Objects;
@@ -132,8 +133,9 @@ public final class IoPriorityEventLoop extends ManualIoEventLoop {
     private volatile long dispatchMaxNanos;
     private volatile long dispatchTotalNanos;
 
-    private IoPriorityEventLoop(EventLoopConfig config, Thread owner, MeasuringIoHandler.Probe probe) {
-        super(null, owner, MeasuringIoHandler.factory(config.ioHandlerFactory(), probe),
+    private IoPriorityEventLoop(IoEventLoopGroup parent, EventLoopConfig config, Thread owner,
+                                MeasuringIoHandler.Probe probe) {
+        super(parent, owner, MeasuringIoHandler.factory(config.ioHandlerFactory(), probe),
                 new NanoClockTicker(config.nanoClock()));
         this.mode = config.mode();
         this.policy = config.policy();
@@ -152,8 +154,13 @@ public final class IoPriorityEventLoop extends ManualIoEventLoop {
      * @throws IllegalArgumentException if {@code config} is null
      */
     public static IoPriorityEventLoop start(EventLoopConfig config) {
+        return start(null, config);
+    }
+
+    /** {@link #start(EventLoopConfig)} as a member of {@code parent} (its {@link #parent()}), which may be null. */
+    static IoPriorityEventLoop start(IoEventLoopGroup parent, EventLoopConfig config) {
         Checks.requireNonNull("config", config, "an EventLoopConfig, e.g. EventLoopConfig.DEFAULTS");
-        IoPriorityEventLoop loop = new IoPriorityEventLoop(config, null, new MeasuringIoHandler.Probe());
+        IoPriorityEventLoop loop = new IoPriorityEventLoop(parent, config, null, new MeasuringIoHandler.Probe());
         Thread thread = config.threadFactory().newThread(loop::runUntilTerminated);
         loop.setOwningThread(thread);
         thread.start();
@@ -168,7 +175,7 @@ public final class IoPriorityEventLoop extends ManualIoEventLoop {
      */
     public static IoPriorityEventLoop drivenByCurrentThread(EventLoopConfig config) {
         Checks.requireNonNull("config", config, "an EventLoopConfig, e.g. EventLoopConfig.DEFAULTS");
-        return new IoPriorityEventLoop(config, Thread.currentThread(), new MeasuringIoHandler.Probe());
+        return new IoPriorityEventLoop(null, config, Thread.currentThread(), new MeasuringIoHandler.Probe());
     }
 
     /** The mode chosen at construction. */
@@ -434,6 +441,7 @@ public final class IoPriorityEventLoop extends ManualIoEventLoop {
 
     /** A periodic task's timer fired (loop thread, as a Netty scheduled task). */
     private void firePeriodic(Periodic periodic) {
+        assert inEventLoop();
         ownNettyTasks++;
         long dueNanos = periodic.nextDueNanos;
         periodic.nextDueNanos += periodic.periodNanos;
@@ -453,6 +461,7 @@ public final class IoPriorityEventLoop extends ManualIoEventLoop {
 
     /** Runs one unrelated task or health check and records it (loop thread). */
     private void runBody(Runnable body, Kind kind, long dueNanos) {
+        assert inEventLoop();
         long start = now();
         if (start - dueNanos > unrelatedMaxWaitNanos) {
             unrelatedMaxWaitNanos = start - dueNanos;

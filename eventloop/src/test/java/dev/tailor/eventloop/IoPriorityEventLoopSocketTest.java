@@ -203,6 +203,29 @@ class IoPriorityEventLoopSocketTest {
     }
 
     @Test
+    void group_twoLoops_channelsSpreadOverLoopsAndAllTerminate() throws IOException, InterruptedException {
+        // The group as a server's only EventLoopGroup: the acceptor and the connections are spread round-robin, each
+        // loop serves its own, and shutting the group down terminates every loop.
+        IoPriorityEventLoopGroup group = new IoPriorityEventLoopGroup(2, EventLoopConfig.DEFAULTS);
+        try {
+            Channel server = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
+                    .childOption(ChannelOption.TCP_NODELAY, true)
+                    .childHandler(new Echo())
+                    .bind(InetAddress.getLoopbackAddress(), 0).syncUninterruptibly().channel();
+            int port = ((InetSocketAddress) server.localAddress()).getPort();
+            assertThat(server.eventLoop().parent()).isSameAs(group);
+            roundTripsNanos(port, 20);
+            roundTripsNanos(port, 20);
+            assertThat(group.metrics()).allSatisfy(m -> assertThat(m.tasks().ioEvents()).isGreaterThan(0));
+            server.close().syncUninterruptibly();
+        } finally {
+            assertThat(group.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(10, TimeUnit.SECONDS)).isTrue();
+        }
+        assertThat(group.isTerminated()).isTrue();
+        assertThat(group.loops()).allSatisfy(loop -> assertThat(loop.isTerminated()).isTrue());
+    }
+
+    @Test
     void start_ownThread_namedAndStopsOnShutdown() throws InterruptedException {
         IoPriorityEventLoop loop = IoPriorityEventLoop.start(EventLoopConfig.DEFAULTS);
         CountDownLatch ran = new CountDownLatch(1);
