@@ -102,7 +102,9 @@ public final class IoPriorityEventLoopGroup extends AbstractEventExecutorGroup i
         return terminationFuture;
     }
 
-    /** @deprecated as {@link io.netty.util.concurrent.EventExecutorGroup#shutdown()}; use {@link #shutdownGracefully}. */
+    /**
+     * @deprecated as {@link io.netty.util.concurrent.EventExecutorGroup#shutdown()}; use {@link #shutdownGracefully}.
+     */
     @Override
     @Deprecated
     public void shutdown() {
