@@ -30,6 +30,14 @@ import java.util.regex.Pattern;
 public record NbdConfig(String address, Integer port, Limits limits, Integer eventLoopThreads, Integer fileIoThreads,
         List<ExportConfig> exports) {
 
+    /**
+     * Configured export sizes are whole multiples of this many bytes: clients count a disk in 512-byte
+     * sectors, and of a partial last one the Linux kernel's NBD client drops it (capacity is size / 512,
+     * rounded down) while qemu rounds up and reads zeroes past the end. The protocol itself would allow
+     * any size (file exports advertise a minimum block size of 1), so this is our rule, for the clients.
+     */
+    public static final int SECTOR_BYTES = 512;
+
     /** The default port, IANA-reserved for NBD. */
     public static final int DEFAULT_PORT = 10809;
 
@@ -119,9 +127,9 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
      * @param tenant      who owns the disk, for admission control and the export list (default
      *                    {@code default})
      * @param description shown by {@code nbdinfo --list} (default: tenant and size)
-     * @param size        the disk's size: required for a file that does not exist yet (it is created
-     *                    sparse); for an existing file at most its length (default: its length); for an
-     *                    upstream export, if given, must equal the upstream size
+     * @param size        the disk's size, a multiple of 512 bytes: required for a file that does not exist
+     *                    yet (it is created sparse); for an existing file at most its length (default: its
+     *                    length); for an upstream export, if given, must equal the upstream size
      * @param readOnly    refuse writes (default false)
      * @param file        the backing file; relative paths are relative to the config file
      * @param upstream    the upstream NBD server this export proxies
@@ -173,7 +181,12 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
                         + " (expected: exactly one of file or upstream)");
             }
             if (size != null && size.bytes() == 0) {
-                problems.add(where + ".size: 0 (expected: at least 1 byte)");
+                problems.add(where + ".size: 0 (expected: at least " + SECTOR_BYTES + " bytes)");
+            } else if (size != null && size.bytes() % SECTOR_BYTES != 0) {
+                long down = size.bytes() - size.bytes() % SECTOR_BYTES;
+                problems.add(where + ".size: " + size + " (expected: a multiple of " + SECTOR_BYTES + " bytes, such as "
+                        + (down == 0 ? "" : ByteSize.format(down) + " or ") + ByteSize.format(down + SECTOR_BYTES)
+                        + ": clients count a disk in 512-byte sectors, and the Linux kernel drops a partial last one)");
             }
             if (upstream != null) {
                 problems.addAll(upstream.problems(where + ".upstream"));

@@ -169,4 +169,15 @@ class NbdConfigTest {
                 .hasMessageContaining("exports[0].sise: unknown field")
                 .hasMessageContaining("port: 70000 (expected: 0 to 65535)");
     }
+
+    @Test
+    void sizeNotAMultipleOf512_isRefusedNamingTheField() {
+        // Clients count 512-byte sectors: the kernel would show a 1000-byte disk as 512 bytes, qemu as 1024.
+        assertThatThrownBy(() -> parse("exports: [{name: d, file: f, size: 1000}]")).hasMessageContaining(
+                "exports[0].size: 1000B (expected: a multiple of 512 bytes, such as 512B or 1KiB");
+        assertThatThrownBy(() -> parse("exports: [{name: d, file: f, size: 100}]"))
+                .hasMessageContaining("exports[0].size: 100B (expected: a multiple of 512 bytes, such as 512B:");
+        assertThat(parse("exports: [{name: d, file: f, size: 1536}]").exports().get(0).size().bytes())
+                .isEqualTo(1536);
+    }
 }
