@@ -79,6 +79,22 @@ public record ByteSize(long bytes) {
         return format(bytes);
     }
 
+    /**
+     * {@code bytes} in the largest binary unit not above it, to one decimal, e.g. {@code 16TiB} for
+     * 16 TiB − 4 KiB or {@code 1.5GiB}; for messages, next to the exact count.
+     */
+    public static String approximate(long bytes) {
+        String[] units = {"TiB", "GiB", "MiB", "KiB"};
+        for (int i = 0; i < units.length; i++) {
+            int shift = 40 - 10 * i;
+            if (bytes >= 1L << shift) {
+                String number = String.format(Locale.ROOT, "%.1f", bytes / (double) (1L << shift));
+                return (number.endsWith(".0") ? number.substring(0, number.length() - 2) : number) + units[i];
+            }
+        }
+        return bytes + "B";
+    }
+
     /** {@code bytes} in the largest binary unit that divides it exactly, e.g. {@code 1GiB}. */
     public static String format(long bytes) {
         String[] units = {"TiB", "GiB", "MiB", "KiB"};
