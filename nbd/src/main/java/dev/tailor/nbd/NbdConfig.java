@@ -64,15 +64,24 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
      *                                         64 MiB; at least maxRequestSize)
      * @param maxInFlightRequestsPerConnection requests a connection may have outstanding before the
      *                                         server stops reading from it (default 256)
-     * @param maxConnections                   connections at once; more are closed on accept (default 256)
+     * @param maxConnections                   connections at once (default 256); a newcomer over the limit
+     *                                         closes the longest idle connection still in the handshake, or
+     *                                         is closed itself when every connection is past its handshake
+     * @param maxHandshakes                    of those, connections in the handshake at once (default 64, at
+     *                                         most maxConnections); a newcomer over the limit closes the
+     *                                         longest idle one ({@link ConnectionAdmission})
      * @param handshakeTimeoutSeconds          time a client has to finish the handshake (default 10)
      */
     @JsonIgnoreProperties(ignoreUnknown = false)
     public record Limits(ByteSize maxRequestSize, ByteSize maxInFlightPerConnection,
-            Integer maxInFlightRequestsPerConnection, Integer maxConnections, Double handshakeTimeoutSeconds) {
+            Integer maxInFlightRequestsPerConnection, Integer maxConnections, Integer maxHandshakes,
+            Double handshakeTimeoutSeconds) {
 
         /** Every limit at its default. */
-        public static final Limits DEFAULTS = new Limits(null, null, null, null, null);
+        public static final Limits DEFAULTS = new Limits(null, null, null, null, null, null);
+
+        /** The default of {@link #maxHandshakes} (lowered to maxConnections when that is smaller). */
+        public static final int DEFAULT_MAX_HANDSHAKES = 64;
 
         public Limits {
             maxRequestSize = maxRequestSize == null ? new ByteSize(32L << 20) : maxRequestSize;
@@ -81,6 +90,8 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
             maxInFlightRequestsPerConnection = maxInFlightRequestsPerConnection == null ? 256
                     : maxInFlightRequestsPerConnection;
             maxConnections = maxConnections == null ? 256 : maxConnections;
+            maxHandshakes = maxHandshakes == null ? Math.max(1, Math.min(DEFAULT_MAX_HANDSHAKES, maxConnections))
+                    : maxHandshakes;
             handshakeTimeoutSeconds = handshakeTimeoutSeconds == null ? 10.0 : handshakeTimeoutSeconds;
         }
 
@@ -110,6 +121,9 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
             }
             if (maxConnections < 1) {
                 problems.add("limits.maxConnections: " + maxConnections + " (expected: at least 1)");
+            } else if (maxHandshakes < 1 || maxHandshakes > maxConnections) {
+                problems.add("limits.maxHandshakes: " + maxHandshakes + " (expected: 1 to limits.maxConnections, "
+                        + maxConnections + ")");
             }
             if (!(handshakeTimeoutSeconds > 0) || handshakeTimeoutSeconds > 86_400) {
                 problems.add("limits.handshakeTimeoutSeconds: " + handshakeTimeoutSeconds

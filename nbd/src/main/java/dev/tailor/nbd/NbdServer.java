@@ -26,7 +26,6 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The NBD server: listens, speaks the protocol ({@link NbdConnectionHandler}) and serves the configured
@@ -149,9 +148,9 @@ public final class NbdServer implements AutoCloseable {
                 }
             }
             Map<String, Export> frozen = Collections.unmodifiableMap(exports);
-            ServerContext server = new ServerContext(frozen, limits, dispatcher);
+            ConnectionAdmission admission = new ConnectionAdmission(limits.maxConnections(), limits.maxHandshakes());
+            ServerContext server = new ServerContext(frozen, limits, dispatcher, admission);
             ChannelGroup connections = new DefaultChannelGroup("tailor-nbd", GlobalEventExecutor.INSTANCE);
-            AtomicInteger open = new AtomicInteger();
             ServerBootstrap bootstrap = new ServerBootstrap()
                     .group(acceptor, eventLoops)
                     .channel(NioServerSocketChannel.class)
@@ -161,11 +160,11 @@ public final class NbdServer implements AutoCloseable {
                     .childHandler(new ChannelInitializer<SocketChannel>() {
                         @Override
                         protected void initChannel(SocketChannel channel) {
-                            channel.closeFuture().addListener(f -> open.decrementAndGet());
-                            if (open.incrementAndGet() > limits.maxConnections()) {
+                            if (!admission.admit(channel)) {
                                 channel.close();
                                 return;
                             }
+                            channel.closeFuture().addListener(f -> admission.closed(channel));
                             connections.add(channel);
                             channel.pipeline().addLast("nbd", new NbdConnectionHandler(server));
                             channel.pipeline().addLast("errors", ConnectionErrors.INSTANCE);

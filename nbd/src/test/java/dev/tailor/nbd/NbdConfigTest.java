@@ -93,6 +93,15 @@ class NbdConfigTest {
     }
 
     @Test
+    void handshakeLimit_defaultsTo64OrMaxConnections_andIsAtMostMaxConnections() {
+        assertThat(parse("exports: [{name: d, file: f}]").limits().maxHandshakes()).isEqualTo(64);
+        assertThat(parse("limits: {maxConnections: 8}\nexports: [{name: d, file: f}]").limits().maxHandshakes())
+                .isEqualTo(8);
+        assertThatThrownBy(() -> parse("limits: {maxConnections: 8, maxHandshakes: 9}\nexports: [{name: d, file: f}]"))
+                .hasMessageContaining("limits.maxHandshakes: 9 (expected: 1 to limits.maxConnections, 8)");
+    }
+
+    @Test
     void inFlightBelowTheRequestSize_isRefused() {
         assertThatThrownBy(() -> parse("""
                 limits: {maxRequestSize: 1MiB, maxInFlightPerConnection: 512KiB}
@@ -127,6 +136,7 @@ class NbdConfigTest {
                 .hasMessageContaining("adress: unknown field (valid at the top level: address, port, limits,"
                         + " eventLoopThreads, fileIoThreads, exports)")
                 .hasMessageContaining("limits.maxConnection: unknown field (valid in limits: maxRequestSize,")
+                .hasMessageContaining("maxConnections, maxHandshakes, handshakeTimeoutSeconds)")
                 .hasMessageContaining("exports[0].sise, exports[0].tenent: unknown fields (valid in exports[0]: name,"
                         + " tenant, description, size, readOnly, file, upstream)")
                 .hasMessageContaining("exports[1].upstream.conections: unknown field (valid in exports[1].upstream:"
