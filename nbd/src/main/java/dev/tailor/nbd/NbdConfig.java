@@ -218,14 +218,20 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
      * @param port        TCP port (default 10809)
      * @param export      the upstream's export name (default: the empty name, its default export)
      * @param connections pool size, 1 to 64 (default 4)
+     * @param idleTimeoutSeconds a pool connection without a request for this long disconnects (default 5),
+     *                    so that an upstream stopped while the proxy is idle is not kept waiting for it
      */
     @JsonIgnoreProperties(ignoreUnknown = false)
-    public record Upstream(String host, Integer port, String export, Integer connections) {
+    public record Upstream(String host, Integer port, String export, Integer connections, Double idleTimeoutSeconds) {
+
+        /** The default of {@link #idleTimeoutSeconds}. */
+        public static final double DEFAULT_IDLE_TIMEOUT_SECONDS = 5;
 
         public Upstream {
             port = port == null ? DEFAULT_PORT : port;
             export = export == null ? "" : export;
             connections = connections == null ? 4 : connections;
+            idleTimeoutSeconds = idleTimeoutSeconds == null ? DEFAULT_IDLE_TIMEOUT_SECONDS : idleTimeoutSeconds;
         }
 
         List<String> problems(String where) {
@@ -242,6 +248,9 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
             }
             if (connections < 1 || connections > 64) {
                 problems.add(where + ".connections: " + connections + " (expected: 1 to 64)");
+            }
+            if (!(idleTimeoutSeconds >= 0.01) || idleTimeoutSeconds > 86_400) {
+                problems.add(where + ".idleTimeoutSeconds: " + idleTimeoutSeconds + " (expected: 0.01 to 86400)");
             }
             return problems;
         }

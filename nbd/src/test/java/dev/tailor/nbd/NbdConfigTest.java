@@ -25,7 +25,7 @@ class NbdConfigTest {
         assertThat(config.exports().get(0).size().bytes()).isEqualTo(20L << 30);
         assertThat(config.exports().get(1).readOnly()).isTrue();
         assertThat(config.exports().get(2).upstream()).isEqualTo(new NbdConfig.Upstream("10.0.0.7", 10809, "scratch",
-                4));
+                4, 5.0));
     }
 
     @Test
@@ -44,7 +44,7 @@ class NbdConfigTest {
     void json_isAcceptedToo() {
         NbdConfig config = parse("{\"port\": 0, \"exports\": [{\"name\": \"d\", \"upstream\": {\"host\": \"h\"}}]}");
         assertThat(config.port()).isZero();
-        assertThat(config.exports().get(0).upstream()).isEqualTo(new NbdConfig.Upstream("h", 10809, "", 4));
+        assertThat(config.exports().get(0).upstream()).isEqualTo(new NbdConfig.Upstream("h", 10809, "", 4, 5.0));
     }
 
     @Test
@@ -75,7 +75,7 @@ class NbdConfigTest {
                   - {name: "has space", file: a.img}
                   - {name: b, file: b.img, upstream: {host: h}}
                   - {name: c}
-                  - {name: c, upstream: {host: "", port: 0, connections: 99}}
+                  - {name: c, upstream: {host: "", port: 0, connections: 99, idleTimeoutSeconds: 0}}
                 """))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("test.yaml: ")
@@ -89,7 +89,8 @@ class NbdConfigTest {
                 .hasMessageContaining("exports[3].name: \"c\" is used twice")
                 .hasMessageContaining("exports[3].upstream.host: missing")
                 .hasMessageContaining("exports[3].upstream.port: 0")
-                .hasMessageContaining("exports[3].upstream.connections: 99");
+                .hasMessageContaining("exports[3].upstream.connections: 99")
+                .hasMessageContaining("exports[3].upstream.idleTimeoutSeconds: 0.0 (expected: 0.01 to 86400)");
     }
 
     @Test
@@ -140,7 +141,7 @@ class NbdConfigTest {
                 .hasMessageContaining("exports[0].sise, exports[0].tenent: unknown fields (valid in exports[0]: name,"
                         + " tenant, description, size, readOnly, file, upstream)")
                 .hasMessageContaining("exports[1].upstream.conections: unknown field (valid in exports[1].upstream:"
-                        + " host, port, export, connections)");
+                        + " host, port, export, connections, idleTimeoutSeconds)");
     }
 
     @Test

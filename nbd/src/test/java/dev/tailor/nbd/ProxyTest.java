@@ -9,7 +9,11 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -23,8 +27,51 @@ class ProxyTest {
     Path dir;
 
     private static NbdServer proxy(int upstreamPort, String upstreamExport) throws IOException {
+        return proxy(upstreamPort, upstreamExport, null);
+    }
+
+    private static NbdServer proxy(int upstreamPort, String upstreamExport, Double idleTimeoutSeconds)
+            throws IOException {
         return NbdServer.start(TestServers.config(NbdConfig.Limits.DEFAULTS, NbdConfig.ExportConfig.upstream(
-                "proxied", "acme", false, new NbdConfig.Upstream("127.0.0.1", upstreamPort, upstreamExport, 4))));
+                "proxied", "acme", false, new NbdConfig.Upstream("127.0.0.1", upstreamPort, upstreamExport, 4,
+                        idleTimeoutSeconds))));
+    }
+
+    private static UpstreamBackend backend(NbdServer server) {
+        return (UpstreamBackend) server.exports().get(0).backend();
+    }
+
+    /** Waits up to 10 s, polling every millisecond. */
+    private static void await(String what, BooleanSupplier condition) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!condition.getAsBoolean()) {
+            assertThat(System.nanoTime()).as("waiting for %s", what).isLessThan(deadline);
+            LockSupport.parkNanos(1_000_000);
+        }
+    }
+
+    private static long millisSince(long startNanos) {
+        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos);
+    }
+
+    /** Reads 4 KiB at {@code offset} over structured replies and returns the data. */
+    private static byte[] read(RawClient client, long cookie, long offset) throws IOException {
+        client.request(0, NbdProtocol.CMD_READ, cookie, offset, 4096);
+        RawClient.Chunk chunk = client.chunk();
+        assertThat(chunk.cookie()).isEqualTo(cookie);
+        assertThat(chunk.type()).as("reply type; an error says: %s",
+                chunk.type() == NbdProtocol.REPLY_TYPE_ERROR ? chunk.message() : "").isEqualTo(
+                NbdProtocol.REPLY_TYPE_OFFSET_DATA);
+        return Arrays.copyOfRange(chunk.payload(), 8, chunk.payload().length);
+    }
+
+    /** The error chunk a failed 4 KiB read gets, with how long it took. */
+    private static RawClient.Chunk failedRead(RawClient client, long cookie) throws IOException {
+        client.request(0, NbdProtocol.CMD_READ, cookie, 0, 4096);
+        RawClient.Chunk chunk = client.chunk();
+        assertThat(chunk.cookie()).isEqualTo(cookie);
+        assertThat(chunk.type()).isEqualTo(NbdProtocol.REPLY_TYPE_ERROR);
+        return chunk;
     }
 
     private static String uri(NbdServer server) {
@@ -137,6 +184,113 @@ class ProxyTest {
             // The downstream connection is still usable.
             client.request(0, NbdProtocol.CMD_READ, 3, 0, 4096);
             assertThat(client.simpleReply(4096).error()).isEqualTo(NbdProtocol.EIO);
+        } finally {
+            upstream.close();
+        }
+    }
+
+    @Test
+    void nbdkitStoppedAndRestartedOnTheSamePort_failsPromptlyWithEioThenReconnects() throws Exception {
+        // nbdkit, stopped, answers its clients' requests ESHUTDOWN (108) and exits only once they have all
+        // gone: the proxy used to pass the 108 on, keep its pool connections, and so keep nbdkit running.
+        String nbdkit = Programs.require("nbdkit");
+        byte[] data = new byte[1 << 20];
+        new Random(7).nextBytes(data);
+        Path file = Files.write(dir.resolve("disk.img"), data);
+        String[] command = {nbdkit, "-f", "-i", "127.0.0.1", "-p", "{port}", "file", file.toString()};
+        Programs.Daemon upstream = Programs.Daemon.start(command);
+        int port = upstream.port;
+        try (NbdServer server = proxy(port, "");
+                RawClient client = RawClient.connect(server.localAddress()).handshake()) {
+            client.go("proxied", true);
+            assertThat(read(client, 1, 0)).isEqualTo(Arrays.copyOfRange(data, 0, 4096));
+
+            upstream.process.destroy(); // SIGTERM
+            long start = System.nanoTime();
+            RawClient.Chunk error = failedRead(client, 2);
+            assertThat(millisSince(start)).as("ms to the error (the handshake timeout is 10 s)").isLessThan(5_000);
+            assertThat(error.error()).isEqualTo(NbdProtocol.EIO);
+            assertThat(error.message()).contains("upstream nbd://127.0.0.1:" + port + "/");
+            assertThat(upstream.process.waitFor(10, TimeUnit.SECONDS)).as("nbdkit exits: the pool let it go").isTrue();
+            await("the pool to be empty", () -> backend(server).openConnections() == 0);
+
+            try (Programs.Daemon restarted = Programs.Daemon.start(port, command)) {
+                assertThat(read(client, 3, 8192)).as("the next request reconnects")
+                        .isEqualTo(Arrays.copyOfRange(data, 8192, 8192 + 4096));
+                server.close(); // first, or the restarted nbdkit waits for the pool's idle timeout to stop
+            }
+        } finally {
+            upstream.close();
+        }
+    }
+
+    @Test
+    void qemuNbdStoppedAndRestartedOnTheSamePort_failsPromptlyWithEioThenReconnects() throws Exception {
+        // qemu-nbd, stopped, closes its connections at once.
+        String qemuNbd = Programs.require("qemu-nbd");
+        byte[] data = new byte[1 << 20];
+        new Random(8).nextBytes(data);
+        Path file = Files.write(dir.resolve("base.img"), data);
+        String[] command = {qemuNbd, "-f", "raw", "-x", "base", "-b", "127.0.0.1", "-p", "{port}", "-t",
+            file.toString()};
+        Programs.Daemon upstream = Programs.Daemon.start(command);
+        int port = upstream.port;
+        try (NbdServer server = proxy(port, "base");
+                RawClient client = RawClient.connect(server.localAddress()).handshake()) {
+            client.go("proxied", true);
+            assertThat(read(client, 1, 0)).isEqualTo(Arrays.copyOfRange(data, 0, 4096));
+            upstream.close(); // SIGTERM, and waits for the exit
+            await("the closed connection to leave the pool", () -> backend(server).openConnections() == 0);
+
+            long start = System.nanoTime();
+            RawClient.Chunk error = failedRead(client, 2);
+            assertThat(millisSince(start)).as("ms to the error").isLessThan(5_000);
+            assertThat(error.error()).isEqualTo(NbdProtocol.EIO);
+            assertThat(error.message()).contains("upstream nbd://127.0.0.1:" + port + "/base is unreachable");
+
+            try (Programs.Daemon restarted = Programs.Daemon.start(port, command)) {
+                assertThat(read(client, 3, 4096)).isEqualTo(Arrays.copyOfRange(data, 4096, 8192));
+            }
+        } finally {
+            upstream.close();
+        }
+    }
+
+    @Test
+    void upstreamStoppedWhileTheProxyIsIdle_isLetGoAfterTheIdleTimeout() throws Exception {
+        // No request, so no ESHUTDOWN to notice: the idle timeout is what lets nbdkit finish stopping.
+        String nbdkit = Programs.require("nbdkit");
+        Programs.Daemon upstream = Programs.Daemon.start(nbdkit, "-f", "-i", "127.0.0.1", "-p", "{port}", "memory",
+                "1M");
+        try (NbdServer server = proxy(upstream.port, "", 0.2)) {
+            assertThat(backend(server).openConnections()).as("the connection opened at start").isEqualTo(1);
+            upstream.process.destroy(); // SIGTERM
+            assertThat(upstream.process.waitFor(10, TimeUnit.SECONDS)).as("nbdkit exits").isTrue();
+            assertThat(backend(server).openConnections()).isZero();
+        } finally {
+            upstream.close();
+        }
+    }
+
+    @Test
+    void upstreamThatClosesWithARequestInFlight_failsItAtOnceWithEio() throws Exception {
+        // Reads take 60 s upstream; the connection closing must fail the read now, not after a timeout.
+        String nbdkit = Programs.require("nbdkit");
+        Programs.Daemon upstream = Programs.Daemon.start(nbdkit, "-f", "-i", "127.0.0.1", "-p", "{port}",
+                "--filter=delay", "memory", "1M", "rdelay=60");
+        try (NbdServer server = proxy(upstream.port, "");
+                RawClient client = RawClient.connect(server.localAddress()).handshake()) {
+            client.go("proxied", true);
+            client.request(0, NbdProtocol.CMD_READ, 1, 0, 4096);
+            await("the read to reach the upstream", () -> backend(server).requestsAwaitingReply() == 1);
+            long start = System.nanoTime();
+            upstream.kill();
+            RawClient.Chunk error = client.chunk();
+            assertThat(millisSince(start)).as("ms to the error").isLessThan(5_000);
+            assertThat(error.type()).isEqualTo(NbdProtocol.REPLY_TYPE_ERROR);
+            assertThat(error.error()).isEqualTo(NbdProtocol.EIO);
+            assertThat(error.message()).isEqualTo("upstream nbd://127.0.0.1:" + upstream.port
+                    + "/: the connection closed with the request in flight");
         } finally {
             upstream.close();
         }
