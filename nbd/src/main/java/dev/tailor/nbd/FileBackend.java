@@ -78,12 +78,12 @@ public final class FileBackend implements BlockBackend {
             throw new IllegalArgumentException(file + " is a directory (expected: a file, or a path to create one)");
         }
         if (!Files.exists(file)) {
+            if (readOnly) {
+                throw new IllegalArgumentException(file + " does not exist (a read-only export needs its file)");
+            }
             if (sizeBytes == null) {
                 throw new IllegalArgumentException(file + " does not exist, and the export has no size to create"
                         + " it with");
-            }
-            if (readOnly) {
-                throw new IllegalArgumentException(file + " does not exist (a read-only export needs its file)");
             }
             Path parent = file.toAbsolutePath().getParent();
             if (parent != null && !Files.isDirectory(parent)) {
