@@ -37,7 +37,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * <p>An upstream that stops or restarts (docs/nbd.md, "Upstream exports"):
  * <ul>
  *   <li>A connection that closes leaves the pool at once; its requests in flight fail with
- *       {@code NBD_EIO} at once (they may or may not have been done, so they are not sent again).</li>
+ *       {@code NBD_EIO} at once (they may or may not have been done, so they are not sent again), and
+ *       the other pool connections are retired as below.</li>
  *   <li>A request that finds no open connection opens one; if that fails (refused, reset, handshake
  *       timeout), the request fails with {@code NBD_EIO} and a message naming the upstream. Each
  *       request tries once: nothing waits for an upstream to come back.</li>
@@ -127,7 +128,7 @@ public final class UpstreamBackend implements BlockBackend {
             }
 
             @Override
-            public void upstreamShuttingDown() {
+            public void upstreamLeaving() {
                 UpstreamBackend pool = backend.get();
                 if (pool != null) {
                     pool.retireAll();
@@ -228,13 +229,17 @@ public final class UpstreamBackend implements BlockBackend {
                     if (!completion.trySuccess(data) && data != null) {
                         data.release();
                     }
-                } else if (done.cause() instanceof UpstreamClientHandler.Unserved && mayRetry && !closed) {
+                } else if (done.cause() instanceof UpstreamClientHandler.Unserved unserved && mayRetry && !closed
+                        && !(unserved.shuttingDown() && request.command() == NbdProtocol.CMD_FLUSH)) {
                     send(request, completion, false);
                 } else {
                     request.release();
                     Throwable cause = done.cause();
+                    String flushNote = cause instanceof UpstreamClientHandler.Unserved u && u.shuttingDown()
+                            && request.command() == NbdProtocol.CMD_FLUSH ? " (a FLUSH is not sent again elsewhere:"
+                            + " it could not cover the writes this upstream acknowledged)" : "";
                     completion.tryFailure(cause instanceof NbdException nbd ? nbd
-                            : new NbdException(NbdProtocol.EIO, message(cause)));
+                            : new NbdException(NbdProtocol.EIO, message(cause) + flushNote));
                 }
             });
             channel.writeAndFlush(new UpstreamClientHandler.Forward(request, reply)).addListener(written -> {
@@ -244,7 +249,7 @@ public final class UpstreamBackend implements BlockBackend {
                 } else {
                     // Not written whole, so not served: the upstream never saw a complete request.
                     reply.tryFailure(new UpstreamClientHandler.Unserved("upstream " + name + ": the request could"
-                            + " not be sent: " + message(written.cause())));
+                            + " not be sent: " + message(written.cause()), false));
                 }
             });
         });

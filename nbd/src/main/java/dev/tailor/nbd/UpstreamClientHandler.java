@@ -1,6 +1,7 @@
 package dev.tailor.nbd;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelFutureListener;
@@ -26,7 +27,9 @@ import java.util.concurrent.TimeUnit;
  * <p>How a connection ends (proto.md, "Terminating the transmission phase"):
  * <ul>
  *   <li>The upstream closes it (stopped, restarted, crashed): the requests in flight fail at once with
- *       {@code NBD_EIO}, since they may or may not have been done, and the pool forgets the connection.</li>
+ *       {@code NBD_EIO}, since they may or may not have been done, the pool forgets the connection and
+ *       retires the others (an upstream that closes one connection is usually going away; nbdkit, stopped,
+ *       resets a connection whose request arrives as it handles the signal, and keeps the idle ones).</li>
  *   <li>The upstream answers {@code NBD_ESHUTDOWN}: it is shutting down and did not serve that request,
  *       which fails with {@link Unserved} (the backend sends it again once, on a new connection). The
  *       connection is <em>retired</em>, and the backend retires every other pool connection too: the
@@ -69,21 +72,40 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
         /** {@code channel} takes no more requests: forget it, so that the next request opens another. */
         void retired(Channel channel);
 
-        /** The upstream answered {@code NBD_ESHUTDOWN}: every pool connection to it should go. */
-        void upstreamShuttingDown();
+        /**
+         * The upstream answered {@code NBD_ESHUTDOWN}, or closed this connection: it is probably going away,
+         * and every pool connection to it should go.
+         */
+        void upstreamLeaving();
     }
 
     /**
-     * The upstream did not serve the request and it is safe to send it again: it was refused with
-     * {@code NBD_ESHUTDOWN}, or never written whole to the connection.
+     * The upstream did not serve the request: it was refused with {@code NBD_ESHUTDOWN}, or never
+     * written whole to the connection. Sending it again is safe for what it does itself; a FLUSH,
+     * whose meaning is every write acknowledged before it, is not sent again to an upstream that is
+     * shutting down (a new connection reaches another instance, which cannot vouch for those).
      */
     static final class Unserved extends Exception {
-        Unserved(String message) {
+        private final boolean shuttingDown;
+
+        /** @param shuttingDown whether the upstream said it is shutting down ({@code NBD_ESHUTDOWN}) */
+        Unserved(String message, boolean shuttingDown) {
             super(message, null, false, false);
+            this.shuttingDown = shuttingDown;
+        }
+
+        /** Whether the upstream said it is shutting down. */
+        boolean shuttingDown() {
+            return shuttingDown;
         }
     }
 
-    private record Pending(int command, int lengthBytes, Promise<ByteBuf> completion) {
+    /**
+     * A request sent and not answered yet.
+     *
+     * @param writesBefore for a FLUSH, the writes acknowledged when it was sent (those it covers)
+     */
+    private record Pending(int command, int lengthBytes, Promise<ByteBuf> completion, long writesBefore) {
     }
 
     private enum Phase { GREETING, OPTION_REPLIES, TRANSMISSION, CLOSED }
@@ -102,6 +124,10 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
     private long lastActiveNanos;
     private long nextCookie;
     private boolean retiring;
+    /** Writes (WRITE, TRIM, WRITE_ZEROES) the upstream acknowledged on this connection. */
+    private long writesAcknowledged;
+    /** Of those, how many a successful FLUSH on this connection covers. */
+    private long writesFlushed;
 
     // Handshake results.
     private long sizeBytes = -1;
@@ -183,13 +209,14 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
         BlockRequest request = forward.request();
         if (phase != Phase.TRANSMISSION || retiring) {
             Unserved unserved = new Unserved("upstream " + upstream + ": the connection was "
-                    + (retiring ? "closing" : "closed") + " before the request was sent");
+                    + (retiring ? "closing" : "closed") + " before the request was sent", false);
             forward.reply().tryFailure(unserved);
             promise.setFailure(unserved);
             return;
         }
         long cookie = nextCookie++;
-        pending.put(cookie, new Pending(request.command(), (int) request.lengthBytes(), forward.reply()));
+        pending.put(cookie, new Pending(request.command(), (int) request.lengthBytes(), forward.reply(),
+                writesAcknowledged));
         lastActiveNanos = ctx.executor().ticker().nanoTime();
         ByteBuf header = ctx.alloc().buffer(NbdProtocol.REQUEST_HEADER_BYTES);
         header.writeInt(NbdProtocol.REQUEST_MAGIC);
@@ -237,14 +264,26 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
         }
     }
 
-    /** Retires the connection once it has had no request in flight for the idle timeout. */
+    /**
+     * Retires the connection once it has had no request in flight for the idle timeout. If writes it
+     * acknowledged are not covered by a FLUSH on it yet, it sends one first: without
+     * {@code NBD_FLAG_CAN_MULTI_CONN}, a flush on the connection that replaces it need not cover them.
+     */
     private void checkIdle(ChannelHandlerContext ctx) {
         if (phase != Phase.TRANSMISSION || retiring) {
             return;
         }
         long idleNanos = ctx.executor().ticker().nanoTime() - lastActiveNanos;
         if (pending.isEmpty() && reading == null && idleNanos >= idleTimeoutNanos) {
-            retire(ctx);
+            if (writesAcknowledged > writesFlushed && (transmissionFlags & NbdProtocol.FLAG_SEND_FLUSH) != 0) {
+                Promise<ByteBuf> flushed = ctx.executor().newPromise();
+                flushed.addListener(f -> retire(ctx));
+                write(ctx, new Forward(new BlockRequest(NbdProtocol.CMD_FLUSH, 0, 0, 0, 0, Unpooled.EMPTY_BUFFER),
+                        flushed), ctx.newPromise());
+                ctx.flush();
+            } else {
+                retire(ctx);
+            }
         } else {
             idleCheck = ctx.executor().schedule(() -> checkIdle(ctx), Math.max(idleTimeoutNanos - idleNanos,
                     idleTimeoutNanos / 8), TimeUnit.NANOSECONDS);
@@ -253,14 +292,22 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
+        boolean lost = phase == Phase.TRANSMISSION && !retiring;
         closeDown(phase == Phase.TRANSMISSION || phase == Phase.CLOSED ? "the connection closed"
                 : "the connection closed during the handshake");
+        if (lost) {
+            events.upstreamLeaving();
+        }
         ctx.fireChannelInactive();
     }
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        boolean lost = phase == Phase.TRANSMISSION && !retiring;
         fail(ctx, cause.getMessage() == null ? cause.toString() : cause.getMessage());
+        if (lost) {
+            events.upstreamLeaving();
+        }
     }
 
     private void fail(ChannelHandlerContext ctx, String reason) {
@@ -450,9 +497,9 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
             // The pool lets go of every connection first, so that sending the request again opens a new one.
             if (!retiring) {
                 retire(ctx);
-                events.upstreamShuttingDown();
+                events.upstreamLeaving();
             }
-            request.completion().tryFailure(new Unserved("upstream " + upstream + " is shutting down"));
+            request.completion().tryFailure(new Unserved("upstream " + upstream + " is shutting down", true));
         } else if (error != 0) {
             request.completion().tryFailure(new NbdException(error, "upstream " + upstream + " answered "
                     + NbdProtocol.commandName(request.command()) + " with error " + error));
@@ -461,6 +508,11 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
             readData = cumulation.alloc().directBuffer(request.lengthBytes(), request.lengthBytes());
             return true;
         } else {
+            if (request.command() == NbdProtocol.CMD_FLUSH) {
+                writesFlushed = Math.max(writesFlushed, request.writesBefore());
+            } else if (request.command() != NbdProtocol.CMD_READ) {
+                writesAcknowledged++;
+            }
             request.completion().trySuccess(null);
         }
         answered(ctx);
