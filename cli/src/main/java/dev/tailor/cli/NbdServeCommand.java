@@ -12,10 +12,14 @@ import io.netty.util.internal.logging.InternalLoggerFactory;
 import io.netty.util.internal.logging.JdkLoggerFactory;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -69,6 +73,7 @@ final class NbdServeCommand implements Callable<Integer> {
         // Netty logs through java.util.logging, before it probes for SLF4J (whose API, without a
         // provider, comes with the Kubernetes client and would print a warning at every start).
         InternalLoggerFactory.setDefaultFactory(JdkLoggerFactory.INSTANCE);
+        PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         NbdConfig settings;
         Path temporary = null;
@@ -100,14 +105,14 @@ final class NbdServeCommand implements Callable<Integer> {
             delete(temporary);
             throw new CliException(e.getMessage(), 1, e);
         }
-        describe(server, temporary, err);
+        describe(server, settings.address(), temporary, out, err);
         CountDownLatch stopped = new CountDownLatch(1);
         Path removeOnExit = temporary;
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             server.close();
             delete(removeOnExit);
-            err.println("tailor: stopped" + (removeOnExit == null ? "" : "; removed " + removeOnExit));
-            err.flush();
+            out.println("tailor: stopped" + (removeOnExit == null ? "" : "; removed " + removeOnExit));
+            out.flush();
             stopped.countDown();
         }, "tailor-nbd-shutdown"));
         stopped.await();
@@ -137,24 +142,71 @@ final class NbdServeCommand implements Callable<Integer> {
         return InetSocketAddress.createUnresolved(host, port);
     }
 
-    private static void describe(NbdServer server, Path temporary, PrintWriter err) {
-        InetSocketAddress address = server.localAddress();
-        InetAddress ip = address.getAddress();
-        String host = ip.getHostAddress().contains(":") ? "[" + ip.getHostAddress() + "]" : ip.getHostAddress();
-        String base = "nbd://" + host + ":" + address.getPort() + "/";
+    /**
+     * Prints where the server listens and one line per export, on {@code out}; the warning for an address
+     * reachable from the network on {@code err}.
+     *
+     * @param address the address as the user gave it (config or {@code --listen}), shown as is
+     */
+    private static void describe(NbdServer server, String address, Path temporary, PrintWriter out,
+            PrintWriter err) {
+        InetSocketAddress bound = server.localAddress();
+        InetAddress ip = bound.getAddress();
+        String host = hostForUri(address);
+        // The wildcard address is no use in a URI: show one that other machines can connect to.
+        String uriHost = ip.isAnyLocalAddress() ? hostForUri(reachableAddress(!address.contains(":"))) : host;
+        String base = "nbd://" + uriHost + ":" + bound.getPort() + "/";
         List<Export> exports = server.exports();
-        err.println("tailor: serving " + exports.size() + (exports.size() == 1 ? " export" : " exports") + " on "
-                + host + ":" + address.getPort() + (ip.isLoopbackAddress() ? " (loopback only)" : "")
-                + "; Ctrl-C stops");
+        out.println("tailor: serving " + exports.size() + (exports.size() == 1 ? " export" : " exports") + " on "
+                + host + ":" + bound.getPort() + (ip.isLoopbackAddress() ? " (loopback only)"
+                : ip.isAnyLocalAddress() ? " (all addresses)" : "") + "; Ctrl-C stops");
         if (!ip.isLoopbackAddress()) {
             err.println("tailor: warning: reachable from the network, and NBD has no authentication here: anyone who"
                     + " can connect can read and write these disks");
         }
         for (Export export : exports) {
-            err.println("  " + base + export.name() + "  " + ByteSize.format(export.sizeBytes()) + ", "
+            out.println("  " + base + export.name() + "  " + ByteSize.format(export.sizeBytes()) + ", "
                     + (export.readOnly() ? "read-only" : "read-write") + ", tenant " + export.tenant() + ", "
                     + backend(export.backend(), temporary));
         }
+        out.flush();
+    }
+
+    /** {@code host}, with brackets when it is an IPv6 literal, as a URI or {@code HOST:PORT} needs. */
+    static String hostForUri(String host) {
+        return host.contains(":") && !host.startsWith("[") ? "[" + host + "]" : host;
+    }
+
+    /**
+     * For a server listening on every address ({@code 0.0.0.0} or {@code ::}), an address other machines
+     * can use in a URI: the first IPv4 address of an interface that is up, not loopback and not
+     * link-local, else (unless {@code ipv4Only}) the first such IPv6 address, else the loopback address.
+     *
+     * @param ipv4Only whether the server listens on IPv4 only ({@code 0.0.0.0})
+     */
+    static String reachableAddress(boolean ipv4Only) {
+        String ipv6 = null;
+        try {
+            for (NetworkInterface nic : Collections.list(NetworkInterface.getNetworkInterfaces())) {
+                if (!nic.isUp() || nic.isLoopback()) {
+                    continue;
+                }
+                for (InetAddress candidate : Collections.list(nic.getInetAddresses())) {
+                    if (candidate.isLoopbackAddress() || candidate.isLinkLocalAddress()) {
+                        continue;
+                    }
+                    if (candidate instanceof Inet4Address) {
+                        return candidate.getHostAddress();
+                    }
+                    if (ipv6 == null && !ipv4Only) {
+                        ipv6 = candidate.getHostAddress();
+                    }
+                }
+            }
+        } catch (SocketException e) {
+            // No interface list: fall back to loopback, which works on this machine at least.
+        }
+        return ipv6 != null ? ipv6 : ipv4Only ? "127.0.0.1" : "::1";
     }
 
     private static String backend(BlockBackend backend, Path temporary) {

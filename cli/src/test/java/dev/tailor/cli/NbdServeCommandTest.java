@@ -2,16 +2,19 @@ package dev.tailor.cli;
 
 import static dev.tailor.cli.PlanCommandTest.tailor;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assumptions.assumeThat;
 
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
+import java.io.RandomAccessFile;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -87,48 +90,137 @@ class NbdServeCommandTest {
         }
     }
 
-    @Test
-    void serve_announcesTheExportServesItAndCleansUpOnSigterm() throws Exception {
+    /** A child JVM running {@code tailor nbd serve ARGS}, its stdout and stderr in separate files. */
+    private Process serve(Path out, Path err, String... args) throws IOException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        Path log = dir.resolve("serve.log");
-        Process process = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
-                "dev.tailor.cli.Tailor", "nbd", "serve", "--listen", "127.0.0.1:0").redirectErrorStream(true)
-                .redirectOutput(log.toFile()).start();
+        List<String> command = new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path"),
+                "dev.tailor.cli.Tailor", "nbd", "serve"));
+        command.addAll(List.of(args));
+        return new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+    }
+
+    /** Connects to {@code host:port} and does the handshake up to the size of {@code export}. */
+    private static long exportSize(String host, int port, String export) throws IOException {
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress(host, port), 10_000);
+            socket.setSoTimeout(10_000);
+            DataInputStream in = new DataInputStream(socket.getInputStream());
+            DataOutputStream out = new DataOutputStream(socket.getOutputStream());
+            assertThat(in.readLong()).isEqualTo(0x4e42444d41474943L);
+            in.readLong();
+            in.readUnsignedShort();
+            out.writeInt(3);
+            out.writeLong(0x49484156454F5054L);
+            out.writeInt(1);
+            out.writeInt(export.length());
+            out.write(export.getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            return in.readLong();
+        }
+    }
+
+    @Test
+    void serve_announcesTheExportOnStdoutServesItAndCleansUpOnSigterm() throws Exception {
+        Path out = dir.resolve("serve.out");
+        Path err = dir.resolve("serve.err");
+        Process process = serve(out, err, "--listen", "127.0.0.1:0");
         try {
             Pattern uri = Pattern.compile("nbd://127\\.0\\.0\\.1:(\\d+)/disk {2}1GiB, read-write, tenant default,"
                     + " file (\\S+)/disk\\.img \\(temporary: removed on exit\\)");
-            Matcher export = uri.matcher(awaitLine(log, uri));
+            Matcher export = uri.matcher(awaitLine(out, uri));
             assertThat(export.find()).isTrue();
-            assertThat(Files.readAllLines(log)).anyMatch(l -> l.startsWith("tailor: serving 1 export on 127.0.0.1:")
+            assertThat(Files.readAllLines(out)).anyMatch(l -> l.startsWith("tailor: serving 1 export on 127.0.0.1:")
                     && l.endsWith("(loopback only); Ctrl-C stops"));
             int port = Integer.parseInt(export.group(1));
             Path temporary = Path.of(export.group(2));
             assertThat(temporary.resolve("disk.img")).exists();
 
             // A client gets through the handshake to the 1 GiB export.
-            try (Socket socket = new Socket()) {
-                socket.connect(new InetSocketAddress("127.0.0.1", port), 10_000);
-                socket.setSoTimeout(10_000);
-                DataInputStream in = new DataInputStream(socket.getInputStream());
-                DataOutputStream out = new DataOutputStream(socket.getOutputStream());
-                assertThat(in.readLong()).isEqualTo(0x4e42444d41474943L);
-                in.readLong();
-                in.readUnsignedShort();
-                out.writeInt(3);
-                out.writeLong(0x49484156454F5054L);
-                out.writeInt(1);
-                out.writeInt(4);
-                out.write("disk".getBytes(StandardCharsets.US_ASCII));
-                out.flush();
-                assertThat(in.readLong()).isEqualTo(1L << 30);
-            }
+            assertThat(exportSize("127.0.0.1", port, "disk")).isEqualTo(1L << 30);
 
             process.destroy(); // SIGTERM, as Ctrl-C's SIGINT: the shutdown hook runs
             assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
-            assertThat(Files.readAllLines(log)).contains("tailor: stopped; removed " + temporary);
+            assertThat(process.exitValue()).isEqualTo(143);
+            assertThat(Files.readAllLines(out)).contains("tailor: stopped; removed " + temporary);
+            assertThat(Files.readString(err)).as("nothing went wrong, so nothing on stderr").isEmpty();
             assertThat(temporary).doesNotExist();
         } finally {
             process.destroyForcibly();
         }
+    }
+
+    @Test
+    void serveOnAllAddresses_showsTheAddressAsGivenAndUrisWithAUsableHost() throws Exception {
+        // --listen 0.0.0.0:10809 used to print [0:0:0:0:0:0:0:0], in the banner and in every nbd:// URI.
+        Path out = dir.resolve("serve.out");
+        Path err = dir.resolve("serve.err");
+        Process process = serve(out, err, "--listen", "0.0.0.0:0");
+        try {
+            Pattern uri = Pattern.compile("nbd://([^/\\[\\]]+):(\\d+)/disk {2}1GiB");
+            Matcher export = uri.matcher(awaitLine(out, uri));
+            assertThat(export.find()).isTrue();
+            String host = export.group(1);
+            int port = Integer.parseInt(export.group(2));
+            assertThat(host).isNotEqualTo("0.0.0.0");
+            assertThat(Files.readAllLines(out)).contains("tailor: serving 1 export on 0.0.0.0:" + port
+                    + " (all addresses); Ctrl-C stops");
+            assertThat(Files.readString(err)).contains("tailor: warning: reachable from the network");
+            assertThat(exportSize(host, port, "disk")).as("the URI's host works").isEqualTo(1L << 30);
+        } finally {
+            process.destroy();
+            process.waitFor(30, TimeUnit.SECONDS);
+            process.destroyForcibly();
+        }
+    }
+
+    @Test
+    void exampleConfig_failingAtItsSecondExport_leavesNoFileItCreated() throws Exception {
+        // examples/nbd.yaml creates vm1-root.img (20 GiB, sparse), then golden-image's file is missing.
+        Path example = Path.of(System.getProperty("tailor.projectDir", ".."), "examples", "nbd.yaml");
+        Path config = Files.copy(example, dir.resolve("nbd.yaml"));
+        assumeThat(Path.of("/srv/images/debian-12.raw")).doesNotExist();
+        PlanCommandTest.Result result = tailor("nbd", "serve", "--config", config.toString(), "--listen",
+                "127.0.0.1:0");
+        assertThat(result.exitCode()).isEqualTo(2);
+        assertThat(result.err()).contains("export golden-image: /srv/images/debian-12.raw does not exist");
+        assertThat(dir.resolve("vm1-root.img")).doesNotExist();
+        try (var files = Files.list(dir)) {
+            assertThat(files.map(p -> p.getFileName().toString()).toList()).containsExactly("nbd.yaml");
+        }
+    }
+
+    @Test
+    void sizeOverTheFileSystemLimit_isBadInputAndLeavesNoFile() throws Exception {
+        try (RandomAccessFile probe = new RandomAccessFile(dir.resolve("probe").toFile(), "rw")) {
+            probe.setLength(17L << 40);
+            assumeThat(false).as("the file system of %s takes a 17 TiB file (ext4 stops at 16 TiB)", dir).isTrue();
+        } catch (IOException expected) {
+            // ext4 with 4 KiB blocks: File too large.
+        } finally {
+            Files.deleteIfExists(dir.resolve("probe"));
+        }
+        Path config = Files.writeString(dir.resolve("exports.yaml"),
+                "exports: [{name: big, file: big.img, size: 17TiB}]");
+        PlanCommandTest.Result result = tailor("nbd", "serve", "--config", config.toString(), "--listen",
+                "127.0.0.1:0");
+        assertThat(result.exitCode()).isEqualTo(2);
+        assertThat(result.err()).contains("export big: size 17TiB (18691697672192 bytes) is more than the file"
+                + " system of " + dir + " allows for one file").contains("expected: at most");
+        assertThat(dir.resolve("big.img")).doesNotExist();
+    }
+
+    @Test
+    void configProblems_areAllListedAsBadInput() throws Exception {
+        Path config = Files.writeString(dir.resolve("exports.yaml"), """
+                prot: 10809
+                exports: [{name: d, file: d.img, size: 1000, tenent: acme}]
+                """);
+        PlanCommandTest.Result result = tailor("nbd", "serve", "--config", config.toString());
+        assertThat(result.exitCode()).isEqualTo(2);
+        assertThat(result.err()).contains("3 problems:")
+                .contains("prot: unknown field (valid at the top level: address, port,")
+                .contains("exports[0].tenent: unknown field")
+                .contains("exports[0].size: 1000B (expected: a multiple of 512 bytes");
+        assertThat(dir.resolve("d.img")).doesNotExist();
     }
 }

@@ -44,4 +44,12 @@ public interface BlockBackend extends AutoCloseable {
      */
     @Override
     void close();
+
+    /**
+     * Closes the backend of a server whose start failed, also undoing what opening it created: a file
+     * export removes the file it created, never one that existed before. The default just closes.
+     */
+    default void discard() {
+        close();
+    }
 }

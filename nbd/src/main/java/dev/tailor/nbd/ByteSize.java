@@ -16,6 +16,9 @@ import java.util.regex.Pattern;
  */
 public record ByteSize(long bytes) {
 
+    /** What a size field takes, in words, for error messages. */
+    public static final String EXPECTED = "a size like 1GiB or a number of bytes";
+
     private static final Pattern TEXT = Pattern.compile("\\s*(\\d+)\\s*(b|kib|mib|gib|tib)?\\s*");
 
     /** @throws IllegalArgumentException when negative */
@@ -26,26 +29,30 @@ public record ByteSize(long bytes) {
     }
 
     /**
-     * @throws IllegalArgumentException for anything but a whole number or a number with a binary unit
+     * @throws IllegalArgumentException for anything but a whole number of at least 0 or a string with a
+     *                                  binary unit; the message is {@code VALUE (expected: ...)}
      */
     @JsonCreator
     public static ByteSize of(JsonNode node) {
-        if (node.isIntegralNumber() && node.canConvertToLong()) {
+        if (node.isIntegralNumber() && node.canConvertToLong() && node.longValue() >= 0) {
             return new ByteSize(node.longValue());
         }
         if (node.isTextual()) {
             return parse(node.textValue());
         }
-        throw new IllegalArgumentException(node + " is not a size (expected: bytes as a whole number, or a string"
-                + " such as \"64KiB\", \"32MiB\", \"1GiB\")");
+        throw new IllegalArgumentException((node.isContainerNode() ? (node.isArray() ? "a list" : "a mapping")
+                : node.toString()) + " (expected: " + EXPECTED + ")");
     }
 
-    /** @throws IllegalArgumentException for anything but a whole number or a number with a binary unit */
+    /**
+     * @throws IllegalArgumentException for anything but a whole number or a number with a binary unit; the
+     *                                  message is {@code "TEXT" (expected: ...)}
+     */
     public static ByteSize parse(String text) {
         Matcher m = TEXT.matcher(text.toLowerCase(Locale.ROOT));
         if (!m.matches()) {
-            throw new IllegalArgumentException("\"" + text + "\" is not a size (expected: a whole number with an"
-                    + " optional unit B, KiB, MiB, GiB or TiB, such as \"1GiB\")");
+            throw new IllegalArgumentException("\"" + text + "\" (expected: " + EXPECTED + ", in B, KiB, MiB, GiB"
+                    + " or TiB, without fractions)");
         }
         int shift = switch (m.group(2) == null ? "b" : m.group(2)) {
             case "kib" -> 10;
@@ -61,7 +68,7 @@ public record ByteSize(long bytes) {
             }
             return new ByteSize(value << shift);
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("\"" + text + "\" is too large (expected: under 8 EiB)");
+            throw new IllegalArgumentException("\"" + text + "\" (expected: a size under 8 EiB)");
         }
     }
 
@@ -70,6 +77,22 @@ public record ByteSize(long bytes) {
     @Override
     public String toString() {
         return format(bytes);
+    }
+
+    /**
+     * {@code bytes} in the largest binary unit not above it, to one decimal, e.g. {@code 16TiB} for
+     * 16 TiB − 4 KiB or {@code 1.5GiB}; for messages, next to the exact count.
+     */
+    public static String approximate(long bytes) {
+        String[] units = {"TiB", "GiB", "MiB", "KiB"};
+        for (int i = 0; i < units.length; i++) {
+            int shift = 40 - 10 * i;
+            if (bytes >= 1L << shift) {
+                String number = String.format(Locale.ROOT, "%.1f", bytes / (double) (1L << shift));
+                return (number.endsWith(".0") ? number.substring(0, number.length() - 2) : number) + units[i];
+            }
+        }
+        return bytes + "B";
     }
 
     /** {@code bytes} in the largest binary unit that divides it exactly, e.g. {@code 1GiB}. */

@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.util.concurrent.Promise;
 import java.io.IOException;
+import java.io.RandomAccessFile;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -37,16 +38,18 @@ public final class FileBackend implements BlockBackend {
     private final Path file;
     private final long sizeBytes;
     private final boolean readOnly;
+    private final boolean created;
     private final FileChannel channel;
     private final FileChannel durableChannel;
     private final Executor executor;
     private final ByteBufAllocator alloc;
 
-    private FileBackend(Path file, long sizeBytes, boolean readOnly, FileChannel channel, FileChannel durableChannel,
-            Executor executor, ByteBufAllocator alloc) {
+    private FileBackend(Path file, long sizeBytes, boolean readOnly, boolean created, FileChannel channel,
+            FileChannel durableChannel, Executor executor, ByteBufAllocator alloc) {
         this.file = file;
         this.sizeBytes = sizeBytes;
         this.readOnly = readOnly;
+        this.created = created;
         this.channel = channel;
         this.durableChannel = durableChannel;
         this.executor = executor;
@@ -57,30 +60,51 @@ public final class FileBackend implements BlockBackend {
      * Opens (or creates) the file of an export.
      *
      * @param file      the backing file; created sparse when it does not exist (then {@code sizeBytes}
-     *                  is required and {@code readOnly} must be false)
+     *                  is required, {@code readOnly} must be false, and its parent directory must exist)
      * @param sizeBytes the export's size, or null for the file's length; at most the file's length
      * @param readOnly  open for reading only
      * @param executor  runs the blocking I/O; bounded, shared by all file exports
      * @param alloc     allocates the buffers of read replies
-     * @throws IOException              when the file cannot be opened or created
-     * @throws IllegalArgumentException when the size does not fit the file
+     * @throws IOException              when the file cannot be opened or created (permissions, I/O)
+     * @throws IllegalArgumentException when the configuration does not fit the file: no size to create it
+     *                                  with, a missing parent directory, a size larger than the file system
+     *                                  allows for one file (the message gives the limit), or a size larger
+     *                                  than an existing file; a file created here is removed again
      */
     public static FileBackend open(Path file, Long sizeBytes, boolean readOnly, Executor executor,
             ByteBufAllocator alloc) throws IOException {
+        boolean created = false;
+        if (Files.isDirectory(file)) {
+            throw new IllegalArgumentException(file + " is a directory (expected: a file, or a path to create one)");
+        }
         if (!Files.exists(file)) {
+            if (readOnly) {
+                throw new IllegalArgumentException(file + " does not exist (a read-only export needs its file)");
+            }
             if (sizeBytes == null) {
                 throw new IllegalArgumentException(file + " does not exist, and the export has no size to create"
                         + " it with");
             }
-            if (readOnly) {
-                throw new IllegalArgumentException(file + " does not exist (a read-only export needs its file)");
+            Path parent = file.toAbsolutePath().getParent();
+            if (parent != null && !Files.isDirectory(parent)) {
+                throw new IllegalArgumentException("cannot create " + file + ": its parent directory " + parent
+                        + (Files.exists(parent) ? " is not a directory" : " does not exist"));
             }
-            try (FileChannel created = FileChannel.open(file, StandardOpenOption.CREATE_NEW,
-                    StandardOpenOption.WRITE)) {
-                // One byte at the end makes a sparse file of the full size.
-                created.write(ByteBuffer.wrap(new byte[1]), sizeBytes - 1);
-            }
+            createSparse(file, sizeBytes);
+            created = true;
         }
+        try {
+            return open(file, sizeBytes, readOnly, created, executor, alloc);
+        } catch (IOException | RuntimeException e) {
+            if (created) {
+                Files.deleteIfExists(file);
+            }
+            throw e;
+        }
+    }
+
+    private static FileBackend open(Path file, Long sizeBytes, boolean readOnly, boolean created, Executor executor,
+            ByteBufAllocator alloc) throws IOException {
         long fileBytes = Files.size(file);
         long size = sizeBytes == null ? fileBytes : sizeBytes;
         if (size > fileBytes) {
@@ -101,12 +125,69 @@ public final class FileBackend implements BlockBackend {
                 throw e;
             }
         }
-        return new FileBackend(file, size, readOnly, channel, durable, executor, alloc);
+        return new FileBackend(file, size, readOnly, created, channel, durable, executor, alloc);
+    }
+
+    /**
+     * Creates {@code file} (which must not exist) as a sparse file of {@code sizeBytes}: its length is
+     * set ({@code ftruncate}) and no block is written. When the file system refuses the length
+     * ({@code EFBIG}: ext4 with 4 KiB blocks stops at 16 TiB − 4 KiB), the largest length it takes is
+     * found by bisection on the same empty file (at most 63 {@code ftruncate}s, no data) and named in the
+     * error. The file is removed again on any failure.
+     *
+     * @throws IllegalArgumentException when {@code sizeBytes} is more than the file system allows for one file
+     * @throws IOException              when the file cannot be created
+     */
+    private static void createSparse(Path file, long sizeBytes) throws IOException {
+        try (FileChannel ignored = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+            // Created empty; CREATE_NEW makes sure it is ours to remove.
+        }
+        try (RandomAccessFile created = new RandomAccessFile(file.toFile(), "rw")) {
+            try {
+                created.setLength(sizeBytes);
+            } catch (IOException refused) {
+                long largest = largestLength(created, sizeBytes);
+                if (largest >= sizeBytes || largest == 0) {
+                    throw refused; // not about the length
+                }
+                long usable = largest - largest % NbdConfig.SECTOR_BYTES;
+                String size = ByteSize.format(sizeBytes);
+                throw new IllegalArgumentException("size " + size + (size.endsWith("iB") ? " (" + sizeBytes
+                        + " bytes)" : "") + " is more than the file system of " + file.toAbsolutePath().getParent()
+                        + " allows for one file (" + refused.getMessage() + "; expected: at most " + usable
+                        + " bytes there, about " + ByteSize.approximate(usable) + ")");
+            }
+        } catch (IOException | RuntimeException e) {
+            Files.deleteIfExists(file);
+            throw e;
+        }
+    }
+
+    /** The largest length below {@code refusedBytes} that {@code file} can be set to (leaves it at 0 bytes). */
+    private static long largestLength(RandomAccessFile file, long refusedBytes) throws IOException {
+        long taken = 0;
+        long refused = refusedBytes;
+        while (refused - taken > 1) {
+            long middle = taken + (refused - taken) / 2;
+            try {
+                file.setLength(middle);
+                taken = middle;
+            } catch (IOException e) {
+                refused = middle;
+            }
+        }
+        file.setLength(0);
+        return taken;
     }
 
     /** The backing file. */
     public Path file() {
         return file;
+    }
+
+    /** Whether {@link #open} created the file (it did not exist before). */
+    public boolean created() {
+        return created;
     }
 
     @Override
@@ -261,6 +342,20 @@ public final class FileBackend implements BlockBackend {
             }
         } catch (IOException e) {
             // Nothing a client was promised is lost: flushes and FUA writes were durable when acknowledged.
+        }
+    }
+
+    /** Closes the file and, if {@link #open} created it, removes it: a file that existed before stays. */
+    @Override
+    public void discard() {
+        close();
+        if (created) {
+            try {
+                Files.deleteIfExists(file);
+            } catch (IOException e) {
+                System.getLogger(FileBackend.class.getName()).log(System.Logger.Level.WARNING,
+                        () -> "could not remove " + file + ", created by a start that failed: " + e);
+            }
         }
     }
 

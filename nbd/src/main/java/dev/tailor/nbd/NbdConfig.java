@@ -30,6 +30,14 @@ import java.util.regex.Pattern;
 public record NbdConfig(String address, Integer port, Limits limits, Integer eventLoopThreads, Integer fileIoThreads,
         List<ExportConfig> exports) {
 
+    /**
+     * Configured export sizes are whole multiples of this many bytes: clients count a disk in 512-byte
+     * sectors, and of a partial last one the Linux kernel's NBD client drops it (capacity is size / 512,
+     * rounded down) while qemu rounds up and reads zeroes past the end. The protocol itself would allow
+     * any size (file exports advertise a minimum block size of 1), so this is our rule, for the clients.
+     */
+    public static final int SECTOR_BYTES = 512;
+
     /** The default port, IANA-reserved for NBD. */
     public static final int DEFAULT_PORT = 10809;
 
@@ -56,15 +64,24 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
      *                                         64 MiB; at least maxRequestSize)
      * @param maxInFlightRequestsPerConnection requests a connection may have outstanding before the
      *                                         server stops reading from it (default 256)
-     * @param maxConnections                   connections at once; more are closed on accept (default 256)
+     * @param maxConnections                   connections at once (default 256); a newcomer over the limit
+     *                                         closes the longest idle connection still in the handshake, or
+     *                                         is closed itself when every connection is past its handshake
+     * @param maxHandshakes                    of those, connections in the handshake at once (default 64, at
+     *                                         most maxConnections); a newcomer over the limit closes the
+     *                                         longest idle one ({@link ConnectionAdmission})
      * @param handshakeTimeoutSeconds          time a client has to finish the handshake (default 10)
      */
     @JsonIgnoreProperties(ignoreUnknown = false)
     public record Limits(ByteSize maxRequestSize, ByteSize maxInFlightPerConnection,
-            Integer maxInFlightRequestsPerConnection, Integer maxConnections, Double handshakeTimeoutSeconds) {
+            Integer maxInFlightRequestsPerConnection, Integer maxConnections, Integer maxHandshakes,
+            Double handshakeTimeoutSeconds) {
 
         /** Every limit at its default. */
-        public static final Limits DEFAULTS = new Limits(null, null, null, null, null);
+        public static final Limits DEFAULTS = new Limits(null, null, null, null, null, null);
+
+        /** The default of {@link #maxHandshakes} (lowered to maxConnections when that is smaller). */
+        public static final int DEFAULT_MAX_HANDSHAKES = 64;
 
         public Limits {
             maxRequestSize = maxRequestSize == null ? new ByteSize(32L << 20) : maxRequestSize;
@@ -73,6 +90,8 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
             maxInFlightRequestsPerConnection = maxInFlightRequestsPerConnection == null ? 256
                     : maxInFlightRequestsPerConnection;
             maxConnections = maxConnections == null ? 256 : maxConnections;
+            maxHandshakes = maxHandshakes == null ? Math.max(1, Math.min(DEFAULT_MAX_HANDSHAKES, maxConnections))
+                    : maxHandshakes;
             handshakeTimeoutSeconds = handshakeTimeoutSeconds == null ? 10.0 : handshakeTimeoutSeconds;
         }
 
@@ -102,6 +121,9 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
             }
             if (maxConnections < 1) {
                 problems.add("limits.maxConnections: " + maxConnections + " (expected: at least 1)");
+            } else if (maxHandshakes < 1 || maxHandshakes > maxConnections) {
+                problems.add("limits.maxHandshakes: " + maxHandshakes + " (expected: 1 to limits.maxConnections, "
+                        + maxConnections + ")");
             }
             if (!(handshakeTimeoutSeconds > 0) || handshakeTimeoutSeconds > 86_400) {
                 problems.add("limits.handshakeTimeoutSeconds: " + handshakeTimeoutSeconds
@@ -119,9 +141,9 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
      * @param tenant      who owns the disk, for admission control and the export list (default
      *                    {@code default})
      * @param description shown by {@code nbdinfo --list} (default: tenant and size)
-     * @param size        the disk's size: required for a file that does not exist yet (it is created
-     *                    sparse); for an existing file at most its length (default: its length); for an
-     *                    upstream export, if given, must equal the upstream size
+     * @param size        the disk's size, a multiple of 512 bytes: required for a file that does not exist
+     *                    yet (it is created sparse); for an existing file at most its length (default: its
+     *                    length); for an upstream export, if given, must equal the upstream size
      * @param readOnly    refuse writes (default false)
      * @param file        the backing file; relative paths are relative to the config file
      * @param upstream    the upstream NBD server this export proxies
@@ -173,7 +195,12 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
                         + " (expected: exactly one of file or upstream)");
             }
             if (size != null && size.bytes() == 0) {
-                problems.add(where + ".size: 0 (expected: at least 1 byte)");
+                problems.add(where + ".size: 0 (expected: at least " + SECTOR_BYTES + " bytes)");
+            } else if (size != null && size.bytes() % SECTOR_BYTES != 0) {
+                long down = size.bytes() - size.bytes() % SECTOR_BYTES;
+                problems.add(where + ".size: " + size + " (expected: a multiple of " + SECTOR_BYTES + " bytes, such as "
+                        + (down == 0 ? "" : ByteSize.format(down) + " or ") + ByteSize.format(down + SECTOR_BYTES)
+                        + ": clients count a disk in 512-byte sectors, and the Linux kernel drops a partial last one)");
             }
             if (upstream != null) {
                 problems.addAll(upstream.problems(where + ".upstream"));
@@ -191,14 +218,20 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
      * @param port        TCP port (default 10809)
      * @param export      the upstream's export name (default: the empty name, its default export)
      * @param connections pool size, 1 to 64 (default 4)
+     * @param idleTimeoutSeconds a pool connection without a request for this long disconnects (default 5),
+     *                    so that an upstream stopped while the proxy is idle is not kept waiting for it
      */
     @JsonIgnoreProperties(ignoreUnknown = false)
-    public record Upstream(String host, Integer port, String export, Integer connections) {
+    public record Upstream(String host, Integer port, String export, Integer connections, Double idleTimeoutSeconds) {
+
+        /** The default of {@link #idleTimeoutSeconds}. */
+        public static final double DEFAULT_IDLE_TIMEOUT_SECONDS = 5;
 
         public Upstream {
             port = port == null ? DEFAULT_PORT : port;
             export = export == null ? "" : export;
             connections = connections == null ? 4 : connections;
+            idleTimeoutSeconds = idleTimeoutSeconds == null ? DEFAULT_IDLE_TIMEOUT_SECONDS : idleTimeoutSeconds;
         }
 
         List<String> problems(String where) {
@@ -215,6 +248,9 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
             }
             if (connections < 1 || connections > 64) {
                 problems.add(where + ".connections: " + connections + " (expected: 1 to 64)");
+            }
+            if (!(idleTimeoutSeconds >= 0.01) || idleTimeoutSeconds > 86_400) {
+                problems.add(where + ".idleTimeoutSeconds: " + idleTimeoutSeconds + " (expected: 0.01 to 86400)");
             }
             return problems;
         }

@@ -1,24 +1,27 @@
 package dev.tailor.nbd;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
-import java.util.stream.Collectors;
 
 /**
  * Reads an {@link NbdConfig} from YAML (JSON is YAML too), checking it whole: every problem at once, by
- * field. Relative file paths of exports are resolved against the config file's directory.
+ * field, in the user's words (unknown fields with the valid ones, values with what the field takes).
+ * Relative file paths of exports are resolved against the config file's directory.
  */
 public final class NbdConfigFiles {
 
-    private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory())
+    private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory()
+            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION.mappedFeature()))
             .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
             .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES);
@@ -29,6 +32,12 @@ public final class NbdConfigFiles {
     /** @throws IllegalArgumentException naming the file and every problem */
     public static NbdConfig read(Path file) {
         String text;
+        if (Files.isDirectory(file)) {
+            throw new IllegalArgumentException(file + ": a directory (expected: a YAML or JSON file)");
+        }
+        if (!Files.exists(file)) {
+            throw new IllegalArgumentException(file + ": no such file (expected: a YAML or JSON file)");
+        }
         try {
             text = Files.readString(file);
         } catch (IOException e) {
@@ -39,38 +48,67 @@ public final class NbdConfigFiles {
     }
 
     /**
+     * Parses and checks a whole config: first its shape (every unknown field and every value of the wrong
+     * kind, {@link ConfigShape}), then, for what has the right shape, the values ({@link NbdConfig#problems()}).
+     *
      * @param directory what relative export file paths are relative to
-     * @throws IllegalArgumentException naming {@code source} and every problem
+     * @throws IllegalArgumentException naming {@code source} and every problem, one a line when there are several
      */
     public static NbdConfig parse(String yaml, String source, Path directory) {
-        NbdConfig config;
+        JsonNode tree;
         try {
-            config = yaml.isBlank() ? null : YAML.readValue(yaml, NbdConfig.class);
-        } catch (UnrecognizedPropertyException e) {
-            throw new IllegalArgumentException(source + ": " + path(e) + ": unknown field (expected one of "
-                    + e.getKnownPropertyIds().stream().map(Object::toString).sorted().collect(Collectors.joining(", "))
-                    + ")");
-        } catch (JsonMappingException e) {
-            if (e.getCause() instanceof JsonProcessingException syntax && !(syntax instanceof JsonMappingException)) {
-                throw notYaml(source, syntax);
-            }
-            String message = e.getCause() instanceof IllegalArgumentException cause ? cause.getMessage()
-                    : e.getOriginalMessage();
-            throw new IllegalArgumentException(source + ": " + path(e) + ": " + message);
+            tree = yaml.isBlank() ? null : YAML.readTree(yaml);
         } catch (JsonProcessingException e) {
             throw notYaml(source, e);
         }
-        if (config == null) {
+        if (tree == null || tree.isMissingNode() || tree.isNull()) {
             throw new IllegalArgumentException(source + ": empty (expected: at least an exports list)");
         }
-        config = new NbdConfig(config.address(), config.port(), config.limits(), config.eventLoopThreads(),
-                config.fileIoThreads(), config.exports().stream()
-                        .map(e -> e == null ? null : e.resolvedAgainst(directory)).toList());
-        List<String> problems = config.problems();
-        if (!problems.isEmpty()) {
-            throw new IllegalArgumentException(source + ": " + String.join("; ", problems));
+        List<ConfigShape.Problem> shapeProblems = ConfigShape.check(tree, NbdConfig.class);
+        List<String> problems = new ArrayList<>(shapeProblems.stream().map(ConfigShape.Problem::message).toList());
+        if (tree.isObject()) {
+            NbdConfig config;
+            try {
+                config = YAML.treeToValue(tree, NbdConfig.class);
+            } catch (JsonMappingException e) {
+                // ConfigShape removed everything of the wrong kind; this is a gap in it, said as well as Jackson can.
+                String message = e.getCause() instanceof IllegalArgumentException cause ? cause.getMessage()
+                        : e.getOriginalMessage();
+                problems.add(path(e) + ": " + message);
+                throw failure(source, problems);
+            } catch (JsonProcessingException e) {
+                throw notYaml(source, e);
+            }
+            config = new NbdConfig(config.address(), config.port(), config.limits(), config.eventLoopThreads(),
+                    config.fileIoThreads(), config.exports().stream()
+                            .map(e -> e == null ? null : e.resolvedAgainst(directory)).toList());
+            List<String> reported = shapeProblems.stream().flatMap(p -> p.paths().stream()).toList();
+            for (String problem : config.problems()) {
+                // A field removed for its shape may now look missing, and its record incomplete: said once.
+                String field = problem.substring(0, Math.max(0, problem.indexOf(": ")));
+                if (reported.stream().noneMatch(r -> related(r, field))) {
+                    problems.add(problem);
+                }
+            }
+            if (problems.isEmpty()) {
+                return config;
+            }
         }
-        return config;
+        throw failure(source, problems);
+    }
+
+    /** {@code SOURCE: problem}, or for several {@code SOURCE: N problems:} and one indented line each. */
+    private static IllegalArgumentException failure(String source, List<String> problems) {
+        return new IllegalArgumentException(source + ": " + (problems.size() == 1 ? problems.get(0)
+                : problems.size() + " problems:\n  " + String.join("\n  ", problems)));
+    }
+
+    /** Whether one field path is the other or contains it ({@code exports[0]} and {@code exports[0].size}). */
+    private static boolean related(String a, String b) {
+        String shorter = a.length() <= b.length() ? a : b;
+        String longer = a.length() <= b.length() ? b : a;
+        return longer.startsWith(shorter) && (longer.length() == shorter.length()
+                || longer.charAt(shorter.length()) == '.' || longer.charAt(shorter.length()) == '[');
     }
 
     private static IllegalArgumentException notYaml(String source, JsonProcessingException e) {

@@ -118,6 +118,9 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
             in.release();
             return;
         }
+        if (inHandshake()) {
+            server.admission().active(ctx.channel());
+        }
         cumulation = cumulation == null ? in
                 : ByteToMessageDecoder.MERGE_CUMULATOR.cumulate(ctx.alloc(), cumulation, in);
         process();
@@ -458,6 +461,7 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
         export = chosen;
         framer = new RequestFramer(chosen.blockSizes().maximumBytes());
         phase = Phase.TRANSMISSION;
+        server.admission().handshakeDone(ctx.channel());
         if (handshakeTimeout != null) {
             handshakeTimeout.cancel(false);
         }

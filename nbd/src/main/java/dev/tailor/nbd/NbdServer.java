@@ -26,7 +26,6 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The NBD server: listens, speaks the protocol ({@link NbdConnectionHandler}) and serves the configured
@@ -97,10 +96,12 @@ public final class NbdServer implements AutoCloseable {
     }
 
     /**
-     * Opens every export's backend, then listens.
+     * Opens every export's backend, then listens. When anything fails, what this start opened is closed
+     * again and the files it created are removed ({@link BlockBackend#discard}); files that existed
+     * before are never touched.
      *
      * @throws IllegalArgumentException when the config has problems (all listed) or an export does not fit
-     *                                  its backend
+     *                                  its backend (the message starts with {@code export NAME: })
      * @throws IOException              when a backend cannot be opened or the address is not available
      */
     public static NbdServer start(NbdConfig config, RequestDispatcher dispatcher, BackendFactory backends)
@@ -134,7 +135,7 @@ public final class NbdServer implements AutoCloseable {
                 }
                 if (exportConfig.size() != null && exportConfig.upstream() != null
                         && exportConfig.size().bytes() != backend.sizeBytes()) {
-                    backend.close();
+                    backend.discard();
                     throw new IllegalArgumentException("export " + exportConfig.name() + ": size " + exportConfig.size()
                             + " but the upstream export is " + backend.sizeBytes() + " bytes (expected: equal, or"
                             + " leave size out)");
@@ -142,14 +143,14 @@ public final class NbdServer implements AutoCloseable {
                 try {
                     exports.put(exportConfig.name(), new Export(exportConfig, backend, limits.maxRequestBytes()));
                 } catch (RuntimeException e) {
-                    backend.close();
+                    backend.discard();
                     throw e;
                 }
             }
             Map<String, Export> frozen = Collections.unmodifiableMap(exports);
-            ServerContext server = new ServerContext(frozen, limits, dispatcher);
+            ConnectionAdmission admission = new ConnectionAdmission(limits.maxConnections(), limits.maxHandshakes());
+            ServerContext server = new ServerContext(frozen, limits, dispatcher, admission);
             ChannelGroup connections = new DefaultChannelGroup("tailor-nbd", GlobalEventExecutor.INSTANCE);
-            AtomicInteger open = new AtomicInteger();
             ServerBootstrap bootstrap = new ServerBootstrap()
                     .group(acceptor, eventLoops)
                     .channel(NioServerSocketChannel.class)
@@ -159,11 +160,11 @@ public final class NbdServer implements AutoCloseable {
                     .childHandler(new ChannelInitializer<SocketChannel>() {
                         @Override
                         protected void initChannel(SocketChannel channel) {
-                            channel.closeFuture().addListener(f -> open.decrementAndGet());
-                            if (open.incrementAndGet() > limits.maxConnections()) {
+                            if (!admission.admit(channel)) {
                                 channel.close();
                                 return;
                             }
+                            channel.closeFuture().addListener(f -> admission.closed(channel));
                             connections.add(channel);
                             channel.pipeline().addLast("nbd", new NbdConnectionHandler(server));
                             channel.pipeline().addLast("errors", ConnectionErrors.INSTANCE);
@@ -182,7 +183,8 @@ public final class NbdServer implements AutoCloseable {
             }
             return new NbdServer(acceptor, eventLoops, fileIo, frozen, connections, listener);
         } catch (IOException | RuntimeException e) {
-            shutDown(acceptor, eventLoops, fileIo, exports.values());
+            // Files this start created go again; files that existed before are never touched.
+            shutDown(acceptor, eventLoops, fileIo, exports.values(), true);
             throw e;
         }
     }
@@ -220,7 +222,7 @@ public final class NbdServer implements AutoCloseable {
         if (!connections.newCloseFuture().awaitUninterruptibly(DRAIN_TIMEOUT_MILLIS)) {
             connections.close().awaitUninterruptibly();
         }
-        shutDown(acceptor, eventLoops, fileIo, exports.values());
+        shutDown(acceptor, eventLoops, fileIo, exports.values(), false);
     }
 
     /**
@@ -228,7 +230,7 @@ public final class NbdServer implements AutoCloseable {
      * loops, which release buffers), then the backends, then the event loops.
      */
     private static void shutDown(EventLoopGroup acceptor, EventLoopGroup eventLoops, ThreadPoolExecutor fileIo,
-            Iterable<Export> exports) {
+            Iterable<Export> exports, boolean failedStart) {
         fileIo.shutdown();
         try {
             if (!fileIo.awaitTermination(DRAIN_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS)) {
@@ -239,7 +241,11 @@ public final class NbdServer implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         for (Export export : exports) {
-            export.backend().close();
+            if (failedStart) {
+                export.backend().discard();
+            } else {
+                export.backend().close();
+            }
         }
         acceptor.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
         eventLoops.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();

@@ -9,8 +9,10 @@ import java.util.Map;
  * @param exports    the exports by name, iteration in configuration order
  * @param limits     per-request and per-connection limits
  * @param dispatcher the seam to the backends
+ * @param admission  which connections are taken, and which handshakes make room for newcomers
  */
-record ServerContext(Map<String, Export> exports, NbdConfig.Limits limits, RequestDispatcher dispatcher) {
+record ServerContext(Map<String, Export> exports, NbdConfig.Limits limits, RequestDispatcher dispatcher,
+        ConnectionAdmission admission) {
 
     /** The export {@code name} refers to ({@code ""}: the default export), or null. */
     Export export(String name) {

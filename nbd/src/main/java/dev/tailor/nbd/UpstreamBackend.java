@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * A virtual disk served by an upstream NBD server (proxy mode): requests are forwarded over a small
@@ -31,9 +32,23 @@ import java.util.concurrent.atomic.AtomicInteger;
  * over several connections without that flag. Either way a flush sent on any one pool connection
  * covers every write the upstream has acknowledged on any of them, so the export itself offers
  * {@code NBD_FLAG_CAN_MULTI_CONN} to its own clients. The first connection is opened by
- * {@link #connect} (it learns the size, flags and block sizes); the others, and replacements for
- * connections that broke, are opened on first use. A request whose connection breaks fails with
- * {@code NBD_EIO}; it is not retried (a write may or may not have reached the upstream).
+ * {@link #connect} (it learns the size, flags and block sizes); the others are opened on first use.
+ *
+ * <p>An upstream that stops or restarts (docs/nbd.md, "Upstream exports"):
+ * <ul>
+ *   <li>A connection that closes leaves the pool at once; its requests in flight fail with
+ *       {@code NBD_EIO} at once (they may or may not have been done, so they are not sent again), and
+ *       the other pool connections are retired as below.</li>
+ *   <li>A request that finds no open connection opens one; if that fails (refused, reset, handshake
+ *       timeout), the request fails with {@code NBD_EIO} and a message naming the upstream. Each
+ *       request tries once: nothing waits for an upstream to come back.</li>
+ *   <li>An upstream that answers {@code NBD_ESHUTDOWN} did not serve that request: it is sent again,
+ *       once, on a new connection, and every pool connection is retired (soft disconnect once its
+ *       requests are answered), because such an upstream waits for its clients to leave before it
+ *       exits. The same goes for a request that never reached a connection whole.</li>
+ *   <li>A connection without requests for {@code idleTimeoutSeconds} disconnects softly, so that an
+ *       upstream stopped while the proxy is idle is not kept waiting for it either.</li>
+ * </ul>
  *
  * <p>Features are the upstream's: read-only, flush, FUA, trim and write-zeroes exactly when the
  * upstream offers them. {@code NBD_CMD_FLAG_DF} is dropped from reads: the pool does not negotiate
@@ -49,16 +64,22 @@ public final class UpstreamBackend implements BlockBackend {
     }
 
     private final NbdConfig.Upstream config;
+    private final String name;
     private final Bootstrap bootstrap;
+    private final UpstreamClientHandler.Events events;
     private final Description description;
     private final Slot[] slots;
     private final AtomicInteger next = new AtomicInteger();
+    /** Requests written to an upstream connection whose reply has not come yet. */
+    private final AtomicInteger sent = new AtomicInteger();
     private volatile boolean closed;
 
-    private UpstreamBackend(NbdConfig.Upstream config, Bootstrap bootstrap, Description description, Channel first,
-            EventLoopGroup eventLoops) {
+    private UpstreamBackend(NbdConfig.Upstream config, String name, Bootstrap bootstrap,
+            UpstreamClientHandler.Events events, Description description, Channel first, EventLoopGroup eventLoops) {
         this.config = config;
+        this.name = name;
         this.bootstrap = bootstrap;
+        this.events = events;
         this.description = description;
         int size = (description.transmissionFlags() & NbdProtocol.FLAG_CAN_MULTI_CONN) != 0 ? config.connections() : 1;
         // Spread the pool over the event loops, starting with the first connection's: a request then
@@ -74,7 +95,7 @@ public final class UpstreamBackend implements BlockBackend {
         for (int i = 0; i < size; i++) {
             slots[i] = new Slot(loops.get(i % loops.size()));
         }
-        slots[0].channel = first;
+        slots[0].adopt(first);
     }
 
     /**
@@ -93,25 +114,50 @@ public final class UpstreamBackend implements BlockBackend {
                 .option(ChannelOption.ALLOCATOR, alloc)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, CONNECT_TIMEOUT_MILLIS)
                 .remoteAddress(InetSocketAddress.createUnresolved(config.host(), config.port()));
-        EventLoop loop = eventLoops.next();
-        Future<Channel> ready = open(bootstrap, config, loop).awaitUninterruptibly();
+        String name = "nbd://" + (config.host().contains(":") ? "[" + config.host() + "]" : config.host()) + ":"
+                + config.port() + "/" + config.export();
+        // The pool's events reach the backend once it exists; the first connection has none before.
+        AtomicReference<UpstreamBackend> backend = new AtomicReference<>();
+        UpstreamClientHandler.Events events = new UpstreamClientHandler.Events() {
+            @Override
+            public void retired(Channel channel) {
+                UpstreamBackend pool = backend.get();
+                if (pool != null) {
+                    pool.forget(channel);
+                }
+            }
+
+            @Override
+            public void upstreamLeaving() {
+                UpstreamBackend pool = backend.get();
+                if (pool != null) {
+                    pool.retireAll();
+                }
+            }
+        };
+        Future<Channel> ready = open(bootstrap, config, name, events, eventLoops.next()).awaitUninterruptibly();
         if (!ready.isSuccess()) {
             Throwable cause = ready.cause();
-            throw new IOException("upstream nbd://" + config.host() + ":" + config.port() + "/" + config.export()
-                    + ": " + (cause.getMessage() == null ? cause.toString() : cause.getMessage()), cause);
+            throw new IOException("upstream " + name + ": " + message(cause), cause);
         }
         Channel first = ready.getNow();
         Description description = first.pipeline().get(UpstreamClientHandler.class).description();
-        return new UpstreamBackend(config, bootstrap, description, first, eventLoops);
+        UpstreamBackend created = new UpstreamBackend(config, name, bootstrap, events, description, first,
+                eventLoops);
+        backend.set(created);
+        return created;
     }
 
     /** Opens one connection on {@code loop}; the future succeeds once its handshake is done. */
-    private static Future<Channel> open(Bootstrap bootstrap, NbdConfig.Upstream config, EventLoop loop) {
+    private static Future<Channel> open(Bootstrap bootstrap, NbdConfig.Upstream config, String name,
+            UpstreamClientHandler.Events events, EventLoop loop) {
         Promise<Channel> ready = loop.newPromise();
+        long idleTimeoutNanos = (long) (config.idleTimeoutSeconds() * 1e9);
         Bootstrap b = bootstrap.clone(loop).handler(new ChannelInitializer<SocketChannel>() {
             @Override
             protected void initChannel(SocketChannel channel) {
-                channel.pipeline().addLast(new UpstreamClientHandler(config.export(), ready, CONNECT_TIMEOUT_MILLIS));
+                channel.pipeline().addLast(new UpstreamClientHandler(name, config.export(), ready,
+                        CONNECT_TIMEOUT_MILLIS, idleTimeoutNanos, events));
             }
         });
         b.connect().addListener((ChannelFuture connected) -> {
@@ -120,6 +166,10 @@ public final class UpstreamBackend implements BlockBackend {
             }
         });
         return ready;
+    }
+
+    private static String message(Throwable cause) {
+        return cause.getMessage() == null ? cause.toString() : cause.getMessage();
     }
 
     @Override
@@ -152,19 +202,54 @@ public final class UpstreamBackend implements BlockBackend {
             completion.tryFailure(new NbdException(NbdProtocol.ESHUTDOWN, "the server is shutting down"));
             return;
         }
-        Slot slot = pick();
-        slot.channel().addListener((Future<Channel> ready) -> {
+        send(request, completion, true);
+    }
+
+    /**
+     * Sends {@code request} on a pool connection, opening one if needed. The request is released once
+     * its outcome is known; until then it is kept, so that a request the upstream did not serve
+     * ({@link UpstreamClientHandler.Unserved}) can be sent once more.
+     *
+     * @param mayRetry whether an unserved request is sent again (the first attempt only)
+     */
+    private void send(BlockRequest request, Promise<ByteBuf> completion, boolean mayRetry) {
+        pick().channel().addListener((Future<Channel> ready) -> {
             if (!ready.isSuccess()) {
                 request.release();
-                completion.tryFailure(new NbdException(NbdProtocol.EIO, "upstream nbd://" + config.host() + ":"
-                        + config.port() + " unavailable: " + ready.cause().getMessage()));
+                completion.tryFailure(new NbdException(NbdProtocol.EIO, "upstream " + name + " is unreachable: "
+                        + message(ready.cause())));
                 return;
             }
-            UpstreamClientHandler.Forward forward = new UpstreamClientHandler.Forward(request, completion);
-            ready.getNow().writeAndFlush(forward).addListener(written -> {
-                if (!written.isSuccess()) {
-                    completion.tryFailure(new NbdException(NbdProtocol.EIO, "upstream connection lost: "
-                            + written.cause().getMessage()));
+            Channel channel = ready.getNow();
+            Promise<ByteBuf> reply = channel.eventLoop().newPromise();
+            reply.addListener((Future<ByteBuf> done) -> {
+                if (done.isSuccess()) {
+                    request.release();
+                    ByteBuf data = done.getNow();
+                    if (!completion.trySuccess(data) && data != null) {
+                        data.release();
+                    }
+                } else if (done.cause() instanceof UpstreamClientHandler.Unserved unserved && mayRetry && !closed
+                        && !(unserved.shuttingDown() && request.command() == NbdProtocol.CMD_FLUSH)) {
+                    send(request, completion, false);
+                } else {
+                    request.release();
+                    Throwable cause = done.cause();
+                    String flushNote = cause instanceof UpstreamClientHandler.Unserved u && u.shuttingDown()
+                            && request.command() == NbdProtocol.CMD_FLUSH ? " (a FLUSH is not sent again elsewhere:"
+                            + " it could not cover the writes this upstream acknowledged)" : "";
+                    completion.tryFailure(cause instanceof NbdException nbd ? nbd
+                            : new NbdException(NbdProtocol.EIO, message(cause) + flushNote));
+                }
+            });
+            channel.writeAndFlush(new UpstreamClientHandler.Forward(request, reply)).addListener(written -> {
+                if (written.isSuccess()) {
+                    sent.incrementAndGet();
+                    reply.addListener(f -> sent.decrementAndGet());
+                } else {
+                    // Not written whole, so not served: the upstream never saw a complete request.
+                    reply.tryFailure(new UpstreamClientHandler.Unserved("upstream " + name + ": the request could"
+                            + " not be sent: " + message(written.cause()), false));
                 }
             });
         });
@@ -182,6 +267,42 @@ public final class UpstreamBackend implements BlockBackend {
         return slots[Math.floorMod(start, slots.length)];
     }
 
+    /** Takes {@code channel} out of the pool (it closed or retired); the next request opens a new one. */
+    private void forget(Channel channel) {
+        for (Slot slot : slots) {
+            slot.forget(channel);
+        }
+    }
+
+    /** Retires every pool connection: each disconnects softly once its requests are answered. */
+    private void retireAll() {
+        for (Slot slot : slots) {
+            Channel channel = slot.take();
+            if (channel != null) {
+                channel.pipeline().fireUserEventTriggered(UpstreamClientHandler.RETIRE);
+            }
+        }
+    }
+
+    /** Requests written to the upstream and not answered yet, for tests and status. */
+    int requestsAwaitingReply() {
+        return sent.get();
+    }
+
+    /** Pool connections open now, for tests and status. */
+    int openConnections() {
+        int open = 0;
+        for (Slot slot : slots) {
+            open += slot.isOpen() ? 1 : 0;
+        }
+        return open;
+    }
+
+    /**
+     * Disconnects every pool connection softly ({@code NBD_CMD_DISC}; the server has drained its own
+     * connections first, so nothing is in flight), waiting up to {@link #CONNECT_TIMEOUT_MILLIS} before
+     * closing what is left.
+     */
     @Override
     public void close() {
         closed = true;
@@ -192,10 +313,10 @@ public final class UpstreamBackend implements BlockBackend {
 
     @Override
     public String toString() {
-        return "upstream nbd://" + config.host() + ":" + config.port() + "/" + config.export();
+        return "upstream " + name;
     }
 
-    /** One pool connection, opened on first use and again after it broke. */
+    /** One pool connection, opened on first use and again after it closed or retired. */
     private final class Slot {
         private final EventLoop loop;
         private Channel channel;
@@ -205,32 +326,70 @@ public final class UpstreamBackend implements BlockBackend {
             this.loop = loop;
         }
 
+        /** Makes {@code opened} this slot's connection, forgetting it again when it closes. */
+        synchronized void adopt(Channel opened) {
+            channel = opened;
+            opened.closeFuture().addListener(f -> forget(opened));
+            if (closed) {
+                opened.pipeline().fireUserEventTriggered(UpstreamClientHandler.RETIRE);
+            }
+        }
+
+        /** The open connection, or one being opened; a failed or closed one is replaced. */
         synchronized Future<Channel> channel() {
             if (channel != null && channel.isActive()) {
                 return channel.eventLoop().newSucceededFuture(channel);
             }
-            if (opening == null || (opening.isDone() && (!opening.isSuccess() || !opening.getNow().isActive()))) {
-                opening = open(bootstrap, config, loop);
-                opening.addListener((Future<Channel> done) -> {
-                    if (done.isSuccess()) {
-                        synchronized (Slot.this) {
-                            channel = done.getNow();
-                        }
-                        if (closed) {
-                            done.getNow().close();
-                        }
-                    }
-                });
+            if (opening != null && !opening.isDone()) {
+                return opening;
             }
-            return opening;
+            Future<Channel> attempt = open(bootstrap, config, name, events, loop);
+            opening = attempt;
+            attempt.addListener((Future<Channel> done) -> {
+                synchronized (Slot.this) {
+                    if (opening == attempt) {
+                        opening = null;
+                    }
+                }
+                if (done.isSuccess()) {
+                    adopt(done.getNow());
+                }
+            });
+            return attempt;
         }
 
-        synchronized void close() {
-            if (channel != null) {
-                channel.close().awaitUninterruptibly(CONNECT_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
+        synchronized void forget(Channel gone) {
+            if (channel == gone) {
+                channel = null;
             }
-            if (opening != null) {
-                opening.addListener((Future<Channel> done) -> {
+        }
+
+        /** Takes the connection out of the slot, returning it (null if none). */
+        synchronized Channel take() {
+            Channel taken = channel;
+            channel = null;
+            return taken;
+        }
+
+        synchronized boolean isOpen() {
+            return channel != null && channel.isActive();
+        }
+
+        void close() {
+            Channel current;
+            Future<Channel> pendingOpen;
+            synchronized (this) {
+                current = channel;
+                pendingOpen = opening;
+            }
+            if (current != null) {
+                current.pipeline().fireUserEventTriggered(UpstreamClientHandler.RETIRE);
+                if (!current.closeFuture().awaitUninterruptibly(CONNECT_TIMEOUT_MILLIS)) {
+                    current.close().awaitUninterruptibly(CONNECT_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
+                }
+            }
+            if (pendingOpen != null) {
+                pendingOpen.addListener((Future<Channel> done) -> {
                     if (done.isSuccess()) {
                         done.getNow().close();
                     }

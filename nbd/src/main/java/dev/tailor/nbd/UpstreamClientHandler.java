@@ -1,12 +1,13 @@
 package dev.tailor.nbd;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelDuplexHandler;
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.ByteToMessageDecoder;
-import io.netty.util.ReferenceCounted;
 import io.netty.util.collection.LongObjectHashMap;
 import io.netty.util.collection.LongObjectMap;
 import io.netty.util.concurrent.Promise;
@@ -23,67 +24,110 @@ import java.util.concurrent.TimeUnit;
  * data only when its error is zero, and its length is the request's, which the handler remembers
  * per cookie.
  *
+ * <p>How a connection ends (proto.md, "Terminating the transmission phase"):
+ * <ul>
+ *   <li>The upstream closes it (stopped, restarted, crashed): the requests in flight fail at once with
+ *       {@code NBD_EIO}, since they may or may not have been done, the pool forgets the connection and
+ *       retires the others (an upstream that closes one connection is usually going away; nbdkit, stopped,
+ *       resets a connection whose request arrives as it handles the signal, and keeps the idle ones).</li>
+ *   <li>The upstream answers {@code NBD_ESHUTDOWN}: it is shutting down and did not serve that request,
+ *       which fails with {@link Unserved} (the backend sends it again once, on a new connection). The
+ *       connection is <em>retired</em>, and the backend retires every other pool connection too: the
+ *       upstream waits for its clients to leave (nbdkit answers every request {@code ESHUTDOWN} and
+ *       exits only when the last client has gone).</li>
+ *   <li>Retired ({@link #RETIRE}, or idle for the pool's idle timeout): it takes no new request
+ *       (those fail with {@link Unserved}), answers the ones in flight, then sends {@code NBD_CMD_DISC}
+ *       (the soft disconnect proto.md asks of a client after {@code ESHUTDOWN}) and closes.</li>
+ * </ul>
+ * A request that never reached the upstream whole (the write failed, or the connection was retiring)
+ * fails with {@link Unserved} too.
+ *
  * <p>Threads: runs on the upstream channel's event loop; {@link Forward}s are written to the channel
  * from any thread. Anything unexpected from the upstream closes the connection and fails its requests
  * with {@code NBD_EIO}.
  */
 final class UpstreamClientHandler extends ChannelDuplexHandler {
 
-    /** A request to forward, written to the channel; releasing it releases the request's payload. */
-    record Forward(BlockRequest request, Promise<ByteBuf> completion) implements ReferenceCounted {
+    /** User event: take no new request, answer those in flight, then disconnect softly. */
+    static final Object RETIRE = new Object() {
         @Override
-        public int refCnt() {
-            return request.refCnt();
+        public String toString() {
+            return "retire the upstream connection";
+        }
+    };
+
+    /**
+     * A request to forward, written to the channel. The handler sends a duplicate of the write's payload
+     * and never releases the request: the backend keeps it until the reply, so that it can send it again.
+     *
+     * @param request what to send
+     * @param reply   completed with the upstream's answer: a read's data, null, an {@link NbdException},
+     *                or {@link Unserved}
+     */
+    record Forward(BlockRequest request, Promise<ByteBuf> reply) {
+    }
+
+    /** What the pool learns from a connection; called on the connection's event loop. */
+    interface Events {
+        /** {@code channel} takes no more requests: forget it, so that the next request opens another. */
+        void retired(Channel channel);
+
+        /**
+         * The upstream answered {@code NBD_ESHUTDOWN}, or closed this connection: it is probably going away,
+         * and every pool connection to it should go.
+         */
+        void upstreamLeaving();
+    }
+
+    /**
+     * The upstream did not serve the request: it was refused with {@code NBD_ESHUTDOWN}, or never
+     * written whole to the connection. Sending it again is safe for what it does itself; a FLUSH,
+     * whose meaning is every write acknowledged before it, is not sent again to an upstream that is
+     * shutting down (a new connection reaches another instance, which cannot vouch for those).
+     */
+    static final class Unserved extends Exception {
+        private final boolean shuttingDown;
+
+        /** @param shuttingDown whether the upstream said it is shutting down ({@code NBD_ESHUTDOWN}) */
+        Unserved(String message, boolean shuttingDown) {
+            super(message, null, false, false);
+            this.shuttingDown = shuttingDown;
         }
 
-        @Override
-        public Forward retain() {
-            request.retain();
-            return this;
-        }
-
-        @Override
-        public Forward retain(int increment) {
-            request.retain(increment);
-            return this;
-        }
-
-        @Override
-        public Forward touch() {
-            return this;
-        }
-
-        @Override
-        public Forward touch(Object hint) {
-            return this;
-        }
-
-        @Override
-        public boolean release() {
-            completion.tryFailure(new NbdException(NbdProtocol.EIO, "upstream connection closed"));
-            return request.release();
-        }
-
-        @Override
-        public boolean release(int decrement) {
-            completion.tryFailure(new NbdException(NbdProtocol.EIO, "upstream connection closed"));
-            return request.release(decrement);
+        /** Whether the upstream said it is shutting down. */
+        boolean shuttingDown() {
+            return shuttingDown;
         }
     }
 
-    private record Pending(int command, int lengthBytes, Promise<ByteBuf> completion) {
+    /**
+     * A request sent and not answered yet.
+     *
+     * @param writesBefore for a FLUSH, the writes acknowledged when it was sent (those it covers)
+     */
+    private record Pending(int command, int lengthBytes, Promise<ByteBuf> completion, long writesBefore) {
     }
 
     private enum Phase { GREETING, OPTION_REPLIES, TRANSMISSION, CLOSED }
 
+    private final String upstream;
     private final String exportName;
     private final Promise<Channel> ready;
     private final long handshakeTimeoutMillis;
+    private final long idleTimeoutNanos;
+    private final Events events;
     private final LongObjectMap<Pending> pending = new LongObjectHashMap<>();
     private ByteBuf cumulation;
     private Phase phase = Phase.GREETING;
     private ScheduledFuture<?> timeout;
+    private ScheduledFuture<?> idleCheck;
+    private long lastActiveNanos;
     private long nextCookie;
+    private boolean retiring;
+    /** Writes (WRITE, TRIM, WRITE_ZEROES) the upstream acknowledged on this connection. */
+    private long writesAcknowledged;
+    /** Of those, how many a successful FLUSH on this connection covers. */
+    private long writesFlushed;
 
     // Handshake results.
     private long sizeBytes = -1;
@@ -94,10 +138,22 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
     private Pending reading;
     private ByteBuf readData;
 
-    UpstreamClientHandler(String exportName, Promise<Channel> ready, long handshakeTimeoutMillis) {
+    /**
+     * @param upstream               the upstream as {@code nbd://host:port/export}, for messages
+     * @param exportName             the upstream's export to ask for
+     * @param ready                  succeeds with the channel once it is in transmission; fails with the reason
+     * @param handshakeTimeoutMillis time for connecting and the handshake, in milliseconds
+     * @param idleTimeoutNanos       time without a request in flight after which the connection retires
+     * @param events                 what the pool learns from this connection
+     */
+    UpstreamClientHandler(String upstream, String exportName, Promise<Channel> ready, long handshakeTimeoutMillis,
+            long idleTimeoutNanos, Events events) {
+        this.upstream = upstream;
         this.exportName = exportName;
         this.ready = ready;
         this.handshakeTimeoutMillis = handshakeTimeoutMillis;
+        this.idleTimeoutNanos = idleTimeoutNanos;
+        this.events = events;
     }
 
     /** The export as the upstream described it; valid once {@code ready} succeeded. */
@@ -127,7 +183,7 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
                 progressed = switch (phase) {
                     case GREETING -> greeting(ctx);
                     case OPTION_REPLIES -> optionReply(ctx);
-                    case TRANSMISSION -> reply();
+                    case TRANSMISSION -> reply(ctx);
                     case CLOSED -> false;
                 };
             }
@@ -151,13 +207,17 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
             return;
         }
         BlockRequest request = forward.request();
-        if (phase != Phase.TRANSMISSION) {
-            forward.release();
-            promise.setFailure(new IllegalStateException("upstream connection not in transmission"));
+        if (phase != Phase.TRANSMISSION || retiring) {
+            Unserved unserved = new Unserved("upstream " + upstream + ": the connection was "
+                    + (retiring ? "closing" : "closed") + " before the request was sent", false);
+            forward.reply().tryFailure(unserved);
+            promise.setFailure(unserved);
             return;
         }
         long cookie = nextCookie++;
-        pending.put(cookie, new Pending(request.command(), (int) request.lengthBytes(), forward.completion()));
+        pending.put(cookie, new Pending(request.command(), (int) request.lengthBytes(), forward.reply(),
+                writesAcknowledged));
+        lastActiveNanos = ctx.executor().ticker().nanoTime();
         ByteBuf header = ctx.alloc().buffer(NbdProtocol.REQUEST_HEADER_BYTES);
         header.writeInt(NbdProtocol.REQUEST_MAGIC);
         header.writeShort(request.flags() & ~NbdProtocol.CMD_FLAG_DF);
@@ -167,22 +227,87 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
         header.writeInt((int) request.lengthBytes());
         if (request.command() == NbdProtocol.CMD_WRITE) {
             ctx.write(header);
-            ctx.write(request.payload(), promise);
+            ctx.write(request.payload().retainedDuplicate(), promise);
         } else {
-            request.release();
             ctx.write(header, promise);
         }
     }
 
     @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
+        if (event == RETIRE) {
+            retire(ctx);
+            return;
+        }
+        ctx.fireUserEventTriggered(event);
+    }
+
+    /** Takes no new request; once those in flight are answered, sends {@code NBD_CMD_DISC} and closes. */
+    private void retire(ChannelHandlerContext ctx) {
+        if (!retiring) {
+            retiring = true;
+            events.retired(ctx.channel());
+        }
+        if (phase != Phase.TRANSMISSION) {
+            fail(ctx, "retired before the transmission phase");
+        } else if (pending.isEmpty() && reading == null) {
+            phase = Phase.CLOSED;
+            cancelTimers();
+            ByteBuf disc = ctx.alloc().buffer(NbdProtocol.REQUEST_HEADER_BYTES);
+            disc.writeInt(NbdProtocol.REQUEST_MAGIC);
+            disc.writeShort(0);
+            disc.writeShort(NbdProtocol.CMD_DISC);
+            disc.writeLong(nextCookie++);
+            disc.writeLong(0);
+            disc.writeInt(0);
+            ctx.writeAndFlush(disc).addListener(ChannelFutureListener.CLOSE);
+        }
+    }
+
+    /**
+     * Retires the connection once it has had no request in flight for the idle timeout. If writes it
+     * acknowledged are not covered by a FLUSH on it yet, it sends one first: without
+     * {@code NBD_FLAG_CAN_MULTI_CONN}, a flush on the connection that replaces it need not cover them.
+     */
+    private void checkIdle(ChannelHandlerContext ctx) {
+        if (phase != Phase.TRANSMISSION || retiring) {
+            return;
+        }
+        long idleNanos = ctx.executor().ticker().nanoTime() - lastActiveNanos;
+        if (pending.isEmpty() && reading == null && idleNanos >= idleTimeoutNanos) {
+            if (writesAcknowledged > writesFlushed && (transmissionFlags & NbdProtocol.FLAG_SEND_FLUSH) != 0) {
+                Promise<ByteBuf> flushed = ctx.executor().newPromise();
+                flushed.addListener(f -> retire(ctx));
+                write(ctx, new Forward(new BlockRequest(NbdProtocol.CMD_FLUSH, 0, 0, 0, 0, Unpooled.EMPTY_BUFFER),
+                        flushed), ctx.newPromise());
+                ctx.flush();
+            } else {
+                retire(ctx);
+            }
+        } else {
+            idleCheck = ctx.executor().schedule(() -> checkIdle(ctx), Math.max(idleTimeoutNanos - idleNanos,
+                    idleTimeoutNanos / 8), TimeUnit.NANOSECONDS);
+        }
+    }
+
+    @Override
     public void channelInactive(ChannelHandlerContext ctx) {
-        closeDown("upstream connection closed");
+        boolean lost = phase == Phase.TRANSMISSION && !retiring;
+        closeDown(phase == Phase.TRANSMISSION || phase == Phase.CLOSED ? "the connection closed"
+                : "the connection closed during the handshake");
+        if (lost) {
+            events.upstreamLeaving();
+        }
         ctx.fireChannelInactive();
     }
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        fail(ctx, cause.toString());
+        boolean lost = phase == Phase.TRANSMISSION && !retiring;
+        fail(ctx, cause.getMessage() == null ? cause.toString() : cause.getMessage());
+        if (lost) {
+            events.upstreamLeaving();
+        }
     }
 
     private void fail(ChannelHandlerContext ctx, String reason) {
@@ -190,11 +315,18 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
         ctx.close();
     }
 
-    private void closeDown(String reason) {
-        phase = Phase.CLOSED;
+    private void cancelTimers() {
         if (timeout != null) {
             timeout.cancel(false);
         }
+        if (idleCheck != null) {
+            idleCheck.cancel(false);
+        }
+    }
+
+    private void closeDown(String reason) {
+        phase = Phase.CLOSED;
+        cancelTimers();
         ready.tryFailure(new UpstreamException(reason));
         if (cumulation != null) {
             cumulation.release();
@@ -211,7 +343,8 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
             reading = null;
         }
         for (Pending p : failed) {
-            p.completion().tryFailure(new NbdException(NbdProtocol.EIO, "upstream: " + reason));
+            p.completion().tryFailure(new NbdException(NbdProtocol.EIO, "upstream " + upstream + ": " + reason
+                    + " with the request in flight"));
         }
     }
 
@@ -280,7 +413,11 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
             }
             phase = Phase.TRANSMISSION;
             timeout.cancel(false);
+            lastActiveNanos = ctx.executor().ticker().nanoTime();
+            idleCheck = ctx.executor().schedule(() -> checkIdle(ctx), idleTimeoutNanos, TimeUnit.NANOSECONDS);
             ready.trySuccess(ctx.channel());
+        } else if (type == NbdProtocol.REP_ERR_SHUTDOWN) {
+            throw new UpstreamException("the upstream is shutting down");
         } else if ((type & NbdProtocol.REP_FLAG_ERROR) != 0) {
             String message = data.toString(StandardCharsets.UTF_8);
             throw new UpstreamException(String.format("the upstream refused export \"%s\" (reply type 0x%08x%s)",
@@ -326,7 +463,7 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
 
     // ---------------------------------------------------------------- transmission
 
-    private boolean reply() throws UpstreamException {
+    private boolean reply(ChannelHandlerContext ctx) throws UpstreamException {
         if (reading != null) {
             readData.writeBytes(cumulation, Math.min(cumulation.readableBytes(), readData.writableBytes()));
             if (readData.isWritable()) {
@@ -339,6 +476,7 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
             if (!done.completion().trySuccess(data)) {
                 data.release();
             }
+            answered(ctx);
             return true;
         }
         if (cumulation.readableBytes() < NbdProtocol.SIMPLE_REPLY_HEADER_BYTES) {
@@ -354,15 +492,39 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
         if (request == null) {
             throw new UpstreamException("reply to an unknown cookie " + Long.toUnsignedString(cookie));
         }
-        if (error != 0) {
-            request.completion().tryFailure(new NbdException(error, "upstream error " + error));
+        if (error == NbdProtocol.ESHUTDOWN) {
+            // proto.md: the server is shutting down and did not serve it; the client must disconnect softly.
+            // The pool lets go of every connection first, so that sending the request again opens a new one.
+            if (!retiring) {
+                retire(ctx);
+                events.upstreamLeaving();
+            }
+            request.completion().tryFailure(new Unserved("upstream " + upstream + " is shutting down", true));
+        } else if (error != 0) {
+            request.completion().tryFailure(new NbdException(error, "upstream " + upstream + " answered "
+                    + NbdProtocol.commandName(request.command()) + " with error " + error));
         } else if (request.command() == NbdProtocol.CMD_READ && request.lengthBytes() > 0) {
             reading = request;
             readData = cumulation.alloc().directBuffer(request.lengthBytes(), request.lengthBytes());
+            return true;
         } else {
+            if (request.command() == NbdProtocol.CMD_FLUSH) {
+                writesFlushed = Math.max(writesFlushed, request.writesBefore());
+            } else if (request.command() != NbdProtocol.CMD_READ) {
+                writesAcknowledged++;
+            }
             request.completion().trySuccess(null);
         }
+        answered(ctx);
         return true;
+    }
+
+    /** After each complete reply: a retiring connection disconnects once nothing is in flight. */
+    private void answered(ChannelHandlerContext ctx) {
+        lastActiveNanos = ctx.executor().ticker().nanoTime();
+        if (retiring && phase == Phase.TRANSMISSION) {
+            retire(ctx);
+        }
     }
 
     /** The upstream broke the protocol or refused us. */

@@ -6,6 +6,9 @@ import java.io.IOException;
 import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -16,8 +19,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Connections over real sockets from start to end: DISC and shutdown with requests in flight, clients
- * that vanish mid-request, the connection limit, and no file descriptor left behind after 1,000
- * connections.
+ * that vanish mid-request, the connection limits (idle handshakes make room for real clients), and no
+ * file descriptor left behind after 1,000 connections.
  */
 class ConnectionLifecycleTest {
 
@@ -106,11 +109,13 @@ class ConnectionLifecycleTest {
     }
 
     @Test
-    void connectionsOverTheLimit_areClosedOnAccept() throws Exception {
-        NbdConfig.Limits limits = new NbdConfig.Limits(null, null, null, 2, null);
+    void connectionsOverTheLimit_whenAllAreInTransmission_areClosedOnAccept() throws Exception {
+        NbdConfig.Limits limits = new NbdConfig.Limits(null, null, null, 2, null, null);
         try (NbdServer server = TestServers.start(limits, Map.of("disk", new MemoryBackend(4096)))) {
-            RawClient first = RawClient.connect(server.localAddress()).greeting();
-            RawClient second = RawClient.connect(server.localAddress()).greeting();
+            RawClient first = RawClient.connect(server.localAddress()).handshake();
+            first.go("disk", false);
+            RawClient second = RawClient.connect(server.localAddress()).handshake();
+            second.go("disk", false);
             try (RawClient third = RawClient.connect(server.localAddress())) {
                 assertThat(third.closedByServer()).isTrue();
             }
@@ -120,6 +125,48 @@ class ConnectionLifecycleTest {
                 fourth.greeting();
             }
             second.close();
+        }
+    }
+
+    @Test
+    void connectionsOverTheLimit_closeTheLongestIdleHandshakeInstead() throws Exception {
+        NbdConfig.Limits limits = new NbdConfig.Limits(null, null, null, 2, null, null);
+        try (NbdServer server = TestServers.start(limits, Map.of("disk", new MemoryBackend(4096)));
+                RawClient idle = RawClient.connect(server.localAddress()).greeting();
+                RawClient active = RawClient.connect(server.localAddress()).greeting()) {
+            // The older connection sent its flags, the younger one nothing: the younger is the idler.
+            active.clientFlags(NbdProtocol.FLAG_C_FIXED_NEWSTYLE | NbdProtocol.FLAG_C_NO_ZEROES);
+            try (RawClient newcomer = RawClient.connect(server.localAddress()).handshake()) {
+                assertThat(newcomer.go("disk", false).sizeBytes()).isEqualTo(4096);
+                assertThat(idle.closedByServer()).isTrue();
+                assertThat(active.go("disk", false).sizeBytes()).as("the active handshake stays").isEqualTo(4096);
+            }
+        }
+    }
+
+    @Test
+    void threeHundredIdleSockets_doNotLockOutARealClient() throws Exception {
+        // Sockets that connect and never send a byte used to take every slot until the handshake timeout.
+        String nbdinfo = Programs.require("nbdinfo");
+        List<Socket> idle = new ArrayList<>();
+        try (NbdServer server = TestServers.start(new MemoryBackend(1 << 20))) {
+            for (int i = 0; i < 300; i++) {
+                Socket socket = new Socket();
+                idle.add(socket);
+                socket.connect(server.localAddress(), 10_000);
+            }
+            long start = System.nanoTime();
+            Programs.Result info = Programs.run(Duration.ofSeconds(30), nbdinfo, "--size",
+                    "nbd://127.0.0.1:" + server.localAddress().getPort() + "/disk").ok();
+            long elapsedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertThat(info.stdout().strip()).isEqualTo(Integer.toString(1 << 20));
+            assertThat(elapsedMillis).as("nbdinfo's run, ms (the handshake timeout is 10 s)").isLessThan(5_000);
+            await("the idle sockets beyond the handshake limit to be closed",
+                    () -> server.connections() <= NbdConfig.Limits.DEFAULT_MAX_HANDSHAKES);
+        } finally {
+            for (Socket socket : idle) {
+                socket.close();
+            }
         }
     }
 

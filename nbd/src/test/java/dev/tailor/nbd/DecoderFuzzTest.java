@@ -21,7 +21,7 @@ import org.quicktheories.generators.Generate;
 class DecoderFuzzTest {
 
     private static final NbdConfig.Limits SMALL = new NbdConfig.Limits(new ByteSize(8192), new ByteSize(16384), 8,
-            null, null);
+            null, null, null);
 
     @Test
     void randomBytes_closeOrAnswerButNeverThrowOrLeak() {

@@ -26,7 +26,7 @@ final class Embedded implements AutoCloseable {
                 null);
         Export export = new Export(config, backend, limits.maxRequestBytes());
         channel = new EmbeddedChannel(new NbdConnectionHandler(new ServerContext(Map.of("disk", export), limits,
-                dispatcher)));
+                dispatcher, new ConnectionAdmission(limits.maxConnections(), limits.maxHandshakes()))));
         drain();
     }
 

@@ -35,7 +35,7 @@ class FlowControlTest {
     @Test
     void inFlightRequestLimit_stopsDecodingAndReadingUntilRepliesAreWritten() throws Exception {
         GatedBackend backend = new GatedBackend(1 << 20);
-        NbdConfig.Limits limits = new NbdConfig.Limits(null, null, 4, null, null);
+        NbdConfig.Limits limits = new NbdConfig.Limits(null, null, 4, null, null, null);
         try (Embedded server = new Embedded(backend, limits)) {
             Wire wire = new Wire().handshake("disk", false);
             for (int cookie = 1; cookie <= 10; cookie++) {
@@ -62,7 +62,7 @@ class FlowControlTest {
     void inFlightByteLimit_countsReadDataAndWritePayloads() throws Exception {
         GatedBackend backend = new GatedBackend(1 << 20);
         NbdConfig.Limits limits = new NbdConfig.Limits(new ByteSize(16 << 10), new ByteSize(32 << 10), null, null,
-                null);
+                null, null);
         try (Embedded server = new Embedded(backend, limits)) {
             Wire wire = new Wire().handshake("disk", false);
             for (int cookie = 1; cookie <= 5; cookie++) {

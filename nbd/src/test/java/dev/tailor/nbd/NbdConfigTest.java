@@ -2,6 +2,7 @@ package dev.tailor.nbd;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -24,7 +25,7 @@ class NbdConfigTest {
         assertThat(config.exports().get(0).size().bytes()).isEqualTo(20L << 30);
         assertThat(config.exports().get(1).readOnly()).isTrue();
         assertThat(config.exports().get(2).upstream()).isEqualTo(new NbdConfig.Upstream("10.0.0.7", 10809, "scratch",
-                4));
+                4, 5.0));
     }
 
     @Test
@@ -43,7 +44,7 @@ class NbdConfigTest {
     void json_isAcceptedToo() {
         NbdConfig config = parse("{\"port\": 0, \"exports\": [{\"name\": \"d\", \"upstream\": {\"host\": \"h\"}}]}");
         assertThat(config.port()).isZero();
-        assertThat(config.exports().get(0).upstream()).isEqualTo(new NbdConfig.Upstream("h", 10809, "", 4));
+        assertThat(config.exports().get(0).upstream()).isEqualTo(new NbdConfig.Upstream("h", 10809, "", 4, 5.0));
     }
 
     @Test
@@ -56,9 +57,9 @@ class NbdConfigTest {
         assertThat(ByteSize.format(1L << 30)).isEqualTo("1GiB");
         assertThat(ByteSize.format(1536L << 10)).isEqualTo("1536KiB");
         assertThat(ByteSize.format(1000)).isEqualTo("1000B");
-        assertThatThrownBy(() -> ByteSize.parse("1.5GiB")).hasMessageContaining("not a size");
-        assertThatThrownBy(() -> ByteSize.parse("1GB")).hasMessageContaining("not a size");
-        assertThatThrownBy(() -> ByteSize.parse("9999999TiB")).hasMessageContaining("too large");
+        assertThatThrownBy(() -> ByteSize.parse("1.5GiB")).hasMessageContaining("\"1.5GiB\" (expected: a size");
+        assertThatThrownBy(() -> ByteSize.parse("1GB")).hasMessageContaining("\"1GB\" (expected: a size");
+        assertThatThrownBy(() -> ByteSize.parse("9999999TiB")).hasMessageContaining("under 8 EiB");
         assertThatThrownBy(() -> parse("exports: [{name: d, file: f, size: -1}]"))
                 .hasMessageContaining("exports[0].size");
         assertThatThrownBy(() -> parse("exports: [{name: d, file: f, size: [1]}]"))
@@ -74,7 +75,7 @@ class NbdConfigTest {
                   - {name: "has space", file: a.img}
                   - {name: b, file: b.img, upstream: {host: h}}
                   - {name: c}
-                  - {name: c, upstream: {host: "", port: 0, connections: 99}}
+                  - {name: c, upstream: {host: "", port: 0, connections: 99, idleTimeoutSeconds: 0}}
                 """))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("test.yaml: ")
@@ -88,7 +89,17 @@ class NbdConfigTest {
                 .hasMessageContaining("exports[3].name: \"c\" is used twice")
                 .hasMessageContaining("exports[3].upstream.host: missing")
                 .hasMessageContaining("exports[3].upstream.port: 0")
-                .hasMessageContaining("exports[3].upstream.connections: 99");
+                .hasMessageContaining("exports[3].upstream.connections: 99")
+                .hasMessageContaining("exports[3].upstream.idleTimeoutSeconds: 0.0 (expected: 0.01 to 86400)");
+    }
+
+    @Test
+    void handshakeLimit_defaultsTo64OrMaxConnections_andIsAtMostMaxConnections() {
+        assertThat(parse("exports: [{name: d, file: f}]").limits().maxHandshakes()).isEqualTo(64);
+        assertThat(parse("limits: {maxConnections: 8}\nexports: [{name: d, file: f}]").limits().maxHandshakes())
+                .isEqualTo(8);
+        assertThatThrownBy(() -> parse("limits: {maxConnections: 8, maxHandshakes: 9}\nexports: [{name: d, file: f}]"))
+                .hasMessageContaining("limits.maxHandshakes: 9 (expected: 1 to limits.maxConnections, 8)");
     }
 
     @Test
@@ -103,9 +114,81 @@ class NbdConfigTest {
     @Test
     void unknownFieldsAndEmptyFiles_areRefused() {
         assertThatThrownBy(() -> parse("exports: [{name: d, file: f, sise: 1}]"))
-                .hasMessageContaining("exports[0].sise: unknown field (expected one of");
+                .hasMessage("test.yaml: exports[0].sise: unknown field (valid in exports[0]: name, tenant, description,"
+                        + " size, readOnly, file, upstream)");
         assertThatThrownBy(() -> parse("")).hasMessageContaining("empty");
+        assertThatThrownBy(() -> parse("# only a comment\n")).hasMessageContaining("empty");
         assertThatThrownBy(() -> parse("exports: []")).hasMessageContaining("exports: none");
         assertThatThrownBy(() -> parse("exports: [")).hasMessageContaining("not valid YAML or JSON");
+        assertThatThrownBy(() -> parse("port: 1\nport: 2\nexports: [{name: d, file: f}]"))
+                .hasMessageContaining("not valid YAML or JSON").hasMessageContaining("port");
+    }
+
+    @Test
+    void unknownFields_areAllListedAtOnceWithTheValidOnes() {
+        // A user who misspells three fields in three places fixes them in one go, not three runs.
+        assertThatThrownBy(() -> parse("""
+                adress: 0.0.0.0
+                limits: {maxConnection: 10}
+                exports:
+                  - {name: d, file: f, sise: 1GiB, tenent: acme}
+                  - {name: e, upstream: {host: h, conections: 2}}
+                """))
+                .hasMessageContaining("adress: unknown field (valid at the top level: address, port, limits,"
+                        + " eventLoopThreads, fileIoThreads, exports)")
+                .hasMessageContaining("limits.maxConnection: unknown field (valid in limits: maxRequestSize,")
+                .hasMessageContaining("maxConnections, maxHandshakes, handshakeTimeoutSeconds)")
+                .hasMessageContaining("exports[0].sise, exports[0].tenent: unknown fields (valid in exports[0]: name,"
+                        + " tenant, description, size, readOnly, file, upstream)")
+                .hasMessageContaining("exports[1].upstream.conections: unknown field (valid in exports[1].upstream:"
+                        + " host, port, export, connections, idleTimeoutSeconds)");
+    }
+
+    @Test
+    void wrongKindsOfValues_sayWhatTheFieldTakesInWords() {
+        // Every value of the wrong kind at once, and never a Java type name.
+        String message = catchThrowable(() -> parse("""
+                port: http
+                eventLoopThreads: 99999999999
+                limits: {maxRequestSize: 1.5GiB, handshakeTimeoutSeconds: soon, maxConnections: 2.5}
+                exports:
+                  - {name: d, file: [a, b], size: [1], readOnly: maybe}
+                  - {name: e, size: -1, file: e.img}
+                  - 7
+                """)).getMessage();
+        assertThat(message)
+                .contains("port: \"http\" (expected: a whole number)")
+                .contains("eventLoopThreads: 99999999999 (expected: a whole number from -2147483648 to 2147483647)")
+                .contains("limits.maxRequestSize: \"1.5GiB\" (expected: a size like 1GiB or a number of bytes, in B")
+                .contains("limits.handshakeTimeoutSeconds: \"soon\" (expected: a number, e.g. 10 or 2.5)")
+                .contains("limits.maxConnections: 2.5 (expected: a whole number)")
+                .contains("exports[0].file: a list (expected: a file path)")
+                .contains("exports[0].size: a list (expected: a size like 1GiB or a number of bytes)")
+                .contains("exports[0].readOnly: \"maybe\" (expected: true or false)")
+                .contains("exports[1].size: -1 (expected: a size like 1GiB or a number of bytes)")
+                .contains("exports[2]: 7 (expected: a mapping with the fields name, tenant,")
+                .doesNotContain("java.")
+                .doesNotContain("exports[0]: no backend");
+    }
+
+    @Test
+    void shapeAndValueProblems_areReportedInTheSameRun() {
+        assertThatThrownBy(() -> parse("""
+                port: 70000
+                exports: [{name: d, file: f, sise: 1}]
+                """))
+                .hasMessageContaining("exports[0].sise: unknown field")
+                .hasMessageContaining("port: 70000 (expected: 0 to 65535)");
+    }
+
+    @Test
+    void sizeNotAMultipleOf512_isRefusedNamingTheField() {
+        // Clients count 512-byte sectors: the kernel would show a 1000-byte disk as 512 bytes, qemu as 1024.
+        assertThatThrownBy(() -> parse("exports: [{name: d, file: f, size: 1000}]")).hasMessageContaining(
+                "exports[0].size: 1000B (expected: a multiple of 512 bytes, such as 512B or 1KiB");
+        assertThatThrownBy(() -> parse("exports: [{name: d, file: f, size: 100}]"))
+                .hasMessageContaining("exports[0].size: 100B (expected: a multiple of 512 bytes, such as 512B:");
+        assertThat(parse("exports: [{name: d, file: f, size: 1536}]").exports().get(0).size().bytes())
+                .isEqualTo(1536);
     }
 }

@@ -98,7 +98,11 @@ final class Programs {
          * connections on that port: polls every 10 ms, for at most 10 s.
          */
         static Daemon start(String... command) throws IOException {
-            int port = freePort();
+            return start(freePort(), command);
+        }
+
+        /** Starts {@code command} on {@code port} (replacing {@code {port}}), as {@link #start(String...)}. */
+        static Daemon start(int port, String... command) throws IOException {
             List<String> args = new ArrayList<>();
             for (String arg : command) {
                 args.add(arg.replace("{port}", Integer.toString(port)));
