@@ -50,13 +50,16 @@ public final class ProxyBackgroundWork implements AutoCloseable {
      * @param metricsFile             where to write the metrics, or {@code null} to keep them in memory
      * @param healthCheckPeriodMillis health check, ms, {@code >= 1}
      * @param maintenancePeriodMicros synthetic maintenance period, µs, {@code >= 1}
-     * @param maintenanceBusyMicros   CPU time each maintenance run takes, µs; 0 turns it off
+     * @param maintenanceBusyMicros   CPU time of each maintenance task, µs; 0 turns maintenance off
+ * @param maintenanceTasks        maintenance tasks submitted at each run, each its own unrelated task
+ *                                (many small tasks queued at once, as per-segment upkeep would be)
      */
     public record Config(long statisticsPeriodMicros, long metricsPeriodMillis, Path metricsFile,
-            long healthCheckPeriodMillis, long maintenancePeriodMicros, long maintenanceBusyMicros) {
+            long healthCheckPeriodMillis, long maintenancePeriodMicros, long maintenanceBusyMicros,
+            int maintenanceTasks) {
 
         /** The defaults: statistics every 1 ms, metrics every 1 s, health every 100 ms, no maintenance. */
-        public static final Config DEFAULTS = new Config(1_000, 1_000, null, 100, 1_000, 0);
+        public static final Config DEFAULTS = new Config(1_000, 1_000, null, 100, 1_000, 0, 1);
 
         public Config {
             requireAtLeast("statisticsPeriodMicros", statisticsPeriodMicros, 1);
@@ -64,6 +67,7 @@ public final class ProxyBackgroundWork implements AutoCloseable {
             requireAtLeast("healthCheckPeriodMillis", healthCheckPeriodMillis, 1);
             requireAtLeast("maintenancePeriodMicros", maintenancePeriodMicros, 1);
             requireAtLeast("maintenanceBusyMicros", maintenanceBusyMicros, 0);
+            requireAtLeast("maintenanceTasks", maintenanceTasks, 1);
         }
 
         private static void requireAtLeast(String field, long value, long min) {
@@ -104,7 +108,8 @@ public final class ProxyBackgroundWork implements AutoCloseable {
             scheduled.add(loop.scheduleHealthCheck(this::healthCheck, config.healthCheckPeriodMillis(),
                     TimeUnit.MILLISECONDS));
             if (config.maintenanceBusyMicros() > 0) {
-                scheduled.add(loop.scheduleUnrelatedAtFixedRate(this::maintenance, config.maintenancePeriodMicros(),
+                scheduled.add(loop.scheduleUnrelatedAtFixedRate(() -> startMaintenance(loop),
+                        config.maintenancePeriodMicros(),
                         config.maintenancePeriodMicros(), TimeUnit.MICROSECONDS));
             }
             if (first) {
@@ -120,6 +125,14 @@ public final class ProxyBackgroundWork implements AutoCloseable {
             e.backend().sizeBytes();
         }
         healthChecks.increment();
+    }
+
+    /** One maintenance run: its tasks, submitted together as separate unrelated tasks. */
+    private void startMaintenance(IoPriorityEventLoop loop) {
+        maintenance();
+        for (int i = 1; i < config.maintenanceTasks(); i++) {
+            loop.executeUnrelated(this::maintenance);
+        }
     }
 
     private void maintenance() {
