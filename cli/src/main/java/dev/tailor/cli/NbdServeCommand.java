@@ -68,6 +68,17 @@ final class NbdServeCommand implements Callable<Integer> {
             + " address and port; port 0 picks a free one. Default: 127.0.0.1:10809 (loopback only).")
     String listen;
 
+    /** on / off, as written; checked in {@link #call} so the message can name the value. */
+    @Option(names = "--admission", paramLabel = "on|off", description = "Segment admission in front of the"
+            + " backends: one token pool for the server, each export a virtual disk (docs/nbd.md, Admission)."
+            + " Default: the config's admission.enabled, else off.")
+    String admission;
+
+    @Option(names = "--loop", paramLabel = "priority|fifo", description = "The event loops: priority runs I/O"
+            + " first and the proxy's background work within an allowance; fifo runs everything in one queue, as a"
+            + " plain event loop (docs/eventloop.md). Default: the config's loop.mode, else priority.")
+    String loop;
+
     @Override
     public Integer call() throws InterruptedException {
         // Netty logs through java.util.logging, before it probes for SLF4J (whose API, without a
@@ -88,6 +99,19 @@ final class NbdServeCommand implements Callable<Integer> {
             }
             if (address != null) {
                 settings = settings.withListen(address.getHostString(), address.getPort());
+            }
+            if (admission != null || loop != null) {
+                boolean on = admission == null ? settings.admission().enabled() : switch (admission) {
+                    case "on" -> true;
+                    case "off" -> false;
+                    default -> throw new IllegalArgumentException("--admission: \"" + admission
+                            + "\" (expected: on or off)");
+                };
+                String mode = loop == null ? settings.loop().mode() : loop;
+                if (!mode.equals("priority") && !mode.equals("fifo")) {
+                    throw new IllegalArgumentException("--loop: \"" + loop + "\" (expected: priority or fifo)");
+                }
+                settings = settings.withAdmissionAndLoop(on, mode);
             }
         } catch (IllegalArgumentException e) {
             delete(temporary);
@@ -169,6 +193,11 @@ final class NbdServeCommand implements Callable<Integer> {
                     + (export.readOnly() ? "read-only" : "read-write") + ", tenant " + export.tenant() + ", "
                     + backend(export.backend(), temporary));
         }
+        out.println("  event loops: " + server.eventLoops().loops().size() + ", "
+                + server.loopMode().name().toLowerCase(java.util.Locale.ROOT) + "; segment admission: "
+                + (server.admission() == null ? "off" : "on, " + String.format(java.util.Locale.ROOT, "%.3g",
+                        server.admission().controller().config().capacityCostUnitsPerSecond())
+                        + " cost units/s, reserve " + server.admission().controller().reserveFraction()));
         out.flush();
     }
 

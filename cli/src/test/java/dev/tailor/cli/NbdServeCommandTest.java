@@ -63,6 +63,38 @@ class NbdServeCommandTest {
         assertThat(temporaryDirectories()).isSubsetOf(before);
     }
 
+    @Test
+    void badAdmissionOrLoop_isBadInputNamingTheOptionAndLeavesNoTemporaryDirectory() throws Exception {
+        List<Path> before = temporaryDirectories();
+        PlanCommandTest.Result admission = tailor("nbd", "serve", "--admission", "yes", "--listen", "127.0.0.1:0");
+        assertThat(admission.exitCode()).isEqualTo(2);
+        assertThat(admission.err()).contains("--admission: \"yes\" (expected: on or off)");
+        PlanCommandTest.Result loop = tailor("nbd", "serve", "--loop", "lifo", "--listen", "127.0.0.1:0");
+        assertThat(loop.exitCode()).isEqualTo(2);
+        assertThat(loop.err()).contains("--loop: \"lifo\" (expected: priority or fifo)");
+        assertThat(temporaryDirectories()).isSubsetOf(before);
+    }
+
+    @Test
+    void serve_withAdmissionOnAndFifoLoop_saysSoAndServes() throws Exception {
+        Path out = dir.resolve("serve.out");
+        Path err = dir.resolve("serve.err");
+        Process process = serve(out, err, "--listen", "127.0.0.1:0", "--admission", "on", "--loop", "fifo");
+        try {
+            Pattern uri = Pattern.compile("nbd://127\\.0\\.0\\.1:(\\d+)/disk ");
+            Matcher export = uri.matcher(awaitLine(out, uri));
+            assertThat(export.find()).isTrue();
+            Pattern mechanisms = Pattern.compile("event loops: \\d+, fifo; segment admission: on, 1\\.00e\\+09 cost"
+                    + " units/s, reserve 0\\.2");
+            awaitLine(out, mechanisms);
+            assertThat(exportSize("127.0.0.1", Integer.parseInt(export.group(1)), "disk")).isEqualTo(1L << 30);
+        } finally {
+            process.destroy();
+            assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
+            process.destroyForcibly();
+        }
+    }
+
     private static List<Path> temporaryDirectories() throws IOException {
         try (var entries = Files.list(Path.of(System.getProperty("java.io.tmpdir")))) {
             return entries.filter(p -> p.getFileName().toString().startsWith("tailor-nbd-")).toList();

@@ -1,6 +1,8 @@
 package dev.tailor.nbd;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import dev.tailor.admission.AdmissionConfig;
+import dev.tailor.eventloop.LoopMode;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
@@ -25,10 +27,12 @@ import java.util.regex.Pattern;
  * @param eventLoopThreads Netty event loop threads for the connections (default: the number of CPUs)
  * @param fileIoThreads    threads doing blocking file I/O for all file exports (default 8)
  * @param exports          the virtual disks served; the first is the default export (the empty name)
+ * @param admission        segment admission in front of the backends (default off)
+ * @param loop             the event loops' mode and the proxy's background work
  */
 @JsonIgnoreProperties(ignoreUnknown = false)
 public record NbdConfig(String address, Integer port, Limits limits, Integer eventLoopThreads, Integer fileIoThreads,
-        List<ExportConfig> exports) {
+        List<ExportConfig> exports, AdmissionSettings admission, LoopSettings loop) {
 
     /**
      * Configured export sizes are whole multiples of this many bytes: clients count a disk in 512-byte
@@ -51,6 +55,154 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
         eventLoopThreads = eventLoopThreads == null ? Runtime.getRuntime().availableProcessors() : eventLoopThreads;
         fileIoThreads = fileIoThreads == null ? 8 : fileIoThreads;
         exports = exports == null ? List.of() : Collections.unmodifiableList(new ArrayList<>(exports));
+        admission = admission == null ? AdmissionSettings.DEFAULTS : admission;
+        loop = loop == null ? LoopSettings.DEFAULTS : loop;
+    }
+
+    /** A config with these listen settings, limits, threads and exports, and the default admission and loop. */
+    public NbdConfig(String address, Integer port, Limits limits, Integer eventLoopThreads, Integer fileIoThreads,
+            List<ExportConfig> exports) {
+        this(address, port, limits, eventLoopThreads, fileIoThreads, exports, null, null);
+    }
+
+    /**
+     * Segment admission in the proxy (DESIGN.md, Storage admission; docs/nbd.md, "Admission"): one
+     * controller for the whole server, each export a virtual disk of its tenant.
+     *
+     * @param enabled                    whether READs and WRITEs pass admission (default false;
+     *                                   {@code tailor nbd serve --admission on})
+     * @param capacityCostUnitsPerSecond what the backends behind this proxy serve, in admission's cost
+     *                                   units per second (default 10⁹: one device kept busy in
+     *                                   admission's default cost model, blk-iocost's default SSD, whose
+     *                                   4 KiB random reads cost about 117,400 each: 8,518 per second;
+     *                                   set it from your backend)
+     * @param reserveFraction            r, the share of each interval's budget reserved for steady
+     *                                   segments (default 0.2)
+     * @param segmentSize                bytes per segment (default 32 GiB)
+     * @param blockSize                  bytes per logical block striped over the segments (default 1 MiB)
+     * @param queueCapacityPerSegment    requests that may wait per segment before further ones fail
+     *                                   with EIO (default 64)
+     */
+    @JsonIgnoreProperties(ignoreUnknown = false)
+    public record AdmissionSettings(Boolean enabled, Double capacityCostUnitsPerSecond, Double reserveFraction,
+            ByteSize segmentSize, ByteSize blockSize, Integer queueCapacityPerSegment) {
+
+        /** Every default: admission off. */
+        public static final AdmissionSettings DEFAULTS = new AdmissionSettings(null, null, null, null, null, null);
+
+        public AdmissionSettings {
+            enabled = enabled != null && enabled;
+            AdmissionConfig d = AdmissionConfig.DEFAULTS;
+            capacityCostUnitsPerSecond = capacityCostUnitsPerSecond == null ? d.capacityCostUnitsPerSecond()
+                    : capacityCostUnitsPerSecond;
+            reserveFraction = reserveFraction == null ? d.reserveFraction() : reserveFraction;
+            segmentSize = segmentSize == null ? new ByteSize(d.segmentSizeBytes()) : segmentSize;
+            blockSize = blockSize == null ? new ByteSize(d.blockSizeBytes()) : blockSize;
+            queueCapacityPerSegment = queueCapacityPerSegment == null ? d.queueCapacityPerSegment()
+                    : queueCapacityPerSegment;
+        }
+
+        /** This, switched on or off. */
+        public AdmissionSettings withEnabled(boolean value) {
+            return new AdmissionSettings(value, capacityCostUnitsPerSecond, reserveFraction, segmentSize, blockSize,
+                    queueCapacityPerSegment);
+        }
+
+        /**
+         * The admission controller's configuration.
+         *
+         * @throws IllegalArgumentException naming the field when a value is out of range
+         */
+        public AdmissionConfig toAdmissionConfig() {
+            return AdmissionConfig.DEFAULTS
+                    .withCapacityCostUnitsPerSecond(capacityCostUnitsPerSecond)
+                    .withReserveFraction(reserveFraction)
+                    .withSegmentAndBlockSizeBytes(segmentSize.bytes(), blockSize.bytes())
+                    .withQueueCapacityPerSegment(queueCapacityPerSegment);
+        }
+
+        List<String> problems() {
+            try {
+                toAdmissionConfig();
+                return List.of();
+            } catch (IllegalArgumentException e) {
+                String message = e.getMessage()
+                        .replace("segmentSizeBytes", "segmentSize").replace("blockSizeBytes", "blockSize");
+                return List.of("admission." + message.replaceFirst(" : ", ": "));
+            }
+        }
+    }
+
+    /**
+     * The event loops (DESIGN.md, I/O-priority event loop; docs/eventloop.md) and the proxy's own
+     * background work on them ({@link ProxyBackgroundWork}).
+     *
+     * @param mode                    {@code priority} (default: I/O first, background work within an
+     *                                allowance) or {@code fifo} (one queue, as a plain event loop);
+     *                                {@code tailor nbd serve --loop}
+     * @param statisticsPeriodMicros  per-segment statistics (admission's tick), µs (default 1,000)
+     * @param metricsPeriodMillis     metrics export, ms (default 1,000)
+     * @param metricsFile             a file the metrics export writes in the Prometheus text format
+     *                                (default none)
+     * @param healthCheckPeriodMillis health check, ms (default 100)
+     * @param maintenancePeriodMicros synthetic maintenance, µs between runs (default 1,000)
+     * @param maintenanceBusyMicros   CPU time of one synthetic maintenance task, µs (default 0: off)
+     * @param maintenanceTasks        maintenance tasks submitted per run (default 1)
+     */
+    @JsonIgnoreProperties(ignoreUnknown = false)
+    public record LoopSettings(String mode, Integer statisticsPeriodMicros, Integer metricsPeriodMillis,
+            Path metricsFile, Integer healthCheckPeriodMillis, Integer maintenancePeriodMicros,
+            Integer maintenanceBusyMicros, Integer maintenanceTasks) {
+
+        /** Every default: priority mode, no maintenance. */
+        public static final LoopSettings DEFAULTS = new LoopSettings(null, null, null, null, null, null, null, null);
+
+        public LoopSettings {
+            mode = mode == null ? "priority" : mode;
+            statisticsPeriodMicros = statisticsPeriodMicros == null ? 1_000 : statisticsPeriodMicros;
+            metricsPeriodMillis = metricsPeriodMillis == null ? 1_000 : metricsPeriodMillis;
+            healthCheckPeriodMillis = healthCheckPeriodMillis == null ? 100 : healthCheckPeriodMillis;
+            maintenancePeriodMicros = maintenancePeriodMicros == null ? 1_000 : maintenancePeriodMicros;
+            maintenanceBusyMicros = maintenanceBusyMicros == null ? 0 : maintenanceBusyMicros;
+            maintenanceTasks = maintenanceTasks == null ? 1 : maintenanceTasks;
+        }
+
+        /** This, in another mode. */
+        public LoopSettings withMode(String value) {
+            return new LoopSettings(value, statisticsPeriodMicros, metricsPeriodMillis, metricsFile,
+                    healthCheckPeriodMillis, maintenancePeriodMicros, maintenanceBusyMicros, maintenanceTasks);
+        }
+
+        /** The loop mode. */
+        public LoopMode loopMode() {
+            return "fifo".equals(mode) ? LoopMode.FIFO : LoopMode.PRIORITY;
+        }
+
+        /** The background work's configuration. */
+        public ProxyBackgroundWork.Config background() {
+            return new ProxyBackgroundWork.Config(statisticsPeriodMicros, metricsPeriodMillis, metricsFile,
+                    healthCheckPeriodMillis, maintenancePeriodMicros, maintenanceBusyMicros, maintenanceTasks);
+        }
+
+        List<String> problems() {
+            List<String> problems = new ArrayList<>();
+            if (!"priority".equals(mode) && !"fifo".equals(mode)) {
+                problems.add("loop.mode: \"" + mode + "\" (expected: priority or fifo)");
+            }
+            check(problems, "statisticsPeriodMicros", statisticsPeriodMicros, 1, 60_000_000);
+            check(problems, "metricsPeriodMillis", metricsPeriodMillis, 1, 3_600_000);
+            check(problems, "healthCheckPeriodMillis", healthCheckPeriodMillis, 1, 3_600_000);
+            check(problems, "maintenancePeriodMicros", maintenancePeriodMicros, 1, 60_000_000);
+            check(problems, "maintenanceBusyMicros", maintenanceBusyMicros, 0, 1_000_000);
+            check(problems, "maintenanceTasks", maintenanceTasks, 1, 10_000);
+            return problems;
+        }
+
+        private static void check(List<String> problems, String field, int value, int min, int max) {
+            if (value < min || value > max) {
+                problems.add("loop." + field + ": " + value + " (expected: " + min + " to " + max + ")");
+            }
+        }
     }
 
     /**
@@ -277,6 +429,8 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
         if (exports.isEmpty()) {
             problems.add("exports: none (expected: at least one export)");
         }
+        problems.addAll(admission.problems());
+        problems.addAll(loop.problems());
         Set<String> names = new HashSet<>();
         for (int i = 0; i < exports.size(); i++) {
             ExportConfig export = exports.get(i);
@@ -294,6 +448,12 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
 
     /** This config listening on {@code address}:{@code port} instead. */
     public NbdConfig withListen(String address, int port) {
-        return new NbdConfig(address, port, limits, eventLoopThreads, fileIoThreads, exports);
+        return new NbdConfig(address, port, limits, eventLoopThreads, fileIoThreads, exports, admission, loop);
+    }
+
+    /** This config with admission switched on or off and the event loops in {@code loopMode}. */
+    public NbdConfig withAdmissionAndLoop(boolean admissionOn, String loopMode) {
+        return new NbdConfig(address, port, limits, eventLoopThreads, fileIoThreads, exports,
+                admission.withEnabled(admissionOn), loop.withMode(loopMode));
     }
 }

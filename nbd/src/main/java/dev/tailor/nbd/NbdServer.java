@@ -1,5 +1,8 @@
 package dev.tailor.nbd;
 
+import dev.tailor.eventloop.EventLoopConfig;
+import dev.tailor.eventloop.IoPriorityEventLoopGroup;
+import dev.tailor.eventloop.LoopMode;
 import dev.tailor.nbd.NbdConfig.ExportConfig;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBufAllocator;
@@ -73,15 +76,22 @@ public final class NbdServer implements AutoCloseable {
     };
 
     private final EventLoopGroup acceptor;
-    private final EventLoopGroup eventLoops;
+    private final IoPriorityEventLoopGroup eventLoops;
     private final ThreadPoolExecutor fileIo;
+    private final AdmissionDispatcher segmentAdmission;
+    private final ProxyBackgroundWork background;
+    private final LoopMode loopMode;
     private final Map<String, Export> exports;
     private final ChannelGroup connections;
     private final Channel listener;
     private boolean closed;
 
-    private NbdServer(EventLoopGroup acceptor, EventLoopGroup eventLoops, ThreadPoolExecutor fileIo,
-            Map<String, Export> exports, ChannelGroup connections, Channel listener) {
+    private NbdServer(EventLoopGroup acceptor, IoPriorityEventLoopGroup eventLoops, ThreadPoolExecutor fileIo,
+            Map<String, Export> exports, ChannelGroup connections, Channel listener,
+            AdmissionDispatcher segmentAdmission, ProxyBackgroundWork background, LoopMode loopMode) {
+        this.segmentAdmission = segmentAdmission;
+        this.background = background;
+        this.loopMode = loopMode;
         this.acceptor = acceptor;
         this.eventLoops = eventLoops;
         this.fileIo = fileIo;
@@ -113,8 +123,11 @@ public final class NbdServer implements AutoCloseable {
         NbdConfig.Limits limits = config.limits();
         EventLoopGroup acceptor = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("tailor-nbd-accept",
                 true), NioIoHandler.newFactory());
-        EventLoopGroup eventLoops = new MultiThreadIoEventLoopGroup(config.eventLoopThreads(),
-                new DefaultThreadFactory("tailor-nbd-io", true), NioIoHandler.newFactory());
+        // The connections' loops: I/O first, the proxy's background work within an allowance, or one
+        // FIFO queue as a plain loop (config loop.mode; docs/eventloop.md).
+        IoPriorityEventLoopGroup eventLoops = new IoPriorityEventLoopGroup(config.eventLoopThreads(),
+                EventLoopConfig.DEFAULTS.withMode(config.loop().loopMode())
+                        .withThreadFactory(new DefaultThreadFactory("tailor-nbd-io", true)));
         int queueCapacity = (int) Math.min(Integer.MAX_VALUE,
                 (long) limits.maxConnections() * limits.maxInFlightRequestsPerConnection());
         ThreadPoolExecutor fileIo = new ThreadPoolExecutor(config.fileIoThreads(), config.fileIoThreads(), 0,
@@ -122,6 +135,8 @@ public final class NbdServer implements AutoCloseable {
                 new DefaultThreadFactory("tailor-nbd-file", true));
         ByteBufAllocator alloc = ByteBufAllocator.DEFAULT;
         Map<String, Export> exports = new LinkedHashMap<>();
+        AdmissionDispatcher segmentAdmission = null;
+        ProxyBackgroundWork background = null;
         try {
             BackendContext context = new BackendContext(fileIo, eventLoops, alloc);
             for (ExportConfig exportConfig : config.exports()) {
@@ -148,6 +163,13 @@ public final class NbdServer implements AutoCloseable {
                 }
             }
             Map<String, Export> frozen = Collections.unmodifiableMap(exports);
+            if (config.admission().enabled() && dispatcher == RequestDispatcher.DIRECT) {
+                segmentAdmission = new AdmissionDispatcher(config.admission().toAdmissionConfig(),
+                        List.copyOf(frozen.values()), System::nanoTime);
+                dispatcher = segmentAdmission;
+            }
+            background = new ProxyBackgroundWork(eventLoops, segmentAdmission, List.copyOf(frozen.values()),
+                    config.loop().background(), System::nanoTime);
             ConnectionAdmission admission = new ConnectionAdmission(limits.maxConnections(), limits.maxHandshakes());
             ServerContext server = new ServerContext(frozen, limits, dispatcher, admission);
             ChannelGroup connections = new DefaultChannelGroup("tailor-nbd", GlobalEventExecutor.INSTANCE);
@@ -181,8 +203,12 @@ public final class NbdServer implements AutoCloseable {
                 throw new IOException("cannot listen on " + config.address() + ":" + config.port() + " ("
                         + e.getMessage() + ")", e);
             }
-            return new NbdServer(acceptor, eventLoops, fileIo, frozen, connections, listener);
+            return new NbdServer(acceptor, eventLoops, fileIo, frozen, connections, listener, segmentAdmission,
+                    background, config.loop().loopMode());
         } catch (IOException | RuntimeException e) {
+            if (background != null) {
+                background.close();
+            }
             // Files this start created go again; files that existed before are never touched.
             shutDown(acceptor, eventLoops, fileIo, exports.values(), true);
             throw e;
@@ -197,6 +223,26 @@ public final class NbdServer implements AutoCloseable {
     /** The exports in configuration order. */
     public List<Export> exports() {
         return new ArrayList<>(exports.values());
+    }
+
+    /** Segment admission in front of the backends, or {@code null} when it is off. */
+    public AdmissionDispatcher admission() {
+        return segmentAdmission;
+    }
+
+    /** The proxy's background work on its event loops (statistics, metrics, health checks, maintenance). */
+    public ProxyBackgroundWork backgroundWork() {
+        return background;
+    }
+
+    /** The connections' event loops. */
+    public IoPriorityEventLoopGroup eventLoops() {
+        return eventLoops;
+    }
+
+    /** The event loops' mode. */
+    public LoopMode loopMode() {
+        return loopMode;
     }
 
     /** How many client connections are open now. */
@@ -221,6 +267,10 @@ public final class NbdServer implements AutoCloseable {
         }
         if (!connections.newCloseFuture().awaitUninterruptibly(DRAIN_TIMEOUT_MILLIS)) {
             connections.close().awaitUninterruptibly();
+        }
+        background.close();
+        if (segmentAdmission != null) {
+            segmentAdmission.close();
         }
         shutDown(acceptor, eventLoops, fileIo, exports.values(), false);
     }

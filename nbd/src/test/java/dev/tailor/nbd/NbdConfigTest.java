@@ -135,7 +135,7 @@ class NbdConfigTest {
                   - {name: e, upstream: {host: h, conections: 2}}
                 """))
                 .hasMessageContaining("adress: unknown field (valid at the top level: address, port, limits,"
-                        + " eventLoopThreads, fileIoThreads, exports)")
+                        + " eventLoopThreads, fileIoThreads, exports, admission, loop)")
                 .hasMessageContaining("limits.maxConnection: unknown field (valid in limits: maxRequestSize,")
                 .hasMessageContaining("maxConnections, maxHandshakes, handshakeTimeoutSeconds)")
                 .hasMessageContaining("exports[0].sise, exports[0].tenent: unknown fields (valid in exports[0]: name,"

@@ -1,0 +1,182 @@
+package dev.tailor.nbd;
+
+import dev.tailor.admission.Admission;
+import dev.tailor.admission.AdmissionConfig;
+import dev.tailor.admission.AdmissionController;
+import dev.tailor.admission.AdmissionStats;
+import dev.tailor.admission.IntervalReport;
+import dev.tailor.admission.IoKind;
+import dev.tailor.admission.Ticket;
+import dev.tailor.admission.VirtualDisk;
+import io.netty.buffer.ByteBuf;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.Promise;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
+
+/**
+ * Segment admission (DESIGN.md, Storage admission) in the NBD proxy: every READ and WRITE of every
+ * export passes one {@link AdmissionController} for the whole server (one proxy, one token pool)
+ * before it reaches its backend. Each export is a virtual disk of its tenant. An admitted request
+ * goes to the backend at once; a queued one when a later {@link #tick} admits it; a refused one (its
+ * segment's queue full) fails with {@code NBD_EIO} and a message naming the segment and the limit.
+ * Every request sent to the backend is timed from submission to completion, and that latency feeds
+ * the controller's headroom model (the backend's measured P95).
+ *
+ * <p>Our reading: {@code FLUSH}, {@code TRIM} and {@code WRITE_ZEROES} bypass admission. They move
+ * no data over the wire, the backends serve them as metadata operations, and a large
+ * {@code WRITE_ZEROES} (qemu-img sends whole zero regions as one) priced as a write of its length
+ * would hold a disk's queue for seconds.
+ *
+ * <p>Threads: {@link #dispatch} runs on connection event loops, {@link #tick} on whichever loop runs
+ * the proxy's statistics task (every millisecond); both are thread-safe. A queued request is handed
+ * to its backend exactly once, by whichever of the two threads sees it admitted second (see the
+ * maintainer note).
+ */
+/*
+ * Maintainer note. The race: acquire() returns Queued, and before the dispatching thread has put the
+ * request into `waiting`, a tick on another loop may already pass a boundary that admits it. Both
+ * sides therefore try `waiting.remove(ticket)` once they know the ticket is admitted: the tick after
+ * reading the report (the ticket is admitted before the report exists), the dispatcher right after
+ * its put (it reads the ticket's volatile class). ConcurrentHashMap.remove returns the entry to
+ * exactly one of them.
+ */
+public final class AdmissionDispatcher implements RequestDispatcher {
+
+    private record Waiting(Export export, BlockRequest request, Promise<ByteBuf> completion) {
+    }
+
+    private final AdmissionController controller;
+    private final Map<String, Integer> diskOfExport = new HashMap<>();
+    private final LongSupplier nanoClock;
+    private final ConcurrentHashMap<Ticket, Waiting> waiting = new ConcurrentHashMap<>();
+    private final LongAdder bypassed = new LongAdder();
+    private final LongAdder refused = new LongAdder();
+    private volatile boolean closed;
+
+    /**
+     * @param config    the controller's constants; its capacity should be what the backends serve,
+     *                  in cost units per second
+     * @param exports   the server's exports, each one virtual disk, in this order
+     * @param nanoClock the proxy's clock ({@code System::nanoTime}; tests pass a virtual one)
+     * @throws IllegalArgumentException when the config or an export's size is not valid for admission
+     */
+    public AdmissionDispatcher(AdmissionConfig config, List<Export> exports, LongSupplier nanoClock) {
+        List<VirtualDisk> disks = new ArrayList<>();
+        for (Export e : exports) {
+            diskOfExport.put(e.name(), disks.size());
+            disks.add(VirtualDisk.of(e.tenant() + "/" + e.name(), e.sizeBytes()));
+        }
+        this.nanoClock = nanoClock;
+        this.controller = new AdmissionController(config, disks, nanoClock.getAsLong());
+    }
+
+    @Override
+    public void dispatch(Export export, BlockRequest request, Promise<ByteBuf> completion) {
+        int command = request.command();
+        if (closed) {
+            request.release();
+            completion.tryFailure(new NbdException(NbdProtocol.ESHUTDOWN, "the server is shutting down"));
+            return;
+        }
+        if ((command != NbdProtocol.CMD_READ && command != NbdProtocol.CMD_WRITE) || request.lengthBytes() == 0) {
+            bypassed.increment();
+            export.backend().submit(request, completion);
+            return;
+        }
+        Integer disk = diskOfExport.get(export.name());
+        IoKind kind = command == NbdProtocol.CMD_READ ? IoKind.READ : IoKind.WRITE;
+        switch (controller.acquire(disk, kind, request.offsetBytes(), request.lengthBytes())) {
+            case Admission.Admitted a -> submit(export, request, completion, a.ticket());
+            case Admission.Queued q -> {
+                waiting.put(q.ticket(), new Waiting(export, request, completion));
+                if (q.ticket().isAdmitted()) {
+                    sendIfStillWaiting(q.ticket());
+                }
+            }
+            case Admission.Refused r -> {
+                refused.increment();
+                request.release();
+                completion.tryFailure(new NbdException(NbdProtocol.EIO, "admission refused the request: "
+                        + r.message()));
+            }
+        }
+    }
+
+    /**
+     * Passes the controller's interval boundaries up to now and sends the requests it admits; between
+     * boundaries, lends the reserve and serves the queues (docs/admission.md). The proxy runs this as
+     * its per-segment statistics task, every millisecond.
+     *
+     * @return the controller's report
+     */
+    public IntervalReport tick() {
+        IntervalReport report = controller.onInterval(nanoClock.getAsLong());
+        for (Ticket t : report.admitted()) {
+            sendIfStillWaiting(t);
+        }
+        return report;
+    }
+
+    private void sendIfStillWaiting(Ticket ticket) {
+        Waiting w = waiting.remove(ticket);
+        if (w != null) {
+            submit(w.export(), w.request(), w.completion(), ticket);
+        }
+    }
+
+    private void submit(Export export, BlockRequest request, Promise<ByteBuf> completion, Ticket ticket) {
+        long startNanos = nanoClock.getAsLong();
+        completion.addListener((Future<ByteBuf> done) -> {
+            if (done.isSuccess()) {
+                ticket.onSuccess(nanoClock.getAsLong() - startNanos);
+            } else {
+                ticket.onIgnore();
+            }
+        });
+        export.backend().submit(request, completion);
+    }
+
+    /** Fails every request still waiting with {@code NBD_ESHUTDOWN}; later requests likewise. */
+    public void close() {
+        closed = true;
+        for (Ticket t : List.copyOf(waiting.keySet())) {
+            Waiting w = waiting.remove(t);
+            if (w != null) {
+                w.request().release();
+                w.completion().tryFailure(new NbdException(NbdProtocol.ESHUTDOWN,
+                        "the server is shutting down; the request was waiting for admission"));
+            }
+        }
+    }
+
+    /** The controller's counters. */
+    public AdmissionStats stats() {
+        return controller.stats();
+    }
+
+    /** Requests waiting for admission now. */
+    public int waitingRequests() {
+        return waiting.size();
+    }
+
+    /** Requests refused (queue full) so far. */
+    public long refusedRequests() {
+        return refused.sum();
+    }
+
+    /** FLUSH, TRIM, WRITE_ZEROES and zero-length requests sent past admission so far. */
+    public long bypassedRequests() {
+        return bypassed.sum();
+    }
+
+    /** The controller, for its class and queue queries. */
+    public AdmissionController controller() {
+        return controller;
+    }
+}
