@@ -12,8 +12,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -26,15 +24,6 @@ class ConnectionLifecycleTest {
 
     @TempDir
     Path dir;
-
-    /** Waits up to 10 s for the server side to catch up (it closes connections on its own threads). */
-    private static void await(String what, BooleanSupplier condition) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!condition.getAsBoolean()) {
-            assertThat(System.nanoTime()).as("waiting for %s", what).isLessThan(deadline);
-            LockSupport.parkNanos(1_000_000);
-        }
-    }
 
     @Test
     void discWithRequestsInFlight_repliesToThemThenCloses() throws Exception {
@@ -64,7 +53,7 @@ class ConnectionLifecycleTest {
             client.request(0, NbdProtocol.CMD_READ, 1, 0, 4096);
             GatedBackend.Held read = backend.next();
             CompletableFuture<Void> closing = CompletableFuture.runAsync(server::close);
-            await("the listener to close", () -> {
+            Await.until("the listener to close", () -> {
                 try (Socket probe = new Socket()) {
                     probe.connect(server.localAddress(), 1000);
                     return false;
@@ -101,7 +90,7 @@ class ConnectionLifecycleTest {
             reader.request(0, NbdProtocol.CMD_READ, 2, 0, 1 << 20);
             GatedBackend.Held read = backend.next();
             reader.reset();
-            await("both connections to close", () -> server.connections() == 0);
+            Await.until("both connections to close", () -> server.connections() == 0);
             // Its data has nowhere to go now: the server must release it (LeakCheck verifies).
             backend.pass(read);
             assertThat(backend.heldCount()).isZero();
@@ -120,7 +109,7 @@ class ConnectionLifecycleTest {
                 assertThat(third.closedByServer()).isTrue();
             }
             first.close();
-            await("a free slot", () -> server.connections() < 2);
+            Await.until("a free slot", () -> server.connections() < 2);
             try (RawClient fourth = RawClient.connect(server.localAddress())) {
                 fourth.greeting();
             }
@@ -161,7 +150,7 @@ class ConnectionLifecycleTest {
             long elapsedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
             assertThat(info.stdout().strip()).isEqualTo(Integer.toString(1 << 20));
             assertThat(elapsedMillis).as("nbdinfo's run, ms (the handshake timeout is 10 s)").isLessThan(5_000);
-            await("the idle sockets beyond the handshake limit to be closed",
+            Await.until("the idle sockets beyond the handshake limit to be closed",
                     () -> server.connections() <= NbdConfig.Limits.DEFAULT_MAX_HANDSHAKES);
         } finally {
             for (Socket socket : idle) {
@@ -176,12 +165,12 @@ class ConnectionLifecycleTest {
                 NbdConfig.ExportConfig.file("disk", "acme", 16 << 20, false, dir.resolve("disk.img")));
         try (NbdServer server = NbdServer.start(config)) {
             cycle(server, 0);
-            await("the warm-up connection to close", () -> server.connections() == 0);
+            Await.until("the warm-up connection to close", () -> server.connections() == 0);
             long before = openFileDescriptors();
             for (int i = 1; i <= 1000; i++) {
                 cycle(server, i);
             }
-            await("all connections to close", () -> server.connections() == 0);
+            Await.until("all connections to close", () -> server.connections() == 0);
             long after = openFileDescriptors();
             assertThat(after).as("file descriptors after 1,000 connections (before: %d)", before)
                     .isLessThanOrEqualTo(before + 2);

@@ -10,9 +10,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Random;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -30,14 +27,6 @@ class ProxyMechanismsTest {
 
     @TempDir
     Path dir;
-
-    private static void await(String what, BooleanSupplier condition) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!condition.getAsBoolean()) {
-            assertThat(System.nanoTime()).as("waiting for %s", what).isLessThan(deadline);
-            LockSupport.parkNanos(1_000_000);
-        }
-    }
 
     @ParameterizedTest(name = "admission {0}, loop {1}")
     @CsvSource({"true, priority", "true, fifo", "false, priority", "false, fifo"})
@@ -74,13 +63,13 @@ class ProxyMechanismsTest {
             }
             // The background work progresses on every loop, in both modes: health checks every 20 ms,
             // the maintenance tasks, the metrics file.
-            await("health checks and maintenance", () -> server.backgroundWork().healthChecks() >= 4
+            Await.until("health checks and maintenance", () -> server.backgroundWork().healthChecks() >= 4
                     && server.backgroundWork().maintenanceRuns() >= 4);
             for (EventLoopMetrics m : server.eventLoops().metrics()) {
                 assertThat(m.mode()).isEqualTo(server.loopMode());
                 assertThat(m.tasks().unrelated()).isPositive();
             }
-            await("the metrics file", () -> Files.exists(metrics));
+            Await.until("the metrics file", () -> Files.exists(metrics));
             String text = Files.readString(metrics);
             assertThat(text).contains("# TYPE tailor_nbd_loop_health_check_age_seconds gauge")
                     .contains("tailor_nbd_loop_health_check_age_seconds{loop=\"0\"}")

@@ -16,7 +16,6 @@ import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -42,15 +41,6 @@ class ProxyTest {
 
     private static UpstreamBackend backend(NbdServer server) {
         return (UpstreamBackend) server.exports().get(0).backend();
-    }
-
-    /** Waits up to 10 s, polling every millisecond. */
-    private static void await(String what, BooleanSupplier condition) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!condition.getAsBoolean()) {
-            assertThat(System.nanoTime()).as("waiting for %s", what).isLessThan(deadline);
-            LockSupport.parkNanos(1_000_000);
-        }
     }
 
     /**
@@ -254,7 +244,7 @@ class ProxyTest {
             assertThat(error.error()).isEqualTo(NbdProtocol.EIO);
             assertThat(error.message()).contains("upstream nbd://127.0.0.1:" + port + "/");
             assertThat(upstream.process.waitFor(10, TimeUnit.SECONDS)).as("nbdkit exits: the pool let it go").isTrue();
-            await("the pool to be empty", () -> backend(server).openConnections() == 0);
+            Await.until("the pool to be empty", () -> backend(server).openConnections() == 0);
 
             try (Programs.Daemon restarted = Programs.Daemon.start(port, command)) {
                 assertThat(read(client, 3, 8192)).as("the next request reconnects")
@@ -307,7 +297,7 @@ class ProxyTest {
             client.go("proxied", true);
             assertThat(read(client, 1, 0)).isEqualTo(Arrays.copyOfRange(data, 0, 4096));
             upstream.close(); // SIGTERM, and waits for the exit
-            await("the closed connection to leave the pool", () -> backend(server).openConnections() == 0);
+            Await.until("the closed connection to leave the pool", () -> backend(server).openConnections() == 0);
 
             long start = System.nanoTime();
             RawClient.Chunk error = failedRead(client, 2);
@@ -349,7 +339,7 @@ class ProxyTest {
                 RawClient client = RawClient.connect(server.localAddress()).handshake()) {
             client.go("proxied", true);
             client.request(0, NbdProtocol.CMD_READ, 1, 0, 4096);
-            await("the read to reach the upstream", () -> backend(server).requestsAwaitingReply() == 1);
+            Await.until("the read to reach the upstream", () -> backend(server).requestsAwaitingReply() == 1);
             long start = System.nanoTime();
             upstream.kill();
             RawClient.Chunk error = client.chunk();
@@ -377,8 +367,8 @@ class ProxyTest {
             client.go("proxied", false);
             client.write(0, 1, 0, new byte[4096]);
             assertThat(client.simpleReply(0).error()).isZero();
-            await("the pool to disconnect when idle", () -> backend(server).openConnections() == 0);
-            await("nbdkit to log the disconnect", () -> logLines(log).stream().anyMatch(l -> l.contains("Write id=")
+            Await.until("the pool to disconnect when idle", () -> backend(server).openConnections() == 0);
+            Await.until("nbdkit to log the disconnect", () -> logLines(log).stream().anyMatch(l -> l.contains("Write id=")
                     && logLines(log).stream().anyMatch(d -> d.contains(connection(l) + " Disconnect"))));
             List<String> lines = logLines(log);
             String writer = connection(lines.stream().filter(l -> l.contains(" Write id=")).findFirst().orElseThrow());
