@@ -98,6 +98,12 @@ final class NbdServeCommand implements Callable<Integer> {
                         "default", DEFAULT_EXPORT_BYTES, false, temporary.resolve("disk.img"))));
             }
             if (address != null) {
+                try {
+                    InetAddress.getByName(address.getHostString());
+                } catch (java.net.UnknownHostException e) {
+                    throw new IllegalArgumentException("--listen: \"" + listen + "\": the host does not resolve"
+                            + " (expected: an address of this machine, e.g. 127.0.0.1:10809 or 0.0.0.0:10809)");
+                }
                 settings = settings.withListen(address.getHostString(), address.getPort());
             }
             if (admission != null || loop != null) {

@@ -34,6 +34,10 @@ import java.util.Set;
 final class ConnectionAdmission {
 
     private static final System.Logger LOG = System.getLogger(ConnectionAdmission.class.getName());
+    private static final long REFUSAL_WARNING_INTERVAL_NANOS = 10_000_000_000L;
+    private long refused;
+    private long refusedAtWarning;
+    private long lastRefusalWarningNanos;
 
     private final int maxConnections;
     private final int maxHandshakes;
@@ -85,7 +89,28 @@ final class ConnectionAdmission {
                     + maxHandshakes + " connections in the handshake, to make room for " + channel);
             victim.close();
         }
+        if (!admitted) {
+            warnRefused(channel);
+        }
         return admitted;
+    }
+
+    /** Says, at most every 10 s, that a newcomer was turned away: an operator must see a full server. */
+    private void warnRefused(Channel channel) {
+        long now = System.nanoTime();
+        long refusedSinceWarning;
+        synchronized (this) {
+            refused++;
+            if (lastRefusalWarningNanos != 0 && now - lastRefusalWarningNanos < REFUSAL_WARNING_INTERVAL_NANOS) {
+                return;
+            }
+            lastRefusalWarningNanos = now;
+            refusedSinceWarning = refused - refusedAtWarning;
+            refusedAtWarning = refused;
+        }
+        LOG.log(System.Logger.Level.WARNING, () -> "connection from " + channel.remoteAddress() + " refused: "
+                + maxConnections + " connections are open, all past their handshake (limits.maxConnections); "
+                + refusedSinceWarning + " refused since the last such warning");
     }
 
     /** Notes that {@code channel} sent something in its handshake (it becomes the last to be evicted). */

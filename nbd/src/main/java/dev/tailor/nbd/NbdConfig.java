@@ -414,7 +414,8 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
         try {
             InetAddress.getByName(address);
         } catch (UnknownHostException e) {
-            problems.add("address: \"" + address + "\" (expected: an address or host name to listen on)");
+            problems.add("address: \"" + address + "\" does not resolve (expected: an address or host name of this"
+                    + " machine to listen on)");
         }
         if (port < 0 || port > 65_535) {
             problems.add("port: " + port + " (expected: 0 to 65535)");

@@ -299,15 +299,18 @@ public final class UpstreamBackend implements BlockBackend {
     }
 
     /**
-     * Disconnects every pool connection softly ({@code NBD_CMD_DISC}; the server has drained its own
-     * connections first, so nothing is in flight), waiting up to {@link #CONNECT_TIMEOUT_MILLIS} before
-     * closing what is left.
+     * Disconnects every pool connection softly ({@code NBD_CMD_DISC}), waiting up to
+     * {@link #CONNECT_TIMEOUT_MILLIS} before closing what is left. The server calls this after draining
+     * its own connections; when requests are still awaiting the upstream's reply then (the drain timed
+     * out: a hung upstream), nothing will wait for them any more, so the connections close at once
+     * instead, failing those requests, and the server's stop takes no longer than its drain.
      */
     @Override
     public void close() {
         closed = true;
+        boolean abandoned = requestsAwaitingReply() > 0;
         for (Slot slot : slots) {
-            slot.close();
+            slot.close(abandoned);
         }
     }
 
@@ -375,14 +378,17 @@ public final class UpstreamBackend implements BlockBackend {
             return channel != null && channel.isActive();
         }
 
-        void close() {
+        /** @param now close at once, failing what is in flight, instead of a soft disconnect */
+        void close(boolean now) {
             Channel current;
             Future<Channel> pendingOpen;
             synchronized (this) {
                 current = channel;
                 pendingOpen = opening;
             }
-            if (current != null) {
+            if (current != null && now) {
+                current.close().awaitUninterruptibly(CONNECT_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
+            } else if (current != null) {
                 current.pipeline().fireUserEventTriggered(UpstreamClientHandler.RETIRE);
                 if (!current.closeFuture().awaitUninterruptibly(CONNECT_TIMEOUT_MILLIS)) {
                     current.close().awaitUninterruptibly(CONNECT_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);

@@ -330,6 +330,31 @@ class ProxyTest {
     }
 
     @Test
+    void stop_withAReadHungUpstream_takesTheDrainAndNoLonger() throws Exception {
+        // A new user's Ctrl-C took 20 s: the 10 s drain, then 10 s more waiting for the upstream pool's
+        // soft disconnect, which waits for the hung read's reply. Once the drain has given up on the
+        // read, so does the pool.
+        String nbdkit = Programs.require("nbdkit");
+        Programs.Daemon upstream = Programs.Daemon.start(nbdkit, "-f", "-i", "127.0.0.1", "-p", "{port}",
+                "--filter=delay", "memory", "1M", "rdelay=60");
+        try {
+            NbdServer server = proxy(upstream.port, "");
+            try (RawClient client = RawClient.connect(server.localAddress()).handshake()) {
+                client.go("proxied", true);
+                client.request(0, NbdProtocol.CMD_READ, 1, 0, 4096);
+                Await.until("the read to reach the upstream", () -> backend(server).requestsAwaitingReply() == 1);
+                long start = System.nanoTime();
+                server.close();
+                assertThat(millisSince(start)).as("ms to stop").isBetween(NbdServer.DRAIN_TIMEOUT_MILLIS - 500,
+                        NbdServer.DRAIN_TIMEOUT_MILLIS + 3_000);
+                assertThat(backend(server).openConnections()).isZero();
+            }
+        } finally {
+            upstream.close();
+        }
+    }
+
+    @Test
     void upstreamThatClosesWithARequestInFlight_failsItAtOnceWithEio() throws Exception {
         // Reads take 60 s upstream; the connection closing must fail the read now, not after a timeout.
         String nbdkit = Programs.require("nbdkit");
