@@ -49,7 +49,7 @@ import picocli.CommandLine.Option;
         footer = {"", "Examples:",
             "  tailor nbd serve                                 # a scratch disk: nbd://127.0.0.1:10809/disk",
             "  nbdinfo nbd://127.0.0.1:10809/disk               # in another terminal",
-            "  qemu-img convert -n -O raw debian.raw nbd://127.0.0.1:10809/disk",
+            "  qemu-img convert -n -f raw -O raw debian.raw nbd://127.0.0.1:10809/disk",
             "  tailor nbd serve --config exports.yaml --listen 0.0.0.0:10809", "",
             "Exit codes: 130/143 stopped by Ctrl-C/SIGTERM, 1 cannot listen or open a backend, 2 bad input."})
 final class NbdServeCommand implements Callable<Integer> {
