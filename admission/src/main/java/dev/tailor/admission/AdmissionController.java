@@ -21,9 +21,9 @@ import org.HdrHistogram.Recorder;
  * var controller = new AdmissionController(AdmissionConfig.DEFAULTS, disks, System.nanoTime());
  *
  * // per request
- * switch (controller.acquire(0, IoKind.READ, offset, length)) {
+ * switch (controller.acquire(0, IoKind.READ, offset, length)) {   // disk 0: "tenant-a", by list order
  *     case Admission.Admitted a -> send(a.ticket());       // later: ticket.onSuccess(latencyNanos)
- *     case Admission.Queued q -> { }                       // handed out by onInterval when admitted
+ *     case Admission.Queued q -> waiting.put(q.ticket(), request);  // handed out by onInterval when admitted
  *     case Admission.Refused r -> fail(r.message());
  * }
  *

@@ -170,31 +170,34 @@ final class DemoCommand implements Callable<Integer> {
     /** Segment admission's figures next to the storage paper's, one line each. */
     static List<String> storageComparison(List<StorageRunResult> storage) {
         List<String> lines = new ArrayList<>();
-        lines.add("Against the paper (storage; burst-aware segment admission, NSDI 2026):");
+        lines.add("Against the paper (storage; burst-aware segment admission, NSDI 2026; "
+                + SimulationOutput.fmt(STORAGE_SECONDS) + " s runs):");
+        String row = "  %-52s %-14s %s";
+        lines.add(String.format(Locale.ROOT, row, "", "paper", "ours"));
+        double last = STORAGE_MULTIPLIERS.get(STORAGE_MULTIPLIERS.size() - 1);
         for (double m : STORAGE_MULTIPLIERS) {
             StorageRunResult fifo = findStorage(storage, m, "fifo");
             StorageRunResult ours = findStorage(storage, m, "segment-admission");
-            String paper = m == STORAGE_MULTIPLIERS.get(STORAGE_MULTIPLIERS.size() - 1)
-                    ? "up to -" + SimulationOutput.fmt(PAPER_BURST_REDUCTION_PERCENT) + " %" : "";
-            lines.add(String.format(Locale.ROOT, "  %-46s %-16s %s", STORAGE_SCENARIO + " x" + SimulationOutput.fmt(m)
-                    + "  steady tenants P99.999 vs fifo", paper,
+            String label = STORAGE_SCENARIO + " x" + SimulationOutput.fmt(m) + ", P99.999 vs fifo: ";
+            lines.add(String.format(Locale.ROOT, row, label + "steady tenants",
+                    m == last ? "up to -" + SimulationOutput.fmt(PAPER_BURST_REDUCTION_PERCENT) + " %" : "",
                     change(ours == null ? null : ours.steady().p99999Millis(),
                             fifo == null ? null : fifo.steady().p99999Millis())));
-            lines.add(String.format(Locale.ROOT, "  %-46s %-16s %s", STORAGE_SCENARIO + " x" + SimulationOutput.fmt(m)
-                    + "  steady segments P99.999", paper,
+            lines.add(String.format(Locale.ROOT, row, label + "steady segments", "",
                     change(ours == null ? null : ours.steadySegments().p99999Millis(),
                             fifo == null ? null : fifo.steadySegments().p99999Millis())));
         }
-        double last = STORAGE_MULTIPLIERS.get(STORAGE_MULTIPLIERS.size() - 1);
         StorageRunResult cap = findStorage(storage, last, "static-cap");
         StorageRunResult ours = findStorage(storage, last, "segment-admission");
-        lines.add(String.format(Locale.ROOT, "  %-46s %-16s %s", "capacity unused while work waited, static-cap",
+        lines.add(String.format(Locale.ROOT, row, "capacity unused while work waited, static-cap",
                 SimulationOutput.fmt(PAPER_STATIC_CAP_UNUSED_PERCENT) + " %",
                 cap == null ? "–" : String.format(Locale.ROOT, "%.1f %%", cap.unusedCapacityPercent())));
-        lines.add(String.format(Locale.ROOT, "  %-46s %-16s %s", "capacity unused while work waited, ours", "<= 5 %",
+        lines.add(String.format(Locale.ROOT, row, "capacity unused while work waited, ours", "<= 5 %",
                 ours == null ? "–" : String.format(Locale.ROOT, "%.1f %%", ours.unusedCapacityPercent())));
-        lines.add("  The deployed-like comparison (paper: -59.7 % steady P99.999) needs the shared data: "
-                + "tailor storage simulate --scenario deployed-like (docs/storage-simulator.md).");
+        lines.add("  Steady tenants: without bursts (ground truth); steady segments: those admission's classifier"
+                + " called steady on arrival.");
+        lines.add("  The deployed comparison (paper: -59.7 % steady-segment P99.999) is"
+                + " tailor storage simulate --scenario deployed-like (real traces; docs/storage-simulator.md).");
         return lines;
     }
 

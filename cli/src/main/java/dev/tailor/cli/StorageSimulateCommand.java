@@ -54,7 +54,7 @@ final class StorageSimulateCommand implements Callable<Integer> {
 
     @Option(names = "--policies", paramLabel = "P,...", split = ",",
             description = "Policies to compare. Default: fifo, static-cap, token-bucket, mclock, segment-admission and"
-                    + " the three ablations.")
+                    + " the four ablations.")
     List<String> policies;
 
     @Option(names = "--seed", paramLabel = "N", description = "Seed of the run. Default: the scenario's.")

@@ -24,6 +24,7 @@ import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
 import org.knowm.xchart.XYSeries;
 import org.knowm.xchart.style.Styler;
+import org.knowm.xchart.style.lines.SeriesLines;
 import org.knowm.xchart.style.markers.SeriesMarkers;
 
 /**
@@ -39,7 +40,8 @@ public final class StorageReport {
     private static final Color[] PALETTE = {
         new Color(0x00, 0x00, 0x00), new Color(0xE6, 0x9F, 0x00), new Color(0x56, 0xB4, 0xE9),
         new Color(0x00, 0x9E, 0x73), new Color(0xD5, 0x5E, 0x00), new Color(0xCC, 0x79, 0xA7),
-        new Color(0x00, 0x72, 0xB2), new Color(0x99, 0x99, 0x99)
+        new Color(0x00, 0x72, 0xB2), new Color(0x99, 0x99, 0x99), new Color(0x88, 0x22, 0x55),
+        new Color(0x44, 0xAA, 0x99)
     };
     /** Shown before and after the first measured burst in the pool plots, ms. */
     static final int BEFORE_BURST_MILLIS = 100;
@@ -121,6 +123,14 @@ public final class StorageReport {
                 html.append("</div>\n");
             }
         }
+        html.append("<p class=\"note\">Steady / hot tenants: tenants without / with bursts (ground truth). Steady "
+                + "segments: the requests whose segments admission's classifier called steady when they arrived, the "
+                + "same requests under every policy (the paper's measure; admission serves this class first, so it "
+                + "shows what the mechanism protects, not every tenant's experience). Unused: share of the backend "
+                + "idle while requests waited at a proxy. Reserve / lent / borrowed: cost drawn from the reserve by "
+                + "steady segments, lent from it to hot ones late in intervals, borrowed at bursts' starts, in % of "
+                + "the budget issued. A policy whose queues grow without bound has unfinished requests; its "
+                + "percentiles are then lower bounds (the command warns). Ablations (no-…) are dashed.</p>\n");
         html.append("<p class=\"note\">Latency CDF: the vertical axis is stretched towards the tail (it shows "
                 + "−log10(1 − F)), so P90, P99, P99.9, P99.99 and P99.999 are evenly spaced. Pool plots: arriving "
                 + "cost of hot and steady tenants, what the main pool and the reserve gave, what was borrowed and "
@@ -186,6 +196,9 @@ public final class StorageReport {
             XYSeries series = chart.addSeries(run.policy(), x, y);
             series.setMarker(SeriesMarkers.NONE);
             series.setLineColor(colours.get(run.policy()));
+            if (run.policy().startsWith("no-")) {
+                series.setLineStyle(SeriesLines.DASH_DASH);   // the ablations
+            }
         }
         return chart;
     }

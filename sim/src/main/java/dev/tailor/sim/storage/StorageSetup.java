@@ -171,7 +171,14 @@ public final class StorageSetup {
         double[] weights = new double[n];
         if (scenario.rates() != null) {
             StorageScenario.RatesSpec r = scenario.rates();
-            CloudPhysicsVolumes volumes = CloudPhysicsVolumes.read(data.require(r.cloudPhysicsFile()));
+            Path volumesFile;
+            try {
+                volumesFile = data.require(r.cloudPhysicsFile());
+            } catch (RuntimeException e) {
+                throw new IllegalArgumentException("rates.cloudPhysicsFile: " + r.cloudPhysicsFile() + ": "
+                        + e.getMessage(), e);
+            }
+            CloudPhysicsVolumes volumes = CloudPhysicsVolumes.read(volumesFile);
             int large = r.largeClients() == null ? 3 : r.largeClients();
             double share = r.largeShare() == null ? 0.63 : r.largeShare();
             weights = TenantRates.draw(volumes, n, 1.0, large, share, streams.stream("rates"));
@@ -274,7 +281,13 @@ public final class StorageSetup {
 
     private static BlockTrace readTrace(StorageScenario scenario, String name, DataFiles data) throws IOException {
         StorageScenario.TraceSpec spec = scenario.traces().get(name);
-        BlockTrace trace = BlockTrace.read(data.require(spec.file()), StorageScenario.FORMATS.get(spec.format()));
+        Path file;
+        try {
+            file = data.require(spec.file());
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException("traces." + name + ".file: " + spec.file() + ": " + e.getMessage(), e);
+        }
+        BlockTrace trace = BlockTrace.read(file, StorageScenario.FORMATS.get(spec.format()));
         Double granularity = spec.timestampGranularityMillis();
         return granularity == null || granularity == 0 ? trace : spread(trace, Math.round(granularity * 1e6));
     }
