@@ -38,11 +38,10 @@ import org.HdrHistogram.Recorder;
  *       segments' classifier windows; a segment whose window now exceeds its baseline turns hot.</li>
  *   <li>It is steady when every segment it touches is steady, else hot.</li>
  *   <li>If no request of its class waits at its first segment (for a hot one: no request at all) and the
- *       pools cover it — main, then for steady the
- *       reserve (for hot, only the part lent to it), then in the first interval of a burst the
- *       borrow allowance — it is admitted.</li>
- *   <li>Otherwise it waits in that segment's queue for its class, keeping its class, or is refused ({@link RefusalReason#QUEUE_FULL}) when the
- *       queue is full.</li>
+ *       pools cover it — main, then for steady the reserve (for hot, only the part lent to it), then
+ *       in the first interval of a burst the borrow allowance — it is admitted.</li>
+ *   <li>Otherwise it waits in that segment's queue for its class, keeping its class, or is refused
+ *       ({@link RefusalReason#QUEUE_FULL}) when the segment's queues are full.</li>
  *   <li>At each interval boundary the classifier's windows slide, the pools are replenished (reserve,
  *       then debt, then main), the queues are served round-robin, and the headroom model reads the
  *       latencies completed tickets reported. Calls between boundaries serve the queues again.</li>

@@ -34,8 +34,9 @@ import java.math.BigInteger;
  * charging only the refill would let an interval supply C + r·C.)
  *
  * Draw order. A steady request takes the main pool first, then the reserve, then (in a burst
- * window) the borrow allowance; a hot one takes main, then what is lent of the reserve, then borrow. Taking the reserve before
- * borrowing keeps debt, which shrinks later intervals' main pools, for demand the budget cannot meet.
+ * window) the borrow allowance; a hot one takes main, then what is lent of the reserve, then borrow.
+ * Taking the reserve before borrowing keeps debt, which shrinks later intervals' main pools, for
+ * demand the budget cannot meet.
  *
  * Bursts. The controller marks an interval as in deficit when a request could not be covered by the
  * pools its class may draw (whether it then borrowed, waited or was refused), or when requests were
