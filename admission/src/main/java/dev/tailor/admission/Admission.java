@@ -30,7 +30,8 @@ public sealed interface Admission {
      * must not be sent to the backend or completed.
      *
      * @param ticket   the waiting request
-     * @param position its place in the segment's queue, 1 for the head
+     * @param position its place in its segment's queue for its class ({@link Ticket#arrivedAs}), 1 for
+     *                 the head
      */
     record Queued(Ticket ticket, int position) implements Admission {
     }

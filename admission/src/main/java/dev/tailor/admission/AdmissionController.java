@@ -38,11 +38,10 @@ import org.HdrHistogram.Recorder;
  *       segments' classifier windows; a segment whose window now exceeds its baseline turns hot.</li>
  *   <li>It is steady when every segment it touches is steady, else hot.</li>
  *   <li>If no request of its class waits at its first segment (for a hot one: no request at all) and the
- *       pools cover it — main, then for steady the
- *       reserve (for hot, only the part lent to it), then in the first interval of a burst the
- *       borrow allowance — it is admitted.</li>
- *   <li>Otherwise it waits in that segment's queue for its class, keeping its class, or is refused ({@link RefusalReason#QUEUE_FULL}) when the
- *       queue is full.</li>
+ *       pools cover it — main, then for steady the reserve (for hot, only the part lent to it), then
+ *       in the first interval of a burst the borrow allowance — it is admitted.</li>
+ *   <li>Otherwise it waits in that segment's queue for its class, keeping its class, or is refused
+ *       ({@link RefusalReason#QUEUE_FULL}) when the segment's queues are full.</li>
  *   <li>At each interval boundary the classifier's windows slide, the pools are replenished (reserve,
  *       then debt, then main), the queues are served round-robin, and the headroom model reads the
  *       latencies completed tickets reported. Calls between boundaries serve the queues again.</li>
@@ -57,14 +56,16 @@ import org.HdrHistogram.Recorder;
  *
  * <h2>Time</h2>
  * Intervals lie on a grid: {@code startNanos + k·Δ}. {@link #onInterval} passes every boundary up to
- * {@code nowNanos}; called between boundaries it only serves waiting requests (next paragraph), called late
- * it passes several boundaries at
- * once (idle ones in O(1), so an hour of silence costs no more than one interval). Time that goes
- * backwards is ignored. Times compare by difference, as {@link System#nanoTime()} requires.
+ * {@code nowNanos}; called between boundaries it lends and serves (next paragraph), called late it
+ * passes several boundaries at once (idle ones in O(1), so an hour of silence costs no more than one
+ * interval). A call whose time lies before the start of the running interval (time that went
+ * backwards) is ignored. Times compare by difference, as {@link System#nanoTime()} requires.
  *
- * <p>Between boundaries (our reading, see {@link AdmissionConfig#reserveLending}): each call serves the
- * queues from what the pools still hold, and lends hot requests the part of the reserve steady ones
- * can no longer need in the running interval, {@code reserve − ceil(r·C × time left ÷ Δ)}. So a
+ * <p>Between boundaries (our reading, see {@link AdmissionConfig#reserveLending}): each call inside the
+ * running interval, at its very start included, lends hot requests the part of the reserve steady ones
+ * can no longer need in it, {@code reserve − ceil(r·C × time left ÷ Δ)} (whether or not requests wait:
+ * hot requests arriving later draw it too; what is lent stays lent, so a call at an earlier time than
+ * the one before it lends nothing more), and serves the queues from what the pools still hold. So a
  * proxy that calls every millisecond leaves no capacity idle for lack of a boundary, and the reserve
  * does not expire unused while hot requests wait.
  */
@@ -258,10 +259,10 @@ public final class AdmissionController {
             long elapsed = nowNanos - intervalStartNanos;
             long intervals = elapsed < intervalNanos ? 0 : elapsed / intervalNanos;
             if (intervals == 0) {
-                if (elapsed <= 0 || queues.waiting() == 0) {
+                if (elapsed < 0) {
                     return report(0, List.of());
                 }
-                List<Ticket> admitted = new ArrayList<>();
+                List<Ticket> admitted = queues.waiting() == 0 ? List.of() : new ArrayList<>();
                 serveWithin(elapsed, admitted);
                 for (Ticket t : admitted) {
                     countAdmitted(t, t.admittedAs());
@@ -295,7 +296,7 @@ public final class AdmissionController {
                 pool.openBorrowWindow(headroom.headroomCostUnits());
             }
             long within = nowNanos - intervalStartNanos;
-            if (within > 0 && queues.waiting() > 0) {
+            if (within > 0) {
                 int before = admitted.size();
                 serveWithin(within, admitted);
                 for (Ticket t : admitted.subList(before, admitted.size())) {
@@ -310,14 +311,17 @@ public final class AdmissionController {
 
     /**
      * Inside the running interval, {@code elapsedNanos} after its start: lends what steady segments
-     * can no longer need of the reserve (when lending is on) and serves the queues from what the
-     * pools hold, so a request never waits for a boundary while tokens lie unused.
+     * can no longer need of the reserve (when lending is on), whether or not requests wait, since hot
+     * requests arriving later draw it too; then serves the queues from what the pools hold, so a
+     * request never waits for a boundary while tokens lie unused.
      */
     private void serveWithin(long elapsedNanos, List<Ticket> admitted) {
         if (config.reserveLending()) {
             pool.lendReserve(elapsedNanos, intervalNanos);
         }
-        queues.serve(pool, classifier, quantumCostUnits, admitted);
+        if (queues.waiting() > 0) {
+            queues.serve(pool, classifier, quantumCostUnits, admitted);
+        }
     }
 
     private boolean quiescent() {

@@ -1,5 +1,7 @@
 package dev.tailor.admission;
 
+import java.math.BigInteger;
+
 /**
  * The per-proxy dual token pool of DESIGN.md (Dual token pool): each interval's budget {@code C}
  * (cost units) is split into a main pool and a reserved allowance {@code r·C} that only steady
@@ -32,8 +34,9 @@ package dev.tailor.admission;
  * charging only the refill would let an interval supply C + r·C.)
  *
  * Draw order. A steady request takes the main pool first, then the reserve, then (in a burst
- * window) the borrow allowance; a hot one takes main, then what is lent of the reserve, then borrow. Taking the reserve before
- * borrowing keeps debt, which shrinks later intervals' main pools, for demand the budget cannot meet.
+ * window) the borrow allowance; a hot one takes main, then what is lent of the reserve, then borrow.
+ * Taking the reserve before borrowing keeps debt, which shrinks later intervals' main pools, for
+ * demand the budget cannot meet.
  *
  * Bursts. The controller marks an interval as in deficit when a request could not be covered by the
  * pools its class may draw (whether it then borrowed, waited or was refused), or when requests were
@@ -214,9 +217,25 @@ final class DualTokenPool {
      */
     long lendReserve(long elapsedNanos, long intervalNanos) {
         long left = Math.max(0, intervalNanos - Math.max(0, elapsedNanos));
-        long keep = (long) Math.ceil(reserveAtStart * (left / (double) intervalNanos));
-        lent = Math.max(lent, Math.max(0, reserve - keep));
+        lent = Math.max(lent, Math.max(0, reserve - ceilTimesFraction(reserveAtStart, left, intervalNanos)));
         return lent;
+    }
+
+    /**
+     * {@code ceil(value × numerator ÷ denominator)}, exactly, for {@code 0 <= numerator <= denominator}.
+     * In doubles the product can land one ulp above a whole number and keep a token too many
+     * (25 × (280 ÷ 1000.0) is 7.000000000000001); the product in a long overflows only for reserves and
+     * intervals far beyond the usual (2⁵⁰ cost units × 60 s), and then takes the BigInteger path.
+     */
+    static long ceilTimesFraction(long value, long numerator, long denominator) {
+        long high = Math.multiplyHigh(value, numerator);
+        long product = value * numerator;
+        if (high == 0 && product >= 0) {
+            return Math.ceilDiv(product, denominator);
+        }
+        BigInteger d = BigInteger.valueOf(denominator);
+        return BigInteger.valueOf(value).multiply(BigInteger.valueOf(numerator)).add(d.subtract(BigInteger.ONE))
+                .divide(d).longValueExact();
     }
 
     /**

@@ -130,7 +130,8 @@ final class SegmentQueues {
 
     /**
      * One round-robin pass until the pools or the queues run out; with {@code steadyOnly}, queues whose
-     * head touches a hot segment are set aside (they keep their place) and only steady heads are served.
+     * head arrived hot are set aside (they keep their place) and only heads that arrived steady are
+     * served, as steady, whatever their segments' class is now.
      */
     private void serveRound(DualTokenPool pool, SegmentClassifier classifier, long quantumCostUnits,
             List<Ticket> admitted, boolean steadyOnly) {

@@ -151,6 +151,30 @@ class DualTokenPoolTest {
         assertThat(p.tryDraw(1_000, true)).isTrue();
     }
 
+    @Test
+    void lendReserve_keepsExactlyTheCeilingOfTheReserveTimesTheTimeLeft() {
+        // C = 125, r = 0.2: a reserve of 25. At 720 ns of a 1,000 ns interval 280 ns are left, and
+        // steady requests may still need ceil(25 × 280 ÷ 1,000) = ceil(7.0) = 7: 18 are lent. (In
+        // doubles, 25 × (280 ÷ 1,000.0) is 7.000000000000001, whose ceiling would keep 8.)
+        DualTokenPool p = new DualTokenPool(125, 0.2, true);
+        assertThat(p.lendReserve(720, 1_000)).isEqualTo(18);
+        // Every reserve and elapsed time on a grid: lent = reserve − ceil(reserve × left ÷ Δ), exactly.
+        for (long budget = 1; budget <= 400; budget++) {
+            for (long elapsed = 0; elapsed <= 1_000; elapsed++) {
+                DualTokenPool q = new DualTokenPool(budget, 1.0, true);
+                assertThat(q.lendReserve(elapsed, 1_000)).as("C %d, elapsed %d of 1,000 ns", budget, elapsed)
+                        .isEqualTo(budget - Math.ceilDiv(budget * (1_000 - elapsed), 1_000));
+            }
+        }
+        // Products beyond a long: a reserve of 2^50 and Δ of 60 s.
+        DualTokenPool big = new DualTokenPool(1L << 50, 1.0, true);
+        long delta = 60_000_000_000L;
+        long keep = java.math.BigInteger.valueOf(1L << 50).multiply(java.math.BigInteger.valueOf(delta - 7))
+                .add(java.math.BigInteger.valueOf(delta - 1)).divide(java.math.BigInteger.valueOf(delta))
+                .longValueExact();
+        assertThat(big.lendReserve(7, delta)).isEqualTo((1L << 50) - keep);
+    }
+
     /**
      * Random operation sequences against the pool's own accounting, recomputed here: every boundary
      * restores the reserve to floor(r·C) before anything else, repays min(debt, C − reserve), and
