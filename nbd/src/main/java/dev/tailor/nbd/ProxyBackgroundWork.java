@@ -195,6 +195,43 @@ public final class ProxyBackgroundWork implements AutoCloseable {
             m.append("tailor_nbd_admission_refused_total ").append(s.refusedRequests()).append('\n');
             gauge(m, "tailor_nbd_admission_waiting", "Requests waiting for admission now");
             m.append("tailor_nbd_admission_waiting ").append(s.waitingRequests()).append('\n');
+            total(m, "tailor_nbd_admission_admitted_steady_total", "Requests admitted as steady",
+                    s.admittedSteadyRequests());
+            total(m, "tailor_nbd_admission_intervals_total", "Admission intervals begun", s.intervalsBegun());
+            total(m, "tailor_nbd_admission_budget_cost_units_total", "Cost units the pools were given",
+                    s.budgetIssuedCostUnits());
+            total(m, "tailor_nbd_admission_drawn_main_cost_units_total", "Cost drawn from the main pool",
+                    s.drawnMainCostUnits());
+            total(m, "tailor_nbd_admission_drawn_reserve_cost_units_total",
+                    "Cost steady segments drew from the reserve", s.drawnReserveCostUnits());
+            total(m, "tailor_nbd_admission_lent_reserve_cost_units_total",
+                    "Cost hot segments drew from the lent part of the reserve", s.lentReserveCostUnits());
+            total(m, "tailor_nbd_admission_borrowed_cost_units_total", "Cost borrowed beyond the budget",
+                    s.borrowedCostUnits());
+            total(m, "tailor_nbd_admission_bursts_borrowing_total", "Intervals that borrowed headroom",
+                    s.burstsBorrowing());
+            gauge(m, "tailor_nbd_admission_debt_cost_units", "Debt outstanding now");
+            m.append("tailor_nbd_admission_debt_cost_units ").append(s.debtCostUnits()).append('\n');
+            List<AdmissionDispatcher.ExportCounters> exports = admission.exportCounters();
+            perExport(m, "tailor_nbd_admission_export_requests_total", "READs and WRITEs that reached admission",
+                    exports, AdmissionDispatcher.ExportCounters::requests);
+            perExport(m, "tailor_nbd_admission_export_arrived_hot_total", "Of them, arrived on hot segments",
+                    exports, AdmissionDispatcher.ExportCounters::arrivedHot);
+            perExport(m, "tailor_nbd_admission_export_queued_total", "Of them, waited in a segment queue",
+                    exports, AdmissionDispatcher.ExportCounters::queued);
+            perExport(m, "tailor_nbd_admission_export_refused_total", "Of them, refused (segment queue full)",
+                    exports, AdmissionDispatcher.ExportCounters::refused);
+            counter(m, "tailor_nbd_admission_export_queue_wait_seconds_total",
+                    "Total wait of the queued requests dispatched so far");
+            for (AdmissionDispatcher.ExportCounters e : exports) {
+                exportSample(m, "tailor_nbd_admission_export_queue_wait_seconds_total", e.export(),
+                        e.queueWaitNanos() / 1e9);
+            }
+            gauge(m, "tailor_nbd_admission_export_queue_wait_max_seconds", "Longest wait of a queued request");
+            for (AdmissionDispatcher.ExportCounters e : exports) {
+                exportSample(m, "tailor_nbd_admission_export_queue_wait_max_seconds", e.export(),
+                        e.maxQueueWaitNanos() / 1e9);
+            }
         }
         return m.toString();
     }
@@ -206,6 +243,31 @@ public final class ProxyBackgroundWork implements AutoCloseable {
     private static void counter(StringBuilder m, String name, String help) {
         m.append("# HELP ").append(name).append(' ').append(help).append("\n# TYPE ").append(name)
                 .append(" counter\n");
+    }
+
+    private static void total(StringBuilder m, String name, String help, long value) {
+        counter(m, name, help);
+        m.append(name).append(' ').append(value).append('\n');
+    }
+
+    private static void perExport(StringBuilder m, String name, String help,
+            List<AdmissionDispatcher.ExportCounters> exports,
+            java.util.function.ToLongFunction<AdmissionDispatcher.ExportCounters> value) {
+        counter(m, name, help);
+        for (AdmissionDispatcher.ExportCounters e : exports) {
+            m.append(name).append("{export=\"").append(escape(e.export())).append("\"} ")
+                    .append(value.applyAsLong(e)).append('\n');
+        }
+    }
+
+    private static void exportSample(StringBuilder m, String name, String export, double value) {
+        m.append(name).append("{export=\"").append(escape(export)).append("\"} ")
+                .append(String.format(Locale.ROOT, "%.9g", value)).append('\n');
+    }
+
+    /** A label value in the text format: backslash, double quote and line feed escaped. */
+    private static String escape(String value) {
+        return value.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n");
     }
 
     private static void sample(StringBuilder m, String name, int loop, double value) {
