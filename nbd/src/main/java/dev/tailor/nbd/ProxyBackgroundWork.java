@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
 
@@ -86,6 +87,10 @@ public final class ProxyBackgroundWork implements AutoCloseable {
     private volatile String lastMetrics = "";
     private final LongAdder maintenanceRuns = new LongAdder();
     private final LongAdder healthChecks = new LongAdder();
+    /** Per loop: when its last health check completed (written by that loop's thread only). */
+    private final long[] lastHealthCheckNanos;
+    /** Per loop: the largest time between two of its health checks since the last metrics export. */
+    private final AtomicLong[] healthCheckWindowMaxAgeNanos;
 
     /**
      * Schedules the work on every loop of {@code loops}.
@@ -99,13 +104,23 @@ public final class ProxyBackgroundWork implements AutoCloseable {
         this.exports = List.copyOf(exports);
         this.config = config;
         this.nanoClock = nanoClock;
+        int count = loops.loops().size();
+        lastHealthCheckNanos = new long[count];
+        healthCheckWindowMaxAgeNanos = new AtomicLong[count];
+        long now = nanoClock.getAsLong();
+        for (int i = 0; i < count; i++) {
+            lastHealthCheckNanos[i] = now;
+            healthCheckWindowMaxAgeNanos[i] = new AtomicLong();
+        }
         boolean first = true;
+        int index = 0;
         for (IoPriorityEventLoop loop : loops.loops()) {
+            int loopIndex = index++;
             if (admission != null) {
                 scheduled.add(loop.scheduleUnrelatedAtFixedRate(admission::tick, config.statisticsPeriodMicros(),
                         config.statisticsPeriodMicros(), TimeUnit.MICROSECONDS));
             }
-            scheduled.add(loop.scheduleHealthCheck(this::healthCheck, config.healthCheckPeriodMillis(),
+            scheduled.add(loop.scheduleHealthCheck(() -> healthCheck(loopIndex), config.healthCheckPeriodMillis(),
                     TimeUnit.MILLISECONDS));
             if (config.maintenanceBusyMicros() > 0) {
                 scheduled.add(loop.scheduleUnrelatedAtFixedRate(() -> startMaintenance(loop),
@@ -120,11 +135,14 @@ public final class ProxyBackgroundWork implements AutoCloseable {
         }
     }
 
-    private void healthCheck() {
+    private void healthCheck(int loop) {
         for (Export e : exports) {
             e.backend().sizeBytes();
         }
         healthChecks.increment();
+        long now = nanoClock.getAsLong();
+        healthCheckWindowMaxAgeNanos[loop].accumulateAndGet(now - lastHealthCheckNanos[loop], Math::max);
+        lastHealthCheckNanos[loop] = now;
     }
 
     /** One maintenance run: its tasks, submitted together as separate unrelated tasks. */
@@ -160,7 +178,10 @@ public final class ProxyBackgroundWork implements AutoCloseable {
         }
     }
 
-    /** The metrics in the Prometheus text exposition format (version 0.0.4). */
+    /**
+     * The metrics in the Prometheus text exposition format (version 0.0.4). Rendering starts a new
+     * window for the {@code _window_max_} gauges: they cover the time since the previous rendering.
+     */
     public String renderMetrics() {
         StringBuilder m = new StringBuilder();
         List<EventLoopMetrics> all = loops.metrics();
@@ -176,6 +197,12 @@ public final class ProxyBackgroundWork implements AutoCloseable {
         gauge(m, "tailor_nbd_loop_health_check_max_age_seconds", "Largest health-check age seen");
         for (int i = 0; i < all.size(); i++) {
             sample(m, "tailor_nbd_loop_health_check_max_age_seconds", i, all.get(i).healthCheckMaxAgeNanos() / 1e9);
+        }
+        gauge(m, "tailor_nbd_loop_health_check_window_max_age_seconds",
+                "Largest health-check age since the previous metrics export (time between two health checks)");
+        for (int i = 0; i < healthCheckWindowMaxAgeNanos.length; i++) {
+            sample(m, "tailor_nbd_loop_health_check_window_max_age_seconds", i,
+                    healthCheckWindowMaxAgeNanos[i].getAndSet(0) / 1e9);
         }
         gauge(m, "tailor_nbd_loop_io_dispatch_delay_max_seconds", "Upper bound on readable-to-handled, largest");
         for (int i = 0; i < all.size(); i++) {

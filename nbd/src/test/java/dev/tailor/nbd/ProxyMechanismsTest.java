@@ -94,6 +94,12 @@ class ProxyMechanismsTest {
                     .contains("tailor_nbd_loop_health_check_age_seconds{loop=\"0\"}")
                     .contains("tailor_nbd_loop_oldest_unrelated_task_age_seconds{loop=\"1\"}")
                     .contains("tailor_nbd_loop_io_dispatch_delay_max_seconds");
+            // Health checks every 20 ms: the longest gap between two in a metrics period is at least that.
+            await("a health-check window maximum", () -> {
+                java.util.regex.Matcher gap = java.util.regex.Pattern.compile(
+                        "tailor_nbd_loop_health_check_window_max_age_seconds\\{loop=\"1\"} (\\S+)").matcher(read(metrics));
+                return gap.find() && Double.parseDouble(gap.group(1)) >= 0.019;
+            });
             assertThat(text.contains("tailor_nbd_admission_queued_total")).isEqualTo(admission);
             if (admission) {
                 // The same counters per export, with the labels the text format wants.
