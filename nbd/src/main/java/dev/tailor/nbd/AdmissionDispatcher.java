@@ -6,6 +6,7 @@ import dev.tailor.admission.AdmissionController;
 import dev.tailor.admission.AdmissionStats;
 import dev.tailor.admission.IntervalReport;
 import dev.tailor.admission.IoKind;
+import dev.tailor.admission.SegmentClass;
 import dev.tailor.admission.Ticket;
 import dev.tailor.admission.VirtualDisk;
 import io.netty.buffer.ByteBuf;
@@ -16,6 +17,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAccumulator;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
 
@@ -48,11 +50,39 @@ import java.util.function.LongSupplier;
  */
 public final class AdmissionDispatcher implements RequestDispatcher {
 
-    private record Waiting(Export export, BlockRequest request, Promise<ByteBuf> completion) {
+    private record Waiting(Export export, BlockRequest request, Promise<ByteBuf> completion, long arrivalNanos) {
+    }
+
+    /**
+     * What admission did with one export's READs and WRITEs so far (the requests that bypass
+     * admission are not counted): for the metrics export, and to see which tenants were classified
+     * hot and how long their requests waited.
+     *
+     * @param export          the export's name
+     * @param requests        READs and WRITEs that reached admission
+     * @param arrivedHot      of them, those whose segments were hot when they arrived
+     * @param queued          of them, those that waited in a segment queue (admitted since or still waiting)
+     * @param refused         of them, those refused because their segment's queue was full
+     * @param queueWaitNanos  total wait, arrival to dispatch, of the queued requests dispatched so far
+     * @param maxQueueWaitNanos the longest such wait
+     */
+    public record ExportCounters(String export, long requests, long arrivedHot, long queued, long refused,
+            long queueWaitNanos, long maxQueueWaitNanos) {
+    }
+
+    private static final class Counters {
+        final LongAdder requests = new LongAdder();
+        final LongAdder arrivedHot = new LongAdder();
+        final LongAdder queued = new LongAdder();
+        final LongAdder refused = new LongAdder();
+        final LongAdder queueWaitNanos = new LongAdder();
+        final LongAccumulator maxQueueWaitNanos = new LongAccumulator(Math::max, 0);
     }
 
     private final AdmissionController controller;
     private final Map<String, Integer> diskOfExport = new HashMap<>();
+    private final List<String> exportNames = new ArrayList<>();
+    private final List<Counters> counters = new ArrayList<>();
     private final LongSupplier nanoClock;
     private final ConcurrentHashMap<Ticket, Waiting> waiting = new ConcurrentHashMap<>();
     private final LongAdder bypassed = new LongAdder();
@@ -70,6 +100,8 @@ public final class AdmissionDispatcher implements RequestDispatcher {
         List<VirtualDisk> disks = new ArrayList<>();
         for (Export e : exports) {
             diskOfExport.put(e.name(), disks.size());
+            exportNames.add(e.name());
+            counters.add(new Counters());
             disks.add(VirtualDisk.of(e.tenant() + "/" + e.name(), e.sizeBytes()));
         }
         this.nanoClock = nanoClock;
@@ -90,17 +122,30 @@ public final class AdmissionDispatcher implements RequestDispatcher {
             return;
         }
         Integer disk = diskOfExport.get(export.name());
+        Counters count = counters.get(disk);
+        count.requests.increment();
         IoKind kind = command == NbdProtocol.CMD_READ ? IoKind.READ : IoKind.WRITE;
+        long arrivalNanos = nanoClock.getAsLong();
         switch (controller.acquire(disk, kind, request.offsetBytes(), request.lengthBytes())) {
-            case Admission.Admitted a -> submit(export, request, completion, a.ticket());
+            case Admission.Admitted a -> {
+                if (a.ticket().arrivedAs() == SegmentClass.HOT) {
+                    count.arrivedHot.increment();
+                }
+                submit(export, request, completion, a.ticket());
+            }
             case Admission.Queued q -> {
-                waiting.put(q.ticket(), new Waiting(export, request, completion));
+                if (q.ticket().arrivedAs() == SegmentClass.HOT) {
+                    count.arrivedHot.increment();
+                }
+                count.queued.increment();
+                waiting.put(q.ticket(), new Waiting(export, request, completion, arrivalNanos));
                 if (q.ticket().isAdmitted()) {
                     sendIfStillWaiting(q.ticket());
                 }
             }
             case Admission.Refused r -> {
                 refused.increment();
+                count.refused.increment();
                 request.release();
                 completion.tryFailure(new NbdException(NbdProtocol.EIO, "admission refused the request: "
                         + r.message()));
@@ -126,6 +171,10 @@ public final class AdmissionDispatcher implements RequestDispatcher {
     private void sendIfStillWaiting(Ticket ticket) {
         Waiting w = waiting.remove(ticket);
         if (w != null) {
+            long waited = nanoClock.getAsLong() - w.arrivalNanos();
+            Counters count = counters.get(ticket.disk());
+            count.queueWaitNanos.add(waited);
+            count.maxQueueWaitNanos.accumulate(waited);
             submit(w.export(), w.request(), w.completion(), ticket);
         }
     }
@@ -163,6 +212,17 @@ public final class AdmissionDispatcher implements RequestDispatcher {
     /** Requests waiting for admission now. */
     public int waitingRequests() {
         return waiting.size();
+    }
+
+    /** Per export, in the order of the server's exports: what admission did with its requests so far. */
+    public List<ExportCounters> exportCounters() {
+        List<ExportCounters> out = new ArrayList<>(counters.size());
+        for (int i = 0; i < counters.size(); i++) {
+            Counters c = counters.get(i);
+            out.add(new ExportCounters(exportNames.get(i), c.requests.sum(), c.arrivedHot.sum(), c.queued.sum(),
+                    c.refused.sum(), c.queueWaitNanos.sum(), c.maxQueueWaitNanos.get()));
+        }
+        return out;
     }
 
     /** Requests refused (queue full) so far. */

@@ -143,7 +143,7 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
      * @param statisticsPeriodMicros  per-segment statistics (admission's tick), µs (default 1,000)
      * @param metricsPeriodMillis     metrics export, ms (default 1,000)
      * @param metricsFile             a file the metrics export writes in the Prometheus text format
-     *                                (default none)
+     *                                (default none); in a config file, relative to its directory
      * @param healthCheckPeriodMillis health check, ms (default 100)
      * @param maintenancePeriodMicros synthetic maintenance, µs between runs (default 1,000)
      * @param maintenanceBusyMicros   CPU time of one synthetic maintenance task, µs (default 0: off)
@@ -170,6 +170,15 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
         /** This, in another mode. */
         public LoopSettings withMode(String value) {
             return new LoopSettings(value, statisticsPeriodMicros, metricsPeriodMillis, metricsFile,
+                    healthCheckPeriodMillis, maintenancePeriodMicros, maintenanceBusyMicros, maintenanceTasks);
+        }
+
+        /** This, with a relative metrics file resolved against {@code directory}. */
+        LoopSettings resolvedAgainst(Path directory) {
+            if (metricsFile == null || metricsFile.isAbsolute()) {
+                return this;
+            }
+            return new LoopSettings(mode, statisticsPeriodMicros, metricsPeriodMillis, directory.resolve(metricsFile),
                     healthCheckPeriodMillis, maintenancePeriodMicros, maintenanceBusyMicros, maintenanceTasks);
         }
 

@@ -16,7 +16,7 @@ import java.util.List;
 /**
  * Reads an {@link NbdConfig} from YAML (JSON is YAML too), checking it whole: every problem at once, by
  * field, in the user's words (unknown fields with the valid ones, values with what the field takes).
- * Relative file paths of exports are resolved against the config file's directory.
+ * Relative file paths of exports, and the metrics file, are resolved against the config file's directory.
  */
 public final class NbdConfigFiles {
 
@@ -81,7 +81,8 @@ public final class NbdConfigFiles {
             }
             config = new NbdConfig(config.address(), config.port(), config.limits(), config.eventLoopThreads(),
                     config.fileIoThreads(), config.exports().stream()
-                            .map(e -> e == null ? null : e.resolvedAgainst(directory)).toList());
+                            .map(e -> e == null ? null : e.resolvedAgainst(directory)).toList(),
+                    config.admission(), config.loop().resolvedAgainst(directory));
             List<String> reported = shapeProblems.stream().flatMap(p -> p.paths().stream()).toList();
             for (String problem : config.problems()) {
                 // A field removed for its shape may now look missing, and its record incomplete: said once.

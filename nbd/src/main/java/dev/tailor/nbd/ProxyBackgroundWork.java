@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
 
@@ -86,6 +87,10 @@ public final class ProxyBackgroundWork implements AutoCloseable {
     private volatile String lastMetrics = "";
     private final LongAdder maintenanceRuns = new LongAdder();
     private final LongAdder healthChecks = new LongAdder();
+    /** Per loop: when its last health check completed (written by that loop's thread only). */
+    private final long[] lastHealthCheckNanos;
+    /** Per loop: the largest time between two of its health checks since the last metrics export. */
+    private final AtomicLong[] healthCheckWindowMaxAgeNanos;
 
     /**
      * Schedules the work on every loop of {@code loops}.
@@ -99,13 +104,23 @@ public final class ProxyBackgroundWork implements AutoCloseable {
         this.exports = List.copyOf(exports);
         this.config = config;
         this.nanoClock = nanoClock;
+        int count = loops.loops().size();
+        lastHealthCheckNanos = new long[count];
+        healthCheckWindowMaxAgeNanos = new AtomicLong[count];
+        long now = nanoClock.getAsLong();
+        for (int i = 0; i < count; i++) {
+            lastHealthCheckNanos[i] = now;
+            healthCheckWindowMaxAgeNanos[i] = new AtomicLong();
+        }
         boolean first = true;
+        int index = 0;
         for (IoPriorityEventLoop loop : loops.loops()) {
+            int loopIndex = index++;
             if (admission != null) {
                 scheduled.add(loop.scheduleUnrelatedAtFixedRate(admission::tick, config.statisticsPeriodMicros(),
                         config.statisticsPeriodMicros(), TimeUnit.MICROSECONDS));
             }
-            scheduled.add(loop.scheduleHealthCheck(this::healthCheck, config.healthCheckPeriodMillis(),
+            scheduled.add(loop.scheduleHealthCheck(() -> healthCheck(loopIndex), config.healthCheckPeriodMillis(),
                     TimeUnit.MILLISECONDS));
             if (config.maintenanceBusyMicros() > 0) {
                 scheduled.add(loop.scheduleUnrelatedAtFixedRate(() -> startMaintenance(loop),
@@ -120,11 +135,14 @@ public final class ProxyBackgroundWork implements AutoCloseable {
         }
     }
 
-    private void healthCheck() {
+    private void healthCheck(int loop) {
         for (Export e : exports) {
             e.backend().sizeBytes();
         }
         healthChecks.increment();
+        long now = nanoClock.getAsLong();
+        healthCheckWindowMaxAgeNanos[loop].accumulateAndGet(now - lastHealthCheckNanos[loop], Math::max);
+        lastHealthCheckNanos[loop] = now;
     }
 
     /** One maintenance run: its tasks, submitted together as separate unrelated tasks. */
@@ -160,7 +178,10 @@ public final class ProxyBackgroundWork implements AutoCloseable {
         }
     }
 
-    /** The metrics in the Prometheus text exposition format (version 0.0.4). */
+    /**
+     * The metrics in the Prometheus text exposition format (version 0.0.4). Rendering starts a new
+     * window for the {@code _window_max_} gauges: they cover the time since the previous rendering.
+     */
     public String renderMetrics() {
         StringBuilder m = new StringBuilder();
         List<EventLoopMetrics> all = loops.metrics();
@@ -176,6 +197,12 @@ public final class ProxyBackgroundWork implements AutoCloseable {
         gauge(m, "tailor_nbd_loop_health_check_max_age_seconds", "Largest health-check age seen");
         for (int i = 0; i < all.size(); i++) {
             sample(m, "tailor_nbd_loop_health_check_max_age_seconds", i, all.get(i).healthCheckMaxAgeNanos() / 1e9);
+        }
+        gauge(m, "tailor_nbd_loop_health_check_window_max_age_seconds",
+                "Largest health-check age since the previous metrics export (time between two health checks)");
+        for (int i = 0; i < healthCheckWindowMaxAgeNanos.length; i++) {
+            sample(m, "tailor_nbd_loop_health_check_window_max_age_seconds", i,
+                    healthCheckWindowMaxAgeNanos[i].getAndSet(0) / 1e9);
         }
         gauge(m, "tailor_nbd_loop_io_dispatch_delay_max_seconds", "Upper bound on readable-to-handled, largest");
         for (int i = 0; i < all.size(); i++) {
@@ -195,6 +222,43 @@ public final class ProxyBackgroundWork implements AutoCloseable {
             m.append("tailor_nbd_admission_refused_total ").append(s.refusedRequests()).append('\n');
             gauge(m, "tailor_nbd_admission_waiting", "Requests waiting for admission now");
             m.append("tailor_nbd_admission_waiting ").append(s.waitingRequests()).append('\n');
+            total(m, "tailor_nbd_admission_admitted_steady_total", "Requests admitted as steady",
+                    s.admittedSteadyRequests());
+            total(m, "tailor_nbd_admission_intervals_total", "Admission intervals begun", s.intervalsBegun());
+            total(m, "tailor_nbd_admission_budget_cost_units_total", "Cost units the pools were given",
+                    s.budgetIssuedCostUnits());
+            total(m, "tailor_nbd_admission_drawn_main_cost_units_total", "Cost drawn from the main pool",
+                    s.drawnMainCostUnits());
+            total(m, "tailor_nbd_admission_drawn_reserve_cost_units_total",
+                    "Cost steady segments drew from the reserve", s.drawnReserveCostUnits());
+            total(m, "tailor_nbd_admission_lent_reserve_cost_units_total",
+                    "Cost hot segments drew from the lent part of the reserve", s.lentReserveCostUnits());
+            total(m, "tailor_nbd_admission_borrowed_cost_units_total", "Cost borrowed beyond the budget",
+                    s.borrowedCostUnits());
+            total(m, "tailor_nbd_admission_bursts_borrowing_total", "Intervals that borrowed headroom",
+                    s.burstsBorrowing());
+            gauge(m, "tailor_nbd_admission_debt_cost_units", "Debt outstanding now");
+            m.append("tailor_nbd_admission_debt_cost_units ").append(s.debtCostUnits()).append('\n');
+            List<AdmissionDispatcher.ExportCounters> exports = admission.exportCounters();
+            perExport(m, "tailor_nbd_admission_export_requests_total", "READs and WRITEs that reached admission",
+                    exports, AdmissionDispatcher.ExportCounters::requests);
+            perExport(m, "tailor_nbd_admission_export_arrived_hot_total", "Of them, arrived on hot segments",
+                    exports, AdmissionDispatcher.ExportCounters::arrivedHot);
+            perExport(m, "tailor_nbd_admission_export_queued_total", "Of them, waited in a segment queue",
+                    exports, AdmissionDispatcher.ExportCounters::queued);
+            perExport(m, "tailor_nbd_admission_export_refused_total", "Of them, refused (segment queue full)",
+                    exports, AdmissionDispatcher.ExportCounters::refused);
+            counter(m, "tailor_nbd_admission_export_queue_wait_seconds_total",
+                    "Total wait of the queued requests dispatched so far");
+            for (AdmissionDispatcher.ExportCounters e : exports) {
+                exportSample(m, "tailor_nbd_admission_export_queue_wait_seconds_total", e.export(),
+                        e.queueWaitNanos() / 1e9);
+            }
+            gauge(m, "tailor_nbd_admission_export_queue_wait_max_seconds", "Longest wait of a queued request");
+            for (AdmissionDispatcher.ExportCounters e : exports) {
+                exportSample(m, "tailor_nbd_admission_export_queue_wait_max_seconds", e.export(),
+                        e.maxQueueWaitNanos() / 1e9);
+            }
         }
         return m.toString();
     }
@@ -206,6 +270,31 @@ public final class ProxyBackgroundWork implements AutoCloseable {
     private static void counter(StringBuilder m, String name, String help) {
         m.append("# HELP ").append(name).append(' ').append(help).append("\n# TYPE ").append(name)
                 .append(" counter\n");
+    }
+
+    private static void total(StringBuilder m, String name, String help, long value) {
+        counter(m, name, help);
+        m.append(name).append(' ').append(value).append('\n');
+    }
+
+    private static void perExport(StringBuilder m, String name, String help,
+            List<AdmissionDispatcher.ExportCounters> exports,
+            java.util.function.ToLongFunction<AdmissionDispatcher.ExportCounters> value) {
+        counter(m, name, help);
+        for (AdmissionDispatcher.ExportCounters e : exports) {
+            m.append(name).append("{export=\"").append(escape(e.export())).append("\"} ")
+                    .append(value.applyAsLong(e)).append('\n');
+        }
+    }
+
+    private static void exportSample(StringBuilder m, String name, String export, double value) {
+        m.append(name).append("{export=\"").append(escape(export)).append("\"} ")
+                .append(String.format(Locale.ROOT, "%.9g", value)).append('\n');
+    }
+
+    /** A label value in the text format: backslash, double quote and line feed escaped. */
+    private static String escape(String value) {
+        return value.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n");
     }
 
     private static void sample(StringBuilder m, String name, int loop, double value) {

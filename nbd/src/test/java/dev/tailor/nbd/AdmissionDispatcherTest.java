@@ -121,6 +121,24 @@ class AdmissionDispatcherTest {
     }
 
     @Test
+    void perExportCounters_sayWhoArrivedHot_whoWaited_andForHowLong() {
+        // A disk of 16 segments has a baseline of 500 / 16 per segment and interval, 312 per window of
+        // 10: every 400 of a arrives hot, b's 100 steady. The third of a waits one interval.
+        dispatcher.dispatch(a, read(0, 400), promise());
+        dispatcher.dispatch(a, read(0, 400), promise());
+        dispatcher.dispatch(a, read(0, 400), promise());
+        dispatcher.dispatch(b, read(0, 100), promise());
+        clock.addAndGet(DELTA);
+        dispatcher.tick();
+        assertThat(backendA.heldCount()).isEqualTo(3);
+        // Metadata commands are not counted; a refusal is.
+        dispatcher.dispatch(b, new BlockRequest(NbdProtocol.CMD_FLUSH, 0, 1, 0, 0, Unpooled.EMPTY_BUFFER), promise());
+        assertThat(dispatcher.exportCounters()).containsExactly(
+                new AdmissionDispatcher.ExportCounters("a", 3, 3, 1, 0, DELTA, DELTA),
+                new AdmissionDispatcher.ExportCounters("b", 1, 0, 0, 0, 0, 0));
+    }
+
+    @Test
     void close_failsWhatWaits_withEshutdown_andReleasesIt() {
         dispatcher.dispatch(a, read(0, 1000), promise());
         BlockRequest write = new BlockRequest(NbdProtocol.CMD_WRITE, 0, 2, 0, 16, Unpooled.buffer(16).writeZero(16));

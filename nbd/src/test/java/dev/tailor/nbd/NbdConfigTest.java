@@ -41,6 +41,32 @@ class NbdConfigTest {
     }
 
     @Test
+    void admissionAndLoopSections_areRead_andTheMetricsFileIsRelativeToTheConfig() {
+        // They used to be parsed, checked and then dropped, so a config file could not set them.
+        NbdConfig config = parse("""
+                exports: [{name: disk, file: disk.img, size: 1GiB}]
+                admission: {enabled: true, capacityCostUnitsPerSecond: 3.9e8, reserveFraction: 0.3,
+                            segmentSize: 256MiB, queueCapacityPerSegment: 32}
+                loop: {mode: fifo, metricsFile: metrics.prom, metricsPeriodMillis: 500, healthCheckPeriodMillis: 20,
+                       maintenanceBusyMicros: 25, maintenanceTasks: 8, maintenancePeriodMicros: 2000}
+                """);
+        assertThat(config.admission().enabled()).isTrue();
+        assertThat(config.admission().capacityCostUnitsPerSecond()).isEqualTo(3.9e8);
+        assertThat(config.admission().reserveFraction()).isEqualTo(0.3);
+        assertThat(config.admission().toAdmissionConfig().segmentSizeBytes()).isEqualTo(256L << 20);
+        assertThat(config.admission().queueCapacityPerSegment()).isEqualTo(32);
+        assertThat(config.loop().loopMode()).isEqualTo(dev.tailor.eventloop.LoopMode.FIFO);
+        assertThat(config.loop().metricsFile()).isEqualTo(Path.of("/etc/tailor/metrics.prom"));
+        assertThat(config.loop().background()).isEqualTo(new ProxyBackgroundWork.Config(1_000, 500,
+                Path.of("/etc/tailor/metrics.prom"), 20, 2_000, 25, 8));
+        assertThat(parse("""
+                exports: [{name: disk, file: disk.img, size: 1GiB}]
+                loop: {metricsFile: /var/lib/node_exporter/tailor.prom}
+                """).loop().metricsFile()).isEqualTo(Path.of("/var/lib/node_exporter/tailor.prom"));
+        assertThat(parse("exports: [{name: disk, file: disk.img, size: 1GiB}]").admission().enabled()).isFalse();
+    }
+
+    @Test
     void json_isAcceptedToo() {
         NbdConfig config = parse("{\"port\": 0, \"exports\": [{\"name\": \"d\", \"upstream\": {\"host\": \"h\"}}]}");
         assertThat(config.port()).isZero();

@@ -28,6 +28,14 @@ class ProxyMechanismsTest {
     @TempDir
     Path dir;
 
+    private static String read(Path file) {
+        try {
+            return Files.readString(file);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
     @ParameterizedTest(name = "admission {0}, loop {1}")
     @CsvSource({"true, priority", "true, fifo", "false, priority", "false, fifo"})
     void nbdcopyRoundTrip_throughAdmissionAndEitherLoop_isByteIdentical(boolean admission, String loop)
@@ -75,7 +83,23 @@ class ProxyMechanismsTest {
                     .contains("tailor_nbd_loop_health_check_age_seconds{loop=\"0\"}")
                     .contains("tailor_nbd_loop_oldest_unrelated_task_age_seconds{loop=\"1\"}")
                     .contains("tailor_nbd_loop_io_dispatch_delay_max_seconds");
+            // Health checks every 20 ms: the longest gap between two in a metrics period is at least that.
+            Await.until("a health-check window maximum", () -> {
+                java.util.regex.Matcher gap = java.util.regex.Pattern.compile(
+                        "tailor_nbd_loop_health_check_window_max_age_seconds\\{loop=\"1\"} (\\S+)").matcher(read(metrics));
+                return gap.find() && Double.parseDouble(gap.group(1)) >= 0.019;
+            });
             assertThat(text.contains("tailor_nbd_admission_queued_total")).isEqualTo(admission);
+            if (admission) {
+                // The same counters per export, with the labels the text format wants.
+                Await.until("the per-export counters", () -> read(metrics)
+                        .matches("(?s).*tailor_nbd_admission_export_queued_total\\{export=\"copy\"} [1-9].*"));
+                assertThat(Files.readString(metrics))
+                        .contains("tailor_nbd_admission_export_requests_total{export=\"other\"} 0")
+                        .contains("tailor_nbd_admission_export_queue_wait_max_seconds{export=\"copy\"}")
+                        .contains("# TYPE tailor_nbd_admission_drawn_reserve_cost_units_total counter")
+                        .contains("tailor_nbd_admission_admitted_steady_total ");
+            }
         }
     }
 }
