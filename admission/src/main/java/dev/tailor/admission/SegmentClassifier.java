@@ -61,6 +61,8 @@ final class SegmentClassifier {
     private int hotCount;
     /** Interval boundaries passed so far; boundary t writes slot t mod W. */
     private long boundaries;
+    /** {@code boundaries mod W}, kept so that a charge does not divide. */
+    private int slot;
 
     /**
      * @param windowIntervals    W, intervals per window, {@code >= 1}
@@ -145,10 +147,10 @@ final class SegmentClassifier {
      * and idle segments leave the active list.
      */
     void endInterval() {
-        int slot = slot();
+        int written = slot;
         for (int i = activeCount - 1; i >= 0; i--) {
             int s = active[i];
-            int at = s * windowIntervals + slot;
+            int at = s * windowIntervals + written;
             long sum = windowSum[s] - ring[at] + current[s];
             windowSum[s] = sum < 0 ? Long.MAX_VALUE : sum;
             ring[at] = current[s];
@@ -170,6 +172,7 @@ final class SegmentClassifier {
             }
         }
         boundaries++;
+        slot = slot + 1 == windowIntervals ? 0 : slot + 1;
     }
 
     /**
@@ -182,6 +185,7 @@ final class SegmentClassifier {
             throw new IllegalStateException("skipIdleIntervals : " + activeCount + " active segments (expected: 0)");
         }
         boundaries += intervals;
+        slot = (int) Long.remainderUnsigned(boundaries, windowIntervals);
     }
 
     /** Segments hot now. */
@@ -200,6 +204,6 @@ final class SegmentClassifier {
     }
 
     private int slot() {
-        return (int) Long.remainderUnsigned(boundaries, windowIntervals);
+        return slot;
     }
 }
