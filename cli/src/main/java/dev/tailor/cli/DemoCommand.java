@@ -172,7 +172,7 @@ final class DemoCommand implements Callable<Integer> {
         List<String> lines = new ArrayList<>();
         lines.add("Against the paper (storage; burst-aware segment admission, NSDI 2026; "
                 + SimulationOutput.fmt(STORAGE_SECONDS) + " s runs):");
-        String row = "  %-52s %-14s %s";
+        String row = "  %-56s %-14s %s";
         lines.add(String.format(Locale.ROOT, row, "", "paper", "ours"));
         double last = STORAGE_MULTIPLIERS.get(STORAGE_MULTIPLIERS.size() - 1);
         for (double m : STORAGE_MULTIPLIERS) {
