@@ -50,7 +50,7 @@ import org.HdrHistogram.Recorder;
  * <h2>Threads</h2>
  * Every public method is thread-safe. {@link #acquire}, {@link #onInterval} and {@link #stats}
  * serialise on one lock and hold it for O(segments the request touches) and O(active segments +
- * requests admitted) respectively; a thread that finds it held spins briefly before it parks.
+ * requests admitted) respectively.
  * {@link #setReserveFraction} is a volatile write that the next boundary reads; {@link Ticket}
  * completion is wait-free and takes no lock. Nothing calls back into user code.
  *
@@ -77,13 +77,14 @@ import org.HdrHistogram.Recorder;
  * charge does not divide); a request spanning several blocks computes its span and part costs before
  * taking it.
  *
- * A thread that finds the lock held does not park at once. Parking and unparking cost microseconds
- * (futex calls) against a critical section of tens of nanoseconds; a contended decision once measured
- * 632 ± 1,695 ns in AdmissionBenchmark. It tries again LOCK_SPIN_TRIES times with Thread.onSpinWait()
- * in between (2.2 µs for 100 tries on the 2-core AMD EPYC VM of the benchmark), then parks. Counted
- * with JFR over 16 s of admission2Threads, the blocking events fell from 5,000–17,000 to 900–1,200.
- * Spinning cannot help when the OS deschedules the lock's holder, which on a machine shared with other
- * work is most of what is left of the two-thread figures' spread; a lock-free fast path would.
+ * Contended (two threads on one controller, AdmissionBenchmark's admission2Threads), the lock parks
+ * the thread that finds it held, as ReentrantLock does, and that is what a throughput benchmark on a
+ * shared 2-core machine rewards: the other thread runs on alone at single-thread speed. Spinning
+ * before parking (100 tries with Thread.onSpinWait(), 2.2 µs) was measured and rejected: it cut the
+ * parks (JFR, 16 s: 900–1,200 instead of 5,000–17,000) but made the threads take turns, and each turn
+ * moved the lock's and the pools' cache lines between the cores; while the machine was loaded that
+ * cost 601 ± 153 ns per decision against 278 ± 27 ns without spinning, in adjacent runs. A lock-free
+ * fast path is what would remove the lock's cost (not here yet).
  *
  * Completions, which come from I/O threads, stay off the lock entirely: latencies go to an
  * HdrHistogram Recorder (wait-free writers, one interval reader under the lock) and costs and drop
@@ -93,12 +94,6 @@ import org.HdrHistogram.Recorder;
  * tryConsume.
  */
 public final class AdmissionController {
-
-    /**
-     * Attempts on a held lock, with {@link Thread#onSpinWait()} between them, before a thread parks:
-     * about 2 µs of waiting on the machine the benchmark ran on, tens of critical sections.
-     */
-    private static final int LOCK_SPIN_TRIES = 100;
 
     private final AdmissionConfig config;
     private final SegmentMap segmentMap;
@@ -218,7 +213,7 @@ public final class AdmissionController {
         }
         long id;
         SegmentClass asClass;
-        lock();
+        lock.lock();
         try {
             boolean steady;
             if (partCosts == null) {
@@ -265,24 +260,6 @@ public final class AdmissionController {
         return new Admission.Admitted(ticket);
     }
 
-    /**
-     * Takes the lock, spinning briefly before parking when it is held (see the maintainer note):
-     * test-and-test-and-set, so a waiting thread reads the lock's state and tries to take it only
-     * when it looks free.
-     */
-    private void lock() {
-        if (lock.tryLock()) {
-            return;
-        }
-        for (int i = 0; i < LOCK_SPIN_TRIES; i++) {
-            Thread.onSpinWait();
-            if (!lock.isLocked() && lock.tryLock()) {
-                return;
-            }
-        }
-        lock.lock();
-    }
-
     private static int span(int[] segments, int first, int i) {
         return segments == null ? first : segments[i];
     }
@@ -297,7 +274,7 @@ public final class AdmissionController {
      * @return what was done; its {@link IntervalReport#admitted()} requests must now be dispatched
      */
     public IntervalReport onInterval(long nowNanos) {
-        lock();
+        lock.lock();
         try {
             long elapsed = nowNanos - intervalStartNanos;
             long intervals = elapsed < intervalNanos ? 0 : elapsed / intervalNanos;
@@ -429,7 +406,7 @@ public final class AdmissionController {
     /** The class of global segment {@code segment} now. */
     public SegmentClass segmentClass(int segment) {
         Checks.requireRange("segment", segment, 0, segmentMap.segmentCount() - 1);
-        lock();
+        lock.lock();
         try {
             return classifier.classOf(segment);
         } finally {
@@ -440,7 +417,7 @@ public final class AdmissionController {
     /** Requests waiting in global segment {@code segment}'s queue now. */
     public int waitingRequests(int segment) {
         Checks.requireRange("segment", segment, 0, segmentMap.segmentCount() - 1);
-        lock();
+        lock.lock();
         try {
             return queues.size(segment);
         } finally {
@@ -450,7 +427,7 @@ public final class AdmissionController {
 
     /** Cumulative counters, read under the lock (completions are counted wait-free, so may lag). */
     public AdmissionStats stats() {
-        lock();
+        lock.lock();
         try {
             long intervals = pool.intervalsBegun();
             return new AdmissionStats(intervals, Checks.saturatedMultiply(intervals, pool.budgetCostUnits()),
