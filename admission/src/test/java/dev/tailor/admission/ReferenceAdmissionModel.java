@@ -12,9 +12,9 @@ import java.util.TreeMap;
 /**
  * A deliberately simple, slow re-implementation of what docs/admission.md and the Javadoc of the
  * admission classes promise, with borrowing off, for {@link AdmissionReferenceModelTest} to run next
- * to the real {@link AdmissionController}. It shares no code with the controller: it uses only
- * {@link AdmissionConfig}'s own derived values ({@code budgetCostUnits}, {@code queueQuantumCostUnits})
- * and the {@link IoCostModel}'s prices, both tested on their own.
+ * to the real {@link AdmissionController}. It shares no logic with the controller: it uses only
+ * {@link AdmissionConfig}'s own derived values ({@code budgetCostUnits}, {@code queueQuantumCostUnits}),
+ * the {@link IoCostModel}'s prices, both tested on their own, and {@code Checks.saturatedAdd}.
  *
  * <p>What is modelled, each from its documented definition rather than the controller's data
  * structures:
@@ -33,8 +33,9 @@ import java.util.TreeMap;
  *       the rest (no debt without borrowing), unused tokens expire. Inside an interval, at every call
  *       of {@code onInterval}, everything of the reserve above
  *       {@code ceil(reserveAtStart × (Δ − elapsed) ÷ Δ)} — computed exactly, in integers — is lent to
- *       hot requests, and what is lent stays lent. A steady request draws main, then the reserve (the
- *       part not lent first); a hot one main, then the lent part.</li>
+ *       hot requests, and what is lent stays lent until drawn. A steady request draws main, then the
+ *       reserve (the part not lent first, our reading of "stays lent until drawn"); a hot one main,
+ *       then the lent part.</li>
  *   <li><b>Queues</b>: per segment a FIFO for requests that arrived steady and one for those that
  *       arrived hot, at most {@code queueCapacityPerSegment} requests in both; a request waits at its
  *       first segment, and its position is its place in its class's queue. A ring of non-empty

@@ -36,7 +36,12 @@ import org.openjdk.jmh.annotations.Warmup;
  * clock on every call, which is part of theirs. The admission ticket is completed with a latency in
  * {@code acquireAndComplete}, the whole per-request cost a proxy pays.
  *
- * <p>Run: {@code java -jar bench/target/benchmarks.jar AdmissionBenchmark} (about 3 minutes).
+ * <p>Run: {@code bench/run-admission-jmh.sh} (all of these benchmarks in one JMH run, 3 forks of 5 × 2 s
+ * warm-up and 5 × 2 s measured each, about 8 minutes; it waits for {@code /tmp/jmh.lock} so that two
+ * JMH runs on one machine do not measure each other), or {@code java -jar bench/target/benchmarks.jar
+ * AdmissionBenchmark -f 3}. The two-thread benchmarks need both cores of a 2-core machine: with other
+ * work running they vary between runs by more than the differences between limiters, so compare runs
+ * made one after the other, several times (docs/admission.md, Cost of a decision).
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
