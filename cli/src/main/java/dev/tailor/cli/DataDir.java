@@ -9,7 +9,8 @@ import java.util.List;
 /**
  * Where the CLI finds the public datasets when no path is given: {@code TAILOR_DATA_DIR}, then
  * {@code ../shared/data} next to the source tree the jar was built in, then next to the current
- * directory.
+ * directory. A {@code TAILOR_DATA_DIR} that is set is the only place looked at: when it is not a
+ * folder that is an error, not a reason to quietly read another copy of the data.
  */
 final class DataDir {
 
@@ -21,6 +22,26 @@ final class DataDir {
      * option that gives it directly ({@code null} when there is none).
      */
     static Path require(String relative, String option) {
+        return require(relative, option, System.getenv("TAILOR_DATA_DIR"));
+    }
+
+    /** {@link #require(String, String)} with {@code env} standing for {@code TAILOR_DATA_DIR} (tests). */
+    static Path require(String relative, String option, String env) {
+        if (env != null && !env.isBlank()) {
+            Path root = Path.of(env).toAbsolutePath().normalize();
+            if (!Files.isDirectory(root)) {
+                throw new CliException("TAILOR_DATA_DIR=" + env + ": " + (Files.exists(root) ? "not a folder"
+                        : "no such folder") + " (expected: the shared data folder, or unset it to use ../shared/data"
+                        + (option == null ? "" : ", or pass " + option) + ")");
+            }
+            Path path = root.resolve(relative).normalize();
+            if (!Files.exists(path)) {
+                throw new CliException("dataset not found: " + path + " (TAILOR_DATA_DIR=" + env
+                        + "; expected the layout of ../shared/data" + (option == null ? "" : ", or pass " + option)
+                        + ")");
+            }
+            return path;
+        }
         List<Path> tried = new ArrayList<>();
         for (Path root : candidates()) {
             Path path = root.resolve(relative).toAbsolutePath().normalize();
@@ -36,10 +57,6 @@ final class DataDir {
 
     private static List<Path> candidates() {
         List<Path> roots = new ArrayList<>();
-        String env = System.getenv("TAILOR_DATA_DIR");
-        if (env != null && !env.isBlank()) {
-            roots.add(Path.of(env));
-        }
         try {
             // <repo>/cli/target/tailor.jar -> <repo>/../shared/data
             Path jar = Path.of(DataDir.class.getProtectionDomain().getCodeSource().getLocation().toURI());

@@ -162,19 +162,25 @@ final class SimulateCommand implements Callable<Integer> {
         }
     }
 
-    private List<ClusterSweep.Run> plan(ClusterScenario base) {
-        List<String> policyNames = new ArrayList<>(policies == null ? ClusterSimulation.POLICIES : policies);
-        for (String policy : policyNames) {
-            if (!ClusterSimulation.policyNames().contains(policy)) {
-                throw new CliException("--policies: \"" + policy + "\" (expected: some of "
-                        + String.join(", ", ClusterSimulation.policyNames()) + ")");
-            }
+    /**
+     * {@code requested} without repeats, in order; a {@link CliException} naming {@code option} and
+     * every name not in {@code known} at once (not only the first).
+     */
+    static List<String> checkNames(String option, List<String> requested, List<String> known) {
+        List<String> unknown = requested.stream().filter(name -> !known.contains(name)).distinct().toList();
+        if (!unknown.isEmpty()) {
+            throw new CliException(option + ": " + unknown.stream().map(name -> "\"" + name + "\"")
+                    .collect(java.util.stream.Collectors.joining(", ")) + (unknown.size() == 1 ? " is" : " are")
+                    + " not known (expected: some of " + String.join(", ", known) + ")");
         }
+        return new ArrayList<>(new LinkedHashSet<>(requested));
+    }
+
+    private List<ClusterSweep.Run> plan(ClusterScenario base) {
+        List<String> policyNames = new ArrayList<>(policies == null ? ClusterSimulation.POLICIES
+                : checkNames("--policies", policies, ClusterSimulation.policyNames()));
         if (ablations != null) {
-            for (String ablation : ablations) {
-                if (!List.of("no-trend", "no-filter").contains(ablation)) {
-                    throw new CliException("--heart-ablation: \"" + ablation + "\" (expected: no-trend or no-filter)");
-                }
+            for (String ablation : checkNames("--heart-ablation", ablations, List.of("no-trend", "no-filter"))) {
                 policyNames.add("heart-" + ablation);
             }
         }
@@ -239,7 +245,7 @@ final class SimulateCommand implements Callable<Integer> {
         ClusterScenario variant = base.with(seed, model, warmupSeconds, durationSeconds, network);
         List<String> problems = variant.problems();
         if (!problems.isEmpty()) {
-            throw new CliException("invalid options: " + String.join("; ", problems)
+            throw new CliException(String.join("; ", problems)
                     .replace("warmupSeconds", "--warmup-seconds").replace("durationSeconds", "--duration-seconds"));
         }
         return variant;

@@ -120,17 +120,10 @@ final class StorageSimulateCommand implements Callable<Integer> {
         return 0;
     }
 
-    /** The policy list, checked; a {@link CliException} naming the unknown one. */
+    /** The policy list, checked; a {@link CliException} naming every unknown one. */
     static List<String> policies(List<String> policies) {
-        List<String> names = new ArrayList<>(new LinkedHashSet<>(policies == null ? StorageSimulation.policyNames()
-                : policies));
-        for (String policy : names) {
-            if (!StorageSimulation.policyNames().contains(policy)) {
-                throw new CliException("--policies: \"" + policy + "\" (expected: some of "
-                        + String.join(", ", StorageSimulation.policyNames()) + ")");
-            }
-        }
-        return names;
+        return policies == null ? StorageSimulation.policyNames()
+                : SimulateCommand.checkNames("--policies", policies, StorageSimulation.policyNames());
     }
 
     /** A bundled scenario or a YAML file; a {@link CliException} naming every problem. */
@@ -151,7 +144,7 @@ final class StorageSimulateCommand implements Callable<Integer> {
         StorageScenario variant = base.with(seed, warmupSeconds, durationSeconds);
         List<String> problems = variant.problems();
         if (!problems.isEmpty()) {
-            throw new CliException("invalid options: " + String.join("; ", problems)
+            throw new CliException(String.join("; ", problems)
                     .replace("warmupSeconds", "--warmup-seconds").replace("durationSeconds", "--duration-seconds"));
         }
         return variant;

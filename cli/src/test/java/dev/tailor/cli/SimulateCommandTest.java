@@ -59,11 +59,12 @@ class SimulateCommandTest {
 
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
-        "--policies=round-robin | --policies: \"round-robin\" (expected: some of default, least-request",
+        "--policies=round-robin | --policies: \"round-robin\" is not known (expected: some of default, least-request",
+        "--policies=default,rr,wrr,rr | --policies: \"rr\", \"wrr\" are not known (expected: some of default",
         "--rps=0 | --rps: 0.0 (expected: requests per second in (0, 1e6])",
         "--network=C | --network: \"C\" (expected: one of the scenario's [A, B])",
         "--cpu-model=cfs | --cpu-model: \"cfs\" (expected: fluid or cfs-quota)",
-        "--heart-ablation=no-atpm | --heart-ablation: \"no-atpm\" (expected: no-trend or no-filter)",
+        "--heart-ablation=no-atpm | --heart-ablation: \"no-atpm\" is not known (expected: some of no-trend, no-filter)",
         "--duration-seconds=-1 | --duration-seconds: -1.0",
         "--scenario=nowhere.yaml | --scenario: nowhere.yaml: no such scenario or file (expected: one of paper-pairwise,"
                 + " paper-dag, online-boutique",

@@ -71,10 +71,10 @@ class StorageSimulateCommandTest {
 
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
-        "--policies=wfq | --policies: \"wfq\" (expected: some of fifo, static-cap, token-bucket, mclock,"
+        "--policies=fifo,wfq,foo | --policies: \"wfq\", \"foo\" are not known (expected: some of fifo, static-cap, token-bucket, mclock,"
                 + " segment-admission, no-reserve, no-borrow, no-repay, no-lending)",
-        "--duration-seconds=0 | invalid options: --duration-seconds: 0.0 (expected: a number in (0, 86400])",
-        "--warmup-seconds=-1 | invalid options: --warmup-seconds: -1.0",
+        "--duration-seconds=0 | --duration-seconds: 0.0 (expected: a number in (0, 86400])",
+        "--warmup-seconds=-1 | --warmup-seconds: -1.0",
         "--scenario=nowhere.yaml | --scenario: nowhere.yaml: no such scenario or file (expected: one of"
                 + " burst-microbench, deployed-like, underload, or a YAML scenario file)",
         "--threads=0 | --threads: 0 (expected: 1 .. 256)",
