@@ -1,6 +1,11 @@
 package dev.tailor.sim;
 
+import com.fasterxml.jackson.core.JacksonException;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonStreamContext;
 import com.fasterxml.jackson.databind.JsonMappingException;
+import java.util.ArrayDeque;
+import java.util.Deque;
 import java.util.List;
 
 /**
@@ -23,6 +28,39 @@ public final class YamlErrors {
             }
         }
         return path.length() == 0 ? "(top level)" : path.toString();
+    }
+
+    /**
+     * Where a syntax error is, for "not valid YAML{where}: reason": {@code " at line 7, field
+     * tenants[2].rate"}, either part left out when Jackson does not know it, or {@code ""}.
+     * For values YAML reads but JSON numbers do not take ({@code .nan}, {@code .inf}) this names the
+     * field, which the parser's message alone does not.
+     */
+    public static String where(JacksonException e) {
+        StringBuilder where = new StringBuilder();
+        if (e.getLocation() != null) {
+            where.append(" at line ").append(e.getLocation().getLineNr());
+        }
+        if (e.getProcessor() instanceof JsonParser parser) {
+            String field = path(parser.getParsingContext());
+            if (!field.isEmpty()) {
+                where.append(where.length() == 0 ? " at " : ", ").append("field ").append(field);
+            }
+        }
+        return where.toString();
+    }
+
+    /** The dotted path of a parser's context, e.g. {@code tenants[2].rate}, or {@code ""} at the root. */
+    static String path(JsonStreamContext context) {
+        Deque<String> parts = new ArrayDeque<>();
+        for (JsonStreamContext c = context; c != null && !c.inRoot(); c = c.getParent()) {
+            if (c.inArray()) {
+                parts.push("[" + Math.max(0, c.getCurrentIndex()) + "]");
+            } else if (c.getCurrentName() != null) {
+                parts.push((c.getParent() == null || c.getParent().inRoot() ? "" : ".") + c.getCurrentName());
+            }
+        }
+        return String.join("", parts);
     }
 
     /**

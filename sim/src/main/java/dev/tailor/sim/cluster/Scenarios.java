@@ -85,12 +85,9 @@ public final class Scenarios {
         } catch (MismatchedInputException e) {
             throw new ScenarioException(source + ": " + YamlErrors.path(e) + ": wrong type (expected: "
                     + YamlErrors.expected(e.getTargetType(), "one of fluid, cfs-quota") + ")");
-        } catch (com.fasterxml.jackson.core.exc.StreamReadException e) {
-            String where = e.getLocation() == null ? "" : " at line " + e.getLocation().getLineNr();
-            throw new ScenarioException(source + ": not valid YAML" + where + ": " + e.getOriginalMessage());
         } catch (JsonProcessingException e) {
-            String where = e.getLocation() == null ? "" : " at line " + e.getLocation().getLineNr();
-            throw new ScenarioException(source + ": not valid YAML" + where + ": " + e.getOriginalMessage());
+            throw new ScenarioException(source + ": not valid YAML" + YamlErrors.where(e) + ": "
+                    + e.getOriginalMessage());
         }
         if (scenario == null) {
             throw new ScenarioException(source + ": empty (expected: a scenario)");

@@ -430,11 +430,13 @@ public record StorageScenario(
                 if (s.sizeBytes() == null || s.sizeBytes().isEmpty()) {
                     problems.add(at + ".synthetic.sizeBytes: missing (expected: a list of request sizes in bytes)");
                 } else {
+                    // An invalid disk size is reported once, above, not again for every request size.
+                    long maxSizeBytes = diskSizeBytes >= 4096 ? Math.min(diskSizeBytes, 1L << 30) : 1L << 30;
                     for (int k = 0; k < s.sizeBytes().size(); k++) {
                         Long size = s.sizeBytes().get(k);
-                        if (size == null || size < 1 || size > Math.min(diskSizeBytes, 1L << 30)) {
+                        if (size == null || size < 1 || size > maxSizeBytes) {
                             problems.add(at + ".synthetic.sizeBytes[" + k + "]: " + size + " (expected: 1 .. "
-                                    + Math.min(diskSizeBytes, 1L << 30) + ", at most the disk)");
+                                    + maxSizeBytes + ", at most the disk)");
                         }
                     }
                 }

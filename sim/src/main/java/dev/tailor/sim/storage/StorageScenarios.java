@@ -108,8 +108,8 @@ public final class StorageScenarios {
             throw new ScenarioException(source + ": " + YamlErrors.path(e) + ": wrong type (expected: "
                     + YamlErrors.expected(e.getTargetType(), "one of its named values") + ")");
         } catch (JacksonException e) {
-            String where = e.getLocation() == null ? "" : " at line " + e.getLocation().getLineNr();
-            throw new ScenarioException(source + ": not valid YAML" + where + ": " + e.getOriginalMessage());
+            throw new ScenarioException(source + ": not valid YAML" + YamlErrors.where(e) + ": "
+                    + e.getOriginalMessage());
         }
         if (scenario == null) {
             throw new ScenarioException(source + ": empty (expected: a scenario)");

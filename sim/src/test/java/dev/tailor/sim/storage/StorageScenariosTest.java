@@ -48,6 +48,26 @@ class StorageScenariosTest {
     }
 
     @Test
+    void parse_yamlOnlyNumbers_nameTheField() {
+        // .nan and .inf are YAML floats that Jackson's number parser refuses; the message says which field.
+        String yaml = "name: x\ntenants:\n  - name: a\n    requestsPerSecond: .nan\n";
+
+        assertThatThrownBy(() -> StorageScenarios.parse(yaml, "f.yaml"))
+                .hasMessageContaining("f.yaml: not valid YAML at line 4, field tenants[0].requestsPerSecond");
+    }
+
+    @Test
+    void parse_negativeDiskSize_isOneProblem_notOnePerRequestSize() {
+        String yaml = StorageScenarios.bundledText("burst-microbench")
+                .replace("diskSizeBytes: 1073741824", "diskSizeBytes: -5");
+
+        assertThatThrownBy(() -> StorageScenarios.parse(yaml, "f.yaml"))
+                .hasMessageContaining("f.yaml: 1 problem:")
+                .hasMessageContaining("diskSizeBytes: -5 (expected: >= 4096)")
+                .hasMessageNotContaining("sizeBytes[");
+    }
+
+    @Test
     void parse_everyRangeProblemAtOnce() {
         String yaml = """
                 name: bad name
