@@ -271,8 +271,7 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
             long max = maxRequestSize.bytes();
             if (max < 4096 || max > BlockSizes.LARGEST_MAXIMUM_BYTES) {
                 problems.add("limits.maxRequestSize: " + maxRequestSize + " (expected: 4KiB to 1GiB)");
-            }
-            if (maxInFlightPerConnection.bytes() < max) {
+            } else if (maxInFlightPerConnection.bytes() < max) {   // measured against a valid maxRequestSize only
                 problems.add("limits.maxInFlightPerConnection: " + maxInFlightPerConnection
                         + " (expected: at least limits.maxRequestSize, " + maxRequestSize + ")");
             }
@@ -282,12 +281,15 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
             }
             if (maxConnections < 1) {
                 problems.add("limits.maxConnections: " + maxConnections + " (expected: at least 1)");
+                if (maxHandshakes < 1) {
+                    problems.add("limits.maxHandshakes: " + maxHandshakes + " (expected: at least 1)");
+                }
             } else if (maxHandshakes < 1 || maxHandshakes > maxConnections) {
                 problems.add("limits.maxHandshakes: " + maxHandshakes + " (expected: 1 to limits.maxConnections, "
                         + maxConnections + ")");
             }
             if (!(handshakeTimeoutSeconds > 0) || handshakeTimeoutSeconds > 86_400) {
-                problems.add("limits.handshakeTimeoutSeconds: " + handshakeTimeoutSeconds
+                problems.add("limits.handshakeTimeoutSeconds: " + number(handshakeTimeoutSeconds)
                         + " (expected: more than 0, at most 86400)");
             }
             return problems;
@@ -395,10 +397,36 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
             idleTimeoutSeconds = idleTimeoutSeconds == null ? DEFAULT_IDLE_TIMEOUT_SECONDS : idleTimeoutSeconds;
         }
 
+        /**
+         * Host name labels (RFC 1123, section 2.1): letters, digits and inner hyphens, at most 63 each;
+         * underscores too, which some internal DNS zones use.
+         */
+        private static final java.util.regex.Pattern HOST_NAME = java.util.regex.Pattern.compile(
+                "(?=.{1,253}\\.?$)[A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?"
+                        + "(\\.[A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?)*\\.?");
+
+        /**
+         * Whether {@code host} can name a host at all; whether it resolves is a matter of the moment,
+         * found out when connecting (an exit status of 1, not a configuration error).
+         */
+        static boolean validHostSyntax(String host) {
+            if (host.indexOf(':') >= 0) {   // an IPv6 literal: parsed, never looked up
+                try {
+                    return InetAddress.getByName(host.startsWith("[") ? host : "[" + host + "]") != null;
+                } catch (UnknownHostException e) {
+                    return false;
+                }
+            }
+            return HOST_NAME.matcher(host).matches();
+        }
+
         List<String> problems(String where) {
             List<String> problems = new ArrayList<>();
             if (host == null || host.isBlank()) {
                 problems.add(where + ".host: missing (expected: the upstream NBD server's host)");
+            } else if (!validHostSyntax(host)) {
+                problems.add(where + ".host: \"" + host + "\" (expected: a host name (RFC 1123), an IPv4 address or"
+                        + " an IPv6 address)");
             }
             if (port < 1 || port > 65_535) {
                 problems.add(where + ".port: " + port + " (expected: 1 to 65535)");
@@ -411,7 +439,8 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
                 problems.add(where + ".connections: " + connections + " (expected: 1 to 64)");
             }
             if (!(idleTimeoutSeconds >= 0.01) || idleTimeoutSeconds > 86_400) {
-                problems.add(where + ".idleTimeoutSeconds: " + idleTimeoutSeconds + " (expected: 0.01 to 86400)");
+                problems.add(where + ".idleTimeoutSeconds: " + number(idleTimeoutSeconds)
+                        + " (expected: 0.01 to 86400)");
             }
             return problems;
         }
@@ -465,5 +494,11 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
     public NbdConfig withAdmissionAndLoop(boolean admissionOn, String loopMode) {
         return new NbdConfig(address, port, limits, eventLoopThreads, fileIoThreads, exports,
                 admission.withEnabled(admissionOn), loop.withMode(loopMode));
+    }
+
+    /** A number as a user would have written it: {@code -3}, not {@code -3.0}; NaN and infinities as Java does. */
+    static String number(double value) {
+        return Double.isFinite(value) ? java.math.BigDecimal.valueOf(value).stripTrailingZeros().toPlainString()
+                : String.valueOf(value);
     }
 }

@@ -1,6 +1,8 @@
 package dev.tailor.nbd;
 
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonStreamContext;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonMappingException;
@@ -113,9 +115,24 @@ public final class NbdConfigFiles {
     }
 
     private static IllegalArgumentException notYaml(String source, JsonProcessingException e) {
+        String field = e.getProcessor() instanceof JsonParser parser ? path(parser.getParsingContext()) : "";
         return new IllegalArgumentException(source + ": not valid YAML or JSON"
-                + (e.getLocation() == null ? "" : " at line " + e.getLocation().getLineNr()) + ": "
+                + (e.getLocation() == null ? "" : " at line " + e.getLocation().getLineNr())
+                + (field.isEmpty() ? "" : (e.getLocation() == null ? " at " : ", ") + "field " + field) + ": "
                 + e.getOriginalMessage().lines().findFirst().orElse(""));
+    }
+
+    /** The dotted path of a parser's position, e.g. {@code exports[1].upstream.port}, or "" at the top. */
+    private static String path(JsonStreamContext context) {
+        java.util.Deque<String> parts = new java.util.ArrayDeque<>();
+        for (JsonStreamContext c = context; c != null && !c.inRoot(); c = c.getParent()) {
+            if (c.inArray()) {
+                parts.push("[" + Math.max(0, c.getCurrentIndex()) + "]");
+            } else if (c.getCurrentName() != null) {
+                parts.push((c.getParent() == null || c.getParent().inRoot() ? "" : ".") + c.getCurrentName());
+            }
+        }
+        return String.join("", parts);
     }
 
     private static String path(JsonMappingException e) {

@@ -108,7 +108,7 @@ class NbdConfigTest {
                 .hasMessageContaining("port: 70000 (expected: 0 to 65535)")
                 .hasMessageContaining("limits.maxRequestSize: 1KiB (expected: 4KiB to 1GiB)")
                 .hasMessageContaining("limits.maxInFlightRequestsPerConnection: 0")
-                .hasMessageContaining("limits.handshakeTimeoutSeconds: 0.0")
+                .hasMessageContaining("limits.handshakeTimeoutSeconds: 0 (expected")
                 .hasMessageContaining("exports[0].name: \"has space\"")
                 .hasMessageContaining("exports[1]: two backends")
                 .hasMessageContaining("exports[2]: no backend")
@@ -116,7 +116,7 @@ class NbdConfigTest {
                 .hasMessageContaining("exports[3].upstream.host: missing")
                 .hasMessageContaining("exports[3].upstream.port: 0")
                 .hasMessageContaining("exports[3].upstream.connections: 99")
-                .hasMessageContaining("exports[3].upstream.idleTimeoutSeconds: 0.0 (expected: 0.01 to 86400)");
+                .hasMessageContaining("exports[3].upstream.idleTimeoutSeconds: 0 (expected: 0.01 to 86400)");
     }
 
     @Test
@@ -135,6 +135,47 @@ class NbdConfigTest {
                 exports: [{name: d, file: f}]
                 """)).hasMessageContaining("limits.maxInFlightPerConnection: 512KiB (expected: at least"
                 + " limits.maxRequestSize, 1MiB)");
+    }
+
+    @Test
+    void invalidRequestSize_isReportedOnce_andOtherLimitsStillChecked() {
+        // A bad maxRequestSize is not measured against maxInFlightPerConnection's default, and a bad
+        // maxConnections does not hide a bad maxHandshakes.
+        String message = catchThrowable(() -> parse("""
+                limits: {maxRequestSize: 2GiB, maxConnections: 0, maxHandshakes: 0}
+                exports: [{name: d, file: f}]
+                """)).getMessage();
+        assertThat(message).contains("limits.maxRequestSize: 2GiB (expected: 4KiB to 1GiB)")
+                .doesNotContain("maxInFlightPerConnection")
+                .contains("limits.maxConnections: 0").contains("limits.maxHandshakes: 0 (expected: at least 1)");
+    }
+
+    @Test
+    void numbers_areEchoedAsWritten() {
+        assertThatThrownBy(() -> parse("exports: [{name: d, upstream: {host: h, idleTimeoutSeconds: -3}}]"))
+                .hasMessageContaining("exports[0].upstream.idleTimeoutSeconds: -3 (expected: 0.01 to 86400)");
+        assertThatThrownBy(() -> parse("limits: {handshakeTimeoutSeconds: 0}\nexports: [{name: d, file: f}]"))
+                .hasMessageContaining("limits.handshakeTimeoutSeconds: 0 (expected");
+    }
+
+    @Test
+    void upstreamHost_badSyntaxIsAConfigError_namesResolveLater() {
+        assertThatThrownBy(() -> parse("exports: [{name: d, upstream: {host: 'bad host!'}}]"))
+                .hasMessageContaining("exports[0].upstream.host: \"bad host!\" (expected: a host name");
+        assertThatThrownBy(() -> parse("exports: [{name: d, upstream: {host: '-x.example'}}]"))
+                .hasMessageContaining("exports[0].upstream.host");
+        for (String host : new String[] {"localhost", "storage-0.storage.svc.cluster.local", "10.0.0.1", "::1",
+            "[fe80::1]", "no-such-host.invalid", "my_host"}) {
+            assertThat(parse("exports: [{name: d, upstream: {host: '" + host + "'}}]").exports().get(0).upstream()
+                    .host()).as(host).isEqualTo(host);
+        }
+    }
+
+    @Test
+    void syntaxErrors_nameTheLineAndTheField() {
+        assertThatThrownBy(() -> parse("exports:\n  - name: d\n    file: f\n    file: g\n"))
+                .hasMessageContaining("not valid YAML or JSON at line 4, field exports[0].file")
+                .hasMessageContaining("Duplicate field 'file'");
     }
 
     @Test
