@@ -79,6 +79,11 @@ final class NbdServeCommand implements Callable<Integer> {
             + " plain event loop (docs/eventloop.md). Default: the config's loop.mode, else priority.")
     String loop;
 
+    @Option(names = "--metrics-listen", paramLabel = "HOST:PORT", description = "Serve /metrics (Prometheus text"
+            + " format: the loops' and admission's metrics) and /healthz over HTTP here; port 0 picks a free one."
+            + " Default: the config's loop.metricsListen, else none.")
+    String metricsListen;
+
     @Override
     public Integer call() throws InterruptedException {
         // Netty logs through java.util.logging, before it probes for SLF4J (whose API, without a
@@ -105,6 +110,15 @@ final class NbdServeCommand implements Callable<Integer> {
                             + " (expected: an address of this machine, e.g. 127.0.0.1:10809 or 0.0.0.0:10809)");
                 }
                 settings = settings.withListen(address.getHostString(), address.getPort());
+            }
+            if (metricsListen != null) {
+                try {
+                    settings = settings.withMetricsListen(metricsListen);
+                    settings.loop().metricsAddress();
+                } catch (IllegalArgumentException e) {
+                    throw new IllegalArgumentException(e.getMessage().replace("loop.metricsListen",
+                            "--metrics-listen"));
+                }
             }
             if (admission != null || loop != null) {
                 boolean on = admission == null ? settings.admission().enabled() : switch (admission) {
@@ -204,6 +218,13 @@ final class NbdServeCommand implements Callable<Integer> {
                 + (server.admission() == null ? "off" : "on, " + String.format(java.util.Locale.ROOT, "%.3g",
                         server.admission().controller().config().capacityCostUnitsPerSecond())
                         + " cost units/s, reserve " + server.admission().controller().reserveFraction()));
+        InetSocketAddress metrics = server.metricsAddress();
+        if (metrics != null) {
+            String metricsHost = metrics.getAddress().isAnyLocalAddress()
+                    ? hostForUri(reachableAddress(metrics.getAddress() instanceof java.net.Inet4Address))
+                    : hostForUri(metrics.getAddress().getHostAddress());
+            out.println("  metrics: http://" + metricsHost + ":" + metrics.getPort() + "/metrics, health: /healthz");
+        }
         out.flush();
     }
 

@@ -72,6 +72,9 @@ class NbdServeCommandTest {
         PlanCommandTest.Result loop = tailor("nbd", "serve", "--loop", "lifo", "--listen", "127.0.0.1:0");
         assertThat(loop.exitCode()).isEqualTo(2);
         assertThat(loop.err()).contains("--loop: \"lifo\" (expected: priority or fifo)");
+        PlanCommandTest.Result metrics = tailor("nbd", "serve", "--metrics-listen", "9810", "--listen", "127.0.0.1:0");
+        assertThat(metrics.exitCode()).isEqualTo(2);
+        assertThat(metrics.err()).contains("--metrics-listen: \"9810\" (expected: HOST:PORT");
         assertThat(temporaryDirectories()).isSubsetOf(before);
     }
 
@@ -79,7 +82,8 @@ class NbdServeCommandTest {
     void serve_withAdmissionOnAndFifoLoop_saysSoAndServes() throws Exception {
         Path out = dir.resolve("serve.out");
         Path err = dir.resolve("serve.err");
-        Process process = serve(out, err, "--listen", "127.0.0.1:0", "--admission", "on", "--loop", "fifo");
+        Process process = serve(out, err, "--listen", "127.0.0.1:0", "--admission", "on", "--loop", "fifo",
+                "--metrics-listen", "127.0.0.1:0");
         try {
             Pattern uri = Pattern.compile("nbd://127\\.0\\.0\\.1:(\\d+)/disk ");
             Matcher export = uri.matcher(awaitLine(out, uri));
@@ -88,6 +92,13 @@ class NbdServeCommandTest {
                     + " units/s, reserve 0\\.2");
             awaitLine(out, mechanisms);
             assertThat(exportSize("127.0.0.1", Integer.parseInt(export.group(1)), "disk")).isEqualTo(1L << 30);
+            Pattern metricsLine = Pattern.compile("metrics: (http://127\\.0\\.0\\.1:\\d+/metrics), health: /healthz");
+            Matcher metrics = metricsLine.matcher(awaitLine(out, metricsLine));
+            assertThat(metrics.find()).isTrue();
+            String body = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
+                    java.net.URI.create(metrics.group(1))).build(), java.net.http.HttpResponse.BodyHandlers.ofString())
+                    .body();
+            assertThat(body).contains("tailor_nbd_admission_intervals_total").contains("tailor_nbd_loop_unrelated");
         } finally {
             process.destroy();
             assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import dev.tailor.admission.AdmissionConfig;
 import dev.tailor.eventloop.LoopMode;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -148,14 +149,26 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
      * @param maintenancePeriodMicros synthetic maintenance, µs between runs (default 1,000)
      * @param maintenanceBusyMicros   CPU time of one synthetic maintenance task, µs (default 0: off)
      * @param maintenanceTasks        maintenance tasks submitted per run (default 1)
+     * @param metricsListen           {@code HOST:PORT} to serve {@code /metrics} and {@code /healthz} on
+     *                                over HTTP (default none; port 0 picks a free one); {@code tailor nbd
+     *                                serve --metrics-listen}; see {@link MetricsEndpoint}
      */
     @JsonIgnoreProperties(ignoreUnknown = false)
     public record LoopSettings(String mode, Integer statisticsPeriodMicros, Integer metricsPeriodMillis,
             Path metricsFile, Integer healthCheckPeriodMillis, Integer maintenancePeriodMicros,
-            Integer maintenanceBusyMicros, Integer maintenanceTasks) {
+            Integer maintenanceBusyMicros, Integer maintenanceTasks, String metricsListen) {
 
-        /** Every default: priority mode, no maintenance. */
-        public static final LoopSettings DEFAULTS = new LoopSettings(null, null, null, null, null, null, null, null);
+        /** Every default: priority mode, no maintenance, no metrics file or endpoint. */
+        public static final LoopSettings DEFAULTS = new LoopSettings(null, null, null, null, null, null, null, null,
+                null);
+
+        /** Settings without an HTTP metrics endpoint. */
+        public LoopSettings(String mode, Integer statisticsPeriodMicros, Integer metricsPeriodMillis,
+                Path metricsFile, Integer healthCheckPeriodMillis, Integer maintenancePeriodMicros,
+                Integer maintenanceBusyMicros, Integer maintenanceTasks) {
+            this(mode, statisticsPeriodMicros, metricsPeriodMillis, metricsFile, healthCheckPeriodMillis,
+                    maintenancePeriodMicros, maintenanceBusyMicros, maintenanceTasks, null);
+        }
 
         public LoopSettings {
             mode = mode == null ? "priority" : mode;
@@ -170,7 +183,47 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
         /** This, in another mode. */
         public LoopSettings withMode(String value) {
             return new LoopSettings(value, statisticsPeriodMicros, metricsPeriodMillis, metricsFile,
-                    healthCheckPeriodMillis, maintenancePeriodMicros, maintenanceBusyMicros, maintenanceTasks);
+                    healthCheckPeriodMillis, maintenancePeriodMicros, maintenanceBusyMicros, maintenanceTasks,
+                    metricsListen);
+        }
+
+        /** This, serving metrics on {@code hostPort} ({@code HOST:PORT}, or {@code null} for no endpoint). */
+        public LoopSettings withMetricsListen(String hostPort) {
+            return new LoopSettings(mode, statisticsPeriodMicros, metricsPeriodMillis, metricsFile,
+                    healthCheckPeriodMillis, maintenancePeriodMicros, maintenanceBusyMicros, maintenanceTasks,
+                    hostPort);
+        }
+
+        /**
+         * The metrics endpoint's address, or {@code null} when there is none.
+         *
+         * @throws IllegalArgumentException when {@code metricsListen} is not {@code HOST:PORT}
+         */
+        public InetSocketAddress metricsAddress() {
+            if (metricsListen == null) {
+                return null;
+            }
+            int colon = metricsListen.lastIndexOf(':');
+            String host = colon < 0 ? "" : metricsListen.substring(0, colon);
+            if (host.startsWith("[") && host.endsWith("]")) {
+                host = host.substring(1, host.length() - 1);
+            }
+            int port;
+            try {
+                port = colon < 0 ? -1 : Integer.parseInt(metricsListen.substring(colon + 1));
+            } catch (NumberFormatException e) {
+                port = -1;
+            }
+            if (host.isBlank() || port < 0 || port > 65_535) {
+                throw new IllegalArgumentException("loop.metricsListen: \"" + metricsListen
+                        + "\" (expected: HOST:PORT, e.g. 127.0.0.1:9810; port 0 to 65535)");
+            }
+            InetSocketAddress address = new InetSocketAddress(host, port);
+            if (address.isUnresolved()) {
+                throw new IllegalArgumentException("loop.metricsListen: \"" + metricsListen + "\": " + host
+                        + " does not resolve (expected: an address or host name of this machine)");
+            }
+            return address;
         }
 
         /** This, with a relative metrics file resolved against {@code directory}. */
@@ -179,7 +232,8 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
                 return this;
             }
             return new LoopSettings(mode, statisticsPeriodMicros, metricsPeriodMillis, directory.resolve(metricsFile),
-                    healthCheckPeriodMillis, maintenancePeriodMicros, maintenanceBusyMicros, maintenanceTasks);
+                    healthCheckPeriodMillis, maintenancePeriodMicros, maintenanceBusyMicros, maintenanceTasks,
+                    metricsListen);
         }
 
         /** The loop mode. */
@@ -204,6 +258,11 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
             check(problems, "maintenancePeriodMicros", maintenancePeriodMicros, 1, 60_000_000);
             check(problems, "maintenanceBusyMicros", maintenanceBusyMicros, 0, 1_000_000);
             check(problems, "maintenanceTasks", maintenanceTasks, 1, 10_000);
+            try {
+                metricsAddress();
+            } catch (IllegalArgumentException e) {
+                problems.add(e.getMessage());
+            }
             return problems;
         }
 
@@ -488,6 +547,12 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
     /** This config listening on {@code address}:{@code port} instead. */
     public NbdConfig withListen(String address, int port) {
         return new NbdConfig(address, port, limits, eventLoopThreads, fileIoThreads, exports, admission, loop);
+    }
+
+    /** This config with the metrics endpoint on {@code hostPort} ({@code HOST:PORT}; {@code null}: none). */
+    public NbdConfig withMetricsListen(String hostPort) {
+        return new NbdConfig(address, port, limits, eventLoopThreads, fileIoThreads, exports, admission,
+                loop.withMetricsListen(hostPort));
     }
 
     /** This config with admission switched on or off and the event loops in {@code loopMode}. */

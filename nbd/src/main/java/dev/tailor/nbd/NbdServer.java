@@ -80,6 +80,7 @@ public final class NbdServer implements AutoCloseable {
     private final ThreadPoolExecutor fileIo;
     private final AdmissionDispatcher segmentAdmission;
     private final ProxyBackgroundWork background;
+    private final MetricsEndpoint metrics;
     private final LoopMode loopMode;
     private final Map<String, Export> exports;
     private final ChannelGroup connections;
@@ -88,9 +89,11 @@ public final class NbdServer implements AutoCloseable {
 
     private NbdServer(EventLoopGroup acceptor, IoPriorityEventLoopGroup eventLoops, ThreadPoolExecutor fileIo,
             Map<String, Export> exports, ChannelGroup connections, Channel listener,
-            AdmissionDispatcher segmentAdmission, ProxyBackgroundWork background, LoopMode loopMode) {
+            AdmissionDispatcher segmentAdmission, ProxyBackgroundWork background, MetricsEndpoint metrics,
+            LoopMode loopMode) {
         this.segmentAdmission = segmentAdmission;
         this.background = background;
+        this.metrics = metrics;
         this.loopMode = loopMode;
         this.acceptor = acceptor;
         this.eventLoops = eventLoops;
@@ -137,6 +140,7 @@ public final class NbdServer implements AutoCloseable {
         Map<String, Export> exports = new LinkedHashMap<>();
         AdmissionDispatcher segmentAdmission = null;
         ProxyBackgroundWork background = null;
+        MetricsEndpoint metrics = null;
         try {
             BackendContext context = new BackendContext(fileIo, eventLoops, alloc);
             for (ExportConfig exportConfig : config.exports()) {
@@ -203,8 +207,18 @@ public final class NbdServer implements AutoCloseable {
                 throw new IOException("cannot listen on " + config.address() + ":" + config.port() + " ("
                         + e.getMessage() + ")", e);
             }
+            InetSocketAddress metricsAddress = config.loop().metricsAddress();
+            if (metricsAddress != null) {
+                try {
+                    metrics = MetricsEndpoint.start(metricsAddress, background,
+                            config.loop().healthCheckPeriodMillis());
+                } catch (IOException e) {
+                    listener.close().awaitUninterruptibly();
+                    throw e;
+                }
+            }
             return new NbdServer(acceptor, eventLoops, fileIo, frozen, connections, listener, segmentAdmission,
-                    background, config.loop().loopMode());
+                    background, metrics, config.loop().loopMode());
         } catch (IOException | RuntimeException e) {
             if (background != null) {
                 background.close();
@@ -228,6 +242,11 @@ public final class NbdServer implements AutoCloseable {
     /** Segment admission in front of the backends, or {@code null} when it is off. */
     public AdmissionDispatcher admission() {
         return segmentAdmission;
+    }
+
+    /** Where {@code /metrics} and {@code /healthz} are served, or {@code null} without {@code loop.metricsListen}. */
+    public InetSocketAddress metricsAddress() {
+        return metrics == null ? null : metrics.address();
     }
 
     /** The proxy's background work on its event loops (statistics, metrics, health checks, maintenance). */
@@ -267,6 +286,9 @@ public final class NbdServer implements AutoCloseable {
         }
         if (!connections.newCloseFuture().awaitUninterruptibly(DRAIN_TIMEOUT_MILLIS)) {
             connections.close().awaitUninterruptibly();
+        }
+        if (metrics != null) {
+            metrics.close();
         }
         background.close();
         if (segmentAdmission != null) {

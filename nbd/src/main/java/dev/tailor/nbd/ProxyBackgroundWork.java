@@ -4,19 +4,29 @@ import dev.tailor.admission.AdmissionStats;
 import dev.tailor.eventloop.EventLoopMetrics;
 import dev.tailor.eventloop.IoPriorityEventLoop;
 import dev.tailor.eventloop.IoPriorityEventLoopGroup;
+import io.prometheus.metrics.expositionformats.ExpositionFormats;
+import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
+import io.prometheus.metrics.model.snapshots.CounterSnapshot;
+import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
+import io.prometheus.metrics.model.snapshots.Labels;
+import io.prometheus.metrics.model.snapshots.MetricSnapshot;
+import io.prometheus.metrics.model.snapshots.MetricSnapshots;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
+import java.util.function.ToDoubleFunction;
 
 /**
  * The proxy's own background work, run as <em>unrelated</em> tasks on its event loops (DESIGN.md,
@@ -78,12 +88,17 @@ public final class ProxyBackgroundWork implements AutoCloseable {
         }
     }
 
+    /** Text format 0.0.4, the one Prometheus and node_exporter's textfile collector read. */
+    private static final PrometheusTextFormatWriter TEXT_FORMAT =
+            ExpositionFormats.init().getPrometheusTextFormatWriter();
+
     private final List<ScheduledFuture<?>> scheduled = new ArrayList<>();
     private final IoPriorityEventLoopGroup loops;
     private final AdmissionDispatcher admission;
     private final List<Export> exports;
     private final Config config;
     private final LongSupplier nanoClock;
+    private final long startedNanos;
     private volatile String lastMetrics = "";
     private final LongAdder maintenanceRuns = new LongAdder();
     private final LongAdder healthChecks = new LongAdder();
@@ -91,6 +106,8 @@ public final class ProxyBackgroundWork implements AutoCloseable {
     private final long[] lastHealthCheckNanos;
     /** Per loop: the largest time between two of its health checks since the last metrics export. */
     private final AtomicLong[] healthCheckWindowMaxAgeNanos;
+    /** Per loop: that largest time over the last complete metrics period (written by the export). */
+    private final AtomicLongArray lastWindowMaxAgeNanos;
 
     /**
      * Schedules the work on every loop of {@code loops}.
@@ -107,7 +124,9 @@ public final class ProxyBackgroundWork implements AutoCloseable {
         int count = loops.loops().size();
         lastHealthCheckNanos = new long[count];
         healthCheckWindowMaxAgeNanos = new AtomicLong[count];
+        lastWindowMaxAgeNanos = new AtomicLongArray(count);
         long now = nanoClock.getAsLong();
+        startedNanos = now;
         for (int i = 0; i < count; i++) {
             lastHealthCheckNanos[i] = now;
             healthCheckWindowMaxAgeNanos[i] = new AtomicLong();
@@ -163,6 +182,9 @@ public final class ProxyBackgroundWork implements AutoCloseable {
     }
 
     private void exportMetrics() {
+        for (int i = 0; i < healthCheckWindowMaxAgeNanos.length; i++) {
+            lastWindowMaxAgeNanos.set(i, healthCheckWindowMaxAgeNanos[i].getAndSet(0));
+        }
         String text = renderMetrics();
         lastMetrics = text;
         Path file = config.metricsFile();
@@ -179,127 +201,155 @@ public final class ProxyBackgroundWork implements AutoCloseable {
     }
 
     /**
-     * The metrics in the Prometheus text exposition format (version 0.0.4). Rendering starts a new
-     * window for the {@code _window_max_} gauges: they cover the time since the previous rendering.
+     * The metrics in the Prometheus text exposition format (version 0.0.4), rendered by
+     * prometheus-metrics from {@link #collect()}. Reading has no side effects: the
+     * {@code _window_max_} gauges cover the last complete metrics period (ended by the last export).
      */
     public String renderMetrics() {
-        StringBuilder m = new StringBuilder();
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try {
+            TEXT_FORMAT.write(out, collect());
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot render the metrics", e);
+        }
+        return out.toString(StandardCharsets.UTF_8);
+    }
+
+    /** The content type of {@link #renderMetrics()}, for an HTTP endpoint. */
+    public static String metricsContentType() {
+        return TEXT_FORMAT.getContentType();
+    }
+
+    /**
+     * One consistent reading of the loops' and admission's metrics (admission's counters under one
+     * lock): per loop (label {@code loop}) the unrelated-task age, health-check ages, dispatch-delay
+     * bound and unrelated tasks run; with admission on, its pools, queues and per-export counters
+     * (label {@code export}). Counters are named without {@code _total}; the text format adds it.
+     */
+    public MetricSnapshots collect() {
+        List<MetricSnapshot> m = new ArrayList<>();
         List<EventLoopMetrics> all = loops.metrics();
-        gauge(m, "tailor_nbd_loop_oldest_unrelated_task_age_seconds", "Age of the oldest pending unrelated task");
+        m.add(perLoop(gauge("tailor_nbd_loop_oldest_unrelated_task_age_seconds",
+                "Age of the oldest pending unrelated task"), all, l -> l.oldestUnrelatedAgeNanos() / 1e9));
+        m.add(perLoop(gauge("tailor_nbd_loop_health_check_age_seconds",
+                "Time since the loop's last health check ran (NaN before the first)"), all, l -> {
+                    long age = l.lastHealthCheckAgeNanos();
+                    return age < 0 ? Double.NaN : age / 1e9;
+                }));
+        m.add(perLoop(gauge("tailor_nbd_loop_health_check_max_age_seconds", "Largest health-check age seen"), all,
+                l -> l.healthCheckMaxAgeNanos() / 1e9));
+        GaugeSnapshot.Builder window = gauge("tailor_nbd_loop_health_check_window_max_age_seconds",
+                "Largest time between two health checks in the last complete metrics period");
+        for (int i = 0; i < lastWindowMaxAgeNanos.length(); i++) {
+            window.dataPoint(GaugeSnapshot.GaugeDataPointSnapshot.builder().labels(Labels.of("loop", String.valueOf(i)))
+                    .value(lastWindowMaxAgeNanos.get(i) / 1e9).build());
+        }
+        m.add(window.build());
+        m.add(perLoop(gauge("tailor_nbd_loop_io_dispatch_delay_max_seconds",
+                "Upper bound on readable-to-handled, largest"), all, l -> l.dispatchDelay().maxNanos() / 1e9));
+        CounterSnapshot.Builder tasks = counter("tailor_nbd_loop_unrelated_tasks", "Unrelated tasks run");
         for (int i = 0; i < all.size(); i++) {
-            sample(m, "tailor_nbd_loop_oldest_unrelated_task_age_seconds", i, all.get(i).oldestUnrelatedAgeNanos() / 1e9);
+            tasks.dataPoint(CounterSnapshot.CounterDataPointSnapshot.builder()
+                    .labels(Labels.of("loop", String.valueOf(i))).value(all.get(i).tasks().unrelated()).build());
         }
-        gauge(m, "tailor_nbd_loop_health_check_age_seconds", "Time since the loop's last health check ran");
-        for (int i = 0; i < all.size(); i++) {
-            long age = all.get(i).lastHealthCheckAgeNanos();
-            sample(m, "tailor_nbd_loop_health_check_age_seconds", i, age < 0 ? Double.NaN : age / 1e9);
-        }
-        gauge(m, "tailor_nbd_loop_health_check_max_age_seconds", "Largest health-check age seen");
-        for (int i = 0; i < all.size(); i++) {
-            sample(m, "tailor_nbd_loop_health_check_max_age_seconds", i, all.get(i).healthCheckMaxAgeNanos() / 1e9);
-        }
-        gauge(m, "tailor_nbd_loop_health_check_window_max_age_seconds",
-                "Largest health-check age since the previous metrics export (time between two health checks)");
-        for (int i = 0; i < healthCheckWindowMaxAgeNanos.length; i++) {
-            sample(m, "tailor_nbd_loop_health_check_window_max_age_seconds", i,
-                    healthCheckWindowMaxAgeNanos[i].getAndSet(0) / 1e9);
-        }
-        gauge(m, "tailor_nbd_loop_io_dispatch_delay_max_seconds", "Upper bound on readable-to-handled, largest");
-        for (int i = 0; i < all.size(); i++) {
-            sample(m, "tailor_nbd_loop_io_dispatch_delay_max_seconds", i, all.get(i).dispatchDelay().maxNanos() / 1e9);
-        }
-        counter(m, "tailor_nbd_loop_unrelated_tasks_total", "Unrelated tasks run");
-        for (int i = 0; i < all.size(); i++) {
-            sample(m, "tailor_nbd_loop_unrelated_tasks_total", i, all.get(i).tasks().unrelated());
-        }
+        m.add(tasks.build());
         if (admission != null) {
             AdmissionStats s = admission.stats();
-            counter(m, "tailor_nbd_admission_admitted_total", "Requests admitted");
-            m.append("tailor_nbd_admission_admitted_total ").append(s.admittedRequests()).append('\n');
-            counter(m, "tailor_nbd_admission_queued_total", "Requests that waited for admission");
-            m.append("tailor_nbd_admission_queued_total ").append(s.queuedRequests()).append('\n');
-            counter(m, "tailor_nbd_admission_refused_total", "Requests refused (segment queue full)");
-            m.append("tailor_nbd_admission_refused_total ").append(s.refusedRequests()).append('\n');
-            gauge(m, "tailor_nbd_admission_waiting", "Requests waiting for admission now");
-            m.append("tailor_nbd_admission_waiting ").append(s.waitingRequests()).append('\n');
-            total(m, "tailor_nbd_admission_admitted_steady_total", "Requests admitted as steady",
-                    s.admittedSteadyRequests());
-            total(m, "tailor_nbd_admission_intervals_total", "Admission intervals begun", s.intervalsBegun());
-            total(m, "tailor_nbd_admission_budget_cost_units_total", "Cost units the pools were given",
-                    s.budgetIssuedCostUnits());
-            total(m, "tailor_nbd_admission_drawn_main_cost_units_total", "Cost drawn from the main pool",
-                    s.drawnMainCostUnits());
-            total(m, "tailor_nbd_admission_drawn_reserve_cost_units_total",
-                    "Cost steady segments drew from the reserve", s.drawnReserveCostUnits());
-            total(m, "tailor_nbd_admission_lent_reserve_cost_units_total",
-                    "Cost hot segments drew from the lent part of the reserve", s.lentReserveCostUnits());
-            total(m, "tailor_nbd_admission_borrowed_cost_units_total", "Cost borrowed beyond the budget",
-                    s.borrowedCostUnits());
-            total(m, "tailor_nbd_admission_bursts_borrowing_total", "Intervals that borrowed headroom",
-                    s.burstsBorrowing());
-            gauge(m, "tailor_nbd_admission_debt_cost_units", "Debt outstanding now");
-            m.append("tailor_nbd_admission_debt_cost_units ").append(s.debtCostUnits()).append('\n');
+            m.add(total("tailor_nbd_admission_admitted", "Requests admitted", s.admittedRequests()));
+            m.add(total("tailor_nbd_admission_queued", "Requests that waited for admission", s.queuedRequests()));
+            m.add(total("tailor_nbd_admission_refused", "Requests refused (segment queue full)",
+                    s.refusedRequests()));
+            m.add(value("tailor_nbd_admission_waiting", "Requests waiting for admission now", s.waitingRequests()));
+            m.add(total("tailor_nbd_admission_admitted_steady", "Requests admitted as steady",
+                    s.admittedSteadyRequests()));
+            m.add(total("tailor_nbd_admission_intervals", "Admission intervals begun", s.intervalsBegun()));
+            m.add(total("tailor_nbd_admission_budget_cost_units", "Cost units the pools were given",
+                    s.budgetIssuedCostUnits()));
+            m.add(total("tailor_nbd_admission_drawn_main_cost_units", "Cost drawn from the main pool",
+                    s.drawnMainCostUnits()));
+            m.add(total("tailor_nbd_admission_drawn_reserve_cost_units", "Cost steady segments drew from the reserve",
+                    s.drawnReserveCostUnits()));
+            m.add(total("tailor_nbd_admission_lent_reserve_cost_units",
+                    "Cost hot segments drew from the lent part of the reserve", s.lentReserveCostUnits()));
+            m.add(total("tailor_nbd_admission_borrowed_cost_units", "Cost borrowed beyond the budget",
+                    s.borrowedCostUnits()));
+            m.add(total("tailor_nbd_admission_bursts_borrowing", "Intervals that borrowed headroom",
+                    s.burstsBorrowing()));
+            m.add(value("tailor_nbd_admission_debt_cost_units", "Debt outstanding now", s.debtCostUnits()));
             List<AdmissionDispatcher.ExportCounters> exports = admission.exportCounters();
-            perExport(m, "tailor_nbd_admission_export_requests_total", "READs and WRITEs that reached admission",
-                    exports, AdmissionDispatcher.ExportCounters::requests);
-            perExport(m, "tailor_nbd_admission_export_arrived_hot_total", "Of them, arrived on hot segments",
-                    exports, AdmissionDispatcher.ExportCounters::arrivedHot);
-            perExport(m, "tailor_nbd_admission_export_queued_total", "Of them, waited in a segment queue",
-                    exports, AdmissionDispatcher.ExportCounters::queued);
-            perExport(m, "tailor_nbd_admission_export_refused_total", "Of them, refused (segment queue full)",
-                    exports, AdmissionDispatcher.ExportCounters::refused);
-            counter(m, "tailor_nbd_admission_export_queue_wait_seconds_total",
-                    "Total wait of the queued requests dispatched so far");
+            m.add(perExport(counter("tailor_nbd_admission_export_requests", "READs and WRITEs that reached admission"),
+                    exports, AdmissionDispatcher.ExportCounters::requests));
+            m.add(perExport(counter("tailor_nbd_admission_export_arrived_hot", "Of them, arrived on hot segments"),
+                    exports, AdmissionDispatcher.ExportCounters::arrivedHot));
+            m.add(perExport(counter("tailor_nbd_admission_export_queued", "Of them, waited in a segment queue"),
+                    exports, AdmissionDispatcher.ExportCounters::queued));
+            m.add(perExport(counter("tailor_nbd_admission_export_refused", "Of them, refused (segment queue full)"),
+                    exports, AdmissionDispatcher.ExportCounters::refused));
+            m.add(perExport(counter("tailor_nbd_admission_export_queue_wait_seconds",
+                    "Total wait of the queued requests dispatched so far"), exports, e -> e.queueWaitNanos() / 1e9));
+            GaugeSnapshot.Builder maxWait = gauge("tailor_nbd_admission_export_queue_wait_max_seconds",
+                    "Longest wait of a queued request");
             for (AdmissionDispatcher.ExportCounters e : exports) {
-                exportSample(m, "tailor_nbd_admission_export_queue_wait_seconds_total", e.export(),
-                        e.queueWaitNanos() / 1e9);
+                maxWait.dataPoint(GaugeSnapshot.GaugeDataPointSnapshot.builder().labels(Labels.of("export", e.export()))
+                        .value(e.maxQueueWaitNanos() / 1e9).build());
             }
-            gauge(m, "tailor_nbd_admission_export_queue_wait_max_seconds", "Longest wait of a queued request");
-            for (AdmissionDispatcher.ExportCounters e : exports) {
-                exportSample(m, "tailor_nbd_admission_export_queue_wait_max_seconds", e.export(),
-                        e.maxQueueWaitNanos() / 1e9);
-            }
+            m.add(maxWait.build());
         }
-        return m.toString();
+        return new MetricSnapshots(m);
     }
 
-    private static void gauge(StringBuilder m, String name, String help) {
-        m.append("# HELP ").append(name).append(' ').append(help).append("\n# TYPE ").append(name).append(" gauge\n");
+    private static GaugeSnapshot.Builder gauge(String name, String help) {
+        return GaugeSnapshot.builder().name(name).help(help);
     }
 
-    private static void counter(StringBuilder m, String name, String help) {
-        m.append("# HELP ").append(name).append(' ').append(help).append("\n# TYPE ").append(name)
-                .append(" counter\n");
+    private static CounterSnapshot.Builder counter(String name, String help) {
+        return CounterSnapshot.builder().name(name).help(help);
     }
 
-    private static void total(StringBuilder m, String name, String help, long value) {
-        counter(m, name, help);
-        m.append(name).append(' ').append(value).append('\n');
+    private static GaugeSnapshot perLoop(GaugeSnapshot.Builder gauge, List<EventLoopMetrics> loops,
+            ToDoubleFunction<EventLoopMetrics> value) {
+        for (int i = 0; i < loops.size(); i++) {
+            gauge.dataPoint(GaugeSnapshot.GaugeDataPointSnapshot.builder().labels(Labels.of("loop", String.valueOf(i)))
+                    .value(value.applyAsDouble(loops.get(i))).build());
+        }
+        return gauge.build();
     }
 
-    private static void perExport(StringBuilder m, String name, String help,
+    private static CounterSnapshot perExport(CounterSnapshot.Builder counter,
             List<AdmissionDispatcher.ExportCounters> exports,
-            java.util.function.ToLongFunction<AdmissionDispatcher.ExportCounters> value) {
-        counter(m, name, help);
+            ToDoubleFunction<AdmissionDispatcher.ExportCounters> value) {
         for (AdmissionDispatcher.ExportCounters e : exports) {
-            m.append(name).append("{export=\"").append(escape(e.export())).append("\"} ")
-                    .append(value.applyAsLong(e)).append('\n');
+            counter.dataPoint(CounterSnapshot.CounterDataPointSnapshot.builder().labels(Labels.of("export", e.export()))
+                    .value(value.applyAsDouble(e)).build());
         }
+        return counter.build();
     }
 
-    private static void exportSample(StringBuilder m, String name, String export, double value) {
-        m.append(name).append("{export=\"").append(escape(export)).append("\"} ")
-                .append(String.format(Locale.ROOT, "%.9g", value)).append('\n');
+    private static CounterSnapshot total(String name, String help, long value) {
+        return counter(name, help).dataPoint(CounterSnapshot.CounterDataPointSnapshot.builder().value(value).build())
+                .build();
     }
 
-    /** A label value in the text format: backslash, double quote and line feed escaped. */
-    private static String escape(String value) {
-        return value.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n");
+    private static GaugeSnapshot value(String name, String help, long value) {
+        return gauge(name, help).dataPoint(GaugeSnapshot.GaugeDataPointSnapshot.builder().value(value).build())
+                .build();
     }
 
-    private static void sample(StringBuilder m, String name, int loop, double value) {
-        m.append(name).append("{loop=\"").append(loop).append("\"} ")
-                .append(Double.isNaN(value) ? "NaN" : String.format(Locale.ROOT, "%.9g", value)).append('\n');
+    /**
+     * The first loop whose last health check is older than {@code stalenessNanos} (before its first
+     * one: whose work started that long ago), or -1 when none is; for {@link MetricsEndpoint}'s
+     * {@code /healthz}. Any thread.
+     */
+    public int staleLoop(long stalenessNanos) {
+        List<EventLoopMetrics> all = loops.metrics();
+        long sinceStart = nanoClock.getAsLong() - startedNanos;
+        for (int i = 0; i < all.size(); i++) {
+            long age = all.get(i).lastHealthCheckAgeNanos();
+            if ((age < 0 ? sinceStart : age) > stalenessNanos) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     /** The text of the last metrics export (empty before the first). */

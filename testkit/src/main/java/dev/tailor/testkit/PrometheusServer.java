@@ -79,6 +79,19 @@ public final class PrometheusServer implements AutoCloseable {
      */
     public static PrometheusServer start(Supplier<String> exposition, Options options)
             throws IOException, InterruptedException {
+        return start(exposition, options, null);
+    }
+
+    /**
+     * Starts Prometheus scraping {@code target} ({@code HOST:PORT}, path {@code /metrics}) every second
+     * instead of a test exporter: for code under test that serves its own endpoint.
+     */
+    public static PrometheusServer scraping(String target) throws IOException, InterruptedException {
+        return start(() -> "", Options.DEFAULT, target);
+    }
+
+    private static PrometheusServer start(Supplier<String> exposition, Options options, String target)
+            throws IOException, InterruptedException {
         Path binary = Tools.require("prometheus", "prometheus");
         HttpServer exporter = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
         exporter.createContext("/metrics", exchange -> {
@@ -114,8 +127,8 @@ public final class PrometheusServer implements AutoCloseable {
                   - job_name: test
                     honor_labels: true
                     static_configs:
-                      - targets: ['127.0.0.1:%d']
-                """.formatted(exporter.getAddress().getPort()) + remoteRead);
+                      - targets: ['%s']
+                """.formatted(target != null ? target : "127.0.0.1:" + exporter.getAddress().getPort()) + remoteRead);
         if (options.history() != null) {
             try {
                 backfill(options.history(), dir);

@@ -1,0 +1,131 @@
+package dev.tailor.nbd;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.tailor.eventloop.IoPriorityEventLoop;
+import dev.tailor.testkit.PrometheusServer;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The proxy's {@code /metrics} and {@code /healthz} endpoint, read by a client and by a real Prometheus. */
+class MetricsEndpointTest {
+
+    private static final HttpClient HTTP = HttpClient.newHttpClient();
+
+    @TempDir
+    Path dir;
+
+    private NbdConfig config(boolean admission, String metricsListen) {
+        return new NbdConfig("127.0.0.1", 0, null, 2, 2,
+                List.of(NbdConfig.ExportConfig.file("disk", "acme", 1L << 20, false, dir.resolve("disk.img"))),
+                NbdConfig.AdmissionSettings.DEFAULTS.withEnabled(admission),
+                new NbdConfig.LoopSettings(null, null, 100, null, 20, null, null, null, metricsListen));
+    }
+
+    private static HttpResponse<String> get(URI uri) throws IOException, InterruptedException {
+        return HTTP.send(HttpRequest.newBuilder(uri).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    @Test
+    void metrics_servedInTheTextFormat_withLoopAndAdmissionFamilies() throws Exception {
+        try (NbdServer server = NbdServer.start(config(true, "127.0.0.1:0"))) {
+            URI base = URI.create("http://127.0.0.1:" + server.metricsAddress().getPort());
+
+            HttpResponse<String> metrics = get(base.resolve("/metrics"));
+
+            assertThat(metrics.statusCode()).isEqualTo(200);
+            assertThat(metrics.headers().firstValue("Content-Type")).hasValueSatisfying(
+                    type -> assertThat(type).startsWith("text/plain").contains("version=0.0.4"));
+            assertThat(metrics.body()).contains("# TYPE tailor_nbd_loop_health_check_age_seconds gauge")
+                    .contains("tailor_nbd_loop_unrelated_tasks_total{loop=\"1\"}")
+                    .contains("# TYPE tailor_nbd_admission_admitted_total counter")
+                    .contains("tailor_nbd_admission_export_requests_total{export=\"disk\"}");
+            assertThat(get(base.resolve("/healthz")).body()).isEqualTo("ok\n");
+            assertThat(HTTP.send(HttpRequest.newBuilder(base.resolve("/metrics"))
+                    .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString())
+                    .statusCode()).isEqualTo(405);
+        }
+    }
+
+    @Test
+    void noListenAddress_noEndpoint() throws Exception {
+        try (NbdServer server = NbdServer.start(config(false, null))) {
+            assertThat(server.metricsAddress()).isNull();
+        }
+    }
+
+    @Test
+    void healthz_failsWhileALoopIsStuck_andRecovers() throws Exception {
+        try (NbdServer server = NbdServer.start(config(false, "127.0.0.1:0"))) {
+            URI healthz = URI.create("http://127.0.0.1:" + server.metricsAddress().getPort() + "/healthz");
+            IoPriorityEventLoop loop = server.eventLoops().loops().get(1);
+            CountDownLatch release = new CountDownLatch(1);
+            loop.execute(() -> {
+                try {
+                    release.await();   // a task that never yields: no health check can run on this loop
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            try {
+                // Health checks every 20 ms: stale after 1 s (at least 1 s, 10 periods).
+                awaitHealthz(healthz, 503, Duration.ofSeconds(10));
+                assertThat(get(healthz).body()).startsWith("event loop 1 has run no health check for over 1000 ms");
+            } finally {
+                release.countDown();
+            }
+            awaitHealthz(healthz, 200, Duration.ofSeconds(10));
+        }
+    }
+
+    private static void awaitHealthz(URI healthz, int status, Duration timeout) throws Exception {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        int last;
+        do {
+            last = get(healthz).statusCode();
+            if (last == status) {
+                return;
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(5_000_000);   // poll, with a deadline
+        } while (System.nanoTime() < deadline);
+        assertThat(last).as("/healthz status within %s", timeout).isEqualTo(status);
+    }
+
+    @Test
+    void realPrometheus_scrapesTheEndpoint() throws Exception {
+        try (NbdServer server = NbdServer.start(config(true, "127.0.0.1:0"));
+                PrometheusServer prometheus = PrometheusServer.scraping("127.0.0.1:"
+                        + server.metricsAddress().getPort())) {
+            boolean scraped = prometheus.await(Duration.ofSeconds(30),
+                    () -> prometheus.value("tailor_nbd_loop_unrelated_tasks_total{loop=\"0\"}") > 0
+                            && prometheus.value("up") == 1
+                            && prometheus.value("tailor_nbd_admission_intervals_total") > 0);
+
+            assertThat(scraped).as("Prometheus reads the proxy's loop and admission counters").isTrue();
+        }
+    }
+
+    @Test
+    void badListenAddress_isAConfigProblem_andABusyPortAnIoError() throws Exception {
+        assertThat(config(false, "nowhere").problems()).anySatisfy(p -> assertThat(p)
+                .startsWith("loop.metricsListen: \"nowhere\" (expected: HOST:PORT"));
+        assertThat(config(false, "127.0.0.1:70000").problems()).anySatisfy(p -> assertThat(p)
+                .contains("loop.metricsListen"));
+        try (ServerSocket taken = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            assertThatThrownBy(() -> NbdServer.start(config(false, "127.0.0.1:" + taken.getLocalPort())))
+                    .isInstanceOf(IOException.class)
+                    .hasMessageContaining("cannot serve metrics on 127.0.0.1:" + taken.getLocalPort());
+        }
+    }
+}
