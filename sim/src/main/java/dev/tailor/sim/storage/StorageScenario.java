@@ -293,7 +293,10 @@ public record StorageScenario(
                         + " shared data folder)");
             }
             int large = rates.largeClients() == null ? 3 : rates.largeClients();
-            if (large < 1 || large >= Math.max(2, tenantCount())) {
+            if (tenantCount() < 2) {
+                problems.add("rates: " + tenantCount() + " tenant(s) (expected: at least 2, a spread of rates needs"
+                        + " several)");
+            } else if (large < 1 || large >= tenantCount()) {
                 problems.add("rates.largeClients: " + large + " (expected: 1 .. tenants - 1 = " + (tenantCount() - 1)
                         + ")");
             }
@@ -333,8 +336,22 @@ public record StorageScenario(
                         + " tencent-replay format, which records device latencies; it is " + quote(trace.format())
                         + ")");
             }
-            if (backend.parallelism() != null || backend.readBaseMicros() != null) {
-                problems.add("backend: both calibrateFrom and explicit numbers (expected: one of them)");
+            List<String> explicit = new ArrayList<>();
+            if (backend.parallelism() != null) {
+                explicit.add("parallelism");
+            }
+            String[] names = {"readBaseMicros", "readMicrosPerKiB", "writeBaseMicros", "writeMicrosPerKiB",
+                "serviceSigma"};
+            Double[] values = {backend.readBaseMicros(), backend.readMicrosPerKiB(), backend.writeBaseMicros(),
+                backend.writeMicrosPerKiB(), backend.serviceSigma()};
+            for (int i = 0; i < names.length; i++) {
+                if (values[i] != null) {
+                    explicit.add(names[i]);
+                }
+            }
+            if (!explicit.isEmpty()) {
+                problems.add("backend: both calibrateFrom and " + String.join(", ", explicit)
+                        + " (expected: one of them; the calibration sets every number)");
             }
             return;
         }
@@ -350,6 +367,11 @@ public record StorageScenario(
                 && backend.readBaseMicros() + backend.readMicrosPerKiB() <= 0) {
             problems.add("backend.readBaseMicros: " + backend.readBaseMicros() + " with readMicrosPerKiB "
                     + backend.readMicrosPerKiB() + " (expected: reads that take time)");
+        }
+        if (backend.writeBaseMicros() != null && backend.writeMicrosPerKiB() != null
+                && backend.writeBaseMicros() + backend.writeMicrosPerKiB() <= 0) {
+            problems.add("backend.writeBaseMicros: " + backend.writeBaseMicros() + " with writeMicrosPerKiB "
+                    + backend.writeMicrosPerKiB() + " (expected: writes that take time)");
         }
     }
 

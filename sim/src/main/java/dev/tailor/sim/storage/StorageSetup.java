@@ -111,6 +111,14 @@ public final class StorageSetup {
         for (int p = 0; p < demand.length; p++) {
             proxyCapacity[p] = BACKEND_COST_UNITS_PER_SECOND * scenario.admission().capacityFraction()
                     * (total > 0 ? demand[p] / total : 1.0 / demand.length);
+            // Admission needs at least one cost unit per interval (its budget C is a whole number).
+            double intervalSeconds = Math.max(1_000, Math.round(scenario.intervalMillis() * 1e6)) / 1e9;
+            if (demand[p] > 0 && Math.floor(proxyCapacity[p] * intervalSeconds) < 1) {
+                throw new IllegalArgumentException(String.format(Locale.ROOT, "admission.capacityFraction: %s with"
+                        + " intervalMillis %s gives proxy %d a budget of %.3g cost units per interval (expected: at"
+                        + " least 1; raise either)", scenario.admission().capacityFraction(),
+                        scenario.intervalMillis(), p, proxyCapacity[p] * intervalSeconds));
+            }
         }
         // Fair-share commitments (NaN until now): the proxy's capacity ÷ its tenants.
         int[] perProxy = new int[scenario.proxies()];
@@ -212,6 +220,11 @@ public final class StorageSetup {
             BlockTrace trace = tenantTraces.get(i);
             meanCost[i] = meanCosts.computeIfAbsent(trace, t -> meanCostUnits(t, cost, scenario.diskSizeBytes()));
             baseLoad += weights[i] * meanCost[i] / BACKEND_COST_UNITS_PER_SECOND;
+        }
+        if (scenario.baseUtilizationPercent() != null && !(baseLoad > 0)) {
+            throw new IllegalArgumentException("baseUtilizationPercent: " + scenario.baseUtilizationPercent()
+                    + " cannot be reached: the tenants' requests take no backend time (expected: requests that"
+                    + " cost something, e.g. backend.writeBaseMicros > 0 for writes)");
         }
         double scale = scenario.baseUtilizationPercent() == null ? 1
                 : scenario.baseUtilizationPercent() / 100 / baseLoad;

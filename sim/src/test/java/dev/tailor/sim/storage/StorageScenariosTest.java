@@ -57,6 +57,17 @@ class StorageScenariosTest {
     }
 
     @Test
+    void parse_ratesWithOneTenant_saysSeveralAreNeeded() {
+        String yaml = StorageScenarios.bundledText("deployed-like");
+        int tenants = yaml.indexOf("\ntenants:");
+        assertThat(tenants).isPositive();
+        String one = yaml.substring(0, tenants) + "\ntenants:\n  - name: only\n    traces: [msn]\n";
+
+        assertThatThrownBy(() -> StorageScenarios.parse(one, "f.yaml"))
+                .hasMessageContaining("rates: 1 tenant(s) (expected: at least 2");
+    }
+
+    @Test
     void parse_negativeDiskSize_isOneProblem_notOnePerRequestSize() {
         String yaml = StorageScenarios.bundledText("burst-microbench")
                 .replace("diskSizeBytes: 1073741824", "diskSizeBytes: -5");

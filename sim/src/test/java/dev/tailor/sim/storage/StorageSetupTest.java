@@ -31,6 +31,40 @@ class StorageSetupTest {
     }
 
     @Test
+    void build_budgetBelowOneCostUnitPerInterval_isRefusedNamingBothFields() {
+        String yaml = StorageScenarios.bundledText("burst-microbench")
+                .replace("intervalMillis: 10 ", "intervalMillis: 0.001 ")
+                .replace("  reserveFraction: 0.2 ", "  capacityFraction: 0.0001\n  reserveFraction: 0.2 ");
+        StorageScenario s = StorageScenarios.parse(yaml, "f.yaml");
+
+        assertThatThrownBy(() -> StorageSetup.build(s, relative -> {
+            throw new AssertionError("no data needed");
+        })).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("admission.capacityFraction: 1.0E-4 with intervalMillis 0.001 gives proxy 0 a"
+                        + " budget of 0.100 cost units per interval (expected: at least 1");
+    }
+
+    @Test
+    void validation_writesThatCostNothing_areRefused_notAnEndlessRun() {
+        // With a load target, a write-only tenant that costs nothing would scale its rate to infinity.
+        String yaml = StorageScenarios.bundledText("burst-microbench")
+                .replace("writeBaseMicros: 50", "writeBaseMicros: 0").replace("writeMicrosPerKiB: 0.80",
+                        "writeMicrosPerKiB: 0");
+
+        assertThatThrownBy(() -> StorageScenarios.parse(yaml, "f.yaml")).hasMessageContaining(
+                "backend.writeBaseMicros: 0.0 with writeMicrosPerKiB 0.0 (expected: writes that take time)");
+    }
+
+    @Test
+    void validation_calibrationWithExplicitNumbers_namesEveryOne() {
+        String withSigma = StorageScenarios.bundledText("deployed-like").replace("  calibrateFrom: tencent",
+                "  calibrateFrom: tencent\n  serviceSigma: 1.9\n  writeBaseMicros: -5");
+
+        assertThatThrownBy(() -> StorageScenarios.parse(withSigma, "f.yaml"))
+                .hasMessageContaining("backend: both calibrateFrom and writeBaseMicros, serviceSigma");
+    }
+
+    @Test
     void build_synthetic_ratesScaledToTheBaseLoad_commitmentsAndCapacity() throws IOException {
         StorageSetup setup = StorageSimulationTest.microbench(8, 1);
         double load = 0;
