@@ -73,13 +73,12 @@ final class ExperimentReport {
         for (String mode : LowLoadExperiment.MODES) {
             addTail(tail, mode + " loop", r.pooled(mode), mode.equals("fifo") ? BASELINE : OURS);
         }
-        XYChart age = new XYChartBuilder().width(620).height(420)
+        XYChart age = new XYChartBuilder().width(720).height(420)
                 .title("Health-check age while fio measured (per metrics window)")
                 .xAxisTitle("seconds into the measured time").yAxisTitle("largest gap between health checks (ms)")
                 .build();
         style(age);
-        age.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
-        age.getStyler().setLegendLayout(Styler.LegendLayout.Horizontal);
+        age.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);   // one entry per run: a column
         age.getStyler().setYAxisMin(0.0);
         double end = 0;
         for (LowLoadExperiment.Run run : r.runs()) {
@@ -96,7 +95,7 @@ final class ExperimentReport {
             series.setLineStyle(new BasicStroke(1f));
         }
         if (end > 0) {
-            XYSeries bound = age.addSeries("bound: 2 x " + s.healthMillis() + " ms", List.of(0.0, end),
+            XYSeries bound = age.addSeries("bound (2 x period)", List.of(0.0, end),
                     List.of(s.boundMillis(), s.boundMillis()));
             bound.setMarker(SeriesMarkers.NONE);
             bound.setLineColor(BOUND);
