@@ -261,7 +261,8 @@ final class BurstExperiment {
         y.append("exports:\n");
         for (String t : tenants) {
             y.append("  - name: ").append(t).append("\n    tenant: ").append(t)
-                    .append("\n    upstream: {host: 127.0.0.1, port: ").append(backendPort).append(", connections: 1}\n");
+                    .append("\n    upstream: {host: 127.0.0.1, port: ").append(backendPort)
+                    .append(", connections: 1}\n");
         }
         Path file = dir.resolve("tailor.yaml");
         Files.writeString(file, y, StandardCharsets.UTF_8);
@@ -369,10 +370,11 @@ final class BurstExperiment {
                 double wait = sum(met, "queue_wait_seconds_total", names);
                 double waitMax = names.stream().mapToDouble(n -> zeroIfAbsent(
                         met.get("tailor_nbd_admission_export_queue_wait_max_seconds", n))).max().orElse(0);
-                String common = label.equals("steady") ? " | " + fmt(met.get("tailor_nbd_admission_admitted_steady_total"), 0)
-                        + " | " + fmt(met.get("tailor_nbd_admission_drawn_reserve_cost_units_total") / READ_COST_UNITS, 0)
-                        + " | " + fmt(met.get("tailor_nbd_admission_lent_reserve_cost_units_total") / READ_COST_UNITS, 0)
-                        + " | " + fmt(met.get("tailor_nbd_admission_borrowed_cost_units_total") / READ_COST_UNITS, 0)
+                String prefix = "tailor_nbd_admission_";
+                String common = label.equals("steady") ? " | " + fmt(met.get(prefix + "admitted_steady_total"), 0)
+                        + " | " + fmt(met.get(prefix + "drawn_reserve_cost_units_total") / READ_COST_UNITS, 0)
+                        + " | " + fmt(met.get(prefix + "lent_reserve_cost_units_total") / READ_COST_UNITS, 0)
+                        + " | " + fmt(met.get(prefix + "borrowed_cost_units_total") / READ_COST_UNITS, 0)
                         + " (" + fmt(met.get("tailor_nbd_admission_bursts_borrowing_total"), 0) + ")"
                         + " | " + fmt(met.get("tailor_nbd_admission_refused_total"), 0) + " |"
                         : " | | | | | |";

@@ -8,13 +8,19 @@ import dev.tailor.sim.storage.StorageRunResult;
 import dev.tailor.sim.storage.StorageScenario;
 import dev.tailor.sim.storage.StorageSetup;
 import dev.tailor.sim.storage.StorageSweep;
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.stream.Stream;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -147,7 +153,7 @@ final class DemoCommand implements Callable<Integer> {
         List<String> storageComparison = storageComparison(storage);
         Experiments experiments = noExperiments ? null : experiments(err);
         if (format == SimulateCommand.Format.json) {
-            Map<String, Object> json = new java.util.LinkedHashMap<>();
+            Map<String, Object> json = new LinkedHashMap<>();
             json.put("results", results);
             json.put("storage", storage);
             if (experiments != null && experiments.ran()) {
@@ -198,7 +204,7 @@ final class DemoCommand implements Callable<Integer> {
                             List.of(NbdExperimentCommand.section(experiments.lowLoad(), "low-load"),
                                     NbdExperimentCommand.section(experiments.burst(), "burst")));
                 }
-            } catch (java.io.IOException e) {
+            } catch (IOException e) {
                 throw new CliException("cannot write the report to " + report + ": " + Json.reason(e), 1, e);
             }
             err.println("tailor: report written to " + file.toAbsolutePath().normalize() + " and storage.html"
@@ -221,14 +227,14 @@ final class DemoCommand implements Callable<Integer> {
 
     /** Runs the short NBD experiments when fio and nbdkit are there; says why not when they are not. */
     private static Experiments experiments(PrintWriter err) {
-        java.util.Optional<String> missing = ExperimentRig.missingTools(true);
+        Optional<String> missing = ExperimentRig.missingTools(true);
         if (missing.isPresent()) {
             err.println("tailor: demo: skipping the NBD experiments: " + missing.get());
             return new Experiments(null, null, null);
         }
         Path work = null;
         try {
-            work = java.nio.file.Files.createTempDirectory("tailor-demo-experiments-");
+            work = Files.createTempDirectory("tailor-demo-experiments-");
             err.println("tailor: demo: NBD experiments with real clients (fio, nbdkit; 1 round of "
                     + EXPERIMENT_RAMP_SECONDS + "+" + EXPERIMENT_RUNTIME_SECONDS + " s per configuration, about a"
                     + " minute)");
@@ -239,8 +245,8 @@ final class DemoCommand implements Callable<Integer> {
                     .defaults(work.resolve("burst")).shortened(EXPERIMENT_RUNTIME_SECONDS,
                             EXPERIMENT_RAMP_SECONDS, 1), err);
             return new Experiments(lowLoad, burst, null);
-        } catch (CliException | java.io.IOException e) {
-            String reason = e instanceof java.io.IOException io ? Json.reason(io) : e.getMessage();
+        } catch (CliException | IOException e) {
+            String reason = e instanceof IOException io ? Json.reason(io) : e.getMessage();
             err.println("tailor: demo: the NBD experiments failed: " + reason);
             return new Experiments(null, null, reason);
         } catch (InterruptedException e) {
@@ -255,11 +261,11 @@ final class DemoCommand implements Callable<Integer> {
         if (dir == null) {
             return;
         }
-        try (java.util.stream.Stream<Path> paths = java.nio.file.Files.walk(dir)) {
-            for (Path path : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
-                java.nio.file.Files.deleteIfExists(path);
+        try (Stream<Path> paths = Files.walk(dir)) {
+            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(path);
             }
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             System.err.println("tailor: could not remove " + dir + " (" + e.getMessage() + ")");
         }
     }

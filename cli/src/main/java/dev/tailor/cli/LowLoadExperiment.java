@@ -320,9 +320,9 @@ final class LowLoadExperiment {
     static List<String> markdown(Result r) {
         Settings s = r.settings();
         List<String> out = new ArrayList<>();
-        String maintenance = s.maintenance() ? String.format(Locale.ROOT, "%d tasks × %d µs every %s ms (%.0f %% of the"
-                + " loop)", s.tasks(), s.busyMicros(), BurstExperiment.fmtPlain(s.periodMicros() / 1000.0),
-                (double) s.tasks() * s.busyMicros() / s.periodMicros() * 100) : "off";
+        String maintenance = s.maintenance() ? String.format(Locale.ROOT,
+                "%d tasks × %d µs every %s ms (%.0f %% of the loop)", s.tasks(), s.busyMicros(),
+                BurstExperiment.fmtPlain(s.periodMicros() / 1000.0), (double) s.tasks() * s.busyMicros() / s.periodMicros() * 100) : "off";
         out.add("One fio job, 4 KiB random reads at queue depth 1, " + s.iops() + " IOPS, from a file on tmpfs through"
                 + " one proxy event loop; maintenance " + maintenance + "; statistics every 1 ms, health check every "
                 + s.healthMillis() + " ms; " + s.runtimeSeconds() + " s per run, " + s.rounds()
