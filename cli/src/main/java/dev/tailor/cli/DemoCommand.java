@@ -47,13 +47,13 @@ import picocli.CommandLine.Option;
                     + " wrr-orca, mcf-no-filter and HEART routing, with an ideal CPU limit (fluid) and with Linux CFS"
                     + " throttling (cfs-quota). Then segment admission against fifo, static-cap and mclock on the"
                     + " storage burst microbenchmark. Prints the results next to the papers' figures and writes an"
-                    + " HTML report with plots. About 30-40 s on 2 cores.",
+                    + " HTML report with plots. 15-40 s on 2 cores (15 s on a quiet one).",
             "",
             "Then, when fio (with its nbd engine) and nbdkit are installed, short runs of the NBD experiments with"
                     + " real clients against tailor nbd serve: the I/O-priority loop vs a FIFO loop at low load, and"
-                    + " segment admission off vs on under a bursty tenant (one round of 2+6 s per configuration;"
-                    + " about a minute more; --no-experiments skips them). Without those programs it says so and"
-                    + " goes on.",
+                    + " segment admission off vs on under a bursty tenant (one round of 2+6 s per configuration:"
+                    + " about 55 s more on a quiet machine; --no-experiments skips them). Without those programs it"
+                    + " says so and goes on.",
             ""
         },
         footer = {"", "More: tailor heart simulate --help; docs/simulator.md."})

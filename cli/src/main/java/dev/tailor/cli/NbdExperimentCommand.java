@@ -168,7 +168,7 @@ final class NbdExperimentCommand implements Runnable {
                 ""
             },
             footer = {"", "Examples:",
-                "  tailor nbd experiment burst --rounds 3 --report out/burst    # README's figures, about 8 minutes",
+                "  tailor nbd experiment burst --rounds 3 --report out/burst    # README's figures, about 7 minutes",
                 "  tailor nbd experiment burst --rounds 2 --reserve 0.35", "",
                 "Exit codes: 0 done, 1 a program is missing or failed (its log is shown), 2 bad option."})
     static final class Burst extends Common implements Callable<Integer> {
@@ -308,7 +308,7 @@ final class NbdExperimentCommand implements Runnable {
                 ""
             },
             footer = {"", "Examples:",
-                "  tailor nbd experiment low-load --rounds 3 --report out/low-load  # README's figures, 6 minutes",
+                "  tailor nbd experiment low-load --rounds 3 --report out/low-load  # README's figures, 5 minutes",
                 "  tailor nbd experiment low-load --rounds 2 --tasks 8 --busy-us 25 --period-us 1000", "",
                 "Exit codes: 0 done, 1 a program is missing or failed (its log is shown), 2 bad option."})
     static final class LowLoad extends Common implements Callable<Integer> {
