@@ -8,13 +8,19 @@ import dev.tailor.sim.storage.StorageRunResult;
 import dev.tailor.sim.storage.StorageScenario;
 import dev.tailor.sim.storage.StorageSetup;
 import dev.tailor.sim.storage.StorageSweep;
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.stream.Stream;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -24,7 +30,10 @@ import picocli.CommandLine.Option;
  * paper-pairwise on network A at 100 and 400 RPS, every policy, under both CPU-limit models — with
  * our ratios next to the paper's and an HTML report; then a short storage comparison
  * (burst-microbench at ×8 and ×16 bursts, fifo, static-cap, mclock and segment admission, 10 s
- * measured) next to the storage paper's figures.
+ * measured) next to the storage paper's figures; then, when fio and nbdkit are installed, short runs
+ * of the two NBD experiments with real clients ({@code tailor nbd experiment low-load} and {@code burst},
+ * one round of {@value #EXPERIMENT_RAMP_SECONDS}+{@value #EXPERIMENT_RUNTIME_SECONDS} s per run, about
+ * a minute) next to issue 7's targets.
  */
 @Command(
         name = "demo",
@@ -38,7 +47,13 @@ import picocli.CommandLine.Option;
                     + " wrr-orca, mcf-no-filter and HEART routing, with an ideal CPU limit (fluid) and with Linux CFS"
                     + " throttling (cfs-quota). Then segment admission against fifo, static-cap and mclock on the"
                     + " storage burst microbenchmark. Prints the results next to the papers' figures and writes an"
-                    + " HTML report with plots. About 30-40 s on 2 cores.",
+                    + " HTML report with plots. 15-40 s on 2 cores (15 s on a quiet one).",
+            "",
+            "Then, when fio (with its nbd engine) and nbdkit are installed, short runs of the NBD experiments with"
+                    + " real clients against tailor nbd serve: the I/O-priority loop vs a FIFO loop at low load, and"
+                    + " segment admission off vs on under a bursty tenant (one round of 2+6 s per configuration:"
+                    + " about 55 s more on a quiet machine; --no-experiments skips them). Without those programs it"
+                    + " says so and goes on.",
             ""
         },
         footer = {"", "More: tailor heart simulate --help; docs/simulator.md."})
@@ -58,6 +73,12 @@ final class DemoCommand implements Callable<Integer> {
     static final List<Double> STORAGE_MULTIPLIERS = List.of(8.0, 16.0);
     static final List<String> STORAGE_POLICIES = List.of("fifo", "static-cap", "mclock", "segment-admission");
     static final double STORAGE_SECONDS = 10;
+    /** The NBD experiments' short runs: one round, seconds of warm-up and measured per configuration. */
+    static final int EXPERIMENT_RAMP_SECONDS = 2;
+    static final int EXPERIMENT_RUNTIME_SECONDS = 6;
+    /** Issue 7's targets: the paper's deployed low-load P99.9 change; the health-check bound in periods. */
+    static final double PAPER_LOW_LOAD_P999_CHANGE_PERCENT = -22;
+    static final double HEALTH_CHECK_BOUND_PERIODS = 2;
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -72,6 +93,9 @@ final class DemoCommand implements Callable<Integer> {
     @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "table",
             description = "table or json ({\"results\": [...]}). Default: ${DEFAULT-VALUE}.")
     SimulateCommand.Format format;
+
+    @Option(names = "--no-experiments", description = "Skip the NBD experiments with real clients (fio, nbdkit).")
+    boolean noExperiments;
 
     @Option(names = "--threads", paramLabel = "N", description = "Runs in parallel. Default: the number of processors.")
     Integer threads;
@@ -127,8 +151,16 @@ final class DemoCommand implements Callable<Integer> {
                 + " s measured each)");
         List<StorageRunResult> storage = StorageSimulateCommand.execute(storageRuns, workers, err);
         List<String> storageComparison = storageComparison(storage);
+        Experiments experiments = noExperiments ? null : experiments(err);
         if (format == SimulateCommand.Format.json) {
-            out.println(Json.write(Map.of("results", results, "storage", storage)));
+            Map<String, Object> json = new LinkedHashMap<>();
+            json.put("results", results);
+            json.put("storage", storage);
+            if (experiments != null && experiments.ran()) {
+                json.put("experiments", Map.of("lowLoad", LowLoadExperiment.json(experiments.lowLoad()),
+                        "burst", BurstExperiment.json(experiments.burst())));
+            }
+            out.println(Json.write(json));
         } else {
             SimulationOutput.table(out, results);
             out.println();
@@ -139,6 +171,10 @@ final class DemoCommand implements Callable<Integer> {
             StorageOutput.table(out, storage);
             out.println();
             storageComparison.forEach(out::println);
+            if (experiments != null && experiments.ran()) {
+                out.println();
+                experimentComparison(experiments.lowLoad(), experiments.burst()).forEach(out::println);
+            }
         }
         SimulationOutput.warnings(results).forEach(w -> err.println("tailor: warning: " + w));
         if (!noReport) {
@@ -148,6 +184,10 @@ final class DemoCommand implements Callable<Integer> {
                     + " 0.9, 0.7, 0.5 and 0.4, network A (all links 0.1-0.9 ms), seed 20250701.");
             intro.addAll(comparison);
             intro.add("Storage: segment admission on the burst microbenchmark is in storage.html next to this page.");
+            if (experiments != null && experiments.ran()) {
+                intro.add("Real clients: the I/O-priority event loop and segment admission in tailor nbd serve, driven"
+                        + " by fio, are in experiments.html next to this page.");
+            }
             Path file = SimulateCommand.writeReport(report, "Tailor demo: HEART in the cluster simulator", intro,
                     results);
             List<String> storageIntro = new ArrayList<>();
@@ -158,13 +198,131 @@ final class DemoCommand implements Callable<Integer> {
                 dev.tailor.sim.report.StorageReport.write(report, "storage.html",
                         "Tailor demo: segment admission in the storage simulator", storageIntro, storageSetup.notes(),
                         storage);
-            } catch (java.io.IOException e) {
+                if (experiments != null && experiments.ran()) {
+                    ExperimentReport.write(report, "experiments.html",
+                            "Tailor demo: the NBD proxy with real clients (short runs)",
+                            List.of(NbdExperimentCommand.section(experiments.lowLoad(), "low-load"),
+                                    NbdExperimentCommand.section(experiments.burst(), "burst")));
+                }
+            } catch (IOException e) {
                 throw new CliException("cannot write the report to " + report + ": " + Json.reason(e), 1, e);
             }
-            err.println("tailor: report written to " + file.toAbsolutePath().normalize() + " and storage.html next to"
-                    + " it (open them in a browser)");
+            err.println("tailor: report written to " + file.toAbsolutePath().normalize() + " and storage.html"
+                    + (experiments != null && experiments.ran() ? ", experiments.html" : "") + " next to it (open them"
+                    + " in a browser)");
         }
-        return 0;
+        return experiments != null && experiments.failure() != null ? 1 : 0;
+    }
+
+    /**
+     * The NBD experiments' outcome: both results, or the reason they did not run (tools missing: not a
+     * failure) or failed.
+     */
+    record Experiments(LowLoadExperiment.Result lowLoad, BurstExperiment.Result burst, String failure) {
+
+        boolean ran() {
+            return lowLoad != null && burst != null;
+        }
+    }
+
+    /** Runs the short NBD experiments when fio and nbdkit are there; says why not when they are not. */
+    private static Experiments experiments(PrintWriter err) {
+        Optional<String> missing = ExperimentRig.missingTools(true);
+        if (missing.isPresent()) {
+            err.println("tailor: demo: skipping the NBD experiments: " + missing.get());
+            return new Experiments(null, null, null);
+        }
+        Path work = null;
+        try {
+            work = Files.createTempDirectory("tailor-demo-experiments-");
+            err.println("tailor: demo: NBD experiments with real clients (fio, nbdkit; 1 round of "
+                    + EXPERIMENT_RAMP_SECONDS + "+" + EXPERIMENT_RUNTIME_SECONDS + " s per configuration, about a"
+                    + " minute)");
+            LowLoadExperiment.Result lowLoad = LowLoadExperiment.run(LowLoadExperiment.Settings
+                    .defaults(work.resolve("low-load")).shortened(EXPERIMENT_RUNTIME_SECONDS,
+                            EXPERIMENT_RAMP_SECONDS, 1), err);
+            BurstExperiment.Result burst = BurstExperiment.run(BurstExperiment.Settings
+                    .defaults(work.resolve("burst")).shortened(EXPERIMENT_RUNTIME_SECONDS,
+                            EXPERIMENT_RAMP_SECONDS, 1), err);
+            return new Experiments(lowLoad, burst, null);
+        } catch (CliException | IOException e) {
+            String reason = e instanceof IOException io ? Json.reason(io) : e.getMessage();
+            err.println("tailor: demo: the NBD experiments failed: " + reason);
+            return new Experiments(null, null, reason);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CliException("interrupted", 1, e);
+        } finally {
+            deleteTree(work);
+        }
+    }
+
+    private static void deleteTree(Path dir) {
+        if (dir == null) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(dir)) {
+            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(path);
+            }
+        } catch (IOException e) {
+            System.err.println("tailor: could not remove " + dir + " (" + e.getMessage() + ")");
+        }
+    }
+
+    /** The NBD experiments' figures next to issue 7's targets, one line each. */
+    static List<String> experimentComparison(LowLoadExperiment.Result lowLoad, BurstExperiment.Result burst) {
+        List<String> lines = new ArrayList<>();
+        lines.add("Against issue 7's targets (tailor nbd serve with real clients: fio's nbd engine, nbdkit; 1 round,"
+                + " " + EXPERIMENT_RAMP_SECONDS + "+" + EXPERIMENT_RUNTIME_SECONDS + " s per configuration):");
+        String row = "  %-56s %-26s %s";
+        lines.add(String.format(Locale.ROOT, row, "", "target", "ours"));
+        FioLatency fifo = lowLoad.pooled("fifo");
+        FioLatency priority = lowLoad.pooled("priority");
+        lines.add(String.format(Locale.ROOT, row, "low load, P99.9 priority vs fifo loop",
+                String.format(Locale.ROOT, "%.0f %% (paper, deployed)", PAPER_LOW_LOAD_P999_CHANGE_PERCENT),
+                versus(priority.percentileMicros(99.9), fifo.percentileMicros(99.9), 1, "µs")));
+        double bound = HEALTH_CHECK_BOUND_PERIODS * lowLoad.settings().healthMillis();
+        lines.add(String.format(Locale.ROOT, row, "low load, health-check age max, fifo / priority loop",
+                "<= " + BurstExperiment.fmt(bound, 0) + " ms (2 x period)",
+                BurstExperiment.fmt(lowLoad.maxAgeMillis("fifo"), 0) + " / "
+                        + BurstExperiment.fmt(lowLoad.maxAgeMillis("priority"), 0) + " ms"));
+        FioLatency off = burst.steady("off");
+        FioLatency on = burst.steady("on");
+        lines.add(String.format(Locale.ROOT, row, "burst, steady tenants' P99.99, admission on vs off",
+                "clearly lower", versus(on.percentileMicros(99.99), off.percentileMicros(99.99), 1e3, "ms")));
+        lines.add(String.format(Locale.ROOT, "  Samples: low load %,d per loop (P99.9 is about the %s), burst %,d"
+                + " steady reads per mode (P99.99 is about the %s); short runs on a shared machine move.",
+                fifo.samples(), rank(fifo.samples(), 0.001), off.samples(), rank(off.samples(), 0.0001)));
+        lines.add("  The README's figures: tailor nbd experiment low-load --rounds 3 and tailor nbd experiment burst"
+                + " --rounds 3 (docs/nbd.md).");
+        return lines;
+    }
+
+    private static String versus(double ours, double baseline, double divisor, String unit) {
+        String change = BurstExperiment.change(ours, baseline);
+        if (change.equals("no data")) {
+            return change;
+        }
+        return change + " (" + BurstExperiment.fmt(ours / divisor, 0) + " vs " + BurstExperiment.fmt(baseline / divisor,
+                0) + " " + unit + ")";
+    }
+
+    /** Which of {@code samples} the percentile at {@code 1 - tailFraction} is: "largest", "5th-largest". */
+    private static String rank(long samples, double tailFraction) {
+        long n = Math.max(1, Math.round(samples * tailFraction));
+        return n == 1 ? "largest" : ordinal(n) + "-largest";
+    }
+
+    private static String ordinal(long n) {
+        long mod100 = n % 100;
+        String suffix = mod100 >= 11 && mod100 <= 13 ? "th" : switch ((int) (n % 10)) {
+            case 1 -> "st";
+            case 2 -> "nd";
+            case 3 -> "rd";
+            default -> "th";
+        };
+        return n + suffix;
     }
 
     /** Segment admission's figures next to the storage paper's, one line each. */

@@ -1,0 +1,466 @@
+package dev.tailor.cli;
+
+import dev.tailor.nbd.ByteSize;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.FileTime;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The burst experiment with real clients (issue 7): segment admission off vs on in {@code tailor nbd
+ * serve}, proxy mode, in front of a scarce backend shared by every tenant; four steady fio tenants and
+ * one bursty one. The same design, defaults and output as {@code bench/run-admission.sh} had:
+ *
+ * <ul>
+ *   <li><b>Backend</b>: nbdkit's memory plugin behind the delay filter, {@code servers} request threads
+ *       each holding a request {@code delayMillis} (a k-server FIFO queue), reached through a second
+ *       nbdkit (nbd plugin, {@code shared=true}) so that every tenant's requests share those threads
+ *       through one connection, in arrival order. Its capacity is measured first (fio, queue depth 64,
+ *       4 KiB random reads, 5 s after 1 s) and admission's budget set from it: measured IOPS ×
+ *       {@code capacityFactor} × {@link #READ_COST_UNITS}.</li>
+ *   <li><b>Tenants</b>, each its own export (a 1 GiB virtual disk of {@code segmentSize} segments) of one
+ *       proxy with one event loop: {@code steady} fio jobs (4 KiB random reads, queue depth 4,
+ *       {@code steadyIops} each) and one bursty job (queue depth {@code burstQueueDepth}, unthrottled for
+ *       {@code burstOnMillis} of I/O, then idle {@code burstOffMillis}).</li>
+ *   <li>Each round runs admission off, then on (A B A B ...), with a fresh proxy each time.</li>
+ * </ul>
+ *
+ * <p>Latency is fio's {@code lat} (submission + completion), read from its latency histograms and pooled
+ * over the steady tenants and the rounds ({@link FioLatency}).
+ */
+final class BurstExperiment {
+
+    /** A 4 KiB random read in admission's default cost model (blk-iocost's default SSD). */
+    static final double READ_COST_UNITS = 117_399;
+    /** The percentiles the tables show. */
+    static final double[] PERCENTS = {50, 99, 99.9, 99.99};
+    static final List<String> MODES = List.of("off", "on");
+
+    private BurstExperiment() {
+    }
+
+    /**
+     * The experiment's settings; the defaults are the script's.
+     *
+     * @param runtimeSeconds   measured seconds per run
+     * @param rampSeconds      warm-up seconds per run, not measured
+     * @param rounds           rounds of (off, on)
+     * @param steady           steady tenants
+     * @param steadyIops       reads per second of each steady tenant
+     * @param burstQueueDepth  the bursty tenant's queue depth (also each segment's admission queue capacity,
+     *                         so nothing is refused)
+     * @param burstOnMillis    the bursty tenant's I/O time per cycle, ms
+     * @param burstOffMillis   its idle time per cycle, ms
+     * @param servers          the backend's request threads
+     * @param delayMillis      each backend request's delay, ms
+     * @param segmentSize      admission's segment size
+     * @param reserveFraction  admission's reserve r
+     * @param capacityFactor   admission's budget as a multiple of the measured capacity
+     * @param dir              the work directory (fio's JSON, configs, logs, metrics)
+     */
+    record Settings(int runtimeSeconds, int rampSeconds, int rounds, int steady, int steadyIops, int burstQueueDepth,
+            int burstOnMillis, int burstOffMillis, int servers, int delayMillis, ByteSize segmentSize,
+            double reserveFraction, double capacityFactor, Path dir) {
+
+        /** The script's defaults, in {@code dir}. */
+        static Settings defaults(Path dir) {
+            return new Settings(60, 5, 2, 4, 100, 256, 100, 400, 8, 5, ByteSize.parse("256MiB"), 0.2, 1.0, dir);
+        }
+
+        /** These settings with shorter runs (the demo's). */
+        Settings shortened(int runtime, int ramp, int roundCount) {
+            return new Settings(runtime, ramp, roundCount, steady, steadyIops, burstQueueDepth, burstOnMillis,
+                    burstOffMillis, servers, delayMillis, segmentSize, reserveFraction, capacityFactor, dir);
+        }
+
+        /** Seconds the capacity measurement runs: 5, or the run time when that is shorter. */
+        int capacitySeconds() {
+            return Math.min(5, runtimeSeconds);
+        }
+
+        /** The steady tenants' export names. */
+        List<String> steadyNames() {
+            List<String> names = new ArrayList<>();
+            for (int i = 1; i <= steady; i++) {
+                names.add("steady" + i);
+            }
+            return names;
+        }
+    }
+
+    /**
+     * One run of fio against one proxy.
+     *
+     * @param mode    admission off or on
+     * @param round   1, 2, ...
+     * @param jobs    fio's jobs by name
+     * @param metrics the proxy's last metrics export of the run ({@link ProxyMetrics#EMPTY} if none)
+     */
+    record Run(String mode, int round, Map<String, FioLatency.Job> jobs, ProxyMetrics metrics) {
+    }
+
+    /**
+     * What the experiment measured.
+     *
+     * @param capacityIops          the backend's measured reads per second
+     * @param capacityCostUnitsPerSecond admission's budget
+     * @param runs                  every run, in the order run
+     */
+    record Result(Settings settings, long capacityIops, double capacityCostUnitsPerSecond, List<Run> runs) {
+
+        /** The steady tenants' latency in {@code mode}, pooled over tenants and rounds. */
+        FioLatency steady(String mode) {
+            return FioLatency.pool(runs.stream().filter(r -> r.mode().equals(mode))
+                    .map(r -> FioLatency.pooled(r.jobs(), settings.steadyNames())).toList());
+        }
+
+        /** The bursty tenant's latency in {@code mode}, pooled over rounds. */
+        FioLatency bursty(String mode) {
+            return FioLatency.pool(runs.stream().filter(r -> r.mode().equals(mode))
+                    .map(r -> FioLatency.pooled(r.jobs(), List.of("bursty"))).toList());
+        }
+
+        Run run(String mode, int round) {
+            return runs.stream().filter(r -> r.mode().equals(mode) && r.round() == round).findFirst().orElseThrow();
+        }
+    }
+
+    /**
+     * Runs the experiment: about (ramp + runtime + 3 s) × 2 × rounds, plus 10 s for the backend.
+     *
+     * @param err progress lines
+     * @throws CliException (exit 1) when a program fails, naming it, with the end of its log
+     */
+    static Result run(Settings s, PrintWriter err) throws IOException, InterruptedException {
+        Path dir = prepare(s.dir(), List.of("run-", "capacity."));
+        try (ExperimentRig rig = new ExperimentRig(dir)) {
+            // The backend: k threads of `delay` ms each, behind one shared connection; the front nbdkit has
+            // a thread per request the bursty tenant may have in flight, so its requests queue at the k threads.
+            int devicePort = ExperimentRig.freePort();
+            Process device = rig.start("device", List.of("nbdkit", "-f", "--exit-with-parent", "-i", "127.0.0.1",
+                    "-p", Integer.toString(devicePort), "--threads", Integer.toString(s.servers()), "--filter=delay",
+                    "memory", "1G", "rdelay=" + s.delayMillis() + "ms"), Map.of());
+            rig.awaitPort("device", device, devicePort);
+            int backendPort = ExperimentRig.freePort();
+            Process backend = rig.start("backend", List.of("nbdkit", "-f", "--exit-with-parent", "-i", "127.0.0.1",
+                    "-p", Integer.toString(backendPort), "--threads", Integer.toString(s.burstQueueDepth() + 16),
+                    "nbd", "hostname=127.0.0.1", "port=" + devicePort, "shared=true"), Map.of());
+            rig.awaitPort("backend", backend, backendPort);
+
+            err.println("tailor: experiment: measuring the backend (" + s.servers() + " x " + s.delayMillis()
+                    + " ms, nominal " + (s.delayMillis() == 0 ? "unbounded" : s.servers() * 1000 / s.delayMillis())
+                    + " IOPS), " + s.capacitySeconds() + " s");
+            err.flush();
+            Path capacityJson = dir.resolve("capacity.json");
+            rig.run("capacity", List.of("fio", "--name=capacity", "--ioengine=nbd",
+                    "--uri=nbd://127.0.0.1:" + backendPort + "/", "--rw=randread", "--bs=4k", "--iodepth=64",
+                    "--size=1G", "--time_based", "--runtime=" + s.capacitySeconds(), "--ramp_time=1",
+                    "--output-format=json", "--output=" + capacityJson), Map.of());
+            double measured = FioLatency.readJobs(capacityJson).values().iterator().next().iops();
+            if (!(measured > 0)) {
+                throw new CliException("the backend served no reads in " + s.capacitySeconds() + " s (fio: "
+                        + capacityJson + ")", 1, null);
+            }
+            long capacityIops = Math.round(measured);
+            double costUnits = Double.parseDouble(String.format(Locale.ROOT, "%.6g",
+                    capacityIops * s.capacityFactor() * READ_COST_UNITS));
+            err.println("tailor: experiment: backend serves " + capacityIops + " IOPS; admission budget "
+                    + String.format(Locale.ROOT, "%.6g", costUnits) + " cost units/s");
+            err.flush();
+
+            List<String> tenants = new ArrayList<>(s.steadyNames());
+            tenants.add("bursty");
+            Path metricsFile = dir.resolve("metrics.prom");
+            Path config = writeConfig(dir, s, costUnits, backendPort, tenants, metricsFile);
+            Path jobFile = writeJobs(dir, s, tenants);
+
+            List<Run> runs = new ArrayList<>();
+            for (int round = 1; round <= s.rounds(); round++) {
+                for (String mode : MODES) {
+                    String name = "run-" + mode + "-" + round;
+                    Files.deleteIfExists(metricsFile);
+                    ExperimentRig.Proxy proxy = rig.startProxy(name, config, List.of("--admission", mode));
+                    err.println("tailor: experiment: round " + round + "/" + s.rounds() + ", admission " + mode + " ("
+                            + s.rampSeconds() + "+" + s.runtimeSeconds() + " s)");
+                    err.flush();
+                    Path json = dir.resolve(name + ".json");
+                    rig.run(name + ".fio", List.of("fio", jobFile.toString(), "--output-format=json+",
+                            "--output=" + json), Map.of("PROXY_PORT", Integer.toString(proxy.port())));
+                    ProxyMetrics metrics = awaitExportAfter(metricsFile, System.currentTimeMillis(), 3_000);
+                    if (Files.exists(metricsFile)) {
+                        Files.copy(metricsFile, dir.resolve(name + ".prom"), StandardCopyOption.REPLACE_EXISTING);
+                    }
+                    rig.stop(proxy.process());
+                    runs.add(new Run(mode, round, FioLatency.readJobs(json), metrics));
+                }
+            }
+            return new Result(s, capacityIops, costUnits, runs);
+        }
+    }
+
+    /**
+     * The work directory, created, with the files of an earlier run (names starting with one of
+     * {@code prefixes}) removed.
+     */
+    static Path prepare(Path dir, List<String> prefixes) throws IOException {
+        Files.createDirectories(dir);
+        Path absolute = dir.toAbsolutePath().normalize();
+        try (var files = Files.list(absolute)) {
+            for (Path file : files.toList()) {
+                String name = file.getFileName().toString();
+                if (Files.isRegularFile(file) && prefixes.stream().anyMatch(name::startsWith)) {
+                    Files.delete(file);
+                }
+            }
+        }
+        return absolute;
+    }
+
+    /**
+     * The metrics export written after {@code afterMillis} (epoch ms), waiting up to {@code timeoutMillis}
+     * for it; the last one there is when none comes, {@link ProxyMetrics#EMPTY} when there is none.
+     */
+    static ProxyMetrics awaitExportAfter(Path metricsFile, long afterMillis, long timeoutMillis) throws IOException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        while (System.nanoTime() < deadline) {
+            if (Files.exists(metricsFile)) {
+                FileTime modified = Files.getLastModifiedTime(metricsFile);
+                if (modified.toMillis() > afterMillis) {
+                    break;
+                }
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
+        }
+        return Files.exists(metricsFile) ? ProxyMetrics.parse(Files.readString(metricsFile, StandardCharsets.UTF_8))
+                : ProxyMetrics.EMPTY;
+    }
+
+    private static Path writeConfig(Path dir, Settings s, double costUnits, int backendPort, List<String> tenants,
+            Path metricsFile) throws IOException {
+        StringBuilder y = new StringBuilder();
+        y.append("eventLoopThreads: 1\n");
+        y.append("admission:\n");
+        y.append("  capacityCostUnitsPerSecond: ").append(String.format(Locale.ROOT, "%.6g", costUnits)).append('\n');
+        y.append("  segmentSize: ").append(s.segmentSize()).append('\n');
+        y.append("  reserveFraction: ").append(s.reserveFraction()).append('\n');
+        y.append("  queueCapacityPerSegment: ").append(s.burstQueueDepth())
+                .append("   # the bursty client's queue depth: nothing is refused\n");
+        y.append("loop:\n");
+        y.append("  metricsFile: ").append(metricsFile).append('\n');
+        y.append("  metricsPeriodMillis: 500\n");
+        y.append("exports:\n");
+        for (String t : tenants) {
+            y.append("  - name: ").append(t).append("\n    tenant: ").append(t)
+                    .append("\n    upstream: {host: 127.0.0.1, port: ").append(backendPort)
+                    .append(", connections: 1}\n");
+        }
+        Path file = dir.resolve("tailor.yaml");
+        Files.writeString(file, y, StandardCharsets.UTF_8);
+        return file;
+    }
+
+    private static Path writeJobs(Path dir, Settings s, List<String> tenants) throws IOException {
+        StringBuilder f = new StringBuilder();
+        f.append("[global]\nioengine=nbd\nrw=randread\nbs=4k\nsize=1G\ntime_based=1\n");
+        f.append("runtime=").append(s.runtimeSeconds()).append("\nramp_time=").append(s.rampSeconds()).append('\n');
+        f.append("lat_percentiles=1   # submission + completion: the nbd engine can spend a request's wait in"
+                + " either\npercentile_list=50:99:99.9:99.99\n");
+        for (String t : tenants) {
+            f.append("\n[").append(t).append("]\nuri=nbd://127.0.0.1:${PROXY_PORT}/").append(t).append('\n');
+            if (t.equals("bursty")) {
+                f.append("iodepth=").append(s.burstQueueDepth()).append("\nthinktime=").append(s.burstOffMillis())
+                        .append("ms\nthinktime_iotime=").append(s.burstOnMillis()).append("ms\n");
+            } else {
+                f.append("iodepth=4\nrate_iops=").append(s.steadyIops()).append('\n');
+            }
+        }
+        Path file = dir.resolve("tenants.fio");
+        Files.writeString(file, f, StandardCharsets.UTF_8);
+        return file;
+    }
+
+    /** The Markdown tables the script printed, line by line. */
+    static List<String> markdown(Result r) {
+        Settings s = r.settings();
+        List<String> steadyNames = s.steadyNames();
+        List<String> out = new ArrayList<>();
+        out.add(String.format(Locale.ROOT, "Backend: %d threads × %d ms (nbdkit delay filter, one shared connection),"
+                + " measured %,d IOPS; admission budget %.3g cost units/s, reserve %s. %d steady tenants × %d IOPS"
+                + " (4 KiB random reads, QD 4) and one bursty tenant (QD %d, %d ms of I/O then %d ms idle), each its"
+                + " own 1 GiB export (%s segments); one proxy event loop; %d s per run, %d round(s) of off, on.",
+                s.servers(), s.delayMillis(), r.capacityIops(), r.capacityCostUnitsPerSecond(),
+                fmtPlain(s.reserveFraction()), s.steady(), s.steadyIops(), s.burstQueueDepth(), s.burstOnMillis(),
+                s.burstOffMillis(), s.segmentSize(), s.runtimeSeconds(), s.rounds()));
+        out.add("");
+        out.add("Steady tenants' latency (fio lat: submission + completion), pooled over the steady tenants and rounds,"
+                + " µs:");
+        out.add("");
+        out.add("| admission | samples | P50 | P99 | P99.9 | P99.99 | max |");
+        out.add("|---|--:|--:|--:|--:|--:|--:|");
+        for (String m : MODES) {
+            FioLatency b = r.steady(m);
+            StringBuilder row = new StringBuilder("| " + m + " | " + fmt(b.samples(), 0) + " | ");
+            for (double p : PERCENTS) {
+                row.append(fmt(b.percentileMicros(p), 0)).append(" | ");
+            }
+            out.add(row.append(fmt(b.maxMicros(), 0)).append(" |").toString());
+        }
+        out.add("");
+        List<String> changes = new ArrayList<>();
+        for (int i = 1; i < PERCENTS.length; i++) {
+            changes.add("P" + fmtPlain(PERCENTS[i]) + ": " + change(r.steady("on").percentileMicros(PERCENTS[i]),
+                    r.steady("off").percentileMicros(PERCENTS[i])));
+        }
+        out.add("Admission on vs off, steady tenants: " + String.join(" · ", changes) + ".");
+        out.add("");
+        out.add("Each run: steady tenants pooled, the bursty tenant alone (µs; IOPS over the run):");
+        out.add("");
+        out.add("| run | steady samples | steady P99 | P99.9 | P99.99 | steady IOPS | bursty IOPS | bursty P50 | P99 "
+                + "| P99.9 | health-check age max ms (since start) | loop dispatch delay max ms (since start) |");
+        out.add("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|");
+        for (int round = 1; round <= s.rounds(); round++) {
+            for (String m : MODES) {
+                Run run = r.run(m, round);
+                FioLatency b = FioLatency.pooled(run.jobs(), steadyNames);
+                FioLatency bb = FioLatency.pooled(run.jobs(), List.of("bursty"));
+                double steadyIops = steadyNames.stream().mapToDouble(n -> run.jobs().get(n).iops()).sum();
+                StringBuilder row = new StringBuilder("| " + m + " " + round + " | " + fmt(b.samples(), 0) + " | ");
+                for (int i = 1; i < PERCENTS.length; i++) {
+                    row.append(fmt(b.percentileMicros(PERCENTS[i]), 0)).append(" | ");
+                }
+                row.append(fmt(steadyIops, 0)).append(" | ").append(fmt(run.jobs().get("bursty").iops(), 0))
+                        .append(" | ");
+                for (int i = 0; i < 3; i++) {
+                    row.append(fmt(bb.percentileMicros(PERCENTS[i]), 0)).append(" | ");
+                }
+                row.append(fmt(run.metrics().get("tailor_nbd_loop_health_check_max_age_seconds", "0") * 1e3, 1))
+                        .append(" | ")
+                        .append(fmt(run.metrics().get("tailor_nbd_loop_io_dispatch_delay_max_seconds", "0") * 1e3, 1))
+                        .append(" |");
+                out.add(row.toString());
+            }
+        }
+        out.add("");
+        out.add("Admission's counters (the proxy's metrics file at the end of each run with admission on); "
+                + "reserve and borrowing in 4 KiB reads' worth of cost:");
+        out.add("");
+        out.add("| run | tenants | requests | arrived hot | waited | mean wait ms | max wait ms "
+                + "| admitted steady | reserve drawn | reserve lent to hot | borrowed (bursts) | refused |");
+        out.add("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|");
+        for (int round = 1; round <= s.rounds(); round++) {
+            ProxyMetrics met = r.run("on", round).metrics();
+            if (met.isEmpty()) {
+                continue;
+            }
+            for (String label : List.of("steady", "bursty")) {
+                List<String> names = label.equals("steady") ? steadyNames : List.of("bursty");
+                double req = sum(met, "requests_total", names);
+                double hot = sum(met, "arrived_hot_total", names);
+                double queued = sum(met, "queued_total", names);
+                double wait = sum(met, "queue_wait_seconds_total", names);
+                double waitMax = names.stream().mapToDouble(n -> zeroIfAbsent(
+                        met.get("tailor_nbd_admission_export_queue_wait_max_seconds", n))).max().orElse(0);
+                String prefix = "tailor_nbd_admission_";
+                String common = label.equals("steady") ? " | " + fmt(met.get(prefix + "admitted_steady_total"), 0)
+                        + " | " + fmt(met.get(prefix + "drawn_reserve_cost_units_total") / READ_COST_UNITS, 0)
+                        + " | " + fmt(met.get(prefix + "lent_reserve_cost_units_total") / READ_COST_UNITS, 0)
+                        + " | " + fmt(met.get(prefix + "borrowed_cost_units_total") / READ_COST_UNITS, 0)
+                        + " (" + fmt(met.get("tailor_nbd_admission_bursts_borrowing_total"), 0) + ")"
+                        + " | " + fmt(met.get("tailor_nbd_admission_refused_total"), 0) + " |"
+                        : " | | | | | |";
+                out.add("| on " + round + " | " + label + " | " + fmt(req, 0) + " | "
+                        + String.format(Locale.ROOT, "%.1f %%", req > 0 ? hot / req * 100 : 0) + " | "
+                        + String.format(Locale.ROOT, "%.1f %%", req > 0 ? queued / req * 100 : 0) + " | "
+                        + fmt(queued > 0 ? wait / queued * 1e3 : 0, 1) + " | " + fmt(waitMax * 1e3, 1) + common);
+            }
+        }
+        return out;
+    }
+
+    private static double sum(ProxyMetrics met, String counter, List<String> exports) {
+        return exports.stream().mapToDouble(n -> zeroIfAbsent(met.get("tailor_nbd_admission_export_" + counter, n)))
+                .sum();
+    }
+
+    private static double zeroIfAbsent(double value) {
+        return Double.isNaN(value) ? 0 : value;
+    }
+
+    /** {@code (ours / baseline − 1)} as {@code +12 %}, or "no data" when either is missing. */
+    static String change(double ours, double baseline) {
+        if (Double.isNaN(ours) || Double.isNaN(baseline) || baseline == 0) {
+            return "no data";
+        }
+        return String.format(Locale.ROOT, "%+.0f %%", (ours / baseline - 1) * 100);
+    }
+
+    /** {@code x} with thousands separators and {@code digits} decimals; "–" for no data (NaN). */
+    static String fmt(double x, int digits) {
+        return Double.isNaN(x) ? "–" : String.format(Locale.ROOT, "%,." + digits + "f", x);
+    }
+
+    /** A number as written in settings: 0.2, 99.9, 50. */
+    static String fmtPlain(double x) {
+        return x == Math.rint(x) ? Long.toString((long) x) : Double.toString(x);
+    }
+
+    /** The pooled summary of each mode and each run, for {@code --format json}. */
+    static Map<String, Object> json(Result r) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("experiment", "burst");
+        out.put("settings", r.settings());
+        out.put("capacityIops", r.capacityIops());
+        out.put("capacityCostUnitsPerSecond", r.capacityCostUnitsPerSecond());
+        Map<String, Object> pooled = new LinkedHashMap<>();
+        for (String m : MODES) {
+            pooled.put(m, Map.of("steady", LatencySummary.of(r.steady(m)), "bursty", LatencySummary.of(r.bursty(m))));
+        }
+        out.put("pooled", pooled);
+        List<Map<String, Object>> runs = new ArrayList<>();
+        for (Run run : r.runs()) {
+            Map<String, Object> each = new LinkedHashMap<>();
+            each.put("admission", run.mode());
+            each.put("round", run.round());
+            each.put("steady", LatencySummary.of(FioLatency.pooled(run.jobs(), r.settings().steadyNames())));
+            each.put("steadyIops", r.settings().steadyNames().stream().mapToDouble(n -> run.jobs().get(n).iops())
+                    .sum());
+            each.put("bursty", LatencySummary.of(run.jobs().get("bursty").latency()));
+            each.put("burstyIops", run.jobs().get("bursty").iops());
+            each.put("healthCheckMaxAgeMillisSinceStart", LatencySummary.orNull(
+                    run.metrics().get("tailor_nbd_loop_health_check_max_age_seconds", "0") * 1e3));
+            each.put("dispatchDelayMaxMillisSinceStart", LatencySummary.orNull(
+                    run.metrics().get("tailor_nbd_loop_io_dispatch_delay_max_seconds", "0") * 1e3));
+            runs.add(each);
+        }
+        out.put("runs", runs);
+        return out;
+    }
+
+    /**
+     * Percentiles of one histogram for JSON, µs; null where there is no data.
+     *
+     * @param samples requests in the histogram
+     */
+    record LatencySummary(long samples, Double p50Micros, Double p99Micros, Double p999Micros, Double p9999Micros,
+            Double maxMicros) {
+
+        static LatencySummary of(FioLatency h) {
+            return new LatencySummary(h.samples(), orNull(h.percentileMicros(50)), orNull(h.percentileMicros(99)),
+                    orNull(h.percentileMicros(99.9)), orNull(h.percentileMicros(99.99)), orNull(h.maxMicros()));
+        }
+
+        static Double orNull(double value) {
+            return Double.isNaN(value) ? null : value;
+        }
+    }
+}

@@ -1,0 +1,205 @@
+package dev.tailor.cli;
+
+import java.awt.BasicStroke;
+import java.awt.Color;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.knowm.xchart.BitmapEncoder;
+import org.knowm.xchart.XYChart;
+import org.knowm.xchart.XYChartBuilder;
+import org.knowm.xchart.XYSeries;
+import org.knowm.xchart.style.Styler;
+import org.knowm.xchart.style.markers.SeriesMarkers;
+
+/**
+ * The NBD experiments' report: an HTML page with the Markdown tables the command printed and plots made
+ * with XChart, each plot also a PNG file next to the page (so README and docs can embed them). Burst:
+ * the steady tenants' and the bursty tenant's latency tail, admission off vs on. Low load: the latency
+ * tail, fifo vs priority, and the health-check age over time against the bound of twice its period.
+ * Tails are drawn like the storage simulator's CDFs ({@code StorageReport}): latency on a log axis, the
+ * fraction of requests on a "nines" axis (−log10(1 − F)), so P90, P99, P99.9 and P99.99 are evenly
+ * spaced.
+ */
+final class ExperimentReport {
+
+    /** Baseline (admission off, fifo loop) and ours (admission on, priority loop), Okabe–Ito. */
+    static final Color BASELINE = new Color(0x00, 0x00, 0x00);
+    static final Color OURS = new Color(0x00, 0x72, 0xB2);
+    private static final Color BOUND = new Color(0xD5, 0x5E, 0x00);
+
+    private ExperimentReport() {
+    }
+
+    /** A plot and the PNG file name it is written to. */
+    record Chart(String fileName, XYChart chart) {
+    }
+
+    /**
+     * One part of the page.
+     *
+     * @param heading  its title
+     * @param intro    paragraphs of plain text
+     * @param markdown the tables as printed (shown preformatted)
+     * @param charts   its plots
+     */
+    record Section(String heading, List<String> intro, List<String> markdown, List<Chart> charts) {
+    }
+
+    /** The burst experiment's plots, files {@code PREFIX-steady-tail.png} and {@code PREFIX-bursty-tail.png}. */
+    static List<Chart> burstCharts(BurstExperiment.Result r, String prefix) {
+        String runs = r.settings().rounds() + " round(s) of " + r.settings().runtimeSeconds() + " s";
+        XYChart steady = tailChart("Steady tenants' latency tail (" + runs + ")");
+        XYChart bursty = tailChart("Bursty tenant's latency tail (" + runs + ")");
+        for (String mode : BurstExperiment.MODES) {
+            Color colour = mode.equals("off") ? BASELINE : OURS;
+            addTail(steady, "admission " + mode, r.steady(mode), colour);
+            addTail(bursty, "admission " + mode, r.bursty(mode), colour);
+        }
+        return List.of(new Chart(prefix + "-steady-tail.png", steady), new Chart(prefix + "-bursty-tail.png", bursty));
+    }
+
+    /** The low-load experiment's plots, {@code PREFIX-tail.png} and {@code PREFIX-health-check-age.png}. */
+    static List<Chart> lowLoadCharts(LowLoadExperiment.Result r, String prefix) {
+        LowLoadExperiment.Settings s = r.settings();
+        XYChart tail = tailChart("Read latency tail at low load (" + s.rounds() + " round(s) of "
+                + s.runtimeSeconds() + " s)");
+        for (String mode : LowLoadExperiment.MODES) {
+            addTail(tail, mode + " loop", r.pooled(mode), mode.equals("fifo") ? BASELINE : OURS);
+        }
+        XYChart age = new XYChartBuilder().width(720).height(420)
+                .title("Health-check age while fio measured (per metrics window)")
+                .xAxisTitle("seconds into the measured time").yAxisTitle("largest gap between health checks (ms)")
+                .build();
+        style(age);
+        age.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);   // one entry per run: a column
+        age.getStyler().setYAxisMin(0.0);
+        double end = 0;
+        for (LowLoadExperiment.Run run : r.runs()) {
+            if (run.ages().isEmpty()) {
+                continue;
+            }
+            List<Double> x = run.ages().stream().map(LowLoadExperiment.AgeSample::secondsIntoMeasurement).toList();
+            List<Double> y = run.ages().stream().map(LowLoadExperiment.AgeSample::maxAgeMillis).toList();
+            end = Math.max(end, x.get(x.size() - 1));
+            XYSeries series = age.addSeries(run.mode() + " " + run.round(), x, y);
+            series.setLineColor(run.mode().equals("fifo") ? BASELINE : OURS);
+            series.setMarkerColor(run.mode().equals("fifo") ? BASELINE : OURS);
+            series.setMarker(run.round() % 2 == 1 ? SeriesMarkers.CIRCLE : SeriesMarkers.DIAMOND);
+            series.setLineStyle(new BasicStroke(1f));
+        }
+        if (end > 0) {
+            XYSeries bound = age.addSeries("bound (2 x period)", List.of(0.0, end),
+                    List.of(s.boundMillis(), s.boundMillis()));
+            bound.setMarker(SeriesMarkers.NONE);
+            bound.setLineColor(BOUND);
+            bound.setLineStyle(new BasicStroke(1.5f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f,
+                    new float[] {6f, 4f}, 0f));
+        }
+        return List.of(new Chart(prefix + "-tail.png", tail), new Chart(prefix + "-health-check-age.png", age));
+    }
+
+    private static XYChart tailChart(String title) {
+        XYChart chart = new XYChartBuilder().width(620).height(420).title(title)
+                .xAxisTitle("latency (ms, log scale)").yAxisTitle("fraction of requests at most this slow").build();
+        style(chart);
+        chart.getStyler().setXAxisLogarithmic(true);
+        chart.getStyler().setyAxisTickLabelsFormattingFunction(ExperimentReport::tailLabel);
+        chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNW);
+        return chart;
+    }
+
+    /** Adds {@code latency} as a tail curve; a histogram without samples adds nothing (no data). */
+    private static void addTail(XYChart chart, String name, FioLatency latency, Color colour) {
+        if (latency.samples() == 0) {
+            return;
+        }
+        List<Double> x = new ArrayList<>();
+        List<Double> y = new ArrayList<>();
+        double total = latency.samples();
+        double ceiling = Math.min(1 - 1 / total, 1 - 1e-6);
+        long seen = 0;
+        for (Map.Entry<Long, Long> bin : latency.binsNanos().entrySet()) {
+            seen += bin.getValue();
+            double fraction = Math.min(seen / total, ceiling);
+            x.add(Math.max(0.001, bin.getKey() / 1e6));
+            y.add(-Math.log10(1 - fraction));
+        }
+        XYSeries series = chart.addSeries(name + " (" + String.format(Locale.ROOT, "%,d", latency.samples())
+                + " requests)", x, y);
+        series.setMarker(SeriesMarkers.NONE);
+        series.setLineColor(colour);
+        series.setLineStyle(new BasicStroke(1.6f));
+    }
+
+    /** A "nines" value as a percentage: 0 → 0 %, 1 → 90 %, 2 → 99 %, 3 → 99.9 %. */
+    static String tailLabel(double nines) {
+        double percent = 100 * (1 - Math.pow(10, -nines));
+        if (nines < 0.5) {
+            return String.format(Locale.ROOT, "%.0f %%", percent);
+        }
+        return String.format(Locale.ROOT, "%." + Math.max(0, (int) Math.round(nines) - 2) + "f %%", percent);
+    }
+
+    private static void style(XYChart chart) {
+        chart.getStyler().setChartBackgroundColor(Color.WHITE);
+        chart.getStyler().setPlotBackgroundColor(Color.WHITE);
+        chart.getStyler().setPlotGridLinesColor(new Color(0xE5, 0xE5, 0xE5));
+        chart.getStyler().setLegendBorderColor(Color.WHITE);
+        chart.getStyler().setMarkerSize(5);
+    }
+
+    /**
+     * Writes {@code dir/fileName} and each section's PNGs next to it (creating {@code dir}), replacing
+     * earlier ones.
+     *
+     * @return the page
+     * @throws IOException if a file cannot be written
+     */
+    static Path write(Path dir, String fileName, String title, List<Section> sections) throws IOException {
+        System.setProperty("java.awt.headless", "true");
+        Files.createDirectories(dir);
+        StringBuilder html = new StringBuilder();
+        html.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>").append(escape(title))
+                .append("</title>\n<style>body{font-family:system-ui,sans-serif;max-width:1400px;margin:2em auto;"
+                        + "padding:0 1em;color:#222}.charts{display:flex;flex-wrap:wrap;gap:12px}"
+                        + "h2{margin-top:2em;border-bottom:1px solid #ddd}p.note{color:#555;font-size:14px}"
+                        + "pre{font-size:12px;background:#f6f6f6;padding:8px;overflow-x:auto}</style></head><body>\n");
+        html.append("<h1>").append(escape(title)).append("</h1>\n");
+        for (Section section : sections) {
+            html.append("<h2>").append(escape(section.heading())).append("</h2>\n");
+            for (String paragraph : section.intro()) {
+                html.append("<p class=\"note\">").append(escape(paragraph)).append("</p>\n");
+            }
+            html.append("<div class=\"charts\">\n");
+            for (Chart chart : section.charts()) {
+                BitmapEncoder.saveBitmap(chart.chart(), dir.resolve(chart.fileName()).toString(),
+                        BitmapEncoder.BitmapFormat.PNG);
+                html.append("<img alt=\"").append(escape(chart.chart().getTitle())).append("\" width=\"")
+                        .append(chart.chart().getWidth()).append("\" height=\"").append(chart.chart().getHeight())
+                        .append("\" src=\"").append(escape(chart.fileName())).append("\">\n");
+            }
+            html.append("</div>\n<pre>").append(escape(String.join("\n", section.markdown()))).append("</pre>\n");
+        }
+        html.append("<p class=\"note\">Latency tails: the vertical axis is stretched towards the tail (it shows "
+                + "−log10(1 − F)), so P90, P99, P99.9 and P99.99 are evenly spaced; the curves are fio's latency "
+                + "histograms (bins about 1.5 % wide), pooled over tenants and rounds. docs/nbd.md, \"Experiments with"
+                + " real clients\", describes both setups.</p>\n");
+        html.append("</body></html>\n");
+        Path file = dir.resolve(fileName);
+        Path temporary = dir.resolve("." + fileName + ".tmp");
+        Files.writeString(temporary, html, StandardCharsets.UTF_8);
+        Files.move(temporary, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        return file;
+    }
+
+    private static String escape(String text) {
+        return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
+    }
+}

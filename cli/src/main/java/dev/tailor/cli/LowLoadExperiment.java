@@ -1,0 +1,420 @@
+package dev.tailor.cli;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The low-load experiment with a real client (issue 7): {@code tailor nbd serve --loop fifo} vs
+ * {@code --loop priority} while the proxy's background work runs. The same design, defaults and output
+ * as {@code bench/run-eventloop.sh} had:
+ *
+ * <ul>
+ *   <li>One export, a 256 MiB file of random data on tmpfs ({@code /dev/shm} when writable, else the work
+ *       directory), one proxy event loop, 2 file I/O threads. One fio job: 4 KiB random reads, queue
+ *       depth 1, {@code iops} per second.</li>
+ *   <li>The loop's background work: per-segment statistics every 1 ms, the metrics export every second,
+ *       a health check every {@code healthMillis}, and the synthetic maintenance: every
+ *       {@code periodMicros}, {@code tasks} tasks of {@code busyMicros} of CPU each, queued at once.</li>
+ *   <li>Each round runs fifo, then priority (A B A B ...), a fresh proxy each time.</li>
+ * </ul>
+ *
+ * <p>The health-check age is sampled while fio runs: the metrics file is read every 100 ms, and of each
+ * export its {@code tailor_nbd_loop_health_check_window_max_age_seconds} (the largest gap between two
+ * health checks since the previous export) counts when the export was seen between 1 s after fio's
+ * warm-up ended and 1.1 s after fio ended, as the script did. The bound is twice the period.
+ */
+final class LowLoadExperiment {
+
+    static final double[] PERCENTS = {50, 99, 99.9};
+    static final List<String> MODES = List.of("fifo", "priority");
+    /** The file the client reads. */
+    static final long FILE_BYTES = 256L << 20;
+
+    private static final Pattern WINDOW_MAX_AGE = Pattern.compile(
+            "(?m)^tailor_nbd_loop_health_check_window_max_age_seconds\\{loop=\"0\"} (\\S+)$");
+
+    private LowLoadExperiment() {
+    }
+
+    /**
+     * The experiment's settings; the defaults are the script's.
+     *
+     * @param runtimeSeconds measured seconds per run
+     * @param rampSeconds    warm-up seconds per run, not measured
+     * @param rounds         rounds of (fifo, priority)
+     * @param iops           the fio job's reads per second
+     * @param tasks          maintenance tasks per period; 0 turns maintenance off
+     * @param busyMicros     CPU time of each maintenance task, µs
+     * @param periodMicros   maintenance period, µs
+     * @param healthMillis   health-check period, ms
+     * @param dir            the work directory
+     */
+    record Settings(int runtimeSeconds, int rampSeconds, int rounds, int iops, int tasks, int busyMicros,
+            int periodMicros, int healthMillis, Path dir) {
+
+        static Settings defaults(Path dir) {
+            return new Settings(45, 5, 2, 500, 100, 100, 100_000, 100, dir);
+        }
+
+        Settings shortened(int runtime, int ramp, int roundCount) {
+            return new Settings(runtime, ramp, roundCount, iops, tasks, busyMicros, periodMicros, healthMillis, dir);
+        }
+
+        /** Whether the synthetic maintenance runs. */
+        boolean maintenance() {
+            return tasks > 0 && busyMicros > 0;
+        }
+
+        /** The health-check bound: twice the period, ms. */
+        double boundMillis() {
+            return 2.0 * healthMillis;
+        }
+    }
+
+    /**
+     * One health-check window seen while fio measured.
+     *
+     * @param secondsIntoMeasurement when the export was seen, s after fio's warm-up ended
+     * @param maxAgeMillis           the largest gap between two health checks in that window, ms
+     */
+    record AgeSample(double secondsIntoMeasurement, double maxAgeMillis) {
+    }
+
+    /**
+     * One run.
+     *
+     * @param latency                 the job's read latency
+     * @param iops                    its reads per second
+     * @param ages                    the health-check windows that ended while fio measured
+     * @param sinceStartMaxAgeMillis  the largest health-check age since the proxy started, ms (NaN: none)
+     * @param cpuPressurePercent      share of the run in which some task on the machine waited for a CPU
+     *                                ({@code /proc/pressure/cpu}); NaN where the kernel does not report it
+     */
+    record Run(String mode, int round, FioLatency latency, double iops, List<AgeSample> ages,
+            double sinceStartMaxAgeMillis, double cpuPressurePercent) {
+
+        /** The largest health-check age while fio measured, ms; NaN when no window was seen. */
+        double maxAgeMillis() {
+            return ages.stream().mapToDouble(AgeSample::maxAgeMillis).max().orElse(Double.NaN);
+        }
+    }
+
+    record Result(Settings settings, List<Run> runs) {
+
+        FioLatency pooled(String mode) {
+            return FioLatency.pool(runs.stream().filter(r -> r.mode().equals(mode)).map(Run::latency).toList());
+        }
+
+        /** The largest health-check age in {@code mode}'s runs while fio measured, ms; NaN when none. */
+        double maxAgeMillis(String mode) {
+            return runs.stream().filter(r -> r.mode().equals(mode)).mapToDouble(Run::maxAgeMillis)
+                    .filter(x -> !Double.isNaN(x)).max().orElse(Double.NaN);
+        }
+
+        Run run(String mode, int round) {
+            return runs.stream().filter(r -> r.mode().equals(mode) && r.round() == round).findFirst().orElseThrow();
+        }
+    }
+
+    /**
+     * Runs the experiment: about (ramp + runtime + 3 s) × 2 × rounds, plus a few seconds to write the file.
+     *
+     * @throws CliException (exit 1) when a program fails, naming it, with the end of its log
+     */
+    static Result run(Settings s, PrintWriter err) throws IOException, InterruptedException {
+        Path dir = BurstExperiment.prepare(s.dir(), List.of("run-"));
+        try (ExperimentRig rig = new ExperimentRig(dir)) {
+            Path shm = Path.of("/dev/shm");
+            Path file = Files.isDirectory(shm) && Files.isWritable(shm)
+                    ? Files.createTempFile(shm, "tailor-eventloop.", "")
+                    : Files.createTempFile(dir, "disk.", "");
+            rig.deleteOnClose(file);
+            err.println("tailor: experiment: writing 256 MiB of random data to " + file);
+            err.flush();
+            rig.run("fill", List.of("fio", "--name=fill", "--filename=" + file, "--rw=write", "--bs=1M",
+                    "--size=256M", "--refill_buffers", "--output=/dev/null"), Map.of());
+            Path metricsFile = dir.resolve("metrics.prom");
+            Path config = dir.resolve("tailor.yaml");
+            Files.writeString(config, """
+                    eventLoopThreads: 1     # one loop: the client and the proxy share two cores with other work
+                    fileIoThreads: 2
+                    loop:
+                      metricsFile: %s
+                      metricsPeriodMillis: 1000
+                      healthCheckPeriodMillis: %d
+                      maintenanceTasks: %d
+                      maintenanceBusyMicros: %d
+                      maintenancePeriodMicros: %d
+                    exports:
+                      - name: disk
+                        file: %s
+                    """.formatted(metricsFile, s.healthMillis(), Math.max(1, s.tasks()),
+                    s.maintenance() ? s.busyMicros() : 0, s.periodMicros(), file), StandardCharsets.UTF_8);
+            Path jobFile = dir.resolve("client.fio");
+            Files.writeString(jobFile, """
+                    [global]
+                    ioengine=nbd
+                    uri=nbd://127.0.0.1:${PROXY_PORT}/disk
+                    rw=randread
+                    bs=4k
+                    size=256M
+                    iodepth=1
+                    rate_iops=%d
+                    time_based=1
+                    runtime=%d
+                    ramp_time=%d
+                    lat_percentiles=1   # submission + completion: the nbd engine can spend a request's wait in either
+                    percentile_list=50:99:99.9
+                    [client]
+                    """.formatted(s.iops(), s.runtimeSeconds(), s.rampSeconds()), StandardCharsets.UTF_8);
+
+            List<Run> runs = new ArrayList<>();
+            for (int round = 1; round <= s.rounds(); round++) {
+                for (String mode : MODES) {
+                    String name = "run-" + mode + "-" + round;
+                    Files.deleteIfExists(metricsFile);
+                    ExperimentRig.Proxy proxy = rig.startProxy(name, config, List.of("--loop", mode));
+                    Sampler sampler = new Sampler(metricsFile, dir.resolve(name + ".samples"));
+                    sampler.start();
+                    err.println("tailor: experiment: round " + round + "/" + s.rounds() + ", loop " + mode + " ("
+                            + s.rampSeconds() + "+" + s.runtimeSeconds() + " s)");
+                    err.flush();
+                    Path json = dir.resolve(name + ".json");
+                    long startNanos = System.nanoTime();
+                    double psiStart = cpuPressureMicros();
+                    rig.run(name + ".fio", List.of("fio", jobFile.toString(), "--output-format=json+",
+                            "--output=" + json), Map.of("PROXY_PORT", Integer.toString(proxy.port())));
+                    long endNanos = System.nanoTime();
+                    double psiEnd = cpuPressureMicros();
+                    // The export that covers fio's last second.
+                    sampler.awaitSampleAfter(endNanos + TimeUnit.MILLISECONDS.toNanos(1_000), 2_500);
+                    sampler.close();
+                    rig.stop(proxy.process());
+                    FioLatency.Job job = FioLatency.readJobs(json).get("client");
+                    if (job == null) {
+                        throw new CliException("fio's output " + json + " has no job \"client\"", 1, null);
+                    }
+                    double measuredFrom = startNanos + s.rampSeconds() * 1e9;
+                    List<AgeSample> ages = new ArrayList<>();
+                    double sinceStart = Double.NaN;
+                    for (Sampler.Sample sample : sampler.samples()) {
+                        ProxyMetrics m = ProxyMetrics.parse(sample.text());
+                        double max = m.get("tailor_nbd_loop_health_check_max_age_seconds", "0");
+                        if (!Double.isNaN(max)) {
+                            sinceStart = max * 1e3;
+                        }
+                        Matcher w = WINDOW_MAX_AGE.matcher(sample.text());
+                        if (w.find() && sample.nanos() >= measuredFrom + 1e9 && sample.nanos() <= endNanos + 1.1e9) {
+                            ages.add(new AgeSample((sample.nanos() - measuredFrom) / 1e9,
+                                    Double.parseDouble(w.group(1)) * 1e3));
+                        }
+                    }
+                    double pressure = psiEnd > psiStart
+                            ? (psiEnd - psiStart) / 1e6 / ((endNanos - startNanos) / 1e9) * 100 : Double.NaN;
+                    runs.add(new Run(mode, round, job.latency(), job.iops(), List.copyOf(ages), sinceStart, pressure));
+                }
+            }
+            return new Result(s, runs);
+        }
+    }
+
+    /** Total µs some task waited for a CPU ({@code /proc/pressure/cpu}, "some ... total="); NaN when absent. */
+    static double cpuPressureMicros() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/pressure/cpu"))) {
+                Matcher m = Pattern.compile("^some .*total=(\\d+)$").matcher(line.strip());
+                if (m.matches()) {
+                    return Double.parseDouble(m.group(1));
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // no pressure stall information on this kernel
+        }
+        return Double.NaN;
+    }
+
+    /**
+     * Reads the metrics file every 100 ms on its own thread and keeps each new export with the time it
+     * was seen ({@link System#nanoTime}); also appends them to a file, as the script's sampler did.
+     */
+    static final class Sampler implements AutoCloseable {
+
+        record Sample(long nanos, String text) {
+        }
+
+        private final Path metricsFile;
+        private final Path log;
+        private final List<Sample> samples = new CopyOnWriteArrayList<>();
+        private final Thread thread;
+        private volatile boolean stopped;
+
+        Sampler(Path metricsFile, Path log) {
+            this.metricsFile = metricsFile;
+            this.log = log;
+            this.thread = new Thread(this::loop, "tailor-experiment-sampler");
+            thread.setDaemon(true);
+        }
+
+        void start() {
+            thread.start();
+        }
+
+        private void loop() {
+            String last = null;
+            StringBuilder record = new StringBuilder();
+            while (!stopped) {
+                String text = null;
+                try {
+                    text = Files.exists(metricsFile) ? Files.readString(metricsFile, StandardCharsets.UTF_8) : null;
+                } catch (IOException e) {
+                    // replaced while read: the next look gets it
+                }
+                if (text != null && !text.isEmpty() && !text.equals(last)) {
+                    long now = System.nanoTime();
+                    samples.add(new Sample(now, text));
+                    record.append("@ ").append(now).append('\n').append(text);
+                    last = text;
+                }
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
+            }
+            try {
+                Files.writeString(log, record, StandardCharsets.UTF_8);
+            } catch (IOException e) {
+                System.err.println("tailor: could not write " + log + " (" + e.getMessage() + ")");
+            }
+        }
+
+        /** Waits up to {@code timeoutMillis} for a sample seen after {@code nanos}. */
+        void awaitSampleAfter(long nanos, long timeoutMillis) {
+            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+            while (System.nanoTime() < deadline && samples.stream().noneMatch(x -> x.nanos() > nanos)) {
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
+            }
+        }
+
+        List<Sample> samples() {
+            return List.copyOf(samples);
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            stopped = true;
+            thread.join();
+        }
+    }
+
+    /** The Markdown tables the script printed, line by line. */
+    static List<String> markdown(Result r) {
+        Settings s = r.settings();
+        List<String> out = new ArrayList<>();
+        String maintenance = s.maintenance() ? String.format(Locale.ROOT,
+                "%d tasks × %d µs every %s ms (%.0f %% of the loop)", s.tasks(), s.busyMicros(),
+                BurstExperiment.fmtPlain(s.periodMicros() / 1000.0), (double) s.tasks() * s.busyMicros() / s.periodMicros() * 100) : "off";
+        out.add("One fio job, 4 KiB random reads at queue depth 1, " + s.iops() + " IOPS, from a file on tmpfs through"
+                + " one proxy event loop; maintenance " + maintenance + "; statistics every 1 ms, health check every "
+                + s.healthMillis() + " ms; " + s.runtimeSeconds() + " s per run, " + s.rounds()
+                + " round(s) of fifo, priority.");
+        out.add("");
+        out.add("Latency (fio lat: submission + completion), pooled over the rounds, µs:");
+        out.add("");
+        out.add("| loop | samples | P50 | P99 | P99.9 | max | health-check age max, ms (bound: 2 × period) |");
+        out.add("|---|--:|--:|--:|--:|--:|--:|");
+        for (String m : MODES) {
+            FioLatency b = r.pooled(m);
+            StringBuilder row = new StringBuilder("| " + m + " | " + BurstExperiment.fmt(b.samples(), 0) + " | ");
+            for (double p : PERCENTS) {
+                row.append(BurstExperiment.fmt(b.percentileMicros(p), 0)).append(" | ");
+            }
+            row.append(BurstExperiment.fmt(b.maxMicros(), 0)).append(" | ")
+                    .append(BurstExperiment.fmt(r.maxAgeMillis(m), 1)).append(" (")
+                    .append(BurstExperiment.fmt(s.boundMillis(), 0)).append(") |");
+            out.add(row.toString());
+        }
+        out.add("");
+        List<String> changes = new ArrayList<>();
+        for (double p : PERCENTS) {
+            changes.add("P" + BurstExperiment.fmtPlain(p) + ": " + BurstExperiment.change(
+                    r.pooled("priority").percentileMicros(p), r.pooled("fifo").percentileMicros(p)));
+        }
+        out.add("Priority vs FIFO: " + String.join(" · ", changes) + " (pooled).");
+        out.add("");
+        out.add("Each run (µs; health-check age: the largest in the metrics windows while fio measured, and since the "
+                + "proxy started; CPU pressure: share of the run some task on the machine waited for a CPU):");
+        out.add("");
+        out.add("| run | samples | IOPS | P50 | P99 | P99.9 | max | health-check age max ms | since start ms | windows "
+                + "| CPU pressure |");
+        out.add("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|");
+        for (int round = 1; round <= s.rounds(); round++) {
+            for (String m : MODES) {
+                Run run = r.run(m, round);
+                StringBuilder row = new StringBuilder("| " + m + " " + round + " | "
+                        + BurstExperiment.fmt(run.latency().samples(), 0) + " | " + BurstExperiment.fmt(run.iops(), 0)
+                        + " | ");
+                for (double p : PERCENTS) {
+                    row.append(BurstExperiment.fmt(run.latency().percentileMicros(p), 0)).append(" | ");
+                }
+                row.append(BurstExperiment.fmt(run.latency().maxMicros(), 0)).append(" | ")
+                        .append(BurstExperiment.fmt(run.maxAgeMillis(), 1)).append(" | ")
+                        .append(BurstExperiment.fmt(run.sinceStartMaxAgeMillis(), 1)).append(" | ")
+                        .append(run.ages().size()).append(" | ")
+                        .append(Double.isNaN(run.cpuPressurePercent()) ? "–"
+                                : String.format(Locale.ROOT, "%.0f %%", run.cpuPressurePercent()))
+                        .append(" |");
+                out.add(row.toString());
+            }
+        }
+        List<String> pairs = new ArrayList<>();
+        for (int round = 1; round <= s.rounds(); round++) {
+            pairs.add(BurstExperiment.change(r.run("priority", round).latency().percentileMicros(99.9),
+                    r.run("fifo", round).latency().percentileMicros(99.9)));
+        }
+        out.add("");
+        out.add("P99.9 priority vs FIFO, round by round: " + String.join(", ", pairs) + ".");
+        return out;
+    }
+
+    /** The pooled summary of each mode and each run, for {@code --format json}. */
+    static Map<String, Object> json(Result r) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("experiment", "low-load");
+        out.put("settings", r.settings());
+        out.put("healthCheckBoundMillis", r.settings().boundMillis());
+        Map<String, Object> pooled = new LinkedHashMap<>();
+        for (String m : MODES) {
+            Map<String, Object> mode = new LinkedHashMap<>();
+            mode.put("latency", BurstExperiment.LatencySummary.of(r.pooled(m)));
+            mode.put("healthCheckMaxAgeMillis", BurstExperiment.LatencySummary.orNull(r.maxAgeMillis(m)));
+            pooled.put(m, mode);
+        }
+        out.put("pooled", pooled);
+        List<Map<String, Object>> runs = new ArrayList<>();
+        for (Run run : r.runs()) {
+            Map<String, Object> each = new LinkedHashMap<>();
+            each.put("loop", run.mode());
+            each.put("round", run.round());
+            each.put("latency", BurstExperiment.LatencySummary.of(run.latency()));
+            each.put("iops", run.iops());
+            each.put("healthCheckMaxAgeMillis", BurstExperiment.LatencySummary.orNull(run.maxAgeMillis()));
+            each.put("healthCheckMaxAgeMillisSinceStart",
+                    BurstExperiment.LatencySummary.orNull(run.sinceStartMaxAgeMillis()));
+            each.put("healthCheckWindows", run.ages());
+            each.put("cpuPressurePercent", BurstExperiment.LatencySummary.orNull(run.cpuPressurePercent()));
+            runs.add(each);
+        }
+        out.put("runs", runs);
+        return out;
+    }
+}

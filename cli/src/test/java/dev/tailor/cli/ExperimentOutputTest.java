@@ -1,0 +1,117 @@
+package dev.tailor.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The NBD experiments' tables, the demo's comparison lines and the report, on made-up results: what the
+ * commands print does not depend on fio or nbdkit being installed, so it is checked everywhere.
+ */
+class ExperimentOutputTest {
+
+    @TempDir
+    Path dir;
+
+    private static FioLatency.Job job(String name, double iops, long... nanosAndCounts) {
+        Map<Long, Long> bins = new LinkedHashMap<>();
+        for (int i = 0; i < nanosAndCounts.length; i += 2) {
+            bins.put(nanosAndCounts[i], nanosAndCounts[i + 1]);
+        }
+        return new FioLatency.Job(name, FioLatency.of(bins), iops);
+    }
+
+    /** Off: steady tail at 200 ms; on: at 50 ms; one steady tenant, one round. */
+    private BurstExperiment.Result burst(boolean burstyEmpty) {
+        BurstExperiment.Settings settings = new BurstExperiment.Settings(60, 5, 1, 1, 100, 256, 100, 400, 8, 5,
+                dev.tailor.nbd.ByteSize.parse("256MiB"), 0.2, 1.0, dir);
+        ProxyMetrics metrics = ProxyMetrics.parse("""
+                tailor_nbd_loop_health_check_max_age_seconds{loop="0"} 0.150
+                tailor_nbd_admission_admitted_steady_total 5000
+                tailor_nbd_admission_export_requests_total{export="steady1"} 6000
+                tailor_nbd_admission_export_arrived_hot_total{export="steady1"} 60
+                tailor_nbd_admission_export_queued_total{export="steady1"} 600
+                tailor_nbd_admission_export_queue_wait_seconds_total{export="steady1"} 2.4
+                tailor_nbd_admission_export_requests_total{export="bursty"} 100
+                """);
+        BurstExperiment.Run off = new BurstExperiment.Run("off", 1, Map.of(
+                "steady1", job("steady1", 100, 6_000_000, 9_900, 200_000_000, 100),
+                "bursty", job("bursty", 300, 130_000_000, 1_000)), ProxyMetrics.EMPTY);
+        BurstExperiment.Run on = new BurstExperiment.Run("on", 1, Map.of(
+                "steady1", job("steady1", 100, 6_000_000, 9_900, 50_000_000, 100),
+                "bursty", burstyEmpty ? job("bursty", 0) : job("bursty", 280, 160_000_000, 1_000)), metrics);
+        return new BurstExperiment.Result(settings, 1_500, 1.76e8, List.of(off, on));
+    }
+
+    private LowLoadExperiment.Result lowLoad() {
+        LowLoadExperiment.Settings settings = LowLoadExperiment.Settings.defaults(dir).shortened(45, 5, 1);
+        LowLoadExperiment.Run fifo = new LowLoadExperiment.Run("fifo", 1,
+                job("client", 500, 87_000, 22_000, 10_000_000, 500).latency(), 500,
+                List.of(new LowLoadExperiment.AgeSample(1.0, 101), new LowLoadExperiment.AgeSample(2.0, 121)), 400,
+                20);
+        LowLoadExperiment.Run priority = new LowLoadExperiment.Run("priority", 1,
+                job("client", 500, 87_000, 22_000, 7_000_000, 500).latency(), 500,
+                List.of(new LowLoadExperiment.AgeSample(1.0, 102)), 300, Double.NaN);
+        return new LowLoadExperiment.Result(settings, List.of(fifo, priority));
+    }
+
+    @Test
+    void burstMarkdown_hasTheScriptsTablesAndTheChange() {
+        List<String> lines = BurstExperiment.markdown(burst(false));
+        assertThat(lines).contains("| off | 10,000 | 6,000 | 6,000 | 200,000 | 200,000 | 200,000 |",
+                "| on | 10,000 | 6,000 | 6,000 | 50,000 | 50,000 | 50,000 |",
+                "Admission on vs off, steady tenants: P99: +0 % · P99.9: -75 % · P99.99: -75 %.");
+        assertThat(lines).anyMatch(l -> l.startsWith("| on 1 | 10,000 | 6,000 | 50,000 | 50,000 | 100 | 280 |")
+                && l.endsWith("| 150.0 | – |"));
+        assertThat(lines).as("absent counters are no data").contains(
+                "| on 1 | steady | 6,000 | 1.0 % | 10.0 % | 4.0 | 0.0 | 5,000 | – | – | – (–) | – |");
+    }
+
+    @Test
+    void burstWithAnEmptyJob_showsNoData_notZero() {
+        List<String> lines = BurstExperiment.markdown(burst(true));
+        assertThat(lines).anyMatch(l -> l.startsWith("| on 1 |") && l.contains("| 0 | – | – | – |"));
+    }
+
+    @Test
+    void lowLoadMarkdown_poolsAndTakesTheLargestHealthCheckAge() {
+        List<String> lines = LowLoadExperiment.markdown(lowLoad());
+        assertThat(lines).contains("| fifo | 22,500 | 87 | 10,000 | 10,000 | 10,000 | 121.0 (200) |",
+                "| priority | 22,500 | 87 | 7,000 | 7,000 | 7,000 | 102.0 (200) |",
+                "Priority vs FIFO: P50: +0 % · P99: -30 % · P99.9: -30 % (pooled).",
+                "P99.9 priority vs FIFO, round by round: -30 %.");
+        assertThat(lines).anyMatch(l -> l.startsWith("| priority 1 |") && l.endsWith("| 102.0 | 300.0 | 1 | – |"));
+    }
+
+    @Test
+    void demoComparison_putsOurFiguresNextToIssue7sTargets() {
+        List<String> lines = DemoCommand.experimentComparison(lowLoad(), burst(false));
+        assertThat(lines).anyMatch(l -> l.contains("low load, P99.9 priority vs fifo loop")
+                && l.contains("-22 % (paper, deployed)") && l.contains("-30 % (7,000 vs 10,000 µs)"));
+        assertThat(lines).anyMatch(l -> l.contains("health-check age max") && l.contains("<= 200 ms (2 x period)")
+                && l.contains("121 / 102 ms"));
+        assertThat(lines).anyMatch(l -> l.contains("burst, steady tenants' P99.99") && l.contains("clearly lower")
+                && l.contains("-75 % (50 vs 200 ms)"));
+    }
+
+    @Test
+    void report_writesThePageAndEachPlotAsAPng() throws Exception {
+        Path report = dir.resolve("report");
+        Path page = ExperimentReport.write(report, "experiments.html", "t",
+                List.of(NbdExperimentCommand.section(lowLoad(), "low-load"),
+                        NbdExperimentCommand.section(burst(true), "burst")));
+        assertThat(page).isEqualTo(report.resolve("experiments.html"));
+        for (String png : List.of("low-load-tail.png", "low-load-health-check-age.png", "burst-steady-tail.png",
+                "burst-bursty-tail.png")) {
+            assertThat(report.resolve(png)).isNotEmptyFile();
+            assertThat(Files.readString(page)).contains("src=\"" + png + "\"");
+        }
+        assertThat(Files.readString(page)).contains("| fifo | 22,500 |");
+    }
+}

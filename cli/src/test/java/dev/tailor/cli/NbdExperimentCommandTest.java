@@ -1,0 +1,123 @@
+package dev.tailor.cli;
+
+import static dev.tailor.cli.PlanCommandTest.tailor;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tailor.testkit.Tools;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code tailor nbd experiment burst|low-load}: options checked before anything starts, and one short
+ * real run of each against fio and nbdkit (skipped, with the reason, when they are not installed;
+ * required under TAILOR_REQUIRE_TOOLS=true, as in CI). The real runs take about 15 s each.
+ */
+class NbdExperimentCommandTest {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void help_namesTheSetupTheTimeAndTheTools() {
+        PlanCommandTest.Result burst = tailor("nbd", "experiment", "burst", "--help");
+        assertThat(burst.exitCode()).isZero();
+        assertThat(burst.out()).contains("4 steady fio tenants and 1 bursty one").contains("about 5 minutes")
+                .contains("apt install fio nbdkit").contains("--burst-qd=N").contains("--capacity-factor=F");
+        PlanCommandTest.Result lowLoad = tailor("nbd", "experiment", "low-load", "--help");
+        assertThat(lowLoad.exitCode()).isZero();
+        assertThat(lowLoad.out()).contains("about 4 minutes").contains("--health-ms=MS").contains("--period-us=US");
+    }
+
+    @Test
+    void badOptionValue_isExit2NamingTheOptionValueAndExpectation() {
+        // Checked before any program starts, so these hold with or without fio and nbdkit.
+        assertBad(new String[] {"burst", "--runtime", "0"}, "--runtime: 0 (expected: 1 to 86400 s)");
+        assertBad(new String[] {"burst", "--rounds", "0"}, "--rounds: 0 (expected: 1 to 100)");
+        assertBad(new String[] {"burst", "--reserve", "1.5"}, "--reserve: 1.5 (expected: 0 to 1)");
+        assertBad(new String[] {"burst", "--capacity-factor", "0"}, "--capacity-factor: 0 (expected: more than 0");
+        assertBad(new String[] {"burst", "--segment-size", "3 furlongs"}, "--segment-size: \"3 furlongs\" (expected:");
+        assertBad(new String[] {"burst", "--segment-size", "100KiB"}, "--segment-size: 100KiB (expected: a multiple"
+                + " of admission's 1MiB block");
+        assertBad(new String[] {"burst", "--burst-qd", "1000"}, "--burst-qd: 1000 (expected: 1 to 256");
+        assertBad(new String[] {"low-load", "--iops", "-5"}, "--iops: -5 (expected: 1 to 1000000 reads per second)");
+        assertBad(new String[] {"low-load", "--health-ms", "0"}, "--health-ms: 0 (expected: 1 to 3600000 ms");
+        assertBad(new String[] {"low-load", "--tasks", "-1"}, "--tasks: -1 (expected: 0 to 10000");
+        assertBad(new String[] {"low-load", "--runtime", "ten"}, "'ten' is not an int");
+        assertBad(new String[] {"low-load", "--format", "xml"}, "--format");
+    }
+
+    @Test
+    void dirOrReportIsAFile_isExit2NamingTheOption() throws Exception {
+        Path file = Files.writeString(dir.resolve("file"), "x");
+        assertBad(new String[] {"low-load", "--dir", file.toString()}, "--dir: " + file + " is a file");
+        assertBad(new String[] {"burst", "--report", file.toString()}, "--report: " + file + " is a file");
+    }
+
+    private static void assertBad(String[] args, String message) {
+        String[] all = new String[args.length + 2];
+        all[0] = "nbd";
+        all[1] = "experiment";
+        System.arraycopy(args, 0, all, 2, args.length);
+        PlanCommandTest.Result result = tailor(all);
+        assertThat(result.exitCode()).as("exit code of %s", String.join(" ", all)).isEqualTo(2);
+        assertThat(result.err()).contains(message);
+    }
+
+    @Test
+    void burst_tinyRealRun_printsBothModesWithSamplesAndWritesTheReport() throws Exception {
+        Tools.require("fio", "fio");
+        Tools.require("nbdkit", "nbdkit");
+        Path report = dir.resolve("report");
+        PlanCommandTest.Result result = tailor("nbd", "experiment", "burst", "--runtime", "2", "--ramp", "1",
+                "--rounds", "1", "--dir", dir.resolve("work").toString(), "--report", report.toString());
+        assertThat(result.exitCode()).as(result.err()).isZero();
+        assertThat(samples(result.out(), "off")).isPositive();
+        assertThat(samples(result.out(), "on")).isPositive();
+        assertThat(result.out()).contains("Admission on vs off, steady tenants: P99: ").contains("| on 1 | bursty |");
+        assertThat(result.err()).contains("tailor: experiment: round 1/1, admission on (1+2 s)");
+        assertThat(report.resolve("index.html")).isNotEmptyFile();
+        assertThat(report.resolve("burst-steady-tail.png")).isNotEmptyFile();
+        assertThat(report.resolve("burst-bursty-tail.png")).isNotEmptyFile();
+        assertThat(Files.readString(report.resolve("index.html"))).contains("src=\"burst-steady-tail.png\"");
+        assertThat(dir.resolve("work").resolve("run-on-1.json")).isNotEmptyFile();
+    }
+
+    @Test
+    void lowLoad_tinyRealRunAsJson_hasBothModesWithSamplesAndHealthChecksAndWritesTheReport() throws Exception {
+        Tools.require("fio", "fio");
+        Path report = dir.resolve("report");
+        PlanCommandTest.Result result = tailor("nbd", "experiment", "low-load", "--runtime", "2", "--ramp", "1",
+                "--rounds", "1", "--format", "json", "--dir", dir.resolve("work").toString(), "--report",
+                report.toString());
+        assertThat(result.exitCode()).as(result.err()).isZero();
+        JsonNode json = new ObjectMapper().readTree(result.out());
+        for (String mode : new String[] {"fifo", "priority"}) {
+            assertThat(json.at("/pooled/" + mode + "/latency/samples").asLong()).as(mode).isPositive();
+            assertThat(json.at("/pooled/" + mode + "/latency/p999Micros").asDouble()).as(mode).isPositive();
+        }
+        assertThat(json.at("/runs").size()).isEqualTo(2);
+        assertThat(json.at("/healthCheckBoundMillis").asDouble()).isEqualTo(200);
+        assertThat(report.resolve("index.html")).isNotEmptyFile();
+        assertThat(report.resolve("low-load-tail.png")).isNotEmptyFile();
+        assertThat(report.resolve("low-load-health-check-age.png")).isNotEmptyFile();
+        try (var left = Files.list(Path.of("/dev/shm"))) {
+            assertThat(left.map(p -> p.getFileName().toString())).as("the tmpfs file is removed")
+                    .noneMatch(n -> n.startsWith("tailor-eventloop."));
+        } catch (java.nio.file.NoSuchFileException e) {
+            // no /dev/shm: the file was in the work directory
+        }
+    }
+
+    /** The sample count in the pooled table's row for {@code mode}. */
+    private static long samples(String out, String mode) {
+        Matcher m = Pattern.compile("(?m)^\\| " + mode + " \\| ([\\d,]+) \\|").matcher(out);
+        assertThat(m.find()).as("a pooled row for %s in:%n%s", mode, out).isTrue();
+        return Long.parseLong(m.group(1).replace(",", ""));
+    }
+}
