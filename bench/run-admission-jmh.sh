@@ -20,13 +20,23 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 
 rebuild=false forks=3 warmup=5 iterations=5 lock=/tmp/jmh.lock
+value() {   # option, its value (or nothing): the value, or exit 2 naming the option
+  [ $# -ge 2 ] && [ -n "$2" ] || { echo "run-admission-jmh: $1: missing value (try --help)" >&2; exit 2; }
+  printf '%s' "$2"
+}
+count() {   # option, value, minimum: exit 2 unless the value is a whole number >= minimum
+  case "$2" in
+    ''|*[!0-9]*) echo "run-admission-jmh: $1: \"$2\" (expected: a whole number >= $3)" >&2; exit 2 ;;
+  esac
+  [ "$2" -ge "$3" ] || { echo "run-admission-jmh: $1: $2 (expected: a whole number >= $3)" >&2; exit 2; }
+}
 while [ $# -gt 0 ]; do
   case "$1" in
     --rebuild) rebuild=true; shift ;;
-    --forks) forks=$2; shift 2 ;;
-    --warmup-iterations) warmup=$2; shift 2 ;;
-    --iterations) iterations=$2; shift 2 ;;
-    --lock) lock=$2; shift 2 ;;
+    --forks) forks=$(value "$@") || exit 2; count --forks "$forks" 1; shift 2 ;;
+    --warmup-iterations) warmup=$(value "$@") || exit 2; count --warmup-iterations "$warmup" 0; shift 2 ;;
+    --iterations) iterations=$(value "$@") || exit 2; count --iterations "$iterations" 1; shift 2 ;;
+    --lock) lock=$(value "$@") || exit 2; shift 2 ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "run-admission-jmh: unknown option $1 (try --help)" >&2; exit 2 ;;
   esac
