@@ -50,6 +50,22 @@ public final class YamlErrors {
         return where.toString();
     }
 
+    /**
+     * For YAML's non-finite floats ({@code .nan}, {@code .inf}, {@code -.inf}), which Jackson's number
+     * parser refuses as "malformed": {@code "tenants[0].requestsPerSecond: .nan (expected: a finite
+     * number)"}; {@code null} for any other error.
+     */
+    public static String nonFinite(JacksonException e) {
+        String message = e.getOriginalMessage();
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("Malformed numeric value '([-+]?\\.(?i:nan|inf))'")
+                .matcher(message == null ? "" : message);
+        if (!m.find() || !(e.getProcessor() instanceof JsonParser parser)) {
+            return null;
+        }
+        String field = path(parser.getParsingContext());
+        return (field.isEmpty() ? "(top level)" : field) + ": " + m.group(1) + " (expected: a finite number)";
+    }
+
     /** The dotted path of a parser's context, e.g. {@code tenants[2].rate}, or {@code ""} at the root. */
     static String path(JsonStreamContext context) {
         Deque<String> parts = new ArrayDeque<>();

@@ -86,6 +86,10 @@ public final class Scenarios {
             throw new ScenarioException(source + ": " + YamlErrors.path(e) + ": wrong type (expected: "
                     + YamlErrors.expected(e.getTargetType(), "one of fluid, cfs-quota") + ")");
         } catch (JsonProcessingException e) {
+            String nonFinite = YamlErrors.nonFinite(e);
+            if (nonFinite != null) {
+                throw new ScenarioException(source + ": " + nonFinite);
+            }
             throw new ScenarioException(source + ": not valid YAML" + YamlErrors.where(e) + ": "
                     + e.getOriginalMessage());
         }

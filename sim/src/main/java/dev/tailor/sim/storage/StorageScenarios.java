@@ -108,6 +108,10 @@ public final class StorageScenarios {
             throw new ScenarioException(source + ": " + YamlErrors.path(e) + ": wrong type (expected: "
                     + YamlErrors.expected(e.getTargetType(), "one of its named values") + ")");
         } catch (JacksonException e) {
+            String nonFinite = YamlErrors.nonFinite(e);
+            if (nonFinite != null) {
+                throw new ScenarioException(source + ": " + nonFinite);
+            }
             throw new ScenarioException(source + ": not valid YAML" + YamlErrors.where(e) + ": "
                     + e.getOriginalMessage());
         }

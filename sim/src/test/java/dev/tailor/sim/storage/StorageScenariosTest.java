@@ -53,7 +53,11 @@ class StorageScenariosTest {
         String yaml = "name: x\ntenants:\n  - name: a\n    requestsPerSecond: .nan\n";
 
         assertThatThrownBy(() -> StorageScenarios.parse(yaml, "f.yaml"))
-                .hasMessageContaining("f.yaml: not valid YAML at line 4, field tenants[0].requestsPerSecond");
+                .hasMessageContaining("f.yaml: tenants[0].requestsPerSecond: .nan (expected: a finite number)");
+        assertThatThrownBy(() -> StorageScenarios.parse("name: x\nintervalMillis: -.inf\n", "f.yaml"))
+                .hasMessageContaining("f.yaml: intervalMillis: -.inf (expected: a finite number)");
+        assertThatThrownBy(() -> StorageScenarios.parse("name: x\nseed: 1\nintervalMillis: 0.01\n", "f.yaml"))
+                .hasMessageContaining("intervalMillis: 0.01 (expected: at least 0.1;");
     }
 
     @Test

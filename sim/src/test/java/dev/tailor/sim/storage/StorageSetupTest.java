@@ -33,14 +33,14 @@ class StorageSetupTest {
     @Test
     void build_budgetBelowOneCostUnitPerInterval_isRefusedNamingBothFields() {
         String yaml = StorageScenarios.bundledText("burst-microbench")
-                .replace("intervalMillis: 10 ", "intervalMillis: 0.001 ")
-                .replace("  reserveFraction: 0.2 ", "  capacityFraction: 0.0001\n  reserveFraction: 0.2 ");
+                .replace("intervalMillis: 10 ", "intervalMillis: 0.1 ")
+                .replace("  reserveFraction: 0.2 ", "  capacityFraction: 0.000001\n  reserveFraction: 0.2 ");
         StorageScenario s = StorageScenarios.parse(yaml, "f.yaml");
 
         assertThatThrownBy(() -> StorageSetup.build(s, relative -> {
             throw new AssertionError("no data needed");
         })).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("admission.capacityFraction: 1.0E-4 with intervalMillis 0.001 gives proxy 0 a"
+                .hasMessageContaining("admission.capacityFraction: 1.0E-6 with intervalMillis 0.1 gives proxy 0 a"
                         + " budget of 0.100 cost units per interval (expected: at least 1");
     }
 
