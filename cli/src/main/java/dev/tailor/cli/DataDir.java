@@ -43,12 +43,22 @@ final class DataDir {
             return path;
         }
         List<Path> tried = new ArrayList<>();
+        Path foundRoot = null;
         for (Path root : candidates()) {
             Path path = root.resolve(relative).toAbsolutePath().normalize();
             if (Files.exists(path)) {
                 return path;
             }
             tried.add(path);
+            if (foundRoot == null && Files.isDirectory(root)) {
+                foundRoot = root.toAbsolutePath().normalize();
+            }
+        }
+        if (foundRoot != null) {
+            // The data folder is there, the file is not: most likely a typo in the path.
+            throw new CliException("dataset not found: " + relative + " is not in the data folder " + foundRoot
+                    + " (expected: a path in its layout, see its PROVENANCE.md" + (option == null ? ""
+                    : "; or pass " + option) + ")");
         }
         throw new CliException("dataset not found; looked at " + tried
                 + " (expected: set TAILOR_DATA_DIR to the shared data folder" + (option == null ? "" : ", or pass " + option)

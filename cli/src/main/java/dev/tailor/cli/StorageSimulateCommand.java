@@ -99,6 +99,7 @@ final class StorageSimulateCommand implements Callable<Integer> {
                 runs.add(new StorageSweep.Run(v, policy));
             }
         }
+        workers = Math.min(workers, runs.size());   // a run is one thread's work
         err.println("tailor: simulating " + runs.size() + " run" + (runs.size() == 1 ? "" : "s") + " of "
                 + variant.name() + " (" + SimulationOutput.fmt(variant.warmupSeconds()) + " s warm-up + "
                 + SimulationOutput.fmt(variant.durationSeconds()) + " s measured each) on " + workers + " thread"
