@@ -105,8 +105,11 @@ final class BurstExperiment {
      * @param round   1, 2, ...
      * @param jobs    fio's jobs by name
      * @param metrics the proxy's last metrics export of the run ({@link ProxyMetrics#EMPTY} if none)
+     * @param cpuPressurePercent share of the run in which some task on the machine waited for a CPU
+     *                           ({@code /proc/pressure/cpu}); NaN where the kernel does not report it
      */
-    record Run(String mode, int round, Map<String, FioLatency.Job> jobs, ProxyMetrics metrics) {
+    record Run(String mode, int round, Map<String, FioLatency.Job> jobs, ProxyMetrics metrics,
+            double cpuPressurePercent) {
     }
 
     /**
@@ -117,6 +120,12 @@ final class BurstExperiment {
      * @param runs                  every run, in the order run
      */
     record Result(Settings settings, long capacityIops, double capacityCostUnitsPerSecond, List<Run> runs) {
+
+        /** The largest CPU pressure of any run, %; NaN when the kernel reports none. */
+        double maxCpuPressurePercent() {
+            return runs.stream().mapToDouble(Run::cpuPressurePercent).filter(p -> !Double.isNaN(p)).max()
+                    .orElse(Double.NaN);
+        }
 
         /** The steady tenants' latency in {@code mode}, pooled over tenants and rounds. */
         FioLatency steady(String mode) {
@@ -194,14 +203,18 @@ final class BurstExperiment {
                             + s.rampSeconds() + "+" + s.runtimeSeconds() + " s)");
                     err.flush();
                     Path json = dir.resolve(name + ".json");
+                    long startNanos = System.nanoTime();
+                    double psiStart = LowLoadExperiment.cpuPressureMicros();
                     rig.run(name + ".fio", List.of("fio", jobFile.toString(), "--output-format=json+",
                             "--output=" + json), Map.of("PROXY_PORT", Integer.toString(proxy.port())));
+                    double pressure = LowLoadExperiment.pressurePercent(psiStart, LowLoadExperiment.cpuPressureMicros(),
+                            System.nanoTime() - startNanos);
                     ProxyMetrics metrics = awaitExportAfter(metricsFile, System.currentTimeMillis(), 3_000);
                     if (Files.exists(metricsFile)) {
                         Files.copy(metricsFile, dir.resolve(name + ".prom"), StandardCopyOption.REPLACE_EXISTING);
                     }
                     rig.stop(proxy.process());
-                    runs.add(new Run(mode, round, FioLatency.readJobs(json), metrics));
+                    runs.add(new Run(mode, round, FioLatency.readJobs(json), metrics, pressure));
                 }
             }
             return new Result(s, capacityIops, costUnits, runs);
@@ -326,8 +339,9 @@ final class BurstExperiment {
         out.add("Each run: steady tenants pooled, the bursty tenant alone (µs; IOPS over the run):");
         out.add("");
         out.add("| run | steady samples | steady P99 | P99.9 | P99.99 | steady IOPS | bursty IOPS | bursty P50 | P99 "
-                + "| P99.9 | health-check age max ms (since start) | loop dispatch delay max ms (since start) |");
-        out.add("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|");
+                + "| P99.9 | health-check age max ms (since start) | loop dispatch delay max ms (since start) "
+                + "| CPU pressure |");
+        out.add("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|");
         for (int round = 1; round <= s.rounds(); round++) {
             for (String m : MODES) {
                 Run run = r.run(m, round);
@@ -346,7 +360,8 @@ final class BurstExperiment {
                 row.append(fmt(run.metrics().get("tailor_nbd_loop_health_check_max_age_seconds", "0") * 1e3, 1))
                         .append(" | ")
                         .append(fmt(run.metrics().get("tailor_nbd_loop_io_dispatch_delay_max_seconds", "0") * 1e3, 1))
-                        .append(" |");
+                        .append(" | ").append(Double.isNaN(run.cpuPressurePercent()) ? "–"
+                                : String.format(Locale.ROOT, "%.0f %%", run.cpuPressurePercent())).append(" |");
                 out.add(row.toString());
             }
         }
@@ -440,6 +455,7 @@ final class BurstExperiment {
                     run.metrics().get("tailor_nbd_loop_health_check_max_age_seconds", "0") * 1e3));
             each.put("dispatchDelayMaxMillisSinceStart", LatencySummary.orNull(
                     run.metrics().get("tailor_nbd_loop_io_dispatch_delay_max_seconds", "0") * 1e3));
+            each.put("cpuPressurePercent", LatencySummary.orNull(run.cpuPressurePercent()));
             runs.add(each);
         }
         out.put("runs", runs);

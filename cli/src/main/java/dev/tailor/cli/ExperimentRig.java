@@ -35,6 +35,8 @@ final class ExperimentRig implements AutoCloseable {
     private final List<Process> children = new CopyOnWriteArrayList<>();
     private final List<Path> temporaryFiles = new CopyOnWriteArrayList<>();
     private final Thread hook = new Thread(this::stopAll, "tailor-experiment-cleanup");
+    /** Set once the programs are being stopped (close or a signal): their exit is not a failure then. */
+    private volatile boolean stopping;
 
     /** A rig whose programs write their logs into {@code dir}. */
     ExperimentRig(Path dir) {
@@ -137,6 +139,10 @@ final class ExperimentRig implements AutoCloseable {
         Process process = start(name, command, environment);
         int code = process.waitFor();
         children.remove(process);
+        if (code != 0 && stopping) {
+            // Ctrl-C or SIGTERM: the shutdown hook stopped it; the command is ending, not fio failing.
+            throw new InterruptedException("stopped by a signal");
+        }
         if (code != 0) {
             throw new CliException(command.get(0) + " failed (exit " + code + "): " + tail(log(name)), 1, null);
         }
@@ -250,6 +256,7 @@ final class ExperimentRig implements AutoCloseable {
     }
 
     private synchronized void stopAll() {
+        stopping = true;
         for (Process p : List.copyOf(children)) {
             p.destroy();
         }

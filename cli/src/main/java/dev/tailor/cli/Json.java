@@ -16,6 +16,8 @@ import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.databind.exc.ValueInstantiationException;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.module.SimpleModule;
+import com.fasterxml.jackson.databind.ser.std.ToStringSerializer;
 import com.fasterxml.jackson.databind.type.LogicalType;
 import java.io.IOException;
 import java.io.InputStream;
@@ -58,6 +60,8 @@ final class Json {
                 .disable(MapperFeature.ALLOW_COERCION_OF_SCALARS)
                 .enable(SerializationFeature.INDENT_OUTPUT)
                 .disable(SerializationFeature.FAIL_ON_EMPTY_BEANS)
+                // Paths as the user wrote them ("/tmp/x"), not as file:// URIs.
+                .addModule(new SimpleModule().addSerializer(Path.class, ToStringSerializer.instance))
                 .build();
         for (LogicalType type : List.of(LogicalType.Float, LogicalType.Integer, LogicalType.Boolean,
                 LogicalType.Textual)) {

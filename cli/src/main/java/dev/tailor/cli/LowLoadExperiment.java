@@ -118,6 +118,12 @@ final class LowLoadExperiment {
             return FioLatency.pool(runs.stream().filter(r -> r.mode().equals(mode)).map(Run::latency).toList());
         }
 
+        /** The largest CPU pressure of any run, %; NaN when the kernel reports none. */
+        double maxCpuPressurePercent() {
+            return runs.stream().mapToDouble(Run::cpuPressurePercent).filter(p -> !Double.isNaN(p)).max()
+                    .orElse(Double.NaN);
+        }
+
         /** The largest health-check age in {@code mode}'s runs while fio measured, ms; NaN when none. */
         double maxAgeMillis(String mode) {
             return runs.stream().filter(r -> r.mode().equals(mode)).mapToDouble(Run::maxAgeMillis)
@@ -222,13 +228,21 @@ final class LowLoadExperiment {
                                     Double.parseDouble(w.group(1)) * 1e3));
                         }
                     }
-                    double pressure = psiEnd > psiStart
-                            ? (psiEnd - psiStart) / 1e6 / ((endNanos - startNanos) / 1e9) * 100 : Double.NaN;
+                    double pressure = pressurePercent(psiStart, psiEnd, endNanos - startNanos);
                     runs.add(new Run(mode, round, job.latency(), job.iops(), List.copyOf(ages), sinceStart, pressure));
                 }
             }
             return new Result(s, runs);
         }
+    }
+
+    /**
+     * The share of {@code elapsedNanos} in which some task waited for a CPU, %, from two readings of
+     * {@link #cpuPressureMicros()}; NaN when either is missing.
+     */
+    static double pressurePercent(double startMicros, double endMicros, long elapsedNanos) {
+        return endMicros >= startMicros && elapsedNanos > 0
+                ? (endMicros - startMicros) / 1e6 / (elapsedNanos / 1e9) * 100 : Double.NaN;
     }
 
     /** Total µs some task waited for a CPU ({@code /proc/pressure/cpu}, "some ... total="); NaN when absent. */

@@ -82,6 +82,16 @@ final class NbdExperimentCommand implements Runnable {
             throw new CliException("--dir: " + dir + " is a file (expected: a directory for fio's output and the"
                     + " proxy's logs)");
         }
+        try {
+            Files.createDirectories(dir);
+        } catch (IOException e) {
+            throw new CliException("--dir: cannot create " + dir + " (" + Json.reason(e) + "; expected: a directory"
+                    + " for fio's output and the proxy's logs)");
+        }
+        if (!Files.isWritable(dir)) {
+            throw new CliException("--dir: " + dir + " is not writable (expected: a directory for fio's output and"
+                    + " the proxy's logs)");
+        }
         return dir;
     }
 
@@ -265,12 +275,18 @@ final class NbdExperimentCommand implements Runnable {
         }
     }
 
+    /** " Work directory: DIR." while {@code dir} exists (the demo's temporary one is gone by then), else "". */
+    private static String workDirectory(Path dir) {
+        return dir != null && Files.isDirectory(dir) && !dir.getFileName().toString().startsWith("tailor-demo-")
+                && (dir.getParent() == null || !dir.getParent().getFileName().toString().startsWith(
+                        "tailor-demo-experiments-")) ? " Work directory: " + dir + "." : "";
+    }
+
     /** The burst experiment's part of a report. */
     static ExperimentReport.Section section(BurstExperiment.Result result, String prefix) {
         return new ExperimentReport.Section("Burst: segment admission off vs on",
                 List.of("Steady tenants' P99.99 is the figure issue 7 asks to be clearly lower with admission on"
-                        + " (paper, NSDI 2026: up to -97 % in burst tests). Work directory: "
-                        + result.settings().dir() + "."),
+                        + " (paper, NSDI 2026: up to -97 % in burst tests)." + workDirectory(result.settings().dir())),
                 BurstExperiment.markdown(result), ExperimentReport.burstCharts(result, prefix));
     }
 
@@ -278,8 +294,8 @@ final class NbdExperimentCommand implements Runnable {
     static ExperimentReport.Section section(LowLoadExperiment.Result result, String prefix) {
         return new ExperimentReport.Section("Low load: fifo vs priority event loop",
                 List.of("Issue 7's targets: P99.9 at least 22 % lower with the priority loop (the paper's deployed"
-                        + " figure, NSDI 2026), and the health-check age at most twice its period. Work directory: "
-                        + result.settings().dir() + "."),
+                        + " figure, NSDI 2026), and the health-check age at most twice its period."
+                        + workDirectory(result.settings().dir())),
                 LowLoadExperiment.markdown(result), ExperimentReport.lowLoadCharts(result, prefix));
     }
 

@@ -224,6 +224,10 @@ final class NbdServeCommand implements Callable<Integer> {
                     ? hostForUri(reachableAddress(metrics.getAddress() instanceof java.net.Inet4Address))
                     : hostForUri(metrics.getAddress().getHostAddress());
             out.println("  metrics: http://" + metricsHost + ":" + metrics.getPort() + "/metrics, health: /healthz");
+            if (!metrics.getAddress().isLoopbackAddress()) {
+                err.println("tailor: warning: the metrics endpoint is reachable from the network (no authentication;"
+                        + " it shows export names and traffic)");
+            }
         }
         out.flush();
     }

@@ -48,6 +48,9 @@ public final class Tailor implements Runnable {
                 commandLine.getErr().println("tailor: " + user.getMessage());
                 return user.exitCode();
             }
+            if (e instanceof InterruptedException) {
+                return 130;   // stopped by Ctrl-C or a signal while waiting: the shell already knows why
+            }
             commandLine.getErr().println("tailor: internal error: " + e);
             e.printStackTrace(commandLine.getErr());
             return 1;

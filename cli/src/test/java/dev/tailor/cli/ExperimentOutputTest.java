@@ -29,6 +29,10 @@ class ExperimentOutputTest {
 
     /** Off: steady tail at 200 ms; on: at 50 ms; one steady tenant, one round. */
     private BurstExperiment.Result burst(boolean burstyEmpty) {
+        return burst(burstyEmpty, 10);
+    }
+
+    private BurstExperiment.Result burst(boolean burstyEmpty, double cpuPressurePercent) {
         BurstExperiment.Settings settings = new BurstExperiment.Settings(60, 5, 1, 1, 100, 256, 100, 400, 8, 5,
                 dev.tailor.nbd.ByteSize.parse("256MiB"), 0.2, 1.0, dir);
         ProxyMetrics metrics = ProxyMetrics.parse("""
@@ -42,21 +46,26 @@ class ExperimentOutputTest {
                 """);
         BurstExperiment.Run off = new BurstExperiment.Run("off", 1, Map.of(
                 "steady1", job("steady1", 100, 6_000_000, 9_900, 200_000_000, 100),
-                "bursty", job("bursty", 300, 130_000_000, 1_000)), ProxyMetrics.EMPTY);
+                "bursty", job("bursty", 300, 130_000_000, 1_000)), ProxyMetrics.EMPTY, 5);
         BurstExperiment.Run on = new BurstExperiment.Run("on", 1, Map.of(
                 "steady1", job("steady1", 100, 6_000_000, 9_900, 50_000_000, 100),
-                "bursty", burstyEmpty ? job("bursty", 0) : job("bursty", 280, 160_000_000, 1_000)), metrics);
+                "bursty", burstyEmpty ? job("bursty", 0) : job("bursty", 280, 160_000_000, 1_000)), metrics,
+                cpuPressurePercent);
         return new BurstExperiment.Result(settings, 1_500, 1.76e8, List.of(off, on));
     }
 
     private LowLoadExperiment.Result lowLoad() {
+        return lowLoad(7_000_000);
+    }
+
+    private LowLoadExperiment.Result lowLoad(long priorityP999Nanos) {
         LowLoadExperiment.Settings settings = LowLoadExperiment.Settings.defaults(dir).shortened(45, 5, 1);
         LowLoadExperiment.Run fifo = new LowLoadExperiment.Run("fifo", 1,
                 job("client", 500, 87_000, 22_000, 10_000_000, 500).latency(), 500,
                 List.of(new LowLoadExperiment.AgeSample(1.0, 101), new LowLoadExperiment.AgeSample(2.0, 121)), 400,
                 20);
         LowLoadExperiment.Run priority = new LowLoadExperiment.Run("priority", 1,
-                job("client", 500, 87_000, 22_000, 7_000_000, 500).latency(), 500,
+                job("client", 500, 87_000, 22_000, priorityP999Nanos, 500).latency(), 500,
                 List.of(new LowLoadExperiment.AgeSample(1.0, 102)), 300, Double.NaN);
         return new LowLoadExperiment.Result(settings, List.of(fifo, priority));
     }
@@ -68,7 +77,7 @@ class ExperimentOutputTest {
                 "| on | 10,000 | 6,000 | 6,000 | 50,000 | 50,000 | 50,000 |",
                 "Admission on vs off, steady tenants: P99: +0 % · P99.9: -75 % · P99.99: -75 %.");
         assertThat(lines).anyMatch(l -> l.startsWith("| on 1 | 10,000 | 6,000 | 50,000 | 50,000 | 100 | 280 |")
-                && l.endsWith("| 150.0 | – |"));
+                && l.endsWith("| 150.0 | – | 10 % |"));
         assertThat(lines).as("absent counters are no data").contains(
                 "| on 1 | steady | 6,000 | 1.0 % | 10.0 % | 4.0 | 0.0 | 5,000 | – | – | – (–) | – |");
     }
@@ -98,6 +107,20 @@ class ExperimentOutputTest {
                 && l.contains("121 / 102 ms"));
         assertThat(lines).anyMatch(l -> l.contains("burst, steady tenants' P99.99") && l.contains("clearly lower")
                 && l.contains("-75 % (50 vs 200 ms)"));
+        assertThat(lines.stream().filter(l -> l.contains(" vs ") || l.contains("health-check age max")))
+                .hasSize(3).allMatch(l -> l.endsWith(" met"));
+        assertThat(lines).anyMatch(l -> l.contains("CPU pressure during the runs: at most 20 %"))
+                .noneMatch(l -> l.contains("Warning"));
+    }
+
+    @Test
+    void demoComparison_aMissedTargetSaysSo_andABusyMachineIsWarnedAbout() {
+        List<String> lines = DemoCommand.experimentComparison(lowLoad(12_000_000), burst(false, 80));
+
+        assertThat(lines).anyMatch(l -> l.contains("low load, P99.9 priority vs fifo loop") && l.contains("+20 %")
+                && l.endsWith(" missed"));
+        assertThat(lines).anyMatch(l -> l.startsWith("  Warning: the machine was busy during these runs (CPU pressure"
+                + " up to 80 %"));
     }
 
     @Test

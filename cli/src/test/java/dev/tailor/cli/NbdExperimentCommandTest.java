@@ -57,6 +57,8 @@ class NbdExperimentCommandTest {
         Path file = Files.writeString(dir.resolve("file"), "x");
         assertBad(new String[] {"low-load", "--dir", file.toString()}, "--dir: " + file + " is a file");
         assertBad(new String[] {"burst", "--report", file.toString()}, "--report: " + file + " is a file");
+        assertBad(new String[] {"burst", "--dir", file.resolve("sub").toString()}, "--dir: cannot create "
+                + file.resolve("sub"));
     }
 
     private static void assertBad(String[] args, String message) {
@@ -103,6 +105,7 @@ class NbdExperimentCommandTest {
         }
         assertThat(json.at("/runs").size()).isEqualTo(2);
         assertThat(json.at("/healthCheckBoundMillis").asDouble()).isEqualTo(200);
+        assertThat(json.at("/settings/dir").asText()).as("a path, not a URI").isEqualTo(dir.resolve("work").toString());
         assertThat(report.resolve("index.html")).isNotEmptyFile();
         assertThat(report.resolve("low-load-tail.png")).isNotEmptyFile();
         assertThat(report.resolve("low-load-health-check-age.png")).isNotEmptyFile();

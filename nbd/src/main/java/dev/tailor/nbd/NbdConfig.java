@@ -529,6 +529,10 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
         }
         problems.addAll(admission.problems());
         problems.addAll(loop.problems());
+        if (loop.metricsListen() != null && port != 0 && loop.metricsListen().endsWith(":" + port)) {
+            problems.add("loop.metricsListen: \"" + loop.metricsListen() + "\" is the NBD port (expected: another"
+                    + " port, e.g. 9810)");
+        }
         Set<String> names = new HashSet<>();
         for (int i = 0; i < exports.size(); i++) {
             ExportConfig export = exports.get(i);

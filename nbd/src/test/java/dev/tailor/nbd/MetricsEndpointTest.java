@@ -122,6 +122,8 @@ class MetricsEndpointTest {
                 .startsWith("loop.metricsListen: \"nowhere\" (expected: HOST:PORT"));
         assertThat(config(false, "127.0.0.1:70000").problems()).anySatisfy(p -> assertThat(p)
                 .contains("loop.metricsListen"));
+        assertThat(config(false, "127.0.0.1:10809").withListen("127.0.0.1", 10809).problems()).anySatisfy(
+                p -> assertThat(p).startsWith("loop.metricsListen: \"127.0.0.1:10809\" is the NBD port"));
         try (ServerSocket taken = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
             assertThatThrownBy(() -> NbdServer.start(config(false, "127.0.0.1:" + taken.getLocalPort())))
                     .isInstanceOf(IOException.class)
