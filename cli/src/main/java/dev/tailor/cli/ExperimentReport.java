@@ -1,12 +1,11 @@
 package dev.tailor.cli;
 
+import dev.tailor.sim.report.HtmlPages;
 import java.awt.BasicStroke;
 import java.awt.Color;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -192,14 +191,10 @@ final class ExperimentReport {
                 + "histograms (bins about 1.5 % wide), pooled over tenants and rounds. docs/nbd.md, \"Experiments with"
                 + " real clients\", describes both setups.</p>\n");
         html.append("</body></html>\n");
-        Path file = dir.resolve(fileName);
-        Path temporary = dir.resolve("." + fileName + ".tmp");
-        Files.writeString(temporary, html, StandardCharsets.UTF_8);
-        Files.move(temporary, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-        return file;
+        return HtmlPages.write(dir, fileName, html);
     }
 
     private static String escape(String text) {
-        return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
+        return HtmlPages.escape(text);
     }
 }

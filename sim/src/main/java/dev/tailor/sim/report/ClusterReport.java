@@ -4,10 +4,8 @@ import dev.tailor.sim.cluster.RunResult;
 import java.awt.BasicStroke;
 import java.awt.Color;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.LinkedHashMap;
@@ -107,11 +105,7 @@ public final class ClusterReport {
                 + "−log10(1 − F)), so P90, P99 and P99.9 are evenly spaced. Requests slower than the timeout are "
                 + "plotted at the timeout. CPU utilisation is in % of the replica's CPU limit.</p>\n");
         html.append("</body></html>\n");
-        Path file = dir.resolve("index.html");
-        Path temporary = dir.resolve(".index.html.tmp");
-        Files.writeString(temporary, html, StandardCharsets.UTF_8);
-        Files.move(temporary, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-        return file;
+        return HtmlPages.write(dir, "index.html", html);
     }
 
     private static String table(List<RunResult> results) {
@@ -265,6 +259,6 @@ public final class ClusterReport {
     }
 
     private static String escape(String text) {
-        return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
+        return HtmlPages.escape(text);
     }
 }

@@ -7,10 +7,8 @@ import dev.tailor.sim.storage.StorageSimulation;
 import java.awt.BasicStroke;
 import java.awt.Color;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.LinkedHashMap;
@@ -136,11 +134,7 @@ public final class StorageReport {
                 + "cost of hot and steady tenants, what the main pool and the reserve gave, what was borrowed and "
                 + "repaid, and the debt; time 0 is the first burst request's arrival.</p>\n");
         html.append("</body></html>\n");
-        Path file = dir.resolve(fileName);
-        Path temporary = dir.resolve("." + fileName + ".tmp");
-        Files.writeString(temporary, html, StandardCharsets.UTF_8);
-        Files.move(temporary, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-        return file;
+        return HtmlPages.write(dir, fileName, html);
     }
 
     private static String table(List<StorageRunResult> results) {
@@ -276,6 +270,6 @@ public final class StorageReport {
     }
 
     private static String escape(String text) {
-        return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
+        return HtmlPages.escape(text);
     }
 }
