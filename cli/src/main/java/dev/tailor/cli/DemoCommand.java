@@ -177,11 +177,11 @@ final class DemoCommand implements Callable<Integer> {
             }
         }
         SimulationOutput.warnings(results).forEach(w -> err.println("tailor: warning: " + w));
-        if (experiments != null && experiments.ran() && maxCpuPressurePercent(experiments.lowLoad(),
-                experiments.burst()) > BUSY_CPU_PRESSURE_PERCENT) {
+        if (experiments != null && experiments.ran() && busy(experiments.lowLoad(), experiments.burst())) {
             err.println(String.format(Locale.ROOT, "tailor: warning: the NBD experiments ran on a busy machine (CPU"
-                    + " pressure up to %.0f %%): their short runs measure the machine more than the proxy",
-                    maxCpuPressurePercent(experiments.lowLoad(), experiments.burst())));
+                    + " pressure up to %.0f %% at low load, %.0f %% in the burst test): their short runs measure the"
+                    + " machine more than the proxy", nanToZero(experiments.lowLoad().maxCpuPressurePercent()),
+                    nanToZero(experiments.burst().maxCpuPressurePercent())));
         }
         if (!noReport) {
             List<String> intro = new ArrayList<>();
@@ -277,10 +277,13 @@ final class DemoCommand implements Callable<Integer> {
     }
 
     /**
-     * CPU pressure (share of a run in which some task waited for a CPU) above which the demo warns that
-     * its short runs measure the machine more than the proxy; quiet runs here show 4-7 %.
+     * CPU pressure (share of a run in which some task waited for a CPU, %) above which the demo warns
+     * that its short runs measure the machine more than the proxy: the low-load test alone puts 4-10 %
+     * on a quiet 2-core machine, the burst test (a queue depth of 256, nbdkit's threads) 20-25 %; a new
+     * user's runs beside another build saw 72-87 % and figures turned upside down.
      */
-    static final double BUSY_CPU_PRESSURE_PERCENT = 20;
+    static final double BUSY_LOW_LOAD_CPU_PRESSURE_PERCENT = 20;
+    static final double BUSY_BURST_CPU_PRESSURE_PERCENT = 50;
     /** "Clearly lower", our reading for a one-round demo: at least this much below admission off. */
     static final double CLEARLY_LOWER_PERCENT = -20;
 
@@ -315,24 +318,28 @@ final class DemoCommand implements Callable<Integer> {
         lines.add(String.format(Locale.ROOT, "  Samples: low load %,d per loop (P99.9 is about the %s), burst %,d"
                 + " steady reads per mode (P99.99 is about the %s).",
                 fifo.samples(), rank(fifo.samples(), 0.001), off.samples(), rank(off.samples(), 0.0001)));
-        double pressure = maxCpuPressurePercent(lowLoad, burst);
-        if (pressure > BUSY_CPU_PRESSURE_PERCENT) {
+        double lowLoadPressure = nanToZero(lowLoad.maxCpuPressurePercent());
+        double burstPressure = nanToZero(burst.maxCpuPressurePercent());
+        if (busy(lowLoad, burst)) {
             lines.add(String.format(Locale.ROOT, "  Warning: the machine was busy during these runs (CPU pressure up to"
-                    + " %.0f %%: some task waited for a CPU that share of the time; quiet runs show 4-7 %%). Short runs"
-                    + " on a busy machine measure the machine more than the proxy; these figures say little either"
-                    + " way.", pressure));
+                    + " %.0f %% at low load, %.0f %% in the burst test: some task waited for a CPU that share of the"
+                    + " time; on a quiet machine these tests cause about 4-10 %% and 20-25 %%). Short runs on a busy"
+                    + " machine measure the machine more than the proxy; these figures say little either way.",
+                    lowLoadPressure, burstPressure));
         } else {
-            lines.add(String.format(Locale.ROOT, "  CPU pressure during the runs: at most %.0f %% (quiet enough);"
-                    + " one short round still moves from run to run.", pressure));
+            lines.add(String.format(Locale.ROOT, "  CPU pressure during the runs: at most %.0f %% at low load, %.0f %%"
+                    + " in the burst test (quiet enough); one short round still moves from run to run.",
+                    lowLoadPressure, burstPressure));
         }
         lines.add("  The README's figures, on a quiet machine: tailor nbd experiment low-load --rounds 3 and tailor nbd"
                 + " experiment burst --rounds 3 (docs/nbd.md).");
         return lines;
     }
 
-    /** The largest CPU pressure of the experiments' runs, %, or 0 when the kernel reports none. */
-    static double maxCpuPressurePercent(LowLoadExperiment.Result lowLoad, BurstExperiment.Result burst) {
-        return Math.max(nanToZero(lowLoad.maxCpuPressurePercent()), nanToZero(burst.maxCpuPressurePercent()));
+    /** Whether either experiment's CPU pressure says the machine was busy with other work. */
+    static boolean busy(LowLoadExperiment.Result lowLoad, BurstExperiment.Result burst) {
+        return nanToZero(lowLoad.maxCpuPressurePercent()) > BUSY_LOW_LOAD_CPU_PRESSURE_PERCENT
+                || nanToZero(burst.maxCpuPressurePercent()) > BUSY_BURST_CPU_PRESSURE_PERCENT;
     }
 
     private static double nanToZero(double x) {
