@@ -1,6 +1,7 @@
 package dev.tailor.cli;
 
 import dev.tailor.sim.report.HtmlPages;
+import dev.tailor.sim.report.ReportCharts;
 import java.awt.BasicStroke;
 import java.awt.Color;
 import java.io.IOException;
@@ -76,7 +77,7 @@ final class ExperimentReport {
                 .title("Health-check age while fio measured (per metrics window)")
                 .xAxisTitle("seconds into the measured time").yAxisTitle("largest gap between health checks (ms)")
                 .build();
-        style(age);
+        ReportCharts.style(age);
         age.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);   // one entry per run: a column
         age.getStyler().setYAxisMin(0.0);
         double end = 0;
@@ -105,12 +106,7 @@ final class ExperimentReport {
     }
 
     private static XYChart tailChart(String title) {
-        XYChart chart = new XYChartBuilder().width(620).height(420).title(title)
-                .xAxisTitle("latency (ms, log scale)").yAxisTitle("fraction of requests at most this slow").build();
-        style(chart);
-        chart.getStyler().setXAxisLogarithmic(true);
-        chart.getStyler().setyAxisTickLabelsFormattingFunction(ExperimentReport::tailLabel);
-        chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNW);
+        XYChart chart = ReportCharts.tailChart(title, 420);
         return chart;
     }
 
@@ -135,23 +131,6 @@ final class ExperimentReport {
         series.setMarker(SeriesMarkers.NONE);
         series.setLineColor(colour);
         series.setLineStyle(new BasicStroke(1.6f));
-    }
-
-    /** A "nines" value as a percentage: 0 → 0 %, 1 → 90 %, 2 → 99 %, 3 → 99.9 %. */
-    static String tailLabel(double nines) {
-        double percent = 100 * (1 - Math.pow(10, -nines));
-        if (nines < 0.5) {
-            return String.format(Locale.ROOT, "%.0f %%", percent);
-        }
-        return String.format(Locale.ROOT, "%." + Math.max(0, (int) Math.round(nines) - 2) + "f %%", percent);
-    }
-
-    private static void style(XYChart chart) {
-        chart.getStyler().setChartBackgroundColor(Color.WHITE);
-        chart.getStyler().setPlotBackgroundColor(Color.WHITE);
-        chart.getStyler().setPlotGridLinesColor(new Color(0xE5, 0xE5, 0xE5));
-        chart.getStyler().setLegendBorderColor(Color.WHITE);
-        chart.getStyler().setMarkerSize(5);
     }
 
     /**

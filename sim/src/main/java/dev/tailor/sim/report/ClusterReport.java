@@ -7,14 +7,12 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeSet;
 import org.HdrHistogram.HistogramIterationValue;
-import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
 import org.knowm.xchart.XYSeries;
@@ -86,17 +84,17 @@ public final class ClusterReport {
             TreeSet<Double> rates = new TreeSet<>();
             runs.forEach(r -> rates.add(r.rps()));
             if (rates.size() > 1) {
-                html.append(image(p99ByRate(runs, colours)));
+                html.append(ReportCharts.inlinePng(p99ByRate(runs, colours)));
             }
             for (double rps : rates) {
-                html.append(image(latencyCdf(runs.stream().filter(r -> r.rps() == rps).toList(),
+                html.append(ReportCharts.inlinePng(latencyCdf(runs.stream().filter(r -> r.rps() == rps).toList(),
                         "End-to-end latency CDF at " + format(rps) + " RPS", colours)));
             }
             html.append("</div>\n<h3>CPU utilisation per replica at ").append(format(rates.last()))
                     .append(" RPS (10-s means; one colour per node)</h3>\n<div class=\"charts\">\n");
             for (RunResult run : runs) {
                 if (run.rps() == rates.last()) {
-                    html.append(image(cpuOverTime(run)));
+                    html.append(ReportCharts.inlinePng(cpuOverTime(run)));
                 }
             }
             html.append("</div>\n");
@@ -127,12 +125,7 @@ public final class ClusterReport {
     }
 
     private static XYChart latencyCdf(List<RunResult> runs, String title, Map<String, Color> colours) {
-        XYChart chart = new XYChartBuilder().width(620).height(400).title(title)
-                .xAxisTitle("latency (ms, log scale)").yAxisTitle("fraction of requests at most this slow").build();
-        style(chart);
-        chart.getStyler().setXAxisLogarithmic(true);
-        chart.getStyler().setyAxisTickLabelsFormattingFunction(ClusterReport::tailLabel);
-        chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNW);
+        XYChart chart = ReportCharts.tailChart(title, 400);
         for (RunResult run : runs) {
             if (run.latency() == null || run.latency().getTotalCount() == 0) {
                 continue;
@@ -154,19 +147,10 @@ public final class ClusterReport {
         return chart;
     }
 
-    private static String tailLabel(double y) {
-        double fraction = 1 - Math.pow(10, -y);
-        double percent = 100 * fraction;
-        if (y < 0.5) {
-            return String.format(Locale.ROOT, "%.0f %%", percent);
-        }
-        return String.format(Locale.ROOT, "%." + Math.max(0, (int) Math.round(y) - 2) + "f %%", percent);
-    }
-
     private static XYChart p99ByRate(List<RunResult> runs, Map<String, Color> colours) {
         XYChart chart = new XYChartBuilder().width(620).height(400).title("P99 latency against load")
                 .xAxisTitle("user requests per second").yAxisTitle("P99 (ms, log scale)").build();
-        style(chart);
+        ReportCharts.style(chart);
         // No custom tick labels here: XChart places them linearly on a log axis (knowm/XChart#834).
         chart.getStyler().setYAxisLogarithmic(true);
         chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNW);
@@ -190,7 +174,7 @@ public final class ClusterReport {
     private static XYChart cpuOverTime(RunResult run) {
         XYChart chart = new XYChartBuilder().width(450).height(300).title(run.policy())
                 .xAxisTitle("simulated time (s)").yAxisTitle("CPU (% of limit)").build();
-        style(chart);
+        ReportCharts.style(chart);
         chart.getStyler().setYAxisMin(0.0);
         chart.getStyler().setYAxisMax(110.0);
         chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
@@ -226,25 +210,6 @@ public final class ClusterReport {
             line.setShowInLegend(first);
         }
         return chart;
-    }
-
-    private static void style(XYChart chart) {
-        chart.getStyler().setChartBackgroundColor(Color.WHITE);
-        chart.getStyler().setPlotBackgroundColor(Color.WHITE);
-        chart.getStyler().setPlotGridLinesColor(new Color(0xE5, 0xE5, 0xE5));
-        chart.getStyler().setLegendBorderColor(Color.WHITE);
-        chart.getStyler().setMarkerSize(5);
-    }
-
-    /**
-     * The chart as an inline PNG. Not SVG: XChart's SVG writes every glyph as a path, 300-500 kB a
-     * chart, where the PNG is a tenth of that.
-     */
-    private static String image(XYChart chart) throws IOException {
-        byte[] png = BitmapEncoder.getBitmapBytes(chart, BitmapEncoder.BitmapFormat.PNG);
-        return "<img alt=\"" + escape(chart.getTitle()) + "\" width=\"" + chart.getWidth() + "\" height=\""
-                + chart.getHeight() + "\" src=\"data:image/png;base64," + Base64.getEncoder().encodeToString(png)
-                + "\">\n";
     }
 
     private static String format(Double value) {

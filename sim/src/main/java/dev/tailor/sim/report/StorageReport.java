@@ -10,14 +10,12 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.HistogramIterationValue;
-import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
 import org.knowm.xchart.XYSeries;
@@ -107,8 +105,8 @@ public final class StorageReport {
         for (Map.Entry<String, List<StorageRunResult>> variant : byVariant.entrySet()) {
             List<StorageRunResult> runs = variant.getValue();
             html.append("<h2>").append(escape(variant.getKey())).append("</h2>\n<div class=\"charts\">\n");
-            html.append(image(cdf(runs, true, "Steady tenants: latency CDF", colours)));
-            html.append(image(cdf(runs, false, "Hot (bursty) tenants: latency CDF", colours)));
+            html.append(ReportCharts.inlinePng(cdf(runs, true, "Steady tenants: latency CDF", colours)));
+            html.append(ReportCharts.inlinePng(cdf(runs, false, "Hot (bursty) tenants: latency CDF", colours)));
             html.append("</div>\n");
             List<StorageRunResult> pooled = runs.stream().filter(r -> r.series() != null && r.series().hasPools()
                     && r.series().firstBurstNanos() >= 0).toList();
@@ -116,7 +114,7 @@ public final class StorageReport {
                 html.append("<h3>Token pools around the first measured burst (proxy ").append(pooled.get(0).series()
                         .proxy()).append(", per 10 ms interval, in % of the budget C)</h3>\n<div class=\"charts\">\n");
                 for (StorageRunResult r : pooled) {
-                    html.append(image(pools(r)));
+                    html.append(ReportCharts.inlinePng(pools(r)));
                 }
                 html.append("</div>\n");
             }
@@ -168,12 +166,7 @@ public final class StorageReport {
     }
 
     private static XYChart cdf(List<StorageRunResult> runs, boolean steady, String title, Map<String, Color> colours) {
-        XYChart chart = new XYChartBuilder().width(620).height(420).title(title)
-                .xAxisTitle("latency (ms, log scale)").yAxisTitle("fraction of requests at most this slow").build();
-        style(chart);
-        chart.getStyler().setXAxisLogarithmic(true);
-        chart.getStyler().setyAxisTickLabelsFormattingFunction(StorageReport::tailLabel);
-        chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNW);
+        XYChart chart = ReportCharts.tailChart(title, 420);
         for (StorageRunResult run : runs) {
             Histogram h = steady ? run.steadyLatency() : run.hotLatency();
             if (h == null || h.getTotalCount() == 0) {
@@ -197,19 +190,11 @@ public final class StorageReport {
         return chart;
     }
 
-    private static String tailLabel(double y) {
-        double percent = 100 * (1 - Math.pow(10, -y));
-        if (y < 0.5) {
-            return String.format(Locale.ROOT, "%.0f %%", percent);
-        }
-        return String.format(Locale.ROOT, "%." + Math.max(0, (int) Math.round(y) - 2) + "f %%", percent);
-    }
-
     private static XYChart pools(StorageRunResult run) {
         IntervalSeries s = run.series();
         XYChart chart = new XYChartBuilder().width(620).height(380).title(run.policy())
                 .xAxisTitle("ms since the burst began").yAxisTitle("% of the budget C per interval").build();
-        style(chart);
+        ReportCharts.style(chart);
         chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
         chart.getStyler().setLegendLayout(Styler.LegendLayout.Horizontal);
         long step = s.intervalNanos();
@@ -243,22 +228,6 @@ public final class StorageReport {
         series.setLineColor(colour);
         series.setLineStyle(dashed ? new BasicStroke(1.2f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f,
                 new float[] {4f, 3f}, 0f) : new BasicStroke(1.5f));
-    }
-
-    private static void style(XYChart chart) {
-        chart.getStyler().setChartBackgroundColor(Color.WHITE);
-        chart.getStyler().setPlotBackgroundColor(Color.WHITE);
-        chart.getStyler().setPlotGridLinesColor(new Color(0xE5, 0xE5, 0xE5));
-        chart.getStyler().setLegendBorderColor(Color.WHITE);
-        chart.getStyler().setMarkerSize(5);
-    }
-
-    /** The chart as an inline PNG (a tenth of XChart's SVG). */
-    private static String image(XYChart chart) throws IOException {
-        byte[] png = BitmapEncoder.getBitmapBytes(chart, BitmapEncoder.BitmapFormat.PNG);
-        return "<img alt=\"" + escape(chart.getTitle()) + "\" width=\"" + chart.getWidth() + "\" height=\""
-                + chart.getHeight() + "\" src=\"data:image/png;base64," + Base64.getEncoder().encodeToString(png)
-                + "\">\n";
     }
 
     private static String format(Double value) {
