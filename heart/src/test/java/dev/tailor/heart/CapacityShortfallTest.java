@@ -111,7 +111,8 @@ class CapacityShortfallTest {
                     double floorFraction = HeartConfig.DEFAULTS.minShareOfEqualSplit();
                     for (GroupShare g : b.groups()) {
                         int count = g.pods().size();
-                        double floor = Math.min(floorFraction * count / replicas, g.capacityRequestsPerSecond() / demand);
+                        double floor = Math.min(floorFraction * count / replicas,
+                                g.capacityRequestsPerSecond() / demand);
                         assertThat(g.share()).as("floor of %s", g.group()).isGreaterThanOrEqualTo(floor - 1e-12);
                         if (demand > capacity) {
                             assertThat(g.share()).as("proportional in shortfall, %s", g.group())

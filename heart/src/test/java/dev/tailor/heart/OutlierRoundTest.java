@@ -156,7 +156,8 @@ class OutlierRoundTest {
             java.util.Set<String> nodes = new java.util.TreeSet<>(entry.toNodes().keySet());
             nodes.addAll(was.toNodes().keySet());
             for (String node : nodes) {
-                double moved = Math.abs(entry.toNodes().getOrDefault(node, 0.0) - was.toNodes().getOrDefault(node, 0.0));
+                double moved = Math.abs(entry.toNodes().getOrDefault(node, 0.0)
+                        - was.toNodes().getOrDefault(node, 0.0));
                 assertThat(moved).as("%s -> %s", entry.fromNode(), node).isLessThanOrEqualTo(step + 1e-9);
             }
         }
