@@ -26,17 +26,19 @@ public record GroupEstimate(
         double alpha,
         long measuredRounds,
         java.util.List<LoadSample> samples,
-        double idleCpuCores) {
+        Double idleCpuCores) {
 
+    /** Absent {@code samples} and {@code idleCpuCores} (a state written before they existed): none, 0. */
     public GroupEstimate {
         samples = samples == null ? java.util.List.of() : java.util.List.copyOf(samples);
+        idleCpuCores = idleCpuCores == null ? 0.0 : idleCpuCores;
     }
 
     /** An estimate without remembered samples or idle CPU (the paper's state). */
     public GroupEstimate(double loadCpuSecondsPerRequest, double smoothedError, double smoothedAbsoluteError,
             double alpha, long measuredRounds) {
         this(loadCpuSecondsPerRequest, smoothedError, smoothedAbsoluteError, alpha, measuredRounds,
-                java.util.List.of(), 0);
+                java.util.List.of(), 0.0);
     }
 
     /** Largest plausible magnitude of a load or an error, CPU-seconds per request; our bound. */
