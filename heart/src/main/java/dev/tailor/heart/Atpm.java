@@ -81,7 +81,10 @@ import java.util.TreeMap;
  * capacity_i and floor_i ≤ capacity_i ÷ D give λ < 1 ÷ D, so nobody is planned above capacity while
  * Σ capacity ≥ D; when Σ capacity < D, λ = 1 ÷ Σ capacity exceeds every floor ÷ capacity, so no
  * floor binds and shares are proportional to capacity: every group is overloaded by the same
- * factor, the least bad plan, and D − Σ capacity is the shortfall.
+ * factor, the least bad plan, and D − Σ capacity is the shortfall. A group without a load of its own
+ * (the mean of the others') has no floor: its capacity moves with the other groups' loads, and a
+ * floor capped by it would let one group's rising load lower that floor and raise the group's own
+ * share (a property test found it). Such a group has a measurement to come anyway.
  *
  * [1] D. W. Trigg, A. G. Leach, "Exponential smoothing with an adaptive response rate",
  *     Operational Research Quarterly 18(1), 1967.
@@ -176,6 +179,9 @@ final class Atpm {
             }
             double[] floor = new double[n];
             for (int i = 0; i < n; i++) {
+                if (basis[i] == GroupShare.Basis.MEAN_OF_VALID) {
+                    continue;   // no load of its own: see the maintainer note, "Floor and capacity"
+                }
                 floor[i] = config.minShareOfEqualSplit() * groups.get(i).replicas().size() / replicaSum;
                 if (demandRequestsPerSecond > 0) {
                     floor[i] = Math.min(floor[i], capacity[i] / demandRequestsPerSecond);

@@ -78,6 +78,27 @@ class CapacityShortfallTest {
         assertThat(shareOf(HEART.plan(busy, AtpmState.EMPTY), "w2")).isCloseTo(0.01, within(1e-12));
     }
 
+    @Test
+    void floor_groupWithoutALoadOfItsOwn_hasNone_soAnotherGroupsHigherLoadNeverRaisesItsShare() {
+        // Found by HeartPropertiesTest: demand (63.75 req/s) just under capacity (63.82), w0 and w1 at
+        // their capacity-capped floors, w1's load the mean of w0's and w2's. Raising w2's CPU raised
+        // w1's mean load, lowered w1's floor, and gave w2 8e-10 more share.
+        Heart heart = new Heart(HeartConfig.DEFAULTS.withParallel(false));
+        double before = shareOf(heart.plan(meanOfValidCase(1), AtpmState.EMPTY), "w2");
+        double after = shareOf(heart.plan(meanOfValidCase(1.0001), AtpmState.EMPTY), "w2");
+        assertThat(after).isLessThanOrEqualTo(before);
+    }
+
+    private static Snapshot meanOfValidCase(double w2CpuFactor) {
+        return TestSnapshots.builder().nodes("w0", "w1", "w2")
+                .replica(new Replica("c3-0", "c3", "w0", true, 0.25082915257759636, null, 0.1))
+                .replica(new Replica("c3-1", "c3", "w2", true, 0.01 * w2CpuFactor, 0.1, 6.2225588320731955))
+                .replica(new Replica("c3-2", "c3", "w1", true, 0.01, null, null))
+                .replica(new Replica("c3-3", "c3", "w0", true, 0.01, null, null))
+                .call("c3", "c3", 63.75392061255197)
+                .uniformDelays(0.1, 0.1).build();
+    }
+
     private static double shareOf(Plan plan, String node) {
         return plan.allocation().shares().get(0).groups().stream().filter(g -> g.node().equals(node))
                 .findFirst().orElseThrow().share();
