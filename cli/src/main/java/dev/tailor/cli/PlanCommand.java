@@ -128,12 +128,41 @@ final class PlanCommand implements Callable<Integer> {
                 description = "Integer units each edge's rate is quantised into (default: ${DEFAULT-VALUE}).")
         int flowUnits;
 
+        @Option(names = "--outlier-filter", negatable = true, defaultValue = "true", fallbackValue = "true",
+                description = "Feed the EWMA the median of a group's last three measurements (default: on;"
+                        + " off = the paper).")
+        boolean outlierFilter;
+
+        @Option(names = "--idle-fit-rounds", paramLabel = "N", defaultValue = "10",
+                description = "Measured rounds kept to fit CPU = idle + cost x rate and subtract the idle CPU"
+                        + " (default: ${DEFAULT-VALUE}; 0 = the paper's ratio).")
+        int idleFitRounds;
+
+        @Option(names = "--idle-fit-min-rate-ratio", paramLabel = "R", defaultValue = "2",
+                description = "Two rounds enter the idle fit when one served at least R times the other's requests"
+                        + " (default: ${DEFAULT-VALUE}).")
+        double idleFitMinRateRatio;
+
+        @Option(names = "--idle-max-cpu-fraction", paramLabel = "F", defaultValue = "0.9",
+                description = "At most this fraction of a round's CPU is taken as idle (default: ${DEFAULT-VALUE}).")
+        double idleMaxCpuFraction;
+
+        @Option(names = "--min-share-of-equal-split", paramLabel = "F", defaultValue = "0.05",
+                description = "Share floor as a fraction of an equal split per replica, capped by capacity"
+                        + " (default: ${DEFAULT-VALUE}; 0 = the paper).")
+        double minShareOfEqualSplit;
+
         /** HeartConfig's field names, as the options users typed. */
-        private static final Map<String, String> OPTION_OF = Map.of(
-                "alphaMin", "--alpha-min", "alphaMax", "--alpha-max", "trackingSmoothing", "--tracking-smoothing",
-                "batchRemovalMaxFraction", "--batch-removal-max-fraction",
-                "slowClusterMinGapMillis", "--slow-cluster-min-gap-millis",
-                "unmeasuredLinkPenaltyMillis", "--unmeasured-link-penalty-millis", "flowUnits", "--flow-units");
+        private static final Map<String, String> OPTION_OF = Map.ofEntries(
+                Map.entry("alphaMin", "--alpha-min"), Map.entry("alphaMax", "--alpha-max"),
+                Map.entry("trackingSmoothing", "--tracking-smoothing"),
+                Map.entry("batchRemovalMaxFraction", "--batch-removal-max-fraction"),
+                Map.entry("slowClusterMinGapMillis", "--slow-cluster-min-gap-millis"),
+                Map.entry("unmeasuredLinkPenaltyMillis", "--unmeasured-link-penalty-millis"),
+                Map.entry("flowUnits", "--flow-units"), Map.entry("idleFitRounds", "--idle-fit-rounds"),
+                Map.entry("idleFitMinRateRatio", "--idle-fit-min-rate-ratio"),
+                Map.entry("idleMaxCpuFraction", "--idle-max-cpu-fraction"),
+                Map.entry("minShareOfEqualSplit", "--min-share-of-equal-split"));
 
         HeartConfig config() {
             try {
@@ -144,7 +173,12 @@ final class PlanCommand implements Callable<Integer> {
                         .withBatchRemovalMaxFraction(batchRemovalMaxFraction)
                         .withSlowClusterMinGapMillis(slowClusterMinGapMillis)
                         .withUnmeasuredLinkPenaltyMillis(unmeasuredLinkPenaltyMillis)
-                        .withFlowUnits(flowUnits);
+                        .withFlowUnits(flowUnits)
+                        .withOutlierFilter(outlierFilter)
+                        .withIdleFitRounds(idleFitRounds)
+                        .withIdleFitMinRateRatio(idleFitMinRateRatio)
+                        .withIdleMaxCpuFraction(idleMaxCpuFraction)
+                        .withMinShareOfEqualSplit(minShareOfEqualSplit);
             } catch (IllegalArgumentException e) {
                 String message = e.getMessage();
                 for (Map.Entry<String, String> name : OPTION_OF.entrySet()) {

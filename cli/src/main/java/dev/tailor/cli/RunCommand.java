@@ -1,7 +1,6 @@
 package dev.tailor.cli;
 
 import dev.tailor.heart.AtpmState;
-import dev.tailor.heart.HeartConfig;
 import dev.tailor.heart.controller.Actuator;
 import dev.tailor.heart.controller.ConfigFiles;
 import dev.tailor.heart.controller.Controller;
@@ -106,7 +105,7 @@ final class RunCommand implements Callable<Integer> {
             if (once && !dryRun && lease != null) {
                 refuseIfAnotherLeads(kubernetes, lease, settings.kubernetes().leaseSeconds());
             }
-            Controller controller = new Controller(settings, HeartConfig.DEFAULTS, prometheus, kubernetes,
+            Controller controller = new Controller(settings, settings.planner().heartConfig(), prometheus, kubernetes,
                     AtpmState.EMPTY, store, System::nanoTime);
             long periodMillis = Math.round(settings.roundSeconds() * 1000);
             ControllerMetrics metrics = new ControllerMetrics(System::currentTimeMillis);

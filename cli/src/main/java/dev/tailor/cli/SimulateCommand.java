@@ -34,7 +34,9 @@ import picocli.CommandLine.Option;
             "",
             "Policies: default (kube-proxy random), least-request (Envoy P2C), locality-first (OptTraffic-style),"
                     + " wrr-orca (gRPC weighted round robin), mcf-no-filter (min-cost flow, no filter, no trend),"
-                    + " heart; ablations heart-no-trend, heart-no-filter.",
+                    + " heart; heart-paper (the paper's HEART, none of our departures); ablations heart-no-trend,"
+                    + " heart-no-filter, heart-no-outlier-filter, heart-no-idle-fit, heart-no-floor,"
+                    + " heart-no-share-cap.",
             ""
         },
         footer = {"", "Example: tailor heart simulate --scenario paper-dag --rps 100,400 --report report/",
@@ -59,7 +61,9 @@ final class SimulateCommand implements Callable<Integer> {
     List<String> policies;
 
     @Option(names = "--heart-ablation", paramLabel = "WHICH", split = ",",
-            description = "Also run HEART without a part: no-trend (alpha = 1), no-filter (no slow-link filter).")
+            description = "Also run HEART without a part: no-trend (alpha = 1), no-filter (no slow-link filter),"
+                    + " no-outlier-filter, no-idle-fit, no-floor, no-share-cap (our departures from the paper);"
+                    + " paper: all departures off (heart-paper).")
     List<String> ablations;
 
     @Option(names = "--rps", paramLabel = "R,...", split = ",",
@@ -180,7 +184,8 @@ final class SimulateCommand implements Callable<Integer> {
         List<String> policyNames = new ArrayList<>(policies == null ? ClusterSimulation.POLICIES
                 : checkNames("--policies", policies, ClusterSimulation.policyNames()));
         if (ablations != null) {
-            for (String ablation : checkNames("--heart-ablation", ablations, List.of("no-trend", "no-filter"))) {
+            for (String ablation : checkNames("--heart-ablation", ablations, List.of("no-trend", "no-filter",
+                    "no-outlier-filter", "no-idle-fit", "no-floor", "no-share-cap", "paper"))) {
                 policyNames.add("heart-" + ablation);
             }
         }

@@ -202,6 +202,22 @@ class PlanCommandTest {
     }
 
     @Test
+    void plan_departuresFromThePaper_areOptions_badValuesNamed() {
+        Result paper = tailor("heart", "plan", "--no-outlier-filter", "--idle-fit-rounds", "0",
+                "--min-share-of-equal-split", "0");
+        assertThat(paper.exitCode()).as(paper.err()).isZero();
+        Result r = tailor("heart", "plan", "--idle-fit-rounds", "101");
+        assertThat(r.exitCode()).isEqualTo(2);
+        assertThat(r.err()).contains("--idle-fit-rounds: 101 (expected: 0 (off) .. 100)");
+        r = tailor("heart", "plan", "--min-share-of-equal-split", "1");
+        assertThat(r.exitCode()).isEqualTo(2);
+        assertThat(r.err()).contains("--min-share-of-equal-split: 1.0");
+        r = tailor("heart", "plan", "--idle-fit-min-rate-ratio", "1");
+        assertThat(r.exitCode()).isEqualTo(2);
+        assertThat(r.err()).contains("--idle-fit-min-rate-ratio: 1.0");
+    }
+
+    @Test
     void plan_unknownExample_exitsWith2_listingTheKnownOnes() {
         Result r = tailor("heart", "plan", "--example", "nope");
         assertThat(r.exitCode()).isEqualTo(2);

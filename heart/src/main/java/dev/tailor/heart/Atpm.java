@@ -13,6 +13,13 @@ import java.util.TreeMap;
  *
  * <p>Contract: shares of a component are non-negative and sum to 1 (up to rounding of doubles); a
  * group whose measured CPU per request rises, all else (and its history) equal, never gains share.
+ * With {@link HeartConfig#outlierFilter()} one round's measurement, however far off, moves no
+ * estimate whose two previous measurements agree. With a share floor
+ * ({@link HeartConfig#minShareOfEqualSplit()}) a group's share is at least
+ * min(floor × replicas ÷ the component's replicas, capacity ÷ demand). Whenever the component's demand
+ * (Σ of its incoming call rates) is at most the Σ of its groups' capacities, no group's share × demand
+ * exceeds its capacity; when it is more, shares are exactly proportional to capacity and the
+ * shortfall is reported.
  */
 /*
  * Maintainer note.
@@ -46,10 +53,46 @@ import java.util.TreeMap;
  * Capacity = Σ CPU limit in cores (when every replica of the group has one) or the replica count,
  * divided by L: the requests per second the group can serve. Share = capacity ÷ Σ capacity.
  *
+ * Departures from the paper (each a HeartConfig option, off in HeartConfig.PAPER; our reading):
+ *
+ * Outlier filter. The EWMA is fed the median of the group's last three measurements (missing ones,
+ * in a group's first rounds, are its current estimate), a running median of three [3]. One round
+ * far off, in either direction, is never the median while the two rounds around it agree; a real
+ * step is the median from its second round on, so the filter costs one round of reaction. The
+ * median is non-decreasing in each argument, so the contract's monotonicity survives.
+ *
+ * Idle CPU. CPU = idle + cost × rate: a replica's background work (GC, health checks, timers) is
+ * charged to its requests by Σ cpu ÷ Σ requests, and the fewer the requests the larger the error,
+ * so a group at low traffic looks slow, gets less, and looks slower still. The fit uses the group's
+ * last idleFitRounds measured rounds (same replica count): Theil–Sen [4], the median of the slopes
+ * between rounds whose rates differ by at least idleFitMinRateRatio, intercept = median of
+ * cpu − slope × rate, idle = max(0, intercept). It is conclusive only when the slope is positive and
+ * no single round is part of every pair used, so one outlier round (a 10x dip in requests with the
+ * same CPU would give a flat line) can never make a fit by itself. An inconclusive fit keeps the
+ * idle found before. Like α, the idle CPU is lagged: round t subtracts what the rounds before it
+ * found, so the measurement stays increasing in this round's CPU. At most idleMaxCpuFraction of a
+ * round's CPU is subtracted, bounding how much cheaper a wrong fit makes a group look. At steady
+ * traffic no pair qualifies and the measurement is the paper's ratio.
+ *
+ * Floor and capacity. Demand D = Σ of the component's incoming call rates. floor_i =
+ * min(minShareOfEqualSplit × replicas_i ÷ replicas, capacity_i ÷ D); share_i = max(floor_i,
+ * λ × capacity_i) with λ such that the shares sum to 1 (water-filling: groups below their floor are
+ * fixed at it, λ recomputed over the rest until none is added). If a floor binds, floor_i > λ ×
+ * capacity_i and floor_i ≤ capacity_i ÷ D give λ < 1 ÷ D, so nobody is planned above capacity while
+ * Σ capacity ≥ D; when Σ capacity < D, λ = 1 ÷ Σ capacity exceeds every floor ÷ capacity, so no
+ * floor binds and shares are proportional to capacity: every group is overloaded by the same
+ * factor, the least bad plan, and D − Σ capacity is the shortfall. A group without a load of its own
+ * (the mean of the others') has no floor: its capacity moves with the other groups' loads, and a
+ * floor capped by it would let one group's rising load lower that floor and raise the group's own
+ * share (a property test found it). Such a group has a measurement to come anyway.
+ *
  * [1] D. W. Trigg, A. G. Leach, "Exponential smoothing with an adaptive response rate",
  *     Operational Research Quarterly 18(1), 1967.
  * [2] E. S. Gardner, "Exponential smoothing: the state of the art", Journal of Forecasting 4(1),
  *     1985, on the instability of same-period adaptive weights.
+ * [3] J. W. Tukey, "Exploratory Data Analysis", Addison-Wesley, 1977, running medians.
+ * [4] P. K. Sen, "Estimates of the regression coefficient based on Kendall's tau", JASA 63(324),
+ *     1968 (Theil–Sen slope).
  */
 final class Atpm {
 
@@ -67,11 +110,16 @@ final class Atpm {
     record Result(ComponentShares shares, Map<String, GroupEstimate> nextEstimates) {
     }
 
+    /**
+     * @param demandRequestsPerSecond Σ of the component's incoming call rates; 0 when it has none
+     *                                (then no floor is capped and no shortfall is reported)
+     */
     static Result compute(
             String component,
             List<Group> groups,
             Map<String, GroupEstimate> previous,
             Set<String> presentGroupIds,
+            double demandRequestsPerSecond,
             HeartConfig config) {
         int n = groups.size();
         Double[] observed = new Double[n];
@@ -91,12 +139,11 @@ final class Atpm {
         int validCount = 0;
         for (int i = 0; i < n; i++) {
             Group group = groups.get(i);
-            observed[i] = measure(group);
+            LoadSample sample = measure(group);
             GroupEstimate before = previous.get(group.id());
-            if (observed[i] != null) {
-                GroupEstimate after = before == null
-                        ? new GroupEstimate(observed[i], 0, 0, nextAlpha(0, 0, config), 1)
-                        : update(before, observed[i], config);
+            if (sample != null) {
+                observed[i] = sample.cpuCores() / sample.requestsPerSecond();
+                GroupEstimate after = estimate(before, sample, config);
                 next.put(group.id(), after);
                 load[i] = after.loadCpuSecondsPerRequest();
                 alphas[i] = before == null ? null : Math.min(config.alphaMax(), Math.max(config.alphaMin(),
@@ -116,6 +163,10 @@ final class Atpm {
         double[] capacity = new double[n];
         double capacitySum = 0;
         int replicaSum = 0;
+        for (Group group : groups) {
+            replicaSum += group.replicas().size();
+        }
+        double[] share = new double[n];
         if (validCount > 0) {
             double mean = validSum / validCount;
             for (int i = 0; i < n; i++) {
@@ -126,9 +177,20 @@ final class Atpm {
                 capacity[i] = capacityCores(groups.get(i)) / load[i];
                 capacitySum += capacity[i];
             }
+            double[] floor = new double[n];
+            for (int i = 0; i < n; i++) {
+                if (basis[i] == GroupShare.Basis.MEAN_OF_VALID) {
+                    continue;   // no load of its own: see the maintainer note, "Floor and capacity"
+                }
+                floor[i] = config.minShareOfEqualSplit() * groups.get(i).replicas().size() / replicaSum;
+                if (demandRequestsPerSecond > 0) {
+                    floor[i] = Math.min(floor[i], capacity[i] / demandRequestsPerSecond);
+                }
+            }
+            waterFill(capacity, floor, share);
         } else {
-            for (Group group : groups) {
-                replicaSum += group.replicas().size();
+            for (int i = 0; i < n; i++) {
+                share[i] = (double) groups.get(i).replicas().size() / replicaSum;
             }
         }
 
@@ -138,19 +200,63 @@ final class Atpm {
             List<String> pods = group.replicas().stream().map(Replica::pod).toList();
             if (validCount > 0) {
                 shares.add(new GroupShare(group.id(), group.node(), pods, observed[i], load[i], alphas[i],
-                        capacity[i], capacity[i] / capacitySum, basis[i]));
+                        capacity[i], share[i], basis[i]));
             } else {
                 shares.add(new GroupShare(group.id(), group.node(), pods, null, null, null, null,
-                        (double) group.replicas().size() / replicaSum, GroupShare.Basis.EQUAL_SPLIT));
+                        share[i], GroupShare.Basis.EQUAL_SPLIT));
             }
         }
-        return new Result(new ComponentShares(component, shares), next);
+        Double demand = demandRequestsPerSecond > 0 ? demandRequestsPerSecond : null;
+        Double totalCapacity = validCount > 0 ? capacitySum : null;
+        Double shortfall = demand != null && totalCapacity != null && demand > totalCapacity
+                ? demand - totalCapacity : null;
+        return new Result(new ComponentShares(component, shares, demand, totalCapacity, shortfall), next);
     }
 
-    /** Σ cpu ÷ Σ requests over replicas that served requests with both metrics; null = no data. */
-    static Double measure(Group group) {
+    /**
+     * share_i = max(floor_i, λ × capacity_i) with Σ share = 1 (Σ floor &lt; 1). With every floor 0 this
+     * is capacity_i ÷ Σ capacity, bit for bit the paper's share.
+     */
+    private static void waterFill(double[] capacity, double[] floor, double[] share) {
+        int n = capacity.length;
+        boolean[] atFloor = new boolean[n];
+        boolean added = true;
+        double fixed = 0;
+        double rest = 0;
+        while (added) {
+            added = false;
+            fixed = 0;
+            rest = 0;
+            for (int i = 0; i < n; i++) {
+                if (atFloor[i]) {
+                    fixed += floor[i];
+                } else {
+                    rest += capacity[i];
+                }
+            }
+            if (!(rest > 0)) {
+                break;   // cannot happen while Σ floor < 1; kept so a bug cannot divide by zero
+            }
+            for (int i = 0; i < n; i++) {
+                if (!atFloor[i] && capacity[i] * (1 - fixed) / rest < floor[i]) {
+                    atFloor[i] = true;
+                    added = true;
+                }
+            }
+        }
+        for (int i = 0; i < n; i++) {
+            share[i] = atFloor[i] ? floor[i] : capacity[i] * (1 - fixed) / rest;
+        }
+    }
+
+    /**
+     * Σ cpu and Σ requests over replicas that served requests with both metrics; null = no data
+     * (also when their ratio is below {@link #MIN_LOAD_CPU_SECONDS_PER_REQUEST}).
+     */
+    static LoadSample measure(Group group) {
         double cpu = 0;
         double requests = 0;
+        int replicas = 0;
         for (Replica replica : group.replicas()) {
             Double c = replica.cpuCores();
             Double r = replica.requestsPerSecond();
@@ -159,12 +265,102 @@ final class Atpm {
             }
             cpu += c;
             requests += r;
+            replicas++;
         }
         if (requests <= 0 || cpu <= 0) {
             return null;
         }
-        double load = cpu / requests;
-        return load >= MIN_LOAD_CPU_SECONDS_PER_REQUEST ? load : null;
+        return cpu / requests >= MIN_LOAD_CPU_SECONDS_PER_REQUEST ? new LoadSample(requests, cpu, replicas) : null;
+    }
+
+    /**
+     * The group's estimate after this round's sample: the load with the idle CPU found through the
+     * previous round subtracted, through the outlier filter, into the EWMA; then the sample joins
+     * the remembered ones and the idle CPU is fitted again for the next round.
+     */
+    static GroupEstimate estimate(GroupEstimate before, LoadSample sample, HeartConfig config) {
+        List<LoadSample> history = before == null ? List.of() : before.samples();
+        double idle = before == null || config.idleFitRounds() == 0 ? 0 : before.idleCpuCores();
+        if (!history.isEmpty() && history.get(history.size() - 1).replicas() != sample.replicas()) {
+            history = List.of();   // another set of replicas: their CPU and rates do not compare
+            idle = 0;
+        }
+        double phi = config.idleMaxCpuFraction();
+        double x = Math.max(MIN_LOAD_CPU_SECONDS_PER_REQUEST, sample.loadCpuSecondsPerRequest(idle, phi));
+        double filtered = x;
+        if (config.outlierFilter() && before != null) {
+            int h = history.size();
+            double last = h >= 1 ? history.get(h - 1).loadCpuSecondsPerRequest(idle, phi)
+                    : before.loadCpuSecondsPerRequest();
+            double earlier = h >= 2 ? history.get(h - 2).loadCpuSecondsPerRequest(idle, phi)
+                    : before.loadCpuSecondsPerRequest();
+            filtered = median(earlier, last, x);
+        }
+        int keep = Math.max(config.outlierFilter() ? 2 : 0, config.idleFitRounds());
+        List<LoadSample> samples = new ArrayList<>();
+        if (keep > 0) {
+            samples.addAll(history.subList(Math.max(0, history.size() - keep + 1), history.size()));
+            samples.add(sample);
+        }
+        double nextIdle = config.idleFitRounds() > 0 ? fitIdleCores(samples, idle, config) : 0;
+        if (before == null) {
+            return new GroupEstimate(filtered, 0, 0, nextAlpha(0, 0, config), 1, samples, nextIdle);
+        }
+        GroupEstimate updated = update(before, filtered, config);
+        return new GroupEstimate(updated.loadCpuSecondsPerRequest(), updated.smoothedError(),
+                updated.smoothedAbsoluteError(), updated.alpha(), updated.measuredRounds(), samples, nextIdle);
+    }
+
+    /**
+     * Theil–Sen fit of cpu = idle + cost × rate over {@code samples} (their last
+     * {@link HeartConfig#idleFitRounds()}): max(0, intercept) when conclusive, else {@code before}.
+     */
+    static double fitIdleCores(List<LoadSample> samples, double before, HeartConfig config) {
+        int from = Math.max(0, samples.size() - config.idleFitRounds());
+        List<LoadSample> window = samples.subList(from, samples.size());
+        int m = window.size();
+        List<Double> slopes = new ArrayList<>();
+        int[] inPairs = new int[m];
+        for (int i = 0; i < m; i++) {
+            for (int j = i + 1; j < m; j++) {
+                double ri = window.get(i).requestsPerSecond();
+                double rj = window.get(j).requestsPerSecond();
+                if (Math.max(ri, rj) < config.idleFitMinRateRatio() * Math.min(ri, rj)) {
+                    continue;
+                }
+                slopes.add((window.get(j).cpuCores() - window.get(i).cpuCores()) / (rj - ri));
+                inPairs[i]++;
+                inPairs[j]++;
+            }
+        }
+        if (slopes.isEmpty()) {
+            return before;
+        }
+        for (int count : inPairs) {
+            if (count == slopes.size()) {
+                return before;   // every pair hinges on this one round: it could be an outlier
+            }
+        }
+        double slope = median(slopes);
+        if (!(slope > 0)) {
+            return before;
+        }
+        List<Double> intercepts = new ArrayList<>(m);
+        for (LoadSample s : window) {
+            intercepts.add(s.cpuCores() - slope * s.requestsPerSecond());
+        }
+        return Math.max(0, median(intercepts));
+    }
+
+    private static double median(double a, double b, double c) {
+        return Math.max(Math.min(a, b), Math.min(Math.max(a, b), c));
+    }
+
+    private static double median(List<Double> values) {
+        List<Double> sorted = new ArrayList<>(values);
+        sorted.sort(null);
+        int k = sorted.size();
+        return k % 2 == 1 ? sorted.get(k / 2) : (sorted.get(k / 2 - 1) + sorted.get(k / 2)) / 2;
     }
 
     /**
@@ -180,7 +376,8 @@ final class Atpm {
         double smoothedError = beta * error + (1 - beta) * before.smoothedError();
         double smoothedAbsolute = beta * Math.abs(error) + (1 - beta) * before.smoothedAbsoluteError();
         return new GroupEstimate(load, smoothedError, smoothedAbsolute,
-                nextAlpha(smoothedError, smoothedAbsolute, config), before.measuredRounds() + 1);
+                nextAlpha(smoothedError, smoothedAbsolute, config), before.measuredRounds() + 1, before.samples(),
+                before.idleCpuCores());
     }
 
     /** |E| ÷ M clamped to [αmin, αmax]; αmin while no error has been seen (M = 0). */

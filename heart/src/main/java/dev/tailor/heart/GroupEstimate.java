@@ -11,13 +11,35 @@ package dev.tailor.heart;
  * @param alpha                     the EWMA weight the next update will use, chosen by the tracking
  *                                  signal through this round, in [αmin, αmax]
  * @param measuredRounds            how many rounds contributed a measurement (&gt;= 1)
+ * @param samples                   the group's last measured rounds, oldest first (at most
+ *                                  max(3, {@link HeartConfig#idleFitRounds()})): what the outlier
+ *                                  filter takes the median of and the idle CPU fit fits; empty in
+ *                                  states written before they existed and under the paper's ATPM
+ * @param idleCpuCores              CPU cores the group uses whatever its traffic, as the last
+ *                                  conclusive fit of CPU = idle + cost × rate found it (0 until one
+ *                                  did); not charged to requests
  */
 public record GroupEstimate(
         double loadCpuSecondsPerRequest,
         double smoothedError,
         double smoothedAbsoluteError,
         double alpha,
-        long measuredRounds) {
+        long measuredRounds,
+        java.util.List<LoadSample> samples,
+        Double idleCpuCores) {
+
+    /** Absent {@code samples} and {@code idleCpuCores} (a state written before they existed): none, 0. */
+    public GroupEstimate {
+        samples = samples == null ? java.util.List.of() : java.util.List.copyOf(samples);
+        idleCpuCores = idleCpuCores == null ? 0.0 : idleCpuCores;
+    }
+
+    /** An estimate without remembered samples or idle CPU (the paper's state). */
+    public GroupEstimate(double loadCpuSecondsPerRequest, double smoothedError, double smoothedAbsoluteError,
+            double alpha, long measuredRounds) {
+        this(loadCpuSecondsPerRequest, smoothedError, smoothedAbsoluteError, alpha, measuredRounds,
+                java.util.List.of(), 0.0);
+    }
 
     /** Largest plausible magnitude of a load or an error, CPU-seconds per request; our bound. */
     private static final double MAX = 1e6;
@@ -41,6 +63,20 @@ public record GroupEstimate(
         }
         if (measuredRounds < 1) {
             problems.add(at + ".measuredRounds: " + measuredRounds + " (expected: >= 1)");
+        }
+        if (samples.size() > HeartConfig.MAX_IDLE_FIT_ROUNDS) {
+            problems.add(at + ".samples: " + samples.size() + " samples (expected: at most "
+                    + HeartConfig.MAX_IDLE_FIT_ROUNDS + ")");
+        }
+        for (int i = 0; i < samples.size(); i++) {
+            if (samples.get(i) == null) {
+                problems.add(at + ".samples[" + i + "]: null (expected: a sample object)");
+            } else {
+                problems.addAll(samples.get(i).problems(at + ".samples[" + i + "]"));
+            }
+        }
+        if (!(idleCpuCores >= 0 && idleCpuCores <= MAX)) {
+            problems.add(at + ".idleCpuCores: " + idleCpuCores + " (expected: cores in [0, 1e6])");
         }
         return problems;
     }

@@ -57,9 +57,14 @@ public final class Heart {
         Cluster cluster = new Cluster(snapshot, config);
 
         // Stage 1: ATPM, one component per task.
+        Map<String, Double> demand = new TreeMap<>();
+        for (Call call : snapshot.calls()) {
+            demand.merge(call.callee(), call.rate(), Double::sum);
+        }
         Map<String, Atpm.Result> atpm = stream(List.copyOf(cluster.components()))
                 .map(component -> Map.entry(component, Atpm.compute(component, cluster.groups(component),
-                        before.of(component), cluster.presentGroupIds(component), config)))
+                        before.of(component), cluster.presentGroupIds(component),
+                        demand.getOrDefault(component, 0.0), config)))
                 .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue, (a, b) -> a, TreeMap::new));
 
         // Stage 2: NTAM, one call edge per task.
@@ -75,6 +80,16 @@ public final class Heart {
             }
         });
         List<String> notes = new ArrayList<>(cluster.notes());
+        for (ComponentShares component : shares) {
+            if (component.shortfallRequestsPerSecond() != null) {
+                notes.add(String.format(java.util.Locale.ROOT, "capacity shortfall: %s is asked for %.1f req/s but"
+                        + " its ready groups can serve %.1f (short by %.1f req/s): shares stay proportional to"
+                        + " capacity, every group is planned %.0f %% over what it can serve",
+                        component.component(), component.demandRequestsPerSecond(),
+                        component.capacityRequestsPerSecond(), component.shortfallRequestsPerSecond(),
+                        100 * component.shortfallRequestsPerSecond() / component.capacityRequestsPerSecond()));
+            }
+        }
         for (Call call : snapshot.calls()) {
             Map<String, Double> byNode = call.byCallerNode();
             if (byNode == null || byNode.isEmpty()) {

@@ -30,6 +30,27 @@ package dev.tailor.heart;
  *                                    node (HEART) or each replica alone (the per-replica baseline)
  * @param parallel                    compute components and call edges in parallel (default on);
  *                                    results do not depend on it
+ * @param outlierFilter               ATPM feeds its EWMA the median of a group's last three
+ *                                    measurements instead of the latest one, so one round's outlier
+ *                                    (a scrape gap, a counter reset, a burst) moves no estimate; a
+ *                                    real change is followed one round later (default on; the paper
+ *                                    feeds every measurement; our departure)
+ * @param idleFitRounds               how many recent measured rounds of a group ATPM keeps to fit
+ *                                    CPU = idle + cost × rate and subtract the idle CPU before
+ *                                    dividing by requests, so a group at low traffic does not look
+ *                                    slow (default 10 rounds, 5 minutes at 30 s; 0 = off, the
+ *                                    paper's Σ cpu ÷ Σ requests; our departure)
+ * @param idleFitMinRateRatio         two rounds enter the fit only when one served at least this
+ *                                    many times the requests of the other (default 2); closer rates
+ *                                    leave the slope to the noise of the measurement
+ * @param idleMaxCpuFraction          the idle CPU subtracted is at most this fraction of a round's
+ *                                    CPU, bounding how much cheaper a wrong fit can make a group look
+ *                                    (default 0.9: at most ten times)
+ * @param minShareOfEqualSplit        every group keeps at least this fraction of an equal split per
+ *                                    replica (replicas ÷ the component's ready replicas), but never
+ *                                    more than its capacity can serve, so a group at a low share
+ *                                    still serves requests to measure (default 0.05; 0 = off, the
+ *                                    paper; our departure)
  */
 public record HeartConfig(
         double alphaMin,
@@ -41,7 +62,12 @@ public record HeartConfig(
         double unmeasuredLinkPenaltyMillis,
         int flowUnits,
         Grouping grouping,
-        boolean parallel) {
+        boolean parallel,
+        boolean outlierFilter,
+        int idleFitRounds,
+        double idleFitMinRateRatio,
+        double idleMaxCpuFraction,
+        double minShareOfEqualSplit) {
 
     /** What a routing target is. */
     public enum Grouping {
@@ -56,9 +82,23 @@ public record HeartConfig(
     /** Most flow units: JGraphT's capacities are ints and its "infinite" capacity is 1e9. */
     public static final int MAX_FLOW_UNITS = 1 << 29;
 
-    /** DESIGN.md's defaults. */
+    /** Most rounds the idle fit may keep per group: the state stays small. */
+    public static final int MAX_IDLE_FIT_ROUNDS = 100;
+
+    /**
+     * The defaults: DESIGN.md's constants plus our departures from the paper (outlier filter, idle
+     * CPU fit, share floor). Each departure's reasons and ablation are in docs/heart.md.
+     */
     public static final HeartConfig DEFAULTS =
-            new HeartConfig(0.2, 0.8, 0.2, true, 0.30, 0, 1.0, 1_000_000, Grouping.NODE, true);
+            new HeartConfig(0.2, 0.8, 0.2, true, 0.30, 0, 1.0, 1_000_000, Grouping.NODE, true,
+                    true, 10, 2.0, 0.9, 0.05);
+
+    /**
+     * The paper's ATPM: every departure off (no outlier filter, Σ cpu ÷ Σ requests with idle CPU
+     * charged to requests, no share floor), everything else as {@link #DEFAULTS}. Reproduces the
+     * paper's behaviour and figures; the simulator's {@code heart-paper} policy.
+     */
+    public static final HeartConfig PAPER = DEFAULTS.paperVariant();
 
     public HeartConfig {
         requireUnit("alphaMin", alphaMin, false);
@@ -77,51 +117,111 @@ public record HeartConfig(
         if (grouping == null) {
             throw new IllegalArgumentException("grouping : null (expected: NODE or REPLICA)");
         }
+        if (idleFitRounds < 0 || idleFitRounds > MAX_IDLE_FIT_ROUNDS) {
+            throw new IllegalArgumentException("idleFitRounds : " + idleFitRounds + " (expected: 0 (off) .. "
+                    + MAX_IDLE_FIT_ROUNDS + ")");
+        }
+        if (!(idleFitMinRateRatio > 1 && idleFitMinRateRatio <= 1e6)) {
+            throw new IllegalArgumentException("idleFitMinRateRatio : " + idleFitMinRateRatio
+                    + " (expected: a ratio > 1 and <= 1e6)");
+        }
+        if (!(idleMaxCpuFraction >= 0 && idleMaxCpuFraction < 1)) {
+            throw new IllegalArgumentException("idleMaxCpuFraction : " + idleMaxCpuFraction
+                    + " (expected: 0 <= fraction < 1)");
+        }
+        if (!(minShareOfEqualSplit >= 0 && minShareOfEqualSplit < 1)) {
+            throw new IllegalArgumentException("minShareOfEqualSplit : " + minShareOfEqualSplit
+                    + " (expected: 0 (off) <= fraction < 1)");
+        }
+    }
+
+    /** The configuration of the paper's version of {@code this}: our departures off, see {@link #PAPER}. */
+    public HeartConfig paperVariant() {
+        return withOutlierFilter(false).withIdleFitRounds(0).withMinShareOfEqualSplit(0);
     }
 
     public HeartConfig withAlphaRange(double min, double max) {
         return new HeartConfig(min, max, trackingSmoothing, slowLinkFilter, batchRemovalMaxFraction,
-                slowClusterMinGapMillis, unmeasuredLinkPenaltyMillis, flowUnits, grouping, parallel);
+                slowClusterMinGapMillis, unmeasuredLinkPenaltyMillis, flowUnits, grouping, parallel, outlierFilter,
+                idleFitRounds, idleFitMinRateRatio, idleMaxCpuFraction, minShareOfEqualSplit);
     }
 
     public HeartConfig withTrackingSmoothing(double beta) {
         return new HeartConfig(alphaMin, alphaMax, beta, slowLinkFilter, batchRemovalMaxFraction,
-                slowClusterMinGapMillis, unmeasuredLinkPenaltyMillis, flowUnits, grouping, parallel);
+                slowClusterMinGapMillis, unmeasuredLinkPenaltyMillis, flowUnits, grouping, parallel, outlierFilter,
+                idleFitRounds, idleFitMinRateRatio, idleMaxCpuFraction, minShareOfEqualSplit);
     }
 
     public HeartConfig withSlowLinkFilter(boolean on) {
         return new HeartConfig(alphaMin, alphaMax, trackingSmoothing, on, batchRemovalMaxFraction,
-                slowClusterMinGapMillis, unmeasuredLinkPenaltyMillis, flowUnits, grouping, parallel);
+                slowClusterMinGapMillis, unmeasuredLinkPenaltyMillis, flowUnits, grouping, parallel, outlierFilter,
+                idleFitRounds, idleFitMinRateRatio, idleMaxCpuFraction, minShareOfEqualSplit);
     }
 
     public HeartConfig withBatchRemovalMaxFraction(double fraction) {
         return new HeartConfig(alphaMin, alphaMax, trackingSmoothing, slowLinkFilter, fraction,
-                slowClusterMinGapMillis, unmeasuredLinkPenaltyMillis, flowUnits, grouping, parallel);
+                slowClusterMinGapMillis, unmeasuredLinkPenaltyMillis, flowUnits, grouping, parallel, outlierFilter,
+                idleFitRounds, idleFitMinRateRatio, idleMaxCpuFraction, minShareOfEqualSplit);
     }
 
     public HeartConfig withSlowClusterMinGapMillis(double millis) {
-        return new HeartConfig(alphaMin, alphaMax, trackingSmoothing, slowLinkFilter, batchRemovalMaxFraction,
-                millis, unmeasuredLinkPenaltyMillis, flowUnits, grouping, parallel);
+        return new HeartConfig(alphaMin, alphaMax, trackingSmoothing, slowLinkFilter, batchRemovalMaxFraction, millis,
+                unmeasuredLinkPenaltyMillis, flowUnits, grouping, parallel, outlierFilter, idleFitRounds,
+                idleFitMinRateRatio, idleMaxCpuFraction, minShareOfEqualSplit);
     }
 
     public HeartConfig withUnmeasuredLinkPenaltyMillis(double millis) {
         return new HeartConfig(alphaMin, alphaMax, trackingSmoothing, slowLinkFilter, batchRemovalMaxFraction,
-                slowClusterMinGapMillis, millis, flowUnits, grouping, parallel);
+                slowClusterMinGapMillis, millis, flowUnits, grouping, parallel, outlierFilter, idleFitRounds,
+                idleFitMinRateRatio, idleMaxCpuFraction, minShareOfEqualSplit);
     }
 
     public HeartConfig withFlowUnits(int units) {
         return new HeartConfig(alphaMin, alphaMax, trackingSmoothing, slowLinkFilter, batchRemovalMaxFraction,
-                slowClusterMinGapMillis, unmeasuredLinkPenaltyMillis, units, grouping, parallel);
+                slowClusterMinGapMillis, unmeasuredLinkPenaltyMillis, units, grouping, parallel, outlierFilter,
+                idleFitRounds, idleFitMinRateRatio, idleMaxCpuFraction, minShareOfEqualSplit);
     }
 
     public HeartConfig withGrouping(Grouping g) {
         return new HeartConfig(alphaMin, alphaMax, trackingSmoothing, slowLinkFilter, batchRemovalMaxFraction,
-                slowClusterMinGapMillis, unmeasuredLinkPenaltyMillis, flowUnits, g, parallel);
+                slowClusterMinGapMillis, unmeasuredLinkPenaltyMillis, flowUnits, g, parallel, outlierFilter,
+                idleFitRounds, idleFitMinRateRatio, idleMaxCpuFraction, minShareOfEqualSplit);
     }
 
     public HeartConfig withParallel(boolean on) {
         return new HeartConfig(alphaMin, alphaMax, trackingSmoothing, slowLinkFilter, batchRemovalMaxFraction,
-                slowClusterMinGapMillis, unmeasuredLinkPenaltyMillis, flowUnits, grouping, on);
+                slowClusterMinGapMillis, unmeasuredLinkPenaltyMillis, flowUnits, grouping, on, outlierFilter,
+                idleFitRounds, idleFitMinRateRatio, idleMaxCpuFraction, minShareOfEqualSplit);
+    }
+
+    public HeartConfig withOutlierFilter(boolean on) {
+        return new HeartConfig(alphaMin, alphaMax, trackingSmoothing, slowLinkFilter, batchRemovalMaxFraction,
+                slowClusterMinGapMillis, unmeasuredLinkPenaltyMillis, flowUnits, grouping, parallel, on,
+                idleFitRounds, idleFitMinRateRatio, idleMaxCpuFraction, minShareOfEqualSplit);
+    }
+
+    public HeartConfig withIdleFitRounds(int rounds) {
+        return new HeartConfig(alphaMin, alphaMax, trackingSmoothing, slowLinkFilter, batchRemovalMaxFraction,
+                slowClusterMinGapMillis, unmeasuredLinkPenaltyMillis, flowUnits, grouping, parallel, outlierFilter,
+                rounds, idleFitMinRateRatio, idleMaxCpuFraction, minShareOfEqualSplit);
+    }
+
+    public HeartConfig withIdleFitMinRateRatio(double ratio) {
+        return new HeartConfig(alphaMin, alphaMax, trackingSmoothing, slowLinkFilter, batchRemovalMaxFraction,
+                slowClusterMinGapMillis, unmeasuredLinkPenaltyMillis, flowUnits, grouping, parallel, outlierFilter,
+                idleFitRounds, ratio, idleMaxCpuFraction, minShareOfEqualSplit);
+    }
+
+    public HeartConfig withIdleMaxCpuFraction(double fraction) {
+        return new HeartConfig(alphaMin, alphaMax, trackingSmoothing, slowLinkFilter, batchRemovalMaxFraction,
+                slowClusterMinGapMillis, unmeasuredLinkPenaltyMillis, flowUnits, grouping, parallel, outlierFilter,
+                idleFitRounds, idleFitMinRateRatio, fraction, minShareOfEqualSplit);
+    }
+
+    public HeartConfig withMinShareOfEqualSplit(double fraction) {
+        return new HeartConfig(alphaMin, alphaMax, trackingSmoothing, slowLinkFilter, batchRemovalMaxFraction,
+                slowClusterMinGapMillis, unmeasuredLinkPenaltyMillis, flowUnits, grouping, parallel, outlierFilter,
+                idleFitRounds, idleFitMinRateRatio, idleMaxCpuFraction, fraction);
     }
 
     private static void requireUnit(String name, double value, boolean zeroAllowed) {

@@ -132,6 +132,74 @@ public final class ShopCluster {
         return text.append("# EOF\n").toString();
     }
 
+    /** What each app pod does over time, for {@link #history(long, int, int, Load)}. */
+    public interface Load {
+
+        /** Requests/s the pod of {@code component} on {@code node} serves at {@code t} s into the history. */
+        double servedPerSecond(String component, String node, double t);
+
+        /** CPU cores that pod's app container uses at {@code t} s into the history. */
+        double cpuCores(String component, String node, double t);
+    }
+
+    /**
+     * Like {@link #history(long, int, int, ToDoubleBiFunction)}, with each app pod's served rate and
+     * CPU given over time: a request metric that dips for a round, a pod that idles. The calls
+     * (ingress → frontend, frontend → cart) stay at {@link #RPS_PER_POD} per caller pod, so the
+     * demand on each component is 3 × that; the delays are as in {@link #exposition}.
+     */
+    public static String history(long startEpochSeconds, int seconds, int stepSeconds, Load load) {
+        Map<String, StringBuilder> bySeries = new LinkedHashMap<>();
+        Map<String, Double> cpuSeconds = new HashMap<>();
+        Map<String, Double> served = new HashMap<>();
+        double life = 100;
+        for (String node : NODES) {
+            for (String component : List.of("frontend", "cart")) {
+                cpuSeconds.put(component + "-" + node, load.cpuCores(component, node, 0) * life);
+                served.put(component + "-" + node, load.servedPerSecond(component, node, 0) * life);
+            }
+        }
+        for (int at = 0; at <= seconds; at += stepSeconds) {
+            if (at > 0) {
+                for (String node : NODES) {
+                    for (String component : List.of("frontend", "cart")) {
+                        // The rates over the step just ended: what they were at the step's start.
+                        double t = at - stepSeconds;
+                        cpuSeconds.merge(component + "-" + node, load.cpuCores(component, node, t) * stepSeconds,
+                                Double::sum);
+                        served.merge(component + "-" + node, load.servedPerSecond(component, node, t) * stepSeconds,
+                                Double::sum);
+                    }
+                }
+            }
+            long timestamp = startEpochSeconds + at;
+            for (Map.Entry<String, Double> sample : samples(life + at, cpuSeconds::get, served::get).entrySet()) {
+                bySeries.computeIfAbsent(sample.getKey(), k -> new StringBuilder()).append(sample.getKey())
+                        .append(String.format(Locale.ROOT, " %.6f %d%n", sample.getValue(), timestamp));
+            }
+        }
+        StringBuilder text = new StringBuilder();
+        bySeries.values().forEach(text::append);
+        return text.append("# EOF\n").toString();
+    }
+
+    /** {@link #samples(double, Function)} with per-pod CPU and served counters ({@code component-node}). */
+    private static Map<String, Double> samples(double t, Function<String, Double> cpuSecondsOfPod,
+            Function<String, Double> servedOfPod) {
+        Map<String, Double> samples = samples(t, node -> 0.0);
+        for (String node : NODES) {
+            for (String component : List.of("frontend", "cart")) {
+                samples.put(String.format(Locale.ROOT, "container_cpu_usage_seconds_total{namespace=\"shop\","
+                        + "pod=\"%s-%s\",container=\"%s\"}", component, node, component),
+                        cpuSecondsOfPod.apply(component + "-" + node));
+                samples.put(String.format(Locale.ROOT, "istio_requests_total{reporter=\"destination\","
+                        + "namespace=\"shop\",pod=\"%s-%s\"}", component, node),
+                        servedOfPod.apply(component + "-" + node));
+            }
+        }
+        return samples;
+    }
+
     /**
      * The series of the mesh at {@code t} seconds of counters' life, in exposition order: series
      * (name and labels) → value.

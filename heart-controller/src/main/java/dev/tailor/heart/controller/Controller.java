@@ -2,12 +2,14 @@ package dev.tailor.heart.controller;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tailor.heart.AtpmState;
+import dev.tailor.heart.ComponentShares;
 import dev.tailor.heart.Heart;
 import dev.tailor.heart.HeartConfig;
 import dev.tailor.heart.InvalidSnapshotException;
 import dev.tailor.heart.Plan;
 import dev.tailor.heart.Replica;
 import dev.tailor.heart.Route;
+import dev.tailor.heart.ShareMoveCap;
 import dev.tailor.heart.Snapshot;
 import dev.tailor.heart.controller.PrometheusClient.PrometheusException;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -36,7 +38,9 @@ public final class Controller {
     /** Why a round changed nothing; also the {@code reason} label of the failure counter. */
     public enum FailureReason {
         PROMETHEUS_UNREACHABLE, PROMETHEUS_QUERY, PROMETHEUS_BAD_RESPONSE, COMPONENT_WITHOUT_METRICS,
-        INVALID_SNAPSHOT, KUBERNETES_READ, KUBERNETES_WRITE, NO_PODS, LOST_LEADERSHIP
+        INVALID_SNAPSHOT, KUBERNETES_READ, KUBERNETES_WRITE, NO_PODS, LOST_LEADERSHIP,
+        /** Some component is asked for more than its ready groups can serve, and the config says hold. */
+        CAPACITY_SHORTFALL
     }
 
     /**
@@ -53,9 +57,23 @@ public final class Controller {
      * @param changes       the rule changes (carried out unless dry run)
      * @param notes         what was left out or assumed this round
      * @param planningNanos wall-clock planning time (0 when no clock was given)
+     * @param shortfalls    component → requests/s its ready groups cannot serve, for every component
+     *                      planned this round (0 when none); empty when no plan was made
      */
     public record Round(boolean applied, FailureReason failure, String message, Plan plan, Snapshot snapshot,
-            List<Route> routes, List<ObjectNode> desired, List<Actuator.Change> changes, List<String> notes, long planningNanos) {
+            List<Route> routes, List<ObjectNode> desired, List<Actuator.Change> changes, List<String> notes,
+            long planningNanos, Map<String, Double> shortfalls) {
+
+        public Round {
+            shortfalls = shortfalls == null ? Map.of() : Map.copyOf(shortfalls);
+        }
+
+        /** A round without shortfall figures. */
+        public Round(boolean applied, FailureReason failure, String message, Plan plan, Snapshot snapshot,
+                List<Route> routes, List<ObjectNode> desired, List<Actuator.Change> changes, List<String> notes,
+                long planningNanos) {
+            this(applied, failure, message, plan, snapshot, routes, desired, changes, notes, planningNanos, Map.of());
+        }
     }
 
     private final ControllerConfig config;
@@ -100,7 +118,8 @@ public final class Controller {
     /**
      * Called when this replica (again) becomes the one that writes, e.g. on gaining the lease: the
      * next round reads the state another replica may have saved meanwhile, and the share cap forgets
-     * the routes this replica applied before (they may no longer be the ones in the cluster).
+     * the routes this replica applied before (they may no longer be the ones in the cluster) and
+     * continues from the routes saved with that state.
      */
     public void takeOver() {
         stateUnread = store != null;
@@ -128,6 +147,7 @@ public final class Controller {
             try {
                 StateStore.Loaded loaded = store.load();
                 state = loaded.state();
+                lastRoutes = loaded.routes();
                 stateBeforeLastRound = state;
                 if (loaded.note() != null) {
                     loadNotes.add(loaded.note());
@@ -145,7 +165,7 @@ public final class Controller {
         }
         loadNotes.addAll(round.notes());
         return new Round(round.applied(), round.failure(), round.message(), round.plan(), round.snapshot(),
-                round.routes(), round.desired(), round.changes(), loadNotes, round.planningNanos());
+                round.routes(), round.desired(), round.changes(), loadNotes, round.planningNanos(), round.shortfalls());
     }
 
     private Round roundWithState(Instant time, boolean dryRun) {
@@ -227,8 +247,24 @@ public final class Controller {
         long planningNanos = nanoClock.getAsLong() - started;
         List<String> notes = new ArrayList<>(assembled.notes());
         notes.addAll(plan.allocation().notes());
+        Map<String, Double> shortfalls = new TreeMap<>();
+        List<String> shortNotes = new ArrayList<>();
+        for (ComponentShares component : plan.allocation().shares()) {
+            Double shortfall = component.shortfallRequestsPerSecond();
+            shortfalls.put(component.component(), shortfall == null ? 0.0 : shortfall);
+            if (shortfall != null) {
+                shortNotes.add(String.format(java.util.Locale.ROOT, "%s short by %.4g req/s", component.component(),
+                        shortfall));
+            }
+        }
+        if (!shortNotes.isEmpty() && config.holdOnShortfall()) {
+            return new Round(false, FailureReason.CAPACITY_SHORTFALL, "capacity shortfall ("
+                    + String.join(", ", shortNotes) + "); capacityShortfall: hold keeps the rules and the state of the"
+                    + " last round", null, snapshot,
+                    List.of(), List.of(), List.of(), notes, planningNanos, shortfalls);
+        }
         List<Route> routes = ShareMoveCap.apply(plan.allocation().routes(), lastRoutes, snapshot,
-                config.maxShareMovePerRound(), notes);
+                plan.allocation().shares(), config.maxShareMovePerRound(), notes);
         List<ObjectNode> desired;
         List<Actuator.Change> changes;
         try {
@@ -256,12 +292,13 @@ public final class Controller {
         lastRoutes = routes;
         if (!dryRun && store != null) {
             try {
-                store.save(state);
+                store.save(state, routes);
             } catch (KubernetesClientException e) {
                 notes.add("the ATPM state was not saved (" + detail(e) + "): a restart would start every group over");
             }
         }
-        return new Round(!dryRun, null, null, plan, snapshot, routes, desired, changes, notes, planningNanos);
+        return new Round(!dryRun, null, null, plan, snapshot, routes, desired, changes, notes, planningNanos,
+                shortfalls);
     }
 
     /** fabric8's message names the operation; the cause says what went wrong. */

@@ -1,6 +1,8 @@
 package dev.tailor.heart.controller;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import dev.tailor.heart.HeartConfig;
+import dev.tailor.heart.ShareMoveCap;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -17,13 +19,51 @@ import java.util.Map;
  * @param sameNodeDelayMillis one-way delay within a node when nothing measures it (default 0.05:
  *                     loopback through two sidecars; kubenurse does not probe its own node)
  * @param maxShareMovePerRound the most the fraction of a caller node's calls to one callee node may
- *                     change from one applied plan to the next, in (0, 1] (default 1: no cap; e.g.
- *                     0.2 = 20 points per round). Nodes without a ready replica drop to 0 regardless.
- *                     See {@link ShareMoveCap}.
+ *                     change from one applied plan to the next, in (0, 1] (default 0.2 =
+ *                     {@link ShareMoveCap#DEFAULT_MAX_MOVE}: one bad round moves at most 20 points;
+ *                     1 = no cap, the paper). Nodes without a ready replica drop to 0 regardless, and
+ *                     the cap never plans a node above its capacity. It continues from the routes
+ *                     saved with the ATPM state, so it holds across restarts and take-overs.
+ * @param capacityShortfall what a round does when some component is asked for more than its ready
+ *                     groups can serve: {@code proceed} (default) applies the plan, whose shares stay
+ *                     proportional to capacity so every group is overloaded alike; {@code hold}
+ *                     keeps the rules and the state as they are (the round fails with reason
+ *                     {@code capacity_shortfall}). Either way the shortfall is logged and exported.
+ * @param planner      ATPM's departures from the paper (default: all on, {@link HeartConfig#DEFAULTS})
  */
 @JsonIgnoreProperties(ignoreUnknown = false)
 public record ControllerConfig(Prometheus prometheus, Kubernetes kubernetes, Double roundSeconds,
-        Double sameNodeDelayMillis, Double maxShareMovePerRound) {
+        Double sameNodeDelayMillis, Double maxShareMovePerRound, String capacityShortfall, Planner planner) {
+
+    /** {@link #capacityShortfall()}: apply the capacity-proportional plan. */
+    public static final String PROCEED = "proceed";
+    /** {@link #capacityShortfall()}: keep the rules and the state of the last round. */
+    public static final String HOLD = "hold";
+
+    /**
+     * ATPM's departures from the paper, as {@link HeartConfig} fields of the same names (their docs
+     * give the reasons); absent fields take {@link HeartConfig#DEFAULTS}.
+     *
+     * @param outlierFilter        median of a group's last three measurements into the EWMA (default
+     *                             true; false = the paper)
+     * @param idleFitRounds        rounds kept to fit and subtract idle CPU (default 10; 0 = the paper)
+     * @param minShareOfEqualSplit share floor as a fraction of an equal split (default 0.05; 0 = the
+     *                             paper)
+     */
+    public record Planner(Boolean outlierFilter, Double idleFitRounds, Double minShareOfEqualSplit) {
+        public Planner {
+            outlierFilter = outlierFilter == null ? HeartConfig.DEFAULTS.outlierFilter() : outlierFilter;
+            idleFitRounds = idleFitRounds == null ? (double) HeartConfig.DEFAULTS.idleFitRounds() : idleFitRounds;
+            minShareOfEqualSplit = minShareOfEqualSplit == null ? HeartConfig.DEFAULTS.minShareOfEqualSplit()
+                    : minShareOfEqualSplit;
+        }
+
+        /** {@link HeartConfig#DEFAULTS} with these fields (call after {@link ControllerConfig#problems()}). */
+        public HeartConfig heartConfig() {
+            return HeartConfig.DEFAULTS.withOutlierFilter(outlierFilter).withIdleFitRounds(idleFitRounds.intValue())
+                    .withMinShareOfEqualSplit(minShareOfEqualSplit);
+        }
+    }
 
     /** Placeholder in queries for the rate window, e.g. {@code [${window}]} becomes {@code [30s]}. */
     public static final String WINDOW = "${window}";
@@ -148,24 +188,37 @@ public record ControllerConfig(Prometheus prometheus, Kubernetes kubernetes, Dou
         kubernetes = kubernetes == null ? new Kubernetes(null, null, null, null, null, null, null, null) : kubernetes;
         roundSeconds = roundSeconds == null ? 30.0 : roundSeconds;
         sameNodeDelayMillis = sameNodeDelayMillis == null ? 0.05 : sameNodeDelayMillis;
-        maxShareMovePerRound = maxShareMovePerRound == null ? 1.0 : maxShareMovePerRound;
+        maxShareMovePerRound = maxShareMovePerRound == null ? ShareMoveCap.DEFAULT_MAX_MOVE : maxShareMovePerRound;
+        capacityShortfall = capacityShortfall == null ? PROCEED : capacityShortfall;
+        planner = planner == null ? new Planner(null, null, null) : planner;
     }
 
-    /** Compatibility constructor without the share cap (no cap). */
+    /** Compatibility constructor: the default share cap, shortfall policy and planner. */
     public ControllerConfig(Prometheus prometheus, Kubernetes kubernetes, Double roundSeconds,
             Double sameNodeDelayMillis) {
         this(prometheus, kubernetes, roundSeconds, sameNodeDelayMillis, null);
     }
 
+    /** Compatibility constructor: the default shortfall policy and planner. */
+    public ControllerConfig(Prometheus prometheus, Kubernetes kubernetes, Double roundSeconds,
+            Double sameNodeDelayMillis, Double maxShareMovePerRound) {
+        this(prometheus, kubernetes, roundSeconds, sameNodeDelayMillis, maxShareMovePerRound, null, null);
+    }
+
     /** All defaults. */
     public static final ControllerConfig DEFAULTS = new ControllerConfig(null, null, null, null, null);
+
+    /** Whether a round in capacity shortfall keeps the last rules ({@code capacityShortfall: hold}). */
+    public boolean holdOnShortfall() {
+        return HOLD.equals(capacityShortfall);
+    }
 
     /** This configuration with another Prometheus URL (not validated; see {@link #problems()}). */
     public ControllerConfig withPrometheusUrl(String url) {
         Prometheus p = prometheus;
         return new ControllerConfig(new Prometheus(url, p.timeoutSeconds(), p.windowSeconds(), p.delayWindowSeconds(),
                 p.queries(), p.labels(), p.delayTargetPrefix(), p.delayOneWayFraction()), kubernetes, roundSeconds,
-                sameNodeDelayMillis, maxShareMovePerRound);
+                sameNodeDelayMillis, maxShareMovePerRound, capacityShortfall, planner);
     }
 
     /** A query with its windows filled in. */
@@ -194,6 +247,18 @@ public record ControllerConfig(Prometheus prometheus, Kubernetes kubernetes, Dou
         range(problems, "sameNodeDelayMillis", sameNodeDelayMillis, 0, 3.6e6);
         if (!(maxShareMovePerRound > 0 && maxShareMovePerRound <= 1)) {
             problems.add("maxShareMovePerRound: " + maxShareMovePerRound + " (expected: 0 < value <= 1; 1 = no cap)");
+        }
+        if (!PROCEED.equals(capacityShortfall) && !HOLD.equals(capacityShortfall)) {
+            problems.add("capacityShortfall: \"" + capacityShortfall + "\" (expected: proceed or hold)");
+        }
+        double fitRounds = planner.idleFitRounds();
+        if (!(fitRounds >= 0 && fitRounds <= HeartConfig.MAX_IDLE_FIT_ROUNDS && fitRounds == Math.rint(fitRounds))) {
+            problems.add("planner.idleFitRounds: " + fitRounds + " (expected: a whole number of rounds, 0 (off) .. "
+                    + HeartConfig.MAX_IDLE_FIT_ROUNDS + ")");
+        }
+        if (!(planner.minShareOfEqualSplit() >= 0 && planner.minShareOfEqualSplit() < 1)) {
+            problems.add("planner.minShareOfEqualSplit: " + planner.minShareOfEqualSplit()
+                    + " (expected: 0 (off) <= fraction < 1)");
         }
         Map<String, String> queries = Map.of("cpuCores", prometheus.queries().cpuCores(),
                 "servedRequestsPerSecond", prometheus.queries().servedRequestsPerSecond(),

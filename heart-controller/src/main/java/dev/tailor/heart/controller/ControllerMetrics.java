@@ -26,7 +26,11 @@ import java.util.function.LongSupplier;
  *   <li>{@code tailor_heart_last_applied_plan_age_seconds} — seconds since rules were last applied
  *       successfully (absent before the first);</li>
  *   <li>{@code tailor_heart_replan_delay_seconds} — from a pod event (left Ready, deleted, became
- *       Ready) to the end of the re-plan it triggered, debounce included (histogram).</li>
+ *       Ready) to the end of the re-plan it triggered, debounce included (histogram);</li>
+ *   <li>{@code tailor_heart_capacity_shortfall_requests_per_second{component}} — per component of
+ *       the last plan, the requests/s its ready groups cannot serve (0 when they can);</li>
+ *   <li>{@code tailor_heart_capacity_shortfall_rounds_total} — rounds that planned some component
+ *       above its capacity (applied or held).</li>
  * </ul>
  * Thread-safe.
  */
@@ -40,6 +44,8 @@ public final class ControllerMetrics {
     private final Counter ruleWrites;
     private final Histogram replanDelay;
     private final Counter replans;
+    private final Gauge shortfall;
+    private final Counter shortfallRounds;
     private final LongSupplier epochMillis;
     private volatile long lastAppliedMillis = -1;
     private volatile boolean ready;
@@ -69,6 +75,12 @@ public final class ControllerMetrics {
         replanDelay = Histogram.builder().name("tailor_heart_replan_delay_seconds")
                 .help("From a pod event to the end of the re-plan it triggered")
                 .classicOnly().classicUpperBounds(0.25, 0.5, 1, 2, 5, 10).register(registry);
+        shortfall = Gauge.builder().name("tailor_heart_capacity_shortfall_requests_per_second")
+                .help("Requests/s a component's ready groups cannot serve in the last plan (0: they can)")
+                .labelNames("component").register(registry);
+        shortfallRounds = Counter.builder().name("tailor_heart_capacity_shortfall_rounds_total")
+                .help("Rounds whose plan asked some component for more than its capacity").register(registry);
+        shortfallRounds.inc(0);   // visible at 0
         GaugeWithCallback.builder().name("tailor_heart_last_applied_plan_age_seconds")
                 .help("Seconds since DestinationRules were last applied successfully")
                 .callback(callback -> {
@@ -82,6 +94,13 @@ public final class ControllerMetrics {
     /** Records one round. */
     public void record(Controller.Round round) {
         rounds.inc();
+        if (!round.shortfalls().isEmpty()) {
+            shortfall.clear();   // components gone from the plan leave the metric
+            round.shortfalls().forEach((component, requests) -> shortfall.labelValues(component).set(requests));
+            if (round.shortfalls().values().stream().anyMatch(requests -> requests > 0)) {
+                shortfallRounds.inc();
+            }
+        }
         if (round.failure() != null) {
             failures.labelValues(label(round.failure().name())).inc();
             return;

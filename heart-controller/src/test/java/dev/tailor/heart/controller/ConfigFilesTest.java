@@ -23,7 +23,14 @@ class ConfigFilesTest {
         "kubernetes: 3\\n                             | kubernetes: not what this field holds",
         "maxShareMovePerRound: 0\\n                    | maxShareMovePerRound: 0.0 (expected: 0 < value <= 1",
         "prometheus:\\n  url: 'http://bad host:9090'\\n | prometheus.url: \"http://bad host:9090\" (expected: an http://",
-        "roundSecs: 3\\n                              | roundSecs: unknown field"})
+        "roundSecs: 3\\n                              | roundSecs: unknown field",
+        "capacityShortfall: wait\\n                   | capacityShortfall: \"wait\" (expected: proceed or hold)",
+        "capacityShortfall: 3\\n                      | capacityShortfall: \"3\" (expected: proceed or hold)",
+        "planner: {idleFitRounds: 2.5}\\n              | planner.idleFitRounds: 2.5 (expected: a whole number",
+        "planner: {idleFitRounds: -1}\\n               | planner.idleFitRounds: -1.0 (expected: a whole number",
+        "planner: {minShareOfEqualSplit: 1}\\n         | planner.minShareOfEqualSplit: 1.0 (expected: 0 (off)",
+        "planner: {outlierFilter: maybe}\\n            | planner.outlierFilter",
+        "planner: {floor: 0.1}\\n                      | planner.floor: unknown field"})
     void parse_badInput_namesTheField(String yaml, String expected) {
         assertThatThrownBy(() -> ConfigFiles.parse(yaml.replace("\\n", "\n"), "heart.yaml"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("heart.yaml: ")
@@ -41,6 +48,21 @@ class ConfigFilesTest {
         assertThatThrownBy(() -> ConfigFiles.read(dir.resolve("absent.yaml"))).hasMessageContaining("absent.yaml: no such"
                 + " file (expected: a YAML file)");
         assertThatThrownBy(() -> ConfigFiles.read(dir)).hasMessageContaining(": a directory (expected: a YAML file)");
+    }
+
+    @Test
+    void parse_defaults_capOnProceedAndTheImprovedPlanner_paperReachable() {
+        ControllerConfig defaults = ConfigFiles.parse("", "heart.yaml");
+        assertThat(defaults.maxShareMovePerRound()).isEqualTo(0.2);
+        assertThat(defaults.holdOnShortfall()).isFalse();
+        assertThat(defaults.planner().heartConfig()).isEqualTo(dev.tailor.heart.HeartConfig.DEFAULTS);
+        ControllerConfig paper = ConfigFiles.parse("""
+                maxShareMovePerRound: 1
+                capacityShortfall: hold
+                planner: {outlierFilter: false, idleFitRounds: 0, minShareOfEqualSplit: 0}
+                """, "heart.yaml");
+        assertThat(paper.planner().heartConfig()).isEqualTo(dev.tailor.heart.HeartConfig.PAPER);
+        assertThat(paper.holdOnShortfall()).isTrue();
     }
 
     @Test

@@ -71,11 +71,17 @@ class ControllerHistoryTest {
         return controller(source, state, null);
     }
 
+    /**
+     * The paper's planner (a node slowing down is followed from its first round) and, unless given,
+     * no share cap: these rounds check the trend and the cap themselves; ControllerBadRoundsTest
+     * covers the defaults.
+     */
     private static Controller controller(PrometheusServer source, AtpmState state, Double maxShareMove) {
         ControllerConfig config = new ControllerConfig(
                 new ControllerConfig.Prometheus(source.url().toString(), 5.0, 30.0, 30.0, null, null, null, null),
-                new ControllerConfig.Kubernetes(List.of("shop"), null, null, null, null, ""), null, null, maxShareMove);
-        return new Controller(config, HeartConfig.DEFAULTS.withParallel(false),
+                new ControllerConfig.Kubernetes(List.of("shop"), null, null, null, null, ""), null, null,
+                maxShareMove == null ? 1.0 : maxShareMove, null, new ControllerConfig.Planner(false, 0.0, 0.0));
+        return new Controller(config, HeartConfig.PAPER.withParallel(false),
                 new PrometheusClient(source.url(), Duration.ofSeconds(5)), client, state, null, null);
     }
 

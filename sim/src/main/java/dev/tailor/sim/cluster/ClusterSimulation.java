@@ -1,6 +1,7 @@
 package dev.tailor.sim.cluster;
 
 import dev.tailor.heart.HeartConfig;
+import dev.tailor.heart.ShareMoveCap;
 import java.util.List;
 import java.util.function.LongSupplier;
 
@@ -19,15 +20,23 @@ public final class ClusterSimulation {
     public static final List<String> POLICIES =
             List.of("default", "least-request", "locality-first", "wrr-orca", "mcf-no-filter", "heart");
 
-    /** HEART without the load trend (α = 1) or without the slow-link filter. */
-    public static final List<String> ABLATIONS = List.of("heart-no-trend", "heart-no-filter");
+    /**
+     * HEART without one part: the paper's load trend (α = 1) or slow-link filter, or one of our
+     * departures from the paper (outlier filter, idle CPU fit, share floor, share-move cap).
+     */
+    public static final List<String> ABLATIONS = List.of("heart-no-trend", "heart-no-filter",
+            "heart-no-outlier-filter", "heart-no-idle-fit", "heart-no-floor", "heart-no-share-cap");
+
+    /** HEART as the paper describes it: none of our departures, no share-move cap. */
+    public static final String HEART_PAPER = "heart-paper";
 
     private ClusterSimulation() {
     }
 
     /** Every policy name {@link #run} accepts. */
     public static List<String> policyNames() {
-        return java.util.stream.Stream.concat(POLICIES.stream(), ABLATIONS.stream()).toList();
+        return java.util.stream.Stream.of(POLICIES.stream(), java.util.stream.Stream.of(HEART_PAPER),
+                ABLATIONS.stream()).flatMap(s -> s).toList();
     }
 
     /**
@@ -59,16 +68,26 @@ public final class ClusterSimulation {
         return result.withWallMillis(ClusterModel.round((clock.getAsLong() - started) / 1e6, 1));
     }
 
+    /** The controller's default share-move cap, which {@code heart} applies as the controller does. */
+    private static final double CAP = ShareMoveCap.DEFAULT_MAX_MOVE;
+    private static final double NO_CAP = 1;
+
     private static RoutingPolicy policy(String name, HeartConfig heart) {
         return switch (name == null ? "" : name) {
             case "default" -> new DefaultPolicy();
             case "least-request" -> new LeastRequestPolicy();
             case "locality-first" -> new LocalityFirstPolicy();
             case "wrr-orca" -> new WrrOrcaPolicy();
-            case "heart" -> new HeartPolicy(heart);
-            case "mcf-no-filter" -> new HeartPolicy(heart.withAlphaRange(1, 1).withSlowLinkFilter(false));
-            case "heart-no-trend" -> new HeartPolicy(heart.withAlphaRange(1, 1));
-            case "heart-no-filter" -> new HeartPolicy(heart.withSlowLinkFilter(false));
+            case "heart" -> new HeartPolicy(heart, CAP);
+            case HEART_PAPER -> new HeartPolicy(heart.paperVariant(), NO_CAP);
+            case "mcf-no-filter" -> new HeartPolicy(heart.paperVariant().withAlphaRange(1, 1).withSlowLinkFilter(false),
+                    NO_CAP);
+            case "heart-no-trend" -> new HeartPolicy(heart.withAlphaRange(1, 1), CAP);
+            case "heart-no-filter" -> new HeartPolicy(heart.withSlowLinkFilter(false), CAP);
+            case "heart-no-outlier-filter" -> new HeartPolicy(heart.withOutlierFilter(false), CAP);
+            case "heart-no-idle-fit" -> new HeartPolicy(heart.withIdleFitRounds(0), CAP);
+            case "heart-no-floor" -> new HeartPolicy(heart.withMinShareOfEqualSplit(0), CAP);
+            case "heart-no-share-cap" -> new HeartPolicy(heart, NO_CAP);
             default -> throw new IllegalArgumentException("policy : " + (name == null ? "missing" : "\"" + name + "\"")
                     + " (expected: one of " + policyNames() + ")");
         };

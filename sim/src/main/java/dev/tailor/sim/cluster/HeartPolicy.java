@@ -8,6 +8,7 @@ import dev.tailor.heart.HeartConfig;
 import dev.tailor.heart.NodeRoute;
 import dev.tailor.heart.Plan;
 import dev.tailor.heart.Route;
+import dev.tailor.heart.ShareMoveCap;
 import dev.tailor.heart.Snapshot;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -23,8 +24,11 @@ import java.util.Map;
  * runs before the controller's first DestinationRule). A round whose planning fails keeps the
  * previous plan, as the controller does.
  *
- * <p>The same class runs {@code mcf-no-filter} (α = 1, no slow-link filter) and the ablations, with
- * another {@link HeartConfig}.
+ * <p>Between rounds each route moves at most {@code maxShareMovePerRound} (the controller's
+ * {@link ShareMoveCap}, from the routes applied the round before); 1 = no cap, the paper.
+ *
+ * <p>The same class runs {@code heart-paper} (the paper's ATPM, no cap), {@code mcf-no-filter}
+ * (α = 1, no slow-link filter) and the ablations, with another {@link HeartConfig} and cap.
  */
 final class HeartPolicy implements RoutingPolicy {
 
@@ -40,9 +44,12 @@ final class HeartPolicy implements RoutingPolicy {
     private long failures;
     private final List<Double> roundMillis = new ArrayList<>();
     private String lastFailure;
+    private final double maxShareMovePerRound;
+    private List<Route> lastRoutes = List.of();
 
-    HeartPolicy(HeartConfig config) {
+    HeartPolicy(HeartConfig config, double maxShareMovePerRound) {
         this.heart = new Heart(config.withParallel(false));
+        this.maxShareMovePerRound = maxShareMovePerRound;
     }
 
     @Override
@@ -79,10 +86,13 @@ final class HeartPolicy implements RoutingPolicy {
             roundMillis.add((model.wallClock.getAsLong() - started) / 1e6);
         }
         state = plan.state();
-        table = tableOf(plan);
+        List<Route> routes = ShareMoveCap.apply(plan.allocation().routes(), lastRoutes, snapshot,
+                plan.allocation().shares(), maxShareMovePerRound, new ArrayList<>());
+        lastRoutes = routes;
+        table = tableOf(plan, routes);
     }
 
-    private RouteTable tableOf(Plan plan) {
+    private RouteTable tableOf(Plan plan, List<Route> routes) {
         Map<String, Integer> nodeIndex = new HashMap<>();
         for (SimNode node : model.nodes) {
             nodeIndex.put(node.name, node.index);
@@ -102,7 +112,7 @@ final class HeartPolicy implements RoutingPolicy {
             }
             shares.put(component.component(), byNode);
         }
-        for (Route route : plan.allocation().routes()) {
+        for (Route route : routes) {
             int caller = ClusterModel.INGRESS.equals(route.caller()) ? 0 : componentIndex.get(route.caller()) + 1;
             int callee = componentIndex.get(route.callee());
             double[] fallback = shares.get(route.callee());

@@ -1,4 +1,4 @@
-package dev.tailor.heart.controller;
+package dev.tailor.heart;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -8,10 +8,6 @@ import static org.quicktheories.generators.SourceDSL.doubles;
 import static org.quicktheories.generators.SourceDSL.integers;
 import static org.quicktheories.generators.SourceDSL.lists;
 
-import dev.tailor.heart.NodeRoute;
-import dev.tailor.heart.Replica;
-import dev.tailor.heart.Route;
-import dev.tailor.heart.Snapshot;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -1,9 +1,5 @@
-package dev.tailor.heart.controller;
+package dev.tailor.heart;
 
-import dev.tailor.heart.NodeRoute;
-import dev.tailor.heart.Replica;
-import dev.tailor.heart.Route;
-import dev.tailor.heart.Snapshot;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -13,10 +9,11 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * The optional cap on how far a share may move in one round (issue 4, Safety; the paper has no
- * such cap, so the rule is our reading): for every call edge and caller node, the fraction of that
- * node's calls sent to each callee node moves by at most {@code maxMove} from the plan applied
- * before, e.g. 0.2 = 20 percentage points.
+ * The cap on how far a route may move in one round (the paper has no such cap, so the rule is our
+ * reading; the controller applies it by default, {@link #DEFAULT_MAX_MOVE}): for every call edge and
+ * caller node, the fraction of that node's calls sent to each callee node moves by at most
+ * {@code maxMove} from the plan applied before, e.g. 0.2 = 20 percentage points. It bounds what one
+ * bad round can do to the rules, whatever the planner made of it.
  *
  * <p>Contract. Given the new plan's routes (target t) and the last applied routes (previous p), each
  * {@code from} entry that also existed before becomes the point x closest to t (in the sense of
@@ -29,6 +26,11 @@ import java.util.TreeSet;
  * Per-replica fractions follow: a node's fraction split equally among its ready replicas of the
  * callee, as NTAM splits within a group.
  *
+ * <p>Capacity wins over the cap too: given the plan's {@link ComponentShares}, an edge whose capped
+ * routes would load a callee node beyond both its capacity (its groups' capacity × the edge's part of
+ * the callee's demand) and what the plan gives it takes the plan uncapped this round, with a note. A
+ * cap must never be why a node is planned above what it can serve.
+ *
  * <p>Pure and stateless; the caller keeps the last applied routes.
  */
 /*
@@ -39,7 +41,15 @@ import java.util.TreeSet;
  * The capped plan may load a slow node more than ATPM's share for a round or two; that is the
  * trade the user asks for with the cap.
  */
-final class ShareMoveCap {
+public final class ShareMoveCap {
+
+    /**
+     * The controller's default largest move, 0.2 = 20 points per round: one bad round moves at most
+     * a fifth of a caller node's calls, and a complete move from one node to another still takes at
+     * most five rounds (2.5 minutes at 30 s), the time the load EWMA itself needs to follow a
+     * sustained change at α = 0.2 .. 0.8.
+     */
+    public static final double DEFAULT_MAX_MOVE = 0.2;
 
     /** Bisection steps: the bracket is 3 wide, 2^-60 of it is far below a weight's 1 %. */
     private static final int BISECTION_STEPS = 60;
@@ -57,8 +67,18 @@ final class ShareMoveCap {
      * @param notes    receives one line per entry the cap changed or could not apply
      * @return routes in the order of {@code target}
      */
-    static List<Route> apply(List<Route> target, List<Route> previous, Snapshot snapshot, double maxMove,
+    public static List<Route> apply(List<Route> target, List<Route> previous, Snapshot snapshot, double maxMove,
             List<String> notes) {
+        return apply(target, previous, snapshot, List.of(), maxMove, notes);
+    }
+
+    /**
+     * The capped routes, released per edge where the cap would plan a callee node above its capacity.
+     *
+     * @param shares the new plan's ATPM shares (demand and capacity per component); empty: no check
+     */
+    public static List<Route> apply(List<Route> target, List<Route> previous, Snapshot snapshot,
+            List<ComponentShares> shares, double maxMove, List<String> notes) {
         if (!(maxMove > 0 && maxMove <= 1)) {
             throw new IllegalArgumentException("maxShareMovePerRound: " + maxMove + " (expected: 0 < value <= 1)");
         }
@@ -96,11 +116,63 @@ final class ShareMoveCap {
                 changed |= next != entry;
                 from.add(next);
             }
+            if (changed && overloads(route, from, shares, notes)) {
+                capped.add(route);
+                continue;
+            }
             capped.add(changed ? new Route(route.caller(), route.callee(), route.entryPoint(),
                     route.requestsPerSecond(), from, route.prunedLinks(), route.meanDelayMillis(), route.explain())
                     : route);
         }
         return capped;
+    }
+
+    /**
+     * Whether the capped entries {@code from} load some callee node beyond both its capacity for this
+     * edge and the plan's load on it; notes it when so.
+     */
+    private static boolean overloads(Route route, List<NodeRoute> from, List<ComponentShares> shares,
+            List<String> notes) {
+        ComponentShares callee = null;
+        for (ComponentShares c : shares) {
+            if (c.component().equals(route.callee())) {
+                callee = c;
+            }
+        }
+        if (callee == null || callee.demandRequestsPerSecond() == null || callee.capacityRequestsPerSecond() == null) {
+            return false;
+        }
+        double edgePart = route.requestsPerSecond() / callee.demandRequestsPerSecond();
+        Map<String, Double> capacity = new TreeMap<>();
+        for (GroupShare group : callee.groups()) {
+            if (group.capacityRequestsPerSecond() != null) {
+                capacity.merge(group.node(), group.capacityRequestsPerSecond() * edgePart, Double::sum);
+            }
+        }
+        Map<String, Double> planned = loads(route.from());
+        Map<String, Double> cappedLoad = loads(from);
+        for (Map.Entry<String, Double> node : cappedLoad.entrySet()) {
+            double allowed = Math.max(capacity.getOrDefault(node.getKey(), 0.0),
+                    planned.getOrDefault(node.getKey(), 0.0));
+            if (node.getValue() > allowed * (1 + 1e-9) + 1e-12) {
+                notes.add(String.format(Locale.ROOT, "%s -> %s: the share cap would plan %.4g req/s on %s, more than"
+                        + " its capacity for these calls (%.4g) and the plan's %.4g: the plan is applied uncapped",
+                        route.caller(), route.callee(), node.getValue(), node.getKey(),
+                        capacity.getOrDefault(node.getKey(), 0.0), planned.getOrDefault(node.getKey(), 0.0)));
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Callee node → requests/s the entries send it. */
+    private static Map<String, Double> loads(List<NodeRoute> entries) {
+        Map<String, Double> load = new TreeMap<>();
+        for (NodeRoute entry : entries) {
+            entry.toNodes().forEach((node, fraction) -> load.merge(node, entry.supplyRequestsPerSecond() * fraction,
+                    Double::sum));
+        }
+        return load;
     }
 
     private static NodeRoute cap(Route route, NodeRoute target, NodeRoute previous, Map<String, List<String>> ready,
