@@ -303,6 +303,7 @@ public final class ControllerLoop implements AutoCloseable {
                             metrics.recordReplanDelay(lastReplanDelayMillis / 1000.0);
                         }
                         metrics.record(round);
+                        metrics.nodesMissingLocalityLabels(controller.nodesMissingLocalityLabels().size());
                         reporter.accept(round);
                     }
                 } else if (doRound) {
@@ -312,6 +313,7 @@ public final class ControllerLoop implements AutoCloseable {
                     Controller.Round round = controller.round(Instant.ofEpochMilli(now), options.dryRun());
                     rounds++;
                     metrics.record(round);
+                    metrics.nodesMissingLocalityLabels(controller.nodesMissingLocalityLabels().size());
                     reporter.accept(round);
                 }
             } catch (InterruptedException e) {

@@ -26,7 +26,10 @@ import java.util.function.LongSupplier;
  *   <li>{@code tailor_heart_last_applied_plan_age_seconds} — seconds since rules were last applied
  *       successfully (absent before the first);</li>
  *   <li>{@code tailor_heart_replan_delay_seconds} — from a pod event (left Ready, deleted, became
- *       Ready) to the end of the re-plan it triggered, debounce included (histogram).</li>
+ *       Ready) to the end of the re-plan it triggered, debounce included (histogram);</li>
+ *   <li>{@code tailor_heart_nodes_missing_locality_labels} — nodes hosting the application's pods
+ *       that lack a locality label Istio reads, so rules address them with other nodes or not at all
+ *       ({@link Controller#nodesMissingLocalityLabels()}).</li>
  * </ul>
  * Thread-safe.
  */
@@ -40,6 +43,7 @@ public final class ControllerMetrics {
     private final Counter ruleWrites;
     private final Histogram replanDelay;
     private final Counter replans;
+    private final Gauge nodesMissingLocalityLabels;
     private final LongSupplier epochMillis;
     private volatile long lastAppliedMillis = -1;
     private volatile boolean ready;
@@ -69,6 +73,9 @@ public final class ControllerMetrics {
         replanDelay = Histogram.builder().name("tailor_heart_replan_delay_seconds")
                 .help("From a pod event to the end of the re-plan it triggered")
                 .classicOnly().classicUpperBounds(0.25, 0.5, 1, 2, 5, 10).register(registry);
+        nodesMissingLocalityLabels = Gauge.builder().name("tailor_heart_nodes_missing_locality_labels")
+                .help("Nodes hosting the application's pods without a locality label Istio reads (region, zone,"
+                        + " topology.istio.io/subzone)").register(registry);
         GaugeWithCallback.builder().name("tailor_heart_last_applied_plan_age_seconds")
                 .help("Seconds since DestinationRules were last applied successfully")
                 .callback(callback -> {
@@ -102,6 +109,11 @@ public final class ControllerMetrics {
     /** Records how long a re-plan took from its first pod event, in seconds. */
     public void recordReplanDelay(double seconds) {
         replanDelay.observe(seconds);
+    }
+
+    /** Sets how many nodes lack a locality label Istio reads, as of the last discovery. */
+    public void nodesMissingLocalityLabels(int nodes) {
+        nodesMissingLocalityLabels.set(nodes);
     }
 
     /** Counts one event-driven re-plan (record the round itself with {@link #record}). */

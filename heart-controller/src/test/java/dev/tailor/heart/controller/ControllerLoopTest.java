@@ -122,4 +122,24 @@ class ControllerLoopTest {
             second.close();
         }
     }
+
+    @Test
+    void nodeWithoutSubzoneLabel_isCountedInTheMetric() throws Exception {
+        io.fabric8.kubernetes.api.model.Node w3 = client.nodes().withName("w3").get();
+        w3.getMetadata().getLabels().remove("topology.istio.io/subzone");
+        client.nodes().resource(w3).update();
+        ControllerMetrics metrics = new ControllerMetrics(System::currentTimeMillis);
+        List<Controller.Round> rounds = new CopyOnWriteArrayList<>();
+        ControllerConfig config = config(3_600);
+        Controller controller = new Controller(config, HeartConfig.DEFAULTS,
+                new PrometheusClient(prometheus.url(), Duration.ofSeconds(5)), client, AtpmState.EMPTY, null, null);
+        try (ControllerLoop loop = new ControllerLoop(controller, metrics, client, config,
+                new ControllerLoop.Options(false, null, "solo", Duration.ofSeconds(15)), rounds::add,
+                System::currentTimeMillis)) {
+            loop.start();
+            assertThat(prometheus.await(Duration.ofSeconds(20), () -> !rounds.isEmpty())).isTrue();
+        }
+        assertThat(rounds.get(0).failure()).as(rounds.get(0).message()).isNull();
+        assertThat(metrics.scrape()).contains("tailor_heart_nodes_missing_locality_labels 1.0");
+    }
 }
