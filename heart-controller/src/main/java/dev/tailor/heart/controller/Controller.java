@@ -111,8 +111,9 @@ public final class Controller {
     }
 
     /**
-     * Asked before every write of a round (e.g. "does this replica still hold the lease?"); when it
-     * says no, the round stops writing and fails with {@link FailureReason#LOST_LEADERSHIP}.
+     * Asked before every write of a round (e.g. "does this replica still hold the lease?"): before
+     * each DestinationRule write, where no stops the round ({@link FailureReason#LOST_LEADERSHIP}),
+     * and before saving the state, where no leaves it unsaved with a note.
      */
     public void writeGuard(BooleanSupplier guard) {
         this.mayWrite = guard == null ? () -> true : guard;
@@ -281,7 +282,11 @@ public final class Controller {
         lastRoutes = routes;
         if (!dryRun && store != null) {
             try {
-                store.save(state);
+                if (mayWrite.getAsBoolean()) {
+                    store.save(state);
+                } else {
+                    notes.add("the ATPM state was not saved: this replica no longer leads");
+                }
             } catch (KubernetesClientException e) {
                 notes.add("the ATPM state was not saved (" + detail(e) + "): a restart would start every group over");
             }
