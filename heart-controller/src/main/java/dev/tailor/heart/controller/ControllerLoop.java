@@ -13,6 +13,7 @@ import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -431,8 +432,8 @@ public final class ControllerLoop implements AutoCloseable {
         }
         long since = guard.sinceRenewalMillis(now);
         log.accept("not writing: " + (since < 0 ? "this replica does not hold Lease " + options.lease()
-                : "Lease " + options.lease() + " was last renewed " + since + " ms ago, the renew deadline is "
-                + guard.renewDeadlineMillis() + " ms (renewals are failing or hang)"));
+                : String.format(Locale.ROOT, "Lease %s was last renewed %.1f s ago, the renew deadline is %.1f s"
+                + " (renewals fail or hang)", options.lease(), since / 1000.0, guard.renewDeadlineMillis() / 1000.0)));
         return false;
     }
 

@@ -161,6 +161,8 @@ class ControllerLoopStallTest {
             Timed after = roundAt(T0 + RENEW_DEADLINE_MILLIS - 1 + 1_000);
             assertThat(after.round().failure()).isEqualTo(Controller.FailureReason.LOST_LEADERSHIP);
             assertThat(cartBalancing()).as("not written: the renew deadline has passed").isEqualTo("ROUND_ROBIN");
+            assertThat(messages).contains("not writing: Lease tailor-system/tailor-heart was last renewed 2.3 s ago,"
+                    + " the renew deadline is 1.3 s (renewals fail or hang)");
 
             // The write instants against the lease timeline: last renewal T0, deadline T0 + 1333 ms.
             assertThat(rounds.stream().filter(Timed::wrote).map(t -> t.atMillis() - T0).toList())
@@ -187,6 +189,7 @@ class ControllerLoopStallTest {
             Timed round = roundAt(T0 + RENEW_DEADLINE_MILLIS - 1);
             assertThat(round.round().failure()).isEqualTo(Controller.FailureReason.LOST_LEADERSHIP);
             assertThat(cartBalancing()).as("not written: the Lease names replica-b").isEqualTo("ROUND_ROBIN");
+            assertThat(messages).anySatisfy(m -> assertThat(m).contains("names replica-b, not this replica"));
         }
     }
 
