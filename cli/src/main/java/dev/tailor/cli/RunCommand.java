@@ -107,7 +107,6 @@ final class RunCommand implements Callable<Integer> {
             }
             Controller controller = new Controller(settings, settings.planner().heartConfig(), prometheus, kubernetes,
                     AtpmState.EMPTY, store, System::nanoTime);
-            long periodMillis = Math.round(settings.roundSeconds() * 1000);
             ControllerMetrics metrics = new ControllerMetrics(System::currentTimeMillis);
             if (once) {
                 Controller.Round round = controller.round(Instant.now(), dryRun);
@@ -124,7 +123,7 @@ final class RunCommand implements Callable<Integer> {
                             Duration.ofMillis(Math.round(settings.kubernetes().leaseSeconds() * 1000))),
                     round -> report(round, out, err), System::currentTimeMillis);
             String address = metricsAddress != null ? metricsAddress : "0.0.0.0:9464";
-            long staleMillis = 3 * periodMillis + 60_000;
+            long staleMillis = loop.staleMillis();   // past it /healthz says 503 and the lease is not renewed
             loop.onMessage(message -> err.println("tailor: " + message));
             try (ControllerServer server = new ControllerServer(socket(address), metrics, () -> loop.alive(staleMillis),
                     () -> metrics.ready() || loop.standingBy())) {

@@ -51,12 +51,17 @@ public final class ShopCluster {
         return server;
     }
 
-    /** Creates the nodes and pods (all Ready) through {@code client}, e.g. on the fabric8 mock API server. */
+    /**
+     * Creates the nodes and pods (all Ready) through {@code client}, e.g. on the fabric8 mock API server.
+     * Each node is in region {@code eu}, zone {@code eu-a}, and its own Istio sub-zone (label
+     * {@code topology.istio.io/subzone} = its name), as HEART needs: Istio's locality is then
+     * {@code eu/eu-a/<node>}.
+     */
     public static void create(KubernetesClient client) {
         for (String node : NODES) {
             client.nodes().resource(new NodeBuilder().withNewMetadata().withName(node)
                     .addToLabels("topology.kubernetes.io/region", "eu").addToLabels("topology.kubernetes.io/zone", "eu-a")
-                    .endMetadata().build()).create();
+                    .addToLabels("topology.istio.io/subzone", node).endMetadata().build()).create();
             for (String component : List.of("frontend", "cart")) {
                 client.pods().inNamespace("shop").resource(pod("shop", component + "-" + node, component, node, true))
                         .create();

@@ -4,19 +4,27 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * What Kubernetes says about the application at one instant: its nodes with their Istio
- * localities, and its pods. Built by {@link KubernetesDiscovery}; immutable.
+ * What Kubernetes says about the application at one instant: its nodes with the Istio locality
+ * keys that rules use for them, and its pods. Built by {@link KubernetesDiscovery}; immutable.
  *
- * @param nodes   node name → locality {@code region/zone/subzone} (DESIGN.md: node = sub-zone)
+ * @param nodes   node name → the {@code distribute} key of its locality, as {@link IstioLocality#keys}
+ *                gives it ({@code region/zone/subzone}, or coarser when Istio cannot tell the node
+ *                from others; {@code ""} when Istio gives its pods no region)
  * @param pods    the application's pods and the entry points' pods that are placed on a node
- * @param skipped why some pods were left out (e.g. not scheduled yet), one line each
+ * @param skipped what was left out or assumed, one line each: pods not placed yet, nodes whose rules
+ *                address a whole zone, with the {@code kubectl label} command that fixes it
+ * @param nodesMissingLocalityLabels nodes hosting these pods that lack a locality label Istio reads
+ * @param localityProblem {@code null}, or why some node hosting these pods has no locality a rule
+ *                can name (no rule may be written then)
  */
-public record ClusterView(Map<String, String> nodes, List<PodInfo> pods, List<String> skipped) {
+public record ClusterView(Map<String, String> nodes, List<PodInfo> pods, List<String> skipped,
+        List<String> nodesMissingLocalityLabels, String localityProblem) {
 
     public ClusterView {
         nodes = Map.copyOf(nodes);
         pods = List.copyOf(pods);
         skipped = List.copyOf(skipped);
+        nodesMissingLocalityLabels = List.copyOf(nodesMissingLocalityLabels);
     }
 
     /**

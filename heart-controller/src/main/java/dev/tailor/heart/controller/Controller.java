@@ -38,7 +38,7 @@ public final class Controller {
     /** Why a round changed nothing; also the {@code reason} label of the failure counter. */
     public enum FailureReason {
         PROMETHEUS_UNREACHABLE, PROMETHEUS_QUERY, PROMETHEUS_BAD_RESPONSE, COMPONENT_WITHOUT_METRICS,
-        INVALID_SNAPSHOT, KUBERNETES_READ, KUBERNETES_WRITE, NO_PODS, LOST_LEADERSHIP,
+        INVALID_SNAPSHOT, KUBERNETES_READ, KUBERNETES_WRITE, NO_PODS, LOST_LEADERSHIP, NODE_WITHOUT_LOCALITY,
         /** Some component is asked for more than its ready groups can serve, and the config says hold. */
         CAPACITY_SHORTFALL
     }
@@ -92,6 +92,8 @@ public final class Controller {
     private volatile BooleanSupplier mayWrite = () -> true;
     /** Whether the state must be (re)read from the store before the next round. */
     private boolean stateUnread;
+    /** Nodes of the last discovery that lack a locality label Istio reads. */
+    private volatile List<String> nodesMissingLocalityLabels = List.of();
 
     /**
      * @param state     the state to start from when there is no store (e.g. {@link AtpmState#EMPTY});
@@ -128,8 +130,9 @@ public final class Controller {
     }
 
     /**
-     * Asked before every write of a round (e.g. "does this replica still hold the lease?"); when it
-     * says no, the round stops writing and fails with {@link FailureReason#LOST_LEADERSHIP}.
+     * Asked before every write of a round (e.g. "does this replica still hold the lease?"): before
+     * each DestinationRule write, where no stops the round ({@link FailureReason#LOST_LEADERSHIP}),
+     * and before saving the state, where no leaves it unsaved with a note.
      */
     public void writeGuard(BooleanSupplier guard) {
         this.mayWrite = guard == null ? () -> true : guard;
@@ -175,6 +178,9 @@ public final class Controller {
         } catch (KubernetesClientException e) {
             return failed(FailureReason.KUBERNETES_READ, "cannot list pods or nodes: " + detail(e), null, List.of());
         }
+        if (view.localityProblem() != null) {
+            return withoutLocality(view);
+        }
         if (view.pods().stream().noneMatch(p -> !p.entryPoint())) {
             return failed(FailureReason.NO_PODS, "no pod with label " + config.kubernetes().componentLabel() + " in "
                     + config.kubernetes().namespaces(), null, view.skipped());
@@ -217,11 +223,31 @@ public final class Controller {
         } catch (KubernetesClientException e) {
             return failed(FailureReason.KUBERNETES_READ, "cannot list pods or nodes: " + detail(e), null, List.of());
         }
+        if (view.localityProblem() != null) {
+            return withoutLocality(view);
+        }
         return planAndApply(view, lastMetrics, stateBeforeLastRound, dryRun);
     }
 
+    /**
+     * Nodes hosting the application's or the entry points' pods, as of the last round or re-plan,
+     * that lack a locality label Istio reads (region, zone or {@code topology.istio.io/subzone}), so
+     * that rules address them together with other nodes, or not at all; sorted.
+     */
+    public List<String> nodesMissingLocalityLabels() {
+        return nodesMissingLocalityLabels;
+    }
+
     private ClusterView discover() {
-        return KubernetesDiscovery.discover(kubernetes, config.kubernetes());
+        ClusterView view = KubernetesDiscovery.discover(kubernetes, config.kubernetes());
+        nodesMissingLocalityLabels = view.nodesMissingLocalityLabels();
+        return view;
+    }
+
+    /** No rule can name the locality of some node: keep the last plan rather than cut its pods off. */
+    private Round withoutLocality(ClusterView view) {
+        return failed(FailureReason.NODE_WITHOUT_LOCALITY, view.localityProblem() + "; keeping the last applied plan",
+                null, view.skipped());
     }
 
     private Round planAndApply(ClusterView view, MetricsReader.Metrics measured, AtpmState from, boolean dryRun) {
@@ -292,7 +318,11 @@ public final class Controller {
         lastRoutes = routes;
         if (!dryRun && store != null) {
             try {
-                store.save(state, routes);
+                if (mayWrite.getAsBoolean()) {
+                    store.save(state, routes);
+                } else {
+                    notes.add("the ATPM state was not saved: this replica no longer leads");
+                }
             } catch (KubernetesClientException e) {
                 notes.add("the ATPM state was not saved (" + detail(e) + "): a restart would start every group over");
             }

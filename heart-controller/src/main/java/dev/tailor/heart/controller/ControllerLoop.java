@@ -1,7 +1,9 @@
 package dev.tailor.heart.controller;
 
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectionConfigBuilder;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElector;
@@ -10,22 +12,44 @@ import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.time.Duration;
 import java.time.Instant;
-import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
-import io.fabric8.kubernetes.client.KubernetesClientException;
-import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executors;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
 /**
  * Runs {@link Controller} rounds continuously: a round every {@code roundSeconds}, a re-plan from
  * the last metrics (after a 200 ms debounce) when a pod leaves Ready, is deleted or becomes Ready
- * (informers on the application's pods), and — with a lease — only while this replica leads, so
- * two replicas never both write.
+ * (informers on the application's pods), and — with a lease — only while this replica can prove
+ * that it holds the lease, so two replicas never both write.
+ *
+ * <p>Guarantees:
+ * <ul>
+ *   <li><b>Writes.</b> With a lease, every write (each DestinationRule, and the saved state) is
+ *       allowed only while fabric8's elector says this replica leads, less than
+ *       {@link Options#renewDeadline()} has passed on this replica's monotonic clock since the
+ *       start of its last successful renewal ({@link LeaseGuard}), and — read once before each
+ *       round's or re-plan's writes — the Lease names this replica. A renewal that hangs therefore
+ *       stops the writes at the deadline, whatever the elector's thread is waiting for.</li>
+ *   <li><b>Start.</b> {@link #start()} never waits for the API server: rounds discover pods and
+ *       nodes by listing them, and the watches behind re-plans start in the background. A watch
+ *       without an answer after {@link #WATCH_ANSWER_MILLIS} is said (re-plans are off until it
+ *       answers); one that fails is started again before the next round.</li>
+ *   <li><b>Renewal.</b> The lease is acquired and renewed only while the loop can work (its
+ *       thread is alive and has looked at its work within {@link #staleMillis()}, the
+ *       {@code /healthz} condition), so a stuck replica lets a standby take over. A replica that
+ *       lost the lease stands by again and may take it later.</li>
+ * </ul>
  *
  * <p>Threads: one loop thread runs every round and re-plan (they never overlap); the informers and
  * the leader elector call back on their own threads and only set flags.
@@ -34,6 +58,11 @@ public final class ControllerLoop implements AutoCloseable {
 
     /** Events closer than this are handled by one re-plan. */
     static final long DEBOUNCE_MILLIS = 200;
+    /**
+     * A pod watch not started after this long is said to have no answer: fabric8's default
+     * connection and request timeouts are 10 s, so a healthy API server has answered by then.
+     */
+    static final long WATCH_ANSWER_MILLIS = 10_000;
 
     /**
      * @param lease          {@code namespace/name} of the Lease for leader election, or {@code null}
@@ -42,6 +71,20 @@ public final class ControllerLoop implements AutoCloseable {
      * @param leaseDuration  how long a lease holds without renewal (e.g. 15 s)
      */
     public record Options(boolean dryRun, String lease, String identity, Duration leaseDuration) {
+
+        /**
+         * How long after the start of its last successful renewal a leader may still write: 2/3
+         * of the lease duration (10 s of 15 s, the ratio of client-go's defaults), leaving a third
+         * for clock skew and a write in flight before another replica may take the Lease.
+         */
+        public Duration renewDeadline() {
+            return leaseDuration.multipliedBy(2).dividedBy(3);
+        }
+
+        /** Between attempts to acquire or renew: 1/5 of the lease duration (3 s of 15 s). */
+        public Duration retryPeriod() {
+            return leaseDuration.dividedBy(5);
+        }
     }
 
     private final Controller controller;
@@ -51,24 +94,30 @@ public final class ControllerLoop implements AutoCloseable {
     private final Options options;
     private final Consumer<Controller.Round> reporter;
     private final LongSupplier epochMillis;
+    private final LongSupplier monotonicNanos;
+    private final LeaseGuard guard;
     private final Object monitor = new Object();
-    private final Map<String, SharedIndexInformer<Pod>> informers = new LinkedHashMap<>();
+    private final Map<String, PodWatch> watches = new ConcurrentHashMap<>();
+    private final Set<String> watchesFailing = ConcurrentHashMap.newKeySet();
     private ResourceEventHandler<Pod> podHandler;
     private volatile Consumer<String> log = message -> { };
     private volatile boolean tookOver;
     private volatile String leader;
     private long nextLeaseCheckMillis;
     private String lastLeaseProblem;
+    private volatile boolean renewalRefused;
     private final ExecutorService electorThreads = Executors.newCachedThreadPool(r -> {
         Thread t = new Thread(r, "tailor-heart-leader-election");
         t.setDaemon(true);
         return t;
     });
-    private Thread thread;
-    private CompletableFuture<?> election;
+    private volatile Thread thread;
+    private volatile CompletableFuture<?> election;
     private volatile boolean leading;
     private volatile boolean running = true;
     private volatile boolean dirty;
+    /** Whether the Lease named this replica when read for the current round's writes. */
+    private volatile boolean holderConfirmed;
     private volatile long lastLoopMillis;
     private volatile long rounds;
     private volatile long replans;
@@ -76,8 +125,25 @@ public final class ControllerLoop implements AutoCloseable {
     private volatile long eventMillis = -1;
     private volatile long lastReplanDelayMillis = -1;
 
+    /** A pod watch and when it was started (monotonic ms). */
+    private record PodWatch(SharedIndexInformer<Pod> informer, CompletableFuture<Void> started, long sinceMillis,
+            boolean[] saidNoAnswer) {
+    }
+
+    /** With the JVM's monotonic clock ({@link System#nanoTime()}) for the lease and liveness. */
     public ControllerLoop(Controller controller, ControllerMetrics metrics, KubernetesClient client,
             ControllerConfig config, Options options, Consumer<Controller.Round> reporter, LongSupplier epochMillis) {
+        this(controller, metrics, client, config, options, reporter, epochMillis, System::nanoTime);
+    }
+
+    /**
+     * @param epochMillis    wall clock: the instant of each round's metrics, and round scheduling
+     * @param monotonicNanos monotonic clock for durations: the lease guard, the loop's liveness and
+     *                       the watch's answer time
+     */
+    public ControllerLoop(Controller controller, ControllerMetrics metrics, KubernetesClient client,
+            ControllerConfig config, Options options, Consumer<Controller.Round> reporter, LongSupplier epochMillis,
+            LongSupplier monotonicNanos) {
         this.controller = controller;
         this.metrics = metrics;
         this.client = client;
@@ -85,8 +151,10 @@ public final class ControllerLoop implements AutoCloseable {
         this.options = options;
         this.reporter = reporter;
         this.epochMillis = epochMillis;
-        this.lastLoopMillis = epochMillis.getAsLong();
-        controller.writeGuard(() -> leading && running);
+        this.monotonicNanos = monotonicNanos;
+        this.guard = new LeaseGuard(Math.max(1, options.renewDeadline().toMillis()));
+        this.lastLoopMillis = monotonicMillis();
+        controller.writeGuard(this::mayWrite);
     }
 
     /** Where the loop says what happens outside rounds (leadership, watch failures); default: nowhere. */
@@ -95,25 +163,11 @@ public final class ControllerLoop implements AutoCloseable {
     }
 
     /**
-     * Starts leader election, the informers and the loop thread. An API server that cannot be
-     * watched does not stop the loop: it is said, and the watch is retried before every round.
+     * Starts the informers (in the background), the loop thread and leader election; returns at
+     * once, whatever the API server does. An API server that cannot be watched does not stop the
+     * loop: it is said, and the watch is started again before every round.
      */
     public void start() {
-        if (options.lease() == null) {
-            leading = true;
-        } else {
-            String[] lease = options.lease().split("/", 2);
-            Duration duration = options.leaseDuration();
-            election = new LeaderElector(client, new LeaderElectionConfigBuilder()
-                    .withName("tailor-heart")
-                    .withLock(new LeaseLock(lease[0], lease[1], options.identity()))
-                    .withLeaseDuration(duration)
-                    .withRenewDeadline(duration.multipliedBy(2).dividedBy(3))
-                    .withRetryPeriod(duration.dividedBy(5))
-                    .withReleaseOnCancel()
-                    .withLeaderCallbacks(new LeaderCallbacks(this::startLeading, this::stopLeading, this::newLeader))
-                    .build(), electorThreads).start();
-        }
         podHandler = new ResourceEventHandler<>() {
             @Override
             public void onAdd(Pod pod) {
@@ -134,36 +188,126 @@ public final class ControllerLoop implements AutoCloseable {
                 changed();
             }
         };
-        watchPods(true);
-        thread = new Thread(this::loop, "tailor-heart-rounds");
-        thread.setDaemon(true);
-        thread.start();
+        watchPods();
+        if (options.lease() == null) {
+            leading = true;
+        }
+        Thread loopThread = new Thread(this::loop, "tailor-heart-rounds");
+        loopThread.setDaemon(true);
+        thread = loopThread;
+        loopThread.start();
+        if (options.lease() != null) {
+            elect();
+        }
     }
 
-    /** Starts the pod informers not running yet; says so when one cannot start (or starts again). */
-    private void watchPods(boolean first) {
+    /** Starts a leader elector; when it ends (the lease was lost) and the loop runs, starts another. */
+    private void elect() {
+        String[] lease = options.lease().split("/", 2);
+        GuardedLeaseLock lock = new GuardedLeaseLock(new LeaseLock(lease[0], lease[1], options.identity()), guard,
+                this::monotonicMillis, () -> running && alive(staleMillis()), this::renewalRefused);
+        CompletableFuture<?> started;
+        synchronized (monitor) {
+            if (!running) {
+                return;
+            }
+            started = new LeaderElector(client, new LeaderElectionConfigBuilder()
+                    .withName("tailor-heart")
+                    .withLock(lock)
+                    .withLeaseDuration(options.leaseDuration())
+                    .withRenewDeadline(options.renewDeadline())
+                    .withRetryPeriod(options.retryPeriod())
+                    .withReleaseOnCancel()
+                    .withLeaderCallbacks(new LeaderCallbacks(this::startLeading, this::stopLeading, this::newLeader))
+                    .build(), electorThreads).start();
+            election = started;
+        }
+        started.whenComplete((ignored, failure) -> {
+            if (running) {
+                try {
+                    CompletableFuture.delayedExecutor(options.retryPeriod().toMillis(), TimeUnit.MILLISECONDS,
+                            electorThreads).execute(this::elect);
+                } catch (RejectedExecutionException e) {
+                    // closing
+                }
+            }
+        });
+    }
+
+    private void renewalRefused() {
+        if (!renewalRefused) {
+            renewalRefused = true;
+            log.accept("not renewing Lease " + options.lease() + ": the round loop has not looked at its work for "
+                    + (monotonicMillis() - lastLoopMillis) / 1000 + " s (or has stopped); another replica may take"
+                    + " over");
+        }
+    }
+
+    /**
+     * Starts the pod informers not running yet, without waiting for them: a failed one is replaced
+     * (and that said once), one still starting is left to finish.
+     */
+    private void watchPods() {
         for (String namespace : config.kubernetes().namespaces()) {
-            if (informers.containsKey(namespace)) {
+            PodWatch watch = watches.get(namespace);
+            if (watch != null && watch.started().isCompletedExceptionally()) {
+                watch.informer().close();
+                watches.remove(namespace);
+                watch = null;
+            }
+            if (watch != null) {
                 continue;
             }
             try {
-                informers.put(namespace, client.pods().inNamespace(namespace)
-                        .withLabel(config.kubernetes().componentLabel()).inform(podHandler));
-                if (!first) {
-                    log.accept("watching pods in namespace " + namespace + " again: re-plans on pod events are on");
-                }
+                SharedIndexInformer<Pod> informer = client.pods().inNamespace(namespace)
+                        .withLabel(config.kubernetes().componentLabel()).runnableInformer(0);
+                informer.addEventHandler(podHandler);
+                PodWatch started = new PodWatch(informer, informer.start().toCompletableFuture(), monotonicMillis(),
+                        new boolean[1]);
+                watches.put(namespace, started);
+                started.started().whenComplete((ignored, failure) -> watchStarted(namespace, started, failure));
             } catch (RuntimeException e) {
-                if (first) {
-                    log.accept("cannot watch pods in namespace " + namespace + " (" + e.getMessage() + "): re-plans on"
-                            + " pod events are off until it can; retried before every round");
-                }
+                watchFailed(namespace, e);
             }
         }
     }
 
+    private void watchStarted(String namespace, PodWatch watch, Throwable failure) {
+        if (failure == null) {
+            if (watchesFailing.remove(namespace) || watch.saidNoAnswer()[0]) {
+                log.accept("watching pods in namespace " + namespace + " again: re-plans on pod events are on");
+            }
+        } else {
+            watchFailed(namespace, failure);
+        }
+    }
+
+    private void watchFailed(String namespace, Throwable failure) {
+        Throwable cause = failure.getCause() != null && failure instanceof java.util.concurrent.CompletionException
+                ? failure.getCause() : failure;
+        if (watchesFailing.add(namespace)) {
+            log.accept("cannot watch pods in namespace " + namespace + " (" + cause.getMessage() + "): re-plans on"
+                    + " pod events are off until it can; retried before every round; rounds go on");
+        }
+    }
+
+    /** Says once of each watch still without an answer after {@link #WATCH_ANSWER_MILLIS}. */
+    private void checkWatches(long nowMillis) {
+        watches.forEach((namespace, watch) -> {
+            if (!watch.started().isDone() && !watch.saidNoAnswer()[0]
+                    && nowMillis - watch.sinceMillis() >= WATCH_ANSWER_MILLIS) {
+                watch.saidNoAnswer()[0] = true;
+                log.accept("the watch of pods in namespace " + namespace + " has had no answer for "
+                        + (nowMillis - watch.sinceMillis()) / 1000 + " s: re-plans on pod events are off until it has;"
+                        + " rounds go on from lists every " + config.roundSeconds() + " s");
+            }
+        });
+    }
+
     /** Whether this replica waits for the lease (started, alive, not leading). */
     public boolean standingBy() {
-        return options.lease() != null && thread != null && thread.isAlive() && !leading;
+        Thread loopThread = thread;
+        return options.lease() != null && loopThread != null && loopThread.isAlive() && !leading;
     }
 
     /** Whether this replica leads (always, without a lease). */
@@ -171,9 +315,21 @@ public final class ControllerLoop implements AutoCloseable {
         return leading;
     }
 
-    /** Whether the loop thread is alive and has looked at its work recently. */
+    /**
+     * Whether the loop thread is alive and has looked at its work within {@code staleMillis}
+     * (monotonic clock).
+     */
     public boolean alive(long staleMillis) {
-        return thread != null && thread.isAlive() && epochMillis.getAsLong() - lastLoopMillis < staleMillis;
+        Thread loopThread = thread;
+        return loopThread != null && loopThread.isAlive() && monotonicMillis() - lastLoopMillis < staleMillis;
+    }
+
+    /**
+     * How long the loop may go without looking at its work before it counts as stuck: three round
+     * periods and a minute. {@code /healthz} answers 503 then, and the lease is not renewed.
+     */
+    public long staleMillis() {
+        return 3 * periodMillis() + 60_000;
     }
 
     /** Rounds and re-plans run so far. */
@@ -192,6 +348,14 @@ public final class ControllerLoop implements AutoCloseable {
      */
     public long lastReplanDelayMillis() {
         return lastReplanDelayMillis;
+    }
+
+    private long periodMillis() {
+        return Math.round(config.roundSeconds() * 1000);
+    }
+
+    private long monotonicMillis() {
+        return TimeUnit.NANOSECONDS.toMillis(monotonicNanos.getAsLong());
     }
 
     private static boolean ready(Pod pod) {
@@ -214,8 +378,14 @@ public final class ControllerLoop implements AutoCloseable {
         synchronized (monitor) {
             leading = true;
             tookOver = true;
+            renewalRefused = false;
             monitor.notifyAll();
         }
+    }
+
+    private void stopLeading() {
+        leading = false;
+        guard.lost();
     }
 
     private void newLeader(String identity) {
@@ -223,6 +393,58 @@ public final class ControllerLoop implements AutoCloseable {
             leader = identity;
             log.accept("Lease " + options.lease() + ": " + (identity.equals(options.identity()) ? "this replica ("
                     + identity + ") leads" : identity + " leads; this replica (" + options.identity() + ") stands by"));
+        }
+    }
+
+    /**
+     * Asked before every write. Without a lease: while the loop runs. With one: while the elector
+     * says this replica leads, the {@link LeaseGuard} holds at this instant, and the Lease, read
+     * once per round (before its first write), names this replica.
+     */
+    private boolean mayWrite() {
+        if (!running || !leading) {
+            return false;
+        }
+        if (options.lease() == null) {
+            return true;
+        }
+        if (!leaseProvable()) {
+            return false;
+        }
+        if (!holderConfirmed) {
+            String holder = holder();
+            if (!options.identity().equals(holder)) {
+                guard.lost();
+                log.accept("not writing: Lease " + options.lease() + " names " + (holder == null ? "no holder (or"
+                        + " cannot be read)" : holder) + ", not this replica (" + options.identity() + ")");
+                return false;
+            }
+            holderConfirmed = true;
+            return leaseProvable();   // the read itself may have taken long
+        }
+        return true;
+    }
+
+    private boolean leaseProvable() {
+        long now = monotonicMillis();
+        if (guard.holds(now)) {
+            return true;
+        }
+        long since = guard.sinceRenewalMillis(now);
+        log.accept("not writing: " + (since < 0 ? "this replica does not hold Lease " + options.lease()
+                : String.format(Locale.ROOT, "Lease %s was last renewed %.1f s ago, the renew deadline is %.1f s"
+                + " (renewals fail or hang)", options.lease(), since / 1000.0, guard.renewDeadlineMillis() / 1000.0)));
+        return false;
+    }
+
+    /** The Lease's holder now, or {@code null} when it has none or cannot be read. */
+    private String holder() {
+        String[] lease = options.lease().split("/", 2);
+        try {
+            Lease current = client.resources(Lease.class).inNamespace(lease[0]).withName(lease[1]).get();
+            return current == null || current.getSpec() == null ? null : current.getSpec().getHolderIdentity();
+        } catch (KubernetesClientException e) {
+            return null;
         }
     }
 
@@ -252,17 +474,15 @@ public final class ControllerLoop implements AutoCloseable {
         lastLeaseProblem = problem;
     }
 
-    private void stopLeading() {
-        leading = false;
-    }
-
     private void loop() {
-        long periodMillis = Math.round(config.roundSeconds() * 1000);
+        long periodMillis = periodMillis();
         long nextRound = 0;
         while (running) {
-            lastLoopMillis = epochMillis.getAsLong();
+            lastLoopMillis = monotonicMillis();
+            renewalRefused = false;   // it works again; say it if it gets stuck once more
             try {
                 checkLease(lastLoopMillis);
+                checkWatches(lastLoopMillis);
                 boolean doRound;
                 boolean doReplan;
                 synchronized (monitor) {
@@ -294,6 +514,7 @@ public final class ControllerLoop implements AutoCloseable {
                         since = eventMillis;
                         eventMillis = -1;
                     }
+                    holderConfirmed = false;
                     Controller.Round round = controller.replan(options.dryRun());
                     if (round != null && leading) {
                         replans++;
@@ -303,15 +524,18 @@ public final class ControllerLoop implements AutoCloseable {
                             metrics.recordReplanDelay(lastReplanDelayMillis / 1000.0);
                         }
                         metrics.record(round);
+                        metrics.nodesMissingLocalityLabels(controller.nodesMissingLocalityLabels().size());
                         reporter.accept(round);
                     }
                 } else if (doRound) {
-                    watchPods(false);
+                    watchPods();
                     long now = epochMillis.getAsLong();
                     nextRound = now + periodMillis;
+                    holderConfirmed = false;
                     Controller.Round round = controller.round(Instant.ofEpochMilli(now), options.dryRun());
                     rounds++;
                     metrics.record(round);
+                    metrics.nodesMissingLocalityLabels(controller.nodesMissingLocalityLabels().size());
                     reporter.accept(round);
                 }
             } catch (InterruptedException e) {
@@ -325,23 +549,39 @@ public final class ControllerLoop implements AutoCloseable {
         }
     }
 
-    /** Stops the loop, the informers, and leadership (releasing the lease). */
+    /**
+     * Stops the loop, the informers, and leadership (releasing the lease; a release the API server
+     * does not answer is given up after the renew deadline).
+     */
     @Override
     public void close() {
         running = false;
-        if (thread != null) {
-            thread.interrupt();
+        Thread loopThread = thread;
+        if (loopThread != null) {
+            loopThread.interrupt();
             try {
-                thread.join(5_000);
+                loopThread.join(5_000);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
         }
-        informers.values().forEach(SharedIndexInformer::close);
-        if (election != null) {
-            election.cancel(true);
+        watches.values().forEach(watch -> watch.informer().close());
+        CompletableFuture<?> elector;
+        synchronized (monitor) {
+            elector = election;
+        }
+        if (elector != null) {
+            try {
+                CompletableFuture.runAsync(() -> elector.cancel(true), electorThreads)
+                        .get(options.renewDeadline().toMillis(), TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (ExecutionException | TimeoutException | RejectedExecutionException e) {
+                // the release hangs or failed: the lease expires by itself
+            }
         }
         leading = false;
+        guard.lost();
         electorThreads.shutdownNow();
     }
 }

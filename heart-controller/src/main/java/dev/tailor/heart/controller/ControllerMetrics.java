@@ -30,7 +30,10 @@ import java.util.function.LongSupplier;
  *   <li>{@code tailor_heart_capacity_shortfall_requests_per_second{component}} — per component of
  *       the last plan, the requests/s its ready groups cannot serve (0 when they can);</li>
  *   <li>{@code tailor_heart_capacity_shortfall_rounds_total} — rounds that planned some component
- *       above its capacity (applied or held).</li>
+ *       above its capacity (applied or held);</li>
+ *   <li>{@code tailor_heart_nodes_missing_locality_labels} — nodes hosting the application's pods
+ *       that lack a locality label Istio reads, so rules address them with other nodes or not at all
+ *       ({@link Controller#nodesMissingLocalityLabels()}).</li>
  * </ul>
  * Thread-safe.
  */
@@ -46,6 +49,7 @@ public final class ControllerMetrics {
     private final Counter replans;
     private final Gauge shortfall;
     private final Counter shortfallRounds;
+    private final Gauge nodesMissingLocalityLabels;
     private final LongSupplier epochMillis;
     private volatile long lastAppliedMillis = -1;
     private volatile boolean ready;
@@ -81,6 +85,9 @@ public final class ControllerMetrics {
         shortfallRounds = Counter.builder().name("tailor_heart_capacity_shortfall_rounds_total")
                 .help("Rounds whose plan asked some component for more than its capacity").register(registry);
         shortfallRounds.inc(0);   // visible at 0
+        nodesMissingLocalityLabels = Gauge.builder().name("tailor_heart_nodes_missing_locality_labels")
+                .help("Nodes hosting the application's pods without a locality label Istio reads (region, zone,"
+                        + " topology.istio.io/subzone)").register(registry);
         GaugeWithCallback.builder().name("tailor_heart_last_applied_plan_age_seconds")
                 .help("Seconds since DestinationRules were last applied successfully")
                 .callback(callback -> {
@@ -121,6 +128,11 @@ public final class ControllerMetrics {
     /** Records how long a re-plan took from its first pod event, in seconds. */
     public void recordReplanDelay(double seconds) {
         replanDelay.observe(seconds);
+    }
+
+    /** Sets how many nodes lack a locality label Istio reads, as of the last discovery. */
+    public void nodesMissingLocalityLabels(int nodes) {
+        nodesMissingLocalityLabels.set(nodes);
     }
 
     /** Counts one event-driven re-plan (record the round itself with {@link #record}). */

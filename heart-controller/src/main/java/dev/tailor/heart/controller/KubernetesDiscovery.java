@@ -14,16 +14,11 @@ import java.util.TreeMap;
 /**
  * Reads the application's pods and the cluster's nodes with the fabric8 client (DESIGN.md, HEART:
  * Actuation). A pod is a target when it is on a node, its Ready condition is true and it is not
- * terminating; a pod not yet on a node is left out with a reason. A node's locality is
- * {@code topology.kubernetes.io/region} / {@code topology.kubernetes.io/zone} /
- * {@code topology.istio.io/subzone}, and the sub-zone defaults to the node's name — HEART's node
- * groups are Istio sub-zones, so each node should be its own.
+ * terminating; a pod not yet on a node is left out with a reason. Nodes get the locality keys of
+ * {@link IstioLocality#keys}: Istio's own locality of the pods on them, so that every rule can match.
  */
 public final class KubernetesDiscovery {
 
-    static final String REGION = "topology.kubernetes.io/region";
-    static final String ZONE = "topology.kubernetes.io/zone";
-    static final String SUBZONE = "topology.istio.io/subzone";
     private static final String SIDECAR = "istio-proxy";
 
     private KubernetesDiscovery() {
@@ -31,29 +26,37 @@ public final class KubernetesDiscovery {
 
     /** Lists nodes and pods once. */
     public static ClusterView discover(KubernetesClient client, ControllerConfig.Kubernetes config) {
-        Map<String, String> nodes = new TreeMap<>();
+        Map<String, Map<String, String>> nodes = new TreeMap<>();
         for (Node node : client.nodes().list().getItems()) {
-            nodes.put(node.getMetadata().getName(), locality(node));
+            nodes.put(node.getMetadata().getName(), labels(node.getMetadata().getLabels()));
         }
         List<ClusterView.PodInfo> pods = new ArrayList<>();
+        List<IstioLocality.PodOnNode> placed = new ArrayList<>();
         List<String> skipped = new ArrayList<>();
         for (String namespace : config.namespaces()) {
             for (Pod pod : client.pods().inNamespace(namespace).withLabel(config.componentLabel()).list().getItems()) {
-                add(pod, pod.getMetadata().getLabels().get(config.componentLabel()), false, nodes, pods, skipped);
+                add(pod, pod.getMetadata().getLabels().get(config.componentLabel()), false, nodes, pods, placed,
+                        skipped);
             }
         }
         for (String entry : config.entryPoints()) {
             String[] parts = entry.split("/", 2);
             for (Pod pod : client.pods().inNamespace(parts[0]).withLabel(config.componentLabel(), parts[1]).list()
                     .getItems()) {
-                add(pod, parts[1], true, nodes, pods, skipped);
+                add(pod, parts[1], true, nodes, pods, placed, skipped);
             }
         }
-        return new ClusterView(nodes, pods, skipped);
+        IstioLocality.Keys keys = IstioLocality.keys(nodes, placed);
+        skipped.addAll(keys.notes());
+        return new ClusterView(keys.keyOfNode(), pods, skipped, keys.nodesMissingLabels(), keys.problem());
     }
 
-    private static void add(Pod pod, String component, boolean entryPoint, Map<String, String> nodes,
-            List<ClusterView.PodInfo> pods, List<String> skipped) {
+    private static Map<String, String> labels(Map<String, String> labels) {
+        return labels == null ? Map.of() : labels;
+    }
+
+    private static void add(Pod pod, String component, boolean entryPoint, Map<String, Map<String, String>> nodes,
+            List<ClusterView.PodInfo> pods, List<IstioLocality.PodOnNode> placed, List<String> skipped) {
         String name = pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName();
         String node = pod.getSpec() == null ? null : pod.getSpec().getNodeName();
         if (node == null || node.isBlank()) {
@@ -70,6 +73,7 @@ public final class KubernetesDiscovery {
                         .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(conditionStatus(c)));
         pods.add(new ClusterView.PodInfo(pod.getMetadata().getNamespace(), pod.getMetadata().getName(), component,
                 node, ready, cpuLimit(pod), entryPoint));
+        placed.add(new IstioLocality.PodOnNode(name, node, labels(pod.getMetadata().getLabels())));
     }
 
     private static String conditionStatus(PodCondition condition) {
@@ -91,13 +95,5 @@ public final class KubernetesDiscovery {
             }
         }
         return any ? total : null;
-    }
-
-    private static String locality(Node node) {
-        Map<String, String> labels = node.getMetadata().getLabels() == null ? Map.of() : node.getMetadata().getLabels();
-        String region = labels.getOrDefault(REGION, "");
-        String zone = labels.getOrDefault(ZONE, "");
-        String subzone = labels.getOrDefault(SUBZONE, node.getMetadata().getName());
-        return region + "/" + zone + "/" + subzone;
     }
 }

@@ -56,11 +56,16 @@ class ControllerLoopTest {
     }
 
     private static ControllerLoop loop(ControllerLoop.Options options, List<Controller.Round> rounds) {
+        return loop(options, rounds::add);
+    }
+
+    private static ControllerLoop loop(ControllerLoop.Options options,
+            java.util.function.Consumer<Controller.Round> reporter) {
         ControllerConfig config = config(3_600);
         Controller controller = new Controller(config, HeartConfig.DEFAULTS,
                 new PrometheusClient(prometheus.url(), Duration.ofSeconds(5)), client, AtpmState.EMPTY, null, null);
         return new ControllerLoop(controller, new ControllerMetrics(System::currentTimeMillis), client, config, options,
-                rounds::add, System::currentTimeMillis);
+                reporter, System::currentTimeMillis);
     }
 
     private static String cartRule() {
@@ -95,31 +100,60 @@ class ControllerLoopTest {
     }
 
     @Test
-    void leaderHandOver_neverTwoLeaders() throws Exception {
-        List<Controller.Round> rounds = new CopyOnWriteArrayList<>();
-        ControllerLoop.Options a = new ControllerLoop.Options(true, "tailor-system/tailor-heart", "replica-a",
-                Duration.ofSeconds(2));
-        ControllerLoop.Options b = new ControllerLoop.Options(true, "tailor-system/tailor-heart", "replica-b",
-                Duration.ofSeconds(2));
-        ControllerLoop first = loop(a, rounds);
-        ControllerLoop second = loop(b, rounds);
+    void leaderHandOver_theStandbyWritesOnlyAfterTheLeaderLetGo() throws Exception {
+        // One timeline of what both replicas did, in the order it happened.
+        List<String> events = new CopyOnWriteArrayList<>();
+        List<String> standbyLog = new CopyOnWriteArrayList<>();
+        ControllerLoop first = loop(new ControllerLoop.Options(false, "tailor-system/tailor-heart", "replica-a",
+                Duration.ofSeconds(2)), round -> events.add("replica-a round " + round.failure()));
+        ControllerLoop second = loop(new ControllerLoop.Options(false, "tailor-system/tailor-heart", "replica-b",
+                Duration.ofSeconds(2)), round -> events.add("replica-b round " + round.failure()));
+        second.onMessage(standbyLog::add);
         try {
             first.start();
-            assertThat(prometheus.await(Duration.ofSeconds(20), first::leading)).isTrue();
+            assertThat(prometheus.await(Duration.ofSeconds(20), () -> events.contains("replica-a round null")))
+                    .as("replica-a leads and writes: " + events).isTrue();
             second.start();
-            boolean[] both = {false};
-            prometheus.await(Duration.ofSeconds(4), () -> {
-                both[0] |= first.leading() && second.leading();
-                return false;
-            });
-            assertThat(both[0]).as("both replicas led at once").isFalse();
+            // replica-b has read the Lease and seen replica-a in it: from here on it must not plan.
+            assertThat(prometheus.await(Duration.ofSeconds(20), () -> standbyLog.contains(
+                    "Lease tailor-system/tailor-heart: replica-a leads; this replica (replica-b) stands by"))).isTrue();
             assertThat(second.leading()).isFalse();
 
             first.close();
-            assertThat(prometheus.await(Duration.ofSeconds(30), second::leading)).as("replica-b took over").isTrue();
+            assertThat(prometheus.await(Duration.ofSeconds(30), () -> events.contains("replica-b round null")))
+                    .as("replica-b took over and writes: " + events).isTrue();
         } finally {
             first.close();
             second.close();
         }
+        // Every round of replica-a came before every round of replica-b: never both.
+        List<String> turns = new java.util.ArrayList<>();
+        for (String event : events) {
+            String replica = event.substring(0, "replica-a".length());
+            if (turns.isEmpty() || !turns.get(turns.size() - 1).equals(replica)) {
+                turns.add(replica);
+            }
+        }
+        assertThat(turns).as(events.toString()).containsExactly("replica-a", "replica-b");
+    }
+
+    @Test
+    void nodeWithoutSubzoneLabel_isCountedInTheMetric() throws Exception {
+        io.fabric8.kubernetes.api.model.Node w3 = client.nodes().withName("w3").get();
+        w3.getMetadata().getLabels().remove("topology.istio.io/subzone");
+        client.nodes().resource(w3).update();
+        ControllerMetrics metrics = new ControllerMetrics(System::currentTimeMillis);
+        List<Controller.Round> rounds = new CopyOnWriteArrayList<>();
+        ControllerConfig config = config(3_600);
+        Controller controller = new Controller(config, HeartConfig.DEFAULTS,
+                new PrometheusClient(prometheus.url(), Duration.ofSeconds(5)), client, AtpmState.EMPTY, null, null);
+        try (ControllerLoop loop = new ControllerLoop(controller, metrics, client, config,
+                new ControllerLoop.Options(false, null, "solo", Duration.ofSeconds(15)), rounds::add,
+                System::currentTimeMillis)) {
+            loop.start();
+            assertThat(prometheus.await(Duration.ofSeconds(20), () -> !rounds.isEmpty())).isTrue();
+        }
+        assertThat(rounds.get(0).failure()).as(rounds.get(0).message()).isNull();
+        assertThat(metrics.scrape()).contains("tailor_heart_nodes_missing_locality_labels 1.0");
     }
 }

@@ -377,4 +377,125 @@ class ControllerRoundTest {
         Controller.Round next = restarted.round(Instant.now(), false);
         assertThat(next.plan().state().rounds()).isEqualTo(2);
     }
+
+    /** Sets (or, with {@code null}, removes) labels of a node. */
+    private static void relabelNode(String node, Map<String, String> labels) {
+        io.fabric8.kubernetes.api.model.Node current = client.nodes().withName(node).get();
+        Map<String, String> now = new java.util.HashMap<>(current.getMetadata().getLabels());
+        labels.forEach((key, value) -> {
+            if (value == null) {
+                now.remove(key);
+            } else {
+                now.put(key, value);
+            }
+        });
+        current.getMetadata().setLabels(now);
+        client.nodes().resource(current).update();
+    }
+
+    private static Map<String, String> without(String... keys) {
+        Map<String, String> labels = new java.util.HashMap<>();
+        for (String key : keys) {
+            labels.put(key, null);
+        }
+        return labels;
+    }
+
+    /** The {@code from} keys of rules (JSON trees or as read back), sorted, without repeats. */
+    private static List<String> fromKeys(List<?> rules) {
+        java.util.TreeSet<String> keys = new java.util.TreeSet<>();
+        for (Object rule : rules) {
+            com.fasterxml.jackson.databind.JsonNode tree = new com.fasterxml.jackson.databind.ObjectMapper()
+                    .valueToTree(rule);
+            tree.at("/spec/trafficPolicy/loadBalancer/localityLbSetting/distribute")
+                    .forEach(entry -> keys.add(entry.get("from").asText()));
+        }
+        return List.copyOf(keys);
+    }
+
+    @Test
+    void round_nodeWithoutSubzoneLabel_rulesAddressWhatIstioCanMatch_andTheNoteSaysHowToLabelIt() {
+        // w3 in zone eu-b without topology.istio.io/subzone: Istio gives its pods eu/eu-b, so a key
+        // eu/eu-b/w3 would never match them (neither the ingress gateway's rule nor frontend's).
+        relabelNode("w3", Map.of("topology.kubernetes.io/zone", "eu-b"));
+        relabelNode("w3", without("topology.istio.io/subzone"));
+
+        Controller.Round dry = controller().round(Instant.now(), true);
+        assertThat(dry.failure()).as(dry.message()).isNull();
+        assertThat(IstioOracle.problems(client, dry.desired())).isEmpty();
+        assertThat(fromKeys(dry.desired())).containsExactly("eu/eu-a/w1", "eu/eu-a/w2", "eu/eu-b");
+        assertThat(dry.notes()).anySatisfy(n -> assertThat(n).contains("w3")
+                .contains("kubectl label node w3 topology.istio.io/subzone=w3"));
+
+        Controller.Round round = controller().round(Instant.now(), false);
+        assertThat(round.failure()).as(round.message()).isNull();
+        assertThat(rules()).hasSize(2);
+        assertThat(IstioOracle.problems(client, rules())).isEmpty();
+    }
+
+    @Test
+    void round_oneNodeOfAZoneWithoutSubzone_theZoneIsOneKey() {
+        // Istio refuses eu/eu-a next to eu/eu-a/w1 (they overlap), and eu/eu-a/w1 alone would leave
+        // w3's sidecars unmatched: the zone is written as one locality.
+        relabelNode("w3", without("topology.istio.io/subzone"));
+
+        Controller.Round round = controller().round(Instant.now(), false);
+
+        assertThat(round.failure()).as(round.message()).isNull();
+        assertThat(IstioOracle.problems(client, rules())).isEmpty();
+        assertThat(fromKeys(rules())).containsExactly("eu/eu-a");
+        assertThat(round.notes()).anySatisfy(n -> assertThat(n).contains("w1").contains("w2").contains("w3")
+                .contains("eu/eu-a"));
+    }
+
+    @Test
+    void round_deprecatedFailureDomainLabels_giveTheLocality() {
+        for (String node : ShopCluster.NODES) {
+            relabelNode(node, without("topology.kubernetes.io/region", "topology.kubernetes.io/zone"));
+            relabelNode(node, Map.of("failure-domain.beta.kubernetes.io/region", "eu",
+                    "failure-domain.beta.kubernetes.io/zone", "eu-a"));
+        }
+
+        Controller.Round round = controller().round(Instant.now(), false);
+
+        assertThat(round.failure()).as(round.message()).isNull();
+        assertThat(IstioOracle.problems(client, rules())).isEmpty();
+        assertThat(fromKeys(rules())).containsExactly("eu/eu-a/w1", "eu/eu-a/w2", "eu/eu-a/w3");
+    }
+
+    @Test
+    void round_podLocalityLabel_overridesTheNodes() {
+        // Every pod on w1 carries istio-locality (Kubernetes label values take '.' for '/').
+        for (Pod pod : client.pods().inAnyNamespace().list().getItems()) {
+            if (pod.getSpec().getNodeName().equals("w1")) {
+                pod.getMetadata().getLabels().put("istio-locality", "eu.eu-c.rack9");
+                client.pods().inNamespace(pod.getMetadata().getNamespace()).resource(pod).update();
+            }
+        }
+
+        Controller.Round round = controller().round(Instant.now(), false);
+
+        assertThat(round.failure()).as(round.message()).isNull();
+        assertThat(IstioOracle.problems(client, rules())).isEmpty();
+        assertThat(fromKeys(rules())).containsExactly("eu/eu-a/w2", "eu/eu-a/w3", "eu/eu-c/rack9");
+    }
+
+    @Test
+    void round_nodeWithoutRegion_keepsTheLastPlan_andSaysWhichLabelsFixIt() {
+        controller().round(Instant.now(), false);
+        List<GenericKubernetesResource> before = rules();
+        // No region: Istio gives w2's pods no locality a rule can name (an empty part is refused).
+        relabelNode("w2", without("topology.kubernetes.io/region", "topology.kubernetes.io/zone",
+                "topology.istio.io/subzone"));
+        ControllerMetrics metrics = new ControllerMetrics(() -> 0);
+
+        Controller.Round round = controller().round(Instant.now(), false);
+        metrics.record(round);
+
+        assertThat(round.failure()).isEqualTo(Controller.FailureReason.NODE_WITHOUT_LOCALITY);
+        assertThat(round.message()).contains("w2").contains("kubectl label node w2 topology.kubernetes.io/region=");
+        assertThat(rules()).isEqualTo(before);
+        assertThat(metrics.scrape())
+                .contains("tailor_heart_round_failures_total{reason=\"node_without_locality\"} 1.0");
+    }
 }
