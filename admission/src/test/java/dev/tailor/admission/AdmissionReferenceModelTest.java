@@ -62,7 +62,8 @@ class AdmissionReferenceModelTest {
             "acquire waits behind its class although the pools cover it",
             "segment turns hot at a charge", "calm count reset by a hot window",
             "segment steady again after R calm windows", "reserve changed at a boundary",
-            "call before the running interval ignored", "idle boundaries passed at once",
+            "call before the running interval restarts it", "idle boundaries passed at once",
+            "boundary passed without service, requests waiting",
             "steady pass sets a hot queue aside", "hot request draws as steady, its segments calm",
             "queue set aside, its class can draw nothing", "queue draws the reserve", "queue draws the lent reserve",
             "queue admits in one visit", "queue admits after several visits", "controller clock wraps");
@@ -104,7 +105,10 @@ class AdmissionReferenceModelTest {
         }
     }
 
-    /** {@code onInterval} at {@code backNanos} before the latest time, which stays the latest. */
+    /**
+     * {@code onInterval} at {@code backNanos} before the latest time, which stays the latest: a stray
+     * reading, or a clock that stepped back and then forward again.
+     */
     record Back(long backNanos) implements Op {
         @Override
         public String toString() {
