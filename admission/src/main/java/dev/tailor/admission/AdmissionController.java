@@ -120,6 +120,7 @@ public final class AdmissionController {
     private long admittedSteadyRequests;
     private long queuedRequests;
     private long refusedRequests;
+    private long cancelledRequests;
     private Histogram recycledLatencies;
 
     // Written by completing threads without the lock.
@@ -390,6 +391,33 @@ public final class AdmissionController {
                 headroom.calibration(), headroom.predictionError(), classifier.hotCount(), queues.waiting());
     }
 
+    /**
+     * Withdraws a request that is still waiting, e.g. because its client went away: it leaves its
+     * segment's queue and will not be admitted. The cost it had collected while waiting stays drawn
+     * (it was taken from an interval's budget, which cannot be given back). Thread-safe.
+     *
+     * @param ticket a ticket this controller returned as {@link Admission.Queued}
+     * @return true if it was waiting and is now withdrawn; false if it had been admitted already (then
+     *         it must be completed as usual, e.g. {@link Ticket#onIgnore}) or withdrawn before
+     * @throws IllegalArgumentException when the ticket is another controller's
+     */
+    public boolean cancel(Ticket ticket) {
+        Checks.requireNonNull("ticket", ticket, "a ticket of this controller");
+        if (ticket.controller() != this) {
+            throw new IllegalArgumentException("ticket : " + ticket + " (expected: a ticket of this controller)");
+        }
+        lock.lock();
+        try {
+            if (!queues.cancel(ticket)) {
+                return false;
+            }
+            cancelledRequests++;
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** Records a completion; called by {@link Ticket} without the lock. */
     void completed(Ticket ticket, int how, long latencyNanos) {
         switch (how) {
@@ -456,7 +484,7 @@ public final class AdmissionController {
                     queues.waiting(), pool.drawnMainCostUnits(), pool.drawnReserveCostUnits(), pool.lentCostUnits(),
                     pool.borrowedCostUnits(), pool.forgivenCostUnits(), pool.repaidCostUnits(),
                     pool.debtCostUnits(), pool.burstsBorrowing(), completedSuccess.sum(), completedDropped.sum(),
-                    completedIgnored.sum());
+                    completedIgnored.sum(), cancelledRequests);
         } finally {
             lock.unlock();
         }

@@ -407,6 +407,32 @@ class AdmissionControllerTest {
     }
 
     @Test
+    void cancel_waitingRequest_leavesItsQueueAndIsNeverAdmitted() {
+        // r = 0: main 1,000. The first request takes it all; three wait (queue capacity 4). The
+        // middle one is withdrawn (its client went away): the boundary admits the other two, in order.
+        AdmissionController c = controller(CONFIG.withReserveFraction(0).withQueueCapacityPerSegment(4),
+                VirtualDisk.of("a", 1_200));
+        Ticket first = admitted(c.acquire(0, IoKind.READ, 0, 1_000));
+        Ticket a = queued(c.acquire(0, IoKind.READ, 0, 300));
+        Ticket b = queued(c.acquire(0, IoKind.READ, 0, 300));
+        Ticket d = queued(c.acquire(0, IoKind.READ, 0, 300));
+        assertThat(c.cancel(b)).isTrue();
+        assertThat(c.cancel(b)).as("withdrawn once").isFalse();
+        assertThat(c.cancel(first)).as("admitted already: completed as usual").isFalse();
+        assertThat(c.waitingRequests(0)).isEqualTo(2);
+        IntervalReport r = c.onInterval(T0 + DELTA);
+        assertThat(r.admitted()).containsExactly(a, d);
+        assertThat(b.isAdmitted()).isFalse();
+        AdmissionStats s = c.stats();
+        assertThat(s.cancelledRequests()).isEqualTo(1);
+        assertThat(s.admittedRequests() + s.waitingRequests() + s.refusedRequests() + s.cancelledRequests())
+                .isEqualTo(4);
+        AdmissionController other = controller(CONFIG, VirtualDisk.of("b", 1_200));
+        assertThatThrownBy(() -> other.cancel(a)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("expected: a ticket of this controller");
+    }
+
+    @Test
     void setReserveFraction_appliesAtTheNextBoundary_andRejectsBadValues() {
         AdmissionController c = controller(CONFIG, VirtualDisk.of("a", 1_200));
         c.setReserveFraction(0.5);

@@ -49,7 +49,9 @@ class AdmissionPropertiesTest {
         ArrayDeque<Ticket> inFlight = new ArrayDeque<>();
         Set<Long> waitingIds = new HashSet<>();
         Set<Long> admittedIds = new HashSet<>();
+        List<Ticket> waitingTickets = new ArrayList<>();
         long acquires = 0;
+        long cancelled = 0;
         long windows = 0;
         long maxWindow = 0;
         long currentWindow = 0;
@@ -72,6 +74,7 @@ class AdmissionPropertiesTest {
                         case Admission.Queued q -> {
                             assertThat(q.position()).isBetween(1, scenario.config().queueCapacityPerSegment());
                             waitingIds.add(q.ticket().id());
+                            waitingTickets.add(q.ticket());
                         }
                         case Admission.Refused r -> {
                             assertThat(r.reason()).isEqualTo(RefusalReason.QUEUE_FULL);
@@ -125,8 +128,18 @@ class AdmissionPropertiesTest {
                                 .isNotEqualTo(3);
                     }
                 }
+                case 6 -> {
+                    // A waiting request's client went away: withdrawn.
+                    if (!waitingTickets.isEmpty()) {
+                        Ticket t = waitingTickets.remove(op[1] % waitingTickets.size());
+                        assertThat(c.cancel(t)).isTrue();
+                        assertThat(waitingIds.remove(t.id())).isTrue();
+                        cancelled++;
+                    }
+                }
                 default -> c.setReserveFraction(op[1] / 10.0);
             }
+            waitingTickets.removeIf(Ticket::isAdmitted);
 
             AdmissionStats s = c.stats();
             // The headline property: every token admitted came from some interval's budget or from a
@@ -154,8 +167,10 @@ class AdmissionPropertiesTest {
             } else {
                 assertThat(s.debtCostUnits()).isZero();
             }
-            // Nothing lost: every request is admitted, waiting or refused.
-            assertThat(s.admittedRequests() + s.waitingRequests() + s.refusedRequests()).isEqualTo(acquires);
+            // Nothing lost: every request is admitted, waiting, refused or withdrawn.
+            assertThat(s.cancelledRequests()).isEqualTo(cancelled);
+            assertThat(s.admittedRequests() + s.waitingRequests() + s.refusedRequests() + s.cancelledRequests())
+                    .isEqualTo(acquires);
             assertThat(s.waitingRequests()).isEqualTo(waitingIds.size());
         }
 
@@ -176,7 +191,7 @@ class AdmissionPropertiesTest {
         }
         assertThat(waitingIds).as("requests never admitted").isEmpty();
         assertThat(last.waitingRequests()).isZero();
-        assertThat(c.stats().admittedRequests() + c.stats().refusedRequests()).isEqualTo(acquires);
+        assertThat(c.stats().admittedRequests() + c.stats().refusedRequests() + cancelled).isEqualTo(acquires);
     }
 
     /** Cost drawn from the regular pools so far (borrowing is bounded by its own windows). */
@@ -238,7 +253,8 @@ class AdmissionPropertiesTest {
             List<int[]> ops = new ArrayList<>();
             for (int i = 0; i < n; i++) {
                 int roll = integers().between(0, 99).generate(in);
-                int kind = roll < 55 ? 0 : roll < 75 ? 1 : roll < 92 ? 2 : roll < 94 ? 5 : roll < 97 ? 3 : 4;
+                int kind = roll < 55 ? 0 : roll < 75 ? 1 : roll < 90 ? 2 : roll < 92 ? 5 : roll < 94 ? 6
+                        : roll < 97 ? 3 : 4;
                 ops.add(switch (kind) {
                     case 0 -> new int[] {0, integers().between(0, 2).generate(in),
                         integers().between(0, 1_999).generate(in), integers().between(0, 700).generate(in),
@@ -248,6 +264,7 @@ class AdmissionPropertiesTest {
                     case 2 -> new int[] {2, integers().between(0, 6).generate(in)};
                     case 3 -> new int[] {3};
                     case 5 -> new int[] {5, integers().between(2, 1_500).generate(in)};
+                    case 6 -> new int[] {6, integers().between(0, 10).generate(in)};
                     default -> new int[] {4, integers().between(0, 10).generate(in)};
                 });
             }

@@ -45,7 +45,9 @@ import java.util.TreeMap;
  *       only), admits it once its whole cost is collected, and puts the queue at the back while it
  *       holds requests; a queue skipped in a pass (hot in the steady pass) or whose head could draw
  *       nothing is set aside. A pass ends when the ring is empty or main and reserve are both empty;
- *       the set-aside queues then go back to the front in the order they were set aside.</li>
+ *       the set-aside queues then go back to the front in the order they were set aside. A withdrawn
+ *       request leaves its queue, keeping drawn what it had collected; a queue left empty leaves
+ *       the ring.</li>
  *   <li><b>Time</b>: intervals on a grid of step Δ from the start; a call before the running
  *       interval's start admits nothing and restarts the running interval at its time (the grid moves
  *       back); a call passes every boundary up to its time, of which only the last serves the queues
@@ -158,6 +160,7 @@ final class ReferenceAdmissionModel {
     private long admittedSteadyRequests;
     private long queuedRequests;
     private long refusedRequests;
+    private long cancelledRequests;
     private long drawnMain;
     private long drawnReserve;
     private long drawnLent;
@@ -247,6 +250,30 @@ final class ReferenceAdmissionModel {
         queuedRequests++;
         note(steady ? "acquire queues steady" : "acquire queues hot");
         return new Outcome.Queued(request, q.size());
+    }
+
+    /**
+     * Withdraws a waiting request: it leaves its queue (and the queue the ring, when that leaves it
+     * empty); what it had collected stays drawn.
+     *
+     * @return whether it was waiting
+     */
+    boolean cancel(Request request) {
+        QueueKey key = new QueueKey(request.firstSegment(), request.arrivedSteady);
+        ArrayDeque<Request> q = queue(key.segment(), key.steady());
+        if (!q.remove(request)) {
+            return false;
+        }
+        cancelledRequests++;
+        note(request.fundedCostUnits > 0 ? "cancel of a partly funded request" : "cancel of a waiting request");
+        if (q.isEmpty()) {
+            ring.remove(key);
+        }
+        return true;
+    }
+
+    long cancelledRequests() {
+        return cancelledRequests;
     }
 
     /** The request's parts, block by block, merged per segment in the order of first appearance. */
