@@ -7,6 +7,9 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.ByteToMessageDecoder;
+import io.netty.handler.timeout.IdleState;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.GenericFutureListener;
 import io.netty.util.concurrent.Promise;
@@ -43,6 +46,10 @@ import java.util.stream.Collectors;
  * Every request handed on is kept in a list until it completes; when the connection closes, those that
  * nothing has {@linkplain BlockRequest#claim claimed} yet (held by the ordering, queued in admission or
  * in a backend) are dropped: failed, released and counted, never executed (docs/nbd.md, "Guarantees").
+ *
+ * <p>Past the handshake, a connection with no request in flight and nothing received or sent for
+ * {@code limits.idleTimeoutSeconds} is closed (Netty's {@link IdleStateHandler} measures it), and the
+ * closing is logged; 0 turns this off.
  *
  * <p>A byte stream that is not NBD (wrong magic, unknown client flags, an unusable
  * {@code NBD_OPT_EXPORT_NAME}) closes this connection only (a hard disconnect, which proto.md allows
@@ -150,6 +157,21 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
             if (phase == Phase.TRANSMISSION) {
                 startDraining();
             } else {
+                ctx.close();
+            }
+            return;
+        }
+        if (event instanceof IdleStateEvent idle) {
+            // Nothing received or sent for the idle timeout. A request still in flight (waiting for
+            // admission, a slow backend) is not idleness: the next event comes one timeout later.
+            if (idle.state() == IdleState.ALL_IDLE && phase == Phase.TRANSMISSION && inFlightRequests == 0
+                    && !draining) {
+                LOG.log(System.Logger.Level.INFO, () -> ctx.channel() + " (" + export.name() + "): closed after "
+                        + NbdConfig.number(server.limits().idleTimeoutSeconds()) + " s without a request"
+                        + " (limits.idleTimeoutSeconds)");
+                server.admission().closedIdle(ctx.channel());
+                phase = Phase.CLOSED;
+                releaseInput();
                 ctx.close();
             }
             return;
@@ -473,6 +495,10 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
         framer = new RequestFramer(chosen.blockSizes().maximumBytes());
         phase = Phase.TRANSMISSION;
         server.admission().handshakeDone(ctx.channel());
+        long idleNanos = server.limits().idleTimeoutNanos();
+        if (idleNanos > 0) {
+            ctx.pipeline().addBefore(ctx.name(), "idle", new IdleStateHandler(0, 0, idleNanos, TimeUnit.NANOSECONDS));
+        }
         if (handshakeTimeout != null) {
             handshakeTimeout.cancel(false);
         }

@@ -95,6 +95,7 @@ public final class ProxyBackgroundWork implements AutoCloseable {
     private final List<ScheduledFuture<?>> scheduled = new ArrayList<>();
     private final IoPriorityEventLoopGroup loops;
     private final AdmissionDispatcher admission;
+    private final ConnectionAdmission connections;
     private final List<Export> exports;
     private final Config config;
     private final LongSupplier nanoClock;
@@ -116,6 +117,17 @@ public final class ProxyBackgroundWork implements AutoCloseable {
      */
     public ProxyBackgroundWork(IoPriorityEventLoopGroup loops, AdmissionDispatcher admission, List<Export> exports,
             Config config, LongSupplier nanoClock) {
+        this(loops, admission, exports, config, nanoClock, null);
+    }
+
+    /**
+     * As above, with the server's connection admission, whose counts go into the metrics.
+     *
+     * @param connections the server's connection admission, or {@code null}
+     */
+    ProxyBackgroundWork(IoPriorityEventLoopGroup loops, AdmissionDispatcher admission, List<Export> exports,
+            Config config, LongSupplier nanoClock, ConnectionAdmission connections) {
+        this.connections = connections;
         this.loops = loops;
         this.admission = admission;
         this.exports = List.copyOf(exports);
@@ -267,6 +279,22 @@ public final class ProxyBackgroundWork implements AutoCloseable {
         }
         m.add(dropped.build());
         m.add(held.build());
+        if (connections != null) {
+            int[] counts = connections.counts();
+            m.add(value("tailor_nbd_connections_open", "Client connections open now", counts[0]));
+            m.add(value("tailor_nbd_connections_handshaking", "Of them, in the handshake", counts[1]));
+            CounterSnapshot.Builder refusedConnections = counter("tailor_nbd_connections_refused",
+                    "New connections refused at accept, by the limit that refused them");
+            for (ConnectionAdmission.Refusal reason : ConnectionAdmission.Refusal.values()) {
+                refusedConnections.dataPoint(CounterSnapshot.CounterDataPointSnapshot.builder()
+                        .labels(Labels.of("reason", reason.label)).value(connections.refused(reason)).build());
+            }
+            m.add(refusedConnections.build());
+            m.add(total("tailor_nbd_connections_closed_idle", "Connections closed by the idle timeout",
+                    connections.idleClosed()));
+            m.add(total("tailor_nbd_connections_evicted", "Idle handshakes closed to make room for newcomers",
+                    connections.evictions()));
+        }
         if (admission != null) {
             AdmissionStats s = admission.stats();
             m.add(total("tailor_nbd_admission_admitted", "Requests admitted", s.admittedRequests()));
