@@ -18,11 +18,13 @@ import org.junit.jupiter.api.Test;
 import org.quicktheories.core.Gen;
 
 /**
- * {@link WriteOrdering} against its definition, on random sequences of writes (random ranges over a
- * small disk, so that many overlap, a few very long) finished in random order, some while still held
- * (dropped): a write goes at once exactly when no older pending write overlaps it, and is released
- * exactly once, exactly when the last older overlapping write finishes; two overlapping writes are
- * never both running. Then the same from two threads at once.
+ * {@link WriteOrdering} against its definition, on random sequences of writes finished in random
+ * order, some while still held (dropped): a write goes at once exactly when no older pending write
+ * overlaps it, and is released exactly once, exactly when the last older overlapping write finishes;
+ * two overlapping writes are never both running. The ranges are in units of 256 KiB over 250 MiB, so
+ * that many overlap, many cross the ordering's 1 MiB chunks (several stripes), chunks 64 apart share a
+ * stripe without overlapping, and a few writes are long enough to take every stripe. Then the same
+ * from two threads at once.
  */
 class WriteOrderingPropertiesTest {
 
@@ -47,15 +49,20 @@ class WriteOrderingPropertiesTest {
         }
     }
 
-    /** Ops: {0, offset, length} registers a write; {1, index} finishes the index-th unfinished one. */
+    private static final long UNIT = 256 << 10;
+
+    /**
+     * Ops: {0, offset, length} registers a write of {@code length} units (or a few bytes less, for
+     * odd ends) at {@code offset} units; {1, index} finishes the index-th unfinished one.
+     */
     private static Gen<List<int[]>> operations() {
         return in -> {
             int n = integers().between(1, 200).generate(in);
             List<int[]> ops = new ArrayList<>();
             for (int i = 0; i < n; i++) {
                 if (integers().between(0, 9).generate(in) < 5) {
-                    int length = integers().between(0, 19).generate(in) == 0 ? integers().between(1, 5_000).generate(in)
-                            : integers().between(1, 64).generate(in);
+                    int length = integers().between(0, 19).generate(in) == 0 ? integers().between(1, 600).generate(in)
+                            : integers().between(1, 8).generate(in);
                     ops.add(new int[] {0, integers().between(0, 1_000).generate(in), length});
                 } else {
                     ops.add(new int[] {1, integers().between(0, 1_000).generate(in)});
@@ -76,9 +83,10 @@ class WriteOrderingPropertiesTest {
         List<Write> unfinished = new ArrayList<>();
         for (int[] op : ops) {
             if (op[0] == 0) {
-                Write w = new Write(all.size(), op[1], op[2]);
+                long length = op[2] * UNIT - (op[1] % 3) * 512;
+                Write w = new Write(all.size(), op[1] * UNIT, length);
                 boolean blocked = unfinished.stream().anyMatch(older -> older.overlaps(w));
-                w.entry = ordering.register(w.offset, op[2], () -> {
+                w.entry = ordering.register(w.offset, length, () -> {
                     w.releases++;
                     w.running = true;
                 });
@@ -116,8 +124,8 @@ class WriteOrderingPropertiesTest {
 
     @Test
     void twoThreads_overlappingWritesNeverRunTogether_andEveryOneRuns() throws Exception {
-        // Each thread registers writes over a 4 KiB disk in 512-byte steps and finishes what runs; the
-        // running set is checked under its own lock every time a write starts.
+        // Each thread registers writes and finishes what runs; the running set is checked under its own
+        // lock every time a write starts.
         WriteOrdering ordering = new WriteOrdering();
         Set<long[]> running = new HashSet<>();
         int perThread = 20_000;
@@ -135,8 +143,11 @@ class WriteOrderingPropertiesTest {
                     start.await();
                     int ran = 0;
                     for (int i = 0; i < perThread; i++) {
-                        long offset = 512L * random.nextInt(8);
-                        long[] range = {offset, offset + 512L * (1 + random.nextInt(3))};
+                        // 256 KiB steps over 4 MiB: 4 chunks, writes crossing them, now and then one
+                        // over 70 MiB (every stripe).
+                        long offset = UNIT * random.nextInt(16);
+                        long length = random.nextInt(200) == 0 ? 70L << 20 : UNIT * (1 + random.nextInt(3));
+                        long[] range = {offset, offset + length};
                         Object[] write = new Object[2];
                         write[0] = range;
                         write[1] = ordering.register(range[0], range[1] - range[0], () -> runnable.add(write));
