@@ -58,8 +58,14 @@ import org.HdrHistogram.Recorder;
  * Intervals lie on a grid: {@code startNanos + k·Δ}. {@link #onInterval} passes every boundary up to
  * {@code nowNanos}; called between boundaries it lends and serves (next paragraph), called late it
  * passes several boundaries at once (idle ones in O(1), so an hour of silence costs no more than one
- * interval). A call whose time lies before the start of the running interval (time that went
- * backwards) is ignored. Times compare by difference, as {@link System#nanoTime()} requires.
+ * interval). Only the last boundary a call passes serves the queues: the budgets of the intervals it
+ * was late for expire unused, as every unused budget does, so one call issues at most one interval's
+ * budget C, whatever the gap since the one before (a clock that jumps forward, a loop that stalled),
+ * and borrowing stays bounded by the one window a burst may open. A call whose time lies before the
+ * start of the running interval (time that went backwards) issues nothing and restarts the running
+ * interval at that time: the grid moves back with the clock, and the next boundary is one interval
+ * away rather than wherever the old grid lies ahead. Times compare by difference, as
+ * {@link System#nanoTime()} requires.
  *
  * <p>Between boundaries (our reading, see {@link AdmissionConfig#reserveLending}): each call inside the
  * running interval, at its very start included, lends hot requests the part of the reserve steady ones
@@ -114,6 +120,7 @@ public final class AdmissionController {
     private long admittedSteadyRequests;
     private long queuedRequests;
     private long refusedRequests;
+    private long cancelledRequests;
     private Histogram recycledLatencies;
 
     // Written by completing threads without the lock.
@@ -265,10 +272,12 @@ public final class AdmissionController {
     }
 
     /**
-     * Passes every interval boundary up to {@code nowNanos}. At each: classifier windows slide, the
-     * pools are replenished (reserve, then debt, then main), and the queues are served round-robin.
+     * Passes every interval boundary up to {@code nowNanos}. At each: classifier windows slide and the
+     * pools are replenished (reserve, then debt, then main); at the last one the queues are served
+     * round-robin (the budgets of the boundaries before it expire unused: one call issues at most C).
      * Then the headroom model takes in the latencies completed since the last call, and the running
-     * interval may borrow up to H if it can start a burst.
+     * interval may borrow up to H if it can start a burst. A time before the running interval's start
+     * issues nothing and restarts the running interval at that time.
      *
      * @param nowNanos the caller's time in ns, on the clock of {@code startNanos}
      * @return what was done; its {@link IntervalReport#admitted()} requests must now be dispatched
@@ -277,11 +286,14 @@ public final class AdmissionController {
         lock.lock();
         try {
             long elapsed = nowNanos - intervalStartNanos;
-            long intervals = elapsed < intervalNanos ? 0 : elapsed / intervalNanos;
+            if (elapsed < 0) {
+                // Time went backwards: nothing is issued, and the running interval restarts now, so the
+                // next boundary is one interval away instead of wherever the old grid lies ahead.
+                intervalStartNanos = nowNanos;
+                return report(0, List.of());
+            }
+            long intervals = elapsed / intervalNanos;
             if (intervals == 0) {
-                if (elapsed < 0) {
-                    return report(0, List.of());
-                }
                 List<Ticket> admitted = queues.waiting() == 0 ? List.of() : new ArrayList<>();
                 serveWithin(elapsed, admitted);
                 for (Ticket t : admitted) {
@@ -297,10 +309,15 @@ public final class AdmissionController {
                     classifier.skipIdleIntervals(left - 1);
                     pool.skipIdleIntervals(left - 1);
                     i += left - 1;
+                    left = 1;
                 }
                 classifier.endInterval();
                 pool.replenish(reserveFraction);
-                queues.serve(pool, classifier, quantumCostUnits, admitted);
+                if (left == 1) {
+                    // Only the last boundary serves: the budgets of the intervals this call was late for
+                    // expired unused, so one call issues at most one interval's budget, whatever the gap.
+                    queues.serve(pool, classifier, quantumCostUnits, admitted);
+                }
                 if (queues.waiting() > 0) {
                     pool.markDeficit();
                 }
@@ -344,9 +361,14 @@ public final class AdmissionController {
         }
     }
 
+    /**
+     * Whether passing a boundary that serves nothing leaves everything but the counters as it is: no
+     * active segment, no debt, and the running interval in deficit exactly when requests wait (each
+     * such boundary marks it so again).
+     */
     private boolean quiescent() {
-        return classifier.activeCount() == 0 && queues.waiting() == 0 && pool.debtCostUnits() == 0
-                && !pool.deficit();
+        return classifier.activeCount() == 0 && pool.debtCostUnits() == 0
+                && pool.deficit() == (queues.waiting() > 0);
     }
 
     private void countAdmitted(Ticket ticket, SegmentClass asClass) {
@@ -367,6 +389,33 @@ public final class AdmissionController {
                 pool.repaidThisIntervalCostUnits(), pool.openedWindowCostUnits(),
                 config.borrowing() ? headroom.headroomCostUnits() : 0, headroom.p95Nanos(),
                 headroom.calibration(), headroom.predictionError(), classifier.hotCount(), queues.waiting());
+    }
+
+    /**
+     * Withdraws a request that is still waiting, e.g. because its client went away: it leaves its
+     * segment's queue and will not be admitted. The cost it had collected while waiting stays drawn
+     * (it was taken from an interval's budget, which cannot be given back). Thread-safe.
+     *
+     * @param ticket a ticket this controller returned as {@link Admission.Queued}
+     * @return true if it was waiting and is now withdrawn; false if it had been admitted already (then
+     *         it must be completed as usual, e.g. {@link Ticket#onIgnore}) or withdrawn before
+     * @throws IllegalArgumentException when the ticket is another controller's
+     */
+    public boolean cancel(Ticket ticket) {
+        Checks.requireNonNull("ticket", ticket, "a ticket of this controller");
+        if (ticket.controller() != this) {
+            throw new IllegalArgumentException("ticket : " + ticket + " (expected: a ticket of this controller)");
+        }
+        lock.lock();
+        try {
+            if (!queues.cancel(ticket)) {
+                return false;
+            }
+            cancelledRequests++;
+            return true;
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** Records a completion; called by {@link Ticket} without the lock. */
@@ -435,7 +484,7 @@ public final class AdmissionController {
                     queues.waiting(), pool.drawnMainCostUnits(), pool.drawnReserveCostUnits(), pool.lentCostUnits(),
                     pool.borrowedCostUnits(), pool.forgivenCostUnits(), pool.repaidCostUnits(),
                     pool.debtCostUnits(), pool.burstsBorrowing(), completedSuccess.sum(), completedDropped.sum(),
-                    completedIgnored.sum());
+                    completedIgnored.sum(), cancelledRequests);
         } finally {
             lock.unlock();
         }

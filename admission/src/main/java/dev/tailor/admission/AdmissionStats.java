@@ -24,6 +24,8 @@ package dev.tailor.admission;
  * @param completedSuccess        tickets completed with {@link Ticket#onSuccess}
  * @param completedDropped        tickets completed with {@link Ticket#onDropped}
  * @param completedIgnored        tickets completed with {@link Ticket#onIgnore}
+ * @param cancelledRequests       requests withdrawn while waiting ({@link AdmissionController#cancel});
+ *                                with admitted, waiting and refused, every request is counted once
  */
 public record AdmissionStats(
         long intervalsBegun,
@@ -44,5 +46,6 @@ public record AdmissionStats(
         long burstsBorrowing,
         long completedSuccess,
         long completedDropped,
-        long completedIgnored) {
+        long completedIgnored,
+        long cancelledRequests) {
 }

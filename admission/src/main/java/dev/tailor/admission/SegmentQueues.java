@@ -16,7 +16,8 @@ import java.util.List;
  * reserve, or all of it once every segment it touches is steady again; never borrowing), admits it
  * once it has collected its whole cost, and moves on. A queue
  * whose class can draw nothing keeps its place, ahead of those served, for the next call. Requests
- * leave a queue only by admission.
+ * leave a queue by admission, or by {@link #cancel} (the request's client went away); what a cancelled
+ * request had collected stays drawn.
  * Not thread-safe: the {@link AdmissionController} serialises access.
  */
 /*
@@ -115,6 +116,24 @@ final class SegmentQueues {
             ring.addLast(q);
         }
         return q.tickets.size();
+    }
+
+    /**
+     * Takes a waiting request out of its queue; a queue left empty leaves the ring.
+     *
+     * @return whether it was waiting (false: admitted or cancelled before)
+     */
+    boolean cancel(Ticket ticket) {
+        Queue q = queues[index(ticket.segment(), ticket.arrivedAs())];
+        if (q == null || !q.tickets.removeFirstOccurrence(ticket)) {
+            return false;
+        }
+        waiting--;
+        if (q.tickets.isEmpty() && q.inRing) {
+            ring.removeFirstOccurrence(q);
+            q.inRing = false;
+        }
+        return true;
     }
 
     /**

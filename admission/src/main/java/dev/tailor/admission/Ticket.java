@@ -62,6 +62,11 @@ public final class Ticket {
         this.arrivedAs = arrivedAs;
     }
 
+    /** The controller that issued it. */
+    AdmissionController controller() {
+        return controller;
+    }
+
     /** Sequence number of the request at its controller, from 0, in order of {@code acquire}. */
     public long id() {
         return id;

@@ -268,8 +268,9 @@ class AdmissionControllerTest {
 
     @Test
     void onInterval_idleForAnHour_passesAllBoundariesQuicklyAndRecovers() {
-        // A hot segment with a waiting request, then an hour without calls: the queue is served, the
-        // segment recovers after W + R boundaries, and the remaining ~360,000 boundaries are skipped.
+        // A hot segment with a waiting request, then an hour without calls: the segment recovers
+        // after W + R boundaries, the remaining ~360,000 are skipped, and the last one serves the
+        // queue from its budget (main 1,000 - 100).
         // Disk "a" commits 1,000/s over 10 segments: 1 cost unit per interval and segment, so the
         // first request (100 in each segment) turns all of them hot; main (r = 0) still admits it.
         AdmissionController c = controller(CONFIG.withReserveFraction(0), VirtualDisk.committed("a", 4_000, 1_000));
@@ -282,22 +283,95 @@ class AdmissionControllerTest {
         assertThat(r.intervalStartNanos()).isEqualTo(T0 + hour);
         assertThat(r.admitted()).containsExactly(waiting);
         assertThat(c.segmentClass(0)).isEqualTo(SegmentClass.STEADY);
-        assertThat(r.mainCostUnits()).isEqualTo(1_000);
+        assertThat(r.mainCostUnits()).isEqualTo(900);
         AdmissionStats s = c.stats();
         assertThat(s.intervalsBegun()).isEqualTo(360_001);
         assertThat(s.budgetIssuedCostUnits()).isEqualTo(360_001_000L);
     }
 
     @Test
-    void onInterval_timeNotAdvancingOrGoingBack_changesNothing() {
+    void onInterval_timeNotAdvancing_changesNothing() {
         AdmissionController c = controller(CONFIG, VirtualDisk.of("a", 1_200));
         admitted(c.acquire(0, IoKind.READ, 0, 700));
         assertThat(c.onInterval(T0).intervalsElapsed()).isZero();
         assertThat(c.onInterval(T0 + DELTA - 1).intervalsElapsed()).isZero();
-        assertThat(c.onInterval(T0 - 5_000_000_000L).intervalsElapsed()).isZero();
-        IntervalReport still = c.onInterval(T0 + 1);
+        IntervalReport still = c.onInterval(T0 + DELTA - 1);
         assertThat(still.mainCostUnits()).isEqualTo(100);
         assertThat(c.onInterval(T0 + DELTA).intervalsElapsed()).isEqualTo(1);
+    }
+
+    @Test
+    void onInterval_clockSteppedBackFiveSeconds_issuesNothingThenServesWithinOneInterval() {
+        // A waiting request, then the clock steps back 5 s and runs on from there, called every
+        // millisecond. The backward call issues nothing; the running interval restarts at its time,
+        // so the request goes at the boundary one interval later. (Ignoring every call until the
+        // clock caught up with the old grid held the queue, and refused newcomers once it was full,
+        // for 5 s.)
+        AdmissionController c = controller(CONFIG.withReserveFraction(0), VirtualDisk.of("a", 1_200));
+        admitted(c.acquire(0, IoKind.READ, 0, 1_000));
+        Ticket waiting = queued(c.acquire(0, IoKind.READ, 0, 100));
+        long stepped = T0 + DELTA / 2 - 5_000_000_000L;
+        IntervalReport back = c.onInterval(stepped);
+        assertThat(back.intervalsElapsed()).isZero();
+        assertThat(back.admitted()).isEmpty();
+        assertThat(back.intervalStartNanos()).isEqualTo(stepped);
+        assertThat(back.mainCostUnits()).as("nothing issued by the backward call").isZero();
+        long admittedAt = -1;
+        for (long t = stepped + 1_000_000; t <= stepped + 2 * DELTA && admittedAt < 0; t += 1_000_000) {
+            if (c.onInterval(t).admitted().contains(waiting)) {
+                admittedAt = t;
+            }
+        }
+        assertThat(admittedAt - stepped).as("ns from the step back to the waiting request's admission")
+                .isEqualTo(DELTA);
+    }
+
+    @Test
+    void onInterval_strayReadingBehindTheGrid_costsAtMostOneBudget() {
+        // A stray reading 5 s behind, then the clock as before: the call at the old time passes 500
+        // boundaries of the moved grid, and like any late call issues one interval's budget.
+        AdmissionController c = controller(CONFIG.withReserveFraction(0).withQueueCapacityPerSegment(4),
+                VirtualDisk.of("a", 1_200));
+        admitted(c.acquire(0, IoKind.READ, 0, 1_000));
+        c.onInterval(T0 - 5_000_000_000L);
+        long drawnBefore = c.stats().drawnMainCostUnits();
+        for (int i = 0; i < 3; i++) {
+            queued(c.acquire(0, IoKind.READ, 0, 400));
+        }
+        IntervalReport r = c.onInterval(T0 + 1);
+        assertThat(r.intervalsElapsed()).isEqualTo(500);
+        assertThat(r.admitted()).hasSize(2);
+        assertThat(c.stats().drawnMainCostUnits() - drawnBefore).isEqualTo(1_000);
+    }
+
+    @Test
+    void onInterval_clockJumpsElevenSeconds_issuesOneIntervalsBudgetNotElevenHundred() {
+        // The proxy's setting that showed it: capacity 1e7 cost units/s (C = 100,000 per 10 ms), 64
+        // requests per segment, blk-iocost's SSD prices. One segment's queue holds 64 writes of
+        // 4 KiB (45,579 each: about 29 intervals' worth); the time passed jumps 11 s ahead. Passing
+        // 1,100 boundaries used to serve the queue at each, releasing all 64 in one call; the budgets
+        // of the intervals the call was late for expire, so it releases one interval's worth: 2.
+        AdmissionConfig proxy = AdmissionConfig.DEFAULTS.withCapacityCostUnitsPerSecond(1e7)
+                .withQueueCapacityPerSegment(64);
+        AdmissionController c = controller(proxy, VirtualDisk.of("vm", 1L << 30));
+        int admittedAtOnce = 0;
+        int queued = 0;
+        for (int i = 0; i < 66; i++) {
+            Admission a = c.acquire(0, IoKind.WRITE, 4096L * i, 4096);
+            admittedAtOnce += a instanceof Admission.Admitted ? 1 : 0;
+            queued += a instanceof Admission.Queued ? 1 : 0;
+        }
+        assertThat(queued).isEqualTo(64);
+        AdmissionStats before = c.stats();
+        IntervalReport jump = c.onInterval(T0 + 11_000_000_000L);
+        AdmissionStats after = c.stats();
+        long drawn = after.drawnMainCostUnits() + after.drawnReserveCostUnits() + after.lentReserveCostUnits()
+                - before.drawnMainCostUnits() - before.drawnReserveCostUnits() - before.lentReserveCostUnits();
+        assertThat(jump.intervalsElapsed()).isEqualTo(1_100);
+        assertThat(drawn).as("cost units drawn by the one call").isLessThanOrEqualTo(proxy.budgetCostUnits());
+        assertThat(jump.admitted()).hasSize((int) (proxy.budgetCostUnits() / 45_579));
+        assertThat(jump.waitingRequests()).isEqualTo(64 - jump.admitted().size());
+        assertThat(admittedAtOnce).isEqualTo(2);
     }
 
     @Test
@@ -330,6 +404,32 @@ class AdmissionControllerTest {
         assertThat(s.completedDropped()).isEqualTo(1);
         assertThat(s.completedIgnored()).isEqualTo(1);
         assertThat(s.completedSuccess()).isZero();
+    }
+
+    @Test
+    void cancel_waitingRequest_leavesItsQueueAndIsNeverAdmitted() {
+        // r = 0: main 1,000. The first request takes it all; three wait (queue capacity 4). The
+        // middle one is withdrawn (its client went away): the boundary admits the other two, in order.
+        AdmissionController c = controller(CONFIG.withReserveFraction(0).withQueueCapacityPerSegment(4),
+                VirtualDisk.of("a", 1_200));
+        Ticket first = admitted(c.acquire(0, IoKind.READ, 0, 1_000));
+        Ticket a = queued(c.acquire(0, IoKind.READ, 0, 300));
+        Ticket b = queued(c.acquire(0, IoKind.READ, 0, 300));
+        Ticket d = queued(c.acquire(0, IoKind.READ, 0, 300));
+        assertThat(c.cancel(b)).isTrue();
+        assertThat(c.cancel(b)).as("withdrawn once").isFalse();
+        assertThat(c.cancel(first)).as("admitted already: completed as usual").isFalse();
+        assertThat(c.waitingRequests(0)).isEqualTo(2);
+        IntervalReport r = c.onInterval(T0 + DELTA);
+        assertThat(r.admitted()).containsExactly(a, d);
+        assertThat(b.isAdmitted()).isFalse();
+        AdmissionStats s = c.stats();
+        assertThat(s.cancelledRequests()).isEqualTo(1);
+        assertThat(s.admittedRequests() + s.waitingRequests() + s.refusedRequests() + s.cancelledRequests())
+                .isEqualTo(4);
+        AdmissionController other = controller(CONFIG, VirtualDisk.of("b", 1_200));
+        assertThatThrownBy(() -> other.cancel(a)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("expected: a ticket of this controller");
     }
 
     @Test

@@ -15,9 +15,10 @@ import org.quicktheories.core.Gen;
 /**
  * The controller under random configurations and random operation sequences, in virtual time:
  * requests on random disks, ranges and directions; completions with random latencies and outcomes;
- * time advancing by random half-intervals, standing still or going back; the reserve changed at run
- * time. After every operation the token accounting must hold, and at the end every request must have
- * been admitted or refused.
+ * time advancing by random half-intervals, jumping seconds ahead, standing still or going back; the
+ * reserve changed at run time. After every operation the token accounting must hold, no single
+ * {@code onInterval} call may draw more than one interval's budget whatever the gap before it, and at
+ * the end every request must have been admitted or refused.
  */
 class AdmissionPropertiesTest {
 
@@ -48,7 +49,9 @@ class AdmissionPropertiesTest {
         ArrayDeque<Ticket> inFlight = new ArrayDeque<>();
         Set<Long> waitingIds = new HashSet<>();
         Set<Long> admittedIds = new HashSet<>();
+        List<Ticket> waitingTickets = new ArrayList<>();
         long acquires = 0;
+        long cancelled = 0;
         long windows = 0;
         long maxWindow = 0;
         long currentWindow = 0;
@@ -71,6 +74,7 @@ class AdmissionPropertiesTest {
                         case Admission.Queued q -> {
                             assertThat(q.position()).isBetween(1, scenario.config().queueCapacityPerSegment());
                             waitingIds.add(q.ticket().id());
+                            waitingTickets.add(q.ticket());
                         }
                         case Admission.Refused r -> {
                             assertThat(r.reason()).isEqualTo(RefusalReason.QUEUE_FULL);
@@ -89,12 +93,21 @@ class AdmissionPropertiesTest {
                         }
                     }
                 }
-                case 2, 3 -> {
-                    long at = op[0] == 2 ? now + op[1] * (DELTA / 2) : now - DELTA;
-                    if (op[0] == 2) {
+                case 2, 3, 5 -> {
+                    long at = switch (op[0]) {
+                        case 2 -> now + op[1] * (DELTA / 2);
+                        case 5 -> now + op[1] * DELTA;   // a clock jump or a stalled caller: seconds
+                        default -> now - DELTA;
+                    };
+                    if (op[0] != 3) {
                         now = at;
                     }
+                    long drawnBefore = drawn(c.stats());
                     IntervalReport r = c.onInterval(at);
+                    // One call issues at most one interval's budget, however many boundaries it passes:
+                    // the budgets of the intervals it was late for expire, as unused budget always does.
+                    assertThat(drawn(c.stats()) - drawnBefore).as("cost drawn by one onInterval call")
+                            .isLessThanOrEqualTo(budget);
                     for (Ticket t : r.admitted()) {
                         assertThat(waitingIds.remove(t.id())).as("admitted from a queue once, after waiting").isTrue();
                         assertThat(admittedIds.add(t.id())).isTrue();
@@ -111,11 +124,22 @@ class AdmissionPropertiesTest {
                             assertThat(r.borrowWindowCostUnits()).isZero();
                         }
                     } else if (!r.admitted().isEmpty()) {
-                        assertThat(op[0]).as("only a call inside the running interval serves the queues").isEqualTo(2);
+                        assertThat(op[0]).as("only a call inside the running interval serves the queues")
+                                .isNotEqualTo(3);
+                    }
+                }
+                case 6 -> {
+                    // A waiting request's client went away: withdrawn.
+                    if (!waitingTickets.isEmpty()) {
+                        Ticket t = waitingTickets.remove(op[1] % waitingTickets.size());
+                        assertThat(c.cancel(t)).isTrue();
+                        assertThat(waitingIds.remove(t.id())).isTrue();
+                        cancelled++;
                     }
                 }
                 default -> c.setReserveFraction(op[1] / 10.0);
             }
+            waitingTickets.removeIf(Ticket::isAdmitted);
 
             AdmissionStats s = c.stats();
             // The headline property: every token admitted came from some interval's budget or from a
@@ -143,20 +167,36 @@ class AdmissionPropertiesTest {
             } else {
                 assertThat(s.debtCostUnits()).isZero();
             }
-            // Nothing lost: every request is admitted, waiting or refused.
-            assertThat(s.admittedRequests() + s.waitingRequests() + s.refusedRequests()).isEqualTo(acquires);
+            // Nothing lost: every request is admitted, waiting, refused or withdrawn.
+            assertThat(s.cancelledRequests()).isEqualTo(cancelled);
+            assertThat(s.admittedRequests() + s.waitingRequests() + s.refusedRequests() + s.cancelledRequests())
+                    .isEqualTo(acquires);
             assertThat(s.waitingRequests()).isEqualTo(waitingIds.size());
         }
 
         // Eventually: with no new requests, everything waiting is admitted (hot segments calm down,
         // debt is repaid, large requests collect their cost), however the run left the controller.
-        IntervalReport last = c.onInterval(now + 20_000 * DELTA);
+        // A long pause first, then a call every interval, each issuing one budget.
+        now += 20_000 * DELTA;
+        IntervalReport last = c.onInterval(now);
+        for (int i = 0; i < 100_000 && !waitingIds.isEmpty(); i++) {
+            for (Ticket t : last.admitted()) {
+                assertThat(waitingIds.remove(t.id())).isTrue();
+            }
+            now += DELTA;
+            last = c.onInterval(now);
+        }
         for (Ticket t : last.admitted()) {
             assertThat(waitingIds.remove(t.id())).isTrue();
         }
         assertThat(waitingIds).as("requests never admitted").isEmpty();
         assertThat(last.waitingRequests()).isZero();
-        assertThat(c.stats().admittedRequests() + c.stats().refusedRequests()).isEqualTo(acquires);
+        assertThat(c.stats().admittedRequests() + c.stats().refusedRequests() + cancelled).isEqualTo(acquires);
+    }
+
+    /** Cost drawn from the regular pools so far (borrowing is bounded by its own windows). */
+    private static long drawn(AdmissionStats s) {
+        return s.drawnMainCostUnits() + s.drawnReserveCostUnits() + s.lentReserveCostUnits();
     }
 
     private static void checkReport(IntervalReport r, HeadroomConfig h, long budget) {
@@ -213,7 +253,8 @@ class AdmissionPropertiesTest {
             List<int[]> ops = new ArrayList<>();
             for (int i = 0; i < n; i++) {
                 int roll = integers().between(0, 99).generate(in);
-                int kind = roll < 55 ? 0 : roll < 75 ? 1 : roll < 94 ? 2 : roll < 97 ? 3 : 4;
+                int kind = roll < 55 ? 0 : roll < 75 ? 1 : roll < 90 ? 2 : roll < 92 ? 5 : roll < 94 ? 6
+                        : roll < 97 ? 3 : 4;
                 ops.add(switch (kind) {
                     case 0 -> new int[] {0, integers().between(0, 2).generate(in),
                         integers().between(0, 1_999).generate(in), integers().between(0, 700).generate(in),
@@ -222,6 +263,8 @@ class AdmissionPropertiesTest {
                         integers().between(0, 5_000).generate(in)};
                     case 2 -> new int[] {2, integers().between(0, 6).generate(in)};
                     case 3 -> new int[] {3};
+                    case 5 -> new int[] {5, integers().between(2, 1_500).generate(in)};
+                    case 6 -> new int[] {6, integers().between(0, 10).generate(in)};
                     default -> new int[] {4, integers().between(0, 10).generate(in)};
                 });
             }

@@ -62,10 +62,12 @@ class AdmissionReferenceModelTest {
             "acquire waits behind its class although the pools cover it",
             "segment turns hot at a charge", "calm count reset by a hot window",
             "segment steady again after R calm windows", "reserve changed at a boundary",
-            "call before the running interval ignored", "idle boundaries passed at once",
+            "call before the running interval restarts it", "idle boundaries passed at once",
+            "boundary passed without service, requests waiting",
             "steady pass sets a hot queue aside", "hot request draws as steady, its segments calm",
             "queue set aside, its class can draw nothing", "queue draws the reserve", "queue draws the lent reserve",
-            "queue admits in one visit", "queue admits after several visits", "controller clock wraps");
+            "queue admits in one visit", "queue admits after several visits", "controller clock wraps",
+            "cancel of a waiting request", "cancel of a partly funded request");
 
     /** How often each rule took effect over all the runs of one test. */
     private static final Map<String, Long> reached = new TreeMap<>();
@@ -104,7 +106,10 @@ class AdmissionReferenceModelTest {
         }
     }
 
-    /** {@code onInterval} at {@code backNanos} before the latest time, which stays the latest. */
+    /**
+     * {@code onInterval} at {@code backNanos} before the latest time, which stays the latest: a stray
+     * reading, or a clock that stepped back and then forward again.
+     */
     record Back(long backNanos) implements Op {
         @Override
         public String toString() {
@@ -117,6 +122,14 @@ class AdmissionReferenceModelTest {
         @Override
         public String toString() {
             return "setReserveFraction(" + fraction + ")";
+        }
+    }
+
+    /** The {@code index}-th (modulo their number) of the requests waiting now, oldest first, is withdrawn. */
+    record Cancel(int index) implements Op {
+        @Override
+        public String toString() {
+            return "cancel waiting request " + index;
         }
     }
 
@@ -165,6 +178,9 @@ class AdmissionReferenceModelTest {
                 scenario.startNanos());
         long offset = 0;   // time since the start, on the model's side (never wraps)
         ArrayDeque<Ticket> inFlight = new ArrayDeque<>();
+        // Requests waiting now, by id, on both sides (queued, not yet admitted or withdrawn).
+        TreeMap<Long, Ticket> waitingReal = new TreeMap<>();
+        TreeMap<Long, ReferenceAdmissionModel.Request> waitingModel = new TreeMap<>();
         long[] completed = new long[3];
         List<Op> ops = scenario.ops();
         for (int i = 0; i < ops.size(); i++) {
@@ -179,6 +195,18 @@ class AdmissionReferenceModelTest {
                     if (got instanceof Admission.Admitted admitted) {
                         inFlight.add(admitted.ticket());
                     }
+                    if (got instanceof Admission.Queued q
+                            && want instanceof ReferenceAdmissionModel.Outcome.Queued mq) {
+                        waitingReal.put(q.ticket().id(), q.ticket());
+                        waitingModel.put(mq.request().id, mq.request());
+                    }
+                }
+                case Cancel c -> {
+                    if (!waitingReal.isEmpty()) {
+                        long id = new ArrayList<>(waitingReal.keySet()).get(c.index() % waitingReal.size());
+                        assertThat(real.cancel(waitingReal.remove(id))).as(at + ", cancel").isTrue();
+                        assertThat(model.cancel(waitingModel.remove(id))).as(at + ", model cancel").isTrue();
+                    }
                 }
                 case Tick t -> {
                     if (scenario.startNanos() + offset <= scenario.startNanos() + offset + t.advanceNanos()
@@ -186,11 +214,21 @@ class AdmissionReferenceModelTest {
                         reached.merge("controller clock wraps", 1L, Long::sum);
                     }
                     offset += t.advanceNanos();
-                    compareReports(real.onInterval(scenario.startNanos() + offset), model.onInterval(offset),
-                            model, inFlight, at);
+                    IntervalReport got = real.onInterval(scenario.startNanos() + offset);
+                    compareReports(got, model.onInterval(offset), model, inFlight, at);
+                    got.admitted().forEach(admitted -> {
+                        waitingReal.remove(admitted.id());
+                        waitingModel.remove(admitted.id());
+                    });
                 }
-                case Back b -> compareReports(real.onInterval(scenario.startNanos() + offset - b.backNanos()),
-                        model.onInterval(offset - b.backNanos()), model, inFlight, at);
+                case Back b -> {
+                    IntervalReport got = real.onInterval(scenario.startNanos() + offset - b.backNanos());
+                    compareReports(got, model.onInterval(offset - b.backNanos()), model, inFlight, at);
+                    got.admitted().forEach(admitted -> {
+                        waitingReal.remove(admitted.id());
+                        waitingModel.remove(admitted.id());
+                    });
+                }
                 case SetReserve r -> {
                     real.setReserveFraction(r.fraction());
                     model.setReserveFraction(r.fraction());
@@ -273,7 +311,7 @@ class AdmissionReferenceModelTest {
         return new AdmissionStats(m.intervalsBegun(), m.intervalsBegun() * m.budgetCostUnits(), m.admittedRequests(),
                 m.admittedCostUnits(), m.admittedSteadyRequests(), m.queuedRequests(), m.refusedRequests(), m.waiting(),
                 m.drawnMainCostUnits(), m.drawnReserveCostUnits(), m.lentReserveCostUnits(), 0, 0, 0, 0, 0,
-                completed[0], completed[1], completed[2]);
+                completed[0], completed[1], completed[2], m.cancelledRequests());
     }
 
     // ---------------------------------------------------------------- failure report
@@ -431,6 +469,8 @@ class AdmissionReferenceModelTest {
             return new Back(between(in, 1L, 2 * delta));
         } else if (roll < 93) {
             return new SetReserve(fraction(in));
+        } else if (roll < 95) {
+            return new Cancel(between(in, 0, 10));
         } else {
             return new Complete(between(in, 0, 2));
         }

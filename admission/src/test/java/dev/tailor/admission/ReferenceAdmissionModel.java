@@ -45,14 +45,18 @@ import java.util.TreeMap;
  *       only), admits it once its whole cost is collected, and puts the queue at the back while it
  *       holds requests; a queue skipped in a pass (hot in the steady pass) or whose head could draw
  *       nothing is set aside. A pass ends when the ring is empty or main and reserve are both empty;
- *       the set-aside queues then go back to the front in the order they were set aside.</li>
- *   <li><b>Time</b>: intervals on the grid {@code start + k·Δ}; a call before the running interval's
- *       start is ignored; a call passes every boundary up to its time, then lends and serves at its
+ *       the set-aside queues then go back to the front in the order they were set aside. A withdrawn
+ *       request leaves its queue, keeping drawn what it had collected; a queue left empty leaves
+ *       the ring.</li>
+ *   <li><b>Time</b>: intervals on a grid of step Δ from the start; a call before the running
+ *       interval's start admits nothing and restarts the running interval at its time (the grid moves
+ *       back); a call passes every boundary up to its time, of which only the last serves the queues
+ *       (the others only slide the windows and set the pools afresh), then lends and serves at its
  *       place inside the running interval. The model keeps time as an offset from the start, so it
  *       never wraps, while the controller gets {@code start + offset} and must compare by difference.
- *       Idle stretches are passed one boundary at a time until the model's state is a fixed point
- *       (nothing waits, every segment steady with an empty window), then all but the last boundary
- *       in one step.</li>
+ *       Long stretches are passed one boundary at a time until the model's state is a fixed point
+ *       (every segment steady with an empty window; what waits does not matter, since those
+ *       boundaries serve nothing), then all but the last boundary in one step.</li>
  * </ul>
  * Not modelled: borrowing, debt and the headroom model (borrowing is off; the properties of those are
  * {@code AdmissionPropertiesTest}'s and {@code HeadroomModelTest}'s), and deficit marking, which only
@@ -124,8 +128,10 @@ final class ReferenceAdmissionModel {
     private final long startNanos;
     private final int[] firstSegment;
 
-    // Time: the running interval is number `interval`, starting at offset interval × Δ.
+    // Time: the running interval is number `interval` (the classifier's history is kept by number),
+    // starting at offset runningStart (interval × Δ until a call before it moves the grid back).
     private long interval;
+    private long runningStart;
     private long intervalsBegun = 1;
 
     // Classifier: per segment, interval number -> cost charged in it (absent: 0).
@@ -154,6 +160,7 @@ final class ReferenceAdmissionModel {
     private long admittedSteadyRequests;
     private long queuedRequests;
     private long refusedRequests;
+    private long cancelledRequests;
     private long drawnMain;
     private long drawnReserve;
     private long drawnLent;
@@ -245,6 +252,30 @@ final class ReferenceAdmissionModel {
         return new Outcome.Queued(request, q.size());
     }
 
+    /**
+     * Withdraws a waiting request: it leaves its queue (and the queue the ring, when that leaves it
+     * empty); what it had collected stays drawn.
+     *
+     * @return whether it was waiting
+     */
+    boolean cancel(Request request) {
+        QueueKey key = new QueueKey(request.firstSegment(), request.arrivedSteady);
+        ArrayDeque<Request> q = queue(key.segment(), key.steady());
+        if (!q.remove(request)) {
+            return false;
+        }
+        cancelledRequests++;
+        note(request.fundedCostUnits > 0 ? "cancel of a partly funded request" : "cancel of a waiting request");
+        if (q.isEmpty()) {
+            ring.remove(key);
+        }
+        return true;
+    }
+
+    long cancelledRequests() {
+        return cancelledRequests;
+    }
+
     /** The request's parts, block by block, merged per segment in the order of first appearance. */
     private List<Part> walk(int disk, IoKind kind, long offsetBytes, long lengthBytes) {
         int n = firstSegment[disk + 1] - firstSegment[disk];
@@ -321,9 +352,9 @@ final class ReferenceAdmissionModel {
      */
     Report onInterval(long offsetNanos) {
         List<Request> admitted = new ArrayList<>();
-        long runningStart = Math.multiplyExact(interval, intervalNanos);
         if (offsetNanos < runningStart) {
-            note("call before the running interval ignored");
+            note("call before the running interval restarts it");
+            runningStart = offsetNanos;
             return new Report(0, startNanos + runningStart, admitted);
         }
         long boundaries = (offsetNanos - runningStart) / intervalNanos;
@@ -335,25 +366,27 @@ final class ReferenceAdmissionModel {
                 interval += left - 1;
                 intervalsBegun += left - 1;
                 b += left - 1;
+                left = 1;
             }
-            boundary(admitted);
+            if (left > 1 && waiting() > 0) {
+                note("boundary passed without service, requests waiting");
+            }
+            boundary(admitted, left == 1);
         }
-        long within = offsetNanos - interval * intervalNanos;
+        runningStart += boundaries * intervalNanos;
+        long within = offsetNanos - runningStart;
         if (lending) {
             lend(within);
         }
         serve(admitted);
-        return new Report(boundaries, startNanos + interval * intervalNanos, admitted);
+        return new Report(boundaries, startNanos + runningStart, admitted);
     }
 
     /**
-     * Whether a boundary would change nothing but the pools (which every boundary sets afresh):
-     * nothing waits and every segment is steady with an empty window.
+     * Whether a boundary that serves nothing would change nothing but the pools (which every boundary
+     * sets afresh): every segment is steady with an empty window.
      */
     private boolean fixedPoint() {
-        if (waiting() > 0) {
-            return false;
-        }
         for (int s = 0; s < segmentCount(); s++) {
             if (hot[s] || window(s, interval) != 0) {
                 return false;
@@ -362,7 +395,7 @@ final class ReferenceAdmissionModel {
         return true;
     }
 
-    private void boundary(List<Request> admitted) {
+    private void boundary(List<Request> admitted, boolean serve) {
         for (int s = 0; s < segmentCount(); s++) {
             if (window(s, interval) > threshold[s]) {
                 if (hot[s] && calm[s] > 0) {
@@ -379,7 +412,9 @@ final class ReferenceAdmissionModel {
         interval++;
         intervalsBegun++;
         replenish();
-        serve(admitted);
+        if (serve) {
+            serve(admitted);
+        }
     }
 
     private void replenish() {

@@ -84,6 +84,18 @@ final class NbdServeCommand implements Callable<Integer> {
             + " Default: the config's loop.metricsListen, else none.")
     String metricsListen;
 
+    /** Seconds or off, as written; checked in {@link #call} so the message can name the value. */
+    @Option(names = "--idle-timeout", paramLabel = "SECONDS|off", description = "Close a connection past its"
+            + " handshake that has had no request for this long (docs/nbd.md, Limits); off or 0: never. Default:"
+            + " the config's limits.idleTimeoutSeconds, else off (qemu fails an idle disk's next request once its"
+            + " connection is closed, unless it sets reconnect-delay).")
+    String idleTimeout;
+
+    @Option(names = "--max-connections-per-address", paramLabel = "N", description = "Connections one client"
+            + " address may hold; a newcomer over it is refused, with the reason in the log. Default: the config's"
+            + " limits.maxConnectionsPerAddress, else limits.maxConnections less a quarter (192 of 256).")
+    Integer maxConnectionsPerAddress;
+
     @Override
     public Integer call() throws InterruptedException {
         // Netty logs through java.util.logging, before it probes for SLF4J (whose API, without a
@@ -120,6 +132,18 @@ final class NbdServeCommand implements Callable<Integer> {
                             "--metrics-listen"));
                 }
             }
+            if (idleTimeout != null) {
+                settings = settings.withLimits(settings.limits().withIdleTimeoutSeconds(parseIdleTimeout(idleTimeout)));
+            }
+            if (maxConnectionsPerAddress != null) {
+                int most = settings.limits().maxConnections();
+                if (maxConnectionsPerAddress < 1 || maxConnectionsPerAddress > most) {
+                    throw new IllegalArgumentException("--max-connections-per-address: " + maxConnectionsPerAddress
+                            + " (expected: 1 to limits.maxConnections, " + most + ")");
+                }
+                settings = settings.withLimits(settings.limits()
+                        .withMaxConnectionsPerAddress(maxConnectionsPerAddress));
+            }
             if (admission != null || loop != null) {
                 boolean on = admission == null ? settings.admission().enabled() : switch (admission) {
                     case "on" -> true;
@@ -149,7 +173,7 @@ final class NbdServeCommand implements Callable<Integer> {
             delete(temporary);
             throw new CliException(e.getMessage(), 1, e);
         }
-        describe(server, settings.address(), temporary, out, err);
+        describe(server, settings.address(), settings.limits(), temporary, out, err);
         CountDownLatch stopped = new CountDownLatch(1);
         Path removeOnExit = temporary;
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
@@ -161,6 +185,24 @@ final class NbdServeCommand implements Callable<Integer> {
         }, "tailor-nbd-shutdown"));
         stopped.await();
         return 0;
+    }
+
+    /** {@code off}, {@code 0} or seconds, as {@code --idle-timeout} takes them: seconds, 0 for off. */
+    static double parseIdleTimeout(String text) {
+        if (text.equals("off")) {
+            return 0;
+        }
+        double seconds;
+        try {
+            seconds = Double.parseDouble(text);
+        } catch (NumberFormatException e) {
+            seconds = Double.NaN;
+        }
+        if (!(seconds == 0 || seconds >= 0.01 && seconds <= 31_536_000)) {
+            throw new IllegalArgumentException("--idle-timeout: \"" + text + "\" (expected: off, 0, or seconds from"
+                    + " 0.01 to 31536000)");
+        }
+        return seconds;
     }
 
     /** {@code HOST:PORT}, {@code [IPv6]:PORT}. */
@@ -192,8 +234,8 @@ final class NbdServeCommand implements Callable<Integer> {
      *
      * @param address the address as the user gave it (config or {@code --listen}), shown as is
      */
-    private static void describe(NbdServer server, String address, Path temporary, PrintWriter out,
-            PrintWriter err) {
+    private static void describe(NbdServer server, String address, NbdConfig.Limits limits, Path temporary,
+            PrintWriter out, PrintWriter err) {
         InetSocketAddress bound = server.localAddress();
         InetAddress ip = bound.getAddress();
         String host = hostForUri(address);
@@ -218,6 +260,10 @@ final class NbdServeCommand implements Callable<Integer> {
                 + (server.admission() == null ? "off" : "on, " + String.format(java.util.Locale.ROOT, "%.3g",
                         server.admission().controller().config().capacityCostUnitsPerSecond())
                         + " cost units/s, reserve " + server.admission().controller().reserveFraction()));
+        out.println("  connections: at most " + limits.maxConnections() + ", " + limits.maxConnectionsPerAddress()
+                + " per client address; idle timeout " + (limits.idleTimeoutNanos() == 0 ? "off"
+                : java.math.BigDecimal.valueOf(limits.idleTimeoutSeconds()).stripTrailingZeros().toPlainString()
+                        + " s"));
         InetSocketAddress metrics = server.metricsAddress();
         if (metrics != null) {
             String metricsHost = metrics.getAddress().isAnyLocalAddress()

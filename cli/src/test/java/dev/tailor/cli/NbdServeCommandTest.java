@@ -75,6 +75,15 @@ class NbdServeCommandTest {
         PlanCommandTest.Result metrics = tailor("nbd", "serve", "--metrics-listen", "9810", "--listen", "127.0.0.1:0");
         assertThat(metrics.exitCode()).isEqualTo(2);
         assertThat(metrics.err()).contains("--metrics-listen: \"9810\" (expected: HOST:PORT");
+        PlanCommandTest.Result idle = tailor("nbd", "serve", "--idle-timeout", "soon", "--listen", "127.0.0.1:0");
+        assertThat(idle.exitCode()).isEqualTo(2);
+        assertThat(idle.err()).contains("--idle-timeout: \"soon\" (expected: off, 0, or seconds from 0.01 to"
+                + " 31536000)");
+        PlanCommandTest.Result perAddress = tailor("nbd", "serve", "--max-connections-per-address", "300",
+                "--listen", "127.0.0.1:0");
+        assertThat(perAddress.exitCode()).isEqualTo(2);
+        assertThat(perAddress.err()).contains("--max-connections-per-address: 300 (expected: 1 to"
+                + " limits.maxConnections, 256)");
         assertThat(temporaryDirectories()).isSubsetOf(before);
     }
 
@@ -83,7 +92,7 @@ class NbdServeCommandTest {
         Path out = dir.resolve("serve.out");
         Path err = dir.resolve("serve.err");
         Process process = serve(out, err, "--listen", "127.0.0.1:0", "--admission", "on", "--loop", "fifo",
-                "--metrics-listen", "127.0.0.1:0");
+                "--metrics-listen", "127.0.0.1:0", "--idle-timeout", "600", "--max-connections-per-address", "16");
         try {
             Pattern uri = Pattern.compile("nbd://127\\.0\\.0\\.1:(\\d+)/disk ");
             Matcher export = uri.matcher(awaitLine(out, uri));
@@ -91,6 +100,7 @@ class NbdServeCommandTest {
             Pattern mechanisms = Pattern.compile("event loops: \\d+, fifo; segment admission: on, 1\\.00e\\+09 cost"
                     + " units/s, reserve 0\\.2");
             awaitLine(out, mechanisms);
+            awaitLine(out, Pattern.compile("connections: at most 256, 16 per client address; idle timeout 600 s"));
             assertThat(exportSize("127.0.0.1", Integer.parseInt(export.group(1)), "disk")).isEqualTo(1L << 30);
             Pattern metricsLine = Pattern.compile("metrics: (http://127\\.0\\.0\\.1:\\d+/metrics), health: /healthz");
             Matcher metrics = metricsLine.matcher(awaitLine(out, metricsLine));

@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAccumulator;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongSupplier;
 
 /**
@@ -35,6 +36,10 @@ import java.util.function.LongSupplier;
  * {@code WRITE_ZEROES} (qemu-img sends whole zero regions as one) priced as a write of its length
  * would hold a disk's queue for seconds.
  *
+ * <p>A queued request whose connection closes leaves its queue at once ({@link AdmissionController#cancel}):
+ * its connection drops it ({@link BlockRequest#drop}), and its completion's listener here withdraws it,
+ * so a dead client's queued work neither reaches the backend nor takes budget from anyone.
+ *
  * <p>Threads: {@link #dispatch} runs on connection event loops, {@link #tick} on whichever loop runs
  * the proxy's statistics task (every millisecond); both are thread-safe. A queued request is handed
  * to its backend exactly once, by whichever of the two threads sees it admitted second (see the
@@ -46,7 +51,9 @@ import java.util.function.LongSupplier;
  * sides therefore try `waiting.remove(ticket)` once they know the ticket is admitted: the tick after
  * reading the report (the ticket is admitted before the report exists), the dispatcher right after
  * its put (it reads the ticket's volatile class). ConcurrentHashMap.remove returns the entry to
- * exactly one of them.
+ * exactly one of them. A withdrawal (its connection closed) is a third party to the same remove: when
+ * it wins, the request never goes; when a tick wins, the backend finds the request dropped and skips
+ * it, and the ticket is completed as ignored by the listener submit() added.
  */
 public final class AdmissionDispatcher implements RequestDispatcher {
 
@@ -87,6 +94,8 @@ public final class AdmissionDispatcher implements RequestDispatcher {
     private final ConcurrentHashMap<Ticket, Waiting> waiting = new ConcurrentHashMap<>();
     private final LongAdder bypassed = new LongAdder();
     private final LongAdder refused = new LongAdder();
+    private final LongAdder withdrawn = new LongAdder();
+    private final ReentrantLock ticking = new ReentrantLock();
     private volatile boolean closed;
 
     /**
@@ -112,8 +121,10 @@ public final class AdmissionDispatcher implements RequestDispatcher {
     public void dispatch(Export export, BlockRequest request, Promise<ByteBuf> completion) {
         int command = request.command();
         if (closed) {
-            request.release();
-            completion.tryFailure(new NbdException(NbdProtocol.ESHUTDOWN, "the server is shutting down"));
+            if (request.claim()) {
+                request.release();
+                completion.tryFailure(new NbdException(NbdProtocol.ESHUTDOWN, "the server is shutting down"));
+            }
             return;
         }
         if ((command != NbdProtocol.CMD_READ && command != NbdProtocol.CMD_WRITE) || request.lengthBytes() == 0) {
@@ -138,17 +149,26 @@ public final class AdmissionDispatcher implements RequestDispatcher {
                     count.arrivedHot.increment();
                 }
                 count.queued.increment();
-                waiting.put(q.ticket(), new Waiting(export, request, completion, arrivalNanos));
-                if (q.ticket().isAdmitted()) {
-                    sendIfStillWaiting(q.ticket());
+                Ticket ticket = q.ticket();
+                waiting.put(ticket, new Waiting(export, request, completion, arrivalNanos));
+                // Its connection may close while it waits: then it leaves the queue at once.
+                completion.addListener(done -> {
+                    if (request.dropped()) {
+                        withdraw(ticket);
+                    }
+                });
+                if (ticket.isAdmitted()) {
+                    sendIfStillWaiting(ticket);
                 }
             }
             case Admission.Refused r -> {
                 refused.increment();
                 count.refused.increment();
-                request.release();
-                completion.tryFailure(new NbdException(NbdProtocol.EIO, "admission refused the request: "
-                        + r.message()));
+                if (request.claim()) {
+                    request.release();
+                    completion.tryFailure(new NbdException(NbdProtocol.EIO, "admission refused the request: "
+                            + r.message()));
+                }
             }
         }
     }
@@ -156,16 +176,44 @@ public final class AdmissionDispatcher implements RequestDispatcher {
     /**
      * Passes the controller's interval boundaries up to now and sends the requests it admits; between
      * boundaries, lends the reserve and serves the queues (docs/admission.md). The proxy runs this as
-     * its per-segment statistics task, every millisecond.
+     * its per-segment statistics task, every millisecond, on every loop; a call while another loop's
+     * tick runs returns at once.
      *
-     * @return the controller's report
+     * @return the controller's report, or null when another thread was ticking
      */
     public IntervalReport tick() {
-        IntervalReport report = controller.onInterval(nanoClock.getAsLong());
+        // One tick at a time, reading the clock once it is its turn: every loop runs the statistics
+        // task, and a reading taken before waiting for another loop's tick would be behind the time
+        // that tick passed in (a step back, to the controller).
+        if (!ticking.tryLock()) {
+            return null;
+        }
+        IntervalReport report;
+        try {
+            report = controller.onInterval(nanoClock.getAsLong());
+        } finally {
+            ticking.unlock();
+        }
         for (Ticket t : report.admitted()) {
             sendIfStillWaiting(t);
         }
         return report;
+    }
+
+    /**
+     * A queued request whose connection closed (it was dropped: completed and released by the
+     * connection) leaves admission: withdrawn from its queue, or, when a tick admitted it just now,
+     * completed as ignored.
+     */
+    private void withdraw(Ticket ticket) {
+        if (waiting.remove(ticket) == null) {
+            return;   // a tick took it first; the backend will not run it, and submit() completes the ticket
+        }
+        if (controller.cancel(ticket)) {
+            withdrawn.increment();
+        } else {
+            ticket.onIgnore();
+        }
     }
 
     private void sendIfStillWaiting(Ticket ticket) {
@@ -196,7 +244,7 @@ public final class AdmissionDispatcher implements RequestDispatcher {
         closed = true;
         for (Ticket t : List.copyOf(waiting.keySet())) {
             Waiting w = waiting.remove(t);
-            if (w != null) {
+            if (w != null && w.request().claim()) {
                 w.request().release();
                 w.completion().tryFailure(new NbdException(NbdProtocol.ESHUTDOWN,
                         "the server is shutting down; the request was waiting for admission"));
@@ -223,6 +271,11 @@ public final class AdmissionDispatcher implements RequestDispatcher {
                     c.refused.sum(), c.queueWaitNanos.sum(), c.maxQueueWaitNanos.get()));
         }
         return out;
+    }
+
+    /** Queued requests withdrawn because their connection closed, so far. */
+    public long withdrawnRequests() {
+        return withdrawn.sum();
     }
 
     /** Requests refused (queue full) so far. */

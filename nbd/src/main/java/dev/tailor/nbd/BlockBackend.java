@@ -31,7 +31,11 @@ public interface BlockBackend extends AutoCloseable {
      * Runs one request. For {@code NBD_CMD_READ} the promise succeeds with a buffer of exactly
      * {@code lengthBytes} readable bytes, which the caller releases; for the other commands it
      * succeeds with {@code null}. Failures are {@link NbdException}s (others count as {@code NBD_EIO}).
-     * The backend takes ownership of the request and releases it (the write's payload) exactly once.
+     * The backend takes ownership of the request and releases it (the write's payload) exactly once,
+     * with one exception: wherever the request waits inside the backend, the backend
+     * {@linkplain BlockRequest#claim claims} it when it begins to execute it (or before failing it),
+     * and a request whose claim fails was dropped by its closing connection, which has completed and
+     * released it: the backend then forgets it, and it never reaches the disk or the upstream.
      *
      * @param request    READ, WRITE, FLUSH, TRIM or WRITE_ZEROES, already validated
      * @param completion completed exactly once, from any thread

@@ -3,6 +3,8 @@ package dev.tailor.nbd;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.util.ReferenceCounted;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 
 /**
  * One transmission-phase request as the client sent it (proto.md, "Request message"), after the
@@ -13,8 +15,29 @@ import io.netty.util.ReferenceCounted;
  * <p>Reference counting is the payload's: whoever holds the request releases it once (the backend,
  * after writing the payload). Requests without payload hold {@link Unpooled#EMPTY_BUFFER}, whose
  * release does nothing.
+ *
+ * <p>Who owns it (docs/nbd.md, "Guarantees"): a request is <em>pending</em> from its decoding until
+ * either the server {@linkplain #claim claims} it, which a backend does when it begins to execute it
+ * (or before failing it), or the connection that sent it closes first and {@linkplain #drop drops} it.
+ * Exactly one of the two happens; the side that wins completes the request and releases its payload,
+ * and the other leaves it alone. So wherever a request waits on its way to the backend (admission's
+ * queue, a file export's I/O queue, an upstream pool connection still opening), a closed connection's
+ * request that has not started is never executed.
  */
 public final class BlockRequest implements ReferenceCounted {
+
+    private static final int PENDING = 0;
+    private static final int CLAIMED = 1;
+    private static final int DROPPED = 2;
+    private static final VarHandle STATE;
+
+    static {
+        try {
+            STATE = MethodHandles.lookup().findVarHandle(BlockRequest.class, "state", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     private final int command;
     private final int flags;
@@ -22,6 +45,8 @@ public final class BlockRequest implements ReferenceCounted {
     private final long offsetBytes;
     private final long lengthBytes;
     private final ByteBuf payload;
+    /** PENDING, then CLAIMED or DROPPED, once; through STATE. */
+    private volatile int state;
 
     /**
      * @param command     the command type, {@link NbdProtocol#CMD_READ} etc.
@@ -42,6 +67,33 @@ public final class BlockRequest implements ReferenceCounted {
         this.offsetBytes = offsetBytes;
         this.lengthBytes = lengthBytes;
         this.payload = payload;
+    }
+
+    /**
+     * Claims the request for execution (or for failing it): from now on a closing connection no longer
+     * drops it. Called by a backend as it begins the request, and by any path that fails it before;
+     * calling it again (a request sent once more) is harmless. Any thread.
+     *
+     * @return true when the request is the caller's to run or fail (and then to release); false when
+     *         its connection dropped it first, which has completed it and released it: forget it
+     */
+    public boolean claim() {
+        return state == CLAIMED || STATE.compareAndSet(this, PENDING, CLAIMED) || state == CLAIMED;
+    }
+
+    /**
+     * Drops the request if nothing has claimed it yet: its connection closed. The caller then fails its
+     * completion and releases it. Any thread.
+     *
+     * @return true when it was pending and is now dropped
+     */
+    boolean drop() {
+        return STATE.compareAndSet(this, PENDING, DROPPED);
+    }
+
+    /** Whether its connection dropped it before anything claimed it. */
+    public boolean dropped() {
+        return state == DROPPED;
     }
 
     /** The command type, {@link NbdProtocol#CMD_READ} etc. */

@@ -1,13 +1,17 @@
 package dev.tailor.nbd;
 
 import dev.tailor.nbd.NbdConfig.ExportConfig;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * A virtual disk being served: its name and tenant from the configuration, its backend, and what the
- * server advertises for it (size, transmission flags, block size constraints). Immutable; shared by
- * every connection to the export.
+ * server advertises for it (size, transmission flags, block size constraints). Immutable but for its
+ * write ordering and counters, which are thread-safe; shared by every connection to the export.
  */
 public final class Export {
+
+    private final WriteOrdering writeOrdering = new WriteOrdering();
+    private final LongAdder droppedRequests = new LongAdder();
 
     private final String name;
     private final String tenant;
@@ -35,6 +39,26 @@ public final class Export {
         this.blockSizes = new BlockSizes(own.minimumBytes(), own.preferredBytes(), maximum);
         this.description = config.description() != null ? config.description()
                 : "tenant " + tenant + ", " + ByteSize.format(sizeBytes) + (features.readOnly() ? ", read-only" : "");
+    }
+
+    /** The order of overlapping writes, across the export's connections. */
+    WriteOrdering writeOrdering() {
+        return writeOrdering;
+    }
+
+    /** Counts requests of closed connections dropped before they reached the backend. */
+    void countDropped(int requests) {
+        droppedRequests.add(requests);
+    }
+
+    /** Requests of closed connections dropped before they reached the backend, since the start. */
+    public long droppedRequests() {
+        return droppedRequests.sum();
+    }
+
+    /** Writes that waited for an older overlapping write to complete, since the start. */
+    public long heldWrites() {
+        return writeOrdering.heldWritesTotal();
     }
 
     /** The name clients ask for. */

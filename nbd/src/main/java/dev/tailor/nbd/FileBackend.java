@@ -24,6 +24,10 @@ import java.util.concurrent.RejectedExecutionException;
  * {@code FUA} goes through a second descriptor of the same file opened with {@code O_DSYNC}, so it is
  * durable when {@code pwrite} returns, without flushing the rest of the file.
  *
+ * <p>A request waits in the executor's queue until a thread takes it; one whose connection closed
+ * meanwhile was dropped ({@link BlockRequest#claim}) and is skipped, so a dead client's queued
+ * writes never reach the file.
+ *
  * <p>{@code NBD_CMD_TRIM} is accepted and does nothing (proto.md: the server MAY discard, is not
  * required to; Java has no {@code fallocate(PUNCH_HOLE)}). {@code NBD_CMD_WRITE_ZEROES} reads the range
  * first and writes zeroes only over the parts that do not already read as zero, so zeroing a hole of
@@ -210,12 +214,17 @@ public final class FileBackend implements BlockBackend {
         try {
             executor.execute(() -> run(request, completion));
         } catch (RejectedExecutionException e) {
-            request.release();
-            completion.tryFailure(new NbdException(NbdProtocol.ESHUTDOWN, "the server is shutting down"));
+            if (request.claim()) {
+                request.release();
+                completion.tryFailure(new NbdException(NbdProtocol.ESHUTDOWN, "the server is shutting down"));
+            }
         }
     }
 
     private void run(BlockRequest request, Promise<ByteBuf> completion) {
+        if (!request.claim()) {
+            return;   // its connection closed while it waited for a thread: dropped, never written
+        }
         try {
             switch (request.command()) {
                 case NbdProtocol.CMD_READ -> read(request.offsetBytes(), (int) request.lengthBytes(), completion);

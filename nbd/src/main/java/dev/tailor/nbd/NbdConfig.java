@@ -291,17 +291,42 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
      *                                         most maxConnections); a newcomer over the limit closes the
      *                                         longest idle one ({@link ConnectionAdmission})
      * @param handshakeTimeoutSeconds          time a client has to finish the handshake (default 10)
+     * @param idleTimeoutSeconds               a connection past its handshake with no request in flight
+     *                                         and nothing sent or received for this long is closed; 0 is
+     *                                         off, never (default {@link #DEFAULT_IDLE_TIMEOUT_SECONDS};
+     *                                         docs/nbd.md, "Limits", says why)
+     * @param maxConnectionsPerAddress         connections from one client address at once (default
+     *                                         maxConnections less a quarter of it, rounded down: 192 of
+     *                                         256, so a quarter is always left to other addresses; at most
+     *                                         maxConnections); a newcomer over it closes that address's
+     *                                         longest idle handshake, or is refused, with the reason in the
+     *                                         log
      */
     @JsonIgnoreProperties(ignoreUnknown = false)
     public record Limits(ByteSize maxRequestSize, ByteSize maxInFlightPerConnection,
             Integer maxInFlightRequestsPerConnection, Integer maxConnections, Integer maxHandshakes,
-            Double handshakeTimeoutSeconds) {
+            Double handshakeTimeoutSeconds, Double idleTimeoutSeconds, Integer maxConnectionsPerAddress) {
 
         /** Every limit at its default. */
-        public static final Limits DEFAULTS = new Limits(null, null, null, null, null, null);
+        public static final Limits DEFAULTS = new Limits(null, null, null, null, null, null, null, null);
 
         /** The default of {@link #maxHandshakes} (lowered to maxConnections when that is smaller). */
         public static final int DEFAULT_MAX_HANDSHAKES = 64;
+
+        /**
+         * The default of {@link #idleTimeoutSeconds}: 0, off, as in qemu-nbd and nbdkit. qemu's NBD client
+         * keeps an idle disk's connection open for as long as the VM runs, and by default (reconnect-delay
+         * 0) fails every later request with EIO once the server has closed it (docs/nbd.md, "Limits").
+         */
+        public static final double DEFAULT_IDLE_TIMEOUT_SECONDS = 0;
+
+        /** Limits with these values and the default idle timeout and per-address limit. */
+        public Limits(ByteSize maxRequestSize, ByteSize maxInFlightPerConnection,
+                Integer maxInFlightRequestsPerConnection, Integer maxConnections, Integer maxHandshakes,
+                Double handshakeTimeoutSeconds) {
+            this(maxRequestSize, maxInFlightPerConnection, maxInFlightRequestsPerConnection, maxConnections,
+                    maxHandshakes, handshakeTimeoutSeconds, null, null);
+        }
 
         public Limits {
             maxRequestSize = maxRequestSize == null ? new ByteSize(32L << 20) : maxRequestSize;
@@ -313,6 +338,26 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
             maxHandshakes = maxHandshakes == null ? Math.max(1, Math.min(DEFAULT_MAX_HANDSHAKES, maxConnections))
                     : maxHandshakes;
             handshakeTimeoutSeconds = handshakeTimeoutSeconds == null ? 10.0 : handshakeTimeoutSeconds;
+            idleTimeoutSeconds = idleTimeoutSeconds == null ? DEFAULT_IDLE_TIMEOUT_SECONDS : idleTimeoutSeconds;
+            maxConnectionsPerAddress = maxConnectionsPerAddress == null
+                    ? Math.max(1, maxConnections - maxConnections / 4) : maxConnectionsPerAddress;
+        }
+
+        /** These limits with another idle timeout (0: off). */
+        public Limits withIdleTimeoutSeconds(double seconds) {
+            return new Limits(maxRequestSize, maxInFlightPerConnection, maxInFlightRequestsPerConnection,
+                    maxConnections, maxHandshakes, handshakeTimeoutSeconds, seconds, maxConnectionsPerAddress);
+        }
+
+        /** These limits with another per-address limit. */
+        public Limits withMaxConnectionsPerAddress(int connections) {
+            return new Limits(maxRequestSize, maxInFlightPerConnection, maxInFlightRequestsPerConnection,
+                    maxConnections, maxHandshakes, handshakeTimeoutSeconds, idleTimeoutSeconds, connections);
+        }
+
+        /** The idle timeout in nanoseconds, 0 when it is off. */
+        public long idleTimeoutNanos() {
+            return (long) (idleTimeoutSeconds * 1e9);
         }
 
         /** The maximum request size in bytes. */
@@ -350,6 +395,14 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
             if (!(handshakeTimeoutSeconds > 0) || handshakeTimeoutSeconds > 86_400) {
                 problems.add("limits.handshakeTimeoutSeconds: " + number(handshakeTimeoutSeconds)
                         + " (expected: more than 0, at most 86400)");
+            }
+            if (!(idleTimeoutSeconds == 0 || idleTimeoutSeconds >= 0.01 && idleTimeoutSeconds <= 31_536_000)) {
+                problems.add("limits.idleTimeoutSeconds: " + number(idleTimeoutSeconds)
+                        + " (expected: 0 for off, or 0.01 to 31536000, a year)");
+            }
+            if (maxConnections >= 1 && (maxConnectionsPerAddress < 1 || maxConnectionsPerAddress > maxConnections)) {
+                problems.add("limits.maxConnectionsPerAddress: " + maxConnectionsPerAddress
+                        + " (expected: 1 to limits.maxConnections, " + maxConnections + ")");
             }
             return problems;
         }
@@ -551,6 +604,11 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
     /** This config listening on {@code address}:{@code port} instead. */
     public NbdConfig withListen(String address, int port) {
         return new NbdConfig(address, port, limits, eventLoopThreads, fileIoThreads, exports, admission, loop);
+    }
+
+    /** This config with other limits. */
+    public NbdConfig withLimits(Limits value) {
+        return new NbdConfig(address, port, value, eventLoopThreads, fileIoThreads, exports, admission, loop);
     }
 
     /** This config with the metrics endpoint on {@code hostPort} ({@code HOST:PORT}; {@code null}: none). */

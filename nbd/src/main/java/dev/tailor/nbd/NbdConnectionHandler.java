@@ -7,13 +7,18 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.ByteToMessageDecoder;
+import io.netty.handler.timeout.IdleState;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.GenericFutureListener;
 import io.netty.util.concurrent.Promise;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
@@ -35,6 +40,16 @@ import java.util.stream.Collectors;
  * written to the socket; while the count or the bytes are at their limit the handler leaves further
  * requests undecoded and the channel stops reading. During the handshake it stops while the channel
  * is not writable, so a client that sends options without reading the replies cannot pile them up.
+ *
+ * <p>Writes ({@code WRITE}, {@code WRITE_ZEROES}, {@code TRIM}) pass the export's {@link WriteOrdering}
+ * first: one that overlaps an older pending write of the export, from any connection, waits for it.
+ * Every request handed on is kept in a list until it completes; when the connection closes, those that
+ * nothing has {@linkplain BlockRequest#claim claimed} yet (held by the ordering, queued in admission or
+ * in a backend) are dropped: failed, released and counted, never executed (docs/nbd.md, "Guarantees").
+ *
+ * <p>Past the handshake, a connection with no request in flight and nothing received or sent for
+ * {@code limits.idleTimeoutSeconds} is closed (Netty's {@link IdleStateHandler} measures it), and the
+ * closing is logged; 0 turns this off.
  *
  * <p>A byte stream that is not NBD (wrong magic, unknown client flags, an unusable
  * {@code NBD_OPT_EXPORT_NAME}) closes this connection only (a hard disconnect, which proto.md allows
@@ -78,6 +93,8 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
     // Transmission.
     private Export export;
     private RequestFramer framer;
+    /** The most recent of the requests handed on and not completed (a doubly linked list). */
+    private Outstanding outstanding;
     private int inFlightRequests;
     private long inFlightBytes;
     private boolean draining;
@@ -144,12 +161,28 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
             }
             return;
         }
+        if (event instanceof IdleStateEvent idle) {
+            // Nothing received or sent for the idle timeout. A request still in flight (waiting for
+            // admission, a slow backend) is not idleness: the next event comes one timeout later.
+            if (idle.state() == IdleState.ALL_IDLE && phase == Phase.TRANSMISSION && inFlightRequests == 0
+                    && !draining) {
+                LOG.log(System.Logger.Level.INFO, () -> ctx.channel() + " (" + export.name() + "): closed after "
+                        + NbdConfig.number(server.limits().idleTimeoutSeconds()) + " s without a request"
+                        + " (limits.idleTimeoutSeconds)");
+                server.admission().closedIdle(ctx.channel());
+                phase = Phase.CLOSED;
+                releaseInput();
+                ctx.close();
+            }
+            return;
+        }
         ctx.fireUserEventTriggered(event);
     }
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         phase = Phase.CLOSED;
+        dropOutstanding();
         releaseInput();
         if (handshakeTimeout != null) {
             handshakeTimeout.cancel(false);
@@ -462,6 +495,10 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
         framer = new RequestFramer(chosen.blockSizes().maximumBytes());
         phase = Phase.TRANSMISSION;
         server.admission().handshakeDone(ctx.channel());
+        long idleNanos = server.limits().idleTimeoutNanos();
+        if (idleNanos > 0) {
+            ctx.pipeline().addBefore(ctx.name(), "idle", new IdleStateHandler(0, 0, idleNanos, TimeUnit.NANOSECONDS));
+        }
         if (handshakeTimeout != null) {
             handshakeTimeout.cancel(false);
         }
@@ -480,6 +517,112 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
         }
         handleRequest(request);
         return true;
+    }
+
+    /**
+     * A request handed on towards the backend and not completed yet: a node of the connection's list of
+     * them (so that a closing connection finds the ones to drop in O(1) each), and the listener of its
+     * completion. Touched on the connection's event loop only.
+     */
+    private final class Outstanding implements GenericFutureListener<Future<ByteBuf>> {
+        final BlockRequest request;
+        final Promise<ByteBuf> completion;
+        final long costBytes;
+        /** Its place in the export's write ordering, for writes; null for reads and flushes. */
+        WriteOrdering.Entry ordering;
+        Outstanding previous;
+        Outstanding next;
+
+        Outstanding(BlockRequest request, Promise<ByteBuf> completion, long costBytes) {
+            this.request = request;
+            this.completion = completion;
+            this.costBytes = costBytes;
+        }
+
+        @Override
+        public void operationComplete(Future<ByteBuf> done) {
+            unlink(this);
+            if (ordering != null) {
+                export.writeOrdering().finish(ordering);
+            }
+            completed(request.command(), request.cookie(), request.offsetBytes(), costBytes, done);
+        }
+    }
+
+    private void link(Outstanding node) {
+        node.next = outstanding;
+        if (outstanding != null) {
+            outstanding.previous = node;
+        }
+        outstanding = node;
+    }
+
+    private void unlink(Outstanding node) {
+        if (node.previous != null) {
+            node.previous.next = node.next;
+        } else if (outstanding == node) {
+            outstanding = node.next;
+        }
+        if (node.next != null) {
+            node.next.previous = node.previous;
+        }
+        node.previous = null;
+        node.next = null;
+    }
+
+    /**
+     * The connection closed: every request it handed on that nothing has claimed yet (waiting for an
+     * older overlapping write, in admission's queue, in a backend's queue) is dropped: failed, its
+     * payload released, counted. It never reaches the backend (docs/nbd.md, "Guarantees").
+     */
+    private void dropOutstanding() {
+        int dropped = 0;
+        for (Outstanding node = outstanding; node != null; ) {
+            Outstanding next = node.next;
+            if (node.request.drop()) {
+                node.request.release();
+                node.completion.tryFailure(new NbdException(NbdProtocol.EIO, "the connection closed before the"
+                        + " request reached the backend"));
+                dropped++;
+            }
+            node = next;
+        }
+        if (dropped > 0) {
+            export.countDropped(dropped);
+            int count = dropped;
+            LOG.log(System.Logger.Level.DEBUG, () -> ctx.channel() + ": closed; " + count + " of its requests"
+                    + " had not reached the backend and were dropped");
+        }
+    }
+
+    private static boolean isWrite(int command) {
+        return command == NbdProtocol.CMD_WRITE || command == NbdProtocol.CMD_WRITE_ZEROES
+                || command == NbdProtocol.CMD_TRIM;
+    }
+
+    private void dispatch(Outstanding node) {
+        try {
+            server.dispatcher().dispatch(export, node.request, node.completion);
+        } catch (RuntimeException e) {
+            node.completion.tryFailure(e);
+        }
+    }
+
+    /** A held write may go now; called on whichever thread finished the write it waited for. */
+    private void releaseHeld(Outstanding node) {
+        try {
+            ctx.executor().execute(() -> {
+                if (!node.request.dropped()) {
+                    dispatch(node);
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            // The event loop is shutting down, and so is the server.
+            if (node.request.claim()) {
+                node.request.release();
+                node.completion.tryFailure(new NbdException(NbdProtocol.ESHUTDOWN, "the server is shutting down"));
+            }
+        }
     }
 
     private void handleRequest(BlockRequest request) {
@@ -506,11 +649,15 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
             reply(command, cookie, offsetBytes, null, null, costBytes);
         } else {
             Promise<ByteBuf> completion = ctx.executor().newPromise();
-            completion.addListener((Future<ByteBuf> done) -> completed(command, cookie, offsetBytes, costBytes, done));
-            try {
-                server.dispatcher().dispatch(export, request, completion);
-            } catch (RuntimeException e) {
-                completion.tryFailure(e);
+            Outstanding node = new Outstanding(request, completion, costBytes);
+            link(node);
+            completion.addListener(node);
+            if (isWrite(command)) {
+                node.ordering = export.writeOrdering().register(offsetBytes, request.lengthBytes(),
+                        () -> releaseHeld(node));
+            }
+            if (node.ordering == null || node.ordering.immediate) {
+                dispatch(node);
             }
         }
         updateReading();

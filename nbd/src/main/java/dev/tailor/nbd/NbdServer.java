@@ -172,9 +172,10 @@ public final class NbdServer implements AutoCloseable {
                         List.copyOf(frozen.values()), System::nanoTime);
                 dispatcher = segmentAdmission;
             }
+            ConnectionAdmission admission = new ConnectionAdmission(limits.maxConnections(), limits.maxHandshakes(),
+                    limits.maxConnectionsPerAddress());
             background = new ProxyBackgroundWork(eventLoops, segmentAdmission, List.copyOf(frozen.values()),
-                    config.loop().background(), System::nanoTime);
-            ConnectionAdmission admission = new ConnectionAdmission(limits.maxConnections(), limits.maxHandshakes());
+                    config.loop().background(), System::nanoTime, admission);
             ServerContext server = new ServerContext(frozen, limits, dispatcher, admission);
             ChannelGroup connections = new DefaultChannelGroup("tailor-nbd", GlobalEventExecutor.INSTANCE);
             ServerBootstrap bootstrap = new ServerBootstrap()

@@ -95,6 +95,7 @@ public final class ProxyBackgroundWork implements AutoCloseable {
     private final List<ScheduledFuture<?>> scheduled = new ArrayList<>();
     private final IoPriorityEventLoopGroup loops;
     private final AdmissionDispatcher admission;
+    private final ConnectionAdmission connections;
     private final List<Export> exports;
     private final Config config;
     private final LongSupplier nanoClock;
@@ -116,6 +117,17 @@ public final class ProxyBackgroundWork implements AutoCloseable {
      */
     public ProxyBackgroundWork(IoPriorityEventLoopGroup loops, AdmissionDispatcher admission, List<Export> exports,
             Config config, LongSupplier nanoClock) {
+        this(loops, admission, exports, config, nanoClock, null);
+    }
+
+    /**
+     * As above, with the server's connection admission, whose counts go into the metrics.
+     *
+     * @param connections the server's connection admission, or {@code null}
+     */
+    ProxyBackgroundWork(IoPriorityEventLoopGroup loops, AdmissionDispatcher admission, List<Export> exports,
+            Config config, LongSupplier nanoClock, ConnectionAdmission connections) {
+        this.connections = connections;
         this.loops = loops;
         this.admission = admission;
         this.exports = List.copyOf(exports);
@@ -223,8 +235,10 @@ public final class ProxyBackgroundWork implements AutoCloseable {
     /**
      * One consistent reading of the loops' and admission's metrics (admission's counters under one
      * lock): per loop (label {@code loop}) the unrelated-task age, health-check ages, dispatch-delay
-     * bound and unrelated tasks run; with admission on, its pools, queues and per-export counters
-     * (label {@code export}). Counters are named without {@code _total}; the text format adds it.
+     * bound and unrelated tasks run; per export (label {@code export}) the requests of closed
+     * connections dropped before they reached the backend and the writes held behind an older
+     * overlapping one; with admission on, its pools, queues and per-export counters. Counters are named
+     * without {@code _total}; the text format adds it.
      */
     public MetricSnapshots collect() {
         List<MetricSnapshot> m = new ArrayList<>();
@@ -253,6 +267,34 @@ public final class ProxyBackgroundWork implements AutoCloseable {
                     .labels(Labels.of("loop", String.valueOf(i))).value(all.get(i).tasks().unrelated()).build());
         }
         m.add(tasks.build());
+        CounterSnapshot.Builder dropped = counter("tailor_nbd_export_dropped_requests",
+                "Requests of closed connections dropped before they reached the backend");
+        CounterSnapshot.Builder held = counter("tailor_nbd_export_writes_held",
+                "Writes that waited for an older overlapping write to complete");
+        for (Export e : exports) {
+            dropped.dataPoint(CounterSnapshot.CounterDataPointSnapshot.builder().labels(Labels.of("export", e.name()))
+                    .value(e.droppedRequests()).build());
+            held.dataPoint(CounterSnapshot.CounterDataPointSnapshot.builder().labels(Labels.of("export", e.name()))
+                    .value(e.heldWrites()).build());
+        }
+        m.add(dropped.build());
+        m.add(held.build());
+        if (connections != null) {
+            int[] counts = connections.counts();
+            m.add(value("tailor_nbd_connections_open", "Client connections open now", counts[0]));
+            m.add(value("tailor_nbd_connections_handshaking", "Of them, in the handshake", counts[1]));
+            CounterSnapshot.Builder refusedConnections = counter("tailor_nbd_connections_refused",
+                    "New connections refused at accept, by the limit that refused them");
+            for (ConnectionAdmission.Refusal reason : ConnectionAdmission.Refusal.values()) {
+                refusedConnections.dataPoint(CounterSnapshot.CounterDataPointSnapshot.builder()
+                        .labels(Labels.of("reason", reason.label)).value(connections.refused(reason)).build());
+            }
+            m.add(refusedConnections.build());
+            m.add(total("tailor_nbd_connections_closed_idle", "Connections closed by the idle timeout",
+                    connections.idleClosed()));
+            m.add(total("tailor_nbd_connections_evicted", "Idle handshakes closed to make room for newcomers",
+                    connections.evictions()));
+        }
         if (admission != null) {
             AdmissionStats s = admission.stats();
             m.add(total("tailor_nbd_admission_admitted", "Requests admitted", s.admittedRequests()));
@@ -260,6 +302,8 @@ public final class ProxyBackgroundWork implements AutoCloseable {
             m.add(total("tailor_nbd_admission_refused", "Requests refused (segment queue full)",
                     s.refusedRequests()));
             m.add(value("tailor_nbd_admission_waiting", "Requests waiting for admission now", s.waitingRequests()));
+            m.add(total("tailor_nbd_admission_cancelled", "Waiting requests withdrawn, their connection closed",
+                    s.cancelledRequests()));
             m.add(total("tailor_nbd_admission_admitted_steady", "Requests admitted as steady",
                     s.admittedSteadyRequests()));
             m.add(total("tailor_nbd_admission_intervals", "Admission intervals begun", s.intervalsBegun()));

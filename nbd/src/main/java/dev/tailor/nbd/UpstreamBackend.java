@@ -198,8 +198,10 @@ public final class UpstreamBackend implements BlockBackend {
     @Override
     public void submit(BlockRequest request, Promise<ByteBuf> completion) {
         if (closed) {
-            request.release();
-            completion.tryFailure(new NbdException(NbdProtocol.ESHUTDOWN, "the server is shutting down"));
+            if (request.claim()) {
+                request.release();
+                completion.tryFailure(new NbdException(NbdProtocol.ESHUTDOWN, "the server is shutting down"));
+            }
             return;
         }
         send(request, completion, true);
@@ -208,21 +210,28 @@ public final class UpstreamBackend implements BlockBackend {
     /**
      * Sends {@code request} on a pool connection, opening one if needed. The request is released once
      * its outcome is known; until then it is kept, so that a request the upstream did not serve
-     * ({@link UpstreamClientHandler.Unserved}) can be sent once more.
+     * ({@link UpstreamClientHandler.Unserved}) can be sent once more. Until its bytes are handed to a
+     * pool connection ({@link UpstreamClientHandler} claims it then) its own connection may drop it:
+     * it is then never sent, and neither completed nor released here.
      *
      * @param mayRetry whether an unserved request is sent again (the first attempt only)
      */
     private void send(BlockRequest request, Promise<ByteBuf> completion, boolean mayRetry) {
         pick().channel().addListener((Future<Channel> ready) -> {
             if (!ready.isSuccess()) {
-                request.release();
-                completion.tryFailure(new NbdException(NbdProtocol.EIO, "upstream " + name + " is unreachable: "
-                        + message(ready.cause())));
+                if (request.claim()) {
+                    request.release();
+                    completion.tryFailure(new NbdException(NbdProtocol.EIO, "upstream " + name
+                            + " is unreachable: " + message(ready.cause())));
+                }
                 return;
             }
             Channel channel = ready.getNow();
             Promise<ByteBuf> reply = channel.eventLoop().newPromise();
             reply.addListener((Future<ByteBuf> done) -> {
+                if (request.dropped()) {
+                    return;   // its connection closed before it was sent: never sent, already failed
+                }
                 if (done.isSuccess()) {
                     request.release();
                     ByteBuf data = done.getNow();

@@ -207,6 +207,14 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
             return;
         }
         BlockRequest request = forward.request();
+        if (!request.claim()) {
+            // Its connection closed while it waited for this one: it is not sent.
+            NbdException dropped = new NbdException(NbdProtocol.EIO, "the client's connection closed before the"
+                    + " request was sent upstream");
+            forward.reply().tryFailure(dropped);
+            promise.setFailure(dropped);
+            return;
+        }
         if (phase != Phase.TRANSMISSION || retiring) {
             Unserved unserved = new Unserved("upstream " + upstream + ": the connection was "
                     + (retiring ? "closing" : "closed") + " before the request was sent", false);

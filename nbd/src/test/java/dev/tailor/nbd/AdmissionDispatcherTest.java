@@ -138,6 +138,60 @@ class AdmissionDispatcherTest {
                 new AdmissionDispatcher.ExportCounters("b", 1, 0, 0, 0, 0, 0));
     }
 
+    /** What a closing connection does to a request nothing has claimed: drop, release, fail. */
+    private static void dropLikeAClosingConnection(BlockRequest request, Promise<ByteBuf> completion) {
+        assertThat(request.drop()).isTrue();
+        request.release();
+        completion.tryFailure(new NbdException(NbdProtocol.EIO, "the connection closed"));
+    }
+
+    @Test
+    void queuedRequestOfAClosedConnection_isWithdrawn_neverSent_andTakesNoBudget() {
+        Promise<ByteBuf> first = promise();
+        dispatcher.dispatch(a, read(0, 800), first);
+        BlockRequest write = new BlockRequest(NbdProtocol.CMD_WRITE, 0, 2, 0, 300, Unpooled.buffer(300).writeZero(300));
+        Promise<ByteBuf> waiting = promise();
+        dispatcher.dispatch(a, write, waiting);
+        Promise<ByteBuf> behind = promise();
+        dispatcher.dispatch(a, read(4096, 300), behind);
+        assertThat(dispatcher.waitingRequests()).isEqualTo(2);
+        dropLikeAClosingConnection(write, waiting);
+        assertThat(dispatcher.waitingRequests()).isOne();
+        assertThat(dispatcher.withdrawnRequests()).isOne();
+        assertThat(dispatcher.stats().cancelledRequests()).isOne();
+        assertThat(write.refCnt()).isZero();
+        // The next boundary sends the read behind it, and never the write.
+        clock.addAndGet(DELTA);
+        dispatcher.tick();
+        assertThat(backendA.heldCount()).isEqualTo(2);
+        backendA.passAll();
+        assertThat(behind.isSuccess()).isTrue();
+        behind.getNow().release();
+        first.getNow().release();
+        assertThat(dispatcher.stats().admittedRequests()).isEqualTo(2);
+    }
+
+    @Test
+    void requestDroppedJustAfterATickAdmittedIt_isSkippedByTheBackend_andItsTicketCompleted() {
+        Promise<ByteBuf> first = promise();
+        dispatcher.dispatch(a, read(1024, 800), first);
+        byte[] data = new byte[300];
+        java.util.Arrays.fill(data, (byte) 0x7f);
+        BlockRequest write = new BlockRequest(NbdProtocol.CMD_WRITE, 0, 2, 0, 300, Unpooled.wrappedBuffer(data));
+        Promise<ByteBuf> waiting = promise();
+        dispatcher.dispatch(a, write, waiting);
+        clock.addAndGet(DELTA);
+        dispatcher.tick();
+        assertThat(backendA.heldCount()).as("sent to the backend, not started there").isEqualTo(2);
+        dropLikeAClosingConnection(write, waiting);
+        backendA.passAll();
+        assertThat(write.refCnt()).isZero();
+        assertThat(dispatcher.withdrawnRequests()).isZero();
+        assertThat(dispatcher.stats().completedIgnored()).as("the dropped one's ticket").isOne();
+        assertThat(backendA.memory.bytes[0]).as("the dropped write never ran").isZero();
+        first.getNow().release();
+    }
+
     @Test
     void close_failsWhatWaits_withEshutdown_andReleasesIt() {
         dispatcher.dispatch(a, read(0, 1000), promise());

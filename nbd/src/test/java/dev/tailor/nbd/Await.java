@@ -12,6 +12,20 @@ final class Await {
     private Await() {
     }
 
+    /**
+     * Polls {@code condition} every millisecond until it holds; fails naming {@code what} and the state
+     * {@code state} describes then, after 10 s.
+     */
+    static void until(String what, BooleanSupplier condition, java.util.function.Supplier<Object> state) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("waiting for " + what + ": not within 10 s; " + state.get());
+            }
+            LockSupport.parkNanos(1_000_000);
+        }
+    }
+
     /** Polls {@code condition} every millisecond until it holds; fails naming {@code what} after 10 s. */
     static void until(String what, BooleanSupplier condition) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);

@@ -184,6 +184,9 @@ class DecoderFuzzTest {
 
         @Override
         public void submit(BlockRequest request, Promise<ByteBuf> completion) {
+            if (!request.claim()) {
+                return;
+            }
             switch (random.nextInt(6)) {
                 case 0 -> {
                     request.release();

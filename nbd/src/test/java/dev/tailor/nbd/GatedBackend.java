@@ -9,7 +9,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Holds every request until the test lets it through, so a test decides the order in which requests
- * complete and can see how many the server has dispatched. Passed requests run on a {@link MemoryBackend}.
+ * complete and can see how many the server has dispatched. Passed requests run on a {@link MemoryBackend},
+ * which claims them as a real backend does: a held request whose connection closed was dropped, and
+ * passing it does nothing.
  */
 final class GatedBackend implements BlockBackend {
 
@@ -72,8 +74,10 @@ final class GatedBackend implements BlockBackend {
     public void close() {
         Held next;
         while ((next = held.poll()) != null) {
-            next.request().release();
-            next.completion().tryFailure(new NbdException(NbdProtocol.ESHUTDOWN, "closed"));
+            if (next.request().claim()) {
+                next.request().release();
+                next.completion().tryFailure(new NbdException(NbdProtocol.ESHUTDOWN, "closed"));
+            }
         }
     }
 }

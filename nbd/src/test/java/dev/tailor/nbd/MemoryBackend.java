@@ -40,6 +40,9 @@ final class MemoryBackend implements BlockBackend {
 
     @Override
     public void submit(BlockRequest request, Promise<ByteBuf> completion) {
+        if (!request.claim()) {
+            return;   // its connection dropped it
+        }
         try {
             int offset = (int) request.offsetBytes();
             int length = (int) request.lengthBytes();

@@ -192,6 +192,26 @@ class NbdConfigTest {
     }
 
     @Test
+    void idleTimeoutAndPerAddressLimit_defaults_offAndBadValues() {
+        NbdConfig.Limits defaults = parse("exports: [{name: d, file: f}]").limits();
+        assertThat(defaults.idleTimeoutSeconds()).isEqualTo(NbdConfig.Limits.DEFAULT_IDLE_TIMEOUT_SECONDS);
+        assertThat(defaults.maxConnectionsPerAddress()).as("256 less a quarter").isEqualTo(192);
+        assertThat(parse("limits: {maxConnections: 2}\nexports: [{name: d, file: f}]").limits()
+                .maxConnectionsPerAddress()).isEqualTo(2);
+        NbdConfig.Limits off = parse("limits: {idleTimeoutSeconds: 0, maxConnectionsPerAddress: 3}\n"
+                + "exports: [{name: d, file: f}]").limits();
+        assertThat(off.idleTimeoutNanos()).as("0 is off").isZero();
+        assertThat(off.maxConnectionsPerAddress()).isEqualTo(3);
+        assertThat(parse("limits: {idleTimeoutSeconds: 2.5}\nexports: [{name: d, file: f}]").limits()
+                .idleTimeoutNanos()).isEqualTo(2_500_000_000L);
+        assertThatThrownBy(() -> parse("limits: {idleTimeoutSeconds: -1, maxConnections: 8,"
+                + " maxConnectionsPerAddress: 9}\nexports: [{name: d, file: f}]"))
+                .hasMessageContaining("limits.idleTimeoutSeconds: -1 (expected: 0 for off, or 0.01 to 31536000,"
+                        + " a year)")
+                .hasMessageContaining("limits.maxConnectionsPerAddress: 9 (expected: 1 to limits.maxConnections, 8)");
+    }
+
+    @Test
     void unknownFields_areAllListedAtOnceWithTheValidOnes() {
         // A user who misspells three fields in three places fixes them in one go, not three runs.
         assertThatThrownBy(() -> parse("""
@@ -204,7 +224,8 @@ class NbdConfigTest {
                 .hasMessageContaining("adress: unknown field (valid at the top level: address, port, limits,"
                         + " eventLoopThreads, fileIoThreads, exports, admission, loop)")
                 .hasMessageContaining("limits.maxConnection: unknown field (valid in limits: maxRequestSize,")
-                .hasMessageContaining("maxConnections, maxHandshakes, handshakeTimeoutSeconds)")
+                .hasMessageContaining("maxConnections, maxHandshakes, handshakeTimeoutSeconds, idleTimeoutSeconds,"
+                        + " maxConnectionsPerAddress)")
                 .hasMessageContaining("exports[0].sise, exports[0].tenent: unknown fields (valid in exports[0]: name,"
                         + " tenant, description, size, readOnly, file, upstream)")
                 .hasMessageContaining("exports[1].upstream.conections: unknown field (valid in exports[1].upstream:"

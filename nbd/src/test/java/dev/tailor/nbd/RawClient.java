@@ -60,7 +60,15 @@ final class RawClient implements AutoCloseable {
     }
 
     static RawClient connect(InetSocketAddress address) throws IOException {
+        return connect(address, null);
+    }
+
+    /** Connects from the local address {@code from} (e.g. 127.0.0.2, another loopback client), or any if null. */
+    static RawClient connect(InetSocketAddress address, java.net.InetAddress from) throws IOException {
         Socket socket = new Socket();
+        if (from != null) {
+            socket.bind(new InetSocketAddress(from, 0));
+        }
         socket.connect(address, 10_000);
         socket.setSoTimeout(10_000);
         socket.setTcpNoDelay(true);
@@ -199,6 +207,11 @@ final class RawClient implements AutoCloseable {
         } catch (EOFException | java.net.SocketException e) {
             return true;
         }
+    }
+
+    /** How long a read waits before it fails (10 s unless set). */
+    void readTimeoutMillis(int millis) throws IOException {
+        socket.setSoTimeout(millis);
     }
 
     /** Closes with a reset (SO_LINGER 0), as a client that crashed or lost its network. */
