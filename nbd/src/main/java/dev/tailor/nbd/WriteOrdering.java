@@ -33,7 +33,7 @@ import java.util.concurrent.atomic.LongAdder;
  * a cache line that both cores would fight over for every write). Costs: the first version, a
  * TreeSet under one lock, took about 1.5 µs of the proxy's CPU per write of fio's 4 KiB random writes
  * (4 jobs, queue depth 32, two event loops, a loaded machine: +10 %). This one takes 85 to 120 ns per
- * write (register and finish) on one thread and 165 to 200 ns with two threads on two cores (a scratch
+ * write (register and finish) on one thread and 165 to 200 ns with two threads on two cores (a throwaway
  * loop of 5 million random 4 KiB writes over 512 MiB, 32 pending per thread); docs/nbd.md has the
  * fio figures.
  *
