@@ -93,6 +93,12 @@ class ControllerLoopStallTest {
     }
 
     private ControllerLoop loop(String lease, String identity, double roundSeconds, Consumer<Controller.Round> also) {
+        return loop(lease, identity, roundSeconds, clock::get, also);
+    }
+
+    /** A loop whose wall clock is {@code wallMillis} (its monotonic clock is {@link #clock}). */
+    private ControllerLoop loop(String lease, String identity, double roundSeconds,
+            java.util.function.LongSupplier wallMillis, Consumer<Controller.Round> also) {
         ControllerConfig config = new ControllerConfig(
                 new ControllerConfig.Prometheus(prometheus.url().toString(), 5.0, 5.0, 5.0, null, null, null, null),
                 new ControllerConfig.Kubernetes(List.of("shop"), null, null, null, null, ""), roundSeconds, null);
@@ -102,7 +108,7 @@ class ControllerLoopStallTest {
                 new ControllerLoop.Options(false, lease, identity, Duration.ofMillis(LEASE_MILLIS)), round -> {
                     rounds.add(new Timed(clock.get(), round));
                     also.accept(round);
-                }, clock::get, () -> clock.get() * 1_000_000);
+                }, wallMillis, () -> clock.get() * 1_000_000);
         loop.onMessage(messages::add);
         return loop;
     }
@@ -220,6 +226,24 @@ class ControllerLoopStallTest {
             }
         } finally {
             stuck.countDown();
+        }
+    }
+
+    @Test
+    void wallClockStepsBack_roundsGoOnEveryRoundSeconds() throws Exception {
+        // Rounds are timed on the monotonic clock: a wall clock set back (an NTP step, a VM
+        // resumed) must not stop them while the replica goes on answering /healthz and renewing.
+        AtomicLong wall = new AtomicLong(T0);
+        try (ControllerLoop loop = loop(null, "solo", 1, wall::get, round -> { })) {
+            loop.start();
+            // Rounds, not the re-plans the pod watch's first events may trigger.
+            assertThat(await(() -> loop.rounds() == 1)).as("the first round").isTrue();
+
+            wall.addAndGet(-3_600_000);
+            clock.addAndGet(1_000);
+            assertThat(await(() -> loop.rounds() == 2)).as("a round one period later on the monotonic clock, "
+                    + loop.rounds() + " so far").isTrue();
+            assertThat(loop.alive(loop.staleMillis())).isTrue();
         }
     }
 
