@@ -120,6 +120,9 @@ public final class ControllerLoop implements AutoCloseable {
     private volatile boolean dirty;
     /** Whether the Lease named this replica when read for the current round's writes. */
     private volatile boolean holderConfirmed;
+    /** Counts the times this replica gained the lease; a round writes only in the term it began in. */
+    private volatile long term;
+    private volatile long roundTerm;
     private volatile long lastLoopMillis;
     private volatile long rounds;
     private volatile long replans;
@@ -378,6 +381,7 @@ public final class ControllerLoop implements AutoCloseable {
 
     private void startLeading() {
         synchronized (monitor) {
+            term++;
             leading = true;
             tookOver = true;
             renewalRefused = false;
@@ -400,8 +404,10 @@ public final class ControllerLoop implements AutoCloseable {
 
     /**
      * Asked before every write. Without a lease: while the loop runs. With one: while the elector
-     * says this replica leads, the {@link LeaseGuard} holds at this instant, and the Lease, read
-     * once per round (before its first write), names this replica.
+     * says this replica leads, has led without a break since the round began (a lease lost and
+     * taken back meanwhile does not count: another replica may have written in between), the
+     * {@link LeaseGuard} holds at this instant, and the Lease, read once per round (before its first
+     * write), names this replica.
      */
     private boolean mayWrite() {
         if (!running || !leading) {
@@ -409,6 +415,11 @@ public final class ControllerLoop implements AutoCloseable {
         }
         if (options.lease() == null) {
             return true;
+        }
+        if (term != roundTerm) {
+            log.accept("not writing: this replica lost Lease " + options.lease() + " and took it again during this"
+                    + " round, which was planned before; the next round starts from what was saved meanwhile");
+            return false;
         }
         if (!leaseProvable()) {
             return false;
@@ -502,6 +513,7 @@ public final class ControllerLoop implements AutoCloseable {
                     }
                     doRound = leading && now - nextRound >= 0;
                     doReplan = leading && !doRound && dirty;
+                    roundTerm = term;   // startLeading() changes both under the monitor
                     if (doRound) {
                         dirty = false;
                         eventMillis = NO_EVENT;   // a full round covers the events too

@@ -200,6 +200,46 @@ class ControllerLoopStallTest {
     }
 
     @Test
+    void leaseLostAndRetakenDuringARound_thatRoundWritesNothing() throws Exception {
+        // A round (or re-plan) planned before another replica led must not write after this replica
+        // takes the Lease back: it would overwrite what the other wrote meanwhile with a plan (and an
+        // ATPM state) from before. The next round, after the take-over, writes again.
+        try (ControllerLoop a = loop(LEASE, "replica-a", 1, round -> { })) {
+            a.start();
+            assertThat(await(() -> a.rounds() == 1)).as("replica-a leads and plans").isTrue();
+            editCartRuleByHand();
+            // The next call that lists the rules (right before the writes) is slow ...
+            StallingApiServer.Hold slow = api.hold("GET",
+                    "/apis/networking.istio.io/v1/namespaces/shop/destinationrules\\?.*", "tailor-heart-rounds");
+            clock.addAndGet(1_000);
+            assertThat(slow.reached().await(20, TimeUnit.SECONDS)).as("the round reached its list").isTrue();
+            int before = rounds.size();
+
+            // ... and meanwhile replica-b holds the Lease for a while, then lets it go.
+            Lease taken = lease();
+            taken.getSpec().setHolderIdentity("replica-b");
+            taken.getSpec().setRenewTime(ZonedDateTime.now());
+            api.client.resources(Lease.class).inNamespace("tailor-system").resource(taken).update();
+            assertThat(await(() -> !a.leading())).as("replica-a saw replica-b lead").isTrue();
+            Lease released = lease();
+            released.getSpec().setHolderIdentity(null);
+            api.client.resources(Lease.class).inNamespace("tailor-system").resource(released).update();
+            assertThat(await(a::leading)).as("replica-a took the Lease again; " + messages).isTrue();
+
+            slow.released().countDown();
+            assertThat(await(() -> rounds.size() > before)).isTrue();
+            Controller.Round stale = rounds.get(before).round();
+            assertThat(stale.failure()).as(String.valueOf(stale.message())).isEqualTo(
+                    Controller.FailureReason.LOST_LEADERSHIP);
+            assertThat(messages).anySatisfy(m -> assertThat(m).contains("took it again"));
+
+            clock.addAndGet(1_000);
+            assertThat(await(() -> "LEAST_REQUEST".equals(cartBalancing()))).as("the round after the take-over"
+                    + " writes").isTrue();
+        }
+    }
+
+    @Test
     void loopStuck_theLeaseIsNotRenewed_andAStandbyCanTakeOver() throws Exception {
         CountDownLatch stuck = new CountDownLatch(1);
         // The loop's thread stops inside its first round (a stand-in for any hang of its own).
