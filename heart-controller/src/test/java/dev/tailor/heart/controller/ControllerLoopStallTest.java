@@ -45,8 +45,12 @@ class ControllerLoopStallTest {
     private static final long LEASE_MILLIS = 2_000;
     /** A leader may write for this long after it last renewed the Lease (2/3 of the duration). */
     private static final long RENEW_DEADLINE_MILLIS = LEASE_MILLIS * 2 / 3;
-    /** Long enough that the old behaviour (writing until the stalled call fails) shows within it. */
-    private static final int REQUEST_TIMEOUT_MILLIS = 8_000;
+    /**
+     * Long enough that the old behaviour (writing until the stalled call fails) shows within it, and
+     * that the elector, blocked in a stalled renewal this long, does not give up leadership (on real
+     * time) before a test's rounds are done on a busy machine.
+     */
+    private static final int REQUEST_TIMEOUT_MILLIS = 15_000;
 
     private static PrometheusServer prometheus;
 
@@ -58,11 +62,12 @@ class ControllerLoopStallTest {
      */
     private final long T0 = System.currentTimeMillis();
     private final AtomicLong clock = new AtomicLong(T0);
-    /** Every round the loop reported, with the virtual instant it was reported at. */
+    /** Every round and re-plan the loop reported, with the virtual instant it was reported at. */
     private final List<Timed> rounds = new CopyOnWriteArrayList<>();
     private final List<String> messages = new CopyOnWriteArrayList<>();
 
-    record Timed(long atMillis, Controller.Round round) {
+    /** A report; {@code full}: a round, not a re-plan (the pod watch's first events may trigger one). */
+    record Timed(long atMillis, Controller.Round round, boolean full) {
 
         boolean wrote() {
             return round.applied() && round.changes().stream().anyMatch(c -> c.action() != Actuator.Action.UNCHANGED);
@@ -104,11 +109,17 @@ class ControllerLoopStallTest {
                 new ControllerConfig.Kubernetes(List.of("shop"), null, null, null, null, ""), roundSeconds, null);
         Controller controller = new Controller(config, HeartConfig.DEFAULTS,
                 new PrometheusClient(prometheus.url(), Duration.ofSeconds(5)), api.client, AtpmState.EMPTY, null, null);
+        ControllerLoop[] self = new ControllerLoop[1];
+        long[] roundsSeen = {0};
         ControllerLoop loop = new ControllerLoop(controller, new ControllerMetrics(clock::get), api.client, config,
                 new ControllerLoop.Options(false, lease, identity, Duration.ofMillis(LEASE_MILLIS)), round -> {
-                    rounds.add(new Timed(clock.get(), round));
+                    // Reported on the loop's thread right after it counted the round (or re-plan).
+                    boolean full = self[0].rounds() > roundsSeen[0];
+                    roundsSeen[0] = self[0].rounds();
+                    rounds.add(new Timed(clock.get(), round, full));
                     also.accept(round);
                 }, wallMillis, () -> clock.get() * 1_000_000);
+        self[0] = loop;
         loop.onMessage(messages::add);
         return loop;
     }
@@ -134,12 +145,16 @@ class ControllerLoopStallTest {
         return cartRule().get("spec", "trafficPolicy", "loadBalancer", "simple");
     }
 
-    /** The loop's next round is reported (after moving the clock to {@code atMillis}). */
+    /**
+     * The loop's next round, after moving the clock to {@code atMillis} (re-plans reported meanwhile
+     * are passed over: they write under the same rules, but the test is about the rounds' instants).
+     */
     private Timed roundAt(long atMillis) throws InterruptedException {
         int before = rounds.size();
         clock.set(atMillis);
-        assertThat(await(() -> rounds.size() > before)).as("a round at " + (atMillis - T0) + " ms").isTrue();
-        return rounds.get(before);
+        assertThat(await(() -> rounds.subList(before, rounds.size()).stream().anyMatch(Timed::full)))
+                .as("a round at " + (atMillis - T0) + " ms").isTrue();
+        return rounds.subList(before, rounds.size()).stream().filter(Timed::full).findFirst().orElseThrow();
     }
 
     private Lease lease() {
@@ -171,8 +186,11 @@ class ControllerLoopStallTest {
                     + " the renew deadline is 1.3 s (renewals fail or hang)");
 
             // The write instants against the lease timeline: last renewal T0, deadline T0 + 1333 ms.
-            assertThat(rounds.stream().filter(Timed::wrote).map(t -> t.atMillis() - T0).toList())
-                    .containsExactly(0L, RENEW_DEADLINE_MILLIS - 1);
+            // (The hand edit is restored at 1332 ms by that round, or earlier by a re-plan that the
+            // pod watch's first events triggered late: either is before the deadline.)
+            List<Long> writes = rounds.stream().filter(Timed::wrote).map(t -> t.atMillis() - T0).toList();
+            assertThat(writes).as("instants of writes").contains(0L)
+                    .allSatisfy(t -> assertThat(t).isLessThan(RENEW_DEADLINE_MILLIS));
         }
     }
 
