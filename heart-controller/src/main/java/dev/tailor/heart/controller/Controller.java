@@ -156,9 +156,16 @@ public final class Controller {
         return state;
     }
 
-    /** Runs one round with metrics evaluated at {@code time}. */
+    /**
+     * Runs one round with metrics evaluated at {@code time}. A dry run with a store reads the saved
+     * state and routes before every round, so it shows what the writing controller's next round
+     * would do, not where the dry run's own rounds would have led.
+     */
     public Round round(Instant time, boolean dryRun) {
         List<String> loadNotes = new ArrayList<>();
+        if (dryRun && store != null) {
+            stateUnread = true;
+        }
         if (stateUnread) {
             try {
                 StateStore.Loaded loaded = store.load();
