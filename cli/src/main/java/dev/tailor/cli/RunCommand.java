@@ -107,6 +107,18 @@ final class RunCommand implements Callable<Integer> {
             }
             Controller controller = new Controller(settings, settings.planner().heartConfig(), prometheus, kubernetes,
                     AtpmState.EMPTY, store, System::nanoTime);
+            if (once && !dryRun && lease != null) {
+                // A controller may start while the round reads and plans: look again before each write.
+                String leaseName = lease;
+                double leaseSeconds = settings.kubernetes().leaseSeconds();
+                controller.writeGuard(() -> {
+                    String holder = anotherHolder(kubernetes, leaseName, leaseSeconds);
+                    if (holder != null) {
+                        err.println("tailor: not writing: " + holder);
+                    }
+                    return holder == null;
+                });
+            }
             ControllerMetrics metrics = new ControllerMetrics(System::currentTimeMillis);
             if (once) {
                 Controller.Round round = controller.round(Instant.now(), dryRun);
@@ -148,28 +160,39 @@ final class RunCommand implements Callable<Integer> {
 
     /**
      * {@code --once} writes outside leader election: refuse when another replica holds the Lease
-     * and renewed it within its duration, so a one-off round never fights a running controller.
+     * and renewed it within its duration, or when the Lease cannot be read (then nobody can tell), so
+     * a one-off round never fights a running controller.
      */
     private static void refuseIfAnotherLeads(KubernetesClient kubernetes, String lease, double leaseSeconds) {
+        String holder = anotherHolder(kubernetes, lease, leaseSeconds);
+        if (holder != null) {
+            throw new CliException(holder + ": a controller may be running and writing the rules; use --dry-run to see"
+                    + " what a round would change, or stop it first", 1, null);
+        }
+    }
+
+    /**
+     * Why {@code --once} must not write now: the Lease is held by another replica that renewed it
+     * within its duration, or it cannot be read; {@code null} when it is free (absent, released or
+     * expired).
+     */
+    private static String anotherHolder(KubernetesClient kubernetes, String lease, double leaseSeconds) {
         String[] parts = lease.split("/", 2);
         Lease current;
         try {
             current = kubernetes.resources(Lease.class).inNamespace(parts[0]).withName(parts[1]).get();
         } catch (KubernetesClientException e) {
-            return;   // unreadable: the round itself will say what the API server answers
+            return "cannot read Lease " + lease + " (" + e.getCode() + " " + e.getMessage() + ")";
         }
         if (current == null || current.getSpec() == null || current.getSpec().getHolderIdentity() == null
-                || current.getSpec().getRenewTime() == null) {
-            return;
+                || current.getSpec().getHolderIdentity().isEmpty() || current.getSpec().getRenewTime() == null) {
+            return null;
         }
         double seconds = current.getSpec().getLeaseDurationSeconds() != null
                 ? current.getSpec().getLeaseDurationSeconds() : leaseSeconds;
         Duration age = Duration.between(current.getSpec().getRenewTime().toInstant(), Instant.now());
-        if (age.toMillis() < seconds * 1000) {
-            throw new CliException("Lease " + lease + " is held by " + current.getSpec().getHolderIdentity()
-                    + " (renewed " + age.toSeconds() + " s ago): a controller is running and writes the rules; use"
-                    + " --dry-run to see what a round would change, or stop it first", 1, null);
-        }
+        return age.toMillis() < seconds * 1000 ? "Lease " + lease + " is held by "
+                + current.getSpec().getHolderIdentity() + " (renewed " + age.toSeconds() + " s ago)" : null;
     }
 
     /** This replica's name in the Lease: the pod's name in a cluster, else the host's. */

@@ -179,6 +179,65 @@ class RunCommandTest {
         }
     }
 
+    private static final String LEASE_PATH =
+            "/apis/coordination.k8s.io/v1/namespaces/tailor-system/leases/tailor-heart";
+
+    private static io.fabric8.kubernetes.api.model.coordination.v1.Lease leaseHeldBy(String holder) {
+        return new io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder().withNewMetadata()
+                .withName("tailor-heart").withNamespace("tailor-system").endMetadata().withNewSpec()
+                .withHolderIdentity(holder).withLeaseDurationSeconds(15)
+                .withRenewTime(java.time.ZonedDateTime.now()).endSpec().build();
+    }
+
+    /** Reads the Lease until the one-shot answers set up for it are used up (at most {@code n}). */
+    private static void useUpLeaseAnswers(int n) {
+        for (int i = 0; i < n; i++) {
+            try {
+                client.resources(io.fabric8.kubernetes.api.model.coordination.v1.Lease.class)
+                        .inNamespace("tailor-system").withName("tailor-heart").get();
+            } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+                // a one-shot error answer
+            }
+        }
+    }
+
+    @Test
+    void runOnce_leaseUnreadable_refusesToWrite() throws Exception {
+        // Without read access to the Lease, --once cannot tell whether a controller is running.
+        server.expect().get().withPath(LEASE_PATH).andReturn(403, new io.fabric8.kubernetes.api.model.StatusBuilder()
+                .withCode(403).withMessage("leases.coordination.k8s.io is forbidden").build()).once();
+        try {
+            PlanCommandTest.Result result = tailor("heart", "run", "--kubeconfig", kubeconfig().toString(), "--config",
+                    config().toString(), "--once");
+            assertThat(result.exitCode()).as(result.err()).isEqualTo(1);
+            assertThat(result.err()).contains("cannot read Lease tailor-system/tailor-heart").contains("403")
+                    .contains("--dry-run");
+            assertThat(client.genericKubernetesResources(Actuator.DESTINATION_RULE).inAnyNamespace().list().getItems())
+                    .isEmpty();
+        } finally {
+            useUpLeaseAnswers(1);
+        }
+    }
+
+    @Test
+    void runOnce_aControllerTakesTheLeaseDuringTheRound_stopsWriting() throws Exception {
+        // Free when --once starts, held by a controller by the time the round writes.
+        server.expect().get().withPath(LEASE_PATH).andReturn(404, new io.fabric8.kubernetes.api.model.StatusBuilder()
+                .withCode(404).build()).once();
+        server.expect().get().withPath(LEASE_PATH).andReturn(200, leaseHeldBy("tailor-heart-7d9f-abcde")).once();
+        try {
+            PlanCommandTest.Result result = tailor("heart", "run", "--kubeconfig", kubeconfig().toString(), "--config",
+                    config().toString(), "--once");
+            assertThat(result.exitCode()).as(result.err()).isEqualTo(1);
+            assertThat(result.err()).contains("round failed (lost_leadership)")
+                    .contains("Lease tailor-system/tailor-heart is held by tailor-heart-7d9f-abcde");
+            assertThat(client.genericKubernetesResources(Actuator.DESTINATION_RULE).inAnyNamespace().list().getItems())
+                    .isEmpty();
+        } finally {
+            useUpLeaseAnswers(2);
+        }
+    }
+
     @Test
     void run_prometheusUrlWithoutHost_exit2() throws Exception {
         PlanCommandTest.Result result = tailor("heart", "run", "--kubeconfig", kubeconfig().toString(), "--config",

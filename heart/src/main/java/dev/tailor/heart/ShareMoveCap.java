@@ -5,6 +5,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 
@@ -28,8 +29,12 @@ import java.util.TreeSet;
  *
  * <p>Capacity wins over the cap too: given the plan's {@link ComponentShares}, an edge whose capped
  * routes would load a callee node beyond both its capacity (its groups' capacity × the edge's part of
- * the callee's demand) and what the plan gives it takes the plan uncapped this round, with a note. A
- * cap must never be why a node is planned above what it can serve.
+ * the callee's demand) and what the plan gives it takes the plan uncapped, with a note: a cap must
+ * not be why a node is planned above what it can serve. Given the edges where that was so in the
+ * round before ({@link Capped#overloaded()}), it does from the second such round in a row, as ATPM's
+ * outlier filter follows a real change from its second round: call rates and an entry point's split
+ * do not go through that filter, and one round reading far more (or fewer) calls from one node must
+ * not release the cap.
  *
  * <p>Pure and stateless; the caller keeps the last applied routes.
  */
@@ -73,17 +78,54 @@ public final class ShareMoveCap {
     }
 
     /**
-     * The capped routes, released per edge where the cap would plan a callee node above its capacity.
+     * The capped routes, released per edge as soon as the cap would plan a callee node above its
+     * capacity (no memory of the round before).
      *
      * @param shares the new plan's ATPM shares (demand and capacity per component); empty: no check
      */
     public static List<Route> apply(List<Route> target, List<Route> previous, Snapshot snapshot,
             List<ComponentShares> shares, double maxMove, List<String> notes) {
+        return apply(target, previous, snapshot, shares, maxMove, null, notes).routes();
+    }
+
+    /**
+     * The capped routes of one round, and where they would overload a node.
+     *
+     * @param routes     in the order of the target
+     * @param overloaded the edges ({@link #edge}) whose capped routes would load a callee node beyond
+     *                   both its capacity and the plan's load this round, released or not: the next
+     *                   round's {@code overloadedBefore}
+     */
+    public record Capped(List<Route> routes, Set<String> overloaded) {
+
+        public Capped {
+            routes = List.copyOf(routes);
+            overloaded = Set.copyOf(overloaded);
+        }
+    }
+
+    /** An edge's key in {@link Capped#overloaded()}. */
+    public static String edge(String caller, String callee) {
+        return caller + " -> " + callee;
+    }
+
+    /**
+     * The capped routes, released per edge where the cap would plan a callee node above its capacity
+     * in this round and in the round before.
+     *
+     * @param shares           the new plan's ATPM shares (demand and capacity per component); empty:
+     *                         no check
+     * @param overloadedBefore {@link Capped#overloaded()} of the round before (empty after a restart:
+     *                         an edge is then released from the second round), or {@code null} to
+     *                         release an edge in the first round it overloads a node
+     */
+    public static Capped apply(List<Route> target, List<Route> previous, Snapshot snapshot,
+            List<ComponentShares> shares, double maxMove, Set<String> overloadedBefore, List<String> notes) {
         if (!(maxMove > 0 && maxMove <= 1)) {
             throw new IllegalArgumentException("maxShareMovePerRound: " + maxMove + " (expected: 0 < value <= 1)");
         }
         if (maxMove == 1 || previous.isEmpty()) {
-            return target;
+            return new Capped(target, Set.of());
         }
         Map<String, Route> before = new HashMap<>();
         for (Route route : previous) {
@@ -97,6 +139,7 @@ public final class ShareMoveCap {
             }
         }
         List<Route> capped = new ArrayList<>(target.size());
+        Set<String> overloaded = new TreeSet<>();
         for (Route route : target) {
             Route old = before.get(route.caller() + "\u0000" + route.callee());
             if (old == null) {
@@ -116,23 +159,30 @@ public final class ShareMoveCap {
                 changed |= next != entry;
                 from.add(next);
             }
-            if (changed && overloads(route, from, shares, notes)) {
-                capped.add(route);
-                continue;
+            String overload = changed ? overload(route, from, shares) : null;
+            if (overload != null) {
+                String edge = edge(route.caller(), route.callee());
+                overloaded.add(edge);
+                if (overloadedBefore == null || overloadedBefore.contains(edge)) {
+                    notes.add(overload + ": the plan is applied uncapped");
+                    capped.add(route);
+                    continue;
+                }
+                notes.add(overload + ": capped all the same this round, the first it reads so (the plan is applied"
+                        + " if the next round reads so too)");
             }
             capped.add(changed ? new Route(route.caller(), route.callee(), route.entryPoint(),
                     route.requestsPerSecond(), from, route.prunedLinks(), route.meanDelayMillis(), route.explain())
                     : route);
         }
-        return capped;
+        return new Capped(capped, overloaded);
     }
 
     /**
-     * Whether the capped entries {@code from} load some callee node beyond both its capacity for this
-     * edge and the plan's load on it; notes it when so.
+     * Where the capped entries {@code from} load some callee node beyond both its capacity for this
+     * edge and the plan's load on it, in words; {@code null} where they do not.
      */
-    private static boolean overloads(Route route, List<NodeRoute> from, List<ComponentShares> shares,
-            List<String> notes) {
+    private static String overload(Route route, List<NodeRoute> from, List<ComponentShares> shares) {
         ComponentShares callee = null;
         for (ComponentShares c : shares) {
             if (c.component().equals(route.callee())) {
@@ -140,7 +190,7 @@ public final class ShareMoveCap {
             }
         }
         if (callee == null || callee.demandRequestsPerSecond() == null || callee.capacityRequestsPerSecond() == null) {
-            return false;
+            return null;
         }
         double edgePart = route.requestsPerSecond() / callee.demandRequestsPerSecond();
         Map<String, Double> capacity = new TreeMap<>();
@@ -155,14 +205,13 @@ public final class ShareMoveCap {
             double allowed = Math.max(capacity.getOrDefault(node.getKey(), 0.0),
                     planned.getOrDefault(node.getKey(), 0.0));
             if (node.getValue() > allowed * (1 + 1e-9) + 1e-12) {
-                notes.add(String.format(Locale.ROOT, "%s -> %s: the share cap would plan %.4g req/s on %s, more than"
-                        + " its capacity for these calls (%.4g) and the plan's %.4g: the plan is applied uncapped",
-                        route.caller(), route.callee(), node.getValue(), node.getKey(),
-                        capacity.getOrDefault(node.getKey(), 0.0), planned.getOrDefault(node.getKey(), 0.0)));
-                return true;
+                return String.format(Locale.ROOT, "%s -> %s: the share cap would plan %.4g req/s on %s, more than"
+                        + " its capacity for these calls (%.4g) and the plan's %.4g", route.caller(), route.callee(),
+                        node.getValue(), node.getKey(), capacity.getOrDefault(node.getKey(), 0.0),
+                        planned.getOrDefault(node.getKey(), 0.0));
             }
         }
-        return false;
+        return null;
     }
 
     /** Callee node → requests/s the entries send it. */

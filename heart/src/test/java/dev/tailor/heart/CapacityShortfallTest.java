@@ -178,6 +178,31 @@ class CapacityShortfallTest {
         assertThat(held.from().get(0).toNodes().get("n1")).isCloseTo(0.7, within(1e-9));
     }
 
+    @Test
+    void shareCap_releasedFromTheSecondRoundInARowThatReadsAnOverload() {
+        // The case above with the round before remembered: the first round that reads n1 overloaded
+        // under the cap keeps the cap (one round's data may be a bad round), the second releases it.
+        Route before = route(Map.of("n1", 0.9, "n2", 0.1));
+        Route target = route(Map.of("n1", 0.2, "n2", 0.8));
+        Snapshot snapshot = TestSnapshots.builder().nodes("n1", "n2").replica("b-1", "b", "n1", 0.1, 1.0)
+                .replica("b-2", "b", "n2", 0.1, 1.0).build();
+        ComponentShares shares = new ComponentShares("b", List.of(
+                new GroupShare("n1", "n1", List.of("b-1"), null, 1 / 30.0, null, 30.0, 0.2, GroupShare.Basis.MEASURED),
+                new GroupShare("n2", "n2", List.of("b-2"), null, 1 / 120.0, null, 120.0, 0.8,
+                        GroupShare.Basis.MEASURED)), 100.0, 150.0, null);
+        List<String> notes = new ArrayList<>();
+        ShareMoveCap.Capped first = ShareMoveCap.apply(List.of(target), List.of(before), snapshot, List.of(shares),
+                0.2, java.util.Set.of(), notes);
+        assertThat(first.routes().get(0).from().get(0).toNodes().get("n1")).isCloseTo(0.7, within(1e-9));
+        assertThat(first.overloaded()).containsExactly(ShareMoveCap.edge("a", "b"));
+        assertThat(notes).anySatisfy(n -> assertThat(n).contains("capped all the same this round"));
+
+        ShareMoveCap.Capped second = ShareMoveCap.apply(List.of(target), first.routes(), snapshot, List.of(shares),
+                0.2, first.overloaded(), notes);
+        assertThat(second.routes().get(0).from().get(0).toNodes()).isEqualTo(target.from().get(0).toNodes());
+        assertThat(notes).anySatisfy(n -> assertThat(n).contains("applied uncapped"));
+    }
+
     private static Route route(Map<String, Double> toNodes) {
         return new Route("a", "b", false, 100, List.of(new NodeRoute("n1", 100, toNodes, Map.of())), List.of(), 0,
                 List.of());

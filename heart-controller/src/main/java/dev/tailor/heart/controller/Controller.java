@@ -89,6 +89,16 @@ public final class Controller {
     private AtpmState stateBeforeLastRound = AtpmState.EMPTY;
     /** The routes of the last applied plan (after the share cap), for the next round's cap. */
     private List<Route> lastRoutes = List.of();
+    /**
+     * The routes applied before the last round, where a re-plan's cap starts: a re-plan redoes that
+     * round (same metrics), so pod events cannot move the routes further than the round could.
+     */
+    private List<Route> routesBeforeLastRound = List.of();
+    /** Edges the share cap found overloading a node in the last round, and in the round before it. */
+    private Set<String> overloadedEdges = Set.of();
+    private Set<String> overloadedEdgesBeforeLastRound = Set.of();
+    /** What the last successful {@link #planAndApply} found overloaded under the cap. */
+    private Set<String> lastOverloaded = Set.of();
     private volatile BooleanSupplier mayWrite = () -> true;
     /** Whether the state must be (re)read from the store before the next round. */
     private boolean stateUnread;
@@ -126,6 +136,9 @@ public final class Controller {
     public void takeOver() {
         stateUnread = store != null;
         lastRoutes = List.of();
+        routesBeforeLastRound = List.of();
+        overloadedEdges = Set.of();
+        overloadedEdgesBeforeLastRound = Set.of();
         lastMetrics = null;
     }
 
@@ -143,9 +156,16 @@ public final class Controller {
         return state;
     }
 
-    /** Runs one round with metrics evaluated at {@code time}. */
+    /**
+     * Runs one round with metrics evaluated at {@code time}. A dry run with a store reads the saved
+     * state and routes before every round, so it shows what the writing controller's next round
+     * would do, not where the dry run's own rounds would have led.
+     */
     public Round round(Instant time, boolean dryRun) {
         List<String> loadNotes = new ArrayList<>();
+        if (dryRun && store != null) {
+            stateUnread = true;
+        }
         if (stateUnread) {
             try {
                 StateStore.Loaded loaded = store.load();
@@ -197,10 +217,15 @@ public final class Controller {
             return failed(reason, e.getMessage(), null, view.skipped());
         }
         AtpmState before = state;
-        Round round = planAndApply(view, measured, before, dryRun);
+        List<Route> routesBefore = lastRoutes;
+        Set<String> overloadedBefore = overloadedEdges;
+        Round round = planAndApply(view, measured, before, routesBefore, overloadedBefore, dryRun);
         if (round.failure() == null) {
             lastMetrics = measured;
             stateBeforeLastRound = before;
+            routesBeforeLastRound = routesBefore;
+            overloadedEdgesBeforeLastRound = overloadedBefore;
+            overloadedEdges = lastOverloaded;
         }
         return round;
     }
@@ -209,7 +234,8 @@ public final class Controller {
      * Re-plans from the last round's metrics with what Kubernetes says now — for a pod that left
      * Ready or was deleted, or a new node group, between rounds. The load estimates are those of
      * the last round (the re-plan starts from the state before it), so a re-plan never counts as a
-     * round of the EWMA.
+     * round of the EWMA; likewise the share cap starts from the routes applied before that round,
+     * so re-plans never move a route further than the round itself could.
      *
      * @return the re-plan, or {@code null} when no round has read metrics yet
      */
@@ -226,7 +252,12 @@ public final class Controller {
         if (view.localityProblem() != null) {
             return withoutLocality(view);
         }
-        return planAndApply(view, lastMetrics, stateBeforeLastRound, dryRun);
+        Round round = planAndApply(view, lastMetrics, stateBeforeLastRound, routesBeforeLastRound,
+                overloadedEdgesBeforeLastRound, dryRun);
+        if (round.failure() == null) {
+            overloadedEdges = lastOverloaded;
+        }
+        return round;
     }
 
     /**
@@ -250,7 +281,12 @@ public final class Controller {
                 null, view.skipped());
     }
 
-    private Round planAndApply(ClusterView view, MetricsReader.Metrics measured, AtpmState from, boolean dryRun) {
+    /**
+     * @param routesFrom       the routes the share cap starts from
+     * @param overloadedBefore the edges the cap found overloading a node in the round before
+     */
+    private Round planAndApply(ClusterView view, MetricsReader.Metrics measured, AtpmState from,
+            List<Route> routesFrom, Set<String> overloadedBefore, boolean dryRun) {
         SnapshotAssembler.Result assembled;
         try {
             assembled = SnapshotAssembler.assemble(view, measured, config);
@@ -289,8 +325,9 @@ public final class Controller {
                     + " last round", null, snapshot,
                     List.of(), List.of(), List.of(), notes, planningNanos, shortfalls);
         }
-        List<Route> routes = ShareMoveCap.apply(plan.allocation().routes(), lastRoutes, snapshot,
-                plan.allocation().shares(), config.maxShareMovePerRound(), notes);
+        ShareMoveCap.Capped capped = ShareMoveCap.apply(plan.allocation().routes(), routesFrom, snapshot,
+                plan.allocation().shares(), config.maxShareMovePerRound(), overloadedBefore, notes);
+        List<Route> routes = capped.routes();
         List<ObjectNode> desired;
         List<Actuator.Change> changes;
         try {
@@ -316,6 +353,7 @@ public final class Controller {
         }
         state = plan.state();
         lastRoutes = routes;
+        lastOverloaded = capped.overloaded();
         if (!dryRun && store != null) {
             try {
                 if (mayWrite.getAsBoolean()) {

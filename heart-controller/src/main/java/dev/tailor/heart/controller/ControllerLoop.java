@@ -63,6 +63,8 @@ public final class ControllerLoop implements AutoCloseable {
      * connection and request timeouts are 10 s, so a healthy API server has answered by then.
      */
     static final long WATCH_ANSWER_MILLIS = 10_000;
+    /** {@link #eventMillis} when no pod event waits for a re-plan (monotonic instants may be negative). */
+    private static final long NO_EVENT = Long.MIN_VALUE;
 
     /**
      * @param lease          {@code namespace/name} of the Lease for leader election, or {@code null}
@@ -118,11 +120,14 @@ public final class ControllerLoop implements AutoCloseable {
     private volatile boolean dirty;
     /** Whether the Lease named this replica when read for the current round's writes. */
     private volatile boolean holderConfirmed;
+    /** Counts the times this replica gained the lease; a round writes only in the term it began in. */
+    private volatile long term;
+    private volatile long roundTerm;
     private volatile long lastLoopMillis;
     private volatile long rounds;
     private volatile long replans;
-    /** When the first pod event not yet re-planned arrived (epoch ms), or -1. */
-    private volatile long eventMillis = -1;
+    /** When the first pod event not yet re-planned arrived (monotonic ms), or {@link #NO_EVENT}. */
+    private volatile long eventMillis = NO_EVENT;
     private volatile long lastReplanDelayMillis = -1;
 
     /** A pod watch and when it was started (monotonic ms). */
@@ -137,9 +142,9 @@ public final class ControllerLoop implements AutoCloseable {
     }
 
     /**
-     * @param epochMillis    wall clock: the instant of each round's metrics, and round scheduling
-     * @param monotonicNanos monotonic clock for durations: the lease guard, the loop's liveness and
-     *                       the watch's answer time
+     * @param epochMillis    wall clock: the instant of each round's metrics (nothing else)
+     * @param monotonicNanos monotonic clock for durations: round scheduling, the lease guard, the
+     *                       loop's liveness, the watch's answer time and the re-plan delay
      */
     public ControllerLoop(Controller controller, ControllerMetrics metrics, KubernetesClient client,
             ControllerConfig config, Options options, Consumer<Controller.Round> reporter, LongSupplier epochMillis,
@@ -366,8 +371,8 @@ public final class ControllerLoop implements AutoCloseable {
 
     private void changed() {
         synchronized (monitor) {
-            if (eventMillis < 0) {
-                eventMillis = epochMillis.getAsLong();
+            if (eventMillis == NO_EVENT) {
+                eventMillis = monotonicMillis();
             }
             dirty = true;
             monitor.notifyAll();
@@ -376,6 +381,7 @@ public final class ControllerLoop implements AutoCloseable {
 
     private void startLeading() {
         synchronized (monitor) {
+            term++;
             leading = true;
             tookOver = true;
             renewalRefused = false;
@@ -398,8 +404,10 @@ public final class ControllerLoop implements AutoCloseable {
 
     /**
      * Asked before every write. Without a lease: while the loop runs. With one: while the elector
-     * says this replica leads, the {@link LeaseGuard} holds at this instant, and the Lease, read
-     * once per round (before its first write), names this replica.
+     * says this replica leads, has led without a break since the round began (a lease lost and
+     * taken back meanwhile does not count: another replica may have written in between), the
+     * {@link LeaseGuard} holds at this instant, and the Lease, read once per round (before its first
+     * write), names this replica.
      */
     private boolean mayWrite() {
         if (!running || !leading) {
@@ -407,6 +415,11 @@ public final class ControllerLoop implements AutoCloseable {
         }
         if (options.lease() == null) {
             return true;
+        }
+        if (term != roundTerm) {
+            log.accept("not writing: this replica lost Lease " + options.lease() + " and took it again during this"
+                    + " round, which was planned before; the next round starts from what was saved meanwhile");
+            return false;
         }
         if (!leaseProvable()) {
             return false;
@@ -476,7 +489,8 @@ public final class ControllerLoop implements AutoCloseable {
 
     private void loop() {
         long periodMillis = periodMillis();
-        long nextRound = 0;
+        // Rounds are timed on the monotonic clock: a wall clock set back must not stop them.
+        long nextRound = monotonicMillis();
         while (running) {
             lastLoopMillis = monotonicMillis();
             renewalRefused = false;   // it works again; say it if it gets stuck once more
@@ -486,22 +500,23 @@ public final class ControllerLoop implements AutoCloseable {
                 boolean doRound;
                 boolean doReplan;
                 synchronized (monitor) {
-                    long now = epochMillis.getAsLong();
+                    long now = monotonicMillis();
                     long wait = !leading ? periodMillis : Math.max(0, nextRound - now);
                     if (wait > 0 && !(dirty && leading)) {
                         monitor.wait(Math.min(wait, 1_000));
                     }
-                    now = epochMillis.getAsLong();
+                    now = monotonicMillis();
                     if (tookOver) {
                         tookOver = false;
                         controller.takeOver();   // read the state the last leader saved; forget old routes
-                        nextRound = 0;
+                        nextRound = now;
                     }
-                    doRound = leading && now >= nextRound;
+                    doRound = leading && now - nextRound >= 0;
                     doReplan = leading && !doRound && dirty;
+                    roundTerm = term;   // startLeading() changes both under the monitor
                     if (doRound) {
                         dirty = false;
-                        eventMillis = -1;   // a full round covers the events too
+                        eventMillis = NO_EVENT;   // a full round covers the events too
                     } else if (doReplan) {
                         dirty = false;
                     }
@@ -512,15 +527,15 @@ public final class ControllerLoop implements AutoCloseable {
                     synchronized (monitor) {
                         dirty = false;
                         since = eventMillis;
-                        eventMillis = -1;
+                        eventMillis = NO_EVENT;
                     }
                     holderConfirmed = false;
                     Controller.Round round = controller.replan(options.dryRun());
                     if (round != null && leading) {
                         replans++;
                         metrics.countReplan();
-                        if (since >= 0) {
-                            lastReplanDelayMillis = epochMillis.getAsLong() - since;
+                        if (since != NO_EVENT) {
+                            lastReplanDelayMillis = monotonicMillis() - since;
                             metrics.recordReplanDelay(lastReplanDelayMillis / 1000.0);
                         }
                         metrics.record(round);
@@ -529,10 +544,10 @@ public final class ControllerLoop implements AutoCloseable {
                     }
                 } else if (doRound) {
                     watchPods();
-                    long now = epochMillis.getAsLong();
-                    nextRound = now + periodMillis;
+                    nextRound = monotonicMillis() + periodMillis;
                     holderConfirmed = false;
-                    Controller.Round round = controller.round(Instant.ofEpochMilli(now), options.dryRun());
+                    Controller.Round round = controller.round(Instant.ofEpochMilli(epochMillis.getAsLong()),
+                            options.dryRun());
                     rounds++;
                     metrics.record(round);
                     metrics.nodesMissingLocalityLabels(controller.nodesMissingLocalityLabels().size());

@@ -162,6 +162,28 @@ class ControllerHistoryTest {
                 .contains("\"eu/eu-a/w2\":" + Math.round(cappedShares.get(2) * 100));
     }
 
+    @Test
+    void replansAfterACappedRound_moveNoFurtherThanTheRound() {
+        // A re-plan redoes the last round with what Kubernetes says now (a pod event), from the same
+        // metrics: like the ATPM state, the cap starts from the routes applied before that round, so
+        // a burst of pod events cannot walk the routes towards the round's plan one cap step each.
+        Controller capped = controller(prometheus, AtpmState.EMPTY, 0.1);
+        Controller.Round last = null;
+        for (int phase = 0; phase < 3; phase++) {
+            last = capped.round(endOfPhase(phase), false);
+            assertThat(last.failure()).as(last.message()).isNull();
+        }
+        double afterTheRound = localShare(last);
+        List<GenericKubernetesResource> rules = rules();
+        for (int replan = 0; replan < 3; replan++) {
+            Controller.Round round = capped.replan(false);
+            assertThat(round.failure()).as(round.message()).isNull();
+            assertThat(localShare(round)).as("re-plan " + replan).isCloseTo(afterTheRound,
+                    org.assertj.core.data.Offset.offset(1e-9));
+        }
+        assertThat(rules()).as("nothing rewritten: nothing changed in the cluster").isEqualTo(rules);
+    }
+
     /** The fraction of the ingress gateway's calls on w2 that the round sends to frontend on w2. */
     private static double localShare(Controller.Round round) {
         return round.routes().stream().filter(r -> r.callee().equals("frontend"))

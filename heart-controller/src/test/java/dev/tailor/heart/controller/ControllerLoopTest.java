@@ -101,13 +101,16 @@ class ControllerLoopTest {
 
     @Test
     void leaderHandOver_theStandbyWritesOnlyAfterTheLeaderLetGo() throws Exception {
-        // One timeline of what both replicas did, in the order it happened.
+        // One timeline of what both replicas did, in the order it happened. A 6 s lease: renewals every
+        // 1.2 s and writes allowed 4 s after one, so a busy machine delaying a renewal by a second
+        // does not stop the leader's one round (the hand-over does not wait for the lease to
+        // expire: the leader releases it on close).
         List<String> events = new CopyOnWriteArrayList<>();
         List<String> standbyLog = new CopyOnWriteArrayList<>();
         ControllerLoop first = loop(new ControllerLoop.Options(false, "tailor-system/tailor-heart", "replica-a",
-                Duration.ofSeconds(2)), round -> events.add("replica-a round " + round.failure()));
+                Duration.ofSeconds(6)), round -> events.add("replica-a round " + round.failure()));
         ControllerLoop second = loop(new ControllerLoop.Options(false, "tailor-system/tailor-heart", "replica-b",
-                Duration.ofSeconds(2)), round -> events.add("replica-b round " + round.failure()));
+                Duration.ofSeconds(6)), round -> events.add("replica-b round " + round.failure()));
         second.onMessage(standbyLog::add);
         try {
             first.start();

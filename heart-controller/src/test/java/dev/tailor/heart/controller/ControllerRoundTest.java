@@ -357,6 +357,24 @@ class ControllerRoundTest {
     }
 
     @Test
+    void dryRunRounds_eachReadTheStateTheLeaderSaved() {
+        // A dry run shows what the running controller's next round would do: every dry round starts
+        // from the state (and routes) the leader saved last, not from the dry run's own last round.
+        Controller leader = controller();
+        Controller dry = controller();
+        leader.round(Instant.now(), false);
+        assertThat(dry.round(Instant.now(), true).plan().state().rounds()).isEqualTo(2);
+        leader.round(Instant.now(), false);
+        leader.round(Instant.now(), false);
+
+        Controller.Round again = dry.round(Instant.now(), true);
+
+        assertThat(again.plan().state().rounds()).as("the leader's 3 rounds and this one").isEqualTo(4);
+        assertThat(new StateStore(client, "tailor-system/tailor-heart-state").load().state().rounds())
+                .as("a dry run saves nothing").isEqualTo(3);
+    }
+
+    @Test
     void round_stateUnreadable_changesNothing_andTheNextRoundReadsIt() {
         Controller first = controller();
         first.round(Instant.now(), false);

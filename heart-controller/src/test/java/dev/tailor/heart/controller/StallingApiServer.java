@@ -2,6 +2,9 @@ package dev.tailor.heart.controller;
 
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.http.BasicBuilder;
+import io.fabric8.kubernetes.client.http.HttpRequest;
+import io.fabric8.kubernetes.client.http.Interceptor;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMixedDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.Context;
@@ -16,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Pattern;
@@ -24,7 +28,8 @@ import java.util.regex.Pattern;
  * The fabric8 mock API server in CRUD mode, except that requests chosen by a test are never
  * answered (their answer is held back for an hour, longer than any test), as an API server that
  * stalls some calls does: the client waits for headers that do not come, while every other call
- * is answered at once.
+ * is answered at once. A test may also hold one request in the client before it is sent, until it
+ * says (a slow call, made to happen at a chosen instant).
  */
 final class StallingApiServer implements AutoCloseable {
 
@@ -37,8 +42,18 @@ final class StallingApiServer implements AutoCloseable {
         }
     }
 
+    /**
+     * The next request with {@code method} whose path (query included) matches {@code path}, sent
+     * from a thread named {@code thread}, waits in the client before it is sent: {@code reached}
+     * counts down when it gets there, and it goes on once {@code released} is counted down (or after
+     * 30 s, so that a test cannot hang).
+     */
+    record Hold(String method, Pattern path, String thread, CountDownLatch reached, CountDownLatch released) {
+    }
+
     private final KubernetesMockServer server;
     private final List<Stall> stalls = new CopyOnWriteArrayList<>();
+    private final List<Hold> holds = new CopyOnWriteArrayList<>();
     /** A client of the server whose calls time out after {@code requestTimeoutMillis}. */
     final KubernetesClient client;
 
@@ -70,8 +85,26 @@ final class StallingApiServer implements AutoCloseable {
         };
         server = new KubernetesMockServer(new Context(), new MockWebServer(), responses, dispatcher, false);
         server.init();
+        Interceptor holding = new Interceptor() {
+            @Override
+            public void before(BasicBuilder builder, HttpRequest request, RequestTags tags) {
+                String path = request.uri().getRawPath()
+                        + (request.uri().getRawQuery() == null ? "" : "?" + request.uri().getRawQuery());
+                for (Hold hold : holds) {
+                    if (hold.method().equalsIgnoreCase(request.method()) && hold.path().matcher(path).matches()
+                            && Thread.currentThread().getName().equals(hold.thread()) && holds.remove(hold)) {
+                        hold.reached().countDown();
+                        try {
+                            hold.released().await(30, TimeUnit.SECONDS);
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                    }
+                }
+            }
+        };
         client = server.createClient(builder -> builder.editOrNewConfig().withRequestTimeout(requestTimeoutMillis)
-                .endConfig());
+                .endConfig().withHttpClientBuilderConsumer(http -> http.addOrReplaceInterceptor("hold", holding)));
     }
 
     /** From now on, requests with {@code method} whose path (with its query) matches {@code pathRegex} hang. */
@@ -79,6 +112,13 @@ final class StallingApiServer implements AutoCloseable {
         Stall stall = new Stall(method, Pattern.compile(pathRegex), new AtomicInteger());
         stalls.add(stall);
         return stall;
+    }
+
+    /** The next such request from {@code thread} waits in the client until released (see {@link Hold}). */
+    Hold hold(String method, String pathRegex, String thread) {
+        Hold hold = new Hold(method, Pattern.compile(pathRegex), thread, new CountDownLatch(1), new CountDownLatch(1));
+        holds.add(hold);
+        return hold;
     }
 
     /** Requests matching {@code stall} are answered again (the ones already hanging stay so). */
@@ -94,6 +134,8 @@ final class StallingApiServer implements AutoCloseable {
     @Override
     public void close() {
         stalls.clear();
+        holds.forEach(hold -> hold.released().countDown());
+        holds.clear();
         client.close();
         server.destroy();
     }

@@ -46,6 +46,8 @@ final class HeartPolicy implements RoutingPolicy {
     private String lastFailure;
     private final double maxShareMovePerRound;
     private List<Route> lastRoutes = List.of();
+    /** Edges whose capped routes overloaded a node last round: the cap releases them from the second. */
+    private java.util.Set<String> overloadedEdges = java.util.Set.of();
 
     HeartPolicy(HeartConfig config, double maxShareMovePerRound) {
         this.heart = new Heart(config.withParallel(false));
@@ -86,9 +88,11 @@ final class HeartPolicy implements RoutingPolicy {
             roundMillis.add((model.wallClock.getAsLong() - started) / 1e6);
         }
         state = plan.state();
-        List<Route> routes = ShareMoveCap.apply(plan.allocation().routes(), lastRoutes, snapshot,
-                plan.allocation().shares(), maxShareMovePerRound, new ArrayList<>());
+        ShareMoveCap.Capped capped = ShareMoveCap.apply(plan.allocation().routes(), lastRoutes, snapshot,
+                plan.allocation().shares(), maxShareMovePerRound, overloadedEdges, new ArrayList<>());
+        List<Route> routes = capped.routes();
         lastRoutes = routes;
+        overloadedEdges = capped.overloaded();
         table = tableOf(plan, routes);
     }
 
