@@ -81,10 +81,10 @@ public final class Scenarios {
                     + ")");
         } catch (InvalidFormatException e) {
             throw new ScenarioException(source + ": " + YamlErrors.path(e) + ": " + e.getValue() + " (expected: "
-                    + YamlErrors.expected(e.getTargetType(), "one of fluid, cfs-quota") + ")");
+                    + YamlErrors.expected(e.getTargetType(), enumValues(e.getTargetType())) + ")");
         } catch (MismatchedInputException e) {
             throw new ScenarioException(source + ": " + YamlErrors.path(e) + ": wrong type (expected: "
-                    + YamlErrors.expected(e.getTargetType(), "one of fluid, cfs-quota") + ")");
+                    + YamlErrors.expected(e.getTargetType(), enumValues(e.getTargetType())) + ")");
         } catch (JsonProcessingException e) {
             String nonFinite = YamlErrors.nonFinite(e);
             if (nonFinite != null) {
@@ -105,6 +105,12 @@ public final class Scenarios {
     }
 
 
+
+    /** How to name the values of the scenario's enum fields. */
+    private static String enumValues(Class<?> type) {
+        return type == ClusterScenario.EventKind.class ? "one of " + ClusterScenario.EventKind.labels()
+                : "one of fluid, cfs-quota";
+    }
 
     /** A scenario that cannot be read or is invalid; the message names the file and every problem. */
     public static final class ScenarioException extends IllegalArgumentException {
