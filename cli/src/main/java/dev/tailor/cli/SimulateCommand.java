@@ -52,8 +52,10 @@ final class SimulateCommand implements Callable<Integer> {
     CommandLine.Model.CommandSpec spec;
 
     @Option(names = "--scenario", paramLabel = "NAME|FILE", defaultValue = "paper-dag",
-            description = "Bundled scenario (paper-pairwise, paper-dag), online-boutique (built from the public data in"
-                    + " TAILOR_DATA_DIR or ../shared/data), or a YAML scenario file. Default: ${DEFAULT-VALUE}.")
+            description = "Bundled scenario (paper-pairwise, paper-dag; with a load change or a fault: dyn-load-step,"
+                    + " dyn-load-ramp, dyn-noisy-neighbour, dyn-replica-crash, dyn-cold-restart, dyn-antagonist),"
+                    + " online-boutique (built from the public data in TAILOR_DATA_DIR or ../shared/data), or a YAML"
+                    + " scenario file. Default: ${DEFAULT-VALUE}.")
     String scenario;
 
     @Option(names = "--policies", paramLabel = "P,...", split = ",",

@@ -67,7 +67,8 @@ class SimulateCommandTest {
         "--heart-ablation=no-atpm | --heart-ablation: \"no-atpm\" is not known (expected: some of no-trend, no-filter, no-outlier-filter, no-idle-fit, no-floor, no-share-cap, paper)",
         "--duration-seconds=-1 | --duration-seconds: -1.0",
         "--scenario=nowhere.yaml | --scenario: nowhere.yaml: no such scenario or file (expected: one of paper-pairwise,"
-                + " paper-dag, online-boutique",
+                + " paper-dag, dyn-load-step, dyn-load-ramp, dyn-noisy-neighbour, dyn-replica-crash, dyn-cold-restart,"
+                + " dyn-antagonist, online-boutique",
         "--report= | --report: empty",
         "--rps=1-700 --network=A,B --cpu-model=fluid,cfs-quota --heart-ablation=no-trend,no-filter"
                 + " | the sweep has 22400 runs",

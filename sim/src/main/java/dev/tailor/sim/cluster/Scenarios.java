@@ -23,8 +23,12 @@ import java.util.stream.Collectors;
  */
 public final class Scenarios {
 
-    /** The bundled scenarios. */
-    public static final List<String> BUNDLED = List.of("paper-pairwise", "paper-dag");
+    /** The bundled scenarios: the paper's two, then the dynamic ones (paper-dag with a load change or a fault). */
+    public static final List<String> BUNDLED = List.of("paper-pairwise", "paper-dag", "dyn-load-step", "dyn-load-ramp",
+            "dyn-noisy-neighbour", "dyn-replica-crash", "dyn-cold-restart", "dyn-antagonist");
+
+    /** The dynamic bundled scenarios. */
+    public static final List<String> DYNAMIC = BUNDLED.subList(2, BUNDLED.size());
 
     private static final ObjectMapper YAML = new ObjectMapper(YAMLFactory.builder()
             .enable(com.fasterxml.jackson.core.StreamReadFeature.STRICT_DUPLICATE_DETECTION).build())

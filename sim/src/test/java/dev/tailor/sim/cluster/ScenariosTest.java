@@ -29,6 +29,20 @@ class ScenariosTest {
         assertThat(scenario.networks()).containsOnlyKeys("A", "B");
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"dyn-load-step", "dyn-load-ramp", "dyn-noisy-neighbour", "dyn-replica-crash",
+        "dyn-cold-restart", "dyn-antagonist"})
+    void bundledDynamic_areValid_onPaperDagsCluster_withALoadChangeOrAnEvent(String name) {
+        ClusterScenario scenario = Scenarios.load(name);
+        ClusterScenario dag = Scenarios.load("paper-dag");
+        assertThat(scenario.problems()).isEmpty();
+        assertThat(scenario.nodes()).isEqualTo(dag.nodes());
+        assertThat(scenario.components()).isEqualTo(dag.components());
+        assertThat(scenario.networks()).isEqualTo(dag.networks());
+        assertThat(scenario.rpsProfile() != null || !scenario.events().isEmpty()).isTrue();
+        assertThat(Scenarios.DYNAMIC).contains(name);
+    }
+
     @Test
     void parse_defaultsFillOptionalFields() {
         ClusterScenario scenario = Scenarios.parse(VALID, "t.yaml");
