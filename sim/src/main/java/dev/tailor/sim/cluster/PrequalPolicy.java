@@ -33,8 +33,9 @@ import org.apache.commons.rng.UniformRandomProvider;
  *       min(m, n)/n, and no limit when the denominator is not positive (the formula's limit as it falls
  *       to 0: probes cannot outpace removals, so reuse is what keeps the pool alive) — which is every
  *       bundled scenario: n = 5 endpoints per component.</li>
- *   <li>Probes older than 1 s are dropped (the age cap as both reproductions read §4).</li>
- *   <li>With each call r_remove = 1 probe is removed, alternately the worst and the oldest (§4).
+ *   <li>Probes older than 1 s are dropped (§4's ageing; 1 s as sathwick-p/prequal and prequal-rs read it).</li>
+ *   <li>With each call r_remove = 1 probe is removed, alternately the worst and the oldest (§4; the value 1
+ *       as the reproductions read it).
  *       Our reading: the worst is the hot probe with the highest RIF, or, if none is hot, the cold one
  *       with the highest latency — the end of the rule's own order.</li>
  *   <li>Hot-cold lexicographic selection with Q_RIF = 2^−0.25 ≈ 0.84 (§5: "Unless otherwise specified,

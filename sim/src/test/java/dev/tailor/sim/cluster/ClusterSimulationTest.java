@@ -57,7 +57,7 @@ class ClusterSimulationTest {
 
     @Test
     void paperDagA_400rps_heartBeatsLeastRequestAndDefault_andBalancesCpu() {
-        // The headline claim of issue 3 on a short seeded run: HEART's P99 below least-request's and
+        // The paper's headline claim on a short seeded run: HEART's P99 below least-request's and
         // at most 5 % of default's, with a CPU max-min gap of at most 5 percentage points.
         ClusterScenario scenario = shortDag();
         RunResult heart = ClusterSimulation.run(scenario, "heart", 400, HeartConfig.DEFAULTS, null);
