@@ -5,8 +5,11 @@ import dev.tailor.sim.cluster.ClusterScenario;
 import dev.tailor.sim.cluster.ClusterSimulation;
 import dev.tailor.sim.cluster.ClusterSweep;
 import dev.tailor.sim.cluster.OnlineBoutiqueScenario;
+import dev.tailor.sim.cluster.PeakEwmaConfig;
+import dev.tailor.sim.cluster.PrequalConfig;
 import dev.tailor.sim.cluster.RunResult;
 import dev.tailor.sim.cluster.Scenarios;
+import dev.tailor.sim.cluster.SeedCells;
 import dev.tailor.sim.heart.OnlineBoutiqueSnapshot;
 import dev.tailor.sim.report.ClusterReport;
 import java.io.IOException;
@@ -34,9 +37,10 @@ import picocli.CommandLine.Option;
             "",
             "Policies: default (kube-proxy random), least-request (Envoy P2C), locality-first (OptTraffic-style),"
                     + " wrr-orca (gRPC weighted round robin), mcf-no-filter (min-cost flow, no filter, no trend),"
-                    + " heart; heart-paper (the paper's HEART, none of our departures); ablations heart-no-trend,"
-                    + " heart-no-filter, heart-no-outlier-filter, heart-no-idle-fit, heart-no-floor,"
-                    + " heart-no-share-cap.",
+                    + " heart, prequal (Prequal's probes and hot-cold selection, NSDI 2024), peak-ewma (Linkerd's"
+                    + " peak-EWMA power of two choices); heart-paper (the paper's HEART, none of our departures);"
+                    + " ablations heart-no-trend, heart-no-filter, heart-no-outlier-filter, heart-no-idle-fit,"
+                    + " heart-no-floor, heart-no-share-cap.",
             ""
         },
         footer = {"", "Example: tailor heart simulate --scenario paper-dag --rps 100,400 --report report/",
@@ -52,12 +56,15 @@ final class SimulateCommand implements Callable<Integer> {
     CommandLine.Model.CommandSpec spec;
 
     @Option(names = "--scenario", paramLabel = "NAME|FILE", defaultValue = "paper-dag",
-            description = "Bundled scenario (paper-pairwise, paper-dag), online-boutique (built from the public data in"
-                    + " TAILOR_DATA_DIR or ../shared/data), or a YAML scenario file. Default: ${DEFAULT-VALUE}.")
+            description = "Bundled scenario (paper-pairwise, paper-dag; with a load change or a fault: dyn-load-step,"
+                    + " dyn-load-ramp, dyn-noisy-neighbour, dyn-replica-crash, dyn-cold-restart, dyn-antagonist),"
+                    + " online-boutique (built from the public data in TAILOR_DATA_DIR or ../shared/data), or a YAML"
+                    + " scenario file. Default: ${DEFAULT-VALUE}.")
     String scenario;
 
     @Option(names = "--policies", paramLabel = "P,...", split = ",",
-            description = "Policies to compare. Default: all six of the comparison.")
+            description = "Policies to compare. Default: all eight of the comparison (the six above heart-paper and"
+                    + " the two peers).")
     List<String> policies;
 
     @Option(names = "--heart-ablation", paramLabel = "WHICH", split = ",",
@@ -81,6 +88,24 @@ final class SimulateCommand implements Callable<Integer> {
 
     @Option(names = "--seed", paramLabel = "N", description = "Seed of the run. Default: the scenario's.")
     Long seed;
+
+    @Option(names = "--seeds", paramLabel = "N", defaultValue = "1",
+            description = "Runs every cell N times, with seeds S, S+1, ..., S+N-1 (S: --seed or the scenario's), and"
+                    + " reports the median and the spread (min-max, mean) of the P99 over them. Default: 1.")
+    int seeds;
+
+    @Option(names = "--prequal-q-rif", paramLabel = "Q",
+            description = "Prequal: the RIF quantile above which a probe is hot. Default: the paper's 2^-0.25 ="
+                    + " 0.84.")
+    Double prequalQRif;
+
+    @Option(names = "--prequal-probe-rate", paramLabel = "R",
+            description = "Prequal: probes sent with each call (r_probe). Default: the paper's 3.")
+    Double prequalProbeRate;
+
+    @Option(names = "--peak-ewma-decay-seconds", paramLabel = "S",
+            description = "peak-ewma: decay time of the latency estimate. Default: Linkerd's 10.")
+    Double peakEwmaDecaySeconds;
 
     @Option(names = "--warmup-seconds", paramLabel = "S", description = "Simulated warm-up, not measured. Default: the"
             + " scenario's (120).")
@@ -109,27 +134,72 @@ final class SimulateCommand implements Callable<Integer> {
         if (report != null) {
             report = checkReportDir(report, "--report");
         }
+        if (seeds < 1 || seeds > 1_000) {
+            throw new CliException("--seeds: " + seeds + " (expected: 1 .. 1000)");
+        }
+        ClusterSimulation.PolicyConfigs configs = configs();
         ClusterScenario base = load(scenario, err);
+        long firstSeed = seed != null ? seed : base.seed();
         List<ClusterSweep.Run> runs = plan(base);
         int workers = workers(threads);
         err.println("tailor: simulating " + runs.size() + " run" + (runs.size() == 1 ? "" : "s") + " of " + base.name()
                 + " (" + fmt(base.warmupSecondsOr(warmupSeconds)) + " s warm-up + " + fmt(base.durationSecondsOr(durationSeconds))
-                + " s measured each) on " + workers + " thread" + (workers == 1 ? "" : "s"));
-        List<RunResult> results = execute(runs, workers, err);
+                + " s measured each" + (seeds == 1 ? "" : "; seeds " + firstSeed + " .. " + (firstSeed + seeds - 1))
+                + ") on " + workers + " thread" + (workers == 1 ? "" : "s"));
+        List<RunResult> results = execute(runs, configs, workers, err);
+        List<SeedCells.Cell> cells = seeds == 1 ? null : SeedCells.of(results);
         if (format == Format.json) {
-            out.println(Json.write(Map.of("results", results)));
+            out.println(Json.write(Map.of("results", cells == null ? results : cells)));
         } else {
-            SimulationOutput.table(out, results);
+            if (cells == null) {
+                SimulationOutput.table(out, results);
+            } else {
+                SimulationOutput.cellTable(out, cells);
+            }
             out.println();
             out.println(SimulationOutput.speed(results));
         }
         SimulationOutput.warnings(results).forEach(w -> err.println("tailor: warning: " + w));
         if (report != null) {
-            Path file = writeReport(report, "Tailor cluster simulation: " + base.name(),
-                    List.of(base.description()), results);
+            List<String> intro = new ArrayList<>(List.of(base.description()));
+            if (cells != null) {
+                intro.add("Every cell ran with " + seeds + " seeds (" + firstSeed + " .. " + (firstSeed + seeds - 1)
+                        + "): latencies are the median over the seeds, the P99 spread is min-max (mean), counts are"
+                        + " summed; the latency CDFs pool the seeds' requests.");
+            }
+            Path file = writeReport(report, "Tailor cluster simulation: " + base.name(), intro, results, cells);
             err.println("tailor: report written to " + file);
         }
         return 0;
+    }
+
+    /** The peers' settings from the options, checked; errors name the option. */
+    private ClusterSimulation.PolicyConfigs configs() {
+        PrequalConfig prequal = PrequalConfig.DEFAULTS;
+        PeakEwmaConfig peakEwma = PeakEwmaConfig.DEFAULTS;
+        try {
+            if (prequalQRif != null) {
+                prequal = prequal.withQRif(prequalQRif);
+            }
+        } catch (IllegalArgumentException e) {
+            throw new CliException("--prequal-q-rif: " + prequalQRif + " (expected: in (0, 1])");
+        }
+        try {
+            if (prequalProbeRate != null) {
+                prequal = prequal.withProbesPerQuery(prequalProbeRate);
+            }
+        } catch (IllegalArgumentException e) {
+            throw new CliException("--prequal-probe-rate: " + prequalProbeRate + " (expected: probes per call in"
+                    + " (0, 16])");
+        }
+        try {
+            if (peakEwmaDecaySeconds != null) {
+                peakEwma = new PeakEwmaConfig(peakEwmaDecaySeconds, peakEwma.defaultRttMillis());
+            }
+        } catch (IllegalArgumentException e) {
+            throw new CliException("--peak-ewma-decay-seconds: " + peakEwmaDecaySeconds + " (expected: in (0, 3600])");
+        }
+        return new ClusterSimulation.PolicyConfigs(HeartConfig.DEFAULTS, prequal, peakEwma);
     }
 
     static ClusterScenario load(String nameOrFile) {
@@ -181,7 +251,7 @@ final class SimulateCommand implements Callable<Integer> {
     }
 
     private List<ClusterSweep.Run> plan(ClusterScenario base) {
-        List<String> policyNames = new ArrayList<>(policies == null ? ClusterSimulation.POLICIES
+        List<String> policyNames = new ArrayList<>(policies == null ? ClusterSimulation.COMPARISON
                 : checkNames("--policies", policies, ClusterSimulation.policyNames()));
         if (ablations != null) {
             for (String ablation : checkNames("--heart-ablation", ablations, List.of("no-trend", "no-filter",
@@ -215,19 +285,27 @@ final class SimulateCommand implements Callable<Integer> {
             }
             models.add(model);
         }
-        long count = (long) networkNames.size() * models.size() * rates.size() * uniquePolicies.size();
+        long count = (long) networkNames.size() * models.size() * rates.size() * uniquePolicies.size() * seeds;
         if (count > MAX_RUNS) {
             throw new CliException("the sweep has " + count + " runs (" + networkNames.size() + " networks x "
                     + models.size() + " CPU models x " + rates.size() + " rates x " + uniquePolicies.size()
-                    + " policies; expected: at most " + MAX_RUNS + ")");
+                    + " policies" + (seeds == 1 ? "" : " x " + seeds + " seeds") + "; expected: at most " + MAX_RUNS
+                    + ")");
         }
+        long firstSeed = seed != null ? seed : base.seed();
         List<ClusterSweep.Run> runs = new ArrayList<>();
         for (String network : networkNames) {
             for (ClusterScenario.CpuModel model : models) {
-                ClusterScenario variant = variant(base, seed, model, warmupSeconds, durationSeconds, network);
+                List<ClusterScenario> variants = new ArrayList<>();
+                for (int k = 0; k < seeds; k++) {
+                    variants.add(variant(base, seeds == 1 ? seed : Long.valueOf(firstSeed + k), model, warmupSeconds,
+                            durationSeconds, network));
+                }
                 for (double r : rates) {
                     for (String policy : uniquePolicies) {
-                        runs.add(new ClusterSweep.Run(variant, policy, r));
+                        for (ClusterScenario variant : variants) {
+                            runs.add(new ClusterSweep.Run(variant, policy, r));
+                        }
                     }
                 }
             }
@@ -257,8 +335,13 @@ final class SimulateCommand implements Callable<Integer> {
     }
 
     static List<RunResult> execute(List<ClusterSweep.Run> runs, int threads, PrintWriter err) {
+        return execute(runs, ClusterSimulation.PolicyConfigs.DEFAULTS, threads, err);
+    }
+
+    static List<RunResult> execute(List<ClusterSweep.Run> runs, ClusterSimulation.PolicyConfigs configs, int threads,
+            PrintWriter err) {
         try {
-            return ClusterSweep.run(runs, HeartConfig.DEFAULTS, threads, System::nanoTime,
+            return ClusterSweep.run(runs, configs, threads, System::nanoTime,
                     SimulationOutput.progress(err, Terminal.stderrIsTerminal()));
         } catch (IllegalArgumentException e) {
             throw new CliException(e.getMessage());
@@ -293,8 +376,14 @@ final class SimulateCommand implements Callable<Integer> {
     }
 
     static Path writeReport(Path dir, String title, List<String> intro, List<RunResult> results) {
+        return writeReport(dir, title, intro, results, null);
+    }
+
+    /** As above; {@code cells} (several seeds per cell) add the P99's spread, or {@code null} for one seed. */
+    static Path writeReport(Path dir, String title, List<String> intro, List<RunResult> results,
+            List<SeedCells.Cell> cells) {
         try {
-            return ClusterReport.write(dir, title, intro, results);
+            return ClusterReport.write(dir, title, intro, results, cells);
         } catch (IOException e) {
             throw new CliException("cannot write the report to " + dir + ": " + Json.reason(e), 1, e);
         }

@@ -2,6 +2,7 @@ package dev.tailor.cli;
 
 import dev.tailor.sim.cluster.ClusterSweep;
 import dev.tailor.sim.cluster.RunResult;
+import dev.tailor.sim.cluster.SeedCells;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -37,13 +38,18 @@ final class SimulationOutput {
         err.flush();
     }
 
-    /** One table per (scenario, network, CPU model, rate), one row per policy; plan ms is the median round. */
+    /**
+     * One table per (scenario, network, CPU model, rate), one row per policy; plan ms is the median round.
+     * An {@code errors} column (user requests failed by a call lost to a crash) appears when any run
+     * has some.
+     */
     static void table(PrintWriter out, List<RunResult> results) {
         Map<String, List<RunResult>> groups = new LinkedHashMap<>();
         for (RunResult r : results) {
-            groups.computeIfAbsent(r.scenario() + " · network " + r.network() + " · CPU " + r.cpuModel() + " · "
-                    + fmt(r.rps()) + " RPS", k -> new ArrayList<>()).add(r);
+            groups.computeIfAbsent(heading(r.scenario(), r.network(), r.cpuModel(), r.rps()), k -> new ArrayList<>())
+                    .add(r);
         }
+        boolean errors = results.stream().anyMatch(r -> r.errors() > 0);
         boolean first = true;
         for (Map.Entry<String, List<RunResult>> group : groups.entrySet()) {
             if (!first) {
@@ -51,17 +57,59 @@ final class SimulationOutput {
             }
             first = false;
             out.println(group.getKey());
-            out.println(String.format(Locale.ROOT, "  %-16s %9s %9s %9s %9s %10s %7s %8s %8s", "policy", "P50 ms",
-                    "P99 ms", "P99.9 ms", "timeouts", "unfinished", "CPU gap", "max CPU", "plan ms"));
+            out.println(String.format(Locale.ROOT, "  %-16s %9s %9s %9s %9s%s %10s %7s %8s %8s", "policy", "P50 ms",
+                    "P99 ms", "P99.9 ms", "timeouts", errors ? String.format(Locale.ROOT, " %9s", "errors") : "",
+                    "unfinished", "CPU gap", "max CPU", "plan ms"));
             for (RunResult r : group.getValue()) {
-                double maxCpu = r.replicas().stream().map(RunResult.ReplicaStats::meanCpuUtilisationPercent)
-                        .filter(v -> v != null).mapToDouble(Double::doubleValue).max().orElse(Double.NaN);
-                out.println(String.format(Locale.ROOT, "  %-16s %9s %9s %9s %9d %10d %7s %8s %8s", r.policy(),
-                        fmt(r.p50Millis()), fmt(r.p99Millis()), fmt(r.p999Millis()), r.timeouts(), r.unfinished(),
-                        withUnit(r.cpuGapPercentPoints(), "pp"), withUnit(maxCpu, "%"),
+                out.println(String.format(Locale.ROOT, "  %-16s %9s %9s %9s %9d%s %10d %7s %8s %8s", r.policy(),
+                        fmt(r.p50Millis()), fmt(r.p99Millis()), fmt(r.p999Millis()), r.timeouts(),
+                        errors ? String.format(Locale.ROOT, " %9d", r.errors()) : "", r.unfinished(),
+                        withUnit(r.cpuGapPercentPoints(), "pp"), withUnit(maxCpu(r), "%"),
                         r.planning() == null ? "–" : fmt(r.planning().medianMillis())));
             }
         }
+    }
+
+    /**
+     * The table of a comparison run over several seeds: one row per cell with the medians over the
+     * seeds, the P99's spread (min–max and mean), and counts summed over the seeds.
+     */
+    static void cellTable(PrintWriter out, List<SeedCells.Cell> cells) {
+        Map<String, List<SeedCells.Cell>> groups = new LinkedHashMap<>();
+        for (SeedCells.Cell c : cells) {
+            groups.computeIfAbsent(heading(c.scenario(), c.network(), c.cpuModel(), c.rps()) + " · " + c.seeds().size()
+                    + " seeds", k -> new ArrayList<>()).add(c);
+        }
+        boolean first = true;
+        for (Map.Entry<String, List<SeedCells.Cell>> group : groups.entrySet()) {
+            if (!first) {
+                out.println();
+            }
+            first = false;
+            out.println(group.getKey() + " (latencies: median over the seeds; counts: summed)");
+            out.println(String.format(Locale.ROOT, "  %-16s %9s %9s %17s %9s %9s %9s %9s %10s %7s %8s", "policy",
+                    "P50 ms", "P99 ms", "P99 min–max", "P99 mean", "P99.9 ms", "timeouts", "errors", "unfinished",
+                    "CPU gap", "plan ms"));
+            for (SeedCells.Cell c : group.getValue()) {
+                List<Double> plans = c.runs().stream().map(RunResult::planning)
+                        .map(p -> p == null ? null : p.medianMillis()).toList();
+                Double plan = plans.contains(null) ? null : SeedCells.Spread.of(plans).medianMillis();
+                out.println(String.format(Locale.ROOT, "  %-16s %9s %9s %17s %9s %9s %9d %9d %10d %7s %8s", c.policy(),
+                        fmt(c.p50Millis()), fmt(c.p99Millis()),
+                        fmt(c.p99Spread().minMillis()) + "–" + fmt(c.p99Spread().maxMillis()),
+                        fmt(c.p99Spread().meanMillis()), fmt(c.p999Millis()), c.timeouts(), c.errors(), c.unfinished(),
+                        withUnit(c.cpuGapPercentPoints(), "pp"), plan == null ? "–" : fmt(plan)));
+            }
+        }
+    }
+
+    private static String heading(String scenario, String network, String cpuModel, double rps) {
+        return scenario + " · network " + network + " · CPU " + cpuModel + " · " + fmt(rps) + " RPS";
+    }
+
+    private static double maxCpu(RunResult r) {
+        return r.replicas().stream().map(RunResult.ReplicaStats::meanCpuUtilisationPercent)
+                .filter(v -> v != null).mapToDouble(Double::doubleValue).max().orElse(Double.NaN);
     }
 
     /**

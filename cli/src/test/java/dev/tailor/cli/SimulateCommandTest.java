@@ -41,6 +41,52 @@ class SimulateCommandTest {
     }
 
     @Test
+    void simulate_seeds_jsonHasOneResultPerCell_withTheP99SpreadOverTheSeeds() throws IOException {
+        PlanCommandTest.Result result = tailor("heart", "simulate", "--scenario", "paper-pairwise", "--policies",
+                "least-request,prequal", "--rps", "100", "--warmup-seconds", "10", "--duration-seconds", "20",
+                "--seeds", "3", "--seed", "5", "--format", "json", "--threads", "2");
+
+        assertThat(result.exitCode()).as(result.err()).isZero();
+        assertThat(result.err()).contains("simulating 6 runs of paper-pairwise").contains("seeds 5 .. 7");
+        JsonNode results = new ObjectMapper().readTree(result.out()).get("results");
+        assertThat(results).hasSize(2);
+        for (JsonNode cell : results) {
+            for (String field : new String[] {"policy", "network", "cpuModel", "rps", "p99Millis", "p99Spread", "runs"}) {
+                assertThat(cell.has(field)).as(field).isTrue();
+            }
+            assertThat(cell.get("seeds").toString()).isEqualTo("[5,6,7]");
+            double[] p99 = new double[3];
+            for (int k = 0; k < 3; k++) {
+                JsonNode run = cell.get("runs").get(k);
+                assertThat(run.get("seed").asLong()).isEqualTo(5 + k);
+                p99[k] = run.get("p99Millis").asDouble();
+            }
+            java.util.Arrays.sort(p99);
+            JsonNode spread = cell.get("p99Spread");
+            assertThat(spread.get("minMillis").asDouble()).isEqualTo(p99[0]);
+            assertThat(spread.get("maxMillis").asDouble()).isEqualTo(p99[2]);
+            assertThat(spread.get("medianMillis").asDouble()).isEqualTo(p99[1]);
+            assertThat(cell.get("p99Millis").asDouble()).isEqualTo(p99[1]);
+            assertThat(spread.get("meanMillis").asDouble()).isCloseTo((p99[0] + p99[1] + p99[2]) / 3,
+                    org.assertj.core.api.Assertions.within(0.001));
+        }
+        assertThat(results.get(1).get("policy").asText()).isEqualTo("prequal");
+    }
+
+    @Test
+    void simulate_seeds_tableAndReportShowTheSpread() throws IOException {
+        Path report = dir.resolve("seeds");
+        PlanCommandTest.Result result = tailor("heart", "simulate", "--scenario", "paper-pairwise", "--policies",
+                "least-request,peak-ewma", "--rps", "100", "--warmup-seconds", "10", "--duration-seconds", "10",
+                "--seeds", "2", "--report", report.toString());
+        assertThat(result.exitCode()).as(result.err()).isZero();
+        assertThat(result.out()).contains("paper-pairwise · network A · CPU fluid · 100 RPS · 2 seeds")
+                .contains("P99 min–max").contains("peak-ewma");
+        assertThat(Files.readString(report.resolve("index.html"))).contains("P99 min–max ms")
+                .contains("Every cell ran with 2 seeds (20250701 .. 20250702)");
+    }
+
+    @Test
     void simulate_tableAndReport() throws IOException {
         Path report = dir.resolve("report");
         PlanCommandTest.Result result = tailor("heart", "simulate", "--scenario", "paper-dag", "--policies",
@@ -67,11 +113,18 @@ class SimulateCommandTest {
         "--heart-ablation=no-atpm | --heart-ablation: \"no-atpm\" is not known (expected: some of no-trend, no-filter, no-outlier-filter, no-idle-fit, no-floor, no-share-cap, paper)",
         "--duration-seconds=-1 | --duration-seconds: -1.0",
         "--scenario=nowhere.yaml | --scenario: nowhere.yaml: no such scenario or file (expected: one of paper-pairwise,"
-                + " paper-dag, online-boutique",
+                + " paper-dag, dyn-load-step, dyn-load-ramp, dyn-noisy-neighbour, dyn-replica-crash, dyn-cold-restart,"
+                + " dyn-antagonist, online-boutique",
         "--report= | --report: empty",
         "--rps=1-700 --network=A,B --cpu-model=fluid,cfs-quota --heart-ablation=no-trend,no-filter"
-                + " | the sweep has 22400 runs",
-        "--threads=0 | --threads: 0 (expected: 1 .. 256)"})
+                + " | the sweep has 28000 runs (2 networks x 2 CPU models x 700 rates x 10 policies;",
+        "--threads=0 | --threads: 0 (expected: 1 .. 256)",
+        "--seeds=0 | --seeds: 0 (expected: 1 .. 1000)",
+        "--prequal-q-rif=1.5 | --prequal-q-rif: 1.5 (expected: in (0, 1])",
+        "--prequal-probe-rate=0 | --prequal-probe-rate: 0.0 (expected: probes per call in (0, 16])",
+        "--peak-ewma-decay-seconds=-1 | --peak-ewma-decay-seconds: -1.0 (expected: in (0, 3600])",
+        "--rps=1-100 --network=A,B --cpu-model=fluid,cfs-quota --policies=heart --seeds=30"
+                + " | the sweep has 12000 runs (2 networks x 2 CPU models x 100 rates x 1 policies x 30 seeds"})
     void simulate_badOption_exit2WithTheReason(String options, String message) {
         java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of("heart", "simulate"));
         for (String option : options.split(" ")) {

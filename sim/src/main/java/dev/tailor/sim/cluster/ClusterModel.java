@@ -65,6 +65,10 @@ final class ClusterModel {
     private long requests;
     private long completed;
     private long timeouts;
+    private long errors;
+    /** The rate's factor over time, or {@code null} for a constant rate. */
+    private final RateProfile rateProfile;
+    private final UniformRandomProvider thinningRng;
 
     private final List<double[]> utilisationSeries = new ArrayList<>();
     private double[] lastCpuCoreNanos;
@@ -93,6 +97,8 @@ final class ClusterModel {
         this.interArrival = ZigguratSampler.Exponential.of(arrivalRng);
         this.costGaussian = ZigguratSampler.NormalizedGaussian.of(streams.stream("call-costs"));
         this.latencyMicros = new Histogram(Math.max(2, timeoutNanos / 1_000), 3);
+        this.rateProfile = scenario.rpsProfile() == null ? null : new RateProfile(scenario.rpsProfile());
+        this.thinningRng = rateProfile == null ? null : streams.stream("arrival-thinning");
 
         List<ClusterScenario.NodeSpec> nodeSpecs = scenario.nodes();
         nodes = new SimNode[nodeSpecs.size()];
@@ -171,22 +177,36 @@ final class ClusterModel {
         inFlight.previous = inFlight;
     }
 
+    /** The end of the run, simulated ns. */
+    long endNanos() {
+        return endNanos;
+    }
+
     static long seconds(double seconds) {
         return Math.round(seconds * NANOS_PER_SECOND);
     }
 
     /** Runs to the end and returns the measurements. */
     RunResult run() {
+        start();
+        calendar.runUntil(endNanos);
+        return result();
+    }
+
+    /** Starts the policy and puts the first events on the calendar; {@link #run} then runs it. */
+    void start() {
         policy.start(this);
         calendar.schedule(new Periodic(seconds(scenario.scrapeIntervalSeconds()), metrics::scrape), 0);
         calendar.schedule(new Periodic(NANOS_PER_SECOND, this::sampleUtilisation), NANOS_PER_SECOND);
         if (policy.tickIntervalNanos() > 0) {
             calendar.schedule(new Periodic(policy.tickIntervalNanos(), policy::tick), policy.firstTickNanos());
         }
+        ScenarioEvents.schedule(this);
         Arrivals arrivals = new Arrivals();
-        calendar.schedule(arrivals, nextArrivalNanos(0));
-        calendar.runUntil(endNanos);
-        return result();
+        long first = nextArrivalNanos(0);
+        if (first < endNanos) {
+            calendar.schedule(arrivals, first);
+        }
     }
 
     // ---- called by visits and replicas ----
@@ -212,19 +232,28 @@ final class ClusterModel {
 
     /** Sends a call from {@code proxy} to a replica of {@code callee} chosen by the policy. */
     void send(UserRequest request, Visit parent, Proxy proxy, SimComponent callee, long nowNanos) {
-        SimReplica target = policy.choose(proxy, callee);
+        SimReplica target = policy.choose(proxy, callee, nowNanos);
         proxy.active[target.id]++;
-        Visit visit = new Visit(this, request, parent, proxy, target);
+        Visit visit = new Visit(this, request, parent, proxy, target, nowNanos);
         calendar.schedule(visit, nowNanos + delayNanos(proxy.node, target.node));
     }
 
-    /** The response to a user request reached the ingress. */
+    /**
+     * The response to a user request reached the ingress. A failed one (a call of it was lost to a
+     * crash) counts in {@code errors} and enters the percentiles at the timeout: the user did not get
+     * an answer.
+     */
     void complete(UserRequest request, long nowNanos) {
         request.previous.next = request.next;
         request.next.previous = request.previous;
         if (request.measured) {
             completed++;
-            record(nowNanos - request.startNanos);
+            if (request.failed) {
+                errors++;
+                latencyMicros.recordValue(Math.max(0, timeoutNanos / 1_000));
+            } else {
+                record(nowNanos - request.startNanos);
+            }
         }
     }
 
@@ -236,8 +265,23 @@ final class ClusterModel {
         latencyMicros.recordValue(Math.max(0, latencyNanos / 1_000));
     }
 
+    /**
+     * The next user request's arrival after {@code nowNanos}: Poisson at the run's rate, or, with a
+     * rate profile, a non-homogeneous Poisson process by thinning (candidates at the profile's highest
+     * rate, each kept with probability rate(t) ÷ highest rate, drawn from their own stream).
+     */
     private long nextArrivalNanos(long nowNanos) {
-        return nowNanos + Math.max(1, Math.round(interArrival.sample() * NANOS_PER_SECOND / rps));
+        if (rateProfile == null) {
+            return nowNanos + Math.max(1, Math.round(interArrival.sample() * NANOS_PER_SECOND / rps));
+        }
+        double peak = rateProfile.maxFactor();
+        long t = nowNanos;
+        while (true) {
+            t += Math.max(1, Math.round(interArrival.sample() * NANOS_PER_SECOND / (rps * peak)));
+            if (t >= endNanos || thinningRng.nextDouble() * peak < rateProfile.factorAt(t)) {
+                return t;
+            }
+        }
     }
 
     private final class Arrivals extends EventCalendar.Event {
@@ -291,7 +335,8 @@ final class ClusterModel {
 
     // ---- results ----
 
-    private RunResult result() {
+    /** The measurements, once the calendar has run to the end. */
+    RunResult result() {
         long unfinished = 0;
         for (UserRequest r = inFlight.next; r != inFlight; r = r.next) {
             if (r.measured) {
@@ -346,7 +391,7 @@ final class ClusterModel {
             series.add(values);
         }
         return new RunResult(scenario.name(), networkName, scenario.cpuModel().label(), policyName, rps,
-                scenario.seed(), requests, completed, timeouts, unfinished,
+                scenario.seed(), requests, completed, timeouts, errors, unfinished,
                 any ? millis(latencyMicros.getValueAtPercentile(50)) : null,
                 any ? millis(latencyMicros.getValueAtPercentile(99)) : null,
                 any ? millis(latencyMicros.getValueAtPercentile(99.9)) : null,

@@ -40,6 +40,11 @@ import java.util.Set;
  * @param cpuLimitCores         every replica's CPU limit in cores (default 1)
  * @param networks              named link-delay settings; a run uses one
  * @param network               the network used when a run names none (default: the first)
+ * @param rpsProfile            the rate over time: the run's rate × a factor, piecewise linear between
+ *                              the points, constant before the first and after the last; two points at
+ *                              one instant make a step. Times count from the start of the run, warm-up
+ *                              included. Default: none (a constant rate)
+ * @param events                faults and interference at given instants (default: none)
  */
 public record ClusterScenario(
         String name,
@@ -61,7 +66,9 @@ public record ClusterScenario(
         Integer replicasPerNode,
         Double cpuLimitCores,
         Map<String, NetworkSpec> networks,
-        String network) {
+        String network,
+        List<RatePoint> rpsProfile,
+        List<EventSpec> events) {
 
     /** How a replica's CPU limit acts on its requests. */
     public enum CpuModel {
@@ -90,6 +97,113 @@ public record ClusterScenario(
                 }
             }
             return null;
+        }
+    }
+
+    /**
+     * One point of the rate profile.
+     *
+     * @param atSeconds seconds from the start of the run (warm-up included), &ge; 0, non-decreasing
+     * @param factor    the run's rate is multiplied by this, &ge; 0 (at least one point &gt; 0)
+     */
+    public record RatePoint(Double atSeconds, Double factor) {
+    }
+
+    /** What a scenario event does. */
+    public enum EventKind {
+        /**
+         * A noisy neighbour: the node's per-core speed is multiplied by {@code speedMultiplier} for
+         * {@code durationSeconds} (memory bandwidth and cache contention slow every core of it).
+         */
+        @JsonProperty("node-slowdown") NODE_SLOWDOWN,
+        /**
+         * A co-located job outside the simulated pods takes {@code cores} of the node's cores in bursts
+         * of {@code burstSeconds}, separated by exponentially distributed idle times of mean
+         * {@code meanGapSeconds}, for {@code durationSeconds}.
+         */
+        @JsonProperty("cpu-antagonist") CPU_ANTAGONIST,
+        /**
+         * The replica stops answering (its process hangs or dies without closing connections): calls at
+         * it and sent to it are lost; after {@code durationSeconds} it restarts and the callers of the
+         * lost calls get an error. Its readiness probe takes it out of the endpoints
+         * {@code notReadyAfterSeconds} after the crash if it is still down then, and it is back
+         * {@code readyAfterSeconds} after the restart. It may restart cold.
+         */
+        @JsonProperty("replica-crash") REPLICA_CRASH,
+        /**
+         * A graceful restart (a rollout, an eviction): the replica leaves the endpoints at once and
+         * finishes the calls it has; its successor is Ready {@code durationSeconds} later, possibly cold.
+         */
+        @JsonProperty("replica-restart") REPLICA_RESTART;
+
+        /** The name used in scenario files. */
+        public String label() {
+            return name().toLowerCase(Locale.ROOT).replace('_', '-');
+        }
+
+        /** The labels, for error messages. */
+        public static String labels() {
+            return java.util.Arrays.stream(values()).map(EventKind::label)
+                    .collect(java.util.stream.Collectors.joining(", "));
+        }
+    }
+
+    /**
+     * A scenario event: a fault or interference from {@code atSeconds} for {@code durationSeconds}.
+     * Fields a kind does not use must be absent.
+     *
+     * @param kind                 what happens ({@link EventKind})
+     * @param atSeconds            when it starts, seconds from the start of the run (warm-up included)
+     * @param durationSeconds      how long: the slowdown, the antagonist's activity, the time a crashed
+     *                             replica is down, or the time a restarted replica is out of the endpoints
+     * @param node                 the node (every kind)
+     * @param component            the replica's component (crash, restart)
+     * @param replicaOnNode        which of the component's replicas on the node, from 1 (default 1)
+     * @param speedMultiplier      node-slowdown: the factor on the node's per-core speed, in (0, 1]
+     * @param cores                cpu-antagonist: cores it takes during a burst, below the node's cores
+     * @param burstSeconds         cpu-antagonist: length of one burst
+     * @param meanGapSeconds       cpu-antagonist: mean idle time between bursts (exponential)
+     * @param notReadyAfterSeconds replica-crash: seconds after the crash the replica leaves the endpoints
+     *                             if it is still down (default 30: Kubernetes' readiness probe every 10 s,
+     *                             3 failures)
+     * @param readyAfterSeconds    replica-crash: seconds after the restart it is back in the endpoints, if
+     *                             it left them (default 10: the next readiness probe)
+     * @param coldSeconds          crash, restart: the restarted replica's calls cost {@code coldFactor}
+     *                             times as much CPU for this long after it starts (default 0)
+     * @param coldFactor           crash, restart: see {@code coldSeconds}, &ge; 1 (default 1)
+     */
+    public record EventSpec(EventKind kind, Double atSeconds, Double durationSeconds, String node, String component,
+            Integer replicaOnNode, Double speedMultiplier, Double cores, Double burstSeconds, Double meanGapSeconds,
+            Double notReadyAfterSeconds, Double readyAfterSeconds, Double coldSeconds, Double coldFactor) {
+
+        /** Default of {@code notReadyAfterSeconds}: readiness probe period 10 s × failure threshold 3. */
+        public static final double NOT_READY_AFTER_SECONDS = 30;
+        /** Default of {@code readyAfterSeconds}: one readiness probe period. */
+        public static final double READY_AFTER_SECONDS = 10;
+
+        /** {@code replicaOnNode}, or 1. */
+        public int replicaOnNodeOrDefault() {
+            return replicaOnNode == null ? 1 : replicaOnNode;
+        }
+
+        /** {@code notReadyAfterSeconds}, or its default. */
+        public double notReadyAfterSecondsOrDefault() {
+            return notReadyAfterSeconds == null ? NOT_READY_AFTER_SECONDS : notReadyAfterSeconds;
+        }
+
+        /** {@code readyAfterSeconds}, or its default. */
+        public double readyAfterSecondsOrDefault() {
+            return readyAfterSeconds == null ? READY_AFTER_SECONDS : readyAfterSeconds;
+        }
+
+        /** {@code coldSeconds}, or 0. */
+        public double coldSecondsOrDefault() {
+            return coldSeconds == null ? 0 : coldSeconds;
+        }
+
+        /** {@code coldFactor}, or 1. */
+        public double coldFactorOrDefault() {
+            return coldFactor == null ? 1 : coldFactor;
         }
     }
 
@@ -173,6 +287,8 @@ public record ClusterScenario(
         if (network == null && !networks.isEmpty()) {
             network = networks.keySet().iterator().next();
         }
+        rpsProfile = rpsProfile == null ? null : java.util.Collections.unmodifiableList(new ArrayList<>(rpsProfile));
+        events = events == null ? List.of() : java.util.Collections.unmodifiableList(new ArrayList<>(events));
     }
 
     /** A copy with other settings for one run (a {@code null} argument keeps the scenario's value). */
@@ -183,7 +299,7 @@ public record ClusterScenario(
                 newDurationSeconds == null ? durationSeconds : newDurationSeconds, timeoutSeconds,
                 newCpuModel == null ? cpuModel : newCpuModel, cfsPeriodMillis, callCostCv, replicaCostVariation,
                 linkJitter, scrapeIntervalSeconds, nodes, components, entry, replicasPerNode, cpuLimitCores, networks,
-                newNetwork == null ? network : newNetwork);
+                newNetwork == null ? network : newNetwork, rpsProfile, events);
     }
 
     /** {@code override} if given, else this scenario's warm-up. */
@@ -350,7 +466,54 @@ public record ClusterScenario(
         if (network != null && !networks.containsKey(network)) {
             problems.add("network: " + quote(network) + " (expected: one of " + networks.keySet() + ")");
         }
+        rpsProfileProblems(problems);
+        ScenarioEvents.problems(this, problems);
         return problems;
+    }
+
+    private void rpsProfileProblems(List<String> problems) {
+        if (rpsProfile == null) {
+            return;
+        }
+        if (rpsProfile.isEmpty()) {
+            problems.add("rpsProfile: empty (expected: points {atSeconds, factor}, or no rpsProfile for a constant"
+                    + " rate)");
+            return;
+        }
+        boolean anyPositive = false;
+        double previous = Double.NEGATIVE_INFINITY;
+        for (int i = 0; i < rpsProfile.size(); i++) {
+            RatePoint point = rpsProfile.get(i);
+            String at = "rpsProfile[" + i + "]";
+            if (point == null) {
+                problems.add(at + ": null (expected: {atSeconds, factor})");
+                continue;
+            }
+            if (point.atSeconds() == null || !(point.atSeconds() >= 0 && point.atSeconds() <= 86_400)) {
+                problems.add(at + ".atSeconds: " + point.atSeconds() + " (expected: a number in [0, 86400])");
+            } else if (point.atSeconds() < previous) {
+                problems.add(at + ".atSeconds: " + point.atSeconds() + " (expected: not before the point above, "
+                        + previous + ")");
+            } else {
+                previous = point.atSeconds();
+            }
+            if (point.factor() == null || !(point.factor() >= 0 && point.factor() <= 1_000)) {
+                problems.add(at + ".factor: " + point.factor() + " (expected: a number in [0, 1000])");
+            } else if (point.factor() > 0) {
+                anyPositive = true;
+            }
+        }
+        for (int i = 2; i < rpsProfile.size(); i++) {
+            RatePoint a = rpsProfile.get(i - 2);
+            RatePoint c = rpsProfile.get(i);
+            if (a != null && c != null && a.atSeconds() != null && a.atSeconds().equals(c.atSeconds())) {
+                problems.add("rpsProfile[" + i + "].atSeconds: " + c.atSeconds() + " (expected: at most two points at"
+                        + " one instant, a step)");
+            }
+        }
+        if (!anyPositive && problems.stream().noneMatch(p -> p.startsWith("rpsProfile"))) {
+            problems.add("rpsProfile: every factor is 0 (expected: at least one factor > 0)");
+        }
     }
 
     private static String cycleFrom(String component, Map<String, ComponentSpec> byName, List<String> path,

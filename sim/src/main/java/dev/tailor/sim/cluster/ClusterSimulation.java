@@ -16,9 +16,19 @@ import java.util.function.LongSupplier;
  */
 public final class ClusterSimulation {
 
-    /** The policies of the comparison, in report order. */
+    /** The policies of the paper's comparison (and of {@code tailor demo}), in report order. */
     public static final List<String> POLICIES =
             List.of("default", "least-request", "locality-first", "wrr-orca", "mcf-no-filter", "heart");
+
+    /**
+     * The strongest published per-request peers: Prequal (NSDI 2024) and peak-EWMA power of two choices
+     * (Finagle, Linkerd). With {@link #POLICIES} they make the full comparison.
+     */
+    public static final List<String> PEERS = List.of("prequal", "peak-ewma");
+
+    /** The full comparison: {@link #POLICIES} then {@link #PEERS}. */
+    public static final List<String> COMPARISON =
+            java.util.stream.Stream.concat(POLICIES.stream(), PEERS.stream()).toList();
 
     /**
      * HEART without one part: the paper's load trend (α = 1) or slow-link filter, or one of our
@@ -35,7 +45,7 @@ public final class ClusterSimulation {
 
     /** Every policy name {@link #run} accepts. */
     public static List<String> policyNames() {
-        return java.util.stream.Stream.of(POLICIES.stream(), java.util.stream.Stream.of(HEART_PAPER),
+        return java.util.stream.Stream.of(POLICIES.stream(), PEERS.stream(), java.util.stream.Stream.of(HEART_PAPER),
                 ABLATIONS.stream()).flatMap(s -> s).toList();
     }
 
@@ -54,6 +64,47 @@ public final class ClusterSimulation {
      */
     public static RunResult run(ClusterScenario scenario, String policy, double rps, HeartConfig heartConfig,
             LongSupplier wallClock) {
+        return run(scenario, policy, rps, PolicyConfigs.DEFAULTS.withHeart(heartConfig), wallClock);
+    }
+
+    /**
+     * The settings of the policies that take any: HEART's, Prequal's and peak-EWMA's.
+     *
+     * @param heart    HEART's configuration for the HEART policies (their variants change α or the
+     *                 filter on top of it)
+     * @param prequal  Prequal's
+     * @param peakEwma peak-EWMA's
+     */
+    public record PolicyConfigs(HeartConfig heart, PrequalConfig prequal, PeakEwmaConfig peakEwma) {
+
+        /** Every policy's defaults. */
+        public static final PolicyConfigs DEFAULTS = new PolicyConfigs(HeartConfig.DEFAULTS, PrequalConfig.DEFAULTS,
+                PeakEwmaConfig.DEFAULTS);
+
+        public PolicyConfigs {
+            heart = heart == null ? HeartConfig.DEFAULTS : heart;
+            prequal = prequal == null ? PrequalConfig.DEFAULTS : prequal;
+            peakEwma = peakEwma == null ? PeakEwmaConfig.DEFAULTS : peakEwma;
+        }
+
+        /** A copy with HEART's configuration ({@code null}: the defaults). */
+        public PolicyConfigs withHeart(HeartConfig newHeart) {
+            return new PolicyConfigs(newHeart, prequal, peakEwma);
+        }
+    }
+
+    /**
+     * Runs {@code scenario} once with the given policy settings.
+     *
+     * @param scenario  a valid scenario (see {@link ClusterScenario#problems()})
+     * @param policy    one of {@link #policyNames()}
+     * @param rps       user requests per second, &gt; 0 (the rate profile's factors multiply it)
+     * @param configs   the policies' settings, {@code null} for the defaults
+     * @param wallClock as in {@link #run(ClusterScenario, String, double, HeartConfig, LongSupplier)}
+     * @throws IllegalArgumentException for an invalid scenario, unknown policy or bad rate
+     */
+    public static RunResult run(ClusterScenario scenario, String policy, double rps, PolicyConfigs configs,
+            LongSupplier wallClock) {
         List<String> problems = scenario.problems();
         if (!problems.isEmpty()) {
             throw new IllegalArgumentException("scenario " + scenario.name() + ": " + String.join("; ", problems));
@@ -62,7 +113,7 @@ public final class ClusterSimulation {
             throw new IllegalArgumentException("rps : " + rps + " (expected: in (0, 1e6])");
         }
         LongSupplier clock = wallClock == null ? () -> 0L : wallClock;
-        RoutingPolicy routing = policy(policy, heartConfig == null ? HeartConfig.DEFAULTS : heartConfig);
+        RoutingPolicy routing = policy(policy, configs == null ? PolicyConfigs.DEFAULTS : configs);
         long started = clock.getAsLong();
         RunResult result = new ClusterModel(scenario, policy, routing, rps, clock).run();
         return result.withWallMillis(ClusterModel.round((clock.getAsLong() - started) / 1e6, 1));
@@ -72,9 +123,12 @@ public final class ClusterSimulation {
     private static final double CAP = ShareMoveCap.DEFAULT_MAX_MOVE;
     private static final double NO_CAP = 1;
 
-    private static RoutingPolicy policy(String name, HeartConfig heart) {
+    private static RoutingPolicy policy(String name, PolicyConfigs configs) {
+        HeartConfig heart = configs.heart();
         return switch (name == null ? "" : name) {
             case "default" -> new DefaultPolicy();
+            case "prequal" -> new PrequalPolicy(configs.prequal());
+            case "peak-ewma" -> new PeakEwmaPolicy(configs.peakEwma());
             case "least-request" -> new LeastRequestPolicy();
             case "locality-first" -> new LocalityFirstPolicy();
             case "wrr-orca" -> new WrrOrcaPolicy();

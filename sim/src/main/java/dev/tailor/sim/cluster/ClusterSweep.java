@@ -36,6 +36,12 @@ public final class ClusterSweep {
      */
     public static List<RunResult> run(List<Run> runs, HeartConfig heartConfig, int threads, LongSupplier wallClock,
             Progress progress) {
+        return run(runs, ClusterSimulation.PolicyConfigs.DEFAULTS.withHeart(heartConfig), threads, wallClock, progress);
+    }
+
+    /** As {@link #run(List, HeartConfig, int, LongSupplier, Progress)}, with every policy's settings. */
+    public static List<RunResult> run(List<Run> runs, ClusterSimulation.PolicyConfigs configs, int threads,
+            LongSupplier wallClock, Progress progress) {
         if (threads < 1) {
             throw new IllegalArgumentException("threads : " + threads + " (expected: >= 1)");
         }
@@ -46,7 +52,7 @@ public final class ClusterSweep {
         // Longest runs first, so the last thread to finish is not stuck with a long one.
         order.sort(Comparator.comparingDouble((Integer i) -> -cost(runs.get(i))));
         return ParallelRuns.run(runs, threads, order, "tailor-sim",
-                run -> ClusterSimulation.run(run.scenario(), run.policy(), run.rps(), heartConfig, wallClock),
+                run -> ClusterSimulation.run(run.scenario(), run.policy(), run.rps(), configs, wallClock),
                 progress == null ? null : progress::finished);
     }
 

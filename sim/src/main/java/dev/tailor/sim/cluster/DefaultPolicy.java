@@ -14,7 +14,8 @@ final class DefaultPolicy implements RoutingPolicy {
     }
 
     @Override
-    public SimReplica choose(Proxy from, SimComponent callee) {
-        return callee.replicas[model.routingRng.nextInt(callee.replicas.length)];
+    public SimReplica choose(Proxy from, SimComponent callee, long nowNanos) {
+        SimReplica[] endpoints = callee.endpoints;
+        return endpoints[model.routingRng.nextInt(endpoints.length)];
     }
 }

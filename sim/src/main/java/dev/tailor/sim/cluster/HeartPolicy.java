@@ -135,10 +135,10 @@ final class HeartPolicy implements RoutingPolicy {
     }
 
     @Override
-    public SimReplica choose(Proxy from, SimComponent callee) {
+    public SimReplica choose(Proxy from, SimComponent callee, long nowNanos) {
         RouteTable current = table;
         SimReplica chosen = current == null ? null : current.pick(from, callee, model.routingRng);
-        return chosen != null ? chosen : LeastRequestPolicy.powerOfTwo(from, callee.replicas, model.routingRng);
+        return chosen != null ? chosen : LeastRequestPolicy.powerOfTwo(from, callee.endpoints, model.routingRng);
     }
 
     @Override

@@ -17,8 +17,8 @@ final class LeastRequestPolicy implements RoutingPolicy {
     }
 
     @Override
-    public SimReplica choose(Proxy from, SimComponent callee) {
-        return powerOfTwo(from, callee.replicas, model.routingRng);
+    public SimReplica choose(Proxy from, SimComponent callee, long nowNanos) {
+        return powerOfTwo(from, callee.endpoints, model.routingRng);
     }
 
     /** Envoy's P2C over {@code candidates} with {@code from}'s own active-request counts; first on a tie. */

@@ -39,7 +39,7 @@ final class MetricsSnapshot {
         for (SimReplica replica : model.replicas) {
             double cpu = (end.cpuCoreSeconds()[replica.id] - start.cpuCoreSeconds()[replica.id]) / seconds;
             double rps = (end.served()[replica.id] - start.served()[replica.id]) / seconds;
-            replicas.add(new Replica(replica.pod, replica.component.name, replica.node.name, true, cpu,
+            replicas.add(new Replica(replica.pod, replica.component.name, replica.node.name, replica.ready, cpu,
                     replica.limitCores, rps));
         }
         List<Call> calls = new ArrayList<>();

@@ -151,7 +151,7 @@ public final class OnlineBoutiqueScenario {
         ClusterScenario scenario = new ClusterScenario(NAME,
                 "OnlineBoutique (TraStrainer data, Jaeger call mix, AWS ping delays) on 5 heterogeneous workers",
                 20250701L, rps, 120.0, 600.0, 30.0, ClusterScenario.CpuModel.FLUID, 100.0, 0.5, 0.12, 0.1, 15.0, nodes,
-                components, entry, 1, limitCores, networks, "A");
+                components, entry, 1, limitCores, networks, "A", null, null);
         List<String> problems = scenario.problems();
         if (!problems.isEmpty()) {
             throw new IllegalArgumentException("online-boutique: the data give an invalid scenario: "

@@ -69,14 +69,23 @@ final class RouteTable {
         return cumulative[caller][callee][fromNode] != null;
     }
 
-    /** A replica for the call, or {@code null} when this table has no split for it. */
+    /**
+     * A replica for the call, or {@code null} when this table has no split for it or none of the split's
+     * nodes has a Ready replica of the callee. A node of the split without Ready replicas is skipped, as
+     * Envoy gives a locality without healthy hosts no weight.
+     */
     SimReplica pick(Proxy from, SimComponent callee, UniformRandomProvider rng) {
         double[] cum = cumulative[slot(from)][callee.index][from.node.index];
         if (cum == null) {
             return null;
         }
         int[] at = nodesOf[slot(from)][callee.index][from.node.index];
+        SimReplica[][] byNode = callee.endpoints.length == callee.replicas.length ? callee.replicasByNode
+                : callee.endpointsByNode;
         int k = 0;
+        if (cum.length == 1 && byNode[at[0]].length == 0) {
+            return null;
+        }
         if (cum.length > 1) {
             if (from.localityTable != this) {
                 from.localityTable = this;
@@ -89,14 +98,18 @@ final class RouteTable {
                     deadlines[i] = rng.nextDouble() / weight(cum, i);
                 }
             }
-            for (int i = 1; i < cum.length; i++) {
-                if (deadlines[i] < deadlines[k]) {
+            k = -1;
+            for (int i = 0; i < cum.length; i++) {
+                if (byNode[at[i]].length > 0 && (k < 0 || deadlines[i] < deadlines[k])) {
                     k = i;
                 }
             }
+            if (k < 0) {
+                return null;
+            }
             deadlines[k] += 1 / weight(cum, k);
         }
-        SimReplica[] group = callee.replicasByNode[at[k]];
+        SimReplica[] group = byNode[at[k]];
         return group.length == 0 ? null : LeastRequestPolicy.powerOfTwo(from, group, rng);
     }
 

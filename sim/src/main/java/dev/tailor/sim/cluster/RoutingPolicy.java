@@ -12,11 +12,19 @@ interface RoutingPolicy {
     default void start(ClusterModel model) {
     }
 
-    /** The replica of {@code callee} that the call from {@code from} goes to. */
-    SimReplica choose(Proxy from, SimComponent callee);
+    /**
+     * The replica of {@code callee} that the call from {@code from}, sent at {@code nowNanos}, goes to:
+     * one of the callee's endpoints ({@link SimComponent#endpoints}, the ready replicas), or any of its
+     * replicas when none is ready.
+     */
+    SimReplica choose(Proxy from, SimComponent callee, long nowNanos);
 
-    /** A response from {@code replica} reached {@code from}. */
-    default void onResponse(Proxy from, SimReplica replica, long nowNanos) {
+    /**
+     * The response to a call that {@code from} sent to {@code replica} at {@code sentNanos} reached it
+     * at {@code nowNanos} (an error response too: a call lost to a crash is answered when the replica
+     * restarts).
+     */
+    default void onResponse(Proxy from, SimReplica replica, long sentNanos, long nowNanos) {
     }
 
     /** Simulated ns between {@link #tick} calls; 0 for none. */

@@ -23,6 +23,8 @@ import org.HdrHistogram.Histogram;
  * @param requests            user requests started in the measured period
  * @param completed           of those, answered before the end
  * @param timeouts            of those, slower than the timeout (answered late or still in flight)
+ * @param errors              of those, answered with an error: a call of it was lost to a crashed
+ *                            replica (scenario events); they enter the percentiles at the timeout
  * @param unfinished          still in flight at the end, younger than the timeout (in the percentiles
  *                            at their age so far)
  * @param p50Millis           median end-to-end latency, ms
@@ -51,6 +53,7 @@ public record RunResult(
         long requests,
         long completed,
         long timeouts,
+        long errors,
         long unfinished,
         @JsonInclude(JsonInclude.Include.ALWAYS) Double p50Millis,
         @JsonInclude(JsonInclude.Include.ALWAYS) Double p99Millis,
@@ -99,7 +102,8 @@ public record RunResult(
 
     /** A copy with the wall-clock time of the run. */
     public RunResult withWallMillis(double millis) {
-        return new RunResult(scenario, network, cpuModel, policy, rps, seed, requests, completed, timeouts, unfinished,
+        return new RunResult(scenario, network, cpuModel, policy, rps, seed, requests, completed, timeouts, errors,
+                unfinished,
                 p50Millis, p99Millis, p999Millis, meanMillis, cpuGapPercentPoints, replicas, planning, callsServed,
                 eventsFired, millis, latency, cpuUtilisationSeries);
     }

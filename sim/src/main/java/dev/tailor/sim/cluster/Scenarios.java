@@ -23,8 +23,12 @@ import java.util.stream.Collectors;
  */
 public final class Scenarios {
 
-    /** The bundled scenarios. */
-    public static final List<String> BUNDLED = List.of("paper-pairwise", "paper-dag");
+    /** The bundled scenarios: the paper's two, then the dynamic ones (paper-dag with a load change or a fault). */
+    public static final List<String> BUNDLED = List.of("paper-pairwise", "paper-dag", "dyn-load-step", "dyn-load-ramp",
+            "dyn-noisy-neighbour", "dyn-replica-crash", "dyn-cold-restart", "dyn-antagonist");
+
+    /** The dynamic bundled scenarios. */
+    public static final List<String> DYNAMIC = BUNDLED.subList(2, BUNDLED.size());
 
     private static final ObjectMapper YAML = new ObjectMapper(YAMLFactory.builder()
             .enable(com.fasterxml.jackson.core.StreamReadFeature.STRICT_DUPLICATE_DETECTION).build())
@@ -81,10 +85,10 @@ public final class Scenarios {
                     + ")");
         } catch (InvalidFormatException e) {
             throw new ScenarioException(source + ": " + YamlErrors.path(e) + ": " + e.getValue() + " (expected: "
-                    + YamlErrors.expected(e.getTargetType(), "one of fluid, cfs-quota") + ")");
+                    + YamlErrors.expected(e.getTargetType(), enumValues(e.getTargetType())) + ")");
         } catch (MismatchedInputException e) {
             throw new ScenarioException(source + ": " + YamlErrors.path(e) + ": wrong type (expected: "
-                    + YamlErrors.expected(e.getTargetType(), "one of fluid, cfs-quota") + ")");
+                    + YamlErrors.expected(e.getTargetType(), enumValues(e.getTargetType())) + ")");
         } catch (JsonProcessingException e) {
             String nonFinite = YamlErrors.nonFinite(e);
             if (nonFinite != null) {
@@ -105,6 +109,12 @@ public final class Scenarios {
     }
 
 
+
+    /** How to name the values of the scenario's enum fields. */
+    private static String enumValues(Class<?> type) {
+        return type == ClusterScenario.EventKind.class ? "one of " + ClusterScenario.EventKind.labels()
+                : "one of fluid, cfs-quota";
+    }
 
     /** A scenario that cannot be read or is invalid; the message names the file and every problem. */
     public static final class ScenarioException extends IllegalArgumentException {

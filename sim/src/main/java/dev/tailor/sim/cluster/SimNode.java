@@ -1,7 +1,9 @@
 package dev.tailor.sim.cluster;
 
 /**
- * A worker node of the simulated cluster: cores shared by the replicas on it.
+ * A worker node of the simulated cluster: cores shared by the replicas on it. Scenario events may slow
+ * its cores for a while (a noisy neighbour) or take some of them (a CPU antagonist outside the pods:
+ * the replicas share what is left).
  *
  * <p>Maintainer note: when the replicas together want more cores than the node has, the cores are
  * shared max-min fairly (equal CPU weights, as CFS gives containers with equal requests): a replica
@@ -14,7 +16,10 @@ final class SimNode {
     final String name;
     final String locality;
     final double cores;
-    final double speedFactor;
+    /** Work a core does per ns, relative to the reference core; a noisy neighbour lowers it for a while. */
+    double speedFactor;
+    /** Cores taken by a co-located antagonist outside the simulated pods (0 when none). */
+    double antagonistCores;
     SimReplica[] replicas = new SimReplica[0];
     private double[] want = new double[0];
     private boolean[] satisfied = new boolean[0];
@@ -34,6 +39,23 @@ final class SimNode {
         satisfied = new boolean[replicas.length];
     }
 
+    /** The node's per-core speed becomes {@code newSpeedFactor} at {@code nowNanos} (a noisy neighbour). */
+    void setSpeedFactor(double newSpeedFactor, long nowNanos) {
+        for (SimReplica replica : replicas) {
+            replica.beforeSpeedChange(nowNanos);
+        }
+        speedFactor = newSpeedFactor;
+        for (SimReplica replica : replicas) {
+            replica.afterSpeedChange(nowNanos);
+        }
+    }
+
+    /** An antagonist takes {@code newAntagonistCores} of the node's cores from {@code nowNanos} on. */
+    void setAntagonistCores(double newAntagonistCores, long nowNanos) {
+        antagonistCores = newAntagonistCores;
+        reallocate(null, nowNanos);
+    }
+
     /**
      * Recomputes every replica's cores after {@code changed} changed its number of requests or its
      * throttling; reschedules the replicas whose speed changed. Each replica must be advanced to
@@ -45,6 +67,7 @@ final class SimNode {
             want[i] = replicas[i].wantCores();
             total += want[i];
         }
+        double cores = Math.max(0, this.cores - antagonistCores);
         if (total <= cores) {
             for (int i = 0; i < replicas.length; i++) {
                 replicas[i].setCores(want[i], nowNanos, replicas[i] == changed);

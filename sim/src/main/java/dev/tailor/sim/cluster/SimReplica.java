@@ -66,8 +66,23 @@ final class SimReplica extends EventCalendar.Event {
     // Counters, as cAdvisor and Istio would export them.
     double cpuCoreNanos;
     long served;
-    /** Requests at this replica: in CPU service or waiting for their own calls. */
+    /** Requests at this replica: in CPU service or waiting for their own calls (its RIF). */
     int inFlight;
+
+    // Faults and readiness (scenario events).
+    /** In the component's endpoints (Ready); a policy routes only to Ready replicas. */
+    boolean ready = true;
+    /** Crashed: it answers nothing until it restarts. */
+    boolean down;
+    /** Its CPU cost per call is multiplied by {@link #coldFactor} until this instant (a cold start). */
+    long coldUntilNanos = Long.MIN_VALUE;
+    double coldFactor = 1;
+    /** The requests at this replica (arrived, not yet answered): the ones a crash loses. */
+    private Visit presentHead;
+    /** Calls lost to the current crash, answered with an error when the replica restarts. */
+    private java.util.List<Visit> lost = new java.util.ArrayList<>();
+    /** Recent server-side latencies by RIF, kept only when a policy asks for them (Prequal's probes). */
+    PrequalPolicy.ServerLatency serverLatency;
 
     SimReplica(int id, String pod, SimComponent component, SimNode node, double limitCores, double costFactor,
             ClusterModel model, long periodNanos, long phaseNanos, boolean cfs) {
@@ -107,11 +122,91 @@ final class SimReplica extends EventCalendar.Event {
         return throttledNanos;
     }
 
+    /** The factor on this replica's CPU cost per call at {@code nowNanos}: above 1 while it is cold. */
+    double costMultiplier(long nowNanos) {
+        return nowNanos < coldUntilNanos ? coldFactor : 1;
+    }
+
     /** A request starts its CPU work here: {@code workNanos} reference-core ns. */
     void arrive(Visit visit, double workNanos, long nowNanos) {
         advance(nowNanos);
         push(virtualWork + workNanos, visit);
         node.reallocate(this, nowNanos);
+    }
+
+    /** {@code visit} arrived: it is at this replica until it is answered ({@link #left}). */
+    void present(Visit visit) {
+        visit.nextPresent = presentHead;
+        visit.previousPresent = null;
+        if (presentHead != null) {
+            presentHead.previousPresent = visit;
+        }
+        presentHead = visit;
+    }
+
+    /** {@code visit} was answered. */
+    void left(Visit visit) {
+        if (visit.previousPresent != null) {
+            visit.previousPresent.nextPresent = visit.nextPresent;
+        } else {
+            presentHead = visit.nextPresent;
+        }
+        if (visit.nextPresent != null) {
+            visit.nextPresent.previousPresent = visit.previousPresent;
+        }
+        visit.nextPresent = null;
+        visit.previousPresent = null;
+    }
+
+    /**
+     * The replica crashes: every request at it is lost (its CPU work and the calls it waits for), and it
+     * answers nothing until {@link #restart}. Readiness is the caller's business.
+     */
+    void crash(long nowNanos) {
+        advance(nowNanos);
+        down = true;
+        for (Visit visit = presentHead; visit != null; ) {
+            Visit next = visit.nextPresent;
+            visit.nextPresent = null;
+            visit.previousPresent = null;
+            visit.lost = true;
+            lost.add(visit);
+            visit = next;
+        }
+        presentHead = null;
+        Arrays.fill(jobs, 0, jobCount, null);
+        jobCount = 0;
+        virtualWork = 0;
+        inFlight = 0;
+        node.reallocate(this, nowNanos);
+    }
+
+    /** A call reached the replica while it is down: lost. */
+    void lose(Visit visit) {
+        visit.lost = true;
+        lost.add(visit);
+    }
+
+    /**
+     * The replica is back: returns the calls lost since the crash, whose callers' connections are now
+     * reset (they get an error), and forgets them.
+     */
+    java.util.List<Visit> restart(long nowNanos) {
+        advance(nowNanos);
+        down = false;
+        java.util.List<Visit> reset = lost;
+        lost = new java.util.ArrayList<>();
+        return reset;
+    }
+
+    /** Brings the replica's work up to {@code nowNanos} before its node's speed changes. */
+    void beforeSpeedChange(long nowNanos) {
+        advance(nowNanos);
+    }
+
+    /** Reschedules the replica's next event after its node's speed changed. */
+    void afterSpeedChange(long nowNanos) {
+        scheduleTimer(nowNanos);
     }
 
     @Override

@@ -5,6 +5,8 @@ final class UserRequest {
 
     final long startNanos;
     final boolean measured;
+    /** A call of it was lost to a crash: it ends with an error. */
+    boolean failed;
     UserRequest previous;
     UserRequest next;
 

@@ -30,10 +30,13 @@ final class WrrOrcaPolicy implements RoutingPolicy {
     /** A proxy's schedule: per callee component, per replica of it, the next deadline. */
     private static final class Schedule {
         final double[][] deadlines;
+        /** Per callee, the endpoints version the deadlines were started for (a new list, a new picker). */
+        final int[] endpointsVersions;
         long epoch = -1;
 
         Schedule(ClusterModel model) {
             deadlines = new double[model.components.length][];
+            endpointsVersions = new int[model.components.length];
             for (SimComponent component : model.components) {
                 deadlines[component.index] = new double[component.replicas.length];
             }
@@ -112,7 +115,7 @@ final class WrrOrcaPolicy implements RoutingPolicy {
     }
 
     @Override
-    public SimReplica choose(Proxy from, SimComponent callee) {
+    public SimReplica choose(Proxy from, SimComponent callee, long nowNanos) {
         Schedule schedule = (Schedule) from.policyState;
         double[] deadlines = schedule.deadlines[callee.index];
         SimReplica[] replicas = callee.replicas;
@@ -122,14 +125,20 @@ final class WrrOrcaPolicy implements RoutingPolicy {
                 java.util.Arrays.fill(perCallee, Double.NaN);
             }
         }
+        if (schedule.endpointsVersions[callee.index] != callee.endpointsVersion) {
+            schedule.endpointsVersions[callee.index] = callee.endpointsVersion;
+            java.util.Arrays.fill(deadlines, Double.NaN);
+        }
         if (Double.isNaN(deadlines[0])) {
             for (int i = 0; i < replicas.length; i++) {
                 deadlines[i] = model.routingRng.nextDouble() / weight(replicas[i]);
             }
         }
-        int best = 0;
-        for (int i = 1; i < replicas.length; i++) {
-            if (deadlines[i] < deadlines[best]) {
+        // Only the endpoints are in the picker (all replicas when none is Ready).
+        boolean all = callee.endpoints.length == replicas.length;
+        int best = -1;
+        for (int i = 0; i < replicas.length; i++) {
+            if ((all || replicas[i].ready) && (best < 0 || deadlines[i] < deadlines[best])) {
                 best = i;
             }
         }

@@ -1,6 +1,7 @@
 package dev.tailor.sim.report;
 
 import dev.tailor.sim.cluster.RunResult;
+import dev.tailor.sim.cluster.SeedCells;
 import java.awt.BasicStroke;
 import java.awt.Color;
 import java.io.IOException;
@@ -47,6 +48,41 @@ public final class ClusterReport {
      * @throws IOException if the directory or file cannot be written
      */
     public static Path write(Path dir, String title, List<String> intro, List<RunResult> results) throws IOException {
+        return write(dir, title, intro, results, (List<SeedCells.Cell>) null);
+    }
+
+    /**
+     * As {@link #write(Path, String, List, List)}, for a comparison run over several seeds: the table has
+     * a row per cell with the medians over the seeds and the P99's spread, the latency CDFs pool the
+     * seeds' requests, P99 against the rate plots the medians, and the CPU plots show the first seed.
+     *
+     * @param cells {@code results} gathered per cell ({@link SeedCells#of}), or {@code null} for runs of
+     *              one seed each (the report of {@link #write(Path, String, List, List)})
+     */
+    public static Path write(Path dir, String title, List<String> intro, List<RunResult> results,
+            List<SeedCells.Cell> cells) throws IOException {
+        if (cells != null) {
+            List<RunResult> pooled = new ArrayList<>();
+            for (SeedCells.Cell cell : cells) {
+                pooled.add(pooled(cell));
+            }
+            return page(dir, title, intro, pooled, cellTable(cells));
+        }
+        return page(dir, title, intro, results, table(results));
+    }
+
+    /** A cell as one run for the charts: pooled latencies, median P99, the first seed's CPU series. */
+    private static RunResult pooled(SeedCells.Cell cell) {
+        RunResult first = cell.runs().get(0);
+        return new RunResult(cell.scenario(), cell.network(), cell.cpuModel(), cell.policy(), cell.rps(), first.seed(),
+                cell.requests(), cell.completed(), cell.timeouts(), cell.errors(), cell.unfinished(), cell.p50Millis(),
+                cell.p99Millis(), cell.p999Millis(), cell.meanMillis(), cell.cpuGapPercentPoints(), first.replicas(),
+                first.planning(), first.callsServed(), first.eventsFired(), first.wallMillis(), cell.latency(),
+                first.cpuUtilisationSeries());
+    }
+
+    private static Path page(Path dir, String title, List<String> intro, List<RunResult> results, String table)
+            throws IOException {
         System.setProperty("java.awt.headless", "true");
         Files.createDirectories(dir);
         // The same policy has the same colour in every report.
@@ -71,7 +107,7 @@ public final class ClusterReport {
             html.append(paragraph.startsWith("  ") ? "<pre class=\"note\">" : "<p class=\"note\">")
                     .append(escape(paragraph)).append(paragraph.startsWith("  ") ? "</pre>\n" : "</p>\n");
         }
-        html.append(table(results));
+        html.append(table);
 
         Map<String, List<RunResult>> bySetting = new LinkedHashMap<>();
         for (RunResult result : results) {
@@ -104,6 +140,26 @@ public final class ClusterReport {
                 + "plotted at the timeout. CPU utilisation is in % of the replica's CPU limit.</p>\n");
         html.append("</body></html>\n");
         return HtmlPages.write(dir, "index.html", html);
+    }
+
+    private static String cellTable(List<SeedCells.Cell> cells) {
+        StringBuilder t = new StringBuilder("<table><tr><th class=\"l\">scenario</th><th class=\"l\">network</th>"
+                + "<th class=\"l\">CPU</th><th>RPS</th><th class=\"l\">policy</th><th>seeds</th><th>P50 ms</th>"
+                + "<th>P99 ms</th><th>P99 min–max ms</th><th>P99 mean ms</th><th>P99.9 ms</th><th>timeouts</th>"
+                + "<th>errors</th><th>unfinished</th><th>CPU gap pp</th></tr>\n");
+        for (SeedCells.Cell c : cells) {
+            t.append("<tr><td class=\"l\">").append(escape(c.scenario())).append("</td><td class=\"l\">")
+                    .append(escape(c.network())).append("</td><td class=\"l\">").append(escape(c.cpuModel()))
+                    .append("</td><td>").append(format(c.rps())).append("</td><td class=\"l\">")
+                    .append(escape(c.policy())).append("</td><td>").append(c.seeds().size()).append("</td><td>")
+                    .append(format(c.p50Millis())).append("</td><td>").append(format(c.p99Millis())).append("</td><td>")
+                    .append(format(c.p99Spread().minMillis())).append("–").append(format(c.p99Spread().maxMillis()))
+                    .append("</td><td>").append(format(c.p99Spread().meanMillis())).append("</td><td>")
+                    .append(format(c.p999Millis())).append("</td><td>").append(c.timeouts()).append("</td><td>")
+                    .append(c.errors()).append("</td><td>").append(c.unfinished()).append("</td><td>")
+                    .append(format(c.cpuGapPercentPoints())).append("</td></tr>\n");
+        }
+        return t.append("</table>\n").toString();
     }
 
     private static String table(List<RunResult> results) {

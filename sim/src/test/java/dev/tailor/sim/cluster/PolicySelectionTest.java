@@ -19,7 +19,7 @@ class PolicySelectionTest {
     private static int[] counts(ClusterModel model, Proxy from, SimComponent callee, int picks) {
         int[] counts = new int[model.replicas.length];
         for (int i = 0; i < picks; i++) {
-            counts[model.policy.choose(from, callee).id]++;
+            counts[model.policy.choose(from, callee, 0).id]++;
         }
         return counts;
     }

@@ -29,6 +29,20 @@ class ScenariosTest {
         assertThat(scenario.networks()).containsOnlyKeys("A", "B");
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"dyn-load-step", "dyn-load-ramp", "dyn-noisy-neighbour", "dyn-replica-crash",
+        "dyn-cold-restart", "dyn-antagonist"})
+    void bundledDynamic_areValid_onPaperDagsCluster_withALoadChangeOrAnEvent(String name) {
+        ClusterScenario scenario = Scenarios.load(name);
+        ClusterScenario dag = Scenarios.load("paper-dag");
+        assertThat(scenario.problems()).isEmpty();
+        assertThat(scenario.nodes()).isEqualTo(dag.nodes());
+        assertThat(scenario.components()).isEqualTo(dag.components());
+        assertThat(scenario.networks()).isEqualTo(dag.networks());
+        assertThat(scenario.rpsProfile() != null || !scenario.events().isEmpty()).isTrue();
+        assertThat(Scenarios.DYNAMIC).contains(name);
+    }
+
     @Test
     void parse_defaultsFillOptionalFields() {
         ClusterScenario scenario = Scenarios.parse(VALID, "t.yaml");
@@ -133,5 +147,102 @@ class ScenariosTest {
     void parse_notYaml_saysWhere() {
         assertThatThrownBy(() -> Scenarios.parse("name: t\nseed: 1: 2\n", "t.yaml"))
                 .hasMessageContaining("t.yaml: not valid YAML at line 2");
+    }
+
+    private static final String NODES_2 = VALID.replace("nodes: [{name: n1, cores: 2, speedFactor: 1}]",
+            "nodes: [{name: n1, cores: 2, speedFactor: 1}, {name: n2, cores: 4, speedFactor: 0.5}]");
+
+    @Test
+    void parse_rpsProfileAndEvents_areRead() {
+        ClusterScenario scenario = Scenarios.parse(NODES_2 + """
+                rpsProfile: [{atSeconds: 0, factor: 0.5}, {atSeconds: 100, factor: 0.5}, {atSeconds: 100, factor: 1}]
+                events:
+                  - {kind: node-slowdown, node: n2, atSeconds: 10, durationSeconds: 120, speedMultiplier: 0.5}
+                  - {kind: cpu-antagonist, node: n2, atSeconds: 0, durationSeconds: 60, cores: 3, burstSeconds: 2,
+                     meanGapSeconds: 20}
+                  - {kind: replica-crash, node: n1, component: b, atSeconds: 50, durationSeconds: 60}
+                  - {kind: replica-restart, node: n1, component: a, atSeconds: 50, durationSeconds: 20,
+                     coldSeconds: 60, coldFactor: 3}
+                """, "t.yaml");
+        assertThat(scenario.rpsProfile()).extracting(ClusterScenario.RatePoint::factor).containsExactly(0.5, 0.5, 1.0);
+        assertThat(scenario.events()).extracting(ClusterScenario.EventSpec::kind).containsExactly(
+                ClusterScenario.EventKind.NODE_SLOWDOWN, ClusterScenario.EventKind.CPU_ANTAGONIST,
+                ClusterScenario.EventKind.REPLICA_CRASH, ClusterScenario.EventKind.REPLICA_RESTART);
+        ClusterScenario.EventSpec crash = scenario.events().get(2);
+        assertThat(crash.notReadyAfterSecondsOrDefault()).isEqualTo(30);
+        assertThat(crash.readyAfterSecondsOrDefault()).isEqualTo(10);
+        assertThat(crash.replicaOnNodeOrDefault()).isEqualTo(1);
+    }
+
+    @Test
+    void parse_rpsProfileProblems_areNamed() {
+        assertThatThrownBy(() -> Scenarios.parse(VALID + """
+                rpsProfile: [{atSeconds: 10, factor: 1}, {atSeconds: 5, factor: -1}, {atSeconds: 20}]
+                """, "t.yaml"))
+                .hasMessageContaining("rpsProfile[1].atSeconds: 5.0 (expected: not before the point above, 10.0)")
+                .hasMessageContaining("rpsProfile[1].factor: -1.0 (expected: a number in [0, 1000])")
+                .hasMessageContaining("rpsProfile[2].factor: null");
+        assertThatThrownBy(() -> Scenarios.parse(VALID + "rpsProfile: [{atSeconds: 0, factor: 0}]\n", "t.yaml"))
+                .hasMessageContaining("rpsProfile: every factor is 0 (expected: at least one factor > 0)");
+        assertThatThrownBy(() -> Scenarios.parse(VALID + """
+                rpsProfile: [{atSeconds: 5, factor: 1}, {atSeconds: 5, factor: 2}, {atSeconds: 5, factor: 3}]
+                """, "t.yaml"))
+                .hasMessageContaining("rpsProfile[2].atSeconds: 5.0 (expected: at most two points at one instant");
+        assertThatThrownBy(() -> Scenarios.parse(VALID + "rpsProfile: []\n", "t.yaml"))
+                .hasMessageContaining("rpsProfile: empty");
+        assertThatThrownBy(() -> Scenarios.parse(VALID + "rpsProfile: [{atSeconds: 0, rate: 1}]\n", "t.yaml"))
+                .hasMessageContaining("rpsProfile[0].rate: unknown field (expected one of atSeconds, factor)");
+    }
+
+    @Test
+    void parse_eventProblems_everyOneNamed() {
+        assertThatThrownBy(() -> Scenarios.parse(NODES_2 + """
+                events:
+                  - {kind: node-slowdown, node: n9, atSeconds: -1, durationSeconds: 0, speedMultiplier: 2, cores: 1}
+                  - {kind: cpu-antagonist, node: n2, atSeconds: 0, durationSeconds: 60, cores: 4, burstSeconds: 0}
+                  - {kind: replica-crash, node: n1, component: z, atSeconds: 5, durationSeconds: 10, replicaOnNode: 2,
+                     coldFactor: 0.5, speedMultiplier: 0.5}
+                  - {kind: replica-restart, node: n1, component: a, atSeconds: 5, durationSeconds: 10,
+                     notReadyAfterSeconds: 3}
+                  - {node: n1, atSeconds: 5, durationSeconds: 1}
+                """, "t.yaml"))
+                .hasMessageContaining("events[0].node: \"n9\" (expected: one of the nodes")
+                .hasMessageContaining("events[0].atSeconds: -1.0")
+                .hasMessageContaining("events[0].durationSeconds: 0.0 (expected: a number in (0, 86400])")
+                .hasMessageContaining("events[0].speedMultiplier: 2.0 (expected: a number in (0, 1]")
+                .hasMessageContaining("events[0].cores: 1.0 (expected: absent for kind node-slowdown)")
+                .hasMessageContaining("events[1].cores: 4.0 (expected: more than 0 and fewer than the node's 4 cores)")
+                .hasMessageContaining("events[1].burstSeconds: 0.0")
+                .hasMessageContaining("events[1].meanGapSeconds: null")
+                .hasMessageContaining("events[2].component: \"z\" (expected: one of the components [a, b])")
+                .hasMessageContaining("events[2].replicaOnNode: 2 (expected: 1 .. 1")
+                .hasMessageContaining("events[2].coldFactor: 0.5 (expected: a number in [1, 100]")
+                .hasMessageContaining("events[2].speedMultiplier: 0.5 (expected: absent for kind replica-crash)")
+                .hasMessageContaining("events[3].notReadyAfterSeconds: 3.0 (expected: absent for kind replica-restart)")
+                .hasMessageContaining("events[4].kind: missing (expected: one of node-slowdown, cpu-antagonist,"
+                        + " replica-crash, replica-restart)");
+    }
+
+    @Test
+    void parse_eventKindUnknown_listsTheKinds() {
+        assertThatThrownBy(() -> Scenarios.parse(NODES_2 + """
+                events: [{kind: node-crash, node: n1, atSeconds: 5, durationSeconds: 1}]
+                """, "t.yaml"))
+                .hasMessageContaining("events[0].kind: node-crash (expected: one of node-slowdown, cpu-antagonist,"
+                        + " replica-crash, replica-restart)");
+    }
+
+    @Test
+    void parse_overlappingFaultsOnOneReplica_areRejected() {
+        // A crash keeps the replica busy until it is Ready again (60 + 10 s): a restart at 100 s overlaps.
+        assertThatThrownBy(() -> Scenarios.parse(NODES_2 + """
+                events:
+                  - {kind: replica-crash, node: n1, component: b, atSeconds: 50, durationSeconds: 60}
+                  - {kind: replica-restart, node: n1, component: b, atSeconds: 100, durationSeconds: 5}
+                  - {kind: replica-restart, node: n2, component: b, atSeconds: 100, durationSeconds: 5}
+                """, "t.yaml"))
+                .hasMessageContaining("events[1]: overlaps events[0] (replica b #1 on n1, 100-105 s against 50-120 s;"
+                        + " expected: one at a time)")
+                .message().doesNotContain("events[2]");
     }
 }
