@@ -187,7 +187,10 @@ final class Atpm {
                     floor[i] = Math.min(floor[i], capacity[i] / demandRequestsPerSecond);
                 }
             }
-            waterFill(capacity, floor, share);
+            if (!config.latencyOptimalShares() || !squareRootRule(capacity, servers(groups), floor,
+                    demandRequestsPerSecond, share)) {
+                waterFill(capacity, floor, share);
+            }
         } else {
             for (int i = 0; i < n; i++) {
                 share[i] = (double) groups.get(i).replicas().size() / replicaSum;
@@ -211,6 +214,109 @@ final class Atpm {
         Double shortfall = demand != null && totalCapacity != null && demand > totalCapacity
                 ? demand - totalCapacity : null;
         return new Result(new ComponentShares(component, shares, demand, totalCapacity, shortfall), next);
+    }
+
+    /** {@link #servers(Group)} of each group. */
+    private static double[] servers(List<Group> groups) {
+        double[] k = new double[groups.size()];
+        for (int i = 0; i < k.length; i++) {
+            k[i] = servers(groups.get(i));
+        }
+        return k;
+    }
+
+    /**
+     * How many servers a group is in the queueing models (square-root rule, queue-aware routing):
+     * one per replica, or per core of a CPU limit above one core (a replica limited to c cores runs up
+     * to c requests at full speed), so that servers ÷ capacity is the service time of one request.
+     * Our reading.
+     */
+    static double servers(Group group) {
+        double k = 0;
+        for (Replica replica : group.replicas()) {
+            if (replica.cpuLimitCores() == null) {
+                return group.replicas().size();
+            }
+            k += Math.max(1, replica.cpuLimitCores());
+        }
+        return k;
+    }
+
+    /**
+     * Latency-optimal shares of {@code demand} over groups of k_i replicas, each an M/M/1 server of
+     * rate μ_i ÷ k_i (μ_i = the group's capacity): the square-root rule λ_i = μ_i − √(k_i μ_i) · θ,
+     * θ = (Σ μ − D) ÷ Σ √(k μ) over the groups that get a positive rate (the others get nothing),
+     * with floors as in {@link #waterFill}: a group whose rule share falls below its floor is fixed at
+     * the floor and the rule shares the rest. Returns false (share untouched) where the rule does not
+     * apply: no demand, or demand at or beyond what the groups left after the floors can serve.
+     */
+    static boolean squareRootRule(double[] capacity, double[] servers, double[] floor, double demand, double[] share) {
+        int n = capacity.length;
+        if (!(demand > 0)) {
+            return false;
+        }
+        boolean[] atFloor = new boolean[n];
+        double[] rate = new double[n];
+        while (true) {
+            double fixedShare = 0;
+            for (int i = 0; i < n; i++) {
+                if (atFloor[i]) {
+                    fixedShare += floor[i];
+                }
+            }
+            double rest = demand * (1 - fixedShare);
+            boolean[] active = new boolean[n];
+            double capacityLeft = 0;
+            for (int i = 0; i < n; i++) {
+                active[i] = !atFloor[i] && capacity[i] > 0;
+                if (active[i]) {
+                    capacityLeft += capacity[i];
+                }
+            }
+            if (!(rest < capacityLeft)) {
+                return false;
+            }
+            // Drop groups the rule gives nothing until none is dropped: θ only grows as groups leave.
+            double theta = 0;
+            for (boolean dropped = true; dropped; ) {
+                double mu = 0;
+                double roots = 0;
+                for (int i = 0; i < n; i++) {
+                    if (active[i]) {
+                        mu += capacity[i];
+                        roots += Math.sqrt(servers[i] * capacity[i]);
+                    }
+                }
+                theta = (mu - rest) / roots;
+                dropped = false;
+                for (int i = 0; i < n; i++) {
+                    if (active[i] && capacity[i] - Math.sqrt(servers[i] * capacity[i]) * theta <= 0) {
+                        active[i] = false;
+                        dropped = true;
+                    }
+                }
+            }
+            boolean added = false;
+            for (int i = 0; i < n; i++) {
+                rate[i] = active[i] ? capacity[i] - Math.sqrt(servers[i] * capacity[i]) * theta : 0;
+                if (!atFloor[i] && rate[i] / demand < floor[i]) {
+                    atFloor[i] = true;
+                    added = true;
+                }
+            }
+            if (!added) {
+                break;
+            }
+        }
+        double sum = 0;
+        for (int i = 0; i < n; i++) {
+            share[i] = atFloor[i] ? floor[i] : rate[i] / demand;
+            sum += share[i];
+        }
+        for (int i = 0; i < n; i++) {
+            share[i] = Math.min(1, share[i] / sum);   // Σ = 1 to the rounding of doubles
+        }
+        return true;
     }
 
     /**

@@ -67,10 +67,10 @@ public final class Heart {
                         demand.getOrDefault(component, 0.0), config)))
                 .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue, (a, b) -> a, TreeMap::new));
 
-        // Stage 2: NTAM, one call edge per task.
-        List<Route> routes = stream(snapshot.calls())
-                .map(call -> routeOf(call, cluster, atpm))
-                .toList();
+        // Stage 2: NTAM, one call edge per task, or one callee per task, callers first.
+        List<Route> routes = config.queueAwareRouting() && config.spreadScale() > 0
+                ? routeByCallee(snapshot.calls(), cluster, atpm)
+                : stream(snapshot.calls()).map(call -> routeOf(call, cluster, atpm)).toList();
 
         List<ComponentShares> shares = atpm.values().stream().map(Atpm.Result::shares).toList();
         Map<String, Map<String, GroupEstimate>> nextGroups = new LinkedHashMap<>();
@@ -114,10 +114,64 @@ public final class Heart {
         return new Plan(new Allocation(shares, routes, notes), new AtpmState(before.rounds() + 1, nextGroups));
     }
 
-    private Route routeOf(Call call, Cluster cluster, Map<String, Atpm.Result> atpm) {
+    /**
+     * Queue-aware routing: every callee's incoming calls planned together ({@link Ntam#routeCallee}),
+     * in waves of callees whose callers are all planned, so that a caller's supply per node is what
+     * the plan sends it (its ATPM shares where a cycle leaves no such order). Routes in call order.
+     */
+    private List<Route> routeByCallee(List<Call> calls, Cluster cluster, Map<String, Atpm.Result> atpm) {
+        Map<String, List<Integer>> callsInto = new TreeMap<>();
+        for (int k = 0; k < calls.size(); k++) {
+            callsInto.computeIfAbsent(calls.get(k).callee(), c -> new ArrayList<>()).add(k);
+        }
+        Map<String, double[]> planned = new java.util.concurrent.ConcurrentHashMap<>();
+        Route[] routes = new Route[calls.size()];
+        java.util.Set<String> left = new java.util.TreeSet<>(callsInto.keySet());
+        while (!left.isEmpty()) {
+            List<String> wave = new ArrayList<>();
+            for (String callee : left) {
+                boolean ready = true;
+                for (int k : callsInto.get(callee)) {
+                    String caller = calls.get(k).caller();
+                    ready &= !left.contains(caller) || caller.equals(callee);
+                }
+                if (ready) {
+                    wave.add(callee);
+                }
+            }
+            if (wave.isEmpty()) {
+                wave.add(left.iterator().next());   // a cycle: its callers' ATPM shares stand in
+            }
+            stream(wave).forEach(callee -> {
+                List<Call> into = new ArrayList<>();
+                List<double[]> supplies = new ArrayList<>();
+                List<double[]> shareSupplies = new ArrayList<>();
+                for (int k : callsInto.get(callee)) {
+                    Call call = calls.get(k);
+                    into.add(call);
+                    supplies.add(supplyOf(call, cluster, atpm, planned));
+                    shareSupplies.add(shareSupplyOf(call, cluster, atpm));
+                }
+                Ntam.Planned result = Ntam.routeCallee(into, supplies, shareSupplies, atpm.get(callee).shares(),
+                        cluster.groups(callee), cluster, config);
+                planned.put(callee, result.loadByNode());
+                List<Integer> indices = callsInto.get(callee);
+                for (int i = 0; i < indices.size(); i++) {
+                    routes[indices.get(i)] = result.routes().get(i);
+                }
+            });
+            left.removeAll(wave);
+        }
+        return List.of(routes);
+    }
+
+    /**
+     * The paper's supply of {@code call} per node, by node index (any scale): an entry point's measured
+     * calls per node, a component's ATPM shares.
+     */
+    private static double[] shareSupplyOf(Call call, Cluster cluster, Map<String, Atpm.Result> atpm) {
         double[] supply = new double[cluster.nodes().size()];
-        boolean entryPoint = !cluster.hasReplicas(call.caller());
-        if (entryPoint) {
+        if (!cluster.hasReplicas(call.caller())) {
             if (call.byCallerNode() != null) {
                 call.byCallerNode().forEach((node, rate) -> supply[cluster.indexOf(node)] += rate);
             }
@@ -126,6 +180,32 @@ public final class Heart {
                 supply[cluster.indexOf(group.node())] += group.share();
             }
         }
+        return supply;
+    }
+
+    /** Calls per node leaving the caller of {@code call}, by node index (any scale). */
+    private static double[] supplyOf(Call call, Cluster cluster, Map<String, Atpm.Result> atpm,
+            Map<String, double[]> planned) {
+        double[] supply = new double[cluster.nodes().size()];
+        if (!cluster.hasReplicas(call.caller())) {
+            if (call.byCallerNode() != null) {
+                call.byCallerNode().forEach((node, rate) -> supply[cluster.indexOf(node)] += rate);
+            }
+            return supply;
+        }
+        double[] load = planned.get(call.caller());
+        if (load != null) {
+            return load.clone();
+        }
+        for (GroupShare group : atpm.get(call.caller()).shares().groups()) {
+            supply[cluster.indexOf(group.node())] += group.share();
+        }
+        return supply;
+    }
+
+    private Route routeOf(Call call, Cluster cluster, Map<String, Atpm.Result> atpm) {
+        double[] supply = shareSupplyOf(call, cluster, atpm);
+        boolean entryPoint = !cluster.hasReplicas(call.caller());
         ComponentShares callee = atpm.get(call.callee()).shares();
         return Ntam.route(call, entryPoint, supply, callee, cluster.groups(call.callee()), cluster, config);
     }

@@ -51,6 +51,27 @@ package dev.tailor.heart;
  *                                    more than its capacity can serve, so a group at a low share
  *                                    still serves requests to measure (default 0.05; 0 = off, the
  *                                    paper; our departure)
+ * @param spreadScale                 NTAM's entropic transport: the temperature ε of an edge is this
+ *                                    many times the callee's expected sojourn time (its CPU per
+ *                                    request ÷ (1 − its planned utilisation), share-weighted), and the
+ *                                    flow minimises Σ flow × round-trip delay + ε Σ flow log flow
+ *                                    over the links the slow-link filter keeps; the filter counts a
+ *                                    cluster as slow only when it is more than ε slower on the round
+ *                                    trip (default √6 ÷ π ≈ 0.78, the Gumbel scale of an exponential
+ *                                    sojourn's spread; 0 = min-cost flow, the paper; our departure)
+ * @param latencyOptimalShares        ATPM splits a component's demand by the square-root rule of
+ *                                    latency-optimal routing to M/M/1 servers instead of in proportion
+ *                                    to capacity, so slow groups get less than their capacity share at
+ *                                    low load (default off, as in the paper: with queue-aware routing
+ *                                    on it changed no measured P99, docs/heart.md; kept as an option)
+ * @param queueAwareRouting           with entropic transport on, NTAM plans all calls into a callee at
+ *                                    once and lets each group's M/M/1 queueing cost, instead of a fixed
+ *                                    ATPM share, decide how much it takes: a group takes more where its
+ *                                    callers are near and less where they are far, as far as the wait
+ *                                    it adds is worth the delay it saves; callees are planned callers
+ *                                    first, each caller node's supply being what the plan sends there
+ *                                    (default on; off = every edge meets the ATPM shares, as in the
+ *                                    paper; our departure)
  */
 public record HeartConfig(
         double alphaMin,
@@ -67,7 +88,10 @@ public record HeartConfig(
         int idleFitRounds,
         double idleFitMinRateRatio,
         double idleMaxCpuFraction,
-        double minShareOfEqualSplit) {
+        double minShareOfEqualSplit,
+        double spreadScale,
+        boolean latencyOptimalShares,
+        boolean queueAwareRouting) {
 
     /** What a routing target is. */
     public enum Grouping {
@@ -82,6 +106,16 @@ public record HeartConfig(
     /** Most flow units: JGraphT's capacities are ints and its "infinite" capacity is 1e9. */
     public static final int MAX_FLOW_UNITS = 1 << 29;
 
+    /**
+     * √6 ÷ π: a Gumbel distribution of scale β has standard deviation πβ ÷ √6, so this is the scale
+     * of the Gumbel noise whose spread equals a sojourn time's standard deviation when that equals
+     * its mean (M/M/1). See {@link #spreadScale()}.
+     */
+    public static final double SPREAD_SCALE_GUMBEL = Math.sqrt(6) / Math.PI;
+
+    /** Largest {@link #spreadScale()}: beyond it every plan is an even spread anyway. */
+    public static final double MAX_SPREAD_SCALE = 100;
+
     /** Most rounds the idle fit may keep per group: the state stays small. */
     public static final int MAX_IDLE_FIT_ROUNDS = 100;
 
@@ -91,7 +125,7 @@ public record HeartConfig(
      */
     public static final HeartConfig DEFAULTS =
             new HeartConfig(0.2, 0.8, 0.2, true, 0.30, 0, 1.0, 1_000_000, Grouping.NODE, true,
-                    true, 10, 2.0, 0.9, 0.05);
+                    true, 10, 2.0, 0.9, 0.05, SPREAD_SCALE_GUMBEL, false, true);
 
     /**
      * The paper's ATPM: every departure off (no outlier filter, Σ cpu ÷ Σ requests with idle CPU
@@ -133,95 +167,137 @@ public record HeartConfig(
             throw new IllegalArgumentException("minShareOfEqualSplit : " + minShareOfEqualSplit
                     + " (expected: 0 (off) <= fraction < 1)");
         }
+        if (!(spreadScale >= 0 && spreadScale <= MAX_SPREAD_SCALE)) {
+            throw new IllegalArgumentException("spreadScale : " + spreadScale + " (expected: 0 (off, min-cost flow) .. "
+                    + MAX_SPREAD_SCALE + ")");
+        }
     }
 
     /** The configuration of the paper's version of {@code this}: our departures off, see {@link #PAPER}. */
     public HeartConfig paperVariant() {
-        return withOutlierFilter(false).withIdleFitRounds(0).withMinShareOfEqualSplit(0);
+        return withOutlierFilter(false).withIdleFitRounds(0).withMinShareOfEqualSplit(0).withSpreadScale(0)
+                .withLatencyOptimalShares(false).withQueueAwareRouting(false);
     }
 
     public HeartConfig withAlphaRange(double min, double max) {
-        return new HeartConfig(min, max, trackingSmoothing, slowLinkFilter, batchRemovalMaxFraction,
-                slowClusterMinGapMillis, unmeasuredLinkPenaltyMillis, flowUnits, grouping, parallel, outlierFilter,
-                idleFitRounds, idleFitMinRateRatio, idleMaxCpuFraction, minShareOfEqualSplit);
+        return copy(f -> {
+            f.alphaMin = min;
+            f.alphaMax = max;
+        });
     }
 
     public HeartConfig withTrackingSmoothing(double beta) {
-        return new HeartConfig(alphaMin, alphaMax, beta, slowLinkFilter, batchRemovalMaxFraction,
-                slowClusterMinGapMillis, unmeasuredLinkPenaltyMillis, flowUnits, grouping, parallel, outlierFilter,
-                idleFitRounds, idleFitMinRateRatio, idleMaxCpuFraction, minShareOfEqualSplit);
+        return copy(f -> f.trackingSmoothing = beta);
     }
 
     public HeartConfig withSlowLinkFilter(boolean on) {
-        return new HeartConfig(alphaMin, alphaMax, trackingSmoothing, on, batchRemovalMaxFraction,
-                slowClusterMinGapMillis, unmeasuredLinkPenaltyMillis, flowUnits, grouping, parallel, outlierFilter,
-                idleFitRounds, idleFitMinRateRatio, idleMaxCpuFraction, minShareOfEqualSplit);
+        return copy(f -> f.slowLinkFilter = on);
     }
 
     public HeartConfig withBatchRemovalMaxFraction(double fraction) {
-        return new HeartConfig(alphaMin, alphaMax, trackingSmoothing, slowLinkFilter, fraction,
-                slowClusterMinGapMillis, unmeasuredLinkPenaltyMillis, flowUnits, grouping, parallel, outlierFilter,
-                idleFitRounds, idleFitMinRateRatio, idleMaxCpuFraction, minShareOfEqualSplit);
+        return copy(f -> f.batchRemovalMaxFraction = fraction);
     }
 
     public HeartConfig withSlowClusterMinGapMillis(double millis) {
-        return new HeartConfig(alphaMin, alphaMax, trackingSmoothing, slowLinkFilter, batchRemovalMaxFraction, millis,
-                unmeasuredLinkPenaltyMillis, flowUnits, grouping, parallel, outlierFilter, idleFitRounds,
-                idleFitMinRateRatio, idleMaxCpuFraction, minShareOfEqualSplit);
+        return copy(f -> f.slowClusterMinGapMillis = millis);
     }
 
     public HeartConfig withUnmeasuredLinkPenaltyMillis(double millis) {
-        return new HeartConfig(alphaMin, alphaMax, trackingSmoothing, slowLinkFilter, batchRemovalMaxFraction,
-                slowClusterMinGapMillis, millis, flowUnits, grouping, parallel, outlierFilter, idleFitRounds,
-                idleFitMinRateRatio, idleMaxCpuFraction, minShareOfEqualSplit);
+        return copy(f -> f.unmeasuredLinkPenaltyMillis = millis);
     }
 
     public HeartConfig withFlowUnits(int units) {
-        return new HeartConfig(alphaMin, alphaMax, trackingSmoothing, slowLinkFilter, batchRemovalMaxFraction,
-                slowClusterMinGapMillis, unmeasuredLinkPenaltyMillis, units, grouping, parallel, outlierFilter,
-                idleFitRounds, idleFitMinRateRatio, idleMaxCpuFraction, minShareOfEqualSplit);
+        return copy(f -> f.flowUnits = units);
     }
 
     public HeartConfig withGrouping(Grouping g) {
-        return new HeartConfig(alphaMin, alphaMax, trackingSmoothing, slowLinkFilter, batchRemovalMaxFraction,
-                slowClusterMinGapMillis, unmeasuredLinkPenaltyMillis, flowUnits, g, parallel, outlierFilter,
-                idleFitRounds, idleFitMinRateRatio, idleMaxCpuFraction, minShareOfEqualSplit);
+        return copy(f -> f.grouping = g);
     }
 
     public HeartConfig withParallel(boolean on) {
-        return new HeartConfig(alphaMin, alphaMax, trackingSmoothing, slowLinkFilter, batchRemovalMaxFraction,
-                slowClusterMinGapMillis, unmeasuredLinkPenaltyMillis, flowUnits, grouping, on, outlierFilter,
-                idleFitRounds, idleFitMinRateRatio, idleMaxCpuFraction, minShareOfEqualSplit);
+        return copy(f -> f.parallel = on);
     }
 
     public HeartConfig withOutlierFilter(boolean on) {
-        return new HeartConfig(alphaMin, alphaMax, trackingSmoothing, slowLinkFilter, batchRemovalMaxFraction,
-                slowClusterMinGapMillis, unmeasuredLinkPenaltyMillis, flowUnits, grouping, parallel, on,
-                idleFitRounds, idleFitMinRateRatio, idleMaxCpuFraction, minShareOfEqualSplit);
+        return copy(f -> f.outlierFilter = on);
     }
 
     public HeartConfig withIdleFitRounds(int rounds) {
-        return new HeartConfig(alphaMin, alphaMax, trackingSmoothing, slowLinkFilter, batchRemovalMaxFraction,
-                slowClusterMinGapMillis, unmeasuredLinkPenaltyMillis, flowUnits, grouping, parallel, outlierFilter,
-                rounds, idleFitMinRateRatio, idleMaxCpuFraction, minShareOfEqualSplit);
+        return copy(f -> f.idleFitRounds = rounds);
     }
 
     public HeartConfig withIdleFitMinRateRatio(double ratio) {
-        return new HeartConfig(alphaMin, alphaMax, trackingSmoothing, slowLinkFilter, batchRemovalMaxFraction,
-                slowClusterMinGapMillis, unmeasuredLinkPenaltyMillis, flowUnits, grouping, parallel, outlierFilter,
-                idleFitRounds, ratio, idleMaxCpuFraction, minShareOfEqualSplit);
+        return copy(f -> f.idleFitMinRateRatio = ratio);
     }
 
     public HeartConfig withIdleMaxCpuFraction(double fraction) {
-        return new HeartConfig(alphaMin, alphaMax, trackingSmoothing, slowLinkFilter, batchRemovalMaxFraction,
-                slowClusterMinGapMillis, unmeasuredLinkPenaltyMillis, flowUnits, grouping, parallel, outlierFilter,
-                idleFitRounds, idleFitMinRateRatio, fraction, minShareOfEqualSplit);
+        return copy(f -> f.idleMaxCpuFraction = fraction);
     }
 
     public HeartConfig withMinShareOfEqualSplit(double fraction) {
-        return new HeartConfig(alphaMin, alphaMax, trackingSmoothing, slowLinkFilter, batchRemovalMaxFraction,
-                slowClusterMinGapMillis, unmeasuredLinkPenaltyMillis, flowUnits, grouping, parallel, outlierFilter,
-                idleFitRounds, idleFitMinRateRatio, idleMaxCpuFraction, fraction);
+        return copy(f -> f.minShareOfEqualSplit = fraction);
+    }
+
+    public HeartConfig withSpreadScale(double scale) {
+        return copy(f -> f.spreadScale = scale);
+    }
+
+    public HeartConfig withLatencyOptimalShares(boolean on) {
+        return copy(f -> f.latencyOptimalShares = on);
+    }
+
+    public HeartConfig withQueueAwareRouting(boolean on) {
+        return copy(f -> f.queueAwareRouting = on);
+    }
+
+    /** The fields of a config being derived; {@link #copy} checks them all in the constructor. */
+    private static final class Fields {
+        double alphaMin;
+        double alphaMax;
+        double trackingSmoothing;
+        boolean slowLinkFilter;
+        double batchRemovalMaxFraction;
+        double slowClusterMinGapMillis;
+        double unmeasuredLinkPenaltyMillis;
+        int flowUnits;
+        Grouping grouping;
+        boolean parallel;
+        boolean outlierFilter;
+        int idleFitRounds;
+        double idleFitMinRateRatio;
+        double idleMaxCpuFraction;
+        double minShareOfEqualSplit;
+        double spreadScale;
+        boolean latencyOptimalShares;
+        boolean queueAwareRouting;
+    }
+
+    private HeartConfig copy(java.util.function.Consumer<Fields> change) {
+        Fields f = new Fields();
+        f.alphaMin = alphaMin;
+        f.alphaMax = alphaMax;
+        f.trackingSmoothing = trackingSmoothing;
+        f.slowLinkFilter = slowLinkFilter;
+        f.batchRemovalMaxFraction = batchRemovalMaxFraction;
+        f.slowClusterMinGapMillis = slowClusterMinGapMillis;
+        f.unmeasuredLinkPenaltyMillis = unmeasuredLinkPenaltyMillis;
+        f.flowUnits = flowUnits;
+        f.grouping = grouping;
+        f.parallel = parallel;
+        f.outlierFilter = outlierFilter;
+        f.idleFitRounds = idleFitRounds;
+        f.idleFitMinRateRatio = idleFitMinRateRatio;
+        f.idleMaxCpuFraction = idleMaxCpuFraction;
+        f.minShareOfEqualSplit = minShareOfEqualSplit;
+        f.spreadScale = spreadScale;
+        f.latencyOptimalShares = latencyOptimalShares;
+        f.queueAwareRouting = queueAwareRouting;
+        change.accept(f);
+        return new HeartConfig(f.alphaMin, f.alphaMax, f.trackingSmoothing, f.slowLinkFilter,
+                f.batchRemovalMaxFraction, f.slowClusterMinGapMillis, f.unmeasuredLinkPenaltyMillis, f.flowUnits,
+                f.grouping, f.parallel, f.outlierFilter, f.idleFitRounds, f.idleFitMinRateRatio,
+                f.idleMaxCpuFraction, f.minShareOfEqualSplit, f.spreadScale, f.latencyOptimalShares,
+                f.queueAwareRouting);
     }
 
     private static void requireUnit(String name, double value, boolean zeroAllowed) {

@@ -43,14 +43,21 @@ public final class LocalityDistribution {
      */
     public static List<Entry> of(Route route, Map<String, String> localityOfNode) {
         Map<String, Map<String, Double>> callsByLocality = new TreeMap<>();
+        Map<String, Map<String, Double>> evenByLocality = new TreeMap<>();
         for (NodeRoute from : route.from()) {
-            // Weigh by calls; a zero-rate edge still has proportions, so weigh nodes equally then.
+            // Weigh by calls; where a locality sends none (a zero-rate edge, or nodes the plan sends
+            // nothing this round) its nodes still have proportions, so weigh them equally then.
             double weight = route.requestsPerSecond() > 0 ? from.supplyRequestsPerSecond() : 1.0;
-            Map<String, Double> to = callsByLocality.computeIfAbsent(locality(localityOfNode, from.fromNode()),
-                    l -> new TreeMap<>());
-            from.toNodes().forEach((node, fraction) ->
-                    to.merge(locality(localityOfNode, node), weight * fraction, Double::sum));
+            String fromLocality = locality(localityOfNode, from.fromNode());
+            Map<String, Double> to = callsByLocality.computeIfAbsent(fromLocality, l -> new TreeMap<>());
+            Map<String, Double> even = evenByLocality.computeIfAbsent(fromLocality, l -> new TreeMap<>());
+            from.toNodes().forEach((node, fraction) -> {
+                to.merge(locality(localityOfNode, node), weight * fraction, Double::sum);
+                even.merge(locality(localityOfNode, node), fraction, Double::sum);
+            });
         }
+        callsByLocality.replaceAll((from, to) -> to.values().stream().mapToDouble(Double::doubleValue).sum() > 0
+                ? to : evenByLocality.get(from));
         List<Entry> entries = new ArrayList<>();
         callsByLocality.forEach((from, to) -> {
             List<String> localities = new ArrayList<>(to.keySet());

@@ -142,17 +142,50 @@ final class Ntam {
         };
         List<Link> pruned;
         double[] flow = new double[links];
-        TransportNetwork.MinCostFlowResult optimum;
+        double epsilon = spreadMillis(callee, config);
+        String how;
+        double meanDelay;
         try (TransportNetwork network = new TransportNetwork(supply, demand, linkSource, linkSink, cost)) {
+            double minGap = Math.max(config.slowClusterMinGapMillis(), epsilon / 2);
             pruned = config.slowLinkFilter()
-                    ? filterSlowLinks(network, described, config, explain)
+                    ? filterSlowLinks(network, described, minGap, config, explain)
                     : List.of();
             if (!config.slowLinkFilter()) {
-                explain.add("slow-link filter off: min-cost flow over all " + links + " links");
+                explain.add("slow-link filter off: " + (epsilon > 0 ? "entropic transport" : "min-cost flow")
+                        + " over all " + links + " links");
             }
-            optimum = network.minCostFlow(flow);
+            EntropicTransport.Result spread = epsilon > 0 ? spread(network, supply, demand, cost, epsilon, flow) : null;
+            if (spread != null && spread.converged()) {
+                // Whole units per caller node, as the min-cost flow has: the scaling's last digits
+                // depend on its stopping point, and must not flip an Istio weight from round to round.
+                for (int a = 0; a < s; a++) {
+                    int[] whole = Apportionment.largestRemainder(java.util.Arrays.copyOfRange(flow, a * g, a * g + g),
+                            supply[a]);
+                    for (int b = 0; b < g; b++) {
+                        flow[a * g + b] = whole[b];
+                    }
+                }
+                double costMillis = 0;
+                for (int l = 0; l < links; l++) {
+                    costMillis += flow[l] * cost[l];
+                }
+                meanDelay = costMillis / units;
+                how = String.format(Locale.ROOT, "entropic transport, ε = %s ms on the round trip (%s x the"
+                        + " callee's expected sojourn), %d Sinkhorn iteration(s)", Link.format(epsilon),
+                        Link.format(config.spreadScale()), spread.iterations());
+            } else {
+                TransportNetwork.MinCostFlowResult optimum = network.minCostFlow(flow);
+                meanDelay = optimum.costMillis() / units;
+                SparseMinCostFlow.Result orTools = optimum.how().orTools();
+                how = (spread == null ? "min-cost flow" : String.format(Locale.ROOT, "min-cost flow (the entropic"
+                        + " scaling with ε = %s ms did not converge in %d iterations)", Link.format(epsilon),
+                        spread.iterations())) + "; " + (orTools == null
+                        ? "network simplex, " + optimum.how().pivots() + " pivot(s) from the cheapest-first flow"
+                        : String.format(Locale.ROOT, "OR-tools on %d candidate links in %d round(s); every other"
+                                + " link priced out, so optimal over all", orTools.candidateLinks(),
+                                orTools.solves()));
+            }
         }
-        double meanDelay = optimum.costMillis() / units;
 
         double supplySum = sum(supplyWeights);
         List<NodeRoute> from = new ArrayList<>(s);
@@ -176,23 +209,295 @@ final class Ntam {
                     call.rate() * supplyWeights[a] / supplySum, toNodes, toReplicas));
         }
         int remaining = links - pruned.size();
-        SparseMinCostFlow.Result orTools = optimum.how().orTools();
-        explain.add(String.format(Locale.ROOT, "min-cost flow over %d links: mean delay %s ms per call (%s)",
-                remaining, Link.format(meanDelay), orTools == null
-                        ? "network simplex, " + optimum.how().pivots() + " pivot(s) from the cheapest-first flow"
-                        : String.format(Locale.ROOT, "OR-tools on %d candidate links in %d round(s); every other"
-                                + " link priced out, so optimal over all", orTools.candidateLinks(),
-                                orTools.solves())));
+        explain.add(String.format(Locale.ROOT, "flow over %d links: mean delay %s ms per call (%s)",
+                remaining, Link.format(meanDelay), how));
         return new Route(call.caller(), call.callee(), entryPoint, call.rate(), from, pruned, meanDelay,
                 explain);
+    }
+
+    /**
+     * A callee's routes from {@link #routeCallee}.
+     *
+     * @param routes     one per call, in the order given
+     * @param loadByNode the calls per second the plan sends to each node's groups of the callee, by node
+     *                   index: its callees' supply
+     */
+    record Planned(List<Route> routes, double[] loadByNode) {
+    }
+
+    /**
+     * Plans every call into one callee at once with queueing sinks ({@link HeartConfig#queueAwareRouting()}):
+     * the caller nodes' calls, summed over the calls, are the sources; each of the callee's groups takes
+     * what its M/M/1 queueing cost makes worth it against the round-trip delays
+     * ({@link EntropicTransport#solveQueueing}), at the temperature of {@link #spreadMillis}. A caller
+     * node's calls are split alike whichever call they belong to (the costs depend on the nodes only).
+     * Where a group has no load estimate, nothing calls the callee, or the scaling does not converge,
+     * each call is routed by {@link #route} on the ATPM shares instead, with a note.
+     *
+     * @param calls    the calls into the callee
+     * @param supplies per call, its calls per node by node index (any scale; only proportions are used)
+     * @param shareSupplies per call, the paper's supply (an entry point's measured calls, a component's
+     *                      ATPM shares), by node index: every node with some gets a route, at zero rate
+     *                      where the plan sends it nothing, and the fallback routes on these
+     */
+    static Planned routeCallee(List<Call> calls, List<double[]> supplies, List<double[]> shareSupplies,
+            ComponentShares callee,
+            List<Group> calleeGroups, Cluster cluster, HeartConfig config) {
+        int n = cluster.nodes().size();
+        int g = calleeGroups.size();
+        double epsilon = spreadMillis(callee, config);
+        double[] rowSupply = new double[n];
+        double total = 0;
+        for (int c = 0; c < calls.size(); c++) {
+            double[] supply = supplies.get(c);
+            double sum = sum(supply);
+            if (sum > 0 && calls.get(c).rate() > 0) {
+                for (int i = 0; i < n; i++) {
+                    rowSupply[i] += calls.get(c).rate() * supply[i] / sum;
+                }
+                total += calls.get(c).rate();
+            }
+        }
+        String fallback = null;
+        double[] capacity = new double[g];
+        double[] servers = new double[g];
+        for (int j = 0; j < g; j++) {
+            Double mu = callee.groups().get(j).capacityRequestsPerSecond();
+            if (mu == null || !(mu > 0)) {
+                fallback = "no load estimate for every group of " + callee.component();
+                break;
+            }
+            capacity[j] = mu;
+            servers[j] = Atpm.servers(calleeGroups.get(j));
+        }
+        if (fallback == null && !(total > 0)) {
+            fallback = "no calls into " + callee.component() + " this round";
+        }
+        if (fallback == null && !(epsilon > 0)) {
+            fallback = "no expected sojourn for " + callee.component();
+        }
+        int[] rows = new int[n];
+        int s = 0;
+        for (int i = 0; i < n; i++) {
+            if (rowSupply[i] > 0) {
+                rows[s++] = i;
+            }
+        }
+        EntropicTransport.Result solved = null;
+        double[] flow = null;
+        if (fallback == null && g > 0) {
+            double[] a = new double[s];
+            double[] cost = new double[s * g];
+            for (int r = 0; r < s; r++) {
+                a[r] = rowSupply[rows[r]];
+                for (int j = 0; j < g; j++) {
+                    cost[r * g + j] = 2 * cluster.delayMillis(rows[r], calleeGroups.get(j).nodeIndex());
+                }
+            }
+            boolean[] active = new boolean[s * g];
+            java.util.Arrays.fill(active, true);
+            // ATPM's floor per group, so that a group that looks slow still serves requests to be
+            // measured by: min(minShareOfEqualSplit × its replicas ÷ all replicas, capacity ÷ total).
+            double[] minimum = new double[g];
+            int replicas = 0;
+            for (Group group : calleeGroups) {
+                replicas += group.replicas().size();
+            }
+            for (int j = 0; j < g; j++) {
+                minimum[j] = Math.min(config.minShareOfEqualSplit() * calleeGroups.get(j).replicas().size()
+                        / replicas * total, capacity[j]) * (1 - 1e-9);
+            }
+            flow = new double[s * g];
+            solved = EntropicTransport.solveQueueing(a, capacity, servers, minimum, cost, active, epsilon, flow);
+            if (!solved.converged()) {
+                fallback = String.format(Locale.ROOT, "the queue-aware scaling with ε = %s ms did not converge in %d"
+                        + " iterations", Link.format(epsilon), solved.iterations());
+            }
+        }
+        if (fallback != null || g == 0) {
+            List<Route> routes = new ArrayList<>();
+            for (int c = 0; c < calls.size(); c++) {
+                Call call = calls.get(c);
+                Route route = route(call, !cluster.hasReplicas(call.caller()), shareSupplies.get(c), callee,
+                        calleeGroups, cluster, config);
+                List<String> explain = new ArrayList<>();
+                if (fallback != null) {
+                    explain.add(fallback + ": routed on the ATPM shares");
+                }
+                explain.addAll(route.explain());
+                routes.add(new Route(route.caller(), route.callee(), route.entryPoint(), route.requestsPerSecond(),
+                        route.from(), route.prunedLinks(), route.meanDelayMillis(), explain));
+            }
+            double[] load = new double[n];
+            for (GroupShare group : callee.groups()) {
+                load[cluster.indexOf(group.node())] += group.share();
+            }
+            return new Planned(routes, load);
+        }
+        double[] load = new double[n];
+        double[] taken = new double[g];
+        for (int r = 0; r < s; r++) {
+            for (int j = 0; j < g; j++) {
+                taken[j] += flow[r * g + j];
+            }
+        }
+        for (int j = 0; j < g; j++) {
+            load[calleeGroups.get(j).nodeIndex()] += taken[j];
+        }
+        StringBuilder groupsPlanned = new StringBuilder();
+        for (int j = 0; j < g; j++) {
+            groupsPlanned.append(String.format(Locale.ROOT, "%s%s %.4g req/s (%.0f %% of its capacity)",
+                    j == 0 ? "" : ", ", calleeGroups.get(j).id(), taken[j], 100 * taken[j] / capacity[j]));
+        }
+        String how = String.format(Locale.ROOT, "queue-aware entropic transport of the %d call edge(s) into %s,"
+                + " ε = %s ms on the round trip (%s x the callee's expected sojourn), %d Sinkhorn iteration(s);"
+                + " planned: %s", calls.size(), callee.component(), Link.format(epsilon),
+                Link.format(config.spreadScale()), solved.iterations(), groupsPlanned);
+        // Every node's split, from the scalings (the same for every call from that node).
+        double[][] split = new double[n][];
+        double[] costs = new double[g];
+        List<Route> routes = new ArrayList<>(calls.size());
+        for (int c = 0; c < calls.size(); c++) {
+            Call call = calls.get(c);
+            double[] supply = supplies.get(c);
+            double sum = sum(supply);
+            boolean entryPoint = !cluster.hasReplicas(call.caller());
+            boolean anyNode = false;
+            for (double node : shareSupplies.get(c)) {
+                anyNode |= node > 0;
+            }
+            if (!(sum > 0) && !anyNode) {
+                routes.add(new Route(call.caller(), call.callee(), entryPoint, call.rate(), List.of(), List.of(), 0,
+                        List.of("no caller node sends calls on this edge: nothing to route")));
+                continue;
+            }
+            List<NodeRoute> from = new ArrayList<>();
+            double delay = 0;
+            List<Integer> order = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                if (supply[i] > 0 || shareSupplies.get(c)[i] > 0) {
+                    order.add(i);
+                }
+            }
+            order.sort(Comparator.comparing(i -> cluster.nodes().get(i).name()));
+            for (int i : order) {
+                if (split[i] == null) {
+                    for (int j = 0; j < g; j++) {
+                        costs[j] = 2 * cluster.delayMillis(i, calleeGroups.get(j).nodeIndex());
+                    }
+                    split[i] = new double[g];
+                    if (!EntropicTransport.fractions(costs, solved.sinkScaling(), epsilon, split[i])) {
+                        // Every group this node reaches is priced out: the ATPM shares, not nothing.
+                        for (int j = 0; j < g; j++) {
+                            split[i][j] = callee.groups().get(j).share();
+                        }
+                    }
+                    // To the flow units' resolution, so that the scaling's last digits cannot flip an
+                    // Istio weight between rounds of the same metrics.
+                    int[] whole = Apportionment.largestRemainder(split[i], config.flowUnits());
+                    for (int j = 0; j < g; j++) {
+                        split[i][j] = (double) whole[j] / config.flowUnits();
+                    }
+                }
+                double weight = sum > 0 ? supply[i] / sum : 0;
+                Map<String, Double> toNodes = new TreeMap<>();
+                Map<String, Double> toReplicas = new TreeMap<>();
+                for (int j = 0; j < g; j++) {
+                    double fraction = split[i][j];
+                    if (!(fraction > 0)) {
+                        continue;
+                    }
+                    Group group = calleeGroups.get(j);
+                    toNodes.merge(group.node(), fraction, Double::sum);
+                    for (Replica replica : group.replicas()) {
+                        toReplicas.merge(replica.pod(), fraction / group.replicas().size(), Double::sum);
+                    }
+                    delay += weight * fraction * cluster.delayMillis(i, group.nodeIndex());
+                }
+                from.add(new NodeRoute(cluster.nodes().get(i).name(), call.rate() * weight, toNodes, toReplicas));
+            }
+            routes.add(new Route(call.caller(), call.callee(), entryPoint, call.rate(), from, List.of(), delay,
+                    List.of(String.format(Locale.ROOT, "flow over all %d links: mean delay %s ms per call (%s)",
+                            order.size() * g, Link.format(delay), how))));
+        }
+        return new Planned(routes, load);
     }
 
     /** Most filter steps --explain lists per edge; the rest are summarised. */
     private static final int EXPLAIN_STEPS = 40;
 
-    /** Runs the slow-link filter, switching links off in {@code network}; returns the pruned links. */
+    /**
+     * The largest planned utilisation that enters the expected sojourn time S ÷ (1 − ρ) of
+     * {@link #spreadMillis}: at or beyond it (a capacity shortfall) the sojourn is taken as 20 × S.
+     */
+    static final double MAX_SPREAD_UTILISATION = 0.95;
+
+    /**
+     * The entropic transport's ε for calls to {@code callee}, in ms of round-trip delay:
+     * {@link HeartConfig#spreadScale()} × Σ over its groups of share × S ÷ (1 − ρ), with S the group's
+     * CPU-seconds per request (its service time on one core) and ρ = share × demand ÷ capacity its
+     * planned utilisation (at most {@link #MAX_SPREAD_UTILISATION}): the mean sojourn of an M/M/1
+     * queue, whose standard deviation equals its mean. 0 (min-cost flow) when the scale is 0 or a
+     * group has no load estimate (equal split: nothing says how long a call takes).
+     */
+    static double spreadMillis(ComponentShares callee, HeartConfig config) {
+        if (config.spreadScale() == 0) {
+            return 0;
+        }
+        Double demand = callee.demandRequestsPerSecond();
+        double sojourn = 0;
+        for (GroupShare group : callee.groups()) {
+            if (group.share() <= 0) {
+                continue;
+            }
+            if (group.loadCpuSecondsPerRequest() == null || group.capacityRequestsPerSecond() == null) {
+                return 0;
+            }
+            double utilisation = demand == null ? 0
+                    : Math.min(MAX_SPREAD_UTILISATION, group.share() * demand / group.capacityRequestsPerSecond());
+            sojourn += group.share() * group.loadCpuSecondsPerRequest() * 1000 / (1 - utilisation);
+        }
+        return config.spreadScale() * sojourn;
+    }
+
+    /**
+     * The entropic transport over the links active in {@code network}, costs on the round trip (a call
+     * pays a link's one-way delay twice), into {@code flow}.
+     */
+    private static EntropicTransport.Result spread(TransportNetwork network, int[] supply, int[] demand,
+            double[] oneWayMillis, double epsilonMillis, double[] flow) {
+        int links = oneWayMillis.length;
+        double[] roundTrip = new double[links];
+        boolean[] active = new boolean[links];
+        for (int l = 0; l < links; l++) {
+            roundTrip[l] = 2 * oneWayMillis[l];
+            active[l] = network.isActive(l);
+        }
+        double[] a = new double[supply.length];
+        for (int i = 0; i < a.length; i++) {
+            a[i] = supply[i];
+        }
+        double[] b = new double[demand.length];
+        for (int j = 0; j < b.length; j++) {
+            b[j] = demand[j];
+        }
+        return EntropicTransport.solve(a, b, roundTrip, active, epsilonMillis, flow);
+    }
+
+    /** {@link #filterSlowLinks(TransportNetwork, IntFunction, double, HeartConfig, List)} with the configured gap. */
     static List<Link> filterSlowLinks(
             TransportNetwork network, IntFunction<Link> described, HeartConfig config, List<String> explain) {
+        return filterSlowLinks(network, described, config.slowClusterMinGapMillis(), config, explain);
+    }
+
+    /**
+     * Runs the slow-link filter, switching links off in {@code network}; returns the pruned links.
+     *
+     * @param minGapMillis the slow cluster counts as slow only when its mean delay exceeds the fast
+     *                     cluster's by at least this many ms
+     */
+    static List<Link> filterSlowLinks(TransportNetwork network, IntFunction<Link> described, double minGapMillis,
+            HeartConfig config, List<String> explain) {
         int links = network.links();
         // Ascending delay, at the solver's resolution of 1 µs; ties in link order, so results never
         // depend on hashing.
@@ -213,10 +518,11 @@ final class Ntam {
                 links, split, Link.format(sorted[0]), Link.format(sorted[split - 1]), slow,
                 Link.format(sorted[split]), Link.format(sorted[links - 1])));
         double gap = mean(sorted, split, links) - mean(sorted, 0, split);
-        if (gap < config.slowClusterMinGapMillis()) {
+        if (gap < minGapMillis) {
             explain.add("the slow cluster is only " + Link.format(gap) + " ms slower on average (< "
-                    + Link.format(config.slowClusterMinGapMillis())
-                    + " ms, --slow-cluster-min-gap-millis): nothing pruned");
+                    + Link.format(minGapMillis) + " ms, " + (minGapMillis > config.slowClusterMinGapMillis()
+                    ? "half the entropic transport's ε: not slow against the callee's sojourn"
+                    : "--slow-cluster-min-gap-millis") + "): nothing pruned");
             return List.of();
         }
 

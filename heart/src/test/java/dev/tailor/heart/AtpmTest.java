@@ -8,7 +8,7 @@ import org.junit.jupiter.api.Test;
 
 class AtpmTest {
 
-    private static final Heart HEART = new Heart(HeartConfig.DEFAULTS.withParallel(false));
+    private static final Heart HEART = new Heart(TestSnapshots.PAPER_ROUTING.withParallel(false));
 
     private static Map<String, GroupShare> sharesOf(Plan plan, String component) {
         return plan.allocation().shares().stream()
@@ -69,7 +69,7 @@ class AtpmTest {
 
     @Test
     void ewma_followsDrift_andDampsAlternatingNoise_handComputed() {
-        HeartConfig config = HeartConfig.DEFAULTS;
+        HeartConfig config = TestSnapshots.PAPER_ROUTING;
         // First measurement 0.010: no error seen yet, so the next update uses alpha_min = 0.2.
         GroupEstimate first = new GroupEstimate(0.010, 0, 0, 0.2, 1);
         // Drift up to 0.020: L = 0.2 * 0.02 + 0.8 * 0.01 = 0.012; then e = 0.01, E = 0.002,
@@ -103,15 +103,15 @@ class AtpmTest {
         // 0.05667, 0.075 gave 0.05577): a group needing more CPU would have gained traffic. The
         // lagged weight makes the step increasing in the measurement.
         GroupEstimate drifting = new GroupEstimate(0.05, -0.01, 0.01, 0.8, 5);
-        GroupEstimate smallerJump = Atpm.update(drifting, 0.070, HeartConfig.DEFAULTS);
-        GroupEstimate largerJump = Atpm.update(drifting, 0.075, HeartConfig.DEFAULTS);
+        GroupEstimate smallerJump = Atpm.update(drifting, 0.070, TestSnapshots.PAPER_ROUTING);
+        GroupEstimate largerJump = Atpm.update(drifting, 0.075, TestSnapshots.PAPER_ROUTING);
         assertThat(smallerJump.loadCpuSecondsPerRequest()).isCloseTo(0.8 * 0.070 + 0.2 * 0.05, within(1e-15));
         assertThat(largerJump.loadCpuSecondsPerRequest()).isGreaterThan(smallerJump.loadCpuSecondsPerRequest());
     }
 
     @Test
     void ewma_alphaOne_usesOnlyTheLatestMeasurement() {
-        HeartConfig noTrend = HeartConfig.DEFAULTS.withAlphaRange(1, 1);
+        HeartConfig noTrend = TestSnapshots.PAPER_ROUTING.withAlphaRange(1, 1);
         GroupEstimate next = Atpm.update(new GroupEstimate(0.010, 0, 0, 1, 1), 0.030, noTrend);
         assertThat(next.loadCpuSecondsPerRequest()).isEqualTo(0.030);
     }

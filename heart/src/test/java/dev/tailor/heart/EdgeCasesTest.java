@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 /** Inputs a new user fed the planner that once crashed it or gave a wrong plan with exit 0. */
 class EdgeCasesTest {
 
-    private static final Heart HEART = new Heart(HeartConfig.DEFAULTS.withParallel(false));
+    private static final Heart HEART = new Heart(TestSnapshots.PAPER_ROUTING.withParallel(false));
 
     @Test
     void largestRemainder_hugeFiniteWeights_doNotOverflow() {
@@ -90,7 +90,7 @@ class EdgeCasesTest {
                 .uniformDelays(0.05, 0.3)
                 .build();
         Route paperDefault = HEART.plan(s, AtpmState.EMPTY).allocation().routes().get(0);
-        Route withGap = new Heart(HeartConfig.DEFAULTS.withSlowClusterMinGapMillis(1))
+        Route withGap = new Heart(TestSnapshots.PAPER_ROUTING.withSlowClusterMinGapMillis(1))
                 .plan(s, AtpmState.EMPTY).allocation().routes().get(0);
         assertThat(paperDefault.prunedLinks()).isNotEmpty();
         assertThat(withGap.prunedLinks()).isEmpty();
@@ -100,7 +100,7 @@ class EdgeCasesTest {
     @Test
     void config_tooFewFlowUnits_areRejected_becauseCallerNodesWouldGetNoUnit() {
         // With flowUnits 1 a caller node could get zero units and an empty route (fractions summing to 0).
-        assertThatThrownBy(() -> HeartConfig.DEFAULTS.withFlowUnits(1))
+        assertThatThrownBy(() -> TestSnapshots.PAPER_ROUTING.withFlowUnits(1))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("flowUnits : 1 (expected: 1000 ..");
     }

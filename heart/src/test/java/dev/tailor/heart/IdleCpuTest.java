@@ -48,7 +48,7 @@ class IdleCpuTest {
 
     @Test
     void lowTrafficGroup_idleCpuChargedToRequests_doesNotSpiralTowardsZero() {
-        List<Double> fixed = w3Shares(HeartConfig.DEFAULTS, 16);
+        List<Double> fixed = w3Shares(TestSnapshots.PAPER_ROUTING, 16);
         List<Double> paper = w3Shares(HeartConfig.PAPER, 16);
         System.out.println("w3's share by round, idle CPU fitted: " + fixed);
         System.out.println("w3's share by round, the paper's ratio: " + paper);
@@ -59,7 +59,7 @@ class IdleCpuTest {
         // (slightly above: the peers' own 0.003 idle cores stay charged, their rates never halved).
         assertThat(fixed.get(15)).as("w3's shares: " + fixed).isGreaterThan(0.3);
         // And it never went below the floor while the fit waited for rounds to compare.
-        double floor = HeartConfig.DEFAULTS.minShareOfEqualSplit() / 3;
+        double floor = TestSnapshots.PAPER_ROUTING.minShareOfEqualSplit() / 3;
         assertThat(fixed).allSatisfy(s -> assertThat(s).isGreaterThanOrEqualTo(floor - 1e-12));
     }
 
@@ -69,7 +69,7 @@ class IdleCpuTest {
         // intercepts 0.03 each; no round is in every pair, so the fit is conclusive.
         List<LoadSample> samples = List.of(new LoadSample(20, 0.11, 1), new LoadSample(20, 0.11, 1),
                 new LoadSample(10, 0.07, 1), new LoadSample(10, 0.07, 1));
-        assertThat(Atpm.fitIdleCores(samples, 0, HeartConfig.DEFAULTS)).isCloseTo(0.03, within(1e-12));
+        assertThat(Atpm.fitIdleCores(samples, 0, TestSnapshots.PAPER_ROUTING)).isCloseTo(0.03, within(1e-12));
     }
 
     @Test
@@ -79,13 +79,13 @@ class IdleCpuTest {
         // through that round, so the fit is inconclusive.
         List<LoadSample> outlier = List.of(new LoadSample(20, 0.1, 1), new LoadSample(20, 0.1, 1),
                 new LoadSample(2, 0.1, 1), new LoadSample(20, 0.1, 1));
-        assertThat(Atpm.fitIdleCores(outlier, 0.01, HeartConfig.DEFAULTS)).isEqualTo(0.01);
+        assertThat(Atpm.fitIdleCores(outlier, 0.01, TestSnapshots.PAPER_ROUTING)).isEqualTo(0.01);
         // Two rounds, one pair: both rounds are in every pair.
         assertThat(Atpm.fitIdleCores(List.of(new LoadSample(20, 0.11, 1), new LoadSample(10, 0.07, 1)), 0,
-                HeartConfig.DEFAULTS)).isZero();
+                TestSnapshots.PAPER_ROUTING)).isZero();
         // Rates within the ratio: no pair at all.
         assertThat(Atpm.fitIdleCores(List.of(new LoadSample(20, 0.11, 1), new LoadSample(15, 0.09, 1),
-                new LoadSample(11, 0.074, 1)), 0, HeartConfig.DEFAULTS)).isZero();
+                new LoadSample(11, 0.074, 1)), 0, TestSnapshots.PAPER_ROUTING)).isZero();
     }
 
     @Test

@@ -8,7 +8,7 @@ import org.junit.jupiter.api.Test;
 
 class NtamTest {
 
-    private static final Heart HEART = new Heart(HeartConfig.DEFAULTS.withParallel(false));
+    private static final Heart HEART = new Heart(TestSnapshots.PAPER_ROUTING.withParallel(false));
 
     private static Map<String, NodeRoute> routeFrom(Plan plan, String caller, String callee) {
         Route route = plan.allocation().routes().stream()
@@ -96,7 +96,7 @@ class NtamTest {
                 .entry("ingress", "b", 100, "w0", 100)
                 .delay("w0", "w1", 0.3).delay("w0", "w2", 2.3).delay("w0", "w3", 0.2)
                 .build();
-        Plan plan = new Heart(HeartConfig.DEFAULTS.withParallel(false).withSlowLinkFilter(false))
+        Plan plan = new Heart(TestSnapshots.PAPER_ROUTING.withParallel(false).withSlowLinkFilter(false))
                 .plan(s, AtpmState.EMPTY);
         NodeRoute w0 = routeFrom(plan, "ingress", "b").get("w0");
         assertThat(w0.toNodes()).containsOnlyKeys("w1", "w2", "w3");

@@ -49,7 +49,7 @@ class OutlierRoundTest {
     @Test
     void oneRound_tenTimesFewerRequests_movesNoShare_thenOrAfter() {
         List<Double> paper = w1Shares(HeartConfig.PAPER, 0.1);
-        List<Double> fixed = w1Shares(HeartConfig.DEFAULTS, 0.1);
+        List<Double> fixed = w1Shares(TestSnapshots.PAPER_ROUTING, 0.1);
         System.out.println("w1's share, one round at a tenth of its rate, paper: " + paper);
         System.out.println("w1's share, one round at a tenth of its rate, median of three: " + fixed);
         // The paper's EWMA takes the 10x load in: w1 falls from 0.8 to 0.59, and the next round, at
@@ -62,7 +62,7 @@ class OutlierRoundTest {
     @Test
     void oneRound_tenTimesTheRequests_movesNoShare_thenOrAfter() {
         List<Double> paper = w1Shares(HeartConfig.PAPER, 10);
-        List<Double> fixed = w1Shares(HeartConfig.DEFAULTS, 10);
+        List<Double> fixed = w1Shares(TestSnapshots.PAPER_ROUTING, 10);
         System.out.println("w1's share, one round at 10x its rate, paper: " + paper);
         assertThat(paper.get(5)).as("the swing this test is about: " + paper).isGreaterThan(0.8 + 0.02);
         assertThat(fixed).allSatisfy(s -> assertThat(s).isCloseTo(0.8, within(1e-9)));
@@ -71,7 +71,7 @@ class OutlierRoundTest {
     @Test
     void realStep_isFollowedFromItsSecondRound() {
         // w1 really slows to 0.02 from round 5 on: the median follows one round late.
-        Heart heart = new Heart(HeartConfig.DEFAULTS.withParallel(false));
+        Heart heart = new Heart(TestSnapshots.PAPER_ROUTING.withParallel(false));
         AtpmState state = AtpmState.EMPTY;
         List<Double> shares = new ArrayList<>();
         for (int r = 0; r < 9; r++) {
@@ -98,7 +98,7 @@ class OutlierRoundTest {
                     int victim = (pick / 2) % n;
                     int which = pick % 2;   // 0: the rate is off, 1: the CPU is off
                     double factor = Math.pow(10, log10Factor);
-                    Heart heart = new Heart(HeartConfig.DEFAULTS.withParallel(false));
+                    Heart heart = new Heart(TestSnapshots.PAPER_ROUTING.withParallel(false));
                     AtpmState state = AtpmState.EMPTY;
                     List<Route> applied = List.of();
                     java.util.Set<String> overloaded = java.util.Set.of();
@@ -165,7 +165,7 @@ class OutlierRoundTest {
 
     /** w1's fraction to w1 in the routes after the cap, round by round, with w1's calls per round. */
     private static List<Double> w1LocalAfterTheCap(double[] w1Calls, List<String> notes) {
-        Heart heart = new Heart(HeartConfig.DEFAULTS.withParallel(false));
+        Heart heart = new Heart(TestSnapshots.PAPER_ROUTING.withParallel(false));
         AtpmState state = AtpmState.EMPTY;
         List<Route> applied = List.of();
         java.util.Set<String> overloaded = java.util.Set.of();
@@ -234,7 +234,7 @@ class OutlierRoundTest {
                 doubles().between(0.1, 0.9),
                 doubles().between(-2, 2)).checkAssert((loads, rates, w0Part, log10Factor) -> {
                     int n = loads.size();
-                    Heart heart = new Heart(HeartConfig.DEFAULTS.withParallel(false));
+                    Heart heart = new Heart(TestSnapshots.PAPER_ROUTING.withParallel(false));
                     AtpmState state = AtpmState.EMPTY;
                     List<Route> applied = List.of();
                     java.util.Set<String> overloaded = java.util.Set.of();

@@ -8,6 +8,14 @@ import java.util.Map;
 /** Builds snapshots in tests without JSON: {@code TestSnapshots.builder().node("w1")...build()}. */
 final class TestSnapshots {
 
+    /**
+     * The defaults with the routing departures off (entropic transport, square-root shares, queue-aware
+     * routing): hand-computed examples of the paper's capacity shares and min-cost flow, and of the
+     * estimate's departures on top of them, use this; EntropicTransportTest covers the routing ones.
+     */
+    static final HeartConfig PAPER_ROUTING = HeartConfig.DEFAULTS.withSpreadScale(0).withLatencyOptimalShares(false)
+            .withQueueAwareRouting(false);
+
     private final List<Node> nodes = new ArrayList<>();
     private final List<Replica> replicas = new ArrayList<>();
     private final List<Call> calls = new ArrayList<>();
