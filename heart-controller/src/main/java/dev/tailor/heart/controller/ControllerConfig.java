@@ -49,19 +49,33 @@ public record ControllerConfig(Prometheus prometheus, Kubernetes kubernetes, Dou
      * @param idleFitRounds        rounds kept to fit and subtract idle CPU (default 10; 0 = the paper)
      * @param minShareOfEqualSplit share floor as a fraction of an equal split (default 0.05; 0 = the
      *                             paper)
+     * @param spreadScale          NTAM's entropic transport, ε in units of the callee's expected sojourn
+     *                             (default {@link HeartConfig#SPREAD_SCALE_GUMBEL} ≈ 0.78; 0 = min-cost flow,
+     *                             the paper)
+     * @param latencyOptimalShares ATPM's square-root rule instead of capacity-proportional shares (default
+     *                             false, the paper's)
+     * @param queueAwareRouting    all calls into a callee planned at once with a queueing cost per group
+     *                             (default true; false = every edge meets the ATPM shares, the paper)
      */
-    public record Planner(Boolean outlierFilter, Double idleFitRounds, Double minShareOfEqualSplit) {
+    public record Planner(Boolean outlierFilter, Double idleFitRounds, Double minShareOfEqualSplit,
+            Double spreadScale, Boolean latencyOptimalShares, Boolean queueAwareRouting) {
         public Planner {
             outlierFilter = outlierFilter == null ? HeartConfig.DEFAULTS.outlierFilter() : outlierFilter;
             idleFitRounds = idleFitRounds == null ? (double) HeartConfig.DEFAULTS.idleFitRounds() : idleFitRounds;
             minShareOfEqualSplit = minShareOfEqualSplit == null ? HeartConfig.DEFAULTS.minShareOfEqualSplit()
                     : minShareOfEqualSplit;
+            spreadScale = spreadScale == null ? HeartConfig.DEFAULTS.spreadScale() : spreadScale;
+            latencyOptimalShares = latencyOptimalShares == null ? HeartConfig.DEFAULTS.latencyOptimalShares()
+                    : latencyOptimalShares;
+            queueAwareRouting = queueAwareRouting == null ? HeartConfig.DEFAULTS.queueAwareRouting()
+                    : queueAwareRouting;
         }
 
         /** {@link HeartConfig#DEFAULTS} with these fields (call after {@link ControllerConfig#problems()}). */
         public HeartConfig heartConfig() {
             return HeartConfig.DEFAULTS.withOutlierFilter(outlierFilter).withIdleFitRounds(idleFitRounds.intValue())
-                    .withMinShareOfEqualSplit(minShareOfEqualSplit);
+                    .withMinShareOfEqualSplit(minShareOfEqualSplit).withSpreadScale(spreadScale)
+                    .withLatencyOptimalShares(latencyOptimalShares).withQueueAwareRouting(queueAwareRouting);
         }
     }
 
@@ -190,7 +204,7 @@ public record ControllerConfig(Prometheus prometheus, Kubernetes kubernetes, Dou
         sameNodeDelayMillis = sameNodeDelayMillis == null ? 0.05 : sameNodeDelayMillis;
         maxShareMovePerRound = maxShareMovePerRound == null ? ShareMoveCap.DEFAULT_MAX_MOVE : maxShareMovePerRound;
         capacityShortfall = capacityShortfall == null ? PROCEED : capacityShortfall;
-        planner = planner == null ? new Planner(null, null, null) : planner;
+        planner = planner == null ? new Planner(null, null, null, null, null, null) : planner;
     }
 
     /** Compatibility constructor: the default share cap, shortfall policy and planner. */
@@ -259,6 +273,10 @@ public record ControllerConfig(Prometheus prometheus, Kubernetes kubernetes, Dou
         if (!(planner.minShareOfEqualSplit() >= 0 && planner.minShareOfEqualSplit() < 1)) {
             problems.add("planner.minShareOfEqualSplit: " + planner.minShareOfEqualSplit()
                     + " (expected: 0 (off) <= fraction < 1)");
+        }
+        if (!(planner.spreadScale() >= 0 && planner.spreadScale() <= HeartConfig.MAX_SPREAD_SCALE)) {
+            problems.add("planner.spreadScale: " + planner.spreadScale() + " (expected: 0 (off, min-cost flow) .. "
+                    + HeartConfig.MAX_SPREAD_SCALE + ")");
         }
         Map<String, String> queries = Map.of("cpuCores", prometheus.queries().cpuCores(),
                 "servedRequestsPerSecond", prometheus.queries().servedRequestsPerSecond(),

@@ -29,6 +29,9 @@ class ConfigFilesTest {
         "planner: {idleFitRounds: 2.5}\\n              | planner.idleFitRounds: 2.5 (expected: a whole number",
         "planner: {idleFitRounds: -1}\\n               | planner.idleFitRounds: -1.0 (expected: a whole number",
         "planner: {minShareOfEqualSplit: 1}\\n         | planner.minShareOfEqualSplit: 1.0 (expected: 0 (off)",
+        "planner: {spreadScale: -1}\\n                  | planner.spreadScale: -1.0 (expected: 0 (off",
+        "planner: {spreadScale: 101}\\n                 | planner.spreadScale: 101.0 (expected: 0 (off",
+        "planner: {queueAwareRouting: perhaps}\\n       | planner.queueAwareRouting",
         "planner: {outlierFilter: maybe}\\n            | planner.outlierFilter",
         "planner: {floor: 0.1}\\n                      | planner.floor: unknown field"})
     void parse_badInput_namesTheField(String yaml, String expected) {
@@ -59,7 +62,8 @@ class ConfigFilesTest {
         ControllerConfig paper = ConfigFiles.parse("""
                 maxShareMovePerRound: 1
                 capacityShortfall: hold
-                planner: {outlierFilter: false, idleFitRounds: 0, minShareOfEqualSplit: 0}
+                planner: {outlierFilter: false, idleFitRounds: 0, minShareOfEqualSplit: 0, spreadScale: 0,
+                          latencyOptimalShares: false, queueAwareRouting: false}
                 """, "heart.yaml");
         assertThat(paper.planner().heartConfig()).isEqualTo(dev.tailor.heart.HeartConfig.PAPER);
         assertThat(paper.holdOnShortfall()).isTrue();

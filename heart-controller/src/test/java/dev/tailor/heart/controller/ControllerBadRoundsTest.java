@@ -130,7 +130,7 @@ class ControllerBadRoundsTest {
     /** The paper's planner and no share cap: what the controller did before. */
     private static ControllerConfig paper(PrometheusServer source) {
         return new ControllerConfig(prometheus(source), kubernetes(""), null, null, 1.0, null,
-                new ControllerConfig.Planner(false, 0.0, 0.0));
+                new ControllerConfig.Planner(false, 0.0, 0.0, 0.0, false, false));
     }
 
     private static Controller controller(ControllerConfig config, PrometheusServer source, String stateConfigMap) {
@@ -205,7 +205,7 @@ class ControllerBadRoundsTest {
         // A new process (a restart, or another replica taking over) with a planner that swings on the
         // bad round (no outlier filter) and the default cap: its first round is capped all the same.
         ControllerConfig swinging = new ControllerConfig(prometheus(outlier), kubernetes(store), null, null, null, null,
-                new ControllerConfig.Planner(false, null, null));
+                new ControllerConfig.Planner(false, null, null, null, null, null));
         Controller restarted = controller(swinging, outlier, store);
         Controller.Round round = restarted.round(endOfPhase(3), false);
         assertThat(round.failure()).as(round.message()).isNull();

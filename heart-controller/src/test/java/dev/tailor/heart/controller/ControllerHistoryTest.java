@@ -80,7 +80,8 @@ class ControllerHistoryTest {
         ControllerConfig config = new ControllerConfig(
                 new ControllerConfig.Prometheus(source.url().toString(), 5.0, 30.0, 30.0, null, null, null, null),
                 new ControllerConfig.Kubernetes(List.of("shop"), null, null, null, null, ""), null, null,
-                maxShareMove == null ? 1.0 : maxShareMove, null, new ControllerConfig.Planner(false, 0.0, 0.0));
+                maxShareMove == null ? 1.0 : maxShareMove, null,
+                new ControllerConfig.Planner(false, 0.0, 0.0, 0.0, false, false));
         return new Controller(config, HeartConfig.PAPER.withParallel(false),
                 new PrometheusClient(source.url(), Duration.ofSeconds(5)), client, state, null, null);
     }
