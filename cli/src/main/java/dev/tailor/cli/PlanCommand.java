@@ -152,6 +152,21 @@ final class PlanCommand implements Callable<Integer> {
                         + " (default: ${DEFAULT-VALUE}; 0 = the paper).")
         double minShareOfEqualSplit;
 
+        @Option(names = "--spread-scale", paramLabel = "S",
+                description = "Entropic transport in NTAM: the temperature is S times the callee's expected sojourn"
+                        + " (default: the square root of 6 over pi, about 0.78; 0 = min-cost flow, the paper).")
+        Double spreadScale;
+
+        @Option(names = "--latency-optimal-shares", negatable = true, defaultValue = "false", fallbackValue = "true",
+                description = "ATPM splits demand by the square-root rule of latency-optimal routing (default: off ="
+                        + " in proportion to capacity, as in the paper).")
+        boolean latencyOptimalShares;
+
+        @Option(names = "--queue-aware-routing", negatable = true, defaultValue = "true", fallbackValue = "true",
+                description = "Plan all calls into a callee at once with a queueing cost per group (default: on;"
+                        + " off = every edge meets the ATPM shares, the paper).")
+        boolean queueAwareRouting;
+
         /** HeartConfig's field names, as the options users typed. */
         private static final Map<String, String> OPTION_OF = Map.ofEntries(
                 Map.entry("alphaMin", "--alpha-min"), Map.entry("alphaMax", "--alpha-max"),
@@ -162,7 +177,8 @@ final class PlanCommand implements Callable<Integer> {
                 Map.entry("flowUnits", "--flow-units"), Map.entry("idleFitRounds", "--idle-fit-rounds"),
                 Map.entry("idleFitMinRateRatio", "--idle-fit-min-rate-ratio"),
                 Map.entry("idleMaxCpuFraction", "--idle-max-cpu-fraction"),
-                Map.entry("minShareOfEqualSplit", "--min-share-of-equal-split"));
+                Map.entry("minShareOfEqualSplit", "--min-share-of-equal-split"),
+                Map.entry("spreadScale", "--spread-scale"));
 
         HeartConfig config() {
             try {
@@ -178,7 +194,10 @@ final class PlanCommand implements Callable<Integer> {
                         .withIdleFitRounds(idleFitRounds)
                         .withIdleFitMinRateRatio(idleFitMinRateRatio)
                         .withIdleMaxCpuFraction(idleMaxCpuFraction)
-                        .withMinShareOfEqualSplit(minShareOfEqualSplit);
+                        .withMinShareOfEqualSplit(minShareOfEqualSplit)
+                        .withSpreadScale(spreadScale == null ? HeartConfig.DEFAULTS.spreadScale() : spreadScale)
+                        .withLatencyOptimalShares(latencyOptimalShares)
+                        .withQueueAwareRouting(queueAwareRouting);
             } catch (IllegalArgumentException e) {
                 String message = e.getMessage();
                 for (Map.Entry<String, String> name : OPTION_OF.entrySet()) {

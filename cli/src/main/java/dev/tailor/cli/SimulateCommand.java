@@ -40,7 +40,8 @@ import picocli.CommandLine.Option;
                     + " heart, prequal (Prequal's probes and hot-cold selection, NSDI 2024), peak-ewma (Linkerd's"
                     + " peak-EWMA power of two choices); heart-paper (the paper's HEART, none of our departures);"
                     + " ablations heart-no-trend, heart-no-filter, heart-no-outlier-filter, heart-no-idle-fit,"
-                    + " heart-no-floor, heart-no-share-cap.",
+                    + " heart-no-floor, heart-no-share-cap, heart-no-spread,"
+                    + " heart-no-queueing.",
             ""
         },
         footer = {"", "Example: tailor heart simulate --scenario paper-dag --rps 100,400 --report report/",
@@ -69,7 +70,9 @@ final class SimulateCommand implements Callable<Integer> {
 
     @Option(names = "--heart-ablation", paramLabel = "WHICH", split = ",",
             description = "Also run HEART without a part: no-trend (alpha = 1), no-filter (no slow-link filter),"
-                    + " no-outlier-filter, no-idle-fit, no-floor, no-share-cap (our departures from the paper);"
+                    + " no-outlier-filter, no-idle-fit, no-floor, no-share-cap, no-spread (min-cost flow),"
+                    + " no-queueing (every edge on the ATPM shares)"
+                    + " (our departures from the paper);"
                     + " paper: all departures off (heart-paper).")
     List<String> ablations;
 
@@ -255,7 +258,8 @@ final class SimulateCommand implements Callable<Integer> {
                 : checkNames("--policies", policies, ClusterSimulation.policyNames()));
         if (ablations != null) {
             for (String ablation : checkNames("--heart-ablation", ablations, List.of("no-trend", "no-filter",
-                    "no-outlier-filter", "no-idle-fit", "no-floor", "no-share-cap", "paper"))) {
+                    "no-outlier-filter", "no-idle-fit", "no-floor", "no-share-cap", "no-spread", "no-queueing",
+                    "paper"))) {
                 policyNames.add("heart-" + ablation);
             }
         }
