@@ -25,6 +25,7 @@ import org.openjdk.jmh.annotations.State;
  * {@code large-10000}; see {@link Shape}) × {@code planner}:
  * <ul>
  *   <li>{@code heart} = {@link HeartConfig#DEFAULTS}: node groups, slow-link filter on, parallel;</li>
+ *   <li>{@code heart-paper} = {@link HeartConfig#PAPER}: the same without our departures;</li>
  *   <li>{@code mcf-per-replica-no-filter} = {@code DEFAULTS.withGrouping(REPLICA).withSlowLinkFilter(false)}:
  *       every replica its own routing target, min-cost flow over all links (also parallel).</li>
  * </ul>
@@ -56,13 +57,15 @@ public class PlanningBenchmark extends AbstractBenchmark {
 
     /** Planner id of HEART with its defaults. */
     public static final String HEART = "heart";
+    /** Planner id of the paper's HEART ({@link HeartConfig#PAPER}): none of our departures. */
+    public static final String HEART_PAPER = "heart-paper";
     /** Planner id of the baseline: min-cost flow per replica, no slow-link filter. */
     public static final String MCF_PER_REPLICA_NO_FILTER = "mcf-per-replica-no-filter";
 
     @Param({"paper-100", "paper-400", "paper-1000", "large-10000"})
     public String shape;
 
-    @Param({HEART, MCF_PER_REPLICA_NO_FILTER})
+    @Param({HEART, HEART_PAPER, MCF_PER_REPLICA_NO_FILTER})
     public String planner;
 
     private Snapshot snapshot;
@@ -77,10 +80,11 @@ public class PlanningBenchmark extends AbstractBenchmark {
     public static HeartConfig config(String planner) {
         return switch (planner) {
             case HEART -> HeartConfig.DEFAULTS;
+            case HEART_PAPER -> HeartConfig.PAPER;
             case MCF_PER_REPLICA_NO_FILTER ->
                     HeartConfig.DEFAULTS.withGrouping(HeartConfig.Grouping.REPLICA).withSlowLinkFilter(false);
             default -> throw new IllegalArgumentException("planner : " + planner + " (expected one of "
-                    + List.of(HEART, MCF_PER_REPLICA_NO_FILTER) + ")");
+                    + List.of(HEART, HEART_PAPER, MCF_PER_REPLICA_NO_FILTER) + ")");
         };
     }
 

@@ -148,7 +148,8 @@ public final class PlanningReport {
             ChainedOptionsBuilder options = new OptionsBuilder()
                     .include(PlanningBenchmark.class.getName() + "\\.(" + String.join("|", methods) + ")$")
                     .param("shape", settings.shapes().stream().map(Shape::id).toArray(String[]::new))
-                    .param("planner", PlanningBenchmark.HEART, PlanningBenchmark.MCF_PER_REPLICA_NO_FILTER)
+                    .param("planner", PlanningBenchmark.HEART, PlanningBenchmark.HEART_PAPER,
+                            PlanningBenchmark.MCF_PER_REPLICA_NO_FILTER)
                     .mode(Mode.SampleTime)
                     .timeUnit(TimeUnit.MILLISECONDS)
                     .warmupIterations(settings.warmupIterations())
@@ -195,28 +196,33 @@ public final class PlanningReport {
                 method, Runtime.version(), Runtime.getRuntime().availableProcessors(),
                 SyntheticClusters.DEFAULT_SEED, settings.forks(), settings.warmupIterations(), settings.iterations(),
                 settings.iterationSeconds(), load));
-        out.append("| shape | replicas | nodes | call edges | heart median | heart mean ± err | baseline median"
-                + " | baseline mean ± err | baseline ÷ heart (median)"
-                + " | plans keep NTAM contract (heart / baseline) |\n");
-        out.append("|---|--:|--:|--:|--:|--:|--:|--:|--:|---|\n");
+        out.append("| shape | replicas | nodes | call edges | heart median | heart mean ± err | heart-paper median"
+                + " | heart-paper mean ± err | baseline median | baseline mean ± err | baseline ÷ heart (median)"
+                + " | plans keep NTAM contract (heart / heart-paper / baseline) |\n");
+        out.append("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|\n");
         List<String> footnotes = new ArrayList<>();
         for (Shape shape : settings.shapes()) {
             SyntheticCluster cluster = SyntheticClusters.generate(shape, SyntheticClusters.DEFAULT_SEED);
             Result<?> heart = find(results, method, shape, PlanningBenchmark.HEART);
+            Result<?> paper = find(results, method, shape, PlanningBenchmark.HEART_PAPER);
             Result<?> baseline = find(results, method, shape, PlanningBenchmark.MCF_PER_REPLICA_NO_FILTER);
             double heartMedian = median(heart);
             double baselineMedian = median(baseline);
             String ratio = heart != null && baseline != null
                     ? String.format(Locale.ROOT, "%.2f", baselineMedian / heartMedian)
                     : "–";
-            out.append(String.format(Locale.ROOT, "| %s | %,d | %,d | %,d | %s | %s | %s | %s | %s | %s / %s |%n",
+            out.append(String.format(Locale.ROOT,
+                    "| %s | %,d | %,d | %,d | %s | %s | %s | %s | %s | %s | %s | %s / %s / %s |%n",
                     shape.id(), cluster.replicaCount(), cluster.nodeCount(), cluster.callEdgeCount(),
                     heart == null ? "failed" : ms(heartMedian), meanError(heart),
+                    paper == null ? "failed" : ms(median(paper)), meanError(paper),
                     baseline == null ? "failed" : ms(baselineMedian), meanError(baseline), ratio,
                     verdict(notes, method, shape, PlanningBenchmark.HEART, footnotes),
+                    verdict(notes, method, shape, PlanningBenchmark.HEART_PAPER, footnotes),
                     verdict(notes, method, shape, PlanningBenchmark.MCF_PER_REPLICA_NO_FILTER, footnotes)));
         }
-        out.append("\nheart = HeartConfig.DEFAULTS (node groups, slow-link filter, parallel); baseline = "
+        out.append("\nheart = HeartConfig.DEFAULTS (node groups, slow-link filter, parallel); heart-paper ="
+                + " HeartConfig.PAPER (the same without our departures); baseline = "
                 + PlanningBenchmark.MCF_PER_REPLICA_NO_FILTER
                 + " = DEFAULTS.withGrouping(REPLICA).withSlowLinkFilter(false).\n");
         for (String note : footnotes) {
