@@ -35,7 +35,8 @@ public final class ClusterSimulation {
      * departures from the paper (outlier filter, idle CPU fit, share floor, share-move cap).
      */
     public static final List<String> ABLATIONS = List.of("heart-no-trend", "heart-no-filter",
-            "heart-no-outlier-filter", "heart-no-idle-fit", "heart-no-floor", "heart-no-share-cap");
+            "heart-no-outlier-filter", "heart-no-idle-fit", "heart-no-floor", "heart-no-share-cap", "heart-no-spread",
+            "heart-no-queueing");
 
     /** HEART as the paper describes it: none of our departures, no share-move cap. */
     public static final String HEART_PAPER = "heart-paper";
@@ -142,6 +143,8 @@ public final class ClusterSimulation {
             case "heart-no-idle-fit" -> new HeartPolicy(heart.withIdleFitRounds(0), CAP);
             case "heart-no-floor" -> new HeartPolicy(heart.withMinShareOfEqualSplit(0), CAP);
             case "heart-no-share-cap" -> new HeartPolicy(heart, NO_CAP);
+            case "heart-no-spread" -> new HeartPolicy(heart.withSpreadScale(0), CAP);
+            case "heart-no-queueing" -> new HeartPolicy(heart.withQueueAwareRouting(false), CAP);
             default -> throw new IllegalArgumentException("policy : " + (name == null ? "missing" : "\"" + name + "\"")
                     + " (expected: one of " + policyNames() + ")");
         };

@@ -5,6 +5,7 @@ import dev.tailor.heart.ComponentShares;
 import dev.tailor.heart.GroupShare;
 import dev.tailor.heart.Heart;
 import dev.tailor.heart.HeartConfig;
+import dev.tailor.heart.LocalityDistribution;
 import dev.tailor.heart.NodeRoute;
 import dev.tailor.heart.Plan;
 import dev.tailor.heart.Route;
@@ -105,6 +106,12 @@ final class HeartPolicy implements RoutingPolicy {
         for (SimComponent component : model.components) {
             componentIndex.put(component.name, component.index);
         }
+        Map<String, String> localityOfNode = new HashMap<>();
+        Map<String, Integer> nodeOfLocality = new HashMap<>();
+        for (SimNode node : model.nodes) {
+            localityOfNode.put(node.name, node.locality);
+            nodeOfLocality.put(node.locality, node.index);
+        }
         RouteTable next = new RouteTable(model.components.length, model.nodes.length);
         // Every caller node first gets the callee's ATPM shares: a node with no supply in the plan
         // (it served nothing last round) still sends by capacity, not at random.
@@ -125,6 +132,16 @@ final class HeartPolicy implements RoutingPolicy {
                     next.set(caller, callee, node.index, fallback);
                 }
             }
+            if (nodeOfLocality.size() == model.nodes.length) {
+                // What Envoy applies: Istio's distribute weights, integers in [1, 100] per caller locality.
+                for (LocalityDistribution.Entry entry : LocalityDistribution.of(route, localityOfNode)) {
+                    double[] byNode = new double[model.nodes.length];
+                    entry.to().forEach((locality, weight) -> byNode[nodeOfLocality.get(locality)] += weight);
+                    next.set(caller, callee, nodeOfLocality.get(entry.from()), byNode);
+                }
+                continue;
+            }
+            // Nodes sharing a locality: the plan's fractions per node (a finer split than Istio's).
             for (NodeRoute from : route.from()) {
                 double[] byNode = new double[model.nodes.length];
                 from.toNodes().forEach((name, fraction) -> byNode[nodeIndex.get(name)] += fraction);

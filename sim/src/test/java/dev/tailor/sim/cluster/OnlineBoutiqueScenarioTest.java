@@ -42,13 +42,16 @@ class OnlineBoutiqueScenarioTest {
     }
 
     @Test
-    void heart_onRealCallGraph_balancesCpuAndBeatsDefault() throws IOException {
+    void heart_onRealCallGraph_beatsThePaperAndDefault_paperBalancesCpu() throws IOException {
         ClusterScenario scenario = build().scenario().with(null, null, 60.0, 60.0, "A");
         double rps = scenario.rps().get(1);
         RunResult heart = ClusterSimulation.run(scenario, "heart", rps, HeartConfig.DEFAULTS, null);
+        RunResult paper = ClusterSimulation.run(scenario, "heart-paper", rps, HeartConfig.DEFAULTS, null);
         RunResult uniform = ClusterSimulation.run(scenario, "default", rps, HeartConfig.DEFAULTS, null);
         assertThat(heart.planning().failures()).as(String.valueOf(heart.planning().lastFailure())).isZero();
-        assertThat(heart.cpuGapPercentPoints()).isLessThan(5.0);
+        // Balanced CPU is the paper's HEART's property; ours loads faster groups harder on purpose.
+        assertThat(paper.cpuGapPercentPoints()).isLessThan(5.0);
+        assertThat(heart.p99Millis()).isLessThan(paper.p99Millis());
         assertThat(uniform.cpuGapPercentPoints()).isGreaterThan(20.0);
         assertThat(heart.p99Millis()).isLessThan(uniform.p99Millis());
         assertThat(List.of(heart.timeouts(), uniform.timeouts())).containsOnly(0L);
