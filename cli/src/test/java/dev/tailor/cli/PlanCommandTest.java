@@ -67,14 +67,20 @@ class PlanCommandTest {
 
     @Test
     void plan_explain_namesTheFilterStepsAndTheBasisOfEachLoad() {
-        Result r = tailor("heart", "plan", "--example", "paper-dag", "--explain");
+        // The slow-link filter's steps: it runs per edge (not under queue-aware routing), and the
+        // spread raises the gap it needs to prune: both off.
+        Result r = tailor("heart", "plan", "--example", "paper-dag", "--explain", "--no-queue-aware-routing",
+                "--spread-scale", "0");
         assertThat(r.exitCode()).isZero();
         assertThat(r.out()).contains("2-means on", "max-flow", "first measurement", "pruned:");
     }
 
     @Test
     void plan_json_hasSharesRoutesAndPrunedLinks_andEveryRouteSumsToOne() throws IOException {
-        Result r = tailor("heart", "plan", "--example", "paper-pairwise", "--format", "json");
+        // Pruned links come from the slow-link filter: it runs per edge (not under queue-aware
+        // routing), and the spread raises the gap it needs to prune: both off.
+        Result r = tailor("heart", "plan", "--example", "paper-pairwise", "--format", "json",
+                "--no-queue-aware-routing", "--spread-scale", "0");
         assertThat(r.exitCode()).isZero();
         JsonNode doc = Json.MAPPER.readTree(r.out());
         assertThat(doc.get("shares").get("a").get("w1").asDouble()).isBetween(0.0, 1.0);
@@ -320,7 +326,10 @@ class PlanCommandTest {
 
     @Test
     void plan_istioWithExplain_putsTheReasoningInYamlComments() throws IOException {
-        Result r = tailor("heart", "plan", "--format", "istio", "--explain");
+        // The filter's reasoning in comments: it runs per edge (not under queue-aware routing), and
+        // the spread raises the gap it needs to prune: both off.
+        Result r = tailor("heart", "plan", "--format", "istio", "--explain", "--no-queue-aware-routing",
+                "--spread-scale", "0");
         assertThat(r.exitCode()).isZero();
         assertThat(r.out()).contains("#   2-means on", "# ingress -> a");
         assertThat(readYamlDocuments(r.out())).hasSize(2);
