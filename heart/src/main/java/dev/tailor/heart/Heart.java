@@ -127,6 +127,21 @@ public final class Heart {
         Map<String, double[]> planned = new java.util.concurrent.ConcurrentHashMap<>();
         Route[] routes = new Route[calls.size()];
         java.util.Set<String> left = new java.util.TreeSet<>(callsInto.keySet());
+        // Callees too large for the queue-aware transport are planned as the paper does, on the ATPM
+        // shares, which need no caller planned first: all their edges at once, not in waves.
+        List<Integer> onShares = new ArrayList<>();
+        for (String callee : callsInto.keySet()) {
+            if (Ntam.tooLargeForQueueing(cluster.groups(callee).size(), cluster.nodes().size()) != null) {
+                onShares.addAll(callsInto.get(callee));
+                left.remove(callee);
+            }
+        }
+        stream(onShares).forEach(k -> {
+            Call call = calls.get(k);
+            routes[k] = Ntam.routeOnShares(call, shareSupplyOf(call, cluster, atpm), atpm.get(call.callee()).shares(),
+                    cluster.groups(call.callee()), cluster, config,
+                    Ntam.tooLargeForQueueing(cluster.groups(call.callee()).size(), cluster.nodes().size()));
+        });
         while (!left.isEmpty()) {
             List<String> wave = new ArrayList<>();
             for (String callee : left) {

@@ -276,6 +276,14 @@ final class Ntam {
         if (fallback == null && !(epsilon > 0)) {
             fallback = "no expected sojourn for " + callee.component();
         }
+        if (fallback == null && sum(capacity) <= total) {
+            // No queueing model holds in a shortfall: every group would be planned beyond capacity.
+            fallback = String.format(Locale.ROOT, "capacity shortfall (%s req/s of calls, %s req/s of capacity)",
+                    Link.format(total), Link.format(sum(capacity)));
+        }
+        if (fallback == null) {
+            fallback = tooLargeForQueueing(g, n);
+        }
         int[] rows = new int[n];
         int s = 0;
         for (int i = 0; i < n; i++) {
@@ -310,23 +318,16 @@ final class Ntam {
             flow = new double[s * g];
             solved = EntropicTransport.solveQueueing(a, capacity, servers, minimum, cost, active, epsilon, flow);
             if (!solved.converged()) {
-                fallback = String.format(Locale.ROOT, "the queue-aware scaling with ε = %s ms did not converge in %d"
-                        + " iterations", Link.format(epsilon), solved.iterations());
+                fallback = String.format(Locale.ROOT, "the queue-aware transport with ε = %s ms did not converge in %d"
+                        + " Newton iterations", Link.format(epsilon), solved.iterations());
             }
         }
         if (fallback != null || g == 0) {
             List<Route> routes = new ArrayList<>();
             for (int c = 0; c < calls.size(); c++) {
                 Call call = calls.get(c);
-                Route route = route(call, !cluster.hasReplicas(call.caller()), shareSupplies.get(c), callee,
-                        calleeGroups, cluster, config);
-                List<String> explain = new ArrayList<>();
-                if (fallback != null) {
-                    explain.add(fallback + ": routed on the ATPM shares");
-                }
-                explain.addAll(route.explain());
-                routes.add(new Route(route.caller(), route.callee(), route.entryPoint(), route.requestsPerSecond(),
-                        route.from(), route.prunedLinks(), route.meanDelayMillis(), explain));
+                routes.add(routeOnShares(call, shareSupplies.get(c), callee, calleeGroups, cluster, config,
+                        fallback == null ? "no groups" : fallback));
             }
             double[] load = new double[n];
             for (GroupShare group : callee.groups()) {
@@ -421,6 +422,41 @@ final class Ntam {
                             order.size() * g, Link.format(delay), how))));
         }
         return new Planned(routes, load);
+    }
+
+    /**
+     * Largest caller nodes × groups² of a callee planned by the queue-aware transport; larger callees
+     * are planned by the paper's NTAM. Our choice: a few milliseconds of Newton steps per callee on one
+     * core (64 nodes with 64 groups), so that a round stays within the planning-time targets.
+     */
+    static final long MAX_QUEUEING_WORK = 64L * 64 * 64;
+
+    /**
+     * Why a callee with {@code groups} groups on a cluster of {@code nodes} nodes is too large for the
+     * queue-aware transport ({@link #MAX_QUEUEING_WORK}), or null when it is not.
+     */
+    static String tooLargeForQueueing(int groups, int nodes) {
+        return (long) groups * groups * nodes > MAX_QUEUEING_WORK
+                ? String.format(Locale.ROOT, "%d groups on %d nodes exceed the queue-aware planner's size (its Newton"
+                        + " steps take O(nodes x groups^2))", groups, nodes)
+                : null;
+    }
+
+    /**
+     * The paper's plan of one call edge where the queue-aware transport does not apply: the slow-link
+     * filter and the min-cost flow on the ATPM shares, without the entropic spread (a fixed-demand
+     * scaling can take thousands of iterations where links differ much against ε), with
+     * {@code reason} first in the explanation.
+     */
+    static Route routeOnShares(Call call, double[] shareSupply, ComponentShares callee, List<Group> calleeGroups,
+            Cluster cluster, HeartConfig config, String reason) {
+        Route route = route(call, !cluster.hasReplicas(call.caller()), shareSupply, callee, calleeGroups, cluster,
+                config.withSpreadScale(0));
+        List<String> explain = new ArrayList<>();
+        explain.add(reason + ": routed on the ATPM shares by min-cost flow");
+        explain.addAll(route.explain());
+        return new Route(route.caller(), route.callee(), route.entryPoint(), route.requestsPerSecond(), route.from(),
+                route.prunedLinks(), route.meanDelayMillis(), explain);
     }
 
     /** Most filter steps --explain lists per edge; the rest are summarised. */
