@@ -207,4 +207,39 @@ class CapacityShortfallTest {
         return new Route("a", "b", false, 100, List.of(new NodeRoute("n1", 100, toNodes, Map.of())), List.of(), 0,
                 List.of());
     }
+
+    @Test
+    void queueAwareRouting_inAShortfall_routesThePaperWay_andSaysWhy() {
+        // Two groups of 50 req/s, 120 req/s of calls: no queueing model holds, so the callee is planned
+        // on the ATPM shares by min-cost flow, and --explain says it was a shortfall.
+        Snapshot s = TestSnapshots.builder().nodes("w1", "w2")
+                .replica(new Replica("b-1", "b", "w1", true, 0.8, 1.0, 40.0))
+                .replica(new Replica("b-2", "b", "w2", true, 0.8, 1.0, 40.0))
+                .entry("ingress", "b", 120, "w1", 60, "w2", 60)
+                .uniformDelays(0.1, 1)
+                .build();
+        Route route = HEART.plan(s, AtpmState.EMPTY).allocation().routes().get(0);
+        assertThat(route.explain().get(0)).contains("capacity shortfall").contains("routed on the ATPM shares");
+        assertThat(route.from()).hasSize(2);
+    }
+
+    @Test
+    void queueAwareRouting_withinItsSize_plansTheCalleeTogether() {
+        Snapshot s = TestSnapshots.builder().nodes("w1", "w2")
+                .replica(new Replica("b-1", "b", "w1", true, 0.8, 1.0, 40.0))
+                .replica(new Replica("b-2", "b", "w2", true, 0.8, 1.0, 40.0))
+                .entry("ingress", "b", 40, "w1", 20, "w2", 20)
+                .uniformDelays(0.1, 1)
+                .build();
+        Route route = HEART.plan(s, AtpmState.EMPTY).allocation().routes().get(0);
+        assertThat(String.join("\n", route.explain())).contains("queue-aware entropic transport")
+                .doesNotContain("routed on the ATPM shares");
+    }
+
+    @Test
+    void tooLargeForQueueing_beyondSixtyFourCubed() {
+        assertThat(Ntam.tooLargeForQueueing(64, 64)).isNull();
+        assertThat(Ntam.tooLargeForQueueing(65, 64)).contains("65 groups on 64 nodes");
+        assertThat(Ntam.tooLargeForQueueing(100, 500)).contains("exceed");
+    }
 }
