@@ -327,6 +327,22 @@ class AdmissionControllerTest {
     }
 
     @Test
+    void onInterval_clockSteppedBack_drawsNothingEvenWithTokensLeft() {
+        // r = 0: main 1,000. 600 go at once, 500 wait with 400 left: a call inside the interval would
+        // fund the waiting request from those; a call before the interval's start draws nothing.
+        AdmissionController c = controller(CONFIG.withReserveFraction(0), VirtualDisk.of("a", 1_200));
+        admitted(c.acquire(0, IoKind.READ, 0, 600));
+        queued(c.acquire(0, IoKind.READ, 0, 500));
+        long drawn = c.stats().drawnMainCostUnits();
+        IntervalReport back = c.onInterval(T0 - DELTA);
+        assertThat(back.admitted()).isEmpty();
+        assertThat(back.mainCostUnits()).isEqualTo(400);
+        assertThat(c.stats().drawnMainCostUnits()).as("cost drawn by the backward call").isEqualTo(drawn);
+        assertThat(c.onInterval(T0 - DELTA + 1).mainCostUnits()).as("a call inside the interval serves")
+                .isLessThan(400);
+    }
+
+    @Test
     void onInterval_strayReadingBehindTheGrid_costsAtMostOneBudget() {
         // A stray reading 5 s behind, then the clock as before: the call at the old time passes 500
         // boundaries of the moved grid, and like any late call issues one interval's budget.

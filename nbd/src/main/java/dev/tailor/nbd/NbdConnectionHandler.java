@@ -45,7 +45,8 @@ import java.util.stream.Collectors;
  * first: one that overlaps an older pending write of the export, from any connection, waits for it.
  * Every request handed on is kept in a list until it completes; when the connection closes, those that
  * nothing has {@linkplain BlockRequest#claim claimed} yet (held by the ordering, queued in admission or
- * in a backend) are dropped: failed, released and counted, never executed (docs/nbd.md, "Guarantees").
+ * in a backend) are dropped: failed, released and counted, never executed (docs/nbd.md, "Guarantees"),
+ * unless the client sent {@code NBD_CMD_DISC} first, which asks for them to be handled.
  *
  * <p>Past the handshake, a connection with no request in flight and nothing received or sent for
  * {@code limits.idleTimeoutSeconds} is closed (Netty's {@link IdleStateHandler} measures it), and the
@@ -98,6 +99,11 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
     private int inFlightRequests;
     private long inFlightBytes;
     private boolean draining;
+    /**
+     * The client sent {@code NBD_CMD_DISC}: its outstanding requests are to be handled (proto.md), so
+     * they are not dropped when the socket closes before they reach the backend.
+     */
+    private boolean disconnectRequested;
 
     // Both.
     private boolean paused;
@@ -182,7 +188,9 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         phase = Phase.CLOSED;
-        dropOutstanding();
+        if (!disconnectRequested) {
+            dropOutstanding();
+        }
         releaseInput();
         if (handshakeTimeout != null) {
             handshakeTimeout.cancel(false);
@@ -571,9 +579,10 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
     }
 
     /**
-     * The connection closed: every request it handed on that nothing has claimed yet (waiting for an
-     * older overlapping write, in admission's queue, in a backend's queue) is dropped: failed, its
-     * payload released, counted. It never reaches the backend (docs/nbd.md, "Guarantees").
+     * The connection closed without {@code NBD_CMD_DISC}: every request it handed on that nothing has
+     * claimed yet (waiting for an older overlapping write, in admission's queue, in a backend's queue)
+     * is dropped: failed, its payload released, counted. It never reaches the backend (docs/nbd.md,
+     * "Guarantees").
      */
     private void dropOutstanding() {
         int dropped = 0;
@@ -627,8 +636,10 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
 
     private void handleRequest(BlockRequest request) {
         if (request.command() == NbdProtocol.CMD_DISC) {
-            // proto.md: handle all outstanding requests, then close; no reply.
+            // proto.md: handle all outstanding requests, then close; no reply. They are handled even if
+            // the client closes its socket first: it asked for them, and their replies are then dropped.
             request.release();
+            disconnectRequested = true;
             startDraining();
             return;
         }
