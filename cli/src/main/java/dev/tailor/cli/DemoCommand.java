@@ -33,7 +33,7 @@ import picocli.CommandLine.Option;
  * measured) next to the storage paper's figures; then, when fio and nbdkit are installed, short runs
  * of the two NBD experiments with real clients ({@code tailor nbd experiment low-load} and {@code burst},
  * one round of {@value #EXPERIMENT_RAMP_SECONDS}+{@value #EXPERIMENT_RUNTIME_SECONDS} s per run, about
- * a minute) next to issue 7's targets.
+ * a minute) next to their targets.
  */
 @Command(
         name = "demo",
@@ -76,7 +76,7 @@ final class DemoCommand implements Callable<Integer> {
     /** The NBD experiments' short runs: one round, seconds of warm-up and measured per configuration. */
     static final int EXPERIMENT_RAMP_SECONDS = 2;
     static final int EXPERIMENT_RUNTIME_SECONDS = 6;
-    /** Issue 7's targets: the paper's deployed low-load P99.9 change; the health-check bound in periods. */
+    /** The experiments' targets: the paper's deployed low-load P99.9 change; the health-check bound in periods. */
     static final double PAPER_LOW_LOAD_P999_CHANGE_PERCENT = -22;
     static final double HEALTH_CHECK_BOUND_PERIODS = 2;
 
@@ -287,10 +287,10 @@ final class DemoCommand implements Callable<Integer> {
     /** "Clearly lower", our reading for a one-round demo: at least this much below admission off. */
     static final double CLEARLY_LOWER_PERCENT = -20;
 
-    /** The NBD experiments' figures next to issue 7's targets, one line each, with a verdict. */
+    /** The NBD experiments' figures next to their targets, one line each, with a verdict. */
     static List<String> experimentComparison(LowLoadExperiment.Result lowLoad, BurstExperiment.Result burst) {
         List<String> lines = new ArrayList<>();
-        lines.add("Against issue 7's targets (tailor nbd serve with real clients: fio's nbd engine, nbdkit; 1 round,"
+        lines.add("Against the targets (tailor nbd serve with real clients: fio's nbd engine, nbdkit; 1 round,"
                 + " " + EXPERIMENT_RAMP_SECONDS + "+" + EXPERIMENT_RUNTIME_SECONDS + " s per configuration):");
         String row = "  %-54s %-24s %-26s %s";
         lines.add(String.format(Locale.ROOT, row, "", "target", "ours", ""));

@@ -220,8 +220,8 @@ class StorageSimulationTest {
     }
 
     @Test
-    void segmentAdmission_deployedLike_meetsTheIssuesTargets() throws IOException {
-        // Why: issue 5's "done when" on the composed real-trace workload (needs the shared data):
+    void segmentAdmission_deployedLike_meetsThePapersTargets() throws IOException {
+        // Why: the paper's target on the composed real-trace workload (needs the shared data):
         // steady-segment P99.999 at least 59.7 % below fifo, static-cap leaving substantial capacity
         // unused while ours leaves at most 5 %; and the strict reserve (no lending) is what left 14 %.
         SharedData.require("block_io");
