@@ -116,11 +116,22 @@ public final class NbdConfigFiles {
 
     private static IllegalArgumentException notYaml(String source, JsonProcessingException e) {
         String field = e.getProcessor() instanceof JsonParser parser ? path(parser.getParsingContext()) : "";
+        String message = e.getOriginalMessage().lines().findFirst().orElse("");
+        if (NOT_FINITE.matcher(message).find()) {
+            // YAML's .nan and .inf are valid YAML that Jackson's number parser does not take.
+            return new IllegalArgumentException(source + ": " + (field.isEmpty() ? "" : field + ": ")
+                    + "NaN or infinity" + (e.getLocation() == null ? "" : " at line " + e.getLocation().getLineNr())
+                    + " (expected: a finite number)");
+        }
         return new IllegalArgumentException(source + ": not valid YAML or JSON"
                 + (e.getLocation() == null ? "" : " at line " + e.getLocation().getLineNr())
                 + (field.isEmpty() ? "" : (e.getLocation() == null ? " at " : ", ") + "field " + field) + ": "
-                + e.getOriginalMessage().lines().findFirst().orElse(""));
+                + message);
     }
+
+    /** Jackson's complaint about YAML's {@code .nan}, {@code .inf}, {@code -.Inf} and the like. */
+    private static final java.util.regex.Pattern NOT_FINITE =
+            java.util.regex.Pattern.compile("Malformed numeric value '[-+]?\\.(?i:nan|inf)'");
 
     /** The dotted path of a parser's position, e.g. {@code exports[1].upstream.port}, or "" at the top. */
     private static String path(JsonStreamContext context) {

@@ -212,6 +212,18 @@ class NbdConfigTest {
     }
 
     @Test
+    void yamlsNanInfinityAndOff_areNamedAsWhatTheUserWrote() {
+        assertThatThrownBy(() -> parse("limits: {idleTimeoutSeconds: .nan}\nexports: [{name: d, file: f}]"))
+                .hasMessage("test.yaml: limits.idleTimeoutSeconds: NaN or infinity at line 1"
+                        + " (expected: a finite number)");
+        assertThatThrownBy(() -> parse("exports: [{name: d, file: f}]\nlimits:\n  handshakeTimeoutSeconds: -.Inf\n"))
+                .hasMessageContaining("limits.handshakeTimeoutSeconds: NaN or infinity at line 3");
+        assertThatThrownBy(() -> parse("limits: {idleTimeoutSeconds: off}\nexports: [{name: d, file: f}]"))
+                .hasMessageContaining("limits.idleTimeoutSeconds: false (expected: a number, e.g. 10 or 2.5);"
+                        + " YAML reads an unquoted off or no as false: write 0 for off");
+    }
+
+    @Test
     void unknownFields_areAllListedAtOnceWithTheValidOnes() {
         // A user who misspells three fields in three places fixes them in one go, not three runs.
         assertThatThrownBy(() -> parse("""
