@@ -191,6 +191,9 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         phase = Phase.CLOSED;
+        if (export != null) {
+            export.io().disconnected();
+        }
         if (!disconnectRequested) {
             dropOutstanding();
         }
@@ -576,6 +579,7 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
 
     private void enterTransmission(Export chosen) {
         export = chosen;
+        chosen.io().connected();
         if (chosen != metaContextExport) {
             baseAllocation = false;   // contexts were selected for another export
         }
@@ -615,12 +619,14 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
         final BlockRequest request;
         final Promise<ByteBuf> completion;
         final long costBytes;
+        final long startNanos;
         /** Its place in the export's write ordering, for writes; null for reads and flushes. */
         WriteOrdering.Entry ordering;
         Outstanding previous;
         Outstanding next;
 
-        Outstanding(BlockRequest request, Promise<ByteBuf> completion, long costBytes) {
+        Outstanding(BlockRequest request, Promise<ByteBuf> completion, long costBytes, long startNanos) {
+            this.startNanos = startNanos;
             this.request = request;
             this.completion = completion;
             this.costBytes = costBytes;
@@ -632,7 +638,8 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
             if (ordering != null) {
                 export.writeOrdering().finish(ordering);
             }
-            completed(request.command(), request.cookie(), request.offsetBytes(), costBytes, done);
+            completed(request.command(), request.cookie(), request.offsetBytes(), costBytes, done, startNanos,
+                    request.lengthBytes());
         }
     }
 
@@ -722,31 +729,33 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
             startDraining();
             return;
         }
+        long startNanos = server.io().nowNanos();
         NbdException invalid = check(request, export, structuredReplies, baseAllocation);
         int command = request.command();
         long cookie = request.cookie();
         long offsetBytes = request.offsetBytes();
+        long lengthBytes = request.lengthBytes();
         long costBytes = invalid == null && (command == NbdProtocol.CMD_READ || command == NbdProtocol.CMD_WRITE)
                 ? request.lengthBytes() : 0;
         inFlightRequests++;
         inFlightBytes += costBytes;
         if (invalid != null) {
             request.release();
-            reply(command, cookie, offsetBytes, null, invalid, costBytes);
+            reply(command, cookie, offsetBytes, null, invalid, costBytes, startNanos, lengthBytes);
         } else if (request.lengthBytes() == 0 && command != NbdProtocol.CMD_FLUSH) {
             // Zero-length reads, writes, trims: proto.md leaves them unspecified; they succeed, touching nothing.
             request.release();
-            reply(command, cookie, offsetBytes, null, null, costBytes);
+            reply(command, cookie, offsetBytes, null, null, costBytes, startNanos, lengthBytes);
         } else if (command == NbdProtocol.CMD_BLOCK_STATUS && !export.backend().answersBlockStatus()) {
             // proto.md: status 0 (data) is always a safe answer; one descriptor over the whole range.
             ByteBuf allData = ctx.alloc().buffer(8);
             allData.writeInt((int) request.lengthBytes());
             allData.writeInt(0);
             request.release();
-            reply(command, cookie, offsetBytes, allData, null, costBytes);
+            reply(command, cookie, offsetBytes, allData, null, costBytes, startNanos, lengthBytes);
         } else {
             Promise<ByteBuf> completion = ctx.executor().newPromise();
-            Outstanding node = new Outstanding(request, completion, costBytes);
+            Outstanding node = new Outstanding(request, completion, costBytes, startNanos);
             link(node);
             completion.addListener(node);
             if (isWrite(command)) {
@@ -760,10 +769,11 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
         updateReading();
     }
 
-    private void completed(int command, long cookie, long offsetBytes, long costBytes, Future<ByteBuf> done) {
+    private void completed(int command, long cookie, long offsetBytes, long costBytes, Future<ByteBuf> done,
+            long startNanos, long lengthBytes) {
         assert ctx.executor().inEventLoop() : "completions run on the connection's event loop";
         if (done.isSuccess()) {
-            reply(command, cookie, offsetBytes, done.getNow(), null, costBytes);
+            reply(command, cookie, offsetBytes, done.getNow(), null, costBytes, startNanos, lengthBytes);
         } else {
             Throwable cause = done.cause();
             NbdException failure = cause instanceof NbdException nbd ? nbd
@@ -772,7 +782,7 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
                 LOG.log(System.Logger.Level.WARNING, () -> export + ": " + NbdProtocol.commandName(command)
                         + " at offset " + Long.toUnsignedString(offsetBytes) + " failed: " + cause);
             }
-            reply(command, cookie, offsetBytes, null, failure, costBytes);
+            reply(command, cookie, offsetBytes, null, failure, costBytes, startNanos, lengthBytes);
         }
     }
 
@@ -781,7 +791,17 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
      * (when negotiated) carry reads and errors; other successes use a simple reply, which proto.md
      * allows for requests without payload.
      */
-    private void reply(int command, long cookie, long offsetBytes, ByteBuf data, NbdException error, long costBytes) {
+    private void reply(int command, long cookie, long offsetBytes, ByteBuf data, NbdException error, long costBytes,
+            long startNanos, long lengthBytes) {
+        if (error == null && command == NbdProtocol.CMD_READ && data == null && costBytes > 0) {
+            error = new NbdException(NbdProtocol.EIO, "the backend returned no data");
+        }
+        long doneBytes = error != null ? 0 : switch (command) {
+            case NbdProtocol.CMD_READ -> data == null ? 0 : data.readableBytes();
+            case NbdProtocol.CMD_WRITE, NbdProtocol.CMD_TRIM, NbdProtocol.CMD_WRITE_ZEROES -> lengthBytes;
+            default -> 0;
+        };
+        export.io().answered(command, startNanos, doneBytes, error == null ? 0 : error.error());
         if (phase == Phase.CLOSED || !ctx.channel().isActive()) {
             if (data != null) {
                 data.release();
@@ -790,9 +810,6 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         ByteBufAllocator alloc = ctx.alloc();
-        if (error == null && command == NbdProtocol.CMD_READ && data == null && costBytes > 0) {
-            error = new NbdException(NbdProtocol.EIO, "the backend returned no data");
-        }
         ChannelFuture last;
         if (error != null) {
             if (data != null) {

@@ -209,6 +209,7 @@ public final class NbdServer implements AutoCloseable {
                 new DefaultThreadFactory("tailor-nbd-file", true));
         ByteBufAllocator alloc = ByteBufAllocator.DEFAULT;
         Map<String, Export> exports = new LinkedHashMap<>();
+        IoMetrics io = new IoMetrics(System::nanoTime, true);
         AdmissionDispatcher segmentAdmission = null;
         ProxyBackgroundWork background = null;
         MetricsEndpoint metrics = null;
@@ -234,7 +235,7 @@ public final class NbdServer implements AutoCloseable {
                             + " leave size out)");
                 }
                 try {
-                    exports.put(exportConfig.name(), new Export(exportConfig, backend, limits.maxRequestBytes()));
+                    exports.put(exportConfig.name(), new Export(exportConfig, backend, limits.maxRequestBytes(), io));
                 } catch (RuntimeException e) {
                     backend.discard();
                     throw e;
@@ -249,8 +250,8 @@ public final class NbdServer implements AutoCloseable {
             ConnectionAdmission admission = new ConnectionAdmission(limits.maxConnections(), limits.maxHandshakes(),
                     limits.maxConnectionsPerAddress());
             background = new ProxyBackgroundWork(eventLoops, segmentAdmission, List.copyOf(frozen.values()),
-                    config.loop().background(), System::nanoTime, admission);
-            ServerContext server = new ServerContext(frozen, limits, dispatcher, admission);
+                    config.loop().background(), System::nanoTime, admission, io);
+            ServerContext server = new ServerContext(frozen, limits, dispatcher, admission, io);
             ChannelGroup connections = new DefaultChannelGroup("tailor-nbd", GlobalEventExecutor.INSTANCE);
             ChannelInitializer<Channel> initializer = new ChannelInitializer<>() {
                         @Override
