@@ -482,6 +482,7 @@ public final class NbdServer implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "NBD server on " + (listener == null ? unixSocket : localAddress()) + " with " + exports.size() + " export(s)";
+        return "NBD server on " + (listener == null ? unixSocket : localAddress()) + " with " + exports.size()
+                + " export(s)";
     }
 }

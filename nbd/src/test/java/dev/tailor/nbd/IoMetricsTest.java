@@ -76,8 +76,8 @@ class IoMetricsTest {
         disk.disconnected();
         String text = new ProxyBackgroundWorkTextFormat().render(metrics);
         assertThat(text)
-                .contains("tailor_nbd_request_duration_seconds_bucket{export=\"disk\",operation=\"write\",le=\"0.0025\"}"
-                        + " 0")
+                .contains("tailor_nbd_request_duration_seconds_bucket{export=\"disk\",operation=\"write\","
+                        + "le=\"0.0025\"} 0")
                 .contains("tailor_nbd_request_duration_seconds_bucket{export=\"disk\",operation=\"write\",le=\"0.005\"}"
                         + " 1")
                 .contains("tailor_nbd_request_duration_seconds_sum{export=\"disk\",operation=\"write\"} 0.003")
