@@ -84,7 +84,9 @@ public final class NbdConfigFiles {
             config = new NbdConfig(config.address(), config.port(), config.limits(), config.eventLoopThreads(),
                     config.fileIoThreads(), config.exports().stream()
                             .map(e -> e == null ? null : e.resolvedAgainst(directory)).toList(),
-                    config.admission(), config.loop().resolvedAgainst(directory));
+                    config.admission(), config.loop().resolvedAgainst(directory),
+                    config.unix() == null || config.unix().isEmpty() ? config.unix()
+                            : directory.resolve(config.unix()).toString());
             List<String> reported = shapeProblems.stream().flatMap(p -> p.paths().stream()).toList();
             for (String problem : config.problems()) {
                 // A field removed for its shape may now look missing, and its record incomplete: said once.
