@@ -58,8 +58,8 @@ final class StorageSimulateCommand implements Callable<Integer> {
     String scenario;
 
     @Option(names = "--policies", paramLabel = "P,...", split = ",",
-            description = "Policies to compare. Default: fifo, static-cap, token-bucket, mclock, segment-admission and"
-                    + " the four ablations.")
+            description = "Policies to compare. Default: fifo, static-cap, token-bucket, mclock, segment-admission,"
+                    + " segment-admission-paper and every ablation.")
     List<String> policies;
 
     @Option(names = "--seed", paramLabel = "N", description = "Seed of the run. Default: the scenario's.")
