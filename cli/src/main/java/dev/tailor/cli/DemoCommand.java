@@ -413,7 +413,8 @@ final class DemoCommand implements Callable<Integer> {
         StorageRunResult ours = findStorage(storage, last, "segment-admission");
         lines.add(String.format(Locale.ROOT, row, "capacity unused while work waited, static-cap",
                 SimulationOutput.fmt(PAPER_STATIC_CAP_UNUSED_PERCENT) + " %",
-                cap == null ? "–" : String.format(Locale.ROOT, "%.1f %%", cap.unusedCapacityPercent()), ""));
+                cap == null ? "–" : String.format(Locale.ROOT, "%.1f %% (static-cap)", cap.unusedCapacityPercent()),
+                ""));
         lines.add(String.format(Locale.ROOT, row, "capacity unused while work waited, segment admission", "<= 5 %",
                 paper == null ? "–" : String.format(Locale.ROOT, "%.1f %%", paper.unusedCapacityPercent()),
                 ours == null ? "–" : String.format(Locale.ROOT, "%.1f %%", ours.unusedCapacityPercent())));
