@@ -17,7 +17,7 @@ class AdmissionControllerTest {
     private static final long DELTA = 10_000_000L;
     private static final long T0 = 5_000_000_000L;
 
-    private static final AdmissionConfig CONFIG = AdmissionConfig.DEFAULTS
+    private static final AdmissionConfig CONFIG = AdmissionConfig.PAPER
             .withCapacityCostUnitsPerSecond(100_000)
             .withSegmentAndBlockSizeBytes(400, 100)
             .withCostModel(new IoCostModel(0, 1, 0, 1))
@@ -367,7 +367,7 @@ class AdmissionControllerTest {
         // 4 KiB (45,579 each: about 29 intervals' worth); the time passed jumps 11 s ahead. Passing
         // 1,100 boundaries used to serve the queue at each, releasing all 64 in one call; the budgets
         // of the intervals the call was late for expire, so it releases one interval's worth: 2.
-        AdmissionConfig proxy = AdmissionConfig.DEFAULTS.withCapacityCostUnitsPerSecond(1e7)
+        AdmissionConfig proxy = AdmissionConfig.PAPER.withCapacityCostUnitsPerSecond(1e7)
                 .withQueueCapacityPerSegment(64);
         AdmissionController c = controller(proxy, VirtualDisk.of("vm", 1L << 30));
         int admittedAtOnce = 0;

@@ -234,7 +234,7 @@ class AdmissionPropertiesTest {
                     .withMaxWindowIntervals(integers().between(1, 20).generate(in))
                     .withMaxPredictionError(integers().between(0, 1).generate(in) == 0 ? 0.5 : 1.0)
                     .withMaxBorrowRatio(new double[] {0.5, 1, 3}[integers().between(0, 2).generate(in)]);
-            AdmissionConfig config = AdmissionConfig.DEFAULTS
+            AdmissionConfig config = AdmissionConfig.PAPER
                     .withCapacityCostUnitsPerSecond(budget * 100.0)
                     .withSegmentAndBlockSizeBytes(100L * integers().between(1, 4).generate(in), 100)
                     .withCostModel(new IoCostModel(integers().between(0, 30).generate(in),
