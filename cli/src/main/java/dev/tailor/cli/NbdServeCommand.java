@@ -257,6 +257,11 @@ final class NbdServeCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--file: " + file + " does not exist (expected: an existing file, e.g."
                     + " a raw disk image; to create one: truncate -s 1G " + file + ")");
         }
+        if (!Files.isRegularFile(file)) {
+            // A block device's length is not its file size, and its holes are not the file system's.
+            throw new IllegalArgumentException("--file: " + file + " is not a regular file (a block or character"
+                    + " device?); block devices are not served yet (expected: a regular file, e.g. a raw disk image)");
+        }
         long fileBytes;
         try {
             fileBytes = Files.size(file);

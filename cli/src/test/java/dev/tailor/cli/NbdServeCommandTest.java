@@ -207,6 +207,9 @@ class NbdServeCommandTest {
         assertThat(tailor("nbd", "serve", "--file", image.toString(), "--size", "1000").err())
                 .contains("--size: \"1000\" (expected: a positive multiple of 512 bytes");
         assertThat(tailor("nbd", "serve", "--read-only").err()).contains("--read-only: needs --file");
+        PlanCommandTest.Result device = tailor("nbd", "serve", "--file", "/dev/zero");
+        assertThat(device.exitCode()).isEqualTo(2);
+        assertThat(device.err()).contains("--file: /dev/zero is not a regular file (a block or character device?)");
         assertThat(tailor("nbd", "serve", "--file", image.toString(), "--export-name", "a b").err())
                 .contains("--export-name: \"a b\" (expected: 1 to 256 characters");
         Path config = Files.writeString(dir.resolve("exports.yaml"), "exports: [{name: d, file: d.img, size: 1MiB}]\n");

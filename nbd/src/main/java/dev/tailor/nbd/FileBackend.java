@@ -116,6 +116,11 @@ public final class FileBackend implements BlockBackend {
 
     private static FileBackend open(Path file, Long sizeBytes, boolean readOnly, boolean created, Executor executor,
             ByteBufAllocator alloc) throws IOException {
+        if (!Files.isRegularFile(file)) {
+            // A block device's length is not its file size, and its holes are not the file system's.
+            throw new IllegalArgumentException(file + " is not a regular file (a block or character device?); block"
+                    + " devices are not served yet (expected: a regular file, e.g. a raw disk image)");
+        }
         long fileBytes = Files.size(file);
         long size = sizeBytes == null ? fileBytes : sizeBytes;
         if (size > fileBytes) {

@@ -80,6 +80,9 @@ class NbdConfigTest {
         assertThat(ByteSize.parse("32 MiB").bytes()).isEqualTo(32 << 20);
         assertThat(ByteSize.parse("1gib").bytes()).isEqualTo(1L << 30);
         assertThat(ByteSize.parse("2TiB").bytes()).isEqualTo(2L << 40);
+        assertThat(ByteSize.parse("1G").bytes()).as("binary, as qemu-img reads it").isEqualTo(1L << 30);
+        assertThat(ByteSize.parse("32m").bytes()).isEqualTo(32L << 20);
+        assertThat(ByteSize.parse("4K").bytes()).isEqualTo(4L << 10);
         assertThat(ByteSize.format(1L << 30)).isEqualTo("1GiB");
         assertThat(ByteSize.format(1536L << 10)).isEqualTo("1536KiB");
         assertThat(ByteSize.format(1000)).isEqualTo("1000B");
