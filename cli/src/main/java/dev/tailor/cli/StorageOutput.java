@@ -100,6 +100,12 @@ final class StorageOutput {
                         row.aboveFifo()));
             }
         }
+        for (SweepSummary.Row row : summary.policies()) {
+            if (row.refusedRequests() > 0) {
+                out.println(String.format(Locale.ROOT, "  %s: refused %,d requests (no latency, not in the ratios)"
+                        + " in %s", row.policy(), row.refusedRequests(), String.join(", ", row.refusedCells())));
+            }
+        }
         out.println("  unused = the most capacity any cell left idle while work waited (worst cell)");
     }
 

@@ -11,7 +11,8 @@ import java.util.function.Function;
  * policy's steady tenants' P99.999 against {@code fifo}'s and {@code mclock}'s in the same cell, and
  * of its hot tenants' P99 against {@code mclock}'s: worst, median and best ratio, and the cells where
  * it is worse than the bound. A ratio below 1 is the policy's gain. Cells where a percentile is not
- * resolvable (too few requests) or where the peer did not run are left out and counted.
+ * resolvable (too few requests) or where the peer did not run are left out and counted. Refused
+ * requests have no latency, so each row also counts them and names the cells that had any.
  *
  * @param cells    cells in the results
  * @param policies one row per policy, in the results' order
@@ -31,9 +32,13 @@ public record SweepSummary(int cells, List<Row> policies) {
      * @param worstUnusedPercent the most capacity left idle while work waited in any cell, %
      * @param aboveFifo          cells where its steady P99.999 is above fifo's (ratio > 1)
      * @param aboveMclock        cells where its steady P99.999 is above {@link #MCLOCK_BOUND} × mclock's
+     * @param refusedRequests    measured requests it refused, over all cells: they have no latency, so
+     *                           the ratios above say nothing of them
+     * @param refusedCells       cells where it refused any
      */
     public record Row(String policy, Ratios steadyVsFifo, Ratios steadyVsMclock, Ratios hotVsMclock,
-            double worstUnusedPercent, List<String> aboveFifo, List<String> aboveMclock) {
+            double worstUnusedPercent, List<String> aboveFifo, List<String> aboveMclock, long refusedRequests,
+            List<String> refusedCells) {
     }
 
     /**
@@ -61,10 +66,16 @@ public record SweepSummary(int cells, List<Row> policies) {
         List<Row> rows = new ArrayList<>();
         for (String policy : policies) {
             double worstUnused = 0;
-            for (Map<String, StorageRunResult> cell : byCell.values()) {
-                StorageRunResult r = cell.get(policy);
+            long refused = 0;
+            List<String> refusedCells = new ArrayList<>();
+            for (Map.Entry<String, Map<String, StorageRunResult>> cell : byCell.entrySet()) {
+                StorageRunResult r = cell.getValue().get(policy);
                 if (r != null) {
                     worstUnused = Math.max(worstUnused, r.unusedCapacityPercent());
+                    refused += r.refused();
+                    if (r.refused() > 0) {
+                        refusedCells.add(cell.getKey());
+                    }
                 }
             }
             List<String> aboveFifo = new ArrayList<>();
@@ -75,7 +86,7 @@ public record SweepSummary(int cells, List<Row> policies) {
             Ratios hot = ratios(byCell, policy, "mclock", r -> r.hot().p99Millis(), Double.POSITIVE_INFINITY,
                     new ArrayList<>());
             rows.add(new Row(policy, vsFifo, vsMclock, hot, worstUnused, List.copyOf(aboveFifo),
-                    List.copyOf(aboveMclock)));
+                    List.copyOf(aboveMclock), refused, List.copyOf(refusedCells)));
         }
         return new SweepSummary(byCell.size(), List.copyOf(rows));
     }

@@ -98,7 +98,7 @@ class RobustnessSweepTest {
             results.add(result("mix-" + c, "mclock", v[1], v[3]));
             results.add(result("mix-" + c, "ours", v[2], v[4]));
         }
-        results.add(result("mix-3", "ours", 1, 1));   // no peers in this cell: left out
+        results.add(result("mix-3", "ours", 1, 1, 7));   // no peers in this cell: left out of the ratios
 
         SweepSummary summary = SweepSummary.of(results);
 
@@ -121,12 +121,20 @@ class RobustnessSweepTest {
         assertThat(ours.hotVsMclock().median()).isEqualTo(1.0);
         assertThat(ours.hotVsMclock().best()).isEqualTo(0.5);
         assertThat(ours.worstUnusedPercent()).isEqualTo(3.0);
+        assertThat(ours.refusedRequests()).as("refused requests have no latency: counted apart").isEqualTo(7);
+        assertThat(ours.refusedCells()).containsExactly("mix-3 seed 1");
+        assertThat(fifo.refusedRequests()).isZero();
     }
 
     private static StorageRunResult result(String scenario, String policy, double steadyP99999, double hotP99) {
+        return result(scenario, policy, steadyP99999, hotP99, 0);
+    }
+
+    private static StorageRunResult result(String scenario, String policy, double steadyP99999, double hotP99,
+            long refused) {
         LatencySummary steady = new LatencySummary(100_000, 1.0, 2.0, 3.0, 4.0, steadyP99999, 1.0, steadyP99999);
         LatencySummary hot = new LatencySummary(1_000, 1.0, hotP99, null, null, null, 1.0, hotP99);
         return new StorageRunResult(scenario, null, policy, 1, 20, 1, steady, hot, steady, hot, 1, 1, 50,
-                "ours".equals(policy) ? 3.0 : 0, 0, 0, 0, null, null, 1, 1, 1, null, null, null);
+                "ours".equals(policy) ? 3.0 : 0, 0, refused, 0, null, null, 1, 1, 1, null, null, null);
     }
 }
