@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Measures the cost of one admission decision (issue 5, item 7): every benchmark of AdmissionBenchmark
+# Measures the cost of one admission decision: every benchmark of AdmissionBenchmark
 # in one JMH run — AdmissionController.acquire next to Bucket4j's tryConsume and Guava's
-# RateLimiter.tryAcquire, on one thread and on two threads sharing one limiter — since issue 5 compares
+# RateLimiter.tryAcquire, on one thread and on two threads sharing one limiter — since the target compares
 # them "in the same JMH run". JMH's table goes to standard output, progress to standard error, the full
 # log and the JSON result to bench/target/admission-<time>.{log,json}.
 #

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The burst experiment with real clients (issue 7): segment admission off vs on in `tailor nbd serve`,
+# The burst experiment with real clients: segment admission off vs on in `tailor nbd serve`,
 # proxy mode, in front of a scarce nbdkit backend; 4 steady fio tenants and 1 bursty one.
 # Now a command of its own: this runs `./tailor nbd experiment burst` with your options (same names and
 # defaults as this script had; `--help` lists them, `--report DIR` adds plots). Work directory by

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The low-load experiment with a real client (issue 7): `tailor nbd serve --loop fifo` vs
+# The low-load experiment with a real client: `tailor nbd serve --loop fifo` vs
 # `--loop priority` while the proxy's background work (statistics, health checks, synthetic
 # maintenance) runs; one fio job at queue depth 1.
 # Now a command of its own: this runs `./tailor nbd experiment low-load` with your options (same names

@@ -44,6 +44,28 @@ package dev.tailor.admission;
  *                                   need in the running interval is lent to waiting hot requests (our
  *                                   reading, see {@link AdmissionController}; default on; off is the
  *                                   strict reserve of the no-lending ablation)
+ * @param baselineGuarantee          (ours, default on) a request that keeps its disk within its
+ *                                   provisioned baseline (its commitment, metered over one classifier
+ *                                   window) is steady whatever its segment's history and is admitted at
+ *                                   once: from main, then the reserve, and what they lack becomes debt
+ *                                   that later main pools repay; off: the paper's per-segment classes
+ *                                   only, and such a request may wait or be refused
+ * @param pacedRelease               (ours, default off: measured, it did not pay) the main pool is
+ *                                   released to hot requests in tenths of the interval
+ *                                   ({@link #PACING_SLICES}) instead of all at its start, so a
+ *                                   boundary does not put a whole interval of hot work into the
+ *                                   backend's queue ahead of the steady requests that follow; needs
+ *                                   calls between boundaries (a proxy calls every millisecond)
+ * @param adaptiveReserve            (ours, default on) the reserve is sized at each boundary from the
+ *                                   steady cost of the last W intervals that the baseline guarantee
+ *                                   did not already cover (their largest interval × 1.25), bounded to
+ *                                   [0.05, 0.5] of C; off: the fixed r·C
+ *                                   ({@link #reserveFraction})
+ * @param weightedHotService         (ours, default on) waiting hot requests are served in proportion
+ *                                   to their disks' baselines (start-time fair queueing over disks)
+ *                                   instead of round-robin over segments, so a tenant a little beyond
+ *                                   its baseline is not held behind the backlog of a tenant with many
+ *                                   hot segments far beyond its own
  */
 public record AdmissionConfig(
         long intervalNanos,
@@ -60,7 +82,35 @@ public record AdmissionConfig(
         HeadroomConfig headroom,
         boolean borrowing,
         boolean repayment,
-        boolean reserveLending) {
+        boolean reserveLending,
+        boolean baselineGuarantee,
+        boolean pacedRelease,
+        boolean adaptiveReserve,
+        boolean weightedHotService) {
+
+    /**
+     * The paper's mechanism as Tailor first built it (segment classes from each segment's own
+     * history, the whole main pool released at each boundary, a fixed reserve r·C, round-robin over
+     * segments): every default but {@link #baselineGuarantee}, {@link #adaptiveReserve} and
+     * {@link #weightedHotService}, which are off (as is {@link #pacedRelease}, off by default too).
+     * The {@code segment-admission-paper} policy of the storage simulator.
+     */
+    public static final AdmissionConfig PAPER = new AdmissionConfig(
+            10_000_000L, 1e9, SegmentMap.DEFAULT_SEGMENT_SIZE_BYTES, SegmentMap.DEFAULT_BLOCK_SIZE_BYTES,
+            0.2, 10, 50, 1.0, 64, 1.0 / 16, IoCostModel.DEFAULT, HeadroomConfig.DEFAULTS, true, true, true,
+            false, false, false, false);
+
+    /**
+     * {@link #pacedRelease}: the slices of an interval in which the main pool is released to hot
+     * requests (10: one per millisecond at Δ = 10 ms, the NBD proxy's and the simulator's call period).
+     */
+    public static final int PACING_SLICES = 10;
+    /** {@link #adaptiveReserve}: the reserve is the largest recent steady interval × this. */
+    public static final double ADAPTIVE_RESERVE_MARGIN = 1.25;
+    /** {@link #adaptiveReserve}: the smallest reserve, a fraction of C. */
+    public static final double ADAPTIVE_RESERVE_MIN_FRACTION = 0.05;
+    /** {@link #adaptiveReserve}: the largest reserve, a fraction of C. */
+    public static final double ADAPTIVE_RESERVE_MAX_FRACTION = 0.5;
 
     /** Shortest interval, 1 µs. */
     public static final long MIN_INTERVAL_NANOS = 1_000;
@@ -81,7 +131,8 @@ public record AdmissionConfig(
     /** The defaults (see the parameters). */
     public static final AdmissionConfig DEFAULTS = new AdmissionConfig(
             10_000_000L, 1e9, SegmentMap.DEFAULT_SEGMENT_SIZE_BYTES, SegmentMap.DEFAULT_BLOCK_SIZE_BYTES,
-            0.2, 10, 50, 1.0, 64, 1.0 / 16, IoCostModel.DEFAULT, HeadroomConfig.DEFAULTS, true, true, true);
+            0.2, 10, 50, 1.0, 64, 1.0 / 16, IoCostModel.DEFAULT, HeadroomConfig.DEFAULTS, true, true, true,
+            true, false, true, true);
 
     /**
      * @throws IllegalArgumentException naming the field, its value and the expected range when a
@@ -127,84 +178,122 @@ public record AdmissionConfig(
     public AdmissionConfig withIntervalNanos(long value) {
         return new AdmissionConfig(value, capacityCostUnitsPerSecond, segmentSizeBytes, blockSizeBytes,
                 reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
-                queueQuantumFraction, costModel, headroom, borrowing, repayment, reserveLending);
+                queueQuantumFraction, costModel, headroom, borrowing, repayment, reserveLending,
+                baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService);
     }
 
     public AdmissionConfig withCapacityCostUnitsPerSecond(double value) {
         return new AdmissionConfig(intervalNanos, value, segmentSizeBytes, blockSizeBytes,
                 reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
-                queueQuantumFraction, costModel, headroom, borrowing, repayment, reserveLending);
+                queueQuantumFraction, costModel, headroom, borrowing, repayment, reserveLending,
+                baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService);
     }
 
     public AdmissionConfig withSegmentAndBlockSizeBytes(long segmentBytes, long blockBytes) {
         return new AdmissionConfig(intervalNanos, capacityCostUnitsPerSecond, segmentBytes, blockBytes,
                 reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
-                queueQuantumFraction, costModel, headroom, borrowing, repayment, reserveLending);
+                queueQuantumFraction, costModel, headroom, borrowing, repayment, reserveLending,
+                baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService);
     }
 
     public AdmissionConfig withReserveFraction(double value) {
         return new AdmissionConfig(intervalNanos, capacityCostUnitsPerSecond, segmentSizeBytes, blockSizeBytes,
                 value, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
-                queueQuantumFraction, costModel, headroom, borrowing, repayment, reserveLending);
+                queueQuantumFraction, costModel, headroom, borrowing, repayment, reserveLending,
+                baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService);
     }
 
     public AdmissionConfig withWindowIntervals(int value) {
         return new AdmissionConfig(intervalNanos, capacityCostUnitsPerSecond, segmentSizeBytes, blockSizeBytes,
                 reserveFraction, value, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
-                queueQuantumFraction, costModel, headroom, borrowing, repayment, reserveLending);
+                queueQuantumFraction, costModel, headroom, borrowing, repayment, reserveLending,
+                baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService);
     }
 
     public AdmissionConfig withRecoveryWindows(int value) {
         return new AdmissionConfig(intervalNanos, capacityCostUnitsPerSecond, segmentSizeBytes, blockSizeBytes,
                 reserveFraction, windowIntervals, value, hotThresholdRatio, queueCapacityPerSegment,
-                queueQuantumFraction, costModel, headroom, borrowing, repayment, reserveLending);
+                queueQuantumFraction, costModel, headroom, borrowing, repayment, reserveLending,
+                baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService);
     }
 
     public AdmissionConfig withHotThresholdRatio(double value) {
         return new AdmissionConfig(intervalNanos, capacityCostUnitsPerSecond, segmentSizeBytes, blockSizeBytes,
                 reserveFraction, windowIntervals, recoveryWindows, value, queueCapacityPerSegment,
-                queueQuantumFraction, costModel, headroom, borrowing, repayment, reserveLending);
+                queueQuantumFraction, costModel, headroom, borrowing, repayment, reserveLending,
+                baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService);
     }
 
     public AdmissionConfig withQueueCapacityPerSegment(int value) {
         return new AdmissionConfig(intervalNanos, capacityCostUnitsPerSecond, segmentSizeBytes, blockSizeBytes,
                 reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, value,
-                queueQuantumFraction, costModel, headroom, borrowing, repayment, reserveLending);
+                queueQuantumFraction, costModel, headroom, borrowing, repayment, reserveLending,
+                baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService);
     }
 
     public AdmissionConfig withQueueQuantumFraction(double value) {
         return new AdmissionConfig(intervalNanos, capacityCostUnitsPerSecond, segmentSizeBytes, blockSizeBytes,
                 reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
-                value, costModel, headroom, borrowing, repayment, reserveLending);
+                value, costModel, headroom, borrowing, repayment, reserveLending,
+                baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService);
     }
 
     public AdmissionConfig withCostModel(IoCostModel value) {
         return new AdmissionConfig(intervalNanos, capacityCostUnitsPerSecond, segmentSizeBytes, blockSizeBytes,
                 reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
-                queueQuantumFraction, value, headroom, borrowing, repayment, reserveLending);
+                queueQuantumFraction, value, headroom, borrowing, repayment, reserveLending,
+                baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService);
     }
 
     public AdmissionConfig withHeadroom(HeadroomConfig value) {
         return new AdmissionConfig(intervalNanos, capacityCostUnitsPerSecond, segmentSizeBytes, blockSizeBytes,
                 reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
-                queueQuantumFraction, costModel, value, borrowing, repayment, reserveLending);
+                queueQuantumFraction, costModel, value, borrowing, repayment, reserveLending,
+                baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService);
     }
 
     public AdmissionConfig withBorrowing(boolean value) {
         return new AdmissionConfig(intervalNanos, capacityCostUnitsPerSecond, segmentSizeBytes, blockSizeBytes,
                 reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
-                queueQuantumFraction, costModel, headroom, value, repayment, reserveLending);
+                queueQuantumFraction, costModel, headroom, value, repayment, reserveLending,
+                baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService);
     }
 
     public AdmissionConfig withRepayment(boolean value) {
         return new AdmissionConfig(intervalNanos, capacityCostUnitsPerSecond, segmentSizeBytes, blockSizeBytes,
                 reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
-                queueQuantumFraction, costModel, headroom, borrowing, value, reserveLending);
+                queueQuantumFraction, costModel, headroom, borrowing, value, reserveLending,
+                baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService);
+    }
+
+    /** This configuration with the four departures from the paper switched as given. */
+    public AdmissionConfig withDepartures(boolean baseline, boolean paced, boolean adaptive, boolean weighted) {
+        return new AdmissionConfig(intervalNanos, capacityCostUnitsPerSecond, segmentSizeBytes, blockSizeBytes,
+                reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
+                queueQuantumFraction, costModel, headroom, borrowing, repayment, reserveLending, baseline, paced,
+                adaptive, weighted);
+    }
+
+    public AdmissionConfig withBaselineGuarantee(boolean value) {
+        return withDepartures(value, pacedRelease, adaptiveReserve, weightedHotService);
+    }
+
+    public AdmissionConfig withPacedRelease(boolean value) {
+        return withDepartures(baselineGuarantee, value, adaptiveReserve, weightedHotService);
+    }
+
+    public AdmissionConfig withAdaptiveReserve(boolean value) {
+        return withDepartures(baselineGuarantee, pacedRelease, value, weightedHotService);
+    }
+
+    public AdmissionConfig withWeightedHotService(boolean value) {
+        return withDepartures(baselineGuarantee, pacedRelease, adaptiveReserve, value);
     }
 
     public AdmissionConfig withReserveLending(boolean value) {
         return new AdmissionConfig(intervalNanos, capacityCostUnitsPerSecond, segmentSizeBytes, blockSizeBytes,
                 reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
-                queueQuantumFraction, costModel, headroom, borrowing, repayment, value);
+                queueQuantumFraction, costModel, headroom, borrowing, repayment, value,
+                baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService);
     }
 }

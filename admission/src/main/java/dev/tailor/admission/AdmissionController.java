@@ -74,6 +74,35 @@ import org.HdrHistogram.Recorder;
  * the one before it lends nothing more), and serves the queues from what the pools still hold. So a
  * proxy that calls every millisecond leaves no capacity idle for lack of a boundary, and the reserve
  * does not expire unused while hot requests wait.
+ *
+ * <h2>Departures from the paper (ours; each an option of {@link AdmissionConfig}, all off in
+ * {@link AdmissionConfig#PAPER}; on by default but paced release, which measured no better)</h2>
+ * <ul>
+ *   <li><b>Baseline guarantee.</b> Each disk meters its requests against its baseline (its commitment,
+ *       default a fair share) in a bucket refilled at that rate by every call of {@link #onInterval}
+ *       and one classifier window deep (W·Δ of baseline). A request the bucket covers is steady whatever
+ *       its segments' history, and is admitted at once: from main, then the reserve, and what they lack
+ *       becomes debt that the next main pools repay before anything else. So admission never delays,
+ *       queues or refuses a request within its tenant's baseline. What it lets through beyond the
+ *       budget in one interval is bounded by Σ (baseline × Δ) + Σ bucket depths.</li>
+ *   <li><b>Paced release.</b> Hot requests draw the main pool in {@link AdmissionConfig#PACING_SLICES}
+ *       equal steps over the interval (the step due at a call is released by that call), so the
+ *       backlog does not put a whole interval of work into the backend's queue at each boundary,
+ *       ahead of the steady requests that follow. Steady requests are not paced. It needs calls
+ *       between boundaries (a proxy calls every millisecond); called only at boundaries, hot requests
+ *       would get one slice per interval. (Pacing by the cost in flight instead, admitting hot
+ *       requests while less than 0.2 or 0.5 of C was admitted and not completed, was measured and
+ *       rejected: docs/admission.md.)</li>
+ *   <li><b>Adaptive reserve.</b> At each boundary the reserve is the largest steady cost of the last W
+ *       intervals that the baseline guarantee did not cover (with it on, requests within their
+ *       baseline are admitted whatever the pools hold) × {@link AdmissionConfig#ADAPTIVE_RESERVE_MARGIN}, within
+ *       [{@link AdmissionConfig#ADAPTIVE_RESERVE_MIN_FRACTION}, {@link AdmissionConfig#ADAPTIVE_RESERVE_MAX_FRACTION}]
+ *       of C, instead of r·C; {@link #setReserveFraction} then has no effect.</li>
+ *   <li><b>Weighted hot service.</b> Waiting hot requests are served in proportion to their disks'
+ *       baselines (start-time fair queueing over disks), not round-robin over segments, so a tenant
+ *       a little beyond its baseline is not held behind the backlog of one with many hot segments far
+ *       beyond its own. Steady queues are still served first, round-robin.</li>
+ * </ul>
  */
 /*
  * Maintainer note. One lock, not gRPC's immutable-picker split: every admission decision mutates
@@ -122,6 +151,17 @@ public final class AdmissionController {
     private long refusedRequests;
     private long cancelledRequests;
     private Histogram recycledLatencies;
+    /** Baseline guarantee: per disk, cost units it may still send within its baseline (a bucket). */
+    private final double[] baselineTokens;
+    /** Per disk, baseline in cost units per ns, and the bucket's depth (one classifier window). */
+    private final double[] baselinePerNano;
+    private final double[] baselineDepth;
+    private long baselineRefilledNanos;
+    private long withinBaselineRequests;
+    /** Adaptive reserve: steady cost of the running interval, and of the last W completed ones. */
+    private long steadyCostThisInterval;
+    private final long[] steadyCostHistory;
+    private int steadyHistorySlot;
 
     // Written by completing threads without the lock.
     private final Recorder latencies = new Recorder(HeadroomModel.HISTOGRAM_DIGITS);
@@ -157,6 +197,30 @@ public final class AdmissionController {
         this.queues = new SegmentQueues(segmentMap.segmentCount(), config.queueCapacityPerSegment());
         this.headroom = new HeadroomModel(config.headroom(), intervalNanos, config.budgetCostUnits());
         this.intervalStartNanos = startNanos;
+        int diskCount = segmentMap.diskCount();
+        this.baselineTokens = new double[diskCount];
+        this.baselinePerNano = new double[diskCount];
+        this.baselineDepth = new double[diskCount];
+        double fairShare = config.capacityCostUnitsPerSecond() / diskCount;
+        for (int d = 0; d < diskCount; d++) {
+            double perSecond = segmentMap.disks().get(d).commitmentCostUnitsPerSecond().orElse(fairShare);
+            baselinePerNano[d] = perSecond / 1e9;
+            baselineDepth[d] = perSecond * (intervalNanos / 1e9) * config.windowIntervals();
+            baselineTokens[d] = baselineDepth[d];
+        }
+        this.baselineRefilledNanos = startNanos;
+
+        this.steadyCostHistory = new long[config.windowIntervals()];
+        if (config.pacedRelease()) {
+            pool.enablePacing();
+        }
+        if (config.weightedHotService()) {
+            double[] weights = new double[diskCount];
+            for (int d = 0; d < diskCount; d++) {
+                weights[d] = Math.max(baselinePerNano[d] * 1e9, Double.MIN_NORMAL);
+            }
+            queues.weightHotService(weights);
+        }
     }
 
     /**
@@ -222,6 +286,11 @@ public final class AdmissionController {
         SegmentClass asClass;
         lock.lock();
         try {
+            boolean withinBaseline = false;
+            if (config.baselineGuarantee() && baselineTokens[disk] >= cost) {
+                baselineTokens[disk] -= cost;
+                withinBaseline = true;
+            }
             boolean steady;
             if (partCosts == null) {
                 steady = classifier.charge(first, cost) == SegmentClass.STEADY;
@@ -231,11 +300,21 @@ public final class AdmissionController {
                     steady &= classifier.charge(span(segments, first, i), partCosts[i]) == SegmentClass.STEADY;
                 }
             }
+            steady |= withinBaseline;
             asClass = steady ? SegmentClass.STEADY : SegmentClass.HOT;
             id = nextTicketId++;
+            if (steady && !withinBaseline) {
+                // The steady demand the reserve is for: what the baseline guarantee does not cover.
+                steadyCostThisInterval = Checks.saturatedAdd(steadyCostThisInterval, cost);
+            }
             // Nobody of its class (nor, for a hot one, any steady one) waits at its segment.
             boolean admitted = false;
-            if (steady ? queues.size(first, SegmentClass.STEADY) == 0 : queues.size(first) == 0) {
+            if (withinBaseline) {
+                // Within its disk's baseline: admitted at once, whatever waits or the pools hold.
+                pool.drawGuaranteed(cost);
+                withinBaselineRequests++;
+                admitted = true;
+            } else if (steady ? queues.size(first, SegmentClass.STEADY) == 0 : queues.size(first) == 0) {
                 admitted = pool.tryDraw(cost, steady);
             } else {
                 // Others of its class wait at this segment already: first come, first served.
@@ -290,9 +369,11 @@ public final class AdmissionController {
                 // Time went backwards: nothing is issued, and the running interval restarts now, so the
                 // next boundary is one interval away instead of wherever the old grid lies ahead.
                 intervalStartNanos = nowNanos;
+                baselineRefilledNanos = nowNanos;
                 return report(0, List.of());
             }
             long intervals = elapsed / intervalNanos;
+            refillBaselines(nowNanos);
             if (intervals == 0) {
                 List<Ticket> admitted = queues.waiting() == 0 ? List.of() : new ArrayList<>();
                 serveWithin(elapsed, admitted);
@@ -308,11 +389,12 @@ public final class AdmissionController {
                     // Nothing can change before the last boundary: pass the others in O(1).
                     classifier.skipIdleIntervals(left - 1);
                     pool.skipIdleIntervals(left - 1);
+                    skipSteadyHistory(left - 1);
                     i += left - 1;
                     left = 1;
                 }
                 classifier.endInterval();
-                pool.replenish(reserveFraction);
+                pool.replenish(endSteadyInterval());
                 if (left == 1) {
                     // Only the last boundary serves: the budgets of the intervals this call was late for
                     // expired unused, so one call issues at most one interval's budget, whatever the gap.
@@ -333,6 +415,7 @@ public final class AdmissionController {
                 pool.openBorrowWindow(headroom.headroomCostUnits());
             }
             long within = nowNanos - intervalStartNanos;
+            pool.pace(within, intervalNanos);
             if (within > 0) {
                 int before = admitted.size();
                 serveWithin(within, admitted);
@@ -353,11 +436,51 @@ public final class AdmissionController {
      * request never waits for a boundary while tokens lie unused.
      */
     private void serveWithin(long elapsedNanos, List<Ticket> admitted) {
+        pool.pace(elapsedNanos, intervalNanos);
         if (config.reserveLending()) {
             pool.lendReserve(elapsedNanos, intervalNanos);
         }
         if (queues.waiting() > 0) {
             queues.serve(pool, classifier, quantumCostUnits, admitted);
+        }
+    }
+
+    /** Adds each disk's baseline × the time since the last refill to its bucket, up to its depth. */
+    private void refillBaselines(long nowNanos) {
+        long elapsed = nowNanos - baselineRefilledNanos;
+        if (!config.baselineGuarantee() || elapsed <= 0) {
+            return;
+        }
+        baselineRefilledNanos = nowNanos;
+        for (int d = 0; d < baselineTokens.length; d++) {
+            baselineTokens[d] = Math.min(baselineDepth[d], baselineTokens[d] + baselinePerNano[d] * elapsed);
+        }
+    }
+
+    /**
+     * Ends the running interval's steady-cost count and returns the reserve fraction of the next
+     * interval: with the adaptive reserve, the largest steady cost of the last W intervals × the margin,
+     * as a fraction of C, within its bounds; else r.
+     */
+    private double endSteadyInterval() {
+        steadyCostHistory[steadyHistorySlot] = steadyCostThisInterval;
+        steadyHistorySlot = steadyHistorySlot + 1 == steadyCostHistory.length ? 0 : steadyHistorySlot + 1;
+        steadyCostThisInterval = 0;
+        if (!config.adaptiveReserve()) {
+            return reserveFraction;
+        }
+        long peak = 0;
+        for (long c : steadyCostHistory) {
+            peak = Math.max(peak, c);
+        }
+        double fraction = peak * AdmissionConfig.ADAPTIVE_RESERVE_MARGIN / pool.budgetCostUnits();
+        return Math.max(AdmissionConfig.ADAPTIVE_RESERVE_MIN_FRACTION,
+                Math.min(AdmissionConfig.ADAPTIVE_RESERVE_MAX_FRACTION, fraction));
+    }
+
+    private void skipSteadyHistory(long intervals) {
+        for (long i = 0; i < Math.min(intervals, steadyCostHistory.length); i++) {
+            endSteadyInterval();
         }
     }
 
@@ -367,7 +490,7 @@ public final class AdmissionController {
      * such boundary marks it so again).
      */
     private boolean quiescent() {
-        return classifier.activeCount() == 0 && pool.debtCostUnits() == 0
+        return classifier.activeCount() == 0 && pool.debtCostUnits() == 0 && steadyCostThisInterval == 0
                 && pool.deficit() == (queues.waiting() > 0);
     }
 

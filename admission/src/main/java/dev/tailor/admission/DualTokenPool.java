@@ -74,6 +74,14 @@ final class DualTokenPool {
     private long borrowAllowance;
     private boolean deficit;
     private boolean previousDeficit;
+    /** Paced release: the main pool at the start of the running interval. */
+    private long mainAtStart;
+    /** Paced release: what hot requests may have drawn from main so far in this interval. */
+    private long pacedAllowance = Long.MAX_VALUE;
+    /** What hot requests drew from main in this interval. */
+    private long hotDrawnMain;
+    private boolean pacing;
+    private long overdrawnCostUnits;
 
     // This interval.
     private long repaidThisInterval;
@@ -103,6 +111,61 @@ final class DualTokenPool {
         this.reserve = reserveTarget(reserveFraction);
         this.reserveAtStart = reserve;
         this.main = budgetCostUnits - reserve;
+        this.mainAtStart = main;
+    }
+
+    /**
+     * Paced release (ours): from now on hot requests draw the main pool in
+     * {@link AdmissionConfig#PACING_SLICES} equal steps over each interval ({@link #pace}); steady
+     * requests are not paced.
+     */
+    void enablePacing() {
+        pacing = true;
+        pacedAllowance = Math.ceilDiv(mainAtStart, AdmissionConfig.PACING_SLICES);
+    }
+
+    /**
+     * Releases to hot requests the share of the interval's main pool that is due {@code elapsedNanos}
+     * into it: {@code ceil(main at start × k ÷ slices)} with {@code k = floor(elapsed × slices ÷ Δ) + 1}
+     * (at most all of it). Never takes back what was released.
+     */
+    void pace(long elapsedNanos, long intervalNanos) {
+        if (!pacing) {
+            return;
+        }
+        int slices = AdmissionConfig.PACING_SLICES;
+        long k = Math.min(slices, Math.max(0, elapsedNanos) / Math.max(1, intervalNanos / slices) + 1);
+        pacedAllowance = Math.max(pacedAllowance, ceilTimesFraction(mainAtStart, k, slices));
+    }
+
+    /** What hot requests may still draw from main now. */
+    private long hotMain() {
+        return Math.min(main, Math.max(0, pacedAllowance - hotDrawnMain));
+    }
+
+    /**
+     * Draws {@code costUnits} for a request within its disk's baseline, whatever the pools hold: main,
+     * then the reserve, and what they lack becomes debt (with repayment; else it is forgiven), which
+     * later main pools repay first. Never refuses.
+     */
+    void drawGuaranteed(long costUnits) {
+        long regular = Math.min(costUnits, main + reserve);
+        takeRegular(regular, true);
+        long over = costUnits - regular;
+        if (over > 0) {
+            deficit = true;
+            overdrawnCostUnits = Checks.saturatedAdd(overdrawnCostUnits, over);
+            if (repayment) {
+                debt = Checks.saturatedAdd(debt, over);
+            } else {
+                forgivenCostUnits = Checks.saturatedAdd(forgivenCostUnits, over);
+            }
+        }
+    }
+
+    /** Cost admitted beyond the pools for requests within their baseline (cumulative). */
+    long overdrawnCostUnits() {
+        return overdrawnCostUnits;
     }
 
     /** C, cost units per interval. */
@@ -112,7 +175,7 @@ final class DualTokenPool {
 
     /** What a request of the given class can draw without borrowing. */
     long available(boolean steady) {
-        return steady ? main + reserve : main + lent;
+        return steady ? main + reserve : hotMain() + lent;
     }
 
     /**
@@ -127,6 +190,9 @@ final class DualTokenPool {
         if (costUnits <= regular) {
             takeRegular(costUnits, steady);
             return true;
+        }
+        if (!steady && costUnits <= main + lent) {
+            return false;   // the pools hold it, pacing holds it back: not a deficit, nothing to borrow
         }
         deficit = true;
         if (costUnits - regular > borrowAllowance) {
@@ -161,8 +227,11 @@ final class DualTokenPool {
     }
 
     private void takeRegular(long costUnits, boolean steady) {
-        long fromMain = Math.min(costUnits, main);
+        long fromMain = Math.min(costUnits, steady ? main : hotMain());
         main -= fromMain;
+        if (!steady) {
+            hotDrawnMain += fromMain;
+        }
         drawnMainCostUnits = Checks.saturatedAdd(drawnMainCostUnits, fromMain);
         long fromReserve = costUnits - fromMain;
         if (fromReserve > 0) {
@@ -196,6 +265,9 @@ final class DualTokenPool {
         long repaid = Math.min(debt, budgetCostUnits - reserve);
         debt -= repaid;
         main = budgetCostUnits - reserve - repaid;
+        mainAtStart = main;
+        hotDrawnMain = 0;
+        pacedAllowance = pacing ? Math.ceilDiv(main, AdmissionConfig.PACING_SLICES) : Long.MAX_VALUE;
         borrowAllowance = 0;
         previousDeficit = deficit;
         deficit = false;

@@ -49,10 +49,18 @@ import java.util.List;
  * boundary costs O(admitted + C ÷ quantum + segments waiting).
  *
  * [1] M. Shreedhar, G. Varghese, "Efficient fair queueing using deficit round robin", SIGCOMM 1995.
+ * [2] P. Goyal, H. M. Vin, H. Cheng, "Start-time fair queueing", SIGCOMM 1996.
+ *
+ * Weighted hot service costs a scan of the waiting queues per visit of the hot pass (O(queues waiting)
+ * instead of O(1)); the steady pass stays round-robin.
  */
 final class SegmentQueues {
 
     private final int capacityPerSegment;
+    /** Weighted hot service (ours): per disk its weight (baseline), or null for round-robin. */
+    private double[] diskWeights;
+    private double[] diskVirtualTime;
+    private double virtualNow;
     private final Queue[] queues;
     private final ArrayDeque<Queue> ring = new ArrayDeque<>();
     private final ArrayDeque<Queue> setAside = new ArrayDeque<>();
@@ -66,6 +74,20 @@ final class SegmentQueues {
     SegmentQueues(int segments, int capacityPerSegment) {
         this.capacityPerSegment = capacityPerSegment;
         this.queues = new Queue[2 * segments];
+    }
+
+    /**
+     * Weighted hot service (ours, {@link AdmissionConfig#weightedHotService}): the pass that serves
+     * hot requests picks, instead of the next queue in the ring, the queue whose disk has the least
+     * virtual time, and advances that disk's virtual time by the cost drawn ÷ its weight (start-time
+     * fair queueing over disks [2], weights = baselines). A disk that returns from idle starts at the
+     * virtual time of the last service, so it banks no credit.
+     *
+     * @param weights per disk, positive (the disks' baselines in cost units per second)
+     */
+    void weightHotService(double[] weights) {
+        this.diskWeights = weights.clone();
+        this.diskVirtualTime = new double[weights.length];
     }
 
     /** Requests waiting at {@code segment}, both classes. */
@@ -154,8 +176,9 @@ final class SegmentQueues {
      */
     private void serveRound(DualTokenPool pool, SegmentClassifier classifier, long quantumCostUnits,
             List<Ticket> admitted, boolean steadyOnly) {
+        boolean weighted = diskWeights != null && !steadyOnly;
         while (!ring.isEmpty() && pool.available(true) > 0) {
-            Queue q = ring.pollFirst();
+            Queue q = weighted ? pollLeastVirtualTime() : ring.pollFirst();
             Ticket head = q.tickets.peekFirst();
             boolean arrivedSteady = head.arrivedAs() == SegmentClass.STEADY;
             if (steadyOnly && !arrivedSteady) {
@@ -172,6 +195,12 @@ final class SegmentQueues {
                 continue;
             }
             head.fundedCostUnits += drawn;
+            if (weighted) {
+                int d = head.disk();
+                double start = Math.max(diskVirtualTime[d], virtualNow);
+                virtualNow = start;
+                diskVirtualTime[d] = start + drawn / diskWeights[d];
+            }
             if (head.fundedCostUnits == head.costUnits()) {
                 q.tickets.pollFirst();
                 waiting--;
@@ -187,5 +216,20 @@ final class SegmentQueues {
         while (!setAside.isEmpty()) {
             ring.addFirst(setAside.pollLast());
         }
+    }
+
+    /** Takes out of the ring the queue whose head's disk has the least virtual time (first on ties). */
+    private Queue pollLeastVirtualTime() {
+        Queue best = null;
+        double bestTime = Double.POSITIVE_INFINITY;
+        for (Queue q : ring) {
+            double t = Math.max(diskVirtualTime[q.tickets.peekFirst().disk()], virtualNow);
+            if (t < bestTime) {
+                best = q;
+                bestTime = t;
+            }
+        }
+        ring.removeFirstOccurrence(best);
+        return best;
     }
 }

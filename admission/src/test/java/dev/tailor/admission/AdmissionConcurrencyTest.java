@@ -25,7 +25,7 @@ class AdmissionConcurrencyTest {
 
     @Test
     void acquireCompleteAndOnIntervalFromThreeThreads_accountingStaysExact() throws Exception {
-        AdmissionConfig config = AdmissionConfig.DEFAULTS
+        AdmissionConfig config = AdmissionConfig.PAPER
                 .withCapacityCostUnitsPerSecond(2e8)
                 .withHeadroom(HeadroomConfig.DEFAULTS.withMinPredictions(0).withMaxPredictionError(1));
         AdmissionController c = new AdmissionController(config,

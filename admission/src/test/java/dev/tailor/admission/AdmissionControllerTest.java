@@ -17,7 +17,7 @@ class AdmissionControllerTest {
     private static final long DELTA = 10_000_000L;
     private static final long T0 = 5_000_000_000L;
 
-    private static final AdmissionConfig CONFIG = AdmissionConfig.DEFAULTS
+    private static final AdmissionConfig CONFIG = AdmissionConfig.PAPER
             .withCapacityCostUnitsPerSecond(100_000)
             .withSegmentAndBlockSizeBytes(400, 100)
             .withCostModel(new IoCostModel(0, 1, 0, 1))
@@ -327,6 +327,22 @@ class AdmissionControllerTest {
     }
 
     @Test
+    void onInterval_clockSteppedBack_drawsNothingEvenWithTokensLeft() {
+        // r = 0: main 1,000. 600 go at once, 500 wait with 400 left: a call inside the interval would
+        // fund the waiting request from those; a call before the interval's start draws nothing.
+        AdmissionController c = controller(CONFIG.withReserveFraction(0), VirtualDisk.of("a", 1_200));
+        admitted(c.acquire(0, IoKind.READ, 0, 600));
+        queued(c.acquire(0, IoKind.READ, 0, 500));
+        long drawn = c.stats().drawnMainCostUnits();
+        IntervalReport back = c.onInterval(T0 - DELTA);
+        assertThat(back.admitted()).isEmpty();
+        assertThat(back.mainCostUnits()).isEqualTo(400);
+        assertThat(c.stats().drawnMainCostUnits()).as("cost drawn by the backward call").isEqualTo(drawn);
+        assertThat(c.onInterval(T0 - DELTA + 1).mainCostUnits()).as("a call inside the interval serves")
+                .isLessThan(400);
+    }
+
+    @Test
     void onInterval_strayReadingBehindTheGrid_costsAtMostOneBudget() {
         // A stray reading 5 s behind, then the clock as before: the call at the old time passes 500
         // boundaries of the moved grid, and like any late call issues one interval's budget.
@@ -351,7 +367,7 @@ class AdmissionControllerTest {
         // 4 KiB (45,579 each: about 29 intervals' worth); the time passed jumps 11 s ahead. Passing
         // 1,100 boundaries used to serve the queue at each, releasing all 64 in one call; the budgets
         // of the intervals the call was late for expire, so it releases one interval's worth: 2.
-        AdmissionConfig proxy = AdmissionConfig.DEFAULTS.withCapacityCostUnitsPerSecond(1e7)
+        AdmissionConfig proxy = AdmissionConfig.PAPER.withCapacityCostUnitsPerSecond(1e7)
                 .withQueueCapacityPerSegment(64);
         AdmissionController c = controller(proxy, VirtualDisk.of("vm", 1L << 30));
         int admittedAtOnce = 0;

@@ -389,7 +389,7 @@ class AdmissionReferenceModelTest {
             long segment = block * between(in, 1, 3);
             IoCostModel costs = new IoCostModel(between(in, 0, 30), between(in, 0, 4) / 2.0, between(in, 0, 30),
                     between(in, 0, 4) / 2.0);
-            AdmissionConfig config = AdmissionConfig.DEFAULTS
+            AdmissionConfig config = AdmissionConfig.PAPER
                     .withIntervalNanos(delta)
                     .withCapacityCostUnitsPerSecond((budget + 0.5) * 1e9 / delta)
                     .withSegmentAndBlockSizeBytes(segment, block)

@@ -31,7 +31,7 @@ class ReserveLendingTest {
 
     private static void run(long budget, double r, int steadyPerInterval, int seed) {
         var random = new java.util.SplittableRandom(seed);
-        AdmissionConfig config = AdmissionConfig.DEFAULTS
+        AdmissionConfig config = AdmissionConfig.PAPER
                 .withCapacityCostUnitsPerSecond(budget * 1e9 / DELTA)
                 .withSegmentAndBlockSizeBytes(1L << 20, 1L << 20)
                 .withCostModel(new IoCostModel(0, 1, 0, 1))

@@ -23,7 +23,7 @@ class SegmentClassificationTest {
                 integers().between(1, 12), integers().between(1, 20))
                 .checkAssert((seed, budget, window, recovery) -> {
                     var random = new java.util.SplittableRandom(seed);
-                    AdmissionConfig config = AdmissionConfig.DEFAULTS
+                    AdmissionConfig config = AdmissionConfig.PAPER
                             .withCapacityCostUnitsPerSecond(budget * 100.0)
                             .withSegmentAndBlockSizeBytes(200, 100)
                             .withCostModel(new IoCostModel(1, 1, 1, 1))
@@ -65,7 +65,7 @@ class SegmentClassificationTest {
 
     @Test
     void badRequests_rejectedNamingTheField() {
-        var classification = new SegmentClassification(AdmissionConfig.DEFAULTS, List.of(VirtualDisk.of("a", 4096)),
+        var classification = new SegmentClassification(AdmissionConfig.PAPER, List.of(VirtualDisk.of("a", 4096)),
                 0);
         assertThatThrownBy(() -> classification.classify(1, IoKind.READ, 0, 1))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("disk");

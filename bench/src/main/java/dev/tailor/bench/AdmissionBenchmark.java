@@ -25,7 +25,7 @@ import org.openjdk.jmh.annotations.Threads;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * The cost of one admission decision (issue 5, item 7): {@link AdmissionController#acquire} of a
+ * The cost of one admission decision: {@link AdmissionController#acquire} of a
  * 4 KiB read, next to Bucket4j's {@code tryConsume(1)} and Guava's {@code RateLimiter.tryAcquire()}
  * in the same run, each on one thread and on two threads sharing one limiter.
  *

@@ -18,7 +18,7 @@ import org.openjdk.jmh.annotations.State;
 
 /**
  * Wall-clock time of one HEART planning round ({@link Heart#plan}: validation, ATPM, NTAM for every
- * call edge) on the synthetic clusters of {@link SyntheticClusters}, against the issue's baseline,
+ * call edge) on the synthetic clusters of {@link SyntheticClusters}, against a baseline,
  * min-cost flow per replica without the slow-link filter.
  *
  * <p>Parameters: {@code shape} ({@code paper-100}, {@code paper-400}, {@code paper-1000},

@@ -34,7 +34,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 class SyntheticClustersTest {
 
     private static final long SEED = SyntheticClusters.DEFAULT_SEED;
-    /** The baseline: min-cost flow per replica, no slow-link filter. */
+    /** The planning benchmark's baseline: min-cost flow per replica, no slow-link filter. */
     private static final HeartConfig BASELINE =
             HeartConfig.DEFAULTS.withGrouping(HeartConfig.Grouping.REPLICA).withSlowLinkFilter(false);
 

@@ -17,7 +17,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * The burst experiment with real clients (issue 7): segment admission off vs on in {@code tailor nbd
+ * The burst experiment with real clients: segment admission off vs on in {@code tailor nbd
  * serve}, proxy mode, in front of a scarce backend shared by every tenant; four steady fio tenants and
  * one bursty one. The same design, defaults and output as {@code bench/run-admission.sh} had:
  *

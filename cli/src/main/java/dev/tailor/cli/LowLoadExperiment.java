@@ -17,7 +17,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The low-load experiment with a real client (issue 7): {@code tailor nbd serve --loop fifo} vs
+ * The low-load experiment with a real client: {@code tailor nbd serve --loop fifo} vs
  * {@code --loop priority} while the proxy's background work runs. The same design, defaults and output
  * as {@code bench/run-eventloop.sh} had:
  *

@@ -12,7 +12,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code tailor nbd experiment burst|low-load}: the two experiments with real clients of issue 7, run
+ * {@code tailor nbd experiment burst|low-load}: the two experiments with real clients, run
  * against {@code tailor nbd serve} with fio's {@code nbd} engine (and nbdkit as the burst's backend).
  *
  * <p>Maintainer note: the proxy runs as a child JVM ({@code java -cp <this class path> ... nbd serve}),
@@ -285,7 +285,7 @@ final class NbdExperimentCommand implements Runnable {
     /** The burst experiment's part of a report. */
     static ExperimentReport.Section section(BurstExperiment.Result result, String prefix) {
         return new ExperimentReport.Section("Burst: segment admission off vs on",
-                List.of("Steady tenants' P99.99 is the figure issue 7 asks to be clearly lower with admission on"
+                List.of("Steady tenants' P99.99 is the figure that should be clearly lower with admission on"
                         + " (paper, NSDI 2026: up to -97 % in burst tests)." + workDirectory(result.settings().dir())),
                 BurstExperiment.markdown(result), ExperimentReport.burstCharts(result, prefix));
     }
@@ -293,7 +293,7 @@ final class NbdExperimentCommand implements Runnable {
     /** The low-load experiment's part of a report. */
     static ExperimentReport.Section section(LowLoadExperiment.Result result, String prefix) {
         return new ExperimentReport.Section("Low load: fifo vs priority event loop",
-                List.of("Issue 7's targets: P99.9 at least 22 % lower with the priority loop (the paper's deployed"
+                List.of("The targets: P99.9 at least 22 % lower with the priority loop (the paper's deployed"
                         + " figure, NSDI 2026), and the health-check age at most twice its period."
                         + workDirectory(result.settings().dir())),
                 LowLoadExperiment.markdown(result), ExperimentReport.lowLoadCharts(result, prefix));

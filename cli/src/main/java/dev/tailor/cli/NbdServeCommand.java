@@ -40,14 +40,18 @@ import picocli.CommandLine.Option;
             "Serves virtual disks over NBD (fixed newstyle, structured replies, FLUSH/FUA/TRIM/WRITE_ZEROES) until"
                     + " Ctrl-C, then lets the requests in flight finish and stops.",
             "",
-            "Without --config it serves one export, 'disk': a 1 GiB sparse file in a new temporary directory,"
-                    + " removed on exit, on 127.0.0.1:10809. With --config it serves the exports of a YAML or JSON"
-                    + " file: local files and upstream NBD servers, per tenant, with limits (docs/nbd.md,"
-                    + " examples/nbd.yaml).",
+            "With --file it serves that file as one export, 'disk' (also the empty name, the default export),"
+                    + " like qemu-nbd and nbdkit. Without --file or --config it serves one export, 'disk': a 1 GiB"
+                    + " sparse file in a new temporary directory, removed on exit. Either listens on"
+                    + " 127.0.0.1:10809, or with --unix on a Unix socket only. With --config it serves the exports"
+                    + " of a YAML or JSON file: local files and upstream NBD servers, per tenant, with limits"
+                    + " (docs/nbd.md, examples/nbd.yaml).",
             ""
         },
         footer = {"", "Examples:",
             "  tailor nbd serve                                 # a scratch disk: nbd://127.0.0.1:10809/disk",
+            "  tailor nbd serve --file debian.raw --read-only   # an image: nbd://127.0.0.1:10809/disk",
+            "  tailor nbd serve --file vm.raw --unix /run/vm.sock   # nbd+unix:///disk?socket=/run/vm.sock",
             "  nbdinfo nbd://127.0.0.1:10809/disk               # in another terminal",
             "  qemu-img convert -n -f raw -O raw debian.raw nbd://127.0.0.1:10809/disk",
             "  tailor nbd serve --config exports.yaml --listen 0.0.0.0:10809", "",
@@ -64,9 +68,32 @@ final class NbdServeCommand implements Callable<Integer> {
             + " Default: one 1 GiB temporary export 'disk'.")
     Path config;
 
+    @Option(names = "--file", paramLabel = "PATH", description = "Serve this existing file (a raw disk image) as"
+            + " the one export, without a config file. Default: a 1 GiB temporary scratch disk.")
+    Path file;
+
+    @Option(names = "--read-only", description = "With --file: refuse writes (NBD_EPERM); the file is opened for"
+            + " reading only.")
+    boolean readOnly;
+
+    @Option(names = "--export-name", paramLabel = "NAME", description = "The export's name, without --config."
+            + " Default: disk (the empty name reaches it too, as the default export).")
+    String exportName;
+
+    @Option(names = "--size", paramLabel = "SIZE", description = "The export's size (e.g. 20GiB; a multiple of 512"
+            + " bytes), without --config: with --file its first SIZE bytes (at most the file's length). Default:"
+            + " the file's length, or 1GiB for the scratch disk.")
+    String size;
+
     @Option(names = "--listen", paramLabel = "HOST:PORT", description = "Where to listen, overriding the config's"
-            + " address and port; port 0 picks a free one. Default: 127.0.0.1:10809 (loopback only).")
+            + " address and port; port 0 picks a free one. Default: 127.0.0.1:10809 (loopback only), or none with"
+            + " --unix.")
     String listen;
+
+    @Option(names = "--unix", paramLabel = "PATH", description = "Listen on this Unix-domain socket (created at start,"
+            + " removed on exit; clients use nbd+unix:///NAME?socket=PATH), and on TCP only if --listen is given too."
+            + " Default: the config's unix, else none.")
+    Path unix;
 
     /** on / off, as written; checked in {@link #call} so the message can name the value. */
     @Option(names = "--admission", paramLabel = "on|off", description = "Segment admission in front of the"
@@ -107,12 +134,45 @@ final class NbdServeCommand implements Callable<Integer> {
         Path temporary = null;
         try {
             InetSocketAddress address = listen == null ? null : parseListen(listen);
+            if (unix != null) {
+                List<String> problems = NbdConfig.unixProblems("--unix", unix.toString());
+                if (!problems.isEmpty()) {
+                    throw new IllegalArgumentException(String.join("; ", problems));
+                }
+            }
             if (config != null) {
+                for (String[] option : new String[][] {{"--file", file == null ? null : ""},
+                        {"--read-only", readOnly ? "" : null}, {"--export-name", exportName}, {"--size", size}}) {
+                    if (option[1] != null) {
+                        throw new IllegalArgumentException(option[0] + ": not with --config (expected: one or the"
+                                + " other; the config file names its exports)");
+                    }
+                }
                 settings = NbdConfigFiles.read(config);
             } else {
-                temporary = Files.createTempDirectory("tailor-nbd-");
-                settings = new NbdConfig(null, null, null, null, null, List.of(NbdConfig.ExportConfig.file("disk",
-                        "default", DEFAULT_EXPORT_BYTES, false, temporary.resolve("disk.img"))));
+                String name = exportName == null ? "disk" : exportName;
+                List<String> nameProblems = NbdConfig.ExportConfig.file(name, "default", NbdConfig.SECTOR_BYTES,
+                        false, Path.of("disk.img")).problems("--export-name");
+                if (!nameProblems.isEmpty()) {
+                    throw new IllegalArgumentException(String.join("; ", nameProblems)
+                            .replace("--export-name.name", "--export-name"));
+                }
+                Long sizeBytes = size == null ? null : parseSize(size);
+                if (file != null) {
+                    settings = new NbdConfig(null, null, null, null, null, List.of(fileExport(name, sizeBytes)));
+                } else {
+                    if (readOnly) {
+                        throw new IllegalArgumentException("--read-only: needs --file (the scratch disk is empty;"
+                                + " expected: --file PATH --read-only)");
+                    }
+                    temporary = Files.createTempDirectory("tailor-nbd-");
+                    settings = new NbdConfig(null, null, null, null, null, List.of(NbdConfig.ExportConfig.file(name,
+                            "default", sizeBytes == null ? DEFAULT_EXPORT_BYTES : sizeBytes, false,
+                            temporary.resolve("disk.img"))));
+                }
+            }
+            if (unix != null) {
+                settings = settings.withUnix(unix.toString(), address != null);
             }
             if (address != null) {
                 try {
@@ -187,6 +247,53 @@ final class NbdServeCommand implements Callable<Integer> {
         return 0;
     }
 
+    /** The export of {@code --file}: an existing regular file, all of it or its first {@code sizeBytes}. */
+    private NbdConfig.ExportConfig fileExport(String name, Long sizeBytes) {
+        if (Files.isDirectory(file)) {
+            throw new IllegalArgumentException("--file: " + file + " is a folder (expected: an existing file, e.g. a"
+                    + " raw disk image)");
+        }
+        if (!Files.exists(file)) {
+            throw new IllegalArgumentException("--file: " + file + " does not exist (expected: an existing file, e.g."
+                    + " a raw disk image; to create one: truncate -s 1G " + file + ")");
+        }
+        if (!Files.isRegularFile(file)) {
+            // A block device's length is not its file size, and its holes are not the file system's.
+            throw new IllegalArgumentException("--file: " + file + " is not a regular file (a block or character"
+                    + " device?); block devices are not served yet (expected: a regular file, e.g. a raw disk image)");
+        }
+        long fileBytes;
+        try {
+            fileBytes = Files.size(file);
+        } catch (IOException e) {
+            throw new IllegalArgumentException("--file: " + file + " cannot be read (" + e.getMessage() + ")");
+        }
+        if (sizeBytes != null && sizeBytes > fileBytes) {
+            throw new IllegalArgumentException("--size: " + size + " is more than the " + fileBytes + " bytes of "
+                    + file + " (expected: at most the file's length)");
+        }
+        if (sizeBytes == null && fileBytes == 0) {
+            throw new IllegalArgumentException("--file: " + file + " is empty (expected: a file of at least 1 byte)");
+        }
+        return new NbdConfig.ExportConfig(name, "default", null, sizeBytes == null ? null : new ByteSize(sizeBytes),
+                readOnly, file.toAbsolutePath(), null);
+    }
+
+    /** {@code --size}: a positive multiple of 512 bytes. */
+    static long parseSize(String text) {
+        long bytes;
+        try {
+            bytes = ByteSize.parse(text).bytes();
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--size: " + e.getMessage());
+        }
+        if (bytes <= 0 || bytes % NbdConfig.SECTOR_BYTES != 0) {
+            throw new IllegalArgumentException("--size: \"" + text + "\" (expected: a positive multiple of "
+                    + NbdConfig.SECTOR_BYTES + " bytes, e.g. 20GiB)");
+        }
+        return bytes;
+    }
+
     /** {@code off}, {@code 0} or seconds, as {@code --idle-timeout} takes them: seconds, 0 for off. */
     static double parseIdleTimeout(String text) {
         if (text.equals("off")) {
@@ -237,23 +344,38 @@ final class NbdServeCommand implements Callable<Integer> {
     private static void describe(NbdServer server, String address, NbdConfig.Limits limits, Path temporary,
             PrintWriter out, PrintWriter err) {
         InetSocketAddress bound = server.localAddress();
-        InetAddress ip = bound.getAddress();
-        String host = hostForUri(address);
-        // The wildcard address is no use in a URI: show one that other machines can connect to.
-        String uriHost = ip.isAnyLocalAddress() ? hostForUri(reachableAddress(!address.contains(":"))) : host;
-        String base = "nbd://" + uriHost + ":" + bound.getPort() + "/";
+        Path socket = server.unixSocket();
+        List<String> places = new java.util.ArrayList<>();
+        String base = null;
+        if (bound != null) {
+            InetAddress ip = bound.getAddress();
+            String host = hostForUri(address);
+            // The wildcard address is no use in a URI: show one that other machines can connect to.
+            String uriHost = ip.isAnyLocalAddress() ? hostForUri(reachableAddress(!address.contains(":"))) : host;
+            base = "nbd://" + uriHost + ":" + bound.getPort() + "/";
+            places.add(host + ":" + bound.getPort() + (ip.isLoopbackAddress() ? " (loopback only)"
+                    : ip.isAnyLocalAddress() ? " (all addresses)" : ""));
+            if (!ip.isLoopbackAddress()) {
+                err.println("tailor: warning: reachable from the network, and NBD has no authentication here: anyone"
+                        + " who can connect can read and write these disks");
+            }
+        }
+        if (socket != null) {
+            places.add("unix socket " + socket + " (" + server.transport().name().toLowerCase(java.util.Locale.ROOT)
+                    + ")");
+        }
         List<Export> exports = server.exports();
         out.println("tailor: serving " + exports.size() + (exports.size() == 1 ? " export" : " exports") + " on "
-                + host + ":" + bound.getPort() + (ip.isLoopbackAddress() ? " (loopback only)"
-                : ip.isAnyLocalAddress() ? " (all addresses)" : "") + "; Ctrl-C stops");
-        if (!ip.isLoopbackAddress()) {
-            err.println("tailor: warning: reachable from the network, and NBD has no authentication here: anyone who"
-                    + " can connect can read and write these disks");
-        }
+                + String.join(" and ", places) + "; Ctrl-C stops");
         for (Export export : exports) {
-            out.println("  " + base + export.name() + "  " + ByteSize.format(export.sizeBytes()) + ", "
+            String details = "  " + ByteSize.format(export.sizeBytes()) + ", "
                     + (export.readOnly() ? "read-only" : "read-write") + ", tenant " + export.tenant() + ", "
-                    + backend(export.backend(), temporary));
+                    + backend(export.backend(), temporary);
+            String unixUri = socket == null ? null : "nbd+unix:///" + export.name() + "?socket=" + socket;
+            out.println("  " + (base != null ? base + export.name() : unixUri) + details);
+            if (base != null && unixUri != null) {
+                out.println("  " + unixUri);
+            }
         }
         out.println("  event loops: " + server.eventLoops().loops().size() + ", "
                 + server.loopMode().name().toLowerCase(java.util.Locale.ROOT) + "; segment admission: "

@@ -3,6 +3,7 @@ package dev.tailor.cli;
 import dev.tailor.sim.storage.LatencySummary;
 import dev.tailor.sim.storage.StorageRunResult;
 import dev.tailor.sim.storage.StorageSweep;
+import dev.tailor.sim.storage.SweepSummary;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -32,7 +33,7 @@ final class StorageOutput {
     static void table(PrintWriter out, List<StorageRunResult> results) {
         Map<String, List<StorageRunResult>> groups = new LinkedHashMap<>();
         for (StorageRunResult r : results) {
-            groups.computeIfAbsent(r.label(), k -> new ArrayList<>()).add(r);
+            groups.computeIfAbsent(r.label() + " · seed " + r.seed(), k -> new ArrayList<>()).add(r);
         }
         boolean first = true;
         for (Map.Entry<String, List<StorageRunResult>> group : groups.entrySet()) {
@@ -42,23 +43,23 @@ final class StorageOutput {
             first = false;
             List<StorageRunResult> runs = group.getValue();
             out.println(group.getKey() + " · " + fmt(runs.get(0).measuredSeconds()) + " s measured");
-            out.println(String.format(Locale.ROOT, "  %-18s %-44s  %s", "latency ms", "steady tenants ("
+            out.println(String.format(Locale.ROOT, "  %-23s %-44s  %s", "latency ms", "steady tenants ("
                     + runs.get(0).steady().requests() + " requests)", "hot tenants (" + runs.get(0).hot().requests()
                     + " requests)"));
-            out.println(String.format(Locale.ROOT, "  %-18s %8s %8s %8s %8s %8s  %8s %8s %8s %8s %8s", "policy", "P50",
+            out.println(String.format(Locale.ROOT, "  %-23s %8s %8s %8s %8s %8s  %8s %8s %8s %8s %8s", "policy", "P50",
                     "P99", "P99.9", "P99.99", "P99.999", "P50", "P99", "P99.9", "P99.99", "P99.999"));
             for (StorageRunResult r : runs) {
-                out.println(String.format(Locale.ROOT, "  %-18s %s  %s", r.policy(), percentiles(r.steady()),
+                out.println(String.format(Locale.ROOT, "  %-23s %s  %s", r.policy(), percentiles(r.steady()),
                         percentiles(r.hot())));
             }
-            out.println(String.format(Locale.ROOT, "  %-18s %-44s  %s", "latency ms", "steady segments ("
+            out.println(String.format(Locale.ROOT, "  %-23s %-44s  %s", "latency ms", "steady segments ("
                     + runs.get(0).steadySegments().requests() + " requests)", "hot segments ("
                     + runs.get(0).hotSegments().requests() + " requests)"));
             for (StorageRunResult r : runs) {
-                out.println(String.format(Locale.ROOT, "  %-18s %s  %s", r.policy(), percentiles(r.steadySegments()),
+                out.println(String.format(Locale.ROOT, "  %-23s %s  %s", r.policy(), percentiles(r.steadySegments()),
                         percentiles(r.hotSegments())));
             }
-            out.println(String.format(Locale.ROOT, "  %-18s %9s %8s %8s %8s %9s %8s %9s %8s %8s %13s", "policy",
+            out.println(String.format(Locale.ROOT, "  %-23s %9s %8s %8s %8s %9s %8s %9s %8s %8s %13s", "policy",
                     "req/s", "backend", "unused", "waited", "reserve", "lent", "borrowed", "repaid", "refused",
                     "misclassified"));
             for (StorageRunResult r : runs) {
@@ -75,6 +76,42 @@ final class StorageOutput {
         }
         out.println();
         legend().forEach(out::println);
+    }
+
+    /**
+     * The sweep's summary (more than one scenario variant or seed): per policy, the distribution over
+     * the cells of steady tenants' P99.999 ÷ fifo's and ÷ mclock's, hot tenants' P99 ÷ mclock's, the
+     * worst idle capacity, and the cells where it is above fifo or above 1.1 × mclock.
+     */
+    static void summary(PrintWriter out, SweepSummary summary) {
+        out.println("sweep over " + summary.cells() + " cells (scenario variant × seed): ratio to the peer in the same"
+                + " cell, worst / median / best (below 1: better than the peer)");
+        out.println(String.format(Locale.ROOT, "  %-24s %-22s %-22s %-22s %8s  %s", "policy",
+                "steady P99.999 ÷ fifo", "steady P99.999 ÷ mclock", "hot P99 ÷ mclock", "unused", "cells"));
+        for (SweepSummary.Row row : summary.policies()) {
+            out.println(String.format(Locale.ROOT, "  %-24s %-22s %-22s %-22s %7.1f%%  %d above fifo, %d above"
+                    + " %.1f × mclock", row.policy(), ratios(row.steadyVsFifo()), ratios(row.steadyVsMclock()),
+                    ratios(row.hotVsMclock()), row.worstUnusedPercent(), row.aboveFifo().size(),
+                    row.aboveMclock().size(), SweepSummary.MCLOCK_BOUND));
+        }
+        for (SweepSummary.Row row : summary.policies()) {
+            if (!row.aboveFifo().isEmpty()) {
+                out.println("  " + row.policy() + ": steady P99.999 above fifo's in " + String.join(", ",
+                        row.aboveFifo()));
+            }
+        }
+        for (SweepSummary.Row row : summary.policies()) {
+            if (row.refusedRequests() > 0) {
+                out.println(String.format(Locale.ROOT, "  %s: refused %,d requests (no latency, not in the ratios)"
+                        + " in %s", row.policy(), row.refusedRequests(), String.join(", ", row.refusedCells())));
+            }
+        }
+        out.println("  unused = the most capacity any cell left idle while work waited (worst cell)");
+    }
+
+    private static String ratios(SweepSummary.Ratios r) {
+        return r.cells() == 0 ? "–" : String.format(Locale.ROOT, "%.2f / %.2f / %.2f", r.worst(), r.median(),
+                r.best());
     }
 
     /** What the columns mean, one line each. */

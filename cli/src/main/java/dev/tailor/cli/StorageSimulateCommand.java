@@ -7,6 +7,7 @@ import dev.tailor.sim.storage.StorageScenarios;
 import dev.tailor.sim.storage.StorageSetup;
 import dev.tailor.sim.storage.StorageSimulation;
 import dev.tailor.sim.storage.StorageSweep;
+import dev.tailor.sim.storage.SweepSummary;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -34,13 +35,17 @@ import picocli.CommandLine.Option;
                     + " backend utilisation and the capacity left unused while work waited.",
             "",
             "Policies: fifo (no admission), static-cap (per-tenant cap at its commitment), token-bucket (one shared"
-                    + " bucket), mclock (dmClock-style per segment), segment-admission (ours); ablations no-reserve,"
-                    + " no-borrow, no-repay, no-lending (the strict reserve: never lent to hot segments).",
+                    + " bucket), mclock (dmClock-style per segment), segment-admission (ours),"
+                    + " segment-admission-paper (the paper's mechanism as first built); ablations of ours no-reserve,"
+                    + " no-borrow, no-repay, no-lending (the strict reserve: never lent to hot segments),"
+                    + " no-baseline-guarantee, paced-release, fixed-reserve, round-robin-hot.",
             ""
         },
         footer = {"", "Example: tailor storage simulate --scenario burst-microbench --policies fifo,segment-admission",
-            "Scenarios: burst-microbench, underload (synthetic), deployed-like (needs the shared data;"
-                    + " TAILOR_DATA_DIR), or a YAML file (docs/storage-simulator.md).",
+            "Scenarios: burst-microbench, underload (synthetic), deployed-like and robustness (need the shared"
+                    + " data; TAILOR_DATA_DIR), or a YAML file (docs/storage-simulator.md).",
+            "Robustness sweep: tailor storage simulate --scenario robustness --seeds 1,2,3 --policies"
+                    + " fifo,mclock,segment-admission-paper,segment-admission",
             "Exit codes: 0 done, 1 failed while running, 2 bad input."})
 final class StorageSimulateCommand implements Callable<Integer> {
 
@@ -48,17 +53,22 @@ final class StorageSimulateCommand implements Callable<Integer> {
     CommandLine.Model.CommandSpec spec;
 
     @Option(names = "--scenario", paramLabel = "NAME|FILE", defaultValue = "burst-microbench",
-            description = "Bundled scenario (burst-microbench, deployed-like, underload) or a YAML scenario file."
-                    + " Default: ${DEFAULT-VALUE}.")
+            description = "Bundled scenario (burst-microbench, deployed-like, underload, robustness: a family of"
+                    + " tenant mixes) or a YAML scenario file. Default: ${DEFAULT-VALUE}.")
     String scenario;
 
     @Option(names = "--policies", paramLabel = "P,...", split = ",",
-            description = "Policies to compare. Default: fifo, static-cap, token-bucket, mclock, segment-admission and"
-                    + " the four ablations.")
+            description = "Policies to compare. Default: fifo, static-cap, token-bucket, mclock, segment-admission,"
+                    + " segment-admission-paper and every ablation.")
     List<String> policies;
 
     @Option(names = "--seed", paramLabel = "N", description = "Seed of the run. Default: the scenario's.")
     Long seed;
+
+    @Option(names = "--seeds", paramLabel = "N,...", split = ",",
+            description = "Run every scenario variant once per seed and print the sweep's summary (per policy, worst"
+                    + " and median of steady tenants' P99.999 against fifo and mclock). Not with --seed.")
+    List<Long> seeds;
 
     @Option(names = "--warmup-seconds", paramLabel = "S", description = "Simulated warm-up, not measured. Default: the"
             + " scenario's.")
@@ -87,16 +97,28 @@ final class StorageSimulateCommand implements Callable<Integer> {
         List<String> policyNames = policies(policies);
         int workers = SimulateCommand.workers(threads);
         StorageScenario base = load(scenario);
-        StorageScenario variant = variant(base, seed, warmupSeconds, durationSeconds);
-        StorageSetup setup = setup(variant);
+        if (seeds != null && seed != null) {
+            throw new CliException("--seeds: " + seeds + " with --seed " + seed + " (expected: one of them)");
+        }
+        List<Long> seedList = seeds == null ? java.util.Collections.singletonList(seed) : List.copyOf(seeds);
+        StorageScenario variant = variant(base, seedList.get(0), warmupSeconds, durationSeconds);
+        List<StorageSetup> setups = new ArrayList<>();
+        for (Long s : seedList) {
+            for (StorageScenario mix : variant(base, s, warmupSeconds, durationSeconds).mixScenarios()) {
+                setups.add(setup(mix));
+            }
+        }
+        StorageSetup setup = setups.get(0);
         if (report != null) {
             report = SimulateCommand.checkReportDir(report, "--report");
         }
         setup.notes().forEach(note -> err.println("note: " + note));
         List<StorageSweep.Run> runs = new ArrayList<>();
-        for (StorageSetup v : setup.variants()) {
-            for (String policy : policyNames) {
-                runs.add(new StorageSweep.Run(v, policy));
+        for (StorageSetup mixSetup : setups) {
+            for (StorageSetup v : mixSetup.variants()) {
+                for (String policy : policyNames) {
+                    runs.add(new StorageSweep.Run(v, policy));
+                }
             }
         }
         workers = Math.min(workers, runs.size());   // a run is one thread's work
@@ -105,11 +127,18 @@ final class StorageSimulateCommand implements Callable<Integer> {
                 + SimulationOutput.fmt(variant.durationSeconds()) + " s measured each) on " + workers + " thread"
                 + (workers == 1 ? "" : "s"));
         List<StorageRunResult> results = execute(runs, workers, err);
+        SweepSummary summary = SweepSummary.of(results);
+        boolean sweep = summary.cells() > 1;
         if (format == SimulateCommand.Format.json) {
-            out.println(Json.write(Map.of("results", results)));
+            out.println(Json.write(sweep ? Map.of("results", results, "summary", summary)
+                    : Map.of("results", results)));
         } else {
             StorageOutput.table(out, results);
             out.println();
+            if (sweep) {
+                StorageOutput.summary(out, summary);
+                out.println();
+            }
             out.println(StorageOutput.speed(results));
         }
         StorageOutput.warnings(results).forEach(w -> err.println("tailor: warning: " + w));

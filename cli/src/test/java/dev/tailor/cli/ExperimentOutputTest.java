@@ -99,7 +99,7 @@ class ExperimentOutputTest {
     }
 
     @Test
-    void demoComparison_putsOurFiguresNextToIssue7sTargets() {
+    void demoComparison_putsOurFiguresNextToTheTargets() {
         List<String> lines = DemoCommand.experimentComparison(lowLoad(), burst(false));
         assertThat(lines).anyMatch(l -> l.contains("low load, P99.9 priority vs fifo loop")
                 && l.contains("-22 % (paper, deployed)") && l.contains("-30 % (7,000 vs 10,000 µs)"));

@@ -146,10 +146,21 @@ class NbdServeCommandTest {
     /** A child JVM running {@code tailor nbd serve ARGS}, its stdout and stderr in separate files. */
     private Process serve(Path out, Path err, String... args) throws IOException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> command = new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path"),
-                "dev.tailor.cli.Tailor", "nbd", "serve"));
+        // As the jar's manifest does (Enable-Native-Access): the native epoll transport loads a library.
+        List<String> command = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED", "-cp",
+                System.getProperty("java.class.path"), "dev.tailor.cli.Tailor", "nbd", "serve"));
         command.addAll(List.of(args));
         return new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+    }
+
+    /** Connects to the Unix socket {@code path} and does the handshake up to the size of {@code export}. */
+    private static long exportSize(Path socket, String export) throws IOException {
+        try (java.nio.channels.SocketChannel channel = java.nio.channels.SocketChannel.open(
+                java.net.StandardProtocolFamily.UNIX)) {
+            channel.connect(java.net.UnixDomainSocketAddress.of(socket));
+            return handshake(new DataInputStream(java.nio.channels.Channels.newInputStream(channel)),
+                    new DataOutputStream(java.nio.channels.Channels.newOutputStream(channel)), export);
+        }
     }
 
     /** Connects to {@code host:port} and does the handshake up to the size of {@code export}. */
@@ -157,18 +168,81 @@ class NbdServeCommandTest {
         try (Socket socket = new Socket()) {
             socket.connect(new InetSocketAddress(host, port), 10_000);
             socket.setSoTimeout(10_000);
-            DataInputStream in = new DataInputStream(socket.getInputStream());
-            DataOutputStream out = new DataOutputStream(socket.getOutputStream());
-            assertThat(in.readLong()).isEqualTo(0x4e42444d41474943L);
-            in.readLong();
-            in.readUnsignedShort();
-            out.writeInt(3);
-            out.writeLong(0x49484156454F5054L);
-            out.writeInt(1);
-            out.writeInt(export.length());
-            out.write(export.getBytes(StandardCharsets.US_ASCII));
-            out.flush();
-            return in.readLong();
+            return handshake(new DataInputStream(socket.getInputStream()),
+                    new DataOutputStream(socket.getOutputStream()), export);
+        }
+    }
+
+    private static long handshake(DataInputStream in, DataOutputStream out, String export) throws IOException {
+        assertThat(in.readLong()).isEqualTo(0x4e42444d41474943L);
+        in.readLong();
+        in.readUnsignedShort();
+        out.writeInt(3);
+        out.writeLong(0x49484156454F5054L);
+        out.writeInt(1);
+        out.writeInt(export.length());
+        out.write(export.getBytes(StandardCharsets.US_ASCII));
+        out.flush();
+        return in.readLong();
+    }
+
+    @Test
+    void fileUnixAndTheirBadInput_exitWith2NamingTheOption() throws Exception {
+        Path missing = dir.resolve("missing.img");
+        PlanCommandTest.Result noFile = tailor("nbd", "serve", "--file", missing.toString());
+        assertThat(noFile.exitCode()).isEqualTo(2);
+        assertThat(noFile.err()).contains("--file: " + missing + " does not exist");
+        Path image = dir.resolve("image.img");
+        try (RandomAccessFile created = new RandomAccessFile(image.toFile(), "rw")) {
+            created.setLength(1 << 20);
+        }
+        PlanCommandTest.Result noFolder = tailor("nbd", "serve", "--file", image.toString(), "--unix",
+                dir.resolve("nowhere/nbd.sock").toString());
+        assertThat(noFolder.exitCode()).isEqualTo(2);
+        assertThat(noFolder.err()).contains("--unix: \"" + dir.resolve("nowhere/nbd.sock") + "\": the folder "
+                + dir.resolve("nowhere") + " does not exist");
+        PlanCommandTest.Result tooLarge = tailor("nbd", "serve", "--file", image.toString(), "--size", "2MiB");
+        assertThat(tooLarge.exitCode()).isEqualTo(2);
+        assertThat(tooLarge.err()).contains("--size: 2MiB is more than the 1048576 bytes of " + image);
+        assertThat(tailor("nbd", "serve", "--file", image.toString(), "--size", "1000").err())
+                .contains("--size: \"1000\" (expected: a positive multiple of 512 bytes");
+        assertThat(tailor("nbd", "serve", "--read-only").err()).contains("--read-only: needs --file");
+        PlanCommandTest.Result device = tailor("nbd", "serve", "--file", "/dev/zero");
+        assertThat(device.exitCode()).isEqualTo(2);
+        assertThat(device.err()).contains("--file: /dev/zero is not a regular file (a block or character device?)");
+        assertThat(tailor("nbd", "serve", "--file", image.toString(), "--export-name", "a b").err())
+                .contains("--export-name: \"a b\" (expected: 1 to 256 characters");
+        Path config = Files.writeString(dir.resolve("exports.yaml"), "exports: [{name: d, file: d.img, size: 1MiB}]\n");
+        assertThat(tailor("nbd", "serve", "--config", config.toString(), "--file", image.toString()).err())
+                .contains("--file: not with --config");
+    }
+
+    @Test
+    void serveFile_onAUnixSocket_announcesTheUriServesItAndRemovesTheSocket() throws Exception {
+        Path image = dir.resolve("vm.img");
+        try (RandomAccessFile created = new RandomAccessFile(image.toFile(), "rw")) {
+            created.setLength(4 << 20);
+        }
+        Path socket = dir.resolve("nbd.sock");
+        Path out = dir.resolve("serve.out");
+        Path err = dir.resolve("serve.err");
+        Process process = serve(out, err, "--file", image.toString(), "--read-only", "--export-name", "vm",
+                "--size", "2MiB", "--unix", socket.toString());
+        try {
+            awaitLine(out, Pattern.compile(Pattern.quote("  nbd+unix:///vm?socket=" + socket + "  2MiB, read-only,"
+                    + " tenant default, file " + image)));
+            assertThat(Files.readAllLines(out)).anyMatch(l -> l.startsWith("tailor: serving 1 export on unix socket "
+                    + socket + " (") && l.endsWith("); Ctrl-C stops"));
+            assertThat(exportSize(socket, "vm")).isEqualTo(2L << 20);
+            assertThat(exportSize(socket, "")).as("the empty name: the default export").isEqualTo(2L << 20);
+            process.destroy();
+            assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
+            assertThat(process.exitValue()).isEqualTo(143);
+            assertThat(socket).as("removed on exit").doesNotExist();
+            assertThat(image).as("the served file stays").exists();
+            assertThat(Files.readString(err)).isEmpty();
+        } finally {
+            process.destroyForcibly();
         }
     }
 

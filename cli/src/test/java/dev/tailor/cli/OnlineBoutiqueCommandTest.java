@@ -24,7 +24,7 @@ class OnlineBoutiqueCommandTest {
         PlanCommandTest.Result built = tailor("heart", "snapshot", "onlineboutique", "--dataset", metrics.toString(),
                 "--latency", latency.toString(), "--replicas", "3", "--nodes", "5", "--regions", "EU,EU,EU,US,US",
                 "--out", snapshot.toString());
-        // The done-criterion: the real dataset becomes a snapshot that HEART plans.
+        // What the command is for: the real dataset becomes a snapshot that HEART plans.
         assertThat(built.exitCode()).as(built.err()).isZero();
         assertThat(built.err()).contains("note: ", "wrote");
         JsonNode doc = Json.MAPPER.readTree(snapshot.toFile());

@@ -61,7 +61,7 @@ class StorageSimulateCommandTest {
                 "--report", report.toString(), "--threads", "1");
 
         assertThat(result.exitCode()).as(result.err()).isZero();
-        assertThat(result.out()).contains("underload · 0.50 s measured").contains("P99.999").contains("static-cap")
+        assertThat(result.out()).contains("underload · seed 20260303 · 0.50 s measured").contains("P99.999").contains("static-cap")
                 .contains("n/r = not resolvable").contains("misclassified").contains("simulator speed:");
         String html = Files.readString(report.resolve("index.html"));
         assertThat(html).startsWith("<!DOCTYPE html>").contains("<table>").contains("data:image/png;base64,")
@@ -72,11 +72,12 @@ class StorageSimulateCommandTest {
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
         "--policies=fifo,wfq,foo | --policies: \"wfq\", \"foo\" are not known (expected: some of fifo, static-cap, token-bucket, mclock,"
-                + " segment-admission, no-reserve, no-borrow, no-repay, no-lending)",
+                + " segment-admission, segment-admission-paper, no-reserve, no-borrow, no-repay, no-lending,"
+                + " no-baseline-guarantee, paced-release, fixed-reserve, round-robin-hot)",
         "--duration-seconds=0 | --duration-seconds: 0.0 (expected: a number in (0, 86400])",
         "--warmup-seconds=-1 | --warmup-seconds: -1.0",
         "--scenario=nowhere.yaml | --scenario: nowhere.yaml: no such scenario or file (expected: one of"
-                + " burst-microbench, deployed-like, underload, or a YAML scenario file)",
+                + " burst-microbench, deployed-like, underload, robustness, or a YAML scenario file)",
         "--threads=0 | --threads: 0 (expected: 1 .. 256)",
         "--format=csv | Invalid value for option '--format'",
         "--report= | --report: empty"})
@@ -104,6 +105,33 @@ class StorageSimulateCommandTest {
         assertThat(result.err()).contains("2 problems").contains("backend.parallelism: 0 (expected: 1 .. 100000)")
                 .contains("tenants[0].requestsPerSecond: 0.0");
         assertThat(report).doesNotExist();
+    }
+
+    @Test
+    void simulate_badBaselineRateOrTrace_exit2NamingTheField() throws IOException {
+        String head = """
+                name: bad
+                seed: 1
+                backend: {parallelism: 24, readBaseMicros: 254, readMicrosPerKiB: 26.98, writeBaseMicros: 50,
+                          writeMicrosPerKiB: 0.8, serviceSigma: 0.4}
+                """;
+        Path above = dir.resolve("above.yaml");
+        Files.writeString(above, head + """
+                tenants: [{name: a, requestsPerSecond: 100, synthetic: {readFraction: 1, sizeBytes: [4096]},
+                           baseline: {iops: 100000, mibPerSecond: 400}}]
+                """);
+        PlanCommandTest.Result result = tailor("storage", "simulate", "--scenario", above.toString());
+        assertThat(result.exitCode()).isEqualTo(2);
+        assertThat(result.err()).contains("tenants[0].baseline: 100000 IOPS and 400 MiB/s cost")
+                .contains("expected: at most the backend's capacity");
+        Path bad = dir.resolve("bad.yaml");
+        Files.writeString(bad, head + """
+                tenants: [{name: a, requestsPerSecond: -5, traces: [nosuch], baseline: {iops: -1, mibPerSecond: 1}}]
+                """);
+        result = tailor("storage", "simulate", "--scenario", bad.toString());
+        assertThat(result.exitCode()).isEqualTo(2);
+        assertThat(result.err()).contains("tenants[0].requestsPerSecond: -5.0")
+                .contains("tenants[0].traces[0]: \"nosuch\"").contains("tenants[0].baseline.iops: -1.0");
     }
 
     @Test

@@ -157,22 +157,15 @@ class CapacityShortfallTest {
         // keep 0.7 x 100 = 70 req/s on n1, whose capacity is 30. The edge takes the plan instead.
         Route before = route(Map.of("n1", 0.9, "n2", 0.1));
         Route target = route(Map.of("n1", 0.2, "n2", 0.8));
-        Snapshot snapshot = TestSnapshots.builder().nodes("n1", "n2").replica("b-1", "b", "n1", 0.1, 1.0)
-                .replica("b-2", "b", "n2", 0.1, 1.0).build();
-        ComponentShares shares = new ComponentShares("b", List.of(
-                new GroupShare("n1", "n1", List.of("b-1"), null, 1 / 30.0, null, 30.0, 0.2, GroupShare.Basis.MEASURED),
-                new GroupShare("n2", "n2", List.of("b-2"), null, 1 / 120.0, null, 120.0, 0.8,
-                        GroupShare.Basis.MEASURED)), 100.0, 150.0, null);
+        Snapshot snapshot = twoNodes();
+        ComponentShares shares = sharesOfB(30.0, 120.0);
         List<String> notes = new ArrayList<>();
         Route out = ShareMoveCap.apply(List.of(target), List.of(before), snapshot, List.of(shares), 0.2, notes)
                 .get(0);
         assertThat(out.from().get(0).toNodes()).isEqualTo(target.from().get(0).toNodes());
         assertThat(notes).anySatisfy(n -> assertThat(n).contains("applied uncapped").contains("n1"));
         // Where the capped routes stay within capacity (n1 can serve 80), the cap holds.
-        ComponentShares roomy = new ComponentShares("b", List.of(
-                new GroupShare("n1", "n1", List.of("b-1"), null, 1 / 80.0, null, 80.0, 0.2, GroupShare.Basis.MEASURED),
-                new GroupShare("n2", "n2", List.of("b-2"), null, 1 / 320.0, null, 320.0, 0.8,
-                        GroupShare.Basis.MEASURED)), 100.0, 400.0, null);
+        ComponentShares roomy = sharesOfB(80.0, 320.0);
         Route held = ShareMoveCap.apply(List.of(target), List.of(before), snapshot, List.of(roomy), 0.2,
                 new ArrayList<>()).get(0);
         assertThat(held.from().get(0).toNodes().get("n1")).isCloseTo(0.7, within(1e-9));
@@ -184,12 +177,8 @@ class CapacityShortfallTest {
         // under the cap keeps the cap (one round's data may be a bad round), the second releases it.
         Route before = route(Map.of("n1", 0.9, "n2", 0.1));
         Route target = route(Map.of("n1", 0.2, "n2", 0.8));
-        Snapshot snapshot = TestSnapshots.builder().nodes("n1", "n2").replica("b-1", "b", "n1", 0.1, 1.0)
-                .replica("b-2", "b", "n2", 0.1, 1.0).build();
-        ComponentShares shares = new ComponentShares("b", List.of(
-                new GroupShare("n1", "n1", List.of("b-1"), null, 1 / 30.0, null, 30.0, 0.2, GroupShare.Basis.MEASURED),
-                new GroupShare("n2", "n2", List.of("b-2"), null, 1 / 120.0, null, 120.0, 0.8,
-                        GroupShare.Basis.MEASURED)), 100.0, 150.0, null);
+        Snapshot snapshot = twoNodes();
+        ComponentShares shares = sharesOfB(30.0, 120.0);
         List<String> notes = new ArrayList<>();
         ShareMoveCap.Capped first = ShareMoveCap.apply(List.of(target), List.of(before), snapshot, List.of(shares),
                 0.2, java.util.Set.of(), notes);
@@ -201,6 +190,21 @@ class CapacityShortfallTest {
                 0.2, first.overloaded(), notes);
         assertThat(second.routes().get(0).from().get(0).toNodes()).isEqualTo(target.from().get(0).toNodes());
         assertThat(notes).anySatisfy(n -> assertThat(n).contains("applied uncapped"));
+    }
+
+    /** Component b with one replica on each of n1 and n2. */
+    private static Snapshot twoNodes() {
+        return TestSnapshots.builder().nodes("n1", "n2").replica("b-1", "b", "n1", 0.1, 1.0)
+                .replica("b-2", "b", "n2", 0.1, 1.0).build();
+    }
+
+    /** b's measured shares, 0.2 on n1 and 0.8 on n2, at 100 req/s, with each group's capacity in req/s. */
+    private static ComponentShares sharesOfB(double n1CapacityPerSecond, double n2CapacityPerSecond) {
+        return new ComponentShares("b", List.of(
+                new GroupShare("n1", "n1", List.of("b-1"), null, 1 / n1CapacityPerSecond, null, n1CapacityPerSecond,
+                        0.2, GroupShare.Basis.MEASURED),
+                new GroupShare("n2", "n2", List.of("b-2"), null, 1 / n2CapacityPerSecond, null, n2CapacityPerSecond,
+                        0.8, GroupShare.Basis.MEASURED)), 100.0, n1CapacityPerSecond + n2CapacityPerSecond, null);
     }
 
     private static Route route(Map<String, Double> toNodes) {

@@ -28,6 +28,17 @@ public interface BlockBackend extends AutoCloseable {
     BlockSizes blockSizes();
 
     /**
+     * Whether {@link #submit} takes {@code NBD_CMD_BLOCK_STATUS}: it then succeeds with the descriptors
+     * of the {@code base:allocation} context (pairs of 32-bit length and flags, consecutive from the
+     * request's offset, within its length, at least one; proto.md, "Metadata querying"). When false (the
+     * default) the server answers such a request itself with one descriptor of status 0 (data) over the
+     * whole range, which proto.md allows for any block.
+     */
+    default boolean answersBlockStatus() {
+        return false;
+    }
+
+    /**
      * Runs one request. For {@code NBD_CMD_READ} the promise succeeds with a buffer of exactly
      * {@code lengthBytes} readable bytes, which the caller releases; for the other commands it
      * succeeds with {@code null}. Failures are {@link NbdException}s (others count as {@code NBD_EIO}).
@@ -37,7 +48,8 @@ public interface BlockBackend extends AutoCloseable {
      * and a request whose claim fails was dropped by its closing connection, which has completed and
      * released it: the backend then forgets it, and it never reaches the disk or the upstream.
      *
-     * @param request    READ, WRITE, FLUSH, TRIM or WRITE_ZEROES, already validated
+     * @param request    READ, WRITE, FLUSH, TRIM or WRITE_ZEROES, already validated; BLOCK_STATUS when
+     *                   {@link #answersBlockStatus()}
      * @param completion completed exactly once, from any thread
      */
     void submit(BlockRequest request, Promise<ByteBuf> completion);

@@ -19,7 +19,7 @@ public record ByteSize(long bytes) {
     /** What a size field takes, in words, for error messages. */
     public static final String EXPECTED = "a size like 1GiB or a number of bytes";
 
-    private static final Pattern TEXT = Pattern.compile("\\s*(\\d+)\\s*(b|kib|mib|gib|tib)?\\s*");
+    private static final Pattern TEXT = Pattern.compile("\\s*(\\d+)\\s*(b|kib|mib|gib|tib|k|m|g|t)?\\s*");
 
     /** @throws IllegalArgumentException when negative */
     public ByteSize {
@@ -52,13 +52,13 @@ public record ByteSize(long bytes) {
         Matcher m = TEXT.matcher(text.toLowerCase(Locale.ROOT));
         if (!m.matches()) {
             throw new IllegalArgumentException("\"" + text + "\" (expected: " + EXPECTED + ", in B, KiB, MiB, GiB"
-                    + " or TiB, without fractions)");
+                    + " or TiB (K, M, G, T: the same), without fractions)");
         }
         int shift = switch (m.group(2) == null ? "b" : m.group(2)) {
-            case "kib" -> 10;
-            case "mib" -> 20;
-            case "gib" -> 30;
-            case "tib" -> 40;
+            case "kib", "k" -> 10;   // K, M, G and T are binary, as qemu-img and nbdkit read them
+            case "mib", "m" -> 20;
+            case "gib", "g" -> 30;
+            case "tib", "t" -> 40;
             default -> 0;
         };
         try {

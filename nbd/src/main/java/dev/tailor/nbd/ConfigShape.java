@@ -86,6 +86,10 @@ final class ConfigShape {
             why = node + " (expected: a whole number from " + Integer.MIN_VALUE + " to " + Integer.MAX_VALUE + ")";
         } else if (!scalarFits(node, raw)) {
             why = shown(node) + " (expected: " + expected(type) + ")";
+            if (node.isBoolean() && (raw == Double.class || raw == Integer.class)) {
+                // YAML 1.1 reads an unquoted off, no, n as false (and on, yes, y as true).
+                why += "; YAML reads an unquoted off or no as false: write 0 for off where the field takes 0";
+            }
         }
         if (why != null) {
             problems.add(new Problem(List.of(path), path + ": " + why));

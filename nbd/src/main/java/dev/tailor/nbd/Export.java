@@ -20,15 +20,23 @@ public final class Export {
     private final BackendFeatures features;
     private final BlockSizes blockSizes;
     private final long sizeBytes;
+    private final IoMetrics.ForExport io;
+
+    /** As below, with I/O metrics in a registry of the export's own (tests, tools). */
+    public Export(ExportConfig config, BlockBackend backend, int maxRequestBytes) {
+        this(config, backend, maxRequestBytes, new IoMetrics(System::nanoTime, false));
+    }
 
     /**
      * @param config          the export's configuration (name, tenant, description, read-only)
      * @param backend         where its bytes live; its size is the export's size
      * @param maxRequestBytes the server's maximum request size; the export's maximum block size is the
      *                        smaller of this and the backend's, rounded down to the minimum block size
+     * @param metrics         the server's I/O metrics, where the export's data points are resolved
      */
-    public Export(ExportConfig config, BlockBackend backend, int maxRequestBytes) {
+    public Export(ExportConfig config, BlockBackend backend, int maxRequestBytes, IoMetrics metrics) {
         this.name = config.name();
+        this.io = metrics.forExport(config.name());
         this.tenant = config.tenant();
         this.backend = backend;
         this.sizeBytes = backend.sizeBytes();
@@ -44,6 +52,16 @@ public final class Export {
     /** The order of overlapping writes, across the export's connections. */
     WriteOrdering writeOrdering() {
         return writeOrdering;
+    }
+
+    /** The export's I/O metrics (requests, bytes, durations, errors, connections). */
+    IoMetrics.ForExport io() {
+        return io;
+    }
+
+    /** Bytes read by successful READs since the start. */
+    public long bytesRead() {
+        return io.bytes(NbdProtocol.CMD_READ);
     }
 
     /** Counts requests of closed connections dropped before they reached the backend. */

@@ -28,15 +28,20 @@ import java.util.concurrent.RejectedExecutionException;
  * meanwhile was dropped ({@link BlockRequest#claim}) and is skipped, so a dead client's queued
  * writes never reach the file.
  *
- * <p>{@code NBD_CMD_TRIM} is accepted and does nothing (proto.md: the server MAY discard, is not
- * required to; Java has no {@code fallocate(PUNCH_HOLE)}). {@code NBD_CMD_WRITE_ZEROES} reads the range
- * first and writes zeroes only over the parts that do not already read as zero, so zeroing a hole of
- * a sparse file keeps it a hole, unless {@code NBD_CMD_FLAG_NO_HOLE} asks for the space to be
- * allocated.
+ * <p>Holes ({@link SparseFile}, where the JDK and the file system allow): {@code NBD_CMD_TRIM} punches
+ * a hole ({@code fallocate(PUNCH_HOLE)}), else does nothing (proto.md: the server MAY discard, is not
+ * required to). {@code NBD_CMD_WRITE_ZEROES} without {@code NBD_CMD_FLAG_NO_HOLE} punches a hole too;
+ * where it cannot, and with {@code NO_HOLE}, it reads the range first and writes zeroes only over the
+ * parts that do not already read as zero, so zeroing a hole keeps it a hole unless {@code NO_HOLE}
+ * asks for the space. {@code NBD_CMD_BLOCK_STATUS} reports the file's holes ({@code SEEK_DATA} /
+ * {@code SEEK_HOLE}) as {@code NBD_STATE_HOLE | NBD_STATE_ZERO} and the rest as data (status 0);
+ * without hole support, the whole range as data.
  */
 public final class FileBackend implements BlockBackend {
 
     private static final int ZERO_CHUNK_BYTES = 1 << 20;
+    /** Most descriptors in one block status reply; the client asks again from where it ends. */
+    static final int MAX_EXTENTS = 2048;
     private static final ByteBuffer ZEROES = ByteBuffer.allocateDirect(ZERO_CHUNK_BYTES).asReadOnlyBuffer();
 
     private final Path file;
@@ -47,9 +52,11 @@ public final class FileBackend implements BlockBackend {
     private final FileChannel durableChannel;
     private final Executor executor;
     private final ByteBufAllocator alloc;
+    private final SparseFile sparse;
 
     private FileBackend(Path file, long sizeBytes, boolean readOnly, boolean created, FileChannel channel,
             FileChannel durableChannel, Executor executor, ByteBufAllocator alloc) {
+        this.sparse = SparseFile.open(file, !readOnly);
         this.file = file;
         this.sizeBytes = sizeBytes;
         this.readOnly = readOnly;
@@ -109,6 +116,11 @@ public final class FileBackend implements BlockBackend {
 
     private static FileBackend open(Path file, Long sizeBytes, boolean readOnly, boolean created, Executor executor,
             ByteBufAllocator alloc) throws IOException {
+        if (!Files.isRegularFile(file)) {
+            // A block device's length is not its file size, and its holes are not the file system's.
+            throw new IllegalArgumentException(file + " is not a regular file (a block or character device?); block"
+                    + " devices are not served yet (expected: a regular file, e.g. a raw disk image)");
+        }
         long fileBytes = Files.size(file);
         long size = sizeBytes == null ? fileBytes : sizeBytes;
         if (size > fileBytes) {
@@ -209,6 +221,17 @@ public final class FileBackend implements BlockBackend {
         return new BlockSizes(1, 4096, BlockSizes.LARGEST_MAXIMUM_BYTES);
     }
 
+    /** Yes: from the file's holes where they can be found, else all data. */
+    @Override
+    public boolean answersBlockStatus() {
+        return true;
+    }
+
+    /** Whether this file's holes can be found and punched (see {@link SparseFile}). */
+    public boolean findsHoles() {
+        return sparse.supported();
+    }
+
     @Override
     public void submit(BlockRequest request, Promise<ByteBuf> completion) {
         try {
@@ -238,7 +261,17 @@ public final class FileBackend implements BlockBackend {
                     }
                     completion.trySuccess(null);
                 }
-                case NbdProtocol.CMD_TRIM -> completion.trySuccess(null);
+                case NbdProtocol.CMD_TRIM -> {
+                    sparse.punchHole(request.offsetBytes(), request.lengthBytes());
+                    completion.trySuccess(null);
+                }
+                case NbdProtocol.CMD_BLOCK_STATUS -> {
+                    ByteBuf extents = extents(request.offsetBytes(), request.lengthBytes(),
+                            (request.flags() & NbdProtocol.CMD_FLAG_REQ_ONE) != 0);
+                    if (!completion.trySuccess(extents)) {
+                        extents.release();
+                    }
+                }
                 case NbdProtocol.CMD_WRITE_ZEROES -> {
                     writeZeroes(request.offsetBytes(), request.lengthBytes(), request.fua(),
                             (request.flags() & NbdProtocol.CMD_FLAG_NO_HOLE) != 0);
@@ -288,7 +321,45 @@ public final class FileBackend implements BlockBackend {
         }
     }
 
+    /**
+     * The block status descriptors of {@code [offsetBytes, offsetBytes + lengthBytes)} (within the export):
+     * pairs of 32-bit length and 32-bit {@code base:allocation} flags, consecutive from {@code offsetBytes},
+     * adjacent ones of different status, at most {@link #MAX_EXTENTS} of them ({@code reqOne}: one),
+     * covering at most the range.
+     */
+    ByteBuf extents(long offsetBytes, long lengthBytes, boolean reqOne) {
+        long end = offsetBytes + lengthBytes;
+        ByteBuf out = alloc.buffer(reqOne ? 8 : 64);
+        long position = offsetBytes;
+        int count = 0;
+        while (position < end && count < (reqOne ? 1 : MAX_EXTENTS)) {
+            long data = sparse.nextData(position);
+            long next;
+            int flags;
+            if (data < 0 || data > position) {
+                // A hole up to the next data, or to the end when there is none (ENXIO).
+                next = data < 0 ? end : Math.min(data, end);
+                flags = NbdProtocol.STATE_HOLE | NbdProtocol.STATE_ZERO;
+            } else {
+                long hole = sparse.nextHole(position);
+                next = hole <= position ? end : Math.min(hole, end);
+                flags = 0;
+            }
+            out.writeInt((int) (next - position));
+            out.writeInt(flags);
+            count++;
+            position = next;
+        }
+        return out;
+    }
+
     private void writeZeroes(long offsetBytes, long lengthBytes, boolean fua, boolean noHole) throws IOException {
+        if (!noHole && sparse.punchHole(offsetBytes, lengthBytes)) {
+            if (fua) {
+                channel.force(false);
+            }
+            return;
+        }
         FileChannel target = fua ? durableChannel : channel;
         int scratchBytes = (int) Math.min(ZERO_CHUNK_BYTES, lengthBytes);
         ByteBuf scratch = noHole ? null : alloc.directBuffer(scratchBytes, scratchBytes);
@@ -344,6 +415,7 @@ public final class FileBackend implements BlockBackend {
     /** Closes the file; the caller has stopped the executor first, so no request is still running. */
     @Override
     public void close() {
+        sparse.close();
         try {
             channel.close();
             if (durableChannel != null) {

@@ -30,10 +30,13 @@ import java.util.regex.Pattern;
  * @param exports          the virtual disks served; the first is the default export (the empty name)
  * @param admission        segment admission in front of the backends (default off)
  * @param loop             the event loops' mode and the proxy's background work
+ * @param unix             a Unix-domain socket path to listen on (default none); without {@code address} and
+ *                         {@code port} the server then listens on the socket only, as qemu-nbd {@code --socket}
+ *                         and nbdkit {@code -U} do; with either of them on TCP as well
  */
 @JsonIgnoreProperties(ignoreUnknown = false)
 public record NbdConfig(String address, Integer port, Limits limits, Integer eventLoopThreads, Integer fileIoThreads,
-        List<ExportConfig> exports, AdmissionSettings admission, LoopSettings loop) {
+        List<ExportConfig> exports, AdmissionSettings admission, LoopSettings loop, String unix) {
 
     /**
      * Configured export sizes are whole multiples of this many bytes: clients count a disk in 512-byte
@@ -43,6 +46,9 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
      */
     public static final int SECTOR_BYTES = 512;
 
+    /** The longest Unix-domain socket path, in bytes: {@code sun_path} holds 108 with the final NUL. */
+    public static final int MAX_UNIX_PATH_BYTES = 107;
+
     /** The default port, IANA-reserved for NBD. */
     public static final int DEFAULT_PORT = 10809;
 
@@ -50,8 +56,11 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
     private static final Pattern EXPORT_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:@+/-]*");
 
     public NbdConfig {
-        address = address == null ? "127.0.0.1" : address;
-        port = port == null ? DEFAULT_PORT : port;
+        // A Unix socket alone means no TCP listener; an address or port given beside it means both.
+        if (unix == null || address != null || port != null) {
+            address = address == null ? "127.0.0.1" : address;
+            port = port == null ? DEFAULT_PORT : port;
+        }
         limits = limits == null ? Limits.DEFAULTS : limits;
         eventLoopThreads = eventLoopThreads == null ? Runtime.getRuntime().availableProcessors() : eventLoopThreads;
         fileIoThreads = fileIoThreads == null ? 8 : fileIoThreads;
@@ -63,7 +72,23 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
     /** A config with these listen settings, limits, threads and exports, and the default admission and loop. */
     public NbdConfig(String address, Integer port, Limits limits, Integer eventLoopThreads, Integer fileIoThreads,
             List<ExportConfig> exports) {
-        this(address, port, limits, eventLoopThreads, fileIoThreads, exports, null, null);
+        this(address, port, limits, eventLoopThreads, fileIoThreads, exports, null, null, null);
+    }
+
+    /** A config without a Unix socket. */
+    public NbdConfig(String address, Integer port, Limits limits, Integer eventLoopThreads, Integer fileIoThreads,
+            List<ExportConfig> exports, AdmissionSettings admission, LoopSettings loop) {
+        this(address, port, limits, eventLoopThreads, fileIoThreads, exports, admission, loop, null);
+    }
+
+    /** Whether the server listens on TCP ({@link #address()} and {@link #port()} are set). */
+    public boolean listensOnTcp() {
+        return port != null;
+    }
+
+    /** The Unix-domain socket to listen on, or {@code null}. */
+    public Path unixSocket() {
+        return unix == null ? null : Path.of(unix);
     }
 
     /**
@@ -93,7 +118,7 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
 
         public AdmissionSettings {
             enabled = enabled != null && enabled;
-            AdmissionConfig d = AdmissionConfig.DEFAULTS;
+            AdmissionConfig d = AdmissionConfig.PAPER;
             capacityCostUnitsPerSecond = capacityCostUnitsPerSecond == null ? d.capacityCostUnitsPerSecond()
                     : capacityCostUnitsPerSecond;
             reserveFraction = reserveFraction == null ? d.reserveFraction() : reserveFraction;
@@ -115,7 +140,9 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
          * @throws IllegalArgumentException naming the field when a value is out of range
          */
         public AdmissionConfig toAdmissionConfig() {
-            return AdmissionConfig.DEFAULTS
+            // The proxy keeps the paper's mechanism until its burst experiment has been measured with
+            // the departures (docs/admission.md, Departures from the paper).
+            return AdmissionConfig.PAPER
                     .withCapacityCostUnitsPerSecond(capacityCostUnitsPerSecond)
                     .withReserveFraction(reserveFraction)
                     .withSegmentAndBlockSizeBytes(segmentSize.bytes(), blockSize.bytes())
@@ -450,7 +477,8 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
             return new ExportConfig(name, tenant, description, size, readOnly, directory.resolve(file), upstream);
         }
 
-        List<String> problems(String where) {
+        /** What is wrong with this export, each problem starting with {@code where} and the field. */
+        public List<String> problems(String where) {
             List<String> problems = new ArrayList<>();
             if (name == null || name.isEmpty()) {
                 problems.add(where + ".name: missing (expected: the name clients ask for)");
@@ -561,14 +589,19 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
     /** Every invalid field, as {@code field: value (expected: ...)}; empty when the config is usable. */
     public List<String> problems() {
         List<String> problems = new ArrayList<>();
-        try {
-            InetAddress.getByName(address);
-        } catch (UnknownHostException e) {
-            problems.add("address: \"" + address + "\" does not resolve (expected: an address or host name of this"
-                    + " machine to listen on)");
+        if (listensOnTcp()) {
+            try {
+                InetAddress.getByName(address);
+            } catch (UnknownHostException e) {
+                problems.add("address: \"" + address + "\" does not resolve (expected: an address or host name of"
+                        + " this machine to listen on)");
+            }
+            if (port < 0 || port > 65_535) {
+                problems.add("port: " + port + " (expected: 0 to 65535)");
+            }
         }
-        if (port < 0 || port > 65_535) {
-            problems.add("port: " + port + " (expected: 0 to 65535)");
+        if (unix != null) {
+            problems.addAll(unixProblems("unix", unix));
         }
         problems.addAll(limits.problems());
         if (eventLoopThreads < 1 || eventLoopThreads > 1024) {
@@ -582,7 +615,8 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
         }
         problems.addAll(admission.problems());
         problems.addAll(loop.problems());
-        if (loop.metricsListen() != null && port != 0 && loop.metricsListen().endsWith(":" + port)) {
+        if (loop.metricsListen() != null && listensOnTcp() && port != 0
+                && loop.metricsListen().endsWith(":" + port)) {
             problems.add("loop.metricsListen: \"" + loop.metricsListen() + "\" is the NBD port (expected: another"
                     + " port, e.g. 9810)");
         }
@@ -603,24 +637,77 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
 
     /** This config listening on {@code address}:{@code port} instead. */
     public NbdConfig withListen(String address, int port) {
-        return new NbdConfig(address, port, limits, eventLoopThreads, fileIoThreads, exports, admission, loop);
+        return new NbdConfig(address, port, limits, eventLoopThreads, fileIoThreads, exports, admission, loop, unix);
+    }
+
+    /**
+     * This config listening on the Unix-domain socket {@code path}, and on TCP only if {@code tcp} (with the
+     * config's address and port, or their defaults).
+     */
+    public NbdConfig withUnix(String path, boolean tcp) {
+        String tcpAddress = tcp ? address == null ? "127.0.0.1" : address : null;
+        Integer tcpPort = tcp ? port == null ? DEFAULT_PORT : port : null;
+        return new NbdConfig(tcpAddress, tcpPort, limits, eventLoopThreads, fileIoThreads, exports, admission, loop,
+                path);
+    }
+
+    /** This config with other exports. */
+    public NbdConfig withExports(List<ExportConfig> value) {
+        return new NbdConfig(address, port, limits, eventLoopThreads, fileIoThreads, value, admission, loop, unix);
     }
 
     /** This config with other limits. */
     public NbdConfig withLimits(Limits value) {
-        return new NbdConfig(address, port, value, eventLoopThreads, fileIoThreads, exports, admission, loop);
+        return new NbdConfig(address, port, value, eventLoopThreads, fileIoThreads, exports, admission, loop, unix);
     }
 
     /** This config with the metrics endpoint on {@code hostPort} ({@code HOST:PORT}; {@code null}: none). */
     public NbdConfig withMetricsListen(String hostPort) {
         return new NbdConfig(address, port, limits, eventLoopThreads, fileIoThreads, exports, admission,
-                loop.withMetricsListen(hostPort));
+                loop.withMetricsListen(hostPort), unix);
     }
 
     /** This config with admission switched on or off and the event loops in {@code loopMode}. */
     public NbdConfig withAdmissionAndLoop(boolean admissionOn, String loopMode) {
         return new NbdConfig(address, port, limits, eventLoopThreads, fileIoThreads, exports,
-                admission.withEnabled(admissionOn), loop.withMode(loopMode));
+                admission.withEnabled(admissionOn), loop.withMode(loopMode), unix);
+    }
+
+    /**
+     * What is wrong with {@code path} as a Unix-domain socket to listen on, said for {@code field}: empty,
+     * longer than the 107 bytes of {@code sun_path}, its folder missing, or a file that is not a socket.
+     */
+    public static List<String> unixProblems(String field, String path) {
+        List<String> problems = new ArrayList<>();
+        int bytes = path.getBytes(StandardCharsets.UTF_8).length;
+        if (path.isEmpty()) {
+            problems.add(field + ": empty (expected: the path of a socket to create)");
+            return problems;
+        }
+        if (bytes > MAX_UNIX_PATH_BYTES) {
+            problems.add(field + ": \"" + path + "\" is " + bytes + " bytes long (expected: at most "
+                    + MAX_UNIX_PATH_BYTES + ", the limit of a Unix socket address)");
+        }
+        Path socket = Path.of(path).toAbsolutePath();
+        Path folder = socket.getParent();
+        if (folder != null && !java.nio.file.Files.isDirectory(folder)) {
+            problems.add(field + ": \"" + path + "\": the folder " + folder
+                    + (java.nio.file.Files.exists(folder) ? " is not a folder" : " does not exist")
+                    + " (expected: a path in an existing folder)");
+        } else if (java.nio.file.Files.exists(socket, java.nio.file.LinkOption.NOFOLLOW_LINKS) && !isSocket(socket)) {
+            problems.add(field + ": \"" + path + "\" exists and is not a socket (expected: a new path, or a"
+                    + " socket left by an earlier server)");
+        }
+        return problems;
+    }
+
+    private static boolean isSocket(Path path) {
+        try {
+            Object type = java.nio.file.Files.getAttribute(path, "unix:mode", java.nio.file.LinkOption.NOFOLLOW_LINKS);
+            return type instanceof Integer mode && (mode & 0170000) == 0140000;
+        } catch (java.io.IOException | UnsupportedOperationException | IllegalArgumentException e) {
+            return false;
+        }
     }
 
     /** A number as a user would have written it: {@code -3}, not {@code -3.0}; NaN and infinities as Java does. */

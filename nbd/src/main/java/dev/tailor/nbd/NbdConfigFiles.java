@@ -84,7 +84,9 @@ public final class NbdConfigFiles {
             config = new NbdConfig(config.address(), config.port(), config.limits(), config.eventLoopThreads(),
                     config.fileIoThreads(), config.exports().stream()
                             .map(e -> e == null ? null : e.resolvedAgainst(directory)).toList(),
-                    config.admission(), config.loop().resolvedAgainst(directory));
+                    config.admission(), config.loop().resolvedAgainst(directory),
+                    config.unix() == null || config.unix().isEmpty() ? config.unix()
+                            : directory.resolve(config.unix()).toString());
             List<String> reported = shapeProblems.stream().flatMap(p -> p.paths().stream()).toList();
             for (String problem : config.problems()) {
                 // A field removed for its shape may now look missing, and its record incomplete: said once.
@@ -116,11 +118,22 @@ public final class NbdConfigFiles {
 
     private static IllegalArgumentException notYaml(String source, JsonProcessingException e) {
         String field = e.getProcessor() instanceof JsonParser parser ? path(parser.getParsingContext()) : "";
+        String message = e.getOriginalMessage().lines().findFirst().orElse("");
+        if (NOT_FINITE.matcher(message).find()) {
+            // YAML's .nan and .inf are valid YAML that Jackson's number parser does not take.
+            return new IllegalArgumentException(source + ": " + (field.isEmpty() ? "" : field + ": ")
+                    + "NaN or infinity" + (e.getLocation() == null ? "" : " at line " + e.getLocation().getLineNr())
+                    + " (expected: a finite number)");
+        }
         return new IllegalArgumentException(source + ": not valid YAML or JSON"
                 + (e.getLocation() == null ? "" : " at line " + e.getLocation().getLineNr())
                 + (field.isEmpty() ? "" : (e.getLocation() == null ? " at " : ", ") + "field " + field) + ": "
-                + e.getOriginalMessage().lines().findFirst().orElse(""));
+                + message);
     }
+
+    /** Jackson's complaint about YAML's {@code .nan}, {@code .inf}, {@code -.Inf} and the like. */
+    private static final java.util.regex.Pattern NOT_FINITE =
+            java.util.regex.Pattern.compile("Malformed numeric value '[-+]?\\.(?i:nan|inf)'");
 
     /** The dotted path of a parser's position, e.g. {@code exports[1].upstream.port}, or "" at the top. */
     private static String path(JsonStreamContext context) {

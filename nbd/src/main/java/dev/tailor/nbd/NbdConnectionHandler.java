@@ -45,7 +45,8 @@ import java.util.stream.Collectors;
  * first: one that overlaps an older pending write of the export, from any connection, waits for it.
  * Every request handed on is kept in a list until it completes; when the connection closes, those that
  * nothing has {@linkplain BlockRequest#claim claimed} yet (held by the ordering, queued in admission or
- * in a backend) are dropped: failed, released and counted, never executed (docs/nbd.md, "Guarantees").
+ * in a backend) are dropped: failed, released and counted, never executed (docs/nbd.md, "Guarantees"),
+ * unless the client sent {@code NBD_CMD_DISC} first, which asks for them to be handled.
  *
  * <p>Past the handshake, a connection with no request in flight and nothing received or sent for
  * {@code limits.idleTimeoutSeconds} is closed (Netty's {@link IdleStateHandler} measures it), and the
@@ -89,6 +90,9 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
     private int option;
     private long optionDataBytes;
     private boolean discardingOption;
+    /** The export {@code NBD_OPT_SET_META_CONTEXT} selected contexts for, and whether base:allocation. */
+    private Export metaContextExport;
+    private boolean baseAllocation;
 
     // Transmission.
     private Export export;
@@ -98,6 +102,11 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
     private int inFlightRequests;
     private long inFlightBytes;
     private boolean draining;
+    /**
+     * The client sent {@code NBD_CMD_DISC}: its outstanding requests are to be handled (proto.md), so
+     * they are not dropped when the socket closes before they reach the backend.
+     */
+    private boolean disconnectRequested;
 
     // Both.
     private boolean paused;
@@ -182,7 +191,12 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         phase = Phase.CLOSED;
-        dropOutstanding();
+        if (export != null) {
+            export.io().disconnected();
+        }
+        if (!disconnectRequested) {
+            dropOutstanding();
+        }
         releaseInput();
         if (handshakeTimeout != null) {
             handshakeTimeout.cancel(false);
@@ -341,7 +355,8 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
     private static boolean buffered(int option) {
         return switch (option) {
             case NbdProtocol.OPT_EXPORT_NAME, NbdProtocol.OPT_ABORT, NbdProtocol.OPT_LIST, NbdProtocol.OPT_INFO,
-                    NbdProtocol.OPT_GO, NbdProtocol.OPT_STRUCTURED_REPLY -> true;
+                    NbdProtocol.OPT_GO, NbdProtocol.OPT_STRUCTURED_REPLY, NbdProtocol.OPT_LIST_META_CONTEXT,
+                    NbdProtocol.OPT_SET_META_CONTEXT -> true;
             default -> false;
         };
     }
@@ -381,8 +396,80 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
                     write(Replies.optionReply(ctx.alloc(), option, NbdProtocol.REP_ACK, 0));
                 }
             }
+            case NbdProtocol.OPT_LIST_META_CONTEXT, NbdProtocol.OPT_SET_META_CONTEXT -> metaContext(data);
             default -> throw new IllegalStateException("option " + option + " is not buffered");
         }
+    }
+
+    /**
+     * {@code NBD_OPT_LIST_META_CONTEXT} and {@code NBD_OPT_SET_META_CONTEXT} (proto.md, "Metadata
+     * querying"): name length (4), export name, query count (4), queries (length (4) and string each).
+     * The one context is {@code base:allocation}: listed for no query, {@code base:} or its name; selected
+     * by its name only. SET needs structured replies first ({@code NBD_REP_ERR_INVALID} otherwise) and
+     * replaces any earlier selection; a later GO or EXPORT_NAME of another export drops it.
+     */
+    private void metaContext(ByteBuf data) {
+        boolean set = option == NbdProtocol.OPT_SET_META_CONTEXT;
+        String name = NbdProtocol.optionName(option);
+        if (set && !structuredReplies) {
+            writeOptionError(NbdProtocol.REP_ERR_INVALID, name + " before STRUCTURED_REPLY (block status replies are"
+                    + " structured)");
+            return;
+        }
+        if (data.readableBytes() < 8) {
+            writeOptionError(NbdProtocol.REP_ERR_INVALID, name + " with " + data.readableBytes() + " bytes of data"
+                    + " (expected at least 8)");
+            return;
+        }
+        long nameBytes = data.readUnsignedInt();
+        if (nameBytes > data.readableBytes() - 4) {
+            writeOptionError(NbdProtocol.REP_ERR_INVALID, "name length " + nameBytes + " exceeds the option data");
+            return;
+        }
+        String exportName = exportName(data, (int) nameBytes);
+        long queries = data.readUnsignedInt();
+        boolean matched = queries == 0 && !set;
+        for (long i = 0; i < queries; i++) {
+            if (data.readableBytes() < 4) {
+                writeOptionError(NbdProtocol.REP_ERR_INVALID, queries + " queries, but the data ends after " + i);
+                return;
+            }
+            long queryBytes = data.readUnsignedInt();
+            if (queryBytes > data.readableBytes()) {
+                writeOptionError(NbdProtocol.REP_ERR_INVALID, "query length " + queryBytes
+                        + " exceeds the option data");
+                return;
+            }
+            String query = exportName(data, (int) queryBytes);
+            if (query == null) {
+                writeOptionError(NbdProtocol.REP_ERR_INVALID, "a query is not valid UTF-8 or contains NUL");
+                return;
+            }
+            matched |= query.equals(NbdProtocol.BASE_ALLOCATION) || !set && query.equals("base:");
+        }
+        if (data.isReadable()) {
+            writeOptionError(NbdProtocol.REP_ERR_INVALID, data.readableBytes() + " bytes after the last query");
+            return;
+        }
+        if (exportName == null) {
+            writeOptionError(NbdProtocol.REP_ERR_INVALID, "the export name is not valid UTF-8, contains NUL or is"
+                    + " longer than 4096 bytes");
+            return;
+        }
+        Export chosen = server.export(exportName);
+        if (chosen == null) {
+            writeOptionError(NbdProtocol.REP_ERR_UNKNOWN, "no export named \"" + exportName + "\"");
+            return;
+        }
+        if (set) {
+            metaContextExport = chosen;
+            baseAllocation = matched;
+        }
+        if (matched) {
+            write(Replies.metaContext(ctx.alloc(), option, NbdProtocol.BASE_ALLOCATION_ID,
+                    NbdProtocol.BASE_ALLOCATION));
+        }
+        write(Replies.optionReply(ctx.alloc(), option, NbdProtocol.REP_ACK, 0));
     }
 
     private void exportName(ByteBuf data) throws RequestFramer.ProtocolViolation {
@@ -492,6 +579,10 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
 
     private void enterTransmission(Export chosen) {
         export = chosen;
+        chosen.io().connected();
+        if (chosen != metaContextExport) {
+            baseAllocation = false;   // contexts were selected for another export
+        }
         framer = new RequestFramer(chosen.blockSizes().maximumBytes());
         phase = Phase.TRANSMISSION;
         server.admission().handshakeDone(ctx.channel());
@@ -528,12 +619,14 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
         final BlockRequest request;
         final Promise<ByteBuf> completion;
         final long costBytes;
+        final long startNanos;
         /** Its place in the export's write ordering, for writes; null for reads and flushes. */
         WriteOrdering.Entry ordering;
         Outstanding previous;
         Outstanding next;
 
-        Outstanding(BlockRequest request, Promise<ByteBuf> completion, long costBytes) {
+        Outstanding(BlockRequest request, Promise<ByteBuf> completion, long costBytes, long startNanos) {
+            this.startNanos = startNanos;
             this.request = request;
             this.completion = completion;
             this.costBytes = costBytes;
@@ -545,7 +638,8 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
             if (ordering != null) {
                 export.writeOrdering().finish(ordering);
             }
-            completed(request.command(), request.cookie(), request.offsetBytes(), costBytes, done);
+            completed(request.command(), request.cookie(), request.offsetBytes(), costBytes, done, startNanos,
+                    request.lengthBytes());
         }
     }
 
@@ -571,9 +665,10 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
     }
 
     /**
-     * The connection closed: every request it handed on that nothing has claimed yet (waiting for an
-     * older overlapping write, in admission's queue, in a backend's queue) is dropped: failed, its
-     * payload released, counted. It never reaches the backend (docs/nbd.md, "Guarantees").
+     * The connection closed without {@code NBD_CMD_DISC}: every request it handed on that nothing has
+     * claimed yet (waiting for an older overlapping write, in admission's queue, in a backend's queue)
+     * is dropped: failed, its payload released, counted. It never reaches the backend (docs/nbd.md,
+     * "Guarantees").
      */
     private void dropOutstanding() {
         int dropped = 0;
@@ -627,29 +722,40 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
 
     private void handleRequest(BlockRequest request) {
         if (request.command() == NbdProtocol.CMD_DISC) {
-            // proto.md: handle all outstanding requests, then close; no reply.
+            // proto.md: handle all outstanding requests, then close; no reply. They are handled even if
+            // the client closes its socket first: it asked for them, and their replies are then dropped.
             request.release();
+            disconnectRequested = true;
             startDraining();
             return;
         }
-        NbdException invalid = check(request, export, structuredReplies);
+        long startNanos = server.io().nowNanos();
+        NbdException invalid = check(request, export, structuredReplies, baseAllocation);
         int command = request.command();
         long cookie = request.cookie();
         long offsetBytes = request.offsetBytes();
+        long lengthBytes = request.lengthBytes();
         long costBytes = invalid == null && (command == NbdProtocol.CMD_READ || command == NbdProtocol.CMD_WRITE)
                 ? request.lengthBytes() : 0;
         inFlightRequests++;
         inFlightBytes += costBytes;
         if (invalid != null) {
             request.release();
-            reply(command, cookie, offsetBytes, null, invalid, costBytes);
+            reply(command, cookie, offsetBytes, null, invalid, costBytes, startNanos, lengthBytes);
         } else if (request.lengthBytes() == 0 && command != NbdProtocol.CMD_FLUSH) {
             // Zero-length reads, writes, trims: proto.md leaves them unspecified; they succeed, touching nothing.
             request.release();
-            reply(command, cookie, offsetBytes, null, null, costBytes);
+            reply(command, cookie, offsetBytes, null, null, costBytes, startNanos, lengthBytes);
+        } else if (command == NbdProtocol.CMD_BLOCK_STATUS && !export.backend().answersBlockStatus()) {
+            // proto.md: status 0 (data) is always a safe answer; one descriptor over the whole range.
+            ByteBuf allData = ctx.alloc().buffer(8);
+            allData.writeInt((int) request.lengthBytes());
+            allData.writeInt(0);
+            request.release();
+            reply(command, cookie, offsetBytes, allData, null, costBytes, startNanos, lengthBytes);
         } else {
             Promise<ByteBuf> completion = ctx.executor().newPromise();
-            Outstanding node = new Outstanding(request, completion, costBytes);
+            Outstanding node = new Outstanding(request, completion, costBytes, startNanos);
             link(node);
             completion.addListener(node);
             if (isWrite(command)) {
@@ -663,10 +769,11 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
         updateReading();
     }
 
-    private void completed(int command, long cookie, long offsetBytes, long costBytes, Future<ByteBuf> done) {
+    private void completed(int command, long cookie, long offsetBytes, long costBytes, Future<ByteBuf> done,
+            long startNanos, long lengthBytes) {
         assert ctx.executor().inEventLoop() : "completions run on the connection's event loop";
         if (done.isSuccess()) {
-            reply(command, cookie, offsetBytes, done.getNow(), null, costBytes);
+            reply(command, cookie, offsetBytes, done.getNow(), null, costBytes, startNanos, lengthBytes);
         } else {
             Throwable cause = done.cause();
             NbdException failure = cause instanceof NbdException nbd ? nbd
@@ -675,7 +782,7 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
                 LOG.log(System.Logger.Level.WARNING, () -> export + ": " + NbdProtocol.commandName(command)
                         + " at offset " + Long.toUnsignedString(offsetBytes) + " failed: " + cause);
             }
-            reply(command, cookie, offsetBytes, null, failure, costBytes);
+            reply(command, cookie, offsetBytes, null, failure, costBytes, startNanos, lengthBytes);
         }
     }
 
@@ -684,7 +791,17 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
      * (when negotiated) carry reads and errors; other successes use a simple reply, which proto.md
      * allows for requests without payload.
      */
-    private void reply(int command, long cookie, long offsetBytes, ByteBuf data, NbdException error, long costBytes) {
+    private void reply(int command, long cookie, long offsetBytes, ByteBuf data, NbdException error, long costBytes,
+            long startNanos, long lengthBytes) {
+        if (error == null && command == NbdProtocol.CMD_READ && data == null && costBytes > 0) {
+            error = new NbdException(NbdProtocol.EIO, "the backend returned no data");
+        }
+        long doneBytes = error != null ? 0 : switch (command) {
+            case NbdProtocol.CMD_READ -> data == null ? 0 : data.readableBytes();
+            case NbdProtocol.CMD_WRITE, NbdProtocol.CMD_TRIM, NbdProtocol.CMD_WRITE_ZEROES -> lengthBytes;
+            default -> 0;
+        };
+        export.io().answered(command, startNanos, doneBytes, error == null ? 0 : error.error());
         if (phase == Phase.CLOSED || !ctx.channel().isActive()) {
             if (data != null) {
                 data.release();
@@ -693,9 +810,6 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         ByteBufAllocator alloc = ctx.alloc();
-        if (error == null && command == NbdProtocol.CMD_READ && data == null && costBytes > 0) {
-            error = new NbdException(NbdProtocol.EIO, "the backend returned no data");
-        }
         ChannelFuture last;
         if (error != null) {
             if (data != null) {
@@ -703,6 +817,14 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
             }
             last = ctx.write(structuredReplies ? Replies.error(alloc, cookie, error.error(), error.getMessage())
                     : Replies.simple(alloc, cookie, error.error()));
+        } else if (command == NbdProtocol.CMD_BLOCK_STATUS && data != null && data.readableBytes() >= 8) {
+            ctx.write(Replies.blockStatus(alloc, cookie, NbdProtocol.BASE_ALLOCATION_ID, data.readableBytes()));
+            last = ctx.write(data);
+        } else if (command == NbdProtocol.CMD_BLOCK_STATUS) {
+            if (data != null) {
+                data.release();
+            }
+            last = ctx.write(Replies.error(alloc, cookie, NbdProtocol.EIO, "the backend returned no block status"));
         } else if (command == NbdProtocol.CMD_READ) {
             int dataBytes = data == null ? 0 : data.readableBytes();
             if (structuredReplies) {
@@ -759,7 +881,9 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
      * Why {@code request} cannot run on {@code export}, or null if it can (proto.md, "Request types" and
      * "Error values"; the order of the checks is our reading):
      * <ol>
-     *   <li>an unknown command (CACHE and BLOCK_STATUS included: not offered) → {@code EINVAL};</li>
+     *   <li>an unknown command (CACHE included: not offered) → {@code EINVAL};</li>
+     *   <li>BLOCK_STATUS without a metadata context selected for the export → {@code EINVAL} (proto.md: the
+     *       client MUST NOT send it then; structured replies are a prerequisite of the selection);</li>
      *   <li>a flag not documented for the command or not offered ({@code FUA} without
      *       {@code NBD_FLAG_SEND_FUA}, {@code DF} without structured replies, {@code FAST_ZERO}) →
      *       {@code EINVAL};</li>
@@ -768,7 +892,9 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
      *   <li>FLUSH with a nonzero offset or length (reserved, MUST be zero) → {@code EINVAL};</li>
      *   <li>an offset or length not a multiple of the minimum block size → {@code EINVAL};</li>
      *   <li>READ and WRITE longer than the maximum block size → {@code EINVAL};</li>
-     *   <li>a range ending past the end: WRITE, WRITE_ZEROES → {@code ENOSPC}; READ, TRIM →
+     *   <li>BLOCK_STATUS of length 0 → {@code EINVAL}: its reply needs at least one descriptor, and a
+     *       descriptor at least one byte;</li>
+     *   <li>a range ending past the end: WRITE, WRITE_ZEROES → {@code ENOSPC}; READ, TRIM, BLOCK_STATUS →
      *       {@code EINVAL}.</li>
      * </ol>
      * TRIM and WRITE_ZEROES carry no payload and are not bound by the maximum block size. For TRIM
@@ -778,6 +904,12 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
      * the advertised maximum, and a zero request costs no memory here.
      */
     static NbdException check(BlockRequest request, Export export, boolean structuredReplies) {
+        return check(request, export, structuredReplies, false);
+    }
+
+    /** As above, with {@code baseAllocation}: whether the connection selected base:allocation for the export. */
+    static NbdException check(BlockRequest request, Export export, boolean structuredReplies,
+            boolean baseAllocation) {
         int command = request.command();
         String name = NbdProtocol.commandName(command);
         BackendFeatures features = export.features();
@@ -785,12 +917,17 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
             case NbdProtocol.CMD_READ -> structuredReplies ? NbdProtocol.CMD_FLAG_DF : 0;
             case NbdProtocol.CMD_WRITE, NbdProtocol.CMD_FLUSH, NbdProtocol.CMD_TRIM -> 0;
             case NbdProtocol.CMD_WRITE_ZEROES -> NbdProtocol.CMD_FLAG_NO_HOLE;
+            case NbdProtocol.CMD_BLOCK_STATUS -> NbdProtocol.CMD_FLAG_REQ_ONE;
             default -> -1;
         };
         if (allowedFlags < 0) {
             return new NbdException(NbdProtocol.EINVAL, "unknown command " + name);
         }
-        if (features.fua()) {
+        if (command == NbdProtocol.CMD_BLOCK_STATUS && !baseAllocation) {
+            return new NbdException(NbdProtocol.EINVAL, "BLOCK_STATUS without a metadata context (expected:"
+                    + " STRUCTURED_REPLY, then SET_META_CONTEXT with " + NbdProtocol.BASE_ALLOCATION + ")");
+        }
+        if (features.fua() && command != NbdProtocol.CMD_BLOCK_STATUS) {
             allowedFlags |= NbdProtocol.CMD_FLAG_FUA;
         }
         if ((request.flags() & ~allowedFlags) != 0) {
@@ -821,6 +958,9 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
         if (minimum > 1 && (Long.remainderUnsigned(offset, minimum) != 0 || length % minimum != 0)) {
             return new NbdException(NbdProtocol.EINVAL, name + " at offset " + Long.toUnsignedString(offset)
                     + " length " + length + " is not aligned to the minimum block size " + minimum);
+        }
+        if (command == NbdProtocol.CMD_BLOCK_STATUS && length == 0) {
+            return new NbdException(NbdProtocol.EINVAL, "BLOCK_STATUS of length 0 (expected: at least 1 byte)");
         }
         int maximum = export.blockSizes().maximumBytes();
         if (length > maximum && (command == NbdProtocol.CMD_READ || command == NbdProtocol.CMD_WRITE)) {

@@ -55,10 +55,19 @@ public final class NbdProtocol {
     public static final int OPT_GO = 7;
     /** Use structured replies in transmission. */
     public static final int OPT_STRUCTURED_REPLY = 8;
-    /** List metadata contexts (not supported here). */
+    /** List metadata contexts: export name, queries; {@link #REP_META_CONTEXT} per match, then ACK. */
     public static final int OPT_LIST_META_CONTEXT = 9;
-    /** Select metadata contexts (not supported here). */
+    /** Select metadata contexts for {@link #CMD_BLOCK_STATUS}; needs structured replies first. */
     public static final int OPT_SET_META_CONTEXT = 10;
+
+    /** The one metadata context served: allocation status ({@link #STATE_HOLE}, {@link #STATE_ZERO}). */
+    public static final String BASE_ALLOCATION = "base:allocation";
+    /** Our context ID for {@link #BASE_ALLOCATION} (the server chooses; nbdkit uses 1 too). */
+    public static final int BASE_ALLOCATION_ID = 1;
+    /** {@code base:allocation} flag, bit 0: the extent is a hole (unallocated). */
+    public static final int STATE_HOLE = 1;
+    /** {@code base:allocation} flag, bit 1: the extent reads as zeroes. */
+    public static final int STATE_ZERO = 2;
 
     // ---- Option reply types ----
 
@@ -68,6 +77,8 @@ public final class NbdProtocol {
     public static final int REP_SERVER = 2;
     /** One information item in reply to {@link #OPT_INFO} or {@link #OPT_GO}: type (2), payload. */
     public static final int REP_INFO = 3;
+    /** One metadata context: its ID (4) and name. */
+    public static final int REP_META_CONTEXT = 4;
     /** Error replies have bit 31 set. */
     public static final int REP_FLAG_ERROR = 1 << 31;
     /** The option is unknown to this server. */
@@ -156,7 +167,7 @@ public final class NbdProtocol {
     public static final int CMD_CACHE = 5;
     /** Write zeroes over the range, without payload. */
     public static final int CMD_WRITE_ZEROES = 6;
-    /** Block status query (not supported here). */
+    /** Block status query: descriptors of the selected metadata context over a range. */
     public static final int CMD_BLOCK_STATUS = 7;
 
     // ---- Command flags ----
@@ -182,6 +193,8 @@ public final class NbdProtocol {
     public static final int REPLY_TYPE_OFFSET_DATA = 1;
     /** Chunk with offset (8) and hole size (4). */
     public static final int REPLY_TYPE_OFFSET_HOLE = 2;
+    /** Chunk with a context ID (4) and block status descriptors (length 4, flags 4 each). */
+    public static final int REPLY_TYPE_BLOCK_STATUS = 5;
     /** Error chunk: error (4), message length (2), message. */
     public static final int REPLY_TYPE_ERROR = (1 << 15) | 1;
     /** Error chunk with an offset: error (4), message length (2), message, offset (8). */

@@ -14,12 +14,27 @@ import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.nio.NioIoHandler;
-import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.ServerChannel;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerDomainSocketChannel;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.channel.socket.nio.NioServerDomainSocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.channel.unix.DomainSocketAddress;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -38,6 +53,13 @@ import java.util.concurrent.TimeUnit;
  * the upstream connections of proxied exports), and a fixed pool of {@code fileIoThreads} for the
  * blocking file I/O, whose queue is bounded by {@code maxConnections × maxInFlightRequestsPerConnection}
  * (the most requests that can be outstanding at once).
+ *
+ * <p>Listeners: TCP ({@code address}, {@code port}) and/or a Unix-domain socket ({@code unix}). A server
+ * with a Unix socket runs its loops on Netty's native epoll transport ({@link Transport#EPOLL}: every
+ * channel of a loop must be of its transport, so its TCP listener and upstream connections too), or on
+ * NIO's domain sockets where the native library cannot load; a TCP-only server runs on NIO. The socket
+ * file is created at start and removed on close; a socket left by a server that is gone (nothing
+ * accepts on it) is replaced.
  */
 public final class NbdServer implements AutoCloseable {
 
@@ -62,8 +84,48 @@ public final class NbdServer implements AutoCloseable {
      * @param fileIoExecutor the bounded pool for blocking file I/O
      * @param eventLoops     the connections' event loops, for backends with connections of their own
      * @param alloc          the allocator for read buffers
+     * @param transport      the loops' transport, whose socket channels a backend's connections must use
      */
-    public record BackendContext(Executor fileIoExecutor, EventLoopGroup eventLoops, ByteBufAllocator alloc) {
+    public record BackendContext(Executor fileIoExecutor, EventLoopGroup eventLoops, ByteBufAllocator alloc,
+            Transport transport) {
+
+        /** A context on the NIO transport. */
+        public BackendContext(Executor fileIoExecutor, EventLoopGroup eventLoops, ByteBufAllocator alloc) {
+            this(fileIoExecutor, eventLoops, alloc, Transport.NIO);
+        }
+    }
+
+    /** The loops' transport and its channel types. */
+    public enum Transport {
+        /** The JDK's NIO (TCP, and Unix-domain sockets since JDK 16). */
+        NIO(NioServerSocketChannel.class, NioServerDomainSocketChannel.class, NioSocketChannel.class),
+        /** Netty's native epoll transport (Linux). */
+        EPOLL(EpollServerSocketChannel.class, EpollServerDomainSocketChannel.class, EpollSocketChannel.class);
+
+        final Class<? extends ServerChannel> tcpServer;
+        final Class<? extends ServerChannel> unixServer;
+        /** The client socket channel, for upstream connections. */
+        public final Class<? extends Channel> tcpClient;
+
+        Transport(Class<? extends ServerChannel> tcpServer, Class<? extends ServerChannel> unixServer,
+                Class<? extends Channel> tcpClient) {
+            this.tcpServer = tcpServer;
+            this.unixServer = unixServer;
+            this.tcpClient = tcpClient;
+        }
+
+        IoHandlerFactory ioHandlerFactory() {
+            return this == EPOLL ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
+        }
+
+        SocketAddress unixAddress(Path path) {
+            return this == EPOLL ? new DomainSocketAddress(path.toString()) : UnixDomainSocketAddress.of(path);
+        }
+
+        /** Epoll when a Unix socket is served and the native library loads, else NIO. */
+        static Transport of(NbdConfig config) {
+            return config.unixSocket() != null && Epoll.isAvailable() ? EPOLL : NIO;
+        }
     }
 
     /** File exports on {@link FileBackend}, upstream exports on {@link UpstreamBackend}. */
@@ -72,7 +134,8 @@ public final class NbdServer implements AutoCloseable {
             return FileBackend.open(export.file(), export.size() == null ? null : export.size().bytes(),
                     export.readOnly(), context.fileIoExecutor(), context.alloc());
         }
-        return UpstreamBackend.connect(export.upstream(), context.eventLoops(), context.alloc());
+        return UpstreamBackend.connect(export.upstream(), context.eventLoops(), context.alloc(),
+                context.transport().tcpClient);
     };
 
     private final EventLoopGroup acceptor;
@@ -85,12 +148,18 @@ public final class NbdServer implements AutoCloseable {
     private final Map<String, Export> exports;
     private final ChannelGroup connections;
     private final Channel listener;
+    private final Channel unixListener;
+    private final Path unixSocket;
+    private final Transport transport;
     private boolean closed;
 
     private NbdServer(EventLoopGroup acceptor, IoPriorityEventLoopGroup eventLoops, ThreadPoolExecutor fileIo,
-            Map<String, Export> exports, ChannelGroup connections, Channel listener,
-            AdmissionDispatcher segmentAdmission, ProxyBackgroundWork background, MetricsEndpoint metrics,
-            LoopMode loopMode) {
+            Map<String, Export> exports, ChannelGroup connections, Channel listener, Channel unixListener,
+            Path unixSocket, Transport transport, AdmissionDispatcher segmentAdmission, ProxyBackgroundWork background,
+            MetricsEndpoint metrics, LoopMode loopMode) {
+        this.unixListener = unixListener;
+        this.unixSocket = unixSocket;
+        this.transport = transport;
         this.segmentAdmission = segmentAdmission;
         this.background = background;
         this.metrics = metrics;
@@ -124,12 +193,14 @@ public final class NbdServer implements AutoCloseable {
             throw new IllegalArgumentException(String.join("; ", problems));
         }
         NbdConfig.Limits limits = config.limits();
+        Transport transport = Transport.of(config);
         EventLoopGroup acceptor = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("tailor-nbd-accept",
-                true), NioIoHandler.newFactory());
+                true), transport.ioHandlerFactory());
         // The connections' loops: I/O first, the proxy's background work within an allowance, or one
         // FIFO queue as a plain loop (config loop.mode; docs/eventloop.md).
         IoPriorityEventLoopGroup eventLoops = new IoPriorityEventLoopGroup(config.eventLoopThreads(),
                 EventLoopConfig.DEFAULTS.withMode(config.loop().loopMode())
+                        .withIoHandlerFactory(transport.ioHandlerFactory())
                         .withThreadFactory(new DefaultThreadFactory("tailor-nbd-io", true)));
         int queueCapacity = (int) Math.min(Integer.MAX_VALUE,
                 (long) limits.maxConnections() * limits.maxInFlightRequestsPerConnection());
@@ -138,11 +209,15 @@ public final class NbdServer implements AutoCloseable {
                 new DefaultThreadFactory("tailor-nbd-file", true));
         ByteBufAllocator alloc = ByteBufAllocator.DEFAULT;
         Map<String, Export> exports = new LinkedHashMap<>();
+        IoMetrics io = new IoMetrics(System::nanoTime, true);
         AdmissionDispatcher segmentAdmission = null;
         ProxyBackgroundWork background = null;
         MetricsEndpoint metrics = null;
+        Channel unixListener = null;
+        Path unixSocket = null;
+        boolean unixCreated = false;
         try {
-            BackendContext context = new BackendContext(fileIo, eventLoops, alloc);
+            BackendContext context = new BackendContext(fileIo, eventLoops, alloc, transport);
             for (ExportConfig exportConfig : config.exports()) {
                 BlockBackend backend;
                 try {
@@ -160,7 +235,7 @@ public final class NbdServer implements AutoCloseable {
                             + " leave size out)");
                 }
                 try {
-                    exports.put(exportConfig.name(), new Export(exportConfig, backend, limits.maxRequestBytes()));
+                    exports.put(exportConfig.name(), new Export(exportConfig, backend, limits.maxRequestBytes(), io));
                 } catch (RuntimeException e) {
                     backend.discard();
                     throw e;
@@ -175,18 +250,12 @@ public final class NbdServer implements AutoCloseable {
             ConnectionAdmission admission = new ConnectionAdmission(limits.maxConnections(), limits.maxHandshakes(),
                     limits.maxConnectionsPerAddress());
             background = new ProxyBackgroundWork(eventLoops, segmentAdmission, List.copyOf(frozen.values()),
-                    config.loop().background(), System::nanoTime, admission);
-            ServerContext server = new ServerContext(frozen, limits, dispatcher, admission);
+                    config.loop().background(), System::nanoTime, admission, io);
+            ServerContext server = new ServerContext(frozen, limits, dispatcher, admission, io);
             ChannelGroup connections = new DefaultChannelGroup("tailor-nbd", GlobalEventExecutor.INSTANCE);
-            ServerBootstrap bootstrap = new ServerBootstrap()
-                    .group(acceptor, eventLoops)
-                    .channel(NioServerSocketChannel.class)
-                    .childOption(ChannelOption.TCP_NODELAY, true)
-                    .childOption(ChannelOption.SO_KEEPALIVE, true)
-                    .childOption(ChannelOption.ALLOCATOR, alloc)
-                    .childHandler(new ChannelInitializer<SocketChannel>() {
+            ChannelInitializer<Channel> initializer = new ChannelInitializer<>() {
                         @Override
-                        protected void initChannel(SocketChannel channel) {
+                        protected void initChannel(Channel channel) {
                             if (!admission.admit(channel)) {
                                 channel.close();
                                 return;
@@ -196,17 +265,36 @@ public final class NbdServer implements AutoCloseable {
                             channel.pipeline().addLast("nbd", new NbdConnectionHandler(server));
                             channel.pipeline().addLast("errors", ConnectionErrors.INSTANCE);
                         }
-                    });
-            InetSocketAddress address = new InetSocketAddress(config.address(), config.port());
-            Channel listener;
-            try {
-                listener = bootstrap.bind(address).sync().channel();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IOException("interrupted while binding " + address, e);
-            } catch (Exception e) {
-                throw new IOException("cannot listen on " + config.address() + ":" + config.port() + " ("
-                        + e.getMessage() + ")", e);
+                    };
+            if (config.unixSocket() != null) {
+                unixSocket = config.unixSocket().toAbsolutePath();
+                removeStaleSocket(unixSocket);
+                ServerBootstrap unixBootstrap = new ServerBootstrap()
+                        .group(acceptor, eventLoops)
+                        .channel(transport.unixServer)
+                        .childOption(ChannelOption.ALLOCATOR, alloc)
+                        .childHandler(initializer);
+                unixListener = bind(unixBootstrap, transport.unixAddress(unixSocket), "unix socket " + unixSocket);
+                unixCreated = true;
+            }
+            Channel listener = null;
+            if (config.listensOnTcp()) {
+                ServerBootstrap bootstrap = new ServerBootstrap()
+                        .group(acceptor, eventLoops)
+                        .channel(transport.tcpServer)
+                        .childOption(ChannelOption.TCP_NODELAY, true)
+                        .childOption(ChannelOption.SO_KEEPALIVE, true)
+                        .childOption(ChannelOption.ALLOCATOR, alloc)
+                        .childHandler(initializer);
+                try {
+                    listener = bind(bootstrap, new InetSocketAddress(config.address(), config.port()),
+                            config.address() + ":" + config.port());
+                } catch (IOException e) {
+                    if (unixListener != null) {
+                        unixListener.close().awaitUninterruptibly();
+                    }
+                    throw e;
+                }
             }
             InetSocketAddress metricsAddress = config.loop().metricsAddress();
             if (metricsAddress != null) {
@@ -214,15 +302,23 @@ public final class NbdServer implements AutoCloseable {
                     metrics = MetricsEndpoint.start(metricsAddress, background,
                             config.loop().healthCheckPeriodMillis());
                 } catch (IOException e) {
-                    listener.close().awaitUninterruptibly();
+                    if (listener != null) {
+                        listener.close().awaitUninterruptibly();
+                    }
+                    if (unixListener != null) {
+                        unixListener.close().awaitUninterruptibly();
+                    }
                     throw e;
                 }
             }
-            return new NbdServer(acceptor, eventLoops, fileIo, frozen, connections, listener, segmentAdmission,
-                    background, metrics, config.loop().loopMode());
+            return new NbdServer(acceptor, eventLoops, fileIo, frozen, connections, listener, unixListener,
+                    unixSocket, transport, segmentAdmission, background, metrics, config.loop().loopMode());
         } catch (IOException | RuntimeException e) {
             if (background != null) {
                 background.close();
+            }
+            if (unixCreated) {
+                Files.deleteIfExists(unixSocket);
             }
             // Files this start created go again; files that existed before are never touched.
             shutDown(acceptor, eventLoops, fileIo, exports.values(), true);
@@ -230,9 +326,58 @@ public final class NbdServer implements AutoCloseable {
         }
     }
 
-    /** The address the server listens on (with the actual port when the config asked for port 0). */
+    private static Channel bind(ServerBootstrap bootstrap, SocketAddress address, String what) throws IOException {
+        try {
+            return bootstrap.bind(address).sync().channel();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while binding " + what, e);
+        } catch (Exception e) {
+            throw new IOException("cannot listen on " + what + " (" + e.getMessage() + ")", e);
+        }
+    }
+
+    /**
+     * Removes a socket file at {@code path} that nothing accepts on any more (a server that was killed
+     * leaves its socket behind).
+     *
+     * @throws IOException when something still accepts on it (another server: it is left alone)
+     */
+    private static void removeStaleSocket(Path path) throws IOException {
+        if (!Files.exists(path, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            return;
+        }
+        if (!NbdConfig.unixProblems("unix", path.toString()).isEmpty()) {
+            return;   // not a socket: the bind fails and says so
+        }
+        boolean live;
+        try (SocketChannel probe = SocketChannel.open(StandardProtocolFamily.UNIX)) {
+            live = probe.connect(UnixDomainSocketAddress.of(path));
+        } catch (IOException e) {
+            live = false;   // refused: nothing listens any more
+        }
+        if (live) {
+            throw new IOException("cannot listen on unix socket " + path + " (a server is accepting on it already)");
+        }
+        Files.deleteIfExists(path);
+    }
+
+    /**
+     * The TCP address the server listens on (with the actual port when the config asked for port 0), or
+     * {@code null} when it listens on a Unix socket only.
+     */
     public InetSocketAddress localAddress() {
-        return (InetSocketAddress) listener.localAddress();
+        return listener == null ? null : (InetSocketAddress) listener.localAddress();
+    }
+
+    /** The Unix-domain socket the server listens on (absolute), or {@code null}. */
+    public Path unixSocket() {
+        return unixSocket;
+    }
+
+    /** The loops' transport. */
+    public Transport transport() {
+        return transport;
     }
 
     /** The exports in configuration order. */
@@ -281,7 +426,18 @@ public final class NbdServer implements AutoCloseable {
             return;
         }
         closed = true;
-        listener.close().awaitUninterruptibly();
+        if (listener != null) {
+            listener.close().awaitUninterruptibly();
+        }
+        if (unixListener != null) {
+            unixListener.close().awaitUninterruptibly();
+            try {
+                Files.deleteIfExists(unixSocket);
+            } catch (IOException e) {
+                System.getLogger(NbdServer.class.getName()).log(System.Logger.Level.WARNING,
+                        () -> "could not remove the socket " + unixSocket + ": " + e);
+            }
+        }
         for (Channel connection : connections) {
             connection.pipeline().fireUserEventTriggered(NbdConnectionHandler.SHUTDOWN);
         }
@@ -326,6 +482,7 @@ public final class NbdServer implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "NBD server on " + localAddress() + " with " + exports.size() + " export(s)";
+        return "NBD server on " + (listener == null ? unixSocket : localAddress()) + " with " + exports.size()
+                + " export(s)";
     }
 }

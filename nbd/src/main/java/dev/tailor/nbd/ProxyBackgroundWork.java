@@ -30,7 +30,7 @@ import java.util.function.ToDoubleFunction;
 
 /**
  * The proxy's own background work, run as <em>unrelated</em> tasks on its event loops (DESIGN.md,
- * I/O-priority event loop; issue 7): what a storage proxy does besides moving requests, and what
+ * I/O-priority event loop): what a storage proxy does besides moving requests, and what
  * competes with request I/O for the loop thread.
  *
  * <ul>
@@ -96,6 +96,7 @@ public final class ProxyBackgroundWork implements AutoCloseable {
     private final IoPriorityEventLoopGroup loops;
     private final AdmissionDispatcher admission;
     private final ConnectionAdmission connections;
+    private final IoMetrics io;
     private final List<Export> exports;
     private final Config config;
     private final LongSupplier nanoClock;
@@ -127,6 +128,18 @@ public final class ProxyBackgroundWork implements AutoCloseable {
      */
     ProxyBackgroundWork(IoPriorityEventLoopGroup loops, AdmissionDispatcher admission, List<Export> exports,
             Config config, LongSupplier nanoClock, ConnectionAdmission connections) {
+        this(loops, admission, exports, config, nanoClock, connections, null);
+    }
+
+    /**
+     * As above, with the server's I/O metrics (per export and operation, JVM, process), served after
+     * the loops' and admission's.
+     *
+     * @param io the I/O metrics, or {@code null}
+     */
+    ProxyBackgroundWork(IoPriorityEventLoopGroup loops, AdmissionDispatcher admission, List<Export> exports,
+            Config config, LongSupplier nanoClock, ConnectionAdmission connections, IoMetrics io) {
+        this.io = io;
         this.connections = connections;
         this.loops = loops;
         this.admission = admission;
@@ -338,6 +351,9 @@ public final class ProxyBackgroundWork implements AutoCloseable {
                         .value(e.maxQueueWaitNanos() / 1e9).build());
             }
             m.add(maxWait.build());
+        }
+        if (io != null) {
+            io.scrape().forEach(m::add);
         }
         return new MetricSnapshots(m);
     }

@@ -110,6 +110,26 @@ final class Replies {
         return buf;
     }
 
+    /**
+     * The head of a final {@code NBD_REPLY_TYPE_BLOCK_STATUS} chunk (24 bytes: chunk header and context
+     * ID); the {@code descriptorBytes} of descriptors follow it.
+     */
+    static ByteBuf blockStatus(ByteBufAllocator alloc, long cookie, int contextId, int descriptorBytes) {
+        ByteBuf buf = alloc.buffer(NbdProtocol.STRUCTURED_REPLY_HEADER_BYTES + 4);
+        chunkHeader(buf, cookie, NbdProtocol.REPLY_TYPE_BLOCK_STATUS, 4 + descriptorBytes);
+        buf.writeInt(contextId);
+        return buf;
+    }
+
+    /** {@code NBD_REP_META_CONTEXT}: the context's ID and name. */
+    static ByteBuf metaContext(ByteBufAllocator alloc, int option, int contextId, String name) {
+        byte[] bytes = utf8(name);
+        ByteBuf buf = optionReply(alloc, option, NbdProtocol.REP_META_CONTEXT, 4 + bytes.length);
+        buf.writeInt(contextId);
+        buf.writeBytes(bytes);
+        return buf;
+    }
+
     /** A final {@code NBD_REPLY_TYPE_NONE} chunk: success without data. */
     static ByteBuf none(ByteBufAllocator alloc, long cookie) {
         ByteBuf buf = alloc.buffer(NbdProtocol.STRUCTURED_REPLY_HEADER_BYTES);

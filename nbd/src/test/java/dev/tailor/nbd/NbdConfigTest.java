@@ -80,6 +80,9 @@ class NbdConfigTest {
         assertThat(ByteSize.parse("32 MiB").bytes()).isEqualTo(32 << 20);
         assertThat(ByteSize.parse("1gib").bytes()).isEqualTo(1L << 30);
         assertThat(ByteSize.parse("2TiB").bytes()).isEqualTo(2L << 40);
+        assertThat(ByteSize.parse("1G").bytes()).as("binary, as qemu-img reads it").isEqualTo(1L << 30);
+        assertThat(ByteSize.parse("32m").bytes()).isEqualTo(32L << 20);
+        assertThat(ByteSize.parse("4K").bytes()).isEqualTo(4L << 10);
         assertThat(ByteSize.format(1L << 30)).isEqualTo("1GiB");
         assertThat(ByteSize.format(1536L << 10)).isEqualTo("1536KiB");
         assertThat(ByteSize.format(1000)).isEqualTo("1000B");
@@ -212,6 +215,18 @@ class NbdConfigTest {
     }
 
     @Test
+    void yamlsNanInfinityAndOff_areNamedAsWhatTheUserWrote() {
+        assertThatThrownBy(() -> parse("limits: {idleTimeoutSeconds: .nan}\nexports: [{name: d, file: f}]"))
+                .hasMessage("test.yaml: limits.idleTimeoutSeconds: NaN or infinity at line 1"
+                        + " (expected: a finite number)");
+        assertThatThrownBy(() -> parse("exports: [{name: d, file: f}]\nlimits:\n  handshakeTimeoutSeconds: -.Inf\n"))
+                .hasMessageContaining("limits.handshakeTimeoutSeconds: NaN or infinity at line 3");
+        assertThatThrownBy(() -> parse("limits: {idleTimeoutSeconds: off}\nexports: [{name: d, file: f}]"))
+                .hasMessageContaining("limits.idleTimeoutSeconds: false (expected: a number, e.g. 10 or 2.5);"
+                        + " YAML reads an unquoted off or no as false: write 0 for off");
+    }
+
+    @Test
     void unknownFields_areAllListedAtOnceWithTheValidOnes() {
         // A user who misspells three fields in three places fixes them in one go, not three runs.
         assertThatThrownBy(() -> parse("""
@@ -222,7 +237,7 @@ class NbdConfigTest {
                   - {name: e, upstream: {host: h, conections: 2}}
                 """))
                 .hasMessageContaining("adress: unknown field (valid at the top level: address, port, limits,"
-                        + " eventLoopThreads, fileIoThreads, exports, admission, loop)")
+                        + " eventLoopThreads, fileIoThreads, exports, admission, loop, unix)")
                 .hasMessageContaining("limits.maxConnection: unknown field (valid in limits: maxRequestSize,")
                 .hasMessageContaining("maxConnections, maxHandshakes, handshakeTimeoutSeconds, idleTimeoutSeconds,"
                         + " maxConnectionsPerAddress)")

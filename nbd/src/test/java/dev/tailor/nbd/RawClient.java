@@ -136,6 +136,23 @@ final class RawClient implements AutoCloseable {
             assertThat(optionReply().type()).isEqualTo(NbdProtocol.REP_ACK);
         }
         option(NbdProtocol.OPT_GO, infoRequest(name, NbdProtocol.INFO_BLOCK_SIZE));
+        return goReplies();
+    }
+
+    /**
+     * Sends {@code NBD_OPT_GO} (with a block size request) and a first READ in one write, so the server
+     * has that request as soon as it enters transmission, then reads the GO replies (not the read's).
+     */
+    Go goWithRead(String name, long cookie, long offset, long length) throws IOException {
+        byte[] data = infoRequest(name, NbdProtocol.INFO_BLOCK_SIZE);
+        optionHeader(NbdProtocol.OPT_GO, data.length);
+        out.write(data);
+        request(0, NbdProtocol.CMD_READ, cookie, offset, length);
+        return goReplies();
+    }
+
+    /** The replies to {@code NBD_OPT_GO}, up to its ACK. */
+    private Go goReplies() throws IOException {
         long size = -1;
         int flags = 0;
         int[] blocks = new int[3];

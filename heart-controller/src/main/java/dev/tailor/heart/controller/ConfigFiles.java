@@ -3,9 +3,10 @@ package dev.tailor.heart.controller;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.MapperFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,10 +16,13 @@ import java.util.stream.Collectors;
 /** Reads a {@link ControllerConfig} from YAML, checking it whole: every problem at once, by field. */
 public final class ConfigFiles {
 
-    private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory()
-            .enable(com.fasterxml.jackson.core.StreamReadFeature.STRICT_DUPLICATE_DETECTION.mappedFeature()))
+    private static final ObjectMapper YAML = YAMLMapper.builder()
+            .enable(com.fasterxml.jackson.core.StreamReadFeature.STRICT_DUPLICATE_DETECTION)
             .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+            // A boolean is written true or false, a number as a number: "true", 1 and "30" are refused.
+            .disable(MapperFeature.ALLOW_COERCION_OF_SCALARS)
+            .build();
 
     private ConfigFiles() {
     }
@@ -61,8 +65,19 @@ public final class ConfigFiles {
             throw new IllegalArgumentException(source + ": " + path(e) + ": a value is missing (an empty list entry"
                     + " or ~?)");
         } catch (JsonMappingException e) {
+            if (notFinite(e)) {
+                throw new IllegalArgumentException(source + ": " + path(e) + ": NaN or infinity"
+                        + (e.getLocation() == null ? "" : " at line " + e.getLocation().getLineNr())
+                        + " (expected: a finite number)");
+            }
             throw new IllegalArgumentException(source + ": " + path(e) + ": " + e.getOriginalMessage());
         } catch (JsonProcessingException e) {
+            if (notFinite(e)) {
+                // YAML's .nan and .inf are valid YAML that Jackson's number parser does not take.
+                throw new IllegalArgumentException(source + ": NaN or infinity"
+                        + (e.getLocation() == null ? "" : " at line " + e.getLocation().getLineNr())
+                        + " (expected: a finite number)");
+            }
             throw new IllegalArgumentException(source + ": not valid YAML"
                     + (e.getLocation() == null ? "" : " at line " + e.getLocation().getLineNr()) + ": "
                     + e.getOriginalMessage());
@@ -75,6 +90,12 @@ public final class ConfigFiles {
         return config;
     }
 
+    /** Whether Jackson refused YAML's {@code .nan}, {@code .inf} or {@code -.Inf}: valid YAML, no number here. */
+    private static boolean notFinite(JsonProcessingException e) {
+        return e.getOriginalMessage() != null
+                && e.getOriginalMessage().matches("(?s)Malformed numeric value '[-+]?\\.(?i:nan|inf)'.*");
+    }
+
     /** What a field of {@code type} takes, in words. */
     private static String expected(Class<?> type) {
         if (type == null) {
@@ -85,6 +106,13 @@ public final class ConfigFiles {
         }
         if (type == String.class) {
             return "not text (expected: a string)";
+        }
+        if (type == Boolean.class || type == boolean.class) {
+            return "not true or false (expected: true or false)";
+        }
+        if (type.isEnum()) {
+            return "not one of " + java.util.Arrays.stream(type.getEnumConstants()).map(Object::toString)
+                    .collect(Collectors.joining(", "));
         }
         if (List.class.isAssignableFrom(type)) {
             return "not a list (expected: a list, e.g. [a, b])";

@@ -31,8 +31,13 @@ class ConfigFilesTest {
         "planner: {minShareOfEqualSplit: 1}\\n         | planner.minShareOfEqualSplit: 1.0 (expected: 0 (off)",
         "planner: {spreadScale: -1}\\n                  | planner.spreadScale: -1.0 (expected: 0 (off",
         "planner: {spreadScale: 101}\\n                 | planner.spreadScale: 101.0 (expected: 0 (off",
-        "planner: {queueAwareRouting: perhaps}\\n       | planner.queueAwareRouting",
-        "planner: {outlierFilter: maybe}\\n            | planner.outlierFilter",
+        "planner: {queueAwareRouting: perhaps}\\n       | planner.queueAwareRouting: not true or false",
+        "planner: {outlierFilter: maybe}\\n            | planner.outlierFilter: not true or false",
+        "planner: {outlierFilter: 1}\\n                | planner.outlierFilter: not true or false",
+        "planner: {outlierFilter: 'true'}\\n           | planner.outlierFilter: not true or false",
+        "roundSeconds: '30'\\n                       | roundSeconds: not a number",
+        "maxShareMovePerRound: .nan\\n                 | NaN or infinity at line 1 (expected: a finite number)",
+        "roundSeconds: -.inf\\n                        | NaN or infinity at line 1 (expected: a finite number)",
         "planner: {floor: 0.1}\\n                      | planner.floor: unknown field"})
     void parse_badInput_namesTheField(String yaml, String expected) {
         assertThatThrownBy(() -> ConfigFiles.parse(yaml.replace("\\n", "\n"), "heart.yaml"))

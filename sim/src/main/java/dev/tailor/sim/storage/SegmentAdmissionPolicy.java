@@ -12,10 +12,13 @@ import java.util.Map;
 import java.util.function.Consumer;
 
 /**
- * {@code segment-admission} (ours) and its ablations {@code no-reserve}, {@code no-borrow},
- * {@code no-repay}: the real {@link AdmissionController} of the {@code admission} module, driven in
- * simulated time. An arriving request is acquired: admitted requests go to the backend at once,
- * queued ones when an {@link IntervalReport} admits them, refused ones leave counted. Every
+ * {@code segment-admission} (ours, {@link AdmissionConfig#DEFAULTS}), {@code segment-admission-paper}
+ * (the paper's mechanism as first built, {@link AdmissionConfig#PAPER}) and the ablations of ours
+ * {@code no-reserve}, {@code no-borrow}, {@code no-repay}, {@code no-lending},
+ * {@code no-baseline-guarantee}, {@code paced-release}, {@code fixed-reserve},
+ * {@code round-robin-hot}: the real {@link AdmissionController} of the {@code admission} module,
+ * driven in simulated time. An arriving request is acquired: admitted requests go to the backend at
+ * once, queued ones when an {@link IntervalReport} admits them, refused ones leave counted. Every
  * dispatched request's ticket is completed with its backend latency (dispatch to completion), which
  * is what the headroom model measures.
  *
@@ -25,7 +28,10 @@ import java.util.function.Consumer;
  * {@code admission} block or admission's defaults. The ablations change one thing each:
  * {@code no-reserve} r = 0, {@code no-borrow} {@link AdmissionConfig#withBorrowing withBorrowing(false)},
  * {@code no-repay} {@link AdmissionConfig#withRepayment withRepayment(false)}, {@code no-lending}
- * {@link AdmissionConfig#withReserveLending withReserveLending(false)} (the strict reserve). Between
+ * {@link AdmissionConfig#withReserveLending withReserveLending(false)} (the strict reserve), one each
+ * of {@link AdmissionConfig#baselineGuarantee}, {@link AdmissionConfig#adaptiveReserve} and
+ * {@link AdmissionConfig#weightedHotService} off ({@code no-reserve} also fixes the reserve at 0), and
+ * {@code paced-release} with {@link AdmissionConfig#pacedRelease} on (off by default). Between
  * boundaries the policy calls the controller {@code admission.callsPerInterval − 1} more times per
  * interval (default every millisecond), as a proxy's statistics task would.
  */
@@ -40,8 +46,9 @@ import java.util.function.Consumer;
 final class SegmentAdmissionPolicy implements StoragePolicy {
 
     /** The policy names this class implements. */
-    static final java.util.List<String> NAMES = java.util.List.of("segment-admission", "no-reserve", "no-borrow",
-            "no-repay", "no-lending");
+    static final java.util.List<String> NAMES = java.util.List.of("segment-admission", "segment-admission-paper",
+            "no-reserve", "no-borrow", "no-repay", "no-lending", "no-baseline-guarantee", "paced-release",
+            "fixed-reserve", "round-robin-hot");
 
     private final Proxy proxy;
     private final AdmissionController controller;
@@ -68,7 +75,9 @@ final class SegmentAdmissionPolicy implements StoragePolicy {
     static AdmissionConfig config(Proxy proxy, String name) {
         StorageScenario s = proxy.setup().scenario();
         StorageScenario.AdmissionSpec spec = s.admission();
-        return AdmissionConfig.DEFAULTS
+        AdmissionConfig base = "segment-admission-paper".equals(name) ? AdmissionConfig.PAPER
+                : AdmissionConfig.DEFAULTS;
+        return base
                 .withIntervalNanos(proxy.intervalNanos())
                 .withCapacityCostUnitsPerSecond(proxy.capacityCostUnitsPerSecond())
                 .withSegmentAndBlockSizeBytes(s.segmentSizeBytes(), s.blockSizeBytes())
@@ -80,7 +89,11 @@ final class SegmentAdmissionPolicy implements StoragePolicy {
                 .withHotThresholdRatio(spec.hotThresholdRatio())
                 .withBorrowing(!"no-borrow".equals(name))
                 .withRepayment(!"no-repay".equals(name))
-                .withReserveLending(!"no-lending".equals(name));
+                .withReserveLending(!"no-lending".equals(name))
+                .withDepartures(base.baselineGuarantee() && !"no-baseline-guarantee".equals(name),
+                        base.pacedRelease() || "paced-release".equals(name),
+                        base.adaptiveReserve() && !"fixed-reserve".equals(name) && !"no-reserve".equals(name),
+                        base.weightedHotService() && !"round-robin-hot".equals(name));
     }
 
     @Override

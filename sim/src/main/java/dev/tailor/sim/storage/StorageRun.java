@@ -164,7 +164,7 @@ final class StorageRun {
             proxies[p] = new Proxy(p, this, mine, disks, setup.proxyCapacityCostUnitsPerSecond(p));
             if (!mine.isEmpty()) {
                 classification[p] = new SegmentClassification(
-                        SegmentAdmissionPolicy.config(proxies[p], "segment-admission"), disks, 0);
+                        SegmentAdmissionPolicy.config(proxies[p], "segment-admission-paper"), disks, 0);
                 proxies[p].policy = StorageSimulation.policy(policyName, proxies[p],
                         p == observed ? recorder : null);
             }

@@ -44,7 +44,10 @@ import java.util.Set;
  * @param burstMultipliers         when given, one run per value, with every bursty tenant's burst
  *                                 multiplier set to it (the microbenchmark's increasing bursts)
  * @param admission                constants of the segment-admission policies
- * @param tenants                  tenant groups
+ * @param tenants                  tenant groups (absent when {@code mixes} is given)
+ * @param mixes                    a scenario family: each mix replaces the tenants (and, when it gives
+ *                                 them, the load and the rate spread) and runs as the scenario
+ *                                 {@code <name>-<mix name>}; absent: the scenario runs as it is
  */
 public record StorageScenario(
         String name,
@@ -64,7 +67,8 @@ public record StorageScenario(
         RatesSpec rates,
         List<Double> burstMultipliers,
         AdmissionSpec admission,
-        List<TenantSpec> tenants) {
+        List<TenantSpec> tenants,
+        List<MixSpec> mixes) {
 
     /**
      * The shortest interval the simulator takes, ms: 100 µs, a hundredth of the paper's 10 ms. Shorter
@@ -177,6 +181,20 @@ public record StorageScenario(
     }
 
     /**
+     * A tenant's provisioned baseline, like a cloud disk's baseline IOPS and throughput (our reading of
+     * "thresholds that match the service's commitments"): its commitment in cost units per second is
+     * what serving {@code iops} reads per second carrying {@code mibPerSecond} MiB in all costs,
+     * {@code iops × a + mibPerSecond × 2²⁰ × b} with the read coefficients of the cost model (exact for
+     * any split of the bytes over the I/Os, the model being linear). Checked against the backend's
+     * capacity when the scenario is built.
+     *
+     * @param iops         I/Os per second, in (0, 10⁸]
+     * @param mibPerSecond MiB per second, in [0, 10⁶]
+     */
+    public record BaselineSpec(Double iops, Double mibPerSecond) {
+    }
+
+    /**
      * A group of {@code count} tenants, named {@code name-0 .. name-(count-1)} (or {@code name}
      * alone when count is 1).
      *
@@ -192,9 +210,11 @@ public record StorageScenario(
      *                          absent: a fair share of its proxy's capacity, capacity ÷ the proxy's
      *                          tenants (admission's default baseline, DESIGN.md)
      * @param proxy             the proxy its tenants use (default: round-robin over all tenants)
+     * @param baseline          a provisioned baseline, as a cloud disk's: each tenant's commitment is
+     *                          then what this baseline costs (instead of {@code commitmentRatio})
      */
     public record TenantSpec(String name, Integer count, Double requestsPerSecond, List<String> traces,
-            SyntheticSpec synthetic, BurstSpec bursts, Double commitmentRatio, Integer proxy) {
+            SyntheticSpec synthetic, BurstSpec bursts, Double commitmentRatio, Integer proxy, BaselineSpec baseline) {
 
         public TenantSpec {
             count = count == null ? 1 : count;
@@ -202,7 +222,31 @@ public record StorageScenario(
         }
     }
 
+    /**
+     * One tenant mix of a scenario family (the robustness sweep, docs/storage-simulator.md): it
+     * replaces the scenario's tenants and, when given, its {@code baseUtilizationPercent} and the
+     * {@code largeClients} / {@code largeShare} of its rate spread; every other field is the
+     * scenario's. It runs as the scenario {@code <scenario name>-<mix name>}.
+     *
+     * @param name                   the mix's name (letters, digits, '-', '_'), unique in the scenario
+     * @param description            one line; default: the scenario's
+     * @param baseUtilizationPercent the load outside bursts; default: the scenario's
+     * @param durationSeconds        simulated seconds measured; default: the scenario's (a mix whose steady
+     *                               tenants send few requests needs longer for P99.999, 100,000 of them)
+     * @param rates                  {@code largeClients} and {@code largeShare} of the rate spread (its
+     *                               file defaults to the scenario's); default: the scenario's
+     * @param tenants                the mix's tenant groups, as {@code tenants}
+     */
+    public record MixSpec(String name, String description, Double baseUtilizationPercent, Double durationSeconds,
+            RatesSpec rates, List<TenantSpec> tenants) {
+
+        public MixSpec {
+            tenants = tenants == null ? List.of() : List.copyOf(tenants);
+        }
+    }
+
     public StorageScenario {
+        mixes = mixes == null ? List.of() : List.copyOf(mixes);
         description = description == null ? "" : description;
         warmupSeconds = warmupSeconds == null ? 2.0 : warmupSeconds;
         durationSeconds = durationSeconds == null ? 30.0 : durationSeconds;
@@ -218,14 +262,53 @@ public record StorageScenario(
         tenants = tenants == null ? List.of() : List.copyOf(tenants);
     }
 
-    /** A copy with another seed and run length (a {@code null} keeps the scenario's value). */
+    /**
+     * A copy with another seed and run length (a {@code null} keeps the scenario's value); a new
+     * duration also replaces the mixes' own.
+     */
     public StorageScenario with(Long newSeed, Double newWarmupSeconds, Double newDurationSeconds) {
+        List<MixSpec> newMixes = newDurationSeconds == null ? mixes : mixes.stream().map(m -> m == null ? null
+                : new MixSpec(m.name(), m.description(), m.baseUtilizationPercent(), null, m.rates(), m.tenants()))
+                .toList();
         return new StorageScenario(name, description, newSeed == null ? seed : newSeed,
                 newWarmupSeconds == null ? warmupSeconds : newWarmupSeconds,
                 newDurationSeconds == null ? durationSeconds : newDurationSeconds, drainSeconds, intervalMillis,
                 backend, proxies, diskSizeBytes, segmentSizeBytes, blockSizeBytes, baseUtilizationPercent, traces,
-                rates,
-                burstMultipliers, admission, tenants);
+                rates, burstMultipliers, admission, tenants, newMixes);
+    }
+
+    /**
+     * The scenarios this one runs as: itself when it has no {@code mixes}, else one per mix, in their
+     * order, each named {@code <name>-<mix name>} with the mix's tenants (and load and rate spread,
+     * when the mix gives them) and every other field of this scenario. Deterministic: the same
+     * scenario always composes the same mixes.
+     */
+    public List<StorageScenario> mixScenarios() {
+        if (mixes.isEmpty()) {
+            return List.of(this);
+        }
+        List<StorageScenario> out = new ArrayList<>();
+        for (MixSpec mix : mixes) {
+            out.add(mixScenario(mix));
+        }
+        return out;
+    }
+
+    private StorageScenario mixScenario(MixSpec mix) {
+        RatesSpec mixRates = rates;
+        if (mix.rates() != null) {
+            RatesSpec r = mix.rates();
+            mixRates = new RatesSpec(r.cloudPhysicsFile() != null ? r.cloudPhysicsFile()
+                    : rates == null ? null : rates.cloudPhysicsFile(),
+                    r.largeClients() != null ? r.largeClients() : rates == null ? null : rates.largeClients(),
+                    r.largeShare() != null ? r.largeShare() : rates == null ? null : rates.largeShare());
+        }
+        return new StorageScenario(name + "-" + mix.name(), mix.description() != null ? mix.description()
+                : description, seed, warmupSeconds,
+                mix.durationSeconds() != null ? mix.durationSeconds() : durationSeconds, drainSeconds, intervalMillis,
+                backend, proxies, diskSizeBytes, segmentSizeBytes, blockSizeBytes, mix.baseUtilizationPercent() != null
+                        ? mix.baseUtilizationPercent() : baseUtilizationPercent, traces, mixRates, burstMultipliers,
+                admission, mix.tenants(), List.of());
     }
 
     /** Number of tenants over all groups (groups with a bad count count as 0). */
@@ -296,7 +379,7 @@ public record StorageScenario(
                         + String.join(", ", new java.util.TreeSet<>(FORMATS.keySet())) + ")");
             }
         });
-        if (rates != null) {
+        if (rates != null && mixes.isEmpty()) {
             if (rates.cloudPhysicsFile() == null || rates.cloudPhysicsFile().isBlank()) {
                 problems.add("rates.cloudPhysicsFile: missing (expected: the CloudPhysics per-VM series under the"
                         + " shared data folder)");
@@ -325,7 +408,11 @@ public record StorageScenario(
             }
         }
         admissionProblems(problems);
-        tenantProblems(problems);
+        if (mixes.isEmpty()) {
+            tenantProblems(problems);
+        } else {
+            mixProblems(problems);
+        }
         return problems;
     }
 
@@ -410,6 +497,39 @@ public record StorageScenario(
         }
     }
 
+    /**
+     * With mixes: the scenario itself has no tenants, each mix is checked as the scenario it runs as,
+     * and the problems of the fields it gives (or inherits into its tenants' checks) are named under
+     * {@code mixes[i]}.
+     */
+    private void mixProblems(List<String> problems) {
+        if (!tenants.isEmpty()) {
+            problems.add("tenants: " + tenants.size() + " group(s) (expected: absent when mixes are given; each mix"
+                    + " lists its tenants)");
+        }
+        Set<String> names = new HashSet<>();
+        for (int i = 0; i < mixes.size(); i++) {
+            MixSpec mix = mixes.get(i);
+            String at = "mixes[" + i + "]";
+            if (mix == null) {
+                problems.add(at + ": null (expected: a tenant mix)");
+                continue;
+            }
+            if (mix.name() == null || !mix.name().matches("[A-Za-z0-9_-]+")) {
+                problems.add(at + ".name: " + quote(mix.name()) + " (expected: letters, digits, '-' or '_')");
+                continue;
+            } else if (!names.add(mix.name())) {
+                problems.add(at + ".name: " + quote(mix.name()) + " (expected: unique; already used)");
+            }
+            for (String p : mixScenario(mix).problems()) {
+                if (p.startsWith("tenants") || p.startsWith("rates") || p.startsWith("baseUtilizationPercent")
+                        || p.startsWith("durationSeconds")) {
+                    problems.add(at + "." + p);
+                }
+            }
+        }
+    }
+
     private void tenantProblems(List<String> problems) {
         if (tenants.isEmpty()) {
             problems.add("tenants: empty (expected: at least one tenant group)");
@@ -484,6 +604,14 @@ public record StorageScenario(
                 }
                 if (b.multiplier() == null || !(b.multiplier() >= 1 && b.multiplier() <= 1_000)) {
                     problems.add(at + ".bursts.multiplier: " + b.multiplier() + " (expected: a number in [1, 1000])");
+                }
+            }
+            if (t.baseline() != null) {
+                positive(problems, at + ".baseline.iops", t.baseline().iops(), 1e8);
+                nonNegative(problems, at + ".baseline.mibPerSecond", t.baseline().mibPerSecond(), 1e6);
+                if (t.commitmentRatio() != null) {
+                    problems.add(at + ".baseline: given with commitmentRatio " + t.commitmentRatio()
+                            + " (expected: one of them)");
                 }
             }
             if (t.commitmentRatio() != null && !(t.commitmentRatio() > 0 && t.commitmentRatio() <= 1_000)) {

@@ -28,7 +28,7 @@ import java.util.stream.Collectors;
 public final class StorageScenarios {
 
     /** The bundled scenarios. */
-    public static final List<String> BUNDLED = List.of("burst-microbench", "deployed-like", "underload");
+    public static final List<String> BUNDLED = List.of("burst-microbench", "deployed-like", "underload", "robustness");
 
     private static final String RESOURCES = "/dev/tailor/sim/scenarios/storage/";
 

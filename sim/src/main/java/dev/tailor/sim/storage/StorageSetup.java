@@ -239,6 +239,17 @@ public final class StorageSetup {
                     group.bursts().multiplier());
             double commitment = group.commitmentRatio() == null ? Double.NaN
                     : group.commitmentRatio() * rate * meanCost[i];
+            if (group.baseline() != null) {
+                commitment = baselineCostUnitsPerSecond(group.baseline(), cost);
+                double capacity = BACKEND_COST_UNITS_PER_SECOND * scenario.admission().capacityFraction();
+                if (commitment > capacity) {
+                    throw new IllegalArgumentException(String.format(Locale.ROOT, "tenants[%d].baseline: %s IOPS"
+                            + " and %s MiB/s cost %.4g cost units per second (expected: at most the backend's"
+                            + " capacity, %.4g: no backend can promise more than it serves)",
+                            scenario.tenants().indexOf(group), fmt(group.baseline().iops()),
+                            fmt(group.baseline().mibPerSecond()), commitment, capacity));
+                }
+            }
             tenants.add(new Tenant(names.get(i), group.name(), proxy, bursts != null, rate, bursts, tenantTraces.get(i),
                     meanCost[i], commitment));
         }
@@ -277,7 +288,17 @@ public final class StorageSetup {
 
     /** Whether the tenant's commitment is the fair-share default (its group gives no ratio). */
     private boolean fairShare(Tenant t) {
-        return scenario.tenants().stream().anyMatch(g -> g.name().equals(t.group()) && g.commitmentRatio() == null);
+        return scenario.tenants().stream().anyMatch(g -> g.name().equals(t.group()) && g.commitmentRatio() == null
+                && g.baseline() == null);
+    }
+
+    /**
+     * What a provisioned baseline costs per second in {@code cost}: {@code iops} reads carrying
+     * {@code mibPerSecond} MiB, {@code iops × a + bytes × b} with the read coefficients.
+     */
+    static double baselineCostUnitsPerSecond(StorageScenario.BaselineSpec baseline, IoCostModel cost) {
+        return baseline.iops() * cost.readBaseCostUnits()
+                + baseline.mibPerSecond() * (1 << 20) * cost.readCostUnitsPerByte();
     }
 
     /**

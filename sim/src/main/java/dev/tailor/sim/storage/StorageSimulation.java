@@ -14,9 +14,10 @@ public final class StorageSimulation {
 
     /** The comparison's policies, baselines first. */
     public static final List<String> POLICIES = List.of("fifo", "static-cap", "token-bucket", "mclock",
-            "segment-admission");
+            "segment-admission", "segment-admission-paper");
     /** Ablations of segment-admission. */
-    public static final List<String> ABLATIONS = List.of("no-reserve", "no-borrow", "no-repay", "no-lending");
+    public static final List<String> ABLATIONS = List.of("no-reserve", "no-borrow", "no-repay", "no-lending",
+            "no-baseline-guarantee", "paced-release", "fixed-reserve", "round-robin-hot");
 
     private StorageSimulation() {
     }
@@ -51,7 +52,8 @@ public final class StorageSimulation {
             case "static-cap" -> new StaticCapPolicy(proxy);
             case "token-bucket" -> new TokenBucketPolicy(proxy);
             case "mclock" -> new MClockPolicy(proxy);
-            case "segment-admission", "no-reserve", "no-borrow", "no-repay", "no-lending" ->
+            case "segment-admission", "segment-admission-paper", "no-reserve", "no-borrow", "no-repay", "no-lending",
+                    "no-baseline-guarantee", "paced-release", "fixed-reserve", "round-robin-hot" ->
                     new SegmentAdmissionPolicy(proxy, name, recorder);
             default -> throw new IllegalArgumentException("policy : \"" + name + "\" (expected: one of "
                     + policyNames() + ")");

@@ -11,7 +11,7 @@ import org.apache.commons.rng.UniformRandomProvider;
  * faster. Offsets are folded into the disk (modulo its size, aligned down to 4 KiB); sizes and
  * read/write come from the excerpt unchanged.
  *
- * <p>Our reading of issue 5's "each trace excerpt is a tenant's virtual disk": replaying keeps the
+ * <p>Our reading of "each trace excerpt is a tenant's virtual disk": replaying keeps the
  * excerpt's own burstiness at millisecond scale (the MSN excerpt's 10 ms bins have P99/mean ≈ 8),
  * which is what segment admission is about; stretching only changes the mean.
  *

@@ -81,13 +81,15 @@ class StarvationPropertyTest {
     }
 
     @Test
-    void reserve_heavyBursts_steadyTenantWaitsFarLessOftenThanWithout() {
-        // Why: round-robin queue service alone bounds the wait at an interval (no-reserve passes the
-        // property too); the reserve is what lets steady requests through at once during a burst.
+    void baselineGuarantee_heavyBursts_steadyTenantWithinItsBaselineNeverWaits() {
+        // Why: a steady tenant within its baseline (commitment 4 × its mean) is admitted at once by the
+        // shipped policy whatever the bursts do; the paper's mechanism lets it wait for the reserve
+        // once the main pool is gone.
         long[] ours = steadyAdmissionWaits("segment-admission", 20, 1, 0.2, 1.0);
-        long[] without = steadyAdmissionWaits("no-reserve", 20, 1, 0.2, 1.0);
-        assertThat(ours[2]).isEqualTo(without[2]).isGreaterThan(1_000);
-        assertThat(without[1]).isGreaterThan(100);
-        assertThat(ours[1]).isLessThan(without[1] / 2);
+        long[] paper = steadyAdmissionWaits("segment-admission-paper", 20, 1, 0.2, 1.0);
+        long[] unguarded = steadyAdmissionWaits("no-baseline-guarantee", 20, 1, 0.2, 1.0);
+        assertThat(ours[2]).isEqualTo(paper[2]).isEqualTo(unguarded[2]).isGreaterThan(1_000);
+        assertThat(ours[1]).isZero();
+        assertThat(unguarded[1]).isPositive();
     }
 }

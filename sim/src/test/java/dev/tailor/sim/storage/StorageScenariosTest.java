@@ -137,7 +137,7 @@ class StorageScenariosTest {
     void load_missingFileOrDirectory_saysWhatWasExpected() throws IOException {
         assertThatThrownBy(() -> StorageScenarios.load("nowhere.yaml"))
                 .hasMessageContaining("nowhere.yaml: no such bundled scenario or file (expected: one of"
-                        + " burst-microbench, deployed-like, underload, or a YAML scenario file)");
+                        + " burst-microbench, deployed-like, underload, robustness, or a YAML scenario file)");
         assertThatThrownBy(() -> StorageScenarios.load(dir.toString())).hasMessageContaining("is a directory");
         Path file = Files.writeString(dir.resolve("s.yaml"), StorageScenarios.bundledText("underload")
                 .replace("seed: 20260303", "seed: 5"));

@@ -143,4 +143,40 @@ class StorageSetupTest {
         BlockTrace tencent = setup.tenants().get(1).trace();
         assertThat(tencent.requests().get(1).arrivalNanos()).isPositive();
     }
+
+    @Test
+    void build_provisionedBaseline_isTheCommitment_inCostUnits_andMayNotExceedTheCapacity() throws IOException {
+        StorageScenario s = StorageSimulationTest.scenario("", """
+                  - name: t
+                    requestsPerSecond: 100
+                    synthetic: {readFraction: 1, sizeBytes: [4096]}
+                    baseline: {iops: 3000, mibPerSecond: 50}
+                  - name: u
+                    requestsPerSecond: 100
+                    synthetic: {readFraction: 1, sizeBytes: [4096]}
+                """);
+        StorageSetup setup = StorageSimulationTest.setup(s);
+        var cost = setup.costModel();
+        assertThat(setup.tenants().get(0).commitmentCostUnitsPerSecond()).isCloseTo(
+                3000 * cost.readBaseCostUnits() + 50.0 * (1 << 20) * cost.readCostUnitsPerByte(), withPercentage(1e-9));
+        assertThat(setup.tenants().get(1).commitmentCostUnitsPerSecond()).isEqualTo(1e9 / 2);   // fair share
+
+        StorageScenario above = StorageSimulationTest.scenario("", """
+                  - name: t
+                    requestsPerSecond: 100
+                    synthetic: {readFraction: 1, sizeBytes: [4096]}
+                    baseline: {iops: 100000, mibPerSecond: 0}
+                """);
+        assertThatThrownBy(() -> StorageSimulationTest.setup(above))
+                .hasMessageContaining("tenants[0].baseline: 100000 IOPS and 0 MiB/s cost")
+                .hasMessageContaining("expected: at most the backend's capacity, 1.000e+09");
+        assertThatThrownBy(() -> StorageSimulationTest.scenario("", """
+                  - name: t
+                    requestsPerSecond: 100
+                    synthetic: {readFraction: 1, sizeBytes: [4096]}
+                    commitmentRatio: 2
+                    baseline: {iops: -3, mibPerSecond: 1}
+                """)).hasMessageContaining("tenants[0].baseline.iops: -3.0 (expected: a number in (0, 100000000])")
+                .hasMessageContaining("tenants[0].baseline: given with commitmentRatio 2.0 (expected: one of them)");
+    }
 }

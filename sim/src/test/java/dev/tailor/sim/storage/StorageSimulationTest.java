@@ -220,10 +220,11 @@ class StorageSimulationTest {
     }
 
     @Test
-    void segmentAdmission_deployedLike_meetsTheIssuesTargets() throws IOException {
-        // Why: issue 5's "done when" on the composed real-trace workload (needs the shared data):
-        // steady-segment P99.999 at least 59.7 % below fifo, static-cap leaving substantial capacity
-        // unused while ours leaves at most 5 %; and the strict reserve (no lending) is what left 14 %.
+    void segmentAdmission_deployedLike_meetsTheTargets() throws IOException {
+        // Why: the targets on the composed real-trace workload (needs the shared data): steady tenants'
+        // and steady segments' P99.999 at least 59.7 % below fifo (the paper's deployed figure),
+        // static-cap leaving substantial capacity unused while ours leaves at most 5 %; reserve lending
+        // is what the strict reserve (no-lending) lacks.
         SharedData.require("block_io");
         StorageSetup setup = StorageSetup.build(StorageScenarios.load("deployed-like").with(null, 1.0, 16.0),
                 SharedData::require);
@@ -232,10 +233,11 @@ class StorageSimulationTest {
         StorageRunResult cap = StorageSimulation.run(setup, "static-cap", null);
         StorageRunResult strict = StorageSimulation.run(setup, "no-lending", null);
         assertThat(ours.steadySegments().requests()).as("enough for P99.999").isGreaterThan(100_000);
+        assertThat(ours.steady().requests()).as("enough for P99.999").isGreaterThan(100_000);
         assertThat(ours.steadySegments().p99999Millis()).isLessThan((1 - 0.597) * fifo.steadySegments().p99999Millis());
+        assertThat(ours.steady().p99999Millis()).isLessThan((1 - 0.597) * fifo.steady().p99999Millis());
         assertThat(ours.unusedCapacityPercent()).isLessThanOrEqualTo(5.0);
         assertThat(cap.unusedCapacityPercent()).isGreaterThan(20.0);
-        assertThat(strict.unusedCapacityPercent()).isGreaterThan(2 * ours.unusedCapacityPercent());
         assertThat(ours.admission().reserveLentCostUnits()).isPositive();
         assertThat(strict.admission().reserveLentCostUnits()).isZero();
     }

@@ -1,0 +1,211 @@
+package dev.tailor.admission;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.quicktheories.QuickTheory.qt;
+import static org.quicktheories.generators.SourceDSL.integers;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Tailor's three departures from the paper (AdmissionConfig#baselineGuarantee, #pacedRelease,
+ * #adaptiveReserve), each against the paper's behaviour ({@link AdmissionConfig#PAPER}) on the same
+ * input: the test fails when the departure is switched off.
+ */
+class SteadyTenantProtectionTest {
+
+    private static final long DELTA = 10_000_000L;
+    private static final long C = 100_000;   // budget per interval, cost units: 1 cost unit per byte
+
+    /** 1 MiB segments and blocks; a byte costs one unit; C = 100,000 per 10 ms. */
+    private static AdmissionConfig config(AdmissionConfig base) {
+        return base.withCapacityCostUnitsPerSecond(C * 1e9 / DELTA)
+                .withSegmentAndBlockSizeBytes(1L << 20, 1L << 20)
+                .withCostModel(new IoCostModel(0, 1, 0, 1))
+                .withQueueCapacityPerSegment(1_000_000)
+                .withBorrowing(false);
+    }
+
+    /**
+     * Disk 0 ("small", one segment) has a baseline of 10 % of the capacity; disk 1 ("large", 8
+     * segments) far below its demand. The small disk bursts on its one segment so that the segment
+     * turns hot, while the large one keeps a backlog: the small disk's requests within its baseline
+     * are still admitted at once.
+     */
+    @Test
+    void baselineGuarantee_requestWithinItsDisksBaseline_isAdmittedAtOnce_onAHotSegmentWithABacklog() {
+        for (boolean guarantee : new boolean[] {true, false}) {
+            AdmissionConfig cfg = config(AdmissionConfig.PAPER).withBaselineGuarantee(guarantee);
+            List<VirtualDisk> disks = List.of(VirtualDisk.committed("small", 1L << 20, 0.1 * C * 1e9 / DELTA),
+                    VirtualDisk.committed("large", 8L << 20, 1));
+            AdmissionController c = new AdmissionController(cfg, disks, 0);
+            // The large disk floods: its segments are hot and a backlog waits.
+            for (int i = 0; i < 40; i++) {
+                c.acquire(1, IoKind.READ, (long) (i % 8) << 20, 10_000);
+            }
+            // The small disk sends 2 × its per-interval baseline in one interval: a burst its window
+            // (W = 10 intervals of baseline, 100,000) absorbs, though its one segment's own window
+            // threshold is the same 100,000; then one more that exceeds it.
+            List<Admission> outcomes = new ArrayList<>();
+            for (int i = 0; i < 20; i++) {
+                outcomes.add(c.acquire(0, IoKind.READ, 0, 5_000));
+            }
+            outcomes.add(c.acquire(0, IoKind.READ, 0, 5_000));
+            long admittedAtOnce = outcomes.stream().filter(a -> a instanceof Admission.Admitted).count();
+            if (guarantee) {
+                // 100,000 of baseline in the bucket: all 20 requests at once; the 21st exceeds the
+                // bucket, turns the segment hot (window 105,000 > 100,000) and finds the pools empty.
+                assertThat(admittedAtOnce).isEqualTo(20);
+                assertThat(outcomes.get(20)).isInstanceOf(Admission.Queued.class);
+                assertThat(c.stats().admittedSteadyRequests()).isEqualTo(20);
+            } else {
+                // The paper: the main pool and the reserve run dry (the large disk's backlog took
+                // main) and the rest of the small disk's requests wait.
+                assertThat(admittedAtOnce).isLessThan(20);
+            }
+        }
+    }
+
+    @Test
+    void baselineGuarantee_whatThePoolsLackBecomesDebt_repaidBeforeTheNextMainPool() {
+        AdmissionConfig cfg = config(AdmissionConfig.PAPER).withBaselineGuarantee(true).withReserveFraction(0.2);
+        // Baseline: the whole capacity, so the bucket holds 10 intervals' worth.
+        List<VirtualDisk> disks = List.of(VirtualDisk.committed("a", 4L << 20, C * 1e9 / DELTA));
+        AdmissionController c = new AdmissionController(cfg, disks, 0);
+        for (int i = 0; i < 15; i++) {
+            assertThat(c.acquire(0, IoKind.READ, (long) (i % 4) << 20, 10_000)).isInstanceOf(Admission.Admitted.class);
+        }
+        // 150,000 admitted from a budget of 100,000: 50,000 of debt, repaid first at the boundary.
+        IntervalReport next = c.onInterval(DELTA);
+        assertThat(next.repaidCostUnits()).isEqualTo(50_000);
+        assertThat(next.mainCostUnits()).isEqualTo(C - 20_000 - 50_000);
+        assertThat(next.debtCostUnits()).isZero();
+    }
+
+    @Test
+    void baselineGuarantee_neverQueuesOrRefusesARequestWithinTheBaseline_property() {
+        // Random floods of a hot disk and random requests of a committed one: every request of the
+        // committed disk that fits its bucket (tracked here independently) is admitted at once.
+        qt().withExamples(100).forAll(integers().between(1, 1_000_000), integers().between(1, 50))
+                .checkAssert((seed, baselinePercent) -> {
+                    var random = new java.util.SplittableRandom(seed);
+                    double baselinePerSecond = baselinePercent / 100.0 * C * 1e9 / DELTA;
+                    AdmissionConfig cfg = config(AdmissionConfig.PAPER).withBaselineGuarantee(true)
+                            .withQueueCapacityPerSegment(4);
+                    AdmissionController c = new AdmissionController(cfg, List.of(
+                            VirtualDisk.committed("b", 4L << 20, baselinePerSecond),
+                            VirtualDisk.committed("h", 8L << 20, 1)), 0);
+                    double depth = baselinePerSecond * DELTA / 1e9 * 10;
+                    double bucket = depth;
+                    long now = 0;
+                    for (int step = 0; step < 400; step++) {
+                        long dt = random.nextLong(3_000_000);
+                        now += dt;
+                        c.onInterval(now);
+                        bucket = Math.min(depth, bucket + baselinePerSecond * dt / 1e9);
+                        for (int k = random.nextInt(6); k > 0; k--) {
+                            c.acquire(1, IoKind.WRITE, (long) random.nextInt(8) << 20, 1 + random.nextInt(30_000));
+                        }
+                        long cost = 1 + random.nextInt(20_000);
+                        Admission a = c.acquire(0, IoKind.READ, (long) random.nextInt(4) << 20, cost);
+                        if (bucket >= cost) {
+                            bucket -= cost;
+                            assertThat(a).isInstanceOf(Admission.Admitted.class);
+                        }
+                    }
+                });
+    }
+
+    @Test
+    void pacedRelease_hotBacklogDrawsTheMainPoolInTenthsOfTheInterval() {
+        for (boolean paced : new boolean[] {true, false}) {
+            AdmissionConfig cfg = config(AdmissionConfig.PAPER).withPacedRelease(paced).withReserveLending(false);
+            AdmissionController c = new AdmissionController(cfg,
+                    List.of(VirtualDisk.committed("hot", 16L << 20, 1)), 0);
+            long atOnce = 0;
+            for (int i = 0; i < 200; i++) {
+                if (c.acquire(0, IoKind.READ, (long) (i % 16) << 20, 1_000) instanceof Admission.Admitted) {
+                    atOnce += 1_000;
+                }
+            }
+            long main = C - 20_000;
+            assertThat(atOnce).isEqualTo(paced ? main / 10 : main);   // new arrivals are paced too
+            IntervalReport atBoundary = c.onInterval(DELTA);
+            long firstSlice = atBoundary.admitted().stream().mapToLong(Ticket::costUnits).sum();
+            IntervalReport midway = c.onInterval(DELTA + DELTA / 2);
+            long byHalf = firstSlice + midway.admitted().stream().mapToLong(Ticket::costUnits).sum();
+            IntervalReport late = c.onInterval(DELTA + 9 * DELTA / 10);
+            long byEnd = byHalf + late.admitted().stream().mapToLong(Ticket::costUnits).sum();
+            if (paced) {
+                assertThat(firstSlice).isEqualTo(main / 10);
+                assertThat(byHalf).isEqualTo(main * 6 / 10);
+            } else {
+                assertThat(firstSlice).isEqualTo(main);
+            }
+            assertThat(byEnd).isEqualTo(main);   // all of main goes to the backlog by the interval's end
+        }
+    }
+
+    @Test
+    void pacedRelease_doesNotPaceSteadyRequests() {
+        AdmissionConfig cfg = config(AdmissionConfig.PAPER).withPacedRelease(true);
+        AdmissionController c = new AdmissionController(cfg,
+                List.of(VirtualDisk.committed("steady", 8L << 20, 1e18)), 0);
+        // Steady requests take the whole main pool at the interval's start.
+        long admitted = 0;
+        for (int i = 0; i < 8; i++) {
+            if (c.acquire(0, IoKind.READ, (long) i << 20, 10_000) instanceof Admission.Admitted) {
+                admitted += 10_000;
+            }
+        }
+        assertThat(admitted).isEqualTo(80_000);
+    }
+
+    @Test
+    void adaptiveReserve_followsTheLargestRecentSteadyInterval_timesTheMargin_withinBounds() {
+        for (boolean adaptive : new boolean[] {true, false}) {
+            AdmissionConfig cfg = config(AdmissionConfig.PAPER).withAdaptiveReserve(adaptive);
+            AdmissionController c = new AdmissionController(cfg,
+                    List.of(VirtualDisk.committed("steady", 8L << 20, 1e18)), 0);
+            c.acquire(0, IoKind.READ, 0, 24_000);               // steady demand of 24 % of C
+            IntervalReport r1 = c.onInterval(DELTA);
+            assertThat(r1.reserveCostUnits()).isEqualTo(adaptive ? 30_000 : 20_000);   // 1.25 × 24,000
+            c.acquire(0, IoKind.READ, 0, 2_000);
+            IntervalReport r2 = c.onInterval(2 * DELTA);
+            assertThat(r2.reserveCostUnits()).isEqualTo(adaptive ? 30_000 : 20_000);   // the largest of the last W
+            c.acquire(0, IoKind.READ, 1L << 20, 60_000);
+            IntervalReport r3 = c.onInterval(3 * DELTA);
+            assertThat(r3.reserveCostUnits()).isEqualTo(adaptive ? 50_000 : 20_000);   // capped at 0.5 C
+            IntervalReport r14 = c.onInterval(14 * DELTA);      // ten quiet intervals later
+            assertThat(r14.reserveCostUnits()).isEqualTo(adaptive ? 5_000 : 20_000);   // floor 0.05 C
+        }
+    }
+
+    @Test
+    void weightedHotService_aTenantWithOneHotSegment_isServedAsOftenAsOneWithEight() {
+        for (boolean weighted : new boolean[] {true, false}) {
+            AdmissionConfig cfg = config(AdmissionConfig.PAPER).withWeightedHotService(weighted)
+                    .withReserveLending(false);
+            // Equal baselines (both far below demand: hot at once).
+            AdmissionController c = new AdmissionController(cfg, List.of(VirtualDisk.committed("big", 8L << 20, 1),
+                    VirtualDisk.committed("small", 1L << 20, 1)), 0);
+            for (int i = 0; i < 160; i++) {
+                c.acquire(0, IoKind.READ, (long) (i % 8) << 20, 1_000);   // 80 admitted (main), 80 wait
+            }
+            for (int i = 0; i < 4; i++) {
+                assertThat(c.acquire(1, IoKind.READ, 0, 1_000)).isInstanceOf(Admission.Queued.class);
+            }
+            List<Ticket> order = c.onInterval(DELTA).admitted();
+            int lastSmall = -1;
+            for (int i = 0; i < order.size(); i++) {
+                if (order.get(i).disk() == 1) {
+                    lastSmall = i;
+                }
+            }
+            // Weighted: the two disks alternate, so the small one's 4 are among the first 8; round-robin
+            // over segments: one turn in 9, the 4th at the 36th place.
+            assertThat(lastSmall).isEqualTo(weighted ? 7 : 35);
+        }
+    }
+}

@@ -1,0 +1,174 @@
+package dev.tailor.nbd;
+
+import io.prometheus.metrics.core.datapoints.CounterDataPoint;
+import io.prometheus.metrics.core.datapoints.DistributionDataPoint;
+import io.prometheus.metrics.core.datapoints.GaugeDataPoint;
+import io.prometheus.metrics.core.metrics.Counter;
+import io.prometheus.metrics.core.metrics.Gauge;
+import io.prometheus.metrics.core.metrics.Histogram;
+import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.prometheus.metrics.model.snapshots.MetricSnapshots;
+import java.util.function.LongSupplier;
+
+/**
+ * The server's I/O metrics per export and operation, in one prometheus-metrics registry of its own
+ * (one per server, so servers in one JVM do not mix), with the library's JVM and process collectors.
+ * Served with the loops' metrics on {@code /metrics} ({@link ProxyBackgroundWork#collect()}); the series
+ * are documented in docs/nbd.md, "Metrics".
+ *
+ * <ul>
+ *   <li>{@code tailor_nbd_requests_total{export,operation}}: requests answered, errors included;</li>
+ *   <li>{@code tailor_nbd_request_bytes_total{export,operation}}: bytes of the successful requests: read,
+ *       written, trimmed or zeroed (block status and flush: none);</li>
+ *   <li>{@code tailor_nbd_request_duration_seconds{export,operation}}: a classic histogram of the time
+ *       from a request's header decoded to its reply handed to the socket (waiting for admission, an
+ *       older overlapping write, the backend);</li>
+ *   <li>{@code tailor_nbd_request_errors_total{export,operation,error}}: error replies by NBD error
+ *       ({@code einval}, {@code eperm}, {@code eio}, {@code enospc}, {@code eshutdown}, ...);</li>
+ *   <li>{@code tailor_nbd_export_connections{export}}: connections in the transmission phase on the export.</li>
+ * </ul>
+ *
+ * <p>The hot path stays cheap: every export resolves its data points per operation once
+ * ({@link ForExport}), so a request costs two clock readings, two counter additions and one histogram
+ * observation, without a label lookup. Operations are {@code read}, {@code write}, {@code flush},
+ * {@code trim}, {@code write_zeroes}, {@code block_status}, and {@code other} for unknown commands
+ * (answered {@code EINVAL}). Threads: any.
+ */
+public final class IoMetrics {
+
+    /** Latency buckets, seconds: 50 µs to 10 s, about 2.5 per decade (classic, for any Prometheus). */
+    static final double[] DURATION_BUCKETS_SECONDS = {0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01,
+        0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10};
+
+    /** The operation label of each command type 0..7, and {@code other}. */
+    private static final String[] OPERATIONS = {"read", "write", "other", "flush", "trim", "other", "write_zeroes",
+        "block_status"};
+    private static final String OTHER = "other";
+
+    private final PrometheusRegistry registry = new PrometheusRegistry();
+    private final LongSupplier nanoClock;
+    private final Counter requests;
+    private final Counter bytes;
+    private final Histogram duration;
+    private final Counter errors;
+    private final Gauge connections;
+
+    /**
+     * @param nanoClock the clock of request durations, in ns ({@code System::nanoTime} in a server)
+     * @param jvm       whether to register the JVM and process collectors too
+     */
+    public IoMetrics(LongSupplier nanoClock, boolean jvm) {
+        this.nanoClock = nanoClock;
+        requests = Counter.builder().name("tailor_nbd_requests").help("NBD requests answered, errors included")
+                .labelNames("export", "operation").register(registry);
+        bytes = Counter.builder().name("tailor_nbd_request_bytes")
+                .help("Bytes of successful requests: read, written, trimmed or zeroed")
+                .labelNames("export", "operation").register(registry);
+        duration = Histogram.builder().name("tailor_nbd_request_duration_seconds")
+                .help("Time from a request's header decoded to its reply handed to the socket")
+                .labelNames("export", "operation").classicOnly().classicUpperBounds(DURATION_BUCKETS_SECONDS)
+                .register(registry);
+        errors = Counter.builder().name("tailor_nbd_request_errors")
+                .help("Error replies, by NBD error").labelNames("export", "operation", "error").register(registry);
+        connections = Gauge.builder().name("tailor_nbd_export_connections")
+                .help("Connections in the transmission phase on the export").labelNames("export").register(registry);
+        if (jvm) {
+            JvmMetrics.builder().register(registry);
+        }
+    }
+
+    /** The data points of {@code export}, resolved once. */
+    ForExport forExport(String export) {
+        return new ForExport(export);
+    }
+
+    /** The current reading of every series. */
+    public MetricSnapshots scrape() {
+        return registry.scrape();
+    }
+
+    /** The clock reading a request's duration starts from. */
+    long nowNanos() {
+        return nanoClock.getAsLong();
+    }
+
+    private static int index(int command) {
+        return command >= 0 && command < OPERATIONS.length ? command : OPERATIONS.length;
+    }
+
+    /** The NBD error's label: its errno name in lower case, or {@code error_N}. */
+    static String errorLabel(int error) {
+        return switch (error) {
+            case NbdProtocol.EPERM -> "eperm";
+            case NbdProtocol.EIO -> "eio";
+            case NbdProtocol.ENOMEM -> "enomem";
+            case NbdProtocol.EINVAL -> "einval";
+            case NbdProtocol.ENOSPC -> "enospc";
+            case NbdProtocol.EOVERFLOW -> "eoverflow";
+            case NbdProtocol.ENOTSUP -> "enotsup";
+            case NbdProtocol.ESHUTDOWN -> "eshutdown";
+            default -> "error_" + error;
+        };
+    }
+
+    /** One export's data points, per operation (indexed by command type; the last is {@code other}). */
+    final class ForExport {
+        private final String export;
+        private final CounterDataPoint[] requestCounts = new CounterDataPoint[OPERATIONS.length + 1];
+        private final CounterDataPoint[] byteCounts = new CounterDataPoint[OPERATIONS.length + 1];
+        private final DistributionDataPoint[] durations = new DistributionDataPoint[OPERATIONS.length + 1];
+        private final GaugeDataPoint connectionCount;
+
+        private ForExport(String export) {
+            this.export = export;
+            for (int i = 0; i <= OPERATIONS.length; i++) {
+                String operation = i < OPERATIONS.length ? OPERATIONS[i] : OTHER;
+                requestCounts[i] = requests.labelValues(export, operation);
+                byteCounts[i] = bytes.labelValues(export, operation);
+                durations[i] = duration.labelValues(export, operation);
+            }
+            connectionCount = connections.labelValues(export);
+        }
+
+        /**
+         * Counts one answered request.
+         *
+         * @param command    its command type
+         * @param startNanos {@link #nowNanos()} when its header was decoded
+         * @param bytes      bytes read, written, trimmed or zeroed (0 for an error)
+         * @param error      the NBD error of its reply, 0 for success
+         */
+        void answered(int command, long startNanos, long bytes, int error) {
+            int i = index(command);
+            requestCounts[i].inc();
+            if (bytes > 0) {
+                byteCounts[i].inc(bytes);
+            }
+            durations[i].observe((nanoClock.getAsLong() - startNanos) / 1e9);
+            if (error != 0) {
+                errors.labelValues(export, i < OPERATIONS.length ? OPERATIONS[i] : OTHER, errorLabel(error)).inc();
+            }
+        }
+
+        /** A connection entered the transmission phase on the export. */
+        void connected() {
+            connectionCount.inc();
+        }
+
+        /** A connection in the transmission phase on the export closed. */
+        void disconnected() {
+            connectionCount.dec();
+        }
+
+        /** Requests answered so far for {@code command} (tests, reports). */
+        long requests(int command) {
+            return (long) requestCounts[index(command)].get();
+        }
+
+        /** Bytes of the successful requests of {@code command} so far. */
+        long bytes(int command) {
+            return (long) byteCounts[index(command)].get();
+        }
+    }
+}
