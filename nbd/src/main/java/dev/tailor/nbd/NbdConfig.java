@@ -36,7 +36,7 @@ import java.util.regex.Pattern;
  */
 @JsonIgnoreProperties(ignoreUnknown = false)
 public record NbdConfig(String address, Integer port, Limits limits, Integer eventLoopThreads, Integer fileIoThreads,
-        List<ExportConfig> exports, AdmissionSettings admission, LoopSettings loop, String unix) {
+        List<ExportConfig> exports, AdmissionSettings admission, LoopSettings loop, String unix, TlsSettings tls) {
 
     /**
      * Configured export sizes are whole multiples of this many bytes: clients count a disk in 512-byte
@@ -67,6 +67,13 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
         exports = exports == null ? List.of() : Collections.unmodifiableList(new ArrayList<>(exports));
         admission = admission == null ? AdmissionSettings.DEFAULTS : admission;
         loop = loop == null ? LoopSettings.DEFAULTS : loop;
+        tls = tls == null ? TlsSettings.DEFAULTS : tls;
+    }
+
+    /** A config without TLS. */
+    public NbdConfig(String address, Integer port, Limits limits, Integer eventLoopThreads, Integer fileIoThreads,
+            List<ExportConfig> exports, AdmissionSettings admission, LoopSettings loop, String unix) {
+        this(address, port, limits, eventLoopThreads, fileIoThreads, exports, admission, loop, unix, null);
     }
 
     /** A config with these listen settings, limits, threads and exports, and the default admission and loop. */
@@ -436,6 +443,85 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
     }
 
     /**
+     * TLS through {@code NBD_OPT_STARTTLS} (proto.md, "TLS support"; docs/nbd.md, "TLS"), with the modes and
+     * the certificate folder named as nbdkit names them.
+     *
+     * @param mode         {@code off} (default: NOTLS, STARTTLS refused with {@code NBD_REP_ERR_POLICY}),
+     *                     {@code on} (a client may upgrade with STARTTLS or go on in plain text) or {@code require}
+     *                     (every option but STARTTLS and ABORT is refused with {@code NBD_REP_ERR_TLS_REQD} until
+     *                     TLS runs); {@code tailor nbd serve --tls}
+     * @param certificates a folder with {@code server-cert.pem}, {@code server-key.pem} and, for
+     *                     {@code verifyPeer}, {@code ca-cert.pem} (as nbdkit's {@code --tls-certificates} and
+     *                     qemu's {@code tls-creds-x509} name them); in a config file, relative to its directory;
+     *                     required unless the mode is off
+     * @param verifyPeer   whether clients must present a certificate signed by {@code ca-cert.pem} (default
+     *                     false); {@code tailor nbd serve --tls-verify-peer}
+     */
+    @JsonIgnoreProperties(ignoreUnknown = false)
+    public record TlsSettings(String mode, Path certificates, Boolean verifyPeer) {
+
+        /** TLS off. */
+        public static final TlsSettings DEFAULTS = new TlsSettings(null, null, null);
+
+        public TlsSettings {
+            // YAML 1.1 reads an unquoted on or off as a boolean, which arrives here as "true" or "false".
+            mode = mode == null || mode.equals("false") ? "off" : mode.equals("true") ? "on" : mode;
+            verifyPeer = verifyPeer != null && verifyPeer;
+        }
+
+        /** Whether STARTTLS is served ({@code on} or {@code require}). */
+        public boolean enabled() {
+            return mode.equals("on") || mode.equals("require");
+        }
+
+        /** This, with a relative certificate folder resolved against {@code directory}. */
+        TlsSettings resolvedAgainst(Path directory) {
+            return certificates == null || certificates.isAbsolute() ? this
+                    : new TlsSettings(mode, directory.resolve(certificates), verifyPeer);
+        }
+
+        /**
+         * What is wrong, each problem starting with {@code tls.} and the field; when the fields fit, the
+         * credentials are loaded, so an unreadable file, a key that is not the certificate's or a file that is
+         * not PEM is said here too.
+         */
+        public List<String> problems() {
+            List<String> problems = new ArrayList<>();
+            if (!mode.equals("off") && !enabled()) {
+                problems.add("tls.mode: \"" + mode + "\" (expected: off, on or require)");
+                return problems;
+            }
+            if (!enabled()) {
+                if (certificates != null) {
+                    problems.add("tls.certificates: given, but tls.mode is off (expected: tls.mode on or require to"
+                            + " serve TLS with them)");
+                }
+                if (verifyPeer) {
+                    problems.add("tls.verifyPeer: true, but tls.mode is off (expected: tls.mode on or require)");
+                }
+                return problems;
+            }
+            if (certificates == null) {
+                problems.add("tls.certificates: missing (expected: a folder with " + ServerTls.SERVER_CERT + " and "
+                        + ServerTls.SERVER_KEY + " when tls.mode is " + mode + ")");
+                return problems;
+            }
+            if (!java.nio.file.Files.isDirectory(certificates)) {
+                problems.add("tls.certificates: " + certificates + (java.nio.file.Files.exists(certificates)
+                        ? " is not a folder" : " does not exist") + " (expected: a folder with "
+                        + ServerTls.SERVER_CERT + " and " + ServerTls.SERVER_KEY + ")");
+                return problems;
+            }
+            try {
+                ServerTls.load(this);
+            } catch (IllegalArgumentException e) {
+                problems.add(e.getMessage());
+            }
+            return problems;
+        }
+    }
+
+    /**
      * One virtual disk. Exactly one backend: {@code file} or {@code upstream}.
      *
      * @param name        what clients ask for: 1 to 256 characters from letters, digits and
@@ -615,6 +701,7 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
         }
         problems.addAll(admission.problems());
         problems.addAll(loop.problems());
+        problems.addAll(tls.problems());
         if (loop.metricsListen() != null && listensOnTcp() && port != 0
                 && loop.metricsListen().endsWith(":" + port)) {
             problems.add("loop.metricsListen: \"" + loop.metricsListen() + "\" is the NBD port (expected: another"
@@ -637,7 +724,8 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
 
     /** This config listening on {@code address}:{@code port} instead. */
     public NbdConfig withListen(String address, int port) {
-        return new NbdConfig(address, port, limits, eventLoopThreads, fileIoThreads, exports, admission, loop, unix);
+        return new NbdConfig(address, port, limits, eventLoopThreads, fileIoThreads, exports, admission, loop, unix,
+                tls);
     }
 
     /**
@@ -648,29 +736,37 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
         String tcpAddress = tcp ? address == null ? "127.0.0.1" : address : null;
         Integer tcpPort = tcp ? port == null ? DEFAULT_PORT : port : null;
         return new NbdConfig(tcpAddress, tcpPort, limits, eventLoopThreads, fileIoThreads, exports, admission, loop,
-                path);
+                path, tls);
     }
 
     /** This config with other exports. */
     public NbdConfig withExports(List<ExportConfig> value) {
-        return new NbdConfig(address, port, limits, eventLoopThreads, fileIoThreads, value, admission, loop, unix);
+        return new NbdConfig(address, port, limits, eventLoopThreads, fileIoThreads, value, admission, loop, unix,
+                tls);
     }
 
     /** This config with other limits. */
     public NbdConfig withLimits(Limits value) {
-        return new NbdConfig(address, port, value, eventLoopThreads, fileIoThreads, exports, admission, loop, unix);
+        return new NbdConfig(address, port, value, eventLoopThreads, fileIoThreads, exports, admission, loop, unix,
+                tls);
     }
 
     /** This config with the metrics endpoint on {@code hostPort} ({@code HOST:PORT}; {@code null}: none). */
     public NbdConfig withMetricsListen(String hostPort) {
         return new NbdConfig(address, port, limits, eventLoopThreads, fileIoThreads, exports, admission,
-                loop.withMetricsListen(hostPort), unix);
+                loop.withMetricsListen(hostPort), unix, tls);
     }
 
     /** This config with admission switched on or off and the event loops in {@code loopMode}. */
     public NbdConfig withAdmissionAndLoop(boolean admissionOn, String loopMode) {
         return new NbdConfig(address, port, limits, eventLoopThreads, fileIoThreads, exports,
-                admission.withEnabled(admissionOn), loop.withMode(loopMode), unix);
+                admission.withEnabled(admissionOn), loop.withMode(loopMode), unix, tls);
+    }
+
+    /** This config with other TLS settings. */
+    public NbdConfig withTls(TlsSettings value) {
+        return new NbdConfig(address, port, limits, eventLoopThreads, fileIoThreads, exports, admission, loop, unix,
+                value);
     }
 
     /**
