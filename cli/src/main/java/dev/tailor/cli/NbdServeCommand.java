@@ -54,7 +54,8 @@ import picocli.CommandLine.Option;
             "  tailor nbd serve --file vm.raw --unix /run/vm.sock   # nbd+unix:///disk?socket=/run/vm.sock",
             "  nbdinfo nbd://127.0.0.1:10809/disk               # in another terminal",
             "  qemu-img convert -n -f raw -O raw debian.raw nbd://127.0.0.1:10809/disk",
-            "  tailor nbd serve --config exports.yaml --listen 0.0.0.0:10809", "",
+            "  tailor nbd serve --config exports.yaml --listen 0.0.0.0:10809",
+            "  tailor nbd serve --file vm.raw --tls require --tls-certificates /etc/tailor/tls   # nbds://...", "",
             "Exit codes: 130/143 stopped by Ctrl-C/SIGTERM, 1 cannot listen or open a backend, 2 bad input."})
 final class NbdServeCommand implements Callable<Integer> {
 
@@ -117,6 +118,22 @@ final class NbdServeCommand implements Callable<Integer> {
             + " the config's limits.idleTimeoutSeconds, else off (qemu fails an idle disk's next request once its"
             + " connection is closed, unless it sets reconnect-delay).")
     String idleTimeout;
+
+    /** off / on / require, as written; checked in {@link #call} so the message can name the value. */
+    @Option(names = "--tls", paramLabel = "off|on|require", description = "TLS through NBD's STARTTLS, named as"
+            + " nbdkit names it: on lets a client upgrade or stay in plain text, require refuses every option but"
+            + " STARTTLS until TLS runs (clients use nbds://). Needs --tls-certificates. Default: the config's"
+            + " tls.mode, else off.")
+    String tls;
+
+    @Option(names = "--tls-certificates", paramLabel = "DIR", description = "A folder with server-cert.pem,"
+            + " server-key.pem and, for --tls-verify-peer, ca-cert.pem (nbdkit's and qemu's layout; docs/nbd.md,"
+            + " TLS). Default: the config's tls.certificates.")
+    Path tlsCertificates;
+
+    @Option(names = "--tls-verify-peer", description = "With --tls: serve only clients presenting a certificate"
+            + " signed by ca-cert.pem. Default: the config's tls.verifyPeer, else off.")
+    boolean tlsVerifyPeer;
 
     @Option(names = "--max-connections-per-address", paramLabel = "N", description = "Connections one client"
             + " address may hold; a newcomer over it is refused, with the reason in the log. Default: the config's"
@@ -217,6 +234,9 @@ final class NbdServeCommand implements Callable<Integer> {
                 }
                 settings = settings.withAdmissionAndLoop(on, mode);
             }
+            if (tls != null || tlsCertificates != null || tlsVerifyPeer) {
+                settings = settings.withTls(tlsSettings(settings.tls()));
+            }
         } catch (IllegalArgumentException e) {
             delete(temporary);
             throw new CliException(e.getMessage());
@@ -245,6 +265,36 @@ final class NbdServeCommand implements Callable<Integer> {
         }, "tailor-nbd-shutdown"));
         stopped.await();
         return 0;
+    }
+
+    /**
+     * The config's TLS settings with {@code --tls}, {@code --tls-certificates} and {@code --tls-verify-peer}
+     * over them; problems name the options given on the command line.
+     */
+    private NbdConfig.TlsSettings tlsSettings(NbdConfig.TlsSettings configured) {
+        if (tls != null && !List.of("off", "on", "require").contains(tls)) {
+            throw new IllegalArgumentException("--tls: \"" + tls + "\" (expected: off, on or require)");
+        }
+        NbdConfig.TlsSettings settings = new NbdConfig.TlsSettings(tls == null ? configured.mode() : tls,
+                tlsCertificates == null ? configured.certificates() : tlsCertificates.toAbsolutePath(),
+                tlsVerifyPeer || configured.verifyPeer());
+        List<String> problems = settings.problems();
+        if (problems.isEmpty()) {
+            return settings;
+        }
+        String message = String.join("; ", problems);
+        if (tls != null || config == null) {
+            message = message.replace("tls.mode", "--tls");
+        }
+        if (tlsCertificates != null) {
+            message = message.replace("tls.certificates:", "--tls-certificates:");
+        } else {
+            message = message.replace("tls.certificates: missing", "--tls-certificates: missing");
+        }
+        if (tlsVerifyPeer) {
+            message = message.replace("tls.verifyPeer: true", "--tls-verify-peer");
+        }
+        throw new IllegalArgumentException(message);
     }
 
     /** The export of {@code --file}: an existing regular file, all of it or its first {@code sizeBytes}. */
@@ -345,6 +395,9 @@ final class NbdServeCommand implements Callable<Integer> {
             PrintWriter out, PrintWriter err) {
         InetSocketAddress bound = server.localAddress();
         Path socket = server.unixSocket();
+        NbdConfig.TlsSettings tls = server.tls();
+        boolean tlsOn = tls.enabled();
+        boolean tlsRequired = tls.mode().equals("require");
         List<String> places = new java.util.ArrayList<>();
         String base = null;
         if (bound != null) {
@@ -352,12 +405,15 @@ final class NbdServeCommand implements Callable<Integer> {
             String host = hostForUri(address);
             // The wildcard address is no use in a URI: show one that other machines can connect to.
             String uriHost = ip.isAnyLocalAddress() ? hostForUri(reachableAddress(!address.contains(":"))) : host;
-            base = "nbd://" + uriHost + ":" + bound.getPort() + "/";
+            base = (tlsOn ? "nbds://" : "nbd://") + uriHost + ":" + bound.getPort() + "/";
             places.add(host + ":" + bound.getPort() + (ip.isLoopbackAddress() ? " (loopback only)"
                     : ip.isAnyLocalAddress() ? " (all addresses)" : ""));
-            if (!ip.isLoopbackAddress()) {
-                err.println("tailor: warning: reachable from the network, and NBD has no authentication here: anyone"
-                        + " who can connect can read and write these disks");
+            if (!ip.isLoopbackAddress() && !(tlsRequired && tls.verifyPeer())) {
+                err.println(tlsRequired
+                        ? "tailor: warning: reachable from the network; TLS encrypts, but without --tls-verify-peer"
+                                + " anyone who can connect can read and write these disks"
+                        : "tailor: warning: reachable from the network, and NBD has no authentication here: anyone"
+                                + " who can connect can read and write these disks");
             }
         }
         if (socket != null) {
@@ -371,7 +427,8 @@ final class NbdServeCommand implements Callable<Integer> {
             String details = "  " + ByteSize.format(export.sizeBytes()) + ", "
                     + (export.readOnly() ? "read-only" : "read-write") + ", tenant " + export.tenant() + ", "
                     + backend(export.backend(), temporary);
-            String unixUri = socket == null ? null : "nbd+unix:///" + export.name() + "?socket=" + socket;
+            String unixUri = socket == null ? null : (tlsOn ? "nbds+unix:///" : "nbd+unix:///") + export.name()
+                    + "?socket=" + socket;
             out.println("  " + (base != null ? base + export.name() : unixUri) + details);
             if (base != null && unixUri != null) {
                 out.println("  " + unixUri);
@@ -386,6 +443,11 @@ final class NbdServeCommand implements Callable<Integer> {
                 + " per client address; idle timeout " + (limits.idleTimeoutNanos() == 0 ? "off"
                 : java.math.BigDecimal.valueOf(limits.idleTimeoutSeconds()).stripTrailingZeros().toPlainString()
                         + " s"));
+        if (tlsOn) {
+            out.println("  tls: " + (tlsRequired ? "required" : "on (clients may also connect without TLS: nbd://)")
+                    + ", certificates " + tls.certificates() + (tls.verifyPeer()
+                    ? ", clients need a certificate of its ca-cert.pem" : ", clients not verified"));
+        }
         InetSocketAddress metrics = server.metricsAddress();
         if (metrics != null) {
             String metricsHost = metrics.getAddress().isAnyLocalAddress()
