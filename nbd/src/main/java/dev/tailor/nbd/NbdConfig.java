@@ -2,6 +2,7 @@ package dev.tailor.nbd;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import dev.tailor.admission.AdmissionConfig;
+import dev.tailor.admission.IoCostModel;
 import dev.tailor.eventloop.LoopMode;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -102,23 +103,46 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
      * Segment admission in the proxy (DESIGN.md, Storage admission; docs/nbd.md, "Admission"): one
      * controller for the whole server, each export a virtual disk of its tenant.
      *
+     * <p>The budget is given in operators' units — {@code iops} and/or {@code megabytesPerSecond}, what
+     * the backends behind this proxy serve together — or, for experts, in admission's cost units
+     * ({@code capacityCostUnitsPerSecond} with admission's default cost model), not both. In operators'
+     * units the cost model is derived from them the way blk-iocost derives its own from a device's
+     * IOPS and bandwidth (our reading of {@code AUTOP} in Linux {@code block/blk-iocost.c}; reads and
+     * writes alike): an I/O of {@code n} bytes costs {@code a + b × n} ns of device time with
+     * {@code b = 10⁹ ÷ bytes per second} and {@code a = 10⁹ ÷ iops − 4096 × b}, and the budget is one
+     * device-second per second (10⁹ cost units). So {@code iops} 4 KiB I/Os per second use the whole
+     * budget, and so do large I/Os at {@code megabytesPerSecond}. With {@code iops} alone an I/O of any
+     * size counts as one ({@code b = 0}); with {@code megabytesPerSecond} alone only bytes count
+     * ({@code a = 0}).
+     *
      * @param enabled                    whether READs and WRITEs pass admission (default false;
      *                                   {@code tailor nbd serve --admission on})
-     * @param capacityCostUnitsPerSecond what the backends behind this proxy serve, in admission's cost
-     *                                   units per second (default 10⁹: one device kept busy in
-     *                                   admission's default cost model, blk-iocost's default SSD, whose
-     *                                   4 KiB random reads cost about 117,400 each: 8,518 per second;
-     *                                   set it from your backend)
+     * @param capacityCostUnitsPerSecond for experts: what the backends serve, in admission's cost units
+     *                                   per second with its default cost model (default 10⁹ when no
+     *                                   {@code iops} or {@code megabytesPerSecond} is given: one device
+     *                                   kept busy in blk-iocost's default SSD profile, whose 4 KiB random
+     *                                   reads cost about 117,400 each: 8,518 per second)
      * @param reserveFraction            r, the share of each interval's budget reserved for steady
      *                                   segments (default 0.2)
      * @param segmentSize                bytes per segment (default 32 GiB)
      * @param blockSize                  bytes per logical block striped over the segments (default 1 MiB)
      * @param queueCapacityPerSegment    requests that may wait per segment before further ones fail
      *                                   with EIO (default 64)
+     * @param iops                       the budget in 4 KiB I/Os per second, reads and writes together,
+     *                                   1 to 10⁸ (default none); {@code --admission-iops}
+     * @param megabytesPerSecond         the budget in MB/s (10⁶ bytes per second) of large I/Os, reads and
+     *                                   writes together, 0.01 to 10⁷ (default none); {@code --admission-mbps}
      */
     @JsonIgnoreProperties(ignoreUnknown = false)
     public record AdmissionSettings(Boolean enabled, Double capacityCostUnitsPerSecond, Double reserveFraction,
-            ByteSize segmentSize, ByteSize blockSize, Integer queueCapacityPerSegment) {
+            ByteSize segmentSize, ByteSize blockSize, Integer queueCapacityPerSegment, Double iops,
+            Double megabytesPerSecond) {
+
+        /** Bytes of the I/O an IOPS budget counts (blk-iocost's random IOPS are of 4 KiB). */
+        public static final int IOPS_IO_BYTES = 4096;
+
+        /** Cost units of one device-second: the budget per second when given in operators' units. */
+        public static final double DEVICE_SECOND_COST_UNITS = 1e9;
 
         /** Every default: admission off. */
         public static final AdmissionSettings DEFAULTS = new AdmissionSettings(null, null, null, null, null, null);
@@ -126,7 +150,10 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
         public AdmissionSettings {
             enabled = enabled != null && enabled;
             AdmissionConfig d = AdmissionConfig.PAPER;
-            capacityCostUnitsPerSecond = capacityCostUnitsPerSecond == null ? d.capacityCostUnitsPerSecond()
+            // The expert's unit takes its default only when no budget in operators' units is given, so
+            // that both given is seen (and refused) rather than one silently winning.
+            capacityCostUnitsPerSecond = capacityCostUnitsPerSecond == null && iops == null
+                    && megabytesPerSecond == null ? Double.valueOf(d.capacityCostUnitsPerSecond())
                     : capacityCostUnitsPerSecond;
             reserveFraction = reserveFraction == null ? d.reserveFraction() : reserveFraction;
             segmentSize = segmentSize == null ? new ByteSize(d.segmentSizeBytes()) : segmentSize;
@@ -135,25 +162,96 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
                     : queueCapacityPerSegment;
         }
 
+        /** Settings with the budget in cost units (or the default), none in operators' units. */
+        public AdmissionSettings(Boolean enabled, Double capacityCostUnitsPerSecond, Double reserveFraction,
+                ByteSize segmentSize, ByteSize blockSize, Integer queueCapacityPerSegment) {
+            this(enabled, capacityCostUnitsPerSecond, reserveFraction, segmentSize, blockSize, queueCapacityPerSegment,
+                    null, null);
+        }
+
         /** This, switched on or off. */
         public AdmissionSettings withEnabled(boolean value) {
             return new AdmissionSettings(value, capacityCostUnitsPerSecond, reserveFraction, segmentSize, blockSize,
-                    queueCapacityPerSegment);
+                    queueCapacityPerSegment, iops, megabytesPerSecond);
         }
 
         /**
-         * The admission controller's configuration.
+         * This with the budget in operators' units instead of whatever budget it had (either may be null,
+         * not both).
+         */
+        public AdmissionSettings withBudget(Double iopsValue, Double megabytesPerSecondValue) {
+            return new AdmissionSettings(enabled, null, reserveFraction, segmentSize, blockSize,
+                    queueCapacityPerSegment, iopsValue, megabytesPerSecondValue);
+        }
+
+        /** Whether the budget is given in IOPS and/or MB/s. */
+        public boolean budgetInOperatorUnits() {
+            return iops != null || megabytesPerSecond != null;
+        }
+
+        /**
+         * The cost model and budget the controller runs with: admission's default model and
+         * {@code capacityCostUnitsPerSecond}, or the ones derived from {@code iops} and
+         * {@code megabytesPerSecond} (see the class description).
          *
          * @throws IllegalArgumentException naming the field when a value is out of range
          */
         public AdmissionConfig toAdmissionConfig() {
             // The proxy keeps the paper's mechanism until its burst experiment has been measured with
             // the departures (docs/admission.md, Departures from the paper).
-            return AdmissionConfig.PAPER
-                    .withCapacityCostUnitsPerSecond(capacityCostUnitsPerSecond)
+            AdmissionConfig config = AdmissionConfig.PAPER
                     .withReserveFraction(reserveFraction)
                     .withSegmentAndBlockSizeBytes(segmentSize.bytes(), blockSize.bytes())
                     .withQueueCapacityPerSegment(queueCapacityPerSegment);
+            String budget = budgetProblem();
+            if (budget != null) {
+                throw new IllegalArgumentException(budget);
+            }
+            if (!budgetInOperatorUnits()) {
+                return config.withCapacityCostUnitsPerSecond(capacityCostUnitsPerSecond);
+            }
+            double perByte = megabytesPerSecond == null ? 0 : DEVICE_SECOND_COST_UNITS / (megabytesPerSecond * 1e6);
+            double perIo = iops == null ? 0 : DEVICE_SECOND_COST_UNITS / iops - IOPS_IO_BYTES * perByte;
+            return config.withCostModel(new IoCostModel(perIo, perByte, perIo, perByte))
+                    .withCapacityCostUnitsPerSecond(DEVICE_SECOND_COST_UNITS);
+        }
+
+        /** What is wrong with the budget fields, as {@code field: value (expected: ...)}, or null. */
+        private String budgetProblem() {
+            if (budgetInOperatorUnits() && capacityCostUnitsPerSecond != null) {
+                return (iops != null ? "iops" : "megabytesPerSecond") + " : given with capacityCostUnitsPerSecond"
+                        + " (expected: the budget in IOPS and/or MB/s, or in cost units, not both)";
+            }
+            if (iops != null && !(iops >= 1 && iops <= 1e8)) {
+                return "iops : " + number(iops) + " (expected: 4 KiB I/Os per second, from 1 to 100000000)";
+            }
+            if (megabytesPerSecond != null && !(megabytesPerSecond >= 0.01 && megabytesPerSecond <= 1e7)) {
+                return "megabytesPerSecond : " + number(megabytesPerSecond) + " (expected: MB/s, from 0.01 to"
+                        + " 10000000)";
+            }
+            if (iops != null && megabytesPerSecond != null && iops * IOPS_IO_BYTES > megabytesPerSecond * 1e6) {
+                return "iops : " + number(iops) + " 4 KiB I/Os per second move "
+                        + number(Math.round(iops * IOPS_IO_BYTES / 1e4) / 100.0) + " MB/s, more than"
+                        + " megabytesPerSecond " + number(megabytesPerSecond) + " (expected: at most "
+                        + number(Math.floor(megabytesPerSecond * 1e6 / IOPS_IO_BYTES)) + " IOPS with that"
+                        + " bandwidth: small I/Os cannot move more bytes than large ones)";
+            }
+            return null;
+        }
+
+        /**
+         * The budget in words for the banner: {@code 20000 IOPS and 400 MB/s}, or cost units with what
+         * they mean in 4 KiB reads.
+         */
+        public String budgetDescription() {
+            if (!budgetInOperatorUnits()) {
+                long reads = Math.round(capacityCostUnitsPerSecond
+                        / IoCostModel.DEFAULT.costUnits(dev.tailor.admission.IoKind.READ, IOPS_IO_BYTES));
+                return String.format(java.util.Locale.ROOT, "%.3g", capacityCostUnitsPerSecond) + " cost units/s"
+                        + " (about " + reads + " 4 KiB reads/s)";
+            }
+            return (iops == null ? "" : number(iops) + " IOPS") + (iops != null && megabytesPerSecond != null
+                    ? " and " : "") + (megabytesPerSecond == null ? "" : number(megabytesPerSecond) + " MB/s");
         }
 
         List<String> problems() {
@@ -761,6 +859,11 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
     public NbdConfig withAdmissionAndLoop(boolean admissionOn, String loopMode) {
         return new NbdConfig(address, port, limits, eventLoopThreads, fileIoThreads, exports,
                 admission.withEnabled(admissionOn), loop.withMode(loopMode), unix, tls);
+    }
+
+    /** This config with other admission settings. */
+    public NbdConfig withAdmission(AdmissionSettings value) {
+        return new NbdConfig(address, port, limits, eventLoopThreads, fileIoThreads, exports, value, loop, unix, tls);
     }
 
     /** This config with other TLS settings. */
