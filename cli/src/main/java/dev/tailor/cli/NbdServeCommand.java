@@ -102,6 +102,19 @@ final class NbdServeCommand implements Callable<Integer> {
             + " Default: the config's admission.enabled, else off.")
     String admission;
 
+    /** A number, as written; checked in {@link #call} so the message can name the value. */
+    @Option(names = "--admission-iops", paramLabel = "IOPS", description = "Admission's budget: the 4 KiB I/Os"
+            + " per second the backends serve together, reads and writes alike (docs/nbd.md, Admission). With"
+            + " --admission-mbps too, small I/Os count by number and large ones by bytes. Default: the config's"
+            + " admission.iops, or its budget in cost units.")
+    String admissionIops;
+
+    /** A number, as written; checked in {@link #call} so the message can name the value. */
+    @Option(names = "--admission-mbps", paramLabel = "MB/s", description = "Admission's budget: the MB/s (10^6"
+            + " bytes per second) the backends serve together for large I/Os, reads and writes alike. Default:"
+            + " the config's admission.megabytesPerSecond, or its budget in cost units.")
+    String admissionMbps;
+
     @Option(names = "--loop", paramLabel = "priority|fifo", description = "The event loops: priority runs I/O"
             + " first and the proxy's background work within an allowance; fifo runs everything in one queue, as a"
             + " plain event loop (docs/eventloop.md). Default: the config's loop.mode, else priority.")
@@ -234,6 +247,9 @@ final class NbdServeCommand implements Callable<Integer> {
                 }
                 settings = settings.withAdmissionAndLoop(on, mode);
             }
+            if (admissionIops != null || admissionMbps != null) {
+                settings = settings.withAdmission(admissionBudget(settings.admission()));
+            }
             if (tls != null || tlsCertificates != null || tlsVerifyPeer) {
                 settings = settings.withTls(tlsSettings(settings.tls()));
             }
@@ -253,7 +269,7 @@ final class NbdServeCommand implements Callable<Integer> {
             delete(temporary);
             throw new CliException(e.getMessage(), 1, e);
         }
-        describe(server, settings.address(), settings.limits(), temporary, out, err);
+        describe(server, settings.address(), settings.limits(), settings.admission(), temporary, out, err);
         CountDownLatch stopped = new CountDownLatch(1);
         Path removeOnExit = temporary;
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
@@ -265,6 +281,50 @@ final class NbdServeCommand implements Callable<Integer> {
         }, "tailor-nbd-shutdown"));
         stopped.await();
         return 0;
+    }
+
+    /**
+     * The config's admission settings with the budget of {@code --admission-iops} and {@code --admission-mbps}
+     * over them (a budget in cost units is replaced); problems name the options.
+     */
+    private NbdConfig.AdmissionSettings admissionBudget(NbdConfig.AdmissionSettings configured) {
+        Double iops = admissionIops == null ? configured.iops() : parseNumber("--admission-iops", admissionIops,
+                "4 KiB I/Os per second, from 1 to 100000000");
+        Double mbps = admissionMbps == null ? configured.megabytesPerSecond() : parseNumber("--admission-mbps",
+                admissionMbps, "MB/s, from 0.01 to 10000000");
+        String option = admissionIops != null ? "--admission-iops" : "--admission-mbps";
+        if (!configured.enabled()) {
+            throw new IllegalArgumentException(option + ": admission is off (expected: --admission on, or"
+                    + " admission.enabled in the config, with a budget)");
+        }
+        NbdConfig.AdmissionSettings settings = configured.withBudget(iops, mbps);
+        try {
+            settings.toAdmissionConfig();
+        } catch (IllegalArgumentException e) {
+            String message = e.getMessage().replaceFirst(" : ", ": ");
+            if (admissionIops != null) {
+                message = message.replace("iops:", "--admission-iops:");
+            }
+            if (admissionMbps != null) {
+                message = message.replace("megabytesPerSecond", "--admission-mbps");
+            }
+            throw new IllegalArgumentException(message);
+        }
+        return settings;
+    }
+
+    /** A finite number, or a message naming {@code option}, the text and {@code expected}. */
+    private static Double parseNumber(String option, String text, String expected) {
+        double value;
+        try {
+            value = Double.parseDouble(text);
+        } catch (NumberFormatException e) {
+            value = Double.NaN;
+        }
+        if (!Double.isFinite(value)) {
+            throw new IllegalArgumentException(option + ": \"" + text + "\" (expected: " + expected + ")");
+        }
+        return value;
     }
 
     /**
@@ -391,7 +451,8 @@ final class NbdServeCommand implements Callable<Integer> {
      *
      * @param address the address as the user gave it (config or {@code --listen}), shown as is
      */
-    private static void describe(NbdServer server, String address, NbdConfig.Limits limits, Path temporary,
+    private static void describe(NbdServer server, String address, NbdConfig.Limits limits,
+            NbdConfig.AdmissionSettings admissionSettings, Path temporary,
             PrintWriter out, PrintWriter err) {
         InetSocketAddress bound = server.localAddress();
         Path socket = server.unixSocket();
@@ -436,9 +497,8 @@ final class NbdServeCommand implements Callable<Integer> {
         }
         out.println("  event loops: " + server.eventLoops().loops().size() + ", "
                 + server.loopMode().name().toLowerCase(java.util.Locale.ROOT) + "; segment admission: "
-                + (server.admission() == null ? "off" : "on, " + String.format(java.util.Locale.ROOT, "%.3g",
-                        server.admission().controller().config().capacityCostUnitsPerSecond())
-                        + " cost units/s, reserve " + server.admission().controller().reserveFraction()));
+                + (server.admission() == null ? "off" : "on, budget " + admissionSettings.budgetDescription()
+                        + ", reserve " + server.admission().controller().reserveFraction()));
         out.println("  connections: at most " + limits.maxConnections() + ", " + limits.maxConnectionsPerAddress()
                 + " per client address; idle timeout " + (limits.idleTimeoutNanos() == 0 ? "off"
                 : java.math.BigDecimal.valueOf(limits.idleTimeoutSeconds()).stripTrailingZeros().toPlainString()

@@ -85,6 +85,22 @@ class NbdServeCommandTest {
         assertThat(perAddress.exitCode()).isEqualTo(2);
         assertThat(perAddress.err()).contains("--max-connections-per-address: 300 (expected: 1 to"
                 + " limits.maxConnections, 256)");
+        PlanCommandTest.Result iops = tailor("nbd", "serve", "--admission", "on", "--admission-iops", "lots",
+                "--listen", "127.0.0.1:0");
+        assertThat(iops.exitCode()).isEqualTo(2);
+        assertThat(iops.err()).contains("--admission-iops: \"lots\" (expected: 4 KiB I/Os per second, from 1 to"
+                + " 100000000)");
+        assertThat(tailor("nbd", "serve", "--admission", "on", "--admission-iops", "0", "--listen", "127.0.0.1:0")
+                .err()).contains("--admission-iops: 0 (expected: 4 KiB I/Os per second, from 1 to 100000000)");
+        assertThat(tailor("nbd", "serve", "--admission", "on", "--admission-mbps", "NaN", "--listen", "127.0.0.1:0")
+                .err()).contains("--admission-mbps: \"NaN\" (expected: MB/s, from 0.01 to 10000000)");
+        assertThat(tailor("nbd", "serve", "--admission", "on", "--admission-iops", "200000", "--admission-mbps",
+                "500", "--listen", "127.0.0.1:0").err()).contains("--admission-iops: 200000 4 KiB I/Os per second"
+                + " move 819.2 MB/s, more than --admission-mbps 500 (expected: at most 122070 IOPS with that"
+                + " bandwidth");
+        PlanCommandTest.Result off = tailor("nbd", "serve", "--admission-iops", "5000", "--listen", "127.0.0.1:0");
+        assertThat(off.exitCode()).isEqualTo(2);
+        assertThat(off.err()).contains("--admission-iops: admission is off (expected: --admission on");
         assertThat(temporaryDirectories()).isSubsetOf(before);
     }
 
@@ -93,13 +109,14 @@ class NbdServeCommandTest {
         Path out = dir.resolve("serve.out");
         Path err = dir.resolve("serve.err");
         Process process = serve(out, err, "--listen", "127.0.0.1:0", "--admission", "on", "--loop", "fifo",
-                "--metrics-listen", "127.0.0.1:0", "--idle-timeout", "600", "--max-connections-per-address", "16");
+                "--metrics-listen", "127.0.0.1:0", "--idle-timeout", "600", "--max-connections-per-address", "16",
+                "--admission-iops", "20000", "--admission-mbps", "400");
         try {
             Pattern uri = Pattern.compile("nbd://127\\.0\\.0\\.1:(\\d+)/disk ");
             Matcher export = uri.matcher(awaitLine(out, uri));
             assertThat(export.find()).isTrue();
-            Pattern mechanisms = Pattern.compile("event loops: \\d+, fifo; segment admission: on, 1\\.00e\\+09 cost"
-                    + " units/s, reserve 0\\.2");
+            Pattern mechanisms = Pattern.compile("event loops: \\d+, fifo; segment admission: on, budget 20000 IOPS"
+                    + " and 400 MB/s, reserve 0\\.2");
             awaitLine(out, mechanisms);
             awaitLine(out, Pattern.compile("connections: at most 256, 16 per client address; idle timeout 600 s"));
             assertThat(exportSize("127.0.0.1", Integer.parseInt(export.group(1)), "disk")).isEqualTo(1L << 30);
