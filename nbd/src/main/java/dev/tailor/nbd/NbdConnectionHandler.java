@@ -187,6 +187,7 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         if (event instanceof SslHandshakeCompletionEvent tls) {
+            server.io().tlsHandshake(tls.isSuccess());
             if (!tls.isSuccess()) {
                 // The SslHandler closes the connection; an operator wants to see why a client could not connect.
                 LOG.log(System.Logger.Level.INFO, () -> ctx.channel() + ": TLS handshake failed: " + tlsReason(tls
@@ -503,6 +504,7 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
             // A client must wait for the reply before its TLS handshake: these bytes came in plain text and
             // could be anyone's (an injected option, a forged handshake). They are never read.
             cumulation.skipBytes(pipelined);
+            server.io().tlsDiscarded(pipelined);
             LOG.log(System.Logger.Level.DEBUG, () -> ctx.channel() + ": " + pipelined + " bytes sent after STARTTLS"
                     + " before its reply were discarded");
         }

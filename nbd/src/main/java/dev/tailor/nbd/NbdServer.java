@@ -152,13 +152,15 @@ public final class NbdServer implements AutoCloseable {
     private final Path unixSocket;
     private final Transport transport;
     private final NbdConfig.TlsSettings tls;
+    private final IoMetrics io;
     private boolean closed;
 
     private NbdServer(EventLoopGroup acceptor, IoPriorityEventLoopGroup eventLoops, ThreadPoolExecutor fileIo,
             Map<String, Export> exports, ChannelGroup connections, Channel listener, Channel unixListener,
             Path unixSocket, Transport transport, AdmissionDispatcher segmentAdmission, ProxyBackgroundWork background,
-            MetricsEndpoint metrics, LoopMode loopMode, NbdConfig.TlsSettings tls) {
+            MetricsEndpoint metrics, LoopMode loopMode, NbdConfig.TlsSettings tls, IoMetrics io) {
         this.tls = tls;
+        this.io = io;
         this.unixListener = unixListener;
         this.unixSocket = unixSocket;
         this.transport = transport;
@@ -316,7 +318,7 @@ public final class NbdServer implements AutoCloseable {
             }
             return new NbdServer(acceptor, eventLoops, fileIo, frozen, connections, listener, unixListener,
                     unixSocket, transport, segmentAdmission, background, metrics, config.loop().loopMode(),
-                    config.tls());
+                    config.tls(), io);
         } catch (IOException | RuntimeException e) {
             if (background != null) {
                 background.close();
@@ -382,6 +384,11 @@ public final class NbdServer implements AutoCloseable {
     /** The TLS settings: {@code off}, or {@code on} / {@code require} with the certificate folder. */
     public NbdConfig.TlsSettings tls() {
         return tls;
+    }
+
+    /** The server's I/O metrics (also on {@code /metrics}). */
+    public IoMetrics ioMetrics() {
+        return io;
     }
 
     /** The loops' transport. */

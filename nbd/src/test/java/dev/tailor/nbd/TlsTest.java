@@ -168,8 +168,11 @@ class TlsTest {
         String qemuImg = Programs.require("qemu-img");
         assertThat(Programs.run(TIMEOUT, nbdinfo, "--size", nbds(verifying, clientCertificates)).ok().stdout()
                 .strip()).isEqualTo(String.valueOf(SIZE_BYTES));
+        long failedBefore = verifying.ioMetrics().tlsHandshakes(false);
         Programs.Result noCertificate = Programs.run(TIMEOUT, nbdinfo, "--size", nbds(verifying, caOnly));
         assertThat(noCertificate.exitCode()).as("a client without a certificate is refused").isNotZero();
+        assertThat(verifying.ioMetrics().tlsHandshakes(false)).as("counted as a failed handshake")
+                .isGreaterThan(failedBefore);
         TestCertificates otherCa = TestCertificates.newCa("another CA");
         Path foreign = otherCa.writeClient(ca.writeCa(dir.resolve("foreign-client")), "intruder");
         Programs.Result foreignCertificate = Programs.run(TIMEOUT, nbdinfo, "--size", nbds(verifying, foreign));
@@ -285,6 +288,8 @@ class TlsTest {
 
     @Test
     void plainTextSentBehindStartTls_isDiscardedNeverReadAsTlsOrOptions() throws Exception {
+        long discardedBefore = optional.ioMetrics().tlsDiscardedBytes();
+        long handshakesBefore = optional.ioMetrics().tlsHandshakes(true);
         try (RawClient client = RawClient.connect(optional.localAddress()).handshake()) {
             // STARTTLS and, in the same packet, an injected STRUCTURED_REPLY: a client waits for the reply.
             ByteBuffer packet = ByteBuffer.allocate(2 * NbdProtocol.OPTION_HEADER_BYTES);
@@ -304,6 +309,10 @@ class TlsTest {
                 assertThat(tls.simpleReply(512).error()).isZero();
             }
         }
+        // Counted on /metrics: an operator can see clients (or someone between them) doing this.
+        assertThat(optional.ioMetrics().tlsDiscardedBytes() - discardedBefore)
+                .isEqualTo(NbdProtocol.OPTION_HEADER_BYTES);
+        assertThat(optional.ioMetrics().tlsHandshakes(true) - handshakesBefore).isEqualTo(1);
     }
 
     @Test
