@@ -419,9 +419,8 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
     private static boolean buffered(int option) {
         return switch (option) {
             case NbdProtocol.OPT_EXPORT_NAME, NbdProtocol.OPT_ABORT, NbdProtocol.OPT_LIST, NbdProtocol.OPT_STARTTLS,
-                    NbdProtocol.OPT_INFO,
-                    NbdProtocol.OPT_GO, NbdProtocol.OPT_STRUCTURED_REPLY, NbdProtocol.OPT_LIST_META_CONTEXT,
-                    NbdProtocol.OPT_SET_META_CONTEXT -> true;
+                    NbdProtocol.OPT_INFO, NbdProtocol.OPT_GO, NbdProtocol.OPT_STRUCTURED_REPLY,
+                    NbdProtocol.OPT_LIST_META_CONTEXT, NbdProtocol.OPT_SET_META_CONTEXT -> true;
             default -> false;
         };
     }
