@@ -54,7 +54,8 @@ import picocli.CommandLine.Option;
             "  tailor nbd serve --file vm.raw --unix /run/vm.sock   # nbd+unix:///disk?socket=/run/vm.sock",
             "  nbdinfo nbd://127.0.0.1:10809/disk               # in another terminal",
             "  qemu-img convert -n -f raw -O raw debian.raw nbd://127.0.0.1:10809/disk",
-            "  tailor nbd serve --config exports.yaml --listen 0.0.0.0:10809", "",
+            "  tailor nbd serve --config exports.yaml --listen 0.0.0.0:10809",
+            "  tailor nbd serve --file vm.raw --tls require --tls-certificates /etc/tailor/tls   # nbds://...", "",
             "Exit codes: 130/143 stopped by Ctrl-C/SIGTERM, 1 cannot listen or open a backend, 2 bad input."})
 final class NbdServeCommand implements Callable<Integer> {
 
@@ -101,6 +102,19 @@ final class NbdServeCommand implements Callable<Integer> {
             + " Default: the config's admission.enabled, else off.")
     String admission;
 
+    /** A number, as written; checked in {@link #call} so the message can name the value. */
+    @Option(names = "--admission-iops", paramLabel = "IOPS", description = "Admission's budget: the 4 KiB I/Os"
+            + " per second the backends serve together, reads and writes alike (docs/nbd.md, Admission). With"
+            + " --admission-mbps too, small I/Os count by number and large ones by bytes. Default: the config's"
+            + " admission.iops, or its budget in cost units.")
+    String admissionIops;
+
+    /** A number, as written; checked in {@link #call} so the message can name the value. */
+    @Option(names = "--admission-mbps", paramLabel = "MB/s", description = "Admission's budget: the MB/s (10^6"
+            + " bytes per second) the backends serve together for large I/Os, reads and writes alike. Default:"
+            + " the config's admission.megabytesPerSecond, or its budget in cost units.")
+    String admissionMbps;
+
     @Option(names = "--loop", paramLabel = "priority|fifo", description = "The event loops: priority runs I/O"
             + " first and the proxy's background work within an allowance; fifo runs everything in one queue, as a"
             + " plain event loop (docs/eventloop.md). Default: the config's loop.mode, else priority.")
@@ -117,6 +131,22 @@ final class NbdServeCommand implements Callable<Integer> {
             + " the config's limits.idleTimeoutSeconds, else off (qemu fails an idle disk's next request once its"
             + " connection is closed, unless it sets reconnect-delay).")
     String idleTimeout;
+
+    /** off / on / require, as written; checked in {@link #call} so the message can name the value. */
+    @Option(names = "--tls", paramLabel = "off|on|require", description = "TLS through NBD's STARTTLS, named as"
+            + " nbdkit names it: on lets a client upgrade or stay in plain text, require refuses every option but"
+            + " STARTTLS until TLS runs (clients use nbds://). Needs --tls-certificates. Default: the config's"
+            + " tls.mode, else off.")
+    String tls;
+
+    @Option(names = "--tls-certificates", paramLabel = "DIR", description = "A folder with server-cert.pem,"
+            + " server-key.pem and, for --tls-verify-peer, ca-cert.pem (nbdkit's and qemu's layout; docs/nbd.md,"
+            + " TLS). Default: the config's tls.certificates.")
+    Path tlsCertificates;
+
+    @Option(names = "--tls-verify-peer", description = "With --tls: serve only clients presenting a certificate"
+            + " signed by ca-cert.pem. Default: the config's tls.verifyPeer, else off.")
+    boolean tlsVerifyPeer;
 
     @Option(names = "--max-connections-per-address", paramLabel = "N", description = "Connections one client"
             + " address may hold; a newcomer over it is refused, with the reason in the log. Default: the config's"
@@ -217,6 +247,12 @@ final class NbdServeCommand implements Callable<Integer> {
                 }
                 settings = settings.withAdmissionAndLoop(on, mode);
             }
+            if (admissionIops != null || admissionMbps != null) {
+                settings = settings.withAdmission(admissionBudget(settings.admission()));
+            }
+            if (tls != null || tlsCertificates != null || tlsVerifyPeer) {
+                settings = settings.withTls(tlsSettings(settings.tls()));
+            }
         } catch (IllegalArgumentException e) {
             delete(temporary);
             throw new CliException(e.getMessage());
@@ -233,7 +269,7 @@ final class NbdServeCommand implements Callable<Integer> {
             delete(temporary);
             throw new CliException(e.getMessage(), 1, e);
         }
-        describe(server, settings.address(), settings.limits(), temporary, out, err);
+        describe(server, settings.address(), settings.limits(), settings.admission(), temporary, out, err);
         CountDownLatch stopped = new CountDownLatch(1);
         Path removeOnExit = temporary;
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
@@ -245,6 +281,80 @@ final class NbdServeCommand implements Callable<Integer> {
         }, "tailor-nbd-shutdown"));
         stopped.await();
         return 0;
+    }
+
+    /**
+     * The config's admission settings with the budget of {@code --admission-iops} and {@code --admission-mbps}
+     * over them (a budget in cost units is replaced); problems name the options.
+     */
+    private NbdConfig.AdmissionSettings admissionBudget(NbdConfig.AdmissionSettings configured) {
+        Double iops = admissionIops == null ? configured.iops() : parseNumber("--admission-iops", admissionIops,
+                "4 KiB I/Os per second, from 1 to 100000000");
+        Double mbps = admissionMbps == null ? configured.megabytesPerSecond() : parseNumber("--admission-mbps",
+                admissionMbps, "MB/s, from 0.01 to 10000000");
+        String option = admissionIops != null ? "--admission-iops" : "--admission-mbps";
+        if (!configured.enabled()) {
+            throw new IllegalArgumentException(option + ": admission is off (expected: --admission on, or"
+                    + " admission.enabled in the config, with a budget)");
+        }
+        NbdConfig.AdmissionSettings settings = configured.withBudget(iops, mbps);
+        try {
+            settings.toAdmissionConfig();
+        } catch (IllegalArgumentException e) {
+            String message = e.getMessage().replaceFirst(" : ", ": ");
+            if (admissionIops != null) {
+                message = message.replace("iops:", "--admission-iops:");
+            }
+            if (admissionMbps != null) {
+                message = message.replace("megabytesPerSecond", "--admission-mbps");
+            }
+            throw new IllegalArgumentException(message);
+        }
+        return settings;
+    }
+
+    /** A finite number, or a message naming {@code option}, the text and {@code expected}. */
+    private static Double parseNumber(String option, String text, String expected) {
+        double value;
+        try {
+            value = Double.parseDouble(text);
+        } catch (NumberFormatException e) {
+            value = Double.NaN;
+        }
+        if (!Double.isFinite(value)) {
+            throw new IllegalArgumentException(option + ": \"" + text + "\" (expected: " + expected + ")");
+        }
+        return value;
+    }
+
+    /**
+     * The config's TLS settings with {@code --tls}, {@code --tls-certificates} and {@code --tls-verify-peer}
+     * over them; problems name the options given on the command line.
+     */
+    private NbdConfig.TlsSettings tlsSettings(NbdConfig.TlsSettings configured) {
+        if (tls != null && !List.of("off", "on", "require").contains(tls)) {
+            throw new IllegalArgumentException("--tls: \"" + tls + "\" (expected: off, on or require)");
+        }
+        NbdConfig.TlsSettings settings = new NbdConfig.TlsSettings(tls == null ? configured.mode() : tls,
+                tlsCertificates == null ? configured.certificates() : tlsCertificates.toAbsolutePath(),
+                tlsVerifyPeer || configured.verifyPeer());
+        List<String> problems = settings.problems();
+        if (problems.isEmpty()) {
+            return settings;
+        }
+        String message = String.join("; ", problems);
+        if (tls != null || config == null) {
+            message = message.replace("tls.mode", "--tls");
+        }
+        if (tlsCertificates != null) {
+            message = message.replace("tls.certificates:", "--tls-certificates:");
+        } else {
+            message = message.replace("tls.certificates: missing", "--tls-certificates: missing");
+        }
+        if (tlsVerifyPeer) {
+            message = message.replace("tls.verifyPeer: true", "--tls-verify-peer");
+        }
+        throw new IllegalArgumentException(message);
     }
 
     /** The export of {@code --file}: an existing regular file, all of it or its first {@code sizeBytes}. */
@@ -341,10 +451,14 @@ final class NbdServeCommand implements Callable<Integer> {
      *
      * @param address the address as the user gave it (config or {@code --listen}), shown as is
      */
-    private static void describe(NbdServer server, String address, NbdConfig.Limits limits, Path temporary,
+    private static void describe(NbdServer server, String address, NbdConfig.Limits limits,
+            NbdConfig.AdmissionSettings admissionSettings, Path temporary,
             PrintWriter out, PrintWriter err) {
         InetSocketAddress bound = server.localAddress();
         Path socket = server.unixSocket();
+        NbdConfig.TlsSettings tls = server.tls();
+        boolean tlsOn = tls.enabled();
+        boolean tlsRequired = tls.mode().equals("require");
         List<String> places = new java.util.ArrayList<>();
         String base = null;
         if (bound != null) {
@@ -352,12 +466,15 @@ final class NbdServeCommand implements Callable<Integer> {
             String host = hostForUri(address);
             // The wildcard address is no use in a URI: show one that other machines can connect to.
             String uriHost = ip.isAnyLocalAddress() ? hostForUri(reachableAddress(!address.contains(":"))) : host;
-            base = "nbd://" + uriHost + ":" + bound.getPort() + "/";
+            base = (tlsOn ? "nbds://" : "nbd://") + uriHost + ":" + bound.getPort() + "/";
             places.add(host + ":" + bound.getPort() + (ip.isLoopbackAddress() ? " (loopback only)"
                     : ip.isAnyLocalAddress() ? " (all addresses)" : ""));
-            if (!ip.isLoopbackAddress()) {
-                err.println("tailor: warning: reachable from the network, and NBD has no authentication here: anyone"
-                        + " who can connect can read and write these disks");
+            if (!ip.isLoopbackAddress() && !(tlsRequired && tls.verifyPeer())) {
+                err.println(tlsRequired
+                        ? "tailor: warning: reachable from the network; TLS encrypts, but without --tls-verify-peer"
+                                + " anyone who can connect can read and write these disks"
+                        : "tailor: warning: reachable from the network, and NBD has no authentication here: anyone"
+                                + " who can connect can read and write these disks");
             }
         }
         if (socket != null) {
@@ -371,7 +488,8 @@ final class NbdServeCommand implements Callable<Integer> {
             String details = "  " + ByteSize.format(export.sizeBytes()) + ", "
                     + (export.readOnly() ? "read-only" : "read-write") + ", tenant " + export.tenant() + ", "
                     + backend(export.backend(), temporary);
-            String unixUri = socket == null ? null : "nbd+unix:///" + export.name() + "?socket=" + socket;
+            String unixUri = socket == null ? null : (tlsOn ? "nbds+unix:///" : "nbd+unix:///") + export.name()
+                    + "?socket=" + socket;
             out.println("  " + (base != null ? base + export.name() : unixUri) + details);
             if (base != null && unixUri != null) {
                 out.println("  " + unixUri);
@@ -379,13 +497,17 @@ final class NbdServeCommand implements Callable<Integer> {
         }
         out.println("  event loops: " + server.eventLoops().loops().size() + ", "
                 + server.loopMode().name().toLowerCase(java.util.Locale.ROOT) + "; segment admission: "
-                + (server.admission() == null ? "off" : "on, " + String.format(java.util.Locale.ROOT, "%.3g",
-                        server.admission().controller().config().capacityCostUnitsPerSecond())
-                        + " cost units/s, reserve " + server.admission().controller().reserveFraction()));
+                + (server.admission() == null ? "off" : "on, budget " + admissionSettings.budgetDescription()
+                        + ", reserve " + server.admission().controller().reserveFraction()));
         out.println("  connections: at most " + limits.maxConnections() + ", " + limits.maxConnectionsPerAddress()
                 + " per client address; idle timeout " + (limits.idleTimeoutNanos() == 0 ? "off"
                 : java.math.BigDecimal.valueOf(limits.idleTimeoutSeconds()).stripTrailingZeros().toPlainString()
                         + " s"));
+        if (tlsOn) {
+            out.println("  tls: " + (tlsRequired ? "required" : "on (clients may also connect without TLS: nbd://)")
+                    + ", certificates " + tls.certificates() + (tls.verifyPeer()
+                    ? ", clients need a certificate of its ca-cert.pem" : ", clients not verified"));
+        }
         InetSocketAddress metrics = server.metricsAddress();
         if (metrics != null) {
             String metricsHost = metrics.getAddress().isAnyLocalAddress()

@@ -2,6 +2,7 @@ package dev.tailor.cli;
 
 import static dev.tailor.cli.PlanCommandTest.tailor;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
 import java.io.DataInputStream;
@@ -84,6 +85,22 @@ class NbdServeCommandTest {
         assertThat(perAddress.exitCode()).isEqualTo(2);
         assertThat(perAddress.err()).contains("--max-connections-per-address: 300 (expected: 1 to"
                 + " limits.maxConnections, 256)");
+        PlanCommandTest.Result iops = tailor("nbd", "serve", "--admission", "on", "--admission-iops", "lots",
+                "--listen", "127.0.0.1:0");
+        assertThat(iops.exitCode()).isEqualTo(2);
+        assertThat(iops.err()).contains("--admission-iops: \"lots\" (expected: 4 KiB I/Os per second, from 1 to"
+                + " 100000000)");
+        assertThat(tailor("nbd", "serve", "--admission", "on", "--admission-iops", "0", "--listen", "127.0.0.1:0")
+                .err()).contains("--admission-iops: 0 (expected: 4 KiB I/Os per second, from 1 to 100000000)");
+        assertThat(tailor("nbd", "serve", "--admission", "on", "--admission-mbps", "NaN", "--listen", "127.0.0.1:0")
+                .err()).contains("--admission-mbps: \"NaN\" (expected: MB/s, from 0.01 to 10000000)");
+        assertThat(tailor("nbd", "serve", "--admission", "on", "--admission-iops", "200000", "--admission-mbps",
+                "500", "--listen", "127.0.0.1:0").err()).contains("--admission-iops: 200000 4 KiB I/Os per second"
+                + " move 819.2 MB/s, more than --admission-mbps 500 (expected: at most 122070 IOPS with that"
+                + " bandwidth");
+        PlanCommandTest.Result off = tailor("nbd", "serve", "--admission-iops", "5000", "--listen", "127.0.0.1:0");
+        assertThat(off.exitCode()).isEqualTo(2);
+        assertThat(off.err()).contains("--admission-iops: admission is off (expected: --admission on");
         assertThat(temporaryDirectories()).isSubsetOf(before);
     }
 
@@ -92,13 +109,14 @@ class NbdServeCommandTest {
         Path out = dir.resolve("serve.out");
         Path err = dir.resolve("serve.err");
         Process process = serve(out, err, "--listen", "127.0.0.1:0", "--admission", "on", "--loop", "fifo",
-                "--metrics-listen", "127.0.0.1:0", "--idle-timeout", "600", "--max-connections-per-address", "16");
+                "--metrics-listen", "127.0.0.1:0", "--idle-timeout", "600", "--max-connections-per-address", "16",
+                "--admission-iops", "20000", "--admission-mbps", "400");
         try {
             Pattern uri = Pattern.compile("nbd://127\\.0\\.0\\.1:(\\d+)/disk ");
             Matcher export = uri.matcher(awaitLine(out, uri));
             assertThat(export.find()).isTrue();
-            Pattern mechanisms = Pattern.compile("event loops: \\d+, fifo; segment admission: on, 1\\.00e\\+09 cost"
-                    + " units/s, reserve 0\\.2");
+            Pattern mechanisms = Pattern.compile("event loops: \\d+, fifo; segment admission: on, budget 20000 IOPS"
+                    + " and 400 MB/s, reserve 0\\.2");
             awaitLine(out, mechanisms);
             awaitLine(out, Pattern.compile("connections: at most 256, 16 per client address; idle timeout 600 s"));
             assertThat(exportSize("127.0.0.1", Integer.parseInt(export.group(1)), "disk")).isEqualTo(1L << 30);
@@ -215,6 +233,75 @@ class NbdServeCommandTest {
         Path config = Files.writeString(dir.resolve("exports.yaml"), "exports: [{name: d, file: d.img, size: 1MiB}]\n");
         assertThat(tailor("nbd", "serve", "--config", config.toString(), "--file", image.toString()).err())
                 .contains("--file: not with --config");
+    }
+
+    @Test
+    void tlsBadInput_exitsWith2NamingTheOption() throws Exception {
+        Path image = dir.resolve("image.img");
+        try (RandomAccessFile created = new RandomAccessFile(image.toFile(), "rw")) {
+            created.setLength(1 << 20);
+        }
+        String file = image.toString();
+        PlanCommandTest.Result badMode = tailor("nbd", "serve", "--file", file, "--tls", "maybe");
+        assertThat(badMode.exitCode()).isEqualTo(2);
+        assertThat(badMode.err()).contains("--tls: \"maybe\" (expected: off, on or require)");
+        Path missing = dir.resolve("no-such-folder");
+        PlanCommandTest.Result noFolder = tailor("nbd", "serve", "--file", file, "--tls", "require",
+                "--tls-certificates", missing.toString());
+        assertThat(noFolder.exitCode()).isEqualTo(2);
+        assertThat(noFolder.err()).contains("--tls-certificates: " + missing + " does not exist (expected: a folder"
+                + " with server-cert.pem and server-key.pem)");
+        Path empty = Files.createDirectories(dir.resolve("empty"));
+        PlanCommandTest.Result noCertificate = tailor("nbd", "serve", "--file", file, "--tls", "on",
+                "--tls-certificates", empty.toString());
+        assertThat(noCertificate.exitCode()).isEqualTo(2);
+        assertThat(noCertificate.err()).contains("--tls-certificates: " + empty.resolve("server-cert.pem")
+                + " does not exist");
+        assertThat(tailor("nbd", "serve", "--file", file, "--tls", "on").err()).contains("--tls-certificates:"
+                + " missing (expected: a folder with server-cert.pem and server-key.pem when --tls is on)");
+        assertThat(tailor("nbd", "serve", "--file", file, "--tls-certificates", empty.toString()).err())
+                .contains("--tls-certificates: given, but --tls is off (expected: --tls on or require");
+        assertThat(tailor("nbd", "serve", "--file", file, "--tls-verify-peer").err())
+                .contains("--tls-verify-peer, but --tls is off");
+    }
+
+    @Test
+    void serveFile_withTlsRequired_announcesNbdsUrisAndRefusesPlainClients() throws Exception {
+        Path image = dir.resolve("vm.img");
+        try (RandomAccessFile created = new RandomAccessFile(image.toFile(), "rw")) {
+            created.setLength(4 << 20);
+        }
+        dev.tailor.testkit.TestCertificates ca = dev.tailor.testkit.TestCertificates.newCa("cli test CA");
+        Path certificates = ca.writeAll(dir.resolve("tls"));
+        Path socket = dir.resolve("nbd.sock");
+        Path out = dir.resolve("serve.out");
+        Path err = dir.resolve("serve.err");
+        Process process = serve(out, err, "--file", image.toString(), "--listen", "127.0.0.1:0", "--unix",
+                socket.toString(), "--tls", "require", "--tls-certificates", certificates.toString(),
+                "--tls-verify-peer");
+        try {
+            Pattern uri = Pattern.compile("nbds://127\\.0\\.0\\.1:(\\d+)/disk {2}4MiB, read-write");
+            Matcher export = uri.matcher(awaitLine(out, uri));
+            assertThat(export.find()).isTrue();
+            int port = Integer.parseInt(export.group(1));
+            awaitLine(out, Pattern.compile(Pattern.quote("  nbds+unix:///disk?socket=" + socket)));
+            awaitLine(out, Pattern.compile(Pattern.quote("  tls: required, certificates " + certificates
+                    + ", clients need a certificate of its ca-cert.pem")));
+            // EXPORT_NAME before STARTTLS cannot be refused, so the server ends the session.
+            assertThatThrownBy(() -> exportSize("127.0.0.1", port, "disk")).isInstanceOf(IOException.class);
+            var nbdinfo = dev.tailor.testkit.Tools.require("nbdinfo", "libnbd-bin");
+            Process info = new ProcessBuilder(nbdinfo.toString(), "--size", "nbds://127.0.0.1:" + port
+                    + "/disk?tls-certificates=" + certificates).redirectErrorStream(true).start();
+            assertThat(info.waitFor(60, TimeUnit.SECONDS)).isTrue();
+            assertThat(new String(info.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip())
+                    .isEqualTo(String.valueOf(4 << 20));
+            assertThat(info.exitValue()).isZero();
+            assertThat(Files.readString(err)).isEmpty();
+        } finally {
+            process.destroy();
+            process.waitFor(30, TimeUnit.SECONDS);
+            process.destroyForcibly();
+        }
     }
 
     @Test

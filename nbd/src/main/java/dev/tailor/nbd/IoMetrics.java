@@ -26,7 +26,11 @@ import java.util.function.LongSupplier;
  *       older overlapping write, the backend);</li>
  *   <li>{@code tailor_nbd_request_errors_total{export,operation,error}}: error replies by NBD error
  *       ({@code einval}, {@code eperm}, {@code eio}, {@code enospc}, {@code eshutdown}, ...);</li>
- *   <li>{@code tailor_nbd_export_connections{export}}: connections in the transmission phase on the export.</li>
+ *   <li>{@code tailor_nbd_export_connections{export}}: connections in the transmission phase on the export;</li>
+ *   <li>{@code tailor_nbd_tls_handshakes_total{result}}: TLS handshakes after {@code STARTTLS}, {@code ok} or
+ *       {@code failed};</li>
+ *   <li>{@code tailor_nbd_tls_discarded_bytes_total}: plain-text bytes a client sent behind {@code STARTTLS}
+ *       before its reply, discarded.</li>
  * </ul>
  *
  * <p>The hot path stays cheap: every export resolves its data points per operation once
@@ -53,6 +57,9 @@ public final class IoMetrics {
     private final Histogram duration;
     private final Counter errors;
     private final Gauge connections;
+    private final CounterDataPoint tlsHandshakesOk;
+    private final CounterDataPoint tlsHandshakesFailed;
+    private final Counter tlsDiscardedBytes;
 
     /**
      * @param nanoClock the clock of request durations, in ns ({@code System::nanoTime} in a server)
@@ -73,9 +80,35 @@ public final class IoMetrics {
                 .help("Error replies, by NBD error").labelNames("export", "operation", "error").register(registry);
         connections = Gauge.builder().name("tailor_nbd_export_connections")
                 .help("Connections in the transmission phase on the export").labelNames("export").register(registry);
+        Counter tlsHandshakes = Counter.builder().name("tailor_nbd_tls_handshakes")
+                .help("TLS handshakes after STARTTLS, by result").labelNames("result").register(registry);
+        tlsHandshakesOk = tlsHandshakes.labelValues("ok");
+        tlsHandshakesFailed = tlsHandshakes.labelValues("failed");
+        tlsDiscardedBytes = Counter.builder().name("tailor_nbd_tls_discarded_bytes")
+                .help("Plain-text bytes sent behind STARTTLS before its reply, discarded unread").register(registry);
         if (jvm) {
             JvmMetrics.builder().register(registry);
         }
+    }
+
+    /** A TLS handshake after {@code STARTTLS} ended, successfully or not. */
+    void tlsHandshake(boolean success) {
+        (success ? tlsHandshakesOk : tlsHandshakesFailed).inc();
+    }
+
+    /** {@code bytes} sent behind {@code STARTTLS} before its reply were discarded. */
+    void tlsDiscarded(long bytes) {
+        tlsDiscardedBytes.inc(bytes);
+    }
+
+    /** TLS handshakes so far that ended {@code ok} (true) or {@code failed} (tests). */
+    long tlsHandshakes(boolean success) {
+        return (long) (success ? tlsHandshakesOk : tlsHandshakesFailed).get();
+    }
+
+    /** Plain-text bytes discarded behind {@code STARTTLS} so far (tests). */
+    long tlsDiscardedBytes() {
+        return (long) tlsDiscardedBytes.get();
     }
 
     /** The data points of {@code export}, resolved once. */

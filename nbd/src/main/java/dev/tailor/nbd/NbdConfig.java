@@ -2,6 +2,7 @@ package dev.tailor.nbd;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import dev.tailor.admission.AdmissionConfig;
+import dev.tailor.admission.IoCostModel;
 import dev.tailor.eventloop.LoopMode;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -36,7 +37,7 @@ import java.util.regex.Pattern;
  */
 @JsonIgnoreProperties(ignoreUnknown = false)
 public record NbdConfig(String address, Integer port, Limits limits, Integer eventLoopThreads, Integer fileIoThreads,
-        List<ExportConfig> exports, AdmissionSettings admission, LoopSettings loop, String unix) {
+        List<ExportConfig> exports, AdmissionSettings admission, LoopSettings loop, String unix, TlsSettings tls) {
 
     /**
      * Configured export sizes are whole multiples of this many bytes: clients count a disk in 512-byte
@@ -67,6 +68,13 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
         exports = exports == null ? List.of() : Collections.unmodifiableList(new ArrayList<>(exports));
         admission = admission == null ? AdmissionSettings.DEFAULTS : admission;
         loop = loop == null ? LoopSettings.DEFAULTS : loop;
+        tls = tls == null ? TlsSettings.DEFAULTS : tls;
+    }
+
+    /** A config without TLS. */
+    public NbdConfig(String address, Integer port, Limits limits, Integer eventLoopThreads, Integer fileIoThreads,
+            List<ExportConfig> exports, AdmissionSettings admission, LoopSettings loop, String unix) {
+        this(address, port, limits, eventLoopThreads, fileIoThreads, exports, admission, loop, unix, null);
     }
 
     /** A config with these listen settings, limits, threads and exports, and the default admission and loop. */
@@ -95,23 +103,46 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
      * Segment admission in the proxy (DESIGN.md, Storage admission; docs/nbd.md, "Admission"): one
      * controller for the whole server, each export a virtual disk of its tenant.
      *
+     * <p>The budget is given in operators' units — {@code iops} and/or {@code megabytesPerSecond}, what
+     * the backends behind this proxy serve together — or, for experts, in admission's cost units
+     * ({@code capacityCostUnitsPerSecond} with admission's default cost model), not both. In operators'
+     * units the cost model is derived from them the way blk-iocost derives its own from a device's
+     * IOPS and bandwidth (our reading of {@code AUTOP} in Linux {@code block/blk-iocost.c}; reads and
+     * writes alike): an I/O of {@code n} bytes costs {@code a + b × n} ns of device time with
+     * {@code b = 10⁹ ÷ bytes per second} and {@code a = 10⁹ ÷ iops − 4096 × b}, and the budget is one
+     * device-second per second (10⁹ cost units). So {@code iops} 4 KiB I/Os per second use the whole
+     * budget, and so do large I/Os at {@code megabytesPerSecond}. With {@code iops} alone an I/O of any
+     * size counts as one ({@code b = 0}); with {@code megabytesPerSecond} alone only bytes count
+     * ({@code a = 0}).
+     *
      * @param enabled                    whether READs and WRITEs pass admission (default false;
      *                                   {@code tailor nbd serve --admission on})
-     * @param capacityCostUnitsPerSecond what the backends behind this proxy serve, in admission's cost
-     *                                   units per second (default 10⁹: one device kept busy in
-     *                                   admission's default cost model, blk-iocost's default SSD, whose
-     *                                   4 KiB random reads cost about 117,400 each: 8,518 per second;
-     *                                   set it from your backend)
+     * @param capacityCostUnitsPerSecond for experts: what the backends serve, in admission's cost units
+     *                                   per second with its default cost model (default 10⁹ when no
+     *                                   {@code iops} or {@code megabytesPerSecond} is given: one device
+     *                                   kept busy in blk-iocost's default SSD profile, whose 4 KiB random
+     *                                   reads cost about 117,400 each: 8,518 per second)
      * @param reserveFraction            r, the share of each interval's budget reserved for steady
      *                                   segments (default 0.2)
      * @param segmentSize                bytes per segment (default 32 GiB)
      * @param blockSize                  bytes per logical block striped over the segments (default 1 MiB)
      * @param queueCapacityPerSegment    requests that may wait per segment before further ones fail
      *                                   with EIO (default 64)
+     * @param iops                       the budget in 4 KiB I/Os per second, reads and writes together,
+     *                                   1 to 10⁸ (default none); {@code --admission-iops}
+     * @param megabytesPerSecond         the budget in MB/s (10⁶ bytes per second) of large I/Os, reads and
+     *                                   writes together, 0.01 to 10⁷ (default none); {@code --admission-mbps}
      */
     @JsonIgnoreProperties(ignoreUnknown = false)
     public record AdmissionSettings(Boolean enabled, Double capacityCostUnitsPerSecond, Double reserveFraction,
-            ByteSize segmentSize, ByteSize blockSize, Integer queueCapacityPerSegment) {
+            ByteSize segmentSize, ByteSize blockSize, Integer queueCapacityPerSegment, Double iops,
+            Double megabytesPerSecond) {
+
+        /** Bytes of the I/O an IOPS budget counts (blk-iocost's random IOPS are of 4 KiB). */
+        public static final int IOPS_IO_BYTES = 4096;
+
+        /** Cost units of one device-second: the budget per second when given in operators' units. */
+        public static final double DEVICE_SECOND_COST_UNITS = 1e9;
 
         /** Every default: admission off. */
         public static final AdmissionSettings DEFAULTS = new AdmissionSettings(null, null, null, null, null, null);
@@ -119,7 +150,10 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
         public AdmissionSettings {
             enabled = enabled != null && enabled;
             AdmissionConfig d = AdmissionConfig.PAPER;
-            capacityCostUnitsPerSecond = capacityCostUnitsPerSecond == null ? d.capacityCostUnitsPerSecond()
+            // The expert's unit takes its default only when no budget in operators' units is given, so
+            // that both given is seen (and refused) rather than one silently winning.
+            capacityCostUnitsPerSecond = capacityCostUnitsPerSecond == null && iops == null
+                    && megabytesPerSecond == null ? Double.valueOf(d.capacityCostUnitsPerSecond())
                     : capacityCostUnitsPerSecond;
             reserveFraction = reserveFraction == null ? d.reserveFraction() : reserveFraction;
             segmentSize = segmentSize == null ? new ByteSize(d.segmentSizeBytes()) : segmentSize;
@@ -128,25 +162,96 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
                     : queueCapacityPerSegment;
         }
 
+        /** Settings with the budget in cost units (or the default), none in operators' units. */
+        public AdmissionSettings(Boolean enabled, Double capacityCostUnitsPerSecond, Double reserveFraction,
+                ByteSize segmentSize, ByteSize blockSize, Integer queueCapacityPerSegment) {
+            this(enabled, capacityCostUnitsPerSecond, reserveFraction, segmentSize, blockSize, queueCapacityPerSegment,
+                    null, null);
+        }
+
         /** This, switched on or off. */
         public AdmissionSettings withEnabled(boolean value) {
             return new AdmissionSettings(value, capacityCostUnitsPerSecond, reserveFraction, segmentSize, blockSize,
-                    queueCapacityPerSegment);
+                    queueCapacityPerSegment, iops, megabytesPerSecond);
         }
 
         /**
-         * The admission controller's configuration.
+         * This with the budget in operators' units instead of whatever budget it had (either may be null,
+         * not both).
+         */
+        public AdmissionSettings withBudget(Double iopsValue, Double megabytesPerSecondValue) {
+            return new AdmissionSettings(enabled, null, reserveFraction, segmentSize, blockSize,
+                    queueCapacityPerSegment, iopsValue, megabytesPerSecondValue);
+        }
+
+        /** Whether the budget is given in IOPS and/or MB/s. */
+        public boolean budgetInOperatorUnits() {
+            return iops != null || megabytesPerSecond != null;
+        }
+
+        /**
+         * The cost model and budget the controller runs with: admission's default model and
+         * {@code capacityCostUnitsPerSecond}, or the ones derived from {@code iops} and
+         * {@code megabytesPerSecond} (see the class description).
          *
          * @throws IllegalArgumentException naming the field when a value is out of range
          */
         public AdmissionConfig toAdmissionConfig() {
             // The proxy keeps the paper's mechanism until its burst experiment has been measured with
             // the departures (docs/admission.md, Departures from the paper).
-            return AdmissionConfig.PAPER
-                    .withCapacityCostUnitsPerSecond(capacityCostUnitsPerSecond)
+            AdmissionConfig config = AdmissionConfig.PAPER
                     .withReserveFraction(reserveFraction)
                     .withSegmentAndBlockSizeBytes(segmentSize.bytes(), blockSize.bytes())
                     .withQueueCapacityPerSegment(queueCapacityPerSegment);
+            String budget = budgetProblem();
+            if (budget != null) {
+                throw new IllegalArgumentException(budget);
+            }
+            if (!budgetInOperatorUnits()) {
+                return config.withCapacityCostUnitsPerSecond(capacityCostUnitsPerSecond);
+            }
+            double perByte = megabytesPerSecond == null ? 0 : DEVICE_SECOND_COST_UNITS / (megabytesPerSecond * 1e6);
+            double perIo = iops == null ? 0 : DEVICE_SECOND_COST_UNITS / iops - IOPS_IO_BYTES * perByte;
+            return config.withCostModel(new IoCostModel(perIo, perByte, perIo, perByte))
+                    .withCapacityCostUnitsPerSecond(DEVICE_SECOND_COST_UNITS);
+        }
+
+        /** What is wrong with the budget fields, as {@code field: value (expected: ...)}, or null. */
+        private String budgetProblem() {
+            if (budgetInOperatorUnits() && capacityCostUnitsPerSecond != null) {
+                return (iops != null ? "iops" : "megabytesPerSecond") + " : given with capacityCostUnitsPerSecond"
+                        + " (expected: the budget in IOPS and/or MB/s, or in cost units, not both)";
+            }
+            if (iops != null && !(iops >= 1 && iops <= 1e8)) {
+                return "iops : " + number(iops) + " (expected: 4 KiB I/Os per second, from 1 to 100000000)";
+            }
+            if (megabytesPerSecond != null && !(megabytesPerSecond >= 0.01 && megabytesPerSecond <= 1e7)) {
+                return "megabytesPerSecond : " + number(megabytesPerSecond) + " (expected: MB/s, from 0.01 to"
+                        + " 10000000)";
+            }
+            if (iops != null && megabytesPerSecond != null && iops * IOPS_IO_BYTES > megabytesPerSecond * 1e6) {
+                return "iops : " + number(iops) + " 4 KiB I/Os per second move "
+                        + number(Math.round(iops * IOPS_IO_BYTES / 1e4) / 100.0) + " MB/s, more than"
+                        + " megabytesPerSecond " + number(megabytesPerSecond) + " (expected: at most "
+                        + number(Math.floor(megabytesPerSecond * 1e6 / IOPS_IO_BYTES)) + " IOPS with that"
+                        + " bandwidth: small I/Os cannot move more bytes than large ones)";
+            }
+            return null;
+        }
+
+        /**
+         * The budget in words for the banner: {@code 20000 IOPS and 400 MB/s}, or cost units with what
+         * they mean in 4 KiB reads.
+         */
+        public String budgetDescription() {
+            if (!budgetInOperatorUnits()) {
+                long reads = Math.round(capacityCostUnitsPerSecond
+                        / IoCostModel.DEFAULT.costUnits(dev.tailor.admission.IoKind.READ, IOPS_IO_BYTES));
+                return String.format(java.util.Locale.ROOT, "%.3g", capacityCostUnitsPerSecond) + " cost units/s"
+                        + " (about " + reads + " 4 KiB reads/s)";
+            }
+            return (iops == null ? "" : number(iops) + " IOPS") + (iops != null && megabytesPerSecond != null
+                    ? " and " : "") + (megabytesPerSecond == null ? "" : number(megabytesPerSecond) + " MB/s");
         }
 
         List<String> problems() {
@@ -436,6 +541,85 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
     }
 
     /**
+     * TLS through {@code NBD_OPT_STARTTLS} (proto.md, "TLS support"; docs/nbd.md, "TLS"), with the modes and
+     * the certificate folder named as nbdkit names them.
+     *
+     * @param mode         {@code off} (default: NOTLS, STARTTLS refused with {@code NBD_REP_ERR_POLICY}),
+     *                     {@code on} (a client may upgrade with STARTTLS or go on in plain text) or {@code require}
+     *                     (every option but STARTTLS and ABORT is refused with {@code NBD_REP_ERR_TLS_REQD} until
+     *                     TLS runs); {@code tailor nbd serve --tls}
+     * @param certificates a folder with {@code server-cert.pem}, {@code server-key.pem} and, for
+     *                     {@code verifyPeer}, {@code ca-cert.pem} (as nbdkit's {@code --tls-certificates} and
+     *                     qemu's {@code tls-creds-x509} name them); in a config file, relative to its directory;
+     *                     required unless the mode is off
+     * @param verifyPeer   whether clients must present a certificate signed by {@code ca-cert.pem} (default
+     *                     false); {@code tailor nbd serve --tls-verify-peer}
+     */
+    @JsonIgnoreProperties(ignoreUnknown = false)
+    public record TlsSettings(String mode, Path certificates, Boolean verifyPeer) {
+
+        /** TLS off. */
+        public static final TlsSettings DEFAULTS = new TlsSettings(null, null, null);
+
+        public TlsSettings {
+            // YAML 1.1 reads an unquoted on or off as a boolean, which arrives here as "true" or "false".
+            mode = mode == null || mode.equals("false") ? "off" : mode.equals("true") ? "on" : mode;
+            verifyPeer = verifyPeer != null && verifyPeer;
+        }
+
+        /** Whether STARTTLS is served ({@code on} or {@code require}). */
+        public boolean enabled() {
+            return mode.equals("on") || mode.equals("require");
+        }
+
+        /** This, with a relative certificate folder resolved against {@code directory}. */
+        TlsSettings resolvedAgainst(Path directory) {
+            return certificates == null || certificates.isAbsolute() ? this
+                    : new TlsSettings(mode, directory.resolve(certificates), verifyPeer);
+        }
+
+        /**
+         * What is wrong, each problem starting with {@code tls.} and the field; when the fields fit, the
+         * credentials are loaded, so an unreadable file, a key that is not the certificate's or a file that is
+         * not PEM is said here too.
+         */
+        public List<String> problems() {
+            List<String> problems = new ArrayList<>();
+            if (!mode.equals("off") && !enabled()) {
+                problems.add("tls.mode: \"" + mode + "\" (expected: off, on or require)");
+                return problems;
+            }
+            if (!enabled()) {
+                if (certificates != null) {
+                    problems.add("tls.certificates: given, but tls.mode is off (expected: tls.mode on or require to"
+                            + " serve TLS with them)");
+                }
+                if (verifyPeer) {
+                    problems.add("tls.verifyPeer: true, but tls.mode is off (expected: tls.mode on or require)");
+                }
+                return problems;
+            }
+            if (certificates == null) {
+                problems.add("tls.certificates: missing (expected: a folder with " + ServerTls.SERVER_CERT + " and "
+                        + ServerTls.SERVER_KEY + " when tls.mode is " + mode + ")");
+                return problems;
+            }
+            if (!java.nio.file.Files.isDirectory(certificates)) {
+                problems.add("tls.certificates: " + certificates + (java.nio.file.Files.exists(certificates)
+                        ? " is not a folder" : " does not exist") + " (expected: a folder with "
+                        + ServerTls.SERVER_CERT + " and " + ServerTls.SERVER_KEY + ")");
+                return problems;
+            }
+            try {
+                ServerTls.load(this);
+            } catch (IllegalArgumentException e) {
+                problems.add(e.getMessage());
+            }
+            return problems;
+        }
+    }
+
+    /**
      * One virtual disk. Exactly one backend: {@code file} or {@code upstream}.
      *
      * @param name        what clients ask for: 1 to 256 characters from letters, digits and
@@ -615,6 +799,7 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
         }
         problems.addAll(admission.problems());
         problems.addAll(loop.problems());
+        problems.addAll(tls.problems());
         if (loop.metricsListen() != null && listensOnTcp() && port != 0
                 && loop.metricsListen().endsWith(":" + port)) {
             problems.add("loop.metricsListen: \"" + loop.metricsListen() + "\" is the NBD port (expected: another"
@@ -637,7 +822,8 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
 
     /** This config listening on {@code address}:{@code port} instead. */
     public NbdConfig withListen(String address, int port) {
-        return new NbdConfig(address, port, limits, eventLoopThreads, fileIoThreads, exports, admission, loop, unix);
+        return new NbdConfig(address, port, limits, eventLoopThreads, fileIoThreads, exports, admission, loop, unix,
+                tls);
     }
 
     /**
@@ -648,29 +834,42 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
         String tcpAddress = tcp ? address == null ? "127.0.0.1" : address : null;
         Integer tcpPort = tcp ? port == null ? DEFAULT_PORT : port : null;
         return new NbdConfig(tcpAddress, tcpPort, limits, eventLoopThreads, fileIoThreads, exports, admission, loop,
-                path);
+                path, tls);
     }
 
     /** This config with other exports. */
     public NbdConfig withExports(List<ExportConfig> value) {
-        return new NbdConfig(address, port, limits, eventLoopThreads, fileIoThreads, value, admission, loop, unix);
+        return new NbdConfig(address, port, limits, eventLoopThreads, fileIoThreads, value, admission, loop, unix,
+                tls);
     }
 
     /** This config with other limits. */
     public NbdConfig withLimits(Limits value) {
-        return new NbdConfig(address, port, value, eventLoopThreads, fileIoThreads, exports, admission, loop, unix);
+        return new NbdConfig(address, port, value, eventLoopThreads, fileIoThreads, exports, admission, loop, unix,
+                tls);
     }
 
     /** This config with the metrics endpoint on {@code hostPort} ({@code HOST:PORT}; {@code null}: none). */
     public NbdConfig withMetricsListen(String hostPort) {
         return new NbdConfig(address, port, limits, eventLoopThreads, fileIoThreads, exports, admission,
-                loop.withMetricsListen(hostPort), unix);
+                loop.withMetricsListen(hostPort), unix, tls);
     }
 
     /** This config with admission switched on or off and the event loops in {@code loopMode}. */
     public NbdConfig withAdmissionAndLoop(boolean admissionOn, String loopMode) {
         return new NbdConfig(address, port, limits, eventLoopThreads, fileIoThreads, exports,
-                admission.withEnabled(admissionOn), loop.withMode(loopMode), unix);
+                admission.withEnabled(admissionOn), loop.withMode(loopMode), unix, tls);
+    }
+
+    /** This config with other admission settings. */
+    public NbdConfig withAdmission(AdmissionSettings value) {
+        return new NbdConfig(address, port, limits, eventLoopThreads, fileIoThreads, exports, value, loop, unix, tls);
+    }
+
+    /** This config with other TLS settings. */
+    public NbdConfig withTls(TlsSettings value) {
+        return new NbdConfig(address, port, limits, eventLoopThreads, fileIoThreads, exports, admission, loop, unix,
+                value);
     }
 
     /**

@@ -86,7 +86,8 @@ public final class NbdConfigFiles {
                             .map(e -> e == null ? null : e.resolvedAgainst(directory)).toList(),
                     config.admission(), config.loop().resolvedAgainst(directory),
                     config.unix() == null || config.unix().isEmpty() ? config.unix()
-                            : directory.resolve(config.unix()).toString());
+                            : directory.resolve(config.unix()).toString(),
+                    config.tls().resolvedAgainst(directory));
             List<String> reported = shapeProblems.stream().flatMap(p -> p.paths().stream()).toList();
             for (String problem : config.problems()) {
                 // A field removed for its shape may now look missing, and its record incomplete: said once.

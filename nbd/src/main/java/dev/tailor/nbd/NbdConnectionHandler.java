@@ -7,6 +7,8 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.ByteToMessageDecoder;
+import io.netty.handler.codec.DecoderException;
+import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.handler.timeout.IdleState;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.IdleStateHandler;
@@ -55,6 +57,16 @@ import java.util.stream.Collectors;
  * <p>A byte stream that is not NBD (wrong magic, unknown client flags, an unusable
  * {@code NBD_OPT_EXPORT_NAME}) closes this connection only (a hard disconnect, which proto.md allows
  * for violations of a mandatory condition).
+ *
+ * <p>TLS (proto.md, "TLS support"; docs/nbd.md, "TLS"): with the server's TLS on or required,
+ * {@code NBD_OPT_STARTTLS} is acknowledged in plain text and a Netty {@code SslHandler} is put in front of
+ * this handler, so everything after the acknowledgement passes through TLS. Three rules against the
+ * known attacks on STARTTLS protocols: bytes the client sent after STARTTLS without waiting for its
+ * reply, already read in plain text, are discarded and never reach TLS or the option parser; everything
+ * negotiated before the upgrade (structured replies, metadata contexts) is forgotten, so a man in the
+ * middle cannot shape the TLS session with injected plain-text options; and with TLS required, every
+ * option but STARTTLS and ABORT is refused with {@code NBD_REP_ERR_TLS_REQD} (its data skipped unread),
+ * and {@code NBD_OPT_EXPORT_NAME}, which cannot be refused, ends the connection.
  */
 final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
 
@@ -85,6 +97,10 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
 
     // Handshake.
     private boolean noZeroes;
+    /** The client set {@code NBD_FLAG_C_FIXED_NEWSTYLE}; TLS needs it (proto.md). */
+    private boolean fixedNewstyle;
+    /** STARTTLS was acknowledged: an {@code SslHandler} is in front of this handler. */
+    private boolean tlsStarted;
     private boolean structuredReplies;
     private boolean optionHeaderRead;
     private int option;
@@ -170,6 +186,15 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
             }
             return;
         }
+        if (event instanceof SslHandshakeCompletionEvent tls) {
+            server.io().tlsHandshake(tls.isSuccess());
+            if (!tls.isSuccess()) {
+                // The SslHandler closes the connection; an operator wants to see why a client could not connect.
+                LOG.log(System.Logger.Level.INFO, () -> ctx.channel() + ": TLS handshake failed: " + tlsReason(tls
+                        .cause()));
+            }
+            return;
+        }
         if (event instanceof IdleStateEvent idle) {
             // Nothing received or sent for the idle timeout. A request still in flight (waiting for
             // admission, a slow backend) is not idleness: the next event comes one timeout later.
@@ -209,13 +234,35 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
         releaseInput();
     }
 
-    /** Closes this connection and passes the failure on, to be logged by the last handler. */
+    /**
+     * Closes this connection and passes the failure on, to be logged by the last handler; a TLS failure
+     * (a failed handshake, a record that is not TLS) is the client's, said once at the handshake event or at
+     * DEBUG.
+     */
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         phase = Phase.CLOSED;
         releaseInput();
         ctx.close();
+        if (tlsStarted && (cause instanceof javax.net.ssl.SSLException
+                || cause instanceof DecoderException && cause.getCause() instanceof javax.net.ssl.SSLException)) {
+            LOG.log(System.Logger.Level.DEBUG, () -> ctx.channel() + ": closed after a TLS failure: " + cause);
+            return;
+        }
         ctx.fireExceptionCaught(cause);
+    }
+
+    /** The innermost message of a TLS failure, for the log. */
+    private static String tlsReason(Throwable cause) {
+        if (cause instanceof java.nio.channels.ClosedChannelException) {
+            return "the client closed the connection (does it trust the server's certificate, and does it have a"
+                    + " certificate of the CA when the server verifies clients?)";
+        }
+        Throwable innermost = cause;
+        while (innermost.getCause() != null && innermost.getCause() != innermost) {
+            innermost = innermost.getCause();
+        }
+        return innermost.getMessage() == null ? innermost.toString() : innermost.getMessage();
     }
 
     private void releaseInput() {
@@ -308,6 +355,12 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
             throw new RequestFramer.ProtocolViolation(String.format("unknown client flags 0x%08x", flags));
         }
         noZeroes = (flags & NbdProtocol.FLAG_C_NO_ZEROES) != 0;
+        fixedNewstyle = (flags & NbdProtocol.FLAG_C_FIXED_NEWSTYLE) != 0;
+        if (!fixedNewstyle && tlsRequired()) {
+            // proto.md: without fixed newstyle the server MUST operate without TLS, which it refuses to.
+            throw new RequestFramer.ProtocolViolation("TLS is required and the client cannot start it (no"
+                    + " FIXED_NEWSTYLE flag)");
+        }
         phase = Phase.OPTIONS;
         return true;
     }
@@ -325,8 +378,14 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
             option = cumulation.readInt();
             optionDataBytes = cumulation.readUnsignedInt();
             optionHeaderRead = true;
-            // Options we do not know are skipped without buffering: their length says how far.
-            discardingOption = !buffered(option) || optionDataBytes > MAX_OPTION_DATA_BYTES;
+            if (tlsRequired() && option == NbdProtocol.OPT_EXPORT_NAME) {
+                // proto.md, FORCEDTLS: it cannot be refused, so the session ends.
+                throw new RequestFramer.ProtocolViolation("EXPORT_NAME before STARTTLS, and TLS is required");
+            }
+            // Options we do not know are skipped without buffering: their length says how far. So are the
+            // options refused because TLS is required: their data is never parsed.
+            discardingOption = !buffered(option) || optionDataBytes > MAX_OPTION_DATA_BYTES
+                    || tlsRequired() && option != NbdProtocol.OPT_STARTTLS && option != NbdProtocol.OPT_ABORT;
             // Go on: an option without data is complete now, even if no more bytes arrive.
         }
         if (discardingOption) {
@@ -352,16 +411,25 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
         return true;
     }
 
+    /** Whether options other than STARTTLS and ABORT are refused now: TLS is required and not running yet. */
+    private boolean tlsRequired() {
+        return server.tls() != null && server.tls().mode() == ServerTls.Mode.REQUIRE && !tlsStarted;
+    }
+
     private static boolean buffered(int option) {
         return switch (option) {
-            case NbdProtocol.OPT_EXPORT_NAME, NbdProtocol.OPT_ABORT, NbdProtocol.OPT_LIST, NbdProtocol.OPT_INFO,
-                    NbdProtocol.OPT_GO, NbdProtocol.OPT_STRUCTURED_REPLY, NbdProtocol.OPT_LIST_META_CONTEXT,
-                    NbdProtocol.OPT_SET_META_CONTEXT -> true;
+            case NbdProtocol.OPT_EXPORT_NAME, NbdProtocol.OPT_ABORT, NbdProtocol.OPT_LIST, NbdProtocol.OPT_STARTTLS,
+                    NbdProtocol.OPT_INFO, NbdProtocol.OPT_GO, NbdProtocol.OPT_STRUCTURED_REPLY,
+                    NbdProtocol.OPT_LIST_META_CONTEXT, NbdProtocol.OPT_SET_META_CONTEXT -> true;
             default -> false;
         };
     }
 
     private void refuseSkippedOption() throws RequestFramer.ProtocolViolation {
+        if (tlsRequired() && option != NbdProtocol.OPT_STARTTLS && option != NbdProtocol.OPT_ABORT) {
+            writeOptionError(NbdProtocol.REP_ERR_TLS_REQD, "TLS is required: send STARTTLS first");
+            return;
+        }
         if (option == NbdProtocol.OPT_EXPORT_NAME) {
             // No error reply is possible for EXPORT_NAME: proto.md says terminate the session.
             throw new RequestFramer.ProtocolViolation("EXPORT_NAME with a name over " + MAX_OPTION_DATA_BYTES
@@ -387,6 +455,7 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
                         .addListener(ChannelFutureListener.CLOSE);
             }
             case NbdProtocol.OPT_LIST -> list(data);
+            case NbdProtocol.OPT_STARTTLS -> startTls(data);
             case NbdProtocol.OPT_INFO, NbdProtocol.OPT_GO -> infoOrGo(data);
             case NbdProtocol.OPT_STRUCTURED_REPLY -> {
                 if (data.isReadable()) {
@@ -399,6 +468,50 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
             case NbdProtocol.OPT_LIST_META_CONTEXT, NbdProtocol.OPT_SET_META_CONTEXT -> metaContext(data);
             default -> throw new IllegalStateException("option " + option + " is not buffered");
         }
+    }
+
+    /**
+     * {@code NBD_OPT_STARTTLS} (proto.md, "TLS support"): refused with {@code NBD_REP_ERR_POLICY} when TLS
+     * is off or the client is not fixed newstyle, {@code NBD_REP_ERR_INVALID} with data or when TLS runs
+     * already; else acknowledged in plain text, and TLS starts: what the client sent after STARTTLS without
+     * waiting for the reply is discarded, what was negotiated before is forgotten, and an {@code SslHandler}
+     * goes in front of this handler before anything else is read.
+     */
+    private void startTls(ByteBuf data) {
+        ServerTls tls = server.tls();
+        if (tls == null) {
+            writeOptionError(NbdProtocol.REP_ERR_POLICY, "TLS is off on this server");
+            return;
+        }
+        if (tlsStarted) {
+            writeOptionError(NbdProtocol.REP_ERR_INVALID, "STARTTLS when TLS runs already");
+            return;
+        }
+        if (data.isReadable()) {
+            writeOptionError(NbdProtocol.REP_ERR_INVALID, "STARTTLS takes no data");
+            return;
+        }
+        if (!fixedNewstyle) {
+            writeOptionError(NbdProtocol.REP_ERR_POLICY, "STARTTLS needs fixed newstyle negotiation (the client did"
+                    + " not set FIXED_NEWSTYLE)");
+            return;
+        }
+        // The acknowledgement goes out in plain text, with any replies still waiting for their flush.
+        ctx.writeAndFlush(Replies.optionReply(ctx.alloc(), option, NbdProtocol.REP_ACK, 0));
+        int pipelined = cumulation.readableBytes();
+        if (pipelined > 0) {
+            // A client must wait for the reply before its TLS handshake: these bytes came in plain text and
+            // could be anyone's (an injected option, a forged handshake). They are never read.
+            cumulation.skipBytes(pipelined);
+            server.io().tlsDiscarded(pipelined);
+            LOG.log(System.Logger.Level.DEBUG, () -> ctx.channel() + ": " + pipelined + " bytes sent after STARTTLS"
+                    + " before its reply were discarded");
+        }
+        structuredReplies = false;
+        metaContextExport = null;
+        baseAllocation = false;
+        tlsStarted = true;
+        ctx.pipeline().addBefore(ctx.name(), "tls", tls.newHandler(ctx.alloc()));
     }
 
     /**

@@ -47,7 +47,7 @@ public final class NbdProtocol {
     public static final int OPT_ABORT = 2;
     /** List the exports: {@link #REP_SERVER} per export, then {@link #REP_ACK}. */
     public static final int OPT_LIST = 3;
-    /** Start TLS (not supported here: answered {@link #REP_ERR_UNSUP}). */
+    /** Start TLS: {@link #REP_ACK}, then the TLS handshake ("TLS support"). No data. */
     public static final int OPT_STARTTLS = 5;
     /** Describe one export without entering transmission. */
     public static final int OPT_INFO = 6;

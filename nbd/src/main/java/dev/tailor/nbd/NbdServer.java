@@ -151,12 +151,16 @@ public final class NbdServer implements AutoCloseable {
     private final Channel unixListener;
     private final Path unixSocket;
     private final Transport transport;
+    private final NbdConfig.TlsSettings tls;
+    private final IoMetrics io;
     private boolean closed;
 
     private NbdServer(EventLoopGroup acceptor, IoPriorityEventLoopGroup eventLoops, ThreadPoolExecutor fileIo,
             Map<String, Export> exports, ChannelGroup connections, Channel listener, Channel unixListener,
             Path unixSocket, Transport transport, AdmissionDispatcher segmentAdmission, ProxyBackgroundWork background,
-            MetricsEndpoint metrics, LoopMode loopMode) {
+            MetricsEndpoint metrics, LoopMode loopMode, NbdConfig.TlsSettings tls, IoMetrics io) {
+        this.tls = tls;
+        this.io = io;
         this.unixListener = unixListener;
         this.unixSocket = unixSocket;
         this.transport = transport;
@@ -251,7 +255,8 @@ public final class NbdServer implements AutoCloseable {
                     limits.maxConnectionsPerAddress());
             background = new ProxyBackgroundWork(eventLoops, segmentAdmission, List.copyOf(frozen.values()),
                     config.loop().background(), System::nanoTime, admission, io);
-            ServerContext server = new ServerContext(frozen, limits, dispatcher, admission, io);
+            ServerContext server = new ServerContext(frozen, limits, dispatcher, admission, io,
+                    config.tls().enabled() ? ServerTls.load(config.tls()) : null);
             ChannelGroup connections = new DefaultChannelGroup("tailor-nbd", GlobalEventExecutor.INSTANCE);
             ChannelInitializer<Channel> initializer = new ChannelInitializer<>() {
                         @Override
@@ -312,7 +317,8 @@ public final class NbdServer implements AutoCloseable {
                 }
             }
             return new NbdServer(acceptor, eventLoops, fileIo, frozen, connections, listener, unixListener,
-                    unixSocket, transport, segmentAdmission, background, metrics, config.loop().loopMode());
+                    unixSocket, transport, segmentAdmission, background, metrics, config.loop().loopMode(),
+                    config.tls(), io);
         } catch (IOException | RuntimeException e) {
             if (background != null) {
                 background.close();
@@ -373,6 +379,16 @@ public final class NbdServer implements AutoCloseable {
     /** The Unix-domain socket the server listens on (absolute), or {@code null}. */
     public Path unixSocket() {
         return unixSocket;
+    }
+
+    /** The TLS settings: {@code off}, or {@code on} / {@code require} with the certificate folder. */
+    public NbdConfig.TlsSettings tls() {
+        return tls;
+    }
+
+    /** The server's I/O metrics (also on {@code /metrics}). */
+    public IoMetrics ioMetrics() {
+        return io;
     }
 
     /** The loops' transport. */

@@ -11,9 +11,16 @@ import java.util.Map;
  * @param dispatcher the seam to the backends
  * @param admission  which connections are taken, and which handshakes make room for newcomers
  * @param io         the I/O metrics, whose clock times requests
+ * @param tls        the TLS credentials and mode, or null when TLS is off
  */
 record ServerContext(Map<String, Export> exports, NbdConfig.Limits limits, RequestDispatcher dispatcher,
-        ConnectionAdmission admission, IoMetrics io) {
+        ConnectionAdmission admission, IoMetrics io, ServerTls tls) {
+
+    /** A context without TLS. */
+    ServerContext(Map<String, Export> exports, NbdConfig.Limits limits, RequestDispatcher dispatcher,
+            ConnectionAdmission admission, IoMetrics io) {
+        this(exports, limits, dispatcher, admission, io, null);
+    }
 
     /** A context with I/O metrics of its own (tests). */
     ServerContext(Map<String, Export> exports, NbdConfig.Limits limits, RequestDispatcher dispatcher,

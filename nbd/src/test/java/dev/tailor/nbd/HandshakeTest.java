@@ -71,9 +71,9 @@ class HandshakeTest {
             RawClient.OptionReply reply = client.optionReply();
             assertThat(reply.option()).isEqualTo(0x4242);
             assertThat(reply.type()).isEqualTo(NbdProtocol.REP_ERR_UNSUP);
-            // Also the options we know but do not implement.
+            // STARTTLS with TLS off (the default): refused by policy, as proto.md says for NOTLS mode.
             client.option(NbdProtocol.OPT_STARTTLS, new byte[0]);
-            assertThat(client.optionReply().type()).isEqualTo(NbdProtocol.REP_ERR_UNSUP);
+            assertThat(client.optionReply().type()).isEqualTo(NbdProtocol.REP_ERR_POLICY);
             // One we implement, refused as proto.md says (before STRUCTURED_REPLY): the next is still parsed.
             client.option(NbdProtocol.OPT_SET_META_CONTEXT, new byte[12]);
             assertThat(client.optionReply().type()).isEqualTo(NbdProtocol.REP_ERR_INVALID);

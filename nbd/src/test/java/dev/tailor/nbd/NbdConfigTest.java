@@ -237,7 +237,7 @@ class NbdConfigTest {
                   - {name: e, upstream: {host: h, conections: 2}}
                 """))
                 .hasMessageContaining("adress: unknown field (valid at the top level: address, port, limits,"
-                        + " eventLoopThreads, fileIoThreads, exports, admission, loop, unix)")
+                        + " eventLoopThreads, fileIoThreads, exports, admission, loop, unix, tls)")
                 .hasMessageContaining("limits.maxConnection: unknown field (valid in limits: maxRequestSize,")
                 .hasMessageContaining("maxConnections, maxHandshakes, handshakeTimeoutSeconds, idleTimeoutSeconds,"
                         + " maxConnectionsPerAddress)")

@@ -226,6 +226,20 @@ final class RawClient implements AutoCloseable {
         }
     }
 
+    /**
+     * Runs the TLS handshake over this connection (after STARTTLS was acknowledged) and returns a client
+     * that speaks through TLS; closing either closes the connection.
+     */
+    RawClient startTls(javax.net.ssl.SSLContext context) throws IOException {
+        javax.net.ssl.SSLSocket tls = (javax.net.ssl.SSLSocket) context.getSocketFactory().createSocket(socket,
+                "localhost", socket.getPort(), true);
+        tls.setUseClientMode(true);
+        tls.startHandshake();
+        RawClient upgraded = new RawClient(tls);
+        upgraded.handshakeFlags = handshakeFlags;
+        return upgraded;
+    }
+
     /** How long a read waits before it fails (10 s unless set). */
     void readTimeoutMillis(int millis) throws IOException {
         socket.setSoTimeout(millis);
