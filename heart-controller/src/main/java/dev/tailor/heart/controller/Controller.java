@@ -369,14 +369,12 @@ public final class Controller {
                 shortfalls);
     }
 
-    /** fabric8's message names the operation; the cause says what went wrong. */
-    private static String detail(KubernetesClientException e) {
-        Throwable root = e;
-        while (root.getCause() != null && root.getCause() != root) {
-            root = root.getCause();
-        }
-        String message = e.getMessage() == null ? "" : e.getMessage().replaceAll("\\s+", " ").strip();
-        return root == e ? message : message + " (" + root + ")";
+    /**
+     * One line: the verb, the resource, the HTTP code and the API server's message, or "no cluster
+     * reachable: ..." when no API server answered ({@link KubernetesErrors}).
+     */
+    private String detail(KubernetesClientException e) {
+        return KubernetesErrors.describe(e, String.valueOf(kubernetes.getMasterUrl()));
     }
 
     private Round failed(FailureReason reason, String message, Snapshot snapshot, List<String> notes) {
