@@ -8,6 +8,8 @@ import dev.tailor.heart.controller.ControllerLoop;
 import dev.tailor.heart.controller.ControllerMetrics;
 import dev.tailor.heart.controller.ControllerServer;
 import dev.tailor.heart.controller.ControllerConfig;
+import dev.tailor.heart.controller.KubernetesErrors;
+import dev.tailor.heart.controller.Preflight;
 import dev.tailor.heart.controller.PrometheusClient;
 import dev.tailor.heart.controller.StateStore;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
@@ -80,23 +82,16 @@ final class RunCommand implements Callable<Integer> {
     public Integer call() throws InterruptedException {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        ControllerConfig settings;
-        try {
-            settings = config == null ? ControllerConfig.DEFAULTS : ConfigFiles.read(config);
-            if (prometheusUrl != null) {
-                settings = settings.withPrometheusUrl(prometheusUrl);
-                List<String> problems = settings.problems();
-                if (!problems.isEmpty()) {
-                    throw new IllegalArgumentException("--prometheus: " + String.join("; ", problems));
-                }
-            }
-        } catch (IllegalArgumentException e) {
-            throw new CliException(e.getMessage());
-        }
-        PrometheusClient prometheus = new PrometheusClient(URI.create(settings.prometheus().url()),
-                Duration.ofMillis(Math.round(settings.prometheus().timeoutSeconds() * 1000)));
+        ControllerConfig settings = settings(config, prometheusUrl);
+        PrometheusClient prometheus = prometheus(settings);
         try (KubernetesClient kubernetes = KubeClients.build(kubeconfig)) {
             err.println("tailor: cluster " + kubernetes.getMasterUrl() + " (" + KubeClients.source(kubeconfig) + ")");
+            // The checks of `tailor heart check`, so that what a round needs and lacks is said before the rounds.
+            List<Preflight.Check> checks = new Preflight(kubernetes, prometheus, settings).run(Instant.now());
+            reportChecks(checks, err);
+            if (once && checks.get(0).status() == Preflight.Status.FAIL) {
+                throw new CliException(checks.get(0).message(), 1, null);
+            }
             String location = settings.kubernetes().stateConfigMap();
             // The controller reads the saved state before its first round (a dry run too) and
             // saves it only when it writes rules.
@@ -158,6 +153,46 @@ final class RunCommand implements Callable<Integer> {
         }
     }
 
+    /** The configuration of {@code --config} (defaults without), with {@code --prometheus} applied; checked. */
+    static ControllerConfig settings(Path config, String prometheusUrl) {
+        try {
+            ControllerConfig settings = config == null ? ControllerConfig.DEFAULTS : ConfigFiles.read(config);
+            if (prometheusUrl != null) {
+                settings = settings.withPrometheusUrl(prometheusUrl);
+                List<String> problems = settings.problems();
+                if (!problems.isEmpty()) {
+                    throw new IllegalArgumentException("--prometheus: " + String.join("; ", problems));
+                }
+            }
+            return settings;
+        } catch (IllegalArgumentException e) {
+            throw new CliException(e.getMessage());
+        }
+    }
+
+    static PrometheusClient prometheus(ControllerConfig settings) {
+        return new PrometheusClient(URI.create(settings.prometheus().url()),
+                Duration.ofMillis(Math.round(settings.prometheus().timeoutSeconds() * 1000)));
+    }
+
+    /**
+     * The start-up checks: a line per warning or failure with its fixes, then a summary; the checks
+     * that passed only count in the summary (`tailor heart check` lists them).
+     */
+    private static void reportChecks(List<Preflight.Check> checks, PrintWriter err) {
+        int ok = 0;
+        for (Preflight.Check check : checks) {
+            if (check.status() == Preflight.Status.OK) {
+                ok++;
+                continue;
+            }
+            err.println("tailor: check " + check.name() + " " + check.status().label() + ": " + check.message());
+            check.fixes().forEach(fix -> err.println("tailor:   fix: " + fix));
+        }
+        err.println("tailor: start-up checks: " + ok + " of " + checks.size() + " ok"
+                + (ok == checks.size() ? "" : " (tailor heart check --config ... lists them all)"));
+    }
+
     /**
      * {@code --once} writes outside leader election: refuse when another replica holds the Lease
      * and renewed it within its duration, or when the Lease cannot be read (then nobody can tell), so
@@ -182,7 +217,8 @@ final class RunCommand implements Callable<Integer> {
         try {
             current = kubernetes.resources(Lease.class).inNamespace(parts[0]).withName(parts[1]).get();
         } catch (KubernetesClientException e) {
-            return "cannot read Lease " + lease + " (" + e.getCode() + " " + e.getMessage() + ")";
+            return "cannot read Lease " + lease + " (" + KubernetesErrors.describe(e, String.valueOf(kubernetes
+                    .getMasterUrl())) + ")";
         }
         if (current == null || current.getSpec() == null || current.getSpec().getHolderIdentity() == null
                 || current.getSpec().getHolderIdentity().isEmpty() || current.getSpec().getRenewTime() == null) {

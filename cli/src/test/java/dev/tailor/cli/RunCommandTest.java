@@ -89,7 +89,9 @@ class RunCommandTest {
 
         assertThat(result.exitCode()).as(result.err()).isZero();
         assertThat(result.err()).contains("round 1 planned in").contains("6 replicas, 2 call edges")
-                .contains("2 rule(s) would change");
+                .contains("2 rule(s) would change")
+                // The checks of `tailor heart check` run first; their summary says how many passed.
+                .contains("tailor: start-up checks: ");
         assertThat(result.out())
                 .contains("create DestinationRule istio-system/tailor-heart-istio-ingressgateway-to-frontend")
                 .contains("create DestinationRule shop/tailor-heart-frontend-to-cart")
@@ -244,5 +246,25 @@ class RunCommandTest {
                 config().toString(), "--prometheus", "http://", "--once");
         assertThat(result.exitCode()).as(result.err()).isEqualTo(2);
         assertThat(result.err()).contains("prometheus.url: \"http://\" (expected: an http:// or https:// URL with a host");
+    }
+
+    @Test
+    void runOnce_noClusterReachable_saysSo_insteadOfTheClientsException() throws Exception {
+        Path nowhere = dir.resolve("nowhere");
+        Files.writeString(nowhere, """
+                apiVersion: v1
+                kind: Config
+                clusters: [{name: c, cluster: {server: "https://no-such-cluster.invalid:6443"}}]
+                users: [{name: u, user: {token: t}}]
+                contexts: [{name: c, context: {cluster: c, user: u}}]
+                current-context: c
+                """);
+
+        PlanCommandTest.Result result = tailor("heart", "run", "--kubeconfig", nowhere.toString(), "--config",
+                config().toString(), "--once", "--dry-run");
+
+        assertThat(result.exitCode()).isEqualTo(1);
+        assertThat(result.err()).contains("tailor: no cluster reachable: https://no-such-cluster.invalid:6443/: its"
+                + " host name does not resolve").doesNotContain("cannot read the ATPM state").doesNotContain("\tat ");
     }
 }
