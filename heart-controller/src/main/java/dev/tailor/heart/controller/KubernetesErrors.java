@@ -64,7 +64,7 @@ public final class KubernetesErrors {
         String verb = failure.find() ? failure.group(1) : null;
         String resource = resource(error);
         if (verb != null || resource != null) {
-            line.append(verb == null ? "" : verb).append(verb != null && resource != null ? " " : "")
+            line.append(verb == null ? "" : verb + " ")
                     .append(resource == null ? failure.group(2) : resource).append(": ");
         }
         Status status = error.getStatus();
