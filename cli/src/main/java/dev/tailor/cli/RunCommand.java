@@ -51,6 +51,8 @@ import picocli.CommandLine.Option;
             "Config: docs/controller.md. Exit codes: 0 done, 1 a round failed (--once), 2 bad input."})
 final class RunCommand implements Callable<Integer> {
 
+    private static final org.slf4j.Logger LOG = Logs.TAILOR;
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -71,6 +73,16 @@ final class RunCommand implements Callable<Integer> {
                     + " 0.0.0.0:9464.")
     String metricsAddress;
 
+    @Option(names = "--log-format", paramLabel = "FORMAT", defaultValue = "text",
+            description = "Log lines on stderr: ${COMPLETION-CANDIDATES} (one JSON object per line). Default:"
+                    + " ${DEFAULT-VALUE}.")
+    Logs.Format logFormat;
+
+    @Option(names = "--log-level", paramLabel = "LEVEL", defaultValue = "info",
+            description = "Least level logged: ${COMPLETION-CANDIDATES}; stack traces only at debug. Default:"
+                    + " ${DEFAULT-VALUE}.")
+    Logs.Threshold logLevel;
+
     @Option(names = "--once", description = "Run one round and exit (exit code 1 if it failed).")
     boolean once;
 
@@ -82,13 +94,22 @@ final class RunCommand implements Callable<Integer> {
     public Integer call() throws InterruptedException {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
+        Logs.configure(logFormat, logLevel, err);
+        try {
+            return run(out);
+        } finally {
+            Logs.reset();
+        }
+    }
+
+    private Integer run(PrintWriter out) throws InterruptedException {
         ControllerConfig settings = settings(config, prometheusUrl);
         PrometheusClient prometheus = prometheus(settings);
         try (KubernetesClient kubernetes = KubeClients.build(kubeconfig)) {
-            err.println("tailor: cluster " + kubernetes.getMasterUrl() + " (" + KubeClients.source(kubeconfig) + ")");
+            LOG.info("cluster {} ({})", kubernetes.getMasterUrl(), KubeClients.source(kubeconfig));
             // The checks of `tailor heart check`, so that what a round needs and lacks is said before the rounds.
             List<Preflight.Check> checks = new Preflight(kubernetes, prometheus, settings).run(Instant.now());
-            reportChecks(checks, err);
+            reportChecks(checks);
             if (once && checks.get(0).status() == Preflight.Status.FAIL) {
                 throw new CliException(checks.get(0).message(), 1, null);
             }
@@ -109,7 +130,7 @@ final class RunCommand implements Callable<Integer> {
                 controller.writeGuard(() -> {
                     String holder = anotherHolder(kubernetes, leaseName, leaseSeconds);
                     if (holder != null) {
-                        err.println("tailor: not writing: " + holder);
+                        LOG.warn("not writing: {}", holder);
                     }
                     return holder == null;
                 });
@@ -118,7 +139,7 @@ final class RunCommand implements Callable<Integer> {
             if (once) {
                 Controller.Round round = controller.round(Instant.now(), dryRun);
                 metrics.record(round);
-                report(round, out, err);
+                report(round, out);
                 return round.failure() == null ? 0 : 1;
             }
             if (dryRun) {
@@ -128,13 +149,13 @@ final class RunCommand implements Callable<Integer> {
             ControllerLoop loop = new ControllerLoop(controller, metrics, kubernetes, settings,
                     new ControllerLoop.Options(dryRun, lease, identity,
                             Duration.ofMillis(Math.round(settings.kubernetes().leaseSeconds() * 1000))),
-                    round -> report(round, out, err), System::currentTimeMillis);
+                    round -> report(round, out), System::currentTimeMillis);
             String address = metricsAddress != null ? metricsAddress : "0.0.0.0:9464";
             long staleMillis = loop.staleMillis();   // past it /healthz says 503 and the lease is not renewed
-            loop.onMessage(message -> err.println("tailor: " + message));
+            loop.onMessage(RunCommand::loopMessage);
             try (ControllerServer server = new ControllerServer(socket(address), metrics, () -> loop.alive(staleMillis),
                     () -> metrics.ready() || loop.standingBy())) {
-                err.println("tailor: serving /metrics, /healthz and /readyz on " + address + "; "
+                LOG.info("serving /metrics, /healthz and /readyz on " + address + "; "
                         + (lease == null ? (dryRun ? "dry run: no leader election, nothing written"
                         : "no leader election (one replica)") : "leader election on Lease " + lease + " as "
                         + identity) + "; a round every " + SimulationOutput.fmt(settings.roundSeconds()) + " s");
@@ -143,7 +164,7 @@ final class RunCommand implements Callable<Integer> {
                 while (loop.alive(staleMillis)) {
                     Thread.sleep(1_000);
                 }
-                err.println("tailor: the round loop stopped");
+                LOG.error("the round loop stopped");
                 return 1;
             } catch (IOException e) {
                 throw new CliException("--metrics-address: cannot listen on " + address + " (" + Json.reason(e) + ")");
@@ -179,18 +200,32 @@ final class RunCommand implements Callable<Integer> {
      * The start-up checks: a line per warning or failure with its fixes, then a summary; the checks
      * that passed only count in the summary (`tailor heart check` lists them).
      */
-    private static void reportChecks(List<Preflight.Check> checks, PrintWriter err) {
+    private static void reportChecks(List<Preflight.Check> checks) {
         int ok = 0;
         for (Preflight.Check check : checks) {
             if (check.status() == Preflight.Status.OK) {
                 ok++;
                 continue;
             }
-            err.println("tailor: check " + check.name() + " " + check.status().label() + ": " + check.message());
-            check.fixes().forEach(fix -> err.println("tailor:   fix: " + fix));
+            String line = "check " + check.name() + " " + check.status().label() + ": " + check.message()
+                    + (check.fixes().isEmpty() ? "" : "; fix: " + String.join("; ", check.fixes()));
+            if (check.status() == Preflight.Status.FAIL) {
+                LOG.error(line);
+            } else {
+                LOG.warn(line);
+            }
         }
-        err.println("tailor: start-up checks: " + ok + " of " + checks.size() + " ok"
+        LOG.info("start-up checks: " + ok + " of " + checks.size() + " ok"
                 + (ok == checks.size() ? "" : " (tailor heart check --config ... lists them all)"));
+    }
+
+    /** What the loop says outside rounds: its failures and stops as warnings, the rest as information. */
+    private static void loopMessage(String message) {
+        if (message.startsWith("cannot ") || message.startsWith("not ") || message.contains("no answer")) {
+            LOG.warn(message);
+        } else {
+            LOG.info(message);
+        }
     }
 
     /**
@@ -254,18 +289,18 @@ final class RunCommand implements Callable<Integer> {
         }
     }
 
-    private void report(Controller.Round round, PrintWriter out, PrintWriter err) {
-        round.notes().forEach(note -> err.println("note: " + note));
+    private void report(Controller.Round round, PrintWriter out) {
+        round.notes().forEach(note -> LOG.info("note: " + note));
         if (round.failure() != null) {
-            err.println("tailor: round failed (" + round.failure().name().toLowerCase(Locale.ROOT) + "): "
+            LOG.warn("round failed (" + round.failure().name().toLowerCase(Locale.ROOT) + "): "
                     + round.message() + "; the DestinationRules already applied stay");
             return;
         }
         long changed = round.changes().stream().filter(c -> c.action() != Actuator.Action.UNCHANGED).count();
-        err.printf(Locale.ROOT, "tailor: round %d planned in %.1f ms: %d replicas, %d call edges; %d rule(s) %s, %d"
-                        + " unchanged%n", round.plan().state().rounds(), round.planningNanos() / 1e6,
+        LOG.info(String.format(Locale.ROOT, "round %d planned in %.1f ms: %d replicas, %d call edges; %d rule(s) %s,"
+                        + " %d unchanged", round.plan().state().rounds(), round.planningNanos() / 1e6,
                 round.snapshot().replicas().size(), round.snapshot().calls().size(), changed,
-                dryRun ? "would change" : "changed", round.changes().size() - changed);
+                dryRun ? "would change" : "changed", round.changes().size() - changed));
         for (Actuator.Change change : round.changes()) {
             if (change.action() == Actuator.Action.UNCHANGED) {
                 continue;

@@ -14,6 +14,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -36,6 +37,9 @@ class RunCommandTest {
     static void start() throws Exception {
         prometheus = ShopCluster.prometheus();
         ShopCluster.create(client);
+        ShopCluster.createMesh(client, "1.24.2");
+        server.expect().post().withPath(dev.tailor.testkit.AccessReviews.PATH).andReply(201,
+                request -> dev.tailor.testkit.AccessReviews.answer(request.getUtf8Body(), java.util.Set.of())).always();
     }
 
     @AfterAll
@@ -99,6 +103,30 @@ class RunCommandTest {
                 .contains("from: eu/eu-a/w3");
         assertThat(client.genericKubernetesResources(Actuator.DESTINATION_RULE).inAnyNamespace().list().getItems())
                 .isEmpty();
+    }
+
+    @Test
+    void runOnceDryRun_logFormatJson_everyStderrLineIsAJsonObject() throws Exception {
+        PlanCommandTest.Result result = tailor("heart", "run", "--kubeconfig", kubeconfig().toString(), "--config",
+                config().toString(), "--once", "--dry-run", "--log-format", "json");
+
+        assertThat(result.exitCode()).as(result.err()).isZero();
+        com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+        List<String> lines = result.err().lines().toList();
+        assertThat(lines).isNotEmpty();
+        List<String> messages = new java.util.ArrayList<>();
+        for (String line : lines) {
+            com.fasterxml.jackson.databind.JsonNode event = json.readTree(line);
+            assertThat(event.isObject()).as(line).isTrue();
+            assertThat(event.get("level").asText()).as(line).isIn("ERROR", "WARN", "INFO");
+            assertThat(event.get("time").asText()).as(line).endsWith("Z");
+            messages.add(event.get("message").asText());
+        }
+        assertThat(messages).anyMatch(m -> m.startsWith("cluster "))
+                .anyMatch(m -> m.matches("round \\d+ planned in .*"))
+                .anyMatch(m -> m.equals("start-up checks: 11 of 11 ok"));
+        // The plan itself is the command's output, not a log line.
+        assertThat(result.out()).contains("create DestinationRule shop/tailor-heart-frontend-to-cart");
     }
 
     @Test
