@@ -192,8 +192,11 @@ final class RunCommand implements Callable<Integer> {
     }
 
     static PrometheusClient prometheus(ControllerConfig settings) {
-        return new PrometheusClient(URI.create(settings.prometheus().url()),
-                Duration.ofMillis(Math.round(settings.prometheus().timeoutSeconds() * 1000)));
+        try {
+            return PrometheusClient.of(settings.prometheus());
+        } catch (IllegalArgumentException e) {
+            throw new CliException(e.getMessage());
+        }
     }
 
     /**
