@@ -127,6 +127,63 @@ class ControllerRoundTest {
         });
     }
 
+    /** The {@code tailor_heart_route_share} series of a scrape: "caller callee from to" → value. */
+    private static Map<String, Double> routeShares(String scrape) {
+        Map<String, Double> shares = new java.util.TreeMap<>();
+        java.util.regex.Pattern series = java.util.regex.Pattern.compile("tailor_heart_route_share\\{(.*)} (\\S+)");
+        for (String line : scrape.lines().toList()) {
+            java.util.regex.Matcher m = series.matcher(line);
+            if (m.matches()) {
+                Map<String, String> labels = new java.util.HashMap<>();
+                java.util.regex.Matcher label = java.util.regex.Pattern.compile("(\\w+)=\"([^\"]*)\"")
+                        .matcher(m.group(1));
+                while (label.find()) {
+                    labels.put(label.group(1), label.group(2));
+                }
+                shares.put(labels.get("caller") + " " + labels.get("callee") + " " + labels.get("from_node") + " "
+                        + labels.get("to_node"), Double.parseDouble(m.group(2)));
+            }
+        }
+        return shares;
+    }
+
+    @Test
+    void round_routeShareGauges_perCallerNodeAndCalleeNode_sumToOne_andANodeWithoutReadyReplicaStaysAtZero() {
+        Controller controller = controller();
+        Controller.Round round = controller.round(Instant.now(), false);
+        ControllerMetrics metrics = new ControllerMetrics(() -> 0);
+        metrics.record(round);
+
+        // Two call edges (ingress -> frontend, frontend -> cart), 3 caller nodes x 3 callee nodes each.
+        Map<String, Double> shares = routeShares(metrics.scrape());
+        assertThat(shares).hasSize(18);
+        for (String from : List.of("w1", "w2", "w3")) {
+            double sum = 0;
+            for (String to : List.of("w1", "w2", "w3")) {
+                sum += shares.get("frontend cart " + from + " " + to);
+            }
+            assertThat(sum).isCloseTo(1.0, org.assertj.core.data.Offset.offset(1e-9));
+        }
+        // w3 needs 2.5x the CPU per request of w1: the gauges show it getting less.
+        assertThat(shares.get("frontend cart w1 w3")).isLessThan(shares.get("frontend cart w1 w1"));
+        assertThat(metrics.scrape()).contains("tailor_heart_route_share_series_dropped 0.0");
+
+        // cart-w3 leaves Ready: its node drops to 0 at once and its series stay, at 0.
+        Pod leaving = client.pods().inNamespace("shop").withName("cart-w3").get();
+        leaving.getStatus().getConditions().get(0).setStatus("False");
+        client.pods().inNamespace("shop").resource(leaving).updateStatus();
+        metrics.record(controller.round(Instant.now(), false));
+        Map<String, Double> after = routeShares(metrics.scrape());
+        assertThat(after).hasSize(18).containsEntry("frontend cart w1 w3", 0.0).containsEntry("frontend cart w3 w3",
+                0.0);
+
+        // Over the limit a plan exports none of them (a partial set would sum wrong) and says how many.
+        ControllerMetrics limited = new ControllerMetrics(() -> 0, 17);
+        limited.record(round);
+        assertThat(routeShares(limited.scrape())).isEmpty();
+        assertThat(limited.scrape()).contains("tailor_heart_route_share_series_dropped 18.0");
+    }
+
     @Test
     void round_again_isIdempotent_andDryRunWritesNothing() {
         Controller controller = controller();
