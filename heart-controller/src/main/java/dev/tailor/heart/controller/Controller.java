@@ -402,8 +402,16 @@ public final class Controller {
         for (ClusterView.PodInfo pod : view.pods()) {
             namespaceOf.putIfAbsent(pod.component(), pod.namespace());
         }
+        // Entry points listed by their own labels are selected by them in their rules, too.
+        Map<String, Map<String, String>> selectorOf = new TreeMap<>();
+        for (String entry : config.kubernetes().entryPoints()) {
+            EntryPoint point = EntryPoint.parse(entry, config.kubernetes().componentLabel());
+            if (point.bySelector(config.kubernetes().componentLabel())) {
+                selectorOf.put(point.name(), point.selector());
+            }
+        }
         return new DestinationRules.Options(namespaceOf, config.kubernetes().namespaces().get(0),
-                config.kubernetes().componentLabel(), config.kubernetes().clusterDomain());
+                config.kubernetes().componentLabel(), config.kubernetes().clusterDomain(), selectorOf);
     }
 
     private List<String> namespaces(ClusterView view) {

@@ -204,8 +204,10 @@ public record ControllerConfig(Prometheus prometheus, Kubernetes kubernetes, Dou
      * @param clusterDomain  for callee hosts {@code <component>.<namespace>.svc.<domain>} (default
      *                       {@code cluster.local})
      * @param fieldManager   server-side-apply field manager (default {@code tailor-heart})
-     * @param entryPoints    workloads (namespace/name) whose calls Tailor does not route, e.g. the
-     *                       ingress gateway (default {@code istio-system/istio-ingressgateway})
+     * @param entryPoints    workloads whose calls Tailor does not route, e.g. the ingress gateway:
+     *                       {@code namespace/workload} (pods labelled {@code componentLabel=workload})
+     *                       or {@code namespace/KEY=VALUE[,KEY=VALUE...]} (pods with those labels),
+     *                       see {@link EntryPoint} (default {@code istio-system/istio-ingressgateway})
      * @param stateConfigMap {@code namespace/name} of the ConfigMap holding the ATPM state between
      *                       restarts (default {@code tailor-system/tailor-heart-state}; {@code ""} to
      *                       keep it in memory only)
@@ -349,8 +351,10 @@ public record ControllerConfig(Prometheus prometheus, Kubernetes kubernetes, Dou
         range(problems, "kubernetes.leaseSeconds", kubernetes.leaseSeconds(), 2, 600);
         for (int i = 0; i < kubernetes.entryPoints().size(); i++) {
             String entry = kubernetes.entryPoints().get(i);
-            if (entry == null || !entry.matches("[a-z0-9-]+/[a-z0-9]([-a-z0-9.]*[a-z0-9])?")) {
-                problems.add("kubernetes.entryPoints[" + i + "]: " + quote(entry) + " (expected: namespace/workload)");
+            try {
+                EntryPoint.parse(entry, kubernetes.componentLabel());
+            } catch (IllegalArgumentException e) {
+                problems.add("kubernetes.entryPoints[" + i + "]: " + quote(entry) + " (" + e.getMessage() + ")");
             }
         }
         return problems;

@@ -210,7 +210,7 @@ public final class Preflight {
             needed.add(new Permission("watch", "", "pods", namespace, ""));
         }
         for (String entry : k.entryPoints()) {
-            String namespace = entry.split("/", 2)[0];
+            String namespace = EntryPoint.parse(entry, k.componentLabel()).namespace();
             if (ruleNamespaces.add(namespace)) {
                 needed.add(new Permission("list", "", "pods", namespace, ""));
             }
@@ -370,8 +370,8 @@ public final class Preflight {
         }
         List<String> emptyEntries = new ArrayList<>();
         for (String entry : k.entryPoints()) {
-            String[] parts = entry.split("/", 2);
-            List<Pod> entryPods = kubernetes.pods().inNamespace(parts[0]).withLabel(k.componentLabel(), parts[1]).list()
+            EntryPoint point = EntryPoint.parse(entry, k.componentLabel());
+            List<Pod> entryPods = kubernetes.pods().inNamespace(point.namespace()).withLabels(point.selector()).list()
                     .getItems();
             if (entryPods.isEmpty()) {
                 emptyEntries.add(entry);
@@ -379,7 +379,7 @@ public final class Preflight {
             for (Pod pod : entryPods) {
                 pods.add(pod);
                 if (!hasSidecar(pod)) {
-                    without.add(parts[0] + "/" + pod.getMetadata().getName());
+                    without.add(point.namespace() + "/" + pod.getMetadata().getName());
                 }
             }
         }
@@ -402,9 +402,9 @@ public final class Preflight {
                 + " entry-point pod(s)" : "") + " carry the " + SIDECAR + " sidecar";
         if (!emptyEntries.isEmpty()) {
             return new Check("sidecars", Status.WARN, pods + "; no pods for entry point(s) " + emptyEntries
-                    + " (pods labelled " + k.componentLabel() + "=<name>): their calls get no rule",
-                    List.of("set kubernetes.entryPoints to your ingress gateway's namespace/" + k.componentLabel()
-                            + " value, e.g. istio-ingress/istio-ingressgateway"));
+                    + ": their calls get no rule", List.of("set kubernetes.entryPoints to your ingress gateway:"
+                    + " namespace/" + k.componentLabel() + "-value, or namespace/KEY=VALUE of its pods' labels, e.g."
+                    + " istio-ingress/istio=ingressgateway"));
         }
         return Check.ok("sidecars", pods);
     }

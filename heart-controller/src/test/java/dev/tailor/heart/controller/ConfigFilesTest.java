@@ -50,7 +50,10 @@ class ConfigFilesTest {
                 + " | prometheus.headers.Authorization: set with bearerTokenFile or basicAuth",
         "prometheus: {headers: {'X Bad': x}}\\n          | prometheus.headers: \"X Bad\" (expected: an HTTP"
                 + " header name)",
-        "prometheus: {basicAuth: {username: u, pass: p}}\\n | prometheus.basicAuth.pass: unknown field"})
+        "prometheus: {basicAuth: {username: u, pass: p}}\\n | prometheus.basicAuth.pass: unknown field",
+        "kubernetes: {entryPoints: [istio-system]}\\n   | kubernetes.entryPoints[0]: \"istio-system\" (expected:"
+                + " namespace/workload, or namespace/KEY=VALUE",
+        "kubernetes: {entryPoints: ['gw/istio=']}\\n     | kubernetes.entryPoints[0]: \"gw/istio=\" (label istio="})
     void parse_badInput_namesTheField(String yaml, String expected) {
         assertThatThrownBy(() -> ConfigFiles.parse(yaml.replace("\\n", "\n"), "heart.yaml"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("heart.yaml: ")

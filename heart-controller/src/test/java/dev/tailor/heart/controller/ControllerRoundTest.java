@@ -185,6 +185,31 @@ class ControllerRoundTest {
     }
 
     @Test
+    void round_entryPointBySelector_itsRuleSelectsTheGatewayByThoseLabels() {
+        // A gateway whose pods are known by istio=ingressgateway (the Helm gateway chart's labels),
+        // not by the component label: its rule must select exactly those pods, in their namespace.
+        for (Pod pod : client.pods().inNamespace("istio-system").list().getItems()) {
+            pod.getMetadata().getLabels().put("istio", "ingressgateway");
+            pod.getMetadata().getLabels().remove("app");
+            client.pods().inNamespace("istio-system").resource(pod).update();
+        }
+        ControllerConfig config = new ControllerConfig(
+                new ControllerConfig.Prometheus(prometheus.url().toString(), 5.0, 5.0, 5.0, null, null, null, null),
+                new ControllerConfig.Kubernetes(List.of("shop"), null, null, null,
+                        List.of("istio-system/istio=ingressgateway"), "tailor-system/tailor-heart-state"), null, null);
+        assertThat(config.problems()).isEmpty();
+
+        Controller.Round round = controller(config).round(Instant.now(), false);
+
+        assertThat(round.failure()).as(round.message()).isNull();
+        GenericKubernetesResource ingress = client.genericKubernetesResources(Actuator.DESTINATION_RULE)
+                .inNamespace("istio-system").withName("tailor-heart-ingressgateway-to-frontend").get();
+        assertThat(ingress).isNotNull();
+        assertThat(ingress.<Map<String, Object>>get("spec", "workloadSelector", "matchLabels"))
+                .containsExactly(Map.entry("istio", "ingressgateway"));
+    }
+
+    @Test
     void round_again_isIdempotent_andDryRunWritesNothing() {
         Controller controller = controller();
         Controller.Round first = controller.round(Instant.now(), false);
