@@ -132,6 +132,7 @@ public final class Preflight {
         Check reachable = prometheusReachable(time);
         checks.add(reachable);
         if (reachable.status() != Status.FAIL) {
+            checks.add(rateWindow(time));
             ControllerConfig.Queries queries = config.prometheus().queries();
             checks.add(query("cpuCores", queries.cpuCores(), time));
             checks.add(query("servedRequestsPerSecond", queries.servedRequestsPerSecond(), time));
@@ -513,6 +514,40 @@ public final class Preflight {
             return new Check("prometheus", Status.FAIL, e.getMessage(), List.of("set prometheus.url (or --prometheus)"
                     + " to a Prometheus this machine can reach; the query checks were not run"));
         }
+    }
+
+    /** Samples a rate window should hold at least: with two, series drop in and out between rounds. */
+    static final int MIN_SAMPLES_PER_WINDOW = 4;
+
+    /**
+     * Whether {@code prometheus.windowSeconds} holds enough scrapes: the median over Prometheus's
+     * targets of the samples of {@code up} in one window, which is the window over the scrape
+     * interval.
+     */
+    private Check rateWindow(Instant time) {
+        long window = Math.round(config.prometheus().windowSeconds());
+        InstantVector vector;
+        try {
+            vector = prometheus.query("quantile(0.5, count_over_time(up[" + window + "s]))", time);
+        } catch (PrometheusException e) {
+            return new Check("rate-window", Status.WARN, "cannot tell how many scrapes a " + window + " s window holds"
+                    + " (" + e.getMessage() + ")", List.of());
+        }
+        if (vector.series().isEmpty() || !Double.isFinite(vector.series().get(0).value())) {
+            return new Check("rate-window", Status.WARN, "cannot tell how many scrapes a " + window + " s window holds"
+                    + " (no up series)", List.of());
+        }
+        double samples = vector.series().get(0).value();
+        if (samples < MIN_SAMPLES_PER_WINDOW) {
+            long interval = Math.max(1, Math.round(window / Math.max(samples, 1)));
+            return new Check("rate-window", Status.WARN, String.format(Locale.ROOT, "prometheus.windowSeconds %d holds"
+                    + " %.0f scrape(s) of a typical target (about every %d s): with fewer than %d, rate() has no"
+                    + " value in some rounds and series drop in and out", window, samples, interval,
+                    MIN_SAMPLES_PER_WINDOW), List.of("set prometheus.windowSeconds to at least "
+                    + MIN_SAMPLES_PER_WINDOW * interval + " (" + MIN_SAMPLES_PER_WINDOW + " x the scrape interval)"));
+        }
+        return Check.ok("rate-window", String.format(Locale.ROOT, "a %d s window holds %.0f scrapes of a typical"
+                + " target", window, samples));
     }
 
     /** The labels a query's series must carry for a round to use them. */

@@ -66,7 +66,8 @@ class PreflightTest {
     }
 
     private static ControllerConfig config(String prometheusUrl) {
-        return new ControllerConfig(new ControllerConfig.Prometheus(prometheusUrl, 5.0, 5.0, 5.0, null, null, null,
+        // A 10 s rate window: at least 5 scrapes (1 s apart) by the time ShopCluster.prometheus() returns.
+        return new ControllerConfig(new ControllerConfig.Prometheus(prometheusUrl, 5.0, 10.0, 5.0, null, null, null,
                 null), new ControllerConfig.Kubernetes(List.of("shop"), null, null, null, null, null), null, null);
     }
 
@@ -90,7 +91,8 @@ class PreflightTest {
 
         // One line per prerequisite, in the order an operator fixes them.
         assertThat(checks).extracting(Preflight.Check::name).containsExactly("kubernetes-api", "rbac", "istio",
-                "sidecars", "node-localities", "prometheus", "query cpuCores", "query servedRequestsPerSecond",
+                "sidecars", "node-localities", "prometheus", "rate-window",
+                "query cpuCores", "query servedRequestsPerSecond",
                 "query callsPerSecond", "query delaySeconds", "delay-exporter");
         assertThat(checks).allSatisfy(c -> assertThat(c.status()).as(c.toString()).isEqualTo(Preflight.Status.OK));
         assertThat(Preflight.failed(checks)).isFalse();
@@ -208,6 +210,22 @@ class PreflightTest {
     }
 
     @Test
+    void run_rateWindowOfTwoScrapes_warnsWithTheWindowToSet() {
+        // Prometheus scrapes every second here: a 2 s window holds two samples, so rate() flickers.
+        ControllerConfig base = config(prometheus.url().toString());
+        ControllerConfig.Prometheus p = base.prometheus();
+        ControllerConfig config = new ControllerConfig(new ControllerConfig.Prometheus(p.url(), p.timeoutSeconds(),
+                2.0, p.delayWindowSeconds(), null, null, null, null), base.kubernetes(), null, null);
+
+        Preflight.Check window = check(run(config), "rate-window");
+
+        assertThat(window.status()).isEqualTo(Preflight.Status.WARN);
+        assertThat(window.message()).startsWith("prometheus.windowSeconds 2 holds");
+        assertThat(window.fixes()).singleElement().asString().startsWith("set prometheus.windowSeconds to at least ")
+                .endsWith("(4 x the scrape interval)");
+    }
+
+    @Test
     void run_prometheusUnreachable_failsAndSkipsTheQueries() {
         List<Preflight.Check> checks = run(config("http://127.0.0.1:1"));
 
@@ -229,6 +247,7 @@ class PreflightTest {
             assertThat(api.message()).startsWith("no cluster reachable: https://no-such-cluster.invalid:6443/")
                     .contains("does not resolve").doesNotContain("\n");
             assertThat(checks).extracting(Preflight.Check::name).containsExactly("kubernetes-api", "prometheus",
+                    "rate-window",
                     "query cpuCores", "query servedRequestsPerSecond", "query callsPerSecond", "query delaySeconds");
         }
     }
