@@ -97,6 +97,10 @@ final class RunCommand implements Callable<Integer> {
         Logs.configure(logFormat, logLevel, err);
         try {
             return run(out);
+        } catch (CliException e) {
+            // Said as a log line like every other, so that a JSON log stays JSON to its last line.
+            LOG.error(e.getMessage());
+            return e.exitCode();
         } finally {
             Logs.reset();
         }

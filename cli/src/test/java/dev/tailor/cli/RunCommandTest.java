@@ -79,7 +79,7 @@ class RunCommandTest {
         Files.writeString(file, """
                 prometheus:
                   url: %s
-                  windowSeconds: 5
+                  windowSeconds: 10
                   delayWindowSeconds: 5
                 kubernetes:
                   namespaces: [shop]
@@ -124,7 +124,7 @@ class RunCommandTest {
         }
         assertThat(messages).anyMatch(m -> m.startsWith("cluster "))
                 .anyMatch(m -> m.matches("round \\d+ planned in .*"))
-                .anyMatch(m -> m.equals("start-up checks: 11 of 11 ok"));
+                .anyMatch(m -> m.equals("start-up checks: 12 of 12 ok"));
         // The plan itself is the command's output, not a log line.
         assertThat(result.out()).contains("create DestinationRule shop/tailor-heart-frontend-to-cart");
     }
@@ -292,7 +292,20 @@ class RunCommandTest {
                 config().toString(), "--once", "--dry-run");
 
         assertThat(result.exitCode()).isEqualTo(1);
-        assertThat(result.err()).contains("tailor: no cluster reachable: https://no-such-cluster.invalid:6443/: its"
-                + " host name does not resolve").doesNotContain("cannot read the ATPM state").doesNotContain("\tat ");
+        assertThat(result.err()).contains("ERROR tailor: no cluster reachable: https://no-such-cluster.invalid:6443/:"
+                + " its host name does not resolve").doesNotContain("cannot read the ATPM state")
+                .doesNotContain("\tat ");
+
+        // In JSON, the refusal is a JSON line like the others.
+        PlanCommandTest.Result json = tailor("heart", "run", "--kubeconfig", nowhere.toString(), "--config",
+                config().toString(), "--once", "--dry-run", "--log-format", "json");
+        assertThat(json.exitCode()).isEqualTo(1);
+        com.fasterxml.jackson.databind.ObjectMapper mapper = new com.fasterxml.jackson.databind.ObjectMapper();
+        List<com.fasterxml.jackson.databind.JsonNode> lines = new java.util.ArrayList<>();
+        for (String line : json.err().lines().toList()) {
+            lines.add(mapper.readTree(line));
+        }
+        assertThat(lines.get(lines.size() - 1).get("level").asText()).isEqualTo("ERROR");
+        assertThat(lines.get(lines.size() - 1).get("message").asText()).startsWith("no cluster reachable: ");
     }
 }
