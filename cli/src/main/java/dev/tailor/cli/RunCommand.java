@@ -111,11 +111,20 @@ final class RunCommand implements Callable<Integer> {
         PrometheusClient prometheus = prometheus(settings);
         try (KubernetesClient kubernetes = KubeClients.build(kubeconfig)) {
             LOG.info("cluster {} ({})", kubernetes.getMasterUrl(), KubeClients.source(kubeconfig));
-            // The checks of `tailor heart check`, so that what a round needs and lacks is said before the rounds.
-            List<Preflight.Check> checks = new Preflight(kubernetes, prometheus, settings).run(Instant.now());
-            reportChecks(checks);
-            if (once && checks.get(0).status() == Preflight.Status.FAIL) {
-                throw new CliException(checks.get(0).message(), 1, null);
+            // The checks of `tailor heart check`, so that what a round needs and lacks is said. One round
+            // waits for them (and stops when no cluster answers); the loop does not: an API server that
+            // answers slowly must not hold back /healthz past the liveness probe's patience.
+            Preflight preflight = new Preflight(kubernetes, prometheus, settings);
+            if (once) {
+                List<Preflight.Check> checks = preflight.run(Instant.now());
+                reportChecks(checks);
+                if (checks.get(0).status() == Preflight.Status.FAIL) {
+                    throw new CliException(checks.get(0).message(), 1, null);
+                }
+            } else {
+                Thread checking = new Thread(() -> reportChecks(preflight.run(Instant.now())), "tailor-heart-checks");
+                checking.setDaemon(true);
+                checking.start();
             }
             String location = settings.kubernetes().stateConfigMap();
             // The controller reads the saved state before its first round (a dry run too) and
