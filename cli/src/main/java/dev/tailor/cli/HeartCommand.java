@@ -14,7 +14,8 @@ import picocli.CommandLine.Command;
                     + " callee, so that slow nodes are not overloaded and slow links are avoided.",
             "",
         },
-        subcommands = {PlanCommand.class, RunCommand.class, UninstallCommand.class, SnapshotCommand.class,
+        subcommands = {PlanCommand.class, CheckCommand.class, RunCommand.class, UninstallCommand.class,
+            SnapshotCommand.class,
             SimulateCommand.class,
             CommandLine.HelpCommand.class})
 final class HeartCommand implements Runnable {

@@ -40,11 +40,68 @@ final class IstioRules {
     private IstioRules() {
     }
 
-    /** Options of the Istio output, checked. */
-    record Options(String namespace, String selectorLabel, String clusterDomain) {
+    /**
+     * Where the rules of entry points (callers without replicas, e.g. the ingress) go.
+     *
+     * @param namespace the gateway's namespace, e.g. {@code istio-system}
+     * @param selector  the labels of the gateway's pods, e.g. {@code istio=ingressgateway}
+     */
+    record Gateway(String namespace, Map<String, String> selector) {
+
+        static final String EXPECTED = "expected: NAMESPACE/KEY=VALUE[,KEY=VALUE...], e.g."
+                + " istio-system/istio=ingressgateway";
+
+        /** {@code NAMESPACE/KEY=VALUE[,KEY=VALUE...]}, or a {@link CliException} naming what is wrong. */
+        static Gateway parse(String text) {
+            int slash = text.indexOf('/');
+            if (slash <= 0 || slash == text.length() - 1) {
+                throw new CliException("--ingress-gateway: \"" + text + "\" (" + EXPECTED + ")");
+            }
+            String namespace = text.substring(0, slash);
+            if (!isDnsLabel(namespace)) {
+                throw new CliException("--ingress-gateway: namespace \"" + namespace + "\" (expected: a DNS label,"
+                        + " lowercase letters, digits and '-'; " + EXPECTED + ")");
+            }
+            Map<String, String> selector = new java.util.TreeMap<>();
+            for (String pair : text.substring(slash + 1).split(",", -1)) {
+                int eq = pair.indexOf('=');
+                String key = eq < 0 ? pair : pair.substring(0, eq);
+                String value = eq < 0 ? null : pair.substring(eq + 1);
+                if (value == null || !isLabelKey(key) || !(value.isEmpty() || isLabelValue(value))
+                        || selector.put(key, value) != null) {
+                    throw new CliException("--ingress-gateway: selector \"" + pair + "\" (expected: KEY=VALUE with a"
+                            + " label key and value, each key once; " + EXPECTED + ")");
+                }
+            }
+            return new Gateway(namespace, Map.copyOf(selector));
+        }
+
+        @Override
+        public String toString() {
+            return namespace + "/" + String.join(",", new java.util.TreeMap<>(selector).entrySet().stream()
+                    .map(e -> e.getKey() + "=" + e.getValue()).toList());
+        }
+    }
+
+    /**
+     * Options of the Istio output, checked.
+     *
+     * @param gateway where entry points' rules go, or {@code null}: then like any caller's, in
+     *                {@code namespace} selecting {@code selectorLabel=<entry point>}
+     */
+    record Options(String namespace, String selectorLabel, String clusterDomain, Gateway gateway) {
+
+        Options(String namespace, String selectorLabel, String clusterDomain) {
+            this(namespace, selectorLabel, clusterDomain, null);
+        }
 
         /** The options, or a {@link CliException} naming the first that Kubernetes would reject. */
         static Options checked(String namespace, String selectorLabel, String clusterDomain) {
+            return checked(namespace, selectorLabel, clusterDomain, null);
+        }
+
+        /** The options, or a {@link CliException} naming the first that Kubernetes would reject. */
+        static Options checked(String namespace, String selectorLabel, String clusterDomain, String gateway) {
             if (!isDnsLabel(namespace)) {
                 throw new CliException("--namespace: \"" + namespace + "\" (expected: a DNS label, lowercase"
                         + " letters, digits and '-', at most 63 characters)");
@@ -61,7 +118,8 @@ final class IstioRules {
                 throw new CliException("--cluster-domain: \"" + clusterDomain + "\" (expected: a DNS name such as"
                         + " cluster.local)");
             }
-            return new Options(namespace, selectorLabel, clusterDomain);
+            return new Options(namespace, selectorLabel, clusterDomain,
+                    gateway == null ? null : Gateway.parse(gateway));
         }
     }
 
@@ -111,9 +169,19 @@ final class IstioRules {
 
     /** One DestinationRule per route that has at least one {@code from} entry, as JSON trees. */
     static List<ObjectNode> of(List<Route> routes, Snapshot snapshot, Options options) {
+        Map<String, String> namespaceOf = new java.util.TreeMap<>();
+        Map<String, Map<String, String>> selectorOf = new java.util.TreeMap<>();
+        if (options.gateway() != null) {
+            for (Route route : routes) {
+                if (route.entryPoint()) {
+                    namespaceOf.put(route.caller(), options.gateway().namespace());
+                    selectorOf.put(route.caller(), options.gateway().selector());
+                }
+            }
+        }
         try {
-            return DestinationRules.of(routes, snapshot, new DestinationRules.Options(Map.of(), options.namespace(),
-                    options.selectorLabel(), options.clusterDomain()));
+            return DestinationRules.of(routes, snapshot, new DestinationRules.Options(namespaceOf, options.namespace(),
+                    options.selectorLabel(), options.clusterDomain(), selectorOf));
         } catch (IllegalArgumentException e) {
             throw new CliException(e.getMessage() + (e.getMessage().contains("locality") ? "" : "; use --format table or json"));
         }
@@ -121,6 +189,25 @@ final class IstioRules {
 
     static String name(String caller, String callee) {
         return DestinationRules.name(caller, callee);
+    }
+
+    /** Entry points whose rules select pods by {@code selectorLabel=<name>}, for want of {@code --ingress-gateway}. */
+    static List<String> entryPointsWithoutGateway(List<Route> routes, Options options) {
+        if (options.gateway() != null) {
+            return List.of();
+        }
+        return routes.stream().filter(Route::entryPoint).map(Route::caller).distinct().sorted().toList();
+    }
+
+    private static boolean isLabelKey(String key) {
+        String name = key.contains("/") ? key.substring(key.indexOf('/') + 1) : key;
+        String prefix = key.contains("/") ? key.substring(0, key.indexOf('/')) : null;
+        return name.length() <= 63 && LABEL_NAME.matcher(name).matches()
+                && (prefix == null || (prefix.length() <= 253 && DNS_SUBDOMAIN.matcher(prefix).matches()));
+    }
+
+    private static boolean isLabelValue(String value) {
+        return value.length() <= 63 && LABEL_NAME.matcher(value).matches();
     }
 
     private static boolean isDnsLabel(String value) {

@@ -18,6 +18,11 @@ final class KubeClients {
      * (KUBECONFIG, ~/.kube/config, a pod's service account).
      */
     static KubernetesClient build(Path kubeconfig) {
+        return build(kubeconfig, null);
+    }
+
+    /** Like {@link #build(Path)}, impersonating {@code as} (a user name, as kubectl's --as) unless null. */
+    static KubernetesClient build(Path kubeconfig, String as) {
         Config config;
         if (kubeconfig != null) {
             try {
@@ -32,6 +37,9 @@ final class KubeClients {
         // Three retries (about 1.5 s of back-off), not fabric8's ten (about 20 s): a command that
         // cannot reach the API server should say so promptly; the controller retries every round.
         config.setRequestRetryBackoffLimit(RETRIES);
+        if (as != null) {
+            config.setImpersonateUsername(as);
+        }
         return new KubernetesClientBuilder().withConfig(config).build();
     }
 

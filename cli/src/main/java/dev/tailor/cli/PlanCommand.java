@@ -84,6 +84,13 @@ final class PlanCommand implements Callable<Integer> {
             description = "istio: pod label whose value is the caller's name (default: ${DEFAULT-VALUE}).")
     String selectorLabel;
 
+    @Option(names = "--ingress-gateway", paramLabel = "NAMESPACE/SELECTOR",
+            description = "istio: the rules of entry points (callers without replicas, e.g. ingress) go to the"
+                    + " gateway's namespace and select its pods by these labels, e.g."
+                    + " istio-system/istio=ingressgateway (several: app=gw,istio=ingressgateway). Default: like any"
+                    + " caller's, in --namespace selecting --selector-label=<entry point>.")
+    String ingressGateway;
+
     @Option(names = "--cluster-domain", paramLabel = "DOMAIN", defaultValue = "cluster.local",
             description = "istio: cluster DNS domain of the callee hosts (default: ${DEFAULT-VALUE}).")
     String clusterDomain;
@@ -216,7 +223,10 @@ final class PlanCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         HeartConfig config = tuning.config();
         IstioRules.Options istio = format == Format.istio
-                ? IstioRules.Options.checked(namespace, selectorLabel, clusterDomain) : null;
+                ? IstioRules.Options.checked(namespace, selectorLabel, clusterDomain, ingressGateway) : null;
+        if (ingressGateway != null && format != Format.istio) {
+            throw new CliException("--ingress-gateway: only with --format istio");
+        }
 
         String source;
         Snapshot snapshot;
@@ -267,6 +277,13 @@ final class PlanCommand implements Callable<Integer> {
             Json.writeAtomically(state, plan.state());
             if (firstRound) {
                 err.println("tailor: state " + state + " did not exist: this was round 1, state saved");
+            }
+        }
+        if (format == Format.istio) {
+            for (String entry : IstioRules.entryPointsWithoutGateway(plan.allocation().routes(), istio)) {
+                err.println("tailor: the rules of entry point " + entry + " select pods labelled " + selectorLabel + "="
+                        + entry + " in namespace " + namespace + "; to aim them at your ingress gateway, add"
+                        + " --ingress-gateway NAMESPACE/SELECTOR (e.g. istio-system/istio=ingressgateway)");
             }
         }
         PrintWriter out = spec.commandLine().getOut();

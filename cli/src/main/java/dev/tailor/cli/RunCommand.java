@@ -8,6 +8,8 @@ import dev.tailor.heart.controller.ControllerLoop;
 import dev.tailor.heart.controller.ControllerMetrics;
 import dev.tailor.heart.controller.ControllerServer;
 import dev.tailor.heart.controller.ControllerConfig;
+import dev.tailor.heart.controller.KubernetesErrors;
+import dev.tailor.heart.controller.Preflight;
 import dev.tailor.heart.controller.PrometheusClient;
 import dev.tailor.heart.controller.StateStore;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
@@ -49,6 +51,8 @@ import picocli.CommandLine.Option;
             "Config: docs/controller.md. Exit codes: 0 done, 1 a round failed (--once), 2 bad input."})
 final class RunCommand implements Callable<Integer> {
 
+    private static final org.slf4j.Logger LOG = Logs.TAILOR;
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -69,6 +73,16 @@ final class RunCommand implements Callable<Integer> {
                     + " 0.0.0.0:9464.")
     String metricsAddress;
 
+    @Option(names = "--log-format", paramLabel = "FORMAT", defaultValue = "text",
+            description = "Log lines on stderr: ${COMPLETION-CANDIDATES} (one JSON object per line). Default:"
+                    + " ${DEFAULT-VALUE}.")
+    Logs.Format logFormat;
+
+    @Option(names = "--log-level", paramLabel = "LEVEL", defaultValue = "info",
+            description = "Least level logged: ${COMPLETION-CANDIDATES}; stack traces only at debug. Default:"
+                    + " ${DEFAULT-VALUE}.")
+    Logs.Threshold logLevel;
+
     @Option(names = "--once", description = "Run one round and exit (exit code 1 if it failed).")
     boolean once;
 
@@ -80,23 +94,38 @@ final class RunCommand implements Callable<Integer> {
     public Integer call() throws InterruptedException {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        ControllerConfig settings;
+        Logs.configure(logFormat, logLevel, err);
         try {
-            settings = config == null ? ControllerConfig.DEFAULTS : ConfigFiles.read(config);
-            if (prometheusUrl != null) {
-                settings = settings.withPrometheusUrl(prometheusUrl);
-                List<String> problems = settings.problems();
-                if (!problems.isEmpty()) {
-                    throw new IllegalArgumentException("--prometheus: " + String.join("; ", problems));
-                }
-            }
-        } catch (IllegalArgumentException e) {
-            throw new CliException(e.getMessage());
+            return run(out);
+        } catch (CliException e) {
+            // Said as a log line like every other, so that a JSON log stays JSON to its last line.
+            LOG.error(e.getMessage());
+            return e.exitCode();
+        } finally {
+            Logs.reset();
         }
-        PrometheusClient prometheus = new PrometheusClient(URI.create(settings.prometheus().url()),
-                Duration.ofMillis(Math.round(settings.prometheus().timeoutSeconds() * 1000)));
+    }
+
+    private Integer run(PrintWriter out) throws InterruptedException {
+        ControllerConfig settings = settings(config, prometheusUrl);
+        PrometheusClient prometheus = prometheus(settings);
         try (KubernetesClient kubernetes = KubeClients.build(kubeconfig)) {
-            err.println("tailor: cluster " + kubernetes.getMasterUrl() + " (" + KubeClients.source(kubeconfig) + ")");
+            LOG.info("cluster {} ({})", kubernetes.getMasterUrl(), KubeClients.source(kubeconfig));
+            // The checks of `tailor heart check`, so that what a round needs and lacks is said. One round
+            // waits for them (and stops when no cluster answers); the loop does not: an API server that
+            // answers slowly must not hold back /healthz past the liveness probe's patience.
+            Preflight preflight = new Preflight(kubernetes, prometheus, settings);
+            if (once) {
+                List<Preflight.Check> checks = preflight.run(Instant.now());
+                reportChecks(checks);
+                if (checks.get(0).status() == Preflight.Status.FAIL) {
+                    throw new CliException(checks.get(0).message(), 1, null);
+                }
+            } else {
+                Thread checking = new Thread(() -> reportChecks(preflight.run(Instant.now())), "tailor-heart-checks");
+                checking.setDaemon(true);
+                checking.start();
+            }
             String location = settings.kubernetes().stateConfigMap();
             // The controller reads the saved state before its first round (a dry run too) and
             // saves it only when it writes rules.
@@ -114,7 +143,7 @@ final class RunCommand implements Callable<Integer> {
                 controller.writeGuard(() -> {
                     String holder = anotherHolder(kubernetes, leaseName, leaseSeconds);
                     if (holder != null) {
-                        err.println("tailor: not writing: " + holder);
+                        LOG.warn("not writing: {}", holder);
                     }
                     return holder == null;
                 });
@@ -123,7 +152,7 @@ final class RunCommand implements Callable<Integer> {
             if (once) {
                 Controller.Round round = controller.round(Instant.now(), dryRun);
                 metrics.record(round);
-                report(round, out, err);
+                report(round, out);
                 return round.failure() == null ? 0 : 1;
             }
             if (dryRun) {
@@ -133,13 +162,13 @@ final class RunCommand implements Callable<Integer> {
             ControllerLoop loop = new ControllerLoop(controller, metrics, kubernetes, settings,
                     new ControllerLoop.Options(dryRun, lease, identity,
                             Duration.ofMillis(Math.round(settings.kubernetes().leaseSeconds() * 1000))),
-                    round -> report(round, out, err), System::currentTimeMillis);
+                    round -> report(round, out), System::currentTimeMillis);
             String address = metricsAddress != null ? metricsAddress : "0.0.0.0:9464";
             long staleMillis = loop.staleMillis();   // past it /healthz says 503 and the lease is not renewed
-            loop.onMessage(message -> err.println("tailor: " + message));
+            loop.onMessage(RunCommand::loopMessage);
             try (ControllerServer server = new ControllerServer(socket(address), metrics, () -> loop.alive(staleMillis),
                     () -> metrics.ready() || loop.standingBy())) {
-                err.println("tailor: serving /metrics, /healthz and /readyz on " + address + "; "
+                LOG.info("serving /metrics, /healthz and /readyz on " + address + "; "
                         + (lease == null ? (dryRun ? "dry run: no leader election, nothing written"
                         : "no leader election (one replica)") : "leader election on Lease " + lease + " as "
                         + identity) + "; a round every " + SimulationOutput.fmt(settings.roundSeconds()) + " s");
@@ -148,13 +177,70 @@ final class RunCommand implements Callable<Integer> {
                 while (loop.alive(staleMillis)) {
                     Thread.sleep(1_000);
                 }
-                err.println("tailor: the round loop stopped");
+                LOG.error("the round loop stopped");
                 return 1;
             } catch (IOException e) {
                 throw new CliException("--metrics-address: cannot listen on " + address + " (" + Json.reason(e) + ")");
             } finally {
                 loop.close();
             }
+        }
+    }
+
+    /** The configuration of {@code --config} (defaults without), with {@code --prometheus} applied; checked. */
+    static ControllerConfig settings(Path config, String prometheusUrl) {
+        try {
+            ControllerConfig settings = config == null ? ControllerConfig.DEFAULTS : ConfigFiles.read(config);
+            if (prometheusUrl != null) {
+                settings = settings.withPrometheusUrl(prometheusUrl);
+                List<String> problems = settings.problems();
+                if (!problems.isEmpty()) {
+                    throw new IllegalArgumentException("--prometheus: " + String.join("; ", problems));
+                }
+            }
+            return settings;
+        } catch (IllegalArgumentException e) {
+            throw new CliException(e.getMessage());
+        }
+    }
+
+    static PrometheusClient prometheus(ControllerConfig settings) {
+        try {
+            return PrometheusClient.of(settings.prometheus());
+        } catch (IllegalArgumentException e) {
+            throw new CliException(e.getMessage());
+        }
+    }
+
+    /**
+     * The start-up checks: a line per warning or failure with its fixes, then a summary; the checks
+     * that passed only count in the summary (`tailor heart check` lists them).
+     */
+    private static void reportChecks(List<Preflight.Check> checks) {
+        int ok = 0;
+        for (Preflight.Check check : checks) {
+            if (check.status() == Preflight.Status.OK) {
+                ok++;
+                continue;
+            }
+            String line = "check " + check.name() + " " + check.status().label() + ": " + check.message()
+                    + (check.fixes().isEmpty() ? "" : "; fix: " + String.join("; ", check.fixes()));
+            if (check.status() == Preflight.Status.FAIL) {
+                LOG.error(line);
+            } else {
+                LOG.warn(line);
+            }
+        }
+        LOG.info("start-up checks: " + ok + " of " + checks.size() + " ok"
+                + (ok == checks.size() ? "" : " (tailor heart check --config ... lists them all)"));
+    }
+
+    /** What the loop says outside rounds: its failures and stops as warnings, the rest as information. */
+    private static void loopMessage(String message) {
+        if (message.startsWith("cannot ") || message.startsWith("not ") || message.contains("no answer")) {
+            LOG.warn(message);
+        } else {
+            LOG.info(message);
         }
     }
 
@@ -182,7 +268,8 @@ final class RunCommand implements Callable<Integer> {
         try {
             current = kubernetes.resources(Lease.class).inNamespace(parts[0]).withName(parts[1]).get();
         } catch (KubernetesClientException e) {
-            return "cannot read Lease " + lease + " (" + e.getCode() + " " + e.getMessage() + ")";
+            return "cannot read Lease " + lease + " (" + KubernetesErrors.describe(e, String.valueOf(kubernetes
+                    .getMasterUrl())) + ")";
         }
         if (current == null || current.getSpec() == null || current.getSpec().getHolderIdentity() == null
                 || current.getSpec().getHolderIdentity().isEmpty() || current.getSpec().getRenewTime() == null) {
@@ -218,18 +305,18 @@ final class RunCommand implements Callable<Integer> {
         }
     }
 
-    private void report(Controller.Round round, PrintWriter out, PrintWriter err) {
-        round.notes().forEach(note -> err.println("note: " + note));
+    private void report(Controller.Round round, PrintWriter out) {
+        round.notes().forEach(note -> LOG.info("note: " + note));
         if (round.failure() != null) {
-            err.println("tailor: round failed (" + round.failure().name().toLowerCase(Locale.ROOT) + "): "
+            LOG.warn("round failed (" + round.failure().name().toLowerCase(Locale.ROOT) + "): "
                     + round.message() + "; the DestinationRules already applied stay");
             return;
         }
         long changed = round.changes().stream().filter(c -> c.action() != Actuator.Action.UNCHANGED).count();
-        err.printf(Locale.ROOT, "tailor: round %d planned in %.1f ms: %d replicas, %d call edges; %d rule(s) %s, %d"
-                        + " unchanged%n", round.plan().state().rounds(), round.planningNanos() / 1e6,
+        LOG.info(String.format(Locale.ROOT, "round %d planned in %.1f ms: %d replicas, %d call edges; %d rule(s) %s,"
+                        + " %d unchanged", round.plan().state().rounds(), round.planningNanos() / 1e6,
                 round.snapshot().replicas().size(), round.snapshot().calls().size(), changed,
-                dryRun ? "would change" : "changed", round.changes().size() - changed);
+                dryRun ? "would change" : "changed", round.changes().size() - changed));
         for (Actuator.Change change : round.changes()) {
             if (change.action() == Actuator.Action.UNCHANGED) {
                 continue;

@@ -120,6 +120,55 @@ class PlanCommandTest {
     }
 
     @Test
+    void plan_istio_ingressGateway_entryPointRuleTargetsTheGateway_othersStay() throws IOException {
+        Path snapshot = write("s.json", VALID);
+        Result r = tailor("heart", "plan", "--snapshot", snapshot.toString(), "--format", "istio", "--namespace",
+                "shop", "--ingress-gateway", "istio-system/istio=ingressgateway,app=istio-ingressgateway");
+
+        assertThat(r.exitCode()).as(r.err()).isZero();
+        assertThat(r.err()).doesNotContain("--ingress-gateway");
+        List<JsonNode> rules = readYamlDocuments(r.out());
+        JsonNode ingress = rules.stream().filter(rule -> rule.at("/metadata/name").asText().endsWith("ingress-to-a"))
+                .findFirst().orElseThrow();
+        // Istio applies a workloadSelector only in the rule's own namespace: the gateway's.
+        assertThat(ingress.at("/metadata/namespace").asText()).isEqualTo("istio-system");
+        assertThat(ingress.at("/spec/workloadSelector/matchLabels").properties()).extracting(Map.Entry::getKey)
+                .containsExactly("app", "istio");
+        assertThat(ingress.at("/spec/workloadSelector/matchLabels/istio").asText()).isEqualTo("ingressgateway");
+        assertThat(ingress.at("/spec/workloadSelector/matchLabels/app").asText()).isEqualTo("istio-ingressgateway");
+        assertThat(ingress.at("/spec/host").asText()).isEqualTo("a.shop.svc.cluster.local");
+        JsonNode inner = rules.stream().filter(rule -> rule.at("/metadata/name").asText().endsWith("a-to-b"))
+                .findFirst().orElseThrow();
+        assertThat(inner.at("/metadata/namespace").asText()).isEqualTo("shop");
+        assertThat(inner.at("/spec/workloadSelector/matchLabels/app").asText()).isEqualTo("a");
+    }
+
+    @Test
+    void plan_istio_withoutIngressGateway_saysWhereTheEntryPointRuleAims() throws IOException {
+        Result r = tailor("heart", "plan", "--snapshot", write("s.json", VALID).toString(), "--format", "istio");
+
+        assertThat(r.exitCode()).isZero();
+        assertThat(r.err()).contains("the rules of entry point ingress select pods labelled app=ingress in namespace"
+                + " default").contains("--ingress-gateway NAMESPACE/SELECTOR");
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "istio=ingressgateway            | --ingress-gateway: \"istio=ingressgateway\" (expected: NAMESPACE/KEY=VALUE",
+        "Istio-System/istio=gw           | --ingress-gateway: namespace \"Istio-System\"",
+        "istio-system/istio              | --ingress-gateway: selector \"istio\"",
+        "istio-system/a=b,a=c            | --ingress-gateway: selector \"a=c\"",
+        "istio-system/istio=bad value    | --ingress-gateway: selector \"istio=bad value\""})
+    void plan_istio_badIngressGateway_exit2NamingIt(String value, String message) throws IOException {
+        Result r = tailor("heart", "plan", "--snapshot", write("s.json", VALID).toString(), "--format", "istio",
+                "--ingress-gateway", value);
+
+        assertThat(r.exitCode()).isEqualTo(2);
+        assertThat(r.err()).contains(message);
+        assertThat(r.out()).isEmpty();
+    }
+
+    @Test
     void plan_state_consecutiveRunsAreConsecutiveRounds() throws IOException {
         Path snapshot = write("s.json", VALID);
         Path state = dir.resolve("state.json");

@@ -14,6 +14,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -36,6 +37,9 @@ class RunCommandTest {
     static void start() throws Exception {
         prometheus = ShopCluster.prometheus();
         ShopCluster.create(client);
+        ShopCluster.createMesh(client, "1.24.2");
+        server.expect().post().withPath(dev.tailor.testkit.AccessReviews.PATH).andReply(201,
+                request -> dev.tailor.testkit.AccessReviews.answer(request.getUtf8Body(), java.util.Set.of())).always();
     }
 
     @AfterAll
@@ -75,7 +79,7 @@ class RunCommandTest {
         Files.writeString(file, """
                 prometheus:
                   url: %s
-                  windowSeconds: 5
+                  windowSeconds: 10
                   delayWindowSeconds: 5
                 kubernetes:
                   namespaces: [shop]
@@ -89,7 +93,9 @@ class RunCommandTest {
 
         assertThat(result.exitCode()).as(result.err()).isZero();
         assertThat(result.err()).contains("round 1 planned in").contains("6 replicas, 2 call edges")
-                .contains("2 rule(s) would change");
+                .contains("2 rule(s) would change")
+                // The checks of `tailor heart check` run first; their summary says how many passed.
+                .contains("tailor: start-up checks: ");
         assertThat(result.out())
                 .contains("create DestinationRule istio-system/tailor-heart-istio-ingressgateway-to-frontend")
                 .contains("create DestinationRule shop/tailor-heart-frontend-to-cart")
@@ -97,6 +103,30 @@ class RunCommandTest {
                 .contains("from: eu/eu-a/w3");
         assertThat(client.genericKubernetesResources(Actuator.DESTINATION_RULE).inAnyNamespace().list().getItems())
                 .isEmpty();
+    }
+
+    @Test
+    void runOnceDryRun_logFormatJson_everyStderrLineIsAJsonObject() throws Exception {
+        PlanCommandTest.Result result = tailor("heart", "run", "--kubeconfig", kubeconfig().toString(), "--config",
+                config().toString(), "--once", "--dry-run", "--log-format", "json");
+
+        assertThat(result.exitCode()).as(result.err()).isZero();
+        com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+        List<String> lines = result.err().lines().toList();
+        assertThat(lines).isNotEmpty();
+        List<String> messages = new java.util.ArrayList<>();
+        for (String line : lines) {
+            com.fasterxml.jackson.databind.JsonNode event = json.readTree(line);
+            assertThat(event.isObject()).as(line).isTrue();
+            assertThat(event.get("level").asText()).as(line).isIn("ERROR", "WARN", "INFO");
+            assertThat(event.get("time").asText()).as(line).endsWith("Z");
+            messages.add(event.get("message").asText());
+        }
+        assertThat(messages).anyMatch(m -> m.startsWith("cluster "))
+                .anyMatch(m -> m.matches("round \\d+ planned in .*"))
+                .anyMatch(m -> m.equals("start-up checks: 12 of 12 ok"));
+        // The plan itself is the command's output, not a log line.
+        assertThat(result.out()).contains("create DestinationRule shop/tailor-heart-frontend-to-cart");
     }
 
     @Test
@@ -244,5 +274,38 @@ class RunCommandTest {
                 config().toString(), "--prometheus", "http://", "--once");
         assertThat(result.exitCode()).as(result.err()).isEqualTo(2);
         assertThat(result.err()).contains("prometheus.url: \"http://\" (expected: an http:// or https:// URL with a host");
+    }
+
+    @Test
+    void runOnce_noClusterReachable_saysSo_insteadOfTheClientsException() throws Exception {
+        Path nowhere = dir.resolve("nowhere");
+        Files.writeString(nowhere, """
+                apiVersion: v1
+                kind: Config
+                clusters: [{name: c, cluster: {server: "https://no-such-cluster.invalid:6443"}}]
+                users: [{name: u, user: {token: t}}]
+                contexts: [{name: c, context: {cluster: c, user: u}}]
+                current-context: c
+                """);
+
+        PlanCommandTest.Result result = tailor("heart", "run", "--kubeconfig", nowhere.toString(), "--config",
+                config().toString(), "--once", "--dry-run");
+
+        assertThat(result.exitCode()).isEqualTo(1);
+        assertThat(result.err()).contains("ERROR tailor: no cluster reachable: https://no-such-cluster.invalid:6443/:"
+                + " its host name does not resolve").doesNotContain("cannot read the ATPM state")
+                .doesNotContain("\tat ");
+
+        // In JSON, the refusal is a JSON line like the others.
+        PlanCommandTest.Result json = tailor("heart", "run", "--kubeconfig", nowhere.toString(), "--config",
+                config().toString(), "--once", "--dry-run", "--log-format", "json");
+        assertThat(json.exitCode()).isEqualTo(1);
+        com.fasterxml.jackson.databind.ObjectMapper mapper = new com.fasterxml.jackson.databind.ObjectMapper();
+        List<com.fasterxml.jackson.databind.JsonNode> lines = new java.util.ArrayList<>();
+        for (String line : json.err().lines().toList()) {
+            lines.add(mapper.readTree(line));
+        }
+        assertThat(lines.get(lines.size() - 1).get("level").asText()).isEqualTo("ERROR");
+        assertThat(lines.get(lines.size() - 1).get("message").asText()).startsWith("no cluster reachable: ");
     }
 }

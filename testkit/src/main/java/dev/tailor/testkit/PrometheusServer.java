@@ -56,10 +56,26 @@ public final class PrometheusServer implements AutoCloseable {
      *                        data with a warning about the failed remote read, its way of saying the
      *                        answer may be partial
      */
-    public record Options(String history, boolean failingRemoteRead) {
+    public record Options(String history, boolean failingRemoteRead, Web web) {
 
         /** No history, no failing remote read. */
-        public static final Options DEFAULT = new Options(null, false);
+        public static final Options DEFAULT = new Options(null, false, null);
+
+        /** Without a web configuration (plain HTTP, no authentication). */
+        public Options(String history, boolean failingRemoteRead) {
+            this(history, failingRemoteRead, null);
+        }
+    }
+
+    /**
+     * Prometheus's own {@code --web.config.file}, for a server behind TLS and authentication.
+     *
+     * @param configYaml    its content ({@code tls_server_config}, {@code basic_auth_users}; files by
+     *                      absolute path)
+     * @param tls           whether it serves HTTPS (then {@link #url()} is {@code https://})
+     * @param authorization the {@code Authorization} header the readiness check sends, or {@code null}
+     */
+    public record Web(String configYaml, boolean tls, String authorization) {
     }
 
     /**
@@ -137,20 +153,32 @@ public final class PrometheusServer implements AutoCloseable {
                 throw e;
             }
         }
-        Process process = new ProcessBuilder(binary.toString(),
+        java.util.List<String> command = new java.util.ArrayList<>(java.util.List.of(binary.toString(),
                 "--config.file=" + dir.resolve("prometheus.yml"),
                 "--storage.tsdb.path=" + dir.resolve("data"),
                 "--web.listen-address=127.0.0.1:" + port,
-                "--log.level=warn")
+                "--log.level=warn"));
+        Web web = options.web();
+        if (web != null) {
+            Files.writeString(dir.resolve("web.yml"), web.configYaml());
+            command.add("--web.config.file=" + dir.resolve("web.yml"));
+        }
+        Process process = new ProcessBuilder(command)
                 .redirectErrorStream(true)
                 .redirectOutput(dir.resolve("prometheus.log").toFile())
                 .start();
-        PrometheusServer server = new PrometheusServer(process, exporter, dir, URI.create("http://127.0.0.1:" + port));
-        HttpClient http = HttpClient.newHttpClient();
+        String scheme = web != null && web.tls() ? "https" : "http";
+        PrometheusServer server = new PrometheusServer(process, exporter, dir, URI.create(scheme + "://127.0.0.1:"
+                + port));
+        HttpClient http = web != null && web.tls() ? HttpClient.newBuilder().sslContext(trustingEveryone()).build()
+                : HttpClient.newHttpClient();
         boolean ready = server.await(Duration.ofSeconds(30), () -> {
             try {
-                return http.send(HttpRequest.newBuilder(server.url.resolve("/-/ready")).build(),
-                        HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
+                HttpRequest.Builder probe = HttpRequest.newBuilder(server.url.resolve("/-/ready"));
+                if (web != null && web.authorization() != null) {
+                    probe.header("Authorization", web.authorization());
+                }
+                return http.send(probe.build(), HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
             } catch (IOException e) {
                 return false;
             } catch (InterruptedException e) {
@@ -222,6 +250,49 @@ public final class PrometheusServer implements AutoCloseable {
             files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         } catch (IOException ignored) {
             // a temporary directory; best effort
+        }
+    }
+
+    /** Accepts any certificate for any host: the readiness check of a server with a test certificate. */
+    private static javax.net.ssl.SSLContext trustingEveryone() {
+        javax.net.ssl.X509ExtendedTrustManager everyone = new javax.net.ssl.X509ExtendedTrustManager() {
+            @Override
+            public void checkClientTrusted(java.security.cert.X509Certificate[] c, String a, java.net.Socket s) {
+            }
+
+            @Override
+            public void checkServerTrusted(java.security.cert.X509Certificate[] c, String a, java.net.Socket s) {
+            }
+
+            @Override
+            public void checkClientTrusted(java.security.cert.X509Certificate[] c, String a,
+                    javax.net.ssl.SSLEngine e) {
+            }
+
+            @Override
+            public void checkServerTrusted(java.security.cert.X509Certificate[] c, String a,
+                    javax.net.ssl.SSLEngine e) {
+            }
+
+            @Override
+            public void checkClientTrusted(java.security.cert.X509Certificate[] c, String a) {
+            }
+
+            @Override
+            public void checkServerTrusted(java.security.cert.X509Certificate[] c, String a) {
+            }
+
+            @Override
+            public java.security.cert.X509Certificate[] getAcceptedIssuers() {
+                return new java.security.cert.X509Certificate[0];
+            }
+        };
+        try {
+            javax.net.ssl.SSLContext context = javax.net.ssl.SSLContext.getInstance("TLS");
+            context.init(null, new javax.net.ssl.TrustManager[] {everyone}, null);
+            return context;
+        } catch (java.security.GeneralSecurityException e) {
+            throw new IllegalStateException(e);
         }
     }
 

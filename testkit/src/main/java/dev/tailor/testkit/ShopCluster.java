@@ -249,4 +249,36 @@ public final class ShopCluster {
         }
         return samples;
     }
+
+    /**
+     * What an Istio mesh with the delay exporter adds to {@link #create}'s cluster: Istio's
+     * DestinationRule CRD serving v1 (and v1beta1, v1alpha3), istiod {@code istio-system/istiod} at
+     * image tag {@code istioVersion}, and the kubenurse DaemonSet ({@code kube-system/kubenurse}) with
+     * a ready pod on every node.
+     */
+    public static void createMesh(KubernetesClient client, String istioVersion) {
+        List<io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionVersion> versions =
+                new java.util.ArrayList<>();
+        for (String version : List.of("v1", "v1beta1", "v1alpha3")) {
+            versions.add(new io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionVersionBuilder()
+                    .withName(version).withServed(true).withStorage(version.equals("v1")).build());
+        }
+        client.apiextensions().v1().customResourceDefinitions().resource(
+                new io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionBuilder().withNewMetadata()
+                        .withName("destinationrules.networking.istio.io").endMetadata().withNewSpec()
+                        .withGroup("networking.istio.io").withScope("Namespaced").withNewNames()
+                        .withKind("DestinationRule").withPlural("destinationrules").endNames()
+                        .withVersions(versions).endSpec().build()).create();
+        client.apps().deployments().inNamespace("istio-system").resource(
+                new io.fabric8.kubernetes.api.model.apps.DeploymentBuilder().withNewMetadata().withName("istiod")
+                        .withNamespace("istio-system").addToLabels("app", "istiod").endMetadata().withNewSpec()
+                        .withNewTemplate().withNewSpec().addNewContainer().withName("discovery")
+                        .withImage("docker.io/istio/pilot:" + istioVersion).endContainer().endSpec().endTemplate()
+                        .endSpec().build()).create();
+        client.apps().daemonSets().inNamespace("kube-system").resource(
+                new io.fabric8.kubernetes.api.model.apps.DaemonSetBuilder().withNewMetadata().withName("kubenurse")
+                        .withNamespace("kube-system").addToLabels("app.kubernetes.io/name", "kubenurse").endMetadata()
+                        .withNewStatus().withDesiredNumberScheduled(NODES.size()).withNumberReady(NODES.size())
+                        .endStatus().build()).create();
+    }
 }

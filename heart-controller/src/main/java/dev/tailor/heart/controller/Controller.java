@@ -369,14 +369,12 @@ public final class Controller {
                 shortfalls);
     }
 
-    /** fabric8's message names the operation; the cause says what went wrong. */
-    private static String detail(KubernetesClientException e) {
-        Throwable root = e;
-        while (root.getCause() != null && root.getCause() != root) {
-            root = root.getCause();
-        }
-        String message = e.getMessage() == null ? "" : e.getMessage().replaceAll("\\s+", " ").strip();
-        return root == e ? message : message + " (" + root + ")";
+    /**
+     * One line: the verb, the resource, the HTTP code and the API server's message, or "no cluster
+     * reachable: ..." when no API server answered ({@link KubernetesErrors}).
+     */
+    private String detail(KubernetesClientException e) {
+        return KubernetesErrors.describe(e, String.valueOf(kubernetes.getMasterUrl()));
     }
 
     private Round failed(FailureReason reason, String message, Snapshot snapshot, List<String> notes) {
@@ -404,8 +402,16 @@ public final class Controller {
         for (ClusterView.PodInfo pod : view.pods()) {
             namespaceOf.putIfAbsent(pod.component(), pod.namespace());
         }
+        // Entry points listed by their own labels are selected by them in their rules, too.
+        Map<String, Map<String, String>> selectorOf = new TreeMap<>();
+        for (String entry : config.kubernetes().entryPoints()) {
+            EntryPoint point = EntryPoint.parse(entry, config.kubernetes().componentLabel());
+            if (point.bySelector(config.kubernetes().componentLabel())) {
+                selectorOf.put(point.name(), point.selector());
+            }
+        }
         return new DestinationRules.Options(namespaceOf, config.kubernetes().namespaces().get(0),
-                config.kubernetes().componentLabel(), config.kubernetes().clusterDomain());
+                config.kubernetes().componentLabel(), config.kubernetes().clusterDomain(), selectorOf);
     }
 
     private List<String> namespaces(ClusterView view) {

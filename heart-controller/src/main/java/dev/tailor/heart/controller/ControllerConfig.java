@@ -95,9 +95,19 @@ public record ControllerConfig(Prometheus prometheus, Kubernetes kubernetes, Dou
      *                            (default {@code path_}, kubenurse's neighbour checks)
      * @param delayOneWayFraction one-way delay = this × the measured request duration (default 0.5: an
      *                            HTTP probe takes a round trip; our reading)
+     * @param bearerTokenFile     a file whose content (trimmed) is sent as {@code Authorization: Bearer},
+     *                            read again for every query so a rotated token is picked up (default
+     *                            none); not with {@code basicAuth}
+     * @param basicAuth           HTTP basic authentication (default none)
+     * @param tls                 how the server's certificate is checked on an {@code https://} URL
+     *                            (default: the JVM's trusted CAs and the host name)
+     * @param headers             more request headers, e.g. {@code X-Scope-OrgID} for Grafana Mimir or
+     *                            Cortex (default none); not {@code Authorization} when an
+     *                            authentication above is set
      */
     public record Prometheus(String url, Double timeoutSeconds, Double windowSeconds, Double delayWindowSeconds,
-            Queries queries, Labels labels, String delayTargetPrefix, Double delayOneWayFraction) {
+            Queries queries, Labels labels, String delayTargetPrefix, Double delayOneWayFraction,
+            String bearerTokenFile, BasicAuth basicAuth, Tls tls, Map<String, String> headers) {
 
         public Prometheus {
             url = url == null ? "http://prometheus.istio-system:9090" : url;
@@ -108,6 +118,47 @@ public record ControllerConfig(Prometheus prometheus, Kubernetes kubernetes, Dou
             labels = labels == null ? new Labels(null, null, null, null, null, null) : labels;
             delayTargetPrefix = delayTargetPrefix == null ? "path_" : delayTargetPrefix;
             delayOneWayFraction = delayOneWayFraction == null ? 0.5 : delayOneWayFraction;
+            tls = tls == null ? new Tls(null, null) : tls;
+            headers = headers == null ? Map.of() : Map.copyOf(new java.util.TreeMap<>(headers));
+        }
+
+        /** Without authentication, TLS settings or headers (their defaults). */
+        public Prometheus(String url, Double timeoutSeconds, Double windowSeconds, Double delayWindowSeconds,
+                Queries queries, Labels labels, String delayTargetPrefix, Double delayOneWayFraction) {
+            this(url, timeoutSeconds, windowSeconds, delayWindowSeconds, queries, labels, delayTargetPrefix,
+                    delayOneWayFraction, null, null, null, null);
+        }
+
+        /** This configuration with another URL. */
+        public Prometheus withUrl(String other) {
+            return new Prometheus(other, timeoutSeconds, windowSeconds, delayWindowSeconds, queries, labels,
+                    delayTargetPrefix, delayOneWayFraction, bearerTokenFile, basicAuth, tls, headers);
+        }
+    }
+
+    /**
+     * HTTP basic authentication to Prometheus: a user name and its password, given in the file or
+     * (for trying out; a Secret mounted as a file is the way in a cluster) inline.
+     *
+     * @param username     the user
+     * @param password     the password inline; not with {@code passwordFile}
+     * @param passwordFile a file holding the password (trailing newline ignored), read for every query
+     */
+    public record BasicAuth(String username, String password, String passwordFile) {
+    }
+
+    /**
+     * How the Prometheus server's certificate is checked.
+     *
+     * @param caFile             PEM file of the CA certificate(s) to trust instead of the JVM's
+     *                           (default: the JVM's)
+     * @param insecureSkipVerify accept any certificate for any host name (default false; for trying
+     *                           out only: anyone on the path can then read the queries and forge
+     *                           the answers)
+     */
+    public record Tls(String caFile, Boolean insecureSkipVerify) {
+        public Tls {
+            insecureSkipVerify = insecureSkipVerify != null && insecureSkipVerify;
         }
     }
 
@@ -167,8 +218,10 @@ public record ControllerConfig(Prometheus prometheus, Kubernetes kubernetes, Dou
      * @param clusterDomain  for callee hosts {@code <component>.<namespace>.svc.<domain>} (default
      *                       {@code cluster.local})
      * @param fieldManager   server-side-apply field manager (default {@code tailor-heart})
-     * @param entryPoints    workloads (namespace/name) whose calls Tailor does not route, e.g. the
-     *                       ingress gateway (default {@code istio-system/istio-ingressgateway})
+     * @param entryPoints    workloads whose calls Tailor does not route, e.g. the ingress gateway:
+     *                       {@code namespace/workload} (pods labelled {@code componentLabel=workload})
+     *                       or {@code namespace/KEY=VALUE[,KEY=VALUE...]} (pods with those labels),
+     *                       see {@link EntryPoint} (default {@code istio-system/istio-ingressgateway})
      * @param stateConfigMap {@code namespace/name} of the ConfigMap holding the ATPM state between
      *                       restarts (default {@code tailor-system/tailor-heart-state}; {@code ""} to
      *                       keep it in memory only)
@@ -229,9 +282,7 @@ public record ControllerConfig(Prometheus prometheus, Kubernetes kubernetes, Dou
 
     /** This configuration with another Prometheus URL (not validated; see {@link #problems()}). */
     public ControllerConfig withPrometheusUrl(String url) {
-        Prometheus p = prometheus;
-        return new ControllerConfig(new Prometheus(url, p.timeoutSeconds(), p.windowSeconds(), p.delayWindowSeconds(),
-                p.queries(), p.labels(), p.delayTargetPrefix(), p.delayOneWayFraction()), kubernetes, roundSeconds,
+        return new ControllerConfig(prometheus.withUrl(url), kubernetes, roundSeconds,
                 sameNodeDelayMillis, maxShareMovePerRound, capacityShortfall, planner);
     }
 
@@ -254,6 +305,7 @@ public record ControllerConfig(Prometheus prometheus, Kubernetes kubernetes, Dou
                     + " http://prometheus.istio-system:9090)");
         }
         range(problems, "prometheus.timeoutSeconds", prometheus.timeoutSeconds(), 0.1, 600);
+        authProblems(problems);
         range(problems, "prometheus.windowSeconds", prometheus.windowSeconds(), 1, 3600);
         range(problems, "prometheus.delayWindowSeconds", prometheus.delayWindowSeconds(), 1, 86_400);
         range(problems, "prometheus.delayOneWayFraction", prometheus.delayOneWayFraction(), 0.01, 1);
@@ -317,11 +369,71 @@ public record ControllerConfig(Prometheus prometheus, Kubernetes kubernetes, Dou
         range(problems, "kubernetes.leaseSeconds", kubernetes.leaseSeconds(), 2, 600);
         for (int i = 0; i < kubernetes.entryPoints().size(); i++) {
             String entry = kubernetes.entryPoints().get(i);
-            if (entry == null || !entry.matches("[a-z0-9-]+/[a-z0-9]([-a-z0-9.]*[a-z0-9])?")) {
-                problems.add("kubernetes.entryPoints[" + i + "]: " + quote(entry) + " (expected: namespace/workload)");
+            try {
+                EntryPoint.parse(entry, kubernetes.componentLabel());
+            } catch (IllegalArgumentException e) {
+                problems.add("kubernetes.entryPoints[" + i + "]: " + quote(entry) + " (" + e.getMessage() + ")");
             }
         }
         return problems;
+    }
+
+    /** Authentication, TLS and headers of {@code prometheus}: contradictions and unreadable files. */
+    private void authProblems(List<String> problems) {
+        Prometheus p = prometheus;
+        BasicAuth basic = p.basicAuth();
+        if (p.bearerTokenFile() != null) {
+            if (basic != null) {
+                problems.add("prometheus.bearerTokenFile and prometheus.basicAuth: both set (expected: one"
+                        + " authentication)");
+            }
+            readable(problems, "prometheus.bearerTokenFile", p.bearerTokenFile());
+        }
+        if (basic != null) {
+            if (basic.username() == null || basic.username().isEmpty() || basic.username().contains(":")) {
+                problems.add("prometheus.basicAuth.username: " + quote(basic.username())
+                        + " (expected: a user name without ':')");
+            }
+            if ((basic.password() == null) == (basic.passwordFile() == null)) {
+                problems.add("prometheus.basicAuth: " + (basic.password() == null ? "neither password nor passwordFile"
+                        : "both password and passwordFile") + " (expected: one of them)");
+            }
+            if (basic.passwordFile() != null) {
+                readable(problems, "prometheus.basicAuth.passwordFile", basic.passwordFile());
+            }
+        }
+        Tls tls = p.tls();
+        if (tls.caFile() != null) {
+            if (tls.insecureSkipVerify()) {
+                problems.add("prometheus.tls: caFile and insecureSkipVerify: true both set (expected: one; a CA is"
+                        + " not checked when verification is skipped)");
+            }
+            readable(problems, "prometheus.tls.caFile", tls.caFile());
+        }
+        if ((tls.caFile() != null || tls.insecureSkipVerify()) && p.url().startsWith("http://")) {
+            problems.add("prometheus.tls: set for " + quote(p.url()) + " (expected: an https:// URL)");
+        }
+        p.headers().forEach((name, value) -> {
+            if (name == null || !name.matches("[!#$%&'*+.^_`|~0-9A-Za-z-]+")) {
+                problems.add("prometheus.headers: " + quote(name) + " (expected: an HTTP header name)");
+            } else if (value == null || value.chars().anyMatch(c -> c == '\r' || c == '\n')) {
+                problems.add("prometheus.headers." + name + ": " + (value == null ? "missing" : "holds a line break")
+                        + " (expected: a one-line value)");
+            } else if (name.equalsIgnoreCase("Authorization") && (p.bearerTokenFile() != null || basic != null)) {
+                problems.add("prometheus.headers.Authorization: set with bearerTokenFile or basicAuth (expected: one"
+                        + " authentication)");
+            } else if (java.util.Set.of("host", "content-length", "connection", "expect", "upgrade")
+                    .contains(name.toLowerCase(java.util.Locale.ROOT))) {
+                problems.add("prometheus.headers." + name + ": set by the HTTP client (expected: another header)");
+            }
+        });
+    }
+
+    private static void readable(List<String> problems, String field, String file) {
+        java.nio.file.Path path = java.nio.file.Path.of(file);
+        if (!java.nio.file.Files.isRegularFile(path) || !java.nio.file.Files.isReadable(path)) {
+            problems.add(field + ": \"" + file + "\" (expected: a readable file)");
+        }
     }
 
     private static boolean validHttpUrl(String url) {

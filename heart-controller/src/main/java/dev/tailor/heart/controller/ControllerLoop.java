@@ -291,7 +291,10 @@ public final class ControllerLoop implements AutoCloseable {
         Throwable cause = failure.getCause() != null && failure instanceof java.util.concurrent.CompletionException
                 ? failure.getCause() : failure;
         if (watchesFailing.add(namespace)) {
-            log.accept("cannot watch pods in namespace " + namespace + " (" + cause.getMessage() + "): re-plans on"
+            String why = cause instanceof KubernetesClientException k
+                    ? KubernetesErrors.describe(k, String.valueOf(client.getMasterUrl()))
+                    : String.valueOf(cause.getMessage()).replaceAll("\\s+", " ").strip();
+            log.accept("cannot watch pods in namespace " + namespace + " (" + why + "): re-plans on"
                     + " pod events are off until it can; retried before every round; rounds go on");
         }
     }

@@ -1,5 +1,8 @@
 package dev.tailor.heart.controller;
 
+import dev.tailor.heart.NodeRoute;
+import dev.tailor.heart.Replica;
+import dev.tailor.heart.Route;
 import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.core.metrics.Gauge;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
@@ -10,7 +13,13 @@ import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.LongSupplier;
 
 /**
@@ -33,11 +42,26 @@ import java.util.function.LongSupplier;
  *       above its capacity (applied or held);</li>
  *   <li>{@code tailor_heart_nodes_missing_locality_labels} — nodes hosting the application's pods
  *       that lack a locality label Istio reads, so rules address them with other nodes or not at all
- *       ({@link Controller#nodesMissingLocalityLabels()}).</li>
+ *       ({@link Controller#nodesMissingLocalityLabels()});</li>
+ *   <li>{@code tailor_heart_route_share{caller, callee, from_node, to_node}} — per call edge of the
+ *       last plan (the routes its rules carry, after the share cap), the fraction of the calls from
+ *       {@code from_node} that go to {@code to_node}: one series per caller node with calls and per
+ *       callee node with a replica in the snapshot (0 when it gets none), so a route that drops to 0
+ *       stays on the graph; the series of an edge or a node gone from the plan go with it;</li>
+ *   <li>{@code tailor_heart_route_share_series_dropped} — series of the last plan not exported
+ *       because they were more than the limit (0 normally).</li>
  * </ul>
- * Thread-safe.
+ * <b>Cardinality of the route shares:</b> at most (call edges) × (caller nodes) × (callee nodes)
+ * series, e.g. 20 edges on 10 nodes: 2,000. Past {@link #DEFAULT_ROUTE_SHARE_SERIES_LIMIT} series a
+ * plan exports none of them (a partial set would graph wrong sums) and says how many in
+ * {@code tailor_heart_route_share_series_dropped}.
+ *
+ * <p>Thread-safe.
  */
 public final class ControllerMetrics {
+
+    /** The most route-share series one plan exports. */
+    public static final int DEFAULT_ROUTE_SHARE_SERIES_LIMIT = 10_000;
 
     private final PrometheusRegistry registry = new PrometheusRegistry();
     private final Counter rounds;
@@ -50,13 +74,25 @@ public final class ControllerMetrics {
     private final Gauge shortfall;
     private final Counter shortfallRounds;
     private final Gauge nodesMissingLocalityLabels;
+    private final Gauge routeShare;
+    private final Gauge routeShareDropped;
+    private final int routeShareSeriesLimit;
     private final LongSupplier epochMillis;
     private volatile long lastAppliedMillis = -1;
     private volatile boolean ready;
 
     /** @param epochMillis wall clock for the plan's age (e.g. {@code System::currentTimeMillis}) */
     public ControllerMetrics(LongSupplier epochMillis) {
+        this(epochMillis, DEFAULT_ROUTE_SHARE_SERIES_LIMIT);
+    }
+
+    /**
+     * @param epochMillis           wall clock for the plan's age
+     * @param routeShareSeriesLimit the most {@code tailor_heart_route_share} series a plan exports
+     */
+    public ControllerMetrics(LongSupplier epochMillis, int routeShareSeriesLimit) {
         this.epochMillis = epochMillis;
+        this.routeShareSeriesLimit = routeShareSeriesLimit;
         rounds = Counter.builder().name("tailor_heart_rounds_total").help("HEART rounds run").register(registry);
         failures = Counter.builder().name("tailor_heart_round_failures_total")
                 .help("Rounds that changed nothing, by reason").labelNames("reason").register(registry);
@@ -88,6 +124,12 @@ public final class ControllerMetrics {
         nodesMissingLocalityLabels = Gauge.builder().name("tailor_heart_nodes_missing_locality_labels")
                 .help("Nodes hosting the application's pods without a locality label Istio reads (region, zone,"
                         + " topology.istio.io/subzone)").register(registry);
+        routeShare = Gauge.builder().name("tailor_heart_route_share")
+                .help("Fraction of the calls of caller on from_node to callee that the last plan sends to to_node")
+                .labelNames("caller", "callee", "from_node", "to_node").register(registry);
+        routeShareDropped = Gauge.builder().name("tailor_heart_route_share_series_dropped")
+                .help("Route-share series of the last plan not exported: more than the limit").register(registry);
+        routeShareDropped.set(0);
         GaugeWithCallback.builder().name("tailor_heart_last_applied_plan_age_seconds")
                 .help("Seconds since DestinationRules were last applied successfully")
                 .callback(callback -> {
@@ -113,6 +155,7 @@ public final class ControllerMetrics {
             return;
         }
         planning.observe(round.planningNanos() / 1e9);
+        routeShares(round);
         linksPruned.set(round.plan().allocation().routes().stream().mapToInt(r -> r.prunedLinks().size()).sum());
         ready = true;
         if (round.applied()) {
@@ -122,6 +165,37 @@ public final class ControllerMetrics {
                 }
             }
             lastAppliedMillis = epochMillis.getAsLong();
+        }
+    }
+
+    /** The shares of the round's routes, one series per caller node and callee node (see the class comment). */
+    private void routeShares(Controller.Round round) {
+        Map<String, Set<String>> calleeNodes = new HashMap<>();
+        if (round.snapshot() != null) {
+            for (Replica replica : round.snapshot().replicas()) {
+                calleeNodes.computeIfAbsent(replica.component(), c -> new TreeSet<>()).add(replica.node());
+            }
+        }
+        List<String[]> labels = new ArrayList<>();
+        List<Double> values = new ArrayList<>();
+        for (Route route : round.routes()) {
+            for (NodeRoute from : route.from()) {
+                Set<String> to = new TreeSet<>(calleeNodes.getOrDefault(route.callee(), Set.of()));
+                to.addAll(from.toNodes().keySet());
+                for (String node : to) {
+                    labels.add(new String[] {route.caller(), route.callee(), from.fromNode(), node});
+                    values.add(from.toNodes().getOrDefault(node, 0.0));
+                }
+            }
+        }
+        routeShare.clear();
+        if (labels.size() > routeShareSeriesLimit) {
+            routeShareDropped.set(labels.size());
+            return;
+        }
+        routeShareDropped.set(0);
+        for (int i = 0; i < labels.size(); i++) {
+            routeShare.labelValues(labels.get(i)).set(values.get(i));
         }
     }
 

@@ -48,12 +48,27 @@ public final class DestinationRules {
      * @param defaultNamespace namespace of components not in {@code namespaceOf}
      * @param selectorLabel the pod label whose value is the component (e.g. {@code app})
      * @param clusterDomain e.g. {@code cluster.local}
+     * @param selectorOf    caller → the labels its rules' {@code workloadSelector} matches, for callers
+     *                      whose pods are not selected by {@code selectorLabel=<caller>} (e.g. an ingress
+     *                      gateway labelled {@code istio=ingressgateway}); others are not in it
      */
     public record Options(Map<String, String> namespaceOf, String defaultNamespace, String selectorLabel,
-            String clusterDomain) {
+            String clusterDomain, Map<String, Map<String, String>> selectorOf) {
 
         public Options {
             namespaceOf = Map.copyOf(namespaceOf);
+            selectorOf = selectorOf == null ? Map.of() : Map.copyOf(selectorOf);
+        }
+
+        /** Every caller selected by {@code selectorLabel=<caller>}. */
+        public Options(Map<String, String> namespaceOf, String defaultNamespace, String selectorLabel,
+                String clusterDomain) {
+            this(namespaceOf, defaultNamespace, selectorLabel, clusterDomain, Map.of());
+        }
+
+        /** The labels the rules of {@code caller} select its pods by. */
+        Map<String, String> selector(String caller) {
+            return selectorOf.getOrDefault(caller, Map.of(selectorLabel, caller));
         }
 
         String namespace(String component) {
@@ -98,7 +113,8 @@ public final class DestinationRules {
             labels.put("tailor.dev/callee", route.callee());
             ObjectNode spec = rule.putObject("spec");
             spec.put("host", route.callee() + "." + options.namespace(route.callee()) + ".svc." + options.clusterDomain());
-            spec.putObject("workloadSelector").putObject("matchLabels").put(options.selectorLabel(), route.caller());
+            ObjectNode matchLabels = spec.putObject("workloadSelector").putObject("matchLabels");
+            new java.util.TreeMap<>(options.selector(route.caller())).forEach(matchLabels::put);
             ObjectNode trafficPolicy = spec.putObject("trafficPolicy");
             ObjectNode loadBalancer = trafficPolicy.putObject("loadBalancer");
             // Inside a locality Envoy picks by least request, as HEART assumes within a node group.

@@ -40,10 +40,10 @@ public final class KubernetesDiscovery {
             }
         }
         for (String entry : config.entryPoints()) {
-            String[] parts = entry.split("/", 2);
-            for (Pod pod : client.pods().inNamespace(parts[0]).withLabel(config.componentLabel(), parts[1]).list()
+            EntryPoint point = EntryPoint.parse(entry, config.componentLabel());
+            for (Pod pod : client.pods().inNamespace(point.namespace()).withLabels(point.selector()).list()
                     .getItems()) {
-                add(pod, parts[1], true, nodes, pods, placed, skipped);
+                add(pod, point.name(), true, nodes, pods, placed, skipped);
             }
         }
         IstioLocality.Keys keys = IstioLocality.keys(nodes, placed);

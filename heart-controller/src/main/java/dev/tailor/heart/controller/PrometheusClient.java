@@ -81,15 +81,38 @@ public final class PrometheusClient {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
+    /** The headers of a request, read anew for each (a token file may have been rotated). */
+    @FunctionalInterface
+    interface Headers {
+        Map<String, String> get() throws IOException;
+    }
+
     private final URI base;
     private final Duration timeout;
     private final HttpClient http;
+    private final Headers headers;
 
     /**
      * @param base    the server, e.g. {@code http://prometheus.monitoring:9090} (a path prefix is kept)
      * @param timeout per request, also sent as the query's {@code timeout} parameter
      */
     public PrometheusClient(URI base, Duration timeout) {
+        this(base, timeout, null, Map::of);
+    }
+
+    /**
+     * A client of the configured Prometheus: its URL and timeout, its authentication (a bearer token
+     * or basic authentication, files read for every query), its TLS settings and extra headers.
+     *
+     * @throws IllegalArgumentException naming the field when the CA file cannot be read or parsed
+     */
+    public static PrometheusClient of(ControllerConfig.Prometheus config) {
+        return new PrometheusClient(URI.create(config.url()),
+                Duration.ofMillis(Math.round(config.timeoutSeconds() * 1000)), PrometheusTls.context(config.tls()),
+                () -> PrometheusTls.headers(config));
+    }
+
+    private PrometheusClient(URI base, Duration timeout, javax.net.ssl.SSLContext tls, Headers headers) {
         if (base == null || base.getScheme() == null || !(base.getScheme().equals("http") || base.getScheme().equals("https"))) {
             throw new IllegalArgumentException("prometheus.url : " + base + " (expected: an http:// or https:// URL)");
         }
@@ -99,7 +122,12 @@ public final class PrometheusClient {
         String text = base.toString();
         this.base = URI.create(text.endsWith("/") ? text : text + "/");
         this.timeout = timeout;
-        this.http = HttpClient.newBuilder().connectTimeout(timeout).build();
+        HttpClient.Builder builder = HttpClient.newBuilder().connectTimeout(timeout);
+        if (tls != null) {
+            builder.sslContext(tls);
+        }
+        this.http = builder.build();
+        this.headers = headers;
     }
 
     public URI base() {
@@ -116,11 +144,20 @@ public final class PrometheusClient {
         String url = base + "api/v1/query?query=" + URLEncoder.encode(promql, StandardCharsets.UTF_8)
                 + "&time=" + String.format(Locale.ROOT, "%.3f", time.toEpochMilli() / 1000.0)
                 + "&timeout=" + Math.max(1, timeout.toMillis()) + "ms";
-        HttpRequest request = HttpRequest.newBuilder(URI.create(url)).timeout(timeout).GET()
-                .header("Accept", "application/json").build();
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url)).timeout(timeout).GET()
+                .header("Accept", "application/json");
+        try {
+            headers.get().forEach(request::header);
+        } catch (IOException e) {
+            throw new PrometheusException(Failure.UNREACHABLE, "cannot authenticate to Prometheus at " + base + ": "
+                    + e.getMessage(), e);
+        }
         HttpResponse<String> response;
         try {
-            response = http.send(request, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+            response = http.send(request.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+        } catch (javax.net.ssl.SSLException e) {
+            throw new PrometheusException(Failure.UNREACHABLE, "Prometheus at " + base + " unreachable: TLS failed ("
+                    + e.getMessage() + "); trust the CA that signed its certificate with prometheus.tls.caFile", e);
         } catch (IOException e) {
             throw new PrometheusException(Failure.UNREACHABLE, "Prometheus at " + base + " unreachable (" + e + ")", e);
         } catch (InterruptedException e) {
@@ -132,6 +169,11 @@ public final class PrometheusClient {
 
     /** Parses an answer of {@code /api/v1/query}; package-private for tests of odd bodies. */
     static InstantVector parse(String promql, int status, String body) throws PrometheusException {
+        if (status == 401 || status == 403) {
+            throw new PrometheusException(Failure.HTTP_STATUS, "query " + promql + ": HTTP " + status + " ("
+                    + (status == 401 ? "not authenticated" : "forbidden") + "): " + snippet(body)
+                    + "; check prometheus.bearerTokenFile, prometheus.basicAuth or prometheus.headers", null);
+        }
         JsonNode root;
         try {
             root = JSON.readTree(body);

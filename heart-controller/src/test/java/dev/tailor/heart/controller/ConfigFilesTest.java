@@ -38,7 +38,25 @@ class ConfigFilesTest {
         "roundSeconds: '30'\\n                       | roundSeconds: not a number",
         "maxShareMovePerRound: .nan\\n                 | NaN or infinity at line 1 (expected: a finite number)",
         "roundSeconds: -.inf\\n                        | NaN or infinity at line 1 (expected: a finite number)",
-        "planner: {floor: 0.1}\\n                      | planner.floor: unknown field"})
+        "planner: {floor: 0.1}\\n                      | planner.floor: unknown field",
+        "prometheus: {bearerTokenFile: /no/such/token}\\n | prometheus.bearerTokenFile: \"/no/such/token\" (expected: a"
+                + " readable file)",
+        "prometheus: {basicAuth: {username: u}}\\n      | prometheus.basicAuth: neither password nor passwordFile",
+        "prometheus: {basicAuth: {username: u, password: p, passwordFile: /etc/hostname}}\\n"
+                + " | prometheus.basicAuth: both password and passwordFile",
+        "prometheus: {basicAuth: {username: 'a:b', password: p}}\\n | prometheus.basicAuth.username: \"a:b\"",
+        "prometheus: {tls: {insecureSkipVerify: true}}\\n | prometheus.tls: set for"
+                + " \"http://prometheus.istio-system:9090\" (expected: an https:// URL)",
+        "prometheus: {url: 'https://p:9090', tls: {caFile: /etc/hostname, insecureSkipVerify: true}}\\n"
+                + " | prometheus.tls: caFile and insecureSkipVerify: true both set",
+        "prometheus: {basicAuth: {username: u, password: p}, headers: {Authorization: x}}\\n"
+                + " | prometheus.headers.Authorization: set with bearerTokenFile or basicAuth",
+        "prometheus: {headers: {'X Bad': x}}\\n          | prometheus.headers: \"X Bad\" (expected: an HTTP"
+                + " header name)",
+        "prometheus: {basicAuth: {username: u, pass: p}}\\n | prometheus.basicAuth.pass: unknown field",
+        "kubernetes: {entryPoints: [istio-system]}\\n   | kubernetes.entryPoints[0]: \"istio-system\" (expected:"
+                + " namespace/workload, or namespace/KEY=VALUE",
+        "kubernetes: {entryPoints: ['gw/istio=']}\\n     | kubernetes.entryPoints[0]: \"gw/istio=\" (label istio="})
     void parse_badInput_namesTheField(String yaml, String expected) {
         assertThatThrownBy(() -> ConfigFiles.parse(yaml.replace("\\n", "\n"), "heart.yaml"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("heart.yaml: ")

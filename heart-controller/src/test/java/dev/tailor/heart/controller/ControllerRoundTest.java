@@ -127,6 +127,88 @@ class ControllerRoundTest {
         });
     }
 
+    /** The {@code tailor_heart_route_share} series of a scrape: "caller callee from to" → value. */
+    private static Map<String, Double> routeShares(String scrape) {
+        Map<String, Double> shares = new java.util.TreeMap<>();
+        java.util.regex.Pattern series = java.util.regex.Pattern.compile("tailor_heart_route_share\\{(.*)} (\\S+)");
+        for (String line : scrape.lines().toList()) {
+            java.util.regex.Matcher m = series.matcher(line);
+            if (m.matches()) {
+                Map<String, String> labels = new java.util.HashMap<>();
+                java.util.regex.Matcher label = java.util.regex.Pattern.compile("(\\w+)=\"([^\"]*)\"")
+                        .matcher(m.group(1));
+                while (label.find()) {
+                    labels.put(label.group(1), label.group(2));
+                }
+                shares.put(labels.get("caller") + " " + labels.get("callee") + " " + labels.get("from_node") + " "
+                        + labels.get("to_node"), Double.parseDouble(m.group(2)));
+            }
+        }
+        return shares;
+    }
+
+    @Test
+    void round_routeShareGauges_perCallerNodeAndCalleeNode_sumToOne_andANodeWithoutReadyReplicaStaysAtZero() {
+        Controller controller = controller();
+        Controller.Round round = controller.round(Instant.now(), false);
+        ControllerMetrics metrics = new ControllerMetrics(() -> 0);
+        metrics.record(round);
+
+        // Two call edges (ingress -> frontend, frontend -> cart), 3 caller nodes x 3 callee nodes each.
+        Map<String, Double> shares = routeShares(metrics.scrape());
+        assertThat(shares).hasSize(18);
+        for (String from : List.of("w1", "w2", "w3")) {
+            double sum = 0;
+            for (String to : List.of("w1", "w2", "w3")) {
+                sum += shares.get("frontend cart " + from + " " + to);
+            }
+            assertThat(sum).isCloseTo(1.0, org.assertj.core.data.Offset.offset(1e-9));
+        }
+        // w3 needs 2.5x the CPU per request of w1: the gauges show it getting less.
+        assertThat(shares.get("frontend cart w1 w3")).isLessThan(shares.get("frontend cart w1 w1"));
+        assertThat(metrics.scrape()).contains("tailor_heart_route_share_series_dropped 0.0");
+
+        // cart-w3 leaves Ready: its node drops to 0 at once and its series stay, at 0.
+        Pod leaving = client.pods().inNamespace("shop").withName("cart-w3").get();
+        leaving.getStatus().getConditions().get(0).setStatus("False");
+        client.pods().inNamespace("shop").resource(leaving).updateStatus();
+        metrics.record(controller.round(Instant.now(), false));
+        Map<String, Double> after = routeShares(metrics.scrape());
+        assertThat(after).hasSize(18).containsEntry("frontend cart w1 w3", 0.0).containsEntry("frontend cart w3 w3",
+                0.0);
+
+        // Over the limit a plan exports none of them (a partial set would sum wrong) and says how many.
+        ControllerMetrics limited = new ControllerMetrics(() -> 0, 17);
+        limited.record(round);
+        assertThat(routeShares(limited.scrape())).isEmpty();
+        assertThat(limited.scrape()).contains("tailor_heart_route_share_series_dropped 18.0");
+    }
+
+    @Test
+    void round_entryPointBySelector_itsRuleSelectsTheGatewayByThoseLabels() {
+        // A gateway whose pods are known by istio=ingressgateway (the Helm gateway chart's labels),
+        // not by the component label: its rule must select exactly those pods, in their namespace.
+        for (Pod pod : client.pods().inNamespace("istio-system").list().getItems()) {
+            pod.getMetadata().getLabels().put("istio", "ingressgateway");
+            pod.getMetadata().getLabels().remove("app");
+            client.pods().inNamespace("istio-system").resource(pod).update();
+        }
+        ControllerConfig config = new ControllerConfig(
+                new ControllerConfig.Prometheus(prometheus.url().toString(), 5.0, 5.0, 5.0, null, null, null, null),
+                new ControllerConfig.Kubernetes(List.of("shop"), null, null, null,
+                        List.of("istio-system/istio=ingressgateway"), "tailor-system/tailor-heart-state"), null, null);
+        assertThat(config.problems()).isEmpty();
+
+        Controller.Round round = controller(config).round(Instant.now(), false);
+
+        assertThat(round.failure()).as(round.message()).isNull();
+        GenericKubernetesResource ingress = client.genericKubernetesResources(Actuator.DESTINATION_RULE)
+                .inNamespace("istio-system").withName("tailor-heart-ingressgateway-to-frontend").get();
+        assertThat(ingress).isNotNull();
+        assertThat(ingress.<Map<String, Object>>get("spec", "workloadSelector", "matchLabels"))
+                .containsExactly(Map.entry("istio", "ingressgateway"));
+    }
+
     @Test
     void round_again_isIdempotent_andDryRunWritesNothing() {
         Controller controller = controller();
@@ -295,7 +377,8 @@ class ControllerRoundTest {
         metrics.record(conflicted);
 
         assertThat(conflicted.failure()).as(conflicted.message()).isEqualTo(Controller.FailureReason.KUBERNETES_WRITE);
-        assertThat(conflicted.message()).contains("409").contains("conflict");
+        assertThat(conflicted.message()).contains("PATCH destinationrules.networking.istio.io/" + cartRule
+                + " in shop: 409 Conflict: Apply failed with 1 conflict").doesNotContain("Status(");
         assertThat(controller.state().rounds()).isEqualTo(1);
         assertThat(metrics.scrape()).contains("tailor_heart_round_failures_total{reason=\"kubernetes_write\"} 1.0");
         assertThat(client.genericKubernetesResources(Actuator.DESTINATION_RULE).inNamespace("shop").withName(cartRule)
@@ -389,7 +472,10 @@ class ControllerRoundTest {
 
         assertThat(failed.failure()).isEqualTo(Controller.FailureReason.KUBERNETES_READ);
         assertThat(failed.message()).contains("cannot read the ATPM state from ConfigMap tailor-system/tailor-heart-state")
-                .contains("not planning until it can be read");
+                .contains("not planning until it can be read")
+                // One line with the verb, the resource, the code and the message; no Status(...) dump.
+                .contains("GET configmaps/tailor-heart-state in tailor-system: 403 Forbidden: configmaps is forbidden")
+                .doesNotContain("Status(").doesNotContain("\n");
         assertThat(rules()).isEqualTo(before);
         assertThat(new StateStore(client, "tailor-system/tailor-heart-state").load().state().rounds()).isEqualTo(1);
         Controller.Round next = restarted.round(Instant.now(), false);

@@ -63,4 +63,31 @@ class DeployManifestsTest {
         assertThat(local).filteredOn(r -> r.getResourceNames() != null && !r.getResourceNames().isEmpty())
                 .flatExtracting(PolicyRule::getResourceNames).containsExactlyInAnyOrder("tailor-heart", "tailor-heart-state");
     }
+
+    /** Whether {@code rule} grants {@code p}; in RBAC, a rule with resourceNames grants named requests only. */
+    private static boolean grants(PolicyRule rule, Preflight.Permission p) {
+        boolean named = rule.getResourceNames() != null && !rule.getResourceNames().isEmpty();
+        return (rule.getApiGroups().contains(p.group()) || rule.getApiGroups().contains("*"))
+                && (rule.getResources().contains(p.resource()) || rule.getResources().contains("*"))
+                && (rule.getVerbs().contains(p.verb()) || rule.getVerbs().contains("*"))
+                && (!named || (!p.name().isEmpty() && rule.getResourceNames().contains(p.name())));
+    }
+
+    @Test
+    void rbac_grantsEveryPermissionThePreflightChecks_forTheShippedConfig() throws Exception {
+        // The permissions `tailor heart check` asks the API server about, computed from the shipped
+        // ConfigMap, must all be granted by the shipped roles: a Lease or state ConfigMap renamed in
+        // one place and not the other would leave the controller looping on "forbidden".
+        List<HasMetadata> objects = objects();
+        ControllerConfig config = ConfigFiles.parse(only(objects, ConfigMap.class).getData().get("heart.yaml"),
+                "deploy ConfigMap");
+        ClusterRole clusterRole = only(objects, ClusterRole.class);
+        Role role = only(objects, Role.class);
+        List<Preflight.Permission> needed = new Preflight(null, null, config).permissions();
+
+        assertThat(needed).hasSizeGreaterThan(10);
+        assertThat(needed).allSatisfy(p -> assertThat(clusterRole.getRules().stream().anyMatch(r -> grants(r, p))
+                || (p.namespace().equals(role.getMetadata().getNamespace())
+                        && role.getRules().stream().anyMatch(r -> grants(r, p)))).as(p.toString()).isTrue());
+    }
 }
