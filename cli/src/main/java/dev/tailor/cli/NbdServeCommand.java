@@ -155,8 +155,8 @@ final class NbdServeCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws InterruptedException {
-        // Netty logs through java.util.logging, before it probes for SLF4J (whose API, without a
-        // provider, comes with the Kubernetes client and would print a warning at every start).
+        // Netty logs through java.util.logging, as the nbd module's own lines do: one log, one format
+        // (SLF4J, on the class path for the controller, would send Netty's lines elsewhere).
         InternalLoggerFactory.setDefaultFactory(JdkLoggerFactory.INSTANCE);
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
