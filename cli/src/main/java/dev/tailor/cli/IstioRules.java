@@ -67,10 +67,19 @@ final class IstioRules {
                 int eq = pair.indexOf('=');
                 String key = eq < 0 ? pair : pair.substring(0, eq);
                 String value = eq < 0 ? null : pair.substring(eq + 1);
-                if (value == null || !isLabelKey(key) || !(value.isEmpty() || isLabelValue(value))
-                        || selector.put(key, value) != null) {
+                if (value == null && isLabelValue(pair)) {
+                    // The controller's entryPoints also take namespace/workload; here a selector is needed.
+                    throw new CliException("--ingress-gateway: selector \"" + pair + "\" is not KEY=VALUE (a"
+                            + " workload name? select its pods by a label, e.g. " + namespace + "/app=" + pair
+                            + "; " + EXPECTED + ")");
+                }
+                if (value == null || !isLabelKey(key) || !(value.isEmpty() || isLabelValue(value))) {
                     throw new CliException("--ingress-gateway: selector \"" + pair + "\" (expected: KEY=VALUE with a"
-                            + " label key and value, each key once; " + EXPECTED + ")");
+                            + " label key and value; " + EXPECTED + ")");
+                }
+                if (selector.put(key, value) != null) {
+                    throw new CliException("--ingress-gateway: label key \"" + key + "\" given twice ("
+                            + EXPECTED + ")");
                 }
             }
             return new Gateway(namespace, Map.copyOf(selector));

@@ -506,7 +506,7 @@ final class NbdServeCommand implements Callable<Integer> {
         if (tlsOn) {
             out.println("  tls: " + (tlsRequired ? "required" : "on (clients may also connect without TLS: nbd://)")
                     + ", certificates " + tls.certificates() + (tls.verifyPeer()
-                    ? ", clients need a certificate of its ca-cert.pem" : ", clients not verified"));
+                    ? ", clients need a certificate signed by its ca-cert.pem" : ", clients not verified"));
         }
         InetSocketAddress metrics = server.metricsAddress();
         if (metrics != null) {

@@ -286,7 +286,7 @@ class NbdServeCommandTest {
             int port = Integer.parseInt(export.group(1));
             awaitLine(out, Pattern.compile(Pattern.quote("  nbds+unix:///disk?socket=" + socket)));
             awaitLine(out, Pattern.compile(Pattern.quote("  tls: required, certificates " + certificates
-                    + ", clients need a certificate of its ca-cert.pem")));
+                    + ", clients need a certificate signed by its ca-cert.pem")));
             // EXPORT_NAME before STARTTLS cannot be refused, so the server ends the session.
             assertThatThrownBy(() -> exportSize("127.0.0.1", port, "disk")).isInstanceOf(IOException.class);
             var nbdinfo = dev.tailor.testkit.Tools.require("nbdinfo", "libnbd-bin");

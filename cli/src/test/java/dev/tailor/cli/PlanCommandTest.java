@@ -156,8 +156,9 @@ class PlanCommandTest {
     @CsvSource(delimiter = '|', value = {
         "istio=ingressgateway            | --ingress-gateway: \"istio=ingressgateway\" (expected: NAMESPACE/KEY=VALUE",
         "Istio-System/istio=gw           | --ingress-gateway: namespace \"Istio-System\"",
-        "istio-system/istio              | --ingress-gateway: selector \"istio\"",
-        "istio-system/a=b,a=c            | --ingress-gateway: selector \"a=c\"",
+        "istio-system/istio              | --ingress-gateway: selector \"istio\" is not KEY=VALUE",
+        "istio-system/istio-ingressgateway | e.g. istio-system/app=istio-ingressgateway",
+        "istio-system/a=b,a=c            | --ingress-gateway: label key \"a\" given twice",
         "istio-system/istio=bad value    | --ingress-gateway: selector \"istio=bad value\""})
     void plan_istio_badIngressGateway_exit2NamingIt(String value, String message) throws IOException {
         Result r = tailor("heart", "plan", "--snapshot", write("s.json", VALID).toString(), "--format", "istio",

@@ -350,10 +350,12 @@ final class Ntam {
             groupsPlanned.append(String.format(Locale.ROOT, "%s%s %.4g req/s (%.0f %% of its capacity)",
                     j == 0 ? "" : ", ", calleeGroups.get(j).id(), taken[j], 100 * taken[j] / capacity[j]));
         }
-        String how = String.format(Locale.ROOT, "queue-aware entropic transport of the %d call edge(s) into %s,"
-                + " ε = %s ms on the round trip (%s x the callee's expected sojourn), %d Sinkhorn iteration(s);"
-                + " planned: %s", calls.size(), callee.component(), Link.format(epsilon),
-                Link.format(config.spreadScale()), solved.iterations(), groupsPlanned);
+        String how = String.format(Locale.ROOT, "queue-aware entropic transport of the %d call edge(s) into %s"
+                + " together (no slow-link filter: links are priced by their delays against ε; ATPM's shares act"
+                + " only as floors), ε = %s ms on the round trip (%s x the callee's expected sojourn), %d Newton"
+                + " iteration(s); planned for all %s req/s into %s: %s", calls.size(), callee.component(),
+                Link.format(epsilon), Link.format(config.spreadScale()), solved.iterations(), Link.format(total),
+                callee.component(), groupsPlanned);
         // Every node's split, from the scalings (the same for every call from that node).
         double[][] split = new double[n][];
         double[] costs = new double[g];

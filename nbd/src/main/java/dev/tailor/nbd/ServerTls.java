@@ -162,8 +162,9 @@ record ServerTls(Mode mode, SslContext context, boolean verifyPeer) {
             throw new IllegalArgumentException(field + ": " + file + " is encrypted (expected: an unencrypted key,"
                     + " readable only by the server's user" + convert + ")");
         } else if (!kind.isEmpty()) {
-            throw new IllegalArgumentException(field + ": " + file + " is a \"" + kind + " PRIVATE KEY\" (expected: a"
-                    + " PKCS#8 \"PRIVATE KEY\"" + convert + ")");
+            String article = "AEIOU".indexOf(kind.charAt(0)) >= 0 ? "an" : "a";
+            throw new IllegalArgumentException(field + ": " + file + " is " + article + " \"" + kind
+                    + " PRIVATE KEY\" (expected: a PKCS#8 \"PRIVATE KEY\"" + convert + ")");
         }
         PKCS8EncodedKeySpec spec = new PKCS8EncodedKeySpec(der);
         for (String algorithm : new String[] {"RSA", "EC", "Ed25519", "Ed448", "RSASSA-PSS", "DSA"}) {

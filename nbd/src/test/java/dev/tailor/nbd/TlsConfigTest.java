@@ -124,7 +124,7 @@ class TlsConfigTest {
         Path sec1 = Files.writeString(dir.resolve("ec-sec1.pem"), TestCertificates.pem("EC PRIVATE KEY",
                 new byte[] {0x30, 0x00}));
         assertThatThrownBy(() -> ServerTls.privateKey("tls.certificates", sec1))
-                .hasMessage("tls.certificates: " + sec1 + " is a \"EC PRIVATE KEY\" (expected: a PKCS#8 \"PRIVATE"
+                .hasMessage("tls.certificates: " + sec1 + " is an \"EC PRIVATE KEY\" (expected: a PKCS#8 \"PRIVATE"
                         + " KEY\"; convert it with: openssl pkcs8 -topk8 -nocrypt -in " + sec1 + " -out " + sec1
                         + ".new)");
         Path empty = Files.writeString(dir.resolve("empty.pem"), "");
