@@ -99,4 +99,18 @@ class ConfigFilesTest {
         assertThat(config.roundSeconds()).isEqualTo(15.0);
         assertThat(config.maxShareMovePerRound()).isEqualTo(0.2);
     }
+
+    @org.junit.jupiter.api.Test
+    void examplesHeartYaml_isTheDefaults_andTheDocsShowTheSameFile() throws java.io.IOException {
+        // examples/heart.yaml spells out every default; it must parse to them, and docs/controller.md's
+        // Configuration block must be the same text, so neither drifts from the code or the other.
+        Path root = Path.of("").toAbsolutePath().getParent();
+        String example = java.nio.file.Files.readString(root.resolve("examples/heart.yaml"));
+        org.assertj.core.api.Assertions.assertThat(ConfigFiles.parse(example, "examples/heart.yaml"))
+                .isEqualTo(ControllerConfig.DEFAULTS);
+        String docs = java.nio.file.Files.readString(root.resolve("docs/controller.md"));
+        int start = docs.indexOf("```yaml\n", docs.indexOf("## Configuration")) + "```yaml\n".length();
+        String block = docs.substring(start, docs.indexOf("```", start));
+        org.assertj.core.api.Assertions.assertThat(example).endsWith(block);
+    }
 }
