@@ -129,19 +129,11 @@ final class EntropicTransport {
             double[] costMillis, boolean[] active, double epsilonMillis, double[] flowOut) {
         int s = supply.length;
         int g = capacity.length;
-        int links = s * g;
         if (servers.length != g || minimum.length != g) {
             throw new IllegalArgumentException("servers, minimum : " + servers.length + ", " + minimum.length
                     + " sinks (expected: " + g + " each)");
         }
-        if (costMillis.length != links || active.length != links || flowOut.length < links) {
-            throw new IllegalArgumentException("links : " + costMillis.length + " costs, " + active.length
-                    + " flags, room for " + flowOut.length + " flows (expected: " + s + " x " + g + " = " + links
-                    + " each)");
-        }
-        if (!(epsilonMillis > 0 && Double.isFinite(epsilonMillis))) {
-            throw new IllegalArgumentException("epsilonMillis : " + epsilonMillis + " (expected: > 0)");
-        }
+        checkLinks(s, g, costMillis, active, epsilonMillis, flowOut);
         for (int b = 0; b < g; b++) {
             if (!(capacity[b] > 0 && servers[b] > 0 && Double.isFinite(capacity[b]) && Double.isFinite(servers[b]))) {
                 throw new IllegalArgumentException("capacity, servers of sink " + b + " : " + capacity[b] + ", "
@@ -186,11 +178,9 @@ final class EntropicTransport {
         return knee + (marginalMillis - atKnee) / (2 * k / (room * room * room));
     }
 
-    /** Sinkhorn's scaling; see the maintainer note. */
-    private static Result scale(double[] supply, double[] take, double[] costMillis, boolean[] active,
-            double epsilonMillis, double[] flowOut) {
-        int s = supply.length;
-        int g = take.length;
+    /** The link arrays' lengths against sources × sinks, and ε; an IllegalArgumentException naming what is wrong. */
+    private static void checkLinks(int s, int g, double[] costMillis, boolean[] active, double epsilonMillis,
+            double[] flowOut) {
         int links = s * g;
         if (costMillis.length != links || active.length != links || flowOut.length < links) {
             throw new IllegalArgumentException("links : " + costMillis.length + " costs, " + active.length
@@ -200,6 +190,15 @@ final class EntropicTransport {
         if (!(epsilonMillis > 0 && Double.isFinite(epsilonMillis))) {
             throw new IllegalArgumentException("epsilonMillis : " + epsilonMillis + " (expected: > 0)");
         }
+    }
+
+    /** Sinkhorn's scaling; see the maintainer note. */
+    private static Result scale(double[] supply, double[] take, double[] costMillis, boolean[] active,
+            double epsilonMillis, double[] flowOut) {
+        int s = supply.length;
+        int g = take.length;
+        int links = s * g;
+        checkLinks(s, g, costMillis, active, epsilonMillis, flowOut);
         double total = 0;
         for (double v : supply) {
             total += v;
