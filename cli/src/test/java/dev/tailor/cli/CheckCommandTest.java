@@ -62,35 +62,11 @@ class CheckCommandTest {
     }
 
     private Path kubeconfig() throws Exception {
-        Path file = dir.resolve("kubeconfig");
-        Files.writeString(file, """
-                apiVersion: v1
-                kind: Config
-                clusters:
-                  - name: mock
-                    cluster: {server: "%s", insecure-skip-tls-verify: true}
-                users:
-                  - name: test
-                    user: {token: secret}
-                contexts:
-                  - name: mock
-                    context: {cluster: mock, user: test, namespace: shop}
-                current-context: mock
-                """.formatted(client.getMasterUrl().toString().replaceAll("/$", "")));
-        return file;
+        return ControllerFiles.kubeconfig(dir, client.getMasterUrl().toString());
     }
 
     private Path config() throws Exception {
-        Path file = dir.resolve("heart.yaml");
-        Files.writeString(file, """
-                prometheus:
-                  url: %s
-                  windowSeconds: 10
-                  delayWindowSeconds: 5
-                kubernetes:
-                  namespaces: [shop]
-                """.formatted(prometheus.url()));
-        return file;
+        return ControllerFiles.config(dir, prometheus.url().toString());
     }
 
     @Test
@@ -139,15 +115,7 @@ class CheckCommandTest {
 
     @Test
     void check_noCluster_saysNoClusterReachable_inOneLine() throws Exception {
-        Path nowhere = dir.resolve("nowhere");
-        Files.writeString(nowhere, """
-                apiVersion: v1
-                kind: Config
-                clusters: [{name: c, cluster: {server: "https://no-such-cluster.invalid:6443"}}]
-                users: [{name: u, user: {token: t}}]
-                contexts: [{name: c, context: {cluster: c, user: u}}]
-                current-context: c
-                """);
+        Path nowhere = ControllerFiles.unreachableKubeconfig(dir);
 
         PlanCommandTest.Result result = tailor("heart", "check", "--kubeconfig", nowhere.toString(), "--config",
                 config().toString());

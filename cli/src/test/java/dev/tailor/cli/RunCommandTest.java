@@ -54,37 +54,12 @@ class RunCommandTest {
         client.genericKubernetesResources(Actuator.DESTINATION_RULE).inAnyNamespace().delete();
     }
 
-    /** A kubeconfig whose current context is the mock API server. */
     private Path kubeconfig() throws Exception {
-        Path file = dir.resolve("kubeconfig");
-        Files.writeString(file, """
-                apiVersion: v1
-                kind: Config
-                clusters:
-                  - name: mock
-                    cluster: {server: "%s", insecure-skip-tls-verify: true}
-                users:
-                  - name: test
-                    user: {token: secret}
-                contexts:
-                  - name: mock
-                    context: {cluster: mock, user: test, namespace: shop}
-                current-context: mock
-                """.formatted(client.getMasterUrl().toString().replaceAll("/$", "")));
-        return file;
+        return ControllerFiles.kubeconfig(dir, client.getMasterUrl().toString());
     }
 
     private Path config() throws Exception {
-        Path file = dir.resolve("heart.yaml");
-        Files.writeString(file, """
-                prometheus:
-                  url: %s
-                  windowSeconds: 10
-                  delayWindowSeconds: 5
-                kubernetes:
-                  namespaces: [shop]
-                """.formatted(prometheus.url()));
-        return file;
+        return ControllerFiles.config(dir, prometheus.url().toString());
     }
 
     @Test
@@ -278,15 +253,7 @@ class RunCommandTest {
 
     @Test
     void runOnce_noClusterReachable_saysSo_insteadOfTheClientsException() throws Exception {
-        Path nowhere = dir.resolve("nowhere");
-        Files.writeString(nowhere, """
-                apiVersion: v1
-                kind: Config
-                clusters: [{name: c, cluster: {server: "https://no-such-cluster.invalid:6443"}}]
-                users: [{name: u, user: {token: t}}]
-                contexts: [{name: c, context: {cluster: c, user: u}}]
-                current-context: c
-                """);
+        Path nowhere = ControllerFiles.unreachableKubeconfig(dir);
 
         PlanCommandTest.Result result = tailor("heart", "run", "--kubeconfig", nowhere.toString(), "--config",
                 config().toString(), "--once", "--dry-run");
