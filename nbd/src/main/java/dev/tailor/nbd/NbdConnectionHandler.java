@@ -101,6 +101,8 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
     private boolean fixedNewstyle;
     /** STARTTLS was acknowledged: an {@code SslHandler} is in front of this handler. */
     private boolean tlsStarted;
+    /** Whether this connection's first option refused for want of TLS was logged. */
+    private boolean plainTextRefusalLogged;
     private boolean structuredReplies;
     private boolean optionHeaderRead;
     private int option;
@@ -427,6 +429,15 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
 
     private void refuseSkippedOption() throws RequestFramer.ProtocolViolation {
         if (tlsRequired() && option != NbdProtocol.OPT_STARTTLS && option != NbdProtocol.OPT_ABORT) {
+            if (!plainTextRefusalLogged) {
+                // Once per connection: libnbd tells its user only "operation not supported", so the
+                // server's log is where an operator learns that a client did not start TLS.
+                plainTextRefusalLogged = true;
+                int refused = option;
+                LOG.log(System.Logger.Level.INFO, () -> ctx.channel() + ": NBD_OPT_" + NbdProtocol.optionName(refused)
+                        + " refused before STARTTLS: TLS is required (a client without TLS, e.g. nbd:// instead of"
+                        + " nbds://)");
+            }
             writeOptionError(NbdProtocol.REP_ERR_TLS_REQD, "TLS is required: send STARTTLS first");
             return;
         }

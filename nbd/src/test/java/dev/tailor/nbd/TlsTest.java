@@ -205,7 +205,8 @@ class TlsTest {
 
     @Test
     void require_refusesEveryOptionButStartTlsAndAbortWithTlsReqd_thenServesOverTls() throws Exception {
-        try (RawClient client = RawClient.connect(required.localAddress()).handshake()) {
+        try (LogRecords log = LogRecords.of(NbdConnectionHandler.class);
+                RawClient client = RawClient.connect(required.localAddress()).handshake()) {
             int[] options = {NbdProtocol.OPT_LIST, NbdProtocol.OPT_INFO, NbdProtocol.OPT_GO,
                 NbdProtocol.OPT_STRUCTURED_REPLY, NbdProtocol.OPT_LIST_META_CONTEXT, NbdProtocol.OPT_SET_META_CONTEXT,
                 0x4242};
@@ -220,6 +221,10 @@ class TlsTest {
             // Data over the buffering limit is skipped unread, and refused the same way.
             client.option(NbdProtocol.OPT_LIST, new byte[NbdConnectionHandler.MAX_OPTION_DATA_BYTES + 1]);
             assertThat(client.optionReply().type()).isEqualTo(NbdProtocol.REP_ERR_TLS_REQD);
+            // The operator sees it once per connection, naming the first option refused (libnbd's user
+            // sees only "operation not supported").
+            assertThat(log.messages()).filteredOn(m -> m.contains("before STARTTLS")).singleElement()
+                    .asString().startsWith("INFO").contains("NBD_OPT_LIST refused before STARTTLS: TLS is required");
 
             try (RawClient tls = startTls(client)) {
                 RawClient.Go go = tls.go("disk", true);
