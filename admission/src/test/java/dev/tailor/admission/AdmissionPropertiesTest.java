@@ -45,7 +45,8 @@ class AdmissionPropertiesTest {
     /**
      * The same with the departures from the paper switched at random (baseline guarantee, paced release,
      * adaptive reserve, weighted hot service): the regular pools still never give more than the budgets
-     * net of repayments, no call issues more than one budget, what the baseline guarantee lets through
+     * net of repayments, no call issues more than one budget, the adaptive reserve stays within half the
+     * budget whatever r is set to at run time, what the baseline guarantee lets through
      * beyond the pools is bounded by what the disks' baseline buckets were ever given (their depths plus
      * baseline × the time passed), and nothing is lost or left waiting.
      */
@@ -81,6 +82,7 @@ class AdmissionPropertiesTest {
         long latest = now;
         AdmissionController c = new AdmissionController(scenario.config(), scenario.disks(), now);
         boolean guarantee = scenario.config().baselineGuarantee();
+        boolean boundaryPassed = false;
         long budget = scenario.config().budgetCostUnits();
         HeadroomConfig h = scenario.config().headroom();
         ArrayDeque<Ticket> inFlight = new ArrayDeque<>();
@@ -158,6 +160,16 @@ class AdmissionPropertiesTest {
                         inFlight.add(t);
                     }
                     checkReport(r, h, budget);
+                    if (r.intervalsElapsed() > 0) {
+                        boundaryPassed = true;
+                    }
+                    if (boundaryPassed && scenario.config().adaptiveReserve()) {
+                        // Sized from the steady demand within [0.05, 0.5] of C at every boundary, whatever
+                        // r was set to (setReserveFraction has no effect then, even at 1).
+                        assertThat(r.reserveCostUnits()).as("adaptive reserve")
+                                .isLessThanOrEqualTo((long) Math.ceil(AdmissionConfig.ADAPTIVE_RESERVE_MAX_FRACTION
+                                        * budget));
+                    }
                     if (r.intervalsElapsed() > 0) {
                         windows += r.borrowWindowCostUnits();
                         maxWindow = Math.max(maxWindow, r.borrowWindowCostUnits());
