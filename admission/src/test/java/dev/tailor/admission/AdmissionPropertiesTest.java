@@ -38,12 +38,51 @@ class AdmissionPropertiesTest {
 
     @Test
     void randomRuns_tokensNeverExceedBudgetPlusBoundedBorrowing_andNothingIsLost() {
-        qt().withFixedSeed(20261201L).withExamples(400).forAll(scenarios()).checkAssert(AdmissionPropertiesTest::run);
+        qt().withFixedSeed(20261201L).withExamples(400).forAll(scenarios(false))
+                .checkAssert(AdmissionPropertiesTest::run);
+    }
+
+    /**
+     * The same with the departures from the paper switched at random (baseline guarantee, paced release,
+     * adaptive reserve, weighted hot service): the regular pools still never give more than the budgets
+     * net of repayments, no call issues more than one budget, the adaptive reserve stays within half the
+     * budget whatever r is set to at run time, what the baseline guarantee lets through
+     * beyond the pools is bounded by what the disks' baseline buckets were ever given (their depths plus
+     * baseline × the time passed), and nothing is lost or left waiting.
+     */
+    @Test
+    void randomRuns_withTheDepartures_overdraftBoundedByTheBaselines_andNothingIsLost() {
+        qt().withFixedSeed(20261202L).withExamples(400).forAll(scenarios(true))
+                .checkAssert(AdmissionPropertiesTest::run);
+    }
+
+    /**
+     * The most the baseline guarantee can admit beyond the pools by {@code latestNanos}: every disk's
+     * bucket full at the start and refilled at its baseline since (AdmissionController's refill), in cost
+     * units; 0 without the guarantee.
+     */
+    private static double baselineAllowance(Scenario scenario, long startNanos, long latestNanos) {
+        AdmissionConfig config = scenario.config();
+        if (!config.baselineGuarantee()) {
+            return 0;
+        }
+        double fairShare = config.capacityCostUnitsPerSecond() / scenario.disks().size();
+        double total = 0;
+        for (VirtualDisk d : scenario.disks()) {
+            double perSecond = d.commitmentCostUnitsPerSecond().orElse(fairShare);
+            total += perSecond * (config.intervalNanos() / 1e9) * config.windowIntervals()
+                    + perSecond / 1e9 * (latestNanos - startNanos);
+        }
+        return total;
     }
 
     private static void run(Scenario scenario) {
         long now = 1_000_000_000L;
+        final long start = now;
+        long latest = now;
         AdmissionController c = new AdmissionController(scenario.config(), scenario.disks(), now);
+        boolean guarantee = scenario.config().baselineGuarantee();
+        boolean boundaryPassed = false;
         long budget = scenario.config().budgetCostUnits();
         HeadroomConfig h = scenario.config().headroom();
         ArrayDeque<Ticket> inFlight = new ArrayDeque<>();
@@ -103,6 +142,7 @@ class AdmissionPropertiesTest {
                     if (op[0] != 3) {
                         now = at;
                     }
+                    latest = Math.max(latest, at);
                     long drawnBefore = drawn(c.stats());
                     // Before the running interval: the clock went back. (Not every op 3: once one has
                     // moved the interval back to its time, another at the same time is at its start.)
@@ -120,6 +160,16 @@ class AdmissionPropertiesTest {
                         inFlight.add(t);
                     }
                     checkReport(r, h, budget);
+                    if (r.intervalsElapsed() > 0) {
+                        boundaryPassed = true;
+                    }
+                    if (boundaryPassed && scenario.config().adaptiveReserve()) {
+                        // Sized from the steady demand within [0.05, 0.5] of C at every boundary, whatever
+                        // r was set to (setReserveFraction has no effect then, even at 1).
+                        assertThat(r.reserveCostUnits()).as("adaptive reserve")
+                                .isLessThanOrEqualTo((long) Math.ceil(AdmissionConfig.ADAPTIVE_RESERVE_MAX_FRACTION
+                                        * budget));
+                    }
                     if (r.intervalsElapsed() > 0) {
                         windows += r.borrowWindowCostUnits();
                         maxWindow = Math.max(maxWindow, r.borrowWindowCostUnits());
@@ -150,10 +200,13 @@ class AdmissionPropertiesTest {
             waitingTickets.removeIf(Ticket::isAdmitted);
 
             AdmissionStats s = c.stats();
+            // The guarantee's overdraft (cost admitted beyond the pools within a baseline), bounded by what
+            // the baseline buckets were given; one cost unit of slack per request for rounding.
+            double overdraft = guarantee ? baselineAllowance(scenario, start, latest) + acquires : 0;
             // The headline property: every token admitted came from some interval's budget or from a
             // borrow window, and windows open at most once per burst and hold at most H.
-            assertThat(s.admittedCostUnits()).as("admitted cost")
-                    .isLessThanOrEqualTo(s.budgetIssuedCostUnits() + windows);
+            assertThat((double) s.admittedCostUnits()).as("admitted cost")
+                    .isLessThanOrEqualTo(s.budgetIssuedCostUnits() + windows + overdraft);
             // Sharper: regular draws never exceed the budget net of repayments, borrowing never
             // exceeds the windows, and within an interval never exceeds its own window.
             assertThat(s.drawnMainCostUnits() + s.drawnReserveCostUnits() + s.lentReserveCostUnits())
@@ -162,14 +215,18 @@ class AdmissionPropertiesTest {
             assertThat(s.borrowedCostUnits()).isLessThanOrEqualTo(windows);
             assertThat(s.borrowedCostUnits() - borrowedAtBoundary).as("borrowed this interval")
                     .isLessThanOrEqualTo(currentWindow);
-            assertThat(s.admittedCostUnits()).as("admitted only what was drawn")
+            assertThat((double) s.admittedCostUnits()).as("admitted only what was drawn")
                     .isLessThanOrEqualTo(s.drawnMainCostUnits() + s.drawnReserveCostUnits() + s.lentReserveCostUnits()
-                            + s.borrowedCostUnits());
+                            + s.borrowedCostUnits() + overdraft);
             if (!scenario.config().reserveLending()) {
                 assertThat(s.lentReserveCostUnits()).isZero();
             }
             assertThat(s.debtCostUnits()).isNotNegative();
-            if (scenario.config().repayment()) {
+            if (scenario.config().repayment() && guarantee) {
+                // Debt is what was borrowed or overdrawn and not yet repaid.
+                assertThat((double) s.debtCostUnits()).isLessThanOrEqualTo(maxWindow + overdraft);
+                assertThat(s.borrowedCostUnits() - s.repaidCostUnits()).isLessThanOrEqualTo(s.debtCostUnits());
+            } else if (scenario.config().repayment()) {
                 assertThat(s.debtCostUnits()).as("debt never exceeds one window").isLessThanOrEqualTo(maxWindow);
                 assertThat(s.borrowedCostUnits() - s.repaidCostUnits()).isEqualTo(s.debtCostUnits());
             } else {
@@ -218,7 +275,8 @@ class AdmissionPropertiesTest {
         assertThat(r.waitingRequests()).isNotNegative();
     }
 
-    private static Gen<Scenario> scenarios() {
+    /** Random setups: the paper's mechanism, or with {@code departures} each departure on or off at random. */
+    private static Gen<Scenario> scenarios(boolean departures) {
         Gen<Scenario> gen = in -> {
             int budget = integers().between(50, 5_000).generate(in);
             double reserve = switch (integers().between(0, 4).generate(in)) {
@@ -249,6 +307,11 @@ class AdmissionPropertiesTest {
                     .withRepayment(integers().between(0, 3).generate(in) > 0)
                     .withReserveLending(integers().between(0, 3).generate(in) > 0)
                     .withHeadroom(headroom);
+            if (departures) {
+                config = config.withDepartures(integers().between(0, 3).generate(in) > 0,
+                        integers().between(0, 3).generate(in) == 0, integers().between(0, 1).generate(in) == 0,
+                        integers().between(0, 1).generate(in) == 0);
+            }
             int diskCount = integers().between(1, 3).generate(in);
             List<VirtualDisk> disks = new ArrayList<>();
             for (int d = 0; d < diskCount; d++) {

@@ -44,7 +44,13 @@ final class BurstExperiment {
     static final double READ_COST_UNITS = 117_399;
     /** The percentiles the tables show. */
     static final double[] PERCENTS = {50, 99, 99.9, 99.99};
-    static final List<String> MODES = List.of("off", "on");
+    /**
+     * The configurations a run can have: admission off, on (what Tailor ships, variant {@code tailor}) and
+     * {@code paper} (on, with the paper's mechanism: {@code --admission-variant paper}).
+     */
+    static final List<String> MODES = List.of("off", "on", "paper");
+    /** The configurations run unless told otherwise. */
+    static final List<String> DEFAULT_MODES = List.of("off", "on");
 
     private BurstExperiment() {
     }
@@ -67,20 +73,31 @@ final class BurstExperiment {
      * @param reserveFraction  admission's reserve r
      * @param capacityFactor   admission's budget as a multiple of the measured capacity
      * @param dir              the work directory (fio's JSON, configs, logs, metrics)
+     * @param modes            the configurations of each round, in the order run (of {@link #MODES})
      */
     record Settings(int runtimeSeconds, int rampSeconds, int rounds, int steady, int steadyIops, int burstQueueDepth,
             int burstOnMillis, int burstOffMillis, int servers, int delayMillis, ByteSize segmentSize,
-            double reserveFraction, double capacityFactor, Path dir) {
+            double reserveFraction, double capacityFactor, Path dir, List<String> modes) {
+
+        Settings {
+            modes = List.copyOf(modes);
+        }
 
         /** The script's defaults, in {@code dir}. */
         static Settings defaults(Path dir) {
-            return new Settings(60, 5, 2, 4, 100, 256, 100, 400, 8, 5, ByteSize.parse("256MiB"), 0.2, 1.0, dir);
+            return new Settings(60, 5, 2, 4, 100, 256, 100, 400, 8, 5, ByteSize.parse("256MiB"), 0.2, 1.0, dir,
+                    DEFAULT_MODES);
         }
 
         /** These settings with shorter runs (the demo's). */
         Settings shortened(int runtime, int ramp, int roundCount) {
             return new Settings(runtime, ramp, roundCount, steady, steadyIops, burstQueueDepth, burstOnMillis,
-                    burstOffMillis, servers, delayMillis, segmentSize, reserveFraction, capacityFactor, dir);
+                    burstOffMillis, servers, delayMillis, segmentSize, reserveFraction, capacityFactor, dir, modes);
+        }
+
+        /** The modes with admission on ({@code on}, {@code paper}), in the order run. */
+        List<String> admissionModes() {
+            return modes.stream().filter(m -> !m.equals("off")).toList();
         }
 
         /** Seconds the capacity measurement runs: 5, or the run time when that is shorter. */
@@ -101,7 +118,7 @@ final class BurstExperiment {
     /**
      * One run of fio against one proxy.
      *
-     * @param mode    admission off or on
+     * @param mode    admission off, on or paper (of {@link #MODES})
      * @param round   1, 2, ...
      * @param jobs    fio's jobs by name
      * @param metrics the proxy's last metrics export of the run ({@link ProxyMetrics#EMPTY} if none)
@@ -145,7 +162,7 @@ final class BurstExperiment {
     }
 
     /**
-     * Runs the experiment: about (ramp + runtime + 3 s) × 2 × rounds, plus 10 s for the backend.
+     * Runs the experiment: about (ramp + runtime + 3 s) × modes × rounds, plus 10 s for the backend.
      *
      * @param err progress lines
      * @throws CliException (exit 1) when a program fails, naming it, with the end of its log
@@ -195,10 +212,10 @@ final class BurstExperiment {
 
             List<Run> runs = new ArrayList<>();
             for (int round = 1; round <= s.rounds(); round++) {
-                for (String mode : MODES) {
+                for (String mode : s.modes()) {
                     String name = "run-" + mode + "-" + round;
                     Files.deleteIfExists(metricsFile);
-                    ExperimentRig.Proxy proxy = rig.startProxy(name, config, List.of("--admission", mode));
+                    ExperimentRig.Proxy proxy = rig.startProxy(name, config, proxyArguments(mode));
                     err.println("tailor: experiment: round " + round + "/" + s.rounds() + ", admission " + mode + " ("
                             + s.rampSeconds() + "+" + s.runtimeSeconds() + " s)");
                     err.flush();
@@ -219,6 +236,16 @@ final class BurstExperiment {
             }
             return new Result(s, capacityIops, costUnits, runs);
         }
+    }
+
+    /** The proxy's options for {@code mode}. */
+    static List<String> proxyArguments(String mode) {
+        return switch (mode) {
+            case "off" -> List.of("--admission", "off");
+            case "on" -> List.of("--admission", "on", "--admission-variant", "tailor");
+            case "paper" -> List.of("--admission", "on", "--admission-variant", "paper");
+            default -> throw new IllegalArgumentException("mode : \"" + mode + "\" (expected: one of " + MODES + ")");
+        };
     }
 
     /**
@@ -310,17 +337,19 @@ final class BurstExperiment {
         out.add(String.format(Locale.ROOT, "Backend: %d threads × %d ms (nbdkit delay filter, one shared connection),"
                 + " measured %,d IOPS; admission budget %.3g cost units/s, reserve %s. %d steady tenants × %d IOPS"
                 + " (4 KiB random reads, QD 4) and one bursty tenant (QD %d, %d ms of I/O then %d ms idle), each its"
-                + " own 1 GiB export (%s segments); one proxy event loop; %d s per run, %d round(s) of off, on.",
+                + " own 1 GiB export (%s segments); one proxy event loop; %d s per run, %d round(s) of %s"
+                + " (on: what Tailor ships; paper: the paper's mechanism; the reserve applies to paper only, on sizes"
+                + " its own).",
                 s.servers(), s.delayMillis(), r.capacityIops(), r.capacityCostUnitsPerSecond(),
                 fmtPlain(s.reserveFraction()), s.steady(), s.steadyIops(), s.burstQueueDepth(), s.burstOnMillis(),
-                s.burstOffMillis(), s.segmentSize(), s.runtimeSeconds(), s.rounds()));
+                s.burstOffMillis(), s.segmentSize(), s.runtimeSeconds(), s.rounds(), String.join(", ", s.modes())));
         out.add("");
         out.add("Steady tenants' latency (fio lat: submission + completion), pooled over the steady tenants and rounds,"
                 + " µs:");
         out.add("");
         out.add("| admission | samples | P50 | P99 | P99.9 | P99.99 | max |");
         out.add("|---|--:|--:|--:|--:|--:|--:|");
-        for (String m : MODES) {
+        for (String m : s.modes()) {
             FioLatency b = r.steady(m);
             StringBuilder row = new StringBuilder("| " + m + " | " + fmt(b.samples(), 0) + " | ");
             for (double p : PERCENTS) {
@@ -329,13 +358,25 @@ final class BurstExperiment {
             out.add(row.append(fmt(b.maxMicros(), 0)).append(" |").toString());
         }
         out.add("");
-        List<String> changes = new ArrayList<>();
-        for (int i = 1; i < PERCENTS.length; i++) {
-            changes.add("P" + fmtPlain(PERCENTS[i]) + ": " + change(r.steady("on").percentileMicros(PERCENTS[i]),
-                    r.steady("off").percentileMicros(PERCENTS[i])));
+        List<String[]> pairs = new ArrayList<>();
+        for (String m : s.admissionModes()) {
+            if (s.modes().contains("off")) {
+                pairs.add(new String[] {m, "off"});
+            }
         }
-        out.add("Admission on vs off, steady tenants: " + String.join(" · ", changes) + ".");
-        out.add("");
+        if (s.modes().contains("on") && s.modes().contains("paper")) {
+            pairs.add(new String[] {"on", "paper"});
+        }
+        for (String[] pair : pairs) {
+            List<String> changes = new ArrayList<>();
+            for (int i = 1; i < PERCENTS.length; i++) {
+                changes.add("P" + fmtPlain(PERCENTS[i]) + ": " + change(r.steady(pair[0]).percentileMicros(PERCENTS[i]),
+                        r.steady(pair[1]).percentileMicros(PERCENTS[i])));
+            }
+            out.add("Admission " + pair[0] + " vs " + pair[1] + ", steady tenants: " + String.join(" · ", changes)
+                    + ".");
+            out.add("");
+        }
         out.add("Each run: steady tenants pooled, the bursty tenant alone (µs; IOPS over the run):");
         out.add("");
         out.add("| run | steady samples | steady P99 | P99.9 | P99.99 | steady IOPS | bursty IOPS | bursty P50 | P99 "
@@ -343,7 +384,7 @@ final class BurstExperiment {
                 + "| CPU pressure |");
         out.add("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|");
         for (int round = 1; round <= s.rounds(); round++) {
-            for (String m : MODES) {
+            for (String m : s.modes()) {
                 Run run = r.run(m, round);
                 FioLatency b = FioLatency.pooled(run.jobs(), steadyNames);
                 FioLatency bb = FioLatency.pooled(run.jobs(), List.of("bursty"));
@@ -366,37 +407,39 @@ final class BurstExperiment {
             }
         }
         out.add("");
-        out.add("Admission's counters (the proxy's metrics file at the end of each run with admission on); "
+        out.add("Admission's counters (the proxy's metrics file at the end of each run with admission on or paper); "
                 + "reserve and borrowing in 4 KiB reads' worth of cost:");
         out.add("");
         out.add("| run | tenants | requests | arrived hot | waited | mean wait ms | max wait ms "
                 + "| admitted steady | reserve drawn | reserve lent to hot | borrowed (bursts) | refused |");
         out.add("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|");
         for (int round = 1; round <= s.rounds(); round++) {
-            ProxyMetrics met = r.run("on", round).metrics();
-            if (met.isEmpty()) {
-                continue;
-            }
-            for (String label : List.of("steady", "bursty")) {
-                List<String> names = label.equals("steady") ? steadyNames : List.of("bursty");
-                double req = sum(met, "requests_total", names);
-                double hot = sum(met, "arrived_hot_total", names);
-                double queued = sum(met, "queued_total", names);
-                double wait = sum(met, "queue_wait_seconds_total", names);
-                double waitMax = names.stream().mapToDouble(n -> zeroIfAbsent(
-                        met.get("tailor_nbd_admission_export_queue_wait_max_seconds", n))).max().orElse(0);
-                String prefix = "tailor_nbd_admission_";
-                String common = label.equals("steady") ? " | " + fmt(met.get(prefix + "admitted_steady_total"), 0)
-                        + " | " + fmt(met.get(prefix + "drawn_reserve_cost_units_total") / READ_COST_UNITS, 0)
-                        + " | " + fmt(met.get(prefix + "lent_reserve_cost_units_total") / READ_COST_UNITS, 0)
-                        + " | " + fmt(met.get(prefix + "borrowed_cost_units_total") / READ_COST_UNITS, 0)
-                        + " (" + fmt(met.get("tailor_nbd_admission_bursts_borrowing_total"), 0) + ")"
-                        + " | " + fmt(met.get("tailor_nbd_admission_refused_total"), 0) + " |"
-                        : " | | | | | |";
-                out.add("| on " + round + " | " + label + " | " + fmt(req, 0) + " | "
-                        + String.format(Locale.ROOT, "%.1f %%", req > 0 ? hot / req * 100 : 0) + " | "
-                        + String.format(Locale.ROOT, "%.1f %%", req > 0 ? queued / req * 100 : 0) + " | "
-                        + fmt(queued > 0 ? wait / queued * 1e3 : 0, 1) + " | " + fmt(waitMax * 1e3, 1) + common);
+            for (String mode : s.admissionModes()) {
+                ProxyMetrics met = r.run(mode, round).metrics();
+                if (met.isEmpty()) {
+                    continue;
+                }
+                for (String label : List.of("steady", "bursty")) {
+                    List<String> names = label.equals("steady") ? steadyNames : List.of("bursty");
+                    double req = sum(met, "requests_total", names);
+                    double hot = sum(met, "arrived_hot_total", names);
+                    double queued = sum(met, "queued_total", names);
+                    double wait = sum(met, "queue_wait_seconds_total", names);
+                    double waitMax = names.stream().mapToDouble(n -> zeroIfAbsent(
+                            met.get("tailor_nbd_admission_export_queue_wait_max_seconds", n))).max().orElse(0);
+                    String prefix = "tailor_nbd_admission_";
+                    String common = label.equals("steady") ? " | " + fmt(met.get(prefix + "admitted_steady_total"), 0)
+                            + " | " + fmt(met.get(prefix + "drawn_reserve_cost_units_total") / READ_COST_UNITS, 0)
+                            + " | " + fmt(met.get(prefix + "lent_reserve_cost_units_total") / READ_COST_UNITS, 0)
+                            + " | " + fmt(met.get(prefix + "borrowed_cost_units_total") / READ_COST_UNITS, 0)
+                            + " (" + fmt(met.get("tailor_nbd_admission_bursts_borrowing_total"), 0) + ")"
+                            + " | " + fmt(met.get("tailor_nbd_admission_refused_total"), 0) + " |"
+                            : " | | | | | |";
+                    out.add("| " + mode + " " + round + " | " + label + " | " + fmt(req, 0) + " | "
+                            + String.format(Locale.ROOT, "%.1f %%", req > 0 ? hot / req * 100 : 0) + " | "
+                            + String.format(Locale.ROOT, "%.1f %%", req > 0 ? queued / req * 100 : 0) + " | "
+                            + fmt(queued > 0 ? wait / queued * 1e3 : 0, 1) + " | " + fmt(waitMax * 1e3, 1) + common);
+                }
             }
         }
         return out;
@@ -437,7 +480,7 @@ final class BurstExperiment {
         out.put("capacityIops", r.capacityIops());
         out.put("capacityCostUnitsPerSecond", r.capacityCostUnitsPerSecond());
         Map<String, Object> pooled = new LinkedHashMap<>();
-        for (String m : MODES) {
+        for (String m : r.settings().modes()) {
             pooled.put(m, Map.of("steady", LatencySummary.of(r.steady(m)), "bursty", LatencySummary.of(r.bursty(m))));
         }
         out.put("pooled", pooled);

@@ -57,8 +57,8 @@ final class ExperimentReport {
         String runs = r.settings().rounds() + " round(s) of " + r.settings().runtimeSeconds() + " s";
         XYChart steady = tailChart("Steady tenants' latency tail (" + runs + ")");
         XYChart bursty = tailChart("Bursty tenant's latency tail (" + runs + ")");
-        for (String mode : BurstExperiment.MODES) {
-            Color colour = mode.equals("off") ? BASELINE : OURS;
+        for (String mode : r.settings().modes()) {
+            Color colour = mode.equals("off") ? BASELINE : mode.equals("paper") ? BOUND : OURS;
             addTail(steady, "admission " + mode, r.steady(mode), colour);
             addTail(bursty, "admission " + mode, r.bursty(mode), colour);
         }

@@ -169,17 +169,18 @@ final class NbdExperimentCommand implements Runnable {
                         + " --capacity-factor x 117,399 (a 4 KiB random read in admission's cost model).",
                 "Tenants: --steady fio jobs (4 KiB random reads, queue depth 4, --steady-iops each) and one bursty"
                         + " job (queue depth --burst-qd, unthrottled for --burst-on ms of I/O, then idle --burst-off"
-                        + " ms); one proxy event loop. Each round runs admission off, then on, a fresh proxy each"
-                        + " time.",
+                        + " ms); one proxy event loop. Each round runs admission off, then on (what Tailor ships),"
+                        + " a fresh proxy each time; --modes off,paper,on adds the paper's mechanism.",
                 "",
-                "Takes about (ramp + runtime + 3 s) x 2 x rounds + 10 s: the defaults about 5 minutes. Needs fio"
+                "Takes about (ramp + runtime + 3 s) x modes x rounds + 10 s: the defaults about 5 minutes. Needs fio"
                         + " (with its nbd engine) and nbdkit (memory and nbd plugins, delay filter); Debian: apt"
                         + " install fio nbdkit.",
                 ""
             },
             footer = {"", "Examples:",
                 "  tailor nbd experiment burst --rounds 3 --report out/burst    # README's figures, about 7 minutes",
-                "  tailor nbd experiment burst --rounds 2 --reserve 0.35", "",
+                "  tailor nbd experiment burst --rounds 3 --modes off,paper,on   # shipped vs the paper's, 11 minutes",
+                "  tailor nbd experiment burst --rounds 2 --modes off,paper --reserve 0.35", "",
                 "Exit codes: 0 done, 1 a program is missing or failed (its log is shown), 2 bad option."})
     static final class Burst extends Common implements Callable<Integer> {
 
@@ -192,7 +193,7 @@ final class NbdExperimentCommand implements Runnable {
         int ramp;
 
         @Option(names = "--rounds", paramLabel = "N", defaultValue = "2",
-                description = "Rounds of (off, on). Default: ${DEFAULT-VALUE}.")
+                description = "Rounds of the --modes. Default: ${DEFAULT-VALUE}.")
         int rounds;
 
         @Option(names = "--steady", paramLabel = "N", defaultValue = "4",
@@ -229,8 +230,15 @@ final class NbdExperimentCommand implements Runnable {
         String segmentSize;
 
         @Option(names = "--reserve", paramLabel = "R", defaultValue = "0.2",
-                description = "Admission's reserve fraction (admission.reserveFraction). Default: ${DEFAULT-VALUE}.")
+                description = "Admission's reserve fraction (admission.reserveFraction; the paper mode's, since"
+                        + " on sizes its reserve from the steady demand). Default: ${DEFAULT-VALUE}.")
         double reserve;
+
+        @Option(names = "--modes", paramLabel = "LIST", defaultValue = "off,on", split = ",",
+                description = "The configurations of each round, in this order: off (no admission), on (what"
+                        + " Tailor ships) and paper (the paper's mechanism, --admission-variant paper)."
+                        + " Default: ${DEFAULT-VALUE}.")
+        List<String> modes;
 
         @Option(names = "--capacity-factor", paramLabel = "F", defaultValue = "1.0",
                 description = "Admission's budget as a multiple of the measured capacity. Default: ${DEFAULT-VALUE}.")
@@ -269,9 +277,19 @@ final class NbdExperimentCommand implements Runnable {
             }
             check("--reserve", reserve, 0, true, 1, "0 to 1");
             check("--capacity-factor", capacityFactor, 0, false, 100, "more than 0, at most 100");
+            for (String mode : modes) {
+                if (!BurstExperiment.MODES.contains(mode)) {
+                    throw new CliException("--modes: \"" + mode + "\" (expected: a list of off, on and paper, e.g."
+                            + " off,paper,on)");
+                }
+            }
+            if (new java.util.HashSet<>(modes).size() != modes.size()) {
+                throw new CliException("--modes: " + String.join(",", modes) + " names one twice (expected: each at"
+                        + " most once)");
+            }
             Path work = prepare("admission", true);
             return new BurstExperiment.Settings(runtime, ramp, rounds, steady, steadyIops, burstQd, burstOn, burstOff,
-                    servers, delayMs, segment, reserve, capacityFactor, work);
+                    servers, delayMs, segment, reserve, capacityFactor, work, modes);
         }
     }
 

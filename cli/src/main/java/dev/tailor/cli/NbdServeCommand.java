@@ -115,6 +115,25 @@ final class NbdServeCommand implements Callable<Integer> {
             + " the config's admission.megabytesPerSecond, or its budget in cost units.")
     String admissionMbps;
 
+    /** tailor / paper, as written; checked in {@link #call} so the message can name the value. */
+    @Option(names = "--admission-variant", paramLabel = "tailor|paper", description = "Which segment admission:"
+            + " tailor (what Tailor ships: a request within its export's baseline is admitted at once, hot requests"
+            + " are served in proportion to their exports' baselines, an adaptive reserve) or paper (the paper's"
+            + " mechanism as first built); docs/admission.md, Departures from the paper. Default: the config's"
+            + " admission.variant, else tailor.")
+    String admissionVariant;
+
+    /** A number, as written; checked in {@link #call} so the message can name the value. */
+    @Option(names = "--baseline-iops", paramLabel = "IOPS", description = "Without --config: the export's"
+            + " provisioned baseline for admission, 4 KiB I/Os per second (exports[].baseline.iops; docs/nbd.md,"
+            + " Admission). Default: none (a fair share of the budget).")
+    String baselineIops;
+
+    /** A number, as written; checked in {@link #call} so the message can name the value. */
+    @Option(names = "--baseline-mbps", paramLabel = "MB/s", description = "Without --config: the export's"
+            + " provisioned baseline, MB/s of large I/Os (exports[].baseline.megabytesPerSecond). Default: none.")
+    String baselineMbps;
+
     @Option(names = "--loop", paramLabel = "priority|fifo", description = "The event loops: priority runs I/O"
             + " first and the proxy's background work within an allowance; fifo runs everything in one queue, as a"
             + " plain event loop (docs/eventloop.md). Default: the config's loop.mode, else priority.")
@@ -172,7 +191,8 @@ final class NbdServeCommand implements Callable<Integer> {
             }
             if (config != null) {
                 for (String[] option : new String[][] {{"--file", file == null ? null : ""},
-                        {"--read-only", readOnly ? "" : null}, {"--export-name", exportName}, {"--size", size}}) {
+                        {"--read-only", readOnly ? "" : null}, {"--export-name", exportName}, {"--size", size},
+                        {"--baseline-iops", baselineIops}, {"--baseline-mbps", baselineMbps}}) {
                     if (option[1] != null) {
                         throw new IllegalArgumentException(option[0] + ": not with --config (expected: one or the"
                                 + " other; the config file names its exports)");
@@ -250,6 +270,26 @@ final class NbdServeCommand implements Callable<Integer> {
             if (admissionIops != null || admissionMbps != null) {
                 settings = settings.withAdmission(admissionBudget(settings.admission()));
             }
+            if (admissionVariant != null) {
+                if (!admissionVariant.equals(NbdConfig.AdmissionSettings.VARIANT_TAILOR)
+                        && !admissionVariant.equals(NbdConfig.AdmissionSettings.VARIANT_PAPER)) {
+                    throw new IllegalArgumentException("--admission-variant: \"" + admissionVariant
+                            + "\" (expected: tailor, what Tailor ships, or paper, the paper's mechanism)");
+                }
+                settings = settings.withAdmission(settings.admission().withVariant(admissionVariant));
+            }
+            if (baselineIops != null || baselineMbps != null) {
+                if (!settings.admission().enabled()) {
+                    throw new IllegalArgumentException((baselineIops != null ? "--baseline-iops" : "--baseline-mbps")
+                            + ": admission is off (expected: --admission on, where a baseline means something)");
+                }
+                settings = settings.withExports(List.of(exportBaseline(settings.exports().get(0))));
+                List<String> problems = settings.admission().baselineProblems(settings.exports());
+                if (!problems.isEmpty()) {
+                    throw new IllegalArgumentException(problems.get(0).replace("exports[0].baseline",
+                            baselineIops != null ? "--baseline-iops" : "--baseline-mbps"));
+                }
+            }
             if (tls != null || tlsCertificates != null || tlsVerifyPeer) {
                 settings = settings.withTls(tlsSettings(settings.tls()));
             }
@@ -269,7 +309,8 @@ final class NbdServeCommand implements Callable<Integer> {
             delete(temporary);
             throw new CliException(e.getMessage(), 1, e);
         }
-        describe(server, settings.address(), settings.limits(), settings.admission(), temporary, out, err);
+        describe(server, settings.address(), settings.limits(), settings.admission(), settings.exports(), temporary,
+                out, err);
         CountDownLatch stopped = new CountDownLatch(1);
         Path removeOnExit = temporary;
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
@@ -311,6 +352,22 @@ final class NbdServeCommand implements Callable<Integer> {
             throw new IllegalArgumentException(message);
         }
         return settings;
+    }
+
+    /** The export with the baseline of {@code --baseline-iops} and {@code --baseline-mbps}; problems name them. */
+    private NbdConfig.ExportConfig exportBaseline(NbdConfig.ExportConfig export) {
+        Double iops = baselineIops == null ? null : parseNumber("--baseline-iops", baselineIops,
+                "4 KiB I/Os per second, more than 0 and at most 100000000");
+        Double mbps = baselineMbps == null ? null : parseNumber("--baseline-mbps", baselineMbps,
+                "MB/s, more than 0 and at most 10000000");
+        NbdConfig.Baseline baseline = new NbdConfig.Baseline(iops, mbps);
+        List<String> problems = baseline.problems("baseline");
+        if (!problems.isEmpty()) {
+            throw new IllegalArgumentException(problems.get(0).replace("baseline.iops", "--baseline-iops")
+                    .replace("baseline.megabytesPerSecond", "--baseline-mbps").replace("megabytesPerSecond",
+                            "--baseline-mbps"));
+        }
+        return export.withBaseline(baseline);
     }
 
     /** A finite number, or a message naming {@code option}, the text and {@code expected}. */
@@ -452,8 +509,8 @@ final class NbdServeCommand implements Callable<Integer> {
      * @param address the address as the user gave it (config or {@code --listen}), shown as is
      */
     private static void describe(NbdServer server, String address, NbdConfig.Limits limits,
-            NbdConfig.AdmissionSettings admissionSettings, Path temporary,
-            PrintWriter out, PrintWriter err) {
+            NbdConfig.AdmissionSettings admissionSettings, List<NbdConfig.ExportConfig> exportConfigs,
+            Path temporary, PrintWriter out, PrintWriter err) {
         InetSocketAddress bound = server.localAddress();
         Path socket = server.unixSocket();
         NbdConfig.TlsSettings tls = server.tls();
@@ -482,12 +539,20 @@ final class NbdServeCommand implements Callable<Integer> {
                     + ")");
         }
         List<Export> exports = server.exports();
+        java.util.Map<String, String> baselines = new java.util.HashMap<>();
+        if (server.admission() != null) {
+            for (NbdConfig.ExportConfig e : exportConfigs) {
+                if (e.baseline() != null) {
+                    baselines.put(e.name(), ", baseline " + e.baseline().describe());
+                }
+            }
+        }
         out.println("tailor: serving " + exports.size() + (exports.size() == 1 ? " export" : " exports") + " on "
                 + String.join(" and ", places) + "; Ctrl-C stops");
         for (Export export : exports) {
             String details = "  " + ByteSize.format(export.sizeBytes()) + ", "
                     + (export.readOnly() ? "read-only" : "read-write") + ", tenant " + export.tenant() + ", "
-                    + backend(export.backend(), temporary);
+                    + backend(export.backend(), temporary) + baselines.getOrDefault(export.name(), "");
             String unixUri = socket == null ? null : (tlsOn ? "nbds+unix:///" : "nbd+unix:///") + export.name()
                     + "?socket=" + socket;
             out.println("  " + (base != null ? base + export.name() : unixUri) + details);
@@ -497,8 +562,10 @@ final class NbdServeCommand implements Callable<Integer> {
         }
         out.println("  event loops: " + server.eventLoops().loops().size() + ", "
                 + server.loopMode().name().toLowerCase(java.util.Locale.ROOT) + "; segment admission: "
-                + (server.admission() == null ? "off" : "on, budget " + admissionSettings.budgetDescription()
-                        + ", reserve " + server.admission().controller().reserveFraction()));
+                + (server.admission() == null ? "off" : "on (" + admissionSettings.variant() + "), budget "
+                        + admissionSettings.budgetDescription() + ", reserve "
+                        + (server.admission().controller().config().adaptiveReserve() ? "adaptive"
+                                : server.admission().controller().reserveFraction())));
         out.println("  connections: at most " + limits.maxConnections() + ", " + limits.maxConnectionsPerAddress()
                 + " per client address; idle timeout " + (limits.idleTimeoutNanos() == 0 ? "off"
                 : java.math.BigDecimal.valueOf(limits.idleTimeoutSeconds()).stripTrailingZeros().toPlainString()

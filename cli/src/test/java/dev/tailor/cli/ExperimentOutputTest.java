@@ -34,7 +34,7 @@ class ExperimentOutputTest {
 
     private BurstExperiment.Result burst(boolean burstyEmpty, double cpuPressurePercent) {
         BurstExperiment.Settings settings = new BurstExperiment.Settings(60, 5, 1, 1, 100, 256, 100, 400, 8, 5,
-                dev.tailor.nbd.ByteSize.parse("256MiB"), 0.2, 1.0, dir);
+                dev.tailor.nbd.ByteSize.parse("256MiB"), 0.2, 1.0, dir, BurstExperiment.DEFAULT_MODES);
         ProxyMetrics metrics = ProxyMetrics.parse("""
                 tailor_nbd_loop_health_check_max_age_seconds{loop="0"} 0.150
                 tailor_nbd_admission_admitted_steady_total 5000

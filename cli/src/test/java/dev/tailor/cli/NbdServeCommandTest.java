@@ -98,6 +98,15 @@ class NbdServeCommandTest {
                 "500", "--listen", "127.0.0.1:0").err()).contains("--admission-iops: 200000 4 KiB I/Os per second"
                 + " move 819.2 MB/s, more than --admission-mbps 500 (expected: at most 122070 IOPS with that"
                 + " bandwidth");
+        assertThat(tailor("nbd", "serve", "--admission", "on", "--admission-variant", "classic", "--listen",
+                "127.0.0.1:0").err()).contains("--admission-variant: \"classic\" (expected: tailor, what Tailor"
+                + " ships, or paper, the paper's mechanism)");
+        assertThat(tailor("nbd", "serve", "--admission", "on", "--baseline-iops", "-5", "--listen", "127.0.0.1:0")
+                .err()).contains("--baseline-iops: -5 (expected: 4 KiB I/Os per second, more than 0 and at most"
+                + " 100000000)");
+        assertThat(tailor("nbd", "serve", "--admission", "on", "--admission-iops", "1000", "--baseline-iops", "1500",
+                "--listen", "127.0.0.1:0").err()).contains("--baseline-iops: 1500 IOPS is 150 % of admission's"
+                + " budget, 1000 IOPS (expected: at most the budget");
         PlanCommandTest.Result off = tailor("nbd", "serve", "--admission-iops", "5000", "--listen", "127.0.0.1:0");
         assertThat(off.exitCode()).isEqualTo(2);
         assertThat(off.err()).contains("--admission-iops: admission is off (expected: --admission on");
@@ -110,13 +119,13 @@ class NbdServeCommandTest {
         Path err = dir.resolve("serve.err");
         Process process = serve(out, err, "--listen", "127.0.0.1:0", "--admission", "on", "--loop", "fifo",
                 "--metrics-listen", "127.0.0.1:0", "--idle-timeout", "600", "--max-connections-per-address", "16",
-                "--admission-iops", "20000", "--admission-mbps", "400");
+                "--admission-iops", "20000", "--admission-mbps", "400", "--baseline-iops", "5000");
         try {
-            Pattern uri = Pattern.compile("nbd://127\\.0\\.0\\.1:(\\d+)/disk ");
+            Pattern uri = Pattern.compile("nbd://127\\.0\\.0\\.1:(\\d+)/disk .*, baseline 5000 IOPS$");
             Matcher export = uri.matcher(awaitLine(out, uri));
             assertThat(export.find()).isTrue();
-            Pattern mechanisms = Pattern.compile("event loops: \\d+, fifo; segment admission: on, budget 20000 IOPS"
-                    + " and 400 MB/s, reserve 0\\.2");
+            Pattern mechanisms = Pattern.compile("event loops: \\d+, fifo; segment admission: on \\(tailor\\), budget"
+                    + " 20000 IOPS and 400 MB/s, reserve adaptive");
             awaitLine(out, mechanisms);
             awaitLine(out, Pattern.compile("connections: at most 256, 16 per client address; idle timeout 600 s"));
             assertThat(exportSize("127.0.0.1", Integer.parseInt(export.group(1)), "disk")).isEqualTo(1L << 30);

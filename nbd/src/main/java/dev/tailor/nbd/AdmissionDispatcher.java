@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalDouble;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAccumulator;
 import java.util.concurrent.atomic.LongAdder;
@@ -25,7 +26,8 @@ import java.util.function.LongSupplier;
 /**
  * Segment admission (DESIGN.md, Storage admission) in the NBD proxy: every READ and WRITE of every
  * export passes one {@link AdmissionController} for the whole server (one proxy, one token pool)
- * before it reaches its backend. Each export is a virtual disk of its tenant. An admitted request
+ * before it reaches its backend. Each export is a virtual disk of its tenant, committed its provisioned
+ * baseline ({@code exports[].baseline}) or admission's default, a fair share. An admitted request
  * goes to the backend at once; a queued one when a later {@link #tick} admits it; a refused one (its
  * segment's queue full) fails with {@code NBD_EIO} and a message naming the segment and the limit.
  * Every request sent to the backend is timed from submission to completion, and that latency feeds
@@ -106,12 +108,33 @@ public final class AdmissionDispatcher implements RequestDispatcher {
      * @throws IllegalArgumentException when the config or an export's size is not valid for admission
      */
     public AdmissionDispatcher(AdmissionConfig config, List<Export> exports, LongSupplier nanoClock) {
+        this(config, exports, java.util.Collections.nCopies(exports.size(), OptionalDouble.empty()), nanoClock);
+    }
+
+    /**
+     * @param config      the controller's constants; its capacity should be what the backends serve,
+     *                    in cost units per second
+     * @param exports     the server's exports, each one virtual disk, in this order
+     * @param commitments per export, in the same order, its commitment in cost units per second (its
+     *                    provisioned baseline, {@link NbdConfig.AdmissionSettings#commitments}), or empty for
+     *                    admission's default, a fair share of the budget
+     * @param nanoClock   the proxy's clock ({@code System::nanoTime}; tests pass a virtual one)
+     * @throws IllegalArgumentException when the config, an export's size or a commitment is not valid for
+     *                                  admission, or the lists differ in length
+     */
+    public AdmissionDispatcher(AdmissionConfig config, List<Export> exports, List<OptionalDouble> commitments,
+            LongSupplier nanoClock) {
+        if (commitments.size() != exports.size()) {
+            throw new IllegalArgumentException("commitments : " + commitments.size() + " (expected: one per export, "
+                    + exports.size() + ")");
+        }
         List<VirtualDisk> disks = new ArrayList<>();
-        for (Export e : exports) {
+        for (int i = 0; i < exports.size(); i++) {
+            Export e = exports.get(i);
             diskOfExport.put(e.name(), disks.size());
             exportNames.add(e.name());
             counters.add(new Counters());
-            disks.add(VirtualDisk.of(e.tenant() + "/" + e.name(), e.sizeBytes()));
+            disks.add(new VirtualDisk(e.tenant() + "/" + e.name(), e.sizeBytes(), commitments.get(i)));
         }
         this.nanoClock = nanoClock;
         this.controller = new AdmissionController(config, disks, nanoClock.getAsLong());

@@ -115,6 +115,10 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
      * size counts as one ({@code b = 0}); with {@code megabytesPerSecond} alone only bytes count
      * ({@code a = 0}).
      *
+     * <p>The mechanism is what Tailor ships ({@code variant: tailor}, {@link AdmissionConfig#DEFAULTS}) or the
+     * paper's as first built ({@code variant: paper}, {@link AdmissionConfig#PAPER}); each departure can be
+     * switched on its own for ablations (docs/admission.md, Departures from the paper).
+     *
      * @param enabled                    whether READs and WRITEs pass admission (default false;
      *                                   {@code tailor nbd serve --admission on})
      * @param capacityCostUnitsPerSecond for experts: what the backends serve, in admission's cost units
@@ -132,11 +136,28 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
      *                                   1 to 10⁸ (default none); {@code --admission-iops}
      * @param megabytesPerSecond         the budget in MB/s (10⁶ bytes per second) of large I/Os, reads and
      *                                   writes together, 0.01 to 10⁷ (default none); {@code --admission-mbps}
+     * @param variant                    {@code tailor} (default: {@link AdmissionConfig#DEFAULTS}, the storage
+     *                                   simulator's {@code segment-admission}) or {@code paper}
+     *                                   ({@link AdmissionConfig#PAPER}, the simulator's
+     *                                   {@code segment-admission-paper}); {@code --admission-variant}
+     * @param baselineGuarantee          overrides the variant's {@link AdmissionConfig#baselineGuarantee}
+     *                                   (default: the variant's; an ablation switch)
+     * @param weightedHotService         overrides the variant's {@link AdmissionConfig#weightedHotService}
+     * @param adaptiveReserve            overrides the variant's {@link AdmissionConfig#adaptiveReserve}; with it
+     *                                   on, {@code reserveFraction} has no effect
+     * @param pacedRelease               overrides the variant's {@link AdmissionConfig#pacedRelease}
      */
     @JsonIgnoreProperties(ignoreUnknown = false)
     public record AdmissionSettings(Boolean enabled, Double capacityCostUnitsPerSecond, Double reserveFraction,
             ByteSize segmentSize, ByteSize blockSize, Integer queueCapacityPerSegment, Double iops,
-            Double megabytesPerSecond) {
+            Double megabytesPerSecond, String variant, Boolean baselineGuarantee, Boolean weightedHotService,
+            Boolean adaptiveReserve, Boolean pacedRelease) {
+
+        /** What Tailor ships ({@link AdmissionConfig#DEFAULTS}): the default {@link #variant}. */
+        public static final String VARIANT_TAILOR = "tailor";
+
+        /** The paper's mechanism as first built ({@link AdmissionConfig#PAPER}). */
+        public static final String VARIANT_PAPER = "paper";
 
         /** Bytes of the I/O an IOPS budget counts (blk-iocost's random IOPS are of 4 KiB). */
         public static final int IOPS_IO_BYTES = 4096;
@@ -149,7 +170,8 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
 
         public AdmissionSettings {
             enabled = enabled != null && enabled;
-            AdmissionConfig d = AdmissionConfig.PAPER;
+            variant = variant == null ? VARIANT_TAILOR : variant;
+            AdmissionConfig d = AdmissionConfig.DEFAULTS;
             // The expert's unit takes its default only when no budget in operators' units is given, so
             // that both given is seen (and refused) rather than one silently winning.
             capacityCostUnitsPerSecond = capacityCostUnitsPerSecond == null && iops == null
@@ -169,10 +191,26 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
                     null, null);
         }
 
+        /** Settings of the default variant, every departure as the variant has it. */
+        public AdmissionSettings(Boolean enabled, Double capacityCostUnitsPerSecond, Double reserveFraction,
+                ByteSize segmentSize, ByteSize blockSize, Integer queueCapacityPerSegment, Double iops,
+                Double megabytesPerSecond) {
+            this(enabled, capacityCostUnitsPerSecond, reserveFraction, segmentSize, blockSize, queueCapacityPerSegment,
+                    iops, megabytesPerSecond, null, null, null, null, null);
+        }
+
         /** This, switched on or off. */
         public AdmissionSettings withEnabled(boolean value) {
             return new AdmissionSettings(value, capacityCostUnitsPerSecond, reserveFraction, segmentSize, blockSize,
-                    queueCapacityPerSegment, iops, megabytesPerSecond);
+                    queueCapacityPerSegment, iops, megabytesPerSecond, variant, baselineGuarantee,
+                    weightedHotService, adaptiveReserve, pacedRelease);
+        }
+
+        /** This with another {@link #variant} ({@code tailor} or {@code paper}; checked by {@link #problems}). */
+        public AdmissionSettings withVariant(String value) {
+            return new AdmissionSettings(enabled, capacityCostUnitsPerSecond, reserveFraction, segmentSize, blockSize,
+                    queueCapacityPerSegment, iops, megabytesPerSecond, value, baselineGuarantee,
+                    weightedHotService, adaptiveReserve, pacedRelease);
         }
 
         /**
@@ -181,7 +219,8 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
          */
         public AdmissionSettings withBudget(Double iopsValue, Double megabytesPerSecondValue) {
             return new AdmissionSettings(enabled, null, reserveFraction, segmentSize, blockSize,
-                    queueCapacityPerSegment, iopsValue, megabytesPerSecondValue);
+                    queueCapacityPerSegment, iopsValue, megabytesPerSecondValue, variant, baselineGuarantee,
+                    weightedHotService, adaptiveReserve, pacedRelease);
         }
 
         /** Whether the budget is given in IOPS and/or MB/s. */
@@ -197,9 +236,17 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
          * @throws IllegalArgumentException naming the field when a value is out of range
          */
         public AdmissionConfig toAdmissionConfig() {
-            // The proxy keeps the paper's mechanism until its burst experiment has been measured with
-            // the departures (docs/admission.md, Departures from the paper).
-            AdmissionConfig config = AdmissionConfig.PAPER
+            AdmissionConfig base = switch (variant) {
+                case VARIANT_TAILOR -> AdmissionConfig.DEFAULTS;
+                case VARIANT_PAPER -> AdmissionConfig.PAPER;
+                default -> throw new IllegalArgumentException("variant : \"" + variant + "\" (expected: "
+                        + VARIANT_TAILOR + ", what Tailor ships, or " + VARIANT_PAPER + ", the paper's mechanism)");
+            };
+            AdmissionConfig config = base
+                    .withDepartures(baselineGuarantee == null ? base.baselineGuarantee() : baselineGuarantee,
+                            pacedRelease == null ? base.pacedRelease() : pacedRelease,
+                            adaptiveReserve == null ? base.adaptiveReserve() : adaptiveReserve,
+                            weightedHotService == null ? base.weightedHotService() : weightedHotService)
                     .withReserveFraction(reserveFraction)
                     .withSegmentAndBlockSizeBytes(segmentSize.bytes(), blockSize.bytes())
                     .withQueueCapacityPerSegment(queueCapacityPerSegment);
@@ -214,6 +261,95 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
             double perIo = iops == null ? 0 : DEVICE_SECOND_COST_UNITS / iops - IOPS_IO_BYTES * perByte;
             return config.withCostModel(new IoCostModel(perIo, perByte, perIo, perByte))
                     .withCapacityCostUnitsPerSecond(DEVICE_SECOND_COST_UNITS);
+        }
+
+        /**
+         * What a provisioned baseline costs per second in this budget's pricing ({@link #toAdmissionConfig}'s
+         * cost model, read coefficients; our reading, as the storage simulator's {@code tenants[].baseline}):
+         * {@code iops} I/Os carrying {@code megabytesPerSecond} MB in all, {@code iops × a + bytes × b}, where
+         * an I/O counts at least 4 KiB as the budget's IOPS do (without {@code megabytesPerSecond}, bytes =
+         * iops × 4096). So a baseline of the whole budget's {@code iops} or {@code megabytesPerSecond} costs
+         * the whole budget.
+         *
+         * @throws IllegalArgumentException naming the field when the admission settings are invalid
+         */
+        public double baselineCostUnitsPerSecond(Baseline baseline) {
+            IoCostModel model = toAdmissionConfig().costModel();
+            double ios = baseline.iops() == null ? 0 : baseline.iops();
+            double bytes = baseline.megabytesPerSecond() != null ? baseline.megabytesPerSecond() * 1e6
+                    : ios * IOPS_IO_BYTES;
+            return ios * model.readBaseCostUnits() + bytes * model.readCostUnitsPerByte();
+        }
+
+        /**
+         * Each export's commitment to admission (its baseline for the classifier and the baseline guarantee),
+         * cost units per second, in the order of {@code exports}: a provisioned {@code baseline}'s cost; an
+         * export without one gets an equal part of what the provisioned ones leave of the budget (our
+         * reading: a budget promised in full leaves nothing to promise the others). Without any provisioned
+         * baseline every entry is empty: admission's default, a fair share of the budget.
+         *
+         * @throws IllegalArgumentException naming the field when the admission settings are invalid
+         */
+        public List<java.util.OptionalDouble> commitments(List<ExportConfig> exports) {
+            double provisioned = 0;
+            int unprovisioned = 0;
+            for (ExportConfig e : exports) {
+                if (e.baseline() != null) {
+                    provisioned += baselineCostUnitsPerSecond(e.baseline());
+                } else {
+                    unprovisioned++;
+                }
+            }
+            List<java.util.OptionalDouble> out = new ArrayList<>();
+            boolean any = unprovisioned < exports.size();
+            double rest = unprovisioned == 0 ? 0
+                    : Math.max(0, toAdmissionConfig().capacityCostUnitsPerSecond() - provisioned) / unprovisioned;
+            for (ExportConfig e : exports) {
+                out.add(!any ? java.util.OptionalDouble.empty() : java.util.OptionalDouble.of(
+                        e.baseline() != null ? baselineCostUnitsPerSecond(e.baseline()) : rest));
+            }
+            return out;
+        }
+
+        /**
+         * What is wrong with the exports' provisioned baselines against this budget (each at most the
+         * budget, and all together too: the baseline guarantee admits a request within its baseline at
+         * once, so promises beyond what the backends serve would be broken by the backend's queue).
+         * Empty when admission is off or its own settings are invalid (those are reported as such).
+         */
+        public List<String> baselineProblems(List<ExportConfig> exports) {
+            List<String> problems = new ArrayList<>();
+            if (!enabled || !problems().isEmpty()) {
+                return problems;
+            }
+            double budget = toAdmissionConfig().capacityCostUnitsPerSecond();
+            double total = 0;
+            List<String> provisioned = new ArrayList<>();
+            for (int i = 0; i < exports.size(); i++) {
+                ExportConfig e = exports.get(i);
+                if (e == null || e.baseline() == null || !e.baseline().problems("").isEmpty()) {
+                    continue;
+                }
+                double cost = baselineCostUnitsPerSecond(e.baseline());
+                total += cost;
+                provisioned.add("exports[" + i + "]");
+                if (cost > budget * (1 + 1e-9)) {
+                    problems.add("exports[" + i + "].baseline: " + e.baseline().describe() + " is "
+                            + percent(cost / budget) + " of admission's budget, " + budgetDescription()
+                            + " (expected: at most the budget: no backend can promise more than it serves)");
+                }
+            }
+            if (problems.isEmpty() && total > budget * (1 + 1e-9)) {
+                problems.add("exports[].baseline: the baselines of " + String.join(", ", provisioned)
+                        + " add up to " + percent(total / budget) + " of admission's budget, " + budgetDescription()
+                        + " (expected: at most the budget together: a request within its baseline is admitted at"
+                        + " once, so baselines beyond what the backends serve could not be kept)");
+            }
+            return problems;
+        }
+
+        private static String percent(double share) {
+            return number(Math.round(share * 1000) / 10.0) + " %";
         }
 
         /** What is wrong with the budget fields, as {@code field: value (expected: ...)}, or null. */
@@ -633,14 +769,27 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
      * @param readOnly    refuse writes (default false)
      * @param file        the backing file; relative paths are relative to the config file
      * @param upstream    the upstream NBD server this export proxies
+     * @param baseline    its provisioned baseline for segment admission (default none: an equal part of
+     *                    what the provisioned exports leave of admission's budget, or a fair share)
      */
     @JsonIgnoreProperties(ignoreUnknown = false)
     public record ExportConfig(String name, String tenant, String description, ByteSize size, Boolean readOnly,
-            Path file, Upstream upstream) {
+            Path file, Upstream upstream, Baseline baseline) {
 
         public ExportConfig {
             tenant = tenant == null ? "default" : tenant;
             readOnly = readOnly != null && readOnly;
+        }
+
+        /** An export without a provisioned baseline. */
+        public ExportConfig(String name, String tenant, String description, ByteSize size, Boolean readOnly,
+                Path file, Upstream upstream) {
+            this(name, tenant, description, size, readOnly, file, upstream, null);
+        }
+
+        /** This export with a provisioned baseline ({@code null}: none). */
+        public ExportConfig withBaseline(Baseline value) {
+            return new ExportConfig(name, tenant, description, size, readOnly, file, upstream, value);
         }
 
         /** A file-backed export. */
@@ -658,7 +807,8 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
             if (file == null || file.isAbsolute()) {
                 return this;
             }
-            return new ExportConfig(name, tenant, description, size, readOnly, directory.resolve(file), upstream);
+            return new ExportConfig(name, tenant, description, size, readOnly, directory.resolve(file), upstream,
+                    baseline);
         }
 
         /** What is wrong with this export, each problem starting with {@code where} and the field. */
@@ -692,7 +842,56 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
             if (upstream != null) {
                 problems.addAll(upstream.problems(where + ".upstream"));
             }
+            if (baseline != null) {
+                problems.addAll(baseline.problems(where + ".baseline"));
+            }
             return problems;
+        }
+    }
+
+    /**
+     * An export's provisioned baseline, as a cloud disk's baseline IOPS and throughput: what its tenant
+     * was promised, in the units of admission's budget. Segment admission takes it as the disk's
+     * commitment (docs/admission.md): the classifier's baseline and, in the default variant, the
+     * baseline guarantee's rate (a request within it is admitted at once). Priced as
+     * {@link AdmissionSettings#baselineCostUnitsPerSecond}; at most the budget, and all baselines together
+     * too ({@link AdmissionSettings#baselineProblems}).
+     *
+     * @param iops               4 KiB I/Os per second, reads and writes alike, more than 0 and at most 10⁸
+     * @param megabytesPerSecond MB/s (10⁶ bytes per second) of large I/Os, more than 0 and at most 10⁷
+     */
+    @JsonIgnoreProperties(ignoreUnknown = false)
+    public record Baseline(Double iops, Double megabytesPerSecond) {
+
+        /** What is wrong with this baseline, each problem starting with {@code where} and the field. */
+        public List<String> problems(String where) {
+            List<String> problems = new ArrayList<>();
+            if (iops == null && megabytesPerSecond == null) {
+                problems.add(where + ": empty (expected: iops and/or megabytesPerSecond)");
+            }
+            if (iops != null && !(iops > 0 && iops <= 1e8)) {
+                problems.add(where + ".iops: " + number(iops) + " (expected: 4 KiB I/Os per second, more than 0 and"
+                        + " at most 100000000)");
+            }
+            if (megabytesPerSecond != null && !(megabytesPerSecond > 0 && megabytesPerSecond <= 1e7)) {
+                problems.add(where + ".megabytesPerSecond: " + number(megabytesPerSecond) + " (expected: MB/s, more"
+                        + " than 0 and at most 10000000)");
+            }
+            if (problems.isEmpty() && iops != null && megabytesPerSecond != null
+                    && iops * AdmissionSettings.IOPS_IO_BYTES > megabytesPerSecond * 1e6) {
+                problems.add(where + ".iops: " + number(iops) + " 4 KiB I/Os per second move "
+                        + number(Math.round(iops * AdmissionSettings.IOPS_IO_BYTES / 1e4) / 100.0)
+                        + " MB/s, more than megabytesPerSecond " + number(megabytesPerSecond) + " (expected: at most "
+                        + number(Math.floor(megabytesPerSecond * 1e6 / AdmissionSettings.IOPS_IO_BYTES))
+                        + " IOPS with that bandwidth)");
+            }
+            return problems;
+        }
+
+        /** As an operator wrote it: {@code 500 IOPS and 20 MB/s}. */
+        public String describe() {
+            return (iops == null ? "" : number(iops) + " IOPS") + (iops != null && megabytesPerSecond != null
+                    ? " and " : "") + (megabytesPerSecond == null ? "" : number(megabytesPerSecond) + " MB/s");
         }
     }
 
@@ -798,6 +997,7 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
             problems.add("exports: none (expected: at least one export)");
         }
         problems.addAll(admission.problems());
+        problems.addAll(admission.baselineProblems(exports));
         problems.addAll(loop.problems());
         problems.addAll(tls.problems());
         if (loop.metricsListen() != null && listensOnTcp() && port != 0

@@ -247,8 +247,10 @@ public final class NbdServer implements AutoCloseable {
             }
             Map<String, Export> frozen = Collections.unmodifiableMap(exports);
             if (config.admission().enabled() && dispatcher == RequestDispatcher.DIRECT) {
+                // Exports are in config order (a LinkedHashMap), as their commitments.
                 segmentAdmission = new AdmissionDispatcher(config.admission().toAdmissionConfig(),
-                        List.copyOf(frozen.values()), System::nanoTime);
+                        List.copyOf(frozen.values()), config.admission().commitments(config.exports()),
+                        System::nanoTime);
                 dispatcher = segmentAdmission;
             }
             ConnectionAdmission admission = new ConnectionAdmission(limits.maxConnections(), limits.maxHandshakes(),

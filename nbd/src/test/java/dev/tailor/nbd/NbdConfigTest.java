@@ -185,7 +185,7 @@ class NbdConfigTest {
     void unknownFieldsAndEmptyFiles_areRefused() {
         assertThatThrownBy(() -> parse("exports: [{name: d, file: f, sise: 1}]"))
                 .hasMessage("test.yaml: exports[0].sise: unknown field (valid in exports[0]: name, tenant, description,"
-                        + " size, readOnly, file, upstream)");
+                        + " size, readOnly, file, upstream, baseline)");
         assertThatThrownBy(() -> parse("")).hasMessageContaining("empty");
         assertThatThrownBy(() -> parse("# only a comment\n")).hasMessageContaining("empty");
         assertThatThrownBy(() -> parse("exports: []")).hasMessageContaining("exports: none");
@@ -242,7 +242,7 @@ class NbdConfigTest {
                 .hasMessageContaining("maxConnections, maxHandshakes, handshakeTimeoutSeconds, idleTimeoutSeconds,"
                         + " maxConnectionsPerAddress)")
                 .hasMessageContaining("exports[0].sise, exports[0].tenent: unknown fields (valid in exports[0]: name,"
-                        + " tenant, description, size, readOnly, file, upstream)")
+                        + " tenant, description, size, readOnly, file, upstream, baseline)")
                 .hasMessageContaining("exports[1].upstream.conections: unknown field (valid in exports[1].upstream:"
                         + " host, port, export, connections, idleTimeoutSeconds)");
     }

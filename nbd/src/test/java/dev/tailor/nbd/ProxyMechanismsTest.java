@@ -42,10 +42,14 @@ class ProxyMechanismsTest {
             throws Exception {
         String nbdcopy = Programs.require("nbdcopy");
         Path metrics = dir.resolve("tailor.prom");
-        // 2·10⁸ cost units/s: C = 2·10⁶ per 10 ms, a few dozen 256 KiB requests per interval, so a copy
-        // of 16 MiB has requests wait for admission.
+        // 2·10⁸ cost units/s: C = 2·10⁶ per 10 ms, a few 256 KiB requests per interval, so a copy of
+        // 16 MiB has requests wait for admission. The copy's export is provisioned 17 IOPS (1 % of the
+        // budget), so that its baseline, which admits at once what it covers, covers none of them
+        // however slowly the machine runs the copy (with a fair share it covers all once the copy
+        // takes more than half a second).
         NbdConfig config = new NbdConfig("127.0.0.1", 0, null, 2, 2,
-                List.of(NbdConfig.ExportConfig.file("copy", "acme", 16L << 20, false, dir.resolve("copy.img")),
+                List.of(NbdConfig.ExportConfig.file("copy", "acme", 16L << 20, false, dir.resolve("copy.img"))
+                                .withBaseline(new NbdConfig.Baseline(17.0, null)),
                         NbdConfig.ExportConfig.file("other", "globex", 16L << 20, false, dir.resolve("other.img"))),
                 new NbdConfig.AdmissionSettings(admission, 2e8, null, new ByteSize(4L << 20), new ByteSize(1L << 20),
                         4096),
