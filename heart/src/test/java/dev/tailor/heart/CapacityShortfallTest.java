@@ -216,28 +216,30 @@ class CapacityShortfallTest {
     void queueAwareRouting_inAShortfall_routesThePaperWay_andSaysWhy() {
         // Two groups of 50 req/s, 120 req/s of calls: no queueing model holds, so the callee is planned
         // on the ATPM shares by min-cost flow, and --explain says it was a shortfall.
-        Snapshot s = TestSnapshots.builder().nodes("w1", "w2")
-                .replica(new Replica("b-1", "b", "w1", true, 0.8, 1.0, 40.0))
-                .replica(new Replica("b-2", "b", "w2", true, 0.8, 1.0, 40.0))
-                .entry("ingress", "b", 120, "w1", 60, "w2", 60)
-                .uniformDelays(0.1, 1)
-                .build();
-        Route route = HEART.plan(s, AtpmState.EMPTY).allocation().routes().get(0);
+        Route route = entryRoute(120);
         assertThat(route.explain().get(0)).contains("capacity shortfall").contains("routed on the ATPM shares");
         assertThat(route.from()).hasSize(2);
     }
 
     @Test
     void queueAwareRouting_withinItsSize_plansTheCalleeTogether() {
+        Route route = entryRoute(40);
+        assertThat(String.join("\n", route.explain())).contains("queue-aware entropic transport")
+                .doesNotContain("routed on the ATPM shares");
+    }
+
+    /**
+     * The planned route of {@code rps} calls from the ingress, split evenly between w1 and w2, into b's
+     * two replicas of 50 req/s each (one per node).
+     */
+    private static Route entryRoute(double rps) {
         Snapshot s = TestSnapshots.builder().nodes("w1", "w2")
                 .replica(new Replica("b-1", "b", "w1", true, 0.8, 1.0, 40.0))
                 .replica(new Replica("b-2", "b", "w2", true, 0.8, 1.0, 40.0))
-                .entry("ingress", "b", 40, "w1", 20, "w2", 20)
+                .entry("ingress", "b", rps, "w1", rps / 2, "w2", rps / 2)
                 .uniformDelays(0.1, 1)
                 .build();
-        Route route = HEART.plan(s, AtpmState.EMPTY).allocation().routes().get(0);
-        assertThat(String.join("\n", route.explain())).contains("queue-aware entropic transport")
-                .doesNotContain("routed on the ATPM shares");
+        return HEART.plan(s, AtpmState.EMPTY).allocation().routes().get(0);
     }
 
     @Test
