@@ -130,8 +130,11 @@ public final class Heart {
         // Callees too large for the queue-aware transport are planned as the paper does, on the ATPM
         // shares, which need no caller planned first: all their edges at once, not in waves.
         List<Integer> onShares = new ArrayList<>();
+        Map<String, String> tooLarge = new TreeMap<>();
         for (String callee : callsInto.keySet()) {
-            if (Ntam.tooLargeForQueueing(cluster.groups(callee).size(), cluster.nodes().size()) != null) {
+            String why = Ntam.tooLargeForQueueing(cluster.groups(callee).size(), cluster.nodes().size());
+            if (why != null) {
+                tooLarge.put(callee, why);
                 onShares.addAll(callsInto.get(callee));
                 left.remove(callee);
             }
@@ -139,8 +142,7 @@ public final class Heart {
         stream(onShares).forEach(k -> {
             Call call = calls.get(k);
             routes[k] = Ntam.routeOnShares(call, shareSupplyOf(call, cluster, atpm), atpm.get(call.callee()).shares(),
-                    cluster.groups(call.callee()), cluster, config,
-                    Ntam.tooLargeForQueueing(cluster.groups(call.callee()).size(), cluster.nodes().size()));
+                    cluster.groups(call.callee()), cluster, config, tooLarge.get(call.callee()));
         });
         while (!left.isEmpty()) {
             List<String> wave = new ArrayList<>();
