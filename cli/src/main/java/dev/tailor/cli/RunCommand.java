@@ -114,7 +114,8 @@ final class RunCommand implements Callable<Integer> {
             // The checks of `tailor heart check`, so that what a round needs and lacks is said. One round
             // waits for them (and stops when no cluster answers); the loop does not: an API server that
             // answers slowly must not hold back /healthz past the liveness probe's patience.
-            Preflight preflight = new Preflight(kubernetes, prometheus, settings);
+            Preflight preflight = new Preflight(kubernetes, prometheus, settings)
+                    .noKubeconfig(KubeClients.noKubeconfig(kubeconfig));
             if (once) {
                 List<Preflight.Check> checks = preflight.run(Instant.now());
                 reportChecks(checks);
