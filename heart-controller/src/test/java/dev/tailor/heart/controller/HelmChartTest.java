@@ -170,6 +170,17 @@ class HelmChartTest {
         }
     }
 
+    @Test
+    void validation_findsAFieldKubernetesDoesNotKnow_deepInTheDeployment() throws Exception {
+        // The check above must be able to fail: a misspelt affinity field (passed through toYaml)
+        // reads into fabric8's model without error, and the walk finds it.
+        List<JsonNode> documents = render("tailor-system", Map.of("affinity.nodeAfinity.weight", 1));
+        Deployment deployment = only(documents, Deployment.class);
+        List<String> unknown = new ArrayList<>();
+        unknownFields(deployment, "Deployment", unknown, new IdentityHashMap<>());
+        assertThat(unknown).singleElement().asString().endsWith(".Affinity.nodeAfinity");
+    }
+
     /**
      * Collects the paths of fields the model did not know: fabric8 keeps them in each object's
      * {@code additionalProperties} instead of failing, so every object in the tree is asked.
