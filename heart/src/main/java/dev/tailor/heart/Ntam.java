@@ -181,8 +181,8 @@ final class Ntam {
                         + " scaling with ε = %s ms did not converge in %d iterations)", Link.format(epsilon),
                         spread.iterations())) + "; " + (orTools == null
                         ? "network simplex, " + optimum.how().pivots() + " pivot(s) from the cheapest-first flow"
-                        : String.format(Locale.ROOT, "successive shortest paths on %d candidate links in %d round(s); every other"
-                                + " link priced out, so optimal over all", orTools.candidateLinks(),
+                        : String.format(Locale.ROOT, "successive shortest paths on %d candidate links in %d"
+                                + " round(s); every other link priced out, so optimal over all", orTools.candidateLinks(),
                                 orTools.solves()));
             }
         }

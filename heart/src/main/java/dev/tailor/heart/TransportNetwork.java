@@ -32,8 +32,8 @@ import java.util.Arrays;
  * for the exact delays), solved by TransportSimplex, a network simplex started from the greedy flow
  * (about 0.4 ms on a 100 × 100 edge, where OR-tools took 2.5 ms: see its note); where it declines
  * (costs too large for its exact arithmetic, impossible with delays capped at MAX_COST_MICROS, or
- * its pivot guard) SparseMinCostFlow solves it on candidate links with MinCostTransport instead. Either way the flow is optimal
- * over every active link. The cost returned is Σ flow × the exact delay.
+ * its pivot guard) SparseMinCostFlow solves it on candidate links with MinCostTransport instead.
+ * Either way the flow is optimal over every active link. The cost returned is Σ flow × the exact delay.
  */
 final class TransportNetwork implements AutoCloseable {
 
