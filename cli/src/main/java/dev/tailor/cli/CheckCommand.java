@@ -65,7 +65,8 @@ final class CheckCommand implements Callable<Integer> {
         try (KubernetesClient kubernetes = KubeClients.build(kubeconfig, as)) {
             err.println("tailor: cluster " + kubernetes.getMasterUrl() + " (" + KubeClients.source(kubeconfig) + ")"
                     + (as == null ? "" : " as " + as));
-            List<Preflight.Check> checks = new Preflight(kubernetes, prometheus, settings).run(Instant.now());
+            List<Preflight.Check> checks = new Preflight(kubernetes, prometheus, settings)
+                    .noKubeconfig(KubeClients.noKubeconfig(kubeconfig)).run(Instant.now());
             print(checks, out);
             long failed = checks.stream().filter(c -> c.status() == Preflight.Status.FAIL).count();
             long warned = checks.stream().filter(c -> c.status() == Preflight.Status.WARN).count();

@@ -47,6 +47,11 @@ final class KubeClients {
     static final int RETRIES = 3;
 
     /** Where the cluster address came from, for the first line a command prints. */
+    /** Whether no kubeconfig gives the cluster and this is not a pod: the client then tries a default address. */
+    static boolean noKubeconfig(Path kubeconfig) {
+        return source(kubeconfig).startsWith("no kubeconfig") && System.getenv("KUBERNETES_SERVICE_HOST") == null;
+    }
+
     static String source(Path kubeconfig) {
         if (kubeconfig != null) {
             return "--kubeconfig " + kubeconfig;

@@ -52,7 +52,7 @@ import java.util.function.IntFunction;
  *
  * Assignment. Min-cost flow over the remaining links minimises Σ flow × delay (TransportSimplex: a
  * network simplex started from the cheapest-first greedy flow, about six times faster per edge than
- * OR-tools on the 10,000-replica benchmark; SparseMinCostFlow with OR-tools only where it declines).
+ * OR-tools on the 10,000-replica benchmark; SparseMinCostFlow only where it declines).
  * A caller node's fraction to a group is that link's flow ÷ the node's supply; a group's flow is
  * split equally among its replicas.
  */
@@ -181,8 +181,8 @@ final class Ntam {
                         + " scaling with ε = %s ms did not converge in %d iterations)", Link.format(epsilon),
                         spread.iterations())) + "; " + (orTools == null
                         ? "network simplex, " + optimum.how().pivots() + " pivot(s) from the cheapest-first flow"
-                        : String.format(Locale.ROOT, "OR-tools on %d candidate links in %d round(s); every other"
-                                + " link priced out, so optimal over all", orTools.candidateLinks(),
+                        : String.format(Locale.ROOT, "successive shortest paths on %d candidate links in %d"
+                                + " round(s); every other link priced out, so optimal over all", orTools.candidateLinks(),
                                 orTools.solves()));
             }
         }

@@ -1,15 +1,13 @@
 package dev.tailor.heart;
 
-import com.google.ortools.graph.MinCostFlow;
-import com.google.ortools.graph.MinCostFlowBase;
 import java.util.Locale;
 
 /**
  * Minimum-cost flow of a transport problem, solved on a few candidate links and proven optimal for
  * all of them. Sources have integer supplies, sinks integer demands of the same total; a link joins
  * one source to one sink, has an integer cost per unit and can carry all its source supplies or its
- * sink takes, whichever is less (so its capacity never binds). OR-tools solves each restricted
- * problem; this class only chooses the candidates and prices the other links.
+ * sink takes, whichever is less (so its capacity never binds). MinCostTransport solves each
+ * restricted problem; this class only chooses the candidates and prices the other links.
  *
  * <p>Contract: when the active links can carry all demand, the flow returned uses active links
  * only, meets every supply and demand exactly, and its cost Σ flow × cost is the minimum over
@@ -36,7 +34,7 @@ import java.util.Locale;
  *      it meets all demand whenever every link is active, so the candidates then are feasible),
  *      and every active link that is among the k cheapest active links of its source or among the
  *      k cheapest of its sink (ties in link order), k = candidatesPerNode.
- *   2. OR-tools solves min-cost flow on the candidates. If they cannot carry all demand, k grows
+ *   2. MinCostTransport solves min-cost flow on the candidates. If they cannot carry all demand, k grows
  *      fourfold (at most to every active link) and step 2 repeats.
  *   3. Node potentials d from the residual graph of that flow: a candidate link with flow below its
  *      capacity gives an arc source → sink of cost c, one with positive flow an arc sink → source of
@@ -53,7 +51,10 @@ import java.util.Locale;
  * Cost. Selecting is one pass over the links in cost order (the caller sorts once, the slow-link
  * filter needs that order too), pricing one pass over the links, the potentials O(V·E) at worst on
  * sources + sinks nodes and a few thousand arcs, but a handful of passes in practice (about 50 µs).
- * OR-tools' time hardly depends on the number of arcs below a few thousand (on 200 nodes: about
+ * (Measured with OR-tools' cost scaling, the solver here until the runtime dropped its native
+ * library; MinCostTransport's successive shortest paths cost more per extra arc, so fewer
+ * candidates only help it.) OR-tools' time hardly depends on the number of arcs below a few
+ * thousand (on 200 nodes: about
  * 1.1 ms for the 199 links of the optimum alone, 1.9 ms for 1,900, 4.4 ms for all 10,000), but every
  * extra solve costs the full amount, so k is chosen to make one solve the rule: on the 10,000-replica
  * benchmark, where a node's cheapest links are the ten or so in its own zone and the optimum needs a
@@ -78,7 +79,7 @@ final class SparseMinCostFlow {
      *
      * @param costUnits      Σ flow × cost in the problem's integer cost unit
      * @param candidateLinks links the last solve was given
-     * @param solves         OR-tools solves, infeasible candidate sets included
+     * @param solves         solves on candidates, infeasible candidate sets included
      * @param pricedIn       links added because they priced negative against a candidate optimum
      */
     record Result(long costUnits, int candidateLinks, int solves, int pricedIn) {
@@ -109,9 +110,9 @@ final class SparseMinCostFlow {
     }
 
     /**
-     * {@link #solve}, but {@code null} when the active links cannot carry all demand: OR-tools then
-     * found no flow on all of them, a proof (its feasibility check is a max-flow over the arcs it is
-     * given, so an infeasible answer costs about a max-flow, not a min-cost flow).
+     * {@link #solve}, but {@code null} when the active links cannot carry all demand: the solver then
+     * found no flow on all of them, a proof (successive shortest paths stop at the first augmenting
+     * path that does not exist).
      *
      * @throws IllegalStateException when the solver fails
      */
@@ -144,7 +145,7 @@ final class SparseMinCostFlow {
                         (int) Math.min(k, links), candidate);
                 continue;
             }
-            // With every active link a candidate, OR-tools' optimum is the optimum: nothing to price.
+            // With every active link a candidate, the solver's optimum is the optimum: nothing to price.
             int added = chosen == activeLinks ? 0 : price(supply, demand, linkSource, linkSink, cost, active,
                     candidate, potentials(supply, demand, linkSource, linkSink, cost, candidate, flow));
             if (added == 0) {
@@ -268,45 +269,13 @@ final class SparseMinCostFlow {
     }
 
     /**
-     * OR-tools' min-cost flow over the candidate links, added in link order; fills {@code flow} on
-     * them and returns the optimal cost, or {@link #INFEASIBLE}.
+     * Min-cost flow over the candidate links ({@link MinCostTransport}); fills {@code flow} on them and
+     * returns the optimal cost, or {@link #INFEASIBLE}.
      */
     private static long solveOn(int[] supply, int[] demand, int[] linkSource, int[] linkSink, long[] cost,
             boolean[] candidate, int chosen, long[] flow) {
-        OrTools.ensureLoaded();
-        int sources = supply.length;
-        MinCostFlow solver = new MinCostFlow(sources + demand.length, chosen);
-        try {
-            int[] arcLink = new int[chosen];
-            int arcs = 0;
-            for (int l = 0; l < candidate.length; l++) {
-                if (candidate[l]) {
-                    int a = linkSource[l];
-                    int b = linkSink[l];
-                    solver.addArcWithCapacityAndUnitCost(a, sources + b, Math.min(supply[a], demand[b]), cost[l]);
-                    arcLink[arcs++] = l;
-                }
-            }
-            for (int a = 0; a < sources; a++) {
-                solver.setNodeSupply(a, supply[a]);
-            }
-            for (int b = 0; b < demand.length; b++) {
-                solver.setNodeSupply(sources + b, -demand[b]);
-            }
-            MinCostFlowBase.Status status = solver.solve();
-            if (status == MinCostFlowBase.Status.INFEASIBLE) {
-                return INFEASIBLE;
-            }
-            if (status != MinCostFlowBase.Status.OPTIMAL) {
-                throw new IllegalStateException("min-cost flow: " + status.name().toLowerCase(Locale.ROOT));
-            }
-            for (int arc = 0; arc < arcs; arc++) {
-                flow[arcLink[arc]] = solver.getFlow(arc);
-            }
-            return solver.getOptimalCost();
-        } finally {
-            solver.delete();
-        }
+        long optimum = MinCostTransport.solve(supply, demand, linkSource, linkSink, cost, candidate, flow);
+        return optimum == MinCostTransport.INFEASIBLE ? INFEASIBLE : optimum;
     }
 
     /**

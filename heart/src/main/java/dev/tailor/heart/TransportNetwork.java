@@ -1,6 +1,5 @@
 package dev.tailor.heart;
 
-import com.google.ortools.graph.MaxFlow;
 import java.util.Arrays;
 
 /**
@@ -9,19 +8,18 @@ import java.util.Arrays;
  * switched off. Answers NTAM's two questions: can the active links carry all demand (max-flow), and
  * what is the cheapest way to do it (min-cost flow).
  *
- * <p>Not thread-safe; one instance per call edge and thread. Holds a native OR-tools solver between
- * max-flow queries: {@link #close()} frees it (a finalizer would too, later).
+ * <p>Not thread-safe; one instance per call edge and thread. Keeps its max-flow network between
+ * queries; {@link #close()} drops it.
  */
 /*
  * Maintainer note. Links have no capacity of their own (link bandwidth is not HEART's concern), so
  * the max-flow network is super source → source i (capacity supply_i) → sink j over every active
  * link (capacity min(supply_i, demand_j), so never binding) → super sink (capacity demand_j); demand
  * is met iff the max-flow value equals the total. The slow-link filter asks this question several
- * times with a few links switched, so the OR-tools max-flow is built once, from the links active at
- * the first query; a switch sets an arc's capacity (one JNI call), and a link switched on that was
- * never in the network is added then. OR-tools rebuilds its graph on every solve, so arcs that stay
- * off would cost every solve: the batch filter's slow cluster (most of which never returns) is left
- * out. Reading flows back costs a JNI call per link, so callers read only the links they need.
+ * times with a few links switched, so the max-flow network (MaxFlow, Dinic's) is built once, from the
+ * links active at the first query; a switch sets an arc's capacity, and a link switched on that was
+ * never in the network is added then. Arcs that stay off still cost every solve a look, so the batch
+ * filter's slow cluster (most of which never returns) is left out.
  * Most questions never reach that network: demandCarried first tries to prove feasibility on a
  * subgraph (a flow on some links is a flow on all), nodeShortfall proves infeasibility from single
  * nodes (each is a cut) without a solver, and canMeetAllDemandSolving answers by solving the
@@ -34,8 +32,8 @@ import java.util.Arrays;
  * for the exact delays), solved by TransportSimplex, a network simplex started from the greedy flow
  * (about 0.4 ms on a 100 × 100 edge, where OR-tools took 2.5 ms: see its note); where it declines
  * (costs too large for its exact arithmetic, impossible with delays capped at MAX_COST_MICROS, or
- * its pivot guard) SparseMinCostFlow solves it with OR-tools instead. Either way the flow is optimal
- * over every active link. The cost returned is Σ flow × the exact delay.
+ * its pivot guard) SparseMinCostFlow solves it on candidate links with MinCostTransport instead.
+ * Either way the flow is optimal over every active link. The cost returned is Σ flow × the exact delay.
  */
 final class TransportNetwork implements AutoCloseable {
 
@@ -53,7 +51,7 @@ final class TransportNetwork implements AutoCloseable {
     private final int total;
     /** Links ascending by (cost in µs, index), computed on first use. */
     private int[] byCost;
-    /** The native max-flow network, built on the first max-flow query. */
+    /** The max-flow network, built on the first max-flow query. */
     private MaxFlow maxFlow;
     /** Arc of each link in {@link #maxFlow}, -1 while it has none. */
     private int[] arcOf;
@@ -178,7 +176,7 @@ final class TransportNetwork implements AutoCloseable {
             active[link] = on;
             if (maxFlow != null) {
                 if (arcOf[link] >= 0) {
-                    maxFlow.setArcCapacity(arcOf[link], on ? bound(link) : 0);
+                    maxFlow.setCapacity(arcOf[link], on ? bound(link) : 0);
                 } else if (on) {
                     addArc(link);
                 }
@@ -201,13 +199,12 @@ final class TransportNetwork implements AutoCloseable {
         int sources = supply.length;
         int superSource = sources + demand.length;
         if (maxFlow == null) {
-            OrTools.ensureLoaded();
-            maxFlow = new MaxFlow();
+            maxFlow = new MaxFlow(superSource + 2);
             for (int i = 0; i < sources; i++) {
-                maxFlow.addArcWithCapacity(superSource, i, supply[i]);
+                maxFlow.addArc(superSource, i, supply[i]);
             }
             for (int j = 0; j < demand.length; j++) {
-                maxFlow.addArcWithCapacity(sources + j, superSource + 1, demand[j]);
+                maxFlow.addArc(sources + j, superSource + 1, demand[j]);
             }
             arcOf = new int[links];
             Arrays.fill(arcOf, -1);
@@ -217,32 +214,29 @@ final class TransportNetwork implements AutoCloseable {
                 }
             }
         }
-        MaxFlow.Status status = maxFlow.solve(superSource, superSource + 1);
-        if (status != MaxFlow.Status.OPTIMAL) {
-            throw new IllegalStateException("max-flow: " + status);
-        }
+        long value = maxFlow.solve(superSource, superSource + 1);
         if (flowOut != null) {
             for (int l = 0; l < links; l++) {
                 flowOut[l] = flowOf(l);
             }
         }
-        return maxFlow.getOptimalFlow();
+        return value;
     }
 
     private void addArc(int link) {
-        arcOf[link] = maxFlow.addArcWithCapacity(linkSource[link], supply.length + linkSink[link], bound(link));
+        arcOf[link] = maxFlow.addArc(linkSource[link], supply.length + linkSink[link], bound(link));
     }
 
     /** The flow the last {@link #maxFlow} sent over {@code link}. */
     double flowOf(int link) {
-        return arcOf[link] < 0 ? 0 : maxFlow.getFlow(arcOf[link]);
+        return arcOf[link] < 0 ? 0 : maxFlow.flow(arcOf[link]);
     }
 
     /**
      * Whether the active links can carry all demand, and if not how much: the max-flow value over
      * them, in units. Equal to {@link #totalUnits()} iff all demand can be met.
      *
-     * <p>Asks OR-tools as little as it can. A flow that meets all demand on some of the active links
+     * <p>Solves as little as it can. A flow that meets all demand on some of the active links
      * proves that all of them can, so it tries, in order: the least-cost greedy flow (no solver at
      * all), a max-flow over the min-cost flow's first candidates (a few links per node), and only then
      * the max-flow over every active link, whose value it returns. Flows are not kept: use
@@ -255,31 +249,22 @@ final class TransportNetwork implements AutoCloseable {
         if (first.greedyMet()) {
             return total;
         }
-        OrTools.ensureLoaded();
         int sources = supply.length;
         int superSource = sources + demand.length;
-        MaxFlow sparse = new MaxFlow();
-        try {
-            for (int i = 0; i < sources; i++) {
-                sparse.addArcWithCapacity(superSource, i, supply[i]);
+        MaxFlow sparse = new MaxFlow(superSource + 2);
+        for (int i = 0; i < sources; i++) {
+            sparse.addArc(superSource, i, supply[i]);
+        }
+        for (int j = 0; j < demand.length; j++) {
+            sparse.addArc(sources + j, superSource + 1, demand[j]);
+        }
+        for (int l = 0; l < links; l++) {
+            if (candidate[l]) {
+                sparse.addArc(linkSource[l], sources + linkSink[l], bound(l));
             }
-            for (int j = 0; j < demand.length; j++) {
-                sparse.addArcWithCapacity(sources + j, superSource + 1, demand[j]);
-            }
-            for (int l = 0; l < links; l++) {
-                if (candidate[l]) {
-                    sparse.addArcWithCapacity(linkSource[l], sources + linkSink[l], bound(l));
-                }
-            }
-            MaxFlow.Status status = sparse.solve(superSource, superSource + 1);
-            if (status != MaxFlow.Status.OPTIMAL) {
-                throw new IllegalStateException("max-flow: " + status);
-            }
-            if (sparse.getOptimalFlow() == total) {
-                return total;
-            }
-        } finally {
-            sparse.delete();
+        }
+        if (sparse.solve(superSource, superSource + 1) == total) {
+            return total;
         }
         return maxFlow(null);
     }
@@ -305,9 +290,9 @@ final class TransportNetwork implements AutoCloseable {
 
     /**
      * How a min-cost flow was found: by the network simplex ({@code orTools} null), or, where it
-     * declined, by OR-tools on candidate links.
+     * declined, by MinCostTransport on candidate links (SparseMinCostFlow).
      *
-     * @param pivots  network simplex pivots from the greedy flow (0 when OR-tools solved it)
+     * @param pivots  network simplex pivots from the greedy flow (0 when SparseMinCostFlow solved it)
      * @param orTools what SparseMinCostFlow took, or null
      */
     record Solved(int pivots, SparseMinCostFlow.Result orTools) {
@@ -315,7 +300,7 @@ final class TransportNetwork implements AutoCloseable {
 
     /**
      * The min-cost flow over the active links into {@code flowOut}, or null (flowOut then
-     * unspecified) when they cannot carry all demand. TransportSimplex first; OR-tools only where it
+     * unspecified) when they cannot carry all demand. TransportSimplex first; SparseMinCostFlow only where it
      * declines (costs beyond its exact arithmetic, which delays capped at {@link #MAX_COST_MICROS}
      * never reach, or its pivot guard, which never fired in our tests).
      */
@@ -444,13 +429,10 @@ final class TransportNetwork implements AutoCloseable {
         return Math.min(supply[linkSource[link]], demand[linkSink[link]]);
     }
 
-    /** Frees the native max-flow solver. */
+    /** Drops the max-flow network. */
     @Override
     public void close() {
-        if (maxFlow != null) {
-            maxFlow.delete();
-            maxFlow = null;
-        }
+        maxFlow = null;
     }
 
     /** A delay in ms as the solver's whole-number cost: microseconds, at most {@link #MAX_COST_MICROS}. */

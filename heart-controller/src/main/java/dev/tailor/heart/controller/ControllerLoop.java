@@ -196,6 +196,7 @@ public final class ControllerLoop implements AutoCloseable {
         watchPods();
         if (options.lease() == null) {
             leading = true;
+            metrics.leading(true);
         }
         Thread loopThread = new Thread(this::loop, "tailor-heart-rounds");
         loopThread.setDaemon(true);
@@ -390,11 +391,13 @@ public final class ControllerLoop implements AutoCloseable {
             renewalRefused = false;
             monitor.notifyAll();
         }
+        metrics.leading(true);
     }
 
     private void stopLeading() {
         leading = false;
         guard.lost();
+        metrics.leading(false);
     }
 
     private void newLeader(String identity) {

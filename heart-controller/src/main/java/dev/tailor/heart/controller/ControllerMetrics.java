@@ -49,7 +49,11 @@ import java.util.function.LongSupplier;
  *       callee node with a replica in the snapshot (0 when it gets none), so a route that drops to 0
  *       stays on the graph; the series of an edge or a node gone from the plan go with it;</li>
  *   <li>{@code tailor_heart_route_share_series_dropped} — series of the last plan not exported
- *       because they were more than the limit (0 normally).</li>
+ *       because they were more than the limit (0 normally);</li>
+ *   <li>{@code tailor_heart_leader} — 1 while this replica holds the Lease (or runs without one),
+ *       else 0;</li>
+ *   <li>{@code tailor_heart_lease_acquisitions_total} — times this replica took the Lease: summed
+ *       over the replicas, how often leadership changed hands (an alert on lease flapping).</li>
  * </ul>
  * <b>Cardinality of the route shares:</b> at most (call edges) × (caller nodes) × (callee nodes)
  * series, e.g. 20 edges on 10 nodes: 2,000. Past {@link #DEFAULT_ROUTE_SHARE_SERIES_LIMIT} series a
@@ -76,6 +80,8 @@ public final class ControllerMetrics {
     private final Gauge nodesMissingLocalityLabels;
     private final Gauge routeShare;
     private final Gauge routeShareDropped;
+    private final Gauge leader;
+    private final Counter leaseAcquisitions;
     private final int routeShareSeriesLimit;
     private final LongSupplier epochMillis;
     private volatile long lastAppliedMillis = -1;
@@ -130,6 +136,12 @@ public final class ControllerMetrics {
         routeShareDropped = Gauge.builder().name("tailor_heart_route_share_series_dropped")
                 .help("Route-share series of the last plan not exported: more than the limit").register(registry);
         routeShareDropped.set(0);
+        leader = Gauge.builder().name("tailor_heart_leader")
+                .help("1 while this replica holds the Lease (or runs without one), else 0").register(registry);
+        leader.set(0);
+        leaseAcquisitions = Counter.builder().name("tailor_heart_lease_acquisitions_total")
+                .help("Times this replica took the Lease").register(registry);
+        leaseAcquisitions.inc(0);   // visible at 0
         GaugeWithCallback.builder().name("tailor_heart_last_applied_plan_age_seconds")
                 .help("Seconds since DestinationRules were last applied successfully")
                 .callback(callback -> {
@@ -138,6 +150,14 @@ public final class ControllerMetrics {
                         callback.call((this.epochMillis.getAsLong() - last) / 1000.0);
                     }
                 }).register(registry);
+    }
+
+    /** Records that this replica started ({@code true}: one more acquisition) or stopped leading. */
+    public void leading(boolean leading) {
+        if (leading) {
+            leaseAcquisitions.inc();
+        }
+        leader.set(leading ? 1 : 0);
     }
 
     /** Records one round. */

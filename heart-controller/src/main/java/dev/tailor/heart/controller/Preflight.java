@@ -92,6 +92,7 @@ public final class Preflight {
     private final List<Pod> pods = new ArrayList<>();
     private final Map<String, Map<String, String>> nodeLabels = new TreeMap<>();
     private int delaySeries = -1;
+    private boolean noKubeconfig;
 
     /**
      * @param kubernetes the cluster's client (its identity is the one whose permissions are checked)
@@ -102,6 +103,25 @@ public final class Preflight {
         this.kubernetes = kubernetes;
         this.prometheus = prometheus;
         this.config = config;
+    }
+
+    /**
+     * Says that the client found no kubeconfig at all (no {@code --kubeconfig}, {@code KUBECONFIG} or
+     * {@code ~/.kube/config}, and not in a pod), so an unreachable API server's fix names the
+     * kubeconfig to provide rather than a context to check.
+     */
+    public Preflight noKubeconfig(boolean none) {
+        this.noKubeconfig = none;
+        return this;
+    }
+
+    /** The fix for an API server that does not answer. */
+    private String unreachableFix() {
+        return noKubeconfig
+                ? "no kubeconfig was found (no --kubeconfig, KUBECONFIG or ~/.kube/config, and not in a pod): point"
+                        + " KUBECONFIG or --kubeconfig at your cluster's; the Kubernetes checks were not run"
+                : "check the kubeconfig's current context (kubectl config current-context) or --kubeconfig; the"
+                        + " Kubernetes checks were not run";
     }
 
     /** Whether some check failed. */
@@ -169,8 +189,7 @@ public final class Preflight {
         } catch (KubernetesClientException e) {
             if (KubernetesErrors.unreachable(e)) {
                 return new Check("kubernetes-api", Status.FAIL, KubernetesErrors.describe(e, master()),
-                        List.of("check the kubeconfig's current context (kubectl config current-context) or"
-                                + " --kubeconfig; the Kubernetes checks were not run"));
+                        List.of(unreachableFix()));
             }
             // It answered, only not /version (some proxies hide it): the cluster is reachable.
             return Check.ok("kubernetes-api", "the API server at " + master() + " answers (version not shown: "
@@ -178,7 +197,7 @@ public final class Preflight {
         } catch (RuntimeException e) {
             if (KubernetesErrors.unreachable(e)) {
                 return new Check("kubernetes-api", Status.FAIL, "no cluster reachable: " + master() + ": "
-                        + KubernetesErrors.why(e), List.of("check the kubeconfig's current context or --kubeconfig"));
+                        + KubernetesErrors.why(e), List.of(unreachableFix()));
             }
             throw e;
         }

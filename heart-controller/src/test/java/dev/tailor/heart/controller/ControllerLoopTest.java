@@ -61,11 +61,15 @@ class ControllerLoopTest {
 
     private static ControllerLoop loop(ControllerLoop.Options options,
             java.util.function.Consumer<Controller.Round> reporter) {
+        return loop(options, reporter, new ControllerMetrics(System::currentTimeMillis));
+    }
+
+    private static ControllerLoop loop(ControllerLoop.Options options,
+            java.util.function.Consumer<Controller.Round> reporter, ControllerMetrics metrics) {
         ControllerConfig config = config(3_600);
         Controller controller = new Controller(config, HeartConfig.DEFAULTS,
                 new PrometheusClient(prometheus.url(), Duration.ofSeconds(5)), client, AtpmState.EMPTY, null, null);
-        return new ControllerLoop(controller, new ControllerMetrics(System::currentTimeMillis), client, config, options,
-                reporter, System::currentTimeMillis);
+        return new ControllerLoop(controller, metrics, client, config, options, reporter, System::currentTimeMillis);
     }
 
     private static String cartRule() {
@@ -107,10 +111,12 @@ class ControllerLoopTest {
         // expire: the leader releases it on close).
         List<String> events = new CopyOnWriteArrayList<>();
         List<String> standbyLog = new CopyOnWriteArrayList<>();
+        ControllerMetrics metricsA = new ControllerMetrics(System::currentTimeMillis);
+        ControllerMetrics metricsB = new ControllerMetrics(System::currentTimeMillis);
         ControllerLoop first = loop(new ControllerLoop.Options(false, "tailor-system/tailor-heart", "replica-a",
-                Duration.ofSeconds(6)), round -> events.add("replica-a round " + round.failure()));
+                Duration.ofSeconds(6)), round -> events.add("replica-a round " + round.failure()), metricsA);
         ControllerLoop second = loop(new ControllerLoop.Options(false, "tailor-system/tailor-heart", "replica-b",
-                Duration.ofSeconds(6)), round -> events.add("replica-b round " + round.failure()));
+                Duration.ofSeconds(6)), round -> events.add("replica-b round " + round.failure()), metricsB);
         second.onMessage(standbyLog::add);
         try {
             first.start();
@@ -121,10 +127,17 @@ class ControllerLoopTest {
             assertThat(prometheus.await(Duration.ofSeconds(20), () -> standbyLog.contains(
                     "Lease tailor-system/tailor-heart: replica-a leads; this replica (replica-b) stands by"))).isTrue();
             assertThat(second.leading()).isFalse();
+            // What the lease-flapping alert sums: one acquisition so far, by replica-a.
+            assertThat(metricsA.scrape()).contains("tailor_heart_leader 1.0")
+                    .contains("tailor_heart_lease_acquisitions_total 1.0");
+            assertThat(metricsB.scrape()).contains("tailor_heart_leader 0.0")
+                    .contains("tailor_heart_lease_acquisitions_total 0.0");
 
             first.close();
             assertThat(prometheus.await(Duration.ofSeconds(30), () -> events.contains("replica-b round null")))
                     .as("replica-b took over and writes: " + events).isTrue();
+            assertThat(metricsB.scrape()).contains("tailor_heart_leader 1.0")
+                    .contains("tailor_heart_lease_acquisitions_total 1.0");
         } finally {
             first.close();
             second.close();

@@ -249,6 +249,14 @@ class PreflightTest {
             assertThat(checks).extracting(Preflight.Check::name).containsExactly("kubernetes-api", "prometheus",
                     "rate-window",
                     "query cpuCores", "query servedRequestsPerSecond", "query callsPerSecond", "query delaySeconds");
+            assertThat(api.fixes()).singleElement().asString().startsWith("check the kubeconfig's current context");
+
+            // Without any kubeconfig the fix is to provide one, not to check its context.
+            Preflight.Check none = check(new Preflight(nowhere, new PrometheusClient(prometheus.url(),
+                    Duration.ofSeconds(5)), config(prometheus.url().toString())).noKubeconfig(true)
+                    .run(Instant.now()), "kubernetes-api");
+            assertThat(none.fixes()).singleElement().asString().startsWith("no kubeconfig was found")
+                    .doesNotContain("current context");
         }
     }
 }
