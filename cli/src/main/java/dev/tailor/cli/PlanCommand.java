@@ -174,6 +174,12 @@ final class PlanCommand implements Callable<Integer> {
                         + " off = every edge meets the ATPM shares, the paper).")
         boolean queueAwareRouting;
 
+        @Option(names = "--load-headroom", paramLabel = "FRACTION",
+                description = "Plan the queue-aware split for (1 + FRACTION) times the measured calls, so it stays"
+                        + " within capacity if the load grows that much before the next round (default: 0.5;"
+                        + " 0 = the measured load only).")
+        Double loadHeadroom;
+
         /** HeartConfig's field names, as the options users typed. */
         private static final Map<String, String> OPTION_OF = Map.ofEntries(
                 Map.entry("alphaMin", "--alpha-min"), Map.entry("alphaMax", "--alpha-max"),
@@ -185,7 +191,7 @@ final class PlanCommand implements Callable<Integer> {
                 Map.entry("idleFitMinRateRatio", "--idle-fit-min-rate-ratio"),
                 Map.entry("idleMaxCpuFraction", "--idle-max-cpu-fraction"),
                 Map.entry("minShareOfEqualSplit", "--min-share-of-equal-split"),
-                Map.entry("spreadScale", "--spread-scale"));
+                Map.entry("spreadScale", "--spread-scale"), Map.entry("loadHeadroom", "--load-headroom"));
 
         HeartConfig config() {
             try {
@@ -204,7 +210,8 @@ final class PlanCommand implements Callable<Integer> {
                         .withMinShareOfEqualSplit(minShareOfEqualSplit)
                         .withSpreadScale(spreadScale == null ? HeartConfig.DEFAULTS.spreadScale() : spreadScale)
                         .withLatencyOptimalShares(latencyOptimalShares)
-                        .withQueueAwareRouting(queueAwareRouting);
+                        .withQueueAwareRouting(queueAwareRouting)
+                        .withLoadHeadroom(loadHeadroom == null ? HeartConfig.DEFAULTS.loadHeadroom() : loadHeadroom);
             } catch (IllegalArgumentException e) {
                 String message = e.getMessage();
                 for (Map.Entry<String, String> name : OPTION_OF.entrySet()) {

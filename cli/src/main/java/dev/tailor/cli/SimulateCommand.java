@@ -41,7 +41,7 @@ import picocli.CommandLine.Option;
                     + " peak-EWMA power of two choices); heart-paper (the paper's HEART, none of our departures);"
                     + " ablations heart-no-trend, heart-no-filter, heart-no-outlier-filter, heart-no-idle-fit,"
                     + " heart-no-floor, heart-no-share-cap, heart-no-spread,"
-                    + " heart-no-queueing.",
+                    + " heart-no-queueing, heart-no-headroom.",
             ""
         },
         footer = {"", "Example: tailor heart simulate --scenario paper-dag --rps 100,400 --report report/",
@@ -71,7 +71,8 @@ final class SimulateCommand implements Callable<Integer> {
     @Option(names = "--heart-ablation", paramLabel = "WHICH", split = ",",
             description = "Also run HEART without a part: no-trend (alpha = 1), no-filter (no slow-link filter),"
                     + " no-outlier-filter, no-idle-fit, no-floor, no-share-cap, no-spread (min-cost flow),"
-                    + " no-queueing (every edge on the ATPM shares)"
+                    + " no-queueing (every edge on the ATPM shares), no-headroom (queue-aware split for the measured"
+                    + " load only)"
                     + " (our departures from the paper);"
                     + " paper: all departures off (heart-paper).")
     List<String> ablations;
@@ -259,7 +260,7 @@ final class SimulateCommand implements Callable<Integer> {
         if (ablations != null) {
             for (String ablation : checkNames("--heart-ablation", ablations, List.of("no-trend", "no-filter",
                     "no-outlier-filter", "no-idle-fit", "no-floor", "no-share-cap", "no-spread", "no-queueing",
-                    "paper"))) {
+                    "no-headroom", "paper"))) {
                 policyNames.add("heart-" + ablation);
             }
         }

@@ -72,6 +72,13 @@ package dev.tailor.heart;
  *                                    first, each caller node's supply being what the plan sends there
  *                                    (default on; off = every edge meets the ATPM shares, as in the
  *                                    paper; our departure)
+ * @param loadHeadroom                the queue-aware transport plans each callee for (1 + this) × the
+ *                                    calls measured into it, at most {@link #MAX_HEADROOM_UTILISATION}
+ *                                    of its capacity and never less than the calls measured, so that
+ *                                    no group it plans goes beyond its capacity if the load grows by
+ *                                    this fraction before the next round (default 0.5; 0 = plan for the
+ *                                    measured load only; without queue-aware routing it has no effect;
+ *                                    our departure, measured in docs/heart.md)
  */
 public record HeartConfig(
         double alphaMin,
@@ -91,7 +98,8 @@ public record HeartConfig(
         double minShareOfEqualSplit,
         double spreadScale,
         boolean latencyOptimalShares,
-        boolean queueAwareRouting) {
+        boolean queueAwareRouting,
+        double loadHeadroom) {
 
     /** What a routing target is. */
     public enum Grouping {
@@ -116,6 +124,15 @@ public record HeartConfig(
     /** Largest {@link #spreadScale()}: beyond it every plan is an even spread anyway. */
     public static final double MAX_SPREAD_SCALE = 100;
 
+    /** Largest {@link #loadHeadroom()}: ten times the measured load is past any plan worth making. */
+    public static final double MAX_LOAD_HEADROOM = 10;
+
+    /**
+     * The largest fraction of a callee's capacity {@link #loadHeadroom()} plans for: the queueing cost
+     * of a plan at capacity is infinite, so a headroom that would reach it stops here.
+     */
+    public static final double MAX_HEADROOM_UTILISATION = 0.95;
+
     /** Most rounds the idle fit may keep per group: the state stays small. */
     public static final int MAX_IDLE_FIT_ROUNDS = 100;
 
@@ -125,7 +142,7 @@ public record HeartConfig(
      */
     public static final HeartConfig DEFAULTS =
             new HeartConfig(0.2, 0.8, 0.2, true, 0.30, 0, 1.0, 1_000_000, Grouping.NODE, true,
-                    true, 10, 2.0, 0.9, 0.05, SPREAD_SCALE_GUMBEL, false, true);
+                    true, 10, 2.0, 0.9, 0.05, SPREAD_SCALE_GUMBEL, false, true, 0.5);
 
     /**
      * The paper's ATPM: every departure off (no outlier filter, Σ cpu ÷ Σ requests with idle CPU
@@ -171,12 +188,16 @@ public record HeartConfig(
             throw new IllegalArgumentException("spreadScale : " + spreadScale + " (expected: 0 (off, min-cost flow) .. "
                     + MAX_SPREAD_SCALE + ")");
         }
+        if (!(loadHeadroom >= 0 && loadHeadroom <= MAX_LOAD_HEADROOM)) {
+            throw new IllegalArgumentException("loadHeadroom : " + loadHeadroom + " (expected: 0 (off) .. "
+                    + MAX_LOAD_HEADROOM + ", a fraction of the measured load)");
+        }
     }
 
     /** The configuration of the paper's version of {@code this}: our departures off, see {@link #PAPER}. */
     public HeartConfig paperVariant() {
         return withOutlierFilter(false).withIdleFitRounds(0).withMinShareOfEqualSplit(0).withSpreadScale(0)
-                .withLatencyOptimalShares(false).withQueueAwareRouting(false);
+                .withLatencyOptimalShares(false).withQueueAwareRouting(false).withLoadHeadroom(0);
     }
 
     public HeartConfig withAlphaRange(double min, double max) {
@@ -250,6 +271,10 @@ public record HeartConfig(
         return copy(f -> f.queueAwareRouting = on);
     }
 
+    public HeartConfig withLoadHeadroom(double fraction) {
+        return copy(f -> f.loadHeadroom = fraction);
+    }
+
     /** The fields of a config being derived; {@link #copy} checks them all in the constructor. */
     private static final class Fields {
         double alphaMin;
@@ -270,6 +295,7 @@ public record HeartConfig(
         double spreadScale;
         boolean latencyOptimalShares;
         boolean queueAwareRouting;
+        double loadHeadroom;
     }
 
     private HeartConfig copy(java.util.function.Consumer<Fields> change) {
@@ -292,12 +318,13 @@ public record HeartConfig(
         f.spreadScale = spreadScale;
         f.latencyOptimalShares = latencyOptimalShares;
         f.queueAwareRouting = queueAwareRouting;
+        f.loadHeadroom = loadHeadroom;
         change.accept(f);
         return new HeartConfig(f.alphaMin, f.alphaMax, f.trackingSmoothing, f.slowLinkFilter,
                 f.batchRemovalMaxFraction, f.slowClusterMinGapMillis, f.unmeasuredLinkPenaltyMillis, f.flowUnits,
                 f.grouping, f.parallel, f.outlierFilter, f.idleFitRounds, f.idleFitMinRateRatio,
                 f.idleMaxCpuFraction, f.minShareOfEqualSplit, f.spreadScale, f.latencyOptimalShares,
-                f.queueAwareRouting);
+                f.queueAwareRouting, f.loadHeadroom);
     }
 
     private static void requireUnit(String name, double value, boolean zeroAllowed) {

@@ -293,11 +293,18 @@ final class Ntam {
         }
         EntropicTransport.Result solved = null;
         double[] flow = null;
+        double planned = total;
         if (fallback == null && g > 0) {
+            // Planned for the load the round may grow to (HeartConfig.loadHeadroom), not beyond
+            // MAX_HEADROOM_UTILISATION of the capacity, never below what was measured: the split of
+            // a plan for more load stays within every group's capacity up to that load.
+            planned = Math.max(total, Math.min((1 + config.loadHeadroom()) * total,
+                    HeartConfig.MAX_HEADROOM_UTILISATION * sum(capacity)));
+            double scale = planned / total;
             double[] a = new double[s];
             double[] cost = new double[s * g];
             for (int r = 0; r < s; r++) {
-                a[r] = rowSupply[rows[r]];
+                a[r] = rowSupply[rows[r]] * scale;
                 for (int j = 0; j < g; j++) {
                     cost[r * g + j] = 2 * cluster.delayMillis(rows[r], calleeGroups.get(j).nodeIndex());
                 }
@@ -313,7 +320,7 @@ final class Ntam {
             }
             for (int j = 0; j < g; j++) {
                 minimum[j] = Math.min(config.minShareOfEqualSplit() * calleeGroups.get(j).replicas().size()
-                        / replicas * total, capacity[j]) * (1 - 1e-9);
+                        / replicas * planned, capacity[j]) * (1 - 1e-9);
             }
             flow = new double[s * g];
             solved = EntropicTransport.solveQueueing(a, capacity, servers, minimum, cost, active, epsilon, flow);
@@ -339,7 +346,7 @@ final class Ntam {
         double[] taken = new double[g];
         for (int r = 0; r < s; r++) {
             for (int j = 0; j < g; j++) {
-                taken[j] += flow[r * g + j];
+                taken[j] += flow[r * g + j] * total / planned;
             }
         }
         for (int j = 0; j < g; j++) {
@@ -350,12 +357,16 @@ final class Ntam {
             groupsPlanned.append(String.format(Locale.ROOT, "%s%s %.4g req/s (%.0f %% of its capacity)",
                     j == 0 ? "" : ", ", calleeGroups.get(j).id(), taken[j], 100 * taken[j] / capacity[j]));
         }
+        String headroom = planned > total
+                ? String.format(Locale.ROOT, ", split as planned for %s req/s (%.0f %% headroom for load growth)",
+                        Link.format(planned), 100 * (planned / total - 1))
+                : "";
         String how = String.format(Locale.ROOT, "queue-aware entropic transport of the %d call edge(s) into %s"
                 + " together (no slow-link filter: links are priced by their delays against ε; ATPM's shares act"
                 + " only as floors), ε = %s ms on the round trip (%s x the callee's expected sojourn), %d Newton"
-                + " iteration(s); planned for all %s req/s into %s: %s", calls.size(), callee.component(),
+                + " iteration(s); all %s req/s into %s%s: %s", calls.size(), callee.component(),
                 Link.format(epsilon), Link.format(config.spreadScale()), solved.iterations(), Link.format(total),
-                callee.component(), groupsPlanned);
+                callee.component(), headroom, groupsPlanned);
         // Every node's split, from the scalings (the same for every call from that node).
         double[][] split = new double[n][];
         double[] costs = new double[g];

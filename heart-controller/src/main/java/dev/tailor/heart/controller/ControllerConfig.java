@@ -56,9 +56,12 @@ public record ControllerConfig(Prometheus prometheus, Kubernetes kubernetes, Dou
      *                             false, the paper's)
      * @param queueAwareRouting    all calls into a callee planned at once with a queueing cost per group
      *                             (default true; false = every edge meets the ATPM shares, the paper)
+     * @param loadHeadroom         the queue-aware split is planned for (1 + this) × the measured calls,
+     *                             so it stays within capacity if the load grows that much before the next
+     *                             round (default 0.5; 0 = the measured load only)
      */
     public record Planner(Boolean outlierFilter, Double idleFitRounds, Double minShareOfEqualSplit,
-            Double spreadScale, Boolean latencyOptimalShares, Boolean queueAwareRouting) {
+            Double spreadScale, Boolean latencyOptimalShares, Boolean queueAwareRouting, Double loadHeadroom) {
         public Planner {
             outlierFilter = outlierFilter == null ? HeartConfig.DEFAULTS.outlierFilter() : outlierFilter;
             idleFitRounds = idleFitRounds == null ? (double) HeartConfig.DEFAULTS.idleFitRounds() : idleFitRounds;
@@ -69,13 +72,22 @@ public record ControllerConfig(Prometheus prometheus, Kubernetes kubernetes, Dou
                     : latencyOptimalShares;
             queueAwareRouting = queueAwareRouting == null ? HeartConfig.DEFAULTS.queueAwareRouting()
                     : queueAwareRouting;
+            loadHeadroom = loadHeadroom == null ? HeartConfig.DEFAULTS.loadHeadroom() : loadHeadroom;
+        }
+
+        /** Compatibility constructor: the default load headroom. */
+        public Planner(Boolean outlierFilter, Double idleFitRounds, Double minShareOfEqualSplit, Double spreadScale,
+                Boolean latencyOptimalShares, Boolean queueAwareRouting) {
+            this(outlierFilter, idleFitRounds, minShareOfEqualSplit, spreadScale, latencyOptimalShares,
+                    queueAwareRouting, null);
         }
 
         /** {@link HeartConfig#DEFAULTS} with these fields (call after {@link ControllerConfig#problems()}). */
         public HeartConfig heartConfig() {
             return HeartConfig.DEFAULTS.withOutlierFilter(outlierFilter).withIdleFitRounds(idleFitRounds.intValue())
                     .withMinShareOfEqualSplit(minShareOfEqualSplit).withSpreadScale(spreadScale)
-                    .withLatencyOptimalShares(latencyOptimalShares).withQueueAwareRouting(queueAwareRouting);
+                    .withLatencyOptimalShares(latencyOptimalShares).withQueueAwareRouting(queueAwareRouting)
+                    .withLoadHeadroom(loadHeadroom);
         }
     }
 
@@ -257,7 +269,7 @@ public record ControllerConfig(Prometheus prometheus, Kubernetes kubernetes, Dou
         sameNodeDelayMillis = sameNodeDelayMillis == null ? 0.05 : sameNodeDelayMillis;
         maxShareMovePerRound = maxShareMovePerRound == null ? ShareMoveCap.DEFAULT_MAX_MOVE : maxShareMovePerRound;
         capacityShortfall = capacityShortfall == null ? PROCEED : capacityShortfall;
-        planner = planner == null ? new Planner(null, null, null, null, null, null) : planner;
+        planner = planner == null ? new Planner(null, null, null, null, null, null, null) : planner;
     }
 
     /** Compatibility constructor: the default share cap, shortfall policy and planner. */
@@ -329,6 +341,10 @@ public record ControllerConfig(Prometheus prometheus, Kubernetes kubernetes, Dou
         if (!(planner.spreadScale() >= 0 && planner.spreadScale() <= HeartConfig.MAX_SPREAD_SCALE)) {
             problems.add("planner.spreadScale: " + planner.spreadScale() + " (expected: 0 (off, min-cost flow) .. "
                     + HeartConfig.MAX_SPREAD_SCALE + ")");
+        }
+        if (!(planner.loadHeadroom() >= 0 && planner.loadHeadroom() <= HeartConfig.MAX_LOAD_HEADROOM)) {
+            problems.add("planner.loadHeadroom: " + planner.loadHeadroom() + " (expected: 0 (off) .. "
+                    + HeartConfig.MAX_LOAD_HEADROOM + ", a fraction of the measured load)");
         }
         Map<String, String> queries = Map.of("cpuCores", prometheus.queries().cpuCores(),
                 "servedRequestsPerSecond", prometheus.queries().servedRequestsPerSecond(),

@@ -36,7 +36,7 @@ public final class ClusterSimulation {
      */
     public static final List<String> ABLATIONS = List.of("heart-no-trend", "heart-no-filter",
             "heart-no-outlier-filter", "heart-no-idle-fit", "heart-no-floor", "heart-no-share-cap", "heart-no-spread",
-            "heart-no-queueing");
+            "heart-no-queueing", "heart-no-headroom");
 
     /** HEART as the paper describes it: none of our departures, no share-move cap. */
     public static final String HEART_PAPER = "heart-paper";
@@ -145,6 +145,7 @@ public final class ClusterSimulation {
             case "heart-no-share-cap" -> new HeartPolicy(heart, NO_CAP);
             case "heart-no-spread" -> new HeartPolicy(heart.withSpreadScale(0), CAP);
             case "heart-no-queueing" -> new HeartPolicy(heart.withQueueAwareRouting(false), CAP);
+            case "heart-no-headroom" -> new HeartPolicy(heart.withLoadHeadroom(0), CAP);
             default -> throw new IllegalArgumentException("policy : " + (name == null ? "missing" : "\"" + name + "\"")
                     + " (expected: one of " + policyNames() + ")");
         };
