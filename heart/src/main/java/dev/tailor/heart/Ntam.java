@@ -231,6 +231,8 @@ final class Ntam {
      * what its M/M/1 queueing cost makes worth it against the round-trip delays
      * ({@link EntropicTransport#solveQueueing}), at the temperature of {@link #spreadMillis}. A caller
      * node's calls are split alike whichever call they belong to (the costs depend on the nodes only).
+     * The split is the one planned for {@link HeartConfig#loadHeadroom()} more calls than measured
+     * (at most {@link HeartConfig#MAX_HEADROOM_UTILISATION} of the capacity), applied to the measured calls.
      * Where a group has no load estimate, nothing calls the callee, or the scaling does not converge,
      * each call is routed by {@link #route} on the ATPM shares instead, with a note.
      *
