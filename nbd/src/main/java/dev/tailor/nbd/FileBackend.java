@@ -28,13 +28,6 @@ import java.util.concurrent.RejectedExecutionException;
  * meanwhile was dropped ({@link BlockRequest#claim}) and is skipped, so a dead client's queued
  * writes never reach the file.
  *
- * <p>Reads of cached data skip the thread handoffs, which on a page-cache file cost more than the copy
- * itself (a file I/O thread woken per request, and the event loop woken again for its reply): a read of
- * at most {@link #INLINE_READ_MAX_BYTES} is first tried on the caller's thread (the event loop) with
- * {@link PageCacheReads}, {@code preadv2(RWF_NOWAIT)}, which never waits for the device. When the page
- * cache holds the whole range the read is done there; otherwise it goes to a thread as before, so a
- * cold read never stalls the loop.
- *
  * <p>Holes ({@link SparseFile}, where the JDK and the file system allow): {@code NBD_CMD_TRIM} punches
  * a hole ({@code fallocate(PUNCH_HOLE)}), else does nothing (proto.md: the server MAY discard, is not
  * required to). {@code NBD_CMD_WRITE_ZEROES} without {@code NBD_CMD_FLAG_NO_HOLE} punches a hole too;
@@ -50,11 +43,6 @@ public final class FileBackend implements BlockBackend {
     /** Most descriptors in one block status reply; the client asks again from where it ends. */
     static final int MAX_EXTENTS = 2048;
     private static final ByteBuffer ZEROES = ByteBuffer.allocateDirect(ZERO_CHUNK_BYTES).asReadOnlyBuffer();
-    /**
-     * The longest read tried on the event loop: the copy of a cached range runs there, and 256 KiB copy
-     * in tens of microseconds, so other connections of the loop wait no longer than that.
-     */
-    static final int INLINE_READ_MAX_BYTES = 256 << 10;
 
     private final Path file;
     private final long sizeBytes;
@@ -65,12 +53,10 @@ public final class FileBackend implements BlockBackend {
     private final Executor executor;
     private final ByteBufAllocator alloc;
     private final SparseFile sparse;
-    private final PageCacheReads cachedReads;
 
     private FileBackend(Path file, long sizeBytes, boolean readOnly, boolean created, FileChannel channel,
             FileChannel durableChannel, Executor executor, ByteBufAllocator alloc) {
         this.sparse = SparseFile.open(file, !readOnly);
-        this.cachedReads = PageCacheReads.open(file);
         this.file = file;
         this.sizeBytes = sizeBytes;
         this.readOnly = readOnly;
@@ -246,57 +232,16 @@ public final class FileBackend implements BlockBackend {
         return sparse.supported();
     }
 
-    /** Whether reads of cached ranges are done without a thread handoff (see {@link PageCacheReads}). */
-    public boolean readsWithoutWaiting() {
-        return cachedReads.supported();
-    }
-
     @Override
     public void submit(BlockRequest request, Promise<ByteBuf> completion) {
-        if (request.command() == NbdProtocol.CMD_READ && request.lengthBytes() <= INLINE_READ_MAX_BYTES
-                && readCached(request, completion)) {
-            return;
-        }
         try {
             executor.execute(() -> run(request, completion));
         } catch (RejectedExecutionException e) {
-            failShutdown(request, completion);
+            if (request.claim()) {
+                request.release();
+                completion.tryFailure(new NbdException(NbdProtocol.ESHUTDOWN, "the server is shutting down"));
+            }
         }
-    }
-
-    private static void failShutdown(BlockRequest request, Promise<ByteBuf> completion) {
-        if (request.claim()) {
-            request.release();
-            completion.tryFailure(new NbdException(NbdProtocol.ESHUTDOWN, "the server is shutting down"));
-        }
-    }
-
-    /**
-     * Tries a read on the calling thread, without waiting for the device.
-     *
-     * @return true when it is done (answered, or dropped by its connection); false when the page cache did
-     *         not hold all of it: the caller hands it to a thread
-     */
-    private boolean readCached(BlockRequest request, Promise<ByteBuf> completion) {
-        if (!cachedReads.supported()) {
-            return false;
-        }
-        int lengthBytes = (int) request.lengthBytes();
-        ByteBuf data = alloc.directBuffer(lengthBytes, lengthBytes);
-        if (cachedReads.read(data, request.offsetBytes(), lengthBytes) != lengthBytes) {
-            data.release();
-            return false;
-        }
-        data.writerIndex(lengthBytes);
-        if (!request.claim()) {
-            data.release();   // its connection closed meanwhile, and has answered it
-            return true;
-        }
-        request.release();
-        if (!completion.trySuccess(data)) {
-            data.release();
-        }
-        return true;
     }
 
     private void run(BlockRequest request, Promise<ByteBuf> completion) {
@@ -471,7 +416,6 @@ public final class FileBackend implements BlockBackend {
     @Override
     public void close() {
         sparse.close();
-        cachedReads.close();
         try {
             channel.close();
             if (durableChannel != null) {

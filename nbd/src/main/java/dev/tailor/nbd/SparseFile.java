@@ -1,13 +1,21 @@
 package dev.tailor.nbd;
 
+import java.lang.invoke.MethodHandle;
+import java.lang.reflect.Array;
+import java.lang.reflect.Method;
 import java.nio.file.Path;
+import java.util.Optional;
 
 /**
  * The holes of a file, and punching new ones: {@code lseek(2)} with {@code SEEK_DATA} / {@code SEEK_HOLE}
  * and {@code fallocate(2)} with {@code FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE}, on a descriptor of
- * its own, called through the JDK's foreign function API ({@link LinuxFileCalls}, which says why by
- * reflection). On a JDK without the final API (21), off Linux, or when the native calls are not allowed,
- * {@link #open} returns an instance that is not
+ * its own, called through the JDK's foreign function API ({@code java.lang.foreign}).
+ *
+ * <p>Why reflection: {@code FileChannel} has neither call, and {@code java.lang.foreign} is final only
+ * from JDK 22, a preview in the JDK 21 this project compiles for (using it directly would need
+ * {@code --enable-preview} at build and run time). So the downcall handles are looked up reflectively
+ * once, at open, and then invoked as plain {@link MethodHandle}s. On a JDK without the final API (21),
+ * off Linux, or when the native calls are not allowed, {@link #open} returns an instance that is not
  * {@link #supported()}: callers then report every byte as data and write zeroes instead of punching
  * (proto.md lets a server report status 0 for any block). The JVM must allow native access
  * ({@code --enable-native-access=ALL-UNNAMED}, which the CLI jar's manifest sets), else JDK 24 and later
@@ -27,7 +35,7 @@ final class SparseFile implements AutoCloseable {
     private static final int PUNCH_HOLE_KEEP_SIZE = 2 | 1;
 
     /** The native calls, or null when the foreign function API cannot reach them. */
-    private static final LinuxFileCalls NATIVES = LinuxFileCalls.INSTANCE;
+    private static final Natives NATIVES = Natives.load();
 
     private final int fd;
     private volatile boolean closed;
@@ -90,6 +98,91 @@ final class SparseFile implements AutoCloseable {
         if (supported()) {
             closed = true;
             NATIVES.close(fd);
+        }
+    }
+
+    /** The downcall handles of open, close, lseek and fallocate. */
+    private record Natives(MethodHandle open, MethodHandle close, MethodHandle lseek, MethodHandle fallocate,
+            Method ofConfined, Method allocateFrom) {
+
+        static Natives load() {
+            try {
+                Class<?> linkerType = Class.forName("java.lang.foreign.Linker");
+                Class<?> lookupType = Class.forName("java.lang.foreign.SymbolLookup");
+                Class<?> layoutType = Class.forName("java.lang.foreign.MemoryLayout");
+                Class<?> valueLayout = Class.forName("java.lang.foreign.ValueLayout");
+                Class<?> descriptorType = Class.forName("java.lang.foreign.FunctionDescriptor");
+                Class<?> segmentType = Class.forName("java.lang.foreign.MemorySegment");
+                Class<?> optionType = Class.forName("java.lang.foreign.Linker$Option");
+                Class<?> arenaType = Class.forName("java.lang.foreign.Arena");
+                Class<?> allocatorType = Class.forName("java.lang.foreign.SegmentAllocator");
+                Object linker = linkerType.getMethod("nativeLinker").invoke(null);
+                Object lookup = linkerType.getMethod("defaultLookup").invoke(linker);
+                Method find = lookupType.getMethod("find", String.class);
+                Object int32 = valueLayout.getField("JAVA_INT").get(null);
+                Object int64 = valueLayout.getField("JAVA_LONG").get(null);
+                Object address = valueLayout.getField("ADDRESS").get(null);
+                Method of = descriptorType.getMethod("of", layoutType, layoutType.arrayType());
+                Method downcall = linkerType.getMethod("downcallHandle", segmentType, descriptorType,
+                        optionType.arrayType());
+                Object noOptions = Array.newInstance(optionType, 0);
+                java.util.function.BiFunction<String, Object[], MethodHandle> handle = (name, layouts) -> {
+                    try {
+                        Object symbol = ((Optional<?>) find.invoke(lookup, name)).orElseThrow();
+                        Object arguments = Array.newInstance(layoutType, layouts.length - 1);
+                        for (int i = 1; i < layouts.length; i++) {
+                            Array.set(arguments, i - 1, layouts[i]);
+                        }
+                        Object descriptor = of.invoke(null, layouts[0], arguments);
+                        return (MethodHandle) downcall.invoke(linker, symbol, descriptor, noOptions);
+                    } catch (ReflectiveOperationException e) {
+                        throw new IllegalStateException(e);
+                    }
+                };
+                return new Natives(
+                        handle.apply("open", new Object[] {int32, address, int32}),
+                        handle.apply("close", new Object[] {int32, int32}),
+                        handle.apply("lseek", new Object[] {int64, int32, int64, int32}),
+                        handle.apply("fallocate", new Object[] {int32, int32, int32, int64, int64}),
+                        arenaType.getMethod("ofConfined"), allocatorType.getMethod("allocateFrom", String.class));
+            } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+                System.getLogger(SparseFile.class.getName()).log(System.Logger.Level.DEBUG,
+                        () -> "no lseek(SEEK_HOLE) through java.lang.foreign (" + e + "): every byte is data");
+                return null;
+            }
+        }
+
+        int open(String path, int flags) {
+            try (AutoCloseable arena = (AutoCloseable) ofConfined.invoke(null)) {
+                Object cPath = allocateFrom.invoke(arena, path);
+                return (int) open.invokeWithArguments(cPath, flags);
+            } catch (Throwable e) {
+                return -1;
+            }
+        }
+
+        long lseek(int fd, long offset, int whence) {
+            try {
+                return (long) lseek.invokeExact(fd, offset, whence);
+            } catch (Throwable e) {
+                return -1;
+            }
+        }
+
+        int fallocate(int fd, int mode, long offset, long length) {
+            try {
+                return (int) fallocate.invokeExact(fd, mode, offset, length);
+            } catch (Throwable e) {
+                return -1;
+            }
+        }
+
+        void close(int fd) {
+            try {
+                int ignored = (int) close.invokeExact(fd);
+            } catch (Throwable e) {
+                // Nothing to do: the descriptor is gone either way.
+            }
         }
     }
 }
