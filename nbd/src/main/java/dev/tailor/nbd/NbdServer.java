@@ -141,10 +141,12 @@ public final class NbdServer implements AutoCloseable {
     };
 
     /**
-     * The largest socket read, in bytes. Netty's default stops at 64 KiB, so a 128 KiB write took three
-     * {@code read}s; with room for several requests per read, a stream of large writes costs about one
-     * {@code read} per request or less (measured with fio's 128 KiB sequential writes: 0.86 reads per request
-     * instead of 2.5, and about a third less server CPU per request).
+     * The largest socket read, in bytes. Netty's default stops at 64 KiB, so a 128 KiB write took two or
+     * three {@code read}s; with room for several requests per read, a stream of large writes costs about
+     * one (fio's 128 KiB sequential writes at QD 8, counted with strace: 0.86 {@code read}s per request
+     * instead of 2.5). The server CPU per request was lower in two of three paired runs (by 30–33 %) and
+     * 22 % higher in one, on a machine loaded by other work; the undecoded bytes a paused connection holds grow
+     * by at most this much.
      */
     static final int MAX_READ_BYTES = 512 << 10;
 
