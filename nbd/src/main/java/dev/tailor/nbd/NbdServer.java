@@ -225,7 +225,8 @@ public final class NbdServer implements AutoCloseable {
                 new DefaultThreadFactory("tailor-nbd-file", true));
         ByteBufAllocator alloc = ByteBufAllocator.DEFAULT;
         Map<String, Export> exports = new LinkedHashMap<>();
-        IoMetrics io = new IoMetrics(System::nanoTime, true);
+        IoMetrics io = new IoMetrics(System::nanoTime, true, IoMetrics.DEFAULT_SLOW_REQUEST_NANOS,
+                config.admission().segmentSize().bytes());
         AdmissionDispatcher segmentAdmission = null;
         ProxyBackgroundWork background = null;
         MetricsEndpoint metrics = null;
