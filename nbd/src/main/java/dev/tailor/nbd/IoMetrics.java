@@ -5,10 +5,13 @@ import io.prometheus.metrics.core.datapoints.DistributionDataPoint;
 import io.prometheus.metrics.core.datapoints.GaugeDataPoint;
 import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.core.metrics.Gauge;
+import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
+import dev.tailor.admission.AdmissionConfig;
+import java.util.List;
 import java.util.function.LongSupplier;
 
 /**
@@ -27,6 +30,12 @@ import java.util.function.LongSupplier;
  *   <li>{@code tailor_nbd_request_errors_total{export,operation,error}}: error replies by NBD error
  *       ({@code einval}, {@code eperm}, {@code eio}, {@code enospc}, {@code eshutdown}, ...);</li>
  *   <li>{@code tailor_nbd_export_connections{export}}: connections in the transmission phase on the export;</li>
+ *   <li>{@code tailor_nbd_slow_requests_total{export,operation}}: requests that took longer than the slow
+ *       threshold (decoded to answered);</li>
+ *   <li>{@code tailor_nbd_slow_segment_requests{export,segment}}: the slow requests of the (export,
+ *       segment) pairs with the most of them since the start, at most {@link #SLOW_SEGMENTS_KEPT} series
+ *       ({@link SlowSegments}; {@code segment} is the offset divided by admission's segment size), and
+ *       {@code tailor_nbd_slow_segment_overcount} beside each, how much its count may be too high;</li>
  *   <li>{@code tailor_nbd_tls_handshakes_total{result}}: TLS handshakes after {@code STARTTLS}, {@code ok} or
  *       {@code failed};</li>
  *   <li>{@code tailor_nbd_tls_discarded_bytes_total}: plain-text bytes a client sent behind {@code STARTTLS}
@@ -45,6 +54,14 @@ public final class IoMetrics {
     static final double[] DURATION_BUCKETS_SECONDS = {0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01,
         0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10};
 
+    /**
+     * The slow threshold by default, ns: 50 ms, a few times a disk's service time and far above a page-cache
+     * request, so that only requests that waited (behind admission, a burst, a stalled loop) count.
+     */
+    static final long DEFAULT_SLOW_REQUEST_NANOS = 50_000_000L;
+    /** How many (export, segment) pairs the slow-request attribution keeps and reports. */
+    static final int SLOW_SEGMENTS_KEPT = 10;
+
     /** The operation label of each command type 0..7, and {@code other}. */
     private static final String[] OPERATIONS = {"read", "write", "other", "flush", "trim", "other", "write_zeroes",
         "block_status"};
@@ -60,13 +77,31 @@ public final class IoMetrics {
     private final CounterDataPoint tlsHandshakesOk;
     private final CounterDataPoint tlsHandshakesFailed;
     private final Counter tlsDiscardedBytes;
+    private final Counter slowRequests;
+    private final long slowRequestNanos;
+    private final SlowSegments slowSegments;
 
     /**
+     * With the default slow threshold and admission's default segment size.
+     *
      * @param nanoClock the clock of request durations, in ns ({@code System::nanoTime} in a server)
      * @param jvm       whether to register the JVM and process collectors too
      */
     public IoMetrics(LongSupplier nanoClock, boolean jvm) {
+        this(nanoClock, jvm, DEFAULT_SLOW_REQUEST_NANOS, AdmissionConfig.DEFAULTS.segmentSizeBytes());
+    }
+
+    /**
+     * @param nanoClock        the clock of request durations, in ns ({@code System::nanoTime} in a server)
+     * @param jvm              whether to register the JVM and process collectors too
+     * @param slowRequestNanos a request taking longer than this (ns, decoded to answered) counts as slow
+     * @param segmentSizeBytes bytes per segment of the slow-request attribution (admission's segment size)
+     * @throws IllegalArgumentException when {@code segmentSizeBytes} is below 1
+     */
+    public IoMetrics(LongSupplier nanoClock, boolean jvm, long slowRequestNanos, long segmentSizeBytes) {
         this.nanoClock = nanoClock;
+        this.slowRequestNanos = slowRequestNanos;
+        this.slowSegments = new SlowSegments(SLOW_SEGMENTS_KEPT, segmentSizeBytes);
         requests = Counter.builder().name("tailor_nbd_requests").help("NBD requests answered, errors included")
                 .labelNames("export", "operation").register(registry);
         bytes = Counter.builder().name("tailor_nbd_request_bytes")
@@ -86,9 +121,30 @@ public final class IoMetrics {
         tlsHandshakesFailed = tlsHandshakes.labelValues("failed");
         tlsDiscardedBytes = Counter.builder().name("tailor_nbd_tls_discarded_bytes")
                 .help("Plain-text bytes sent behind STARTTLS before its reply, discarded unread").register(registry);
+        slowRequests = Counter.builder().name("tailor_nbd_slow_requests")
+                .help("Requests that took longer than the slow threshold, decoded to answered")
+                .labelNames("export", "operation").register(registry);
+        GaugeWithCallback.builder().name("tailor_nbd_slow_segment_requests")
+                .help("Slow requests of the (export, segment) pairs with the most of them since the start"
+                        + " (space-saving top-k: a count is at most its overcount too high)")
+                .labelNames("export", "segment")
+                .callback(callback -> slowSegments.top().forEach(entry -> callback.call(entry.requests(),
+                        entry.export(), Long.toString(entry.segment()))))
+                .register(registry);
+        GaugeWithCallback.builder().name("tailor_nbd_slow_segment_overcount")
+                .help("How much tailor_nbd_slow_segment_requests of the pair may be too high")
+                .labelNames("export", "segment")
+                .callback(callback -> slowSegments.top().forEach(entry -> callback.call(entry.overcount(),
+                        entry.export(), Long.toString(entry.segment()))))
+                .register(registry);
         if (jvm) {
             JvmMetrics.builder().register(registry);
         }
+    }
+
+    /** The (export, segment) pairs with the most slow requests, most first (reports, tests). */
+    public List<SlowSegments.Entry> slowSegments() {
+        return slowSegments.top();
     }
 
     /** A TLS handshake after {@code STARTTLS} ended, successfully or not. */
@@ -152,6 +208,7 @@ public final class IoMetrics {
         private final CounterDataPoint[] byteCounts = new CounterDataPoint[OPERATIONS.length + 1];
         private final DistributionDataPoint[] durations = new DistributionDataPoint[OPERATIONS.length + 1];
         private final GaugeDataPoint connectionCount;
+        private final CounterDataPoint[] slowCounts = new CounterDataPoint[OPERATIONS.length + 1];
 
         private ForExport(String export) {
             this.export = export;
@@ -160,27 +217,39 @@ public final class IoMetrics {
                 requestCounts[i] = requests.labelValues(export, operation);
                 byteCounts[i] = bytes.labelValues(export, operation);
                 durations[i] = duration.labelValues(export, operation);
+                slowCounts[i] = slowRequests.labelValues(export, operation);
             }
             connectionCount = connections.labelValues(export);
         }
 
-        /**
-         * Counts one answered request.
-         *
-         * @param command    its command type
-         * @param startNanos {@link #nowNanos()} when its header was decoded
-         * @param bytes      bytes read, written, trimmed or zeroed (0 for an error)
-         * @param error      the NBD error of its reply, 0 for success
-         */
+        /** As below, for a request without an offset to attribute (tests). */
         void answered(int command, long startNanos, long bytes, int error) {
+            answered(command, startNanos, 0, bytes, error);
+        }
+
+        /**
+         * Counts one answered request; one slower than the slow threshold is also attributed to its segment.
+         *
+         * @param command     its command type
+         * @param startNanos  {@link #nowNanos()} when its header was decoded
+         * @param offsetBytes its offset (unsigned), for the slow-request attribution
+         * @param bytes       bytes read, written, trimmed or zeroed (0 for an error)
+         * @param error       the NBD error of its reply, 0 for success
+         */
+        void answered(int command, long startNanos, long offsetBytes, long bytes, int error) {
             int i = index(command);
             requestCounts[i].inc();
             if (bytes > 0) {
                 byteCounts[i].inc(bytes);
             }
-            durations[i].observe((nanoClock.getAsLong() - startNanos) / 1e9);
+            long elapsedNanos = nanoClock.getAsLong() - startNanos;
+            durations[i].observe(elapsedNanos / 1e9);
             if (error != 0) {
                 errors.labelValues(export, i < OPERATIONS.length ? OPERATIONS[i] : OTHER, errorLabel(error)).inc();
+            }
+            if (elapsedNanos > slowRequestNanos) {
+                slowCounts[i].inc();
+                slowSegments.record(export, offsetBytes);
             }
         }
 

@@ -925,7 +925,7 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
             case NbdProtocol.CMD_WRITE, NbdProtocol.CMD_TRIM, NbdProtocol.CMD_WRITE_ZEROES -> lengthBytes;
             default -> 0;
         };
-        export.io().answered(command, startNanos, doneBytes, error == null ? 0 : error.error());
+        export.io().answered(command, startNanos, offsetBytes, doneBytes, error == null ? 0 : error.error());
         if (phase == Phase.CLOSED || !ctx.channel().isActive()) {
             if (data != null) {
                 data.release();
