@@ -155,7 +155,8 @@ class IoPriorityEventLoopSocketTest {
     void floodOfUnrelatedTasks_priorityEchoesFasterThanFifo() throws IOException {
         // The same flood against both modes. FIFO (given a 20 ms quantum instead of Netty's 1 s so the test stays
         // short) looks at the socket only between quanta of background work; priority looks before every background
-        // task. The medians must differ by far more than machine noise.
+        // task. What is asserted is that structure, counted by the loops themselves, and its direction on the echo
+        // times: how much faster priority echoes depends on how busy the machine is (4x and more on a quiet one).
         IoPriorityEventLoop priority = start(EventLoopConfig.DEFAULTS);
         IoPriorityEventLoop fifo = start(EventLoopConfig.DEFAULTS.withMode(LoopMode.FIFO)
                 .withFifoTaskQuantumNanos(20_000_000));
@@ -164,12 +165,28 @@ class IoPriorityEventLoopSocketTest {
         flood(priority, 500, 20_000);
         flood(fifo, 500, 20_000);
 
+        EventLoopMetrics priorityBefore = priority.metrics();
         long[] priorityRtts = roundTripsNanos(priorityPort, 50);
+        EventLoopMetrics priorityAfter = priority.metrics();
+        EventLoopMetrics fifoBefore = fifo.metrics();
         long[] fifoRtts = roundTripsNanos(fifoPort, 10);
+        EventLoopMetrics fifoAfter = fifo.metrics();
+
+        long priorityLooks = priorityAfter.dispatchDelay().receiveChecks()
+                - priorityBefore.dispatchDelay().receiveChecks();
+        long priorityTasks = priorityAfter.tasks().unrelated() - priorityBefore.tasks().unrelated();
+        long fifoLooks = fifoAfter.dispatchDelay().receiveChecks() - fifoBefore.dispatchDelay().receiveChecks();
+        long fifoTasks = fifoAfter.tasks().unrelated() - fifoBefore.tasks().unrelated();
+        assertThat(priorityTasks).as("the flood ran on the priority loop").isGreaterThan(0);
+        assertThat(priorityLooks).as("priority: a look at the socket before every background task (%d tasks)",
+                priorityTasks).isGreaterThanOrEqualTo(priorityTasks);
+        assertThat(fifoTasks).as("the flood ran on the FIFO loop").isGreaterThan(0);
+        assertThat(fifoLooks).as("FIFO: looks only between quanta of background work (%d tasks)", fifoTasks)
+                .isLessThan(fifoTasks / 10);
         long priorityMedian = priorityRtts[priorityRtts.length / 2];
         long fifoMedian = fifoRtts[fifoRtts.length / 2];
         assertThat(priorityMedian).as("median echo ns, priority %d vs fifo %d", priorityMedian, fifoMedian)
-                .isLessThan(fifoMedian / 4);
+                .isLessThan(fifoMedian);
     }
 
     @Test
