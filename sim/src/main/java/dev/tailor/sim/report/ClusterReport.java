@@ -61,14 +61,23 @@ public final class ClusterReport {
      */
     public static Path write(Path dir, String title, List<String> intro, List<RunResult> results,
             List<SeedCells.Cell> cells) throws IOException {
+        return write(dir, HtmlPages.Frame.of(title, intro), results, cells);
+    }
+
+    /**
+     * As {@link #write(Path, String, List, List, List)}, in a frame with a summary at the top and the
+     * commands that reproduce the figures at the end.
+     */
+    public static Path write(Path dir, HtmlPages.Frame frame, List<RunResult> results, List<SeedCells.Cell> cells)
+            throws IOException {
         if (cells != null) {
             List<RunResult> pooled = new ArrayList<>();
             for (SeedCells.Cell cell : cells) {
                 pooled.add(pooled(cell));
             }
-            return page(dir, title, intro, pooled, cellTable(cells));
+            return page(dir, frame, pooled, cellTable(cells));
         }
-        return page(dir, title, intro, results, table(results));
+        return page(dir, frame, results, table(results));
     }
 
     /** A cell as one run for the charts: pooled latencies, median P99, the first seed's CPU series. */
@@ -81,7 +90,7 @@ public final class ClusterReport {
                 first.cpuUtilisationSeries());
     }
 
-    private static Path page(Path dir, String title, List<String> intro, List<RunResult> results, String table)
+    private static Path page(Path dir, HtmlPages.Frame frame, List<RunResult> results, String table)
             throws IOException {
         System.setProperty("java.awt.headless", "true");
         Files.createDirectories(dir);
@@ -92,21 +101,7 @@ public final class ClusterReport {
             int index = order.indexOf(result.policy());
             colours.computeIfAbsent(result.policy(), p -> PALETTE[(index < 0 ? order.size() : index) % PALETTE.length]);
         }
-        StringBuilder html = new StringBuilder();
-        html.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>").append(escape(title))
-                .append("</title>\n<style>body{font-family:system-ui,sans-serif;max-width:1400px;margin:2em auto;"
-                        + "padding:0 1em;color:#222}table{border-collapse:collapse;font-size:13px;margin:1em 0}"
-                        + "td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}th{background:#f3f3f3}"
-                        + "td.l,th.l{text-align:left}.charts{display:flex;flex-wrap:wrap;gap:12px}"
-                        + "h2{margin-top:2em;border-bottom:1px solid #ddd}p.note{color:#555;font-size:14px}"
-                        + "pre.note{color:#555;font-size:13px;margin:0}"
-                        + "</style></head><body>\n");
-        html.append("<h1>").append(escape(title)).append("</h1>\n");
-        for (String paragraph : intro) {
-            // Lines indented by two spaces are tables aligned with spaces: keep them as they are.
-            html.append(paragraph.startsWith("  ") ? "<pre class=\"note\">" : "<p class=\"note\">")
-                    .append(escape(paragraph)).append(paragraph.startsWith("  ") ? "</pre>\n" : "</p>\n");
-        }
+        StringBuilder html = new StringBuilder(HtmlPages.start(frame));
         html.append(table);
 
         Map<String, List<RunResult>> bySetting = new LinkedHashMap<>();
@@ -138,12 +133,13 @@ public final class ClusterReport {
         html.append("<p class=\"note\">Latency CDF: the vertical axis is stretched towards the tail (it shows "
                 + "−log10(1 − F)), so P90, P99 and P99.9 are evenly spaced. Requests slower than the timeout are "
                 + "plotted at the timeout. CPU utilisation is in % of the replica's CPU limit.</p>\n");
-        html.append("</body></html>\n");
+        html.append(HtmlPages.end(frame));
         return HtmlPages.write(dir, "index.html", html);
     }
 
     private static String cellTable(List<SeedCells.Cell> cells) {
-        StringBuilder t = new StringBuilder("<table><tr><th class=\"l\">scenario</th><th class=\"l\">network</th>"
+        StringBuilder t = new StringBuilder("<div class=\"scroll\"><table><tr><th class=\"l\">scenario</th>"
+                + "<th class=\"l\">network</th>"
                 + "<th class=\"l\">CPU</th><th>RPS</th><th class=\"l\">policy</th><th>seeds</th><th>P50 ms</th>"
                 + "<th>P99 ms</th><th>P99 min–max ms</th><th>P99 mean ms</th><th>P99.9 ms</th><th>timeouts</th>"
                 + "<th>errors</th><th>unfinished</th><th>CPU gap pp</th></tr>\n");
@@ -159,11 +155,12 @@ public final class ClusterReport {
                     .append(c.errors()).append("</td><td>").append(c.unfinished()).append("</td><td>")
                     .append(format(c.cpuGapPercentPoints())).append("</td></tr>\n");
         }
-        return t.append("</table>\n").toString();
+        return t.append("</table></div>\n").toString();
     }
 
     private static String table(List<RunResult> results) {
-        StringBuilder t = new StringBuilder("<table><tr><th class=\"l\">scenario</th><th class=\"l\">network</th>"
+        StringBuilder t = new StringBuilder("<div class=\"scroll\"><table><tr><th class=\"l\">scenario</th>"
+                + "<th class=\"l\">network</th>"
                 + "<th class=\"l\">CPU</th><th>RPS</th><th class=\"l\">policy</th><th>P50 ms</th><th>P99 ms</th>"
                 + "<th>P99.9 ms</th><th>timeouts</th><th>unfinished</th><th>CPU gap pp</th><th>plan ms/round (median)</th>"
                 + "</tr>\n");
@@ -177,7 +174,7 @@ public final class ClusterReport {
                     .append(format(r.cpuGapPercentPoints())).append("</td><td>")
                     .append(r.planning() == null ? "" : format(r.planning().medianMillis())).append("</td></tr>\n");
         }
-        return t.append("</table>\n").toString();
+        return t.append("</table></div>\n").toString();
     }
 
     private static XYChart latencyCdf(List<RunResult> runs, String title, Map<String, Color> colours) {
