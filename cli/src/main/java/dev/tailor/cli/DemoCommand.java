@@ -47,16 +47,18 @@ import picocli.CommandLine.Option;
         description = {
             "Reproduces HEART's comparison in the cluster simulator: the paper's DAG and pairwise applications on five"
                     + " heterogeneous workers, at 100 and 400 RPS, under default, least-request, locality-first,"
-                    + " wrr-orca, mcf-no-filter and HEART routing, with an ideal CPU limit (fluid) and with Linux CFS"
-                    + " throttling (cfs-quota). Then segment admission against fifo, static-cap and mclock on the"
-                    + " storage burst microbenchmark. Prints the results next to the papers' figures and writes an"
-                    + " HTML report with plots. 15-40 s on 2 cores (15 s on a quiet one).",
+                    + " wrr-orca, mcf-no-filter, HEART (Tailor's and the paper's), prequal and peak-ewma routing, with"
+                    + " an ideal CPU limit (fluid) and with Linux CFS throttling (cfs-quota). Then segment admission"
+                    + " against fifo, static-cap and mclock on the storage burst microbenchmark. Prints the results"
+                    + " next to the papers' figures, ends with a Summary, and writes an HTML report with plots."
+                    + " The simulations take about 2 minutes of CPU time: about a minute on 2 idle cores, 5 minutes"
+                    + " beside other builds.",
             "",
             "Then, when fio (with its nbd engine) and nbdkit are installed, short runs of the NBD experiments with"
                     + " real clients against tailor nbd serve: the I/O-priority loop vs a FIFO loop at low load, and"
                     + " segment admission off vs on under a bursty tenant (one round of 2+6 s per configuration:"
-                    + " about 55 s more on a quiet machine; --no-experiments skips them). Without those programs it"
-                    + " says so and goes on.",
+                    + " about 50 s more, which a busy machine does not shorten; --no-experiments skips them). Without"
+                    + " those programs it says so and goes on.",
             ""
         },
         footer = {"", "More: tailor heart simulate --help; docs/simulator.md."})

@@ -63,8 +63,13 @@ final class DemoSummary {
                 wins++;
             } else {
                 double timeout = timeoutMillis.getOrDefault(heart.scenario(), Double.NaN);
-                lost.add(cell + " " + best.policy() + " " + SimulationOutput.latency(best.p99Millis(), timeout)
-                        + " vs " + SimulationOutput.latency(heart.p99Millis(), timeout));
+                String peer = SimulationOutput.latency(best.p99Millis(), timeout);
+                String ours = SimulationOutput.latency(heart.p99Millis(), timeout);
+                if (peer.equals(ours)) {   // apart by less than the table shows
+                    peer = String.format(Locale.ROOT, "%.2f", best.p99Millis());
+                    ours = String.format(Locale.ROOT, "%.2f", heart.p99Millis());
+                }
+                lost.add(cell + " " + best.policy() + " " + peer + " vs " + ours);
             }
         }
         lines.add("  HEART routing, cluster simulator (P99 ms in " + cells.size() + " cells: "

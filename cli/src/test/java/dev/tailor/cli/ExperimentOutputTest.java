@@ -28,7 +28,7 @@ class ExperimentOutputTest {
     }
 
     /** Off: steady tail at 200 ms; on: at 50 ms; one steady tenant, one round. */
-    private BurstExperiment.Result burst(boolean burstyEmpty) {
+    BurstExperiment.Result burst(boolean burstyEmpty) {
         return burst(burstyEmpty, 10);
     }
 
@@ -54,7 +54,7 @@ class ExperimentOutputTest {
         return new BurstExperiment.Result(settings, 1_500, 1.76e8, List.of(off, on));
     }
 
-    private LowLoadExperiment.Result lowLoad() {
+    LowLoadExperiment.Result lowLoad() {
         return lowLoad(7_000_000);
     }
 

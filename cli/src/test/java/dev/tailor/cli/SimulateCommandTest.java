@@ -196,7 +196,7 @@ class SimulateCommandTest {
     }
 
     @Test
-    void demo_printsThePaperComparisonAndWritesTheReport() throws IOException {
+    void demo_printsThePaperComparisonAndWritesTheReport() throws Exception {
         Path report = dir.resolve("demo");
         PlanCommandTest.Result result = tailor("demo", "--warmup-seconds", "30", "--duration-seconds", "20",
                 "--report", report.toString());
@@ -213,6 +213,12 @@ class SimulateCommandTest {
         assertThat(lines.subList(summary, lines.size())).anyMatch(l -> l.startsWith("  HEART routing"))
                 .anyMatch(l -> l.startsWith("  Segment admission")).anyMatch(l -> l.startsWith("  NBD proxy"));
         assertThat(result.err()).doesNotContain("30015");
-        assertThat(Files.readString(report.resolve("index.html"))).contains("Against the paper").contains("Summary");
+        assertThat(Files.readString(report.resolve("index.html"))).contains("Against the paper").contains("Summary")
+                .contains("<caption>Against the paper");
+        for (String page : List.of("index.html", "storage.html", "experiments.html")) {
+            if (Files.exists(report.resolve(page))) {
+                HeadlessChromium.assertReadable(report.resolve(page));
+            }
+        }
     }
 }
