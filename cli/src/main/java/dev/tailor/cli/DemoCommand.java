@@ -208,14 +208,15 @@ final class DemoCommand implements Callable<Integer> {
             summary.forEach(out::println);
         }
         if (!noReport) {
-            writeReport(summary, results, comparison, storageScenario, storageSetup, storage, storageComparison,
-                    experiments, err);
+            writeReport(summary, results, timeoutMillis, comparison, storageScenario, storageSetup, storage,
+                    storageComparison, experiments, err);
         }
         return experiments != null && experiments.failure() != null ? 1 : 0;
     }
 
     /** The three pages: index.html (cluster), storage.html, experiments.html (when the experiments ran). */
-    private void writeReport(List<String> summary, List<RunResult> results, TextTable comparison,
+    private void writeReport(List<String> summary, List<RunResult> results, Map<String, Double> timeoutMillis,
+            TextTable comparison,
             StorageScenario storageScenario, StorageSetup storageSetup, List<StorageRunResult> storage,
             TextTable storageComparison, Experiments experiments, PrintWriter err) {
         boolean ran = experiments != null && experiments.ran();
@@ -249,7 +250,7 @@ final class DemoCommand implements Callable<Integer> {
         Path file;
         try {
             file = ClusterReport.write(report, new HtmlPages.Frame("Tailor demo: HEART in the cluster simulator",
-                    summary, intro, clusterCommands), results, null);
+                    summary, intro, clusterCommands), results, null, timeoutMillis);
             StorageReport.write(report, "storage.html", new HtmlPages.Frame(
                     "Tailor demo: segment admission in the storage simulator", summary, storageIntro, storageCommands),
                     storageSetup.notes(), storage);
@@ -387,8 +388,8 @@ final class DemoCommand implements Callable<Integer> {
         }
         notes.add("The README's figures, on a quiet machine: tailor nbd experiment low-load --rounds 3 and tailor nbd"
                 + " experiment burst --rounds 3 (docs/nbd.md).");
-        return new TextTable("Against the targets (tailor nbd serve with real clients: fio's nbd engine, nbdkit; 1 round,"
-                + " " + EXPERIMENT_RAMP_SECONDS + "+" + EXPERIMENT_RUNTIME_SECONDS + " s per configuration):",
+        return new TextTable("Against the targets (tailor nbd serve with real clients: fio's nbd engine, nbdkit;"
+                + " 1 round, " + EXPERIMENT_RAMP_SECONDS + "+" + EXPERIMENT_RUNTIME_SECONDS + " s per configuration):",
                 List.of("", "target", "ours", "verdict"), rows, notes);
     }
 

@@ -102,9 +102,11 @@ final class DemoSummary {
                 asStrong += ratio <= paper ? 1 : 0;
             }
             ratios.add((scenarios[i].equals("paper-dag") ? "DAG " : "pairwise ") + SimulationOutput.fmt(figures[i][2])
-                    + " RPS " + String.format(Locale.ROOT, "%.2f", paper) + " in the paper, " + String.join(" / ", ours));
+                    + " RPS " + String.format(Locale.ROOT, "%.2f", paper) + " in the paper, "
+                    + String.join(" / ", ours));
         }
-        lines.add("    The paper's HEART (heart-paper) over least-request, fluid / cfs-quota: " + String.join("; ", ratios)
+        lines.add("    The paper's HEART (heart-paper) over least-request, fluid / cfs-quota: "
+                + String.join("; ", ratios)
                 + ".");
         lines.add("    Verdict: " + (compared == 0 ? "no data."
                 : "HEART beats least-request in " + below + " of " + compared + " of the paper's comparisons, as"

@@ -178,7 +178,8 @@ final class SimulationOutput {
         }
         if (!noRound.isEmpty()) {
             lines.add(noRound.size() + " HEART run" + (noRound.size() == 1 ? "" : "s") + " ended before HEART's first"
-                    + " round (30 s) and routed by least-request throughout (run longer): " + String.join(", ", noRound));
+                    + " round (30 s) and routed by least-request throughout (run longer): "
+                    + String.join(", ", noRound));
         }
         return lines;
     }

@@ -26,7 +26,7 @@ record TextTable(String caption, List<String> header, List<List<String>> rows, L
         }
     }
 
-    /** For the terminal: the caption, then header and rows indented by two spaces in aligned columns, then the notes. */
+    /** For the terminal: the caption, header and rows indented by two spaces in aligned columns, the notes. */
     List<String> lines() {
         int[] widths = new int[header.size()];
         List<List<String>> all = new ArrayList<>();

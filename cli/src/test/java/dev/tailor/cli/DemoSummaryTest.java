@@ -53,7 +53,8 @@ class DemoSummaryTest {
     void groupedTable_printsATimedOutPercentileAsTimeout() {
         StringWriter text = new StringWriter();
         List<RunResult> runs = List.of(run("paper-dag", "fluid", 100, "heart", 50.0, 0),
-                run("paper-dag", "fluid", 400, "heart", 60.0, 0), run("paper-dag", "fluid", 100, "default", 30_015.0, 9),
+                run("paper-dag", "fluid", 400, "heart", 60.0, 0),
+                run("paper-dag", "fluid", 100, "default", 30_015.0, 9),
                 run("paper-dag", "fluid", 400, "default", 30_015.0, 90));
         SimulationOutput.groupedTable(new PrintWriter(text, true), runs, TIMEOUTS);
 

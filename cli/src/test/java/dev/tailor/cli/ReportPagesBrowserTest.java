@@ -22,12 +22,14 @@ class ReportPagesBrowserTest {
     Path dir;
 
     @Test
-    void clusterSimulationPage_readsWell() throws Exception {
+    void clusterSimulationPageOverSeeds_readsWell_andPlotsTheP99sSpread() throws Exception {
         Path report = dir.resolve("cluster");
         PlanCommandTest.Result result = tailor("heart", "simulate", "--scenario", "paper-pairwise", "--policies",
-                "least-request,heart", "--rps", "100,400", "--warmup-seconds", "30", "--duration-seconds", "20",
-                "--report", report.toString());
+                "least-request,heart", "--rps", "100,400", "--seeds", "3", "--warmup-seconds", "30",
+                "--duration-seconds", "20", "--report", report.toString());
         assertThat(result.exitCode()).as(result.err()).isZero();
+        assertThat(Files.readString(report.resolve("index.html"))).contains("<h2>P99 over the seeds</h2>")
+                .contains("alt=\"P99 over 3 seeds: paper-pairwise · network A · CPU fluid · 400 RPS\"");
         HeadlessChromium.assertReadable(report.resolve("index.html"));
     }
 

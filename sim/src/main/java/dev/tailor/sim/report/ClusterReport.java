@@ -70,14 +70,25 @@ public final class ClusterReport {
      */
     public static Path write(Path dir, HtmlPages.Frame frame, List<RunResult> results, List<SeedCells.Cell> cells)
             throws IOException {
+        return write(dir, frame, results, cells, Map.of());
+    }
+
+    /**
+     * As {@link #write(Path, HtmlPages.Frame, List, List)}, with the user-request timeout drawn on the
+     * latency CDFs.
+     *
+     * @param timeoutMillis each scenario's timeout, ms, by scenario name; a scenario not in it gets no line
+     */
+    public static Path write(Path dir, HtmlPages.Frame frame, List<RunResult> results, List<SeedCells.Cell> cells,
+            Map<String, Double> timeoutMillis) throws IOException {
         if (cells != null) {
             List<RunResult> pooled = new ArrayList<>();
             for (SeedCells.Cell cell : cells) {
                 pooled.add(pooled(cell));
             }
-            return page(dir, frame, pooled, cellTable(cells));
+            return page(dir, frame, pooled, cellTable(cells) + seedSpread(cells), timeoutMillis);
         }
-        return page(dir, frame, results, table(results));
+        return page(dir, frame, results, table(results), timeoutMillis);
     }
 
     /** A cell as one run for the charts: pooled latencies, median P99, the first seed's CPU series. */
@@ -90,8 +101,8 @@ public final class ClusterReport {
                 first.cpuUtilisationSeries());
     }
 
-    private static Path page(Path dir, HtmlPages.Frame frame, List<RunResult> results, String table)
-            throws IOException {
+    private static Path page(Path dir, HtmlPages.Frame frame, List<RunResult> results, String table,
+            Map<String, Double> timeoutMillis) throws IOException {
         System.setProperty("java.awt.headless", "true");
         Files.createDirectories(dir);
         // The same policy has the same colour in every report.
@@ -119,7 +130,8 @@ public final class ClusterReport {
             }
             for (double rps : rates) {
                 html.append(ReportCharts.inlinePng(latencyCdf(runs.stream().filter(r -> r.rps() == rps).toList(),
-                        "End-to-end latency CDF at " + format(rps) + " RPS", colours)));
+                        "End-to-end latency CDF at " + format(rps) + " RPS", colours,
+                        timeoutMillis.get(runs.get(0).scenario()))));
             }
             html.append("</div>\n<h3>CPU utilisation per replica at ").append(format(rates.last()))
                     .append(" RPS (10-s means; one colour per node)</h3>\n<div class=\"charts\">\n");
@@ -132,9 +144,47 @@ public final class ClusterReport {
         }
         html.append("<p class=\"note\">Latency CDF: the vertical axis is stretched towards the tail (it shows "
                 + "−log10(1 − F)), so P90, P99 and P99.9 are evenly spaced. Requests slower than the timeout are "
-                + "plotted at the timeout. CPU utilisation is in % of the replica's CPU limit.</p>\n");
+                + "plotted at the timeout (the grey dashed line). CPU utilisation is in % of the replica's CPU "
+                + "limit.</p>\n");
         html.append(HtmlPages.end(frame));
         return HtmlPages.write(dir, "index.html", html);
+    }
+
+    /**
+     * How each policy's P99 spreads over the seeds: one box plot per (scenario, network, CPU model, rate),
+     * a box per policy (quartiles, whiskers to the extremes, over the seeds' P99s).
+     */
+    private static String seedSpread(List<SeedCells.Cell> cells) throws IOException {
+        Map<String, List<SeedCells.Cell>> groups = new LinkedHashMap<>();
+        for (SeedCells.Cell c : cells) {
+            groups.computeIfAbsent(c.scenario() + " · network " + c.network() + " · CPU " + c.cpuModel() + " · "
+                    + format(c.rps()) + " RPS", k -> new ArrayList<>()).add(c);
+        }
+        StringBuilder html = new StringBuilder("<h2>P99 over the seeds</h2>\n<div class=\"charts\">\n");
+        for (Map.Entry<String, List<SeedCells.Cell>> group : groups.entrySet()) {
+            org.knowm.xchart.BoxChart chart = new org.knowm.xchart.BoxChartBuilder().width(620).height(360)
+                    .title("P99 over " + group.getValue().get(0).seeds().size() + " seeds: " + group.getKey())
+                    .yAxisTitle("P99 (ms, log scale)").build();
+            chart.getStyler().setChartBackgroundColor(Color.WHITE);
+            chart.getStyler().setPlotBackgroundColor(Color.WHITE);
+            chart.getStyler().setLocale(Locale.ROOT);
+            chart.getStyler().setLegendVisible(false);
+            // Log scale: a policy that times out (P99 at 30 s) would flatten the others' boxes.
+            chart.getStyler().setYAxisLogarithmic(true);
+            chart.getStyler().setYAxisDecimalPattern(ReportCharts.LOG_AXIS_PATTERN);
+            int series = 0;
+            for (SeedCells.Cell c : group.getValue()) {
+                List<Double> p99s = c.runs().stream().map(RunResult::p99Millis).filter(v -> v != null).toList();
+                if (!p99s.isEmpty()) {
+                    chart.addSeries(c.policy(), p99s);
+                    series++;
+                }
+            }
+            if (series > 0) {
+                html.append(ReportCharts.inlinePng(chart));
+            }
+        }
+        return html.append("</div>\n").toString();
     }
 
     private static String cellTable(List<SeedCells.Cell> cells) {
@@ -177,8 +227,11 @@ public final class ClusterReport {
         return t.append("</table></div>\n").toString();
     }
 
-    private static XYChart latencyCdf(List<RunResult> runs, String title, Map<String, Color> colours) {
+    private static XYChart latencyCdf(List<RunResult> runs, String title, Map<String, Color> colours,
+            Double timeoutMillis) {
         XYChart chart = ReportCharts.tailChart(title, 400);
+        List<String> order = dev.tailor.sim.cluster.ClusterSimulation.policyNames();
+        double topNines = 0;
         for (RunResult run : runs) {
             if (run.latency() == null || run.latency().getTotalCount() == 0) {
                 continue;
@@ -196,6 +249,14 @@ public final class ClusterReport {
             XYSeries series = chart.addSeries(run.policy(), x, y);
             series.setMarker(SeriesMarkers.NONE);
             series.setLineColor(colours.get(run.policy()));
+            // Colours repeat after eight policies and curves coincide (heart and mcf-no-filter at low load):
+            // a line pattern per policy keeps each visible.
+            int index = order.indexOf(run.policy());
+            series.setLineStyle(ReportCharts.dash(index < 0 ? 0 : index + index / PALETTE.length));
+            topNines = Math.max(topNines, y.get(y.size() - 1));
+        }
+        if (timeoutMillis != null && topNines > 0) {
+            ReportCharts.timeoutLine(chart, timeoutMillis, topNines);
         }
         return chart;
     }
@@ -206,6 +267,7 @@ public final class ClusterReport {
         ReportCharts.style(chart);
         // No custom tick labels here: XChart places them linearly on a log axis (knowm/XChart#834).
         chart.getStyler().setYAxisLogarithmic(true);
+        chart.getStyler().setYAxisDecimalPattern(ReportCharts.LOG_AXIS_PATTERN);
         chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNW);
         Map<String, List<RunResult>> byPolicy = new LinkedHashMap<>();
         runs.forEach(r -> byPolicy.computeIfAbsent(r.policy(), k -> new ArrayList<>()).add(r));

@@ -109,7 +109,8 @@ public final class HtmlPages {
                 to++;
             }
             if (to > from) {
-                html.append(table(captions ? line : null, lines.subList(from, to).stream().map(String::strip).toList()));
+                List<String> rows = lines.subList(from, to).stream().map(String::strip).toList();
+                html.append(table(captions ? line : null, rows));
                 i = to;
                 continue;
             }
