@@ -51,13 +51,13 @@ import picocli.CommandLine.Option;
                     + " an ideal CPU limit (fluid) and with Linux CFS throttling (cfs-quota). Then segment admission"
                     + " against fifo, static-cap and mclock on the storage burst microbenchmark. Prints the results"
                     + " next to the papers' figures, ends with a Summary, and writes an HTML report with plots."
-                    + " The simulations take about 2 minutes of CPU time: about a minute on 2 idle cores, 5 minutes"
-                    + " beside other builds.",
+                    + " The simulations take about 80 s of CPU time: about 40 s on 2 idle cores; 5 minutes were"
+                    + " measured on 2 cores shared with other builds (load average 15).",
             "",
             "Then, when fio (with its nbd engine) and nbdkit are installed, short runs of the NBD experiments with"
                     + " real clients against tailor nbd serve: the I/O-priority loop vs a FIFO loop at low load, and"
                     + " segment admission off vs on under a bursty tenant (one round of 2+6 s per configuration:"
-                    + " about 50 s more, which a busy machine does not shorten; --no-experiments skips them). Without"
+                    + " about 55 s more, which a busy machine does not shorten; --no-experiments skips them). Without"
                     + " those programs it says so and goes on.",
             ""
         },
