@@ -135,8 +135,10 @@ final class DemoCommand implements Callable<Integer> {
         int workers = SimulateCommand.workers(threads);
         List<ClusterSweep.Run> runs = new ArrayList<>();
         Map<String, Double> timeoutMillis = new LinkedHashMap<>();
+        List<ClusterScenario> scenarios = new ArrayList<>();
         for (String name : List.of("paper-dag", "paper-pairwise")) {
             ClusterScenario base = SimulateCommand.load(name);
+            scenarios.add(base);
             timeoutMillis.put(name, base.timeoutSeconds() * 1000);
             for (ClusterScenario.CpuModel model : ClusterScenario.CpuModel.values()) {
                 ClusterScenario variant = SimulateCommand.variant(base, null, model, warmupSeconds, durationSeconds,
@@ -208,14 +210,14 @@ final class DemoCommand implements Callable<Integer> {
             summary.forEach(out::println);
         }
         if (!noReport) {
-            writeReport(summary, results, timeoutMillis, comparison, storageScenario, storageSetup, storage,
+            writeReport(summary, results, scenarios, comparison, storageScenario, storageSetup, storage,
                     storageComparison, experiments, err);
         }
         return experiments != null && experiments.failure() != null ? 1 : 0;
     }
 
     /** The three pages: index.html (cluster), storage.html, experiments.html (when the experiments ran). */
-    private void writeReport(List<String> summary, List<RunResult> results, Map<String, Double> timeoutMillis,
+    private void writeReport(List<String> summary, List<RunResult> results, List<ClusterScenario> scenarios,
             TextTable comparison,
             StorageScenario storageScenario, StorageSetup storageSetup, List<StorageRunResult> storage,
             TextTable storageComparison, Experiments experiments, PrintWriter err) {
@@ -250,7 +252,7 @@ final class DemoCommand implements Callable<Integer> {
         Path file;
         try {
             file = ClusterReport.write(report, new HtmlPages.Frame("Tailor demo: HEART in the cluster simulator",
-                    summary, intro, clusterCommands), results, null, timeoutMillis);
+                    summary, intro, clusterCommands), results, null, scenarios);
             StorageReport.write(report, "storage.html", new HtmlPages.Frame(
                     "Tailor demo: segment admission in the storage simulator", summary, storageIntro, storageCommands),
                     storageSetup.notes(), storage);

@@ -172,7 +172,7 @@ final class SimulateCommand implements Callable<Integer> {
                         + " summed; the latency CDFs pool the seeds' requests.");
             }
             Path file = writeReport(report, "Tailor cluster simulation: " + base.name(), intro, results, cells,
-                    Map.of(base.name(), base.timeoutSeconds() * 1000));
+                    List.of(base));
             err.println("tailor: report written to " + file);
         }
         return 0;
@@ -383,12 +383,12 @@ final class SimulateCommand implements Callable<Integer> {
 
     /**
      * The report; {@code cells} (several seeds per cell) add the P99's spread, or {@code null} for one seed;
-     * {@code timeoutMillis} (by scenario) is drawn on the latency CDFs.
+     * {@code scenarios} give the timeout drawn on the latency CDFs and the nodes' speeds.
      */
     static Path writeReport(Path dir, String title, List<String> intro, List<RunResult> results,
-            List<SeedCells.Cell> cells, Map<String, Double> timeoutMillis) {
+            List<SeedCells.Cell> cells, List<ClusterScenario> scenarios) {
         try {
-            return ClusterReport.write(dir, HtmlPages.Frame.of(title, intro), results, cells, timeoutMillis);
+            return ClusterReport.write(dir, HtmlPages.Frame.of(title, intro), results, cells, scenarios);
         } catch (IOException e) {
             throw new CliException("cannot write the report to " + dir + ": " + Json.reason(e), 1, e);
         }

@@ -1,5 +1,6 @@
 package dev.tailor.sim.report;
 
+import dev.tailor.sim.cluster.ClusterScenario;
 import dev.tailor.sim.cluster.RunResult;
 import dev.tailor.sim.cluster.SeedCells;
 import java.awt.BasicStroke;
@@ -23,7 +24,7 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
 /**
  * Writes a self-contained HTML report of cluster-simulator runs: one file, {@code index.html},
  * with the results table and inline PNG plots made with XChart — latency CDF per policy (tail
- * stretched), P99 against the request rate, and CPU utilisation per replica over time. Opens in
+ * stretched), P99 against the request rate, and CPU utilisation per component and replica over time. Opens in
  * any browser, no network needed.
  */
 public final class ClusterReport {
@@ -70,25 +71,28 @@ public final class ClusterReport {
      */
     public static Path write(Path dir, HtmlPages.Frame frame, List<RunResult> results, List<SeedCells.Cell> cells)
             throws IOException {
-        return write(dir, frame, results, cells, Map.of());
+        return write(dir, frame, results, cells, List.of());
     }
 
     /**
-     * As {@link #write(Path, HtmlPages.Frame, List, List)}, with the user-request timeout drawn on the
-     * latency CDFs.
+     * As {@link #write(Path, HtmlPages.Frame, List, List)}, with what the scenarios tell: the user-request
+     * timeout drawn on the latency CDFs, the CPU panels' replicas coloured by their node's speed.
      *
-     * @param timeoutMillis each scenario's timeout, ms, by scenario name; a scenario not in it gets no line
+     * @param scenarios the runs' scenarios (by name); a run whose scenario is not among them gets no
+     *                  timeout line and its nodes one colour each
      */
     public static Path write(Path dir, HtmlPages.Frame frame, List<RunResult> results, List<SeedCells.Cell> cells,
-            Map<String, Double> timeoutMillis) throws IOException {
+            List<ClusterScenario> scenarios) throws IOException {
+        Map<String, ClusterScenario> byName = new LinkedHashMap<>();
+        scenarios.forEach(s -> byName.put(s.name(), s));
         if (cells != null) {
             List<RunResult> pooled = new ArrayList<>();
             for (SeedCells.Cell cell : cells) {
                 pooled.add(pooled(cell));
             }
-            return page(dir, frame, pooled, cellTable(cells) + seedSpread(cells), timeoutMillis);
+            return page(dir, frame, pooled, cellTable(cells) + seedSpread(cells), byName);
         }
-        return page(dir, frame, results, table(results), timeoutMillis);
+        return page(dir, frame, results, table(results), byName);
     }
 
     /** A cell as one run for the charts: pooled latencies, median P99, the first seed's CPU series. */
@@ -102,7 +106,7 @@ public final class ClusterReport {
     }
 
     private static Path page(Path dir, HtmlPages.Frame frame, List<RunResult> results, String table,
-            Map<String, Double> timeoutMillis) throws IOException {
+            Map<String, ClusterScenario> scenarios) throws IOException {
         System.setProperty("java.awt.headless", "true");
         Files.createDirectories(dir);
         // The same policy has the same colour in every report.
@@ -131,16 +135,25 @@ public final class ClusterReport {
             for (double rps : rates) {
                 html.append(ReportCharts.inlinePng(latencyCdf(runs.stream().filter(r -> r.rps() == rps).toList(),
                         "End-to-end latency CDF at " + format(rps) + " RPS", colours,
-                        timeoutMillis.get(runs.get(0).scenario()))));
+                        timeoutMillis(scenarios.get(runs.get(0).scenario())))));
             }
-            html.append("</div>\n<h3>CPU utilisation per replica at ").append(format(rates.last()))
-                    .append(" RPS (10-s means; one colour per node)</h3>\n<div class=\"charts\">\n");
+            html.append("</div>\n<h3>CPU utilisation per component at ").append(format(rates.last()))
+                    .append(" RPS (10-s means in % of the CPU limit; one panel per component, one line per replica,"
+                            + " coloured by its node's speed: blue fastest, orange slowest)</h3>\n");
+            ClusterScenario scenario = scenarios.get(runs.get(0).scenario());
+            Map<String, Double> speeds = new LinkedHashMap<>();
+            if (scenario != null && scenario.nodes() != null) {
+                scenario.nodes().forEach(n -> speeds.put(n.name(), n.speedFactor() == null ? 1.0 : n.speedFactor()));
+            }
             for (RunResult run : runs) {
-                if (run.rps() == rates.last()) {
-                    html.append(ReportCharts.inlinePng(cpuOverTime(run)));
+                if (run.rps() == rates.last() && run.cpuUtilisationSeries() != null) {
+                    html.append("<h4>").append(escape(run.policy())).append("</h4>\n<div class=\"charts\">\n");
+                    for (XYChart panel : cpuPerComponent(run, speeds)) {
+                        html.append(ReportCharts.inlinePng(panel));
+                    }
+                    html.append("</div>\n");
                 }
             }
-            html.append("</div>\n");
         }
         html.append("<p class=\"note\">Latency CDF: the vertical axis is stretched towards the tail (it shows "
                 + "−log10(1 − F)), so P90, P99 and P99.9 are evenly spaced. Requests slower than the timeout are "
@@ -286,45 +299,74 @@ public final class ClusterReport {
         return chart;
     }
 
-    private static XYChart cpuOverTime(RunResult run) {
-        XYChart chart = new XYChartBuilder().width(450).height(300).title(run.policy())
-                .xAxisTitle("simulated time (s)").yAxisTitle("CPU (% of limit)").build();
-        ReportCharts.style(chart);
-        chart.getStyler().setYAxisMin(0.0);
-        chart.getStyler().setYAxisMax(110.0);
-        chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
-        chart.getStyler().setLegendLayout(Styler.LegendLayout.Horizontal);
+    private static Double timeoutMillis(ClusterScenario scenario) {
+        return scenario == null || scenario.timeoutSeconds() == null ? null : scenario.timeoutSeconds() * 1000;
+    }
+
+    /** From blue (the fastest node) to orange (the slowest), Okabe–Ito's ends. */
+    private static Color speedColour(double speed, double slowest, double fastest) {
+        double t = fastest > slowest ? (fastest - speed) / (fastest - slowest) : 0;
+        Color fast = new Color(0x00, 0x72, 0xB2);
+        Color slow = new Color(0xE6, 0x9F, 0x00);
+        return new Color((int) Math.round(fast.getRed() + t * (slow.getRed() - fast.getRed())),
+                (int) Math.round(fast.getGreen() + t * (slow.getGreen() - fast.getGreen())),
+                (int) Math.round(fast.getBlue() + t * (slow.getBlue() - fast.getBlue())));
+    }
+
+    /**
+     * Small multiples of a run's CPU utilisation: one panel per component, one line per replica (10-s
+     * means), coloured by its node's speed factor ({@code speeds}, node → factor; nodes not in it get
+     * the fastest colour). The first panel's legend names the nodes.
+     */
+    private static List<XYChart> cpuPerComponent(RunResult run, Map<String, Double> speeds) {
         List<double[]> series = run.cpuUtilisationSeries();
-        if (series == null) {
-            return chart;
+        Map<String, List<Integer>> byComponent = new LinkedHashMap<>();
+        for (int i = 0; i < series.size() && i < run.replicas().size(); i++) {
+            byComponent.computeIfAbsent(run.replicas().get(i).component(), k -> new ArrayList<>()).add(i);
         }
-        Map<String, Color> nodeColours = new LinkedHashMap<>();
-        for (int i = 0; i < series.size(); i++) {
-            RunResult.ReplicaStats replica = run.replicas().get(i);
-            boolean first = !nodeColours.containsKey(replica.node());
-            Color colour = nodeColours.computeIfAbsent(replica.node(), k -> PALETTE[(nodeColours.size() + 1)
-                    % PALETTE.length]);
-            double[] perSecond = series.get(i);
-            List<Double> x = new ArrayList<>();
-            List<Double> y = new ArrayList<>();
-            for (int start = 0; start + 10 <= perSecond.length; start += 10) {
-                double sum = 0;
-                for (int k = start; k < start + 10; k++) {
-                    sum += perSecond[k];
+        double fastest = speeds.values().stream().mapToDouble(Double::doubleValue).max().orElse(1);
+        double slowest = speeds.values().stream().mapToDouble(Double::doubleValue).min().orElse(1);
+        List<XYChart> panels = new ArrayList<>();
+        for (Map.Entry<String, List<Integer>> component : byComponent.entrySet()) {
+            boolean legend = panels.isEmpty();
+            XYChart chart = new XYChartBuilder().width(legend ? 330 : 230).height(200)
+                    .title(run.policy() + ": " + component.getKey()).xAxisTitle("simulated s").yAxisTitle("CPU %")
+                    .build();
+            ReportCharts.style(chart);
+            chart.getStyler().setYAxisMin(0.0);
+            chart.getStyler().setYAxisMax(110.0);
+            chart.getStyler().setLegendVisible(legend);
+            chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
+            chart.getStyler().setChartTitleFont(chart.getStyler().getChartTitleFont().deriveFont(11f));
+            chart.getStyler().setXAxisTickMarkSpacingHint(60);   // a small panel: fewer time ticks
+            java.util.Set<String> named = new java.util.HashSet<>();
+            for (int i : component.getValue()) {
+                RunResult.ReplicaStats replica = run.replicas().get(i);
+                double[] perSecond = series.get(i);
+                List<Double> x = new ArrayList<>();
+                List<Double> y = new ArrayList<>();
+                for (int start = 0; start + 10 <= perSecond.length; start += 10) {
+                    double sum = 0;
+                    for (int k = start; k < start + 10; k++) {
+                        sum += perSecond[k];
+                    }
+                    x.add(start + 10.0);
+                    y.add(sum / 10);
                 }
-                x.add(start + 10.0);
-                y.add(sum / 10);
+                if (x.isEmpty()) {
+                    continue;
+                }
+                double speed = speeds.getOrDefault(replica.node(), fastest);
+                boolean first = named.add(replica.node());
+                XYSeries line = chart.addSeries(first ? replica.node() + " ×" + format(speed) : replica.pod(), x, y);
+                line.setMarker(SeriesMarkers.NONE);
+                line.setLineColor(speedColour(speed, slowest, fastest));
+                line.setLineStyle(new BasicStroke(1.2f));
+                line.setShowInLegend(first);
             }
-            if (x.isEmpty()) {
-                continue;
-            }
-            XYSeries line = chart.addSeries(first ? replica.node() : replica.pod(), x, y);
-            line.setMarker(SeriesMarkers.NONE);
-            line.setLineColor(colour);
-            line.setLineStyle(new BasicStroke(1f));
-            line.setShowInLegend(first);
+            panels.add(chart);
         }
-        return chart;
+        return panels;
     }
 
     private static String format(Double value) {
