@@ -4,6 +4,9 @@ import dev.tailor.sim.cluster.ClusterScenario;
 import dev.tailor.sim.cluster.ClusterSimulation;
 import dev.tailor.sim.cluster.ClusterSweep;
 import dev.tailor.sim.cluster.RunResult;
+import dev.tailor.sim.report.ClusterReport;
+import dev.tailor.sim.report.HtmlPages;
+import dev.tailor.sim.report.StorageReport;
 import dev.tailor.sim.storage.StorageRunResult;
 import dev.tailor.sim.storage.StorageScenario;
 import dev.tailor.sim.storage.StorageSetup;
@@ -44,16 +47,18 @@ import picocli.CommandLine.Option;
         description = {
             "Reproduces HEART's comparison in the cluster simulator: the paper's DAG and pairwise applications on five"
                     + " heterogeneous workers, at 100 and 400 RPS, under default, least-request, locality-first,"
-                    + " wrr-orca, mcf-no-filter and HEART routing, with an ideal CPU limit (fluid) and with Linux CFS"
-                    + " throttling (cfs-quota). Then segment admission against fifo, static-cap and mclock on the"
-                    + " storage burst microbenchmark. Prints the results next to the papers' figures and writes an"
-                    + " HTML report with plots. 15-40 s on 2 cores (15 s on a quiet one).",
+                    + " wrr-orca, mcf-no-filter, HEART (Tailor's and the paper's), prequal and peak-ewma routing, with"
+                    + " an ideal CPU limit (fluid) and with Linux CFS throttling (cfs-quota). Then segment admission"
+                    + " against fifo, static-cap and mclock on the storage burst microbenchmark. Prints the results"
+                    + " next to the papers' figures, ends with a Summary, and writes an HTML report with plots."
+                    + " The simulations take about 80 s of CPU time: about 40 s on 2 idle cores; 5 minutes were"
+                    + " measured on 2 cores shared with other builds (load average 15).",
             "",
             "Then, when fio (with its nbd engine) and nbdkit are installed, short runs of the NBD experiments with"
                     + " real clients against tailor nbd serve: the I/O-priority loop vs a FIFO loop at low load, and"
                     + " segment admission off vs on under a bursty tenant (one round of 2+6 s per configuration:"
-                    + " about 55 s more on a quiet machine; --no-experiments skips them). Without those programs it"
-                    + " says so and goes on.",
+                    + " about 55 s more, which a busy machine does not shorten; --no-experiments skips them). Without"
+                    + " those programs it says so and goes on.",
             ""
         },
         footer = {"", "More: tailor heart simulate --help; docs/simulator.md."})
@@ -69,11 +74,12 @@ final class DemoCommand implements Callable<Integer> {
     static final double PAPER_BURST_REDUCTION_PERCENT = 97;
     static final double PAPER_STATIC_CAP_UNUSED_PERCENT = 27;
     /**
-     * The cluster part's policies: the simulator's defaults (with {@code heart}, what Tailor ships) and
-     * {@code heart-paper}, the paper's HEART, which the lines against the paper's figures compare.
+     * The cluster part's policies: the simulator's full comparison (the paper's policies with {@code heart},
+     * what Tailor ships, and the per-request peers prequal and peak-ewma) and {@code heart-paper}, the
+     * paper's HEART, which the lines against the paper's figures compare.
      */
-    static final List<String> DEMO_POLICIES = java.util.stream.Stream.concat(ClusterSimulation.POLICIES.stream(),
-            java.util.stream.Stream.of("heart-paper")).toList();
+    static final List<String> DEMO_POLICIES = java.util.stream.Stream.concat(ClusterSimulation.COMPARISON.stream(),
+            java.util.stream.Stream.of(ClusterSimulation.HEART_PAPER)).toList();
 
     /** The storage part: scenario, variants, policies, measured seconds. */
     static final String STORAGE_SCENARIO = "burst-microbench";
@@ -128,8 +134,12 @@ final class DemoCommand implements Callable<Integer> {
         }
         int workers = SimulateCommand.workers(threads);
         List<ClusterSweep.Run> runs = new ArrayList<>();
+        Map<String, Double> timeoutMillis = new LinkedHashMap<>();
+        List<ClusterScenario> scenarios = new ArrayList<>();
         for (String name : List.of("paper-dag", "paper-pairwise")) {
             ClusterScenario base = SimulateCommand.load(name);
+            scenarios.add(base);
+            timeoutMillis.put(name, base.timeoutSeconds() * 1000);
             for (ClusterScenario.CpuModel model : ClusterScenario.CpuModel.values()) {
                 ClusterScenario variant = SimulateCommand.variant(base, null, model, warmupSeconds, durationSeconds,
                         "A");
@@ -145,7 +155,8 @@ final class DemoCommand implements Callable<Integer> {
                 + " thread"
                 + (workers == 1 ? "" : "s"));
         List<RunResult> results = SimulateCommand.execute(runs, workers, err);
-        List<String> comparison = comparison(results);
+        SimulationOutput.foldedWarnings(results).forEach(w -> err.println("tailor: warning: " + w));
+        TextTable comparison = comparisonTable(results);
         StorageScenario storageScenario = StorageSimulateCommand.variant(
                 StorageSimulateCommand.load(STORAGE_SCENARIO), null, null, STORAGE_SECONDS);
         StorageSetup storageSetup = StorageSimulateCommand.setup(storageScenario);
@@ -159,8 +170,13 @@ final class DemoCommand implements Callable<Integer> {
                 + " bursts, " + String.join(", ", STORAGE_POLICIES) + "; " + SimulationOutput.fmt(STORAGE_SECONDS)
                 + " s measured each)");
         List<StorageRunResult> storage = StorageSimulateCommand.execute(storageRuns, workers, err);
-        List<String> storageComparison = storageComparison(storage);
+        TextTable storageComparison = storageTable(storage);
         Experiments experiments = noExperiments ? null : experiments(err);
+        List<String> summary = DemoSummary.lines(results, timeoutMillis, storage,
+                experiments == null ? null : experiments.lowLoad(), experiments == null ? null : experiments.burst(),
+                experiments == null ? "skipped (--no-experiments)."
+                        : experiments.ran() ? null : experiments.failure() != null
+                                ? "failed: " + experiments.failure() : "skipped: " + experiments.whyNot() + ".");
         if (format == SimulateCommand.Format.json) {
             Map<String, Object> json = new LinkedHashMap<>();
             json.put("results", results);
@@ -171,69 +187,98 @@ final class DemoCommand implements Callable<Integer> {
             }
             out.println(Json.write(json));
         } else {
-            SimulationOutput.table(out, results);
+            out.println("HEART in the cluster simulator: P50, P99 and P99.9 latency (ms) per policy");
             out.println();
-            comparison.forEach(out::println);
+            SimulationOutput.groupedTable(out, results, timeoutMillis);
+            out.println();
+            comparison.lines().forEach(out::println);
             out.println();
             out.println(SimulationOutput.speed(results));
             out.println();
+            out.println("Segment admission in the storage simulator");
+            out.println();
             StorageOutput.table(out, storage);
             out.println();
-            storageComparison.forEach(out::println);
+            storageComparison.lines().forEach(out::println);
             if (experiments != null && experiments.ran()) {
+                out.println();
+                out.println("The NBD proxy with real clients");
                 out.println();
                 experimentComparison(experiments.lowLoad(), experiments.burst()).forEach(out::println);
             }
-        }
-        SimulationOutput.warnings(results).forEach(w -> err.println("tailor: warning: " + w));
-        if (experiments != null && experiments.ran() && busy(experiments.lowLoad(), experiments.burst())) {
-            err.println(String.format(Locale.ROOT, "tailor: warning: the NBD experiments ran on a busy machine (CPU"
-                    + " pressure up to %.0f %% at low load, %.0f %% in the burst test): their short runs measure the"
-                    + " machine more than the proxy", nanToZero(experiments.lowLoad().maxCpuPressurePercent()),
-                    nanToZero(experiments.burst().maxCpuPressurePercent())));
+            out.println();
+            summary.forEach(out::println);
         }
         if (!noReport) {
-            List<String> intro = new ArrayList<>();
-            intro.add("HEART (IEEE CLOUD 2025) against the routing users would otherwise have, in Tailor's cluster"
-                    + " simulator: the paper's DAG and pairwise applications on five workers of per-core speed 1.0,"
-                    + " 0.9, 0.7, 0.5 and 0.4, network A (all links 0.1-0.9 ms), seed 20250701.");
-            intro.addAll(comparison);
-            intro.add("Storage: segment admission on the burst microbenchmark is in storage.html next to this page.");
-            if (experiments != null && experiments.ran()) {
-                intro.add("Real clients: the I/O-priority event loop and segment admission in tailor nbd serve, driven"
-                        + " by fio, are in experiments.html next to this page.");
-            }
-            Path file = SimulateCommand.writeReport(report, "Tailor demo: HEART in the cluster simulator", intro,
-                    results);
-            List<String> storageIntro = new ArrayList<>();
-            storageIntro.add(storageScenario.description() + "; " + SimulationOutput.fmt(STORAGE_SECONDS)
-                    + " s measured per run.");
-            storageIntro.addAll(storageComparison);
-            try {
-                dev.tailor.sim.report.StorageReport.write(report, "storage.html",
-                        "Tailor demo: segment admission in the storage simulator", storageIntro, storageSetup.notes(),
-                        storage);
-                if (experiments != null && experiments.ran()) {
-                    ExperimentReport.write(report, "experiments.html",
-                            "Tailor demo: the NBD proxy with real clients (short runs)",
-                            List.of(NbdExperimentCommand.section(experiments.lowLoad(), "low-load"),
-                                    NbdExperimentCommand.section(experiments.burst(), "burst")));
-                }
-            } catch (IOException e) {
-                throw new CliException("cannot write the report to " + report + ": " + Json.reason(e), 1, e);
-            }
-            err.println("tailor: report written to " + file.toAbsolutePath().normalize() + " and storage.html"
-                    + (experiments != null && experiments.ran() ? ", experiments.html" : "") + " next to it (open them"
-                    + " in a browser)");
+            writeReport(summary, results, scenarios, comparison, storageScenario, storageSetup, storage,
+                    storageComparison, experiments, err);
         }
         return experiments != null && experiments.failure() != null ? 1 : 0;
+    }
+
+    /** The three pages: index.html (cluster), storage.html, experiments.html (when the experiments ran). */
+    private void writeReport(List<String> summary, List<RunResult> results, List<ClusterScenario> scenarios,
+            TextTable comparison,
+            StorageScenario storageScenario, StorageSetup storageSetup, List<StorageRunResult> storage,
+            TextTable storageComparison, Experiments experiments, PrintWriter err) {
+        boolean ran = experiments != null && experiments.ran();
+        String durations = (warmupSeconds == null ? "" : " --warmup-seconds " + SimulationOutput.fmt(warmupSeconds))
+                + (durationSeconds == null ? "" : " --duration-seconds " + SimulationOutput.fmt(durationSeconds));
+        List<String> intro = new ArrayList<>();
+        intro.add("HEART (IEEE CLOUD 2025) against the routing users would otherwise have, in Tailor's cluster"
+                + " simulator: the paper's DAG and pairwise applications on five workers of per-core speed 1.0,"
+                + " 0.9, 0.7, 0.5 and 0.4, network A (all links 0.1-0.9 ms), seed 20250701.");
+        intro.add("");
+        intro.addAll(comparison.markdown());
+        intro.add("");
+        intro.add("Storage: segment admission on the burst microbenchmark is in storage.html next to this page.");
+        if (ran) {
+            intro.add("Real clients: the I/O-priority event loop and segment admission in tailor nbd serve, driven"
+                    + " by fio, are in experiments.html next to this page.");
+        }
+        List<String> clusterCommands = new ArrayList<>(List.of("./tailor demo" + durations));
+        for (String scenario : List.of("paper-dag", "paper-pairwise")) {
+            clusterCommands.add("./tailor heart simulate --scenario " + scenario + " --network A --rps 100,400"
+                    + " --cpu-model fluid,cfs-quota --policies " + String.join(",", DEMO_POLICIES) + durations);
+        }
+        List<String> storageIntro = new ArrayList<>();
+        storageIntro.add(storageScenario.description() + "; " + SimulationOutput.fmt(STORAGE_SECONDS)
+                + " s measured per run.");
+        storageIntro.add("");
+        storageIntro.addAll(storageComparison.markdown());
+        List<String> storageCommands = List.of("./tailor demo" + durations, "./tailor storage simulate --scenario "
+                + STORAGE_SCENARIO + " --policies " + String.join(",", STORAGE_POLICIES) + " --duration-seconds "
+                + SimulationOutput.fmt(STORAGE_SECONDS));
+        Path file;
+        try {
+            file = ClusterReport.write(report, new HtmlPages.Frame("Tailor demo: HEART in the cluster simulator",
+                    summary, intro, clusterCommands), results, null, scenarios);
+            StorageReport.write(report, "storage.html", new HtmlPages.Frame(
+                    "Tailor demo: segment admission in the storage simulator", summary, storageIntro, storageCommands),
+                    storageSetup.notes(), storage);
+            if (ran) {
+                List<String> experimentIntro = new ArrayList<>(experimentTable(experiments.lowLoad(),
+                        experiments.burst()).markdown());
+                ExperimentReport.write(report, "experiments.html", new HtmlPages.Frame(
+                        "Tailor demo: the NBD proxy with real clients (short runs)", summary, experimentIntro,
+                        List.of("./tailor demo", "./tailor nbd experiment low-load --rounds 3",
+                                "./tailor nbd experiment burst --rounds 3")),
+                        List.of(NbdExperimentCommand.section(experiments.lowLoad(), "low-load"),
+                                NbdExperimentCommand.section(experiments.burst(), "burst")));
+            }
+        } catch (IOException e) {
+            throw new CliException("cannot write the report to " + report + ": " + Json.reason(e), 1, e);
+        }
+        err.println("tailor: report written to " + file.toAbsolutePath().normalize() + " and storage.html"
+                + (ran ? ", experiments.html" : "") + " next to it (open them in a browser)");
     }
 
     /**
      * The NBD experiments' outcome: both results, or the reason they did not run (tools missing: not a
      * failure) or failed.
      */
-    record Experiments(LowLoadExperiment.Result lowLoad, BurstExperiment.Result burst, String failure) {
+    record Experiments(LowLoadExperiment.Result lowLoad, BurstExperiment.Result burst, String failure,
+            String whyNot) {
 
         boolean ran() {
             return lowLoad != null && burst != null;
@@ -245,7 +290,7 @@ final class DemoCommand implements Callable<Integer> {
         Optional<String> missing = ExperimentRig.missingTools(true);
         if (missing.isPresent()) {
             err.println("tailor: demo: skipping the NBD experiments: " + missing.get());
-            return new Experiments(null, null, null);
+            return new Experiments(null, null, null, missing.get());
         }
         Path work = null;
         try {
@@ -259,11 +304,11 @@ final class DemoCommand implements Callable<Integer> {
             BurstExperiment.Result burst = BurstExperiment.run(BurstExperiment.Settings
                     .defaults(work.resolve("burst")).shortened(EXPERIMENT_RUNTIME_SECONDS,
                             EXPERIMENT_RAMP_SECONDS, 1), err);
-            return new Experiments(lowLoad, burst, null);
+            return new Experiments(lowLoad, burst, null, null);
         } catch (CliException | IOException e) {
             String reason = e instanceof IOException io ? Json.reason(io) : e.getMessage();
             err.println("tailor: demo: the NBD experiments failed: " + reason);
-            return new Experiments(null, null, reason);
+            return new Experiments(null, null, reason, null);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new CliException("interrupted", 1, e);
@@ -298,51 +343,56 @@ final class DemoCommand implements Callable<Integer> {
 
     /** The NBD experiments' figures next to their targets, one line each, with a verdict. */
     static List<String> experimentComparison(LowLoadExperiment.Result lowLoad, BurstExperiment.Result burst) {
-        List<String> lines = new ArrayList<>();
-        lines.add("Against the targets (tailor nbd serve with real clients: fio's nbd engine, nbdkit; 1 round,"
-                + " " + EXPERIMENT_RAMP_SECONDS + "+" + EXPERIMENT_RUNTIME_SECONDS + " s per configuration):");
-        String row = "  %-54s %-24s %-26s %s";
-        lines.add(String.format(Locale.ROOT, row, "", "target", "ours", ""));
+        return experimentTable(lowLoad, burst).lines();
+    }
+
+    /** {@link #experimentComparison} as a table. */
+    static TextTable experimentTable(LowLoadExperiment.Result lowLoad, BurstExperiment.Result burst) {
+        boolean busy = busy(lowLoad, burst);
+        List<List<String>> rows = new ArrayList<>();
         FioLatency fifo = lowLoad.pooled("fifo");
         FioLatency priority = lowLoad.pooled("priority");
         double p999Change = changePercent(priority.percentileMicros(99.9), fifo.percentileMicros(99.9));
-        lines.add(String.format(Locale.ROOT, row, "low load, P99.9 priority vs fifo loop",
+        rows.add(List.of("low load, P99.9 priority vs fifo loop",
                 String.format(Locale.ROOT, "%.0f %% (paper, deployed)", PAPER_LOW_LOAD_P999_CHANGE_PERCENT),
                 versus(priority.percentileMicros(99.9), fifo.percentileMicros(99.9), 1, "µs"),
-                verdict(p999Change <= PAPER_LOW_LOAD_P999_CHANGE_PERCENT, p999Change)));
+                verdict(p999Change <= PAPER_LOW_LOAD_P999_CHANGE_PERCENT, p999Change, busy)));
         double bound = HEALTH_CHECK_BOUND_PERIODS * lowLoad.settings().healthMillis();
         double ageFifo = lowLoad.maxAgeMillis("fifo");
         double agePriority = lowLoad.maxAgeMillis("priority");
-        lines.add(String.format(Locale.ROOT, row, "low load, health-check age max, fifo / priority loop",
+        rows.add(List.of("low load, health-check age max, fifo / priority loop",
                 "<= " + BurstExperiment.fmt(bound, 0) + " ms (2 x period)",
                 BurstExperiment.fmt(ageFifo, 0) + " / " + BurstExperiment.fmt(agePriority, 0) + " ms",
-                verdict(ageFifo <= bound && agePriority <= bound, ageFifo + agePriority)));
+                verdict(ageFifo <= bound && agePriority <= bound, ageFifo + agePriority, busy)));
         FioLatency off = burst.steady("off");
         FioLatency on = burst.steady("on");
         double burstChange = changePercent(on.percentileMicros(99.99), off.percentileMicros(99.99));
-        lines.add(String.format(Locale.ROOT, row, "burst, steady tenants' P99.99, admission on vs off",
+        rows.add(List.of("burst, steady tenants' P99.99, admission on vs off",
                 "clearly lower (<= " + BurstExperiment.fmt(CLEARLY_LOWER_PERCENT, 0) + " %)",
                 versus(on.percentileMicros(99.99), off.percentileMicros(99.99), 1e3, "ms"),
-                verdict(burstChange <= CLEARLY_LOWER_PERCENT, burstChange)));
-        lines.add(String.format(Locale.ROOT, "  Samples: low load %,d per loop (P99.9 is about the %s), burst %,d"
+                verdict(burstChange <= CLEARLY_LOWER_PERCENT, burstChange, busy)));
+        List<String> notes = new ArrayList<>();
+        notes.add(String.format(Locale.ROOT, "Samples: low load %,d per loop (P99.9 is about the %s), burst %,d"
                 + " steady reads per mode (P99.99 is about the %s).",
                 fifo.samples(), rank(fifo.samples(), 0.001), off.samples(), rank(off.samples(), 0.0001)));
         double lowLoadPressure = nanToZero(lowLoad.maxCpuPressurePercent());
         double burstPressure = nanToZero(burst.maxCpuPressurePercent());
-        if (busy(lowLoad, burst)) {
-            lines.add(String.format(Locale.ROOT, "  Warning: the machine was busy during these runs (CPU pressure up to"
+        if (busy) {
+            notes.add(String.format(Locale.ROOT, "Warning: the machine was busy during these runs (CPU pressure up to"
                     + " %.0f %% at low load, %.0f %% in the burst test: some task waited for a CPU that share of the"
                     + " time; on a quiet machine these tests cause about 4-10 %% and 20-25 %%). Short runs on a busy"
                     + " machine measure the machine more than the proxy; these figures say little either way.",
                     lowLoadPressure, burstPressure));
         } else {
-            lines.add(String.format(Locale.ROOT, "  CPU pressure during the runs: at most %.0f %% at low load, %.0f %%"
+            notes.add(String.format(Locale.ROOT, "CPU pressure during the runs: at most %.0f %% at low load, %.0f %%"
                     + " in the burst test (quiet enough); one short round still moves from run to run.",
                     lowLoadPressure, burstPressure));
         }
-        lines.add("  The README's figures, on a quiet machine: tailor nbd experiment low-load --rounds 3 and tailor nbd"
+        notes.add("The README's figures, on a quiet machine: tailor nbd experiment low-load --rounds 3 and tailor nbd"
                 + " experiment burst --rounds 3 (docs/nbd.md).");
-        return lines;
+        return new TextTable("Against the targets (tailor nbd serve with real clients: fio's nbd engine, nbdkit;"
+                + " 1 round, " + EXPERIMENT_RAMP_SECONDS + "+" + EXPERIMENT_RUNTIME_SECONDS + " s per configuration):",
+                List.of("", "target", "ours", "verdict"), rows, notes);
     }
 
     /** Whether either experiment's CPU pressure says the machine was busy with other work. */
@@ -355,13 +405,14 @@ final class DemoCommand implements Callable<Integer> {
         return Double.isNaN(x) ? 0 : x;
     }
 
-    private static double changePercent(double ours, double baseline) {
+    static double changePercent(double ours, double baseline) {
         return Double.isNaN(ours) || Double.isNaN(baseline) || baseline == 0 ? Double.NaN
                 : (ours / baseline - 1) * 100;
     }
 
-    private static String verdict(boolean met, double value) {
-        return Double.isNaN(value) ? "no data" : met ? "met" : "missed";
+    /** "met", "missed", "no data", or "unreliable" when the machine was too busy for the figure to say either. */
+    private static String verdict(boolean met, double value, boolean busy) {
+        return Double.isNaN(value) ? "no data" : busy ? "unreliable" : met ? "met" : "missed";
     }
 
     private static String versus(double ours, double baseline, double divisor, String unit) {
@@ -395,11 +446,12 @@ final class DemoCommand implements Callable<Integer> {
      * reproduce it ({@code segment-admission-paper}) and the one Tailor ships ({@code segment-admission}).
      */
     static List<String> storageComparison(List<StorageRunResult> storage) {
-        List<String> lines = new ArrayList<>();
-        lines.add("Against the paper (storage; burst-aware segment admission, NSDI 2026; "
-                + SimulationOutput.fmt(STORAGE_SECONDS) + " s runs):");
-        String row = "  %-56s %-14s %-30s %s";
-        lines.add(String.format(Locale.ROOT, row, "", "paper", "paper's mechanism", "Tailor's default"));
+        return storageTable(storage).lines();
+    }
+
+    /** {@link #storageComparison} as a table. */
+    static TextTable storageTable(List<StorageRunResult> storage) {
+        List<List<String>> rows = new ArrayList<>();
         double last = STORAGE_MULTIPLIERS.get(STORAGE_MULTIPLIERS.size() - 1);
         for (double m : STORAGE_MULTIPLIERS) {
             StorageRunResult fifo = findStorage(storage, m, "fifo");
@@ -408,32 +460,33 @@ final class DemoCommand implements Callable<Integer> {
             Double fifoSteady = fifo == null ? null : fifo.steady().p99999Millis();
             Double fifoSegments = fifo == null ? null : fifo.steadySegments().p99999Millis();
             String label = STORAGE_SCENARIO + " x" + SimulationOutput.fmt(m) + ", P99.999 vs fifo: ";
-            lines.add(String.format(Locale.ROOT, row, label + "steady tenants",
+            rows.add(List.of(label + "steady tenants",
                     m == last ? "up to -" + SimulationOutput.fmt(PAPER_BURST_REDUCTION_PERCENT) + " %" : "",
                     change(paper == null ? null : paper.steady().p99999Millis(), fifoSteady),
                     change(ours == null ? null : ours.steady().p99999Millis(), fifoSteady)));
-            lines.add(String.format(Locale.ROOT, row, label + "steady segments", "",
+            rows.add(List.of(label + "steady segments", "",
                     change(paper == null ? null : paper.steadySegments().p99999Millis(), fifoSegments),
                     change(ours == null ? null : ours.steadySegments().p99999Millis(), fifoSegments)));
         }
         StorageRunResult cap = findStorage(storage, last, "static-cap");
         StorageRunResult paper = findStorage(storage, last, "segment-admission-paper");
         StorageRunResult ours = findStorage(storage, last, "segment-admission");
-        lines.add(String.format(Locale.ROOT, row, "capacity unused while work waited, static-cap",
+        rows.add(List.of("capacity unused while work waited, static-cap",
                 SimulationOutput.fmt(PAPER_STATIC_CAP_UNUSED_PERCENT) + " %",
                 cap == null ? "–" : String.format(Locale.ROOT, "%.1f %% (static-cap)", cap.unusedCapacityPercent()),
                 ""));
-        lines.add(String.format(Locale.ROOT, row, "capacity unused while work waited, segment admission", "<= 5 %",
+        rows.add(List.of("capacity unused while work waited, segment admission", "<= 5 %",
                 paper == null ? "–" : String.format(Locale.ROOT, "%.1f %%", paper.unusedCapacityPercent()),
                 ours == null ? "–" : String.format(Locale.ROOT, "%.1f %%", ours.unusedCapacityPercent())));
-        lines.add("  Steady tenants: without bursts (ground truth); steady segments: those admission's classifier"
-                + " called steady on arrival. Tailor's default is chosen across");
-        lines.add("  tenant mixes of real traces (tailor storage simulate --scenario robustness);"
-                + " docs/storage-simulator.md says where it loses to the paper's");
-        lines.add("  mechanism, this benchmark among them.");
-        lines.add("  The deployed comparison (paper: -59.7 % steady-segment P99.999) is"
-                + " tailor storage simulate --scenario deployed-like (real traces; docs/storage-simulator.md).");
-        return lines;
+        List<String> notes = List.of("Steady tenants: without bursts (ground truth); steady segments: those admission's"
+                + " classifier called steady on arrival. Tailor's default is chosen across tenant mixes of real traces"
+                + " (tailor storage simulate --scenario robustness); docs/storage-simulator.md says where it loses to"
+                + " the paper's mechanism, this benchmark among them.",
+                "The deployed comparison (paper: -59.7 % steady-segment P99.999) is tailor storage simulate --scenario"
+                + " deployed-like (real traces; docs/storage-simulator.md).");
+        return new TextTable("Against the paper (storage; burst-aware segment admission, NSDI 2026; "
+                + SimulationOutput.fmt(STORAGE_SECONDS) + " s runs):",
+                List.of("", "paper", "paper's mechanism", "Tailor's default"), rows, notes);
     }
 
     private static String change(Double ours, Double baseline) {
@@ -451,39 +504,38 @@ final class DemoCommand implements Callable<Integer> {
 
     /** Our ratios next to the paper's, one line each. */
     static List<String> comparison(List<RunResult> results) {
-        List<String> lines = new ArrayList<>();
-        lines.add("Against the paper (P99 latency; HEART paper, IEEE CLOUD 2025), with the paper's HEART"
-                + " (heart-paper):");
-        lines.add(String.format(Locale.ROOT, "  %-34s %-22s %-24s %-24s", "", "paper", "fluid CPU limit",
-                "cfs-quota CPU limit"));
-        lines.add(row("pairwise 100 RPS  HEART / LR", ratio(PAPER_PAIRWISE_HEART, PAPER_PAIRWISE_LR), results,
-                "paper-pairwise", 100, "heart-paper", "least-request"));
-        lines.add(row("DAG 400 RPS       HEART / LR", ratio(PAPER_DAG_HEART, PAPER_DAG_LR), results, "paper-dag", 400,
-                "heart-paper", "least-request"));
-        lines.add(row("DAG 400 RPS       HEART / default", ratio(PAPER_DAG_HEART, PAPER_DAG_DEFAULT), results,
-                "paper-dag", 400, "heart-paper", "default"));
-        StringBuilder gap = new StringBuilder(String.format(Locale.ROOT, "  %-34s %-22s",
-                "DAG 400 RPS       HEART CPU gap", "about 3 pp"));
-        for (String model : List.of("fluid", "cfs-quota")) {
-            RunResult heart = find(results, "paper-dag", model, 400, "heart-paper");
-            gap.append(String.format(Locale.ROOT, " %-24s",
-                    heart == null ? "–" : SimulationOutput.fmt(heart.cpuGapPercentPoints()) + " pp"));
-        }
-        lines.add(gap.toString());
-        return lines;
+        return comparisonTable(results).lines();
     }
 
-    private static String row(String label, String paper, List<RunResult> results, String scenario, double rps,
+    /** {@link #comparison} as a table. */
+    static TextTable comparisonTable(List<RunResult> results) {
+        List<List<String>> rows = new ArrayList<>();
+        rows.add(row("pairwise 100 RPS, HEART / LR", ratio(PAPER_PAIRWISE_HEART, PAPER_PAIRWISE_LR), results,
+                "paper-pairwise", 100, "heart-paper", "least-request"));
+        rows.add(row("DAG 400 RPS, HEART / LR", ratio(PAPER_DAG_HEART, PAPER_DAG_LR), results, "paper-dag", 400,
+                "heart-paper", "least-request"));
+        rows.add(row("DAG 400 RPS, HEART / default", ratio(PAPER_DAG_HEART, PAPER_DAG_DEFAULT), results,
+                "paper-dag", 400, "heart-paper", "default"));
+        List<String> gap = new ArrayList<>(List.of("DAG 400 RPS, HEART CPU gap", "about 3 pp"));
+        for (String model : List.of("fluid", "cfs-quota")) {
+            RunResult heart = find(results, "paper-dag", model, 400, "heart-paper");
+            gap.add(heart == null ? "–" : SimulationOutput.fmt(heart.cpuGapPercentPoints()) + " pp");
+        }
+        rows.add(gap);
+        return new TextTable("Against the paper (P99 latency; HEART paper, IEEE CLOUD 2025), with the paper's HEART"
+                + " (heart-paper):", List.of("", "paper", "fluid CPU limit", "cfs-quota CPU limit"), rows, List.of());
+    }
+
+    private static List<String> row(String label, String paper, List<RunResult> results, String scenario, double rps,
             String numerator, String denominator) {
-        StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "  %-34s %-22s", label, paper));
+        List<String> row = new ArrayList<>(List.of(label, paper));
         for (String model : List.of("fluid", "cfs-quota")) {
             RunResult a = find(results, scenario, model, rps, numerator);
             RunResult b = find(results, scenario, model, rps, denominator);
-            line.append(String.format(Locale.ROOT, " %-24s",
-                    a == null || b == null || a.p99Millis() == null || b.p99Millis() == null ? "–"
-                            : ratio(a.p99Millis(), b.p99Millis())));
+            row.add(a == null || b == null || a.p99Millis() == null || b.p99Millis() == null ? "–"
+                    : ratio(a.p99Millis(), b.p99Millis()));
         }
-        return line.toString();
+        return row;
     }
 
     private static String ratio(double a, double b) {

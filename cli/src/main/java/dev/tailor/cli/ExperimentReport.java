@@ -46,7 +46,7 @@ final class ExperimentReport {
      *
      * @param heading  its title
      * @param intro    paragraphs of plain text
-     * @param markdown the tables as printed (shown preformatted)
+     * @param markdown the tables as printed, in Markdown (shown as HTML tables)
      * @param charts   its plots
      */
     record Section(String heading, List<String> intro, List<String> markdown, List<Chart> charts) {
@@ -141,15 +141,14 @@ final class ExperimentReport {
      * @throws IOException if a file cannot be written
      */
     static Path write(Path dir, String fileName, String title, List<Section> sections) throws IOException {
+        return write(dir, fileName, HtmlPages.Frame.of(title, List.of()), sections);
+    }
+
+    /** As {@link #write(Path, String, String, List)}, in a frame with a summary and the commands to reproduce. */
+    static Path write(Path dir, String fileName, HtmlPages.Frame frame, List<Section> sections) throws IOException {
         System.setProperty("java.awt.headless", "true");
         Files.createDirectories(dir);
-        StringBuilder html = new StringBuilder();
-        html.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>").append(escape(title))
-                .append("</title>\n<style>body{font-family:system-ui,sans-serif;max-width:1400px;margin:2em auto;"
-                        + "padding:0 1em;color:#222}.charts{display:flex;flex-wrap:wrap;gap:12px}"
-                        + "h2{margin-top:2em;border-bottom:1px solid #ddd}p.note{color:#555;font-size:14px}"
-                        + "pre{font-size:12px;background:#f6f6f6;padding:8px;overflow-x:auto}</style></head><body>\n");
-        html.append("<h1>").append(escape(title)).append("</h1>\n");
+        StringBuilder html = new StringBuilder(HtmlPages.start(frame));
         for (Section section : sections) {
             html.append("<h2>").append(escape(section.heading())).append("</h2>\n");
             for (String paragraph : section.intro()) {
@@ -163,13 +162,13 @@ final class ExperimentReport {
                         .append(chart.chart().getWidth()).append("\" height=\"").append(chart.chart().getHeight())
                         .append("\" src=\"").append(escape(chart.fileName())).append("\">\n");
             }
-            html.append("</div>\n<pre>").append(escape(String.join("\n", section.markdown()))).append("</pre>\n");
+            html.append("</div>\n").append(HtmlPages.blocks(section.markdown()));
         }
         html.append("<p class=\"note\">Latency tails: the vertical axis is stretched towards the tail (it shows "
                 + "−log10(1 − F)), so P90, P99, P99.9 and P99.99 are evenly spaced; the curves are fio's latency "
                 + "histograms (bins about 1.5 % wide), pooled over tenants and rounds. docs/nbd.md, \"Experiments with"
                 + " real clients\", describes both setups.</p>\n");
-        html.append("</body></html>\n");
+        html.append(HtmlPages.end(frame));
         return HtmlPages.write(dir, fileName, html);
     }
 

@@ -12,6 +12,7 @@ import dev.tailor.sim.cluster.Scenarios;
 import dev.tailor.sim.cluster.SeedCells;
 import dev.tailor.sim.heart.OnlineBoutiqueSnapshot;
 import dev.tailor.sim.report.ClusterReport;
+import dev.tailor.sim.report.HtmlPages;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -171,7 +172,8 @@ final class SimulateCommand implements Callable<Integer> {
                         + "): latencies are the median over the seeds, the P99 spread is min-max (mean), counts are"
                         + " summed; the latency CDFs pool the seeds' requests.");
             }
-            Path file = writeReport(report, "Tailor cluster simulation: " + base.name(), intro, results, cells);
+            Path file = writeReport(report, "Tailor cluster simulation: " + base.name(), intro, results, cells,
+                    List.of(base));
             err.println("tailor: report written to " + file);
         }
         return 0;
@@ -380,15 +382,14 @@ final class SimulateCommand implements Callable<Integer> {
         return dir;
     }
 
-    static Path writeReport(Path dir, String title, List<String> intro, List<RunResult> results) {
-        return writeReport(dir, title, intro, results, null);
-    }
-
-    /** As above; {@code cells} (several seeds per cell) add the P99's spread, or {@code null} for one seed. */
+    /**
+     * The report; {@code cells} (several seeds per cell) add the P99's spread, or {@code null} for one seed;
+     * {@code scenarios} give the timeout drawn on the latency CDFs and the nodes' speeds.
+     */
     static Path writeReport(Path dir, String title, List<String> intro, List<RunResult> results,
-            List<SeedCells.Cell> cells) {
+            List<SeedCells.Cell> cells, List<ClusterScenario> scenarios) {
         try {
-            return ClusterReport.write(dir, title, intro, results, cells);
+            return ClusterReport.write(dir, HtmlPages.Frame.of(title, intro), results, cells, scenarios);
         } catch (IOException e) {
             throw new CliException("cannot write the report to " + dir + ": " + Json.reason(e), 1, e);
         }

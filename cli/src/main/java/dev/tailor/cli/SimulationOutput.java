@@ -103,6 +103,87 @@ final class SimulationOutput {
         }
     }
 
+    /**
+     * The demo's tables: one per (scenario, network, CPU model), one row per policy, the rates side by
+     * side. A latency at or beyond {@code timeoutMillis} (the request timed out and was recorded at the
+     * timeout) prints as {@code timeout}, not as a number.
+     *
+     * @param timeoutMillis the user-request timeout of each scenario, ms, by scenario name
+     */
+    static void groupedTable(PrintWriter out, List<RunResult> results, Map<String, Double> timeoutMillis) {
+        Map<String, List<RunResult>> groups = new LinkedHashMap<>();
+        for (RunResult r : results) {
+            groups.computeIfAbsent(r.scenario() + " · network " + r.network() + " · CPU " + r.cpuModel(),
+                    k -> new ArrayList<>()).add(r);
+        }
+        boolean first = true;
+        for (Map.Entry<String, List<RunResult>> group : groups.entrySet()) {
+            if (!first) {
+                out.println();
+            }
+            first = false;
+            List<RunResult> runs = group.getValue();
+            List<Double> rates = runs.stream().map(RunResult::rps).distinct().sorted().toList();
+            List<String> policies = runs.stream().map(RunResult::policy).distinct().toList();
+            double timeout = timeoutMillis.getOrDefault(runs.get(0).scenario(), Double.NaN);
+            out.println(group.getKey() + " (ms; timeout: slower than " + fmt(timeout / 1000) + " s)");
+            StringBuilder rateLine = new StringBuilder(String.format(Locale.ROOT, "  %-16s", ""));
+            StringBuilder header = new StringBuilder(String.format(Locale.ROOT, "  %-16s", "policy"));
+            for (double rps : rates) {
+                rateLine.append(String.format(Locale.ROOT, " | %-35s", fmt(rps) + " RPS"));
+                header.append(String.format(Locale.ROOT, " | %8s %8s %8s %8s", "P50", "P99", "P99.9", "timeouts"));
+            }
+            out.println(rateLine.toString().stripTrailing());
+            out.println(header);
+            for (String policy : policies) {
+                StringBuilder row = new StringBuilder(String.format(Locale.ROOT, "  %-16s", policy));
+                for (double rps : rates) {
+                    RunResult r = runs.stream().filter(x -> x.policy().equals(policy) && x.rps() == rps).findFirst()
+                            .orElse(null);
+                    row.append(r == null ? String.format(Locale.ROOT, " | %8s %8s %8s %8s", "–", "–", "–", "–")
+                            : String.format(Locale.ROOT, " | %8s %8s %8s %8d", latency(r.p50Millis(), timeout),
+                                    latency(r.p99Millis(), timeout), latency(r.p999Millis(), timeout), r.timeouts()));
+                }
+                out.println(row);
+            }
+        }
+    }
+
+    /** A latency in ms, or {@code timeout} when it is at or beyond the timeout. */
+    static String latency(Double millis, double timeoutMillis) {
+        return millis != null && !Double.isNaN(timeoutMillis) && millis >= timeoutMillis ? "timeout" : fmt(millis);
+    }
+
+    /**
+     * {@link #warnings}, folded: one line per kind with its count and the runs it concerns, so that a
+     * sweep of many overloaded runs says it once.
+     */
+    static List<String> foldedWarnings(List<RunResult> results) {
+        List<String> unfinished = new ArrayList<>();
+        List<String> noRound = new ArrayList<>();
+        for (RunResult r : results) {
+            String run = r.scenario() + " " + r.cpuModel() + " " + fmt(r.rps()) + " " + r.policy();
+            if (r.requests() > 0 && r.unfinished() > 0.01 * r.requests()) {
+                unfinished.add(run);
+            }
+            if (r.planning() != null && r.planning().rounds() == 0) {
+                noRound.add(run);
+            }
+        }
+        List<String> lines = new ArrayList<>();
+        if (!unfinished.isEmpty()) {
+            lines.add(unfinished.size() + " run" + (unfinished.size() == 1 ? "" : "s") + " ended with over 1 % of"
+                    + " their measured requests in flight (overloaded, or too short); their percentiles are lower"
+                    + " bounds: " + String.join(", ", unfinished));
+        }
+        if (!noRound.isEmpty()) {
+            lines.add(noRound.size() + " HEART run" + (noRound.size() == 1 ? "" : "s") + " ended before HEART's first"
+                    + " round (30 s) and routed by least-request throughout (run longer): "
+                    + String.join(", ", noRound));
+        }
+        return lines;
+    }
+
     private static String heading(String scenario, String network, String cpuModel, double rps) {
         return scenario + " · network " + network + " · CPU " + cpuModel + " · " + fmt(rps) + " RPS";
     }

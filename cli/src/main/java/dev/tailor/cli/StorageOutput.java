@@ -64,7 +64,7 @@ final class StorageOutput {
                     "misclassified"));
             for (StorageRunResult r : runs) {
                 StorageRunResult.AdmissionCounters a = r.admission();
-                out.println(String.format(Locale.ROOT, "  %-18s %9.0f %7.1f%% %7.1f%% %7.1f%% %9s %8s %9s %8s %8d %13s",
+                out.println(String.format(Locale.ROOT, "  %-23s %9.0f %7.1f%% %7.1f%% %7.1f%% %9s %8s %9s %8s %8d %13s",
                         r.policy(), r.throughputRequestsPerSecond(), r.backendUtilizationPercent(),
                         r.unusedCapacityPercent(), r.waitingTimePercent(),
                         a == null ? "–" : pct(a.reserveDrawnPercent()), a == null ? "–" : pct(a.reserveLentPercent()),

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -195,13 +196,29 @@ class SimulateCommandTest {
     }
 
     @Test
-    void demo_printsThePaperComparisonAndWritesTheReport() throws IOException {
+    void demo_printsThePaperComparisonAndWritesTheReport() throws Exception {
         Path report = dir.resolve("demo");
         PlanCommandTest.Result result = tailor("demo", "--warmup-seconds", "30", "--duration-seconds", "20",
                 "--report", report.toString());
         assertThat(result.exitCode()).as(result.err()).isZero();
         assertThat(result.out()).contains("Against the paper").contains("0.66 (194 vs 293)")
-                .contains("0.11 (82 vs 768)").contains("paper-pairwise · network A · CPU cfs-quota · 400 RPS");
-        assertThat(Files.readString(report.resolve("index.html"))).contains("Against the paper");
+                .contains("0.11 (82 vs 768)").contains("paper-pairwise · network A · CPU cfs-quota (ms;")
+                .contains("  prequal ").contains("  peak-ewma ").contains("  heart-paper ")
+                .doesNotContainPattern("(?i)\\bissue\\s*#?\\d");   // no tracker numbers ("budget issued" is fine)
+        // Standard output ends with the summary, the experiments (when fio and nbdkit are here) before it.
+        List<String> lines = result.out().lines().toList();
+        int summary = lines.lastIndexOf("Summary");
+        assertThat(summary).as(result.out()).isPositive();
+        assertThat(lines.size() - summary).isBetween(3, 15);
+        assertThat(lines.subList(summary, lines.size())).anyMatch(l -> l.startsWith("  HEART routing"))
+                .anyMatch(l -> l.startsWith("  Segment admission")).anyMatch(l -> l.startsWith("  NBD proxy"));
+        assertThat(result.err()).doesNotContain("30015");
+        assertThat(Files.readString(report.resolve("index.html"))).contains("Against the paper").contains("Summary")
+                .contains("<caption>Against the paper");
+        for (String page : List.of("index.html", "storage.html", "experiments.html")) {
+            if (Files.exists(report.resolve(page))) {
+                HeadlessChromium.assertReadable(report.resolve(page));
+            }
+        }
     }
 }

@@ -1,5 +1,6 @@
 package dev.tailor.sim.report;
 
+import dev.tailor.sim.cluster.ClusterScenario;
 import dev.tailor.sim.cluster.RunResult;
 import dev.tailor.sim.cluster.SeedCells;
 import java.awt.BasicStroke;
@@ -23,7 +24,7 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
 /**
  * Writes a self-contained HTML report of cluster-simulator runs: one file, {@code index.html},
  * with the results table and inline PNG plots made with XChart — latency CDF per policy (tail
- * stretched), P99 against the request rate, and CPU utilisation per replica over time. Opens in
+ * stretched), P99 against the request rate, and CPU utilisation per component and replica over time. Opens in
  * any browser, no network needed.
  */
 public final class ClusterReport {
@@ -61,14 +62,37 @@ public final class ClusterReport {
      */
     public static Path write(Path dir, String title, List<String> intro, List<RunResult> results,
             List<SeedCells.Cell> cells) throws IOException {
+        return write(dir, HtmlPages.Frame.of(title, intro), results, cells);
+    }
+
+    /**
+     * As {@link #write(Path, String, List, List, List)}, in a frame with a summary at the top and the
+     * commands that reproduce the figures at the end.
+     */
+    public static Path write(Path dir, HtmlPages.Frame frame, List<RunResult> results, List<SeedCells.Cell> cells)
+            throws IOException {
+        return write(dir, frame, results, cells, List.of());
+    }
+
+    /**
+     * As {@link #write(Path, HtmlPages.Frame, List, List)}, with what the scenarios tell: the user-request
+     * timeout drawn on the latency CDFs, the CPU panels' replicas coloured by their node's speed.
+     *
+     * @param scenarios the runs' scenarios (by name); a run whose scenario is not among them gets no
+     *                  timeout line and its nodes one colour each
+     */
+    public static Path write(Path dir, HtmlPages.Frame frame, List<RunResult> results, List<SeedCells.Cell> cells,
+            List<ClusterScenario> scenarios) throws IOException {
+        Map<String, ClusterScenario> byName = new LinkedHashMap<>();
+        scenarios.forEach(s -> byName.put(s.name(), s));
         if (cells != null) {
             List<RunResult> pooled = new ArrayList<>();
             for (SeedCells.Cell cell : cells) {
                 pooled.add(pooled(cell));
             }
-            return page(dir, title, intro, pooled, cellTable(cells));
+            return page(dir, frame, pooled, cellTable(cells) + seedSpread(cells), byName);
         }
-        return page(dir, title, intro, results, table(results));
+        return page(dir, frame, results, table(results), byName);
     }
 
     /** A cell as one run for the charts: pooled latencies, median P99, the first seed's CPU series. */
@@ -81,8 +105,8 @@ public final class ClusterReport {
                 first.cpuUtilisationSeries());
     }
 
-    private static Path page(Path dir, String title, List<String> intro, List<RunResult> results, String table)
-            throws IOException {
+    private static Path page(Path dir, HtmlPages.Frame frame, List<RunResult> results, String table,
+            Map<String, ClusterScenario> scenarios) throws IOException {
         System.setProperty("java.awt.headless", "true");
         Files.createDirectories(dir);
         // The same policy has the same colour in every report.
@@ -92,21 +116,7 @@ public final class ClusterReport {
             int index = order.indexOf(result.policy());
             colours.computeIfAbsent(result.policy(), p -> PALETTE[(index < 0 ? order.size() : index) % PALETTE.length]);
         }
-        StringBuilder html = new StringBuilder();
-        html.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>").append(escape(title))
-                .append("</title>\n<style>body{font-family:system-ui,sans-serif;max-width:1400px;margin:2em auto;"
-                        + "padding:0 1em;color:#222}table{border-collapse:collapse;font-size:13px;margin:1em 0}"
-                        + "td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}th{background:#f3f3f3}"
-                        + "td.l,th.l{text-align:left}.charts{display:flex;flex-wrap:wrap;gap:12px}"
-                        + "h2{margin-top:2em;border-bottom:1px solid #ddd}p.note{color:#555;font-size:14px}"
-                        + "pre.note{color:#555;font-size:13px;margin:0}"
-                        + "</style></head><body>\n");
-        html.append("<h1>").append(escape(title)).append("</h1>\n");
-        for (String paragraph : intro) {
-            // Lines indented by two spaces are tables aligned with spaces: keep them as they are.
-            html.append(paragraph.startsWith("  ") ? "<pre class=\"note\">" : "<p class=\"note\">")
-                    .append(escape(paragraph)).append(paragraph.startsWith("  ") ? "</pre>\n" : "</p>\n");
-        }
+        StringBuilder html = new StringBuilder(HtmlPages.start(frame));
         html.append(table);
 
         Map<String, List<RunResult>> bySetting = new LinkedHashMap<>();
@@ -124,26 +134,75 @@ public final class ClusterReport {
             }
             for (double rps : rates) {
                 html.append(ReportCharts.inlinePng(latencyCdf(runs.stream().filter(r -> r.rps() == rps).toList(),
-                        "End-to-end latency CDF at " + format(rps) + " RPS", colours)));
+                        "End-to-end latency CDF at " + format(rps) + " RPS", colours,
+                        timeoutMillis(scenarios.get(runs.get(0).scenario())))));
             }
-            html.append("</div>\n<h3>CPU utilisation per replica at ").append(format(rates.last()))
-                    .append(" RPS (10-s means; one colour per node)</h3>\n<div class=\"charts\">\n");
+            html.append("</div>\n<h3>CPU utilisation per component at ").append(format(rates.last()))
+                    .append(" RPS (10-s means in % of the CPU limit; one panel per component, one line per replica,"
+                            + " coloured by its node's speed: blue fastest, orange slowest)</h3>\n");
+            ClusterScenario scenario = scenarios.get(runs.get(0).scenario());
+            Map<String, Double> speeds = new LinkedHashMap<>();
+            if (scenario != null && scenario.nodes() != null) {
+                scenario.nodes().forEach(n -> speeds.put(n.name(), n.speedFactor() == null ? 1.0 : n.speedFactor()));
+            }
             for (RunResult run : runs) {
-                if (run.rps() == rates.last()) {
-                    html.append(ReportCharts.inlinePng(cpuOverTime(run)));
+                if (run.rps() == rates.last() && run.cpuUtilisationSeries() != null) {
+                    html.append("<h4>").append(escape(run.policy())).append("</h4>\n<div class=\"charts\">\n");
+                    for (XYChart panel : cpuPerComponent(run, speeds)) {
+                        html.append(ReportCharts.inlinePng(panel));
+                    }
+                    html.append("</div>\n");
                 }
             }
-            html.append("</div>\n");
         }
         html.append("<p class=\"note\">Latency CDF: the vertical axis is stretched towards the tail (it shows "
                 + "−log10(1 − F)), so P90, P99 and P99.9 are evenly spaced. Requests slower than the timeout are "
-                + "plotted at the timeout. CPU utilisation is in % of the replica's CPU limit.</p>\n");
-        html.append("</body></html>\n");
+                + "plotted at the timeout (the grey dashed line). CPU utilisation is in % of the replica's CPU "
+                + "limit.</p>\n");
+        html.append(HtmlPages.end(frame));
         return HtmlPages.write(dir, "index.html", html);
     }
 
+    /**
+     * How each policy's P99 spreads over the seeds: one box plot per (scenario, network, CPU model, rate),
+     * a box per policy (quartiles, whiskers to the extremes, over the seeds' P99s).
+     */
+    private static String seedSpread(List<SeedCells.Cell> cells) throws IOException {
+        Map<String, List<SeedCells.Cell>> groups = new LinkedHashMap<>();
+        for (SeedCells.Cell c : cells) {
+            groups.computeIfAbsent(c.scenario() + " · network " + c.network() + " · CPU " + c.cpuModel() + " · "
+                    + format(c.rps()) + " RPS", k -> new ArrayList<>()).add(c);
+        }
+        StringBuilder html = new StringBuilder("<h2>P99 over the seeds</h2>\n<div class=\"charts\">\n");
+        for (Map.Entry<String, List<SeedCells.Cell>> group : groups.entrySet()) {
+            org.knowm.xchart.BoxChart chart = new org.knowm.xchart.BoxChartBuilder().width(620).height(360)
+                    .title("P99 over " + group.getValue().get(0).seeds().size() + " seeds: " + group.getKey())
+                    .yAxisTitle("P99 (ms, log scale)").build();
+            chart.getStyler().setChartBackgroundColor(Color.WHITE);
+            chart.getStyler().setPlotBackgroundColor(Color.WHITE);
+            chart.getStyler().setLocale(Locale.ROOT);
+            chart.getStyler().setLegendVisible(false);
+            // Log scale: a policy that times out (P99 at 30 s) would flatten the others' boxes.
+            chart.getStyler().setYAxisLogarithmic(true);
+            chart.getStyler().setYAxisDecimalPattern(ReportCharts.LOG_AXIS_PATTERN);
+            int series = 0;
+            for (SeedCells.Cell c : group.getValue()) {
+                List<Double> p99s = c.runs().stream().map(RunResult::p99Millis).filter(v -> v != null).toList();
+                if (!p99s.isEmpty()) {
+                    chart.addSeries(c.policy(), p99s);
+                    series++;
+                }
+            }
+            if (series > 0) {
+                html.append(ReportCharts.inlinePng(chart));
+            }
+        }
+        return html.append("</div>\n").toString();
+    }
+
     private static String cellTable(List<SeedCells.Cell> cells) {
-        StringBuilder t = new StringBuilder("<table><tr><th class=\"l\">scenario</th><th class=\"l\">network</th>"
+        StringBuilder t = new StringBuilder("<div class=\"scroll\"><table><tr><th class=\"l\">scenario</th>"
+                + "<th class=\"l\">network</th>"
                 + "<th class=\"l\">CPU</th><th>RPS</th><th class=\"l\">policy</th><th>seeds</th><th>P50 ms</th>"
                 + "<th>P99 ms</th><th>P99 min–max ms</th><th>P99 mean ms</th><th>P99.9 ms</th><th>timeouts</th>"
                 + "<th>errors</th><th>unfinished</th><th>CPU gap pp</th></tr>\n");
@@ -159,11 +218,12 @@ public final class ClusterReport {
                     .append(c.errors()).append("</td><td>").append(c.unfinished()).append("</td><td>")
                     .append(format(c.cpuGapPercentPoints())).append("</td></tr>\n");
         }
-        return t.append("</table>\n").toString();
+        return t.append("</table></div>\n").toString();
     }
 
     private static String table(List<RunResult> results) {
-        StringBuilder t = new StringBuilder("<table><tr><th class=\"l\">scenario</th><th class=\"l\">network</th>"
+        StringBuilder t = new StringBuilder("<div class=\"scroll\"><table><tr><th class=\"l\">scenario</th>"
+                + "<th class=\"l\">network</th>"
                 + "<th class=\"l\">CPU</th><th>RPS</th><th class=\"l\">policy</th><th>P50 ms</th><th>P99 ms</th>"
                 + "<th>P99.9 ms</th><th>timeouts</th><th>unfinished</th><th>CPU gap pp</th><th>plan ms/round (median)</th>"
                 + "</tr>\n");
@@ -177,11 +237,14 @@ public final class ClusterReport {
                     .append(format(r.cpuGapPercentPoints())).append("</td><td>")
                     .append(r.planning() == null ? "" : format(r.planning().medianMillis())).append("</td></tr>\n");
         }
-        return t.append("</table>\n").toString();
+        return t.append("</table></div>\n").toString();
     }
 
-    private static XYChart latencyCdf(List<RunResult> runs, String title, Map<String, Color> colours) {
+    private static XYChart latencyCdf(List<RunResult> runs, String title, Map<String, Color> colours,
+            Double timeoutMillis) {
         XYChart chart = ReportCharts.tailChart(title, 400);
+        List<String> order = dev.tailor.sim.cluster.ClusterSimulation.policyNames();
+        double topNines = 0;
         for (RunResult run : runs) {
             if (run.latency() == null || run.latency().getTotalCount() == 0) {
                 continue;
@@ -199,6 +262,14 @@ public final class ClusterReport {
             XYSeries series = chart.addSeries(run.policy(), x, y);
             series.setMarker(SeriesMarkers.NONE);
             series.setLineColor(colours.get(run.policy()));
+            // Colours repeat after eight policies and curves coincide (heart and mcf-no-filter at low load):
+            // a line pattern per policy keeps each visible.
+            int index = order.indexOf(run.policy());
+            series.setLineStyle(ReportCharts.dash(index < 0 ? 0 : index + index / PALETTE.length));
+            topNines = Math.max(topNines, y.get(y.size() - 1));
+        }
+        if (timeoutMillis != null && topNines > 0) {
+            ReportCharts.timeoutLine(chart, timeoutMillis, topNines);
         }
         return chart;
     }
@@ -209,6 +280,7 @@ public final class ClusterReport {
         ReportCharts.style(chart);
         // No custom tick labels here: XChart places them linearly on a log axis (knowm/XChart#834).
         chart.getStyler().setYAxisLogarithmic(true);
+        chart.getStyler().setYAxisDecimalPattern(ReportCharts.LOG_AXIS_PATTERN);
         chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNW);
         Map<String, List<RunResult>> byPolicy = new LinkedHashMap<>();
         runs.forEach(r -> byPolicy.computeIfAbsent(r.policy(), k -> new ArrayList<>()).add(r));
@@ -227,45 +299,74 @@ public final class ClusterReport {
         return chart;
     }
 
-    private static XYChart cpuOverTime(RunResult run) {
-        XYChart chart = new XYChartBuilder().width(450).height(300).title(run.policy())
-                .xAxisTitle("simulated time (s)").yAxisTitle("CPU (% of limit)").build();
-        ReportCharts.style(chart);
-        chart.getStyler().setYAxisMin(0.0);
-        chart.getStyler().setYAxisMax(110.0);
-        chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
-        chart.getStyler().setLegendLayout(Styler.LegendLayout.Horizontal);
+    private static Double timeoutMillis(ClusterScenario scenario) {
+        return scenario == null || scenario.timeoutSeconds() == null ? null : scenario.timeoutSeconds() * 1000;
+    }
+
+    /** From blue (the fastest node) to orange (the slowest), Okabe–Ito's ends. */
+    private static Color speedColour(double speed, double slowest, double fastest) {
+        double t = fastest > slowest ? (fastest - speed) / (fastest - slowest) : 0;
+        Color fast = new Color(0x00, 0x72, 0xB2);
+        Color slow = new Color(0xE6, 0x9F, 0x00);
+        return new Color((int) Math.round(fast.getRed() + t * (slow.getRed() - fast.getRed())),
+                (int) Math.round(fast.getGreen() + t * (slow.getGreen() - fast.getGreen())),
+                (int) Math.round(fast.getBlue() + t * (slow.getBlue() - fast.getBlue())));
+    }
+
+    /**
+     * Small multiples of a run's CPU utilisation: one panel per component, one line per replica (10-s
+     * means), coloured by its node's speed factor ({@code speeds}, node → factor; nodes not in it get
+     * the fastest colour). The first panel's legend names the nodes.
+     */
+    private static List<XYChart> cpuPerComponent(RunResult run, Map<String, Double> speeds) {
         List<double[]> series = run.cpuUtilisationSeries();
-        if (series == null) {
-            return chart;
+        Map<String, List<Integer>> byComponent = new LinkedHashMap<>();
+        for (int i = 0; i < series.size() && i < run.replicas().size(); i++) {
+            byComponent.computeIfAbsent(run.replicas().get(i).component(), k -> new ArrayList<>()).add(i);
         }
-        Map<String, Color> nodeColours = new LinkedHashMap<>();
-        for (int i = 0; i < series.size(); i++) {
-            RunResult.ReplicaStats replica = run.replicas().get(i);
-            boolean first = !nodeColours.containsKey(replica.node());
-            Color colour = nodeColours.computeIfAbsent(replica.node(), k -> PALETTE[(nodeColours.size() + 1)
-                    % PALETTE.length]);
-            double[] perSecond = series.get(i);
-            List<Double> x = new ArrayList<>();
-            List<Double> y = new ArrayList<>();
-            for (int start = 0; start + 10 <= perSecond.length; start += 10) {
-                double sum = 0;
-                for (int k = start; k < start + 10; k++) {
-                    sum += perSecond[k];
+        double fastest = speeds.values().stream().mapToDouble(Double::doubleValue).max().orElse(1);
+        double slowest = speeds.values().stream().mapToDouble(Double::doubleValue).min().orElse(1);
+        List<XYChart> panels = new ArrayList<>();
+        for (Map.Entry<String, List<Integer>> component : byComponent.entrySet()) {
+            boolean legend = panels.isEmpty();
+            XYChart chart = new XYChartBuilder().width(legend ? 330 : 230).height(200)
+                    .title(run.policy() + ": " + component.getKey()).xAxisTitle("simulated s").yAxisTitle("CPU %")
+                    .build();
+            ReportCharts.style(chart);
+            chart.getStyler().setYAxisMin(0.0);
+            chart.getStyler().setYAxisMax(110.0);
+            chart.getStyler().setLegendVisible(legend);
+            chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
+            chart.getStyler().setChartTitleFont(chart.getStyler().getChartTitleFont().deriveFont(11f));
+            chart.getStyler().setXAxisTickMarkSpacingHint(60);   // a small panel: fewer time ticks
+            java.util.Set<String> named = new java.util.HashSet<>();
+            for (int i : component.getValue()) {
+                RunResult.ReplicaStats replica = run.replicas().get(i);
+                double[] perSecond = series.get(i);
+                List<Double> x = new ArrayList<>();
+                List<Double> y = new ArrayList<>();
+                for (int start = 0; start + 10 <= perSecond.length; start += 10) {
+                    double sum = 0;
+                    for (int k = start; k < start + 10; k++) {
+                        sum += perSecond[k];
+                    }
+                    x.add(start + 10.0);
+                    y.add(sum / 10);
                 }
-                x.add(start + 10.0);
-                y.add(sum / 10);
+                if (x.isEmpty()) {
+                    continue;
+                }
+                double speed = speeds.getOrDefault(replica.node(), fastest);
+                boolean first = named.add(replica.node());
+                XYSeries line = chart.addSeries(first ? replica.node() + " ×" + format(speed) : replica.pod(), x, y);
+                line.setMarker(SeriesMarkers.NONE);
+                line.setLineColor(speedColour(speed, slowest, fastest));
+                line.setLineStyle(new BasicStroke(1.2f));
+                line.setShowInLegend(first);
             }
-            if (x.isEmpty()) {
-                continue;
-            }
-            XYSeries line = chart.addSeries(first ? replica.node() : replica.pod(), x, y);
-            line.setMarker(SeriesMarkers.NONE);
-            line.setLineColor(colour);
-            line.setLineStyle(new BasicStroke(1f));
-            line.setShowInLegend(first);
+            panels.add(chart);
         }
-        return chart;
+        return panels;
     }
 
     private static String format(Double value) {

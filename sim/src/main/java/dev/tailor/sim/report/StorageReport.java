@@ -67,6 +67,15 @@ public final class StorageReport {
      */
     public static Path write(Path dir, String fileName, String title, List<String> intro, List<String> notes,
             List<StorageRunResult> results) throws IOException {
+        return write(dir, fileName, HtmlPages.Frame.of(title, intro), notes, results);
+    }
+
+    /**
+     * As {@link #write(Path, String, String, List, List, List)}, in a frame with a summary at the top and
+     * the commands that reproduce the figures at the end.
+     */
+    public static Path write(Path dir, String fileName, HtmlPages.Frame frame, List<String> notes,
+            List<StorageRunResult> results) throws IOException {
         System.setProperty("java.awt.headless", "true");
         Files.createDirectories(dir);
         List<String> order = StorageSimulation.policyNames();
@@ -75,18 +84,7 @@ public final class StorageReport {
             int index = order.indexOf(r.policy());
             colours.computeIfAbsent(r.policy(), p -> PALETTE[(index < 0 ? order.size() : index) % PALETTE.length]);
         }
-        StringBuilder html = new StringBuilder();
-        html.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>").append(escape(title))
-                .append("</title>\n<style>body{font-family:system-ui,sans-serif;max-width:1400px;margin:2em auto;"
-                        + "padding:0 1em;color:#222}table{border-collapse:collapse;font-size:13px;margin:1em 0}"
-                        + "td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}th{background:#f3f3f3}"
-                        + "td.l,th.l{text-align:left}.charts{display:flex;flex-wrap:wrap;gap:12px}"
-                        + "h2{margin-top:2em;border-bottom:1px solid #ddd}p.note{color:#555;font-size:14px}"
-                        + "ul.note{color:#555;font-size:13px}</style></head><body>\n");
-        html.append("<h1>").append(escape(title)).append("</h1>\n");
-        for (String paragraph : intro) {
-            html.append("<p class=\"note\">").append(escape(paragraph)).append("</p>\n");
-        }
+        StringBuilder html = new StringBuilder(HtmlPages.start(frame));
         if (!notes.isEmpty()) {
             html.append("<ul class=\"note\">");
             notes.forEach(n -> html.append("<li>").append(escape(n)).append("</li>"));
@@ -131,12 +129,13 @@ public final class StorageReport {
                 + "−log10(1 − F)), so P90, P99, P99.9, P99.99 and P99.999 are evenly spaced. Pool plots: arriving "
                 + "cost of hot and steady tenants, what the main pool and the reserve gave, what was borrowed and "
                 + "repaid, and the debt; time 0 is the first burst request's arrival.</p>\n");
-        html.append("</body></html>\n");
+        html.append(HtmlPages.end(frame));
         return HtmlPages.write(dir, fileName, html);
     }
 
     private static String table(List<StorageRunResult> results) {
-        StringBuilder t = new StringBuilder("<table><tr><th class=\"l\">scenario</th><th class=\"l\">policy</th>"
+        StringBuilder t = new StringBuilder("<div class=\"scroll\"><table><tr><th class=\"l\">scenario</th>"
+                + "<th class=\"l\">policy</th>"
                 + "<th>steady tenants P50</th><th>P99</th><th>P99.9</th><th>P99.99</th><th>P99.999 ms</th>"
                 + "<th>hot tenants P50</th><th>P99</th><th>P99.9</th><th>P99.99</th><th>P99.999 ms</th>"
                 + "<th>steady segments P99</th><th>P99.999 ms</th>"
@@ -162,7 +161,7 @@ public final class StorageReport {
                     .append(a == null ? "" : format(a.borrowedPercent())).append("</td><td>")
                     .append(r.refused()).append("</td></tr>\n");
         }
-        return t.append("</table>\n").toString();
+        return t.append("</table></div>\n").toString();
     }
 
     private static XYChart cdf(List<StorageRunResult> runs, boolean steady, String title, Map<String, Color> colours) {

@@ -1,0 +1,223 @@
+package dev.tailor.cli;
+
+import dev.tailor.sim.cluster.ClusterSimulation;
+import dev.tailor.sim.cluster.RunResult;
+import dev.tailor.sim.storage.StorageRunResult;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The closing {@code Summary} of {@code tailor demo}: for each mechanism, Tailor against its best peer
+ * and against the paper, and a verdict, in at most {@value #MAX_LINES} lines. The verdicts are our
+ * reading of what a reader can act on: a figure on a busy machine is called unreliable, not met.
+ */
+final class DemoSummary {
+
+    /** The most lines the section has, heading included. */
+    static final int MAX_LINES = 12;
+
+    private DemoSummary() {
+    }
+
+    /**
+     * The section.
+     *
+     * @param cluster          the cluster simulator's runs (Tailor's {@code heart}, {@code heart-paper} and the
+     *                         peers of {@link ClusterSimulation#COMPARISON})
+     * @param timeoutMillis    each cluster scenario's user-request timeout, ms, by scenario name
+     * @param storage          the storage simulator's runs
+     * @param lowLoad          the low-load NBD experiment, or {@code null} when it did not run
+     * @param burst            the burst NBD experiment, or {@code null} when it did not run
+     * @param experimentsWhyNot why the NBD experiments did not run (e.g. "skipped: --no-experiments"), or
+     *                         {@code null} when they ran
+     */
+    static List<String> lines(List<RunResult> cluster, Map<String, Double> timeoutMillis,
+            List<StorageRunResult> storage, LowLoadExperiment.Result lowLoad, BurstExperiment.Result burst,
+            String experimentsWhyNot) {
+        List<String> lines = new ArrayList<>();
+        lines.add("Summary");
+        heart(lines, cluster, timeoutMillis);
+        segmentAdmission(lines, storage);
+        experiments(lines, lowLoad, burst, experimentsWhyNot);
+        return lines;
+    }
+
+    /** HEART: cells where {@code heart} has the lowest P99 among Tailor's and the peers', and the paper's ratios. */
+    private static void heart(List<String> lines, List<RunResult> cluster, Map<String, Double> timeoutMillis) {
+        List<String> peers = ClusterSimulation.COMPARISON.stream().filter(p -> !p.equals("heart")).toList();
+        List<String> cells = cluster.stream().map(DemoSummary::cell).distinct().toList();
+        int wins = 0;
+        List<String> lost = new ArrayList<>();
+        for (String cell : cells) {
+            List<RunResult> runs = cluster.stream().filter(r -> cell(r).equals(cell)).toList();
+            RunResult heart = runs.stream().filter(r -> r.policy().equals("heart")).findFirst().orElse(null);
+            RunResult best = runs.stream().filter(r -> peers.contains(r.policy()) && r.p99Millis() != null)
+                    .min(Comparator.comparingDouble(RunResult::p99Millis)).orElse(null);
+            if (heart == null || heart.p99Millis() == null || best == null) {
+                continue;
+            }
+            if (heart.p99Millis() <= best.p99Millis()) {
+                wins++;
+            } else {
+                double timeout = timeoutMillis.getOrDefault(heart.scenario(), Double.NaN);
+                String peer = SimulationOutput.latency(best.p99Millis(), timeout);
+                String ours = SimulationOutput.latency(heart.p99Millis(), timeout);
+                if (peer.equals(ours)) {   // apart by less than the table shows
+                    peer = String.format(Locale.ROOT, "%.2f", best.p99Millis());
+                    ours = String.format(Locale.ROOT, "%.2f", heart.p99Millis());
+                }
+                lost.add(cell + " " + best.policy() + " " + peer + " vs " + ours);
+            }
+        }
+        lines.add("  HEART routing, cluster simulator (P99 ms in " + cells.size() + " cells: "
+                + String.join(", ", cluster.stream().map(RunResult::scenario).distinct().toList())
+                + "; 100 and 400 RPS; fluid and cfs-quota CPU limits):");
+        lines.add("    Tailor's heart against the best of " + peers.size() + " peers: lowest P99 in " + wins + " of "
+                + cells.size() + " cells" + (lost.isEmpty() ? "." : "; a peer wins " + String.join("; ", lost)
+                + "."));
+        List<String> ratios = new ArrayList<>();
+        int below = 0;
+        int asStrong = 0;
+        int compared = 0;
+        double[][] figures = {{DemoCommand.PAPER_PAIRWISE_HEART, DemoCommand.PAPER_PAIRWISE_LR, 100},
+            {DemoCommand.PAPER_DAG_HEART, DemoCommand.PAPER_DAG_LR, 400}};
+        String[] scenarios = {"paper-pairwise", "paper-dag"};
+        for (int i = 0; i < figures.length; i++) {
+            double paper = figures[i][0] / figures[i][1];
+            List<String> ours = new ArrayList<>();
+            for (String model : List.of("fluid", "cfs-quota")) {
+                RunResult a = find(cluster, scenarios[i], model, figures[i][2], "heart-paper");
+                RunResult b = find(cluster, scenarios[i], model, figures[i][2], "least-request");
+                if (a == null || b == null || a.p99Millis() == null || b.p99Millis() == null) {
+                    ours.add("–");
+                    continue;
+                }
+                double ratio = a.p99Millis() / b.p99Millis();
+                ours.add(String.format(Locale.ROOT, "%.2f", ratio));
+                compared++;
+                below += ratio < 1 ? 1 : 0;
+                asStrong += ratio <= paper ? 1 : 0;
+            }
+            ratios.add((scenarios[i].equals("paper-dag") ? "DAG " : "pairwise ") + SimulationOutput.fmt(figures[i][2])
+                    + " RPS " + String.format(Locale.ROOT, "%.2f", paper) + " in the paper, "
+                    + String.join(" / ", ours));
+        }
+        lines.add("    The paper's HEART (heart-paper) over least-request, fluid / cfs-quota: "
+                + String.join("; ", ratios)
+                + ".");
+        lines.add("    Verdict: " + (compared == 0 ? "no data."
+                : "HEART beats least-request in " + below + " of " + compared + " of the paper's comparisons, as"
+                + " strongly as the paper says in " + asStrong + "; Tailor's heart is the best policy in " + wins
+                + " of " + cells.size() + " cells (simulated time: the machine's load does not change these)."));
+    }
+
+    private static String cell(RunResult r) {
+        return (r.scenario().equals("paper-dag") ? "DAG" : r.scenario().equals("paper-pairwise") ? "pairwise"
+                : r.scenario()) + " " + SimulationOutput.fmt(r.rps()) + " " + r.cpuModel();
+    }
+
+    private static RunResult find(List<RunResult> results, String scenario, String model, double rps, String policy) {
+        return results.stream().filter(r -> r.scenario().equals(scenario) && r.cpuModel().equals(model)
+                && r.rps() == rps && r.policy().equals(policy)).findFirst().orElse(null);
+    }
+
+    /** Segment admission at the largest burst: change of the steady tenants' P99.999 against fifo. */
+    private static void segmentAdmission(List<String> lines, List<StorageRunResult> storage) {
+        double largest = storage.stream().map(StorageRunResult::burstMultiplier).filter(m -> m != null)
+                .mapToDouble(Double::doubleValue).max().orElse(Double.NaN);
+        StorageRunResult fifo = findStorage(storage, largest, "fifo");
+        lines.add("  Segment admission, storage simulator (" + DemoCommand.STORAGE_SCENARIO + " x"
+                + SimulationOutput.fmt(largest) + "; steady tenants' P99.999 against fifo):");
+        if (fifo == null || fifo.steady() == null || fifo.steady().p99999Millis() == null) {
+            lines.add("    no data: the fifo run has no steady tenants' P99.999.");
+            return;
+        }
+        double baseline = fifo.steady().p99999Millis();
+        Double ours = change(findStorage(storage, largest, "segment-admission"), baseline);
+        Double paperMechanism = change(findStorage(storage, largest, "segment-admission-paper"), baseline);
+        String bestPeer = null;
+        Double bestPeerChange = null;
+        for (String peer : List.of("static-cap", "mclock")) {
+            Double c = change(findStorage(storage, largest, peer), baseline);
+            if (c != null && (bestPeerChange == null || c < bestPeerChange)) {
+                bestPeer = peer;
+                bestPeerChange = c;
+            }
+        }
+        lines.add("    Tailor's segment-admission " + percent(ours) + ", best peer " + (bestPeer == null ? "–"
+                : bestPeer + " " + percent(bestPeerChange)) + ", the paper's mechanism " + percent(paperMechanism)
+                + "; the paper: up to -" + SimulationOutput.fmt(DemoCommand.PAPER_BURST_REDUCTION_PERCENT) + " %.");
+        String verdict;
+        if (ours == null) {
+            verdict = "no data.";
+        } else {
+            boolean beatsPeers = bestPeerChange == null || ours < bestPeerChange;
+            boolean paperLike = ours <= -DemoCommand.PAPER_BURST_REDUCTION_PERCENT / 2;
+            verdict = (beatsPeers ? "better than every peer" : "behind " + bestPeer) + "; "
+                    + (paperLike ? "of the paper's order" : "well short of the paper's reduction")
+                    + " (simulated time).";
+        }
+        lines.add("    Verdict: " + verdict);
+    }
+
+    private static Double change(StorageRunResult run, double baseline) {
+        if (run == null || run.steady() == null || run.steady().p99999Millis() == null || baseline <= 0) {
+            return null;
+        }
+        return 100 * (run.steady().p99999Millis() / baseline - 1);
+    }
+
+    private static String percent(Double change) {
+        return change == null ? "–" : String.format(Locale.ROOT, "%+.0f %%", change);
+    }
+
+    private static StorageRunResult findStorage(List<StorageRunResult> results, double multiplier, String policy) {
+        return results.stream().filter(r -> r.burstMultiplier() != null && r.burstMultiplier() == multiplier
+                && r.policy().equals(policy)).findFirst().orElse(null);
+    }
+
+    /** The NBD experiments in one or two lines: the two figures, their targets, and whether to trust them. */
+    private static void experiments(List<String> lines, LowLoadExperiment.Result lowLoad,
+            BurstExperiment.Result burst, String whyNot) {
+        if (lowLoad == null || burst == null) {
+            lines.add("  NBD proxy with real clients: " + (whyNot == null ? "did not run." : whyNot));
+            return;
+        }
+        FioLatency fifo = lowLoad.pooled("fifo");
+        FioLatency priority = lowLoad.pooled("priority");
+        double lowLoadChange = DemoCommand.changePercent(priority.percentileMicros(99.9), fifo.percentileMicros(99.9));
+        double burstChange = DemoCommand.changePercent(burst.steady("on").percentileMicros(99.99),
+                burst.steady("off").percentileMicros(99.99));
+        boolean busy = DemoCommand.busy(lowLoad, burst);
+        lines.add("  NBD proxy with real clients (fio, nbdkit; one short round): I/O-priority loop at low load, P99.9"
+                + " against a FIFO loop " + percent(nanToNull(lowLoadChange)) + " (paper: "
+                + SimulationOutput.fmt(DemoCommand.PAPER_LOW_LOAD_P999_CHANGE_PERCENT) + " %); segment admission"
+                + " under a burst, steady P99.99 " + percent(nanToNull(burstChange)) + " (target: <= "
+                + SimulationOutput.fmt(DemoCommand.CLEARLY_LOWER_PERCENT) + " %).");
+        String pressure = String.format(Locale.ROOT, "CPU pressure up to %.0f %% at low load, %.0f %% in the burst"
+                + " test", nanToZero(lowLoad.maxCpuPressurePercent()), nanToZero(burst.maxCpuPressurePercent()));
+        if (busy) {
+            lines.add("    Verdict: unreliable, the machine was busy (" + pressure + "); rerun on a quiet machine with"
+                    + " tailor nbd experiment low-load --rounds 3 and ... burst --rounds 3.");
+        } else {
+            lines.add("    Verdict: low load " + met(lowLoadChange <= DemoCommand.PAPER_LOW_LOAD_P999_CHANGE_PERCENT,
+                    lowLoadChange) + ", burst " + met(burstChange <= DemoCommand.CLEARLY_LOWER_PERCENT, burstChange)
+                    + " (" + pressure + ": quiet enough; one short round moves from run to run).");
+        }
+    }
+
+    private static String met(boolean met, double value) {
+        return Double.isNaN(value) ? "no data" : met ? "met" : "missed";
+    }
+
+    private static Double nanToNull(double x) {
+        return Double.isNaN(x) ? null : x;
+    }
+
+    private static double nanToZero(double x) {
+        return Double.isNaN(x) ? 0 : x;
+    }
+}
