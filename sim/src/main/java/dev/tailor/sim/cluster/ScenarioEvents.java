@@ -150,9 +150,10 @@ final class ScenarioEvents {
             double start = event.atSeconds();
             double end = start + event.durationSeconds() + (crash ? event.readyAfterSecondsOrDefault() : 0);
             intervals.add(new double[] {start, end});
-            targets.add(restarts ? "replica " + event.component() + " #" + event.replicaOnNodeOrDefault() + " on "
-                    + event.node() : undercount ? "metrics of replica " + event.component() + " #"
-                    + event.replicaOnNodeOrDefault() + " on " + event.node() : kind.label() + " on node " + event.node());
+            String replica = "replica " + event.component() + " #" + event.replicaOnNodeOrDefault() + " on "
+                    + event.node();
+            targets.add(restarts ? replica : undercount ? "metrics of " + replica
+                    : kind.label() + " on node " + event.node());
         }
         for (int j = 0; j < intervals.size(); j++) {
             for (int i = 0; i < j; i++) {
