@@ -48,7 +48,7 @@ final class SegmentAdmissionPolicy implements StoragePolicy {
     /** The policy names this class implements. */
     static final java.util.List<String> NAMES = java.util.List.of("segment-admission", "segment-admission-paper",
             "no-reserve", "no-borrow", "no-repay", "no-lending", "no-baseline-guarantee", "paced-release",
-            "fixed-reserve", "round-robin-hot");
+            "fixed-reserve", "round-robin-hot", "unbounded-overdraft", "virtual-clock-hot");
 
     private final Proxy proxy;
     private final AdmissionController controller;
@@ -93,7 +93,9 @@ final class SegmentAdmissionPolicy implements StoragePolicy {
                 .withDepartures(base.baselineGuarantee() && !"no-baseline-guarantee".equals(name),
                         base.pacedRelease() || "paced-release".equals(name),
                         base.adaptiveReserve() && !"fixed-reserve".equals(name) && !"no-reserve".equals(name),
-                        base.weightedHotService() && !"round-robin-hot".equals(name));
+                        base.weightedHotService() && !"round-robin-hot".equals(name))
+                .withBoundedOverdraft(base.boundedOverdraft() && !"unbounded-overdraft".equals(name))
+                .withVirtualClockHotService(base.virtualClockHotService() || "virtual-clock-hot".equals(name));
     }
 
     @Override
