@@ -66,7 +66,8 @@ package dev.tailor.admission;
  *                                   instead of round-robin over segments, so a tenant a little beyond
  *                                   its baseline is not held behind the backlog of a tenant with many
  *                                   hot segments far beyond its own
- * @param boundedOverdraft           (ours, default on; refines {@link #baselineGuarantee}) what the pools
+ * @param boundedOverdraft           (ours, default off: it trades the guarantee's "never waits" for a
+ *                                   shorter backend queue; refines {@link #baselineGuarantee}) what the pools
  *                                   lack for a request within its disk's baseline is admitted at once
  *                                   only while it fits the disk's overdraft bucket (one interval of its
  *                                   baseline deep, refilled at the baseline) and keeps the debt within
@@ -151,7 +152,7 @@ public record AdmissionConfig(
     public static final AdmissionConfig DEFAULTS = new AdmissionConfig(
             10_000_000L, 1e9, SegmentMap.DEFAULT_SEGMENT_SIZE_BYTES, SegmentMap.DEFAULT_BLOCK_SIZE_BYTES,
             0.2, 10, 50, 1.0, 64, 1.0 / 16, IoCostModel.DEFAULT, HeadroomConfig.DEFAULTS, true, true, true,
-            true, false, true, true, true, false);
+            true, false, true, true, false, false);
 
     /**
      * @throws IllegalArgumentException naming the field, its value and the expected range when a

@@ -76,8 +76,8 @@ import org.HdrHistogram.Recorder;
  * does not expire unused while hot requests wait.
  *
  * <h2>Departures from the paper (ours; each an option of {@link AdmissionConfig}, all off in
- * {@link AdmissionConfig#PAPER}; on by default but paced release and virtual-clock hot service, which
- * measured no better)</h2>
+ * {@link AdmissionConfig#PAPER}; on by default but paced release, bounded overdraft and virtual-clock hot
+ * service: docs/admission.md has the measurements)</h2>
  * <ul>
  *   <li><b>Baseline guarantee.</b> Each disk meters its requests against its baseline (its commitment,
  *       default a fair share) in a bucket refilled at that rate by every call of {@link #onInterval}
@@ -86,7 +86,8 @@ import org.HdrHistogram.Recorder;
  *       becomes debt that the next main pools repay before anything else. So admission never delays,
  *       queues or refuses a request within its tenant's baseline. What it lets through beyond the
  *       budget in one interval is bounded by Σ (baseline × Δ) + Σ bucket depths.</li>
- *   <li><b>Bounded overdraft</b> (refines the guarantee). What the pools lack for a request within its
+ *   <li><b>Bounded overdraft</b> (refines the guarantee; off by default: with it a request within its
+ *       baseline may wait, which the guarantee exists to rule out). What the pools lack for a request within its
  *       baseline is admitted at once only while it fits the disk's overdraft bucket (one interval of its
  *       baseline, refilled at it) and keeps the debt within what the next boundary repays (C − R);
  *       otherwise the request waits, steady, in its segment's steady queue, which is served first.

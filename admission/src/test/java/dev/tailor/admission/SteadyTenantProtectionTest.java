@@ -243,7 +243,7 @@ class SteadyTenantProtectionTest {
      */
     @Test
     void boundedOverdraft_baselinesAboveTheCapacity_areScaledDownTogetherForTheGuarantee() {
-        AdmissionConfig cfg = config(AdmissionConfig.DEFAULTS);
+        AdmissionConfig cfg = config(AdmissionConfig.DEFAULTS).withBoundedOverdraft(true);
         AdmissionController c = new AdmissionController(cfg, List.of(
                 VirtualDisk.committed("a", 4L << 20, C * 1e9 / DELTA),
                 VirtualDisk.committed("b", 4L << 20, C * 1e9 / DELTA)), 0);
