@@ -66,6 +66,23 @@ package dev.tailor.admission;
  *                                   instead of round-robin over segments, so a tenant a little beyond
  *                                   its baseline is not held behind the backlog of a tenant with many
  *                                   hot segments far beyond its own
+ * @param boundedOverdraft           (ours, default off: it trades the guarantee's "never waits" for a
+ *                                   shorter backend queue; refines {@link #baselineGuarantee}) what the pools
+ *                                   lack for a request within its disk's baseline is admitted at once
+ *                                   only while it fits the disk's overdraft bucket (one interval of its
+ *                                   baseline deep, refilled at the baseline) and keeps the debt within
+ *                                   what the next boundary repays (C − R); otherwise the request waits,
+ *                                   steady, in its segment's steady queue, served first. Baselines that
+ *                                   add up to more than the capacity are scaled down together for the
+ *                                   guarantee. Off: the guarantee overdraws whatever its window-deep
+ *                                   bucket holds
+ * @param virtualClockHotService     (ours, default off: measured, it did not pay on every mix; needs
+ *                                   {@link #weightedHotService}) waiting requests, hot and then steady,
+ *                                   are served in the order of their disks' virtual clocks (Zhang's
+ *                                   VirtualClock, SIGCOMM 1990): each admission of a disk's cost moves
+ *                                   its clock cost ÷ baseline ahead, from now at the earliest and at
+ *                                   most R·Δ ahead of now; off: start-time fair queueing, which forgets
+ *                                   a disk's use whenever its queue empties
  */
 public record AdmissionConfig(
         long intervalNanos,
@@ -86,19 +103,22 @@ public record AdmissionConfig(
         boolean baselineGuarantee,
         boolean pacedRelease,
         boolean adaptiveReserve,
-        boolean weightedHotService) {
+        boolean weightedHotService,
+        boolean boundedOverdraft,
+        boolean virtualClockHotService) {
 
     /**
      * The paper's mechanism as Tailor first built it (segment classes from each segment's own
      * history, the whole main pool released at each boundary, a fixed reserve r·C, round-robin over
      * segments): every default but {@link #baselineGuarantee}, {@link #adaptiveReserve} and
-     * {@link #weightedHotService}, which are off (as is {@link #pacedRelease}, off by default too).
+     * {@link #weightedHotService} and their refinements {@link #boundedOverdraft} and
+     * {@link #virtualClockHotService}, which are off (as is {@link #pacedRelease}, off by default too).
      * The {@code segment-admission-paper} policy of the storage simulator.
      */
     public static final AdmissionConfig PAPER = new AdmissionConfig(
             10_000_000L, 1e9, SegmentMap.DEFAULT_SEGMENT_SIZE_BYTES, SegmentMap.DEFAULT_BLOCK_SIZE_BYTES,
             0.2, 10, 50, 1.0, 64, 1.0 / 16, IoCostModel.DEFAULT, HeadroomConfig.DEFAULTS, true, true, true,
-            false, false, false, false);
+            false, false, false, false, false, false);
 
     /**
      * {@link #pacedRelease}: the slices of an interval in which the main pool is released to hot
@@ -132,7 +152,7 @@ public record AdmissionConfig(
     public static final AdmissionConfig DEFAULTS = new AdmissionConfig(
             10_000_000L, 1e9, SegmentMap.DEFAULT_SEGMENT_SIZE_BYTES, SegmentMap.DEFAULT_BLOCK_SIZE_BYTES,
             0.2, 10, 50, 1.0, 64, 1.0 / 16, IoCostModel.DEFAULT, HeadroomConfig.DEFAULTS, true, true, true,
-            true, false, true, true);
+            true, false, true, true, false, false);
 
     /**
      * @throws IllegalArgumentException naming the field, its value and the expected range when a
@@ -179,91 +199,104 @@ public record AdmissionConfig(
         return new AdmissionConfig(value, capacityCostUnitsPerSecond, segmentSizeBytes, blockSizeBytes,
                 reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
                 queueQuantumFraction, costModel, headroom, borrowing, repayment, reserveLending,
-                baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService);
+                baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService, boundedOverdraft,
+                virtualClockHotService);
     }
 
     public AdmissionConfig withCapacityCostUnitsPerSecond(double value) {
         return new AdmissionConfig(intervalNanos, value, segmentSizeBytes, blockSizeBytes,
                 reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
                 queueQuantumFraction, costModel, headroom, borrowing, repayment, reserveLending,
-                baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService);
+                baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService, boundedOverdraft,
+                virtualClockHotService);
     }
 
     public AdmissionConfig withSegmentAndBlockSizeBytes(long segmentBytes, long blockBytes) {
         return new AdmissionConfig(intervalNanos, capacityCostUnitsPerSecond, segmentBytes, blockBytes,
                 reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
                 queueQuantumFraction, costModel, headroom, borrowing, repayment, reserveLending,
-                baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService);
+                baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService, boundedOverdraft,
+                virtualClockHotService);
     }
 
     public AdmissionConfig withReserveFraction(double value) {
         return new AdmissionConfig(intervalNanos, capacityCostUnitsPerSecond, segmentSizeBytes, blockSizeBytes,
                 value, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
                 queueQuantumFraction, costModel, headroom, borrowing, repayment, reserveLending,
-                baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService);
+                baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService, boundedOverdraft,
+                virtualClockHotService);
     }
 
     public AdmissionConfig withWindowIntervals(int value) {
         return new AdmissionConfig(intervalNanos, capacityCostUnitsPerSecond, segmentSizeBytes, blockSizeBytes,
                 reserveFraction, value, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
                 queueQuantumFraction, costModel, headroom, borrowing, repayment, reserveLending,
-                baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService);
+                baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService, boundedOverdraft,
+                virtualClockHotService);
     }
 
     public AdmissionConfig withRecoveryWindows(int value) {
         return new AdmissionConfig(intervalNanos, capacityCostUnitsPerSecond, segmentSizeBytes, blockSizeBytes,
                 reserveFraction, windowIntervals, value, hotThresholdRatio, queueCapacityPerSegment,
                 queueQuantumFraction, costModel, headroom, borrowing, repayment, reserveLending,
-                baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService);
+                baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService, boundedOverdraft,
+                virtualClockHotService);
     }
 
     public AdmissionConfig withHotThresholdRatio(double value) {
         return new AdmissionConfig(intervalNanos, capacityCostUnitsPerSecond, segmentSizeBytes, blockSizeBytes,
                 reserveFraction, windowIntervals, recoveryWindows, value, queueCapacityPerSegment,
                 queueQuantumFraction, costModel, headroom, borrowing, repayment, reserveLending,
-                baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService);
+                baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService, boundedOverdraft,
+                virtualClockHotService);
     }
 
     public AdmissionConfig withQueueCapacityPerSegment(int value) {
         return new AdmissionConfig(intervalNanos, capacityCostUnitsPerSecond, segmentSizeBytes, blockSizeBytes,
                 reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, value,
                 queueQuantumFraction, costModel, headroom, borrowing, repayment, reserveLending,
-                baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService);
+                baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService, boundedOverdraft,
+                virtualClockHotService);
     }
 
     public AdmissionConfig withQueueQuantumFraction(double value) {
         return new AdmissionConfig(intervalNanos, capacityCostUnitsPerSecond, segmentSizeBytes, blockSizeBytes,
                 reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
                 value, costModel, headroom, borrowing, repayment, reserveLending,
-                baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService);
+                baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService, boundedOverdraft,
+                virtualClockHotService);
     }
 
     public AdmissionConfig withCostModel(IoCostModel value) {
         return new AdmissionConfig(intervalNanos, capacityCostUnitsPerSecond, segmentSizeBytes, blockSizeBytes,
                 reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
                 queueQuantumFraction, value, headroom, borrowing, repayment, reserveLending,
-                baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService);
+                baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService, boundedOverdraft,
+                virtualClockHotService);
     }
 
     public AdmissionConfig withHeadroom(HeadroomConfig value) {
         return new AdmissionConfig(intervalNanos, capacityCostUnitsPerSecond, segmentSizeBytes, blockSizeBytes,
                 reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
                 queueQuantumFraction, costModel, value, borrowing, repayment, reserveLending,
-                baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService);
+                baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService, boundedOverdraft,
+                virtualClockHotService);
     }
 
     public AdmissionConfig withBorrowing(boolean value) {
         return new AdmissionConfig(intervalNanos, capacityCostUnitsPerSecond, segmentSizeBytes, blockSizeBytes,
                 reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
                 queueQuantumFraction, costModel, headroom, value, repayment, reserveLending,
-                baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService);
+                baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService, boundedOverdraft,
+                virtualClockHotService);
     }
 
     public AdmissionConfig withRepayment(boolean value) {
         return new AdmissionConfig(intervalNanos, capacityCostUnitsPerSecond, segmentSizeBytes, blockSizeBytes,
                 reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
                 queueQuantumFraction, costModel, headroom, borrowing, value, reserveLending,
-                baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService);
+                baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService, boundedOverdraft,
+                virtualClockHotService);
     }
 
     /** This configuration with the four departures from the paper switched as given. */
@@ -271,7 +304,7 @@ public record AdmissionConfig(
         return new AdmissionConfig(intervalNanos, capacityCostUnitsPerSecond, segmentSizeBytes, blockSizeBytes,
                 reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
                 queueQuantumFraction, costModel, headroom, borrowing, repayment, reserveLending, baseline, paced,
-                adaptive, weighted);
+                adaptive, weighted, boundedOverdraft, virtualClockHotService);
     }
 
     public AdmissionConfig withBaselineGuarantee(boolean value) {
@@ -290,10 +323,27 @@ public record AdmissionConfig(
         return withDepartures(baselineGuarantee, pacedRelease, adaptiveReserve, value);
     }
 
+    /** This configuration with the guarantee's overdraft bounded (or not): {@link #boundedOverdraft}. */
+    public AdmissionConfig withBoundedOverdraft(boolean value) {
+        return new AdmissionConfig(intervalNanos, capacityCostUnitsPerSecond, segmentSizeBytes, blockSizeBytes,
+                reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
+                queueQuantumFraction, costModel, headroom, borrowing, repayment, reserveLending,
+                baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService, value, virtualClockHotService);
+    }
+
+    /** This configuration with hot service by virtual clock (or not): {@link #virtualClockHotService}. */
+    public AdmissionConfig withVirtualClockHotService(boolean value) {
+        return new AdmissionConfig(intervalNanos, capacityCostUnitsPerSecond, segmentSizeBytes, blockSizeBytes,
+                reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
+                queueQuantumFraction, costModel, headroom, borrowing, repayment, reserveLending,
+                baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService, boundedOverdraft, value);
+    }
+
     public AdmissionConfig withReserveLending(boolean value) {
         return new AdmissionConfig(intervalNanos, capacityCostUnitsPerSecond, segmentSizeBytes, blockSizeBytes,
                 reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
                 queueQuantumFraction, costModel, headroom, borrowing, repayment, value,
-                baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService);
+                baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService, boundedOverdraft,
+                virtualClockHotService);
     }
 }

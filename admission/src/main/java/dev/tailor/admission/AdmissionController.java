@@ -76,7 +76,8 @@ import org.HdrHistogram.Recorder;
  * does not expire unused while hot requests wait.
  *
  * <h2>Departures from the paper (ours; each an option of {@link AdmissionConfig}, all off in
- * {@link AdmissionConfig#PAPER}; on by default but paced release, which measured no better)</h2>
+ * {@link AdmissionConfig#PAPER}; on by default but paced release, bounded overdraft and virtual-clock hot
+ * service: docs/admission.md has the measurements)</h2>
  * <ul>
  *   <li><b>Baseline guarantee.</b> Each disk meters its requests against its baseline (its commitment,
  *       default a fair share) in a bucket refilled at that rate by every call of {@link #onInterval}
@@ -85,6 +86,19 @@ import org.HdrHistogram.Recorder;
  *       becomes debt that the next main pools repay before anything else. So admission never delays,
  *       queues or refuses a request within its tenant's baseline. What it lets through beyond the
  *       budget in one interval is bounded by Σ (baseline × Δ) + Σ bucket depths.</li>
+ *   <li><b>Bounded overdraft</b> (refines the guarantee; off by default: with it a request within its
+ *       baseline may wait, which the guarantee exists to rule out). What the pools lack for a request within its
+ *       baseline is admitted at once only while it fits the disk's overdraft bucket (one interval of its
+ *       baseline, refilled at it) and keeps the debt within what the next boundary repays (C − R);
+ *       otherwise the request waits, steady, in its segment's steady queue, which is served first.
+ *       Baselines that add up to more than the capacity are scaled down together for the guarantee. So
+ *       the guarantee puts at most one interval's budget ahead of the pools into the backend's queue,
+ *       where the window-deep bucket alone let a tenant that had been idle send W intervals of its
+ *       baseline at once.</li>
+ *   <li><b>Virtual-clock hot service</b> (off by default: measured, it did not pay everywhere). Hot
+ *       queues are served in the order of their disks' virtual clocks, which every admission moves by
+ *       cost ÷ baseline, from now at the earliest and at most R·Δ ahead of now, instead of by start-time
+ *       fair queueing; steady queues too.</li>
  *   <li><b>Paced release.</b> Hot requests draw the main pool in {@link AdmissionConfig#PACING_SLICES}
  *       equal steps over the interval (the step due at a call is released by that call), so the
  *       backlog does not put a whole interval of work into the backend's queue at each boundary,
@@ -157,6 +171,9 @@ public final class AdmissionController {
     private final double[] baselinePerNano;
     private final double[] baselineDepth;
     private long baselineRefilledNanos;
+    /** Bounded overdraft: per disk, cost it may still be admitted at once beyond the pools, and the depth. */
+    private final double[] overdraftTokens;
+    private final double[] overdraftDepth;
     private long withinBaselineRequests;
     /** Adaptive reserve: steady cost of the running interval, and of the last W completed ones. */
     private long steadyCostThisInterval;
@@ -201,12 +218,24 @@ public final class AdmissionController {
         this.baselineTokens = new double[diskCount];
         this.baselinePerNano = new double[diskCount];
         this.baselineDepth = new double[diskCount];
+        this.overdraftTokens = new double[diskCount];
+        this.overdraftDepth = new double[diskCount];
         double fairShare = config.capacityCostUnitsPerSecond() / diskCount;
+        double committed = 0;
         for (int d = 0; d < diskCount; d++) {
-            double perSecond = segmentMap.disks().get(d).commitmentCostUnitsPerSecond().orElse(fairShare);
+            committed += segmentMap.disks().get(d).commitmentCostUnitsPerSecond().orElse(fairShare);
+        }
+        // Bounded overdraft: baselines that together exceed what the backend serves are scaled down
+        // together for the guarantee (as mClock does with reservations); the classifier keeps them as given.
+        double scale = config.boundedOverdraft() && committed > config.capacityCostUnitsPerSecond()
+                ? config.capacityCostUnitsPerSecond() / committed : 1;
+        for (int d = 0; d < diskCount; d++) {
+            double perSecond = segmentMap.disks().get(d).commitmentCostUnitsPerSecond().orElse(fairShare) * scale;
             baselinePerNano[d] = perSecond / 1e9;
             baselineDepth[d] = perSecond * (intervalNanos / 1e9) * config.windowIntervals();
             baselineTokens[d] = baselineDepth[d];
+            overdraftDepth[d] = perSecond * (intervalNanos / 1e9);
+            overdraftTokens[d] = overdraftDepth[d];
         }
         this.baselineRefilledNanos = startNanos;
 
@@ -220,6 +249,10 @@ public final class AdmissionController {
                 weights[d] = Math.max(baselinePerNano[d] * 1e9, Double.MIN_NORMAL);
             }
             queues.weightHotService(weights);
+            if (config.virtualClockHotService()) {
+                queues.useVirtualClock(baselinePerNano, Math.multiplyExact((long) config.recoveryWindows(),
+                        intervalNanos), startNanos);
+            }
         }
     }
 
@@ -303,17 +336,30 @@ public final class AdmissionController {
             steady |= withinBaseline;
             asClass = steady ? SegmentClass.STEADY : SegmentClass.HOT;
             id = nextTicketId++;
-            if (steady && !withinBaseline) {
-                // The steady demand the reserve is for: what the baseline guarantee does not cover.
+            boolean overdraftCovers = true;
+            if (withinBaseline && config.boundedOverdraft()) {
+                long over = cost - Math.min(cost, pool.available(true));
+                overdraftCovers = over == 0 || (over <= overdraftTokens[disk] && over <= pool.overdraftRoomCostUnits());
+                if (overdraftCovers) {
+                    overdraftTokens[disk] -= over;
+                }
+            }
+            if (steady && !(withinBaseline && overdraftCovers)) {
+                // The steady demand the reserve is for: what the baseline guarantee does not admit at once.
                 steadyCostThisInterval = Checks.saturatedAdd(steadyCostThisInterval, cost);
             }
             // Nobody of its class (nor, for a hot one, any steady one) waits at its segment.
             boolean admitted = false;
-            if (withinBaseline) {
-                // Within its disk's baseline: admitted at once, whatever waits or the pools hold.
+            if (withinBaseline && overdraftCovers) {
+                // Within its disk's baseline: admitted at once, whatever waits or the pools hold (with the
+                // bounded overdraft: as long as what the pools lack fits the disk's overdraft bucket).
                 pool.drawGuaranteed(cost);
                 withinBaselineRequests++;
                 admitted = true;
+            } else if (withinBaseline) {
+                // Within its baseline, but the pools and its overdraft are spent: it waits as steady, and
+                // steady queues are served first.
+                pool.markDeficit();
             } else if (steady ? queues.size(first, SegmentClass.STEADY) == 0 : queues.size(first) == 0) {
                 admitted = pool.tryDraw(cost, steady);
             } else {
@@ -322,6 +368,7 @@ public final class AdmissionController {
             }
             if (admitted) {
                 countAdmitted(cost, asClass);
+                queues.chargeClock(disk, cost);
             } else {
                 Ticket ticket = new Ticket(this, id, disk, kind, offsetBytes, lengthBytes, cost, first, segments,
                         asClass);
@@ -365,6 +412,7 @@ public final class AdmissionController {
         lock.lock();
         try {
             long elapsed = nowNanos - intervalStartNanos;
+            queues.setNow(nowNanos);
             if (elapsed < 0) {
                 // Time went backwards: nothing is issued, and the running interval restarts now, so the
                 // next boundary is one interval away instead of wherever the old grid lies ahead.
@@ -454,6 +502,7 @@ public final class AdmissionController {
         baselineRefilledNanos = nowNanos;
         for (int d = 0; d < baselineTokens.length; d++) {
             baselineTokens[d] = Math.min(baselineDepth[d], baselineTokens[d] + baselinePerNano[d] * elapsed);
+            overdraftTokens[d] = Math.min(overdraftDepth[d], overdraftTokens[d] + baselinePerNano[d] * elapsed);
         }
     }
 

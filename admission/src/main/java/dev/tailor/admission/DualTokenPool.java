@@ -82,6 +82,7 @@ final class DualTokenPool {
     private long hotDrawnMain;
     private boolean pacing;
     private long overdrawnCostUnits;
+    private long overdrawnThisInterval;
 
     // This interval.
     private long repaidThisInterval;
@@ -155,12 +156,23 @@ final class DualTokenPool {
         if (over > 0) {
             deficit = true;
             overdrawnCostUnits = Checks.saturatedAdd(overdrawnCostUnits, over);
+            overdrawnThisInterval = Checks.saturatedAdd(overdrawnThisInterval, over);
             if (repayment) {
                 debt = Checks.saturatedAdd(debt, over);
             } else {
                 forgivenCostUnits = Checks.saturatedAdd(forgivenCostUnits, over);
             }
         }
+    }
+
+    /**
+     * The most a request within its baseline may still be admitted beyond the pools in this interval
+     * with a bounded overdraft: what keeps the debt within what the next boundary repays, C − R (less
+     * what was forgiven this interval when repayment is off).
+     */
+    long overdraftRoomCostUnits() {
+        long owed = repayment ? debt : overdrawnThisInterval;
+        return Math.max(0, budgetCostUnits - reserveAtStart - owed);
     }
 
     /** Cost admitted beyond the pools for requests within their baseline (cumulative). */
@@ -272,6 +284,7 @@ final class DualTokenPool {
         previousDeficit = deficit;
         deficit = false;
         repaidThisInterval = repaid;
+        overdrawnThisInterval = 0;
         borrowedThisInterval = 0;
         openedWindowCostUnits = 0;
         repaidCostUnits = Checks.saturatedAdd(repaidCostUnits, repaid);

@@ -61,6 +61,15 @@ final class SegmentQueues {
     private double[] diskWeights;
     private double[] diskVirtualTime;
     private double virtualNow;
+    /**
+     * Hot service by virtual clock (ours, {@link AdmissionConfig#virtualClockHotService}): per disk the
+     * lead of its clock over now in ns is {@code clockNanos[d] − nowNanos}, kept in [0, leadCapNanos];
+     * null when off.
+     */
+    private long[] clockNanos;
+    private double[] nanosPerCostUnit;
+    private long leadCapNanos;
+    private long nowNanos;
     private final Queue[] queues;
     private final ArrayDeque<Queue> ring = new ArrayDeque<>();
     private final ArrayDeque<Queue> setAside = new ArrayDeque<>();
@@ -88,6 +97,48 @@ final class SegmentQueues {
     void weightHotService(double[] weights) {
         this.diskWeights = weights.clone();
         this.diskVirtualTime = new double[weights.length];
+    }
+
+    /**
+     * Hot service by virtual clock (ours, {@link AdmissionConfig#virtualClockHotService}; needs
+     * {@link #weightHotService}): the hot pass picks the queue whose disk's clock is least ahead of now,
+     * and every admission of a disk's cost, at once ({@link #chargeClock}) or from a queue, moves its
+     * clock cost ÷ baseline ahead, starting from now at the earliest and ending at most
+     * {@code leadCapNanos} ahead of now.
+     *
+     * @param baselinePerNano per disk, its baseline in cost units per ns, positive
+     * @param leadCapNanos    how far ahead of now a clock may run, ns, {@code >= 0}
+     * @param startNanos      now, on the controller's clock
+     */
+    void useVirtualClock(double[] baselinePerNano, long leadCapNanos, long startNanos) {
+        this.nanosPerCostUnit = new double[baselinePerNano.length];
+        for (int d = 0; d < baselinePerNano.length; d++) {
+            nanosPerCostUnit[d] = 1 / Math.max(baselinePerNano[d], Double.MIN_NORMAL);
+        }
+        this.clockNanos = new long[baselinePerNano.length];
+        this.leadCapNanos = leadCapNanos;
+        setNow(startNanos);
+        java.util.Arrays.fill(clockNanos, startNanos);
+    }
+
+    /** The time of the controller's latest call, which the virtual clocks are read against. */
+    void setNow(long nanos) {
+        this.nowNanos = nanos;
+    }
+
+    /** Moves disk {@code disk}'s virtual clock by {@code costUnits} ÷ its baseline (no-op when off). */
+    void chargeClock(int disk, long costUnits) {
+        if (clockNanos == null) {
+            return;
+        }
+        double lead = lead(disk) + costUnits * nanosPerCostUnit[disk];
+        clockNanos[disk] = nowNanos + (long) Math.min(lead, (double) leadCapNanos);
+    }
+
+    /** How far disk {@code disk}'s clock is ahead of now, in [0, leadCapNanos] (times by difference). */
+    private long lead(int disk) {
+        long lead = clockNanos[disk] - nowNanos;
+        return lead < 0 ? 0 : Math.min(lead, leadCapNanos);
     }
 
     /** Requests waiting at {@code segment}, both classes. */
@@ -177,8 +228,9 @@ final class SegmentQueues {
     private void serveRound(DualTokenPool pool, SegmentClassifier classifier, long quantumCostUnits,
             List<Ticket> admitted, boolean steadyOnly) {
         boolean weighted = diskWeights != null && !steadyOnly;
+        boolean clocked = clockNanos != null;
         while (!ring.isEmpty() && pool.available(true) > 0) {
-            Queue q = weighted ? pollLeastVirtualTime() : ring.pollFirst();
+            Queue q = clocked ? pollLeastClock() : weighted ? pollLeastVirtualTime() : ring.pollFirst();
             Ticket head = q.tickets.peekFirst();
             boolean arrivedSteady = head.arrivedAs() == SegmentClass.STEADY;
             if (steadyOnly && !arrivedSteady) {
@@ -195,7 +247,9 @@ final class SegmentQueues {
                 continue;
             }
             head.fundedCostUnits += drawn;
-            if (weighted) {
+            if (clockNanos != null) {
+                chargeClock(head.disk(), drawn);
+            } else if (weighted) {
                 int d = head.disk();
                 double start = Math.max(diskVirtualTime[d], virtualNow);
                 virtualNow = start;
@@ -216,6 +270,21 @@ final class SegmentQueues {
         while (!setAside.isEmpty()) {
             ring.addFirst(setAside.pollLast());
         }
+    }
+
+    /** Takes out of the ring the queue whose head's disk's clock is least ahead of now (first on ties). */
+    private Queue pollLeastClock() {
+        Queue best = null;
+        long bestLead = Long.MAX_VALUE;
+        for (Queue q : ring) {
+            long lead = lead(q.tickets.peekFirst().disk());
+            if (lead < bestLead) {
+                best = q;
+                bestLead = lead;
+            }
+        }
+        ring.removeFirstOccurrence(best);
+        return best;
     }
 
     /** Takes out of the ring the queue whose head's disk has the least virtual time (first on ties). */

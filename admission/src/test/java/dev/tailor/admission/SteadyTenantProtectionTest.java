@@ -208,4 +208,82 @@ class SteadyTenantProtectionTest {
             assertThat(lastSmall).isEqualTo(weighted ? 7 : 35);
         }
     }
+
+    /**
+     * A disk with a full guarantee bucket (W intervals of its baseline, half the capacity) sends three
+     * budgets' worth at once: with the bounded overdraft only what the pools hold plus one interval of
+     * its baseline goes at once, and the rest waits as steady; unbounded, all of it goes.
+     */
+    @Test
+    void boundedOverdraft_guaranteeAdmitsAtOnceOnlyThePoolsPlusOneIntervalOfTheBaseline() {
+        for (boolean bounded : new boolean[] {true, false}) {
+            AdmissionConfig cfg = config(AdmissionConfig.DEFAULTS).withBoundedOverdraft(bounded);
+            AdmissionController c = new AdmissionController(cfg,
+                    List.of(VirtualDisk.committed("a", 4L << 20, 0.5 * C * 1e9 / DELTA),
+                            VirtualDisk.committed("b", 4L << 20, 0.5 * C * 1e9 / DELTA)), 0);
+            List<Admission> outcomes = new ArrayList<>();
+            for (int i = 0; i < 30; i++) {
+                outcomes.add(c.acquire(0, IoKind.READ, (long) (i % 4) << 20, 10_000));
+            }
+            long atOnce = outcomes.stream().filter(a -> a instanceof Admission.Admitted).count();
+            // Pools: main 80,000 + reserve 20,000; overdraft: one interval of 50,000.
+            assertThat(atOnce).isEqualTo(bounded ? 15 : 30);
+            if (bounded) {
+                assertThat(outcomes.subList(15, 30)).allMatch(a -> a instanceof Admission.Queued);
+                List<Ticket> next = c.onInterval(DELTA).admitted();
+                assertThat(next).isNotEmpty().allMatch(t -> t.admittedAs() == SegmentClass.STEADY);
+            }
+        }
+    }
+
+    /**
+     * Two disks each committed at the whole capacity: with the bounded overdraft the guarantee scales
+     * both down to half (as mClock scales reservations), so a disk may overdraw one interval of half the
+     * capacity, not of all of it.
+     */
+    @Test
+    void boundedOverdraft_baselinesAboveTheCapacity_areScaledDownTogetherForTheGuarantee() {
+        AdmissionConfig cfg = config(AdmissionConfig.DEFAULTS).withBoundedOverdraft(true);
+        AdmissionController c = new AdmissionController(cfg, List.of(
+                VirtualDisk.committed("a", 4L << 20, C * 1e9 / DELTA),
+                VirtualDisk.committed("b", 4L << 20, C * 1e9 / DELTA)), 0);
+        long atOnce = 0;
+        for (int i = 0; i < 30; i++) {
+            atOnce += c.acquire(0, IoKind.READ, (long) (i % 4) << 20, 10_000) instanceof Admission.Admitted ? 1 : 0;
+        }
+        // Pools 100,000 + one interval of the scaled baseline, 50,000 (unscaled: up to C − R = 80,000).
+        assertThat(atOnce).isEqualTo(15);
+    }
+
+    /**
+     * A large disk has been far beyond its baseline for two intervals when a small one (same
+     * baseline) starts to wait: by virtual clock the small disk's requests are served first; by
+     * start-time fair queueing the two alternate.
+     */
+    @Test
+    void virtualClockHotService_aDiskWithinItsBaselineIsServedBeforeOneFarBeyond() {
+        for (boolean clock : new boolean[] {true, false}) {
+            AdmissionConfig cfg = config(AdmissionConfig.PAPER).withWeightedHotService(true)
+                    .withVirtualClockHotService(clock).withReserveLending(false).withHotThresholdRatio(1e-6);
+            double baseline = 0.1 * C * 1e9 / DELTA;
+            AdmissionController c = new AdmissionController(cfg, List.of(VirtualDisk.committed("big", 8L << 20,
+                    baseline), VirtualDisk.committed("small", 1L << 20, baseline)), 0);
+            for (int i = 0; i < 400; i++) {
+                c.acquire(0, IoKind.READ, (long) (i % 8) << 20, 1_000);   // 80 at once, the rest waits
+            }
+            assertThat(c.onInterval(DELTA).admitted()).hasSize(80).allMatch(t -> t.disk() == 0);
+            for (int i = 0; i < 20; i++) {
+                assertThat(c.acquire(1, IoKind.READ, 0, 1_000)).isInstanceOf(Admission.Queued.class);
+            }
+            List<Ticket> order = c.onInterval(2 * DELTA).admitted();
+            int lastSmall = -1;
+            for (int i = 0; i < order.size(); i++) {
+                if (order.get(i).disk() == 1) {
+                    lastSmall = i;
+                }
+            }
+            // Clock: big is 150 ms ahead, small at now: small's 20 first. Fair queueing: they alternate.
+            assertThat(lastSmall).isEqualTo(clock ? 19 : 38);
+        }
+    }
 }

@@ -16,7 +16,8 @@ import java.util.function.Consumer;
  * (the paper's mechanism as first built, {@link AdmissionConfig#PAPER}) and the ablations of ours
  * {@code no-reserve}, {@code no-borrow}, {@code no-repay}, {@code no-lending},
  * {@code no-baseline-guarantee}, {@code paced-release}, {@code fixed-reserve},
- * {@code round-robin-hot}: the real {@link AdmissionController} of the {@code admission} module,
+ * {@code round-robin-hot}, {@code bounded-overdraft}, {@code virtual-clock-hot}: the real
+ * {@link AdmissionController} of the {@code admission} module,
  * driven in simulated time. An arriving request is acquired: admitted requests go to the backend at
  * once, queued ones when an {@link IntervalReport} admits them, refused ones leave counted. Every
  * dispatched request's ticket is completed with its backend latency (dispatch to completion), which
@@ -31,7 +32,9 @@ import java.util.function.Consumer;
  * {@link AdmissionConfig#withReserveLending withReserveLending(false)} (the strict reserve), one each
  * of {@link AdmissionConfig#baselineGuarantee}, {@link AdmissionConfig#adaptiveReserve} and
  * {@link AdmissionConfig#weightedHotService} off ({@code no-reserve} also fixes the reserve at 0), and
- * {@code paced-release} with {@link AdmissionConfig#pacedRelease} on (off by default). Between
+ * {@code paced-release} with {@link AdmissionConfig#pacedRelease} on (off by default), {@code bounded-overdraft}
+ * with {@link AdmissionConfig#boundedOverdraft} on and {@code virtual-clock-hot} with it and
+ * {@link AdmissionConfig#virtualClockHotService} on (both off by default). Between
  * boundaries the policy calls the controller {@code admission.callsPerInterval − 1} more times per
  * interval (default every millisecond), as a proxy's statistics task would.
  */
@@ -48,7 +51,7 @@ final class SegmentAdmissionPolicy implements StoragePolicy {
     /** The policy names this class implements. */
     static final java.util.List<String> NAMES = java.util.List.of("segment-admission", "segment-admission-paper",
             "no-reserve", "no-borrow", "no-repay", "no-lending", "no-baseline-guarantee", "paced-release",
-            "fixed-reserve", "round-robin-hot");
+            "fixed-reserve", "round-robin-hot", "bounded-overdraft", "virtual-clock-hot");
 
     private final Proxy proxy;
     private final AdmissionController controller;
@@ -93,7 +96,10 @@ final class SegmentAdmissionPolicy implements StoragePolicy {
                 .withDepartures(base.baselineGuarantee() && !"no-baseline-guarantee".equals(name),
                         base.pacedRelease() || "paced-release".equals(name),
                         base.adaptiveReserve() && !"fixed-reserve".equals(name) && !"no-reserve".equals(name),
-                        base.weightedHotService() && !"round-robin-hot".equals(name));
+                        base.weightedHotService() && !"round-robin-hot".equals(name))
+                .withBoundedOverdraft(base.boundedOverdraft() || "bounded-overdraft".equals(name)
+                        || "virtual-clock-hot".equals(name))
+                .withVirtualClockHotService(base.virtualClockHotService() || "virtual-clock-hot".equals(name));
     }
 
     @Override

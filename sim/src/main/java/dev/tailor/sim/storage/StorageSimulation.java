@@ -17,7 +17,8 @@ public final class StorageSimulation {
             "segment-admission", "segment-admission-paper");
     /** Ablations of segment-admission. */
     public static final List<String> ABLATIONS = List.of("no-reserve", "no-borrow", "no-repay", "no-lending",
-            "no-baseline-guarantee", "paced-release", "fixed-reserve", "round-robin-hot");
+            "no-baseline-guarantee", "paced-release", "fixed-reserve", "round-robin-hot", "bounded-overdraft",
+            "virtual-clock-hot");
 
     private StorageSimulation() {
     }
@@ -53,7 +54,8 @@ public final class StorageSimulation {
             case "token-bucket" -> new TokenBucketPolicy(proxy);
             case "mclock" -> new MClockPolicy(proxy);
             case "segment-admission", "segment-admission-paper", "no-reserve", "no-borrow", "no-repay", "no-lending",
-                    "no-baseline-guarantee", "paced-release", "fixed-reserve", "round-robin-hot" ->
+                    "no-baseline-guarantee", "paced-release", "fixed-reserve", "round-robin-hot", "bounded-overdraft",
+                    "virtual-clock-hot" ->
                     new SegmentAdmissionPolicy(proxy, name, recorder);
             default -> throw new IllegalArgumentException("policy : \"" + name + "\" (expected: one of "
                     + policyNames() + ")");
