@@ -59,7 +59,8 @@ final class SimulateCommand implements Callable<Integer> {
 
     @Option(names = "--scenario", paramLabel = "NAME|FILE", defaultValue = "paper-dag",
             description = "Bundled scenario (paper-pairwise, paper-dag; with a load change or a fault: dyn-load-step,"
-                    + " dyn-load-ramp, dyn-noisy-neighbour, dyn-replica-crash, dyn-cold-restart, dyn-antagonist),"
+                    + " dyn-load-ramp, dyn-noisy-neighbour, dyn-replica-crash, dyn-cold-restart, dyn-antagonist,"
+                    + " dyn-metrics-undercount),"
                     + " online-boutique (built from the public data in TAILOR_DATA_DIR or ../shared/data), or a YAML"
                     + " scenario file. Default: ${DEFAULT-VALUE}.")
     String scenario;

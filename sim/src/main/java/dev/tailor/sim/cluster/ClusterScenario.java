@@ -134,7 +134,15 @@ public record ClusterScenario(
          * A graceful restart (a rollout, an eviction): the replica leaves the endpoints at once and
          * finishes the calls it has; its successor is Ready {@code durationSeconds} later, possibly cold.
          */
-        @JsonProperty("replica-restart") REPLICA_RESTART;
+        @JsonProperty("replica-restart") REPLICA_RESTART,
+        /**
+         * The replica serves as before, but the request metric scraped from it (its sidecar's
+         * {@code istio_requests_total}) counts only {@code countedFraction} of what it serves for
+         * {@code durationSeconds}, while its CPU is measured right: a telemetry glitch of the kind a
+         * metrics-driven controller has to survive (a sidecar's counters reset between scrapes, a
+         * scrape of a stale target). Policies that do not read Prometheus do not see it.
+         */
+        @JsonProperty("metrics-undercount") METRICS_UNDERCOUNT;
 
         /** The name used in scenario files. */
         public String label() {
@@ -171,10 +179,13 @@ public record ClusterScenario(
      * @param coldSeconds          crash, restart: the restarted replica's calls cost {@code coldFactor}
      *                             times as much CPU for this long after it starts (default 0)
      * @param coldFactor           crash, restart: see {@code coldSeconds}, &ge; 1 (default 1)
+     * @param countedFraction      metrics-undercount: the fraction of the served requests the scraped
+     *                             metric counts, in [0, 1)
      */
     public record EventSpec(EventKind kind, Double atSeconds, Double durationSeconds, String node, String component,
             Integer replicaOnNode, Double speedMultiplier, Double cores, Double burstSeconds, Double meanGapSeconds,
-            Double notReadyAfterSeconds, Double readyAfterSeconds, Double coldSeconds, Double coldFactor) {
+            Double notReadyAfterSeconds, Double readyAfterSeconds, Double coldSeconds, Double coldFactor,
+            Double countedFraction) {
 
         /** Default of {@code notReadyAfterSeconds}: readiness probe period 10 s × failure threshold 3. */
         public static final double NOT_READY_AFTER_SECONDS = 30;

@@ -19,7 +19,8 @@ import org.apache.commons.rng.sampling.distribution.ZigguratSampler;
  * antagonist takes cores from the node's max-min share; a crash loses the calls at and to the replica
  * until it restarts (their callers then get an error), and its readiness follows Kubernetes' probes;
  * a graceful restart takes the replica out of the endpoints while it drains and brings it back, cold
- * if asked.
+ * if asked; a metrics undercount changes only what the simulated Prometheus scrapes of the replica's
+ * served requests.
  */
 final class ScenarioEvents {
 
@@ -73,12 +74,20 @@ final class ScenarioEvents {
                 targets.add(null);
                 continue;
             }
-            boolean replicaKind = kind == ClusterScenario.EventKind.REPLICA_CRASH
+            boolean undercount = kind == ClusterScenario.EventKind.METRICS_UNDERCOUNT;
+            boolean restarts = kind == ClusterScenario.EventKind.REPLICA_CRASH
                     || kind == ClusterScenario.EventKind.REPLICA_RESTART;
+            boolean replicaKind = restarts || undercount;
             onlyFor(problems, at, "component", event.component(), replicaKind, kind);
             onlyFor(problems, at, "replicaOnNode", event.replicaOnNode(), replicaKind, kind);
-            onlyFor(problems, at, "coldSeconds", event.coldSeconds(), replicaKind, kind);
-            onlyFor(problems, at, "coldFactor", event.coldFactor(), replicaKind, kind);
+            onlyFor(problems, at, "coldSeconds", event.coldSeconds(), restarts, kind);
+            onlyFor(problems, at, "coldFactor", event.coldFactor(), restarts, kind);
+            onlyFor(problems, at, "countedFraction", event.countedFraction(), undercount, kind);
+            if (undercount && (event.countedFraction() == null
+                    || !(event.countedFraction() >= 0 && event.countedFraction() < 1))) {
+                problems.add(at + ".countedFraction: " + event.countedFraction() + " (expected: a number in [0, 1):"
+                        + " the fraction of the served requests the scraped metric counts)");
+            }
             boolean crash = kind == ClusterScenario.EventKind.REPLICA_CRASH;
             onlyFor(problems, at, "notReadyAfterSeconds", event.notReadyAfterSeconds(), crash, kind);
             onlyFor(problems, at, "readyAfterSeconds", event.readyAfterSeconds(), crash, kind);
@@ -141,8 +150,10 @@ final class ScenarioEvents {
             double start = event.atSeconds();
             double end = start + event.durationSeconds() + (crash ? event.readyAfterSecondsOrDefault() : 0);
             intervals.add(new double[] {start, end});
-            targets.add(replicaKind ? "replica " + event.component() + " #" + event.replicaOnNodeOrDefault() + " on "
-                    + event.node() : kind.label() + " on node " + event.node());
+            String replica = "replica " + event.component() + " #" + event.replicaOnNodeOrDefault() + " on "
+                    + event.node();
+            targets.add(restarts ? replica : undercount ? "metrics of " + replica
+                    : kind.label() + " on node " + event.node());
         }
         for (int j = 0; j < intervals.size(); j++) {
             for (int i = 0; i < j; i++) {
@@ -203,6 +214,8 @@ final class ScenarioEvents {
                         model.streams.stream("antagonist-" + i));
                 case REPLICA_CRASH -> crash(model, replica(model, node, event), event, start, end);
                 case REPLICA_RESTART -> restart(model, replica(model, node, event), event, start, end);
+                case METRICS_UNDERCOUNT -> undercount(model, replica(model, node, event), event.countedFraction(),
+                        start, end);
                 default -> throw new IllegalStateException("unknown event kind " + event.kind());
             }
         }
@@ -277,6 +290,12 @@ final class ScenarioEvents {
             replica.coldFactor = event.coldFactorOrDefault();
             setReady(replica, true);
         });
+    }
+
+    private static void undercount(ClusterModel model, SimReplica replica, double countedFraction, long start,
+            long end) {
+        at(model, start, now -> replica.metricsCountedFraction = countedFraction);
+        at(model, end, now -> replica.metricsCountedFraction = 1);
     }
 
     /** A restarted replica is a new process: it remembers no latencies. */

@@ -28,7 +28,7 @@ final class ScrapedMetrics {
         long[] served = new long[replicas.length];
         for (int i = 0; i < replicas.length; i++) {
             cpu[i] = replicas[i].cpuCoreNanosAt(nowNanos) / 1e9;
-            served[i] = replicas[i].served;
+            served[i] = replicas[i].served - Math.round(replicas[i].uncountedServed);
         }
         long[][] calls = new long[model.proxies.length][];
         for (int p = 0; p < calls.length; p++) {

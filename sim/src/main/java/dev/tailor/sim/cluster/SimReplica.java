@@ -66,6 +66,10 @@ final class SimReplica extends EventCalendar.Event {
     // Counters, as cAdvisor and Istio would export them.
     double cpuCoreNanos;
     long served;
+    /** Served requests the scraped request metric has not counted (a metrics-undercount event). */
+    double uncountedServed;
+    /** The fraction of served requests the scraped metric counts: 1 but during a metrics-undercount event. */
+    double metricsCountedFraction = 1;
     /** Requests at this replica: in CPU service or waiting for their own calls (its RIF). */
     int inFlight;
 

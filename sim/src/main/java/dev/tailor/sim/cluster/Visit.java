@@ -113,6 +113,7 @@ final class Visit extends EventCalendar.Event {
     private void respond(long nowNanos) {
         replica.inFlight--;
         replica.served++;
+        replica.uncountedServed += 1 - replica.metricsCountedFraction;
         replica.left(this);
         if (replica.serverLatency != null) {
             replica.serverLatency.record(rifAtArrival, nowNanos - arrivedNanos);

@@ -97,6 +97,38 @@ class ScenarioEventsTest {
     }
 
     @Test
+    void metricsUndercount_scrapesATenthOfTheServedRequests_onlyWhileItLasts_cpuAsMeasured() {
+        // b serves every call of a steady stream; from 60 s to 120 s its scraped request counter counts a
+        // tenth of them. The scrapes (every 15 s) show a tenth of the rate inside the window, all of it
+        // outside, and the CPU the same throughout; the replica itself served every request.
+        ClusterModel model = model(ONE_NODE + """
+                events: [{kind: metrics-undercount, node: n1, component: b, atSeconds: 60, durationSeconds: 60,
+                          countedFraction: 0.1}]
+                """, new DefaultPolicy());
+        model.start();
+        int b = model.components[1].replicas[0].id;
+        double[] scraped = new double[3];
+        double[] cpu = new double[3];
+        long[][] windows = {{30, 60}, {75, 105}, {135, 165}};
+        for (int w = 0; w < windows.length; w++) {
+            model.calendar.runUntil(windows[w][1] * SECOND + MS);
+            ScrapedMetrics.Sample end = model.metrics.latest(windows[w][1] * SECOND);
+            ScrapedMetrics.Sample start = model.metrics.latest(windows[w][0] * SECOND);
+            scraped[w] = end.served()[b] - start.served()[b];
+            cpu[w] = end.cpuCoreSeconds()[b] - start.cpuCoreSeconds()[b];
+        }
+        assertThat(scraped[0]).as("before: %s", java.util.Arrays.toString(scraped)).isGreaterThan(1_000);
+        assertThat(scraped[1] / scraped[0]).as("during: %s", java.util.Arrays.toString(scraped))
+                .isCloseTo(0.1, within(0.02));
+        assertThat(scraped[2] / scraped[0]).as("after: %s", java.util.Arrays.toString(scraped))
+                .isCloseTo(1.0, within(0.1));
+        assertThat(cpu[1] / cpu[0]).as("CPU as measured: %s", java.util.Arrays.toString(cpu))
+                .isCloseTo(1.0, within(0.1));
+        assertThat(model.components[1].replicas[0].served).as("served, whatever was counted")
+                .isGreaterThan((long) (scraped[0] + scraped[1] + scraped[2]));
+    }
+
+    @Test
     void cpuAntagonist_takesCoresFromTheNode() {
         // One job at a 1-core replica on 4 cores: with 3.5 cores taken, 0.5 core is left: 10 ms take 20 ms.
         ClusterModel model = model(ONE_NODE, new DefaultPolicy());

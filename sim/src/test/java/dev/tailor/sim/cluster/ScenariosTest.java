@@ -31,7 +31,7 @@ class ScenariosTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"dyn-load-step", "dyn-load-ramp", "dyn-noisy-neighbour", "dyn-replica-crash",
-        "dyn-cold-restart", "dyn-antagonist"})
+        "dyn-cold-restart", "dyn-antagonist", "dyn-metrics-undercount"})
     void bundledDynamic_areValid_onPaperDagsCluster_withALoadChangeOrAnEvent(String name) {
         ClusterScenario scenario = Scenarios.load(name);
         ClusterScenario dag = Scenarios.load("paper-dag");
@@ -220,7 +220,30 @@ class ScenariosTest {
                 .hasMessageContaining("events[2].speedMultiplier: 0.5 (expected: absent for kind replica-crash)")
                 .hasMessageContaining("events[3].notReadyAfterSeconds: 3.0 (expected: absent for kind replica-restart)")
                 .hasMessageContaining("events[4].kind: missing (expected: one of node-slowdown, cpu-antagonist,"
-                        + " replica-crash, replica-restart)");
+                        + " replica-crash, replica-restart, metrics-undercount)");
+    }
+
+    @Test
+    void parse_metricsUndercountProblems_areNamed() {
+        assertThatThrownBy(() -> Scenarios.parse(NODES_2 + """
+                events:
+                  - {kind: metrics-undercount, node: n1, component: b, atSeconds: 5, durationSeconds: 30}
+                  - {kind: metrics-undercount, node: n2, component: b, atSeconds: 5, durationSeconds: 30,
+                     countedFraction: 1}
+                  - {kind: node-slowdown, node: n2, atSeconds: 50, durationSeconds: 10, speedMultiplier: 0.5,
+                     countedFraction: 0.1}
+                  - {kind: metrics-undercount, node: n1, component: b, atSeconds: 20, durationSeconds: 30,
+                     countedFraction: 0.1, coldFactor: 2}
+                """, "t.yaml"))
+                .hasMessageContaining("events[0].countedFraction: null (expected: a number in [0, 1)")
+                .hasMessageContaining("events[1].countedFraction: 1.0 (expected: a number in [0, 1)")
+                .hasMessageContaining("events[2].countedFraction: 0.1 (expected: absent for kind node-slowdown)")
+                .hasMessageContaining("events[3].coldFactor: 2.0 (expected: absent for kind metrics-undercount)");
+        assertThat(Scenarios.parse(NODES_2 + """
+                events:
+                  - {kind: metrics-undercount, node: n1, component: b, atSeconds: 5, durationSeconds: 30,
+                     countedFraction: 0}
+                """, "t.yaml").problems()).isEmpty();
     }
 
     @Test
@@ -229,7 +252,7 @@ class ScenariosTest {
                 events: [{kind: node-crash, node: n1, atSeconds: 5, durationSeconds: 1}]
                 """, "t.yaml"))
                 .hasMessageContaining("events[0].kind: node-crash (expected: one of node-slowdown, cpu-antagonist,"
-                        + " replica-crash, replica-restart)");
+                        + " replica-crash, replica-restart, metrics-undercount)");
     }
 
     @Test
