@@ -140,7 +140,8 @@ final class NbdServeCommand implements Callable<Integer> {
     String loop;
 
     @Option(names = "--metrics-listen", paramLabel = "HOST:PORT", description = "Serve /metrics (Prometheus text"
-            + " format: the loops' and admission's metrics) and /healthz over HTTP here; port 0 picks a free one."
+            + " format: per-export I/O and slow requests, the loops' and admission's metrics) and /healthz over"
+            + " HTTP here; port 0 picks a free one."
             + " Default: the config's loop.metricsListen, else none.")
     String metricsListen;
 
