@@ -76,6 +76,16 @@ class PlanCommandTest {
     }
 
     @Test
+    void plan_paperDagExample_defaults_everyCalleeQueueAware_withItsHeadroom() {
+        // b runs at 0.69 of its capacity: planned with the headroom it is at the 0.95 cap, where the
+        // Newton solve must still find a start within every group's capacity.
+        Result r = tailor("heart", "plan", "--example", "paper-dag", "--explain");
+        assertThat(r.exitCode()).isZero();
+        assertThat(r.out()).contains("headroom for load growth").doesNotContain("did not converge")
+                .doesNotContain("routed on the ATPM shares");
+    }
+
+    @Test
     void plan_json_hasSharesRoutesAndPrunedLinks_andEveryRouteSumsToOne() throws IOException {
         // Pruned links come from the slow-link filter: it runs per edge (not under queue-aware
         // routing), and the spread raises the gap it needs to prune: both off.

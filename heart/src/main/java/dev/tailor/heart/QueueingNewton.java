@@ -149,6 +149,9 @@ final class QueueingNewton {
         }
     }
 
+    /** Most Sinkhorn updates spent looking for a start that loads every sink below its capacity. */
+    static final int START_SCALINGS = 1_000;
+
     EntropicTransport.Result solve(double[] flowOut) {
         if (!(total > 0 && total < Double.POSITIVE_INFINITY)) {
             return new EntropicTransport.Result(false, 0, Double.NaN);
@@ -172,11 +175,13 @@ final class QueueingNewton {
         }
         double merit = evaluate(y);
         // Under the barrier the start must load no sink to its capacity: the softmax can send one more
-        // than its proportional share. Scale such sinks down to half their capacity, a few times over.
-        for (int attempt = 0; attempt < 20 && merit == Double.POSITIVE_INFINITY; attempt++) {
+        // than its proportional share. Sinkhorn's updates towards the capacity-proportional takes
+        // (each below its capacity while the total is) bring every sink under it; near capacity that
+        // takes more than a few, so up to START_SCALINGS of them.
+        for (int attempt = 0; attempt < START_SCALINGS && merit == Double.POSITIVE_INFINITY; attempt++) {
             for (int b = 0; b < g; b++) {
-                if (reachable[b] && take[b] >= capacity[b]) {
-                    y[b] -= Math.log(2 * take[b] / capacity[b]);
+                if (reachable[b] && take[b] > 0) {
+                    y[b] += Math.log(total * capacity[b] / room / take[b]);
                 }
             }
             merit = evaluate(y);

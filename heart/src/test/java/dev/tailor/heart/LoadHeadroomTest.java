@@ -75,6 +75,8 @@ class LoadHeadroomTest {
     /** Per group (one replica b-g on node wg, CPU-seconds per request costs[g], 1 core), the planned req/s. */
     private static double[] plannedLoads(HeartConfig config, List<Double> costs, double demand) {
         Route route = plan(config, costs, demand).allocation().routes().get(0);
+        assertThat(String.join("\n", route.explain())).as("planned queue-aware, not the paper's way")
+                .contains("queue-aware entropic transport").doesNotContain("routed on the ATPM shares");
         double[] load = new double[costs.size()];
         for (NodeRoute from : route.from()) {
             from.toNodes().forEach((node, fraction) ->
