@@ -97,8 +97,8 @@ final class DemoCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    @Option(names = "--report", paramLabel = "DIR", defaultValue = "tailor-demo",
-            description = "Where the HTML report goes (DIR/index.html). Default: ${DEFAULT-VALUE}.")
+    @Option(names = {"--report", "--dir"}, paramLabel = "DIR", defaultValue = "tailor-demo",
+            description = "Where the HTML report goes (DIR/index.html; --dir is the same). Default: ${DEFAULT-VALUE}.")
     Path report;
 
     @Option(names = "--no-report", description = "Do not write the report.")
