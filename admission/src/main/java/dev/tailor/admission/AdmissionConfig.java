@@ -1,32 +1,32 @@
 package dev.tailor.admission;
 
 /**
- * Every constant of one admission controller, with the defaults of DESIGN.md (Storage admission)
+ * Every constant of one admission controller, with the design defaults of docs/design.md#segment-admission
  * where it gives them and ours where it does not. Immutable; build variants with the {@code with*}
  * methods. The constructor checks every field and names it, its value and the expected range on
  * error. Only the reserve fraction can change while a controller runs
  * ({@link AdmissionController#setReserveFraction}).
  *
  * @param intervalNanos              Δ, the admission interval in ns, {@code 1,000 .. 60·10⁹}
- *                                   (default 10 ms, DESIGN.md)
+ *                                   (default 10 ms, docs/design.md)
  * @param capacityCostUnitsPerSecond what the backend behind this proxy serves, in cost units
  *                                   ({@link IoCostModel}) per second; the budget per interval is
  *                                   {@code C = floor(capacity × Δ ÷ 10⁹)}, which must lie in
  *                                   {@code 1 .. 2⁵⁰} (default 10⁹: one device kept busy, our choice;
  *                                   set it from the backend)
  * @param segmentSizeBytes           bytes per segment, a multiple of the block size (default 32 GiB,
- *                                   DESIGN.md)
- * @param blockSizeBytes             bytes per logical block, {@code >= 1} (default 1 MiB, DESIGN.md)
+ *                                   docs/design.md#segment-map)
+ * @param blockSizeBytes             bytes per logical block, {@code >= 1} (default 1 MiB, docs/design.md)
  * @param reserveFraction            r, the share of C reserved for steady segments, in [0, 1]
- *                                   (default 0.2, DESIGN.md). At 1 there is no main pool: hot
+ *                                   (default 0.2, docs/design.md). At 1 there is no main pool: hot
  *                                   segments wait until they calm down, and debt is never repaid
  * @param windowIntervals            W, intervals per classifier window, {@code 1 .. 10,000}
- *                                   (default 10, DESIGN.md)
+ *                                   (default 10, docs/design.md)
  * @param recoveryWindows            R, consecutive calm windows before a hot segment is steady again,
- *                                   {@code 1 .. 1,000,000} (default 50, DESIGN.md)
+ *                                   {@code 1 .. 1,000,000} (default 50, docs/design.md)
  * @param hotThresholdRatio          a segment is hot when its window's cost exceeds this multiple of
  *                                   its baseline, in (0, 10⁶] (default 1: the baseline itself,
- *                                   DESIGN.md)
+ *                                   docs/design.md#classifier)
  * @param queueCapacityPerSegment    requests that may wait per segment before further ones are
  *                                   refused, {@code 0 .. 1,000,000} (default 64, our choice; 0 refuses
  *                                   whatever cannot be admitted at once)

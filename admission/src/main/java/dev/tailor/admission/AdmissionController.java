@@ -8,7 +8,7 @@ import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
 
 /**
- * Burst-aware segment admission for one storage proxy (DESIGN.md, Storage admission): decides when
+ * Burst-aware segment admission for one storage proxy (docs/design.md#segment-admission): decides when
  * a block request may go to the shared backend. It ties together the {@link SegmentMap} (which
  * segments a request touches), the {@link IoCostModel} (what it costs), the steady/hot classifier,
  * the dual token pool, the per-segment queues and the headroom model. Pure: it never reads a clock

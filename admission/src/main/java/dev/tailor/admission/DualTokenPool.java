@@ -3,7 +3,7 @@ package dev.tailor.admission;
 import java.math.BigInteger;
 
 /**
- * The per-proxy dual token pool of DESIGN.md (Dual token pool): each interval's budget {@code C}
+ * The per-proxy dual token pool (docs/design.md#dual-token-pool): each interval's budget {@code C}
  * (cost units) is split into a main pool and a reserved allowance {@code r·C} that only steady
  * segments may draw, and only once the main pool is empty (with lending, the part of it steady
  * segments can no longer need in the running interval is lent to hot ones); in the first interval of a burst, and
@@ -25,8 +25,8 @@ import java.math.BigInteger;
 /*
  * Maintainer note.
  *
- * One interval's budget, not a bucket (our reading). DESIGN.md says the remainder after the reserve
- * and the repayment "becomes the main pool". We read "becomes" literally: tokens left over at the
+ * One interval's budget, not a bucket (our reading). The design makes the remainder after the reserve
+ * and the repayment the main pool. We read that literally: tokens left over at the
  * end of an interval expire, in both pools, because the backend cannot bank the capacity of an idle
  * interval; burst absorption is the borrow's job, and it is bounded by measured headroom. "Restore
  * the reserve first" then means the reserve is refilled to r·C before anything else, whatever was
@@ -47,7 +47,7 @@ import java.math.BigInteger;
  * exceeds one headroom. Without repayment (the no-repay ablation) borrowed cost is forgiven: it is
  * counted but never becomes debt.
  *
- * Lending (our reading; DESIGN.md is silent). Read strictly, the reserve expires unused whenever
+ * Lending (our reading; the paper is silent). Read strictly, the reserve expires unused whenever
  * steady demand is below r·C while hot requests wait, and that capacity is lost: on the deployed-like
  * scenario 14 % of the backend sat idle while requests waited. The reserve exists so that steady
  * requests arriving later in the interval still find tokens; what they can still need falls as the

@@ -1,8 +1,8 @@
 package dev.tailor.admission;
 
 /**
- * The constants of the headroom model (DESIGN.md, Headroom model; the model and its formulas are
- * described on the package-private {@code HeadroomModel} and in docs/admission.md). DESIGN.md names
+ * The constants of the headroom model (docs/design.md#headroom-model; the model and its formulas are
+ * described on the package-private {@code HeadroomModel} and in docs/admission.md). The design names
  * the safety margin, the online calibration and the error bound but gives no values: every default
  * here is our choice. Immutable; build variants with the {@code with*} methods.
  *

@@ -4,7 +4,7 @@ import org.HdrHistogram.Histogram;
 
 /**
  * How much a burst may borrow: the headroom {@code H}, in cost units, that the backend's measured
- * latency says it can absorb in one interval beyond its current load (DESIGN.md, Headroom model).
+ * latency says it can absorb in one interval beyond its current load (docs/design.md#headroom-model).
  *
  * <p><b>Derivation.</b> Treat the backend as an M/M/1 queue with arrival rate λ and service rate μ
  * (requests per second, λ &lt; μ). A request's sojourn time T (queueing plus service) is then

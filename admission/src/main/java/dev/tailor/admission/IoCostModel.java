@@ -2,8 +2,8 @@ package dev.tailor.admission;
 
 /**
  * The linear I/O cost model: an I/O of {@code bytes} costs {@code a + b × bytes} cost units, with
- * separate coefficients for reads and writes (DESIGN.md, Classifier: "linear I/O cost model:
- * a + b·bytes, like blk-iocost"). Immutable and thread-safe.
+ * separate coefficients for reads and writes (docs/design.md#cost-model: a + b·bytes,
+ * linear like Linux blk-iocost's). Immutable and thread-safe.
  *
  * <p><b>Cost units</b> (our reading). One cost unit is one nanosecond of backend device time at the
  * rated throughput, which is blk-iocost's "vtime" at a 100 % rate: a device that is kept busy

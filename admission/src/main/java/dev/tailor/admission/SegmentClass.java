@@ -1,6 +1,6 @@
 package dev.tailor.admission;
 
-/** A segment's class in the steady/hot classifier (DESIGN.md, Classifier). */
+/** A segment's class in the steady/hot classifier (docs/design.md#classifier). */
 public enum SegmentClass {
     /**
      * Its cost over the recent window stays within its baseline commitment; it may draw the reserved

@@ -5,7 +5,7 @@ import java.util.List;
 /**
  * The steady/hot classification of an {@link AdmissionController}, without admission: it charges each
  * request's cost to the segments it touches and says which class the request would have, exactly as
- * a controller with the same configuration and the same requests would (DESIGN.md, Classifier). For
+ * a controller with the same configuration and the same requests would (docs/design.md#classifier). For
  * a proxy that runs with admission off but still reports segment classes, and for a simulator that
  * labels every request the same way under every policy.
  *

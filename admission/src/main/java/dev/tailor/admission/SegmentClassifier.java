@@ -2,7 +2,7 @@ package dev.tailor.admission;
 
 /**
  * Steady/hot classification of segments from the cost they are asked for, with hysteresis
- * (DESIGN.md, Classifier). A segment becomes {@link SegmentClass#HOT} as soon as its cost over the
+ * (docs/design.md#classifier). A segment becomes {@link SegmentClass#HOT} as soon as its cost over the
  * last {@code W} intervals exceeds its threshold, and returns to {@link SegmentClass#STEADY} only
  * after {@code R} consecutive windows at or below it.
  *
@@ -18,7 +18,7 @@ package dev.tailor.admission;
 /*
  * Maintainer note.
  *
- * Sliding vs tumbling. DESIGN.md says "the last W intervals" and "R consecutive windows" without
+ * Sliding vs tumbling. The design speaks of the last W intervals and of R consecutive windows without
  * saying whether windows overlap. We slide them per interval: with tumbling windows a burst shorter
  * than W intervals could straddle two windows and stay below the threshold in both, and recovery
  * would take R·W intervals (5 s at the defaults) instead of the R = 50 boundaries (0.5 s) after the

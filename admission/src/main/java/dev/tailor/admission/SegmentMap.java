@@ -6,8 +6,8 @@ import java.util.Map;
 
 /**
  * Where a block request lands: the virtual disks of one controller cut into segments, with each
- * disk's address space cut into logical blocks striped across its segments (DESIGN.md, Segment
- * map). Block {@code i} of a disk with {@code n} segments belongs to segment {@code i mod n}; a
+ * disk's address space cut into logical blocks striped across its segments (docs/design.md#segment-map).
+ * Block {@code i} of a disk with {@code n} segments belongs to segment {@code i mod n}; a
  * request that spans blocks is charged to every segment it touches, with the bytes it has there.
  *
  * <p>Contract. A disk of {@code D} bytes has {@code ceil(D / segmentSizeBytes)} segments and
@@ -29,9 +29,9 @@ import java.util.Map;
  */
 public final class SegmentMap {
 
-    /** Segment size of DESIGN.md: 32 GiB. */
+    /** The design default segment size, 32 GiB (docs/design.md#segment-map). */
     public static final long DEFAULT_SEGMENT_SIZE_BYTES = 32L << 30;
-    /** Logical block size of DESIGN.md: 1 MiB. */
+    /** The design default logical block size, 1 MiB (docs/design.md#segment-map). */
     public static final long DEFAULT_BLOCK_SIZE_BYTES = 1L << 20;
     /**
      * Most segments one controller tracks (about 100 bytes of state each, so about 100 MiB at the

@@ -6,8 +6,8 @@ import java.util.List;
 /**
  * Bounded FIFO queues of waiting requests, two per segment — one for the requests that arrived
  * steady, one for those that arrived hot — served round-robin from the token pool at each interval
- * boundary and at each call between (DESIGN.md, Dual token pool: "bounded per-segment queues (served
- * round-robin)"): first the steady queues, round-robin among them, then all, round-robin.
+ * boundary and at each call between (docs/design.md#queues: bounded per-segment queues served
+ * round-robin): first the steady queues, round-robin among them, then all, round-robin.
  *
  * <p>Contract. A segment never holds more than its capacity, both queues together; {@link #offer} of
  * one more fails and the caller refuses the request. {@link #serve} visits the queues with waiting

@@ -6,8 +6,8 @@ import java.util.OptionalDouble;
  * A tenant's virtual disk as one admission controller sees it: a name, a size and, optionally, the
  * service rate the store has committed to it.
  *
- * <p>The commitment is the disk's baseline for the steady/hot classifier (DESIGN.md, Classifier:
- * "baselines come from per-disk configuration (the service obligation)"). A disk without one gets
+ * <p>The commitment is the disk's baseline for the steady/hot classifier (docs/design.md#classifier:
+ * per-disk configuration, the service's obligation to its tenant). A disk without one gets
  * the default, a fair share of the proxy's capacity: capacity ÷ number of disks on the controller.
  * Either way the baseline is split evenly over the disk's segments, because striping spreads a disk's
  * load evenly over them (our reading). Commitments may add up to more than the capacity
