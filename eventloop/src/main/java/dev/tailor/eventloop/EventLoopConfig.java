@@ -15,7 +15,7 @@ import java.util.function.LongSupplier;
  * @param policy               the allowance policy of the priority mode (default {@link PriorityPolicy#DEFAULTS})
  * @param ioTaskQuantumNanos   priority mode: the most time, in ns, one go at the I/O-related task queue may take
  *                             before the receive side is polled again, {@code 1,000 .. 60·10⁹} (default 1 ms, our
- *                             reading: DESIGN.md runs I/O-related tasks first and says no more; the quantum only
+ *                             reading: the design runs I/O-related tasks first and says no more; the quantum only
  *                             matters if other threads flood the loop with {@code execute} calls)
  * @param fifoTaskQuantumNanos FIFO mode: the most time, in ns, one iteration spends on the single task queue,
  *                             {@code 1,000 .. 60·10⁹} (default 1 s, Netty 4.2's default

@@ -10,13 +10,13 @@ package dev.tailor.eventloop;
  * @param tasks                    what ran, by class
  * @param unrelatedPending         unrelated tasks and health checks submitted or due and not yet run
  * @param oldestUnrelatedAgeNanos  now minus the due time of the oldest pending unrelated task or health check; 0 when
- *                                 none is pending (DESIGN.md: "age of the oldest pending unrelated task"). In FIFO
+ *                                 none is pending (docs/design.md#io-priority-event-loop). In FIFO
  *                                 mode, periodic tasks are counted only once they run, so this covers
  *                                 {@link IoPriorityEventLoop#executeUnrelated} tasks only
  * @param unrelatedMaxWaitNanos    the longest any unrelated task or health check waited from due to start
  * @param lastHealthCheckAgeNanos  now minus the completion of the last health check (or, before the first, the time
- *                                 the first was scheduled); -1 when none was ever scheduled (DESIGN.md: "age of the
- *                                 last health check")
+ *                                 the first was scheduled); -1 when none was ever scheduled (the other background
+ *                                 progress measure of docs/design.md#io-priority-event-loop)
  * @param healthCheckMaxAgeNanos   the largest value {@code lastHealthCheckAgeNanos} reached, measured each time a
  *                                 health check completed; 0 before the first
  * @param allowance                how the priority mode's allowance was granted and used (zeros in FIFO mode)

@@ -13,7 +13,7 @@ import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
 /**
- * The I/O-priority event loop of DESIGN.md (I/O-priority event loop): a Netty {@link ManualIoEventLoop}, driven by one
+ * The I/O-priority event loop (docs/design.md#io-priority-event-loop): a Netty {@link ManualIoEventLoop}, driven by one
  * thread, that runs I/O and I/O-related tasks first and <em>unrelated</em> tasks (statistics, monitoring,
  * maintenance, health checks) from a second queue, within an allowance earned by the I/O just done
  * ({@link PriorityPolicy}). In {@link LoopMode#FIFO} mode the same class is the baseline: one queue, as a plain Netty

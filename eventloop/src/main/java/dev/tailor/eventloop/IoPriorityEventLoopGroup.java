@@ -23,7 +23,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * hands out the loops round-robin (so does channel registration); each loop keeps its own unrelated queue, so
  * background work for a channel goes to {@code channel.eventLoop()} cast to {@link IoPriorityEventLoop}, or to a loop
  * from {@link #loops()}. Shutting the group down shuts every loop down; its termination future completes when all have
- * terminated. Thread-safe. Source: our addition for the NBD proxy's several I/O threads (DESIGN.md describes one loop).
+ * terminated. Thread-safe. Source: our addition for the NBD proxy's several I/O threads (docs/design.md#our-readings).
  */
 public final class IoPriorityEventLoopGroup extends AbstractEventExecutorGroup implements IoEventLoopGroup {
 

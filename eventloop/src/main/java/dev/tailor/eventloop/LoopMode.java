@@ -1,6 +1,9 @@
 package dev.tailor.eventloop;
 
-/** How an {@link IoPriorityEventLoop} orders its work; chosen at construction (DESIGN.md, I/O-priority event loop). */
+/**
+ * How an {@link IoPriorityEventLoop} orders its work; chosen at construction
+ * (docs/design.md#io-priority-event-loop).
+ */
 public enum LoopMode {
     /**
      * I/O and I/O-related tasks first; unrelated tasks from their own queue within an allowance derived from the

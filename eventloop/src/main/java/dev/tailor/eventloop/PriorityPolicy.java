@@ -1,7 +1,7 @@
 package dev.tailor.eventloop;
 
 /**
- * The I/O-priority policy of DESIGN.md (I/O-priority event loop): how long unrelated work may run after each I/O
+ * The I/O-priority policy (docs/design.md#io-priority-event-loop): how long unrelated work may run after each I/O
  * phase, and whether the next unrelated task may start now. Pure: time arrives as arguments in nanoseconds; nothing
  * here reads a clock, so the same object decides in the loop and in a simulation.
  *
@@ -15,9 +15,9 @@ package dev.tailor.eventloop;
  * which the oldest pending one is overdue, whatever the I/O load.
  *
  * @param baseAllowanceNanos     the allowance however little I/O there was, in ns, {@code 1 .. 10⁹} (default 10 µs,
- *                               DESIGN.md)
+ *                               the paper's)
  * @param ioMultiplier           the allowance per ns just spent on I/O, in {@code [0, 1000]} (default 0.25,
- *                               DESIGN.md); 0 makes the allowance the base alone
+ *                               the paper's); 0 makes the allowance the base alone
  * @param maxAllowanceNanos      the cap, in ns, {@code baseAllowanceNanos .. 10¹⁰} (default 1 ms, our reading): a
  *                               long pause inside an I/O phase (a GC, a descheduled thread) is measured as I/O time
  *                               and would otherwise buy {@code ioMultiplier ×} the pause of background work
@@ -28,9 +28,9 @@ package dev.tailor.eventloop;
 /*
  * Maintainer note.
  *
- * The paper (and DESIGN.md) gives the allowance formula max(base, multiplier × I/O time) with 10 µs and 0.25, and
- * says the receive side is checked again before each unrelated task once the I/O queue is empty. Three things are our
- * reading:
+ * The paper gives the allowance formula max(base, multiplier × I/O time) with 10 µs and 0.25, and says the receive
+ * side is checked again before each unrelated task once the I/O queue is empty (docs/design.md#io-priority-event-loop).
+ * Three things are our reading:
  *
  * 1. The cap. Without it the allowance is unbounded in the I/O time, and the I/O time is measured with a clock, so a
  *    200 ms GC pause while handling one read would grant 50 ms of background work with reads arriving. The cap turns
@@ -65,7 +65,7 @@ public record PriorityPolicy(
     /** Largest hold-back for I/O, one hour. */
     public static final long MAX_UNRELATED_DELAY_NANOS = 3_600_000_000_000L;
 
-    /** 10 µs and 0.25 (DESIGN.md); cap 1 ms and hold-back 1 ms (our reading). */
+    /** 10 µs and 0.25 (the paper's); cap 1 ms and hold-back 1 ms (our reading). */
     public static final PriorityPolicy DEFAULTS = new PriorityPolicy(10_000L, 0.25, 1_000_000L, 1_000_000L);
 
     /**

@@ -1,5 +1,5 @@
 /**
- * The I/O-priority event loop (DESIGN.md, I/O-priority event loop) on Netty 4.2: I/O and I/O-related tasks first,
+ * The I/O-priority event loop (docs/design.md#io-priority-event-loop) on Netty 4.2: I/O and I/O-related tasks first,
  * unrelated background work (statistics, monitoring, maintenance, health checks) within an allowance earned by the
  * I/O just done, and a FIFO mode for comparison. Start at {@link dev.tailor.eventloop.IoPriorityEventLoop}; the
  * policy is {@link dev.tailor.eventloop.PriorityPolicy}; docs/eventloop.md explains the mechanism, its formula, its

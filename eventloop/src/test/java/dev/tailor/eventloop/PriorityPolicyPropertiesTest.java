@@ -41,7 +41,8 @@ class PriorityPolicyPropertiesTest {
             assertThat(a).isBetween(policy.baseAllowanceNanos(), policy.maxAllowanceNanos());
             double earned = policy.ioMultiplier() * Math.max(0, io);
             if (earned < policy.maxAllowanceNanos()) {
-                // Below the cap the formula of DESIGN.md holds exactly (up to truncation to whole ns).
+                // Below the cap the formula of docs/design.md#io-priority-event-loop holds exactly (up to
+                // truncation to whole ns).
                 assertThat(a).isEqualTo(Math.max(policy.baseAllowanceNanos(), (long) earned));
             }
             assertThat(policy.allowanceCapped(io)).isEqualTo(earned > policy.maxAllowanceNanos());

@@ -13,7 +13,8 @@ class PriorityPolicyTest {
 
     @Test
     void defaults_areDesignValuesAndOurCaps() {
-        // DESIGN.md gives 10 µs and 0.25; the cap and the hold-back are ours and documented as such.
+        // The paper gives 10 µs and 0.25 (docs/design.md#io-priority-event-loop); the cap and the hold-back are
+        // ours and documented as such.
         assertThat(P).isEqualTo(new PriorityPolicy(10_000, 0.25, 1_000_000, 1_000_000));
     }
 
