@@ -45,7 +45,7 @@ import java.util.TreeMap;
  * it), so a group that needs more CPU could gain traffic. Lagging costs one round of reaction to a
  * sudden change, the usual trade-off of adaptive-response smoothing [2].
  *
- * Missing data [DESIGN.md]: a known group without a measurement keeps its previous estimate; a new
+ * Missing data [docs/design.md#atpm]: a known group without a measurement keeps its previous estimate; a new
  * group without one takes the mean estimate of the component's groups that have one (it is not
  * remembered, so its first real measurement starts its EWMA); when no group has an estimate, traffic
  * is split equally per replica. State is dropped for groups that have no replica at all any more.

@@ -10,7 +10,7 @@ import java.util.Map;
  * <em>entry point</em>: Tailor does not route its traffic, so where its requests come from is the
  * measured {@code byCallerNode}, which is then required. For every other caller the supply per node
  * is the caller's own ATPM share this round, because the plan being applied moves the caller's
- * traffic too (DESIGN.md, NTAM); {@code byCallerNode} is then informational only.
+ * traffic too (docs/design.md#ntam); {@code byCallerNode} is then informational only.
  *
  * @param caller            calling component, or an entry point's name
  * @param callee            called component; must have replicas in the snapshot

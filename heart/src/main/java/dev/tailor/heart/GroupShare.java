@@ -39,7 +39,7 @@ public record GroupShare(
         pods = List.copyOf(pods);
     }
 
-    /** Where a group's load estimate came from this round (DESIGN.md, ATPM missing-data rules). */
+    /** Where a group's load estimate came from this round (docs/design.md#atpm, missing data). */
     public enum Basis {
         /** First measurement of a new group: the estimate is the measurement. */
         FIRST_MEASUREMENT,

@@ -1,7 +1,7 @@
 package dev.tailor.heart;
 
 /**
- * Every constant of HEART's planning, with the defaults of DESIGN.md. Immutable; build variants
+ * Every constant of HEART's planning, with the defaults of docs/design.md#heart. Immutable; build variants
  * with the {@code with*} methods. The constructor checks every field and names it on error.
  *
  * @param alphaMin                    lower clamp of the adaptive EWMA weight α (default 0.2; the
@@ -103,7 +103,7 @@ public record HeartConfig(
 
     /** What a routing target is. */
     public enum Grouping {
-        /** All replicas of a component on one node form one group (HEART, DESIGN.md ATPM). */
+        /** All replicas of a component on one node form one group (HEART, docs/design.md#atpm). */
         NODE,
         /** Every replica is its own group: the "min-cost flow per replica" baseline. */
         REPLICA
@@ -137,8 +137,9 @@ public record HeartConfig(
     public static final int MAX_IDLE_FIT_ROUNDS = 100;
 
     /**
-     * The defaults: DESIGN.md's constants plus our departures from the paper (outlier filter, idle
-     * CPU fit, share floor). Each departure's reasons and ablation are in docs/heart.md.
+     * The defaults: the design's constants plus our departures from the paper (outlier filter, idle
+     * CPU fit, share floor, spread, queue-aware routing, load headroom; docs/design.md#atpm-departures and
+     * #routing-departures). Each departure's reasons and ablation are in docs/heart.md.
      */
     public static final HeartConfig DEFAULTS =
             new HeartConfig(0.2, 0.8, 0.2, true, 0.30, 0, 1.0, 1_000_000, Grouping.NODE, true,

@@ -11,7 +11,7 @@ import java.util.TreeMap;
  * {@code trafficPolicy.loadBalancer.localityLbSetting.distribute}: one entry per caller locality,
  * with integer weights per callee locality in [1, 100] summing to exactly 100.
  *
- * <p>Node = locality (DESIGN.md, Actuation): HEART routes between nodes, so each node should have
+ * <p>Node = locality (docs/design.md#actuation): HEART routes between nodes, so each node should have
  * its own locality, normally via its {@code topology.istio.io/subzone} label. Nodes that share a
  * locality are merged: their fractions are averaged, weighted by each node's calls. Weights come
  * from the fractions by largest remainder; a locality whose weight rounds to 0 is left out, because

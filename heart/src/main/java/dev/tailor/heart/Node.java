@@ -7,7 +7,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
  *
  * @param name     node name, unique in the snapshot
  * @param locality Istio locality of the node, {@code region/zone/subzone}; HEART's node-level
- *                 routing needs one subzone per node (DESIGN.md, Actuation). Absent means the
+ *                 routing needs one subzone per node (docs/design.md#actuation). Absent means the
  *                 node name is used as locality.
  * @param cpuCores allocatable CPU of the node in cores; optional, informational
  */

@@ -26,7 +26,7 @@ import java.util.function.IntFunction;
  * quantised into flowUnits integer units by largest remainder with at least one unit per positive
  * value; a zero-rate edge is planned like any other (its fractions still configure the mesh).
  *
- * Slow-link filter [HEART §NTAM; DESIGN.md]. The candidate links are all (caller node, callee
+ * Slow-link filter [HEART §NTAM; docs/design.md#slow-link-filter]. The candidate links are all (caller node, callee
  * group) pairs, cost = one-way delay. An exact 1-D 2-means (TwoMeans) splits their delays into a
  * fast and a slow cluster. If the slow cluster holds at most batchRemovalMaxFraction of the links it
  * is removed in one step, and if a max-flow check (super source → super sink) then falls short, its

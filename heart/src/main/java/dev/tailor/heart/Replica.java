@@ -6,7 +6,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
  * One pod of a component, with what it did during the snapshot's window.
  *
  * <p>{@code null} metric fields mean "no data" (a scrape gap, NaN or ±Inf at the source), which
- * is different from zero: ATPM then keeps the group's previous estimate (DESIGN.md, ATPM).
+ * is different from zero: ATPM then keeps the group's previous estimate (docs/design.md#atpm).
  *
  * @param pod               pod name, unique in the snapshot
  * @param component         the workload (service) this pod belongs to

@@ -15,7 +15,7 @@ import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 
 /**
- * Properties of whole HEART rounds on random valid clusters ({@link RandomClusters}): what DESIGN.md
+ * Properties of whole HEART rounds on random valid clusters ({@link RandomClusters}): what docs/design.md
  * and the contracts of {@link Atpm} and {@link Ntam} promise for every input, not just the
  * hand-computed ones of {@link AtpmTest} and {@link NtamTest}.
  *
@@ -47,7 +47,7 @@ class HeartPropertiesTest {
 
     @Test
     void plan_randomValidCluster_replicaFractionsSplitEachNodesFractionEquallyAmongItsReadyReplicas() {
-        // DESIGN.md: a group's flow is split equally among its replicas; an unready pod gets nothing.
+        // docs/design.md#ntam: a group's flow is split equally among its replicas; an unready pod gets nothing.
         qt().withExamples(EXAMPLES).forAll(RandomClusters.snapshots()).checkAssert(snapshot -> {
             Plan plan = HEART.plan(snapshot, AtpmState.EMPTY);
             Map<String, Replica> pods = new HashMap<>();

@@ -26,8 +26,8 @@ class SlowLinkFilterTest {
 
     @Test
     void filterSlowLinks_batch_prunesWhatReinstatingOneAtATimeWouldPrune() {
-        // DESIGN.md: remove the slow cluster, then reinstate its links fastest first until max-flow
-        // meets all demand. The pruned set is the slow links after the shortest feasible prefix.
+        // docs/design.md#slow-link-filter: remove the slow cluster, then reinstate its links fastest first until
+        // max-flow meets all demand. The pruned set is the slow links after the shortest feasible prefix.
         // NTAM starts from every link active (so the full set is feasible), as here.
         qt().withExamples(EXAMPLES).forAll(RandomTransports.transports(1_000_000, false, 0)).checkAssert(t -> {
             List<String> explain = new ArrayList<>();
