@@ -10,7 +10,7 @@ import java.util.Map;
 /**
  * The controller's configuration: where Prometheus is and what to ask it, which pods form the
  * application, how to write DestinationRules, and how often. Read from YAML ({@link ConfigFiles});
- * every field has a default (DESIGN.md, HEART: Metrics and Actuation), so an empty file is valid.
+ * every field has a default (docs/design.md#metrics, #actuation), so an empty file is valid.
  * {@link #problems()} lists every invalid field at once.
  *
  * @param prometheus  the metrics source
@@ -175,7 +175,7 @@ public record ControllerConfig(Prometheus prometheus, Kubernetes kubernetes, Dou
     }
 
     /**
-     * The four queries of a round (DESIGN.md, HEART: Metrics). Defaults:
+     * The four queries of a round (docs/design.md#metrics). Defaults:
      * <ul>
      *   <li>{@code cpuCores}: cAdvisor CPU of the app container per pod, in cores;</li>
      *   <li>{@code servedRequestsPerSecond}: Istio's destination-reported requests per pod;</li>

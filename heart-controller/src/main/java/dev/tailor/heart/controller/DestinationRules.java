@@ -15,7 +15,7 @@ import java.util.Map;
 import java.util.regex.Pattern;
 
 /**
- * HEART's plan as Istio {@code DestinationRule}s (DESIGN.md, HEART: Actuation): one per (caller
+ * HEART's plan as Istio {@code DestinationRule}s (docs/design.md#actuation): one per (caller
  * workload, callee host), in the caller's namespace, with {@code workloadSelector} = the caller's
  * pods, {@code localityLbSetting.distribute} = one {@code from} per caller node with integer weights
  * in [1, 100] summing to exactly 100 (zero shares left out), {@code LEAST_REQUEST} inside a locality,

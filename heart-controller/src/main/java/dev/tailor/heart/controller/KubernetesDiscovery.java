@@ -12,9 +12,9 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * Reads the application's pods and the cluster's nodes with the fabric8 client (DESIGN.md, HEART:
- * Actuation). A pod is a target when it is on a node, its Ready condition is true and it is not
- * terminating; a pod not yet on a node is left out with a reason. Nodes get the locality keys of
+ * Reads the application's pods and the cluster's nodes with the fabric8 client
+ * (docs/design.md#metrics-to-rules). A pod is a target when it is on a node, its Ready condition is
+ * true and it is not terminating; a pod not yet on a node is left out with a reason. Nodes get the locality keys of
  * {@link IstioLocality#keys}: Istio's own locality of the pods on them, so that every rule can match.
  */
 public final class KubernetesDiscovery {
