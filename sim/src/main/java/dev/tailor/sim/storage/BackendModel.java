@@ -11,8 +11,8 @@ import org.apache.commons.rng.UniformRandomProvider;
  * writes apart) times a log-normal factor with median 1 and shape {@code serviceSigma}. Fitted to a
  * real device by {@link BackendCalibration}.
  *
- * <p>Our reading: DESIGN.md asks for "a service curve (parallelism, per-I/O cost, latency
- * distribution calibrated from the Tencent replay)" and says no more; a c-server FCFS queue with a
+ * <p>Our reading: the design asks for a backend with a service curve calibrated from a real device
+ * (docs/design.md#simulators) and says no more; a c-server FCFS queue with a
  * linear size cost is the simplest such curve, and blk-iocost's linear cost model (a + b·bytes) is
  * the same shape.
  *

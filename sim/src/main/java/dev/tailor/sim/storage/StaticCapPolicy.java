@@ -4,8 +4,8 @@ import java.util.ArrayDeque;
 import java.util.function.Consumer;
 
 /**
- * {@code static-cap}: a fixed rate cap per tenant at its commitment (DESIGN.md, Simulators: "static
- * per-client cap"). Each interval Δ a tenant may send {@code quota = commitment × Δ} cost units to
+ * {@code static-cap}: a fixed rate cap per tenant at its commitment (docs/design.md#peers: a static
+ * per-client cap). Each interval Δ a tenant may send {@code quota = commitment × Δ} cost units to
  * the backend; what exceeds it waits, in the tenant's FIFO queue, for the next interval. Quotas do
  * not carry over, and a tenant's idle quota is never lent to another — which is why a static cap
  * leaves capacity unused while work waits.

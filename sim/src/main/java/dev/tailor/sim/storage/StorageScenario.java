@@ -26,7 +26,7 @@ import java.util.Set;
  * @param drainSeconds             simulated seconds after the measured period, with arrivals going on,
  *                                 in which measured requests may still complete (default 1); those
  *                                 still unfinished then enter the percentiles at their age
- * @param intervalMillis           the interval that drives the policies, Δ (default 10, DESIGN.md)
+ * @param intervalMillis           the interval that drives the policies, Δ (default 10, docs/design.md)
  * @param backend                  the shared backend: calibrated from a trace, or explicit numbers
  * @param proxies                  number of proxies, each with its own policy instance (default 1);
  *                                 tenants are assigned round-robin in the order listed unless they
@@ -208,7 +208,7 @@ public record StorageScenario(
      * @param commitmentRatio   the tenant's commitment (admission's baseline, static-cap's cap,
      *                          mclock's reservation) = this × its mean cost rate outside bursts;
      *                          absent: a fair share of its proxy's capacity, capacity ÷ the proxy's
-     *                          tenants (admission's default baseline, DESIGN.md)
+     *                          tenants (admission's default baseline, docs/design.md#classifier)
      * @param proxy             the proxy its tenants use (default: round-robin over all tenants)
      * @param baseline          a provisioned baseline, as a cloud disk's: each tenant's commitment is
      *                          then what this baseline costs (instead of {@code commitmentRatio})

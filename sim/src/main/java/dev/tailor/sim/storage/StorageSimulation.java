@@ -4,7 +4,7 @@ import java.util.List;
 import java.util.function.LongSupplier;
 
 /**
- * The storage simulator (DESIGN.md, Simulators): tenants' block requests, replayed from real trace
+ * The storage simulator (docs/design.md#simulators): tenants' block requests, replayed from real trace
  * excerpts or synthetic, reach one or more proxies, whose policy decides when each goes to one
  * shared backend (k channels, FCFS, service times calibrated from the Tencent replay). Discrete
  * events on simulated nanoseconds, no wall clock; a run is a pure function of its setup, policy and

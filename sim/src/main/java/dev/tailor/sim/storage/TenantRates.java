@@ -8,7 +8,7 @@ import org.apache.commons.rng.UniformRandomProvider;
 /**
  * Mean request rates of the tenants of a multi-tenant workload, with the spread of real virtual
  * disks and a skew set to the paper's observation that a few large clients carry most traffic
- * (top 3 ≈ 63 %, DESIGN.md "Paper numbers").
+ * (top 3 ≈ 63 %, docs/design.md#the-papers-numbers-and-ours).
  *
  * <p>Our reading (the paper gives no procedure): draw {@code tenants} volumes at random from the
  * CloudPhysics per-VM rates (PROVENANCE.md 1.1, volumes with requests), sort their mean rates r

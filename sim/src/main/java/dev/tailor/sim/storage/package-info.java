@@ -1,5 +1,5 @@
 /**
- * The storage simulator (DESIGN.md, Simulators; docs/storage-simulator.md): tenants' block requests
+ * The storage simulator (docs/design.md#simulators; docs/storage-simulator.md): tenants' block requests
  * — real trace excerpts ({@link dev.tailor.sim.data.BlockTrace}) replayed by {@link TenantStream},
  * or synthetic — through proxies whose admission policy decides when each goes to one shared backend
  * ({@link BackendModel}, fitted by {@link BackendCalibration}). Start at {@link StorageSimulation};
