@@ -24,7 +24,7 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongSupplier;
 
 /**
- * Segment admission (DESIGN.md, Storage admission) in the NBD proxy: every READ and WRITE of every
+ * Segment admission (docs/design.md#segment-admission) in the NBD proxy: every READ and WRITE of every
  * export passes one {@link AdmissionController} for the whole server (one proxy, one token pool)
  * before it reaches its backend. Each export is a virtual disk of its tenant, committed its provisioned
  * baseline ({@code exports[].baseline}) or admission's default, a fair share. An admitted request

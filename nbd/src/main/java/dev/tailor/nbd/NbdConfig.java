@@ -100,7 +100,7 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
     }
 
     /**
-     * Segment admission in the proxy (DESIGN.md, Storage admission; docs/nbd.md, "Admission"): one
+     * Segment admission in the proxy (docs/design.md#segment-admission; docs/nbd.md, "Admission"): one
      * controller for the whole server, each export a virtual disk of its tenant.
      *
      * <p>The budget is given in operators' units — {@code iops} and/or {@code megabytesPerSecond}, what
@@ -403,7 +403,7 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
     }
 
     /**
-     * The event loops (DESIGN.md, I/O-priority event loop; docs/eventloop.md) and the proxy's own
+     * The event loops (docs/design.md#io-priority-event-loop; docs/eventloop.md) and the proxy's own
      * background work on them ({@link ProxyBackgroundWork}).
      *
      * @param mode                    {@code priority} (default: I/O first, background work within an

@@ -29,8 +29,8 @@ import java.util.function.LongSupplier;
 import java.util.function.ToDoubleFunction;
 
 /**
- * The proxy's own background work, run as <em>unrelated</em> tasks on its event loops (DESIGN.md,
- * I/O-priority event loop): what a storage proxy does besides moving requests, and what
+ * The proxy's own background work, run as <em>unrelated</em> tasks on its event loops
+ * (docs/design.md#io-priority-event-loop): what a storage proxy does besides moving requests, and what
  * competes with request I/O for the loop thread.
  *
  * <ul>

@@ -6,7 +6,7 @@ import io.netty.util.concurrent.Promise;
 /**
  * The seam between the protocol and the backends: every valid request of every connection passes
  * through {@link #dispatch} on its way to the export's {@link BlockBackend}. {@link #DIRECT} submits at
- * once; admission control (DESIGN.md, "Storage admission") plugs in here to hold back or refuse the
+ * once; admission control (docs/design.md#block-requests-to-the-backend) plugs in here to hold back or refuse the
  * requests of hot segments, and can read the tenant and the virtual disk from the {@link Export}.
  *
  * <p>Threads: called on the connection's event loop; must not block it. The dispatcher owns the
