@@ -19,7 +19,7 @@ import java.util.regex.Pattern;
 
 /**
  * {@code tailor heart plan --format istio}: one Istio {@code DestinationRule} per (caller workload,
- * callee host), as DESIGN.md's Actuation section describes: {@code workloadSelector} = the caller's
+ * callee host), as docs/design.md#actuation describes: {@code workloadSelector} = the caller's
  * pods, {@code localityLbSetting.distribute} = one {@code from} per caller node with integer weights
  * summing to 100, and {@code outlierDetection}, without which older meshes ignore
  * {@code distribute}. Apply with {@code kubectl apply -f -} or server-side apply.
