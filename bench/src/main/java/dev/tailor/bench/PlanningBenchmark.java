@@ -35,7 +35,7 @@ import org.openjdk.jmh.annotations.State;
  * carries the state of a previous, identical round (every group's EWMA is updated). Both modes are
  * declared: average time, and sample time for percentiles (its mean equals the average time's score).
  *
- * <p>Targets from the issue: {@code heart} at most 1 ms median on {@code paper-400} (the paper's Go
+ * <p>Targets: {@code heart} at most 1 ms median on {@code paper-400} (the paper's Go
  * implementation took 9.4 ms at 400 replicas) and at most 200 ms on {@code large-10000}.
  *
  * <p>Before measuring, the trial set-up plans once and checks the result against NTAM's contract

@@ -42,9 +42,9 @@ import java.util.Random;
  * </ul>
  *
  * <p>Not a model of any measured cluster: the shapes size the planner's input the way the paper
- * [HEART, IEEE CLOUD 2025] and the issue describe it, nothing more. Planning cost depends on the
- * counts (nodes, groups, call edges, links) and on how many slow links the filter meets, not on the
- * absolute rates.
+ * [HEART, IEEE CLOUD 2025] and our planning targets (docs/results.md) describe it, nothing more.
+ * Planning cost depends on the counts (nodes, groups, call edges, links) and on how many slow links
+ * the filter meets, not on the absolute rates.
  */
 /*
  * Maintainer note. Draws come from three independent java.util.Random streams (topology, delays,
