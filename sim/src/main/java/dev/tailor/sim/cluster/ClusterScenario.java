@@ -142,7 +142,15 @@ public record ClusterScenario(
          * metrics-driven controller has to survive (a sidecar's counters reset between scrapes, a
          * scrape of a stale target). Policies that do not read Prometheus do not see it.
          */
-        @JsonProperty("metrics-undercount") METRICS_UNDERCOUNT;
+        @JsonProperty("metrics-undercount") METRICS_UNDERCOUNT,
+        /**
+         * The calls a proxy sends are answered as before, but its scraped call metric (the source side of
+         * {@code istio_requests_total}, which the per-node call rates and the entry split are read from)
+         * counts each call {@code countedFactor} times for {@code durationSeconds}: the proxy of the
+         * {@code component}'s replica on the node, or the node's ingress gateway when no component is
+         * given. Policies that do not read Prometheus do not see it.
+         */
+        @JsonProperty("calls-overcount") CALLS_OVERCOUNT;
 
         /** The name used in scenario files. */
         public String label() {
@@ -165,7 +173,8 @@ public record ClusterScenario(
      * @param durationSeconds      how long: the slowdown, the antagonist's activity, the time a crashed
      *                             replica is down, or the time a restarted replica is out of the endpoints
      * @param node                 the node (every kind)
-     * @param component            the replica's component (crash, restart)
+     * @param component            the replica's component (crash, restart, undercount; calls-overcount:
+     *                             the calling replica's, absent for the node's ingress gateway)
      * @param replicaOnNode        which of the component's replicas on the node, from 1 (default 1)
      * @param speedMultiplier      node-slowdown: the factor on the node's per-core speed, in (0, 1]
      * @param cores                cpu-antagonist: cores it takes during a burst, below the node's cores
@@ -181,11 +190,13 @@ public record ClusterScenario(
      * @param coldFactor           crash, restart: see {@code coldSeconds}, &ge; 1 (default 1)
      * @param countedFraction      metrics-undercount: the fraction of the served requests the scraped
      *                             metric counts, in [0, 1)
+     * @param countedFactor        calls-overcount: how many times the scraped call metric counts each call,
+     *                             in (1, 100]
      */
     public record EventSpec(EventKind kind, Double atSeconds, Double durationSeconds, String node, String component,
             Integer replicaOnNode, Double speedMultiplier, Double cores, Double burstSeconds, Double meanGapSeconds,
             Double notReadyAfterSeconds, Double readyAfterSeconds, Double coldSeconds, Double coldFactor,
-            Double countedFraction) {
+            Double countedFraction, Double countedFactor) {
 
         /** Default of {@code notReadyAfterSeconds}: readiness probe period 10 s × failure threshold 3. */
         public static final double NOT_READY_AFTER_SECONDS = 30;

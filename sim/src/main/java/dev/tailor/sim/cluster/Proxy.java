@@ -19,6 +19,10 @@ final class Proxy {
     int[] active;
     /** Calls answered, per callee component index. */
     long[] callsAnswered;
+    /** Calls the scraped metric counted beyond those answered, per callee (a calls-overcount event). */
+    double[] overcountedCalls;
+    /** How many times the scraped call metric counts each call: 1 but during a calls-overcount event. */
+    double callsCountedFactor = 1;
     /** Per-policy state (e.g. a weighted round-robin scheduler), owned by the policy. */
     Object policyState;
     /** The route table whose locality deadlines {@link #localityDeadlines} holds ({@link RouteTable}). */
@@ -35,5 +39,6 @@ final class Proxy {
     void size(int replicas, int components) {
         active = new int[replicas];
         callsAnswered = new long[components];
+        overcountedCalls = new double[components];
     }
 }

@@ -20,7 +20,7 @@ import org.apache.commons.rng.sampling.distribution.ZigguratSampler;
  * until it restarts (their callers then get an error), and its readiness follows Kubernetes' probes;
  * a graceful restart takes the replica out of the endpoints while it drains and brings it back, cold
  * if asked; a metrics undercount changes only what the simulated Prometheus scrapes of the replica's
- * served requests.
+ * served requests, a calls overcount only what it scrapes of a proxy's calls.
  */
 final class ScenarioEvents {
 
@@ -77,9 +77,17 @@ final class ScenarioEvents {
             boolean undercount = kind == ClusterScenario.EventKind.METRICS_UNDERCOUNT;
             boolean restarts = kind == ClusterScenario.EventKind.REPLICA_CRASH
                     || kind == ClusterScenario.EventKind.REPLICA_RESTART;
+            boolean overcount = kind == ClusterScenario.EventKind.CALLS_OVERCOUNT;
             boolean replicaKind = restarts || undercount;
-            onlyFor(problems, at, "component", event.component(), replicaKind, kind);
-            onlyFor(problems, at, "replicaOnNode", event.replicaOnNode(), replicaKind, kind);
+            boolean callerReplica = overcount && event.component() != null;
+            onlyFor(problems, at, "component", event.component(), replicaKind || overcount, kind);
+            onlyFor(problems, at, "replicaOnNode", event.replicaOnNode(), replicaKind || callerReplica, kind);
+            onlyFor(problems, at, "countedFactor", event.countedFactor(), overcount, kind);
+            if (overcount && (event.countedFactor() == null
+                    || !(event.countedFactor() > 1 && event.countedFactor() <= 100))) {
+                problems.add(at + ".countedFactor: " + event.countedFactor() + " (expected: a number in (1, 100]:"
+                        + " how many times the scraped call metric counts each call)");
+            }
             onlyFor(problems, at, "coldSeconds", event.coldSeconds(), restarts, kind);
             onlyFor(problems, at, "coldFactor", event.coldFactor(), restarts, kind);
             onlyFor(problems, at, "countedFraction", event.countedFraction(), undercount, kind);
@@ -111,7 +119,7 @@ final class ScenarioEvents {
                 positive(problems, at + ".burstSeconds", event.burstSeconds(), 3_600);
                 positive(problems, at + ".meanGapSeconds", event.meanGapSeconds(), 86_400);
             }
-            if (replicaKind) {
+            if (replicaKind || callerReplica) {
                 if (event.component() == null || !components.contains(event.component())) {
                     problems.add(at + ".component: " + quote(event.component()) + " (expected: one of the components "
                             + components + ")");
@@ -153,6 +161,8 @@ final class ScenarioEvents {
             String replica = "replica " + event.component() + " #" + event.replicaOnNodeOrDefault() + " on "
                     + event.node();
             targets.add(restarts ? replica : undercount ? "metrics of " + replica
+                    : overcount ? "call metrics of " + (callerReplica ? replica : "the ingress gateway on "
+                            + event.node())
                     : kind.label() + " on node " + event.node());
         }
         for (int j = 0; j < intervals.size(); j++) {
@@ -216,6 +226,8 @@ final class ScenarioEvents {
                 case REPLICA_RESTART -> restart(model, replica(model, node, event), event, start, end);
                 case METRICS_UNDERCOUNT -> undercount(model, replica(model, node, event), event.countedFraction(),
                         start, end);
+                case CALLS_OVERCOUNT -> overcount(model, event.component() == null ? model.proxies[node.index]
+                        : replica(model, node, event).proxy, event.countedFactor(), start, end);
                 default -> throw new IllegalStateException("unknown event kind " + event.kind());
             }
         }
@@ -296,6 +308,11 @@ final class ScenarioEvents {
             long end) {
         at(model, start, now -> replica.metricsCountedFraction = countedFraction);
         at(model, end, now -> replica.metricsCountedFraction = 1);
+    }
+
+    private static void overcount(ClusterModel model, Proxy proxy, double countedFactor, long start, long end) {
+        at(model, start, now -> proxy.callsCountedFactor = countedFactor);
+        at(model, end, now -> proxy.callsCountedFactor = 1);
     }
 
     /** A restarted replica is a new process: it remembers no latencies. */

@@ -32,7 +32,11 @@ final class ScrapedMetrics {
         }
         long[][] calls = new long[model.proxies.length][];
         for (int p = 0; p < calls.length; p++) {
-            calls[p] = model.proxies[p].callsAnswered.clone();
+            Proxy proxy = model.proxies[p];
+            calls[p] = proxy.callsAnswered.clone();
+            for (int c = 0; c < calls[p].length; c++) {
+                calls[p][c] += Math.round(proxy.overcountedCalls[c]);
+            }
         }
         samples.add(new Sample(nowNanos, cpu, served, calls));
     }

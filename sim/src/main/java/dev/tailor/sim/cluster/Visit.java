@@ -60,6 +60,7 @@ final class Visit extends EventCalendar.Event {
         } else {
             from.active[replica.id]--;
             from.callsAnswered[replica.component.index]++;
+            from.overcountedCalls[replica.component.index] += from.callsCountedFactor - 1;
             model.policy.onResponse(from, replica, sentNanos, nowNanos);
             if (lost) {
                 request.failed = true;

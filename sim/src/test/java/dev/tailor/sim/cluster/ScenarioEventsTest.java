@@ -129,6 +129,37 @@ class ScenarioEventsTest {
     }
 
     @Test
+    void callsOvercount_scrapesTheIngressCallsTenTimes_onlyWhileItLasts_servedAsBefore() {
+        // The ingress on n1 sends a steady stream into a; from 60 s to 120 s its scraped call counter
+        // counts each call ten times. The scrapes show ten times the rate inside the window and the true
+        // rate outside; the replicas serve the same requests throughout.
+        ClusterModel model = model(ONE_NODE + """
+                events: [{kind: calls-overcount, node: n1, atSeconds: 60, durationSeconds: 60, countedFactor: 10}]
+                """, new DefaultPolicy());
+        model.start();
+        int ingress = model.proxies[0].id;
+        int a = model.components[0].index;
+        int b = model.components[1].replicas[0].id;
+        double[] scraped = new double[3];
+        double[] served = new double[3];
+        long[][] windows = {{30, 60}, {75, 105}, {135, 165}};
+        for (int w = 0; w < windows.length; w++) {
+            model.calendar.runUntil(windows[w][1] * SECOND + MS);
+            ScrapedMetrics.Sample end = model.metrics.latest(windows[w][1] * SECOND);
+            ScrapedMetrics.Sample start = model.metrics.latest(windows[w][0] * SECOND);
+            scraped[w] = end.callsByProxy()[ingress][a] - start.callsByProxy()[ingress][a];
+            served[w] = end.served()[b] - start.served()[b];
+        }
+        assertThat(scraped[0]).as("before: %s", java.util.Arrays.toString(scraped)).isGreaterThan(1_000);
+        assertThat(scraped[1] / scraped[0]).as("during: %s", java.util.Arrays.toString(scraped))
+                .isCloseTo(10.0, within(1.0));
+        assertThat(scraped[2] / scraped[0]).as("after: %s", java.util.Arrays.toString(scraped))
+                .isCloseTo(1.0, within(0.1));
+        assertThat(served[1] / served[0]).as("served as before: %s", java.util.Arrays.toString(served))
+                .isCloseTo(1.0, within(0.1));
+    }
+
+    @Test
     void cpuAntagonist_takesCoresFromTheNode() {
         // One job at a 1-core replica on 4 cores: with 3.5 cores taken, 0.5 core is left: 10 ms take 20 ms.
         ClusterModel model = model(ONE_NODE, new DefaultPolicy());

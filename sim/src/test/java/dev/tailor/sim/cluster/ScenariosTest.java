@@ -31,7 +31,8 @@ class ScenariosTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"dyn-load-step", "dyn-load-ramp", "dyn-noisy-neighbour", "dyn-replica-crash",
-        "dyn-cold-restart", "dyn-antagonist", "dyn-metrics-undercount"})
+        "dyn-cold-restart", "dyn-antagonist", "dyn-metrics-undercount",
+        "dyn-calls-overcount"})
     void bundledDynamic_areValid_onPaperDagsCluster_withALoadChangeOrAnEvent(String name) {
         ClusterScenario scenario = Scenarios.load(name);
         ClusterScenario dag = Scenarios.load("paper-dag");
@@ -220,7 +221,7 @@ class ScenariosTest {
                 .hasMessageContaining("events[2].speedMultiplier: 0.5 (expected: absent for kind replica-crash)")
                 .hasMessageContaining("events[3].notReadyAfterSeconds: 3.0 (expected: absent for kind replica-restart)")
                 .hasMessageContaining("events[4].kind: missing (expected: one of node-slowdown, cpu-antagonist,"
-                        + " replica-crash, replica-restart, metrics-undercount)");
+                        + " replica-crash, replica-restart, metrics-undercount, calls-overcount)");
     }
 
     @Test
@@ -247,12 +248,38 @@ class ScenariosTest {
     }
 
     @Test
+    void parse_callsOvercountProblems_areNamed() {
+        assertThatThrownBy(() -> Scenarios.parse(NODES_2 + """
+                events:
+                  - {kind: calls-overcount, node: n1, atSeconds: 5, durationSeconds: 30}
+                  - {kind: calls-overcount, node: n2, atSeconds: 5, durationSeconds: 30, countedFactor: 1}
+                  - {kind: calls-overcount, node: n2, component: z, atSeconds: 50, durationSeconds: 10,
+                     countedFactor: 2}
+                  - {kind: calls-overcount, node: n1, atSeconds: 50, durationSeconds: 10, countedFactor: 2,
+                     replicaOnNode: 1}
+                  - {kind: metrics-undercount, node: n1, component: b, atSeconds: 20, durationSeconds: 30,
+                     countedFraction: 0.1, countedFactor: 2}
+                """, "t.yaml"))
+                .hasMessageContaining("events[0].countedFactor: null (expected: a number in (1, 100]")
+                .hasMessageContaining("events[1].countedFactor: 1.0 (expected: a number in (1, 100]")
+                .hasMessageContaining("events[2].component: \"z\" (expected: one of the components [a, b])")
+                .hasMessageContaining("events[3].replicaOnNode: 1 (expected: absent for kind calls-overcount)")
+                .hasMessageContaining("events[4].countedFactor: 2.0 (expected: absent for kind metrics-undercount)");
+        assertThat(Scenarios.parse(NODES_2 + """
+                events:
+                  - {kind: calls-overcount, node: n1, atSeconds: 5, durationSeconds: 30, countedFactor: 10}
+                  - {kind: calls-overcount, node: n1, component: a, atSeconds: 5, durationSeconds: 30,
+                     countedFactor: 10}
+                """, "t.yaml").problems()).isEmpty();
+    }
+
+    @Test
     void parse_eventKindUnknown_listsTheKinds() {
         assertThatThrownBy(() -> Scenarios.parse(NODES_2 + """
                 events: [{kind: node-crash, node: n1, atSeconds: 5, durationSeconds: 1}]
                 """, "t.yaml"))
                 .hasMessageContaining("events[0].kind: node-crash (expected: one of node-slowdown, cpu-antagonist,"
-                        + " replica-crash, replica-restart, metrics-undercount)");
+                        + " replica-crash, replica-restart, metrics-undercount, calls-overcount)");
     }
 
     @Test
