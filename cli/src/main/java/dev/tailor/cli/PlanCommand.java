@@ -112,8 +112,8 @@ final class PlanCommand implements Callable<Integer> {
                 description = "Smoothing of the Trigg-Leach tracking signal (default: ${DEFAULT-VALUE}).")
         double trackingSmoothing;
 
-        @Option(names = "--slow-link-filter", negatable = true, defaultValue = "true", fallbackValue = "true",
-                description = "Prune slow links before min-cost flow (default: on).")
+        @Option(names = "--slow-link-filter", negatable = true, defaultValue = "false", fallbackValue = "true",
+                description = "Prune slow links before the flow (default: off; on = the paper).")
         boolean slowLinkFilter;
 
         @Option(names = "--batch-removal-max-fraction", paramLabel = "F", defaultValue = "0.3",

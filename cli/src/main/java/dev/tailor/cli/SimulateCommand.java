@@ -40,7 +40,7 @@ import picocli.CommandLine.Option;
                     + " wrr-orca (gRPC weighted round robin), mcf-no-filter (min-cost flow, no filter, no trend),"
                     + " heart, prequal (Prequal's probes and hot-cold selection, NSDI 2024), peak-ewma (Linkerd's"
                     + " peak-EWMA power of two choices); heart-paper (the paper's HEART, none of our departures);"
-                    + " ablations heart-no-trend, heart-no-filter, heart-no-outlier-filter, heart-no-idle-fit,"
+                    + " ablations heart-no-trend, heart-slow-link-filter, heart-no-outlier-filter, heart-no-idle-fit,"
                     + " heart-no-floor, heart-no-share-cap, heart-no-spread,"
                     + " heart-no-queueing, heart-no-headroom.",
             ""
@@ -60,7 +60,7 @@ final class SimulateCommand implements Callable<Integer> {
     @Option(names = "--scenario", paramLabel = "NAME|FILE", defaultValue = "paper-dag",
             description = "Bundled scenario (paper-pairwise, paper-dag; with a load change or a fault: dyn-load-step,"
                     + " dyn-load-ramp, dyn-noisy-neighbour, dyn-replica-crash, dyn-cold-restart, dyn-antagonist,"
-                    + " dyn-metrics-undercount),"
+                    + " dyn-metrics-undercount, dyn-calls-overcount),"
                     + " online-boutique (built from the public data in TAILOR_DATA_DIR or ../shared/data), or a YAML"
                     + " scenario file. Default: ${DEFAULT-VALUE}.")
     String scenario;
@@ -71,12 +71,12 @@ final class SimulateCommand implements Callable<Integer> {
     List<String> policies;
 
     @Option(names = "--heart-ablation", paramLabel = "WHICH", split = ",",
-            description = "Also run HEART without a part: no-trend (alpha = 1), no-filter (no slow-link filter),"
+            description = "Also run HEART without a part: no-trend (alpha = 1),"
                     + " no-outlier-filter, no-idle-fit, no-floor, no-share-cap, no-spread (min-cost flow),"
                     + " no-queueing (every edge on the ATPM shares), no-headroom (queue-aware split for the measured"
                     + " load only)"
-                    + " (our departures from the paper);"
-                    + " paper: all departures off (heart-paper).")
+                    + " (our departures from the paper); or with one: slow-link-filter (the paper's, off in"
+                    + " heart); paper: all departures off (heart-paper).")
     List<String> ablations;
 
     @Option(names = "--rps", paramLabel = "R,...", split = ",",
@@ -261,8 +261,8 @@ final class SimulateCommand implements Callable<Integer> {
         List<String> policyNames = new ArrayList<>(policies == null ? ClusterSimulation.COMPARISON
                 : checkNames("--policies", policies, ClusterSimulation.policyNames()));
         if (ablations != null) {
-            for (String ablation : checkNames("--heart-ablation", ablations, List.of("no-trend", "no-filter",
-                    "no-outlier-filter", "no-idle-fit", "no-floor", "no-share-cap", "no-spread", "no-queueing",
+            for (String ablation : checkNames("--heart-ablation", ablations, List.of("no-trend",
+                    "slow-link-filter", "no-outlier-filter", "no-idle-fit", "no-floor", "no-share-cap", "no-spread", "no-queueing",
                     "no-headroom", "paper"))) {
                 policyNames.add("heart-" + ablation);
             }

@@ -111,13 +111,13 @@ class SimulateCommandTest {
         "--rps=0 | --rps: 0.0 (expected: requests per second in (0, 1e6])",
         "--network=C | --network: \"C\" (expected: one of the scenario's [A, B])",
         "--cpu-model=cfs | --cpu-model: \"cfs\" (expected: fluid or cfs-quota)",
-        "--heart-ablation=no-atpm | --heart-ablation: \"no-atpm\" is not known (expected: some of no-trend, no-filter, no-outlier-filter, no-idle-fit, no-floor, no-share-cap, no-spread, no-queueing, no-headroom, paper)",
+        "--heart-ablation=no-atpm | --heart-ablation: \"no-atpm\" is not known (expected: some of no-trend, slow-link-filter, no-outlier-filter, no-idle-fit, no-floor, no-share-cap, no-spread, no-queueing, no-headroom, paper)",
         "--duration-seconds=-1 | --duration-seconds: -1.0",
         "--scenario=nowhere.yaml | --scenario: nowhere.yaml: no such scenario or file (expected: one of paper-pairwise,"
                 + " paper-dag, dyn-load-step, dyn-load-ramp, dyn-noisy-neighbour, dyn-replica-crash, dyn-cold-restart,"
-                + " dyn-antagonist, dyn-metrics-undercount, online-boutique",
+                + " dyn-antagonist, dyn-metrics-undercount, dyn-calls-overcount, online-boutique",
         "--report= | --report: empty",
-        "--rps=1-700 --network=A,B --cpu-model=fluid,cfs-quota --heart-ablation=no-trend,no-filter"
+        "--rps=1-700 --network=A,B --cpu-model=fluid,cfs-quota --heart-ablation=no-trend,slow-link-filter"
                 + " | the sweep has 28000 runs (2 networks x 2 CPU models x 700 rates x 10 policies;",
         "--threads=0 | --threads: 0 (expected: 1 .. 256)",
         "--seeds=0 | --seeds: 0 (expected: 1 .. 1000)",

@@ -9,12 +9,13 @@ import java.util.Map;
 final class TestSnapshots {
 
     /**
-     * The defaults with the routing departures off (entropic transport, square-root shares, queue-aware
-     * routing): hand-computed examples of the paper's capacity shares and min-cost flow, and of the
-     * estimate's departures on top of them, use this; EntropicTransportTest covers the routing ones.
+     * The defaults with the paper's routing (no entropic transport, square-root shares or queue-aware
+     * routing; the slow-link filter on): hand-computed examples of the paper's capacity shares and
+     * min-cost flow, and of the estimate's departures on top of them, use this; EntropicTransportTest
+     * covers the routing departures.
      */
     static final HeartConfig PAPER_ROUTING = HeartConfig.DEFAULTS.withSpreadScale(0).withLatencyOptimalShares(false)
-            .withQueueAwareRouting(false);
+            .withQueueAwareRouting(false).withSlowLinkFilter(true);
 
     private final List<Node> nodes = new ArrayList<>();
     private final List<Replica> replicas = new ArrayList<>();

@@ -31,10 +31,11 @@ public final class ClusterSimulation {
             java.util.stream.Stream.concat(POLICIES.stream(), PEERS.stream()).toList();
 
     /**
-     * HEART without one part: the paper's load trend (α = 1) or slow-link filter, or one of our
-     * departures from the paper (outlier filter, idle CPU fit, share floor, share-move cap).
+     * HEART without one part: the paper's load trend (α = 1), or one of our departures from the paper
+     * (outlier filter, idle CPU fit, share floor, share-move cap, spread, queue-aware routing, load
+     * headroom); and HEART with the paper's slow-link filter, which it has off.
      */
-    public static final List<String> ABLATIONS = List.of("heart-no-trend", "heart-no-filter",
+    public static final List<String> ABLATIONS = List.of("heart-no-trend", "heart-slow-link-filter",
             "heart-no-outlier-filter", "heart-no-idle-fit", "heart-no-floor", "heart-no-share-cap", "heart-no-spread",
             "heart-no-queueing", "heart-no-headroom");
 
@@ -138,7 +139,7 @@ public final class ClusterSimulation {
             case "mcf-no-filter" -> new HeartPolicy(heart.paperVariant().withAlphaRange(1, 1).withSlowLinkFilter(false),
                     NO_CAP);
             case "heart-no-trend" -> new HeartPolicy(heart.withAlphaRange(1, 1), CAP);
-            case "heart-no-filter" -> new HeartPolicy(heart.withSlowLinkFilter(false), CAP);
+            case "heart-slow-link-filter" -> new HeartPolicy(heart.withSlowLinkFilter(true), CAP);
             case "heart-no-outlier-filter" -> new HeartPolicy(heart.withOutlierFilter(false), CAP);
             case "heart-no-idle-fit" -> new HeartPolicy(heart.withIdleFitRounds(0), CAP);
             case "heart-no-floor" -> new HeartPolicy(heart.withMinShareOfEqualSplit(0), CAP);
