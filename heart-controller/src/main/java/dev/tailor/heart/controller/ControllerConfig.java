@@ -59,9 +59,12 @@ public record ControllerConfig(Prometheus prometheus, Kubernetes kubernetes, Dou
      * @param loadHeadroom         the queue-aware split is planned for (1 + this) × the measured calls,
      *                             so it stays within capacity if the load grows that much before the next
      *                             round (default 0.5; 0 = the measured load only)
+     * @param slowLinkFilter       the paper's slow-link filter before the flow (default false: it showed
+     *                             no contribution under queue-aware routing, docs/heart.md; true = the paper)
      */
     public record Planner(Boolean outlierFilter, Double idleFitRounds, Double minShareOfEqualSplit,
-            Double spreadScale, Boolean latencyOptimalShares, Boolean queueAwareRouting, Double loadHeadroom) {
+            Double spreadScale, Boolean latencyOptimalShares, Boolean queueAwareRouting, Double loadHeadroom,
+            Boolean slowLinkFilter) {
         public Planner {
             outlierFilter = outlierFilter == null ? HeartConfig.DEFAULTS.outlierFilter() : outlierFilter;
             idleFitRounds = idleFitRounds == null ? (double) HeartConfig.DEFAULTS.idleFitRounds() : idleFitRounds;
@@ -73,13 +76,14 @@ public record ControllerConfig(Prometheus prometheus, Kubernetes kubernetes, Dou
             queueAwareRouting = queueAwareRouting == null ? HeartConfig.DEFAULTS.queueAwareRouting()
                     : queueAwareRouting;
             loadHeadroom = loadHeadroom == null ? HeartConfig.DEFAULTS.loadHeadroom() : loadHeadroom;
+            slowLinkFilter = slowLinkFilter == null ? HeartConfig.DEFAULTS.slowLinkFilter() : slowLinkFilter;
         }
 
-        /** Compatibility constructor: the default load headroom. */
+        /** Compatibility constructor: the default load headroom and slow-link filter. */
         public Planner(Boolean outlierFilter, Double idleFitRounds, Double minShareOfEqualSplit, Double spreadScale,
                 Boolean latencyOptimalShares, Boolean queueAwareRouting) {
             this(outlierFilter, idleFitRounds, minShareOfEqualSplit, spreadScale, latencyOptimalShares,
-                    queueAwareRouting, null);
+                    queueAwareRouting, null, null);
         }
 
         /** {@link HeartConfig#DEFAULTS} with these fields (call after {@link ControllerConfig#problems()}). */
@@ -87,7 +91,7 @@ public record ControllerConfig(Prometheus prometheus, Kubernetes kubernetes, Dou
             return HeartConfig.DEFAULTS.withOutlierFilter(outlierFilter).withIdleFitRounds(idleFitRounds.intValue())
                     .withMinShareOfEqualSplit(minShareOfEqualSplit).withSpreadScale(spreadScale)
                     .withLatencyOptimalShares(latencyOptimalShares).withQueueAwareRouting(queueAwareRouting)
-                    .withLoadHeadroom(loadHeadroom);
+                    .withLoadHeadroom(loadHeadroom).withSlowLinkFilter(slowLinkFilter);
         }
     }
 
@@ -269,7 +273,7 @@ public record ControllerConfig(Prometheus prometheus, Kubernetes kubernetes, Dou
         sameNodeDelayMillis = sameNodeDelayMillis == null ? 0.05 : sameNodeDelayMillis;
         maxShareMovePerRound = maxShareMovePerRound == null ? ShareMoveCap.DEFAULT_MAX_MOVE : maxShareMovePerRound;
         capacityShortfall = capacityShortfall == null ? PROCEED : capacityShortfall;
-        planner = planner == null ? new Planner(null, null, null, null, null, null, null) : planner;
+        planner = planner == null ? new Planner(null, null, null, null, null, null, null, null) : planner;
     }
 
     /** Compatibility constructor: the default share cap, shortfall policy and planner. */

@@ -86,7 +86,8 @@ class ConfigFilesTest {
                 maxShareMovePerRound: 1
                 capacityShortfall: hold
                 planner: {outlierFilter: false, idleFitRounds: 0, minShareOfEqualSplit: 0, spreadScale: 0,
-                          latencyOptimalShares: false, queueAwareRouting: false, loadHeadroom: 0}
+                          latencyOptimalShares: false, queueAwareRouting: false, loadHeadroom: 0,
+                          slowLinkFilter: true}
                 """, "heart.yaml");
         assertThat(paper.planner().heartConfig()).isEqualTo(dev.tailor.heart.HeartConfig.PAPER);
         assertThat(paper.holdOnShortfall()).isTrue();
