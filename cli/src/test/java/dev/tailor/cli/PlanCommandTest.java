@@ -67,10 +67,10 @@ class PlanCommandTest {
 
     @Test
     void plan_explain_namesTheFilterStepsAndTheBasisOfEachLoad() {
-        // The slow-link filter's steps: it runs per edge (not under queue-aware routing), and the
-        // spread raises the gap it needs to prune: both off.
+        // The slow-link filter's steps: it is off by default, runs per edge (not under queue-aware
+        // routing), and the spread raises the gap it needs to prune: the filter on, both others off.
         Result r = tailor("heart", "plan", "--example", "paper-dag", "--explain", "--no-queue-aware-routing",
-                "--spread-scale", "0");
+                "--spread-scale", "0", "--slow-link-filter");
         assertThat(r.exitCode()).isZero();
         assertThat(r.out()).contains("2-means on", "max-flow", "first measurement", "pruned:");
     }
@@ -87,10 +87,10 @@ class PlanCommandTest {
 
     @Test
     void plan_json_hasSharesRoutesAndPrunedLinks_andEveryRouteSumsToOne() throws IOException {
-        // Pruned links come from the slow-link filter: it runs per edge (not under queue-aware
-        // routing), and the spread raises the gap it needs to prune: both off.
+        // Pruned links come from the slow-link filter (off by default): it runs per edge (not under
+        // queue-aware routing), and the spread raises the gap it needs to prune: the filter on, both off.
         Result r = tailor("heart", "plan", "--example", "paper-pairwise", "--format", "json",
-                "--no-queue-aware-routing", "--spread-scale", "0");
+                "--no-queue-aware-routing", "--spread-scale", "0", "--slow-link-filter");
         assertThat(r.exitCode()).isZero();
         JsonNode doc = Json.MAPPER.readTree(r.out());
         assertThat(doc.get("shares").get("a").get("w1").asDouble()).isBetween(0.0, 1.0);
@@ -386,10 +386,10 @@ class PlanCommandTest {
 
     @Test
     void plan_istioWithExplain_putsTheReasoningInYamlComments() throws IOException {
-        // The filter's reasoning in comments: it runs per edge (not under queue-aware routing), and
-        // the spread raises the gap it needs to prune: both off.
+        // The filter's reasoning in comments: it is off by default, runs per edge (not under queue-aware
+        // routing), and the spread raises the gap it needs to prune: the filter on, both others off.
         Result r = tailor("heart", "plan", "--format", "istio", "--explain", "--no-queue-aware-routing",
-                "--spread-scale", "0");
+                "--spread-scale", "0", "--slow-link-filter");
         assertThat(r.exitCode()).isZero();
         assertThat(r.out()).contains("#   2-means on", "# ingress -> a");
         assertThat(readYamlDocuments(r.out())).hasSize(2);
