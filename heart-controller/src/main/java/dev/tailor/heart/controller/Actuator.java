@@ -52,10 +52,22 @@ public final class Actuator {
     public record Change(Action action, String namespace, String name, String before, String after) {
     }
 
+    private final ClusterReader reader;
     private final KubernetesClient client;
     private final String fieldManager;
 
     public Actuator(KubernetesClient client, String fieldManager) {
+        this(ClusterReader.of(client), client, fieldManager);
+    }
+
+    /**
+     * @param reader       where {@link #plan} lists the owned rules
+     * @param client       where {@link #apply} writes, or {@code null} for an actuator that only plans
+     *                     (a recorded cluster)
+     * @param fieldManager the server-side apply field manager
+     */
+    public Actuator(ClusterReader reader, KubernetesClient client, String fieldManager) {
+        this.reader = reader;
         this.client = client;
         this.fieldManager = fieldManager;
     }
@@ -64,9 +76,7 @@ public final class Actuator {
     public List<Change> plan(List<ObjectNode> desired, List<String> namespaces) {
         Map<String, GenericKubernetesResource> owned = new TreeMap<>();
         for (String namespace : namespaces) {
-            for (GenericKubernetesResource rule : client.genericKubernetesResources(DESTINATION_RULE)
-                    .inNamespace(namespace).withLabel(DestinationRules.MANAGED_BY_LABEL, DestinationRules.MANAGED_BY)
-                    .list().getItems()) {
+            for (GenericKubernetesResource rule : reader.ownedRules(namespace)) {
                 owned.put(namespace + "/" + rule.getMetadata().getName(), rule);
             }
         }
@@ -120,8 +130,12 @@ public final class Actuator {
      * the write; the window is one API call, not a round).
      *
      * @throws WriteStopped when {@code mayWrite} answered false
+     * @throws IllegalStateException when this actuator has no client to write with
      */
     public void apply(List<Change> changes, List<ObjectNode> desired, BooleanSupplier mayWrite) {
+        if (client == null) {
+            throw new IllegalStateException("this actuator only plans: it reads " + reader.address());
+        }
         int pending = (int) changes.stream().filter(c -> c.action() != Action.UNCHANGED).count();
         int written = 0;
         Map<String, ObjectNode> byKey = new LinkedHashMap<>();

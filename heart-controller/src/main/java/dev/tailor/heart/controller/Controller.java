@@ -79,6 +79,8 @@ public final class Controller {
     private final ControllerConfig config;
     private final Heart heart;
     private final MetricsReader metrics;
+    private final ClusterReader cluster;
+    /** Where rules are written; {@code null} for a controller that only reads (dry runs only). */
     private final KubernetesClient kubernetes;
     private final Actuator actuator;
     private final LongSupplier nanoClock;
@@ -116,11 +118,29 @@ public final class Controller {
      */
     public Controller(ControllerConfig config, HeartConfig heartConfig, PrometheusClient prometheus,
             KubernetesClient kubernetes, AtpmState state, StateStore store, LongSupplier nanoClock) {
+        this(config, heartConfig, prometheus, ClusterReader.of(kubernetes), kubernetes, state, store, nanoClock);
+    }
+
+    /**
+     * A controller that reads {@code cluster} (e.g. a {@link RecordedCluster}) and writes nothing: only
+     * dry-run rounds, from {@code state}, without a store.
+     *
+     * @param nanoClock for the reported planning time only; {@code null} reports 0
+     */
+    public Controller(ControllerConfig config, HeartConfig heartConfig, PrometheusClient prometheus,
+            ClusterReader cluster, AtpmState state, LongSupplier nanoClock) {
+        this(config, heartConfig, prometheus, cluster, null, state, null, nanoClock);
+    }
+
+    private Controller(ControllerConfig config, HeartConfig heartConfig, PrometheusClient prometheus,
+            ClusterReader cluster, KubernetesClient kubernetes, AtpmState state, StateStore store,
+            LongSupplier nanoClock) {
         this.config = config;
         this.heart = new Heart(heartConfig);
         this.metrics = new MetricsReader(prometheus, config);
+        this.cluster = cluster;
         this.kubernetes = kubernetes;
-        this.actuator = new Actuator(kubernetes, config.kubernetes().fieldManager());
+        this.actuator = new Actuator(cluster, kubernetes, config.kubernetes().fieldManager());
         this.state = state == null ? AtpmState.EMPTY : state;
         this.store = store;
         this.stateUnread = store != null;
@@ -162,6 +182,7 @@ public final class Controller {
      * would do, not where the dry run's own rounds would have led.
      */
     public Round round(Instant time, boolean dryRun) {
+        requireWriterUnless(dryRun);
         List<String> loadNotes = new ArrayList<>();
         if (dryRun && store != null) {
             stateUnread = true;
@@ -240,6 +261,7 @@ public final class Controller {
      * @return the re-plan, or {@code null} when no round has read metrics yet
      */
     public Round replan(boolean dryRun) {
+        requireWriterUnless(dryRun);
         if (lastMetrics == null) {
             return null;
         }
@@ -269,8 +291,16 @@ public final class Controller {
         return nodesMissingLocalityLabels;
     }
 
+    /** A controller without a client (a recorded cluster) runs dry rounds only. */
+    private void requireWriterUnless(boolean dryRun) {
+        if (!dryRun && kubernetes == null) {
+            throw new IllegalStateException("only dry runs: this controller reads " + cluster.address()
+                    + " and has no cluster to write to");
+        }
+    }
+
     private ClusterView discover() {
-        ClusterView view = KubernetesDiscovery.discover(kubernetes, config.kubernetes());
+        ClusterView view = KubernetesDiscovery.discover(cluster, config.kubernetes());
         nodesMissingLocalityLabels = view.nodesMissingLocalityLabels();
         return view;
     }
@@ -374,7 +404,7 @@ public final class Controller {
      * reachable: ..." when no API server answered ({@link KubernetesErrors}).
      */
     private String detail(KubernetesClientException e) {
-        return KubernetesErrors.describe(e, String.valueOf(kubernetes.getMasterUrl()));
+        return KubernetesErrors.describe(e, cluster.address());
     }
 
     private Round failed(FailureReason reason, String message, Snapshot snapshot, List<String> notes) {

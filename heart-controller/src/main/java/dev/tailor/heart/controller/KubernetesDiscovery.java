@@ -24,25 +24,29 @@ public final class KubernetesDiscovery {
     private KubernetesDiscovery() {
     }
 
-    /** Lists nodes and pods once. */
+    /** Lists nodes and pods once from the API server behind {@code client}. */
     public static ClusterView discover(KubernetesClient client, ControllerConfig.Kubernetes config) {
+        return discover(ClusterReader.of(client), config);
+    }
+
+    /** Lists nodes and pods once from {@code cluster}: a live API server or a recording. */
+    public static ClusterView discover(ClusterReader cluster, ControllerConfig.Kubernetes config) {
         Map<String, Map<String, String>> nodes = new TreeMap<>();
-        for (Node node : client.nodes().list().getItems()) {
+        for (Node node : cluster.nodes()) {
             nodes.put(node.getMetadata().getName(), labels(node.getMetadata().getLabels()));
         }
         List<ClusterView.PodInfo> pods = new ArrayList<>();
         List<IstioLocality.PodOnNode> placed = new ArrayList<>();
         List<String> skipped = new ArrayList<>();
         for (String namespace : config.namespaces()) {
-            for (Pod pod : client.pods().inNamespace(namespace).withLabel(config.componentLabel()).list().getItems()) {
+            for (Pod pod : cluster.podsWithLabel(namespace, config.componentLabel())) {
                 add(pod, pod.getMetadata().getLabels().get(config.componentLabel()), false, nodes, pods, placed,
                         skipped);
             }
         }
         for (String entry : config.entryPoints()) {
             EntryPoint point = EntryPoint.parse(entry, config.componentLabel());
-            for (Pod pod : client.pods().inNamespace(point.namespace()).withLabels(point.selector()).list()
-                    .getItems()) {
+            for (Pod pod : cluster.podsWithLabels(point.namespace(), point.selector())) {
                 add(pod, point.name(), true, nodes, pods, placed, skipped);
             }
         }
