@@ -19,6 +19,11 @@ final class PlanTable {
     }
 
     static void print(Plan plan, String source, boolean explain, PrintWriter out) {
+        print(plan, source, explain, true, out);
+    }
+
+    /** Like {@link #print(Plan, String, boolean, PrintWriter)}; {@code hints} adds the line on --explain, --format. */
+    static void print(Plan plan, String source, boolean explain, boolean hints, PrintWriter out) {
         int replicas = 0;
         for (ComponentShares c : plan.allocation().shares()) {
             for (GroupShare g : c.groups()) {
@@ -89,7 +94,7 @@ final class PlanTable {
                 out.println("  - " + note);
             }
         }
-        if (!explain) {
+        if (!explain && hints) {
             out.println();
             out.println("(--explain adds loads, EWMA weights and the slow-link filter's steps; --format json|istio for machines)");
         }

@@ -11,6 +11,7 @@ import dev.tailor.heart.controller.ControllerConfig;
 import dev.tailor.heart.controller.KubernetesErrors;
 import dev.tailor.heart.controller.Preflight;
 import dev.tailor.heart.controller.PrometheusClient;
+import dev.tailor.heart.controller.RecordedCluster;
 import dev.tailor.heart.controller.StateStore;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -47,7 +48,9 @@ import picocli.CommandLine.Option;
             ""
         },
         footer = {"", "Examples:", "  tailor heart run --config heart.yaml --once --dry-run   # show what would change",
-            "  tailor heart run --config heart.yaml                    # every 30 s", "",
+            "  tailor heart run --config heart.yaml                    # every 30 s",
+            "  tailor heart run --config examples/tryout/heart.yaml --once --dry-run \\",
+            "      --cluster-from examples/tryout/cluster.yaml --at 2026-01-01T00:03:00Z   # without a cluster", "",
             "Config: docs/controller.md. Exit codes: 0 done, 1 a round failed (--once), 2 bad input."})
 final class RunCommand implements Callable<Integer> {
 
@@ -90,6 +93,15 @@ final class RunCommand implements Callable<Integer> {
             + " nothing.")
     boolean dryRun;
 
+    @Option(names = "--cluster-from", paramLabel = "FILE", description = "Read nodes, pods and DestinationRules from"
+            + " FILE (kubectl get nodes,pods,destinationrules -A -o yaml) instead of a cluster; with --once --dry-run."
+            + " Prints the plan and the rules it would write.")
+    Path clusterFrom;
+
+    @Option(names = "--at", paramLabel = "TIME", description = "Evaluate the queries at TIME (RFC 3339, e.g."
+            + " 2026-01-01T00:03:00Z) instead of now, for metrics recorded in the past; with --once --dry-run.")
+    String at;
+
     @Override
     public Integer call() throws InterruptedException {
         PrintWriter out = spec.commandLine().getOut();
@@ -107,8 +119,20 @@ final class RunCommand implements Callable<Integer> {
     }
 
     private Integer run(PrintWriter out) throws InterruptedException {
+        Instant time = at == null ? null : instant(at);
+        if ((clusterFrom != null || time != null) && !(once && dryRun)) {
+            throw new CliException((clusterFrom != null ? "--cluster-from" : "--at") + " plans one round and writes"
+                    + " nothing: add --once --dry-run");
+        }
+        if (clusterFrom != null && kubeconfig != null) {
+            throw new CliException("--cluster-from and --kubeconfig: give one of them (a recorded cluster or a live"
+                    + " one)");
+        }
         ControllerConfig settings = settings(config, prometheusUrl);
         PrometheusClient prometheus = prometheus(settings);
+        if (clusterFrom != null) {
+            return runRecorded(settings, prometheus, time != null ? time : Instant.now(), out);
+        }
         try (KubernetesClient kubernetes = KubeClients.build(kubeconfig)) {
             LOG.info("cluster {} ({})", kubernetes.getMasterUrl(), KubeClients.source(kubeconfig));
             // The checks of `tailor heart check`, so that what a round needs and lacks is said. One round
@@ -117,10 +141,16 @@ final class RunCommand implements Callable<Integer> {
             Preflight preflight = new Preflight(kubernetes, prometheus, settings)
                     .noKubeconfig(KubeClients.noKubeconfig(kubeconfig));
             if (once) {
-                List<Preflight.Check> checks = preflight.run(Instant.now());
+                List<Preflight.Check> checks = preflight.run(time != null ? time : Instant.now());
                 reportChecks(checks);
                 if (checks.get(0).status() == Preflight.Status.FAIL) {
-                    throw new CliException(checks.get(0).message(), 1, null);
+                    throw new CliException(checks.get(0).message() + "; " + (KubeClients.noKubeconfig(kubeconfig)
+                            ? "no kubeconfig was found (no --kubeconfig, KUBECONFIG or ~/.kube/config, and not in a"
+                                    + " pod): point KUBECONFIG or --kubeconfig at your cluster's"
+                            : "check the kubeconfig's current context (kubectl config current-context) or"
+                                    + " --kubeconfig")
+                            + "; to try the controller without a cluster, --cluster-from FILE (docs/controller.md,"
+                            + " Try it without a cluster)", 1, null);
                 }
             } else {
                 Thread checking = new Thread(() -> reportChecks(preflight.run(Instant.now())), "tailor-heart-checks");
@@ -151,7 +181,7 @@ final class RunCommand implements Callable<Integer> {
             }
             ControllerMetrics metrics = new ControllerMetrics(System::currentTimeMillis);
             if (once) {
-                Controller.Round round = controller.round(Instant.now(), dryRun);
+                Controller.Round round = controller.round(time != null ? time : Instant.now(), dryRun);
                 metrics.record(round);
                 report(round, out);
                 return round.failure() == null ? 0 : 1;
@@ -186,6 +216,44 @@ final class RunCommand implements Callable<Integer> {
             } finally {
                 loop.close();
             }
+        }
+    }
+
+    /**
+     * One dry-run round on the cluster recorded in {@link #clusterFrom}, metrics at {@code time}: prints the
+     * plan, then the rule changes as a diff against the recorded rules Tailor owns. Nothing is written.
+     */
+    private Integer runRecorded(ControllerConfig settings, PrometheusClient prometheus, Instant time,
+            PrintWriter out) {
+        RecordedCluster recorded;
+        try {
+            recorded = RecordedCluster.read(clusterFrom);
+        } catch (IllegalArgumentException e) {
+            throw new CliException("--cluster-from: " + e.getMessage());
+        }
+        LOG.info("cluster recorded in {}: {}; a dry run, nothing is written", clusterFrom, recorded.summary());
+        LOG.info("no saved ATPM state: the round plans as a first round would; start-up checks skipped (tailor"
+                + " heart check needs a live cluster); metrics at {}", time);
+        Controller controller = new Controller(settings, settings.planner().heartConfig(), prometheus, recorded,
+                AtpmState.EMPTY, System::nanoTime);
+        Controller.Round round = controller.round(time, true);
+        if (round.failure() == null) {
+            PlanTable.print(round.plan(), "cluster recorded in " + clusterFrom + ", metrics at " + time, false, false,
+                    out);
+            out.println();
+            out.println("DestinationRules (the changes to the recorded rules Tailor owns)");
+        }
+        report(round, out);
+        return round.failure() == null ? 0 : 1;
+    }
+
+    /** {@code --at}: an RFC 3339 instant, with {@code Z} or an offset. */
+    private static Instant instant(String text) {
+        try {
+            return java.time.OffsetDateTime.parse(text).toInstant();
+        } catch (java.time.format.DateTimeParseException e) {
+            throw new CliException("--at: \"" + text + "\" (expected: an instant in RFC 3339, e.g."
+                    + " 2026-01-01T00:03:00Z)");
         }
     }
 

@@ -1,0 +1,221 @@
+package dev.tailor.cli;
+
+import static dev.tailor.cli.PlanCommandTest.tailor;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tailor.testkit.PrometheusServer;
+import dev.tailor.testkit.ShopCluster;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The controller without a cluster (docs/controller.md, Try it without a cluster): the bundled
+ * recording in examples/tryout, its metrics served by a real Prometheus that loaded them as the docs
+ * say (promtool's backfill), the round run with the docs' own command line. And, without any
+ * kubeconfig, the error that says no cluster is reachable and what to do.
+ */
+class TryOutTest {
+
+    private static final Path ROOT = Path.of("").toAbsolutePath().getParent();
+    private static final Path EXAMPLE = ROOT.resolve("examples/tryout");
+    /** The recording's last instant: metrics.om covers 2026-01-01T00:00:00Z and the three minutes after. */
+    private static final String AT = "2026-01-01T00:03:00Z";
+    /** The command docs/controller.md gives, from the repository's root, with --prometheus added by the test. */
+    private static final String DOCS_COMMAND = "tailor heart run --config examples/tryout/heart.yaml --once --dry-run"
+            + " --cluster-from examples/tryout/cluster.yaml --at " + AT;
+
+    private static PrometheusServer prometheus;
+
+    @TempDir
+    Path dir;
+
+    /** A real Prometheus holding examples/tryout/metrics.om, started by the first test that needs it. */
+    private static synchronized PrometheusServer prometheus() throws Exception {
+        if (prometheus == null) {
+            prometheus = PrometheusServer.start(() -> "", new PrometheusServer.Options(
+                    Files.readString(EXAMPLE.resolve("metrics.om")), false));
+        }
+        return prometheus;
+    }
+
+    @AfterAll
+    static void stop() {
+        if (prometheus != null) {
+            prometheus.close();
+        }
+    }
+
+    /** The docs' command with the example's paths under the repository root and this test's Prometheus. */
+    private static String[] docsCommand(String clusterFile) throws Exception {
+        List<String> args = new ArrayList<>();
+        for (String word : DOCS_COMMAND.split(" ")) {
+            args.add(word.startsWith("examples/") ? ROOT.resolve(word).toString() : word);
+        }
+        args.remove(0);   // "tailor"
+        if (clusterFile != null) {
+            args.set(args.indexOf("--cluster-from") + 1, clusterFile);
+        }
+        args.addAll(List.of("--prometheus", prometheus().url().toString()));
+        return args.toArray(String[]::new);
+    }
+
+    @Test
+    void docsCommand_plansTheRecordedCluster_andPrintsThePlanAndTheRules() throws Exception {
+        // The docs break the command over lines with "\\"; joined, it is this test's.
+        assertThat(Files.readString(ROOT.resolve("docs/controller.md")).replaceAll(" \\\\\n *", " "))
+                .contains(DOCS_COMMAND);
+
+        PlanCommandTest.Result result = tailor(docsCommand(null));
+
+        assertThat(result.exitCode()).as(result.err()).isZero();
+        assertThat(result.err()).contains("cluster recorded in " + EXAMPLE.resolve("cluster.yaml")
+                + ": 3 node(s), 9 pod(s), 0 DestinationRule(s); left out: 2 Service object(s); a dry run")
+                .contains("round 1 planned in").contains("2 rule(s) would change");
+        assertThat(result.out()).contains("HEART plan, round 1: 2 components, 6 ready replicas, 2 call edges")
+                .contains("metrics at " + AT)
+                .contains("create DestinationRule shop/tailor-heart-frontend-to-cart")
+                .contains("create DestinationRule istio-system/tailor-heart-istio-ingressgateway-to-frontend");
+        // w3 needs twice w1's CPU per request in the recording: every caller node sends it the least.
+        Map<String, Map<String, Integer>> weights = weights(result.out());
+        assertThat(weights).hasSize(6);
+        weights.forEach((from, to) -> {
+            assertThat(to.values().stream().mapToInt(Integer::intValue).sum()).as(from).isEqualTo(100);
+            assertThat(to.get("eu/eu-a/w3")).as(from).isLessThan(to.get("eu/eu-a/w2"))
+                    .isLessThan(to.get("eu/eu-a/w1"));
+        });
+    }
+
+    /** {@code rule from} → {@code to} → weight, read from the printed rules line by line. */
+    private static Map<String, Map<String, Integer>> weights(String out) {
+        Map<String, Map<String, Integer>> weights = new TreeMap<>();
+        Pattern weight = Pattern.compile("\\+ +(eu/eu-a/w\\d): (\\d+)");
+        String rule = "";
+        Map<String, Integer> to = null;
+        for (String line : out.lines().toList()) {
+            Matcher m = weight.matcher(line.strip());
+            if (line.startsWith("create DestinationRule ")) {
+                rule = line.substring("create DestinationRule ".length());
+            } else if (line.contains("- from: ")) {
+                to = new TreeMap<>();
+                weights.put(rule + " " + line.substring(line.indexOf("- from: ") + 8), to);
+            } else if (to != null && m.matches()) {
+                to.put(m.group(1), Integer.parseInt(m.group(2)));
+            }
+        }
+        return weights;
+    }
+
+    @Test
+    void recordedRules_theDiffIsAgainstTheRulesTailorOwns() throws Exception {
+        String cluster = Files.readString(EXAMPLE.resolve("cluster.yaml")) + """
+                - apiVersion: networking.istio.io/v1
+                  kind: DestinationRule
+                  metadata:
+                    name: tailor-heart-checkout-to-cart
+                    namespace: shop
+                    labels: {app.kubernetes.io/managed-by: tailor-heart}
+                  spec: {host: cart.shop.svc.cluster.local}
+                - apiVersion: networking.istio.io/v1
+                  kind: DestinationRule
+                  metadata: {name: theirs, namespace: shop}
+                  spec: {host: cart.shop.svc.cluster.local}
+                """;
+        Path file = Files.writeString(dir.resolve("cluster.yaml"), cluster);
+
+        PlanCommandTest.Result result = tailor(docsCommand(file.toString()));
+
+        assertThat(result.exitCode()).as(result.err()).isZero();
+        assertThat(result.err()).contains("2 DestinationRule(s)").contains("3 rule(s) would change");
+        assertThat(result.out()).contains("delete DestinationRule shop/tailor-heart-checkout-to-cart")
+                .doesNotContain("theirs");
+    }
+
+    @Test
+    void nodeWithoutSubzone_theNoteNamesTheNodeAndTheFix() throws Exception {
+        String cluster = Files.readString(EXAMPLE.resolve("cluster.yaml"))
+                .replace("      topology.istio.io/subzone: w3\n", "");
+        Path file = Files.writeString(dir.resolve("cluster.yaml"), cluster);
+
+        PlanCommandTest.Result result = tailor(docsCommand(file.toString()));
+
+        assertThat(result.exitCode()).as(result.err()).isZero();
+        assertThat(result.err()).contains("note: ").contains("kubectl label node w3 topology.istio.io/subzone=");
+        // The zone's nodes are written as one locality Istio can match, never as eu/eu-a/w3.
+        assertThat(result.out()).contains("from: eu/eu-a\n").doesNotContain("eu/eu-a/w3");
+    }
+
+    @Test
+    void metricsFile_isTheTestClusterRecordedEvery15s() throws Exception {
+        // Reproducible: the bundled recording is ShopCluster's series over three minutes from AT - 180 s.
+        String expected = ShopCluster.history(java.time.Instant.parse(AT).getEpochSecond() - 180, 180, 15,
+                (node, t) -> ShopCluster.CPU_PER_REQUEST.get(node));
+        assertThat(Files.readString(EXAMPLE.resolve("metrics.om"))).isEqualTo(expected);
+    }
+
+    @Test
+    void clusterFrom_misused_exit2SayingWhatToDo() throws Exception {
+        String cluster = EXAMPLE.resolve("cluster.yaml").toString();
+        PlanCommandTest.Result writing = tailor("heart", "run", "--cluster-from", cluster, "--once");
+        assertThat(writing.exitCode()).isEqualTo(2);
+        assertThat(writing.err()).contains("--cluster-from plans one round and writes nothing: add --once --dry-run");
+
+        PlanCommandTest.Result both = tailor("heart", "run", "--cluster-from", cluster, "--kubeconfig",
+                dir.resolve("kubeconfig").toString(), "--once", "--dry-run");
+        assertThat(both.exitCode()).isEqualTo(2);
+        assertThat(both.err()).contains("--cluster-from and --kubeconfig: give one of them");
+
+        PlanCommandTest.Result missing = tailor("heart", "run", "--cluster-from", dir.resolve("none.yaml").toString(),
+                "--once", "--dry-run");
+        assertThat(missing.exitCode()).isEqualTo(2);
+        assertThat(missing.err()).contains("--cluster-from: " + dir.resolve("none.yaml") + ": no such file");
+
+        PlanCommandTest.Result badTime = tailor("heart", "run", "--cluster-from", cluster, "--once", "--dry-run",
+                "--at", "yesterday");
+        assertThat(badTime.exitCode()).isEqualTo(2);
+        assertThat(badTime.err()).contains("--at: \"yesterday\" (expected: an instant in RFC 3339");
+    }
+
+    @Test
+    void noKubeconfig_noCluster_saysNoClusterReachable_andWhatToDo() throws Exception {
+        // A child JVM, so that its environment has no KUBECONFIG, a home without ~/.kube/config, and no
+        // in-cluster service: the client then tries its default address, which does not answer here.
+        Path home = Files.createDirectories(dir.resolve("home"));
+        Path config = ControllerFiles.config(dir, "http://127.0.0.1:1");
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        ProcessBuilder builder = new ProcessBuilder(java, "-Duser.home=" + home, "-cp",
+                System.getProperty("java.class.path"), "dev.tailor.cli.Tailor", "heart", "run", "--config",
+                config.toString(), "--once", "--dry-run")
+                .redirectOutput(dir.resolve("out").toFile()).redirectError(dir.resolve("err").toFile());
+        builder.environment().remove("KUBECONFIG");
+        builder.environment().remove("KUBERNETES_SERVICE_HOST");
+        builder.environment().remove("KUBERNETES_SERVICE_PORT");
+        builder.environment().put("HOME", home.toString());
+        Process process = builder.start();
+        try {
+            assertThat(process.waitFor(120, TimeUnit.SECONDS)).as("tailor heart run ended").isTrue();
+        } finally {
+            process.destroyForcibly();
+        }
+        String err = Files.readString(dir.resolve("err"));
+
+        assertThat(process.exitValue()).as(err).isEqualTo(1);
+        List<String> lines = err.lines().toList();
+        assertThat(lines.get(0)).contains("tailor: cluster https://kubernetes.default.svc/ (no kubeconfig");
+        assertThat(lines.get(lines.size() - 1))
+                .contains("ERROR tailor: no cluster reachable: https://kubernetes.default.svc/: ")
+                .contains("no kubeconfig was found (no --kubeconfig, KUBECONFIG or ~/.kube/config, and not in a pod):"
+                        + " point KUBECONFIG or --kubeconfig at your cluster's")
+                .contains("to try the controller without a cluster, --cluster-from FILE");
+        assertThat(err).doesNotContain("\tat ").doesNotContain("cannot read the ATPM state");
+    }
+}
