@@ -106,7 +106,8 @@ class RecordedClusterTest {
     @Test
     void ownedRules_onlyTailorsInTheNamespace() throws Exception {
         for (String[] rule : List.of(new String[] {"shop", "ours", "tailor-heart"},
-                new String[] {"shop", "theirs", "someone-else"}, new String[] {"other", "ours-elsewhere", "tailor-heart"})) {
+                new String[] {"shop", "theirs", "someone-else"},
+                new String[] {"other", "ours-elsewhere", "tailor-heart"})) {
             client.genericKubernetesResources(Actuator.DESTINATION_RULE).inNamespace(rule[0])
                     .resource(new GenericKubernetesResourceBuilder().withApiVersion("networking.istio.io/v1")
                             .withKind("DestinationRule").withNewMetadata().withName(rule[1]).withNamespace(rule[0])
@@ -148,7 +149,8 @@ class RecordedClusterTest {
         assertThatThrownBy(() -> RecordedCluster.read(dir.resolve("missing.yaml")))
                 .hasMessage(dir.resolve("missing.yaml") + ": no such file");
         Path broken = Files.writeString(dir.resolve("broken.yaml"), "items: [\n");
-        assertThatThrownBy(() -> RecordedCluster.read(broken)).hasMessageStartingWith(broken + ": not Kubernetes objects (")
+        assertThatThrownBy(() -> RecordedCluster.read(broken))
+                .hasMessageStartingWith(broken + ": not Kubernetes objects (")
                 .hasMessageContaining("expected the output of kubectl get nodes,pods,destinationrules -A -o yaml");
         Path text = Files.writeString(dir.resolve("text.yaml"), "hello\n");
         assertThatThrownBy(() -> RecordedCluster.read(text)).hasMessageStartingWith(text + ": not Kubernetes objects");
