@@ -19,7 +19,8 @@ import java.util.TreeMap;
  * The {@code online-boutique} scenario, built from public data: the real OnlineBoutique call graph,
  * CPU cost per request and call mix ({@link OnlineBoutiqueSnapshot}: TraStrainer per-pod metrics and
  * a Jaeger trace), on the HEART paper's five heterogeneous workers, with link delays measured
- * between AWS EC2 nodes.
+ * between AWS EC2 nodes. {@link #build(OnlineBoutiqueSnapshot.Options, String)} builds the same
+ * scenario from any dataset folder in that layout (docs/datasets.md), under another name.
  *
  * <h2>Mapping (our reading)</h2>
  * <ul>
@@ -28,8 +29,8 @@ import java.util.TreeMap;
  *       without both metrics at that minute are left out, with the calls into them (noted).</li>
  *   <li><b>Calls.</b> A call edge's mean count per visit of its caller = the edge's rate ÷ the
  *       caller's rate; each callee is its own stage, in name order (OnlineBoutique's handlers call
- *       one service after another); {@code k.x} calls are k, or k + 1 with probability 0.x, in
- *       parallel.</li>
+ *       one service after another; for another application an assumption, noted); {@code k.x}
+ *       calls are k, or k + 1 with probability 0.x, in parallel.</li>
  *   <li><b>Load.</b> The dataset ran at about 10 user requests/s, far below what the cluster can
  *       serve; the sweep's rates load the busiest component (CPU per user request, visits included)
  *       to {@link #LOAD_FRACTIONS} of its replicas' capacity (1 core limit × Σ node speeds).</li>
@@ -54,7 +55,7 @@ public final class OnlineBoutiqueScenario {
     }
 
     /**
-     * Builds the scenario.
+     * Builds the {@value #NAME} scenario.
      *
      * @param options where the data is (metrics, trace, pings) and the nodes; replicas and regions
      *                are set here
@@ -62,10 +63,24 @@ public final class OnlineBoutiqueScenario {
      * @throws IllegalArgumentException naming the problem if the data give no usable scenario
      */
     public static Result build(OnlineBoutiqueSnapshot.Options options) throws IOException {
+        return build(options, NAME);
+    }
+
+    /**
+     * Builds the scenario from the dataset folder of {@code options}, named {@code name}.
+     *
+     * @param options where the data is (metrics, trace, pings), the entry component and the nodes;
+     *                replicas and regions are set here
+     * @param name    the scenario's name: letters, digits, '-' or '_'
+     * @throws IOException if a data file cannot be read
+     * @throws IllegalArgumentException naming the problem if the data give no usable scenario
+     */
+    public static Result build(OnlineBoutiqueSnapshot.Options options, String name) throws IOException {
         OnlineBoutiqueSnapshot.Options base = options.withReplicasPerComponent(1).withNodes(5);
         OnlineBoutiqueSnapshot.Result eu = OnlineBoutiqueSnapshot.build(base.withRegions(List.of("EU")));
+        // The second build reads the same files: give it the entry the first one found.
         OnlineBoutiqueSnapshot.Result geo = OnlineBoutiqueSnapshot.build(
-                base.withRegions(List.of("EU", "EU", "EU", "US", "US")));
+                base.withEntryComponent(eu.entryComponent()).withRegions(List.of("EU", "EU", "EU", "US", "US")));
         List<String> notes = new ArrayList<>(eu.notes());
         Snapshot snapshot = eu.snapshot();
 
@@ -79,7 +94,7 @@ public final class OnlineBoutiqueScenario {
             Double cpu = replica.cpuCores();
             Double rps = replica.requestsPerSecond();
             if (cpu == null || rps == null || !(rps > 0) || !(cpu > 0)) {
-                notes.add("online-boutique: " + replica.component() + " left out: no CPU per request at that minute"
+                notes.add(name + ": " + replica.component() + " left out: no CPU per request at that minute"
                         + " (CPU " + cpu + " cores, " + rps + " requests/s)");
                 continue;
             }
@@ -87,9 +102,9 @@ public final class OnlineBoutiqueScenario {
             costMillis.put(replica.component(), 1_000 * cpu * speed / rps);
             rate.put(replica.component(), rps);
         }
-        String entry = base.entryComponent();
+        String entry = eu.entryComponent();
         if (!costMillis.containsKey(entry)) {
-            throw new IllegalArgumentException("online-boutique: the entry component " + entry
+            throw new IllegalArgumentException(name + ": the entry component " + entry
                     + " has no CPU per request at the chosen minute (expected: both metrics; try --minute)");
         }
 
@@ -99,7 +114,7 @@ public final class OnlineBoutiqueScenario {
                 continue;
             }
             if (!costMillis.containsKey(call.caller()) || !costMillis.containsKey(call.callee())) {
-                notes.add("online-boutique: call " + call.caller() + " -> " + call.callee() + " left out with its"
+                notes.add(name + ": call " + call.caller() + " -> " + call.callee() + " left out with its"
                         + " component");
                 continue;
             }
@@ -117,7 +132,7 @@ public final class OnlineBoutiqueScenario {
 
         // Visits per user request, then CPU per user request, then the rates of the sweep.
         Map<String, Double> visits = new HashMap<>();
-        visit(entry, 1.0, counts, visits);
+        visit(name, entry, 1.0, counts, visits, new ArrayList<>());
         double busiestMillis = 0;
         String busiest = entry;
         for (Map.Entry<String, Double> v : visits.entrySet()) {
@@ -136,9 +151,11 @@ public final class OnlineBoutiqueScenario {
         for (double fraction : LOAD_FRACTIONS) {
             rps.add(Math.round(fraction * limitCores * speedSum * 1_000 / busiestMillis * 10) / 10.0);
         }
-        notes.add(String.format(Locale.ROOT, "online-boutique: busiest component %s needs %.3f ms of a speed-1.0 core"
+        notes.add(String.format(Locale.ROOT, "%s: busiest component %s needs %.3f ms of a speed-1.0 core"
                 + " per user request (%.2f visits); the sweep %s RPS loads it to %s of its replicas' %.1f cores",
-                busiest, busiestMillis, visits.get(busiest), rps, LOAD_FRACTIONS, speedSum * limitCores));
+                name, busiest, busiestMillis, visits.get(busiest), rps, LOAD_FRACTIONS, speedSum * limitCores));
+        notes.add(name + ": a component calls its callees one after another, in name order (as OnlineBoutique's"
+                + " handlers do; the data do not say which calls run in parallel)");
 
         List<ClusterScenario.NodeSpec> nodes = new ArrayList<>();
         for (int i = 0; i < snapshot.nodes().size(); i++) {
@@ -148,23 +165,35 @@ public final class OnlineBoutiqueScenario {
         Map<String, ClusterScenario.NetworkSpec> networks = new LinkedHashMap<>();
         networks.put("A", network(snapshot, base.sameNodeDelayMillis()));
         networks.put("B", network(geo.snapshot(), base.sameNodeDelayMillis()));
-        ClusterScenario scenario = new ClusterScenario(NAME,
-                "OnlineBoutique (TraStrainer data, Jaeger call mix, AWS ping delays) on 5 heterogeneous workers",
+        String description = NAME.equals(name)
+                ? "OnlineBoutique (TraStrainer data, Jaeger call mix, AWS ping delays) on 5 heterogeneous workers"
+                : name + " (metrics of " + options.metricsDir() + ", entry " + entry + ", Jaeger call mix, AWS ping"
+                        + " delays) on 5 heterogeneous workers";
+        ClusterScenario scenario = new ClusterScenario(name, description,
                 20250701L, rps, 120.0, 600.0, 30.0, ClusterScenario.CpuModel.FLUID, 100.0, 0.5, 0.12, 0.1, 15.0, nodes,
                 components, entry, 1, limitCores, networks, "A", null, null);
         List<String> problems = scenario.problems();
         if (!problems.isEmpty()) {
-            throw new IllegalArgumentException("online-boutique: the data give an invalid scenario: "
+            throw new IllegalArgumentException(name + ": the data give an invalid scenario: "
                     + String.join("; ", problems));
         }
         return new Result(scenario, notes);
     }
 
-    private static void visit(String component, double times, Map<String, Map<String, Double>> counts,
-            Map<String, Double> visits) {
+    /** Adds the visits of {@code component} and its callees; a cycle (none in OnlineBoutique) is bad input. */
+    private static void visit(String name, String component, double times, Map<String, Map<String, Double>> counts,
+            Map<String, Double> visits, List<String> path) {
+        if (path.contains(component)) {
+            List<String> cycle = new ArrayList<>(path.subList(path.indexOf(component), path.size()));
+            cycle.add(component);
+            throw new IllegalArgumentException(name + ": the calls form a cycle " + String.join(" -> ", cycle)
+                    + " (expected: a call graph without cycles, as the simulator needs)");
+        }
         visits.merge(component, times, Double::sum);
-        counts.getOrDefault(component, Map.of()).forEach((callee, count) -> visit(callee, times * count, counts,
-                visits));
+        path.add(component);
+        counts.getOrDefault(component, Map.of()).forEach((callee, count) -> visit(name, callee, times * count, counts,
+                visits, path));
+        path.remove(path.size() - 1);
     }
 
     private static ClusterScenario.NetworkSpec network(Snapshot snapshot, double sameNodeMillis) {

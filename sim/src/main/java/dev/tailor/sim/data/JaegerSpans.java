@@ -1,7 +1,12 @@
 package dev.tailor.sim.data;
 
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
@@ -30,6 +35,9 @@ import java.util.TreeSet;
  * Spans whose parent is in the same component (internal and client spans) are not calls; spans
  * whose parent is not in the file are counted as {@link #orphanSpans()} and not as calls.
  *
+ * <p>The spans without a parent are the requests entering the application; the components that
+ * recorded them ({@link #rootSpansByComponent()}) tell which component is the entry.
+ *
  * <p>Errors: a missing file or column, an empty id or a pod name without a component, or a span id
  * that appears twice in one trace, is a {@link DataFileException} naming file, line, column and
  * value; file-system failures are {@link IOException}s.
@@ -45,6 +53,9 @@ public final class JaegerSpans {
     public record Edge(String caller, String callee) {
     }
 
+    /** The columns this reader needs, by header name. */
+    public static final List<String> REQUIRED_COLUMNS = List.of("TraceID", "SpanID", "ParentID", "PodName");
+
     private static final String ROOT = "root";
 
     private final Path file;
@@ -52,16 +63,18 @@ public final class JaegerSpans {
     private final int traces;
     private final long rootSpans;
     private final long orphanSpans;
+    private final SortedMap<String, Long> rootSpansByComponent;
     private final SortedSet<String> components;
     private final SortedMap<Edge, Long> calls;
 
     private JaegerSpans(Path file, long spans, int traces, long rootSpans, long orphanSpans,
-            SortedSet<String> components, SortedMap<Edge, Long> calls) {
+            SortedMap<String, Long> rootSpansByComponent, SortedSet<String> components, SortedMap<Edge, Long> calls) {
         this.file = file;
         this.spans = spans;
         this.traces = traces;
         this.rootSpans = rootSpans;
         this.orphanSpans = orphanSpans;
+        this.rootSpansByComponent = Collections.unmodifiableSortedMap(rootSpansByComponent);
         this.components = Collections.unmodifiableSortedSet(components);
         this.calls = Collections.unmodifiableSortedMap(calls);
     }
@@ -104,12 +117,14 @@ public final class JaegerSpans {
         }
         long roots = 0;
         long orphans = 0;
+        SortedMap<String, Long> rootsByComponent = new TreeMap<>();
         SortedSet<String> components = new TreeSet<>();
         SortedMap<Edge, Long> calls = new TreeMap<>(Comparator.comparing(Edge::caller).thenComparing(Edge::callee));
         for (Span s : all) {
             components.add(s.component());
             if (s.parent() == null) {
                 roots++;
+                rootsByComponent.merge(s.component(), 1L, Long::sum);
                 continue;
             }
             String caller = componentBySpan.get(s.trace() + "\u0000" + s.parent());
@@ -119,7 +134,51 @@ public final class JaegerSpans {
                 calls.merge(new Edge(caller, s.component()), 1L, Long::sum);
             }
         }
-        return new JaegerSpans(file, all.size(), traceIds.size(), roots, orphans, components, calls);
+        return new JaegerSpans(file, all.size(), traceIds.size(), roots, orphans, rootsByComponent, components,
+                calls);
+    }
+
+    /**
+     * The span CSVs of a dataset folder: its regular {@code *.csv} files, other than
+     * {@code <pod>_metric.csv} and {@code dependency.csv}, whose header line names every one of
+     * {@link #REQUIRED_COLUMNS}; sorted by file name. Only header lines are read.
+     *
+     * @throws IOException when the folder cannot be listed or a header cannot be read
+     */
+    public static List<Path> findIn(Path dir) throws IOException {
+        List<Path> found = new ArrayList<>();
+        if (!Files.isDirectory(dir)) {
+            return found;
+        }
+        try (DirectoryStream<Path> listing = Files.newDirectoryStream(dir, "*.csv")) {
+            for (Path file : listing) {
+                String name = file.getFileName().toString();
+                if (Files.isRegularFile(file) && !name.endsWith(OnlineBoutiqueMetrics.METRIC_SUFFIX)
+                        && !name.equals(OnlineBoutiqueMetrics.DEPENDENCY_FILE) && hasRequiredColumns(file)) {
+                    found.add(file);
+                }
+            }
+        }
+        found.sort(Comparator.comparing(f -> f.getFileName().toString()));
+        return found;
+    }
+
+    private static boolean hasRequiredColumns(Path file) throws IOException {
+        String header;
+        try (BufferedReader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+            header = in.readLine();
+        } catch (java.nio.charset.CharacterCodingException e) {
+            return false; // not a text file of this format
+        }
+        if (header == null) {
+            return false;
+        }
+        if (header.startsWith("\uFEFF")) {
+            header = header.substring(1);
+        }
+        Set<String> names = new HashSet<>();
+        Arrays.stream(header.split(",", -1)).map(String::strip).forEach(names::add);
+        return names.containsAll(REQUIRED_COLUMNS);
     }
 
     /** The file read. */
@@ -140,6 +199,14 @@ public final class JaegerSpans {
     /** Spans without a parent ({@code ParentID} root or empty): requests entering the application. */
     public long rootSpans() {
         return rootSpans;
+    }
+
+    /**
+     * Component → its spans without a parent ({@link #rootSpans()} by component), sorted by
+     * component; components without root spans are absent.
+     */
+    public SortedMap<String, Long> rootSpansByComponent() {
+        return rootSpansByComponent;
     }
 
     /** Spans whose parent is not in the file; not counted as calls. */

@@ -36,7 +36,9 @@ import java.util.regex.Pattern;
  * </ul>
  *
  * <p>A pod's component is its name minus its last two dash-separated parts, the ReplicaSet and pod
- * hashes of a Deployment: {@code frontend-579b9bff58-svcgr} → {@code frontend}.
+ * hashes of a Deployment: {@code frontend-579b9bff58-svcgr} → {@code frontend}. The sampling period
+ * is not assumed: it is the median step between a pod's consecutive samples
+ * ({@link #samplePeriodSeconds()}), so exports at 15 s, 30 s or 1 min steps all read alike.
  *
  * <p>Errors: a missing directory, file or column, or a bad value, is a {@link DataFileException}
  * naming the file, line, column and value; file-system failures are {@link IOException}s.
@@ -48,11 +50,10 @@ public final class OnlineBoutiqueMetrics {
     /** Name of the call-graph and placement file. */
     public static final String DEPENDENCY_FILE = "dependency.csv";
     /**
-     * How far (seconds) a sample may be from a requested time and still count as that minute: half
-     * the dataset's one-minute sampling period. The pods' samples of one minute differ by about a
-     * second (PROVENANCE.md 2.1).
+     * Sampling period (seconds) taken when no pod has two samples to measure it from: the
+     * OnlineBoutique dataset's one minute (PROVENANCE.md 2.1).
      */
-    public static final long SAMPLE_TOLERANCE_SECONDS = 30;
+    public static final long DEFAULT_SAMPLE_PERIOD_SECONDS = 60;
 
     static final String TIMESTAMP = "TimeStamp";
     static final String POD_NAME = "PodName";
@@ -89,28 +90,34 @@ public final class OnlineBoutiqueMetrics {
 
     /**
      * One component's time series: its pod's samples, or, when it has several pods, the sum over
-     * its pods of the samples within {@link #SAMPLE_TOLERANCE_SECONDS} of each sample of the pod with
-     * the most samples; a value is {@code null} (no data) when any pod lacks it at that time (our
-     * reading: a partial sum is not the component's total).
+     * its pods of the samples within half a sampling period of each sample of the pod with the most
+     * samples; a value is {@code null} (no data) when any pod lacks it at that time (our reading: a
+     * partial sum is not the component's total).
      *
-     * @param component the component name
-     * @param pods      its pods, sorted
-     * @param samples   in time order
+     * @param component           the component name
+     * @param pods                its pods, sorted
+     * @param samples             in time order
+     * @param samplePeriodSeconds the folder's sampling period, seconds, &gt; 0 ({@link #samplePeriodSeconds()})
      */
-    public record ComponentSeries(String component, List<String> pods, List<Sample> samples) {
+    public record ComponentSeries(String component, List<String> pods, List<Sample> samples,
+            long samplePeriodSeconds) {
 
         public ComponentSeries {
             pods = List.copyOf(pods);
             samples = List.copyOf(samples);
+            if (samplePeriodSeconds <= 0) {
+                throw new IllegalArgumentException("samplePeriodSeconds : " + samplePeriodSeconds
+                        + " (expected: seconds > 0)");
+            }
         }
 
         /**
-         * Index of the sample nearest to {@code unixSeconds} if it lies within
-         * {@link #SAMPLE_TOLERANCE_SECONDS}, else empty. Ties take the earlier sample.
+         * Index of the sample nearest to {@code unixSeconds} if it lies within half a sampling
+         * period of it, else empty. Ties take the earlier sample.
          */
         public Optional<Integer> indexNear(long unixSeconds) {
             int i = nearestIndex(samples, unixSeconds);
-            if (i < 0 || Math.abs(samples.get(i).unixSeconds() - unixSeconds) > SAMPLE_TOLERANCE_SECONDS) {
+            if (i < 0 || !withinHalfPeriod(samples.get(i).unixSeconds(), unixSeconds, samplePeriodSeconds)) {
                 return Optional.empty();
             }
             return Optional.of(i);
@@ -134,6 +141,8 @@ public final class OnlineBoutiqueMetrics {
 
     private final Path dir;
     private final SortedMap<String, List<PodSeries>> podsByComponent;
+    private final long samplePeriodSeconds;
+    private final boolean samplePeriodMeasured;
     private final SortedMap<String, ComponentSeries> components;
     private final List<ServiceEdge> serviceEdges;
     private final SortedMap<String, SortedSet<String>> placement;
@@ -142,8 +151,12 @@ public final class OnlineBoutiqueMetrics {
             List<ServiceEdge> serviceEdges, SortedMap<String, SortedSet<String>> placement) {
         this.dir = dir;
         this.podsByComponent = Collections.unmodifiableSortedMap(podsByComponent);
+        long measured = medianStepSeconds(podsByComponent);
+        this.samplePeriodMeasured = measured > 0;
+        this.samplePeriodSeconds = measured > 0 ? measured : DEFAULT_SAMPLE_PERIOD_SECONDS;
         SortedMap<String, ComponentSeries> series = new TreeMap<>();
-        podsByComponent.forEach((component, pods) -> series.put(component, merge(component, pods)));
+        podsByComponent.forEach((component, pods) ->
+                series.put(component, merge(component, pods, samplePeriodSeconds)));
         this.components = Collections.unmodifiableSortedMap(series);
         this.serviceEdges = List.copyOf(serviceEdges);
         this.placement = Collections.unmodifiableSortedMap(placement);
@@ -206,6 +219,21 @@ public final class OnlineBoutiqueMetrics {
     /** The directory read. */
     public Path dir() {
         return dir;
+    }
+
+    /**
+     * The sampling period, seconds: the median step between consecutive samples over every pod's
+     * file (one minute in the OnlineBoutique dataset), or {@link #DEFAULT_SAMPLE_PERIOD_SECONDS} when
+     * no pod has two samples ({@link #samplePeriodMeasured()} false). Samples of different pods
+     * within half of it count as the same time.
+     */
+    public long samplePeriodSeconds() {
+        return samplePeriodSeconds;
+    }
+
+    /** Whether {@link #samplePeriodSeconds()} was measured from the files rather than the default. */
+    public boolean samplePeriodMeasured() {
+        return samplePeriodMeasured;
     }
 
     /** Components that have at least one metric file, sorted. */
@@ -299,10 +327,32 @@ public final class OnlineBoutiqueMetrics {
         edges.addAll(distinct.values());
     }
 
-    private static ComponentSeries merge(String component, List<PodSeries> pods) {
+    /** Median of the steps between consecutive samples over all pods, seconds; 0 when there is no step. */
+    private static long medianStepSeconds(SortedMap<String, List<PodSeries>> podsByComponent) {
+        List<Long> steps = new ArrayList<>();
+        for (List<PodSeries> pods : podsByComponent.values()) {
+            for (PodSeries pod : pods) {
+                for (int i = 1; i < pod.samples().size(); i++) {
+                    steps.add(pod.samples().get(i).unixSeconds() - pod.samples().get(i - 1).unixSeconds());
+                }
+            }
+        }
+        if (steps.isEmpty()) {
+            return 0;
+        }
+        Collections.sort(steps);
+        return steps.get((steps.size() - 1) / 2);
+    }
+
+    /** Whether times {@code a} and {@code b} (seconds) are at most half of {@code periodSeconds} apart. */
+    static boolean withinHalfPeriod(long a, long b, long periodSeconds) {
+        return 2 * Math.abs(a - b) <= periodSeconds;
+    }
+
+    private static ComponentSeries merge(String component, List<PodSeries> pods, long periodSeconds) {
         List<String> names = pods.stream().map(PodSeries::pod).sorted().toList();
         if (pods.size() == 1) {
-            return new ComponentSeries(component, names, pods.get(0).samples());
+            return new ComponentSeries(component, names, pods.get(0).samples(), periodSeconds);
         }
         PodSeries reference = pods.stream()
                 .max(Comparator.<PodSeries>comparingInt(p -> p.samples().size())
@@ -315,7 +365,7 @@ public final class OnlineBoutiqueMetrics {
             for (PodSeries pod : pods) {
                 int i = nearestIndex(pod.samples(), at.unixSeconds());
                 Sample s = i < 0 ? null : pod.samples().get(i);
-                if (s == null || Math.abs(s.unixSeconds() - at.unixSeconds()) > SAMPLE_TOLERANCE_SECONDS) {
+                if (s == null || !withinHalfPeriod(s.unixSeconds(), at.unixSeconds(), periodSeconds)) {
                     cpu = null;
                     requests = null;
                     break;
@@ -325,7 +375,7 @@ public final class OnlineBoutiqueMetrics {
             }
             merged.add(new Sample(at.unixSeconds(), cpu, requests));
         }
-        return new ComponentSeries(component, names, merged);
+        return new ComponentSeries(component, names, merged, periodSeconds);
     }
 
     /** Index of the sample nearest to {@code t} (ties: the earlier), or -1 when there are none. */

@@ -34,23 +34,35 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * Builds one HEART {@link Snapshot} from public data: the per-minute CPU and request rate of the
- * OnlineBoutique application ({@link OnlineBoutiqueMetrics}, PROVENANCE.md 2.1), the call mix of a
- * Jaeger span file ({@link JaegerSpans}, 2.2) and measured AWS EC2 round-trip times
- * ({@link AwsPingLatencies}, 3.1), onto a cluster of heterogeneous nodes of our choosing. The dataset
- * ran one pod per component on nodes of unknown speed; everything about the cluster is therefore
- * our reading, and every assumption is returned in {@link Result#notes()}.
+ * Builds one HEART {@link Snapshot} from a dataset folder in the TraStrainer layout: the per-sample
+ * CPU and request rate of every pod ({@link OnlineBoutiqueMetrics}), the call graph of its
+ * {@code dependency.csv}, the call mix of a Jaeger span CSV ({@link JaegerSpans}) and measured AWS
+ * EC2 round-trip times ({@link AwsPingLatencies}, PROVENANCE.md 3.1), onto a cluster of
+ * heterogeneous nodes of our choosing. The default folder is the public OnlineBoutique dataset
+ * (PROVENANCE.md 2.1, 2.2); any application exported in the same layout works (docs/datasets.md).
+ * Such data has one pod per component on nodes of unknown speed; everything about the cluster is
+ * therefore our reading, and every assumption is returned in {@link Result#notes()}.
  *
  * <h2>Mapping</h2>
  * <ul>
+ *   <li><b>Trace.</b> {@link Options#traceFile()} when given; else the one CSV of the folder whose
+ *       header has {@link JaegerSpans#REQUIRED_COLUMNS} (several: an error asking to choose); else
+ *       {@value #DEFAULT_TRACE} next to the folder (where the bundled dataset keeps its trace); else
+ *       none, and every callee's λ is split equally over its callers. Each case is noted.</li>
+ *   <li><b>Entry component.</b> {@link Options#entryComponent()} when given; else the component with
+ *       metrics that recorded the most root spans (spans without a parent) in the trace, the first
+ *       by name on a tie; else, without a trace or root spans in a metered component, the one
+ *       metered component no other metered component calls in {@code dependency.csv} (none or
+ *       several: an error asking for it). Noted with the counts it was chosen by.</li>
  *   <li><b>Nodes.</b> {@link Options#nodes()} nodes (default 5); node i (0-based) is named
  *       {@code w<i+1>}, has per-core speed factor {@code nodeSpeeds[i mod len]} (default 1.0, 0.9,
  *       0.7, 0.5, 0.4: the HEART paper's workers, cycled) and {@link Options#cpuCoresPerNode()} cores
  *       (default 4). The speed is not a field of {@link Node}; it shows in the replicas' CPU.</li>
  *   <li><b>Minute.</b> One one-minute sample of the dataset ({@link Minute}); default the one where
- *       the entry component's (frontend's) {@code PodWorkload(Ops)} is largest, the earliest on a tie.
- *       Every other component takes its sample within {@value OnlineBoutiqueMetrics#SAMPLE_TOLERANCE_SECONDS}
- *       s of that time. {@link Snapshot#windowSeconds()} is 60, the sample's length.</li>
+ *       the entry component's {@code PodWorkload(Ops)} is largest, the earliest on a tie. Every other
+ *       component takes its sample within half a sampling period of that time; the sampling period is
+ *       measured from the files ({@link OnlineBoutiqueMetrics#samplePeriodSeconds()}, 60 s in the
+ *       OnlineBoutique dataset) and is {@link Snapshot#windowSeconds()}, the sample's length.</li>
  *   <li><b>Rate and cost.</b> For each component c with metrics: λ_c = {@code PodWorkload(Ops)} in
  *       requests/s; base cost = {@code CpuUsage(m)} ÷ 1000 ÷ λ_c CPU-seconds per request, taken as the
  *       cost on a speed-1.0 node. λ_c = 0: replicas serve 0 requests/s with CPU absent (no data).
@@ -105,9 +117,6 @@ public final class OnlineBoutiqueSnapshot {
     public static final String DEFAULT_TRACE = "../faulty_2022-08-22/trace_06_20.csv";
     /** Default ping file, relative to the metrics directory, in the layout of {@code shared/data}. */
     public static final String DEFAULT_LATENCY = "../../../network_latency/aws_ec2_52node_pings/latency.csv.gz";
-    /** Window of the snapshot in seconds: the dataset's one-minute sample. */
-    public static final double WINDOW_SECONDS = 60;
-
     private OnlineBoutiqueSnapshot() {
     }
 
@@ -187,9 +196,9 @@ public final class OnlineBoutiqueSnapshot {
      * documentation for the mapping each option controls.
      *
      * @param metricsDir           directory of {@code <pod>_metric.csv} and {@code dependency.csv}; required
-     * @param traceFile            Jaeger span CSV for the call mix; default {@value #DEFAULT_TRACE} relative to
-     *                             {@code metricsDir} if it exists, else equal split over callers. An explicit
-     *                             file must exist.
+     * @param traceFile            Jaeger span CSV for the call mix; default the one span CSV in
+     *                             {@code metricsDir}, else {@value #DEFAULT_TRACE} relative to it if it exists,
+     *                             else equal split over callers. An explicit file must exist.
      * @param useTrace             false: split every callee's λ equally over its callers, ignore traces
      *                             (default true)
      * @param latencyFile          AWS ping gzip CSV; default {@value #DEFAULT_LATENCY} relative to
@@ -205,7 +214,8 @@ public final class OnlineBoutiqueSnapshot {
      * @param regions              region short names EU, US or AP, cycled over the nodes (default [EU])
      * @param sameNodeDelayMillis  one-way delay of a node to itself in ms, finite and &gt;= 0 (default 0.05)
      * @param pingPayloadBytes     ping payload size whose RTTs are used, bytes (default 64)
-     * @param entryComponent       the component that {@value #INGRESS} calls (default {@code frontend})
+     * @param entryComponent       the component that {@value #INGRESS} calls; {@code null} (default): found from
+     *                             the trace's root spans, else from the call graph (see the class documentation)
      */
     public record Options(
             Path metricsDir,
@@ -231,8 +241,6 @@ public final class OnlineBoutiqueSnapshot {
         public static final double DEFAULT_CPU_CORES_PER_NODE = 4;
         /** Default same-node delay, ms (our choice). */
         public static final double DEFAULT_SAME_NODE_DELAY_MILLIS = 0.05;
-        /** Default entry component. */
-        public static final String DEFAULT_ENTRY_COMPONENT = "frontend";
 
         public Options {
             if (metricsDir == null) {
@@ -286,9 +294,10 @@ public final class OnlineBoutiqueSnapshot {
                 throw new IllegalArgumentException("pingPayloadBytes : " + pingPayloadBytes
                         + " (expected: a payload size in bytes >= 0, e.g. 24, 64 or 65515)");
             }
-            entryComponent = entryComponent == null ? DEFAULT_ENTRY_COMPONENT : entryComponent.strip();
-            if (entryComponent.isEmpty()) {
-                throw new IllegalArgumentException("entryComponent : \"\" (expected: a component name, e.g. frontend)");
+            entryComponent = entryComponent == null ? null : entryComponent.strip();
+            if (entryComponent != null && entryComponent.isEmpty()) {
+                throw new IllegalArgumentException("entryComponent : \"\" (expected: a component name, e.g. frontend,"
+                        + " or absent to find it from the trace)");
             }
         }
 
@@ -386,10 +395,11 @@ public final class OnlineBoutiqueSnapshot {
     /**
      * What was built.
      *
-     * @param snapshot the snapshot, valid for {@link SnapshotValidator#validate}
-     * @param notes    every assumption made, one sentence each, for the CLI to print
+     * @param snapshot       the snapshot, valid for {@link SnapshotValidator#validate}
+     * @param entryComponent the component {@value #INGRESS} calls, given or found
+     * @param notes          every assumption made, one sentence each, for the CLI to print
      */
-    public record Result(Snapshot snapshot, List<String> notes) {
+    public record Result(Snapshot snapshot, String entryComponent, List<String> notes) {
 
         public Result {
             notes = List.copyOf(notes);
@@ -400,7 +410,9 @@ public final class OnlineBoutiqueSnapshot {
      * Reads the data files of {@code options} and builds the snapshot.
      *
      * @throws IllegalArgumentException naming the option when the data cannot satisfy it (unknown
-     *                                  entry component, minute out of range, a region out of AWS nodes)
+     *                                  entry component or none to be found, several span CSVs in the
+     *                                  folder and no trace file, minute out of range, a region out of
+     *                                  AWS nodes)
      * @throws DataFileException        naming file, line, column and value of bad or missing data
      * @throws IOException              when the file system fails
      */
@@ -410,18 +422,15 @@ public final class OnlineBoutiqueSnapshot {
         }
         List<String> notes = new ArrayList<>();
         OnlineBoutiqueMetrics metrics = OnlineBoutiqueMetrics.read(options.metricsDir());
+        notePods(metrics, notes);
         JaegerSpans spans = readTrace(options, notes);
         Path latencyFile = options.latencyFile() != null ? options.latencyFile()
                 : options.metricsDir().resolve(DEFAULT_LATENCY).normalize();
         AwsPingLatencies pings = AwsPingLatencies.read(latencyFile, options.pingPayloadBytes());
 
-        String entry = options.entryComponent();
-        if (!metrics.series().containsKey(entry)) {
-            throw new IllegalArgumentException("entryComponent : \"" + entry + "\" has no metric file in "
-                    + metrics.dir() + " (expected one of " + metrics.components() + ")");
-        }
+        String entry = resolveEntry(options.entryComponent(), metrics, spans, notes);
         ComponentSeries entrySeries = metrics.series(entry);
-        int index = resolveMinute(options.minute(), entrySeries, metrics.dir(), notes);
+        int index = resolveMinute(options.minute(), entrySeries, metrics, notes);
         long at = entrySeries.samples().get(index).unixSeconds();
 
         // Rate and cost per component at that minute.
@@ -436,7 +445,7 @@ public final class OnlineBoutiqueSnapshot {
             Double rate = sample.map(Sample::requestsPerSecond).orElse(null);
             if (rate == null) {
                 noRate.add(c + (sample.isEmpty()
-                        ? " (no sample within " + OnlineBoutiqueMetrics.SAMPLE_TOLERANCE_SECONDS + " s)"
+                        ? " (no sample within " + halfPeriod(metrics) + " s)"
                         : " (PodWorkload(Ops) NaN)"));
                 continue;
             }
@@ -507,12 +516,96 @@ public final class OnlineBoutiqueSnapshot {
         List<Call> calls = calls(metrics, spans, lambda, entry, nodes, notes);
         List<LinkDelay> delays = delays(options, pings, awsNode, nodes, latencyFile, notes);
 
-        Snapshot snapshot = new Snapshot(WINDOW_SECONDS, nodes, replicas, calls, delays);
+        Snapshot snapshot = new Snapshot((double) metrics.samplePeriodSeconds(), nodes, replicas, calls, delays);
         List<String> problems = SnapshotValidator.validate(snapshot);
         if (!problems.isEmpty()) {
             throw new IllegalStateException("built an invalid snapshot (a bug of this builder): " + problems);
         }
-        return new Result(snapshot, notes);
+        return new Result(snapshot, entry, notes);
+    }
+
+    /** Notes how pods became components, and the sampling period. */
+    private static void notePods(OnlineBoutiqueMetrics metrics, List<String> notes) {
+        int pods = 0;
+        List<String> shared = new ArrayList<>();
+        for (Map.Entry<String, List<OnlineBoutiqueMetrics.PodSeries>> e : metrics.podsByComponent().entrySet()) {
+            pods += e.getValue().size();
+            if (e.getValue().size() > 1) {
+                shared.add(e.getKey() + " (" + e.getValue().size() + " pods)");
+            }
+        }
+        notes.add(String.format(Locale.ROOT, "%d <pod>_metric.csv files in %s; a pod's component is its name minus"
+                + " the last two dash-separated parts (a Deployment's ReplicaSet and pod hashes)%s", pods,
+                metrics.dir(), shared.isEmpty() ? ", one pod per component"
+                        : "; components of several pods take the sum of their pods' samples: " + shared));
+        notes.add(metrics.samplePeriodMeasured()
+                ? String.format(Locale.ROOT, "sampling period %d s, the median step between a pod's samples;"
+                        + " samples within %s s of each other count as the same time", metrics.samplePeriodSeconds(),
+                        halfPeriod(metrics))
+                : String.format(Locale.ROOT, "no pod has two samples: sampling period taken as %d s (the"
+                        + " OnlineBoutique dataset's)", metrics.samplePeriodSeconds()));
+    }
+
+    /** Half the sampling period, seconds, as text (30, 7.5). */
+    private static String halfPeriod(OnlineBoutiqueMetrics metrics) {
+        return fmt(metrics.samplePeriodSeconds() / 2.0);
+    }
+
+    /**
+     * The given entry component, checked; else the metered component with the most root spans in
+     * the trace; else the one metered component no other metered component calls.
+     */
+    private static String resolveEntry(String given, OnlineBoutiqueMetrics metrics, JaegerSpans spans,
+            List<String> notes) {
+        if (given != null) {
+            if (!metrics.series().containsKey(given)) {
+                throw new IllegalArgumentException("entryComponent : \"" + given + "\" has no metric file in "
+                        + metrics.dir() + " (expected one of " + metrics.components() + ")");
+            }
+            notes.add("entry component " + given + ", as given");
+            return given;
+        }
+        String why = "no trace";
+        if (spans != null) {
+            String best = null;
+            long bestCount = 0;
+            SortedMap<String, Long> unmetered = new TreeMap<>();
+            for (Map.Entry<String, Long> e : spans.rootSpansByComponent().entrySet()) {
+                if (!metrics.series().containsKey(e.getKey())) {
+                    unmetered.put(e.getKey(), e.getValue());
+                } else if (e.getValue() > bestCount) {
+                    best = e.getKey();
+                    bestCount = e.getValue();
+                }
+            }
+            if (best != null) {
+                notes.add(String.format(Locale.ROOT, "entry component %s, found from the trace: it recorded %d of its"
+                        + " %d root spans (requests entering the application; all root spans by component: %s)%s",
+                        best, bestCount, spans.rootSpans(), spans.rootSpansByComponent(), unmetered.isEmpty() ? ""
+                                : "; components without metrics are not candidates: " + unmetered.keySet()));
+                return best;
+            }
+            why = spans.rootSpans() == 0 ? "the trace has no root spans"
+                    : "no root span of the trace is in a component with metrics " + spans.rootSpansByComponent();
+        }
+        TreeSet<String> metered = new TreeSet<>(metrics.components());
+        TreeSet<String> called = new TreeSet<>();
+        for (ServiceEdge e : metrics.serviceEdges()) {
+            if (metered.contains(e.source()) && metered.contains(e.target()) && !e.source().equals(e.target())) {
+                called.add(e.target());
+            }
+        }
+        TreeSet<String> uncalled = new TreeSet<>(metered);
+        uncalled.removeAll(called);
+        if (uncalled.size() != 1) {
+            throw new IllegalArgumentException("entryComponent : not given, and " + why + "; dependency.csv leaves "
+                    + (uncalled.isEmpty() ? "no component" : uncalled.size() + " components " + uncalled)
+                    + " uncalled by the others (expected: the entry component named, one of " + metered + ")");
+        }
+        String entry = uncalled.first();
+        notes.add("entry component " + entry + ", found from dependency.csv (" + why + "): the only component with"
+                + " metrics that no other one calls");
+        return entry;
     }
 
     private static JaegerSpans readTrace(Options options, List<String> notes) throws IOException {
@@ -521,23 +614,38 @@ public final class OnlineBoutiqueSnapshot {
             return null;
         }
         Path file = options.traceFile();
+        String how = "as given";
         if (file == null) {
+            List<Path> inFolder = JaegerSpans.findIn(options.metricsDir());
             Path fallback = options.metricsDir().resolve(DEFAULT_TRACE).normalize();
-            if (!Files.isRegularFile(fallback)) {
-                notes.add("no trace file (default " + fallback + " not found): every callee's λ is split equally"
-                        + " over its callers");
+            if (inFolder.size() > 1) {
+                throw new IllegalArgumentException("traceFile : not given, and " + options.metricsDir() + " has "
+                        + inFolder.size() + " span CSVs " + inFolder.stream().map(p -> p.getFileName().toString())
+                        .toList() + " (expected: the one to use named)");
+            } else if (inFolder.size() == 1) {
+                file = inFolder.get(0);
+                how = "the folder's only CSV with the span columns " + JaegerSpans.REQUIRED_COLUMNS;
+            } else if (Files.isRegularFile(fallback)) {
+                file = fallback;
+                how = "no span CSV in the folder; " + DEFAULT_TRACE + " next to it, where the bundled dataset"
+                        + " keeps its trace";
+            } else {
+                notes.add("no trace file (no CSV with the span columns " + JaegerSpans.REQUIRED_COLUMNS + " in "
+                        + options.metricsDir() + ", and " + fallback + " not found): every callee's λ is split"
+                        + " equally over its callers");
                 return null;
             }
-            file = fallback;
         }
         JaegerSpans spans = JaegerSpans.read(file);
-        notes.add(String.format(Locale.ROOT, "call mix from %s (%d spans, %d traces, %d root requests); it may come"
-                + " from another day or deployment than the metrics: its proportions are assumed to hold at the"
-                + " chosen minute (our reading)", file, spans.spans(), spans.traces(), spans.rootSpans()));
+        notes.add(String.format(Locale.ROOT, "call mix from %s (%s; %d spans, %d traces, %d root requests); it may"
+                + " come from another day or deployment than the metrics: its proportions are assumed to hold at"
+                + " the chosen minute (our reading)", file, how, spans.spans(), spans.traces(), spans.rootSpans()));
         return spans;
     }
 
-    private static int resolveMinute(Minute minute, ComponentSeries entry, Path dir, List<String> notes) {
+    private static int resolveMinute(Minute minute, ComponentSeries entry, OnlineBoutiqueMetrics metrics,
+            List<String> notes) {
+        Path dir = metrics.dir();
         List<Sample> samples = entry.samples();
         if (samples.isEmpty()) {
             throw new IllegalArgumentException("entryComponent : \"" + entry.component() + "\" has no samples in " + dir
@@ -573,18 +681,18 @@ public final class OnlineBoutiqueSnapshot {
             case Minute.UnixSeconds u -> {
                 index = entry.indexNear(u.unixSeconds()).orElseThrow(() -> new IllegalArgumentException(
                         "minute : " + u.unixSeconds() + " Unix seconds is not within "
-                                + OnlineBoutiqueMetrics.SAMPLE_TOLERANCE_SECONDS + " s of a sample (expected: " + range
+                                + halfPeriod(metrics) + " s of a sample (expected: " + range
                                 + ")"));
                 why = "the sample nearest " + u.unixSeconds();
             }
         }
         Sample s = samples.get(index);
         notes.add(String.format(Locale.ROOT, "minute: sample %d of %d of %s, at %d (%s), %s (λ = %s requests/s);"
-                        + " other components take their sample within %d s of it; window 60 s (the dataset's sampling"
-                        + " period, not HEART's 30 s round)", index, samples.size(), entry.component(), s.unixSeconds(),
+                        + " other components take their sample within %s s of it; window %d s (the sampling period,"
+                        + " not HEART's 30 s round)", index, samples.size(), entry.component(), s.unixSeconds(),
                 Instant.ofEpochSecond(s.unixSeconds()), why,
                 s.requestsPerSecond() == null ? "no data" : fmt(s.requestsPerSecond()),
-                OnlineBoutiqueMetrics.SAMPLE_TOLERANCE_SECONDS));
+                halfPeriod(metrics), metrics.samplePeriodSeconds()));
         return index;
     }
 
@@ -627,7 +735,7 @@ public final class OnlineBoutiqueSnapshot {
         }
         calls.add(new Call(INGRESS, entry, entryRate, byNode));
         notes.add(String.format(Locale.ROOT, "entry point %s calls %s at its λ, %s requests/s, spread equally over all"
-                + " %d nodes (an ingress gateway on every node; the loadgenerator is not a metered component)",
+                + " %d nodes (an ingress gateway on every node; what sends the requests is not modelled)",
                 INGRESS, entry, fmt(entryRate), nodes.size()));
 
         List<String> notInTrace = new ArrayList<>();

@@ -4,14 +4,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tailor.heart.HeartConfig;
 import dev.tailor.sim.heart.OnlineBoutiqueSnapshot;
+import dev.tailor.testkit.RenamedApp;
 import dev.tailor.testkit.SharedData;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The online-boutique scenario on the real public data (skipped with a reason when absent). */
 class OnlineBoutiqueScenarioTest {
+
+    @TempDir
+    Path tmp;
 
     private static OnlineBoutiqueScenario.Result build() throws IOException {
         Path metrics = SharedData.require("microservices/trastrainer_onlineboutique/normal_2022-08-14");
@@ -39,6 +44,35 @@ class OnlineBoutiqueScenarioTest {
         assertThat(scenario.networks().get("B").measuredMillis("w1", "w5")).isGreaterThan(20.0);
         assertThat(scenario.rps()).hasSize(3).isSorted();
         assertThat(result.notes()).anyMatch(n -> n.contains("busiest component"));
+    }
+
+    @Test
+    void build_renamedApp_isTheSameScenarioUnderItsNamesWithItsEntryFoundFromTheTrace() throws IOException {
+        Path pings = SharedData.require(RenamedApp.LATENCY);
+        Path app = RenamedApp.write(tmp.resolve("shop"));
+        OnlineBoutiqueScenario.Result renamed = OnlineBoutiqueScenario.build(
+                OnlineBoutiqueSnapshot.Options.defaults(app).withLatencyFile(pings), "shop");
+        ClusterScenario original = build().scenario();
+        ClusterScenario scenario = renamed.scenario();
+
+        assertThat(scenario.problems()).isEmpty();
+        assertThat(scenario.name()).isEqualTo("shop");
+        assertThat(scenario.entry()).isEqualTo(RenamedApp.ENTRY);
+        // Each component's cost is OnlineBoutique's under its new name (emailservice left out), and the
+        // rate sweep, set by the busiest component (currencyservice), is the same.
+        for (ClusterScenario.ComponentSpec c : original.components()) {
+            if (c.name().equals(RenamedApp.LEFT_OUT)) {
+                continue;
+            }
+            String name = RenamedApp.RENAMES.get(c.name());
+            assertThat(scenario.components()).filteredOn(r -> r.name().equals(name)).singleElement()
+                    .satisfies(r -> assertThat(r.cpuMillisPerCall()).as(name).isEqualTo(c.cpuMillisPerCall()));
+        }
+        assertThat(scenario.components()).hasSize(original.components().size() - 1);
+        assertThat(scenario.rps()).isEqualTo(original.rps());
+        assertThat(renamed.notes()).anyMatch(n -> n.startsWith("shop: busiest component fx-rates"));
+        assertThat(renamed.notes()).anyMatch(n -> n.startsWith("shop: a component calls its callees one after"));
+        assertThat(renamed.notes()).noneMatch(n -> n.contains("frontend"));
     }
 
     @Test

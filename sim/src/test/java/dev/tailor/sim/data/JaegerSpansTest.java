@@ -143,4 +143,39 @@ class JaegerSpansTest {
                 .isInstanceOf(DataFileException.class)
                 .hasMessageContaining(file + ": no such file");
     }
+
+    @Test
+    void read_rootSpans_areCountedByTheComponentThatRecordedThem() throws IOException {
+        JaegerSpans spans = JaegerSpans.read(write(span("t1", "a", "root", "gw-1-x"), span("t1", "b", "a", "cat-1-x"),
+                span("t2", "a", "", "gw-1-y"), span("t3", "a", "root", "cat-1-x")));
+
+        assertThat(spans.rootSpans()).isEqualTo(3);
+        assertThat(spans.rootSpansByComponent()).containsExactly(org.assertj.core.api.Assertions.entry("cat", 1L),
+                org.assertj.core.api.Assertions.entry("gw", 2L));
+    }
+
+    @Test
+    void read_trace0620_everyRootSpanIsTheFrontends() throws IOException {
+        JaegerSpans spans = JaegerSpans.read(SharedData.require(TRACE));
+
+        assertThat(spans.rootSpansByComponent()).isEqualTo(Map.of("frontend", 260L));
+    }
+
+    @Test
+    void findIn_takesCsvsWithTheSpanColumnsInAnyOrder_andNothingElse() throws IOException {
+        Path folder = Files.createDirectories(dir.resolve("app"));
+        Files.writeString(folder.resolve("b-spans.csv"), "PodName,ParentID,SpanID,TraceID,Duration\n");
+        Files.writeString(folder.resolve("a-spans.csv"), "\uFEFF" + HEADER + "\n");
+        Files.writeString(folder.resolve("front_service.csv"), "Time,TimeStamp,ServiceName\n");
+        Files.writeString(folder.resolve("partial.csv"), "TraceID,SpanID,PodName\n");
+        Files.writeString(folder.resolve("empty.csv"), "");
+        Files.writeString(folder.resolve("spans.txt"), HEADER + "\n");
+        Files.writeString(folder.resolve("x-1-y_metric.csv"), HEADER + "\n");
+        Files.writeString(folder.resolve("dependency.csv"), HEADER + "\n");
+        Files.createDirectories(folder.resolve("dir.csv"));
+
+        assertThat(JaegerSpans.findIn(folder)).containsExactly(folder.resolve("a-spans.csv"),
+                folder.resolve("b-spans.csv"));
+        assertThat(JaegerSpans.findIn(dir.resolve("absent"))).isEmpty();
+    }
 }

@@ -309,4 +309,41 @@ class OnlineBoutiqueMetricsTest {
                 .hasMessageContaining("\"zzz\"")
                 .hasMessageContaining("[a]");
     }
+
+    @Test
+    void read_normalDay_samplePeriodIsMeasuredAsOneMinute() throws IOException {
+        OnlineBoutiqueMetrics m = OnlineBoutiqueMetrics.read(SharedData.require(NORMAL_DAY));
+
+        assertThat(m.samplePeriodSeconds()).isEqualTo(60);
+        assertThat(m.samplePeriodMeasured()).isTrue();
+    }
+
+    @Test
+    void read_fifteenSecondSteps_matchSamplesWithinHalfOfIt() throws IOException {
+        writeMetrics(dir, "a-1-x", row(1000, "a-1-x", "1", "1"), row(1015, "a-1-x", "2", "2"),
+                row(1030, "a-1-x", "3", "3"), row(1046, "a-1-x", "4", "4"));
+        writeDependency(dir);
+        OnlineBoutiqueMetrics m = OnlineBoutiqueMetrics.read(dir);
+
+        // Steps 15, 15, 16: the median is 15, so 7 s away is the same sample and 8 s away is not.
+        assertThat(m.samplePeriodSeconds()).isEqualTo(15);
+        ComponentSeries a = m.series("a");
+        assertThat(a.indexNear(1022)).contains(1);
+        assertThat(a.indexNear(1023)).contains(2);
+        assertThat(a.indexNear(1037)).contains(2);
+        assertThat(a.indexNear(1053)).contains(3);
+        assertThat(a.indexNear(1038)).isEmpty(); // 8 s from both 1030 and 1046
+        assertThat(a.indexNear(1062)).isEmpty();
+        assertThat(a.indexNear(992)).isEmpty();
+    }
+
+    @Test
+    void read_onlyOneSamplePerPod_takesTheDefaultPeriodAndSaysSo() throws IOException {
+        writeMetrics(dir, "a-1-x", row(1000, "a-1-x", "1", "1"));
+        writeDependency(dir);
+        OnlineBoutiqueMetrics m = OnlineBoutiqueMetrics.read(dir);
+
+        assertThat(m.samplePeriodSeconds()).isEqualTo(OnlineBoutiqueMetrics.DEFAULT_SAMPLE_PERIOD_SECONDS);
+        assertThat(m.samplePeriodMeasured()).isFalse();
+    }
 }

@@ -222,4 +222,81 @@ class OnlineBoutiqueSnapshotSyntheticTest {
                 .hasMessageContaining("minute : busiest")
                 .hasMessageContaining("no PodWorkload(Ops) data");
     }
+
+    // --- what the folder does not say: the trace, the entry component, the sampling period ---
+
+    @Test
+    void build_noEntryGiven_takesTheMeteredComponentWithTheMostRootSpans() throws IOException {
+        // Found in the folder by its columns, whatever its name; lb has the most roots but no metrics.
+        Files.writeString(metrics.resolve("spans-of-tuesday.csv"), "TraceID,SpanID,ParentID,PodName,Duration\n"
+                + "t1,1,root,front-9-z,5\nt1,2,1,cat-9-z,1\nt2,1,,front-9-z,5\nt3,1,root,cat-9-z,1\n"
+                + "t4,1,root,lb-9-z,1\nt5,1,root,lb-9-z,1\nt6,1,root,lb-9-z,1\n");
+        Files.writeString(metrics.resolve("front_service.csv"), "TimeStamp,ServiceName,LatencyP50(s)\n1000,F,0.1\n");
+        Result result = OnlineBoutiqueSnapshot.build(options().withEntryComponent(null));
+
+        assertThat(result.entryComponent()).isEqualTo("front");
+        assertThat(result.snapshot().calls().get(0).callee()).isEqualTo("front");
+        assertThat(result.notes()).anyMatch(n -> n.contains("call mix from " + metrics.resolve("spans-of-tuesday.csv"))
+                && n.contains("the folder's only CSV with the span columns"));
+        assertThat(result.notes()).anyMatch(n -> n.startsWith("entry component front, found from the trace")
+                && n.contains("2 of its 6 root spans") && n.contains("not candidates: [lb]"));
+    }
+
+    @Test
+    void build_noEntryNoTrace_takesTheOnlyComponentNoOtherOneCalls() throws IOException {
+        Files.writeString(metrics.resolve("dependency.csv"), "Source,Target,Weight\n"
+                + "front,cat,1\ncart,cat,1\nfront,cart,1\nfront,pay,1\nfront,idle,1\nlb,front,1\nfront,front,1\n");
+        Result result = OnlineBoutiqueSnapshot.build(options().withEntryComponent(null));
+
+        assertThat(result.entryComponent()).isEqualTo("front");
+        assertThat(result.notes()).anyMatch(n -> n.startsWith("entry component front, found from dependency.csv")
+                && n.contains("no trace"));
+    }
+
+    @Test
+    void build_noEntryAndEveryComponentCalled_failsNamingTheFieldAndTheCandidates() {
+        // cat -> front in dependency.csv: no metered component is left uncalled.
+        assertThatThrownBy(() -> OnlineBoutiqueSnapshot.build(options().withEntryComponent(null)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("entryComponent : not given, and no trace")
+                .hasMessageContaining("leaves no component uncalled")
+                .hasMessageContaining("expected: the entry component named, one of [cart, cat, front, idle, pay]");
+    }
+
+    @Test
+    void build_twoSpanCsvsInTheFolderAndNoTraceGiven_failsNamingBoth() throws IOException {
+        String spans = "TraceID,SpanID,ParentID,PodName\nt,1,root,front-9-z\n";
+        Files.writeString(metrics.resolve("a.csv"), spans);
+        Files.writeString(metrics.resolve("b.csv"), spans);
+
+        assertThatThrownBy(() -> OnlineBoutiqueSnapshot.build(options()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("traceFile : not given, and " + metrics + " has 2 span CSVs [a.csv, b.csv]");
+        // Naming one settles it.
+        assertThat(OnlineBoutiqueSnapshot.build(options().withTraceFile(metrics.resolve("b.csv"))).notes())
+                .anyMatch(n -> n.contains("call mix from " + metrics.resolve("b.csv") + " (as given"));
+    }
+
+    @Test
+    void build_thirtySecondSamples_windowAndMatchingFollowTheData() throws IOException {
+        Path fast = Files.createDirectories(tmp.resolve("fast"));
+        Files.writeString(fast.resolve("front-1-a_metric.csv"), "TimeStamp,PodName,CpuUsage(m),PodWorkload(Ops)\n"
+                + "1000,front-1-a,10,5\n1030,front-1-a,20,10\n1060,front-1-a,10,5\n");
+        // 14 s off is the same sample (within 15 s), 16 s off is not.
+        Files.writeString(fast.resolve("near-1-a_metric.csv"), "TimeStamp,PodName,CpuUsage(m),PodWorkload(Ops)\n"
+                + "1016,near-1-a,4,2\n1046,near-1-a,6,3\n");
+        Files.writeString(fast.resolve("far-1-a_metric.csv"), "TimeStamp,PodName,CpuUsage(m),PodWorkload(Ops)\n"
+                + "1046,far-1-a,4,2\n1076,far-1-a,6,3\n");
+        Files.writeString(fast.resolve("dependency.csv"), "Source,Target,Weight\nfront,near,1\nfront,far,1\n");
+        Result result = OnlineBoutiqueSnapshot.build(Options.defaults(fast).withLatencyFile(pings).withNodes(2)
+                .withReplicasPerComponent(1));
+
+        assertThat(result.snapshot().windowSeconds()).isEqualTo(30.0);
+        assertThat(rate(result.snapshot(), "ingress", "front")).isEqualTo(10); // busiest, at 1030
+        assertThat(rate(result.snapshot(), "front", "near")).isEqualTo(2);     // its 1016 sample
+        assertThat(rate(result.snapshot(), "front", "far")).isZero();          // 1046 is 16 s away
+        assertThat(result.notes()).anyMatch(n -> n.startsWith("sampling period 30 s") && n.contains("within 15 s"));
+        assertThat(result.notes()).anyMatch(n -> n.contains("no request rate") && n.contains("far (no sample within"
+                + " 15 s)"));
+    }
 }

@@ -302,6 +302,26 @@ class OnlineBoutiqueSnapshotTest {
     }
 
     @Test
+    void build_bundledDay_findsFrontendAsTheEntryFromTheTracesRootSpans() throws IOException {
+        Result result = OnlineBoutiqueSnapshot.build(realOptions());
+
+        assertThat(result.entryComponent()).isEqualTo("frontend");
+        assertThat(result.notes()).anyMatch(n -> n.startsWith("entry component frontend, found from the trace")
+                && n.contains("260 of its 260 root spans"));
+        // No span CSV in the metrics folder: the bundled layout keeps it next to it.
+        assertThat(result.notes()).anyMatch(n -> n.contains("no span CSV in the folder; "
+                + OnlineBoutiqueSnapshot.DEFAULT_TRACE + " next to it"));
+    }
+
+    @Test
+    void build_bundledDayWithoutTrace_findsFrontendFromTheCallGraph() throws IOException {
+        Result result = OnlineBoutiqueSnapshot.build(realOptions().withoutTrace());
+
+        assertThat(result.entryComponent()).isEqualTo("frontend");
+        assertThat(result.notes()).anyMatch(n -> n.startsWith("entry component frontend, found from dependency.csv"));
+    }
+
+    @Test
     void build_explicitTraceFile_isUsed() throws IOException {
         Path trace = SharedData.require(TRACE);
         Result result = OnlineBoutiqueSnapshot.build(realOptions().withTraceFile(trace));
@@ -361,7 +381,7 @@ class OnlineBoutiqueSnapshotTest {
         assertThat(o.regions()).containsExactly("EU");
         assertThat(o.sameNodeDelayMillis()).isEqualTo(0.05);
         assertThat(o.pingPayloadBytes()).isEqualTo(64);
-        assertThat(o.entryComponent()).isEqualTo("frontend");
+        assertThat(o.entryComponent()).isNull(); // found from the trace's root spans
         assertThat(o.useTrace()).isTrue();
         assertThat(o.speedOf(5)).isEqualTo(1.0);
         assertThat(o.speedOf(9)).isEqualTo(0.4);
