@@ -45,8 +45,12 @@ import picocli.CommandLine.Option;
                     + " heart-no-queueing, heart-no-headroom.",
             ""
         },
-        footer = {"", "Example: tailor heart simulate --scenario paper-dag --rps 100,400 --report report/",
-            "Scenario files: docs/simulator.md. Exit codes: 0 done, 1 failed while running, 2 bad input."})
+        footer = {"", "Examples:",
+            "  tailor heart simulate --scenario paper-dag --rps 100,400 --report report/",
+            "  tailor heart simulate --dataset my-app/ --entry web-gateway --policies heart,least-request",
+            "",
+            "Scenario files: docs/simulator.md. Your own application's data: docs/datasets.md.",
+            "Exit codes: 0 done, 1 failed while running, 2 bad input."})
 final class SimulateCommand implements Callable<Integer> {
 
     enum Format { table, json }
@@ -57,13 +61,24 @@ final class SimulateCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    @Option(names = "--scenario", paramLabel = "NAME|FILE", defaultValue = "paper-dag",
+    /** The scenario run when neither --scenario nor --dataset is given. */
+    static final String DEFAULT_SCENARIO = "paper-dag";
+
+    @Option(names = "--scenario", paramLabel = "NAME|FILE",
             description = "Bundled scenario (paper-pairwise, paper-dag; with a load change or a fault: dyn-load-step,"
                     + " dyn-load-ramp, dyn-noisy-neighbour, dyn-replica-crash, dyn-cold-restart, dyn-antagonist,"
                     + " dyn-metrics-undercount, dyn-calls-overcount),"
                     + " online-boutique (built from the public data in TAILOR_DATA_DIR or ../shared/data), or a YAML"
-                    + " scenario file. Default: ${DEFAULT-VALUE}.")
+                    + " scenario file. Default: " + DEFAULT_SCENARIO + ", or the application of --dataset.")
     String scenario;
+
+    /**
+     * {@code --dataset} builds the scenario as online-boutique is built, from any folder in the
+     * TraStrainer layout; {@code --trace}, {@code --entry} and {@code --latency} also apply to
+     * {@code --scenario online-boutique}.
+     */
+    @CommandLine.Mixin
+    DatasetOptions data;
 
     @Option(names = "--policies", paramLabel = "P,...", split = ",",
             description = "Policies to compare. Default: all eight of the comparison (the six above heart-paper and"
@@ -144,7 +159,7 @@ final class SimulateCommand implements Callable<Integer> {
             throw new CliException("--seeds: " + seeds + " (expected: 1 .. 1000)");
         }
         ClusterSimulation.PolicyConfigs configs = configs();
-        ClusterScenario base = load(scenario, err);
+        ClusterScenario base = loadOrBuild(err);
         long firstSeed = seed != null ? seed : base.seed();
         List<ClusterSweep.Run> runs = plan(base);
         int workers = workers(threads);
@@ -213,11 +228,46 @@ final class SimulateCommand implements Callable<Integer> {
         return load(nameOrFile, null);
     }
 
+    /**
+     * The scenario of {@code --scenario}, or built from {@code --dataset}; the data options are an
+     * error with any scenario but online-boutique, and {@code --dataset} with any {@code --scenario}.
+     */
+    private ClusterScenario loadOrBuild(PrintWriter notes) {
+        if (data.dataset != null && scenario != null) {
+            throw new CliException("--dataset: " + data.dataset + " with --scenario " + scenario + " (expected: one"
+                    + " of them; --dataset builds the scenario from the folder)");
+        }
+        if (data.dataset == null && !OnlineBoutiqueScenario.NAME.equals(scenario)) {
+            if (data.given()) {
+                throw new CliException(data.firstGiven() + ": only with --dataset or --scenario "
+                        + OnlineBoutiqueScenario.NAME + " (the scenario is " + (scenario == null ? DEFAULT_SCENARIO
+                        : scenario) + ")");
+            }
+            return load(scenario == null ? DEFAULT_SCENARIO : scenario, notes);
+        }
+        OnlineBoutiqueSnapshot.Options options = data.options();
+        String name = data.dataset == null ? OnlineBoutiqueScenario.NAME : scenarioName(options.metricsDir());
+        try {
+            OnlineBoutiqueScenario.Result result = OnlineBoutiqueScenario.build(options, name);
+            result.notes().forEach(note -> notes.println("note: " + note));
+            return result.scenario();
+        } catch (IllegalArgumentException | IOException e) {
+            throw data.error(e, options);
+        }
+    }
+
+    /** A scenario name from a folder's name: letters, digits, '-' and '_' kept, anything else '-'. */
+    static String scenarioName(Path dir) {
+        Path name = dir.toAbsolutePath().normalize().getFileName();
+        String text = name == null ? "" : name.toString().replaceAll("[^A-Za-z0-9_-]", "-");
+        return text.isEmpty() ? "dataset" : text;
+    }
+
     /** A bundled scenario, {@code online-boutique} (built from the public data), or a YAML file. */
     static ClusterScenario load(String nameOrFile, PrintWriter notes) {
         if (OnlineBoutiqueScenario.NAME.equals(nameOrFile)) {
-            Path metrics = DataDir.require(OnlineBoutiqueCommand.METRICS, null);
-            Path latency = DataDir.require(OnlineBoutiqueCommand.LATENCY, null);
+            Path metrics = DataDir.require(DatasetOptions.METRICS, null);
+            Path latency = DataDir.require(DatasetOptions.LATENCY, null);
             try {
                 OnlineBoutiqueScenario.Result result = OnlineBoutiqueScenario.build(
                         OnlineBoutiqueSnapshot.Options.defaults(metrics).withLatencyFile(latency));

@@ -3,14 +3,15 @@ package dev.tailor.cli;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
-/** {@code tailor heart snapshot}: builds snapshots from public datasets. */
+/** {@code tailor heart snapshot}: builds snapshots from application data (public datasets or your own). */
 @Command(
         name = "snapshot",
         mixinStandardHelpOptions = true,
         versionProvider = Tailor.Version.class,
         usageHelpWidth = 110,
-        description = "Builds a HEART snapshot from a public dataset.",
-        subcommands = {OnlineBoutiqueCommand.class, CommandLine.HelpCommand.class})
+        description = "Builds a HEART snapshot from an application's data (TraStrainer layout; the public"
+                + " OnlineBoutique dataset by default).",
+        subcommands = {DatasetCommand.class, CommandLine.HelpCommand.class})
 final class SnapshotCommand implements Runnable {
 
     @CommandLine.Spec

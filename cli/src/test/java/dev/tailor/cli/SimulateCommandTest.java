@@ -196,6 +196,59 @@ class SimulateCommandTest {
     }
 
     @Test
+    void simulate_dataset_renamedApp_buildsItsScenarioWithTheEntryFromTheTrace() throws IOException {
+        Path app = dev.tailor.testkit.RenamedApp.write(dir.resolve("shop"));
+        String latency = dev.tailor.testkit.SharedData.require(dev.tailor.testkit.RenamedApp.LATENCY).toString();
+        PlanCommandTest.Result result = tailor("heart", "simulate", "--dataset", app.toString(), "--latency", latency,
+                "--policies", "heart,least-request", "--rps", "300", "--warmup-seconds", "30", "--duration-seconds",
+                "30", "--format", "json", "--threads", "1");
+
+        assertThat(result.exitCode()).as(result.err()).isZero();
+        // An application whose entry is not called frontend: found from the trace, and every assumption noted.
+        assertThat(result.err()).contains("note: entry component web-gateway, found from the trace",
+                "note: shop: busiest component", "note: shop: a component calls its callees one after another",
+                "simulating 2 runs of shop").doesNotContain("frontend");
+        JsonNode results = new ObjectMapper().readTree(result.out()).get("results");
+        assertThat(results).hasSize(2);
+        for (JsonNode run : results) {
+            assertThat(run.get("scenario").asText()).isEqualTo("shop");
+            assertThat(run.get("completed").asLong()).isPositive();
+        }
+        assertThat(results.get(0).get("planning").get("failures").asLong()).isZero();
+        assertThat(results.get(0).get("replicas").toString()).contains("\"component\":\"web-gateway\"");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+        "--dataset=DIR --scenario=paper-dag | --dataset: DIR with --scenario paper-dag (expected: one of them",
+        "--entry=web-gateway | --entry: only with --dataset or --scenario online-boutique (the scenario is paper-dag)",
+        "--scenario=paper-pairwise --trace=none | --trace: only with --dataset or --scenario online-boutique",
+        "--dataset=DIR/absent | --dataset: DIR/absent: no such folder (expected: a folder of <pod>_metric.csv files",
+        "--dataset=DIR --latency=DIR/none.gz | --dataset: DIR: no <pod>_metric.csv files"})
+    void simulate_datasetOptions_badInput_exit2NamingTheOption(String options, String message) {
+        java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of("heart", "simulate"));
+        for (String option : options.split(" ")) {
+            args.add(option.replace("DIR", dir.toString()));
+        }
+        PlanCommandTest.Result result = tailor(args.toArray(String[]::new));
+        assertThat(result.exitCode()).isEqualTo(2);
+        assertThat(result.err()).contains(message.replace("DIR", dir.toString()));
+        assertThat(result.out()).isEmpty();
+    }
+
+    @Test
+    void simulate_dataset_entryNotInTheGraph_exit2NamingTheOptionAndValue() throws IOException {
+        Path app = dev.tailor.testkit.RenamedApp.write(dir.resolve("shop"));
+        String latency = dev.tailor.testkit.SharedData.require(dev.tailor.testkit.RenamedApp.LATENCY).toString();
+        PlanCommandTest.Result result = tailor("heart", "simulate", "--dataset", app.toString(), "--latency", latency,
+                "--entry", "frontend");
+
+        assertThat(result.exitCode()).isEqualTo(2);
+        assertThat(result.err()).contains("--entry : \"frontend\" has no metric file in " + app, "web-gateway");
+        assertThat(result.out()).isEmpty();
+    }
+
+    @Test
     void demo_printsThePaperComparisonAndWritesTheReport() throws Exception {
         Path report = dir.resolve("demo");
         PlanCommandTest.Result result = tailor("demo", "--warmup-seconds", "30", "--duration-seconds", "20",

@@ -1,0 +1,173 @@
+package dev.tailor.cli;
+
+import static dev.tailor.cli.PlanCommandTest.tailor;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.tailor.testkit.RenamedApp;
+import dev.tailor.testkit.SharedData;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class DatasetCommandTest {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void snapshotThenPlan_realDataset_worksInAllThreeFormats() throws IOException {
+        Path metrics = SharedData.require(DatasetOptions.METRICS);
+        Path latency = SharedData.require(DatasetOptions.LATENCY);
+        Path snapshot = dir.resolve("ob.json");
+        PlanCommandTest.Result built = tailor("heart", "snapshot", "onlineboutique", "--dataset", metrics.toString(),
+                "--latency", latency.toString(), "--replicas", "3", "--nodes", "5", "--regions", "EU,EU,EU,US,US",
+                "--out", snapshot.toString());
+        // What the command is for: the real dataset becomes a snapshot that HEART plans.
+        assertThat(built.exitCode()).as(built.err()).isZero();
+        assertThat(built.err()).contains("note: ", "wrote");
+        JsonNode doc = Json.MAPPER.readTree(snapshot.toFile());
+        assertThat(doc.get("replicas").size()).isEqualTo(30);
+        assertThat(doc.get("nodes").size()).isEqualTo(5);
+
+        PlanCommandTest.Result table = tailor("heart", "plan", "--snapshot", snapshot.toString(), "--explain");
+        assertThat(table.exitCode()).as(table.err()).isZero();
+        assertThat(table.out()).contains("ingress -> frontend", "2-means on");
+
+        PlanCommandTest.Result json = tailor("heart", "plan", "--snapshot", snapshot.toString(), "--format", "json");
+        assertThat(json.exitCode()).isZero();
+        JsonNode plan = Json.MAPPER.readTree(json.out());
+        for (JsonNode route : plan.get("routes")) {
+            double sum = 0;
+            for (JsonNode f : route.get("to")) {
+                sum += f.asDouble();
+            }
+            // Cross-region links (about 45 ms) once broke this through a JGraphT capacity bug.
+            assertThat(sum).isCloseTo(1.0, within(1e-9));
+        }
+        assertThat(plan.get("prunedLinks").size()).isPositive();
+
+        PlanCommandTest.Result istio = tailor("heart", "plan", "--snapshot", snapshot.toString(), "--format", "istio");
+        assertThat(istio.exitCode()).isZero();
+        assertThat(istio.out()).contains("kind: DestinationRule", "eu-central-1/eu-central-1a/w1");
+    }
+
+    @Test
+    void snapshot_badOption_exitsWith2_namingTheOption() {
+        PlanCommandTest.Result r = tailor("heart", "snapshot", "onlineboutique", "--dataset", dir.toString(),
+                "--latency", dir.resolve("none.gz").toString(), "--replicas", "0");
+        assertThat(r.exitCode()).isEqualTo(2);
+        assertThat(r.err()).contains("--replicas", "0", "expected");
+    }
+
+    @Test
+    void snapshot_missingDataset_exitsWith2_namingThePath() {
+        PlanCommandTest.Result r = tailor("heart", "snapshot", "onlineboutique", "--dataset",
+                dir.resolve("absent").toString(), "--latency", dir.resolve("none.gz").toString());
+        assertThat(r.exitCode()).isEqualTo(2);
+        assertThat(r.err()).contains("absent");
+    }
+
+    // --- any application in the TraStrainer layout: the renamed second application ---
+
+    private Path renamedApp() throws IOException {
+        return RenamedApp.write(dir.resolve("shop"));
+    }
+
+    private static String latency() {
+        return SharedData.require(RenamedApp.LATENCY).toString();
+    }
+
+    @Test
+    void snapshotDataset_renamedApp_findsTheEntryFromTheTraceAndHeartPlansIt() throws IOException {
+        Path app = renamedApp();
+        Path snapshot = dir.resolve("shop.json");
+        PlanCommandTest.Result built = tailor("heart", "snapshot", "dataset", "--dataset", app.toString(),
+                "--latency", latency(), "--out", snapshot.toString());
+
+        assertThat(built.exitCode()).as(built.err()).isZero();
+        // No entry given and no component called frontend: it comes from the trace's root spans, and says so.
+        assertThat(built.err()).contains("note: entry component web-gateway, found from the trace",
+                "note: call mix from " + app.resolve(RenamedApp.SPANS), "the folder's only CSV with the span columns",
+                "sampling period 60 s");
+        assertThat(built.err()).doesNotContain("frontend");
+        JsonNode doc = Json.MAPPER.readTree(snapshot.toFile());
+        assertThat(doc.get("replicas").size()).isEqualTo(27); // 9 metered components x 3 replicas
+        assertThat(doc.get("windowSeconds").asDouble()).isEqualTo(60.0);
+        JsonNode ingress = doc.get("calls").get(0);
+        assertThat(ingress.get("caller").asText()).isEqualTo("ingress");
+        assertThat(ingress.get("callee").asText()).isEqualTo("web-gateway");
+        assertThat(ingress.get("requestsPerSecond").asDouble()).isCloseTo(10.2, within(1e-9));
+
+        PlanCommandTest.Result plan = tailor("heart", "plan", "--snapshot", snapshot.toString(), "--explain");
+        assertThat(plan.exitCode()).as(plan.err()).isZero();
+        assertThat(plan.out()).contains("ingress -> web-gateway", "web-gateway -> catalog");
+    }
+
+    @Test
+    void snapshotDataset_explicitEntryAndTrace_areUsedAndNoted() throws IOException {
+        Path app = renamedApp();
+        Path trace = dir.resolve("elsewhere.csv");
+        Files.move(app.resolve(RenamedApp.SPANS), trace);
+        PlanCommandTest.Result built = tailor("heart", "snapshot", "dataset", "--dataset", app.toString(),
+                "--latency", latency(), "--trace", trace.toString(), "--entry", "web-gateway");
+
+        assertThat(built.exitCode()).as(built.err()).isZero();
+        assertThat(built.err()).contains("note: entry component web-gateway, as given",
+                "note: call mix from " + trace + " (as given");
+    }
+
+    @Test
+    void snapshotDataset_entryNotInTheGraph_exitsWith2_namingTheOptionAndValue() throws IOException {
+        PlanCommandTest.Result r = tailor("heart", "snapshot", "dataset", "--dataset", renamedApp().toString(),
+                "--latency", latency(), "--entry", "frontend");
+
+        assertThat(r.exitCode()).isEqualTo(2);
+        assertThat(r.err()).contains("--entry", "\"frontend\"", "expected one of", "web-gateway");
+    }
+
+    @Test
+    void snapshotDataset_spanCsvWithoutPodName_exitsWith2_namingTheOptionAndColumn() throws IOException {
+        Path trace = dir.resolve("spans.csv");
+        Files.writeString(trace, "TraceID,SpanID,ParentID,ServiceName\nt1,s1,root,web\n");
+        PlanCommandTest.Result r = tailor("heart", "snapshot", "dataset", "--dataset", renamedApp().toString(),
+                "--latency", latency(), "--trace", trace.toString());
+
+        assertThat(r.exitCode()).isEqualTo(2);
+        assertThat(r.err()).contains("--trace: " + trace, "column PodName: missing from the header");
+    }
+
+    @Test
+    void snapshotDataset_folderWithoutMetricFiles_exitsWith2_namingTheOptionAndFolder() throws IOException {
+        Path empty = Files.createDirectories(dir.resolve("empty"));
+        PlanCommandTest.Result r = tailor("heart", "snapshot", "dataset", "--dataset", empty.toString(),
+                "--latency", dir.resolve("none.gz").toString());
+
+        assertThat(r.exitCode()).isEqualTo(2);
+        assertThat(r.err()).contains("--dataset: " + empty, "no <pod>_metric.csv files");
+    }
+
+    @Test
+    void snapshotDataset_missingFolder_exitsWith2_namingTheOptionAndValue() {
+        Path absent = dir.resolve("absent");
+        PlanCommandTest.Result r = tailor("heart", "snapshot", "dataset", "--dataset", absent.toString(),
+                "--latency", dir.resolve("none.gz").toString());
+
+        assertThat(r.exitCode()).isEqualTo(2);
+        assertThat(r.err()).contains("--dataset: " + absent + ": no such folder", "expected");
+    }
+
+    @Test
+    void snapshotDataset_twoSpanCsvsAndNoTrace_exitsWith2_askingWhichOne() throws IOException {
+        Path app = renamedApp();
+        Files.copy(app.resolve(RenamedApp.SPANS), app.resolve("more-spans.csv"));
+        PlanCommandTest.Result r = tailor("heart", "snapshot", "dataset", "--dataset", app.toString(),
+                "--latency", latency());
+
+        assertThat(r.exitCode()).isEqualTo(2);
+        assertThat(r.err()).contains("--trace", "2 span CSVs", RenamedApp.SPANS, "more-spans.csv");
+    }
+}
