@@ -38,7 +38,7 @@ import picocli.CommandLine.Option;
             "Examples:",
             "  tailor heart plan --explain",
             "  tailor heart plan --snapshot cluster.json --state state.json --format istio | kubectl apply -f -",
-            "  tailor heart snapshot onlineboutique --out ob.json",
+            "  tailor heart snapshot dataset --out ob.json",
             "  tailor heart plan --snapshot ob.json --format json",
             "",
             "Snapshot format: docs/snapshot-format.md. Algorithm: docs/heart.md.",
