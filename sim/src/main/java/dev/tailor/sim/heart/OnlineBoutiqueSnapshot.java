@@ -58,7 +58,7 @@ import java.util.TreeSet;
  *       {@code w<i+1>}, has per-core speed factor {@code nodeSpeeds[i mod len]} (default 1.0, 0.9,
  *       0.7, 0.5, 0.4: the HEART paper's workers, cycled) and {@link Options#cpuCoresPerNode()} cores
  *       (default 4). The speed is not a field of {@link Node}; it shows in the replicas' CPU.</li>
- *   <li><b>Minute.</b> One one-minute sample of the dataset ({@link Minute}); default the one where
+ *   <li><b>Minute.</b> One sample of the dataset ({@link Minute}); default the one where
  *       the entry component's {@code PodWorkload(Ops)} is largest, the earliest on a tie. Every other
  *       component takes its sample within half a sampling period of that time; the sampling period is
  *       measured from the files ({@link OnlineBoutiqueMetrics#samplePeriodSeconds()}, 60 s in the
@@ -117,11 +117,12 @@ public final class OnlineBoutiqueSnapshot {
     public static final String DEFAULT_TRACE = "../faulty_2022-08-22/trace_06_20.csv";
     /** Default ping file, relative to the metrics directory, in the layout of {@code shared/data}. */
     public static final String DEFAULT_LATENCY = "../../../network_latency/aws_ec2_52node_pings/latency.csv.gz";
+
     private OnlineBoutiqueSnapshot() {
     }
 
     /**
-     * Which one-minute sample to use.
+     * Which sample to use (one a minute in the OnlineBoutique dataset).
      */
     public sealed interface Minute {
 
@@ -136,7 +137,7 @@ public final class OnlineBoutiqueSnapshot {
             return new Index(index);
         }
 
-        /** The entry component's sample within 30 s of {@code unixSeconds}. */
+        /** The entry component's sample within half a sampling period (30 s for one-minute samples) of {@code unixSeconds}. */
         static Minute unixSeconds(long unixSeconds) {
             return new UnixSeconds(unixSeconds);
         }
