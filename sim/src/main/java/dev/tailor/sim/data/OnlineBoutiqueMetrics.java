@@ -181,7 +181,7 @@ public final class OnlineBoutiqueMetrics {
         files.removeIf(f -> !Files.isRegularFile(f));
         if (files.isEmpty()) {
             throw DataFileException.badFile(dir, "no <pod>" + METRIC_SUFFIX + " files",
-                    "one <pod>" + METRIC_SUFFIX + " per pod, as in PROVENANCE.md 2.1");
+                    "one <pod>" + METRIC_SUFFIX + " per pod, the layout of docs/datasets.md");
         }
         files.sort(Comparator.comparing(f -> f.getFileName().toString()));
         SortedMap<String, List<PodSeries>> byComponent = new TreeMap<>();
