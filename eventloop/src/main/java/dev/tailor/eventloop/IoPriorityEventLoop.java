@@ -78,6 +78,12 @@ import java.util.function.LongSupplier;
  *
  * Counters are written by the loop thread only and read by metrics() from any thread, hence volatile; one writer
  * makes the read-modify-write updates safe.
+ *
+ * Unrelated busy time (for per-request loop tracing). A request's code reads unrelatedBusyNanos() at two instants and
+ * takes the difference: the unrelated work the loop did in between. Readers on other threads (a backend completing a
+ * request) must see the total and whether a task is running, and since when, as one value: one volatile long holds
+ * either total << 1 (idle) or (taskStart - total) << 1 | 1 (running; the reading is then now - (taskStart - total)).
+ * Nanosecond clock readings and totals stay far below 2^62, so the shift loses nothing.
  */
 public final class IoPriorityEventLoop extends ManualIoEventLoop {
 
@@ -107,6 +113,14 @@ public final class IoPriorityEventLoop extends ManualIoEventLoop {
     private long lastSelectReturnNanos;
     private long ownNettyTasks;
     private long iterationLongestUnrelatedNanos;
+    private long unrelatedTotalNanos;
+    /** The unrelated busy time when the loop last finished a look at the receive side. */
+    private long unrelatedAtLastLookNanos;
+    /** During a poll: {@link #unrelatedAtLastLookNanos} as it was when the poll began; else -1. */
+    private long receiveWindowUnrelatedNanos = -1;
+
+    /** Unrelated busy time, encoded (see the maintainer note): any thread reads, the loop writes. */
+    private volatile long unrelatedBusyEncoded;
 
     // Counters: loop thread writes, any thread reads.
     private volatile long iterations;
@@ -186,6 +200,35 @@ public final class IoPriorityEventLoop extends ManualIoEventLoop {
     /** The allowance policy (used in priority mode). */
     public PriorityPolicy policy() {
         return policy;
+    }
+
+    /**
+     * The time this loop has spent running unrelated tasks and health checks since it was created, up to now, in ns of
+     * its clock ({@link EventLoopConfig#nanoClock()}), the task running now included up to now. Non-decreasing; the
+     * difference of two readings is the unrelated work the loop did in between, which is what a request waiting for the
+     * loop in that interval waited behind (per-request loop tracing). Any thread; one volatile read, and a clock reading
+     * only while a task runs.
+     */
+    public long unrelatedBusyNanos() {
+        long encoded = unrelatedBusyEncoded;
+        return (encoded & 1) == 0 ? encoded >> 1 : now() - (encoded >> 1);
+    }
+
+    /**
+     * Inside a poll of the receive side (while the transport dispatches what it found, e.g. in a
+     * {@code channelRead}): {@link #unrelatedBusyNanos()} as it was when the loop last looked at the receive side
+     * before this poll, so that the unrelated work run since, {@code unrelatedBusyNanos() - this}, is an upper bound on
+     * what the data being dispatched waited behind (it may have arrived after that work began). Outside a poll (in a
+     * task): {@link #unrelatedBusyNanos()}, so that the difference is 0. Loop thread only.
+     *
+     * @throws IllegalStateException if called from another thread than the loop's
+     */
+    public long receiveWindowUnrelatedNanos() {
+        if (!inEventLoop()) {
+            throw new IllegalStateException("receiveWindowUnrelatedNanos() called from "
+                    + Thread.currentThread().getName() + " (expected: the loop's own thread)");
+        }
+        return receiveWindowUnrelatedNanos >= 0 ? receiveWindowUnrelatedNanos : unrelatedTotalNanos;
     }
 
     /**
@@ -391,7 +434,14 @@ public final class IoPriorityEventLoop extends ManualIoEventLoop {
     private int pollReceiveSide(boolean mayBlock) {
         probe.reset();
         long start = now();
-        int events = run(mayBlock ? 0 : -1, -1);
+        receiveWindowUnrelatedNanos = unrelatedAtLastLookNanos;
+        int events;
+        try {
+            events = run(mayBlock ? 0 : -1, -1);
+        } finally {
+            receiveWindowUnrelatedNanos = -1;
+            unrelatedAtLastLookNanos = unrelatedTotalNanos;
+        }
         long end = now();
         long wallNanos = end - start;
         long activeNanos;
@@ -466,6 +516,7 @@ public final class IoPriorityEventLoop extends ManualIoEventLoop {
         if (start - dueNanos > unrelatedMaxWaitNanos) {
             unrelatedMaxWaitNanos = start - dueNanos;
         }
+        unrelatedBusyEncoded = ((start - unrelatedTotalNanos) << 1) | 1;
         try {
             body.run();
         } catch (Throwable t) {
@@ -473,6 +524,8 @@ public final class IoPriorityEventLoop extends ManualIoEventLoop {
             LOG.log(System.Logger.Level.WARNING, "unrelated task " + body + " threw; the loop goes on", t);
         }
         long end = now();
+        unrelatedTotalNanos += Math.max(0, end - start);
+        unrelatedBusyEncoded = unrelatedTotalNanos << 1;
         iterationLongestUnrelatedNanos = Math.max(iterationLongestUnrelatedNanos, end - start);
         if (kind == Kind.HEALTH_CHECK) {
             healthChecksRun++;

@@ -293,4 +293,57 @@ class IoPriorityEventLoopVirtualTimeTest {
 
         assertThat(order).containsExactly("bg-1", "io", "bg-2");
     }
+
+    @Test
+    void unrelatedBusyNanos_countsTaskTimeOnly_includingTheTaskRunningNow() {
+        // The clock per-request loop tracing reads: it moves only while unrelated tasks run, and a reading taken
+        // inside a task (as a backend thread would take it) already includes that task's time so far.
+        newLoop(LoopMode.PRIORITY, PriorityPolicy.DEFAULTS);
+        List<Long> inside = new ArrayList<>();
+        loop.execute(() -> clock.advance(30 * US));           // I/O-related: not counted
+        loop.executeUnrelated(() -> {
+            clock.advance(40 * US);
+            inside.add(loop.unrelatedBusyNanos());
+            clock.advance(60 * US);
+        });
+        loop.runIteration();
+        clock.advance(5 * MS);                                 // idle: not counted
+
+        assertThat(inside).containsExactly(40 * US);
+        assertThat(loop.unrelatedBusyNanos()).isEqualTo(100 * US);
+    }
+
+    /**
+     * Ten unrelated tasks of 100 µs queued at once, and one I/O event arriving 150 µs into them; returns what the
+     * event's handler saw as the unrelated work since the loop last looked at the receive side.
+     */
+    private long unrelatedWaitOfEventArrivingDuringBatch(LoopMode mode) {
+        newLoop(mode, PriorityPolicy.DEFAULTS);
+        long[] seen = {-1};
+        io.arrive(START + 150 * US, US, () -> seen[0] = loop.unrelatedBusyNanos() - loop.receiveWindowUnrelatedNanos());
+        batch(10, 100 * US);
+        runUntil(START + 2 * MS);
+        assertThat(io.handled()).hasSize(1);
+        return seen[0];
+    }
+
+    @Test
+    void receiveWindow_fifo_chargesTheWholeBatch() {
+        // Per-request loop tracing: an event that becomes readable during a batch of background work waits for the
+        // rest of the batch on a FIFO loop (850 µs); the window, the unrelated work since the last look at the
+        // receive side, bounds it by the whole batch (1 ms).
+        assertThat(unrelatedWaitOfEventArrivingDuringBatch(LoopMode.FIFO)).isEqualTo(1_000 * US);
+    }
+
+    @Test
+    void receiveWindow_priority_chargesAtMostOneTask_andNothingOutsideAPoll() {
+        // The same on the priority loop: it looks at the receive side before every background task, so the event
+        // waits only for the task running when it arrived (50 µs; the bound: that one task, 100 µs).
+        assertThat(unrelatedWaitOfEventArrivingDuringBatch(LoopMode.PRIORITY)).isEqualTo(100 * US);
+        // Outside a poll (here, in a task) there is no window: the difference is 0.
+        long[] outside = {-1};
+        loop.execute(() -> outside[0] = loop.unrelatedBusyNanos() - loop.receiveWindowUnrelatedNanos());
+        loop.runIteration();
+        assertThat(outside[0]).isZero();
+    }
 }
