@@ -165,7 +165,7 @@ public final class AdmissionDispatcher implements RequestDispatcher {
                 if (a.ticket().arrivedAs() == SegmentClass.HOT) {
                     count.arrivedHot.increment();
                 }
-                submit(export, request, completion, a.ticket());
+                submit(export, request, completion, a.ticket(), 0);
             }
             case Admission.Queued q -> {
                 if (q.ticket().arrivedAs() == SegmentClass.HOT) {
@@ -246,11 +246,13 @@ public final class AdmissionDispatcher implements RequestDispatcher {
             Counters count = counters.get(ticket.disk());
             count.queueWaitNanos.add(waited);
             count.maxQueueWaitNanos.accumulate(waited);
-            submit(w.export(), w.request(), w.completion(), ticket);
+            submit(w.export(), w.request(), w.completion(), ticket, waited);
         }
     }
 
-    private void submit(Export export, BlockRequest request, Promise<ByteBuf> completion, Ticket ticket) {
+    private void submit(Export export, BlockRequest request, Promise<ByteBuf> completion, Ticket ticket,
+            long waitedNanos) {
+        request.admitted(waitedNanos, ticket.admittedAs() == SegmentClass.HOT);
         long startNanos = nanoClock.getAsLong();
         completion.addListener((Future<ByteBuf> done) -> {
             if (done.isSuccess()) {

@@ -47,6 +47,14 @@ public final class BlockRequest implements ReferenceCounted {
     private final ByteBuf payload;
     /** PENDING, then CLAIMED or DROPPED, once; through STATE. */
     private volatile int state;
+    /**
+     * For the slow-request attribution: its time queued in admission (ns) and its class when admitted
+     * ({@link SlowSegments#NOT_ADMITTED}, {@code STEADY}, {@code HOT}). Written by the dispatcher before it hands the
+     * request to its backend, read by the connection after the completion, which the backend's completion of the
+     * promise orders after the write.
+     */
+    private long admissionWaitNanos;
+    private int admittedClass;
 
     /**
      * @param command     the command type, {@link NbdProtocol#CMD_READ} etc.
@@ -94,6 +102,22 @@ public final class BlockRequest implements ReferenceCounted {
     /** Whether its connection dropped it before anything claimed it. */
     public boolean dropped() {
         return state == DROPPED;
+    }
+
+    /** Records the request's passage through admission: queued for {@code waitNanos}, admitted as {@code hot}. */
+    void admitted(long waitNanos, boolean hot) {
+        admissionWaitNanos = waitNanos;
+        admittedClass = hot ? SlowSegments.HOT : SlowSegments.STEADY;
+    }
+
+    /** Time it waited in admission's queue, ns; 0 when admitted at once or not through admission. */
+    long admissionWaitNanos() {
+        return admissionWaitNanos;
+    }
+
+    /** Its class when admitted: {@link SlowSegments#NOT_ADMITTED}, {@code STEADY} or {@code HOT}. */
+    int admittedClass() {
+        return admittedClass;
     }
 
     /** The command type, {@link NbdProtocol#CMD_READ} etc. */

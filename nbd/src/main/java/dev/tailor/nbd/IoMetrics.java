@@ -7,9 +7,11 @@ import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.core.metrics.Gauge;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.core.metrics.Histogram;
+import io.prometheus.metrics.core.metrics.SummaryWithCallback;
 import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
+import io.prometheus.metrics.model.snapshots.Quantiles;
 import dev.tailor.admission.AdmissionConfig;
 import java.util.List;
 import java.util.function.LongSupplier;
@@ -36,6 +38,18 @@ import java.util.function.LongSupplier;
  *       segment) pairs with the most of them since the start, at most {@link #SLOW_SEGMENTS_KEPT} series
  *       ({@link SlowSegments}; {@code segment} is the offset divided by admission's segment size), and
  *       {@code tailor_nbd_slow_segment_overcount} beside each, how much its count may be too high;</li>
+ *   <li>{@code tailor_nbd_slow_segment_admission_wait_seconds{export,segment}} and
+ *       {@code tailor_nbd_slow_segment_backend_seconds{export,segment}}: summaries (count and sum, no quantiles) of
+ *       the same pairs' slow requests since each pair took its place: their time queued in admission and on the
+ *       backend; {@code tailor_nbd_slow_segment_admitted_requests{export,segment,class}}: of them, those admitted as
+ *       {@code steady}, as {@code hot}, or {@code none} (not through admission);</li>
+ *   <li>{@code tailor_nbd_request_loop_unrelated_wait_seconds{export}}: a histogram, per request, of the unrelated
+ *       work (statistics, metrics export, health checks, maintenance) its event loop ran while the request waited for
+ *       the loop: between its bytes' arrival and its decoding (an upper bound, see docs/nbd.md), between its
+ *       completion by the backend and the loop taking it, and between its reply's writing and the flush;</li>
+ *   <li>{@code tailor_nbd_request_loop_work_seconds{export}}: a histogram, per request, of the time its event loop
+ *       spent on the request's own work: checking and dispatching it, taking its completion, writing its reply, and
+ *       its share of the flush;</li>
  *   <li>{@code tailor_nbd_tls_handshakes_total{result}}: TLS handshakes after {@code STARTTLS}, {@code ok} or
  *       {@code failed};</li>
  *   <li>{@code tailor_nbd_tls_discarded_bytes_total}: plain-text bytes a client sent behind {@code STARTTLS}
@@ -61,6 +75,12 @@ public final class IoMetrics {
     static final long DEFAULT_SLOW_REQUEST_NANOS = 50_000_000L;
     /** How many (export, segment) pairs the slow-request attribution keeps and reports. */
     static final int SLOW_SEGMENTS_KEPT = 10;
+    /**
+     * Loop-tracing buckets, seconds: 1 µs to 1 s, about 2.5 per decade. A request that waited behind no unrelated
+     * work falls in the first bucket, so that bucket's share is the share of requests the loop did not hold back.
+     */
+    static final double[] LOOP_BUCKETS_SECONDS = {0.000001, 0.0000025, 0.000005, 0.00001, 0.000025, 0.00005, 0.0001,
+        0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1};
 
     /** The operation label of each command type 0..7, and {@code other}. */
     private static final String[] OPERATIONS = {"read", "write", "other", "flush", "trim", "other", "write_zeroes",
@@ -78,6 +98,8 @@ public final class IoMetrics {
     private final CounterDataPoint tlsHandshakesFailed;
     private final Counter tlsDiscardedBytes;
     private final Counter slowRequests;
+    private final Histogram loopUnrelatedWait;
+    private final Histogram loopWork;
     private final long slowRequestNanos;
     private final SlowSegments slowSegments;
 
@@ -137,6 +159,42 @@ public final class IoMetrics {
                 .callback(callback -> slowSegments.top().forEach(entry -> callback.call(entry.overcount(),
                         entry.export(), Long.toString(entry.segment()))))
                 .register(registry);
+        SummaryWithCallback.builder().name("tailor_nbd_slow_segment_admission_wait_seconds")
+                .help("Slow requests of the top (export, segment) pairs since each took its place, and their total"
+                        + " time queued in admission")
+                .labelNames("export", "segment")
+                .callback(callback -> slowSegments.top().forEach(entry -> callback.call(entry.seen(),
+                        entry.admissionWaitNanos() / 1e9, Quantiles.EMPTY, entry.export(),
+                        Long.toString(entry.segment()))))
+                .register(registry);
+        SummaryWithCallback.builder().name("tailor_nbd_slow_segment_backend_seconds")
+                .help("Slow requests of the top (export, segment) pairs since each took its place, and their total"
+                        + " time on the backend")
+                .labelNames("export", "segment")
+                .callback(callback -> slowSegments.top().forEach(entry -> callback.call(entry.seen(),
+                        entry.backendNanos() / 1e9, Quantiles.EMPTY, entry.export(),
+                        Long.toString(entry.segment()))))
+                .register(registry);
+        GaugeWithCallback.builder().name("tailor_nbd_slow_segment_admitted_requests")
+                .help("Of those slow requests, how many were admitted as steady, as hot, or not through admission"
+                        + " (none)")
+                .labelNames("export", "segment", "class")
+                .callback(callback -> slowSegments.top().forEach(entry -> {
+                    String segment = Long.toString(entry.segment());
+                    callback.call(entry.admittedSteady(), entry.export(), segment, "steady");
+                    callback.call(entry.admittedHot(), entry.export(), segment, "hot");
+                    callback.call(entry.seen() - entry.admittedSteady() - entry.admittedHot(), entry.export(), segment,
+                            "none");
+                }))
+                .register(registry);
+        loopUnrelatedWait = Histogram.builder().name("tailor_nbd_request_loop_unrelated_wait_seconds")
+                .help("Per request: unrelated work its event loop ran while the request waited for the loop (arrival"
+                        + " to decoding, an upper bound; completion to taken; reply to flush)")
+                .labelNames("export").classicOnly().classicUpperBounds(LOOP_BUCKETS_SECONDS).register(registry);
+        loopWork = Histogram.builder().name("tailor_nbd_request_loop_work_seconds")
+                .help("Per request: time its event loop spent on the request's own work (check and dispatch, taking"
+                        + " its completion, writing its reply, its share of the flush)")
+                .labelNames("export").classicOnly().classicUpperBounds(LOOP_BUCKETS_SECONDS).register(registry);
         if (jvm) {
             JvmMetrics.builder().register(registry);
         }
@@ -209,6 +267,8 @@ public final class IoMetrics {
         private final DistributionDataPoint[] durations = new DistributionDataPoint[OPERATIONS.length + 1];
         private final GaugeDataPoint connectionCount;
         private final CounterDataPoint[] slowCounts = new CounterDataPoint[OPERATIONS.length + 1];
+        private final DistributionDataPoint loopUnrelatedWaitSeconds;
+        private final DistributionDataPoint loopWorkSeconds;
 
         private ForExport(String export) {
             this.export = export;
@@ -220,6 +280,8 @@ public final class IoMetrics {
                 slowCounts[i] = slowRequests.labelValues(export, operation);
             }
             connectionCount = connections.labelValues(export);
+            loopUnrelatedWaitSeconds = loopUnrelatedWait.labelValues(export);
+            loopWorkSeconds = loopWork.labelValues(export);
         }
 
         /** As below, for a request without an offset to attribute (tests). */
@@ -227,16 +289,26 @@ public final class IoMetrics {
             answered(command, startNanos, 0, bytes, error);
         }
 
-        /**
-         * Counts one answered request; one slower than the slow threshold is also attributed to its segment.
-         *
-         * @param command     its command type
-         * @param startNanos  {@link #nowNanos()} when its header was decoded
-         * @param offsetBytes its offset (unsigned), for the slow-request attribution
-         * @param bytes       bytes read, written, trimmed or zeroed (0 for an error)
-         * @param error       the NBD error of its reply, 0 for success
-         */
+        /** As below, for a request without admission or backend time to attribute (tests). */
         void answered(int command, long startNanos, long offsetBytes, long bytes, int error) {
+            answered(command, startNanos, offsetBytes, bytes, error, 0, 0, SlowSegments.NOT_ADMITTED);
+        }
+
+        /**
+         * Counts one answered request; one slower than the slow threshold is also attributed to its segment, with
+         * where its time went.
+         *
+         * @param command            its command type
+         * @param startNanos         {@link #nowNanos()} when its header was decoded
+         * @param offsetBytes        its offset (unsigned), for the slow-request attribution
+         * @param bytes              bytes read, written, trimmed or zeroed (0 for an error)
+         * @param error              the NBD error of its reply, 0 for success
+         * @param admissionWaitNanos its time queued in admission, ns
+         * @param backendNanos       its time on the backend, ns
+         * @param admittedClass      {@link SlowSegments#NOT_ADMITTED}, {@code STEADY} or {@code HOT}
+         */
+        void answered(int command, long startNanos, long offsetBytes, long bytes, int error,
+                long admissionWaitNanos, long backendNanos, int admittedClass) {
             int i = index(command);
             requestCounts[i].inc();
             if (bytes > 0) {
@@ -249,8 +321,19 @@ public final class IoMetrics {
             }
             if (elapsedNanos > slowRequestNanos) {
                 slowCounts[i].inc();
-                slowSegments.record(export, offsetBytes);
+                slowSegments.record(export, offsetBytes, admissionWaitNanos, backendNanos, admittedClass);
             }
+        }
+
+        /**
+         * Records one request's loop trace (per-request loop tracing).
+         *
+         * @param unrelatedWaitNanos unrelated work its loop ran while it waited for the loop, ns
+         * @param workNanos          time its loop spent on its own work, ns
+         */
+        void traced(long unrelatedWaitNanos, long workNanos) {
+            loopUnrelatedWaitSeconds.observe(Math.max(0, unrelatedWaitNanos) / 1e9);
+            loopWorkSeconds.observe(Math.max(0, workNanos) / 1e9);
         }
 
         /** A connection entered the transmission phase on the export. */

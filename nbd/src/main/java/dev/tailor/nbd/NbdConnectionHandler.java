@@ -1,5 +1,6 @@
 package dev.tailor.nbd;
 
+import dev.tailor.eventloop.IoPriorityEventLoop;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.ChannelFuture;
@@ -67,6 +68,12 @@ import java.util.stream.Collectors;
  * middle cannot shape the TLS session with injected plain-text options; and with TLS required, every
  * option but STARTTLS and ABORT is refused with {@code NBD_REP_ERR_TLS_REQD} (its data skipped unread),
  * and {@code NBD_OPT_EXPORT_NAME}, which cannot be refused, ends the connection.
+ *
+ * <p>Per-request loop tracing (docs/nbd.md, "Loop tracing"), on an {@link IoPriorityEventLoop}: each request sums
+ * the unrelated work its loop ran while the request waited for the loop (arrival to decoding, completion to the
+ * listener, reply to flush; read from {@link IoPriorityEventLoop#unrelatedBusyNanos()}) and the loop time spent on
+ * its own work, recorded once its reply is flushed ({@link IoMetrics.ForExport#traced}). On another loop (tests'
+ * embedded channels) the waits read 0.
  */
 final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
 
@@ -130,6 +137,19 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
     private boolean paused;
     private boolean flushScheduled;
 
+    // Loop tracing.
+    /** The connection's loop when it is an I/O-priority loop, else null. */
+    private IoPriorityEventLoop priorityLoop;
+    /** A request answered at once (no {@link Outstanding}) traces here; loop thread only, used within one call. */
+    private final Trace immediate = new Trace();
+    /**
+     * Replies written and not flushed yet: per reply, its unrelated wait so far minus the loop's unrelated busy time
+     * when it was written (so that adding the busy time at the flush gives its wait until then), and its loop work.
+     */
+    private long[] unflushedWaitBase = new long[16];
+    private long[] unflushedWorkNanos = new long[16];
+    private int unflushed;
+
     NbdConnectionHandler(ServerContext server) {
         this.server = server;
     }
@@ -139,6 +159,12 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
+        priorityLoop = ctx.channel().eventLoop() instanceof IoPriorityEventLoop loop ? loop : null;
+    }
+
+    /** The loop's unrelated busy time now (0 on another loop). */
+    private long unrelatedBusyNanos() {
+        return priorityLoop == null ? 0 : priorityLoop.unrelatedBusyNanos();
     }
 
     @Override
@@ -338,11 +364,37 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
     private void scheduleFlush() {
         if (!flushScheduled) {
             flushScheduled = true;
-            ctx.executor().execute(() -> {
-                flushScheduled = false;
-                ctx.flush();
-            });
+            ctx.executor().execute(this::flushNow);
         }
+    }
+
+    /** The flush task: flushes, then records the loop trace of every reply it sent. */
+    private void flushNow() {
+        flushScheduled = false;
+        if (unflushed == 0) {
+            ctx.flush();
+            return;
+        }
+        long busyNanos = unrelatedBusyNanos();
+        long startNanos = server.io().nowNanos();
+        ctx.flush();
+        int n = unflushed;
+        unflushed = 0;
+        long shareNanos = (server.io().nowNanos() - startNanos) / n;
+        for (int i = 0; i < n; i++) {
+            export.io().traced(unflushedWaitBase[i] + busyNanos, unflushedWorkNanos[i] + shareNanos);
+        }
+    }
+
+    /** A reply of {@code trace}'s request was written: its loop trace is recorded at the flush. */
+    private void awaitFlush(Trace trace) {
+        if (unflushed == unflushedWaitBase.length) {
+            unflushedWaitBase = java.util.Arrays.copyOf(unflushedWaitBase, unflushed * 2);
+            unflushedWorkNanos = java.util.Arrays.copyOf(unflushedWorkNanos, unflushed * 2);
+        }
+        unflushedWaitBase[unflushed] = trace.loopWaitNanos - unrelatedBusyNanos();
+        unflushedWorkNanos[unflushed] = trace.loopWorkNanos;
+        unflushed++;
     }
 
     // ---------------------------------------------------------------- handshake
@@ -735,22 +787,49 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
     }
 
     /**
+     * Where one request's time went, for the slow-request attribution and loop tracing, in ns of the request-timing
+     * clock ({@link IoMetrics#nowNanos()}). Loop thread only.
+     */
+    private static class Trace {
+        /** When its header was decoded. */
+        long startNanos;
+        /** Unrelated work its loop ran while it waited for the loop, so far. */
+        long loopWaitNanos;
+        /** Loop time spent on its own work, so far. */
+        long loopWorkNanos;
+        /** Its time on the backend, once completed. */
+        long backendNanos;
+
+        void start(long startNanos, long loopWaitNanos) {
+            this.startNanos = startNanos;
+            this.loopWaitNanos = loopWaitNanos;
+            this.loopWorkNanos = 0;
+            this.backendNanos = 0;
+        }
+    }
+
+    /**
      * A request handed on towards the backend and not completed yet: a node of the connection's list of
      * them (so that a closing connection finds the ones to drop in O(1) each), and the listener of its
      * completion. Touched on the connection's event loop only.
      */
-    private final class Outstanding implements GenericFutureListener<Future<ByteBuf>> {
+    private final class Outstanding extends Trace implements GenericFutureListener<Future<ByteBuf>> {
         final BlockRequest request;
-        final Promise<ByteBuf> completion;
+        final TracedPromise completion;
         final long costBytes;
-        final long startNanos;
+        /** When it was handed to the dispatcher (a held write: when it was released). */
+        long dispatchNanos;
+        /** Its completion's listener has run (possibly within the dispatch, when a backend completes at once). */
+        boolean taken;
         /** Its place in the export's write ordering, for writes; null for reads and flushes. */
         WriteOrdering.Entry ordering;
         Outstanding previous;
         Outstanding next;
 
-        Outstanding(BlockRequest request, Promise<ByteBuf> completion, long costBytes, long startNanos) {
-            this.startNanos = startNanos;
+        Outstanding(BlockRequest request, TracedPromise completion, long costBytes, long startNanos,
+                long loopWaitNanos) {
+            start(startNanos, loopWaitNanos);
+            this.dispatchNanos = startNanos;
             this.request = request;
             this.completion = completion;
             this.costBytes = costBytes;
@@ -758,11 +837,16 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
 
         @Override
         public void operationComplete(Future<ByteBuf> done) {
+            taken = true;
+            long takenNanos = server.io().nowNanos();
+            long completedNanos = completion.completedNanos() != 0 ? completion.completedNanos() : takenNanos;
+            loopWaitNanos += Math.max(0, unrelatedBusyNanos() - completion.completedUnrelatedNanos());
+            backendNanos = Math.max(0, completedNanos - dispatchNanos - request.admissionWaitNanos());
             unlink(this);
             if (ordering != null) {
                 export.writeOrdering().finish(ordering);
             }
-            completed(request.command(), request.cookie(), request.offsetBytes(), costBytes, done, startNanos,
+            completed(request.command(), request.cookie(), request.offsetBytes(), costBytes, done, this, takenNanos,
                     request.lengthBytes());
         }
     }
@@ -832,6 +916,7 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
         try {
             ctx.executor().execute(() -> {
                 if (!node.request.dropped()) {
+                    node.dispatchNanos = server.io().nowNanos();
                     dispatch(node);
                 }
             });
@@ -854,6 +939,9 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         long startNanos = server.io().nowNanos();
+        // The unrelated work the loop ran since it last looked at the socket: what these bytes may have waited behind.
+        long arrivalWaitNanos = priorityLoop == null ? 0
+                : priorityLoop.unrelatedBusyNanos() - priorityLoop.receiveWindowUnrelatedNanos();
         NbdException invalid = check(request, export, structuredReplies, baseAllocation);
         int command = request.command();
         long cookie = request.cookie();
@@ -865,21 +953,25 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
         inFlightBytes += costBytes;
         if (invalid != null) {
             request.release();
-            reply(command, cookie, offsetBytes, null, invalid, costBytes, startNanos, lengthBytes);
+            immediate.start(startNanos, arrivalWaitNanos);
+            reply(command, cookie, offsetBytes, null, invalid, costBytes, immediate, startNanos, lengthBytes);
         } else if (request.lengthBytes() == 0 && command != NbdProtocol.CMD_FLUSH) {
             // Zero-length reads, writes, trims: proto.md leaves them unspecified; they succeed, touching nothing.
             request.release();
-            reply(command, cookie, offsetBytes, null, null, costBytes, startNanos, lengthBytes);
+            immediate.start(startNanos, arrivalWaitNanos);
+            reply(command, cookie, offsetBytes, null, null, costBytes, immediate, startNanos, lengthBytes);
         } else if (command == NbdProtocol.CMD_BLOCK_STATUS && !export.backend().answersBlockStatus()) {
             // proto.md: status 0 (data) is always a safe answer; one descriptor over the whole range.
             ByteBuf allData = ctx.alloc().buffer(8);
             allData.writeInt((int) request.lengthBytes());
             allData.writeInt(0);
             request.release();
-            reply(command, cookie, offsetBytes, allData, null, costBytes, startNanos, lengthBytes);
+            immediate.start(startNanos, arrivalWaitNanos);
+            reply(command, cookie, offsetBytes, allData, null, costBytes, immediate, startNanos, lengthBytes);
         } else {
-            Promise<ByteBuf> completion = ctx.executor().newPromise();
-            Outstanding node = new Outstanding(request, completion, costBytes, startNanos);
+            TracedPromise completion = new TracedPromise(ctx.executor(), server.io()::nowNanos,
+                    this::unrelatedBusyNanos);
+            Outstanding node = new Outstanding(request, completion, costBytes, startNanos, arrivalWaitNanos);
             link(node);
             completion.addListener(node);
             if (isWrite(command)) {
@@ -889,15 +981,18 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
             if (node.ordering == null || node.ordering.immediate) {
                 dispatch(node);
             }
+            if (!node.taken) {
+                node.loopWorkNanos += server.io().nowNanos() - startNanos;
+            }
         }
         updateReading();
     }
 
     private void completed(int command, long cookie, long offsetBytes, long costBytes, Future<ByteBuf> done,
-            long startNanos, long lengthBytes) {
+            Trace trace, long workStartNanos, long lengthBytes) {
         assert ctx.executor().inEventLoop() : "completions run on the connection's event loop";
         if (done.isSuccess()) {
-            reply(command, cookie, offsetBytes, done.getNow(), null, costBytes, startNanos, lengthBytes);
+            reply(command, cookie, offsetBytes, done.getNow(), null, costBytes, trace, workStartNanos, lengthBytes);
         } else {
             Throwable cause = done.cause();
             NbdException failure = cause instanceof NbdException nbd ? nbd
@@ -906,7 +1001,7 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
                 LOG.log(System.Logger.Level.WARNING, () -> export + ": " + NbdProtocol.commandName(command)
                         + " at offset " + Long.toUnsignedString(offsetBytes) + " failed: " + cause);
             }
-            reply(command, cookie, offsetBytes, null, failure, costBytes, startNanos, lengthBytes);
+            reply(command, cookie, offsetBytes, null, failure, costBytes, trace, workStartNanos, lengthBytes);
         }
     }
 
@@ -914,9 +1009,13 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
      * Sends the reply to one request: an error, a read's data, or a bare success. Structured replies
      * (when negotiated) carry reads and errors; other successes use a simple reply, which proto.md
      * allows for requests without payload.
+     *
+     * @param trace          where the request's time went so far; its loop work is counted from
+     *                       {@code workStartNanos} to the end of this call
+     * @param workStartNanos when the loop began the work that ends with this reply
      */
     private void reply(int command, long cookie, long offsetBytes, ByteBuf data, NbdException error, long costBytes,
-            long startNanos, long lengthBytes) {
+            Trace trace, long workStartNanos, long lengthBytes) {
         if (error == null && command == NbdProtocol.CMD_READ && data == null && costBytes > 0) {
             error = new NbdException(NbdProtocol.EIO, "the backend returned no data");
         }
@@ -925,12 +1024,16 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
             case NbdProtocol.CMD_WRITE, NbdProtocol.CMD_TRIM, NbdProtocol.CMD_WRITE_ZEROES -> lengthBytes;
             default -> 0;
         };
-        export.io().answered(command, startNanos, offsetBytes, doneBytes, error == null ? 0 : error.error());
+        BlockRequest traced = trace instanceof Outstanding node ? node.request : null;
+        export.io().answered(command, trace.startNanos, offsetBytes, doneBytes, error == null ? 0 : error.error(),
+                traced == null ? 0 : traced.admissionWaitNanos(), trace.backendNanos,
+                traced == null ? SlowSegments.NOT_ADMITTED : traced.admittedClass());
         if (phase == Phase.CLOSED || !ctx.channel().isActive()) {
             if (data != null) {
                 data.release();
             }
             finished(costBytes);
+            export.io().traced(trace.loopWaitNanos, trace.loopWorkNanos + server.io().nowNanos() - workStartNanos);
             return;
         }
         ByteBufAllocator alloc = ctx.alloc();
@@ -976,6 +1079,8 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
             last = ctx.write(Replies.simple(alloc, cookie, 0));
         }
         last.addListener(f -> finished(costBytes));
+        trace.loopWorkNanos += server.io().nowNanos() - workStartNanos;
+        awaitFlush(trace);
         scheduleFlush();
     }
 

@@ -16,6 +16,12 @@ import java.util.Map;
  * data streams", ICDT 2005, section 3): every reported {@link Entry#requests()} is at least the pair's true
  * count and at most {@link Entry#overcount()} above it; any pair with more than N / {@code capacity} slow
  * requests (N: all slow requests so far) is reported.
+ *
+ * <p>Each kept pair also sums, over the slow requests recorded since it took its counter
+ * ({@link Entry#seen()}, that is {@code requests - overcount}), where their time went: queued in admission and on
+ * the backend, and how many were admitted as steady or hot (the rest did not pass admission: admission off, or an
+ * operation that bypasses it). Our reading of the paper's "first useful measurement": whether the slow requests of a
+ * hot segment waited in admission (its own burst held back) or at the backend (someone else's burst).
  */
 /*
  * Maintainer note. Space-saving keeps `capacity` counters. A pair already counted is incremented; a new one
@@ -25,9 +31,31 @@ import java.util.Map;
  */
 final class SlowSegments {
 
-    /** One pair's slow requests: the export, the segment index (offset / segment size), the counts. */
-    record Entry(String export, long segment, long requests, long overcount) {
+    /**
+     * One pair's slow requests.
+     *
+     * @param export             the export
+     * @param segment            the segment index (offset / segment size)
+     * @param requests           its slow requests (space-saving count: at least the true count)
+     * @param overcount          how much {@code requests} may be too high
+     * @param admissionWaitNanos of the {@link #seen()} ones, their total time queued in admission, ns
+     * @param backendNanos       of the {@link #seen()} ones, their total time on the backend, ns
+     * @param admittedSteady     of the {@link #seen()} ones, those admitted as steady
+     * @param admittedHot        of the {@link #seen()} ones, those admitted as hot
+     */
+    record Entry(String export, long segment, long requests, long overcount, long admissionWaitNanos,
+            long backendNanos, long admittedSteady, long admittedHot) {
+
+        /** Slow requests recorded since the pair took its counter: the ones the sums and class counts cover. */
+        long seen() {
+            return requests - overcount;
+        }
     }
+
+    /** A slow request's class when admitted: none (not through admission), steady or hot. */
+    static final int NOT_ADMITTED = 0;
+    static final int STEADY = 1;
+    static final int HOT = 2;
 
     private record Key(String export, long segment) {
     }
@@ -35,6 +63,10 @@ final class SlowSegments {
     private static final class Counter {
         long requests;
         long overcount;
+        long admissionWaitNanos;
+        long backendNanos;
+        long admittedSteady;
+        long admittedHot;
     }
 
     private final int capacity;
@@ -57,8 +89,20 @@ final class SlowSegments {
         this.segmentSizeBytes = segmentSizeBytes;
     }
 
-    /** Counts one slow request of {@code export} at {@code offsetBytes} (unsigned). */
-    synchronized void record(String export, long offsetBytes) {
+    /** Counts one slow request of {@code export} at {@code offsetBytes} (unsigned), without its split (tests). */
+    void record(String export, long offsetBytes) {
+        record(export, offsetBytes, 0, 0, NOT_ADMITTED);
+    }
+
+    /**
+     * Counts one slow request of {@code export} at {@code offsetBytes} (unsigned).
+     *
+     * @param admissionWaitNanos its time queued in admission, ns
+     * @param backendNanos       its time on the backend, ns
+     * @param admittedClass      {@link #NOT_ADMITTED}, {@link #STEADY} or {@link #HOT}
+     */
+    synchronized void record(String export, long offsetBytes, long admissionWaitNanos, long backendNanos,
+            int admittedClass) {
         Key key = new Key(export, Long.divideUnsigned(offsetBytes, segmentSizeBytes));
         Counter counter = counters.get(key);
         if (counter == null) {
@@ -77,13 +121,20 @@ final class SlowSegments {
             counters.put(key, counter);
         }
         counter.requests++;
+        counter.admissionWaitNanos += admissionWaitNanos;
+        counter.backendNanos += backendNanos;
+        if (admittedClass == STEADY) {
+            counter.admittedSteady++;
+        } else if (admittedClass == HOT) {
+            counter.admittedHot++;
+        }
     }
 
     /** The pairs kept, most slow requests first (ties by export, then segment). */
     synchronized List<Entry> top() {
         List<Entry> entries = new ArrayList<>(counters.size());
-        counters.forEach((key, counter) -> entries.add(new Entry(key.export(), key.segment(), counter.requests,
-                counter.overcount)));
+        counters.forEach((key, c) -> entries.add(new Entry(key.export(), key.segment(), c.requests, c.overcount,
+                c.admissionWaitNanos, c.backendNanos, c.admittedSteady, c.admittedHot)));
         entries.sort(Comparator.comparingLong(Entry::requests).reversed().thenComparing(Entry::export)
                 .thenComparingLong(Entry::segment));
         return entries;

@@ -69,6 +69,9 @@ class AdmissionDispatcherTest {
         assertThat(backendA.heldCount()).isEqualTo(3);
         assertThat(dispatcher.waitingRequests()).isZero();
 
+        // Each request carries its passage for the slow-request attribution: the third waited one interval, hot.
+        assertThat(backendA.heldCount()).isEqualTo(3);
+
         // Completions reach the controller's headroom model as successes.
         clock.addAndGet(2_000_000);
         backendA.passAll();
@@ -205,5 +208,25 @@ class AdmissionDispatcherTest {
         Promise<ByteBuf> late = promise();
         dispatcher.dispatch(a, read(0, 1), late);
         assertThat(((NbdException) late.cause()).error()).isEqualTo(NbdProtocol.ESHUTDOWN);
+    }
+
+    @Test
+    void admittedRequests_carryTheirQueueWaitAndClass() throws Exception {
+        // The slow-request attribution's inputs: a request sent at once waited 0; one that waited in its segment's
+        // queue carries the wait, arrival to dispatch, and the class it was admitted as.
+        dispatcher.dispatch(a, read(0, 400), promise());
+        dispatcher.dispatch(a, read(0, 400), promise());
+        dispatcher.dispatch(a, read(0, 400), promise());
+        clock.addAndGet(DELTA);
+        dispatcher.tick();
+        GatedBackend.Held first = backendA.next();
+        backendA.next();
+        GatedBackend.Held third = backendA.next();
+        assertThat(first.request().admissionWaitNanos()).isZero();
+        // (Its class is the controller's business; it is recorded either way.)
+        assertThat(first.request().admittedClass()).isNotEqualTo(SlowSegments.NOT_ADMITTED);
+        assertThat(third.request().admissionWaitNanos()).isEqualTo(DELTA);
+        assertThat(third.request().admittedClass()).isEqualTo(SlowSegments.HOT);
+        backendA.passAll();
     }
 }

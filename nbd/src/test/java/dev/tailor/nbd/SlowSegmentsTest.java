@@ -106,4 +106,63 @@ class SlowSegmentsTest {
         assertThatThrownBy(() -> new SlowSegments(0, 1)).hasMessageContaining("capacity: 0");
         assertThatThrownBy(() -> new SlowSegments(1, 0)).hasMessageContaining("segmentSizeBytes: 0");
     }
+
+    @Test
+    void slowRequest_throughAConnection_isSplitIntoAdmissionWaitAndBackendTime_withItsClass() throws Exception {
+        // The connection's own bookkeeping, on a virtual clock: a read waits 30 ms in (a stand-in for) admission,
+        // admitted hot, then 40 ms on the backend. It is slow (70 ms), and its segment's entry says where the time
+        // went; a fast read in another segment is not attributed. Every answered request is traced once, at its flush.
+        AtomicLong now = new AtomicLong(1_000_000_000L);
+        IoMetrics metrics = new IoMetrics(now::get, false, THRESHOLD_NANOS, 1L << 20);
+        GatedBackend backend = new GatedBackend(4 << 20);
+        RequestDispatcher admission = (export, request, completion) -> {
+            if (request.offsetBytes() >= 2 << 20) {
+                now.addAndGet(30_000_000L);
+                request.admitted(30_000_000L, true);
+            }
+            export.backend().submit(request, completion);
+        };
+        try (Embedded server = new Embedded(backend, NbdConfig.Limits.DEFAULTS, admission, metrics)) {
+            server.feed(new Wire().handshake("disk", false)).skipHandshake();
+            server.feed(new Wire().request(0, NbdProtocol.CMD_READ, 1, (2 << 20) + 4096, 4096));
+            GatedBackend.Held slow = backend.next();
+            now.addAndGet(40_000_000L);
+            backend.pass(slow);
+            server.drain();
+            assertThat(server.simpleReplyCookie(4096)).isEqualTo(1);
+            server.feed(new Wire().request(0, NbdProtocol.CMD_READ, 2, 0, 4096));
+            now.addAndGet(1_000_000L);
+            backend.pass(backend.next());
+            server.drain();
+            assertThat(server.simpleReplyCookie(4096)).isEqualTo(2);
+        }
+
+        assertThat(metrics.slowSegments()).containsExactly(
+                new SlowSegments.Entry("disk", 2, 1, 0, 30_000_000L, 40_000_000L, 0, 1));
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ExpositionFormats.init().getPrometheusTextFormatWriter().write(out, metrics.scrape());
+        String text = out.toString(StandardCharsets.UTF_8);
+        assertThat(text)
+                .contains("tailor_nbd_slow_segment_admission_wait_seconds_count{export=\"disk\",segment=\"2\"} 1")
+                .contains("tailor_nbd_slow_segment_admission_wait_seconds_sum{export=\"disk\",segment=\"2\"} 0.03")
+                .contains("tailor_nbd_slow_segment_backend_seconds_sum{export=\"disk\",segment=\"2\"} 0.04")
+                .contains("tailor_nbd_slow_segment_admitted_requests{class=\"hot\",export=\"disk\",segment=\"2\"} 1")
+                .contains("tailor_nbd_slow_segment_admitted_requests{class=\"steady\",export=\"disk\",segment=\"2\"} 0")
+                .contains("tailor_nbd_slow_segment_admitted_requests{class=\"none\",export=\"disk\",segment=\"2\"} 0")
+                // Traced at the flush: both requests, no unrelated wait on this (embedded) loop.
+                .contains("tailor_nbd_request_loop_unrelated_wait_seconds_count{export=\"disk\"} 2")
+                .contains("tailor_nbd_request_loop_unrelated_wait_seconds_bucket{export=\"disk\",le=\"1.0E-6\"} 2")
+                .contains("tailor_nbd_request_loop_work_seconds_count{export=\"disk\"} 2");
+    }
+
+    @Test
+    void evictedPair_restartsItsSplit_soTheSumsCoverTheSeenRequestsOnly() {
+        // Capacity 1: a second pair evicts the first and inherits its count as overcount, but not its times; the
+        // summaries' count is the requests seen since the pair took its place.
+        SlowSegments slow = new SlowSegments(1, 100);
+        slow.record("a", 0, 5, 7, SlowSegments.HOT);
+        slow.record("b", 0, 1, 2, SlowSegments.NOT_ADMITTED);
+        assertThat(slow.top()).containsExactly(new SlowSegments.Entry("b", 0, 2, 1, 1, 2, 0, 0));
+        assertThat(slow.top().get(0).seen()).isEqualTo(1);
+    }
 }
