@@ -14,7 +14,7 @@ import picocli.CommandLine.Command;
                     + " qemu, nbdinfo/nbdcopy, fio and the Linux kernel.",
             "",
         },
-        subcommands = {NbdServeCommand.class, NbdExperimentCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {NbdServeCommand.class, NbdTopCommand.class, NbdExperimentCommand.class, CommandLine.HelpCommand.class})
 final class NbdCommand implements Runnable {
 
     @CommandLine.Spec

@@ -1,0 +1,179 @@
+package dev.tailor.cli;
+
+import static dev.tailor.cli.PlanCommandTest.tailor;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tailor.nbd.NbdConfigFiles;
+import dev.tailor.nbd.NbdServer;
+import dev.tailor.testkit.Tools;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code tailor nbd top}: a frame computed from two readings (rates, percentiles, admission, loop tracing, slow
+ * segments), bad options named, and one frame read from a real running server whose slow export proxies an nbdkit
+ * that holds every read 80 ms, driven by qemu-io.
+ */
+class NbdTopCommandTest {
+
+    @TempDir
+    Path dir;
+
+    private static final String BEFORE = """
+            # HELP tailor_nbd_requests_total NBD requests answered
+            # TYPE tailor_nbd_requests_total counter
+            tailor_nbd_requests_total{export="disk",operation="read"} 100
+            tailor_nbd_requests_total{export="disk",operation="write"} 10
+            tailor_nbd_request_bytes_total{export="disk",operation="read"} 409600
+            tailor_nbd_request_duration_seconds_bucket{export="disk",operation="read",le="0.001"} 100
+            tailor_nbd_request_duration_seconds_bucket{export="disk",operation="read",le="0.1"} 100
+            tailor_nbd_request_duration_seconds_bucket{export="disk",operation="read",le="+Inf"} 100
+            tailor_nbd_request_duration_seconds_count{export="disk",operation="read"} 100
+            tailor_nbd_request_duration_seconds_sum{export="disk",operation="read"} 0.05
+            tailor_nbd_export_connections{export="disk"} 1
+            """;
+
+    private static final String NOW = """
+            tailor_nbd_requests_total{export="disk",operation="read"} 300
+            tailor_nbd_requests_total{export="disk",operation="write"} 10
+            tailor_nbd_requests_total{export="disk",operation="flush"} 2
+            tailor_nbd_request_bytes_total{export="disk",operation="read"} 1228800
+            tailor_nbd_request_duration_seconds_bucket{export="disk",operation="read",le="0.001"} 200
+            tailor_nbd_request_duration_seconds_bucket{export="disk",operation="read",le="0.1"} 300
+            tailor_nbd_request_duration_seconds_bucket{export="disk",operation="read",le="+Inf"} 300
+            tailor_nbd_request_duration_seconds_count{export="disk",operation="read"} 300
+            tailor_nbd_request_duration_seconds_sum{export="disk",operation="read"} 5.0
+            tailor_nbd_export_connections{export="disk"} 2
+            tailor_nbd_slow_requests_total{export="disk",operation="read"} 4
+            tailor_nbd_slow_segment_requests{export="disk",segment="3"} 4
+            tailor_nbd_slow_segment_overcount{export="disk",segment="3"} 0
+            tailor_nbd_slow_segment_admission_wait_seconds_count{export="disk",segment="3"} 4
+            tailor_nbd_slow_segment_admission_wait_seconds_sum{export="disk",segment="3"} 0.2
+            tailor_nbd_slow_segment_backend_seconds_count{export="disk",segment="3"} 4
+            tailor_nbd_slow_segment_backend_seconds_sum{export="disk",segment="3"} 0.04
+            tailor_nbd_slow_segment_admitted_requests{class="hot",export="disk",segment="3"} 3
+            tailor_nbd_slow_segment_admitted_requests{class="steady",export="disk",segment="3"} 1
+            tailor_nbd_slow_segment_admitted_requests{class="none",export="disk",segment="3"} 0
+            tailor_nbd_request_loop_unrelated_wait_seconds_bucket{export="disk",le="1.0E-6"} 150
+            tailor_nbd_request_loop_unrelated_wait_seconds_bucket{export="disk",le="0.001"} 200
+            tailor_nbd_request_loop_unrelated_wait_seconds_bucket{export="disk",le="+Inf"} 200
+            tailor_nbd_request_loop_unrelated_wait_seconds_count{export="disk"} 200
+            tailor_nbd_request_loop_unrelated_wait_seconds_sum{export="disk"} 0.01
+            tailor_nbd_loop_health_check_age_seconds{loop="0"} 0.05
+            """;
+
+    @Test
+    void frame_ratesAndPercentilesOverTheInterval_slowSegmentsSinceTheStart() {
+        // 2 s apart: 200 reads and 2 flushes in between (100 and 1 per second), 800 KiB read; of the 200 reads, 100
+        // took at most 1 ms and 100 up to 100 ms, so the median is 1 ms and P99 about 98 ms (linear in the bucket).
+        List<String> lines = NbdTopCommand.frame("http://x/metrics", MetricsText.parse(BEFORE), MetricsText.parse(NOW),
+                2.0, Instant.parse("2026-12-02T04:00:00Z"), 10);
+        String text = String.join("\n", lines);
+        assertThat(text).contains("2026-12-02 04:00:00 UTC").contains("rates over the last 2.0 s");
+        assertThat(lines).anyMatch(l -> l.matches("\\s+disk\\s+2\\s+100\\.0\\s+0\\.0\\s+1\\.0\\s+0\\.39\\s+–\\s+1\\.00"
+                + "\\s+98\\.02\\s+0\\.0\\s+2\\.0\\s+312"));
+        // The slow segment: 4 requests, mean 50 ms in admission and 10 ms on the backend, 3 admitted hot.
+        assertThat(lines).anyMatch(l -> l.matches("\\s+disk\\s+3\\s+4\\s+0\\s+50\\.0\\s+10\\.0\\s+3\\s+1\\s+0"));
+        // Loop tracing: the histogram appeared since the first reading, so all of it counts; 25 % waited.
+        assertThat(lines).anyMatch(l -> l.matches("\\s+disk\\s+200\\s+25\\.0 %\\s+50\\.0\\s+.*"));
+        assertThat(text).contains("Event loops").doesNotContain("Admission (");
+    }
+
+    @Test
+    void badOptions_areNamed() {
+        PlanCommandTest.Result bad = tailor("nbd", "top", "--metrics", "not a url");
+        assertThat(bad.exitCode()).isEqualTo(2);
+        assertThat(bad.err()).contains("--metrics: \"not a url\" (expected: http://HOST:PORT/metrics or HOST:PORT");
+        PlanCommandTest.Result interval = tailor("nbd", "top", "--metrics", "127.0.0.1:9", "--interval", "0");
+        assertThat(interval.exitCode()).isEqualTo(2);
+        assertThat(interval.err()).contains("--interval: 0 (expected: 0.1 to 3600 seconds)");
+        PlanCommandTest.Result down = tailor("nbd", "top", "--metrics", "127.0.0.1:9", "--once");
+        assertThat(down.exitCode()).isEqualTo(1);
+        assertThat(down.err()).contains("--metrics: cannot read http://127.0.0.1:9/metrics");
+    }
+
+    @Test
+    void once_againstARunningServer_namesTheSlowSegmentsAndTheirBackendTime() throws Exception {
+        Tools.require("nbdkit", "nbdkit");
+        Path qemuIo = Tools.require("qemu-io", "qemu-utils");
+        int upstreamPort = ExperimentRig.freePort();
+        Process nbdkit = new ProcessBuilder("nbdkit", "-f", "--exit-with-parent", "-i", "127.0.0.1", "-p",
+                Integer.toString(upstreamPort), "--filter=delay", "memory", "64M", "rdelay=80ms")
+                .redirectErrorStream(true).redirectOutput(dir.resolve("nbdkit.log").toFile()).start();
+        try {
+            awaitPort(upstreamPort);
+            String yaml = """
+                    address: 127.0.0.1
+                    port: 0
+                    admission:
+                      segmentSize: 16MiB
+                    loop:
+                      metricsListen: 127.0.0.1:0
+                    exports:
+                      - name: slow
+                        upstream: {host: 127.0.0.1, port: %d, connections: 1}
+                      - name: fast
+                        file: fast.img
+                        size: 64MiB
+                    """.formatted(upstreamPort);
+            try (NbdServer server = NbdServer.start(NbdConfigFiles.parse(yaml, "test.yaml", dir))) {
+                String uri = "nbd://127.0.0.1:" + server.localAddress().getPort();
+                // Two slow reads in segment 2 (32 MiB), one in segment 0; three fast reads of the file export.
+                run(List.of(qemuIo.toString(), "-f", "raw", "-c", "read 32M 4k", "-c", "read 33M 4k", "-c",
+                        "read 0 4k", uri + "/slow"));
+                run(List.of(qemuIo.toString(), "-f", "raw", "-c", "read 0 4k", "-c", "read 4k 4k", "-c", "read 8k 4k",
+                        uri + "/fast"));
+
+                PlanCommandTest.Result top = tailor("nbd", "top", "--metrics", "127.0.0.1:"
+                        + server.metricsAddress().getPort(), "--once", "--interval", "0.2");
+                assertThat(top.exitCode()).as(top.err()).isZero();
+                List<String> lines = top.out().lines().toList();
+                assertThat(lines).anyMatch(l -> l.matches("\\s+slow\\s+2\\s+2\\s+0\\s+0\\.0\\s+(\\d+)\\.\\d\\s+0\\s+0"
+                        + "\\s+2") && backendMillis(l) >= 80);
+                assertThat(lines).anyMatch(l -> l.matches("\\s+slow\\s+0\\s+1\\s+0\\s+.*"));
+                assertThat(lines).noneMatch(l -> l.matches("\\s+fast\\s+\\d+\\s+\\d+\\s+0\\s+.*"));
+                // The exports' table: every read counted (qemu-io may add reads of its own to probe the disk).
+                assertThat(lines).anyMatch(l -> l.matches("\\s+fast\\s+0\\s+.*\\s+([3-9]|\\d\\d+)$"));
+                assertThat(top.out()).contains("Loop tracing per request").contains("Event loops")
+                        .contains("Slow segments since the start");
+            }
+        } finally {
+            nbdkit.destroy();
+            assertThat(nbdkit.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        }
+    }
+
+    /** The backend column (ms) of a slow-segment row. */
+    private static double backendMillis(String line) {
+        return Double.parseDouble(line.strip().split("\\s+")[5]);
+    }
+
+    private void run(List<String> command) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(dir.resolve("client.log").toFile()).start();
+        assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("%s finished", command).isTrue();
+        assertThat(p.exitValue()).as("%s: %s", command, java.nio.file.Files.readString(dir.resolve("client.log")))
+                .isZero();
+    }
+
+    private static void awaitPort(int port) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (true) {
+            try (Socket socket = new Socket()) {
+                socket.connect(new InetSocketAddress("127.0.0.1", port), 1_000);
+                return;
+            } catch (IOException e) {
+                assertThat(System.nanoTime()).as("nbdkit listening on %d within 30 s", port).isLessThan(deadline);
+                LockSupport.parkNanos(20_000_000);
+            }
+        }
+    }
+}
