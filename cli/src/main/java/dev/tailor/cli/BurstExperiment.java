@@ -124,10 +124,30 @@ final class BurstExperiment {
      * @param metrics the proxy's last metrics export of the run ({@link ProxyMetrics#EMPTY} if none)
      * @param cpuPressurePercent share of the run in which some task on the machine waited for a CPU
      *                           ({@code /proc/pressure/cpu}); NaN where the kernel does not report it
+     * @param text    the same export with every label ({@link MetricsText#EMPTY} if none): the slow-request
+     *                attribution
      */
     record Run(String mode, int round, Map<String, FioLatency.Job> jobs, ProxyMetrics metrics,
-            double cpuPressurePercent) {
+            double cpuPressurePercent, MetricsText text) {
+
+        Run(String mode, int round, Map<String, FioLatency.Job> jobs, ProxyMetrics metrics,
+                double cpuPressurePercent) {
+            this(mode, round, jobs, metrics, cpuPressurePercent, MetricsText.EMPTY);
+        }
+
+        /** Slow requests (over 50 ms) of the run by export, all operations; NaN when the proxy counted none. */
+        double slowRequests(String export) {
+            return text.sum("tailor_nbd_slow_requests_total", "export", export);
+        }
+
+        /** The slow-request attribution's top (export, segment) pairs at the end of the run, most first. */
+        List<NbdTopCommand.SlowSegment> slowSegments() {
+            return NbdTopCommand.SlowSegment.of(text);
+        }
     }
+
+    /** How many of the top slow pairs each run's table shows. */
+    static final int SLOW_PAIRS_SHOWN = 6;
 
     /**
      * What the experiment measured.
@@ -227,11 +247,14 @@ final class BurstExperiment {
                     double pressure = LowLoadExperiment.pressurePercent(psiStart, LowLoadExperiment.cpuPressureMicros(),
                             System.nanoTime() - startNanos);
                     ProxyMetrics metrics = awaitExportAfter(metricsFile, System.currentTimeMillis(), 3_000);
+                    MetricsText text = MetricsText.EMPTY;
                     if (Files.exists(metricsFile)) {
-                        Files.copy(metricsFile, dir.resolve(name + ".prom"), StandardCopyOption.REPLACE_EXISTING);
+                        Path copy = dir.resolve(name + ".prom");
+                        Files.copy(metricsFile, copy, StandardCopyOption.REPLACE_EXISTING);
+                        text = MetricsText.parse(Files.readString(copy, StandardCharsets.UTF_8));
                     }
                     rig.stop(proxy.process());
-                    runs.add(new Run(mode, round, FioLatency.readJobs(json), metrics, pressure));
+                    runs.add(new Run(mode, round, FioLatency.readJobs(json), metrics, pressure, text));
                 }
             }
             return new Result(s, capacityIops, costUnits, runs);
@@ -442,6 +465,53 @@ final class BurstExperiment {
                 }
             }
         }
+        out.addAll(slowAttribution(r));
+        return out;
+    }
+
+    /**
+     * The slow-request attribution of each run (the proxy's metrics at its end): how many requests took over 50 ms,
+     * the bursty tenant's share of them, and the top (export, segment) pairs with where their time went.
+     */
+    static List<String> slowAttribution(Result r) {
+        List<String> out = new ArrayList<>();
+        if (r.runs().stream().allMatch(run -> run.text().isEmpty())) {
+            return out;
+        }
+        List<String> tenants = new ArrayList<>(r.settings().steadyNames());
+        tenants.add("bursty");
+        out.add("");
+        out.add("Slow-request attribution (the proxy's metrics at the end of each run): requests over 50 ms, header"
+                + " decoded to reply, by tenant, and the (export, segment) pairs with the most of them (segment ="
+                + " offset ÷ " + r.settings().segmentSize() + "), with the mean time their slow requests spent queued in"
+                + " admission and on the backend, and their class when admitted:");
+        out.add("");
+        out.add("| run | slow requests | bursty's share | top pairs | of them bursty's |");
+        out.add("|---|--:|--:|---|--:|");
+        for (Run run : r.runs()) {
+            double all = tenants.stream().mapToDouble(t -> zeroIfAbsent(run.slowRequests(t))).sum();
+            double bursty = zeroIfAbsent(run.slowRequests("bursty"));
+            List<NbdTopCommand.SlowSegment> top = run.slowSegments();
+            List<NbdTopCommand.SlowSegment> shown = top.subList(0, Math.min(SLOW_PAIRS_SHOWN, top.size()));
+            long burstyPairs = shown.stream().filter(p -> p.export().equals("bursty")).count();
+            out.add("| " + run.mode() + " " + run.round() + " | " + fmt(run.text().isEmpty() ? Double.NaN : all, 0)
+                    + " | " + (all > 0 ? String.format(Locale.ROOT, "%.0f %%", bursty / all * 100) : "–") + " | "
+                    + (shown.isEmpty() ? "–" : String.join(", ", shown.stream()
+                            .map(p -> p.export() + "/" + p.segment()).toList())) + " | "
+                    + (shown.isEmpty() ? "–" : burstyPairs + " of " + shown.size()) + " |");
+        }
+        out.add("");
+        out.add("| run | export | segment | slow | admission wait ms | backend ms | hot | steady | not admitted |");
+        out.add("|---|---|--:|--:|--:|--:|--:|--:|--:|");
+        for (Run run : r.runs()) {
+            List<NbdTopCommand.SlowSegment> top = run.slowSegments();
+            for (NbdTopCommand.SlowSegment p : top.subList(0, Math.min(SLOW_PAIRS_SHOWN, top.size()))) {
+                out.add("| " + run.mode() + " " + run.round() + " | " + p.export() + " | " + p.segment() + " | "
+                        + fmt(p.requests(), 0) + " | " + fmt(p.meanAdmissionWaitMillis(), 1) + " | "
+                        + fmt(p.meanBackendMillis(), 1) + " | " + fmt(p.hot(), 0) + " | " + fmt(p.steady(), 0) + " | "
+                        + fmt(p.none(), 0) + " |");
+            }
+        }
         return out;
     }
 
@@ -499,6 +569,26 @@ final class BurstExperiment {
             each.put("dispatchDelayMaxMillisSinceStart", LatencySummary.orNull(
                     run.metrics().get("tailor_nbd_loop_io_dispatch_delay_max_seconds", "0") * 1e3));
             each.put("cpuPressurePercent", LatencySummary.orNull(run.cpuPressurePercent()));
+            List<String> tenants = new ArrayList<>(r.settings().steadyNames());
+            tenants.add("bursty");
+            Map<String, Object> slowByTenant = new LinkedHashMap<>();
+            tenants.forEach(t -> slowByTenant.put(t, LatencySummary.orNull(run.slowRequests(t))));
+            each.put("slowRequests", slowByTenant);
+            List<Map<String, Object>> pairs = new ArrayList<>();
+            for (NbdTopCommand.SlowSegment p : run.slowSegments()) {
+                Map<String, Object> pair = new LinkedHashMap<>();
+                pair.put("export", p.export());
+                pair.put("segment", p.segment());
+                pair.put("slowRequests", LatencySummary.orNull(p.requests()));
+                pair.put("overcount", LatencySummary.orNull(p.overcount()));
+                pair.put("meanAdmissionWaitMillis", LatencySummary.orNull(p.meanAdmissionWaitMillis()));
+                pair.put("meanBackendMillis", LatencySummary.orNull(p.meanBackendMillis()));
+                pair.put("admittedHot", LatencySummary.orNull(p.hot()));
+                pair.put("admittedSteady", LatencySummary.orNull(p.steady()));
+                pair.put("notAdmitted", LatencySummary.orNull(p.none()));
+                pairs.add(pair);
+            }
+            each.put("slowSegments", pairs);
             runs.add(each);
         }
         out.put("runs", runs);

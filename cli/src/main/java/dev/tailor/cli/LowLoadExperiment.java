@@ -104,7 +104,12 @@ final class LowLoadExperiment {
      *                                ({@code /proc/pressure/cpu}); NaN where the kernel does not report it
      */
     record Run(String mode, int round, FioLatency latency, double iops, List<AgeSample> ages,
-            double sinceStartMaxAgeMillis, double cpuPressurePercent) {
+            double sinceStartMaxAgeMillis, double cpuPressurePercent, LoopTrace loopTrace) {
+
+        Run(String mode, int round, FioLatency latency, double iops, List<AgeSample> ages,
+                double sinceStartMaxAgeMillis, double cpuPressurePercent) {
+            this(mode, round, latency, iops, ages, sinceStartMaxAgeMillis, cpuPressurePercent, LoopTrace.NONE);
+        }
 
         /** The largest health-check age while fio measured, ms; NaN when no window was seen. */
         double maxAgeMillis() {
@@ -112,7 +117,35 @@ final class LowLoadExperiment {
         }
     }
 
+    /**
+     * The proxy's per-request loop tracing over fio's measured time (the difference of the metrics exports that
+     * bracket it), for the export {@code disk}: the unrelated work each request waited behind, and its own loop work.
+     */
+    record LoopTrace(MetricsText.Histogram unrelatedWait, MetricsText.Histogram work) {
+
+        static final LoopTrace NONE = new LoopTrace(MetricsText.Histogram.NONE, MetricsText.Histogram.NONE);
+
+        /** From the export taken when fio's measurement began to the last one. */
+        static LoopTrace between(MetricsText before, MetricsText after) {
+            return new LoopTrace(
+                    after.histogram("tailor_nbd_request_loop_unrelated_wait_seconds", "export", "disk")
+                            .minus(before.histogram("tailor_nbd_request_loop_unrelated_wait_seconds", "export", "disk")),
+                    after.histogram("tailor_nbd_request_loop_work_seconds", "export", "disk")
+                            .minus(before.histogram("tailor_nbd_request_loop_work_seconds", "export", "disk")));
+        }
+
+        LoopTrace plus(LoopTrace other) {
+            return new LoopTrace(unrelatedWait.plus(other.unrelatedWait()), work.plus(other.work()));
+        }
+    }
+
     record Result(Settings settings, List<Run> runs) {
+
+        /** {@code mode}'s loop tracing, pooled over the rounds. */
+        LoopTrace loopTrace(String mode) {
+            return runs.stream().filter(r -> r.mode().equals(mode)).map(Run::loopTrace)
+                    .reduce(LoopTrace.NONE, LoopTrace::plus);
+        }
 
         FioLatency pooled(String mode) {
             return FioLatency.pool(runs.stream().filter(r -> r.mode().equals(mode)).map(Run::latency).toList());
@@ -229,11 +262,25 @@ final class LowLoadExperiment {
                         }
                     }
                     double pressure = pressurePercent(psiStart, psiEnd, endNanos - startNanos);
-                    runs.add(new Run(mode, round, job.latency(), job.iops(), List.copyOf(ages), sinceStart, pressure));
+                    runs.add(new Run(mode, round, job.latency(), job.iops(), List.copyOf(ages), sinceStart, pressure,
+                            loopTrace(sampler.samples(), (long) measuredFrom)));
                 }
             }
             return new Result(s, runs);
         }
+    }
+
+    /**
+     * The loop tracing between the first export seen once fio's measurement began ({@code measuredFromNanos}) and the
+     * last export; {@link LoopTrace#NONE} without two such exports.
+     */
+    static LoopTrace loopTrace(List<Sampler.Sample> samples, long measuredFromNanos) {
+        Sampler.Sample first = samples.stream().filter(x -> x.nanos() >= measuredFromNanos).findFirst().orElse(null);
+        if (first == null || samples.isEmpty() || samples.get(samples.size() - 1) == first) {
+            return LoopTrace.NONE;
+        }
+        return LoopTrace.between(MetricsText.parse(first.text()),
+                MetricsText.parse(samples.get(samples.size() - 1).text()));
     }
 
     /**
@@ -397,6 +444,28 @@ final class LowLoadExperiment {
         }
         out.add("");
         out.add("P99.9 priority vs FIFO, round by round: " + String.join(", ", pairs) + ".");
+        if (MODES.stream().anyMatch(m -> !Double.isNaN(r.loopTrace(m).unrelatedWait().count()))) {
+            out.add("");
+            out.add("Loop tracing per request (the proxy's histograms over fio's measured time, pooled over the rounds;"
+                    + " µs, percentiles within the histogram's buckets): the unrelated work — statistics, metrics,"
+                    + " health checks, maintenance — each request waited behind on its event loop, and the loop's"
+                    + " time on the request's own work:");
+            out.add("");
+            out.add("| loop | requests | waited behind unrelated work | wait mean | wait P99 | wait P99.9 | own work mean "
+                    + "| own work P99 |");
+            out.add("|---|--:|--:|--:|--:|--:|--:|--:|");
+            for (String m : MODES) {
+                LoopTrace t = r.loopTrace(m);
+                MetricsText.Histogram w = t.unrelatedWait();
+                double waited = w.shareAbove(0.000001);
+                out.add("| " + m + " | " + BurstExperiment.fmt(w.count(), 0) + " | "
+                        + (Double.isNaN(waited) ? "–" : String.format(Locale.ROOT, "%.1f %%", waited * 100)) + " | "
+                        + BurstExperiment.fmt(w.mean() * 1e6, 1) + " | " + BurstExperiment.fmt(w.quantile(0.99) * 1e6, 0)
+                        + " | " + BurstExperiment.fmt(w.quantile(0.999) * 1e6, 0) + " | "
+                        + BurstExperiment.fmt(t.work().mean() * 1e6, 1) + " | "
+                        + BurstExperiment.fmt(t.work().quantile(0.99) * 1e6, 0) + " |");
+            }
+        }
         return out;
     }
 
@@ -411,6 +480,7 @@ final class LowLoadExperiment {
             Map<String, Object> mode = new LinkedHashMap<>();
             mode.put("latency", BurstExperiment.LatencySummary.of(r.pooled(m)));
             mode.put("healthCheckMaxAgeMillis", BurstExperiment.LatencySummary.orNull(r.maxAgeMillis(m)));
+            mode.put("loopTrace", loopTraceJson(r.loopTrace(m)));
             pooled.put(m, mode);
         }
         out.put("pooled", pooled);
@@ -426,9 +496,24 @@ final class LowLoadExperiment {
                     BurstExperiment.LatencySummary.orNull(run.sinceStartMaxAgeMillis()));
             each.put("healthCheckWindows", run.ages());
             each.put("cpuPressurePercent", BurstExperiment.LatencySummary.orNull(run.cpuPressurePercent()));
+            each.put("loopTrace", loopTraceJson(run.loopTrace()));
             runs.add(each);
         }
         out.put("runs", runs);
+        return out;
+    }
+
+    /** Loop tracing for JSON: µs, null where there is no data. */
+    static Map<String, Object> loopTraceJson(LoopTrace t) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        MetricsText.Histogram w = t.unrelatedWait();
+        out.put("requests", BurstExperiment.LatencySummary.orNull(w.count()));
+        out.put("waitedShare", BurstExperiment.LatencySummary.orNull(w.shareAbove(0.000001)));
+        out.put("unrelatedWaitMeanMicros", BurstExperiment.LatencySummary.orNull(w.mean() * 1e6));
+        out.put("unrelatedWaitP99Micros", BurstExperiment.LatencySummary.orNull(w.quantile(0.99) * 1e6));
+        out.put("unrelatedWaitP999Micros", BurstExperiment.LatencySummary.orNull(w.quantile(0.999) * 1e6));
+        out.put("ownWorkMeanMicros", BurstExperiment.LatencySummary.orNull(t.work().mean() * 1e6));
+        out.put("ownWorkP99Micros", BurstExperiment.LatencySummary.orNull(t.work().quantile(0.99) * 1e6));
         return out;
     }
 }

@@ -205,6 +205,22 @@ final class MetricsText {
             return new Histogram(delta, count - earlier.count(), sum - earlier.sum());
         }
 
+        /** No data. */
+        static final Histogram NONE = new Histogram(new TreeMap<>(), Double.NaN, Double.NaN);
+
+        /** This plus {@code other} (two runs pooled); the one with data when the other has none. */
+        Histogram plus(Histogram other) {
+            if (Double.isNaN(other.count())) {
+                return this;
+            }
+            if (Double.isNaN(count)) {
+                return other;
+            }
+            TreeMap<Double, Double> both = new TreeMap<>(cumulative);
+            other.cumulative().forEach((le, c) -> both.merge(le, c, Double::sum));
+            return new Histogram(both, count + other.count(), sum + other.sum());
+        }
+
         /** The mean; NaN when empty. */
         double mean() {
             return count > 0 ? sum / count : Double.NaN;

@@ -143,4 +143,67 @@ class ExperimentOutputTest {
         assertThat(Files.readString(page)).contains("<td class=\"l\">fifo</td><td>22,500</td>")
                 .doesNotContain("| fifo |").doesNotContain("<pre>");
     }
+
+    @Test
+    void burstMarkdown_slowAttribution_namesTheBurstyTenantsPairsAndWhereTheirTimeWent() {
+        BurstExperiment.Result plain = burst(false);
+        MetricsText text = MetricsText.parse("""
+                tailor_nbd_slow_requests_total{export="bursty",operation="read"} 900
+                tailor_nbd_slow_requests_total{export="steady1",operation="read"} 100
+                tailor_nbd_slow_segment_requests{export="bursty",segment="1"} 500
+                tailor_nbd_slow_segment_overcount{export="bursty",segment="1"} 0
+                tailor_nbd_slow_segment_admission_wait_seconds_count{export="bursty",segment="1"} 500
+                tailor_nbd_slow_segment_admission_wait_seconds_sum{export="bursty",segment="1"} 60
+                tailor_nbd_slow_segment_backend_seconds_count{export="bursty",segment="1"} 500
+                tailor_nbd_slow_segment_backend_seconds_sum{export="bursty",segment="1"} 5
+                tailor_nbd_slow_segment_admitted_requests{class="hot",export="bursty",segment="1"} 490
+                tailor_nbd_slow_segment_admitted_requests{class="steady",export="bursty",segment="1"} 10
+                tailor_nbd_slow_segment_admitted_requests{class="none",export="bursty",segment="1"} 0
+                tailor_nbd_slow_segment_requests{export="steady1",segment="0"} 100
+                tailor_nbd_slow_segment_overcount{export="steady1",segment="0"} 0
+                tailor_nbd_slow_segment_admission_wait_seconds_count{export="steady1",segment="0"} 100
+                tailor_nbd_slow_segment_admission_wait_seconds_sum{export="steady1",segment="0"} 0
+                tailor_nbd_slow_segment_backend_seconds_count{export="steady1",segment="0"} 100
+                tailor_nbd_slow_segment_backend_seconds_sum{export="steady1",segment="0"} 7
+                """);
+        BurstExperiment.Run on = plain.runs().get(1);
+        BurstExperiment.Run traced = new BurstExperiment.Run(on.mode(), on.round(), on.jobs(), on.metrics(),
+                on.cpuPressurePercent(), text);
+        BurstExperiment.Result r = new BurstExperiment.Result(plain.settings(), plain.capacityIops(),
+                plain.capacityCostUnitsPerSecond(), List.of(plain.runs().get(0), traced));
+        List<String> lines = BurstExperiment.markdown(r);
+        // 900 of the 1,000 slow requests are the bursty tenant's; its pair leads, hot, its time in admission's queue.
+        assertThat(lines).contains("| on 1 | 1,000 | 90 % | bursty/1, steady1/0 | 1 of 2 |",
+                "| on 1 | bursty | 1 | 500 | 120.0 | 10.0 | 490 | 10 | 0 |",
+                "| on 1 | steady1 | 0 | 100 | 0.0 | 70.0 | – | – | – |",
+                "| off 1 | – | – | – | – |");
+    }
+
+    @Test
+    void lowLoadMarkdown_loopTracing_showsTheWaitBehindUnrelatedWork() {
+        LowLoadExperiment.Result plain = lowLoad();
+        MetricsText before = MetricsText.parse("""
+                tailor_nbd_request_loop_unrelated_wait_seconds_bucket{export="disk",le="1.0E-6"} 100
+                tailor_nbd_request_loop_unrelated_wait_seconds_bucket{export="disk",le="0.01"} 100
+                tailor_nbd_request_loop_unrelated_wait_seconds_bucket{export="disk",le="+Inf"} 100
+                tailor_nbd_request_loop_unrelated_wait_seconds_count{export="disk"} 100
+                tailor_nbd_request_loop_unrelated_wait_seconds_sum{export="disk"} 0
+                """);
+        MetricsText after = MetricsText.parse("""
+                tailor_nbd_request_loop_unrelated_wait_seconds_bucket{export="disk",le="1.0E-6"} 1000
+                tailor_nbd_request_loop_unrelated_wait_seconds_bucket{export="disk",le="0.01"} 1100
+                tailor_nbd_request_loop_unrelated_wait_seconds_bucket{export="disk",le="+Inf"} 1100
+                tailor_nbd_request_loop_unrelated_wait_seconds_count{export="disk"} 1100
+                tailor_nbd_request_loop_unrelated_wait_seconds_sum{export="disk"} 0.5
+                """);
+        LowLoadExperiment.Run fifo = plain.runs().get(0);
+        LowLoadExperiment.Run traced = new LowLoadExperiment.Run(fifo.mode(), fifo.round(), fifo.latency(),
+                fifo.iops(), fifo.ages(), fifo.sinceStartMaxAgeMillis(), fifo.cpuPressurePercent(),
+                LowLoadExperiment.LoopTrace.between(before, after));
+        List<String> lines = LowLoadExperiment.markdown(new LowLoadExperiment.Result(plain.settings(),
+                List.of(traced, plain.runs().get(1))));
+        // Of the 1,000 requests in the measured time, 100 waited (10 %), 0.5 s in all: 500 µs on average.
+        assertThat(lines).contains("| fifo | 1,000 | 10.0 % | 500.0 | 9,000 | 9,900 | – | – |",
+                "| priority | – | – | – | – | – | – | – |");
+    }
 }
