@@ -140,9 +140,9 @@ final class NbdServeCommand implements Callable<Integer> {
     String loop;
 
     @Option(names = "--metrics-listen", paramLabel = "HOST:PORT", description = "Serve /metrics (Prometheus text"
-            + " format: per-export I/O and slow requests, the loops' and admission's metrics) and /healthz over"
-            + " HTTP here; port 0 picks a free one."
-            + " Default: the config's loop.metricsListen, else none.")
+            + " format: per-export I/O, slow requests with their admission and backend time, per-request loop"
+            + " tracing, the loops' and admission's metrics) and /healthz over HTTP here; port 0 picks a free one;"
+            + " tailor nbd top shows them live. Default: the config's loop.metricsListen, else none.")
     String metricsListen;
 
     /** Seconds or off, as written; checked in {@link #call} so the message can name the value. */
