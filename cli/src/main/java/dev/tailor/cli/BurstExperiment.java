@@ -501,13 +501,19 @@ final class BurstExperiment {
                     + (shown.isEmpty() ? "–" : burstyPairs + " of " + shown.size()) + " |");
         }
         out.add("");
-        out.add("| run | export | segment | slow | admission wait ms | backend ms | hot | steady | not admitted |");
-        out.add("|---|---|--:|--:|--:|--:|--:|--:|--:|");
+        out.add("Per pair: its slow requests (at most its overcount too high: the space-saving count), and over those"
+                + " seen since it entered the top (slow − overcount), the mean admission wait and backend time and how"
+                + " many were admitted hot, steady or not through admission:");
+        out.add("");
+        out.add("| run | export | segment | slow | overcount | admission wait ms | backend ms | hot | steady "
+                + "| not admitted |");
+        out.add("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|");
         for (Run run : r.runs()) {
             List<NbdTopCommand.SlowSegment> top = run.slowSegments();
             for (NbdTopCommand.SlowSegment p : top.subList(0, Math.min(SLOW_PAIRS_SHOWN, top.size()))) {
                 out.add("| " + run.mode() + " " + run.round() + " | " + p.export() + " | " + p.segment() + " | "
-                        + fmt(p.requests(), 0) + " | " + fmt(p.meanAdmissionWaitMillis(), 1) + " | "
+                        + fmt(p.requests(), 0) + " | " + fmt(p.overcount(), 0) + " | "
+                        + fmt(p.meanAdmissionWaitMillis(), 1) + " | "
                         + fmt(p.meanBackendMillis(), 1) + " | " + fmt(p.hot(), 0) + " | " + fmt(p.steady(), 0) + " | "
                         + fmt(p.none(), 0) + " |");
             }

@@ -174,8 +174,8 @@ class ExperimentOutputTest {
         List<String> lines = BurstExperiment.markdown(r);
         // 900 of the 1,000 slow requests are the bursty tenant's; its pair leads, hot, its time in admission's queue.
         assertThat(lines).contains("| on 1 | 1,000 | 90 % | bursty/1, steady1/0 | 1 of 2 |",
-                "| on 1 | bursty | 1 | 500 | 120.0 | 10.0 | 490 | 10 | 0 |",
-                "| on 1 | steady1 | 0 | 100 | 0.0 | 70.0 | – | – | – |",
+                "| on 1 | bursty | 1 | 500 | 0 | 120.0 | 10.0 | 490 | 10 | 0 |",
+                "| on 1 | steady1 | 0 | 100 | 0 | 0.0 | 70.0 | – | – | – |",
                 "| off 1 | – | – | – | – |");
     }
 
