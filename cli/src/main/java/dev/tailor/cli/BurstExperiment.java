@@ -483,8 +483,8 @@ final class BurstExperiment {
         out.add("");
         out.add("Slow-request attribution (the proxy's metrics at the end of each run): requests over 50 ms, header"
                 + " decoded to reply, by tenant, and the (export, segment) pairs with the most of them (segment ="
-                + " offset ÷ " + r.settings().segmentSize() + "), with the mean time their slow requests spent queued in"
-                + " admission and on the backend, and their class when admitted:");
+                + " offset ÷ " + r.settings().segmentSize() + "), with the mean time their slow requests spent queued"
+                + " in admission and on the backend, and their class when admitted:");
         out.add("");
         out.add("| run | slow requests | bursty's share | top pairs | of them bursty's |");
         out.add("|---|--:|--:|---|--:|");

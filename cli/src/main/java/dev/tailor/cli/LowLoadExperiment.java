@@ -127,11 +127,11 @@ final class LowLoadExperiment {
 
         /** From the export taken when fio's measurement began to the last one. */
         static LoopTrace between(MetricsText before, MetricsText after) {
+            String wait = "tailor_nbd_request_loop_unrelated_wait_seconds";
+            String work = "tailor_nbd_request_loop_work_seconds";
             return new LoopTrace(
-                    after.histogram("tailor_nbd_request_loop_unrelated_wait_seconds", "export", "disk")
-                            .minus(before.histogram("tailor_nbd_request_loop_unrelated_wait_seconds", "export", "disk")),
-                    after.histogram("tailor_nbd_request_loop_work_seconds", "export", "disk")
-                            .minus(before.histogram("tailor_nbd_request_loop_work_seconds", "export", "disk")));
+                    after.histogram(wait, "export", "disk").minus(before.histogram(wait, "export", "disk")),
+                    after.histogram(work, "export", "disk").minus(before.histogram(work, "export", "disk")));
         }
 
         LoopTrace plus(LoopTrace other) {
@@ -451,8 +451,8 @@ final class LowLoadExperiment {
                     + " health checks, maintenance — each request waited behind on its event loop, and the loop's"
                     + " time on the request's own work:");
             out.add("");
-            out.add("| loop | requests | waited behind unrelated work | wait mean | wait P99 | wait P99.9 | own work mean "
-                    + "| own work P99 |");
+            out.add("| loop | requests | waited behind unrelated work | wait mean | wait P99 | wait P99.9 "
+                    + "| own work mean | own work P99 |");
             out.add("|---|--:|--:|--:|--:|--:|--:|--:|");
             for (String m : MODES) {
                 LoopTrace t = r.loopTrace(m);
@@ -460,8 +460,9 @@ final class LowLoadExperiment {
                 double waited = w.shareAbove(0.000001);
                 out.add("| " + m + " | " + BurstExperiment.fmt(w.count(), 0) + " | "
                         + (Double.isNaN(waited) ? "–" : String.format(Locale.ROOT, "%.1f %%", waited * 100)) + " | "
-                        + BurstExperiment.fmt(w.mean() * 1e6, 1) + " | " + BurstExperiment.fmt(w.quantile(0.99) * 1e6, 0)
-                        + " | " + BurstExperiment.fmt(w.quantile(0.999) * 1e6, 0) + " | "
+                        + BurstExperiment.fmt(w.mean() * 1e6, 1) + " | "
+                        + BurstExperiment.fmt(w.quantile(0.99) * 1e6, 0) + " | "
+                        + BurstExperiment.fmt(w.quantile(0.999) * 1e6, 0) + " | "
                         + BurstExperiment.fmt(t.work().mean() * 1e6, 1) + " | "
                         + BurstExperiment.fmt(t.work().quantile(0.99) * 1e6, 0) + " |");
             }

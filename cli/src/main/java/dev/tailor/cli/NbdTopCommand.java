@@ -96,7 +96,8 @@ final class NbdTopCommand implements Callable<Integer> {
                         "", "no data: " + current.error() + "; trying again every "
                                 + BurstExperiment.fmtPlain(intervalSeconds) + " s");
             } else {
-                lines = frame(uri.toString(), previous.text(), current.text(), (current.nanos() - previous.nanos()) / 1e9, Instant.now(), top);
+                lines = frame(uri.toString(), previous.text(), current.text(),
+                        (current.nanos() - previous.nanos()) / 1e9, Instant.now(), top);
                 previous = current;
             }
             if (terminal) {

@@ -206,8 +206,8 @@ public final class IoPriorityEventLoop extends ManualIoEventLoop {
      * The time this loop has spent running unrelated tasks and health checks since it was created, up to now, in ns of
      * its clock ({@link EventLoopConfig#nanoClock()}), the task running now included up to now. Non-decreasing; the
      * difference of two readings is the unrelated work the loop did in between, which is what a request waiting for the
-     * loop in that interval waited behind (per-request loop tracing). Any thread; one volatile read, and a clock reading
-     * only while a task runs.
+     * loop in that interval waited behind (per-request loop tracing). Any thread; one volatile read, and a clock
+     * reading only while a task runs.
      */
     public long unrelatedBusyNanos() {
         long encoded = unrelatedBusyEncoded;
