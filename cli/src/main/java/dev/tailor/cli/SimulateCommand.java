@@ -67,7 +67,7 @@ final class SimulateCommand implements Callable<Integer> {
     @Option(names = "--scenario", paramLabel = "NAME|FILE",
             description = "Bundled scenario (paper-pairwise, paper-dag; with a load change or a fault: dyn-load-step,"
                     + " dyn-load-ramp, dyn-noisy-neighbour, dyn-replica-crash, dyn-cold-restart, dyn-antagonist,"
-                    + " dyn-metrics-undercount, dyn-calls-overcount),"
+                    + " dyn-metrics-undercount, dyn-calls-overcount, dyn-background-cpu),"
                     + " online-boutique (built from the public data in TAILOR_DATA_DIR or ../shared/data), or a YAML"
                     + " scenario file. Default: " + DEFAULT_SCENARIO + ", or the application of --dataset.")
     String scenario;

@@ -115,7 +115,7 @@ class SimulateCommandTest {
         "--duration-seconds=-1 | --duration-seconds: -1.0",
         "--scenario=nowhere.yaml | --scenario: nowhere.yaml: no such scenario or file (expected: one of paper-pairwise,"
                 + " paper-dag, dyn-load-step, dyn-load-ramp, dyn-noisy-neighbour, dyn-replica-crash, dyn-cold-restart,"
-                + " dyn-antagonist, dyn-metrics-undercount, dyn-calls-overcount, online-boutique",
+                + " dyn-antagonist, dyn-metrics-undercount, dyn-calls-overcount, dyn-background-cpu, online-boutique",
         "--report= | --report: empty",
         "--rps=1-700 --network=A,B --cpu-model=fluid,cfs-quota --heart-ablation=no-trend,slow-link-filter"
                 + " | the sweep has 28000 runs (2 networks x 2 CPU models x 700 rates x 10 policies;",

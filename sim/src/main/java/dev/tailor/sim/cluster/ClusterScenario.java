@@ -150,7 +150,15 @@ public record ClusterScenario(
          * {@code component}'s replica on the node, or the node's ingress gateway when no component is
          * given. Policies that do not read Prometheus do not see it.
          */
-        @JsonProperty("calls-overcount") CALLS_OVERCOUNT;
+        @JsonProperty("calls-overcount") CALLS_OVERCOUNT,
+        /**
+         * Every replica on the node spends {@code cores} of background CPU (garbage collection, health
+         * checks, telemetry) for {@code durationSeconds}: it serves no request, and it is counted where a
+         * replica's CPU is measured (cAdvisor, a replica's own utilisation report). The capacity it
+         * takes from requests is not modelled (our simplification, meant for a few hundredths of a
+         * core).
+         */
+        @JsonProperty("background-cpu") BACKGROUND_CPU;
 
         /** The name used in scenario files. */
         public String label() {
@@ -177,7 +185,8 @@ public record ClusterScenario(
      *                             the calling replica's, absent for the node's ingress gateway)
      * @param replicaOnNode        which of the component's replicas on the node, from 1 (default 1)
      * @param speedMultiplier      node-slowdown: the factor on the node's per-core speed, in (0, 1]
-     * @param cores                cpu-antagonist: cores it takes during a burst, below the node's cores
+     * @param cores                cpu-antagonist: cores it takes during a burst, below the node's cores;
+     *                             background-cpu: each replica's background CPU, below its CPU limit
      * @param burstSeconds         cpu-antagonist: length of one burst
      * @param meanGapSeconds       cpu-antagonist: mean idle time between bursts (exponential)
      * @param notReadyAfterSeconds replica-crash: seconds after the crash the replica leaves the endpoints

@@ -20,7 +20,8 @@ import org.apache.commons.rng.sampling.distribution.ZigguratSampler;
  * until it restarts (their callers then get an error), and its readiness follows Kubernetes' probes;
  * a graceful restart takes the replica out of the endpoints while it drains and brings it back, cold
  * if asked; a metrics undercount changes only what the simulated Prometheus scrapes of the replica's
- * served requests, a calls overcount only what it scrapes of a proxy's calls.
+ * served requests, a calls overcount only what it scrapes of a proxy's calls; background CPU adds to
+ * what is measured of a replica's CPU, not to what its requests need.
  */
 final class ScenarioEvents {
 
@@ -102,7 +103,13 @@ final class ScenarioEvents {
             boolean slowdown = kind == ClusterScenario.EventKind.NODE_SLOWDOWN;
             onlyFor(problems, at, "speedMultiplier", event.speedMultiplier(), slowdown, kind);
             boolean antagonist = kind == ClusterScenario.EventKind.CPU_ANTAGONIST;
-            onlyFor(problems, at, "cores", event.cores(), antagonist, kind);
+            boolean background = kind == ClusterScenario.EventKind.BACKGROUND_CPU;
+            onlyFor(problems, at, "cores", event.cores(), antagonist || background, kind);
+            if (background && (event.cores() == null
+                    || !(event.cores() > 0 && event.cores() < scenario.cpuLimitCores()))) {
+                problems.add(at + ".cores: " + event.cores() + " (expected: more than 0 and less than a replica's"
+                        + " CPU limit, " + fmt(scenario.cpuLimitCores()) + " cores)");
+            }
             onlyFor(problems, at, "burstSeconds", event.burstSeconds(), antagonist, kind);
             onlyFor(problems, at, "meanGapSeconds", event.meanGapSeconds(), antagonist, kind);
             if (slowdown && (event.speedMultiplier() == null
@@ -226,6 +233,7 @@ final class ScenarioEvents {
                 case REPLICA_RESTART -> restart(model, replica(model, node, event), event, start, end);
                 case METRICS_UNDERCOUNT -> undercount(model, replica(model, node, event), event.countedFraction(),
                         start, end);
+                case BACKGROUND_CPU -> background(model, node, event.cores(), start, end);
                 case CALLS_OVERCOUNT -> overcount(model, event.component() == null ? model.proxies[node.index]
                         : replica(model, node, event).proxy, event.countedFactor(), start, end);
                 default -> throw new IllegalStateException("unknown event kind " + event.kind());
@@ -308,6 +316,15 @@ final class ScenarioEvents {
             long end) {
         at(model, start, now -> replica.metricsCountedFraction = countedFraction);
         at(model, end, now -> replica.metricsCountedFraction = 1);
+    }
+
+    private static void background(ClusterModel model, SimNode node, double cores, long start, long end) {
+        for (SimReplica replica : model.replicas) {
+            if (replica.node == node) {
+                at(model, start, now -> replica.setBackgroundCores(cores, now));
+                at(model, end, now -> replica.setBackgroundCores(0, now));
+            }
+        }
     }
 
     private static void overcount(ClusterModel model, Proxy proxy, double countedFactor, long start, long end) {

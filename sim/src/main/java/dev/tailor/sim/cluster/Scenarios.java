@@ -26,7 +26,7 @@ public final class Scenarios {
     /** The bundled scenarios: the paper's two, then the dynamic ones (paper-dag with a load change or a fault). */
     public static final List<String> BUNDLED = List.of("paper-pairwise", "paper-dag", "dyn-load-step", "dyn-load-ramp",
             "dyn-noisy-neighbour", "dyn-replica-crash", "dyn-cold-restart", "dyn-antagonist", "dyn-metrics-undercount",
-            "dyn-calls-overcount");
+            "dyn-calls-overcount", "dyn-background-cpu");
 
     /** The dynamic bundled scenarios. */
     public static final List<String> DYNAMIC = BUNDLED.subList(2, BUNDLED.size());

@@ -116,9 +116,22 @@ final class SimReplica extends EventCalendar.Event {
         return Math.min(jobCount, limitCores);
     }
 
-    /** Total CPU time in core-ns up to {@code nowNanos}, without changing state. */
+    /** Background CPU in cores now (a background-cpu event): measured, serving no request. */
+    private double backgroundCores;
+    private long backgroundSinceNanos;
+    private double backgroundCoreNanos;
+
+    /** Total CPU time in core-ns up to {@code nowNanos}, background CPU included, without changing state. */
     double cpuCoreNanosAt(long nowNanos) {
-        return cpuCoreNanos + cores * (nowNanos - lastNanos);
+        return cpuCoreNanos + cores * (nowNanos - lastNanos) + backgroundCoreNanos
+                + backgroundCores * (nowNanos - backgroundSinceNanos);
+    }
+
+    /** From {@code nowNanos} on, this replica spends {@code cores} of background CPU. */
+    void setBackgroundCores(double newCores, long nowNanos) {
+        backgroundCoreNanos += backgroundCores * (nowNanos - backgroundSinceNanos);
+        backgroundCores = newCores;
+        backgroundSinceNanos = nowNanos;
     }
 
     /** Nanoseconds spent throttled so far (CFS only), up to the last state change. */

@@ -32,7 +32,7 @@ class ScenariosTest {
     @ParameterizedTest
     @ValueSource(strings = {"dyn-load-step", "dyn-load-ramp", "dyn-noisy-neighbour", "dyn-replica-crash",
         "dyn-cold-restart", "dyn-antagonist", "dyn-metrics-undercount",
-        "dyn-calls-overcount"})
+        "dyn-calls-overcount", "dyn-background-cpu"})
     void bundledDynamic_areValid_onPaperDagsCluster_withALoadChangeOrAnEvent(String name) {
         ClusterScenario scenario = Scenarios.load(name);
         ClusterScenario dag = Scenarios.load("paper-dag");
@@ -221,7 +221,7 @@ class ScenariosTest {
                 .hasMessageContaining("events[2].speedMultiplier: 0.5 (expected: absent for kind replica-crash)")
                 .hasMessageContaining("events[3].notReadyAfterSeconds: 3.0 (expected: absent for kind replica-restart)")
                 .hasMessageContaining("events[4].kind: missing (expected: one of node-slowdown, cpu-antagonist,"
-                        + " replica-crash, replica-restart, metrics-undercount, calls-overcount)");
+                        + " replica-crash, replica-restart, metrics-undercount, calls-overcount, background-cpu)");
     }
 
     @Test
@@ -279,7 +279,7 @@ class ScenariosTest {
                 events: [{kind: node-crash, node: n1, atSeconds: 5, durationSeconds: 1}]
                 """, "t.yaml"))
                 .hasMessageContaining("events[0].kind: node-crash (expected: one of node-slowdown, cpu-antagonist,"
-                        + " replica-crash, replica-restart, metrics-undercount, calls-overcount)");
+                        + " replica-crash, replica-restart, metrics-undercount, calls-overcount, background-cpu)");
     }
 
     @Test
