@@ -79,11 +79,83 @@ public record ControllerConfig(Prometheus prometheus, Kubernetes kubernetes, Dou
             slowLinkFilter = slowLinkFilter == null ? HeartConfig.DEFAULTS.slowLinkFilter() : slowLinkFilter;
         }
 
-        /** Compatibility constructor: the default load headroom and slow-link filter. */
-        public Planner(Boolean outlierFilter, Double idleFitRounds, Double minShareOfEqualSplit, Double spreadScale,
-                Boolean latencyOptimalShares, Boolean queueAwareRouting) {
-            this(outlierFilter, idleFitRounds, minShareOfEqualSplit, spreadScale, latencyOptimalShares,
-                    queueAwareRouting, null, null);
+        /** The paper's planner: every departure off; {@link #heartConfig()} is {@link HeartConfig#PAPER}. */
+        public static final Planner PAPER = builder().outlierFilter(false).idleFitRounds(0.0).minShareOfEqualSplit(0.0)
+                .spreadScale(0.0).latencyOptimalShares(false).queueAwareRouting(false).loadHeadroom(0.0)
+                .slowLinkFilter(true).build();
+
+        /** A builder with every field unset: {@code build()} gives {@link HeartConfig#DEFAULTS}'s planner. */
+        public static Builder builder() {
+            return new Builder();
+        }
+
+        /** Builds a {@link Planner} by field name; unset fields take their defaults. */
+        public static final class Builder {
+            private Boolean outlierFilter;
+            private Double idleFitRounds;
+            private Double minShareOfEqualSplit;
+            private Double spreadScale;
+            private Boolean latencyOptimalShares;
+            private Boolean queueAwareRouting;
+            private Double loadHeadroom;
+            private Boolean slowLinkFilter;
+
+            private Builder() {
+            }
+
+            /** See {@link Planner#outlierFilter()}. */
+            public Builder outlierFilter(Boolean value) {
+                this.outlierFilter = value;
+                return this;
+            }
+
+            /** See {@link Planner#idleFitRounds()}. */
+            public Builder idleFitRounds(Double value) {
+                this.idleFitRounds = value;
+                return this;
+            }
+
+            /** See {@link Planner#minShareOfEqualSplit()}. */
+            public Builder minShareOfEqualSplit(Double value) {
+                this.minShareOfEqualSplit = value;
+                return this;
+            }
+
+            /** See {@link Planner#spreadScale()}. */
+            public Builder spreadScale(Double value) {
+                this.spreadScale = value;
+                return this;
+            }
+
+            /** See {@link Planner#latencyOptimalShares()}. */
+            public Builder latencyOptimalShares(Boolean value) {
+                this.latencyOptimalShares = value;
+                return this;
+            }
+
+            /** See {@link Planner#queueAwareRouting()}. */
+            public Builder queueAwareRouting(Boolean value) {
+                this.queueAwareRouting = value;
+                return this;
+            }
+
+            /** See {@link Planner#loadHeadroom()}. */
+            public Builder loadHeadroom(Double value) {
+                this.loadHeadroom = value;
+                return this;
+            }
+
+            /** See {@link Planner#slowLinkFilter()}. */
+            public Builder slowLinkFilter(Boolean value) {
+                this.slowLinkFilter = value;
+                return this;
+            }
+
+            /** The configuration (not validated; see {@link ControllerConfig#problems()}). */
+            public Planner build() {
+                return new Planner(outlierFilter, idleFitRounds, minShareOfEqualSplit, spreadScale,
+                        latencyOptimalShares, queueAwareRouting, loadHeadroom, slowLinkFilter);
+            }
         }
 
         /** {@link HeartConfig#DEFAULTS} with these fields (call after {@link ControllerConfig#problems()}). */
@@ -130,7 +202,7 @@ public record ControllerConfig(Prometheus prometheus, Kubernetes kubernetes, Dou
             timeoutSeconds = timeoutSeconds == null ? 10.0 : timeoutSeconds;
             windowSeconds = windowSeconds == null ? 30.0 : windowSeconds;
             delayWindowSeconds = delayWindowSeconds == null ? 300.0 : delayWindowSeconds;
-            queries = queries == null ? new Queries(null, null, null, null) : queries;
+            queries = queries == null ? Queries.builder().build() : queries;
             labels = labels == null ? new Labels(null, null, null, null, null, null) : labels;
             delayTargetPrefix = delayTargetPrefix == null ? "path_" : delayTargetPrefix;
             delayOneWayFraction = delayOneWayFraction == null ? 0.5 : delayOneWayFraction;
@@ -138,17 +210,129 @@ public record ControllerConfig(Prometheus prometheus, Kubernetes kubernetes, Dou
             headers = headers == null ? Map.of() : Map.copyOf(new java.util.TreeMap<>(headers));
         }
 
-        /** Without authentication, TLS settings or headers (their defaults). */
-        public Prometheus(String url, Double timeoutSeconds, Double windowSeconds, Double delayWindowSeconds,
-                Queries queries, Labels labels, String delayTargetPrefix, Double delayOneWayFraction) {
-            this(url, timeoutSeconds, windowSeconds, delayWindowSeconds, queries, labels, delayTargetPrefix,
-                    delayOneWayFraction, null, null, null, null);
-        }
-
         /** This configuration with another URL. */
         public Prometheus withUrl(String other) {
-            return new Prometheus(other, timeoutSeconds, windowSeconds, delayWindowSeconds, queries, labels,
-                    delayTargetPrefix, delayOneWayFraction, bearerTokenFile, basicAuth, tls, headers);
+            return toBuilder().url(other).build();
+        }
+
+        /** A builder with every field unset (its default); {@code build()} gives the defaults above. */
+        public static Builder builder() {
+            return new Builder();
+        }
+
+        /** A builder holding this configuration's fields. */
+        public Builder toBuilder() {
+            Builder b = new Builder();
+            b.url = url;
+            b.timeoutSeconds = timeoutSeconds;
+            b.windowSeconds = windowSeconds;
+            b.delayWindowSeconds = delayWindowSeconds;
+            b.queries = queries;
+            b.labels = labels;
+            b.delayTargetPrefix = delayTargetPrefix;
+            b.delayOneWayFraction = delayOneWayFraction;
+            b.bearerTokenFile = bearerTokenFile;
+            b.basicAuth = basicAuth;
+            b.tls = tls;
+            b.headers = headers;
+            return b;
+        }
+
+        /** Builds a {@link Prometheus} by field name; unset fields take their defaults. */
+        public static final class Builder {
+            private String url;
+            private Double timeoutSeconds;
+            private Double windowSeconds;
+            private Double delayWindowSeconds;
+            private Queries queries;
+            private Labels labels;
+            private String delayTargetPrefix;
+            private Double delayOneWayFraction;
+            private String bearerTokenFile;
+            private BasicAuth basicAuth;
+            private Tls tls;
+            private Map<String, String> headers;
+
+            private Builder() {
+            }
+
+            /** See {@link Prometheus#url()}. */
+            public Builder url(String value) {
+                this.url = value;
+                return this;
+            }
+
+            /** See {@link Prometheus#timeoutSeconds()}. */
+            public Builder timeoutSeconds(Double value) {
+                this.timeoutSeconds = value;
+                return this;
+            }
+
+            /** See {@link Prometheus#windowSeconds()}. */
+            public Builder windowSeconds(Double value) {
+                this.windowSeconds = value;
+                return this;
+            }
+
+            /** See {@link Prometheus#delayWindowSeconds()}. */
+            public Builder delayWindowSeconds(Double value) {
+                this.delayWindowSeconds = value;
+                return this;
+            }
+
+            /** See {@link Prometheus#queries()}. */
+            public Builder queries(Queries value) {
+                this.queries = value;
+                return this;
+            }
+
+            /** See {@link Prometheus#labels()}. */
+            public Builder labels(Labels value) {
+                this.labels = value;
+                return this;
+            }
+
+            /** See {@link Prometheus#delayTargetPrefix()}. */
+            public Builder delayTargetPrefix(String value) {
+                this.delayTargetPrefix = value;
+                return this;
+            }
+
+            /** See {@link Prometheus#delayOneWayFraction()}. */
+            public Builder delayOneWayFraction(Double value) {
+                this.delayOneWayFraction = value;
+                return this;
+            }
+
+            /** See {@link Prometheus#bearerTokenFile()}. */
+            public Builder bearerTokenFile(String value) {
+                this.bearerTokenFile = value;
+                return this;
+            }
+
+            /** See {@link Prometheus#basicAuth()}. */
+            public Builder basicAuth(BasicAuth value) {
+                this.basicAuth = value;
+                return this;
+            }
+
+            /** See {@link Prometheus#tls()}. */
+            public Builder tls(Tls value) {
+                this.tls = value;
+                return this;
+            }
+
+            /** See {@link Prometheus#headers()}. */
+            public Builder headers(Map<String, String> value) {
+                this.headers = value;
+                return this;
+            }
+
+            /** The configuration (not validated; see {@link ControllerConfig#problems()}). */
+            public Prometheus build() {
+                return new Prometheus(url, timeoutSeconds, windowSeconds, delayWindowSeconds, queries, labels,
+                        delayTargetPrefix, delayOneWayFraction, bearerTokenFile, basicAuth, tls, headers);
+            }
         }
     }
 
@@ -202,6 +386,51 @@ public record ControllerConfig(Prometheus prometheus, Kubernetes kubernetes, Dou
             delaySeconds = delaySeconds != null ? delaySeconds
                     : "histogram_quantile(0.5, sum by (le, node, type) (rate("
                     + "kubenurse_httpclient_request_duration_seconds_bucket{type=~\"path_.+\"}[" + DELAY_WINDOW + "])))";
+        }
+
+        /** A builder with every field unset (its default); {@code build()} gives the default queries. */
+        public static Builder builder() {
+            return new Builder();
+        }
+
+        /** Builds a {@link Queries} by field name; unset fields take their defaults. */
+        public static final class Builder {
+            private String cpuCores;
+            private String servedRequestsPerSecond;
+            private String callsPerSecond;
+            private String delaySeconds;
+
+            private Builder() {
+            }
+
+            /** See {@link Queries#cpuCores()}. */
+            public Builder cpuCores(String value) {
+                this.cpuCores = value;
+                return this;
+            }
+
+            /** See {@link Queries#servedRequestsPerSecond()}. */
+            public Builder servedRequestsPerSecond(String value) {
+                this.servedRequestsPerSecond = value;
+                return this;
+            }
+
+            /** See {@link Queries#callsPerSecond()}. */
+            public Builder callsPerSecond(String value) {
+                this.callsPerSecond = value;
+                return this;
+            }
+
+            /** See {@link Queries#delaySeconds()}. */
+            public Builder delaySeconds(String value) {
+                this.delaySeconds = value;
+                return this;
+            }
+
+            /** The configuration (not validated; see {@link ControllerConfig#problems()}). */
+            public Queries build() {
+                return new Queries(cpuCores, servedRequestsPerSecond, callsPerSecond, delaySeconds);
+            }
         }
     }
 
@@ -259,37 +488,173 @@ public record ControllerConfig(Prometheus prometheus, Kubernetes kubernetes, Dou
             leaseSeconds = leaseSeconds == null ? 15.0 : leaseSeconds;
         }
 
-        /** Compatibility constructor without the leader-election fields (their defaults). */
-        public Kubernetes(List<String> namespaces, String componentLabel, String clusterDomain, String fieldManager,
-                List<String> entryPoints, String stateConfigMap) {
-            this(namespaces, componentLabel, clusterDomain, fieldManager, entryPoints, stateConfigMap, null, null);
+        /** A builder with every field unset (its default); {@code build()} gives the defaults above. */
+        public static Builder builder() {
+            return new Builder();
+        }
+
+        /** Builds a {@link Kubernetes} by field name; unset fields take their defaults. */
+        public static final class Builder {
+            private List<String> namespaces;
+            private String componentLabel;
+            private String clusterDomain;
+            private String fieldManager;
+            private List<String> entryPoints;
+            private String stateConfigMap;
+            private String lease;
+            private Double leaseSeconds;
+
+            private Builder() {
+            }
+
+            /** See {@link Kubernetes#namespaces()}. */
+            public Builder namespaces(List<String> value) {
+                this.namespaces = value;
+                return this;
+            }
+
+            /** See {@link Kubernetes#componentLabel()}. */
+            public Builder componentLabel(String value) {
+                this.componentLabel = value;
+                return this;
+            }
+
+            /** See {@link Kubernetes#clusterDomain()}. */
+            public Builder clusterDomain(String value) {
+                this.clusterDomain = value;
+                return this;
+            }
+
+            /** See {@link Kubernetes#fieldManager()}. */
+            public Builder fieldManager(String value) {
+                this.fieldManager = value;
+                return this;
+            }
+
+            /** See {@link Kubernetes#entryPoints()}. */
+            public Builder entryPoints(List<String> value) {
+                this.entryPoints = value;
+                return this;
+            }
+
+            /** See {@link Kubernetes#stateConfigMap()}. */
+            public Builder stateConfigMap(String value) {
+                this.stateConfigMap = value;
+                return this;
+            }
+
+            /** See {@link Kubernetes#lease()}. */
+            public Builder lease(String value) {
+                this.lease = value;
+                return this;
+            }
+
+            /** See {@link Kubernetes#leaseSeconds()}. */
+            public Builder leaseSeconds(Double value) {
+                this.leaseSeconds = value;
+                return this;
+            }
+
+            /** The configuration (not validated; see {@link ControllerConfig#problems()}). */
+            public Kubernetes build() {
+                return new Kubernetes(namespaces, componentLabel, clusterDomain, fieldManager, entryPoints,
+                        stateConfigMap, lease, leaseSeconds);
+            }
         }
     }
 
     public ControllerConfig {
-        prometheus = prometheus == null ? new Prometheus(null, null, null, null, null, null, null, null) : prometheus;
-        kubernetes = kubernetes == null ? new Kubernetes(null, null, null, null, null, null, null, null) : kubernetes;
+        prometheus = prometheus == null ? Prometheus.builder().build() : prometheus;
+        kubernetes = kubernetes == null ? Kubernetes.builder().build() : kubernetes;
         roundSeconds = roundSeconds == null ? 30.0 : roundSeconds;
         sameNodeDelayMillis = sameNodeDelayMillis == null ? 0.05 : sameNodeDelayMillis;
         maxShareMovePerRound = maxShareMovePerRound == null ? ShareMoveCap.DEFAULT_MAX_MOVE : maxShareMovePerRound;
         capacityShortfall = capacityShortfall == null ? PROCEED : capacityShortfall;
-        planner = planner == null ? new Planner(null, null, null, null, null, null, null, null) : planner;
+        planner = planner == null ? Planner.builder().build() : planner;
     }
 
-    /** Compatibility constructor: the default share cap, shortfall policy and planner. */
-    public ControllerConfig(Prometheus prometheus, Kubernetes kubernetes, Double roundSeconds,
-            Double sameNodeDelayMillis) {
-        this(prometheus, kubernetes, roundSeconds, sameNodeDelayMillis, null);
+    /** A builder with every field unset (its default); {@code build()} gives {@link #DEFAULTS}. */
+    public static Builder builder() {
+        return new Builder();
     }
 
-    /** Compatibility constructor: the default shortfall policy and planner. */
-    public ControllerConfig(Prometheus prometheus, Kubernetes kubernetes, Double roundSeconds,
-            Double sameNodeDelayMillis, Double maxShareMovePerRound) {
-        this(prometheus, kubernetes, roundSeconds, sameNodeDelayMillis, maxShareMovePerRound, null, null);
+    /** A builder holding this configuration's fields. */
+    public Builder toBuilder() {
+        Builder b = new Builder();
+        b.prometheus = prometheus;
+        b.kubernetes = kubernetes;
+        b.roundSeconds = roundSeconds;
+        b.sameNodeDelayMillis = sameNodeDelayMillis;
+        b.maxShareMovePerRound = maxShareMovePerRound;
+        b.capacityShortfall = capacityShortfall;
+        b.planner = planner;
+        return b;
+    }
+
+    /** Builds a {@link ControllerConfig} by field name; unset fields take their defaults. */
+    public static final class Builder {
+        private Prometheus prometheus;
+        private Kubernetes kubernetes;
+        private Double roundSeconds;
+        private Double sameNodeDelayMillis;
+        private Double maxShareMovePerRound;
+        private String capacityShortfall;
+        private Planner planner;
+
+        private Builder() {
+        }
+
+        /** See {@link ControllerConfig#prometheus()}. */
+        public Builder prometheus(Prometheus value) {
+            this.prometheus = value;
+            return this;
+        }
+
+        /** See {@link ControllerConfig#kubernetes()}. */
+        public Builder kubernetes(Kubernetes value) {
+            this.kubernetes = value;
+            return this;
+        }
+
+        /** See {@link ControllerConfig#roundSeconds()}. */
+        public Builder roundSeconds(Double value) {
+            this.roundSeconds = value;
+            return this;
+        }
+
+        /** See {@link ControllerConfig#sameNodeDelayMillis()}. */
+        public Builder sameNodeDelayMillis(Double value) {
+            this.sameNodeDelayMillis = value;
+            return this;
+        }
+
+        /** See {@link ControllerConfig#maxShareMovePerRound()}. */
+        public Builder maxShareMovePerRound(Double value) {
+            this.maxShareMovePerRound = value;
+            return this;
+        }
+
+        /** See {@link ControllerConfig#capacityShortfall()}. */
+        public Builder capacityShortfall(String value) {
+            this.capacityShortfall = value;
+            return this;
+        }
+
+        /** See {@link ControllerConfig#planner()}. */
+        public Builder planner(Planner value) {
+            this.planner = value;
+            return this;
+        }
+
+        /** The configuration (not validated; see {@link ControllerConfig#problems()}). */
+        public ControllerConfig build() {
+            return new ControllerConfig(prometheus, kubernetes, roundSeconds, sameNodeDelayMillis, maxShareMovePerRound,
+                    capacityShortfall, planner);
+        }
     }
 
     /** All defaults. */
-    public static final ControllerConfig DEFAULTS = new ControllerConfig(null, null, null, null, null);
+    public static final ControllerConfig DEFAULTS = builder().build();
 
     /** Whether a round in capacity shortfall keeps the last rules ({@code capacityShortfall: hold}). */
     public boolean holdOnShortfall() {
@@ -298,8 +663,7 @@ public record ControllerConfig(Prometheus prometheus, Kubernetes kubernetes, Dou
 
     /** This configuration with another Prometheus URL (not validated; see {@link #problems()}). */
     public ControllerConfig withPrometheusUrl(String url) {
-        return new ControllerConfig(prometheus.withUrl(url), kubernetes, roundSeconds,
-                sameNodeDelayMillis, maxShareMovePerRound, capacityShortfall, planner);
+        return toBuilder().prometheus(prometheus.withUrl(url)).build();
     }
 
     /** A query with its windows filled in. */

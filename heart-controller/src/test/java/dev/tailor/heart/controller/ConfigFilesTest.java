@@ -90,6 +90,7 @@ class ConfigFilesTest {
                           slowLinkFilter: true}
                 """, "heart.yaml");
         assertThat(paper.planner().heartConfig()).isEqualTo(dev.tailor.heart.HeartConfig.PAPER);
+        assertThat(paper.planner()).isEqualTo(ControllerConfig.Planner.PAPER);
         assertThat(paper.holdOnShortfall()).isTrue();
     }
 

@@ -115,22 +115,25 @@ class ControllerBadRoundsTest {
     }
 
     private static ControllerConfig.Prometheus prometheus(PrometheusServer source) {
-        return new ControllerConfig.Prometheus(source.url().toString(), 5.0, 30.0, 30.0, null, null, null, null);
+        return ControllerConfig.Prometheus.builder().url(source.url().toString()).timeoutSeconds(5.0)
+                .windowSeconds(30.0).delayWindowSeconds(30.0).build();
     }
 
     private static ControllerConfig.Kubernetes kubernetes(String stateConfigMap) {
-        return new ControllerConfig.Kubernetes(List.of("shop"), null, null, null, null, stateConfigMap);
+        return ControllerConfig.Kubernetes.builder().namespaces(List.of("shop")).stateConfigMap(stateConfigMap)
+                .build();
     }
 
     /** The defaults: outlier filter, idle fit, floor, share cap 0.2, proceed on shortfall. */
     private static ControllerConfig defaults(PrometheusServer source, String stateConfigMap) {
-        return new ControllerConfig(prometheus(source), kubernetes(stateConfigMap), null, null);
+        return ControllerConfig.builder().prometheus(prometheus(source)).kubernetes(kubernetes(stateConfigMap))
+                .build();
     }
 
     /** The paper's planner and no share cap: what the controller did before. */
     private static ControllerConfig paper(PrometheusServer source) {
-        return new ControllerConfig(prometheus(source), kubernetes(""), null, null, 1.0, null,
-                new ControllerConfig.Planner(false, 0.0, 0.0, 0.0, false, false));
+        return ControllerConfig.builder().prometheus(prometheus(source)).kubernetes(kubernetes(""))
+                .maxShareMovePerRound(1.0).planner(ControllerConfig.Planner.PAPER).build();
     }
 
     private static Controller controller(ControllerConfig config, PrometheusServer source, String stateConfigMap) {
@@ -204,8 +207,9 @@ class ControllerBadRoundsTest {
         }
         // A new process (a restart, or another replica taking over) with a planner that swings on the
         // bad round (no outlier filter) and the default cap: its first round is capped all the same.
-        ControllerConfig swinging = new ControllerConfig(prometheus(outlier), kubernetes(store), null, null, null, null,
-                new ControllerConfig.Planner(false, null, null, null, null, null));
+        ControllerConfig swinging = ControllerConfig.builder().prometheus(prometheus(outlier))
+                .kubernetes(kubernetes(store)).planner(ControllerConfig.Planner.builder().outlierFilter(false).build())
+                .build();
         Controller restarted = controller(swinging, outlier, store);
         Controller.Round round = restarted.round(endOfPhase(3), false);
         assertThat(round.failure()).as(round.message()).isNull();

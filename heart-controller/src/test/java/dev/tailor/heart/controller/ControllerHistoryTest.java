@@ -77,11 +77,13 @@ class ControllerHistoryTest {
      * covers the defaults.
      */
     private static Controller controller(PrometheusServer source, AtpmState state, Double maxShareMove) {
-        ControllerConfig config = new ControllerConfig(
-                new ControllerConfig.Prometheus(source.url().toString(), 5.0, 30.0, 30.0, null, null, null, null),
-                new ControllerConfig.Kubernetes(List.of("shop"), null, null, null, null, ""), null, null,
-                maxShareMove == null ? 1.0 : maxShareMove, null,
-                new ControllerConfig.Planner(false, 0.0, 0.0, 0.0, false, false));
+        ControllerConfig config = ControllerConfig.builder()
+                .prometheus(ControllerConfig.Prometheus.builder().url(source.url().toString()).timeoutSeconds(5.0)
+                        .windowSeconds(30.0).delayWindowSeconds(30.0).build())
+                .kubernetes(ControllerConfig.Kubernetes.builder().namespaces(List.of("shop")).stateConfigMap("")
+                        .build())
+                .maxShareMovePerRound(maxShareMove == null ? 1.0 : maxShareMove)
+                .planner(ControllerConfig.Planner.PAPER).build();
         return new Controller(config, HeartConfig.PAPER.withParallel(false),
                 new PrometheusClient(source.url(), Duration.ofSeconds(5)), client, state, null, null);
     }

@@ -104,9 +104,12 @@ class ControllerLoopStallTest {
     /** A loop whose wall clock is {@code wallMillis} (its monotonic clock is {@link #clock}). */
     private ControllerLoop loop(String lease, String identity, double roundSeconds,
             java.util.function.LongSupplier wallMillis, Consumer<Controller.Round> also) {
-        ControllerConfig config = new ControllerConfig(
-                new ControllerConfig.Prometheus(prometheus.url().toString(), 5.0, 5.0, 5.0, null, null, null, null),
-                new ControllerConfig.Kubernetes(List.of("shop"), null, null, null, null, ""), roundSeconds, null);
+        ControllerConfig config = ControllerConfig.builder()
+                .prometheus(ControllerConfig.Prometheus.builder().url(prometheus.url().toString()).timeoutSeconds(5.0)
+                        .windowSeconds(5.0).delayWindowSeconds(5.0).build())
+                .kubernetes(ControllerConfig.Kubernetes.builder().namespaces(List.of("shop")).stateConfigMap("")
+                        .build())
+                .roundSeconds(roundSeconds).build();
         Controller controller = new Controller(config, HeartConfig.DEFAULTS,
                 new PrometheusClient(prometheus.url(), Duration.ofSeconds(5)), api.client, AtpmState.EMPTY, null, null);
         ControllerLoop[] self = new ControllerLoop[1];

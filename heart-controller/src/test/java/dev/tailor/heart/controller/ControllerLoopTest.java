@@ -50,9 +50,12 @@ class ControllerLoopTest {
     }
 
     private static ControllerConfig config(double roundSeconds) {
-        return new ControllerConfig(
-                new ControllerConfig.Prometheus(prometheus.url().toString(), 5.0, 5.0, 5.0, null, null, null, null),
-                new ControllerConfig.Kubernetes(List.of("shop"), null, null, null, null, ""), roundSeconds, null);
+        return ControllerConfig.builder()
+                .prometheus(ControllerConfig.Prometheus.builder().url(prometheus.url().toString()).timeoutSeconds(5.0)
+                        .windowSeconds(5.0).delayWindowSeconds(5.0).build())
+                .kubernetes(ControllerConfig.Kubernetes.builder().namespaces(List.of("shop")).stateConfigMap("")
+                        .build())
+                .roundSeconds(roundSeconds).build();
     }
 
     private static ControllerLoop loop(ControllerLoop.Options options, List<Controller.Round> rounds) {

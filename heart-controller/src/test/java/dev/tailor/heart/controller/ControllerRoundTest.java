@@ -61,10 +61,15 @@ class ControllerRoundTest {
     }
 
     static ControllerConfig config(String prometheusUrl) {
-        return new ControllerConfig(
-                new ControllerConfig.Prometheus(prometheusUrl, 5.0, 5.0, 5.0, null, null, null, null),
-                new ControllerConfig.Kubernetes(List.of("shop"), null, null, null, null, "tailor-system/tailor-heart-state"),
-                null, null);
+        return ControllerConfig.builder().prometheus(fiveSeconds(prometheusUrl))
+                .kubernetes(ControllerConfig.Kubernetes.builder().namespaces(List.of("shop"))
+                        .stateConfigMap("tailor-system/tailor-heart-state").build())
+                .build();
+    }
+
+    private static ControllerConfig.Prometheus fiveSeconds(String url) {
+        return ControllerConfig.Prometheus.builder().url(url).timeoutSeconds(5.0).windowSeconds(5.0)
+                .delayWindowSeconds(5.0).build();
     }
 
     private static Controller controller() {
@@ -193,10 +198,11 @@ class ControllerRoundTest {
             pod.getMetadata().getLabels().remove("app");
             client.pods().inNamespace("istio-system").resource(pod).update();
         }
-        ControllerConfig config = new ControllerConfig(
-                new ControllerConfig.Prometheus(prometheus.url().toString(), 5.0, 5.0, 5.0, null, null, null, null),
-                new ControllerConfig.Kubernetes(List.of("shop"), null, null, null,
-                        List.of("istio-system/istio=ingressgateway"), "tailor-system/tailor-heart-state"), null, null);
+        ControllerConfig config = ControllerConfig.builder().prometheus(fiveSeconds(prometheus.url().toString()))
+                .kubernetes(ControllerConfig.Kubernetes.builder().namespaces(List.of("shop"))
+                        .entryPoints(List.of("istio-system/istio=ingressgateway"))
+                        .stateConfigMap("tailor-system/tailor-heart-state").build())
+                .build();
         assertThat(config.problems()).isEmpty();
 
         Controller.Round round = controller(config).round(Instant.now(), false);
@@ -308,12 +314,15 @@ class ControllerRoundTest {
     }
 
     /** The default CPU query, for variations of it. */
-    private static final String CPU = new ControllerConfig.Queries(null, null, null, null).cpuCores();
+    private static final String CPU = ControllerConfig.Queries.builder().build().cpuCores();
 
     private static ControllerConfig withCpuQuery(String cpuQuery) {
-        return new ControllerConfig(new ControllerConfig.Prometheus(prometheus.url().toString(), 5.0, 5.0, 5.0,
-                new ControllerConfig.Queries(cpuQuery, null, null, null), null, null, null),
-                new ControllerConfig.Kubernetes(List.of("shop"), null, null, null, null, ""), null, null);
+        return ControllerConfig.builder()
+                .prometheus(fiveSeconds(prometheus.url().toString()).toBuilder()
+                        .queries(ControllerConfig.Queries.builder().cpuCores(cpuQuery).build()).build())
+                .kubernetes(ControllerConfig.Kubernetes.builder().namespaces(List.of("shop")).stateConfigMap("")
+                        .build())
+                .build();
     }
 
     @ParameterizedTest(name = "{0}")

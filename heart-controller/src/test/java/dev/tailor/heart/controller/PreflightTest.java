@@ -67,8 +67,10 @@ class PreflightTest {
 
     private static ControllerConfig config(String prometheusUrl) {
         // A 10 s rate window: at least 5 scrapes (1 s apart) by the time ShopCluster.prometheus() returns.
-        return new ControllerConfig(new ControllerConfig.Prometheus(prometheusUrl, 5.0, 10.0, 5.0, null, null, null,
-                null), new ControllerConfig.Kubernetes(List.of("shop"), null, null, null, null, null), null, null);
+        return ControllerConfig.builder()
+                .prometheus(ControllerConfig.Prometheus.builder().url(prometheusUrl).timeoutSeconds(5.0)
+                        .windowSeconds(10.0).delayWindowSeconds(5.0).build())
+                .kubernetes(ControllerConfig.Kubernetes.builder().namespaces(List.of("shop")).build()).build();
     }
 
     private static List<Preflight.Check> run(ControllerConfig config) {
@@ -191,10 +193,11 @@ class PreflightTest {
         client.apps().daemonSets().inAnyNamespace().delete();
         ControllerConfig base = config(prometheus.url().toString());
         ControllerConfig.Prometheus p = base.prometheus();
-        ControllerConfig config = new ControllerConfig(new ControllerConfig.Prometheus(p.url(), p.timeoutSeconds(),
-                p.windowSeconds(), p.delayWindowSeconds(), new ControllerConfig.Queries(
-                        "sum by (namespace, pod) (rate(no_such_metric[${window}]))", null, null,
-                        "sum by (node, type) (no_such_delay)"), null, null, null), base.kubernetes(), null, null);
+        ControllerConfig config = base.toBuilder().prometheus(p.toBuilder()
+                .queries(ControllerConfig.Queries.builder()
+                        .cpuCores("sum by (namespace, pod) (rate(no_such_metric[${window}]))")
+                        .delaySeconds("sum by (node, type) (no_such_delay)").build())
+                .build()).build();
 
         List<Preflight.Check> checks = run(config);
 
@@ -214,8 +217,7 @@ class PreflightTest {
         // Prometheus scrapes every second here: a 2 s window holds two samples, so rate() flickers.
         ControllerConfig base = config(prometheus.url().toString());
         ControllerConfig.Prometheus p = base.prometheus();
-        ControllerConfig config = new ControllerConfig(new ControllerConfig.Prometheus(p.url(), p.timeoutSeconds(),
-                2.0, p.delayWindowSeconds(), null, null, null, null), base.kubernetes(), null, null);
+        ControllerConfig config = base.toBuilder().prometheus(p.toBuilder().windowSeconds(2.0).build()).build();
 
         Preflight.Check window = check(run(config), "rate-window");
 

@@ -86,8 +86,9 @@ class PrometheusAuthTest {
 
     private static ControllerConfig.Prometheus config(String url, ControllerConfig.BasicAuth basic,
             ControllerConfig.Tls tls, String bearerTokenFile, Map<String, String> headers) {
-        return new ControllerConfig.Prometheus(url, 5.0, 5.0, 5.0, null, null, null, null, bearerTokenFile, basic, tls,
-                headers);
+        return ControllerConfig.Prometheus.builder().url(url).timeoutSeconds(5.0).windowSeconds(5.0)
+                .delayWindowSeconds(5.0).bearerTokenFile(bearerTokenFile).basicAuth(basic).tls(tls).headers(headers)
+                .build();
     }
 
     @Test
@@ -97,7 +98,7 @@ class PrometheusAuthTest {
         ControllerConfig.Prometheus settings = config(new ControllerConfig.BasicAuth(USER, null,
                 passwordFile.toString()), new ControllerConfig.Tls(certificate.certificatePem().toString(), null),
                 null, Map.of());
-        ControllerConfig controllerConfig = new ControllerConfig(settings, null, null, null);
+        ControllerConfig controllerConfig = ControllerConfig.builder().prometheus(settings).build();
         assertThat(controllerConfig.problems()).isEmpty();
 
         MetricsReader.Metrics metrics = new MetricsReader(PrometheusClient.of(settings), controllerConfig)

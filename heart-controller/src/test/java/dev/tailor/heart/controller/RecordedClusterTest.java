@@ -35,8 +35,8 @@ class RecordedClusterTest {
 
     static KubernetesClient client;
 
-    private static final ControllerConfig.Kubernetes SHOP = new ControllerConfig.Kubernetes(List.of("shop"), null,
-            null, null, null, "");
+    private static final ControllerConfig.Kubernetes SHOP =
+            ControllerConfig.Kubernetes.builder().namespaces(List.of("shop")).stateConfigMap("").build();
 
     @TempDir
     Path dir;
