@@ -160,6 +160,32 @@ class ScenarioEventsTest {
     }
 
     @Test
+    void backgroundCpu_addsItsCoresToTheMeasuredCpu_onlyWhileItLasts_requestsServedAsBefore() {
+        // b's replica serves a steady stream; from 60 s to 120 s it also spends 0.2 cores in the
+        // background. The scraped CPU over 30 s grows by 0.2 x 30 core-seconds inside the window only,
+        // and the requests it serves do not change.
+        ClusterModel model = model(ONE_NODE + """
+                events: [{kind: background-cpu, node: n1, atSeconds: 60, durationSeconds: 60, cores: 0.2}]
+                """, new DefaultPolicy());
+        model.start();
+        int b = model.components[1].replicas[0].id;
+        double[] cpu = new double[3];
+        double[] served = new double[3];
+        long[][] windows = {{30, 60}, {75, 105}, {135, 165}};
+        for (int w = 0; w < windows.length; w++) {
+            model.calendar.runUntil(windows[w][1] * SECOND + MS);
+            ScrapedMetrics.Sample end = model.metrics.latest(windows[w][1] * SECOND);
+            ScrapedMetrics.Sample start = model.metrics.latest(windows[w][0] * SECOND);
+            cpu[w] = end.cpuCoreSeconds()[b] - start.cpuCoreSeconds()[b];
+            served[w] = end.served()[b] - start.served()[b];
+        }
+        assertThat(cpu[1] - cpu[0]).as("during: %s", java.util.Arrays.toString(cpu)).isCloseTo(6.0, within(0.5));
+        assertThat(cpu[2] - cpu[0]).as("after: %s", java.util.Arrays.toString(cpu)).isCloseTo(0.0, within(0.5));
+        assertThat(served[1] / served[0]).as("served as before: %s", java.util.Arrays.toString(served))
+                .isCloseTo(1.0, within(0.1));
+    }
+
+    @Test
     void cpuAntagonist_takesCoresFromTheNode() {
         // One job at a 1-core replica on 4 cores: with 3.5 cores taken, 0.5 core is left: 10 ms take 20 ms.
         ClusterModel model = model(ONE_NODE, new DefaultPolicy());

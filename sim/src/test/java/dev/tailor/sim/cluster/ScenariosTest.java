@@ -274,6 +274,23 @@ class ScenariosTest {
     }
 
     @Test
+    void parse_backgroundCpuProblems_areNamed() {
+        assertThatThrownBy(() -> Scenarios.parse(NODES_2 + """
+                events:
+                  - {kind: background-cpu, node: n1, atSeconds: 0, durationSeconds: 30}
+                  - {kind: background-cpu, node: n2, atSeconds: 0, durationSeconds: 30, cores: 1}
+                  - {kind: background-cpu, node: n1, atSeconds: 50, durationSeconds: 10, cores: 0.1, component: b}
+                """, "t.yaml"))
+                .hasMessageContaining("events[0].cores: null (expected: more than 0 and less than a replica's CPU"
+                        + " limit, 1 cores)")
+                .hasMessageContaining("events[1].cores: 1.0 (expected: more than 0 and less than a replica's")
+                .hasMessageContaining("events[2].component: b (expected: absent for kind background-cpu)");
+        assertThat(Scenarios.parse(NODES_2 + """
+                events: [{kind: background-cpu, node: n1, atSeconds: 0, durationSeconds: 30, cores: 0.03}]
+                """, "t.yaml").problems()).isEmpty();
+    }
+
+    @Test
     void parse_eventKindUnknown_listsTheKinds() {
         assertThatThrownBy(() -> Scenarios.parse(NODES_2 + """
                 events: [{kind: node-crash, node: n1, atSeconds: 5, durationSeconds: 1}]
