@@ -83,6 +83,18 @@ package dev.tailor.admission;
  *                                   its clock cost ÷ baseline ahead, from now at the earliest and at
  *                                   most R·Δ ahead of now; off: start-time fair queueing, which forgets
  *                                   a disk's use whenever its queue empties
+ * @param fifoDeadline               (ours, default off: measured, it did not pay on every mix) a waiting
+ *                                   request of a disk within its baseline (its credits, baseline × time
+ *                                   − the cost of its requests, from 0 and at most R·Δ of baseline,
+ *                                   are not negative when it arrives) is admitted at once, whatever
+ *                                   the pools hold (what they lack becomes debt), as soon as holding
+ *                                   it longer would finish it later than no admission would: its
+ *                                   deadline is when a first-come-first-served server at the capacity,
+ *                                   fed every request, would finish it, and it is due when the work
+ *                                   admitted and not completed, and itself, take the capacity at least
+ *                                   that long. Checked at every call of
+ *                                   {@link AdmissionController#onInterval}, so such a request waits in
+ *                                   admission at most until its fifo finish plus one call period
  */
 public record AdmissionConfig(
         long intervalNanos,
@@ -105,7 +117,8 @@ public record AdmissionConfig(
         boolean adaptiveReserve,
         boolean weightedHotService,
         boolean boundedOverdraft,
-        boolean virtualClockHotService) {
+        boolean virtualClockHotService,
+        boolean fifoDeadline) {
 
     /**
      * The paper's mechanism as Tailor first built it (segment classes from each segment's own
@@ -118,7 +131,7 @@ public record AdmissionConfig(
     public static final AdmissionConfig PAPER = new AdmissionConfig(
             10_000_000L, 1e9, SegmentMap.DEFAULT_SEGMENT_SIZE_BYTES, SegmentMap.DEFAULT_BLOCK_SIZE_BYTES,
             0.2, 10, 50, 1.0, 64, 1.0 / 16, IoCostModel.DEFAULT, HeadroomConfig.DEFAULTS, true, true, true,
-            false, false, false, false, false, false);
+            false, false, false, false, false, false, false);
 
     /**
      * {@link #pacedRelease}: the slices of an interval in which the main pool is released to hot
@@ -152,7 +165,7 @@ public record AdmissionConfig(
     public static final AdmissionConfig DEFAULTS = new AdmissionConfig(
             10_000_000L, 1e9, SegmentMap.DEFAULT_SEGMENT_SIZE_BYTES, SegmentMap.DEFAULT_BLOCK_SIZE_BYTES,
             0.2, 10, 50, 1.0, 64, 1.0 / 16, IoCostModel.DEFAULT, HeadroomConfig.DEFAULTS, true, true, true,
-            true, false, true, true, false, false);
+            true, false, true, true, false, false, false);
 
     /**
      * @throws IllegalArgumentException naming the field, its value and the expected range when a
@@ -200,7 +213,7 @@ public record AdmissionConfig(
                 reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
                 queueQuantumFraction, costModel, headroom, borrowing, repayment, reserveLending,
                 baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService, boundedOverdraft,
-                virtualClockHotService);
+                virtualClockHotService, fifoDeadline);
     }
 
     public AdmissionConfig withCapacityCostUnitsPerSecond(double value) {
@@ -208,7 +221,7 @@ public record AdmissionConfig(
                 reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
                 queueQuantumFraction, costModel, headroom, borrowing, repayment, reserveLending,
                 baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService, boundedOverdraft,
-                virtualClockHotService);
+                virtualClockHotService, fifoDeadline);
     }
 
     public AdmissionConfig withSegmentAndBlockSizeBytes(long segmentBytes, long blockBytes) {
@@ -216,7 +229,7 @@ public record AdmissionConfig(
                 reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
                 queueQuantumFraction, costModel, headroom, borrowing, repayment, reserveLending,
                 baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService, boundedOverdraft,
-                virtualClockHotService);
+                virtualClockHotService, fifoDeadline);
     }
 
     public AdmissionConfig withReserveFraction(double value) {
@@ -224,7 +237,7 @@ public record AdmissionConfig(
                 value, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
                 queueQuantumFraction, costModel, headroom, borrowing, repayment, reserveLending,
                 baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService, boundedOverdraft,
-                virtualClockHotService);
+                virtualClockHotService, fifoDeadline);
     }
 
     public AdmissionConfig withWindowIntervals(int value) {
@@ -232,7 +245,7 @@ public record AdmissionConfig(
                 reserveFraction, value, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
                 queueQuantumFraction, costModel, headroom, borrowing, repayment, reserveLending,
                 baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService, boundedOverdraft,
-                virtualClockHotService);
+                virtualClockHotService, fifoDeadline);
     }
 
     public AdmissionConfig withRecoveryWindows(int value) {
@@ -240,7 +253,7 @@ public record AdmissionConfig(
                 reserveFraction, windowIntervals, value, hotThresholdRatio, queueCapacityPerSegment,
                 queueQuantumFraction, costModel, headroom, borrowing, repayment, reserveLending,
                 baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService, boundedOverdraft,
-                virtualClockHotService);
+                virtualClockHotService, fifoDeadline);
     }
 
     public AdmissionConfig withHotThresholdRatio(double value) {
@@ -248,7 +261,7 @@ public record AdmissionConfig(
                 reserveFraction, windowIntervals, recoveryWindows, value, queueCapacityPerSegment,
                 queueQuantumFraction, costModel, headroom, borrowing, repayment, reserveLending,
                 baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService, boundedOverdraft,
-                virtualClockHotService);
+                virtualClockHotService, fifoDeadline);
     }
 
     public AdmissionConfig withQueueCapacityPerSegment(int value) {
@@ -256,7 +269,7 @@ public record AdmissionConfig(
                 reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, value,
                 queueQuantumFraction, costModel, headroom, borrowing, repayment, reserveLending,
                 baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService, boundedOverdraft,
-                virtualClockHotService);
+                virtualClockHotService, fifoDeadline);
     }
 
     public AdmissionConfig withQueueQuantumFraction(double value) {
@@ -264,7 +277,7 @@ public record AdmissionConfig(
                 reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
                 value, costModel, headroom, borrowing, repayment, reserveLending,
                 baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService, boundedOverdraft,
-                virtualClockHotService);
+                virtualClockHotService, fifoDeadline);
     }
 
     public AdmissionConfig withCostModel(IoCostModel value) {
@@ -272,7 +285,7 @@ public record AdmissionConfig(
                 reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
                 queueQuantumFraction, value, headroom, borrowing, repayment, reserveLending,
                 baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService, boundedOverdraft,
-                virtualClockHotService);
+                virtualClockHotService, fifoDeadline);
     }
 
     public AdmissionConfig withHeadroom(HeadroomConfig value) {
@@ -280,7 +293,7 @@ public record AdmissionConfig(
                 reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
                 queueQuantumFraction, costModel, value, borrowing, repayment, reserveLending,
                 baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService, boundedOverdraft,
-                virtualClockHotService);
+                virtualClockHotService, fifoDeadline);
     }
 
     public AdmissionConfig withBorrowing(boolean value) {
@@ -288,7 +301,7 @@ public record AdmissionConfig(
                 reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
                 queueQuantumFraction, costModel, headroom, value, repayment, reserveLending,
                 baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService, boundedOverdraft,
-                virtualClockHotService);
+                virtualClockHotService, fifoDeadline);
     }
 
     public AdmissionConfig withRepayment(boolean value) {
@@ -296,7 +309,7 @@ public record AdmissionConfig(
                 reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
                 queueQuantumFraction, costModel, headroom, borrowing, value, reserveLending,
                 baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService, boundedOverdraft,
-                virtualClockHotService);
+                virtualClockHotService, fifoDeadline);
     }
 
     /** This configuration with the four departures from the paper switched as given. */
@@ -304,7 +317,7 @@ public record AdmissionConfig(
         return new AdmissionConfig(intervalNanos, capacityCostUnitsPerSecond, segmentSizeBytes, blockSizeBytes,
                 reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
                 queueQuantumFraction, costModel, headroom, borrowing, repayment, reserveLending, baseline, paced,
-                adaptive, weighted, boundedOverdraft, virtualClockHotService);
+                adaptive, weighted, boundedOverdraft, virtualClockHotService, fifoDeadline);
     }
 
     public AdmissionConfig withBaselineGuarantee(boolean value) {
@@ -328,7 +341,8 @@ public record AdmissionConfig(
         return new AdmissionConfig(intervalNanos, capacityCostUnitsPerSecond, segmentSizeBytes, blockSizeBytes,
                 reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
                 queueQuantumFraction, costModel, headroom, borrowing, repayment, reserveLending,
-                baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService, value, virtualClockHotService);
+                baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService, value, virtualClockHotService,
+                fifoDeadline);
     }
 
     /** This configuration with hot service by virtual clock (or not): {@link #virtualClockHotService}. */
@@ -336,7 +350,17 @@ public record AdmissionConfig(
         return new AdmissionConfig(intervalNanos, capacityCostUnitsPerSecond, segmentSizeBytes, blockSizeBytes,
                 reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
                 queueQuantumFraction, costModel, headroom, borrowing, repayment, reserveLending,
-                baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService, boundedOverdraft, value);
+                baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService, boundedOverdraft, value,
+                fifoDeadline);
+    }
+
+    /** This configuration with the fifo deadline (or not): {@link #fifoDeadline}. */
+    public AdmissionConfig withFifoDeadline(boolean value) {
+        return new AdmissionConfig(intervalNanos, capacityCostUnitsPerSecond, segmentSizeBytes, blockSizeBytes,
+                reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
+                queueQuantumFraction, costModel, headroom, borrowing, repayment, reserveLending,
+                baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService, boundedOverdraft,
+                virtualClockHotService, value);
     }
 
     public AdmissionConfig withReserveLending(boolean value) {
@@ -344,6 +368,6 @@ public record AdmissionConfig(
                 reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
                 queueQuantumFraction, costModel, headroom, borrowing, repayment, value,
                 baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService, boundedOverdraft,
-                virtualClockHotService);
+                virtualClockHotService, fifoDeadline);
     }
 }

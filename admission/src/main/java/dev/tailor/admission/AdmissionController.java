@@ -1,5 +1,6 @@
 package dev.tailor.admission;
 
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
@@ -99,6 +100,14 @@ import org.HdrHistogram.Recorder;
  *       queues are served in the order of their disks' virtual clocks, which every admission moves by
  *       cost ÷ baseline, from now at the earliest and at most R·Δ ahead of now, instead of by start-time
  *       fair queueing; steady queues too.</li>
+ *   <li><b>Fifo deadline</b> (off by default: measured, it did not pay on every mix). A waiting request
+ *       of a disk within its baseline over the last R·Δ (credits: baseline × time − cost, from 0, at most
+ *       R·Δ of baseline) is admitted at once, what the pools lack becoming debt, when holding it longer
+ *       would finish it later than a first-come-first-served server at the capacity, fed every request,
+ *       would: so it waits in admission at most until that finish plus one call period. It bounds the
+ *       path by which a steady tenant's requests beyond its guarantee's bucket, classed hot, wait in
+ *       their segment's hot queue beside the large tenants' backlogs for longer than no admission
+ *       would make them wait.</li>
  *   <li><b>Paced release.</b> Hot requests draw the main pool in {@link AdmissionConfig#PACING_SLICES}
  *       equal steps over the interval (the step due at a call is released by that call), so the
  *       backlog does not put a whole interval of work into the backend's queue at each boundary,
@@ -179,6 +188,21 @@ public final class AdmissionController {
     private long steadyCostThisInterval;
     private final long[] steadyCostHistory;
     private int steadyHistorySlot;
+    /**
+     * Fifo deadline: the backlog of a first-come-first-served server at the capacity fed every request
+     * (cost units, as of fifoNowNanos), the capacity per ns, the waiting tickets in order of arrival
+     * (admitted or withdrawn ones are dropped when they reach the head).
+     */
+    private double fifoBacklogCostUnits;
+    private long fifoNowNanos;
+    private final double capacityPerNano;
+    private final ArrayDeque<Ticket> waitingInArrivalOrder = new ArrayDeque<>();
+    /**
+     * Fifo deadline: per disk, its credits (baseline × time − cost of its requests, from 0, at most R·Δ of
+     * baseline), and that depth; a request that leaves them non-negative has a deadline.
+     */
+    private final double[] fifoCredits;
+    private final double[] fifoCreditDepth;
 
     // Written by completing threads without the lock.
     private final Recorder latencies = new Recorder(HeadroomModel.HISTOGRAM_DIGITS);
@@ -187,6 +211,8 @@ public final class AdmissionController {
     private final LongAdder completedSuccess = new LongAdder();
     private final LongAdder completedDropped = new LongAdder();
     private final LongAdder completedIgnored = new LongAdder();
+    /** Cost of every completed ticket, whatever the outcome (cumulative): admitted − this is in flight. */
+    private final LongAdder completedAllCostUnits = new LongAdder();
 
     private volatile double reserveFraction;
 
@@ -238,6 +264,13 @@ public final class AdmissionController {
             overdraftTokens[d] = overdraftDepth[d];
         }
         this.baselineRefilledNanos = startNanos;
+        this.fifoNowNanos = startNanos;
+        this.fifoCredits = new double[diskCount];
+        this.fifoCreditDepth = new double[diskCount];
+        for (int d = 0; d < diskCount; d++) {
+            fifoCreditDepth[d] = baselinePerNano[d] * intervalNanos * config.recoveryWindows();
+        }
+        this.capacityPerNano = config.capacityCostUnitsPerSecond() / 1e9;
 
         this.steadyCostHistory = new long[config.windowIntervals()];
         if (config.pacedRelease()) {
@@ -319,6 +352,9 @@ public final class AdmissionController {
         SegmentClass asClass;
         lock.lock();
         try {
+            if (config.fifoDeadline()) {
+                fifoCredits[disk] -= cost;
+            }
             boolean withinBaseline = false;
             if (config.baselineGuarantee() && baselineTokens[disk] >= cost) {
                 baselineTokens[disk] -= cost;
@@ -369,12 +405,25 @@ public final class AdmissionController {
             if (admitted) {
                 countAdmitted(cost, asClass);
                 queues.chargeClock(disk, cost);
+                if (config.fifoDeadline()) {
+                    fifoBacklogCostUnits += cost;
+                }
             } else {
                 Ticket ticket = new Ticket(this, id, disk, kind, offsetBytes, lengthBytes, cost, first, segments,
                         asClass);
                 int position = queues.offer(ticket);
                 if (position >= 0) {
                     queuedRequests++;
+                    if (config.fifoDeadline()) {
+                        fifoBacklogCostUnits += cost;
+                        if (fifoCredits[disk] >= 0) {
+                            // Its disk is within its baseline: it waits no longer than until a
+                            // first-come-first-served server at the capacity would have finished it.
+                            ticket.fifoDeadlineNanos = fifoNowNanos + (long) Math.ceil(fifoBacklogCostUnits
+                                    / capacityPerNano);
+                            waitingInArrivalOrder.addLast(ticket);
+                        }
+                    }
                     return new Admission.Queued(ticket, position);
                 }
                 refusedRequests++;
@@ -413,6 +462,7 @@ public final class AdmissionController {
         try {
             long elapsed = nowNanos - intervalStartNanos;
             queues.setNow(nowNanos);
+            advanceFifo(nowNanos);
             if (elapsed < 0) {
                 // Time went backwards: nothing is issued, and the running interval restarts now, so the
                 // next boundary is one interval away instead of wherever the old grid lies ahead.
@@ -428,6 +478,7 @@ public final class AdmissionController {
                 for (Ticket t : admitted) {
                     countAdmitted(t, t.admittedAs());
                 }
+                releaseDue(nowNanos, admitted);
                 return report(0, admitted);
             }
             List<Ticket> admitted = new ArrayList<>();
@@ -471,6 +522,7 @@ public final class AdmissionController {
                     countAdmitted(t, t.admittedAs());
                 }
             }
+            releaseDue(nowNanos, admitted);
             return report(intervals, admitted);
         } finally {
             lock.unlock();
@@ -493,14 +545,65 @@ public final class AdmissionController {
         }
     }
 
+    /**
+     * Fifo deadline: the first-come-first-served server has served capacity × the time since the last
+     * call (its backlog never below 0). Time going backwards serves nothing.
+     */
+    private void advanceFifo(long nowNanos) {
+        if (!config.fifoDeadline()) {
+            return;
+        }
+        long elapsed = nowNanos - fifoNowNanos;
+        if (elapsed > 0) {
+            fifoBacklogCostUnits = Math.max(0, fifoBacklogCostUnits - capacityPerNano * elapsed);
+        }
+        fifoNowNanos = nowNanos;
+    }
+
+    /**
+     * Fifo deadline: admits, oldest first, every waiting request that is due: the work admitted and not yet
+     * completed, and the request itself, would take the backend at least until its deadline. What the
+     * pools lack becomes debt. Each request admitted is counted and appended to {@code admitted}.
+     */
+    private void releaseDue(long nowNanos, List<Ticket> admitted) {
+        if (!config.fifoDeadline()) {
+            return;
+        }
+        if (queues.waiting() == 0) {
+            waitingInArrivalOrder.clear();
+            return;
+        }
+        double inFlight = Math.max(0, (double) admittedCostUnits - completedAllCostUnits.sum());
+        Ticket t;
+        while ((t = waitingInArrivalOrder.peekFirst()) != null) {
+            if (t.isAdmitted() || t.withdrawn) {
+                waitingInArrivalOrder.pollFirst();
+                continue;
+            }
+            double finishNanos = nowNanos + (inFlight + t.costUnits()) / capacityPerNano;
+            if (finishNanos < t.fifoDeadlineNanos) {
+                break;
+            }
+            waitingInArrivalOrder.pollFirst();
+            queues.cancel(t);
+            pool.drawGuaranteed(t.costUnits() - t.fundedCostUnits);
+            t.fundedCostUnits = t.costUnits();
+            t.admit(t.arrivedAs());
+            countAdmitted(t, t.arrivedAs());
+            admitted.add(t);
+            inFlight += t.costUnits();
+        }
+    }
+
     /** Adds each disk's baseline × the time since the last refill to its bucket, up to its depth. */
     private void refillBaselines(long nowNanos) {
         long elapsed = nowNanos - baselineRefilledNanos;
-        if (!config.baselineGuarantee() || elapsed <= 0) {
+        if (!(config.baselineGuarantee() || config.fifoDeadline()) || elapsed <= 0) {
             return;
         }
         baselineRefilledNanos = nowNanos;
         for (int d = 0; d < baselineTokens.length; d++) {
+            fifoCredits[d] = Math.min(fifoCreditDepth[d], fifoCredits[d] + baselinePerNano[d] * elapsed);
             baselineTokens[d] = Math.min(baselineDepth[d], baselineTokens[d] + baselinePerNano[d] * elapsed);
             overdraftTokens[d] = Math.min(overdraftDepth[d], overdraftTokens[d] + baselinePerNano[d] * elapsed);
         }
@@ -583,6 +686,7 @@ public final class AdmissionController {
             if (!queues.cancel(ticket)) {
                 return false;
             }
+            ticket.withdrawn = true;
             cancelledRequests++;
             return true;
         } finally {
@@ -592,6 +696,9 @@ public final class AdmissionController {
 
     /** Records a completion; called by {@link Ticket} without the lock. */
     void completed(Ticket ticket, int how, long latencyNanos) {
+        if (config.fifoDeadline()) {
+            completedAllCostUnits.add(ticket.costUnits());
+        }
         switch (how) {
             case Ticket.SUCCESS -> {
                 latencies.recordValue(latencyNanos);

@@ -44,6 +44,10 @@ public final class Ticket {
     private final SegmentClass arrivedAs;
     /** Cost units collected so far while queued; guarded by the controller's lock. */
     long fundedCostUnits;
+    /** Fifo deadline (ns, the controller's clock) while queued; guarded by the controller's lock. */
+    long fifoDeadlineNanos;
+    /** Withdrawn by {@link AdmissionController#cancel}; guarded by the controller's lock. */
+    boolean withdrawn;
     private volatile SegmentClass admittedAs;
     /** OPEN until completed; written once, through OUTCOME. */
     private volatile int outcome;
