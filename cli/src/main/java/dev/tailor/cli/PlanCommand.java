@@ -113,7 +113,9 @@ final class PlanCommand implements Callable<Integer> {
         double trackingSmoothing;
 
         @Option(names = "--slow-link-filter", negatable = true, defaultValue = "false", fallbackValue = "true",
-                description = "Prune slow links before the flow (default: off; on = the paper).")
+                description = "Prune slow links before the flow (default: off; on = the paper). It runs on a"
+                        + " callee planned the paper's way: with --no-queue-aware-routing, or where the queue-aware"
+                        + " plan falls back (--explain says where).")
         boolean slowLinkFilter;
 
         @Option(names = "--batch-removal-max-fraction", paramLabel = "F", defaultValue = "0.3",

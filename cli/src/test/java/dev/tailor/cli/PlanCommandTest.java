@@ -86,6 +86,16 @@ class PlanCommandTest {
     }
 
     @Test
+    void plan_slowLinkFilterOn_underQueueAwareRouting_saysItDoesNotRunThere() {
+        // Asked for, the filter runs only where a callee is planned the paper's way; the explanation of a
+        // queue-aware callee must not claim it is off, nor leave the user thinking it acted.
+        Result r = tailor("heart", "plan", "--example", "paper-dag", "--explain", "--slow-link-filter");
+        assertThat(r.exitCode()).isZero();
+        assertThat(r.out()).contains("the slow-link filter, though on, runs only on a callee planned the paper's way")
+                .doesNotContain("no slow-link filter");
+    }
+
+    @Test
     void plan_json_hasSharesRoutesAndPrunedLinks_andEveryRouteSumsToOne() throws IOException {
         // Pruned links come from the slow-link filter (off by default): it runs per edge (not under
         // queue-aware routing), and the spread raises the gap it needs to prune: the filter on, both off.

@@ -364,9 +364,11 @@ final class Ntam {
                         Link.format(planned), 100 * (planned / total - 1))
                 : "";
         String how = String.format(Locale.ROOT, "queue-aware entropic transport of the %d call edge(s) into %s"
-                + " together (no slow-link filter: links are priced by their delays against ε; ATPM's shares act"
+                + " together (%s: links are priced by their delays against ε; ATPM's shares act"
                 + " only as floors), ε = %s ms on the round trip (%s x the callee's expected sojourn), %d Newton"
                 + " iteration(s); all %s req/s into %s%s: %s", calls.size(), callee.component(),
+                config.slowLinkFilter() ? "the slow-link filter, though on, runs only on a callee planned the"
+                        + " paper's way" : "no slow-link filter",
                 Link.format(epsilon), Link.format(config.spreadScale()), solved.iterations(), Link.format(total),
                 callee.component(), headroom, groupsPlanned);
         // Every node's split, from the scalings (the same for every call from that node).
