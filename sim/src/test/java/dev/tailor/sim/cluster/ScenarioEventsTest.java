@@ -28,6 +28,27 @@ class ScenarioEventsTest {
             networks: {flat: {otherMillis: [0.1, 0.2]}}
             """;
 
+    /**
+     * Runs {@code model} through three 30 s windows of scrapes, before (30-60 s), during (75-105 s) and
+     * after (135-165 s) an event from 60 s to 120 s, and returns each window's first and last sample.
+     */
+    private static List<ScrapedMetrics.Sample[]> beforeDuringAfter(ClusterModel model) {
+        long[][] windows = {{30, 60}, {75, 105}, {135, 165}};
+        List<ScrapedMetrics.Sample[]> samples = new java.util.ArrayList<>();
+        for (long[] window : windows) {
+            model.calendar.runUntil(window[1] * SECOND + MS);
+            samples.add(new ScrapedMetrics.Sample[] {model.metrics.latest(window[0] * SECOND),
+                model.metrics.latest(window[1] * SECOND)});
+        }
+        return samples;
+    }
+
+    /** What {@code counter} grew by over each window. */
+    private static double[] delta(List<ScrapedMetrics.Sample[]> windows,
+            java.util.function.ToDoubleFunction<ScrapedMetrics.Sample> counter) {
+        return windows.stream().mapToDouble(w -> counter.applyAsDouble(w[1]) - counter.applyAsDouble(w[0])).toArray();
+    }
+
     private static ClusterModel model(String yaml, RoutingPolicy policy) {
         ClusterModel model = new ClusterModel(Scenarios.parse(yaml, "t.yaml"), "test", policy, 100, () -> 0L);
         return model;
@@ -107,16 +128,9 @@ class ScenarioEventsTest {
                 """, new DefaultPolicy());
         model.start();
         int b = model.components[1].replicas[0].id;
-        double[] scraped = new double[3];
-        double[] cpu = new double[3];
-        long[][] windows = {{30, 60}, {75, 105}, {135, 165}};
-        for (int w = 0; w < windows.length; w++) {
-            model.calendar.runUntil(windows[w][1] * SECOND + MS);
-            ScrapedMetrics.Sample end = model.metrics.latest(windows[w][1] * SECOND);
-            ScrapedMetrics.Sample start = model.metrics.latest(windows[w][0] * SECOND);
-            scraped[w] = end.served()[b] - start.served()[b];
-            cpu[w] = end.cpuCoreSeconds()[b] - start.cpuCoreSeconds()[b];
-        }
+        List<ScrapedMetrics.Sample[]> windows = beforeDuringAfter(model);
+        double[] scraped = delta(windows, sample -> sample.served()[b]);
+        double[] cpu = delta(windows, sample -> sample.cpuCoreSeconds()[b]);
         assertThat(scraped[0]).as("before: %s", java.util.Arrays.toString(scraped)).isGreaterThan(1_000);
         assertThat(scraped[1] / scraped[0]).as("during: %s", java.util.Arrays.toString(scraped))
                 .isCloseTo(0.1, within(0.02));
@@ -140,16 +154,9 @@ class ScenarioEventsTest {
         int ingress = model.proxies[0].id;
         int a = model.components[0].index;
         int b = model.components[1].replicas[0].id;
-        double[] scraped = new double[3];
-        double[] served = new double[3];
-        long[][] windows = {{30, 60}, {75, 105}, {135, 165}};
-        for (int w = 0; w < windows.length; w++) {
-            model.calendar.runUntil(windows[w][1] * SECOND + MS);
-            ScrapedMetrics.Sample end = model.metrics.latest(windows[w][1] * SECOND);
-            ScrapedMetrics.Sample start = model.metrics.latest(windows[w][0] * SECOND);
-            scraped[w] = end.callsByProxy()[ingress][a] - start.callsByProxy()[ingress][a];
-            served[w] = end.served()[b] - start.served()[b];
-        }
+        List<ScrapedMetrics.Sample[]> windows = beforeDuringAfter(model);
+        double[] scraped = delta(windows, sample -> sample.callsByProxy()[ingress][a]);
+        double[] served = delta(windows, sample -> sample.served()[b]);
         assertThat(scraped[0]).as("before: %s", java.util.Arrays.toString(scraped)).isGreaterThan(1_000);
         assertThat(scraped[1] / scraped[0]).as("during: %s", java.util.Arrays.toString(scraped))
                 .isCloseTo(10.0, within(1.0));
@@ -169,16 +176,9 @@ class ScenarioEventsTest {
                 """, new DefaultPolicy());
         model.start();
         int b = model.components[1].replicas[0].id;
-        double[] cpu = new double[3];
-        double[] served = new double[3];
-        long[][] windows = {{30, 60}, {75, 105}, {135, 165}};
-        for (int w = 0; w < windows.length; w++) {
-            model.calendar.runUntil(windows[w][1] * SECOND + MS);
-            ScrapedMetrics.Sample end = model.metrics.latest(windows[w][1] * SECOND);
-            ScrapedMetrics.Sample start = model.metrics.latest(windows[w][0] * SECOND);
-            cpu[w] = end.cpuCoreSeconds()[b] - start.cpuCoreSeconds()[b];
-            served[w] = end.served()[b] - start.served()[b];
-        }
+        List<ScrapedMetrics.Sample[]> windows = beforeDuringAfter(model);
+        double[] cpu = delta(windows, sample -> sample.cpuCoreSeconds()[b]);
+        double[] served = delta(windows, sample -> sample.served()[b]);
         assertThat(cpu[1] - cpu[0]).as("during: %s", java.util.Arrays.toString(cpu)).isCloseTo(6.0, within(0.5));
         assertThat(cpu[2] - cpu[0]).as("after: %s", java.util.Arrays.toString(cpu)).isCloseTo(0.0, within(0.5));
         assertThat(served[1] / served[0]).as("served as before: %s", java.util.Arrays.toString(served))
