@@ -24,8 +24,10 @@ import org.openjdk.jmh.annotations.State;
  * <p>Parameters: {@code shape} ({@code paper-100}, {@code paper-400}, {@code paper-1000},
  * {@code large-10000}; see {@link Shape}) × {@code planner}:
  * <ul>
- *   <li>{@code heart} = {@link HeartConfig#DEFAULTS}: node groups, slow-link filter on, parallel;</li>
- *   <li>{@code heart-paper} = {@link HeartConfig#PAPER}: the same without our departures;</li>
+ *   <li>{@code heart} = {@link HeartConfig#DEFAULTS}: node groups, our departures (the slow-link filter
+ *       off), parallel;</li>
+ *   <li>{@code heart-paper} = {@link HeartConfig#PAPER}: the paper's, none of our departures, the slow-link
+ *       filter on;</li>
  *   <li>{@code mcf-per-replica-no-filter} = {@code DEFAULTS.withGrouping(REPLICA).withSlowLinkFilter(false)}:
  *       every replica its own routing target, min-cost flow over all links (also parallel).</li>
  * </ul>

@@ -221,8 +221,8 @@ public final class PlanningReport {
                     verdict(notes, method, shape, PlanningBenchmark.HEART_PAPER, footnotes),
                     verdict(notes, method, shape, PlanningBenchmark.MCF_PER_REPLICA_NO_FILTER, footnotes)));
         }
-        out.append("\nheart = HeartConfig.DEFAULTS (node groups, slow-link filter, parallel); heart-paper ="
-                + " HeartConfig.PAPER (the same without our departures); baseline = "
+        out.append("\nheart = HeartConfig.DEFAULTS (node groups, our departures, no slow-link filter, parallel);"
+                + " heart-paper = HeartConfig.PAPER (the paper's: no departures, the slow-link filter on); baseline = "
                 + PlanningBenchmark.MCF_PER_REPLICA_NO_FILTER
                 + " = DEFAULTS.withGrouping(REPLICA).withSlowLinkFilter(false).\n");
         for (String note : footnotes) {
