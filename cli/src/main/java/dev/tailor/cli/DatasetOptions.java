@@ -123,7 +123,10 @@ final class DatasetOptions {
         return f.getFileName().toString().endsWith(".gz") ? "--latency" : "--trace";
     }
 
-    /** Builder messages name the record field; users know the option. */
+    /**
+     * Builder messages name the record field ({@code "minute : ..."}); users know the option, written
+     * as every other message writes it ({@code "--minute: ..."}).
+     */
     static String optionName(String message) {
         List<String[]> names = List.of(
                 new String[] {"replicasPerComponent", "--replicas"}, new String[] {"nodeSpeeds", "--node-speeds"},
@@ -134,7 +137,8 @@ final class DatasetOptions {
         for (String[] n : names) {
             if (message.startsWith(n[0]) && message.length() > n[0].length()
                     && (message.charAt(n[0].length()) == ' ' || message.charAt(n[0].length()) == '[')) {
-                return n[1] + message.substring(n[0].length());
+                String rest = message.substring(n[0].length());
+                return n[1] + (rest.startsWith(" :") ? rest.substring(1) : rest);
             }
         }
         return message;

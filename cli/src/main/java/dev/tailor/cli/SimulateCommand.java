@@ -80,6 +80,12 @@ final class SimulateCommand implements Callable<Integer> {
     @CommandLine.Mixin
     DatasetOptions data;
 
+    @Option(names = "--minute", paramLabel = "WHEN",
+            description = "With --dataset or --scenario online-boutique: which sample the scenario is built from, as"
+                    + " for heart snapshot dataset: 'busiest' (largest request rate of the entry component), an"
+                    + " index from 0, or Unix seconds. Default: busiest.")
+    String minute;
+
     @Option(names = "--policies", paramLabel = "P,...", split = ",",
             description = "Policies to compare. Default: all eight of the comparison (the six above heart-paper and"
                     + " the two peers).")
@@ -238,14 +244,22 @@ final class SimulateCommand implements Callable<Integer> {
                     + " of them; --dataset builds the scenario from the folder)");
         }
         if (data.dataset == null && !OnlineBoutiqueScenario.NAME.equals(scenario)) {
-            if (data.given()) {
-                throw new CliException(data.firstGiven() + ": only with --dataset or --scenario "
+            if (data.given() || minute != null) {
+                throw new CliException((data.given() ? data.firstGiven() : "--minute") + ": only with --dataset or"
+                        + " --scenario "
                         + OnlineBoutiqueScenario.NAME + " (the scenario is " + (scenario == null ? DEFAULT_SCENARIO
                         : scenario) + ")");
             }
             return load(scenario == null ? DEFAULT_SCENARIO : scenario, notes);
         }
         OnlineBoutiqueSnapshot.Options options = data.options();
+        if (minute != null) {
+            try {
+                options = options.withMinute(OnlineBoutiqueSnapshot.Minute.parse(minute));
+            } catch (IllegalArgumentException e) {
+                throw new CliException(DatasetOptions.optionName(e.getMessage()), e);
+            }
+        }
         String name = data.dataset == null ? OnlineBoutiqueScenario.NAME : scenarioName(options.metricsDir());
         try {
             OnlineBoutiqueScenario.Result result = OnlineBoutiqueScenario.build(options, name);

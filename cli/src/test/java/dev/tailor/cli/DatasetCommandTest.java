@@ -130,7 +130,7 @@ class DatasetCommandTest {
                 "--latency", latency(), "--entry", "frontend");
 
         assertThat(r.exitCode()).isEqualTo(2);
-        assertThat(r.err()).contains("--entry", "\"frontend\"", "expected one of", "web-gateway");
+        assertThat(r.err()).contains("--entry: \"frontend\"", "expected one of", "web-gateway");
     }
 
     @Test
@@ -172,6 +172,6 @@ class DatasetCommandTest {
                 "--latency", latency());
 
         assertThat(r.exitCode()).isEqualTo(2);
-        assertThat(r.err()).contains("--trace", "2 span CSVs", RenamedApp.SPANS, "more-spans.csv");
+        assertThat(r.err()).contains("--trace: not given", "2 span CSVs", RenamedApp.SPANS, "more-spans.csv");
     }
 }

@@ -223,6 +223,7 @@ class SimulateCommandTest {
         "--dataset=DIR --scenario=paper-dag | --dataset: DIR with --scenario paper-dag (expected: one of them",
         "--entry=web-gateway | --entry: only with --dataset or --scenario online-boutique (the scenario is paper-dag)",
         "--scenario=paper-pairwise --trace=none | --trace: only with --dataset or --scenario online-boutique",
+        "--minute=3 | --minute: only with --dataset or --scenario online-boutique (the scenario is paper-dag)",
         "--dataset=DIR/absent | --dataset: DIR/absent: no such folder (expected: a folder of <pod>_metric.csv files",
         "--dataset=DIR --latency=DIR/none.gz | --dataset: DIR: no <pod>_metric.csv files"})
     void simulate_datasetOptions_badInput_exit2NamingTheOption(String options, String message) {
@@ -244,8 +245,50 @@ class SimulateCommandTest {
                 "--entry", "frontend");
 
         assertThat(result.exitCode()).isEqualTo(2);
-        assertThat(result.err()).contains("--entry : \"frontend\" has no metric file in " + app, "web-gateway");
+        assertThat(result.err()).contains("--entry: \"frontend\" has no metric file in " + app, "web-gateway");
         assertThat(result.out()).isEmpty();
+    }
+
+    @Test
+    void simulate_dataset_minute_picksTheSampleAsForTheSnapshot() throws IOException {
+        Path app = dev.tailor.testkit.RenamedApp.write(dir.resolve("shop"));
+        String latency = dev.tailor.testkit.SharedData.require(dev.tailor.testkit.RenamedApp.LATENCY).toString();
+        PlanCommandTest.Result result = tailor("heart", "simulate", "--dataset", app.toString(), "--latency", latency,
+                "--minute", "99999");
+
+        assertThat(result.exitCode()).isEqualTo(2);
+        assertThat(result.err()).contains("--minute: index 99999 (expected: ");
+        assertThat(result.out()).isEmpty();
+    }
+
+    @Test
+    void simulate_dataset_entryWithoutCpu_exit2SayingWhyTheSnapshotCanAndTheSimulationCannot() throws IOException {
+        Path app = dev.tailor.testkit.RenamedApp.write(dir.resolve("shop"));
+        String latency = dev.tailor.testkit.SharedData.require(dev.tailor.testkit.RenamedApp.LATENCY).toString();
+        // Every CPU sample of the entry's pod is NaN: "no data", as an exporter writes a failed scrape.
+        try (var files = Files.newDirectoryStream(app, dev.tailor.testkit.RenamedApp.ENTRY + "-*_metric.csv")) {
+            for (Path file : files) {
+                List<String> lines = Files.readAllLines(file);
+                int column = List.of(lines.get(0).split(",", -1)).indexOf("CpuUsage(m)");
+                List<String> blanked = new java.util.ArrayList<>(List.of(lines.get(0)));
+                for (String line : lines.subList(1, lines.size())) {
+                    String[] cells = line.split(",", -1);
+                    cells[column] = "NaN";
+                    blanked.add(String.join(",", cells));
+                }
+                Files.write(file, blanked);
+            }
+        }
+
+        PlanCommandTest.Result simulated = tailor("heart", "simulate", "--dataset", app.toString(), "--latency",
+                latency, "--minute", "0");
+        assertThat(simulated.exitCode()).isEqualTo(2);
+        assertThat(simulated.err()).contains("the entry component web-gateway has no CPU per request",
+                "CPU null cores", "a snapshot takes replicas without data and splits their traffic equally, a"
+                        + " simulation cannot", "try --minute");
+        PlanCommandTest.Result snapshot = tailor("heart", "snapshot", "dataset", "--dataset", app.toString(),
+                "--latency", latency, "--minute", "0", "--out", dir.resolve("shop.json").toString());
+        assertThat(snapshot.exitCode()).as(snapshot.err()).isZero();
     }
 
     @Test

@@ -104,8 +104,17 @@ public final class OnlineBoutiqueScenario {
         }
         String entry = eu.entryComponent();
         if (!costMillis.containsKey(entry)) {
+            // A snapshot takes a replica without data as it is (the planner splits its traffic
+            // equally); a simulated component needs a CPU cost per request to serve anything.
+            Replica first = snapshot.replicas().stream().filter(r -> r.component().equals(entry)).findFirst()
+                    .orElse(null);
             throw new IllegalArgumentException(name + ": the entry component " + entry
-                    + " has no CPU per request at the chosen minute (expected: both metrics; try --minute)");
+                    + " has no CPU per request at the chosen minute (CPU "
+                    + (first == null ? null : first.cpuCores()) + " cores, "
+                    + (first == null ? null : first.requestsPerSecond()) + " requests/s; expected: both metrics, as"
+                    + " the simulator serves every user request with the entry's CPU cost per request; a snapshot"
+                    + " takes replicas without data and splits their traffic equally, a simulation cannot; try"
+                    + " --minute for a sample with both)");
         }
 
         Map<String, Map<String, Double>> counts = new TreeMap<>();
