@@ -155,6 +155,17 @@ class DatasetCommandTest {
     }
 
     @Test
+    void snapshotDataset_theDatasetFolderAboveTheDay_namesTheSubFolderThatHasTheMetrics() {
+        Path above = SharedData.require(RenamedApp.METRICS).getParent();
+        PlanCommandTest.Result r = tailor("heart", "snapshot", "dataset", "--dataset", above.toString(),
+                "--latency", latency());
+
+        assertThat(r.exitCode()).isEqualTo(2);
+        assertThat(r.err()).contains("--dataset: " + above + ": no <pod>_metric.csv files; its sub-folder"
+                + " normal_2022-08-14 has them");
+    }
+
+    @Test
     void snapshotDataset_missingFolder_exitsWith2_namingTheOptionAndValue() {
         Path absent = dir.resolve("absent");
         PlanCommandTest.Result r = tailor("heart", "snapshot", "dataset", "--dataset", absent.toString(),

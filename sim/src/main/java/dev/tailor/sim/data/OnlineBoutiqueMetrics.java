@@ -162,6 +162,24 @@ public final class OnlineBoutiqueMetrics {
         this.placement = Collections.unmodifiableSortedMap(placement);
     }
 
+    /** The names of {@code dir}'s sub-folders (one level) that hold a {@code <pod>_metric.csv}, sorted. */
+    private static List<String> subFoldersWithMetrics(Path dir) throws IOException {
+        List<String> names = new ArrayList<>();
+        try (DirectoryStream<Path> listing = Files.newDirectoryStream(dir, Files::isDirectory)) {
+            for (Path sub : listing) {
+                try (DirectoryStream<Path> inner = Files.newDirectoryStream(sub, "*" + METRIC_SUFFIX)) {
+                    if (inner.iterator().hasNext()) {
+                        names.add(sub.getFileName().toString());
+                    }
+                } catch (java.nio.file.AccessDeniedException e) {
+                    // a folder we cannot read is not one to point at
+                }
+            }
+        }
+        names.sort(null);
+        return names;
+    }
+
     /**
      * Reads every {@code <pod>_metric.csv} and the {@code dependency.csv} of {@code dir}.
      *
@@ -180,7 +198,10 @@ public final class OnlineBoutiqueMetrics {
         }
         files.removeIf(f -> !Files.isRegularFile(f));
         if (files.isEmpty()) {
-            throw DataFileException.badFile(dir, "no <pod>" + METRIC_SUFFIX + " files",
+            List<String> below = subFoldersWithMetrics(dir);
+            throw DataFileException.badFile(dir, "no <pod>" + METRIC_SUFFIX + " files" + (below.isEmpty() ? ""
+                    : "; its sub-folder" + (below.size() == 1 ? " " : "s ") + String.join(", ", below)
+                            + (below.size() == 1 ? " has" : " have") + " them"),
                     "one <pod>" + METRIC_SUFFIX + " per pod, the layout of docs/datasets.md");
         }
         files.sort(Comparator.comparing(f -> f.getFileName().toString()));

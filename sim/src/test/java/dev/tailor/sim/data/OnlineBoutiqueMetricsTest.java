@@ -247,7 +247,19 @@ class OnlineBoutiqueMetricsTest {
 
         assertThatThrownBy(() -> OnlineBoutiqueMetrics.read(dir))
                 .isInstanceOf(DataFileException.class)
-                .hasMessageContaining("no <pod>_metric.csv files");
+                .hasMessageContaining("no <pod>_metric.csv files (expected: ");
+    }
+
+    @Test
+    void read_metricFilesOnlyInSubFolders_namesThoseSubFolders() throws IOException {
+        writeMetrics(Files.createDirectories(dir.resolve("normal_2022-08-14")), "a-1-1", row(100, "a-1-1", "1", "1"));
+        writeMetrics(Files.createDirectories(dir.resolve("faulty_2022-08-22")), "a-1-1", row(100, "a-1-1", "1", "1"));
+        Files.createDirectories(dir.resolve("empty"));
+
+        assertThatThrownBy(() -> OnlineBoutiqueMetrics.read(dir))
+                .isInstanceOf(DataFileException.class)
+                .hasMessageContaining(dir + ": no <pod>_metric.csv files; its sub-folders faulty_2022-08-22,"
+                        + " normal_2022-08-14 have them (expected: ");
     }
 
     @Test
