@@ -120,6 +120,12 @@ final class RunCommand implements Callable<Integer> {
 
     private Integer run(PrintWriter out) throws InterruptedException {
         Instant time = at == null ? null : instant(at);
+        Instant now = Instant.now();
+        if (time != null && time.isAfter(now)) {
+            throw new CliException("--at: \"" + at + "\" is after now (" + now.truncatedTo(
+                    java.time.temporal.ChronoUnit.SECONDS) + ") (expected: the past instant the metrics were recorded"
+                    + " at, e.g. 2026-01-01T00:03:00Z)");
+        }
         if ((clusterFrom != null || time != null) && !(once && dryRun)) {
             throw new CliException((clusterFrom != null ? "--cluster-from" : "--at") + " plans one round and writes"
                     + " nothing: add --once --dry-run");
@@ -243,7 +249,10 @@ final class RunCommand implements Callable<Integer> {
             out.println();
             out.println("DestinationRules (the changes to the recorded rules Tailor owns)");
         }
-        report(round, out);
+        // A recording's metrics are as old as the recording: without --at the queries ask for now.
+        boolean noData = round.failure() == Controller.FailureReason.COMPONENT_WITHOUT_METRICS;
+        report(round, out, noData && at == null ? "; the metrics of a recording are in the past: pass --at TIME"
+                + " (the recording's time, RFC 3339)" : "");
         return round.failure() == null ? 0 : 1;
     }
 
@@ -395,10 +404,16 @@ final class RunCommand implements Callable<Integer> {
     }
 
     private void report(Controller.Round round, PrintWriter out) {
+        report(round, out, "");
+    }
+
+    /** Logs the round; {@code hint} (empty, or "; " and what to do) ends a failed round's line. */
+    private void report(Controller.Round round, PrintWriter out, String hint) {
         round.notes().forEach(note -> LOG.info("note: " + note));
         if (round.failure() != null) {
+            String left = dryRun ? "; dry run: nothing applied" : "; the DestinationRules already applied stay";
             LOG.warn("round failed (" + round.failure().name().toLowerCase(Locale.ROOT) + "): "
-                    + round.message() + "; the DestinationRules already applied stay");
+                    + round.message() + (round.message().endsWith(left) ? "" : left) + hint);
             return;
         }
         long changed = round.changes().stream().filter(c -> c.action() != Actuator.Action.UNCHANGED).count();

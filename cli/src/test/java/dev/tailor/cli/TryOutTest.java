@@ -183,6 +183,30 @@ class TryOutTest {
                 "--at", "yesterday");
         assertThat(badTime.exitCode()).isEqualTo(2);
         assertThat(badTime.err()).contains("--at: \"yesterday\" (expected: an instant in RFC 3339");
+
+        PlanCommandTest.Result future = tailor("heart", "run", "--cluster-from", cluster, "--once", "--dry-run",
+                "--at", "2999-01-01T00:00:00Z");
+        assertThat(future.exitCode()).isEqualTo(2);
+        assertThat(future.err()).contains("--at: \"2999-01-01T00:00:00Z\" is after now (", "(expected: the past"
+                + " instant the metrics were recorded at");
+    }
+
+    @Test
+    void docsCommandWithoutAt_noMetricsNow_saysNothingWasAppliedAndToPassAt() throws Exception {
+        List<String> args = new ArrayList<>(List.of(docsCommand(null)));
+        int at = args.indexOf("--at");
+        args.remove(at + 1);
+        args.remove(at);
+
+        PlanCommandTest.Result result = tailor(args.toArray(String[]::new));
+
+        assertThat(result.exitCode()).isEqualTo(1);
+        List<String> lines = result.err().lines().toList();
+        assertThat(lines.get(lines.size() - 1)).contains("round failed (component_without_metrics): no CPU or"
+                + " request metrics for any replica of [cart, frontend]; dry run: nothing applied; the metrics of a"
+                + " recording are in the past: pass --at TIME (the recording's time");
+        assertThat(result.err()).doesNotContain("already applied").doesNotContain("last applied plan");
+        assertThat(result.out()).doesNotContain("DestinationRule");
     }
 
     @Test

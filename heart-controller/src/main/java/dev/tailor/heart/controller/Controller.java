@@ -220,7 +220,7 @@ public final class Controller {
             return failed(FailureReason.KUBERNETES_READ, "cannot list pods or nodes: " + detail(e), null, List.of());
         }
         if (view.localityProblem() != null) {
-            return withoutLocality(view);
+            return withoutLocality(view, dryRun);
         }
         if (view.pods().stream().noneMatch(p -> !p.entryPoint())) {
             return failed(FailureReason.NO_PODS, "no pod with label " + config.kubernetes().componentLabel() + " in "
@@ -272,7 +272,7 @@ public final class Controller {
             return failed(FailureReason.KUBERNETES_READ, "cannot list pods or nodes: " + detail(e), null, List.of());
         }
         if (view.localityProblem() != null) {
-            return withoutLocality(view);
+            return withoutLocality(view, dryRun);
         }
         Round round = planAndApply(view, lastMetrics, stateBeforeLastRound, routesBeforeLastRound,
                 overloadedEdgesBeforeLastRound, dryRun);
@@ -306,9 +306,14 @@ public final class Controller {
     }
 
     /** No rule can name the locality of some node: keep the last plan rather than cut its pods off. */
-    private Round withoutLocality(ClusterView view) {
-        return failed(FailureReason.NODE_WITHOUT_LOCALITY, view.localityProblem() + "; keeping the last applied plan",
-                null, view.skipped());
+    private Round withoutLocality(ClusterView view, boolean dryRun) {
+        return failed(FailureReason.NODE_WITHOUT_LOCALITY, view.localityProblem() + keeping(dryRun), null,
+                view.skipped());
+    }
+
+    /** What a failed round leaves: the last applied plan, or, in a dry run, nothing applied at all. */
+    private static String keeping(boolean dryRun) {
+        return dryRun ? "; dry run: nothing applied" : "; keeping the last applied plan";
     }
 
     /**
@@ -327,7 +332,7 @@ public final class Controller {
         List<String> blind = componentsWithoutMetrics(snapshot);
         if (!blind.isEmpty()) {
             return failed(FailureReason.COMPONENT_WITHOUT_METRICS, "no CPU or request metrics for any replica of "
-                    + blind + ": keeping the last applied plan", snapshot, assembled.notes());
+                    + blind + keeping(dryRun), snapshot, assembled.notes());
         }
         long started = nanoClock.getAsLong();
         Plan plan;

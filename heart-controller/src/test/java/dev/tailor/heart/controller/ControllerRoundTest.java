@@ -294,8 +294,14 @@ class ControllerRoundTest {
         }
         Controller.Round round = controller().round(Instant.now(), false);
         assertThat(round.failure()).isEqualTo(Controller.FailureReason.COMPONENT_WITHOUT_METRICS);
-        assertThat(round.message()).contains("[ads]");
+        assertThat(round.message()).contains("[ads]").endsWith("; keeping the last applied plan");
         assertThat(rules()).hasSize(2).isEqualTo(before);
+
+        // A dry run applied nothing, and says so rather than speak of a plan it kept.
+        Controller.Round dry = controller().round(Instant.now(), true);
+        assertThat(dry.failure()).isEqualTo(Controller.FailureReason.COMPONENT_WITHOUT_METRICS);
+        assertThat(dry.message()).contains("[ads]").endsWith("; dry run: nothing applied")
+                .doesNotContain("last applied plan");
     }
 
     @Test
