@@ -110,9 +110,29 @@ public final class RecordedCluster implements ClusterReader {
         } else if (parsed instanceof HasMetadata item) {
             items.add(item);
         } else if (parsed != null) {
-            throw new IllegalArgumentException(file + ": not Kubernetes objects (found "
-                    + parsed.getClass().getSimpleName() + ", without apiVersion and kind); " + EXPECTED);
+            throw new IllegalArgumentException(file + ": not Kubernetes objects (found " + found(parsed)
+                    + "); expected Kubernetes objects with apiVersion and kind, as kubectl get"
+                    + " nodes,pods,destinationrules -A -o yaml prints them (a List, or objects separated by ---)");
         }
+    }
+
+    /** What a document without apiVersion and kind holds, in the file's terms (not the parser's types). */
+    private static String found(Object parsed) {
+        Object value = parsed instanceof io.fabric8.kubernetes.api.model.runtime.RawExtension raw
+                ? raw.getValue() : parsed;
+        if (value instanceof Map<?, ?> map) {
+            List<String> keys = map.keySet().stream().map(String::valueOf).limit(6).toList();
+            return map.isEmpty() ? "an empty mapping" : "a mapping with the keys " + String.join(", ", keys)
+                    + (map.size() > keys.size() ? ", ..." : "") + " and no apiVersion or kind";
+        }
+        if (value instanceof List<?>) {
+            return "a list without apiVersion or kind";
+        }
+        if (value instanceof String text) {
+            String line = text.strip().replaceAll("\\s+", " ");
+            return "the text \"" + (line.length() > 40 ? line.substring(0, 40) + "..." : line) + "\"";
+        }
+        return value == null ? "nothing" : "the value " + value;
     }
 
     private static <T extends HasMetadata> T namespaced(T item, String where) {

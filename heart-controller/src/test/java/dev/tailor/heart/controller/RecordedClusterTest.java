@@ -153,7 +153,18 @@ class RecordedClusterTest {
                 .hasMessageStartingWith(broken + ": not Kubernetes objects (")
                 .hasMessageContaining("expected the output of kubectl get nodes,pods,destinationrules -A -o yaml");
         Path text = Files.writeString(dir.resolve("text.yaml"), "hello\n");
-        assertThatThrownBy(() -> RecordedCluster.read(text)).hasMessageStartingWith(text + ": not Kubernetes objects");
+        assertThatThrownBy(() -> RecordedCluster.read(text)).hasMessageStartingWith(text + ": not Kubernetes objects")
+                .hasMessageNotContaining("RawExtension");
+        // A controller configuration given by mistake: what was found and what was expected, in the file's terms.
+        Path config = Files.writeString(dir.resolve("heart.yaml"), """
+                prometheus: {url: http://127.0.0.1:9090}
+                kubernetes: {namespaces: [shop]}
+                """);
+        assertThatThrownBy(() -> RecordedCluster.read(config))
+                .hasMessage(config + ": not Kubernetes objects (found a mapping with the keys prometheus, kubernetes"
+                        + " and no apiVersion or kind); expected Kubernetes objects with apiVersion and kind, as"
+                        + " kubectl get nodes,pods,destinationrules -A -o yaml prints them (a List, or objects"
+                        + " separated by ---)");
         Path podsOnly = Files.writeString(dir.resolve("pods.yaml"), """
                 apiVersion: v1
                 kind: List
