@@ -32,6 +32,7 @@ final class KubeClients {
                         + (e instanceof java.nio.file.NoSuchFileException ? "no such file" : e.toString()) + ")");
             }
         } else {
+            requireKubeconfigEnvFile();
             config = Config.autoConfigure(null);
         }
         // Three retries (about 1.5 s of back-off), not fabric8's ten (about 20 s): a command that
@@ -41,6 +42,24 @@ final class KubeClients {
             config.setImpersonateUsername(as);
         }
         return new KubernetesClientBuilder().withConfig(config).build();
+    }
+
+    /**
+     * A KUBECONFIG that names no existing file is refused as {@code --kubeconfig} would be, rather
+     * than left to the client, which then tries the in-cluster default address.
+     */
+    private static void requireKubeconfigEnvFile() {
+        String env = System.getenv("KUBECONFIG");
+        if (env == null || env.isBlank()) {
+            return;
+        }
+        for (String path : env.split(java.io.File.pathSeparator)) {
+            if (!path.isBlank() && Files.exists(Path.of(path))) {
+                return;
+            }
+        }
+        throw new CliException("KUBECONFIG: " + env + ": cannot use it (no such file"
+                + (env.contains(java.io.File.pathSeparator) ? " among them" : "") + ")");
     }
 
     /** Retries of a failed API request. */

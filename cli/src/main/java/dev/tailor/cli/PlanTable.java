@@ -22,14 +22,20 @@ final class PlanTable {
         print(plan, source, explain, true, out);
     }
 
-    /** Like {@link #print(Plan, String, boolean, PrintWriter)}; {@code hints} adds the line on --explain, --format. */
-    static void print(Plan plan, String source, boolean explain, boolean hints, PrintWriter out) {
+    /** The replicas the plan shares traffic over: the ready ones (a replica not Ready is in no group). */
+    static int readyReplicas(Plan plan) {
         int replicas = 0;
         for (ComponentShares c : plan.allocation().shares()) {
             for (GroupShare g : c.groups()) {
                 replicas += g.pods().size();
             }
         }
+        return replicas;
+    }
+
+    /** Like {@link #print(Plan, String, boolean, PrintWriter)}; {@code hints} adds the line on --explain, --format. */
+    static void print(Plan plan, String source, boolean explain, boolean hints, PrintWriter out) {
+        int replicas = readyReplicas(plan);
         out.printf(Locale.ROOT, "HEART plan, round %d: %s, %s, %s  (%s)%n%n", plan.state().rounds(),
                 count(plan.allocation().shares().size(), "component"), count(replicas, "ready replica"),
                 count(plan.allocation().routes().size(), "call edge"), source);

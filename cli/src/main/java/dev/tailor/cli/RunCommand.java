@@ -417,9 +417,12 @@ final class RunCommand implements Callable<Integer> {
             return;
         }
         long changed = round.changes().stream().filter(c -> c.action() != Actuator.Action.UNCHANGED).count();
-        LOG.info(String.format(Locale.ROOT, "round %d planned in %.1f ms: %d replicas, %d call edges; %d rule(s) %s,"
-                        + " %d unchanged", round.plan().state().rounds(), round.planningNanos() / 1e6,
-                round.snapshot().replicas().size(), round.snapshot().calls().size(), changed,
+        // Counted as the plan's header counts them; the others (not Ready) are said beside.
+        int ready = PlanTable.readyReplicas(round.plan());
+        int all = round.snapshot().replicas().size();
+        LOG.info(String.format(Locale.ROOT, "round %d planned in %.1f ms: %d ready replicas%s, %d call edges; %d"
+                        + " rule(s) %s, %d unchanged", round.plan().state().rounds(), round.planningNanos() / 1e6,
+                ready, all > ready ? " (" + all + " in all)" : "", round.snapshot().calls().size(), changed,
                 dryRun ? "would change" : "changed", round.changes().size() - changed));
         for (Actuator.Change change : round.changes()) {
             if (change.action() == Actuator.Action.UNCHANGED) {

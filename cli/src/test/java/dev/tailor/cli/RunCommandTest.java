@@ -67,7 +67,7 @@ class RunCommandTest {
         PlanCommandTest.Result result = tailor("heart", "run", "--kubeconfig", kubeconfig().toString(), "--config", config().toString(), "--once", "--dry-run");
 
         assertThat(result.exitCode()).as(result.err()).isZero();
-        assertThat(result.err()).contains("round 1 planned in").contains("6 replicas, 2 call edges")
+        assertThat(result.err()).contains("round 1 planned in").contains("6 ready replicas, 2 call edges")
                 .contains("2 rule(s) would change")
                 // The checks of `tailor heart check` run first; their summary says how many passed.
                 .contains("tailor: start-up checks: ");

@@ -80,7 +80,7 @@ class TryOutTest {
         assertThat(result.exitCode()).as(result.err()).isZero();
         assertThat(result.err()).contains("cluster recorded in " + EXAMPLE.resolve("cluster.yaml")
                 + ": 3 node(s), 9 pod(s), 0 DestinationRule(s); left out: 2 Service object(s); a dry run")
-                .contains("round 1 planned in").contains("2 rule(s) would change");
+                .contains("round 1 planned in").contains(": 6 ready replicas, 2 call edges; 2 rule(s) would change");
         assertThat(result.out()).contains("HEART plan, round 1: 2 components, 6 ready replicas, 2 call edges")
                 .contains("metrics at " + AT)
                 .contains("create DestinationRule shop/tailor-heart-frontend-to-cart")
@@ -163,6 +163,25 @@ class TryOutTest {
     }
 
     @Test
+    void replicaNotReady_theLogAndThePlanCountTheReadyReplicasAlike() throws Exception {
+        String recorded = Files.readString(EXAMPLE.resolve("cluster.yaml"));
+        int pod = recorded.indexOf("name: cart-w3");
+        int ready = recorded.indexOf("{type: Ready, status: \"True\"}", pod);
+        assertThat(pod).isPositive();
+        assertThat(ready).isPositive();
+        String readyTrue = "{type: Ready, status: \"True\"}";
+        Path cluster = Files.writeString(dir.resolve("cluster.yaml"), recorded.substring(0, ready)
+                + "{type: Ready, status: \"False\"}" + recorded.substring(ready + readyTrue.length()));
+
+        PlanCommandTest.Result result = tailor(docsCommand(cluster.toString()));
+
+        assertThat(result.exitCode()).as(result.err()).isZero();
+        assertThat(result.out()).contains("HEART plan, round 1: 2 components, 5 ready replicas, 2 call edges");
+        assertThat(result.err()).contains("round 1 planned in").contains(": 5 ready replicas (6 in all), 2 call"
+                + " edges;");
+    }
+
+    @Test
     void clusterFrom_misused_exit2SayingWhatToDo() throws Exception {
         String cluster = EXAMPLE.resolve("cluster.yaml").toString();
         PlanCommandTest.Result writing = tailor("heart", "run", "--cluster-from", cluster, "--once");
@@ -183,6 +202,14 @@ class TryOutTest {
                 "--at", "yesterday");
         assertThat(badTime.exitCode()).isEqualTo(2);
         assertThat(badTime.err()).contains("--at: \"yesterday\" (expected: an instant in RFC 3339");
+
+        PlanCommandTest.Result config = tailor("heart", "run", "--cluster-from",
+                EXAMPLE.resolve("heart.yaml").toString(), "--once", "--dry-run");
+        assertThat(config.exitCode()).isEqualTo(2);
+        assertThat(config.err()).contains("--cluster-from: " + EXAMPLE.resolve("heart.yaml") + ": not Kubernetes"
+                + " objects (found a mapping with the keys prometheus, kubernetes and no apiVersion or kind);"
+                + " expected Kubernetes objects with apiVersion and kind, as kubectl get nodes,pods,destinationrules"
+                + " -A -o yaml prints them").doesNotContain("RawExtension");
 
         PlanCommandTest.Result future = tailor("heart", "run", "--cluster-from", cluster, "--once", "--dry-run",
                 "--at", "2999-01-01T00:00:00Z");
@@ -207,6 +234,29 @@ class TryOutTest {
                 + " recording are in the past: pass --at TIME (the recording's time");
         assertThat(result.err()).doesNotContain("already applied").doesNotContain("last applied plan");
         assertThat(result.out()).doesNotContain("DestinationRule");
+    }
+
+    @Test
+    void kubeconfigEnvNamingNoFile_saysSoAsForTheOption() throws Exception {
+        // A child JVM, so that its KUBECONFIG can be set.
+        Path absent = dir.resolve("nonexistent");
+        Path config = ControllerFiles.config(dir, "http://127.0.0.1:1");
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        ProcessBuilder builder = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
+                "dev.tailor.cli.Tailor", "heart", "run", "--config", config.toString(), "--once", "--dry-run")
+                .redirectOutput(dir.resolve("out").toFile()).redirectError(dir.resolve("err").toFile());
+        builder.environment().put("KUBECONFIG", absent.toString());
+        Process process = builder.start();
+        try {
+            assertThat(process.waitFor(120, TimeUnit.SECONDS)).as("tailor heart run ended").isTrue();
+        } finally {
+            process.destroyForcibly();
+        }
+        String err = Files.readString(dir.resolve("err"));
+
+        assertThat(process.exitValue()).as(err).isEqualTo(2);
+        assertThat(err).contains("KUBECONFIG: " + absent + ": cannot use it (no such file)")
+                .doesNotContain("kubernetes.default.svc").doesNotContain("current context");
     }
 
     @Test
