@@ -236,6 +236,10 @@ final class PlanCommand implements Callable<Integer> {
         if (ingressGateway != null && format != Format.istio) {
             throw new CliException("--ingress-gateway: only with --format istio");
         }
+        if (tuning.loadHeadroom != null && !config.queueAwareRouting()) {
+            err.println("tailor: note: --load-headroom has no effect with --no-queue-aware-routing (the headroom is"
+                    + " the queue-aware split's)");
+        }
 
         String source;
         Snapshot snapshot;

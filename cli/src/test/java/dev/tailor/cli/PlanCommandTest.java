@@ -86,6 +86,14 @@ class PlanCommandTest {
     }
 
     @Test
+    void plan_loadHeadroomWithoutQueueAwareRouting_saysItHasNoEffect() {
+        Result r = tailor("heart", "plan", "--load-headroom", "1", "--no-queue-aware-routing");
+        assertThat(r.exitCode()).isZero();
+        assertThat(r.err()).contains("--load-headroom has no effect with --no-queue-aware-routing");
+        assertThat(tailor("heart", "plan", "--load-headroom", "1").err()).doesNotContain("no effect");
+    }
+
+    @Test
     void plan_slowLinkFilterOn_underQueueAwareRouting_saysItDoesNotRunThere() {
         // Asked for, the filter runs only where a callee is planned the paper's way; the explanation of a
         // queue-aware callee must not claim it is off, nor leave the user thinking it acted.
