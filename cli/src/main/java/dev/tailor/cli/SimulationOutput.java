@@ -91,9 +91,7 @@ final class SimulationOutput {
                     "P50 ms", "P99 ms", "P99 min–max", "P99 mean", "P99.9 ms", "timeouts", "errors", "unfinished",
                     "CPU gap", "plan ms"));
             for (SeedCells.Cell c : group.getValue()) {
-                List<Double> plans = c.runs().stream().map(RunResult::planning)
-                        .map(p -> p == null ? null : p.medianMillis()).toList();
-                Double plan = plans.contains(null) ? null : SeedCells.Spread.of(plans).medianMillis();
+                Double plan = SeedCells.planMillis(c);
                 out.println(String.format(Locale.ROOT, "  %-16s %9s %9s %17s %9s %9s %9d %9d %10d %7s %8s", c.policy(),
                         fmt(c.p50Millis()), fmt(c.p99Millis()),
                         fmt(c.p99Spread().minMillis()) + "–" + fmt(c.p99Spread().maxMillis()),

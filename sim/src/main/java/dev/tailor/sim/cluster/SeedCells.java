@@ -115,6 +115,16 @@ public final class SeedCells {
         return cells;
     }
 
+    /**
+     * HEART's planning time of a cell: the median over the seeds of each seed's median round, ms;
+     * {@code null} when a seed has no planning (a policy that does not plan).
+     */
+    public static Double planMillis(Cell cell) {
+        List<Double> plans = cell.runs().stream().map(RunResult::planning)
+                .map(p -> p == null ? null : p.medianMillis()).toList();
+        return plans.contains(null) ? null : medianOf(plans);
+    }
+
     private static Double medianOf(List<Double> values) {
         return Spread.of(values).medianMillis();
     }
