@@ -84,7 +84,9 @@ class SimulateCommandTest {
         assertThat(result.out()).contains("paper-pairwise · network A · CPU fluid · 100 RPS · 2 seeds")
                 .contains("P99 min–max").contains("peak-ewma");
         assertThat(Files.readString(report.resolve("index.html"))).contains("P99 min–max ms")
-                .contains("Every cell ran with 2 seeds (20250701 .. 20250702)");
+                .contains("Every cell ran with 2 seeds (20250701 .. 20250702)")
+                // As in the one-seed report: HEART's planning time, here the median over the seeds.
+                .contains("<th>plan ms/round (median)</th>");
     }
 
     @Test
@@ -100,7 +102,10 @@ class SimulateCommandTest {
                 .contains("heart-no-trend").contains("simulator speed:");
         String html = Files.readString(report.resolve("index.html"));
         assertThat(html).startsWith("<!DOCTYPE html>").contains("<table>").contains("data:image/png;base64,")
-                .contains("End-to-end latency CDF at 200 RPS");
+                // Two CPU models, two CDFs at the same rate: each names its cell in the alt text.
+                .contains("alt=\"End-to-end latency CDF: paper-dag · network A · CPU fluid · 200 RPS\"")
+                .contains("alt=\"End-to-end latency CDF: paper-dag · network A · CPU cfs-quota · 200 RPS\"")
+                .contains("<th>plan ms/round (median)</th>");
         assertThat(result.err()).contains("report written to");
     }
 

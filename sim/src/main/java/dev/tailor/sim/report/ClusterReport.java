@@ -29,13 +29,6 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
  */
 public final class ClusterReport {
 
-    /** Policy colours, stable across charts (Okabe–Ito palette, readable by colour-blind readers). */
-    private static final Color[] PALETTE = {
-        new Color(0x00, 0x00, 0x00), new Color(0xE6, 0x9F, 0x00), new Color(0x56, 0xB4, 0xE9),
-        new Color(0x00, 0x9E, 0x73), new Color(0xCC, 0x79, 0xA7), new Color(0xD5, 0x5E, 0x00),
-        new Color(0x00, 0x72, 0xB2), new Color(0x99, 0x99, 0x99)
-    };
-
     private ClusterReport() {
     }
 
@@ -90,9 +83,9 @@ public final class ClusterReport {
             for (SeedCells.Cell cell : cells) {
                 pooled.add(pooled(cell));
             }
-            return page(dir, frame, pooled, cellTable(cells) + seedSpread(cells), byName);
+            return page(dir, frame, pooled, cellTable(cells), cells, byName);
         }
-        return page(dir, frame, results, table(results), byName);
+        return page(dir, frame, results, table(results), null, byName);
     }
 
     /** A cell as one run for the charts: pooled latencies, median P99, the first seed's CPU series. */
@@ -105,19 +98,37 @@ public final class ClusterReport {
                 first.cpuUtilisationSeries());
     }
 
+    /**
+     * Policy colours, the same in every chart of a report: the report's policies in the order of
+     * {@link dev.tailor.sim.cluster.ClusterSimulation#policyNames()} (unknown names after them) take the
+     * series colours in turn, so a report of up to twelve policies has twelve distinct colours.
+     */
+    static Map<String, Color> colours(List<String> policies) {
+        List<String> order = dev.tailor.sim.cluster.ClusterSimulation.policyNames();
+        List<String> sorted = policies.stream().distinct().sorted(java.util.Comparator.comparingInt(
+                (String p) -> order.indexOf(p) < 0 ? order.size() : order.indexOf(p))).toList();
+        Map<String, Color> colours = new LinkedHashMap<>();
+        for (int i = 0; i < sorted.size(); i++) {
+            colours.put(sorted.get(i), ReportCharts.seriesColour(i));
+        }
+        return colours;
+    }
+
+    /** "network A · CPU fluid · 400 RPS": a chart's cell within its scenario. */
+    private static String cell(RunResult run) {
+        return "network " + run.network() + " · CPU " + run.cpuModel() + " · " + format(run.rps()) + " RPS";
+    }
+
     private static Path page(Path dir, HtmlPages.Frame frame, List<RunResult> results, String table,
-            Map<String, ClusterScenario> scenarios) throws IOException {
+            List<SeedCells.Cell> seedsSpread, Map<String, ClusterScenario> scenarios) throws IOException {
         System.setProperty("java.awt.headless", "true");
         Files.createDirectories(dir);
-        // The same policy has the same colour in every report.
-        List<String> order = dev.tailor.sim.cluster.ClusterSimulation.policyNames();
-        Map<String, Color> colours = new LinkedHashMap<>();
-        for (RunResult result : results) {
-            int index = order.indexOf(result.policy());
-            colours.computeIfAbsent(result.policy(), p -> PALETTE[(index < 0 ? order.size() : index) % PALETTE.length]);
-        }
+        Map<String, Color> colours = colours(results.stream().map(RunResult::policy).toList());
         StringBuilder html = new StringBuilder(HtmlPages.start(frame));
         html.append(table);
+        if (seedsSpread != null) {
+            html.append(seedSpread(seedsSpread));
+        }
 
         Map<String, List<RunResult>> bySetting = new LinkedHashMap<>();
         for (RunResult result : results) {
@@ -129,13 +140,18 @@ public final class ClusterReport {
             html.append("<h2>").append(escape(setting.getKey())).append("</h2>\n<div class=\"charts\">\n");
             TreeSet<Double> rates = new TreeSet<>();
             runs.forEach(r -> rates.add(r.rps()));
+            RunResult first = runs.get(0);
+            String place = "network " + first.network() + " · CPU " + first.cpuModel();
             if (rates.size() > 1) {
-                html.append(ReportCharts.inlinePng(p99ByRate(runs, colours)));
+                html.append(ReportCharts.inlinePng(p99ByRate(runs, "P99 latency against load · " + place, colours),
+                        "P99 latency against load: " + setting.getKey()));
             }
             for (double rps : rates) {
-                html.append(ReportCharts.inlinePng(latencyCdf(runs.stream().filter(r -> r.rps() == rps).toList(),
-                        "End-to-end latency CDF at " + format(rps) + " RPS", colours,
-                        timeoutMillis(scenarios.get(runs.get(0).scenario())))));
+                List<RunResult> atRate = runs.stream().filter(r -> r.rps() == rps).toList();
+                String what = "End-to-end latency CDF";
+                html.append(ReportCharts.inlinePng(latencyCdf(atRate, what + " · " + cell(atRate.get(0)), colours,
+                        timeoutMillis(scenarios.get(first.scenario()))),
+                        what + ": " + first.scenario() + " · " + cell(atRate.get(0))));
             }
             html.append("</div>\n<h3>CPU utilisation per component at ").append(format(rates.last()))
                     .append(" RPS (10-s means in % of the CPU limit; one panel per component, one line per replica,"
@@ -149,7 +165,8 @@ public final class ClusterReport {
                 if (run.rps() == rates.last() && run.cpuUtilisationSeries() != null) {
                     html.append("<h4>").append(escape(run.policy())).append("</h4>\n<div class=\"charts\">\n");
                     for (XYChart panel : cpuPerComponent(run, speeds)) {
-                        html.append(ReportCharts.inlinePng(panel));
+                        html.append(ReportCharts.inlinePng(panel, "CPU utilisation, " + panel.getTitle() + ": "
+                                + run.scenario() + " · " + cell(run)));
                     }
                     html.append("</div>\n");
                 }
@@ -165,7 +182,8 @@ public final class ClusterReport {
 
     /**
      * How each policy's P99 spreads over the seeds: one box plot per (scenario, network, CPU model, rate),
-     * a box per policy (quartiles, whiskers to the extremes, over the seeds' P99s).
+     * a box per policy (quartiles, whiskers to the extremes, over the seeds' P99s). The title
+     * names the cell, the alt text the scenario as well; policy names are slanted when they would overlap.
      */
     private static String seedSpread(List<SeedCells.Cell> cells) throws IOException {
         Map<String, List<SeedCells.Cell>> groups = new LinkedHashMap<>();
@@ -175,29 +193,51 @@ public final class ClusterReport {
         }
         StringBuilder html = new StringBuilder("<h2>P99 over the seeds</h2>\n<div class=\"charts\">\n");
         for (Map.Entry<String, List<SeedCells.Cell>> group : groups.entrySet()) {
-            org.knowm.xchart.BoxChart chart = new org.knowm.xchart.BoxChartBuilder().width(620).height(360)
-                    .title("P99 over " + group.getValue().get(0).seeds().size() + " seeds: " + group.getKey())
-                    .yAxisTitle("P99 (ms, log scale)").build();
-            chart.getStyler().setChartBackgroundColor(Color.WHITE);
-            chart.getStyler().setPlotBackgroundColor(Color.WHITE);
-            chart.getStyler().setLocale(Locale.ROOT);
-            chart.getStyler().setLegendVisible(false);
-            // Log scale: a policy that times out (P99 at 30 s) would flatten the others' boxes.
-            chart.getStyler().setYAxisLogarithmic(true);
-            chart.getStyler().setYAxisDecimalPattern(ReportCharts.LOG_AXIS_PATTERN);
-            int series = 0;
-            for (SeedCells.Cell c : group.getValue()) {
-                List<Double> p99s = c.runs().stream().map(RunResult::p99Millis).filter(v -> v != null).toList();
-                if (!p99s.isEmpty()) {
-                    chart.addSeries(c.policy(), p99s);
-                    series++;
-                }
+            SeedCells.Cell head = group.getValue().get(0);
+            String what = "P99 over " + head.seeds().size() + " seeds";
+            List<SeedCells.Cell> plotted = group.getValue().stream()
+                    .filter(c -> c.runs().stream().anyMatch(r -> r.p99Millis() != null)).toList();
+            if (plotted.isEmpty()) {
+                continue;
             }
-            if (series > 0) {
-                html.append(ReportCharts.inlinePng(chart));
+            List<String> policies = plotted.stream().map(SeedCells.Cell::policy).toList();
+            org.knowm.xchart.BoxChart chart = boxChart(what + " · network " + head.network() + " · CPU "
+                    + head.cpuModel() + " · " + format(head.rps()) + " RPS", policies);
+            for (SeedCells.Cell c : plotted) {
+                // Log scale: a policy that times out (P99 at 30 s) would flatten the others' boxes.
+                chart.addSeries(c.policy(), c.runs().stream().map(RunResult::p99Millis).filter(v -> v != null)
+                        .map(v -> Math.log10(Math.max(0.01, v))).toList());
             }
+            html.append(ReportCharts.inlinePng(chart, what + ": " + group.getKey()));
         }
         return html.append("</div>\n").toString();
+    }
+
+    /**
+     * An empty box chart, 620 px wide, a box per policy of {@code policies}; add series of log10(ms). The
+     * names run horizontally when each fits its box's width, else slanted 45° with the chart made taller by
+     * what they take. The y axis is linear in log10(ms), its ticks labelled with the ms they stand for (3
+     * significant digits): XChart's box chart ignores a set axis range, so its own log axis would label no
+     * tick when the values lie within one decade (powers of ten only, {@link ReportCharts#logAxisRange}).
+     */
+    private static org.knowm.xchart.BoxChart boxChart(String title, List<String> policies) {
+        java.awt.Font labelFont = new org.knowm.xchart.style.BoxStyler().getAxisTickLabelsFont();
+        double widest = policies.stream().mapToDouble(p -> ReportCharts.textWidth(p, labelFont)).max().orElse(0);
+        // About 90 px go to the y axis's title and labels; each box gets an equal share of the rest.
+        boolean slant = widest > (620 - 90) / (double) policies.size() - 8;
+        int height = 360 + (slant ? (int) Math.ceil(widest * Math.sqrt(0.5)) : 0);
+        org.knowm.xchart.BoxChart chart = new org.knowm.xchart.BoxChartBuilder().width(620).height(height)
+                .title(title).yAxisTitle("P99 (ms, log scale)").build();
+        chart.getStyler().setChartBackgroundColor(Color.WHITE);
+        chart.getStyler().setPlotBackgroundColor(Color.WHITE);
+        chart.getStyler().setLocale(Locale.ROOT);
+        chart.getStyler().setLegendVisible(false);
+        chart.getStyler().setyAxisTickLabelsFormattingFunction(ReportCharts::powerOfTenLabel);
+        if (slant) {
+            chart.getStyler().setXAxisLabelRotation(45);
+        }
+        ReportCharts.fitTitle(chart);
+        return chart;
     }
 
     private static String cellTable(List<SeedCells.Cell> cells) {
@@ -205,8 +245,9 @@ public final class ClusterReport {
                 + "<th class=\"l\">network</th>"
                 + "<th class=\"l\">CPU</th><th>RPS</th><th class=\"l\">policy</th><th>seeds</th><th>P50 ms</th>"
                 + "<th>P99 ms</th><th>P99 min–max ms</th><th>P99 mean ms</th><th>P99.9 ms</th><th>timeouts</th>"
-                + "<th>errors</th><th>unfinished</th><th>CPU gap pp</th></tr>\n");
+                + "<th>errors</th><th>unfinished</th><th>CPU gap pp</th><th>plan ms/round (median)</th></tr>\n");
         for (SeedCells.Cell c : cells) {
+            Double plan = SeedCells.planMillis(c);
             t.append("<tr><td class=\"l\">").append(escape(c.scenario())).append("</td><td class=\"l\">")
                     .append(escape(c.network())).append("</td><td class=\"l\">").append(escape(c.cpuModel()))
                     .append("</td><td>").append(format(c.rps())).append("</td><td class=\"l\">")
@@ -216,7 +257,8 @@ public final class ClusterReport {
                     .append("</td><td>").append(format(c.p99Spread().meanMillis())).append("</td><td>")
                     .append(format(c.p999Millis())).append("</td><td>").append(c.timeouts()).append("</td><td>")
                     .append(c.errors()).append("</td><td>").append(c.unfinished()).append("</td><td>")
-                    .append(format(c.cpuGapPercentPoints())).append("</td></tr>\n");
+                    .append(format(c.cpuGapPercentPoints())).append("</td><td>")
+                    .append(plan == null ? "" : format(plan)).append("</td></tr>\n");
         }
         return t.append("</table></div>\n").toString();
     }
@@ -245,6 +287,7 @@ public final class ClusterReport {
         XYChart chart = ReportCharts.tailChart(title, 400);
         List<String> order = dev.tailor.sim.cluster.ClusterSimulation.policyNames();
         double topNines = 0;
+        List<Double> latencies = new ArrayList<>();
         for (RunResult run : runs) {
             if (run.latency() == null || run.latency().getTotalCount() == 0) {
                 continue;
@@ -259,28 +302,31 @@ public final class ClusterReport {
                 x.add(Math.max(0.01, v.getValueIteratedTo() / 1_000.0));
                 y.add(-Math.log10(1 - fraction));
             }
+            latencies.addAll(x);
             XYSeries series = chart.addSeries(run.policy(), x, y);
             series.setMarker(SeriesMarkers.NONE);
             series.setLineColor(colours.get(run.policy()));
-            // Colours repeat after eight policies and curves coincide (heart and mcf-no-filter at low load):
-            // a line pattern per policy keeps each visible.
+            // Curves coincide (heart and mcf-no-filter at low load): a line pattern per policy keeps each visible.
             int index = order.indexOf(run.policy());
-            series.setLineStyle(ReportCharts.dash(index < 0 ? 0 : index + index / PALETTE.length));
+            series.setLineStyle(ReportCharts.dash(Math.max(0, index)));
             topNines = Math.max(topNines, y.get(y.size() - 1));
         }
         if (timeoutMillis != null && topNines > 0) {
             ReportCharts.timeoutLine(chart, timeoutMillis, topNines);
+            latencies.add(timeoutMillis);
         }
+        ReportCharts.logXAxis(chart.getStyler(), latencies);
         return chart;
     }
 
-    private static XYChart p99ByRate(List<RunResult> runs, Map<String, Color> colours) {
-        XYChart chart = new XYChartBuilder().width(620).height(400).title("P99 latency against load")
+    private static XYChart p99ByRate(List<RunResult> runs, String title, Map<String, Color> colours) {
+        XYChart chart = new XYChartBuilder().width(620).height(400).title(title)
                 .xAxisTitle("user requests per second").yAxisTitle("P99 (ms, log scale)").build();
         ReportCharts.style(chart);
+        ReportCharts.fitTitle(chart);
         // No custom tick labels here: XChart places them linearly on a log axis (knowm/XChart#834).
-        chart.getStyler().setYAxisLogarithmic(true);
-        chart.getStyler().setYAxisDecimalPattern(ReportCharts.LOG_AXIS_PATTERN);
+        ReportCharts.logYAxis(chart.getStyler(), runs.stream().map(RunResult::p99Millis)
+                .map(v -> v == null ? null : Math.max(0.01, v)).toList());
         chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNW);
         Map<String, List<RunResult>> byPolicy = new LinkedHashMap<>();
         runs.forEach(r -> byPolicy.computeIfAbsent(r.policy(), k -> new ArrayList<>()).add(r));
