@@ -236,25 +236,43 @@ class TryOutTest {
         assertThat(result.out()).doesNotContain("DestinationRule");
     }
 
-    @Test
-    void kubeconfigEnvNamingNoFile_saysSoAsForTheOption() throws Exception {
-        // A child JVM, so that its KUBECONFIG can be set.
-        Path absent = dir.resolve("nonexistent");
+    /** What a child JVM's {@code tailor heart run --once --dry-run} ended with. */
+    private record Child(int exitCode, String err) {
+    }
+
+    /**
+     * Runs {@code tailor heart run --once --dry-run} against a Prometheus that does not answer, in a child JVM
+     * with {@code jvmOptions} and its environment changed by {@code environment}: the only way to set a
+     * process's environment variables.
+     */
+    private Child dryRunInChildJvm(List<String> jvmOptions,
+            java.util.function.Consumer<Map<String, String>> environment) throws Exception {
         Path config = ControllerFiles.config(dir, "http://127.0.0.1:1");
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        ProcessBuilder builder = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
-                "dev.tailor.cli.Tailor", "heart", "run", "--config", config.toString(), "--once", "--dry-run")
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), "dev.tailor.cli.Tailor", "heart", "run",
+                "--config", config.toString(), "--once", "--dry-run"));
+        ProcessBuilder builder = new ProcessBuilder(command)
                 .redirectOutput(dir.resolve("out").toFile()).redirectError(dir.resolve("err").toFile());
-        builder.environment().put("KUBECONFIG", absent.toString());
+        environment.accept(builder.environment());
         Process process = builder.start();
         try {
             assertThat(process.waitFor(120, TimeUnit.SECONDS)).as("tailor heart run ended").isTrue();
         } finally {
             process.destroyForcibly();
         }
-        String err = Files.readString(dir.resolve("err"));
+        return new Child(process.exitValue(), Files.readString(dir.resolve("err")));
+    }
 
-        assertThat(process.exitValue()).as(err).isEqualTo(2);
+    @Test
+    void kubeconfigEnvNamingNoFile_saysSoAsForTheOption() throws Exception {
+        // A child JVM, so that its KUBECONFIG can be set.
+        Path absent = dir.resolve("nonexistent");
+        Child child = dryRunInChildJvm(List.of(), env -> env.put("KUBECONFIG", absent.toString()));
+        String err = child.err();
+
+        assertThat(child.exitCode()).as(err).isEqualTo(2);
         assertThat(err).contains("KUBECONFIG: " + absent + ": cannot use it (no such file)")
                 .doesNotContain("kubernetes.default.svc").doesNotContain("current context");
     }
@@ -264,25 +282,15 @@ class TryOutTest {
         // A child JVM, so that its environment has no KUBECONFIG, a home without ~/.kube/config, and no
         // in-cluster service: the client then tries its default address, which does not answer here.
         Path home = Files.createDirectories(dir.resolve("home"));
-        Path config = ControllerFiles.config(dir, "http://127.0.0.1:1");
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        ProcessBuilder builder = new ProcessBuilder(java, "-Duser.home=" + home, "-cp",
-                System.getProperty("java.class.path"), "dev.tailor.cli.Tailor", "heart", "run", "--config",
-                config.toString(), "--once", "--dry-run")
-                .redirectOutput(dir.resolve("out").toFile()).redirectError(dir.resolve("err").toFile());
-        builder.environment().remove("KUBECONFIG");
-        builder.environment().remove("KUBERNETES_SERVICE_HOST");
-        builder.environment().remove("KUBERNETES_SERVICE_PORT");
-        builder.environment().put("HOME", home.toString());
-        Process process = builder.start();
-        try {
-            assertThat(process.waitFor(120, TimeUnit.SECONDS)).as("tailor heart run ended").isTrue();
-        } finally {
-            process.destroyForcibly();
-        }
-        String err = Files.readString(dir.resolve("err"));
+        Child child = dryRunInChildJvm(List.of("-Duser.home=" + home), env -> {
+            env.remove("KUBECONFIG");
+            env.remove("KUBERNETES_SERVICE_HOST");
+            env.remove("KUBERNETES_SERVICE_PORT");
+            env.put("HOME", home.toString());
+        });
+        String err = child.err();
 
-        assertThat(process.exitValue()).as(err).isEqualTo(1);
+        assertThat(child.exitCode()).as(err).isEqualTo(1);
         List<String> lines = err.lines().toList();
         assertThat(lines.get(0)).contains("tailor: cluster https://kubernetes.default.svc/ (no kubeconfig");
         assertThat(lines.get(lines.size() - 1))
