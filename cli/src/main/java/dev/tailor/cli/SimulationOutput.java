@@ -57,17 +57,25 @@ final class SimulationOutput {
             }
             first = false;
             out.println(group.getKey());
-            out.println(String.format(Locale.ROOT, "  %-16s %9s %9s %9s %9s%s %10s %7s %8s %8s", "policy", "P50 ms",
-                    "P99 ms", "P99.9 ms", "timeouts", errors ? String.format(Locale.ROOT, " %9s", "errors") : "",
-                    "unfinished", "CPU gap", "max CPU", "plan ms"));
+            String col = policyColumn(group.getValue().stream().map(RunResult::policy).toList());
+            out.println(String.format(Locale.ROOT, "  " + col + " %9s %9s %9s %9s%s %10s %7s %8s %8s", "policy",
+                    "P50 ms", "P99 ms", "P99.9 ms", "timeouts",
+                    errors ? String.format(Locale.ROOT, " %9s", "errors") : "", "unfinished", "CPU gap", "max CPU",
+                    "plan ms"));
             for (RunResult r : group.getValue()) {
-                out.println(String.format(Locale.ROOT, "  %-16s %9s %9s %9s %9d%s %10d %7s %8s %8s", r.policy(),
+                out.println(String.format(Locale.ROOT, "  " + col + " %9s %9s %9s %9d%s %10d %7s %8s %8s", r.policy(),
                         fmt(r.p50Millis()), fmt(r.p99Millis()), fmt(r.p999Millis()), r.timeouts(),
                         errors ? String.format(Locale.ROOT, " %9d", r.errors()) : "", r.unfinished(),
                         withUnit(r.cpuGapPercentPoints(), "pp"), withUnit(maxCpu(r), "%"),
                         r.planning() == null ? "–" : fmt(r.planning().medianMillis())));
             }
         }
+    }
+
+    /** The format of the policy column: 16 characters, or as wide as the longest policy name. */
+    static String policyColumn(List<String> policies) {
+        int width = Math.max(16, policies.stream().mapToInt(String::length).max().orElse(0));
+        return "%-" + width + "s";
     }
 
     /**
@@ -87,12 +95,14 @@ final class SimulationOutput {
             }
             first = false;
             out.println(group.getKey() + " (latencies: median over the seeds; counts: summed)");
-            out.println(String.format(Locale.ROOT, "  %-16s %9s %9s %17s %9s %9s %9s %9s %10s %7s %8s", "policy",
+            String col = policyColumn(group.getValue().stream().map(SeedCells.Cell::policy).toList());
+            out.println(String.format(Locale.ROOT, "  " + col + " %9s %9s %17s %9s %9s %9s %9s %10s %7s %8s", "policy",
                     "P50 ms", "P99 ms", "P99 min–max", "P99 mean", "P99.9 ms", "timeouts", "errors", "unfinished",
                     "CPU gap", "plan ms"));
             for (SeedCells.Cell c : group.getValue()) {
                 Double plan = SeedCells.planMillis(c);
-                out.println(String.format(Locale.ROOT, "  %-16s %9s %9s %17s %9s %9s %9d %9d %10d %7s %8s", c.policy(),
+                out.println(String.format(Locale.ROOT, "  " + col + " %9s %9s %17s %9s %9s %9d %9d %10d %7s %8s",
+                        c.policy(),
                         fmt(c.p50Millis()), fmt(c.p99Millis()),
                         fmt(c.p99Spread().minMillis()) + "–" + fmt(c.p99Spread().maxMillis()),
                         fmt(c.p99Spread().meanMillis()), fmt(c.p999Millis()), c.timeouts(), c.errors(), c.unfinished(),
@@ -125,8 +135,9 @@ final class SimulationOutput {
             List<String> policies = runs.stream().map(RunResult::policy).distinct().toList();
             double timeout = timeoutMillis.getOrDefault(runs.get(0).scenario(), Double.NaN);
             out.println(group.getKey() + " (ms; timeout: slower than " + fmt(timeout / 1000) + " s)");
-            StringBuilder rateLine = new StringBuilder(String.format(Locale.ROOT, "  %-16s", ""));
-            StringBuilder header = new StringBuilder(String.format(Locale.ROOT, "  %-16s", "policy"));
+            String col = policyColumn(policies);
+            StringBuilder rateLine = new StringBuilder(String.format(Locale.ROOT, "  " + col, ""));
+            StringBuilder header = new StringBuilder(String.format(Locale.ROOT, "  " + col, "policy"));
             for (double rps : rates) {
                 rateLine.append(String.format(Locale.ROOT, " | %-35s", fmt(rps) + " RPS"));
                 header.append(String.format(Locale.ROOT, " | %8s %8s %8s %8s", "P50", "P99", "P99.9", "timeouts"));
@@ -134,7 +145,7 @@ final class SimulationOutput {
             out.println(rateLine.toString().stripTrailing());
             out.println(header);
             for (String policy : policies) {
-                StringBuilder row = new StringBuilder(String.format(Locale.ROOT, "  %-16s", policy));
+                StringBuilder row = new StringBuilder(String.format(Locale.ROOT, "  " + col, policy));
                 for (double rps : rates) {
                     RunResult r = runs.stream().filter(x -> x.policy().equals(policy) && x.rps() == rps).findFirst()
                             .orElse(null);
