@@ -164,6 +164,29 @@ class ControllerLoopStallTest {
         return api.client.resources(Lease.class).inNamespace("tailor-system").withName("tailor-heart").get();
     }
 
+    /**
+     * Makes {@code holder} (or nobody) hold the Lease now, as another replica would. The leading replica
+     * renews the Lease concurrently, so an update can meet a newer version (409 Conflict): read and
+     * write again, as a real contender does.
+     */
+    private void setLeaseHolder(String holder) {
+        for (int attempt = 1; ; attempt++) {
+            Lease lease = lease();
+            lease.getSpec().setHolderIdentity(holder);
+            if (holder != null) {
+                lease.getSpec().setRenewTime(ZonedDateTime.now());
+            }
+            try {
+                api.client.resources(Lease.class).inNamespace("tailor-system").resource(lease).update();
+                return;
+            } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+                if (e.getCode() != 409 || attempt == 20) {
+                    throw e;
+                }
+            }
+        }
+    }
+
     @Test
     void renewalsStall_noWriteOnceTheRenewDeadlineHasPassedSinceTheLastRenewal() throws Exception {
         try (ControllerLoop a = loop(LEASE, "replica-a", 1, round -> { })) {
@@ -207,10 +230,7 @@ class ControllerLoopStallTest {
 
             // replica-b holds the Lease now (its clock ran ahead, say), while replica-a's own clock
             // still says it renewed within the deadline.
-            Lease taken = lease();
-            taken.getSpec().setHolderIdentity("replica-b");
-            taken.getSpec().setRenewTime(ZonedDateTime.now());
-            api.client.resources(Lease.class).inNamespace("tailor-system").resource(taken).update();
+            setLeaseHolder("replica-b");
 
             editCartRuleByHand();
             Timed round = roundAt(T0 + RENEW_DEADLINE_MILLIS - 1);
@@ -237,14 +257,9 @@ class ControllerLoopStallTest {
             int before = rounds.size();
 
             // ... and meanwhile replica-b holds the Lease for a while, then lets it go.
-            Lease taken = lease();
-            taken.getSpec().setHolderIdentity("replica-b");
-            taken.getSpec().setRenewTime(ZonedDateTime.now());
-            api.client.resources(Lease.class).inNamespace("tailor-system").resource(taken).update();
+            setLeaseHolder("replica-b");
             assertThat(await(() -> !a.leading())).as("replica-a saw replica-b lead").isTrue();
-            Lease released = lease();
-            released.getSpec().setHolderIdentity(null);
-            api.client.resources(Lease.class).inNamespace("tailor-system").resource(released).update();
+            setLeaseHolder(null);
             assertThat(await(a::leading)).as("replica-a took the Lease again; " + messages).isTrue();
 
             slow.released().countDown();
