@@ -51,16 +51,21 @@ import java.util.concurrent.atomic.AtomicReference;
  * </ul>
  *
  * <p>Features are the upstream's: read-only, flush, FUA, trim and write-zeroes exactly when the
- * upstream offers them. {@code NBD_CMD_FLAG_DF} is dropped from reads: the pool does not negotiate
- * structured replies, so the upstream answers every read with one simple reply.
+ * upstream offers them, and block status ({@code base:allocation}) passed through when the upstream
+ * selects that context for the export. {@code NBD_CMD_FLAG_DF} is dropped from reads: the pool puts a
+ * read's chunks together into one buffer, which the export sends on as its own reply.
  */
 public final class UpstreamBackend implements BlockBackend {
 
     /** How long connecting and the handshake may take. */
     static final int CONNECT_TIMEOUT_MILLIS = 10_000;
 
-    /** What the upstream said about its export in the handshake. */
-    record Description(long sizeBytes, int transmissionFlags, BlockSizes blockSizes) {
+    /**
+     * What the upstream said about its export in the handshake.
+     *
+     * @param blockStatus whether it selected the {@code base:allocation} metadata context for the export
+     */
+    record Description(long sizeBytes, int transmissionFlags, BlockSizes blockSizes, boolean blockStatus) {
     }
 
     private final NbdConfig.Upstream config;
@@ -197,6 +202,16 @@ public final class UpstreamBackend implements BlockBackend {
     @Override
     public BlockSizes blockSizes() {
         return description.blockSizes();
+    }
+
+    /**
+     * Whether block status is passed through: the first pool connection selected {@code base:allocation} on
+     * the upstream. A later pool connection to an upstream that no longer offers it answers the range as
+     * data itself.
+     */
+    @Override
+    public boolean answersBlockStatus() {
+        return description.blockStatus();
     }
 
     /** How many connections the pool may open: the configured number with multi-conn, else 1. */

@@ -18,11 +18,24 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The client side of one upstream connection of {@link UpstreamBackend}: the fixed newstyle handshake
- * with {@code NBD_OPT_GO} (asking for {@code NBD_INFO_BLOCK_SIZE}), then requests out and simple
- * replies in (proto.md, "Request message", "Simple reply message"). A simple reply to a read carries
- * data only when its error is zero, and its length is the request's, which the handler remembers
- * per cookie.
+ * The client side of one upstream connection of {@link UpstreamBackend}: the fixed newstyle handshake,
+ * then requests out and replies in (proto.md, "Request message", "Simple reply message", "Structured
+ * reply chunk message").
+ *
+ * <p>The handshake asks for structured replies ({@code NBD_OPT_STRUCTURED_REPLY}) and, if the upstream
+ * takes them, for the {@code base:allocation} metadata context of the export
+ * ({@code NBD_OPT_SET_META_CONTEXT}), then {@code NBD_OPT_GO} (asking for {@code NBD_INFO_BLOCK_SIZE}).
+ * An upstream that refuses either option is used without it: simple replies only, and
+ * {@code NBD_CMD_BLOCK_STATUS} answered here with one data descriptor over the range (status 0, which
+ * proto.md allows for any block), as before. With the context selected, a {@code BLOCK_STATUS} request
+ * is forwarded and the upstream's descriptors are passed on, cut to the request's range and to
+ * {@link #MAX_DESCRIPTORS} (the client asks again from where they end).
+ *
+ * <p>Replies: a simple reply to a read carries data only when its error is zero, and its length is the
+ * request's, which the handler remembers per cookie. Structured replies may come as several chunks,
+ * interleaved with other cookies' chunks; a read's {@code OFFSET_DATA} and {@code OFFSET_HOLE} chunks are
+ * put together into one buffer of the request's length, which the chunks must cover exactly once the
+ * {@code DONE} flag arrives; an error chunk fails the request with its error (the first one counts).
  *
  * <p>How a connection ends (proto.md, "Terminating the transmission phase"):
  * <ul>
@@ -100,15 +113,53 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
         }
     }
 
-    /**
-     * A request sent and not answered yet.
-     *
-     * @param writesBefore for a FLUSH, the writes acknowledged when it was sent (those it covers)
-     */
-    private record Pending(int command, int lengthBytes, Promise<ByteBuf> completion, long writesBefore) {
+    /** Most descriptors passed on in one block status reply, as the file exports answer. */
+    static final int MAX_DESCRIPTORS = 2_048;
+
+    /** Largest structured chunk payload taken whole (block status, errors): 1 MiB, far above any real one. */
+    private static final int MAX_WHOLE_CHUNK_BYTES = 1 << 20;
+
+    /** A request sent and not answered yet, with what its structured reply chunks have brought so far. */
+    private static final class Pending {
+        final long cookie;
+        final int command;
+        final int flags;
+        final long offsetBytes;
+        final long lengthBytes;
+        final Promise<ByteBuf> completion;
+        /** For a FLUSH, the writes acknowledged when it was sent (those it covers). */
+        final long writesBefore;
+        /** A read's data or a block status's descriptors, assembled from chunks; null before the first. */
+        ByteBuf data;
+        /** Bytes of a read the chunks have covered. */
+        long coveredBytes;
+        /** The first error chunk's error, 0 for none; with its message. */
+        int error;
+        String errorMessage;
+
+        Pending(long cookie, int command, int flags, long offsetBytes, long lengthBytes,
+                Promise<ByteBuf> completion, long writesBefore) {
+            this.cookie = cookie;
+            this.command = command;
+            this.flags = flags;
+            this.offsetBytes = offsetBytes;
+            this.lengthBytes = lengthBytes;
+            this.completion = completion;
+            this.writesBefore = writesBefore;
+        }
+
+        void releaseData() {
+            if (data != null) {
+                data.release();
+                data = null;
+            }
+        }
     }
 
     private enum Phase { GREETING, OPTION_REPLIES, TRANSMISSION, CLOSED }
+
+    /** Where the payload of a data chunk or a simple read reply being received goes. */
+    private enum Payload { NONE, SIMPLE_READ, OFFSET_DATA }
 
     private final String upstream;
     private final String exportName;
@@ -129,14 +180,24 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
     /** Of those, how many a successful FLUSH on this connection covers. */
     private long writesFlushed;
 
-    // Handshake results.
+    // Handshake state and results.
+    /** The option whose replies are awaited. */
+    private int optionSent;
+    private boolean structuredReplies;
+    /** The upstream's ID of {@code base:allocation}, or -1 when it is not selected. */
+    private long baseAllocationId = -1;
     private long sizeBytes = -1;
     private int transmissionFlags;
     private BlockSizes blockSizes;
 
-    // A read reply whose data is arriving.
+    // A reply whose payload is arriving: a simple read reply's data, or an OFFSET_DATA chunk's.
+    private Payload payload = Payload.NONE;
     private Pending reading;
-    private ByteBuf readData;
+    /** Bytes of the payload still to come, and where the next goes in {@code reading.data}. */
+    private int payloadRemaining;
+    private int payloadWriteIndex;
+    /** For an OFFSET_DATA chunk: whether it ends its reply. */
+    private boolean payloadDone;
 
     /**
      * @param upstream               the upstream as {@code nbd://host:port/export}, for messages
@@ -158,7 +219,7 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
 
     /** The export as the upstream described it; valid once {@code ready} succeeded. */
     UpstreamBackend.Description description() {
-        return new UpstreamBackend.Description(sizeBytes, transmissionFlags, blockSizes);
+        return new UpstreamBackend.Description(sizeBytes, transmissionFlags, blockSizes, baseAllocationId >= 0);
     }
 
     @Override
@@ -222,9 +283,21 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
             promise.setFailure(unserved);
             return;
         }
+        if (request.command() == NbdProtocol.CMD_BLOCK_STATUS && baseAllocationId < 0) {
+            // This connection has no metadata context (an upstream restarted without one): status 0, data,
+            // is always a safe answer.
+            ByteBuf allData = ctx.alloc().buffer(8);
+            allData.writeInt((int) request.lengthBytes());
+            allData.writeInt(0);
+            if (!forward.reply().trySuccess(allData)) {
+                allData.release();
+            }
+            promise.setSuccess();
+            return;
+        }
         long cookie = nextCookie++;
-        pending.put(cookie, new Pending(request.command(), (int) request.lengthBytes(), forward.reply(),
-                writesAcknowledged));
+        pending.put(cookie, new Pending(cookie, request.command(), request.flags(), request.offsetBytes(),
+                request.lengthBytes(), forward.reply(), writesAcknowledged));
         lastActiveNanos = ctx.executor().ticker().nanoTime();
         ByteBuf header = ctx.alloc().buffer(NbdProtocol.REQUEST_HEADER_BYTES);
         header.writeInt(NbdProtocol.REQUEST_MAGIC);
@@ -340,18 +413,16 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
             cumulation.release();
             cumulation = null;
         }
-        if (readData != null) {
-            readData.release();
-            readData = null;
-        }
         List<Pending> failed = new ArrayList<>(pending.values());
         pending.clear();
-        if (reading != null) {
+        if (reading != null && !failed.contains(reading)) {
             failed.add(reading);
-            reading = null;
         }
+        reading = null;
+        payload = Payload.NONE;
         for (Pending p : failed) {
-            p.completion().tryFailure(new NbdException(NbdProtocol.EIO, "upstream " + upstream + ": " + reason
+            p.releaseData();
+            p.completion.tryFailure(new NbdException(NbdProtocol.EIO, "upstream " + upstream + ": " + reason
                     + " with the request in flight"));
         }
     }
@@ -373,19 +444,46 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
         }
         int clientFlags = NbdProtocol.FLAG_C_FIXED_NEWSTYLE
                 | ((flags & NbdProtocol.FLAG_NO_ZEROES) != 0 ? NbdProtocol.FLAG_C_NO_ZEROES : 0);
-        byte[] name = exportName.getBytes(StandardCharsets.UTF_8);
-        ByteBuf out = ctx.alloc().buffer(4 + NbdProtocol.OPTION_HEADER_BYTES + 4 + name.length + 4);
+        ByteBuf out = ctx.alloc().buffer(4);
         out.writeInt(clientFlags);
-        out.writeLong(NbdProtocol.IHAVEOPT);
-        out.writeInt(NbdProtocol.OPT_GO);
-        out.writeInt(4 + name.length + 2 + 2);
-        out.writeInt(name.length);
-        out.writeBytes(name);
-        out.writeShort(1);
-        out.writeShort(NbdProtocol.INFO_BLOCK_SIZE);
-        ctx.writeAndFlush(out);
+        ctx.write(out);
+        sendOption(ctx, NbdProtocol.OPT_STRUCTURED_REPLY, Unpooled.EMPTY_BUFFER);
         phase = Phase.OPTION_REPLIES;
         return true;
+    }
+
+    /** Sends one option and awaits its replies; fixed newstyle options go one at a time here. */
+    private void sendOption(ChannelHandlerContext ctx, int option, ByteBuf data) {
+        ByteBuf out = ctx.alloc().buffer(NbdProtocol.OPTION_HEADER_BYTES + data.readableBytes());
+        out.writeLong(NbdProtocol.IHAVEOPT);
+        out.writeInt(option);
+        out.writeInt(data.readableBytes());
+        out.writeBytes(data);
+        data.release();
+        optionSent = option;
+        ctx.writeAndFlush(out);
+    }
+
+    private void sendSetMetaContext(ChannelHandlerContext ctx) {
+        byte[] name = exportName.getBytes(StandardCharsets.UTF_8);
+        byte[] query = NbdProtocol.BASE_ALLOCATION.getBytes(StandardCharsets.UTF_8);
+        ByteBuf data = ctx.alloc().buffer(4 + name.length + 4 + 4 + query.length);
+        data.writeInt(name.length);
+        data.writeBytes(name);
+        data.writeInt(1);
+        data.writeInt(query.length);
+        data.writeBytes(query);
+        sendOption(ctx, NbdProtocol.OPT_SET_META_CONTEXT, data);
+    }
+
+    private void sendGo(ChannelHandlerContext ctx) {
+        byte[] name = exportName.getBytes(StandardCharsets.UTF_8);
+        ByteBuf data = ctx.alloc().buffer(4 + name.length + 4);
+        data.writeInt(name.length);
+        data.writeBytes(name);
+        data.writeShort(1);
+        data.writeShort(NbdProtocol.INFO_BLOCK_SIZE);
+        sendOption(ctx, NbdProtocol.OPT_GO, data);
     }
 
     private boolean optionReply(ChannelHandlerContext ctx) throws UpstreamException {
@@ -405,9 +503,49 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
         int type = cumulation.readInt();
         cumulation.skipBytes(4);
         ByteBuf data = cumulation.readSlice((int) length);
-        if (magic != NbdProtocol.OPTION_REPLY_MAGIC || option != NbdProtocol.OPT_GO) {
+        if (magic != NbdProtocol.OPTION_REPLY_MAGIC || option != optionSent) {
             throw new UpstreamException("unexpected option reply");
         }
+        if (type == NbdProtocol.REP_ERR_SHUTDOWN) {
+            throw new UpstreamException("the upstream is shutting down");
+        }
+        switch (option) {
+            case NbdProtocol.OPT_STRUCTURED_REPLY -> {
+                if (type == NbdProtocol.REP_ACK) {
+                    structuredReplies = true;
+                    sendSetMetaContext(ctx);
+                } else if ((type & NbdProtocol.REP_FLAG_ERROR) != 0) {
+                    sendGo(ctx);   // an upstream without structured replies: simple replies, no block status
+                } else {
+                    throw new UpstreamException(String.format("unexpected reply type 0x%08x to STRUCTURED_REPLY",
+                            type));
+                }
+            }
+            case NbdProtocol.OPT_SET_META_CONTEXT -> {
+                if (type == NbdProtocol.REP_META_CONTEXT) {
+                    if (data.readableBytes() < 4) {
+                        throw new UpstreamException("NBD_REP_META_CONTEXT of length " + data.readableBytes());
+                    }
+                    long id = data.readUnsignedInt();
+                    if (data.toString(StandardCharsets.UTF_8).equals(NbdProtocol.BASE_ALLOCATION)) {
+                        baseAllocationId = id;
+                    }
+                } else if (type == NbdProtocol.REP_ACK || (type & NbdProtocol.REP_FLAG_ERROR) != 0) {
+                    if (type != NbdProtocol.REP_ACK) {
+                        baseAllocationId = -1;   // refused: block status is answered here
+                    }
+                    sendGo(ctx);
+                } else {
+                    throw new UpstreamException(String.format("unexpected reply type 0x%08x to SET_META_CONTEXT",
+                            type));
+                }
+            }
+            default -> goReply(ctx, type, data);
+        }
+        return true;
+    }
+
+    private void goReply(ChannelHandlerContext ctx, int type, ByteBuf data) throws UpstreamException {
         if (type == NbdProtocol.REP_INFO) {
             info(data);
         } else if (type == NbdProtocol.REP_ACK) {
@@ -424,8 +562,6 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
             lastActiveNanos = ctx.executor().ticker().nanoTime();
             idleCheck = ctx.executor().schedule(() -> checkIdle(ctx), idleTimeoutNanos, TimeUnit.NANOSECONDS);
             ready.trySuccess(ctx.channel());
-        } else if (type == NbdProtocol.REP_ERR_SHUTDOWN) {
-            throw new UpstreamException("the upstream is shutting down");
         } else if ((type & NbdProtocol.REP_FLAG_ERROR) != 0) {
             String message = data.toString(StandardCharsets.UTF_8);
             throw new UpstreamException(String.format("the upstream refused export \"%s\" (reply type 0x%08x%s)",
@@ -433,7 +569,6 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
         } else {
             throw new UpstreamException(String.format("unexpected reply type 0x%08x to GO", type));
         }
-        return true;
     }
 
     private void info(ByteBuf data) throws UpstreamException {
@@ -472,59 +607,254 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
     // ---------------------------------------------------------------- transmission
 
     private boolean reply(ChannelHandlerContext ctx) throws UpstreamException {
-        if (reading != null) {
-            readData.writeBytes(cumulation, Math.min(cumulation.readableBytes(), readData.writableBytes()));
-            if (readData.isWritable()) {
-                return false;
-            }
-            Pending done = reading;
-            ByteBuf data = readData;
-            reading = null;
-            readData = null;
-            if (!done.completion().trySuccess(data)) {
-                data.release();
-            }
-            answered(ctx);
-            return true;
+        if (payload != Payload.NONE) {
+            return payloadBytes(ctx);
         }
+        if (cumulation.readableBytes() < 4) {
+            return false;
+        }
+        int magic = cumulation.getInt(cumulation.readerIndex());
+        if (magic == NbdProtocol.SIMPLE_REPLY_MAGIC) {
+            return simpleReply(ctx);
+        }
+        if (magic == NbdProtocol.STRUCTURED_REPLY_MAGIC && structuredReplies) {
+            return chunk(ctx);
+        }
+        throw new UpstreamException(String.format("reply magic 0x%08x (expected a %s)", magic,
+                structuredReplies ? "simple reply or a structured reply chunk" : "simple reply"));
+    }
+
+    private boolean simpleReply(ChannelHandlerContext ctx) throws UpstreamException {
         if (cumulation.readableBytes() < NbdProtocol.SIMPLE_REPLY_HEADER_BYTES) {
             return false;
         }
-        int magic = cumulation.readInt();
+        cumulation.skipBytes(4);
         int error = cumulation.readInt();
         long cookie = cumulation.readLong();
-        if (magic != NbdProtocol.SIMPLE_REPLY_MAGIC) {
-            throw new UpstreamException(String.format("reply magic 0x%08x (expected a simple reply)", magic));
-        }
         Pending request = pending.remove(cookie);
         if (request == null) {
             throw new UpstreamException("reply to an unknown cookie " + Long.toUnsignedString(cookie));
         }
+        if (error == 0 && request.command == NbdProtocol.CMD_READ && request.lengthBytes > 0) {
+            if (structuredReplies) {
+                // proto.md: with structured replies negotiated, a read's data comes only in chunks.
+                pending.put(cookie, request);
+                throw new UpstreamException("a simple reply with data to a READ after structured replies");
+            }
+            reading = request;
+            request.data = cumulation.alloc().directBuffer((int) request.lengthBytes, (int) request.lengthBytes);
+            payload = Payload.SIMPLE_READ;
+            payloadRemaining = (int) request.lengthBytes;
+            payloadWriteIndex = 0;
+            return true;
+        }
+        finish(ctx, request, error, "error " + error);
+        return true;
+    }
+
+    /** Copies what has arrived of the payload being received; ends the reply or chunk once it is all there. */
+    private boolean payloadBytes(ChannelHandlerContext ctx) throws UpstreamException {
+        int n = Math.min(cumulation.readableBytes(), payloadRemaining);
+        reading.data.setBytes(payloadWriteIndex, cumulation, cumulation.readerIndex(), n);
+        cumulation.skipBytes(n);
+        payloadWriteIndex += n;
+        payloadRemaining -= n;
+        if (payloadRemaining > 0) {
+            return false;
+        }
+        Pending done = reading;
+        Payload was = payload;
+        reading = null;
+        payload = Payload.NONE;
+        if (was == Payload.SIMPLE_READ) {
+            done.coveredBytes = done.lengthBytes;
+            finish(ctx, done, 0, null);
+        } else if (payloadDone) {
+            pending.remove(done.cookie);
+            finish(ctx, done, done.error, done.errorMessage);
+        }
+        return true;
+    }
+
+    /** One structured reply chunk (proto.md, "Structured reply chunk message"). */
+    private boolean chunk(ChannelHandlerContext ctx) throws UpstreamException {
+        if (cumulation.readableBytes() < NbdProtocol.STRUCTURED_REPLY_HEADER_BYTES) {
+            return false;
+        }
+        int start = cumulation.readerIndex();
+        int flags = cumulation.getUnsignedShort(start + 4);
+        int type = cumulation.getUnsignedShort(start + 6);
+        long cookie = cumulation.getLong(start + 8);
+        long length = cumulation.getUnsignedInt(start + 16);
+        Pending request = pending.get(cookie);
+        if (request == null) {
+            throw new UpstreamException("reply chunk to an unknown cookie " + Long.toUnsignedString(cookie));
+        }
+        boolean done = (flags & NbdProtocol.REPLY_FLAG_DONE) != 0;
+        if (type == NbdProtocol.REPLY_TYPE_OFFSET_DATA) {
+            // Streamed: the header and offset first, then the data straight into the read's buffer.
+            if (cumulation.readableBytes() < NbdProtocol.STRUCTURED_REPLY_HEADER_BYTES + 8) {
+                return false;
+            }
+            long offset = cumulation.getLong(start + NbdProtocol.STRUCTURED_REPLY_HEADER_BYTES);
+            long dataBytes = length - 8;
+            long at = offset - request.offsetBytes;
+            if (request.command != NbdProtocol.CMD_READ || length <= 8 || at < 0
+                    || at + dataBytes > request.lengthBytes) {
+                throw new UpstreamException("an OFFSET_DATA chunk of " + length + " bytes at " + offset
+                        + " for " + NbdProtocol.commandName(request.command) + " of " + request.lengthBytes
+                        + " bytes at " + request.offsetBytes);
+            }
+            cumulation.skipBytes(NbdProtocol.STRUCTURED_REPLY_HEADER_BYTES + 8);
+            readBuffer(request);
+            request.coveredBytes += dataBytes;
+            reading = request;
+            payload = Payload.OFFSET_DATA;
+            payloadRemaining = (int) dataBytes;
+            payloadWriteIndex = (int) at;
+            payloadDone = done;
+            return true;
+        }
+        if (length > MAX_WHOLE_CHUNK_BYTES) {
+            throw new UpstreamException("a reply chunk of type " + type + " and " + length + " bytes");
+        }
+        if (cumulation.readableBytes() < NbdProtocol.STRUCTURED_REPLY_HEADER_BYTES + length) {
+            return false;
+        }
+        cumulation.skipBytes(NbdProtocol.STRUCTURED_REPLY_HEADER_BYTES);
+        ByteBuf body = cumulation.readSlice((int) length);
+        if ((type & (1 << 15)) != 0) {
+            errorChunk(request, type, body);
+        } else if (type == NbdProtocol.REPLY_TYPE_OFFSET_HOLE) {
+            if (request.command != NbdProtocol.CMD_READ || length != 12) {
+                throw new UpstreamException("an OFFSET_HOLE chunk of " + length + " bytes for "
+                        + NbdProtocol.commandName(request.command));
+            }
+            long at = body.readLong() - request.offsetBytes;
+            long holeBytes = body.readUnsignedInt();
+            if (at < 0 || holeBytes == 0 || at + holeBytes > request.lengthBytes) {
+                throw new UpstreamException("an OFFSET_HOLE chunk outside the read");
+            }
+            readBuffer(request).setZero((int) at, (int) holeBytes);
+            request.coveredBytes += holeBytes;
+        } else if (type == NbdProtocol.REPLY_TYPE_BLOCK_STATUS) {
+            blockStatusChunk(request, body);
+        } else if (type != NbdProtocol.REPLY_TYPE_NONE || length != 0) {
+            throw new UpstreamException("a reply chunk of type " + type + " and " + length + " bytes for "
+                    + NbdProtocol.commandName(request.command));
+        }
+        if (done) {
+            pending.remove(cookie);
+            finish(ctx, request, request.error, request.errorMessage);
+        }
+        return true;
+    }
+
+    private ByteBuf readBuffer(Pending request) {
+        if (request.data == null) {
+            request.data = cumulation.alloc().directBuffer((int) request.lengthBytes, (int) request.lengthBytes);
+        }
+        return request.data;
+    }
+
+    private void errorChunk(Pending request, int type, ByteBuf body) throws UpstreamException {
+        if (body.readableBytes() < 6) {
+            throw new UpstreamException("an error chunk of " + body.readableBytes() + " bytes");
+        }
+        int error = body.readInt();
+        int messageBytes = body.readUnsignedShort();
+        String message = body.readableBytes() >= messageBytes
+                ? body.readCharSequence(messageBytes, StandardCharsets.UTF_8).toString() : "";
+        if (error == 0) {
+            throw new UpstreamException("an error chunk (type " + type + ") with error 0");
+        }
+        if (request.error == 0) {
+            request.error = error;
+            request.errorMessage = "error " + error + (message.isEmpty() ? "" : " (" + message + ")");
+        }
+    }
+
+    /**
+     * Keeps the {@code base:allocation} descriptors of a block status chunk, cut to the request's range
+     * (one with {@code REQ_ONE}, at most {@link #MAX_DESCRIPTORS}); other contexts' chunks are skipped.
+     */
+    private void blockStatusChunk(Pending request, ByteBuf body) throws UpstreamException {
+        if (request.command != NbdProtocol.CMD_BLOCK_STATUS || body.readableBytes() < 12
+                || (body.readableBytes() - 4) % 8 != 0) {
+            throw new UpstreamException("a BLOCK_STATUS chunk of " + body.readableBytes() + " bytes for "
+                    + NbdProtocol.commandName(request.command));
+        }
+        long id = body.readUnsignedInt();
+        if (id != baseAllocationId || request.data != null) {
+            return;
+        }
+        int most = (request.flags & NbdProtocol.CMD_FLAG_REQ_ONE) != 0 ? 1 : MAX_DESCRIPTORS;
+        ByteBuf descriptors = body.alloc().buffer(Math.min(body.readableBytes(), most * 8));
+        long covered = 0;
+        while (body.isReadable() && covered < request.lengthBytes && descriptors.readableBytes() < most * 8) {
+            long extent = body.readUnsignedInt();
+            int status = body.readInt();
+            if (extent == 0) {
+                continue;
+            }
+            extent = Math.min(extent, request.lengthBytes - covered);
+            descriptors.writeInt((int) extent);
+            descriptors.writeInt(status);
+            covered += extent;
+        }
+        if (covered == 0) {
+            descriptors.release();
+            throw new UpstreamException("a BLOCK_STATUS chunk without a descriptor");
+        }
+        request.data = descriptors;
+    }
+
+    /** Completes a request whose whole reply has arrived. */
+    private void finish(ChannelHandlerContext ctx, Pending request, int error, String errorMessage)
+            throws UpstreamException {
         if (error == NbdProtocol.ESHUTDOWN) {
+            request.releaseData();
             // proto.md: the server is shutting down and did not serve it; the client must disconnect softly.
             // The pool lets go of every connection first, so that sending the request again opens a new one.
             if (!retiring) {
                 retire(ctx);
                 events.upstreamLeaving();
             }
-            request.completion().tryFailure(new Unserved("upstream " + upstream + " is shutting down", true));
+            request.completion.tryFailure(new Unserved("upstream " + upstream + " is shutting down", true));
         } else if (error != 0) {
-            request.completion().tryFailure(new NbdException(error, "upstream " + upstream + " answered "
-                    + NbdProtocol.commandName(request.command()) + " with error " + error));
-        } else if (request.command() == NbdProtocol.CMD_READ && request.lengthBytes() > 0) {
-            reading = request;
-            readData = cumulation.alloc().directBuffer(request.lengthBytes(), request.lengthBytes());
-            return true;
+            request.releaseData();
+            request.completion.tryFailure(new NbdException(error, "upstream " + upstream + " answered "
+                    + NbdProtocol.commandName(request.command) + " with " + errorMessage));
+        } else if (request.command == NbdProtocol.CMD_READ && request.lengthBytes > 0) {
+            if (request.data == null || request.coveredBytes != request.lengthBytes) {
+                request.releaseData();
+                throw new UpstreamException("a READ of " + request.lengthBytes + " bytes answered with "
+                        + request.coveredBytes);
+            }
+            ByteBuf data = request.data;
+            request.data = null;
+            data.writerIndex((int) request.lengthBytes);
+            if (!request.completion.trySuccess(data)) {
+                data.release();
+            }
+        } else if (request.command == NbdProtocol.CMD_BLOCK_STATUS) {
+            ByteBuf descriptors = request.data;
+            request.data = null;
+            if (descriptors == null) {
+                throw new UpstreamException("a BLOCK_STATUS answered without base:allocation descriptors");
+            }
+            if (!request.completion.trySuccess(descriptors)) {
+                descriptors.release();
+            }
         } else {
-            if (request.command() == NbdProtocol.CMD_FLUSH) {
-                writesFlushed = Math.max(writesFlushed, request.writesBefore());
-            } else if (request.command() != NbdProtocol.CMD_READ) {
+            if (request.command == NbdProtocol.CMD_FLUSH) {
+                writesFlushed = Math.max(writesFlushed, request.writesBefore);
+            } else if (request.command != NbdProtocol.CMD_READ) {
                 writesAcknowledged++;
             }
-            request.completion().trySuccess(null);
+            request.completion.trySuccess(null);
         }
         answered(ctx);
-        return true;
     }
 
     /** After each complete reply: a retiring connection disconnects once nothing is in flight. */
