@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
+import dev.tailor.testkit.Await;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -18,7 +19,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -30,20 +30,21 @@ class NbdServeCommandTest {
     @TempDir
     Path dir;
 
-    /** The first line of the child's output matching {@code pattern}; polls its log for up to 30 s. */
-    private static String awaitLine(Path log, Pattern pattern) throws IOException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (true) {
-            List<String> lines = Files.exists(log) ? Files.readAllLines(log) : List.of();
-            for (String line : lines) {
-                if (pattern.matcher(line).find()) {
-                    return line;
-                }
+    /** The first line of the child's output matching {@code pattern}; polls its log (for up to 30 s). */
+    private static String awaitLine(Path log, Pattern pattern) {
+        List<String> lines = new java.util.ArrayList<>();
+        String[] found = new String[1];
+        Await.until("a line matching " + pattern, () -> {
+            try {
+                lines.clear();
+                lines.addAll(Files.exists(log) ? Files.readAllLines(log) : List.of());
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
             }
-            assertThat(System.nanoTime()).as("a line matching %s within 30 s; so far: %s", pattern, lines)
-                    .isLessThan(deadline);
-            LockSupport.parkNanos(20_000_000);
-        }
+            found[0] = lines.stream().filter(line -> pattern.matcher(line).find()).findFirst().orElse(null);
+            return found[0] != null;
+        }, () -> "so far: " + lines);
+        return found[0];
     }
 
     @Test

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tailor.nbd.NbdConfigFiles;
 import dev.tailor.nbd.NbdServer;
+import dev.tailor.testkit.Await;
 import dev.tailor.testkit.Tools;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -13,7 +14,6 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -165,15 +165,13 @@ class NbdTopCommandTest {
     }
 
     private static void awaitPort(int port) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (true) {
+        Await.until("nbdkit listening on " + port, () -> {
             try (Socket socket = new Socket()) {
                 socket.connect(new InetSocketAddress("127.0.0.1", port), 1_000);
-                return;
+                return true;
             } catch (IOException e) {
-                assertThat(System.nanoTime()).as("nbdkit listening on %d within 30 s", port).isLessThan(deadline);
-                LockSupport.parkNanos(20_000_000);
+                return false;
             }
-        }
+        });
     }
 }

@@ -2,6 +2,7 @@ package dev.tailor.eventloop;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tailor.testkit.VirtualClock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;

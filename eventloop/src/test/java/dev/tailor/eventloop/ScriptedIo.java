@@ -1,5 +1,6 @@
 package dev.tailor.eventloop;
 
+import dev.tailor.testkit.VirtualClock;
 import io.netty.channel.IoHandle;
 import io.netty.channel.IoHandler;
 import io.netty.channel.IoHandlerContext;

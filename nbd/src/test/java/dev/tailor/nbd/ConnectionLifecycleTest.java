@@ -2,6 +2,7 @@ package dev.tailor.nbd;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tailor.testkit.Await;
 import java.io.IOException;
 import java.net.Socket;
 import java.nio.file.Files;

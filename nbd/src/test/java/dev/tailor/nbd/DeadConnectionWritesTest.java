@@ -3,6 +3,7 @@ package dev.tailor.nbd;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tailor.admission.SegmentClass;
+import dev.tailor.testkit.Await;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;

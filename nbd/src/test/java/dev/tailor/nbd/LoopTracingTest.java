@@ -3,6 +3,7 @@ package dev.tailor.nbd;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tailor.eventloop.IoPriorityEventLoop;
+import dev.tailor.testkit.Await;
 import io.prometheus.metrics.expositionformats.ExpositionFormats;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tailor.eventloop.IoPriorityEventLoop;
+import dev.tailor.testkit.Await;
 import dev.tailor.testkit.PrometheusServer;
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -80,26 +81,26 @@ class MetricsEndpointTest {
             });
             try {
                 // Health checks every 20 ms: stale after 1 s (at least 1 s, 10 periods).
-                awaitHealthz(healthz, 503, Duration.ofSeconds(10));
+                awaitHealthz(healthz, 503);
                 assertThat(get(healthz).body()).startsWith("event loop 1 has run no health check for over 1000 ms");
             } finally {
                 release.countDown();
             }
-            awaitHealthz(healthz, 200, Duration.ofSeconds(10));
+            awaitHealthz(healthz, 200);
         }
     }
 
-    private static void awaitHealthz(URI healthz, int status, Duration timeout) throws Exception {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        int last;
-        do {
-            last = get(healthz).statusCode();
-            if (last == status) {
-                return;
+    /** Polls {@code /healthz} until it answers {@code status} (the server's loops run on real time). */
+    private static void awaitHealthz(URI healthz, int status) {
+        int[] last = {-1};
+        Await.until("/healthz to answer " + status, () -> {
+            try {
+                last[0] = get(healthz).statusCode();
+            } catch (IOException | InterruptedException e) {
+                throw new AssertionError("GET " + healthz, e);
             }
-            java.util.concurrent.locks.LockSupport.parkNanos(5_000_000);   // poll, with a deadline
-        } while (System.nanoTime() < deadline);
-        assertThat(last).as("/healthz status within %s", timeout).isEqualTo(status);
+            return last[0] == status;
+        }, () -> "last answer " + last[0]);
     }
 
     @Test
@@ -107,12 +108,10 @@ class MetricsEndpointTest {
         try (NbdServer server = NbdServer.start(config(true, "127.0.0.1:0"));
                 PrometheusServer prometheus = PrometheusServer.scraping("127.0.0.1:"
                         + server.metricsAddress().getPort())) {
-            boolean scraped = prometheus.await(Duration.ofSeconds(30),
+            Await.until("Prometheus to read the proxy's loop and admission counters",
                     () -> prometheus.value("tailor_nbd_loop_unrelated_tasks_total{loop=\"0\"}") > 0
                             && prometheus.value("up") == 1
                             && prometheus.value("tailor_nbd_admission_intervals_total") > 0);
-
-            assertThat(scraped).as("Prometheus reads the proxy's loop and admission counters").isTrue();
         }
     }
 

@@ -2,6 +2,7 @@ package dev.tailor.nbd;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tailor.testkit.Await;
 import dev.tailor.testkit.Tools;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -14,7 +15,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 
 /** Runs the real NBD programs the tests drive (qemu-utils, libnbd-bin, nbdkit, fio). */
 final class Programs {
@@ -110,20 +110,31 @@ final class Programs {
             Path log = Files.createTempFile("tailor-nbd-daemon", ".log");
             Process process = new ProcessBuilder(args).redirectErrorStream(true).redirectOutput(log.toFile()).start();
             Daemon daemon = new Daemon(process, port, log);
-            long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-            while (true) {
-                try (Socket probe = new Socket()) {
-                    probe.connect(new InetSocketAddress("127.0.0.1", port), 1000);
-                    return daemon;
-                } catch (IOException notYet) {
-                    if (!process.isAlive() || System.nanoTime() > deadline) {
-                        String output = Files.readString(log);
-                        daemon.close();
-                        throw new AssertionError(String.join(" ", args) + " is not listening on " + port
-                                + " after 10 s (alive: " + process.isAlive() + "); output:\n" + output);
+            try {
+                Await.until(String.join(" ", args) + " listening on " + port, () -> {
+                    if (!process.isAlive()) {
+                        throw new AssertionError(String.join(" ", args) + " exited with " + process.exitValue()
+                                + " before listening on " + port + "; output:\n" + read(log));
                     }
-                    LockSupport.parkNanos(10_000_000);
-                }
+                    try (Socket probe = new Socket()) {
+                        probe.connect(new InetSocketAddress("127.0.0.1", port), 1000);
+                        return true;
+                    } catch (IOException notYet) {
+                        return false;
+                    }
+                }, () -> "output:\n" + read(log));
+                return daemon;
+            } catch (AssertionError e) {
+                daemon.close();
+                throw e;
+            }
+        }
+
+        private static String read(Path log) {
+            try {
+                return Files.readString(log);
+            } catch (IOException e) {
+                return "(unreadable: " + e.getMessage() + ")";
             }
         }
 

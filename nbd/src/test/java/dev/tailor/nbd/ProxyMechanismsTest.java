@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.tailor.admission.AdmissionStats;
 import dev.tailor.eventloop.EventLoopMetrics;
 import dev.tailor.eventloop.LoopMode;
+import dev.tailor.testkit.Await;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -16,7 +16,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
 
@@ -172,7 +171,10 @@ public final class PrometheusServer implements AutoCloseable {
                 + port));
         HttpClient http = web != null && web.tls() ? HttpClient.newBuilder().sslContext(trustingEveryone()).build()
                 : HttpClient.newHttpClient();
-        boolean ready = server.await(Duration.ofSeconds(30), () -> {
+        boolean ready = Await.holds(Duration.ofSeconds(30), () -> {
+            if (!process.isAlive()) {
+                return false;
+            }
             try {
                 HttpRequest.Builder probe = HttpRequest.newBuilder(server.url.resolve("/-/ready"));
                 if (web != null && web.authorization() != null) {
@@ -197,8 +199,11 @@ public final class PrometheusServer implements AutoCloseable {
     /**
      * The value of the first series of an instant query now, or {@code NaN} when there is none or
      * the query fails.
+     *
+     * @throws IllegalStateException when the Prometheus process has exited ({@link #requireRunning()})
      */
     public double value(String promql) {
+        requireRunning();
         try {
             String body = HttpClient.newHttpClient().send(HttpRequest.newBuilder(url.resolve("/api/v1/query?query="
                     + java.net.URLEncoder.encode(promql, StandardCharsets.UTF_8))).build(),
@@ -219,19 +224,22 @@ public final class PrometheusServer implements AutoCloseable {
         return url;
     }
 
-    /** Polls {@code condition} every 100 ms until it holds or {@code timeout} passes; true if it held. */
-    public boolean await(Duration timeout, BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (System.nanoTime() < deadline) {
-            if (!process.isAlive()) {
-                return false;
+    /**
+     * Throws when the Prometheus process has exited, with its log: a condition polled with
+     * {@link Await} calls it (as {@link #value} does), so a wait for a dead server ends at once.
+     *
+     * @throws IllegalStateException naming the exit code and the log when the process has exited
+     */
+    public void requireRunning() {
+        if (!process.isAlive()) {
+            String log;
+            try {
+                log = Files.exists(dir.resolve("prometheus.log")) ? Files.readString(dir.resolve("prometheus.log")) : "";
+            } catch (IOException e) {
+                log = "(unreadable: " + e.getMessage() + ")";
             }
-            if (condition.getAsBoolean()) {
-                return true;
-            }
-            Thread.sleep(100);
+            throw new IllegalStateException("Prometheus exited with " + process.exitValue() + "; its log:\n" + log);
         }
-        return condition.getAsBoolean();
     }
 
     @Override

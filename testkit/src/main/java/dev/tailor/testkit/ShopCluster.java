@@ -42,7 +42,7 @@ public final class ShopCluster {
     public static PrometheusServer prometheus() throws IOException, InterruptedException {
         long started = System.nanoTime();
         PrometheusServer server = PrometheusServer.start(() -> exposition((System.nanoTime() - started) / 1e9 + 100));
-        boolean covered = server.await(Duration.ofSeconds(40), () -> server.value(
+        boolean covered = Await.holds(Duration.ofSeconds(40), () -> server.value(
                 "count_over_time(istio_requests_total{pod=\"cart-w1\",reporter=\"destination\"}[5s])") >= 5);
         if (!covered) {
             server.close();

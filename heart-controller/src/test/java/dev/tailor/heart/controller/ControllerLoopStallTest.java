@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tailor.heart.AtpmState;
 import dev.tailor.heart.HeartConfig;
+import dev.tailor.testkit.Await;
 import dev.tailor.testkit.PrometheusServer;
 import dev.tailor.testkit.ShopCluster;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
@@ -128,7 +129,7 @@ class ControllerLoopStallTest {
     }
 
     private boolean await(java.util.function.BooleanSupplier condition) throws InterruptedException {
-        return prometheus.await(Duration.ofSeconds(20), condition);
+        return Await.holds(Duration.ofSeconds(20), condition);
     }
 
     private GenericKubernetesResource cartRule() {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tailor.heart.AtpmState;
 import dev.tailor.heart.HeartConfig;
+import dev.tailor.testkit.Await;
 import dev.tailor.testkit.PrometheusServer;
 import dev.tailor.testkit.ShopCluster;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
@@ -86,14 +87,14 @@ class ControllerLoopTest {
         List<Controller.Round> rounds = new CopyOnWriteArrayList<>();
         try (ControllerLoop loop = loop(new ControllerLoop.Options(false, null, "solo", Duration.ofSeconds(15)), rounds)) {
             loop.start();
-            assertThat(prometheus.await(Duration.ofSeconds(20), () -> cartRule().contains("eu/eu-a/w3="))).isTrue();
+            assertThat(Await.holds(Duration.ofSeconds(20), () -> cartRule().contains("eu/eu-a/w3="))).isTrue();
 
             Pod cart = client.pods().inNamespace("shop").withName("cart-w3").get();
             cart.getStatus().getConditions().get(0).setStatus("False");
             client.pods().inNamespace("shop").resource(cart).updateStatus();
 
             // The next round is an hour away: only an event-driven re-plan can take w3 out.
-            assertThat(prometheus.await(Duration.ofSeconds(20), () -> !cartRule().contains("eu/eu-a/w3=")))
+            assertThat(Await.holds(Duration.ofSeconds(20), () -> !cartRule().contains("eu/eu-a/w3=")))
                     .as("rule after the pod left Ready: " + cartRule() + "; replans " + loop.replans() + "; rounds "
                             + rounds.stream().map(r -> r.failure() + " " + r.message() + " " + (r.snapshot() == null ? ""
                             : r.snapshot().replicas().stream().filter(x -> !x.isReady()).toList())).toList()).isTrue();
@@ -123,11 +124,11 @@ class ControllerLoopTest {
         second.onMessage(standbyLog::add);
         try {
             first.start();
-            assertThat(prometheus.await(Duration.ofSeconds(20), () -> events.contains("replica-a round null")))
+            assertThat(Await.holds(Duration.ofSeconds(20), () -> events.contains("replica-a round null")))
                     .as("replica-a leads and writes: " + events).isTrue();
             second.start();
             // replica-b has read the Lease and seen replica-a in it: from here on it must not plan.
-            assertThat(prometheus.await(Duration.ofSeconds(20), () -> standbyLog.contains(
+            assertThat(Await.holds(Duration.ofSeconds(20), () -> standbyLog.contains(
                     "Lease tailor-system/tailor-heart: replica-a leads; this replica (replica-b) stands by"))).isTrue();
             assertThat(second.leading()).isFalse();
             // What the lease-flapping alert sums: one acquisition so far, by replica-a.
@@ -137,7 +138,7 @@ class ControllerLoopTest {
                     .contains("tailor_heart_lease_acquisitions_total 0.0");
 
             first.close();
-            assertThat(prometheus.await(Duration.ofSeconds(30), () -> events.contains("replica-b round null")))
+            assertThat(Await.holds(Duration.ofSeconds(30), () -> events.contains("replica-b round null")))
                     .as("replica-b took over and writes: " + events).isTrue();
             assertThat(metricsB.scrape()).contains("tailor_heart_leader 1.0")
                     .contains("tailor_heart_lease_acquisitions_total 1.0");
@@ -170,7 +171,7 @@ class ControllerLoopTest {
                 new ControllerLoop.Options(false, null, "solo", Duration.ofSeconds(15)), rounds::add,
                 System::currentTimeMillis)) {
             loop.start();
-            assertThat(prometheus.await(Duration.ofSeconds(20), () -> !rounds.isEmpty())).isTrue();
+            assertThat(Await.holds(Duration.ofSeconds(20), () -> !rounds.isEmpty())).isTrue();
         }
         assertThat(rounds.get(0).failure()).as(rounds.get(0).message()).isNull();
         assertThat(metrics.scrape()).contains("tailor_heart_nodes_missing_locality_labels 1.0");

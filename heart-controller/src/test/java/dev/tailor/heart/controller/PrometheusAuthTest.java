@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.sun.net.httpserver.HttpServer;
 import dev.tailor.heart.controller.PrometheusClient.PrometheusException;
+import dev.tailor.testkit.Await;
 import dev.tailor.testkit.PrometheusServer;
 import dev.tailor.testkit.ShopCluster;
 import dev.tailor.testkit.TestCertificate;
@@ -62,14 +63,14 @@ class PrometheusAuthTest {
                         .getEncoder().encodeToString((USER + ":" + PASSWORD).getBytes(StandardCharsets.UTF_8)))));
         PrometheusClient client = PrometheusClient.of(config(new ControllerConfig.BasicAuth(USER, PASSWORD, null),
                 new ControllerConfig.Tls(certificate.certificatePem().toString(), null), null, Map.of()));
-        boolean scraped = prometheus.await(Duration.ofSeconds(40), () -> {
+        Await.until("Prometheus behind TLS and basic auth to answer with the shop's CPU", () -> {
             try {
                 return client.query(CPU, Instant.now()).series().size() == 6;
             } catch (PrometheusException e) {
+                prometheus.requireRunning();
                 return false;
             }
         });
-        assertThat(scraped).as("Prometheus behind TLS and basic auth answers with the shop's CPU").isTrue();
     }
 
     @AfterAll

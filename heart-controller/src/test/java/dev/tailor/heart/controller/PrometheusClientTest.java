@@ -8,6 +8,7 @@ import dev.tailor.heart.controller.PrometheusClient.Failure;
 import dev.tailor.heart.controller.PrometheusClient.InstantVector;
 import dev.tailor.heart.controller.PrometheusClient.PrometheusException;
 import dev.tailor.heart.controller.PrometheusClient.Series;
+import dev.tailor.testkit.Await;
 import dev.tailor.testkit.PrometheusServer;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -59,7 +60,7 @@ class PrometheusClientTest {
     void query_realServer_nonFiniteValuesComeBackAsTheyAre() throws Exception {
         // The exporter's NaN and infinities must survive the round trip, so the reader can call them
         // "no data" instead of mistaking them for numbers or zero.
-        assertThat(server.await(Duration.ofSeconds(20), () -> count("test_gauge") == 4)).isTrue();
+        Await.until("four test_gauge series", () -> count("test_gauge") == 4);
         Map<String, Double> values = byPod(client.query("test_gauge", Instant.now()));
         assertThat(values.get("nan")).isNaN();
         assertThat(values.get("inf")).isEqualTo(Double.POSITIVE_INFINITY);
@@ -70,8 +71,7 @@ class PrometheusClientTest {
     @Test
     void query_realServer_rateOfACounter() throws Exception {
         // rate() divides by the window, so wait until scrapes cover all of it.
-        assertThat(server.await(Duration.ofSeconds(30), () -> value("count_over_time(test_requests_total[5s])") >= 5))
-                .isTrue();
+        Await.until("scrapes covering the 5 s window", () -> value("count_over_time(test_requests_total[5s])") >= 5);
         InstantVector vector = client.query("rate(test_requests_total[5s])", Instant.now());
         assertThat(vector.series().get(0).value()).isCloseTo(2.0, within(0.2));
         assertThat(vector.series().get(0).labels()).containsEntry("pod", "a-1").doesNotContainKey("__name__");
@@ -148,6 +148,7 @@ class PrometheusClientTest {
             InstantVector vector = client.query(promql, Instant.now());
             return vector.series().isEmpty() ? -1 : vector.series().get(0).value();
         } catch (PrometheusException e) {
+            server.requireRunning();
             return -1;
         }
     }
@@ -156,6 +157,7 @@ class PrometheusClientTest {
         try {
             return client.query(promql, Instant.now()).series().size();
         } catch (PrometheusException e) {
+            server.requireRunning();
             return -1;
         }
     }
