@@ -12,7 +12,7 @@ import java.util.function.Supplier;
  * fails, naming what was awaited, once the timeout has passed. Never a fixed sleep, and never for
  * time to pass: what runs on virtual time is moved on with {@link VirtualClock} instead.
  *
- * <p>The condition is polled at once, then after 1 ms, doubling up to 50 ms between polls, so a
+ * <p>The condition is polled at once, then after 1 ms, doubling up to 10 ms between polls, so a
  * condition that holds soon is seen soon while a long wait costs little CPU. An exception thrown
  * by the condition (for example "the process exited") ends the wait at once and reaches the
  * caller. Timeouts are generous on purpose: they bound a failure, they are no timing target.
@@ -22,7 +22,7 @@ public final class Await {
     /** The timeout of {@link #until(String, BooleanSupplier)}: a failure's bound on a busy machine. */
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(30);
     private static final long FIRST_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
-    private static final long MAX_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+    private static final long MAX_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
     private Await() {
     }

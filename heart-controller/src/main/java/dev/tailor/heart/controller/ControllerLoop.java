@@ -4,9 +4,6 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
-import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectionConfigBuilder;
-import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElector;
 import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaseLock;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
@@ -18,12 +15,12 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
@@ -36,23 +33,29 @@ import java.util.function.LongSupplier;
  * <p>Guarantees:
  * <ul>
  *   <li><b>Writes.</b> With a lease, every write (each DestinationRule, and the saved state) is
- *       allowed only while fabric8's elector says this replica leads, less than
- *       {@link Options#renewDeadline()} has passed on this replica's monotonic clock since the
- *       start of its last successful renewal ({@link LeaseGuard}), and — read once before each
- *       round's or re-plan's writes — the Lease names this replica. A renewal that hangs therefore
- *       stops the writes at the deadline, whatever the elector's thread is waiting for.</li>
+ *       allowed only while the elector ({@link LeaseElector}) says this replica leads, less than
+ *       {@link Options#renewDeadline()} has passed on this replica's ticker since the start of its
+ *       last successful renewal ({@link LeaseGuard}), and — read once before each round's or
+ *       re-plan's writes — the Lease names this replica. A renewal that hangs therefore stops the
+ *       writes at the deadline, whatever the call is waiting for.</li>
  *   <li><b>Start.</b> {@link #start()} never waits for the API server: rounds discover pods and
  *       nodes by listing them, and the watches behind re-plans start in the background. A watch
  *       without an answer after {@link #WATCH_ANSWER_MILLIS} is said (re-plans are off until it
  *       answers); one that fails is started again before the next round.</li>
- *   <li><b>Renewal.</b> The lease is acquired and renewed only while the loop can work (its
- *       thread is alive and has looked at its work within {@link #staleMillis()}, the
- *       {@code /healthz} condition), so a stuck replica lets a standby take over. A replica that
- *       lost the lease stands by again and may take it later.</li>
+ *   <li><b>Renewal.</b> The lease is acquired and renewed only while the loop can work (no round
+ *       has been running for {@link #staleMillis()}, the {@code /healthz} condition), so a stuck
+ *       replica lets a standby take over. A replica that lost the lease stands by again and may
+ *       take it later.</li>
  * </ul>
  *
- * <p>Threads: one loop thread runs every round and re-plan (they never overlap); the informers and
- * the leader elector call back on their own threads and only set flags.
+ * <p>Time and threads: every decision (when a round or re-plan is due, leadership, the debounce)
+ * is a task on one scheduler ({@link ScheduledExecutorService}, one task at a time), and every
+ * duration is read from one ticker (monotonic ns); production uses a single-threaded scheduled
+ * executor and {@link System#nanoTime()}, tests a virtual clock, so they run on virtual time. The
+ * calls that wait for other processes run on the loop's own threads: rounds and re-plans on one
+ * ({@code tailor-heart-rounds}, so they never overlap), the Lease's calls on another; each hands
+ * its end back to the scheduler. The informers call back on their own threads and only hand the
+ * event to the scheduler. The wall clock gives each round's metrics instant, nothing else.
  */
 public final class ControllerLoop implements AutoCloseable {
 
@@ -63,6 +66,8 @@ public final class ControllerLoop implements AutoCloseable {
      * connection and request timeouts are 10 s, so a healthy API server has answered by then.
      */
     static final long WATCH_ANSWER_MILLIS = 10_000;
+    /** How often the scheduler looks at the watches and the loop's liveness. */
+    static final long HOUSEKEEPING_MILLIS = 1_000;
     /** {@link #eventMillis} when no pod event waits for a re-plan (monotonic instants may be negative). */
     private static final long NO_EVENT = Long.MIN_VALUE;
 
@@ -89,6 +94,9 @@ public final class ControllerLoop implements AutoCloseable {
         }
     }
 
+    /** What runs on the rounds thread. */
+    private enum Work { ROUND, REPLAN }
+
     private final Controller controller;
     private final ControllerMetrics metrics;
     private final KubernetesClient client;
@@ -96,59 +104,87 @@ public final class ControllerLoop implements AutoCloseable {
     private final Options options;
     private final Consumer<Controller.Round> reporter;
     private final LongSupplier epochMillis;
-    private final LongSupplier monotonicNanos;
+    private final LongSupplier tickerNanos;
+    private final ScheduledExecutorService scheduler;
+    private final boolean ownScheduler;
+    private final LeaseElector.RenewDeadline renewDeadlineCheck;
     private final LeaseGuard guard;
-    private final Object monitor = new Object();
     private final Map<String, PodWatch> watches = new ConcurrentHashMap<>();
     private final Set<String> watchesFailing = ConcurrentHashMap.newKeySet();
+    private final ExecutorService roundThread = Executors.newSingleThreadExecutor(daemon("tailor-heart-rounds"));
+    private final ExecutorService leaseThreads = Executors.newCachedThreadPool(daemon("tailor-heart-leader-election"));
     private ResourceEventHandler<Pod> podHandler;
     private volatile Consumer<String> log = message -> { };
-    private volatile boolean tookOver;
+    private volatile LeaseElector elector;
     private volatile String leader;
-    private long nextLeaseCheckMillis;
-    private String lastLeaseProblem;
     private volatile boolean renewalRefused;
-    private final ExecutorService electorThreads = Executors.newCachedThreadPool(r -> {
-        Thread t = new Thread(r, "tailor-heart-leader-election");
-        t.setDaemon(true);
-        return t;
-    });
-    private volatile Thread thread;
-    private volatile CompletableFuture<?> election;
-    private volatile boolean leading;
     private volatile boolean running = true;
-    private volatile boolean dirty;
+    private volatile boolean started;
+    private volatile boolean leading;
     /** Whether the Lease named this replica when read for the current round's writes. */
     private volatile boolean holderConfirmed;
     /** Counts the times this replica gained the lease; a round writes only in the term it began in. */
     private volatile long term;
     private volatile long roundTerm;
-    private volatile long lastLoopMillis;
     private volatile long rounds;
     private volatile long replans;
-    /** When the first pod event not yet re-planned arrived (monotonic ms), or {@link #NO_EVENT}. */
-    private volatile long eventMillis = NO_EVENT;
     private volatile long lastReplanDelayMillis = -1;
+    /** When the scheduler last looked at its work (ticker ms). */
+    private volatile long lastLoopMillis;
+    /** The work on the rounds thread and since when (ticker ms), or {@code null}. */
+    private volatile Work inFlight;
+    private volatile long inFlightSinceMillis;
 
-    /** A pod watch and when it was started (monotonic ms). */
+    // Scheduler state: read and written by tasks on the scheduler only.
+    private boolean dirty;
+    private boolean roundPending;
+    private boolean tookOver;
+    /** When the first pod event not yet re-planned arrived (ticker ms), or {@link #NO_EVENT}. */
+    private long eventMillis = NO_EVENT;
+    private long nextRoundMillis;
+    private ScheduledFuture<?> roundDue;
+    private ScheduledFuture<?> replanDue;
+    private ScheduledFuture<?> housekeeping;
+
+    /** A pod watch and when it was started (ticker ms). */
     private record PodWatch(SharedIndexInformer<Pod> informer, CompletableFuture<Void> started, long sinceMillis,
             boolean[] saidNoAnswer) {
     }
 
-    /** With the JVM's monotonic clock ({@link System#nanoTime()}) for the lease and liveness. */
+    /**
+     * On real time: a single-threaded scheduled executor of its own ({@code tailor-heart-schedule})
+     * and the JVM's monotonic clock ({@link System#nanoTime()}).
+     *
+     * @param epochMillis wall clock: the instant of each round's metrics (nothing else)
+     */
     public ControllerLoop(Controller controller, ControllerMetrics metrics, KubernetesClient client,
             ControllerConfig config, Options options, Consumer<Controller.Round> reporter, LongSupplier epochMillis) {
-        this(controller, metrics, client, config, options, reporter, epochMillis, System::nanoTime);
+        this(controller, metrics, client, config, options, reporter, epochMillis,
+                Executors.newSingleThreadScheduledExecutor(daemon("tailor-heart-schedule")), System::nanoTime, true,
+                LeaseElector.RenewDeadline.CHECKED);
     }
 
     /**
-     * @param epochMillis    wall clock: the instant of each round's metrics (nothing else)
-     * @param monotonicNanos monotonic clock for durations: round scheduling, the lease guard, the
-     *                       loop's liveness, the watch's answer time and the re-plan delay
+     * On the time of {@code scheduler} and {@code tickerNanos} (e.g. a virtual clock's): the loop
+     * schedules its decisions on {@code scheduler}, which must run one task at a time, and reads
+     * every duration from {@code tickerNanos}. {@link #close()} leaves {@code scheduler} running.
+     *
+     * @param epochMillis wall clock: the instant of each round's metrics (nothing else)
+     * @param tickerNanos monotonic clock for durations: round scheduling, the lease, the loop's
+     *                    liveness, the watch's answer time and the re-plan delay
      */
     public ControllerLoop(Controller controller, ControllerMetrics metrics, KubernetesClient client,
             ControllerConfig config, Options options, Consumer<Controller.Round> reporter, LongSupplier epochMillis,
-            LongSupplier monotonicNanos) {
+            ScheduledExecutorService scheduler, LongSupplier tickerNanos) {
+        this(controller, metrics, client, config, options, reporter, epochMillis, scheduler, tickerNanos, false,
+                LeaseElector.RenewDeadline.CHECKED);
+    }
+
+    /** As above; {@code check} {@code IGNORED_FOR_TESTS} only to show that a test catches a broken elector. */
+    ControllerLoop(Controller controller, ControllerMetrics metrics, KubernetesClient client,
+            ControllerConfig config, Options options, Consumer<Controller.Round> reporter, LongSupplier epochMillis,
+            ScheduledExecutorService scheduler, LongSupplier tickerNanos, boolean ownScheduler,
+            LeaseElector.RenewDeadline check) {
         this.controller = controller;
         this.metrics = metrics;
         this.client = client;
@@ -156,10 +192,21 @@ public final class ControllerLoop implements AutoCloseable {
         this.options = options;
         this.reporter = reporter;
         this.epochMillis = epochMillis;
-        this.monotonicNanos = monotonicNanos;
+        this.tickerNanos = tickerNanos;
+        this.scheduler = scheduler;
+        this.ownScheduler = ownScheduler;
+        this.renewDeadlineCheck = check;
         this.guard = new LeaseGuard(Math.max(1, options.renewDeadline().toMillis()));
         this.lastLoopMillis = monotonicMillis();
         controller.writeGuard(this::mayWrite);
+    }
+
+    private static java.util.concurrent.ThreadFactory daemon(String name) {
+        return r -> {
+            Thread t = new Thread(r, name);
+            t.setDaemon(true);
+            return t;
+        };
     }
 
     /** Where the loop says what happens outside rounds (leadership, watch failures); default: nowhere. */
@@ -168,7 +215,7 @@ public final class ControllerLoop implements AutoCloseable {
     }
 
     /**
-     * Starts the informers (in the background), the loop thread and leader election; returns at
+     * Starts the informers (in the background), the round schedule and leader election; returns at
      * once, whatever the API server does. An API server that cannot be watched does not stop the
      * loop: it is said, and the watch is started again before every round.
      */
@@ -194,59 +241,60 @@ public final class ControllerLoop implements AutoCloseable {
             }
         };
         watchPods();
+        started = true;
+        lastLoopMillis = monotonicMillis();
+        housekeeping = scheduler.scheduleAtFixedRate(this::housekeeping, HOUSEKEEPING_MILLIS, HOUSEKEEPING_MILLIS,
+                TimeUnit.MILLISECONDS);
         if (options.lease() == null) {
             leading = true;
             metrics.leading(true);
-        }
-        Thread loopThread = new Thread(this::loop, "tailor-heart-rounds");
-        loopThread.setDaemon(true);
-        thread = loopThread;
-        loopThread.start();
-        if (options.lease() != null) {
-            elect();
-        }
-    }
+            scheduler.execute(() -> scheduleRound(monotonicMillis()));
+        } else {
+            String[] lease = options.lease().split("/", 2);
+            GuardedLeaseLock lock = new GuardedLeaseLock(new LeaseLock(lease[0], lease[1], options.identity()), guard,
+                    this::monotonicMillis, () -> running && alive(staleMillis()), this::renewalRefused);
+            LeaseElector created = new LeaseElector(lock, client, options.leaseDuration(), options.renewDeadline(),
+                    options.retryPeriod(), scheduler, tickerNanos, epochMillis, leaseThreads, new LeaseElector.Listener() {
+                        @Override
+                        public void startedLeading() {
+                            ControllerLoop.this.startLeading();
+                        }
 
-    /** Starts a leader elector; when it ends (the lease was lost) and the loop runs, starts another. */
-    private void elect() {
-        String[] lease = options.lease().split("/", 2);
-        GuardedLeaseLock lock = new GuardedLeaseLock(new LeaseLock(lease[0], lease[1], options.identity()), guard,
-                this::monotonicMillis, () -> running && alive(staleMillis()), this::renewalRefused);
-        CompletableFuture<?> started;
-        synchronized (monitor) {
-            if (!running) {
-                return;
-            }
-            started = new LeaderElector(client, new LeaderElectionConfigBuilder()
-                    .withName("tailor-heart")
-                    .withLock(lock)
-                    .withLeaseDuration(options.leaseDuration())
-                    .withRenewDeadline(options.renewDeadline())
-                    .withRetryPeriod(options.retryPeriod())
-                    .withReleaseOnCancel()
-                    .withLeaderCallbacks(new LeaderCallbacks(this::startLeading, this::stopLeading, this::newLeader))
-                    .build(), electorThreads).start();
-            election = started;
+                        @Override
+                        public void stoppedLeading(String why) {
+                            ControllerLoop.this.stopLeading(why);
+                        }
+
+                        @Override
+                        public void newLeader(String identity) {
+                            ControllerLoop.this.newLeader(identity);
+                        }
+
+                        @Override
+                        public void problem(String problem) {
+                            if (problem != null && !leading) {
+                                log.accept("Lease " + options.lease() + ": " + problem + "; this replica cannot"
+                                        + " take part in leader election");
+                            }
+                        }
+                    }, renewDeadlineCheck);
+            elector = created;
+            created.start();
         }
-        started.whenComplete((ignored, failure) -> {
-            if (running) {
-                try {
-                    CompletableFuture.delayedExecutor(options.retryPeriod().toMillis(), TimeUnit.MILLISECONDS,
-                            electorThreads).execute(this::elect);
-                } catch (RejectedExecutionException e) {
-                    // closing
-                }
-            }
-        });
     }
 
     private void renewalRefused() {
         if (!renewalRefused) {
             renewalRefused = true;
             log.accept("not renewing Lease " + options.lease() + ": the round loop has not looked at its work for "
-                    + (monotonicMillis() - lastLoopMillis) / 1000 + " s (or has stopped); another replica may take"
-                    + " over");
+                    + (monotonicMillis() - Math.min(lastLoopMillis, busySinceMillis())) / 1000 + " s (or has stopped);"
+                    + " another replica may take over");
         }
+    }
+
+    /** Since when the rounds thread has been busy with one piece of work (ticker ms), or now. */
+    private long busySinceMillis() {
+        return inFlight != null ? inFlightSinceMillis : monotonicMillis();
     }
 
     /**
@@ -313,10 +361,30 @@ public final class ControllerLoop implements AutoCloseable {
         });
     }
 
-    /** Whether this replica waits for the lease (started, alive, not leading). */
+    /** On the scheduler, every {@link #HOUSEKEEPING_MILLIS}: the watches, and that the scheduler runs. */
+    private void housekeeping() {
+        long now = monotonicMillis();
+        lastLoopMillis = now;
+        if (inFlight == null) {
+            renewalRefused = false;   // it works again; say it if it gets stuck once more
+        }
+        try {
+            checkWatches(now);
+        } catch (RuntimeException e) {
+            // a periodic task that throws is never run again: say it, go on
+            log.accept("unexpected: " + e);
+        }
+    }
+
+    /** Whether this replica waits for the lease (started, running, not leading). */
     public boolean standingBy() {
-        Thread loopThread = thread;
-        return options.lease() != null && loopThread != null && loopThread.isAlive() && !leading;
+        return options.lease() != null && started && running && !leading;
+    }
+
+    /** Whether an attempt to acquire or renew the Lease waits for the API server (for tests on virtual time). */
+    boolean leaseAttemptInFlight() {
+        LeaseElector current = elector;
+        return current != null && current.attemptInFlight();
     }
 
     /** Whether this replica leads (always, without a lease). */
@@ -325,12 +393,12 @@ public final class ControllerLoop implements AutoCloseable {
     }
 
     /**
-     * Whether the loop thread is alive and has looked at its work within {@code staleMillis}
-     * (monotonic clock).
+     * Whether the loop works: started, not closed, its scheduler has looked at its work within
+     * {@code staleMillis}, and no round or re-plan has been running for that long (ticker).
      */
     public boolean alive(long staleMillis) {
-        Thread loopThread = thread;
-        return loopThread != null && loopThread.isAlive() && monotonicMillis() - lastLoopMillis < staleMillis;
+        long now = monotonicMillis();
+        return started && running && now - lastLoopMillis < staleMillis && now - busySinceMillis() < staleMillis;
     }
 
     /**
@@ -364,7 +432,7 @@ public final class ControllerLoop implements AutoCloseable {
     }
 
     private long monotonicMillis() {
-        return TimeUnit.NANOSECONDS.toMillis(monotonicNanos.getAsLong());
+        return TimeUnit.NANOSECONDS.toMillis(tickerNanos.getAsLong());
     }
 
     private static boolean ready(Pod pod) {
@@ -373,31 +441,169 @@ public final class ControllerLoop implements AutoCloseable {
                         .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
     }
 
+    /** On an informer's thread: hands the event to the scheduler. */
     private void changed() {
-        synchronized (monitor) {
-            if (eventMillis == NO_EVENT) {
-                eventMillis = monotonicMillis();
+        try {
+            scheduler.execute(this::podEvent);
+        } catch (RejectedExecutionException e) {
+            // closing
+        }
+    }
+
+    /** On the scheduler: a pod event; a re-plan follows after the debounce unless a round covers it. */
+    private void podEvent() {
+        if (!running) {
+            return;
+        }
+        if (eventMillis == NO_EVENT) {
+            eventMillis = monotonicMillis();
+        }
+        dirty = true;
+        scheduleReplan();
+    }
+
+    private void scheduleReplan() {
+        if (leading && dirty && replanDue == null && inFlight == null) {
+            // Let a burst of pod events settle into one re-plan.
+            replanDue = scheduler.schedule(this::replanDue, DEBOUNCE_MILLIS, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private void scheduleRound(long atMillis) {
+        if (roundDue != null) {
+            roundDue.cancel(false);
+        }
+        nextRoundMillis = atMillis;
+        roundDue = scheduler.schedule(this::roundDue, Math.max(0, atMillis - monotonicMillis()),
+                TimeUnit.MILLISECONDS);
+    }
+
+    /** On the scheduler, when a round is due. */
+    private void roundDue() {
+        roundDue = null;
+        if (!running || !leading) {
+            return;
+        }
+        if (inFlight != null) {
+            roundPending = true;   // right after the work in flight
+            return;
+        }
+        launch(Work.ROUND);
+    }
+
+    /** On the scheduler, at the end of a re-plan's debounce. */
+    private void replanDue() {
+        replanDue = null;
+        if (!running || !leading || !dirty || inFlight != null) {
+            return;
+        }
+        launch(Work.REPLAN);
+    }
+
+    /** On the scheduler: starts a round or re-plan on the rounds thread (none is in flight). */
+    private void launch(Work work) {
+        long now = monotonicMillis();
+        long since = eventMillis;
+        dirty = false;
+        eventMillis = NO_EVENT;   // a round covers the events too
+        roundPending = false;
+        if (work == Work.ROUND) {
+            watchPods();
+            scheduleRound(now + periodMillis());
+        }
+        boolean takeOver = tookOver;
+        tookOver = false;
+        roundTerm = term;
+        holderConfirmed = false;
+        inFlight = work;
+        inFlightSinceMillis = now;
+        Instant metricsAt = Instant.ofEpochMilli(epochMillis.getAsLong());
+        try {
+            roundThread.execute(() -> {
+                try {
+                    run(work, takeOver, metricsAt, since);
+                } finally {
+                    try {
+                        scheduler.execute(this::finished);
+                    } catch (RejectedExecutionException e) {
+                        inFlight = null;   // closing
+                    }
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            inFlight = null;   // closing
+        }
+    }
+
+    /** On the rounds thread. */
+    private void run(Work work, boolean takeOver, Instant metricsAt, long eventMillis) {
+        try {
+            if (takeOver) {
+                controller.takeOver();   // read the state the last leader saved; forget old routes
             }
-            dirty = true;
-            monitor.notifyAll();
+            if (work == Work.REPLAN) {
+                Controller.Round round = controller.replan(options.dryRun());
+                if (round != null && leading) {
+                    replans++;
+                    metrics.countReplan();
+                    if (eventMillis != NO_EVENT) {
+                        lastReplanDelayMillis = monotonicMillis() - eventMillis;
+                        metrics.recordReplanDelay(lastReplanDelayMillis / 1000.0);
+                    }
+                    metrics.record(round);
+                    metrics.nodesMissingLocalityLabels(controller.nodesMissingLocalityLabels().size());
+                    reporter.accept(round);
+                }
+            } else {
+                Controller.Round round = controller.round(metricsAt, options.dryRun());
+                rounds++;
+                metrics.record(round);
+                metrics.nodesMissingLocalityLabels(controller.nodesMissingLocalityLabels().size());
+                reporter.accept(round);
+            }
+        } catch (RuntimeException e) {
+            // A bug or an unexpected client error must not stop the controller: say it, go on.
+            reporter.accept(new Controller.Round(false, Controller.FailureReason.KUBERNETES_READ,
+                    "unexpected: " + e, null, null, List.of(), List.of(), List.of(), List.of(), 0));
         }
     }
 
+    /** On the scheduler: the work in flight ended; what waited for it runs now. */
+    private void finished() {
+        inFlight = null;
+        if (!running || !leading) {
+            return;
+        }
+        if (roundPending) {
+            launch(Work.ROUND);
+        } else {
+            scheduleReplan();
+        }
+    }
+
+    /** On the scheduler: the elector acquired the Lease. */
     private void startLeading() {
-        synchronized (monitor) {
-            term++;
-            leading = true;
-            tookOver = true;
-            renewalRefused = false;
-            monitor.notifyAll();
-        }
+        term++;
+        leading = true;
+        tookOver = true;
+        renewalRefused = false;
         metrics.leading(true);
+        scheduleRound(monotonicMillis());
     }
 
-    private void stopLeading() {
+    /** On the scheduler (or closing): the elector says this replica no longer leads. */
+    private void stopLeading(String why) {
         leading = false;
         guard.lost();
         metrics.leading(false);
+        if (roundDue != null) {
+            roundDue.cancel(false);
+            roundDue = null;
+        }
+        if (running) {
+            log.accept("Lease " + options.lease() + ": this replica (" + options.identity() + ") stops leading: "
+                    + why);
+        }
     }
 
     private void newLeader(String identity) {
@@ -468,141 +674,34 @@ public final class ControllerLoop implements AutoCloseable {
     }
 
     /**
-     * While standing by, reads the Lease now and then, so that a Lease that cannot be read or
-     * written (no namespace, no RBAC) is said instead of retried in silence by the elector.
-     */
-    private void checkLease(long nowMillis) {
-        if (options.lease() == null || leading || nowMillis < nextLeaseCheckMillis) {
-            return;
-        }
-        nextLeaseCheckMillis = nowMillis + 2 * options.leaseDuration().toMillis();
-        String[] lease = options.lease().split("/", 2);
-        String problem;
-        try {
-            Lease current = client.resources(Lease.class).inNamespace(lease[0]).withName(lease[1]).get();
-            problem = current != null ? null : "Lease " + options.lease() + " does not exist yet and this replica has"
-                    + " not created it: does namespace " + lease[0] + " exist, and may this service account create"
-                    + " Leases there?";
-        } catch (KubernetesClientException e) {
-            problem = "cannot read Lease " + options.lease() + " (" + e.getCode() + " " + e.getMessage()
-                    + "): this replica cannot take part in leader election";
-        }
-        if (problem != null && !problem.equals(lastLeaseProblem)) {
-            log.accept(problem);
-        }
-        lastLeaseProblem = problem;
-    }
-
-    private void loop() {
-        long periodMillis = periodMillis();
-        // Rounds are timed on the monotonic clock: a wall clock set back must not stop them.
-        long nextRound = monotonicMillis();
-        while (running) {
-            lastLoopMillis = monotonicMillis();
-            renewalRefused = false;   // it works again; say it if it gets stuck once more
-            try {
-                checkLease(lastLoopMillis);
-                checkWatches(lastLoopMillis);
-                boolean doRound;
-                boolean doReplan;
-                synchronized (monitor) {
-                    long now = monotonicMillis();
-                    long wait = !leading ? periodMillis : Math.max(0, nextRound - now);
-                    if (wait > 0 && !(dirty && leading)) {
-                        monitor.wait(Math.min(wait, 1_000));
-                    }
-                    now = monotonicMillis();
-                    if (tookOver) {
-                        tookOver = false;
-                        controller.takeOver();   // read the state the last leader saved; forget old routes
-                        nextRound = now;
-                    }
-                    doRound = leading && now - nextRound >= 0;
-                    doReplan = leading && !doRound && dirty;
-                    roundTerm = term;   // startLeading() changes both under the monitor
-                    if (doRound) {
-                        dirty = false;
-                        eventMillis = NO_EVENT;   // a full round covers the events too
-                    } else if (doReplan) {
-                        dirty = false;
-                    }
-                }
-                if (doReplan) {
-                    Thread.sleep(DEBOUNCE_MILLIS);   // let a burst of pod events settle into one re-plan
-                    long since;
-                    synchronized (monitor) {
-                        dirty = false;
-                        since = eventMillis;
-                        eventMillis = NO_EVENT;
-                    }
-                    holderConfirmed = false;
-                    Controller.Round round = controller.replan(options.dryRun());
-                    if (round != null && leading) {
-                        replans++;
-                        metrics.countReplan();
-                        if (since != NO_EVENT) {
-                            lastReplanDelayMillis = monotonicMillis() - since;
-                            metrics.recordReplanDelay(lastReplanDelayMillis / 1000.0);
-                        }
-                        metrics.record(round);
-                        metrics.nodesMissingLocalityLabels(controller.nodesMissingLocalityLabels().size());
-                        reporter.accept(round);
-                    }
-                } else if (doRound) {
-                    watchPods();
-                    nextRound = monotonicMillis() + periodMillis;
-                    holderConfirmed = false;
-                    Controller.Round round = controller.round(Instant.ofEpochMilli(epochMillis.getAsLong()),
-                            options.dryRun());
-                    rounds++;
-                    metrics.record(round);
-                    metrics.nodesMissingLocalityLabels(controller.nodesMissingLocalityLabels().size());
-                    reporter.accept(round);
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            } catch (RuntimeException e) {
-                // A bug or an unexpected client error must not stop the controller: say it, go on.
-                reporter.accept(new Controller.Round(false, Controller.FailureReason.KUBERNETES_READ,
-                        "unexpected: " + e, null, null, List.of(), List.of(), List.of(), List.of(), 0));
-            }
-        }
-    }
-
-    /**
-     * Stops the loop, the informers, and leadership (releasing the lease; a release the API server
-     * does not answer is given up after the renew deadline).
+     * Stops the schedule, the informers, the rounds thread, and leadership (releasing the lease; a
+     * release the API server does not answer is given up after the renew deadline). A round in
+     * flight is interrupted and waited for up to 5 s.
      */
     @Override
     public void close() {
         running = false;
-        Thread loopThread = thread;
-        if (loopThread != null) {
-            loopThread.interrupt();
-            try {
-                loopThread.join(5_000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+        for (ScheduledFuture<?> task : new ScheduledFuture<?>[] {housekeeping, roundDue, replanDue}) {
+            if (task != null) {
+                task.cancel(false);
             }
+        }
+        roundThread.shutdownNow();
+        try {
+            roundThread.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
         watches.values().forEach(watch -> watch.informer().close());
-        CompletableFuture<?> elector;
-        synchronized (monitor) {
-            elector = election;
-        }
-        if (elector != null) {
-            try {
-                CompletableFuture.runAsync(() -> elector.cancel(true), electorThreads)
-                        .get(options.renewDeadline().toMillis(), TimeUnit.MILLISECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            } catch (ExecutionException | TimeoutException | RejectedExecutionException e) {
-                // the release hangs or failed: the lease expires by itself
-            }
+        LeaseElector current = elector;
+        if (current != null) {
+            current.stop(options.renewDeadline());
         }
         leading = false;
         guard.lost();
-        electorThreads.shutdownNow();
+        leaseThreads.shutdownNow();
+        if (ownScheduler) {
+            scheduler.shutdownNow();
+        }
     }
 }

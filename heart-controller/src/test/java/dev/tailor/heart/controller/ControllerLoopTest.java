@@ -7,6 +7,7 @@ import dev.tailor.heart.HeartConfig;
 import dev.tailor.testkit.Await;
 import dev.tailor.testkit.PrometheusServer;
 import dev.tailor.testkit.ShopCluster;
+import dev.tailor.testkit.VirtualClock;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -16,12 +17,18 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** The continuous loop: re-plans on pod events and leader election, on the mock API server. */
+/**
+ * The continuous loop: re-plans on pod events and leader election, on the mock API server and a
+ * real Prometheus, with the loops' decisions on virtual time ({@link VirtualClock}).
+ */
 @EnableKubernetesMockClient(crud = true)
 class ControllerLoopTest {
 
@@ -29,6 +36,26 @@ class ControllerLoopTest {
     static KubernetesClient client;
 
     private static PrometheusServer prometheus;
+    private final VirtualClock clock = new VirtualClock(0);
+    private final List<ControllerLoop> loops = new CopyOnWriteArrayList<>();
+
+    /**
+     * Until {@code condition} holds: runs what the loops' threads handed back to the scheduler, and
+     * when nothing was and no loop waits for the Lease, moves the clock on by {@code stepMillis} (time
+     * the loops may be waiting for: the debounce, the Lease's retry period). Bounded by {@link Await}'s
+     * timeout.
+     */
+    private void stepUntil(String what, long stepMillis, BooleanSupplier condition, Supplier<?> state) {
+        Await.until(what, () -> {
+            if (clock.runDueTasks() == 0 && loops.stream().noneMatch(ControllerLoop::leaseAttemptInFlight)) {
+                // To the next task at most, so no decision is taken while a call it waits for is unanswered.
+                long next = clock.nanosToNextTask();
+                long step = TimeUnit.MILLISECONDS.toNanos(stepMillis);
+                clock.advance(next < 0 ? step : Math.min(next, step));
+            }
+            return condition.getAsBoolean();
+        }, () -> "at " + clock.millis() + " ms; " + state.get());
+    }
 
     @BeforeAll
     static void startPrometheus() throws Exception {
@@ -59,21 +86,24 @@ class ControllerLoopTest {
                 .roundSeconds(roundSeconds).build();
     }
 
-    private static ControllerLoop loop(ControllerLoop.Options options, List<Controller.Round> rounds) {
+    private ControllerLoop loop(ControllerLoop.Options options, List<Controller.Round> rounds) {
         return loop(options, rounds::add);
     }
 
-    private static ControllerLoop loop(ControllerLoop.Options options,
+    private ControllerLoop loop(ControllerLoop.Options options,
             java.util.function.Consumer<Controller.Round> reporter) {
         return loop(options, reporter, new ControllerMetrics(System::currentTimeMillis));
     }
 
-    private static ControllerLoop loop(ControllerLoop.Options options,
+    private ControllerLoop loop(ControllerLoop.Options options,
             java.util.function.Consumer<Controller.Round> reporter, ControllerMetrics metrics) {
         ControllerConfig config = config(3_600);
         Controller controller = new Controller(config, HeartConfig.DEFAULTS,
                 new PrometheusClient(prometheus.url(), Duration.ofSeconds(5)), client, AtpmState.EMPTY, null, null);
-        return new ControllerLoop(controller, metrics, client, config, options, reporter, System::currentTimeMillis);
+        ControllerLoop loop = new ControllerLoop(controller, metrics, client, config, options, reporter,
+                System::currentTimeMillis, clock.scheduler(), clock);
+        loops.add(loop);
+        return loop;
     }
 
     private static String cartRule() {
@@ -87,21 +117,23 @@ class ControllerLoopTest {
         List<Controller.Round> rounds = new CopyOnWriteArrayList<>();
         try (ControllerLoop loop = loop(new ControllerLoop.Options(false, null, "solo", Duration.ofSeconds(15)), rounds)) {
             loop.start();
-            assertThat(Await.holds(Duration.ofSeconds(20), () -> cartRule().contains("eu/eu-a/w3="))).isTrue();
+            stepUntil("the first round's rules", 10, () -> cartRule().contains("eu/eu-a/w3="), () -> rounds);
 
             Pod cart = client.pods().inNamespace("shop").withName("cart-w3").get();
             cart.getStatus().getConditions().get(0).setStatus("False");
             client.pods().inNamespace("shop").resource(cart).updateStatus();
 
-            // The next round is an hour away: only an event-driven re-plan can take w3 out.
-            assertThat(Await.holds(Duration.ofSeconds(20), () -> !cartRule().contains("eu/eu-a/w3=")))
-                    .as("rule after the pod left Ready: " + cartRule() + "; replans " + loop.replans() + "; rounds "
-                            + rounds.stream().map(r -> r.failure() + " " + r.message() + " " + (r.snapshot() == null ? ""
-                            : r.snapshot().replicas().stream().filter(x -> !x.isReady()).toList())).toList()).isTrue();
+            // The next round is an hour away: only an event-driven re-plan can take w3 out. The clock
+            // moves 10 ms whenever the loop has nothing to do, until the informer (a real thread)
+            // has handed the event over and the debounce has passed.
+            stepUntil("w3 out of the rule after the pod left Ready", 10, () -> !cartRule().contains("eu/eu-a/w3="),
+                    () -> "rule " + cartRule() + "; replans " + loop.replans() + "; rounds " + rounds.stream().map(
+                            r -> r.failure() + " " + r.message() + " " + (r.snapshot() == null ? "" : r.snapshot()
+                            .replicas().stream().filter(x -> !x.isReady()).toList())).toList());
             assertThat(loop.rounds()).isEqualTo(1);
             assertThat(loop.replans()).isPositive();
-            // Measured, not asserted against a bound (timings belong in reports): event to rules.
-            System.out.println("re-plan delay (pod event -> rules written): " + loop.lastReplanDelayMillis() + " ms");
+            // On virtual time the delay is the debounce plus the steps the test took while the
+            // informer's thread delivered the event: at least the debounce.
             assertThat(loop.lastReplanDelayMillis()).isGreaterThanOrEqualTo(ControllerLoop.DEBOUNCE_MILLIS);
             assertThat(rounds).allSatisfy(r -> assertThat(r.failure()).as(String.valueOf(r.message())).isNull());
         }
@@ -110,9 +142,9 @@ class ControllerLoopTest {
     @Test
     void leaderHandOver_theStandbyWritesOnlyAfterTheLeaderLetGo() throws Exception {
         // One timeline of what both replicas did, in the order it happened. A 6 s lease: renewals every
-        // 1.2 s and writes allowed 4 s after one, so a busy machine delaying a renewal by a second
-        // does not stop the leader's one round (the hand-over does not wait for the lease to
-        // expire: the leader releases it on close).
+        // 1.2 s (virtual) and writes allowed 4 s after one; the hand-over does not wait for the lease
+        // to expire: the leader releases it on close. (That two replicas never lead at once, on a
+        // leader cut off from the API server, is LeaseElectorTest's.)
         List<String> events = new CopyOnWriteArrayList<>();
         List<String> standbyLog = new CopyOnWriteArrayList<>();
         ControllerMetrics metricsA = new ControllerMetrics(System::currentTimeMillis);
@@ -124,12 +156,16 @@ class ControllerLoopTest {
         second.onMessage(standbyLog::add);
         try {
             first.start();
-            assertThat(Await.holds(Duration.ofSeconds(20), () -> events.contains("replica-a round null")))
-                    .as("replica-a leads and writes: " + events).isTrue();
+            stepUntil("replica-a to lead and write", 100, () -> events.contains("replica-a round null"),
+                    () -> events);
             second.start();
             // replica-b has read the Lease and seen replica-a in it: from here on it must not plan.
-            assertThat(Await.holds(Duration.ofSeconds(20), () -> standbyLog.contains(
-                    "Lease tailor-system/tailor-heart: replica-a leads; this replica (replica-b) stands by"))).isTrue();
+            stepUntil("replica-b to stand by", 100, () -> standbyLog.contains(
+                    "Lease tailor-system/tailor-heart: replica-a leads; this replica (replica-b) stands by"),
+                    () -> standbyLog);
+            // Two retry periods more: replica-b goes on standing by.
+            clock.advance(Duration.ofMillis(2_400));
+            assertThat(second.leading()).isFalse();
             assertThat(second.leading()).isFalse();
             // What the lease-flapping alert sums: one acquisition so far, by replica-a.
             assertThat(metricsA.scrape()).contains("tailor_heart_leader 1.0")
@@ -138,8 +174,8 @@ class ControllerLoopTest {
                     .contains("tailor_heart_lease_acquisitions_total 0.0");
 
             first.close();
-            assertThat(Await.holds(Duration.ofSeconds(30), () -> events.contains("replica-b round null")))
-                    .as("replica-b took over and writes: " + events).isTrue();
+            stepUntil("replica-b to take over and write", 100, () -> events.contains("replica-b round null"),
+                    () -> events + "; " + standbyLog);
             assertThat(metricsB.scrape()).contains("tailor_heart_leader 1.0")
                     .contains("tailor_heart_lease_acquisitions_total 1.0");
         } finally {
@@ -169,9 +205,9 @@ class ControllerLoopTest {
                 new PrometheusClient(prometheus.url(), Duration.ofSeconds(5)), client, AtpmState.EMPTY, null, null);
         try (ControllerLoop loop = new ControllerLoop(controller, metrics, client, config,
                 new ControllerLoop.Options(false, null, "solo", Duration.ofSeconds(15)), rounds::add,
-                System::currentTimeMillis)) {
+                System::currentTimeMillis, clock.scheduler(), clock)) {
             loop.start();
-            assertThat(Await.holds(Duration.ofSeconds(20), () -> !rounds.isEmpty())).isTrue();
+            stepUntil("the first round", 10, () -> !rounds.isEmpty(), () -> rounds);
         }
         assertThat(rounds.get(0).failure()).as(rounds.get(0).message()).isNull();
         assertThat(metrics.scrape()).contains("tailor_heart_nodes_missing_locality_labels 1.0");

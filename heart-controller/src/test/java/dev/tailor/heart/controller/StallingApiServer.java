@@ -33,8 +33,11 @@ import java.util.regex.Pattern;
  */
 final class StallingApiServer implements AutoCloseable {
 
-    /** Requests with {@code method} whose path (query included) matches {@code path}. */
-    record Stall(String method, Pattern path, AtomicInteger arrived) {
+    /**
+     * Requests with {@code method} whose path (query included) matches {@code path}, from the client
+     * named {@code replica} (see {@link #client(String)}), or from any client when it is {@code null}.
+     */
+    record Stall(String method, Pattern path, String replica, AtomicInteger arrived) {
 
         /** How many such requests have arrived (and hang) so far. */
         int count() {
@@ -51,7 +54,11 @@ final class StallingApiServer implements AutoCloseable {
     record Hold(String method, Pattern path, String thread, CountDownLatch reached, CountDownLatch released) {
     }
 
+    /** The header naming the client a request came from ({@link #client(String)}). */
+    private static final String REPLICA = "X-Test-Replica";
     private final KubernetesMockServer server;
+    private final int requestTimeoutMillis;
+    private final List<KubernetesClient> clients = new CopyOnWriteArrayList<>();
     private final List<Stall> stalls = new CopyOnWriteArrayList<>();
     private final List<Hold> holds = new CopyOnWriteArrayList<>();
     /** A client of the server whose calls time out after {@code requestTimeoutMillis}. */
@@ -65,7 +72,8 @@ final class StallingApiServer implements AutoCloseable {
             public MockResponse dispatch(RecordedRequest request) {
                 for (Stall stall : stalls) {
                     if (stall.method().equalsIgnoreCase(request.getMethod())
-                            && stall.path().matcher(request.getPath()).matches()) {
+                            && stall.path().matcher(request.getPath()).matches()
+                            && (stall.replica() == null || stall.replica().equals(request.getHeader(REPLICA)))) {
                         stall.arrived().incrementAndGet();
                         return new MockResponse().setResponseCode(504).setBody("{}").setBodyDelay(1, TimeUnit.HOURS);
                     }
@@ -83,6 +91,7 @@ final class StallingApiServer implements AutoCloseable {
                 crud.releaseResources();
             }
         };
+        this.requestTimeoutMillis = requestTimeoutMillis;
         server = new KubernetesMockServer(new Context(), new MockWebServer(), responses, dispatcher, false);
         server.init();
         Interceptor holding = new Interceptor() {
@@ -109,9 +118,33 @@ final class StallingApiServer implements AutoCloseable {
 
     /** From now on, requests with {@code method} whose path (with its query) matches {@code pathRegex} hang. */
     Stall stall(String method, String pathRegex) {
-        Stall stall = new Stall(method, Pattern.compile(pathRegex), new AtomicInteger());
+        return stall(method, pathRegex, null);
+    }
+
+    /** As {@link #stall(String, String)}, for the requests of the client named {@code replica} only. */
+    Stall stall(String method, String pathRegex, String replica) {
+        Stall stall = new Stall(method, Pattern.compile(pathRegex), replica, new AtomicInteger());
         stalls.add(stall);
         return stall;
+    }
+
+    /**
+     * Another client of the server (same request timeout), whose requests carry {@code replica}'s
+     * name, so that a test can stall one replica's calls while the others' are answered (a replica
+     * cut off from the API server). Closed with the server.
+     */
+    KubernetesClient client(String replica) {
+        Interceptor naming = new Interceptor() {
+            @Override
+            public void before(BasicBuilder builder, HttpRequest request, RequestTags tags) {
+                builder.header(REPLICA, replica);
+            }
+        };
+        KubernetesClient named = server.createClient(builder -> builder.editOrNewConfig()
+                .withRequestTimeout(requestTimeoutMillis).endConfig()
+                .withHttpClientBuilderConsumer(http -> http.addOrReplaceInterceptor("replica", naming)));
+        clients.add(named);
+        return named;
     }
 
     /** The next such request from {@code thread} waits in the client until released (see {@link Hold}). */
@@ -136,6 +169,7 @@ final class StallingApiServer implements AutoCloseable {
         stalls.clear();
         holds.forEach(hold -> hold.released().countDown());
         holds.clear();
+        clients.forEach(KubernetesClient::close);
         client.close();
         server.destroy();
     }
