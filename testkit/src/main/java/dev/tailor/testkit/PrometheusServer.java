@@ -234,7 +234,8 @@ public final class PrometheusServer implements AutoCloseable {
         if (!process.isAlive()) {
             String log;
             try {
-                log = Files.exists(dir.resolve("prometheus.log")) ? Files.readString(dir.resolve("prometheus.log")) : "";
+                Path file = dir.resolve("prometheus.log");
+                log = Files.exists(file) ? Files.readString(file) : "";
             } catch (IOException e) {
                 log = "(unreadable: " + e.getMessage() + ")";
             }

@@ -254,7 +254,8 @@ public final class ControllerLoop implements AutoCloseable {
             GuardedLeaseLock lock = new GuardedLeaseLock(new LeaseLock(lease[0], lease[1], options.identity()), guard,
                     this::monotonicMillis, () -> running && alive(staleMillis()), this::renewalRefused);
             LeaseElector created = new LeaseElector(lock, client, options.leaseDuration(), options.renewDeadline(),
-                    options.retryPeriod(), scheduler, tickerNanos, epochMillis, leaseThreads, new LeaseElector.Listener() {
+                    options.retryPeriod(), scheduler, tickerNanos, epochMillis, leaseThreads,
+                    new LeaseElector.Listener() {
                         @Override
                         public void startedLeading() {
                             ControllerLoop.this.startLeading();

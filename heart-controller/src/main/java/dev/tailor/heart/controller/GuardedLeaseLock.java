@@ -8,12 +8,12 @@ import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 
 /**
- * fabric8's Lease lock for its {@code LeaderElector}, which tells a {@link LeaseGuard} when this
+ * fabric8's Lease lock for the {@link LeaseElector}, which tells a {@link LeaseGuard} when this
  * replica renewed the Lease (the instant its attempt started, on the loop's clock) and when a read
  * showed another holder, and which refuses to acquire or renew while the replica cannot work.
  *
- * <p>The elector calls {@link #get} and then {@link #create} or {@link #update} from one thread per
- * attempt (its {@code tryAcquireOrRenew} is synchronised); one instance serves one elector.
+ * <p>The elector calls {@link #get} and then {@link #create} or {@link #update}, one attempt at a
+ * time; one instance serves one elector.
  */
 final class GuardedLeaseLock implements Lock {
 

@@ -263,7 +263,8 @@ final class LeaseElector {
                 leading = true;
                 listener.startedLeading();
             }
-        } else if (leading && outcome.record() != null && !lock.identity().equals(outcome.record().getHolderIdentity())) {
+        } else if (leading && outcome.record() != null
+                && !lock.identity().equals(outcome.record().getHolderIdentity())) {
             stop("the Lease names " + outcome.record().getHolderIdentity());
         }
     }

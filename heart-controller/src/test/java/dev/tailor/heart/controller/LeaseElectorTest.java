@@ -101,8 +101,8 @@ class LeaseElectorTest {
 
     private Replica start(String name, LeaseElector.RenewDeadline check) {
         Replica replica = new Replica(name);
-        replica.elector = new LeaseElector(new LeaseLock("tailor-system", "tailor-heart", name), api.client(name), LEASE,
-                RENEW_DEADLINE, RETRY, clock.scheduler(), clock, () -> wallStartMillis + clock.millis(), io, replica,
+        replica.elector = new LeaseElector(new LeaseLock("tailor-system", "tailor-heart", name), api.client(name),
+                LEASE, RENEW_DEADLINE, RETRY, clock.scheduler(), clock, () -> wallStartMillis + clock.millis(), io, replica,
                 check);
         replicas.add(replica);
         replica.elector.start();
