@@ -42,8 +42,14 @@ public final class ShopCluster {
     public static PrometheusServer prometheus() throws IOException, InterruptedException {
         long started = System.nanoTime();
         PrometheusServer server = PrometheusServer.start(() -> exposition((System.nanoTime() - started) / 1e9 + 100));
-        boolean covered = Await.holds(Duration.ofSeconds(40), () -> server.value(
-                "count_over_time(istio_requests_total{pod=\"cart-w1\",reporter=\"destination\"}[5s])") >= 5);
+        boolean covered;
+        try {
+            covered = Await.holds(Duration.ofSeconds(40), () -> server.value(
+                    "count_over_time(istio_requests_total{pod=\"cart-w1\",reporter=\"destination\"}[5s])") >= 5);
+        } catch (IllegalStateException exited) {   // with the server's log
+            server.close();
+            throw exited;
+        }
         if (!covered) {
             server.close();
             throw new IllegalStateException("Prometheus did not scrape the test exporter within 40 s");
