@@ -508,6 +508,11 @@ public final class ControllerLoop implements AutoCloseable {
         dirty = false;
         eventMillis = NO_EVENT;   // a round covers the events too
         roundPending = false;
+        if (replanDue != null) {
+            // The work covers the events so far: a later event gets a whole debounce of its own.
+            replanDue.cancel(false);
+            replanDue = null;
+        }
         if (work == Work.ROUND) {
             watchPods();
             scheduleRound(now + periodMillis());
@@ -545,12 +550,12 @@ public final class ControllerLoop implements AutoCloseable {
             if (work == Work.REPLAN) {
                 Controller.Round round = controller.replan(options.dryRun());
                 if (round != null && leading) {
-                    replans++;
-                    metrics.countReplan();
                     if (eventMillis != NO_EVENT) {
                         lastReplanDelayMillis = monotonicMillis() - eventMillis;
                         metrics.recordReplanDelay(lastReplanDelayMillis / 1000.0);
                     }
+                    replans++;   // after its delay: a reader that sees the count sees the delay
+                    metrics.countReplan();
                     metrics.record(round);
                     metrics.nodesMissingLocalityLabels(controller.nodesMissingLocalityLabels().size());
                     reporter.accept(round);
