@@ -1,6 +1,6 @@
 package dev.tailor.cli;
 
-import dev.tailor.sim.heart.OnlineBoutiqueSnapshot;
+import dev.tailor.datasets.snapshot.OnlineBoutiqueSnapshot;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;

@@ -1,7 +1,7 @@
 package dev.tailor.cli;
 
-import dev.tailor.sim.data.DataFileException;
-import dev.tailor.sim.heart.OnlineBoutiqueSnapshot;
+import dev.tailor.datasets.DataFileException;
+import dev.tailor.datasets.snapshot.OnlineBoutiqueSnapshot;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -10,7 +10,7 @@ import dev.tailor.sim.cluster.PrequalConfig;
 import dev.tailor.sim.cluster.RunResult;
 import dev.tailor.sim.cluster.Scenarios;
 import dev.tailor.sim.cluster.SeedCells;
-import dev.tailor.sim.heart.OnlineBoutiqueSnapshot;
+import dev.tailor.datasets.snapshot.OnlineBoutiqueSnapshot;
 import dev.tailor.sim.report.ClusterReport;
 import dev.tailor.sim.report.HtmlPages;
 import java.io.IOException;

@@ -5,7 +5,7 @@ import dev.tailor.heart.LinkDelay;
 import dev.tailor.heart.Node;
 import dev.tailor.heart.Replica;
 import dev.tailor.heart.Snapshot;
-import dev.tailor.sim.heart.OnlineBoutiqueSnapshot;
+import dev.tailor.datasets.snapshot.OnlineBoutiqueSnapshot;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -1,6 +1,6 @@
 package dev.tailor.sim.storage;
 
-import dev.tailor.sim.data.BlockTrace;
+import dev.tailor.datasets.BlockTrace;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;

@@ -78,10 +78,10 @@ public record StorageScenario(
     public static final double MIN_INTERVAL_MILLIS = 0.1;
 
     /** Trace formats by their scenario names. */
-    public static final Map<String, dev.tailor.sim.data.BlockTrace.Format> FORMATS = Map.of(
-            "msn-sectors", dev.tailor.sim.data.BlockTrace.Format.MSN_SECTORS,
-            "msr-bytes", dev.tailor.sim.data.BlockTrace.Format.MSR_BYTES,
-            "tencent-replay", dev.tailor.sim.data.BlockTrace.Format.TENCENT_REPLAY);
+    public static final Map<String, dev.tailor.datasets.BlockTrace.Format> FORMATS = Map.of(
+            "msn-sectors", dev.tailor.datasets.BlockTrace.Format.MSN_SECTORS,
+            "msr-bytes", dev.tailor.datasets.BlockTrace.Format.MSR_BYTES,
+            "tencent-replay", dev.tailor.datasets.BlockTrace.Format.TENCENT_REPLAY);
 
     /**
      * The backend: either {@code calibrateFrom} (a trace of {@link #traces} in the

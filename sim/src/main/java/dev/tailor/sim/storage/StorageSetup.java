@@ -2,8 +2,8 @@ package dev.tailor.sim.storage;
 
 import dev.tailor.admission.IoCostModel;
 import dev.tailor.admission.IoKind;
-import dev.tailor.sim.data.BlockTrace;
-import dev.tailor.sim.data.CloudPhysicsVolumes;
+import dev.tailor.datasets.BlockTrace;
+import dev.tailor.datasets.CloudPhysicsVolumes;
 import dev.tailor.sim.des.RandomStreams;
 import java.io.IOException;
 import java.nio.file.Path;

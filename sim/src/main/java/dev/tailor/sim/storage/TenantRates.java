@@ -1,6 +1,6 @@
 package dev.tailor.sim.storage;
 
-import dev.tailor.sim.data.CloudPhysicsVolumes;
+import dev.tailor.datasets.CloudPhysicsVolumes;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.commons.rng.UniformRandomProvider;

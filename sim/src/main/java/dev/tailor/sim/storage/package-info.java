@@ -1,6 +1,6 @@
 /**
  * The storage simulator (docs/design.md#simulators; docs/storage-simulator.md): tenants' block requests
- * — real trace excerpts ({@link dev.tailor.sim.data.BlockTrace}) replayed by {@link TenantStream},
+ * — real trace excerpts ({@link dev.tailor.datasets.BlockTrace}) replayed by {@link TenantStream},
  * or synthetic — through proxies whose admission policy decides when each goes to one shared backend
  * ({@link BackendModel}, fitted by {@link BackendCalibration}). Start at {@link StorageSimulation};
  * scenarios are {@link StorageScenario}s loaded by {@link StorageScenarios} and made ready by

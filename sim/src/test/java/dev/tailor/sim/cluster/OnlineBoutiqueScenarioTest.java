@@ -3,7 +3,7 @@ package dev.tailor.sim.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tailor.heart.HeartConfig;
-import dev.tailor.sim.heart.OnlineBoutiqueSnapshot;
+import dev.tailor.datasets.snapshot.OnlineBoutiqueSnapshot;
 import dev.tailor.testkit.RenamedApp;
 import dev.tailor.testkit.SharedData;
 import java.io.IOException;

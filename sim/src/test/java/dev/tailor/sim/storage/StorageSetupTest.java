@@ -7,7 +7,7 @@ import static org.assertj.core.data.Percentage.withPercentage;
 
 import dev.tailor.admission.IoCostModel;
 import dev.tailor.admission.IoKind;
-import dev.tailor.sim.data.BlockTrace;
+import dev.tailor.datasets.BlockTrace;
 import dev.tailor.testkit.SharedData;
 import java.io.IOException;
 import java.util.List;

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.data.Offset.offset;
 import static org.assertj.core.data.Percentage.withPercentage;
 
-import dev.tailor.sim.data.BlockTrace;
-import dev.tailor.sim.data.CloudPhysicsVolumes;
+import dev.tailor.datasets.BlockTrace;
+import dev.tailor.datasets.CloudPhysicsVolumes;
 import dev.tailor.testkit.SharedData;
 import java.io.IOException;
 import java.nio.file.Files;

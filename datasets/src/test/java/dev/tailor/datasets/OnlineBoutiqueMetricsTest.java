@@ -1,12 +1,12 @@
-package dev.tailor.sim.data;
+package dev.tailor.datasets;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
-import dev.tailor.sim.data.OnlineBoutiqueMetrics.ComponentSeries;
-import dev.tailor.sim.data.OnlineBoutiqueMetrics.Sample;
-import dev.tailor.sim.data.OnlineBoutiqueMetrics.ServiceEdge;
+import dev.tailor.datasets.OnlineBoutiqueMetrics.ComponentSeries;
+import dev.tailor.datasets.OnlineBoutiqueMetrics.Sample;
+import dev.tailor.datasets.OnlineBoutiqueMetrics.ServiceEdge;
 import dev.tailor.testkit.SharedData;
 import java.io.IOException;
 import java.nio.file.Files;

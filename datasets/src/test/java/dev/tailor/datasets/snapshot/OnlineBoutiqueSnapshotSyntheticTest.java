@@ -1,4 +1,4 @@
-package dev.tailor.sim.heart;
+package dev.tailor.datasets.snapshot;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -11,10 +11,10 @@ import dev.tailor.heart.HeartConfig;
 import dev.tailor.heart.Replica;
 import dev.tailor.heart.Snapshot;
 import dev.tailor.heart.SnapshotValidator;
-import dev.tailor.sim.data.DataFileException;
-import dev.tailor.sim.heart.OnlineBoutiqueSnapshot.Minute;
-import dev.tailor.sim.heart.OnlineBoutiqueSnapshot.Options;
-import dev.tailor.sim.heart.OnlineBoutiqueSnapshot.Result;
+import dev.tailor.datasets.DataFileException;
+import dev.tailor.datasets.snapshot.OnlineBoutiqueSnapshot.Minute;
+import dev.tailor.datasets.snapshot.OnlineBoutiqueSnapshot.Options;
+import dev.tailor.datasets.snapshot.OnlineBoutiqueSnapshot.Result;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;

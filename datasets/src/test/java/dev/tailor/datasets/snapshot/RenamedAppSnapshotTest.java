@@ -1,4 +1,4 @@
-package dev.tailor.sim.heart;
+package dev.tailor.datasets.snapshot;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
@@ -10,8 +10,8 @@ import dev.tailor.heart.HeartConfig;
 import dev.tailor.heart.Replica;
 import dev.tailor.heart.Snapshot;
 import dev.tailor.heart.SnapshotValidator;
-import dev.tailor.sim.heart.OnlineBoutiqueSnapshot.Options;
-import dev.tailor.sim.heart.OnlineBoutiqueSnapshot.Result;
+import dev.tailor.datasets.snapshot.OnlineBoutiqueSnapshot.Options;
+import dev.tailor.datasets.snapshot.OnlineBoutiqueSnapshot.Result;
 import dev.tailor.testkit.RenamedApp;
 import dev.tailor.testkit.SharedData;
 import java.io.IOException;

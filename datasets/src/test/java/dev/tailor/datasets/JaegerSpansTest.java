@@ -1,9 +1,9 @@
-package dev.tailor.sim.data;
+package dev.tailor.datasets;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.tailor.sim.data.JaegerSpans.Edge;
+import dev.tailor.datasets.JaegerSpans.Edge;
 import dev.tailor.testkit.SharedData;
 import java.io.IOException;
 import java.nio.file.Files;

@@ -1,4 +1,4 @@
-package dev.tailor.sim.heart;
+package dev.tailor.datasets.snapshot;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -14,12 +14,12 @@ import dev.tailor.heart.Plan;
 import dev.tailor.heart.Replica;
 import dev.tailor.heart.Snapshot;
 import dev.tailor.heart.SnapshotValidator;
-import dev.tailor.sim.data.AwsPingLatencies;
-import dev.tailor.sim.data.JaegerSpans;
-import dev.tailor.sim.data.OnlineBoutiqueMetrics;
-import dev.tailor.sim.heart.OnlineBoutiqueSnapshot.Minute;
-import dev.tailor.sim.heart.OnlineBoutiqueSnapshot.Options;
-import dev.tailor.sim.heart.OnlineBoutiqueSnapshot.Result;
+import dev.tailor.datasets.AwsPingLatencies;
+import dev.tailor.datasets.JaegerSpans;
+import dev.tailor.datasets.OnlineBoutiqueMetrics;
+import dev.tailor.datasets.snapshot.OnlineBoutiqueSnapshot.Minute;
+import dev.tailor.datasets.snapshot.OnlineBoutiqueSnapshot.Options;
+import dev.tailor.datasets.snapshot.OnlineBoutiqueSnapshot.Result;
 import dev.tailor.testkit.SharedData;
 import java.io.IOException;
 import java.nio.file.Files;

@@ -1,4 +1,4 @@
-package dev.tailor.sim.data;
+package dev.tailor.datasets;
 
 import java.io.BufferedReader;
 import java.io.IOException;

@@ -1,4 +1,4 @@
-package dev.tailor.sim.data;
+package dev.tailor.datasets;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

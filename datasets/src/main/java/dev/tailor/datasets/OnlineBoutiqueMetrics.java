@@ -1,4 +1,4 @@
-package dev.tailor.sim.data;
+package dev.tailor.datasets;
 
 import java.io.IOException;
 import java.nio.file.DirectoryStream;

@@ -1,10 +1,10 @@
-package dev.tailor.sim.data;
+package dev.tailor.datasets;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.tailor.sim.data.BlockTrace.Format;
-import dev.tailor.sim.data.BlockTrace.Request;
+import dev.tailor.datasets.BlockTrace.Format;
+import dev.tailor.datasets.BlockTrace.Request;
 import dev.tailor.testkit.SharedData;
 import java.io.IOException;
 import java.nio.file.Files;

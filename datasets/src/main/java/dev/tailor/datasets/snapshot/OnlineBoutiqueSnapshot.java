@@ -1,4 +1,4 @@
-package dev.tailor.sim.heart;
+package dev.tailor.datasets.snapshot;
 
 import dev.tailor.heart.Call;
 import dev.tailor.heart.LinkDelay;
@@ -6,13 +6,13 @@ import dev.tailor.heart.Node;
 import dev.tailor.heart.Replica;
 import dev.tailor.heart.Snapshot;
 import dev.tailor.heart.SnapshotValidator;
-import dev.tailor.sim.data.AwsPingLatencies;
-import dev.tailor.sim.data.DataFileException;
-import dev.tailor.sim.data.JaegerSpans;
-import dev.tailor.sim.data.OnlineBoutiqueMetrics;
-import dev.tailor.sim.data.OnlineBoutiqueMetrics.ComponentSeries;
-import dev.tailor.sim.data.OnlineBoutiqueMetrics.Sample;
-import dev.tailor.sim.data.OnlineBoutiqueMetrics.ServiceEdge;
+import dev.tailor.datasets.AwsPingLatencies;
+import dev.tailor.datasets.DataFileException;
+import dev.tailor.datasets.JaegerSpans;
+import dev.tailor.datasets.OnlineBoutiqueMetrics;
+import dev.tailor.datasets.OnlineBoutiqueMetrics.ComponentSeries;
+import dev.tailor.datasets.OnlineBoutiqueMetrics.Sample;
+import dev.tailor.datasets.OnlineBoutiqueMetrics.ServiceEdge;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
