@@ -1,5 +1,7 @@
 package dev.tailor.admission;
 
+import dev.tailor.common.Checks;
+
 /**
  * Every constant of one admission controller, with the design defaults of docs/design.md#segment-admission
  * where it gives them and ours where it does not. Immutable; build variants with the {@code with*}

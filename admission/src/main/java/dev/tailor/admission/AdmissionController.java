@@ -1,5 +1,6 @@
 package dev.tailor.admission;
 
+import dev.tailor.common.Checks;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;

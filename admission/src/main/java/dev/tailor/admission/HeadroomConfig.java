@@ -1,5 +1,7 @@
 package dev.tailor.admission;
 
+import dev.tailor.common.Checks;
+
 /**
  * The constants of the headroom model (docs/design.md#headroom-model; the model and its formulas are
  * described on the package-private {@code HeadroomModel} and in docs/admission.md). The design names

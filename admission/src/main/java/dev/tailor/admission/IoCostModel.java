@@ -1,5 +1,7 @@
 package dev.tailor.admission;
 
+import dev.tailor.common.Checks;
+
 /**
  * The linear I/O cost model: an I/O of {@code bytes} costs {@code a + b × bytes} cost units, with
  * separate coefficients for reads and writes (docs/design.md#cost-model: a + b·bytes,

@@ -1,5 +1,7 @@
 package dev.tailor.admission;
 
+import dev.tailor.common.Checks;
+
 /**
  * Steady/hot classification of segments from the cost they are asked for, with hysteresis
  * (docs/design.md#classifier). A segment becomes {@link SegmentClass#HOT} as soon as its cost over the

@@ -1,5 +1,6 @@
 package dev.tailor.admission;
 
+import dev.tailor.common.Checks;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;

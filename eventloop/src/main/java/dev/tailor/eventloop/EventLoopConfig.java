@@ -1,5 +1,6 @@
 package dev.tailor.eventloop;
 
+import dev.tailor.common.Checks;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;

@@ -1,5 +1,6 @@
 package dev.tailor.eventloop;
 
+import dev.tailor.common.Checks;
 import io.netty.channel.IoEventLoopGroup;
 import io.netty.channel.ManualIoEventLoop;
 import io.netty.util.concurrent.ScheduledFuture;

@@ -1,5 +1,6 @@
 package dev.tailor.eventloop;
 
+import dev.tailor.common.Checks;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelPromise;

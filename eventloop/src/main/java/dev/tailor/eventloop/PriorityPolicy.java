@@ -1,5 +1,7 @@
 package dev.tailor.eventloop;
 
+import dev.tailor.common.Checks;
+
 /**
  * The I/O-priority policy (docs/design.md#io-priority-event-loop): how long unrelated work may run after each I/O
  * phase, and whether the next unrelated task may start now. Pure: time arrives as arguments in nanoseconds; nothing

@@ -1,0 +1,49 @@
+package dev.tailor.common;
+
+import java.util.List;
+
+/**
+ * One thing wrong with an input, as every error message of the project states it: where (a field
+ * path such as {@code tenants[2].rate}, an option such as {@code --nodes}, or {@link #TOP_LEVEL}), the
+ * value found (as the user wrote it, or what was found instead, such as {@code "unknown field"}), and
+ * what was expected. {@link #message()} is the one line users read:
+ * {@code tenants[2].rate: -1.0 (expected: a number > 0)}.
+ *
+ * @param path     where the value is; never null
+ * @param value    the value as found, or a short description of what was found; may be null
+ * @param expected what the field takes, in words ({@code "a whole number"}, {@code "one of a, b"})
+ */
+public record Problem(String path, Object value, String expected) {
+
+    /** The path of a problem with the document as a whole. */
+    public static final String TOP_LEVEL = "(top level)";
+
+    public Problem {
+        path = path == null || path.isEmpty() ? TOP_LEVEL : path;
+    }
+
+    /** The value of a field the document's type does not have; its expectation lists the fields. */
+    public static final String UNKNOWN_FIELD = "unknown field";
+
+    /**
+     * {@code path: value (expected: expected)}; an unknown field reads {@code path: unknown field
+     * (expected one of a, b)}, as the project's messages always have.
+     */
+    public String message() {
+        return path + ": " + value + (UNKNOWN_FIELD.equals(value) ? " (expected " : " (expected: ") + expected + ")";
+    }
+
+    @Override
+    public String toString() {
+        return message();
+    }
+
+    /**
+     * The messages of several problems: {@code SOURCE: problem} for one, else {@code SOURCE: N problems:}
+     * and one indented line each, the layout every config reader reports with.
+     */
+    public static String report(String source, List<String> messages) {
+        return source + ": " + (messages.size() == 1 ? messages.get(0)
+                : messages.size() + " problems:\n  " + String.join("\n  ", messages));
+    }
+}

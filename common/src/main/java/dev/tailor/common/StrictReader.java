@@ -1,0 +1,285 @@
+package dev.tailor.common;
+
+import com.fasterxml.jackson.core.JacksonException;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonStreamContext;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.core.json.JsonReadFeature;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.MapperFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.cfg.CoercionAction;
+import com.fasterxml.jackson.databind.cfg.CoercionInputShape;
+import com.fasterxml.jackson.databind.exc.InvalidFormatException;
+import com.fasterxml.jackson.databind.exc.MismatchedInputException;
+import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.type.LogicalType;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import java.util.ArrayDeque;
+import java.util.Collection;
+import java.util.Deque;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+
+/**
+ * The one strict way the project reads configuration and input documents, JSON or YAML, on Jackson:
+ * unknown fields, duplicate keys, trailing content and scalars of the wrong type ({@code "30"} for a
+ * number, {@code 1} for a boolean, {@code 2.5} for a count, {@code ~} for a primitive) are errors,
+ * because a typo must not silently become data; and the words for Jackson's errors: the field path
+ * ({@code tenants[2].bursts.multiplier}), the line, the value and what the field takes, as a
+ * {@link Problem}, never a Java type name or a stack trace.
+ *
+ * <p>Every reader of the project builds on {@link #json()} or {@link #yaml()} and words its errors
+ * with {@link #problem}; what a document means (defaults, ranges, references) stays with its reader,
+ * which reports all its problems at once.
+ *
+ * <p>YAML's non-finite floats ({@code .nan}, {@code .inf}) are valid YAML that Jackson's number parser
+ * refuses as "malformed"; {@link #nonFiniteValue} recognises them so readers can say "a finite number".
+ */
+public final class StrictReader {
+
+    private static final Pattern NOT_FINITE = Pattern.compile("Malformed numeric value '([-+]?\\.(?i:nan|inf))'");
+
+    private StrictReader() {
+    }
+
+    /**
+     * A strict JSON mapper. NaN and Infinity literals parse, so that the reader's validation can name
+     * them; strings convert only to strings; integers to numbers; floats only to floating fields.
+     * Callers add their output settings with {@code json().rebuild()}.
+     */
+    public static JsonMapper json() {
+        JsonMapper mapper = JsonMapper.builder()
+                .enable(JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS)
+                .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+                .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+                .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
+                .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+                .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT)
+                .disable(MapperFeature.ALLOW_COERCION_OF_SCALARS)
+                .build();
+        strictCoercions(mapper);
+        return mapper;
+    }
+
+    /**
+     * A strict YAML mapper (JSON is YAML too): duplicate keys, unknown fields, trailing documents,
+     * floats for whole numbers and nulls for primitives are errors; a quoted {@code "30"} is not a
+     * number and {@code "true"} not a boolean.
+     */
+    public static YAMLMapper yaml() {
+        return YAMLMapper.builder()
+                .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+                .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+                .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
+                .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+                .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT)
+                .disable(MapperFeature.ALLOW_COERCION_OF_SCALARS)
+                .build();
+    }
+
+    private static void strictCoercions(ObjectMapper mapper) {
+        for (LogicalType type : List.of(LogicalType.Float, LogicalType.Integer, LogicalType.Boolean,
+                LogicalType.Textual)) {
+            mapper.coercionConfigFor(type)
+                    .setCoercion(CoercionInputShape.String, type == LogicalType.Textual
+                            ? CoercionAction.TryConvert : CoercionAction.Fail)
+                    .setCoercion(CoercionInputShape.Integer, type == LogicalType.Float || type == LogicalType.Integer
+                            ? CoercionAction.TryConvert : CoercionAction.Fail)
+                    .setCoercion(CoercionInputShape.Float, type == LogicalType.Float
+                            ? CoercionAction.TryConvert : CoercionAction.Fail)
+                    .setCoercion(CoercionInputShape.Boolean, type == LogicalType.Boolean
+                            ? CoercionAction.TryConvert : CoercionAction.Fail);
+        }
+    }
+
+    /** The field path of a mapping error, e.g. {@code nodes[1].speed}, or {@link Problem#TOP_LEVEL}. */
+    public static String path(JsonMappingException e) {
+        StringBuilder path = new StringBuilder();
+        for (JsonMappingException.Reference ref : e.getPath()) {
+            if (ref.getIndex() >= 0) {
+                path.append('[').append(ref.getIndex()).append(']');
+            } else if (ref.getFieldName() != null) {
+                path.append(path.length() == 0 ? "" : ".").append(ref.getFieldName());
+            }
+        }
+        return path.length() == 0 ? Problem.TOP_LEVEL : path.toString();
+    }
+
+    /** The dotted path of a parser's position, e.g. {@code tenants[2].rate}, or {@code ""} at the root. */
+    public static String path(JsonStreamContext context) {
+        Deque<String> parts = new ArrayDeque<>();
+        for (JsonStreamContext c = context; c != null && !c.inRoot(); c = c.getParent()) {
+            if (c.inArray()) {
+                parts.push("[" + Math.max(0, c.getCurrentIndex()) + "]");
+            } else if (c.getCurrentName() != null) {
+                parts.push((c.getParent() == null || c.getParent().inRoot() ? "" : ".") + c.getCurrentName());
+            }
+        }
+        return String.join("", parts);
+    }
+
+    /** The field a syntax error was found in, from the parser's position; {@code ""} when unknown or at the root. */
+    public static String parserPath(JacksonException e) {
+        return e.getProcessor() instanceof JsonParser parser ? path(parser.getParsingContext()) : "";
+    }
+
+    /** The line of the error (from 1), or 0 when Jackson does not know it. */
+    public static int line(JacksonException e) {
+        return e.getLocation() == null ? 0 : Math.max(0, e.getLocation().getLineNr());
+    }
+
+    /** {@code " at line N"}, or {@code ""} when the line is not known. */
+    public static String atLine(JacksonException e) {
+        int line = line(e);
+        return line > 0 ? " at line " + line : "";
+    }
+
+    /**
+     * Where a syntax error is, for "not valid YAML{where}: reason": {@code " at line 7, field
+     * tenants[2].rate"}, either part left out when Jackson does not know it, or {@code ""}.
+     */
+    public static String where(JacksonException e) {
+        StringBuilder where = new StringBuilder(atLine(e));
+        String field = parserPath(e);
+        if (!field.isEmpty()) {
+            where.append(where.length() == 0 ? " at " : ", ").append("field ").append(field);
+        }
+        return where.toString();
+    }
+
+    /**
+     * The value as written when Jackson refused one of YAML's non-finite floats ({@code .nan},
+     * {@code .inf}, {@code -.Inf}), else {@code null}.
+     */
+    public static String nonFiniteValue(JacksonException e) {
+        Matcher m = NOT_FINITE.matcher(e.getOriginalMessage() == null ? "" : e.getOriginalMessage());
+        return m.find() ? m.group(1) : null;
+    }
+
+    /** The first line of Jackson's own message, without its source excerpt. */
+    public static String reason(JacksonException e) {
+        String message = e.getOriginalMessage();
+        if (message == null) {
+            return "malformed input";
+        }
+        String line = message.lines().findFirst().orElse(message);
+        int source = line.indexOf(" (start marker at [Source");
+        return source >= 0 ? line.substring(0, source) : line;
+    }
+
+    /** Whether the document had no content at all (only comments, or nothing). */
+    public static boolean empty(JacksonException e) {
+        return e instanceof MismatchedInputException && e.getOriginalMessage() != null
+                && e.getOriginalMessage().startsWith("No content to map");
+    }
+
+    /**
+     * A binding error as a {@link Problem}, or {@code null} for a syntax error (which has no field
+     * value; word it with {@link #where}):
+     * <ul>
+     *   <li>an unknown field: value {@code "unknown field"}, expected {@code "one of"} the known fields;
+     *   <li>a value a field cannot take (an enum's unknown name): the value, and what the field takes;
+     *   <li>a value of the wrong kind: value {@code "wrong type"}, and what the field takes;
+     *   <li>a YAML non-finite float: the value as written, expected {@code "a finite number"}.
+     * </ul>
+     *
+     * @param expected what a field of a type takes, in words; {@link #expected(Class)} for the usual words
+     */
+    public static Problem problem(JacksonException e, Function<Class<?>, String> expected) {
+        if (e instanceof UnrecognizedPropertyException unknown) {
+            return new Problem(path(unknown), Problem.UNKNOWN_FIELD, "one of " + sorted(unknown.getKnownPropertyIds()));
+        }
+        if (e instanceof InvalidFormatException invalid) {
+            return new Problem(path(invalid), invalid.getValue(), expected.apply(invalid.getTargetType()));
+        }
+        if (e instanceof MismatchedInputException mismatch && !empty(e)) {
+            String value = scalarAsWritten(e);
+            return new Problem(path(mismatch), value != null ? value : "wrong type",
+                    expected.apply(mismatch.getTargetType()));
+        }
+        String nonFinite = nonFiniteValue(e);
+        if (nonFinite != null) {
+            return new Problem(parserPath(e), nonFinite, "a finite number");
+        }
+        return null;
+    }
+
+    /**
+     * The scalar the parser stopped at, as written ({@code two}, {@code 2.5}); a text that reads like
+     * a number or a boolean is quoted ({@code "30"}), so the message shows why it is not one. {@code null}
+     * when the parser is not at a scalar (a list or a mapping where a value belongs).
+     */
+    private static String scalarAsWritten(JacksonException e) {
+        if (!(e.getProcessor() instanceof JsonParser parser) || parser.currentToken() == null
+                || !parser.currentToken().isScalarValue()) {
+            // A refused coercion says the text in its message: Cannot coerce String value ("30") to ...
+            Matcher m = COERCED_STRING.matcher(e.getOriginalMessage() == null ? "" : e.getOriginalMessage());
+            return m.find() ? shown(m.group(1)) : null;
+        }
+        try {
+            String text = parser.getText();
+            if (parser.currentToken() == JsonToken.VALUE_STRING) {
+                return shown(text);
+            }
+            return text.length() > 60 ? text.substring(0, 57) + "..." : text;
+        } catch (java.io.IOException unreadable) {
+            return null;
+        }
+    }
+
+    /** A string value as written, quoted when it reads like a number or a boolean. */
+    private static String shown(String text) {
+        if (text.isEmpty() || LOOKS_LIKE_NUMBER_OR_BOOLEAN.matcher(text).matches()) {
+            return '"' + text + '"';
+        }
+        return text.length() > 60 ? text.substring(0, 57) + "..." : text;
+    }
+
+    private static final Pattern COERCED_STRING = Pattern.compile("String value \\(\"([^\"]*)\"\\)");
+
+    private static final Pattern LOOKS_LIKE_NUMBER_OR_BOOLEAN =
+            Pattern.compile("(?i)[-+]?[0-9.]+([eE][-+]?[0-9]+)?|true|false|yes|no|on|off|null|~");
+
+    /** What a field of {@code type} takes, in words; {@code "another type"} when unknown. */
+    public static String expected(Class<?> type) {
+        if (type == null) {
+            return "another type";
+        }
+        if (type.isEnum()) {
+            return "one of " + java.util.Arrays.stream(type.getEnumConstants()).map(Object::toString)
+                    .collect(Collectors.joining(", "));
+        }
+        if (type == Integer.class || type == Long.class || type == int.class || type == long.class
+                || type == Short.class || type == short.class) {
+            return "a whole number";
+        }
+        if (type == Boolean.class || type == boolean.class) {
+            return "true or false";
+        }
+        if (Number.class.isAssignableFrom(type) || type.isPrimitive()) {
+            return "a number";
+        }
+        if (Collection.class.isAssignableFrom(type) || type.isArray()) {
+            return "a list";
+        }
+        if (Map.class.isAssignableFrom(type)) {
+            return "a mapping of names to values";
+        }
+        if (type == String.class) {
+            return "a string";
+        }
+        return "an object";
+    }
+
+    private static String sorted(Collection<Object> names) {
+        return names.stream().map(String::valueOf).sorted().collect(Collectors.joining(", "));
+    }
+}

@@ -1,0 +1,41 @@
+package dev.tailor.common;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class ChecksTest {
+
+    @Test
+    void outOfRange_namesFieldValueAndRange_nanFails() {
+        assertThat(Checks.requireRange("threads", 4, 1, 8)).isEqualTo(4);
+        assertThatThrownBy(() -> Checks.requireRange("threads", 0, 1, 8))
+                .hasMessage("threads : 0 (expected: 1 .. 8)");
+        assertThatThrownBy(() -> Checks.requireRange("share", Double.NaN, 0.0, 1.0))
+                .hasMessage("share : NaN (expected: 0.0 .. 1.0)");
+        assertThatThrownBy(() -> Checks.requireAboveAtMost("share", 0.0, 0.0, 1.0))
+                .hasMessage("share : 0.0 (expected: > 0.0 .. 1.0)");
+        assertThatThrownBy(() -> Checks.requireNonNull("clock", null, "a clock"))
+                .hasMessage("clock : null (expected: a clock)");
+    }
+
+    @Test
+    void saturatingArithmetic_stopsAtMax() {
+        assertThat(Checks.saturatedAdd(Long.MAX_VALUE - 1, 5)).isEqualTo(Long.MAX_VALUE);
+        assertThat(Checks.saturatedMultiply(1L << 40, 1L << 40)).isEqualTo(Long.MAX_VALUE);
+        assertThat(Checks.saturatedMultiply(3, 7)).isEqualTo(21);
+    }
+
+    @Test
+    void problem_message_andReport() {
+        assertThat(new Problem("tenants[2].rate", -1.0, "a number > 0").message())
+                .isEqualTo("tenants[2].rate: -1.0 (expected: a number > 0)");
+        assertThat(new Problem("", "empty", "a scenario").message()).isEqualTo("(top level): empty (expected: a scenario)");
+        assertThat(Problem.report("f.yaml", List.of("a: 1 (expected: 2)")))
+                .isEqualTo("f.yaml: a: 1 (expected: 2)");
+        assertThat(Problem.report("f.yaml", List.of("a: x", "b: y")))
+                .isEqualTo("f.yaml: 2 problems:\n  a: x\n  b: y");
+    }
+}
