@@ -2,23 +2,16 @@ package dev.tailor.cli;
 
 import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.core.JsonLocation;
-import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.core.io.JsonEOFException;
-import com.fasterxml.jackson.core.json.JsonReadFeature;
-import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonMappingException;
-import com.fasterxml.jackson.databind.MapperFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
-import com.fasterxml.jackson.databind.cfg.CoercionAction;
-import com.fasterxml.jackson.databind.cfg.CoercionInputShape;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.databind.exc.ValueInstantiationException;
-import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.module.SimpleModule;
 import com.fasterxml.jackson.databind.ser.std.ToStringSerializer;
-import com.fasterxml.jackson.databind.type.LogicalType;
+import dev.tailor.common.StrictReader;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.AccessDeniedException;
@@ -34,7 +27,6 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.stream.Collectors;
 
 /**
  * JSON in and out for the CLI: one strict mapper, errors that name the file, the field path, the
@@ -47,36 +39,12 @@ final class Json {
      * number, 1 for a boolean, 2.5 for a count) are errors, because a typo must not silently become
      * data. NaN and Infinity literals parse, so the validator can name them.
      */
-    static final ObjectMapper MAPPER = strict();
-
-    private static ObjectMapper strict() {
-        JsonMapper mapper = JsonMapper.builder()
-                .enable(JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS)
-                .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
-                .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-                .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
-                .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
-                .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT)
-                .disable(MapperFeature.ALLOW_COERCION_OF_SCALARS)
-                .enable(SerializationFeature.INDENT_OUTPUT)
-                .disable(SerializationFeature.FAIL_ON_EMPTY_BEANS)
-                // Paths as the user wrote them ("/tmp/x"), not as file:// URIs.
-                .addModule(new SimpleModule().addSerializer(Path.class, ToStringSerializer.instance))
-                .build();
-        for (LogicalType type : List.of(LogicalType.Float, LogicalType.Integer, LogicalType.Boolean,
-                LogicalType.Textual)) {
-            mapper.coercionConfigFor(type)
-                    .setCoercion(CoercionInputShape.String, type == LogicalType.Textual
-                            ? CoercionAction.TryConvert : CoercionAction.Fail)
-                    .setCoercion(CoercionInputShape.Integer, type == LogicalType.Float || type == LogicalType.Integer
-                            ? CoercionAction.TryConvert : CoercionAction.Fail)
-                    .setCoercion(CoercionInputShape.Float, type == LogicalType.Float
-                            ? CoercionAction.TryConvert : CoercionAction.Fail)
-                    .setCoercion(CoercionInputShape.Boolean, type == LogicalType.Boolean
-                            ? CoercionAction.TryConvert : CoercionAction.Fail);
-        }
-        return mapper;
-    }
+    static final ObjectMapper MAPPER = StrictReader.json().rebuild()
+            .enable(SerializationFeature.INDENT_OUTPUT)
+            .disable(SerializationFeature.FAIL_ON_EMPTY_BEANS)
+            // Paths as the user wrote them ("/tmp/x"), not as file:// URIs.
+            .addModule(new SimpleModule().addSerializer(Path.class, ToStringSerializer.instance))
+            .build();
 
     private Json() {
     }
@@ -104,8 +72,7 @@ final class Json {
             }
             return value;
         } catch (JacksonException e) {
-            if (e instanceof MismatchedInputException && e.getOriginalMessage() != null
-                    && e.getOriginalMessage().startsWith("No content to map")) {
+            if (StrictReader.empty(e)) {
                 throw new CliException(source + ": empty (expected: a JSON object)", e);
             }
             throw new CliException(source + ": " + describe(e), e);
@@ -127,7 +94,7 @@ final class Json {
         } else if (e instanceof ValueInstantiationException) {
             out.append("cannot be read (expected: a JSON object with the documented fields)");
         } else if (e instanceof MismatchedInputException mismatch && mismatch.getTargetType() != null) {
-            String message = firstLine(e.getOriginalMessage());
+            String message = StrictReader.reason(e);
             if (message.contains("Cannot map `null`") || message.contains("null into type")) {
                 out.append("missing (expected: ").append(expected(mismatch.getTargetType())).append(')');
             } else {
@@ -137,7 +104,7 @@ final class Json {
                 || String.valueOf(e.getOriginalMessage()).startsWith("Unexpected end-of-input")) {
             out.append("the file ends too early (expected: the rest of the JSON document)");
         } else {
-            out.append(firstLine(e.getOriginalMessage()));
+            out.append(StrictReader.reason(e));
         }
         JsonLocation location = e.getLocation();
         if (location != null && location.getLineNr() > 0) {
@@ -146,14 +113,10 @@ final class Json {
         return out.toString();
     }
 
+    /** The field path, or "" for the document as a whole (the message then starts with what is wrong). */
     private static String path(JacksonException e) {
-        if (!(e instanceof JsonMappingException mapping) || mapping.getPath().isEmpty()) {
-            return "";
-        }
-        String path = mapping.getPath().stream()
-                .map(ref -> ref.getFieldName() != null ? "." + ref.getFieldName() : "[" + ref.getIndex() + "]")
-                .collect(Collectors.joining());
-        return path.startsWith(".") ? path.substring(1) : path;
+        return e instanceof JsonMappingException mapping && !mapping.getPath().isEmpty()
+                ? StrictReader.path(mapping) : "";
     }
 
     private static String expected(Class<?> type) {
@@ -176,15 +139,6 @@ final class Json {
             return "a JSON object of names to values";
         }
         return "a JSON object";
-    }
-
-    private static String firstLine(String message) {
-        if (message == null) {
-            return "malformed JSON";
-        }
-        String line = message.lines().findFirst().orElse(message);
-        int source = line.indexOf(" (start marker at [Source");
-        return source >= 0 ? line.substring(0, source) : line;
     }
 
     private static String sorted(Collection<Object> names) {

@@ -1,6 +1,7 @@
 package dev.tailor.cli;
 
 import dev.tailor.heart.HeartConfig;
+import dev.tailor.sim.ScenarioException;
 import dev.tailor.sim.cluster.ClusterScenario;
 import dev.tailor.sim.cluster.ClusterSimulation;
 import dev.tailor.sim.cluster.ClusterSweep;
@@ -302,7 +303,7 @@ final class SimulateCommand implements Callable<Integer> {
         }
         try {
             return Scenarios.load(nameOrFile);
-        } catch (Scenarios.ScenarioException e) {
+        } catch (ScenarioException e) {
             throw new CliException("scenario " + e.getMessage());
         }
     }

@@ -1,5 +1,6 @@
 package dev.tailor.cli;
 
+import dev.tailor.sim.ScenarioException;
 import dev.tailor.sim.report.StorageReport;
 import dev.tailor.sim.storage.StorageRunResult;
 import dev.tailor.sim.storage.StorageScenario;
@@ -165,7 +166,7 @@ final class StorageSimulateCommand implements Callable<Integer> {
         }
         try {
             return StorageScenarios.load(nameOrFile);
-        } catch (StorageScenarios.ScenarioException e) {
+        } catch (ScenarioException e) {
             throw new CliException("scenario " + e.getMessage());
         }
     }

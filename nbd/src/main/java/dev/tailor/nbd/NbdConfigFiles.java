@@ -1,14 +1,11 @@
 package dev.tailor.nbd;
 
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.JsonStreamContext;
-import com.fasterxml.jackson.core.StreamReadFeature;
-import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import dev.tailor.common.Problem;
+import dev.tailor.common.StrictReader;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,11 +19,8 @@ import java.util.List;
  */
 public final class NbdConfigFiles {
 
-    private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory()
-            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION.mappedFeature()))
-            .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
-            .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES);
+    /** {@link StrictReader#yaml()}: JSON is YAML too. */
+    private static final ObjectMapper YAML = StrictReader.yaml();
 
     private NbdConfigFiles() {
     }
@@ -60,7 +54,7 @@ public final class NbdConfigFiles {
         JsonNode tree;
         try {
             tree = yaml.isBlank() ? null : YAML.readTree(yaml);
-        } catch (JsonProcessingException e) {
+        } catch (JacksonException e) {
             throw notYaml(source, e);
         }
         if (tree == null || tree.isMissingNode() || tree.isNull()) {
@@ -76,9 +70,9 @@ public final class NbdConfigFiles {
                 // ConfigShape removed everything of the wrong kind; this is a gap in it, said as well as Jackson can.
                 String message = e.getCause() instanceof IllegalArgumentException cause ? cause.getMessage()
                         : e.getOriginalMessage();
-                problems.add(path(e) + ": " + message);
+                problems.add(StrictReader.path(e) + ": " + message);
                 throw failure(source, problems);
-            } catch (JsonProcessingException e) {
+            } catch (JacksonException e) {
                 throw notYaml(source, e);
             }
             config = new NbdConfig(config.address(), config.port(), config.limits(), config.eventLoopThreads(),
@@ -105,8 +99,7 @@ public final class NbdConfigFiles {
 
     /** {@code SOURCE: problem}, or for several {@code SOURCE: N problems:} and one indented line each. */
     private static IllegalArgumentException failure(String source, List<String> problems) {
-        return new IllegalArgumentException(source + ": " + (problems.size() == 1 ? problems.get(0)
-                : problems.size() + " problems:\n  " + String.join("\n  ", problems)));
+        return new IllegalArgumentException(Problem.report(source, problems));
     }
 
     /** Whether one field path is the other or contains it ({@code exports[0]} and {@code exports[0].size}). */
@@ -117,47 +110,14 @@ public final class NbdConfigFiles {
                 || longer.charAt(shorter.length()) == '.' || longer.charAt(shorter.length()) == '[');
     }
 
-    private static IllegalArgumentException notYaml(String source, JsonProcessingException e) {
-        String field = e.getProcessor() instanceof JsonParser parser ? path(parser.getParsingContext()) : "";
-        String message = e.getOriginalMessage().lines().findFirst().orElse("");
-        if (NOT_FINITE.matcher(message).find()) {
+    private static IllegalArgumentException notYaml(String source, JacksonException e) {
+        String field = StrictReader.parserPath(e);
+        if (StrictReader.nonFiniteValue(e) != null) {
             // YAML's .nan and .inf are valid YAML that Jackson's number parser does not take.
             return new IllegalArgumentException(source + ": " + (field.isEmpty() ? "" : field + ": ")
-                    + "NaN or infinity" + (e.getLocation() == null ? "" : " at line " + e.getLocation().getLineNr())
-                    + " (expected: a finite number)");
+                    + "NaN or infinity" + StrictReader.atLine(e) + " (expected: a finite number)");
         }
-        return new IllegalArgumentException(source + ": not valid YAML or JSON"
-                + (e.getLocation() == null ? "" : " at line " + e.getLocation().getLineNr())
-                + (field.isEmpty() ? "" : (e.getLocation() == null ? " at " : ", ") + "field " + field) + ": "
-                + message);
-    }
-
-    /** Jackson's complaint about YAML's {@code .nan}, {@code .inf}, {@code -.Inf} and the like. */
-    private static final java.util.regex.Pattern NOT_FINITE =
-            java.util.regex.Pattern.compile("Malformed numeric value '[-+]?\\.(?i:nan|inf)'");
-
-    /** The dotted path of a parser's position, e.g. {@code exports[1].upstream.port}, or "" at the top. */
-    private static String path(JsonStreamContext context) {
-        java.util.Deque<String> parts = new java.util.ArrayDeque<>();
-        for (JsonStreamContext c = context; c != null && !c.inRoot(); c = c.getParent()) {
-            if (c.inArray()) {
-                parts.push("[" + Math.max(0, c.getCurrentIndex()) + "]");
-            } else if (c.getCurrentName() != null) {
-                parts.push((c.getParent() == null || c.getParent().inRoot() ? "" : ".") + c.getCurrentName());
-            }
-        }
-        return String.join("", parts);
-    }
-
-    private static String path(JsonMappingException e) {
-        StringBuilder path = new StringBuilder();
-        for (JsonMappingException.Reference ref : e.getPath()) {
-            if (ref.getIndex() >= 0) {
-                path.append('[').append(ref.getIndex()).append(']');
-            } else if (ref.getFieldName() != null) {
-                path.append(path.length() == 0 ? "" : ".").append(ref.getFieldName());
-            }
-        }
-        return path.length() == 0 ? "(top level)" : path.toString();
+        return new IllegalArgumentException(source + ": not valid YAML or JSON" + StrictReader.where(e) + ": "
+                + StrictReader.reason(e));
     }
 }

@@ -1,19 +1,14 @@
 package dev.tailor.sim.cluster;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.exc.InvalidFormatException;
-import com.fasterxml.jackson.databind.exc.MismatchedInputException;
-import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-import dev.tailor.sim.YamlErrors;
+import dev.tailor.common.StrictReader;
+import dev.tailor.sim.ScenarioException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.stream.Collectors;
 
 /**
  * Loads cluster scenarios: a bundled one by name, or a YAML file. A file that parses is checked
@@ -31,12 +26,7 @@ public final class Scenarios {
     /** The dynamic bundled scenarios. */
     public static final List<String> DYNAMIC = BUNDLED.subList(2, BUNDLED.size());
 
-    private static final ObjectMapper YAML = new ObjectMapper(YAMLFactory.builder()
-            .enable(com.fasterxml.jackson.core.StreamReadFeature.STRICT_DUPLICATE_DETECTION).build())
-            .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-            .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT)
-            .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
-            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+    private static final ObjectMapper YAML = StrictReader.yaml();
 
     private Scenarios() {
     }
@@ -80,23 +70,8 @@ public final class Scenarios {
         ClusterScenario scenario;
         try {
             scenario = YAML.readValue(yaml, ClusterScenario.class);
-        } catch (UnrecognizedPropertyException e) {
-            throw new ScenarioException(source + ": " + YamlErrors.path(e) + ": unknown field (expected one of "
-                    + e.getKnownPropertyIds().stream().map(Object::toString).sorted().collect(Collectors.joining(", "))
-                    + ")");
-        } catch (InvalidFormatException e) {
-            throw new ScenarioException(source + ": " + YamlErrors.path(e) + ": " + e.getValue() + " (expected: "
-                    + YamlErrors.expected(e.getTargetType(), enumValues(e.getTargetType())) + ")");
-        } catch (MismatchedInputException e) {
-            throw new ScenarioException(source + ": " + YamlErrors.path(e) + ": wrong type (expected: "
-                    + YamlErrors.expected(e.getTargetType(), enumValues(e.getTargetType())) + ")");
-        } catch (JsonProcessingException e) {
-            String nonFinite = YamlErrors.nonFinite(e);
-            if (nonFinite != null) {
-                throw new ScenarioException(source + ": " + nonFinite);
-            }
-            throw new ScenarioException(source + ": not valid YAML" + YamlErrors.where(e) + ": "
-                    + e.getOriginalMessage());
+        } catch (JacksonException e) {
+            throw ScenarioException.unreadable(source, e, Scenarios::expected);
         }
         if (scenario == null) {
             throw new ScenarioException(source + ": empty (expected: a scenario)");
@@ -109,18 +84,17 @@ public final class Scenarios {
         return scenario;
     }
 
-
+    /** What a field of {@code type} takes: the labels users write for the scenario's enums. */
+    private static String expected(Class<?> type) {
+        if (type != null && type.isEnum()) {
+            return enumValues(type);
+        }
+        return StrictReader.expected(type);
+    }
 
     /** How to name the values of the scenario's enum fields. */
     private static String enumValues(Class<?> type) {
         return type == ClusterScenario.EventKind.class ? "one of " + ClusterScenario.EventKind.labels()
                 : "one of fluid, cfs-quota";
-    }
-
-    /** A scenario that cannot be read or is invalid; the message names the file and every problem. */
-    public static final class ScenarioException extends IllegalArgumentException {
-        public ScenarioException(String message) {
-            super(message);
-        }
     }
 }

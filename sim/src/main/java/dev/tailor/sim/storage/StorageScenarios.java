@@ -1,15 +1,9 @@
 package dev.tailor.sim.storage;
 
 import com.fasterxml.jackson.core.JacksonException;
-import com.fasterxml.jackson.core.StreamReadFeature;
-import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.exc.InvalidFormatException;
-import com.fasterxml.jackson.databind.exc.MismatchedInputException;
-import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-import dev.tailor.sim.YamlErrors;
+import dev.tailor.common.StrictReader;
+import dev.tailor.sim.ScenarioException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.MalformedInputException;
@@ -17,7 +11,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.stream.Collectors;
 
 /**
  * Loads storage scenarios: a bundled one by name, or a YAML file. A file that parses is checked
@@ -32,12 +25,7 @@ public final class StorageScenarios {
 
     private static final String RESOURCES = "/dev/tailor/sim/scenarios/storage/";
 
-    private static final ObjectMapper YAML = new ObjectMapper(YAMLFactory.builder()
-            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build())
-            .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-            .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT)
-            .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
-            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+    private static final ObjectMapper YAML = StrictReader.yaml();
 
     private StorageScenarios() {
     }
@@ -94,26 +82,9 @@ public final class StorageScenarios {
         StorageScenario scenario;
         try {
             scenario = YAML.readValue(yaml, StorageScenario.class);
-        } catch (UnrecognizedPropertyException e) {
-            throw new ScenarioException(source + ": " + YamlErrors.path(e) + ": unknown field (expected one of "
-                    + e.getKnownPropertyIds().stream().map(Object::toString).sorted().collect(Collectors.joining(", "))
-                    + ")");
-        } catch (InvalidFormatException e) {
-            throw new ScenarioException(source + ": " + YamlErrors.path(e) + ": " + e.getValue() + " (expected: "
-                    + YamlErrors.expected(e.getTargetType(), "one of its named values") + ")");
-        } catch (MismatchedInputException e) {
-            if (e.getOriginalMessage() != null && e.getOriginalMessage().startsWith("No content to map")) {
-                throw new ScenarioException(source + ": empty (expected: a scenario)");
-            }
-            throw new ScenarioException(source + ": " + YamlErrors.path(e) + ": wrong type (expected: "
-                    + YamlErrors.expected(e.getTargetType(), "one of its named values") + ")");
         } catch (JacksonException e) {
-            String nonFinite = YamlErrors.nonFinite(e);
-            if (nonFinite != null) {
-                throw new ScenarioException(source + ": " + nonFinite);
-            }
-            throw new ScenarioException(source + ": not valid YAML" + YamlErrors.where(e) + ": "
-                    + e.getOriginalMessage());
+            throw ScenarioException.unreadable(source, e, type -> type != null && type.isEnum()
+                    ? "one of its named values" : StrictReader.expected(type));
         }
         if (scenario == null) {
             throw new ScenarioException(source + ": empty (expected: a scenario)");
@@ -124,17 +95,5 @@ public final class StorageScenarios {
                     + ":\n  " + String.join("\n  ", problems));
         }
         return scenario;
-    }
-
-
-
-    /** A scenario that cannot be read or is invalid; the message names the file and every problem. */
-    public static final class ScenarioException extends IllegalArgumentException {
-
-        private static final long serialVersionUID = 1L;
-
-        public ScenarioException(String message) {
-            super(message);
-        }
     }
 }
