@@ -97,6 +97,16 @@ import dev.tailor.common.Checks;
  *                                   that long. Checked at every call of
  *                                   {@link AdmissionController#onInterval}, so such a request waits in
  *                                   admission at most until its fifo finish plus one call period
+ * @param lateFirstHotService        (ours, default off: measured, it did not pay on every mix) in the
+ *                                   queue service after the steady queues, a waiting request whose fifo
+ *                                   finish has passed (the time a first-come-first-served server at the
+ *                                   capacity, fed every request, would have finished it, as
+ *                                   {@link #fifoDeadline} computes it) and whose disk has no more cost
+ *                                   waiting than the mean over the disks with requests waiting goes
+ *                                   ahead of the others, the earliest fifo finish first; the others keep
+ *                                   their order (virtual clock, start-time fair queueing or
+ *                                   round-robin). It draws from the pools as any waiting request does,
+ *                                   never beyond them: it reorders the queue service and adds no load
  */
 public record AdmissionConfig(
         long intervalNanos,
@@ -120,7 +130,8 @@ public record AdmissionConfig(
         boolean weightedHotService,
         boolean boundedOverdraft,
         boolean virtualClockHotService,
-        boolean fifoDeadline) {
+        boolean fifoDeadline,
+        boolean lateFirstHotService) {
 
     /**
      * The paper's mechanism as Tailor first built it (segment classes from each segment's own
@@ -133,7 +144,7 @@ public record AdmissionConfig(
     public static final AdmissionConfig PAPER = new AdmissionConfig(
             10_000_000L, 1e9, SegmentMap.DEFAULT_SEGMENT_SIZE_BYTES, SegmentMap.DEFAULT_BLOCK_SIZE_BYTES,
             0.2, 10, 50, 1.0, 64, 1.0 / 16, IoCostModel.DEFAULT, HeadroomConfig.DEFAULTS, true, true, true,
-            false, false, false, false, false, false, false);
+            false, false, false, false, false, false, false, false);
 
     /**
      * {@link #pacedRelease}: the slices of an interval in which the main pool is released to hot
@@ -167,7 +178,7 @@ public record AdmissionConfig(
     public static final AdmissionConfig DEFAULTS = new AdmissionConfig(
             10_000_000L, 1e9, SegmentMap.DEFAULT_SEGMENT_SIZE_BYTES, SegmentMap.DEFAULT_BLOCK_SIZE_BYTES,
             0.2, 10, 50, 1.0, 64, 1.0 / 16, IoCostModel.DEFAULT, HeadroomConfig.DEFAULTS, true, true, true,
-            true, false, true, true, false, false, false);
+            true, false, true, true, false, false, false, false);
 
     /**
      * @throws IllegalArgumentException naming the field, its value and the expected range when a
@@ -215,7 +226,7 @@ public record AdmissionConfig(
                 reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
                 queueQuantumFraction, costModel, headroom, borrowing, repayment, reserveLending,
                 baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService, boundedOverdraft,
-                virtualClockHotService, fifoDeadline);
+                virtualClockHotService, fifoDeadline, lateFirstHotService);
     }
 
     public AdmissionConfig withCapacityCostUnitsPerSecond(double value) {
@@ -223,7 +234,7 @@ public record AdmissionConfig(
                 reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
                 queueQuantumFraction, costModel, headroom, borrowing, repayment, reserveLending,
                 baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService, boundedOverdraft,
-                virtualClockHotService, fifoDeadline);
+                virtualClockHotService, fifoDeadline, lateFirstHotService);
     }
 
     public AdmissionConfig withSegmentAndBlockSizeBytes(long segmentBytes, long blockBytes) {
@@ -231,7 +242,7 @@ public record AdmissionConfig(
                 reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
                 queueQuantumFraction, costModel, headroom, borrowing, repayment, reserveLending,
                 baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService, boundedOverdraft,
-                virtualClockHotService, fifoDeadline);
+                virtualClockHotService, fifoDeadline, lateFirstHotService);
     }
 
     public AdmissionConfig withReserveFraction(double value) {
@@ -239,7 +250,7 @@ public record AdmissionConfig(
                 value, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
                 queueQuantumFraction, costModel, headroom, borrowing, repayment, reserveLending,
                 baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService, boundedOverdraft,
-                virtualClockHotService, fifoDeadline);
+                virtualClockHotService, fifoDeadline, lateFirstHotService);
     }
 
     public AdmissionConfig withWindowIntervals(int value) {
@@ -247,7 +258,7 @@ public record AdmissionConfig(
                 reserveFraction, value, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
                 queueQuantumFraction, costModel, headroom, borrowing, repayment, reserveLending,
                 baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService, boundedOverdraft,
-                virtualClockHotService, fifoDeadline);
+                virtualClockHotService, fifoDeadline, lateFirstHotService);
     }
 
     public AdmissionConfig withRecoveryWindows(int value) {
@@ -255,7 +266,7 @@ public record AdmissionConfig(
                 reserveFraction, windowIntervals, value, hotThresholdRatio, queueCapacityPerSegment,
                 queueQuantumFraction, costModel, headroom, borrowing, repayment, reserveLending,
                 baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService, boundedOverdraft,
-                virtualClockHotService, fifoDeadline);
+                virtualClockHotService, fifoDeadline, lateFirstHotService);
     }
 
     public AdmissionConfig withHotThresholdRatio(double value) {
@@ -263,7 +274,7 @@ public record AdmissionConfig(
                 reserveFraction, windowIntervals, recoveryWindows, value, queueCapacityPerSegment,
                 queueQuantumFraction, costModel, headroom, borrowing, repayment, reserveLending,
                 baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService, boundedOverdraft,
-                virtualClockHotService, fifoDeadline);
+                virtualClockHotService, fifoDeadline, lateFirstHotService);
     }
 
     public AdmissionConfig withQueueCapacityPerSegment(int value) {
@@ -271,7 +282,7 @@ public record AdmissionConfig(
                 reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, value,
                 queueQuantumFraction, costModel, headroom, borrowing, repayment, reserveLending,
                 baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService, boundedOverdraft,
-                virtualClockHotService, fifoDeadline);
+                virtualClockHotService, fifoDeadline, lateFirstHotService);
     }
 
     public AdmissionConfig withQueueQuantumFraction(double value) {
@@ -279,7 +290,7 @@ public record AdmissionConfig(
                 reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
                 value, costModel, headroom, borrowing, repayment, reserveLending,
                 baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService, boundedOverdraft,
-                virtualClockHotService, fifoDeadline);
+                virtualClockHotService, fifoDeadline, lateFirstHotService);
     }
 
     public AdmissionConfig withCostModel(IoCostModel value) {
@@ -287,7 +298,7 @@ public record AdmissionConfig(
                 reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
                 queueQuantumFraction, value, headroom, borrowing, repayment, reserveLending,
                 baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService, boundedOverdraft,
-                virtualClockHotService, fifoDeadline);
+                virtualClockHotService, fifoDeadline, lateFirstHotService);
     }
 
     public AdmissionConfig withHeadroom(HeadroomConfig value) {
@@ -295,7 +306,7 @@ public record AdmissionConfig(
                 reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
                 queueQuantumFraction, costModel, value, borrowing, repayment, reserveLending,
                 baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService, boundedOverdraft,
-                virtualClockHotService, fifoDeadline);
+                virtualClockHotService, fifoDeadline, lateFirstHotService);
     }
 
     public AdmissionConfig withBorrowing(boolean value) {
@@ -303,7 +314,7 @@ public record AdmissionConfig(
                 reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
                 queueQuantumFraction, costModel, headroom, value, repayment, reserveLending,
                 baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService, boundedOverdraft,
-                virtualClockHotService, fifoDeadline);
+                virtualClockHotService, fifoDeadline, lateFirstHotService);
     }
 
     public AdmissionConfig withRepayment(boolean value) {
@@ -311,7 +322,7 @@ public record AdmissionConfig(
                 reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
                 queueQuantumFraction, costModel, headroom, borrowing, value, reserveLending,
                 baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService, boundedOverdraft,
-                virtualClockHotService, fifoDeadline);
+                virtualClockHotService, fifoDeadline, lateFirstHotService);
     }
 
     /** This configuration with the four departures from the paper switched as given. */
@@ -319,7 +330,7 @@ public record AdmissionConfig(
         return new AdmissionConfig(intervalNanos, capacityCostUnitsPerSecond, segmentSizeBytes, blockSizeBytes,
                 reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
                 queueQuantumFraction, costModel, headroom, borrowing, repayment, reserveLending, baseline, paced,
-                adaptive, weighted, boundedOverdraft, virtualClockHotService, fifoDeadline);
+                adaptive, weighted, boundedOverdraft, virtualClockHotService, fifoDeadline, lateFirstHotService);
     }
 
     public AdmissionConfig withBaselineGuarantee(boolean value) {
@@ -344,7 +355,7 @@ public record AdmissionConfig(
                 reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
                 queueQuantumFraction, costModel, headroom, borrowing, repayment, reserveLending,
                 baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService, value, virtualClockHotService,
-                fifoDeadline);
+                fifoDeadline, lateFirstHotService);
     }
 
     /** This configuration with hot service by virtual clock (or not): {@link #virtualClockHotService}. */
@@ -353,7 +364,7 @@ public record AdmissionConfig(
                 reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
                 queueQuantumFraction, costModel, headroom, borrowing, repayment, reserveLending,
                 baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService, boundedOverdraft, value,
-                fifoDeadline);
+                fifoDeadline, lateFirstHotService);
     }
 
     /** This configuration with the fifo deadline (or not): {@link #fifoDeadline}. */
@@ -362,7 +373,16 @@ public record AdmissionConfig(
                 reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
                 queueQuantumFraction, costModel, headroom, borrowing, repayment, reserveLending,
                 baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService, boundedOverdraft,
-                virtualClockHotService, value);
+                virtualClockHotService, value, lateFirstHotService);
+    }
+
+    /** This configuration with late requests served first (or not): {@link #lateFirstHotService}. */
+    public AdmissionConfig withLateFirstHotService(boolean value) {
+        return new AdmissionConfig(intervalNanos, capacityCostUnitsPerSecond, segmentSizeBytes, blockSizeBytes,
+                reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
+                queueQuantumFraction, costModel, headroom, borrowing, repayment, reserveLending,
+                baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService, boundedOverdraft,
+                virtualClockHotService, fifoDeadline, value);
     }
 
     public AdmissionConfig withReserveLending(boolean value) {
@@ -370,6 +390,6 @@ public record AdmissionConfig(
                 reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
                 queueQuantumFraction, costModel, headroom, borrowing, repayment, value,
                 baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService, boundedOverdraft,
-                virtualClockHotService, fifoDeadline);
+                virtualClockHotService, fifoDeadline, lateFirstHotService);
     }
 }

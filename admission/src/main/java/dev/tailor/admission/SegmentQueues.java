@@ -52,7 +52,11 @@ import java.util.List;
  * [2] P. Goyal, H. M. Vin, H. Cheng, "Start-time fair queueing", SIGCOMM 1996.
  *
  * Weighted hot service costs a scan of the waiting queues per visit of the hot pass (O(queues waiting)
- * instead of O(1)); the steady pass stays round-robin.
+ * instead of O(1)); the steady pass stays round-robin. Late-first service adds a scan of the disks and
+ * one of the waiting queues per visit of the hot pass. Served out of turn, a late request moves its disk's
+ * start-time tag (or virtual clock) but not the system's virtual time, so the other disks keep their
+ * places. Only disks with no more cost waiting than the mean take part: with every late request first,
+ * the large tenants' backlogs (late whenever the backend is overloaded) went ahead of everything else.
  */
 final class SegmentQueues {
 
@@ -70,6 +74,11 @@ final class SegmentQueues {
     private double[] nanosPerCostUnit;
     private long leadCapNanos;
     private long nowNanos;
+    /**
+     * Late-first service (ours, {@link AdmissionConfig#lateFirstHotService}): per disk the cost of its
+     * waiting requests (both classes, whole costs), or null when off.
+     */
+    private long[] waitingCostUnits;
     private final Queue[] queues;
     private final ArrayDeque<Queue> ring = new ArrayDeque<>();
     private final ArrayDeque<Queue> setAside = new ArrayDeque<>();
@@ -119,6 +128,19 @@ final class SegmentQueues {
         this.leadCapNanos = leadCapNanos;
         setNow(startNanos);
         java.util.Arrays.fill(clockNanos, startNanos);
+    }
+
+    /**
+     * Late-first service (ours, {@link AdmissionConfig#lateFirstHotService}): in the pass after the steady
+     * queues, a queue whose head is late — its fifo finish ({@link Ticket#fifoDeadlineNanos}) is at or before
+     * now — and whose disk has no more cost waiting than the mean over the disks with requests waiting is
+     * served before any other, the earliest fifo finish first; the others keep their order (virtual clock,
+     * start-time fair queueing or round-robin).
+     *
+     * @param disks the number of disks, {@code >= 1}
+     */
+    void serveLateFirst(int disks) {
+        this.waitingCostUnits = new long[disks];
     }
 
     /** The time of the controller's latest call, which the virtual clocks are read against. */
@@ -184,6 +206,9 @@ final class SegmentQueues {
         }
         q.tickets.addLast(ticket);
         waiting++;
+        if (waitingCostUnits != null) {
+            waitingCostUnits[ticket.disk()] += ticket.costUnits();
+        }
         if (!q.inRing) {
             q.inRing = true;
             ring.addLast(q);
@@ -202,6 +227,9 @@ final class SegmentQueues {
             return false;
         }
         waiting--;
+        if (waitingCostUnits != null) {
+            waitingCostUnits[ticket.disk()] -= ticket.costUnits();
+        }
         if (q.tickets.isEmpty() && q.inRing) {
             ring.removeFirstOccurrence(q);
             q.inRing = false;
@@ -229,8 +257,13 @@ final class SegmentQueues {
             List<Ticket> admitted, boolean steadyOnly) {
         boolean weighted = diskWeights != null && !steadyOnly;
         boolean clocked = clockNanos != null;
+        boolean late = waitingCostUnits != null && !steadyOnly;
         while (!ring.isEmpty() && pool.available(true) > 0) {
-            Queue q = clocked ? pollLeastClock() : weighted ? pollLeastVirtualTime() : ring.pollFirst();
+            Queue q = late ? pollEarliestLate() : null;
+            boolean outOfTurn = q != null;
+            if (q == null) {
+                q = clocked ? pollLeastClock() : weighted ? pollLeastVirtualTime() : ring.pollFirst();
+            }
             Ticket head = q.tickets.peekFirst();
             boolean arrivedSteady = head.arrivedAs() == SegmentClass.STEADY;
             if (steadyOnly && !arrivedSteady) {
@@ -252,12 +285,19 @@ final class SegmentQueues {
             } else if (weighted) {
                 int d = head.disk();
                 double start = Math.max(diskVirtualTime[d], virtualNow);
-                virtualNow = start;
+                if (!outOfTurn) {
+                    // Served in its turn: the system's virtual time is its start tag. A late request served
+                    // out of turn charges its disk but leaves the others' tags where they are.
+                    virtualNow = start;
+                }
                 diskVirtualTime[d] = start + drawn / diskWeights[d];
             }
             if (head.fundedCostUnits == head.costUnits()) {
                 q.tickets.pollFirst();
                 waiting--;
+                if (waitingCostUnits != null) {
+                    waitingCostUnits[head.disk()] -= head.costUnits();
+                }
                 head.admit(steady ? SegmentClass.STEADY : SegmentClass.HOT);
                 admitted.add(head);
             }
@@ -270,6 +310,38 @@ final class SegmentQueues {
         while (!setAside.isEmpty()) {
             ring.addFirst(setAside.pollLast());
         }
+    }
+
+    /**
+     * Late-first: takes out of the ring the queue whose head is late (fifo finish at or before now) and
+     * whose disk waits with no more cost than the mean over the disks with requests waiting, the earliest
+     * fifo finish first (first on ties); null when there is none.
+     */
+    private Queue pollEarliestLate() {
+        double sum = 0;
+        int disksWaiting = 0;
+        for (long w : waitingCostUnits) {
+            if (w > 0) {
+                sum += w;
+                disksWaiting++;
+            }
+        }
+        double mean = disksWaiting == 0 ? 0 : sum / disksWaiting;
+        Queue best = null;
+        long bestDeadline = 0;
+        for (Queue q : ring) {
+            Ticket head = q.tickets.peekFirst();
+            long deadline = head.fifoDeadlineNanos;
+            if (deadline - nowNanos <= 0 && waitingCostUnits[head.disk()] <= mean
+                    && (best == null || deadline - bestDeadline < 0)) {
+                best = q;
+                bestDeadline = deadline;
+            }
+        }
+        if (best != null) {
+            ring.removeFirstOccurrence(best);
+        }
+        return best;
     }
 
     /** Takes out of the ring the queue whose head's disk's clock is least ahead of now (first on ties). */
