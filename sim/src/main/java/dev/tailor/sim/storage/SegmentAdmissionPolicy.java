@@ -16,7 +16,8 @@ import java.util.function.Consumer;
  * (the paper's mechanism as first built, {@link AdmissionConfig#PAPER}) and the ablations of ours
  * {@code no-reserve}, {@code no-borrow}, {@code no-repay}, {@code no-lending},
  * {@code no-baseline-guarantee}, {@code paced-release}, {@code fixed-reserve},
- * {@code round-robin-hot}, {@code bounded-overdraft}, {@code virtual-clock-hot}, {@code fifo-deadline}: the real
+ * {@code round-robin-hot}, {@code bounded-overdraft}, {@code virtual-clock-hot}, {@code fifo-deadline},
+ * {@code late-first-hot}, {@code late-first-clock-hot}: the real
  * {@link AdmissionController} of the {@code admission} module,
  * driven in simulated time. An arriving request is acquired: admitted requests go to the backend at
  * once, queued ones when an {@link IntervalReport} admits them, refused ones leave counted. Every
@@ -34,8 +35,10 @@ import java.util.function.Consumer;
  * {@link AdmissionConfig#weightedHotService} off ({@code no-reserve} also fixes the reserve at 0), and
  * {@code paced-release} with {@link AdmissionConfig#pacedRelease} on (off by default), {@code bounded-overdraft}
  * with {@link AdmissionConfig#boundedOverdraft} on and {@code virtual-clock-hot} with it and
- * {@link AdmissionConfig#virtualClockHotService} on (both off by default), and {@code fifo-deadline} with
- * {@link AdmissionConfig#fifoDeadline} on (off by default). Between
+ * {@link AdmissionConfig#virtualClockHotService} on (both off by default), {@code fifo-deadline} with
+ * {@link AdmissionConfig#fifoDeadline} on (off by default), {@code late-first-hot} with
+ * {@link AdmissionConfig#lateFirstHotService} on (off by default) and {@code late-first-clock-hot} with it and
+ * {@link AdmissionConfig#virtualClockHotService} on, without the bounded overdraft. Between
  * boundaries the policy calls the controller {@code admission.callsPerInterval − 1} more times per
  * interval (default every millisecond), as a proxy's statistics task would.
  */
@@ -52,7 +55,8 @@ final class SegmentAdmissionPolicy implements StoragePolicy {
     /** The policy names this class implements. */
     static final java.util.List<String> NAMES = java.util.List.of("segment-admission", "segment-admission-paper",
             "no-reserve", "no-borrow", "no-repay", "no-lending", "no-baseline-guarantee", "paced-release",
-            "fixed-reserve", "round-robin-hot", "bounded-overdraft", "virtual-clock-hot", "fifo-deadline");
+            "fixed-reserve", "round-robin-hot", "bounded-overdraft", "virtual-clock-hot", "fifo-deadline",
+            "late-first-hot", "late-first-clock-hot");
 
     private final Proxy proxy;
     private final AdmissionController controller;
@@ -100,8 +104,11 @@ final class SegmentAdmissionPolicy implements StoragePolicy {
                         base.weightedHotService() && !"round-robin-hot".equals(name))
                 .withBoundedOverdraft(base.boundedOverdraft() || "bounded-overdraft".equals(name)
                         || "virtual-clock-hot".equals(name))
-                .withVirtualClockHotService(base.virtualClockHotService() || "virtual-clock-hot".equals(name))
-                .withFifoDeadline(base.fifoDeadline() || "fifo-deadline".equals(name));
+                .withVirtualClockHotService(base.virtualClockHotService() || "virtual-clock-hot".equals(name)
+                        || "late-first-clock-hot".equals(name))
+                .withFifoDeadline(base.fifoDeadline() || "fifo-deadline".equals(name))
+                .withLateFirstHotService(base.lateFirstHotService() || "late-first-hot".equals(name)
+                        || "late-first-clock-hot".equals(name));
     }
 
     @Override

@@ -18,7 +18,8 @@ public final class StorageSimulation {
     /** Ablations of segment-admission. */
     public static final List<String> ABLATIONS = List.of("no-reserve", "no-borrow", "no-repay", "no-lending",
             "no-baseline-guarantee", "paced-release", "fixed-reserve", "round-robin-hot", "bounded-overdraft",
-            "virtual-clock-hot", "fifo-deadline");
+            "virtual-clock-hot", "fifo-deadline", "late-first-hot",
+            "late-first-clock-hot");
 
     private StorageSimulation() {
     }
@@ -55,7 +56,7 @@ public final class StorageSimulation {
             case "mclock" -> new MClockPolicy(proxy);
             case "segment-admission", "segment-admission-paper", "no-reserve", "no-borrow", "no-repay", "no-lending",
                     "no-baseline-guarantee", "paced-release", "fixed-reserve", "round-robin-hot", "bounded-overdraft",
-                    "virtual-clock-hot", "fifo-deadline" ->
+                    "virtual-clock-hot", "fifo-deadline", "late-first-hot", "late-first-clock-hot" ->
                     new SegmentAdmissionPolicy(proxy, name, recorder);
             default -> throw new IllegalArgumentException("policy : \"" + name + "\" (expected: one of "
                     + policyNames() + ")");
