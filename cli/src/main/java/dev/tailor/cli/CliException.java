@@ -1,30 +1,23 @@
 package dev.tailor.cli;
 
+import dev.tailor.lab.LabException;
+
 /**
  * A user-facing failure: bad input, a missing file, an unusable option. The message is printed as
  * is (no stack trace) and the command exits with {@link #exitCode()}: 2 for bad input, as for a
- * usage error.
+ * usage error. The lab's entry points throw its parent, {@link LabException}, handled the same way.
  */
-final class CliException extends RuntimeException {
-
-    static final int BAD_INPUT = 2;
-
-    private final int exitCode;
+final class CliException extends LabException {
 
     CliException(String message) {
-        this(message, BAD_INPUT, null);
+        super(message);
     }
 
     CliException(String message, Throwable cause) {
-        this(message, BAD_INPUT, cause);
+        super(message, cause);
     }
 
     CliException(String message, int exitCode, Throwable cause) {
-        super(message, cause);
-        this.exitCode = exitCode;
-    }
-
-    int exitCode() {
-        return exitCode;
+        super(message, exitCode, cause);
     }
 }

@@ -1,5 +1,10 @@
 package dev.tailor.cli;
 
+import dev.tailor.lab.BurstExperiment;
+import dev.tailor.lab.ExperimentReport;
+import dev.tailor.lab.ExperimentRig;
+import dev.tailor.lab.LowLoadExperiment;
+
 import dev.tailor.nbd.ByteSize;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -247,9 +252,11 @@ final class NbdExperimentCommand implements Runnable {
         @Override
         public Integer call() throws IOException, InterruptedException {
             BurstExperiment.Settings settings = settings();
-            BurstExperiment.Result result = BurstExperiment.run(settings, spec.commandLine().getErr());
+            BurstExperiment.Result result = BurstExperiment.run(settings, DemoCommand.SERVE_COMMAND,
+                    spec.commandLine().getErr());
             print(BurstExperiment.markdown(result), BurstExperiment.json(result));
-            writeReport("Tailor: segment admission with real clients (burst)", section(result, "burst"));
+            writeReport("Tailor: segment admission with real clients (burst)",
+                    ExperimentReport.section(result, "burst"));
             return 0;
         }
 
@@ -291,30 +298,6 @@ final class NbdExperimentCommand implements Runnable {
             return new BurstExperiment.Settings(runtime, ramp, rounds, steady, steadyIops, burstQd, burstOn, burstOff,
                     servers, delayMs, segment, reserve, capacityFactor, work, modes);
         }
-    }
-
-    /** " Work directory: DIR." while {@code dir} exists (the demo's temporary one is gone by then), else "". */
-    private static String workDirectory(Path dir) {
-        return dir != null && Files.isDirectory(dir) && !dir.getFileName().toString().startsWith("tailor-demo-")
-                && (dir.getParent() == null || !dir.getParent().getFileName().toString().startsWith(
-                        "tailor-demo-experiments-")) ? " Work directory: " + dir + "." : "";
-    }
-
-    /** The burst experiment's part of a report. */
-    static ExperimentReport.Section section(BurstExperiment.Result result, String prefix) {
-        return new ExperimentReport.Section("Burst: segment admission off vs on",
-                List.of("Steady tenants' P99.99 is the figure that should be clearly lower with admission on"
-                        + " (paper, NSDI 2026: up to -97 % in burst tests)." + workDirectory(result.settings().dir())),
-                BurstExperiment.markdown(result), ExperimentReport.burstCharts(result, prefix));
-    }
-
-    /** The low-load experiment's part of a report. */
-    static ExperimentReport.Section section(LowLoadExperiment.Result result, String prefix) {
-        return new ExperimentReport.Section("Low load: fifo vs priority event loop",
-                List.of("The targets: P99.9 at least 22 % lower with the priority loop (the paper's deployed"
-                        + " figure, NSDI 2026), and the health-check age at most twice its period."
-                        + workDirectory(result.settings().dir())),
-                LowLoadExperiment.markdown(result), ExperimentReport.lowLoadCharts(result, prefix));
     }
 
     /** {@code tailor nbd experiment low-load}. */
@@ -383,10 +366,11 @@ final class NbdExperimentCommand implements Runnable {
         @Override
         public Integer call() throws IOException, InterruptedException {
             LowLoadExperiment.Settings settings = settings();
-            LowLoadExperiment.Result result = LowLoadExperiment.run(settings, spec.commandLine().getErr());
+            LowLoadExperiment.Result result = LowLoadExperiment.run(settings, DemoCommand.SERVE_COMMAND,
+                    spec.commandLine().getErr());
             print(LowLoadExperiment.markdown(result), LowLoadExperiment.json(result));
-            writeReport("Tailor: the I/O-priority event loop with a real client (low load)", section(result,
-                    "low-load"));
+            writeReport("Tailor: the I/O-priority event loop with a real client (low load)",
+                    ExperimentReport.section(result, "low-load"));
             return 0;
         }
 

@@ -1,7 +1,8 @@
 package dev.tailor.cli;
 
 import dev.tailor.heart.HeartConfig;
-import dev.tailor.sim.ScenarioException;
+import dev.tailor.lab.ClusterRuns;
+import dev.tailor.lab.SimulationOutput;
 import dev.tailor.sim.cluster.ClusterScenario;
 import dev.tailor.sim.cluster.ClusterSimulation;
 import dev.tailor.sim.cluster.ClusterSweep;
@@ -12,8 +13,6 @@ import dev.tailor.sim.cluster.RunResult;
 import dev.tailor.sim.cluster.Scenarios;
 import dev.tailor.sim.cluster.SeedCells;
 import dev.tailor.datasets.snapshot.OnlineBoutiqueSnapshot;
-import dev.tailor.sim.report.ClusterReport;
-import dev.tailor.sim.report.HtmlPages;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -174,7 +173,7 @@ final class SimulateCommand implements Callable<Integer> {
                 + " (" + fmt(base.warmupSecondsOr(warmupSeconds)) + " s warm-up + " + fmt(base.durationSecondsOr(durationSeconds))
                 + " s measured each" + (seeds == 1 ? "" : "; seeds " + firstSeed + " .. " + (firstSeed + seeds - 1))
                 + ") on " + workers + " thread" + (workers == 1 ? "" : "s"));
-        List<RunResult> results = execute(runs, configs, workers, err);
+        List<RunResult> results = ClusterRuns.execute(runs, configs, workers, err);
         List<SeedCells.Cell> cells = seeds == 1 ? null : SeedCells.of(results);
         if (format == Format.json) {
             out.println(Json.write(Map.of("results", cells == null ? results : cells)));
@@ -195,8 +194,8 @@ final class SimulateCommand implements Callable<Integer> {
                         + "): latencies are the median over the seeds, the P99 spread is min-max (mean), counts are"
                         + " summed; the latency CDFs pool the seeds' requests.");
             }
-            Path file = writeReport(report, "Tailor cluster simulation: " + base.name(), intro, results, cells,
-                    List.of(base));
+            Path file = ClusterRuns.writeReport(report, "Tailor cluster simulation: " + base.name(), intro, results,
+                    cells, List.of(base));
             err.println("tailor: report written to " + file);
         }
         return 0;
@@ -296,16 +295,7 @@ final class SimulateCommand implements Callable<Integer> {
                 throw new CliException("cannot read the OnlineBoutique dataset (" + e + ")", 1, e);
             }
         }
-        if (!Scenarios.BUNDLED.contains(nameOrFile) && !java.nio.file.Files.exists(Path.of(nameOrFile))) {
-            throw new CliException("--scenario: " + nameOrFile + ": no such scenario or file (expected: one of "
-                    + String.join(", ", Scenarios.BUNDLED) + ", " + OnlineBoutiqueScenario.NAME
-                    + ", or a YAML scenario file)");
-        }
-        try {
-            return Scenarios.load(nameOrFile);
-        } catch (ScenarioException e) {
-            throw new CliException("scenario " + e.getMessage());
-        }
+        return ClusterRuns.load(nameOrFile, OnlineBoutiqueScenario.NAME);
     }
 
     /**
@@ -371,8 +361,8 @@ final class SimulateCommand implements Callable<Integer> {
             for (ClusterScenario.CpuModel model : models) {
                 List<ClusterScenario> variants = new ArrayList<>();
                 for (int k = 0; k < seeds; k++) {
-                    variants.add(variant(base, seeds == 1 ? seed : Long.valueOf(firstSeed + k), model, warmupSeconds,
-                            durationSeconds, network));
+                    variants.add(ClusterRuns.variant(base, seeds == 1 ? seed : Long.valueOf(firstSeed + k), model,
+                            warmupSeconds, durationSeconds, network));
                 }
                 for (double r : rates) {
                     for (String policy : uniquePolicies) {
@@ -393,32 +383,6 @@ final class SimulateCommand implements Callable<Integer> {
             throw new CliException("--threads: " + workers + " (expected: 1 .. 256)");
         }
         return workers;
-    }
-
-    /** {@code base} with the run's options, checked; problems are named by their options. */
-    static ClusterScenario variant(ClusterScenario base, Long seed, ClusterScenario.CpuModel model,
-            Double warmupSeconds, Double durationSeconds, String network) {
-        ClusterScenario variant = base.with(seed, model, warmupSeconds, durationSeconds, network);
-        List<String> problems = variant.problems();
-        if (!problems.isEmpty()) {
-            throw new CliException(String.join("; ", problems)
-                    .replace("warmupSeconds", "--warmup-seconds").replace("durationSeconds", "--duration-seconds"));
-        }
-        return variant;
-    }
-
-    static List<RunResult> execute(List<ClusterSweep.Run> runs, int threads, PrintWriter err) {
-        return execute(runs, ClusterSimulation.PolicyConfigs.DEFAULTS, threads, err);
-    }
-
-    static List<RunResult> execute(List<ClusterSweep.Run> runs, ClusterSimulation.PolicyConfigs configs, int threads,
-            PrintWriter err) {
-        try {
-            return ClusterSweep.run(runs, configs, threads, System::nanoTime,
-                    SimulationOutput.progress(err, Terminal.stderrIsTerminal()));
-        } catch (IllegalArgumentException e) {
-            throw new CliException(e.getMessage());
-        }
     }
 
     /**
@@ -446,19 +410,6 @@ final class SimulateCommand implements Callable<Integer> {
             throw new CliException(option + ": " + dir + " is not writable");
         }
         return dir;
-    }
-
-    /**
-     * The report; {@code cells} (several seeds per cell) add the P99's spread, or {@code null} for one seed;
-     * {@code scenarios} give the timeout drawn on the latency CDFs and the nodes' speeds.
-     */
-    static Path writeReport(Path dir, String title, List<String> intro, List<RunResult> results,
-            List<SeedCells.Cell> cells, List<ClusterScenario> scenarios) {
-        try {
-            return ClusterReport.write(dir, HtmlPages.Frame.of(title, intro), results, cells, scenarios);
-        } catch (IOException e) {
-            throw new CliException("cannot write the report to " + dir + ": " + Json.reason(e), 1, e);
-        }
     }
 
     private static String fmt(double value) {

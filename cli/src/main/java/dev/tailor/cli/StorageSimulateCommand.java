@@ -1,20 +1,17 @@
 package dev.tailor.cli;
 
-import dev.tailor.sim.ScenarioException;
-import dev.tailor.sim.report.StorageReport;
+import dev.tailor.lab.SimulationOutput;
+import dev.tailor.lab.StorageOutput;
+import dev.tailor.lab.StorageRuns;
 import dev.tailor.sim.storage.StorageRunResult;
 import dev.tailor.sim.storage.StorageScenario;
-import dev.tailor.sim.storage.StorageScenarios;
 import dev.tailor.sim.storage.StorageSetup;
 import dev.tailor.sim.storage.StorageSimulation;
 import dev.tailor.sim.storage.StorageSweep;
 import dev.tailor.sim.storage.SweepSummary;
-import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -40,7 +37,7 @@ import picocli.CommandLine.Option;
                     + " segment-admission-paper (the paper's mechanism as first built); ablations of ours no-reserve,"
                     + " no-borrow, no-repay, no-lending (the strict reserve: never lent to hot segments),"
                     + " no-baseline-guarantee, paced-release, fixed-reserve, round-robin-hot, bounded-overdraft,"
-                    + " virtual-clock-hot, fifo-deadline, late-first-hot, late-first-clock-hot.",
+                    + " virtual-clock-hot, fifo-deadline.",
             ""
         },
         footer = {"", "Example: tailor storage simulate --scenario burst-microbench --policies fifo,segment-admission",
@@ -92,22 +89,25 @@ final class StorageSimulateCommand implements Callable<Integer> {
             description = "Runs in parallel. Default: the number of processors.")
     Integer threads;
 
+    /** The shared data folder's files, as {@link DataDir} finds them. */
+    static final java.util.function.Function<String, Path> DATA_DIR = relative -> DataDir.require(relative, null);
+
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         List<String> policyNames = policies(policies);
         int workers = SimulateCommand.workers(threads);
-        StorageScenario base = load(scenario);
+        StorageScenario base = StorageRuns.load(scenario);
         if (seeds != null && seed != null) {
             throw new CliException("--seeds: " + seeds + " with --seed " + seed + " (expected: one of them)");
         }
         List<Long> seedList = seeds == null ? java.util.Collections.singletonList(seed) : List.copyOf(seeds);
-        StorageScenario variant = variant(base, seedList.get(0), warmupSeconds, durationSeconds);
+        StorageScenario variant = StorageRuns.variant(base, seedList.get(0), warmupSeconds, durationSeconds);
         List<StorageSetup> setups = new ArrayList<>();
         for (Long s : seedList) {
-            for (StorageScenario mix : variant(base, s, warmupSeconds, durationSeconds).mixScenarios()) {
-                setups.add(setup(mix));
+            for (StorageScenario mix : StorageRuns.variant(base, s, warmupSeconds, durationSeconds).mixScenarios()) {
+                setups.add(StorageRuns.setup(mix, DATA_DIR));
             }
         }
         StorageSetup setup = setups.get(0);
@@ -128,7 +128,7 @@ final class StorageSimulateCommand implements Callable<Integer> {
                 + variant.name() + " (" + SimulationOutput.fmt(variant.warmupSeconds()) + " s warm-up + "
                 + SimulationOutput.fmt(variant.durationSeconds()) + " s measured each) on " + workers + " thread"
                 + (workers == 1 ? "" : "s"));
-        List<StorageRunResult> results = execute(runs, workers, err);
+        List<StorageRunResult> results = StorageRuns.execute(runs, workers, err);
         SweepSummary summary = SweepSummary.of(results);
         boolean sweep = summary.cells() > 1;
         if (format == SimulateCommand.Format.json) {
@@ -145,7 +145,7 @@ final class StorageSimulateCommand implements Callable<Integer> {
         }
         StorageOutput.warnings(results).forEach(w -> err.println("tailor: warning: " + w));
         if (report != null) {
-            Path file = writeReport(report, "Tailor storage simulation: " + variant.name(),
+            Path file = StorageRuns.writeReport(report, "Tailor storage simulation: " + variant.name(),
                     List.of(variant.description()), setup.notes(), results);
             err.println("tailor: report written to " + file);
         }
@@ -158,56 +158,4 @@ final class StorageSimulateCommand implements Callable<Integer> {
                 : SimulateCommand.checkNames("--policies", policies, StorageSimulation.policyNames());
     }
 
-    /** A bundled scenario or a YAML file; a {@link CliException} naming every problem. */
-    static StorageScenario load(String nameOrFile) {
-        if (!StorageScenarios.BUNDLED.contains(nameOrFile) && !Files.exists(Path.of(nameOrFile))) {
-            throw new CliException("--scenario: " + nameOrFile + ": no such scenario or file (expected: one of "
-                    + String.join(", ", StorageScenarios.BUNDLED) + ", or a YAML scenario file)");
-        }
-        try {
-            return StorageScenarios.load(nameOrFile);
-        } catch (ScenarioException e) {
-            throw new CliException("scenario " + e.getMessage());
-        }
-    }
-
-    /** {@code base} with the run's options, checked; problems are named by their options. */
-    static StorageScenario variant(StorageScenario base, Long seed, Double warmupSeconds, Double durationSeconds) {
-        StorageScenario variant = base.with(seed, warmupSeconds, durationSeconds);
-        List<String> problems = variant.problems();
-        if (!problems.isEmpty()) {
-            throw new CliException(String.join("; ", problems)
-                    .replace("warmupSeconds", "--warmup-seconds").replace("durationSeconds", "--duration-seconds"));
-        }
-        return variant;
-    }
-
-    /** Reads the scenario's data and fits its backend; a missing data folder names where it looked. */
-    static StorageSetup setup(StorageScenario scenario) {
-        try {
-            return StorageSetup.build(scenario, relative -> DataDir.require(relative, null));
-        } catch (CliException e) {
-            throw new CliException("scenario " + scenario.name() + " needs the shared data folder: " + e.getMessage(),
-                    e);
-        } catch (IllegalArgumentException e) {
-            throw new CliException("scenario " + scenario.name() + ": " + e.getMessage(), e);
-        } catch (IOException e) {
-            throw new CliException("scenario " + scenario.name() + ": cannot read its data (" + Json.reason(e) + ")",
-                    1, e);
-        }
-    }
-
-    static List<StorageRunResult> execute(List<StorageSweep.Run> runs, int threads, PrintWriter err) {
-        return StorageSweep.run(runs, threads, System::nanoTime,
-                StorageOutput.progress(err, Terminal.stderrIsTerminal()));
-    }
-
-    static Path writeReport(Path dir, String title, List<String> intro, List<String> notes,
-            List<StorageRunResult> results) {
-        try {
-            return StorageReport.write(dir, title, intro, notes, results);
-        } catch (IOException e) {
-            throw new CliException("cannot write the report to " + dir + ": " + Json.reason(e), 1, e);
-        }
-    }
 }

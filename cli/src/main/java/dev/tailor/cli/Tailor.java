@@ -1,5 +1,6 @@
 package dev.tailor.cli;
 
+import dev.tailor.lab.LabException;
 import java.io.PrintWriter;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -44,7 +45,7 @@ public final class Tailor implements Runnable {
             return CliException.BAD_INPUT;
         });
         cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
-            if (e instanceof CliException user) {
+            if (e instanceof LabException user) {
                 commandLine.getErr().println("tailor: " + user.getMessage());
                 return user.exitCode();
             }

@@ -7,6 +7,9 @@ import dev.tailor.nbd.NbdConfigFiles;
 import dev.tailor.nbd.NbdServer;
 import dev.tailor.testkit.Await;
 import dev.tailor.testkit.Tools;
+import dev.tailor.lab.ExperimentRig;
+import dev.tailor.lab.MetricsText;
+import dev.tailor.lab.NbdTop;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -74,7 +77,7 @@ class NbdTopCommandTest {
     void frame_ratesAndPercentilesOverTheInterval_slowSegmentsSinceTheStart() {
         // 2 s apart: 200 reads and 2 flushes in between (100 and 1 per second), 800 KiB read; of the 200 reads, 100
         // took at most 1 ms and 100 up to 100 ms, so the median is 1 ms and P99 about 98 ms (linear in the bucket).
-        List<String> lines = NbdTopCommand.frame("http://x/metrics", MetricsText.parse(BEFORE), MetricsText.parse(NOW),
+        List<String> lines = NbdTop.frame("http://x/metrics", MetricsText.parse(BEFORE), MetricsText.parse(NOW),
                 2.0, Instant.parse("2026-12-02T04:00:00Z"), 10);
         String text = String.join("\n", lines);
         assertThat(text).contains("2026-12-02 04:00:00 UTC").contains("rates over the last 2.0 s");

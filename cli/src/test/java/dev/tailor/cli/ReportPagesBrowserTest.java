@@ -3,7 +3,8 @@ package dev.tailor.cli;
 import static dev.tailor.cli.PlanCommandTest.tailor;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tailor.sim.report.HtmlPages;
+import dev.tailor.lab.report.HtmlPages;
+import dev.tailor.testkit.HeadlessChromium;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -14,7 +15,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Every kind of report page, opened in headless Chromium ({@link HeadlessChromium}): it loads, its body
  * fits a 1,400- and a 1,024-pixel window, every image has alt text, every table is a {@code <table>}.
- * The demo's own pages are checked by {@code SimulateCommandTest}'s demo test.
+ * The demo's own pages are checked by {@code SimulateCommandTest}'s demo test, the experiments page by the
+ * lab's {@code ExperimentOutputTest}.
  */
 class ReportPagesBrowserTest {
 
@@ -40,18 +42,6 @@ class ReportPagesBrowserTest {
                 "fifo,segment-admission", "--duration-seconds", "2", "--report", report.toString());
         assertThat(result.exitCode()).as(result.err()).isZero();
         HeadlessChromium.assertReadable(report.resolve("index.html"));
-    }
-
-    @Test
-    void experimentsPage_showsItsMarkdownAsTables() throws Exception {
-        ExperimentOutputTest fixtures = new ExperimentOutputTest();
-        fixtures.dir = dir;
-        Path page = ExperimentReport.write(dir.resolve("experiments"), "experiments.html",
-                new HtmlPages.Frame("t", List.of("Summary", "  a mechanism:", "    a verdict."), List.of(),
-                        List.of("./tailor demo")),
-                List.of(NbdExperimentCommand.section(fixtures.lowLoad(), "low-load"),
-                        NbdExperimentCommand.section(fixtures.burst(false), "burst")));
-        HeadlessChromium.assertReadable(page);
     }
 
     @Test

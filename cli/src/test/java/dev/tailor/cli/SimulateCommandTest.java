@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tailor.testkit.HeadlessChromium;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -321,12 +322,5 @@ class SimulateCommandTest {
                 HeadlessChromium.assertReadable(report.resolve(page));
             }
         }
-    }
-
-    @Test
-    void policyColumn_widensForALongPolicyName_soItsRowStaysInLine() {
-        assertThat(SimulationOutput.policyColumn(java.util.List.of("heart", "prequal"))).isEqualTo("%-16s");
-        assertThat(SimulationOutput.policyColumn(java.util.List.of("heart", "heart-slow-link-filter")))
-                .isEqualTo("%-22s");
     }
 }

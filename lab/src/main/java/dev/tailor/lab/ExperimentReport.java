@@ -1,7 +1,7 @@
-package dev.tailor.cli;
+package dev.tailor.lab;
 
-import dev.tailor.sim.report.HtmlPages;
-import dev.tailor.sim.report.ReportCharts;
+import dev.tailor.lab.report.HtmlPages;
+import dev.tailor.lab.report.ReportCharts;
 import java.awt.BasicStroke;
 import java.awt.Color;
 import java.io.IOException;
@@ -27,7 +27,7 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
  * fraction of requests on a "nines" axis (−log10(1 − F)), so P90, P99, P99.9 and P99.99 are evenly
  * spaced.
  */
-final class ExperimentReport {
+public final class ExperimentReport {
 
     /** Baseline (admission off, fifo loop) and ours (admission on, priority loop), Okabe–Ito. */
     static final Color BASELINE = new Color(0x00, 0x00, 0x00);
@@ -49,7 +49,7 @@ final class ExperimentReport {
      * @param markdown the tables as printed, in Markdown (shown as HTML tables)
      * @param charts   its plots
      */
-    record Section(String heading, List<String> intro, List<String> markdown, List<Chart> charts) {
+    public record Section(String heading, List<String> intro, List<String> markdown, List<Chart> charts) {
     }
 
     /** The burst experiment's plots, files {@code PREFIX-steady-tail.png} and {@code PREFIX-bursty-tail.png}. */
@@ -140,12 +140,13 @@ final class ExperimentReport {
      * @return the page
      * @throws IOException if a file cannot be written
      */
-    static Path write(Path dir, String fileName, String title, List<Section> sections) throws IOException {
+    public static Path write(Path dir, String fileName, String title, List<Section> sections) throws IOException {
         return write(dir, fileName, HtmlPages.Frame.of(title, List.of()), sections);
     }
 
     /** As {@link #write(Path, String, String, List)}, in a frame with a summary and the commands to reproduce. */
-    static Path write(Path dir, String fileName, HtmlPages.Frame frame, List<Section> sections) throws IOException {
+    public static Path write(Path dir, String fileName, HtmlPages.Frame frame, List<Section> sections)
+            throws IOException {
         System.setProperty("java.awt.headless", "true");
         Files.createDirectories(dir);
         StringBuilder html = new StringBuilder(HtmlPages.start(frame));
@@ -174,5 +175,29 @@ final class ExperimentReport {
 
     private static String escape(String text) {
         return HtmlPages.escape(text);
+    }
+
+    /** " Work directory: DIR." while {@code dir} exists (the demo's temporary one is gone by then), else "". */
+    private static String workDirectory(Path dir) {
+        return dir != null && Files.isDirectory(dir) && !dir.getFileName().toString().startsWith("tailor-demo-")
+                && (dir.getParent() == null || !dir.getParent().getFileName().toString().startsWith(
+                        "tailor-demo-experiments-")) ? " Work directory: " + dir + "." : "";
+    }
+
+    /** The burst experiment's part of a report. */
+    public static Section section(BurstExperiment.Result result, String prefix) {
+        return new Section("Burst: segment admission off vs on",
+                List.of("Steady tenants' P99.99 is the figure that should be clearly lower with admission on"
+                        + " (paper, NSDI 2026: up to -97 % in burst tests)." + workDirectory(result.settings().dir())),
+                BurstExperiment.markdown(result), burstCharts(result, prefix));
+    }
+
+    /** The low-load experiment's part of a report. */
+    public static Section section(LowLoadExperiment.Result result, String prefix) {
+        return new Section("Low load: fifo vs priority event loop",
+                List.of("The targets: P99.9 at least 22 % lower with the priority loop (the paper's deployed"
+                        + " figure, NSDI 2026), and the health-check age at most twice its period."
+                        + workDirectory(result.settings().dir())),
+                LowLoadExperiment.markdown(result), lowLoadCharts(result, prefix));
     }
 }

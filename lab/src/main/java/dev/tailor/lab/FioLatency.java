@@ -1,4 +1,4 @@
-package dev.tailor.cli;
+package dev.tailor.lab;
 
 import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.databind.JsonNode;

@@ -1,4 +1,4 @@
-package dev.tailor.cli;
+package dev.tailor.lab;
 
 import dev.tailor.nbd.ByteSize;
 import java.io.IOException;
@@ -38,7 +38,7 @@ import java.util.concurrent.locks.LockSupport;
  * <p>Latency is fio's {@code lat} (submission + completion), read from its latency histograms and pooled
  * over the steady tenants and the rounds ({@link FioLatency}).
  */
-final class BurstExperiment {
+public final class BurstExperiment {
 
     /** A 4 KiB random read in admission's default cost model (blk-iocost's default SSD). */
     static final double READ_COST_UNITS = 117_399;
@@ -48,7 +48,7 @@ final class BurstExperiment {
      * The configurations a run can have: admission off, on (what Tailor ships, variant {@code tailor}) and
      * {@code paper} (on, with the paper's mechanism: {@code --admission-variant paper}).
      */
-    static final List<String> MODES = List.of("off", "on", "paper");
+    public static final List<String> MODES = List.of("off", "on", "paper");
     /** The configurations run unless told otherwise. */
     static final List<String> DEFAULT_MODES = List.of("off", "on");
 
@@ -75,11 +75,11 @@ final class BurstExperiment {
      * @param dir              the work directory (fio's JSON, configs, logs, metrics)
      * @param modes            the configurations of each round, in the order run (of {@link #MODES})
      */
-    record Settings(int runtimeSeconds, int rampSeconds, int rounds, int steady, int steadyIops, int burstQueueDepth,
-            int burstOnMillis, int burstOffMillis, int servers, int delayMillis, ByteSize segmentSize,
-            double reserveFraction, double capacityFactor, Path dir, List<String> modes) {
+    public record Settings(int runtimeSeconds, int rampSeconds, int rounds, int steady, int steadyIops,
+            int burstQueueDepth, int burstOnMillis, int burstOffMillis, int servers, int delayMillis,
+            ByteSize segmentSize, double reserveFraction, double capacityFactor, Path dir, List<String> modes) {
 
-        Settings {
+        public Settings {
             modes = List.copyOf(modes);
         }
 
@@ -141,8 +141,8 @@ final class BurstExperiment {
         }
 
         /** The slow-request attribution's top (export, segment) pairs at the end of the run, most first. */
-        List<NbdTopCommand.SlowSegment> slowSegments() {
-            return NbdTopCommand.SlowSegment.of(text);
+        List<NbdTop.SlowSegment> slowSegments() {
+            return NbdTop.SlowSegment.of(text);
         }
     }
 
@@ -156,7 +156,7 @@ final class BurstExperiment {
      * @param capacityCostUnitsPerSecond admission's budget
      * @param runs                  every run, in the order run
      */
-    record Result(Settings settings, long capacityIops, double capacityCostUnitsPerSecond, List<Run> runs) {
+    public record Result(Settings settings, long capacityIops, double capacityCostUnitsPerSecond, List<Run> runs) {
 
         /** The largest CPU pressure of any run, %; NaN when the kernel reports none. */
         double maxCpuPressurePercent() {
@@ -185,11 +185,12 @@ final class BurstExperiment {
      * Runs the experiment: about (ramp + runtime + 3 s) × modes × rounds, plus 10 s for the backend.
      *
      * @param err progress lines
-     * @throws CliException (exit 1) when a program fails, naming it, with the end of its log
+     * @throws LabException (exit 1) when a program fails, naming it, with the end of its log
      */
-    static Result run(Settings s, PrintWriter err) throws IOException, InterruptedException {
+    public static Result run(Settings s, List<String> serveCommand, PrintWriter err)
+            throws IOException, InterruptedException {
         Path dir = prepare(s.dir(), List.of("run-", "capacity."));
-        try (ExperimentRig rig = new ExperimentRig(dir)) {
+        try (ExperimentRig rig = new ExperimentRig(dir, serveCommand)) {
             // The backend: k threads of `delay` ms each, behind one shared connection; the front nbdkit has
             // a thread per request the bursty tenant may have in flight, so its requests queue at the k threads.
             int devicePort = ExperimentRig.freePort();
@@ -214,7 +215,7 @@ final class BurstExperiment {
                     "--output-format=json", "--output=" + capacityJson), Map.of());
             double measured = FioLatency.readJobs(capacityJson).values().iterator().next().iops();
             if (!(measured > 0)) {
-                throw new CliException("the backend served no reads in " + s.capacitySeconds() + " s (fio: "
+                throw new LabException("the backend served no reads in " + s.capacitySeconds() + " s (fio: "
                         + capacityJson + ")", 1, null);
             }
             long capacityIops = Math.round(measured);
@@ -353,7 +354,7 @@ final class BurstExperiment {
     }
 
     /** The Markdown tables the script printed, line by line. */
-    static List<String> markdown(Result r) {
+    public static List<String> markdown(Result r) {
         Settings s = r.settings();
         List<String> steadyNames = s.steadyNames();
         List<String> out = new ArrayList<>();
@@ -491,8 +492,8 @@ final class BurstExperiment {
         for (Run run : r.runs()) {
             double all = tenants.stream().mapToDouble(t -> zeroIfAbsent(run.slowRequests(t))).sum();
             double bursty = zeroIfAbsent(run.slowRequests("bursty"));
-            List<NbdTopCommand.SlowSegment> top = run.slowSegments();
-            List<NbdTopCommand.SlowSegment> shown = top.subList(0, Math.min(SLOW_PAIRS_SHOWN, top.size()));
+            List<NbdTop.SlowSegment> top = run.slowSegments();
+            List<NbdTop.SlowSegment> shown = top.subList(0, Math.min(SLOW_PAIRS_SHOWN, top.size()));
             long burstyPairs = shown.stream().filter(p -> p.export().equals("bursty")).count();
             out.add("| " + run.mode() + " " + run.round() + " | " + fmt(run.text().isEmpty() ? Double.NaN : all, 0)
                     + " | " + (all > 0 ? String.format(Locale.ROOT, "%.0f %%", bursty / all * 100) : "–") + " | "
@@ -509,8 +510,8 @@ final class BurstExperiment {
                 + "| not admitted |");
         out.add("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|");
         for (Run run : r.runs()) {
-            List<NbdTopCommand.SlowSegment> top = run.slowSegments();
-            for (NbdTopCommand.SlowSegment p : top.subList(0, Math.min(SLOW_PAIRS_SHOWN, top.size()))) {
+            List<NbdTop.SlowSegment> top = run.slowSegments();
+            for (NbdTop.SlowSegment p : top.subList(0, Math.min(SLOW_PAIRS_SHOWN, top.size()))) {
                 out.add("| " + run.mode() + " " + run.round() + " | " + p.export() + " | " + p.segment() + " | "
                         + fmt(p.requests(), 0) + " | " + fmt(p.overcount(), 0) + " | "
                         + fmt(p.meanAdmissionWaitMillis(), 1) + " | "
@@ -544,12 +545,12 @@ final class BurstExperiment {
     }
 
     /** A number as written in settings: 0.2, 99.9, 50. */
-    static String fmtPlain(double x) {
+    public static String fmtPlain(double x) {
         return x == Math.rint(x) ? Long.toString((long) x) : Double.toString(x);
     }
 
     /** The pooled summary of each mode and each run, for {@code --format json}. */
-    static Map<String, Object> json(Result r) {
+    public static Map<String, Object> json(Result r) {
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("experiment", "burst");
         out.put("settings", r.settings());
@@ -581,7 +582,7 @@ final class BurstExperiment {
             tenants.forEach(t -> slowByTenant.put(t, LatencySummary.orNull(run.slowRequests(t))));
             each.put("slowRequests", slowByTenant);
             List<Map<String, Object>> pairs = new ArrayList<>();
-            for (NbdTopCommand.SlowSegment p : run.slowSegments()) {
+            for (NbdTop.SlowSegment p : run.slowSegments()) {
                 Map<String, Object> pair = new LinkedHashMap<>();
                 pair.put("export", p.export());
                 pair.put("segment", p.segment());

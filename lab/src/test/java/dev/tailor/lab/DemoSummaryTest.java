@@ -1,4 +1,4 @@
-package dev.tailor.cli;
+package dev.tailor.lab;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package dev.tailor.cli;
+package dev.tailor.lab;
 
 import dev.tailor.sim.cluster.ClusterSweep;
 import dev.tailor.sim.cluster.RunResult;
@@ -11,7 +11,7 @@ import java.util.Locale;
 import java.util.Map;
 
 /** Text tables and the progress bar of {@code tailor heart simulate} and {@code tailor demo}. */
-final class SimulationOutput {
+public final class SimulationOutput {
 
     private SimulationOutput() {
     }
@@ -43,7 +43,7 @@ final class SimulationOutput {
      * An {@code errors} column (user requests failed by a call lost to a crash) appears when any run
      * has some.
      */
-    static void table(PrintWriter out, List<RunResult> results) {
+    public static void table(PrintWriter out, List<RunResult> results) {
         Map<String, List<RunResult>> groups = new LinkedHashMap<>();
         for (RunResult r : results) {
             groups.computeIfAbsent(heading(r.scenario(), r.network(), r.cpuModel(), r.rps()), k -> new ArrayList<>())
@@ -82,7 +82,7 @@ final class SimulationOutput {
      * The table of a comparison run over several seeds: one row per cell with the medians over the
      * seeds, the P99's spread (min–max and mean), and counts summed over the seeds.
      */
-    static void cellTable(PrintWriter out, List<SeedCells.Cell> cells) {
+    public static void cellTable(PrintWriter out, List<SeedCells.Cell> cells) {
         Map<String, List<SeedCells.Cell>> groups = new LinkedHashMap<>();
         for (SeedCells.Cell c : cells) {
             groups.computeIfAbsent(heading(c.scenario(), c.network(), c.cpuModel(), c.rps()) + " · " + c.seeds().size()
@@ -206,7 +206,7 @@ final class SimulationOutput {
      * The simulator's speed over {@code results}: simulated calls (requests served by a replica, as
      * {@code istio_requests_total} counts them) per second of one thread's wall time.
      */
-    static String speed(List<RunResult> results) {
+    public static String speed(List<RunResult> results) {
         long calls = 0;
         double wallMillis = 0;
         for (RunResult r : results) {
@@ -222,7 +222,7 @@ final class SimulationOutput {
     }
 
     /** Warnings about results that need care: many unfinished requests, HEART runs without rounds. */
-    static List<String> warnings(List<RunResult> results) {
+    public static List<String> warnings(List<RunResult> results) {
         List<String> warnings = new ArrayList<>();
         for (RunResult r : results) {
             String run = r.scenario() + " " + r.network() + " " + r.cpuModel() + " " + fmt(r.rps()) + " RPS " + r.policy();
@@ -246,7 +246,7 @@ final class SimulationOutput {
         return text.equals("–") ? text : text + unit;
     }
 
-    static String fmt(Double value) {
+    public static String fmt(Double value) {
         if (value == null || Double.isNaN(value)) {
             return "–";
         }

@@ -1,4 +1,4 @@
-package dev.tailor.sim.report;
+package dev.tailor.lab.report;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

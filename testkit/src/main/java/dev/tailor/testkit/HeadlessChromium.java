@@ -1,10 +1,9 @@
-package dev.tailor.cli;
+package dev.tailor.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.tailor.testkit.Tools;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -20,10 +19,10 @@ import java.util.regex.Pattern;
  * or paragraphs of {@code |} cells. Skips the calling test when chromium is not installed (fails when
  * tools are required, as in CI).
  */
-final class HeadlessChromium {
+public final class HeadlessChromium {
 
     /** What the page showed at one window width. */
-    record Look(int windowWidth, int overflowPixels, int images, int imagesWithoutAlt, int brokenImages,
+    public record Look(int windowWidth, int overflowPixels, int images, int imagesWithoutAlt, int brokenImages,
             int preformatted, int textTableLines, int tables) {
     }
 
@@ -55,7 +54,7 @@ final class HeadlessChromium {
     }
 
     /** Loads {@code page} (a copy with a probe script, next to it so relative images load) at {@code widthPixels}. */
-    static Look look(Path page, int widthPixels) throws IOException, InterruptedException {
+    public static Look look(Path page, int widthPixels) throws IOException, InterruptedException {
         Path chromium = Tools.find("chromium").or(() -> Tools.find("chromium-browser"))
                 .orElseGet(() -> Tools.require("chromium", "chromium"));
         String html = Files.readString(page, StandardCharsets.UTF_8);
@@ -94,7 +93,7 @@ final class HeadlessChromium {
      * Asserts that {@code page} reads well at 1,400 and 1,024 pixels: no horizontal overflow of the body,
      * every image loaded and with alt text, no text tables, at least one {@code <table>}.
      */
-    static void assertReadable(Path page) throws IOException, InterruptedException {
+    public static void assertReadable(Path page) throws IOException, InterruptedException {
         for (int width : List.of(1400, 1024)) {
             Look look = look(page, width);
             assertThat(look.overflowPixels()).as(page + " at " + width + " px: body wider than the window")

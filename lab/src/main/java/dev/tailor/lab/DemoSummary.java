@@ -1,4 +1,4 @@
-package dev.tailor.cli;
+package dev.tailor.lab;
 
 import dev.tailor.sim.cluster.ClusterSimulation;
 import dev.tailor.sim.cluster.RunResult;
@@ -82,8 +82,8 @@ final class DemoSummary {
         int below = 0;
         int asStrong = 0;
         int compared = 0;
-        double[][] figures = {{DemoCommand.PAPER_PAIRWISE_HEART, DemoCommand.PAPER_PAIRWISE_LR, 100},
-            {DemoCommand.PAPER_DAG_HEART, DemoCommand.PAPER_DAG_LR, 400}};
+        double[][] figures = {{Demo.PAPER_PAIRWISE_HEART, Demo.PAPER_PAIRWISE_LR, 100},
+            {Demo.PAPER_DAG_HEART, Demo.PAPER_DAG_LR, 400}};
         String[] scenarios = {"paper-pairwise", "paper-dag"};
         for (int i = 0; i < figures.length; i++) {
             double paper = figures[i][0] / figures[i][1];
@@ -129,7 +129,7 @@ final class DemoSummary {
         double largest = storage.stream().map(StorageRunResult::burstMultiplier).filter(m -> m != null)
                 .mapToDouble(Double::doubleValue).max().orElse(Double.NaN);
         StorageRunResult fifo = findStorage(storage, largest, "fifo");
-        lines.add("  Segment admission, storage simulator (" + DemoCommand.STORAGE_SCENARIO + " x"
+        lines.add("  Segment admission, storage simulator (" + Demo.STORAGE_SCENARIO + " x"
                 + SimulationOutput.fmt(largest) + "; steady tenants' P99.999 against fifo):");
         if (fifo == null || fifo.steady() == null || fifo.steady().p99999Millis() == null) {
             lines.add("    no data: the fifo run has no steady tenants' P99.999.");
@@ -149,13 +149,13 @@ final class DemoSummary {
         }
         lines.add("    Tailor's segment-admission " + percent(ours) + ", best peer " + (bestPeer == null ? "–"
                 : bestPeer + " " + percent(bestPeerChange)) + ", the paper's mechanism " + percent(paperMechanism)
-                + "; the paper: up to -" + SimulationOutput.fmt(DemoCommand.PAPER_BURST_REDUCTION_PERCENT) + " %.");
+                + "; the paper: up to -" + SimulationOutput.fmt(Demo.PAPER_BURST_REDUCTION_PERCENT) + " %.");
         String verdict;
         if (ours == null) {
             verdict = "no data.";
         } else {
             boolean beatsPeers = bestPeerChange == null || ours < bestPeerChange;
-            boolean paperLike = ours <= -DemoCommand.PAPER_BURST_REDUCTION_PERCENT / 2;
+            boolean paperLike = ours <= -Demo.PAPER_BURST_REDUCTION_PERCENT / 2;
             verdict = (beatsPeers ? "better than every peer" : "behind " + bestPeer) + "; "
                     + (paperLike ? "of the paper's order" : "well short of the paper's reduction")
                     + " (simulated time).";
@@ -188,23 +188,23 @@ final class DemoSummary {
         }
         FioLatency fifo = lowLoad.pooled("fifo");
         FioLatency priority = lowLoad.pooled("priority");
-        double lowLoadChange = DemoCommand.changePercent(priority.percentileMicros(99.9), fifo.percentileMicros(99.9));
-        double burstChange = DemoCommand.changePercent(burst.steady("on").percentileMicros(99.99),
+        double lowLoadChange = Demo.changePercent(priority.percentileMicros(99.9), fifo.percentileMicros(99.9));
+        double burstChange = Demo.changePercent(burst.steady("on").percentileMicros(99.99),
                 burst.steady("off").percentileMicros(99.99));
-        boolean busy = DemoCommand.busy(lowLoad, burst);
+        boolean busy = Demo.busy(lowLoad, burst);
         lines.add("  NBD proxy with real clients (fio, nbdkit; one short round): I/O-priority loop at low load, P99.9"
                 + " against a FIFO loop " + percent(nanToNull(lowLoadChange)) + " (paper: "
-                + SimulationOutput.fmt(DemoCommand.PAPER_LOW_LOAD_P999_CHANGE_PERCENT) + " %); segment admission"
+                + SimulationOutput.fmt(Demo.PAPER_LOW_LOAD_P999_CHANGE_PERCENT) + " %); segment admission"
                 + " under a burst, steady P99.99 " + percent(nanToNull(burstChange)) + " (target: <= "
-                + SimulationOutput.fmt(DemoCommand.CLEARLY_LOWER_PERCENT) + " %).");
+                + SimulationOutput.fmt(Demo.CLEARLY_LOWER_PERCENT) + " %).");
         String pressure = String.format(Locale.ROOT, "CPU pressure up to %.0f %% at low load, %.0f %% in the burst"
                 + " test", nanToZero(lowLoad.maxCpuPressurePercent()), nanToZero(burst.maxCpuPressurePercent()));
         if (busy) {
             lines.add("    Verdict: unreliable, the machine was busy (" + pressure + "); rerun on a quiet machine with"
                     + " tailor nbd experiment low-load --rounds 3 and ... burst --rounds 3.");
         } else {
-            lines.add("    Verdict: low load " + met(lowLoadChange <= DemoCommand.PAPER_LOW_LOAD_P999_CHANGE_PERCENT,
-                    lowLoadChange) + ", burst " + met(burstChange <= DemoCommand.CLEARLY_LOWER_PERCENT, burstChange)
+            lines.add("    Verdict: low load " + met(lowLoadChange <= Demo.PAPER_LOW_LOAD_P999_CHANGE_PERCENT,
+                    lowLoadChange) + ", burst " + met(burstChange <= Demo.CLEARLY_LOWER_PERCENT, burstChange)
                     + " (" + pressure + ": quiet enough; one short round moves from run to run).");
         }
     }

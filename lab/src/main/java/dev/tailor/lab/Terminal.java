@@ -1,16 +1,16 @@
-package dev.tailor.cli;
+package dev.tailor.lab;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
 /** Whether standard error is a terminal, so progress bars go only where someone watches. */
-final class Terminal {
+public final class Terminal {
 
     private Terminal() {
     }
 
-    static boolean stderrIsTerminal() {
+    public static boolean stderrIsTerminal() {
         if ("dumb".equals(System.getenv("TERM"))) {
             return false;
         }

@@ -1,4 +1,4 @@
-package dev.tailor.cli;
+package dev.tailor.lab;
 
 import java.io.File;
 import java.io.IOException;
@@ -26,21 +26,28 @@ import java.util.regex.Pattern;
  * Ctrl-C or SIGTERM, by a shutdown hook, so none outlives the command. Not thread-safe: one command
  * drives it.
  */
-final class ExperimentRig implements AutoCloseable {
+public final class ExperimentRig implements AutoCloseable {
 
     /** How long a server may take to accept connections before the run fails. */
     static final long START_TIMEOUT_SECONDS = 30;
 
     private final Path dir;
+    private final List<String> serveCommand;
     private final List<Process> children = new CopyOnWriteArrayList<>();
     private final List<Path> temporaryFiles = new CopyOnWriteArrayList<>();
     private final Thread hook = new Thread(this::stopAll, "tailor-experiment-cleanup");
     /** Set once the programs are being stopped (close or a signal): their exit is not a failure then. */
     private volatile boolean stopping;
 
-    /** A rig whose programs write their logs into {@code dir}. */
-    ExperimentRig(Path dir) {
+    /**
+     * A rig whose programs write their logs into {@code dir}.
+     *
+     * @param serveCommand the main class and arguments that run {@code tailor nbd serve} on this JVM's class
+     *     path (for the CLI: {@code dev.tailor.cli.Tailor nbd serve}); {@link #startProxy} adds its options
+     */
+    ExperimentRig(Path dir, List<String> serveCommand) {
         this.dir = dir;
+        this.serveCommand = List.copyOf(serveCommand);
         Runtime.getRuntime().addShutdownHook(hook);
     }
 
@@ -50,7 +57,7 @@ final class ExperimentRig implements AutoCloseable {
      * The reason names the missing program and the Debian packages, e.g. {@code fio is not installed
      * (Debian: apt install fio nbdkit)}.
      */
-    static Optional<String> missingTools(boolean nbdkit) {
+    public static Optional<String> missingTools(boolean nbdkit) {
         String install = nbdkit ? " (Debian: apt install fio nbdkit)" : " (Debian: apt install fio)";
         if (onPath("fio").isEmpty()) {
             return Optional.of("fio is not installed" + install);
@@ -104,7 +111,7 @@ final class ExperimentRig implements AutoCloseable {
     }
 
     /** A TCP port free on loopback now (the program that gets it binds it a moment later, as the scripts did). */
-    static int freePort() throws IOException {
+    public static int freePort() throws IOException {
         try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return socket.getLocalPort();
         }
@@ -132,7 +139,7 @@ final class ExperimentRig implements AutoCloseable {
     /**
      * Runs {@code command} to its end (output in {@code dir/NAME.log}).
      *
-     * @throws CliException (exit 1) if it fails, with the end of its log
+     * @throws LabException (exit 1) if it fails, with the end of its log
      */
     void run(String name, List<String> command, Map<String, String> environment) throws IOException,
             InterruptedException {
@@ -144,14 +151,14 @@ final class ExperimentRig implements AutoCloseable {
             throw new InterruptedException("stopped by a signal");
         }
         if (code != 0) {
-            throw new CliException(command.get(0) + " failed (exit " + code + "): " + tail(log(name)), 1, null);
+            throw new LabException(command.get(0) + " failed (exit " + code + "): " + tail(log(name)), 1, null);
         }
     }
 
     /**
      * Waits until {@code process} accepts connections on {@code port} of loopback.
      *
-     * @throws CliException (exit 1) naming the program and the end of its log if it exits or takes longer
+     * @throws LabException (exit 1) naming the program and the end of its log if it exits or takes longer
      *                      than {@link #START_TIMEOUT_SECONDS}
      */
     void awaitPort(String name, Process process, int port) throws InterruptedException {
@@ -174,7 +181,7 @@ final class ExperimentRig implements AutoCloseable {
     /**
      * Waits until {@code process}'s log has a line matching {@code pattern}, and returns its first group.
      *
-     * @throws CliException (exit 1) as {@link #awaitPort}
+     * @throws LabException (exit 1) as {@link #awaitPort}
      */
     String awaitLogLine(String name, Process process, Pattern pattern) throws IOException, InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(START_TIMEOUT_SECONDS);
@@ -196,11 +203,11 @@ final class ExperimentRig implements AutoCloseable {
 
     private void failIfGone(String name, Process process, long deadline) {
         if (!process.isAlive()) {
-            throw new CliException(name + " did not start (exit " + process.exitValue() + "): " + tail(log(name)),
+            throw new LabException(name + " did not start (exit " + process.exitValue() + "): " + tail(log(name)),
                     1, null);
         }
         if (System.nanoTime() > deadline) {
-            throw new CliException(name + " did not accept connections within " + START_TIMEOUT_SECONDS + " s: "
+            throw new LabException(name + " did not accept connections within " + START_TIMEOUT_SECONDS + " s: "
                     + tail(log(name)), 1, null);
         }
     }
@@ -219,8 +226,9 @@ final class ExperimentRig implements AutoCloseable {
         if (options != null && !options.isBlank()) {
             command.addAll(List.of(options.strip().split("\\s+")));
         }
-        command.addAll(List.of("-cp", System.getProperty("java.class.path"), Tailor.class.getName(), "nbd", "serve",
-                "--config", config.toString(), "--listen", "127.0.0.1:0"));
+        command.addAll(List.of("-cp", System.getProperty("java.class.path")));
+        command.addAll(serveCommand);
+        command.addAll(List.of("--config", config.toString(), "--listen", "127.0.0.1:0"));
         command.addAll(args);
         Process process = start(name, command, Map.of());
         int port = Integer.parseInt(awaitLogLine(name, process, PROXY_PORT));

@@ -1,4 +1,4 @@
-package dev.tailor.sim.report;
+package dev.tailor.lab.report;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

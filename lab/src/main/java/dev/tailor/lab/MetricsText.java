@@ -1,4 +1,4 @@
-package dev.tailor.cli;
+package dev.tailor.lab;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -14,7 +14,7 @@ import java.util.function.Predicate;
  * blank lines and lines that are not samples are skipped; a value that does not parse is skipped too. An absent
  * sample reads as NaN (no data), never 0. Immutable.
  */
-final class MetricsText {
+public final class MetricsText {
 
     /** One sample: its name (with {@code _total}, {@code _bucket}, ... as written), labels and value. */
     record Sample(String name, Map<String, String> labels, double value) {
@@ -34,7 +34,7 @@ final class MetricsText {
     }
 
     /** The samples of {@code text}. */
-    static MetricsText parse(String text) {
+    public static MetricsText parse(String text) {
         Map<String, List<Sample>> byName = new HashMap<>();
         for (String raw : text.split("\n")) {
             Sample sample = parseLine(raw.strip());

@@ -1,7 +1,9 @@
-package dev.tailor.cli;
+package dev.tailor.lab;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tailor.lab.report.HtmlPages;
+import dev.tailor.testkit.HeadlessChromium;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -100,7 +102,7 @@ class ExperimentOutputTest {
 
     @Test
     void demoComparison_putsOurFiguresNextToTheTargets() {
-        List<String> lines = DemoCommand.experimentComparison(lowLoad(), burst(false));
+        List<String> lines = Demo.experimentComparison(lowLoad(), burst(false));
         assertThat(lines).anyMatch(l -> l.contains("low load, P99.9 priority vs fifo loop")
                 && l.contains("-22 % (paper, deployed)") && l.contains("-30 % (7,000 vs 10,000 µs)"));
         assertThat(lines).anyMatch(l -> l.contains("health-check age max") && l.contains("<= 200 ms (2 x period)")
@@ -116,11 +118,11 @@ class ExperimentOutputTest {
 
     @Test
     void demoComparison_aMissedTargetSaysSo_andABusyMachineIsWarnedAbout() {
-        List<String> quiet = DemoCommand.experimentComparison(lowLoad(12_000_000), burst(false));
+        List<String> quiet = Demo.experimentComparison(lowLoad(12_000_000), burst(false));
         assertThat(quiet).anyMatch(l -> l.contains("low load, P99.9 priority vs fifo loop") && l.contains("+20 %")
                 && l.endsWith(" missed"));
 
-        List<String> lines = DemoCommand.experimentComparison(lowLoad(12_000_000), burst(false, 80));
+        List<String> lines = Demo.experimentComparison(lowLoad(12_000_000), burst(false, 80));
         assertThat(lines).anyMatch(l -> l.startsWith("  Warning: the machine was busy during these runs (CPU pressure"
                 + " up to 20 % at low load, 80 % in the burst test"));
         // On a busy machine no figure is called met or missed.
@@ -132,8 +134,8 @@ class ExperimentOutputTest {
     void report_writesThePageAndEachPlotAsAPng() throws Exception {
         Path report = dir.resolve("report");
         Path page = ExperimentReport.write(report, "experiments.html", "t",
-                List.of(NbdExperimentCommand.section(lowLoad(), "low-load"),
-                        NbdExperimentCommand.section(burst(true), "burst")));
+                List.of(ExperimentReport.section(lowLoad(), "low-load"),
+                        ExperimentReport.section(burst(true), "burst")));
         assertThat(page).isEqualTo(report.resolve("experiments.html"));
         for (String png : List.of("low-load-tail.png", "low-load-health-check-age.png", "burst-steady-tail.png",
                 "burst-bursty-tail.png")) {
@@ -205,5 +207,16 @@ class ExperimentOutputTest {
         // Of the 1,000 requests in the measured time, 100 waited (10 %), 0.5 s in all: 500 µs on average.
         assertThat(lines).contains("| fifo | 1,000 | 10.0 % | 500.0 | 9,000 | 9,900 | – | – |",
                 "| priority | – | – | – | – | – | – | – |");
+    }
+
+    /** In headless Chromium: it loads, fits the window, every image has alt text, the markdown became tables. */
+    @Test
+    void experimentsPage_showsItsMarkdownAsTables() throws Exception {
+        Path page = ExperimentReport.write(dir.resolve("experiments"), "experiments.html",
+                new HtmlPages.Frame("t", List.of("Summary", "  a mechanism:", "    a verdict."), List.of(),
+                        List.of("./tailor demo")),
+                List.of(ExperimentReport.section(lowLoad(), "low-load"),
+                        ExperimentReport.section(burst(false), "burst")));
+        HeadlessChromium.assertReadable(page);
     }
 }

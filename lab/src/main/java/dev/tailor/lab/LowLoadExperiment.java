@@ -1,4 +1,4 @@
-package dev.tailor.cli;
+package dev.tailor.lab;
 
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -36,7 +36,7 @@ import java.util.regex.Pattern;
  * health checks since the previous export) counts when the export was seen between 1 s after fio's
  * warm-up ended and 1.1 s after fio ended, as the script did. The bound is twice the period.
  */
-final class LowLoadExperiment {
+public final class LowLoadExperiment {
 
     static final double[] PERCENTS = {50, 99, 99.9};
     static final List<String> MODES = List.of("fifo", "priority");
@@ -62,7 +62,7 @@ final class LowLoadExperiment {
      * @param healthMillis   health-check period, ms
      * @param dir            the work directory
      */
-    record Settings(int runtimeSeconds, int rampSeconds, int rounds, int iops, int tasks, int busyMicros,
+    public record Settings(int runtimeSeconds, int rampSeconds, int rounds, int iops, int tasks, int busyMicros,
             int periodMicros, int healthMillis, Path dir) {
 
         static Settings defaults(Path dir) {
@@ -139,7 +139,7 @@ final class LowLoadExperiment {
         }
     }
 
-    record Result(Settings settings, List<Run> runs) {
+    public record Result(Settings settings, List<Run> runs) {
 
         /** {@code mode}'s loop tracing, pooled over the rounds. */
         LoopTrace loopTrace(String mode) {
@@ -171,11 +171,12 @@ final class LowLoadExperiment {
     /**
      * Runs the experiment: about (ramp + runtime + 3 s) × 2 × rounds, plus a few seconds to write the file.
      *
-     * @throws CliException (exit 1) when a program fails, naming it, with the end of its log
+     * @throws LabException (exit 1) when a program fails, naming it, with the end of its log
      */
-    static Result run(Settings s, PrintWriter err) throws IOException, InterruptedException {
+    public static Result run(Settings s, List<String> serveCommand, PrintWriter err)
+            throws IOException, InterruptedException {
         Path dir = BurstExperiment.prepare(s.dir(), List.of("run-"));
-        try (ExperimentRig rig = new ExperimentRig(dir)) {
+        try (ExperimentRig rig = new ExperimentRig(dir, serveCommand)) {
             Path shm = Path.of("/dev/shm");
             Path file = Files.isDirectory(shm) && Files.isWritable(shm)
                     ? Files.createTempFile(shm, "tailor-eventloop.", "")
@@ -244,7 +245,7 @@ final class LowLoadExperiment {
                     rig.stop(proxy.process());
                     FioLatency.Job job = FioLatency.readJobs(json).get("client");
                     if (job == null) {
-                        throw new CliException("fio's output " + json + " has no job \"client\"", 1, null);
+                        throw new LabException("fio's output " + json + " has no job \"client\"", 1, null);
                     }
                     double measuredFrom = startNanos + s.rampSeconds() * 1e9;
                     List<AgeSample> ages = new ArrayList<>();
@@ -378,7 +379,7 @@ final class LowLoadExperiment {
     }
 
     /** The Markdown tables the script printed, line by line. */
-    static List<String> markdown(Result r) {
+    public static List<String> markdown(Result r) {
         Settings s = r.settings();
         List<String> out = new ArrayList<>();
         String maintenance = s.maintenance() ? String.format(Locale.ROOT,
@@ -471,7 +472,7 @@ final class LowLoadExperiment {
     }
 
     /** The pooled summary of each mode and each run, for {@code --format json}. */
-    static Map<String, Object> json(Result r) {
+    public static Map<String, Object> json(Result r) {
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("experiment", "low-load");
         out.put("settings", r.settings());

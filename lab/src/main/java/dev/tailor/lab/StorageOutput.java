@@ -1,4 +1,4 @@
-package dev.tailor.cli;
+package dev.tailor.lab;
 
 import dev.tailor.sim.storage.LatencySummary;
 import dev.tailor.sim.storage.StorageRunResult;
@@ -12,7 +12,7 @@ import java.util.Locale;
 import java.util.Map;
 
 /** Text tables and the progress bar of {@code tailor storage simulate}. */
-final class StorageOutput {
+public final class StorageOutput {
 
     /** What the table prints for a percentile with too few requests behind it. */
     static final String NOT_RESOLVABLE = "n/r";
@@ -30,7 +30,7 @@ final class StorageOutput {
     }
 
     /** Two tables per scenario variant: latency by class, then capacity and admission counters. */
-    static void table(PrintWriter out, List<StorageRunResult> results) {
+    public static void table(PrintWriter out, List<StorageRunResult> results) {
         Map<String, List<StorageRunResult>> groups = new LinkedHashMap<>();
         for (StorageRunResult r : results) {
             groups.computeIfAbsent(r.label() + " · seed " + r.seed(), k -> new ArrayList<>()).add(r);
@@ -83,7 +83,7 @@ final class StorageOutput {
      * the cells of steady tenants' P99.999 ÷ fifo's and ÷ mclock's, hot tenants' P99 ÷ mclock's, the
      * worst idle capacity, and the cells where it is above fifo or above 1.1 × mclock.
      */
-    static void summary(PrintWriter out, SweepSummary summary) {
+    public static void summary(PrintWriter out, SweepSummary summary) {
         out.println("sweep over " + summary.cells() + " cells (scenario variant × seed): ratio to the peer in the same"
                 + " cell, worst / median / best (below 1: better than the peer)");
         out.println(String.format(Locale.ROOT, "  %-24s %-22s %-22s %-22s %8s  %s", "policy",
@@ -147,7 +147,7 @@ final class StorageOutput {
     }
 
     /** The simulator's speed: simulated requests per second of one thread's wall time. */
-    static String speed(List<StorageRunResult> results) {
+    public static String speed(List<StorageRunResult> results) {
         long requests = 0;
         double wallMillis = 0;
         for (StorageRunResult r : results) {
@@ -162,7 +162,7 @@ final class StorageOutput {
     }
 
     /** Warnings about results that need care: unfinished requests, refusals. */
-    static List<String> warnings(List<StorageRunResult> results) {
+    public static List<String> warnings(List<StorageRunResult> results) {
         List<String> warnings = new ArrayList<>();
         for (StorageRunResult r : results) {
             String run = r.label() + " " + r.policy();

@@ -1,4 +1,4 @@
-package dev.tailor.sim.report;
+package dev.tailor.lab.report;
 
 import dev.tailor.sim.cluster.ClusterScenario;
 import dev.tailor.sim.cluster.RunResult;

@@ -1,0 +1,101 @@
+package dev.tailor.lab;
+
+import dev.tailor.sim.ScenarioException;
+import dev.tailor.lab.report.StorageReport;
+import dev.tailor.sim.storage.StorageRunResult;
+import dev.tailor.sim.storage.StorageScenario;
+import dev.tailor.sim.storage.StorageScenarios;
+import dev.tailor.sim.storage.StorageSetup;
+import dev.tailor.sim.storage.StorageSweep;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.function.Function;
+
+/**
+ * The storage simulator's runs as the commands and the demo make them: a scenario loaded, varied and
+ * set up with errors named by the options that caused them, a sweep run with progress on standard
+ * error, and the HTML report. Every failure is a {@link LabException}.
+ */
+public final class StorageRuns {
+
+    private StorageRuns() {
+    }
+
+    /**
+     * A bundled scenario ({@link StorageScenarios#BUNDLED}) or a YAML file.
+     *
+     * @throws LabException (exit 2) naming {@code --scenario} for an unknown name, or every problem of the file
+     */
+    public static StorageScenario load(String nameOrFile) {
+        if (!StorageScenarios.BUNDLED.contains(nameOrFile) && !Files.exists(Path.of(nameOrFile))) {
+            throw new LabException("--scenario: " + nameOrFile + ": no such scenario or file (expected: one of "
+                    + String.join(", ", StorageScenarios.BUNDLED) + ", or a YAML scenario file)");
+        }
+        try {
+            return StorageScenarios.load(nameOrFile);
+        } catch (ScenarioException e) {
+            throw new LabException("scenario " + e.getMessage());
+        }
+    }
+
+    /**
+     * {@code base} with the run's options ({@code null}: the scenario's), checked.
+     *
+     * @throws LabException (exit 2) with every problem, named by its option ({@code --warmup-seconds})
+     */
+    public static StorageScenario variant(StorageScenario base, Long seed, Double warmupSeconds,
+            Double durationSeconds) {
+        StorageScenario variant = base.with(seed, warmupSeconds, durationSeconds);
+        List<String> problems = variant.problems();
+        if (!problems.isEmpty()) {
+            throw new LabException(String.join("; ", problems)
+                    .replace("warmupSeconds", "--warmup-seconds").replace("durationSeconds", "--duration-seconds"));
+        }
+        return variant;
+    }
+
+    /**
+     * Reads the scenario's data and fits its backend.
+     *
+     * @param dataDir resolves a path relative to the shared data folder, or throws a {@link LabException}
+     *     saying where it looked
+     * @throws LabException (exit 2) naming the scenario and the problem; (exit 1) when its data cannot be read
+     */
+    public static StorageSetup setup(StorageScenario scenario, Function<String, Path> dataDir) {
+        try {
+            return StorageSetup.build(scenario, dataDir::apply);
+        } catch (LabException e) {
+            throw new LabException("scenario " + scenario.name() + " needs the shared data folder: " + e.getMessage(),
+                    e);
+        } catch (IllegalArgumentException e) {
+            throw new LabException("scenario " + scenario.name() + ": " + e.getMessage(), e);
+        } catch (IOException e) {
+            throw new LabException("scenario " + scenario.name() + ": cannot read its data (" + LabException.reason(e)
+                    + ")", 1, e);
+        }
+    }
+
+    /** Runs the sweep on {@code threads} threads, with a progress bar on {@code err} when it is a terminal. */
+    public static List<StorageRunResult> execute(List<StorageSweep.Run> runs, int threads, PrintWriter err) {
+        return StorageSweep.run(runs, threads, System::nanoTime,
+                StorageOutput.progress(err, Terminal.stderrIsTerminal()));
+    }
+
+    /**
+     * The report.
+     *
+     * @return the index.html written
+     * @throws LabException (exit 1) naming the folder and the system's reason
+     */
+    public static Path writeReport(Path dir, String title, List<String> intro, List<String> notes,
+            List<StorageRunResult> results) {
+        try {
+            return StorageReport.write(dir, title, intro, notes, results);
+        } catch (IOException e) {
+            throw new LabException("cannot write the report to " + dir + ": " + LabException.reason(e), 1, e);
+        }
+    }
+}
