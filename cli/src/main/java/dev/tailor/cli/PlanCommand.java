@@ -1,5 +1,8 @@
 package dev.tailor.cli;
 
+import dev.tailor.heart.controller.IstioRules;
+import dev.tailor.heart.controller.PlanJson;
+import dev.tailor.heart.controller.PlanTable;
 import dev.tailor.heart.AtpmState;
 import dev.tailor.heart.Heart;
 import dev.tailor.heart.HeartConfig;
@@ -231,8 +234,13 @@ final class PlanCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter err = spec.commandLine().getErr();
         HeartConfig config = tuning.config();
-        IstioRules.Options istio = format == Format.istio
-                ? IstioRules.Options.checked(namespace, selectorLabel, clusterDomain, ingressGateway) : null;
+        IstioRules.Options istio;
+        try {
+            istio = format == Format.istio
+                    ? IstioRules.Options.checked(namespace, selectorLabel, clusterDomain, ingressGateway) : null;
+        } catch (IllegalArgumentException e) {
+            throw new CliException(e.getMessage(), e);
+        }
         if (ingressGateway != null && format != Format.istio) {
             throw new CliException("--ingress-gateway: only with --format istio");
         }
@@ -283,7 +291,13 @@ final class PlanCommand implements Callable<Integer> {
         switch (format) {
             case table -> PlanTable.print(plan, source, explain, buffer);
             case json -> buffer.println(Json.write(PlanJson.of(plan, source, explain)));
-            case istio -> IstioRules.print(plan, snapshot, istio, explain, buffer);
+            case istio -> {
+                try {
+                    IstioRules.print(plan, snapshot, istio, explain, buffer);
+                } catch (IllegalArgumentException e) {
+                    throw new CliException(e.getMessage(), e);
+                }
+            }
         }
         buffer.flush();
         if (state != null) {

@@ -1,5 +1,6 @@
 package dev.tailor.cli;
 
+import dev.tailor.heart.controller.PlanTable;
 import dev.tailor.lab.SimulationOutput;
 import dev.tailor.heart.AtpmState;
 import dev.tailor.heart.controller.Actuator;

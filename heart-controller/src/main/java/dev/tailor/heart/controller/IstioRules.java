@@ -1,11 +1,10 @@
-package dev.tailor.cli;
+package dev.tailor.heart.controller;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import dev.tailor.heart.Link;
-import dev.tailor.heart.controller.DestinationRules;
 import dev.tailor.heart.Plan;
 import dev.tailor.heart.Route;
 import dev.tailor.heart.Snapshot;
@@ -28,7 +27,7 @@ import java.util.regex.Pattern;
  * with more than three parts) are refused here with a clear message, instead of producing YAML that
  * fails at apply time.
  */
-final class IstioRules {
+public final class IstioRules {
 
     /** Label on every rule Tailor writes, so they can be listed and removed. */
     static final String MANAGED_BY = DestinationRules.MANAGED_BY;
@@ -51,15 +50,15 @@ final class IstioRules {
         static final String EXPECTED = "expected: NAMESPACE/KEY=VALUE[,KEY=VALUE...], e.g."
                 + " istio-system/istio=ingressgateway";
 
-        /** {@code NAMESPACE/KEY=VALUE[,KEY=VALUE...]}, or a {@link CliException} naming what is wrong. */
+        /** {@code NAMESPACE/KEY=VALUE[,KEY=VALUE...]}, or a {@link IllegalArgumentException} naming what is wrong. */
         static Gateway parse(String text) {
             int slash = text.indexOf('/');
             if (slash <= 0 || slash == text.length() - 1) {
-                throw new CliException("--ingress-gateway: \"" + text + "\" (" + EXPECTED + ")");
+                throw invalid("--ingress-gateway: \"" + text + "\" (" + EXPECTED + ")");
             }
             String namespace = text.substring(0, slash);
             if (!isDnsLabel(namespace)) {
-                throw new CliException("--ingress-gateway: namespace \"" + namespace + "\" (expected: a DNS label,"
+                throw invalid("--ingress-gateway: namespace \"" + namespace + "\" (expected: a DNS label,"
                         + " lowercase letters, digits and '-'; " + EXPECTED + ")");
             }
             Map<String, String> selector = new java.util.TreeMap<>();
@@ -69,16 +68,16 @@ final class IstioRules {
                 String value = eq < 0 ? null : pair.substring(eq + 1);
                 if (value == null && isLabelValue(pair)) {
                     // The controller's entryPoints also take namespace/workload; here a selector is needed.
-                    throw new CliException("--ingress-gateway: selector \"" + pair + "\" is not KEY=VALUE (a"
+                    throw invalid("--ingress-gateway: selector \"" + pair + "\" is not KEY=VALUE (a"
                             + " workload name? select its pods by a label, e.g. " + namespace + "/app=" + pair
                             + "; " + EXPECTED + ")");
                 }
                 if (value == null || !isLabelKey(key) || !(value.isEmpty() || isLabelValue(value))) {
-                    throw new CliException("--ingress-gateway: selector \"" + pair + "\" (expected: KEY=VALUE with a"
+                    throw invalid("--ingress-gateway: selector \"" + pair + "\" (expected: KEY=VALUE with a"
                             + " label key and value; " + EXPECTED + ")");
                 }
                 if (selector.put(key, value) != null) {
-                    throw new CliException("--ingress-gateway: label key \"" + key + "\" given twice ("
+                    throw invalid("--ingress-gateway: label key \"" + key + "\" given twice ("
                             + EXPECTED + ")");
                 }
             }
@@ -98,21 +97,21 @@ final class IstioRules {
      * @param gateway where entry points' rules go, or {@code null}: then like any caller's, in
      *                {@code namespace} selecting {@code selectorLabel=<entry point>}
      */
-    record Options(String namespace, String selectorLabel, String clusterDomain, Gateway gateway) {
+    public record Options(String namespace, String selectorLabel, String clusterDomain, Gateway gateway) {
 
         Options(String namespace, String selectorLabel, String clusterDomain) {
             this(namespace, selectorLabel, clusterDomain, null);
         }
 
-        /** The options, or a {@link CliException} naming the first that Kubernetes would reject. */
-        static Options checked(String namespace, String selectorLabel, String clusterDomain) {
+        /** The options, or a {@link IllegalArgumentException} naming the first that Kubernetes would reject. */
+        public static Options checked(String namespace, String selectorLabel, String clusterDomain) {
             return checked(namespace, selectorLabel, clusterDomain, null);
         }
 
-        /** The options, or a {@link CliException} naming the first that Kubernetes would reject. */
-        static Options checked(String namespace, String selectorLabel, String clusterDomain, String gateway) {
+        /** The options, or a {@link IllegalArgumentException} naming the first that Kubernetes would reject. */
+        public static Options checked(String namespace, String selectorLabel, String clusterDomain, String gateway) {
             if (!isDnsLabel(namespace)) {
-                throw new CliException("--namespace: \"" + namespace + "\" (expected: a DNS label, lowercase"
+                throw invalid("--namespace: \"" + namespace + "\" (expected: a DNS label, lowercase"
                         + " letters, digits and '-', at most 63 characters)");
             }
             String name = selectorLabel.contains("/") ? selectorLabel.substring(selectorLabel.indexOf('/') + 1)
@@ -120,11 +119,11 @@ final class IstioRules {
             String prefix = selectorLabel.contains("/") ? selectorLabel.substring(0, selectorLabel.indexOf('/')) : null;
             if (name.length() > 63 || !LABEL_NAME.matcher(name).matches()
                     || (prefix != null && (prefix.length() > 253 || !DNS_SUBDOMAIN.matcher(prefix).matches()))) {
-                throw new CliException("--selector-label: \"" + selectorLabel + "\" (expected: a label key such as app"
+                throw invalid("--selector-label: \"" + selectorLabel + "\" (expected: a label key such as app"
                         + " or app.kubernetes.io/name)");
             }
             if (clusterDomain.length() > 253 || !DNS_SUBDOMAIN.matcher(clusterDomain).matches()) {
-                throw new CliException("--cluster-domain: \"" + clusterDomain + "\" (expected: a DNS name such as"
+                throw invalid("--cluster-domain: \"" + clusterDomain + "\" (expected: a DNS name such as"
                         + " cluster.local)");
             }
             return new Options(namespace, selectorLabel, clusterDomain,
@@ -133,7 +132,7 @@ final class IstioRules {
     }
 
     /** Prints the rules as YAML documents; with {@code explain}, each rule's reasoning as comments. */
-    static void print(Plan plan, Snapshot snapshot, Options options, boolean explain, PrintWriter out) {
+    public static void print(Plan plan, Snapshot snapshot, Options options, boolean explain, PrintWriter out) {
         List<Route> routes = plan.allocation().routes();
         List<ObjectNode> rules = of(routes, snapshot, options);
         YAMLMapper yaml = new YAMLMapper(new YAMLFactory()
@@ -192,7 +191,8 @@ final class IstioRules {
             return DestinationRules.of(routes, snapshot, new DestinationRules.Options(namespaceOf, options.namespace(),
                     options.selectorLabel(), options.clusterDomain(), selectorOf));
         } catch (IllegalArgumentException e) {
-            throw new CliException(e.getMessage() + (e.getMessage().contains("locality") ? "" : "; use --format table or json"));
+            throw new IllegalArgumentException(e.getMessage()
+                    + (e.getMessage().contains("locality") ? "" : "; use --format table or json"), e);
         }
     }
 
@@ -201,7 +201,7 @@ final class IstioRules {
     }
 
     /** Entry points whose rules select pods by {@code selectorLabel=<name>}, for want of {@code --ingress-gateway}. */
-    static List<String> entryPointsWithoutGateway(List<Route> routes, Options options) {
+    public static List<String> entryPointsWithoutGateway(List<Route> routes, Options options) {
         if (options.gateway() != null) {
             return List.of();
         }
@@ -221,5 +221,10 @@ final class IstioRules {
 
     private static boolean isDnsLabel(String value) {
         return value != null && value.length() <= 63 && DNS_LABEL.matcher(value).matches();
+    }
+
+    /** Bad input, named in {@code message}: the option, the value and what was expected. */
+    private static IllegalArgumentException invalid(String message) {
+        return new IllegalArgumentException(message);
     }
 }

@@ -1,4 +1,4 @@
-package dev.tailor.cli;
+package dev.tailor.heart.controller;
 
 import dev.tailor.heart.ComponentShares;
 import dev.tailor.heart.GroupShare;
@@ -13,17 +13,17 @@ import java.util.Locale;
 import java.util.Map;
 
 /** {@code tailor heart plan --format table}: the plan for people, with {@code --explain} the why. */
-final class PlanTable {
+public final class PlanTable {
 
     private PlanTable() {
     }
 
-    static void print(Plan plan, String source, boolean explain, PrintWriter out) {
+    public static void print(Plan plan, String source, boolean explain, PrintWriter out) {
         print(plan, source, explain, true, out);
     }
 
     /** The replicas the plan shares traffic over: the ready ones (a replica not Ready is in no group). */
-    static int readyReplicas(Plan plan) {
+    public static int readyReplicas(Plan plan) {
         int replicas = 0;
         for (ComponentShares c : plan.allocation().shares()) {
             for (GroupShare g : c.groups()) {
@@ -34,7 +34,7 @@ final class PlanTable {
     }
 
     /** Like {@link #print(Plan, String, boolean, PrintWriter)}; {@code hints} adds the line on --explain, --format. */
-    static void print(Plan plan, String source, boolean explain, boolean hints, PrintWriter out) {
+    public static void print(Plan plan, String source, boolean explain, boolean hints, PrintWriter out) {
         int replicas = readyReplicas(plan);
         out.printf(Locale.ROOT, "HEART plan, round %d: %s, %s, %s  (%s)%n%n", plan.state().rounds(),
                 count(plan.allocation().shares().size(), "component"), count(replicas, "ready replica"),

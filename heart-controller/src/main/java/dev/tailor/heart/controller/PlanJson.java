@@ -1,4 +1,4 @@
-package dev.tailor.cli;
+package dev.tailor.heart.controller;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.tailor.heart.Allocation;
@@ -18,7 +18,7 @@ import java.util.TreeMap;
  * {@code tailor heart plan --format json}: the plan as one JSON document, for scripts and for the
  * controller's plan-file sink. Fractions are in [0, 1]; rates in requests per second; delays in ms.
  */
-final class PlanJson {
+public final class PlanJson {
 
     private PlanJson() {
     }
@@ -57,7 +57,7 @@ final class PlanJson {
             List<String> steps) {
     }
 
-    static Document of(Plan plan, String source, boolean explain) {
+    public static Document of(Plan plan, String source, boolean explain) {
         Allocation allocation = plan.allocation();
         Map<String, Map<String, Double>> shares = new LinkedHashMap<>();
         Map<String, List<GroupShare>> groups = explain ? new LinkedHashMap<>() : null;
