@@ -50,15 +50,14 @@ final class DemoCommand implements Callable<Integer> {
     @Option(names = "--no-report", description = "Do not write the report.")
     boolean noReport;
 
-    @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "table",
-            description = "table or json ({\"results\": [...]}). Default: ${DEFAULT-VALUE}.")
-    SimulateCommand.Format format;
+    @CommandLine.Mixin
+    SharedOptions.FormatOption format;
 
     @Option(names = "--no-experiments", description = "Skip the NBD experiments with real clients (fio, nbdkit).")
     boolean noExperiments;
 
-    @Option(names = "--threads", paramLabel = "N", description = "Runs in parallel. Default: the number of processors.")
-    Integer threads;
+    @CommandLine.Mixin
+    SharedOptions.ThreadsOption threads;
 
     @Option(names = "--duration-seconds", paramLabel = "S",
             description = "Simulated time measured per run. Default: the scenarios' (600).")
@@ -79,11 +78,11 @@ final class DemoCommand implements Callable<Integer> {
             throw new CliException("--no-report and --report: choose one");
         }
         if (!noReport) {
-            report = SimulateCommand.checkReportDir(report, "--report");
+            report = SharedOptions.checkReportDir(report, "--report");
         }
-        Demo.Outcome outcome = Demo.run(new Demo.Options(SimulateCommand.workers(threads), warmupSeconds,
+        Demo.Outcome outcome = Demo.run(new Demo.Options(threads.workers(), warmupSeconds,
                 durationSeconds, !noExperiments, SERVE_COMMAND), err);
-        if (format == SimulateCommand.Format.json) {
+        if (format.json()) {
             out.println(Json.write(outcome.json()));
         } else {
             outcome.printTable(out);

@@ -108,7 +108,7 @@ final class NbdExperimentCommand implements Runnable {
 
         @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "table",
                 description = "table (Markdown tables, as in README.md) or json. Default: ${DEFAULT-VALUE}.")
-        SimulateCommand.Format format;
+        SharedOptions.Format format;
 
         @Option(names = "--report", paramLabel = "DIR",
                 description = "Also write DIR/index.html with plots, each plot also a PNG file in DIR.")
@@ -122,7 +122,7 @@ final class NbdExperimentCommand implements Runnable {
         /** Checks the report and work directories and the tools; returns the work directory. */
         Path prepare(String name, boolean nbdkit) throws IOException {
             if (report != null) {
-                report = SimulateCommand.checkReportDir(report, "--report");
+                report = SharedOptions.checkReportDir(report, "--report");
             }
             Path work = dir == null ? defaultDir(name) : checkDir(dir);
             ExperimentRig.missingTools(nbdkit).ifPresent(reason -> {
@@ -133,7 +133,7 @@ final class NbdExperimentCommand implements Runnable {
 
         void print(List<String> markdown, Object json) {
             PrintWriter out = spec.commandLine().getOut();
-            if (format == SimulateCommand.Format.json) {
+            if (format == SharedOptions.Format.json) {
                 out.println(Json.write(json));
             } else {
                 markdown.forEach(out::println);

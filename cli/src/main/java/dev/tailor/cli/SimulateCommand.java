@@ -53,8 +53,6 @@ import picocli.CommandLine.Option;
             "Exit codes: 0 done, 1 failed while running, 2 bad input."})
 final class SimulateCommand implements Callable<Integer> {
 
-    enum Format { table, json }
-
     /** Most runs one command makes: beyond it a typo (a long rps list) would run for hours. */
     static final int MAX_RUNS = 10_000;
 
@@ -113,8 +111,8 @@ final class SimulateCommand implements Callable<Integer> {
                     + " Default: the scenario's.")
     List<String> cpuModels;
 
-    @Option(names = "--seed", paramLabel = "N", description = "Seed of the run. Default: the scenario's.")
-    Long seed;
+    @CommandLine.Mixin
+    SharedOptions.SeedOption seedOption;
 
     @Option(names = "--seeds", paramLabel = "N", defaultValue = "1",
             description = "Runs every cell N times, with seeds S, S+1, ..., S+N-1 (S: --seed or the scenario's), and"
@@ -142,40 +140,35 @@ final class SimulateCommand implements Callable<Integer> {
             + " Default: the scenario's (600).")
     Double durationSeconds;
 
-    @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "table",
-            description = "table or json ({\"results\": [...]}). Default: ${DEFAULT-VALUE}.")
-    Format format;
+    @CommandLine.Mixin
+    SharedOptions.FormatOption format;
 
-    @Option(names = "--report", paramLabel = "DIR",
-            description = "Also write an HTML report with plots to DIR/index.html.")
-    Path report;
+    @CommandLine.Mixin
+    SharedOptions.ReportOption reportOption;
 
-    @Option(names = "--threads", paramLabel = "N",
-            description = "Runs in parallel. Default: the number of processors.")
-    Integer threads;
+    @CommandLine.Mixin
+    SharedOptions.ThreadsOption threads;
 
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        if (report != null) {
-            report = checkReportDir(report, "--report");
-        }
+        Path report = reportOption.checked();
         if (seeds < 1 || seeds > 1_000) {
             throw new CliException("--seeds: " + seeds + " (expected: 1 .. 1000)");
         }
         ClusterSimulation.PolicyConfigs configs = configs();
         ClusterScenario base = loadOrBuild(err);
-        long firstSeed = seed != null ? seed : base.seed();
+        long firstSeed = seedOption.seed != null ? seedOption.seed : base.seed();
         List<ClusterSweep.Run> runs = plan(base);
-        int workers = workers(threads);
+        int workers = threads.workers();
         err.println("tailor: simulating " + runs.size() + " run" + (runs.size() == 1 ? "" : "s") + " of " + base.name()
                 + " (" + fmt(base.warmupSecondsOr(warmupSeconds)) + " s warm-up + " + fmt(base.durationSecondsOr(durationSeconds))
                 + " s measured each" + (seeds == 1 ? "" : "; seeds " + firstSeed + " .. " + (firstSeed + seeds - 1))
                 + ") on " + workers + " thread" + (workers == 1 ? "" : "s"));
         List<RunResult> results = ClusterRuns.execute(runs, configs, workers, err);
         List<SeedCells.Cell> cells = seeds == 1 ? null : SeedCells.of(results);
-        if (format == Format.json) {
+        if (format.json()) {
             out.println(Json.write(Map.of("results", cells == null ? results : cells)));
         } else {
             if (cells == null) {
@@ -355,13 +348,13 @@ final class SimulateCommand implements Callable<Integer> {
                     + " policies" + (seeds == 1 ? "" : " x " + seeds + " seeds") + "; expected: at most " + MAX_RUNS
                     + ")");
         }
-        long firstSeed = seed != null ? seed : base.seed();
+        long firstSeed = seedOption.seed != null ? seedOption.seed : base.seed();
         List<ClusterSweep.Run> runs = new ArrayList<>();
         for (String network : networkNames) {
             for (ClusterScenario.CpuModel model : models) {
                 List<ClusterScenario> variants = new ArrayList<>();
                 for (int k = 0; k < seeds; k++) {
-                    variants.add(ClusterRuns.variant(base, seeds == 1 ? seed : Long.valueOf(firstSeed + k), model,
+                    variants.add(ClusterRuns.variant(base, seeds == 1 ? seedOption.seed : Long.valueOf(firstSeed + k), model,
                             warmupSeconds, durationSeconds, network));
                 }
                 for (double r : rates) {
@@ -374,42 +367,6 @@ final class SimulateCommand implements Callable<Integer> {
             }
         }
         return runs;
-    }
-
-    /** {@code --threads}, or the number of processors; a {@link CliException} outside 1 .. 256. */
-    static int workers(Integer threads) {
-        int workers = threads == null ? Runtime.getRuntime().availableProcessors() : threads;
-        if (workers < 1 || workers > 256) {
-            throw new CliException("--threads: " + workers + " (expected: 1 .. 256)");
-        }
-        return workers;
-    }
-
-    /**
-     * {@code dir}, created if needed, after checking that a report can be written there; a
-     * {@link CliException} naming the problem otherwise, before any simulation runs.
-     */
-    static Path checkReportDir(Path dir, String option) {
-        if (dir.toString().isBlank()) {
-            throw new CliException(option + ": empty (expected: a directory for index.html)");
-        }
-        if (java.nio.file.Files.exists(dir) && !java.nio.file.Files.isDirectory(dir)) {
-            throw new CliException(option + ": " + dir + " is a file (expected: a directory for index.html)");
-        }
-        Path index = dir.resolve("index.html");
-        if (java.nio.file.Files.isDirectory(index)) {
-            throw new CliException(option + ": " + index + " is a directory (expected: a directory where index.html"
-                    + " can be written)");
-        }
-        try {
-            java.nio.file.Files.createDirectories(dir);
-        } catch (IOException e) {
-            throw new CliException(option + ": cannot create " + dir + " (" + Json.reason(e) + ")");
-        }
-        if (!java.nio.file.Files.isWritable(dir)) {
-            throw new CliException(option + ": " + dir + " is not writable");
-        }
-        return dir;
     }
 
     private static String fmt(double value) {

@@ -61,8 +61,8 @@ final class StorageSimulateCommand implements Callable<Integer> {
                     + " segment-admission-paper and every ablation.")
     List<String> policies;
 
-    @Option(names = "--seed", paramLabel = "N", description = "Seed of the run. Default: the scenario's.")
-    Long seed;
+    @CommandLine.Mixin
+    SharedOptions.SeedOption seedOption;
 
     @Option(names = "--seeds", paramLabel = "N,...", split = ",",
             description = "Run every scenario variant once per seed and print the sweep's summary (per policy, worst"
@@ -77,17 +77,14 @@ final class StorageSimulateCommand implements Callable<Integer> {
             + " Default: the scenario's.")
     Double durationSeconds;
 
-    @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "table",
-            description = "table or json ({\"results\": [...]}). Default: ${DEFAULT-VALUE}.")
-    SimulateCommand.Format format;
+    @CommandLine.Mixin
+    SharedOptions.FormatOption format;
 
-    @Option(names = "--report", paramLabel = "DIR",
-            description = "Also write an HTML report with plots to DIR/index.html.")
-    Path report;
+    @CommandLine.Mixin
+    SharedOptions.ReportOption reportOption;
 
-    @Option(names = "--threads", paramLabel = "N",
-            description = "Runs in parallel. Default: the number of processors.")
-    Integer threads;
+    @CommandLine.Mixin
+    SharedOptions.ThreadsOption threads;
 
     /** The shared data folder's files, as {@link DataDir} finds them. */
     static final java.util.function.Function<String, Path> DATA_DIR = relative -> DataDir.require(relative, null);
@@ -97,7 +94,8 @@ final class StorageSimulateCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         List<String> policyNames = policies(policies);
-        int workers = SimulateCommand.workers(threads);
+        int workers = threads.workers();
+        Long seed = seedOption.seed;
         StorageScenario base = StorageRuns.load(scenario);
         if (seeds != null && seed != null) {
             throw new CliException("--seeds: " + seeds + " with --seed " + seed + " (expected: one of them)");
@@ -111,9 +109,7 @@ final class StorageSimulateCommand implements Callable<Integer> {
             }
         }
         StorageSetup setup = setups.get(0);
-        if (report != null) {
-            report = SimulateCommand.checkReportDir(report, "--report");
-        }
+        Path report = reportOption.checked();
         setup.notes().forEach(note -> err.println("note: " + note));
         List<StorageSweep.Run> runs = new ArrayList<>();
         for (StorageSetup mixSetup : setups) {
@@ -131,7 +127,7 @@ final class StorageSimulateCommand implements Callable<Integer> {
         List<StorageRunResult> results = StorageRuns.execute(runs, workers, err);
         SweepSummary summary = SweepSummary.of(results);
         boolean sweep = summary.cells() > 1;
-        if (format == SimulateCommand.Format.json) {
+        if (format.json()) {
             out.println(Json.write(sweep ? Map.of("results", results, "summary", summary)
                     : Map.of("results", results)));
         } else {
