@@ -1,30 +1,15 @@
 package dev.tailor.cli;
 
-import dev.tailor.nbd.BlockBackend;
-import dev.tailor.nbd.ByteSize;
-import dev.tailor.nbd.Export;
-import dev.tailor.nbd.FileBackend;
 import dev.tailor.nbd.NbdConfig;
-import dev.tailor.nbd.NbdConfigFiles;
 import dev.tailor.nbd.NbdServer;
-import dev.tailor.nbd.UpstreamBackend;
+import dev.tailor.nbd.ServeOptions;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 import io.netty.util.internal.logging.JdkLoggerFactory;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.net.Inet4Address;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.NetworkInterface;
-import java.net.SocketException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Collections;
-import java.util.Comparator;
-import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
-import java.util.stream.Stream;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -58,9 +43,6 @@ import picocli.CommandLine.Option;
             "  tailor nbd serve --file vm.raw --tls require --tls-certificates /etc/tailor/tls   # nbds://...", "",
             "Exit codes: 130/143 stopped by Ctrl-C/SIGTERM, 1 cannot listen or open a backend, 2 bad input."})
 final class NbdServeCommand implements Callable<Integer> {
-
-    /** Size of the default export. */
-    static final long DEFAULT_EXPORT_BYTES = 1L << 30;
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -96,26 +78,26 @@ final class NbdServeCommand implements Callable<Integer> {
             + " Default: the config's unix, else none.")
     Path unix;
 
-    /** on / off, as written; checked in {@link #call} so the message can name the value. */
+    /** on / off, as written; checked in {@link ServeOptions#build} so the message can name the value. */
     @Option(names = "--admission", paramLabel = "on|off", description = "Segment admission in front of the"
             + " backends: one token pool for the server, each export a virtual disk (docs/nbd.md, Admission)."
             + " Default: the config's admission.enabled, else off.")
     String admission;
 
-    /** A number, as written; checked in {@link #call} so the message can name the value. */
+    /** A number, as written; checked in {@link ServeOptions#build} so the message can name the value. */
     @Option(names = "--admission-iops", paramLabel = "IOPS", description = "Admission's budget: the 4 KiB I/Os"
             + " per second the backends serve together, reads and writes alike (docs/nbd.md, Admission). With"
             + " --admission-mbps too, small I/Os count by number and large ones by bytes. Default: the config's"
             + " admission.iops, or its budget in cost units.")
     String admissionIops;
 
-    /** A number, as written; checked in {@link #call} so the message can name the value. */
+    /** A number, as written; checked in {@link ServeOptions#build} so the message can name the value. */
     @Option(names = "--admission-mbps", paramLabel = "MB/s", description = "Admission's budget: the MB/s (10^6"
             + " bytes per second) the backends serve together for large I/Os, reads and writes alike. Default:"
             + " the config's admission.megabytesPerSecond, or its budget in cost units.")
     String admissionMbps;
 
-    /** tailor / paper, as written; checked in {@link #call} so the message can name the value. */
+    /** tailor / paper, as written; checked in {@link ServeOptions#build} so the message can name the value. */
     @Option(names = "--admission-variant", paramLabel = "tailor|paper", description = "Which segment admission:"
             + " tailor (what Tailor ships: a request within its export's baseline is admitted at once, hot requests"
             + " are served in proportion to their exports' baselines, an adaptive reserve) or paper (the paper's"
@@ -123,13 +105,13 @@ final class NbdServeCommand implements Callable<Integer> {
             + " admission.variant, else tailor.")
     String admissionVariant;
 
-    /** A number, as written; checked in {@link #call} so the message can name the value. */
+    /** A number, as written; checked in {@link ServeOptions#build} so the message can name the value. */
     @Option(names = "--baseline-iops", paramLabel = "IOPS", description = "Without --config: the export's"
             + " provisioned baseline for admission, 4 KiB I/Os per second (exports[].baseline.iops; docs/nbd.md,"
             + " Admission). Default: none (a fair share of the budget).")
     String baselineIops;
 
-    /** A number, as written; checked in {@link #call} so the message can name the value. */
+    /** A number, as written; checked in {@link ServeOptions#build} so the message can name the value. */
     @Option(names = "--baseline-mbps", paramLabel = "MB/s", description = "Without --config: the export's"
             + " provisioned baseline, MB/s of large I/Os (exports[].baseline.megabytesPerSecond). Default: none.")
     String baselineMbps;
@@ -145,14 +127,14 @@ final class NbdServeCommand implements Callable<Integer> {
             + " tailor nbd top shows them live. Default: the config's loop.metricsListen, else none.")
     String metricsListen;
 
-    /** Seconds or off, as written; checked in {@link #call} so the message can name the value. */
+    /** Seconds or off, as written; checked in {@link ServeOptions#build} so the message can name the value. */
     @Option(names = "--idle-timeout", paramLabel = "SECONDS|off", description = "Close a connection past its"
             + " handshake that has had no request for this long (docs/nbd.md, Limits); off or 0: never. Default:"
             + " the config's limits.idleTimeoutSeconds, else off (qemu fails an idle disk's next request once its"
             + " connection is closed, unless it sets reconnect-delay).")
     String idleTimeout;
 
-    /** off / on / require, as written; checked in {@link #call} so the message can name the value. */
+    /** off / on / require, as written; checked in {@link ServeOptions#build} so the message can name the value. */
     @Option(names = "--tls", paramLabel = "off|on|require", description = "TLS through NBD's STARTTLS, named as"
             + " nbdkit names it: on lets a client upgrade or stay in plain text, require refuses every option but"
             + " STARTTLS until TLS runs (clients use nbds://). Needs --tls-certificates. Default: the config's"
@@ -180,475 +162,40 @@ final class NbdServeCommand implements Callable<Integer> {
         InternalLoggerFactory.setDefaultFactory(JdkLoggerFactory.INSTANCE);
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        NbdConfig settings;
-        Path temporary = null;
+        ServeOptions.Setup setup;
         try {
-            InetSocketAddress address = listen == null ? null : parseListen(listen);
-            if (unix != null) {
-                List<String> problems = NbdConfig.unixProblems("--unix", unix.toString());
-                if (!problems.isEmpty()) {
-                    throw new IllegalArgumentException(String.join("; ", problems));
-                }
-            }
-            if (config != null) {
-                for (String[] option : new String[][] {{"--file", file == null ? null : ""},
-                        {"--read-only", readOnly ? "" : null}, {"--export-name", exportName}, {"--size", size},
-                        {"--baseline-iops", baselineIops}, {"--baseline-mbps", baselineMbps}}) {
-                    if (option[1] != null) {
-                        throw new IllegalArgumentException(option[0] + ": not with --config (expected: one or the"
-                                + " other; the config file names its exports)");
-                    }
-                }
-                settings = NbdConfigFiles.read(config);
-            } else {
-                String name = exportName == null ? "disk" : exportName;
-                List<String> nameProblems = NbdConfig.ExportConfig.file(name, "default", NbdConfig.SECTOR_BYTES,
-                        false, Path.of("disk.img")).problems("--export-name");
-                if (!nameProblems.isEmpty()) {
-                    throw new IllegalArgumentException(String.join("; ", nameProblems)
-                            .replace("--export-name.name", "--export-name"));
-                }
-                Long sizeBytes = size == null ? null : parseSize(size);
-                if (file != null) {
-                    settings = new NbdConfig(null, null, null, null, null, List.of(fileExport(name, sizeBytes)));
-                } else {
-                    if (readOnly) {
-                        throw new IllegalArgumentException("--read-only: needs --file (the scratch disk is empty;"
-                                + " expected: --file PATH --read-only)");
-                    }
-                    temporary = Files.createTempDirectory("tailor-nbd-");
-                    settings = new NbdConfig(null, null, null, null, null, List.of(NbdConfig.ExportConfig.file(name,
-                            "default", sizeBytes == null ? DEFAULT_EXPORT_BYTES : sizeBytes, false,
-                            temporary.resolve("disk.img"))));
-                }
-            }
-            if (unix != null) {
-                settings = settings.withUnix(unix.toString(), address != null);
-            }
-            if (address != null) {
-                try {
-                    InetAddress.getByName(address.getHostString());
-                } catch (java.net.UnknownHostException e) {
-                    throw new IllegalArgumentException("--listen: \"" + listen + "\": the host does not resolve"
-                            + " (expected: an address of this machine, e.g. 127.0.0.1:10809 or 0.0.0.0:10809)");
-                }
-                settings = settings.withListen(address.getHostString(), address.getPort());
-            }
-            if (metricsListen != null) {
-                try {
-                    settings = settings.withMetricsListen(metricsListen);
-                    settings.loop().metricsAddress();
-                } catch (IllegalArgumentException e) {
-                    throw new IllegalArgumentException(e.getMessage().replace("loop.metricsListen",
-                            "--metrics-listen"));
-                }
-            }
-            if (idleTimeout != null) {
-                settings = settings.withLimits(settings.limits().withIdleTimeoutSeconds(parseIdleTimeout(idleTimeout)));
-            }
-            if (maxConnectionsPerAddress != null) {
-                int most = settings.limits().maxConnections();
-                if (maxConnectionsPerAddress < 1 || maxConnectionsPerAddress > most) {
-                    throw new IllegalArgumentException("--max-connections-per-address: " + maxConnectionsPerAddress
-                            + " (expected: 1 to limits.maxConnections, " + most + ")");
-                }
-                settings = settings.withLimits(settings.limits()
-                        .withMaxConnectionsPerAddress(maxConnectionsPerAddress));
-            }
-            if (admission != null || loop != null) {
-                boolean on = admission == null ? settings.admission().enabled() : switch (admission) {
-                    case "on" -> true;
-                    case "off" -> false;
-                    default -> throw new IllegalArgumentException("--admission: \"" + admission
-                            + "\" (expected: on or off)");
-                };
-                String mode = loop == null ? settings.loop().mode() : loop;
-                if (!mode.equals("priority") && !mode.equals("fifo")) {
-                    throw new IllegalArgumentException("--loop: \"" + loop + "\" (expected: priority or fifo)");
-                }
-                settings = settings.withAdmissionAndLoop(on, mode);
-            }
-            if (admissionIops != null || admissionMbps != null) {
-                settings = settings.withAdmission(admissionBudget(settings.admission()));
-            }
-            if (admissionVariant != null) {
-                if (!admissionVariant.equals(NbdConfig.AdmissionSettings.VARIANT_TAILOR)
-                        && !admissionVariant.equals(NbdConfig.AdmissionSettings.VARIANT_PAPER)) {
-                    throw new IllegalArgumentException("--admission-variant: \"" + admissionVariant
-                            + "\" (expected: tailor, what Tailor ships, or paper, the paper's mechanism)");
-                }
-                settings = settings.withAdmission(settings.admission().withVariant(admissionVariant));
-            }
-            if (baselineIops != null || baselineMbps != null) {
-                if (!settings.admission().enabled()) {
-                    throw new IllegalArgumentException((baselineIops != null ? "--baseline-iops" : "--baseline-mbps")
-                            + ": admission is off (expected: --admission on, where a baseline means something)");
-                }
-                settings = settings.withExports(List.of(exportBaseline(settings.exports().get(0))));
-                List<String> problems = settings.admission().baselineProblems(settings.exports());
-                if (!problems.isEmpty()) {
-                    throw new IllegalArgumentException(problems.get(0).replace("exports[0].baseline",
-                            baselineIops != null ? "--baseline-iops" : "--baseline-mbps"));
-                }
-            }
-            if (tls != null || tlsCertificates != null || tlsVerifyPeer) {
-                settings = settings.withTls(tlsSettings(settings.tls()));
-            }
+            setup = new ServeOptions(config, file, readOnly, exportName, size, listen, unix, admission,
+                    admissionIops, admissionMbps, admissionVariant, baselineIops, baselineMbps, loop, metricsListen,
+                    idleTimeout, tls, tlsCertificates, tlsVerifyPeer, maxConnectionsPerAddress).build();
         } catch (IllegalArgumentException e) {
-            delete(temporary);
             throw new CliException(e.getMessage());
         } catch (IOException e) {
             throw new CliException("cannot create a temporary directory (" + e.getMessage() + ")", 1, e);
         }
+        NbdConfig settings = setup.settings();
+        Path temporary = setup.temporary();
         NbdServer server;
         try {
             server = NbdServer.start(settings);
         } catch (IllegalArgumentException e) {
-            delete(temporary);
+            ServeOptions.delete(temporary);
             throw new CliException(e.getMessage());
         } catch (IOException e) {
-            delete(temporary);
+            ServeOptions.delete(temporary);
             throw new CliException(e.getMessage(), 1, e);
         }
-        describe(server, settings.address(), settings.limits(), settings.admission(), settings.exports(), temporary,
-                out, err);
+        ServeOptions.describe(server, settings.address(), settings.limits(), settings.admission(), settings.exports(),
+                temporary, out, err);
         CountDownLatch stopped = new CountDownLatch(1);
         Path removeOnExit = temporary;
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             server.close();
-            delete(removeOnExit);
+            ServeOptions.delete(removeOnExit);
             out.println("tailor: stopped" + (removeOnExit == null ? "" : "; removed " + removeOnExit));
             out.flush();
             stopped.countDown();
         }, "tailor-nbd-shutdown"));
         stopped.await();
         return 0;
-    }
-
-    /**
-     * The config's admission settings with the budget of {@code --admission-iops} and {@code --admission-mbps}
-     * over them (a budget in cost units is replaced); problems name the options.
-     */
-    private NbdConfig.AdmissionSettings admissionBudget(NbdConfig.AdmissionSettings configured) {
-        Double iops = admissionIops == null ? configured.iops() : parseNumber("--admission-iops", admissionIops,
-                "4 KiB I/Os per second, from 1 to 100000000");
-        Double mbps = admissionMbps == null ? configured.megabytesPerSecond() : parseNumber("--admission-mbps",
-                admissionMbps, "MB/s, from 0.01 to 10000000");
-        String option = admissionIops != null ? "--admission-iops" : "--admission-mbps";
-        if (!configured.enabled()) {
-            throw new IllegalArgumentException(option + ": admission is off (expected: --admission on, or"
-                    + " admission.enabled in the config, with a budget)");
-        }
-        NbdConfig.AdmissionSettings settings = configured.withBudget(iops, mbps);
-        try {
-            settings.toAdmissionConfig();
-        } catch (IllegalArgumentException e) {
-            String message = e.getMessage().replaceFirst(" : ", ": ");
-            if (admissionIops != null) {
-                message = message.replace("iops:", "--admission-iops:");
-            }
-            if (admissionMbps != null) {
-                message = message.replace("megabytesPerSecond", "--admission-mbps");
-            }
-            throw new IllegalArgumentException(message);
-        }
-        return settings;
-    }
-
-    /** The export with the baseline of {@code --baseline-iops} and {@code --baseline-mbps}; problems name them. */
-    private NbdConfig.ExportConfig exportBaseline(NbdConfig.ExportConfig export) {
-        Double iops = baselineIops == null ? null : parseNumber("--baseline-iops", baselineIops,
-                "4 KiB I/Os per second, more than 0 and at most 100000000");
-        Double mbps = baselineMbps == null ? null : parseNumber("--baseline-mbps", baselineMbps,
-                "MB/s, more than 0 and at most 10000000");
-        NbdConfig.Baseline baseline = new NbdConfig.Baseline(iops, mbps);
-        List<String> problems = baseline.problems("baseline");
-        if (!problems.isEmpty()) {
-            throw new IllegalArgumentException(problems.get(0).replace("baseline.iops", "--baseline-iops")
-                    .replace("baseline.megabytesPerSecond", "--baseline-mbps").replace("megabytesPerSecond",
-                            "--baseline-mbps"));
-        }
-        return export.withBaseline(baseline);
-    }
-
-    /** A finite number, or a message naming {@code option}, the text and {@code expected}. */
-    private static Double parseNumber(String option, String text, String expected) {
-        double value;
-        try {
-            value = Double.parseDouble(text);
-        } catch (NumberFormatException e) {
-            value = Double.NaN;
-        }
-        if (!Double.isFinite(value)) {
-            throw new IllegalArgumentException(option + ": \"" + text + "\" (expected: " + expected + ")");
-        }
-        return value;
-    }
-
-    /**
-     * The config's TLS settings with {@code --tls}, {@code --tls-certificates} and {@code --tls-verify-peer}
-     * over them; problems name the options given on the command line.
-     */
-    private NbdConfig.TlsSettings tlsSettings(NbdConfig.TlsSettings configured) {
-        if (tls != null && !List.of("off", "on", "require").contains(tls)) {
-            throw new IllegalArgumentException("--tls: \"" + tls + "\" (expected: off, on or require)");
-        }
-        NbdConfig.TlsSettings settings = new NbdConfig.TlsSettings(tls == null ? configured.mode() : tls,
-                tlsCertificates == null ? configured.certificates() : tlsCertificates.toAbsolutePath(),
-                tlsVerifyPeer || configured.verifyPeer());
-        List<String> problems = settings.problems();
-        if (problems.isEmpty()) {
-            return settings;
-        }
-        String message = String.join("; ", problems);
-        if (tls != null || config == null) {
-            message = message.replace("tls.mode", "--tls");
-        }
-        if (tlsCertificates != null) {
-            message = message.replace("tls.certificates:", "--tls-certificates:");
-        } else {
-            message = message.replace("tls.certificates: missing", "--tls-certificates: missing");
-        }
-        if (tlsVerifyPeer) {
-            message = message.replace("tls.verifyPeer: true", "--tls-verify-peer");
-        }
-        throw new IllegalArgumentException(message);
-    }
-
-    /** The export of {@code --file}: an existing regular file, all of it or its first {@code sizeBytes}. */
-    private NbdConfig.ExportConfig fileExport(String name, Long sizeBytes) {
-        if (Files.isDirectory(file)) {
-            throw new IllegalArgumentException("--file: " + file + " is a folder (expected: an existing file, e.g. a"
-                    + " raw disk image)");
-        }
-        if (!Files.exists(file)) {
-            throw new IllegalArgumentException("--file: " + file + " does not exist (expected: an existing file, e.g."
-                    + " a raw disk image; to create one: truncate -s 1G " + file + ")");
-        }
-        if (!Files.isRegularFile(file)) {
-            // A block device's length is not its file size, and its holes are not the file system's.
-            throw new IllegalArgumentException("--file: " + file + " is not a regular file (a block or character"
-                    + " device?); block devices are not served yet (expected: a regular file, e.g. a raw disk image)");
-        }
-        long fileBytes;
-        try {
-            fileBytes = Files.size(file);
-        } catch (IOException e) {
-            throw new IllegalArgumentException("--file: " + file + " cannot be read (" + e.getMessage() + ")");
-        }
-        if (sizeBytes != null && sizeBytes > fileBytes) {
-            throw new IllegalArgumentException("--size: " + size + " is more than the " + fileBytes + " bytes of "
-                    + file + " (expected: at most the file's length)");
-        }
-        if (sizeBytes == null && fileBytes == 0) {
-            throw new IllegalArgumentException("--file: " + file + " is empty (expected: a file of at least 1 byte)");
-        }
-        return new NbdConfig.ExportConfig(name, "default", null, sizeBytes == null ? null : new ByteSize(sizeBytes),
-                readOnly, file.toAbsolutePath(), null);
-    }
-
-    /** {@code --size}: a positive multiple of 512 bytes. */
-    static long parseSize(String text) {
-        long bytes;
-        try {
-            bytes = ByteSize.parse(text).bytes();
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("--size: " + e.getMessage());
-        }
-        if (bytes <= 0 || bytes % NbdConfig.SECTOR_BYTES != 0) {
-            throw new IllegalArgumentException("--size: \"" + text + "\" (expected: a positive multiple of "
-                    + NbdConfig.SECTOR_BYTES + " bytes, e.g. 20GiB)");
-        }
-        return bytes;
-    }
-
-    /** {@code off}, {@code 0} or seconds, as {@code --idle-timeout} takes them: seconds, 0 for off. */
-    static double parseIdleTimeout(String text) {
-        if (text.equals("off")) {
-            return 0;
-        }
-        double seconds;
-        try {
-            seconds = Double.parseDouble(text);
-        } catch (NumberFormatException e) {
-            seconds = Double.NaN;
-        }
-        if (!(seconds == 0 || seconds >= 0.01 && seconds <= 31_536_000)) {
-            throw new IllegalArgumentException("--idle-timeout: \"" + text + "\" (expected: off, 0, or seconds from"
-                    + " 0.01 to 31536000)");
-        }
-        return seconds;
-    }
-
-    /** {@code HOST:PORT}, {@code [IPv6]:PORT}. */
-    static InetSocketAddress parseListen(String text) {
-        int colon = text.lastIndexOf(':');
-        if (colon <= 0 || colon == text.length() - 1) {
-            throw new IllegalArgumentException("--listen: \"" + text + "\" (expected HOST:PORT, e.g. 127.0.0.1:10809)");
-        }
-        String host = text.substring(0, colon);
-        if (host.startsWith("[") && host.endsWith("]")) {
-            host = host.substring(1, host.length() - 1);
-        }
-        int port;
-        try {
-            port = Integer.parseInt(text.substring(colon + 1));
-        } catch (NumberFormatException e) {
-            port = -1;
-        }
-        if (port < 0 || port > 65_535) {
-            throw new IllegalArgumentException("--listen: port \"" + text.substring(colon + 1)
-                    + "\" (expected 0 to 65535)");
-        }
-        return InetSocketAddress.createUnresolved(host, port);
-    }
-
-    /**
-     * Prints where the server listens and one line per export, on {@code out}; the warning for an address
-     * reachable from the network on {@code err}.
-     *
-     * @param address the address as the user gave it (config or {@code --listen}), shown as is
-     */
-    private static void describe(NbdServer server, String address, NbdConfig.Limits limits,
-            NbdConfig.AdmissionSettings admissionSettings, List<NbdConfig.ExportConfig> exportConfigs,
-            Path temporary, PrintWriter out, PrintWriter err) {
-        InetSocketAddress bound = server.localAddress();
-        Path socket = server.unixSocket();
-        NbdConfig.TlsSettings tls = server.tls();
-        boolean tlsOn = tls.enabled();
-        boolean tlsRequired = tls.mode().equals("require");
-        List<String> places = new java.util.ArrayList<>();
-        String base = null;
-        if (bound != null) {
-            InetAddress ip = bound.getAddress();
-            String host = hostForUri(address);
-            // The wildcard address is no use in a URI: show one that other machines can connect to.
-            String uriHost = ip.isAnyLocalAddress() ? hostForUri(reachableAddress(!address.contains(":"))) : host;
-            base = (tlsOn ? "nbds://" : "nbd://") + uriHost + ":" + bound.getPort() + "/";
-            places.add(host + ":" + bound.getPort() + (ip.isLoopbackAddress() ? " (loopback only)"
-                    : ip.isAnyLocalAddress() ? " (all addresses)" : ""));
-            if (!ip.isLoopbackAddress() && !(tlsRequired && tls.verifyPeer())) {
-                err.println(tlsRequired
-                        ? "tailor: warning: reachable from the network; TLS encrypts, but without --tls-verify-peer"
-                                + " anyone who can connect can read and write these disks"
-                        : "tailor: warning: reachable from the network, and NBD has no authentication here: anyone"
-                                + " who can connect can read and write these disks");
-            }
-        }
-        if (socket != null) {
-            places.add("unix socket " + socket + " (" + server.transport().name().toLowerCase(java.util.Locale.ROOT)
-                    + ")");
-        }
-        List<Export> exports = server.exports();
-        java.util.Map<String, String> baselines = new java.util.HashMap<>();
-        if (server.admission() != null) {
-            for (NbdConfig.ExportConfig e : exportConfigs) {
-                if (e.baseline() != null) {
-                    baselines.put(e.name(), ", baseline " + e.baseline().describe());
-                }
-            }
-        }
-        out.println("tailor: serving " + exports.size() + (exports.size() == 1 ? " export" : " exports") + " on "
-                + String.join(" and ", places) + "; Ctrl-C stops");
-        for (Export export : exports) {
-            String details = "  " + ByteSize.format(export.sizeBytes()) + ", "
-                    + (export.readOnly() ? "read-only" : "read-write") + ", tenant " + export.tenant() + ", "
-                    + backend(export.backend(), temporary) + baselines.getOrDefault(export.name(), "");
-            String unixUri = socket == null ? null : (tlsOn ? "nbds+unix:///" : "nbd+unix:///") + export.name()
-                    + "?socket=" + socket;
-            out.println("  " + (base != null ? base + export.name() : unixUri) + details);
-            if (base != null && unixUri != null) {
-                out.println("  " + unixUri);
-            }
-        }
-        out.println("  event loops: " + server.eventLoops().loops().size() + ", "
-                + server.loopMode().name().toLowerCase(java.util.Locale.ROOT) + "; segment admission: "
-                + (server.admission() == null ? "off" : "on (" + admissionSettings.variant() + "), budget "
-                        + admissionSettings.budgetDescription() + ", reserve "
-                        + (server.admission().controller().config().adaptiveReserve() ? "adaptive"
-                                : server.admission().controller().reserveFraction())));
-        out.println("  connections: at most " + limits.maxConnections() + ", " + limits.maxConnectionsPerAddress()
-                + " per client address; idle timeout " + (limits.idleTimeoutNanos() == 0 ? "off"
-                : java.math.BigDecimal.valueOf(limits.idleTimeoutSeconds()).stripTrailingZeros().toPlainString()
-                        + " s"));
-        if (tlsOn) {
-            out.println("  tls: " + (tlsRequired ? "required" : "on (clients may also connect without TLS: nbd://)")
-                    + ", certificates " + tls.certificates() + (tls.verifyPeer()
-                    ? ", clients need a certificate signed by its ca-cert.pem" : ", clients not verified"));
-        }
-        InetSocketAddress metrics = server.metricsAddress();
-        if (metrics != null) {
-            String metricsHost = metrics.getAddress().isAnyLocalAddress()
-                    ? hostForUri(reachableAddress(metrics.getAddress() instanceof java.net.Inet4Address))
-                    : hostForUri(metrics.getAddress().getHostAddress());
-            out.println("  metrics: http://" + metricsHost + ":" + metrics.getPort() + "/metrics, health: /healthz");
-            if (!metrics.getAddress().isLoopbackAddress()) {
-                err.println("tailor: warning: the metrics endpoint is reachable from the network (no authentication;"
-                        + " it shows export names and traffic)");
-            }
-        }
-        out.flush();
-    }
-
-    /** {@code host}, with brackets when it is an IPv6 literal, as a URI or {@code HOST:PORT} needs. */
-    static String hostForUri(String host) {
-        return host.contains(":") && !host.startsWith("[") ? "[" + host + "]" : host;
-    }
-
-    /**
-     * For a server listening on every address ({@code 0.0.0.0} or {@code ::}), an address other machines
-     * can use in a URI: the first IPv4 address of an interface that is up, not loopback and not
-     * link-local, else (unless {@code ipv4Only}) the first such IPv6 address, else the loopback address.
-     *
-     * @param ipv4Only whether the server listens on IPv4 only ({@code 0.0.0.0})
-     */
-    static String reachableAddress(boolean ipv4Only) {
-        String ipv6 = null;
-        try {
-            for (NetworkInterface nic : Collections.list(NetworkInterface.getNetworkInterfaces())) {
-                if (!nic.isUp() || nic.isLoopback()) {
-                    continue;
-                }
-                for (InetAddress candidate : Collections.list(nic.getInetAddresses())) {
-                    if (candidate.isLoopbackAddress() || candidate.isLinkLocalAddress()) {
-                        continue;
-                    }
-                    if (candidate instanceof Inet4Address) {
-                        return candidate.getHostAddress();
-                    }
-                    if (ipv6 == null && !ipv4Only) {
-                        ipv6 = candidate.getHostAddress();
-                    }
-                }
-            }
-        } catch (SocketException e) {
-            // No interface list: fall back to loopback, which works on this machine at least.
-        }
-        return ipv6 != null ? ipv6 : ipv4Only ? "127.0.0.1" : "::1";
-    }
-
-    private static String backend(BlockBackend backend, Path temporary) {
-        if (backend instanceof FileBackend file) {
-            return "file " + file.file() + (temporary != null && file.file().startsWith(temporary)
-                    ? " (temporary: removed on exit)" : "");
-        }
-        if (backend instanceof UpstreamBackend upstream) {
-            int pool = upstream.poolSize();
-            return upstream + " (" + pool + (pool == 1 ? " connection)" : " connections)");
-        }
-        return backend.toString();
-    }
-
-    private static void delete(Path directory) {
-        if (directory == null) {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(directory)) {
-            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(path);
-            }
-        } catch (IOException e) {
-            System.err.println("tailor: could not remove " + directory + " (" + e.getMessage() + ")");
-        }
     }
 }
