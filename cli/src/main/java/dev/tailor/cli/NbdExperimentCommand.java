@@ -8,7 +8,6 @@ import dev.tailor.lab.LowLoadExperiment;
 import dev.tailor.nbd.ByteSize;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -55,14 +54,6 @@ final class NbdExperimentCommand implements Runnable {
         spec.commandLine().usage(spec.commandLine().getOut());
     }
 
-    /** The work directory when {@code --dir} is not given: bench/target/NAME in a checkout, else a new one. */
-    static Path defaultDir(String name) throws IOException {
-        if (Files.isDirectory(Path.of("bench")) && Files.isRegularFile(Path.of("bench", "pom.xml"))) {
-            return Path.of("bench", "target", name);
-        }
-        return Files.createTempDirectory("tailor-experiment-" + name + "-");
-    }
-
     /** {@code value} if in [min, max], else a {@link CliException} naming the option. */
     static int check(String option, int value, int min, int max, String unit) {
         if (value < min || value > max) {
@@ -76,28 +67,6 @@ final class NbdExperimentCommand implements Runnable {
             throw new CliException(option + ": " + BurstExperiment.fmtPlain(value) + " (expected: " + expected + ")");
         }
         return value;
-    }
-
-    /** The work directory, checked: not a file. */
-    static Path checkDir(Path dir) {
-        if (dir.toString().isBlank()) {
-            throw new CliException("--dir: empty (expected: a directory for fio's output and the proxy's logs)");
-        }
-        if (Files.exists(dir) && !Files.isDirectory(dir)) {
-            throw new CliException("--dir: " + dir + " is a file (expected: a directory for fio's output and the"
-                    + " proxy's logs)");
-        }
-        try {
-            Files.createDirectories(dir);
-        } catch (IOException e) {
-            throw new CliException("--dir: cannot create " + dir + " (" + Json.reason(e) + "; expected: a directory"
-                    + " for fio's output and the proxy's logs)");
-        }
-        if (!Files.isWritable(dir)) {
-            throw new CliException("--dir: " + dir + " is not writable (expected: a directory for fio's output and"
-                    + " the proxy's logs)");
-        }
-        return dir;
     }
 
     /** The options both experiments share. */
@@ -124,7 +93,7 @@ final class NbdExperimentCommand implements Runnable {
             if (report != null) {
                 report = SharedOptions.checkReportDir(report, "--report");
             }
-            Path work = dir == null ? defaultDir(name) : checkDir(dir);
+            Path work = dir == null ? ExperimentRig.defaultDir(name) : ExperimentRig.checkDir(dir);
             ExperimentRig.missingTools(nbdkit).ifPresent(reason -> {
                 throw new CliException(reason, 1, null);
             });

@@ -10,7 +10,6 @@ import dev.tailor.sim.cluster.OnlineBoutiqueScenario;
 import dev.tailor.sim.cluster.PeakEwmaConfig;
 import dev.tailor.sim.cluster.PrequalConfig;
 import dev.tailor.sim.cluster.RunResult;
-import dev.tailor.sim.cluster.Scenarios;
 import dev.tailor.sim.cluster.SeedCells;
 import dev.tailor.datasets.snapshot.OnlineBoutiqueSnapshot;
 import java.io.IOException;

@@ -51,6 +51,40 @@ public final class ExperimentRig implements AutoCloseable {
         Runtime.getRuntime().addShutdownHook(hook);
     }
 
+    /** The work directory when {@code --dir} is not given: bench/target/NAME in a checkout, else a new one. */
+    public static Path defaultDir(String name) throws IOException {
+        if (Files.isDirectory(Path.of("bench")) && Files.isRegularFile(Path.of("bench", "pom.xml"))) {
+            return Path.of("bench", "target", name);
+        }
+        return Files.createTempDirectory("tailor-experiment-" + name + "-");
+    }
+
+    /**
+     * The work directory of {@code --dir}, created if needed and checked: not a file, writable.
+     *
+     * @throws LabException (exit 2) naming {@code --dir}, the folder and the problem
+     */
+    public static Path checkDir(Path dir) {
+        if (dir.toString().isBlank()) {
+            throw new LabException("--dir: empty (expected: a directory for fio's output and the proxy's logs)");
+        }
+        if (Files.exists(dir) && !Files.isDirectory(dir)) {
+            throw new LabException("--dir: " + dir + " is a file (expected: a directory for fio's output and the"
+                    + " proxy's logs)");
+        }
+        try {
+            Files.createDirectories(dir);
+        } catch (IOException e) {
+            throw new LabException("--dir: cannot create " + dir + " (" + LabException.reason(e) + "; expected: a directory"
+                    + " for fio's output and the proxy's logs)");
+        }
+        if (!Files.isWritable(dir)) {
+            throw new LabException("--dir: " + dir + " is not writable (expected: a directory for fio's output and"
+                    + " the proxy's logs)");
+        }
+        return dir;
+    }
+
     /**
      * Why the experiments cannot run here, or empty when they can: fio with its {@code nbd} engine and,
      * when {@code nbdkit} is asked for, nbdkit with the memory and nbd plugins and the delay filter.

@@ -10,7 +10,6 @@ import dev.tailor.heart.Route;
 import dev.tailor.heart.Snapshot;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
