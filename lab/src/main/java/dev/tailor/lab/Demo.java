@@ -259,10 +259,10 @@ public final class Demo {
      * The NBD experiments' outcome: both results, or the reason they did not run (tools missing: not a
      * failure) or failed.
      */
-    record Experiments(LowLoadExperiment.Result lowLoad, BurstExperiment.Result burst, String failure,
+    public record Experiments(LowLoadExperiment.Result lowLoad, BurstExperiment.Result burst, String failure,
             String whyNot) {
 
-        boolean ran() {
+        public boolean ran() {
             return lowLoad != null && burst != null;
         }
     }

@@ -43,7 +43,7 @@ public final class ExperimentRig implements AutoCloseable {
      * A rig whose programs write their logs into {@code dir}.
      *
      * @param serveCommand the main class and arguments that run {@code tailor nbd serve} on this JVM's class
-     *     path (for the CLI: {@code dev.tailor.cli.Tailor nbd serve}); {@link #startProxy} adds its options
+     *     path (the CLI gives its main class and {@code nbd serve}); {@link #startProxy} adds its options
      */
     ExperimentRig(Path dir, List<String> serveCommand) {
         this.dir = dir;
