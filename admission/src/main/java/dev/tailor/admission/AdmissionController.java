@@ -189,7 +189,6 @@ public final class AdmissionController {
     /** Bounded overdraft: per disk, cost it may still be admitted at once beyond the pools, and the depth. */
     private final double[] overdraftTokens;
     private final double[] overdraftDepth;
-    private long withinBaselineRequests;
     /** Adaptive reserve: steady cost of the running interval, and of the last W completed ones. */
     private long steadyCostThisInterval;
     private final long[] steadyCostHistory;
@@ -402,7 +401,6 @@ public final class AdmissionController {
                 // Within its disk's baseline: admitted at once, whatever waits or the pools hold (with the
                 // bounded overdraft: as long as what the pools lack fits the disk's overdraft bucket).
                 pool.drawGuaranteed(cost);
-                withinBaselineRequests++;
                 admitted = true;
             } else if (withinBaseline) {
                 // Within its baseline, but the pools and its overdraft are spent: it waits as steady, and

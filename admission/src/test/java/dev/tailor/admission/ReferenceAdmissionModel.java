@@ -114,7 +114,6 @@ final class ReferenceAdmissionModel {
     }
 
     // Configuration.
-    private final List<VirtualDisk> disks;
     private final long segmentBytes;
     private final long blockBytes;
     private final IoCostModel costModel;
@@ -167,7 +166,6 @@ final class ReferenceAdmissionModel {
     private long drawnLent;
 
     ReferenceAdmissionModel(AdmissionConfig config, List<VirtualDisk> disks, long startNanos) {
-        this.disks = List.copyOf(disks);
         this.segmentBytes = config.segmentSizeBytes();
         this.blockBytes = config.blockSizeBytes();
         this.costModel = config.costModel();
