@@ -233,7 +233,6 @@ public final class ShareMoveCap {
         double[] t = new double[n];
         double[] lo = new double[n];
         double[] hi = new double[n];
-        double sumLo = 0;
         double sumHi = 0;
         boolean binds = false;
         for (int i = 0; i < n; i++) {
@@ -242,7 +241,6 @@ public final class ShareMoveCap {
             boolean alive = !ready.getOrDefault(name[i], List.of()).isEmpty();
             lo[i] = alive ? Math.max(0, p - maxMove) : 0;
             hi[i] = alive ? Math.min(1, p + maxMove) : 0;
-            sumLo += lo[i];
             sumHi += hi[i];
             binds |= t[i] < lo[i] || t[i] > hi[i];
         }

@@ -135,7 +135,7 @@ final class SparseMinCostFlow {
         long k = candidatesPerNode;
         int pricedIn = 0;
         for (int solves = 1; ; solves++) {
-            long optimum = solveOn(supply, demand, linkSource, linkSink, cost, candidate, chosen, flow);
+            long optimum = solveOn(supply, demand, linkSource, linkSink, cost, candidate, flow);
             if (optimum == INFEASIBLE) {
                 if (chosen == activeLinks) {
                     return null;
@@ -273,7 +273,7 @@ final class SparseMinCostFlow {
      * returns the optimal cost, or {@link #INFEASIBLE}.
      */
     private static long solveOn(int[] supply, int[] demand, int[] linkSource, int[] linkSink, long[] cost,
-            boolean[] candidate, int chosen, long[] flow) {
+            boolean[] candidate, long[] flow) {
         long optimum = MinCostTransport.solve(supply, demand, linkSource, linkSink, cost, candidate, flow);
         return optimum == MinCostTransport.INFEASIBLE ? INFEASIBLE : optimum;
     }
