@@ -56,10 +56,12 @@ class ControllerBadRoundsTest {
         // Phase 3: cart-w1's request counter grows at a tenth of the rate (a scrape gap, a reset).
         outlier = PrometheusServer.start(() -> "", new PrometheusServer.Options(ShopCluster.history(START,
                 PHASES * PHASE_SECONDS, 5, new ShopCluster.Load() {
+                    @Override
                     public double servedPerSecond(String component, String node, double t) {
                         return component.equals("cart") && node.equals("w1") && phase(t) == 3 ? RPS / 10 : RPS;
                     }
 
+                    @Override
                     public double cpuCores(String component, String node, double t) {
                         return ShopCluster.CPU_PER_REQUEST.get(node) * RPS;
                     }
@@ -68,6 +70,7 @@ class ControllerBadRoundsTest {
         // 20, 10, 5, 2 req/s in phases 0..3, 2 after: the traffic the paper's ATPM leaves it.
         idle = PrometheusServer.start(() -> "", new PrometheusServer.Options(ShopCluster.history(START,
                 PHASES * PHASE_SECONDS, 5, new ShopCluster.Load() {
+                    @Override
                     public double servedPerSecond(String component, String node, double t) {
                         if (component.equals("cart") && node.equals("w3")) {
                             return new double[] {20, 10, 5, 2, 2, 2, 2}[phase(t)];
@@ -75,6 +78,7 @@ class ControllerBadRoundsTest {
                         return RPS;
                     }
 
+                    @Override
                     public double cpuCores(String component, String node, double t) {
                         if (component.equals("frontend")) {
                             return ShopCluster.CPU_PER_REQUEST.get(node) * RPS;
@@ -85,10 +89,12 @@ class ControllerBadRoundsTest {
         // cart on w1 needs 0.02 CPU-s per request: 1 core serves 50 req/s, and 60 reach cart.
         slowCart = PrometheusServer.start(() -> "", new PrometheusServer.Options(ShopCluster.history(START,
                 PHASES * PHASE_SECONDS, 5, new ShopCluster.Load() {
+                    @Override
                     public double servedPerSecond(String component, String node, double t) {
                         return RPS;
                     }
 
+                    @Override
                     public double cpuCores(String component, String node, double t) {
                         boolean slow = component.equals("cart") && node.equals("w1");
                         return (slow ? 0.02 : ShopCluster.CPU_PER_REQUEST.get(node)) * RPS;
