@@ -138,7 +138,7 @@ class ProxyTest {
             Path back = dir.resolve("back.img");
             Programs.run(TIMEOUT, nbdcopy, "--flush", source.toString(), uri(server)).ok();
             Programs.run(TIMEOUT, nbdcopy, uri(server), back.toString()).ok();
-            assertThat(Files.mismatch(source, back)).isEqualTo(8L << 20).as("the rest is the upstream's zeroes");
+            assertThat(Files.mismatch(source, back)).as("the rest is the upstream's zeroes").isEqualTo(8L << 20);
             byte[] head = new byte[8 << 20];
             System.arraycopy(Files.readAllBytes(back), 0, head, 0, head.length);
             assertThat(head).isEqualTo(data);

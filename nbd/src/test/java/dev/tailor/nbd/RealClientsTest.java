@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -153,8 +155,8 @@ class RealClientsTest {
         Path sparse = dir.resolve("sparse.img");
         try (var channel = java.nio.channels.FileChannel.open(sparse, java.nio.file.StandardOpenOption.CREATE_NEW,
                 java.nio.file.StandardOpenOption.WRITE)) {
-            channel.write(java.nio.ByteBuffer.wrap("first".getBytes()), 0);
-            channel.write(java.nio.ByteBuffer.wrap("last".getBytes()), (64L << 20) - 4);
+            channel.write(ByteBuffer.wrap("first".getBytes(StandardCharsets.US_ASCII)), 0);
+            channel.write(ByteBuffer.wrap("last".getBytes(StandardCharsets.US_ASCII)), (64L << 20) - 4);
         }
         Path back = dir.resolve("sparse-back.img");
         Programs.run(TIMEOUT, nbdcopy, sparse.toString(), uri + "disk").ok();

@@ -5,7 +5,8 @@ import static org.quicktheories.QuickTheory.qt;
 import static org.quicktheories.generators.SourceDSL.integers;
 
 import java.util.ArrayList;
-import java.util.HashSet;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
@@ -36,7 +37,6 @@ class WriteOrderingPropertiesTest {
         final long end;
         WriteOrdering.Entry entry;
         boolean running;
-        boolean finished;
         int releases;
 
         Write(int id, long offset, long length) {
@@ -101,7 +101,6 @@ class WriteOrderingPropertiesTest {
                 // Finish one: a running write completes, a held one is dropped.
                 Write w = unfinished.remove(op[1] % unfinished.size());
                 w.running = false;
-                w.finished = true;
                 ordering.finish(w.entry);
             }
             for (Write w : unfinished) {
@@ -133,7 +132,8 @@ class WriteOrderingPropertiesTest {
         // are scheduled (on a busy machine one may run all its writes before the other starts); when
         // both run at once, each also holds the other's.
         WriteOrdering ordering = new WriteOrdering();
-        Set<long[]> running = new HashSet<>();
+        // An identity set: arrays have no value equality, and each range is its own write.
+        Set<long[]> running = Collections.newSetFromMap(new IdentityHashMap<>());
         int perThread = 20_000;
         ExecutorService threads = Executors.newFixedThreadPool(2);
         CountDownLatch start = new CountDownLatch(1);
