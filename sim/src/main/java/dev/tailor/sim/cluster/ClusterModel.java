@@ -102,12 +102,10 @@ final class ClusterModel {
 
         List<ClusterScenario.NodeSpec> nodeSpecs = scenario.nodes();
         nodes = new SimNode[nodeSpecs.size()];
-        Map<String, Integer> nodeIndex = new HashMap<>();
         for (int i = 0; i < nodes.length; i++) {
             ClusterScenario.NodeSpec spec = nodeSpecs.get(i);
             String locality = spec.locality() == null ? "region/zone/" + spec.name() : spec.locality();
             nodes[i] = new SimNode(i, spec.name(), locality, spec.cores(), spec.speedFactor());
-            nodeIndex.put(spec.name(), i);
         }
         delayMeanNanos = Networks.meanDelaysNanos(scenario, networkName, nodes, streams.stream("link-means"));
 
