@@ -28,7 +28,9 @@ public final class Tailor implements Runnable {
     CommandLine.Model.CommandSpec spec;
 
     public static void main(String[] args) {
-        System.exit(run(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
+        // The terminal's encoding (stdout.encoding, stderr.encoding), as these constructors pick when not told.
+        System.exit(run(args, new PrintWriter(System.out, true, System.out.charset()),
+                new PrintWriter(System.err, true, System.err.charset())));
     }
 
     /** Runs the command line and returns the exit code; output goes to {@code out} and {@code err}. */
