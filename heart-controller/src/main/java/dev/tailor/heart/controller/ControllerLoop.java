@@ -141,7 +141,6 @@ public final class ControllerLoop implements AutoCloseable {
     private boolean tookOver;
     /** When the first pod event not yet re-planned arrived (ticker ms), or {@link #NO_EVENT}. */
     private long eventMillis = NO_EVENT;
-    private long nextRoundMillis;
     private ScheduledFuture<?> roundDue;
     private ScheduledFuture<?> replanDue;
     private ScheduledFuture<?> housekeeping;
@@ -474,7 +473,6 @@ public final class ControllerLoop implements AutoCloseable {
         if (roundDue != null) {
             roundDue.cancel(false);
         }
-        nextRoundMillis = atMillis;
         roundDue = scheduler.schedule(this::roundDue, Math.max(0, atMillis - monotonicMillis()),
                 TimeUnit.MILLISECONDS);
     }

@@ -152,7 +152,7 @@ final class LeaseElector {
             attemptInFlight = true;
             long startedNanos = tickerNanos.getAsLong();
             try {
-                CompletableFuture.supplyAsync(() -> tryAcquireOrRenew(startedNanos), io).whenComplete(
+                CompletableFuture.supplyAsync(this::tryAcquireOrRenew, io).whenComplete(
                         (outcome, failure) -> handBack(() -> attempted(startedNanos, outcome, failure)));
             } catch (RejectedExecutionException e) {
                 attemptInFlight = false;   // stopping
@@ -180,7 +180,7 @@ final class LeaseElector {
      * reads the state of the scheduler's last decision ({@link #observed}), which does not change
      * while this attempt is in flight.
      */
-    private Outcome tryAcquireOrRenew(long startedNanos) {
+    private Outcome tryAcquireOrRenew() {
         String me = lock.identity();
         ZonedDateTime now = ZonedDateTime.ofInstant(Instant.ofEpochMilli(epochMillis.getAsLong()), ZoneOffset.UTC);
         LeaderElectionRecord current;
