@@ -21,8 +21,7 @@ public sealed interface Admission {
      *
      * @param ticket the admitted request
      */
-    record Admitted(Ticket ticket) implements Admission {
-    }
+    record Admitted(Ticket ticket) implements Admission {}
 
     /**
      * Waiting in its segment's queue. The ticket is admitted by a later
@@ -33,8 +32,7 @@ public sealed interface Admission {
      * @param position its place in its segment's queue for its class ({@link Ticket#arrivedAs}), 1 for
      *                 the head
      */
-    record Queued(Ticket ticket, int position) implements Admission {
-    }
+    record Queued(Ticket ticket, int position) implements Admission {}
 
     /**
      * Refused: the request was neither admitted nor queued and the controller holds no ticket for it.
@@ -43,6 +41,5 @@ public sealed interface Admission {
      * @param segment global segment whose queue was full (see {@link SegmentMap#describeSegment})
      * @param message a sentence naming the disk, the segment and the limit
      */
-    record Refused(RefusalReason reason, int segment, String message) implements Admission {
-    }
+    record Refused(RefusalReason reason, int segment, String message) implements Admission {}
 }

@@ -142,9 +142,29 @@ public record AdmissionConfig(
      * The {@code segment-admission-paper} policy of the storage simulator.
      */
     public static final AdmissionConfig PAPER = new AdmissionConfig(
-            10_000_000L, 1e9, SegmentMap.DEFAULT_SEGMENT_SIZE_BYTES, SegmentMap.DEFAULT_BLOCK_SIZE_BYTES,
-            0.2, 10, 50, 1.0, 64, 1.0 / 16, IoCostModel.DEFAULT, HeadroomConfig.DEFAULTS, true, true, true,
-            false, false, false, false, false, false, false, false);
+            10_000_000L,
+            1e9,
+            SegmentMap.DEFAULT_SEGMENT_SIZE_BYTES,
+            SegmentMap.DEFAULT_BLOCK_SIZE_BYTES,
+            0.2,
+            10,
+            50,
+            1.0,
+            64,
+            1.0 / 16,
+            IoCostModel.DEFAULT,
+            HeadroomConfig.DEFAULTS,
+            true,
+            true,
+            true,
+            false,
+            false,
+            false,
+            false,
+            false,
+            false,
+            false,
+            false);
 
     /**
      * {@link #pacedRelease}: the slices of an interval in which the main pool is released to hot
@@ -176,9 +196,29 @@ public record AdmissionConfig(
 
     /** The defaults (see the parameters). */
     public static final AdmissionConfig DEFAULTS = new AdmissionConfig(
-            10_000_000L, 1e9, SegmentMap.DEFAULT_SEGMENT_SIZE_BYTES, SegmentMap.DEFAULT_BLOCK_SIZE_BYTES,
-            0.2, 10, 50, 1.0, 64, 1.0 / 16, IoCostModel.DEFAULT, HeadroomConfig.DEFAULTS, true, true, true,
-            true, false, true, true, false, false, false, false);
+            10_000_000L,
+            1e9,
+            SegmentMap.DEFAULT_SEGMENT_SIZE_BYTES,
+            SegmentMap.DEFAULT_BLOCK_SIZE_BYTES,
+            0.2,
+            10,
+            50,
+            1.0,
+            64,
+            1.0 / 16,
+            IoCostModel.DEFAULT,
+            HeadroomConfig.DEFAULTS,
+            true,
+            true,
+            true,
+            true,
+            false,
+            true,
+            true,
+            false,
+            false,
+            false,
+            false);
 
     /**
      * @throws IllegalArgumentException naming the field, its value and the expected range when a
@@ -222,115 +262,382 @@ public record AdmissionConfig(
     }
 
     public AdmissionConfig withIntervalNanos(long value) {
-        return new AdmissionConfig(value, capacityCostUnitsPerSecond, segmentSizeBytes, blockSizeBytes,
-                reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
-                queueQuantumFraction, costModel, headroom, borrowing, repayment, reserveLending,
-                baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService, boundedOverdraft,
-                virtualClockHotService, fifoDeadline, lateFirstHotService);
+        return new AdmissionConfig(
+                value,
+                capacityCostUnitsPerSecond,
+                segmentSizeBytes,
+                blockSizeBytes,
+                reserveFraction,
+                windowIntervals,
+                recoveryWindows,
+                hotThresholdRatio,
+                queueCapacityPerSegment,
+                queueQuantumFraction,
+                costModel,
+                headroom,
+                borrowing,
+                repayment,
+                reserveLending,
+                baselineGuarantee,
+                pacedRelease,
+                adaptiveReserve,
+                weightedHotService,
+                boundedOverdraft,
+                virtualClockHotService,
+                fifoDeadline,
+                lateFirstHotService);
     }
 
     public AdmissionConfig withCapacityCostUnitsPerSecond(double value) {
-        return new AdmissionConfig(intervalNanos, value, segmentSizeBytes, blockSizeBytes,
-                reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
-                queueQuantumFraction, costModel, headroom, borrowing, repayment, reserveLending,
-                baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService, boundedOverdraft,
-                virtualClockHotService, fifoDeadline, lateFirstHotService);
+        return new AdmissionConfig(
+                intervalNanos,
+                value,
+                segmentSizeBytes,
+                blockSizeBytes,
+                reserveFraction,
+                windowIntervals,
+                recoveryWindows,
+                hotThresholdRatio,
+                queueCapacityPerSegment,
+                queueQuantumFraction,
+                costModel,
+                headroom,
+                borrowing,
+                repayment,
+                reserveLending,
+                baselineGuarantee,
+                pacedRelease,
+                adaptiveReserve,
+                weightedHotService,
+                boundedOverdraft,
+                virtualClockHotService,
+                fifoDeadline,
+                lateFirstHotService);
     }
 
     public AdmissionConfig withSegmentAndBlockSizeBytes(long segmentBytes, long blockBytes) {
-        return new AdmissionConfig(intervalNanos, capacityCostUnitsPerSecond, segmentBytes, blockBytes,
-                reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
-                queueQuantumFraction, costModel, headroom, borrowing, repayment, reserveLending,
-                baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService, boundedOverdraft,
-                virtualClockHotService, fifoDeadline, lateFirstHotService);
+        return new AdmissionConfig(
+                intervalNanos,
+                capacityCostUnitsPerSecond,
+                segmentBytes,
+                blockBytes,
+                reserveFraction,
+                windowIntervals,
+                recoveryWindows,
+                hotThresholdRatio,
+                queueCapacityPerSegment,
+                queueQuantumFraction,
+                costModel,
+                headroom,
+                borrowing,
+                repayment,
+                reserveLending,
+                baselineGuarantee,
+                pacedRelease,
+                adaptiveReserve,
+                weightedHotService,
+                boundedOverdraft,
+                virtualClockHotService,
+                fifoDeadline,
+                lateFirstHotService);
     }
 
     public AdmissionConfig withReserveFraction(double value) {
-        return new AdmissionConfig(intervalNanos, capacityCostUnitsPerSecond, segmentSizeBytes, blockSizeBytes,
-                value, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
-                queueQuantumFraction, costModel, headroom, borrowing, repayment, reserveLending,
-                baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService, boundedOverdraft,
-                virtualClockHotService, fifoDeadline, lateFirstHotService);
+        return new AdmissionConfig(
+                intervalNanos,
+                capacityCostUnitsPerSecond,
+                segmentSizeBytes,
+                blockSizeBytes,
+                value,
+                windowIntervals,
+                recoveryWindows,
+                hotThresholdRatio,
+                queueCapacityPerSegment,
+                queueQuantumFraction,
+                costModel,
+                headroom,
+                borrowing,
+                repayment,
+                reserveLending,
+                baselineGuarantee,
+                pacedRelease,
+                adaptiveReserve,
+                weightedHotService,
+                boundedOverdraft,
+                virtualClockHotService,
+                fifoDeadline,
+                lateFirstHotService);
     }
 
     public AdmissionConfig withWindowIntervals(int value) {
-        return new AdmissionConfig(intervalNanos, capacityCostUnitsPerSecond, segmentSizeBytes, blockSizeBytes,
-                reserveFraction, value, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
-                queueQuantumFraction, costModel, headroom, borrowing, repayment, reserveLending,
-                baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService, boundedOverdraft,
-                virtualClockHotService, fifoDeadline, lateFirstHotService);
+        return new AdmissionConfig(
+                intervalNanos,
+                capacityCostUnitsPerSecond,
+                segmentSizeBytes,
+                blockSizeBytes,
+                reserveFraction,
+                value,
+                recoveryWindows,
+                hotThresholdRatio,
+                queueCapacityPerSegment,
+                queueQuantumFraction,
+                costModel,
+                headroom,
+                borrowing,
+                repayment,
+                reserveLending,
+                baselineGuarantee,
+                pacedRelease,
+                adaptiveReserve,
+                weightedHotService,
+                boundedOverdraft,
+                virtualClockHotService,
+                fifoDeadline,
+                lateFirstHotService);
     }
 
     public AdmissionConfig withRecoveryWindows(int value) {
-        return new AdmissionConfig(intervalNanos, capacityCostUnitsPerSecond, segmentSizeBytes, blockSizeBytes,
-                reserveFraction, windowIntervals, value, hotThresholdRatio, queueCapacityPerSegment,
-                queueQuantumFraction, costModel, headroom, borrowing, repayment, reserveLending,
-                baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService, boundedOverdraft,
-                virtualClockHotService, fifoDeadline, lateFirstHotService);
+        return new AdmissionConfig(
+                intervalNanos,
+                capacityCostUnitsPerSecond,
+                segmentSizeBytes,
+                blockSizeBytes,
+                reserveFraction,
+                windowIntervals,
+                value,
+                hotThresholdRatio,
+                queueCapacityPerSegment,
+                queueQuantumFraction,
+                costModel,
+                headroom,
+                borrowing,
+                repayment,
+                reserveLending,
+                baselineGuarantee,
+                pacedRelease,
+                adaptiveReserve,
+                weightedHotService,
+                boundedOverdraft,
+                virtualClockHotService,
+                fifoDeadline,
+                lateFirstHotService);
     }
 
     public AdmissionConfig withHotThresholdRatio(double value) {
-        return new AdmissionConfig(intervalNanos, capacityCostUnitsPerSecond, segmentSizeBytes, blockSizeBytes,
-                reserveFraction, windowIntervals, recoveryWindows, value, queueCapacityPerSegment,
-                queueQuantumFraction, costModel, headroom, borrowing, repayment, reserveLending,
-                baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService, boundedOverdraft,
-                virtualClockHotService, fifoDeadline, lateFirstHotService);
+        return new AdmissionConfig(
+                intervalNanos,
+                capacityCostUnitsPerSecond,
+                segmentSizeBytes,
+                blockSizeBytes,
+                reserveFraction,
+                windowIntervals,
+                recoveryWindows,
+                value,
+                queueCapacityPerSegment,
+                queueQuantumFraction,
+                costModel,
+                headroom,
+                borrowing,
+                repayment,
+                reserveLending,
+                baselineGuarantee,
+                pacedRelease,
+                adaptiveReserve,
+                weightedHotService,
+                boundedOverdraft,
+                virtualClockHotService,
+                fifoDeadline,
+                lateFirstHotService);
     }
 
     public AdmissionConfig withQueueCapacityPerSegment(int value) {
-        return new AdmissionConfig(intervalNanos, capacityCostUnitsPerSecond, segmentSizeBytes, blockSizeBytes,
-                reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, value,
-                queueQuantumFraction, costModel, headroom, borrowing, repayment, reserveLending,
-                baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService, boundedOverdraft,
-                virtualClockHotService, fifoDeadline, lateFirstHotService);
+        return new AdmissionConfig(
+                intervalNanos,
+                capacityCostUnitsPerSecond,
+                segmentSizeBytes,
+                blockSizeBytes,
+                reserveFraction,
+                windowIntervals,
+                recoveryWindows,
+                hotThresholdRatio,
+                value,
+                queueQuantumFraction,
+                costModel,
+                headroom,
+                borrowing,
+                repayment,
+                reserveLending,
+                baselineGuarantee,
+                pacedRelease,
+                adaptiveReserve,
+                weightedHotService,
+                boundedOverdraft,
+                virtualClockHotService,
+                fifoDeadline,
+                lateFirstHotService);
     }
 
     public AdmissionConfig withQueueQuantumFraction(double value) {
-        return new AdmissionConfig(intervalNanos, capacityCostUnitsPerSecond, segmentSizeBytes, blockSizeBytes,
-                reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
-                value, costModel, headroom, borrowing, repayment, reserveLending,
-                baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService, boundedOverdraft,
-                virtualClockHotService, fifoDeadline, lateFirstHotService);
+        return new AdmissionConfig(
+                intervalNanos,
+                capacityCostUnitsPerSecond,
+                segmentSizeBytes,
+                blockSizeBytes,
+                reserveFraction,
+                windowIntervals,
+                recoveryWindows,
+                hotThresholdRatio,
+                queueCapacityPerSegment,
+                value,
+                costModel,
+                headroom,
+                borrowing,
+                repayment,
+                reserveLending,
+                baselineGuarantee,
+                pacedRelease,
+                adaptiveReserve,
+                weightedHotService,
+                boundedOverdraft,
+                virtualClockHotService,
+                fifoDeadline,
+                lateFirstHotService);
     }
 
     public AdmissionConfig withCostModel(IoCostModel value) {
-        return new AdmissionConfig(intervalNanos, capacityCostUnitsPerSecond, segmentSizeBytes, blockSizeBytes,
-                reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
-                queueQuantumFraction, value, headroom, borrowing, repayment, reserveLending,
-                baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService, boundedOverdraft,
-                virtualClockHotService, fifoDeadline, lateFirstHotService);
+        return new AdmissionConfig(
+                intervalNanos,
+                capacityCostUnitsPerSecond,
+                segmentSizeBytes,
+                blockSizeBytes,
+                reserveFraction,
+                windowIntervals,
+                recoveryWindows,
+                hotThresholdRatio,
+                queueCapacityPerSegment,
+                queueQuantumFraction,
+                value,
+                headroom,
+                borrowing,
+                repayment,
+                reserveLending,
+                baselineGuarantee,
+                pacedRelease,
+                adaptiveReserve,
+                weightedHotService,
+                boundedOverdraft,
+                virtualClockHotService,
+                fifoDeadline,
+                lateFirstHotService);
     }
 
     public AdmissionConfig withHeadroom(HeadroomConfig value) {
-        return new AdmissionConfig(intervalNanos, capacityCostUnitsPerSecond, segmentSizeBytes, blockSizeBytes,
-                reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
-                queueQuantumFraction, costModel, value, borrowing, repayment, reserveLending,
-                baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService, boundedOverdraft,
-                virtualClockHotService, fifoDeadline, lateFirstHotService);
+        return new AdmissionConfig(
+                intervalNanos,
+                capacityCostUnitsPerSecond,
+                segmentSizeBytes,
+                blockSizeBytes,
+                reserveFraction,
+                windowIntervals,
+                recoveryWindows,
+                hotThresholdRatio,
+                queueCapacityPerSegment,
+                queueQuantumFraction,
+                costModel,
+                value,
+                borrowing,
+                repayment,
+                reserveLending,
+                baselineGuarantee,
+                pacedRelease,
+                adaptiveReserve,
+                weightedHotService,
+                boundedOverdraft,
+                virtualClockHotService,
+                fifoDeadline,
+                lateFirstHotService);
     }
 
     public AdmissionConfig withBorrowing(boolean value) {
-        return new AdmissionConfig(intervalNanos, capacityCostUnitsPerSecond, segmentSizeBytes, blockSizeBytes,
-                reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
-                queueQuantumFraction, costModel, headroom, value, repayment, reserveLending,
-                baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService, boundedOverdraft,
-                virtualClockHotService, fifoDeadline, lateFirstHotService);
+        return new AdmissionConfig(
+                intervalNanos,
+                capacityCostUnitsPerSecond,
+                segmentSizeBytes,
+                blockSizeBytes,
+                reserveFraction,
+                windowIntervals,
+                recoveryWindows,
+                hotThresholdRatio,
+                queueCapacityPerSegment,
+                queueQuantumFraction,
+                costModel,
+                headroom,
+                value,
+                repayment,
+                reserveLending,
+                baselineGuarantee,
+                pacedRelease,
+                adaptiveReserve,
+                weightedHotService,
+                boundedOverdraft,
+                virtualClockHotService,
+                fifoDeadline,
+                lateFirstHotService);
     }
 
     public AdmissionConfig withRepayment(boolean value) {
-        return new AdmissionConfig(intervalNanos, capacityCostUnitsPerSecond, segmentSizeBytes, blockSizeBytes,
-                reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
-                queueQuantumFraction, costModel, headroom, borrowing, value, reserveLending,
-                baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService, boundedOverdraft,
-                virtualClockHotService, fifoDeadline, lateFirstHotService);
+        return new AdmissionConfig(
+                intervalNanos,
+                capacityCostUnitsPerSecond,
+                segmentSizeBytes,
+                blockSizeBytes,
+                reserveFraction,
+                windowIntervals,
+                recoveryWindows,
+                hotThresholdRatio,
+                queueCapacityPerSegment,
+                queueQuantumFraction,
+                costModel,
+                headroom,
+                borrowing,
+                value,
+                reserveLending,
+                baselineGuarantee,
+                pacedRelease,
+                adaptiveReserve,
+                weightedHotService,
+                boundedOverdraft,
+                virtualClockHotService,
+                fifoDeadline,
+                lateFirstHotService);
     }
 
     /** This configuration with the four departures from the paper switched as given. */
     public AdmissionConfig withDepartures(boolean baseline, boolean paced, boolean adaptive, boolean weighted) {
-        return new AdmissionConfig(intervalNanos, capacityCostUnitsPerSecond, segmentSizeBytes, blockSizeBytes,
-                reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
-                queueQuantumFraction, costModel, headroom, borrowing, repayment, reserveLending, baseline, paced,
-                adaptive, weighted, boundedOverdraft, virtualClockHotService, fifoDeadline, lateFirstHotService);
+        return new AdmissionConfig(
+                intervalNanos,
+                capacityCostUnitsPerSecond,
+                segmentSizeBytes,
+                blockSizeBytes,
+                reserveFraction,
+                windowIntervals,
+                recoveryWindows,
+                hotThresholdRatio,
+                queueCapacityPerSegment,
+                queueQuantumFraction,
+                costModel,
+                headroom,
+                borrowing,
+                repayment,
+                reserveLending,
+                baseline,
+                paced,
+                adaptive,
+                weighted,
+                boundedOverdraft,
+                virtualClockHotService,
+                fifoDeadline,
+                lateFirstHotService);
     }
 
     public AdmissionConfig withBaselineGuarantee(boolean value) {
@@ -351,45 +658,140 @@ public record AdmissionConfig(
 
     /** This configuration with the guarantee's overdraft bounded (or not): {@link #boundedOverdraft}. */
     public AdmissionConfig withBoundedOverdraft(boolean value) {
-        return new AdmissionConfig(intervalNanos, capacityCostUnitsPerSecond, segmentSizeBytes, blockSizeBytes,
-                reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
-                queueQuantumFraction, costModel, headroom, borrowing, repayment, reserveLending,
-                baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService, value, virtualClockHotService,
-                fifoDeadline, lateFirstHotService);
+        return new AdmissionConfig(
+                intervalNanos,
+                capacityCostUnitsPerSecond,
+                segmentSizeBytes,
+                blockSizeBytes,
+                reserveFraction,
+                windowIntervals,
+                recoveryWindows,
+                hotThresholdRatio,
+                queueCapacityPerSegment,
+                queueQuantumFraction,
+                costModel,
+                headroom,
+                borrowing,
+                repayment,
+                reserveLending,
+                baselineGuarantee,
+                pacedRelease,
+                adaptiveReserve,
+                weightedHotService,
+                value,
+                virtualClockHotService,
+                fifoDeadline,
+                lateFirstHotService);
     }
 
     /** This configuration with hot service by virtual clock (or not): {@link #virtualClockHotService}. */
     public AdmissionConfig withVirtualClockHotService(boolean value) {
-        return new AdmissionConfig(intervalNanos, capacityCostUnitsPerSecond, segmentSizeBytes, blockSizeBytes,
-                reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
-                queueQuantumFraction, costModel, headroom, borrowing, repayment, reserveLending,
-                baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService, boundedOverdraft, value,
-                fifoDeadline, lateFirstHotService);
+        return new AdmissionConfig(
+                intervalNanos,
+                capacityCostUnitsPerSecond,
+                segmentSizeBytes,
+                blockSizeBytes,
+                reserveFraction,
+                windowIntervals,
+                recoveryWindows,
+                hotThresholdRatio,
+                queueCapacityPerSegment,
+                queueQuantumFraction,
+                costModel,
+                headroom,
+                borrowing,
+                repayment,
+                reserveLending,
+                baselineGuarantee,
+                pacedRelease,
+                adaptiveReserve,
+                weightedHotService,
+                boundedOverdraft,
+                value,
+                fifoDeadline,
+                lateFirstHotService);
     }
 
     /** This configuration with the fifo deadline (or not): {@link #fifoDeadline}. */
     public AdmissionConfig withFifoDeadline(boolean value) {
-        return new AdmissionConfig(intervalNanos, capacityCostUnitsPerSecond, segmentSizeBytes, blockSizeBytes,
-                reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
-                queueQuantumFraction, costModel, headroom, borrowing, repayment, reserveLending,
-                baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService, boundedOverdraft,
-                virtualClockHotService, value, lateFirstHotService);
+        return new AdmissionConfig(
+                intervalNanos,
+                capacityCostUnitsPerSecond,
+                segmentSizeBytes,
+                blockSizeBytes,
+                reserveFraction,
+                windowIntervals,
+                recoveryWindows,
+                hotThresholdRatio,
+                queueCapacityPerSegment,
+                queueQuantumFraction,
+                costModel,
+                headroom,
+                borrowing,
+                repayment,
+                reserveLending,
+                baselineGuarantee,
+                pacedRelease,
+                adaptiveReserve,
+                weightedHotService,
+                boundedOverdraft,
+                virtualClockHotService,
+                value,
+                lateFirstHotService);
     }
 
     /** This configuration with late requests served first (or not): {@link #lateFirstHotService}. */
     public AdmissionConfig withLateFirstHotService(boolean value) {
-        return new AdmissionConfig(intervalNanos, capacityCostUnitsPerSecond, segmentSizeBytes, blockSizeBytes,
-                reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
-                queueQuantumFraction, costModel, headroom, borrowing, repayment, reserveLending,
-                baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService, boundedOverdraft,
-                virtualClockHotService, fifoDeadline, value);
+        return new AdmissionConfig(
+                intervalNanos,
+                capacityCostUnitsPerSecond,
+                segmentSizeBytes,
+                blockSizeBytes,
+                reserveFraction,
+                windowIntervals,
+                recoveryWindows,
+                hotThresholdRatio,
+                queueCapacityPerSegment,
+                queueQuantumFraction,
+                costModel,
+                headroom,
+                borrowing,
+                repayment,
+                reserveLending,
+                baselineGuarantee,
+                pacedRelease,
+                adaptiveReserve,
+                weightedHotService,
+                boundedOverdraft,
+                virtualClockHotService,
+                fifoDeadline,
+                value);
     }
 
     public AdmissionConfig withReserveLending(boolean value) {
-        return new AdmissionConfig(intervalNanos, capacityCostUnitsPerSecond, segmentSizeBytes, blockSizeBytes,
-                reserveFraction, windowIntervals, recoveryWindows, hotThresholdRatio, queueCapacityPerSegment,
-                queueQuantumFraction, costModel, headroom, borrowing, repayment, value,
-                baselineGuarantee, pacedRelease, adaptiveReserve, weightedHotService, boundedOverdraft,
-                virtualClockHotService, fifoDeadline, lateFirstHotService);
+        return new AdmissionConfig(
+                intervalNanos,
+                capacityCostUnitsPerSecond,
+                segmentSizeBytes,
+                blockSizeBytes,
+                reserveFraction,
+                windowIntervals,
+                recoveryWindows,
+                hotThresholdRatio,
+                queueCapacityPerSegment,
+                queueQuantumFraction,
+                costModel,
+                headroom,
+                borrowing,
+                repayment,
+                value,
+                baselineGuarantee,
+                pacedRelease,
+                adaptiveReserve,
+                weightedHotService,
+                boundedOverdraft,
+                virtualClockHotService,
+                fifoDeadline,
+                lateFirstHotService);
     }
 }

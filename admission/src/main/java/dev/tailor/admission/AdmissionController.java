@@ -184,13 +184,16 @@ public final class AdmissionController {
     private final double[] baselineTokens;
     /** Per disk, baseline in cost units per ns, and the bucket's depth (one classifier window). */
     private final double[] baselinePerNano;
+
     private final double[] baselineDepth;
     private long baselineRefilledNanos;
     /** Bounded overdraft: per disk, cost it may still be admitted at once beyond the pools, and the depth. */
     private final double[] overdraftTokens;
+
     private final double[] overdraftDepth;
     /** Adaptive reserve: steady cost of the running interval, and of the last W completed ones. */
     private long steadyCostThisInterval;
+
     private final long[] steadyCostHistory;
     private int steadyHistorySlot;
     /**
@@ -199,6 +202,7 @@ public final class AdmissionController {
      * (admitted or withdrawn ones are dropped when they reach the head).
      */
     private double fifoBacklogCostUnits;
+
     private long fifoNowNanos;
     private final double capacityPerNano;
     private final ArrayDeque<Ticket> waitingInArrivalOrder = new ArrayDeque<>();
@@ -207,6 +211,7 @@ public final class AdmissionController {
      * baseline), and that depth; a request that leaves them non-negative has a deadline.
      */
     private final double[] fifoCredits;
+
     private final double[] fifoCreditDepth;
     /** The fifo server above is kept: for the fifo deadline or for late-first hot service. */
     private final boolean fifoClock;
@@ -241,8 +246,8 @@ public final class AdmissionController {
         this.intervalNanos = config.intervalNanos();
         this.quantumCostUnits = config.queueQuantumCostUnits();
         this.reserveFraction = config.reserveFraction();
-        this.classifier = new SegmentClassifier(config.windowIntervals(), config.recoveryWindows(),
-                thresholds(config, segmentMap));
+        this.classifier = new SegmentClassifier(
+                config.windowIntervals(), config.recoveryWindows(), thresholds(config, segmentMap));
         this.pool = new DualTokenPool(config.budgetCostUnits(), config.reserveFraction(), config.repayment());
         this.queues = new SegmentQueues(segmentMap.segmentCount(), config.queueCapacityPerSegment());
         this.headroom = new HeadroomModel(config.headroom(), intervalNanos, config.budgetCostUnits());
@@ -256,14 +261,17 @@ public final class AdmissionController {
         double fairShare = config.capacityCostUnitsPerSecond() / diskCount;
         double committed = 0;
         for (int d = 0; d < diskCount; d++) {
-            committed += segmentMap.disks().get(d).commitmentCostUnitsPerSecond().orElse(fairShare);
+            committed +=
+                    segmentMap.disks().get(d).commitmentCostUnitsPerSecond().orElse(fairShare);
         }
         // Bounded overdraft: baselines that together exceed what the backend serves are scaled down
         // together for the guarantee (as mClock does with reservations); the classifier keeps them as given.
         double scale = config.boundedOverdraft() && committed > config.capacityCostUnitsPerSecond()
-                ? config.capacityCostUnitsPerSecond() / committed : 1;
+                ? config.capacityCostUnitsPerSecond() / committed
+                : 1;
         for (int d = 0; d < diskCount; d++) {
-            double perSecond = segmentMap.disks().get(d).commitmentCostUnitsPerSecond().orElse(fairShare) * scale;
+            double perSecond =
+                    segmentMap.disks().get(d).commitmentCostUnitsPerSecond().orElse(fairShare) * scale;
             baselinePerNano[d] = perSecond / 1e9;
             baselineDepth[d] = perSecond * (intervalNanos / 1e9) * config.windowIntervals();
             baselineTokens[d] = baselineDepth[d];
@@ -294,8 +302,10 @@ public final class AdmissionController {
             }
             queues.weightHotService(weights);
             if (config.virtualClockHotService()) {
-                queues.useVirtualClock(baselinePerNano, Math.multiplyExact((long) config.recoveryWindows(),
-                        intervalNanos), startNanos);
+                queues.useVirtualClock(
+                        baselinePerNano,
+                        Math.multiplyExact((long) config.recoveryWindows(), intervalNanos),
+                        startNanos);
             }
         }
     }
@@ -310,7 +320,10 @@ public final class AdmissionController {
         for (int d = 0; d < map.diskCount(); d++) {
             double perSecond = map.disks().get(d).commitmentCostUnitsPerSecond().orElse(fairShare);
             int n = map.segmentCount(d);
-            double perWindow = perSecond / n * (config.intervalNanos() / 1e9) * config.windowIntervals()
+            double perWindow = perSecond
+                    / n
+                    * (config.intervalNanos() / 1e9)
+                    * config.windowIntervals()
                     * config.hotThresholdRatio();
             for (int s = 0; s < n; s++) {
                 thresholds[map.firstSegment(d) + s] = perWindow;
@@ -419,16 +432,16 @@ public final class AdmissionController {
                     fifoBacklogCostUnits += cost;
                 }
             } else {
-                Ticket ticket = new Ticket(this, id, disk, kind, offsetBytes, lengthBytes, cost, first, segments,
-                        asClass);
+                Ticket ticket =
+                        new Ticket(this, id, disk, kind, offsetBytes, lengthBytes, cost, first, segments, asClass);
                 int position = queues.offer(ticket);
                 if (position >= 0) {
                     queuedRequests++;
                     if (fifoClock) {
                         fifoBacklogCostUnits += cost;
                         // When a first-come-first-served server at the capacity would have finished it.
-                        ticket.fifoDeadlineNanos = fifoNowNanos + (long) Math.ceil(fifoBacklogCostUnits
-                                / capacityPerNano);
+                        ticket.fifoDeadlineNanos =
+                                fifoNowNanos + (long) Math.ceil(fifoBacklogCostUnits / capacityPerNano);
                         if (config.fifoDeadline() && fifoCredits[disk] >= 0) {
                             // Its disk is within its baseline: it waits no longer than that.
                             waitingInArrivalOrder.addLast(ticket);
@@ -437,10 +450,13 @@ public final class AdmissionController {
                     return new Admission.Queued(ticket, position);
                 }
                 refusedRequests++;
-                return new Admission.Refused(RefusalReason.QUEUE_FULL, first, segmentMap.describeSegment(first)
-                        + ": " + queues.size(first) + " requests already wait (queueCapacityPerSegment "
-                        + queues.capacityPerSegment() + "); request " + kind + " of " + lengthBytes
-                        + " bytes at offset " + offsetBytes + " refused, not queued");
+                return new Admission.Refused(
+                        RefusalReason.QUEUE_FULL,
+                        first,
+                        segmentMap.describeSegment(first)
+                                + ": " + queues.size(first) + " requests already wait (queueCapacityPerSegment "
+                                + queues.capacityPerSegment() + "); request " + kind + " of " + lengthBytes
+                                + " bytes at offset " + offsetBytes + " refused, not queued");
             }
         } finally {
             lock.unlock();
@@ -518,8 +534,8 @@ public final class AdmissionController {
                 countAdmitted(t, t.admittedAs());
             }
             recycledLatencies = latencies.getIntervalHistogram(recycledLatencies);
-            headroom.observe(recycledLatencies, completedCostUnits.sumThenReset(), completedDrops.sumThenReset(),
-                    intervals);
+            headroom.observe(
+                    recycledLatencies, completedCostUnits.sumThenReset(), completedDrops.sumThenReset(), intervals);
             if (config.borrowing()) {
                 pool.openBorrowWindow(headroom.headroomCostUnits());
             }
@@ -636,7 +652,8 @@ public final class AdmissionController {
             peak = Math.max(peak, c);
         }
         double fraction = peak * AdmissionConfig.ADAPTIVE_RESERVE_MARGIN / pool.budgetCostUnits();
-        return Math.max(AdmissionConfig.ADAPTIVE_RESERVE_MIN_FRACTION,
+        return Math.max(
+                AdmissionConfig.ADAPTIVE_RESERVE_MIN_FRACTION,
                 Math.min(AdmissionConfig.ADAPTIVE_RESERVE_MAX_FRACTION, fraction));
     }
 
@@ -652,7 +669,9 @@ public final class AdmissionController {
      * such boundary marks it so again).
      */
     private boolean quiescent() {
-        return classifier.activeCount() == 0 && pool.debtCostUnits() == 0 && steadyCostThisInterval == 0
+        return classifier.activeCount() == 0
+                && pool.debtCostUnits() == 0
+                && steadyCostThisInterval == 0
                 && pool.deficit() == (queues.waiting() > 0);
     }
 
@@ -669,11 +688,22 @@ public final class AdmissionController {
     }
 
     private IntervalReport report(long intervals, List<Ticket> admitted) {
-        return new IntervalReport(intervals, intervalStartNanos, admitted, pool.budgetCostUnits(),
-                pool.mainCostUnits(), pool.reserveCostUnits(), pool.debtCostUnits(),
-                pool.repaidThisIntervalCostUnits(), pool.openedWindowCostUnits(),
-                config.borrowing() ? headroom.headroomCostUnits() : 0, headroom.p95Nanos(),
-                headroom.calibration(), headroom.predictionError(), classifier.hotCount(), queues.waiting());
+        return new IntervalReport(
+                intervals,
+                intervalStartNanos,
+                admitted,
+                pool.budgetCostUnits(),
+                pool.mainCostUnits(),
+                pool.reserveCostUnits(),
+                pool.debtCostUnits(),
+                pool.repaidThisIntervalCostUnits(),
+                pool.openedWindowCostUnits(),
+                config.borrowing() ? headroom.headroomCostUnits() : 0,
+                headroom.p95Nanos(),
+                headroom.calibration(),
+                headroom.predictionError(),
+                classifier.hotCount(),
+                queues.waiting());
     }
 
     /**
@@ -768,12 +798,27 @@ public final class AdmissionController {
         lock.lock();
         try {
             long intervals = pool.intervalsBegun();
-            return new AdmissionStats(intervals, Checks.saturatedMultiply(intervals, pool.budgetCostUnits()),
-                    admittedRequests, admittedCostUnits, admittedSteadyRequests, queuedRequests, refusedRequests,
-                    queues.waiting(), pool.drawnMainCostUnits(), pool.drawnReserveCostUnits(), pool.lentCostUnits(),
-                    pool.borrowedCostUnits(), pool.forgivenCostUnits(), pool.repaidCostUnits(),
-                    pool.debtCostUnits(), pool.burstsBorrowing(), completedSuccess.sum(), completedDropped.sum(),
-                    completedIgnored.sum(), cancelledRequests);
+            return new AdmissionStats(
+                    intervals,
+                    Checks.saturatedMultiply(intervals, pool.budgetCostUnits()),
+                    admittedRequests,
+                    admittedCostUnits,
+                    admittedSteadyRequests,
+                    queuedRequests,
+                    refusedRequests,
+                    queues.waiting(),
+                    pool.drawnMainCostUnits(),
+                    pool.drawnReserveCostUnits(),
+                    pool.lentCostUnits(),
+                    pool.borrowedCostUnits(),
+                    pool.forgivenCostUnits(),
+                    pool.repaidCostUnits(),
+                    pool.debtCostUnits(),
+                    pool.burstsBorrowing(),
+                    completedSuccess.sum(),
+                    completedDropped.sum(),
+                    completedIgnored.sum(),
+                    cancelledRequests);
         } finally {
             lock.unlock();
         }

@@ -47,5 +47,4 @@ public record AdmissionStats(
         long completedSuccess,
         long completedDropped,
         long completedIgnored,
-        long cancelledRequests) {
-}
+        long cancelledRequests) {}

@@ -71,6 +71,7 @@ final class DualTokenPool {
     private long reserveAtStart;
     /** The part of {@link #reserve} hot requests may draw now, {@code <= reserve}. */
     private long lent;
+
     private long debt;
     private long borrowAllowance;
     private boolean deficit;
@@ -81,6 +82,7 @@ final class DualTokenPool {
     private long pacedAllowance = Long.MAX_VALUE;
     /** What hot requests drew from main in this interval. */
     private long hotDrawnMain;
+
     private boolean pacing;
     private long overdrawnCostUnits;
     private long overdrawnThisInterval;
@@ -205,7 +207,7 @@ final class DualTokenPool {
             return true;
         }
         if (!steady && costUnits <= main + lent) {
-            return false;   // the pools hold it, pacing holds it back: not a deficit, nothing to borrow
+            return false; // the pools hold it, pacing holds it back: not a deficit, nothing to borrow
         }
         deficit = true;
         if (costUnits - regular > borrowAllowance) {
@@ -320,8 +322,11 @@ final class DualTokenPool {
             return Math.ceilDiv(product, denominator);
         }
         BigInteger d = BigInteger.valueOf(denominator);
-        return BigInteger.valueOf(value).multiply(BigInteger.valueOf(numerator)).add(d.subtract(BigInteger.ONE))
-                .divide(d).longValueExact();
+        return BigInteger.valueOf(value)
+                .multiply(BigInteger.valueOf(numerator))
+                .add(d.subtract(BigInteger.ONE))
+                .divide(d)
+                .longValueExact();
     }
 
     /**

@@ -58,42 +58,106 @@ public record HeadroomConfig(
     }
 
     public HeadroomConfig withSafetyFactor(double value) {
-        return new HeadroomConfig(value, calibrationSmoothing, calibrationMin, calibrationMax, maxPredictionError,
-                minPredictions, minSamples, maxWindowIntervals, maxBorrowRatio);
+        return new HeadroomConfig(
+                value,
+                calibrationSmoothing,
+                calibrationMin,
+                calibrationMax,
+                maxPredictionError,
+                minPredictions,
+                minSamples,
+                maxWindowIntervals,
+                maxBorrowRatio);
     }
 
     public HeadroomConfig withCalibrationSmoothing(double value) {
-        return new HeadroomConfig(safetyFactor, value, calibrationMin, calibrationMax, maxPredictionError,
-                minPredictions, minSamples, maxWindowIntervals, maxBorrowRatio);
+        return new HeadroomConfig(
+                safetyFactor,
+                value,
+                calibrationMin,
+                calibrationMax,
+                maxPredictionError,
+                minPredictions,
+                minSamples,
+                maxWindowIntervals,
+                maxBorrowRatio);
     }
 
     public HeadroomConfig withCalibrationRange(double min, double max) {
-        return new HeadroomConfig(safetyFactor, calibrationSmoothing, min, max, maxPredictionError,
-                minPredictions, minSamples, maxWindowIntervals, maxBorrowRatio);
+        return new HeadroomConfig(
+                safetyFactor,
+                calibrationSmoothing,
+                min,
+                max,
+                maxPredictionError,
+                minPredictions,
+                minSamples,
+                maxWindowIntervals,
+                maxBorrowRatio);
     }
 
     public HeadroomConfig withMaxPredictionError(double value) {
-        return new HeadroomConfig(safetyFactor, calibrationSmoothing, calibrationMin, calibrationMax, value,
-                minPredictions, minSamples, maxWindowIntervals, maxBorrowRatio);
+        return new HeadroomConfig(
+                safetyFactor,
+                calibrationSmoothing,
+                calibrationMin,
+                calibrationMax,
+                value,
+                minPredictions,
+                minSamples,
+                maxWindowIntervals,
+                maxBorrowRatio);
     }
 
     public HeadroomConfig withMinPredictions(int value) {
-        return new HeadroomConfig(safetyFactor, calibrationSmoothing, calibrationMin, calibrationMax,
-                maxPredictionError, value, minSamples, maxWindowIntervals, maxBorrowRatio);
+        return new HeadroomConfig(
+                safetyFactor,
+                calibrationSmoothing,
+                calibrationMin,
+                calibrationMax,
+                maxPredictionError,
+                value,
+                minSamples,
+                maxWindowIntervals,
+                maxBorrowRatio);
     }
 
     public HeadroomConfig withMinSamples(int value) {
-        return new HeadroomConfig(safetyFactor, calibrationSmoothing, calibrationMin, calibrationMax,
-                maxPredictionError, minPredictions, value, maxWindowIntervals, maxBorrowRatio);
+        return new HeadroomConfig(
+                safetyFactor,
+                calibrationSmoothing,
+                calibrationMin,
+                calibrationMax,
+                maxPredictionError,
+                minPredictions,
+                value,
+                maxWindowIntervals,
+                maxBorrowRatio);
     }
 
     public HeadroomConfig withMaxWindowIntervals(int value) {
-        return new HeadroomConfig(safetyFactor, calibrationSmoothing, calibrationMin, calibrationMax,
-                maxPredictionError, minPredictions, minSamples, value, maxBorrowRatio);
+        return new HeadroomConfig(
+                safetyFactor,
+                calibrationSmoothing,
+                calibrationMin,
+                calibrationMax,
+                maxPredictionError,
+                minPredictions,
+                minSamples,
+                value,
+                maxBorrowRatio);
     }
 
     public HeadroomConfig withMaxBorrowRatio(double value) {
-        return new HeadroomConfig(safetyFactor, calibrationSmoothing, calibrationMin, calibrationMax,
-                maxPredictionError, minPredictions, minSamples, maxWindowIntervals, value);
+        return new HeadroomConfig(
+                safetyFactor,
+                calibrationSmoothing,
+                calibrationMin,
+                calibrationMax,
+                maxPredictionError,
+                minPredictions,
+                minSamples,
+                maxWindowIntervals,
+                value);
     }
 }

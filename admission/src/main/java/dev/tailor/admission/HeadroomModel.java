@@ -149,8 +149,8 @@ final class HeadroomModel {
         p95Nanos = p95LatencyNanos;
         spareRatePerSecond = spare;
 
-        boolean trusted = drops == 0 && predictions >= config.minPredictions()
-                && predictionError <= config.maxPredictionError();
+        boolean trusted =
+                drops == 0 && predictions >= config.minPredictions() && predictionError <= config.maxPredictionError();
         if (!trusted) {
             headroomCostUnits = 0;
             return;

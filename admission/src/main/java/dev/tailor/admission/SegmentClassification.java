@@ -35,8 +35,8 @@ public final class SegmentClassification {
         this.segmentMap = new SegmentMap(disks, config.segmentSizeBytes(), config.blockSizeBytes());
         this.costModel = config.costModel();
         this.intervalNanos = config.intervalNanos();
-        this.classifier = new SegmentClassifier(config.windowIntervals(), config.recoveryWindows(),
-                AdmissionController.thresholds(config, segmentMap));
+        this.classifier = new SegmentClassifier(
+                config.windowIntervals(), config.recoveryWindows(), AdmissionController.thresholds(config, segmentMap));
         this.intervalStartNanos = startNanos;
     }
 
@@ -56,8 +56,8 @@ public final class SegmentClassification {
         SegmentMap.Span span = segmentMap.span(disk, offsetBytes, lengthBytes);
         boolean steady = true;
         for (int i = 0; i < span.parts(); i++) {
-            steady &= classifier.charge(span.segment(i), costModel.costUnits(kind, span.bytes(i)))
-                    == SegmentClass.STEADY;
+            steady &=
+                    classifier.charge(span.segment(i), costModel.costUnits(kind, span.bytes(i))) == SegmentClass.STEADY;
         }
         return steady ? SegmentClass.STEADY : SegmentClass.HOT;
     }

@@ -45,6 +45,7 @@ public final class SegmentMap {
     private final long blockSizeBytes;
     /** firstSegment[d] for each disk d; firstSegment[disks.size()] is the total. */
     private final int[] firstSegment;
+
     private final Map<String, Integer> indexByName;
 
     /**
@@ -76,8 +77,8 @@ public final class SegmentMap {
         for (int d = 0; d < this.disks.size(); d++) {
             VirtualDisk disk = this.disks.get(d);
             if (indexByName.putIfAbsent(disk.name(), d) != null) {
-                throw new IllegalArgumentException("disks : name \"" + disk.name() + "\" appears twice (expected: "
-                        + "unique names)");
+                throw new IllegalArgumentException(
+                        "disks : name \"" + disk.name() + "\" appears twice (expected: " + "unique names)");
             }
             firstSegment[d] = (int) total;
             total += (disk.sizeBytes() - 1) / segmentSizeBytes + 1;
@@ -117,8 +118,8 @@ public final class SegmentMap {
     public int diskIndex(String name) {
         Integer index = indexByName.get(name);
         if (index == null) {
-            throw new IllegalArgumentException("disk : \"" + name + "\" (expected: one of " + indexByName.keySet()
-                    + ")");
+            throw new IllegalArgumentException(
+                    "disk : \"" + name + "\" (expected: one of " + indexByName.keySet() + ")");
         }
         return index;
     }

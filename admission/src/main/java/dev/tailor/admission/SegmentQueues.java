@@ -63,6 +63,7 @@ final class SegmentQueues {
     private final int capacityPerSegment;
     /** Weighted hot service (ours): per disk its weight (baseline), or null for round-robin. */
     private double[] diskWeights;
+
     private double[] diskVirtualTime;
     private double virtualNow;
     /**
@@ -71,6 +72,7 @@ final class SegmentQueues {
      * null when off.
      */
     private long[] clockNanos;
+
     private double[] nanosPerCostUnit;
     private long leadCapNanos;
     private long nowNanos;
@@ -79,6 +81,7 @@ final class SegmentQueues {
      * waiting requests (both classes, whole costs), or null when off.
      */
     private long[] waitingCostUnits;
+
     private final Queue[] queues;
     private final ArrayDeque<Queue> ring = new ArrayDeque<>();
     private final ArrayDeque<Queue> setAside = new ArrayDeque<>();
@@ -253,8 +256,12 @@ final class SegmentQueues {
      * head arrived hot are set aside (they keep their place) and only heads that arrived steady are
      * served, as steady, whatever their segments' class is now.
      */
-    private void serveRound(DualTokenPool pool, SegmentClassifier classifier, long quantumCostUnits,
-            List<Ticket> admitted, boolean steadyOnly) {
+    private void serveRound(
+            DualTokenPool pool,
+            SegmentClassifier classifier,
+            long quantumCostUnits,
+            List<Ticket> admitted,
+            boolean steadyOnly) {
         boolean weighted = diskWeights != null && !steadyOnly;
         boolean clocked = clockNanos != null;
         boolean late = waitingCostUnits != null && !steadyOnly;
@@ -332,7 +339,8 @@ final class SegmentQueues {
         for (Queue q : ring) {
             Ticket head = q.tickets.peekFirst();
             long deadline = head.fifoDeadlineNanos;
-            if (deadline - nowNanos <= 0 && waitingCostUnits[head.disk()] <= mean
+            if (deadline - nowNanos <= 0
+                    && waitingCostUnits[head.disk()] <= mean
                     && (best == null || deadline - bestDeadline < 0)) {
                 best = q;
                 bestDeadline = deadline;

@@ -41,6 +41,7 @@ public final class Ticket {
     private final int segment;
     /** All segments touched, when more than one; null for a single-segment request. */
     private final int[] segments;
+
     private final SegmentClass arrivedAs;
     /** Cost units collected so far while queued; guarded by the controller's lock. */
     long fundedCostUnits;
@@ -48,12 +49,22 @@ public final class Ticket {
     long fifoDeadlineNanos;
     /** Withdrawn by {@link AdmissionController#cancel}; guarded by the controller's lock. */
     boolean withdrawn;
+
     private volatile SegmentClass admittedAs;
     /** OPEN until completed; written once, through OUTCOME. */
     private volatile int outcome;
 
-    Ticket(AdmissionController controller, long id, int disk, IoKind kind, long offsetBytes, long lengthBytes,
-            long costUnits, int segment, int[] segments, SegmentClass arrivedAs) {
+    Ticket(
+            AdmissionController controller,
+            long id,
+            int disk,
+            IoKind kind,
+            long offsetBytes,
+            long lengthBytes,
+            long costUnits,
+            int segment,
+            int[] segments,
+            SegmentClass arrivedAs) {
         this.controller = controller;
         this.id = id;
         this.disk = disk;
@@ -179,8 +190,8 @@ public final class Ticket {
             throw new IllegalArgumentException("latencyNanos : " + latencyNanos + " (expected: >= 0)");
         }
         if (admittedAs == null) {
-            throw new IllegalStateException("ticket " + id + " is still queued (expected: complete it only after "
-                    + "it has been admitted)");
+            throw new IllegalStateException(
+                    "ticket " + id + " is still queued (expected: complete it only after " + "it has been admitted)");
         }
         if (!OUTCOME.compareAndSet(this, OPEN, how)) {
             throw new IllegalStateException("ticket " + id + " was already completed as "

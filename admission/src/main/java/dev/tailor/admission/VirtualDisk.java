@@ -27,15 +27,20 @@ public record VirtualDisk(String name, long sizeBytes, OptionalDouble commitment
      */
     public VirtualDisk {
         if (name == null || name.isBlank()) {
-            throw new IllegalArgumentException("name : " + (name == null ? "null" : "\"" + name + "\"")
-                    + " (expected: a non-blank disk name)");
+            throw new IllegalArgumentException(
+                    "name : " + (name == null ? "null" : "\"" + name + "\"") + " (expected: a non-blank disk name)");
         }
         Checks.requireRange("sizeBytes of disk \"" + name + "\"", sizeBytes, 1, Long.MAX_VALUE);
-        Checks.requireNonNull("commitmentCostUnitsPerSecond of disk \"" + name + "\"", commitmentCostUnitsPerSecond,
+        Checks.requireNonNull(
+                "commitmentCostUnitsPerSecond of disk \"" + name + "\"",
+                commitmentCostUnitsPerSecond,
                 "a value or OptionalDouble.empty()");
         if (commitmentCostUnitsPerSecond.isPresent()) {
-            Checks.requireRange("commitmentCostUnitsPerSecond of disk \"" + name + "\"",
-                    commitmentCostUnitsPerSecond.getAsDouble(), 0, Double.MAX_VALUE);
+            Checks.requireRange(
+                    "commitmentCostUnitsPerSecond of disk \"" + name + "\"",
+                    commitmentCostUnitsPerSecond.getAsDouble(),
+                    0,
+                    Double.MAX_VALUE);
         }
     }
 

@@ -28,8 +28,8 @@ class AdmissionConcurrencyTest {
         AdmissionConfig config = AdmissionConfig.PAPER
                 .withCapacityCostUnitsPerSecond(2e8)
                 .withHeadroom(HeadroomConfig.DEFAULTS.withMinPredictions(0).withMaxPredictionError(1));
-        AdmissionController c = new AdmissionController(config,
-                List.of(VirtualDisk.of("a", 64L << 30), VirtualDisk.of("b", 8L << 30)), 0);
+        AdmissionController c = new AdmissionController(
+                config, List.of(VirtualDisk.of("a", 64L << 30), VirtualDisk.of("b", 8L << 30)), 0);
         int perThread = 20_000;
         ConcurrentHashMap<Long, Boolean> seen = new ConcurrentHashMap<>();
         AtomicLong windows = new AtomicLong();
@@ -81,7 +81,8 @@ class AdmissionConcurrencyTest {
             pool.shutdownNow();
         }
         AdmissionStats s = c.stats();
-        assertThat(s.admittedRequests() + s.waitingRequests() + s.refusedRequests()).isEqualTo(2L * perThread);
+        assertThat(s.admittedRequests() + s.waitingRequests() + s.refusedRequests())
+                .isEqualTo(2L * perThread);
         assertThat(s.admittedRequests()).isEqualTo(seen.size());
         assertThat(s.admittedCostUnits()).isLessThanOrEqualTo(s.budgetIssuedCostUnits() + windows.get());
         assertThat(s.completedSuccess()).isEqualTo(seen.size());

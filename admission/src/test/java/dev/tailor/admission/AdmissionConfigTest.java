@@ -54,8 +54,8 @@ class AdmissionConfigTest {
                 .hasMessageStartingWith("capacityCostUnitsPerSecond : Infinity");
         // 50 cost units per second give 0.5 per 10 ms interval: no budget at all.
         assertThatThrownBy(() -> D.withCapacityCostUnitsPerSecond(50))
-                .hasMessageStartingWith("capacityCostUnitsPerSecond : 50.0 (expected: a budget per interval of 1 .. "
-                        + "2^50")
+                .hasMessageStartingWith(
+                        "capacityCostUnitsPerSecond : 50.0 (expected: a budget per interval of 1 .. " + "2^50")
                 .hasMessageEndingWith("it gives 0.0)");
         assertThatThrownBy(() -> D.withCapacityCostUnitsPerSecond(1e20))
                 .hasMessageStartingWith("capacityCostUnitsPerSecond : 1.0E20");

@@ -57,8 +57,8 @@ class AdmissionControllerTest {
     void acquire_spanningTwoSegments_costIsTheSumOfItsPartsAndBothSegmentsAreCharged() {
         // a = 10, b = 1: bytes 50 .. 149 are 50 in block 0 (segment 0) and 50 in block 1 (segment 1):
         // (10 + 50) + (10 + 50) = 120, two backend I/Os.
-        AdmissionController c = controller(CONFIG.withCostModel(new IoCostModel(10, 1, 10, 1)),
-                VirtualDisk.of("a", 1_200));
+        AdmissionController c =
+                controller(CONFIG.withCostModel(new IoCostModel(10, 1, 10, 1)), VirtualDisk.of("a", 1_200));
         Ticket t = admitted(c.acquire(0, IoKind.WRITE, 50, 100));
         assertThat(t.costUnits()).isEqualTo(120);
         assertThat(t.segmentCount()).isEqualTo(2);
@@ -69,8 +69,10 @@ class AdmissionControllerTest {
     void reserve_drawnOnlyBySteadySegmentsOnceMainIsEmpty() {
         // Disk "h" commits 10,000 cost units/s: 100 per interval, 1,000 per 10-interval window.
         // Disk "s" commits 50,000/s: 5,000 per window. One segment each.
-        AdmissionController c = controller(CONFIG.withQueueCapacityPerSegment(4),
-                VirtualDisk.committed("h", 400, 10_000), VirtualDisk.committed("s", 400, 50_000));
+        AdmissionController c = controller(
+                CONFIG.withQueueCapacityPerSegment(4),
+                VirtualDisk.committed("h", 400, 10_000),
+                VirtualDisk.committed("s", 400, 50_000));
         // h: 400 and 800 in its window, steady, admitted from main (800 -> 0).
         admitted(c.acquire(0, IoKind.READ, 0, 400));
         admitted(c.acquire(0, IoKind.READ, 0, 400));
@@ -99,8 +101,9 @@ class AdmissionControllerTest {
     @Test
     void steadyRequest_ofACalmedSegment_isNotHeldBehindThatSegmentsHotBacklog() {
         // W = R = 1: disk h commits 100 per interval; one calm interval makes it steady again.
-        AdmissionController c = controller(CONFIG.withQueueCapacityPerSegment(8).withWindowIntervals(1)
-                .withRecoveryWindows(1), VirtualDisk.committed("h", 400, 10_000));
+        AdmissionController c = controller(
+                CONFIG.withQueueCapacityPerSegment(8).withWindowIntervals(1).withRecoveryWindows(1),
+                VirtualDisk.committed("h", 400, 10_000));
         // A burst of eight 400s: hot at once; two from main (800), six wait as hot.
         admitted(c.acquire(0, IoKind.READ, 0, 400));
         admitted(c.acquire(0, IoKind.READ, 0, 400));
@@ -111,8 +114,9 @@ class AdmissionControllerTest {
         // the backlog may now draw main and reserve (1,000): two more, and 200 towards the next.
         assertThat(c.onInterval(T0 + DELTA).admitted()).hasSize(2);
         IntervalReport second = c.onInterval(T0 + 2 * DELTA);
-        assertThat(second.admitted()).hasSize(2).allSatisfy(t -> assertThat(t.admittedAs())
-                .isEqualTo(SegmentClass.STEADY));
+        assertThat(second.admitted())
+                .hasSize(2)
+                .allSatisfy(t -> assertThat(t.admittedAs()).isEqualTo(SegmentClass.STEADY));
         assertThat(c.segmentClass(0)).isEqualTo(SegmentClass.STEADY);
         // A new request, steady, finds the pools empty and waits, but in the steady queue: first in line.
         Ticket fresh = queued(c.acquire(0, IoKind.READ, 0, 50));
@@ -127,8 +131,10 @@ class AdmissionControllerTest {
         // r = 0 for clarity, 3 cost units per byte. Disk "x" (segments 0 .. 9) takes 999 of the 1,000
         // tokens; then requests of 300 each on disk "abc" (segments 10, 11, 12): x1, x2 on segment 10,
         // y1 on 11, z1, z2 on 12, all queued, in the order x1, y1, z1, x2, z2.
-        AdmissionController c = controller(CONFIG.withReserveFraction(0).withCostModel(new IoCostModel(0, 3, 0, 3)),
-                VirtualDisk.of("x", 4_000), VirtualDisk.of("abc", 1_200));
+        AdmissionController c = controller(
+                CONFIG.withReserveFraction(0).withCostModel(new IoCostModel(0, 3, 0, 3)),
+                VirtualDisk.of("x", 4_000),
+                VirtualDisk.of("abc", 1_200));
         admitted(c.acquire(0, IoKind.READ, 0, 100));
         admitted(c.acquire(0, IoKind.READ, 1_000, 233)); // 300 + 699 = 999 of 1,000 drawn
         Ticket x1 = queued(c.acquire(1, IoKind.READ, 0, 100));
@@ -171,8 +177,9 @@ class AdmissionControllerTest {
         Admission.Refused r = (Admission.Refused) refused;
         assertThat(r.reason()).isEqualTo(RefusalReason.QUEUE_FULL);
         assertThat(r.segment()).isZero();
-        assertThat(r.message()).isEqualTo("disk \"a\" segment 0: 2 requests already wait (queueCapacityPerSegment 2);"
-                + " request WRITE of 10 bytes at offset 900 refused, not queued");
+        assertThat(r.message())
+                .isEqualTo("disk \"a\" segment 0: 2 requests already wait (queueCapacityPerSegment 2);"
+                        + " request WRITE of 10 bytes at offset 900 refused, not queued");
         // Another segment's queue is not full.
         queued(c.acquire(0, IoKind.READ, 100, 10));
         AdmissionStats s = c.stats();
@@ -213,8 +220,8 @@ class AdmissionControllerTest {
         // H = 0.5 × ln 20 × (10 ms / 2 ms) × 40 = 299.6 (HdrHistogram's 2 ms bucket reads 2.001 ms,
         // so 299). Interval 1 had no deficit and there is no debt: interval 2 may borrow up to H.
         HeadroomConfig trusting = HeadroomConfig.DEFAULTS.withMinPredictions(0);
-        AdmissionController c = controller(CONFIG.withHeadroom(trusting).withQueueCapacityPerSegment(4),
-                VirtualDisk.of("a", 1_200));
+        AdmissionController c =
+                controller(CONFIG.withHeadroom(trusting).withQueueCapacityPerSegment(4), VirtualDisk.of("a", 1_200));
         for (int i = 0; i < 20; i++) {
             admitted(c.acquire(0, IoKind.READ, 0, 40)).onSuccess(2_000_000);
         }
@@ -243,7 +250,8 @@ class AdmissionControllerTest {
         assertThat(r2.admitted()).containsExactly(waits);
         assertThat(r2.borrowWindowCostUnits()).isZero();
         admitted(c.acquire(0, IoKind.READ, 0, 650)); // main 450 + reserve 200
-        assertThat(c.acquire(0, IoKind.READ, 0, 1)).as("nothing to borrow after the first interval")
+        assertThat(c.acquire(0, IoKind.READ, 0, 1))
+                .as("nothing to borrow after the first interval")
                 .isInstanceOf(Admission.Queued.class);
 
         // Boundary 3: interval 3 was in deficit too. Boundary 4 follows a calm interval: a window again.
@@ -255,8 +263,8 @@ class AdmissionControllerTest {
     @Test
     void borrowing_off_noWindowEvenWithHeadroom() {
         HeadroomConfig trusting = HeadroomConfig.DEFAULTS.withMinPredictions(0);
-        AdmissionController c = controller(CONFIG.withHeadroom(trusting).withBorrowing(false),
-                VirtualDisk.of("a", 1_200));
+        AdmissionController c =
+                controller(CONFIG.withHeadroom(trusting).withBorrowing(false), VirtualDisk.of("a", 1_200));
         for (int i = 0; i < 20; i++) {
             admitted(c.acquire(0, IoKind.READ, 0, 40)).onSuccess(2_000_000);
         }
@@ -315,14 +323,17 @@ class AdmissionControllerTest {
         assertThat(back.intervalsElapsed()).isZero();
         assertThat(back.admitted()).isEmpty();
         assertThat(back.intervalStartNanos()).isEqualTo(stepped);
-        assertThat(back.mainCostUnits()).as("nothing issued by the backward call").isZero();
+        assertThat(back.mainCostUnits())
+                .as("nothing issued by the backward call")
+                .isZero();
         long admittedAt = -1;
         for (long t = stepped + 1_000_000; t <= stepped + 2 * DELTA && admittedAt < 0; t += 1_000_000) {
             if (c.onInterval(t).admitted().contains(waiting)) {
                 admittedAt = t;
             }
         }
-        assertThat(admittedAt - stepped).as("ns from the step back to the waiting request's admission")
+        assertThat(admittedAt - stepped)
+                .as("ns from the step back to the waiting request's admission")
                 .isEqualTo(DELTA);
     }
 
@@ -337,8 +348,11 @@ class AdmissionControllerTest {
         IntervalReport back = c.onInterval(T0 - DELTA);
         assertThat(back.admitted()).isEmpty();
         assertThat(back.mainCostUnits()).isEqualTo(400);
-        assertThat(c.stats().drawnMainCostUnits()).as("cost drawn by the backward call").isEqualTo(drawn);
-        assertThat(c.onInterval(T0 - DELTA + 1).mainCostUnits()).as("a call inside the interval serves")
+        assertThat(c.stats().drawnMainCostUnits())
+                .as("cost drawn by the backward call")
+                .isEqualTo(drawn);
+        assertThat(c.onInterval(T0 - DELTA + 1).mainCostUnits())
+                .as("a call inside the interval serves")
                 .isLessThan(400);
     }
 
@@ -346,8 +360,8 @@ class AdmissionControllerTest {
     void onInterval_strayReadingBehindTheGrid_costsAtMostOneBudget() {
         // A stray reading 5 s behind, then the clock as before: the call at the old time passes 500
         // boundaries of the moved grid, and like any late call issues one interval's budget.
-        AdmissionController c = controller(CONFIG.withReserveFraction(0).withQueueCapacityPerSegment(4),
-                VirtualDisk.of("a", 1_200));
+        AdmissionController c =
+                controller(CONFIG.withReserveFraction(0).withQueueCapacityPerSegment(4), VirtualDisk.of("a", 1_200));
         admitted(c.acquire(0, IoKind.READ, 0, 1_000));
         c.onInterval(T0 - 5_000_000_000L);
         long drawnBefore = c.stats().drawnMainCostUnits();
@@ -367,8 +381,8 @@ class AdmissionControllerTest {
         // 4 KiB (45,579 each: about 29 intervals' worth); the time passed jumps 11 s ahead. Passing
         // 1,100 boundaries used to serve the queue at each, releasing all 64 in one call; the budgets
         // of the intervals the call was late for expire, so it releases one interval's worth: 2.
-        AdmissionConfig proxy = AdmissionConfig.PAPER.withCapacityCostUnitsPerSecond(1e7)
-                .withQueueCapacityPerSegment(64);
+        AdmissionConfig proxy =
+                AdmissionConfig.PAPER.withCapacityCostUnitsPerSecond(1e7).withQueueCapacityPerSegment(64);
         AdmissionController c = controller(proxy, VirtualDisk.of("vm", 1L << 30));
         int admittedAtOnce = 0;
         int queued = 0;
@@ -381,8 +395,12 @@ class AdmissionControllerTest {
         AdmissionStats before = c.stats();
         IntervalReport jump = c.onInterval(T0 + 11_000_000_000L);
         AdmissionStats after = c.stats();
-        long drawn = after.drawnMainCostUnits() + after.drawnReserveCostUnits() + after.lentReserveCostUnits()
-                - before.drawnMainCostUnits() - before.drawnReserveCostUnits() - before.lentReserveCostUnits();
+        long drawn = after.drawnMainCostUnits()
+                + after.drawnReserveCostUnits()
+                + after.lentReserveCostUnits()
+                - before.drawnMainCostUnits()
+                - before.drawnReserveCostUnits()
+                - before.lentReserveCostUnits();
         assertThat(jump.intervalsElapsed()).isEqualTo(1_100);
         assertThat(drawn).as("cost units drawn by the one call").isLessThanOrEqualTo(proxy.budgetCostUnits());
         assertThat(jump.admitted()).hasSize((int) (proxy.budgetCostUnits() / 45_579));
@@ -405,14 +423,17 @@ class AdmissionControllerTest {
         AdmissionController c = controller(CONFIG.withReserveFraction(0), VirtualDisk.of("a", 1_200));
         Ticket t = admitted(c.acquire(0, IoKind.READ, 0, 1_000));
         Ticket w = queued(c.acquire(0, IoKind.READ, 0, 1));
-        assertThatThrownBy(() -> w.onSuccess(1)).isInstanceOf(IllegalStateException.class)
+        assertThatThrownBy(() -> w.onSuccess(1))
+                .isInstanceOf(IllegalStateException.class)
                 .hasMessage("ticket 1 is still queued (expected: complete it only after it has been admitted)");
-        assertThatThrownBy(() -> t.onSuccess(-1)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> t.onSuccess(-1))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("latencyNanos : -1 (expected: >= 0)");
         assertThat(t.isCompleted()).isFalse();
         t.onDropped(5_000_000);
         assertThat(t.isCompleted()).isTrue();
-        assertThatThrownBy(t::onIgnore).isInstanceOf(IllegalStateException.class)
+        assertThatThrownBy(t::onIgnore)
+                .isInstanceOf(IllegalStateException.class)
                 .hasMessage("ticket 0 was already completed as dropped (expected: exactly one completion)");
         c.onInterval(T0 + DELTA);
         w.onIgnore();
@@ -426,8 +447,8 @@ class AdmissionControllerTest {
     void cancel_waitingRequest_leavesItsQueueAndIsNeverAdmitted() {
         // r = 0: main 1,000. The first request takes it all; three wait (queue capacity 4). The
         // middle one is withdrawn (its client went away): the boundary admits the other two, in order.
-        AdmissionController c = controller(CONFIG.withReserveFraction(0).withQueueCapacityPerSegment(4),
-                VirtualDisk.of("a", 1_200));
+        AdmissionController c =
+                controller(CONFIG.withReserveFraction(0).withQueueCapacityPerSegment(4), VirtualDisk.of("a", 1_200));
         Ticket first = admitted(c.acquire(0, IoKind.READ, 0, 1_000));
         Ticket a = queued(c.acquire(0, IoKind.READ, 0, 300));
         Ticket b = queued(c.acquire(0, IoKind.READ, 0, 300));
@@ -444,7 +465,8 @@ class AdmissionControllerTest {
         assertThat(s.admittedRequests() + s.waitingRequests() + s.refusedRequests() + s.cancelledRequests())
                 .isEqualTo(4);
         AdmissionController other = controller(CONFIG, VirtualDisk.of("b", 1_200));
-        assertThatThrownBy(() -> other.cancel(a)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> other.cancel(a))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("expected: a ticket of this controller");
     }
 
@@ -456,7 +478,8 @@ class AdmissionControllerTest {
         IntervalReport r = c.onInterval(T0 + DELTA);
         assertThat(r.reserveCostUnits()).isEqualTo(500);
         assertThat(r.mainCostUnits()).isEqualTo(500);
-        assertThatThrownBy(() -> c.setReserveFraction(1.01)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> c.setReserveFraction(1.01))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("reserveFraction : 1.01 (expected: 0.0 .. 1.0)");
         assertThatThrownBy(() -> c.setReserveFraction(Double.NaN))
                 .hasMessage("reserveFraction : NaN (expected: 0.0 .. 1.0)");

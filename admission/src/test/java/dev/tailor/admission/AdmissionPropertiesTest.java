@@ -38,7 +38,9 @@ class AdmissionPropertiesTest {
 
     @Test
     void randomRuns_tokensNeverExceedBudgetPlusBoundedBorrowing_andNothingIsLost() {
-        qt().withFixedSeed(20261201L).withExamples(400).forAll(scenarios(false))
+        qt().withFixedSeed(20261201L)
+                .withExamples(400)
+                .forAll(scenarios(false))
                 .checkAssert(AdmissionPropertiesTest::run);
     }
 
@@ -52,7 +54,9 @@ class AdmissionPropertiesTest {
      */
     @Test
     void randomRuns_withTheDepartures_overdraftBoundedByTheBaselines_andNothingIsLost() {
-        qt().withFixedSeed(20261202L).withExamples(400).forAll(scenarios(true))
+        qt().withFixedSeed(20261202L)
+                .withExamples(400)
+                .forAll(scenarios(true))
                 .checkAssert(AdmissionPropertiesTest::run);
     }
 
@@ -66,7 +70,8 @@ class AdmissionPropertiesTest {
         if (!config.baselineGuarantee()) {
             return 0;
         }
-        double fairShare = config.capacityCostUnitsPerSecond() / scenario.disks().size();
+        double fairShare =
+                config.capacityCostUnitsPerSecond() / scenario.disks().size();
         double total = 0;
         for (VirtualDisk d : scenario.disks()) {
             double perSecond = d.commitmentCostUnitsPerSecond().orElse(fairShare);
@@ -112,7 +117,8 @@ class AdmissionPropertiesTest {
                             inFlight.add(ad.ticket());
                         }
                         case Admission.Queued q -> {
-                            assertThat(q.position()).isBetween(1, scenario.config().queueCapacityPerSegment());
+                            assertThat(q.position())
+                                    .isBetween(1, scenario.config().queueCapacityPerSegment());
                             waitingIds.add(q.ticket().id());
                             waitingTickets.add(q.ticket());
                         }
@@ -136,7 +142,7 @@ class AdmissionPropertiesTest {
                 case 2, 3, 5 -> {
                     long at = switch (op[0]) {
                         case 2 -> now + op[1] * (DELTA / 2);
-                        case 5 -> now + op[1] * DELTA;   // a clock jump or a stalled caller: seconds
+                        case 5 -> now + op[1] * DELTA; // a clock jump or a stalled caller: seconds
                         default -> now - DELTA;
                     };
                     if (op[0] != 3) {
@@ -151,10 +157,13 @@ class AdmissionPropertiesTest {
                     intervalStart = r.intervalStartNanos();
                     // One call issues at most one interval's budget, however many boundaries it passes:
                     // the budgets of the intervals it was late for expire, as unused budget always does.
-                    assertThat(drawn(c.stats()) - drawnBefore).as("cost drawn by one onInterval call")
+                    assertThat(drawn(c.stats()) - drawnBefore)
+                            .as("cost drawn by one onInterval call")
                             .isLessThanOrEqualTo(budget);
                     for (Ticket t : r.admitted()) {
-                        assertThat(waitingIds.remove(t.id())).as("admitted from a queue once, after waiting").isTrue();
+                        assertThat(waitingIds.remove(t.id()))
+                                .as("admitted from a queue once, after waiting")
+                                .isTrue();
                         assertThat(admittedIds.add(t.id())).isTrue();
                         assertThat(t.isAdmitted()).isTrue();
                         inFlight.add(t);
@@ -166,9 +175,8 @@ class AdmissionPropertiesTest {
                     if (boundaryPassed && scenario.config().adaptiveReserve()) {
                         // Sized from the steady demand within [0.05, 0.5] of C at every boundary, whatever
                         // r was set to (setReserveFraction has no effect then, even at 1).
-                        assertThat(r.reserveCostUnits()).as("adaptive reserve")
-                                .isLessThanOrEqualTo((long) Math.ceil(AdmissionConfig.ADAPTIVE_RESERVE_MAX_FRACTION
-                                        * budget));
+                        assertThat(r.reserveCostUnits()).as("adaptive reserve").isLessThanOrEqualTo((long)
+                                Math.ceil(AdmissionConfig.ADAPTIVE_RESERVE_MAX_FRACTION * budget));
                     }
                     if (r.intervalsElapsed() > 0) {
                         windows += r.borrowWindowCostUnits();
@@ -180,9 +188,12 @@ class AdmissionPropertiesTest {
                         }
                     }
                     if (back) {
-                        assertThat(r.admitted()).as("a call before the running interval serves nothing").isEmpty();
+                        assertThat(r.admitted())
+                                .as("a call before the running interval serves nothing")
+                                .isEmpty();
                         assertThat(r.intervalsElapsed()).isZero();
-                        assertThat(r.intervalStartNanos()).as("the running interval restarts at its time")
+                        assertThat(r.intervalStartNanos())
+                                .as("the running interval restarts at its time")
                                 .isEqualTo(at);
                     }
                 }
@@ -205,7 +216,8 @@ class AdmissionPropertiesTest {
             double overdraft = guarantee ? baselineAllowance(scenario, start, latest) + acquires : 0;
             // The headline property: every token admitted came from some interval's budget or from a
             // borrow window, and windows open at most once per burst and hold at most H.
-            assertThat((double) s.admittedCostUnits()).as("admitted cost")
+            assertThat((double) s.admittedCostUnits())
+                    .as("admitted cost")
                     .isLessThanOrEqualTo(s.budgetIssuedCostUnits() + windows + overdraft);
             // Sharper: regular draws never exceed the budget net of repayments, borrowing never
             // exceeds the windows, and within an interval never exceeds its own window.
@@ -213,11 +225,16 @@ class AdmissionPropertiesTest {
                     .as("regular draws")
                     .isLessThanOrEqualTo(s.budgetIssuedCostUnits() - s.repaidCostUnits());
             assertThat(s.borrowedCostUnits()).isLessThanOrEqualTo(windows);
-            assertThat(s.borrowedCostUnits() - borrowedAtBoundary).as("borrowed this interval")
+            assertThat(s.borrowedCostUnits() - borrowedAtBoundary)
+                    .as("borrowed this interval")
                     .isLessThanOrEqualTo(currentWindow);
-            assertThat((double) s.admittedCostUnits()).as("admitted only what was drawn")
-                    .isLessThanOrEqualTo(s.drawnMainCostUnits() + s.drawnReserveCostUnits() + s.lentReserveCostUnits()
-                            + s.borrowedCostUnits() + overdraft);
+            assertThat((double) s.admittedCostUnits())
+                    .as("admitted only what was drawn")
+                    .isLessThanOrEqualTo(s.drawnMainCostUnits()
+                            + s.drawnReserveCostUnits()
+                            + s.lentReserveCostUnits()
+                            + s.borrowedCostUnits()
+                            + overdraft);
             if (!scenario.config().reserveLending()) {
                 assertThat(s.lentReserveCostUnits()).isZero();
             }
@@ -227,7 +244,9 @@ class AdmissionPropertiesTest {
                 assertThat((double) s.debtCostUnits()).isLessThanOrEqualTo(maxWindow + overdraft);
                 assertThat(s.borrowedCostUnits() - s.repaidCostUnits()).isLessThanOrEqualTo(s.debtCostUnits());
             } else if (scenario.config().repayment()) {
-                assertThat(s.debtCostUnits()).as("debt never exceeds one window").isLessThanOrEqualTo(maxWindow);
+                assertThat(s.debtCostUnits())
+                        .as("debt never exceeds one window")
+                        .isLessThanOrEqualTo(maxWindow);
                 assertThat(s.borrowedCostUnits() - s.repaidCostUnits()).isEqualTo(s.debtCostUnits());
             } else {
                 assertThat(s.debtCostUnits()).isZero();
@@ -256,7 +275,8 @@ class AdmissionPropertiesTest {
         }
         assertThat(waitingIds).as("requests never admitted").isEmpty();
         assertThat(last.waitingRequests()).isZero();
-        assertThat(c.stats().admittedRequests() + c.stats().refusedRequests() + cancelled).isEqualTo(acquires);
+        assertThat(c.stats().admittedRequests() + c.stats().refusedRequests() + cancelled)
+                .isEqualTo(acquires);
     }
 
     /** Cost drawn from the regular pools so far (borrowing is bounded by its own windows). */
@@ -291,12 +311,16 @@ class AdmissionPropertiesTest {
                     .withMinSamples(integers().between(1, 6).generate(in))
                     .withMaxWindowIntervals(integers().between(1, 20).generate(in))
                     .withMaxPredictionError(integers().between(0, 1).generate(in) == 0 ? 0.5 : 1.0)
-                    .withMaxBorrowRatio(new double[] {0.5, 1, 3}[integers().between(0, 2).generate(in)]);
+                    .withMaxBorrowRatio(
+                            new double[] {0.5, 1, 3}[integers().between(0, 2).generate(in)]);
             AdmissionConfig config = AdmissionConfig.PAPER
                     .withCapacityCostUnitsPerSecond(budget * 100.0)
-                    .withSegmentAndBlockSizeBytes(100L * integers().between(1, 4).generate(in), 100)
-                    .withCostModel(new IoCostModel(integers().between(0, 30).generate(in),
-                            integers().between(1, 4).generate(in) / 2.0, integers().between(0, 30).generate(in),
+                    .withSegmentAndBlockSizeBytes(
+                            100L * integers().between(1, 4).generate(in), 100)
+                    .withCostModel(new IoCostModel(
+                            integers().between(0, 30).generate(in),
+                            integers().between(1, 4).generate(in) / 2.0,
+                            integers().between(0, 30).generate(in),
                             integers().between(1, 4).generate(in) / 2.0))
                     .withReserveFraction(reserve)
                     .withWindowIntervals(integers().between(1, 12).generate(in))
@@ -308,36 +332,53 @@ class AdmissionPropertiesTest {
                     .withReserveLending(integers().between(0, 3).generate(in) > 0)
                     .withHeadroom(headroom);
             if (departures) {
-                config = config.withDepartures(integers().between(0, 3).generate(in) > 0,
-                        integers().between(0, 3).generate(in) == 0, integers().between(0, 1).generate(in) == 0,
+                config = config.withDepartures(
+                        integers().between(0, 3).generate(in) > 0,
+                        integers().between(0, 3).generate(in) == 0,
+                        integers().between(0, 1).generate(in) == 0,
                         integers().between(0, 1).generate(in) == 0);
             }
             int diskCount = integers().between(1, 3).generate(in);
             List<VirtualDisk> disks = new ArrayList<>();
             for (int d = 0; d < diskCount; d++) {
                 long size = integers().between(100, 2_000).generate(in);
-                disks.add(integers().between(0, 1).generate(in) == 0
-                        ? VirtualDisk.of("d" + d, size)
-                        : VirtualDisk.committed("d" + d, size, integers().between(0, budget * 100).generate(in)));
+                disks.add(
+                        integers().between(0, 1).generate(in) == 0
+                                ? VirtualDisk.of("d" + d, size)
+                                : VirtualDisk.committed(
+                                        "d" + d,
+                                        size,
+                                        integers().between(0, budget * 100).generate(in)));
             }
             int n = integers().between(1, 250).generate(in);
             List<int[]> ops = new ArrayList<>();
             for (int i = 0; i < n; i++) {
                 int roll = integers().between(0, 99).generate(in);
-                int kind = roll < 55 ? 0 : roll < 75 ? 1 : roll < 90 ? 2 : roll < 92 ? 5 : roll < 94 ? 6
-                        : roll < 97 ? 3 : 4;
-                ops.add(switch (kind) {
-                    case 0 -> new int[] {0, integers().between(0, 2).generate(in),
-                        integers().between(0, 1_999).generate(in), integers().between(0, 700).generate(in),
-                        integers().between(0, 1).generate(in)};
-                    case 1 -> new int[] {1, integers().between(0, 9).generate(in),
-                        integers().between(0, 5_000).generate(in)};
-                    case 2 -> new int[] {2, integers().between(0, 6).generate(in)};
-                    case 3 -> new int[] {3};
-                    case 5 -> new int[] {5, integers().between(2, 1_500).generate(in)};
-                    case 6 -> new int[] {6, integers().between(0, 10).generate(in)};
-                    default -> new int[] {4, integers().between(0, 10).generate(in)};
-                });
+                int kind = roll < 55
+                        ? 0
+                        : roll < 75 ? 1 : roll < 90 ? 2 : roll < 92 ? 5 : roll < 94 ? 6 : roll < 97 ? 3 : 4;
+                ops.add(
+                        switch (kind) {
+                            case 0 ->
+                                new int[] {
+                                    0,
+                                    integers().between(0, 2).generate(in),
+                                    integers().between(0, 1_999).generate(in),
+                                    integers().between(0, 700).generate(in),
+                                    integers().between(0, 1).generate(in)
+                                };
+                            case 1 ->
+                                new int[] {
+                                    1,
+                                    integers().between(0, 9).generate(in),
+                                    integers().between(0, 5_000).generate(in)
+                                };
+                            case 2 -> new int[] {2, integers().between(0, 6).generate(in)};
+                            case 3 -> new int[] {3};
+                            case 5 -> new int[] {5, integers().between(2, 1_500).generate(in)};
+                            case 6 -> new int[] {6, integers().between(0, 10).generate(in)};
+                            default -> new int[] {4, integers().between(0, 10).generate(in)};
+                        });
             }
             return new Scenario(config, disks, ops);
         };

@@ -57,17 +57,31 @@ class AdmissionReferenceModelTest {
 
     /** Every rule the generator must reach (see {@link ReferenceAdmissionModel#events}), and the wrap. */
     private static final List<String> RULES = List.of(
-            "acquire admits steady", "acquire admits hot", "acquire queues steady", "acquire queues hot",
-            "acquire refused", "acquire draws the reserve", "acquire draws the lent reserve",
+            "acquire admits steady",
+            "acquire admits hot",
+            "acquire queues steady",
+            "acquire queues hot",
+            "acquire refused",
+            "acquire draws the reserve",
+            "acquire draws the lent reserve",
             "acquire waits behind its class although the pools cover it",
-            "segment turns hot at a charge", "calm count reset by a hot window",
-            "segment steady again after R calm windows", "reserve changed at a boundary",
-            "call before the running interval restarts it", "idle boundaries passed at once",
+            "segment turns hot at a charge",
+            "calm count reset by a hot window",
+            "segment steady again after R calm windows",
+            "reserve changed at a boundary",
+            "call before the running interval restarts it",
+            "idle boundaries passed at once",
             "boundary passed without service, requests waiting",
-            "steady pass sets a hot queue aside", "hot request draws as steady, its segments calm",
-            "queue set aside, its class can draw nothing", "queue draws the reserve", "queue draws the lent reserve",
-            "queue admits in one visit", "queue admits after several visits", "controller clock wraps",
-            "cancel of a waiting request", "cancel of a partly funded request");
+            "steady pass sets a hot queue aside",
+            "hot request draws as steady, its segments calm",
+            "queue set aside, its class can draw nothing",
+            "queue draws the reserve",
+            "queue draws the lent reserve",
+            "queue admits in one visit",
+            "queue admits after several visits",
+            "controller clock wraps",
+            "cancel of a waiting request",
+            "cancel of a partly funded request");
 
     /** How often each rule took effect over all the runs of one test. */
     private static final Map<String, Long> reached = new TreeMap<>();
@@ -75,18 +89,20 @@ class AdmissionReferenceModelTest {
     @Test
     void randomRuns_controllerMatchesTheReferenceModelOperationByOperation() {
         reached.clear();
-        qt().withExamples(1_000).withShrinkCycles(2_000).forAll(scenarios())
+        qt().withExamples(1_000)
+                .withShrinkCycles(2_000)
+                .forAll(scenarios())
                 .checkAssert(AdmissionReferenceModelTest::run);
         // A generator that stopped reaching a rule would let a change of it pass unnoticed.
-        assertThat(reached.keySet()).as("rules the random runs reached, with counts " + reached)
+        assertThat(reached.keySet())
+                .as("rules the random runs reached, with counts " + reached)
                 .containsAll(RULES);
     }
 
     // ---------------------------------------------------------------- operations
 
     /** One step of a run. */
-    sealed interface Op {
-    }
+    sealed interface Op {}
 
     /** {@code acquire(disk, kind, offsetBytes, lengthBytes)}. */
     record Acquire(int disk, IoKind kind, long offsetBytes, long lengthBytes) implements Op {
@@ -148,21 +164,49 @@ class AdmissionReferenceModelTest {
             AdmissionConfig c = config;
             IoCostModel m = c.costModel();
             StringBuilder s = new StringBuilder()
-                    .append("Δ ").append(c.intervalNanos()).append(" ns, C ").append(c.budgetCostUnits())
-                    .append(", r ").append(c.reserveFraction()).append(", W ").append(c.windowIntervals())
-                    .append(", R ").append(c.recoveryWindows()).append(", hotThresholdRatio ")
-                    .append(c.hotThresholdRatio()).append(", queue ").append(c.queueCapacityPerSegment())
-                    .append(", quantum ").append(c.queueQuantumCostUnits()).append(", lending ")
-                    .append(c.reserveLending()).append(", segment/block ").append(c.segmentSizeBytes())
-                    .append('/').append(c.blockSizeBytes()).append(" B, cost read ").append(m.readBaseCostUnits())
-                    .append(" + ").append(m.readCostUnitsPerByte()).append("·B, write ")
-                    .append(m.writeBaseCostUnits()).append(" + ").append(m.writeCostUnitsPerByte()).append("·B")
-                    .append("\ndisks ").append(disks.stream().map(d -> d.name() + " " + d.sizeBytes() + " B"
-                            + (d.commitmentCostUnitsPerSecond().isPresent()
-                                    ? " committed " + d.commitmentCostUnitsPerSecond().getAsDouble() + "/s"
-                                    : " fair share"))
+                    .append("Δ ")
+                    .append(c.intervalNanos())
+                    .append(" ns, C ")
+                    .append(c.budgetCostUnits())
+                    .append(", r ")
+                    .append(c.reserveFraction())
+                    .append(", W ")
+                    .append(c.windowIntervals())
+                    .append(", R ")
+                    .append(c.recoveryWindows())
+                    .append(", hotThresholdRatio ")
+                    .append(c.hotThresholdRatio())
+                    .append(", queue ")
+                    .append(c.queueCapacityPerSegment())
+                    .append(", quantum ")
+                    .append(c.queueQuantumCostUnits())
+                    .append(", lending ")
+                    .append(c.reserveLending())
+                    .append(", segment/block ")
+                    .append(c.segmentSizeBytes())
+                    .append('/')
+                    .append(c.blockSizeBytes())
+                    .append(" B, cost read ")
+                    .append(m.readBaseCostUnits())
+                    .append(" + ")
+                    .append(m.readCostUnitsPerByte())
+                    .append("·B, write ")
+                    .append(m.writeBaseCostUnits())
+                    .append(" + ")
+                    .append(m.writeCostUnitsPerByte())
+                    .append("·B")
+                    .append("\ndisks ")
+                    .append(disks.stream()
+                            .map(d -> d.name() + " " + d.sizeBytes() + " B"
+                                    + (d.commitmentCostUnitsPerSecond().isPresent()
+                                            ? " committed "
+                                                    + d.commitmentCostUnitsPerSecond()
+                                                            .getAsDouble() + "/s"
+                                            : " fair share"))
                             .collect(Collectors.joining(", ")))
-                    .append("\nstart ").append(startNanos).append(" ns");
+                    .append("\nstart ")
+                    .append(startNanos)
+                    .append(" ns");
             for (int i = 0; i < ops.size(); i++) {
                 s.append("\n  ").append(i).append(": ").append(ops.get(i));
             }
@@ -174,9 +218,9 @@ class AdmissionReferenceModelTest {
 
     private static void run(Scenario scenario) {
         AdmissionController real = new AdmissionController(scenario.config(), scenario.disks(), scenario.startNanos());
-        ReferenceAdmissionModel model = new ReferenceAdmissionModel(scenario.config(), scenario.disks(),
-                scenario.startNanos());
-        long offset = 0;   // time since the start, on the model's side (never wraps)
+        ReferenceAdmissionModel model =
+                new ReferenceAdmissionModel(scenario.config(), scenario.disks(), scenario.startNanos());
+        long offset = 0; // time since the start, on the model's side (never wraps)
         ArrayDeque<Ticket> inFlight = new ArrayDeque<>();
         // Requests waiting now, by id, on both sides (queued, not yet admitted or withdrawn).
         TreeMap<Long, Ticket> waitingReal = new TreeMap<>();
@@ -189,8 +233,8 @@ class AdmissionReferenceModelTest {
             switch (op) {
                 case Acquire a -> {
                     Admission got = real.acquire(a.disk(), a.kind(), a.offsetBytes(), a.lengthBytes());
-                    ReferenceAdmissionModel.Outcome want = model.acquire(a.disk(), a.kind(), a.offsetBytes(),
-                            a.lengthBytes());
+                    ReferenceAdmissionModel.Outcome want =
+                            model.acquire(a.disk(), a.kind(), a.offsetBytes(), a.lengthBytes());
                     assertThat(describe(got)).as(at + ", acquire outcome").isEqualTo(describe(want));
                     if (got instanceof Admission.Admitted admitted) {
                         inFlight.add(admitted.ticket());
@@ -204,8 +248,12 @@ class AdmissionReferenceModelTest {
                 case Cancel c -> {
                     if (!waitingReal.isEmpty()) {
                         long id = new ArrayList<>(waitingReal.keySet()).get(c.index() % waitingReal.size());
-                        assertThat(real.cancel(waitingReal.remove(id))).as(at + ", cancel").isTrue();
-                        assertThat(model.cancel(waitingModel.remove(id))).as(at + ", model cancel").isTrue();
+                        assertThat(real.cancel(waitingReal.remove(id)))
+                                .as(at + ", cancel")
+                                .isTrue();
+                        assertThat(model.cancel(waitingModel.remove(id)))
+                                .as(at + ", model cancel")
+                                .isTrue();
                     }
                 }
                 case Tick t -> {
@@ -249,32 +297,47 @@ class AdmissionReferenceModelTest {
             StringBuilder realSegments = new StringBuilder();
             StringBuilder modelSegments = new StringBuilder();
             for (int s = 0; s < model.segmentCount(); s++) {
-                realSegments.append(real.segmentClass(s) == SegmentClass.HOT ? 'H' : 'S')
-                        .append(real.waitingRequests(s)).append(' ');
-                modelSegments.append(model.isHot(s) ? 'H' : 'S').append(model.waitingAt(s)).append(' ');
+                realSegments
+                        .append(real.segmentClass(s) == SegmentClass.HOT ? 'H' : 'S')
+                        .append(real.waitingRequests(s))
+                        .append(' ');
+                modelSegments
+                        .append(model.isHot(s) ? 'H' : 'S')
+                        .append(model.waitingAt(s))
+                        .append(' ');
             }
-            assertThat(realSegments.toString()).as(at + ", class and queue length per segment (ring "
-                    + model.ringDescription() + ")").isEqualTo(modelSegments.toString());
+            assertThat(realSegments.toString())
+                    .as(at + ", class and queue length per segment (ring " + model.ringDescription() + ")")
+                    .isEqualTo(modelSegments.toString());
         }
         model.events.forEach((event, count) -> reached.merge(event, count, Long::sum));
     }
 
-    private static void compareReports(IntervalReport got, ReferenceAdmissionModel.Report want,
-            ReferenceAdmissionModel model, ArrayDeque<Ticket> inFlight, String at) {
+    private static void compareReports(
+            IntervalReport got,
+            ReferenceAdmissionModel.Report want,
+            ReferenceAdmissionModel model,
+            ArrayDeque<Ticket> inFlight,
+            String at) {
         String gotText = "boundaries " + got.intervalsElapsed() + ", interval start " + got.intervalStartNanos()
-                + ", admitted " + got.admitted().stream().map(t -> "#" + t.id() + " as " + t.admittedAs()).toList()
+                + ", admitted "
+                + got.admitted().stream()
+                        .map(t -> "#" + t.id() + " as " + t.admittedAs())
+                        .toList()
                 + ", C " + got.budgetCostUnits() + ", main " + got.mainCostUnits() + ", reserve "
                 + got.reserveCostUnits() + ", hot " + got.hotSegments() + ", waiting " + got.waitingRequests()
                 + ", debt " + got.debtCostUnits() + ", repaid " + got.repaidCostUnits() + ", borrow window "
                 + got.borrowWindowCostUnits() + ", headroom " + got.headroomCostUnits();
         String wantText = "boundaries " + want.intervalsElapsed() + ", interval start " + want.intervalStartNanos()
-                + ", admitted " + want.admitted().stream()
+                + ", admitted "
+                + want.admitted().stream()
                         .map(r -> "#" + r.id + " as " + (r.admittedSteady ? SegmentClass.STEADY : SegmentClass.HOT))
                         .toList()
                 + ", C " + model.budgetCostUnits() + ", main " + model.mainCostUnits() + ", reserve "
                 + model.reserveCostUnits() + ", hot " + model.hotCount() + ", waiting " + model.waiting()
                 + ", debt 0, repaid 0, borrow window 0, headroom 0";
-        assertThat(gotText).as(at + ", interval report (model ring " + model.ringDescription() + ")")
+        assertThat(gotText)
+                .as(at + ", interval report (model ring " + model.ringDescription() + ")")
                 .isEqualTo(wantText);
         inFlight.addAll(got.admitted());
     }
@@ -295,8 +358,8 @@ class AdmissionReferenceModelTest {
     private static String describe(ReferenceAdmissionModel.Outcome o) {
         return switch (o) {
             case ReferenceAdmissionModel.Outcome.Admitted ad -> "admitted " + request(ad.request());
-            case ReferenceAdmissionModel.Outcome.Queued q -> "queued at position " + q.position() + ": "
-                    + request(q.request());
+            case ReferenceAdmissionModel.Outcome.Queued q ->
+                "queued at position " + q.position() + ": " + request(q.request());
             case ReferenceAdmissionModel.Outcome.Refused r -> "refused QUEUE_FULL at segment " + r.segment();
         };
     }
@@ -308,10 +371,27 @@ class AdmissionReferenceModelTest {
     }
 
     private static AdmissionStats expectedStats(ReferenceAdmissionModel m, long[] completed) {
-        return new AdmissionStats(m.intervalsBegun(), m.intervalsBegun() * m.budgetCostUnits(), m.admittedRequests(),
-                m.admittedCostUnits(), m.admittedSteadyRequests(), m.queuedRequests(), m.refusedRequests(), m.waiting(),
-                m.drawnMainCostUnits(), m.drawnReserveCostUnits(), m.lentReserveCostUnits(), 0, 0, 0, 0, 0,
-                completed[0], completed[1], completed[2], m.cancelledRequests());
+        return new AdmissionStats(
+                m.intervalsBegun(),
+                m.intervalsBegun() * m.budgetCostUnits(),
+                m.admittedRequests(),
+                m.admittedCostUnits(),
+                m.admittedSteadyRequests(),
+                m.queuedRequests(),
+                m.refusedRequests(),
+                m.waiting(),
+                m.drawnMainCostUnits(),
+                m.drawnReserveCostUnits(),
+                m.lentReserveCostUnits(),
+                0,
+                0,
+                0,
+                0,
+                0,
+                completed[0],
+                completed[1],
+                completed[2],
+                m.cancelledRequests());
     }
 
     // ---------------------------------------------------------------- failure report
@@ -344,8 +424,8 @@ class AdmissionReferenceModelTest {
             }
         }
         Scenario shortest = new Scenario(scenario.config(), scenario.disks(), scenario.startNanos(), ops);
-        return shortest + "\nfirst disagreement: " + failure(shortest).getMessage()
-                + "\n(shortened from " + scenario.ops().size() + " operations)";
+        return shortest + "\nfirst disagreement: " + failure(shortest).getMessage() + "\n(shortened from "
+                + scenario.ops().size() + " operations)";
     }
 
     private static AssertionError failure(Scenario scenario) {
@@ -387,8 +467,8 @@ class AdmissionReferenceModelTest {
             int budget = between(in, 0, 3) == 0 ? between(in, 1, 16) : between(in, 17, 3_000);
             long block = between(in, 10, 200);
             long segment = block * between(in, 1, 3);
-            IoCostModel costs = new IoCostModel(between(in, 0, 30), between(in, 0, 4) / 2.0, between(in, 0, 30),
-                    between(in, 0, 4) / 2.0);
+            IoCostModel costs = new IoCostModel(
+                    between(in, 0, 30), between(in, 0, 4) / 2.0, between(in, 0, 30), between(in, 0, 4) / 2.0);
             AdmissionConfig config = AdmissionConfig.PAPER
                     .withIntervalNanos(delta)
                     .withCapacityCostUnitsPerSecond((budget + 0.5) * 1e9 / delta)
@@ -448,16 +528,18 @@ class AdmissionReferenceModelTest {
             long size = disks.get(disk).sizeBytes();
             long offset = between(in, 0L, size - 1);
             long most = between(in, 0, 5) == 0 ? size - offset : Math.min(size - offset, 2 * block);
-            return new Acquire(disk, between(in, 0, 1) == 0 ? IoKind.READ : IoKind.WRITE, offset,
-                    between(in, 1L, most));
+            return new Acquire(
+                    disk, between(in, 0, 1) == 0 ? IoKind.READ : IoKind.WRITE, offset, between(in, 1L, most));
         } else if (roll < 75) {
             // Inside the running interval, or to the next boundary or just past it; often by a round
             // fraction of Δ, where reserve × time left ÷ Δ tends to be a whole number (rounding matters).
-            return new Tick(switch (between(in, 0, 2)) {
-                case 0 -> between(in, 0, 10) * delta / 10;
-                case 1 -> between(in, 0, 100) * delta / 100;
-                default -> between(in, 0L, delta);
-            }, delta);
+            return new Tick(
+                    switch (between(in, 0, 2)) {
+                        case 0 -> between(in, 0, 10) * delta / 10;
+                        case 1 -> between(in, 0, 100) * delta / 100;
+                        default -> between(in, 0L, delta);
+                    },
+                    delta);
         } else if (roll < 82) {
             return new Tick(between(in, 1, 25) * delta + between(in, 0L, delta - 1), delta);
         } else if (roll < 84) {

@@ -44,7 +44,9 @@ class DualTokenPoolTest {
         assertThat(p.openBorrowWindow(1_600)).isEqualTo(1_600);
         assertThat(p.tryDraw(2_300, false)).isTrue(); // 800 from main, 1,500 borrowed
         assertThat(p.debtCostUnits()).isEqualTo(1_500);
-        assertThat(p.reserveCostUnits()).as("a hot borrower never touches the reserve").isEqualTo(200);
+        assertThat(p.reserveCostUnits())
+                .as("a hot borrower never touches the reserve")
+                .isEqualTo(200);
         assertThat(p.tryDraw(150, true)).isTrue(); // steady: reserve before borrowing
         assertThat(p.reserveCostUnits()).isEqualTo(50);
         assertThat(p.debtCostUnits()).isEqualTo(1_500);
@@ -105,7 +107,9 @@ class DualTokenPoolTest {
         assertThat(p.tryDraw(500, false)).isTrue();
         // An interval without deficit ends the burst; the one after may borrow again.
         p.replenish(0.2);
-        assertThat(p.mayOpenBorrowWindow()).as("previous interval was in deficit").isFalse();
+        assertThat(p.mayOpenBorrowWindow())
+                .as("previous interval was in deficit")
+                .isFalse();
         p.replenish(0.2);
         assertThat(p.mayOpenBorrowWindow()).isTrue();
         assertThat(p.burstsBorrowing()).isEqualTo(1);
@@ -162,15 +166,18 @@ class DualTokenPoolTest {
         for (long budget = 1; budget <= 400; budget++) {
             for (long elapsed = 0; elapsed <= 1_000; elapsed++) {
                 DualTokenPool q = new DualTokenPool(budget, 1.0, true);
-                assertThat(q.lendReserve(elapsed, 1_000)).as("C %d, elapsed %d of 1,000 ns", budget, elapsed)
+                assertThat(q.lendReserve(elapsed, 1_000))
+                        .as("C %d, elapsed %d of 1,000 ns", budget, elapsed)
                         .isEqualTo(budget - Math.ceilDiv(budget * (1_000 - elapsed), 1_000));
             }
         }
         // Products beyond a long: a reserve of 2^50 and Δ of 60 s.
         DualTokenPool big = new DualTokenPool(1L << 50, 1.0, true);
         long delta = 60_000_000_000L;
-        long keep = java.math.BigInteger.valueOf(1L << 50).multiply(java.math.BigInteger.valueOf(delta - 7))
-                .add(java.math.BigInteger.valueOf(delta - 1)).divide(java.math.BigInteger.valueOf(delta))
+        long keep = java.math.BigInteger.valueOf(1L << 50)
+                .multiply(java.math.BigInteger.valueOf(delta - 7))
+                .add(java.math.BigInteger.valueOf(delta - 1))
+                .divide(java.math.BigInteger.valueOf(delta))
                 .longValueExact();
         assertThat(big.lendReserve(7, delta)).isEqualTo((1L << 50) - keep);
     }
@@ -184,7 +191,8 @@ class DualTokenPoolTest {
      */
     @Test
     void randomOperations_accountingInvariantsHold() {
-        qt().withExamples(500).forAll(integers().between(1, 5_000), lists().of(operations()).ofSizeBetween(1, 300))
+        qt().withExamples(500)
+                .forAll(integers().between(1, 5_000), lists().of(operations()).ofSizeBetween(1, 300))
                 .checkAssert((budget, ops) -> run(budget, ops));
     }
 
@@ -217,8 +225,12 @@ class DualTokenPoolTest {
                     p.replenish(r);
                     long reserve = (long) Math.floor(r * budget);
                     long repaid = Math.min(debt, budget - reserve);
-                    assertThat(p.reserveCostUnits()).as("reserve restored first").isEqualTo(reserve);
-                    assertThat(p.repaidThisIntervalCostUnits()).as("then debt repaid").isEqualTo(repaid);
+                    assertThat(p.reserveCostUnits())
+                            .as("reserve restored first")
+                            .isEqualTo(reserve);
+                    assertThat(p.repaidThisIntervalCostUnits())
+                            .as("then debt repaid")
+                            .isEqualTo(repaid);
                     assertThat(p.mainCostUnits()).as("then main gets the rest").isEqualTo(budget - reserve - repaid);
                     previousDeficit = deficit;
                     deficit = false;
@@ -243,7 +255,8 @@ class DualTokenPoolTest {
             assertThat(p.borrowAllowanceCostUnits()).isNotNegative();
             assertThat(borrowedInInterval).as("borrowed in this interval").isLessThanOrEqualTo(window);
             assertThat(drawn).as("drawn so far").isLessThanOrEqualTo(budget * p.intervalsBegun() + windows);
-            assertThat(p.drawnMainCostUnits() + p.drawnReserveCostUnits() + p.borrowedCostUnits()).isEqualTo(drawn);
+            assertThat(p.drawnMainCostUnits() + p.drawnReserveCostUnits() + p.borrowedCostUnits())
+                    .isEqualTo(drawn);
         }
     }
 
@@ -252,8 +265,10 @@ class DualTokenPoolTest {
      * 4 borrow window, 5 deficit.
      */
     private static Gen<int[]> operations() {
-        return integers().between(0, 5).zip(integers().between(0, 6_000), (kind, amount) -> new int[] {kind,
-            kind == 3 ? amount % 1_001 : Math.max(kind == 4 ? 0 : 1, amount)})
+        return integers()
+                .between(0, 5)
+                .zip(integers().between(0, 6_000), (kind, amount) ->
+                        new int[] {kind, kind == 3 ? amount % 1_001 : Math.max(kind == 4 ? 0 : 1, amount)})
                 .describedAs(op -> "op " + op[0] + "(" + op[1] + ")");
     }
 }

@@ -20,12 +20,13 @@ class FifoDeadlineTest {
 
     private static final long MS = 1_000_000L;
     private static final long DELTA = 10 * MS;
-    private static final long C = 100_000;   // budget per interval; a byte costs one unit
+    private static final long C = 100_000; // budget per interval; a byte costs one unit
     private static final double CAPACITY_PER_NANO = (double) C / DELTA;
     private static final int COST = 1_000;
 
     private static AdmissionConfig config(boolean fifoDeadline) {
-        return AdmissionConfig.DEFAULTS.withCapacityCostUnitsPerSecond(C * 1e9 / DELTA)
+        return AdmissionConfig.DEFAULTS
+                .withCapacityCostUnitsPerSecond(C * 1e9 / DELTA)
                 .withSegmentAndBlockSizeBytes(1L << 20, 1L << 20)
                 .withCostModel(new IoCostModel(0, 1, 0, 1))
                 .withQueueCapacityPerSegment(1_000_000)
@@ -44,9 +45,12 @@ class FifoDeadlineTest {
      * 1.5 s. Every admitted request completes at the next call.
      */
     private static List<Long> steadyLateness(boolean fifoDeadline) {
-        AdmissionController c = new AdmissionController(config(fifoDeadline), List.of(
-                VirtualDisk.committed("steady", 1L << 20, C * 1e9 / DELTA / 2),
-                VirtualDisk.committed("loaded", 1L << 20, C * 1e9 / DELTA / 2)), 0);
+        AdmissionController c = new AdmissionController(
+                config(fifoDeadline),
+                List.of(
+                        VirtualDisk.committed("steady", 1L << 20, C * 1e9 / DELTA / 2),
+                        VirtualDisk.committed("loaded", 1L << 20, C * 1e9 / DELTA / 2)),
+                0);
         Map<Ticket, Long> fifoFinish = new IdentityHashMap<>();
         List<Long> lateness = new ArrayList<>();
         List<Ticket> inFlight = new ArrayList<>();
@@ -99,12 +103,14 @@ class FifoDeadlineTest {
         List<Long> with = steadyLateness(true);
         assertThat(with).hasSize(1_301 * 2 + 200 * 10);
         assertThat(with.stream().mapToLong(Long::longValue).max().orElseThrow())
-                .as("latest admission after the fifo finish, ns (one call period allowed)").isLessThanOrEqualTo(MS);
+                .as("latest admission after the fifo finish, ns (one call period allowed)")
+                .isLessThanOrEqualTo(MS);
 
         // The path the option bounds: without it the same requests wait in the hot queue, beside the loaded
         // tenant's backlog, well past their fifo finish.
         List<Long> without = steadyLateness(false);
         assertThat(without.stream().mapToLong(Long::longValue).max().orElseThrow())
-                .as("latest admission after the fifo finish without the option, ns").isGreaterThan(20 * MS);
+                .as("latest admission after the fifo finish without the option, ns")
+                .isGreaterThan(20 * MS);
     }
 }

@@ -55,8 +55,8 @@ class HeadroomModelTest {
         m.closeWindow(6_000_000, 100, 10_000_000, 0, 1);
         assertThat(m.calibration()).isCloseTo(0.8 * 2 / 3 + 0.2 * 0.5, within(1e-12));
         assertThat(m.predictionError()).isCloseTo(0.8 / 3 + 0.2 * 0.5, within(1e-12));
-        assertThat(m.headroomCostUnits()).isEqualTo(
-                (long) Math.floor(0.5 * (0.8 * 2 / 3 + 0.1) * LN20 / 0.006 * 0.01 * 1e5));
+        assertThat(m.headroomCostUnits())
+                .isEqualTo((long) Math.floor(0.5 * (0.8 * 2 / 3 + 0.1) * LN20 / 0.006 * 0.01 * 1e5));
         assertThat(m.predictions()).isEqualTo(2);
     }
 

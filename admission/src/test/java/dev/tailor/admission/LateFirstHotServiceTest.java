@@ -21,12 +21,13 @@ class LateFirstHotServiceTest {
 
     private static final long MS = 1_000_000L;
     private static final long DELTA = 10 * MS;
-    private static final long C = 100_000;   // budget per interval; a byte costs one unit
+    private static final long C = 100_000; // budget per interval; a byte costs one unit
     private static final double CAPACITY_PER_NANO = (double) C / DELTA;
     private static final int COST = 1_000;
 
     private static AdmissionConfig config(boolean lateFirst) {
-        return AdmissionConfig.DEFAULTS.withCapacityCostUnitsPerSecond(C * 1e9 / DELTA)
+        return AdmissionConfig.DEFAULTS
+                .withCapacityCostUnitsPerSecond(C * 1e9 / DELTA)
                 .withSegmentAndBlockSizeBytes(1L << 20, 1L << 20)
                 .withCostModel(new IoCostModel(0, 1, 0, 1))
                 .withQueueCapacityPerSegment(1_000_000)
@@ -45,9 +46,12 @@ class LateFirstHotServiceTest {
      * 30 % from 600 to 800 ms. Every admitted request completes at the next call; 3 s in all.
      */
     private static List<Long> surgingLateness(boolean lateFirst) {
-        AdmissionController c = new AdmissionController(config(lateFirst), List.of(
-                VirtualDisk.committed("surging", 1L << 20, C * 1e9 / DELTA * 0.05),
-                VirtualDisk.committed("loaded", 1L << 20, C * 1e9 / DELTA * 0.45)), 0);
+        AdmissionController c = new AdmissionController(
+                config(lateFirst),
+                List.of(
+                        VirtualDisk.committed("surging", 1L << 20, C * 1e9 / DELTA * 0.05),
+                        VirtualDisk.committed("loaded", 1L << 20, C * 1e9 / DELTA * 0.45)),
+                0);
         Map<Ticket, Long> fifoFinish = new IdentityHashMap<>();
         List<Long> lateness = new ArrayList<>();
         List<Ticket> inFlight = new ArrayList<>();
@@ -91,7 +95,9 @@ class LateFirstHotServiceTest {
                 }
             }
         }
-        assertThat(fifoFinish).as("surging tenant's requests still waiting at the end").isEmpty();
+        assertThat(fifoFinish)
+                .as("surging tenant's requests still waiting at the end")
+                .isEmpty();
         return lateness;
     }
 
@@ -102,13 +108,14 @@ class LateFirstHotServiceTest {
     @Test
     void lateFirst_surgingTenantBeyondItsBucket_admittedSoonAfterItsFifoFinish() {
         List<Long> with = surgingLateness(true);
-        assertThat(with).hasSize(1_441);   // 3 per 10 ms outside the surge, 3 per ms in it
+        assertThat(with).hasSize(1_441); // 3 per 10 ms outside the surge, 3 per ms in it
         // Measured 9.9 ms: the work admitted at once within the baselines still goes ahead of it.
         assertThat(max(with)).as("latest admission after the fifo finish, ns").isLessThanOrEqualTo(2 * DELTA);
 
         // Without the option its requests beyond the bucket get a tenth of the hot service beside the loaded
         // tenant's backlog (measured: 441 ms past their fifo finish).
-        assertThat(max(surgingLateness(false))).as("latest admission after the fifo finish without the option, ns")
+        assertThat(max(surgingLateness(false)))
+                .as("latest admission after the fifo finish without the option, ns")
                 .isGreaterThan(100 * MS);
     }
 }

@@ -66,8 +66,7 @@ import java.util.TreeMap;
 final class ReferenceAdmissionModel {
 
     /** One part of a request: a segment and the request's bytes and cost there. */
-    record Part(int segment, long bytes, long costUnits) {
-    }
+    record Part(int segment, long bytes, long costUnits) {}
 
     /** A request the model holds. */
     static final class Request {
@@ -92,19 +91,15 @@ final class ReferenceAdmissionModel {
 
     /** What {@link #acquire} decided. */
     sealed interface Outcome {
-        record Admitted(Request request) implements Outcome {
-        }
+        record Admitted(Request request) implements Outcome {}
 
-        record Queued(Request request, int position) implements Outcome {
-        }
+        record Queued(Request request, int position) implements Outcome {}
 
-        record Refused(int segment, long id) implements Outcome {
-        }
+        record Refused(int segment, long id) implements Outcome {}
     }
 
     /** What {@link #onInterval} did and left. */
-    record Report(long intervalsElapsed, long intervalStartNanos, List<Request> admitted) {
-    }
+    record Report(long intervalsElapsed, long intervalStartNanos, List<Request> admitted) {}
 
     private record QueueKey(int segment, boolean steady) {
         @Override
@@ -302,7 +297,9 @@ final class ReferenceAdmissionModel {
     /** Cost of {@code segment} in the intervals {@code last − W + 1 .. last}. */
     private long window(int segment, long last) {
         long sum = 0;
-        for (long cost : history.get(segment).subMap(last - windowIntervals + 1, true, last, true).values()) {
+        for (long cost : history.get(segment)
+                .subMap(last - windowIntervals + 1, true, last, true)
+                .values()) {
             sum = Checks.saturatedAdd(sum, cost);
         }
         return sum;
@@ -321,7 +318,7 @@ final class ReferenceAdmissionModel {
                 throw new AssertionError("model: steady draw beyond the reserve");
             }
             reserve -= rest;
-            lent = Math.min(lent, reserve);   // the part not lent goes first
+            lent = Math.min(lent, reserve); // the part not lent goes first
             drawnReserve += rest;
         } else {
             if (rest > lent) {
@@ -476,8 +473,10 @@ final class ReferenceAdmissionModel {
                 q.removeFirst();
                 admit(head, steady);
                 admitted.add(head);
-                note(head.fundedCostUnits > quantum ? "queue admits after several visits"
-                        : "queue admits in one visit");
+                note(
+                        head.fundedCostUnits > quantum
+                                ? "queue admits after several visits"
+                                : "queue admits in one visit");
             }
             if (!q.isEmpty()) {
                 ring.add(key);

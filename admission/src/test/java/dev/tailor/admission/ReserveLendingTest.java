@@ -21,11 +21,12 @@ class ReserveLendingTest {
 
     @Test
     void steadyArrivalsWithinAnEvenSpreadOfTheReserve_areAdmittedAtOnce_whileHotWaitersDrainTheRest() {
-        qt().withExamples(200).forAll(
-                integers().between(1_000, 200_000),   // C
-                integers().between(1, 5),             // r in tenths
-                integers().between(1, 30),            // steady requests per interval
-                integers().between(1, 1_000_000))     // seed for the hot flood and arrival times
+        qt().withExamples(200)
+                .forAll(
+                        integers().between(1_000, 200_000), // C
+                        integers().between(1, 5), // r in tenths
+                        integers().between(1, 30), // steady requests per interval
+                        integers().between(1, 1_000_000)) // seed for the hot flood and arrival times
                 .checkAssert((budget, tenths, perInterval, seed) -> run(budget, tenths / 10.0, perInterval, seed));
     }
 
@@ -44,8 +45,8 @@ class ReserveLendingTest {
             return;
         }
         // Disk 0 is committed far above its demand (always steady), disk 1 far below (hot at once).
-        List<VirtualDisk> disks = List.of(VirtualDisk.committed("steady", 1L << 20, 1e18),
-                VirtualDisk.committed("hot", 64L << 20, 1));
+        List<VirtualDisk> disks =
+                List.of(VirtualDisk.committed("steady", 1L << 20, 1e18), VirtualDisk.committed("hot", 64L << 20, 1));
         long start = 5 * DELTA;
         AdmissionController c = new AdmissionController(config, disks, start);
         for (int interval = 0; interval < 20; interval++) {
@@ -70,7 +71,8 @@ class ReserveLendingTest {
                     tick++;
                 }
                 Admission a = c.acquire(0, IoKind.WRITE, 0, steadyCost);
-                assertThat(a).as("steady request %d of interval %d at +%d ns", i, interval, at - t0)
+                assertThat(a)
+                        .as("steady request %d of interval %d at +%d ns", i, interval, at - t0)
                         .isInstanceOf(Admission.Admitted.class);
             }
             while (tick < TICKS) {
@@ -80,7 +82,9 @@ class ReserveLendingTest {
         }
         if (reserve - steadyPerInterval * steadyCost > Math.ceil(reserve / (double) TICKS)) {
             // Steady requests left more of the reserve than the last tick keeps back.
-            assertThat(c.stats().lentReserveCostUnits()).as("hot requests drew lent reserve").isPositive();
+            assertThat(c.stats().lentReserveCostUnits())
+                    .as("hot requests drew lent reserve")
+                    .isPositive();
         }
     }
 
@@ -90,8 +94,9 @@ class ReserveLendingTest {
         long left = intervalStart + DELTA - now;
         if (report.waitingRequests() > 0 && now > intervalStart) {
             long keep = (long) Math.ceil(reserve * (left / (double) DELTA));
-            assertThat(report.reserveCostUnits()).as("reserve idle at +%d ns while hot requests wait",
-                    now - intervalStart).isLessThanOrEqualTo(keep);
+            assertThat(report.reserveCostUnits())
+                    .as("reserve idle at +%d ns while hot requests wait", now - intervalStart)
+                    .isLessThanOrEqualTo(keep);
             assertThat(report.mainCostUnits()).isZero();
         }
     }

@@ -19,8 +19,12 @@ class SegmentClassificationTest {
 
     @Test
     void agreesWithTheController_requestByRequest_underAnyAdmission() {
-        qt().withExamples(150).forAll(integers().between(1, 1_000_000), integers().between(200, 5_000),
-                integers().between(1, 12), integers().between(1, 20))
+        qt().withExamples(150)
+                .forAll(
+                        integers().between(1, 1_000_000),
+                        integers().between(200, 5_000),
+                        integers().between(1, 12),
+                        integers().between(1, 20))
                 .checkAssert((seed, budget, window, recovery) -> {
                     var random = new java.util.SplittableRandom(seed);
                     AdmissionConfig config = AdmissionConfig.PAPER
@@ -30,8 +34,8 @@ class SegmentClassificationTest {
                             .withWindowIntervals(window)
                             .withRecoveryWindows(recovery)
                             .withQueueCapacityPerSegment(random.nextInt(3));
-                    List<VirtualDisk> disks = List.of(VirtualDisk.of("a", 1_000),
-                            VirtualDisk.committed("b", 700, budget * 10.0));
+                    List<VirtualDisk> disks =
+                            List.of(VirtualDisk.of("a", 1_000), VirtualDisk.committed("b", 700, budget * 10.0));
                     long now = 0;
                     AdmissionController controller = new AdmissionController(config, disks, now);
                     SegmentClassification classification = new SegmentClassification(config, disks, now);
@@ -65,13 +69,14 @@ class SegmentClassificationTest {
 
     @Test
     void badRequests_rejectedNamingTheField() {
-        var classification = new SegmentClassification(AdmissionConfig.PAPER, List.of(VirtualDisk.of("a", 4096)),
-                0);
+        var classification = new SegmentClassification(AdmissionConfig.PAPER, List.of(VirtualDisk.of("a", 4096)), 0);
         assertThatThrownBy(() -> classification.classify(1, IoKind.READ, 0, 1))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("disk");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("disk");
         assertThatThrownBy(() -> classification.classify(0, IoKind.READ, 4000, 200))
                 .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> classification.classify(0, null, 0, 1))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("kind");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("kind");
     }
 }

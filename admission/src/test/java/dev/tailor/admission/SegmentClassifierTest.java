@@ -112,7 +112,8 @@ class SegmentClassifierTest {
             assertThat(c.charge(0, 200)).isEqualTo(k < 6 ? SegmentClass.STEADY : SegmentClass.HOT);
             c.endInterval();
         }
-        assertThatThrownBy(() -> c.skipIdleIntervals(1)).isInstanceOf(IllegalStateException.class)
+        assertThatThrownBy(() -> c.skipIdleIntervals(1))
+                .isInstanceOf(IllegalStateException.class)
                 .hasMessage("skipIdleIntervals : 1 active segments (expected: 0)");
     }
 
@@ -120,8 +121,11 @@ class SegmentClassifierTest {
     void classOf_randomInput_matchesTheDefinitionRecomputedFromTheRawInput() {
         // Reference model: hot whenever the last W intervals exceed the threshold; a hot segment is
         // steady again exactly at the R-th consecutive calm window; never otherwise.
-        qt().withExamples(300).forAll(lists().of(integers().between(0, 400)).ofSizeBetween(1, 400),
-                integers().between(1, 12), integers().between(1, 20))
+        qt().withExamples(300)
+                .forAll(
+                        lists().of(integers().between(0, 400)).ofSizeBetween(1, 400),
+                        integers().between(1, 12),
+                        integers().between(1, 20))
                 .checkAssert((input, w, r) -> check(input, w, r));
     }
 
@@ -141,14 +145,17 @@ class SegmentClassifierTest {
             }
             assertThat(c.windowCostUnits(0)).isEqualTo(window);
             if (window > threshold) {
-                assertThat(c.classOf(0)).as("window %d above %s at %d", window, threshold, t)
+                assertThat(c.classOf(0))
+                        .as("window %d above %s at %d", window, threshold, t)
                         .isEqualTo(SegmentClass.HOT);
                 wasHot = true;
                 calmRun = 0;
             } else {
                 calmRun++;
                 SegmentClass expected = wasHot && calmRun < r ? SegmentClass.HOT : SegmentClass.STEADY;
-                assertThat(c.classOf(0)).as("calm window %d of %d at %d", calmRun, r, t).isEqualTo(expected);
+                assertThat(c.classOf(0))
+                        .as("calm window %d of %d at %d", calmRun, r, t)
+                        .isEqualTo(expected);
                 wasHot = expected == SegmentClass.HOT;
             }
         }

@@ -18,15 +18,15 @@ class SegmentMapTest {
     private static final long MIB = 1L << 20;
 
     private static SegmentMap defaults(VirtualDisk... disks) {
-        return new SegmentMap(List.of(disks), SegmentMap.DEFAULT_SEGMENT_SIZE_BYTES,
-                SegmentMap.DEFAULT_BLOCK_SIZE_BYTES);
+        return new SegmentMap(
+                List.of(disks), SegmentMap.DEFAULT_SEGMENT_SIZE_BYTES, SegmentMap.DEFAULT_BLOCK_SIZE_BYTES);
     }
 
     @Test
     void segmentCount_defaults_ceilOfSizeOver32GiBAndNumberedDiskAfterDisk() {
         // 100 GiB / 32 GiB = 3.125 -> 4 segments; 32 GiB exactly -> 1; 1 byte -> 1.
-        SegmentMap map = defaults(VirtualDisk.of("a", 100 * GIB), VirtualDisk.of("b", 32 * GIB),
-                VirtualDisk.of("c", 1));
+        SegmentMap map =
+                defaults(VirtualDisk.of("a", 100 * GIB), VirtualDisk.of("b", 32 * GIB), VirtualDisk.of("c", 1));
         assertThat(map.segmentCount(0)).isEqualTo(4);
         assertThat(map.segmentCount(1)).isEqualTo(1);
         assertThat(map.segmentCount(2)).isEqualTo(1);
@@ -76,7 +76,8 @@ class SegmentMapTest {
         assertThat(map.segmentCount(0)).isEqualTo(3);
         SegmentMap.Span span = map.span(0, 50, 900);
         assertThat(span.parts()).isEqualTo(3);
-        assertThat(new int[] {span.segment(0), span.segment(1), span.segment(2)}).containsExactly(0, 1, 2);
+        assertThat(new int[] {span.segment(0), span.segment(1), span.segment(2)})
+                .containsExactly(0, 1, 2);
         assertThat(new long[] {span.bytes(0), span.bytes(1), span.bytes(2)}).containsExactly(300, 300, 300);
         // Starting in block 2: order of first touch is segment 2, 0, 1.
         SegmentMap.Span later = map.span(0, 250, 350);
@@ -108,16 +109,18 @@ class SegmentMapTest {
     @Test
     void span_badRequests_rejectedNamingFieldValueAndExpectation() {
         SegmentMap map = defaults(VirtualDisk.of("a", GIB));
-        assertThatThrownBy(() -> map.span(0, -1, 10)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> map.span(0, -1, 10))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("offsetBytes : -1 (expected: 0 .. 1073741823, inside disk \"a\" of 1073741824 bytes)");
         assertThatThrownBy(() -> map.span(0, GIB, 10)).hasMessageStartingWith("offsetBytes : 1073741824 (expected");
-        assertThatThrownBy(() -> map.span(0, 0, 0)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> map.span(0, 0, 0))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("lengthBytes : 0 (expected: 1 .. 1073741824, the bytes from offsetBytes 0 to the end "
                         + "of disk \"a\")");
         assertThatThrownBy(() -> map.span(0, GIB - 10, 11))
                 .hasMessageStartingWith("lengthBytes : 11 (expected: 1 .. 10");
-        assertThatThrownBy(() -> map.span(0, 10, Long.MAX_VALUE)).hasMessageStartingWith("lengthBytes : "
-                + Long.MAX_VALUE);
+        assertThatThrownBy(() -> map.span(0, 10, Long.MAX_VALUE))
+                .hasMessageStartingWith("lengthBytes : " + Long.MAX_VALUE);
         assertThatThrownBy(() -> map.span(1, 0, 1)).hasMessage("disk : 1 (expected: 0 .. 0)");
         assertThatThrownBy(() -> map.diskIndex("b")).hasMessage("disk : \"b\" (expected: one of [a])");
     }
@@ -149,7 +152,8 @@ class SegmentMapTest {
     void span_randomRequests_matchesABlockByBlockWalk() {
         // Reference model: walk every byte range block by block and add it to block mod n. The
         // closed form must agree exactly, list each segment once, and cover the request's bytes.
-        qt().withExamples(2000).forAll(layouts(), longs().between(0, Long.MAX_VALUE), longs().all())
+        qt().withExamples(2000)
+                .forAll(layouts(), longs().between(0, Long.MAX_VALUE), longs().all())
                 .checkAssert((layout, offsetSeed, lengthSeed) -> {
                     SegmentMap map = new SegmentMap(List.of(VirtualDisk.of("d", layout[0])), layout[1], layout[2]);
                     long size = layout[0];
@@ -159,7 +163,9 @@ class SegmentMapTest {
                     Map<Integer, Long> expected = walk(offset, length, layout[2], map.segmentCount(0));
                     Map<Integer, Long> actual = new LinkedHashMap<>();
                     for (int i = 0; i < span.parts(); i++) {
-                        assertThat(actual.put(span.segment(i), span.bytes(i))).as("segment listed twice").isNull();
+                        assertThat(actual.put(span.segment(i), span.bytes(i)))
+                                .as("segment listed twice")
+                                .isNull();
                         assertThat(span.bytes(i)).isPositive();
                     }
                     assertThat(actual).containsExactlyEntriesOf(expected);
@@ -183,10 +189,12 @@ class SegmentMapTest {
 
     /** {disk size, segment size, block size}, small enough to walk: at most a few thousand blocks. */
     private static Gen<long[]> layouts() {
-        return integers().between(1, 64).zip(integers().between(1, 8), integers().between(1, 4000),
-                (block, blocksPerSegment, blocks) -> {
+        return integers()
+                .between(1, 64)
+                .zip(integers().between(1, 8), integers().between(1, 4000), (block, blocksPerSegment, blocks) -> {
                     long size = Math.max(1, (long) blocks * block - block / 2);
                     return new long[] {size, (long) block * blocksPerSegment, block};
-                }).describedAs(l -> "size " + l[0] + ", segment " + l[1] + ", block " + l[2]);
+                })
+                .describedAs(l -> "size " + l[0] + ", segment " + l[1] + ", block " + l[2]);
     }
 }

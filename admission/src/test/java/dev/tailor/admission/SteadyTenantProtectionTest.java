@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 class SteadyTenantProtectionTest {
 
     private static final long DELTA = 10_000_000L;
-    private static final long C = 100_000;   // budget per interval, cost units: 1 cost unit per byte
+    private static final long C = 100_000; // budget per interval, cost units: 1 cost unit per byte
 
     /** 1 MiB segments and blocks; a byte costs one unit; C = 100,000 per 10 ms. */
     private static AdmissionConfig config(AdmissionConfig base) {
@@ -37,7 +37,8 @@ class SteadyTenantProtectionTest {
     void baselineGuarantee_requestWithinItsDisksBaseline_isAdmittedAtOnce_onAHotSegmentWithABacklog() {
         for (boolean guarantee : new boolean[] {true, false}) {
             AdmissionConfig cfg = config(AdmissionConfig.PAPER).withBaselineGuarantee(guarantee);
-            List<VirtualDisk> disks = List.of(VirtualDisk.committed("small", 1L << 20, 0.1 * C * 1e9 / DELTA),
+            List<VirtualDisk> disks = List.of(
+                    VirtualDisk.committed("small", 1L << 20, 0.1 * C * 1e9 / DELTA),
                     VirtualDisk.committed("large", 8L << 20, 1));
             AdmissionController c = new AdmissionController(cfg, disks, 0);
             // The large disk floods: its segments are hot and a backlog waits.
@@ -52,7 +53,9 @@ class SteadyTenantProtectionTest {
                 outcomes.add(c.acquire(0, IoKind.READ, 0, 5_000));
             }
             outcomes.add(c.acquire(0, IoKind.READ, 0, 5_000));
-            long admittedAtOnce = outcomes.stream().filter(a -> a instanceof Admission.Admitted).count();
+            long admittedAtOnce = outcomes.stream()
+                    .filter(a -> a instanceof Admission.Admitted)
+                    .count();
             if (guarantee) {
                 // 100,000 of baseline in the bucket: all 20 requests at once; the 21st exceeds the
                 // bucket, turns the segment hot (window 105,000 > 100,000) and finds the pools empty.
@@ -69,7 +72,8 @@ class SteadyTenantProtectionTest {
 
     @Test
     void baselineGuarantee_whatThePoolsLackBecomesDebt_repaidBeforeTheNextMainPool() {
-        AdmissionConfig cfg = config(AdmissionConfig.PAPER).withBaselineGuarantee(true).withReserveFraction(0.2);
+        AdmissionConfig cfg =
+                config(AdmissionConfig.PAPER).withBaselineGuarantee(true).withReserveFraction(0.2);
         // Baseline: the whole capacity, so the bucket holds 10 intervals' worth.
         List<VirtualDisk> disks = List.of(VirtualDisk.committed("a", 4L << 20, C * 1e9 / DELTA));
         AdmissionController c = new AdmissionController(cfg, disks, 0);
@@ -87,15 +91,20 @@ class SteadyTenantProtectionTest {
     void baselineGuarantee_neverQueuesOrRefusesARequestWithinTheBaseline_property() {
         // Random floods of a hot disk and random requests of a committed one: every request of the
         // committed disk that fits its bucket (tracked here independently) is admitted at once.
-        qt().withExamples(100).forAll(integers().between(1, 1_000_000), integers().between(1, 50))
+        qt().withExamples(100)
+                .forAll(integers().between(1, 1_000_000), integers().between(1, 50))
                 .checkAssert((seed, baselinePercent) -> {
                     var random = new java.util.SplittableRandom(seed);
                     double baselinePerSecond = baselinePercent / 100.0 * C * 1e9 / DELTA;
-                    AdmissionConfig cfg = config(AdmissionConfig.PAPER).withBaselineGuarantee(true)
+                    AdmissionConfig cfg = config(AdmissionConfig.PAPER)
+                            .withBaselineGuarantee(true)
                             .withQueueCapacityPerSegment(4);
-                    AdmissionController c = new AdmissionController(cfg, List.of(
-                            VirtualDisk.committed("b", 4L << 20, baselinePerSecond),
-                            VirtualDisk.committed("h", 8L << 20, 1)), 0);
+                    AdmissionController c = new AdmissionController(
+                            cfg,
+                            List.of(
+                                    VirtualDisk.committed("b", 4L << 20, baselinePerSecond),
+                                    VirtualDisk.committed("h", 8L << 20, 1)),
+                            0);
                     double depth = baselinePerSecond * DELTA / 1e9 * 10;
                     double bucket = depth;
                     long now = 0;
@@ -120,9 +129,10 @@ class SteadyTenantProtectionTest {
     @Test
     void pacedRelease_hotBacklogDrawsTheMainPoolInTenthsOfTheInterval() {
         for (boolean paced : new boolean[] {true, false}) {
-            AdmissionConfig cfg = config(AdmissionConfig.PAPER).withPacedRelease(paced).withReserveLending(false);
-            AdmissionController c = new AdmissionController(cfg,
-                    List.of(VirtualDisk.committed("hot", 16L << 20, 1)), 0);
+            AdmissionConfig cfg =
+                    config(AdmissionConfig.PAPER).withPacedRelease(paced).withReserveLending(false);
+            AdmissionController c =
+                    new AdmissionController(cfg, List.of(VirtualDisk.committed("hot", 16L << 20, 1)), 0);
             long atOnce = 0;
             for (int i = 0; i < 200; i++) {
                 if (c.acquire(0, IoKind.READ, (long) (i % 16) << 20, 1_000) instanceof Admission.Admitted) {
@@ -130,28 +140,31 @@ class SteadyTenantProtectionTest {
                 }
             }
             long main = C - 20_000;
-            assertThat(atOnce).isEqualTo(paced ? main / 10 : main);   // new arrivals are paced too
+            assertThat(atOnce).isEqualTo(paced ? main / 10 : main); // new arrivals are paced too
             IntervalReport atBoundary = c.onInterval(DELTA);
-            long firstSlice = atBoundary.admitted().stream().mapToLong(Ticket::costUnits).sum();
+            long firstSlice =
+                    atBoundary.admitted().stream().mapToLong(Ticket::costUnits).sum();
             IntervalReport midway = c.onInterval(DELTA + DELTA / 2);
-            long byHalf = firstSlice + midway.admitted().stream().mapToLong(Ticket::costUnits).sum();
+            long byHalf = firstSlice
+                    + midway.admitted().stream().mapToLong(Ticket::costUnits).sum();
             IntervalReport late = c.onInterval(DELTA + 9 * DELTA / 10);
-            long byEnd = byHalf + late.admitted().stream().mapToLong(Ticket::costUnits).sum();
+            long byEnd = byHalf
+                    + late.admitted().stream().mapToLong(Ticket::costUnits).sum();
             if (paced) {
                 assertThat(firstSlice).isEqualTo(main / 10);
                 assertThat(byHalf).isEqualTo(main * 6 / 10);
             } else {
                 assertThat(firstSlice).isEqualTo(main);
             }
-            assertThat(byEnd).isEqualTo(main);   // all of main goes to the backlog by the interval's end
+            assertThat(byEnd).isEqualTo(main); // all of main goes to the backlog by the interval's end
         }
     }
 
     @Test
     void pacedRelease_doesNotPaceSteadyRequests() {
         AdmissionConfig cfg = config(AdmissionConfig.PAPER).withPacedRelease(true);
-        AdmissionController c = new AdmissionController(cfg,
-                List.of(VirtualDisk.committed("steady", 8L << 20, 1e18)), 0);
+        AdmissionController c =
+                new AdmissionController(cfg, List.of(VirtualDisk.committed("steady", 8L << 20, 1e18)), 0);
         // Steady requests take the whole main pool at the interval's start.
         long admitted = 0;
         for (int i = 0; i < 8; i++) {
@@ -166,32 +179,35 @@ class SteadyTenantProtectionTest {
     void adaptiveReserve_followsTheLargestRecentSteadyInterval_timesTheMargin_withinBounds() {
         for (boolean adaptive : new boolean[] {true, false}) {
             AdmissionConfig cfg = config(AdmissionConfig.PAPER).withAdaptiveReserve(adaptive);
-            AdmissionController c = new AdmissionController(cfg,
-                    List.of(VirtualDisk.committed("steady", 8L << 20, 1e18)), 0);
-            c.acquire(0, IoKind.READ, 0, 24_000);               // steady demand of 24 % of C
+            AdmissionController c =
+                    new AdmissionController(cfg, List.of(VirtualDisk.committed("steady", 8L << 20, 1e18)), 0);
+            c.acquire(0, IoKind.READ, 0, 24_000); // steady demand of 24 % of C
             IntervalReport r1 = c.onInterval(DELTA);
-            assertThat(r1.reserveCostUnits()).isEqualTo(adaptive ? 30_000 : 20_000);   // 1.25 × 24,000
+            assertThat(r1.reserveCostUnits()).isEqualTo(adaptive ? 30_000 : 20_000); // 1.25 × 24,000
             c.acquire(0, IoKind.READ, 0, 2_000);
             IntervalReport r2 = c.onInterval(2 * DELTA);
-            assertThat(r2.reserveCostUnits()).isEqualTo(adaptive ? 30_000 : 20_000);   // the largest of the last W
+            assertThat(r2.reserveCostUnits()).isEqualTo(adaptive ? 30_000 : 20_000); // the largest of the last W
             c.acquire(0, IoKind.READ, 1L << 20, 60_000);
             IntervalReport r3 = c.onInterval(3 * DELTA);
-            assertThat(r3.reserveCostUnits()).isEqualTo(adaptive ? 50_000 : 20_000);   // capped at 0.5 C
-            IntervalReport r14 = c.onInterval(14 * DELTA);      // ten quiet intervals later
-            assertThat(r14.reserveCostUnits()).isEqualTo(adaptive ? 5_000 : 20_000);   // floor 0.05 C
+            assertThat(r3.reserveCostUnits()).isEqualTo(adaptive ? 50_000 : 20_000); // capped at 0.5 C
+            IntervalReport r14 = c.onInterval(14 * DELTA); // ten quiet intervals later
+            assertThat(r14.reserveCostUnits()).isEqualTo(adaptive ? 5_000 : 20_000); // floor 0.05 C
         }
     }
 
     @Test
     void weightedHotService_aTenantWithOneHotSegment_isServedAsOftenAsOneWithEight() {
         for (boolean weighted : new boolean[] {true, false}) {
-            AdmissionConfig cfg = config(AdmissionConfig.PAPER).withWeightedHotService(weighted)
+            AdmissionConfig cfg = config(AdmissionConfig.PAPER)
+                    .withWeightedHotService(weighted)
                     .withReserveLending(false);
             // Equal baselines (both far below demand: hot at once).
-            AdmissionController c = new AdmissionController(cfg, List.of(VirtualDisk.committed("big", 8L << 20, 1),
-                    VirtualDisk.committed("small", 1L << 20, 1)), 0);
+            AdmissionController c = new AdmissionController(
+                    cfg,
+                    List.of(VirtualDisk.committed("big", 8L << 20, 1), VirtualDisk.committed("small", 1L << 20, 1)),
+                    0);
             for (int i = 0; i < 160; i++) {
-                c.acquire(0, IoKind.READ, (long) (i % 8) << 20, 1_000);   // 80 admitted (main), 80 wait
+                c.acquire(0, IoKind.READ, (long) (i % 8) << 20, 1_000); // 80 admitted (main), 80 wait
             }
             for (int i = 0; i < 4; i++) {
                 assertThat(c.acquire(1, IoKind.READ, 0, 1_000)).isInstanceOf(Admission.Queued.class);
@@ -218,14 +234,19 @@ class SteadyTenantProtectionTest {
     void boundedOverdraft_guaranteeAdmitsAtOnceOnlyThePoolsPlusOneIntervalOfTheBaseline() {
         for (boolean bounded : new boolean[] {true, false}) {
             AdmissionConfig cfg = config(AdmissionConfig.DEFAULTS).withBoundedOverdraft(bounded);
-            AdmissionController c = new AdmissionController(cfg,
-                    List.of(VirtualDisk.committed("a", 4L << 20, 0.5 * C * 1e9 / DELTA),
-                            VirtualDisk.committed("b", 4L << 20, 0.5 * C * 1e9 / DELTA)), 0);
+            AdmissionController c = new AdmissionController(
+                    cfg,
+                    List.of(
+                            VirtualDisk.committed("a", 4L << 20, 0.5 * C * 1e9 / DELTA),
+                            VirtualDisk.committed("b", 4L << 20, 0.5 * C * 1e9 / DELTA)),
+                    0);
             List<Admission> outcomes = new ArrayList<>();
             for (int i = 0; i < 30; i++) {
                 outcomes.add(c.acquire(0, IoKind.READ, (long) (i % 4) << 20, 10_000));
             }
-            long atOnce = outcomes.stream().filter(a -> a instanceof Admission.Admitted).count();
+            long atOnce = outcomes.stream()
+                    .filter(a -> a instanceof Admission.Admitted)
+                    .count();
             // Pools: main 80,000 + reserve 20,000; overdraft: one interval of 50,000.
             assertThat(atOnce).isEqualTo(bounded ? 15 : 30);
             if (bounded) {
@@ -244,9 +265,12 @@ class SteadyTenantProtectionTest {
     @Test
     void boundedOverdraft_baselinesAboveTheCapacity_areScaledDownTogetherForTheGuarantee() {
         AdmissionConfig cfg = config(AdmissionConfig.DEFAULTS).withBoundedOverdraft(true);
-        AdmissionController c = new AdmissionController(cfg, List.of(
-                VirtualDisk.committed("a", 4L << 20, C * 1e9 / DELTA),
-                VirtualDisk.committed("b", 4L << 20, C * 1e9 / DELTA)), 0);
+        AdmissionController c = new AdmissionController(
+                cfg,
+                List.of(
+                        VirtualDisk.committed("a", 4L << 20, C * 1e9 / DELTA),
+                        VirtualDisk.committed("b", 4L << 20, C * 1e9 / DELTA)),
+                0);
         long atOnce = 0;
         for (int i = 0; i < 30; i++) {
             atOnce += c.acquire(0, IoKind.READ, (long) (i % 4) << 20, 10_000) instanceof Admission.Admitted ? 1 : 0;
@@ -263,13 +287,20 @@ class SteadyTenantProtectionTest {
     @Test
     void virtualClockHotService_aDiskWithinItsBaselineIsServedBeforeOneFarBeyond() {
         for (boolean clock : new boolean[] {true, false}) {
-            AdmissionConfig cfg = config(AdmissionConfig.PAPER).withWeightedHotService(true)
-                    .withVirtualClockHotService(clock).withReserveLending(false).withHotThresholdRatio(1e-6);
+            AdmissionConfig cfg = config(AdmissionConfig.PAPER)
+                    .withWeightedHotService(true)
+                    .withVirtualClockHotService(clock)
+                    .withReserveLending(false)
+                    .withHotThresholdRatio(1e-6);
             double baseline = 0.1 * C * 1e9 / DELTA;
-            AdmissionController c = new AdmissionController(cfg, List.of(VirtualDisk.committed("big", 8L << 20,
-                    baseline), VirtualDisk.committed("small", 1L << 20, baseline)), 0);
+            AdmissionController c = new AdmissionController(
+                    cfg,
+                    List.of(
+                            VirtualDisk.committed("big", 8L << 20, baseline),
+                            VirtualDisk.committed("small", 1L << 20, baseline)),
+                    0);
             for (int i = 0; i < 400; i++) {
-                c.acquire(0, IoKind.READ, (long) (i % 8) << 20, 1_000);   // 80 at once, the rest waits
+                c.acquire(0, IoKind.READ, (long) (i % 8) << 20, 1_000); // 80 at once, the rest waits
             }
             assertThat(c.onInterval(DELTA).admitted()).hasSize(80).allMatch(t -> t.disk() == 0);
             for (int i = 0; i < 20; i++) {

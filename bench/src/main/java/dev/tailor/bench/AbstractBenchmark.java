@@ -20,9 +20,10 @@ import org.openjdk.jmh.annotations.Warmup;
  * about ten times slower for the first 10–12 s of continuous planning, until C2 has compiled heart.
  * Shorter warm-ups measure the compilers, not the code.
  */
-@Fork(value = 1, jvmArgs = {"-Xms4g", "-Xmx4g", "--enable-native-access=ALL-UNNAMED"})
+@Fork(
+        value = 1,
+        jvmArgs = {"-Xms4g", "-Xmx4g", "--enable-native-access=ALL-UNNAMED"})
 @Warmup(iterations = 10, time = 2, timeUnit = TimeUnit.SECONDS)
 @Measurement(iterations = 5, time = 2, timeUnit = TimeUnit.SECONDS)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
-public abstract class AbstractBenchmark {
-}
+public abstract class AbstractBenchmark {}

@@ -45,13 +45,16 @@ import org.openjdk.jmh.annotations.Warmup;
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Fork(value = 1, jvmArgs = {"-Xms1g", "-Xmx1g"})
+@Fork(
+        value = 1,
+        jvmArgs = {"-Xms1g", "-Xmx1g"})
 @Warmup(iterations = 5, time = 2, timeUnit = TimeUnit.SECONDS)
 @Measurement(iterations = 5, time = 2, timeUnit = TimeUnit.SECONDS)
 public class AdmissionBenchmark {
 
     /** Calls between two interval ticks of the admission controller. */
     static final int CALLS_PER_INTERVAL = 1_000;
+
     private static final long INTERVAL_NANOS = 10_000_000;
     private static final long DISK_BYTES = 64L << 30;
 
@@ -67,10 +70,16 @@ public class AdmissionBenchmark {
         @Setup
         public void setUp() {
             // Capacity far above what even two threads can ask for in an interval.
-            admission = new AdmissionController(AdmissionConfig.DEFAULTS.withCapacityCostUnitsPerSecond(1e14),
-                    List.of(VirtualDisk.of("bench", DISK_BYTES)), 0);
-            bucket = Bucket.builder().addLimit(Bandwidth.builder().capacity(1_000_000_000L)
-                    .refillGreedy(1_000_000_000L, Duration.ofSeconds(1)).build()).build();
+            admission = new AdmissionController(
+                    AdmissionConfig.DEFAULTS.withCapacityCostUnitsPerSecond(1e14),
+                    List.of(VirtualDisk.of("bench", DISK_BYTES)),
+                    0);
+            bucket = Bucket.builder()
+                    .addLimit(Bandwidth.builder()
+                            .capacity(1_000_000_000L)
+                            .refillGreedy(1_000_000_000L, Duration.ofSeconds(1))
+                            .build())
+                    .build();
             rateLimiter = RateLimiter.create(1e12);
         }
 
@@ -109,7 +118,7 @@ public class AdmissionBenchmark {
     @Benchmark
     @Threads(1)
     public boolean bucket4j1Thread(Limiters limiters) {
-        limiters.calls.incrementAndGet();   // the same shared counter as the admission path
+        limiters.calls.incrementAndGet(); // the same shared counter as the admission path
         return limiters.bucket.tryConsume(1);
     }
 

@@ -19,8 +19,7 @@ public final class PlanContract {
     /** Tolerance on a sum of fractions; NTAM promises exactness to 1/flowUnits (1e-6 by default). */
     static final double SUM_TOLERANCE = 1e-6;
 
-    private PlanContract() {
-    }
+    private PlanContract() {}
 
     /**
      * Every violation of the contract in {@code plan}, one line each, naming the edge and caller node;
@@ -44,8 +43,8 @@ public final class PlanContract {
         for (Map.Entry<String, Double> e : new TreeMap<>(fractions).entrySet()) {
             double f = e.getValue();
             if (!(f >= -SUM_TOLERANCE && f <= 1 + SUM_TOLERANCE)) {
-                problems.add(String.format(Locale.ROOT, "%s: fraction to %s is %.6g (expected: 0 .. 1)",
-                        at, e.getKey(), f));
+                problems.add(
+                        String.format(Locale.ROOT, "%s: fraction to %s is %.6g (expected: 0 .. 1)", at, e.getKey(), f));
             }
             sum += f;
         }

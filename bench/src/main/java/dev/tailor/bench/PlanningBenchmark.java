@@ -84,9 +84,10 @@ public class PlanningBenchmark extends AbstractBenchmark {
             case HEART -> HeartConfig.DEFAULTS;
             case HEART_PAPER -> HeartConfig.PAPER;
             case MCF_PER_REPLICA_NO_FILTER ->
-                    HeartConfig.DEFAULTS.withGrouping(HeartConfig.Grouping.REPLICA).withSlowLinkFilter(false);
-            default -> throw new IllegalArgumentException("planner : " + planner + " (expected one of "
-                    + List.of(HEART, HEART_PAPER, MCF_PER_REPLICA_NO_FILTER) + ")");
+                HeartConfig.DEFAULTS.withGrouping(HeartConfig.Grouping.REPLICA).withSlowLinkFilter(false);
+            default ->
+                throw new IllegalArgumentException("planner : " + planner + " (expected one of "
+                        + List.of(HEART, HEART_PAPER, MCF_PER_REPLICA_NO_FILTER) + ")");
         };
     }
 

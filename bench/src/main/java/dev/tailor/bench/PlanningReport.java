@@ -7,9 +7,9 @@ import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
@@ -52,15 +52,13 @@ import org.openjdk.jmh.runner.options.VerboseMode;
  */
 public final class PlanningReport {
 
-    private static final Pattern PARAMETERS =
-            Pattern.compile("# Parameters: \\(planner = ([^,]+), shape = ([^)]+)\\)");
+    private static final Pattern PARAMETERS = Pattern.compile("# Parameters: \\(planner = ([^,]+), shape = ([^)]+)\\)");
     private static final Pattern BENCHMARK = Pattern.compile("# Benchmark: \\S+\\.(\\w+)$");
     private static final Pattern PLAN_CHECK =
             Pattern.compile("PLAN-CHECK shape=(\\S+) planner=(\\S+) violations=(\\d+)(?: first: (.*))?");
     private static final Pattern EXCEPTION = Pattern.compile("^\\s*([\\w.$]+(?:Exception|Error)(?::.*)?)$");
 
-    private PlanningReport() {
-    }
+    private PlanningReport() {}
 
     /** Settings of one report run; see the class Javadoc for the flags. */
     record Settings(
@@ -85,14 +83,18 @@ public final class PlanningReport {
                 switch (flag) {
                     case "--warm-state" -> warm = true;
                     case "--shapes" ->
-                            shapes = Arrays.stream(value(args, ++i, flag).split(",")).map(Shape::of).toList();
+                        shapes = Arrays.stream(value(args, ++i, flag).split(","))
+                                .map(Shape::of)
+                                .toList();
                     case "--warmup-iterations" -> warmup = positive(args, ++i, flag, true);
                     case "--iterations" -> iterations = positive(args, ++i, flag, false);
                     case "--iteration-seconds" -> seconds = positive(args, ++i, flag, false);
                     case "--forks" -> forks = positive(args, ++i, flag, false);
                     case "--log" -> log = value(args, ++i, flag);
-                    default -> throw new IllegalArgumentException("argument : " + flag + " (expected one of --shapes,"
-                            + " --warm-state, --warmup-iterations, --iterations, --iteration-seconds, --forks, --log)");
+                    default ->
+                        throw new IllegalArgumentException(
+                                "argument : " + flag + " (expected one of --shapes,"
+                                        + " --warm-state, --warmup-iterations, --iterations, --iteration-seconds, --forks, --log)");
                 }
             }
             return new Settings(shapes, warm, warmup, iterations, seconds, forks, log);
@@ -148,7 +150,10 @@ public final class PlanningReport {
             ChainedOptionsBuilder options = new OptionsBuilder()
                     .include(PlanningBenchmark.class.getName() + "\\.(" + String.join("|", methods) + ")$")
                     .param("shape", settings.shapes().stream().map(Shape::id).toArray(String[]::new))
-                    .param("planner", PlanningBenchmark.HEART, PlanningBenchmark.HEART_PAPER,
+                    .param(
+                            "planner",
+                            PlanningBenchmark.HEART,
+                            PlanningBenchmark.HEART_PAPER,
                             PlanningBenchmark.MCF_PER_REPLICA_NO_FILTER)
                     .mode(Mode.SampleTime)
                     .timeUnit(TimeUnit.MILLISECONDS)
@@ -163,8 +168,9 @@ public final class PlanningReport {
             PrintStream console = System.out;
             System.setOut(jmhOut);
             try {
-                results = new Runner(options.build(),
-                        OutputFormatFactory.createFormatInstance(jmhOut, VerboseMode.NORMAL)).run();
+                results = new Runner(
+                                options.build(), OutputFormatFactory.createFormatInstance(jmhOut, VerboseMode.NORMAL))
+                        .run();
             } finally {
                 System.setOut(console);
             }
@@ -186,16 +192,23 @@ public final class PlanningReport {
         }
     }
 
-    private static String table(String method, Settings settings, Collection<RunResult> results,
-            Map<String, RunNotes> notes, String load) {
+    private static String table(
+            String method, Settings settings, Collection<RunResult> results, Map<String, RunNotes> notes, String load) {
         StringBuilder out = new StringBuilder();
-        out.append(String.format(Locale.ROOT,
+        out.append(String.format(
+                Locale.ROOT,
                 "HEART planning time per round, PlanningBenchmark.%s (JMH sample mode, ms; mean ± 99.9 %% CI)%n"
                         + "JDK %s, %d cores, seed %d, %d fork(s), %d warm-up + %d measured iterations of %d s%n"
                         + "%s%n%n",
-                method, Runtime.version(), Runtime.getRuntime().availableProcessors(),
-                SyntheticClusters.DEFAULT_SEED, settings.forks(), settings.warmupIterations(), settings.iterations(),
-                settings.iterationSeconds(), load));
+                method,
+                Runtime.version(),
+                Runtime.getRuntime().availableProcessors(),
+                SyntheticClusters.DEFAULT_SEED,
+                settings.forks(),
+                settings.warmupIterations(),
+                settings.iterations(),
+                settings.iterationSeconds(),
+                load));
         out.append("| shape | replicas | nodes | call edges | heart median | heart mean ± err | heart-paper median"
                 + " | heart-paper mean ± err | baseline median | baseline mean ± err | baseline ÷ heart (median)"
                 + " | plans keep NTAM contract (heart / heart-paper / baseline) |\n");
@@ -211,12 +224,20 @@ public final class PlanningReport {
             String ratio = heart != null && baseline != null
                     ? String.format(Locale.ROOT, "%.2f", baselineMedian / heartMedian)
                     : "–";
-            out.append(String.format(Locale.ROOT,
+            out.append(String.format(
+                    Locale.ROOT,
                     "| %s | %,d | %,d | %,d | %s | %s | %s | %s | %s | %s | %s | %s / %s / %s |%n",
-                    shape.id(), cluster.replicaCount(), cluster.nodeCount(), cluster.callEdgeCount(),
-                    heart == null ? "failed" : ms(heartMedian), meanError(heart),
-                    paper == null ? "failed" : ms(median(paper)), meanError(paper),
-                    baseline == null ? "failed" : ms(baselineMedian), meanError(baseline), ratio,
+                    shape.id(),
+                    cluster.replicaCount(),
+                    cluster.nodeCount(),
+                    cluster.callEdgeCount(),
+                    heart == null ? "failed" : ms(heartMedian),
+                    meanError(heart),
+                    paper == null ? "failed" : ms(median(paper)),
+                    meanError(paper),
+                    baseline == null ? "failed" : ms(baselineMedian),
+                    meanError(baseline),
+                    ratio,
                     verdict(notes, method, shape, PlanningBenchmark.HEART, footnotes),
                     verdict(notes, method, shape, PlanningBenchmark.HEART_PAPER, footnotes),
                     verdict(notes, method, shape, PlanningBenchmark.MCF_PER_REPLICA_NO_FILTER, footnotes)));
@@ -231,8 +252,8 @@ public final class PlanningReport {
         return out.toString();
     }
 
-    private static String verdict(Map<String, RunNotes> notes, String method, Shape shape, String planner,
-            List<String> footnotes) {
+    private static String verdict(
+            Map<String, RunNotes> notes, String method, Shape shape, String planner, List<String> footnotes) {
         RunNotes n = notes.get(key(method, shape.id(), planner));
         if (n == null) {
             return "not run";

@@ -71,19 +71,20 @@ public final class SyntheticClusters {
 
     /** Same-node link delay, ms, in every shape. */
     static final double SAME_NODE_DELAY_MILLIS = 0.05;
+
     static final double SLOW_LINK_MIN_MILLIS = 20;
     static final double SLOW_LINK_MAX_MILLIS = 60;
     /** σ of the per-replica log-normal CPU variation. */
     static final double CPU_VARIATION_SIGMA = 0.12;
     /** Expected total CPU used ÷ Σ node cores. */
     static final double TARGET_UTILISATION = 0.5;
+
     static final double WINDOW_SECONDS = 30;
 
     /** The five worker speeds of the paper's testbed, fastest first. */
     static final double[] PAPER_SPEEDS = {1.0, 0.9, 0.7, 0.5, 0.4};
 
-    private SyntheticClusters() {
-    }
+    private SyntheticClusters() {}
 
     /**
      * The cluster shapes of the planning benchmark.
@@ -237,8 +238,7 @@ public final class SyntheticClusters {
             int minCallees,
             int maxCallees,
             boolean roundRobin,
-            double ingressRequestsPerSecond) {
-    }
+            double ingressRequestsPerSecond) {}
 
     private static Layout paperLayout(Shape shape) {
         int n = shape.nodes;
@@ -273,12 +273,7 @@ public final class SyntheticClusters {
     }
 
     private static SyntheticCluster build(
-            Shape shape,
-            long seed,
-            Layout layout,
-            Random topology,
-            Random delayRandom,
-            Random metrics) {
+            Shape shape, long seed, Layout layout, Random topology, Random delayRandom, Random metrics) {
         int n = shape.nodes;
         int m = shape.components;
         int perComponent = shape.replicasPerComponent;
@@ -349,11 +344,17 @@ public final class SyntheticClusters {
             baseCost.put(componentNames[c], cost);
             for (int r = 0; r < perComponent; r++) {
                 int node = nodeOf[c][r];
-                double variation = StrictMath.exp(CPU_VARIATION_SIGMA * metrics.nextGaussian()
-                        - CPU_VARIATION_SIGMA * CPU_VARIATION_SIGMA / 2);
+                double variation = StrictMath.exp(
+                        CPU_VARIATION_SIGMA * metrics.nextGaussian() - CPU_VARIATION_SIGMA * CPU_VARIATION_SIGMA / 2);
                 double cpuCores = replicaRate[c][r] * cost / layout.speed[node] * variation;
-                replicas.add(new Replica(componentNames[c] + "-" + zeroPadded(r, podDigits), componentNames[c],
-                        layout.nodeNames[node], true, cpuCores, null, replicaRate[c][r]));
+                replicas.add(new Replica(
+                        componentNames[c] + "-" + zeroPadded(r, podDigits),
+                        componentNames[c],
+                        layout.nodeNames[node],
+                        true,
+                        cpuCores,
+                        null,
+                        replicaRate[c][r]));
             }
         }
 

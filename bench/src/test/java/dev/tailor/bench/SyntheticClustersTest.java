@@ -22,9 +22,9 @@ import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.Random;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -54,7 +54,9 @@ class SyntheticClustersTest {
         assertThat(cluster.nodeCount()).isEqualTo(shape.nodes());
         assertThat(cluster.replicaCount()).isEqualTo(shape.replicas());
         assertThat(cluster.snapshot().replicas()).allMatch(Replica::isReady);
-        assertThat(cluster.snapshot().replicas().stream().map(Replica::component).distinct())
+        assertThat(cluster.snapshot().replicas().stream()
+                        .map(Replica::component)
+                        .distinct())
                 .hasSize(shape.components());
         // A full delay matrix: every ordered pair, same-node links included.
         assertThat(cluster.snapshot().delays()).hasSize(shape.nodes() * shape.nodes());
@@ -80,7 +82,8 @@ class SyntheticClustersTest {
         // The 10,000-replica case runs once: every edge planned, every fraction summing to 1.
         assertPlansEveryEdge(Shape.LARGE_10000, HeartConfig.DEFAULTS);
         assertThat(PlanContract.violations(new Heart(HeartConfig.DEFAULTS)
-                .plan(SyntheticClusters.snapshot(Shape.LARGE_10000, SEED), AtpmState.EMPTY))).isEmpty();
+                        .plan(SyntheticClusters.snapshot(Shape.LARGE_10000, SEED), AtpmState.EMPTY)))
+                .isEmpty();
     }
 
     @ParameterizedTest
@@ -110,7 +113,8 @@ class SyntheticClustersTest {
         // Published figures name the seed, not the data: a change of the generator (or of a JDK's
         // Random or StrictMath, which are specified never to change) must fail here, not silently
         // change what the benchmark plans. Update the digest only together with the README figures.
-        assertThat(digest(SyntheticClusters.snapshot(shape, SyntheticClusters.DEFAULT_SEED))).isEqualTo(expected);
+        assertThat(digest(SyntheticClusters.snapshot(shape, SyntheticClusters.DEFAULT_SEED)))
+                .isEqualTo(expected);
     }
 
     @Test
@@ -123,16 +127,24 @@ class SyntheticClustersTest {
     @Test
     void generate_paperShape_speedsSlowWorkersAndRoundRobin() {
         SyntheticCluster cluster = SyntheticClusters.generate(Shape.PAPER_400, SEED);
-        assertThat(cluster.speedByNode()).containsExactly(Map.entry("worker-1", 1.0), Map.entry("worker-2", 0.9),
-                Map.entry("worker-3", 0.7), Map.entry("worker-4", 0.5), Map.entry("worker-5", 0.4));
+        assertThat(cluster.speedByNode())
+                .containsExactly(
+                        Map.entry("worker-1", 1.0),
+                        Map.entry("worker-2", 0.9),
+                        Map.entry("worker-3", 0.7),
+                        Map.entry("worker-4", 0.5),
+                        Map.entry("worker-5", 0.4));
         assertThat(cluster.slowLinkNodes()).containsExactly("worker-2", "worker-4");
-        assertThat(cluster.snapshot().nodes()).allSatisfy(node -> assertThat(node.cpuCores()).isEqualTo(4.0));
+        assertThat(cluster.snapshot().nodes())
+                .allSatisfy(node -> assertThat(node.cpuCores()).isEqualTo(4.0));
         // Round-robin: each of the 10 components has 40 / 5 = 8 replicas on every worker.
         Map<String, Map<String, Long>> perNode = cluster.snapshot().replicas().stream()
-                .collect(Collectors.groupingBy(Replica::component,
-                        Collectors.groupingBy(Replica::node, Collectors.counting())));
+                .collect(Collectors.groupingBy(
+                        Replica::component, Collectors.groupingBy(Replica::node, Collectors.counting())));
         assertThat(perNode).hasSize(10);
-        assertThat(perNode.values()).allSatisfy(byNode -> assertThat(byNode.values()).containsOnly(8L).hasSize(5));
+        assertThat(perNode.values())
+                .allSatisfy(
+                        byNode -> assertThat(byNode.values()).containsOnly(8L).hasSize(5));
         for (LinkDelay delay : cluster.snapshot().delays()) {
             boolean slow = cluster.slowLinkNodes().contains(delay.from())
                     || cluster.slowLinkNodes().contains(delay.to());
@@ -147,14 +159,18 @@ class SyntheticClustersTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Shape.class, names = {"PAPER_100", "PAPER_1000"})
+    @EnumSource(
+            value = Shape.class,
+            names = {"PAPER_100", "PAPER_1000"})
     void generate_paperShape_dagOfOneToThreeLaterCallees(Shape shape) {
         Snapshot snapshot = SyntheticClusters.snapshot(shape, SEED);
         Map<String, List<String>> callees = calleesByCaller(snapshot);
         for (int i = 0; i < 9; i++) {
             String component = "svc-" + i;
             // Each component but the last calls 1..3 later ones (later: a DAG in index order).
-            assertThat(callees.get(component)).as(component).hasSizeBetween(1, 3)
+            assertThat(callees.get(component))
+                    .as(component)
+                    .hasSizeBetween(1, 3)
                     .allSatisfy(callee -> assertThat(callee).isGreaterThan(component));
         }
         assertThat(callees).doesNotContainKey("svc-9");
@@ -166,8 +182,9 @@ class SyntheticClustersTest {
         SyntheticCluster cluster = SyntheticClusters.generate(Shape.LARGE_10000, SEED);
         Snapshot snapshot = cluster.snapshot();
         // 100 replicas per component, each on its own node.
-        Map<String, Set<String>> nodesOf = snapshot.replicas().stream().collect(Collectors.groupingBy(
-                Replica::component, Collectors.mapping(Replica::node, Collectors.toSet())));
+        Map<String, Set<String>> nodesOf = snapshot.replicas().stream()
+                .collect(Collectors.groupingBy(
+                        Replica::component, Collectors.mapping(Replica::node, Collectors.toSet())));
         assertThat(nodesOf).hasSize(100);
         assertThat(nodesOf.values()).allSatisfy(nodes -> assertThat(nodes).hasSize(100));
         // Component calls (entry excluded): between 1.3 and 1.7 per component on average.
@@ -218,10 +235,15 @@ class SyntheticClustersTest {
         Snapshot snapshot = SyntheticClusters.snapshot(shape, SEED);
         Call entry = snapshot.calls().get(0);
         assertThat(entry.caller()).isEqualTo(SyntheticClusters.INGRESS);
-        assertThat(entry.callee()).isEqualTo("svc-" + "0".repeat(Integer.toString(shape.components() - 1).length()));
-        assertThat(entry.byCallerNode()).hasSize(shape.nodes())
+        assertThat(entry.callee())
+                .isEqualTo("svc-"
+                        + "0".repeat(Integer.toString(shape.components() - 1).length()));
+        assertThat(entry.byCallerNode())
+                .hasSize(shape.nodes())
                 .allSatisfy((node, rate) -> assertThat(rate).isPositive());
-        assertThat(entry.byCallerNode().values().stream().mapToDouble(Double::doubleValue).sum())
+        assertThat(entry.byCallerNode().values().stream()
+                        .mapToDouble(Double::doubleValue)
+                        .sum())
                 .isCloseTo(entry.requestsPerSecond(), offset(1e-6));
     }
 
@@ -240,7 +262,9 @@ class SyntheticClustersTest {
             for (int i = 0; i < 10; i++) {
                 int out = 0;
                 for (int j = 0; j < 10; j++) {
-                    assertThat(j > i || !calls[i][j]).as("seed %d: edge %d -> %d goes forward", seed, i, j).isTrue();
+                    assertThat(j > i || !calls[i][j])
+                            .as("seed %d: edge %d -> %d goes forward", seed, i, j)
+                            .isTrue();
                     out += calls[i][j] ? 1 : 0;
                 }
                 assertThat(out).as("seed %d, out-degree of %d", seed, i).isBetween(i == 9 ? 0 : 1, i == 9 ? 0 : 3);
@@ -262,28 +286,54 @@ class SyntheticClustersTest {
         Plan plan = new Heart(config).plan(snapshot, AtpmState.EMPTY);
         assertThat(plan.allocation().routes()).hasSize(snapshot.calls().size());
         assertThat(plan.allocation().shares()).hasSize(shape.components());
-        assertThat(plan.allocation().routes()).allSatisfy(route -> assertThat(route.from()).isNotEmpty());
+        assertThat(plan.allocation().routes())
+                .allSatisfy(route -> assertThat(route.from()).isNotEmpty());
     }
 
     /** SHA-256 of every field of {@code snapshot}, doubles by their bits, maps in key order. */
     static String digest(Snapshot snapshot) throws Exception {
-        StringBuilder text = new StringBuilder().append(bits(snapshot.windowSeconds())).append('\n');
-        snapshot.nodes().forEach(n -> text.append(n.name()).append('|').append(n.locality()).append('|')
-                .append(bits(n.cpuCores())).append('\n'));
-        snapshot.replicas().forEach(r -> text.append(r.pod()).append('|').append(r.component()).append('|')
-                .append(r.node()).append('|').append(r.ready()).append('|').append(bits(r.cpuCores())).append('|')
-                .append(bits(r.cpuLimitCores())).append('|').append(bits(r.requestsPerSecond())).append('\n'));
+        StringBuilder text =
+                new StringBuilder().append(bits(snapshot.windowSeconds())).append('\n');
+        snapshot.nodes()
+                .forEach(n -> text.append(n.name())
+                        .append('|')
+                        .append(n.locality())
+                        .append('|')
+                        .append(bits(n.cpuCores()))
+                        .append('\n'));
+        snapshot.replicas()
+                .forEach(r -> text.append(r.pod())
+                        .append('|')
+                        .append(r.component())
+                        .append('|')
+                        .append(r.node())
+                        .append('|')
+                        .append(r.ready())
+                        .append('|')
+                        .append(bits(r.cpuCores()))
+                        .append('|')
+                        .append(bits(r.cpuLimitCores()))
+                        .append('|')
+                        .append(bits(r.requestsPerSecond()))
+                        .append('\n'));
         snapshot.calls().forEach(c -> {
             text.append(c.caller()).append('|').append(c.callee()).append('|').append(bits(c.requestsPerSecond()));
             if (c.byCallerNode() != null) {
-                new TreeMap<>(c.byCallerNode()).forEach((node, rate) -> text.append('|').append(node).append('=')
-                        .append(bits(rate)));
+                new TreeMap<>(c.byCallerNode())
+                        .forEach((node, rate) ->
+                                text.append('|').append(node).append('=').append(bits(rate)));
             }
             text.append('\n');
         });
-        snapshot.delays().forEach(d -> text.append(d.from()).append('|').append(d.to()).append('|')
-                .append(bits(d.millis())).append('\n'));
-        byte[] hash = MessageDigest.getInstance("SHA-256").digest(text.toString().getBytes(StandardCharsets.UTF_8));
+        snapshot.delays()
+                .forEach(d -> text.append(d.from())
+                        .append('|')
+                        .append(d.to())
+                        .append('|')
+                        .append(bits(d.millis()))
+                        .append('\n'));
+        byte[] hash =
+                MessageDigest.getInstance("SHA-256").digest(text.toString().getBytes(StandardCharsets.UTF_8));
         return HexFormat.of().formatHex(hash);
     }
 
@@ -299,7 +349,8 @@ class SyntheticClustersTest {
 
     private static void assertEveryComponentIsCalled(Snapshot snapshot) {
         Set<String> called = snapshot.calls().stream().map(Call::callee).collect(Collectors.toSet());
-        Set<String> components = snapshot.replicas().stream().map(Replica::component).collect(Collectors.toSet());
+        Set<String> components =
+                snapshot.replicas().stream().map(Replica::component).collect(Collectors.toSet());
         assertThat(called).isEqualTo(components);
     }
 }

@@ -1,6 +1,5 @@
 package dev.tailor.cli;
 
-import dev.tailor.heart.controller.ConfigFiles;
 import dev.tailor.heart.controller.ControllerConfig;
 import dev.tailor.heart.controller.Preflight;
 import dev.tailor.heart.controller.PrometheusClient;
@@ -32,28 +31,40 @@ import picocli.CommandLine.Option;
             "Reads only. The controller runs the same checks when it starts.",
             ""
         },
-        footer = {"", "Examples:", "  tailor heart check --config heart.yaml",
-            "  tailor heart check --config heart.yaml --as system:serviceaccount:tailor-system:tailor-heart", "",
-            "Exit codes: 0 no check failed (warnings allowed), 1 some check failed, 2 bad input."})
+        footer = {
+            "",
+            "Examples:",
+            "  tailor heart check --config heart.yaml",
+            "  tailor heart check --config heart.yaml --as system:serviceaccount:tailor-system:tailor-heart",
+            "",
+            "Exit codes: 0 no check failed (warnings allowed), 1 some check failed, 2 bad input."
+        })
 final class CheckCommand implements Callable<Integer> {
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    @Option(names = "--config", paramLabel = "FILE", description = "Controller configuration (YAML), the one the"
-            + " controller will run with.")
+    @Option(
+            names = "--config",
+            paramLabel = "FILE",
+            description = "Controller configuration (YAML), the one the" + " controller will run with.")
     Path config;
 
-    @Option(names = "--prometheus", paramLabel = "URL", description = "Prometheus base URL (overrides the config's"
-            + " prometheus.url).")
+    @Option(
+            names = "--prometheus",
+            paramLabel = "URL",
+            description = "Prometheus base URL (overrides the config's" + " prometheus.url).")
     String prometheusUrl;
 
     @Option(names = "--kubeconfig", paramLabel = "FILE", description = "Kubeconfig to use (its current context).")
     Path kubeconfig;
 
-    @Option(names = "--as", paramLabel = "USER", description = "Check as this user, e.g. the controller's service"
-            + " account system:serviceaccount:tailor-system:tailor-heart (impersonation, like kubectl --as), so the"
-            + " permission check is about its RBAC, not yours.")
+    @Option(
+            names = "--as",
+            paramLabel = "USER",
+            description = "Check as this user, e.g. the controller's service"
+                    + " account system:serviceaccount:tailor-system:tailor-heart (impersonation, like kubectl --as), so the"
+                    + " permission check is about its RBAC, not yours.")
     String as;
 
     @Override
@@ -66,13 +77,23 @@ final class CheckCommand implements Callable<Integer> {
             err.println("tailor: cluster " + kubernetes.getMasterUrl() + " (" + KubeClients.source(kubeconfig) + ")"
                     + (as == null ? "" : " as " + as));
             List<Preflight.Check> checks = new Preflight(kubernetes, prometheus, settings)
-                    .noKubeconfig(KubeClients.noKubeconfig(kubeconfig)).run(Instant.now());
+                    .noKubeconfig(KubeClients.noKubeconfig(kubeconfig))
+                    .run(Instant.now());
             print(checks, out);
-            long failed = checks.stream().filter(c -> c.status() == Preflight.Status.FAIL).count();
-            long warned = checks.stream().filter(c -> c.status() == Preflight.Status.WARN).count();
-            out.printf(Locale.ROOT, "%d checks: %d ok, %d warn, %d fail%s%n", checks.size(),
-                    checks.size() - failed - warned, warned, failed, failed > 0
-                            ? ": fix the failures before installing (docs/controller.md, Before you install)" : "");
+            long failed = checks.stream()
+                    .filter(c -> c.status() == Preflight.Status.FAIL)
+                    .count();
+            long warned = checks.stream()
+                    .filter(c -> c.status() == Preflight.Status.WARN)
+                    .count();
+            out.printf(
+                    Locale.ROOT,
+                    "%d checks: %d ok, %d warn, %d fail%s%n",
+                    checks.size(),
+                    checks.size() - failed - warned,
+                    warned,
+                    failed,
+                    failed > 0 ? ": fix the failures before installing (docs/controller.md, Before you install)" : "");
             out.flush();
             return failed > 0 ? 1 : 0;
         }
@@ -82,7 +103,11 @@ final class CheckCommand implements Callable<Integer> {
     static void print(List<Preflight.Check> checks, PrintWriter out) {
         int width = checks.stream().mapToInt(c -> c.name().length()).max().orElse(0);
         for (Preflight.Check check : checks) {
-            out.printf(Locale.ROOT, "%-7s %-" + width + "s  %s%n", "[" + check.status().label() + "]", check.name(),
+            out.printf(
+                    Locale.ROOT,
+                    "%-7s %-" + width + "s  %s%n",
+                    "[" + check.status().label() + "]",
+                    check.name(),
                     check.message());
             for (String fix : check.fixes()) {
                 out.println("        fix: " + fix);

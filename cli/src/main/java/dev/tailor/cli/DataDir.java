@@ -14,8 +14,7 @@ import java.util.List;
  */
 final class DataDir {
 
-    private DataDir() {
-    }
+    private DataDir() {}
 
     /**
      * The existing path {@code relative} under a data folder, or a {@link CliException} naming the
@@ -30,9 +29,10 @@ final class DataDir {
         if (env != null && !env.isBlank()) {
             Path root = Path.of(env).toAbsolutePath().normalize();
             if (!Files.isDirectory(root)) {
-                throw new CliException("TAILOR_DATA_DIR=" + env + ": " + (Files.exists(root) ? "not a folder"
-                        : "no such folder") + " (expected: the shared data folder, or unset it to use ../shared/data"
-                        + (option == null ? "" : ", or pass " + option) + ")");
+                throw new CliException(
+                        "TAILOR_DATA_DIR=" + env + ": " + (Files.exists(root) ? "not a folder" : "no such folder")
+                                + " (expected: the shared data folder, or unset it to use ../shared/data"
+                                + (option == null ? "" : ", or pass " + option) + ")");
             }
             Path path = root.resolve(relative).normalize();
             if (!Files.exists(path)) {
@@ -57,11 +57,12 @@ final class DataDir {
         if (foundRoot != null) {
             // The data folder is there, the file is not: most likely a typo in the path.
             throw new CliException("dataset not found: " + relative + " is not in the data folder " + foundRoot
-                    + " (expected: a path in its layout, see its PROVENANCE.md" + (option == null ? ""
-                    : "; or pass " + option) + ")");
+                    + " (expected: a path in its layout, see its PROVENANCE.md"
+                    + (option == null ? "" : "; or pass " + option) + ")");
         }
         throw new CliException("dataset not found; looked at " + tried
-                + " (expected: set TAILOR_DATA_DIR to the shared data folder" + (option == null ? "" : ", or pass " + option)
+                + " (expected: set TAILOR_DATA_DIR to the shared data folder"
+                + (option == null ? "" : ", or pass " + option)
                 + ")");
     }
 
@@ -69,8 +70,13 @@ final class DataDir {
         List<Path> roots = new ArrayList<>();
         try {
             // <repo>/cli/target/tailor.jar -> <repo>/../shared/data
-            Path jar = Path.of(DataDir.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-            Path repo = jar.getParent() == null || jar.getParent().getParent() == null ? null
+            Path jar = Path.of(DataDir.class
+                    .getProtectionDomain()
+                    .getCodeSource()
+                    .getLocation()
+                    .toURI());
+            Path repo = jar.getParent() == null || jar.getParent().getParent() == null
+                    ? null
                     : jar.getParent().getParent().getParent();
             if (repo != null && repo.getParent() != null) {
                 roots.add(repo.getParent().resolve("shared").resolve("data"));

@@ -50,37 +50,62 @@ final class DatasetCommand implements Callable<Integer> {
     @CommandLine.Mixin
     DatasetOptions data;
 
-    @Option(names = "--replicas", paramLabel = "R", defaultValue = "3",
+    @Option(
+            names = "--replicas",
+            paramLabel = "R",
+            defaultValue = "3",
             description = "Replicas per component (default: ${DEFAULT-VALUE}).")
     int replicas;
 
-    @Option(names = "--nodes", paramLabel = "N", defaultValue = "5",
+    @Option(
+            names = "--nodes",
+            paramLabel = "N",
+            defaultValue = "5",
             description = "Nodes, named w1..wN; at most 18 per AWS region of --regions (default: ${DEFAULT-VALUE}).")
     int nodes;
 
-    @Option(names = "--node-speeds", paramLabel = "S", split = ",", defaultValue = "1.0,0.9,0.7,0.5,0.4",
+    @Option(
+            names = "--node-speeds",
+            paramLabel = "S",
+            split = ",",
+            defaultValue = "1.0,0.9,0.7,0.5,0.4",
             description = "Per-core speed factors, cycled over the nodes (default: the paper's ${DEFAULT-VALUE}).")
     List<Double> nodeSpeeds;
 
-    @Option(names = "--node-cores", paramLabel = "CORES", defaultValue = "4",
+    @Option(
+            names = "--node-cores",
+            paramLabel = "CORES",
+            defaultValue = "4",
             description = "Cores per node (default: ${DEFAULT-VALUE}).")
     double nodeCores;
 
-    @Option(names = "--cpu-limit", paramLabel = "CORES",
+    @Option(
+            names = "--cpu-limit",
+            paramLabel = "CORES",
             description = "CPU limit of every replica in cores (default: none).")
     Double cpuLimit;
 
-    @Option(names = "--minute", paramLabel = "WHEN", defaultValue = "busiest",
+    @Option(
+            names = "--minute",
+            paramLabel = "WHEN",
+            defaultValue = "busiest",
             description = "Which sample: 'busiest' (largest request rate of the entry component), an index from 0,"
                     + " or Unix seconds (default: ${DEFAULT-VALUE}).")
     String minute;
 
-    @Option(names = "--regions", paramLabel = "R", split = ",", defaultValue = "EU",
+    @Option(
+            names = "--regions",
+            paramLabel = "R",
+            split = ",",
+            defaultValue = "EU",
             description = "AWS regions (EU, US, AP) cycled over the nodes; e.g. EU,EU,EU,US,US puts w4 and w5"
                     + " across the Atlantic (default: ${DEFAULT-VALUE}).")
     List<String> regions;
 
-    @Option(names = "--same-node-delay-millis", paramLabel = "MS", defaultValue = "0.05",
+    @Option(
+            names = "--same-node-delay-millis",
+            paramLabel = "MS",
+            defaultValue = "0.05",
             description = "One-way delay of a node to itself (default: ${DEFAULT-VALUE}).")
     double sameNodeDelayMillis;
 
@@ -92,8 +117,7 @@ final class DatasetCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         OnlineBoutiqueSnapshot.Options options = data.options();
         try {
-            options = options
-                    .withReplicasPerComponent(replicas)
+            options = options.withReplicasPerComponent(replicas)
                     .withNodes(nodes)
                     .withNodeSpeeds(nodeSpeeds)
                     .withCpuCoresPerNode(nodeCores)
@@ -118,9 +142,13 @@ final class DatasetCommand implements Callable<Integer> {
             spec.commandLine().getOut().println(Json.write(result.snapshot()));
         } else {
             Json.writeAtomically(out, result.snapshot());
-            err.printf("tailor: wrote %s: %d nodes, %d replicas, %d calls, %d delays%n", out,
-                    result.snapshot().nodes().size(), result.snapshot().replicas().size(),
-                    result.snapshot().calls().size(), result.snapshot().delays().size());
+            err.printf(
+                    "tailor: wrote %s: %d nodes, %d replicas, %d calls, %d delays%n",
+                    out,
+                    result.snapshot().nodes().size(),
+                    result.snapshot().replicas().size(),
+                    result.snapshot().calls().size(),
+                    result.snapshot().delays().size());
         }
         return 0;
     }

@@ -24,26 +24,34 @@ final class DatasetOptions {
     /** The AWS pings, inside the data folder. */
     static final String LATENCY = "network_latency/aws_ec2_52node_pings/latency.csv.gz";
 
-    private static final String LAYOUT = "a folder of <pod>_metric.csv files, a dependency.csv and a Jaeger span"
-            + " CSV (docs/datasets.md)";
+    private static final String LAYOUT =
+            "a folder of <pod>_metric.csv files, a dependency.csv and a Jaeger span" + " CSV (docs/datasets.md)";
 
-    @Option(names = "--dataset", paramLabel = "DIR",
+    @Option(
+            names = "--dataset",
+            paramLabel = "DIR",
             description = "Application data in the TraStrainer layout: <pod>_metric.csv files, dependency.csv and a"
                     + " Jaeger span CSV (docs/datasets.md).")
     Path dataset;
 
-    @Option(names = "--trace", paramLabel = "FILE",
+    @Option(
+            names = "--trace",
+            paramLabel = "FILE",
             description = "Jaeger span CSV for the call mix, or 'none' for an equal split over callers (default: the"
                     + " folder's one CSV with TraceID,SpanID,ParentID,PodName; for the bundled data"
                     + " ../faulty_2022-08-22/trace_06_20.csv).")
     String trace;
 
-    @Option(names = "--entry", paramLabel = "NAME",
+    @Option(
+            names = "--entry",
+            paramLabel = "NAME",
             description = "The component user requests enter at (default: the one that recorded the trace's root"
                     + " spans, else the one no other component calls in dependency.csv).")
     String entry;
 
-    @Option(names = "--latency", paramLabel = "FILE",
+    @Option(
+            names = "--latency",
+            paramLabel = "FILE",
             description = "AWS ping CSV (gzip) for link delays (default: <data>/" + LATENCY + ").")
     Path latency;
 
@@ -54,8 +62,9 @@ final class DatasetOptions {
 
     /** The first of these options that was given, for messages; {@code null} when none was. */
     String firstGiven() {
-        return dataset != null ? "--dataset" : trace != null ? "--trace" : entry != null ? "--entry"
-                : latency != null ? "--latency" : null;
+        return dataset != null
+                ? "--dataset"
+                : trace != null ? "--trace" : entry != null ? "--entry" : latency != null ? "--latency" : null;
     }
 
     /** The folder read: {@code --dataset}, checked, or the bundled day. */
@@ -64,8 +73,8 @@ final class DatasetOptions {
             return DataDir.require(METRICS, "--dataset");
         }
         if (!Files.isDirectory(dataset)) {
-            throw new CliException("--dataset: " + dataset + ": " + (Files.exists(dataset) ? "not a folder"
-                    : "no such folder") + " (expected: " + LAYOUT + ")");
+            throw new CliException("--dataset: " + dataset + ": "
+                    + (Files.exists(dataset) ? "not a folder" : "no such folder") + " (expected: " + LAYOUT + ")");
         }
         return dataset;
     }
@@ -73,12 +82,15 @@ final class DatasetOptions {
     /** The builder's options with the data these options point at; the rest at their defaults. */
     OnlineBoutiqueSnapshot.Options options() {
         Path metrics = metricsDir();
-        Path pings = latency != null ? latency
-                : dataset != null && Files.exists(metrics.resolve(OnlineBoutiqueSnapshot.DEFAULT_LATENCY)) ? null
+        Path pings = latency != null
+                ? latency
+                : dataset != null && Files.exists(metrics.resolve(OnlineBoutiqueSnapshot.DEFAULT_LATENCY))
+                        ? null
                         : DataDir.require(LATENCY, "--latency");
         try {
             OnlineBoutiqueSnapshot.Options options = OnlineBoutiqueSnapshot.Options.defaults(metrics)
-                    .withLatencyFile(pings).withEntryComponent(entry);
+                    .withLatencyFile(pings)
+                    .withEntryComponent(entry);
             if ("none".equalsIgnoreCase(trace)) {
                 return options.withoutTrace();
             }
@@ -111,10 +123,12 @@ final class DatasetOptions {
             return "--dataset";
         }
         Path f = file.toAbsolutePath().normalize();
-        if (options.traceFile() != null && f.equals(options.traceFile().toAbsolutePath().normalize())) {
+        if (options.traceFile() != null
+                && f.equals(options.traceFile().toAbsolutePath().normalize())) {
             return "--trace";
         }
-        if (options.latencyFile() != null && f.equals(options.latencyFile().toAbsolutePath().normalize())) {
+        if (options.latencyFile() != null
+                && f.equals(options.latencyFile().toAbsolutePath().normalize())) {
             return "--latency";
         }
         if (f.startsWith(options.metricsDir().toAbsolutePath().normalize())) {
@@ -135,7 +149,8 @@ final class DatasetOptions {
                 new String[] {"nodes", "--nodes"}, new String[] {"minute", "--minute"},
                 new String[] {"entryComponent", "--entry"}, new String[] {"traceFile", "--trace"});
         for (String[] n : names) {
-            if (message.startsWith(n[0]) && message.length() > n[0].length()
+            if (message.startsWith(n[0])
+                    && message.length() > n[0].length()
                     && (message.charAt(n[0].length()) == ' ' || message.charAt(n[0].length()) == '[')) {
                 String rest = message.substring(n[0].length());
                 return n[1] + (rest.startsWith(" :") ? rest.substring(1) : rest);

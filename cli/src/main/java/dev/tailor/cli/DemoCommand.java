@@ -43,7 +43,10 @@ final class DemoCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    @Option(names = {"--report", "--dir"}, paramLabel = "DIR", defaultValue = "tailor-demo",
+    @Option(
+            names = {"--report", "--dir"},
+            paramLabel = "DIR",
+            defaultValue = "tailor-demo",
             description = "Where the HTML report goes (DIR/index.html; --dir is the same). Default: ${DEFAULT-VALUE}.")
     Path report;
 
@@ -59,11 +62,15 @@ final class DemoCommand implements Callable<Integer> {
     @CommandLine.Mixin
     SharedOptions.ThreadsOption threads;
 
-    @Option(names = "--duration-seconds", paramLabel = "S",
+    @Option(
+            names = "--duration-seconds",
+            paramLabel = "S",
             description = "Simulated time measured per run. Default: the scenarios' (600).")
     Double durationSeconds;
 
-    @Option(names = "--warmup-seconds", paramLabel = "S",
+    @Option(
+            names = "--warmup-seconds",
+            paramLabel = "S",
             description = "Simulated warm-up per run, not measured. Default: the scenarios' (120).")
     Double warmupSeconds;
 
@@ -80,8 +87,9 @@ final class DemoCommand implements Callable<Integer> {
         if (!noReport) {
             report = SharedOptions.checkReportDir(report, "--report");
         }
-        Demo.Outcome outcome = Demo.run(new Demo.Options(threads.workers(), warmupSeconds,
-                durationSeconds, !noExperiments, SERVE_COMMAND), err);
+        Demo.Outcome outcome = Demo.run(
+                new Demo.Options(threads.workers(), warmupSeconds, durationSeconds, !noExperiments, SERVE_COMMAND),
+                err);
         if (format.json()) {
             out.println(Json.write(outcome.json()));
         } else {

@@ -16,12 +16,13 @@ final class Examples {
     static final String DEFAULT = "paper-pairwise";
 
     private static final Map<String, String> DESCRIPTIONS = new TreeMap<>(Map.of(
-            "paper-pairwise", "pairwise app a -> b at 100 req/s on 5 heterogeneous workers (per-core speed 1.0 .. 0.4),"
+            "paper-pairwise",
+            "pairwise app a -> b at 100 req/s on 5 heterogeneous workers (per-core speed 1.0 .. 0.4),"
                     + " w3 and w5 behind 20-60 ms links",
-            "paper-dag", "DAG app frontend -> (b | c) -> d -> e at 400 req/s on the same 5 workers and links"));
+            "paper-dag",
+            "DAG app frontend -> (b | c) -> d -> e at 400 req/s on the same 5 workers and links"));
 
-    private Examples() {
-    }
+    private Examples() {}
 
     static String describe(String name) {
         return DESCRIPTIONS.getOrDefault(name, name);

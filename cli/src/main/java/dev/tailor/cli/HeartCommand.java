@@ -14,10 +14,15 @@ import picocli.CommandLine.Command;
                     + " callee, so that slow nodes are not overloaded and slow links are avoided.",
             "",
         },
-        subcommands = {PlanCommand.class, CheckCommand.class, RunCommand.class, UninstallCommand.class,
+        subcommands = {
+            PlanCommand.class,
+            CheckCommand.class,
+            RunCommand.class,
+            UninstallCommand.class,
             SnapshotCommand.class,
             SimulateCommand.class,
-            CommandLine.HelpCommand.class})
+            CommandLine.HelpCommand.class
+        })
 final class HeartCommand implements Runnable {
 
     @CommandLine.Spec

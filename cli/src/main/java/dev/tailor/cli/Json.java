@@ -24,7 +24,6 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Collection;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
@@ -39,15 +38,15 @@ final class Json {
      * number, 1 for a boolean, 2.5 for a count) are errors, because a typo must not silently become
      * data. NaN and Infinity literals parse, so the validator can name them.
      */
-    static final ObjectMapper MAPPER = StrictReader.json().rebuild()
+    static final ObjectMapper MAPPER = StrictReader.json()
+            .rebuild()
             .enable(SerializationFeature.INDENT_OUTPUT)
             .disable(SerializationFeature.FAIL_ON_EMPTY_BEANS)
             // Paths as the user wrote them ("/tmp/x"), not as file:// URIs.
             .addModule(new SimpleModule().addSerializer(Path.class, ToStringSerializer.instance))
             .build();
 
-    private Json() {
-    }
+    private Json() {}
 
     /** Reads {@code file} as a {@code type}; a missing or malformed file is a {@link CliException}. */
     static <T> T read(Path file, Class<T> type, String what) {
@@ -89,18 +88,26 @@ final class Json {
             out.append(path).append(": ");
         }
         if (e instanceof UnrecognizedPropertyException unknown) {
-            out.append("unknown field \"").append(unknown.getPropertyName()).append("\" (expected one of ")
-                    .append(sorted(unknown.getKnownPropertyIds())).append(')');
+            out.append("unknown field \"")
+                    .append(unknown.getPropertyName())
+                    .append("\" (expected one of ")
+                    .append(sorted(unknown.getKnownPropertyIds()))
+                    .append(')');
         } else if (e instanceof ValueInstantiationException) {
             out.append("cannot be read (expected: a JSON object with the documented fields)");
         } else if (e instanceof MismatchedInputException mismatch && mismatch.getTargetType() != null) {
             String message = StrictReader.reason(e);
             if (message.contains("Cannot map `null`") || message.contains("null into type")) {
-                out.append("missing (expected: ").append(expected(mismatch.getTargetType())).append(')');
+                out.append("missing (expected: ")
+                        .append(expected(mismatch.getTargetType()))
+                        .append(')');
             } else {
-                out.append("wrong type (expected: ").append(expected(mismatch.getTargetType())).append(')');
+                out.append("wrong type (expected: ")
+                        .append(expected(mismatch.getTargetType()))
+                        .append(')');
             }
-        } else if (e instanceof JsonEOFException || e.getCause() instanceof JsonEOFException
+        } else if (e instanceof JsonEOFException
+                || e.getCause() instanceof JsonEOFException
                 || String.valueOf(e.getOriginalMessage()).startsWith("Unexpected end-of-input")) {
             out.append("the file ends too early (expected: the rest of the JSON document)");
         } else {
@@ -108,7 +115,10 @@ final class Json {
         }
         JsonLocation location = e.getLocation();
         if (location != null && location.getLineNr() > 0) {
-            out.append(" at line ").append(location.getLineNr()).append(", column ").append(location.getColumnNr());
+            out.append(" at line ")
+                    .append(location.getLineNr())
+                    .append(", column ")
+                    .append(location.getColumnNr());
         }
         return out.toString();
     }
@@ -116,7 +126,8 @@ final class Json {
     /** The field path, or "" for the document as a whole (the message then starts with what is wrong). */
     private static String path(JacksonException e) {
         return e instanceof JsonMappingException mapping && !mapping.getPath().isEmpty()
-                ? StrictReader.path(mapping) : "";
+                ? StrictReader.path(mapping)
+                : "";
     }
 
     private static String expected(Class<?> type) {
@@ -180,7 +191,8 @@ final class Json {
             tmp = Files.createTempFile(dir, "." + target.getFileName(), ".tmp");
             MAPPER.writeValue(tmp.toFile(), value);
             Set<PosixFilePermission> permissions = Files.exists(target)
-                    ? Files.getPosixFilePermissions(target) : PosixFilePermissions.fromString("rw-r--r--");
+                    ? Files.getPosixFilePermissions(target)
+                    : PosixFilePermissions.fromString("rw-r--r--");
             Files.setPosixFilePermissions(tmp, permissions);
             try {
                 Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
@@ -207,7 +219,8 @@ final class Json {
         try {
             return MAPPER.writeValueAsString(value);
         } catch (IOException e) {
-            throw new IllegalStateException("cannot serialise " + value.getClass().getSimpleName(), e);
+            throw new IllegalStateException(
+                    "cannot serialise " + value.getClass().getSimpleName(), e);
         }
     }
 }

@@ -10,8 +10,7 @@ import java.nio.file.Path;
 /** The Kubernetes client of the commands that talk to a cluster. */
 final class KubeClients {
 
-    private KubeClients() {
-    }
+    private KubeClients() {}
 
     /**
      * A client for {@code kubeconfig}'s current context, or, when {@code null}, the usual places

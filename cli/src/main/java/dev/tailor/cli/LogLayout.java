@@ -25,8 +25,8 @@ import java.time.format.DateTimeFormatter;
  */
 public final class LogLayout extends LayoutBase<ILoggingEvent> {
 
-    private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSS'Z'")
-            .withZone(ZoneOffset.UTC);
+    private static final DateTimeFormatter TIME =
+            DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSS'Z'").withZone(ZoneOffset.UTC);
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private boolean json;
@@ -47,7 +47,8 @@ public final class LogLayout extends LayoutBase<ILoggingEvent> {
         String time = TIME.format(Instant.ofEpochMilli(event.getTimeStamp()));
         String message = event.getFormattedMessage() == null ? "" : event.getFormattedMessage();
         Throwable error = throwable(event.getThrowableProxy());
-        String errorLine = error != null ? oneLine(error)
+        String errorLine = error != null
+                ? oneLine(error)
                 : event.getThrowableProxy() == null ? null : proxyLine(event.getThrowableProxy());
         if (json) {
             ObjectNode line = JSON.createObjectNode();
@@ -69,9 +70,12 @@ public final class LogLayout extends LayoutBase<ILoggingEvent> {
             }
         }
         String logger = event.getLoggerName();
-        StringBuilder text = new StringBuilder(time).append(' ')
-                .append(String.format("%-5s", event.getLevel())).append(' ')
-                .append(logger.substring(logger.lastIndexOf('.') + 1)).append(": ")
+        StringBuilder text = new StringBuilder(time)
+                .append(' ')
+                .append(String.format("%-5s", event.getLevel()))
+                .append(' ')
+                .append(logger.substring(logger.lastIndexOf('.') + 1))
+                .append(": ")
                 .append(message.replace("\n", " | "));
         if (errorLine != null) {
             text.append(" (").append(errorLine).append(')');
@@ -100,7 +104,8 @@ public final class LogLayout extends LayoutBase<ILoggingEvent> {
             }
             line.append(cause.getClass().getName());
             if (cause.getMessage() != null && !cause.getMessage().isBlank()) {
-                line.append(": ").append(cause.getMessage().replaceAll("\\s+", " ").strip());
+                line.append(": ")
+                        .append(cause.getMessage().replaceAll("\\s+", " ").strip());
             }
         }
         return line.toString();
@@ -112,7 +117,8 @@ public final class LogLayout extends LayoutBase<ILoggingEvent> {
 
     private static String proxyLine(IThrowableProxy proxy) {
         String message = proxy.getMessage();
-        return proxy.getClassName() + (message == null ? "" : ": " + message.replaceAll("\\s+", " ").strip());
+        return proxy.getClassName()
+                + (message == null ? "" : ": " + message.replaceAll("\\s+", " ").strip());
     }
 
     private static String stack(Throwable error) {

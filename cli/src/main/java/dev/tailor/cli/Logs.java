@@ -21,16 +21,23 @@ import org.slf4j.LoggerFactory;
 final class Logs {
 
     /** The output format of {@code --log-format}. */
-    enum Format { text, json }
+    enum Format {
+        text,
+        json
+    }
 
     /** The levels of {@code --log-level}. */
-    enum Threshold { error, warn, info, debug }
+    enum Threshold {
+        error,
+        warn,
+        info,
+        debug
+    }
 
     /** Tailor's own log lines. */
     static final org.slf4j.Logger TAILOR = LoggerFactory.getLogger("tailor");
 
-    private Logs() {
-    }
+    private Logs() {}
 
     /** Writes each event to {@code err} through its layout; logback serialises the calls. */
     private static final class WriterAppender extends AppenderBase<ILoggingEvent> {

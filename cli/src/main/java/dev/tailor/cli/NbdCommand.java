@@ -14,8 +14,12 @@ import picocli.CommandLine.Command;
                     + " qemu, nbdinfo/nbdcopy, fio and the Linux kernel.",
             "",
         },
-        subcommands = {NbdServeCommand.class, NbdTopCommand.class, NbdExperimentCommand.class,
-                CommandLine.HelpCommand.class})
+        subcommands = {
+            NbdServeCommand.class,
+            NbdTopCommand.class,
+            NbdExperimentCommand.class,
+            CommandLine.HelpCommand.class
+        })
 final class NbdCommand implements Runnable {
 
     @CommandLine.Spec

@@ -4,7 +4,6 @@ import dev.tailor.lab.BurstExperiment;
 import dev.tailor.lab.ExperimentReport;
 import dev.tailor.lab.ExperimentRig;
 import dev.tailor.lab.LowLoadExperiment;
-
 import dev.tailor.nbd.ByteSize;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -42,8 +41,11 @@ import picocli.CommandLine.Option;
                     + " \"Experiments with real clients\".",
             "",
         },
-        subcommands = {NbdExperimentCommand.Burst.class, NbdExperimentCommand.LowLoad.class,
-                CommandLine.HelpCommand.class})
+        subcommands = {
+            NbdExperimentCommand.Burst.class,
+            NbdExperimentCommand.LowLoad.class,
+            CommandLine.HelpCommand.class
+        })
 final class NbdExperimentCommand implements Runnable {
 
     @CommandLine.Spec
@@ -75,17 +77,25 @@ final class NbdExperimentCommand implements Runnable {
         @CommandLine.Spec
         CommandLine.Model.CommandSpec spec;
 
-        @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "table",
+        @Option(
+                names = "--format",
+                paramLabel = "FORMAT",
+                defaultValue = "table",
                 description = "table (Markdown tables, as in README.md) or json. Default: ${DEFAULT-VALUE}.")
         SharedOptions.Format format;
 
-        @Option(names = "--report", paramLabel = "DIR",
+        @Option(
+                names = "--report",
+                paramLabel = "DIR",
                 description = "Also write DIR/index.html with plots, each plot also a PNG file in DIR.")
         Path report;
 
-        @Option(names = "--dir", paramLabel = "DIR", description = "Work directory: fio's jobs and JSON output, the"
-                + " proxy's config, logs and metrics. Default: bench/target/NAME in a Tailor checkout, else a new"
-                + " temporary directory.")
+        @Option(
+                names = "--dir",
+                paramLabel = "DIR",
+                description = "Work directory: fio's jobs and JSON output, the"
+                        + " proxy's config, logs and metrics. Default: bench/target/NAME in a Tailor checkout, else a new"
+                        + " temporary directory.")
         Path dir;
 
         /** Checks the report and work directories and the tools; returns the work directory. */
@@ -116,7 +126,10 @@ final class NbdExperimentCommand implements Runnable {
             }
             try {
                 Path file = ExperimentReport.write(report, "index.html", title, List.of(section));
-                spec.commandLine().getErr().println("tailor: report written to " + file.toAbsolutePath().normalize());
+                spec.commandLine()
+                        .getErr()
+                        .println("tailor: report written to "
+                                + file.toAbsolutePath().normalize());
             } catch (IOException e) {
                 throw new CliException("cannot write the report to " + report + ": " + Json.reason(e), 1, e);
             }
@@ -151,81 +164,128 @@ final class NbdExperimentCommand implements Runnable {
                         + " install fio nbdkit.",
                 ""
             },
-            footer = {"", "Examples:",
+            footer = {
+                "",
+                "Examples:",
                 "  tailor nbd experiment burst --rounds 3 --report out/burst    # README's figures, about 7 minutes",
                 "  tailor nbd experiment burst --rounds 3 --modes off,paper,on   # shipped vs the paper's, 11 minutes",
-                "  tailor nbd experiment burst --rounds 2 --modes off,paper --reserve 0.35", "",
-                "Exit codes: 0 done, 1 a program is missing or failed (its log is shown), 2 bad option."})
+                "  tailor nbd experiment burst --rounds 2 --modes off,paper --reserve 0.35",
+                "",
+                "Exit codes: 0 done, 1 a program is missing or failed (its log is shown), 2 bad option."
+            })
     static final class Burst extends Common implements Callable<Integer> {
 
-        @Option(names = "--runtime", paramLabel = "S", defaultValue = "60",
+        @Option(
+                names = "--runtime",
+                paramLabel = "S",
+                defaultValue = "60",
                 description = "Seconds measured per run. Default: ${DEFAULT-VALUE}.")
         int runtime;
 
-        @Option(names = "--ramp", paramLabel = "S", defaultValue = "5",
+        @Option(
+                names = "--ramp",
+                paramLabel = "S",
+                defaultValue = "5",
                 description = "Seconds of warm-up per run, not measured. Default: ${DEFAULT-VALUE}.")
         int ramp;
 
-        @Option(names = "--rounds", paramLabel = "N", defaultValue = "2",
+        @Option(
+                names = "--rounds",
+                paramLabel = "N",
+                defaultValue = "2",
                 description = "Rounds of the --modes. Default: ${DEFAULT-VALUE}.")
         int rounds;
 
-        @Option(names = "--steady", paramLabel = "N", defaultValue = "4",
+        @Option(
+                names = "--steady",
+                paramLabel = "N",
+                defaultValue = "4",
                 description = "Steady tenants. Default: ${DEFAULT-VALUE}.")
         int steady;
 
-        @Option(names = "--steady-iops", paramLabel = "N", defaultValue = "100",
+        @Option(
+                names = "--steady-iops",
+                paramLabel = "N",
+                defaultValue = "100",
                 description = "Reads per second of each steady tenant. Default: ${DEFAULT-VALUE}.")
         int steadyIops;
 
-        @Option(names = "--burst-qd", paramLabel = "N", defaultValue = "256",
+        @Option(
+                names = "--burst-qd",
+                paramLabel = "N",
+                defaultValue = "256",
                 description = "The bursty tenant's queue depth (also admission's queue per segment: nothing is"
                         + " refused). Default: ${DEFAULT-VALUE}.")
         int burstQd;
 
-        @Option(names = "--burst-on", paramLabel = "MS", defaultValue = "100",
+        @Option(
+                names = "--burst-on",
+                paramLabel = "MS",
+                defaultValue = "100",
                 description = "The bursty tenant's I/O time per cycle, ms. Default: ${DEFAULT-VALUE}.")
         int burstOn;
 
-        @Option(names = "--burst-off", paramLabel = "MS", defaultValue = "400",
+        @Option(
+                names = "--burst-off",
+                paramLabel = "MS",
+                defaultValue = "400",
                 description = "Its idle time per cycle, ms. Default: ${DEFAULT-VALUE}.")
         int burstOff;
 
-        @Option(names = "--servers", paramLabel = "N", defaultValue = "8",
+        @Option(
+                names = "--servers",
+                paramLabel = "N",
+                defaultValue = "8",
                 description = "The backend's request threads. Default: ${DEFAULT-VALUE}.")
         int servers;
 
-        @Option(names = "--delay-ms", paramLabel = "MS", defaultValue = "5",
+        @Option(
+                names = "--delay-ms",
+                paramLabel = "MS",
+                defaultValue = "5",
                 description = "Each backend request's delay, ms. Default: ${DEFAULT-VALUE}.")
         int delayMs;
 
-        @Option(names = "--segment-size", paramLabel = "SIZE", defaultValue = "256MiB",
+        @Option(
+                names = "--segment-size",
+                paramLabel = "SIZE",
+                defaultValue = "256MiB",
                 description = "Admission's segment size (each export is 1 GiB). Default: ${DEFAULT-VALUE}.")
         String segmentSize;
 
-        @Option(names = "--reserve", paramLabel = "R", defaultValue = "0.2",
+        @Option(
+                names = "--reserve",
+                paramLabel = "R",
+                defaultValue = "0.2",
                 description = "Admission's reserve fraction (admission.reserveFraction; the paper mode's, since"
                         + " on sizes its reserve from the steady demand). Default: ${DEFAULT-VALUE}.")
         double reserve;
 
-        @Option(names = "--modes", paramLabel = "LIST", defaultValue = "off,on", split = ",",
+        @Option(
+                names = "--modes",
+                paramLabel = "LIST",
+                defaultValue = "off,on",
+                split = ",",
                 description = "The configurations of each round, in this order: off (no admission), on (what"
                         + " Tailor ships) and paper (the paper's mechanism, --admission-variant paper)."
                         + " Default: ${DEFAULT-VALUE}.")
         List<String> modes;
 
-        @Option(names = "--capacity-factor", paramLabel = "F", defaultValue = "1.0",
+        @Option(
+                names = "--capacity-factor",
+                paramLabel = "F",
+                defaultValue = "1.0",
                 description = "Admission's budget as a multiple of the measured capacity. Default: ${DEFAULT-VALUE}.")
         double capacityFactor;
 
         @Override
         public Integer call() throws IOException, InterruptedException {
             BurstExperiment.Settings settings = settings();
-            BurstExperiment.Result result = BurstExperiment.run(settings, DemoCommand.SERVE_COMMAND,
-                    spec.commandLine().getErr());
+            BurstExperiment.Result result = BurstExperiment.run(
+                    settings, DemoCommand.SERVE_COMMAND, spec.commandLine().getErr());
             print(BurstExperiment.markdown(result), BurstExperiment.json(result));
-            writeReport("Tailor: segment admission with real clients (burst)",
-                    ExperimentReport.section(result, "burst"));
+            writeReport(
+                    "Tailor: segment admission with real clients (burst)", ExperimentReport.section(result, "burst"));
             return 0;
         }
 
@@ -260,12 +320,26 @@ final class NbdExperimentCommand implements Runnable {
                 }
             }
             if (new java.util.HashSet<>(modes).size() != modes.size()) {
-                throw new CliException("--modes: " + String.join(",", modes) + " names one twice (expected: each at"
-                        + " most once)");
+                throw new CliException(
+                        "--modes: " + String.join(",", modes) + " names one twice (expected: each at" + " most once)");
             }
             Path work = prepare("admission", true);
-            return new BurstExperiment.Settings(runtime, ramp, rounds, steady, steadyIops, burstQd, burstOn, burstOff,
-                    servers, delayMs, segment, reserve, capacityFactor, work, modes);
+            return new BurstExperiment.Settings(
+                    runtime,
+                    ramp,
+                    rounds,
+                    steady,
+                    steadyIops,
+                    burstQd,
+                    burstOn,
+                    burstOff,
+                    servers,
+                    delayMs,
+                    segment,
+                    reserve,
+                    capacityFactor,
+                    work,
+                    modes);
         }
     }
 
@@ -293,52 +367,81 @@ final class NbdExperimentCommand implements Runnable {
                         + " engine (Debian: apt install fio).",
                 ""
             },
-            footer = {"", "Examples:",
+            footer = {
+                "",
+                "Examples:",
                 "  tailor nbd experiment low-load --rounds 3 --report out/low-load  # README's figures, 5 minutes",
-                "  tailor nbd experiment low-load --rounds 2 --tasks 8 --busy-us 25 --period-us 1000", "",
-                "Exit codes: 0 done, 1 a program is missing or failed (its log is shown), 2 bad option."})
+                "  tailor nbd experiment low-load --rounds 2 --tasks 8 --busy-us 25 --period-us 1000",
+                "",
+                "Exit codes: 0 done, 1 a program is missing or failed (its log is shown), 2 bad option."
+            })
     static final class LowLoad extends Common implements Callable<Integer> {
 
-        @Option(names = "--runtime", paramLabel = "S", defaultValue = "45",
+        @Option(
+                names = "--runtime",
+                paramLabel = "S",
+                defaultValue = "45",
                 description = "Seconds measured per run. Default: ${DEFAULT-VALUE}.")
         int runtime;
 
-        @Option(names = "--ramp", paramLabel = "S", defaultValue = "5",
+        @Option(
+                names = "--ramp",
+                paramLabel = "S",
+                defaultValue = "5",
                 description = "Seconds of warm-up per run, not measured. Default: ${DEFAULT-VALUE}.")
         int ramp;
 
-        @Option(names = "--rounds", paramLabel = "N", defaultValue = "2",
+        @Option(
+                names = "--rounds",
+                paramLabel = "N",
+                defaultValue = "2",
                 description = "Rounds of (fifo, priority). Default: ${DEFAULT-VALUE}.")
         int rounds;
 
-        @Option(names = "--iops", paramLabel = "N", defaultValue = "500",
+        @Option(
+                names = "--iops",
+                paramLabel = "N",
+                defaultValue = "500",
                 description = "The fio job's reads per second. Default: ${DEFAULT-VALUE}.")
         int iops;
 
-        @Option(names = "--tasks", paramLabel = "N", defaultValue = "100",
+        @Option(
+                names = "--tasks",
+                paramLabel = "N",
+                defaultValue = "100",
                 description = "Maintenance tasks per period (loop.maintenanceTasks); 0 turns maintenance off."
                         + " Default: ${DEFAULT-VALUE}.")
         int tasks;
 
-        @Option(names = "--busy-us", paramLabel = "US", defaultValue = "100",
+        @Option(
+                names = "--busy-us",
+                paramLabel = "US",
+                defaultValue = "100",
                 description = "CPU time of each maintenance task, µs. Default: ${DEFAULT-VALUE}.")
         int busyUs;
 
-        @Option(names = "--period-us", paramLabel = "US", defaultValue = "100000",
+        @Option(
+                names = "--period-us",
+                paramLabel = "US",
+                defaultValue = "100000",
                 description = "Maintenance period, µs. Default: ${DEFAULT-VALUE} (a 10 ms batch every 100 ms).")
         int periodUs;
 
-        @Option(names = "--health-ms", paramLabel = "MS", defaultValue = "100",
+        @Option(
+                names = "--health-ms",
+                paramLabel = "MS",
+                defaultValue = "100",
                 description = "Health-check period (loop.healthCheckPeriodMillis), ms. Default: ${DEFAULT-VALUE}.")
         int healthMs;
 
         @Override
         public Integer call() throws IOException, InterruptedException {
             LowLoadExperiment.Settings settings = settings();
-            LowLoadExperiment.Result result = LowLoadExperiment.run(settings, DemoCommand.SERVE_COMMAND,
-                    spec.commandLine().getErr());
+            LowLoadExperiment.Result result = LowLoadExperiment.run(
+                    settings, DemoCommand.SERVE_COMMAND, spec.commandLine().getErr());
             print(LowLoadExperiment.markdown(result), LowLoadExperiment.json(result));
-            writeReport("Tailor: the I/O-priority event loop with a real client (low load)",
+            writeReport(
+                    "Tailor: the I/O-priority event loop with a real client (low load)",
                     ExperimentReport.section(result, "low-load"));
             return 0;
         }

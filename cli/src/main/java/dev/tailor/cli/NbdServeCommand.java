@@ -33,126 +33,188 @@ import picocli.CommandLine.Option;
                     + " (docs/nbd.md, examples/nbd.yaml).",
             ""
         },
-        footer = {"", "Examples:",
+        footer = {
+            "",
+            "Examples:",
             "  tailor nbd serve                                 # a scratch disk: nbd://127.0.0.1:10809/disk",
             "  tailor nbd serve --file debian.raw --read-only   # an image: nbd://127.0.0.1:10809/disk",
             "  tailor nbd serve --file vm.raw --unix /run/vm.sock   # nbd+unix:///disk?socket=/run/vm.sock",
             "  nbdinfo nbd://127.0.0.1:10809/disk               # in another terminal",
             "  qemu-img convert -n -f raw -O raw debian.raw nbd://127.0.0.1:10809/disk",
             "  tailor nbd serve --config exports.yaml --listen 0.0.0.0:10809",
-            "  tailor nbd serve --file vm.raw --tls require --tls-certificates /etc/tailor/tls   # nbds://...", "",
-            "Exit codes: 130/143 stopped by Ctrl-C/SIGTERM, 1 cannot listen or open a backend, 2 bad input."})
+            "  tailor nbd serve --file vm.raw --tls require --tls-certificates /etc/tailor/tls   # nbds://...",
+            "",
+            "Exit codes: 130/143 stopped by Ctrl-C/SIGTERM, 1 cannot listen or open a backend, 2 bad input."
+        })
 final class NbdServeCommand implements Callable<Integer> {
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    @Option(names = "--config", paramLabel = "FILE", description = "Exports and limits (YAML or JSON; docs/nbd.md)."
-            + " Default: one 1 GiB temporary export 'disk'.")
+    @Option(
+            names = "--config",
+            paramLabel = "FILE",
+            description =
+                    "Exports and limits (YAML or JSON; docs/nbd.md)." + " Default: one 1 GiB temporary export 'disk'.")
     Path config;
 
-    @Option(names = "--file", paramLabel = "PATH", description = "Serve this existing file (a raw disk image) as"
-            + " the one export, without a config file. Default: a 1 GiB temporary scratch disk.")
+    @Option(
+            names = "--file",
+            paramLabel = "PATH",
+            description = "Serve this existing file (a raw disk image) as"
+                    + " the one export, without a config file. Default: a 1 GiB temporary scratch disk.")
     Path file;
 
-    @Option(names = "--read-only", description = "With --file: refuse writes (NBD_EPERM); the file is opened for"
-            + " reading only.")
+    @Option(
+            names = "--read-only",
+            description = "With --file: refuse writes (NBD_EPERM); the file is opened for" + " reading only.")
     boolean readOnly;
 
-    @Option(names = "--export-name", paramLabel = "NAME", description = "The export's name, without --config."
-            + " Default: disk (the empty name reaches it too, as the default export).")
+    @Option(
+            names = "--export-name",
+            paramLabel = "NAME",
+            description = "The export's name, without --config."
+                    + " Default: disk (the empty name reaches it too, as the default export).")
     String exportName;
 
-    @Option(names = "--size", paramLabel = "SIZE", description = "The export's size (e.g. 20GiB; a multiple of 512"
-            + " bytes), without --config: with --file its first SIZE bytes (at most the file's length). Default:"
-            + " the file's length, or 1GiB for the scratch disk.")
+    @Option(
+            names = "--size",
+            paramLabel = "SIZE",
+            description = "The export's size (e.g. 20GiB; a multiple of 512"
+                    + " bytes), without --config: with --file its first SIZE bytes (at most the file's length). Default:"
+                    + " the file's length, or 1GiB for the scratch disk.")
     String size;
 
-    @Option(names = "--listen", paramLabel = "HOST:PORT", description = "Where to listen, overriding the config's"
-            + " address and port; port 0 picks a free one. Default: 127.0.0.1:10809 (loopback only), or none with"
-            + " --unix.")
+    @Option(
+            names = "--listen",
+            paramLabel = "HOST:PORT",
+            description = "Where to listen, overriding the config's"
+                    + " address and port; port 0 picks a free one. Default: 127.0.0.1:10809 (loopback only), or none with"
+                    + " --unix.")
     String listen;
 
-    @Option(names = "--unix", paramLabel = "PATH", description = "Listen on this Unix-domain socket (created at start,"
-            + " removed on exit; clients use nbd+unix:///NAME?socket=PATH), and on TCP only if --listen is given too."
-            + " Default: the config's unix, else none.")
+    @Option(
+            names = "--unix",
+            paramLabel = "PATH",
+            description = "Listen on this Unix-domain socket (created at start,"
+                    + " removed on exit; clients use nbd+unix:///NAME?socket=PATH), and on TCP only if --listen is given too."
+                    + " Default: the config's unix, else none.")
     Path unix;
 
     /** on / off, as written; checked in {@link ServeOptions#build} so the message can name the value. */
-    @Option(names = "--admission", paramLabel = "on|off", description = "Segment admission in front of the"
-            + " backends: one token pool for the server, each export a virtual disk (docs/nbd.md, Admission)."
-            + " Default: the config's admission.enabled, else off.")
+    @Option(
+            names = "--admission",
+            paramLabel = "on|off",
+            description = "Segment admission in front of the"
+                    + " backends: one token pool for the server, each export a virtual disk (docs/nbd.md, Admission)."
+                    + " Default: the config's admission.enabled, else off.")
     String admission;
 
     /** A number, as written; checked in {@link ServeOptions#build} so the message can name the value. */
-    @Option(names = "--admission-iops", paramLabel = "IOPS", description = "Admission's budget: the 4 KiB I/Os"
-            + " per second the backends serve together, reads and writes alike (docs/nbd.md, Admission). With"
-            + " --admission-mbps too, small I/Os count by number and large ones by bytes. Default: the config's"
-            + " admission.iops, or its budget in cost units.")
+    @Option(
+            names = "--admission-iops",
+            paramLabel = "IOPS",
+            description = "Admission's budget: the 4 KiB I/Os"
+                    + " per second the backends serve together, reads and writes alike (docs/nbd.md, Admission). With"
+                    + " --admission-mbps too, small I/Os count by number and large ones by bytes. Default: the config's"
+                    + " admission.iops, or its budget in cost units.")
     String admissionIops;
 
     /** A number, as written; checked in {@link ServeOptions#build} so the message can name the value. */
-    @Option(names = "--admission-mbps", paramLabel = "MB/s", description = "Admission's budget: the MB/s (10^6"
-            + " bytes per second) the backends serve together for large I/Os, reads and writes alike. Default:"
-            + " the config's admission.megabytesPerSecond, or its budget in cost units.")
+    @Option(
+            names = "--admission-mbps",
+            paramLabel = "MB/s",
+            description = "Admission's budget: the MB/s (10^6"
+                    + " bytes per second) the backends serve together for large I/Os, reads and writes alike. Default:"
+                    + " the config's admission.megabytesPerSecond, or its budget in cost units.")
     String admissionMbps;
 
     /** tailor / paper, as written; checked in {@link ServeOptions#build} so the message can name the value. */
-    @Option(names = "--admission-variant", paramLabel = "tailor|paper", description = "Which segment admission:"
-            + " tailor (what Tailor ships: a request within its export's baseline is admitted at once, hot requests"
-            + " are served in proportion to their exports' baselines, an adaptive reserve) or paper (the paper's"
-            + " mechanism as first built); docs/admission.md, Departures from the paper. Default: the config's"
-            + " admission.variant, else tailor.")
+    @Option(
+            names = "--admission-variant",
+            paramLabel = "tailor|paper",
+            description = "Which segment admission:"
+                    + " tailor (what Tailor ships: a request within its export's baseline is admitted at once, hot requests"
+                    + " are served in proportion to their exports' baselines, an adaptive reserve) or paper (the paper's"
+                    + " mechanism as first built); docs/admission.md, Departures from the paper. Default: the config's"
+                    + " admission.variant, else tailor.")
     String admissionVariant;
 
     /** A number, as written; checked in {@link ServeOptions#build} so the message can name the value. */
-    @Option(names = "--baseline-iops", paramLabel = "IOPS", description = "Without --config: the export's"
-            + " provisioned baseline for admission, 4 KiB I/Os per second (exports[].baseline.iops; docs/nbd.md,"
-            + " Admission). Default: none (a fair share of the budget).")
+    @Option(
+            names = "--baseline-iops",
+            paramLabel = "IOPS",
+            description = "Without --config: the export's"
+                    + " provisioned baseline for admission, 4 KiB I/Os per second (exports[].baseline.iops; docs/nbd.md,"
+                    + " Admission). Default: none (a fair share of the budget).")
     String baselineIops;
 
     /** A number, as written; checked in {@link ServeOptions#build} so the message can name the value. */
-    @Option(names = "--baseline-mbps", paramLabel = "MB/s", description = "Without --config: the export's"
-            + " provisioned baseline, MB/s of large I/Os (exports[].baseline.megabytesPerSecond). Default: none.")
+    @Option(
+            names = "--baseline-mbps",
+            paramLabel = "MB/s",
+            description =
+                    "Without --config: the export's"
+                            + " provisioned baseline, MB/s of large I/Os (exports[].baseline.megabytesPerSecond). Default: none.")
     String baselineMbps;
 
-    @Option(names = "--loop", paramLabel = "priority|fifo", description = "The event loops: priority runs I/O"
-            + " first and the proxy's background work within an allowance; fifo runs everything in one queue, as a"
-            + " plain event loop (docs/eventloop.md). Default: the config's loop.mode, else priority.")
+    @Option(
+            names = "--loop",
+            paramLabel = "priority|fifo",
+            description = "The event loops: priority runs I/O"
+                    + " first and the proxy's background work within an allowance; fifo runs everything in one queue, as a"
+                    + " plain event loop (docs/eventloop.md). Default: the config's loop.mode, else priority.")
     String loop;
 
-    @Option(names = "--metrics-listen", paramLabel = "HOST:PORT", description = "Serve /metrics (Prometheus text"
-            + " format: per-export I/O, slow requests with their admission and backend time, per-request loop"
-            + " tracing, the loops' and admission's metrics) and /healthz over HTTP here; port 0 picks a free one;"
-            + " tailor nbd top shows them live. Default: the config's loop.metricsListen, else none.")
+    @Option(
+            names = "--metrics-listen",
+            paramLabel = "HOST:PORT",
+            description = "Serve /metrics (Prometheus text"
+                    + " format: per-export I/O, slow requests with their admission and backend time, per-request loop"
+                    + " tracing, the loops' and admission's metrics) and /healthz over HTTP here; port 0 picks a free one;"
+                    + " tailor nbd top shows them live. Default: the config's loop.metricsListen, else none.")
     String metricsListen;
 
     /** Seconds or off, as written; checked in {@link ServeOptions#build} so the message can name the value. */
-    @Option(names = "--idle-timeout", paramLabel = "SECONDS|off", description = "Close a connection past its"
-            + " handshake that has had no request for this long (docs/nbd.md, Limits); off or 0: never. Default:"
-            + " the config's limits.idleTimeoutSeconds, else off (qemu fails an idle disk's next request once its"
-            + " connection is closed, unless it sets reconnect-delay).")
+    @Option(
+            names = "--idle-timeout",
+            paramLabel = "SECONDS|off",
+            description = "Close a connection past its"
+                    + " handshake that has had no request for this long (docs/nbd.md, Limits); off or 0: never. Default:"
+                    + " the config's limits.idleTimeoutSeconds, else off (qemu fails an idle disk's next request once its"
+                    + " connection is closed, unless it sets reconnect-delay).")
     String idleTimeout;
 
     /** off / on / require, as written; checked in {@link ServeOptions#build} so the message can name the value. */
-    @Option(names = "--tls", paramLabel = "off|on|require", description = "TLS through NBD's STARTTLS, named as"
-            + " nbdkit names it: on lets a client upgrade or stay in plain text, require refuses every option but"
-            + " STARTTLS until TLS runs (clients use nbds://). Needs --tls-certificates. Default: the config's"
-            + " tls.mode, else off.")
+    @Option(
+            names = "--tls",
+            paramLabel = "off|on|require",
+            description = "TLS through NBD's STARTTLS, named as"
+                    + " nbdkit names it: on lets a client upgrade or stay in plain text, require refuses every option but"
+                    + " STARTTLS until TLS runs (clients use nbds://). Needs --tls-certificates. Default: the config's"
+                    + " tls.mode, else off.")
     String tls;
 
-    @Option(names = "--tls-certificates", paramLabel = "DIR", description = "A folder with server-cert.pem,"
-            + " server-key.pem and, for --tls-verify-peer, ca-cert.pem (nbdkit's and qemu's layout; docs/nbd.md,"
-            + " TLS). Default: the config's tls.certificates.")
+    @Option(
+            names = "--tls-certificates",
+            paramLabel = "DIR",
+            description = "A folder with server-cert.pem,"
+                    + " server-key.pem and, for --tls-verify-peer, ca-cert.pem (nbdkit's and qemu's layout; docs/nbd.md,"
+                    + " TLS). Default: the config's tls.certificates.")
     Path tlsCertificates;
 
-    @Option(names = "--tls-verify-peer", description = "With --tls: serve only clients presenting a certificate"
-            + " signed by ca-cert.pem. Default: the config's tls.verifyPeer, else off.")
+    @Option(
+            names = "--tls-verify-peer",
+            description = "With --tls: serve only clients presenting a certificate"
+                    + " signed by ca-cert.pem. Default: the config's tls.verifyPeer, else off.")
     boolean tlsVerifyPeer;
 
-    @Option(names = "--max-connections-per-address", paramLabel = "N", description = "Connections one client"
-            + " address may hold; a newcomer over it is refused, with the reason in the log. Default: the config's"
-            + " limits.maxConnectionsPerAddress, else limits.maxConnections less a quarter (192 of 256).")
+    @Option(
+            names = "--max-connections-per-address",
+            paramLabel = "N",
+            description = "Connections one client"
+                    + " address may hold; a newcomer over it is refused, with the reason in the log. Default: the config's"
+                    + " limits.maxConnectionsPerAddress, else limits.maxConnections less a quarter (192 of 256).")
     Integer maxConnectionsPerAddress;
 
     @Override
@@ -164,9 +226,28 @@ final class NbdServeCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         ServeOptions.Setup setup;
         try {
-            setup = new ServeOptions(config, file, readOnly, exportName, size, listen, unix, admission,
-                    admissionIops, admissionMbps, admissionVariant, baselineIops, baselineMbps, loop, metricsListen,
-                    idleTimeout, tls, tlsCertificates, tlsVerifyPeer, maxConnectionsPerAddress).build();
+            setup = new ServeOptions(
+                            config,
+                            file,
+                            readOnly,
+                            exportName,
+                            size,
+                            listen,
+                            unix,
+                            admission,
+                            admissionIops,
+                            admissionMbps,
+                            admissionVariant,
+                            baselineIops,
+                            baselineMbps,
+                            loop,
+                            metricsListen,
+                            idleTimeout,
+                            tls,
+                            tlsCertificates,
+                            tlsVerifyPeer,
+                            maxConnectionsPerAddress)
+                    .build();
         } catch (IllegalArgumentException e) {
             throw new CliException(e.getMessage());
         } catch (IOException e) {
@@ -184,17 +265,27 @@ final class NbdServeCommand implements Callable<Integer> {
             ServeOptions.delete(temporary);
             throw new CliException(e.getMessage(), 1, e);
         }
-        ServeOptions.describe(server, settings.address(), settings.limits(), settings.admission(), settings.exports(),
-                temporary, out, err);
+        ServeOptions.describe(
+                server,
+                settings.address(),
+                settings.limits(),
+                settings.admission(),
+                settings.exports(),
+                temporary,
+                out,
+                err);
         CountDownLatch stopped = new CountDownLatch(1);
         Path removeOnExit = temporary;
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            server.close();
-            ServeOptions.delete(removeOnExit);
-            out.println("tailor: stopped" + (removeOnExit == null ? "" : "; removed " + removeOnExit));
-            out.flush();
-            stopped.countDown();
-        }, "tailor-nbd-shutdown"));
+        Runtime.getRuntime()
+                .addShutdownHook(new Thread(
+                        () -> {
+                            server.close();
+                            ServeOptions.delete(removeOnExit);
+                            out.println("tailor: stopped" + (removeOnExit == null ? "" : "; removed " + removeOnExit));
+                            out.flush();
+                            stopped.countDown();
+                        },
+                        "tailor-nbd-shutdown"));
         stopped.await();
         return 0;
     }

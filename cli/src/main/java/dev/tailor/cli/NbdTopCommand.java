@@ -41,19 +41,30 @@ final class NbdTopCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    @Option(names = "--metrics", paramLabel = "URL", required = true, description = "The server's metrics endpoint:"
-            + " http://HOST:PORT/metrics, or HOST:PORT for that (what tailor nbd serve --metrics-listen prints).")
+    @Option(
+            names = "--metrics",
+            paramLabel = "URL",
+            required = true,
+            description =
+                    "The server's metrics endpoint:"
+                            + " http://HOST:PORT/metrics, or HOST:PORT for that (what tailor nbd serve --metrics-listen prints).")
     String metrics;
 
-    @Option(names = "--interval", paramLabel = "SECONDS", defaultValue = "2", description = "Seconds between"
-            + " readings, 0.1 to 3600. Default: ${DEFAULT-VALUE}.")
+    @Option(
+            names = "--interval",
+            paramLabel = "SECONDS",
+            defaultValue = "2",
+            description = "Seconds between" + " readings, 0.1 to 3600. Default: ${DEFAULT-VALUE}.")
     double intervalSeconds;
 
     @Option(names = "--once", description = "Print one frame (two readings an interval apart) and exit.")
     boolean once;
 
-    @Option(names = "--top", paramLabel = "N", defaultValue = "10", description = "Slow segments shown, 1 to 100"
-            + " (the server keeps 10). Default: ${DEFAULT-VALUE}.")
+    @Option(
+            names = "--top",
+            paramLabel = "N",
+            defaultValue = "10",
+            description = "Slow segments shown, 1 to 100" + " (the server keeps 10). Default: ${DEFAULT-VALUE}.")
     int top;
 
     @Override
@@ -62,7 +73,8 @@ final class NbdTopCommand implements Callable<Integer> {
         URI uri = NbdTop.uri(metrics);
         NbdExperimentCommand.check("--interval", intervalSeconds, 0.1, true, 3600, "0.1 to 3600 seconds");
         NbdExperimentCommand.check("--top", top, 1, 100, " segments");
-        HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+        HttpClient client =
+                HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
         long intervalNanos = (long) (intervalSeconds * 1e9);
         NbdTop.Reading previous = NbdTop.read(client, uri, once);
         boolean terminal = !once && System.console() != null;
@@ -74,16 +86,25 @@ final class NbdTopCommand implements Callable<Integer> {
             NbdTop.Reading current = NbdTop.read(client, uri, once);
             List<String> lines;
             if (current.text() != null && previous.text() == null) {
-                lines = List.of("tailor nbd top · " + uri + " · " + NbdTop.CLOCK.format(Instant.now()), "",
+                lines = List.of(
+                        "tailor nbd top · " + uri + " · " + NbdTop.CLOCK.format(Instant.now()),
+                        "",
                         "first reading taken; rates from the next one");
                 previous = current;
             } else if (current.text() == null) {
-                lines = List.of("tailor nbd top · " + uri + " · " + NbdTop.CLOCK.format(Instant.now()),
-                        "", "no data: " + current.error() + "; trying again every "
+                lines = List.of(
+                        "tailor nbd top · " + uri + " · " + NbdTop.CLOCK.format(Instant.now()),
+                        "",
+                        "no data: " + current.error() + "; trying again every "
                                 + BurstExperiment.fmtPlain(intervalSeconds) + " s");
             } else {
-                lines = NbdTop.frame(uri.toString(), previous.text(), current.text(),
-                        (current.nanos() - previous.nanos()) / 1e9, Instant.now(), top);
+                lines = NbdTop.frame(
+                        uri.toString(),
+                        previous.text(),
+                        current.text(),
+                        (current.nanos() - previous.nanos()) / 1e9,
+                        Instant.now(),
+                        top);
                 previous = current;
             }
             if (terminal) {

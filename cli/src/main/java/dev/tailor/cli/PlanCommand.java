@@ -1,14 +1,14 @@
 package dev.tailor.cli;
 
-import dev.tailor.heart.controller.IstioRules;
-import dev.tailor.heart.controller.PlanJson;
-import dev.tailor.heart.controller.PlanTable;
 import dev.tailor.heart.AtpmState;
 import dev.tailor.heart.Heart;
 import dev.tailor.heart.HeartConfig;
 import dev.tailor.heart.InvalidSnapshotException;
 import dev.tailor.heart.Plan;
 import dev.tailor.heart.Snapshot;
+import dev.tailor.heart.controller.IstioRules;
+import dev.tailor.heart.controller.PlanJson;
+import dev.tailor.heart.controller.PlanTable;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
@@ -49,7 +49,11 @@ import picocli.CommandLine.Option;
         })
 final class PlanCommand implements Callable<Integer> {
 
-    enum Format { table, json, istio }
+    enum Format {
+        table,
+        json,
+        istio
+    }
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -61,40 +65,61 @@ final class PlanCommand implements Callable<Integer> {
         @Option(names = "--snapshot", paramLabel = "FILE", description = "Cluster snapshot (JSON).")
         Path snapshot;
 
-        @Option(names = "--example", paramLabel = "NAME", completionCandidates = Examples.Names.class,
+        @Option(
+                names = "--example",
+                paramLabel = "NAME",
+                completionCandidates = Examples.Names.class,
                 description = "A bundled example instead of a file: ${COMPLETION-CANDIDATES} (default: "
                         + Examples.DEFAULT + ").")
         String example;
     }
 
-    @Option(names = "--state", paramLabel = "FILE",
+    @Option(
+            names = "--state",
+            paramLabel = "FILE",
             description = "ATPM state: read if it exists (else this is round 1), replaced after a successful plan.")
     Path state;
 
-    @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "table",
+    @Option(
+            names = "--format",
+            paramLabel = "FORMAT",
+            defaultValue = "table",
             description = "Output: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
     Format format;
 
-    @Option(names = "--explain", description = "Say why: loads, EWMA weights, the 2-means split, each pruned link and"
-            + " max-flow check (as comments in istio output).")
+    @Option(
+            names = "--explain",
+            description = "Say why: loads, EWMA weights, the 2-means split, each pruned link and"
+                    + " max-flow check (as comments in istio output).")
     boolean explain;
 
-    @Option(names = "--namespace", paramLabel = "NS", defaultValue = "default",
+    @Option(
+            names = "--namespace",
+            paramLabel = "NS",
+            defaultValue = "default",
             description = "istio: namespace of the rules and of the callee hosts (default: ${DEFAULT-VALUE}).")
     String namespace;
 
-    @Option(names = "--selector-label", paramLabel = "KEY", defaultValue = "app",
+    @Option(
+            names = "--selector-label",
+            paramLabel = "KEY",
+            defaultValue = "app",
             description = "istio: pod label whose value is the caller's name (default: ${DEFAULT-VALUE}).")
     String selectorLabel;
 
-    @Option(names = "--ingress-gateway", paramLabel = "NAMESPACE/SELECTOR",
+    @Option(
+            names = "--ingress-gateway",
+            paramLabel = "NAMESPACE/SELECTOR",
             description = "istio: the rules of entry points (callers without replicas, e.g. ingress) go to the"
                     + " gateway's namespace and select its pods by these labels, e.g."
                     + " istio-system/istio=ingressgateway (several: app=gw,istio=ingressgateway). Default: like any"
                     + " caller's, in --namespace selecting --selector-label=<entry point>.")
     String ingressGateway;
 
-    @Option(names = "--cluster-domain", paramLabel = "DOMAIN", defaultValue = "cluster.local",
+    @Option(
+            names = "--cluster-domain",
+            paramLabel = "DOMAIN",
+            defaultValue = "cluster.local",
             description = "istio: cluster DNS domain of the callee hosts (default: ${DEFAULT-VALUE}).")
     String clusterDomain;
 
@@ -102,84 +127,137 @@ final class PlanCommand implements Callable<Integer> {
     Tuning tuning = new Tuning();
 
     static final class Tuning {
-        @Option(names = "--alpha-min", paramLabel = "A", defaultValue = "0.2",
+        @Option(
+                names = "--alpha-min",
+                paramLabel = "A",
+                defaultValue = "0.2",
                 description = "Lower clamp of the adaptive EWMA weight (default: ${DEFAULT-VALUE}).")
         double alphaMin;
 
-        @Option(names = "--alpha-max", paramLabel = "A", defaultValue = "0.8",
+        @Option(
+                names = "--alpha-max",
+                paramLabel = "A",
+                defaultValue = "0.8",
                 description = "Upper clamp of the adaptive EWMA weight (default: ${DEFAULT-VALUE}). "
                         + "--alpha-min 1 --alpha-max 1 turns the trend off: only the latest measurement counts.")
         double alphaMax;
 
-        @Option(names = "--tracking-smoothing", paramLabel = "B", defaultValue = "0.2",
+        @Option(
+                names = "--tracking-smoothing",
+                paramLabel = "B",
+                defaultValue = "0.2",
                 description = "Smoothing of the Trigg-Leach tracking signal (default: ${DEFAULT-VALUE}).")
         double trackingSmoothing;
 
-        @Option(names = "--slow-link-filter", negatable = true, defaultValue = "false", fallbackValue = "true",
+        @Option(
+                names = "--slow-link-filter",
+                negatable = true,
+                defaultValue = "false",
+                fallbackValue = "true",
                 description = "Prune slow links before the flow (default: off; on = the paper). It runs on a"
                         + " callee planned the paper's way: with --no-queue-aware-routing, or where the queue-aware"
                         + " plan falls back (--explain says where).")
         boolean slowLinkFilter;
 
-        @Option(names = "--batch-removal-max-fraction", paramLabel = "F", defaultValue = "0.3",
+        @Option(
+                names = "--batch-removal-max-fraction",
+                paramLabel = "F",
+                defaultValue = "0.3",
                 description = "Remove the slow cluster at once when it is at most this fraction of the links"
                         + " (default: ${DEFAULT-VALUE}).")
         double batchRemovalMaxFraction;
 
-        @Option(names = "--slow-cluster-min-gap-millis", paramLabel = "MS", defaultValue = "0",
+        @Option(
+                names = "--slow-cluster-min-gap-millis",
+                paramLabel = "MS",
+                defaultValue = "0",
                 description = "Prune only when the slow cluster is on average at least this much slower"
                         + " (default: ${DEFAULT-VALUE}, as in the paper).")
         double slowClusterMinGapMillis;
 
-        @Option(names = "--unmeasured-link-penalty-millis", paramLabel = "MS", defaultValue = "1",
+        @Option(
+                names = "--unmeasured-link-penalty-millis",
+                paramLabel = "MS",
+                defaultValue = "1",
                 description = "An unmeasured node pair counts as the largest measured delay plus this"
                         + " (default: ${DEFAULT-VALUE}).")
         double unmeasuredLinkPenaltyMillis;
 
-        @Option(names = "--flow-units", paramLabel = "N", defaultValue = "1000000",
+        @Option(
+                names = "--flow-units",
+                paramLabel = "N",
+                defaultValue = "1000000",
                 description = "Integer units each edge's rate is quantised into (default: ${DEFAULT-VALUE}).")
         int flowUnits;
 
-        @Option(names = "--outlier-filter", negatable = true, defaultValue = "true", fallbackValue = "true",
+        @Option(
+                names = "--outlier-filter",
+                negatable = true,
+                defaultValue = "true",
+                fallbackValue = "true",
                 description = "Feed the EWMA the median of a group's last three measurements (default: on;"
                         + " off = the paper).")
         boolean outlierFilter;
 
-        @Option(names = "--idle-fit-rounds", paramLabel = "N", defaultValue = "10",
+        @Option(
+                names = "--idle-fit-rounds",
+                paramLabel = "N",
+                defaultValue = "10",
                 description = "Measured rounds kept to fit CPU = idle + cost x rate and subtract the idle CPU"
                         + " (default: ${DEFAULT-VALUE}; 0 = the paper's ratio).")
         int idleFitRounds;
 
-        @Option(names = "--idle-fit-min-rate-ratio", paramLabel = "R", defaultValue = "2",
+        @Option(
+                names = "--idle-fit-min-rate-ratio",
+                paramLabel = "R",
+                defaultValue = "2",
                 description = "Two rounds enter the idle fit when one served at least R times the other's requests"
                         + " (default: ${DEFAULT-VALUE}).")
         double idleFitMinRateRatio;
 
-        @Option(names = "--idle-max-cpu-fraction", paramLabel = "F", defaultValue = "0.9",
+        @Option(
+                names = "--idle-max-cpu-fraction",
+                paramLabel = "F",
+                defaultValue = "0.9",
                 description = "At most this fraction of a round's CPU is taken as idle (default: ${DEFAULT-VALUE}).")
         double idleMaxCpuFraction;
 
-        @Option(names = "--min-share-of-equal-split", paramLabel = "F", defaultValue = "0.05",
+        @Option(
+                names = "--min-share-of-equal-split",
+                paramLabel = "F",
+                defaultValue = "0.05",
                 description = "Share floor as a fraction of an equal split per replica, capped by capacity"
                         + " (default: ${DEFAULT-VALUE}; 0 = the paper).")
         double minShareOfEqualSplit;
 
-        @Option(names = "--spread-scale", paramLabel = "S",
+        @Option(
+                names = "--spread-scale",
+                paramLabel = "S",
                 description = "Entropic transport in NTAM: the temperature is S times the callee's expected sojourn"
                         + " (default: the square root of 6 over pi, about 0.78; 0 = min-cost flow, the paper).")
         Double spreadScale;
 
-        @Option(names = "--latency-optimal-shares", negatable = true, defaultValue = "false", fallbackValue = "true",
+        @Option(
+                names = "--latency-optimal-shares",
+                negatable = true,
+                defaultValue = "false",
+                fallbackValue = "true",
                 description = "ATPM splits demand by the square-root rule of latency-optimal routing (default: off ="
                         + " in proportion to capacity, as in the paper).")
         boolean latencyOptimalShares;
 
-        @Option(names = "--queue-aware-routing", negatable = true, defaultValue = "true", fallbackValue = "true",
+        @Option(
+                names = "--queue-aware-routing",
+                negatable = true,
+                defaultValue = "true",
+                fallbackValue = "true",
                 description = "Plan all calls into a callee at once with a queueing cost per group (default: on;"
                         + " off = every edge meets the ATPM shares, the paper).")
         boolean queueAwareRouting;
 
-        @Option(names = "--load-headroom", paramLabel = "FRACTION",
+        @Option(
+                names = "--load-headroom",
+                paramLabel = "FRACTION",
                 description = "Plan the queue-aware split for (1 + FRACTION) times the measured calls, so it stays"
                         + " within capacity if the load grows that much before the next round (default: 0.5;"
                         + " 0 = the measured load only).")
@@ -187,16 +265,19 @@ final class PlanCommand implements Callable<Integer> {
 
         /** HeartConfig's field names, as the options users typed. */
         private static final Map<String, String> OPTION_OF = Map.ofEntries(
-                Map.entry("alphaMin", "--alpha-min"), Map.entry("alphaMax", "--alpha-max"),
+                Map.entry("alphaMin", "--alpha-min"),
+                Map.entry("alphaMax", "--alpha-max"),
                 Map.entry("trackingSmoothing", "--tracking-smoothing"),
                 Map.entry("batchRemovalMaxFraction", "--batch-removal-max-fraction"),
                 Map.entry("slowClusterMinGapMillis", "--slow-cluster-min-gap-millis"),
                 Map.entry("unmeasuredLinkPenaltyMillis", "--unmeasured-link-penalty-millis"),
-                Map.entry("flowUnits", "--flow-units"), Map.entry("idleFitRounds", "--idle-fit-rounds"),
+                Map.entry("flowUnits", "--flow-units"),
+                Map.entry("idleFitRounds", "--idle-fit-rounds"),
                 Map.entry("idleFitMinRateRatio", "--idle-fit-min-rate-ratio"),
                 Map.entry("idleMaxCpuFraction", "--idle-max-cpu-fraction"),
                 Map.entry("minShareOfEqualSplit", "--min-share-of-equal-split"),
-                Map.entry("spreadScale", "--spread-scale"), Map.entry("loadHeadroom", "--load-headroom"));
+                Map.entry("spreadScale", "--spread-scale"),
+                Map.entry("loadHeadroom", "--load-headroom"));
 
         HeartConfig config() {
             try {
@@ -221,7 +302,8 @@ final class PlanCommand implements Callable<Integer> {
                 String message = e.getMessage();
                 for (Map.Entry<String, String> name : OPTION_OF.entrySet()) {
                     if (message.startsWith(name.getKey() + " ")) {
-                        message = name.getValue() + message.substring(name.getKey().length()).replace(" : ", ": ");
+                        message = name.getValue()
+                                + message.substring(name.getKey().length()).replace(" : ", ": ");
                         break;
                     }
                 }
@@ -237,7 +319,8 @@ final class PlanCommand implements Callable<Integer> {
         IstioRules.Options istio;
         try {
             istio = format == Format.istio
-                    ? IstioRules.Options.checked(namespace, selectorLabel, clusterDomain, ingressGateway) : null;
+                    ? IstioRules.Options.checked(namespace, selectorLabel, clusterDomain, ingressGateway)
+                    : null;
         } catch (IllegalArgumentException e) {
             throw new CliException(e.getMessage(), e);
         }
@@ -269,8 +352,8 @@ final class PlanCommand implements Callable<Integer> {
             previous = Json.read(state, AtpmState.class, "state");
             List<String> problems = previous.problems();
             if (!problems.isEmpty()) {
-                throw new CliException("state " + state + " is invalid, nothing was written:\n  "
-                        + String.join("\n  ", problems));
+                throw new CliException(
+                        "state " + state + " is invalid, nothing was written:\n  " + String.join("\n  ", problems));
             }
         } else if (state != null) {
             firstRound = true;
@@ -280,8 +363,8 @@ final class PlanCommand implements Callable<Integer> {
         try {
             plan = new Heart(config).plan(snapshot, previous);
         } catch (InvalidSnapshotException e) {
-            throw new CliException("snapshot " + source + " is invalid, nothing was written:\n  "
-                    + String.join("\n  ", e.problems()));
+            throw new CliException(
+                    "snapshot " + source + " is invalid, nothing was written:\n  " + String.join("\n  ", e.problems()));
         }
 
         // Render fully before writing anything: a rendering error must not leave a saved state
@@ -307,7 +390,8 @@ final class PlanCommand implements Callable<Integer> {
             }
         }
         if (format == Format.istio) {
-            for (String entry : IstioRules.entryPointsWithoutGateway(plan.allocation().routes(), istio)) {
+            for (String entry :
+                    IstioRules.entryPointsWithoutGateway(plan.allocation().routes(), istio)) {
                 err.println("tailor: the rules of entry point " + entry + " select pods labelled " + selectorLabel + "="
                         + entry + " in namespace " + namespace + "; to aim them at your ingress gateway, add"
                         + " --ingress-gateway NAMESPACE/SELECTOR (e.g. istio-system/istio=ingressgateway)");

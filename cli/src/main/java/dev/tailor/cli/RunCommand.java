@@ -1,20 +1,20 @@
 package dev.tailor.cli;
 
-import dev.tailor.heart.controller.PlanTable;
-import dev.tailor.lab.SimulationOutput;
 import dev.tailor.heart.AtpmState;
 import dev.tailor.heart.controller.Actuator;
 import dev.tailor.heart.controller.ConfigFiles;
 import dev.tailor.heart.controller.Controller;
+import dev.tailor.heart.controller.ControllerConfig;
 import dev.tailor.heart.controller.ControllerLoop;
 import dev.tailor.heart.controller.ControllerMetrics;
 import dev.tailor.heart.controller.ControllerServer;
-import dev.tailor.heart.controller.ControllerConfig;
 import dev.tailor.heart.controller.KubernetesErrors;
+import dev.tailor.heart.controller.PlanTable;
 import dev.tailor.heart.controller.Preflight;
 import dev.tailor.heart.controller.PrometheusClient;
 import dev.tailor.heart.controller.RecordedCluster;
 import dev.tailor.heart.controller.StateStore;
+import dev.tailor.lab.SimulationOutput;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -48,11 +48,16 @@ import picocli.CommandLine.Option;
                     + " account.",
             ""
         },
-        footer = {"", "Examples:", "  tailor heart run --config heart.yaml --once --dry-run   # show what would change",
+        footer = {
+            "",
+            "Examples:",
+            "  tailor heart run --config heart.yaml --once --dry-run   # show what would change",
             "  tailor heart run --config heart.yaml                    # every 30 s",
             "  tailor heart run --config examples/tryout/heart.yaml --once --dry-run \\",
-            "      --cluster-from examples/tryout/cluster.yaml --at 2026-01-01T00:03:00Z   # without a cluster", "",
-            "Config: docs/controller.md. Exit codes: 0 done, 1 a round failed (--once), 2 bad input."})
+            "      --cluster-from examples/tryout/cluster.yaml --at 2026-01-01T00:03:00Z   # without a cluster",
+            "",
+            "Config: docs/controller.md. Exit codes: 0 done, 1 a round failed (--once), 2 bad input."
+        })
 final class RunCommand implements Callable<Integer> {
 
     private static final org.slf4j.Logger LOG = Logs.TAILOR;
@@ -60,29 +65,44 @@ final class RunCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    @Option(names = "--config", paramLabel = "FILE", description = "Controller configuration (YAML); every field has a"
-            + " default (docs/controller.md).")
+    @Option(
+            names = "--config",
+            paramLabel = "FILE",
+            description = "Controller configuration (YAML); every field has a" + " default (docs/controller.md).")
     Path config;
 
-    @Option(names = "--prometheus", paramLabel = "URL", description = "Prometheus base URL (overrides the config's"
-            + " prometheus.url).")
+    @Option(
+            names = "--prometheus",
+            paramLabel = "URL",
+            description = "Prometheus base URL (overrides the config's" + " prometheus.url).")
     String prometheusUrl;
 
-    @Option(names = "--kubeconfig", paramLabel = "FILE", description = "Kubeconfig to use (its current context)"
-            + " instead of KUBECONFIG / ~/.kube/config / the pod's service account.")
+    @Option(
+            names = "--kubeconfig",
+            paramLabel = "FILE",
+            description = "Kubeconfig to use (its current context)"
+                    + " instead of KUBECONFIG / ~/.kube/config / the pod's service account.")
     Path kubeconfig;
 
-    @Option(names = "--metrics-address", paramLabel = "HOST:PORT",
-            description = "Serve /metrics, /healthz and /readyz here when running continuously. Default:"
-                    + " 0.0.0.0:9464.")
+    @Option(
+            names = "--metrics-address",
+            paramLabel = "HOST:PORT",
+            description =
+                    "Serve /metrics, /healthz and /readyz here when running continuously. Default:" + " 0.0.0.0:9464.")
     String metricsAddress;
 
-    @Option(names = "--log-format", paramLabel = "FORMAT", defaultValue = "text",
+    @Option(
+            names = "--log-format",
+            paramLabel = "FORMAT",
+            defaultValue = "text",
             description = "Log lines on stderr: ${COMPLETION-CANDIDATES} (one JSON object per line). Default:"
                     + " ${DEFAULT-VALUE}.")
     Logs.Format logFormat;
 
-    @Option(names = "--log-level", paramLabel = "LEVEL", defaultValue = "info",
+    @Option(
+            names = "--log-level",
+            paramLabel = "LEVEL",
+            defaultValue = "info",
             description = "Least level logged: ${COMPLETION-CANDIDATES}; stack traces only at debug. Default:"
                     + " ${DEFAULT-VALUE}.")
     Logs.Threshold logLevel;
@@ -90,17 +110,24 @@ final class RunCommand implements Callable<Integer> {
     @Option(names = "--once", description = "Run one round and exit (exit code 1 if it failed).")
     boolean once;
 
-    @Option(names = "--dry-run", description = "Plan and print the changes to the DestinationRules as a diff; write"
-            + " nothing.")
+    @Option(
+            names = "--dry-run",
+            description = "Plan and print the changes to the DestinationRules as a diff; write" + " nothing.")
     boolean dryRun;
 
-    @Option(names = "--cluster-from", paramLabel = "FILE", description = "Read nodes, pods and DestinationRules from"
-            + " FILE (kubectl get nodes,pods,destinationrules -A -o yaml) instead of a cluster; with --once --dry-run."
-            + " Prints the plan and the rules it would write.")
+    @Option(
+            names = "--cluster-from",
+            paramLabel = "FILE",
+            description = "Read nodes, pods and DestinationRules from"
+                    + " FILE (kubectl get nodes,pods,destinationrules -A -o yaml) instead of a cluster; with --once --dry-run."
+                    + " Prints the plan and the rules it would write.")
     Path clusterFrom;
 
-    @Option(names = "--at", paramLabel = "TIME", description = "Evaluate the queries at TIME (RFC 3339, e.g."
-            + " 2026-01-01T00:03:00Z) instead of now, for metrics recorded in the past; with --once --dry-run.")
+    @Option(
+            names = "--at",
+            paramLabel = "TIME",
+            description = "Evaluate the queries at TIME (RFC 3339, e.g."
+                    + " 2026-01-01T00:03:00Z) instead of now, for metrics recorded in the past; with --once --dry-run.")
     String at;
 
     @Override
@@ -123,17 +150,18 @@ final class RunCommand implements Callable<Integer> {
         Instant time = at == null ? null : instant(at);
         Instant now = Instant.now();
         if (time != null && time.isAfter(now)) {
-            throw new CliException("--at: \"" + at + "\" is after now (" + now.truncatedTo(
-                    java.time.temporal.ChronoUnit.SECONDS) + ") (expected: the past instant the metrics were recorded"
-                    + " at, e.g. 2026-01-01T00:03:00Z)");
+            throw new CliException(
+                    "--at: \"" + at + "\" is after now (" + now.truncatedTo(java.time.temporal.ChronoUnit.SECONDS)
+                            + ") (expected: the past instant the metrics were recorded"
+                            + " at, e.g. 2026-01-01T00:03:00Z)");
         }
         if ((clusterFrom != null || time != null) && !(once && dryRun)) {
             throw new CliException((clusterFrom != null ? "--cluster-from" : "--at") + " plans one round and writes"
                     + " nothing: add --once --dry-run");
         }
         if (clusterFrom != null && kubeconfig != null) {
-            throw new CliException("--cluster-from and --kubeconfig: give one of them (a recorded cluster or a live"
-                    + " one)");
+            throw new CliException(
+                    "--cluster-from and --kubeconfig: give one of them (a recorded cluster or a live" + " one)");
         }
         ControllerConfig settings = settings(config, prometheusUrl);
         PrometheusClient prometheus = prometheus(settings);
@@ -145,19 +173,23 @@ final class RunCommand implements Callable<Integer> {
             // The checks of `tailor heart check`, so that what a round needs and lacks is said. One round
             // waits for them (and stops when no cluster answers); the loop does not: an API server that
             // answers slowly must not hold back /healthz past the liveness probe's patience.
-            Preflight preflight = new Preflight(kubernetes, prometheus, settings)
-                    .noKubeconfig(KubeClients.noKubeconfig(kubeconfig));
+            Preflight preflight =
+                    new Preflight(kubernetes, prometheus, settings).noKubeconfig(KubeClients.noKubeconfig(kubeconfig));
             if (once) {
                 List<Preflight.Check> checks = preflight.run(time != null ? time : Instant.now());
                 reportChecks(checks);
                 if (checks.get(0).status() == Preflight.Status.FAIL) {
-                    throw new CliException(checks.get(0).message() + "; " + (KubeClients.noKubeconfig(kubeconfig)
-                            ? "no kubeconfig was found (no --kubeconfig, KUBECONFIG or ~/.kube/config, and not in a"
-                                    + " pod): point KUBECONFIG or --kubeconfig at your cluster's"
-                            : "check the kubeconfig's current context (kubectl config current-context) or"
-                                    + " --kubeconfig")
-                            + "; to try the controller without a cluster, --cluster-from FILE (docs/controller.md,"
-                            + " Try it without a cluster)", 1, null);
+                    throw new CliException(
+                            checks.get(0).message() + "; "
+                                    + (KubeClients.noKubeconfig(kubeconfig)
+                                            ? "no kubeconfig was found (no --kubeconfig, KUBECONFIG or ~/.kube/config, and not in a"
+                                                    + " pod): point KUBECONFIG or --kubeconfig at your cluster's"
+                                            : "check the kubeconfig's current context (kubectl config current-context) or"
+                                                    + " --kubeconfig")
+                                    + "; to try the controller without a cluster, --cluster-from FILE (docs/controller.md,"
+                                    + " Try it without a cluster)",
+                            1,
+                            null);
                 }
             } else {
                 Thread checking = new Thread(() -> reportChecks(preflight.run(Instant.now())), "tailor-heart-checks");
@@ -168,12 +200,20 @@ final class RunCommand implements Callable<Integer> {
             // The controller reads the saved state before its first round (a dry run too) and
             // saves it only when it writes rules.
             StateStore store = location.isEmpty() ? null : new StateStore(kubernetes, location);
-            String lease = settings.kubernetes().lease().isEmpty() ? null : settings.kubernetes().lease();
+            String lease = settings.kubernetes().lease().isEmpty()
+                    ? null
+                    : settings.kubernetes().lease();
             if (once && !dryRun && lease != null) {
                 refuseIfAnotherLeads(kubernetes, lease, settings.kubernetes().leaseSeconds());
             }
-            Controller controller = new Controller(settings, settings.planner().heartConfig(), prometheus, kubernetes,
-                    AtpmState.EMPTY, store, System::nanoTime);
+            Controller controller = new Controller(
+                    settings,
+                    settings.planner().heartConfig(),
+                    prometheus,
+                    kubernetes,
+                    AtpmState.EMPTY,
+                    store,
+                    System::nanoTime);
             if (once && !dryRun && lease != null) {
                 // A controller may start while the round reads and plans: look again before each write.
                 String leaseName = lease;
@@ -194,23 +234,37 @@ final class RunCommand implements Callable<Integer> {
                 return round.failure() == null ? 0 : 1;
             }
             if (dryRun) {
-                lease = null;   // a dry run writes nothing, so it must not take the lease from the controller
+                lease = null; // a dry run writes nothing, so it must not take the lease from the controller
             }
             warmUpPlanner(settings.planner().heartConfig());
             String identity = identity();
-            ControllerLoop loop = new ControllerLoop(controller, metrics, kubernetes, settings,
-                    new ControllerLoop.Options(dryRun, lease, identity,
+            ControllerLoop loop = new ControllerLoop(
+                    controller,
+                    metrics,
+                    kubernetes,
+                    settings,
+                    new ControllerLoop.Options(
+                            dryRun,
+                            lease,
+                            identity,
                             Duration.ofMillis(Math.round(settings.kubernetes().leaseSeconds() * 1000))),
-                    round -> report(round, out), System::currentTimeMillis);
+                    round -> report(round, out),
+                    System::currentTimeMillis);
             String address = metricsAddress != null ? metricsAddress : "0.0.0.0:9464";
-            long staleMillis = loop.staleMillis();   // past it /healthz says 503 and the lease is not renewed
+            long staleMillis = loop.staleMillis(); // past it /healthz says 503 and the lease is not renewed
             loop.onMessage(RunCommand::loopMessage);
-            try (ControllerServer server = new ControllerServer(socket(address), metrics, () -> loop.alive(staleMillis),
+            try (ControllerServer server = new ControllerServer(
+                    socket(address),
+                    metrics,
+                    () -> loop.alive(staleMillis),
                     () -> metrics.ready() || loop.standingBy())) {
                 LOG.info("serving /metrics, /healthz and /readyz on " + address + "; "
-                        + (lease == null ? (dryRun ? "dry run: no leader election, nothing written"
-                        : "no leader election (one replica)") : "leader election on Lease " + lease + " as "
-                        + identity) + "; a round every " + SimulationOutput.fmt(settings.roundSeconds()) + " s");
+                        + (lease == null
+                                ? (dryRun
+                                        ? "dry run: no leader election, nothing written"
+                                        : "no leader election (one replica)")
+                                : "leader election on Lease " + lease + " as " + identity)
+                        + "; a round every " + SimulationOutput.fmt(settings.roundSeconds()) + " s");
                 loop.start();
                 Runtime.getRuntime().addShutdownHook(new Thread(loop::close, "tailor-heart-shutdown"));
                 while (loop.alive(staleMillis)) {
@@ -230,8 +284,7 @@ final class RunCommand implements Callable<Integer> {
      * One dry-run round on the cluster recorded in {@link #clusterFrom}, metrics at {@code time}: prints the
      * plan, then the rule changes as a diff against the recorded rules Tailor owns. Nothing is written.
      */
-    private Integer runRecorded(ControllerConfig settings, PrometheusClient prometheus, Instant time,
-            PrintWriter out) {
+    private Integer runRecorded(ControllerConfig settings, PrometheusClient prometheus, Instant time, PrintWriter out) {
         RecordedCluster recorded;
         try {
             recorded = RecordedCluster.read(clusterFrom);
@@ -239,21 +292,28 @@ final class RunCommand implements Callable<Integer> {
             throw new CliException("--cluster-from: " + e.getMessage());
         }
         LOG.info("cluster recorded in {}: {}; a dry run, nothing is written", clusterFrom, recorded.summary());
-        LOG.info("no saved ATPM state: the round plans as a first round would; start-up checks skipped (tailor"
-                + " heart check needs a live cluster); metrics at {}", time);
-        Controller controller = new Controller(settings, settings.planner().heartConfig(), prometheus, recorded,
-                AtpmState.EMPTY, System::nanoTime);
+        LOG.info(
+                "no saved ATPM state: the round plans as a first round would; start-up checks skipped (tailor"
+                        + " heart check needs a live cluster); metrics at {}",
+                time);
+        Controller controller = new Controller(
+                settings, settings.planner().heartConfig(), prometheus, recorded, AtpmState.EMPTY, System::nanoTime);
         Controller.Round round = controller.round(time, true);
         if (round.failure() == null) {
-            PlanTable.print(round.plan(), "cluster recorded in " + clusterFrom + ", metrics at " + time, false, false,
-                    out);
+            PlanTable.print(
+                    round.plan(), "cluster recorded in " + clusterFrom + ", metrics at " + time, false, false, out);
             out.println();
             out.println("DestinationRules (the changes to the recorded rules Tailor owns)");
         }
         // A recording's metrics are as old as the recording: without --at the queries ask for now.
         boolean noData = round.failure() == Controller.FailureReason.COMPONENT_WITHOUT_METRICS;
-        report(round, out, noData && at == null ? "; the metrics of a recording are in the past: pass --at TIME"
-                + " (the recording's time, RFC 3339)" : "");
+        report(
+                round,
+                out,
+                noData && at == null
+                        ? "; the metrics of a recording are in the past: pass --at TIME"
+                                + " (the recording's time, RFC 3339)"
+                        : "");
         return round.failure() == null ? 0 : 1;
     }
 
@@ -262,8 +322,8 @@ final class RunCommand implements Callable<Integer> {
         try {
             return java.time.OffsetDateTime.parse(text).toInstant();
         } catch (java.time.format.DateTimeParseException e) {
-            throw new CliException("--at: \"" + text + "\" (expected: an instant in RFC 3339, e.g."
-                    + " 2026-01-01T00:03:00Z)");
+            throw new CliException(
+                    "--at: \"" + text + "\" (expected: an instant in RFC 3339, e.g." + " 2026-01-01T00:03:00Z)");
         }
     }
 
@@ -332,8 +392,11 @@ final class RunCommand implements Callable<Integer> {
     private static void refuseIfAnotherLeads(KubernetesClient kubernetes, String lease, double leaseSeconds) {
         String holder = anotherHolder(kubernetes, lease, leaseSeconds);
         if (holder != null) {
-            throw new CliException(holder + ": a controller may be running and writing the rules; use --dry-run to see"
-                    + " what a round would change, or stop it first", 1, null);
+            throw new CliException(
+                    holder + ": a controller may be running and writing the rules; use --dry-run to see"
+                            + " what a round would change, or stop it first",
+                    1,
+                    null);
         }
     }
 
@@ -346,20 +409,30 @@ final class RunCommand implements Callable<Integer> {
         String[] parts = lease.split("/", 2);
         Lease current;
         try {
-            current = kubernetes.resources(Lease.class).inNamespace(parts[0]).withName(parts[1]).get();
+            current = kubernetes
+                    .resources(Lease.class)
+                    .inNamespace(parts[0])
+                    .withName(parts[1])
+                    .get();
         } catch (KubernetesClientException e) {
-            return "cannot read Lease " + lease + " (" + KubernetesErrors.describe(e, String.valueOf(kubernetes
-                    .getMasterUrl())) + ")";
+            return "cannot read Lease " + lease + " ("
+                    + KubernetesErrors.describe(e, String.valueOf(kubernetes.getMasterUrl())) + ")";
         }
-        if (current == null || current.getSpec() == null || current.getSpec().getHolderIdentity() == null
-                || current.getSpec().getHolderIdentity().isEmpty() || current.getSpec().getRenewTime() == null) {
+        if (current == null
+                || current.getSpec() == null
+                || current.getSpec().getHolderIdentity() == null
+                || current.getSpec().getHolderIdentity().isEmpty()
+                || current.getSpec().getRenewTime() == null) {
             return null;
         }
         double seconds = current.getSpec().getLeaseDurationSeconds() != null
-                ? current.getSpec().getLeaseDurationSeconds() : leaseSeconds;
+                ? current.getSpec().getLeaseDurationSeconds()
+                : leaseSeconds;
         Duration age = Duration.between(current.getSpec().getRenewTime().toInstant(), Instant.now());
-        return age.toMillis() < seconds * 1000 ? "Lease " + lease + " is held by "
-                + current.getSpec().getHolderIdentity() + " (renewed " + age.toSeconds() + " s ago)" : null;
+        return age.toMillis() < seconds * 1000
+                ? "Lease " + lease + " is held by " + current.getSpec().getHolderIdentity() + " (renewed "
+                        + age.toSeconds() + " s ago)"
+                : null;
     }
 
     /** This replica's name in the Lease: the pod's name in a cluster, else the host's. */
@@ -378,7 +451,9 @@ final class RunCommand implements Callable<Integer> {
         for (int i = 0; i < WARM_UP_PLANS; i++) {
             new dev.tailor.heart.Heart(config).plan(examples.get(i % examples.size()), AtpmState.EMPTY);
         }
-        LOG.info("planner warmed up: {} plans of the bundled examples in {} ms", WARM_UP_PLANS,
+        LOG.info(
+                "planner warmed up: {} plans of the bundled examples in {} ms",
+                WARM_UP_PLANS,
                 Math.round((System.nanoTime() - start) / 1e6));
     }
 
@@ -388,7 +463,9 @@ final class RunCommand implements Callable<Integer> {
             return pod;
         }
         String host = System.getenv("HOSTNAME");
-        return host != null && !host.isBlank() ? host : "tailor-heart-" + ProcessHandle.current().pid();
+        return host != null && !host.isBlank()
+                ? host
+                : "tailor-heart-" + ProcessHandle.current().pid();
     }
 
     private static InetSocketAddress socket(String address) {
@@ -413,18 +490,27 @@ final class RunCommand implements Callable<Integer> {
         round.notes().forEach(note -> LOG.info("note: " + note));
         if (round.failure() != null) {
             String left = dryRun ? "; dry run: nothing applied" : "; the DestinationRules already applied stay";
-            LOG.warn("round failed (" + round.failure().name().toLowerCase(Locale.ROOT) + "): "
-                    + round.message() + (round.message().endsWith(left) ? "" : left) + hint);
+            LOG.warn("round failed (" + round.failure().name().toLowerCase(Locale.ROOT) + "): " + round.message()
+                    + (round.message().endsWith(left) ? "" : left) + hint);
             return;
         }
-        long changed = round.changes().stream().filter(c -> c.action() != Actuator.Action.UNCHANGED).count();
+        long changed = round.changes().stream()
+                .filter(c -> c.action() != Actuator.Action.UNCHANGED)
+                .count();
         // Counted as the plan's header counts them; the others (not Ready) are said beside.
         int ready = PlanTable.readyReplicas(round.plan());
         int all = round.snapshot().replicas().size();
-        LOG.info(String.format(Locale.ROOT, "round %d planned in %.1f ms: %d ready replicas%s, %d call edges; %d"
-                        + " rule(s) %s, %d unchanged", round.plan().state().rounds(), round.planningNanos() / 1e6,
-                ready, all > ready ? " (" + all + " in all)" : "", round.snapshot().calls().size(), changed,
-                dryRun ? "would change" : "changed", round.changes().size() - changed));
+        LOG.info(String.format(
+                Locale.ROOT,
+                "round %d planned in %.1f ms: %d ready replicas%s, %d call edges; %d" + " rule(s) %s, %d unchanged",
+                round.plan().state().rounds(),
+                round.planningNanos() / 1e6,
+                ready,
+                all > ready ? " (" + all + " in all)" : "",
+                round.snapshot().calls().size(),
+                changed,
+                dryRun ? "would change" : "changed",
+                round.changes().size() - changed));
         for (Actuator.Change change : round.changes()) {
             if (change.action() == Actuator.Action.UNCHANGED) {
                 continue;

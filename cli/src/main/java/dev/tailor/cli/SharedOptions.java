@@ -11,16 +11,21 @@ import picocli.CommandLine.Option;
  */
 final class SharedOptions {
 
-    private SharedOptions() {
-    }
+    private SharedOptions() {}
 
     /** Output formats of the simulators and the demo. */
-    enum Format { table, json }
+    enum Format {
+        table,
+        json
+    }
 
     /** {@code --format table|json}, for output whose JSON is {@code {"results": [...]}}. */
     static final class FormatOption {
 
-        @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "table",
+        @Option(
+                names = "--format",
+                paramLabel = "FORMAT",
+                defaultValue = "table",
                 description = "table or json ({\"results\": [...]}). Default: ${DEFAULT-VALUE}.")
         Format format;
 
@@ -32,7 +37,9 @@ final class SharedOptions {
     /** {@code --report DIR}: an HTML report with plots, not written unless asked for. */
     static final class ReportOption {
 
-        @Option(names = "--report", paramLabel = "DIR",
+        @Option(
+                names = "--report",
+                paramLabel = "DIR",
                 description = "Also write an HTML report with plots to DIR/index.html.")
         Path report;
 
@@ -45,7 +52,9 @@ final class SharedOptions {
     /** {@code --threads N}: runs in parallel. */
     static final class ThreadsOption {
 
-        @Option(names = "--threads", paramLabel = "N",
+        @Option(
+                names = "--threads",
+                paramLabel = "N",
                 description = "Runs in parallel. Default: the number of processors.")
         Integer threads;
 

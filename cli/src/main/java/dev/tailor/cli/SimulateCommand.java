@@ -1,5 +1,6 @@
 package dev.tailor.cli;
 
+import dev.tailor.datasets.snapshot.OnlineBoutiqueSnapshot;
 import dev.tailor.heart.HeartConfig;
 import dev.tailor.lab.ClusterRuns;
 import dev.tailor.lab.SimulationOutput;
@@ -11,7 +12,6 @@ import dev.tailor.sim.cluster.PeakEwmaConfig;
 import dev.tailor.sim.cluster.PrequalConfig;
 import dev.tailor.sim.cluster.RunResult;
 import dev.tailor.sim.cluster.SeedCells;
-import dev.tailor.datasets.snapshot.OnlineBoutiqueSnapshot;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -44,12 +44,15 @@ import picocli.CommandLine.Option;
                     + " heart-no-queueing, heart-no-headroom.",
             ""
         },
-        footer = {"", "Examples:",
+        footer = {
+            "",
+            "Examples:",
             "  tailor heart simulate --scenario paper-dag --rps 100,400 --report report/",
             "  tailor heart simulate --dataset my-app/ --entry web-gateway --policies heart,least-request",
             "",
             "Scenario files: docs/simulator.md. Your own application's data: docs/datasets.md.",
-            "Exit codes: 0 done, 1 failed while running, 2 bad input."})
+            "Exit codes: 0 done, 1 failed while running, 2 bad input."
+        })
 final class SimulateCommand implements Callable<Integer> {
 
     /** Most runs one command makes: beyond it a typo (a long rps list) would run for hours. */
@@ -61,7 +64,9 @@ final class SimulateCommand implements Callable<Integer> {
     /** The scenario run when neither --scenario nor --dataset is given. */
     static final String DEFAULT_SCENARIO = "paper-dag";
 
-    @Option(names = "--scenario", paramLabel = "NAME|FILE",
+    @Option(
+            names = "--scenario",
+            paramLabel = "NAME|FILE",
             description = "Bundled scenario (paper-pairwise, paper-dag; with a load change or a fault: dyn-load-step,"
                     + " dyn-load-ramp, dyn-noisy-neighbour, dyn-replica-crash, dyn-cold-restart, dyn-antagonist,"
                     + " dyn-metrics-undercount, dyn-calls-overcount, dyn-background-cpu),"
@@ -77,18 +82,26 @@ final class SimulateCommand implements Callable<Integer> {
     @CommandLine.Mixin
     DatasetOptions data;
 
-    @Option(names = "--minute", paramLabel = "WHEN",
+    @Option(
+            names = "--minute",
+            paramLabel = "WHEN",
             description = "With --dataset or --scenario online-boutique: which sample the scenario is built from, as"
                     + " for heart snapshot dataset: 'busiest' (largest request rate of the entry component), an"
                     + " index from 0, or Unix seconds. Default: busiest.")
     String minute;
 
-    @Option(names = "--policies", paramLabel = "P,...", split = ",",
+    @Option(
+            names = "--policies",
+            paramLabel = "P,...",
+            split = ",",
             description = "Policies to compare. Default: all eight of the comparison (the six above heart-paper and"
                     + " the two peers).")
     List<String> policies;
 
-    @Option(names = "--heart-ablation", paramLabel = "WHICH", split = ",",
+    @Option(
+            names = "--heart-ablation",
+            paramLabel = "WHICH",
+            split = ",",
             description = "Also run HEART without a part: no-trend (alpha = 1),"
                     + " no-outlier-filter, no-idle-fit, no-floor, no-share-cap, no-spread (min-cost flow),"
                     + " no-queueing (every edge on the ATPM shares), no-headroom (queue-aware split for the measured"
@@ -97,15 +110,24 @@ final class SimulateCommand implements Callable<Integer> {
                     + " heart); paper: all departures off (heart-paper).")
     List<String> ablations;
 
-    @Option(names = "--rps", paramLabel = "R,...", split = ",",
+    @Option(
+            names = "--rps",
+            paramLabel = "R,...",
+            split = ",",
             description = "User requests per second to run at. Default: the scenario's sweep.")
     List<Double> rps;
 
-    @Option(names = "--network", paramLabel = "N,...", split = ",",
+    @Option(
+            names = "--network",
+            paramLabel = "N,...",
+            split = ",",
             description = "The scenario's networks to run on (e.g. A,B). Default: the scenario's own choice.")
     List<String> networks;
 
-    @Option(names = "--cpu-model", paramLabel = "M,...", split = ",",
+    @Option(
+            names = "--cpu-model",
+            paramLabel = "M,...",
+            split = ",",
             description = "fluid (an ideal limit) and/or cfs-quota (Linux CFS throttling, 100 ms periods)."
                     + " Default: the scenario's.")
     List<String> cpuModels;
@@ -113,30 +135,43 @@ final class SimulateCommand implements Callable<Integer> {
     @CommandLine.Mixin
     SharedOptions.SeedOption seedOption;
 
-    @Option(names = "--seeds", paramLabel = "N", defaultValue = "1",
+    @Option(
+            names = "--seeds",
+            paramLabel = "N",
+            defaultValue = "1",
             description = "Runs every cell N times, with seeds S, S+1, ..., S+N-1 (S: --seed or the scenario's), and"
                     + " reports the median and the spread (min-max, mean) of the P99 over them. Default: 1.")
     int seeds;
 
-    @Option(names = "--prequal-q-rif", paramLabel = "Q",
-            description = "Prequal: the RIF quantile above which a probe is hot. Default: the paper's 2^-0.25 ="
-                    + " 0.84.")
+    @Option(
+            names = "--prequal-q-rif",
+            paramLabel = "Q",
+            description =
+                    "Prequal: the RIF quantile above which a probe is hot. Default: the paper's 2^-0.25 =" + " 0.84.")
     Double prequalQRif;
 
-    @Option(names = "--prequal-probe-rate", paramLabel = "R",
+    @Option(
+            names = "--prequal-probe-rate",
+            paramLabel = "R",
             description = "Prequal: probes sent with each call (r_probe). Default: the paper's 3.")
     Double prequalProbeRate;
 
-    @Option(names = "--peak-ewma-decay-seconds", paramLabel = "S",
+    @Option(
+            names = "--peak-ewma-decay-seconds",
+            paramLabel = "S",
             description = "peak-ewma: decay time of the latency estimate. Default: Linkerd's 10.")
     Double peakEwmaDecaySeconds;
 
-    @Option(names = "--warmup-seconds", paramLabel = "S", description = "Simulated warm-up, not measured. Default: the"
-            + " scenario's (120).")
+    @Option(
+            names = "--warmup-seconds",
+            paramLabel = "S",
+            description = "Simulated warm-up, not measured. Default: the" + " scenario's (120).")
     Double warmupSeconds;
 
-    @Option(names = "--duration-seconds", paramLabel = "S", description = "Simulated time measured after the warm-up."
-            + " Default: the scenario's (600).")
+    @Option(
+            names = "--duration-seconds",
+            paramLabel = "S",
+            description = "Simulated time measured after the warm-up." + " Default: the scenario's (600).")
     Double durationSeconds;
 
     @CommandLine.Mixin
@@ -162,7 +197,8 @@ final class SimulateCommand implements Callable<Integer> {
         List<ClusterSweep.Run> runs = plan(base);
         int workers = threads.workers();
         err.println("tailor: simulating " + runs.size() + " run" + (runs.size() == 1 ? "" : "s") + " of " + base.name()
-                + " (" + fmt(base.warmupSecondsOr(warmupSeconds)) + " s warm-up + " + fmt(base.durationSecondsOr(durationSeconds))
+                + " (" + fmt(base.warmupSecondsOr(warmupSeconds)) + " s warm-up + "
+                + fmt(base.durationSecondsOr(durationSeconds))
                 + " s measured each" + (seeds == 1 ? "" : "; seeds " + firstSeed + " .. " + (firstSeed + seeds - 1))
                 + ") on " + workers + " thread" + (workers == 1 ? "" : "s"));
         List<RunResult> results = ClusterRuns.execute(runs, configs, workers, err);
@@ -186,8 +222,8 @@ final class SimulateCommand implements Callable<Integer> {
                         + "): latencies are the median over the seeds, the P99 spread is min-max (mean), counts are"
                         + " summed; the latency CDFs pool the seeds' requests.");
             }
-            Path file = ClusterRuns.writeReport(report, "Tailor cluster simulation: " + base.name(), intro, results,
-                    cells, List.of(base));
+            Path file = ClusterRuns.writeReport(
+                    report, "Tailor cluster simulation: " + base.name(), intro, results, cells, List.of(base));
             err.println("tailor: report written to " + file);
         }
         return 0;
@@ -209,8 +245,8 @@ final class SimulateCommand implements Callable<Integer> {
                 prequal = prequal.withProbesPerQuery(prequalProbeRate);
             }
         } catch (IllegalArgumentException e) {
-            throw new CliException("--prequal-probe-rate: " + prequalProbeRate + " (expected: probes per call in"
-                    + " (0, 16])");
+            throw new CliException(
+                    "--prequal-probe-rate: " + prequalProbeRate + " (expected: probes per call in" + " (0, 16])");
         }
         try {
             if (peakEwmaDecaySeconds != null) {
@@ -239,8 +275,8 @@ final class SimulateCommand implements Callable<Integer> {
             if (data.given() || minute != null) {
                 throw new CliException((data.given() ? data.firstGiven() : "--minute") + ": only with --dataset or"
                         + " --scenario "
-                        + OnlineBoutiqueScenario.NAME + " (the scenario is " + (scenario == null ? DEFAULT_SCENARIO
-                        : scenario) + ")");
+                        + OnlineBoutiqueScenario.NAME + " (the scenario is "
+                        + (scenario == null ? DEFAULT_SCENARIO : scenario) + ")");
             }
             return load(scenario == null ? DEFAULT_SCENARIO : scenario, notes);
         }
@@ -295,22 +331,41 @@ final class SimulateCommand implements Callable<Integer> {
      * every name not in {@code known} at once (not only the first).
      */
     static List<String> checkNames(String option, List<String> requested, List<String> known) {
-        List<String> unknown = requested.stream().filter(name -> !known.contains(name)).distinct().toList();
+        List<String> unknown = requested.stream()
+                .filter(name -> !known.contains(name))
+                .distinct()
+                .toList();
         if (!unknown.isEmpty()) {
-            throw new CliException(option + ": " + unknown.stream().map(name -> "\"" + name + "\"")
-                    .collect(java.util.stream.Collectors.joining(", ")) + (unknown.size() == 1 ? " is" : " are")
+            throw new CliException(option + ": "
+                    + unknown.stream()
+                            .map(name -> "\"" + name + "\"")
+                            .collect(java.util.stream.Collectors.joining(", "))
+                    + (unknown.size() == 1 ? " is" : " are")
                     + " not known (expected: some of " + String.join(", ", known) + ")");
         }
         return new ArrayList<>(new LinkedHashSet<>(requested));
     }
 
     private List<ClusterSweep.Run> plan(ClusterScenario base) {
-        List<String> policyNames = new ArrayList<>(policies == null ? ClusterSimulation.COMPARISON
-                : checkNames("--policies", policies, ClusterSimulation.policyNames()));
+        List<String> policyNames = new ArrayList<>(
+                policies == null
+                        ? ClusterSimulation.COMPARISON
+                        : checkNames("--policies", policies, ClusterSimulation.policyNames()));
         if (ablations != null) {
-            for (String ablation : checkNames("--heart-ablation", ablations, List.of("no-trend",
-                    "slow-link-filter", "no-outlier-filter", "no-idle-fit", "no-floor", "no-share-cap", "no-spread", "no-queueing",
-                    "no-headroom", "paper"))) {
+            for (String ablation : checkNames(
+                    "--heart-ablation",
+                    ablations,
+                    List.of(
+                            "no-trend",
+                            "slow-link-filter",
+                            "no-outlier-filter",
+                            "no-idle-fit",
+                            "no-floor",
+                            "no-share-cap",
+                            "no-spread",
+                            "no-queueing",
+                            "no-headroom",
+                            "paper"))) {
                 policyNames.add("heart-" + ablation);
             }
         }
@@ -324,8 +379,8 @@ final class SimulateCommand implements Callable<Integer> {
                 throw new CliException("--rps: " + r + " (expected: requests per second in (0, 1e6])");
             }
         }
-        List<String> networkNames = new ArrayList<>(new LinkedHashSet<>(networks == null ? List.of(base.network())
-                : networks));
+        List<String> networkNames =
+                new ArrayList<>(new LinkedHashSet<>(networks == null ? List.of(base.network()) : networks));
         for (String network : networkNames) {
             if (!base.networks().containsKey(network)) {
                 throw new CliException("--network: \"" + network + "\" (expected: one of the scenario's "
@@ -333,7 +388,8 @@ final class SimulateCommand implements Callable<Integer> {
             }
         }
         List<ClusterScenario.CpuModel> models = new ArrayList<>();
-        for (String label : new LinkedHashSet<>(cpuModels == null ? List.of(base.cpuModel().label()) : cpuModels)) {
+        for (String label :
+                new LinkedHashSet<>(cpuModels == null ? List.of(base.cpuModel().label()) : cpuModels)) {
             ClusterScenario.CpuModel model = ClusterScenario.CpuModel.ofLabel(label);
             if (model == null) {
                 throw new CliException("--cpu-model: \"" + label + "\" (expected: fluid or cfs-quota)");
@@ -353,8 +409,13 @@ final class SimulateCommand implements Callable<Integer> {
             for (ClusterScenario.CpuModel model : models) {
                 List<ClusterScenario> variants = new ArrayList<>();
                 for (int k = 0; k < seeds; k++) {
-                    variants.add(ClusterRuns.variant(base, seeds == 1 ? seedOption.seed : Long.valueOf(firstSeed + k), model,
-                            warmupSeconds, durationSeconds, network));
+                    variants.add(ClusterRuns.variant(
+                            base,
+                            seeds == 1 ? seedOption.seed : Long.valueOf(firstSeed + k),
+                            model,
+                            warmupSeconds,
+                            durationSeconds,
+                            network));
                 }
                 for (double r : rates) {
                     for (String policy : uniquePolicies) {

@@ -40,23 +40,32 @@ import picocli.CommandLine.Option;
                     + " virtual-clock-hot, fifo-deadline.",
             ""
         },
-        footer = {"", "Example: tailor storage simulate --scenario burst-microbench --policies fifo,segment-admission",
+        footer = {
+            "",
+            "Example: tailor storage simulate --scenario burst-microbench --policies fifo,segment-admission",
             "Scenarios: burst-microbench, underload (synthetic), deployed-like and robustness (need the shared"
                     + " data; TAILOR_DATA_DIR), or a YAML file (docs/storage-simulator.md).",
             "Robustness sweep: tailor storage simulate --scenario robustness --seeds 1,2,3 --policies"
                     + " fifo,mclock,segment-admission-paper,segment-admission",
-            "Exit codes: 0 done, 1 failed while running, 2 bad input."})
+            "Exit codes: 0 done, 1 failed while running, 2 bad input."
+        })
 final class StorageSimulateCommand implements Callable<Integer> {
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    @Option(names = "--scenario", paramLabel = "NAME|FILE", defaultValue = "burst-microbench",
+    @Option(
+            names = "--scenario",
+            paramLabel = "NAME|FILE",
+            defaultValue = "burst-microbench",
             description = "Bundled scenario (burst-microbench, deployed-like, underload, robustness: a family of"
                     + " tenant mixes) or a YAML scenario file. Default: ${DEFAULT-VALUE}.")
     String scenario;
 
-    @Option(names = "--policies", paramLabel = "P,...", split = ",",
+    @Option(
+            names = "--policies",
+            paramLabel = "P,...",
+            split = ",",
             description = "Policies to compare. Default: fifo, static-cap, token-bucket, mclock, segment-admission,"
                     + " segment-admission-paper and every ablation.")
     List<String> policies;
@@ -64,17 +73,24 @@ final class StorageSimulateCommand implements Callable<Integer> {
     @CommandLine.Mixin
     SharedOptions.SeedOption seedOption;
 
-    @Option(names = "--seeds", paramLabel = "N,...", split = ",",
+    @Option(
+            names = "--seeds",
+            paramLabel = "N,...",
+            split = ",",
             description = "Run every scenario variant once per seed and print the sweep's summary (per policy, worst"
                     + " and median of steady tenants' P99.999 against fifo and mclock). Not with --seed.")
     List<Long> seeds;
 
-    @Option(names = "--warmup-seconds", paramLabel = "S", description = "Simulated warm-up, not measured. Default: the"
-            + " scenario's.")
+    @Option(
+            names = "--warmup-seconds",
+            paramLabel = "S",
+            description = "Simulated warm-up, not measured. Default: the" + " scenario's.")
     Double warmupSeconds;
 
-    @Option(names = "--duration-seconds", paramLabel = "S", description = "Simulated time whose arrivals are measured."
-            + " Default: the scenario's.")
+    @Option(
+            names = "--duration-seconds",
+            paramLabel = "S",
+            description = "Simulated time whose arrivals are measured." + " Default: the scenario's.")
     Double durationSeconds;
 
     @CommandLine.Mixin
@@ -104,7 +120,8 @@ final class StorageSimulateCommand implements Callable<Integer> {
         StorageScenario variant = StorageRuns.variant(base, seedList.get(0), warmupSeconds, durationSeconds);
         List<StorageSetup> setups = new ArrayList<>();
         for (Long s : seedList) {
-            for (StorageScenario mix : StorageRuns.variant(base, s, warmupSeconds, durationSeconds).mixScenarios()) {
+            for (StorageScenario mix :
+                    StorageRuns.variant(base, s, warmupSeconds, durationSeconds).mixScenarios()) {
                 setups.add(StorageRuns.setup(mix, DATA_DIR));
             }
         }
@@ -119,7 +136,7 @@ final class StorageSimulateCommand implements Callable<Integer> {
                 }
             }
         }
-        workers = Math.min(workers, runs.size());   // a run is one thread's work
+        workers = Math.min(workers, runs.size()); // a run is one thread's work
         err.println("tailor: simulating " + runs.size() + " run" + (runs.size() == 1 ? "" : "s") + " of "
                 + variant.name() + " (" + SimulationOutput.fmt(variant.warmupSeconds()) + " s warm-up + "
                 + SimulationOutput.fmt(variant.durationSeconds()) + " s measured each) on " + workers + " thread"
@@ -128,8 +145,8 @@ final class StorageSimulateCommand implements Callable<Integer> {
         SweepSummary summary = SweepSummary.of(results);
         boolean sweep = summary.cells() > 1;
         if (format.json()) {
-            out.println(Json.write(sweep ? Map.of("results", results, "summary", summary)
-                    : Map.of("results", results)));
+            out.println(
+                    Json.write(sweep ? Map.of("results", results, "summary", summary) : Map.of("results", results)));
         } else {
             StorageOutput.table(out, results);
             out.println();
@@ -141,8 +158,12 @@ final class StorageSimulateCommand implements Callable<Integer> {
         }
         StorageOutput.warnings(results).forEach(w -> err.println("tailor: warning: " + w));
         if (report != null) {
-            Path file = StorageRuns.writeReport(report, "Tailor storage simulation: " + variant.name(),
-                    List.of(variant.description()), setup.notes(), results);
+            Path file = StorageRuns.writeReport(
+                    report,
+                    "Tailor storage simulation: " + variant.name(),
+                    List.of(variant.description()),
+                    setup.notes(),
+                    results);
             err.println("tailor: report written to " + file);
         }
         return 0;
@@ -150,8 +171,8 @@ final class StorageSimulateCommand implements Callable<Integer> {
 
     /** The policy list, checked; a {@link CliException} naming every unknown one. */
     static List<String> policies(List<String> policies) {
-        return policies == null ? StorageSimulation.policyNames()
+        return policies == null
+                ? StorageSimulation.policyNames()
                 : SimulateCommand.checkNames("--policies", policies, StorageSimulation.policyNames());
     }
-
 }

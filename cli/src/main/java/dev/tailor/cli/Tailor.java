@@ -18,10 +18,18 @@ import picocli.CommandLine.Command;
             "Cuts tail latency where replicated services and shared block storage lose it.",
             "",
         },
-        subcommands = {DemoCommand.class, HeartCommand.class, StorageCommand.class, NbdCommand.class,
-                CommandLine.HelpCommand.class},
-        footer = {"", "Exit codes: 0 done, 1 failed while running, 2 bad input or usage.",
-            "Docs: README.md and docs/ in the source tree."})
+        subcommands = {
+            DemoCommand.class,
+            HeartCommand.class,
+            StorageCommand.class,
+            NbdCommand.class,
+            CommandLine.HelpCommand.class
+        },
+        footer = {
+            "",
+            "Exit codes: 0 done, 1 failed while running, 2 bad input or usage.",
+            "Docs: README.md and docs/ in the source tree."
+        })
 public final class Tailor implements Runnable {
 
     @CommandLine.Spec
@@ -29,7 +37,9 @@ public final class Tailor implements Runnable {
 
     public static void main(String[] args) {
         // The terminal's encoding (stdout.encoding, stderr.encoding), as these constructors pick when not told.
-        System.exit(run(args, new PrintWriter(System.out, true, System.out.charset()),
+        System.exit(run(
+                args,
+                new PrintWriter(System.out, true, System.out.charset()),
                 new PrintWriter(System.err, true, System.err.charset())));
     }
 
@@ -52,7 +62,7 @@ public final class Tailor implements Runnable {
                 return user.exitCode();
             }
             if (e instanceof InterruptedException) {
-                return 130;   // stopped by Ctrl-C or a signal while waiting: the shell already knows why
+                return 130; // stopped by Ctrl-C or a signal while waiting: the shell already knows why
             }
             commandLine.getErr().println("tailor: internal error: " + e);
             e.printStackTrace(commandLine.getErr());
@@ -71,8 +81,10 @@ public final class Tailor implements Runnable {
         @Override
         public String[] getVersion() {
             String version = Tailor.class.getPackage().getImplementationVersion();
-            return new String[] {"tailor " + (version == null ? "development build" : version),
-                "JVM: ${java.version} (${java.vendor} ${java.vm.name} ${java.vm.version})"};
+            return new String[] {
+                "tailor " + (version == null ? "development build" : version),
+                "JVM: ${java.version} (${java.vendor} ${java.vm.name} ${java.vm.version})"
+            };
         }
     }
 }

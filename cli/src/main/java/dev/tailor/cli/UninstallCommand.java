@@ -32,7 +32,10 @@ final class UninstallCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    @Option(names = "--config", paramLabel = "FILE", description = "Controller configuration (for the state ConfigMap).")
+    @Option(
+            names = "--config",
+            paramLabel = "FILE",
+            description = "Controller configuration (for the state ConfigMap).")
     Path config;
 
     @Option(names = "--kubeconfig", paramLabel = "FILE", description = "Kubeconfig to use (its current context).")
@@ -52,28 +55,42 @@ final class UninstallCommand implements Callable<Integer> {
         }
         try (KubernetesClient client = KubeClients.build(kubeconfig)) {
             List<GenericKubernetesResource> rules = client.genericKubernetesResources(Actuator.DESTINATION_RULE)
-                    .inAnyNamespace().withLabel(DestinationRules.MANAGED_BY_LABEL, DestinationRules.MANAGED_BY).list()
+                    .inAnyNamespace()
+                    .withLabel(DestinationRules.MANAGED_BY_LABEL, DestinationRules.MANAGED_BY)
+                    .list()
                     .getItems();
             for (GenericKubernetesResource rule : rules) {
-                out.println((dryRun ? "would delete" : "delete") + " DestinationRule " + rule.getMetadata().getNamespace()
-                        + "/" + rule.getMetadata().getName());
+                out.println((dryRun ? "would delete" : "delete") + " DestinationRule "
+                        + rule.getMetadata().getNamespace() + "/"
+                        + rule.getMetadata().getName());
                 if (!dryRun) {
                     client.genericKubernetesResources(Actuator.DESTINATION_RULE)
-                            .inNamespace(rule.getMetadata().getNamespace()).withName(rule.getMetadata().getName()).delete();
+                            .inNamespace(rule.getMetadata().getNamespace())
+                            .withName(rule.getMetadata().getName())
+                            .delete();
                 }
             }
             String state = settings.kubernetes().stateConfigMap();
             if (!state.isEmpty()) {
                 String[] location = state.split("/", 2);
-                if (client.configMaps().inNamespace(location[0]).withName(location[1]).get() != null) {
+                if (client.configMaps()
+                                .inNamespace(location[0])
+                                .withName(location[1])
+                                .get()
+                        != null) {
                     out.println((dryRun ? "would delete" : "delete") + " ConfigMap " + state);
                     if (!dryRun) {
-                        client.configMaps().inNamespace(location[0]).withName(location[1]).delete();
+                        client.configMaps()
+                                .inNamespace(location[0])
+                                .withName(location[1])
+                                .delete();
                     }
                 }
             }
-            spec.commandLine().getErr().println("tailor: " + rules.size() + " DestinationRule(s) "
-                    + (dryRun ? "would be" : "were") + " deleted");
+            spec.commandLine()
+                    .getErr()
+                    .println("tailor: " + rules.size() + " DestinationRule(s) " + (dryRun ? "would be" : "were")
+                            + " deleted");
             return 0;
         } catch (KubernetesClientException e) {
             throw new CliException("cannot reach the Kubernetes API: " + e.getMessage(), 1, e);

@@ -10,7 +10,6 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
@@ -39,8 +38,11 @@ class CheckCommandTest {
     @BeforeAll
     static void start() throws Exception {
         prometheus = ShopCluster.prometheus();
-        server.expect().post().withPath(AccessReviews.PATH)
-                .andReply(201, request -> AccessReviews.answer(request.getUtf8Body(), Set.of())).always();
+        server.expect()
+                .post()
+                .withPath(AccessReviews.PATH)
+                .andReply(201, request -> AccessReviews.answer(request.getUtf8Body(), Set.of()))
+                .always();
     }
 
     @AfterAll
@@ -71,13 +73,15 @@ class CheckCommandTest {
 
     @Test
     void check_testCluster_everyLineOk_exit0() throws Exception {
-        PlanCommandTest.Result result = tailor("heart", "check", "--kubeconfig", kubeconfig().toString(), "--config",
-                config().toString());
+        PlanCommandTest.Result result =
+                tailor("heart", "check", "--kubeconfig", kubeconfig().toString(), "--config", config().toString());
 
         assertThat(result.exitCode()).as(result.out() + result.err()).isZero();
-        assertThat(result.out().lines().filter(l -> l.startsWith("["))).hasSize(12)
+        assertThat(result.out().lines().filter(l -> l.startsWith("[")))
+                .hasSize(12)
                 .allSatisfy(line -> assertThat(line).startsWith("[ok]"));
-        assertThat(result.out()).containsPattern("\\[ok] +node-localities +all 3 nodes carry")
+        assertThat(result.out())
+                .containsPattern("\\[ok] +node-localities +all 3 nodes carry")
                 .contains("12 checks: 12 ok, 0 warn, 0 fail");
     }
 
@@ -91,12 +95,13 @@ class CheckCommandTest {
             client.nodes().resource(node).update();
         }
 
-        PlanCommandTest.Result result = tailor("heart", "check", "--kubeconfig", kubeconfig().toString(), "--config",
-                config().toString());
+        PlanCommandTest.Result result =
+                tailor("heart", "check", "--kubeconfig", kubeconfig().toString(), "--config", config().toString());
 
         assertThat(result.exitCode()).as(result.out() + result.err()).isEqualTo(1);
-        assertThat(result.out()).containsPattern("\\[fail] +node-localities +3 node\\(s\\) without"
-                + " topology.istio.io/subzone: w1, w2, w3")
+        assertThat(result.out())
+                .containsPattern(
+                        "\\[fail] +node-localities +3 node\\(s\\) without" + " topology.istio.io/subzone: w1, w2, w3")
                 .contains("        fix: for n in w1 w2 w3; do kubectl label node \"$n\""
                         + " topology.istio.io/subzone=\"$n\"; done")
                 .contains("12 checks: 11 ok, 0 warn, 1 fail: fix the failures before installing");
@@ -104,8 +109,15 @@ class CheckCommandTest {
 
     @Test
     void check_as_impersonatesTheServiceAccount() throws Exception {
-        PlanCommandTest.Result result = tailor("heart", "check", "--kubeconfig", kubeconfig().toString(), "--config",
-                config().toString(), "--as", "system:serviceaccount:tailor-system:tailor-heart");
+        PlanCommandTest.Result result = tailor(
+                "heart",
+                "check",
+                "--kubeconfig",
+                kubeconfig().toString(),
+                "--config",
+                config().toString(),
+                "--as",
+                "system:serviceaccount:tailor-system:tailor-heart");
 
         assertThat(result.err()).contains("as system:serviceaccount:tailor-system:tailor-heart");
         // The permission check asks about the service account's RBAC, not the caller's.
@@ -117,13 +129,14 @@ class CheckCommandTest {
     void check_noCluster_saysNoClusterReachable_inOneLine() throws Exception {
         Path nowhere = ControllerFiles.unreachableKubeconfig(dir);
 
-        PlanCommandTest.Result result = tailor("heart", "check", "--kubeconfig", nowhere.toString(), "--config",
-                config().toString());
+        PlanCommandTest.Result result =
+                tailor("heart", "check", "--kubeconfig", nowhere.toString(), "--config", config().toString());
 
         assertThat(result.exitCode()).isEqualTo(1);
-        assertThat(result.out()).containsPattern("\\[fail] +kubernetes-api +no cluster reachable:")
+        assertThat(result.out())
+                .containsPattern("\\[fail] +kubernetes-api +no cluster reachable:")
                 .contains("no cluster reachable:"
-                + " https://no-such-cluster.invalid:6443/: its host name does not resolve");
+                        + " https://no-such-cluster.invalid:6443/: its host name does not resolve");
         assertThat(result.out() + result.err()).doesNotContain("\tat ").doesNotContain("Exception:");
     }
 }

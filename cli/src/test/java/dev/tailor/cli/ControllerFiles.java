@@ -7,8 +7,7 @@ import java.nio.file.Path;
 /** The files the controller's commands read in tests: kubeconfigs and a heart.yaml for the shop cluster. */
 final class ControllerFiles {
 
-    private ControllerFiles() {
-    }
+    private ControllerFiles() {}
 
     /** {@code dir/kubeconfig}, whose current context is the API server at {@code masterUrl}, namespace shop. */
     static Path kubeconfig(Path dir, String masterUrl) throws IOException {

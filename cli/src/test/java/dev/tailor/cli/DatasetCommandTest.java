@@ -23,9 +23,22 @@ class DatasetCommandTest {
         Path metrics = SharedData.require(DatasetOptions.METRICS);
         Path latency = SharedData.require(DatasetOptions.LATENCY);
         Path snapshot = dir.resolve("ob.json");
-        PlanCommandTest.Result built = tailor("heart", "snapshot", "onlineboutique", "--dataset", metrics.toString(),
-                "--latency", latency.toString(), "--replicas", "3", "--nodes", "5", "--regions", "EU,EU,EU,US,US",
-                "--out", snapshot.toString());
+        PlanCommandTest.Result built = tailor(
+                "heart",
+                "snapshot",
+                "onlineboutique",
+                "--dataset",
+                metrics.toString(),
+                "--latency",
+                latency.toString(),
+                "--replicas",
+                "3",
+                "--nodes",
+                "5",
+                "--regions",
+                "EU,EU,EU,US,US",
+                "--out",
+                snapshot.toString());
         // What the command is for: the real dataset becomes a snapshot that HEART plans.
         assertThat(built.exitCode()).as(built.err()).isZero();
         assertThat(built.err()).contains("note: ", "wrote");
@@ -35,13 +48,13 @@ class DatasetCommandTest {
 
         // The slow-link filter (off by default) prunes the cross-region links of callees planned the
         // paper's way.
-        PlanCommandTest.Result table = tailor("heart", "plan", "--snapshot", snapshot.toString(), "--explain",
-                "--slow-link-filter");
+        PlanCommandTest.Result table =
+                tailor("heart", "plan", "--snapshot", snapshot.toString(), "--explain", "--slow-link-filter");
         assertThat(table.exitCode()).as(table.err()).isZero();
         assertThat(table.out()).contains("ingress -> frontend", "2-means on");
 
-        PlanCommandTest.Result json = tailor("heart", "plan", "--snapshot", snapshot.toString(), "--format", "json",
-                "--slow-link-filter");
+        PlanCommandTest.Result json =
+                tailor("heart", "plan", "--snapshot", snapshot.toString(), "--format", "json", "--slow-link-filter");
         assertThat(json.exitCode()).isZero();
         JsonNode plan = Json.MAPPER.readTree(json.out());
         for (JsonNode route : plan.get("routes")) {
@@ -61,16 +74,30 @@ class DatasetCommandTest {
 
     @Test
     void snapshot_badOption_exitsWith2_namingTheOption() {
-        PlanCommandTest.Result r = tailor("heart", "snapshot", "onlineboutique", "--dataset", dir.toString(),
-                "--latency", dir.resolve("none.gz").toString(), "--replicas", "0");
+        PlanCommandTest.Result r = tailor(
+                "heart",
+                "snapshot",
+                "onlineboutique",
+                "--dataset",
+                dir.toString(),
+                "--latency",
+                dir.resolve("none.gz").toString(),
+                "--replicas",
+                "0");
         assertThat(r.exitCode()).isEqualTo(2);
         assertThat(r.err()).contains("--replicas", "0", "expected");
     }
 
     @Test
     void snapshot_missingDataset_exitsWith2_namingThePath() {
-        PlanCommandTest.Result r = tailor("heart", "snapshot", "onlineboutique", "--dataset",
-                dir.resolve("absent").toString(), "--latency", dir.resolve("none.gz").toString());
+        PlanCommandTest.Result r = tailor(
+                "heart",
+                "snapshot",
+                "onlineboutique",
+                "--dataset",
+                dir.resolve("absent").toString(),
+                "--latency",
+                dir.resolve("none.gz").toString());
         assertThat(r.exitCode()).isEqualTo(2);
         assertThat(r.err()).contains("absent");
     }
@@ -89,14 +116,25 @@ class DatasetCommandTest {
     void snapshotDataset_renamedApp_findsTheEntryFromTheTraceAndHeartPlansIt() throws IOException {
         Path app = renamedApp();
         Path snapshot = dir.resolve("shop.json");
-        PlanCommandTest.Result built = tailor("heart", "snapshot", "dataset", "--dataset", app.toString(),
-                "--latency", latency(), "--out", snapshot.toString());
+        PlanCommandTest.Result built = tailor(
+                "heart",
+                "snapshot",
+                "dataset",
+                "--dataset",
+                app.toString(),
+                "--latency",
+                latency(),
+                "--out",
+                snapshot.toString());
 
         assertThat(built.exitCode()).as(built.err()).isZero();
         // No entry given and no component called frontend: it comes from the trace's root spans, and says so.
-        assertThat(built.err()).contains("note: entry component web-gateway, found from the trace",
-                "note: call mix from " + app.resolve(RenamedApp.SPANS), "the folder's only CSV with the span columns",
-                "sampling period 60 s");
+        assertThat(built.err())
+                .contains(
+                        "note: entry component web-gateway, found from the trace",
+                        "note: call mix from " + app.resolve(RenamedApp.SPANS),
+                        "the folder's only CSV with the span columns",
+                        "sampling period 60 s");
         assertThat(built.err()).doesNotContain("frontend");
         JsonNode doc = Json.MAPPER.readTree(snapshot.toFile());
         assertThat(doc.get("replicas").size()).isEqualTo(27); // 9 metered components x 3 replicas
@@ -116,18 +154,36 @@ class DatasetCommandTest {
         Path app = renamedApp();
         Path trace = dir.resolve("elsewhere.csv");
         Files.move(app.resolve(RenamedApp.SPANS), trace);
-        PlanCommandTest.Result built = tailor("heart", "snapshot", "dataset", "--dataset", app.toString(),
-                "--latency", latency(), "--trace", trace.toString(), "--entry", "web-gateway");
+        PlanCommandTest.Result built = tailor(
+                "heart",
+                "snapshot",
+                "dataset",
+                "--dataset",
+                app.toString(),
+                "--latency",
+                latency(),
+                "--trace",
+                trace.toString(),
+                "--entry",
+                "web-gateway");
 
         assertThat(built.exitCode()).as(built.err()).isZero();
-        assertThat(built.err()).contains("note: entry component web-gateway, as given",
-                "note: call mix from " + trace + " (as given");
+        assertThat(built.err())
+                .contains("note: entry component web-gateway, as given", "note: call mix from " + trace + " (as given");
     }
 
     @Test
     void snapshotDataset_entryNotInTheGraph_exitsWith2_namingTheOptionAndValue() throws IOException {
-        PlanCommandTest.Result r = tailor("heart", "snapshot", "dataset", "--dataset", renamedApp().toString(),
-                "--latency", latency(), "--entry", "frontend");
+        PlanCommandTest.Result r = tailor(
+                "heart",
+                "snapshot",
+                "dataset",
+                "--dataset",
+                renamedApp().toString(),
+                "--latency",
+                latency(),
+                "--entry",
+                "frontend");
 
         assertThat(r.exitCode()).isEqualTo(2);
         assertThat(r.err()).contains("--entry: \"frontend\"", "expected one of", "web-gateway");
@@ -137,8 +193,16 @@ class DatasetCommandTest {
     void snapshotDataset_spanCsvWithoutPodName_exitsWith2_namingTheOptionAndColumn() throws IOException {
         Path trace = dir.resolve("spans.csv");
         Files.writeString(trace, "TraceID,SpanID,ParentID,ServiceName\nt1,s1,root,web\n");
-        PlanCommandTest.Result r = tailor("heart", "snapshot", "dataset", "--dataset", renamedApp().toString(),
-                "--latency", latency(), "--trace", trace.toString());
+        PlanCommandTest.Result r = tailor(
+                "heart",
+                "snapshot",
+                "dataset",
+                "--dataset",
+                renamedApp().toString(),
+                "--latency",
+                latency(),
+                "--trace",
+                trace.toString());
 
         assertThat(r.exitCode()).isEqualTo(2);
         assertThat(r.err()).contains("--trace: " + trace, "column PodName: missing from the header");
@@ -147,8 +211,14 @@ class DatasetCommandTest {
     @Test
     void snapshotDataset_folderWithoutMetricFiles_exitsWith2_namingTheOptionAndFolder() throws IOException {
         Path empty = Files.createDirectories(dir.resolve("empty"));
-        PlanCommandTest.Result r = tailor("heart", "snapshot", "dataset", "--dataset", empty.toString(),
-                "--latency", dir.resolve("none.gz").toString());
+        PlanCommandTest.Result r = tailor(
+                "heart",
+                "snapshot",
+                "dataset",
+                "--dataset",
+                empty.toString(),
+                "--latency",
+                dir.resolve("none.gz").toString());
 
         assertThat(r.exitCode()).isEqualTo(2);
         assertThat(r.err()).contains("--dataset: " + empty, "no <pod>_metric.csv files");
@@ -157,19 +227,26 @@ class DatasetCommandTest {
     @Test
     void snapshotDataset_theDatasetFolderAboveTheDay_namesTheSubFolderThatHasTheMetrics() {
         Path above = SharedData.require(RenamedApp.METRICS).getParent();
-        PlanCommandTest.Result r = tailor("heart", "snapshot", "dataset", "--dataset", above.toString(),
-                "--latency", latency());
+        PlanCommandTest.Result r =
+                tailor("heart", "snapshot", "dataset", "--dataset", above.toString(), "--latency", latency());
 
         assertThat(r.exitCode()).isEqualTo(2);
-        assertThat(r.err()).contains("--dataset: " + above + ": no <pod>_metric.csv files; its sub-folder"
-                + " normal_2022-08-14 has them");
+        assertThat(r.err())
+                .contains("--dataset: " + above + ": no <pod>_metric.csv files; its sub-folder"
+                        + " normal_2022-08-14 has them");
     }
 
     @Test
     void snapshotDataset_missingFolder_exitsWith2_namingTheOptionAndValue() {
         Path absent = dir.resolve("absent");
-        PlanCommandTest.Result r = tailor("heart", "snapshot", "dataset", "--dataset", absent.toString(),
-                "--latency", dir.resolve("none.gz").toString());
+        PlanCommandTest.Result r = tailor(
+                "heart",
+                "snapshot",
+                "dataset",
+                "--dataset",
+                absent.toString(),
+                "--latency",
+                dir.resolve("none.gz").toString());
 
         assertThat(r.exitCode()).isEqualTo(2);
         assertThat(r.err()).contains("--dataset: " + absent + ": no such folder", "expected");
@@ -179,8 +256,8 @@ class DatasetCommandTest {
     void snapshotDataset_twoSpanCsvsAndNoTrace_exitsWith2_askingWhichOne() throws IOException {
         Path app = renamedApp();
         Files.copy(app.resolve(RenamedApp.SPANS), app.resolve("more-spans.csv"));
-        PlanCommandTest.Result r = tailor("heart", "snapshot", "dataset", "--dataset", app.toString(),
-                "--latency", latency());
+        PlanCommandTest.Result r =
+                tailor("heart", "snapshot", "dataset", "--dataset", app.toString(), "--latency", latency());
 
         assertThat(r.exitCode()).isEqualTo(2);
         assertThat(r.err()).contains("--trace: not given", "2 span CSVs", RenamedApp.SPANS, "more-spans.csv");

@@ -25,12 +25,18 @@ class LogsTest {
 
     /** What fabric8 throws when the API server answers 403 to a list of pods. */
     private static KubernetesClientException forbidden() {
-        return new KubernetesClientException("Failure executing: GET at:"
-                + " https://10.0.0.1:6443/api/v1/namespaces/shop/pods. Message: pods is forbidden: User \"system:serviceaccount:tailor-system:tailor-heart\" cannot list"
-                + " resource \"pods\" in API group \"\" in the namespace \"shop\". Received status: Status(code=403).",
-                403, new StatusBuilder().withCode(403).withReason("Forbidden").withMessage("pods is forbidden: User"
-                + " \"system:serviceaccount:tailor-system:tailor-heart\" cannot list resource \"pods\" in API group"
-                + " \"\" in the namespace \"shop\"").build());
+        return new KubernetesClientException(
+                "Failure executing: GET at:"
+                        + " https://10.0.0.1:6443/api/v1/namespaces/shop/pods. Message: pods is forbidden: User \"system:serviceaccount:tailor-system:tailor-heart\" cannot list"
+                        + " resource \"pods\" in API group \"\" in the namespace \"shop\". Received status: Status(code=403).",
+                403,
+                new StatusBuilder()
+                        .withCode(403)
+                        .withReason("Forbidden")
+                        .withMessage("pods is forbidden: User"
+                                + " \"system:serviceaccount:tailor-system:tailor-heart\" cannot list resource \"pods\" in API group"
+                                + " \"\" in the namespace \"shop\"")
+                        .build());
     }
 
     private List<String> logAll(Logs.Format format, Logs.Threshold threshold) {
@@ -50,11 +56,12 @@ class LogsTest {
         List<String> lines = logAll(Logs.Format.text, Logs.Threshold.info);
 
         assertThat(lines).hasSize(2);
-        assertThat(lines.get(0)).matches("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z INFO  tailor: round 1"
-                + " planned");
+        assertThat(lines.get(0))
+                .matches("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z INFO  tailor: round 1" + " planned");
         // One line: no stack trace, no Status(...) dump, the verb, the URL, the code and the message.
-        assertThat(lines.get(1)).contains("WARN  Reflector: Watch failed (GET"
-                + " https://10.0.0.1:6443/api/v1/namespaces/shop/pods: 403 Forbidden: pods is forbidden: User")
+        assertThat(lines.get(1))
+                .contains("WARN  Reflector: Watch failed (GET"
+                        + " https://10.0.0.1:6443/api/v1/namespaces/shop/pods: 403 Forbidden: pods is forbidden: User")
                 .doesNotContain("Status(");
     }
 
@@ -77,7 +84,8 @@ class LogsTest {
             JsonNode event = json.readTree(line);
             assertThat(event.isObject()).isTrue();
             assertThat(event.get("time").asText()).matches("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z");
-            assertThat(event.has("level") && event.has("logger") && event.has("message")).isTrue();
+            assertThat(event.has("level") && event.has("logger") && event.has("message"))
+                    .isTrue();
         }
         JsonNode warning = json.readTree(lines.get(1));
         assertThat(warning.get("level").asText()).isEqualTo("WARN");

@@ -27,11 +27,18 @@ class NbdExperimentCommandTest {
     void help_namesTheSetupTheTimeAndTheTools() {
         PlanCommandTest.Result burst = tailor("nbd", "experiment", "burst", "--help");
         assertThat(burst.exitCode()).isZero();
-        assertThat(burst.out()).contains("4 steady fio tenants and 1 bursty one").contains("about 5 minutes")
-                .contains("apt install fio nbdkit").contains("--burst-qd=N").contains("--capacity-factor=F");
+        assertThat(burst.out())
+                .contains("4 steady fio tenants and 1 bursty one")
+                .contains("about 5 minutes")
+                .contains("apt install fio nbdkit")
+                .contains("--burst-qd=N")
+                .contains("--capacity-factor=F");
         PlanCommandTest.Result lowLoad = tailor("nbd", "experiment", "low-load", "--help");
         assertThat(lowLoad.exitCode()).isZero();
-        assertThat(lowLoad.out()).contains("about 4 minutes").contains("--health-ms=MS").contains("--period-us=US");
+        assertThat(lowLoad.out())
+                .contains("about 4 minutes")
+                .contains("--health-ms=MS")
+                .contains("--period-us=US");
     }
 
     @Test
@@ -42,8 +49,9 @@ class NbdExperimentCommandTest {
         assertBad(new String[] {"burst", "--reserve", "1.5"}, "--reserve: 1.5 (expected: 0 to 1)");
         assertBad(new String[] {"burst", "--capacity-factor", "0"}, "--capacity-factor: 0 (expected: more than 0");
         assertBad(new String[] {"burst", "--segment-size", "3 furlongs"}, "--segment-size: \"3 furlongs\" (expected:");
-        assertBad(new String[] {"burst", "--segment-size", "100KiB"}, "--segment-size: 100KiB (expected: a multiple"
-                + " of admission's 1MiB block");
+        assertBad(
+                new String[] {"burst", "--segment-size", "100KiB"},
+                "--segment-size: 100KiB (expected: a multiple" + " of admission's 1MiB block");
         assertBad(new String[] {"burst", "--burst-qd", "1000"}, "--burst-qd: 1000 (expected: 1 to 256");
         assertBad(new String[] {"low-load", "--iops", "-5"}, "--iops: -5 (expected: 1 to 1000000 reads per second)");
         assertBad(new String[] {"low-load", "--health-ms", "0"}, "--health-ms: 0 (expected: 1 to 3600000 ms");
@@ -57,8 +65,9 @@ class NbdExperimentCommandTest {
         Path file = Files.writeString(dir.resolve("file"), "x");
         assertBad(new String[] {"low-load", "--dir", file.toString()}, "--dir: " + file + " is a file");
         assertBad(new String[] {"burst", "--report", file.toString()}, "--report: " + file + " is a file");
-        assertBad(new String[] {"burst", "--dir", file.resolve("sub").toString()}, "--dir: cannot create "
-                + file.resolve("sub"));
+        assertBad(
+                new String[] {"burst", "--dir", file.resolve("sub").toString()},
+                "--dir: cannot create " + file.resolve("sub"));
     }
 
     private static void assertBad(String[] args, String message) {
@@ -67,7 +76,9 @@ class NbdExperimentCommandTest {
         all[1] = "experiment";
         System.arraycopy(args, 0, all, 2, args.length);
         PlanCommandTest.Result result = tailor(all);
-        assertThat(result.exitCode()).as("exit code of %s", String.join(" ", all)).isEqualTo(2);
+        assertThat(result.exitCode())
+                .as("exit code of %s", String.join(" ", all))
+                .isEqualTo(2);
         assertThat(result.err()).contains(message);
     }
 
@@ -76,12 +87,26 @@ class NbdExperimentCommandTest {
         Tools.require("fio", "fio");
         Tools.require("nbdkit", "nbdkit");
         Path report = dir.resolve("report");
-        PlanCommandTest.Result result = tailor("nbd", "experiment", "burst", "--runtime", "2", "--ramp", "1",
-                "--rounds", "1", "--dir", dir.resolve("work").toString(), "--report", report.toString());
+        PlanCommandTest.Result result = tailor(
+                "nbd",
+                "experiment",
+                "burst",
+                "--runtime",
+                "2",
+                "--ramp",
+                "1",
+                "--rounds",
+                "1",
+                "--dir",
+                dir.resolve("work").toString(),
+                "--report",
+                report.toString());
         assertThat(result.exitCode()).as(result.err()).isZero();
         assertThat(samples(result.out(), "off")).isPositive();
         assertThat(samples(result.out(), "on")).isPositive();
-        assertThat(result.out()).contains("Admission on vs off, steady tenants: P99: ").contains("| on 1 | bursty |");
+        assertThat(result.out())
+                .contains("Admission on vs off, steady tenants: P99: ")
+                .contains("| on 1 | bursty |");
         assertThat(result.err()).contains("tailor: experiment: round 1/1, admission on (1+2 s)");
         assertThat(report.resolve("index.html")).isNotEmptyFile();
         assertThat(report.resolve("burst-steady-tail.png")).isNotEmptyFile();
@@ -94,23 +119,43 @@ class NbdExperimentCommandTest {
     void lowLoad_tinyRealRunAsJson_hasBothModesWithSamplesAndHealthChecksAndWritesTheReport() throws Exception {
         Tools.require("fio", "fio");
         Path report = dir.resolve("report");
-        PlanCommandTest.Result result = tailor("nbd", "experiment", "low-load", "--runtime", "2", "--ramp", "1",
-                "--rounds", "1", "--format", "json", "--dir", dir.resolve("work").toString(), "--report",
+        PlanCommandTest.Result result = tailor(
+                "nbd",
+                "experiment",
+                "low-load",
+                "--runtime",
+                "2",
+                "--ramp",
+                "1",
+                "--rounds",
+                "1",
+                "--format",
+                "json",
+                "--dir",
+                dir.resolve("work").toString(),
+                "--report",
                 report.toString());
         assertThat(result.exitCode()).as(result.err()).isZero();
         JsonNode json = new ObjectMapper().readTree(result.out());
         for (String mode : new String[] {"fifo", "priority"}) {
-            assertThat(json.at("/pooled/" + mode + "/latency/samples").asLong()).as(mode).isPositive();
-            assertThat(json.at("/pooled/" + mode + "/latency/p999Micros").asDouble()).as(mode).isPositive();
+            assertThat(json.at("/pooled/" + mode + "/latency/samples").asLong())
+                    .as(mode)
+                    .isPositive();
+            assertThat(json.at("/pooled/" + mode + "/latency/p999Micros").asDouble())
+                    .as(mode)
+                    .isPositive();
         }
         assertThat(json.at("/runs").size()).isEqualTo(2);
         assertThat(json.at("/healthCheckBoundMillis").asDouble()).isEqualTo(200);
-        assertThat(json.at("/settings/dir").asText()).as("a path, not a URI").isEqualTo(dir.resolve("work").toString());
+        assertThat(json.at("/settings/dir").asText())
+                .as("a path, not a URI")
+                .isEqualTo(dir.resolve("work").toString());
         assertThat(report.resolve("index.html")).isNotEmptyFile();
         assertThat(report.resolve("low-load-tail.png")).isNotEmptyFile();
         assertThat(report.resolve("low-load-health-check-age.png")).isNotEmptyFile();
         try (var left = Files.list(Path.of("/dev/shm"))) {
-            assertThat(left.map(p -> p.getFileName().toString())).as("the tmpfs file is removed")
+            assertThat(left.map(p -> p.getFileName().toString()))
+                    .as("the tmpfs file is removed")
                     .noneMatch(n -> n.startsWith("tailor-eventloop."));
         } catch (java.nio.file.NoSuchFileException e) {
             // no /dev/shm: the file was in the work directory

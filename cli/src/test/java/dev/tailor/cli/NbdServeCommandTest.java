@@ -34,16 +34,22 @@ class NbdServeCommandTest {
     private static String awaitLine(Path log, Pattern pattern) {
         List<String> lines = new java.util.ArrayList<>();
         String[] found = new String[1];
-        Await.until("a line matching " + pattern, () -> {
-            try {
-                lines.clear();
-                lines.addAll(Files.exists(log) ? Files.readAllLines(log) : List.of());
-            } catch (IOException e) {
-                throw new java.io.UncheckedIOException(e);
-            }
-            found[0] = lines.stream().filter(line -> pattern.matcher(line).find()).findFirst().orElse(null);
-            return found[0] != null;
-        }, () -> "so far: " + lines);
+        Await.until(
+                "a line matching " + pattern,
+                () -> {
+                    try {
+                        lines.clear();
+                        lines.addAll(Files.exists(log) ? Files.readAllLines(log) : List.of());
+                    } catch (IOException e) {
+                        throw new java.io.UncheckedIOException(e);
+                    }
+                    found[0] = lines.stream()
+                            .filter(line -> pattern.matcher(line).find())
+                            .findFirst()
+                            .orElse(null);
+                    return found[0] != null;
+                },
+                () -> "so far: " + lines);
         return found[0];
     }
 
@@ -51,8 +57,12 @@ class NbdServeCommandTest {
     void help_namesTheDefaultsAndTheConfig() {
         PlanCommandTest.Result result = tailor("nbd", "serve", "--help");
         assertThat(result.exitCode()).isZero();
-        assertThat(result.out()).contains("1 GiB sparse file").contains("127.0.0.1:10809").contains("--config=FILE")
-                .contains("--listen=HOST:PORT").contains("docs/nbd.md");
+        assertThat(result.out())
+                .contains("1 GiB sparse file")
+                .contains("127.0.0.1:10809")
+                .contains("--config=FILE")
+                .contains("--listen=HOST:PORT")
+                .contains("docs/nbd.md");
     }
 
     @Test
@@ -79,35 +89,69 @@ class NbdServeCommandTest {
         assertThat(metrics.err()).contains("--metrics-listen: \"9810\" (expected: HOST:PORT");
         PlanCommandTest.Result idle = tailor("nbd", "serve", "--idle-timeout", "soon", "--listen", "127.0.0.1:0");
         assertThat(idle.exitCode()).isEqualTo(2);
-        assertThat(idle.err()).contains("--idle-timeout: \"soon\" (expected: off, 0, or seconds from 0.01 to"
-                + " 31536000)");
-        PlanCommandTest.Result perAddress = tailor("nbd", "serve", "--max-connections-per-address", "300",
-                "--listen", "127.0.0.1:0");
+        assertThat(idle.err())
+                .contains("--idle-timeout: \"soon\" (expected: off, 0, or seconds from 0.01 to" + " 31536000)");
+        PlanCommandTest.Result perAddress =
+                tailor("nbd", "serve", "--max-connections-per-address", "300", "--listen", "127.0.0.1:0");
         assertThat(perAddress.exitCode()).isEqualTo(2);
-        assertThat(perAddress.err()).contains("--max-connections-per-address: 300 (expected: 1 to"
-                + " limits.maxConnections, 256)");
-        PlanCommandTest.Result iops = tailor("nbd", "serve", "--admission", "on", "--admission-iops", "lots",
-                "--listen", "127.0.0.1:0");
+        assertThat(perAddress.err())
+                .contains("--max-connections-per-address: 300 (expected: 1 to" + " limits.maxConnections, 256)");
+        PlanCommandTest.Result iops =
+                tailor("nbd", "serve", "--admission", "on", "--admission-iops", "lots", "--listen", "127.0.0.1:0");
         assertThat(iops.exitCode()).isEqualTo(2);
-        assertThat(iops.err()).contains("--admission-iops: \"lots\" (expected: 4 KiB I/Os per second, from 1 to"
-                + " 100000000)");
+        assertThat(iops.err())
+                .contains("--admission-iops: \"lots\" (expected: 4 KiB I/Os per second, from 1 to" + " 100000000)");
         assertThat(tailor("nbd", "serve", "--admission", "on", "--admission-iops", "0", "--listen", "127.0.0.1:0")
-                .err()).contains("--admission-iops: 0 (expected: 4 KiB I/Os per second, from 1 to 100000000)");
+                        .err())
+                .contains("--admission-iops: 0 (expected: 4 KiB I/Os per second, from 1 to 100000000)");
         assertThat(tailor("nbd", "serve", "--admission", "on", "--admission-mbps", "NaN", "--listen", "127.0.0.1:0")
-                .err()).contains("--admission-mbps: \"NaN\" (expected: MB/s, from 0.01 to 10000000)");
-        assertThat(tailor("nbd", "serve", "--admission", "on", "--admission-iops", "200000", "--admission-mbps",
-                "500", "--listen", "127.0.0.1:0").err()).contains("--admission-iops: 200000 4 KiB I/Os per second"
-                + " move 819.2 MB/s, more than --admission-mbps 500 (expected: at most 122070 IOPS with that"
-                + " bandwidth");
-        assertThat(tailor("nbd", "serve", "--admission", "on", "--admission-variant", "classic", "--listen",
-                "127.0.0.1:0").err()).contains("--admission-variant: \"classic\" (expected: tailor, what Tailor"
-                + " ships, or paper, the paper's mechanism)");
+                        .err())
+                .contains("--admission-mbps: \"NaN\" (expected: MB/s, from 0.01 to 10000000)");
+        assertThat(tailor(
+                                "nbd",
+                                "serve",
+                                "--admission",
+                                "on",
+                                "--admission-iops",
+                                "200000",
+                                "--admission-mbps",
+                                "500",
+                                "--listen",
+                                "127.0.0.1:0")
+                        .err())
+                .contains("--admission-iops: 200000 4 KiB I/Os per second"
+                        + " move 819.2 MB/s, more than --admission-mbps 500 (expected: at most 122070 IOPS with that"
+                        + " bandwidth");
+        assertThat(tailor(
+                                "nbd",
+                                "serve",
+                                "--admission",
+                                "on",
+                                "--admission-variant",
+                                "classic",
+                                "--listen",
+                                "127.0.0.1:0")
+                        .err())
+                .contains("--admission-variant: \"classic\" (expected: tailor, what Tailor"
+                        + " ships, or paper, the paper's mechanism)");
         assertThat(tailor("nbd", "serve", "--admission", "on", "--baseline-iops", "-5", "--listen", "127.0.0.1:0")
-                .err()).contains("--baseline-iops: -5 (expected: 4 KiB I/Os per second, more than 0 and at most"
-                + " 100000000)");
-        assertThat(tailor("nbd", "serve", "--admission", "on", "--admission-iops", "1000", "--baseline-iops", "1500",
-                "--listen", "127.0.0.1:0").err()).contains("--baseline-iops: 1500 IOPS is 150 % of admission's"
-                + " budget, 1000 IOPS (expected: at most the budget");
+                        .err())
+                .contains("--baseline-iops: -5 (expected: 4 KiB I/Os per second, more than 0 and at most"
+                        + " 100000000)");
+        assertThat(tailor(
+                                "nbd",
+                                "serve",
+                                "--admission",
+                                "on",
+                                "--admission-iops",
+                                "1000",
+                                "--baseline-iops",
+                                "1500",
+                                "--listen",
+                                "127.0.0.1:0")
+                        .err())
+                .contains("--baseline-iops: 1500 IOPS is 150 % of admission's"
+                        + " budget, 1000 IOPS (expected: at most the budget");
         PlanCommandTest.Result off = tailor("nbd", "serve", "--admission-iops", "5000", "--listen", "127.0.0.1:0");
         assertThat(off.exitCode()).isEqualTo(2);
         assertThat(off.err()).contains("--admission-iops: admission is off (expected: --admission on");
@@ -118,9 +162,27 @@ class NbdServeCommandTest {
     void serve_withAdmissionOnAndFifoLoop_saysSoAndServes() throws Exception {
         Path out = dir.resolve("serve.out");
         Path err = dir.resolve("serve.err");
-        Process process = serve(out, err, "--listen", "127.0.0.1:0", "--admission", "on", "--loop", "fifo",
-                "--metrics-listen", "127.0.0.1:0", "--idle-timeout", "600", "--max-connections-per-address", "16",
-                "--admission-iops", "20000", "--admission-mbps", "400", "--baseline-iops", "5000");
+        Process process = serve(
+                out,
+                err,
+                "--listen",
+                "127.0.0.1:0",
+                "--admission",
+                "on",
+                "--loop",
+                "fifo",
+                "--metrics-listen",
+                "127.0.0.1:0",
+                "--idle-timeout",
+                "600",
+                "--max-connections-per-address",
+                "16",
+                "--admission-iops",
+                "20000",
+                "--admission-mbps",
+                "400",
+                "--baseline-iops",
+                "5000");
         try {
             Pattern uri = Pattern.compile("nbd://127\\.0\\.0\\.1:(\\d+)/disk .*, baseline 5000 IOPS$");
             Matcher export = uri.matcher(awaitLine(out, uri));
@@ -129,12 +191,16 @@ class NbdServeCommandTest {
                     + " 20000 IOPS and 400 MB/s, reserve adaptive");
             awaitLine(out, mechanisms);
             awaitLine(out, Pattern.compile("connections: at most 256, 16 per client address; idle timeout 600 s"));
-            assertThat(exportSize("127.0.0.1", Integer.parseInt(export.group(1)), "disk")).isEqualTo(1L << 30);
+            assertThat(exportSize("127.0.0.1", Integer.parseInt(export.group(1)), "disk"))
+                    .isEqualTo(1L << 30);
             Pattern metricsLine = Pattern.compile("metrics: (http://127\\.0\\.0\\.1:\\d+/metrics), health: /healthz");
             Matcher metrics = metricsLine.matcher(awaitLine(out, metricsLine));
             assertThat(metrics.find()).isTrue();
-            String body = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
-                    java.net.URI.create(metrics.group(1))).build(), java.net.http.HttpResponse.BodyHandlers.ofString())
+            String body = java.net.http.HttpClient.newHttpClient()
+                    .send(
+                            java.net.http.HttpRequest.newBuilder(java.net.URI.create(metrics.group(1)))
+                                    .build(),
+                            java.net.http.HttpResponse.BodyHandlers.ofString())
                     .body();
             assertThat(body).contains("tailor_nbd_admission_intervals_total").contains("tailor_nbd_loop_unrelated");
         } finally {
@@ -146,15 +212,16 @@ class NbdServeCommandTest {
 
     private static List<Path> temporaryDirectories() throws IOException {
         try (var entries = Files.list(Path.of(System.getProperty("java.io.tmpdir")))) {
-            return entries.filter(p -> p.getFileName().toString().startsWith("tailor-nbd-")).toList();
+            return entries.filter(p -> p.getFileName().toString().startsWith("tailor-nbd-"))
+                    .toList();
         }
     }
 
     @Test
     void badConfig_isBadInputNamingTheField() throws Exception {
         Path config = Files.writeString(dir.resolve("exports.yaml"), "exports: [{name: d, file: d.img}]\n");
-        PlanCommandTest.Result result = tailor("nbd", "serve", "--config", config.toString(), "--listen",
-                "127.0.0.1:0");
+        PlanCommandTest.Result result =
+                tailor("nbd", "serve", "--config", config.toString(), "--listen", "127.0.0.1:0");
         assertThat(result.exitCode()).isEqualTo(2);
         assertThat(result.err()).contains("export d:").contains("does not exist");
         Files.writeString(config, "exports: [{name: d}]\n");
@@ -175,19 +242,30 @@ class NbdServeCommandTest {
     private Process serve(Path out, Path err, String... args) throws IOException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         // As the jar's manifest does (Enable-Native-Access): the native epoll transport loads a library.
-        List<String> command = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED", "-cp",
-                System.getProperty("java.class.path"), "dev.tailor.cli.Tailor", "nbd", "serve"));
+        List<String> command = new ArrayList<>(List.of(
+                java,
+                "--enable-native-access=ALL-UNNAMED",
+                "-cp",
+                System.getProperty("java.class.path"),
+                "dev.tailor.cli.Tailor",
+                "nbd",
+                "serve"));
         command.addAll(List.of(args));
-        return new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+        return new ProcessBuilder(command)
+                .redirectOutput(out.toFile())
+                .redirectError(err.toFile())
+                .start();
     }
 
     /** Connects to the Unix socket {@code path} and does the handshake up to the size of {@code export}. */
     private static long exportSize(Path socket, String export) throws IOException {
-        try (java.nio.channels.SocketChannel channel = java.nio.channels.SocketChannel.open(
-                java.net.StandardProtocolFamily.UNIX)) {
+        try (java.nio.channels.SocketChannel channel =
+                java.nio.channels.SocketChannel.open(java.net.StandardProtocolFamily.UNIX)) {
             channel.connect(java.net.UnixDomainSocketAddress.of(socket));
-            return handshake(new DataInputStream(java.nio.channels.Channels.newInputStream(channel)),
-                    new DataOutputStream(java.nio.channels.Channels.newOutputStream(channel)), export);
+            return handshake(
+                    new DataInputStream(java.nio.channels.Channels.newInputStream(channel)),
+                    new DataOutputStream(java.nio.channels.Channels.newOutputStream(channel)),
+                    export);
         }
     }
 
@@ -196,8 +274,10 @@ class NbdServeCommandTest {
         try (Socket socket = new Socket()) {
             socket.connect(new InetSocketAddress(host, port), 10_000);
             socket.setSoTimeout(10_000);
-            return handshake(new DataInputStream(socket.getInputStream()),
-                    new DataOutputStream(socket.getOutputStream()), export);
+            return handshake(
+                    new DataInputStream(socket.getInputStream()),
+                    new DataOutputStream(socket.getOutputStream()),
+                    export);
         }
     }
 
@@ -224,24 +304,33 @@ class NbdServeCommandTest {
         try (RandomAccessFile created = new RandomAccessFile(image.toFile(), "rw")) {
             created.setLength(1 << 20);
         }
-        PlanCommandTest.Result noFolder = tailor("nbd", "serve", "--file", image.toString(), "--unix",
+        PlanCommandTest.Result noFolder = tailor(
+                "nbd",
+                "serve",
+                "--file",
+                image.toString(),
+                "--unix",
                 dir.resolve("nowhere/nbd.sock").toString());
         assertThat(noFolder.exitCode()).isEqualTo(2);
-        assertThat(noFolder.err()).contains("--unix: \"" + dir.resolve("nowhere/nbd.sock") + "\": the folder "
-                + dir.resolve("nowhere") + " does not exist");
+        assertThat(noFolder.err())
+                .contains("--unix: \"" + dir.resolve("nowhere/nbd.sock") + "\": the folder " + dir.resolve("nowhere")
+                        + " does not exist");
         PlanCommandTest.Result tooLarge = tailor("nbd", "serve", "--file", image.toString(), "--size", "2MiB");
         assertThat(tooLarge.exitCode()).isEqualTo(2);
         assertThat(tooLarge.err()).contains("--size: 2MiB is more than the 1048576 bytes of " + image);
-        assertThat(tailor("nbd", "serve", "--file", image.toString(), "--size", "1000").err())
+        assertThat(tailor("nbd", "serve", "--file", image.toString(), "--size", "1000")
+                        .err())
                 .contains("--size: \"1000\" (expected: a positive multiple of 512 bytes");
         assertThat(tailor("nbd", "serve", "--read-only").err()).contains("--read-only: needs --file");
         PlanCommandTest.Result device = tailor("nbd", "serve", "--file", "/dev/zero");
         assertThat(device.exitCode()).isEqualTo(2);
         assertThat(device.err()).contains("--file: /dev/zero is not a regular file (a block or character device?)");
-        assertThat(tailor("nbd", "serve", "--file", image.toString(), "--export-name", "a b").err())
+        assertThat(tailor("nbd", "serve", "--file", image.toString(), "--export-name", "a b")
+                        .err())
                 .contains("--export-name: \"a b\" (expected: 1 to 256 characters");
         Path config = Files.writeString(dir.resolve("exports.yaml"), "exports: [{name: d, file: d.img, size: 1MiB}]\n");
-        assertThat(tailor("nbd", "serve", "--config", config.toString(), "--file", image.toString()).err())
+        assertThat(tailor("nbd", "serve", "--config", config.toString(), "--file", image.toString())
+                        .err())
                 .contains("--file: not with --config");
     }
 
@@ -256,20 +345,23 @@ class NbdServeCommandTest {
         assertThat(badMode.exitCode()).isEqualTo(2);
         assertThat(badMode.err()).contains("--tls: \"maybe\" (expected: off, on or require)");
         Path missing = dir.resolve("no-such-folder");
-        PlanCommandTest.Result noFolder = tailor("nbd", "serve", "--file", file, "--tls", "require",
-                "--tls-certificates", missing.toString());
+        PlanCommandTest.Result noFolder =
+                tailor("nbd", "serve", "--file", file, "--tls", "require", "--tls-certificates", missing.toString());
         assertThat(noFolder.exitCode()).isEqualTo(2);
-        assertThat(noFolder.err()).contains("--tls-certificates: " + missing + " does not exist (expected: a folder"
-                + " with server-cert.pem and server-key.pem)");
+        assertThat(noFolder.err())
+                .contains("--tls-certificates: " + missing + " does not exist (expected: a folder"
+                        + " with server-cert.pem and server-key.pem)");
         Path empty = Files.createDirectories(dir.resolve("empty"));
-        PlanCommandTest.Result noCertificate = tailor("nbd", "serve", "--file", file, "--tls", "on",
-                "--tls-certificates", empty.toString());
+        PlanCommandTest.Result noCertificate =
+                tailor("nbd", "serve", "--file", file, "--tls", "on", "--tls-certificates", empty.toString());
         assertThat(noCertificate.exitCode()).isEqualTo(2);
-        assertThat(noCertificate.err()).contains("--tls-certificates: " + empty.resolve("server-cert.pem")
-                + " does not exist");
-        assertThat(tailor("nbd", "serve", "--file", file, "--tls", "on").err()).contains("--tls-certificates:"
-                + " missing (expected: a folder with server-cert.pem and server-key.pem when --tls is on)");
-        assertThat(tailor("nbd", "serve", "--file", file, "--tls-certificates", empty.toString()).err())
+        assertThat(noCertificate.err())
+                .contains("--tls-certificates: " + empty.resolve("server-cert.pem") + " does not exist");
+        assertThat(tailor("nbd", "serve", "--file", file, "--tls", "on").err())
+                .contains("--tls-certificates:"
+                        + " missing (expected: a folder with server-cert.pem and server-key.pem when --tls is on)");
+        assertThat(tailor("nbd", "serve", "--file", file, "--tls-certificates", empty.toString())
+                        .err())
                 .contains("--tls-certificates: given, but --tls is off (expected: --tls on or require");
         assertThat(tailor("nbd", "serve", "--file", file, "--tls-verify-peer").err())
                 .contains("--tls-verify-peer, but --tls is off");
@@ -286,8 +378,19 @@ class NbdServeCommandTest {
         Path socket = dir.resolve("nbd.sock");
         Path out = dir.resolve("serve.out");
         Path err = dir.resolve("serve.err");
-        Process process = serve(out, err, "--file", image.toString(), "--listen", "127.0.0.1:0", "--unix",
-                socket.toString(), "--tls", "require", "--tls-certificates", certificates.toString(),
+        Process process = serve(
+                out,
+                err,
+                "--file",
+                image.toString(),
+                "--listen",
+                "127.0.0.1:0",
+                "--unix",
+                socket.toString(),
+                "--tls",
+                "require",
+                "--tls-certificates",
+                certificates.toString(),
                 "--tls-verify-peer");
         try {
             Pattern uri = Pattern.compile("nbds://127\\.0\\.0\\.1:(\\d+)/disk {2}4MiB, read-write");
@@ -295,13 +398,19 @@ class NbdServeCommandTest {
             assertThat(export.find()).isTrue();
             int port = Integer.parseInt(export.group(1));
             awaitLine(out, Pattern.compile(Pattern.quote("  nbds+unix:///disk?socket=" + socket)));
-            awaitLine(out, Pattern.compile(Pattern.quote("  tls: required, certificates " + certificates
-                    + ", clients need a certificate signed by its ca-cert.pem")));
+            awaitLine(
+                    out,
+                    Pattern.compile(Pattern.quote("  tls: required, certificates " + certificates
+                            + ", clients need a certificate signed by its ca-cert.pem")));
             // EXPORT_NAME before STARTTLS cannot be refused, so the server ends the session.
             assertThatThrownBy(() -> exportSize("127.0.0.1", port, "disk")).isInstanceOf(IOException.class);
             var nbdinfo = dev.tailor.testkit.Tools.require("nbdinfo", "libnbd-bin");
-            Process info = new ProcessBuilder(nbdinfo.toString(), "--size", "nbds://127.0.0.1:" + port
-                    + "/disk?tls-certificates=" + certificates).redirectErrorStream(true).start();
+            Process info = new ProcessBuilder(
+                            nbdinfo.toString(),
+                            "--size",
+                            "nbds://127.0.0.1:" + port + "/disk?tls-certificates=" + certificates)
+                    .redirectErrorStream(true)
+                    .start();
             assertThat(info.waitFor(60, TimeUnit.SECONDS)).isTrue();
             assertThat(new String(info.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip())
                     .isEqualTo(String.valueOf(4 << 20));
@@ -323,15 +432,30 @@ class NbdServeCommandTest {
         Path socket = dir.resolve("nbd.sock");
         Path out = dir.resolve("serve.out");
         Path err = dir.resolve("serve.err");
-        Process process = serve(out, err, "--file", image.toString(), "--read-only", "--export-name", "vm",
-                "--size", "2MiB", "--unix", socket.toString());
+        Process process = serve(
+                out,
+                err,
+                "--file",
+                image.toString(),
+                "--read-only",
+                "--export-name",
+                "vm",
+                "--size",
+                "2MiB",
+                "--unix",
+                socket.toString());
         try {
-            awaitLine(out, Pattern.compile(Pattern.quote("  nbd+unix:///vm?socket=" + socket + "  2MiB, read-only,"
-                    + " tenant default, file " + image)));
-            assertThat(Files.readAllLines(out)).anyMatch(l -> l.startsWith("tailor: serving 1 export on unix socket "
-                    + socket + " (") && l.endsWith("); Ctrl-C stops"));
+            awaitLine(
+                    out,
+                    Pattern.compile(Pattern.quote("  nbd+unix:///vm?socket=" + socket + "  2MiB, read-only,"
+                            + " tenant default, file " + image)));
+            assertThat(Files.readAllLines(out))
+                    .anyMatch(l -> l.startsWith("tailor: serving 1 export on unix socket " + socket + " (")
+                            && l.endsWith("); Ctrl-C stops"));
             assertThat(exportSize(socket, "vm")).isEqualTo(2L << 20);
-            assertThat(exportSize(socket, "")).as("the empty name: the default export").isEqualTo(2L << 20);
+            assertThat(exportSize(socket, ""))
+                    .as("the empty name: the default export")
+                    .isEqualTo(2L << 20);
             process.destroy();
             assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
             assertThat(process.exitValue()).isEqualTo(143);
@@ -353,8 +477,9 @@ class NbdServeCommandTest {
                     + " file (\\S+)/disk\\.img \\(temporary: removed on exit\\)");
             Matcher export = uri.matcher(awaitLine(out, uri));
             assertThat(export.find()).isTrue();
-            assertThat(Files.readAllLines(out)).anyMatch(l -> l.startsWith("tailor: serving 1 export on 127.0.0.1:")
-                    && l.endsWith("(loopback only); Ctrl-C stops"));
+            assertThat(Files.readAllLines(out))
+                    .anyMatch(l -> l.startsWith("tailor: serving 1 export on 127.0.0.1:")
+                            && l.endsWith("(loopback only); Ctrl-C stops"));
             int port = Integer.parseInt(export.group(1));
             Path temporary = Path.of(export.group(2));
             assertThat(temporary.resolve("disk.img")).exists();
@@ -366,7 +491,9 @@ class NbdServeCommandTest {
             assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
             assertThat(process.exitValue()).isEqualTo(143);
             assertThat(Files.readAllLines(out)).contains("tailor: stopped; removed " + temporary);
-            assertThat(Files.readString(err)).as("nothing went wrong, so nothing on stderr").isEmpty();
+            assertThat(Files.readString(err))
+                    .as("nothing went wrong, so nothing on stderr")
+                    .isEmpty();
             assertThat(temporary).doesNotExist();
         } finally {
             process.destroyForcibly();
@@ -386,10 +513,12 @@ class NbdServeCommandTest {
             String host = export.group(1);
             int port = Integer.parseInt(export.group(2));
             assertThat(host).isNotEqualTo("0.0.0.0");
-            assertThat(Files.readAllLines(out)).contains("tailor: serving 1 export on 0.0.0.0:" + port
-                    + " (all addresses); Ctrl-C stops");
+            assertThat(Files.readAllLines(out))
+                    .contains("tailor: serving 1 export on 0.0.0.0:" + port + " (all addresses); Ctrl-C stops");
             assertThat(Files.readString(err)).contains("tailor: warning: reachable from the network");
-            assertThat(exportSize(host, port, "disk")).as("the URI's host works").isEqualTo(1L << 30);
+            assertThat(exportSize(host, port, "disk"))
+                    .as("the URI's host works")
+                    .isEqualTo(1L << 30);
         } finally {
             process.destroy();
             process.waitFor(30, TimeUnit.SECONDS);
@@ -403,8 +532,8 @@ class NbdServeCommandTest {
         Path example = Path.of(System.getProperty("tailor.projectDir", ".."), "examples", "nbd.yaml");
         Path config = Files.copy(example, dir.resolve("nbd.yaml"));
         assumeThat(Path.of("/srv/images/debian-12.raw")).doesNotExist();
-        PlanCommandTest.Result result = tailor("nbd", "serve", "--config", config.toString(), "--listen",
-                "127.0.0.1:0");
+        PlanCommandTest.Result result =
+                tailor("nbd", "serve", "--config", config.toString(), "--listen", "127.0.0.1:0");
         assertThat(result.exitCode()).isEqualTo(2);
         assertThat(result.err()).contains("export golden-image: /srv/images/debian-12.raw does not exist");
         assertThat(dir.resolve("vm1-root.img")).doesNotExist();
@@ -417,19 +546,23 @@ class NbdServeCommandTest {
     void sizeOverTheFileSystemLimit_isBadInputAndLeavesNoFile() throws Exception {
         try (RandomAccessFile probe = new RandomAccessFile(dir.resolve("probe").toFile(), "rw")) {
             probe.setLength(17L << 40);
-            assumeThat(false).as("the file system of %s takes a 17 TiB file (ext4 stops at 16 TiB)", dir).isTrue();
+            assumeThat(false)
+                    .as("the file system of %s takes a 17 TiB file (ext4 stops at 16 TiB)", dir)
+                    .isTrue();
         } catch (IOException expected) {
             // ext4 with 4 KiB blocks: File too large.
         } finally {
             Files.deleteIfExists(dir.resolve("probe"));
         }
-        Path config = Files.writeString(dir.resolve("exports.yaml"),
-                "exports: [{name: big, file: big.img, size: 17TiB}]");
-        PlanCommandTest.Result result = tailor("nbd", "serve", "--config", config.toString(), "--listen",
-                "127.0.0.1:0");
+        Path config =
+                Files.writeString(dir.resolve("exports.yaml"), "exports: [{name: big, file: big.img, size: 17TiB}]");
+        PlanCommandTest.Result result =
+                tailor("nbd", "serve", "--config", config.toString(), "--listen", "127.0.0.1:0");
         assertThat(result.exitCode()).isEqualTo(2);
-        assertThat(result.err()).contains("export big: size 17TiB (18691697672192 bytes) is more than the file"
-                + " system of " + dir + " allows for one file").contains("expected: at most");
+        assertThat(result.err())
+                .contains("export big: size 17TiB (18691697672192 bytes) is more than the file" + " system of " + dir
+                        + " allows for one file")
+                .contains("expected: at most");
         assertThat(dir.resolve("big.img")).doesNotExist();
     }
 
@@ -441,7 +574,8 @@ class NbdServeCommandTest {
                 """);
         PlanCommandTest.Result result = tailor("nbd", "serve", "--config", config.toString());
         assertThat(result.exitCode()).isEqualTo(2);
-        assertThat(result.err()).contains("3 problems:")
+        assertThat(result.err())
+                .contains("3 problems:")
                 .contains("prot: unknown field (valid at the top level: address, port,")
                 .contains("exports[0].tenent: unknown field")
                 .contains("exports[0].size: 1000B (expected: a multiple of 512 bytes");

@@ -3,13 +3,13 @@ package dev.tailor.cli;
 import static dev.tailor.cli.PlanCommandTest.tailor;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tailor.lab.ExperimentRig;
+import dev.tailor.lab.MetricsText;
+import dev.tailor.lab.NbdTop;
 import dev.tailor.nbd.NbdConfigFiles;
 import dev.tailor.nbd.NbdServer;
 import dev.tailor.testkit.Await;
 import dev.tailor.testkit.Tools;
-import dev.tailor.lab.ExperimentRig;
-import dev.tailor.lab.MetricsText;
-import dev.tailor.lab.NbdTop;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -77,12 +77,18 @@ class NbdTopCommandTest {
     void frame_ratesAndPercentilesOverTheInterval_slowSegmentsSinceTheStart() {
         // 2 s apart: 200 reads and 2 flushes in between (100 and 1 per second), 800 KiB read; of the 200 reads, 100
         // took at most 1 ms and 100 up to 100 ms, so the median is 1 ms and P99 about 98 ms (linear in the bucket).
-        List<String> lines = NbdTop.frame("http://x/metrics", MetricsText.parse(BEFORE), MetricsText.parse(NOW),
-                2.0, Instant.parse("2026-12-02T04:00:00Z"), 10);
+        List<String> lines = NbdTop.frame(
+                "http://x/metrics",
+                MetricsText.parse(BEFORE),
+                MetricsText.parse(NOW),
+                2.0,
+                Instant.parse("2026-12-02T04:00:00Z"),
+                10);
         String text = String.join("\n", lines);
         assertThat(text).contains("2026-12-02 04:00:00 UTC").contains("rates over the last 2.0 s");
-        assertThat(lines).anyMatch(l -> l.matches("\\s+disk\\s+2\\s+100\\.0\\s+0\\.0\\s+1\\.0\\s+0\\.39\\s+–\\s+1\\.00"
-                + "\\s+98\\.02\\s+0\\.0\\s+2\\.0\\s+312"));
+        assertThat(lines)
+                .anyMatch(l -> l.matches("\\s+disk\\s+2\\s+100\\.0\\s+0\\.0\\s+1\\.0\\s+0\\.39\\s+–\\s+1\\.00"
+                        + "\\s+98\\.02\\s+0\\.0\\s+2\\.0\\s+312"));
         // The slow segment: 4 requests, mean 50 ms in admission and 10 ms on the backend, 3 admitted hot.
         assertThat(lines).anyMatch(l -> l.matches("\\s+disk\\s+3\\s+4\\s+0\\s+50\\.0\\s+10\\.0\\s+3\\s+1\\s+0"));
         // Loop tracing: the histogram appeared since the first reading, so all of it counts; 25 % waited.
@@ -108,9 +114,21 @@ class NbdTopCommandTest {
         Tools.require("nbdkit", "nbdkit");
         Path qemuIo = Tools.require("qemu-io", "qemu-utils");
         int upstreamPort = ExperimentRig.freePort();
-        Process nbdkit = new ProcessBuilder("nbdkit", "-f", "--exit-with-parent", "-i", "127.0.0.1", "-p",
-                Integer.toString(upstreamPort), "--filter=delay", "memory", "64M", "rdelay=80ms")
-                .redirectErrorStream(true).redirectOutput(dir.resolve("nbdkit.log").toFile()).start();
+        Process nbdkit = new ProcessBuilder(
+                        "nbdkit",
+                        "-f",
+                        "--exit-with-parent",
+                        "-i",
+                        "127.0.0.1",
+                        "-p",
+                        Integer.toString(upstreamPort),
+                        "--filter=delay",
+                        "memory",
+                        "64M",
+                        "rdelay=80ms")
+                .redirectErrorStream(true)
+                .redirectOutput(dir.resolve("nbdkit.log").toFile())
+                .start();
         try {
             awaitPort(upstreamPort);
             String yaml = """
@@ -130,22 +148,49 @@ class NbdTopCommandTest {
             try (NbdServer server = NbdServer.start(NbdConfigFiles.parse(yaml, "test.yaml", dir))) {
                 String uri = "nbd://127.0.0.1:" + server.localAddress().getPort();
                 // Two slow reads in segment 2 (32 MiB), one in segment 0; three fast reads of the file export.
-                run(List.of(qemuIo.toString(), "-f", "raw", "-c", "read 32M 4k", "-c", "read 33M 4k", "-c",
-                        "read 0 4k", uri + "/slow"));
-                run(List.of(qemuIo.toString(), "-f", "raw", "-c", "read 0 4k", "-c", "read 4k 4k", "-c", "read 8k 4k",
+                run(List.of(
+                        qemuIo.toString(),
+                        "-f",
+                        "raw",
+                        "-c",
+                        "read 32M 4k",
+                        "-c",
+                        "read 33M 4k",
+                        "-c",
+                        "read 0 4k",
+                        uri + "/slow"));
+                run(List.of(
+                        qemuIo.toString(),
+                        "-f",
+                        "raw",
+                        "-c",
+                        "read 0 4k",
+                        "-c",
+                        "read 4k 4k",
+                        "-c",
+                        "read 8k 4k",
                         uri + "/fast"));
 
-                PlanCommandTest.Result top = tailor("nbd", "top", "--metrics", "127.0.0.1:"
-                        + server.metricsAddress().getPort(), "--once", "--interval", "0.2");
+                PlanCommandTest.Result top = tailor(
+                        "nbd",
+                        "top",
+                        "--metrics",
+                        "127.0.0.1:" + server.metricsAddress().getPort(),
+                        "--once",
+                        "--interval",
+                        "0.2");
                 assertThat(top.exitCode()).as(top.err()).isZero();
                 List<String> lines = top.out().lines().toList();
-                assertThat(lines).anyMatch(l -> l.matches("\\s+slow\\s+2\\s+2\\s+0\\s+0\\.0\\s+(\\d+)\\.\\d\\s+0\\s+0"
-                        + "\\s+2") && backendMillis(l) >= 80);
+                assertThat(lines)
+                        .anyMatch(l -> l.matches("\\s+slow\\s+2\\s+2\\s+0\\s+0\\.0\\s+(\\d+)\\.\\d\\s+0\\s+0" + "\\s+2")
+                                && backendMillis(l) >= 80);
                 assertThat(lines).anyMatch(l -> l.matches("\\s+slow\\s+0\\s+1\\s+0\\s+.*"));
                 assertThat(lines).noneMatch(l -> l.matches("\\s+fast\\s+\\d+\\s+\\d+\\s+0\\s+.*"));
                 // The exports' table: every read counted (qemu-io may add reads of its own to probe the disk).
                 assertThat(lines).anyMatch(l -> l.matches("\\s+fast\\s+0\\s+.*\\s+([3-9]|\\d\\d+)$"));
-                assertThat(top.out()).contains("Loop tracing per request").contains("Event loops")
+                assertThat(top.out())
+                        .contains("Loop tracing per request")
+                        .contains("Event loops")
                         .contains("Slow segments since the start");
             }
         } finally {
@@ -160,10 +205,13 @@ class NbdTopCommandTest {
     }
 
     private void run(List<String> command) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(command).redirectErrorStream(true)
-                .redirectOutput(dir.resolve("client.log").toFile()).start();
+        Process p = new ProcessBuilder(command)
+                .redirectErrorStream(true)
+                .redirectOutput(dir.resolve("client.log").toFile())
+                .start();
         assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("%s finished", command).isTrue();
-        assertThat(p.exitValue()).as("%s: %s", command, java.nio.file.Files.readString(dir.resolve("client.log")))
+        assertThat(p.exitValue())
+                .as("%s: %s", command, java.nio.file.Files.readString(dir.resolve("client.log")))
                 .isZero();
     }
 

@@ -26,8 +26,7 @@ class PlanCommandTest {
     Path dir;
 
     /** Exit code, stdout and stderr of one in-process run. */
-    record Result(int exitCode, String out, String err) {
-    }
+    record Result(int exitCode, String out, String err) {}
 
     static Result tailor(String... args) {
         StringWriter out = new StringWriter();
@@ -69,8 +68,16 @@ class PlanCommandTest {
     void plan_explain_namesTheFilterStepsAndTheBasisOfEachLoad() {
         // The slow-link filter's steps: it is off by default, runs per edge (not under queue-aware
         // routing), and the spread raises the gap it needs to prune: the filter on, both others off.
-        Result r = tailor("heart", "plan", "--example", "paper-dag", "--explain", "--no-queue-aware-routing",
-                "--spread-scale", "0", "--slow-link-filter");
+        Result r = tailor(
+                "heart",
+                "plan",
+                "--example",
+                "paper-dag",
+                "--explain",
+                "--no-queue-aware-routing",
+                "--spread-scale",
+                "0",
+                "--slow-link-filter");
         assertThat(r.exitCode()).isZero();
         assertThat(r.out()).contains("2-means on", "max-flow", "first measurement", "pruned:");
     }
@@ -81,7 +88,9 @@ class PlanCommandTest {
         // Newton solve must still find a start within every group's capacity.
         Result r = tailor("heart", "plan", "--example", "paper-dag", "--explain");
         assertThat(r.exitCode()).isZero();
-        assertThat(r.out()).contains("headroom for load growth").doesNotContain("did not converge")
+        assertThat(r.out())
+                .contains("headroom for load growth")
+                .doesNotContain("did not converge")
                 .doesNotContain("routed on the ATPM shares");
     }
 
@@ -99,7 +108,8 @@ class PlanCommandTest {
         // queue-aware callee must not claim it is off, nor leave the user thinking it acted.
         Result r = tailor("heart", "plan", "--example", "paper-dag", "--explain", "--slow-link-filter");
         assertThat(r.exitCode()).isZero();
-        assertThat(r.out()).contains("the slow-link filter, though on, runs only on a callee planned the paper's way")
+        assertThat(r.out())
+                .contains("the slow-link filter, though on, runs only on a callee planned the paper's way")
                 .doesNotContain("no slow-link filter");
     }
 
@@ -107,8 +117,17 @@ class PlanCommandTest {
     void plan_json_hasSharesRoutesAndPrunedLinks_andEveryRouteSumsToOne() throws IOException {
         // Pruned links come from the slow-link filter (off by default): it runs per edge (not under
         // queue-aware routing), and the spread raises the gap it needs to prune: the filter on, both off.
-        Result r = tailor("heart", "plan", "--example", "paper-pairwise", "--format", "json",
-                "--no-queue-aware-routing", "--spread-scale", "0", "--slow-link-filter");
+        Result r = tailor(
+                "heart",
+                "plan",
+                "--example",
+                "paper-pairwise",
+                "--format",
+                "json",
+                "--no-queue-aware-routing",
+                "--spread-scale",
+                "0",
+                "--slow-link-filter");
         assertThat(r.exitCode()).isZero();
         JsonNode doc = Json.MAPPER.readTree(r.out());
         assertThat(doc.get("shares").get("a").get("w1").asDouble()).isBetween(0.0, 1.0);
@@ -130,8 +149,10 @@ class PlanCommandTest {
         for (JsonNode rule : rules) {
             assertThat(rule.get("kind").asText()).isEqualTo("DestinationRule");
             assertThat(rule.at("/metadata/namespace").asText()).isEqualTo("shop");
-            assertThat(rule.at("/spec/workloadSelector/matchLabels/app").asText()).isNotBlank();
-            assertThat(rule.at("/spec/trafficPolicy/outlierDetection").isObject()).isTrue();
+            assertThat(rule.at("/spec/workloadSelector/matchLabels/app").asText())
+                    .isNotBlank();
+            assertThat(rule.at("/spec/trafficPolicy/outlierDetection").isObject())
+                    .isTrue();
             JsonNode distribute = rule.at("/spec/trafficPolicy/loadBalancer/localityLbSetting/distribute");
             assertThat(distribute.size()).isEqualTo(5);
             for (JsonNode entry : distribute) {
@@ -150,23 +171,39 @@ class PlanCommandTest {
     @Test
     void plan_istio_ingressGateway_entryPointRuleTargetsTheGateway_othersStay() throws IOException {
         Path snapshot = write("s.json", VALID);
-        Result r = tailor("heart", "plan", "--snapshot", snapshot.toString(), "--format", "istio", "--namespace",
-                "shop", "--ingress-gateway", "istio-system/istio=ingressgateway,app=istio-ingressgateway");
+        Result r = tailor(
+                "heart",
+                "plan",
+                "--snapshot",
+                snapshot.toString(),
+                "--format",
+                "istio",
+                "--namespace",
+                "shop",
+                "--ingress-gateway",
+                "istio-system/istio=ingressgateway,app=istio-ingressgateway");
 
         assertThat(r.exitCode()).as(r.err()).isZero();
         assertThat(r.err()).doesNotContain("--ingress-gateway");
         List<JsonNode> rules = readYamlDocuments(r.out());
-        JsonNode ingress = rules.stream().filter(rule -> rule.at("/metadata/name").asText().endsWith("ingress-to-a"))
-                .findFirst().orElseThrow();
+        JsonNode ingress = rules.stream()
+                .filter(rule -> rule.at("/metadata/name").asText().endsWith("ingress-to-a"))
+                .findFirst()
+                .orElseThrow();
         // Istio applies a workloadSelector only in the rule's own namespace: the gateway's.
         assertThat(ingress.at("/metadata/namespace").asText()).isEqualTo("istio-system");
-        assertThat(ingress.at("/spec/workloadSelector/matchLabels").properties()).extracting(Map.Entry::getKey)
+        assertThat(ingress.at("/spec/workloadSelector/matchLabels").properties())
+                .extracting(Map.Entry::getKey)
                 .containsExactly("app", "istio");
-        assertThat(ingress.at("/spec/workloadSelector/matchLabels/istio").asText()).isEqualTo("ingressgateway");
-        assertThat(ingress.at("/spec/workloadSelector/matchLabels/app").asText()).isEqualTo("istio-ingressgateway");
+        assertThat(ingress.at("/spec/workloadSelector/matchLabels/istio").asText())
+                .isEqualTo("ingressgateway");
+        assertThat(ingress.at("/spec/workloadSelector/matchLabels/app").asText())
+                .isEqualTo("istio-ingressgateway");
         assertThat(ingress.at("/spec/host").asText()).isEqualTo("a.shop.svc.cluster.local");
-        JsonNode inner = rules.stream().filter(rule -> rule.at("/metadata/name").asText().endsWith("a-to-b"))
-                .findFirst().orElseThrow();
+        JsonNode inner = rules.stream()
+                .filter(rule -> rule.at("/metadata/name").asText().endsWith("a-to-b"))
+                .findFirst()
+                .orElseThrow();
         assertThat(inner.at("/metadata/namespace").asText()).isEqualTo("shop");
         assertThat(inner.at("/spec/workloadSelector/matchLabels/app").asText()).isEqualTo("a");
     }
@@ -176,21 +213,32 @@ class PlanCommandTest {
         Result r = tailor("heart", "plan", "--snapshot", write("s.json", VALID).toString(), "--format", "istio");
 
         assertThat(r.exitCode()).isZero();
-        assertThat(r.err()).contains("the rules of entry point ingress select pods labelled app=ingress in namespace"
-                + " default").contains("--ingress-gateway NAMESPACE/SELECTOR");
+        assertThat(r.err())
+                .contains("the rules of entry point ingress select pods labelled app=ingress in namespace" + " default")
+                .contains("--ingress-gateway NAMESPACE/SELECTOR");
     }
 
     @ParameterizedTest
-    @CsvSource(delimiter = '|', value = {
-        "istio=ingressgateway            | --ingress-gateway: \"istio=ingressgateway\" (expected: NAMESPACE/KEY=VALUE",
-        "Istio-System/istio=gw           | --ingress-gateway: namespace \"Istio-System\"",
-        "istio-system/istio              | --ingress-gateway: selector \"istio\" is not KEY=VALUE",
-        "istio-system/istio-ingressgateway | e.g. istio-system/app=istio-ingressgateway",
-        "istio-system/a=b,a=c            | --ingress-gateway: label key \"a\" given twice",
-        "istio-system/istio=bad value    | --ingress-gateway: selector \"istio=bad value\""})
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "istio=ingressgateway            | --ingress-gateway: \"istio=ingressgateway\" (expected: NAMESPACE/KEY=VALUE",
+                "Istio-System/istio=gw           | --ingress-gateway: namespace \"Istio-System\"",
+                "istio-system/istio              | --ingress-gateway: selector \"istio\" is not KEY=VALUE",
+                "istio-system/istio-ingressgateway | e.g. istio-system/app=istio-ingressgateway",
+                "istio-system/a=b,a=c            | --ingress-gateway: label key \"a\" given twice",
+                "istio-system/istio=bad value    | --ingress-gateway: selector \"istio=bad value\""
+            })
     void plan_istio_badIngressGateway_exit2NamingIt(String value, String message) throws IOException {
-        Result r = tailor("heart", "plan", "--snapshot", write("s.json", VALID).toString(), "--format", "istio",
-                "--ingress-gateway", value);
+        Result r = tailor(
+                "heart",
+                "plan",
+                "--snapshot",
+                write("s.json", VALID).toString(),
+                "--format",
+                "istio",
+                "--ingress-gateway",
+                value);
 
         assertThat(r.exitCode()).isEqualTo(2);
         assertThat(r.err()).contains(message);
@@ -206,8 +254,16 @@ class PlanCommandTest {
         assertThat(first.err()).contains("round 1");
         assertThat(Json.MAPPER.readTree(state.toFile()).get("rounds").asLong()).isEqualTo(1);
 
-        Result second = tailor("heart", "plan", "--snapshot", snapshot.toString(), "--state", state.toString(),
-                "--format", "json", "--explain");
+        Result second = tailor(
+                "heart",
+                "plan",
+                "--snapshot",
+                snapshot.toString(),
+                "--state",
+                state.toString(),
+                "--format",
+                "json",
+                "--explain");
         assertThat(second.exitCode()).isZero();
         JsonNode doc = Json.MAPPER.readTree(second.out());
         assertThat(doc.get("round").asLong()).isEqualTo(2);
@@ -232,7 +288,8 @@ class PlanCommandTest {
             """)
     void plan_badSnapshot_exitsWith2_namesFieldAndValue_andWritesNothing(
             String name, String find, String replace, String expected) throws IOException {
-        String broken = VALID.replaceAll(java.util.regex.Pattern.quote(find),
+        String broken = VALID.replaceAll(
+                java.util.regex.Pattern.quote(find),
                 java.util.regex.Matcher.quoteReplacement(replace == null ? "" : replace));
         assertThat(broken).as("the corruption applies").isNotEqualTo(VALID);
         Path snapshot = write("bad.json", broken);
@@ -247,21 +304,27 @@ class PlanCommandTest {
 
     @Test
     void plan_emptySnapshot_exitsWith2_andNamesWhatIsMissing() throws IOException {
-        Result r = tailor("heart", "plan", "--snapshot", write("empty.json", "{}").toString());
+        Result r =
+                tailor("heart", "plan", "--snapshot", write("empty.json", "{}").toString());
         assertThat(r.exitCode()).isEqualTo(2);
         assertThat(r.err()).contains("windowSeconds: missing", "nodes: empty", "replicas: empty");
     }
 
     @Test
     void plan_malformedJson_exitsWith2_withLineAndColumn() throws IOException {
-        Result r = tailor("heart", "plan", "--snapshot", write("broken.json", "{\"nodes\": [}").toString());
+        Result r = tailor(
+                "heart",
+                "plan",
+                "--snapshot",
+                write("broken.json", "{\"nodes\": [}").toString());
         assertThat(r.exitCode()).isEqualTo(2);
         assertThat(r.err()).contains("broken.json", "line 1, column");
     }
 
     @Test
     void plan_missingFile_exitsWith2() {
-        Result r = tailor("heart", "plan", "--snapshot", dir.resolve("nope.json").toString());
+        Result r =
+                tailor("heart", "plan", "--snapshot", dir.resolve("nope.json").toString());
         assertThat(r.exitCode()).isEqualTo(2);
         assertThat(r.err()).contains("nope.json: no such file");
     }
@@ -272,7 +335,8 @@ class PlanCommandTest {
                 {"rounds": 3, "groups": {"a": {"w1": {"loadCpuSecondsPerRequest": -1, "smoothedError": 0,
                  "smoothedAbsoluteError": 0, "alpha": 0.5, "measuredRounds": 3}}}}""");
         String before = Files.readString(state);
-        Result r = tailor("heart", "plan", "--snapshot", write("s.json", VALID).toString(), "--state", state.toString());
+        Result r =
+                tailor("heart", "plan", "--snapshot", write("s.json", VALID).toString(), "--state", state.toString());
         assertThat(r.exitCode()).isEqualTo(2);
         assertThat(r.err()).contains("groups.a.w1.loadCpuSecondsPerRequest: -1.0");
         assertThat(Files.readString(state)).isEqualTo(before);
@@ -287,8 +351,8 @@ class PlanCommandTest {
 
     @Test
     void plan_departuresFromThePaper_areOptions_badValuesNamed() {
-        Result paper = tailor("heart", "plan", "--no-outlier-filter", "--idle-fit-rounds", "0",
-                "--min-share-of-equal-split", "0");
+        Result paper = tailor(
+                "heart", "plan", "--no-outlier-filter", "--idle-fit-rounds", "0", "--min-share-of-equal-split", "0");
         assertThat(paper.exitCode()).as(paper.err()).isZero();
         Result r = tailor("heart", "plan", "--idle-fit-rounds", "101");
         assertThat(r.exitCode()).isEqualTo(2);
@@ -318,7 +382,8 @@ class PlanCommandTest {
 
     private static List<JsonNode> readYamlDocuments(String yaml) throws IOException {
         List<JsonNode> docs = new ArrayList<>();
-        try (MappingIterator<JsonNode> it = new YAMLMapper().readerFor(JsonNode.class).readValues(yaml)) {
+        try (MappingIterator<JsonNode> it =
+                new YAMLMapper().readerFor(JsonNode.class).readValues(yaml)) {
             while (it.hasNext()) {
                 JsonNode node = it.next();
                 if (node != null && !node.isNull() && !node.isMissingNode()) {
@@ -341,7 +406,8 @@ class PlanCommandTest {
             throws IOException {
         String broken = VALID.replace(find, replace);
         assertThat(broken).as("the corruption applies").isNotEqualTo(VALID);
-        Result r = tailor("heart", "plan", "--snapshot", write("bad.json", broken).toString());
+        Result r =
+                tailor("heart", "plan", "--snapshot", write("bad.json", broken).toString());
         assertThat(r.exitCode()).isEqualTo(2);
         assertThat(r.err()).contains(expected).doesNotContain("java.", "Cannot deserialize", "REDACTED");
     }
@@ -354,8 +420,13 @@ class PlanCommandTest {
             number      | 42   | (expected: a JSON object
             truncated   | '{"nodes": [' | the file ends too early
             """)
-    void plan_notASnapshotAtAll_exitsWith2_inPlainWords(String name, String content, String expected) throws IOException {
-        Result r = tailor("heart", "plan", "--snapshot", write("odd.json", content == null ? "" : content).toString());
+    void plan_notASnapshotAtAll_exitsWith2_inPlainWords(String name, String content, String expected)
+            throws IOException {
+        Result r = tailor(
+                "heart",
+                "plan",
+                "--snapshot",
+                write("odd.json", content == null ? "" : content).toString());
         assertThat(r.exitCode()).isEqualTo(2);
         assertThat(r.err()).contains(expected).doesNotContain("java.", "REDACTED", "DeserializationFeature");
     }
@@ -363,7 +434,12 @@ class PlanCommandTest {
     @Test
     void plan_stateCannotBeWritten_printsNoPlan_andExitsWith2WithTheReason() throws IOException {
         // In "plan --format istio | kubectl apply -f -" a plan that is applied must also be remembered.
-        Result r = tailor("heart", "plan", "--snapshot", write("s.json", VALID).toString(), "--state",
+        Result r = tailor(
+                "heart",
+                "plan",
+                "--snapshot",
+                write("s.json", VALID).toString(),
+                "--state",
                 dir.resolve("missing-folder").resolve("state.json").toString());
         assertThat(r.exitCode()).isEqualTo(2);
         assertThat(r.out()).isEmpty();
@@ -374,21 +450,25 @@ class PlanCommandTest {
     @Test
     void plan_stateFile_isReplacedWithItsPermissionsKept() throws IOException {
         Path state = dir.resolve("state.json");
-        assertThat(tailor("heart", "plan", "--snapshot", write("s.json", VALID).toString(), "--state",
-                state.toString()).exitCode()).isZero();
+        assertThat(tailor("heart", "plan", "--snapshot", write("s.json", VALID).toString(), "--state", state.toString())
+                        .exitCode())
+                .isZero();
         assertThat(java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(state)))
                 .isEqualTo("rw-r--r--");
         Files.setPosixFilePermissions(state, java.nio.file.attribute.PosixFilePermissions.fromString("rw-rw----"));
-        assertThat(tailor("heart", "plan", "--snapshot", dir.resolve("s.json").toString(), "--state",
-                state.toString()).exitCode()).isZero();
+        assertThat(tailor("heart", "plan", "--snapshot", dir.resolve("s.json").toString(), "--state", state.toString())
+                        .exitCode())
+                .isZero();
         assertThat(java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(state)))
                 .isEqualTo("rw-rw----");
     }
 
     @Test
     void plan_istio_componentThatIsNotADnsLabel_isRefusedBeforeApply() throws IOException {
-        Path snapshot = write("s.json", VALID.replace("\"component\": \"b\"", "\"component\": \"B b\"")
-                .replace("\"callee\": \"b\"", "\"callee\": \"B b\""));
+        Path snapshot = write(
+                "s.json",
+                VALID.replace("\"component\": \"b\"", "\"component\": \"B b\"")
+                        .replace("\"callee\": \"b\"", "\"callee\": \"B b\""));
         Result r = tailor("heart", "plan", "--snapshot", snapshot.toString(), "--format", "istio");
         assertThat(r.exitCode()).isEqualTo(2);
         assertThat(r.err()).contains("\"B b\" cannot be a Kubernetes service name");
@@ -406,8 +486,16 @@ class PlanCommandTest {
     void plan_istioWithExplain_putsTheReasoningInYamlComments() throws IOException {
         // The filter's reasoning in comments: it is off by default, runs per edge (not under queue-aware
         // routing), and the spread raises the gap it needs to prune: the filter on, both others off.
-        Result r = tailor("heart", "plan", "--format", "istio", "--explain", "--no-queue-aware-routing",
-                "--spread-scale", "0", "--slow-link-filter");
+        Result r = tailor(
+                "heart",
+                "plan",
+                "--format",
+                "istio",
+                "--explain",
+                "--no-queue-aware-routing",
+                "--spread-scale",
+                "0",
+                "--slow-link-filter");
         assertThat(r.exitCode()).isZero();
         assertThat(r.out()).contains("#   2-means on", "# ingress -> a");
         assertThat(readYamlDocuments(r.out())).hasSize(2);

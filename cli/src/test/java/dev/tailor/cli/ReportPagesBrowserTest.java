@@ -26,11 +26,26 @@ class ReportPagesBrowserTest {
     @Test
     void clusterSimulationPageOverSeeds_readsWell_andPlotsTheP99sSpread() throws Exception {
         Path report = dir.resolve("cluster");
-        PlanCommandTest.Result result = tailor("heart", "simulate", "--scenario", "paper-pairwise", "--policies",
-                "least-request,heart", "--rps", "100,400", "--seeds", "3", "--warmup-seconds", "30",
-                "--duration-seconds", "20", "--report", report.toString());
+        PlanCommandTest.Result result = tailor(
+                "heart",
+                "simulate",
+                "--scenario",
+                "paper-pairwise",
+                "--policies",
+                "least-request,heart",
+                "--rps",
+                "100,400",
+                "--seeds",
+                "3",
+                "--warmup-seconds",
+                "30",
+                "--duration-seconds",
+                "20",
+                "--report",
+                report.toString());
         assertThat(result.exitCode()).as(result.err()).isZero();
-        assertThat(Files.readString(report.resolve("index.html"))).contains("<h2>P99 over the seeds</h2>")
+        assertThat(Files.readString(report.resolve("index.html")))
+                .contains("<h2>P99 over the seeds</h2>")
                 .contains("alt=\"P99 over 3 seeds: paper-pairwise · network A · CPU fluid · 400 RPS\"");
         HeadlessChromium.assertReadable(report.resolve("index.html"));
     }
@@ -38,8 +53,17 @@ class ReportPagesBrowserTest {
     @Test
     void storageSimulationPage_withItsTwentyColumnTable_readsWell() throws Exception {
         Path report = dir.resolve("storage");
-        PlanCommandTest.Result result = tailor("storage", "simulate", "--scenario", "burst-microbench", "--policies",
-                "fifo,segment-admission", "--duration-seconds", "2", "--report", report.toString());
+        PlanCommandTest.Result result = tailor(
+                "storage",
+                "simulate",
+                "--scenario",
+                "burst-microbench",
+                "--policies",
+                "fifo,segment-admission",
+                "--duration-seconds",
+                "2",
+                "--report",
+                report.toString());
         assertThat(result.exitCode()).as(result.err()).isZero();
         HeadlessChromium.assertReadable(report.resolve("index.html"));
     }
@@ -50,7 +74,10 @@ class ReportPagesBrowserTest {
         intro.add("|" + " column with a long name |".repeat(40));
         intro.add("|" + "---|".repeat(40));
         intro.add("|" + " 1,234,567.89 |".repeat(40));
-        HtmlPages.Frame frame = new HtmlPages.Frame("wide", List.of(), intro,
+        HtmlPages.Frame frame = new HtmlPages.Frame(
+                "wide",
+                List.of(),
+                intro,
                 List.of("./tailor demo --a-very-long-command-line" + " --option value".repeat(200)));
         Path page = HtmlPages.write(dir, "wide.html", HtmlPages.start(frame) + HtmlPages.end(frame));
         HeadlessChromium.assertReadable(page);
@@ -59,8 +86,10 @@ class ReportPagesBrowserTest {
     @Test
     void theProbeSeesOverflowMissingAltTextAndTextTables() throws Exception {
         Path page = dir.resolve("bad.html");
-        Files.writeString(page, "<!DOCTYPE html><html><body><div style=\"width:3000px\">wide</div>"
-                + "<img src=\"missing.png\"><p>| a | b |</p><pre>x  y</pre></body></html>");
+        Files.writeString(
+                page,
+                "<!DOCTYPE html><html><body><div style=\"width:3000px\">wide</div>"
+                        + "<img src=\"missing.png\"><p>| a | b |</p><pre>x  y</pre></body></html>");
 
         HeadlessChromium.Look look = HeadlessChromium.look(page, 1400);
 

@@ -4,7 +4,6 @@ import static dev.tailor.cli.PlanCommandTest.tailor;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tailor.heart.controller.Actuator;
-import dev.tailor.heart.controller.PrometheusClient;
 import dev.tailor.testkit.PrometheusServer;
 import dev.tailor.testkit.ShopCluster;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -12,8 +11,6 @@ import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -38,8 +35,13 @@ class RunCommandTest {
         prometheus = ShopCluster.prometheus();
         ShopCluster.create(client);
         ShopCluster.createMesh(client, "1.24.2");
-        server.expect().post().withPath(dev.tailor.testkit.AccessReviews.PATH).andReply(201,
-                request -> dev.tailor.testkit.AccessReviews.answer(request.getUtf8Body(), java.util.Set.of())).always();
+        server.expect()
+                .post()
+                .withPath(dev.tailor.testkit.AccessReviews.PATH)
+                .andReply(
+                        201,
+                        request -> dev.tailor.testkit.AccessReviews.answer(request.getUtf8Body(), java.util.Set.of()))
+                .always();
     }
 
     @AfterAll
@@ -51,7 +53,9 @@ class RunCommandTest {
 
     @BeforeEach
     void noRules() {
-        client.genericKubernetesResources(Actuator.DESTINATION_RULE).inAnyNamespace().delete();
+        client.genericKubernetesResources(Actuator.DESTINATION_RULE)
+                .inAnyNamespace()
+                .delete();
     }
 
     private Path kubeconfig() throws Exception {
@@ -64,26 +68,49 @@ class RunCommandTest {
 
     @Test
     void runOnceDryRun_printsThePlanAsADiff_andWritesNothing() throws Exception {
-        PlanCommandTest.Result result = tailor("heart", "run", "--kubeconfig", kubeconfig().toString(), "--config", config().toString(), "--once", "--dry-run");
+        PlanCommandTest.Result result = tailor(
+                "heart",
+                "run",
+                "--kubeconfig",
+                kubeconfig().toString(),
+                "--config",
+                config().toString(),
+                "--once",
+                "--dry-run");
 
         assertThat(result.exitCode()).as(result.err()).isZero();
-        assertThat(result.err()).contains("round 1 planned in").contains("6 ready replicas, 2 call edges")
+        assertThat(result.err())
+                .contains("round 1 planned in")
+                .contains("6 ready replicas, 2 call edges")
                 .contains("2 rule(s) would change")
                 // The checks of `tailor heart check` run first; their summary says how many passed.
                 .contains("tailor: start-up checks: ");
         assertThat(result.out())
                 .contains("create DestinationRule istio-system/tailor-heart-istio-ingressgateway-to-frontend")
                 .contains("create DestinationRule shop/tailor-heart-frontend-to-cart")
-                .contains("+ spec:").contains("+   host: cart.shop.svc.cluster.local")
+                .contains("+ spec:")
+                .contains("+   host: cart.shop.svc.cluster.local")
                 .contains("from: eu/eu-a/w3");
-        assertThat(client.genericKubernetesResources(Actuator.DESTINATION_RULE).inAnyNamespace().list().getItems())
+        assertThat(client.genericKubernetesResources(Actuator.DESTINATION_RULE)
+                        .inAnyNamespace()
+                        .list()
+                        .getItems())
                 .isEmpty();
     }
 
     @Test
     void runOnceDryRun_logFormatJson_everyStderrLineIsAJsonObject() throws Exception {
-        PlanCommandTest.Result result = tailor("heart", "run", "--kubeconfig", kubeconfig().toString(), "--config",
-                config().toString(), "--once", "--dry-run", "--log-format", "json");
+        PlanCommandTest.Result result = tailor(
+                "heart",
+                "run",
+                "--kubeconfig",
+                kubeconfig().toString(),
+                "--config",
+                config().toString(),
+                "--once",
+                "--dry-run",
+                "--log-format",
+                "json");
 
         assertThat(result.exitCode()).as(result.err()).isZero();
         com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
@@ -97,7 +124,8 @@ class RunCommandTest {
             assertThat(event.get("time").asText()).as(line).endsWith("Z");
             messages.add(event.get("message").asText());
         }
-        assertThat(messages).anyMatch(m -> m.startsWith("cluster "))
+        assertThat(messages)
+                .anyMatch(m -> m.startsWith("cluster "))
                 .anyMatch(m -> m.matches("round \\d+ planned in .*"))
                 .anyMatch(m -> m.equals("start-up checks: 12 of 12 ok"));
         // The plan itself is the command's output, not a log line.
@@ -106,51 +134,94 @@ class RunCommandTest {
 
     @Test
     void runOnce_writesTheRules_thenNothingChanges() throws Exception {
-        PlanCommandTest.Result first = tailor("heart", "run", "--kubeconfig", kubeconfig().toString(), "--config", config().toString(), "--once");
+        PlanCommandTest.Result first = tailor(
+                "heart", "run", "--kubeconfig", kubeconfig().toString(), "--config", config().toString(), "--once");
         assertThat(first.exitCode()).as(first.err()).isZero();
         assertThat(first.out()).contains("create DestinationRule shop/tailor-heart-frontend-to-cart");
 
-        PlanCommandTest.Result dry = tailor("heart", "run", "--kubeconfig", kubeconfig().toString(), "--config", config().toString(), "--once", "--dry-run");
+        PlanCommandTest.Result dry = tailor(
+                "heart",
+                "run",
+                "--kubeconfig",
+                kubeconfig().toString(),
+                "--config",
+                config().toString(),
+                "--once",
+                "--dry-run");
         assertThat(dry.exitCode()).as(dry.err()).isZero();
         assertThat(dry.out()).doesNotContain("create DestinationRule");
     }
 
     @Test
     void runOnce_prometheusDown_exit1AndSaysTheRulesStay() throws Exception {
-        PlanCommandTest.Result result = tailor("heart", "run", "--kubeconfig", kubeconfig().toString(), "--config", config().toString(), "--prometheus",
-                "http://127.0.0.1:1", "--once");
+        PlanCommandTest.Result result = tailor(
+                "heart",
+                "run",
+                "--kubeconfig",
+                kubeconfig().toString(),
+                "--config",
+                config().toString(),
+                "--prometheus",
+                "http://127.0.0.1:1",
+                "--once");
         assertThat(result.exitCode()).isEqualTo(1);
-        assertThat(result.err()).contains("round failed (prometheus_unreachable)")
+        assertThat(result.err())
+                .contains("round failed (prometheus_unreachable)")
                 .contains("the DestinationRules already applied stay");
     }
 
     @Test
     void uninstall_removesOnlyTailorsRulesAndTheState() throws Exception {
-        assertThat(tailor("heart", "run", "--kubeconfig", kubeconfig().toString(), "--config", config().toString(),
-                "--once").exitCode()).isZero();
+        assertThat(tailor(
+                                "heart",
+                                "run",
+                                "--kubeconfig",
+                                kubeconfig().toString(),
+                                "--config",
+                                config().toString(),
+                                "--once")
+                        .exitCode())
+                .isZero();
         // Someone else's rule must survive.
-        client.genericKubernetesResources(Actuator.DESTINATION_RULE).inNamespace("shop")
+        client.genericKubernetesResources(Actuator.DESTINATION_RULE)
+                .inNamespace("shop")
                 .resource(new io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder()
-                        .withApiVersion("networking.istio.io/v1").withKind("DestinationRule")
-                        .withNewMetadata().withName("theirs").withNamespace("shop").endMetadata().build()).create();
+                        .withApiVersion("networking.istio.io/v1")
+                        .withKind("DestinationRule")
+                        .withNewMetadata()
+                        .withName("theirs")
+                        .withNamespace("shop")
+                        .endMetadata()
+                        .build())
+                .create();
 
-        PlanCommandTest.Result dry = tailor("heart", "uninstall", "--kubeconfig", kubeconfig().toString(), "--dry-run");
+        PlanCommandTest.Result dry =
+                tailor("heart", "uninstall", "--kubeconfig", kubeconfig().toString(), "--dry-run");
         assertThat(dry.out()).contains("would delete DestinationRule shop/tailor-heart-frontend-to-cart");
-        assertThat(client.genericKubernetesResources(Actuator.DESTINATION_RULE).inAnyNamespace().list().getItems())
+        assertThat(client.genericKubernetesResources(Actuator.DESTINATION_RULE)
+                        .inAnyNamespace()
+                        .list()
+                        .getItems())
                 .hasSize(3);
 
-        PlanCommandTest.Result result = tailor("heart", "uninstall", "--kubeconfig", kubeconfig().toString());
+        PlanCommandTest.Result result =
+                tailor("heart", "uninstall", "--kubeconfig", kubeconfig().toString());
         assertThat(result.exitCode()).as(result.err()).isZero();
         assertThat(result.out()).contains("delete ConfigMap tailor-system/tailor-heart-state");
-        assertThat(client.genericKubernetesResources(Actuator.DESTINATION_RULE).inAnyNamespace().list().getItems())
-                .extracting(r -> r.getMetadata().getName()).containsExactly("theirs");
+        assertThat(client.genericKubernetesResources(Actuator.DESTINATION_RULE)
+                        .inAnyNamespace()
+                        .list()
+                        .getItems())
+                .extracting(r -> r.getMetadata().getName())
+                .containsExactly("theirs");
     }
 
     @Test
     void run_badConfig_exit2NamingTheField() throws Exception {
         Path file = dir.resolve("bad.yaml");
         Files.writeString(file, "prometheus:\n  url: ftp://x\n  windowSeconds: -3\nroundSecs: 3\n");
-        PlanCommandTest.Result result = tailor("heart", "run", "--kubeconfig", kubeconfig().toString(), "--config", file.toString(), "--once");
+        PlanCommandTest.Result result =
+                tailor("heart", "run", "--kubeconfig", kubeconfig().toString(), "--config", file.toString(), "--once");
         assertThat(result.exitCode()).isEqualTo(2);
         assertThat(result.err()).contains("roundSecs: unknown field").contains("roundSeconds");
         Files.writeString(file, "prometheus:\n  url: ftp://x\n  windowSeconds: -3\n");
@@ -161,26 +232,48 @@ class RunCommandTest {
 
     @Test
     void runOnce_whileAnotherReplicaHoldsTheLease_refusesToWrite() throws Exception {
-        client.resources(io.fabric8.kubernetes.api.model.coordination.v1.Lease.class).inNamespace("tailor-system")
-                .resource(new io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder().withNewMetadata()
-                        .withName("tailor-heart").withNamespace("tailor-system").endMetadata().withNewSpec()
-                        .withHolderIdentity("tailor-heart-7d9f-abcde").withLeaseDurationSeconds(15)
-                        .withRenewTime(java.time.ZonedDateTime.now()).endSpec().build()).create();
+        client.resources(io.fabric8.kubernetes.api.model.coordination.v1.Lease.class)
+                .inNamespace("tailor-system")
+                .resource(new io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder()
+                        .withNewMetadata()
+                        .withName("tailor-heart")
+                        .withNamespace("tailor-system")
+                        .endMetadata()
+                        .withNewSpec()
+                        .withHolderIdentity("tailor-heart-7d9f-abcde")
+                        .withLeaseDurationSeconds(15)
+                        .withRenewTime(java.time.ZonedDateTime.now())
+                        .endSpec()
+                        .build())
+                .create();
         try {
-            PlanCommandTest.Result result = tailor("heart", "run", "--kubeconfig", kubeconfig().toString(), "--config",
-                    config().toString(), "--once");
+            PlanCommandTest.Result result = tailor(
+                    "heart", "run", "--kubeconfig", kubeconfig().toString(), "--config", config().toString(), "--once");
             assertThat(result.exitCode()).isEqualTo(1);
-            assertThat(result.err()).contains("Lease tailor-system/tailor-heart is held by tailor-heart-7d9f-abcde")
+            assertThat(result.err())
+                    .contains("Lease tailor-system/tailor-heart is held by tailor-heart-7d9f-abcde")
                     .contains("use --dry-run");
-            assertThat(client.genericKubernetesResources(Actuator.DESTINATION_RULE).inAnyNamespace().list().getItems())
+            assertThat(client.genericKubernetesResources(Actuator.DESTINATION_RULE)
+                            .inAnyNamespace()
+                            .list()
+                            .getItems())
                     .isEmpty();
             // A dry run still works: it writes nothing and takes no lease.
-            PlanCommandTest.Result dry = tailor("heart", "run", "--kubeconfig", kubeconfig().toString(), "--config",
-                    config().toString(), "--once", "--dry-run");
+            PlanCommandTest.Result dry = tailor(
+                    "heart",
+                    "run",
+                    "--kubeconfig",
+                    kubeconfig().toString(),
+                    "--config",
+                    config().toString(),
+                    "--once",
+                    "--dry-run");
             assertThat(dry.exitCode()).as(dry.err()).isZero();
         } finally {
-            client.resources(io.fabric8.kubernetes.api.model.coordination.v1.Lease.class).inNamespace("tailor-system")
-                    .withName("tailor-heart").delete();
+            client.resources(io.fabric8.kubernetes.api.model.coordination.v1.Lease.class)
+                    .inNamespace("tailor-system")
+                    .withName("tailor-heart")
+                    .delete();
         }
     }
 
@@ -188,10 +281,17 @@ class RunCommandTest {
             "/apis/coordination.k8s.io/v1/namespaces/tailor-system/leases/tailor-heart";
 
     private static io.fabric8.kubernetes.api.model.coordination.v1.Lease leaseHeldBy(String holder) {
-        return new io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder().withNewMetadata()
-                .withName("tailor-heart").withNamespace("tailor-system").endMetadata().withNewSpec()
-                .withHolderIdentity(holder).withLeaseDurationSeconds(15)
-                .withRenewTime(java.time.ZonedDateTime.now()).endSpec().build();
+        return new io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder()
+                .withNewMetadata()
+                .withName("tailor-heart")
+                .withNamespace("tailor-system")
+                .endMetadata()
+                .withNewSpec()
+                .withHolderIdentity(holder)
+                .withLeaseDurationSeconds(15)
+                .withRenewTime(java.time.ZonedDateTime.now())
+                .endSpec()
+                .build();
     }
 
     /** Reads the Lease until the one-shot answers set up for it are used up (at most {@code n}). */
@@ -199,7 +299,9 @@ class RunCommandTest {
         for (int i = 0; i < n; i++) {
             try {
                 client.resources(io.fabric8.kubernetes.api.model.coordination.v1.Lease.class)
-                        .inNamespace("tailor-system").withName("tailor-heart").get();
+                        .inNamespace("tailor-system")
+                        .withName("tailor-heart")
+                        .get();
             } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
                 // a one-shot error answer
             }
@@ -209,15 +311,28 @@ class RunCommandTest {
     @Test
     void runOnce_leaseUnreadable_refusesToWrite() throws Exception {
         // Without read access to the Lease, --once cannot tell whether a controller is running.
-        server.expect().get().withPath(LEASE_PATH).andReturn(403, new io.fabric8.kubernetes.api.model.StatusBuilder()
-                .withCode(403).withMessage("leases.coordination.k8s.io is forbidden").build()).once();
+        server.expect()
+                .get()
+                .withPath(LEASE_PATH)
+                .andReturn(
+                        403,
+                        new io.fabric8.kubernetes.api.model.StatusBuilder()
+                                .withCode(403)
+                                .withMessage("leases.coordination.k8s.io is forbidden")
+                                .build())
+                .once();
         try {
-            PlanCommandTest.Result result = tailor("heart", "run", "--kubeconfig", kubeconfig().toString(), "--config",
-                    config().toString(), "--once");
+            PlanCommandTest.Result result = tailor(
+                    "heart", "run", "--kubeconfig", kubeconfig().toString(), "--config", config().toString(), "--once");
             assertThat(result.exitCode()).as(result.err()).isEqualTo(1);
-            assertThat(result.err()).contains("cannot read Lease tailor-system/tailor-heart").contains("403")
+            assertThat(result.err())
+                    .contains("cannot read Lease tailor-system/tailor-heart")
+                    .contains("403")
                     .contains("--dry-run");
-            assertThat(client.genericKubernetesResources(Actuator.DESTINATION_RULE).inAnyNamespace().list().getItems())
+            assertThat(client.genericKubernetesResources(Actuator.DESTINATION_RULE)
+                            .inAnyNamespace()
+                            .list()
+                            .getItems())
                     .isEmpty();
         } finally {
             useUpLeaseAnswers(1);
@@ -227,16 +342,31 @@ class RunCommandTest {
     @Test
     void runOnce_aControllerTakesTheLeaseDuringTheRound_stopsWriting() throws Exception {
         // Free when --once starts, held by a controller by the time the round writes.
-        server.expect().get().withPath(LEASE_PATH).andReturn(404, new io.fabric8.kubernetes.api.model.StatusBuilder()
-                .withCode(404).build()).once();
-        server.expect().get().withPath(LEASE_PATH).andReturn(200, leaseHeldBy("tailor-heart-7d9f-abcde")).once();
+        server.expect()
+                .get()
+                .withPath(LEASE_PATH)
+                .andReturn(
+                        404,
+                        new io.fabric8.kubernetes.api.model.StatusBuilder()
+                                .withCode(404)
+                                .build())
+                .once();
+        server.expect()
+                .get()
+                .withPath(LEASE_PATH)
+                .andReturn(200, leaseHeldBy("tailor-heart-7d9f-abcde"))
+                .once();
         try {
-            PlanCommandTest.Result result = tailor("heart", "run", "--kubeconfig", kubeconfig().toString(), "--config",
-                    config().toString(), "--once");
+            PlanCommandTest.Result result = tailor(
+                    "heart", "run", "--kubeconfig", kubeconfig().toString(), "--config", config().toString(), "--once");
             assertThat(result.exitCode()).as(result.err()).isEqualTo(1);
-            assertThat(result.err()).contains("round failed (lost_leadership)")
+            assertThat(result.err())
+                    .contains("round failed (lost_leadership)")
                     .contains("Lease tailor-system/tailor-heart is held by tailor-heart-7d9f-abcde");
-            assertThat(client.genericKubernetesResources(Actuator.DESTINATION_RULE).inAnyNamespace().list().getItems())
+            assertThat(client.genericKubernetesResources(Actuator.DESTINATION_RULE)
+                            .inAnyNamespace()
+                            .list()
+                            .getItems())
                     .isEmpty();
         } finally {
             useUpLeaseAnswers(2);
@@ -245,27 +375,54 @@ class RunCommandTest {
 
     @Test
     void run_prometheusUrlWithoutHost_exit2() throws Exception {
-        PlanCommandTest.Result result = tailor("heart", "run", "--kubeconfig", kubeconfig().toString(), "--config",
-                config().toString(), "--prometheus", "http://", "--once");
+        PlanCommandTest.Result result = tailor(
+                "heart",
+                "run",
+                "--kubeconfig",
+                kubeconfig().toString(),
+                "--config",
+                config().toString(),
+                "--prometheus",
+                "http://",
+                "--once");
         assertThat(result.exitCode()).as(result.err()).isEqualTo(2);
-        assertThat(result.err()).contains("prometheus.url: \"http://\" (expected: an http:// or https:// URL with a host");
+        assertThat(result.err())
+                .contains("prometheus.url: \"http://\" (expected: an http:// or https:// URL with a host");
     }
 
     @Test
     void runOnce_noClusterReachable_saysSo_insteadOfTheClientsException() throws Exception {
         Path nowhere = ControllerFiles.unreachableKubeconfig(dir);
 
-        PlanCommandTest.Result result = tailor("heart", "run", "--kubeconfig", nowhere.toString(), "--config",
-                config().toString(), "--once", "--dry-run");
+        PlanCommandTest.Result result = tailor(
+                "heart",
+                "run",
+                "--kubeconfig",
+                nowhere.toString(),
+                "--config",
+                config().toString(),
+                "--once",
+                "--dry-run");
 
         assertThat(result.exitCode()).isEqualTo(1);
-        assertThat(result.err()).contains("ERROR tailor: no cluster reachable: https://no-such-cluster.invalid:6443/:"
-                + " its host name does not resolve").doesNotContain("cannot read the ATPM state")
+        assertThat(result.err())
+                .contains("ERROR tailor: no cluster reachable: https://no-such-cluster.invalid:6443/:"
+                        + " its host name does not resolve")
+                .doesNotContain("cannot read the ATPM state")
                 .doesNotContain("\tat ");
 
         // In JSON, the refusal is a JSON line like the others.
-        PlanCommandTest.Result json = tailor("heart", "run", "--kubeconfig", nowhere.toString(), "--config",
-                config().toString(), "--once", "--dry-run", "--log-format", "json");
+        PlanCommandTest.Result json = tailor(
+                "heart",
+                "run",
+                "--kubeconfig",
+                nowhere.toString(),
+                "--config",
+                config().toString(),
+                "--once",
+                "--dry-run",
+                "--log-format",
+                "json");
         assertThat(json.exitCode()).isEqualTo(1);
         com.fasterxml.jackson.databind.ObjectMapper mapper = new com.fasterxml.jackson.databind.ObjectMapper();
         List<com.fasterxml.jackson.databind.JsonNode> lines = new java.util.ArrayList<>();

@@ -22,20 +22,36 @@ class SimulateCommandTest {
 
     @Test
     void simulate_json_hasOneResultPerPolicyAndRate() throws IOException {
-        PlanCommandTest.Result result = tailor("heart", "simulate", "--scenario", "paper-pairwise", "--policies",
-                "least-request,heart", "--rps", "100,200", "--warmup-seconds", "30", "--duration-seconds", "30",
-                "--format", "json", "--threads", "1");
+        PlanCommandTest.Result result = tailor(
+                "heart",
+                "simulate",
+                "--scenario",
+                "paper-pairwise",
+                "--policies",
+                "least-request,heart",
+                "--rps",
+                "100,200",
+                "--warmup-seconds",
+                "30",
+                "--duration-seconds",
+                "30",
+                "--format",
+                "json",
+                "--threads",
+                "1");
 
         assertThat(result.exitCode()).as(result.err()).isZero();
         JsonNode results = new ObjectMapper().readTree(result.out()).get("results");
         assertThat(results).hasSize(4);
         for (JsonNode run : results) {
             assertThat(run.get("scenario").asText()).isEqualTo("paper-pairwise");
-            for (String field : new String[] {"policy", "rps", "p50Millis", "p99Millis", "p999Millis", "timeouts",
-                "cpuGapPercentPoints", "replicas"}) {
+            for (String field : new String[] {
+                "policy", "rps", "p50Millis", "p99Millis", "p999Millis", "timeouts", "cpuGapPercentPoints", "replicas"
+            }) {
                 assertThat(run.has(field)).as(field).isTrue();
             }
-            assertThat(run.get("p99Millis").asDouble()).isGreaterThanOrEqualTo(run.get("p50Millis").asDouble());
+            assertThat(run.get("p99Millis").asDouble())
+                    .isGreaterThanOrEqualTo(run.get("p50Millis").asDouble());
         }
         assertThat(results.get(1).get("policy").asText()).isEqualTo("heart");
         assertThat(results.get(1).get("planning").get("rounds").asLong()).isEqualTo(1);
@@ -44,16 +60,35 @@ class SimulateCommandTest {
 
     @Test
     void simulate_seeds_jsonHasOneResultPerCell_withTheP99SpreadOverTheSeeds() throws IOException {
-        PlanCommandTest.Result result = tailor("heart", "simulate", "--scenario", "paper-pairwise", "--policies",
-                "least-request,prequal", "--rps", "100", "--warmup-seconds", "10", "--duration-seconds", "20",
-                "--seeds", "3", "--seed", "5", "--format", "json", "--threads", "2");
+        PlanCommandTest.Result result = tailor(
+                "heart",
+                "simulate",
+                "--scenario",
+                "paper-pairwise",
+                "--policies",
+                "least-request,prequal",
+                "--rps",
+                "100",
+                "--warmup-seconds",
+                "10",
+                "--duration-seconds",
+                "20",
+                "--seeds",
+                "3",
+                "--seed",
+                "5",
+                "--format",
+                "json",
+                "--threads",
+                "2");
 
         assertThat(result.exitCode()).as(result.err()).isZero();
         assertThat(result.err()).contains("simulating 6 runs of paper-pairwise").contains("seeds 5 .. 7");
         JsonNode results = new ObjectMapper().readTree(result.out()).get("results");
         assertThat(results).hasSize(2);
         for (JsonNode cell : results) {
-            for (String field : new String[] {"policy", "network", "cpuModel", "rps", "p99Millis", "p99Spread", "runs"}) {
+            for (String field :
+                    new String[] {"policy", "network", "cpuModel", "rps", "p99Millis", "p99Spread", "runs"}) {
                 assertThat(cell.has(field)).as(field).isTrue();
             }
             assertThat(cell.get("seeds").toString()).isEqualTo("[5,6,7]");
@@ -69,8 +104,8 @@ class SimulateCommandTest {
             assertThat(spread.get("maxMillis").asDouble()).isEqualTo(p99[2]);
             assertThat(spread.get("medianMillis").asDouble()).isEqualTo(p99[1]);
             assertThat(cell.get("p99Millis").asDouble()).isEqualTo(p99[1]);
-            assertThat(spread.get("meanMillis").asDouble()).isCloseTo((p99[0] + p99[1] + p99[2]) / 3,
-                    org.assertj.core.api.Assertions.within(0.001));
+            assertThat(spread.get("meanMillis").asDouble())
+                    .isCloseTo((p99[0] + p99[1] + p99[2]) / 3, org.assertj.core.api.Assertions.within(0.001));
         }
         assertThat(results.get(1).get("policy").asText()).isEqualTo("prequal");
     }
@@ -78,13 +113,30 @@ class SimulateCommandTest {
     @Test
     void simulate_seeds_tableAndReportShowTheSpread() throws IOException {
         Path report = dir.resolve("seeds");
-        PlanCommandTest.Result result = tailor("heart", "simulate", "--scenario", "paper-pairwise", "--policies",
-                "least-request,peak-ewma", "--rps", "100", "--warmup-seconds", "10", "--duration-seconds", "10",
-                "--seeds", "2", "--report", report.toString());
+        PlanCommandTest.Result result = tailor(
+                "heart",
+                "simulate",
+                "--scenario",
+                "paper-pairwise",
+                "--policies",
+                "least-request,peak-ewma",
+                "--rps",
+                "100",
+                "--warmup-seconds",
+                "10",
+                "--duration-seconds",
+                "10",
+                "--seeds",
+                "2",
+                "--report",
+                report.toString());
         assertThat(result.exitCode()).as(result.err()).isZero();
-        assertThat(result.out()).contains("paper-pairwise · network A · CPU fluid · 100 RPS · 2 seeds")
-                .contains("P99 min–max").contains("peak-ewma");
-        assertThat(Files.readString(report.resolve("index.html"))).contains("P99 min–max ms")
+        assertThat(result.out())
+                .contains("paper-pairwise · network A · CPU fluid · 100 RPS · 2 seeds")
+                .contains("P99 min–max")
+                .contains("peak-ewma");
+        assertThat(Files.readString(report.resolve("index.html")))
+                .contains("P99 min–max ms")
                 .contains("Every cell ran with 2 seeds (20250701 .. 20250702)")
                 // As in the one-seed report: HEART's planning time, here the median over the seeds.
                 .contains("<th>plan ms/round (median)</th>");
@@ -93,16 +145,37 @@ class SimulateCommandTest {
     @Test
     void simulate_tableAndReport() throws IOException {
         Path report = dir.resolve("report");
-        PlanCommandTest.Result result = tailor("heart", "simulate", "--scenario", "paper-dag", "--policies",
-                "default,heart", "--rps", "200", "--warmup-seconds", "30", "--duration-seconds", "40",
-                "--heart-ablation", "no-trend", "--cpu-model", "fluid,cfs-quota", "--report", report.toString());
+        PlanCommandTest.Result result = tailor(
+                "heart",
+                "simulate",
+                "--scenario",
+                "paper-dag",
+                "--policies",
+                "default,heart",
+                "--rps",
+                "200",
+                "--warmup-seconds",
+                "30",
+                "--duration-seconds",
+                "40",
+                "--heart-ablation",
+                "no-trend",
+                "--cpu-model",
+                "fluid,cfs-quota",
+                "--report",
+                report.toString());
 
         assertThat(result.exitCode()).as(result.err()).isZero();
-        assertThat(result.out()).contains("paper-dag · network A · CPU fluid · 200 RPS")
+        assertThat(result.out())
+                .contains("paper-dag · network A · CPU fluid · 200 RPS")
                 .contains("paper-dag · network A · CPU cfs-quota · 200 RPS")
-                .contains("heart-no-trend").contains("simulator speed:");
+                .contains("heart-no-trend")
+                .contains("simulator speed:");
         String html = Files.readString(report.resolve("index.html"));
-        assertThat(html).startsWith("<!DOCTYPE html>").contains("<table>").contains("data:image/png;base64,")
+        assertThat(html)
+                .startsWith("<!DOCTYPE html>")
+                .contains("<table>")
+                .contains("data:image/png;base64,")
                 // Two CPU models, two CDFs at the same rate: each names its cell in the alt text.
                 .contains("alt=\"End-to-end latency CDF: paper-dag · network A · CPU fluid · 200 RPS\"")
                 .contains("alt=\"End-to-end latency CDF: paper-dag · network A · CPU cfs-quota · 200 RPS\"")
@@ -111,35 +184,44 @@ class SimulateCommandTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @CsvSource(delimiter = '|', value = {
-        "--policies=round-robin | --policies: \"round-robin\" is not known (expected: some of default, least-request",
-        "--policies=default,rr,wrr,rr | --policies: \"rr\", \"wrr\" are not known (expected: some of default",
-        "--rps=0 | --rps: 0.0 (expected: requests per second in (0, 1e6])",
-        "--network=C | --network: \"C\" (expected: one of the scenario's [A, B])",
-        "--cpu-model=cfs | --cpu-model: \"cfs\" (expected: fluid or cfs-quota)",
-        "--heart-ablation=no-atpm | --heart-ablation: \"no-atpm\" is not known (expected: some of no-trend, slow-link-filter, no-outlier-filter, no-idle-fit, no-floor, no-share-cap, no-spread, no-queueing, no-headroom, paper)",
-        "--duration-seconds=-1 | --duration-seconds: -1.0",
-        "--scenario=nowhere.yaml | --scenario: nowhere.yaml: no such scenario or file (expected: one of paper-pairwise,"
-                + " paper-dag, dyn-load-step, dyn-load-ramp, dyn-noisy-neighbour, dyn-replica-crash, dyn-cold-restart,"
-                + " dyn-antagonist, dyn-metrics-undercount, dyn-calls-overcount, dyn-background-cpu, online-boutique",
-        "--report= | --report: empty",
-        "--rps=1-700 --network=A,B --cpu-model=fluid,cfs-quota --heart-ablation=no-trend,slow-link-filter"
-                + " | the sweep has 28000 runs (2 networks x 2 CPU models x 700 rates x 10 policies;",
-        "--threads=0 | --threads: 0 (expected: 1 .. 256)",
-        "--seeds=0 | --seeds: 0 (expected: 1 .. 1000)",
-        "--prequal-q-rif=1.5 | --prequal-q-rif: 1.5 (expected: in (0, 1])",
-        "--prequal-probe-rate=0 | --prequal-probe-rate: 0.0 (expected: probes per call in (0, 16])",
-        "--peak-ewma-decay-seconds=-1 | --peak-ewma-decay-seconds: -1.0 (expected: in (0, 3600])",
-        "--rps=1-100 --network=A,B --cpu-model=fluid,cfs-quota --policies=heart --seeds=30"
-                + " | the sweep has 12000 runs (2 networks x 2 CPU models x 100 rates x 1 policies x 30 seeds"})
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "--policies=round-robin | --policies: \"round-robin\" is not known (expected: some of default, least-request",
+                "--policies=default,rr,wrr,rr | --policies: \"rr\", \"wrr\" are not known (expected: some of default",
+                "--rps=0 | --rps: 0.0 (expected: requests per second in (0, 1e6])",
+                "--network=C | --network: \"C\" (expected: one of the scenario's [A, B])",
+                "--cpu-model=cfs | --cpu-model: \"cfs\" (expected: fluid or cfs-quota)",
+                "--heart-ablation=no-atpm | --heart-ablation: \"no-atpm\" is not known (expected: some of no-trend, slow-link-filter, no-outlier-filter, no-idle-fit, no-floor, no-share-cap, no-spread, no-queueing, no-headroom, paper)",
+                "--duration-seconds=-1 | --duration-seconds: -1.0",
+                "--scenario=nowhere.yaml | --scenario: nowhere.yaml: no such scenario or file (expected: one of paper-pairwise,"
+                        + " paper-dag, dyn-load-step, dyn-load-ramp, dyn-noisy-neighbour, dyn-replica-crash, dyn-cold-restart,"
+                        + " dyn-antagonist, dyn-metrics-undercount, dyn-calls-overcount, dyn-background-cpu, online-boutique",
+                "--report= | --report: empty",
+                "--rps=1-700 --network=A,B --cpu-model=fluid,cfs-quota --heart-ablation=no-trend,slow-link-filter"
+                        + " | the sweep has 28000 runs (2 networks x 2 CPU models x 700 rates x 10 policies;",
+                "--threads=0 | --threads: 0 (expected: 1 .. 256)",
+                "--seeds=0 | --seeds: 0 (expected: 1 .. 1000)",
+                "--prequal-q-rif=1.5 | --prequal-q-rif: 1.5 (expected: in (0, 1])",
+                "--prequal-probe-rate=0 | --prequal-probe-rate: 0.0 (expected: probes per call in (0, 16])",
+                "--peak-ewma-decay-seconds=-1 | --peak-ewma-decay-seconds: -1.0 (expected: in (0, 3600])",
+                "--rps=1-100 --network=A,B --cpu-model=fluid,cfs-quota --policies=heart --seeds=30"
+                        + " | the sweep has 12000 runs (2 networks x 2 CPU models x 100 rates x 1 policies x 30 seeds"
+            })
     void simulate_badOption_exit2WithTheReason(String options, String message) {
         java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of("heart", "simulate"));
         for (String option : options.split(" ")) {
             // "--rps=1-700" stands for the list 1,2,...,700.
-            java.util.regex.Matcher range = java.util.regex.Pattern.compile("--rps=(\\d+)-(\\d+)").matcher(option);
-            args.add(range.matches() ? "--rps=" + java.util.stream.IntStream.rangeClosed(Integer.parseInt(range.group(1)),
-                    Integer.parseInt(range.group(2))).mapToObj(String::valueOf)
-                    .collect(java.util.stream.Collectors.joining(",")) : option);
+            java.util.regex.Matcher range =
+                    java.util.regex.Pattern.compile("--rps=(\\d+)-(\\d+)").matcher(option);
+            args.add(
+                    range.matches()
+                            ? "--rps="
+                                    + java.util.stream.IntStream.rangeClosed(
+                                                    Integer.parseInt(range.group(1)), Integer.parseInt(range.group(2)))
+                                            .mapToObj(String::valueOf)
+                                            .collect(java.util.stream.Collectors.joining(","))
+                            : option);
         }
         PlanCommandTest.Result result = tailor(args.toArray(String[]::new));
         assertThat(result.exitCode()).isEqualTo(2);
@@ -162,11 +244,25 @@ class SimulateCommandTest {
 
     @Test
     void simulate_tooShortForHeart_warnsAndReportsNullsNotNaN() throws IOException {
-        PlanCommandTest.Result result = tailor("heart", "simulate", "--scenario", "paper-pairwise", "--policies", "heart",
-                "--rps", "100", "--warmup-seconds", "5", "--duration-seconds", "5", "--format", "json");
+        PlanCommandTest.Result result = tailor(
+                "heart",
+                "simulate",
+                "--scenario",
+                "paper-pairwise",
+                "--policies",
+                "heart",
+                "--rps",
+                "100",
+                "--warmup-seconds",
+                "5",
+                "--duration-seconds",
+                "5",
+                "--format",
+                "json");
         assertThat(result.exitCode()).as(result.err()).isZero();
-        assertThat(result.err()).contains("warning: paper-pairwise A fluid 100 RPS heart: the run ended before HEART's"
-                + " first round");
+        assertThat(result.err())
+                .contains(
+                        "warning: paper-pairwise A fluid 100 RPS heart: the run ended before HEART's" + " first round");
         assertThat(result.out()).doesNotContain("NaN");
     }
 
@@ -183,16 +279,32 @@ class SimulateCommandTest {
                 """);
         PlanCommandTest.Result result = tailor("heart", "simulate", "--scenario", file.toString());
         assertThat(result.exitCode()).isEqualTo(2);
-        assertThat(result.err()).contains("2 problems").contains("nodes[0].cores: -4.0")
+        assertThat(result.err())
+                .contains("2 problems")
+                .contains("nodes[0].cores: -4.0")
                 .contains("components[0].cpuMillisPerCall: 0.0");
     }
 
     @Test
     void simulate_onlineBoutique_buildsFromTheDataAndSaysHow() throws IOException {
         dev.tailor.testkit.SharedData.require("microservices/trastrainer_onlineboutique/normal_2022-08-14");
-        PlanCommandTest.Result result = tailor("heart", "simulate", "--scenario", "online-boutique", "--policies",
-                "heart", "--rps", "300", "--warmup-seconds", "30", "--duration-seconds", "30", "--network", "B",
-                "--format", "json");
+        PlanCommandTest.Result result = tailor(
+                "heart",
+                "simulate",
+                "--scenario",
+                "online-boutique",
+                "--policies",
+                "heart",
+                "--rps",
+                "300",
+                "--warmup-seconds",
+                "30",
+                "--duration-seconds",
+                "30",
+                "--network",
+                "B",
+                "--format",
+                "json");
         assertThat(result.exitCode()).as(result.err()).isZero();
         assertThat(result.err()).contains("note: online-boutique: busiest component");
         JsonNode run = new ObjectMapper().readTree(result.out()).get("results").get(0);
@@ -204,16 +316,37 @@ class SimulateCommandTest {
     @Test
     void simulate_dataset_renamedApp_buildsItsScenarioWithTheEntryFromTheTrace() throws IOException {
         Path app = dev.tailor.testkit.RenamedApp.write(dir.resolve("shop"));
-        String latency = dev.tailor.testkit.SharedData.require(dev.tailor.testkit.RenamedApp.LATENCY).toString();
-        PlanCommandTest.Result result = tailor("heart", "simulate", "--dataset", app.toString(), "--latency", latency,
-                "--policies", "heart,least-request", "--rps", "300", "--warmup-seconds", "30", "--duration-seconds",
-                "30", "--format", "json", "--threads", "1");
+        String latency = dev.tailor.testkit.SharedData.require(dev.tailor.testkit.RenamedApp.LATENCY)
+                .toString();
+        PlanCommandTest.Result result = tailor(
+                "heart",
+                "simulate",
+                "--dataset",
+                app.toString(),
+                "--latency",
+                latency,
+                "--policies",
+                "heart,least-request",
+                "--rps",
+                "300",
+                "--warmup-seconds",
+                "30",
+                "--duration-seconds",
+                "30",
+                "--format",
+                "json",
+                "--threads",
+                "1");
 
         assertThat(result.exitCode()).as(result.err()).isZero();
         // An application whose entry is not called frontend: found from the trace, and every assumption noted.
-        assertThat(result.err()).contains("note: entry component web-gateway, found from the trace",
-                "note: shop: busiest component", "note: shop: a component calls its callees one after another",
-                "simulating 2 runs of shop").doesNotContain("frontend");
+        assertThat(result.err())
+                .contains(
+                        "note: entry component web-gateway, found from the trace",
+                        "note: shop: busiest component",
+                        "note: shop: a component calls its callees one after another",
+                        "simulating 2 runs of shop")
+                .doesNotContain("frontend");
         JsonNode results = new ObjectMapper().readTree(result.out()).get("results");
         assertThat(results).hasSize(2);
         for (JsonNode run : results) {
@@ -225,13 +358,16 @@ class SimulateCommandTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @CsvSource(delimiter = '|', value = {
-        "--dataset=DIR --scenario=paper-dag | --dataset: DIR with --scenario paper-dag (expected: one of them",
-        "--entry=web-gateway | --entry: only with --dataset or --scenario online-boutique (the scenario is paper-dag)",
-        "--scenario=paper-pairwise --trace=none | --trace: only with --dataset or --scenario online-boutique",
-        "--minute=3 | --minute: only with --dataset or --scenario online-boutique (the scenario is paper-dag)",
-        "--dataset=DIR/absent | --dataset: DIR/absent: no such folder (expected: a folder of <pod>_metric.csv files",
-        "--dataset=DIR --latency=DIR/none.gz | --dataset: DIR: no <pod>_metric.csv files"})
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "--dataset=DIR --scenario=paper-dag | --dataset: DIR with --scenario paper-dag (expected: one of them",
+                "--entry=web-gateway | --entry: only with --dataset or --scenario online-boutique (the scenario is paper-dag)",
+                "--scenario=paper-pairwise --trace=none | --trace: only with --dataset or --scenario online-boutique",
+                "--minute=3 | --minute: only with --dataset or --scenario online-boutique (the scenario is paper-dag)",
+                "--dataset=DIR/absent | --dataset: DIR/absent: no such folder (expected: a folder of <pod>_metric.csv files",
+                "--dataset=DIR --latency=DIR/none.gz | --dataset: DIR: no <pod>_metric.csv files"
+            })
     void simulate_datasetOptions_badInput_exit2NamingTheOption(String options, String message) {
         java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of("heart", "simulate"));
         for (String option : options.split(" ")) {
@@ -246,9 +382,10 @@ class SimulateCommandTest {
     @Test
     void simulate_dataset_entryNotInTheGraph_exit2NamingTheOptionAndValue() throws IOException {
         Path app = dev.tailor.testkit.RenamedApp.write(dir.resolve("shop"));
-        String latency = dev.tailor.testkit.SharedData.require(dev.tailor.testkit.RenamedApp.LATENCY).toString();
-        PlanCommandTest.Result result = tailor("heart", "simulate", "--dataset", app.toString(), "--latency", latency,
-                "--entry", "frontend");
+        String latency = dev.tailor.testkit.SharedData.require(dev.tailor.testkit.RenamedApp.LATENCY)
+                .toString();
+        PlanCommandTest.Result result =
+                tailor("heart", "simulate", "--dataset", app.toString(), "--latency", latency, "--entry", "frontend");
 
         assertThat(result.exitCode()).isEqualTo(2);
         assertThat(result.err()).contains("--entry: \"frontend\" has no metric file in " + app, "web-gateway");
@@ -258,9 +395,10 @@ class SimulateCommandTest {
     @Test
     void simulate_dataset_minute_picksTheSampleAsForTheSnapshot() throws IOException {
         Path app = dev.tailor.testkit.RenamedApp.write(dir.resolve("shop"));
-        String latency = dev.tailor.testkit.SharedData.require(dev.tailor.testkit.RenamedApp.LATENCY).toString();
-        PlanCommandTest.Result result = tailor("heart", "simulate", "--dataset", app.toString(), "--latency", latency,
-                "--minute", "99999");
+        String latency = dev.tailor.testkit.SharedData.require(dev.tailor.testkit.RenamedApp.LATENCY)
+                .toString();
+        PlanCommandTest.Result result =
+                tailor("heart", "simulate", "--dataset", app.toString(), "--latency", latency, "--minute", "99999");
 
         assertThat(result.exitCode()).isEqualTo(2);
         assertThat(result.err()).contains("--minute: index 99999 (expected: ");
@@ -270,7 +408,8 @@ class SimulateCommandTest {
     @Test
     void simulate_dataset_entryWithoutCpu_exit2SayingWhyTheSnapshotCanAndTheSimulationCannot() throws IOException {
         Path app = dev.tailor.testkit.RenamedApp.write(dir.resolve("shop"));
-        String latency = dev.tailor.testkit.SharedData.require(dev.tailor.testkit.RenamedApp.LATENCY).toString();
+        String latency = dev.tailor.testkit.SharedData.require(dev.tailor.testkit.RenamedApp.LATENCY)
+                .toString();
         // Every CPU sample of the entry's pod is NaN: "no data", as an exporter writes a failed scrape.
         try (var files = Files.newDirectoryStream(app, dev.tailor.testkit.RenamedApp.ENTRY + "-*_metric.csv")) {
             for (Path file : files) {
@@ -286,36 +425,59 @@ class SimulateCommandTest {
             }
         }
 
-        PlanCommandTest.Result simulated = tailor("heart", "simulate", "--dataset", app.toString(), "--latency",
-                latency, "--minute", "0");
+        PlanCommandTest.Result simulated =
+                tailor("heart", "simulate", "--dataset", app.toString(), "--latency", latency, "--minute", "0");
         assertThat(simulated.exitCode()).isEqualTo(2);
-        assertThat(simulated.err()).contains("the entry component web-gateway has no CPU per request",
-                "CPU null cores", "a snapshot takes replicas without data and splits their traffic equally, a"
-                        + " simulation cannot", "try --minute");
-        PlanCommandTest.Result snapshot = tailor("heart", "snapshot", "dataset", "--dataset", app.toString(),
-                "--latency", latency, "--minute", "0", "--out", dir.resolve("shop.json").toString());
+        assertThat(simulated.err())
+                .contains(
+                        "the entry component web-gateway has no CPU per request",
+                        "CPU null cores",
+                        "a snapshot takes replicas without data and splits their traffic equally, a"
+                                + " simulation cannot",
+                        "try --minute");
+        PlanCommandTest.Result snapshot = tailor(
+                "heart",
+                "snapshot",
+                "dataset",
+                "--dataset",
+                app.toString(),
+                "--latency",
+                latency,
+                "--minute",
+                "0",
+                "--out",
+                dir.resolve("shop.json").toString());
         assertThat(snapshot.exitCode()).as(snapshot.err()).isZero();
     }
 
     @Test
     void demo_printsThePaperComparisonAndWritesTheReport() throws Exception {
         Path report = dir.resolve("demo");
-        PlanCommandTest.Result result = tailor("demo", "--warmup-seconds", "30", "--duration-seconds", "20",
-                "--report", report.toString());
+        PlanCommandTest.Result result =
+                tailor("demo", "--warmup-seconds", "30", "--duration-seconds", "20", "--report", report.toString());
         assertThat(result.exitCode()).as(result.err()).isZero();
-        assertThat(result.out()).contains("Against the paper").contains("0.66 (194 vs 293)")
-                .contains("0.11 (82 vs 768)").contains("paper-pairwise · network A · CPU cfs-quota (ms;")
-                .contains("  prequal ").contains("  peak-ewma ").contains("  heart-paper ")
-                .doesNotContainPattern("(?i)\\bissue\\s*#?\\d");   // no tracker numbers ("budget issued" is fine)
+        assertThat(result.out())
+                .contains("Against the paper")
+                .contains("0.66 (194 vs 293)")
+                .contains("0.11 (82 vs 768)")
+                .contains("paper-pairwise · network A · CPU cfs-quota (ms;")
+                .contains("  prequal ")
+                .contains("  peak-ewma ")
+                .contains("  heart-paper ")
+                .doesNotContainPattern("(?i)\\bissue\\s*#?\\d"); // no tracker numbers ("budget issued" is fine)
         // Standard output ends with the summary, the experiments (when fio and nbdkit are here) before it.
         List<String> lines = result.out().lines().toList();
         int summary = lines.lastIndexOf("Summary");
         assertThat(summary).as(result.out()).isPositive();
         assertThat(lines.size() - summary).isBetween(3, 15);
-        assertThat(lines.subList(summary, lines.size())).anyMatch(l -> l.startsWith("  HEART routing"))
-                .anyMatch(l -> l.startsWith("  Segment admission")).anyMatch(l -> l.startsWith("  NBD proxy"));
+        assertThat(lines.subList(summary, lines.size()))
+                .anyMatch(l -> l.startsWith("  HEART routing"))
+                .anyMatch(l -> l.startsWith("  Segment admission"))
+                .anyMatch(l -> l.startsWith("  NBD proxy"));
         assertThat(result.err()).doesNotContain("30015");
-        assertThat(Files.readString(report.resolve("index.html"))).contains("Against the paper").contains("Summary")
+        assertThat(Files.readString(report.resolve("index.html")))
+                .contains("Against the paper")
+                .contains("Summary")
                 .contains("<caption>Against the paper");
         for (String page : List.of("index.html", "storage.html", "experiments.html")) {
             if (Files.exists(report.resolve(page))) {

@@ -21,23 +21,42 @@ class StorageSimulateCommandTest {
 
     @Test
     void simulate_json_oneResultPerVariantAndPolicy_withTheDocumentedFields() throws IOException {
-        PlanCommandTest.Result result = tailor("storage", "simulate", "--scenario", "burst-microbench", "--policies",
-                "fifo,segment-admission", "--warmup-seconds", "0.3", "--duration-seconds", "0.5", "--format", "json",
-                "--threads", "2");
+        PlanCommandTest.Result result = tailor(
+                "storage",
+                "simulate",
+                "--scenario",
+                "burst-microbench",
+                "--policies",
+                "fifo,segment-admission",
+                "--warmup-seconds",
+                "0.3",
+                "--duration-seconds",
+                "0.5",
+                "--format",
+                "json",
+                "--threads",
+                "2");
 
         assertThat(result.exitCode()).as(result.err()).isZero();
         JsonNode results = new ObjectMapper().readTree(result.out()).get("results");
-        assertThat(results).hasSize(8);   // 4 burst multipliers x 2 policies
+        assertThat(results).hasSize(8); // 4 burst multipliers x 2 policies
         for (JsonNode run : results) {
             assertThat(run.get("scenario").asText()).isEqualTo("burst-microbench");
-            for (String field : new String[] {"policy", "burstMultiplier", "unusedCapacityPercent",
-                "backendUtilizationPercent", "throughputRequestsPerSecond", "refused"}) {
+            for (String field : new String[] {
+                "policy",
+                "burstMultiplier",
+                "unusedCapacityPercent",
+                "backendUtilizationPercent",
+                "throughputRequestsPerSecond",
+                "refused"
+            }) {
                 assertThat(run.has(field)).as(field).isTrue();
             }
             for (String cls : new String[] {"steady", "hot"}) {
                 JsonNode latency = run.get(cls);
-                for (String field : new String[] {"p50Millis", "p99Millis", "p999Millis", "p9999Millis",
-                    "p99999Millis", "requests"}) {
+                for (String field :
+                        new String[] {"p50Millis", "p99Millis", "p999Millis", "p9999Millis", "p99999Millis", "requests"
+                        }) {
                     assertThat(latency.has(field)).as(cls + "." + field).isTrue();
                 }
             }
@@ -47,41 +66,68 @@ class StorageSimulateCommandTest {
                     .isGreaterThanOrEqualTo(run.get("steady").get("p50Millis").asDouble());
         }
         assertThat(results.get(1).get("policy").asText()).isEqualTo("segment-admission");
-        assertThat(results.get(1).get("admission").get("reserveDrawnPercent").isNumber()).isTrue();
+        assertThat(results.get(1).get("admission").get("reserveDrawnPercent").isNumber())
+                .isTrue();
         assertThat(results.get(0).has("admission")).isFalse();
         assertThat(result.out()).doesNotContain("NaN");
-        assertThat(result.err()).contains("simulating 8 runs of burst-microbench").contains("note: offered load");
+        assertThat(result.err())
+                .contains("simulating 8 runs of burst-microbench")
+                .contains("note: offered load");
     }
 
     @Test
     void simulate_tableAndReport() throws IOException {
         Path report = dir.resolve("report");
-        PlanCommandTest.Result result = tailor("storage", "simulate", "--scenario", "underload", "--policies",
-                "fifo,static-cap,segment-admission", "--warmup-seconds", "0.3", "--duration-seconds", "0.5",
-                "--report", report.toString(), "--threads", "1");
+        PlanCommandTest.Result result = tailor(
+                "storage",
+                "simulate",
+                "--scenario",
+                "underload",
+                "--policies",
+                "fifo,static-cap,segment-admission",
+                "--warmup-seconds",
+                "0.3",
+                "--duration-seconds",
+                "0.5",
+                "--report",
+                report.toString(),
+                "--threads",
+                "1");
 
         assertThat(result.exitCode()).as(result.err()).isZero();
-        assertThat(result.out()).contains("underload · seed 20260303 · 0.50 s measured").contains("P99.999").contains("static-cap")
-                .contains("n/r = not resolvable").contains("misclassified").contains("simulator speed:");
+        assertThat(result.out())
+                .contains("underload · seed 20260303 · 0.50 s measured")
+                .contains("P99.999")
+                .contains("static-cap")
+                .contains("n/r = not resolvable")
+                .contains("misclassified")
+                .contains("simulator speed:");
         String html = Files.readString(report.resolve("index.html"));
-        assertThat(html).startsWith("<!DOCTYPE html>").contains("<table>").contains("data:image/png;base64,")
-                .contains("Steady tenants: latency CDF").contains("Token pools around the first measured burst");
+        assertThat(html)
+                .startsWith("<!DOCTYPE html>")
+                .contains("<table>")
+                .contains("data:image/png;base64,")
+                .contains("Steady tenants: latency CDF")
+                .contains("Token pools around the first measured burst");
         assertThat(result.err()).contains("report written to");
     }
 
     @ParameterizedTest(name = "{0}")
-    @CsvSource(delimiter = '|', value = {
-        "--policies=fifo,wfq,foo | --policies: \"wfq\", \"foo\" are not known (expected: some of fifo, static-cap, token-bucket, mclock,"
-                + " segment-admission, segment-admission-paper, no-reserve, no-borrow, no-repay, no-lending,"
-                + " no-baseline-guarantee, paced-release, fixed-reserve, round-robin-hot, bounded-overdraft,"
-                + " virtual-clock-hot, fifo-deadline, late-first-hot, late-first-clock-hot)",
-        "--duration-seconds=0 | --duration-seconds: 0.0 (expected: a number in (0, 86400])",
-        "--warmup-seconds=-1 | --warmup-seconds: -1.0",
-        "--scenario=nowhere.yaml | --scenario: nowhere.yaml: no such scenario or file (expected: one of"
-                + " burst-microbench, deployed-like, underload, robustness, or a YAML scenario file)",
-        "--threads=0 | --threads: 0 (expected: 1 .. 256)",
-        "--format=csv | Invalid value for option '--format'",
-        "--report= | --report: empty"})
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "--policies=fifo,wfq,foo | --policies: \"wfq\", \"foo\" are not known (expected: some of fifo, static-cap, token-bucket, mclock,"
+                        + " segment-admission, segment-admission-paper, no-reserve, no-borrow, no-repay, no-lending,"
+                        + " no-baseline-guarantee, paced-release, fixed-reserve, round-robin-hot, bounded-overdraft,"
+                        + " virtual-clock-hot, fifo-deadline, late-first-hot, late-first-clock-hot)",
+                "--duration-seconds=0 | --duration-seconds: 0.0 (expected: a number in (0, 86400])",
+                "--warmup-seconds=-1 | --warmup-seconds: -1.0",
+                "--scenario=nowhere.yaml | --scenario: nowhere.yaml: no such scenario or file (expected: one of"
+                        + " burst-microbench, deployed-like, underload, robustness, or a YAML scenario file)",
+                "--threads=0 | --threads: 0 (expected: 1 .. 256)",
+                "--format=csv | Invalid value for option '--format'",
+                "--report= | --report: empty"
+            })
     void simulate_badOption_exit2WithTheReason_nothingWritten(String option, String message) {
         PlanCommandTest.Result result = tailor("storage", "simulate", option);
         assertThat(result.exitCode()).isEqualTo(2);
@@ -100,10 +146,12 @@ class StorageSimulateCommandTest {
                 tenants: [{name: a, requestsPerSecond: 0, synthetic: {readFraction: 1, sizeBytes: [4096]}}]
                 """);
         Path report = dir.resolve("never");
-        PlanCommandTest.Result result = tailor("storage", "simulate", "--scenario", file.toString(), "--report",
-                report.toString());
+        PlanCommandTest.Result result =
+                tailor("storage", "simulate", "--scenario", file.toString(), "--report", report.toString());
         assertThat(result.exitCode()).isEqualTo(2);
-        assertThat(result.err()).contains("2 problems").contains("backend.parallelism: 0 (expected: 1 .. 100000)")
+        assertThat(result.err())
+                .contains("2 problems")
+                .contains("backend.parallelism: 0 (expected: 1 .. 100000)")
                 .contains("tenants[0].requestsPerSecond: 0.0");
         assertThat(report).doesNotExist();
     }
@@ -123,7 +171,8 @@ class StorageSimulateCommandTest {
                 """);
         PlanCommandTest.Result result = tailor("storage", "simulate", "--scenario", above.toString());
         assertThat(result.exitCode()).isEqualTo(2);
-        assertThat(result.err()).contains("tenants[0].baseline: 100000 IOPS and 400 MiB/s cost")
+        assertThat(result.err())
+                .contains("tenants[0].baseline: 100000 IOPS and 400 MiB/s cost")
                 .contains("expected: at most the backend's capacity");
         Path bad = dir.resolve("bad.yaml");
         Files.writeString(bad, head + """
@@ -131,8 +180,10 @@ class StorageSimulateCommandTest {
                 """);
         result = tailor("storage", "simulate", "--scenario", bad.toString());
         assertThat(result.exitCode()).isEqualTo(2);
-        assertThat(result.err()).contains("tenants[0].requestsPerSecond: -5.0")
-                .contains("tenants[0].traces[0]: \"nosuch\"").contains("tenants[0].baseline.iops: -1.0");
+        assertThat(result.err())
+                .contains("tenants[0].requestsPerSecond: -5.0")
+                .contains("tenants[0].traces[0]: \"nosuch\"")
+                .contains("tenants[0].baseline.iops: -1.0");
     }
 
     @Test

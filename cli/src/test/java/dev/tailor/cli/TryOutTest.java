@@ -42,8 +42,8 @@ class TryOutTest {
     /** A real Prometheus holding examples/tryout/metrics.om, started by the first test that needs it. */
     private static synchronized PrometheusServer prometheus() throws Exception {
         if (prometheus == null) {
-            prometheus = PrometheusServer.start(() -> "", new PrometheusServer.Options(
-                    Files.readString(EXAMPLE.resolve("metrics.om")), false));
+            prometheus = PrometheusServer.start(
+                    () -> "", new PrometheusServer.Options(Files.readString(EXAMPLE.resolve("metrics.om")), false));
         }
         return prometheus;
     }
@@ -61,7 +61,7 @@ class TryOutTest {
         for (String word : DOCS_COMMAND.split(" ")) {
             args.add(word.startsWith("examples/") ? ROOT.resolve(word).toString() : word);
         }
-        args.remove(0);   // "tailor"
+        args.remove(0); // "tailor"
         if (clusterFile != null) {
             args.set(args.indexOf("--cluster-from") + 1, clusterFile);
         }
@@ -78,10 +78,13 @@ class TryOutTest {
         PlanCommandTest.Result result = tailor(docsCommand(null));
 
         assertThat(result.exitCode()).as(result.err()).isZero();
-        assertThat(result.err()).contains("cluster recorded in " + EXAMPLE.resolve("cluster.yaml")
-                + ": 3 node(s), 9 pod(s), 0 DestinationRule(s); left out: 2 Service object(s); a dry run")
-                .contains("round 1 planned in").contains(": 6 ready replicas, 2 call edges; 2 rule(s) would change");
-        assertThat(result.out()).contains("HEART plan, round 1: 2 components, 6 ready replicas, 2 call edges")
+        assertThat(result.err())
+                .contains("cluster recorded in " + EXAMPLE.resolve("cluster.yaml")
+                        + ": 3 node(s), 9 pod(s), 0 DestinationRule(s); left out: 2 Service object(s); a dry run")
+                .contains("round 1 planned in")
+                .contains(": 6 ready replicas, 2 call edges; 2 rule(s) would change");
+        assertThat(result.out())
+                .contains("HEART plan, round 1: 2 components, 6 ready replicas, 2 call edges")
                 .contains("metrics at " + AT)
                 .contains("create DestinationRule shop/tailor-heart-frontend-to-cart")
                 .contains("create DestinationRule istio-system/tailor-heart-istio-ingressgateway-to-frontend");
@@ -89,8 +92,12 @@ class TryOutTest {
         Map<String, Map<String, Integer>> weights = weights(result.out());
         assertThat(weights).hasSize(6);
         weights.forEach((from, to) -> {
-            assertThat(to.values().stream().mapToInt(Integer::intValue).sum()).as(from).isEqualTo(100);
-            assertThat(to.get("eu/eu-a/w3")).as(from).isLessThan(to.get("eu/eu-a/w2"))
+            assertThat(to.values().stream().mapToInt(Integer::intValue).sum())
+                    .as(from)
+                    .isEqualTo(100);
+            assertThat(to.get("eu/eu-a/w3"))
+                    .as(from)
+                    .isLessThan(to.get("eu/eu-a/w2"))
                     .isLessThan(to.get("eu/eu-a/w1"));
         });
     }
@@ -136,14 +143,15 @@ class TryOutTest {
 
         assertThat(result.exitCode()).as(result.err()).isZero();
         assertThat(result.err()).contains("2 DestinationRule(s)").contains("3 rule(s) would change");
-        assertThat(result.out()).contains("delete DestinationRule shop/tailor-heart-checkout-to-cart")
+        assertThat(result.out())
+                .contains("delete DestinationRule shop/tailor-heart-checkout-to-cart")
                 .doesNotContain("theirs");
     }
 
     @Test
     void nodeWithoutSubzone_theNoteNamesTheNodeAndTheFix() throws Exception {
-        String cluster = Files.readString(EXAMPLE.resolve("cluster.yaml"))
-                .replace("      topology.istio.io/subzone: w3\n", "");
+        String cluster =
+                Files.readString(EXAMPLE.resolve("cluster.yaml")).replace("      topology.istio.io/subzone: w3\n", "");
         Path file = Files.writeString(dir.resolve("cluster.yaml"), cluster);
 
         PlanCommandTest.Result result = tailor(docsCommand(file.toString()));
@@ -157,7 +165,10 @@ class TryOutTest {
     @Test
     void metricsFile_isTheTestClusterRecordedEvery15s() throws Exception {
         // Reproducible: the bundled recording is ShopCluster's series over three minutes from AT - 180 s.
-        String expected = ShopCluster.history(java.time.Instant.parse(AT).getEpochSecond() - 180, 180, 15,
+        String expected = ShopCluster.history(
+                java.time.Instant.parse(AT).getEpochSecond() - 180,
+                180,
+                15,
                 (node, t) -> ShopCluster.CPU_PER_REQUEST.get(node));
         assertThat(Files.readString(EXAMPLE.resolve("metrics.om"))).isEqualTo(expected);
     }
@@ -170,15 +181,18 @@ class TryOutTest {
         assertThat(pod).isPositive();
         assertThat(ready).isPositive();
         String readyTrue = "{type: Ready, status: \"True\"}";
-        Path cluster = Files.writeString(dir.resolve("cluster.yaml"), recorded.substring(0, ready)
-                + "{type: Ready, status: \"False\"}" + recorded.substring(ready + readyTrue.length()));
+        Path cluster = Files.writeString(
+                dir.resolve("cluster.yaml"),
+                recorded.substring(0, ready) + "{type: Ready, status: \"False\"}"
+                        + recorded.substring(ready + readyTrue.length()));
 
         PlanCommandTest.Result result = tailor(docsCommand(cluster.toString()));
 
         assertThat(result.exitCode()).as(result.err()).isZero();
         assertThat(result.out()).contains("HEART plan, round 1: 2 components, 5 ready replicas, 2 call edges");
-        assertThat(result.err()).contains("round 1 planned in").contains(": 5 ready replicas (6 in all), 2 call"
-                + " edges;");
+        assertThat(result.err())
+                .contains("round 1 planned in")
+                .contains(": 5 ready replicas (6 in all), 2 call" + " edges;");
     }
 
     @Test
@@ -188,34 +202,45 @@ class TryOutTest {
         assertThat(writing.exitCode()).isEqualTo(2);
         assertThat(writing.err()).contains("--cluster-from plans one round and writes nothing: add --once --dry-run");
 
-        PlanCommandTest.Result both = tailor("heart", "run", "--cluster-from", cluster, "--kubeconfig",
-                dir.resolve("kubeconfig").toString(), "--once", "--dry-run");
+        PlanCommandTest.Result both = tailor(
+                "heart",
+                "run",
+                "--cluster-from",
+                cluster,
+                "--kubeconfig",
+                dir.resolve("kubeconfig").toString(),
+                "--once",
+                "--dry-run");
         assertThat(both.exitCode()).isEqualTo(2);
         assertThat(both.err()).contains("--cluster-from and --kubeconfig: give one of them");
 
-        PlanCommandTest.Result missing = tailor("heart", "run", "--cluster-from", dir.resolve("none.yaml").toString(),
-                "--once", "--dry-run");
+        PlanCommandTest.Result missing = tailor(
+                "heart", "run", "--cluster-from", dir.resolve("none.yaml").toString(), "--once", "--dry-run");
         assertThat(missing.exitCode()).isEqualTo(2);
         assertThat(missing.err()).contains("--cluster-from: " + dir.resolve("none.yaml") + ": no such file");
 
-        PlanCommandTest.Result badTime = tailor("heart", "run", "--cluster-from", cluster, "--once", "--dry-run",
-                "--at", "yesterday");
+        PlanCommandTest.Result badTime =
+                tailor("heart", "run", "--cluster-from", cluster, "--once", "--dry-run", "--at", "yesterday");
         assertThat(badTime.exitCode()).isEqualTo(2);
         assertThat(badTime.err()).contains("--at: \"yesterday\" (expected: an instant in RFC 3339");
 
-        PlanCommandTest.Result config = tailor("heart", "run", "--cluster-from",
-                EXAMPLE.resolve("heart.yaml").toString(), "--once", "--dry-run");
+        PlanCommandTest.Result config = tailor(
+                "heart", "run", "--cluster-from", EXAMPLE.resolve("heart.yaml").toString(), "--once", "--dry-run");
         assertThat(config.exitCode()).isEqualTo(2);
-        assertThat(config.err()).contains("--cluster-from: " + EXAMPLE.resolve("heart.yaml") + ": not Kubernetes"
-                + " objects (found a mapping with the keys prometheus, kubernetes and no apiVersion or kind);"
-                + " expected Kubernetes objects with apiVersion and kind, as kubectl get nodes,pods,destinationrules"
-                + " -A -o yaml prints them").doesNotContain("RawExtension");
+        assertThat(config.err())
+                .contains("--cluster-from: " + EXAMPLE.resolve("heart.yaml") + ": not Kubernetes"
+                        + " objects (found a mapping with the keys prometheus, kubernetes and no apiVersion or kind);"
+                        + " expected Kubernetes objects with apiVersion and kind, as kubectl get nodes,pods,destinationrules"
+                        + " -A -o yaml prints them")
+                .doesNotContain("RawExtension");
 
-        PlanCommandTest.Result future = tailor("heart", "run", "--cluster-from", cluster, "--once", "--dry-run",
-                "--at", "2999-01-01T00:00:00Z");
+        PlanCommandTest.Result future = tailor(
+                "heart", "run", "--cluster-from", cluster, "--once", "--dry-run", "--at", "2999-01-01T00:00:00Z");
         assertThat(future.exitCode()).isEqualTo(2);
-        assertThat(future.err()).contains("--at: \"2999-01-01T00:00:00Z\" is after now (", "(expected: the past"
-                + " instant the metrics were recorded at");
+        assertThat(future.err())
+                .contains(
+                        "--at: \"2999-01-01T00:00:00Z\" is after now (",
+                        "(expected: the past" + " instant the metrics were recorded at");
     }
 
     @Test
@@ -229,36 +254,47 @@ class TryOutTest {
 
         assertThat(result.exitCode()).isEqualTo(1);
         List<String> lines = result.err().lines().toList();
-        assertThat(lines.get(lines.size() - 1)).contains("round failed (component_without_metrics): no CPU or"
-                + " request metrics for any replica of [cart, frontend]; dry run: nothing applied; the metrics of a"
-                + " recording are in the past: pass --at TIME (the recording's time");
+        assertThat(lines.get(lines.size() - 1))
+                .contains("round failed (component_without_metrics): no CPU or"
+                        + " request metrics for any replica of [cart, frontend]; dry run: nothing applied; the metrics of a"
+                        + " recording are in the past: pass --at TIME (the recording's time");
         assertThat(result.err()).doesNotContain("already applied").doesNotContain("last applied plan");
         assertThat(result.out()).doesNotContain("DestinationRule");
     }
 
     /** What a child JVM's {@code tailor heart run --once --dry-run} ended with. */
-    private record Child(int exitCode, String err) {
-    }
+    private record Child(int exitCode, String err) {}
 
     /**
      * Runs {@code tailor heart run --once --dry-run} against a Prometheus that does not answer, in a child JVM
      * with {@code jvmOptions} and its environment changed by {@code environment}: the only way to set a
      * process's environment variables.
      */
-    private Child dryRunInChildJvm(List<String> jvmOptions,
-            java.util.function.Consumer<Map<String, String>> environment) throws Exception {
+    private Child dryRunInChildJvm(
+            List<String> jvmOptions, java.util.function.Consumer<Map<String, String>> environment) throws Exception {
         Path config = ControllerFiles.config(dir, "http://127.0.0.1:1");
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(jvmOptions);
-        command.addAll(List.of("-cp", System.getProperty("java.class.path"), "dev.tailor.cli.Tailor", "heart", "run",
-                "--config", config.toString(), "--once", "--dry-run"));
+        command.addAll(List.of(
+                "-cp",
+                System.getProperty("java.class.path"),
+                "dev.tailor.cli.Tailor",
+                "heart",
+                "run",
+                "--config",
+                config.toString(),
+                "--once",
+                "--dry-run"));
         ProcessBuilder builder = new ProcessBuilder(command)
-                .redirectOutput(dir.resolve("out").toFile()).redirectError(dir.resolve("err").toFile());
+                .redirectOutput(dir.resolve("out").toFile())
+                .redirectError(dir.resolve("err").toFile());
         environment.accept(builder.environment());
         Process process = builder.start();
         try {
-            assertThat(process.waitFor(120, TimeUnit.SECONDS)).as("tailor heart run ended").isTrue();
+            assertThat(process.waitFor(120, TimeUnit.SECONDS))
+                    .as("tailor heart run ended")
+                    .isTrue();
         } finally {
             process.destroyForcibly();
         }
@@ -273,8 +309,10 @@ class TryOutTest {
         String err = child.err();
 
         assertThat(child.exitCode()).as(err).isEqualTo(2);
-        assertThat(err).contains("KUBECONFIG: " + absent + ": cannot use it (no such file)")
-                .doesNotContain("kubernetes.default.svc").doesNotContain("current context");
+        assertThat(err)
+                .contains("KUBECONFIG: " + absent + ": cannot use it (no such file)")
+                .doesNotContain("kubernetes.default.svc")
+                .doesNotContain("current context");
     }
 
     @Test

@@ -9,8 +9,7 @@ package dev.tailor.common;
  */
 public final class Checks {
 
-    private Checks() {
-    }
+    private Checks() {}
 
     public static long requireRange(String name, long value, long min, long max) {
         if (value < min || value > max) {

@@ -43,7 +43,9 @@ public record Problem(String path, Object value, String expected) {
      * and one indented line each, the layout every config reader reports with.
      */
     public static String report(String source, List<String> messages) {
-        return source + ": " + (messages.size() == 1 ? messages.get(0)
-                : messages.size() + " problems:\n  " + String.join("\n  ", messages));
+        return source + ": "
+                + (messages.size() == 1
+                        ? messages.get(0)
+                        : messages.size() + " problems:\n  " + String.join("\n  ", messages));
     }
 }

@@ -47,8 +47,7 @@ public final class StrictReader {
 
     private static final Pattern NOT_FINITE = Pattern.compile("Malformed numeric value '([-+]?\\.(?i:nan|inf))'");
 
-    private StrictReader() {
-    }
+    private StrictReader() {}
 
     /**
      * A strict JSON mapper. NaN and Infinity literals parse, so that the reader's validation can name
@@ -86,17 +85,23 @@ public final class StrictReader {
     }
 
     private static void strictCoercions(ObjectMapper mapper) {
-        for (LogicalType type : List.of(LogicalType.Float, LogicalType.Integer, LogicalType.Boolean,
-                LogicalType.Textual)) {
+        for (LogicalType type :
+                List.of(LogicalType.Float, LogicalType.Integer, LogicalType.Boolean, LogicalType.Textual)) {
             mapper.coercionConfigFor(type)
-                    .setCoercion(CoercionInputShape.String, type == LogicalType.Textual
-                            ? CoercionAction.TryConvert : CoercionAction.Fail)
-                    .setCoercion(CoercionInputShape.Integer, type == LogicalType.Float || type == LogicalType.Integer
-                            ? CoercionAction.TryConvert : CoercionAction.Fail)
-                    .setCoercion(CoercionInputShape.Float, type == LogicalType.Float
-                            ? CoercionAction.TryConvert : CoercionAction.Fail)
-                    .setCoercion(CoercionInputShape.Boolean, type == LogicalType.Boolean
-                            ? CoercionAction.TryConvert : CoercionAction.Fail);
+                    .setCoercion(
+                            CoercionInputShape.String,
+                            type == LogicalType.Textual ? CoercionAction.TryConvert : CoercionAction.Fail)
+                    .setCoercion(
+                            CoercionInputShape.Integer,
+                            type == LogicalType.Float || type == LogicalType.Integer
+                                    ? CoercionAction.TryConvert
+                                    : CoercionAction.Fail)
+                    .setCoercion(
+                            CoercionInputShape.Float,
+                            type == LogicalType.Float ? CoercionAction.TryConvert : CoercionAction.Fail)
+                    .setCoercion(
+                            CoercionInputShape.Boolean,
+                            type == LogicalType.Boolean ? CoercionAction.TryConvert : CoercionAction.Fail);
         }
     }
 
@@ -177,7 +182,8 @@ public final class StrictReader {
 
     /** Whether the document had no content at all (only comments, or nothing). */
     public static boolean empty(JacksonException e) {
-        return e instanceof MismatchedInputException && e.getOriginalMessage() != null
+        return e instanceof MismatchedInputException
+                && e.getOriginalMessage() != null
                 && e.getOriginalMessage().startsWith("No content to map");
     }
 
@@ -202,8 +208,8 @@ public final class StrictReader {
         }
         if (e instanceof MismatchedInputException mismatch && !empty(e)) {
             String value = scalarAsWritten(e);
-            return new Problem(path(mismatch), value != null ? value : "wrong type",
-                    expected.apply(mismatch.getTargetType()));
+            return new Problem(
+                    path(mismatch), value != null ? value : "wrong type", expected.apply(mismatch.getTargetType()));
         }
         String nonFinite = nonFiniteValue(e);
         if (nonFinite != null) {
@@ -218,7 +224,8 @@ public final class StrictReader {
      * when the parser is not at a scalar (a list or a mapping where a value belongs).
      */
     private static String scalarAsWritten(JacksonException e) {
-        if (!(e.getProcessor() instanceof JsonParser parser) || parser.currentToken() == null
+        if (!(e.getProcessor() instanceof JsonParser parser)
+                || parser.currentToken() == null
                 || !parser.currentToken().isScalarValue()) {
             // A refused coercion says the text in its message: Cannot coerce String value ("30") to ...
             Matcher m = COERCED_STRING.matcher(e.getOriginalMessage() == null ? "" : e.getOriginalMessage());
@@ -254,11 +261,17 @@ public final class StrictReader {
             return "another type";
         }
         if (type.isEnum()) {
-            return "one of " + java.util.Arrays.stream(type.getEnumConstants()).map(Object::toString)
-                    .collect(Collectors.joining(", "));
+            return "one of "
+                    + java.util.Arrays.stream(type.getEnumConstants())
+                            .map(Object::toString)
+                            .collect(Collectors.joining(", "));
         }
-        if (type == Integer.class || type == Long.class || type == int.class || type == long.class
-                || type == Short.class || type == short.class) {
+        if (type == Integer.class
+                || type == Long.class
+                || type == int.class
+                || type == long.class
+                || type == Short.class
+                || type == short.class) {
             return "a whole number";
         }
         if (type == Boolean.class || type == boolean.class) {

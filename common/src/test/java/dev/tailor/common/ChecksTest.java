@@ -11,8 +11,7 @@ class ChecksTest {
     @Test
     void outOfRange_namesFieldValueAndRange_nanFails() {
         assertThat(Checks.requireRange("threads", 4, 1, 8)).isEqualTo(4);
-        assertThatThrownBy(() -> Checks.requireRange("threads", 0, 1, 8))
-                .hasMessage("threads : 0 (expected: 1 .. 8)");
+        assertThatThrownBy(() -> Checks.requireRange("threads", 0, 1, 8)).hasMessage("threads : 0 (expected: 1 .. 8)");
         assertThatThrownBy(() -> Checks.requireRange("share", Double.NaN, 0.0, 1.0))
                 .hasMessage("share : NaN (expected: 0.0 .. 1.0)");
         assertThatThrownBy(() -> Checks.requireAboveAtMost("share", 0.0, 0.0, 1.0))
@@ -34,9 +33,7 @@ class ChecksTest {
                 .isEqualTo("tenants[2].rate: -1.0 (expected: a number > 0)");
         assertThat(new Problem("", "empty", "a scenario").message())
                 .isEqualTo("(top level): empty (expected: a scenario)");
-        assertThat(Problem.report("f.yaml", List.of("a: 1 (expected: 2)")))
-                .isEqualTo("f.yaml: a: 1 (expected: 2)");
-        assertThat(Problem.report("f.yaml", List.of("a: x", "b: y")))
-                .isEqualTo("f.yaml: 2 problems:\n  a: x\n  b: y");
+        assertThat(Problem.report("f.yaml", List.of("a: 1 (expected: 2)"))).isEqualTo("f.yaml: a: 1 (expected: 2)");
+        assertThat(Problem.report("f.yaml", List.of("a: x", "b: y"))).isEqualTo("f.yaml: 2 problems:\n  a: x\n  b: y");
     }
 }

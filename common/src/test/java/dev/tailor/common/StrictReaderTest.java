@@ -10,13 +10,14 @@ import org.junit.jupiter.api.Test;
 
 class StrictReaderTest {
 
-    enum Mode { FLUID, QUOTA }
-
-    record Tenant(String name, Double rate, Integer count, Boolean on, Mode mode) {
+    enum Mode {
+        FLUID,
+        QUOTA
     }
 
-    record Doc(List<Tenant> tenants) {
-    }
+    record Tenant(String name, Double rate, Integer count, Boolean on, Mode mode) {}
+
+    record Doc(List<Tenant> tenants) {}
 
     private static Problem problemOf(ObjectMapper mapper, String text) {
         JacksonException e = catchThrowableOfType(JacksonException.class, () -> mapper.readValue(text, Doc.class));
@@ -41,7 +42,8 @@ class StrictReaderTest {
                 .isEqualTo("tenants[0].on: \"true\" (expected: true or false)");
         assertThat(problemOf(StrictReader.yaml(), "tenants:\n  - count: two\n").message())
                 .isEqualTo("tenants[0].count: two (expected: a whole number)");
-        assertThat(problemOf(StrictReader.yaml(), "tenants:\n  - name: [a, b]\n").message())
+        assertThat(problemOf(StrictReader.yaml(), "tenants:\n  - name: [a, b]\n")
+                        .message())
                 .isEqualTo("tenants[0].name: wrong type (expected: a string)");
         assertThat(problemOf(StrictReader.yaml(), "tenants:\n  - mode: SLOW\n").message())
                 .isEqualTo("tenants[0].mode: SLOW (expected: one of FLUID, QUOTA)");
@@ -49,7 +51,8 @@ class StrictReaderTest {
 
     @Test
     void yaml_nonFiniteFloat_namesTheFieldAndTheValueAsWritten() {
-        JacksonException e = catchThrowableOfType(JacksonException.class,
+        JacksonException e = catchThrowableOfType(
+                JacksonException.class,
                 () -> StrictReader.yaml().readValue("tenants:\n  - name: a\n    rate: .nan\n", Doc.class));
         assertThat(StrictReader.problem(e, StrictReader::expected).message())
                 .isEqualTo("tenants[0].rate: .nan (expected: a finite number)");
@@ -58,7 +61,8 @@ class StrictReaderTest {
 
     @Test
     void yaml_duplicateKey_isASyntaxError_withLineAndField() {
-        JacksonException e = catchThrowableOfType(JacksonException.class,
+        JacksonException e = catchThrowableOfType(
+                JacksonException.class,
                 () -> StrictReader.yaml().readValue("tenants:\n  - name: a\n    name: b\n", Doc.class));
         assertThat(StrictReader.problem(e, StrictReader::expected)).isNull();
         assertThat(StrictReader.where(e)).isEqualTo(" at line 3, field tenants[0].name");
@@ -67,9 +71,11 @@ class StrictReaderTest {
 
     @Test
     void json_isAsStrict_andReadsNaNForTheValidatorToName() throws Exception {
-        assertThat(problemOf(StrictReader.json(), "{\"tenants\": [{\"on\": 1}]}").message())
+        assertThat(problemOf(StrictReader.json(), "{\"tenants\": [{\"on\": 1}]}")
+                        .message())
                 .isEqualTo("tenants[0].on: 1 (expected: true or false)");
-        JacksonException duplicate = catchThrowableOfType(JacksonException.class,
+        JacksonException duplicate = catchThrowableOfType(
+                JacksonException.class,
                 () -> StrictReader.json().readValue("{\"tenants\": [], \"tenants\": []}", Doc.class));
         assertThat(StrictReader.reason(duplicate)).contains("Duplicate field 'tenants'");
         Doc doc = StrictReader.json().readValue("{\"tenants\": [{\"rate\": NaN}]}", Doc.class);
@@ -78,8 +84,8 @@ class StrictReaderTest {
 
     @Test
     void empty_isToldApart() {
-        JacksonException e = catchThrowableOfType(JacksonException.class,
-                () -> StrictReader.yaml().readValue("# only a comment\n", Doc.class));
+        JacksonException e = catchThrowableOfType(
+                JacksonException.class, () -> StrictReader.yaml().readValue("# only a comment\n", Doc.class));
         assertThat(StrictReader.empty(e)).isTrue();
     }
 }

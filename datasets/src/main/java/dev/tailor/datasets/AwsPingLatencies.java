@@ -60,8 +60,7 @@ public final class AwsPingLatencies {
      * @param from ping source
      * @param to   ping destination
      */
-    public record Pair(String from, String to) {
-    }
+    public record Pair(String from, String to) {}
 
     private final Path file;
     private final int payloadBytes;
@@ -72,8 +71,15 @@ public final class AwsPingLatencies {
     private final Map<Pair, Double> pairMedians;
     private final Map<Pair, Double> regionMedians;
 
-    private AwsPingLatencies(Path file, int payloadBytes, SortedSet<Integer> payloadSizes, long pings, long lostPings,
-            SortedMap<String, String> regionByNode, Map<Pair, Double> pairMedians, Map<Pair, Double> regionMedians) {
+    private AwsPingLatencies(
+            Path file,
+            int payloadBytes,
+            SortedSet<Integer> payloadSizes,
+            long pings,
+            long lostPings,
+            SortedMap<String, String> regionByNode,
+            Map<Pair, Double> pairMedians,
+            Map<Pair, Double> regionMedians) {
         this.file = file;
         this.payloadBytes = payloadBytes;
         this.payloadSizes = Collections.unmodifiableSortedSet(payloadSizes);
@@ -98,8 +104,8 @@ public final class AwsPingLatencies {
      */
     public static AwsPingLatencies read(Path file, int payloadBytes) throws IOException {
         if (payloadBytes < 0) {
-            throw new IllegalArgumentException("payloadBytes : " + payloadBytes
-                    + " (expected: a ping size in bytes >= 0)");
+            throw new IllegalArgumentException(
+                    "payloadBytes : " + payloadBytes + " (expected: a ping size in bytes >= 0)");
         }
         CsvReader.requireRegularFile(file, "a gzip-compressed CSV of pings");
         Map<String, String> regionByNode = new HashMap<>();
@@ -108,7 +114,7 @@ public final class AwsPingLatencies {
         long kept = 0;
         long lost = 0;
         try (BufferedReader in = new BufferedReader(new InputStreamReader(
-                new GZIPInputStream(Files.newInputStream(file)), StandardCharsets.UTF_8));
+                        new GZIPInputStream(Files.newInputStream(file)), StandardCharsets.UTF_8));
                 CsvReader csv = CsvReader.of(file, in)) {
             int source = csv.column("source", "the pinging node");
             int dest = csv.column("dest", "the pinged node");
@@ -138,11 +144,12 @@ public final class AwsPingLatencies {
                 kept++;
             }
         } catch (ZipException | EOFException e) {
-            throw DataFileException.badFile(file, "not a complete gzip stream (" + e.getMessage() + ")",
-                    "a gzip-compressed CSV of pings");
+            throw DataFileException.badFile(
+                    file, "not a complete gzip stream (" + e.getMessage() + ")", "a gzip-compressed CSV of pings");
         }
         if (kept == 0) {
-            throw DataFileException.badFile(file,
+            throw DataFileException.badFile(
+                    file,
                     "no ping with a round-trip time has payload size " + payloadBytes + " B",
                     "one of the sizes present, " + sizes + " B");
         }
@@ -154,7 +161,8 @@ public final class AwsPingLatencies {
             Pair regions = new Pair(regionByNode.get(pair.from()), regionByNode.get(pair.to()));
             byRegions.computeIfAbsent(regions, r -> new ArrayList<>()).add(median);
         });
-        Map<Pair, Double> regionMedians = new TreeMap<>(Comparator.comparing(Pair::from).thenComparing(Pair::to));
+        Map<Pair, Double> regionMedians =
+                new TreeMap<>(Comparator.comparing(Pair::from).thenComparing(Pair::to));
         byRegions.forEach((regions, medians) -> regionMedians.put(regions, median(medians)));
         SortedMap<String, String> regions = new TreeMap<>(NUMERIC_ORDER);
         regions.putAll(regionByNode);

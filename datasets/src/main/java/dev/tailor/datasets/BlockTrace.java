@@ -42,8 +42,16 @@ public final class BlockTrace {
     public enum Format {
         MSN_SECTORS(" ", List.of("time_ms", "disk_id", "offset_sectors", "size_sectors", "rw")),
         MSR_BYTES(" ", List.of("time_ms", "dev", "offset_bytes", "size_bytes", "rw")),
-        TENCENT_REPLAY(",", List.of("ts_ms", "latency_us", "io_type", "size_bytes", "offset_bytes", "submit_ts_ms",
-                "size_bytes_replayed"));
+        TENCENT_REPLAY(
+                ",",
+                List.of(
+                        "ts_ms",
+                        "latency_us",
+                        "io_type",
+                        "size_bytes",
+                        "offset_bytes",
+                        "submit_ts_ms",
+                        "size_bytes_replayed"));
 
         private final Pattern separator;
         private final List<String> columns;
@@ -71,8 +79,13 @@ public final class BlockTrace {
      * @param submitNanos        when the replay submitted it (Tencent replay only), ns since the
      *                           trace's first arrival, or -1
      */
-    public record Request(long arrivalNanos, long offsetBytes, int lengthBytes, boolean write,
-            long deviceLatencyNanos, long submitNanos) {
+    public record Request(
+            long arrivalNanos,
+            long offsetBytes,
+            int lengthBytes,
+            boolean write,
+            long deviceLatencyNanos,
+            long submitNanos) {
 
         /** A request of a trace that records no latency. */
         public Request(long arrivalNanos, long offsetBytes, int lengthBytes, boolean write) {
@@ -115,18 +128,33 @@ public final class BlockTrace {
                 }
                 String[] fields = format.separator.split(trimmed, -1);
                 if (fields.length != format.columns.size()) {
-                    throw DataFileException.badLine(file, lineNumber, fields.length + " fields",
+                    throw DataFileException.badLine(
+                            file,
+                            lineNumber,
+                            fields.length + " fields",
                             format.columns.size() + " fields " + format.columns + " (" + format + ")");
                 }
                 Fields f = new Fields(file, lineNumber, format.columns, fields);
                 double millis = f.millis(0);
-                requests.add(switch (format) {
-                    case MSN_SECTORS -> new Request(0, f.whole(2, 0) * SECTOR_BYTES,
-                            size(f, 3, f.whole(3, 1) * SECTOR_BYTES), f.readFlag(4) == 0);
-                    case MSR_BYTES -> new Request(0, f.whole(2, 0), size(f, 3, f.whole(3, 1)), f.readFlag(4) == 0);
-                    case TENCENT_REPLAY -> new Request(0, f.whole(4, 0), size(f, 3, f.whole(3, 1)),
-                            f.readFlag(2) == 0, Math.round(f.millis(1) * 1_000), 0);
-                });
+                requests.add(
+                        switch (format) {
+                            case MSN_SECTORS ->
+                                new Request(
+                                        0,
+                                        f.whole(2, 0) * SECTOR_BYTES,
+                                        size(f, 3, f.whole(3, 1) * SECTOR_BYTES),
+                                        f.readFlag(4) == 0);
+                            case MSR_BYTES ->
+                                new Request(0, f.whole(2, 0), size(f, 3, f.whole(3, 1)), f.readFlag(4) == 0);
+                            case TENCENT_REPLAY ->
+                                new Request(
+                                        0,
+                                        f.whole(4, 0),
+                                        size(f, 3, f.whole(3, 1)),
+                                        f.readFlag(2) == 0,
+                                        Math.round(f.millis(1) * 1_000),
+                                        0);
+                        });
                 arrivalMillis.add(millis);
                 submitMillis.add(format == Format.TENCENT_REPLAY ? f.millis(5) : Double.NaN);
                 if (millis < lastMillis) {
@@ -143,14 +171,18 @@ public final class BlockTrace {
         for (int i = 0; i < order.length; i++) {
             order[i] = i;
         }
-        java.util.Arrays.sort(order, java.util.Comparator.comparingDouble(arrivalMillis::get));   // stable
+        java.util.Arrays.sort(order, java.util.Comparator.comparingDouble(arrivalMillis::get)); // stable
         double firstMillis = arrivalMillis.get(order[0]);
         List<Request> sorted = new ArrayList<>(order.length);
         for (int i : order) {
             Request r = requests.get(i);
             double submitted = submitMillis.get(i);
-            sorted.add(new Request(Math.round((arrivalMillis.get(i) - firstMillis) * 1e6), r.offsetBytes(),
-                    r.lengthBytes(), r.write(), r.deviceLatencyNanos(),
+            sorted.add(new Request(
+                    Math.round((arrivalMillis.get(i) - firstMillis) * 1e6),
+                    r.offsetBytes(),
+                    r.lengthBytes(),
+                    r.write(),
+                    r.deviceLatencyNanos(),
                     Double.isNaN(submitted) ? -1 : Math.round((submitted - firstMillis) * 1e6)));
         }
         return new BlockTrace(file, format, sorted, reordered);
@@ -165,14 +197,16 @@ public final class BlockTrace {
      */
     public static BlockTrace of(String name, List<Request> requests) {
         if (requests.isEmpty() || requests.get(0).arrivalNanos() != 0) {
-            throw new IllegalArgumentException(name + ": " + (requests.isEmpty() ? "no requests"
-                    : "first arrival at " + requests.get(0).arrivalNanos() + " ns")
+            throw new IllegalArgumentException(name + ": "
+                    + (requests.isEmpty()
+                            ? "no requests"
+                            : "first arrival at " + requests.get(0).arrivalNanos() + " ns")
                     + " (expected: requests from 0 ns)");
         }
         for (int i = 1; i < requests.size(); i++) {
             if (requests.get(i).arrivalNanos() < requests.get(i - 1).arrivalNanos()) {
-                throw new IllegalArgumentException(name + ": request " + i + " arrives before the one before it"
-                        + " (expected: arrival order)");
+                throw new IllegalArgumentException(
+                        name + ": request " + i + " arrives before the one before it" + " (expected: arrival order)");
             }
         }
         return new BlockTrace(Path.of(name), Format.MSR_BYTES, new ArrayList<>(requests), 0);

@@ -39,9 +39,8 @@ public final class CloudPhysicsVolumes {
      * @param meanRequestsPerSecond requests / (span of the windows in seconds)
      * @param peakToMean            busiest window's requests / mean requests per window over the span
      */
-    public record Volume(String workload, int windows, long requests, long bytes, double meanRequestsPerSecond,
-            double peakToMean) {
-    }
+    public record Volume(
+            String workload, int windows, long requests, long bytes, double meanRequestsPerSecond, double peakToMean) {}
 
     private final Path file;
     private final List<Volume> volumes;
@@ -76,8 +75,9 @@ public final class CloudPhysicsVolumes {
                 long requests = row.integer(count, "a whole number of requests");
                 long bytes = row.integer(size, "a whole number of bytes");
                 if (window < 0 || window <= acc.lastIndex) {
-                    throw row.bad(index, "window numbers >= 0, increasing within a workload (previous "
-                            + acc.lastIndex + ")");
+                    throw row.bad(
+                            index,
+                            "window numbers >= 0, increasing within a workload (previous " + acc.lastIndex + ")");
                 }
                 if (micros < acc.lastTs) {
                     throw row.bad(ts, "times not going backwards within a workload (previous " + acc.lastTs + ")");
@@ -106,8 +106,13 @@ public final class CloudPhysicsVolumes {
         byWorkload.forEach((name, acc) -> {
             long span = acc.lastIndex - acc.firstIndex + 1;
             double meanPerWindow = acc.requests / (double) span;
-            volumes.add(new Volume(name, acc.windows, acc.requests, acc.bytes,
-                    acc.requests / (span * WINDOW_SECONDS), meanPerWindow == 0 ? 0 : acc.peak / meanPerWindow));
+            volumes.add(new Volume(
+                    name,
+                    acc.windows,
+                    acc.requests,
+                    acc.bytes,
+                    acc.requests / (span * WINDOW_SECONDS),
+                    meanPerWindow == 0 ? 0 : acc.peak / meanPerWindow));
         });
         return new CloudPhysicsVolumes(file, volumes);
     }
@@ -125,7 +130,8 @@ public final class CloudPhysicsVolumes {
     public List<Volume> byRateDescending() {
         List<Volume> sorted = new ArrayList<>(volumes);
         sorted.removeIf(v -> v.requests() == 0);
-        sorted.sort(Comparator.comparingDouble(Volume::meanRequestsPerSecond).reversed()
+        sorted.sort(Comparator.comparingDouble(Volume::meanRequestsPerSecond)
+                .reversed()
                 .thenComparing(Volume::workload));
         return sorted;
     }

@@ -6,7 +6,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -25,6 +24,7 @@ final class CsvReader implements Closeable {
 
     /** A decimal number as the datasets write it: no hex, no type suffix, no thousands separator. */
     private static final Pattern DECIMAL = Pattern.compile("[+-]?(\\d+(\\.\\d*)?|\\.\\d+)([eE][+-]?\\d+)?");
+
     private static final Pattern INTEGER = Pattern.compile("[+-]?\\d{1,18}");
 
     private final Path file;
@@ -44,14 +44,14 @@ final class CsvReader implements Closeable {
             first = first.substring(1);
         }
         if (first.indexOf('"') >= 0) {
-            throw DataFileException.badLine(file, 1, "a double quote in the header",
-                    "plain comma-separated names, no quoting");
+            throw DataFileException.badLine(
+                    file, 1, "a double quote in the header", "plain comma-separated names, no quoting");
         }
         header = List.of(trimAll(first.split(",", -1)));
         for (int i = 0; i < header.size(); i++) {
             if (columns.putIfAbsent(header.get(i), i) != null) {
-                throw DataFileException.badValue(file, 1, header.get(i), header.get(i),
-                        "each column name once in the header");
+                throw DataFileException.badValue(
+                        file, 1, header.get(i), header.get(i), "each column name once in the header");
             }
         }
     }
@@ -99,12 +99,15 @@ final class CsvReader implements Closeable {
                 continue;
             }
             if (line.indexOf('"') >= 0) {
-                throw DataFileException.badLine(file, lineNumber, "a double quote",
-                        "plain comma-separated values, no quoting");
+                throw DataFileException.badLine(
+                        file, lineNumber, "a double quote", "plain comma-separated values, no quoting");
             }
             String[] fields = trimAll(line.split(",", -1));
             if (fields.length != header.size()) {
-                throw DataFileException.badLine(file, lineNumber, fields.length + " fields",
+                throw DataFileException.badLine(
+                        file,
+                        lineNumber,
+                        fields.length + " fields",
                         header.size() + " fields, one per header column " + header);
             }
             return new Row(lineNumber, fields);

@@ -30,19 +30,27 @@ public final class DataFileException extends IllegalArgumentException {
 
     /** A value of one cell: {@code file line N, column C: "value" (expected: ...)}. */
     public static DataFileException badValue(Path file, long line, String column, String value, String expected) {
-        return new DataFileException(file, line, column, value,
+        return new DataFileException(
+                file,
+                line,
+                column,
+                value,
                 file + " line " + line + ", column " + column + ": " + quote(value) + " (expected: " + expected + ")");
     }
 
     /** A problem of a whole line: {@code file line N: problem (expected: ...)}. */
     public static DataFileException badLine(Path file, long line, String problem, String expected) {
-        return new DataFileException(file, line, null, null,
-                file + " line " + line + ": " + problem + " (expected: " + expected + ")");
+        return new DataFileException(
+                file, line, null, null, file + " line " + line + ": " + problem + " (expected: " + expected + ")");
     }
 
     /** A column the header lacks: {@code file line 1, column C: missing from the header (expected: ...)}. */
     public static DataFileException missingColumn(Path file, String column, String expected) {
-        return new DataFileException(file, 1, column, null,
+        return new DataFileException(
+                file,
+                1,
+                column,
+                null,
                 file + " line 1, column " + column + ": missing from the header (expected: " + expected + ")");
     }
 

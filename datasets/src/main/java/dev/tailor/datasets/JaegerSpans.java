@@ -6,8 +6,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Arrays;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -50,8 +50,7 @@ public final class JaegerSpans {
      * @param caller calling component
      * @param callee called component
      */
-    public record Edge(String caller, String callee) {
-    }
+    public record Edge(String caller, String callee) {}
 
     /** The columns this reader needs, by header name. */
     public static final List<String> REQUIRED_COLUMNS = List.of("TraceID", "SpanID", "ParentID", "PodName");
@@ -67,8 +66,15 @@ public final class JaegerSpans {
     private final SortedSet<String> components;
     private final SortedMap<Edge, Long> calls;
 
-    private JaegerSpans(Path file, long spans, int traces, long rootSpans, long orphanSpans,
-            SortedMap<String, Long> rootSpansByComponent, SortedSet<String> components, SortedMap<Edge, Long> calls) {
+    private JaegerSpans(
+            Path file,
+            long spans,
+            int traces,
+            long rootSpans,
+            long orphanSpans,
+            SortedMap<String, Long> rootSpansByComponent,
+            SortedSet<String> components,
+            SortedMap<Edge, Long> calls) {
         this.file = file;
         this.spans = spans;
         this.traces = traces;
@@ -86,8 +92,7 @@ public final class JaegerSpans {
      * @throws IOException       when the file system fails
      */
     public static JaegerSpans read(Path file) throws IOException {
-        record Span(String trace, String parent, String component) {
-        }
+        record Span(String trace, String parent, String component) {}
         Map<String, String> componentBySpan = new HashMap<>();
         List<Span> all = new ArrayList<>();
         Set<String> traceIds = new HashSet<>();
@@ -110,8 +115,8 @@ public final class JaegerSpans {
                     throw row.bad(span, "a span id not seen before in trace " + traceId);
                 }
                 String parentId = row.text(parent);
-                all.add(new Span(traceId, parentId.isEmpty() || parentId.equalsIgnoreCase(ROOT) ? null : parentId,
-                        component));
+                all.add(new Span(
+                        traceId, parentId.isEmpty() || parentId.equalsIgnoreCase(ROOT) ? null : parentId, component));
                 traceIds.add(traceId);
             }
         }
@@ -119,7 +124,8 @@ public final class JaegerSpans {
         long orphans = 0;
         SortedMap<String, Long> rootsByComponent = new TreeMap<>();
         SortedSet<String> components = new TreeSet<>();
-        SortedMap<Edge, Long> calls = new TreeMap<>(Comparator.comparing(Edge::caller).thenComparing(Edge::callee));
+        SortedMap<Edge, Long> calls =
+                new TreeMap<>(Comparator.comparing(Edge::caller).thenComparing(Edge::callee));
         for (Span s : all) {
             components.add(s.component());
             if (s.parent() == null) {
@@ -134,8 +140,7 @@ public final class JaegerSpans {
                 calls.merge(new Edge(caller, s.component()), 1L, Long::sum);
             }
         }
-        return new JaegerSpans(file, all.size(), traceIds.size(), roots, orphans, rootsByComponent, components,
-                calls);
+        return new JaegerSpans(file, all.size(), traceIds.size(), roots, orphans, rootsByComponent, components, calls);
     }
 
     /**
@@ -153,8 +158,10 @@ public final class JaegerSpans {
         try (DirectoryStream<Path> listing = Files.newDirectoryStream(dir, "*.csv")) {
             for (Path file : listing) {
                 String name = file.getFileName().toString();
-                if (Files.isRegularFile(file) && !name.endsWith(OnlineBoutiqueMetrics.METRIC_SUFFIX)
-                        && !name.equals(OnlineBoutiqueMetrics.DEPENDENCY_FILE) && hasRequiredColumns(file)) {
+                if (Files.isRegularFile(file)
+                        && !name.endsWith(OnlineBoutiqueMetrics.METRIC_SUFFIX)
+                        && !name.equals(OnlineBoutiqueMetrics.DEPENDENCY_FILE)
+                        && hasRequiredColumns(file)) {
                     found.add(file);
                 }
             }

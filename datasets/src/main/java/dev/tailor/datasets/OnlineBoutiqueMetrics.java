@@ -70,8 +70,7 @@ public final class OnlineBoutiqueMetrics {
      * @param cpuMillicores     CPU used, millicores ({@code CpuUsage(m)}); {@code null} = no data
      * @param requestsPerSecond requests served per second ({@code PodWorkload(Ops)}); {@code null} = no data
      */
-    public record Sample(long unixSeconds, Double cpuMillicores, Double requestsPerSecond) {
-    }
+    public record Sample(long unixSeconds, Double cpuMillicores, Double requestsPerSecond) {}
 
     /**
      * One pod's time series, from one {@code <pod>_metric.csv}.
@@ -99,15 +98,14 @@ public final class OnlineBoutiqueMetrics {
      * @param samples             in time order
      * @param samplePeriodSeconds the folder's sampling period, seconds, &gt; 0 ({@link #samplePeriodSeconds()})
      */
-    public record ComponentSeries(String component, List<String> pods, List<Sample> samples,
-            long samplePeriodSeconds) {
+    public record ComponentSeries(String component, List<String> pods, List<Sample> samples, long samplePeriodSeconds) {
 
         public ComponentSeries {
             pods = List.copyOf(pods);
             samples = List.copyOf(samples);
             if (samplePeriodSeconds <= 0) {
-                throw new IllegalArgumentException("samplePeriodSeconds : " + samplePeriodSeconds
-                        + " (expected: seconds > 0)");
+                throw new IllegalArgumentException(
+                        "samplePeriodSeconds : " + samplePeriodSeconds + " (expected: seconds > 0)");
             }
         }
 
@@ -136,8 +134,7 @@ public final class OnlineBoutiqueMetrics {
      * @param target called service
      * @param weight the row's {@code Weight} (1 throughout the dataset; meaning not documented)
      */
-    public record ServiceEdge(String source, String target, double weight) {
-    }
+    public record ServiceEdge(String source, String target, double weight) {}
 
     private final Path dir;
     private final SortedMap<String, List<PodSeries>> podsByComponent;
@@ -147,16 +144,19 @@ public final class OnlineBoutiqueMetrics {
     private final List<ServiceEdge> serviceEdges;
     private final SortedMap<String, SortedSet<String>> placement;
 
-    private OnlineBoutiqueMetrics(Path dir, SortedMap<String, List<PodSeries>> podsByComponent,
-            List<ServiceEdge> serviceEdges, SortedMap<String, SortedSet<String>> placement) {
+    private OnlineBoutiqueMetrics(
+            Path dir,
+            SortedMap<String, List<PodSeries>> podsByComponent,
+            List<ServiceEdge> serviceEdges,
+            SortedMap<String, SortedSet<String>> placement) {
         this.dir = dir;
         this.podsByComponent = Collections.unmodifiableSortedMap(podsByComponent);
         long measured = medianStepSeconds(podsByComponent);
         this.samplePeriodMeasured = measured > 0;
         this.samplePeriodSeconds = measured > 0 ? measured : DEFAULT_SAMPLE_PERIOD_SECONDS;
         SortedMap<String, ComponentSeries> series = new TreeMap<>();
-        podsByComponent.forEach((component, pods) ->
-                series.put(component, merge(component, pods, samplePeriodSeconds)));
+        podsByComponent.forEach(
+                (component, pods) -> series.put(component, merge(component, pods, samplePeriodSeconds)));
         this.components = Collections.unmodifiableSortedMap(series);
         this.serviceEdges = List.copyOf(serviceEdges);
         this.placement = Collections.unmodifiableSortedMap(placement);
@@ -189,7 +189,9 @@ public final class OnlineBoutiqueMetrics {
      */
     public static OnlineBoutiqueMetrics read(Path dir) throws IOException {
         if (!Files.isDirectory(dir)) {
-            throw DataFileException.badFile(dir, Files.exists(dir) ? "not a directory" : "no such directory",
+            throw DataFileException.badFile(
+                    dir,
+                    Files.exists(dir) ? "not a directory" : "no such directory",
                     "a directory of <pod>" + METRIC_SUFFIX + " files and a " + DEPENDENCY_FILE);
         }
         List<Path> files = new ArrayList<>();
@@ -199,9 +201,13 @@ public final class OnlineBoutiqueMetrics {
         files.removeIf(f -> !Files.isRegularFile(f));
         if (files.isEmpty()) {
             List<String> below = subFoldersWithMetrics(dir);
-            throw DataFileException.badFile(dir, "no <pod>" + METRIC_SUFFIX + " files" + (below.isEmpty() ? ""
-                    : "; its sub-folder" + (below.size() == 1 ? " " : "s ") + String.join(", ", below)
-                            + (below.size() == 1 ? " has" : " have") + " them"),
+            throw DataFileException.badFile(
+                    dir,
+                    "no <pod>" + METRIC_SUFFIX + " files"
+                            + (below.isEmpty()
+                                    ? ""
+                                    : "; its sub-folder" + (below.size() == 1 ? " " : "s ") + String.join(", ", below)
+                                            + (below.size() == 1 ? " has" : " have") + " them"),
                     "one <pod>" + METRIC_SUFFIX + " per pod, the layout of docs/datasets.md");
         }
         files.sort(Comparator.comparing(f -> f.getFileName().toString()));
@@ -301,7 +307,9 @@ public final class OnlineBoutiqueMetrics {
         String pod = fileName.substring(0, fileName.length() - METRIC_SUFFIX.length());
         String component = componentOrNull(pod);
         if (component == null) {
-            throw DataFileException.badFile(file, "pod name " + quote(pod) + " in the file name has no component",
+            throw DataFileException.badFile(
+                    file,
+                    "pod name " + quote(pod) + " in the file name has no component",
                     "<component>-<replicaset hash>-<pod hash>" + METRIC_SUFFIX);
         }
         List<Sample> samples = new ArrayList<>();
@@ -320,7 +328,9 @@ public final class OnlineBoutiqueMetrics {
                 if (!row.text(podName).equals(pod)) {
                     throw row.bad(podName, quote(pod) + ", the pod this file is named after");
                 }
-                samples.add(new Sample(t, row.measurement(cpu, "a number of millicores"),
+                samples.add(new Sample(
+                        t,
+                        row.measurement(cpu, "a number of millicores"),
                         row.measurement(workload, "a number of requests per second")));
             }
         }
@@ -354,7 +364,8 @@ public final class OnlineBoutiqueMetrics {
         for (List<PodSeries> pods : podsByComponent.values()) {
             for (PodSeries pod : pods) {
                 for (int i = 1; i < pod.samples().size(); i++) {
-                    steps.add(pod.samples().get(i).unixSeconds() - pod.samples().get(i - 1).unixSeconds());
+                    steps.add(pod.samples().get(i).unixSeconds()
+                            - pod.samples().get(i - 1).unixSeconds());
                 }
             }
         }
@@ -415,7 +426,9 @@ public final class OnlineBoutiqueMetrics {
             }
         }
         // lo = first sample at or after t (or the last one); the one before may be nearer.
-        if (lo > 0 && t - samples.get(lo - 1).unixSeconds() <= Math.abs(samples.get(lo).unixSeconds() - t)) {
+        if (lo > 0
+                && t - samples.get(lo - 1).unixSeconds()
+                        <= Math.abs(samples.get(lo).unixSeconds() - t)) {
             return lo - 1;
         }
         return lo;

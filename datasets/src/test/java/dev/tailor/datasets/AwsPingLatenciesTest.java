@@ -30,7 +30,8 @@ class AwsPingLatenciesTest {
     }
 
     private Path pings(String... rows) throws IOException {
-        return gzip(dir.resolve("latency.csv.gz"),
+        return gzip(
+                dir.resolve("latency.csv.gz"),
                 "source,dest,size,time,source_region,dest_region\n" + String.join("\n", rows) + "\n");
     }
 
@@ -83,20 +84,30 @@ class AwsPingLatenciesTest {
 
     @Test
     void read_pingsOfOnePair_medianOfTheChosenSizeEvenCountAveragesTheMiddleTwo() throws IOException {
-        Path file = pings("a-1,a-2,64,1.0,EU,EU", "a-1,a-2,64,4.0,EU,EU", "a-1,a-2,64,2.0,EU,EU",
-                "a-1,a-2,64,3.0,EU,EU", "a-1,a-2,24,100,EU,EU", "a-2,a-1,64,7.0,EU,EU");
+        Path file = pings(
+                "a-1,a-2,64,1.0,EU,EU",
+                "a-1,a-2,64,4.0,EU,EU",
+                "a-1,a-2,64,2.0,EU,EU",
+                "a-1,a-2,64,3.0,EU,EU",
+                "a-1,a-2,24,100,EU,EU",
+                "a-2,a-1,64,7.0,EU,EU");
 
         AwsPingLatencies p = AwsPingLatencies.read(file);
 
         assertThat(p.medianRttMillis("a-1", "a-2").getAsDouble()).isEqualTo(2.5);
         assertThat(p.medianRttMillis("a-2", "a-1").getAsDouble()).isEqualTo(7.0);
-        assertThat(AwsPingLatencies.read(file, 24).medianRttMillis("a-1", "a-2").getAsDouble()).isEqualTo(100);
+        assertThat(AwsPingLatencies.read(file, 24).medianRttMillis("a-1", "a-2").getAsDouble())
+                .isEqualTo(100);
     }
 
     @Test
     void read_regionPair_isTheMedianOfItsPairMedians() throws IOException {
-        Path file = pings("e-1,u-1,64,80,EU,US", "e-2,u-1,64,90,EU,US", "e-3,u-2,64,100,EU,US",
-                "e-3,u-2,64,200,EU,US", "u-1,e-1,64,1,US,EU");
+        Path file = pings(
+                "e-1,u-1,64,80,EU,US",
+                "e-2,u-1,64,90,EU,US",
+                "e-3,u-2,64,100,EU,US",
+                "e-3,u-2,64,200,EU,US",
+                "u-1,e-1,64,1,US,EU");
 
         AwsPingLatencies p = AwsPingLatencies.read(file);
 
@@ -120,8 +131,7 @@ class AwsPingLatenciesTest {
     void nodesIn_numberedNames_sortNumericallyNotAsText() throws IOException {
         Path file = pings("node-10,node-2,64,1,EU,EU", "node-1,node-20,64,1,EU,EU");
 
-        assertThat(AwsPingLatencies.read(file).nodesIn("EU"))
-                .containsExactly("node-1", "node-2", "node-10", "node-20");
+        assertThat(AwsPingLatencies.read(file).nodesIn("EU")).containsExactly("node-1", "node-2", "node-10", "node-20");
     }
 
     @Test

@@ -39,8 +39,14 @@ class BlockTraceTest {
         assertThat(trace.requests().stream().filter(r -> !r.write()).count()).isEqualTo(130_483);
         assertThat(trace.durationNanos()).isEqualTo(143_068_077_000L);
         // Mostly 8 KiB; 64 KiB next (PROVENANCE.md names 8, 16 and 64 KiB; others occur too).
-        assertThat(trace.requests().stream().filter(r -> r.lengthBytes() == 8192).count()).isEqualTo(126_661);
-        assertThat(trace.requests().stream().filter(r -> r.lengthBytes() == 65536).count()).isEqualTo(13_648);
+        assertThat(trace.requests().stream()
+                        .filter(r -> r.lengthBytes() == 8192)
+                        .count())
+                .isEqualTo(126_661);
+        assertThat(trace.requests().stream()
+                        .filter(r -> r.lengthBytes() == 65536)
+                        .count())
+                .isEqualTo(13_648);
         assertThat(trace.reordered()).isZero();
         // The first line: 0.000 5 174224064 16 1 (sectors).
         assertThat(trace.requests().get(0)).isEqualTo(new Request(0, 174_224_064L * 512, 8192, false));
@@ -69,7 +75,8 @@ class BlockTraceTest {
         assertThat(trace.durationNanos()).isEqualTo(54_000_000_000L);
         // The first line: 0.000,134,1,4096,42242048,0.100,4096.
         assertThat(trace.requests().get(0)).isEqualTo(new Request(0, 42_242_048L, 4096, false, 134_000, 100_000));
-        assertThat(trace.requests()).allSatisfy(r -> assertThat(r.deviceLatencyNanos()).isPositive());
+        assertThat(trace.requests())
+                .allSatisfy(r -> assertThat(r.deviceLatencyNanos()).isPositive());
         // Two lines are stamped 12000 ms inside the 13000 ms batch; they move ahead of it.
         assertThat(trace.reordered()).isEqualTo(2);
         assertThat(trace.requests()).isSortedAccordingTo(java.util.Comparator.comparingLong(Request::arrivalNanos));
@@ -79,8 +86,8 @@ class BlockTraceTest {
 
     @Test
     void linesOutOfOrder_areSortedStably_andCounted() throws IOException {
-        BlockTrace trace = BlockTrace.read(write("5 0 1 512 1\n5 0 2 512 1\n4 0 3 512 1\n6 0 4 512 1\n4 0 5 512 1\n"),
-                Format.MSR_BYTES);
+        BlockTrace trace = BlockTrace.read(
+                write("5 0 1 512 1\n5 0 2 512 1\n4 0 3 512 1\n6 0 4 512 1\n4 0 5 512 1\n"), Format.MSR_BYTES);
         assertThat(trace.requests()).extracting(Request::offsetBytes).containsExactly(3L, 5L, 1L, 2L, 4L);
         assertThat(trace.reordered()).isEqualTo(2);
         assertThat(trace.durationNanos()).isEqualTo(2_000_000);
@@ -88,10 +95,13 @@ class BlockTraceTest {
 
     @Test
     void timesAreRelativeToTheFirstRequest_blankLinesSkipped() throws IOException {
-        BlockTrace trace = BlockTrace.read(write("10.5 0 0 4096 1\n\n10.5 0 4096 512 0\n12.000 0 8192 4096 1\n"),
-                Format.MSR_BYTES);
-        assertThat(trace.requests()).containsExactly(new Request(0, 0, 4096, false),
-                new Request(0, 4096, 512, true), new Request(1_500_000, 8192, 4096, false));
+        BlockTrace trace = BlockTrace.read(
+                write("10.5 0 0 4096 1\n\n10.5 0 4096 512 0\n12.000 0 8192 4096 1\n"), Format.MSR_BYTES);
+        assertThat(trace.requests())
+                .containsExactly(
+                        new Request(0, 0, 4096, false),
+                        new Request(0, 4096, 512, true),
+                        new Request(1_500_000, 8192, 4096, false));
     }
 
     @Test
@@ -115,7 +125,8 @@ class BlockTraceTest {
         assertThatThrownBy(() -> BlockTrace.read(write("\n\n"), Format.MSR_BYTES))
                 .hasMessageContaining("no requests");
         assertThatThrownBy(() -> BlockTrace.read(dir.resolve("absent"), Format.MSR_BYTES))
-                .isInstanceOf(DataFileException.class).hasMessageContaining("no such file");
+                .isInstanceOf(DataFileException.class)
+                .hasMessageContaining("no such file");
     }
 
     @Test
@@ -124,14 +135,19 @@ class BlockTraceTest {
                 SharedData.require("block_io/cloudphysics_106vm_features/per_vm_30min_timeseries.csv"));
 
         assertThat(volumes.volumes()).hasSize(106);
-        assertThat(volumes.volumes().stream().mapToInt(CloudPhysicsVolumes.Volume::windows).sum()).isEqualTo(34_198);
+        assertThat(volumes.volumes().stream()
+                        .mapToInt(CloudPhysicsVolumes.Volume::windows)
+                        .sum())
+                .isEqualTo(34_198);
         // PROVENANCE.md 1.1: peak/mean of 30-min counts about 2.9 (p10), 10.6 (p50), 33.1 (p90).
-        double[] peakToMean = volumes.volumes().stream().mapToDouble(CloudPhysicsVolumes.Volume::peakToMean)
-                .sorted().toArray();
+        double[] peakToMean = volumes.volumes().stream()
+                .mapToDouble(CloudPhysicsVolumes.Volume::peakToMean)
+                .sorted()
+                .toArray();
         assertThat(peakToMean[peakToMean.length / 2]).isBetween(9.5, 11.5);
         List<CloudPhysicsVolumes.Volume> busiest = volumes.byRateDescending();
-        assertThat(busiest.get(0).meanRequestsPerSecond()).isGreaterThan(busiest.get(busiest.size() - 1)
-                .meanRequestsPerSecond() * 100);
+        assertThat(busiest.get(0).meanRequestsPerSecond())
+                .isGreaterThan(busiest.get(busiest.size() - 1).meanRequestsPerSecond() * 100);
     }
 
     @Test
@@ -150,6 +166,8 @@ class BlockTraceTest {
         // w1: 40 requests over 4 windows (two idle, missing) of 1,800 s; peak 30 / mean 10.
         assertThat(volumes.volumes().get(0).meanRequestsPerSecond()).isEqualTo(40 / 7_200.0);
         assertThat(volumes.volumes().get(0).peakToMean()).isEqualTo(3.0);
-        assertThat(volumes.byRateDescending()).extracting(CloudPhysicsVolumes.Volume::workload).containsExactly("w1");
+        assertThat(volumes.byRateDescending())
+                .extracting(CloudPhysicsVolumes.Volume::workload)
+                .containsExactly("w1");
     }
 }

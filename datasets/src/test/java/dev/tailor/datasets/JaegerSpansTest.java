@@ -15,8 +15,8 @@ import org.junit.jupiter.api.io.TempDir;
 class JaegerSpansTest {
 
     static final String TRACE = "microservices/trastrainer_onlineboutique/faulty_2022-08-22/trace_06_20.csv";
-    static final String HEADER = "TraceID,SpanID,ParentID,PodName,OperationName,StartTimeUnixNano,EndTimeUnixNano,"
-            + "Duration";
+    static final String HEADER =
+            "TraceID,SpanID,ParentID,PodName,OperationName,StartTimeUnixNano,EndTimeUnixNano," + "Duration";
 
     @TempDir
     Path dir;
@@ -48,20 +48,21 @@ class JaegerSpansTest {
     void read_trace0620_counts13EdgesWithTheKnownCallCounts() throws IOException {
         JaegerSpans spans = JaegerSpans.read(SharedData.require(TRACE));
 
-        assertThat(spans.calls()).containsExactlyInAnyOrderEntriesOf(Map.ofEntries(
-                Map.entry(new Edge("frontend", "productcatalogservice"), 1198L),
-                Map.entry(new Edge("frontend", "currencyservice"), 733L),
-                Map.entry(new Edge("frontend", "cartservice"), 224L),
-                Map.entry(new Edge("recommendationservice", "productcatalogservice"), 189L),
-                Map.entry(new Edge("frontend", "recommendationservice"), 189L),
-                Map.entry(new Edge("frontend", "adservice"), 144L),
-                Map.entry(new Edge("frontend", "shippingservice"), 57L),
-                Map.entry(new Edge("checkoutservice", "cartservice"), 32L),
-                Map.entry(new Edge("checkoutservice", "shippingservice"), 32L),
-                Map.entry(new Edge("checkoutservice", "productcatalogservice"), 31L),
-                Map.entry(new Edge("frontend", "checkoutservice"), 16L),
-                Map.entry(new Edge("checkoutservice", "paymentservice"), 16L),
-                Map.entry(new Edge("checkoutservice", "emailservice"), 16L)));
+        assertThat(spans.calls())
+                .containsExactlyInAnyOrderEntriesOf(Map.ofEntries(
+                        Map.entry(new Edge("frontend", "productcatalogservice"), 1198L),
+                        Map.entry(new Edge("frontend", "currencyservice"), 733L),
+                        Map.entry(new Edge("frontend", "cartservice"), 224L),
+                        Map.entry(new Edge("recommendationservice", "productcatalogservice"), 189L),
+                        Map.entry(new Edge("frontend", "recommendationservice"), 189L),
+                        Map.entry(new Edge("frontend", "adservice"), 144L),
+                        Map.entry(new Edge("frontend", "shippingservice"), 57L),
+                        Map.entry(new Edge("checkoutservice", "cartservice"), 32L),
+                        Map.entry(new Edge("checkoutservice", "shippingservice"), 32L),
+                        Map.entry(new Edge("checkoutservice", "productcatalogservice"), 31L),
+                        Map.entry(new Edge("frontend", "checkoutservice"), 16L),
+                        Map.entry(new Edge("checkoutservice", "paymentservice"), 16L),
+                        Map.entry(new Edge("checkoutservice", "emailservice"), 16L)));
         assertThat(spans.calls("checkoutservice", "currencyservice")).isZero();
     }
 
@@ -71,15 +72,15 @@ class JaegerSpansTest {
     void read_childInAnotherComponent_isOneCallAndChildInTheSameComponentIsNone() throws IOException {
         Path file = write(
                 span("t1", "s1", "root", "front-1-a"),
-                span("t1", "s2", "s1", "front-1-a"),     // client span inside front: not a call
-                span("t1", "s3", "s2", "cat-2-b"),       // front -> cat
-                span("t1", "s4", "s3", "cat-2-c"),       // another pod, same component: not a call
-                span("t1", "s5", "s1", "cart-3-d"));     // front -> cart
+                span("t1", "s2", "s1", "front-1-a"), // client span inside front: not a call
+                span("t1", "s3", "s2", "cat-2-b"), // front -> cat
+                span("t1", "s4", "s3", "cat-2-c"), // another pod, same component: not a call
+                span("t1", "s5", "s1", "cart-3-d")); // front -> cart
 
         JaegerSpans spans = JaegerSpans.read(file);
 
-        assertThat(spans.calls()).containsExactly(
-                Map.entry(new Edge("front", "cart"), 1L), Map.entry(new Edge("front", "cat"), 1L));
+        assertThat(spans.calls())
+                .containsExactly(Map.entry(new Edge("front", "cart"), 1L), Map.entry(new Edge("front", "cat"), 1L));
         assertThat(spans.rootSpans()).isEqualTo(1);
         assertThat(spans.components()).containsExactly("cart", "cat", "front");
     }
@@ -146,12 +147,17 @@ class JaegerSpansTest {
 
     @Test
     void read_rootSpans_areCountedByTheComponentThatRecordedThem() throws IOException {
-        JaegerSpans spans = JaegerSpans.read(write(span("t1", "a", "root", "gw-1-x"), span("t1", "b", "a", "cat-1-x"),
-                span("t2", "a", "", "gw-1-y"), span("t3", "a", "root", "cat-1-x")));
+        JaegerSpans spans = JaegerSpans.read(write(
+                span("t1", "a", "root", "gw-1-x"),
+                span("t1", "b", "a", "cat-1-x"),
+                span("t2", "a", "", "gw-1-y"),
+                span("t3", "a", "root", "cat-1-x")));
 
         assertThat(spans.rootSpans()).isEqualTo(3);
-        assertThat(spans.rootSpansByComponent()).containsExactly(org.assertj.core.api.Assertions.entry("cat", 1L),
-                org.assertj.core.api.Assertions.entry("gw", 2L));
+        assertThat(spans.rootSpansByComponent())
+                .containsExactly(
+                        org.assertj.core.api.Assertions.entry("cat", 1L),
+                        org.assertj.core.api.Assertions.entry("gw", 2L));
     }
 
     @Test
@@ -174,8 +180,8 @@ class JaegerSpansTest {
         Files.writeString(folder.resolve("dependency.csv"), HEADER + "\n");
         Files.createDirectories(folder.resolve("dir.csv"));
 
-        assertThat(JaegerSpans.findIn(folder)).containsExactly(folder.resolve("a-spans.csv"),
-                folder.resolve("b-spans.csv"));
+        assertThat(JaegerSpans.findIn(folder))
+                .containsExactly(folder.resolve("a-spans.csv"), folder.resolve("b-spans.csv"));
         assertThat(JaegerSpans.findIn(dir.resolve("absent"))).isEmpty();
     }
 }

@@ -51,11 +51,21 @@ class OnlineBoutiqueMetricsTest {
     void read_normalDay_findsTenComponentsOf1325SamplesEach() throws IOException {
         OnlineBoutiqueMetrics m = OnlineBoutiqueMetrics.read(SharedData.require(NORMAL_DAY));
 
-        assertThat(m.components()).containsExactly("adservice", "cartservice", "checkoutservice", "currencyservice",
-                "emailservice", "frontend", "paymentservice", "productcatalogservice", "recommendationservice",
-                "shippingservice");
+        assertThat(m.components())
+                .containsExactly(
+                        "adservice",
+                        "cartservice",
+                        "checkoutservice",
+                        "currencyservice",
+                        "emailservice",
+                        "frontend",
+                        "paymentservice",
+                        "productcatalogservice",
+                        "recommendationservice",
+                        "shippingservice");
         assertThat(m.series().values()).allSatisfy(s -> assertThat(s.samples()).hasSize(1325));
-        assertThat(m.podsByComponent().get("frontend")).singleElement()
+        assertThat(m.podsByComponent().get("frontend"))
+                .singleElement()
                 .satisfies(p -> assertThat(p.pod()).isEqualTo("frontend-579b9bff58-svcgr"));
     }
 
@@ -71,10 +81,12 @@ class OnlineBoutiqueMetricsTest {
 
     @Test
     void read_normalDay_frontendWorkloadPeaksAt10point2RequestsPerSecondInSample821() throws IOException {
-        ComponentSeries frontend = OnlineBoutiqueMetrics.read(SharedData.require(NORMAL_DAY)).series("frontend");
+        ComponentSeries frontend =
+                OnlineBoutiqueMetrics.read(SharedData.require(NORMAL_DAY)).series("frontend");
 
         Sample peak = frontend.samples().stream()
-                .max(java.util.Comparator.comparingDouble(Sample::requestsPerSecond)).orElseThrow();
+                .max(java.util.Comparator.comparingDouble(Sample::requestsPerSecond))
+                .orElseThrow();
         assertThat(peak.requestsPerSecond()).isCloseTo(10.2, within(1e-9));
         assertThat(frontend.samples().indexOf(peak)).isEqualTo(821);
         assertThat(peak.unixSeconds()).isEqualTo(1_660_491_408L);
@@ -84,23 +96,28 @@ class OnlineBoutiqueMetricsTest {
     void read_normalDay_has18DistinctServiceEdgesAndPlacementOnSixNodes() throws IOException {
         OnlineBoutiqueMetrics m = OnlineBoutiqueMetrics.read(SharedData.require(NORMAL_DAY));
 
-        assertThat(m.serviceEdges()).hasSize(18)
-                .contains(new ServiceEdge("frontend", "productcatalogservice", 1),
+        assertThat(m.serviceEdges())
+                .hasSize(18)
+                .contains(
+                        new ServiceEdge("frontend", "productcatalogservice", 1),
                         new ServiceEdge("checkoutservice", "currencyservice", 1),
                         new ServiceEdge("cartservice", "redis-cart", 1));
         assertThat(m.serviceEdges()).noneMatch(e -> OnlineBoutiqueMetrics.isIpv4(e.target()));
         assertThat(m.placement()).hasSize(13);
         assertThat(m.placement().get("frontend")).containsExactly("33.33.33.79");
         assertThat(m.placement().get("loadgenerator")).containsExactly("33.33.33.79");
-        assertThat(m.placement().values().stream().flatMap(Set::stream).distinct()).hasSize(6);
+        assertThat(m.placement().values().stream().flatMap(Set::stream).distinct())
+                .hasSize(6);
     }
 
     // --- tiny synthetic directories ---
 
     @Test
     void componentOf_deploymentPodName_dropsTheLastTwoParts() {
-        assertThat(OnlineBoutiqueMetrics.componentOf("frontend-579b9bff58-svcgr")).isEqualTo("frontend");
-        assertThat(OnlineBoutiqueMetrics.componentOf("redis-cart-5b6f47b748-abcde")).isEqualTo("redis-cart");
+        assertThat(OnlineBoutiqueMetrics.componentOf("frontend-579b9bff58-svcgr"))
+                .isEqualTo("frontend");
+        assertThat(OnlineBoutiqueMetrics.componentOf("redis-cart-5b6f47b748-abcde"))
+                .isEqualTo("redis-cart");
     }
 
     @Test
@@ -120,7 +137,8 @@ class OnlineBoutiqueMetricsTest {
 
     @Test
     void read_columnsInAnotherOrder_findsThemByHeaderName() throws IOException {
-        Files.writeString(dir.resolve("my-svc-abc12-x1y2z_metric.csv"),
+        Files.writeString(
+                dir.resolve("my-svc-abc12-x1y2z_metric.csv"),
                 "PodWorkload(Ops),Other,CpuUsage(m),PodName,TimeStamp\n"
                         + "4.5,x,9.0,my-svc-abc12-x1y2z,100\n"
                         + "5.5,y,11.0,my-svc-abc12-x1y2z,160\n");
@@ -129,20 +147,23 @@ class OnlineBoutiqueMetricsTest {
         OnlineBoutiqueMetrics m = OnlineBoutiqueMetrics.read(dir);
 
         assertThat(m.components()).containsExactly("my-svc");
-        assertThat(m.series("my-svc").samples())
-                .containsExactly(new Sample(100, 9.0, 4.5), new Sample(160, 11.0, 5.5));
+        assertThat(m.series("my-svc").samples()).containsExactly(new Sample(100, 9.0, 4.5), new Sample(160, 11.0, 5.5));
     }
 
     @Test
     void read_nanAndEmptyCells_areNoDataNotZero() throws IOException {
-        writeMetrics(dir, "a-1-1", row(100, "a-1-1", "NaN", "3"), row(160, "a-1-1", "5", ""),
+        writeMetrics(
+                dir,
+                "a-1-1",
+                row(100, "a-1-1", "NaN", "3"),
+                row(160, "a-1-1", "5", ""),
                 row(220, "a-1-1", "nan", "inf"));
         writeDependency(dir);
 
         List<Sample> samples = OnlineBoutiqueMetrics.read(dir).series("a").samples();
 
-        assertThat(samples).containsExactly(new Sample(100, null, 3.0), new Sample(160, 5.0, null),
-                new Sample(220, null, null));
+        assertThat(samples)
+                .containsExactly(new Sample(100, null, 3.0), new Sample(160, 5.0, null), new Sample(220, null, null));
     }
 
     @Test
@@ -194,7 +215,8 @@ class OnlineBoutiqueMetricsTest {
 
     @Test
     void read_rowWithTooFewFields_namesTheLineAndTheWidth() throws IOException {
-        Files.writeString(dir.resolve("a-1-1_metric.csv"),
+        Files.writeString(
+                dir.resolve("a-1-1_metric.csv"),
                 "TimeStamp,PodName,CpuUsage(m),PodWorkload(Ops)\n100,a-1-1,1,1\n160,a-1-1,1\n");
         writeDependency(dir);
 
@@ -285,16 +307,16 @@ class OnlineBoutiqueMetricsTest {
 
     @Test
     void read_twoPodsOfOneComponent_sumsThemPerMinuteAndMissingInOneIsNoData() throws IOException {
-        writeMetrics(dir, "a-1-x", row(100, "a-1-x", "10", "2"), row(160, "a-1-x", "10", "2"),
-                row(220, "a-1-x", "10", "2"));
+        writeMetrics(
+                dir, "a-1-x", row(100, "a-1-x", "10", "2"), row(160, "a-1-x", "10", "2"), row(220, "a-1-x", "10", "2"));
         writeMetrics(dir, "a-1-y", row(101, "a-1-y", "5", "1"), row(161, "a-1-y", "NaN", "1"));
         writeDependency(dir);
 
         ComponentSeries a = OnlineBoutiqueMetrics.read(dir).series("a");
 
         assertThat(a.pods()).containsExactly("a-1-x", "a-1-y");
-        assertThat(a.samples()).containsExactly(new Sample(100, 15.0, 3.0), new Sample(160, null, 3.0),
-                new Sample(220, null, null));
+        assertThat(a.samples())
+                .containsExactly(new Sample(100, 15.0, 3.0), new Sample(160, null, 3.0), new Sample(220, null, null));
     }
 
     @Test
@@ -332,8 +354,13 @@ class OnlineBoutiqueMetricsTest {
 
     @Test
     void read_fifteenSecondSteps_matchSamplesWithinHalfOfIt() throws IOException {
-        writeMetrics(dir, "a-1-x", row(1000, "a-1-x", "1", "1"), row(1015, "a-1-x", "2", "2"),
-                row(1030, "a-1-x", "3", "3"), row(1046, "a-1-x", "4", "4"));
+        writeMetrics(
+                dir,
+                "a-1-x",
+                row(1000, "a-1-x", "1", "1"),
+                row(1015, "a-1-x", "2", "2"),
+                row(1030, "a-1-x", "3", "3"),
+                row(1046, "a-1-x", "4", "4"));
         writeDependency(dir);
         OnlineBoutiqueMetrics m = OnlineBoutiqueMetrics.read(dir);
 

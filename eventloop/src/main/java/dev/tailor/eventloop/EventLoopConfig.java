@@ -56,8 +56,15 @@ public record EventLoopConfig(
     public static final ThreadFactory DEFAULT_THREAD_FACTORY = new DefaultThreadFactory("tailor-eventloop");
 
     /** The defaults (see the parameters). */
-    public static final EventLoopConfig DEFAULTS = new EventLoopConfig(LoopMode.PRIORITY, PriorityPolicy.DEFAULTS,
-            1_000_000L, 1_000_000_000L, NioIoHandler.newFactory(), SYSTEM_NANO_CLOCK, DEFAULT_THREAD_FACTORY, null);
+    public static final EventLoopConfig DEFAULTS = new EventLoopConfig(
+            LoopMode.PRIORITY,
+            PriorityPolicy.DEFAULTS,
+            1_000_000L,
+            1_000_000_000L,
+            NioIoHandler.newFactory(),
+            SYSTEM_NANO_CLOCK,
+            DEFAULT_THREAD_FACTORY,
+            null);
 
     /**
      * @throws IllegalArgumentException naming the field, its value and the expectation when a quantum is out of range
@@ -68,57 +75,106 @@ public record EventLoopConfig(
         Checks.requireNonNull("policy", policy, "a PriorityPolicy, e.g. PriorityPolicy.DEFAULTS");
         Checks.requireRange("ioTaskQuantumNanos", ioTaskQuantumNanos, MIN_QUANTUM_NANOS, MAX_QUANTUM_NANOS);
         Checks.requireRange("fifoTaskQuantumNanos", fifoTaskQuantumNanos, MIN_QUANTUM_NANOS, MAX_QUANTUM_NANOS);
-        Checks.requireNonNull("ioHandlerFactory", ioHandlerFactory,
-                "an IoHandlerFactory, e.g. NioIoHandler.newFactory()");
+        Checks.requireNonNull(
+                "ioHandlerFactory", ioHandlerFactory, "an IoHandlerFactory, e.g. NioIoHandler.newFactory()");
         Checks.requireNonNull("nanoClock", nanoClock, "a monotonic nanosecond clock, e.g. System::nanoTime");
         Checks.requireNonNull("threadFactory", threadFactory, "a ThreadFactory");
     }
 
     /** A copy with another mode. */
     public EventLoopConfig withMode(LoopMode value) {
-        return new EventLoopConfig(value, policy, ioTaskQuantumNanos, fifoTaskQuantumNanos, ioHandlerFactory,
-                nanoClock, threadFactory, iterationListener);
+        return new EventLoopConfig(
+                value,
+                policy,
+                ioTaskQuantumNanos,
+                fifoTaskQuantumNanos,
+                ioHandlerFactory,
+                nanoClock,
+                threadFactory,
+                iterationListener);
     }
 
     /** A copy with another policy. */
     public EventLoopConfig withPolicy(PriorityPolicy value) {
-        return new EventLoopConfig(mode, value, ioTaskQuantumNanos, fifoTaskQuantumNanos, ioHandlerFactory,
-                nanoClock, threadFactory, iterationListener);
+        return new EventLoopConfig(
+                mode,
+                value,
+                ioTaskQuantumNanos,
+                fifoTaskQuantumNanos,
+                ioHandlerFactory,
+                nanoClock,
+                threadFactory,
+                iterationListener);
     }
 
     /** A copy with another I/O task quantum, in ns. */
     public EventLoopConfig withIoTaskQuantumNanos(long value) {
-        return new EventLoopConfig(mode, policy, value, fifoTaskQuantumNanos, ioHandlerFactory,
-                nanoClock, threadFactory, iterationListener);
+        return new EventLoopConfig(
+                mode,
+                policy,
+                value,
+                fifoTaskQuantumNanos,
+                ioHandlerFactory,
+                nanoClock,
+                threadFactory,
+                iterationListener);
     }
 
     /** A copy with another FIFO task quantum, in ns. */
     public EventLoopConfig withFifoTaskQuantumNanos(long value) {
-        return new EventLoopConfig(mode, policy, ioTaskQuantumNanos, value, ioHandlerFactory,
-                nanoClock, threadFactory, iterationListener);
+        return new EventLoopConfig(
+                mode, policy, ioTaskQuantumNanos, value, ioHandlerFactory, nanoClock, threadFactory, iterationListener);
     }
 
     /** A copy with another transport. */
     public EventLoopConfig withIoHandlerFactory(IoHandlerFactory value) {
-        return new EventLoopConfig(mode, policy, ioTaskQuantumNanos, fifoTaskQuantumNanos, value,
-                nanoClock, threadFactory, iterationListener);
+        return new EventLoopConfig(
+                mode,
+                policy,
+                ioTaskQuantumNanos,
+                fifoTaskQuantumNanos,
+                value,
+                nanoClock,
+                threadFactory,
+                iterationListener);
     }
 
     /** A copy with another clock (ns, monotonic, thread-safe). */
     public EventLoopConfig withNanoClock(LongSupplier value) {
-        return new EventLoopConfig(mode, policy, ioTaskQuantumNanos, fifoTaskQuantumNanos, ioHandlerFactory,
-                value, threadFactory, iterationListener);
+        return new EventLoopConfig(
+                mode,
+                policy,
+                ioTaskQuantumNanos,
+                fifoTaskQuantumNanos,
+                ioHandlerFactory,
+                value,
+                threadFactory,
+                iterationListener);
     }
 
     /** A copy with another thread factory. */
     public EventLoopConfig withThreadFactory(ThreadFactory value) {
-        return new EventLoopConfig(mode, policy, ioTaskQuantumNanos, fifoTaskQuantumNanos, ioHandlerFactory,
-                nanoClock, value, iterationListener);
+        return new EventLoopConfig(
+                mode,
+                policy,
+                ioTaskQuantumNanos,
+                fifoTaskQuantumNanos,
+                ioHandlerFactory,
+                nanoClock,
+                value,
+                iterationListener);
     }
 
     /** A copy with another iteration listener ({@code null}: none). */
     public EventLoopConfig withIterationListener(Consumer<IterationTrace> value) {
-        return new EventLoopConfig(mode, policy, ioTaskQuantumNanos, fifoTaskQuantumNanos, ioHandlerFactory,
-                nanoClock, threadFactory, value);
+        return new EventLoopConfig(
+                mode,
+                policy,
+                ioTaskQuantumNanos,
+                fifoTaskQuantumNanos,
+                ioHandlerFactory,
+                nanoClock,
+                threadFactory,
+                value);
     }
 }

@@ -47,9 +47,14 @@ public record EventLoopMetrics(
      * @param periodicSkipped periodic firings dropped because the previous firing of the same task had not run yet
      * @param discarded       unrelated tasks still pending when the loop terminated, not run
      */
-    public record TaskCounts(long ioEvents, long ioTasks, long unrelated, long healthChecks, long failures,
-                             long periodicSkipped, long discarded) {
-    }
+    public record TaskCounts(
+            long ioEvents,
+            long ioTasks,
+            long unrelated,
+            long healthChecks,
+            long failures,
+            long periodicSkipped,
+            long discarded) {}
 
     /**
      * The priority mode's allowance.
@@ -64,9 +69,15 @@ public record EventLoopMetrics(
      * @param spent        those that ended with the allowance spent ({@link PriorityPolicy.Step#ALLOWANCE_SPENT})
      * @param drained      those that ended with nothing left ({@link PriorityPolicy.Step#DRAINED})
      */
-    public record Allowance(long lastNanos, long grantedNanos, long usedNanos, long phases, long cappedPhases,
-                            long yieldedToIo, long spent, long drained) {
-    }
+    public record Allowance(
+            long lastNanos,
+            long grantedNanos,
+            long usedNanos,
+            long phases,
+            long cappedPhases,
+            long yieldedToIo,
+            long spent,
+            long drained) {}
 
     /**
      * Bounds on the I/O dispatch delay (readable → handled). Netty does not tell when a socket became readable, only

@@ -91,7 +91,10 @@ public final class IoPriorityEventLoop extends ManualIoEventLoop {
     private static final System.Logger LOG = System.getLogger(IoPriorityEventLoop.class.getName());
     private static final long NO_HEALTH_CHECK = Long.MIN_VALUE;
 
-    private enum Kind { UNRELATED, HEALTH_CHECK }
+    private enum Kind {
+        UNRELATED,
+        HEALTH_CHECK
+    }
 
     private final LoopMode mode;
     private final PriorityPolicy policy;
@@ -148,9 +151,12 @@ public final class IoPriorityEventLoop extends ManualIoEventLoop {
     private volatile long dispatchMaxNanos;
     private volatile long dispatchTotalNanos;
 
-    private IoPriorityEventLoop(IoEventLoopGroup parent, EventLoopConfig config, Thread owner,
-                                MeasuringIoHandler.Probe probe) {
-        super(parent, owner, MeasuringIoHandler.factory(config.ioHandlerFactory(), probe),
+    private IoPriorityEventLoop(
+            IoEventLoopGroup parent, EventLoopConfig config, Thread owner, MeasuringIoHandler.Probe probe) {
+        super(
+                parent,
+                owner,
+                MeasuringIoHandler.factory(config.ioHandlerFactory(), probe),
                 new NanoClockTicker(config.nanoClock()));
         this.mode = config.mode();
         this.policy = config.policy();
@@ -270,8 +276,8 @@ public final class IoPriorityEventLoop extends ManualIoEventLoop {
      * @throws IllegalArgumentException   if {@code initialDelay < 0} or {@code period <= 0}
      * @throws RejectedExecutionException if the loop is shutting down
      */
-    public ScheduledFuture<?> scheduleUnrelatedAtFixedRate(Runnable task, long initialDelay, long period,
-                                                           TimeUnit unit) {
+    public ScheduledFuture<?> scheduleUnrelatedAtFixedRate(
+            Runnable task, long initialDelay, long period, TimeUnit unit) {
         return schedulePeriodic(task, Kind.UNRELATED, initialDelay, period, unit);
     }
 
@@ -298,8 +304,8 @@ public final class IoPriorityEventLoop extends ManualIoEventLoop {
      */
     public int runIteration() {
         if (!inEventLoop()) {
-            throw new IllegalStateException("runIteration() called from " + Thread.currentThread().getName()
-                    + " (expected: the loop's own thread)");
+            throw new IllegalStateException("runIteration() called from "
+                    + Thread.currentThread().getName() + " (expected: the loop's own thread)");
         }
         if (isShuttingDown()) {
             int n = runNow();
@@ -318,15 +324,27 @@ public final class IoPriorityEventLoop extends ManualIoEventLoop {
     public EventLoopMetrics metrics() {
         long now = now();
         long healthReference = healthReferenceNanos.get();
-        return new EventLoopMetrics(mode, iterations,
-                new EventLoopMetrics.TaskCounts(ioEvents, ioTasks, unrelatedRun, healthChecksRun, failures,
-                        periodicSkipped, discarded),
-                pending.get(), Math.max(0, oldestPendingAgeNanos(now)), unrelatedMaxWaitNanos,
-                healthReference == NO_HEALTH_CHECK ? -1 : Math.max(0, now - healthReference), healthCheckMaxAgeNanos,
-                new EventLoopMetrics.Allowance(lastAllowanceNanos, allowanceGrantedNanos, allowanceUsedNanos, phases,
-                        cappedPhases, yieldedToIo, allowanceSpent, drained),
-                new EventLoopMetrics.DispatchDelay(receiveChecks, dispatchCount, dispatchLastNanos, dispatchMaxNanos,
-                        dispatchTotalNanos));
+        return new EventLoopMetrics(
+                mode,
+                iterations,
+                new EventLoopMetrics.TaskCounts(
+                        ioEvents, ioTasks, unrelatedRun, healthChecksRun, failures, periodicSkipped, discarded),
+                pending.get(),
+                Math.max(0, oldestPendingAgeNanos(now)),
+                unrelatedMaxWaitNanos,
+                healthReference == NO_HEALTH_CHECK ? -1 : Math.max(0, now - healthReference),
+                healthCheckMaxAgeNanos,
+                new EventLoopMetrics.Allowance(
+                        lastAllowanceNanos,
+                        allowanceGrantedNanos,
+                        allowanceUsedNanos,
+                        phases,
+                        cappedPhases,
+                        yieldedToIo,
+                        allowanceSpent,
+                        drained),
+                new EventLoopMetrics.DispatchDelay(
+                        receiveChecks, dispatchCount, dispatchLastNanos, dispatchMaxNanos, dispatchTotalNanos));
     }
 
     /** Priority mode forbids a blocking poll while unrelated work is pending (ManualIoEventLoop's hook). */
@@ -352,7 +370,7 @@ public final class IoPriorityEventLoop extends ManualIoEventLoop {
         int ran = 0;
         boolean hadWork = pending.get() > 0;
         PriorityPolicy.Step step;
-        for (;;) {
+        for (; ; ) {
             step = policy.next(t - phaseStart - excludedNanos, allowance, oldestPendingAgeNanos(t), false);
             if (step != PriorityPolicy.Step.RUN_UNRELATED) {
                 break;
@@ -398,8 +416,18 @@ public final class IoPriorityEventLoop extends ManualIoEventLoop {
                 default -> drained++;
             }
         }
-        trace(new IterationTrace(mode, start, events, tasks, ioActiveNanos, allowance, capped, ran, phaseNanos,
-                iterationLongestUnrelatedNanos, step));
+        trace(new IterationTrace(
+                mode,
+                start,
+                events,
+                tasks,
+                ioActiveNanos,
+                allowance,
+                capped,
+                ran,
+                phaseNanos,
+                iterationLongestUnrelatedNanos,
+                step));
         return events + tasks + ran;
     }
 
@@ -414,8 +442,18 @@ public final class IoPriorityEventLoop extends ManualIoEventLoop {
         int tasks = ran - (int) (ownNettyTasks - ownBefore);
         ioTasks += tasks;
         int unrelated = (int) (unrelatedRun + healthChecksRun - unrelatedBefore);
-        trace(new IterationTrace(mode, start, events, tasks, lastPollActiveNanos, -1, false, unrelated,
-                end - afterPoll, iterationLongestUnrelatedNanos, null));
+        trace(new IterationTrace(
+                mode,
+                start,
+                events,
+                tasks,
+                lastPollActiveNanos,
+                -1,
+                false,
+                unrelated,
+                end - afterPoll,
+                iterationLongestUnrelatedNanos,
+                null));
         return events + ran;
     }
 
@@ -470,8 +508,8 @@ public final class IoPriorityEventLoop extends ManualIoEventLoop {
         return events;
     }
 
-    private ScheduledFuture<?> schedulePeriodic(Runnable task, Kind kind, long initialDelay, long period,
-                                                TimeUnit unit) {
+    private ScheduledFuture<?> schedulePeriodic(
+            Runnable task, Kind kind, long initialDelay, long period, TimeUnit unit) {
         Objects.requireNonNull(task, "task");
         Objects.requireNonNull(unit, "unit");
         if (period <= 0) {

@@ -32,5 +32,4 @@ public record IterationTrace(
         int unrelatedRun,
         long unrelatedPhaseNanos,
         long longestUnrelatedNanos,
-        PriorityPolicy.Step endedBy) {
-}
+        PriorityPolicy.Step endedBy) {}

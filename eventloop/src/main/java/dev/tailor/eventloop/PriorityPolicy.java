@@ -53,10 +53,7 @@ import dev.tailor.common.Checks;
  * The policy keeps no state; the loop carries the phase's elapsed background time and the allowance between calls.
  */
 public record PriorityPolicy(
-        long baseAllowanceNanos,
-        double ioMultiplier,
-        long maxAllowanceNanos,
-        long maxUnrelatedDelayNanos) {
+        long baseAllowanceNanos, double ioMultiplier, long maxAllowanceNanos, long maxUnrelatedDelayNanos) {
 
     /** Largest base allowance, 1 s. */
     public static final long MAX_BASE_ALLOWANCE_NANOS = 1_000_000_000L;

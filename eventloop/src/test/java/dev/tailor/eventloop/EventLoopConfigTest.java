@@ -38,8 +38,11 @@ class EventLoopConfigTest {
     @Test
     void withers_changeOneFieldOnly() {
         LongSupplier clock = () -> 42;
-        EventLoopConfig c = D.withMode(LoopMode.FIFO).withNanoClock(clock).withIoTaskQuantumNanos(5_000)
-                .withFifoTaskQuantumNanos(7_000).withIterationListener(t -> { });
+        EventLoopConfig c = D.withMode(LoopMode.FIFO)
+                .withNanoClock(clock)
+                .withIoTaskQuantumNanos(5_000)
+                .withFifoTaskQuantumNanos(7_000)
+                .withIterationListener(t -> {});
         assertThat(c.mode()).isEqualTo(LoopMode.FIFO);
         assertThat(c.nanoClock()).isSameAs(clock);
         assertThat(c.ioTaskQuantumNanos()).isEqualTo(5_000);

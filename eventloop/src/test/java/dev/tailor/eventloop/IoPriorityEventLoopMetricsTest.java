@@ -25,8 +25,12 @@ class IoPriorityEventLoopMetricsTest {
     private IoPriorityEventLoop loop;
 
     private IoPriorityEventLoop newLoop(LoopMode mode, PriorityPolicy policy) {
-        loop = IoPriorityEventLoop.drivenByCurrentThread(EventLoopConfig.DEFAULTS.withMode(mode).withPolicy(policy)
-                .withIoHandlerFactory(io).withNanoClock(clock).withIterationListener(traces::add));
+        loop = IoPriorityEventLoop.drivenByCurrentThread(EventLoopConfig.DEFAULTS
+                .withMode(mode)
+                .withPolicy(policy)
+                .withIoHandlerFactory(io)
+                .withNanoClock(clock)
+                .withIterationListener(traces::add));
         return loop;
     }
 
@@ -55,7 +59,7 @@ class IoPriorityEventLoopMetricsTest {
     @Test
     void oldestUnrelatedAge_pendingTask_growsUntilRunThenZero() {
         newLoop(LoopMode.PRIORITY, PriorityPolicy.DEFAULTS);
-        loop.executeUnrelated(() -> { });
+        loop.executeUnrelated(() -> {});
         clock.advance(3 * MS);
         EventLoopMetrics before = loop.metrics();
         assertThat(before.unrelatedPending()).isEqualTo(1);
@@ -91,12 +95,12 @@ class IoPriorityEventLoopMetricsTest {
     @Test
     void taskCounts_eachClassCountedOnce() {
         newLoop(LoopMode.PRIORITY, PriorityPolicy.DEFAULTS);
-        io.arrive(START + MS, US, () -> loop.execute(() -> { }));
+        io.arrive(START + MS, US, () -> loop.execute(() -> {}));
         io.arrive(START + 2 * MS, US, null);
-        loop.execute(() -> { });
-        loop.executeUnrelated(() -> { });
-        loop.scheduleUnrelatedAtFixedRate(() -> { }, 1, 1, TimeUnit.MILLISECONDS);
-        loop.scheduleHealthCheck(() -> { }, 2, TimeUnit.MILLISECONDS);
+        loop.execute(() -> {});
+        loop.executeUnrelated(() -> {});
+        loop.scheduleUnrelatedAtFixedRate(() -> {}, 1, 1, TimeUnit.MILLISECONDS);
+        loop.scheduleHealthCheck(() -> {}, 2, TimeUnit.MILLISECONDS);
         runUntil(START + 4 * MS + 1);
 
         EventLoopMetrics.TaskCounts c = loop.metrics().tasks();
@@ -173,8 +177,8 @@ class IoPriorityEventLoopMetricsTest {
         assertThat(runs[0]).isZero();
         assertThat(loop.metrics().tasks().discarded()).isEqualTo(5);
         assertThat(loop.metrics().unrelatedPending()).isZero();
-        assertThatThrownBy(() -> loop.executeUnrelated(() -> { })).isInstanceOf(RejectedExecutionException.class);
-        assertThatThrownBy(() -> loop.scheduleHealthCheck(() -> { }, 1, TimeUnit.SECONDS))
+        assertThatThrownBy(() -> loop.executeUnrelated(() -> {})).isInstanceOf(RejectedExecutionException.class);
+        assertThatThrownBy(() -> loop.scheduleHealthCheck(() -> {}, 1, TimeUnit.SECONDS))
                 .isInstanceOf(RejectedExecutionException.class);
     }
 
@@ -182,8 +186,8 @@ class IoPriorityEventLoopMetricsTest {
     void fifo_periodicAndHealthChecks_runFromTheirTimersAndAreCounted() {
         newLoop(LoopMode.FIFO, PriorityPolicy.DEFAULTS);
         loop.scheduleUnrelatedAtFixedRate(() -> clock.advance(US), 1, 1, TimeUnit.MILLISECONDS);
-        loop.scheduleHealthCheck(() -> { }, 2, TimeUnit.MILLISECONDS);
-        loop.executeUnrelated(() -> { });
+        loop.scheduleHealthCheck(() -> {}, 2, TimeUnit.MILLISECONDS);
+        loop.executeUnrelated(() -> {});
         runUntil(START + 4 * MS + 1);
 
         EventLoopMetrics m = loop.metrics();
@@ -200,11 +204,11 @@ class IoPriorityEventLoopMetricsTest {
     void arguments_bad_rejectedWithNames() {
         newLoop(LoopMode.PRIORITY, PriorityPolicy.DEFAULTS);
         assertThatThrownBy(() -> loop.executeUnrelated(null)).isInstanceOf(NullPointerException.class);
-        assertThatThrownBy(() -> loop.scheduleUnrelatedAtFixedRate(() -> { }, -1, 1, TimeUnit.SECONDS))
+        assertThatThrownBy(() -> loop.scheduleUnrelatedAtFixedRate(() -> {}, -1, 1, TimeUnit.SECONDS))
                 .hasMessage("initialDelay : -1 (expected: >= 0)");
-        assertThatThrownBy(() -> loop.scheduleUnrelatedAtFixedRate(() -> { }, 0, 0, TimeUnit.SECONDS))
+        assertThatThrownBy(() -> loop.scheduleUnrelatedAtFixedRate(() -> {}, 0, 0, TimeUnit.SECONDS))
                 .hasMessage("period : 0 (expected: > 0)");
-        assertThatThrownBy(() -> loop.scheduleHealthCheck(() -> { }, -5, TimeUnit.SECONDS))
+        assertThatThrownBy(() -> loop.scheduleHealthCheck(() -> {}, -5, TimeUnit.SECONDS))
                 .hasMessage("period : -5 (expected: > 0)");
         assertThatThrownBy(() -> IoPriorityEventLoop.start(null))
                 .hasMessage("config : null (expected: an EventLoopConfig, e.g. EventLoopConfig.DEFAULTS)");

@@ -50,7 +50,8 @@ class IoPriorityEventLoopSocketTest {
             server.close().awaitUninterruptibly(10_000);
         }
         for (IoPriorityEventLoop loop : loops) {
-            assertThat(loop.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(10, TimeUnit.SECONDS)).isTrue();
+            assertThat(loop.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(10, TimeUnit.SECONDS))
+                    .isTrue();
         }
     }
 
@@ -70,10 +71,14 @@ class IoPriorityEventLoopSocketTest {
 
     /** An echo server on the loop (the loop is its only EventLoopGroup); returns the port. */
     private int echoServer(IoPriorityEventLoop loop) {
-        Channel server = new ServerBootstrap().group(loop).channel(NioServerSocketChannel.class)
+        Channel server = new ServerBootstrap()
+                .group(loop)
+                .channel(NioServerSocketChannel.class)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childHandler(new Echo())
-                .bind(InetAddress.getLoopbackAddress(), 0).syncUninterruptibly().channel();
+                .bind(InetAddress.getLoopbackAddress(), 0)
+                .syncUninterruptibly()
+                .channel();
         servers.add(server);
         return ((InetSocketAddress) server.localAddress()).getPort();
     }
@@ -88,19 +93,21 @@ class IoPriorityEventLoopSocketTest {
     /** From another thread, keeps {@code depth} background tasks of {@code taskNanos} busy CPU pending. */
     private void flood(IoPriorityEventLoop loop, int depth, long taskNanos) {
         Semaphore slots = new Semaphore(depth);
-        Thread flooder = new Thread(() -> {
-            try {
-                while (!stopFlood) {
-                    slots.acquire();
-                    loop.executeUnrelated(() -> {
-                        busyNanos(taskNanos);
-                        slots.release();
-                    });
-                }
-            } catch (InterruptedException | RejectedExecutionException e) {
-                // stopped
-            }
-        }, "flooder");
+        Thread flooder = new Thread(
+                () -> {
+                    try {
+                        while (!stopFlood) {
+                            slots.acquire();
+                            loop.executeUnrelated(() -> {
+                                busyNanos(taskNanos);
+                                slots.release();
+                            });
+                        }
+                    } catch (InterruptedException | RejectedExecutionException e) {
+                        // stopped
+                    }
+                },
+                "flooder");
         flooders.add(flooder);
         flooder.start();
     }
@@ -144,7 +151,8 @@ class IoPriorityEventLoopSocketTest {
 
         EventLoopMetrics m = loop.metrics();
         assertThat(rtts).hasSize(300);
-        assertThat(m.tasks().unrelated()).as("background kept running during the echoes: %s", m)
+        assertThat(m.tasks().unrelated())
+                .as("background kept running during the echoes: %s", m)
                 .isGreaterThan(unrelatedBefore);
         assertThat(m.unrelatedPending()).as("the flood was on: %s", m).isGreaterThan(0);
         assertThat(m.tasks().ioEvents()).isGreaterThanOrEqualTo(400);
@@ -158,8 +166,8 @@ class IoPriorityEventLoopSocketTest {
         // task. What is asserted is that structure, counted by the loops themselves, and its direction on the echo
         // times: how much faster priority echoes depends on how busy the machine is (4x and more on a quiet one).
         IoPriorityEventLoop priority = start(EventLoopConfig.DEFAULTS);
-        IoPriorityEventLoop fifo = start(EventLoopConfig.DEFAULTS.withMode(LoopMode.FIFO)
-                .withFifoTaskQuantumNanos(20_000_000));
+        IoPriorityEventLoop fifo =
+                start(EventLoopConfig.DEFAULTS.withMode(LoopMode.FIFO).withFifoTaskQuantumNanos(20_000_000));
         int priorityPort = echoServer(priority);
         int fifoPort = echoServer(fifo);
         flood(priority, 500, 20_000);
@@ -174,18 +182,23 @@ class IoPriorityEventLoopSocketTest {
 
         long priorityLooks = priorityAfter.dispatchDelay().receiveChecks()
                 - priorityBefore.dispatchDelay().receiveChecks();
-        long priorityTasks = priorityAfter.tasks().unrelated() - priorityBefore.tasks().unrelated();
-        long fifoLooks = fifoAfter.dispatchDelay().receiveChecks() - fifoBefore.dispatchDelay().receiveChecks();
+        long priorityTasks =
+                priorityAfter.tasks().unrelated() - priorityBefore.tasks().unrelated();
+        long fifoLooks = fifoAfter.dispatchDelay().receiveChecks()
+                - fifoBefore.dispatchDelay().receiveChecks();
         long fifoTasks = fifoAfter.tasks().unrelated() - fifoBefore.tasks().unrelated();
         assertThat(priorityTasks).as("the flood ran on the priority loop").isGreaterThan(0);
-        assertThat(priorityLooks).as("priority: a look at the socket before every background task (%d tasks)",
-                priorityTasks).isGreaterThanOrEqualTo(priorityTasks);
+        assertThat(priorityLooks)
+                .as("priority: a look at the socket before every background task (%d tasks)", priorityTasks)
+                .isGreaterThanOrEqualTo(priorityTasks);
         assertThat(fifoTasks).as("the flood ran on the FIFO loop").isGreaterThan(0);
-        assertThat(fifoLooks).as("FIFO: looks only between quanta of background work (%d tasks)", fifoTasks)
+        assertThat(fifoLooks)
+                .as("FIFO: looks only between quanta of background work (%d tasks)", fifoTasks)
                 .isLessThan(fifoTasks / 10);
         long priorityMedian = priorityRtts[priorityRtts.length / 2];
         long fifoMedian = fifoRtts[fifoRtts.length / 2];
-        assertThat(priorityMedian).as("median echo ns, priority %d vs fifo %d", priorityMedian, fifoMedian)
+        assertThat(priorityMedian)
+                .as("median echo ns, priority %d vs fifo %d", priorityMedian, fifoMedian)
                 .isLessThan(fifoMedian);
     }
 
@@ -198,25 +211,32 @@ class IoPriorityEventLoopSocketTest {
         AtomicLong timerAt = new AtomicLong();
         AtomicLong periodicAt = new AtomicLong();
         long t0 = System.nanoTime();
-        loop.schedule(() -> {
-            timerAt.set(System.nanoTime());
-            fired.countDown();
-        }, 30, TimeUnit.MILLISECONDS);
-        loop.scheduleUnrelatedAtFixedRate(() -> {
-            if (periodicAt.compareAndSet(0, System.nanoTime())) {
-                fired.countDown();
-            }
-        }, 30, 1_000, TimeUnit.MILLISECONDS);
+        loop.schedule(
+                () -> {
+                    timerAt.set(System.nanoTime());
+                    fired.countDown();
+                },
+                30,
+                TimeUnit.MILLISECONDS);
+        loop.scheduleUnrelatedAtFixedRate(
+                () -> {
+                    if (periodicAt.compareAndSet(0, System.nanoTime())) {
+                        fired.countDown();
+                    }
+                },
+                30,
+                1_000,
+                TimeUnit.MILLISECONDS);
         // Wake the loop at once a burst of times, then every 200 µs: how many wakeups fit in the 30 ms
         // depends on how busy the machine is, so the test counts those that came before the deadline
         // rather than asking for a number of them.
         int early = 0;
         for (int i = 0; i < 20; i++) {
-            loop.executeUnrelated(() -> { });
+            loop.executeUnrelated(() -> {});
             early += System.nanoTime() - t0 < 30_000_000L ? 1 : 0;
         }
         while (!fired.await(200, TimeUnit.MICROSECONDS)) {
-            loop.executeUnrelated(() -> { });
+            loop.executeUnrelated(() -> {});
             early += System.nanoTime() - t0 < 30_000_000L ? 1 : 0;
             assertThat(System.nanoTime() - t0).as("timers fired within 10 s").isLessThan(10_000_000_000L);
         }
@@ -232,21 +252,28 @@ class IoPriorityEventLoopSocketTest {
         // loop serves its own, and shutting the group down terminates every loop.
         IoPriorityEventLoopGroup group = new IoPriorityEventLoopGroup(2, EventLoopConfig.DEFAULTS);
         try {
-            Channel server = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
+            Channel server = new ServerBootstrap()
+                    .group(group)
+                    .channel(NioServerSocketChannel.class)
                     .childOption(ChannelOption.TCP_NODELAY, true)
                     .childHandler(new Echo())
-                    .bind(InetAddress.getLoopbackAddress(), 0).syncUninterruptibly().channel();
+                    .bind(InetAddress.getLoopbackAddress(), 0)
+                    .syncUninterruptibly()
+                    .channel();
             int port = ((InetSocketAddress) server.localAddress()).getPort();
             assertThat(server.eventLoop().parent()).isSameAs(group);
             roundTripsNanos(port, 20);
             roundTripsNanos(port, 20);
-            assertThat(group.metrics()).allSatisfy(m -> assertThat(m.tasks().ioEvents()).isGreaterThan(0));
+            assertThat(group.metrics())
+                    .allSatisfy(m -> assertThat(m.tasks().ioEvents()).isGreaterThan(0));
             server.close().syncUninterruptibly();
         } finally {
-            assertThat(group.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(10, TimeUnit.SECONDS)).isTrue();
+            assertThat(group.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(10, TimeUnit.SECONDS))
+                    .isTrue();
         }
         assertThat(group.isTerminated()).isTrue();
-        assertThat(group.loops()).allSatisfy(loop -> assertThat(loop.isTerminated()).isTrue());
+        assertThat(group.loops())
+                .allSatisfy(loop -> assertThat(loop.isTerminated()).isTrue());
     }
 
     @Test
@@ -260,7 +287,8 @@ class IoPriorityEventLoopSocketTest {
         });
         assertThat(ran.await(10, TimeUnit.SECONDS)).isTrue();
         assertThat(thread[0]).startsWith("tailor-eventloop-");
-        assertThat(loop.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(loop.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(10, TimeUnit.SECONDS))
+                .isTrue();
         assertThat(loop.isTerminated()).isTrue();
     }
 }

@@ -26,8 +26,12 @@ class IoPriorityEventLoopVirtualTimeTest {
     private IoPriorityEventLoop loop;
 
     private IoPriorityEventLoop newLoop(LoopMode mode, PriorityPolicy policy) {
-        loop = IoPriorityEventLoop.drivenByCurrentThread(EventLoopConfig.DEFAULTS.withMode(mode).withPolicy(policy)
-                .withIoHandlerFactory(io).withNanoClock(clock).withIterationListener(traces::add));
+        loop = IoPriorityEventLoop.drivenByCurrentThread(EventLoopConfig.DEFAULTS
+                .withMode(mode)
+                .withPolicy(policy)
+                .withIoHandlerFactory(io)
+                .withNanoClock(clock)
+                .withIterationListener(traces::add));
         return loop;
     }
 
@@ -56,15 +60,19 @@ class IoPriorityEventLoopVirtualTimeTest {
      */
     private void flood(int depth, long costNanos) {
         int[] pending = {0};
-        loop.scheduleAtFixedRate(() -> {
-            while (pending[0] < depth) {
-                pending[0]++;
-                loop.executeUnrelated(() -> {
-                    pending[0]--;
-                    clock.advance(costNanos);
-                });
-            }
-        }, 0, 100, TimeUnit.MICROSECONDS);
+        loop.scheduleAtFixedRate(
+                () -> {
+                    while (pending[0] < depth) {
+                        pending[0]++;
+                        loop.executeUnrelated(() -> {
+                            pending[0]--;
+                            clock.advance(costNanos);
+                        });
+                    }
+                },
+                0,
+                100,
+                TimeUnit.MICROSECONDS);
     }
 
     /** {@code n} unrelated tasks of {@code costNanos}, submitted now. */
@@ -98,7 +106,10 @@ class IoPriorityEventLoopVirtualTimeTest {
     }
 
     private long maxNoticeDelay() {
-        return io.handled().stream().mapToLong(ScriptedIo.Handled::noticeDelayNanos).max().orElseThrow();
+        return io.handled().stream()
+                .mapToLong(ScriptedIo.Handled::noticeDelayNanos)
+                .max()
+                .orElseThrow();
     }
 
     private long max(java.util.function.ToLongFunction<IterationTrace> f) {
@@ -115,7 +126,8 @@ class IoPriorityEventLoopVirtualTimeTest {
         assertThat(io.handled()).hasSizeGreaterThan(9_000);
         // Per phase: background time never exceeds the allowance plus the one task that was started within it.
         for (IterationTrace t : traces) {
-            assertThat(t.unrelatedPhaseNanos()).as("%s", t)
+            assertThat(t.unrelatedPhaseNanos())
+                    .as("%s", t)
                     .isLessThanOrEqualTo(t.allowanceNanos() + t.longestUnrelatedNanos());
         }
         // Per event: it waits at most for the rest of one I/O phase, then one unrelated phase (allowance + one task),
@@ -124,12 +136,16 @@ class IoPriorityEventLoopVirtualTimeTest {
         assertThat(maxNoticeDelay()).isLessThanOrEqualTo(bound);
         // The loop's dispatch-delay metric is an upper bound on what the events really saw (readable → handled).
         EventLoopMetrics m = loop.metrics();
-        long trueMax = io.handled().stream().mapToLong(ScriptedIo.Handled::dispatchDelayNanos).max().orElseThrow();
+        long trueMax = io.handled().stream()
+                .mapToLong(ScriptedIo.Handled::dispatchDelayNanos)
+                .max()
+                .orElseThrow();
         assertThat(m.dispatchDelay().maxNanos()).isBetween(trueMax, trueMax + bound);
         // Background work ran, within the allowance plus at most one task per phase.
         assertThat(m.tasks().unrelated()).isGreaterThan(1_000);
         assertThat(m.allowance().usedNanos())
-                .isLessThanOrEqualTo(m.allowance().grantedNanos() + m.allowance().phases() * 7 * US);
+                .isLessThanOrEqualTo(
+                        m.allowance().grantedNanos() + m.allowance().phases() * 7 * US);
     }
 
     @Test
@@ -154,10 +170,13 @@ class IoPriorityEventLoopVirtualTimeTest {
         newLoop(LoopMode.PRIORITY, PriorityPolicy.DEFAULTS);
         continuousIo(START + 300 * MS);
         List<Long> checks = new ArrayList<>();
-        loop.scheduleHealthCheck(() -> {
-            checks.add(clock.nanos());
-            clock.advance(5 * US);
-        }, 10, TimeUnit.MILLISECONDS);
+        loop.scheduleHealthCheck(
+                () -> {
+                    checks.add(clock.nanos());
+                    clock.advance(5 * US);
+                },
+                10,
+                TimeUnit.MILLISECONDS);
         runUntil(START + 300 * MS);
 
         assertThat(checks).hasSizeBetween(29, 30);
@@ -176,10 +195,14 @@ class IoPriorityEventLoopVirtualTimeTest {
         int offered = continuousIo(START + 300 * MS);
         flood(50, 7 * US);
         int[] stats = {0};
-        loop.scheduleUnrelatedAtFixedRate(() -> {
-            stats[0]++;
-            clock.advance(3 * US);
-        }, 1, 1, TimeUnit.MILLISECONDS);
+        loop.scheduleUnrelatedAtFixedRate(
+                () -> {
+                    stats[0]++;
+                    clock.advance(3 * US);
+                },
+                1,
+                1,
+                TimeUnit.MILLISECONDS);
         loop.scheduleHealthCheck(() -> clock.advance(5 * US), 10, TimeUnit.MILLISECONDS);
         runUntil(START + 300 * MS);
 
@@ -204,7 +227,10 @@ class IoPriorityEventLoopVirtualTimeTest {
         io.arrive(START + MS, 200 * MS, () -> batch(1_000, 7 * US));
         runUntil(START + 202 * MS);
 
-        IterationTrace paused = traces.stream().filter(t -> t.ioActiveNanos() >= 200 * MS).findFirst().orElseThrow();
+        IterationTrace paused = traces.stream()
+                .filter(t -> t.ioActiveNanos() >= 200 * MS)
+                .findFirst()
+                .orElseThrow();
         assertThat(paused.allowanceNanos()).isEqualTo(MS);
         assertThat(paused.allowanceCapped()).isTrue();
         assertThat(paused.unrelatedPhaseNanos()).isLessThanOrEqualTo(MS + 7 * US);
@@ -220,7 +246,8 @@ class IoPriorityEventLoopVirtualTimeTest {
         runUntil(START + 10_001 * MS);
 
         assertThat(io.blockedNanos()).isGreaterThanOrEqualTo(10_000 * MS - 1);
-        IterationTrace woken = traces.stream().filter(t -> t.ioEvents() == 1).findFirst().orElseThrow();
+        IterationTrace woken =
+                traces.stream().filter(t -> t.ioEvents() == 1).findFirst().orElseThrow();
         assertThat(woken.ioActiveNanos()).isLessThan(10 * US);
         assertThat(woken.allowanceNanos()).isEqualTo(10 * US);
         assertThat(woken.allowanceCapped()).isFalse();
@@ -301,14 +328,14 @@ class IoPriorityEventLoopVirtualTimeTest {
         // inside a task (as a backend thread would take it) already includes that task's time so far.
         newLoop(LoopMode.PRIORITY, PriorityPolicy.DEFAULTS);
         List<Long> inside = new ArrayList<>();
-        loop.execute(() -> clock.advance(30 * US));           // I/O-related: not counted
+        loop.execute(() -> clock.advance(30 * US)); // I/O-related: not counted
         loop.executeUnrelated(() -> {
             clock.advance(40 * US);
             inside.add(loop.unrelatedBusyNanos());
             clock.advance(60 * US);
         });
         loop.runIteration();
-        clock.advance(5 * MS);                                 // idle: not counted
+        clock.advance(5 * MS); // idle: not counted
 
         assertThat(inside).containsExactly(40 * US);
         assertThat(loop.unrelatedBusyNanos()).isEqualTo(100 * US);

@@ -30,8 +30,7 @@ class PriorityPolicyPropertiesTest {
 
     /** I/O times from negative (a clock step back) through ordinary to absurd (a pause of hours, Long.MAX_VALUE). */
     private static Gen<Long> ioNanos() {
-        return longs().between(-1_000_000, 100_000_000)
-                .mix(longs().between(0, Long.MAX_VALUE), 20);
+        return longs().between(-1_000_000, 100_000_000).mix(longs().between(0, Long.MAX_VALUE), 20);
     }
 
     @Test
@@ -52,7 +51,8 @@ class PriorityPolicyPropertiesTest {
     @Test
     void allowanceNanos_moreIo_neverLess() {
         // Monotone: a longer I/O phase never earns less background time, and a pause cannot earn beyond the cap.
-        qt().withExamples(2_000).forAll(policies(), ioNanos(), longs().between(0, Long.MAX_VALUE / 2))
+        qt().withExamples(2_000)
+                .forAll(policies(), ioNanos(), longs().between(0, Long.MAX_VALUE / 2))
                 .checkAssert((policy, io, extra) -> {
                     long more = io > Long.MAX_VALUE - extra ? Long.MAX_VALUE : io + extra;
                     assertThat(policy.allowanceNanos(more)).isGreaterThanOrEqualTo(policy.allowanceNanos(io));
@@ -60,8 +60,7 @@ class PriorityPolicyPropertiesTest {
     }
 
     /** One unrelated phase: task durations in ns, whether each look at I/O finds work, the oldest task's age. */
-    record Phase(List<Long> taskNanos, List<Boolean> ioFound, long oldestAgeNanos, long ioNanos) {
-    }
+    record Phase(List<Long> taskNanos, List<Boolean> ioFound, long oldestAgeNanos, long ioNanos) {}
 
     private static Gen<Phase> phases() {
         Gen<List<Long>> tasks = lists().of(longs().between(0, 2_000_000)).ofSizeBetween(0, 60);
@@ -94,7 +93,8 @@ class PriorityPolicyPropertiesTest {
         // and A <= cap whatever the I/O time was.
         qt().withExamples(2_000).forAll(policies(), phases()).checkAssert((policy, phase) -> {
             long[] result = simulate(policy, phase);
-            long longest = phase.taskNanos().stream().mapToLong(Long::longValue).max().orElse(0);
+            long longest =
+                    phase.taskNanos().stream().mapToLong(Long::longValue).max().orElse(0);
             long allowance = policy.allowanceNanos(phase.ioNanos());
             assertThat(result[0]).isLessThanOrEqualTo(allowance + longest);
             assertThat(allowance).isLessThanOrEqualTo(policy.maxAllowanceNanos());
@@ -104,21 +104,24 @@ class PriorityPolicyPropertiesTest {
     @Test
     void phase_overdueOldest_atLeastOneTaskRuns() {
         // The starvation guard: whatever the I/O does, an overdue task runs in every phase.
-        qt().withExamples(2_000).forAll(policies(), phases(), integers().between(0, 1)).checkAssert((policy, p, x) -> {
-            if (p.taskNanos().isEmpty()) {
-                return;
-            }
-            Phase overdue = new Phase(p.taskNanos(), p.ioFound(), policy.maxUnrelatedDelayNanos() + x, p.ioNanos());
-            assertThat(simulate(policy, overdue)[1]).isGreaterThanOrEqualTo(1);
-        });
+        qt().withExamples(2_000)
+                .forAll(policies(), phases(), integers().between(0, 1))
+                .checkAssert((policy, p, x) -> {
+                    if (p.taskNanos().isEmpty()) {
+                        return;
+                    }
+                    Phase overdue =
+                            new Phase(p.taskNanos(), p.ioFound(), policy.maxUnrelatedDelayNanos() + x, p.ioNanos());
+                    assertThat(simulate(policy, overdue)[1]).isGreaterThanOrEqualTo(1);
+                });
     }
 
     @Test
     void phase_noIoFound_runsUntilAllowanceSpentOrDrained() {
         // Without I/O, background work is held back only by the allowance: no idle loop leaves work pending.
         qt().withExamples(2_000).forAll(policies(), phases()).checkAssert((policy, p) -> {
-            Phase quiet = new Phase(p.taskNanos(), java.util.Collections.nCopies(60, false), p.oldestAgeNanos(),
-                    p.ioNanos());
+            Phase quiet =
+                    new Phase(p.taskNanos(), java.util.Collections.nCopies(60, false), p.oldestAgeNanos(), p.ioNanos());
             long[] result = simulate(policy, quiet);
             boolean drained = result[1] == p.taskNanos().size();
             boolean spent = result[0] >= policy.allowanceNanos(p.ioNanos());

@@ -25,8 +25,7 @@ final class ScriptedIo implements IoHandlerFactory {
     static final int MAX_EVENTS_PER_POLL = 16;
 
     /** An I/O event: it becomes ready at {@code atNanos}; dispatching it takes {@code costNanos}. */
-    record Arrival(long atNanos, long costNanos, Runnable onHandled, long seq) {
-    }
+    record Arrival(long atNanos, long costNanos, Runnable onHandled, long seq) {}
 
     /** What happened to one event: ready, seen by a poll (the poll's start), handled (its dispatch done). */
     record Handled(long arrivedNanos, long noticedNanos, long handledNanos) {

@@ -6,8 +6,7 @@ package dev.tailor.heart;
  */
 public final class Apportionment {
 
-    private Apportionment() {
-    }
+    private Apportionment() {}
 
     /**
      * Integers proportional to {@code weights} that sum to exactly {@code total}: each weight gets
@@ -82,8 +81,11 @@ public final class Apportionment {
             for (int i = 0; i < order.length; i++) {
                 order[i] = i;
             }
-            java.util.Arrays.sort(order, (a, b) -> remainder[a] != remainder[b]
-                    ? Double.compare(remainder[b], remainder[a]) : Integer.compare(a, b));
+            java.util.Arrays.sort(
+                    order,
+                    (a, b) -> remainder[a] != remainder[b]
+                            ? Double.compare(remainder[b], remainder[a])
+                            : Integer.compare(a, b));
             for (int k = 0; k < left; k++) {
                 units[order[k]]++;
             }

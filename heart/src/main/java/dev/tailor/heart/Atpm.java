@@ -103,12 +103,10 @@ final class Atpm {
      */
     static final double MIN_LOAD_CPU_SECONDS_PER_REQUEST = 1e-9;
 
-    private Atpm() {
-    }
+    private Atpm() {}
 
     /** ATPM's output for one component: shares, and the estimates to remember. */
-    record Result(ComponentShares shares, Map<String, GroupEstimate> nextEstimates) {
-    }
+    record Result(ComponentShares shares, Map<String, GroupEstimate> nextEstimates) {}
 
     /**
      * @param demandRequestsPerSecond Σ of the component's incoming call rates; 0 when it has none
@@ -146,8 +144,9 @@ final class Atpm {
                 GroupEstimate after = estimate(before, sample, config);
                 next.put(group.id(), after);
                 load[i] = after.loadCpuSecondsPerRequest();
-                alphas[i] = before == null ? null : Math.min(config.alphaMax(), Math.max(config.alphaMin(),
-                        before.alpha()));
+                alphas[i] = before == null
+                        ? null
+                        : Math.min(config.alphaMax(), Math.max(config.alphaMin(), before.alpha()));
                 basis[i] = before == null ? GroupShare.Basis.FIRST_MEASUREMENT : GroupShare.Basis.MEASURED;
             } else if (before != null) {
                 load[i] = before.loadCpuSecondsPerRequest();
@@ -180,15 +179,16 @@ final class Atpm {
             double[] floor = new double[n];
             for (int i = 0; i < n; i++) {
                 if (basis[i] == GroupShare.Basis.MEAN_OF_VALID) {
-                    continue;   // no load of its own: see the maintainer note, "Floor and capacity"
+                    continue; // no load of its own: see the maintainer note, "Floor and capacity"
                 }
-                floor[i] = config.minShareOfEqualSplit() * groups.get(i).replicas().size() / replicaSum;
+                floor[i] =
+                        config.minShareOfEqualSplit() * groups.get(i).replicas().size() / replicaSum;
                 if (demandRequestsPerSecond > 0) {
                     floor[i] = Math.min(floor[i], capacity[i] / demandRequestsPerSecond);
                 }
             }
-            if (!config.latencyOptimalShares() || !squareRootRule(capacity, servers(groups), floor,
-                    demandRequestsPerSecond, share)) {
+            if (!config.latencyOptimalShares()
+                    || !squareRootRule(capacity, servers(groups), floor, demandRequestsPerSecond, share)) {
                 waterFill(capacity, floor, share);
             }
         } else {
@@ -202,17 +202,33 @@ final class Atpm {
             Group group = groups.get(i);
             List<String> pods = group.replicas().stream().map(Replica::pod).toList();
             if (validCount > 0) {
-                shares.add(new GroupShare(group.id(), group.node(), pods, observed[i], load[i], alphas[i],
-                        capacity[i], share[i], basis[i]));
+                shares.add(new GroupShare(
+                        group.id(),
+                        group.node(),
+                        pods,
+                        observed[i],
+                        load[i],
+                        alphas[i],
+                        capacity[i],
+                        share[i],
+                        basis[i]));
             } else {
-                shares.add(new GroupShare(group.id(), group.node(), pods, null, null, null, null,
-                        share[i], GroupShare.Basis.EQUAL_SPLIT));
+                shares.add(new GroupShare(
+                        group.id(),
+                        group.node(),
+                        pods,
+                        null,
+                        null,
+                        null,
+                        null,
+                        share[i],
+                        GroupShare.Basis.EQUAL_SPLIT));
             }
         }
         Double demand = demandRequestsPerSecond > 0 ? demandRequestsPerSecond : null;
         Double totalCapacity = validCount > 0 ? capacitySum : null;
-        Double shortfall = demand != null && totalCapacity != null && demand > totalCapacity
-                ? demand - totalCapacity : null;
+        Double shortfall =
+                demand != null && totalCapacity != null && demand > totalCapacity ? demand - totalCapacity : null;
         return new Result(new ComponentShares(component, shares, demand, totalCapacity, shortfall), next);
     }
 
@@ -314,7 +330,7 @@ final class Atpm {
             sum += share[i];
         }
         for (int i = 0; i < n; i++) {
-            share[i] = Math.min(1, share[i] / sum);   // Σ = 1 to the rounding of doubles
+            share[i] = Math.min(1, share[i] / sum); // Σ = 1 to the rounding of doubles
         }
         return true;
     }
@@ -341,7 +357,7 @@ final class Atpm {
                 }
             }
             if (!(rest > 0)) {
-                break;   // cannot happen while Σ floor < 1; kept so a bug cannot divide by zero
+                break; // cannot happen while Σ floor < 1; kept so a bug cannot divide by zero
             }
             for (int i = 0; i < n; i++) {
                 if (!atFloor[i] && capacity[i] * (1 - fixed) / rest < floor[i]) {
@@ -388,7 +404,7 @@ final class Atpm {
         List<LoadSample> history = before == null ? List.of() : before.samples();
         double idle = before == null || config.idleFitRounds() == 0 ? 0 : before.idleCpuCores();
         if (!history.isEmpty() && history.get(history.size() - 1).replicas() != sample.replicas()) {
-            history = List.of();   // another set of replicas: their CPU and rates do not compare
+            history = List.of(); // another set of replicas: their CPU and rates do not compare
             idle = 0;
         }
         double phi = config.idleMaxCpuFraction();
@@ -396,10 +412,10 @@ final class Atpm {
         double filtered = x;
         if (config.outlierFilter() && before != null) {
             int h = history.size();
-            double last = h >= 1 ? history.get(h - 1).loadCpuSecondsPerRequest(idle, phi)
-                    : before.loadCpuSecondsPerRequest();
-            double earlier = h >= 2 ? history.get(h - 2).loadCpuSecondsPerRequest(idle, phi)
-                    : before.loadCpuSecondsPerRequest();
+            double last =
+                    h >= 1 ? history.get(h - 1).loadCpuSecondsPerRequest(idle, phi) : before.loadCpuSecondsPerRequest();
+            double earlier =
+                    h >= 2 ? history.get(h - 2).loadCpuSecondsPerRequest(idle, phi) : before.loadCpuSecondsPerRequest();
             filtered = median(earlier, last, x);
         }
         int keep = Math.max(config.outlierFilter() ? 2 : 0, config.idleFitRounds());
@@ -413,8 +429,14 @@ final class Atpm {
             return new GroupEstimate(filtered, 0, 0, nextAlpha(0, 0, config), 1, samples, nextIdle);
         }
         GroupEstimate updated = update(before, filtered, config);
-        return new GroupEstimate(updated.loadCpuSecondsPerRequest(), updated.smoothedError(),
-                updated.smoothedAbsoluteError(), updated.alpha(), updated.measuredRounds(), samples, nextIdle);
+        return new GroupEstimate(
+                updated.loadCpuSecondsPerRequest(),
+                updated.smoothedError(),
+                updated.smoothedAbsoluteError(),
+                updated.alpha(),
+                updated.measuredRounds(),
+                samples,
+                nextIdle);
     }
 
     /**
@@ -444,7 +466,7 @@ final class Atpm {
         }
         for (int count : inPairs) {
             if (count == slopes.size()) {
-                return before;   // every pair hinges on this one round: it could be an outlier
+                return before; // every pair hinges on this one round: it could be an outlier
             }
         }
         double slope = median(slopes);
@@ -481,8 +503,13 @@ final class Atpm {
         double error = observed - before.loadCpuSecondsPerRequest();
         double smoothedError = beta * error + (1 - beta) * before.smoothedError();
         double smoothedAbsolute = beta * Math.abs(error) + (1 - beta) * before.smoothedAbsoluteError();
-        return new GroupEstimate(load, smoothedError, smoothedAbsolute,
-                nextAlpha(smoothedError, smoothedAbsolute, config), before.measuredRounds() + 1, before.samples(),
+        return new GroupEstimate(
+                load,
+                smoothedError,
+                smoothedAbsolute,
+                nextAlpha(smoothedError, smoothedAbsolute, config),
+                before.measuredRounds() + 1,
+                before.samples(),
                 before.idleCpuCores());
     }
 

@@ -22,8 +22,8 @@ public record AtpmState(long rounds, Map<String, Map<String, GroupEstimate>> gro
     public AtpmState {
         Map<String, Map<String, GroupEstimate>> copy = new TreeMap<>();
         if (groups != null) {
-            groups.forEach((component, byGroup) -> copy.put(component,
-                    byGroup == null ? Map.of() : Collections.unmodifiableMap(new TreeMap<>(byGroup))));
+            groups.forEach((component, byGroup) -> copy.put(
+                    component, byGroup == null ? Map.of() : Collections.unmodifiableMap(new TreeMap<>(byGroup))));
         }
         groups = Collections.unmodifiableMap(copy);
     }

@@ -24,6 +24,7 @@ final class Cluster {
     private final Map<String, List<Group>> groups = new TreeMap<>();
     /** component → group ids of every replica present, ready or not (state is kept for those). */
     private final Map<String, Set<String>> presentGroupIds = new HashMap<>();
+
     private final List<String> notes = new ArrayList<>();
 
     Cluster(Snapshot snapshot, HeartConfig config) {
@@ -40,10 +41,14 @@ final class Cluster {
         Map<String, Map<String, List<Replica>>> byComponent = new TreeMap<>();
         for (Replica replica : snapshot.replicas()) {
             String id = grouping == HeartConfig.Grouping.NODE ? replica.node() : replica.pod();
-            presentGroupIds.computeIfAbsent(replica.component(), c -> new LinkedHashSet<>()).add(id);
+            presentGroupIds
+                    .computeIfAbsent(replica.component(), c -> new LinkedHashSet<>())
+                    .add(id);
             if (replica.isReady()) {
-                byComponent.computeIfAbsent(replica.component(), c -> new TreeMap<>())
-                        .computeIfAbsent(id, g -> new ArrayList<>()).add(replica);
+                byComponent
+                        .computeIfAbsent(replica.component(), c -> new TreeMap<>())
+                        .computeIfAbsent(id, g -> new ArrayList<>())
+                        .add(replica);
             }
         }
         byComponent.forEach((component, byId) -> {
@@ -110,7 +115,9 @@ final class Cluster {
         }
         if (pessimistic > 0) {
             notes.add(pessimistic + " node pair(s) without any measured delay were taken at " + Link.format(unmeasured)
-                    + " ms (" + (measured.isEmpty() ? "no delay was measured at all"
+                    + " ms ("
+                    + (measured.isEmpty()
+                            ? "no delay was measured at all"
                             : "the largest measured delay, " + Link.format(max) + " ms,")
                     + " plus the " + Link.format(penaltyMillis) + " ms penalty for unmeasured links), so they are"
                     + " used only when nothing measured is feasible");

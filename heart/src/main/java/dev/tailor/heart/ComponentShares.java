@@ -19,8 +19,12 @@ import java.util.List;
  *                                   proportional to capacity, so every group is overloaded alike
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-public record ComponentShares(String component, List<GroupShare> groups, Double demandRequestsPerSecond,
-        Double capacityRequestsPerSecond, Double shortfallRequestsPerSecond) {
+public record ComponentShares(
+        String component,
+        List<GroupShare> groups,
+        Double demandRequestsPerSecond,
+        Double capacityRequestsPerSecond,
+        Double shortfallRequestsPerSecond) {
 
     public ComponentShares {
         groups = List.copyOf(groups);

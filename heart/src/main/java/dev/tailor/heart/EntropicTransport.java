@@ -58,8 +58,7 @@ final class EntropicTransport {
     /** Links dearer than their row's cheapest by more than this many ε get no kernel weight. */
     private static final double MAX_EXPONENT = 700;
 
-    private EntropicTransport() {
-    }
+    private EntropicTransport() {}
 
     /**
      * What a solve did.
@@ -90,8 +89,13 @@ final class EntropicTransport {
      * @param flowOut    receives each link's flow, in the unit of {@code supply}
      * @throws IllegalArgumentException for mismatched lengths or a non-positive ε
      */
-    static Result solve(double[] supply, double[] demand, double[] costMillis, boolean[] active,
-            double epsilonMillis, double[] flowOut) {
+    static Result solve(
+            double[] supply,
+            double[] demand,
+            double[] costMillis,
+            boolean[] active,
+            double epsilonMillis,
+            double[] flowOut) {
         return scale(supply, demand, costMillis, active, epsilonMillis, flowOut);
     }
 
@@ -114,10 +118,16 @@ final class EntropicTransport {
      * @param servers    per sink, &gt; 0 (replicas, or cores of CPU limit)
      * @see #solve(double[], double[], double[], boolean[], double, double[]) for the other parameters
      */
-    static Result solveQueueing(double[] supply, double[] capacity, double[] servers, double[] costMillis,
-            boolean[] active, double epsilonMillis, double[] flowOut) {
-        return solveQueueing(supply, capacity, servers, new double[capacity.length], costMillis, active,
-                epsilonMillis, flowOut);
+    static Result solveQueueing(
+            double[] supply,
+            double[] capacity,
+            double[] servers,
+            double[] costMillis,
+            boolean[] active,
+            double epsilonMillis,
+            double[] flowOut) {
+        return solveQueueing(
+                supply, capacity, servers, new double[capacity.length], costMillis, active, epsilonMillis, flowOut);
     }
 
     /**
@@ -125,8 +135,15 @@ final class EntropicTransport {
      * a least take per sink (requests/s; Σ below the total supply and each below the sink's capacity),
      * e.g. ATPM's floors: a sink never takes less while some source reaches it.
      */
-    static Result solveQueueing(double[] supply, double[] capacity, double[] servers, double[] minimum,
-            double[] costMillis, boolean[] active, double epsilonMillis, double[] flowOut) {
+    static Result solveQueueing(
+            double[] supply,
+            double[] capacity,
+            double[] servers,
+            double[] minimum,
+            double[] costMillis,
+            boolean[] active,
+            double epsilonMillis,
+            double[] flowOut) {
         int s = supply.length;
         int g = capacity.length;
         if (servers.length != g || minimum.length != g) {
@@ -179,8 +196,8 @@ final class EntropicTransport {
     }
 
     /** The link arrays' lengths against sources × sinks, and ε; an IllegalArgumentException naming what is wrong. */
-    private static void checkLinks(int s, int g, double[] costMillis, boolean[] active, double epsilonMillis,
-            double[] flowOut) {
+    private static void checkLinks(
+            int s, int g, double[] costMillis, boolean[] active, double epsilonMillis, double[] flowOut) {
         int links = s * g;
         if (costMillis.length != links || active.length != links || flowOut.length < links) {
             throw new IllegalArgumentException("links : " + costMillis.length + " costs, " + active.length
@@ -193,8 +210,13 @@ final class EntropicTransport {
     }
 
     /** Sinkhorn's scaling; see the maintainer note. */
-    private static Result scale(double[] supply, double[] take, double[] costMillis, boolean[] active,
-            double epsilonMillis, double[] flowOut) {
+    private static Result scale(
+            double[] supply,
+            double[] take,
+            double[] costMillis,
+            boolean[] active,
+            double epsilonMillis,
+            double[] flowOut) {
         int s = supply.length;
         int g = take.length;
         int links = s * g;
@@ -282,8 +304,8 @@ final class EntropicTransport {
         }
         double sum = 0;
         for (int b = 0; b < costMillis.length; b++) {
-            double exponent = Double.isNaN(costMillis[b]) ? Double.POSITIVE_INFINITY
-                    : (costMillis[b] - cheapest) / epsilonMillis;
+            double exponent =
+                    Double.isNaN(costMillis[b]) ? Double.POSITIVE_INFINITY : (costMillis[b] - cheapest) / epsilonMillis;
             out[b] = exponent <= MAX_EXPONENT ? Math.exp(-exponent) * sinkScaling[b] : 0;
             sum += out[b];
         }

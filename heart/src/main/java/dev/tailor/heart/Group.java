@@ -11,5 +11,4 @@ import java.util.List;
  * @param nodeIndex index of the node in {@link Cluster#nodes()}
  * @param replicas  ready replicas, sorted by pod name
  */
-record Group(String id, String node, int nodeIndex, List<Replica> replicas) {
-}
+record Group(String id, String node, int nodeIndex, List<Replica> replicas) {}

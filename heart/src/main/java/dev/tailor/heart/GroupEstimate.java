@@ -35,10 +35,20 @@ public record GroupEstimate(
     }
 
     /** An estimate without remembered samples or idle CPU (the paper's state). */
-    public GroupEstimate(double loadCpuSecondsPerRequest, double smoothedError, double smoothedAbsoluteError,
-            double alpha, long measuredRounds) {
-        this(loadCpuSecondsPerRequest, smoothedError, smoothedAbsoluteError, alpha, measuredRounds,
-                java.util.List.of(), 0.0);
+    public GroupEstimate(
+            double loadCpuSecondsPerRequest,
+            double smoothedError,
+            double smoothedAbsoluteError,
+            double alpha,
+            long measuredRounds) {
+        this(
+                loadCpuSecondsPerRequest,
+                smoothedError,
+                smoothedAbsoluteError,
+                alpha,
+                measuredRounds,
+                java.util.List.of(),
+                0.0);
     }
 
     /** Largest plausible magnitude of a load or an error, CPU-seconds per request; our bound. */
@@ -52,7 +62,8 @@ public record GroupEstimate(
                     + " (expected: CPU-seconds per request in [1e-9, 1e6])");
         }
         if (!(Math.abs(smoothedError) <= MAX)) {
-            problems.add(at + ".smoothedError: " + smoothedError + " (expected: CPU-seconds per request in [-1e6, 1e6])");
+            problems.add(
+                    at + ".smoothedError: " + smoothedError + " (expected: CPU-seconds per request in [-1e6, 1e6])");
         }
         if (!(smoothedAbsoluteError >= 0 && smoothedAbsoluteError <= MAX)) {
             problems.add(at + ".smoothedAbsoluteError: " + smoothedAbsoluteError

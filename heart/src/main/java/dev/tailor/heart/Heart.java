@@ -62,17 +62,26 @@ public final class Heart {
             demand.merge(call.callee(), call.rate(), Double::sum);
         }
         Map<String, Atpm.Result> atpm = stream(List.copyOf(cluster.components()))
-                .map(component -> Map.entry(component, Atpm.compute(component, cluster.groups(component),
-                        before.of(component), cluster.presentGroupIds(component),
-                        demand.getOrDefault(component, 0.0), config)))
+                .map(component -> Map.entry(
+                        component,
+                        Atpm.compute(
+                                component,
+                                cluster.groups(component),
+                                before.of(component),
+                                cluster.presentGroupIds(component),
+                                demand.getOrDefault(component, 0.0),
+                                config)))
                 .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue, (a, b) -> a, TreeMap::new));
 
         // Stage 2: NTAM, one call edge per task, or one callee per task, callers first.
         List<Route> routes = config.queueAwareRouting() && config.spreadScale() > 0
                 ? routeByCallee(snapshot.calls(), cluster, atpm)
-                : stream(snapshot.calls()).map(call -> routeOf(call, cluster, atpm)).toList();
+                : stream(snapshot.calls())
+                        .map(call -> routeOf(call, cluster, atpm))
+                        .toList();
 
-        List<ComponentShares> shares = atpm.values().stream().map(Atpm.Result::shares).toList();
+        List<ComponentShares> shares =
+                atpm.values().stream().map(Atpm.Result::shares).toList();
         Map<String, Map<String, GroupEstimate>> nextGroups = new LinkedHashMap<>();
         atpm.forEach((component, result) -> {
             if (!result.nextEstimates().isEmpty()) {
@@ -82,11 +91,15 @@ public final class Heart {
         List<String> notes = new ArrayList<>(cluster.notes());
         for (ComponentShares component : shares) {
             if (component.shortfallRequestsPerSecond() != null) {
-                notes.add(String.format(java.util.Locale.ROOT, "capacity shortfall: %s is asked for %.1f req/s but"
-                        + " its ready groups can serve %.1f (short by %.1f req/s): shares stay proportional to"
-                        + " capacity, every group is planned %.0f %% over what it can serve",
-                        component.component(), component.demandRequestsPerSecond(),
-                        component.capacityRequestsPerSecond(), component.shortfallRequestsPerSecond(),
+                notes.add(String.format(
+                        java.util.Locale.ROOT,
+                        "capacity shortfall: %s is asked for %.1f req/s but"
+                                + " its ready groups can serve %.1f (short by %.1f req/s): shares stay proportional to"
+                                + " capacity, every group is planned %.0f %% over what it can serve",
+                        component.component(),
+                        component.demandRequestsPerSecond(),
+                        component.capacityRequestsPerSecond(),
+                        component.shortfallRequestsPerSecond(),
                         100 * component.shortfallRequestsPerSecond() / component.capacityRequestsPerSecond()));
             }
         }
@@ -99,15 +112,23 @@ public final class Heart {
                 notes.add("call " + call.caller() + " -> " + call.callee() + ": byCallerNode ignored, the caller has"
                         + " replicas, so its supply per node is its own ATPM share this round");
             } else {
-                double measured = byNode.values().stream().mapToDouble(Double::doubleValue).sum();
+                double measured = byNode.values().stream()
+                        .mapToDouble(Double::doubleValue)
+                        .sum();
                 if (Math.abs(measured - call.rate()) > 0.01 * Math.max(measured, call.rate())) {
-                    notes.add(String.format(java.util.Locale.ROOT, "call %s -> %s: byCallerNode sums to %.4g req/s,"
-                            + " not the edge's %.4g: only its proportions are used", call.caller(), call.callee(),
-                            measured, call.rate()));
+                    notes.add(String.format(
+                            java.util.Locale.ROOT,
+                            "call %s -> %s: byCallerNode sums to %.4g req/s,"
+                                    + " not the edge's %.4g: only its proportions are used",
+                            call.caller(),
+                            call.callee(),
+                            measured,
+                            call.rate()));
                 }
             }
         }
-        if (!before.groups().isEmpty() && cluster.components().stream().noneMatch(c -> !before.of(c).isEmpty())) {
+        if (!before.groups().isEmpty()
+                && cluster.components().stream().noneMatch(c -> !before.of(c).isEmpty())) {
             notes.add("the ATPM state (round " + before.rounds() + ") has no estimate for any component of this"
                     + " snapshot: every group starts over (a state file from another cluster?)");
         }
@@ -122,7 +143,9 @@ public final class Heart {
     private List<Route> routeByCallee(List<Call> calls, Cluster cluster, Map<String, Atpm.Result> atpm) {
         Map<String, List<Integer>> callsInto = new TreeMap<>();
         for (int k = 0; k < calls.size(); k++) {
-            callsInto.computeIfAbsent(calls.get(k).callee(), c -> new ArrayList<>()).add(k);
+            callsInto
+                    .computeIfAbsent(calls.get(k).callee(), c -> new ArrayList<>())
+                    .add(k);
         }
         Map<String, double[]> planned = new java.util.concurrent.ConcurrentHashMap<>();
         Route[] routes = new Route[calls.size()];
@@ -132,7 +155,8 @@ public final class Heart {
         List<Integer> onShares = new ArrayList<>();
         Map<String, String> tooLarge = new TreeMap<>();
         for (String callee : callsInto.keySet()) {
-            String why = Ntam.tooLargeForQueueing(cluster.groups(callee).size(), cluster.nodes().size());
+            String why = Ntam.tooLargeForQueueing(
+                    cluster.groups(callee).size(), cluster.nodes().size());
             if (why != null) {
                 tooLarge.put(callee, why);
                 onShares.addAll(callsInto.get(callee));
@@ -141,8 +165,14 @@ public final class Heart {
         }
         stream(onShares).forEach(k -> {
             Call call = calls.get(k);
-            routes[k] = Ntam.routeOnShares(call, shareSupplyOf(call, cluster, atpm), atpm.get(call.callee()).shares(),
-                    cluster.groups(call.callee()), cluster, config, tooLarge.get(call.callee()));
+            routes[k] = Ntam.routeOnShares(
+                    call,
+                    shareSupplyOf(call, cluster, atpm),
+                    atpm.get(call.callee()).shares(),
+                    cluster.groups(call.callee()),
+                    cluster,
+                    config,
+                    tooLarge.get(call.callee()));
         });
         while (!left.isEmpty()) {
             List<String> wave = new ArrayList<>();
@@ -157,7 +187,7 @@ public final class Heart {
                 }
             }
             if (wave.isEmpty()) {
-                wave.add(left.iterator().next());   // a cycle: its callers' ATPM shares stand in
+                wave.add(left.iterator().next()); // a cycle: its callers' ATPM shares stand in
             }
             stream(wave).forEach(callee -> {
                 List<Call> into = new ArrayList<>();
@@ -169,8 +199,14 @@ public final class Heart {
                     supplies.add(supplyOf(call, cluster, atpm, planned));
                     shareSupplies.add(shareSupplyOf(call, cluster, atpm));
                 }
-                Ntam.Planned result = Ntam.routeCallee(into, supplies, shareSupplies, atpm.get(callee).shares(),
-                        cluster.groups(callee), cluster, config);
+                Ntam.Planned result = Ntam.routeCallee(
+                        into,
+                        supplies,
+                        shareSupplies,
+                        atpm.get(callee).shares(),
+                        cluster.groups(callee),
+                        cluster,
+                        config);
                 planned.put(callee, result.loadByNode());
                 List<Integer> indices = callsInto.get(callee);
                 for (int i = 0; i < indices.size(); i++) {
@@ -201,8 +237,8 @@ public final class Heart {
     }
 
     /** Calls per node leaving the caller of {@code call}, by node index (any scale). */
-    private static double[] supplyOf(Call call, Cluster cluster, Map<String, Atpm.Result> atpm,
-            Map<String, double[]> planned) {
+    private static double[] supplyOf(
+            Call call, Cluster cluster, Map<String, Atpm.Result> atpm, Map<String, double[]> planned) {
         double[] supply = new double[cluster.nodes().size()];
         if (!cluster.hasReplicas(call.caller())) {
             if (call.byCallerNode() != null) {

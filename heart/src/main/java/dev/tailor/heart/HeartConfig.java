@@ -145,9 +145,26 @@ public record HeartConfig(
      * docs/design.md#atpm-departures and #routing-departures). Each departure's reasons and ablation are
      * in docs/heart.md.
      */
-    public static final HeartConfig DEFAULTS =
-            new HeartConfig(0.2, 0.8, 0.2, false, 0.30, 0, 1.0, 1_000_000, Grouping.NODE, true,
-                    true, 10, 2.0, 0.9, 0.05, SPREAD_SCALE_GUMBEL, false, true, 0.5);
+    public static final HeartConfig DEFAULTS = new HeartConfig(
+            0.2,
+            0.8,
+            0.2,
+            false,
+            0.30,
+            0,
+            1.0,
+            1_000_000,
+            Grouping.NODE,
+            true,
+            true,
+            10,
+            2.0,
+            0.9,
+            0.05,
+            SPREAD_SCALE_GUMBEL,
+            false,
+            true,
+            0.5);
 
     /**
      * The paper's HEART: every departure off (no outlier filter, Σ cpu ÷ Σ requests with idle CPU
@@ -168,31 +185,31 @@ public record HeartConfig(
         requireMillis("slowClusterMinGapMillis", slowClusterMinGapMillis);
         requireMillis("unmeasuredLinkPenaltyMillis", unmeasuredLinkPenaltyMillis);
         if (flowUnits < MIN_FLOW_UNITS || flowUnits > MAX_FLOW_UNITS) {
-            throw new IllegalArgumentException("flowUnits : " + flowUnits + " (expected: " + MIN_FLOW_UNITS + " .. "
-                    + MAX_FLOW_UNITS + ")");
+            throw new IllegalArgumentException(
+                    "flowUnits : " + flowUnits + " (expected: " + MIN_FLOW_UNITS + " .. " + MAX_FLOW_UNITS + ")");
         }
         if (grouping == null) {
             throw new IllegalArgumentException("grouping : null (expected: NODE or REPLICA)");
         }
         if (idleFitRounds < 0 || idleFitRounds > MAX_IDLE_FIT_ROUNDS) {
-            throw new IllegalArgumentException("idleFitRounds : " + idleFitRounds + " (expected: 0 (off) .. "
-                    + MAX_IDLE_FIT_ROUNDS + ")");
+            throw new IllegalArgumentException(
+                    "idleFitRounds : " + idleFitRounds + " (expected: 0 (off) .. " + MAX_IDLE_FIT_ROUNDS + ")");
         }
         if (!(idleFitMinRateRatio > 1 && idleFitMinRateRatio <= 1e6)) {
-            throw new IllegalArgumentException("idleFitMinRateRatio : " + idleFitMinRateRatio
-                    + " (expected: a ratio > 1 and <= 1e6)");
+            throw new IllegalArgumentException(
+                    "idleFitMinRateRatio : " + idleFitMinRateRatio + " (expected: a ratio > 1 and <= 1e6)");
         }
         if (!(idleMaxCpuFraction >= 0 && idleMaxCpuFraction < 1)) {
-            throw new IllegalArgumentException("idleMaxCpuFraction : " + idleMaxCpuFraction
-                    + " (expected: 0 <= fraction < 1)");
+            throw new IllegalArgumentException(
+                    "idleMaxCpuFraction : " + idleMaxCpuFraction + " (expected: 0 <= fraction < 1)");
         }
         if (!(minShareOfEqualSplit >= 0 && minShareOfEqualSplit < 1)) {
-            throw new IllegalArgumentException("minShareOfEqualSplit : " + minShareOfEqualSplit
-                    + " (expected: 0 (off) <= fraction < 1)");
+            throw new IllegalArgumentException(
+                    "minShareOfEqualSplit : " + minShareOfEqualSplit + " (expected: 0 (off) <= fraction < 1)");
         }
         if (!(spreadScale >= 0 && spreadScale <= MAX_SPREAD_SCALE)) {
-            throw new IllegalArgumentException("spreadScale : " + spreadScale + " (expected: 0 (off, min-cost flow) .. "
-                    + MAX_SPREAD_SCALE + ")");
+            throw new IllegalArgumentException(
+                    "spreadScale : " + spreadScale + " (expected: 0 (off, min-cost flow) .. " + MAX_SPREAD_SCALE + ")");
         }
         if (!(loadHeadroom >= 0 && loadHeadroom <= MAX_LOAD_HEADROOM)) {
             throw new IllegalArgumentException("loadHeadroom : " + loadHeadroom + " (expected: 0 (off) .. "
@@ -202,9 +219,14 @@ public record HeartConfig(
 
     /** The configuration of the paper's version of {@code this}: our departures off, see {@link #PAPER}. */
     public HeartConfig paperVariant() {
-        return withSlowLinkFilter(true).withOutlierFilter(false).withIdleFitRounds(0).withMinShareOfEqualSplit(0)
+        return withSlowLinkFilter(true)
+                .withOutlierFilter(false)
+                .withIdleFitRounds(0)
+                .withMinShareOfEqualSplit(0)
                 .withSpreadScale(0)
-                .withLatencyOptimalShares(false).withQueueAwareRouting(false).withLoadHeadroom(0);
+                .withLatencyOptimalShares(false)
+                .withQueueAwareRouting(false)
+                .withLoadHeadroom(0);
     }
 
     public HeartConfig withAlphaRange(double min, double max) {
@@ -327,17 +349,33 @@ public record HeartConfig(
         f.queueAwareRouting = queueAwareRouting;
         f.loadHeadroom = loadHeadroom;
         change.accept(f);
-        return new HeartConfig(f.alphaMin, f.alphaMax, f.trackingSmoothing, f.slowLinkFilter,
-                f.batchRemovalMaxFraction, f.slowClusterMinGapMillis, f.unmeasuredLinkPenaltyMillis, f.flowUnits,
-                f.grouping, f.parallel, f.outlierFilter, f.idleFitRounds, f.idleFitMinRateRatio,
-                f.idleMaxCpuFraction, f.minShareOfEqualSplit, f.spreadScale, f.latencyOptimalShares,
-                f.queueAwareRouting, f.loadHeadroom);
+        return new HeartConfig(
+                f.alphaMin,
+                f.alphaMax,
+                f.trackingSmoothing,
+                f.slowLinkFilter,
+                f.batchRemovalMaxFraction,
+                f.slowClusterMinGapMillis,
+                f.unmeasuredLinkPenaltyMillis,
+                f.flowUnits,
+                f.grouping,
+                f.parallel,
+                f.outlierFilter,
+                f.idleFitRounds,
+                f.idleFitMinRateRatio,
+                f.idleMaxCpuFraction,
+                f.minShareOfEqualSplit,
+                f.spreadScale,
+                f.latencyOptimalShares,
+                f.queueAwareRouting,
+                f.loadHeadroom);
     }
 
     private static void requireUnit(String name, double value, boolean zeroAllowed) {
         boolean ok = value <= 1 && (zeroAllowed ? value >= 0 : value > 0);
         if (!ok) {
-            throw new IllegalArgumentException(name + " : " + value + " (expected: " + (zeroAllowed ? "0" : "> 0") + " .. 1)");
+            throw new IllegalArgumentException(
+                    name + " : " + value + " (expected: " + (zeroAllowed ? "0" : "> 0") + " .. 1)");
         }
     }
 

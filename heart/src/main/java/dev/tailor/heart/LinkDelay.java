@@ -12,5 +12,4 @@ package dev.tailor.heart;
  * @param to     callee-side node name
  * @param millis one-way delay in milliseconds, finite and &gt;= 0; required
  */
-public record LinkDelay(String from, String to, Double millis) {
-}
+public record LinkDelay(String from, String to, Double millis) {}

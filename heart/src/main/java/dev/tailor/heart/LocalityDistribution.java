@@ -19,8 +19,7 @@ import java.util.TreeMap;
  */
 public final class LocalityDistribution {
 
-    private LocalityDistribution() {
-    }
+    private LocalityDistribution() {}
 
     /**
      * One {@code distribute} entry.
@@ -56,8 +55,8 @@ public final class LocalityDistribution {
                 even.merge(locality(localityOfNode, node), fraction, Double::sum);
             });
         }
-        callsByLocality.replaceAll((from, to) -> to.values().stream().mapToDouble(Double::doubleValue).sum() > 0
-                ? to : evenByLocality.get(from));
+        callsByLocality.replaceAll((from, to) ->
+                to.values().stream().mapToDouble(Double::doubleValue).sum() > 0 ? to : evenByLocality.get(from));
         List<Entry> entries = new ArrayList<>();
         callsByLocality.forEach((from, to) -> {
             List<String> localities = new ArrayList<>(to.keySet());
@@ -83,7 +82,8 @@ public final class LocalityDistribution {
     private static String locality(Map<String, String> localityOfNode, String node) {
         String locality = localityOfNode.get(node);
         if (locality == null || locality.isBlank()) {
-            throw new IllegalArgumentException("locality of node " + node + " : missing (expected: region/zone/subzone)");
+            throw new IllegalArgumentException(
+                    "locality of node " + node + " : missing (expected: region/zone/subzone)");
         }
         return locality;
     }

@@ -38,8 +38,8 @@ final class MaxFlow {
     private int[] tail = new int[16];
     private int[] head = new int[16];
     private long[] capacity = new long[16];
-    private long[] residual = new long[32];   // per residual arc: 2k forward, 2k+1 backward
-    private int[] rowStart;                   // compressed rows of residual arcs by tail
+    private long[] residual = new long[32]; // per residual arc: 2k forward, 2k+1 backward
+    private int[] rowStart; // compressed rows of residual arcs by tail
     private int[] row;
     private boolean rowsStale = true;
     private long value;
@@ -55,8 +55,8 @@ final class MaxFlow {
     /** Adds an arc; returns its number (0, 1, ...). */
     int addArc(int from, int to, long arcCapacity) {
         if (from < 0 || from >= vertices || to < 0 || to >= vertices) {
-            throw new IllegalArgumentException("arc " + from + " -> " + to + " (expected: vertices in 0.."
-                    + (vertices - 1) + ")");
+            throw new IllegalArgumentException(
+                    "arc " + from + " -> " + to + " (expected: vertices in 0.." + (vertices - 1) + ")");
         }
         checkCapacity(arcCapacity);
         if (arcs == tail.length) {
@@ -201,7 +201,7 @@ final class MaxFlow {
                 if (depth == 0) {
                     return 0;
                 }
-                level[v] = -1;   // a dead end: no path to the sink through it in this phase
+                level[v] = -1; // a dead end: no path to the sink through it in this phase
                 int r = pathArc[--depth];
                 v = residualHead(r ^ 1);
                 next[v]++;

@@ -37,8 +37,7 @@ final class MinCostTransport {
     /** What {@link #solve} returns when the links cannot carry all demand. */
     static final long INFEASIBLE = Long.MIN_VALUE;
 
-    private MinCostTransport() {
-    }
+    private MinCostTransport() {}
 
     /**
      * @param supply     per source, units to send (≥ 0)
@@ -50,8 +49,8 @@ final class MinCostTransport {
      * @param flow       per link, filled with the optimal flow (links not used: left as they are)
      * @return the optimal cost Σ flow × cost, or {@link #INFEASIBLE}
      */
-    static long solve(int[] supply, int[] demand, int[] linkSource, int[] linkSink, long[] cost, boolean[] use,
-            long[] flow) {
+    static long solve(
+            int[] supply, int[] demand, int[] linkSource, int[] linkSink, long[] cost, boolean[] use, long[] flow) {
         int sources = supply.length;
         int sinks = demand.length;
         int superSource = sources + sinks;
@@ -65,7 +64,7 @@ final class MinCostTransport {
         int[] from = new int[arcs];
         int[] to = new int[arcs];
         long[] unitCost = new long[arcs];
-        long[] residual = new long[2 * arcs];   // 2a forward, 2a+1 backward
+        long[] residual = new long[2 * arcs]; // 2a forward, 2a+1 backward
         int[] linkOfArc = new int[links];
         int a = 0;
         for (int l = 0; l < use.length; l++) {
@@ -135,7 +134,7 @@ final class MinCostTransport {
         long sent = 0;
         long[] distance = new long[n];
         int[] via = new int[n];
-        long[] heap = new long[2 * arcs + n];   // (distance, vertex) pairs, lazily deleted
+        long[] heap = new long[2 * arcs + n]; // (distance, vertex) pairs, lazily deleted
         int[] heapVertex = new int[heap.length];
         while (sent < total) {
             Arrays.fill(distance, Long.MAX_VALUE);

@@ -15,10 +15,7 @@ import java.util.TreeMap;
  *                                 replicas; fractions sum to 1
  */
 public record NodeRoute(
-        String fromNode,
-        double supplyRequestsPerSecond,
-        Map<String, Double> toNodes,
-        Map<String, Double> toReplicas) {
+        String fromNode, double supplyRequestsPerSecond, Map<String, Double> toNodes, Map<String, Double> toReplicas) {
 
     public NodeRoute {
         toNodes = Collections.unmodifiableMap(new TreeMap<>(toNodes));

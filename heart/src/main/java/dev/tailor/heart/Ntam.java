@@ -58,8 +58,7 @@ import java.util.function.IntFunction;
  */
 final class Ntam {
 
-    private Ntam() {
-    }
+    private Ntam() {}
 
     /**
      * Plans one call edge.
@@ -97,10 +96,11 @@ final class Ntam {
             }
         }
         if (sourceNodes.isEmpty() || sinkGroups.isEmpty()) {
-            explain.add(sourceNodes.isEmpty() ? "no caller node sends calls on this edge: nothing to route"
-                    : "no callee group has a positive share: nothing to route");
-            return new Route(call.caller(), call.callee(), entryPoint, call.rate(), List.of(), List.of(), 0,
-                    explain);
+            explain.add(
+                    sourceNodes.isEmpty()
+                            ? "no caller node sends calls on this edge: nothing to route"
+                            : "no callee group has a positive share: nothing to route");
+            return new Route(call.caller(), call.callee(), entryPoint, call.rate(), List.of(), List.of(), 0, explain);
         }
 
         int s = sourceNodes.size();
@@ -137,7 +137,11 @@ final class Ntam {
         IntFunction<Link> described = l -> {
             int fromNode = sourceNode[linkSource[l]];
             Group group = calleeGroups.get(sinkGroups.get(linkSink[l]));
-            return new Link(cluster.nodes().get(fromNode).name(), group.node(), group.id(), cost[l],
+            return new Link(
+                    cluster.nodes().get(fromNode).name(),
+                    group.node(),
+                    group.id(),
+                    cost[l],
                     cluster.delayAssumed(fromNode, group.nodeIndex()));
         };
         List<Link> pruned;
@@ -147,9 +151,7 @@ final class Ntam {
         double meanDelay;
         try (TransportNetwork network = new TransportNetwork(supply, demand, linkSource, linkSink, cost)) {
             double minGap = Math.max(config.slowClusterMinGapMillis(), epsilon / 2);
-            pruned = config.slowLinkFilter()
-                    ? filterSlowLinks(network, described, minGap, config, explain)
-                    : List.of();
+            pruned = config.slowLinkFilter() ? filterSlowLinks(network, described, minGap, config, explain) : List.of();
             if (!config.slowLinkFilter()) {
                 explain.add("slow-link filter off: " + (epsilon > 0 ? "entropic transport" : "min-cost flow")
                         + " over all " + links + " links");
@@ -159,8 +161,8 @@ final class Ntam {
                 // Whole units per caller node, as the min-cost flow has: the scaling's last digits
                 // depend on its stopping point, and must not flip an Istio weight from round to round.
                 for (int a = 0; a < s; a++) {
-                    int[] whole = Apportionment.largestRemainder(java.util.Arrays.copyOfRange(flow, a * g, a * g + g),
-                            supply[a]);
+                    int[] whole = Apportionment.largestRemainder(
+                            java.util.Arrays.copyOfRange(flow, a * g, a * g + g), supply[a]);
                     for (int b = 0; b < g; b++) {
                         flow[a * g + b] = whole[b];
                     }
@@ -170,20 +172,35 @@ final class Ntam {
                     costMillis += flow[l] * cost[l];
                 }
                 meanDelay = costMillis / units;
-                how = String.format(Locale.ROOT, "entropic transport, ε = %s ms on the round trip (%s x the"
-                        + " callee's expected sojourn), %d Sinkhorn iteration(s)", Link.format(epsilon),
-                        Link.format(config.spreadScale()), spread.iterations());
+                how = String.format(
+                        Locale.ROOT,
+                        "entropic transport, ε = %s ms on the round trip (%s x the"
+                                + " callee's expected sojourn), %d Sinkhorn iteration(s)",
+                        Link.format(epsilon),
+                        Link.format(config.spreadScale()),
+                        spread.iterations());
             } else {
                 TransportNetwork.MinCostFlowResult optimum = network.minCostFlow(flow);
                 meanDelay = optimum.costMillis() / units;
                 SparseMinCostFlow.Result orTools = optimum.how().orTools();
-                how = (spread == null ? "min-cost flow" : String.format(Locale.ROOT, "min-cost flow (the entropic"
-                        + " scaling with ε = %s ms did not converge in %d iterations)", Link.format(epsilon),
-                        spread.iterations())) + "; " + (orTools == null
-                        ? "network simplex, " + optimum.how().pivots() + " pivot(s) from the cheapest-first flow"
-                        : String.format(Locale.ROOT, "successive shortest paths on %d candidate links in %d"
-                                + " round(s); every other link priced out, so optimal over all", orTools.candidateLinks(),
-                                orTools.solves()));
+                how = (spread == null
+                                ? "min-cost flow"
+                                : String.format(
+                                        Locale.ROOT,
+                                        "min-cost flow (the entropic"
+                                                + " scaling with ε = %s ms did not converge in %d iterations)",
+                                        Link.format(epsilon),
+                                        spread.iterations()))
+                        + "; "
+                        + (orTools == null
+                                ? "network simplex, " + optimum.how().pivots()
+                                        + " pivot(s) from the cheapest-first flow"
+                                : String.format(
+                                        Locale.ROOT,
+                                        "successive shortest paths on %d candidate links in %d"
+                                                + " round(s); every other link priced out, so optimal over all",
+                                        orTools.candidateLinks(),
+                                        orTools.solves()));
             }
         }
 
@@ -205,14 +222,20 @@ final class Ntam {
                     toReplicas.merge(replica.pod(), perReplica, Double::sum);
                 }
             }
-            from.add(new NodeRoute(cluster.nodes().get(sourceNode[a]).name(),
-                    call.rate() * supplyWeights[a] / supplySum, toNodes, toReplicas));
+            from.add(new NodeRoute(
+                    cluster.nodes().get(sourceNode[a]).name(),
+                    call.rate() * supplyWeights[a] / supplySum,
+                    toNodes,
+                    toReplicas));
         }
         int remaining = links - pruned.size();
-        explain.add(String.format(Locale.ROOT, "flow over %d links: mean delay %s ms per call (%s)",
-                remaining, Link.format(meanDelay), how));
-        return new Route(call.caller(), call.callee(), entryPoint, call.rate(), from, pruned, meanDelay,
-                explain);
+        explain.add(String.format(
+                Locale.ROOT,
+                "flow over %d links: mean delay %s ms per call (%s)",
+                remaining,
+                Link.format(meanDelay),
+                how));
+        return new Route(call.caller(), call.callee(), entryPoint, call.rate(), from, pruned, meanDelay, explain);
     }
 
     /**
@@ -222,8 +245,7 @@ final class Ntam {
      * @param loadByNode the calls per second the plan sends to each node's groups of the callee, by node
      *                   index: its callees' supply
      */
-    record Planned(List<Route> routes, double[] loadByNode) {
-    }
+    record Planned(List<Route> routes, double[] loadByNode) {}
 
     /**
      * Plans every call into one callee at once with queueing sinks ({@link HeartConfig#queueAwareRouting()}):
@@ -242,9 +264,14 @@ final class Ntam {
      *                      ATPM shares), by node index: every node with some gets a route, at zero rate
      *                      where the plan sends it nothing, and the fallback routes on these
      */
-    static Planned routeCallee(List<Call> calls, List<double[]> supplies, List<double[]> shareSupplies,
+    static Planned routeCallee(
+            List<Call> calls,
+            List<double[]> supplies,
+            List<double[]> shareSupplies,
             ComponentShares callee,
-            List<Group> calleeGroups, Cluster cluster, HeartConfig config) {
+            List<Group> calleeGroups,
+            Cluster cluster,
+            HeartConfig config) {
         int n = cluster.nodes().size();
         int g = calleeGroups.size();
         double epsilon = spreadMillis(callee, config);
@@ -280,8 +307,11 @@ final class Ntam {
         }
         if (fallback == null && sum(capacity) <= total) {
             // No queueing model holds in a shortfall: every group would be planned beyond capacity.
-            fallback = String.format(Locale.ROOT, "capacity shortfall (%s req/s of calls, %s req/s of capacity)",
-                    Link.format(total), Link.format(sum(capacity)));
+            fallback = String.format(
+                    Locale.ROOT,
+                    "capacity shortfall (%s req/s of calls, %s req/s of capacity)",
+                    Link.format(total),
+                    Link.format(sum(capacity)));
         }
         if (fallback == null) {
             fallback = tooLargeForQueueing(g, n);
@@ -300,15 +330,18 @@ final class Ntam {
             // Planned for the load the round may grow to (HeartConfig.loadHeadroom), not beyond
             // MAX_HEADROOM_UTILISATION of the capacity, never below what was measured: the split of
             // a plan for more load stays within every group's capacity up to that load.
-            planned = Math.max(total, Math.min((1 + config.loadHeadroom()) * total,
-                    HeartConfig.MAX_HEADROOM_UTILISATION * sum(capacity)));
+            planned = Math.max(
+                    total,
+                    Math.min(
+                            (1 + config.loadHeadroom()) * total, HeartConfig.MAX_HEADROOM_UTILISATION * sum(capacity)));
             double scale = planned / total;
             double[] a = new double[s];
             double[] cost = new double[s * g];
             for (int r = 0; r < s; r++) {
                 a[r] = rowSupply[rows[r]] * scale;
                 for (int j = 0; j < g; j++) {
-                    cost[r * g + j] = 2 * cluster.delayMillis(rows[r], calleeGroups.get(j).nodeIndex());
+                    cost[r * g + j] =
+                            2 * cluster.delayMillis(rows[r], calleeGroups.get(j).nodeIndex());
                 }
             }
             boolean[] active = new boolean[s * g];
@@ -321,21 +354,35 @@ final class Ntam {
                 replicas += group.replicas().size();
             }
             for (int j = 0; j < g; j++) {
-                minimum[j] = Math.min(config.minShareOfEqualSplit() * calleeGroups.get(j).replicas().size()
-                        / replicas * planned, capacity[j]) * (1 - 1e-9);
+                minimum[j] = Math.min(
+                                config.minShareOfEqualSplit()
+                                        * calleeGroups.get(j).replicas().size()
+                                        / replicas
+                                        * planned,
+                                capacity[j])
+                        * (1 - 1e-9);
             }
             flow = new double[s * g];
             solved = EntropicTransport.solveQueueing(a, capacity, servers, minimum, cost, active, epsilon, flow);
             if (!solved.converged()) {
-                fallback = String.format(Locale.ROOT, "the queue-aware transport with ε = %s ms did not converge in %d"
-                        + " Newton iterations", Link.format(epsilon), solved.iterations());
+                fallback = String.format(
+                        Locale.ROOT,
+                        "the queue-aware transport with ε = %s ms did not converge in %d" + " Newton iterations",
+                        Link.format(epsilon),
+                        solved.iterations());
             }
         }
         if (fallback != null || g == 0) {
             List<Route> routes = new ArrayList<>();
             for (int c = 0; c < calls.size(); c++) {
                 Call call = calls.get(c);
-                routes.add(routeOnShares(call, shareSupplies.get(c), callee, calleeGroups, cluster, config,
+                routes.add(routeOnShares(
+                        call,
+                        shareSupplies.get(c),
+                        callee,
+                        calleeGroups,
+                        cluster,
+                        config,
                         fallback == null ? "no groups" : fallback));
             }
             double[] load = new double[n];
@@ -356,21 +403,39 @@ final class Ntam {
         }
         StringBuilder groupsPlanned = new StringBuilder();
         for (int j = 0; j < g; j++) {
-            groupsPlanned.append(String.format(Locale.ROOT, "%s%s %.4g req/s (%.0f %% of its capacity)",
-                    j == 0 ? "" : ", ", calleeGroups.get(j).id(), taken[j], 100 * taken[j] / capacity[j]));
+            groupsPlanned.append(String.format(
+                    Locale.ROOT,
+                    "%s%s %.4g req/s (%.0f %% of its capacity)",
+                    j == 0 ? "" : ", ",
+                    calleeGroups.get(j).id(),
+                    taken[j],
+                    100 * taken[j] / capacity[j]));
         }
         String headroom = planned > total
-                ? String.format(Locale.ROOT, ", split as planned for %s req/s (%.0f %% headroom for load growth)",
-                        Link.format(planned), 100 * (planned / total - 1))
+                ? String.format(
+                        Locale.ROOT,
+                        ", split as planned for %s req/s (%.0f %% headroom for load growth)",
+                        Link.format(planned),
+                        100 * (planned / total - 1))
                 : "";
-        String how = String.format(Locale.ROOT, "queue-aware entropic transport of the %d call edge(s) into %s"
-                + " together (%s: links are priced by their delays against ε; ATPM's shares act"
-                + " only as floors), ε = %s ms on the round trip (%s x the callee's expected sojourn), %d Newton"
-                + " iteration(s); all %s req/s into %s%s: %s", calls.size(), callee.component(),
-                config.slowLinkFilter() ? "the slow-link filter, though on, runs only on a callee planned the"
-                        + " paper's way" : "no slow-link filter",
-                Link.format(epsilon), Link.format(config.spreadScale()), solved.iterations(), Link.format(total),
-                callee.component(), headroom, groupsPlanned);
+        String how = String.format(
+                Locale.ROOT,
+                "queue-aware entropic transport of the %d call edge(s) into %s"
+                        + " together (%s: links are priced by their delays against ε; ATPM's shares act"
+                        + " only as floors), ε = %s ms on the round trip (%s x the callee's expected sojourn), %d Newton"
+                        + " iteration(s); all %s req/s into %s%s: %s",
+                calls.size(),
+                callee.component(),
+                config.slowLinkFilter()
+                        ? "the slow-link filter, though on, runs only on a callee planned the" + " paper's way"
+                        : "no slow-link filter",
+                Link.format(epsilon),
+                Link.format(config.spreadScale()),
+                solved.iterations(),
+                Link.format(total),
+                callee.component(),
+                headroom,
+                groupsPlanned);
         // Every node's split, from the scalings (the same for every call from that node).
         double[][] split = new double[n][];
         double[] costs = new double[g];
@@ -385,7 +450,14 @@ final class Ntam {
                 anyNode |= node > 0;
             }
             if (!(sum > 0) && !anyNode) {
-                routes.add(new Route(call.caller(), call.callee(), entryPoint, call.rate(), List.of(), List.of(), 0,
+                routes.add(new Route(
+                        call.caller(),
+                        call.callee(),
+                        entryPoint,
+                        call.rate(),
+                        List.of(),
+                        List.of(),
+                        0,
                         List.of("no caller node sends calls on this edge: nothing to route")));
                 continue;
             }
@@ -401,7 +473,8 @@ final class Ntam {
             for (int i : order) {
                 if (split[i] == null) {
                     for (int j = 0; j < g; j++) {
-                        costs[j] = 2 * cluster.delayMillis(i, calleeGroups.get(j).nodeIndex());
+                        costs[j] =
+                                2 * cluster.delayMillis(i, calleeGroups.get(j).nodeIndex());
                     }
                     split[i] = new double[g];
                     if (!EntropicTransport.fractions(costs, solved.sinkScaling(), epsilon, split[i])) {
@@ -428,15 +501,27 @@ final class Ntam {
                     Group group = calleeGroups.get(j);
                     toNodes.merge(group.node(), fraction, Double::sum);
                     for (Replica replica : group.replicas()) {
-                        toReplicas.merge(replica.pod(), fraction / group.replicas().size(), Double::sum);
+                        toReplicas.merge(
+                                replica.pod(), fraction / group.replicas().size(), Double::sum);
                     }
                     delay += weight * fraction * cluster.delayMillis(i, group.nodeIndex());
                 }
                 from.add(new NodeRoute(cluster.nodes().get(i).name(), call.rate() * weight, toNodes, toReplicas));
             }
-            routes.add(new Route(call.caller(), call.callee(), entryPoint, call.rate(), from, List.of(), delay,
-                    List.of(String.format(Locale.ROOT, "flow over all %d links: mean delay %s ms per call (%s)",
-                            order.size() * g, Link.format(delay), how))));
+            routes.add(new Route(
+                    call.caller(),
+                    call.callee(),
+                    entryPoint,
+                    call.rate(),
+                    from,
+                    List.of(),
+                    delay,
+                    List.of(String.format(
+                            Locale.ROOT,
+                            "flow over all %d links: mean delay %s ms per call (%s)",
+                            order.size() * g,
+                            Link.format(delay),
+                            how))));
         }
         return new Planned(routes, load);
     }
@@ -454,8 +539,12 @@ final class Ntam {
      */
     static String tooLargeForQueueing(int groups, int nodes) {
         return (long) groups * groups * nodes > MAX_QUEUEING_WORK
-                ? String.format(Locale.ROOT, "%d groups on %d nodes exceed the queue-aware planner's size (its Newton"
-                        + " steps take O(nodes x groups^2))", groups, nodes)
+                ? String.format(
+                        Locale.ROOT,
+                        "%d groups on %d nodes exceed the queue-aware planner's size (its Newton"
+                                + " steps take O(nodes x groups^2))",
+                        groups,
+                        nodes)
                 : null;
     }
 
@@ -465,15 +554,34 @@ final class Ntam {
      * scaling can take thousands of iterations where links differ much against ε), with
      * {@code reason} first in the explanation.
      */
-    static Route routeOnShares(Call call, double[] shareSupply, ComponentShares callee, List<Group> calleeGroups,
-            Cluster cluster, HeartConfig config, String reason) {
-        Route route = route(call, !cluster.hasReplicas(call.caller()), shareSupply, callee, calleeGroups, cluster,
+    static Route routeOnShares(
+            Call call,
+            double[] shareSupply,
+            ComponentShares callee,
+            List<Group> calleeGroups,
+            Cluster cluster,
+            HeartConfig config,
+            String reason) {
+        Route route = route(
+                call,
+                !cluster.hasReplicas(call.caller()),
+                shareSupply,
+                callee,
+                calleeGroups,
+                cluster,
                 config.withSpreadScale(0));
         List<String> explain = new ArrayList<>();
         explain.add(reason + ": routed on the ATPM shares by min-cost flow");
         explain.addAll(route.explain());
-        return new Route(route.caller(), route.callee(), route.entryPoint(), route.requestsPerSecond(), route.from(),
-                route.prunedLinks(), route.meanDelayMillis(), explain);
+        return new Route(
+                route.caller(),
+                route.callee(),
+                route.entryPoint(),
+                route.requestsPerSecond(),
+                route.from(),
+                route.prunedLinks(),
+                route.meanDelayMillis(),
+                explain);
     }
 
     /** Most filter steps --explain lists per edge; the rest are summarised. */
@@ -506,7 +614,8 @@ final class Ntam {
             if (group.loadCpuSecondsPerRequest() == null || group.capacityRequestsPerSecond() == null) {
                 return 0;
             }
-            double utilisation = demand == null ? 0
+            double utilisation = demand == null
+                    ? 0
                     : Math.min(MAX_SPREAD_UTILISATION, group.share() * demand / group.capacityRequestsPerSecond());
             sojourn += group.share() * group.loadCpuSecondsPerRequest() * 1000 / (1 - utilisation);
         }
@@ -517,8 +626,13 @@ final class Ntam {
      * The entropic transport over the links active in {@code network}, costs on the round trip (a call
      * pays a link's one-way delay twice), into {@code flow}.
      */
-    private static EntropicTransport.Result spread(TransportNetwork network, int[] supply, int[] demand,
-            double[] oneWayMillis, double epsilonMillis, double[] flow) {
+    private static EntropicTransport.Result spread(
+            TransportNetwork network,
+            int[] supply,
+            int[] demand,
+            double[] oneWayMillis,
+            double epsilonMillis,
+            double[] flow) {
         int links = oneWayMillis.length;
         double[] roundTrip = new double[links];
         boolean[] active = new boolean[links];
@@ -549,8 +663,12 @@ final class Ntam {
      * @param minGapMillis the slow cluster counts as slow only when its mean delay exceeds the fast
      *                     cluster's by at least this many ms
      */
-    static List<Link> filterSlowLinks(TransportNetwork network, IntFunction<Link> described, double minGapMillis,
-            HeartConfig config, List<String> explain) {
+    static List<Link> filterSlowLinks(
+            TransportNetwork network,
+            IntFunction<Link> described,
+            double minGapMillis,
+            HeartConfig config,
+            List<String> explain) {
         int links = network.links();
         // Ascending delay, at the solver's resolution of 1 µs; ties in link order, so results never
         // depend on hashing.
@@ -566,16 +684,24 @@ final class Ntam {
             return List.of();
         }
         int slow = links - split;
-        explain.add(String.format(Locale.ROOT,
+        explain.add(String.format(
+                Locale.ROOT,
                 "2-means on %d link delays: fast cluster %d link(s), %s..%s ms; slow cluster %d link(s), %s..%s ms",
-                links, split, Link.format(sorted[0]), Link.format(sorted[split - 1]), slow,
-                Link.format(sorted[split]), Link.format(sorted[links - 1])));
+                links,
+                split,
+                Link.format(sorted[0]),
+                Link.format(sorted[split - 1]),
+                slow,
+                Link.format(sorted[split]),
+                Link.format(sorted[links - 1])));
         double gap = mean(sorted, split, links) - mean(sorted, 0, split);
         if (gap < minGapMillis) {
             explain.add("the slow cluster is only " + Link.format(gap) + " ms slower on average (< "
-                    + Link.format(minGapMillis) + " ms, " + (minGapMillis > config.slowClusterMinGapMillis()
-                    ? "half the entropic transport's ε: not slow against the callee's sojourn"
-                    : "--slow-cluster-min-gap-millis") + "): nothing pruned");
+                    + Link.format(minGapMillis) + " ms, "
+                    + (minGapMillis > config.slowClusterMinGapMillis()
+                            ? "half the entropic transport's ε: not slow against the callee's sojourn"
+                            : "--slow-cluster-min-gap-millis")
+                    + "): nothing pruned");
             return List.of();
         }
 
@@ -584,9 +710,11 @@ final class Ntam {
         if (fraction <= config.batchRemovalMaxFraction()) {
             return removeAtOnce(network, order, split, described, total, fraction, config, explain);
         }
-        explain.add(String.format(Locale.ROOT,
+        explain.add(String.format(
+                Locale.ROOT,
                 "slow cluster is %s of the links (> %s): removing one at a time from the slowest,"
-                        + " each removal checked by max-flow", percent(fraction),
+                        + " each removal checked by max-flow",
+                percent(fraction),
                 percent(config.batchRemovalMaxFraction())));
         long carried = network.maxFlow(null);
         if (carried != total) {
@@ -618,9 +746,10 @@ final class Ntam {
                 restored++;
             }
             if (steps++ < EXPLAIN_STEPS) {
-                explain.add("removed " + described.apply(l) + (feasible
-                        ? ": max-flow still meets all demand: pruned"
-                        : ": max-flow leaves " + unmet(total - value, total) + " of demand unmet: restored"));
+                explain.add("removed " + described.apply(l)
+                        + (feasible
+                                ? ": max-flow still meets all demand: pruned"
+                                : ": max-flow leaves " + unmet(total - value, total) + " of demand unmet: restored"));
             }
         }
         if (steps > EXPLAIN_STEPS) {
@@ -641,9 +770,15 @@ final class Ntam {
      * back, so the shortest feasible prefix is found by search from a lower bound: usually one
      * feasibility check, at most O(log n), the same result as reinstating one at a time.
      */
-    private static List<Link> removeAtOnce(TransportNetwork network, int[] order, int split,
+    private static List<Link> removeAtOnce(
+            TransportNetwork network,
+            int[] order,
+            int split,
             IntFunction<Link> described,
-            int total, double fraction, HeartConfig config, List<String> explain) {
+            int total,
+            double fraction,
+            HeartConfig config,
+            List<String> explain) {
         int links = order.length;
         int slow = links - split;
         setActive(network, order, split, links, false);
@@ -655,18 +790,24 @@ final class Ntam {
         if (shortfall.fewest() == 0) {
             // Usually the answer and final: solved as a min-cost flow, kept for the assignment.
             if (network.canMeetAllDemandSolving()) {
-                explain.add(String.format(Locale.ROOT,
+                explain.add(String.format(
+                        Locale.ROOT,
                         "slow cluster is %s of the links (<= %s): removed at once; max-flow still meets all"
-                                + " demand: all %d pruned", percent(fraction),
-                        percent(config.batchRemovalMaxFraction()), slow));
+                                + " demand: all %d pruned",
+                        percent(fraction),
+                        percent(config.batchRemovalMaxFraction()),
+                        slow));
                 return prunedOf(order, split, links, described);
             }
             long batch = network.demandCarried();
             shortBy = "max-flow left " + unmet(total - batch, total) + " of demand unmet";
         } else {
-            shortBy = String.format(Locale.ROOT, "%d node(s) alone could not send or receive their share over"
-                    + " the links left, so no flow meets all demand (at least %s unmet; no max-flow run needed)",
-                    shortfall.shortNodes(), unmet(shortfall.unmetAtLeast(), total));
+            shortBy = String.format(
+                    Locale.ROOT,
+                    "%d node(s) alone could not send or receive their share over"
+                            + " the links left, so no flow meets all demand (at least %s unmet; no max-flow run needed)",
+                    shortfall.shortNodes(),
+                    unmet(shortfall.unmetAtLeast(), total));
         }
         // Find the fewest reinstated links (fastest first) that make the network feasible again.
         // Feasibility only grows with the prefix, so any search for the first feasible prefix gives
@@ -675,7 +816,7 @@ final class Ntam {
         // (1, 2, 4, ... past it) and then bisects. The first probe, usually the answer, is solved as
         // the min-cost flow that the assignment then reuses; the others only ask for max-flow.
         int low = Math.max(1, shortfall.fewest());
-        int high = slow;   // reinstating all is feasible: the full link set always is
+        int high = slow; // reinstating all is feasible: the full link set always is
         for (int step = 1; low < high; step *= 2) {
             int probe = (int) Math.min(high, (long) low + step - 1);
             if (feasibleWithPrefix(network, order, split, probe, total, step == 1)) {
@@ -693,11 +834,16 @@ final class Ntam {
             }
         }
         setActive(network, order, split, split + low, true);
-        explain.add(String.format(Locale.ROOT,
+        explain.add(String.format(
+                Locale.ROOT,
                 "slow cluster is %s of the links (<= %s): removed at once, but %s; reinstated the %d fastest of"
                         + " them (up to %s) to meet it: %d pruned",
-                percent(fraction), percent(config.batchRemovalMaxFraction()), shortBy, low,
-                described.apply(order[split + low - 1]), slow - low));
+                percent(fraction),
+                percent(config.batchRemovalMaxFraction()),
+                shortBy,
+                low,
+                described.apply(order[split + low - 1]),
+                slow - low));
         return prunedOf(order, split + low, links, described);
     }
 
@@ -705,8 +851,8 @@ final class Ntam {
      * Whether all demand can be met with the links order[split..split+count) switched on, found by
      * solving their min-cost flow ({@code solving}) or by max-flow; leaves them off.
      */
-    private static boolean feasibleWithPrefix(TransportNetwork network, int[] order, int split, int count,
-            int total, boolean solving) {
+    private static boolean feasibleWithPrefix(
+            TransportNetwork network, int[] order, int split, int count, int total, boolean solving) {
         setActive(network, order, split, split + count, true);
         boolean feasible = solving ? network.canMeetAllDemandSolving() : network.demandCarried() == total;
         setActive(network, order, split, split + count, false);

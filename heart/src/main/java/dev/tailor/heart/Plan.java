@@ -7,5 +7,4 @@ package dev.tailor.heart;
  * @param allocation what to apply
  * @param state      ATPM state after this round
  */
-public record Plan(Allocation allocation, AtpmState state) {
-}
+public record Plan(Allocation allocation, AtpmState state) {}

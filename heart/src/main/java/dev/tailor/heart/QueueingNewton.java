@@ -79,6 +79,7 @@ final class QueueingNewton {
     private final boolean barrier;
     /** ln K per link, relative to the row's cheapest; −∞ for inactive links. */
     private final double[] logKernel;
+
     private final boolean[] reachable;
 
     // Per evaluation.
@@ -89,15 +90,23 @@ final class QueueingNewton {
     private final double[] residual;
     /** ∂φ ÷ ∂A and ∂φ ÷ ∂B of each row's Fischer–Burmeister function at the last evaluation. */
     private final double[] costWeight;
+
     private final double[] floorWeight;
     /** Σ_b |x̂_b − max(minimum_b, G'_b⁻¹(ε ln ρ_b))| at the last evaluation: the stopping test. */
     private double takeError;
+
     private final double[] logSupply;
     /** The floors of the complementarity rows: the minimum, or a negligible take where it is 0. */
     private final double[] floors;
 
-    QueueingNewton(double[] supply, double[] capacity, double[] servers, double[] minimum, double[] costMillis,
-            boolean[] active, double epsilonMillis) {
+    QueueingNewton(
+            double[] supply,
+            double[] capacity,
+            double[] servers,
+            double[] minimum,
+            double[] costMillis,
+            boolean[] active,
+            double epsilonMillis) {
         this.supply = supply;
         this.capacity = capacity;
         this.servers = servers;

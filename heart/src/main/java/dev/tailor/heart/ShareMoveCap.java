@@ -59,8 +59,7 @@ public final class ShareMoveCap {
     /** Bisection steps: the bracket is 3 wide, 2^-60 of it is far below a weight's 1 %. */
     private static final int BISECTION_STEPS = 60;
 
-    private ShareMoveCap() {
-    }
+    private ShareMoveCap() {}
 
     /**
      * The capped routes.
@@ -72,8 +71,8 @@ public final class ShareMoveCap {
      * @param notes    receives one line per entry the cap changed or could not apply
      * @return routes in the order of {@code target}
      */
-    public static List<Route> apply(List<Route> target, List<Route> previous, Snapshot snapshot, double maxMove,
-            List<String> notes) {
+    public static List<Route> apply(
+            List<Route> target, List<Route> previous, Snapshot snapshot, double maxMove, List<String> notes) {
         return apply(target, previous, snapshot, List.of(), maxMove, notes);
     }
 
@@ -83,8 +82,13 @@ public final class ShareMoveCap {
      *
      * @param shares the new plan's ATPM shares (demand and capacity per component); empty: no check
      */
-    public static List<Route> apply(List<Route> target, List<Route> previous, Snapshot snapshot,
-            List<ComponentShares> shares, double maxMove, List<String> notes) {
+    public static List<Route> apply(
+            List<Route> target,
+            List<Route> previous,
+            Snapshot snapshot,
+            List<ComponentShares> shares,
+            double maxMove,
+            List<String> notes) {
         return apply(target, previous, snapshot, shares, maxMove, null, notes).routes();
     }
 
@@ -119,8 +123,14 @@ public final class ShareMoveCap {
      *                         an edge is then released from the second round), or {@code null} to
      *                         release an edge in the first round it overloads a node
      */
-    public static Capped apply(List<Route> target, List<Route> previous, Snapshot snapshot,
-            List<ComponentShares> shares, double maxMove, Set<String> overloadedBefore, List<String> notes) {
+    public static Capped apply(
+            List<Route> target,
+            List<Route> previous,
+            Snapshot snapshot,
+            List<ComponentShares> shares,
+            double maxMove,
+            Set<String> overloadedBefore,
+            List<String> notes) {
         if (!(maxMove > 0 && maxMove <= 1)) {
             throw new IllegalArgumentException("maxShareMovePerRound: " + maxMove + " (expected: 0 < value <= 1)");
         }
@@ -134,8 +144,10 @@ public final class ShareMoveCap {
         Map<String, Map<String, List<String>>> readyByComponentAndNode = new HashMap<>();
         for (Replica replica : snapshot.replicas()) {
             if (replica.isReady()) {
-                readyByComponentAndNode.computeIfAbsent(replica.component(), c -> new TreeMap<>())
-                        .computeIfAbsent(replica.node(), n -> new ArrayList<>()).add(replica.pod());
+                readyByComponentAndNode
+                        .computeIfAbsent(replica.component(), c -> new TreeMap<>())
+                        .computeIfAbsent(replica.node(), n -> new ArrayList<>())
+                        .add(replica.pod());
             }
         }
         List<Route> capped = new ArrayList<>(target.size());
@@ -171,9 +183,18 @@ public final class ShareMoveCap {
                 notes.add(overload + ": capped all the same this round, the first it reads so (the plan is applied"
                         + " if the next round reads so too)");
             }
-            capped.add(changed ? new Route(route.caller(), route.callee(), route.entryPoint(),
-                    route.requestsPerSecond(), from, route.prunedLinks(), route.meanDelayMillis(), route.explain())
-                    : route);
+            capped.add(
+                    changed
+                            ? new Route(
+                                    route.caller(),
+                                    route.callee(),
+                                    route.entryPoint(),
+                                    route.requestsPerSecond(),
+                                    from,
+                                    route.prunedLinks(),
+                                    route.meanDelayMillis(),
+                                    route.explain())
+                            : route);
         }
         return new Capped(capped, overloaded);
     }
@@ -202,12 +223,18 @@ public final class ShareMoveCap {
         Map<String, Double> planned = loads(route.from());
         Map<String, Double> cappedLoad = loads(from);
         for (Map.Entry<String, Double> node : cappedLoad.entrySet()) {
-            double allowed = Math.max(capacity.getOrDefault(node.getKey(), 0.0),
-                    planned.getOrDefault(node.getKey(), 0.0));
+            double allowed =
+                    Math.max(capacity.getOrDefault(node.getKey(), 0.0), planned.getOrDefault(node.getKey(), 0.0));
             if (node.getValue() > allowed * (1 + 1e-9) + 1e-12) {
-                return String.format(Locale.ROOT, "%s -> %s: the share cap would plan %.4g req/s on %s, more than"
-                        + " its capacity for these calls (%.4g) and the plan's %.4g", route.caller(), route.callee(),
-                        node.getValue(), node.getKey(), capacity.getOrDefault(node.getKey(), 0.0),
+                return String.format(
+                        Locale.ROOT,
+                        "%s -> %s: the share cap would plan %.4g req/s on %s, more than"
+                                + " its capacity for these calls (%.4g) and the plan's %.4g",
+                        route.caller(),
+                        route.callee(),
+                        node.getValue(),
+                        node.getKey(),
+                        capacity.getOrDefault(node.getKey(), 0.0),
                         planned.getOrDefault(node.getKey(), 0.0));
             }
         }
@@ -218,14 +245,20 @@ public final class ShareMoveCap {
     private static Map<String, Double> loads(List<NodeRoute> entries) {
         Map<String, Double> load = new TreeMap<>();
         for (NodeRoute entry : entries) {
-            entry.toNodes().forEach((node, fraction) -> load.merge(node, entry.supplyRequestsPerSecond() * fraction,
-                    Double::sum));
+            entry.toNodes()
+                    .forEach((node, fraction) ->
+                            load.merge(node, entry.supplyRequestsPerSecond() * fraction, Double::sum));
         }
         return load;
     }
 
-    private static NodeRoute cap(Route route, NodeRoute target, NodeRoute previous, Map<String, List<String>> ready,
-            double maxMove, List<String> notes) {
+    private static NodeRoute cap(
+            Route route,
+            NodeRoute target,
+            NodeRoute previous,
+            Map<String, List<String>> ready,
+            double maxMove,
+            List<String> notes) {
         TreeSet<String> nodes = new TreeSet<>(target.toNodes().keySet());
         nodes.addAll(previous.toNodes().keySet());
         int n = nodes.size();
@@ -273,8 +306,13 @@ public final class ShareMoveCap {
                     hi[i] = Math.min(1, previous.toNodes().getOrDefault(name[i], 0.0) + widened);
                 }
             }
-            notes.add(String.format(Locale.ROOT, "%s: %.3f of the calls went to nodes without a ready replica now;"
-                    + " the share cap widens to %.3f for this entry", edge, gone, widened));
+            notes.add(String.format(
+                    Locale.ROOT,
+                    "%s: %.3f of the calls went to nodes without a ready replica now;"
+                            + " the share cap widens to %.3f for this entry",
+                    edge,
+                    gone,
+                    widened));
         }
         double low = -1.5;
         double high = 1.5;
@@ -296,7 +334,7 @@ public final class ShareMoveCap {
         Map<String, Double> toReplicas = new TreeMap<>();
         StringBuilder moved = new StringBuilder();
         for (int i = 0; i < n; i++) {
-            double fraction = x[i] / total;   // total is 1 to within 2^-60; make it exact
+            double fraction = x[i] / total; // total is 1 to within 2^-60; make it exact
             if (fraction <= 0) {
                 continue;
             }

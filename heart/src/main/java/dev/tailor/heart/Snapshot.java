@@ -18,11 +18,7 @@ import java.util.List;
  * @param delays        one-way link delays between nodes
  */
 public record Snapshot(
-        Double windowSeconds,
-        List<Node> nodes,
-        List<Replica> replicas,
-        List<Call> calls,
-        List<LinkDelay> delays) {
+        Double windowSeconds, List<Node> nodes, List<Replica> replicas, List<Call> calls, List<LinkDelay> delays) {
 
     public Snapshot {
         nodes = frozen(nodes);

@@ -32,8 +32,7 @@ public final class SnapshotValidator {
     /** Longest plausible measurement window, seconds (one day); our bound. */
     public static final double MAX_WINDOW_SECONDS = 86_400;
 
-    private SnapshotValidator() {
-    }
+    private SnapshotValidator() {}
 
     /** Throws {@link InvalidSnapshotException} listing every problem, or returns normally. */
     public static void requireValid(Snapshot snapshot) {
@@ -97,21 +96,29 @@ public final class SnapshotValidator {
                 problems.add(at + ".pod: " + quote(replica.pod()) + " is a duplicate (expected: unique pod names)");
             }
             if (blank(replica.component())) {
-                problems.add(at + ".component: " + quote(replica.component()) + " (expected: a non-empty component name)");
+                problems.add(
+                        at + ".component: " + quote(replica.component()) + " (expected: a non-empty component name)");
             } else {
-                podsByComponent.computeIfAbsent(replica.component(), c -> new ArrayList<>()).add(replica.pod());
+                podsByComponent
+                        .computeIfAbsent(replica.component(), c -> new ArrayList<>())
+                        .add(replica.pod());
                 componentHasReady.merge(replica.component(), replica.isReady(), Boolean::logicalOr);
             }
             if (blank(replica.node())) {
                 problems.add(at + ".node: " + quote(replica.node()) + " (expected: the name of one of the nodes)");
             } else if (!nodeNames.contains(replica.node())) {
-                problems.add(at + ".node: " + quote(replica.node()) + " is not a node of this snapshot (expected one of "
-                        + sorted(nodeNames) + ")");
+                problems.add(at + ".node: " + quote(replica.node())
+                        + " is not a node of this snapshot (expected one of " + sorted(nodeNames) + ")");
             }
             checkMetric(problems, at + ".cpuCores", replica.cpuCores(), false, MAX_CORES, "cores");
             checkMetric(problems, at + ".cpuLimitCores", replica.cpuLimitCores(), true, MAX_CORES, "cores");
-            checkMetric(problems, at + ".requestsPerSecond", replica.requestsPerSecond(), false,
-                    MAX_REQUESTS_PER_SECOND, "requests per second");
+            checkMetric(
+                    problems,
+                    at + ".requestsPerSecond",
+                    replica.requestsPerSecond(),
+                    false,
+                    MAX_REQUESTS_PER_SECOND,
+                    "requests per second");
         }
         componentHasReady.forEach((component, ready) -> {
             if (!ready) {
@@ -134,10 +141,12 @@ public final class SnapshotValidator {
             if (blank(call.callee())) {
                 problems.add(at + ".callee: " + quote(call.callee()) + " (expected: a component name)");
             } else if (!podsByComponent.containsKey(call.callee())) {
-                problems.add(at + ".callee: " + quote(call.callee()) + " has no replicas in this snapshot (expected one of "
-                        + new TreeSet<>(podsByComponent.keySet()) + ")");
+                problems.add(
+                        at + ".callee: " + quote(call.callee()) + " has no replicas in this snapshot (expected one of "
+                                + new TreeSet<>(podsByComponent.keySet()) + ")");
             }
-            if (!blank(call.caller()) && !blank(call.callee())
+            if (!blank(call.caller())
+                    && !blank(call.callee())
                     && !edges.add(call.caller() + "\u0000" + call.callee())) {
                 problems.add(at + ": a second call " + quote(call.caller()) + " -> " + quote(call.callee())
                         + " (expected: one entry per caller and callee)");
@@ -187,7 +196,7 @@ public final class SnapshotValidator {
             }
         }
         java.util.BitSet seenPairs = new java.util.BitSet();
-        Set<Long> seenPairsLarge = new HashSet<>();   // beyond 46,340 nodes n² overflows a BitSet index
+        Set<Long> seenPairsLarge = new HashSet<>(); // beyond 46,340 nodes n² overflows a BitSet index
         long n = nodeIndex.size();
         for (int i = 0; i < snapshot.delays().size(); i++) {
             LinkDelay delay = snapshot.delays().get(i);
@@ -209,7 +218,8 @@ public final class SnapshotValidator {
             if (millis == null) {
                 problems.add("delays[" + i + "].millis: missing (expected: the one-way delay in ms, >= 0)");
             } else if (!(millis >= 0 && millis <= MAX_DELAY_MILLIS)) {
-                problems.add("delays[" + i + "].millis: " + millis + " (expected: a one-way delay in ms in [0, 3.6e6])");
+                problems.add(
+                        "delays[" + i + "].millis: " + millis + " (expected: a one-way delay in ms in [0, 3.6e6])");
             }
             if (from != null && to != null) {
                 long pair = from * n + to;
@@ -229,15 +239,17 @@ public final class SnapshotValidator {
         return problems;
     }
 
-    private static void checkMetric(List<String> problems, String field, Double value, boolean strictlyPositive,
-            double max, String unit) {
+    private static void checkMetric(
+            List<String> problems, String field, Double value, boolean strictlyPositive, double max, String unit) {
         if (value == null) {
             return;
         }
         boolean ok = (strictlyPositive ? value > 0 : value >= 0) && value <= max;
         if (!ok) {
             problems.add(field + ": " + value + " (expected: " + unit + " in " + (strictlyPositive ? "(0, " : "[0, ")
-                    + String.format(java.util.Locale.ROOT, "%.0e", max).replace("e+0", "e").replace("e+", "e")
+                    + String.format(java.util.Locale.ROOT, "%.0e", max)
+                            .replace("e+0", "e")
+                            .replace("e+", "e")
                     + "], or absent for no data)");
         }
     }

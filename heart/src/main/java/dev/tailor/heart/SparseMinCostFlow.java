@@ -1,7 +1,5 @@
 package dev.tailor.heart;
 
-import java.util.Locale;
-
 /**
  * Minimum-cost flow of a transport problem, solved on a few candidate links and proven optimal for
  * all of them. Sources have integer supplies, sinks integer demands of the same total; a link joins
@@ -71,8 +69,7 @@ final class SparseMinCostFlow {
     /** Candidates per source and per sink to start with; measured on the benchmark shapes (see the note). */
     static final int CANDIDATES_PER_NODE = 16;
 
-    private SparseMinCostFlow() {
-    }
+    private SparseMinCostFlow() {}
 
     /**
      * What a solve found and took.
@@ -82,8 +79,7 @@ final class SparseMinCostFlow {
      * @param solves         solves on candidates, infeasible candidate sets included
      * @param pricedIn       links added because they priced negative against a candidate optimum
      */
-    record Result(long costUnits, int candidateLinks, int solves, int pricedIn) {
-    }
+    record Result(long costUnits, int candidateLinks, int solves, int pricedIn) {}
 
     /**
      * Solves the problem; see the class contract.
@@ -99,10 +95,18 @@ final class SparseMinCostFlow {
      * @param flowOut           receives each link's flow in units (0 on links outside the candidates)
      * @throws IllegalStateException when the active links cannot carry all demand, or the solver fails
      */
-    static Result solve(int[] supply, int[] demand, int[] linkSource, int[] linkSink, long[] cost,
-            boolean[] active, int[] linksByCost, int candidatesPerNode, double[] flowOut) {
-        Result result = solveIfFeasible(supply, demand, linkSource, linkSink, cost, active, linksByCost,
-                candidatesPerNode, flowOut);
+    static Result solve(
+            int[] supply,
+            int[] demand,
+            int[] linkSource,
+            int[] linkSink,
+            long[] cost,
+            boolean[] active,
+            int[] linksByCost,
+            int candidatesPerNode,
+            double[] flowOut) {
+        Result result = solveIfFeasible(
+                supply, demand, linkSource, linkSink, cost, active, linksByCost, candidatesPerNode, flowOut);
         if (result == null) {
             throw new IllegalStateException("min-cost flow: infeasible, no flow meets all demand");
         }
@@ -116,8 +120,16 @@ final class SparseMinCostFlow {
      *
      * @throws IllegalStateException when the solver fails
      */
-    static Result solveIfFeasible(int[] supply, int[] demand, int[] linkSource, int[] linkSink, long[] cost,
-            boolean[] active, int[] linksByCost, int candidatesPerNode, double[] flowOut) {
+    static Result solveIfFeasible(
+            int[] supply,
+            int[] demand,
+            int[] linkSource,
+            int[] linkSink,
+            long[] cost,
+            boolean[] active,
+            int[] linksByCost,
+            int candidatesPerNode,
+            double[] flowOut) {
         if (candidatesPerNode < 1) {
             throw new IllegalArgumentException("candidatesPerNode : " + candidatesPerNode + " (expected: >= 1)");
         }
@@ -130,8 +142,9 @@ final class SparseMinCostFlow {
         }
         boolean[] candidate = new boolean[links];
         long[] flow = new long[links];
-        int chosen = firstCandidates(supply, demand, linkSource, linkSink, active, linksByCost, candidatesPerNode,
-                candidate).marked();
+        int chosen = firstCandidates(
+                        supply, demand, linkSource, linkSink, active, linksByCost, candidatesPerNode, candidate)
+                .marked();
         long k = candidatesPerNode;
         int pricedIn = 0;
         for (int solves = 1; ; solves++) {
@@ -141,13 +154,29 @@ final class SparseMinCostFlow {
                     return null;
                 }
                 k *= 4;
-                chosen += select(supply.length, demand.length, linkSource, linkSink, active, linksByCost,
-                        (int) Math.min(k, links), candidate);
+                chosen += select(
+                        supply.length,
+                        demand.length,
+                        linkSource,
+                        linkSink,
+                        active,
+                        linksByCost,
+                        (int) Math.min(k, links),
+                        candidate);
                 continue;
             }
             // With every active link a candidate, the solver's optimum is the optimum: nothing to price.
-            int added = chosen == activeLinks ? 0 : price(supply, demand, linkSource, linkSink, cost, active,
-                    candidate, potentials(supply, demand, linkSource, linkSink, cost, candidate, flow));
+            int added = chosen == activeLinks
+                    ? 0
+                    : price(
+                            supply,
+                            demand,
+                            linkSource,
+                            linkSink,
+                            cost,
+                            active,
+                            candidate,
+                            potentials(supply, demand, linkSource, linkSink, cost, candidate, flow));
             if (added == 0) {
                 for (int l = 0; l < links; l++) {
                     flowOut[l] = candidate[l] ? flow[l] : 0;
@@ -167,8 +196,15 @@ final class SparseMinCostFlow {
      * @return how many links it marked that were not marked before, and whether the greedy flow
      *         alone met all demand (a proof that the active links can)
      */
-    static Candidates firstCandidates(int[] supply, int[] demand, int[] linkSource, int[] linkSink,
-            boolean[] active, int[] linksByCost, int k, boolean[] candidate) {
+    static Candidates firstCandidates(
+            int[] supply,
+            int[] demand,
+            int[] linkSource,
+            int[] linkSink,
+            boolean[] active,
+            int[] linksByCost,
+            int k,
+            boolean[] candidate) {
         boolean[] greedyMet = new boolean[1];
         int marked = greedy(supply, demand, linkSource, linkSink, active, linksByCost, candidate, greedyMet);
         marked += select(supply.length, demand.length, linkSource, linkSink, active, linksByCost, k, candidate);
@@ -181,8 +217,7 @@ final class SparseMinCostFlow {
      * @param marked    links newly marked as candidates
      * @param greedyMet whether the greedy flow on them met all demand
      */
-    record Candidates(int marked, boolean greedyMet) {
-    }
+    record Candidates(int marked, boolean greedyMet) {}
 
     /** Marker of an infeasible restricted problem; never a real optimum (costs are bounded far below). */
     private static final long INFEASIBLE = Long.MIN_VALUE;
@@ -191,8 +226,15 @@ final class SparseMinCostFlow {
      * Marks every active link among the {@code k} cheapest active links of its source or of its sink;
      * returns how many were not marked before.
      */
-    private static int select(int sources, int sinks, int[] linkSource, int[] linkSink, boolean[] active,
-            int[] linksByCost, int k, boolean[] candidate) {
+    private static int select(
+            int sources,
+            int sinks,
+            int[] linkSource,
+            int[] linkSink,
+            boolean[] active,
+            int[] linksByCost,
+            int k,
+            boolean[] candidate) {
         int[] perSource = new int[sources];
         int[] perSink = new int[sinks];
         int open = sources + sinks; // nodes that still take candidates
@@ -233,8 +275,15 @@ final class SparseMinCostFlow {
      * Returns how many links were not marked before; {@code metOut[0]}, if given, tells whether every
      * unit was placed (supplies and demands have the same total, so then all demand is met).
      */
-    private static int greedy(int[] supply, int[] demand, int[] linkSource, int[] linkSink, boolean[] active,
-            int[] linksByCost, boolean[] candidate, boolean[] metOut) {
+    private static int greedy(
+            int[] supply,
+            int[] demand,
+            int[] linkSource,
+            int[] linkSink,
+            boolean[] active,
+            int[] linksByCost,
+            boolean[] candidate,
+            boolean[] metOut) {
         int[] supplyLeft = supply.clone();
         int[] demandLeft = demand.clone();
         int open = 0; // sources with supply left
@@ -272,8 +321,14 @@ final class SparseMinCostFlow {
      * Min-cost flow over the candidate links ({@link MinCostTransport}); fills {@code flow} on them and
      * returns the optimal cost, or {@link #INFEASIBLE}.
      */
-    private static long solveOn(int[] supply, int[] demand, int[] linkSource, int[] linkSink, long[] cost,
-            boolean[] candidate, long[] flow) {
+    private static long solveOn(
+            int[] supply,
+            int[] demand,
+            int[] linkSource,
+            int[] linkSink,
+            long[] cost,
+            boolean[] candidate,
+            long[] flow) {
         long optimum = MinCostTransport.solve(supply, demand, linkSource, linkSink, cost, candidate, flow);
         return optimum == MinCostTransport.INFEASIBLE ? INFEASIBLE : optimum;
     }
@@ -285,8 +340,14 @@ final class SparseMinCostFlow {
      * @throws IllegalStateException on a negative cycle, i.e. when the flow is not optimal on its
      *                               candidates (the solver broke its promise)
      */
-    private static long[] potentials(int[] supply, int[] demand, int[] linkSource, int[] linkSink, long[] cost,
-            boolean[] candidate, long[] flow) {
+    private static long[] potentials(
+            int[] supply,
+            int[] demand,
+            int[] linkSource,
+            int[] linkSink,
+            long[] cost,
+            boolean[] candidate,
+            long[] flow) {
         int sources = supply.length;
         int n = sources + demand.length;
         // Residual arcs in compressed rows: first count per tail, then fill.
@@ -368,12 +429,22 @@ final class SparseMinCostFlow {
      * A link whose source supplies nothing or whose sink takes nothing has capacity 0, so no residual
      * arc, and is never added.
      */
-    private static int price(int[] supply, int[] demand, int[] linkSource, int[] linkSink, long[] cost,
-            boolean[] active, boolean[] candidate, long[] potential) {
+    private static int price(
+            int[] supply,
+            int[] demand,
+            int[] linkSource,
+            int[] linkSink,
+            long[] cost,
+            boolean[] active,
+            boolean[] candidate,
+            long[] potential) {
         int sources = supply.length;
         int added = 0;
         for (int l = 0; l < candidate.length; l++) {
-            if (active[l] && !candidate[l] && supply[linkSource[l]] > 0 && demand[linkSink[l]] > 0
+            if (active[l]
+                    && !candidate[l]
+                    && supply[linkSource[l]] > 0
+                    && demand[linkSink[l]] > 0
                     && cost[l] + potential[linkSource[l]] - potential[sources + linkSink[l]] < 0) {
                 candidate[l] = true;
                 added++;

@@ -59,6 +59,7 @@ final class TransportNetwork implements AutoCloseable {
     private boolean[] solvedFor;
     /** That min-cost flow, per link, and how it was found. */
     private double[] solvedFlow;
+
     private Solved solved;
 
     /**
@@ -244,8 +245,15 @@ final class TransportNetwork implements AutoCloseable {
      */
     long demandCarried() {
         boolean[] candidate = new boolean[links];
-        SparseMinCostFlow.Candidates first = SparseMinCostFlow.firstCandidates(supply, demand, linkSource,
-                linkSink, active, linksByCost(), SparseMinCostFlow.CANDIDATES_PER_NODE, candidate);
+        SparseMinCostFlow.Candidates first = SparseMinCostFlow.firstCandidates(
+                supply,
+                demand,
+                linkSource,
+                linkSink,
+                active,
+                linksByCost(),
+                SparseMinCostFlow.CANDIDATES_PER_NODE,
+                candidate);
         if (first.greedyMet()) {
             return total;
         }
@@ -295,8 +303,7 @@ final class TransportNetwork implements AutoCloseable {
      * @param pivots  network simplex pivots from the greedy flow (0 when SparseMinCostFlow solved it)
      * @param orTools what SparseMinCostFlow took, or null
      */
-    record Solved(int pivots, SparseMinCostFlow.Result orTools) {
-    }
+    record Solved(int pivots, SparseMinCostFlow.Result orTools) {}
 
     /**
      * The min-cost flow over the active links into {@code flowOut}, or null (flowOut then
@@ -305,14 +312,21 @@ final class TransportNetwork implements AutoCloseable {
      * never reach, or its pivot guard, which never fired in our tests).
      */
     private Solved solve(double[] flowOut) {
-        TransportSimplex.Result simplex = TransportSimplex.solve(supply, demand, linkSource, linkSink, linkCostMicros,
-                active, linksByCost(), flowOut);
+        TransportSimplex.Result simplex = TransportSimplex.solve(
+                supply, demand, linkSource, linkSink, linkCostMicros, active, linksByCost(), flowOut);
         return switch (simplex.status()) {
             case OPTIMAL -> new Solved(simplex.pivots(), null);
             case INFEASIBLE -> null;
             case DECLINED -> {
-                SparseMinCostFlow.Result orTools = SparseMinCostFlow.solveIfFeasible(supply, demand, linkSource,
-                        linkSink, linkCostMicros, active, linksByCost(), SparseMinCostFlow.CANDIDATES_PER_NODE,
+                SparseMinCostFlow.Result orTools = SparseMinCostFlow.solveIfFeasible(
+                        supply,
+                        demand,
+                        linkSource,
+                        linkSink,
+                        linkCostMicros,
+                        active,
+                        linksByCost(),
+                        SparseMinCostFlow.CANDIDATES_PER_NODE,
                         flowOut);
                 yield orTools == null ? null : new Solved(0, orTools);
             }
@@ -332,8 +346,7 @@ final class TransportNetwork implements AutoCloseable {
      * @param unmetAtLeast units of demand no flow can meet with none of them switched on: the larger of
      *                    the sources' and the sinks' summed shortfalls (each is a cut)
      */
-    record NodeShortfall(int fewest, int shortNodes, long unmetAtLeast) {
-    }
+    record NodeShortfall(int fewest, int shortNodes, long unmetAtLeast) {}
 
     /**
      * {@link NodeShortfall} of the links {@code order[from..to)}, which must all be inactive; none is
@@ -389,8 +402,7 @@ final class TransportNetwork implements AutoCloseable {
      * @param costMillis Σ flow × the exact delay, in unit-milliseconds
      * @param how        how it was found
      */
-    record MinCostFlowResult(double costMillis, Solved how) {
-    }
+    record MinCostFlowResult(double costMillis, Solved how) {}
 
     /**
      * Minimum-cost flow over the active links, meeting every supply and demand exactly, with delays

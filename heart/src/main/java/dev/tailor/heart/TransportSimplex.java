@@ -94,8 +94,7 @@ final class TransportSimplex {
      * @param pivots           simplex pivots after the greedy start
      * @param degeneratePivots of those, the ones that moved no flow
      */
-    record Result(Status status, long costUnits, int pivots, int degeneratePivots) {
-    }
+    record Result(Status status, long costUnits, int pivots, int degeneratePivots) {}
 
     /** Largest M the arithmetic allows: potentials stay within 2M, reduced costs within 5M. */
     private static final long MAX_BIG_M = Long.MAX_VALUE / 8;
@@ -112,6 +111,7 @@ final class TransportSimplex {
     private final long[] cost;
     /** Links that can carry flow: active, from a source that supplies, to a sink that takes. */
     private final boolean[] usable;
+
     private final int sources;
     private final int links;
     private final int root;
@@ -126,9 +126,11 @@ final class TransportSimplex {
     private final long[] flow;
     /** Preorder successor (circular through the root) and predecessor. */
     private final int[] thread;
+
     private final int[] revThread;
     /** Nodes in each node's subtree, itself included. */
     private final int[] succNum;
+
     private final long[] potential;
 
     // Scratch of a pivot.
@@ -142,8 +144,7 @@ final class TransportSimplex {
     private int pivots;
     private int degeneratePivots;
 
-    private TransportSimplex(int[] linkSource, int[] linkSink, long[] cost, boolean[] usable, int sources,
-            int sinks) {
+    private TransportSimplex(int[] linkSource, int[] linkSink, long[] cost, boolean[] usable, int sources, int sinks) {
         this.linkSource = linkSource;
         this.linkSink = linkSink;
         this.cost = cost;
@@ -182,8 +183,15 @@ final class TransportSimplex {
      *                    links); untouched otherwise
      * @throws IllegalArgumentException when supplies and demands differ in total
      */
-    static Result solve(int[] supply, int[] demand, int[] linkSource, int[] linkSink, long[] cost,
-            boolean[] active, int[] linksByCost, double[] flowOut) {
+    static Result solve(
+            int[] supply,
+            int[] demand,
+            int[] linkSource,
+            int[] linkSink,
+            long[] cost,
+            boolean[] active,
+            int[] linksByCost,
+            double[] flowOut) {
         long totalSupply = 0;
         for (int units : supply) {
             totalSupply += units;
@@ -193,8 +201,8 @@ final class TransportSimplex {
             totalDemand += units;
         }
         if (totalSupply != totalDemand) {
-            throw new IllegalArgumentException("supply : " + totalSupply + " units (expected: equal to demand, "
-                    + totalDemand + " units)");
+            throw new IllegalArgumentException(
+                    "supply : " + totalSupply + " units (expected: equal to demand, " + totalDemand + " units)");
         }
         int links = linkSource.length;
         boolean[] usable = new boolean[links];
@@ -209,8 +217,8 @@ final class TransportSimplex {
         if (largestCost >= MAX_BIG_M / nodes - 1) {
             return new Result(Status.DECLINED, 0, 0, 0);
         }
-        TransportSimplex simplex = new TransportSimplex(linkSource, linkSink, cost, usable, supply.length,
-                demand.length);
+        TransportSimplex simplex =
+                new TransportSimplex(linkSource, linkSink, cost, usable, supply.length, demand.length);
         simplex.start(supply, demand, linksByCost, (largestCost + 1) * nodes);
         long pivotLimit = PIVOTS_PER_LINK_AND_NODE * ((long) links + nodes);
         for (int entering = simplex.entering(); entering >= 0; entering = simplex.entering()) {
@@ -322,8 +330,8 @@ final class TransportSimplex {
             }
         }
         if (placed != nodes) {
-            throw new IllegalStateException("transport simplex: start tree spans " + placed + " of " + nodes
-                    + " nodes");
+            throw new IllegalStateException(
+                    "transport simplex: start tree spans " + placed + " of " + nodes + " nodes");
         }
         for (int k = 0; k < nodes; k++) {
             int v = order[k];
@@ -338,8 +346,16 @@ final class TransportSimplex {
     }
 
     /** Places the greedy flow's tree below {@code top} (already placed) in preorder. */
-    private int growTree(int top, int[] start, int[] adjacent, int[] filled, long[] units, boolean[] seen,
-            long[] left, int[] order, int placed) {
+    private int growTree(
+            int top,
+            int[] start,
+            int[] adjacent,
+            int[] filled,
+            long[] units,
+            boolean[] seen,
+            long[] left,
+            int[] order,
+            int placed) {
         int[] stack = path; // free until the first pivot
         int depth = 0;
         stack[depth++] = top;
@@ -355,8 +371,8 @@ final class TransportSimplex {
                 int w = tailOf(l) == v ? headOf(l) : tailOf(l);
                 if (seen[w] || left[w] > 0) {
                     // Impossible for a greedy flow (see the note): a cycle, or two nodes short in one tree.
-                    throw new IllegalStateException("transport simplex: the greedy flow is not a forest with"
-                            + " one node short per tree");
+                    throw new IllegalStateException(
+                            "transport simplex: the greedy flow is not a forest with" + " one node short per tree");
                 }
                 seen[w] = true;
                 parent[w] = v;
@@ -517,8 +533,8 @@ final class TransportSimplex {
         for (int w = hook; w != join; w = parent[w]) {
             succNum[w] += size;
         }
-        long shift = (up[inside] ? potential[hook] - cost[entering] : potential[hook] + cost[entering])
-                - potential[inside];
+        long shift =
+                (up[inside] ? potential[hook] - cost[entering] : potential[hook] + cost[entering]) - potential[inside];
         if (shift != 0) {
             for (int q = 0; q < size; q++) {
                 potential[order[q]] += shift;

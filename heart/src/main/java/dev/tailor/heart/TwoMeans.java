@@ -21,8 +21,7 @@ package dev.tailor.heart;
  */
 final class TwoMeans {
 
-    private TwoMeans() {
-    }
+    private TwoMeans() {}
 
     /**
      * Index of the first value of the high cluster in {@code sorted}, or -1 when there is no split

@@ -31,7 +31,8 @@ class ApportionmentPropertiesTest {
             for (int i = 0; i < weights.length; i++) {
                 BigDecimal floor = quota[i].setScale(0, RoundingMode.FLOOR);
                 BigDecimal ceil = quota[i].setScale(0, RoundingMode.CEILING);
-                assertThat(BigDecimal.valueOf(parts[i])).as("part %d of quota %s", i, quota[i])
+                assertThat(BigDecimal.valueOf(parts[i]))
+                        .as("part %d of quota %s", i, quota[i])
                         .isBetween(floor, ceil);
                 if (weights[i] == 0) {
                     assertThat(parts[i]).as("a zero weight gets nothing").isZero();
@@ -82,8 +83,9 @@ class ApportionmentPropertiesTest {
                 int reserved = positive <= total ? 1 : 0;
                 assertThat(parts[i]).as("part %d", i).isGreaterThanOrEqualTo(reserved);
                 // Beyond the reserved unit, the rest is apportioned like largestRemainder.
-                assertThat(BigDecimal.valueOf(parts[i] - reserved)).isBetween(
-                        quota[i].setScale(0, RoundingMode.FLOOR), quota[i].setScale(0, RoundingMode.CEILING));
+                assertThat(BigDecimal.valueOf(parts[i] - reserved))
+                        .isBetween(
+                                quota[i].setScale(0, RoundingMode.FLOOR), quota[i].setScale(0, RoundingMode.CEILING));
             }
         });
     }
@@ -96,7 +98,9 @@ class ApportionmentPropertiesTest {
         }
         BigDecimal[] quota = new BigDecimal[weights.length];
         for (int i = 0; i < weights.length; i++) {
-            quota[i] = new BigDecimal(weights[i]).multiply(BigDecimal.valueOf(total)).divide(sum, PRECISION);
+            quota[i] = new BigDecimal(weights[i])
+                    .multiply(BigDecimal.valueOf(total))
+                    .divide(sum, PRECISION);
         }
         return quota;
     }

@@ -13,8 +13,10 @@ class AtpmTest {
     private static Map<String, GroupShare> sharesOf(Plan plan, String component) {
         return plan.allocation().shares().stream()
                 .filter(c -> c.component().equals(component))
-                .findFirst().orElseThrow()
-                .groups().stream()
+                .findFirst()
+                .orElseThrow()
+                .groups()
+                .stream()
                 .collect(java.util.stream.Collectors.toMap(GroupShare::group, g -> g));
     }
 
@@ -22,7 +24,8 @@ class AtpmTest {
     void shares_proportionalToCapacity_halfTheLoadTwiceTheShare() {
         // w1 needs 10 ms of CPU per request, w2 20 ms: capacities 100 and 50 requests/s per core,
         // so w1 should get two thirds of b's traffic.
-        Snapshot s = TestSnapshots.builder().nodes("w1", "w2")
+        Snapshot s = TestSnapshots.builder()
+                .nodes("w1", "w2")
                 .replica("b-1", "b", "w1", 0.5, 50.0)
                 .replica("b-2", "b", "w2", 1.0, 50.0)
                 .entry("ingress", "b", 100, "w1", 100)
@@ -39,7 +42,8 @@ class AtpmTest {
     void load_excludesReplicasWithoutRequests_andSumsTheRest() {
         // b-3 idles at 0.3 cores with no requests: it must not make w1 look more expensive.
         // Group w1 = (0.2 + 0.6) / (20 + 60) = 0.01 CPU-s per request, two replicas -> capacity 200.
-        Snapshot s = TestSnapshots.builder().nodes("w1", "w2")
+        Snapshot s = TestSnapshots.builder()
+                .nodes("w1", "w2")
                 .replica("b-1", "b", "w1", 0.2, 20.0)
                 .replica("b-2", "b", "w1", 0.6, 60.0)
                 .replica("b-3", "b", "w1", 0.3, 0.0)
@@ -56,7 +60,8 @@ class AtpmTest {
 
     @Test
     void capacity_usesCpuLimits_whenEveryReplicaHasOne() {
-        Snapshot s = TestSnapshots.builder().nodes("w1", "w2")
+        Snapshot s = TestSnapshots.builder()
+                .nodes("w1", "w2")
                 .replica(new Replica("b-1", "b", "w1", true, 0.5, 2.0, 50.0))
                 .replica(new Replica("b-2", "b", "w2", true, 0.5, 0.5, 50.0))
                 .entry("ingress", "b", 100, "w1", 100)
@@ -91,8 +96,8 @@ class AtpmTest {
         assertThat(fourth.alpha()).isCloseTo(0.00088 / 0.00424, within(1e-12));
         // Back up to 0.020 (alternating noise): the damped weight now barely moves the estimate.
         GroupEstimate fifth = Atpm.update(fourth, 0.020, config);
-        assertThat(fifth.loadCpuSecondsPerRequest()).isCloseTo(
-                fourth.alpha() * 0.020 + (1 - fourth.alpha()) * 0.01168, within(1e-15));
+        assertThat(fifth.loadCpuSecondsPerRequest())
+                .isCloseTo(fourth.alpha() * 0.020 + (1 - fourth.alpha()) * 0.01168, within(1e-15));
         assertThat(fifth.measuredRounds()).isEqualTo(5);
     }
 
@@ -118,15 +123,17 @@ class AtpmTest {
 
     @Test
     void missingData_knownGroupKeepsItsEstimate_newGroupTakesMeanOfValid() {
-        Snapshot round1 = TestSnapshots.builder().nodes("w1", "w2", "w3")
-                .replica("b-1", "b", "w1", 0.5, 50.0)    // 0.01
-                .replica("b-2", "b", "w2", 1.5, 50.0)    // 0.03
+        Snapshot round1 = TestSnapshots.builder()
+                .nodes("w1", "w2", "w3")
+                .replica("b-1", "b", "w1", 0.5, 50.0) // 0.01
+                .replica("b-2", "b", "w2", 1.5, 50.0) // 0.03
                 .entry("ingress", "b", 100, "w1", 100)
                 .uniformDelays(0.1, 0.1)
                 .build();
         Plan first = HEART.plan(round1, AtpmState.EMPTY);
         // Round 2: w2's metrics are gone (null = no data), and a new replica appears on w3 without data.
-        Snapshot round2 = TestSnapshots.builder().nodes("w1", "w2", "w3")
+        Snapshot round2 = TestSnapshots.builder()
+                .nodes("w1", "w2", "w3")
                 .replica("b-1", "b", "w1", 0.5, 50.0)
                 .replica("b-2", "b", "w2", null, null)
                 .replica("b-3", "b", "w3", null, null)
@@ -147,7 +154,8 @@ class AtpmTest {
 
     @Test
     void missingData_noGroupMeasured_splitsEquallyPerReplica() {
-        Snapshot s = TestSnapshots.builder().nodes("w1", "w2")
+        Snapshot s = TestSnapshots.builder()
+                .nodes("w1", "w2")
                 .replica("b-1", "b", "w1", null, null)
                 .replica("b-2", "b", "w1", 0.0, 0.0)
                 .replica("b-3", "b", "w2", null, 12.0)
@@ -162,14 +170,16 @@ class AtpmTest {
 
     @Test
     void unreadyReplica_isNotATarget_butItsGroupStateIsKept() {
-        Snapshot round1 = TestSnapshots.builder().nodes("w1", "w2")
+        Snapshot round1 = TestSnapshots.builder()
+                .nodes("w1", "w2")
                 .replica("b-1", "b", "w1", 0.5, 50.0)
                 .replica("b-2", "b", "w2", 1.0, 50.0)
                 .entry("ingress", "b", 100, "w1", 100)
                 .uniformDelays(0.1, 0.1)
                 .build();
         Plan first = HEART.plan(round1, AtpmState.EMPTY);
-        Snapshot round2 = TestSnapshots.builder().nodes("w1", "w2")
+        Snapshot round2 = TestSnapshots.builder()
+                .nodes("w1", "w2")
                 .replica("b-1", "b", "w1", 0.5, 50.0)
                 .replica(new Replica("b-2", "b", "w2", false, 1.0, null, 50.0))
                 .entry("ingress", "b", 100, "w1", 100)
@@ -178,6 +188,7 @@ class AtpmTest {
         Plan second = HEART.plan(round2, first.state());
         assertThat(sharesOf(second, "b")).containsOnlyKeys("w1");
         assertThat(second.state().of("b")).containsKeys("w1", "w2");
-        assertThat(second.allocation().routes().get(0).from().get(0).toReplicas()).containsOnlyKeys("b-1");
+        assertThat(second.allocation().routes().get(0).from().get(0).toReplicas())
+                .containsOnlyKeys("b-1");
     }
 }

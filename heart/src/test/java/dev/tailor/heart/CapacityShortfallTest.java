@@ -25,7 +25,8 @@ class CapacityShortfallTest {
         // b on w1, w2, w3 at 0.02 CPU-s per request, 1 core each: 50 req/s each. w2 and w3 are not
         // Ready; 120 req/s reach b. The survivor gets everything (nothing else can take it), and the
         // plan says that it is 70 req/s short instead of planning it silently at 240 %.
-        Snapshot s = TestSnapshots.builder().nodes("w1", "w2", "w3")
+        Snapshot s = TestSnapshots.builder()
+                .nodes("w1", "w2", "w3")
                 .replica(new Replica("b-1", "b", "w1", true, 0.8, 1.0, 40.0))
                 .replica(new Replica("b-2", "b", "w2", false, 0.8, 1.0, 40.0))
                 .replica(new Replica("b-3", "b", "w3", false, 0.8, 1.0, 40.0))
@@ -37,20 +38,25 @@ class CapacityShortfallTest {
         assertThat(b.demandRequestsPerSecond()).isEqualTo(120.0);
         assertThat(b.capacityRequestsPerSecond()).isCloseTo(50, within(1e-9));
         assertThat(b.shortfallRequestsPerSecond()).isCloseTo(70, within(1e-9));
-        assertThat(plan.allocation().notes()).anySatisfy(n -> assertThat(n).contains("capacity shortfall: b")
-                .contains("short by 70.0 req/s").contains("140 % over"));
+        assertThat(plan.allocation().notes())
+                .anySatisfy(n -> assertThat(n)
+                        .contains("capacity shortfall: b")
+                        .contains("short by 70.0 req/s")
+                        .contains("140 % over"));
     }
 
     @Test
     void enoughCapacity_noShortfall() {
-        Snapshot s = TestSnapshots.builder().nodes("w1", "w2")
+        Snapshot s = TestSnapshots.builder()
+                .nodes("w1", "w2")
                 .replica(new Replica("b-1", "b", "w1", true, 0.8, 1.0, 40.0))
                 .replica(new Replica("b-2", "b", "w2", true, 0.8, 1.0, 40.0))
                 .entry("ingress", "b", 80, "w1", 80)
                 .uniformDelays(0.1, 1)
                 .build();
         Plan plan = HEART.plan(s, AtpmState.EMPTY);
-        assertThat(plan.allocation().shares().get(0).shortfallRequestsPerSecond()).isNull();
+        assertThat(plan.allocation().shares().get(0).shortfallRequestsPerSecond())
+                .isNull();
         assertThat(plan.allocation().notes()).noneSatisfy(n -> assertThat(n).contains("shortfall"));
     }
 
@@ -59,7 +65,8 @@ class CapacityShortfallTest {
         // w2 needs 100x w1's CPU per request: proportional, it would get 1/101 of b. The floor is
         // 0.05 x 1/2 = 0.025, below its capacity share (1 core / 1.0 CPU-s = 1 req/s of 20 = 0.05),
         // so w2 gets exactly the floor.
-        Snapshot s = TestSnapshots.builder().nodes("w1", "w2")
+        Snapshot s = TestSnapshots.builder()
+                .nodes("w1", "w2")
                 .replica(new Replica("b-1", "b", "w1", true, 0.19, 1.0, 19.0))
                 .replica(new Replica("b-2", "b", "w2", true, 1.0, 1.0, 1.0))
                 .entry("ingress", "b", 20, "w1", 20)
@@ -69,7 +76,8 @@ class CapacityShortfallTest {
         assertThat(shareOf(new Heart(HeartConfig.PAPER.withParallel(false)).plan(s, AtpmState.EMPTY), "w2"))
                 .isCloseTo(1.0 / 101, within(1e-12));
         // At 100 req/s w2 can serve at most 1 % of them: the floor stops there.
-        Snapshot busy = TestSnapshots.builder().nodes("w1", "w2")
+        Snapshot busy = TestSnapshots.builder()
+                .nodes("w1", "w2")
                 .replica(new Replica("b-1", "b", "w1", true, 0.19, 1.0, 19.0))
                 .replica(new Replica("b-2", "b", "w2", true, 1.0, 1.0, 1.0))
                 .entry("ingress", "b", 100, "w1", 100)
@@ -90,26 +98,34 @@ class CapacityShortfallTest {
     }
 
     private static Snapshot meanOfValidCase(double w2CpuFactor) {
-        return TestSnapshots.builder().nodes("w0", "w1", "w2")
+        return TestSnapshots.builder()
+                .nodes("w0", "w1", "w2")
                 .replica(new Replica("c3-0", "c3", "w0", true, 0.25082915257759636, null, 0.1))
                 .replica(new Replica("c3-1", "c3", "w2", true, 0.01 * w2CpuFactor, 0.1, 6.2225588320731955))
                 .replica(new Replica("c3-2", "c3", "w1", true, 0.01, null, null))
                 .replica(new Replica("c3-3", "c3", "w0", true, 0.01, null, null))
                 .call("c3", "c3", 63.75392061255197)
-                .uniformDelays(0.1, 0.1).build();
+                .uniformDelays(0.1, 0.1)
+                .build();
     }
 
     private static double shareOf(Plan plan, String node) {
-        return plan.allocation().shares().get(0).groups().stream().filter(g -> g.node().equals(node))
-                .findFirst().orElseThrow().share();
+        return plan.allocation().shares().get(0).groups().stream()
+                .filter(g -> g.node().equals(node))
+                .findFirst()
+                .orElseThrow()
+                .share();
     }
 
     @Test
     void property_sharesProportionalToCapacityInShortfall_neverAboveCapacityOtherwise_neverBelowTheFloor() {
-        qt().withFixedSeed(20250702L).withExamples(500).forAll(
-                lists().of(doubles().between(0.0005, 0.5)).ofSizeBetween(1, 6),
-                lists().of(integers().between(1, 3)).ofSize(6),
-                doubles().between(0.01, 5000)).checkAssert((loads, replicaCounts, demand) -> {
+        qt().withFixedSeed(20250702L)
+                .withExamples(500)
+                .forAll(
+                        lists().of(doubles().between(0.0005, 0.5)).ofSizeBetween(1, 6),
+                        lists().of(integers().between(1, 3)).ofSize(6),
+                        doubles().between(0.01, 5000))
+                .checkAssert((loads, replicaCounts, demand) -> {
                     int n = loads.size();
                     TestSnapshots s = TestSnapshots.builder();
                     String[] nodes = new String[n];
@@ -120,26 +136,31 @@ class CapacityShortfallTest {
                     int replicas = 0;
                     for (int g = 0; g < n; g++) {
                         for (int k = 0; k < replicaCounts.get(g); k++) {
-                            s.replica(new Replica("b-" + g + "-" + k, "b", nodes[g], true, loads.get(g) * 10, 1.0,
-                                    10.0));
+                            s.replica(
+                                    new Replica("b-" + g + "-" + k, "b", nodes[g], true, loads.get(g) * 10, 1.0, 10.0));
                             replicas++;
                         }
                     }
-                    Plan plan = HEART.plan(s.entry("ingress", "b", demand, "w0", demand).uniformDelays(0.1, 1)
-                            .build(), AtpmState.EMPTY);
+                    Plan plan = HEART.plan(
+                            s.entry("ingress", "b", demand, "w0", demand)
+                                    .uniformDelays(0.1, 1)
+                                    .build(),
+                            AtpmState.EMPTY);
                     ComponentShares b = plan.allocation().shares().get(0);
                     double capacity = b.capacityRequestsPerSecond();
                     double floorFraction = HeartConfig.DEFAULTS.minShareOfEqualSplit();
                     for (GroupShare g : b.groups()) {
                         int count = g.pods().size();
-                        double floor = Math.min(floorFraction * count / replicas,
-                                g.capacityRequestsPerSecond() / demand);
+                        double floor =
+                                Math.min(floorFraction * count / replicas, g.capacityRequestsPerSecond() / demand);
                         assertThat(g.share()).as("floor of %s", g.group()).isGreaterThanOrEqualTo(floor - 1e-12);
                         if (demand > capacity) {
-                            assertThat(g.share()).as("proportional in shortfall, %s", g.group())
+                            assertThat(g.share())
+                                    .as("proportional in shortfall, %s", g.group())
                                     .isCloseTo(g.capacityRequestsPerSecond() / capacity, within(1e-9));
                         } else {
-                            assertThat(g.share() * demand).as("within capacity, %s", g.group())
+                            assertThat(g.share() * demand)
+                                    .as("within capacity, %s", g.group())
                                     .isLessThanOrEqualTo(g.capacityRequestsPerSecond() * (1 + 1e-9));
                         }
                     }
@@ -163,11 +184,13 @@ class CapacityShortfallTest {
         Route out = ShareMoveCap.apply(List.of(target), List.of(before), snapshot, List.of(shares), 0.2, notes)
                 .get(0);
         assertThat(out.from().get(0).toNodes()).isEqualTo(target.from().get(0).toNodes());
-        assertThat(notes).anySatisfy(n -> assertThat(n).contains("applied uncapped").contains("n1"));
+        assertThat(notes)
+                .anySatisfy(n -> assertThat(n).contains("applied uncapped").contains("n1"));
         // Where the capped routes stay within capacity (n1 can serve 80), the cap holds.
         ComponentShares roomy = sharesOfB(80.0, 320.0);
-        Route held = ShareMoveCap.apply(List.of(target), List.of(before), snapshot, List.of(roomy), 0.2,
-                new ArrayList<>()).get(0);
+        Route held = ShareMoveCap.apply(
+                        List.of(target), List.of(before), snapshot, List.of(roomy), 0.2, new ArrayList<>())
+                .get(0);
         assertThat(held.from().get(0).toNodes().get("n1")).isCloseTo(0.7, within(1e-9));
     }
 
@@ -180,36 +203,61 @@ class CapacityShortfallTest {
         Snapshot snapshot = twoNodes();
         ComponentShares shares = sharesOfB(30.0, 120.0);
         List<String> notes = new ArrayList<>();
-        ShareMoveCap.Capped first = ShareMoveCap.apply(List.of(target), List.of(before), snapshot, List.of(shares),
-                0.2, java.util.Set.of(), notes);
+        ShareMoveCap.Capped first = ShareMoveCap.apply(
+                List.of(target), List.of(before), snapshot, List.of(shares), 0.2, java.util.Set.of(), notes);
         assertThat(first.routes().get(0).from().get(0).toNodes().get("n1")).isCloseTo(0.7, within(1e-9));
         assertThat(first.overloaded()).containsExactly(ShareMoveCap.edge("a", "b"));
         assertThat(notes).anySatisfy(n -> assertThat(n).contains("capped all the same this round"));
 
-        ShareMoveCap.Capped second = ShareMoveCap.apply(List.of(target), first.routes(), snapshot, List.of(shares),
-                0.2, first.overloaded(), notes);
-        assertThat(second.routes().get(0).from().get(0).toNodes()).isEqualTo(target.from().get(0).toNodes());
+        ShareMoveCap.Capped second = ShareMoveCap.apply(
+                List.of(target), first.routes(), snapshot, List.of(shares), 0.2, first.overloaded(), notes);
+        assertThat(second.routes().get(0).from().get(0).toNodes())
+                .isEqualTo(target.from().get(0).toNodes());
         assertThat(notes).anySatisfy(n -> assertThat(n).contains("applied uncapped"));
     }
 
     /** Component b with one replica on each of n1 and n2. */
     private static Snapshot twoNodes() {
-        return TestSnapshots.builder().nodes("n1", "n2").replica("b-1", "b", "n1", 0.1, 1.0)
-                .replica("b-2", "b", "n2", 0.1, 1.0).build();
+        return TestSnapshots.builder()
+                .nodes("n1", "n2")
+                .replica("b-1", "b", "n1", 0.1, 1.0)
+                .replica("b-2", "b", "n2", 0.1, 1.0)
+                .build();
     }
 
     /** b's measured shares, 0.2 on n1 and 0.8 on n2, at 100 req/s, with each group's capacity in req/s. */
     private static ComponentShares sharesOfB(double n1CapacityPerSecond, double n2CapacityPerSecond) {
-        return new ComponentShares("b", List.of(
-                new GroupShare("n1", "n1", List.of("b-1"), null, 1 / n1CapacityPerSecond, null, n1CapacityPerSecond,
-                        0.2, GroupShare.Basis.MEASURED),
-                new GroupShare("n2", "n2", List.of("b-2"), null, 1 / n2CapacityPerSecond, null, n2CapacityPerSecond,
-                        0.8, GroupShare.Basis.MEASURED)), 100.0, n1CapacityPerSecond + n2CapacityPerSecond, null);
+        return new ComponentShares(
+                "b",
+                List.of(
+                        new GroupShare(
+                                "n1",
+                                "n1",
+                                List.of("b-1"),
+                                null,
+                                1 / n1CapacityPerSecond,
+                                null,
+                                n1CapacityPerSecond,
+                                0.2,
+                                GroupShare.Basis.MEASURED),
+                        new GroupShare(
+                                "n2",
+                                "n2",
+                                List.of("b-2"),
+                                null,
+                                1 / n2CapacityPerSecond,
+                                null,
+                                n2CapacityPerSecond,
+                                0.8,
+                                GroupShare.Basis.MEASURED)),
+                100.0,
+                n1CapacityPerSecond + n2CapacityPerSecond,
+                null);
     }
 
     private static Route route(Map<String, Double> toNodes) {
-        return new Route("a", "b", false, 100, List.of(new NodeRoute("n1", 100, toNodes, Map.of())), List.of(), 0,
-                List.of());
+        return new Route(
+                "a", "b", false, 100, List.of(new NodeRoute("n1", 100, toNodes, Map.of())), List.of(), 0, List.of());
     }
 
     @Test
@@ -224,7 +272,8 @@ class CapacityShortfallTest {
     @Test
     void queueAwareRouting_withinItsSize_plansTheCalleeTogether() {
         Route route = entryRoute(40);
-        assertThat(String.join("\n", route.explain())).contains("queue-aware entropic transport")
+        assertThat(String.join("\n", route.explain()))
+                .contains("queue-aware entropic transport")
                 .doesNotContain("routed on the ATPM shares");
     }
 
@@ -233,7 +282,8 @@ class CapacityShortfallTest {
      * two replicas of 50 req/s each (one per node).
      */
     private static Route entryRoute(double rps) {
-        Snapshot s = TestSnapshots.builder().nodes("w1", "w2")
+        Snapshot s = TestSnapshots.builder()
+                .nodes("w1", "w2")
                 .replica(new Replica("b-1", "b", "w1", true, 0.8, 1.0, 40.0))
                 .replica(new Replica("b-2", "b", "w2", true, 0.8, 1.0, 40.0))
                 .entry("ingress", "b", rps, "w1", rps / 2, "w2", rps / 2)

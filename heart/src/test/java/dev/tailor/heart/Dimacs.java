@@ -32,8 +32,7 @@ import java.util.Map;
  */
 final class Dimacs {
 
-    private Dimacs() {
-    }
+    private Dimacs() {}
 
     /**
      * A min-cost-flow instance; arrays are indexed by 0-based node id or by arc index in file order.
@@ -102,8 +101,7 @@ final class Dimacs {
      * @param to   head of each {@code f} line, 0-based
      * @param flow flow of each {@code f} line
      */
-    record Solution(long cost, int[] from, int[] to, long[] flow) {
-    }
+    record Solution(long cost, int[] from, int[] to, long[] flow) {}
 
     static Instance readInstance(Path file) {
         return parseInstance(file.getFileName().toString(), read(file));
@@ -156,7 +154,8 @@ final class Dimacs {
                     to[arcs] = at.intIn(f[2], 1, supply.length, "TO") - 1;
                     lower[arcs] = at.number(f[3], "LOW");
                     upper[arcs] = at.number(f[4], "CAP");
-                    at.require(0 <= lower[arcs] && lower[arcs] <= upper[arcs],
+                    at.require(
+                            0 <= lower[arcs] && lower[arcs] <= upper[arcs],
                             "bounds [" + lower[arcs] + ", " + upper[arcs] + "] (expected: 0 <= LOW <= CAP)");
                     cost[arcs] = at.number(f[5], "COST");
                     arcs++;
@@ -168,8 +167,8 @@ final class Dimacs {
             throw new IllegalArgumentException(name + ": no p line (expected: p min NODES ARCS)");
         }
         if (arcs != from.length) {
-            throw new IllegalArgumentException(name + ": " + arcs + " a lines (expected: " + from.length
-                    + ", as the p line says)");
+            throw new IllegalArgumentException(
+                    name + ": " + arcs + " a lines (expected: " + from.length + ", as the p line says)");
         }
         return new Instance(name, supply, from, to, lower, upper, cost);
     }
@@ -193,8 +192,11 @@ final class Dimacs {
                 }
                 case "f" -> {
                     at.require(f.length == 4, "expected: f FROM TO FLOW");
-                    flows.add(new long[] {at.intIn(f[1], 1, Integer.MAX_VALUE, "FROM") - 1,
-                            at.intIn(f[2], 1, Integer.MAX_VALUE, "TO") - 1, at.number(f[3], "FLOW")});
+                    flows.add(new long[] {
+                        at.intIn(f[1], 1, Integer.MAX_VALUE, "FROM") - 1,
+                        at.intIn(f[2], 1, Integer.MAX_VALUE, "TO") - 1,
+                        at.number(f[3], "FLOW")
+                    });
                 }
                 default -> at.require(false, "unknown line type " + f[0] + " (expected: c, s or f)");
             }

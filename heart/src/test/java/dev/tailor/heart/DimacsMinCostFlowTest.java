@@ -69,7 +69,9 @@ class DimacsMinCostFlowTest {
         long[] flow = problem.arcFlows(solution);
 
         assertThat(solution.cost()).as("s line of %s.sol", instance).isEqualTo(optimum);
-        assertThat(violations(problem, flow)).as("bound and conservation violations of the .sol flow").isEmpty();
+        assertThat(violations(problem, flow))
+                .as("bound and conservation violations of the .sol flow")
+                .isEmpty();
         assertThat(cost(problem, flow)).as("Σ flow × cost of the .sol flow").isEqualTo(optimum);
     }
 
@@ -83,16 +85,24 @@ class DimacsMinCostFlowTest {
         reporter.publishEntry("minCostFlowMillis", String.format(Locale.ROOT, "%.1f", nanos / 1e6));
 
         long[] flow = integral(result.flow());
-        assertThat(result.cost()).as("cost reported by FlowNetwork for %s", instance).isEqualTo((double) optimum);
-        assertThat(violations(problem, flow)).as("bound and conservation violations").isEmpty();
-        assertThat(cost(problem, flow)).as("Σ flow × cost recomputed from the flow").isEqualTo(optimum);
+        assertThat(result.cost())
+                .as("cost reported by FlowNetwork for %s", instance)
+                .isEqualTo((double) optimum);
+        assertThat(violations(problem, flow))
+                .as("bound and conservation violations")
+                .isEmpty();
+        assertThat(cost(problem, flow))
+                .as("Σ flow × cost recomputed from the flow")
+                .isEqualTo(optimum);
     }
 
     private static void maxFlowAndCheck(String instance, TestReporter reporter) {
         Dimacs.Instance problem = Dimacs.readInstance(SharedData.require("flow_benchmarks/" + instance + ".min"));
         for (int a = 0; a < problem.arcs(); a++) {
             // Max-flow ignores lower bounds, so with a positive one this check would prove nothing.
-            assertThat(problem.lower()[a]).as("lower bound of arc %d (not modelled by this check)", a + 1).isZero();
+            assertThat(problem.lower()[a])
+                    .as("lower bound of arc %d (not modelled by this check)", a + 1)
+                    .isZero();
         }
         int n = problem.nodes();
         int superSource = n;
@@ -142,7 +152,9 @@ class DimacsMinCostFlowTest {
                 problems.add("node " + (v + 1) + ": out - in = " + net[v] + " (expected: 0)");
             }
         }
-        assertThat(problems).as("capacity and conservation violations of the max-flow").isEmpty();
+        assertThat(problems)
+                .as("capacity and conservation violations of the max-flow")
+                .isEmpty();
     }
 
     /**
@@ -158,8 +170,8 @@ class DimacsMinCostFlowTest {
             supplied += Math.abs(problem.supply()[v]);
         }
         if (supplied > Integer.MAX_VALUE) {
-            throw new IllegalArgumentException(problem.name() + ": Σ|supply| = " + supplied
-                    + " overflows JGraphT's int supply sum");
+            throw new IllegalArgumentException(
+                    problem.name() + ": Σ|supply| = " + supplied + " overflows JGraphT's int supply sum");
         }
         for (int a = 0; a < problem.arcs(); a++) {
             String arc = "arc " + (a + 1) + " (" + (problem.from()[a] + 1) + " -> " + (problem.to()[a] + 1) + ")";

@@ -38,8 +38,10 @@ class DimacsTest {
         assertThat(s.cost()).isEqualTo(5);
         long[] flow = Dimacs.parseInstance("tiny", TINY).arcFlows(s);
         assertThat(flow).containsExactly(5, 5);
-        assertThat(DimacsMinCostFlowTest.violations(Dimacs.parseInstance("tiny", TINY), flow)).isEmpty();
-        assertThat(DimacsMinCostFlowTest.cost(Dimacs.parseInstance("tiny", TINY), flow)).isEqualTo(5);
+        assertThat(DimacsMinCostFlowTest.violations(Dimacs.parseInstance("tiny", TINY), flow))
+                .isEmpty();
+        assertThat(DimacsMinCostFlowTest.cost(Dimacs.parseInstance("tiny", TINY), flow))
+                .isEqualTo(5);
     }
 
     @Test

@@ -24,22 +24,27 @@ class EdgeCasesTest {
     @Test
     void validate_implausibleMagnitudes_areNamedInsteadOfOverflowing() {
         // A rate of 1e308 req/s made a load of 4e-306 CPU-s per request, infinite capacity and NaN shares.
-        Snapshot s = TestSnapshots.builder().nodes("w1", "w2")
+        Snapshot s = TestSnapshots.builder()
+                .nodes("w1", "w2")
                 .replica("b-1", "b", "w1", 0.5, 1e308)
                 .replica("b-2", "b", "w2", 2e6, 50.0)
                 .entry("ingress", "b", 100, "w1", 1e308)
                 .delay("w1", "w2", 1e308)
                 .build();
-        assertThat(SnapshotValidator.validate(s)).anySatisfy(p -> assertThat(p).startsWith(
-                "replicas[0].requestsPerSecond: 1.0E308 (expected: requests per second in [0, 1e9]"))
-                .anySatisfy(p -> assertThat(p).startsWith("replicas[1].cpuCores: 2000000.0 (expected: cores in [0, 1e6]"))
+        assertThat(SnapshotValidator.validate(s))
+                .anySatisfy(p -> assertThat(p)
+                        .startsWith(
+                                "replicas[0].requestsPerSecond: 1.0E308 (expected: requests per second in [0, 1e9]"))
+                .anySatisfy(
+                        p -> assertThat(p).startsWith("replicas[1].cpuCores: 2000000.0 (expected: cores in [0, 1e6]"))
                 .anySatisfy(p -> assertThat(p).startsWith("calls[0].byCallerNode[\"w1\"]: 1.0E308"))
                 .anySatisfy(p -> assertThat(p).startsWith("delays[0].millis: 1.0E308"));
     }
 
     @Test
     void atpm_loadBelowOneNanosecondPerRequest_isNoData_notInfiniteCapacity() {
-        Snapshot s = TestSnapshots.builder().nodes("w1", "w2")
+        Snapshot s = TestSnapshots.builder()
+                .nodes("w1", "w2")
                 .replica("b-1", "b", "w1", 1e-12, 1e6)
                 .replica("b-2", "b", "w2", 0.5, 50.0)
                 .entry("ingress", "b", 100, "w1", 100)
@@ -53,8 +58,10 @@ class EdgeCasesTest {
     @Test
     void plan_noDelaysMeasured_keepsEveryCallOnItsOwnNode() {
         // With "delays": [] every pair used to tie at 0 ms and calls crossed nodes for no reason.
-        Snapshot s = TestSnapshots.builder().nodes("w1", "w2")
-                .replica("b-1", "b", "w1", 0.5, 50.0).replica("b-2", "b", "w2", 0.5, 50.0)
+        Snapshot s = TestSnapshots.builder()
+                .nodes("w1", "w2")
+                .replica("b-1", "b", "w1", 0.5, 50.0)
+                .replica("b-2", "b", "w2", 0.5, 50.0)
                 .entry("ingress", "b", 100, "w1", 50, "w2", 50)
                 .build();
         Plan plan = HEART.plan(s, AtpmState.EMPTY);
@@ -66,14 +73,20 @@ class EdgeCasesTest {
 
     @Test
     void plan_onlySameNodeDelaysMeasured_unmeasuredPairsAreSlowerThanAnyMeasured() {
-        Snapshot s = TestSnapshots.builder().nodes("w1", "w2")
-                .replica("b-1", "b", "w1", 0.5, 50.0).replica("b-2", "b", "w2", 0.5, 50.0)
+        Snapshot s = TestSnapshots.builder()
+                .nodes("w1", "w2")
+                .replica("b-1", "b", "w1", 0.5, 50.0)
+                .replica("b-2", "b", "w2", 0.5, 50.0)
                 .entry("ingress", "b", 100, "w1", 70, "w2", 30)
-                .delay("w1", "w1", 0.05).delay("w2", "w2", 0.05)
+                .delay("w1", "w1", 0.05)
+                .delay("w2", "w2", 0.05)
                 .build();
         Route route = HEART.plan(s, AtpmState.EMPTY).allocation().routes().get(0);
-        Map<String, NodeRoute> from = Map.of(route.from().get(0).fromNode(), route.from().get(0),
-                route.from().get(1).fromNode(), route.from().get(1));
+        Map<String, NodeRoute> from = Map.of(
+                route.from().get(0).fromNode(),
+                route.from().get(0),
+                route.from().get(1).fromNode(),
+                route.from().get(1));
         // Only w1's surplus (20 of 70) crosses; w2 keeps everything local.
         assertThat(from.get("w1").toNodes().get("w2")).isCloseTo(20.0 / 70, within(1e-6));
         assertThat(from.get("w2").toNodes()).containsOnlyKeys("w2");
@@ -83,15 +96,21 @@ class EdgeCasesTest {
 
     @Test
     void filter_minGap_leavesLinksThatDifferByFractionsOfAMillisecondAlone() {
-        Snapshot s = TestSnapshots.builder().nodes("w1", "w2", "w3")
-                .replica("b-1", "b", "w1", 0.5, 50.0).replica("b-2", "b", "w2", 0.5, 50.0)
+        Snapshot s = TestSnapshots.builder()
+                .nodes("w1", "w2", "w3")
+                .replica("b-1", "b", "w1", 0.5, 50.0)
+                .replica("b-2", "b", "w2", 0.5, 50.0)
                 .replica("b-3", "b", "w3", 0.5, 50.0)
                 .entry("ingress", "b", 90, "w1", 60, "w2", 20, "w3", 10)
                 .uniformDelays(0.05, 0.3)
                 .build();
-        Route paperDefault = HEART.plan(s, AtpmState.EMPTY).allocation().routes().get(0);
+        Route paperDefault =
+                HEART.plan(s, AtpmState.EMPTY).allocation().routes().get(0);
         Route withGap = new Heart(TestSnapshots.PAPER_ROUTING.withSlowClusterMinGapMillis(1))
-                .plan(s, AtpmState.EMPTY).allocation().routes().get(0);
+                .plan(s, AtpmState.EMPTY)
+                .allocation()
+                .routes()
+                .get(0);
         assertThat(paperDefault.prunedLinks()).isNotEmpty();
         assertThat(withGap.prunedLinks()).isEmpty();
         assertThat(withGap.explain()).anySatisfy(line -> assertThat(line).contains("nothing pruned"));

@@ -68,8 +68,12 @@ class EntropicTransportTest {
         double[] demand = {500, 500};
         double[] sharp = new double[4];
         double[] soft = new double[4];
-        assertThat(EntropicTransport.solve(supply, demand, cost, all(4), 0.2, sharp).converged()).isTrue();
-        assertThat(EntropicTransport.solve(supply, demand, cost, all(4), 4, soft).converged()).isTrue();
+        assertThat(EntropicTransport.solve(supply, demand, cost, all(4), 0.2, sharp)
+                        .converged())
+                .isTrue();
+        assertThat(EntropicTransport.solve(supply, demand, cost, all(4), 4, soft)
+                        .converged())
+                .isTrue();
         // The min-cost flow must send 100 units across (caller 0 has 100 more than its near callee takes).
         assertThat(cost(sharp, cost)).isCloseTo(400, within(1e-3));
         assertThat(cost(soft, cost)).isGreaterThan(cost(sharp, cost) + 100);
@@ -82,7 +86,9 @@ class EntropicTransportTest {
         double[] demand = {2, 1, 1};
         double[] cost = {0, 10, 20, 30, 0, 5};
         double[] flow = new double[6];
-        assertThat(EntropicTransport.solve(supply, demand, cost, all(6), 1e7, flow).converged()).isTrue();
+        assertThat(EntropicTransport.solve(supply, demand, cost, all(6), 1e7, flow)
+                        .converged())
+                .isTrue();
         for (int a = 0; a < 2; a++) {
             for (int b = 0; b < 3; b++) {
                 assertThat(flow[a * 3 + b]).isCloseTo(supply[a] * demand[b] / 4, within(1e-4));
@@ -95,8 +101,15 @@ class EntropicTransportTest {
         // Caller 0 may reach callee 0 only: it sends all there, caller 1 sends the rest.
         double[] flow = new double[4];
         boolean[] active = {true, false, true, true};
-        assertThat(EntropicTransport.solve(new double[] {1, 2}, new double[] {1.5, 1.5}, new double[] {0, 0, 0, 0},
-                active, 1, flow).converged()).isTrue();
+        assertThat(EntropicTransport.solve(
+                                new double[] {1, 2},
+                                new double[] {1.5, 1.5},
+                                new double[] {0, 0, 0, 0},
+                                active,
+                                1,
+                                flow)
+                        .converged())
+                .isTrue();
         assertThat(flow[1]).isZero();
         assertThat(flow[0]).isCloseTo(1, within(1e-6));
         assertThat(flow[2]).isCloseTo(0.5, within(1e-6));
@@ -109,26 +122,28 @@ class EntropicTransportTest {
         // result (it keeps its min-cost flow), not from an exception or NaN flows it would apply.
         double[] flow = new double[4];
         boolean[] active = {true, false, true, false};
-        EntropicTransport.Result result = EntropicTransport.solve(new double[] {1, 1}, new double[] {1, 1},
-                new double[] {0, 0, 0, 0}, active, 1, flow);
+        EntropicTransport.Result result = EntropicTransport.solve(
+                new double[] {1, 1}, new double[] {1, 1}, new double[] {0, 0, 0, 0}, active, 1, flow);
         assertThat(result.converged()).isFalse();
         assertThat(result.sinkScaling()).isNull();
     }
 
     @Test
     void solve_badArguments_sayWhich() {
-        assertThatThrownBy(() -> EntropicTransport.solve(new double[] {1}, new double[] {1}, new double[] {0},
-                all(1), 0, new double[1])).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> EntropicTransport.solve(
+                        new double[] {1}, new double[] {1}, new double[] {0}, all(1), 0, new double[1]))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("epsilonMillis : 0.0 (expected: > 0)");
-        assertThatThrownBy(() -> EntropicTransport.solve(new double[] {1}, new double[] {1}, new double[] {0},
-                all(1), Double.NaN, new double[1])).hasMessageContaining("epsilonMillis : NaN");
-        assertThatThrownBy(() -> EntropicTransport.solve(new double[] {1}, new double[] {1, 1}, new double[] {0},
-                all(1), 1, new double[1])).hasMessageContaining("links : 1 costs");
+        assertThatThrownBy(() -> EntropicTransport.solve(
+                        new double[] {1}, new double[] {1}, new double[] {0}, all(1), Double.NaN, new double[1]))
+                .hasMessageContaining("epsilonMillis : NaN");
+        assertThatThrownBy(() -> EntropicTransport.solve(
+                        new double[] {1}, new double[] {1, 1}, new double[] {0}, all(1), 1, new double[1]))
+                .hasMessageContaining("links : 1 costs");
     }
 
     /** A random transport problem with integer marginals of equal totals. */
-    private record Problem(int[] supply, int[] demand, double[] cost, double epsilon) {
-    }
+    private record Problem(int[] supply, int[] demand, double[] cost, double epsilon) {}
 
     private static Gen<Problem> problems() {
         return in -> {
@@ -136,8 +151,10 @@ class EntropicTransportTest {
             int s = 1 + random.nextInt(5);
             int g = 1 + random.nextInt(5);
             int total = 1000;
-            int[] supply = Apportionment.largestRemainderAtLeastOne(random.doubles(s, 0.05, 1).toArray(), total);
-            int[] demand = Apportionment.largestRemainderAtLeastOne(random.doubles(g, 0.05, 1).toArray(), total);
+            int[] supply = Apportionment.largestRemainderAtLeastOne(
+                    random.doubles(s, 0.05, 1).toArray(), total);
+            int[] demand = Apportionment.largestRemainderAtLeastOne(
+                    random.doubles(g, 0.05, 1).toArray(), total);
             double[] cost = random.doubles(s * g, 0, 20).toArray();
             double epsilon = 0.5 + random.nextDouble() * 10;
             return new Problem(supply, demand, cost, epsilon);
@@ -156,7 +173,9 @@ class EntropicTransportTest {
             double[] b = Arrays.stream(p.demand()).asDoubleStream().toArray();
             double[] flow = new double[s * g];
             EntropicTransport.Result result = EntropicTransport.solve(a, b, p.cost(), all(s * g), p.epsilon(), flow);
-            assertThat(result.converged()).as("converged after %d iterations", result.iterations()).isTrue();
+            assertThat(result.converged())
+                    .as("converged after %d iterations", result.iterations())
+                    .isTrue();
             for (double f : flow) {
                 assertThat(f).isFinite().isNotNegative();
             }
@@ -172,12 +191,14 @@ class EntropicTransportTest {
                 for (int i = 0; i < s; i++) {
                     column += flow[i * g + j];
                 }
-                assertThat(column).as("demand of %d", j)
+                assertThat(column)
+                        .as("demand of %d", j)
                         .isCloseTo(b[j], within(2 * EntropicTransport.TOLERANCE * 1000));
             }
             double perUnit = cost(flow, p.cost()) / 1000;
             double optimum = minCost(p.supply(), p.demand(), p.cost()) / 1000;
-            assertThat(perUnit).isGreaterThanOrEqualTo(optimum - 1e-5)
+            assertThat(perUnit)
+                    .isGreaterThanOrEqualTo(optimum - 1e-5)
                     .isLessThanOrEqualTo(optimum + p.epsilon() * Math.min(entropy(a), entropy(b)) + 1e-5);
         });
     }
@@ -188,8 +209,14 @@ class EntropicTransportTest {
         // λ_i = μ_i − √(k_i μ_i) θ, θ = (Σ μ − D) ÷ Σ √(k μ). Capacities 100 and 50 (one server each),
         // demand 60: θ = 90 ÷ (10 + √50).
         double[] flow = new double[4];
-        EntropicTransport.Result result = EntropicTransport.solveQueueing(new double[] {30, 30},
-                new double[] {100, 50}, new double[] {1, 1}, new double[] {1, 1, 1, 1}, all(4), 5, flow);
+        EntropicTransport.Result result = EntropicTransport.solveQueueing(
+                new double[] {30, 30},
+                new double[] {100, 50},
+                new double[] {1, 1},
+                new double[] {1, 1, 1, 1},
+                all(4),
+                5,
+                flow);
         assertThat(result.converged()).isTrue();
         double theta = 90 / (10 + Math.sqrt(50));
         assertThat(flow[0] + flow[2]).isCloseTo(100 - 10 * theta, within(1e-5));
@@ -221,8 +248,7 @@ class EntropicTransportTest {
     }
 
     /** A random queueing problem: caller nodes, groups, delays up to 100 ms, load below capacity. */
-    private record Queueing(double[] supply, double[] capacity, double[] servers, double[] cost, double epsilon) {
-    }
+    private record Queueing(double[] supply, double[] capacity, double[] servers, double[] cost, double epsilon) {}
 
     private static Gen<Queueing> queueing() {
         return in -> {
@@ -266,8 +292,8 @@ class EntropicTransportTest {
             int s = q.supply().length;
             int g = q.capacity().length;
             double[] flow = new double[s * g];
-            EntropicTransport.Result result = EntropicTransport.solveQueueing(q.supply(), q.capacity(), q.servers(),
-                    q.cost(), all(s * g), q.epsilon(), flow);
+            EntropicTransport.Result result = EntropicTransport.solveQueueing(
+                    q.supply(), q.capacity(), q.servers(), q.cost(), all(s * g), q.epsilon(), flow);
             if (!result.converged()) {
                 assertThat(result.sinkScaling()).isNull();
                 return;
@@ -328,8 +354,8 @@ class EntropicTransportTest {
             int s = q.supply().length;
             int g = q.capacity().length;
             double[] flow = new double[s * g];
-            EntropicTransport.Result result = EntropicTransport.solveQueueing(q.supply(), q.capacity(), q.servers(),
-                    q.cost(), all(s * g), q.epsilon(), flow);
+            EntropicTransport.Result result = EntropicTransport.solveQueueing(
+                    q.supply(), q.capacity(), q.servers(), q.cost(), all(s * g), q.epsilon(), flow);
             if (!result.converged() || g < 2) {
                 return;
             }
@@ -351,7 +377,8 @@ class EntropicTransportTest {
                         if (taken >= q.capacity()[c]) {
                             continue;
                         }
-                        assertThat(objective(q, moved)).as("moving %s of source %d from group %d to %d", delta, a, b, c)
+                        assertThat(objective(q, moved))
+                                .as("moving %s of source %d from group %d to %d", delta, a, b, c)
                                 .isGreaterThanOrEqualTo(best - 1e-9 * Math.abs(best) - 1e-6 * delta);
                     }
                 }
@@ -370,8 +397,8 @@ class EntropicTransportTest {
         double[] servers = {1, 1, 1};
         double[] cost = {0.1, 100, 100, 100, 0.1, 0.2, 100, 0.2, 0.1};
         double[] flow = new double[9];
-        EntropicTransport.Result result = EntropicTransport.solveQueueing(supply, capacity, servers,
-                new double[] {3, 3, 3}, cost, all(9), 2, flow);
+        EntropicTransport.Result result = EntropicTransport.solveQueueing(
+                supply, capacity, servers, new double[] {3, 3, 3}, cost, all(9), 2, flow);
         assertThat(result.converged()).isTrue();
         assertThat(result.iterations()).isLessThanOrEqualTo(20);
         assertThat(flow[0]).isCloseTo(30, within(0.01));

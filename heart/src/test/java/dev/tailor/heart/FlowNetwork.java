@@ -73,8 +73,8 @@ final class FlowNetwork {
         checkVertex("tail", tail);
         checkVertex("head", head);
         if (lowerUnits < 0 || upperUnits < lowerUnits) {
-            throw new IllegalArgumentException("bounds : [" + lowerUnits + ", " + upperUnits
-                    + "] (expected: 0 <= lower <= upper)");
+            throw new IllegalArgumentException(
+                    "bounds : [" + lowerUnits + ", " + upperUnits + "] (expected: 0 <= lower <= upper)");
         }
         if (costPerUnit != Math.rint(costPerUnit) || Math.abs(costPerUnit) >= MAX_COST) {
             throw new IllegalArgumentException("cost : " + costPerUnit + " (expected: a whole number, |cost| < 1e12)");
@@ -96,8 +96,7 @@ final class FlowNetwork {
     }
 
     /** Result of a min-cost flow: the flow on each arc (by index) and Σ flow × cost. */
-    record MinCostFlow(double[] flow, double cost) {
-    }
+    record MinCostFlow(double[] flow, double cost) {}
 
     /**
      * The minimum-cost flow that meets every supply and demand and respects every arc's bounds.
@@ -138,8 +137,9 @@ final class FlowNetwork {
             }
             MinCostFlowBase.Status status = solver.solve();
             if (status != MinCostFlowBase.Status.OPTIMAL) {
-                throw new IllegalStateException("min-cost flow: " + status.name().toLowerCase(java.util.Locale.ROOT)
-                        + (status == MinCostFlowBase.Status.INFEASIBLE ? ", no flow meets all demand" : ""));
+                throw new IllegalStateException(
+                        "min-cost flow: " + status.name().toLowerCase(java.util.Locale.ROOT)
+                                + (status == MinCostFlowBase.Status.INFEASIBLE ? ", no flow meets all demand" : ""));
             }
             double[] flow = new double[arcs];
             for (int a = 0; a < arcs; a++) {

@@ -26,8 +26,8 @@ class FlowNetworkTest {
         // reported 1e9 units on it, so NTAM's fractions summed to ~1000. With one source there is no
         // choice at all: each link must carry its sink's demand, and the cost is in exact delays.
         int[] demand = {207_671, 330_496, 461_833};
-        TransportNetwork network = new TransportNetwork(new int[] {1_000_000}, demand, new int[] {0, 0, 0},
-                new int[] {0, 1, 2}, new double[] {0.3, 2.3, 0.2});
+        TransportNetwork network = new TransportNetwork(
+                new int[] {1_000_000}, demand, new int[] {0, 0, 0}, new int[] {0, 1, 2}, new double[] {0.3, 2.3, 0.2});
         double[] flow = new double[3];
         double cost = network.minCostFlow(flow).costMillis();
         assertThat(flow).containsExactly(207_671, 330_496, 461_833);
@@ -40,9 +40,12 @@ class FlowNetworkTest {
         // JGraphT called the rest infeasible with delays 0, 0.1 and 0.10000000000000554 ms, and
         // Heart.plan threw on a valid snapshot.
         double slow = 0.10000000000000554;
-        TransportNetwork network = new TransportNetwork(new int[] {666_666, 333_334},
-                new int[] {261_770, 332_164, 136_255, 269_811}, new int[] {0, 0, 0, 0, 1, 1, 1, 1},
-                new int[] {0, 1, 2, 3, 0, 1, 2, 3}, new double[] {0, 0.1, slow, slow, 0.1, 0, slow, 0.1});
+        TransportNetwork network = new TransportNetwork(
+                new int[] {666_666, 333_334},
+                new int[] {261_770, 332_164, 136_255, 269_811},
+                new int[] {0, 0, 0, 0, 1, 1, 1, 1},
+                new int[] {0, 1, 2, 3, 0, 1, 2, 3},
+                new double[] {0, 0.1, slow, slow, 0.1, 0, slow, 0.1});
         network.setActive(3, false);
         network.setActive(6, false);
         assertThat(network.maxFlow(new double[8])).isEqualTo(1_000_000);
@@ -75,11 +78,14 @@ class FlowNetworkTest {
                 out[t.linkSource[l]] += (long) flow[l];
                 in[t.linkSink[l]] += (long) flow[l];
             }
-            assertThat(out).containsExactly(Arrays.stream(t.supply).asLongStream().toArray());
-            assertThat(in).containsExactly(Arrays.stream(t.demand).asLongStream().toArray());
+            assertThat(out)
+                    .containsExactly(Arrays.stream(t.supply).asLongStream().toArray());
+            assertThat(in)
+                    .containsExactly(Arrays.stream(t.demand).asLongStream().toArray());
 
             double[] tenths = Arrays.stream(t.cost).map(c -> Math.rint(c * 10)).toArray();
-            double exact = t.network(tenths).minCostFlow(new double[t.cost.length]).costMillis() / 10;
+            double exact =
+                    t.network(tenths).minCostFlow(new double[t.cost.length]).costMillis() / 10;
             assertThat(cost).isCloseTo(exact, within(1e-9 * Math.max(1, exact)));
         });
     }
@@ -89,7 +95,10 @@ class FlowNetworkTest {
         // The slow-link filter's order (and so which links it prunes) must not depend on the sort:
         // ascending cost, ties in link order, for costs up to the 100 s cap (three radix passes).
         qt().withExamples(300)
-                .forAll(integers().between(0, 3_000), integers().between(0, 2), integers().between(1, 1_000))
+                .forAll(
+                        integers().between(0, 3_000),
+                        integers().between(0, 2),
+                        integers().between(1, 1_000))
                 .checkAssert((n, scale, seed) -> {
                     java.util.Random random = new java.util.Random(seed);
                     long bound = new long[] {50, 60_000, (long) TransportNetwork.MAX_COST_MICROS + 1}[scale];
@@ -123,8 +132,8 @@ class FlowNetworkTest {
      * A complete bipartite transport problem: 1–4 sources, 1–4 sinks, 1e6 units, everyday delays, and
      * about one link in four switched off as the slow-link filter would.
      */
-    private record Transport(int[] supply, int[] demand, int[] linkSource, int[] linkSink, double[] cost,
-            boolean[] active) {
+    private record Transport(
+            int[] supply, int[] demand, int[] linkSource, int[] linkSink, double[] cost, boolean[] active) {
 
         long total() {
             return Arrays.stream(supply).asLongStream().sum();
@@ -159,7 +168,8 @@ class FlowNetworkTest {
                 for (int b = 0; b < g; b++, l++) {
                     linkSource[l] = a;
                     linkSink[l] = b;
-                    cost[l] = EVERYDAY_DELAYS[integers().between(0, EVERYDAY_DELAYS.length - 1).generate(in)];
+                    cost[l] = EVERYDAY_DELAYS[
+                            integers().between(0, EVERYDAY_DELAYS.length - 1).generate(in)];
                     active[l] = integers().between(0, 3).generate(in) > 0;
                 }
             }

@@ -36,8 +36,12 @@ class HeartPropertiesTest {
             for (Route route : plan.allocation().routes()) {
                 for (NodeRoute from : route.from()) {
                     String at = route.caller() + " -> " + route.callee() + " from " + from.fromNode();
-                    assertThat(from.toNodes().values()).as(at).allSatisfy(f -> assertThat(f).isNotNegative());
-                    assertThat(from.toReplicas().values()).as(at).allSatisfy(f -> assertThat(f).isNotNegative());
+                    assertThat(from.toNodes().values())
+                            .as(at)
+                            .allSatisfy(f -> assertThat(f).isNotNegative());
+                    assertThat(from.toReplicas().values())
+                            .as(at)
+                            .allSatisfy(f -> assertThat(f).isNotNegative());
                     assertThat(sum(from.toNodes())).as(at + ", toNodes").isCloseTo(1, within(1e-9));
                     assertThat(sum(from.toReplicas())).as(at + ", toReplicas").isCloseTo(1, within(1e-9));
                 }
@@ -56,15 +60,19 @@ class HeartPropertiesTest {
                 for (NodeRoute from : route.from()) {
                     Map<String, List<Double>> byNode = new TreeMap<>();
                     from.toReplicas().forEach((pod, f) -> {
-                        assertThat(pods.get(pod).isReady()).as("%s is ready", pod).isTrue();
+                        assertThat(pods.get(pod).isReady())
+                                .as("%s is ready", pod)
+                                .isTrue();
                         assertThat(pods.get(pod).component()).isEqualTo(route.callee());
-                        byNode.computeIfAbsent(pods.get(pod).node(), n -> new ArrayList<>()).add(f);
+                        byNode.computeIfAbsent(pods.get(pod).node(), n -> new ArrayList<>())
+                                .add(f);
                     });
                     assertThat(byNode.keySet()).isEqualTo(from.toNodes().keySet());
                     byNode.forEach((node, fractions) -> {
                         double nodeFraction = from.toNodes().get(node);
-                        assertThat(fractions).allSatisfy(f ->
-                                assertThat(f).isCloseTo(nodeFraction / fractions.size(), within(1e-12)));
+                        assertThat(fractions)
+                                .allSatisfy(
+                                        f -> assertThat(f).isCloseTo(nodeFraction / fractions.size(), within(1e-12)));
                     });
                 }
             }
@@ -82,7 +90,9 @@ class HeartPropertiesTest {
             Plan plan = onShares.plan(snapshot, AtpmState.EMPTY);
             for (Route route : plan.allocation().routes()) {
                 if (route.from().isEmpty()) {
-                    assertThat(route.requestsPerSecond()).as("an edge with calls has caller nodes").isZero();
+                    assertThat(route.requestsPerSecond())
+                            .as("an edge with calls has caller nodes")
+                            .isZero();
                     continue;
                 }
                 Map<String, Double> expected = new TreeMap<>();
@@ -91,8 +101,8 @@ class HeartPropertiesTest {
                 }
                 Map<String, Double> actual = new TreeMap<>();
                 for (NodeRoute from : route.from()) {
-                    from.toNodes().forEach((node, f) -> actual.merge(node, from.supplyRequestsPerSecond() * f,
-                            Double::sum));
+                    from.toNodes()
+                            .forEach((node, f) -> actual.merge(node, from.supplyRequestsPerSecond() * f, Double::sum));
                 }
                 // Supplies and demands are each rounded to whole units (largest remainder, at least one
                 // unit per positive value): a few units per source and sink at most.
@@ -103,7 +113,9 @@ class HeartPropertiesTest {
                         .as("%s -> %s: calls per second arriving at %s", route.caller(), route.callee(), node)
                         .isCloseTo(rps, within(tolerance)));
                 // And what leaves is what the caller sends: the edge's whole rate.
-                double supplied = route.from().stream().mapToDouble(NodeRoute::supplyRequestsPerSecond).sum();
+                double supplied = route.from().stream()
+                        .mapToDouble(NodeRoute::supplyRequestsPerSecond)
+                        .sum();
                 assertThat(supplied).isCloseTo(route.requestsPerSecond(), within(1e-9 * route.requestsPerSecond()));
             }
         });
@@ -139,8 +151,11 @@ class HeartPropertiesTest {
                             supplying.add(g.node());
                         }
                     });
-                    assertThat(route.from()).extracting(NodeRoute::fromNode).containsAll(supplying)
-                            .isSubsetOf(groupNodes).doesNotHaveDuplicates();
+                    assertThat(route.from())
+                            .extracting(NodeRoute::fromNode)
+                            .containsAll(supplying)
+                            .isSubsetOf(groupNodes)
+                            .doesNotHaveDuplicates();
                 }
             }
         });
@@ -156,7 +171,9 @@ class HeartPropertiesTest {
                 for (Link link : route.prunedLinks()) {
                     for (NodeRoute from : route.from()) {
                         if (from.fromNode().equals(link.from())) {
-                            assertThat(from.toNodes()).as("flow over pruned %s", link).doesNotContainKey(link.to());
+                            assertThat(from.toNodes())
+                                    .as("flow over pruned %s", link)
+                                    .doesNotContainKey(link.to());
                         }
                     }
                 }
@@ -170,14 +187,18 @@ class HeartPropertiesTest {
         // feasible assignment: planning valid input must not throw, whichever removal path is taken
         // (batch fraction 0: always one by one; 1: always a batch) and whatever the grouping.
         qt().withExamples(EXAMPLES)
-                .forAll(RandomClusters.snapshots(), integers().between(0, 2), integers().between(0, 1))
+                .forAll(
+                        RandomClusters.snapshots(),
+                        integers().between(0, 2),
+                        integers().between(0, 1))
                 .checkAssert((snapshot, batch, grouping) -> {
                     HeartConfig on = CONFIG.withBatchRemovalMaxFraction(new double[] {0, 0.3, 1}[batch])
                             .withGrouping(HeartConfig.Grouping.values()[grouping]);
                     Plan filtered = new Heart(on).plan(snapshot, AtpmState.EMPTY);
                     assertThat(filtered.allocation().routes()).hasSameSizeAs(snapshot.calls());
                     Plan unfiltered = new Heart(on.withSlowLinkFilter(false)).plan(snapshot, AtpmState.EMPTY);
-                    assertThat(unfiltered.allocation().routes()).allSatisfy(r -> assertThat(r.prunedLinks()).isEmpty());
+                    assertThat(unfiltered.allocation().routes())
+                            .allSatisfy(r -> assertThat(r.prunedLinks()).isEmpty());
                 });
     }
 
@@ -215,12 +236,15 @@ class HeartPropertiesTest {
                 }
                 // Quantisation: a few units of 1/flowUnits per endpoint, each at most the slowest delay,
                 // plus the solver's 0.5 µs rounding of each delay.
-                int endpoints = route.from().size() + sharesOf(plan, route.callee()).groups().size();
+                int endpoints = route.from().size()
+                        + sharesOf(plan, route.callee()).groups().size();
                 double tolerance = slowest * 4.0 * endpoints / CONFIG.flowUnits() + 0.0005 + 1e-9;
                 String edge = route.caller() + " -> " + route.callee();
-                assertThat(route.meanDelayMillis()).as("%s: reported vs planned mean delay", edge)
+                assertThat(route.meanDelayMillis())
+                        .as("%s: reported vs planned mean delay", edge)
                         .isCloseTo(planned, within(tolerance));
-                assertThat(route.meanDelayMillis()).as("%s: min-cost vs proportional split", edge)
+                assertThat(route.meanDelayMillis())
+                        .as("%s: min-cost vs proportional split", edge)
                         .isLessThanOrEqualTo(proportional + tolerance);
             }
         });
@@ -235,12 +259,18 @@ class HeartPropertiesTest {
             for (Plan plan : List.of(first, second)) {
                 TreeSet<String> components = new TreeSet<>();
                 snapshot.replicas().forEach(r -> components.add(r.component()));
-                assertThat(plan.allocation().shares()).extracting(ComponentShares::component)
+                assertThat(plan.allocation().shares())
+                        .extracting(ComponentShares::component)
                         .containsExactlyElementsOf(components);
                 for (ComponentShares c : plan.allocation().shares()) {
-                    assertThat(c.groups()).as(c.component()).isNotEmpty()
+                    assertThat(c.groups())
+                            .as(c.component())
+                            .isNotEmpty()
                             .allSatisfy(g -> assertThat(g.share()).isBetween(0.0, 1.0));
-                    assertThat(c.groups().stream().mapToDouble(GroupShare::share).sum()).as(c.component())
+                    assertThat(c.groups().stream()
+                                    .mapToDouble(GroupShare::share)
+                                    .sum())
+                            .as(c.component())
                             .isCloseTo(1, within(1e-9));
                 }
             }
@@ -252,7 +282,10 @@ class HeartPropertiesTest {
         // A group that needs more CPU per request has less capacity: giving it more traffic would
         // overload exactly the group that is struggling (Atpm's contract, first round).
         qt().withExamples(EXAMPLES)
-                .forAll(RandomClusters.snapshots(), integers().between(0, 99), doubles().between(1.0001, 10))
+                .forAll(
+                        RandomClusters.snapshots(),
+                        integers().between(0, 99),
+                        doubles().between(1.0001, 10))
                 .checkAssert((snapshot, pick, factor) -> {
                     List<Integer> measured = measuredReplicas(snapshot);
                     if (measured.isEmpty()) {
@@ -260,9 +293,17 @@ class HeartPropertiesTest {
                     }
                     int i = measured.get(pick % measured.size());
                     Replica before = snapshot.replicas().get(i);
-                    Snapshot raised = withReplica(snapshot, i, new Replica(before.pod(), before.component(),
-                            before.node(), before.ready(), before.cpuCores() * factor, before.cpuLimitCores(),
-                            before.requestsPerSecond()));
+                    Snapshot raised = withReplica(
+                            snapshot,
+                            i,
+                            new Replica(
+                                    before.pod(),
+                                    before.component(),
+                                    before.node(),
+                                    before.ready(),
+                                    before.cpuCores() * factor,
+                                    before.cpuLimitCores(),
+                                    before.requestsPerSecond()));
                     double shareBefore = shareOf(HEART.plan(snapshot, AtpmState.EMPTY), before);
                     double shareAfter = shareOf(HEART.plan(raised, AtpmState.EMPTY), before);
                     assertThat(shareAfter).isLessThanOrEqualTo(shareBefore + 1e-12);
@@ -274,21 +315,34 @@ class HeartPropertiesTest {
         // Third round, after a round of drift, with the adaptive weight: the contract must hold with
         // history too (it did not with the same-round tracking signal; see AtpmTest).
         qt().withExamples(EXAMPLES)
-                .forAll(RandomClusters.snapshots(), integers().between(0, 99), doubles().between(1.0001, 10),
+                .forAll(
+                        RandomClusters.snapshots(),
+                        integers().between(0, 99),
+                        doubles().between(1.0001, 10),
                         doubles().between(0.5, 1.5))
                 .checkAssert((snapshot, pick, factor, drift) -> {
                     Heart fixed = HEART;
-                    AtpmState history = fixed.plan(scaledCpu(snapshot, drift),
-                            fixed.plan(snapshot, AtpmState.EMPTY).state()).state();
+                    AtpmState history = fixed.plan(
+                                    scaledCpu(snapshot, drift),
+                                    fixed.plan(snapshot, AtpmState.EMPTY).state())
+                            .state();
                     List<Integer> measured = measuredReplicas(snapshot);
                     if (measured.isEmpty()) {
                         return;
                     }
                     int i = measured.get(pick % measured.size());
                     Replica before = snapshot.replicas().get(i);
-                    Snapshot raised = withReplica(snapshot, i, new Replica(before.pod(), before.component(),
-                            before.node(), before.ready(), before.cpuCores() * factor, before.cpuLimitCores(),
-                            before.requestsPerSecond()));
+                    Snapshot raised = withReplica(
+                            snapshot,
+                            i,
+                            new Replica(
+                                    before.pod(),
+                                    before.component(),
+                                    before.node(),
+                                    before.ready(),
+                                    before.cpuCores() * factor,
+                                    before.cpuLimitCores(),
+                                    before.requestsPerSecond()));
                     double shareBefore = shareOf(fixed.plan(snapshot, history), before);
                     double shareAfter = shareOf(fixed.plan(raised, history), before);
                     assertThat(shareAfter).isLessThanOrEqualTo(shareBefore + 1e-12);
@@ -309,14 +363,19 @@ class HeartPropertiesTest {
     }
 
     private static ComponentShares sharesOf(Plan plan, String component) {
-        return plan.allocation().shares().stream().filter(c -> c.component().equals(component)).findFirst()
+        return plan.allocation().shares().stream()
+                .filter(c -> c.component().equals(component))
+                .findFirst()
                 .orElseThrow(() -> new AssertionError("no shares for " + component));
     }
 
     /** The share of the (node) group that {@code replica} belongs to. */
     private static double shareOf(Plan plan, Replica replica) {
         return sharesOf(plan, replica.component()).groups().stream()
-                .filter(g -> g.group().equals(replica.node())).findFirst().orElseThrow().share();
+                .filter(g -> g.group().equals(replica.node()))
+                .findFirst()
+                .orElseThrow()
+                .share();
     }
 
     private static Snapshot withReplica(Snapshot s, int index, Replica replica) {
@@ -333,8 +392,14 @@ class HeartPropertiesTest {
     private static Snapshot scaledCpu(Snapshot snapshot, double factor) {
         List<Replica> replicas = new ArrayList<>();
         for (Replica r : snapshot.replicas()) {
-            replicas.add(new Replica(r.pod(), r.component(), r.node(), r.ready(),
-                    r.cpuCores() == null ? null : r.cpuCores() * factor, r.cpuLimitCores(), r.requestsPerSecond()));
+            replicas.add(new Replica(
+                    r.pod(),
+                    r.component(),
+                    r.node(),
+                    r.ready(),
+                    r.cpuCores() == null ? null : r.cpuCores() * factor,
+                    r.cpuLimitCores(),
+                    r.requestsPerSecond()));
         }
         return new Snapshot(snapshot.windowSeconds(), snapshot.nodes(), replicas, snapshot.calls(), snapshot.delays());
     }
@@ -344,7 +409,10 @@ class HeartPropertiesTest {
         List<Integer> measured = new ArrayList<>();
         for (int i = 0; i < snapshot.replicas().size(); i++) {
             Replica r = snapshot.replicas().get(i);
-            if (r.isReady() && r.cpuCores() != null && r.cpuCores() > 0 && r.requestsPerSecond() != null
+            if (r.isReady()
+                    && r.cpuCores() != null
+                    && r.cpuCores() > 0
+                    && r.requestsPerSecond() != null
                     && r.requestsPerSecond() > 0) {
                 measured.add(i);
             }

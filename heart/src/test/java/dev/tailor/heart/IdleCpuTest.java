@@ -19,6 +19,7 @@ class IdleCpuTest {
     private static final double COST = 0.004;
     /** w3's replica idles at 3 % of a core (background work); its peers at 0.3 %. */
     private static final double[] IDLE = {0.003, 0.003, 0.03};
+
     private static final String[] NODES = {"w1", "w2", "w3"};
     /** A low-traffic component: 10 requests/s in all. */
     private static final double DEMAND = 10;
@@ -35,7 +36,10 @@ class IdleCpuTest {
                 double rate = DEMAND * share[g];
                 s.replica(new Replica("b-" + NODES[g], "b", NODES[g], true, IDLE[g] + COST * rate, 1.0, rate));
             }
-            Plan plan = heart.plan(s.entry("ingress", "b", DEMAND, "w1", DEMAND).uniformDelays(0.1, 0.1).build(),
+            Plan plan = heart.plan(
+                    s.entry("ingress", "b", DEMAND, "w1", DEMAND)
+                            .uniformDelays(0.1, 0.1)
+                            .build(),
                     state);
             state = plan.state();
             for (GroupShare group : plan.allocation().shares().get(0).groups()) {
@@ -67,8 +71,11 @@ class IdleCpuTest {
     void fit_exactLine_findsTheIdleCores_handComputed() {
         // cpu = 0.03 + 0.004 x rate at rates 20, 20, 10, 10: the four cross pairs have slope 0.004,
         // intercepts 0.03 each; no round is in every pair, so the fit is conclusive.
-        List<LoadSample> samples = List.of(new LoadSample(20, 0.11, 1), new LoadSample(20, 0.11, 1),
-                new LoadSample(10, 0.07, 1), new LoadSample(10, 0.07, 1));
+        List<LoadSample> samples = List.of(
+                new LoadSample(20, 0.11, 1),
+                new LoadSample(20, 0.11, 1),
+                new LoadSample(10, 0.07, 1),
+                new LoadSample(10, 0.07, 1));
         assertThat(Atpm.fitIdleCores(samples, 0, TestSnapshots.PAPER_ROUTING)).isCloseTo(0.03, within(1e-12));
     }
 
@@ -77,15 +84,25 @@ class IdleCpuTest {
         // A single round with a tenth of the requests and the same CPU would fit a flat line, "all of
         // the CPU is idle", and make the group look ten times cheaper. Every qualifying pair runs
         // through that round, so the fit is inconclusive.
-        List<LoadSample> outlier = List.of(new LoadSample(20, 0.1, 1), new LoadSample(20, 0.1, 1),
-                new LoadSample(2, 0.1, 1), new LoadSample(20, 0.1, 1));
-        assertThat(Atpm.fitIdleCores(outlier, 0.01, TestSnapshots.PAPER_ROUTING)).isEqualTo(0.01);
+        List<LoadSample> outlier = List.of(
+                new LoadSample(20, 0.1, 1),
+                new LoadSample(20, 0.1, 1),
+                new LoadSample(2, 0.1, 1),
+                new LoadSample(20, 0.1, 1));
+        assertThat(Atpm.fitIdleCores(outlier, 0.01, TestSnapshots.PAPER_ROUTING))
+                .isEqualTo(0.01);
         // Two rounds, one pair: both rounds are in every pair.
-        assertThat(Atpm.fitIdleCores(List.of(new LoadSample(20, 0.11, 1), new LoadSample(10, 0.07, 1)), 0,
-                TestSnapshots.PAPER_ROUTING)).isZero();
+        assertThat(Atpm.fitIdleCores(
+                        List.of(new LoadSample(20, 0.11, 1), new LoadSample(10, 0.07, 1)),
+                        0,
+                        TestSnapshots.PAPER_ROUTING))
+                .isZero();
         // Rates within the ratio: no pair at all.
-        assertThat(Atpm.fitIdleCores(List.of(new LoadSample(20, 0.11, 1), new LoadSample(15, 0.09, 1),
-                new LoadSample(11, 0.074, 1)), 0, TestSnapshots.PAPER_ROUTING)).isZero();
+        assertThat(Atpm.fitIdleCores(
+                        List.of(new LoadSample(20, 0.11, 1), new LoadSample(15, 0.09, 1), new LoadSample(11, 0.074, 1)),
+                        0,
+                        TestSnapshots.PAPER_ROUTING))
+                .isZero();
     }
 
     @Test

@@ -20,25 +20,33 @@ class LoadHeadroomTest {
 
     @Test
     void everyGroup_staysWithinCapacity_whenTheLoadGrowsByTheHeadroom() {
-        qt().withFixedSeed(20250703L).withExamples(300).forAll(
-                lists().of(doubles().between(0.005, 0.05)).ofSizeBetween(2, 5),
-                doubles().between(0.05, 0.9)).checkAssert((costs, utilisation) -> {
+        qt().withFixedSeed(20250703L)
+                .withExamples(300)
+                .forAll(
+                        lists().of(doubles().between(0.005, 0.05)).ofSizeBetween(2, 5),
+                        doubles().between(0.05, 0.9))
+                .checkAssert((costs, utilisation) -> {
                     double capacity = 0;
                     for (double cost : costs) {
                         capacity += 1 / cost;
                     }
                     double demand = utilisation * capacity;
                     double[] load = plannedLoads(SHIPPED, costs, demand);
-                    double grown = Math.max(demand, Math.min((1 + SHIPPED.loadHeadroom()) * demand,
-                            HeartConfig.MAX_HEADROOM_UTILISATION * capacity));
+                    double grown = Math.max(
+                            demand,
+                            Math.min(
+                                    (1 + SHIPPED.loadHeadroom()) * demand,
+                                    HeartConfig.MAX_HEADROOM_UTILISATION * capacity));
                     double sum = 0;
                     for (int g = 0; g < costs.size(); g++) {
                         sum += load[g];
-                        assertThat(load[g] * grown / demand).as("w%d at %.4g req/s of %.4g", g, grown, 1 / costs.get(g))
+                        assertThat(load[g] * grown / demand)
+                                .as("w%d at %.4g req/s of %.4g", g, grown, 1 / costs.get(g))
                                 .isLessThanOrEqualTo(1 / costs.get(g) * (1 + 1e-3));
                     }
-                    assertThat(sum).as("every call planned").isCloseTo(demand, org.assertj.core.api.Assertions.within(
-                            demand * 1e-4));
+                    assertThat(sum)
+                            .as("every call planned")
+                            .isCloseTo(demand, org.assertj.core.api.Assertions.within(demand * 1e-4));
                 });
     }
 
@@ -57,10 +65,15 @@ class LoadHeadroomTest {
 
     @Test
     void explain_saysWhatTheSplitWasPlannedFor() {
-        Route route = plan(SHIPPED, List.of(0.01, 0.04), 40).allocation().routes().get(0);
-        assertThat(String.join("\n", route.explain())).contains("all 40.0 req/s into b")
+        Route route =
+                plan(SHIPPED, List.of(0.01, 0.04), 40).allocation().routes().get(0);
+        assertThat(String.join("\n", route.explain()))
+                .contains("all 40.0 req/s into b")
                 .contains("split as planned for 60.0 req/s (50 % headroom for load growth)");
-        Route none = plan(SHIPPED.withLoadHeadroom(0), List.of(0.01, 0.04), 40).allocation().routes().get(0);
+        Route none = plan(SHIPPED.withLoadHeadroom(0), List.of(0.01, 0.04), 40)
+                .allocation()
+                .routes()
+                .get(0);
         assertThat(String.join("\n", none.explain())).doesNotContain("headroom");
     }
 
@@ -75,12 +88,15 @@ class LoadHeadroomTest {
     /** Per group (one replica b-g on node wg, CPU-seconds per request costs[g], 1 core), the planned req/s. */
     private static double[] plannedLoads(HeartConfig config, List<Double> costs, double demand) {
         Route route = plan(config, costs, demand).allocation().routes().get(0);
-        assertThat(String.join("\n", route.explain())).as("planned queue-aware, not the paper's way")
-                .contains("queue-aware entropic transport").doesNotContain("routed on the ATPM shares");
+        assertThat(String.join("\n", route.explain()))
+                .as("planned queue-aware, not the paper's way")
+                .contains("queue-aware entropic transport")
+                .doesNotContain("routed on the ATPM shares");
         double[] load = new double[costs.size()];
         for (NodeRoute from : route.from()) {
-            from.toNodes().forEach((node, fraction) ->
-                    load[Integer.parseInt(node.substring(1))] += from.supplyRequestsPerSecond() * fraction);
+            from.toNodes()
+                    .forEach((node, fraction) ->
+                            load[Integer.parseInt(node.substring(1))] += from.supplyRequestsPerSecond() * fraction);
         }
         return load;
     }
@@ -105,7 +121,11 @@ class LoadHeadroomTest {
             double rate = demand / costs.get(g) / capacity;
             s.replica(new Replica("b-" + g, "b", nodes[g], true, costs.get(g) * rate, 1.0, rate));
         }
-        return new Heart(config).plan(s.entry("ingress", "b", demand, split).uniformDelays(0.05, 0.5).build(),
-                AtpmState.EMPTY);
+        return new Heart(config)
+                .plan(
+                        s.entry("ingress", "b", demand, split)
+                                .uniformDelays(0.05, 0.5)
+                                .build(),
+                        AtpmState.EMPTY);
     }
 }

@@ -21,8 +21,9 @@ class MaxFlowTest {
         // s=0, t=3: 0->1 (3), 0->2 (2), 1->2 (1), 1->3 (2), 2->3 (3). The cut {0} has 5; the flow:
         // 2 over 0-1-3, 1 over 0-1-2-3, 2 over 0-2-3 = 5.
         MaxFlow flow = new MaxFlow(4);
-        int[] arc = {flow.addArc(0, 1, 3), flow.addArc(0, 2, 2), flow.addArc(1, 2, 1), flow.addArc(1, 3, 2),
-                flow.addArc(2, 3, 3)};
+        int[] arc = {
+            flow.addArc(0, 1, 3), flow.addArc(0, 2, 2), flow.addArc(1, 2, 1), flow.addArc(1, 3, 2), flow.addArc(2, 3, 3)
+        };
         assertThat(flow.solve(0, 3)).isEqualTo(5);
         assertThat(flow.flow(arc[0]) + flow.flow(arc[1])).isEqualTo(5);
         assertThat(flow.flow(arc[3]) + flow.flow(arc[4])).isEqualTo(5);
@@ -45,9 +46,11 @@ class MaxFlowTest {
     void solve_randomGraphs_sameValueAsOrTools_andAValidFlow() {
         // Property, fixed seed: up to 12 vertices, 40 arcs (parallel arcs, self-loops and arcs into
         // the source included), capacities 0..20; some arcs switched off after a first solve.
-        qt().withFixedSeed(20261202L).withExamples(500)
-                .forAll(integers().between(2, 12), lists().of(integers().between(0, Integer.MAX_VALUE))
-                        .ofSizeBetween(0, 160))
+        qt().withFixedSeed(20261202L)
+                .withExamples(500)
+                .forAll(
+                        integers().between(2, 12),
+                        lists().of(integers().between(0, Integer.MAX_VALUE)).ofSizeBetween(0, 160))
                 .checkAssert((vertices, draws) -> check(vertices, draws));
     }
 

@@ -19,8 +19,14 @@ class MinCostTransportTest {
         // b0 and 1 to b1, a1 sends 1 to b1: 2 + 4 + 1 = 7; a1 to b0 instead forces a0 to send 2 to b1:
         // 2 + 1 + 8 = 11.
         long[] flow = new long[4];
-        long cost = MinCostTransport.solve(new int[] {3, 1}, new int[] {2, 2}, new int[] {0, 0, 1, 1},
-                new int[] {0, 1, 0, 1}, new long[] {1, 4, 2, 1}, new boolean[] {true, true, true, true}, flow);
+        long cost = MinCostTransport.solve(
+                new int[] {3, 1},
+                new int[] {2, 2},
+                new int[] {0, 0, 1, 1},
+                new int[] {0, 1, 0, 1},
+                new long[] {1, 4, 2, 1},
+                new boolean[] {true, true, true, true},
+                flow);
         assertThat(cost).isEqualTo(7);
         assertThat(flow).containsExactly(2, 1, 0, 1);
     }
@@ -28,21 +34,29 @@ class MinCostTransportTest {
     @Test
     void solve_linksThatCannotCarryAllDemand_infeasible() {
         long[] flow = new long[2];
-        assertThat(MinCostTransport.solve(new int[] {2, 2}, new int[] {2, 2}, new int[] {0, 1},
-                new int[] {0, 0}, new long[] {1, 1}, new boolean[] {true, true}, flow))
+        assertThat(MinCostTransport.solve(
+                        new int[] {2, 2},
+                        new int[] {2, 2},
+                        new int[] {0, 1},
+                        new int[] {0, 0},
+                        new long[] {1, 1},
+                        new boolean[] {true, true},
+                        flow))
                 .isEqualTo(MinCostTransport.INFEASIBLE);
     }
 
     @Test
     void solve_randomTransports_costExactlyWhatOrToolsFinds() {
-        qt().withFixedSeed(20261203L).withExamples(400)
+        qt().withFixedSeed(20261203L)
+                .withExamples(400)
                 .forAll(RandomTransports.transports(1_000_000, false, 4))
                 .checkAssert(MinCostTransportTest::assertAsOrTools);
     }
 
     @Test
     void solve_tiesZeroSuppliesAndNegativeCosts_costExactlyWhatOrToolsFinds() {
-        qt().withFixedSeed(20261204L).withExamples(400)
+        qt().withFixedSeed(20261204L)
+                .withExamples(400)
                 .forAll(RandomTransports.transports(60, true, 3))
                 .checkAssert(t -> {
                     assertAsOrTools(t);
@@ -50,16 +64,16 @@ class MinCostTransportTest {
                     for (int l = 0; l < negative.length; l++) {
                         negative[l] = 500 - negative[l];
                     }
-                    assertAsOrTools(new Transport(t.supply(), t.demand(), t.linkSource(), t.linkSink(), negative,
-                            t.active()));
+                    assertAsOrTools(
+                            new Transport(t.supply(), t.demand(), t.linkSource(), t.linkSink(), negative, t.active()));
                 });
     }
 
     private static void assertAsOrTools(Transport t) {
         FlowNetwork.MinCostFlow full = t.fullMinCostFlow();
         long[] flow = new long[t.links()];
-        long cost = MinCostTransport.solve(t.supply(), t.demand(), t.linkSource(), t.linkSink(), t.costMicros(),
-                t.active(), flow);
+        long cost = MinCostTransport.solve(
+                t.supply(), t.demand(), t.linkSource(), t.linkSink(), t.costMicros(), t.active(), flow);
         if (full == null) {
             assertThat(cost).as("infeasible for OR-tools: %s", t).isEqualTo(MinCostTransport.INFEASIBLE);
             return;

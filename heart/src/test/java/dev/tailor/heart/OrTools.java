@@ -10,8 +10,7 @@ final class OrTools {
 
     private static volatile boolean loaded;
 
-    private OrTools() {
-    }
+    private OrTools() {}
 
     /** Makes OR-tools' solvers usable; cheap after the first call. */
     static void ensureLoaded() {
@@ -23,9 +22,11 @@ final class OrTools {
                 try {
                     Loader.loadNativeLibraries();
                 } catch (RuntimeException | LinkageError e) {
-                    throw new IllegalStateException("OR-tools' native flow solvers could not be loaded on "
-                            + System.getProperty("os.name") + "/" + System.getProperty("os.arch")
-                            + " (expected: Linux, macOS or Windows on x86-64, or Linux/macOS on aarch64): " + e, e);
+                    throw new IllegalStateException(
+                            "OR-tools' native flow solvers could not be loaded on "
+                                    + System.getProperty("os.name") + "/" + System.getProperty("os.arch")
+                                    + " (expected: Linux, macOS or Windows on x86-64, or Linux/macOS on aarch64): " + e,
+                            e);
                 }
                 loaded = true;
             }

@@ -25,7 +25,8 @@ class OutlierRoundTest {
      * counter reset in the request metric, or a burst the CPU did not see).
      */
     private static Snapshot round(double w1RateFactor) {
-        return TestSnapshots.builder().nodes("w1", "w2")
+        return TestSnapshots.builder()
+                .nodes("w1", "w2")
                 .replica(new Replica("b-1", "b", "w1", true, 0.4, 1.0, 80 * w1RateFactor))
                 .replica(new Replica("b-2", "b", "w2", true, 0.4, 1.0, 20.0))
                 .entry("ingress", "b", 100, "w1", 50, "w2", 50)
@@ -89,14 +90,17 @@ class OutlierRoundTest {
         // Steady rounds of random groups, then one round in which one group's rate or CPU is off by
         // 1/100 .. 100x, then steady rounds again: no ATPM share moves (beyond rounding), and the
         // routes after the share cap move at most the cap from the routes applied the round before.
-        qt().withFixedSeed(20250701L).withExamples(300).forAll(
-                lists().of(doubles().between(0.001, 0.05)).ofSizeBetween(2, 5),
-                lists().of(doubles().between(1, 200)).ofSize(5),
-                integers().between(0, 9),
-                doubles().between(-2, 2)).checkAssert((loads, rates, pick, log10Factor) -> {
+        qt().withFixedSeed(20250701L)
+                .withExamples(300)
+                .forAll(
+                        lists().of(doubles().between(0.001, 0.05)).ofSizeBetween(2, 5),
+                        lists().of(doubles().between(1, 200)).ofSize(5),
+                        integers().between(0, 9),
+                        doubles().between(-2, 2))
+                .checkAssert((loads, rates, pick, log10Factor) -> {
                     int n = loads.size();
                     int victim = (pick / 2) % n;
-                    int which = pick % 2;   // 0: the rate is off, 1: the CPU is off
+                    int which = pick % 2; // 0: the rate is off, 1: the CPU is off
                     double factor = Math.pow(10, log10Factor);
                     Heart heart = new Heart(TestSnapshots.PAPER_ROUTING.withParallel(false));
                     AtpmState state = AtpmState.EMPTY;
@@ -123,22 +127,30 @@ class OutlierRoundTest {
                             total += rates.get(g);
                         }
                         Snapshot snapshot = s.entry("ingress", "b", total, "w0", total / 2, "w1", total / 2)
-                                .uniformDelays(0.1, 1).build();
+                                .uniformDelays(0.1, 1)
+                                .build();
                         Plan plan = heart.plan(snapshot, state);
                         state = plan.state();
                         List<Double> shares = plan.allocation().shares().get(0).groups().stream()
-                                .map(GroupShare::share).toList();
+                                .map(GroupShare::share)
+                                .toList();
                         if (r == 3) {
                             steadyShares = shares;
                         }
                         if (r >= 4) {
                             for (int g = 0; g < n; g++) {
-                                assertThat(shares.get(g)).as("round %d, group %d", r, g)
+                                assertThat(shares.get(g))
+                                        .as("round %d, group %d", r, g)
                                         .isCloseTo(steadyShares.get(g), within(1e-9));
                             }
                         }
-                        ShareMoveCap.Capped capped = ShareMoveCap.apply(plan.allocation().routes(), applied,
-                                snapshot, plan.allocation().shares(), ShareMoveCap.DEFAULT_MAX_MOVE, overloaded,
+                        ShareMoveCap.Capped capped = ShareMoveCap.apply(
+                                plan.allocation().routes(),
+                                applied,
+                                snapshot,
+                                plan.allocation().shares(),
+                                ShareMoveCap.DEFAULT_MAX_MOVE,
+                                overloaded,
                                 new ArrayList<>());
                         if (!applied.isEmpty()) {
                             assertMovedAtMost(applied.get(0), capped.routes().get(0), ShareMoveCap.DEFAULT_MAX_MOVE);
@@ -155,7 +167,8 @@ class OutlierRoundTest {
      * its calls: w1 -> w1 and w2 -> w2.
      */
     private static Snapshot entryRound(double w1Calls) {
-        return TestSnapshots.builder().nodes("w1", "w2")
+        return TestSnapshots.builder()
+                .nodes("w1", "w2")
                 .replica(new Replica("b-1", "b", "w1", true, 0.25, 1.0, 50.0))
                 .replica(new Replica("b-2", "b", "w2", true, 0.25, 1.0, 50.0))
                 .entry("ingress", "b", w1Calls + 50, "w1", w1Calls, "w2", 50)
@@ -174,8 +187,14 @@ class OutlierRoundTest {
             Snapshot snapshot = entryRound(calls);
             Plan plan = heart.plan(snapshot, state);
             state = plan.state();
-            ShareMoveCap.Capped capped = ShareMoveCap.apply(plan.allocation().routes(), applied, snapshot,
-                    plan.allocation().shares(), ShareMoveCap.DEFAULT_MAX_MOVE, overloaded, notes);
+            ShareMoveCap.Capped capped = ShareMoveCap.apply(
+                    plan.allocation().routes(),
+                    applied,
+                    snapshot,
+                    plan.allocation().shares(),
+                    ShareMoveCap.DEFAULT_MAX_MOVE,
+                    overloaded,
+                    notes);
             List<Route> routes = capped.routes();
             overloaded = capped.overloaded();
             if (!applied.isEmpty()) {
@@ -188,7 +207,7 @@ class OutlierRoundTest {
     }
 
     private static void assertMovedAtMostUnlessSustained(List<Route> applied, List<Route> routes, int round) {
-        if (round != 5) {   // round 5 of the sustained case is the one allowed to move further
+        if (round != 5) { // round 5 of the sustained case is the one allowed to move further
             assertMovedAtMost(applied.get(0), routes.get(0), ShareMoveCap.DEFAULT_MAX_MOVE);
         }
     }
@@ -228,11 +247,14 @@ class OutlierRoundTest {
         // Steady rounds of random groups, then one round in which the entry point's calls from w0 are
         // off by 1/100 .. 100x, then steady rounds again: the routes after the share cap move at most
         // the cap from the routes applied the round before, in every round.
-        qt().withFixedSeed(20250702L).withExamples(300).forAll(
-                lists().of(doubles().between(0.001, 0.05)).ofSizeBetween(2, 5),
-                lists().of(doubles().between(1, 200)).ofSize(5),
-                doubles().between(0.1, 0.9),
-                doubles().between(-2, 2)).checkAssert((loads, rates, w0Part, log10Factor) -> {
+        qt().withFixedSeed(20250702L)
+                .withExamples(300)
+                .forAll(
+                        lists().of(doubles().between(0.001, 0.05)).ofSizeBetween(2, 5),
+                        lists().of(doubles().between(1, 200)).ofSize(5),
+                        doubles().between(0.1, 0.9),
+                        doubles().between(-2, 2))
+                .checkAssert((loads, rates, w0Part, log10Factor) -> {
                     int n = loads.size();
                     Heart heart = new Heart(TestSnapshots.PAPER_ROUTING.withParallel(false));
                     AtpmState state = AtpmState.EMPTY;
@@ -254,11 +276,17 @@ class OutlierRoundTest {
                         double fromW0 = total * w0Part * (r == 4 ? Math.pow(10, log10Factor) : 1);
                         double fromW1 = total * (1 - w0Part);
                         Snapshot snapshot = s.entry("ingress", "b", fromW0 + fromW1, "w0", fromW0, "w1", fromW1)
-                                .uniformDelays(0.1, 1).build();
+                                .uniformDelays(0.1, 1)
+                                .build();
                         Plan plan = heart.plan(snapshot, state);
                         state = plan.state();
-                        ShareMoveCap.Capped capped = ShareMoveCap.apply(plan.allocation().routes(), applied,
-                                snapshot, plan.allocation().shares(), ShareMoveCap.DEFAULT_MAX_MOVE, overloaded,
+                        ShareMoveCap.Capped capped = ShareMoveCap.apply(
+                                plan.allocation().routes(),
+                                applied,
+                                snapshot,
+                                plan.allocation().shares(),
+                                ShareMoveCap.DEFAULT_MAX_MOVE,
+                                overloaded,
                                 new ArrayList<>());
                         if (!applied.isEmpty()) {
                             assertMovedAtMost(applied.get(0), capped.routes().get(0), ShareMoveCap.DEFAULT_MAX_MOVE);
@@ -271,16 +299,19 @@ class OutlierRoundTest {
 
     static void assertMovedAtMost(Route before, Route after, double step) {
         for (NodeRoute entry : after.from()) {
-            NodeRoute was = before.from().stream().filter(e -> e.fromNode().equals(entry.fromNode())).findFirst()
+            NodeRoute was = before.from().stream()
+                    .filter(e -> e.fromNode().equals(entry.fromNode()))
+                    .findFirst()
                     .orElse(null);
             if (was == null) {
                 continue;
             }
-            java.util.Set<String> nodes = new java.util.TreeSet<>(entry.toNodes().keySet());
+            java.util.Set<String> nodes =
+                    new java.util.TreeSet<>(entry.toNodes().keySet());
             nodes.addAll(was.toNodes().keySet());
             for (String node : nodes) {
-                double moved = Math.abs(entry.toNodes().getOrDefault(node, 0.0)
-                        - was.toNodes().getOrDefault(node, 0.0));
+                double moved = Math.abs(
+                        entry.toNodes().getOrDefault(node, 0.0) - was.toNodes().getOrDefault(node, 0.0));
                 assertThat(moved).as("%s -> %s", entry.fromNode(), node).isLessThanOrEqualTo(step + 1e-9);
             }
         }
@@ -290,13 +321,31 @@ class OutlierRoundTest {
     void shareCap_startsFromTheSavedRoutes_soTheFirstRoundAfterARestartIsCapped() {
         // The routes the cap starts from are data (the controller saves them with the ATPM state), so
         // a restarted planner given them caps its first round like any other.
-        Route before = new Route("a", "b", false, 10, List.of(new NodeRoute("n1", 10, Map.of("n1", 1.0),
-                Map.of())), List.of(), 0, List.of());
-        Route target = new Route("a", "b", false, 10, List.of(new NodeRoute("n1", 10, Map.of("n2", 1.0),
-                Map.of())), List.of(), 0, List.of());
-        Snapshot snapshot = TestSnapshots.builder().nodes("n1", "n2").replica("b-1", "b", "n1", 0.1, 1.0)
-                .replica("b-2", "b", "n2", 0.1, 1.0).build();
-        Route capped = ShareMoveCap.apply(List.of(target), List.of(before), snapshot, 0.2, new ArrayList<>()).get(0);
+        Route before = new Route(
+                "a",
+                "b",
+                false,
+                10,
+                List.of(new NodeRoute("n1", 10, Map.of("n1", 1.0), Map.of())),
+                List.of(),
+                0,
+                List.of());
+        Route target = new Route(
+                "a",
+                "b",
+                false,
+                10,
+                List.of(new NodeRoute("n1", 10, Map.of("n2", 1.0), Map.of())),
+                List.of(),
+                0,
+                List.of());
+        Snapshot snapshot = TestSnapshots.builder()
+                .nodes("n1", "n2")
+                .replica("b-1", "b", "n1", 0.1, 1.0)
+                .replica("b-2", "b", "n2", 0.1, 1.0)
+                .build();
+        Route capped = ShareMoveCap.apply(List.of(target), List.of(before), snapshot, 0.2, new ArrayList<>())
+                .get(0);
         assertThat(capped.from().get(0).toNodes()).containsEntry("n1", 0.8);
     }
 }

@@ -24,8 +24,7 @@ import org.quicktheories.core.RandomnessSource;
  */
 final class RandomClusters {
 
-    private RandomClusters() {
-    }
+    private RandomClusters() {}
 
     /** Valid snapshots, described compactly when a property fails. */
     static Gen<Snapshot> snapshots() {
@@ -48,8 +47,14 @@ final class RandomClusters {
             for (int r = 0; r < replicaCount; r++) {
                 // The first replica is ready, so every component is a valid routing target.
                 Boolean ready = r == 0 ? (d.chance(80) ? Boolean.TRUE : null) : readiness(d);
-                replicas.add(new Replica("c" + c + "-" + r, "c" + c, "w" + d.intIn(0, nodeCount - 1), ready,
-                        cpuCores(d), d.chance(80) ? null : (Double) d.doubleIn(0.1, 8), requestsPerSecond(d)));
+                replicas.add(new Replica(
+                        "c" + c + "-" + r,
+                        "c" + c,
+                        "w" + d.intIn(0, nodeCount - 1),
+                        ready,
+                        cpuCores(d),
+                        d.chance(80) ? null : (Double) d.doubleIn(0.1, 8),
+                        requestsPerSecond(d)));
             }
         }
 
@@ -83,8 +88,7 @@ final class RandomClusters {
                 }
                 double millis = switch (shape) {
                     case 0 -> i == j ? d.doubleIn(0, 0.2) : d.doubleIn(0.1, 50);
-                    case 1 -> i == j ? d.doubleIn(0, 0.2)
-                            : far[i] || far[j] ? d.doubleIn(20, 120) : d.doubleIn(0.2, 2);
+                    case 1 -> i == j ? d.doubleIn(0, 0.2) : far[i] || far[j] ? d.doubleIn(20, 120) : d.doubleIn(0.2, 2);
                     default -> tied[d.intIn(0, tied.length - 1)];
                 };
                 delays.add(new LinkDelay("w" + i, "w" + j, millis));
@@ -138,17 +142,35 @@ final class RandomClusters {
     static String describe(Snapshot s) {
         StringBuilder b = new StringBuilder("Snapshot{\n");
         for (Replica r : s.replicas()) {
-            b.append(String.format(Locale.ROOT, "  replica %s on %s ready=%s cpu=%s limit=%s rps=%s%n", r.pod(),
-                    r.node(), r.ready(), r.cpuCores(), r.cpuLimitCores(), r.requestsPerSecond()));
+            b.append(String.format(
+                    Locale.ROOT,
+                    "  replica %s on %s ready=%s cpu=%s limit=%s rps=%s%n",
+                    r.pod(),
+                    r.node(),
+                    r.ready(),
+                    r.cpuCores(),
+                    r.cpuLimitCores(),
+                    r.requestsPerSecond()));
         }
         for (Call c : s.calls()) {
-            b.append(String.format(Locale.ROOT, "  call %s -> %s %s rps byCallerNode=%s%n", c.caller(), c.callee(),
-                    c.requestsPerSecond(), c.byCallerNode()));
+            b.append(String.format(
+                    Locale.ROOT,
+                    "  call %s -> %s %s rps byCallerNode=%s%n",
+                    c.caller(),
+                    c.callee(),
+                    c.requestsPerSecond(),
+                    c.byCallerNode()));
         }
-        Map<String, String> rows = s.delays().stream().collect(Collectors.groupingBy(LinkDelay::from,
-                LinkedHashMap::new, Collectors.mapping(l -> l.to() + "=" + l.millis(), Collectors.joining(" "))));
+        Map<String, String> rows = s.delays().stream()
+                .collect(Collectors.groupingBy(
+                        LinkDelay::from,
+                        LinkedHashMap::new,
+                        Collectors.mapping(l -> l.to() + "=" + l.millis(), Collectors.joining(" "))));
         for (Node n : s.nodes()) {
-            b.append("  delays from ").append(n.name()).append(": ").append(rows.getOrDefault(n.name(), "-"))
+            b.append("  delays from ")
+                    .append(n.name())
+                    .append(": ")
+                    .append(rows.getOrDefault(n.name(), "-"))
                     .append('\n');
         }
         return b.append('}').toString();

@@ -18,8 +18,7 @@ import org.quicktheories.core.RandomnessSource;
  */
 final class RandomTransports {
 
-    private RandomTransports() {
-    }
+    private RandomTransports() {}
 
     /**
      * A transport problem.
@@ -31,8 +30,8 @@ final class RandomTransports {
      * @param costMicros cost of each link, whole microseconds
      * @param active     which links may carry flow
      */
-    record Transport(int[] supply, int[] demand, int[] linkSource, int[] linkSink, long[] costMicros,
-            boolean[] active) {
+    record Transport(
+            int[] supply, int[] demand, int[] linkSource, int[] linkSink, long[] costMicros, boolean[] active) {
 
         int links() {
             return linkSource.length;
@@ -68,8 +67,12 @@ final class RandomTransports {
         FlowNetwork.MinCostFlow fullMinCostFlow() {
             FlowNetwork network = new FlowNetwork(supply.length + demand.length);
             for (int l = 0; l < links(); l++) {
-                network.addArc(linkSource[l], supply.length + linkSink[l], 0,
-                        Math.min(supply[linkSource[l]], demand[linkSink[l]]), costMicros[l]);
+                network.addArc(
+                        linkSource[l],
+                        supply.length + linkSink[l],
+                        0,
+                        Math.min(supply[linkSource[l]], demand[linkSink[l]]),
+                        costMicros[l]);
             }
             for (int a = 0; a < supply.length; a++) {
                 network.setSupply(a, supply[a]);
@@ -117,11 +120,11 @@ final class RandomTransports {
         return gen.describedAs(Transport::toString);
     }
 
-    private static Transport transport(RandomnessSource in, int units, boolean zeros, int inactiveOneIn,
-            int maxNodes) {
+    private static Transport transport(RandomnessSource in, int units, boolean zeros, int inactiveOneIn, int maxNodes) {
         int s = integers().between(1, maxNodes).generate(in);
         int g = integers().between(1, maxNodes).generate(in);
-        Costs costs = Costs.values()[integers().between(0, Costs.values().length - 1).generate(in)];
+        Costs costs =
+                Costs.values()[integers().between(0, Costs.values().length - 1).generate(in)];
         int[] supply = units(in, s, units, zeros);
         int[] demand = units(in, g, units, zeros);
         int links = s * g;
@@ -136,11 +139,13 @@ final class RandomTransports {
                 cost[l] = switch (costs) {
                     case SPREAD -> integers().between(0, 5_000).generate(in);
                     case TIED -> 100L * integers().between(1, 3).generate(in);
-                    case TWO_TIER -> integers().between(0, 3).generate(in) == 0
-                            ? integers().between(20_000, 60_000).generate(in)
-                            : integers().between(50, 900).generate(in);
+                    case TWO_TIER ->
+                        integers().between(0, 3).generate(in) == 0
+                                ? integers().between(20_000, 60_000).generate(in)
+                                : integers().between(50, 900).generate(in);
                 };
-                active[l] = inactiveOneIn == 0 || integers().between(1, inactiveOneIn).generate(in) > 1;
+                active[l] = inactiveOneIn == 0
+                        || integers().between(1, inactiveOneIn).generate(in) > 1;
             }
         }
         return new Transport(supply, demand, linkSource, linkSink, cost, active);
@@ -156,7 +161,8 @@ final class RandomTransports {
         if (Arrays.stream(weights).sum() == 0) {
             weights[0] = 1;
         }
-        return zeros ? Apportionment.largestRemainder(weights, total)
+        return zeros
+                ? Apportionment.largestRemainder(weights, total)
                 : Apportionment.largestRemainderAtLeastOne(weights, total);
     }
 }

@@ -29,59 +29,66 @@ class SlowLinkFilterTest {
         // docs/design.md#slow-link-filter: remove the slow cluster, then reinstate its links fastest first until
         // max-flow meets all demand. The pruned set is the slow links after the shortest feasible prefix.
         // NTAM starts from every link active (so the full set is feasible), as here.
-        qt().withExamples(EXAMPLES).forAll(RandomTransports.transports(1_000_000, false, 0)).checkAssert(t -> {
-            List<String> explain = new ArrayList<>();
-            TreeSet<Integer> pruned = new TreeSet<>();
-            try (TransportNetwork network = t.network()) {
-                for (Link link : Ntam.filterSlowLinks(network, byIndex(t), BATCH, explain)) {
-                    pruned.add(Integer.parseInt(link.from()));
-                }
-            }
-            assertThat(pruned).as("explain: %s", explain).isEqualTo(referencePruned(t));
-        });
+        qt().withExamples(EXAMPLES)
+                .forAll(RandomTransports.transports(1_000_000, false, 0))
+                .checkAssert(t -> {
+                    List<String> explain = new ArrayList<>();
+                    TreeSet<Integer> pruned = new TreeSet<>();
+                    try (TransportNetwork network = t.network()) {
+                        for (Link link : Ntam.filterSlowLinks(network, byIndex(t), BATCH, explain)) {
+                            pruned.add(Integer.parseInt(link.from()));
+                        }
+                    }
+                    assertThat(pruned).as("explain: %s", explain).isEqualTo(referencePruned(t));
+                });
     }
 
     @Test
     void nodeShortfall_batchRemoved_boundsTheAnswerAndTheUnmetDemandFromBelow() {
         // The bound lets the filter skip max-flow below it, and the unmet figure goes into --explain
         // as "at least": both must never exceed the truth.
-        qt().withExamples(EXAMPLES).forAll(RandomTransports.transports(1_000_000, false, 0)).checkAssert(t -> {
-            try (TransportNetwork network = t.network()) {
-                Split split = split(network);
-                if (split == null) {
-                    return;
-                }
-                for (int k = split.from; k < split.order.length; k++) {
-                    network.setActive(split.order[k], false);
-                }
-                TransportNetwork.NodeShortfall shortfall =
-                        network.nodeShortfall(split.order, split.from, split.order.length);
-                long carried = network.maxFlow(null);
-                assertThat(shortfall.unmetAtLeast()).isLessThanOrEqualTo(t.total() - carried);
-                assertThat(shortfall.fewest() > 0).as("a short node proves the batch infeasible")
-                        .isEqualTo(shortfall.shortNodes() > 0);
-                if (shortfall.fewest() > 0) {
-                    assertThat(carried).isLessThan(t.total());
-                }
-                int answer = shortestFeasiblePrefix(t, split);
-                assertThat(shortfall.fewest()).isLessThanOrEqualTo(answer);
-            }
-        });
+        qt().withExamples(EXAMPLES)
+                .forAll(RandomTransports.transports(1_000_000, false, 0))
+                .checkAssert(t -> {
+                    try (TransportNetwork network = t.network()) {
+                        Split split = split(network);
+                        if (split == null) {
+                            return;
+                        }
+                        for (int k = split.from; k < split.order.length; k++) {
+                            network.setActive(split.order[k], false);
+                        }
+                        TransportNetwork.NodeShortfall shortfall =
+                                network.nodeShortfall(split.order, split.from, split.order.length);
+                        long carried = network.maxFlow(null);
+                        assertThat(shortfall.unmetAtLeast()).isLessThanOrEqualTo(t.total() - carried);
+                        assertThat(shortfall.fewest() > 0)
+                                .as("a short node proves the batch infeasible")
+                                .isEqualTo(shortfall.shortNodes() > 0);
+                        if (shortfall.fewest() > 0) {
+                            assertThat(carried).isLessThan(t.total());
+                        }
+                        int answer = shortestFeasiblePrefix(t, split);
+                        assertThat(shortfall.fewest()).isLessThanOrEqualTo(answer);
+                    }
+                });
     }
 
     @Test
     void demandCarried_randomActiveLinks_isTheMaxFlowValue() {
         // Feasibility is proved on a few links when possible; whatever the route, the value must be
         // the max-flow over every active link.
-        qt().withExamples(EXAMPLES).forAll(RandomTransports.transports(1_000_000, false, 2)).checkAssert(t -> {
-            long full;
-            try (TransportNetwork reference = t.network()) {
-                full = reference.maxFlow(null);
-            }
-            try (TransportNetwork network = t.network()) {
-                assertThat(network.demandCarried()).isEqualTo(full);
-            }
-        });
+        qt().withExamples(EXAMPLES)
+                .forAll(RandomTransports.transports(1_000_000, false, 2))
+                .checkAssert(t -> {
+                    long full;
+                    try (TransportNetwork reference = t.network()) {
+                        full = reference.maxFlow(null);
+                    }
+                    try (TransportNetwork network = t.network()) {
+                        assertThat(network.demandCarried()).isEqualTo(full);
+                    }
+                });
     }
 
     /** Each link described by its index (as {@link Link#from()}), so pruned sets compare as indices. */
@@ -90,8 +97,7 @@ class SlowLinkFilterTest {
     }
 
     /** The links in delay order and where the slow cluster starts, or null when nothing is slow. */
-    private record Split(int[] order, int from) {
-    }
+    private record Split(int[] order, int from) {}
 
     private static Split split(TransportNetwork network) {
         int[] order = network.linksByCost();

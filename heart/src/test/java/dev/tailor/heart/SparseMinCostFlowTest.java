@@ -27,7 +27,9 @@ class SparseMinCostFlowTest {
         // The contract: optimal over all active links, not just over the candidates. k from 1 (tiny
         // candidate sets, so pricing has to find most of the optimum) to past every link.
         qt().withExamples(EXAMPLES)
-                .forAll(RandomTransports.transports(1_000_000, false, 4), integers().between(1, 20))
+                .forAll(
+                        RandomTransports.transports(1_000_000, false, 4),
+                        integers().between(1, 20))
                 .checkAssert((t, k) -> assertOptimalOrBothInfeasible(t, k));
     }
 
@@ -45,7 +47,9 @@ class SparseMinCostFlowTest {
         // NTAM's problem before filtering: every pair linked, so a flow always exists, and the sparse
         // solve must never call it infeasible, however few candidates it starts from.
         qt().withExamples(EXAMPLES)
-                .forAll(RandomTransports.transports(1_000_000, false, 0), integers().between(1, 3))
+                .forAll(
+                        RandomTransports.transports(1_000_000, false, 0),
+                        integers().between(1, 3))
                 .checkAssert((t, k) -> {
                     double[] flow = new double[t.links()];
                     SparseMinCostFlow.Result result = solve(t, k, flow);
@@ -59,12 +63,18 @@ class SparseMinCostFlowTest {
         // are each node's cheapest link plus the greedy flow's: s0 and s1 then reach only t0, which
         // takes 1 of their 2 units, so OR-tools must say infeasible and k grow. The optimum
         // s0->t0 (0) + s1->t1 (10) + s2->t2 (1) = 11 needs s1->t1, nobody's cheapest link.
-        Transport t = new Transport(new int[] {1, 1, 1}, new int[] {1, 1, 1},
-                new int[] {0, 1, 2, 2, 1, 0}, new int[] {0, 0, 1, 2, 1, 2},
-                new long[] {0, 0, 0, 1, 10, 20}, new boolean[] {true, true, true, true, true, true});
+        Transport t = new Transport(
+                new int[] {1, 1, 1},
+                new int[] {1, 1, 1},
+                new int[] {0, 1, 2, 2, 1, 0},
+                new int[] {0, 0, 1, 2, 1, 2},
+                new long[] {0, 0, 0, 1, 10, 20},
+                new boolean[] {true, true, true, true, true, true});
         double[] flow = new double[6];
         SparseMinCostFlow.Result result = solve(t, 1, flow);
-        assertThat(result.solves()).as("one infeasible solve, then one on more candidates").isEqualTo(2);
+        assertThat(result.solves())
+                .as("one infeasible solve, then one on more candidates")
+                .isEqualTo(2);
         assertThat(result.costUnits()).isEqualTo(11).isEqualTo(fullCost(t));
         assertThat(flow).containsExactly(1, 0, 0, 1, 1, 0);
     }
@@ -72,8 +82,10 @@ class SparseMinCostFlowTest {
     @Test
     void solve_activeLinksCannotCarryAllDemand_throwsNamingIt() {
         // s1's only link is off: no flow meets its unit, with any candidates.
-        Transport t = new Transport(new int[] {1, 1}, new int[] {2}, new int[] {0, 1}, new int[] {0, 0},
-                new long[] {5, 5}, new boolean[] {true, false});
+        Transport t = new Transport(
+                new int[] {1, 1}, new int[] {2}, new int[] {0, 1}, new int[] {0, 0}, new long[] {5, 5}, new boolean[] {
+                    true, false
+                });
         assertThatThrownBy(() -> solve(t, 1, new double[2]))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("infeasible");
@@ -95,7 +107,9 @@ class SparseMinCostFlowTest {
                 priced++;
             }
         }
-        assertThat(priced).as("problems whose optimum needed links added by pricing").isGreaterThan(20);
+        assertThat(priced)
+                .as("problems whose optimum needed links added by pricing")
+                .isGreaterThan(20);
     }
 
     @Test
@@ -113,9 +127,12 @@ class SparseMinCostFlowTest {
                     SparseMinCostFlow.Result result = solve(t, t.links(), flow);
                     assertThat(result.solves()).isEqualTo(1);
                     long[] direct = new long[t.links()];
-                    MinCostTransport.solve(t.supply(), t.demand(), t.linkSource(), t.linkSink(), t.costMicros(),
-                            t.active(), direct);
-                    assertThat(flow).containsExactly(java.util.Arrays.stream(direct).asDoubleStream().toArray());
+                    MinCostTransport.solve(
+                            t.supply(), t.demand(), t.linkSource(), t.linkSink(), t.costMicros(), t.active(), direct);
+                    assertThat(flow)
+                            .containsExactly(java.util.Arrays.stream(direct)
+                                    .asDoubleStream()
+                                    .toArray());
                     assertThat(result.costUnits()).isEqualTo((long) full.cost());
                 });
     }
@@ -154,8 +171,16 @@ class SparseMinCostFlowTest {
     }
 
     private static SparseMinCostFlow.Result solve(Transport t, int k, double[] flow) {
-        return SparseMinCostFlow.solve(t.supply(), t.demand(), t.linkSource(), t.linkSink(), t.costMicros(),
-                t.active(), t.linksByCost(), k, flow);
+        return SparseMinCostFlow.solve(
+                t.supply(),
+                t.demand(),
+                t.linkSource(),
+                t.linkSink(),
+                t.costMicros(),
+                t.active(),
+                t.linksByCost(),
+                k,
+                flow);
     }
 
     private static long fullCost(Transport t) {
@@ -179,7 +204,12 @@ class SparseMinCostFlowTest {
         }
         boolean[] active = new boolean[links];
         Arrays.fill(active, true);
-        return new Transport(Apportionment.largestRemainderAtLeastOne(sw, 1_000_000),
-                Apportionment.largestRemainderAtLeastOne(dw, 1_000_000), linkSource, linkSink, cost, active);
+        return new Transport(
+                Apportionment.largestRemainderAtLeastOne(sw, 1_000_000),
+                Apportionment.largestRemainderAtLeastOne(dw, 1_000_000),
+                linkSource,
+                linkSink,
+                cost,
+                active);
     }
 }

@@ -32,16 +32,14 @@ class TransportSimplexTest {
         Transport t = complete(new int[] {7, 9, 18}, new int[] {5, 8, 7, 14}, new long[][] {
             {19, 30, 50, 10},
             {70, 30, 40, 60},
-            {40, 8, 70, 20}});
+            {40, 8, 70, 20}
+        });
         double[] flow = new double[t.links()];
         TransportSimplex.Result result = solve(t, flow);
         assertThat(result.status()).isEqualTo(TransportSimplex.Status.OPTIMAL);
         assertThat(result.costUnits()).isEqualTo(743).isEqualTo(orTools(t));
         assertThat(result.pivots()).as("the greedy start is not optimal").isPositive();
-        assertThat(flow).containsExactly(
-                5, 0, 0, 2,
-                0, 2, 7, 0,
-                0, 6, 0, 12);
+        assertThat(flow).containsExactly(5, 0, 0, 2, 0, 2, 7, 0, 0, 6, 0, 12);
     }
 
     @Test
@@ -62,8 +60,13 @@ class TransportSimplexTest {
         // s1-t1 is off. Greedy puts s0's unit on s0-t0 (0) and then finds s0 and t0 empty: s1 and t1
         // are left with a unit each, joined to the root by artificial arcs that carry them. The only
         // flow is s0-t1 (5) + s1-t0 (1) = 6: the simplex has to drive the artificial flow out.
-        Transport t = new Transport(new int[] {1, 1}, new int[] {1, 1}, new int[] {0, 0, 1, 1},
-                new int[] {0, 1, 0, 1}, new long[] {0, 5, 1, 0}, new boolean[] {true, true, true, false});
+        Transport t = new Transport(
+                new int[] {1, 1},
+                new int[] {1, 1},
+                new int[] {0, 0, 1, 1},
+                new int[] {0, 1, 0, 1},
+                new long[] {0, 5, 1, 0},
+                new boolean[] {true, true, true, false});
         double[] flow = new double[4];
         TransportSimplex.Result result = solve(t, flow);
         assertThat(result.status()).isEqualTo(TransportSimplex.Status.OPTIMAL);
@@ -95,8 +98,10 @@ class TransportSimplexTest {
     @Test
     void solve_nodeWithoutActiveLinks_isInfeasible() {
         // s1's only link is off: no flow places its unit.
-        Transport t = new Transport(new int[] {1, 1}, new int[] {2}, new int[] {0, 1}, new int[] {0, 0},
-                new long[] {5, 5}, new boolean[] {true, false});
+        Transport t = new Transport(
+                new int[] {1, 1}, new int[] {2}, new int[] {0, 1}, new int[] {0, 0}, new long[] {5, 5}, new boolean[] {
+                    true, false
+                });
         assertThat(solve(t, new double[2]).status()).isEqualTo(TransportSimplex.Status.INFEASIBLE);
     }
 
@@ -105,8 +110,13 @@ class TransportSimplexTest {
         // Sources a (1), b (3), c (1); sinks x (3), y (1), z (1); links a-y, a-z, b-x, c-x. Every node
         // alone reaches enough on the other side, but y and z (2 units) reach only a (1 unit): a cut
         // of two nodes that the slow-link filter's single-node bound cannot see.
-        Transport t = new Transport(new int[] {1, 3, 1}, new int[] {3, 1, 1}, new int[] {0, 0, 1, 2},
-                new int[] {1, 2, 0, 0}, new long[] {1, 1, 1, 1}, new boolean[] {true, true, true, true});
+        Transport t = new Transport(
+                new int[] {1, 3, 1},
+                new int[] {3, 1, 1},
+                new int[] {0, 0, 1, 2},
+                new int[] {1, 2, 0, 0},
+                new long[] {1, 1, 1, 1},
+                new boolean[] {true, true, true, true});
         assertThat(solve(t, new double[4]).status()).isEqualTo(TransportSimplex.Status.INFEASIBLE);
         assertThat(t.fullMinCostFlow()).as("OR-tools agrees").isNull();
     }
@@ -118,9 +128,10 @@ class TransportSimplexTest {
         qt().withExamples(100)
                 .forAll(RandomTransports.transports(1_000, false, 4), integers().between(1, 100_000))
                 .checkAssert((t, shift) -> {
-                    long[] shifted = Arrays.stream(t.costMicros()).map(c -> c - shift).toArray();
-                    Transport negative = new Transport(t.supply(), t.demand(), t.linkSource(), t.linkSink(),
-                            shifted, t.active());
+                    long[] shifted =
+                            Arrays.stream(t.costMicros()).map(c -> c - shift).toArray();
+                    Transport negative =
+                            new Transport(t.supply(), t.demand(), t.linkSource(), t.linkSink(), shifted, t.active());
                     assertAsOrTools(negative);
                     FlowNetwork.MinCostFlow full = t.fullMinCostFlow();
                     if (full != null) {
@@ -237,8 +248,15 @@ class TransportSimplexTest {
     }
 
     private static TransportSimplex.Result solve(Transport t, double[] flow) {
-        return TransportSimplex.solve(t.supply(), t.demand(), t.linkSource(), t.linkSink(), t.costMicros(),
-                t.active(), t.linksByCost(), flow);
+        return TransportSimplex.solve(
+                t.supply(),
+                t.demand(),
+                t.linkSource(),
+                t.linkSink(),
+                t.costMicros(),
+                t.active(),
+                t.linksByCost(),
+                flow);
     }
 
     private static long orTools(Transport t) {
@@ -279,7 +297,12 @@ class TransportSimplexTest {
             cost[l] = 100L * random.nextInt(20);
             active[l] = random.nextInt(3) > 0;
         }
-        return new Transport(Apportionment.largestRemainderAtLeastOne(sw, units),
-                Apportionment.largestRemainderAtLeastOne(dw, units), linkSource, linkSink, cost, active);
+        return new Transport(
+                Apportionment.largestRemainderAtLeastOne(sw, units),
+                Apportionment.largestRemainderAtLeastOne(dw, units),
+                linkSource,
+                linkSink,
+                cost,
+                active);
     }
 }

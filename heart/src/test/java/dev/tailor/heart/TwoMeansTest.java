@@ -31,10 +31,12 @@ class TwoMeansTest {
             assertThat(sorted[split - 1]).as("equal values stay in one cluster").isLessThan(sorted[split]);
             double best = Arrays.stream(cost).min().orElseThrow();
             double tolerance = 1e-9 * (sse(sorted) + Double.MIN_NORMAL);
-            assertThat(cost[split]).as("SSE of the chosen split vs the brute-force minimum").isLessThanOrEqualTo(
-                    best + tolerance);
+            assertThat(cost[split])
+                    .as("SSE of the chosen split vs the brute-force minimum")
+                    .isLessThanOrEqualTo(best + tolerance);
             // Where the optimum is clear (no other split within rounding of it), it is the same index.
-            long nearOptimal = Arrays.stream(cost).filter(c -> c <= best + tolerance).count();
+            long nearOptimal =
+                    Arrays.stream(cost).filter(c -> c <= best + tolerance).count();
             if (nearOptimal == 1) {
                 int bruteForce = 0;
                 while (cost[bruteForce] > best + tolerance) {

@@ -38,11 +38,9 @@ class ImageTest {
     private static final Path TAR = Path.of("target", "tailor-image.tar");
 
     /** The files of one layer: path (no leading slash) to entry, in layer order. */
-    private record Layer(String digest, long compressedBytes, Map<String, Entry> files) {
-    }
+    private record Layer(String digest, long compressedBytes, Map<String, Entry> files) {}
 
-    private record Entry(long bytes, int mode, boolean directory) {
-    }
+    private record Entry(long bytes, int mode, boolean directory) {}
 
     private static JsonNode config;
     private static List<Layer> layers;
@@ -50,7 +48,9 @@ class ImageTest {
 
     @BeforeAll
     static void readImage() throws IOException {
-        assertThat(TAR).as("the image tar built by jib:buildTar before the tests").exists();
+        assertThat(TAR)
+                .as("the image tar built by jib:buildTar before the tests")
+                .exists();
         blobs = new HashMap<>();
         try (TarArchiveInputStream tar = new TarArchiveInputStream(Files.newInputStream(TAR))) {
             TarArchiveEntry entry;
@@ -62,7 +62,8 @@ class ImageTest {
         }
         assertThat(new String(blobs.get("oci-layout"), StandardCharsets.UTF_8)).contains("\"imageLayoutVersion\"");
         JsonNode index = JSON.readTree(blobs.get("index.json"));
-        JsonNode manifest = JSON.readTree(blob(index.path("manifests").path(0).path("digest").asText()));
+        JsonNode manifest = JSON.readTree(
+                blob(index.path("manifests").path(0).path("digest").asText()));
         assertThat(manifest.path("mediaType").asText()).isEqualTo("application/vnd.oci.image.manifest.v1+json");
         config = JSON.readTree(blob(manifest.path("config").path("digest").asText()));
         layers = new ArrayList<>();
@@ -70,8 +71,8 @@ class ImageTest {
             assertThat(layer.path("mediaType").asText()).isEqualTo("application/vnd.oci.image.layer.v1.tar+gzip");
             byte[] bytes = blob(layer.path("digest").asText());
             Map<String, Entry> files = new LinkedHashMap<>();
-            try (TarArchiveInputStream tar = new TarArchiveInputStream(
-                    new GZIPInputStream(new java.io.ByteArrayInputStream(bytes)))) {
+            try (TarArchiveInputStream tar =
+                    new TarArchiveInputStream(new GZIPInputStream(new java.io.ByteArrayInputStream(bytes)))) {
                 TarArchiveEntry entry;
                 while ((entry = tar.getNextEntry()) != null) {
                     String name = entry.getName().replaceFirst("^/", "").replaceFirst("/$", "");
@@ -89,7 +90,9 @@ class ImageTest {
     }
 
     private static Layer layerWith(String path) {
-        return layers.stream().filter(l -> l.files().containsKey(path)).findFirst()
+        return layers.stream()
+                .filter(l -> l.files().containsKey(path))
+                .findFirst()
                 .orElseThrow(() -> new AssertionError("no layer holds " + path));
     }
 
@@ -125,11 +128,19 @@ class ImageTest {
         JsonNode c = config.path("config");
         List<String> entrypoint = new ArrayList<>();
         c.path("Entrypoint").forEach(a -> entrypoint.add(a.asText()));
-        assertThat(entrypoint).containsExactly("/opt/java/bin/java", "-XX:MaxRAMPercentage=75", "-XX:-UsePerfData",
-                "-cp", "@/app/jib-classpath-file",
-                "dev.tailor.cli.Tailor");
+        assertThat(entrypoint)
+                .containsExactly(
+                        "/opt/java/bin/java",
+                        "-XX:MaxRAMPercentage=75",
+                        "-XX:-UsePerfData",
+                        "-cp",
+                        "@/app/jib-classpath-file",
+                        "dev.tailor.cli.Tailor");
         // The Deployment passes the subcommand (heart run --config ...) as args; the image adds none.
-        assertThat(c.path("Cmd").isMissingNode() || c.path("Cmd").isNull() || c.path("Cmd").isEmpty()).isTrue();
+        assertThat(c.path("Cmd").isMissingNode()
+                        || c.path("Cmd").isNull()
+                        || c.path("Cmd").isEmpty())
+                .isTrue();
         assertThat(c.path("User").asText()).isEqualTo("65532:65532");
         assertThat(c.path("ExposedPorts").has("9464/tcp")).isTrue();
         assertThat(c.path("Env").toString()).contains("JAVA_HOME=/opt/java");
@@ -146,16 +157,24 @@ class ImageTest {
         assertThat(runtime.files().keySet()).allMatch(p -> p.equals("opt") || p.startsWith("opt/java"));
 
         List<String> classpath = classpath();
-        Layer libraries = layerWith(classpath.stream().filter(p -> p.contains("kubernetes-client-api"))
-                .findFirst().orElseThrow().substring(1));
-        Layer tailor = layerWith(classpath.stream().filter(p -> p.contains("tailor-cli"))
-                .findFirst().orElseThrow().substring(1));
+        Layer libraries = layerWith(classpath.stream()
+                .filter(p -> p.contains("kubernetes-client-api"))
+                .findFirst()
+                .orElseThrow()
+                .substring(1));
+        Layer tailor = layerWith(classpath.stream()
+                .filter(p -> p.contains("tailor-cli"))
+                .findFirst()
+                .orElseThrow()
+                .substring(1));
         assertThat(List.of(runtime, libraries, tailor)).doesNotHaveDuplicates();
-        assertThat(tailor.files().keySet()).filteredOn(p -> p.endsWith(".jar"))
+        assertThat(tailor.files().keySet())
+                .filteredOn(p -> p.endsWith(".jar"))
                 .allMatch(p -> p.substring(p.lastIndexOf('/') + 1).startsWith("tailor-"));
         // Every jar on the class path is in the image (the folders app/classes and app/resources
         // are Jib's for a module's own classes; this module has none).
-        assertThat(classpath).filteredOn(p -> !p.endsWith(".jar"))
+        assertThat(classpath)
+                .filteredOn(p -> !p.endsWith(".jar"))
                 .containsExactlyInAnyOrder("/app/resources", "/app/classes");
         for (String entry : classpath) {
             if (entry.endsWith(".jar")) {
@@ -163,16 +182,21 @@ class ImageTest {
             }
         }
         assertThat(layers.stream().flatMap(l -> l.files().keySet().stream()))
-                .allMatch(p -> p.equals("opt") || p.startsWith("opt/java") || p.equals("app") || p.startsWith("app/")
+                .allMatch(p -> p.equals("opt")
+                        || p.startsWith("opt/java")
+                        || p.equals("app")
+                        || p.startsWith("app/")
                         || p.equals("tmp"));
     }
 
     @Test
     void application_atMost40MiB_withoutNativeSolvers() {
         // Everything under /app: Tailor's jars and the libraries on its class path.
-        long appBytes = layers.stream().flatMap(l -> l.files().entrySet().stream())
+        long appBytes = layers.stream()
+                .flatMap(l -> l.files().entrySet().stream())
                 .filter(e -> e.getKey().startsWith("app/") && !e.getValue().directory())
-                .mapToLong(e -> e.getValue().bytes()).sum();
+                .mapToLong(e -> e.getValue().bytes())
+                .sum();
         assertThat(appBytes).as("bytes under /app").isLessThanOrEqualTo(APP_MAX_BYTES);
         // OR-tools (native solvers for five platforms, 100 MiB) is the tests' oracle, not the runtime's.
         assertThat(classpath()).noneMatch(p -> p.contains("ortools") || p.contains("jna"));
@@ -201,19 +225,33 @@ class ImageTest {
                 }
             }
         }
-        String classpath = String.join(":", classpath().stream().filter(p -> p.endsWith(".jar"))
-                .map(p -> root + p).toList());
-        Process process = new ProcessBuilder(root.resolve("opt/java/bin/java").toString(), "-XX:-UsePerfData",
-                "-cp", classpath, "dev.tailor.cli.Tailor",
-                "heart", "plan", "--format", "json")
-                .redirectError(root.resolve("stderr.txt").toFile()).start();
+        String classpath = String.join(
+                ":",
+                classpath().stream()
+                        .filter(p -> p.endsWith(".jar"))
+                        .map(p -> root + p)
+                        .toList());
+        Process process = new ProcessBuilder(
+                        root.resolve("opt/java/bin/java").toString(),
+                        "-XX:-UsePerfData",
+                        "-cp",
+                        classpath,
+                        "dev.tailor.cli.Tailor",
+                        "heart",
+                        "plan",
+                        "--format",
+                        "json")
+                .redirectError(root.resolve("stderr.txt").toFile())
+                .start();
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         try (InputStream in = process.getInputStream()) {
             in.transferTo(out);
         }
         assertThat(process.waitFor(120, TimeUnit.SECONDS)).isTrue();
         String output = out.toString(StandardCharsets.UTF_8);
-        assertThat(process.exitValue()).as(output + Files.readString(root.resolve("stderr.txt"))).isZero();
+        assertThat(process.exitValue())
+                .as(output + Files.readString(root.resolve("stderr.txt")))
+                .isZero();
         JsonNode plan = JSON.readTree(output);
         assertThat(plan.path("shares").path("b").size()).as(output).isEqualTo(5);
     }

@@ -52,8 +52,7 @@ public final class BurstExperiment {
     /** The configurations run unless told otherwise. */
     static final List<String> DEFAULT_MODES = List.of("off", "on");
 
-    private BurstExperiment() {
-    }
+    private BurstExperiment() {}
 
     /**
      * The experiment's settings; the defaults are the script's.
@@ -75,9 +74,22 @@ public final class BurstExperiment {
      * @param dir              the work directory (fio's JSON, configs, logs, metrics)
      * @param modes            the configurations of each round, in the order run (of {@link #MODES})
      */
-    public record Settings(int runtimeSeconds, int rampSeconds, int rounds, int steady, int steadyIops,
-            int burstQueueDepth, int burstOnMillis, int burstOffMillis, int servers, int delayMillis,
-            ByteSize segmentSize, double reserveFraction, double capacityFactor, Path dir, List<String> modes) {
+    public record Settings(
+            int runtimeSeconds,
+            int rampSeconds,
+            int rounds,
+            int steady,
+            int steadyIops,
+            int burstQueueDepth,
+            int burstOnMillis,
+            int burstOffMillis,
+            int servers,
+            int delayMillis,
+            ByteSize segmentSize,
+            double reserveFraction,
+            double capacityFactor,
+            Path dir,
+            List<String> modes) {
 
         public Settings {
             modes = List.copyOf(modes);
@@ -85,14 +97,28 @@ public final class BurstExperiment {
 
         /** The script's defaults, in {@code dir}. */
         static Settings defaults(Path dir) {
-            return new Settings(60, 5, 2, 4, 100, 256, 100, 400, 8, 5, ByteSize.parse("256MiB"), 0.2, 1.0, dir,
-                    DEFAULT_MODES);
+            return new Settings(
+                    60, 5, 2, 4, 100, 256, 100, 400, 8, 5, ByteSize.parse("256MiB"), 0.2, 1.0, dir, DEFAULT_MODES);
         }
 
         /** These settings with shorter runs (the demo's). */
         Settings shortened(int runtime, int ramp, int roundCount) {
-            return new Settings(runtime, ramp, roundCount, steady, steadyIops, burstQueueDepth, burstOnMillis,
-                    burstOffMillis, servers, delayMillis, segmentSize, reserveFraction, capacityFactor, dir, modes);
+            return new Settings(
+                    runtime,
+                    ramp,
+                    roundCount,
+                    steady,
+                    steadyIops,
+                    burstQueueDepth,
+                    burstOnMillis,
+                    burstOffMillis,
+                    servers,
+                    delayMillis,
+                    segmentSize,
+                    reserveFraction,
+                    capacityFactor,
+                    dir,
+                    modes);
         }
 
         /** The modes with admission on ({@code on}, {@code paper}), in the order run. */
@@ -127,11 +153,15 @@ public final class BurstExperiment {
      * @param text    the same export with every label ({@link MetricsText#EMPTY} if none): the slow-request
      *                attribution
      */
-    record Run(String mode, int round, Map<String, FioLatency.Job> jobs, ProxyMetrics metrics,
-            double cpuPressurePercent, MetricsText text) {
+    record Run(
+            String mode,
+            int round,
+            Map<String, FioLatency.Job> jobs,
+            ProxyMetrics metrics,
+            double cpuPressurePercent,
+            MetricsText text) {
 
-        Run(String mode, int round, Map<String, FioLatency.Job> jobs, ProxyMetrics metrics,
-                double cpuPressurePercent) {
+        Run(String mode, int round, Map<String, FioLatency.Job> jobs, ProxyMetrics metrics, double cpuPressurePercent) {
             this(mode, round, jobs, metrics, cpuPressurePercent, MetricsText.EMPTY);
         }
 
@@ -160,24 +190,34 @@ public final class BurstExperiment {
 
         /** The largest CPU pressure of any run, %; NaN when the kernel reports none. */
         double maxCpuPressurePercent() {
-            return runs.stream().mapToDouble(Run::cpuPressurePercent).filter(p -> !Double.isNaN(p)).max()
+            return runs.stream()
+                    .mapToDouble(Run::cpuPressurePercent)
+                    .filter(p -> !Double.isNaN(p))
+                    .max()
                     .orElse(Double.NaN);
         }
 
         /** The steady tenants' latency in {@code mode}, pooled over tenants and rounds. */
         FioLatency steady(String mode) {
-            return FioLatency.pool(runs.stream().filter(r -> r.mode().equals(mode))
-                    .map(r -> FioLatency.pooled(r.jobs(), settings.steadyNames())).toList());
+            return FioLatency.pool(runs.stream()
+                    .filter(r -> r.mode().equals(mode))
+                    .map(r -> FioLatency.pooled(r.jobs(), settings.steadyNames()))
+                    .toList());
         }
 
         /** The bursty tenant's latency in {@code mode}, pooled over rounds. */
         FioLatency bursty(String mode) {
-            return FioLatency.pool(runs.stream().filter(r -> r.mode().equals(mode))
-                    .map(r -> FioLatency.pooled(r.jobs(), List.of("bursty"))).toList());
+            return FioLatency.pool(runs.stream()
+                    .filter(r -> r.mode().equals(mode))
+                    .map(r -> FioLatency.pooled(r.jobs(), List.of("bursty")))
+                    .toList());
         }
 
         Run run(String mode, int round) {
-            return runs.stream().filter(r -> r.mode().equals(mode) && r.round() == round).findFirst().orElseThrow();
+            return runs.stream()
+                    .filter(r -> r.mode().equals(mode) && r.round() == round)
+                    .findFirst()
+                    .orElseThrow();
         }
     }
 
@@ -194,14 +234,42 @@ public final class BurstExperiment {
             // The backend: k threads of `delay` ms each, behind one shared connection; the front nbdkit has
             // a thread per request the bursty tenant may have in flight, so its requests queue at the k threads.
             int devicePort = ExperimentRig.freePort();
-            Process device = rig.start("device", List.of("nbdkit", "-f", "--exit-with-parent", "-i", "127.0.0.1",
-                    "-p", Integer.toString(devicePort), "--threads", Integer.toString(s.servers()), "--filter=delay",
-                    "memory", "1G", "rdelay=" + s.delayMillis() + "ms"), Map.of());
+            Process device = rig.start(
+                    "device",
+                    List.of(
+                            "nbdkit",
+                            "-f",
+                            "--exit-with-parent",
+                            "-i",
+                            "127.0.0.1",
+                            "-p",
+                            Integer.toString(devicePort),
+                            "--threads",
+                            Integer.toString(s.servers()),
+                            "--filter=delay",
+                            "memory",
+                            "1G",
+                            "rdelay=" + s.delayMillis() + "ms"),
+                    Map.of());
             rig.awaitPort("device", device, devicePort);
             int backendPort = ExperimentRig.freePort();
-            Process backend = rig.start("backend", List.of("nbdkit", "-f", "--exit-with-parent", "-i", "127.0.0.1",
-                    "-p", Integer.toString(backendPort), "--threads", Integer.toString(s.burstQueueDepth() + 16),
-                    "nbd", "hostname=127.0.0.1", "port=" + devicePort, "shared=true"), Map.of());
+            Process backend = rig.start(
+                    "backend",
+                    List.of(
+                            "nbdkit",
+                            "-f",
+                            "--exit-with-parent",
+                            "-i",
+                            "127.0.0.1",
+                            "-p",
+                            Integer.toString(backendPort),
+                            "--threads",
+                            Integer.toString(s.burstQueueDepth() + 16),
+                            "nbd",
+                            "hostname=127.0.0.1",
+                            "port=" + devicePort,
+                            "shared=true"),
+                    Map.of());
             rig.awaitPort("backend", backend, backendPort);
 
             err.println("tailor: experiment: measuring the backend (" + s.servers() + " x " + s.delayMillis()
@@ -209,18 +277,34 @@ public final class BurstExperiment {
                     + " IOPS), " + s.capacitySeconds() + " s");
             err.flush();
             Path capacityJson = dir.resolve("capacity.json");
-            rig.run("capacity", List.of("fio", "--name=capacity", "--ioengine=nbd",
-                    "--uri=nbd://127.0.0.1:" + backendPort + "/", "--rw=randread", "--bs=4k", "--iodepth=64",
-                    "--size=1G", "--time_based", "--runtime=" + s.capacitySeconds(), "--ramp_time=1",
-                    "--output-format=json", "--output=" + capacityJson), Map.of());
-            double measured = FioLatency.readJobs(capacityJson).values().iterator().next().iops();
+            rig.run(
+                    "capacity",
+                    List.of(
+                            "fio",
+                            "--name=capacity",
+                            "--ioengine=nbd",
+                            "--uri=nbd://127.0.0.1:" + backendPort + "/",
+                            "--rw=randread",
+                            "--bs=4k",
+                            "--iodepth=64",
+                            "--size=1G",
+                            "--time_based",
+                            "--runtime=" + s.capacitySeconds(),
+                            "--ramp_time=1",
+                            "--output-format=json",
+                            "--output=" + capacityJson),
+                    Map.of());
+            double measured =
+                    FioLatency.readJobs(capacityJson).values().iterator().next().iops();
             if (!(measured > 0)) {
-                throw new LabException("the backend served no reads in " + s.capacitySeconds() + " s (fio: "
-                        + capacityJson + ")", 1, null);
+                throw new LabException(
+                        "the backend served no reads in " + s.capacitySeconds() + " s (fio: " + capacityJson + ")",
+                        1,
+                        null);
             }
             long capacityIops = Math.round(measured);
-            double costUnits = Double.parseDouble(String.format(Locale.ROOT, "%.6g",
-                    capacityIops * s.capacityFactor() * READ_COST_UNITS));
+            double costUnits = Double.parseDouble(
+                    String.format(Locale.ROOT, "%.6g", capacityIops * s.capacityFactor() * READ_COST_UNITS));
             err.println("tailor: experiment: backend serves " + capacityIops + " IOPS; admission budget "
                     + String.format(Locale.ROOT, "%.6g", costUnits) + " cost units/s");
             err.flush();
@@ -243,10 +327,12 @@ public final class BurstExperiment {
                     Path json = dir.resolve(name + ".json");
                     long startNanos = System.nanoTime();
                     double psiStart = LowLoadExperiment.cpuPressureMicros();
-                    rig.run(name + ".fio", List.of("fio", jobFile.toString(), "--output-format=json+",
-                            "--output=" + json), Map.of("PROXY_PORT", Integer.toString(proxy.port())));
-                    double pressure = LowLoadExperiment.pressurePercent(psiStart, LowLoadExperiment.cpuPressureMicros(),
-                            System.nanoTime() - startNanos);
+                    rig.run(
+                            name + ".fio",
+                            List.of("fio", jobFile.toString(), "--output-format=json+", "--output=" + json),
+                            Map.of("PROXY_PORT", Integer.toString(proxy.port())));
+                    double pressure = LowLoadExperiment.pressurePercent(
+                            psiStart, LowLoadExperiment.cpuPressureMicros(), System.nanoTime() - startNanos);
                     ProxyMetrics metrics = awaitExportAfter(metricsFile, System.currentTimeMillis(), 3_000);
                     MetricsText text = MetricsText.EMPTY;
                     if (Files.exists(metricsFile)) {
@@ -305,27 +391,36 @@ public final class BurstExperiment {
             }
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
         }
-        return Files.exists(metricsFile) ? ProxyMetrics.parse(Files.readString(metricsFile, StandardCharsets.UTF_8))
+        return Files.exists(metricsFile)
+                ? ProxyMetrics.parse(Files.readString(metricsFile, StandardCharsets.UTF_8))
                 : ProxyMetrics.EMPTY;
     }
 
-    private static Path writeConfig(Path dir, Settings s, double costUnits, int backendPort, List<String> tenants,
-            Path metricsFile) throws IOException {
+    private static Path writeConfig(
+            Path dir, Settings s, double costUnits, int backendPort, List<String> tenants, Path metricsFile)
+            throws IOException {
         StringBuilder y = new StringBuilder();
         y.append("eventLoopThreads: 1\n");
         y.append("admission:\n");
-        y.append("  capacityCostUnitsPerSecond: ").append(String.format(Locale.ROOT, "%.6g", costUnits)).append('\n');
+        y.append("  capacityCostUnitsPerSecond: ")
+                .append(String.format(Locale.ROOT, "%.6g", costUnits))
+                .append('\n');
         y.append("  segmentSize: ").append(s.segmentSize()).append('\n');
         y.append("  reserveFraction: ").append(s.reserveFraction()).append('\n');
-        y.append("  queueCapacityPerSegment: ").append(s.burstQueueDepth())
+        y.append("  queueCapacityPerSegment: ")
+                .append(s.burstQueueDepth())
                 .append("   # the bursty client's queue depth: nothing is refused\n");
         y.append("loop:\n");
         y.append("  metricsFile: ").append(metricsFile).append('\n');
         y.append("  metricsPeriodMillis: 500\n");
         y.append("exports:\n");
         for (String t : tenants) {
-            y.append("  - name: ").append(t).append("\n    tenant: ").append(t)
-                    .append("\n    upstream: {host: 127.0.0.1, port: ").append(backendPort)
+            y.append("  - name: ")
+                    .append(t)
+                    .append("\n    tenant: ")
+                    .append(t)
+                    .append("\n    upstream: {host: 127.0.0.1, port: ")
+                    .append(backendPort)
                     .append(", connections: 1}\n");
         }
         Path file = dir.resolve("tailor.yaml");
@@ -336,14 +431,27 @@ public final class BurstExperiment {
     private static Path writeJobs(Path dir, Settings s, List<String> tenants) throws IOException {
         StringBuilder f = new StringBuilder();
         f.append("[global]\nioengine=nbd\nrw=randread\nbs=4k\nsize=1G\ntime_based=1\n");
-        f.append("runtime=").append(s.runtimeSeconds()).append("\nramp_time=").append(s.rampSeconds()).append('\n');
+        f.append("runtime=")
+                .append(s.runtimeSeconds())
+                .append("\nramp_time=")
+                .append(s.rampSeconds())
+                .append('\n');
         f.append("lat_percentiles=1   # submission + completion: the nbd engine can spend a request's wait in"
                 + " either\npercentile_list=50:99:99.9:99.99\n");
         for (String t : tenants) {
-            f.append("\n[").append(t).append("]\nuri=nbd://127.0.0.1:${PROXY_PORT}/").append(t).append('\n');
+            f.append("\n[")
+                    .append(t)
+                    .append("]\nuri=nbd://127.0.0.1:${PROXY_PORT}/")
+                    .append(t)
+                    .append('\n');
             if (t.equals("bursty")) {
-                f.append("iodepth=").append(s.burstQueueDepth()).append("\nthinktime=").append(s.burstOffMillis())
-                        .append("ms\nthinktime_iotime=").append(s.burstOnMillis()).append("ms\n");
+                f.append("iodepth=")
+                        .append(s.burstQueueDepth())
+                        .append("\nthinktime=")
+                        .append(s.burstOffMillis())
+                        .append("ms\nthinktime_iotime=")
+                        .append(s.burstOnMillis())
+                        .append("ms\n");
             } else {
                 f.append("iodepth=4\nrate_iops=").append(s.steadyIops()).append('\n');
             }
@@ -358,15 +466,28 @@ public final class BurstExperiment {
         Settings s = r.settings();
         List<String> steadyNames = s.steadyNames();
         List<String> out = new ArrayList<>();
-        out.add(String.format(Locale.ROOT, "Backend: %d threads × %d ms (nbdkit delay filter, one shared connection),"
-                + " measured %,d IOPS; admission budget %.3g cost units/s, reserve %s. %d steady tenants × %d IOPS"
-                + " (4 KiB random reads, QD 4) and one bursty tenant (QD %d, %d ms of I/O then %d ms idle), each its"
-                + " own 1 GiB export (%s segments); one proxy event loop; %d s per run, %d round(s) of %s"
-                + " (on: what Tailor ships; paper: the paper's mechanism; the reserve applies to paper only, on sizes"
-                + " its own).",
-                s.servers(), s.delayMillis(), r.capacityIops(), r.capacityCostUnitsPerSecond(),
-                fmtPlain(s.reserveFraction()), s.steady(), s.steadyIops(), s.burstQueueDepth(), s.burstOnMillis(),
-                s.burstOffMillis(), s.segmentSize(), s.runtimeSeconds(), s.rounds(), String.join(", ", s.modes())));
+        out.add(String.format(
+                Locale.ROOT,
+                "Backend: %d threads × %d ms (nbdkit delay filter, one shared connection),"
+                        + " measured %,d IOPS; admission budget %.3g cost units/s, reserve %s. %d steady tenants × %d IOPS"
+                        + " (4 KiB random reads, QD 4) and one bursty tenant (QD %d, %d ms of I/O then %d ms idle), each its"
+                        + " own 1 GiB export (%s segments); one proxy event loop; %d s per run, %d round(s) of %s"
+                        + " (on: what Tailor ships; paper: the paper's mechanism; the reserve applies to paper only, on sizes"
+                        + " its own).",
+                s.servers(),
+                s.delayMillis(),
+                r.capacityIops(),
+                r.capacityCostUnitsPerSecond(),
+                fmtPlain(s.reserveFraction()),
+                s.steady(),
+                s.steadyIops(),
+                s.burstQueueDepth(),
+                s.burstOnMillis(),
+                s.burstOffMillis(),
+                s.segmentSize(),
+                s.runtimeSeconds(),
+                s.rounds(),
+                String.join(", ", s.modes())));
         out.add("");
         out.add("Steady tenants' latency (fio lat: submission + completion), pooled over the steady tenants and rounds,"
                 + " µs:");
@@ -394,8 +515,10 @@ public final class BurstExperiment {
         for (String[] pair : pairs) {
             List<String> changes = new ArrayList<>();
             for (int i = 1; i < PERCENTS.length; i++) {
-                changes.add("P" + fmtPlain(PERCENTS[i]) + ": " + change(r.steady(pair[0]).percentileMicros(PERCENTS[i]),
-                        r.steady(pair[1]).percentileMicros(PERCENTS[i])));
+                changes.add("P" + fmtPlain(PERCENTS[i]) + ": "
+                        + change(
+                                r.steady(pair[0]).percentileMicros(PERCENTS[i]),
+                                r.steady(pair[1]).percentileMicros(PERCENTS[i])));
             }
             out.add("Admission " + pair[0] + " vs " + pair[1] + ", steady tenants: " + String.join(" · ", changes)
                     + ".");
@@ -412,12 +535,16 @@ public final class BurstExperiment {
                 Run run = r.run(m, round);
                 FioLatency b = FioLatency.pooled(run.jobs(), steadyNames);
                 FioLatency bb = FioLatency.pooled(run.jobs(), List.of("bursty"));
-                double steadyIops = steadyNames.stream().mapToDouble(n -> run.jobs().get(n).iops()).sum();
+                double steadyIops = steadyNames.stream()
+                        .mapToDouble(n -> run.jobs().get(n).iops())
+                        .sum();
                 StringBuilder row = new StringBuilder("| " + m + " " + round + " | " + fmt(b.samples(), 0) + " | ");
                 for (int i = 1; i < PERCENTS.length; i++) {
                     row.append(fmt(b.percentileMicros(PERCENTS[i]), 0)).append(" | ");
                 }
-                row.append(fmt(steadyIops, 0)).append(" | ").append(fmt(run.jobs().get("bursty").iops(), 0))
+                row.append(fmt(steadyIops, 0))
+                        .append(" | ")
+                        .append(fmt(run.jobs().get("bursty").iops(), 0))
                         .append(" | ");
                 for (int i = 0; i < 3; i++) {
                     row.append(fmt(bb.percentileMicros(PERCENTS[i]), 0)).append(" | ");
@@ -425,8 +552,12 @@ public final class BurstExperiment {
                 row.append(fmt(run.metrics().get("tailor_nbd_loop_health_check_max_age_seconds", "0") * 1e3, 1))
                         .append(" | ")
                         .append(fmt(run.metrics().get("tailor_nbd_loop_io_dispatch_delay_max_seconds", "0") * 1e3, 1))
-                        .append(" | ").append(Double.isNaN(run.cpuPressurePercent()) ? "–"
-                                : String.format(Locale.ROOT, "%.0f %%", run.cpuPressurePercent())).append(" |");
+                        .append(" | ")
+                        .append(
+                                Double.isNaN(run.cpuPressurePercent())
+                                        ? "–"
+                                        : String.format(Locale.ROOT, "%.0f %%", run.cpuPressurePercent()))
+                        .append(" |");
                 out.add(row.toString());
             }
         }
@@ -449,15 +580,21 @@ public final class BurstExperiment {
                     double hot = sum(met, "arrived_hot_total", names);
                     double queued = sum(met, "queued_total", names);
                     double wait = sum(met, "queue_wait_seconds_total", names);
-                    double waitMax = names.stream().mapToDouble(n -> zeroIfAbsent(
-                            met.get("tailor_nbd_admission_export_queue_wait_max_seconds", n))).max().orElse(0);
+                    double waitMax = names.stream()
+                            .mapToDouble(
+                                    n -> zeroIfAbsent(met.get("tailor_nbd_admission_export_queue_wait_max_seconds", n)))
+                            .max()
+                            .orElse(0);
                     String prefix = "tailor_nbd_admission_";
-                    String common = label.equals("steady") ? " | " + fmt(met.get(prefix + "admitted_steady_total"), 0)
-                            + " | " + fmt(met.get(prefix + "drawn_reserve_cost_units_total") / READ_COST_UNITS, 0)
-                            + " | " + fmt(met.get(prefix + "lent_reserve_cost_units_total") / READ_COST_UNITS, 0)
-                            + " | " + fmt(met.get(prefix + "borrowed_cost_units_total") / READ_COST_UNITS, 0)
-                            + " (" + fmt(met.get("tailor_nbd_admission_bursts_borrowing_total"), 0) + ")"
-                            + " | " + fmt(met.get("tailor_nbd_admission_refused_total"), 0) + " |"
+                    String common = label.equals("steady")
+                            ? " | " + fmt(met.get(prefix + "admitted_steady_total"), 0)
+                                    + " | "
+                                    + fmt(met.get(prefix + "drawn_reserve_cost_units_total") / READ_COST_UNITS, 0)
+                                    + " | "
+                                    + fmt(met.get(prefix + "lent_reserve_cost_units_total") / READ_COST_UNITS, 0)
+                                    + " | " + fmt(met.get(prefix + "borrowed_cost_units_total") / READ_COST_UNITS, 0)
+                                    + " (" + fmt(met.get("tailor_nbd_admission_bursts_borrowing_total"), 0) + ")"
+                                    + " | " + fmt(met.get("tailor_nbd_admission_refused_total"), 0) + " |"
                             : " | | | | | |";
                     out.add("| " + mode + " " + round + " | " + label + " | " + fmt(req, 0) + " | "
                             + String.format(Locale.ROOT, "%.1f %%", req > 0 ? hot / req * 100 : 0) + " | "
@@ -490,15 +627,25 @@ public final class BurstExperiment {
         out.add("| run | slow requests | bursty's share | top pairs | of them bursty's |");
         out.add("|---|--:|--:|---|--:|");
         for (Run run : r.runs()) {
-            double all = tenants.stream().mapToDouble(t -> zeroIfAbsent(run.slowRequests(t))).sum();
+            double all = tenants.stream()
+                    .mapToDouble(t -> zeroIfAbsent(run.slowRequests(t)))
+                    .sum();
             double bursty = zeroIfAbsent(run.slowRequests("bursty"));
             List<NbdTop.SlowSegment> top = run.slowSegments();
             List<NbdTop.SlowSegment> shown = top.subList(0, Math.min(SLOW_PAIRS_SHOWN, top.size()));
-            long burstyPairs = shown.stream().filter(p -> p.export().equals("bursty")).count();
-            out.add("| " + run.mode() + " " + run.round() + " | " + fmt(run.text().isEmpty() ? Double.NaN : all, 0)
+            long burstyPairs =
+                    shown.stream().filter(p -> p.export().equals("bursty")).count();
+            out.add("| " + run.mode() + " " + run.round() + " | "
+                    + fmt(run.text().isEmpty() ? Double.NaN : all, 0)
                     + " | " + (all > 0 ? String.format(Locale.ROOT, "%.0f %%", bursty / all * 100) : "–") + " | "
-                    + (shown.isEmpty() ? "–" : String.join(", ", shown.stream()
-                            .map(p -> p.export() + "/" + p.segment()).toList())) + " | "
+                    + (shown.isEmpty()
+                            ? "–"
+                            : String.join(
+                                    ", ",
+                                    shown.stream()
+                                            .map(p -> p.export() + "/" + p.segment())
+                                            .toList()))
+                    + " | "
                     + (shown.isEmpty() ? "–" : burstyPairs + " of " + shown.size()) + " |");
         }
         out.add("");
@@ -523,7 +670,8 @@ public final class BurstExperiment {
     }
 
     private static double sum(ProxyMetrics met, String counter, List<String> exports) {
-        return exports.stream().mapToDouble(n -> zeroIfAbsent(met.get("tailor_nbd_admission_export_" + counter, n)))
+        return exports.stream()
+                .mapToDouble(n -> zeroIfAbsent(met.get("tailor_nbd_admission_export_" + counter, n)))
                 .sum();
     }
 
@@ -566,15 +714,24 @@ public final class BurstExperiment {
             Map<String, Object> each = new LinkedHashMap<>();
             each.put("admission", run.mode());
             each.put("round", run.round());
-            each.put("steady", LatencySummary.of(FioLatency.pooled(run.jobs(), r.settings().steadyNames())));
-            each.put("steadyIops", r.settings().steadyNames().stream().mapToDouble(n -> run.jobs().get(n).iops())
-                    .sum());
+            each.put(
+                    "steady",
+                    LatencySummary.of(FioLatency.pooled(run.jobs(), r.settings().steadyNames())));
+            each.put(
+                    "steadyIops",
+                    r.settings().steadyNames().stream()
+                            .mapToDouble(n -> run.jobs().get(n).iops())
+                            .sum());
             each.put("bursty", LatencySummary.of(run.jobs().get("bursty").latency()));
             each.put("burstyIops", run.jobs().get("bursty").iops());
-            each.put("healthCheckMaxAgeMillisSinceStart", LatencySummary.orNull(
-                    run.metrics().get("tailor_nbd_loop_health_check_max_age_seconds", "0") * 1e3));
-            each.put("dispatchDelayMaxMillisSinceStart", LatencySummary.orNull(
-                    run.metrics().get("tailor_nbd_loop_io_dispatch_delay_max_seconds", "0") * 1e3));
+            each.put(
+                    "healthCheckMaxAgeMillisSinceStart",
+                    LatencySummary.orNull(
+                            run.metrics().get("tailor_nbd_loop_health_check_max_age_seconds", "0") * 1e3));
+            each.put(
+                    "dispatchDelayMaxMillisSinceStart",
+                    LatencySummary.orNull(
+                            run.metrics().get("tailor_nbd_loop_io_dispatch_delay_max_seconds", "0") * 1e3));
             each.put("cpuPressurePercent", LatencySummary.orNull(run.cpuPressurePercent()));
             List<String> tenants = new ArrayList<>(r.settings().steadyNames());
             tenants.add("bursty");
@@ -607,12 +764,17 @@ public final class BurstExperiment {
      *
      * @param samples requests in the histogram
      */
-    record LatencySummary(long samples, Double p50Micros, Double p99Micros, Double p999Micros, Double p9999Micros,
-            Double maxMicros) {
+    record LatencySummary(
+            long samples, Double p50Micros, Double p99Micros, Double p999Micros, Double p9999Micros, Double maxMicros) {
 
         static LatencySummary of(FioLatency h) {
-            return new LatencySummary(h.samples(), orNull(h.percentileMicros(50)), orNull(h.percentileMicros(99)),
-                    orNull(h.percentileMicros(99.9)), orNull(h.percentileMicros(99.99)), orNull(h.maxMicros()));
+            return new LatencySummary(
+                    h.samples(),
+                    orNull(h.percentileMicros(50)),
+                    orNull(h.percentileMicros(99)),
+                    orNull(h.percentileMicros(99.9)),
+                    orNull(h.percentileMicros(99.99)),
+                    orNull(h.maxMicros()));
         }
 
         static Double orNull(double value) {

@@ -1,8 +1,8 @@
 package dev.tailor.lab;
 
-import dev.tailor.sim.ScenarioException;
 import dev.tailor.lab.report.ClusterReport;
 import dev.tailor.lab.report.HtmlPages;
+import dev.tailor.sim.ScenarioException;
 import dev.tailor.sim.cluster.ClusterScenario;
 import dev.tailor.sim.cluster.ClusterSimulation;
 import dev.tailor.sim.cluster.ClusterSweep;
@@ -22,8 +22,7 @@ import java.util.List;
  */
 public final class ClusterRuns {
 
-    private ClusterRuns() {
-    }
+    private ClusterRuns() {}
 
     /**
      * A bundled scenario ({@link Scenarios#BUNDLED}) or a YAML scenario file.
@@ -49,13 +48,19 @@ public final class ClusterRuns {
      *
      * @throws LabException (exit 2) with every problem, named by its option ({@code --warmup-seconds})
      */
-    public static ClusterScenario variant(ClusterScenario base, Long seed, ClusterScenario.CpuModel model,
-            Double warmupSeconds, Double durationSeconds, String network) {
+    public static ClusterScenario variant(
+            ClusterScenario base,
+            Long seed,
+            ClusterScenario.CpuModel model,
+            Double warmupSeconds,
+            Double durationSeconds,
+            String network) {
         ClusterScenario variant = base.with(seed, model, warmupSeconds, durationSeconds, network);
         List<String> problems = variant.problems();
         if (!problems.isEmpty()) {
             throw new LabException(String.join("; ", problems)
-                    .replace("warmupSeconds", "--warmup-seconds").replace("durationSeconds", "--duration-seconds"));
+                    .replace("warmupSeconds", "--warmup-seconds")
+                    .replace("durationSeconds", "--duration-seconds"));
         }
         return variant;
     }
@@ -70,10 +75,14 @@ public final class ClusterRuns {
      *
      * @throws LabException (exit 2) when a run's settings are rejected
      */
-    public static List<RunResult> execute(List<ClusterSweep.Run> runs, ClusterSimulation.PolicyConfigs configs,
-            int threads, PrintWriter err) {
+    public static List<RunResult> execute(
+            List<ClusterSweep.Run> runs, ClusterSimulation.PolicyConfigs configs, int threads, PrintWriter err) {
         try {
-            return ClusterSweep.run(runs, configs, threads, System::nanoTime,
+            return ClusterSweep.run(
+                    runs,
+                    configs,
+                    threads,
+                    System::nanoTime,
                     SimulationOutput.progress(err, Terminal.stderrIsTerminal()));
         } catch (IllegalArgumentException e) {
             throw new LabException(e.getMessage());
@@ -87,8 +96,13 @@ public final class ClusterRuns {
      * @return the index.html written
      * @throws LabException (exit 1) naming the folder and the system's reason
      */
-    public static Path writeReport(Path dir, String title, List<String> intro, List<RunResult> results,
-            List<SeedCells.Cell> cells, List<ClusterScenario> scenarios) {
+    public static Path writeReport(
+            Path dir,
+            String title,
+            List<String> intro,
+            List<RunResult> results,
+            List<SeedCells.Cell> cells,
+            List<ClusterScenario> scenarios) {
         try {
             return ClusterReport.write(dir, HtmlPages.Frame.of(title, intro), results, cells, scenarios);
         } catch (IOException e) {

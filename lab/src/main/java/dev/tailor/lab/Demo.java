@@ -1,12 +1,12 @@
 package dev.tailor.lab;
 
+import dev.tailor.lab.report.ClusterReport;
+import dev.tailor.lab.report.HtmlPages;
+import dev.tailor.lab.report.StorageReport;
 import dev.tailor.sim.cluster.ClusterScenario;
 import dev.tailor.sim.cluster.ClusterSimulation;
 import dev.tailor.sim.cluster.ClusterSweep;
 import dev.tailor.sim.cluster.RunResult;
-import dev.tailor.lab.report.ClusterReport;
-import dev.tailor.lab.report.HtmlPages;
-import dev.tailor.lab.report.StorageReport;
 import dev.tailor.sim.storage.StorageRunResult;
 import dev.tailor.sim.storage.StorageScenario;
 import dev.tailor.sim.storage.StorageSetup;
@@ -39,36 +39,41 @@ public final class Demo {
 
     /** The paper's figures (HEART, IEEE CLOUD 2025), P99 ms. */
     static final double PAPER_PAIRWISE_HEART = 194;
+
     static final double PAPER_PAIRWISE_LR = 293;
     static final double PAPER_DAG_HEART = 82;
     static final double PAPER_DAG_LR = 768;
     static final double PAPER_DAG_DEFAULT = 30_620;
     /** The storage paper's figures (NSDI 2026): the largest burst-test reduction, static cap's idle share. */
     static final double PAPER_BURST_REDUCTION_PERCENT = 97;
+
     static final double PAPER_STATIC_CAP_UNUSED_PERCENT = 27;
     /**
      * The cluster part's policies: the simulator's full comparison (the paper's policies with {@code heart},
      * what Tailor ships, and the per-request peers prequal and peak-ewma) and {@code heart-paper}, the
      * paper's HEART, which the lines against the paper's figures compare.
      */
-    static final List<String> DEMO_POLICIES = java.util.stream.Stream.concat(ClusterSimulation.COMPARISON.stream(),
-            java.util.stream.Stream.of(ClusterSimulation.HEART_PAPER)).toList();
+    static final List<String> DEMO_POLICIES = java.util.stream.Stream.concat(
+                    ClusterSimulation.COMPARISON.stream(), java.util.stream.Stream.of(ClusterSimulation.HEART_PAPER))
+            .toList();
 
     /** The storage part: scenario, variants, policies, measured seconds. */
     static final String STORAGE_SCENARIO = "burst-microbench";
+
     static final List<Double> STORAGE_MULTIPLIERS = List.of(8.0, 16.0);
-    static final List<String> STORAGE_POLICIES = List.of("fifo", "static-cap", "mclock", "segment-admission-paper",
-            "segment-admission");
+    static final List<String> STORAGE_POLICIES =
+            List.of("fifo", "static-cap", "mclock", "segment-admission-paper", "segment-admission");
     static final double STORAGE_SECONDS = 10;
     /** The NBD experiments' short runs: one round, seconds of warm-up and measured per configuration. */
     static final int EXPERIMENT_RAMP_SECONDS = 2;
+
     static final int EXPERIMENT_RUNTIME_SECONDS = 6;
     /** The experiments' targets: the paper's deployed low-load P99.9 change; the health-check bound in periods. */
     static final double PAPER_LOW_LOAD_P999_CHANGE_PERCENT = -22;
+
     static final double HEALTH_CHECK_BOUND_PERIODS = 2;
 
-    private Demo() {
-    }
+    private Demo() {}
 
     /**
      * What to run.
@@ -80,9 +85,12 @@ public final class Demo {
      * @param serveCommand the main class and arguments that run {@code tailor nbd serve} on this JVM's class
      *     path, for the experiments' proxy (see {@link ExperimentRig#startProxy})
      */
-    public record Options(int threads, Double warmupSeconds, Double durationSeconds, boolean experiments,
-            List<String> serveCommand) {
-    }
+    public record Options(
+            int threads,
+            Double warmupSeconds,
+            Double durationSeconds,
+            boolean experiments,
+            List<String> serveCommand) {}
 
     /**
      * Runs the simulations and, when asked and possible, the NBD experiments; progress and notes go to
@@ -100,8 +108,8 @@ public final class Demo {
             scenarios.add(base);
             timeoutMillis.put(name, base.timeoutSeconds() * 1000);
             for (ClusterScenario.CpuModel model : ClusterScenario.CpuModel.values()) {
-                ClusterScenario variant = ClusterRuns.variant(base, null, model, options.warmupSeconds(),
-                        options.durationSeconds(), "A");
+                ClusterScenario variant =
+                        ClusterRuns.variant(base, null, model, options.warmupSeconds(), options.durationSeconds(), "A");
                 for (double rps : List.of(100.0, 400.0)) {
                     for (String policy : DEMO_POLICIES) {
                         runs.add(new ClusterSweep.Run(variant, policy, rps));
@@ -116,8 +124,8 @@ public final class Demo {
         List<RunResult> results = ClusterRuns.execute(runs, workers, err);
         SimulationOutput.foldedWarnings(results).forEach(w -> err.println("tailor: warning: " + w));
         TextTable comparison = comparisonTable(results);
-        StorageScenario storageScenario = StorageRuns.variant(
-                StorageRuns.load(STORAGE_SCENARIO), null, null, STORAGE_SECONDS);
+        StorageScenario storageScenario =
+                StorageRuns.variant(StorageRuns.load(STORAGE_SCENARIO), null, null, STORAGE_SECONDS);
         StorageSetup storageSetup = StorageRuns.setup(storageScenario, relative -> {
             throw new LabException("the demo's storage scenario reads no data files (asked for " + relative + ")");
         });
@@ -133,23 +141,49 @@ public final class Demo {
         List<StorageRunResult> storage = StorageRuns.execute(storageRuns, workers, err);
         TextTable storageComparison = storageTable(storage);
         Experiments experiments = options.experiments() ? experiments(options.serveCommand(), err) : null;
-        List<String> summary = DemoSummary.lines(results, timeoutMillis, storage,
-                experiments == null ? null : experiments.lowLoad(), experiments == null ? null : experiments.burst(),
-                experiments == null ? "skipped (--no-experiments)."
-                        : experiments.ran() ? null : experiments.failure() != null
-                                ? "failed: " + experiments.failure() : "skipped: " + experiments.whyNot() + ".");
-        return new Outcome(options, results, timeoutMillis, scenarios, comparison, storageScenario, storageSetup,
-                storage, storageComparison, experiments, summary);
+        List<String> summary = DemoSummary.lines(
+                results,
+                timeoutMillis,
+                storage,
+                experiments == null ? null : experiments.lowLoad(),
+                experiments == null ? null : experiments.burst(),
+                experiments == null
+                        ? "skipped (--no-experiments)."
+                        : experiments.ran()
+                                ? null
+                                : experiments.failure() != null
+                                        ? "failed: " + experiments.failure()
+                                        : "skipped: " + experiments.whyNot() + ".");
+        return new Outcome(
+                options,
+                results,
+                timeoutMillis,
+                scenarios,
+                comparison,
+                storageScenario,
+                storageSetup,
+                storage,
+                storageComparison,
+                experiments,
+                summary);
     }
 
     /**
      * What the demo found: the cluster runs, the storage runs, the experiments (or why they did not run),
      * the tables against the papers and the Summary.
      */
-    public record Outcome(Options options, List<RunResult> results, Map<String, Double> timeoutMillis,
-            List<ClusterScenario> scenarios, TextTable comparison, StorageScenario storageScenario,
-            StorageSetup storageSetup, List<StorageRunResult> storage, TextTable storageComparison,
-            Experiments experiments, List<String> summary) {
+    public record Outcome(
+            Options options,
+            List<RunResult> results,
+            Map<String, Double> timeoutMillis,
+            List<ClusterScenario> scenarios,
+            TextTable comparison,
+            StorageScenario storageScenario,
+            StorageSetup storageSetup,
+            List<StorageRunResult> storage,
+            TextTable storageComparison,
+            Experiments experiments,
+            List<String> summary) {
 
         /** 1 when the experiments failed, else 0. */
         public int exitCode() {
@@ -162,8 +196,13 @@ public final class Demo {
             json.put("results", results);
             json.put("storage", storage);
             if (experiments != null && experiments.ran()) {
-                json.put("experiments", Map.of("lowLoad", LowLoadExperiment.json(experiments.lowLoad()),
-                        "burst", BurstExperiment.json(experiments.burst())));
+                json.put(
+                        "experiments",
+                        Map.of(
+                                "lowLoad",
+                                LowLoadExperiment.json(experiments.lowLoad()),
+                                "burst",
+                                BurstExperiment.json(experiments.burst())));
             }
             return json;
         }
@@ -227,24 +266,48 @@ public final class Demo {
                     + " s measured per run.");
             storageIntro.add("");
             storageIntro.addAll(storageComparison.markdown());
-            List<String> storageCommands = List.of("./tailor demo" + durations, "./tailor storage simulate --scenario "
-                    + STORAGE_SCENARIO + " --policies " + String.join(",", STORAGE_POLICIES) + " --duration-seconds "
-                    + SimulationOutput.fmt(STORAGE_SECONDS));
+            List<String> storageCommands = List.of(
+                    "./tailor demo" + durations,
+                    "./tailor storage simulate --scenario "
+                            + STORAGE_SCENARIO + " --policies " + String.join(",", STORAGE_POLICIES)
+                            + " --duration-seconds "
+                            + SimulationOutput.fmt(STORAGE_SECONDS));
             Path file;
             try {
-                file = ClusterReport.write(report, new HtmlPages.Frame("Tailor demo: HEART in the cluster simulator",
-                        summary, intro, clusterCommands), results, null, scenarios);
-                StorageReport.write(report, "storage.html", new HtmlPages.Frame(
-                        "Tailor demo: segment admission in the storage simulator", summary, storageIntro,
-                        storageCommands), storageSetup.notes(), storage);
+                file = ClusterReport.write(
+                        report,
+                        new HtmlPages.Frame(
+                                "Tailor demo: HEART in the cluster simulator", summary, intro, clusterCommands),
+                        results,
+                        null,
+                        scenarios);
+                StorageReport.write(
+                        report,
+                        "storage.html",
+                        new HtmlPages.Frame(
+                                "Tailor demo: segment admission in the storage simulator",
+                                summary,
+                                storageIntro,
+                                storageCommands),
+                        storageSetup.notes(),
+                        storage);
                 if (ran) {
-                    List<String> experimentIntro = new ArrayList<>(experimentTable(experiments.lowLoad(),
-                            experiments.burst()).markdown());
-                    ExperimentReport.write(report, "experiments.html", new HtmlPages.Frame(
-                            "Tailor demo: the NBD proxy with real clients (short runs)", summary, experimentIntro,
-                            List.of("./tailor demo", "./tailor nbd experiment low-load --rounds 3",
-                                    "./tailor nbd experiment burst --rounds 3")),
-                            List.of(ExperimentReport.section(experiments.lowLoad(), "low-load"),
+                    List<String> experimentIntro =
+                            new ArrayList<>(experimentTable(experiments.lowLoad(), experiments.burst())
+                                    .markdown());
+                    ExperimentReport.write(
+                            report,
+                            "experiments.html",
+                            new HtmlPages.Frame(
+                                    "Tailor demo: the NBD proxy with real clients (short runs)",
+                                    summary,
+                                    experimentIntro,
+                                    List.of(
+                                            "./tailor demo",
+                                            "./tailor nbd experiment low-load --rounds 3",
+                                            "./tailor nbd experiment burst --rounds 3")),
+                            List.of(
+                                    ExperimentReport.section(experiments.lowLoad(), "low-load"),
                                     ExperimentReport.section(experiments.burst(), "burst")));
                 }
             } catch (IOException e) {
@@ -259,8 +322,8 @@ public final class Demo {
      * The NBD experiments' outcome: both results, or the reason they did not run (tools missing: not a
      * failure) or failed.
      */
-    public record Experiments(LowLoadExperiment.Result lowLoad, BurstExperiment.Result burst, String failure,
-            String whyNot) {
+    public record Experiments(
+            LowLoadExperiment.Result lowLoad, BurstExperiment.Result burst, String failure, String whyNot) {
 
         public boolean ran() {
             return lowLoad != null && burst != null;
@@ -280,12 +343,16 @@ public final class Demo {
             err.println("tailor: demo: NBD experiments with real clients (fio, nbdkit; 1 round of "
                     + EXPERIMENT_RAMP_SECONDS + "+" + EXPERIMENT_RUNTIME_SECONDS + " s per configuration, about a"
                     + " minute)");
-            LowLoadExperiment.Result lowLoad = LowLoadExperiment.run(LowLoadExperiment.Settings
-                    .defaults(work.resolve("low-load")).shortened(EXPERIMENT_RUNTIME_SECONDS,
-                            EXPERIMENT_RAMP_SECONDS, 1), serveCommand, err);
-            BurstExperiment.Result burst = BurstExperiment.run(BurstExperiment.Settings
-                    .defaults(work.resolve("burst")).shortened(EXPERIMENT_RUNTIME_SECONDS,
-                            EXPERIMENT_RAMP_SECONDS, 1), serveCommand, err);
+            LowLoadExperiment.Result lowLoad = LowLoadExperiment.run(
+                    LowLoadExperiment.Settings.defaults(work.resolve("low-load"))
+                            .shortened(EXPERIMENT_RUNTIME_SECONDS, EXPERIMENT_RAMP_SECONDS, 1),
+                    serveCommand,
+                    err);
+            BurstExperiment.Result burst = BurstExperiment.run(
+                    BurstExperiment.Settings.defaults(work.resolve("burst"))
+                            .shortened(EXPERIMENT_RUNTIME_SECONDS, EXPERIMENT_RAMP_SECONDS, 1),
+                    serveCommand,
+                    err);
             return new Experiments(lowLoad, burst, null, null);
         } catch (LabException | IOException e) {
             String reason = e instanceof IOException io ? LabException.reason(io) : e.getMessage();
@@ -319,6 +386,7 @@ public final class Demo {
      * user's runs beside another build saw 72-87 % and figures turned upside down.
      */
     static final double BUSY_LOW_LOAD_CPU_PRESSURE_PERCENT = 20;
+
     static final double BUSY_BURST_CPU_PRESSURE_PERCENT = 50;
     /** "Clearly lower", our reading for a one-round demo: at least this much below admission off. */
     static final double CLEARLY_LOWER_PERCENT = -20;
@@ -335,46 +403,63 @@ public final class Demo {
         FioLatency fifo = lowLoad.pooled("fifo");
         FioLatency priority = lowLoad.pooled("priority");
         double p999Change = changePercent(priority.percentileMicros(99.9), fifo.percentileMicros(99.9));
-        rows.add(List.of("low load, P99.9 priority vs fifo loop",
+        rows.add(List.of(
+                "low load, P99.9 priority vs fifo loop",
                 String.format(Locale.ROOT, "%.0f %% (paper, deployed)", PAPER_LOW_LOAD_P999_CHANGE_PERCENT),
                 versus(priority.percentileMicros(99.9), fifo.percentileMicros(99.9), 1, "µs"),
                 verdict(p999Change <= PAPER_LOW_LOAD_P999_CHANGE_PERCENT, p999Change, busy)));
         double bound = HEALTH_CHECK_BOUND_PERIODS * lowLoad.settings().healthMillis();
         double ageFifo = lowLoad.maxAgeMillis("fifo");
         double agePriority = lowLoad.maxAgeMillis("priority");
-        rows.add(List.of("low load, health-check age max, fifo / priority loop",
+        rows.add(List.of(
+                "low load, health-check age max, fifo / priority loop",
                 "<= " + BurstExperiment.fmt(bound, 0) + " ms (2 x period)",
                 BurstExperiment.fmt(ageFifo, 0) + " / " + BurstExperiment.fmt(agePriority, 0) + " ms",
                 verdict(ageFifo <= bound && agePriority <= bound, ageFifo + agePriority, busy)));
         FioLatency off = burst.steady("off");
         FioLatency on = burst.steady("on");
         double burstChange = changePercent(on.percentileMicros(99.99), off.percentileMicros(99.99));
-        rows.add(List.of("burst, steady tenants' P99.99, admission on vs off",
+        rows.add(List.of(
+                "burst, steady tenants' P99.99, admission on vs off",
                 "clearly lower (<= " + BurstExperiment.fmt(CLEARLY_LOWER_PERCENT, 0) + " %)",
                 versus(on.percentileMicros(99.99), off.percentileMicros(99.99), 1e3, "ms"),
                 verdict(burstChange <= CLEARLY_LOWER_PERCENT, burstChange, busy)));
         List<String> notes = new ArrayList<>();
-        notes.add(String.format(Locale.ROOT, "Samples: low load %,d per loop (P99.9 is about the %s), burst %,d"
-                + " steady reads per mode (P99.99 is about the %s).",
-                fifo.samples(), rank(fifo.samples(), 0.001), off.samples(), rank(off.samples(), 0.0001)));
+        notes.add(String.format(
+                Locale.ROOT,
+                "Samples: low load %,d per loop (P99.9 is about the %s), burst %,d"
+                        + " steady reads per mode (P99.99 is about the %s).",
+                fifo.samples(),
+                rank(fifo.samples(), 0.001),
+                off.samples(),
+                rank(off.samples(), 0.0001)));
         double lowLoadPressure = nanToZero(lowLoad.maxCpuPressurePercent());
         double burstPressure = nanToZero(burst.maxCpuPressurePercent());
         if (busy) {
-            notes.add(String.format(Locale.ROOT, "Warning: the machine was busy during these runs (CPU pressure up to"
-                    + " %.0f %% at low load, %.0f %% in the burst test: some task waited for a CPU that share of the"
-                    + " time; on a quiet machine these tests cause about 4-10 %% and 20-25 %%). Short runs on a busy"
-                    + " machine measure the machine more than the proxy; these figures say little either way.",
-                    lowLoadPressure, burstPressure));
+            notes.add(String.format(
+                    Locale.ROOT,
+                    "Warning: the machine was busy during these runs (CPU pressure up to"
+                            + " %.0f %% at low load, %.0f %% in the burst test: some task waited for a CPU that share of the"
+                            + " time; on a quiet machine these tests cause about 4-10 %% and 20-25 %%). Short runs on a busy"
+                            + " machine measure the machine more than the proxy; these figures say little either way.",
+                    lowLoadPressure,
+                    burstPressure));
         } else {
-            notes.add(String.format(Locale.ROOT, "CPU pressure during the runs: at most %.0f %% at low load, %.0f %%"
-                    + " in the burst test (quiet enough); one short round still moves from run to run.",
-                    lowLoadPressure, burstPressure));
+            notes.add(String.format(
+                    Locale.ROOT,
+                    "CPU pressure during the runs: at most %.0f %% at low load, %.0f %%"
+                            + " in the burst test (quiet enough); one short round still moves from run to run.",
+                    lowLoadPressure,
+                    burstPressure));
         }
         notes.add("The README's figures, on a quiet machine: tailor nbd experiment low-load --rounds 3 and tailor nbd"
                 + " experiment burst --rounds 3 (docs/nbd.md).");
-        return new TextTable("Against the targets (tailor nbd serve with real clients: fio's nbd engine, nbdkit;"
-                + " 1 round, " + EXPERIMENT_RAMP_SECONDS + "+" + EXPERIMENT_RUNTIME_SECONDS + " s per configuration):",
-                List.of("", "target", "ours", "verdict"), rows, notes);
+        return new TextTable(
+                "Against the targets (tailor nbd serve with real clients: fio's nbd engine, nbdkit;" + " 1 round, "
+                        + EXPERIMENT_RAMP_SECONDS + "+" + EXPERIMENT_RUNTIME_SECONDS + " s per configuration):",
+                List.of("", "target", "ours", "verdict"),
+                rows,
+                notes);
     }
 
     /** Whether either experiment's CPU pressure says the machine was busy with other work. */
@@ -388,8 +473,7 @@ public final class Demo {
     }
 
     static double changePercent(double ours, double baseline) {
-        return Double.isNaN(ours) || Double.isNaN(baseline) || baseline == 0 ? Double.NaN
-                : (ours / baseline - 1) * 100;
+        return Double.isNaN(ours) || Double.isNaN(baseline) || baseline == 0 ? Double.NaN : (ours / baseline - 1) * 100;
     }
 
     /** "met", "missed", "no data", or "unreliable" when the machine was too busy for the figure to say either. */
@@ -402,8 +486,8 @@ public final class Demo {
         if (change.equals("no data")) {
             return change;
         }
-        return change + " (" + BurstExperiment.fmt(ours / divisor, 0) + " vs " + BurstExperiment.fmt(baseline / divisor,
-                0) + " " + unit + ")";
+        return change + " (" + BurstExperiment.fmt(ours / divisor, 0) + " vs "
+                + BurstExperiment.fmt(baseline / divisor, 0) + " " + unit + ")";
     }
 
     /** Which of {@code samples} the percentile at {@code 1 - tailFraction} is: "largest", "5th-largest". */
@@ -414,12 +498,14 @@ public final class Demo {
 
     private static String ordinal(long n) {
         long mod100 = n % 100;
-        String suffix = mod100 >= 11 && mod100 <= 13 ? "th" : switch ((int) (n % 10)) {
-            case 1 -> "st";
-            case 2 -> "nd";
-            case 3 -> "rd";
-            default -> "th";
-        };
+        String suffix = mod100 >= 11 && mod100 <= 13
+                ? "th"
+                : switch ((int) (n % 10)) {
+                    case 1 -> "st";
+                    case 2 -> "nd";
+                    case 3 -> "rd";
+                    default -> "th";
+                };
         return n + suffix;
     }
 
@@ -442,46 +528,64 @@ public final class Demo {
             Double fifoSteady = fifo == null ? null : fifo.steady().p99999Millis();
             Double fifoSegments = fifo == null ? null : fifo.steadySegments().p99999Millis();
             String label = STORAGE_SCENARIO + " x" + SimulationOutput.fmt(m) + ", P99.999 vs fifo: ";
-            rows.add(List.of(label + "steady tenants",
+            rows.add(List.of(
+                    label + "steady tenants",
                     m == last ? "up to -" + SimulationOutput.fmt(PAPER_BURST_REDUCTION_PERCENT) + " %" : "",
                     change(paper == null ? null : paper.steady().p99999Millis(), fifoSteady),
                     change(ours == null ? null : ours.steady().p99999Millis(), fifoSteady)));
-            rows.add(List.of(label + "steady segments", "",
+            rows.add(List.of(
+                    label + "steady segments",
+                    "",
                     change(paper == null ? null : paper.steadySegments().p99999Millis(), fifoSegments),
                     change(ours == null ? null : ours.steadySegments().p99999Millis(), fifoSegments)));
         }
         StorageRunResult cap = findStorage(storage, last, "static-cap");
         StorageRunResult paper = findStorage(storage, last, "segment-admission-paper");
         StorageRunResult ours = findStorage(storage, last, "segment-admission");
-        rows.add(List.of("capacity unused while work waited, static-cap",
+        rows.add(List.of(
+                "capacity unused while work waited, static-cap",
                 SimulationOutput.fmt(PAPER_STATIC_CAP_UNUSED_PERCENT) + " %",
                 cap == null ? "–" : String.format(Locale.ROOT, "%.1f %% (static-cap)", cap.unusedCapacityPercent()),
                 ""));
-        rows.add(List.of("capacity unused while work waited, segment admission", "<= 5 %",
+        rows.add(List.of(
+                "capacity unused while work waited, segment admission",
+                "<= 5 %",
                 paper == null ? "–" : String.format(Locale.ROOT, "%.1f %%", paper.unusedCapacityPercent()),
                 ours == null ? "–" : String.format(Locale.ROOT, "%.1f %%", ours.unusedCapacityPercent())));
-        List<String> notes = List.of("Steady tenants: without bursts (ground truth); steady segments: those admission's"
-                + " classifier called steady on arrival. Tailor's default is chosen across tenant mixes of real traces"
-                + " (tailor storage simulate --scenario robustness); docs/storage-simulator.md says where it loses to"
-                + " the paper's mechanism, this benchmark among them.",
+        List<String> notes = List.of(
+                "Steady tenants: without bursts (ground truth); steady segments: those admission's"
+                        + " classifier called steady on arrival. Tailor's default is chosen across tenant mixes of real traces"
+                        + " (tailor storage simulate --scenario robustness); docs/storage-simulator.md says where it loses to"
+                        + " the paper's mechanism, this benchmark among them.",
                 "The deployed comparison (paper: -59.7 % steady-segment P99.999) is tailor storage simulate --scenario"
-                + " deployed-like (real traces; docs/storage-simulator.md).");
-        return new TextTable("Against the paper (storage; burst-aware segment admission, NSDI 2026; "
-                + SimulationOutput.fmt(STORAGE_SECONDS) + " s runs):",
-                List.of("", "paper", "paper's mechanism", "Tailor's default"), rows, notes);
+                        + " deployed-like (real traces; docs/storage-simulator.md).");
+        return new TextTable(
+                "Against the paper (storage; burst-aware segment admission, NSDI 2026; "
+                        + SimulationOutput.fmt(STORAGE_SECONDS) + " s runs):",
+                List.of("", "paper", "paper's mechanism", "Tailor's default"),
+                rows,
+                notes);
     }
 
     private static String change(Double ours, Double baseline) {
         if (ours == null || baseline == null) {
             return "not resolvable";
         }
-        return String.format(Locale.ROOT, "%+.0f %% (%s vs %s ms)", 100 * (ours / baseline - 1),
-                SimulationOutput.fmt(ours), SimulationOutput.fmt(baseline));
+        return String.format(
+                Locale.ROOT,
+                "%+.0f %% (%s vs %s ms)",
+                100 * (ours / baseline - 1),
+                SimulationOutput.fmt(ours),
+                SimulationOutput.fmt(baseline));
     }
 
     private static StorageRunResult findStorage(List<StorageRunResult> results, double multiplier, String policy) {
-        return results.stream().filter(r -> r.burstMultiplier() != null && r.burstMultiplier() == multiplier
-                && r.policy().equals(policy)).findFirst().orElse(null);
+        return results.stream()
+                .filter(r -> r.burstMultiplier() != null
+                        && r.burstMultiplier() == multiplier
+                        && r.policy().equals(policy))
+                .findFirst()
+                .orElse(null);
     }
 
     /** Our ratios next to the paper's, one line each. */
@@ -492,30 +596,60 @@ public final class Demo {
     /** {@link #comparison} as a table. */
     static TextTable comparisonTable(List<RunResult> results) {
         List<List<String>> rows = new ArrayList<>();
-        rows.add(row("pairwise 100 RPS, HEART / LR", ratio(PAPER_PAIRWISE_HEART, PAPER_PAIRWISE_LR), results,
-                "paper-pairwise", 100, "heart-paper", "least-request"));
-        rows.add(row("DAG 400 RPS, HEART / LR", ratio(PAPER_DAG_HEART, PAPER_DAG_LR), results, "paper-dag", 400,
-                "heart-paper", "least-request"));
-        rows.add(row("DAG 400 RPS, HEART / default", ratio(PAPER_DAG_HEART, PAPER_DAG_DEFAULT), results,
-                "paper-dag", 400, "heart-paper", "default"));
+        rows.add(row(
+                "pairwise 100 RPS, HEART / LR",
+                ratio(PAPER_PAIRWISE_HEART, PAPER_PAIRWISE_LR),
+                results,
+                "paper-pairwise",
+                100,
+                "heart-paper",
+                "least-request"));
+        rows.add(row(
+                "DAG 400 RPS, HEART / LR",
+                ratio(PAPER_DAG_HEART, PAPER_DAG_LR),
+                results,
+                "paper-dag",
+                400,
+                "heart-paper",
+                "least-request"));
+        rows.add(row(
+                "DAG 400 RPS, HEART / default",
+                ratio(PAPER_DAG_HEART, PAPER_DAG_DEFAULT),
+                results,
+                "paper-dag",
+                400,
+                "heart-paper",
+                "default"));
         List<String> gap = new ArrayList<>(List.of("DAG 400 RPS, HEART CPU gap", "about 3 pp"));
         for (String model : List.of("fluid", "cfs-quota")) {
             RunResult heart = find(results, "paper-dag", model, 400, "heart-paper");
             gap.add(heart == null ? "–" : SimulationOutput.fmt(heart.cpuGapPercentPoints()) + " pp");
         }
         rows.add(gap);
-        return new TextTable("Against the paper (P99 latency; HEART paper, IEEE CLOUD 2025), with the paper's HEART"
-                + " (heart-paper):", List.of("", "paper", "fluid CPU limit", "cfs-quota CPU limit"), rows, List.of());
+        return new TextTable(
+                "Against the paper (P99 latency; HEART paper, IEEE CLOUD 2025), with the paper's HEART"
+                        + " (heart-paper):",
+                List.of("", "paper", "fluid CPU limit", "cfs-quota CPU limit"),
+                rows,
+                List.of());
     }
 
-    private static List<String> row(String label, String paper, List<RunResult> results, String scenario, double rps,
-            String numerator, String denominator) {
+    private static List<String> row(
+            String label,
+            String paper,
+            List<RunResult> results,
+            String scenario,
+            double rps,
+            String numerator,
+            String denominator) {
         List<String> row = new ArrayList<>(List.of(label, paper));
         for (String model : List.of("fluid", "cfs-quota")) {
             RunResult a = find(results, scenario, model, rps, numerator);
             RunResult b = find(results, scenario, model, rps, denominator);
-            row.add(a == null || b == null || a.p99Millis() == null || b.p99Millis() == null ? "–"
-                    : ratio(a.p99Millis(), b.p99Millis()));
+            row.add(
+                    a == null || b == null || a.p99Millis() == null || b.p99Millis() == null
+                            ? "–"
+                            : ratio(a.p99Millis(), b.p99Millis()));
         }
         return row;
     }
@@ -527,7 +661,12 @@ public final class Demo {
     }
 
     private static RunResult find(List<RunResult> results, String scenario, String model, double rps, String policy) {
-        return results.stream().filter(r -> r.scenario().equals(scenario) && r.cpuModel().equals(model)
-                && r.rps() == rps && r.policy().equals(policy)).findFirst().orElse(null);
+        return results.stream()
+                .filter(r -> r.scenario().equals(scenario)
+                        && r.cpuModel().equals(model)
+                        && r.rps() == rps
+                        && r.policy().equals(policy))
+                .findFirst()
+                .orElse(null);
     }
 }

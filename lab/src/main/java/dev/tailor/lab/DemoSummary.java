@@ -19,8 +19,7 @@ final class DemoSummary {
     /** The most lines the section has, heading included. */
     static final int MAX_LINES = 12;
 
-    private DemoSummary() {
-    }
+    private DemoSummary() {}
 
     /**
      * The section.
@@ -34,8 +33,12 @@ final class DemoSummary {
      * @param experimentsWhyNot why the NBD experiments did not run (e.g. "skipped: --no-experiments"), or
      *                         {@code null} when they ran
      */
-    static List<String> lines(List<RunResult> cluster, Map<String, Double> timeoutMillis,
-            List<StorageRunResult> storage, LowLoadExperiment.Result lowLoad, BurstExperiment.Result burst,
+    static List<String> lines(
+            List<RunResult> cluster,
+            Map<String, Double> timeoutMillis,
+            List<StorageRunResult> storage,
+            LowLoadExperiment.Result lowLoad,
+            BurstExperiment.Result burst,
             String experimentsWhyNot) {
         List<String> lines = new ArrayList<>();
         lines.add("Summary");
@@ -47,15 +50,23 @@ final class DemoSummary {
 
     /** HEART: cells where {@code heart} has the lowest P99 among Tailor's and the peers', and the paper's ratios. */
     private static void heart(List<String> lines, List<RunResult> cluster, Map<String, Double> timeoutMillis) {
-        List<String> peers = ClusterSimulation.COMPARISON.stream().filter(p -> !p.equals("heart")).toList();
+        List<String> peers = ClusterSimulation.COMPARISON.stream()
+                .filter(p -> !p.equals("heart"))
+                .toList();
         List<String> cells = cluster.stream().map(DemoSummary::cell).distinct().toList();
         int wins = 0;
         List<String> lost = new ArrayList<>();
         for (String cell : cells) {
-            List<RunResult> runs = cluster.stream().filter(r -> cell(r).equals(cell)).toList();
-            RunResult heart = runs.stream().filter(r -> r.policy().equals("heart")).findFirst().orElse(null);
-            RunResult best = runs.stream().filter(r -> peers.contains(r.policy()) && r.p99Millis() != null)
-                    .min(Comparator.comparingDouble(RunResult::p99Millis)).orElse(null);
+            List<RunResult> runs =
+                    cluster.stream().filter(r -> cell(r).equals(cell)).toList();
+            RunResult heart = runs.stream()
+                    .filter(r -> r.policy().equals("heart"))
+                    .findFirst()
+                    .orElse(null);
+            RunResult best = runs.stream()
+                    .filter(r -> peers.contains(r.policy()) && r.p99Millis() != null)
+                    .min(Comparator.comparingDouble(RunResult::p99Millis))
+                    .orElse(null);
             if (heart == null || heart.p99Millis() == null || best == null) {
                 continue;
             }
@@ -65,7 +76,7 @@ final class DemoSummary {
                 double timeout = timeoutMillis.getOrDefault(heart.scenario(), Double.NaN);
                 String peer = SimulationOutput.latency(best.p99Millis(), timeout);
                 String ours = SimulationOutput.latency(heart.p99Millis(), timeout);
-                if (peer.equals(ours)) {   // apart by less than the table shows
+                if (peer.equals(ours)) { // apart by less than the table shows
                     peer = String.format(Locale.ROOT, "%.2f", best.p99Millis());
                     ours = String.format(Locale.ROOT, "%.2f", heart.p99Millis());
                 }
@@ -73,17 +84,19 @@ final class DemoSummary {
             }
         }
         lines.add("  HEART routing, cluster simulator (P99 ms in " + cells.size() + " cells: "
-                + String.join(", ", cluster.stream().map(RunResult::scenario).distinct().toList())
+                + String.join(
+                        ", ",
+                        cluster.stream().map(RunResult::scenario).distinct().toList())
                 + "; 100 and 400 RPS; fluid and cfs-quota CPU limits):");
         lines.add("    Tailor's heart against the best of " + peers.size() + " peers: lowest P99 in " + wins + " of "
-                + cells.size() + " cells" + (lost.isEmpty() ? "." : "; a peer wins " + String.join("; ", lost)
-                + "."));
+                + cells.size() + " cells" + (lost.isEmpty() ? "." : "; a peer wins " + String.join("; ", lost) + "."));
         List<String> ratios = new ArrayList<>();
         int below = 0;
         int asStrong = 0;
         int compared = 0;
-        double[][] figures = {{Demo.PAPER_PAIRWISE_HEART, Demo.PAPER_PAIRWISE_LR, 100},
-            {Demo.PAPER_DAG_HEART, Demo.PAPER_DAG_LR, 400}};
+        double[][] figures = {
+            {Demo.PAPER_PAIRWISE_HEART, Demo.PAPER_PAIRWISE_LR, 100}, {Demo.PAPER_DAG_HEART, Demo.PAPER_DAG_LR, 400}
+        };
         String[] scenarios = {"paper-pairwise", "paper-dag"};
         for (int i = 0; i < figures.length; i++) {
             double paper = figures[i][0] / figures[i][1];
@@ -108,26 +121,42 @@ final class DemoSummary {
         lines.add("    The paper's HEART (heart-paper) over least-request, fluid / cfs-quota: "
                 + String.join("; ", ratios)
                 + ".");
-        lines.add("    Verdict: " + (compared == 0 ? "no data."
-                : "HEART beats least-request in " + below + " of " + compared + " of the paper's comparisons, as"
-                + " strongly as the paper says in " + asStrong + "; Tailor's heart is the best policy in " + wins
-                + " of " + cells.size() + " cells (simulated time: the machine's load does not change these)."));
+        lines.add("    Verdict: "
+                + (compared == 0
+                        ? "no data."
+                        : "HEART beats least-request in " + below + " of " + compared
+                                + " of the paper's comparisons, as"
+                                + " strongly as the paper says in " + asStrong
+                                + "; Tailor's heart is the best policy in " + wins
+                                + " of " + cells.size()
+                                + " cells (simulated time: the machine's load does not change these)."));
     }
 
     private static String cell(RunResult r) {
-        return (r.scenario().equals("paper-dag") ? "DAG" : r.scenario().equals("paper-pairwise") ? "pairwise"
-                : r.scenario()) + " " + SimulationOutput.fmt(r.rps()) + " " + r.cpuModel();
+        return (r.scenario().equals("paper-dag")
+                        ? "DAG"
+                        : r.scenario().equals("paper-pairwise") ? "pairwise" : r.scenario())
+                + " " + SimulationOutput.fmt(r.rps()) + " " + r.cpuModel();
     }
 
     private static RunResult find(List<RunResult> results, String scenario, String model, double rps, String policy) {
-        return results.stream().filter(r -> r.scenario().equals(scenario) && r.cpuModel().equals(model)
-                && r.rps() == rps && r.policy().equals(policy)).findFirst().orElse(null);
+        return results.stream()
+                .filter(r -> r.scenario().equals(scenario)
+                        && r.cpuModel().equals(model)
+                        && r.rps() == rps
+                        && r.policy().equals(policy))
+                .findFirst()
+                .orElse(null);
     }
 
     /** Segment admission at the largest burst: change of the steady tenants' P99.999 against fifo. */
     private static void segmentAdmission(List<String> lines, List<StorageRunResult> storage) {
-        double largest = storage.stream().map(StorageRunResult::burstMultiplier).filter(m -> m != null)
-                .mapToDouble(Double::doubleValue).max().orElse(Double.NaN);
+        double largest = storage.stream()
+                .map(StorageRunResult::burstMultiplier)
+                .filter(m -> m != null)
+                .mapToDouble(Double::doubleValue)
+                .max()
+                .orElse(Double.NaN);
         StorageRunResult fifo = findStorage(storage, largest, "fifo");
         lines.add("  Segment admission, storage simulator (" + Demo.STORAGE_SCENARIO + " x"
                 + SimulationOutput.fmt(largest) + "; steady tenants' P99.999 against fifo):");
@@ -147,8 +176,9 @@ final class DemoSummary {
                 bestPeerChange = c;
             }
         }
-        lines.add("    Tailor's segment-admission " + percent(ours) + ", best peer " + (bestPeer == null ? "–"
-                : bestPeer + " " + percent(bestPeerChange)) + ", the paper's mechanism " + percent(paperMechanism)
+        lines.add("    Tailor's segment-admission " + percent(ours) + ", best peer "
+                + (bestPeer == null ? "–" : bestPeer + " " + percent(bestPeerChange)) + ", the paper's mechanism "
+                + percent(paperMechanism)
                 + "; the paper: up to -" + SimulationOutput.fmt(Demo.PAPER_BURST_REDUCTION_PERCENT) + " %.");
         String verdict;
         if (ours == null) {
@@ -175,13 +205,17 @@ final class DemoSummary {
     }
 
     private static StorageRunResult findStorage(List<StorageRunResult> results, double multiplier, String policy) {
-        return results.stream().filter(r -> r.burstMultiplier() != null && r.burstMultiplier() == multiplier
-                && r.policy().equals(policy)).findFirst().orElse(null);
+        return results.stream()
+                .filter(r -> r.burstMultiplier() != null
+                        && r.burstMultiplier() == multiplier
+                        && r.policy().equals(policy))
+                .findFirst()
+                .orElse(null);
     }
 
     /** The NBD experiments in one or two lines: the two figures, their targets, and whether to trust them. */
-    private static void experiments(List<String> lines, LowLoadExperiment.Result lowLoad,
-            BurstExperiment.Result burst, String whyNot) {
+    private static void experiments(
+            List<String> lines, LowLoadExperiment.Result lowLoad, BurstExperiment.Result burst, String whyNot) {
         if (lowLoad == null || burst == null) {
             lines.add("  NBD proxy with real clients: " + (whyNot == null ? "did not run." : whyNot));
             return;
@@ -189,22 +223,26 @@ final class DemoSummary {
         FioLatency fifo = lowLoad.pooled("fifo");
         FioLatency priority = lowLoad.pooled("priority");
         double lowLoadChange = Demo.changePercent(priority.percentileMicros(99.9), fifo.percentileMicros(99.9));
-        double burstChange = Demo.changePercent(burst.steady("on").percentileMicros(99.99),
-                burst.steady("off").percentileMicros(99.99));
+        double burstChange = Demo.changePercent(
+                burst.steady("on").percentileMicros(99.99), burst.steady("off").percentileMicros(99.99));
         boolean busy = Demo.busy(lowLoad, burst);
         lines.add("  NBD proxy with real clients (fio, nbdkit; one short round): I/O-priority loop at low load, P99.9"
                 + " against a FIFO loop " + percent(nanToNull(lowLoadChange)) + " (paper: "
                 + SimulationOutput.fmt(Demo.PAPER_LOW_LOAD_P999_CHANGE_PERCENT) + " %); segment admission"
                 + " under a burst, steady P99.99 " + percent(nanToNull(burstChange)) + " (target: <= "
                 + SimulationOutput.fmt(Demo.CLEARLY_LOWER_PERCENT) + " %).");
-        String pressure = String.format(Locale.ROOT, "CPU pressure up to %.0f %% at low load, %.0f %% in the burst"
-                + " test", nanToZero(lowLoad.maxCpuPressurePercent()), nanToZero(burst.maxCpuPressurePercent()));
+        String pressure = String.format(
+                Locale.ROOT,
+                "CPU pressure up to %.0f %% at low load, %.0f %% in the burst" + " test",
+                nanToZero(lowLoad.maxCpuPressurePercent()),
+                nanToZero(burst.maxCpuPressurePercent()));
         if (busy) {
             lines.add("    Verdict: unreliable, the machine was busy (" + pressure + "); rerun on a quiet machine with"
                     + " tailor nbd experiment low-load --rounds 3 and ... burst --rounds 3.");
         } else {
-            lines.add("    Verdict: low load " + met(lowLoadChange <= Demo.PAPER_LOW_LOAD_P999_CHANGE_PERCENT,
-                    lowLoadChange) + ", burst " + met(burstChange <= Demo.CLEARLY_LOWER_PERCENT, burstChange)
+            lines.add("    Verdict: low load "
+                    + met(lowLoadChange <= Demo.PAPER_LOW_LOAD_P999_CHANGE_PERCENT, lowLoadChange) + ", burst "
+                    + met(burstChange <= Demo.CLEARLY_LOWER_PERCENT, burstChange)
                     + " (" + pressure + ": quiet enough; one short round moves from run to run).");
         }
     }

@@ -31,15 +31,14 @@ public final class ExperimentReport {
 
     /** Baseline (admission off, fifo loop) and ours (admission on, priority loop), Okabe–Ito. */
     static final Color BASELINE = new Color(0x00, 0x00, 0x00);
+
     static final Color OURS = new Color(0x00, 0x72, 0xB2);
     private static final Color BOUND = new Color(0xD5, 0x5E, 0x00);
 
-    private ExperimentReport() {
-    }
+    private ExperimentReport() {}
 
     /** A plot and the PNG file name it is written to. */
-    record Chart(String fileName, XYChart chart) {
-    }
+    record Chart(String fileName, XYChart chart) {}
 
     /**
      * One part of the page.
@@ -49,8 +48,7 @@ public final class ExperimentReport {
      * @param markdown the tables as printed, in Markdown (shown as HTML tables)
      * @param charts   its plots
      */
-    public record Section(String heading, List<String> intro, List<String> markdown, List<Chart> charts) {
-    }
+    public record Section(String heading, List<String> intro, List<String> markdown, List<Chart> charts) {}
 
     /** The burst experiment's plots, files {@code PREFIX-steady-tail.png} and {@code PREFIX-bursty-tail.png}. */
     static List<Chart> burstCharts(BurstExperiment.Result r, String prefix) {
@@ -68,25 +66,32 @@ public final class ExperimentReport {
     /** The low-load experiment's plots, {@code PREFIX-tail.png} and {@code PREFIX-health-check-age.png}. */
     static List<Chart> lowLoadCharts(LowLoadExperiment.Result r, String prefix) {
         LowLoadExperiment.Settings s = r.settings();
-        XYChart tail = tailChart("Read latency tail at low load (" + s.rounds() + " round(s) of "
-                + s.runtimeSeconds() + " s)");
+        XYChart tail = tailChart(
+                "Read latency tail at low load (" + s.rounds() + " round(s) of " + s.runtimeSeconds() + " s)");
         for (String mode : LowLoadExperiment.MODES) {
             addTail(tail, mode + " loop", r.pooled(mode), mode.equals("fifo") ? BASELINE : OURS);
         }
-        XYChart age = new XYChartBuilder().width(720).height(420)
+        XYChart age = new XYChartBuilder()
+                .width(720)
+                .height(420)
                 .title("Health-check age while fio measured (per metrics window)")
-                .xAxisTitle("seconds into the measured time").yAxisTitle("largest gap between health checks (ms)")
+                .xAxisTitle("seconds into the measured time")
+                .yAxisTitle("largest gap between health checks (ms)")
                 .build();
         ReportCharts.style(age);
-        age.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);   // one entry per run: a column
+        age.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE); // one entry per run: a column
         age.getStyler().setYAxisMin(0.0);
         double end = 0;
         for (LowLoadExperiment.Run run : r.runs()) {
             if (run.ages().isEmpty()) {
                 continue;
             }
-            List<Double> x = run.ages().stream().map(LowLoadExperiment.AgeSample::secondsIntoMeasurement).toList();
-            List<Double> y = run.ages().stream().map(LowLoadExperiment.AgeSample::maxAgeMillis).toList();
+            List<Double> x = run.ages().stream()
+                    .map(LowLoadExperiment.AgeSample::secondsIntoMeasurement)
+                    .toList();
+            List<Double> y = run.ages().stream()
+                    .map(LowLoadExperiment.AgeSample::maxAgeMillis)
+                    .toList();
             end = Math.max(end, x.get(x.size() - 1));
             XYSeries series = age.addSeries(run.mode() + " " + run.round(), x, y);
             series.setLineColor(run.mode().equals("fifo") ? BASELINE : OURS);
@@ -95,12 +100,12 @@ public final class ExperimentReport {
             series.setLineStyle(new BasicStroke(1f));
         }
         if (end > 0) {
-            XYSeries bound = age.addSeries("bound (2 x period)", List.of(0.0, end),
-                    List.of(s.boundMillis(), s.boundMillis()));
+            XYSeries bound =
+                    age.addSeries("bound (2 x period)", List.of(0.0, end), List.of(s.boundMillis(), s.boundMillis()));
             bound.setMarker(SeriesMarkers.NONE);
             bound.setLineColor(BOUND);
-            bound.setLineStyle(new BasicStroke(1.5f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f,
-                    new float[] {6f, 4f}, 0f));
+            bound.setLineStyle(
+                    new BasicStroke(1.5f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f, new float[] {6f, 4f}, 0f));
         }
         return List.of(new Chart(prefix + "-tail.png", tail), new Chart(prefix + "-health-check-age.png", age));
     }
@@ -126,8 +131,8 @@ public final class ExperimentReport {
             x.add(Math.max(0.001, bin.getKey() / 1e6));
             y.add(-Math.log10(1 - fraction));
         }
-        XYSeries series = chart.addSeries(name + " (" + String.format(Locale.ROOT, "%,d", latency.samples())
-                + " requests)", x, y);
+        XYSeries series = chart.addSeries(
+                name + " (" + String.format(Locale.ROOT, "%,d", latency.samples()) + " requests)", x, y);
         series.setMarker(SeriesMarkers.NONE);
         series.setLineColor(colour);
         series.setLineStyle(new BasicStroke(1.6f));
@@ -157,11 +162,17 @@ public final class ExperimentReport {
             }
             html.append("<div class=\"charts\">\n");
             for (Chart chart : section.charts()) {
-                BitmapEncoder.saveBitmap(chart.chart(), dir.resolve(chart.fileName()).toString(),
-                        BitmapEncoder.BitmapFormat.PNG);
-                html.append("<img alt=\"").append(escape(chart.chart().getTitle())).append("\" width=\"")
-                        .append(chart.chart().getWidth()).append("\" height=\"").append(chart.chart().getHeight())
-                        .append("\" src=\"").append(escape(chart.fileName())).append("\">\n");
+                BitmapEncoder.saveBitmap(
+                        chart.chart(), dir.resolve(chart.fileName()).toString(), BitmapEncoder.BitmapFormat.PNG);
+                html.append("<img alt=\"")
+                        .append(escape(chart.chart().getTitle()))
+                        .append("\" width=\"")
+                        .append(chart.chart().getWidth())
+                        .append("\" height=\"")
+                        .append(chart.chart().getHeight())
+                        .append("\" src=\"")
+                        .append(escape(chart.fileName()))
+                        .append("\">\n");
             }
             html.append("</div>\n").append(HtmlPages.blocks(section.markdown()));
         }
@@ -179,25 +190,34 @@ public final class ExperimentReport {
 
     /** " Work directory: DIR." while {@code dir} exists (the demo's temporary one is gone by then), else "". */
     private static String workDirectory(Path dir) {
-        return dir != null && Files.isDirectory(dir) && !dir.getFileName().toString().startsWith("tailor-demo-")
-                && (dir.getParent() == null || !dir.getParent().getFileName().toString().startsWith(
-                        "tailor-demo-experiments-")) ? " Work directory: " + dir + "." : "";
+        return dir != null
+                        && Files.isDirectory(dir)
+                        && !dir.getFileName().toString().startsWith("tailor-demo-")
+                        && (dir.getParent() == null
+                                || !dir.getParent().getFileName().toString().startsWith("tailor-demo-experiments-"))
+                ? " Work directory: " + dir + "."
+                : "";
     }
 
     /** The burst experiment's part of a report. */
     public static Section section(BurstExperiment.Result result, String prefix) {
-        return new Section("Burst: segment admission off vs on",
+        return new Section(
+                "Burst: segment admission off vs on",
                 List.of("Steady tenants' P99.99 is the figure that should be clearly lower with admission on"
-                        + " (paper, NSDI 2026: up to -97 % in burst tests)." + workDirectory(result.settings().dir())),
-                BurstExperiment.markdown(result), burstCharts(result, prefix));
+                        + " (paper, NSDI 2026: up to -97 % in burst tests)."
+                        + workDirectory(result.settings().dir())),
+                BurstExperiment.markdown(result),
+                burstCharts(result, prefix));
     }
 
     /** The low-load experiment's part of a report. */
     public static Section section(LowLoadExperiment.Result result, String prefix) {
-        return new Section("Low load: fifo vs priority event loop",
+        return new Section(
+                "Low load: fifo vs priority event loop",
                 List.of("The targets: P99.9 at least 22 % lower with the priority loop (the paper's deployed"
                         + " figure, NSDI 2026), and the health-check age at most twice its period."
                         + workDirectory(result.settings().dir())),
-                LowLoadExperiment.markdown(result), lowLoadCharts(result, prefix));
+                LowLoadExperiment.markdown(result),
+                lowLoadCharts(result, prefix));
     }
 }

@@ -69,14 +69,14 @@ public final class ExperimentRig implements AutoCloseable {
             throw new LabException("--dir: empty (expected: a directory for fio's output and the proxy's logs)");
         }
         if (Files.exists(dir) && !Files.isDirectory(dir)) {
-            throw new LabException("--dir: " + dir + " is a file (expected: a directory for fio's output and the"
-                    + " proxy's logs)");
+            throw new LabException(
+                    "--dir: " + dir + " is a file (expected: a directory for fio's output and the" + " proxy's logs)");
         }
         try {
             Files.createDirectories(dir);
         } catch (IOException e) {
-            throw new LabException("--dir: cannot create " + dir + " (" + LabException.reason(e) + "; expected: a directory"
-                    + " for fio's output and the proxy's logs)");
+            throw new LabException("--dir: cannot create " + dir + " (" + LabException.reason(e)
+                    + "; expected: a directory" + " for fio's output and the proxy's logs)");
         }
         if (!Files.isWritable(dir)) {
             throw new LabException("--dir: " + dir + " is not writable (expected: a directory for fio's output and"
@@ -129,8 +129,10 @@ public final class ExperimentRig implements AutoCloseable {
 
     private static boolean succeeds(String... command) {
         try {
-            Process p = new ProcessBuilder(command).redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            Process p = new ProcessBuilder(command)
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                    .start();
             if (!p.waitFor(10, TimeUnit.SECONDS)) {
                 p.destroyForcibly();
                 return false;
@@ -157,7 +159,8 @@ public final class ExperimentRig implements AutoCloseable {
      * @param environment added to this process's environment
      */
     Process start(String name, List<String> command, Map<String, String> environment) throws IOException {
-        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
+        ProcessBuilder builder = new ProcessBuilder(command)
+                .redirectErrorStream(true)
                 .redirectOutput(log(name).toFile());
         builder.environment().putAll(environment);
         Process process = builder.start();
@@ -175,8 +178,8 @@ public final class ExperimentRig implements AutoCloseable {
      *
      * @throws LabException (exit 1) if it fails, with the end of its log
      */
-    void run(String name, List<String> command, Map<String, String> environment) throws IOException,
-            InterruptedException {
+    void run(String name, List<String> command, Map<String, String> environment)
+            throws IOException, InterruptedException {
         Process process = start(name, command, environment);
         int code = process.waitFor();
         children.remove(process);
@@ -237,12 +240,14 @@ public final class ExperimentRig implements AutoCloseable {
 
     private void failIfGone(String name, Process process, long deadline) {
         if (!process.isAlive()) {
-            throw new LabException(name + " did not start (exit " + process.exitValue() + "): " + tail(log(name)),
-                    1, null);
+            throw new LabException(
+                    name + " did not start (exit " + process.exitValue() + "): " + tail(log(name)), 1, null);
         }
         if (System.nanoTime() > deadline) {
-            throw new LabException(name + " did not accept connections within " + START_TIMEOUT_SECONDS + " s: "
-                    + tail(log(name)), 1, null);
+            throw new LabException(
+                    name + " did not accept connections within " + START_TIMEOUT_SECONDS + " s: " + tail(log(name)),
+                    1,
+                    null);
         }
     }
 
@@ -273,8 +278,7 @@ public final class ExperimentRig implements AutoCloseable {
     private static final Pattern PROXY_PORT = Pattern.compile("nbd://127\\.0\\.0\\.1:(\\d+)/");
 
     /** A proxy started by {@link #startProxy}. */
-    record Proxy(Process process, int port) {
-    }
+    record Proxy(Process process, int port) {}
 
     /** Stops {@code process} (SIGTERM, then SIGKILL after 10 s) and waits for it. */
     void stop(Process process) throws InterruptedException {

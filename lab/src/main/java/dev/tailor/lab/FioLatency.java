@@ -34,6 +34,7 @@ final class FioLatency {
 
     /** Bin (latency, ns) → requests, ascending. */
     private final NavigableMap<Long, Long> bins;
+
     private final long samples;
 
     private FioLatency(NavigableMap<Long, Long> bins) {
@@ -146,14 +147,15 @@ final class FioLatency {
                 throw new IllegalArgumentException("a job without \"jobname\" or \"read\" in fio's JSON output");
             }
             Map<Long, Long> bins = new TreeMap<>();
-            for (Iterator<Map.Entry<String, JsonNode>> it = read.path("lat_ns").path("bins").fields();
+            for (Iterator<Map.Entry<String, JsonNode>> it =
+                            read.path("lat_ns").path("bins").fields();
                     it.hasNext(); ) {
                 Map.Entry<String, JsonNode> bin = it.next();
                 try {
                     bins.merge(Long.parseLong(bin.getKey()), bin.getValue().asLong(), Long::sum);
                 } catch (NumberFormatException e) {
-                    throw new IllegalArgumentException("job " + name + ": latency bin \"" + bin.getKey()
-                            + "\" (expected: a number of ns)", e);
+                    throw new IllegalArgumentException(
+                            "job " + name + ": latency bin \"" + bin.getKey() + "\" (expected: a number of ns)", e);
                 }
             }
             double iops = read.path("iops").isNumber() ? read.path("iops").asDouble() : Double.NaN;
@@ -182,6 +184,5 @@ final class FioLatency {
      * @param latency its reads' latency histogram
      * @param iops    its reads per second over the measured time (fio's {@code read.iops}); NaN when absent
      */
-    record Job(String name, FioLatency latency, double iops) {
-    }
+    record Job(String name, FioLatency latency, double iops) {}
 }

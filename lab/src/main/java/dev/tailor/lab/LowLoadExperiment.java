@@ -43,11 +43,10 @@ public final class LowLoadExperiment {
     /** The file the client reads. */
     static final long FILE_BYTES = 256L << 20;
 
-    private static final Pattern WINDOW_MAX_AGE = Pattern.compile(
-            "(?m)^tailor_nbd_loop_health_check_window_max_age_seconds\\{loop=\"0\"} (\\S+)$");
+    private static final Pattern WINDOW_MAX_AGE =
+            Pattern.compile("(?m)^tailor_nbd_loop_health_check_window_max_age_seconds\\{loop=\"0\"} (\\S+)$");
 
-    private LowLoadExperiment() {
-    }
+    private LowLoadExperiment() {}
 
     /**
      * The experiment's settings; the defaults are the script's.
@@ -62,8 +61,16 @@ public final class LowLoadExperiment {
      * @param healthMillis   health-check period, ms
      * @param dir            the work directory
      */
-    public record Settings(int runtimeSeconds, int rampSeconds, int rounds, int iops, int tasks, int busyMicros,
-            int periodMicros, int healthMillis, Path dir) {
+    public record Settings(
+            int runtimeSeconds,
+            int rampSeconds,
+            int rounds,
+            int iops,
+            int tasks,
+            int busyMicros,
+            int periodMicros,
+            int healthMillis,
+            Path dir) {
 
         static Settings defaults(Path dir) {
             return new Settings(45, 5, 2, 500, 100, 100, 100_000, 100, dir);
@@ -90,8 +97,7 @@ public final class LowLoadExperiment {
      * @param secondsIntoMeasurement when the export was seen, s after fio's warm-up ended
      * @param maxAgeMillis           the largest gap between two health checks in that window, ms
      */
-    record AgeSample(double secondsIntoMeasurement, double maxAgeMillis) {
-    }
+    record AgeSample(double secondsIntoMeasurement, double maxAgeMillis) {}
 
     /**
      * One run.
@@ -103,11 +109,24 @@ public final class LowLoadExperiment {
      * @param cpuPressurePercent      share of the run in which some task on the machine waited for a CPU
      *                                ({@code /proc/pressure/cpu}); NaN where the kernel does not report it
      */
-    record Run(String mode, int round, FioLatency latency, double iops, List<AgeSample> ages,
-            double sinceStartMaxAgeMillis, double cpuPressurePercent, LoopTrace loopTrace) {
+    record Run(
+            String mode,
+            int round,
+            FioLatency latency,
+            double iops,
+            List<AgeSample> ages,
+            double sinceStartMaxAgeMillis,
+            double cpuPressurePercent,
+            LoopTrace loopTrace) {
 
-        Run(String mode, int round, FioLatency latency, double iops, List<AgeSample> ages,
-                double sinceStartMaxAgeMillis, double cpuPressurePercent) {
+        Run(
+                String mode,
+                int round,
+                FioLatency latency,
+                double iops,
+                List<AgeSample> ages,
+                double sinceStartMaxAgeMillis,
+                double cpuPressurePercent) {
             this(mode, round, latency, iops, ages, sinceStartMaxAgeMillis, cpuPressurePercent, LoopTrace.NONE);
         }
 
@@ -143,28 +162,43 @@ public final class LowLoadExperiment {
 
         /** {@code mode}'s loop tracing, pooled over the rounds. */
         LoopTrace loopTrace(String mode) {
-            return runs.stream().filter(r -> r.mode().equals(mode)).map(Run::loopTrace)
+            return runs.stream()
+                    .filter(r -> r.mode().equals(mode))
+                    .map(Run::loopTrace)
                     .reduce(LoopTrace.NONE, LoopTrace::plus);
         }
 
         FioLatency pooled(String mode) {
-            return FioLatency.pool(runs.stream().filter(r -> r.mode().equals(mode)).map(Run::latency).toList());
+            return FioLatency.pool(runs.stream()
+                    .filter(r -> r.mode().equals(mode))
+                    .map(Run::latency)
+                    .toList());
         }
 
         /** The largest CPU pressure of any run, %; NaN when the kernel reports none. */
         double maxCpuPressurePercent() {
-            return runs.stream().mapToDouble(Run::cpuPressurePercent).filter(p -> !Double.isNaN(p)).max()
+            return runs.stream()
+                    .mapToDouble(Run::cpuPressurePercent)
+                    .filter(p -> !Double.isNaN(p))
+                    .max()
                     .orElse(Double.NaN);
         }
 
         /** The largest health-check age in {@code mode}'s runs while fio measured, ms; NaN when none. */
         double maxAgeMillis(String mode) {
-            return runs.stream().filter(r -> r.mode().equals(mode)).mapToDouble(Run::maxAgeMillis)
-                    .filter(x -> !Double.isNaN(x)).max().orElse(Double.NaN);
+            return runs.stream()
+                    .filter(r -> r.mode().equals(mode))
+                    .mapToDouble(Run::maxAgeMillis)
+                    .filter(x -> !Double.isNaN(x))
+                    .max()
+                    .orElse(Double.NaN);
         }
 
         Run run(String mode, int round) {
-            return runs.stream().filter(r -> r.mode().equals(mode) && r.round() == round).findFirst().orElseThrow();
+            return runs.stream()
+                    .filter(r -> r.mode().equals(mode) && r.round() == round)
+                    .findFirst()
+                    .orElseThrow();
         }
     }
 
@@ -184,11 +218,23 @@ public final class LowLoadExperiment {
             rig.deleteOnClose(file);
             err.println("tailor: experiment: writing 256 MiB of random data to " + file);
             err.flush();
-            rig.run("fill", List.of("fio", "--name=fill", "--filename=" + file, "--rw=write", "--bs=1M",
-                    "--size=256M", "--refill_buffers", "--output=/dev/null"), Map.of());
+            rig.run(
+                    "fill",
+                    List.of(
+                            "fio",
+                            "--name=fill",
+                            "--filename=" + file,
+                            "--rw=write",
+                            "--bs=1M",
+                            "--size=256M",
+                            "--refill_buffers",
+                            "--output=/dev/null"),
+                    Map.of());
             Path metricsFile = dir.resolve("metrics.prom");
             Path config = dir.resolve("tailor.yaml");
-            Files.writeString(config, """
+            Files.writeString(
+                    config,
+                    """
                     eventLoopThreads: 1     # one loop: the client and the proxy share two cores with other work
                     fileIoThreads: 2
                     loop:
@@ -201,10 +247,17 @@ public final class LowLoadExperiment {
                     exports:
                       - name: disk
                         file: %s
-                    """.formatted(metricsFile, s.healthMillis(), Math.max(1, s.tasks()),
-                    s.maintenance() ? s.busyMicros() : 0, s.periodMicros(), file), StandardCharsets.UTF_8);
+                    """.formatted(
+                                    metricsFile,
+                                    s.healthMillis(),
+                                    Math.max(1, s.tasks()),
+                                    s.maintenance() ? s.busyMicros() : 0,
+                                    s.periodMicros(),
+                                    file),
+                    StandardCharsets.UTF_8);
             Path jobFile = dir.resolve("client.fio");
-            Files.writeString(jobFile, """
+            Files.writeString(
+                    jobFile, """
                     [global]
                     ioengine=nbd
                     uri=nbd://127.0.0.1:${PROXY_PORT}/disk
@@ -235,8 +288,10 @@ public final class LowLoadExperiment {
                     Path json = dir.resolve(name + ".json");
                     long startNanos = System.nanoTime();
                     double psiStart = cpuPressureMicros();
-                    rig.run(name + ".fio", List.of("fio", jobFile.toString(), "--output-format=json+",
-                            "--output=" + json), Map.of("PROXY_PORT", Integer.toString(proxy.port())));
+                    rig.run(
+                            name + ".fio",
+                            List.of("fio", jobFile.toString(), "--output-format=json+", "--output=" + json),
+                            Map.of("PROXY_PORT", Integer.toString(proxy.port())));
                     long endNanos = System.nanoTime();
                     double psiEnd = cpuPressureMicros();
                     // The export that covers fio's last second.
@@ -258,12 +313,19 @@ public final class LowLoadExperiment {
                         }
                         Matcher w = WINDOW_MAX_AGE.matcher(sample.text());
                         if (w.find() && sample.nanos() >= measuredFrom + 1e9 && sample.nanos() <= endNanos + 1.1e9) {
-                            ages.add(new AgeSample((sample.nanos() - measuredFrom) / 1e9,
-                                    Double.parseDouble(w.group(1)) * 1e3));
+                            ages.add(new AgeSample(
+                                    (sample.nanos() - measuredFrom) / 1e9, Double.parseDouble(w.group(1)) * 1e3));
                         }
                     }
                     double pressure = pressurePercent(psiStart, psiEnd, endNanos - startNanos);
-                    runs.add(new Run(mode, round, job.latency(), job.iops(), List.copyOf(ages), sinceStart, pressure,
+                    runs.add(new Run(
+                            mode,
+                            round,
+                            job.latency(),
+                            job.iops(),
+                            List.copyOf(ages),
+                            sinceStart,
+                            pressure,
                             loopTrace(sampler.samples(), (long) measuredFrom)));
                 }
             }
@@ -276,11 +338,15 @@ public final class LowLoadExperiment {
      * last export; {@link LoopTrace#NONE} without two such exports.
      */
     static LoopTrace loopTrace(List<Sampler.Sample> samples, long measuredFromNanos) {
-        Sampler.Sample first = samples.stream().filter(x -> x.nanos() >= measuredFromNanos).findFirst().orElse(null);
+        Sampler.Sample first = samples.stream()
+                .filter(x -> x.nanos() >= measuredFromNanos)
+                .findFirst()
+                .orElse(null);
         if (first == null || samples.isEmpty() || samples.get(samples.size() - 1) == first) {
             return LoopTrace.NONE;
         }
-        return LoopTrace.between(MetricsText.parse(first.text()),
+        return LoopTrace.between(
+                MetricsText.parse(first.text()),
                 MetricsText.parse(samples.get(samples.size() - 1).text()));
     }
 
@@ -290,7 +356,8 @@ public final class LowLoadExperiment {
      */
     static double pressurePercent(double startMicros, double endMicros, long elapsedNanos) {
         return endMicros >= startMicros && elapsedNanos > 0
-                ? (endMicros - startMicros) / 1e6 / (elapsedNanos / 1e9) * 100 : Double.NaN;
+                ? (endMicros - startMicros) / 1e6 / (elapsedNanos / 1e9) * 100
+                : Double.NaN;
     }
 
     /** Total µs some task waited for a CPU ({@code /proc/pressure/cpu}, "some ... total="); NaN when absent. */
@@ -314,8 +381,7 @@ public final class LowLoadExperiment {
      */
     static final class Sampler implements AutoCloseable {
 
-        record Sample(long nanos, String text) {
-        }
+        record Sample(long nanos, String text) {}
 
         private final Path metricsFile;
         private final Path log;
@@ -382,9 +448,15 @@ public final class LowLoadExperiment {
     public static List<String> markdown(Result r) {
         Settings s = r.settings();
         List<String> out = new ArrayList<>();
-        String maintenance = s.maintenance() ? String.format(Locale.ROOT,
-                "%d tasks × %d µs every %s ms (%.0f %% of the loop)", s.tasks(), s.busyMicros(),
-                BurstExperiment.fmtPlain(s.periodMicros() / 1000.0), (double) s.tasks() * s.busyMicros() / s.periodMicros() * 100) : "off";
+        String maintenance = s.maintenance()
+                ? String.format(
+                        Locale.ROOT,
+                        "%d tasks × %d µs every %s ms (%.0f %% of the loop)",
+                        s.tasks(),
+                        s.busyMicros(),
+                        BurstExperiment.fmtPlain(s.periodMicros() / 1000.0),
+                        (double) s.tasks() * s.busyMicros() / s.periodMicros() * 100)
+                : "off";
         out.add("One fio job, 4 KiB random reads at queue depth 1, " + s.iops() + " IOPS, from a file on tmpfs through"
                 + " one proxy event loop; maintenance " + maintenance + "; statistics every 1 ms, health check every "
                 + s.healthMillis() + " ms; " + s.runtimeSeconds() + " s per run, " + s.rounds()
@@ -400,16 +472,21 @@ public final class LowLoadExperiment {
             for (double p : PERCENTS) {
                 row.append(BurstExperiment.fmt(b.percentileMicros(p), 0)).append(" | ");
             }
-            row.append(BurstExperiment.fmt(b.maxMicros(), 0)).append(" | ")
-                    .append(BurstExperiment.fmt(r.maxAgeMillis(m), 1)).append(" (")
-                    .append(BurstExperiment.fmt(s.boundMillis(), 0)).append(") |");
+            row.append(BurstExperiment.fmt(b.maxMicros(), 0))
+                    .append(" | ")
+                    .append(BurstExperiment.fmt(r.maxAgeMillis(m), 1))
+                    .append(" (")
+                    .append(BurstExperiment.fmt(s.boundMillis(), 0))
+                    .append(") |");
             out.add(row.toString());
         }
         out.add("");
         List<String> changes = new ArrayList<>();
         for (double p : PERCENTS) {
-            changes.add("P" + BurstExperiment.fmtPlain(p) + ": " + BurstExperiment.change(
-                    r.pooled("priority").percentileMicros(p), r.pooled("fifo").percentileMicros(p)));
+            changes.add("P" + BurstExperiment.fmtPlain(p) + ": "
+                    + BurstExperiment.change(
+                            r.pooled("priority").percentileMicros(p),
+                            r.pooled("fifo").percentileMicros(p)));
         }
         out.add("Priority vs FIFO: " + String.join(" · ", changes) + " (pooled).");
         out.add("");
@@ -426,26 +503,35 @@ public final class LowLoadExperiment {
                         + BurstExperiment.fmt(run.latency().samples(), 0) + " | " + BurstExperiment.fmt(run.iops(), 0)
                         + " | ");
                 for (double p : PERCENTS) {
-                    row.append(BurstExperiment.fmt(run.latency().percentileMicros(p), 0)).append(" | ");
+                    row.append(BurstExperiment.fmt(run.latency().percentileMicros(p), 0))
+                            .append(" | ");
                 }
-                row.append(BurstExperiment.fmt(run.latency().maxMicros(), 0)).append(" | ")
-                        .append(BurstExperiment.fmt(run.maxAgeMillis(), 1)).append(" | ")
-                        .append(BurstExperiment.fmt(run.sinceStartMaxAgeMillis(), 1)).append(" | ")
-                        .append(run.ages().size()).append(" | ")
-                        .append(Double.isNaN(run.cpuPressurePercent()) ? "–"
-                                : String.format(Locale.ROOT, "%.0f %%", run.cpuPressurePercent()))
+                row.append(BurstExperiment.fmt(run.latency().maxMicros(), 0))
+                        .append(" | ")
+                        .append(BurstExperiment.fmt(run.maxAgeMillis(), 1))
+                        .append(" | ")
+                        .append(BurstExperiment.fmt(run.sinceStartMaxAgeMillis(), 1))
+                        .append(" | ")
+                        .append(run.ages().size())
+                        .append(" | ")
+                        .append(
+                                Double.isNaN(run.cpuPressurePercent())
+                                        ? "–"
+                                        : String.format(Locale.ROOT, "%.0f %%", run.cpuPressurePercent()))
                         .append(" |");
                 out.add(row.toString());
             }
         }
         List<String> pairs = new ArrayList<>();
         for (int round = 1; round <= s.rounds(); round++) {
-            pairs.add(BurstExperiment.change(r.run("priority", round).latency().percentileMicros(99.9),
+            pairs.add(BurstExperiment.change(
+                    r.run("priority", round).latency().percentileMicros(99.9),
                     r.run("fifo", round).latency().percentileMicros(99.9)));
         }
         out.add("");
         out.add("P99.9 priority vs FIFO, round by round: " + String.join(", ", pairs) + ".");
-        if (MODES.stream().anyMatch(m -> !Double.isNaN(r.loopTrace(m).unrelatedWait().count()))) {
+        if (MODES.stream()
+                .anyMatch(m -> !Double.isNaN(r.loopTrace(m).unrelatedWait().count()))) {
             out.add("");
             out.add("Loop tracing per request (the proxy's histograms over fio's measured time, pooled over the rounds;"
                     + " µs, percentiles within the histogram's buckets): the unrelated work — statistics, metrics,"
@@ -494,7 +580,8 @@ public final class LowLoadExperiment {
             each.put("latency", BurstExperiment.LatencySummary.of(run.latency()));
             each.put("iops", run.iops());
             each.put("healthCheckMaxAgeMillis", BurstExperiment.LatencySummary.orNull(run.maxAgeMillis()));
-            each.put("healthCheckMaxAgeMillisSinceStart",
+            each.put(
+                    "healthCheckMaxAgeMillisSinceStart",
                     BurstExperiment.LatencySummary.orNull(run.sinceStartMaxAgeMillis()));
             each.put("healthCheckWindows", run.ages());
             each.put("cpuPressurePercent", BurstExperiment.LatencySummary.orNull(run.cpuPressurePercent()));
@@ -514,8 +601,12 @@ public final class LowLoadExperiment {
         out.put("unrelatedWaitMeanMicros", BurstExperiment.LatencySummary.orNull(w.mean() * 1e6));
         out.put("unrelatedWaitP99Micros", BurstExperiment.LatencySummary.orNull(w.quantile(0.99) * 1e6));
         out.put("unrelatedWaitP999Micros", BurstExperiment.LatencySummary.orNull(w.quantile(0.999) * 1e6));
-        out.put("ownWorkMeanMicros", BurstExperiment.LatencySummary.orNull(t.work().mean() * 1e6));
-        out.put("ownWorkP99Micros", BurstExperiment.LatencySummary.orNull(t.work().quantile(0.99) * 1e6));
+        out.put(
+                "ownWorkMeanMicros",
+                BurstExperiment.LatencySummary.orNull(t.work().mean() * 1e6));
+        out.put(
+                "ownWorkP99Micros",
+                BurstExperiment.LatencySummary.orNull(t.work().quantile(0.99) * 1e6));
         return out;
     }
 }

@@ -118,8 +118,11 @@ public final class MetricsText {
     }
 
     private static boolean isNameChar(char c, boolean first) {
-        return c == '_' || c == ':' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (!first && c >= '0'
-                && c <= '9');
+        return c == '_'
+                || c == ':'
+                || (c >= 'a' && c <= 'z')
+                || (c >= 'A' && c <= 'Z')
+                || (!first && c >= '0' && c <= '9');
     }
 
     /** Whether there is no sample at all. */
@@ -248,7 +251,8 @@ public final class MetricsText {
                         return lowerBound;
                     }
                     double inBucket = e.getValue() - lowerCount;
-                    return inBucket <= 0 ? e.getKey()
+                    return inBucket <= 0
+                            ? e.getKey()
                             : lowerBound + (e.getKey() - lowerBound) * (rank - lowerCount) / inBucket;
                 }
                 lowerBound = e.getKey();

@@ -28,13 +28,12 @@ public final class NbdTop {
 
     private static final Pattern HOST_PORT = Pattern.compile("^(\\[[0-9a-fA-F:.]+]|[A-Za-z0-9.-]+):(\\d{1,5})$");
     /** How a frame shows the time of a reading. */
-    public static final DateTimeFormatter CLOCK = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss 'UTC'")
-            .withZone(ZoneOffset.UTC);
+    public static final DateTimeFormatter CLOCK =
+            DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss 'UTC'").withZone(ZoneOffset.UTC);
     /** The bucket of the loop-tracing histograms that holds "waited behind nothing" (1 µs). */
     private static final double NO_WAIT_BOUND_SECONDS = 0.000001;
 
-    private NbdTop() {
-    }
+    private NbdTop() {}
 
     /** {@code --metrics}: a URL, or HOST:PORT for {@code http://HOST:PORT/metrics}. */
     public static URI uri(String value) {
@@ -55,15 +54,15 @@ public final class NbdTop {
     }
 
     /** One reading: the text (null when it failed, with why), and when it was taken. */
-    public record Reading(MetricsText text, String error, long nanos) {
-    }
+    public record Reading(MetricsText text, String error, long nanos) {}
 
     /** Reads the endpoint; with {@code failHard}, a failure ends the command (exit 1) naming the URL. */
     public static Reading read(HttpClient client, URI uri, boolean failHard) {
         String error;
         try {
-            HttpResponse<String> response = client.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(5))
-                    .build(), HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> response = client.send(
+                    HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(5)).build(),
+                    HttpResponse.BodyHandlers.ofString());
             if (response.statusCode() == 200) {
                 return new Reading(MetricsText.parse(response.body()), null, System.nanoTime());
             }
@@ -75,8 +74,11 @@ public final class NbdTop {
             error = "interrupted";
         }
         if (failHard) {
-            throw new LabException("--metrics: cannot read " + uri + " (" + error + "; expected: the metrics endpoint"
-                    + " of a running tailor nbd serve --metrics-listen)", 1, null);
+            throw new LabException(
+                    "--metrics: cannot read " + uri + " (" + error + "; expected: the metrics endpoint"
+                            + " of a running tailor nbd serve --metrics-listen)",
+                    1,
+                    null);
         }
         return new Reading(null, error, System.nanoTime());
     }
@@ -85,8 +87,8 @@ public final class NbdTop {
      * One frame, from two readings {@code elapsedSeconds} apart (rates and percentiles over that interval) and the
      * later one alone (gauges, the slow segments since the start). Pure: the tests call it with texts of their own.
      */
-    public static List<String> frame(String source, MetricsText before, MetricsText now, double elapsedSeconds,
-            Instant at, int top) {
+    public static List<String> frame(
+            String source, MetricsText before, MetricsText now, double elapsedSeconds, Instant at, int top) {
         List<String> lines = new ArrayList<>();
         lines.add("tailor nbd top · " + source + " · " + CLOCK.format(at) + " · rates over the last "
                 + String.format(Locale.ROOT, "%.1f", elapsedSeconds) + " s");
@@ -96,31 +98,106 @@ public final class NbdTop {
         for (String e : exports) {
             MetricsText.Histogram latency = now.histogram("tailor_nbd_request_duration_seconds", "export", e)
                     .minus(before.histogram("tailor_nbd_request_duration_seconds", "export", e));
-            rows.add(List.of(e, fmt(now.sum("tailor_nbd_export_connections", "export", e), 0),
-                    fmt(rate(before, now, elapsedSeconds, "tailor_nbd_requests_total", "export", e, "operation",
-                            "read"), 1),
-                    fmt(rate(before, now, elapsedSeconds, "tailor_nbd_requests_total", "export", e, "operation",
-                            "write"), 1),
-                    fmt(rate(before, now, elapsedSeconds, "tailor_nbd_requests_total", "export", e)
-                            - rate(before, now, elapsedSeconds, "tailor_nbd_requests_total", "export", e,
-                                    "operation", "read")
-                            - rate(before, now, elapsedSeconds, "tailor_nbd_requests_total", "export", e,
-                                    "operation", "write"), 1),
-                    fmt(rate(before, now, elapsedSeconds, "tailor_nbd_request_bytes_total", "export", e, "operation",
-                            "read") / (1 << 20), 2),
-                    fmt(rate(before, now, elapsedSeconds, "tailor_nbd_request_bytes_total", "export", e, "operation",
-                            "write") / (1 << 20), 2),
-                    fmt(latency.quantile(0.5) * 1e3, 2), fmt(latency.quantile(0.99) * 1e3, 2),
-                    fmt(zeroIfAbsent(rate(before, now, elapsedSeconds, "tailor_nbd_request_errors_total", "export",
-                            e)), 1),
+            rows.add(List.of(
+                    e,
+                    fmt(now.sum("tailor_nbd_export_connections", "export", e), 0),
+                    fmt(
+                            rate(
+                                    before,
+                                    now,
+                                    elapsedSeconds,
+                                    "tailor_nbd_requests_total",
+                                    "export",
+                                    e,
+                                    "operation",
+                                    "read"),
+                            1),
+                    fmt(
+                            rate(
+                                    before,
+                                    now,
+                                    elapsedSeconds,
+                                    "tailor_nbd_requests_total",
+                                    "export",
+                                    e,
+                                    "operation",
+                                    "write"),
+                            1),
+                    fmt(
+                            rate(before, now, elapsedSeconds, "tailor_nbd_requests_total", "export", e)
+                                    - rate(
+                                            before,
+                                            now,
+                                            elapsedSeconds,
+                                            "tailor_nbd_requests_total",
+                                            "export",
+                                            e,
+                                            "operation",
+                                            "read")
+                                    - rate(
+                                            before,
+                                            now,
+                                            elapsedSeconds,
+                                            "tailor_nbd_requests_total",
+                                            "export",
+                                            e,
+                                            "operation",
+                                            "write"),
+                            1),
+                    fmt(
+                            rate(
+                                            before,
+                                            now,
+                                            elapsedSeconds,
+                                            "tailor_nbd_request_bytes_total",
+                                            "export",
+                                            e,
+                                            "operation",
+                                            "read")
+                                    / (1 << 20),
+                            2),
+                    fmt(
+                            rate(
+                                            before,
+                                            now,
+                                            elapsedSeconds,
+                                            "tailor_nbd_request_bytes_total",
+                                            "export",
+                                            e,
+                                            "operation",
+                                            "write")
+                                    / (1 << 20),
+                            2),
+                    fmt(latency.quantile(0.5) * 1e3, 2),
+                    fmt(latency.quantile(0.99) * 1e3, 2),
+                    fmt(
+                            zeroIfAbsent(
+                                    rate(before, now, elapsedSeconds, "tailor_nbd_request_errors_total", "export", e)),
+                            1),
                     fmt(rate(before, now, elapsedSeconds, "tailor_nbd_slow_requests_total", "export", e), 1),
                     fmt(now.sum("tailor_nbd_requests_total", "export", e), 0)));
         }
-        lines.addAll(new TextTable("Exports (per second; latency: header decoded to reply, over the interval):",
-                List.of("export", "conn", "read/s", "write/s", "other/s", "MiB/s read", "MiB/s write", "P50 ms",
-                        "P99 ms", "errors/s", "slow/s", "requests"), rows,
-                exports.isEmpty() ? List.of("(no export has tailor_nbd_requests_total: is this tailor nbd serve's"
-                        + " /metrics?)") : List.of()).lines());
+        lines.addAll(new TextTable(
+                        "Exports (per second; latency: header decoded to reply, over the interval):",
+                        List.of(
+                                "export",
+                                "conn",
+                                "read/s",
+                                "write/s",
+                                "other/s",
+                                "MiB/s read",
+                                "MiB/s write",
+                                "P50 ms",
+                                "P99 ms",
+                                "errors/s",
+                                "slow/s",
+                                "requests"),
+                        rows,
+                        exports.isEmpty()
+                                ? List.of("(no export has tailor_nbd_requests_total: is this tailor nbd serve's"
+                                        + " /metrics?)")
+                                : List.of())
+                .lines());
 
         if (!Double.isNaN(now.sum("tailor_nbd_admission_admitted_total"))) {
             lines.add("");
@@ -129,37 +206,79 @@ public final class NbdTop {
                 double requests = delta(before, now, "tailor_nbd_admission_export_requests_total", "export", e);
                 double queued = delta(before, now, "tailor_nbd_admission_export_queued_total", "export", e);
                 double wait = delta(before, now, "tailor_nbd_admission_export_queue_wait_seconds_total", "export", e);
-                admission.add(List.of(e, fmt(requests / elapsedSeconds, 1),
-                        percent(delta(before, now, "tailor_nbd_admission_export_arrived_hot_total", "export", e),
+                admission.add(List.of(
+                        e,
+                        fmt(requests / elapsedSeconds, 1),
+                        percent(
+                                delta(before, now, "tailor_nbd_admission_export_arrived_hot_total", "export", e),
                                 requests),
-                        percent(queued, requests), fmt(queued > 0 ? wait / queued * 1e3 : Double.NaN, 2),
+                        percent(queued, requests),
+                        fmt(queued > 0 ? wait / queued * 1e3 : Double.NaN, 2),
                         fmt(now.sum("tailor_nbd_admission_export_queue_wait_max_seconds", "export", e) * 1e3, 1),
-                        fmt(zeroIfAbsent(delta(before, now, "tailor_nbd_admission_export_refused_total", "export", e))
-                                / elapsedSeconds, 1)));
+                        fmt(
+                                zeroIfAbsent(delta(
+                                                before, now, "tailor_nbd_admission_export_refused_total", "export", e))
+                                        / elapsedSeconds,
+                                1)));
             }
-            lines.addAll(new TextTable("Admission (waiting now: " + fmt(now.sum("tailor_nbd_admission_waiting"), 0)
-                    + "; bursts borrowing/s: " + fmt(rate(before, now, elapsedSeconds,
-                            "tailor_nbd_admission_bursts_borrowing_total"), 1) + "):",
-                    List.of("export", "requests/s", "arrived hot", "queued", "mean wait ms", "max wait ms (life)",
-                            "refused/s"), admission, List.of()).lines());
+            lines.addAll(new TextTable(
+                            "Admission (waiting now: " + fmt(now.sum("tailor_nbd_admission_waiting"), 0)
+                                    + "; bursts borrowing/s: "
+                                    + fmt(
+                                            rate(
+                                                    before,
+                                                    now,
+                                                    elapsedSeconds,
+                                                    "tailor_nbd_admission_bursts_borrowing_total"),
+                                            1)
+                                    + "):",
+                            List.of(
+                                    "export",
+                                    "requests/s",
+                                    "arrived hot",
+                                    "queued",
+                                    "mean wait ms",
+                                    "max wait ms (life)",
+                                    "refused/s"),
+                            admission,
+                            List.of())
+                    .lines());
         }
 
         if (!now.samples("tailor_nbd_request_loop_unrelated_wait_seconds_count").isEmpty()) {
             lines.add("");
             List<List<String>> loop = new ArrayList<>();
             for (String e : now.labelValues("tailor_nbd_request_loop_unrelated_wait_seconds_count", "export")) {
-                MetricsText.Histogram wait = now.histogram("tailor_nbd_request_loop_unrelated_wait_seconds", "export",
-                        e).minus(before.histogram("tailor_nbd_request_loop_unrelated_wait_seconds", "export", e));
+                MetricsText.Histogram wait = now.histogram(
+                                "tailor_nbd_request_loop_unrelated_wait_seconds", "export", e)
+                        .minus(before.histogram("tailor_nbd_request_loop_unrelated_wait_seconds", "export", e));
                 MetricsText.Histogram work = now.histogram("tailor_nbd_request_loop_work_seconds", "export", e)
                         .minus(before.histogram("tailor_nbd_request_loop_work_seconds", "export", e));
-                loop.add(List.of(e, fmt(wait.count(), 0), percent(wait.shareAbove(NO_WAIT_BOUND_SECONDS) * 100, 100),
-                        fmt(wait.mean() * 1e6, 1), fmt(wait.quantile(0.99) * 1e6, 0), fmt(wait.quantile(0.999) * 1e6,
-                                0), fmt(work.mean() * 1e6, 1), fmt(work.quantile(0.99) * 1e6, 0)));
+                loop.add(List.of(
+                        e,
+                        fmt(wait.count(), 0),
+                        percent(wait.shareAbove(NO_WAIT_BOUND_SECONDS) * 100, 100),
+                        fmt(wait.mean() * 1e6, 1),
+                        fmt(wait.quantile(0.99) * 1e6, 0),
+                        fmt(wait.quantile(0.999) * 1e6, 0),
+                        fmt(work.mean() * 1e6, 1),
+                        fmt(work.quantile(0.99) * 1e6, 0)));
             }
-            lines.addAll(new TextTable("Loop tracing per request, over the interval (µs; waited: behind unrelated"
-                    + " work such as statistics, metrics, health checks):",
-                    List.of("export", "requests", "waited", "wait mean", "wait P99", "wait P99.9", "own work mean",
-                            "own work P99"), loop, List.of()).lines());
+            lines.addAll(new TextTable(
+                            "Loop tracing per request, over the interval (µs; waited: behind unrelated"
+                                    + " work such as statistics, metrics, health checks):",
+                            List.of(
+                                    "export",
+                                    "requests",
+                                    "waited",
+                                    "wait mean",
+                                    "wait P99",
+                                    "wait P99.9",
+                                    "own work mean",
+                                    "own work P99"),
+                            loop,
+                            List.of())
+                    .lines());
         }
 
         List<String> loops = now.labelValues("tailor_nbd_loop_health_check_age_seconds", "loop");
@@ -167,30 +286,59 @@ public final class NbdTop {
             lines.add("");
             List<List<String>> rowsLoop = new ArrayList<>();
             for (String l : loops) {
-                rowsLoop.add(List.of(l, fmt(now.sum("tailor_nbd_loop_health_check_age_seconds", "loop", l) * 1e3, 1),
+                rowsLoop.add(List.of(
+                        l,
+                        fmt(now.sum("tailor_nbd_loop_health_check_age_seconds", "loop", l) * 1e3, 1),
                         fmt(now.sum("tailor_nbd_loop_health_check_window_max_age_seconds", "loop", l) * 1e3, 1),
                         fmt(now.sum("tailor_nbd_loop_oldest_unrelated_task_age_seconds", "loop", l) * 1e3, 2),
                         fmt(rate(before, now, elapsedSeconds, "tailor_nbd_loop_unrelated_tasks_total", "loop", l), 0),
                         fmt(now.sum("tailor_nbd_loop_io_dispatch_delay_max_seconds", "loop", l) * 1e3, 2)));
             }
-            lines.addAll(new TextTable("Event loops (ms):", List.of("loop", "health-check age", "largest gap (last"
-                    + " period)", "oldest unrelated task", "unrelated tasks/s", "dispatch delay max (life)"),
-                    rowsLoop, List.of()).lines());
+            lines.addAll(new TextTable(
+                            "Event loops (ms):",
+                            List.of(
+                                    "loop",
+                                    "health-check age",
+                                    "largest gap (last" + " period)",
+                                    "oldest unrelated task",
+                                    "unrelated tasks/s",
+                                    "dispatch delay max (life)"),
+                            rowsLoop,
+                            List.of())
+                    .lines());
         }
 
         lines.add("");
         List<SlowSegment> slow = SlowSegment.of(now);
         List<List<String>> slowRows = new ArrayList<>();
         for (SlowSegment s : slow.subList(0, Math.min(top, slow.size()))) {
-            slowRows.add(List.of(s.export(), s.segment(), fmt(s.requests(), 0), fmt(s.overcount(), 0),
-                    fmt(s.meanAdmissionWaitMillis(), 1), fmt(s.meanBackendMillis(), 1), fmt(s.hot(), 0),
-                    fmt(s.steady(), 0), fmt(s.none(), 0)));
+            slowRows.add(List.of(
+                    s.export(),
+                    s.segment(),
+                    fmt(s.requests(), 0),
+                    fmt(s.overcount(), 0),
+                    fmt(s.meanAdmissionWaitMillis(), 1),
+                    fmt(s.meanBackendMillis(), 1),
+                    fmt(s.hot(), 0),
+                    fmt(s.steady(), 0),
+                    fmt(s.none(), 0)));
         }
-        lines.addAll(new TextTable("Slow segments since the start (slow: over 50 ms; top pairs by slow requests;"
-                + " times are means, ms, over the requests seen since the pair entered the top):",
-                List.of("export", "segment", "slow", "overcount", "admission wait", "backend", "hot", "steady",
-                        "not admitted"), slowRows,
-                slow.isEmpty() ? List.of("(none yet)") : List.of()).lines());
+        lines.addAll(new TextTable(
+                        "Slow segments since the start (slow: over 50 ms; top pairs by slow requests;"
+                                + " times are means, ms, over the requests seen since the pair entered the top):",
+                        List.of(
+                                "export",
+                                "segment",
+                                "slow",
+                                "overcount",
+                                "admission wait",
+                                "backend",
+                                "hot",
+                                "steady",
+                                "not admitted"),
+                        slowRows,
+                        slow.isEmpty() ? List.of("(none yet)") : List.of())
+                .lines());
         return lines;
     }
 
@@ -201,8 +349,17 @@ public final class NbdTop {
      * @param overcount how much {@code requests} may be too high
      * @param seen      slow requests recorded since the pair took its place: what the times and classes cover
      */
-    record SlowSegment(String export, String segment, double requests, double overcount, double seen,
-            double admissionWaitSeconds, double backendSeconds, double steady, double hot, double none) {
+    record SlowSegment(
+            String export,
+            String segment,
+            double requests,
+            double overcount,
+            double seen,
+            double admissionWaitSeconds,
+            double backendSeconds,
+            double steady,
+            double hot,
+            double none) {
 
         double meanAdmissionWaitMillis() {
             return seen > 0 ? admissionWaitSeconds / seen * 1e3 : Double.NaN;
@@ -218,19 +375,36 @@ public final class NbdTop {
             for (MetricsText.Sample s : m.samples("tailor_nbd_slow_segment_requests")) {
                 String e = s.label("export");
                 String seg = s.label("segment");
-                out.add(new SlowSegment(e, seg, s.value(),
+                out.add(new SlowSegment(
+                        e,
+                        seg,
+                        s.value(),
                         zeroIfAbsent(m.sum("tailor_nbd_slow_segment_overcount", "export", e, "segment", seg)),
                         m.sum("tailor_nbd_slow_segment_admission_wait_seconds_count", "export", e, "segment", seg),
                         m.sum("tailor_nbd_slow_segment_admission_wait_seconds_sum", "export", e, "segment", seg),
                         m.sum("tailor_nbd_slow_segment_backend_seconds_sum", "export", e, "segment", seg),
-                        m.sum("tailor_nbd_slow_segment_admitted_requests", "export", e, "segment", seg, "class",
+                        m.sum(
+                                "tailor_nbd_slow_segment_admitted_requests",
+                                "export",
+                                e,
+                                "segment",
+                                seg,
+                                "class",
                                 "steady"),
                         m.sum("tailor_nbd_slow_segment_admitted_requests", "export", e, "segment", seg, "class", "hot"),
-                        m.sum("tailor_nbd_slow_segment_admitted_requests", "export", e, "segment", seg, "class",
+                        m.sum(
+                                "tailor_nbd_slow_segment_admitted_requests",
+                                "export",
+                                e,
+                                "segment",
+                                seg,
+                                "class",
                                 "none")));
             }
-            out.sort(Comparator.comparingDouble(SlowSegment::requests).reversed()
-                    .thenComparing(SlowSegment::export).thenComparing(SlowSegment::segment));
+            out.sort(Comparator.comparingDouble(SlowSegment::requests)
+                    .reversed()
+                    .thenComparing(SlowSegment::export)
+                    .thenComparing(SlowSegment::segment));
             return out;
         }
     }
@@ -245,8 +419,8 @@ public final class NbdTop {
         return Double.isNaN(b) || n < b ? n : n - b;
     }
 
-    private static double rate(MetricsText before, MetricsText now, double elapsedSeconds, String name,
-            String... labelPairs) {
+    private static double rate(
+            MetricsText before, MetricsText now, double elapsedSeconds, String name, String... labelPairs) {
         return elapsedSeconds > 0 ? delta(before, now, name, labelPairs) / elapsedSeconds : Double.NaN;
     }
 

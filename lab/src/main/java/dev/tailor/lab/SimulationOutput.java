@@ -13,17 +13,21 @@ import java.util.Map;
 /** Text tables and the progress bar of {@code tailor heart simulate} and {@code tailor demo}. */
 public final class SimulationOutput {
 
-    private SimulationOutput() {
-    }
+    private SimulationOutput() {}
 
     /** A progress bar on {@code err} when it is a terminal; silent otherwise. */
     static ClusterSweep.Progress progress(PrintWriter err, boolean terminal) {
         if (!terminal) {
             return null;
         }
-        return (done, total, run, result) -> progressBar(err, done, total, run.scenario().name() + " "
-                + run.scenario().network() + " " + run.scenario().cpuModel().label() + " " + fmt(run.rps()) + " RPS "
-                + run.policy());
+        return (done, total, run, result) -> progressBar(
+                err,
+                done,
+                total,
+                run.scenario().name() + " "
+                        + run.scenario().network() + " "
+                        + run.scenario().cpuModel().label() + " " + fmt(run.rps()) + " RPS "
+                        + run.policy());
     }
 
     /** One frame of a progress bar, {@code [####....] done/total what}; cleared when done == total. */
@@ -57,16 +61,34 @@ public final class SimulationOutput {
             }
             first = false;
             out.println(group.getKey());
-            String col = policyColumn(group.getValue().stream().map(RunResult::policy).toList());
-            out.println(String.format(Locale.ROOT, "  " + col + " %9s %9s %9s %9s%s %10s %7s %8s %8s", "policy",
-                    "P50 ms", "P99 ms", "P99.9 ms", "timeouts",
-                    errors ? String.format(Locale.ROOT, " %9s", "errors") : "", "unfinished", "CPU gap", "max CPU",
+            String col = policyColumn(
+                    group.getValue().stream().map(RunResult::policy).toList());
+            out.println(String.format(
+                    Locale.ROOT,
+                    "  " + col + " %9s %9s %9s %9s%s %10s %7s %8s %8s",
+                    "policy",
+                    "P50 ms",
+                    "P99 ms",
+                    "P99.9 ms",
+                    "timeouts",
+                    errors ? String.format(Locale.ROOT, " %9s", "errors") : "",
+                    "unfinished",
+                    "CPU gap",
+                    "max CPU",
                     "plan ms"));
             for (RunResult r : group.getValue()) {
-                out.println(String.format(Locale.ROOT, "  " + col + " %9s %9s %9s %9d%s %10d %7s %8s %8s", r.policy(),
-                        fmt(r.p50Millis()), fmt(r.p99Millis()), fmt(r.p999Millis()), r.timeouts(),
-                        errors ? String.format(Locale.ROOT, " %9d", r.errors()) : "", r.unfinished(),
-                        withUnit(r.cpuGapPercentPoints(), "pp"), withUnit(maxCpu(r), "%"),
+                out.println(String.format(
+                        Locale.ROOT,
+                        "  " + col + " %9s %9s %9s %9d%s %10d %7s %8s %8s",
+                        r.policy(),
+                        fmt(r.p50Millis()),
+                        fmt(r.p99Millis()),
+                        fmt(r.p999Millis()),
+                        r.timeouts(),
+                        errors ? String.format(Locale.ROOT, " %9d", r.errors()) : "",
+                        r.unfinished(),
+                        withUnit(r.cpuGapPercentPoints(), "pp"),
+                        withUnit(maxCpu(r), "%"),
                         r.planning() == null ? "–" : fmt(r.planning().medianMillis())));
             }
         }
@@ -74,7 +96,8 @@ public final class SimulationOutput {
 
     /** The format of the policy column: 16 characters, or as wide as the longest policy name. */
     static String policyColumn(List<String> policies) {
-        int width = Math.max(16, policies.stream().mapToInt(String::length).max().orElse(0));
+        int width =
+                Math.max(16, policies.stream().mapToInt(String::length).max().orElse(0));
         return "%-" + width + "s";
     }
 
@@ -85,8 +108,11 @@ public final class SimulationOutput {
     public static void cellTable(PrintWriter out, List<SeedCells.Cell> cells) {
         Map<String, List<SeedCells.Cell>> groups = new LinkedHashMap<>();
         for (SeedCells.Cell c : cells) {
-            groups.computeIfAbsent(heading(c.scenario(), c.network(), c.cpuModel(), c.rps()) + " · " + c.seeds().size()
-                    + " seeds", k -> new ArrayList<>()).add(c);
+            groups.computeIfAbsent(
+                            heading(c.scenario(), c.network(), c.cpuModel(), c.rps()) + " · "
+                                    + c.seeds().size() + " seeds",
+                            k -> new ArrayList<>())
+                    .add(c);
         }
         boolean first = true;
         for (Map.Entry<String, List<SeedCells.Cell>> group : groups.entrySet()) {
@@ -95,18 +121,38 @@ public final class SimulationOutput {
             }
             first = false;
             out.println(group.getKey() + " (latencies: median over the seeds; counts: summed)");
-            String col = policyColumn(group.getValue().stream().map(SeedCells.Cell::policy).toList());
-            out.println(String.format(Locale.ROOT, "  " + col + " %9s %9s %17s %9s %9s %9s %9s %10s %7s %8s", "policy",
-                    "P50 ms", "P99 ms", "P99 min–max", "P99 mean", "P99.9 ms", "timeouts", "errors", "unfinished",
-                    "CPU gap", "plan ms"));
+            String col = policyColumn(
+                    group.getValue().stream().map(SeedCells.Cell::policy).toList());
+            out.println(String.format(
+                    Locale.ROOT,
+                    "  " + col + " %9s %9s %17s %9s %9s %9s %9s %10s %7s %8s",
+                    "policy",
+                    "P50 ms",
+                    "P99 ms",
+                    "P99 min–max",
+                    "P99 mean",
+                    "P99.9 ms",
+                    "timeouts",
+                    "errors",
+                    "unfinished",
+                    "CPU gap",
+                    "plan ms"));
             for (SeedCells.Cell c : group.getValue()) {
                 Double plan = SeedCells.planMillis(c);
-                out.println(String.format(Locale.ROOT, "  " + col + " %9s %9s %17s %9s %9s %9d %9d %10d %7s %8s",
+                out.println(String.format(
+                        Locale.ROOT,
+                        "  " + col + " %9s %9s %17s %9s %9s %9d %9d %10d %7s %8s",
                         c.policy(),
-                        fmt(c.p50Millis()), fmt(c.p99Millis()),
+                        fmt(c.p50Millis()),
+                        fmt(c.p99Millis()),
                         fmt(c.p99Spread().minMillis()) + "–" + fmt(c.p99Spread().maxMillis()),
-                        fmt(c.p99Spread().meanMillis()), fmt(c.p999Millis()), c.timeouts(), c.errors(), c.unfinished(),
-                        withUnit(c.cpuGapPercentPoints(), "pp"), plan == null ? "–" : fmt(plan)));
+                        fmt(c.p99Spread().meanMillis()),
+                        fmt(c.p999Millis()),
+                        c.timeouts(),
+                        c.errors(),
+                        c.unfinished(),
+                        withUnit(c.cpuGapPercentPoints(), "pp"),
+                        plan == null ? "–" : fmt(plan)));
             }
         }
     }
@@ -121,8 +167,10 @@ public final class SimulationOutput {
     static void groupedTable(PrintWriter out, List<RunResult> results, Map<String, Double> timeoutMillis) {
         Map<String, List<RunResult>> groups = new LinkedHashMap<>();
         for (RunResult r : results) {
-            groups.computeIfAbsent(r.scenario() + " · network " + r.network() + " · CPU " + r.cpuModel(),
-                    k -> new ArrayList<>()).add(r);
+            groups.computeIfAbsent(
+                            r.scenario() + " · network " + r.network() + " · CPU " + r.cpuModel(),
+                            k -> new ArrayList<>())
+                    .add(r);
         }
         boolean first = true;
         for (Map.Entry<String, List<RunResult>> group : groups.entrySet()) {
@@ -131,8 +179,10 @@ public final class SimulationOutput {
             }
             first = false;
             List<RunResult> runs = group.getValue();
-            List<Double> rates = runs.stream().map(RunResult::rps).distinct().sorted().toList();
-            List<String> policies = runs.stream().map(RunResult::policy).distinct().toList();
+            List<Double> rates =
+                    runs.stream().map(RunResult::rps).distinct().sorted().toList();
+            List<String> policies =
+                    runs.stream().map(RunResult::policy).distinct().toList();
             double timeout = timeoutMillis.getOrDefault(runs.get(0).scenario(), Double.NaN);
             out.println(group.getKey() + " (ms; timeout: slower than " + fmt(timeout / 1000) + " s)");
             String col = policyColumn(policies);
@@ -147,11 +197,20 @@ public final class SimulationOutput {
             for (String policy : policies) {
                 StringBuilder row = new StringBuilder(String.format(Locale.ROOT, "  " + col, policy));
                 for (double rps : rates) {
-                    RunResult r = runs.stream().filter(x -> x.policy().equals(policy) && x.rps() == rps).findFirst()
+                    RunResult r = runs.stream()
+                            .filter(x -> x.policy().equals(policy) && x.rps() == rps)
+                            .findFirst()
                             .orElse(null);
-                    row.append(r == null ? String.format(Locale.ROOT, " | %8s %8s %8s %8s", "–", "–", "–", "–")
-                            : String.format(Locale.ROOT, " | %8s %8s %8s %8d", latency(r.p50Millis(), timeout),
-                                    latency(r.p99Millis(), timeout), latency(r.p999Millis(), timeout), r.timeouts()));
+                    row.append(
+                            r == null
+                                    ? String.format(Locale.ROOT, " | %8s %8s %8s %8s", "–", "–", "–", "–")
+                                    : String.format(
+                                            Locale.ROOT,
+                                            " | %8s %8s %8s %8d",
+                                            latency(r.p50Millis(), timeout),
+                                            latency(r.p99Millis(), timeout),
+                                            latency(r.p999Millis(), timeout),
+                                            r.timeouts()));
                 }
                 out.println(row);
             }
@@ -198,8 +257,12 @@ public final class SimulationOutput {
     }
 
     private static double maxCpu(RunResult r) {
-        return r.replicas().stream().map(RunResult.ReplicaStats::meanCpuUtilisationPercent)
-                .filter(v -> v != null).mapToDouble(Double::doubleValue).max().orElse(Double.NaN);
+        return r.replicas().stream()
+                .map(RunResult.ReplicaStats::meanCpuUtilisationPercent)
+                .filter(v -> v != null)
+                .mapToDouble(Double::doubleValue)
+                .max()
+                .orElse(Double.NaN);
     }
 
     /**
@@ -216,8 +279,12 @@ public final class SimulationOutput {
         if (wallMillis <= 0) {
             return "";
         }
-        return String.format(Locale.ROOT, "simulator speed: %.2f million simulated calls per second of one thread"
-                + " (%,d calls in %.1f s of run time, HEART planning included)", calls / wallMillis / 1e3, calls,
+        return String.format(
+                Locale.ROOT,
+                "simulator speed: %.2f million simulated calls per second of one thread"
+                        + " (%,d calls in %.1f s of run time, HEART planning included)",
+                calls / wallMillis / 1e3,
+                calls,
                 wallMillis / 1e3);
     }
 
@@ -225,13 +292,21 @@ public final class SimulationOutput {
     public static List<String> warnings(List<RunResult> results) {
         List<String> warnings = new ArrayList<>();
         for (RunResult r : results) {
-            String run = r.scenario() + " " + r.network() + " " + r.cpuModel() + " " + fmt(r.rps()) + " RPS " + r.policy();
+            String run =
+                    r.scenario() + " " + r.network() + " " + r.cpuModel() + " " + fmt(r.rps()) + " RPS " + r.policy();
             if (r.requests() > 0 && r.unfinished() > 0.01 * r.requests()) {
-                warnings.add(String.format(Locale.ROOT, "%s: %d of %d measured requests (%.0f %%) were still in flight at"
-                        + " the end; they enter the percentiles at their age so far, a lower bound%s",
-                        run, r.unfinished(), r.requests(), 100.0 * r.unfinished() / r.requests(),
-                        r.timeouts() > 0 ? " (the run is overloaded: its queues grow and " + r.timeouts()
-                                + " requests timed out)" : ": run longer"));
+                warnings.add(String.format(
+                        Locale.ROOT,
+                        "%s: %d of %d measured requests (%.0f %%) were still in flight at"
+                                + " the end; they enter the percentiles at their age so far, a lower bound%s",
+                        run,
+                        r.unfinished(),
+                        r.requests(),
+                        100.0 * r.unfinished() / r.requests(),
+                        r.timeouts() > 0
+                                ? " (the run is overloaded: its queues grow and " + r.timeouts()
+                                        + " requests timed out)"
+                                : ": run longer"));
             }
             if (r.planning() != null && r.planning().rounds() == 0) {
                 warnings.add(run + ": the run ended before HEART's first round (30 s), so it routed by least-request"

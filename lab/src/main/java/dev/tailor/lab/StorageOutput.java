@@ -17,23 +17,23 @@ public final class StorageOutput {
     /** What the table prints for a percentile with too few requests behind it. */
     static final String NOT_RESOLVABLE = "n/r";
 
-    private StorageOutput() {
-    }
+    private StorageOutput() {}
 
     /** A progress bar on {@code err} when it is a terminal; silent otherwise. */
     static StorageSweep.Progress progress(PrintWriter err, boolean terminal) {
         if (!terminal) {
             return null;
         }
-        return (done, total, run, result) -> SimulationOutput.progressBar(err, done, total,
-                run.setup().label() + " " + run.policy());
+        return (done, total, run, result) ->
+                SimulationOutput.progressBar(err, done, total, run.setup().label() + " " + run.policy());
     }
 
     /** Two tables per scenario variant: latency by class, then capacity and admission counters. */
     public static void table(PrintWriter out, List<StorageRunResult> results) {
         Map<String, List<StorageRunResult>> groups = new LinkedHashMap<>();
         for (StorageRunResult r : results) {
-            groups.computeIfAbsent(r.label() + " · seed " + r.seed(), k -> new ArrayList<>()).add(r);
+            groups.computeIfAbsent(r.label() + " · seed " + r.seed(), k -> new ArrayList<>())
+                    .add(r);
         }
         boolean first = true;
         for (Map.Entry<String, List<StorageRunResult>> group : groups.entrySet()) {
@@ -43,35 +43,80 @@ public final class StorageOutput {
             first = false;
             List<StorageRunResult> runs = group.getValue();
             out.println(group.getKey() + " · " + fmt(runs.get(0).measuredSeconds()) + " s measured");
-            out.println(String.format(Locale.ROOT, "  %-23s %-44s  %s", "latency ms", "steady tenants ("
-                    + runs.get(0).steady().requests() + " requests)", "hot tenants (" + runs.get(0).hot().requests()
-                    + " requests)"));
-            out.println(String.format(Locale.ROOT, "  %-23s %8s %8s %8s %8s %8s  %8s %8s %8s %8s %8s", "policy", "P50",
-                    "P99", "P99.9", "P99.99", "P99.999", "P50", "P99", "P99.9", "P99.99", "P99.999"));
+            out.println(String.format(
+                    Locale.ROOT,
+                    "  %-23s %-44s  %s",
+                    "latency ms",
+                    "steady tenants (" + runs.get(0).steady().requests() + " requests)",
+                    "hot tenants (" + runs.get(0).hot().requests() + " requests)"));
+            out.println(String.format(
+                    Locale.ROOT,
+                    "  %-23s %8s %8s %8s %8s %8s  %8s %8s %8s %8s %8s",
+                    "policy",
+                    "P50",
+                    "P99",
+                    "P99.9",
+                    "P99.99",
+                    "P99.999",
+                    "P50",
+                    "P99",
+                    "P99.9",
+                    "P99.99",
+                    "P99.999"));
             for (StorageRunResult r : runs) {
-                out.println(String.format(Locale.ROOT, "  %-23s %s  %s", r.policy(), percentiles(r.steady()),
-                        percentiles(r.hot())));
+                out.println(String.format(
+                        Locale.ROOT, "  %-23s %s  %s", r.policy(), percentiles(r.steady()), percentiles(r.hot())));
             }
-            out.println(String.format(Locale.ROOT, "  %-23s %-44s  %s", "latency ms", "steady segments ("
-                    + runs.get(0).steadySegments().requests() + " requests)", "hot segments ("
-                    + runs.get(0).hotSegments().requests() + " requests)"));
+            out.println(String.format(
+                    Locale.ROOT,
+                    "  %-23s %-44s  %s",
+                    "latency ms",
+                    "steady segments (" + runs.get(0).steadySegments().requests() + " requests)",
+                    "hot segments (" + runs.get(0).hotSegments().requests() + " requests)"));
             for (StorageRunResult r : runs) {
-                out.println(String.format(Locale.ROOT, "  %-23s %s  %s", r.policy(), percentiles(r.steadySegments()),
+                out.println(String.format(
+                        Locale.ROOT,
+                        "  %-23s %s  %s",
+                        r.policy(),
+                        percentiles(r.steadySegments()),
                         percentiles(r.hotSegments())));
             }
-            out.println(String.format(Locale.ROOT, "  %-23s %9s %8s %8s %8s %9s %8s %9s %8s %8s %13s", "policy",
-                    "req/s", "backend", "unused", "waited", "reserve", "lent", "borrowed", "repaid", "refused",
+            out.println(String.format(
+                    Locale.ROOT,
+                    "  %-23s %9s %8s %8s %8s %9s %8s %9s %8s %8s %13s",
+                    "policy",
+                    "req/s",
+                    "backend",
+                    "unused",
+                    "waited",
+                    "reserve",
+                    "lent",
+                    "borrowed",
+                    "repaid",
+                    "refused",
                     "misclassified"));
             for (StorageRunResult r : runs) {
                 StorageRunResult.AdmissionCounters a = r.admission();
-                out.println(String.format(Locale.ROOT, "  %-23s %9.0f %7.1f%% %7.1f%% %7.1f%% %9s %8s %9s %8s %8d %13s",
-                        r.policy(), r.throughputRequestsPerSecond(), r.backendUtilizationPercent(),
-                        r.unusedCapacityPercent(), r.waitingTimePercent(),
-                        a == null ? "–" : pct(a.reserveDrawnPercent()), a == null ? "–" : pct(a.reserveLentPercent()),
+                out.println(String.format(
+                        Locale.ROOT,
+                        "  %-23s %9.0f %7.1f%% %7.1f%% %7.1f%% %9s %8s %9s %8s %8d %13s",
+                        r.policy(),
+                        r.throughputRequestsPerSecond(),
+                        r.backendUtilizationPercent(),
+                        r.unusedCapacityPercent(),
+                        r.waitingTimePercent(),
+                        a == null ? "–" : pct(a.reserveDrawnPercent()),
+                        a == null ? "–" : pct(a.reserveLentPercent()),
                         a == null ? "–" : pct(a.borrowedPercent()),
-                        a == null ? "–" : pct(a.repaidPercent()), r.refused(),
-                        a == null ? "–" : String.format(Locale.ROOT, "%.0f%% / %.0f%%", a.steadyAdmittedAsHotPercent(),
-                                a.hotAdmittedAsSteadyPercent())));
+                        a == null ? "–" : pct(a.repaidPercent()),
+                        r.refused(),
+                        a == null
+                                ? "–"
+                                : String.format(
+                                        Locale.ROOT,
+                                        "%.0f%% / %.0f%%",
+                                        a.steadyAdmittedAsHotPercent(),
+                                        a.hotAdmittedAsSteadyPercent())));
             }
         }
         out.println();
@@ -86,32 +131,49 @@ public final class StorageOutput {
     public static void summary(PrintWriter out, SweepSummary summary) {
         out.println("sweep over " + summary.cells() + " cells (scenario variant × seed): ratio to the peer in the same"
                 + " cell, worst / median / best (below 1: better than the peer)");
-        out.println(String.format(Locale.ROOT, "  %-24s %-22s %-22s %-22s %8s  %s", "policy",
-                "steady P99.999 ÷ fifo", "steady P99.999 ÷ mclock", "hot P99 ÷ mclock", "unused", "cells"));
+        out.println(String.format(
+                Locale.ROOT,
+                "  %-24s %-22s %-22s %-22s %8s  %s",
+                "policy",
+                "steady P99.999 ÷ fifo",
+                "steady P99.999 ÷ mclock",
+                "hot P99 ÷ mclock",
+                "unused",
+                "cells"));
         for (SweepSummary.Row row : summary.policies()) {
-            out.println(String.format(Locale.ROOT, "  %-24s %-22s %-22s %-22s %7.1f%%  %d above fifo, %d above"
-                    + " %.1f × mclock", row.policy(), ratios(row.steadyVsFifo()), ratios(row.steadyVsMclock()),
-                    ratios(row.hotVsMclock()), row.worstUnusedPercent(), row.aboveFifo().size(),
-                    row.aboveMclock().size(), SweepSummary.MCLOCK_BOUND));
+            out.println(String.format(
+                    Locale.ROOT,
+                    "  %-24s %-22s %-22s %-22s %7.1f%%  %d above fifo, %d above" + " %.1f × mclock",
+                    row.policy(),
+                    ratios(row.steadyVsFifo()),
+                    ratios(row.steadyVsMclock()),
+                    ratios(row.hotVsMclock()),
+                    row.worstUnusedPercent(),
+                    row.aboveFifo().size(),
+                    row.aboveMclock().size(),
+                    SweepSummary.MCLOCK_BOUND));
         }
         for (SweepSummary.Row row : summary.policies()) {
             if (!row.aboveFifo().isEmpty()) {
-                out.println("  " + row.policy() + ": steady P99.999 above fifo's in " + String.join(", ",
-                        row.aboveFifo()));
+                out.println(
+                        "  " + row.policy() + ": steady P99.999 above fifo's in " + String.join(", ", row.aboveFifo()));
             }
         }
         for (SweepSummary.Row row : summary.policies()) {
             if (row.refusedRequests() > 0) {
-                out.println(String.format(Locale.ROOT, "  %s: refused %,d requests (no latency, not in the ratios)"
-                        + " in %s", row.policy(), row.refusedRequests(), String.join(", ", row.refusedCells())));
+                out.println(String.format(
+                        Locale.ROOT,
+                        "  %s: refused %,d requests (no latency, not in the ratios)" + " in %s",
+                        row.policy(),
+                        row.refusedRequests(),
+                        String.join(", ", row.refusedCells())));
             }
         }
         out.println("  unused = the most capacity any cell left idle while work waited (worst cell)");
     }
 
     private static String ratios(SweepSummary.Ratios r) {
-        return r.cells() == 0 ? "–" : String.format(Locale.ROOT, "%.2f / %.2f / %.2f", r.worst(), r.median(),
-                r.best());
+        return r.cells() == 0 ? "–" : String.format(Locale.ROOT, "%.2f / %.2f / %.2f", r.worst(), r.median(), r.best());
     }
 
     /** What the columns mean, one line each. */
@@ -134,8 +196,14 @@ public final class StorageOutput {
     }
 
     private static String percentiles(LatencySummary s) {
-        return String.format(Locale.ROOT, "%8s %8s %8s %8s %8s", ms(s.p50Millis()), ms(s.p99Millis()),
-                ms(s.p999Millis()), ms(s.p9999Millis()), ms(s.p99999Millis()));
+        return String.format(
+                Locale.ROOT,
+                "%8s %8s %8s %8s %8s",
+                ms(s.p50Millis()),
+                ms(s.p99Millis()),
+                ms(s.p999Millis()),
+                ms(s.p9999Millis()),
+                ms(s.p99999Millis()));
     }
 
     private static String ms(Double millis) {
@@ -157,8 +225,13 @@ public final class StorageOutput {
         if (wallMillis <= 0) {
             return "";
         }
-        return String.format(Locale.ROOT, "simulator speed: %.2f million simulated requests per second of one thread"
-                + " (%,d requests in %.1f s of run time)", requests / wallMillis / 1e3, requests, wallMillis / 1e3);
+        return String.format(
+                Locale.ROOT,
+                "simulator speed: %.2f million simulated requests per second of one thread"
+                        + " (%,d requests in %.1f s of run time)",
+                requests / wallMillis / 1e3,
+                requests,
+                wallMillis / 1e3);
     }
 
     /** Warnings about results that need care: unfinished requests, refusals. */
@@ -167,13 +240,21 @@ public final class StorageOutput {
         for (StorageRunResult r : results) {
             String run = r.label() + " " + r.policy();
             if (r.offeredRequests() > 0 && r.unfinished() > 0.001 * r.offeredRequests()) {
-                warnings.add(String.format(Locale.ROOT, "%s: %d of %d measured requests were unfinished at the end;"
-                        + " they enter the percentiles at their age, a lower bound (its queues grow: the policy cannot"
-                        + " keep up with this load)", run, r.unfinished(), r.offeredRequests()));
+                warnings.add(String.format(
+                        Locale.ROOT,
+                        "%s: %d of %d measured requests were unfinished at the end;"
+                                + " they enter the percentiles at their age, a lower bound (its queues grow: the policy cannot"
+                                + " keep up with this load)",
+                        run,
+                        r.unfinished(),
+                        r.offeredRequests()));
             }
             if (r.refused() > 0) {
-                warnings.add(String.format(Locale.ROOT, "%s: %d measured requests were refused (admission queue full)"
-                        + " and have no latency", run, r.refused()));
+                warnings.add(String.format(
+                        Locale.ROOT,
+                        "%s: %d measured requests were refused (admission queue full)" + " and have no latency",
+                        run,
+                        r.refused()));
             }
         }
         return warnings;

@@ -1,7 +1,7 @@
 package dev.tailor.lab;
 
-import dev.tailor.sim.ScenarioException;
 import dev.tailor.lab.report.StorageReport;
+import dev.tailor.sim.ScenarioException;
 import dev.tailor.sim.storage.StorageRunResult;
 import dev.tailor.sim.storage.StorageScenario;
 import dev.tailor.sim.storage.StorageScenarios;
@@ -21,8 +21,7 @@ import java.util.function.Function;
  */
 public final class StorageRuns {
 
-    private StorageRuns() {
-    }
+    private StorageRuns() {}
 
     /**
      * A bundled scenario ({@link StorageScenarios#BUNDLED}) or a YAML file.
@@ -46,13 +45,14 @@ public final class StorageRuns {
      *
      * @throws LabException (exit 2) with every problem, named by its option ({@code --warmup-seconds})
      */
-    public static StorageScenario variant(StorageScenario base, Long seed, Double warmupSeconds,
-            Double durationSeconds) {
+    public static StorageScenario variant(
+            StorageScenario base, Long seed, Double warmupSeconds, Double durationSeconds) {
         StorageScenario variant = base.with(seed, warmupSeconds, durationSeconds);
         List<String> problems = variant.problems();
         if (!problems.isEmpty()) {
             throw new LabException(String.join("; ", problems)
-                    .replace("warmupSeconds", "--warmup-seconds").replace("durationSeconds", "--duration-seconds"));
+                    .replace("warmupSeconds", "--warmup-seconds")
+                    .replace("durationSeconds", "--duration-seconds"));
         }
         return variant;
     }
@@ -68,20 +68,20 @@ public final class StorageRuns {
         try {
             return StorageSetup.build(scenario, dataDir::apply);
         } catch (LabException e) {
-            throw new LabException("scenario " + scenario.name() + " needs the shared data folder: " + e.getMessage(),
-                    e);
+            throw new LabException(
+                    "scenario " + scenario.name() + " needs the shared data folder: " + e.getMessage(), e);
         } catch (IllegalArgumentException e) {
             throw new LabException("scenario " + scenario.name() + ": " + e.getMessage(), e);
         } catch (IOException e) {
-            throw new LabException("scenario " + scenario.name() + ": cannot read its data (" + LabException.reason(e)
-                    + ")", 1, e);
+            throw new LabException(
+                    "scenario " + scenario.name() + ": cannot read its data (" + LabException.reason(e) + ")", 1, e);
         }
     }
 
     /** Runs the sweep on {@code threads} threads, with a progress bar on {@code err} when it is a terminal. */
     public static List<StorageRunResult> execute(List<StorageSweep.Run> runs, int threads, PrintWriter err) {
-        return StorageSweep.run(runs, threads, System::nanoTime,
-                StorageOutput.progress(err, Terminal.stderrIsTerminal()));
+        return StorageSweep.run(
+                runs, threads, System::nanoTime, StorageOutput.progress(err, Terminal.stderrIsTerminal()));
     }
 
     /**
@@ -90,8 +90,8 @@ public final class StorageRuns {
      * @return the index.html written
      * @throws LabException (exit 1) naming the folder and the system's reason
      */
-    public static Path writeReport(Path dir, String title, List<String> intro, List<String> notes,
-            List<StorageRunResult> results) {
+    public static Path writeReport(
+            Path dir, String title, List<String> intro, List<String> notes, List<StorageRunResult> results) {
         try {
             return StorageReport.write(dir, title, intro, notes, results);
         } catch (IOException e) {

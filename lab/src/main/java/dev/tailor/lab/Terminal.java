@@ -7,8 +7,7 @@ import java.nio.file.Path;
 /** Whether standard error is a terminal, so progress bars go only where someone watches. */
 public final class Terminal {
 
-    private Terminal() {
-    }
+    private Terminal() {}
 
     public static boolean stderrIsTerminal() {
         if ("dumb".equals(System.getenv("TERM"))) {

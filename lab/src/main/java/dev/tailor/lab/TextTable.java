@@ -20,8 +20,8 @@ record TextTable(String caption, List<String> header, List<List<String>> rows, L
         notes = List.copyOf(notes);
         for (List<String> row : rows) {
             if (row.size() != header.size()) {
-                throw new IllegalArgumentException("a row has " + row.size() + " cells, the header " + header.size()
-                        + ": " + row);
+                throw new IllegalArgumentException(
+                        "a row has " + row.size() + " cells, the header " + header.size() + ": " + row);
             }
         }
     }
@@ -42,7 +42,9 @@ record TextTable(String caption, List<String> header, List<List<String>> rows, L
         for (List<String> row : all) {
             StringBuilder line = new StringBuilder(" ");
             for (int c = 0; c < row.size(); c++) {
-                line.append(' ').append(row.get(c)).append(" ".repeat(widths[c] - row.get(c).length()));
+                line.append(' ')
+                        .append(row.get(c))
+                        .append(" ".repeat(widths[c] - row.get(c).length()));
                 if (c < row.size() - 1) {
                     line.append(' ');
                 }

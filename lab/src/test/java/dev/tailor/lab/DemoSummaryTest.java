@@ -33,18 +33,24 @@ class DemoSummaryTest {
                 }
             }
         }
-        List<StorageRunResult> storage = List.of(storage("fifo", 100), storage("static-cap", 80),
-                storage("mclock", 60), storage("segment-admission-paper", 5), storage("segment-admission", 10));
+        List<StorageRunResult> storage = List.of(
+                storage("fifo", 100),
+                storage("static-cap", 80),
+                storage("mclock", 60),
+                storage("segment-admission-paper", 5),
+                storage("segment-admission", 10));
 
         List<String> lines = DemoSummary.lines(cluster, TIMEOUTS, storage, null, null, "skipped (--no-experiments).");
 
         assertThat(lines.get(0)).isEqualTo("Summary");
         assertThat(lines.size()).isBetween(3, DemoSummary.MAX_LINES);
-        assertThat(lines).anyMatch(l -> l.contains("lowest P99 in 7 of 8 cells")
-                && l.contains("a peer wins DAG 100 fluid prequal 41 vs 50."));
+        assertThat(lines)
+                .anyMatch(l -> l.contains("lowest P99 in 7 of 8 cells")
+                        && l.contains("a peer wins DAG 100 fluid prequal 41 vs 50."));
         assertThat(lines).anyMatch(l -> l.contains("pairwise 100 RPS 0.66 in the paper, 0.60 / 0.60"));
-        assertThat(lines).anyMatch(l -> l.contains("Tailor's segment-admission -90 %, best peer mclock -40 %,"
-                + " the paper's mechanism -95 %"));
+        assertThat(lines)
+                .anyMatch(l -> l.contains(
+                        "Tailor's segment-admission -90 %, best peer mclock -40 %," + " the paper's mechanism -95 %"));
         assertThat(lines).anyMatch(l -> l.contains("Verdict: better than every peer; of the paper's order"));
         assertThat(lines.get(lines.size() - 1)).isEqualTo("  NBD proxy with real clients: skipped (--no-experiments).");
     }
@@ -52,7 +58,8 @@ class DemoSummaryTest {
     @Test
     void groupedTable_printsATimedOutPercentileAsTimeout() {
         StringWriter text = new StringWriter();
-        List<RunResult> runs = List.of(run("paper-dag", "fluid", 100, "heart", 50.0, 0),
+        List<RunResult> runs = List.of(
+                run("paper-dag", "fluid", 100, "heart", 50.0, 0),
                 run("paper-dag", "fluid", 400, "heart", 60.0, 0),
                 run("paper-dag", "fluid", 100, "default", 30_015.0, 9),
                 run("paper-dag", "fluid", 400, "default", 30_015.0, 90));
@@ -74,22 +81,71 @@ class DemoSummaryTest {
 
         List<String> lines = SimulationOutput.foldedWarnings(runs);
 
-        assertThat(lines).singleElement().satisfies(l -> assertThat(l).startsWith("3 runs ended with over 1 %")
-                .endsWith("paper-dag fluid 400 default, paper-dag fluid 400 locality-first,"
-                        + " paper-dag fluid 400 wrr-orca"));
+        assertThat(lines)
+                .singleElement()
+                .satisfies(l -> assertThat(l)
+                        .startsWith("3 runs ended with over 1 %")
+                        .endsWith("paper-dag fluid 400 default, paper-dag fluid 400 locality-first,"
+                                + " paper-dag fluid 400 wrr-orca"));
     }
 
     /** A run with {@code p99Millis} as every percentile; {@code timeouts} of them also unfinished. */
-    private static RunResult run(String scenario, String model, double rps, String policy, double p99Millis,
-            long timeouts) {
-        return new RunResult(scenario, "A", model, policy, rps, 1, 1_000, 1_000 - timeouts, timeouts, 0, timeouts,
-                p99Millis, p99Millis, p99Millis, p99Millis, 1.0, List.of(), null, 0, 0, 0, null, null);
+    private static RunResult run(
+            String scenario, String model, double rps, String policy, double p99Millis, long timeouts) {
+        return new RunResult(
+                scenario,
+                "A",
+                model,
+                policy,
+                rps,
+                1,
+                1_000,
+                1_000 - timeouts,
+                timeouts,
+                0,
+                timeouts,
+                p99Millis,
+                p99Millis,
+                p99Millis,
+                p99Millis,
+                1.0,
+                List.of(),
+                null,
+                0,
+                0,
+                0,
+                null,
+                null);
     }
 
     private static StorageRunResult storage(String policy, double steadyP99999Millis) {
-        LatencySummary steady = new LatencySummary(100_000, 1.0, 2.0, 3.0, 4.0, steadyP99999Millis, 1.0,
-                steadyP99999Millis);
-        return new StorageRunResult("burst-microbench", 16.0, policy, 1, 10, 100_000, steady, steady, steady, steady,
-                0, 0, 0, 0, 0, 0, 0, null, null, 0, 0, 0, null, null, null);
+        LatencySummary steady =
+                new LatencySummary(100_000, 1.0, 2.0, 3.0, 4.0, steadyP99999Millis, 1.0, steadyP99999Millis);
+        return new StorageRunResult(
+                "burst-microbench",
+                16.0,
+                policy,
+                1,
+                10,
+                100_000,
+                steady,
+                steady,
+                steady,
+                steady,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                null,
+                null,
+                0,
+                0,
+                0,
+                null,
+                null,
+                null);
     }
 }

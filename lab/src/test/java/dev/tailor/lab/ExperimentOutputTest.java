@@ -35,8 +35,22 @@ class ExperimentOutputTest {
     }
 
     private BurstExperiment.Result burst(boolean burstyEmpty, double cpuPressurePercent) {
-        BurstExperiment.Settings settings = new BurstExperiment.Settings(60, 5, 1, 1, 100, 256, 100, 400, 8, 5,
-                dev.tailor.nbd.ByteSize.parse("256MiB"), 0.2, 1.0, dir, BurstExperiment.DEFAULT_MODES);
+        BurstExperiment.Settings settings = new BurstExperiment.Settings(
+                60,
+                5,
+                1,
+                1,
+                100,
+                256,
+                100,
+                400,
+                8,
+                5,
+                dev.tailor.nbd.ByteSize.parse("256MiB"),
+                0.2,
+                1.0,
+                dir,
+                BurstExperiment.DEFAULT_MODES);
         ProxyMetrics metrics = ProxyMetrics.parse("""
                 tailor_nbd_loop_health_check_max_age_seconds{loop="0"} 0.150
                 tailor_nbd_admission_admitted_steady_total 5000
@@ -46,12 +60,23 @@ class ExperimentOutputTest {
                 tailor_nbd_admission_export_queue_wait_seconds_total{export="steady1"} 2.4
                 tailor_nbd_admission_export_requests_total{export="bursty"} 100
                 """);
-        BurstExperiment.Run off = new BurstExperiment.Run("off", 1, Map.of(
-                "steady1", job("steady1", 100, 6_000_000, 9_900, 200_000_000, 100),
-                "bursty", job("bursty", 300, 130_000_000, 1_000)), ProxyMetrics.EMPTY, 5);
-        BurstExperiment.Run on = new BurstExperiment.Run("on", 1, Map.of(
-                "steady1", job("steady1", 100, 6_000_000, 9_900, 50_000_000, 100),
-                "bursty", burstyEmpty ? job("bursty", 0) : job("bursty", 280, 160_000_000, 1_000)), metrics,
+        BurstExperiment.Run off = new BurstExperiment.Run(
+                "off",
+                1,
+                Map.of(
+                        "steady1", job("steady1", 100, 6_000_000, 9_900, 200_000_000, 100),
+                        "bursty", job("bursty", 300, 130_000_000, 1_000)),
+                ProxyMetrics.EMPTY,
+                5);
+        BurstExperiment.Run on = new BurstExperiment.Run(
+                "on",
+                1,
+                Map.of(
+                        "steady1",
+                        job("steady1", 100, 6_000_000, 9_900, 50_000_000, 100),
+                        "bursty",
+                        burstyEmpty ? job("bursty", 0) : job("bursty", 280, 160_000_000, 1_000)),
+                metrics,
                 cpuPressurePercent);
         return new BurstExperiment.Result(settings, 1_500, 1.76e8, List.of(off, on));
     }
@@ -61,27 +86,41 @@ class ExperimentOutputTest {
     }
 
     private LowLoadExperiment.Result lowLoad(long priorityP999Nanos) {
-        LowLoadExperiment.Settings settings = LowLoadExperiment.Settings.defaults(dir).shortened(45, 5, 1);
-        LowLoadExperiment.Run fifo = new LowLoadExperiment.Run("fifo", 1,
-                job("client", 500, 87_000, 22_000, 10_000_000, 500).latency(), 500,
-                List.of(new LowLoadExperiment.AgeSample(1.0, 101), new LowLoadExperiment.AgeSample(2.0, 121)), 400,
+        LowLoadExperiment.Settings settings =
+                LowLoadExperiment.Settings.defaults(dir).shortened(45, 5, 1);
+        LowLoadExperiment.Run fifo = new LowLoadExperiment.Run(
+                "fifo",
+                1,
+                job("client", 500, 87_000, 22_000, 10_000_000, 500).latency(),
+                500,
+                List.of(new LowLoadExperiment.AgeSample(1.0, 101), new LowLoadExperiment.AgeSample(2.0, 121)),
+                400,
                 20);
-        LowLoadExperiment.Run priority = new LowLoadExperiment.Run("priority", 1,
-                job("client", 500, 87_000, 22_000, priorityP999Nanos, 500).latency(), 500,
-                List.of(new LowLoadExperiment.AgeSample(1.0, 102)), 300, Double.NaN);
+        LowLoadExperiment.Run priority = new LowLoadExperiment.Run(
+                "priority",
+                1,
+                job("client", 500, 87_000, 22_000, priorityP999Nanos, 500).latency(),
+                500,
+                List.of(new LowLoadExperiment.AgeSample(1.0, 102)),
+                300,
+                Double.NaN);
         return new LowLoadExperiment.Result(settings, List.of(fifo, priority));
     }
 
     @Test
     void burstMarkdown_hasTheScriptsTablesAndTheChange() {
         List<String> lines = BurstExperiment.markdown(burst(false));
-        assertThat(lines).contains("| off | 10,000 | 6,000 | 6,000 | 200,000 | 200,000 | 200,000 |",
-                "| on | 10,000 | 6,000 | 6,000 | 50,000 | 50,000 | 50,000 |",
-                "Admission on vs off, steady tenants: P99: +0 % · P99.9: -75 % · P99.99: -75 %.");
-        assertThat(lines).anyMatch(l -> l.startsWith("| on 1 | 10,000 | 6,000 | 50,000 | 50,000 | 100 | 280 |")
-                && l.endsWith("| 150.0 | – | 10 % |"));
-        assertThat(lines).as("absent counters are no data").contains(
-                "| on 1 | steady | 6,000 | 1.0 % | 10.0 % | 4.0 | 0.0 | 5,000 | – | – | – (–) | – |");
+        assertThat(lines)
+                .contains(
+                        "| off | 10,000 | 6,000 | 6,000 | 200,000 | 200,000 | 200,000 |",
+                        "| on | 10,000 | 6,000 | 6,000 | 50,000 | 50,000 | 50,000 |",
+                        "Admission on vs off, steady tenants: P99: +0 % · P99.9: -75 % · P99.99: -75 %.");
+        assertThat(lines)
+                .anyMatch(l -> l.startsWith("| on 1 | 10,000 | 6,000 | 50,000 | 50,000 | 100 | 280 |")
+                        && l.endsWith("| 150.0 | – | 10 % |"));
+        assertThat(lines)
+                .as("absent counters are no data")
+                .contains("| on 1 | steady | 6,000 | 1.0 % | 10.0 % | 4.0 | 0.0 | 5,000 | – | – | – (–) | – |");
     }
 
     @Test
@@ -93,57 +132,80 @@ class ExperimentOutputTest {
     @Test
     void lowLoadMarkdown_poolsAndTakesTheLargestHealthCheckAge() {
         List<String> lines = LowLoadExperiment.markdown(lowLoad());
-        assertThat(lines).contains("| fifo | 22,500 | 87 | 10,000 | 10,000 | 10,000 | 121.0 (200) |",
-                "| priority | 22,500 | 87 | 7,000 | 7,000 | 7,000 | 102.0 (200) |",
-                "Priority vs FIFO: P50: +0 % · P99: -30 % · P99.9: -30 % (pooled).",
-                "P99.9 priority vs FIFO, round by round: -30 %.");
+        assertThat(lines)
+                .contains(
+                        "| fifo | 22,500 | 87 | 10,000 | 10,000 | 10,000 | 121.0 (200) |",
+                        "| priority | 22,500 | 87 | 7,000 | 7,000 | 7,000 | 102.0 (200) |",
+                        "Priority vs FIFO: P50: +0 % · P99: -30 % · P99.9: -30 % (pooled).",
+                        "P99.9 priority vs FIFO, round by round: -30 %.");
         assertThat(lines).anyMatch(l -> l.startsWith("| priority 1 |") && l.endsWith("| 102.0 | 300.0 | 1 | – |"));
     }
 
     @Test
     void demoComparison_putsOurFiguresNextToTheTargets() {
         List<String> lines = Demo.experimentComparison(lowLoad(), burst(false));
-        assertThat(lines).anyMatch(l -> l.contains("low load, P99.9 priority vs fifo loop")
-                && l.contains("-22 % (paper, deployed)") && l.contains("-30 % (7,000 vs 10,000 µs)"));
-        assertThat(lines).anyMatch(l -> l.contains("health-check age max") && l.contains("<= 200 ms (2 x period)")
-                && l.contains("121 / 102 ms"));
-        assertThat(lines).anyMatch(l -> l.contains("burst, steady tenants' P99.99") && l.contains("clearly lower")
-                && l.contains("-75 % (50 vs 200 ms)"));
+        assertThat(lines)
+                .anyMatch(l -> l.contains("low load, P99.9 priority vs fifo loop")
+                        && l.contains("-22 % (paper, deployed)")
+                        && l.contains("-30 % (7,000 vs 10,000 µs)"));
+        assertThat(lines)
+                .anyMatch(l -> l.contains("health-check age max")
+                        && l.contains("<= 200 ms (2 x period)")
+                        && l.contains("121 / 102 ms"));
+        assertThat(lines)
+                .anyMatch(l -> l.contains("burst, steady tenants' P99.99")
+                        && l.contains("clearly lower")
+                        && l.contains("-75 % (50 vs 200 ms)"));
         assertThat(lines.stream().filter(l -> l.contains(" vs ") || l.contains("health-check age max")))
-                .hasSize(3).allMatch(l -> l.endsWith(" met"));
-        assertThat(lines).anyMatch(l -> l.contains("CPU pressure during the runs: at most 20 % at low load, 10 %"
-                + " in the burst test (quiet enough)"))
+                .hasSize(3)
+                .allMatch(l -> l.endsWith(" met"));
+        assertThat(lines)
+                .anyMatch(l -> l.contains("CPU pressure during the runs: at most 20 % at low load, 10 %"
+                        + " in the burst test (quiet enough)"))
                 .noneMatch(l -> l.contains("Warning"));
     }
 
     @Test
     void demoComparison_aMissedTargetSaysSo_andABusyMachineIsWarnedAbout() {
         List<String> quiet = Demo.experimentComparison(lowLoad(12_000_000), burst(false));
-        assertThat(quiet).anyMatch(l -> l.contains("low load, P99.9 priority vs fifo loop") && l.contains("+20 %")
-                && l.endsWith(" missed"));
+        assertThat(quiet)
+                .anyMatch(l -> l.contains("low load, P99.9 priority vs fifo loop")
+                        && l.contains("+20 %")
+                        && l.endsWith(" missed"));
 
         List<String> lines = Demo.experimentComparison(lowLoad(12_000_000), burst(false, 80));
-        assertThat(lines).anyMatch(l -> l.startsWith("  Warning: the machine was busy during these runs (CPU pressure"
-                + " up to 20 % at low load, 80 % in the burst test"));
+        assertThat(lines)
+                .anyMatch(l -> l.startsWith("  Warning: the machine was busy during these runs (CPU pressure"
+                        + " up to 20 % at low load, 80 % in the burst test"));
         // On a busy machine no figure is called met or missed.
         assertThat(lines.stream().filter(l -> l.contains(" vs ") || l.contains("health-check age max")))
-                .hasSize(3).allMatch(l -> l.endsWith(" unreliable"));
+                .hasSize(3)
+                .allMatch(l -> l.endsWith(" unreliable"));
     }
 
     @Test
     void report_writesThePageAndEachPlotAsAPng() throws Exception {
         Path report = dir.resolve("report");
-        Path page = ExperimentReport.write(report, "experiments.html", "t",
-                List.of(ExperimentReport.section(lowLoad(), "low-load"),
+        Path page = ExperimentReport.write(
+                report,
+                "experiments.html",
+                "t",
+                List.of(
+                        ExperimentReport.section(lowLoad(), "low-load"),
                         ExperimentReport.section(burst(true), "burst")));
         assertThat(page).isEqualTo(report.resolve("experiments.html"));
-        for (String png : List.of("low-load-tail.png", "low-load-health-check-age.png", "burst-steady-tail.png",
+        for (String png : List.of(
+                "low-load-tail.png",
+                "low-load-health-check-age.png",
+                "burst-steady-tail.png",
                 "burst-bursty-tail.png")) {
             assertThat(report.resolve(png)).isNotEmptyFile();
             assertThat(Files.readString(page)).contains("src=\"" + png + "\"");
         }
-        assertThat(Files.readString(page)).contains("<td class=\"l\">fifo</td><td>22,500</td>")
-                .doesNotContain("| fifo |").doesNotContain("<pre>");
+        assertThat(Files.readString(page))
+                .contains("<td class=\"l\">fifo</td><td>22,500</td>")
+                .doesNotContain("| fifo |")
+                .doesNotContain("<pre>");
     }
 
     @Test
@@ -169,16 +231,21 @@ class ExperimentOutputTest {
                 tailor_nbd_slow_segment_backend_seconds_sum{export="steady1",segment="0"} 7
                 """);
         BurstExperiment.Run on = plain.runs().get(1);
-        BurstExperiment.Run traced = new BurstExperiment.Run(on.mode(), on.round(), on.jobs(), on.metrics(),
-                on.cpuPressurePercent(), text);
-        BurstExperiment.Result r = new BurstExperiment.Result(plain.settings(), plain.capacityIops(),
-                plain.capacityCostUnitsPerSecond(), List.of(plain.runs().get(0), traced));
+        BurstExperiment.Run traced =
+                new BurstExperiment.Run(on.mode(), on.round(), on.jobs(), on.metrics(), on.cpuPressurePercent(), text);
+        BurstExperiment.Result r = new BurstExperiment.Result(
+                plain.settings(),
+                plain.capacityIops(),
+                plain.capacityCostUnitsPerSecond(),
+                List.of(plain.runs().get(0), traced));
         List<String> lines = BurstExperiment.markdown(r);
         // 900 of the 1,000 slow requests are the bursty tenant's; its pair leads, hot, its time in admission's queue.
-        assertThat(lines).contains("| on 1 | 1,000 | 90 % | bursty/1, steady1/0 | 1 of 2 |",
-                "| on 1 | bursty | 1 | 500 | 0 | 120.0 | 10.0 | 490 | 10 | 0 |",
-                "| on 1 | steady1 | 0 | 100 | 0 | 0.0 | 70.0 | – | – | – |",
-                "| off 1 | – | – | – | – |");
+        assertThat(lines)
+                .contains(
+                        "| on 1 | 1,000 | 90 % | bursty/1, steady1/0 | 1 of 2 |",
+                        "| on 1 | bursty | 1 | 500 | 0 | 120.0 | 10.0 | 490 | 10 | 0 |",
+                        "| on 1 | steady1 | 0 | 100 | 0 | 0.0 | 70.0 | – | – | – |",
+                        "| off 1 | – | – | – | – |");
     }
 
     @Test
@@ -199,23 +266,37 @@ class ExperimentOutputTest {
                 tailor_nbd_request_loop_unrelated_wait_seconds_sum{export="disk"} 0.5
                 """);
         LowLoadExperiment.Run fifo = plain.runs().get(0);
-        LowLoadExperiment.Run traced = new LowLoadExperiment.Run(fifo.mode(), fifo.round(), fifo.latency(),
-                fifo.iops(), fifo.ages(), fifo.sinceStartMaxAgeMillis(), fifo.cpuPressurePercent(),
+        LowLoadExperiment.Run traced = new LowLoadExperiment.Run(
+                fifo.mode(),
+                fifo.round(),
+                fifo.latency(),
+                fifo.iops(),
+                fifo.ages(),
+                fifo.sinceStartMaxAgeMillis(),
+                fifo.cpuPressurePercent(),
                 LowLoadExperiment.LoopTrace.between(before, after));
-        List<String> lines = LowLoadExperiment.markdown(new LowLoadExperiment.Result(plain.settings(),
-                List.of(traced, plain.runs().get(1))));
+        List<String> lines = LowLoadExperiment.markdown(new LowLoadExperiment.Result(
+                plain.settings(), List.of(traced, plain.runs().get(1))));
         // Of the 1,000 requests in the measured time, 100 waited (10 %), 0.5 s in all: 500 µs on average.
-        assertThat(lines).contains("| fifo | 1,000 | 10.0 % | 500.0 | 9,000 | 9,900 | – | – |",
-                "| priority | – | – | – | – | – | – | – |");
+        assertThat(lines)
+                .contains(
+                        "| fifo | 1,000 | 10.0 % | 500.0 | 9,000 | 9,900 | – | – |",
+                        "| priority | – | – | – | – | – | – | – |");
     }
 
     /** In headless Chromium: it loads, fits the window, every image has alt text, the markdown became tables. */
     @Test
     void experimentsPage_showsItsMarkdownAsTables() throws Exception {
-        Path page = ExperimentReport.write(dir.resolve("experiments"), "experiments.html",
-                new HtmlPages.Frame("t", List.of("Summary", "  a mechanism:", "    a verdict."), List.of(),
+        Path page = ExperimentReport.write(
+                dir.resolve("experiments"),
+                "experiments.html",
+                new HtmlPages.Frame(
+                        "t",
+                        List.of("Summary", "  a mechanism:", "    a verdict."),
+                        List.of(),
                         List.of("./tailor demo")),
-                List.of(ExperimentReport.section(lowLoad(), "low-load"),
+                List.of(
+                        ExperimentReport.section(lowLoad(), "low-load"),
                         ExperimentReport.section(burst(false), "burst")));
         HeadlessChromium.assertReadable(page);
     }

@@ -43,8 +43,8 @@ class FioLatencyTest {
         assertThat(jobs).containsOnlyKeys("steady1", "bursty");
         FioLatency steady = jobs.get("steady1").latency();
         assertThat(steady.samples()).isEqualTo(100);
-        assertThat(steady.binsNanos()).containsExactly(Map.entry(1000L, 90L), Map.entry(2000L, 9L),
-                Map.entry(5000L, 1L));
+        assertThat(steady.binsNanos())
+                .containsExactly(Map.entry(1000L, 90L), Map.entry(2000L, 9L), Map.entry(5000L, 1L));
         assertThat(jobs.get("steady1").iops()).isEqualTo(99.8);
     }
 
@@ -53,7 +53,9 @@ class FioLatencyTest {
         // As the scripts' python: need = total × p / 100; the first bin whose running count reaches it.
         FioLatency h = FioLatency.parseJobs(FIO).get("steady1").latency();
         assertThat(h.percentileMicros(50)).isEqualTo(1.0);
-        assertThat(h.percentileMicros(90)).as("90 of 100 at or below 1 µs: exactly reached").isEqualTo(1.0);
+        assertThat(h.percentileMicros(90))
+                .as("90 of 100 at or below 1 µs: exactly reached")
+                .isEqualTo(1.0);
         assertThat(h.percentileMicros(99)).isEqualTo(2.0);
         assertThat(h.percentileMicros(99.9)).isEqualTo(5.0);
         assertThat(h.percentileMicros(100)).isEqualTo(5.0);
@@ -80,9 +82,10 @@ class FioLatencyTest {
         FioLatency run2 = FioLatency.of(Map.of(2000L, 1L, 9000L, 1L));
         FioLatency pooled = FioLatency.pool(List.of(FioLatency.pooled(run1, List.of("steady1", "bursty")), run2));
         assertThat(pooled.samples()).isEqualTo(102);
-        assertThat(pooled.binsNanos()).containsExactly(Map.entry(1000L, 90L), Map.entry(2000L, 10L),
-                Map.entry(5000L, 1L), Map.entry(9000L, 1L));
-        assertThat(pooled.percentileMicros(99)).isEqualTo(5.0);   // need 100.98: the 101st request
+        assertThat(pooled.binsNanos())
+                .containsExactly(
+                        Map.entry(1000L, 90L), Map.entry(2000L, 10L), Map.entry(5000L, 1L), Map.entry(9000L, 1L));
+        assertThat(pooled.percentileMicros(99)).isEqualTo(5.0); // need 100.98: the 101st request
         assertThat(pooled.maxMicros()).isEqualTo(9.0);
         assertThat(FioLatency.pool(List.of()).percentileMicros(50)).isNaN();
     }
@@ -90,14 +93,16 @@ class FioLatencyTest {
     @Test
     void pooled_missingJob_namesItAndTheJobsThereAre() {
         assertThatThrownBy(() -> FioLatency.pooled(FioLatency.parseJobs(FIO), List.of("steady2")))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("no fio job steady2")
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("no fio job steady2")
                 .hasMessageContaining("steady1");
     }
 
     @Test
     void readJobs_notFioOutput_namesTheFile(@TempDir Path dir) throws Exception {
         Path file = Files.writeString(dir.resolve("run-off-1.json"), "fio: engine nbd not loadable\n");
-        assertThatThrownBy(() -> FioLatency.readJobs(file)).hasMessageContaining(file.toString())
+        assertThatThrownBy(() -> FioLatency.readJobs(file))
+                .hasMessageContaining(file.toString())
                 .hasMessageContaining("no JSON object");
         Files.writeString(file, "{\"jobs\": [{\"jobname\": \"a\", \"read\": {\"lat_ns\": {\"bins\": {\"x\": 1}}}}]}");
         assertThatThrownBy(() -> FioLatency.readJobs(file)).hasMessageContaining("latency bin \"x\"");
@@ -113,8 +118,10 @@ class FioLatencyTest {
                 """);
         assertThat(m.get("tailor_nbd_loop_health_check_max_age_seconds", "0")).isEqualTo(0.125);
         assertThat(m.get("tailor_nbd_admission_refused_total")).isZero();
-        assertThat(m.get("tailor_nbd_admission_export_requests_total", "steady1")).isEqualTo(42);
-        assertThat(m.get("tailor_nbd_admission_export_requests_total", "steady2")).isNaN();
+        assertThat(m.get("tailor_nbd_admission_export_requests_total", "steady1"))
+                .isEqualTo(42);
+        assertThat(m.get("tailor_nbd_admission_export_requests_total", "steady2"))
+                .isNaN();
         assertThat(ProxyMetrics.parse("").isEmpty()).isTrue();
     }
 }

@@ -9,7 +9,8 @@ class SimulationOutputTest {
 
     @Test
     void policyColumn_widensForALongPolicyName_soItsRowStaysInLine() {
-        assertThat(SimulationOutput.policyColumn(java.util.List.of("heart", "prequal"))).isEqualTo("%-16s");
+        assertThat(SimulationOutput.policyColumn(java.util.List.of("heart", "prequal")))
+                .isEqualTo("%-16s");
         assertThat(SimulationOutput.policyColumn(java.util.List.of("heart", "heart-slow-link-filter")))
                 .isEqualTo("%-22s");
     }

@@ -59,8 +59,7 @@ import java.util.function.LongSupplier;
  */
 public final class AdmissionDispatcher implements RequestDispatcher {
 
-    private record Waiting(Export export, BlockRequest request, Promise<ByteBuf> completion, long arrivalNanos) {
-    }
+    private record Waiting(Export export, BlockRequest request, Promise<ByteBuf> completion, long arrivalNanos) {}
 
     /**
      * What admission did with one export's READs and WRITEs so far (the requests that bypass
@@ -75,9 +74,14 @@ public final class AdmissionDispatcher implements RequestDispatcher {
      * @param queueWaitNanos  total wait, arrival to dispatch, of the queued requests dispatched so far
      * @param maxQueueWaitNanos the longest such wait
      */
-    public record ExportCounters(String export, long requests, long arrivedHot, long queued, long refused,
-            long queueWaitNanos, long maxQueueWaitNanos) {
-    }
+    public record ExportCounters(
+            String export,
+            long requests,
+            long arrivedHot,
+            long queued,
+            long refused,
+            long queueWaitNanos,
+            long maxQueueWaitNanos) {}
 
     private static final class Counters {
         final LongAdder requests = new LongAdder();
@@ -122,11 +126,11 @@ public final class AdmissionDispatcher implements RequestDispatcher {
      * @throws IllegalArgumentException when the config, an export's size or a commitment is not valid for
      *                                  admission, or the lists differ in length
      */
-    public AdmissionDispatcher(AdmissionConfig config, List<Export> exports, List<OptionalDouble> commitments,
-            LongSupplier nanoClock) {
+    public AdmissionDispatcher(
+            AdmissionConfig config, List<Export> exports, List<OptionalDouble> commitments, LongSupplier nanoClock) {
         if (commitments.size() != exports.size()) {
-            throw new IllegalArgumentException("commitments : " + commitments.size() + " (expected: one per export, "
-                    + exports.size() + ")");
+            throw new IllegalArgumentException(
+                    "commitments : " + commitments.size() + " (expected: one per export, " + exports.size() + ")");
         }
         List<VirtualDisk> disks = new ArrayList<>();
         for (int i = 0; i < exports.size(); i++) {
@@ -189,8 +193,8 @@ public final class AdmissionDispatcher implements RequestDispatcher {
                 count.refused.increment();
                 if (request.claim()) {
                     request.release();
-                    completion.tryFailure(new NbdException(NbdProtocol.EIO, "admission refused the request: "
-                            + r.message()));
+                    completion.tryFailure(
+                            new NbdException(NbdProtocol.EIO, "admission refused the request: " + r.message()));
                 }
             }
         }
@@ -230,7 +234,7 @@ public final class AdmissionDispatcher implements RequestDispatcher {
      */
     private void withdraw(Ticket ticket) {
         if (waiting.remove(ticket) == null) {
-            return;   // a tick took it first; the backend will not run it, and submit() completes the ticket
+            return; // a tick took it first; the backend will not run it, and submit() completes the ticket
         }
         if (controller.cancel(ticket)) {
             withdrawn.increment();
@@ -250,8 +254,8 @@ public final class AdmissionDispatcher implements RequestDispatcher {
         }
     }
 
-    private void submit(Export export, BlockRequest request, Promise<ByteBuf> completion, Ticket ticket,
-            long waitedNanos) {
+    private void submit(
+            Export export, BlockRequest request, Promise<ByteBuf> completion, Ticket ticket, long waitedNanos) {
         request.admitted(waitedNanos, ticket.admittedAs() == SegmentClass.HOT);
         long startNanos = nanoClock.getAsLong();
         completion.addListener((Future<ByteBuf> done) -> {
@@ -271,8 +275,10 @@ public final class AdmissionDispatcher implements RequestDispatcher {
             Waiting w = waiting.remove(t);
             if (w != null && w.request().claim()) {
                 w.request().release();
-                w.completion().tryFailure(new NbdException(NbdProtocol.ESHUTDOWN,
-                        "the server is shutting down; the request was waiting for admission"));
+                w.completion()
+                        .tryFailure(new NbdException(
+                                NbdProtocol.ESHUTDOWN,
+                                "the server is shutting down; the request was waiting for admission"));
             }
         }
     }
@@ -292,8 +298,14 @@ public final class AdmissionDispatcher implements RequestDispatcher {
         List<ExportCounters> out = new ArrayList<>(counters.size());
         for (int i = 0; i < counters.size(); i++) {
             Counters c = counters.get(i);
-            out.add(new ExportCounters(exportNames.get(i), c.requests.sum(), c.arrivedHot.sum(), c.queued.sum(),
-                    c.refused.sum(), c.queueWaitNanos.sum(), c.maxQueueWaitNanos.get()));
+            out.add(new ExportCounters(
+                    exportNames.get(i),
+                    c.requests.sum(),
+                    c.arrivedHot.sum(),
+                    c.queued.sum(),
+                    c.refused.sum(),
+                    c.queueWaitNanos.sum(),
+                    c.maxQueueWaitNanos.get()));
         }
         return out;
     }

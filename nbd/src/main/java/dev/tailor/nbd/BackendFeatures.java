@@ -13,8 +13,8 @@ package dev.tailor.nbd;
  * @param multiConn   a flush or FUA on one connection covers writes completed on every connection to
  *                    the export ({@code NBD_FLAG_CAN_MULTI_CONN})
  */
-public record BackendFeatures(boolean readOnly, boolean flush, boolean fua, boolean trim, boolean writeZeroes,
-        boolean multiConn) {
+public record BackendFeatures(
+        boolean readOnly, boolean flush, boolean fua, boolean trim, boolean writeZeroes, boolean multiConn) {
 
     /** This with {@code readOnly} set (and the write-only features cleared) when {@code readOnly} is true. */
     public BackendFeatures withReadOnly(boolean readOnly) {

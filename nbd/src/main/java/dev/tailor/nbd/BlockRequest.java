@@ -54,6 +54,7 @@ public final class BlockRequest implements ReferenceCounted {
      * promise orders after the write.
      */
     private long admissionWaitNanos;
+
     private int admittedClass;
 
     /**

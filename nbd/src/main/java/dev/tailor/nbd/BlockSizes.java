@@ -21,15 +21,14 @@ public record BlockSizes(int minimumBytes, int preferredBytes, int maximumBytes)
     /** @throws IllegalArgumentException naming the first constraint broken */
     public BlockSizes {
         if (minimumBytes < 1 || minimumBytes > 65_536 || Integer.bitCount(minimumBytes) != 1) {
-            throw new IllegalArgumentException("minimumBytes: " + minimumBytes
-                    + " (expected: a power of 2 from 1 to 65536)");
+            throw new IllegalArgumentException(
+                    "minimumBytes: " + minimumBytes + " (expected: a power of 2 from 1 to 65536)");
         }
         if (preferredBytes < Math.max(512, minimumBytes) || Integer.bitCount(preferredBytes) != 1) {
             throw new IllegalArgumentException("preferredBytes: " + preferredBytes
                     + " (expected: a power of 2, at least 512 and at least minimumBytes " + minimumBytes + ")");
         }
-        if (maximumBytes < preferredBytes || maximumBytes > LARGEST_MAXIMUM_BYTES
-                || maximumBytes % minimumBytes != 0) {
+        if (maximumBytes < preferredBytes || maximumBytes > LARGEST_MAXIMUM_BYTES || maximumBytes % minimumBytes != 0) {
             throw new IllegalArgumentException("maximumBytes: " + maximumBytes + " (expected: a multiple of"
                     + " minimumBytes " + minimumBytes + " from preferredBytes " + preferredBytes + " to 2^30)");
         }

@@ -40,8 +40,9 @@ public record ByteSize(long bytes) {
         if (node.isTextual()) {
             return parse(node.textValue());
         }
-        throw new IllegalArgumentException((node.isContainerNode() ? (node.isArray() ? "a list" : "a mapping")
-                : node.toString()) + " (expected: " + EXPECTED + ")");
+        throw new IllegalArgumentException(
+                (node.isContainerNode() ? (node.isArray() ? "a list" : "a mapping") : node.toString()) + " (expected: "
+                        + EXPECTED + ")");
     }
 
     /**
@@ -55,7 +56,7 @@ public record ByteSize(long bytes) {
                     + " or TiB (K, M, G, T: the same), without fractions)");
         }
         int shift = switch (m.group(2) == null ? "b" : m.group(2)) {
-            case "kib", "k" -> 10;   // K, M, G and T are binary, as qemu-img and nbdkit read them
+            case "kib", "k" -> 10; // K, M, G and T are binary, as qemu-img and nbdkit read them
             case "mib", "m" -> 20;
             case "gib", "g" -> 30;
             case "tib", "t" -> 40;

@@ -39,13 +39,11 @@ final class ConfigShape {
      * @param paths   the fields concerned, as {@code exports[0].size}; several for unknown fields of one mapping
      * @param message the whole line for the user, starting with the paths
      */
-    record Problem(List<String> paths, String message) {
-    }
+    record Problem(List<String> paths, String message) {}
 
     private final List<Problem> problems = new ArrayList<>();
 
-    private ConfigShape() {
-    }
+    private ConfigShape() {}
 
     /**
      * Checks {@code tree} against the record {@code type}, removing from it every unknown field and every
@@ -114,7 +112,9 @@ final class ConfigShape {
             return node.isBoolean();
         }
         if (type == Path.class) {
-            return node.isTextual() && !node.textValue().isEmpty() && node.textValue().indexOf('\0') < 0;
+            return node.isTextual()
+                    && !node.textValue().isEmpty()
+                    && node.textValue().indexOf('\0') < 0;
         }
         throw new IllegalStateException("no shape for " + type);
     }
@@ -134,10 +134,12 @@ final class ConfigShape {
             }
         }
         if (!unknown.isEmpty()) {
-            problems.add(new Problem(List.copyOf(unknown), String.join(", ", unknown)
-                    + (unknown.size() == 1 ? ": unknown field" : ": unknown fields") + " (valid "
-                    + (path.isEmpty() ? "at the top level" : "in " + path) + ": "
-                    + String.join(", ", fields.keySet()) + ")"));
+            problems.add(new Problem(
+                    List.copyOf(unknown),
+                    String.join(", ", unknown)
+                            + (unknown.size() == 1 ? ": unknown field" : ": unknown fields") + " (valid "
+                            + (path.isEmpty() ? "at the top level" : "in " + path) + ": "
+                            + String.join(", ", fields.keySet()) + ")"));
         }
     }
 
@@ -151,7 +153,8 @@ final class ConfigShape {
     }
 
     private static Class<?> raw(Type type) {
-        return type instanceof ParameterizedType parameterized ? (Class<?>) parameterized.getRawType()
+        return type instanceof ParameterizedType parameterized
+                ? (Class<?>) parameterized.getRawType()
                 : (Class<?>) type;
     }
 
@@ -159,8 +162,10 @@ final class ConfigShape {
     static String expected(Type type) {
         Class<?> raw = raw(type);
         if (raw.isRecord()) {
-            return "a mapping with the fields " + Arrays.stream(raw.getRecordComponents())
-                    .map(RecordComponent::getName).collect(Collectors.joining(", "));
+            return "a mapping with the fields "
+                    + Arrays.stream(raw.getRecordComponents())
+                            .map(RecordComponent::getName)
+                            .collect(Collectors.joining(", "));
         }
         if (List.class.isAssignableFrom(raw)) {
             return "a list, each entry " + expected(((ParameterizedType) type).getActualTypeArguments()[0]);

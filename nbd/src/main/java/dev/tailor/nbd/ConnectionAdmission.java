@@ -72,6 +72,7 @@ final class ConnectionAdmission {
     private final LinkedHashMap<Channel, Boolean> handshaking = new LinkedHashMap<>(16, 0.75f, true);
     /** Open connections per client address (absent: none). */
     private final Map<InetAddress, Integer> perAddress = new HashMap<>();
+
     private final long[] refused = new long[Refusal.values().length];
     private long evictions;
     private long idleClosed;
@@ -95,8 +96,8 @@ final class ConnectionAdmission {
      */
     ConnectionAdmission(int maxConnections, int maxHandshakes, int maxPerAddress) {
         if (maxConnections < 1 || maxHandshakes < 1 || maxHandshakes > maxConnections) {
-            throw new IllegalArgumentException("maxConnections: " + maxConnections + ", maxHandshakes: "
-                    + maxHandshakes + " (expected: 1 <= maxHandshakes <= maxConnections)");
+            throw new IllegalArgumentException("maxConnections: " + maxConnections + ", maxHandshakes: " + maxHandshakes
+                    + " (expected: 1 <= maxHandshakes <= maxConnections)");
         }
         if (maxPerAddress < 1 || maxPerAddress > maxConnections) {
             throw new IllegalArgumentException("maxConnectionsPerAddress: " + maxPerAddress + " (expected: 1 to"
@@ -165,8 +166,10 @@ final class ConnectionAdmission {
             }
         }
         for (Channel victim : evicted) {
-            LOG.log(System.Logger.Level.DEBUG, () -> victim + ": closed, the longest idle connection in the"
-                    + " handshake, to make room for " + channel);
+            LOG.log(
+                    System.Logger.Level.DEBUG,
+                    () -> victim + ": closed, the longest idle connection in the" + " handshake, to make room for "
+                            + channel);
             victim.close();
         }
         if (refusal != null) {
@@ -206,14 +209,19 @@ final class ConnectionAdmission {
             }
         }
         if (logNow) {
-            LOG.log(System.Logger.Level.WARNING, () -> "connection from " + channel.remoteAddress() + " refused: "
-                    + switch (refusal) {
-                        case MAX_CONNECTIONS -> maxConnections + " connections are open, all past their handshake"
-                                + " (limits.maxConnections)";
-                        case MAX_CONNECTIONS_PER_ADDRESS -> fromAddress + " connections from "
-                                + address.getHostAddress() + " are open, all past their handshake"
-                                + " (limits.maxConnectionsPerAddress)";
-                    } + "; further refusals within 10 s are counted and summed up then");
+            LOG.log(
+                    System.Logger.Level.WARNING,
+                    () -> "connection from " + channel.remoteAddress() + " refused: "
+                            + switch (refusal) {
+                                case MAX_CONNECTIONS ->
+                                    maxConnections + " connections are open, all past their handshake"
+                                            + " (limits.maxConnections)";
+                                case MAX_CONNECTIONS_PER_ADDRESS ->
+                                    fromAddress + " connections from "
+                                            + address.getHostAddress() + " are open, all past their handshake"
+                                            + " (limits.maxConnectionsPerAddress)";
+                            }
+                            + "; further refusals within 10 s are counted and summed up then");
         }
         if (scheduleSummary) {
             long delayNanos;
@@ -235,9 +243,12 @@ final class ConnectionAdmission {
         }
         long total = Arrays.stream(counted).sum();
         if (total > 0) {
-            LOG.log(System.Logger.Level.WARNING, () -> total + " more connections refused in the last 10 s: "
-                    + counted[Refusal.MAX_CONNECTIONS.ordinal()] + " over limits.maxConnections, "
-                    + counted[Refusal.MAX_CONNECTIONS_PER_ADDRESS.ordinal()] + " over limits.maxConnectionsPerAddress");
+            LOG.log(
+                    System.Logger.Level.WARNING,
+                    () -> total + " more connections refused in the last 10 s: "
+                            + counted[Refusal.MAX_CONNECTIONS.ordinal()] + " over limits.maxConnections, "
+                            + counted[Refusal.MAX_CONNECTIONS_PER_ADDRESS.ordinal()]
+                            + " over limits.maxConnectionsPerAddress");
         }
     }
 

@@ -16,13 +16,12 @@ final class ConnectionErrors extends ChannelInboundHandlerAdapter {
 
     private static final System.Logger LOG = System.getLogger(NbdConnectionHandler.class.getName());
 
-    private ConnectionErrors() {
-    }
+    private ConnectionErrors() {}
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        System.Logger.Level level = cause instanceof IOException ? System.Logger.Level.DEBUG
-                : System.Logger.Level.WARNING;
+        System.Logger.Level level =
+                cause instanceof IOException ? System.Logger.Level.DEBUG : System.Logger.Level.WARNING;
         LOG.log(level, () -> ctx.channel() + ": closed after " + cause, cause);
         ctx.close();
     }

@@ -45,7 +45,8 @@ public final class Export {
         int maximum = Math.min(own.maximumBytes(), maxRequestBytes);
         maximum = Math.max(own.preferredBytes(), maximum - maximum % own.minimumBytes());
         this.blockSizes = new BlockSizes(own.minimumBytes(), own.preferredBytes(), maximum);
-        this.description = config.description() != null ? config.description()
+        this.description = config.description() != null
+                ? config.description()
                 : "tenant " + tenant + ", " + ByteSize.format(sizeBytes) + (features.readOnly() ? ", read-only" : "");
     }
 

@@ -42,7 +42,9 @@ public final class FileBackend implements BlockBackend {
     private static final int ZERO_CHUNK_BYTES = 1 << 20;
     /** Most descriptors in one block status reply; the client asks again from where it ends. */
     static final int MAX_EXTENTS = 2048;
-    private static final ByteBuffer ZEROES = ByteBuffer.allocateDirect(ZERO_CHUNK_BYTES).asReadOnlyBuffer();
+
+    private static final ByteBuffer ZEROES =
+            ByteBuffer.allocateDirect(ZERO_CHUNK_BYTES).asReadOnlyBuffer();
 
     private final Path file;
     private final long sizeBytes;
@@ -54,8 +56,15 @@ public final class FileBackend implements BlockBackend {
     private final ByteBufAllocator alloc;
     private final SparseFile sparse;
 
-    private FileBackend(Path file, long sizeBytes, boolean readOnly, boolean created, FileChannel channel,
-            FileChannel durableChannel, Executor executor, ByteBufAllocator alloc) {
+    private FileBackend(
+            Path file,
+            long sizeBytes,
+            boolean readOnly,
+            boolean created,
+            FileChannel channel,
+            FileChannel durableChannel,
+            Executor executor,
+            ByteBufAllocator alloc) {
         this.sparse = SparseFile.open(file, !readOnly);
         this.file = file;
         this.sizeBytes = sizeBytes;
@@ -82,8 +91,8 @@ public final class FileBackend implements BlockBackend {
      *                                  allows for one file (the message gives the limit), or a size larger
      *                                  than an existing file; a file created here is removed again
      */
-    public static FileBackend open(Path file, Long sizeBytes, boolean readOnly, Executor executor,
-            ByteBufAllocator alloc) throws IOException {
+    public static FileBackend open(
+            Path file, Long sizeBytes, boolean readOnly, Executor executor, ByteBufAllocator alloc) throws IOException {
         boolean created = false;
         if (Files.isDirectory(file)) {
             throw new IllegalArgumentException(file + " is a directory (expected: a file, or a path to create one)");
@@ -93,8 +102,8 @@ public final class FileBackend implements BlockBackend {
                 throw new IllegalArgumentException(file + " does not exist (a read-only export needs its file)");
             }
             if (sizeBytes == null) {
-                throw new IllegalArgumentException(file + " does not exist, and the export has no size to create"
-                        + " it with");
+                throw new IllegalArgumentException(
+                        file + " does not exist, and the export has no size to create" + " it with");
             }
             Path parent = file.toAbsolutePath().getParent();
             if (parent != null && !Files.isDirectory(parent)) {
@@ -114,8 +123,9 @@ public final class FileBackend implements BlockBackend {
         }
     }
 
-    private static FileBackend open(Path file, Long sizeBytes, boolean readOnly, boolean created, Executor executor,
-            ByteBufAllocator alloc) throws IOException {
+    private static FileBackend open(
+            Path file, Long sizeBytes, boolean readOnly, boolean created, Executor executor, ByteBufAllocator alloc)
+            throws IOException {
         if (!Files.isRegularFile(file)) {
             // A block device's length is not its file size, and its holes are not the file system's.
             throw new IllegalArgumentException(file + " is not a regular file (a block or character device?); block"
@@ -130,7 +140,8 @@ public final class FileBackend implements BlockBackend {
         if (size == 0) {
             throw new IllegalArgumentException(file + " is empty (expected: an export of at least 1 byte)");
         }
-        FileChannel channel = readOnly ? FileChannel.open(file, StandardOpenOption.READ)
+        FileChannel channel = readOnly
+                ? FileChannel.open(file, StandardOpenOption.READ)
                 : FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
         FileChannel durable = null;
         if (!readOnly) {
@@ -168,10 +179,12 @@ public final class FileBackend implements BlockBackend {
                 }
                 long usable = largest - largest % NbdConfig.SECTOR_BYTES;
                 String size = ByteSize.format(sizeBytes);
-                throw new IllegalArgumentException("size " + size + (size.endsWith("iB") ? " (" + sizeBytes
-                        + " bytes)" : "") + " is more than the file system of " + file.toAbsolutePath().getParent()
-                        + " allows for one file (" + refused.getMessage() + "; expected: at most " + usable
-                        + " bytes there, about " + ByteSize.approximate(usable) + ")");
+                throw new IllegalArgumentException(
+                        "size " + size + (size.endsWith("iB") ? " (" + sizeBytes + " bytes)" : "")
+                                + " is more than the file system of "
+                                + file.toAbsolutePath().getParent()
+                                + " allows for one file (" + refused.getMessage() + "; expected: at most " + usable
+                                + " bytes there, about " + ByteSize.approximate(usable) + ")");
             }
         } catch (IOException | RuntimeException e) {
             Files.deleteIfExists(file);
@@ -246,7 +259,7 @@ public final class FileBackend implements BlockBackend {
 
     private void run(BlockRequest request, Promise<ByteBuf> completion) {
         if (!request.claim()) {
-            return;   // its connection closed while it waited for a thread: dropped, never written
+            return; // its connection closed while it waited for a thread: dropped, never written
         }
         try {
             switch (request.command()) {
@@ -266,19 +279,25 @@ public final class FileBackend implements BlockBackend {
                     completion.trySuccess(null);
                 }
                 case NbdProtocol.CMD_BLOCK_STATUS -> {
-                    ByteBuf extents = extents(request.offsetBytes(), request.lengthBytes(),
+                    ByteBuf extents = extents(
+                            request.offsetBytes(),
+                            request.lengthBytes(),
                             (request.flags() & NbdProtocol.CMD_FLAG_REQ_ONE) != 0);
                     if (!completion.trySuccess(extents)) {
                         extents.release();
                     }
                 }
                 case NbdProtocol.CMD_WRITE_ZEROES -> {
-                    writeZeroes(request.offsetBytes(), request.lengthBytes(), request.fua(),
+                    writeZeroes(
+                            request.offsetBytes(),
+                            request.lengthBytes(),
+                            request.fua(),
                             (request.flags() & NbdProtocol.CMD_FLAG_NO_HOLE) != 0);
                     completion.trySuccess(null);
                 }
-                default -> completion.tryFailure(new NbdException(NbdProtocol.EINVAL,
-                        "unknown command " + NbdProtocol.commandName(request.command())));
+                default ->
+                    completion.tryFailure(new NbdException(
+                            NbdProtocol.EINVAL, "unknown command " + NbdProtocol.commandName(request.command())));
             }
         } catch (IOException | RuntimeException e) {
             completion.tryFailure(e);
@@ -434,8 +453,10 @@ public final class FileBackend implements BlockBackend {
             try {
                 Files.deleteIfExists(file);
             } catch (IOException e) {
-                System.getLogger(FileBackend.class.getName()).log(System.Logger.Level.WARNING,
-                        () -> "could not remove " + file + ", created by a start that failed: " + e);
+                System.getLogger(FileBackend.class.getName())
+                        .log(
+                                System.Logger.Level.WARNING,
+                                () -> "could not remove " + file + ", created by a start that failed: " + e);
             }
         }
     }

@@ -1,5 +1,6 @@
 package dev.tailor.nbd;
 
+import dev.tailor.admission.AdmissionConfig;
 import io.prometheus.metrics.core.datapoints.CounterDataPoint;
 import io.prometheus.metrics.core.datapoints.DistributionDataPoint;
 import io.prometheus.metrics.core.datapoints.GaugeDataPoint;
@@ -12,7 +13,6 @@ import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import io.prometheus.metrics.model.snapshots.Quantiles;
-import dev.tailor.admission.AdmissionConfig;
 import java.util.List;
 import java.util.function.LongSupplier;
 
@@ -65,8 +65,9 @@ import java.util.function.LongSupplier;
 public final class IoMetrics {
 
     /** Latency buckets, seconds: 50 µs to 10 s, about 2.5 per decade (classic, for any Prometheus). */
-    static final double[] DURATION_BUCKETS_SECONDS = {0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01,
-        0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10};
+    static final double[] DURATION_BUCKETS_SECONDS = {
+        0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10
+    };
 
     /**
      * The slow threshold by default, ns: 50 ms, a few times a disk's service time and far above a page-cache
@@ -79,12 +80,16 @@ public final class IoMetrics {
      * Loop-tracing buckets, seconds: 1 µs to 1 s, about 2.5 per decade. A request that waited behind no unrelated
      * work falls in the first bucket, so that bucket's share is the share of requests the loop did not hold back.
      */
-    static final double[] LOOP_BUCKETS_SECONDS = {0.000001, 0.0000025, 0.000005, 0.00001, 0.000025, 0.00005, 0.0001,
-        0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1};
+    static final double[] LOOP_BUCKETS_SECONDS = {
+        0.000001, 0.0000025, 0.000005, 0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01,
+        0.025, 0.05, 0.1, 0.25, 1
+    };
 
     /** The operation label of each command type 0..7, and {@code other}. */
-    private static final String[] OPERATIONS = {"read", "write", "other", "flush", "trim", "other", "write_zeroes",
-        "block_status"};
+    private static final String[] OPERATIONS = {
+        "read", "write", "other", "flush", "trim", "other", "write_zeroes", "block_status"
+    };
+
     private static final String OTHER = "other";
 
     private final PrometheusRegistry registry = new PrometheusRegistry();
@@ -124,58 +129,98 @@ public final class IoMetrics {
         this.nanoClock = nanoClock;
         this.slowRequestNanos = slowRequestNanos;
         this.slowSegments = new SlowSegments(SLOW_SEGMENTS_KEPT, segmentSizeBytes);
-        requests = Counter.builder().name("tailor_nbd_requests").help("NBD requests answered, errors included")
-                .labelNames("export", "operation").register(registry);
-        bytes = Counter.builder().name("tailor_nbd_request_bytes")
-                .help("Bytes of successful requests: read, written, trimmed or zeroed")
-                .labelNames("export", "operation").register(registry);
-        duration = Histogram.builder().name("tailor_nbd_request_duration_seconds")
-                .help("Time from a request's header decoded to its reply handed to the socket")
-                .labelNames("export", "operation").classicOnly().classicUpperBounds(DURATION_BUCKETS_SECONDS)
+        requests = Counter.builder()
+                .name("tailor_nbd_requests")
+                .help("NBD requests answered, errors included")
+                .labelNames("export", "operation")
                 .register(registry);
-        errors = Counter.builder().name("tailor_nbd_request_errors")
-                .help("Error replies, by NBD error").labelNames("export", "operation", "error").register(registry);
-        connections = Gauge.builder().name("tailor_nbd_export_connections")
-                .help("Connections in the transmission phase on the export").labelNames("export").register(registry);
-        Counter tlsHandshakes = Counter.builder().name("tailor_nbd_tls_handshakes")
-                .help("TLS handshakes after STARTTLS, by result").labelNames("result").register(registry);
+        bytes = Counter.builder()
+                .name("tailor_nbd_request_bytes")
+                .help("Bytes of successful requests: read, written, trimmed or zeroed")
+                .labelNames("export", "operation")
+                .register(registry);
+        duration = Histogram.builder()
+                .name("tailor_nbd_request_duration_seconds")
+                .help("Time from a request's header decoded to its reply handed to the socket")
+                .labelNames("export", "operation")
+                .classicOnly()
+                .classicUpperBounds(DURATION_BUCKETS_SECONDS)
+                .register(registry);
+        errors = Counter.builder()
+                .name("tailor_nbd_request_errors")
+                .help("Error replies, by NBD error")
+                .labelNames("export", "operation", "error")
+                .register(registry);
+        connections = Gauge.builder()
+                .name("tailor_nbd_export_connections")
+                .help("Connections in the transmission phase on the export")
+                .labelNames("export")
+                .register(registry);
+        Counter tlsHandshakes = Counter.builder()
+                .name("tailor_nbd_tls_handshakes")
+                .help("TLS handshakes after STARTTLS, by result")
+                .labelNames("result")
+                .register(registry);
         tlsHandshakesOk = tlsHandshakes.labelValues("ok");
         tlsHandshakesFailed = tlsHandshakes.labelValues("failed");
-        tlsDiscardedBytes = Counter.builder().name("tailor_nbd_tls_discarded_bytes")
-                .help("Plain-text bytes sent behind STARTTLS before its reply, discarded unread").register(registry);
-        slowRequests = Counter.builder().name("tailor_nbd_slow_requests")
+        tlsDiscardedBytes = Counter.builder()
+                .name("tailor_nbd_tls_discarded_bytes")
+                .help("Plain-text bytes sent behind STARTTLS before its reply, discarded unread")
+                .register(registry);
+        slowRequests = Counter.builder()
+                .name("tailor_nbd_slow_requests")
                 .help("Requests that took longer than the slow threshold, decoded to answered")
-                .labelNames("export", "operation").register(registry);
-        GaugeWithCallback.builder().name("tailor_nbd_slow_segment_requests")
+                .labelNames("export", "operation")
+                .register(registry);
+        GaugeWithCallback.builder()
+                .name("tailor_nbd_slow_segment_requests")
                 .help("Slow requests of the (export, segment) pairs with the most of them since the start"
                         + " (space-saving top-k: a count is at most its overcount too high)")
                 .labelNames("export", "segment")
-                .callback(callback -> slowSegments.top().forEach(entry -> callback.call(entry.requests(),
-                        entry.export(), Long.toString(entry.segment()))))
+                .callback(callback -> slowSegments
+                        .top()
+                        .forEach(entry ->
+                                callback.call(entry.requests(), entry.export(), Long.toString(entry.segment()))))
                 .register(registry);
-        GaugeWithCallback.builder().name("tailor_nbd_slow_segment_overcount")
+        GaugeWithCallback.builder()
+                .name("tailor_nbd_slow_segment_overcount")
                 .help("How much tailor_nbd_slow_segment_requests of the pair may be too high")
                 .labelNames("export", "segment")
-                .callback(callback -> slowSegments.top().forEach(entry -> callback.call(entry.overcount(),
-                        entry.export(), Long.toString(entry.segment()))))
+                .callback(callback -> slowSegments
+                        .top()
+                        .forEach(entry ->
+                                callback.call(entry.overcount(), entry.export(), Long.toString(entry.segment()))))
                 .register(registry);
-        SummaryWithCallback.builder().name("tailor_nbd_slow_segment_admission_wait_seconds")
+        SummaryWithCallback.builder()
+                .name("tailor_nbd_slow_segment_admission_wait_seconds")
                 .help("Slow requests of the top (export, segment) pairs since each took its place, and their total"
                         + " time queued in admission")
                 .labelNames("export", "segment")
-                .callback(callback -> slowSegments.top().forEach(entry -> callback.call(entry.seen(),
-                        entry.admissionWaitNanos() / 1e9, Quantiles.EMPTY, entry.export(),
-                        Long.toString(entry.segment()))))
+                .callback(callback -> slowSegments
+                        .top()
+                        .forEach(entry -> callback.call(
+                                entry.seen(),
+                                entry.admissionWaitNanos() / 1e9,
+                                Quantiles.EMPTY,
+                                entry.export(),
+                                Long.toString(entry.segment()))))
                 .register(registry);
-        SummaryWithCallback.builder().name("tailor_nbd_slow_segment_backend_seconds")
+        SummaryWithCallback.builder()
+                .name("tailor_nbd_slow_segment_backend_seconds")
                 .help("Slow requests of the top (export, segment) pairs since each took its place, and their total"
                         + " time on the backend")
                 .labelNames("export", "segment")
-                .callback(callback -> slowSegments.top().forEach(entry -> callback.call(entry.seen(),
-                        entry.backendNanos() / 1e9, Quantiles.EMPTY, entry.export(),
-                        Long.toString(entry.segment()))))
+                .callback(callback -> slowSegments
+                        .top()
+                        .forEach(entry -> callback.call(
+                                entry.seen(),
+                                entry.backendNanos() / 1e9,
+                                Quantiles.EMPTY,
+                                entry.export(),
+                                Long.toString(entry.segment()))))
                 .register(registry);
-        GaugeWithCallback.builder().name("tailor_nbd_slow_segment_admitted_requests")
+        GaugeWithCallback.builder()
+                .name("tailor_nbd_slow_segment_admitted_requests")
                 .help("Of those slow requests, how many were admitted as steady, as hot, or not through admission"
                         + " (none)")
                 .labelNames("export", "segment", "class")
@@ -183,18 +228,29 @@ public final class IoMetrics {
                     String segment = Long.toString(entry.segment());
                     callback.call(entry.admittedSteady(), entry.export(), segment, "steady");
                     callback.call(entry.admittedHot(), entry.export(), segment, "hot");
-                    callback.call(entry.seen() - entry.admittedSteady() - entry.admittedHot(), entry.export(), segment,
+                    callback.call(
+                            entry.seen() - entry.admittedSteady() - entry.admittedHot(),
+                            entry.export(),
+                            segment,
                             "none");
                 }))
                 .register(registry);
-        loopUnrelatedWait = Histogram.builder().name("tailor_nbd_request_loop_unrelated_wait_seconds")
+        loopUnrelatedWait = Histogram.builder()
+                .name("tailor_nbd_request_loop_unrelated_wait_seconds")
                 .help("Per request: unrelated work its event loop ran while the request waited for the loop (arrival"
                         + " to decoding, an upper bound; completion to taken; reply to flush)")
-                .labelNames("export").classicOnly().classicUpperBounds(LOOP_BUCKETS_SECONDS).register(registry);
-        loopWork = Histogram.builder().name("tailor_nbd_request_loop_work_seconds")
+                .labelNames("export")
+                .classicOnly()
+                .classicUpperBounds(LOOP_BUCKETS_SECONDS)
+                .register(registry);
+        loopWork = Histogram.builder()
+                .name("tailor_nbd_request_loop_work_seconds")
                 .help("Per request: time its event loop spent on the request's own work (check and dispatch, taking"
                         + " its completion, writing its reply, its share of the flush)")
-                .labelNames("export").classicOnly().classicUpperBounds(LOOP_BUCKETS_SECONDS).register(registry);
+                .labelNames("export")
+                .classicOnly()
+                .classicUpperBounds(LOOP_BUCKETS_SECONDS)
+                .register(registry);
         if (jvm) {
             JvmMetrics.builder().register(registry);
         }
@@ -307,8 +363,15 @@ public final class IoMetrics {
          * @param backendNanos       its time on the backend, ns
          * @param admittedClass      {@link SlowSegments#NOT_ADMITTED}, {@code STEADY} or {@code HOT}
          */
-        void answered(int command, long startNanos, long offsetBytes, long bytes, int error,
-                long admissionWaitNanos, long backendNanos, int admittedClass) {
+        void answered(
+                int command,
+                long startNanos,
+                long offsetBytes,
+                long bytes,
+                int error,
+                long admissionWaitNanos,
+                long backendNanos,
+                int admittedClass) {
             int i = index(command);
             requestCounts[i].inc();
             if (bytes > 0) {
@@ -317,7 +380,8 @@ public final class IoMetrics {
             long elapsedNanos = nanoClock.getAsLong() - startNanos;
             durations[i].observe(elapsedNanos / 1e9);
             if (error != 0) {
-                errors.labelValues(export, i < OPERATIONS.length ? OPERATIONS[i] : OTHER, errorLabel(error)).inc();
+                errors.labelValues(export, i < OPERATIONS.length ? OPERATIONS[i] : OTHER, errorLabel(error))
+                        .inc();
             }
             if (elapsedNanos > slowRequestNanos) {
                 slowCounts[i].inc();

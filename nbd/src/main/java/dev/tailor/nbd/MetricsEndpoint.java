@@ -42,14 +42,17 @@ public final class MetricsEndpoint implements AutoCloseable {
      * @param healthCheckPeriodMillis the loops' health-check period, for {@code /healthz}
      * @throws IOException when the address cannot be bound (the message names it)
      */
-    public static MetricsEndpoint start(InetSocketAddress address, ProxyBackgroundWork background,
-            long healthCheckPeriodMillis) throws IOException {
+    public static MetricsEndpoint start(
+            InetSocketAddress address, ProxyBackgroundWork background, long healthCheckPeriodMillis)
+            throws IOException {
         HttpServer server;
         try {
             server = HttpServer.create(address, 0);
         } catch (IOException e) {
-            throw new IOException("cannot serve metrics on " + address.getHostString() + ":" + address.getPort()
-                    + " (" + e.getMessage() + ")", e);
+            throw new IOException(
+                    "cannot serve metrics on " + address.getHostString() + ":" + address.getPort() + " ("
+                            + e.getMessage() + ")",
+                    e);
         }
         long stalenessNanos = stalenessNanos(healthCheckPeriodMillis);
         server.createContext("/metrics", exchange -> {
@@ -61,9 +64,14 @@ public final class MetricsEndpoint implements AutoCloseable {
         });
         server.createContext("/healthz", exchange -> {
             int stale = background.staleLoop(stalenessNanos);
-            send(exchange, stale < 0 ? 200 : 503, "text/plain; charset=utf-8", stale < 0 ? "ok\n"
-                    : "event loop " + stale + " has run no health check for over " + stalenessNanos / 1_000_000
-                            + " ms\n");
+            send(
+                    exchange,
+                    stale < 0 ? 200 : 503,
+                    "text/plain; charset=utf-8",
+                    stale < 0
+                            ? "ok\n"
+                            : "event loop " + stale + " has run no health check for over " + stalenessNanos / 1_000_000
+                                    + " ms\n");
         });
         ExecutorService executor = Executors.newSingleThreadExecutor(r -> {
             Thread thread = new Thread(r, "tailor-nbd-metrics-http");

@@ -36,8 +36,17 @@ import java.util.regex.Pattern;
  *                         and nbdkit {@code -U} do; with either of them on TCP as well
  */
 @JsonIgnoreProperties(ignoreUnknown = false)
-public record NbdConfig(String address, Integer port, Limits limits, Integer eventLoopThreads, Integer fileIoThreads,
-        List<ExportConfig> exports, AdmissionSettings admission, LoopSettings loop, String unix, TlsSettings tls) {
+public record NbdConfig(
+        String address,
+        Integer port,
+        Limits limits,
+        Integer eventLoopThreads,
+        Integer fileIoThreads,
+        List<ExportConfig> exports,
+        AdmissionSettings admission,
+        LoopSettings loop,
+        String unix,
+        TlsSettings tls) {
 
     /**
      * Configured export sizes are whole multiples of this many bytes: clients count a disk in 512-byte
@@ -72,20 +81,40 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
     }
 
     /** A config without TLS. */
-    public NbdConfig(String address, Integer port, Limits limits, Integer eventLoopThreads, Integer fileIoThreads,
-            List<ExportConfig> exports, AdmissionSettings admission, LoopSettings loop, String unix) {
+    public NbdConfig(
+            String address,
+            Integer port,
+            Limits limits,
+            Integer eventLoopThreads,
+            Integer fileIoThreads,
+            List<ExportConfig> exports,
+            AdmissionSettings admission,
+            LoopSettings loop,
+            String unix) {
         this(address, port, limits, eventLoopThreads, fileIoThreads, exports, admission, loop, unix, null);
     }
 
     /** A config with these listen settings, limits, threads and exports, and the default admission and loop. */
-    public NbdConfig(String address, Integer port, Limits limits, Integer eventLoopThreads, Integer fileIoThreads,
+    public NbdConfig(
+            String address,
+            Integer port,
+            Limits limits,
+            Integer eventLoopThreads,
+            Integer fileIoThreads,
             List<ExportConfig> exports) {
         this(address, port, limits, eventLoopThreads, fileIoThreads, exports, null, null, null);
     }
 
     /** A config without a Unix socket. */
-    public NbdConfig(String address, Integer port, Limits limits, Integer eventLoopThreads, Integer fileIoThreads,
-            List<ExportConfig> exports, AdmissionSettings admission, LoopSettings loop) {
+    public NbdConfig(
+            String address,
+            Integer port,
+            Limits limits,
+            Integer eventLoopThreads,
+            Integer fileIoThreads,
+            List<ExportConfig> exports,
+            AdmissionSettings admission,
+            LoopSettings loop) {
         this(address, port, limits, eventLoopThreads, fileIoThreads, exports, admission, loop, null);
     }
 
@@ -148,10 +177,20 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
      * @param pacedRelease               overrides the variant's {@link AdmissionConfig#pacedRelease}
      */
     @JsonIgnoreProperties(ignoreUnknown = false)
-    public record AdmissionSettings(Boolean enabled, Double capacityCostUnitsPerSecond, Double reserveFraction,
-            ByteSize segmentSize, ByteSize blockSize, Integer queueCapacityPerSegment, Double iops,
-            Double megabytesPerSecond, String variant, Boolean baselineGuarantee, Boolean weightedHotService,
-            Boolean adaptiveReserve, Boolean pacedRelease) {
+    public record AdmissionSettings(
+            Boolean enabled,
+            Double capacityCostUnitsPerSecond,
+            Double reserveFraction,
+            ByteSize segmentSize,
+            ByteSize blockSize,
+            Integer queueCapacityPerSegment,
+            Double iops,
+            Double megabytesPerSecond,
+            String variant,
+            Boolean baselineGuarantee,
+            Boolean weightedHotService,
+            Boolean adaptiveReserve,
+            Boolean pacedRelease) {
 
         /** What Tailor ships ({@link AdmissionConfig#DEFAULTS}): the default {@link #variant}. */
         public static final String VARIANT_TAILOR = "tailor";
@@ -174,43 +213,96 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
             AdmissionConfig d = AdmissionConfig.DEFAULTS;
             // The expert's unit takes its default only when no budget in operators' units is given, so
             // that both given is seen (and refused) rather than one silently winning.
-            capacityCostUnitsPerSecond = capacityCostUnitsPerSecond == null && iops == null
-                    && megabytesPerSecond == null ? Double.valueOf(d.capacityCostUnitsPerSecond())
-                    : capacityCostUnitsPerSecond;
+            capacityCostUnitsPerSecond =
+                    capacityCostUnitsPerSecond == null && iops == null && megabytesPerSecond == null
+                            ? Double.valueOf(d.capacityCostUnitsPerSecond())
+                            : capacityCostUnitsPerSecond;
             reserveFraction = reserveFraction == null ? d.reserveFraction() : reserveFraction;
             segmentSize = segmentSize == null ? new ByteSize(d.segmentSizeBytes()) : segmentSize;
             blockSize = blockSize == null ? new ByteSize(d.blockSizeBytes()) : blockSize;
-            queueCapacityPerSegment = queueCapacityPerSegment == null ? d.queueCapacityPerSegment()
-                    : queueCapacityPerSegment;
+            queueCapacityPerSegment =
+                    queueCapacityPerSegment == null ? d.queueCapacityPerSegment() : queueCapacityPerSegment;
         }
 
         /** Settings with the budget in cost units (or the default), none in operators' units. */
-        public AdmissionSettings(Boolean enabled, Double capacityCostUnitsPerSecond, Double reserveFraction,
-                ByteSize segmentSize, ByteSize blockSize, Integer queueCapacityPerSegment) {
-            this(enabled, capacityCostUnitsPerSecond, reserveFraction, segmentSize, blockSize, queueCapacityPerSegment,
-                    null, null);
+        public AdmissionSettings(
+                Boolean enabled,
+                Double capacityCostUnitsPerSecond,
+                Double reserveFraction,
+                ByteSize segmentSize,
+                ByteSize blockSize,
+                Integer queueCapacityPerSegment) {
+            this(
+                    enabled,
+                    capacityCostUnitsPerSecond,
+                    reserveFraction,
+                    segmentSize,
+                    blockSize,
+                    queueCapacityPerSegment,
+                    null,
+                    null);
         }
 
         /** Settings of the default variant, every departure as the variant has it. */
-        public AdmissionSettings(Boolean enabled, Double capacityCostUnitsPerSecond, Double reserveFraction,
-                ByteSize segmentSize, ByteSize blockSize, Integer queueCapacityPerSegment, Double iops,
+        public AdmissionSettings(
+                Boolean enabled,
+                Double capacityCostUnitsPerSecond,
+                Double reserveFraction,
+                ByteSize segmentSize,
+                ByteSize blockSize,
+                Integer queueCapacityPerSegment,
+                Double iops,
                 Double megabytesPerSecond) {
-            this(enabled, capacityCostUnitsPerSecond, reserveFraction, segmentSize, blockSize, queueCapacityPerSegment,
-                    iops, megabytesPerSecond, null, null, null, null, null);
+            this(
+                    enabled,
+                    capacityCostUnitsPerSecond,
+                    reserveFraction,
+                    segmentSize,
+                    blockSize,
+                    queueCapacityPerSegment,
+                    iops,
+                    megabytesPerSecond,
+                    null,
+                    null,
+                    null,
+                    null,
+                    null);
         }
 
         /** This, switched on or off. */
         public AdmissionSettings withEnabled(boolean value) {
-            return new AdmissionSettings(value, capacityCostUnitsPerSecond, reserveFraction, segmentSize, blockSize,
-                    queueCapacityPerSegment, iops, megabytesPerSecond, variant, baselineGuarantee,
-                    weightedHotService, adaptiveReserve, pacedRelease);
+            return new AdmissionSettings(
+                    value,
+                    capacityCostUnitsPerSecond,
+                    reserveFraction,
+                    segmentSize,
+                    blockSize,
+                    queueCapacityPerSegment,
+                    iops,
+                    megabytesPerSecond,
+                    variant,
+                    baselineGuarantee,
+                    weightedHotService,
+                    adaptiveReserve,
+                    pacedRelease);
         }
 
         /** This with another {@link #variant} ({@code tailor} or {@code paper}; checked by {@link #problems}). */
         public AdmissionSettings withVariant(String value) {
-            return new AdmissionSettings(enabled, capacityCostUnitsPerSecond, reserveFraction, segmentSize, blockSize,
-                    queueCapacityPerSegment, iops, megabytesPerSecond, value, baselineGuarantee,
-                    weightedHotService, adaptiveReserve, pacedRelease);
+            return new AdmissionSettings(
+                    enabled,
+                    capacityCostUnitsPerSecond,
+                    reserveFraction,
+                    segmentSize,
+                    blockSize,
+                    queueCapacityPerSegment,
+                    iops,
+                    megabytesPerSecond,
+                    value,
+                    baselineGuarantee,
+                    weightedHotService,
+                    adaptiveReserve,
+                    pacedRelease);
         }
 
         /**
@@ -218,9 +310,20 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
          * not both).
          */
         public AdmissionSettings withBudget(Double iopsValue, Double megabytesPerSecondValue) {
-            return new AdmissionSettings(enabled, null, reserveFraction, segmentSize, blockSize,
-                    queueCapacityPerSegment, iopsValue, megabytesPerSecondValue, variant, baselineGuarantee,
-                    weightedHotService, adaptiveReserve, pacedRelease);
+            return new AdmissionSettings(
+                    enabled,
+                    null,
+                    reserveFraction,
+                    segmentSize,
+                    blockSize,
+                    queueCapacityPerSegment,
+                    iopsValue,
+                    megabytesPerSecondValue,
+                    variant,
+                    baselineGuarantee,
+                    weightedHotService,
+                    adaptiveReserve,
+                    pacedRelease);
         }
 
         /** Whether the budget is given in IOPS and/or MB/s. */
@@ -239,11 +342,12 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
             AdmissionConfig base = switch (variant) {
                 case VARIANT_TAILOR -> AdmissionConfig.DEFAULTS;
                 case VARIANT_PAPER -> AdmissionConfig.PAPER;
-                default -> throw new IllegalArgumentException("variant : \"" + variant + "\" (expected: "
-                        + VARIANT_TAILOR + ", what Tailor ships, or " + VARIANT_PAPER + ", the paper's mechanism)");
+                default ->
+                    throw new IllegalArgumentException("variant : \"" + variant + "\" (expected: " + VARIANT_TAILOR
+                            + ", what Tailor ships, or " + VARIANT_PAPER + ", the paper's mechanism)");
             };
-            AdmissionConfig config = base
-                    .withDepartures(baselineGuarantee == null ? base.baselineGuarantee() : baselineGuarantee,
+            AdmissionConfig config = base.withDepartures(
+                            baselineGuarantee == null ? base.baselineGuarantee() : baselineGuarantee,
                             pacedRelease == null ? base.pacedRelease() : pacedRelease,
                             adaptiveReserve == null ? base.adaptiveReserve() : adaptiveReserve,
                             weightedHotService == null ? base.weightedHotService() : weightedHotService)
@@ -276,8 +380,8 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
         public double baselineCostUnitsPerSecond(Baseline baseline) {
             IoCostModel model = toAdmissionConfig().costModel();
             double ios = baseline.iops() == null ? 0 : baseline.iops();
-            double bytes = baseline.megabytesPerSecond() != null ? baseline.megabytesPerSecond() * 1e6
-                    : ios * IOPS_IO_BYTES;
+            double bytes =
+                    baseline.megabytesPerSecond() != null ? baseline.megabytesPerSecond() * 1e6 : ios * IOPS_IO_BYTES;
             return ios * model.readBaseCostUnits() + bytes * model.readCostUnitsPerByte();
         }
 
@@ -302,11 +406,15 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
             }
             List<java.util.OptionalDouble> out = new ArrayList<>();
             boolean any = unprovisioned < exports.size();
-            double rest = unprovisioned == 0 ? 0
+            double rest = unprovisioned == 0
+                    ? 0
                     : Math.max(0, toAdmissionConfig().capacityCostUnitsPerSecond() - provisioned) / unprovisioned;
             for (ExportConfig e : exports) {
-                out.add(!any ? java.util.OptionalDouble.empty() : java.util.OptionalDouble.of(
-                        e.baseline() != null ? baselineCostUnitsPerSecond(e.baseline()) : rest));
+                out.add(
+                        !any
+                                ? java.util.OptionalDouble.empty()
+                                : java.util.OptionalDouble.of(
+                                        e.baseline() != null ? baselineCostUnitsPerSecond(e.baseline()) : rest));
             }
             return out;
         }
@@ -327,7 +435,9 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
             List<String> provisioned = new ArrayList<>();
             for (int i = 0; i < exports.size(); i++) {
                 ExportConfig e = exports.get(i);
-                if (e == null || e.baseline() == null || !e.baseline().problems("").isEmpty()) {
+                if (e == null
+                        || e.baseline() == null
+                        || !e.baseline().problems("").isEmpty()) {
                     continue;
                 }
                 double cost = baselineCostUnitsPerSecond(e.baseline());
@@ -386,8 +496,9 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
                 return String.format(java.util.Locale.ROOT, "%.3g", capacityCostUnitsPerSecond) + " cost units/s"
                         + " (about " + reads + " 4 KiB reads/s)";
             }
-            return (iops == null ? "" : number(iops) + " IOPS") + (iops != null && megabytesPerSecond != null
-                    ? " and " : "") + (megabytesPerSecond == null ? "" : number(megabytesPerSecond) + " MB/s");
+            return (iops == null ? "" : number(iops) + " IOPS")
+                    + (iops != null && megabytesPerSecond != null ? " and " : "")
+                    + (megabytesPerSecond == null ? "" : number(megabytesPerSecond) + " MB/s");
         }
 
         List<String> problems() {
@@ -396,7 +507,8 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
                 return List.of();
             } catch (IllegalArgumentException e) {
                 String message = e.getMessage()
-                        .replace("segmentSizeBytes", "segmentSize").replace("blockSizeBytes", "blockSize");
+                        .replace("segmentSizeBytes", "segmentSize")
+                        .replace("blockSizeBytes", "blockSize");
                 return List.of("admission." + message.replaceFirst(" : ", ": "));
             }
         }
@@ -422,20 +534,41 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
      *                                serve --metrics-listen}; see {@link MetricsEndpoint}
      */
     @JsonIgnoreProperties(ignoreUnknown = false)
-    public record LoopSettings(String mode, Integer statisticsPeriodMicros, Integer metricsPeriodMillis,
-            Path metricsFile, Integer healthCheckPeriodMillis, Integer maintenancePeriodMicros,
-            Integer maintenanceBusyMicros, Integer maintenanceTasks, String metricsListen) {
+    public record LoopSettings(
+            String mode,
+            Integer statisticsPeriodMicros,
+            Integer metricsPeriodMillis,
+            Path metricsFile,
+            Integer healthCheckPeriodMillis,
+            Integer maintenancePeriodMicros,
+            Integer maintenanceBusyMicros,
+            Integer maintenanceTasks,
+            String metricsListen) {
 
         /** Every default: priority mode, no maintenance, no metrics file or endpoint. */
-        public static final LoopSettings DEFAULTS = new LoopSettings(null, null, null, null, null, null, null, null,
-                null);
+        public static final LoopSettings DEFAULTS =
+                new LoopSettings(null, null, null, null, null, null, null, null, null);
 
         /** Settings without an HTTP metrics endpoint. */
-        public LoopSettings(String mode, Integer statisticsPeriodMicros, Integer metricsPeriodMillis,
-                Path metricsFile, Integer healthCheckPeriodMillis, Integer maintenancePeriodMicros,
-                Integer maintenanceBusyMicros, Integer maintenanceTasks) {
-            this(mode, statisticsPeriodMicros, metricsPeriodMillis, metricsFile, healthCheckPeriodMillis,
-                    maintenancePeriodMicros, maintenanceBusyMicros, maintenanceTasks, null);
+        public LoopSettings(
+                String mode,
+                Integer statisticsPeriodMicros,
+                Integer metricsPeriodMillis,
+                Path metricsFile,
+                Integer healthCheckPeriodMillis,
+                Integer maintenancePeriodMicros,
+                Integer maintenanceBusyMicros,
+                Integer maintenanceTasks) {
+            this(
+                    mode,
+                    statisticsPeriodMicros,
+                    metricsPeriodMillis,
+                    metricsFile,
+                    healthCheckPeriodMillis,
+                    maintenancePeriodMicros,
+                    maintenanceBusyMicros,
+                    maintenanceTasks,
+                    null);
         }
 
         public LoopSettings {
@@ -450,15 +583,29 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
 
         /** This, in another mode. */
         public LoopSettings withMode(String value) {
-            return new LoopSettings(value, statisticsPeriodMicros, metricsPeriodMillis, metricsFile,
-                    healthCheckPeriodMillis, maintenancePeriodMicros, maintenanceBusyMicros, maintenanceTasks,
+            return new LoopSettings(
+                    value,
+                    statisticsPeriodMicros,
+                    metricsPeriodMillis,
+                    metricsFile,
+                    healthCheckPeriodMillis,
+                    maintenancePeriodMicros,
+                    maintenanceBusyMicros,
+                    maintenanceTasks,
                     metricsListen);
         }
 
         /** This, serving metrics on {@code hostPort} ({@code HOST:PORT}, or {@code null} for no endpoint). */
         public LoopSettings withMetricsListen(String hostPort) {
-            return new LoopSettings(mode, statisticsPeriodMicros, metricsPeriodMillis, metricsFile,
-                    healthCheckPeriodMillis, maintenancePeriodMicros, maintenanceBusyMicros, maintenanceTasks,
+            return new LoopSettings(
+                    mode,
+                    statisticsPeriodMicros,
+                    metricsPeriodMillis,
+                    metricsFile,
+                    healthCheckPeriodMillis,
+                    maintenancePeriodMicros,
+                    maintenanceBusyMicros,
+                    maintenanceTasks,
                     hostPort);
         }
 
@@ -499,8 +646,15 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
             if (metricsFile == null || metricsFile.isAbsolute()) {
                 return this;
             }
-            return new LoopSettings(mode, statisticsPeriodMicros, metricsPeriodMillis, directory.resolve(metricsFile),
-                    healthCheckPeriodMillis, maintenancePeriodMicros, maintenanceBusyMicros, maintenanceTasks,
+            return new LoopSettings(
+                    mode,
+                    statisticsPeriodMicros,
+                    metricsPeriodMillis,
+                    directory.resolve(metricsFile),
+                    healthCheckPeriodMillis,
+                    maintenancePeriodMicros,
+                    maintenanceBusyMicros,
+                    maintenanceTasks,
                     metricsListen);
         }
 
@@ -511,8 +665,14 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
 
         /** The background work's configuration. */
         public ProxyBackgroundWork.Config background() {
-            return new ProxyBackgroundWork.Config(statisticsPeriodMicros, metricsPeriodMillis, metricsFile,
-                    healthCheckPeriodMillis, maintenancePeriodMicros, maintenanceBusyMicros, maintenanceTasks);
+            return new ProxyBackgroundWork.Config(
+                    statisticsPeriodMicros,
+                    metricsPeriodMillis,
+                    metricsFile,
+                    healthCheckPeriodMillis,
+                    maintenancePeriodMicros,
+                    maintenanceBusyMicros,
+                    maintenanceTasks);
         }
 
         List<String> problems() {
@@ -571,9 +731,15 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
      *                                         log
      */
     @JsonIgnoreProperties(ignoreUnknown = false)
-    public record Limits(ByteSize maxRequestSize, ByteSize maxInFlightPerConnection,
-            Integer maxInFlightRequestsPerConnection, Integer maxConnections, Integer maxHandshakes,
-            Double handshakeTimeoutSeconds, Double idleTimeoutSeconds, Integer maxConnectionsPerAddress) {
+    public record Limits(
+            ByteSize maxRequestSize,
+            ByteSize maxInFlightPerConnection,
+            Integer maxInFlightRequestsPerConnection,
+            Integer maxConnections,
+            Integer maxHandshakes,
+            Double handshakeTimeoutSeconds,
+            Double idleTimeoutSeconds,
+            Integer maxConnectionsPerAddress) {
 
         /** Every limit at its default. */
         public static final Limits DEFAULTS = new Limits(null, null, null, null, null, null, null, null);
@@ -589,38 +755,65 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
         public static final double DEFAULT_IDLE_TIMEOUT_SECONDS = 0;
 
         /** Limits with these values and the default idle timeout and per-address limit. */
-        public Limits(ByteSize maxRequestSize, ByteSize maxInFlightPerConnection,
-                Integer maxInFlightRequestsPerConnection, Integer maxConnections, Integer maxHandshakes,
+        public Limits(
+                ByteSize maxRequestSize,
+                ByteSize maxInFlightPerConnection,
+                Integer maxInFlightRequestsPerConnection,
+                Integer maxConnections,
+                Integer maxHandshakes,
                 Double handshakeTimeoutSeconds) {
-            this(maxRequestSize, maxInFlightPerConnection, maxInFlightRequestsPerConnection, maxConnections,
-                    maxHandshakes, handshakeTimeoutSeconds, null, null);
+            this(
+                    maxRequestSize,
+                    maxInFlightPerConnection,
+                    maxInFlightRequestsPerConnection,
+                    maxConnections,
+                    maxHandshakes,
+                    handshakeTimeoutSeconds,
+                    null,
+                    null);
         }
 
         public Limits {
             maxRequestSize = maxRequestSize == null ? new ByteSize(32L << 20) : maxRequestSize;
-            maxInFlightPerConnection = maxInFlightPerConnection == null ? new ByteSize(64L << 20)
-                    : maxInFlightPerConnection;
-            maxInFlightRequestsPerConnection = maxInFlightRequestsPerConnection == null ? 256
-                    : maxInFlightRequestsPerConnection;
+            maxInFlightPerConnection =
+                    maxInFlightPerConnection == null ? new ByteSize(64L << 20) : maxInFlightPerConnection;
+            maxInFlightRequestsPerConnection =
+                    maxInFlightRequestsPerConnection == null ? 256 : maxInFlightRequestsPerConnection;
             maxConnections = maxConnections == null ? 256 : maxConnections;
-            maxHandshakes = maxHandshakes == null ? Math.max(1, Math.min(DEFAULT_MAX_HANDSHAKES, maxConnections))
+            maxHandshakes = maxHandshakes == null
+                    ? Math.max(1, Math.min(DEFAULT_MAX_HANDSHAKES, maxConnections))
                     : maxHandshakes;
             handshakeTimeoutSeconds = handshakeTimeoutSeconds == null ? 10.0 : handshakeTimeoutSeconds;
             idleTimeoutSeconds = idleTimeoutSeconds == null ? DEFAULT_IDLE_TIMEOUT_SECONDS : idleTimeoutSeconds;
             maxConnectionsPerAddress = maxConnectionsPerAddress == null
-                    ? Math.max(1, maxConnections - maxConnections / 4) : maxConnectionsPerAddress;
+                    ? Math.max(1, maxConnections - maxConnections / 4)
+                    : maxConnectionsPerAddress;
         }
 
         /** These limits with another idle timeout (0: off). */
         public Limits withIdleTimeoutSeconds(double seconds) {
-            return new Limits(maxRequestSize, maxInFlightPerConnection, maxInFlightRequestsPerConnection,
-                    maxConnections, maxHandshakes, handshakeTimeoutSeconds, seconds, maxConnectionsPerAddress);
+            return new Limits(
+                    maxRequestSize,
+                    maxInFlightPerConnection,
+                    maxInFlightRequestsPerConnection,
+                    maxConnections,
+                    maxHandshakes,
+                    handshakeTimeoutSeconds,
+                    seconds,
+                    maxConnectionsPerAddress);
         }
 
         /** These limits with another per-address limit. */
         public Limits withMaxConnectionsPerAddress(int connections) {
-            return new Limits(maxRequestSize, maxInFlightPerConnection, maxInFlightRequestsPerConnection,
-                    maxConnections, maxHandshakes, handshakeTimeoutSeconds, idleTimeoutSeconds, connections);
+            return new Limits(
+                    maxRequestSize,
+                    maxInFlightPerConnection,
+                    maxInFlightRequestsPerConnection,
+                    maxConnections,
+                    maxHandshakes,
+                    handshakeTimeoutSeconds,
+                    idleTimeoutSeconds,
+                    connections);
         }
 
         /** The idle timeout in nanoseconds, 0 when it is off. */
@@ -643,7 +836,7 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
             long max = maxRequestSize.bytes();
             if (max < 4096 || max > BlockSizes.LARGEST_MAXIMUM_BYTES) {
                 problems.add("limits.maxRequestSize: " + maxRequestSize + " (expected: 4KiB to 1GiB)");
-            } else if (maxInFlightPerConnection.bytes() < max) {   // measured against a valid maxRequestSize only
+            } else if (maxInFlightPerConnection.bytes() < max) { // measured against a valid maxRequestSize only
                 problems.add("limits.maxInFlightPerConnection: " + maxInFlightPerConnection
                         + " (expected: at least limits.maxRequestSize, " + maxRequestSize + ")");
             }
@@ -710,7 +903,8 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
 
         /** This, with a relative certificate folder resolved against {@code directory}. */
         TlsSettings resolvedAgainst(Path directory) {
-            return certificates == null || certificates.isAbsolute() ? this
+            return certificates == null || certificates.isAbsolute()
+                    ? this
                     : new TlsSettings(mode, directory.resolve(certificates), verifyPeer);
         }
 
@@ -741,8 +935,9 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
                 return problems;
             }
             if (!java.nio.file.Files.isDirectory(certificates)) {
-                problems.add("tls.certificates: " + certificates + (java.nio.file.Files.exists(certificates)
-                        ? " is not a folder" : " does not exist") + " (expected: a folder with "
+                problems.add("tls.certificates: " + certificates
+                        + (java.nio.file.Files.exists(certificates) ? " is not a folder" : " does not exist")
+                        + " (expected: a folder with "
                         + ServerTls.SERVER_CERT + " and " + ServerTls.SERVER_KEY + ")");
                 return problems;
             }
@@ -773,8 +968,15 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
      *                    what the provisioned exports leave of admission's budget, or a fair share)
      */
     @JsonIgnoreProperties(ignoreUnknown = false)
-    public record ExportConfig(String name, String tenant, String description, ByteSize size, Boolean readOnly,
-            Path file, Upstream upstream, Baseline baseline) {
+    public record ExportConfig(
+            String name,
+            String tenant,
+            String description,
+            ByteSize size,
+            Boolean readOnly,
+            Path file,
+            Upstream upstream,
+            Baseline baseline) {
 
         public ExportConfig {
             tenant = tenant == null ? "default" : tenant;
@@ -782,8 +984,14 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
         }
 
         /** An export without a provisioned baseline. */
-        public ExportConfig(String name, String tenant, String description, ByteSize size, Boolean readOnly,
-                Path file, Upstream upstream) {
+        public ExportConfig(
+                String name,
+                String tenant,
+                String description,
+                ByteSize size,
+                Boolean readOnly,
+                Path file,
+                Upstream upstream) {
             this(name, tenant, description, size, readOnly, file, upstream, null);
         }
 
@@ -807,8 +1015,8 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
             if (file == null || file.isAbsolute()) {
                 return this;
             }
-            return new ExportConfig(name, tenant, description, size, readOnly, directory.resolve(file), upstream,
-                    baseline);
+            return new ExportConfig(
+                    name, tenant, description, size, readOnly, directory.resolve(file), upstream, baseline);
         }
 
         /** What is wrong with this export, each problem starting with {@code where} and the field. */
@@ -823,8 +1031,9 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
             if (tenant.isEmpty() || tenant.length() > 256 || tenant.chars().anyMatch(Character::isISOControl)) {
                 problems.add(where + ".tenant: \"" + tenant + "\" (expected: 1 to 256 printable characters)");
             }
-            if (description != null && (description.getBytes(StandardCharsets.UTF_8).length > 1024
-                    || description.chars().anyMatch(c -> c == 0))) {
+            if (description != null
+                    && (description.getBytes(StandardCharsets.UTF_8).length > 1024
+                            || description.chars().anyMatch(c -> c == 0))) {
                 problems.add(where + ".description: too long or contains NUL (expected: at most 1024 bytes)");
             }
             if ((file == null) == (upstream == null)) {
@@ -877,7 +1086,9 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
                 problems.add(where + ".megabytesPerSecond: " + number(megabytesPerSecond) + " (expected: MB/s, more"
                         + " than 0 and at most 10000000)");
             }
-            if (problems.isEmpty() && iops != null && megabytesPerSecond != null
+            if (problems.isEmpty()
+                    && iops != null
+                    && megabytesPerSecond != null
                     && iops * AdmissionSettings.IOPS_IO_BYTES > megabytesPerSecond * 1e6) {
                 problems.add(where + ".iops: " + number(iops) + " 4 KiB I/Os per second move "
                         + number(Math.round(iops * AdmissionSettings.IOPS_IO_BYTES / 1e4) / 100.0)
@@ -890,8 +1101,9 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
 
         /** As an operator wrote it: {@code 500 IOPS and 20 MB/s}. */
         public String describe() {
-            return (iops == null ? "" : number(iops) + " IOPS") + (iops != null && megabytesPerSecond != null
-                    ? " and " : "") + (megabytesPerSecond == null ? "" : number(megabytesPerSecond) + " MB/s");
+            return (iops == null ? "" : number(iops) + " IOPS")
+                    + (iops != null && megabytesPerSecond != null ? " and " : "")
+                    + (megabytesPerSecond == null ? "" : number(megabytesPerSecond) + " MB/s");
         }
     }
 
@@ -924,8 +1136,8 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
          * Host name labels (RFC 1123, section 2.1): letters, digits and inner hyphens, at most 63 each;
          * underscores too, which some internal DNS zones use.
          */
-        private static final java.util.regex.Pattern HOST_NAME = java.util.regex.Pattern.compile(
-                "(?=.{1,253}\\.?$)[A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?"
+        private static final java.util.regex.Pattern HOST_NAME =
+                java.util.regex.Pattern.compile("(?=.{1,253}\\.?$)[A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?"
                         + "(\\.[A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?)*\\.?");
 
         /**
@@ -933,7 +1145,7 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
          * found out when connecting (an exit status of 1, not a configuration error).
          */
         static boolean validHostSyntax(String host) {
-            if (host.indexOf(':') >= 0) {   // an IPv6 literal: parsed, never looked up
+            if (host.indexOf(':') >= 0) { // an IPv6 literal: parsed, never looked up
                 try {
                     return InetAddress.getByName(host.startsWith("[") ? host : "[" + host + "]") != null;
                 } catch (UnknownHostException e) {
@@ -962,8 +1174,8 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
                 problems.add(where + ".connections: " + connections + " (expected: 1 to 64)");
             }
             if (!(idleTimeoutSeconds >= 0.01) || idleTimeoutSeconds > 86_400) {
-                problems.add(where + ".idleTimeoutSeconds: " + number(idleTimeoutSeconds)
-                        + " (expected: 0.01 to 86400)");
+                problems.add(
+                        where + ".idleTimeoutSeconds: " + number(idleTimeoutSeconds) + " (expected: 0.01 to 86400)");
             }
             return problems;
         }
@@ -1000,7 +1212,9 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
         problems.addAll(admission.baselineProblems(exports));
         problems.addAll(loop.problems());
         problems.addAll(tls.problems());
-        if (loop.metricsListen() != null && listensOnTcp() && port != 0
+        if (loop.metricsListen() != null
+                && listensOnTcp()
+                && port != 0
                 && loop.metricsListen().endsWith(":" + port)) {
             problems.add("loop.metricsListen: \"" + loop.metricsListen() + "\" is the NBD port (expected: another"
                     + " port, e.g. 9810)");
@@ -1022,8 +1236,8 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
 
     /** This config listening on {@code address}:{@code port} instead. */
     public NbdConfig withListen(String address, int port) {
-        return new NbdConfig(address, port, limits, eventLoopThreads, fileIoThreads, exports, admission, loop, unix,
-                tls);
+        return new NbdConfig(
+                address, port, limits, eventLoopThreads, fileIoThreads, exports, admission, loop, unix, tls);
     }
 
     /**
@@ -1033,32 +1247,49 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
     public NbdConfig withUnix(String path, boolean tcp) {
         String tcpAddress = tcp ? address == null ? "127.0.0.1" : address : null;
         Integer tcpPort = tcp ? port == null ? DEFAULT_PORT : port : null;
-        return new NbdConfig(tcpAddress, tcpPort, limits, eventLoopThreads, fileIoThreads, exports, admission, loop,
-                path, tls);
+        return new NbdConfig(
+                tcpAddress, tcpPort, limits, eventLoopThreads, fileIoThreads, exports, admission, loop, path, tls);
     }
 
     /** This config with other exports. */
     public NbdConfig withExports(List<ExportConfig> value) {
-        return new NbdConfig(address, port, limits, eventLoopThreads, fileIoThreads, value, admission, loop, unix,
-                tls);
+        return new NbdConfig(address, port, limits, eventLoopThreads, fileIoThreads, value, admission, loop, unix, tls);
     }
 
     /** This config with other limits. */
     public NbdConfig withLimits(Limits value) {
-        return new NbdConfig(address, port, value, eventLoopThreads, fileIoThreads, exports, admission, loop, unix,
-                tls);
+        return new NbdConfig(
+                address, port, value, eventLoopThreads, fileIoThreads, exports, admission, loop, unix, tls);
     }
 
     /** This config with the metrics endpoint on {@code hostPort} ({@code HOST:PORT}; {@code null}: none). */
     public NbdConfig withMetricsListen(String hostPort) {
-        return new NbdConfig(address, port, limits, eventLoopThreads, fileIoThreads, exports, admission,
-                loop.withMetricsListen(hostPort), unix, tls);
+        return new NbdConfig(
+                address,
+                port,
+                limits,
+                eventLoopThreads,
+                fileIoThreads,
+                exports,
+                admission,
+                loop.withMetricsListen(hostPort),
+                unix,
+                tls);
     }
 
     /** This config with admission switched on or off and the event loops in {@code loopMode}. */
     public NbdConfig withAdmissionAndLoop(boolean admissionOn, String loopMode) {
-        return new NbdConfig(address, port, limits, eventLoopThreads, fileIoThreads, exports,
-                admission.withEnabled(admissionOn), loop.withMode(loopMode), unix, tls);
+        return new NbdConfig(
+                address,
+                port,
+                limits,
+                eventLoopThreads,
+                fileIoThreads,
+                exports,
+                admission.withEnabled(admissionOn),
+                loop.withMode(loopMode),
+                unix,
+                tls);
     }
 
     /** This config with other admission settings. */
@@ -1068,8 +1299,8 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
 
     /** This config with other TLS settings. */
     public NbdConfig withTls(TlsSettings value) {
-        return new NbdConfig(address, port, limits, eventLoopThreads, fileIoThreads, exports, admission, loop, unix,
-                value);
+        return new NbdConfig(
+                address, port, limits, eventLoopThreads, fileIoThreads, exports, admission, loop, unix, value);
     }
 
     /**
@@ -1111,7 +1342,8 @@ public record NbdConfig(String address, Integer port, Limits limits, Integer eve
 
     /** A number as a user would have written it: {@code -3}, not {@code -3.0}; NaN and infinities as Java does. */
     static String number(double value) {
-        return Double.isFinite(value) ? java.math.BigDecimal.valueOf(value).stripTrailingZeros().toPlainString()
+        return Double.isFinite(value)
+                ? java.math.BigDecimal.valueOf(value).stripTrailingZeros().toPlainString()
                 : String.valueOf(value);
     }
 }

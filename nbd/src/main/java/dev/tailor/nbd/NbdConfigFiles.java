@@ -22,8 +22,7 @@ public final class NbdConfigFiles {
     /** {@link StrictReader#yaml()}: JSON is YAML too. */
     private static final ObjectMapper YAML = StrictReader.yaml();
 
-    private NbdConfigFiles() {
-    }
+    private NbdConfigFiles() {}
 
     /** @throws IllegalArgumentException naming the file and every problem */
     public static NbdConfig read(Path file) {
@@ -61,28 +60,39 @@ public final class NbdConfigFiles {
             throw new IllegalArgumentException(source + ": empty (expected: at least an exports list)");
         }
         List<ConfigShape.Problem> shapeProblems = ConfigShape.check(tree, NbdConfig.class);
-        List<String> problems = new ArrayList<>(shapeProblems.stream().map(ConfigShape.Problem::message).toList());
+        List<String> problems = new ArrayList<>(
+                shapeProblems.stream().map(ConfigShape.Problem::message).toList());
         if (tree.isObject()) {
             NbdConfig config;
             try {
                 config = YAML.treeToValue(tree, NbdConfig.class);
             } catch (JsonMappingException e) {
                 // ConfigShape removed everything of the wrong kind; this is a gap in it, said as well as Jackson can.
-                String message = e.getCause() instanceof IllegalArgumentException cause ? cause.getMessage()
+                String message = e.getCause() instanceof IllegalArgumentException cause
+                        ? cause.getMessage()
                         : e.getOriginalMessage();
                 problems.add(StrictReader.path(e) + ": " + message);
                 throw failure(source, problems);
             } catch (JacksonException e) {
                 throw notYaml(source, e);
             }
-            config = new NbdConfig(config.address(), config.port(), config.limits(), config.eventLoopThreads(),
-                    config.fileIoThreads(), config.exports().stream()
-                            .map(e -> e == null ? null : e.resolvedAgainst(directory)).toList(),
-                    config.admission(), config.loop().resolvedAgainst(directory),
-                    config.unix() == null || config.unix().isEmpty() ? config.unix()
+            config = new NbdConfig(
+                    config.address(),
+                    config.port(),
+                    config.limits(),
+                    config.eventLoopThreads(),
+                    config.fileIoThreads(),
+                    config.exports().stream()
+                            .map(e -> e == null ? null : e.resolvedAgainst(directory))
+                            .toList(),
+                    config.admission(),
+                    config.loop().resolvedAgainst(directory),
+                    config.unix() == null || config.unix().isEmpty()
+                            ? config.unix()
                             : directory.resolve(config.unix()).toString(),
                     config.tls().resolvedAgainst(directory));
-            List<String> reported = shapeProblems.stream().flatMap(p -> p.paths().stream()).toList();
+            List<String> reported =
+                    shapeProblems.stream().flatMap(p -> p.paths().stream()).toList();
             for (String problem : config.problems()) {
                 // A field removed for its shape may now look missing, and its record incomplete: said once.
                 String field = problem.substring(0, Math.max(0, problem.indexOf(": ")));
@@ -106,8 +116,10 @@ public final class NbdConfigFiles {
     private static boolean related(String a, String b) {
         String shorter = a.length() <= b.length() ? a : b;
         String longer = a.length() <= b.length() ? b : a;
-        return longer.startsWith(shorter) && (longer.length() == shorter.length()
-                || longer.charAt(shorter.length()) == '.' || longer.charAt(shorter.length()) == '[');
+        return longer.startsWith(shorter)
+                && (longer.length() == shorter.length()
+                        || longer.charAt(shorter.length()) == '.'
+                        || longer.charAt(shorter.length()) == '[');
     }
 
     private static IllegalArgumentException notYaml(String source, JacksonException e) {
@@ -117,7 +129,7 @@ public final class NbdConfigFiles {
             return new IllegalArgumentException(source + ": " + (field.isEmpty() ? "" : field + ": ")
                     + "NaN or infinity" + StrictReader.atLine(e) + " (expected: a finite number)");
         }
-        return new IllegalArgumentException(source + ": not valid YAML or JSON" + StrictReader.where(e) + ": "
-                + StrictReader.reason(e));
+        return new IllegalArgumentException(
+                source + ": not valid YAML or JSON" + StrictReader.where(e) + ": " + StrictReader.reason(e));
     }
 }

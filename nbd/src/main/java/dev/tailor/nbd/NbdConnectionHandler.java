@@ -94,7 +94,12 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
 
     private static final System.Logger LOG = System.getLogger(NbdConnectionHandler.class.getName());
 
-    private enum Phase { CLIENT_FLAGS, OPTIONS, TRANSMISSION, CLOSED }
+    private enum Phase {
+        CLIENT_FLAGS,
+        OPTIONS,
+        TRANSMISSION,
+        CLOSED
+    }
 
     private final ServerContext server;
     private ChannelHandlerContext ctx;
@@ -110,6 +115,7 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
     private boolean tlsStarted;
     /** Whether this connection's first option refused for want of TLS was logged. */
     private boolean plainTextRefusalLogged;
+
     private boolean structuredReplies;
     private boolean optionHeaderRead;
     private int option;
@@ -117,6 +123,7 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
     private boolean discardingOption;
     /** The export {@code NBD_OPT_SET_META_CONTEXT} selected contexts for, and whether base:allocation. */
     private Export metaContextExport;
+
     private boolean baseAllocation;
 
     // Transmission.
@@ -124,6 +131,7 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
     private RequestFramer framer;
     /** The most recent of the requests handed on and not completed (a doubly linked list). */
     private Outstanding outstanding;
+
     private int inFlightRequests;
     private long inFlightBytes;
     private boolean draining;
@@ -147,6 +155,7 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
      * when it was written (so that adding the busy time at the flush gives its wait until then), and its loop work.
      */
     private long[] unflushedWaitBase = new long[16];
+
     private long[] unflushedWorkNanos = new long[16];
     private int unflushed;
 
@@ -170,11 +179,16 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
         ctx.writeAndFlush(Replies.greeting(ctx.alloc()));
-        handshakeTimeout = ctx.executor().schedule(() -> {
-            if (phase == Phase.CLIENT_FLAGS || phase == Phase.OPTIONS) {
-                hardDisconnect("no transmission phase within " + server.limits().handshakeTimeoutSeconds() + " s");
-            }
-        }, server.limits().handshakeTimeoutNanos(), TimeUnit.NANOSECONDS);
+        handshakeTimeout = ctx.executor()
+                .schedule(
+                        () -> {
+                            if (phase == Phase.CLIENT_FLAGS || phase == Phase.OPTIONS) {
+                                hardDisconnect("no transmission phase within "
+                                        + server.limits().handshakeTimeoutSeconds() + " s");
+                            }
+                        },
+                        server.limits().handshakeTimeoutNanos(),
+                        TimeUnit.NANOSECONDS);
         ctx.fireChannelActive();
     }
 
@@ -191,8 +205,8 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
         if (inHandshake()) {
             server.admission().active(ctx.channel());
         }
-        cumulation = cumulation == null ? in
-                : ByteToMessageDecoder.MERGE_CUMULATOR.cumulate(ctx.alloc(), cumulation, in);
+        cumulation =
+                cumulation == null ? in : ByteToMessageDecoder.MERGE_CUMULATOR.cumulate(ctx.alloc(), cumulation, in);
         process();
     }
 
@@ -218,19 +232,24 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
             server.io().tlsHandshake(tls.isSuccess());
             if (!tls.isSuccess()) {
                 // The SslHandler closes the connection; an operator wants to see why a client could not connect.
-                LOG.log(System.Logger.Level.INFO, () -> ctx.channel() + ": TLS handshake failed: " + tlsReason(tls
-                        .cause()));
+                LOG.log(
+                        System.Logger.Level.INFO,
+                        () -> ctx.channel() + ": TLS handshake failed: " + tlsReason(tls.cause()));
             }
             return;
         }
         if (event instanceof IdleStateEvent idle) {
             // Nothing received or sent for the idle timeout. A request still in flight (waiting for
             // admission, a slow backend) is not idleness: the next event comes one timeout later.
-            if (idle.state() == IdleState.ALL_IDLE && phase == Phase.TRANSMISSION && inFlightRequests == 0
+            if (idle.state() == IdleState.ALL_IDLE
+                    && phase == Phase.TRANSMISSION
+                    && inFlightRequests == 0
                     && !draining) {
-                LOG.log(System.Logger.Level.INFO, () -> ctx.channel() + " (" + export.name() + "): closed after "
-                        + NbdConfig.number(server.limits().idleTimeoutSeconds()) + " s without a request"
-                        + " (limits.idleTimeoutSeconds)");
+                LOG.log(
+                        System.Logger.Level.INFO,
+                        () -> ctx.channel() + " (" + export.name() + "): closed after "
+                                + NbdConfig.number(server.limits().idleTimeoutSeconds()) + " s without a request"
+                                + " (limits.idleTimeoutSeconds)");
                 server.admission().closedIdle(ctx.channel());
                 phase = Phase.CLOSED;
                 releaseInput();
@@ -272,8 +291,10 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
         phase = Phase.CLOSED;
         releaseInput();
         ctx.close();
-        if (tlsStarted && (cause instanceof javax.net.ssl.SSLException
-                || cause instanceof DecoderException && cause.getCause() instanceof javax.net.ssl.SSLException)) {
+        if (tlsStarted
+                && (cause instanceof javax.net.ssl.SSLException
+                        || cause instanceof DecoderException
+                                && cause.getCause() instanceof javax.net.ssl.SSLException)) {
             LOG.log(System.Logger.Level.DEBUG, () -> ctx.channel() + ": closed after a TLS failure: " + cause);
             return;
         }
@@ -312,8 +333,12 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
     /** Decodes what the cumulation holds until it runs out, the phase ends, or in-flight work is at its limit. */
     private void process() {
         try {
-            while (cumulation != null && cumulation.isReadable() && !paused && !draining
-                    && phase != Phase.CLOSED && ctx.channel().isActive()) {
+            while (cumulation != null
+                    && cumulation.isReadable()
+                    && !paused
+                    && !draining
+                    && phase != Phase.CLOSED
+                    && ctx.channel().isActive()) {
                 boolean progressed = switch (phase) {
                     case CLIENT_FLAGS -> readClientFlags();
                     case OPTIONS -> readOption();
@@ -346,9 +371,11 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
 
     /** Stops or resumes reading from the socket according to the phase's limit. */
     private void updateReading() {
-        boolean over = inHandshake() ? !ctx.channel().isWritable()
+        boolean over = inHandshake()
+                ? !ctx.channel().isWritable()
                 : inFlightRequests >= server.limits().maxInFlightRequestsPerConnection()
-                || inFlightBytes >= server.limits().maxInFlightPerConnection().bytes();
+                        || inFlightBytes
+                                >= server.limits().maxInFlightPerConnection().bytes();
         if (over && !paused) {
             paused = true;
             ctx.channel().config().setAutoRead(false);
@@ -412,8 +439,8 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
         fixedNewstyle = (flags & NbdProtocol.FLAG_C_FIXED_NEWSTYLE) != 0;
         if (!fixedNewstyle && tlsRequired()) {
             // proto.md: without fixed newstyle the server MUST operate without TLS, which it refuses to.
-            throw new RequestFramer.ProtocolViolation("TLS is required and the client cannot start it (no"
-                    + " FIXED_NEWSTYLE flag)");
+            throw new RequestFramer.ProtocolViolation(
+                    "TLS is required and the client cannot start it (no" + " FIXED_NEWSTYLE flag)");
         }
         phase = Phase.OPTIONS;
         return true;
@@ -426,8 +453,8 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
             }
             long magic = cumulation.readLong();
             if (magic != NbdProtocol.IHAVEOPT) {
-                throw new RequestFramer.ProtocolViolation(String.format("option magic 0x%016x (expected IHAVEOPT)",
-                        magic));
+                throw new RequestFramer.ProtocolViolation(
+                        String.format("option magic 0x%016x (expected IHAVEOPT)", magic));
             }
             option = cumulation.readInt();
             optionDataBytes = cumulation.readUnsignedInt();
@@ -438,7 +465,8 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
             }
             // Options we do not know are skipped without buffering: their length says how far. So are the
             // options refused because TLS is required: their data is never parsed.
-            discardingOption = !buffered(option) || optionDataBytes > MAX_OPTION_DATA_BYTES
+            discardingOption = !buffered(option)
+                    || optionDataBytes > MAX_OPTION_DATA_BYTES
                     || tlsRequired() && option != NbdProtocol.OPT_STARTTLS && option != NbdProtocol.OPT_ABORT;
             // Go on: an option without data is complete now, even if no more bytes arrive.
         }
@@ -472,9 +500,15 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
 
     private static boolean buffered(int option) {
         return switch (option) {
-            case NbdProtocol.OPT_EXPORT_NAME, NbdProtocol.OPT_ABORT, NbdProtocol.OPT_LIST, NbdProtocol.OPT_STARTTLS,
-                    NbdProtocol.OPT_INFO, NbdProtocol.OPT_GO, NbdProtocol.OPT_STRUCTURED_REPLY,
-                    NbdProtocol.OPT_LIST_META_CONTEXT, NbdProtocol.OPT_SET_META_CONTEXT -> true;
+            case NbdProtocol.OPT_EXPORT_NAME,
+                    NbdProtocol.OPT_ABORT,
+                    NbdProtocol.OPT_LIST,
+                    NbdProtocol.OPT_STARTTLS,
+                    NbdProtocol.OPT_INFO,
+                    NbdProtocol.OPT_GO,
+                    NbdProtocol.OPT_STRUCTURED_REPLY,
+                    NbdProtocol.OPT_LIST_META_CONTEXT,
+                    NbdProtocol.OPT_SET_META_CONTEXT -> true;
             default -> false;
         };
     }
@@ -486,24 +520,29 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
                 // server's log is where an operator learns that a client did not start TLS.
                 plainTextRefusalLogged = true;
                 int refused = option;
-                LOG.log(System.Logger.Level.INFO, () -> ctx.channel() + ": NBD_OPT_" + NbdProtocol.optionName(refused)
-                        + " refused before STARTTLS: TLS is required (a client without TLS, e.g. nbd:// instead of"
-                        + " nbds://)");
+                LOG.log(
+                        System.Logger.Level.INFO,
+                        () -> ctx.channel() + ": NBD_OPT_" + NbdProtocol.optionName(refused)
+                                + " refused before STARTTLS: TLS is required (a client without TLS, e.g. nbd:// instead of"
+                                + " nbds://)");
             }
             writeOptionError(NbdProtocol.REP_ERR_TLS_REQD, "TLS is required: send STARTTLS first");
             return;
         }
         if (option == NbdProtocol.OPT_EXPORT_NAME) {
             // No error reply is possible for EXPORT_NAME: proto.md says terminate the session.
-            throw new RequestFramer.ProtocolViolation("EXPORT_NAME with a name over " + MAX_OPTION_DATA_BYTES
-                    + " bytes");
+            throw new RequestFramer.ProtocolViolation(
+                    "EXPORT_NAME with a name over " + MAX_OPTION_DATA_BYTES + " bytes");
         }
         if (buffered(option)) {
-            writeOptionError(NbdProtocol.REP_ERR_TOO_BIG, NbdProtocol.optionName(option) + " with "
-                    + "more than " + MAX_OPTION_DATA_BYTES + " bytes of data");
+            writeOptionError(
+                    NbdProtocol.REP_ERR_TOO_BIG,
+                    NbdProtocol.optionName(option) + " with " + "more than " + MAX_OPTION_DATA_BYTES
+                            + " bytes of data");
         } else {
-            writeOptionError(NbdProtocol.REP_ERR_UNSUP, "option " + NbdProtocol.optionName(option)
-                    + " is not supported by this server");
+            writeOptionError(
+                    NbdProtocol.REP_ERR_UNSUP,
+                    "option " + NbdProtocol.optionName(option) + " is not supported by this server");
         }
     }
 
@@ -555,8 +594,9 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         if (!fixedNewstyle) {
-            writeOptionError(NbdProtocol.REP_ERR_POLICY, "STARTTLS needs fixed newstyle negotiation (the client did"
-                    + " not set FIXED_NEWSTYLE)");
+            writeOptionError(
+                    NbdProtocol.REP_ERR_POLICY,
+                    "STARTTLS needs fixed newstyle negotiation (the client did" + " not set FIXED_NEWSTYLE)");
             return;
         }
         // The acknowledgement goes out in plain text, with any replies still waiting for their flush.
@@ -567,8 +607,10 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
             // could be anyone's (an injected option, a forged handshake). They are never read.
             cumulation.skipBytes(pipelined);
             server.io().tlsDiscarded(pipelined);
-            LOG.log(System.Logger.Level.DEBUG, () -> ctx.channel() + ": " + pipelined + " bytes sent after STARTTLS"
-                    + " before its reply were discarded");
+            LOG.log(
+                    System.Logger.Level.DEBUG,
+                    () -> ctx.channel() + ": " + pipelined + " bytes sent after STARTTLS"
+                            + " before its reply were discarded");
         }
         structuredReplies = false;
         metaContextExport = null;
@@ -588,13 +630,15 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
         boolean set = option == NbdProtocol.OPT_SET_META_CONTEXT;
         String name = NbdProtocol.optionName(option);
         if (set && !structuredReplies) {
-            writeOptionError(NbdProtocol.REP_ERR_INVALID, name + " before STRUCTURED_REPLY (block status replies are"
-                    + " structured)");
+            writeOptionError(
+                    NbdProtocol.REP_ERR_INVALID,
+                    name + " before STRUCTURED_REPLY (block status replies are" + " structured)");
             return;
         }
         if (data.readableBytes() < 8) {
-            writeOptionError(NbdProtocol.REP_ERR_INVALID, name + " with " + data.readableBytes() + " bytes of data"
-                    + " (expected at least 8)");
+            writeOptionError(
+                    NbdProtocol.REP_ERR_INVALID,
+                    name + " with " + data.readableBytes() + " bytes of data" + " (expected at least 8)");
             return;
         }
         long nameBytes = data.readUnsignedInt();
@@ -612,8 +656,8 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
             }
             long queryBytes = data.readUnsignedInt();
             if (queryBytes > data.readableBytes()) {
-                writeOptionError(NbdProtocol.REP_ERR_INVALID, "query length " + queryBytes
-                        + " exceeds the option data");
+                writeOptionError(
+                        NbdProtocol.REP_ERR_INVALID, "query length " + queryBytes + " exceeds the option data");
                 return;
             }
             String query = exportName(data, (int) queryBytes);
@@ -628,8 +672,9 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         if (exportName == null) {
-            writeOptionError(NbdProtocol.REP_ERR_INVALID, "the export name is not valid UTF-8, contains NUL or is"
-                    + " longer than 4096 bytes");
+            writeOptionError(
+                    NbdProtocol.REP_ERR_INVALID,
+                    "the export name is not valid UTF-8, contains NUL or is" + " longer than 4096 bytes");
             return;
         }
         Export chosen = server.export(exportName);
@@ -642,8 +687,8 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
             baseAllocation = matched;
         }
         if (matched) {
-            write(Replies.metaContext(ctx.alloc(), option, NbdProtocol.BASE_ALLOCATION_ID,
-                    NbdProtocol.BASE_ALLOCATION));
+            write(Replies.metaContext(
+                    ctx.alloc(), option, NbdProtocol.BASE_ALLOCATION_ID, NbdProtocol.BASE_ALLOCATION));
         }
         write(Replies.optionReply(ctx.alloc(), option, NbdProtocol.REP_ACK, 0));
     }
@@ -654,8 +699,8 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
         if (chosen == null) {
             throw new RequestFramer.ProtocolViolation("EXPORT_NAME of an unknown or invalid export");
         }
-        write(Replies.exportNameReply(ctx.alloc(), chosen.sizeBytes(), chosen.transmissionFlags(structuredReplies),
-                noZeroes));
+        write(Replies.exportNameReply(
+                ctx.alloc(), chosen.sizeBytes(), chosen.transmissionFlags(structuredReplies), noZeroes));
         enterTransmission(chosen);
     }
 
@@ -673,8 +718,9 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
     /** {@code NBD_OPT_INFO} and {@code NBD_OPT_GO}: name length (4), name, request count (2), requests (2 each). */
     private void infoOrGo(ByteBuf data) {
         if (data.readableBytes() < 6) {
-            writeOptionError(NbdProtocol.REP_ERR_INVALID, "option data of " + data.readableBytes()
-                    + " bytes (expected at least 6)");
+            writeOptionError(
+                    NbdProtocol.REP_ERR_INVALID,
+                    "option data of " + data.readableBytes() + " bytes (expected at least 6)");
             return;
         }
         long nameBytes = data.readUnsignedInt();
@@ -685,8 +731,9 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
         String name = exportName(data, (int) nameBytes);
         int requests = data.readUnsignedShort();
         if (data.readableBytes() != 2 * requests) {
-            writeOptionError(NbdProtocol.REP_ERR_INVALID, requests + " information requests in "
-                    + data.readableBytes() + " bytes (expected 2 bytes each)");
+            writeOptionError(
+                    NbdProtocol.REP_ERR_INVALID,
+                    requests + " information requests in " + data.readableBytes() + " bytes (expected 2 bytes each)");
             return;
         }
         boolean wantName = false;
@@ -697,15 +744,18 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
             wantDescription |= type == NbdProtocol.INFO_DESCRIPTION;
         }
         if (name == null) {
-            writeOptionError(NbdProtocol.REP_ERR_INVALID, "the export name is not valid UTF-8, contains NUL or is"
-                    + " longer than 4096 bytes");
+            writeOptionError(
+                    NbdProtocol.REP_ERR_INVALID,
+                    "the export name is not valid UTF-8, contains NUL or is" + " longer than 4096 bytes");
             return;
         }
         Export chosen = server.export(name);
         if (chosen == null) {
-            writeOptionError(NbdProtocol.REP_ERR_UNKNOWN, "no export named \"" + name + "\" (this server has: "
-                    + server.exports().keySet().stream().limit(20).collect(Collectors.joining(", "))
-                    + (server.exports().size() > 20 ? ", ..." : "") + ")");
+            writeOptionError(
+                    NbdProtocol.REP_ERR_UNKNOWN,
+                    "no export named \"" + name + "\" (this server has: "
+                            + server.exports().keySet().stream().limit(20).collect(Collectors.joining(", "))
+                            + (server.exports().size() > 20 ? ", ..." : "") + ")");
             return;
         }
         ByteBufAllocator alloc = ctx.alloc();
@@ -735,8 +785,12 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
             return null;
         }
         try {
-            String name = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(bytes).toString();
+            String name = StandardCharsets.UTF_8
+                    .newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(bytes)
+                    .toString();
             return name.indexOf('\0') >= 0 ? null : name;
         } catch (CharacterCodingException e) {
             return null;
@@ -757,7 +811,7 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
         export = chosen;
         chosen.io().connected();
         if (chosen != metaContextExport) {
-            baseAllocation = false;   // contexts were selected for another export
+            baseAllocation = false; // contexts were selected for another export
         }
         framer = new RequestFramer(chosen.blockSizes().maximumBytes());
         phase = Phase.TRANSMISSION;
@@ -823,11 +877,12 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
         boolean taken;
         /** Its place in the export's write ordering, for writes; null for reads and flushes. */
         WriteOrdering.Entry ordering;
+
         Outstanding previous;
         Outstanding next;
 
-        Outstanding(BlockRequest request, TracedPromise completion, long costBytes, long startNanos,
-                long loopWaitNanos) {
+        Outstanding(
+                BlockRequest request, TracedPromise completion, long costBytes, long startNanos, long loopWaitNanos) {
             start(startNanos, loopWaitNanos);
             this.dispatchNanos = startNanos;
             this.request = request;
@@ -846,7 +901,14 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
             if (ordering != null) {
                 export.writeOrdering().finish(ordering);
             }
-            completed(request.command(), request.cookie(), request.offsetBytes(), costBytes, done, this, takenNanos,
+            completed(
+                    request.command(),
+                    request.cookie(),
+                    request.offsetBytes(),
+                    costBytes,
+                    done,
+                    this,
+                    takenNanos,
                     request.lengthBytes());
         }
     }
@@ -884,8 +946,8 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
             Outstanding next = node.next;
             if (node.request.drop()) {
                 node.request.release();
-                node.completion.tryFailure(new NbdException(NbdProtocol.EIO, "the connection closed before the"
-                        + " request reached the backend"));
+                node.completion.tryFailure(new NbdException(
+                        NbdProtocol.EIO, "the connection closed before the" + " request reached the backend"));
                 dropped++;
             }
             node = next;
@@ -893,13 +955,16 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
         if (dropped > 0) {
             export.countDropped(dropped);
             int count = dropped;
-            LOG.log(System.Logger.Level.DEBUG, () -> ctx.channel() + ": closed; " + count + " of its requests"
-                    + " had not reached the backend and were dropped");
+            LOG.log(
+                    System.Logger.Level.DEBUG,
+                    () -> ctx.channel() + ": closed; " + count + " of its requests"
+                            + " had not reached the backend and were dropped");
         }
     }
 
     private static boolean isWrite(int command) {
-        return command == NbdProtocol.CMD_WRITE || command == NbdProtocol.CMD_WRITE_ZEROES
+        return command == NbdProtocol.CMD_WRITE
+                || command == NbdProtocol.CMD_WRITE_ZEROES
                 || command == NbdProtocol.CMD_TRIM;
     }
 
@@ -940,7 +1005,8 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
         }
         long startNanos = server.io().nowNanos();
         // The unrelated work the loop ran since it last looked at the socket: what these bytes may have waited behind.
-        long arrivalWaitNanos = priorityLoop == null ? 0
+        long arrivalWaitNanos = priorityLoop == null
+                ? 0
                 : priorityLoop.unrelatedBusyNanos() - priorityLoop.receiveWindowUnrelatedNanos();
         NbdException invalid = check(request, export, structuredReplies, baseAllocation);
         int command = request.command();
@@ -948,7 +1014,8 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
         long offsetBytes = request.offsetBytes();
         long lengthBytes = request.lengthBytes();
         long costBytes = invalid == null && (command == NbdProtocol.CMD_READ || command == NbdProtocol.CMD_WRITE)
-                ? request.lengthBytes() : 0;
+                ? request.lengthBytes()
+                : 0;
         inFlightRequests++;
         inFlightBytes += costBytes;
         if (invalid != null) {
@@ -969,14 +1036,14 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
             immediate.start(startNanos, arrivalWaitNanos);
             reply(command, cookie, offsetBytes, allData, null, costBytes, immediate, startNanos, lengthBytes);
         } else {
-            TracedPromise completion = new TracedPromise(ctx.executor(), server.io()::nowNanos,
-                    this::unrelatedBusyNanos);
+            TracedPromise completion =
+                    new TracedPromise(ctx.executor(), server.io()::nowNanos, this::unrelatedBusyNanos);
             Outstanding node = new Outstanding(request, completion, costBytes, startNanos, arrivalWaitNanos);
             link(node);
             completion.addListener(node);
             if (isWrite(command)) {
-                node.ordering = export.writeOrdering().register(offsetBytes, request.lengthBytes(),
-                        () -> releaseHeld(node));
+                node.ordering =
+                        export.writeOrdering().register(offsetBytes, request.lengthBytes(), () -> releaseHeld(node));
             }
             if (node.ordering == null || node.ordering.immediate) {
                 dispatch(node);
@@ -988,18 +1055,28 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
         updateReading();
     }
 
-    private void completed(int command, long cookie, long offsetBytes, long costBytes, Future<ByteBuf> done,
-            Trace trace, long workStartNanos, long lengthBytes) {
+    private void completed(
+            int command,
+            long cookie,
+            long offsetBytes,
+            long costBytes,
+            Future<ByteBuf> done,
+            Trace trace,
+            long workStartNanos,
+            long lengthBytes) {
         assert ctx.executor().inEventLoop() : "completions run on the connection's event loop";
         if (done.isSuccess()) {
             reply(command, cookie, offsetBytes, done.getNow(), null, costBytes, trace, workStartNanos, lengthBytes);
         } else {
             Throwable cause = done.cause();
-            NbdException failure = cause instanceof NbdException nbd ? nbd
+            NbdException failure = cause instanceof NbdException nbd
+                    ? nbd
                     : new NbdException(NbdException.errorOf(cause), String.valueOf(cause.getMessage()));
             if (!(cause instanceof NbdException)) {
-                LOG.log(System.Logger.Level.WARNING, () -> export + ": " + NbdProtocol.commandName(command)
-                        + " at offset " + Long.toUnsignedString(offsetBytes) + " failed: " + cause);
+                LOG.log(
+                        System.Logger.Level.WARNING,
+                        () -> export + ": " + NbdProtocol.commandName(command) + " at offset "
+                                + Long.toUnsignedString(offsetBytes) + " failed: " + cause);
             }
             reply(command, cookie, offsetBytes, null, failure, costBytes, trace, workStartNanos, lengthBytes);
         }
@@ -1014,26 +1091,46 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
      *                       {@code workStartNanos} to the end of this call
      * @param workStartNanos when the loop began the work that ends with this reply
      */
-    private void reply(int command, long cookie, long offsetBytes, ByteBuf data, NbdException error, long costBytes,
-            Trace trace, long workStartNanos, long lengthBytes) {
+    private void reply(
+            int command,
+            long cookie,
+            long offsetBytes,
+            ByteBuf data,
+            NbdException error,
+            long costBytes,
+            Trace trace,
+            long workStartNanos,
+            long lengthBytes) {
         if (error == null && command == NbdProtocol.CMD_READ && data == null && costBytes > 0) {
             error = new NbdException(NbdProtocol.EIO, "the backend returned no data");
         }
-        long doneBytes = error != null ? 0 : switch (command) {
-            case NbdProtocol.CMD_READ -> data == null ? 0 : data.readableBytes();
-            case NbdProtocol.CMD_WRITE, NbdProtocol.CMD_TRIM, NbdProtocol.CMD_WRITE_ZEROES -> lengthBytes;
-            default -> 0;
-        };
+        long doneBytes = error != null
+                ? 0
+                : switch (command) {
+                    case NbdProtocol.CMD_READ -> data == null ? 0 : data.readableBytes();
+                    case NbdProtocol.CMD_WRITE, NbdProtocol.CMD_TRIM, NbdProtocol.CMD_WRITE_ZEROES -> lengthBytes;
+                    default -> 0;
+                };
         BlockRequest traced = trace instanceof Outstanding node ? node.request : null;
-        export.io().answered(command, trace.startNanos, offsetBytes, doneBytes, error == null ? 0 : error.error(),
-                traced == null ? 0 : traced.admissionWaitNanos(), trace.backendNanos,
-                traced == null ? SlowSegments.NOT_ADMITTED : traced.admittedClass());
+        export.io()
+                .answered(
+                        command,
+                        trace.startNanos,
+                        offsetBytes,
+                        doneBytes,
+                        error == null ? 0 : error.error(),
+                        traced == null ? 0 : traced.admissionWaitNanos(),
+                        trace.backendNanos,
+                        traced == null ? SlowSegments.NOT_ADMITTED : traced.admittedClass());
         if (phase == Phase.CLOSED || !ctx.channel().isActive()) {
             if (data != null) {
                 data.release();
             }
             finished(costBytes);
-            export.io().traced(trace.loopWaitNanos, trace.loopWorkNanos + server.io().nowNanos() - workStartNanos);
+            export.io()
+                    .traced(
+                            trace.loopWaitNanos,
+                            trace.loopWorkNanos + server.io().nowNanos() - workStartNanos);
             return;
         }
         ByteBufAllocator alloc = ctx.alloc();
@@ -1042,8 +1139,10 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
             if (data != null) {
                 data.release();
             }
-            last = ctx.write(structuredReplies ? Replies.error(alloc, cookie, error.error(), error.getMessage())
-                    : Replies.simple(alloc, cookie, error.error()));
+            last = ctx.write(
+                    structuredReplies
+                            ? Replies.error(alloc, cookie, error.error(), error.getMessage())
+                            : Replies.simple(alloc, cookie, error.error()));
         } else if (command == NbdProtocol.CMD_BLOCK_STATUS && data != null && data.readableBytes() >= 8) {
             ctx.write(Replies.blockStatus(alloc, cookie, NbdProtocol.BASE_ALLOCATION_ID, data.readableBytes()));
             last = ctx.write(data);
@@ -1137,8 +1236,7 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
     }
 
     /** As above, with {@code baseAllocation}: whether the connection selected base:allocation for the export. */
-    static NbdException check(BlockRequest request, Export export, boolean structuredReplies,
-            boolean baseAllocation) {
+    static NbdException check(BlockRequest request, Export export, boolean structuredReplies, boolean baseAllocation) {
         int command = request.command();
         String name = NbdProtocol.commandName(command);
         BackendFeatures features = export.features();
@@ -1153,17 +1251,21 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
             return new NbdException(NbdProtocol.EINVAL, "unknown command " + name);
         }
         if (command == NbdProtocol.CMD_BLOCK_STATUS && !baseAllocation) {
-            return new NbdException(NbdProtocol.EINVAL, "BLOCK_STATUS without a metadata context (expected:"
-                    + " STRUCTURED_REPLY, then SET_META_CONTEXT with " + NbdProtocol.BASE_ALLOCATION + ")");
+            return new NbdException(
+                    NbdProtocol.EINVAL,
+                    "BLOCK_STATUS without a metadata context (expected:"
+                            + " STRUCTURED_REPLY, then SET_META_CONTEXT with " + NbdProtocol.BASE_ALLOCATION + ")");
         }
         if (features.fua() && command != NbdProtocol.CMD_BLOCK_STATUS) {
             allowedFlags |= NbdProtocol.CMD_FLAG_FUA;
         }
         if ((request.flags() & ~allowedFlags) != 0) {
-            return new NbdException(NbdProtocol.EINVAL, String.format("%s with flags 0x%04x (allowed: 0x%04x)", name,
-                    request.flags(), allowedFlags));
+            return new NbdException(
+                    NbdProtocol.EINVAL,
+                    String.format("%s with flags 0x%04x (allowed: 0x%04x)", name, request.flags(), allowedFlags));
         }
-        boolean writes = command == NbdProtocol.CMD_WRITE || command == NbdProtocol.CMD_TRIM
+        boolean writes = command == NbdProtocol.CMD_WRITE
+                || command == NbdProtocol.CMD_TRIM
                 || command == NbdProtocol.CMD_WRITE_ZEROES;
         if (writes && export.readOnly()) {
             return new NbdException(NbdProtocol.EPERM, name + " on the read-only export " + export.name());
@@ -1180,28 +1282,35 @@ final class NbdConnectionHandler extends ChannelInboundHandlerAdapter {
         long offset = request.offsetBytes();
         long length = request.lengthBytes();
         if (command == NbdProtocol.CMD_FLUSH) {
-            return offset == 0 && length == 0 ? null
+            return offset == 0 && length == 0
+                    ? null
                     : new NbdException(NbdProtocol.EINVAL, "FLUSH with a nonzero offset or length");
         }
         int minimum = export.blockSizes().minimumBytes();
         if (minimum > 1 && (Long.remainderUnsigned(offset, minimum) != 0 || length % minimum != 0)) {
-            return new NbdException(NbdProtocol.EINVAL, name + " at offset " + Long.toUnsignedString(offset)
-                    + " length " + length + " is not aligned to the minimum block size " + minimum);
+            return new NbdException(
+                    NbdProtocol.EINVAL,
+                    name + " at offset " + Long.toUnsignedString(offset) + " length " + length
+                            + " is not aligned to the minimum block size " + minimum);
         }
         if (command == NbdProtocol.CMD_BLOCK_STATUS && length == 0) {
             return new NbdException(NbdProtocol.EINVAL, "BLOCK_STATUS of length 0 (expected: at least 1 byte)");
         }
         int maximum = export.blockSizes().maximumBytes();
         if (length > maximum && (command == NbdProtocol.CMD_READ || command == NbdProtocol.CMD_WRITE)) {
-            return new NbdException(NbdProtocol.EINVAL, name + " of " + length + " bytes exceeds the maximum block"
-                    + " size " + maximum);
+            return new NbdException(
+                    NbdProtocol.EINVAL,
+                    name + " of " + length + " bytes exceeds the maximum block" + " size " + maximum);
         }
         long size = export.sizeBytes();
         if (Long.compareUnsigned(offset, size) > 0 || length > size - offset) {
             int error = command == NbdProtocol.CMD_WRITE || command == NbdProtocol.CMD_WRITE_ZEROES
-                    ? NbdProtocol.ENOSPC : NbdProtocol.EINVAL;
-            return new NbdException(error, name + " at offset " + Long.toUnsignedString(offset) + " length " + length
-                    + " ends past the end of the export (" + size + " bytes)");
+                    ? NbdProtocol.ENOSPC
+                    : NbdProtocol.EINVAL;
+            return new NbdException(
+                    error,
+                    name + " at offset " + Long.toUnsignedString(offset) + " length " + length
+                            + " ends past the end of the export (" + size + " bytes)");
         }
         return null;
     }

@@ -38,8 +38,10 @@ public final class NbdException extends RuntimeException {
             return nbd.error;
         }
         String message = failure.getMessage();
-        if (message != null && (message.contains("No space left") || message.contains("quota exceeded")
-                || message.contains("File too large"))) {
+        if (message != null
+                && (message.contains("No space left")
+                        || message.contains("quota exceeded")
+                        || message.contains("File too large"))) {
             return NbdProtocol.ENOSPC;
         }
         return NbdProtocol.EIO;

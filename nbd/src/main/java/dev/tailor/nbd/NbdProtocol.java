@@ -9,8 +9,7 @@ package dev.tailor.nbd;
  */
 public final class NbdProtocol {
 
-    private NbdProtocol() {
-    }
+    private NbdProtocol() {}
 
     // ---- Handshake: "Newstyle negotiation" and "Fixed newstyle negotiation" ----
 

@@ -11,11 +11,8 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.group.ChannelGroup;
-import io.netty.channel.group.DefaultChannelGroup;
-import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.RecvByteBufAllocator;
 import io.netty.channel.ServerChannel;
 import io.netty.channel.epoll.Epoll;
@@ -23,6 +20,9 @@ import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollServerDomainSocketChannel;
 import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioServerDomainSocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
@@ -88,8 +88,8 @@ public final class NbdServer implements AutoCloseable {
      * @param alloc          the allocator for read buffers
      * @param transport      the loops' transport, whose socket channels a backend's connections must use
      */
-    public record BackendContext(Executor fileIoExecutor, EventLoopGroup eventLoops, ByteBufAllocator alloc,
-            Transport transport) {
+    public record BackendContext(
+            Executor fileIoExecutor, EventLoopGroup eventLoops, ByteBufAllocator alloc, Transport transport) {
 
         /** A context on the NIO transport. */
         public BackendContext(Executor fileIoExecutor, EventLoopGroup eventLoops, ByteBufAllocator alloc) {
@@ -109,7 +109,9 @@ public final class NbdServer implements AutoCloseable {
         /** The client socket channel, for upstream connections. */
         public final Class<? extends Channel> tcpClient;
 
-        Transport(Class<? extends ServerChannel> tcpServer, Class<? extends ServerChannel> unixServer,
+        Transport(
+                Class<? extends ServerChannel> tcpServer,
+                Class<? extends ServerChannel> unixServer,
                 Class<? extends Channel> tcpClient) {
             this.tcpServer = tcpServer;
             this.unixServer = unixServer;
@@ -133,11 +135,15 @@ public final class NbdServer implements AutoCloseable {
     /** File exports on {@link FileBackend}, upstream exports on {@link UpstreamBackend}. */
     public static final BackendFactory DEFAULT_BACKENDS = (export, context) -> {
         if (export.file() != null) {
-            return FileBackend.open(export.file(), export.size() == null ? null : export.size().bytes(),
-                    export.readOnly(), context.fileIoExecutor(), context.alloc());
+            return FileBackend.open(
+                    export.file(),
+                    export.size() == null ? null : export.size().bytes(),
+                    export.readOnly(),
+                    context.fileIoExecutor(),
+                    context.alloc());
         }
-        return UpstreamBackend.connect(export.upstream(), context.eventLoops(), context.alloc(),
-                context.transport().tcpClient);
+        return UpstreamBackend.connect(
+                export.upstream(), context.eventLoops(), context.alloc(), context.transport().tcpClient);
     };
 
     /**
@@ -167,10 +173,22 @@ public final class NbdServer implements AutoCloseable {
     private final IoMetrics io;
     private boolean closed;
 
-    private NbdServer(EventLoopGroup acceptor, IoPriorityEventLoopGroup eventLoops, ThreadPoolExecutor fileIo,
-            Map<String, Export> exports, ChannelGroup connections, Channel listener, Channel unixListener,
-            Path unixSocket, Transport transport, AdmissionDispatcher segmentAdmission, ProxyBackgroundWork background,
-            MetricsEndpoint metrics, LoopMode loopMode, NbdConfig.TlsSettings tls, IoMetrics io) {
+    private NbdServer(
+            EventLoopGroup acceptor,
+            IoPriorityEventLoopGroup eventLoops,
+            ThreadPoolExecutor fileIo,
+            Map<String, Export> exports,
+            ChannelGroup connections,
+            Channel listener,
+            Channel unixListener,
+            Path unixSocket,
+            Transport transport,
+            AdmissionDispatcher segmentAdmission,
+            ProxyBackgroundWork background,
+            MetricsEndpoint metrics,
+            LoopMode loopMode,
+            NbdConfig.TlsSettings tls,
+            IoMetrics io) {
         this.tls = tls;
         this.io = io;
         this.unixListener = unixListener;
@@ -210,22 +228,31 @@ public final class NbdServer implements AutoCloseable {
         }
         NbdConfig.Limits limits = config.limits();
         Transport transport = Transport.of(config);
-        EventLoopGroup acceptor = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("tailor-nbd-accept",
-                true), transport.ioHandlerFactory());
+        EventLoopGroup acceptor = new MultiThreadIoEventLoopGroup(
+                1, new DefaultThreadFactory("tailor-nbd-accept", true), transport.ioHandlerFactory());
         // The connections' loops: I/O first, the proxy's background work within an allowance, or one
         // FIFO queue as a plain loop (config loop.mode; docs/eventloop.md).
-        IoPriorityEventLoopGroup eventLoops = new IoPriorityEventLoopGroup(config.eventLoopThreads(),
-                EventLoopConfig.DEFAULTS.withMode(config.loop().loopMode())
+        IoPriorityEventLoopGroup eventLoops = new IoPriorityEventLoopGroup(
+                config.eventLoopThreads(),
+                EventLoopConfig.DEFAULTS
+                        .withMode(config.loop().loopMode())
                         .withIoHandlerFactory(transport.ioHandlerFactory())
                         .withThreadFactory(new DefaultThreadFactory("tailor-nbd-io", true)));
-        int queueCapacity = (int) Math.min(Integer.MAX_VALUE,
-                (long) limits.maxConnections() * limits.maxInFlightRequestsPerConnection());
-        ThreadPoolExecutor fileIo = new ThreadPoolExecutor(config.fileIoThreads(), config.fileIoThreads(), 0,
-                TimeUnit.SECONDS, new LinkedBlockingQueue<>(queueCapacity),
+        int queueCapacity = (int)
+                Math.min(Integer.MAX_VALUE, (long) limits.maxConnections() * limits.maxInFlightRequestsPerConnection());
+        ThreadPoolExecutor fileIo = new ThreadPoolExecutor(
+                config.fileIoThreads(),
+                config.fileIoThreads(),
+                0,
+                TimeUnit.SECONDS,
+                new LinkedBlockingQueue<>(queueCapacity),
                 new DefaultThreadFactory("tailor-nbd-file", true));
         ByteBufAllocator alloc = ByteBufAllocator.DEFAULT;
         Map<String, Export> exports = new LinkedHashMap<>();
-        IoMetrics io = new IoMetrics(System::nanoTime, true, IoMetrics.DEFAULT_SLOW_REQUEST_NANOS,
+        IoMetrics io = new IoMetrics(
+                System::nanoTime,
+                true,
+                IoMetrics.DEFAULT_SLOW_REQUEST_NANOS,
                 config.admission().segmentSize().bytes());
         AdmissionDispatcher segmentAdmission = null;
         ProxyBackgroundWork background = null;
@@ -244,7 +271,8 @@ public final class NbdServer implements AutoCloseable {
                 } catch (IllegalArgumentException e) {
                     throw new IllegalArgumentException("export " + exportConfig.name() + ": " + e.getMessage(), e);
                 }
-                if (exportConfig.size() != null && exportConfig.upstream() != null
+                if (exportConfig.size() != null
+                        && exportConfig.upstream() != null
                         && exportConfig.size().bytes() != backend.sizeBytes()) {
                     backend.discard();
                     throw new IllegalArgumentException("export " + exportConfig.name() + ": size " + exportConfig.size()
@@ -261,31 +289,44 @@ public final class NbdServer implements AutoCloseable {
             Map<String, Export> frozen = Collections.unmodifiableMap(exports);
             if (config.admission().enabled() && dispatcher == RequestDispatcher.DIRECT) {
                 // Exports are in config order (a LinkedHashMap), as their commitments.
-                segmentAdmission = new AdmissionDispatcher(config.admission().toAdmissionConfig(),
-                        List.copyOf(frozen.values()), config.admission().commitments(config.exports()),
+                segmentAdmission = new AdmissionDispatcher(
+                        config.admission().toAdmissionConfig(),
+                        List.copyOf(frozen.values()),
+                        config.admission().commitments(config.exports()),
                         System::nanoTime);
                 dispatcher = segmentAdmission;
             }
-            ConnectionAdmission admission = new ConnectionAdmission(limits.maxConnections(), limits.maxHandshakes(),
-                    limits.maxConnectionsPerAddress());
-            background = new ProxyBackgroundWork(eventLoops, segmentAdmission, List.copyOf(frozen.values()),
-                    config.loop().background(), System::nanoTime, admission, io);
-            ServerContext server = new ServerContext(frozen, limits, dispatcher, admission, io,
+            ConnectionAdmission admission = new ConnectionAdmission(
+                    limits.maxConnections(), limits.maxHandshakes(), limits.maxConnectionsPerAddress());
+            background = new ProxyBackgroundWork(
+                    eventLoops,
+                    segmentAdmission,
+                    List.copyOf(frozen.values()),
+                    config.loop().background(),
+                    System::nanoTime,
+                    admission,
+                    io);
+            ServerContext server = new ServerContext(
+                    frozen,
+                    limits,
+                    dispatcher,
+                    admission,
+                    io,
                     config.tls().enabled() ? ServerTls.load(config.tls()) : null);
             ChannelGroup connections = new DefaultChannelGroup("tailor-nbd", GlobalEventExecutor.INSTANCE);
             ChannelInitializer<Channel> initializer = new ChannelInitializer<>() {
-                        @Override
-                        protected void initChannel(Channel channel) {
-                            if (!admission.admit(channel)) {
-                                channel.close();
-                                return;
-                            }
-                            channel.closeFuture().addListener(f -> admission.closed(channel));
-                            connections.add(channel);
-                            channel.pipeline().addLast("nbd", new NbdConnectionHandler(server));
-                            channel.pipeline().addLast("errors", ConnectionErrors.INSTANCE);
-                        }
-                    };
+                @Override
+                protected void initChannel(Channel channel) {
+                    if (!admission.admit(channel)) {
+                        channel.close();
+                        return;
+                    }
+                    channel.closeFuture().addListener(f -> admission.closed(channel));
+                    connections.add(channel);
+                    channel.pipeline().addLast("nbd", new NbdConnectionHandler(server));
+                    channel.pipeline().addLast("errors", ConnectionErrors.INSTANCE);
+                }
+            };
             if (config.unixSocket() != null) {
                 unixSocket = config.unixSocket().toAbsolutePath();
                 removeStaleSocket(unixSocket);
@@ -309,7 +350,9 @@ public final class NbdServer implements AutoCloseable {
                         .childOption(ChannelOption.RCVBUF_ALLOCATOR, receiveBuffers())
                         .childHandler(initializer);
                 try {
-                    listener = bind(bootstrap, new InetSocketAddress(config.address(), config.port()),
+                    listener = bind(
+                            bootstrap,
+                            new InetSocketAddress(config.address(), config.port()),
                             config.address() + ":" + config.port());
                 } catch (IOException e) {
                     if (unixListener != null) {
@@ -321,8 +364,8 @@ public final class NbdServer implements AutoCloseable {
             InetSocketAddress metricsAddress = config.loop().metricsAddress();
             if (metricsAddress != null) {
                 try {
-                    metrics = MetricsEndpoint.start(metricsAddress, background,
-                            config.loop().healthCheckPeriodMillis());
+                    metrics = MetricsEndpoint.start(
+                            metricsAddress, background, config.loop().healthCheckPeriodMillis());
                 } catch (IOException e) {
                     if (listener != null) {
                         listener.close().awaitUninterruptibly();
@@ -333,9 +376,22 @@ public final class NbdServer implements AutoCloseable {
                     throw e;
                 }
             }
-            return new NbdServer(acceptor, eventLoops, fileIo, frozen, connections, listener, unixListener,
-                    unixSocket, transport, segmentAdmission, background, metrics, config.loop().loopMode(),
-                    config.tls(), io);
+            return new NbdServer(
+                    acceptor,
+                    eventLoops,
+                    fileIo,
+                    frozen,
+                    connections,
+                    listener,
+                    unixListener,
+                    unixSocket,
+                    transport,
+                    segmentAdmission,
+                    background,
+                    metrics,
+                    config.loop().loopMode(),
+                    config.tls(),
+                    io);
         } catch (IOException | RuntimeException e) {
             if (background != null) {
                 background.close();
@@ -376,13 +432,13 @@ public final class NbdServer implements AutoCloseable {
             return;
         }
         if (!NbdConfig.unixProblems("unix", path.toString()).isEmpty()) {
-            return;   // not a socket: the bind fails and says so
+            return; // not a socket: the bind fails and says so
         }
         boolean live;
         try (SocketChannel probe = SocketChannel.open(StandardProtocolFamily.UNIX)) {
             live = probe.connect(UnixDomainSocketAddress.of(path));
         } catch (IOException e) {
-            live = false;   // refused: nothing listens any more
+            live = false; // refused: nothing listens any more
         }
         if (live) {
             throw new IOException("cannot listen on unix socket " + path + " (a server is accepting on it already)");
@@ -472,8 +528,8 @@ public final class NbdServer implements AutoCloseable {
             try {
                 Files.deleteIfExists(unixSocket);
             } catch (IOException e) {
-                System.getLogger(NbdServer.class.getName()).log(System.Logger.Level.WARNING,
-                        () -> "could not remove the socket " + unixSocket + ": " + e);
+                System.getLogger(NbdServer.class.getName())
+                        .log(System.Logger.Level.WARNING, () -> "could not remove the socket " + unixSocket + ": " + e);
             }
         }
         for (Channel connection : connections) {
@@ -496,8 +552,12 @@ public final class NbdServer implements AutoCloseable {
      * The order matters: the file I/O pool finishes first (its completions run listeners on the event
      * loops, which release buffers), then the backends, then the event loops.
      */
-    private static void shutDown(EventLoopGroup acceptor, EventLoopGroup eventLoops, ThreadPoolExecutor fileIo,
-            Iterable<Export> exports, boolean failedStart) {
+    private static void shutDown(
+            EventLoopGroup acceptor,
+            EventLoopGroup eventLoops,
+            ThreadPoolExecutor fileIo,
+            Iterable<Export> exports,
+            boolean failedStart) {
         fileIo.shutdown();
         try {
             if (!fileIo.awaitTermination(DRAIN_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS)) {

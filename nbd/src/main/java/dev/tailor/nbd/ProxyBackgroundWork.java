@@ -62,11 +62,16 @@ public final class ProxyBackgroundWork implements AutoCloseable {
      * @param healthCheckPeriodMillis health check, ms, {@code >= 1}
      * @param maintenancePeriodMicros synthetic maintenance period, µs, {@code >= 1}
      * @param maintenanceBusyMicros   CPU time of each maintenance task, µs; 0 turns maintenance off
- * @param maintenanceTasks        maintenance tasks submitted at each run, each its own unrelated task
- *                                (many small tasks queued at once, as per-segment upkeep would be)
+     * @param maintenanceTasks        maintenance tasks submitted at each run, each its own unrelated task
+     *                                (many small tasks queued at once, as per-segment upkeep would be)
      */
-    public record Config(long statisticsPeriodMicros, long metricsPeriodMillis, Path metricsFile,
-            long healthCheckPeriodMillis, long maintenancePeriodMicros, long maintenanceBusyMicros,
+    public record Config(
+            long statisticsPeriodMicros,
+            long metricsPeriodMillis,
+            Path metricsFile,
+            long healthCheckPeriodMillis,
+            long maintenancePeriodMicros,
+            long maintenanceBusyMicros,
             int maintenanceTasks) {
 
         /** The defaults: statistics every 1 ms, metrics every 1 s, health every 100 ms, no maintenance. */
@@ -116,8 +121,12 @@ public final class ProxyBackgroundWork implements AutoCloseable {
      *
      * @param admission the admission dispatcher, or {@code null} when admission is off
      */
-    public ProxyBackgroundWork(IoPriorityEventLoopGroup loops, AdmissionDispatcher admission, List<Export> exports,
-            Config config, LongSupplier nanoClock) {
+    public ProxyBackgroundWork(
+            IoPriorityEventLoopGroup loops,
+            AdmissionDispatcher admission,
+            List<Export> exports,
+            Config config,
+            LongSupplier nanoClock) {
         this(loops, admission, exports, config, nanoClock, null);
     }
 
@@ -126,8 +135,13 @@ public final class ProxyBackgroundWork implements AutoCloseable {
      *
      * @param connections the server's connection admission, or {@code null}
      */
-    ProxyBackgroundWork(IoPriorityEventLoopGroup loops, AdmissionDispatcher admission, List<Export> exports,
-            Config config, LongSupplier nanoClock, ConnectionAdmission connections) {
+    ProxyBackgroundWork(
+            IoPriorityEventLoopGroup loops,
+            AdmissionDispatcher admission,
+            List<Export> exports,
+            Config config,
+            LongSupplier nanoClock,
+            ConnectionAdmission connections) {
         this(loops, admission, exports, config, nanoClock, connections, null);
     }
 
@@ -137,8 +151,14 @@ public final class ProxyBackgroundWork implements AutoCloseable {
      *
      * @param io the I/O metrics, or {@code null}
      */
-    ProxyBackgroundWork(IoPriorityEventLoopGroup loops, AdmissionDispatcher admission, List<Export> exports,
-            Config config, LongSupplier nanoClock, ConnectionAdmission connections, IoMetrics io) {
+    ProxyBackgroundWork(
+            IoPriorityEventLoopGroup loops,
+            AdmissionDispatcher admission,
+            List<Export> exports,
+            Config config,
+            LongSupplier nanoClock,
+            ConnectionAdmission connections,
+            IoMetrics io) {
         this.io = io;
         this.connections = connections;
         this.loops = loops;
@@ -161,19 +181,27 @@ public final class ProxyBackgroundWork implements AutoCloseable {
         for (IoPriorityEventLoop loop : loops.loops()) {
             int loopIndex = index++;
             if (admission != null) {
-                scheduled.add(loop.scheduleUnrelatedAtFixedRate(admission::tick, config.statisticsPeriodMicros(),
-                        config.statisticsPeriodMicros(), TimeUnit.MICROSECONDS));
+                scheduled.add(loop.scheduleUnrelatedAtFixedRate(
+                        admission::tick,
+                        config.statisticsPeriodMicros(),
+                        config.statisticsPeriodMicros(),
+                        TimeUnit.MICROSECONDS));
             }
-            scheduled.add(loop.scheduleHealthCheck(() -> healthCheck(loopIndex), config.healthCheckPeriodMillis(),
-                    TimeUnit.MILLISECONDS));
+            scheduled.add(loop.scheduleHealthCheck(
+                    () -> healthCheck(loopIndex), config.healthCheckPeriodMillis(), TimeUnit.MILLISECONDS));
             if (config.maintenanceBusyMicros() > 0) {
-                scheduled.add(loop.scheduleUnrelatedAtFixedRate(() -> startMaintenance(loop),
+                scheduled.add(loop.scheduleUnrelatedAtFixedRate(
+                        () -> startMaintenance(loop),
                         config.maintenancePeriodMicros(),
-                        config.maintenancePeriodMicros(), TimeUnit.MICROSECONDS));
+                        config.maintenancePeriodMicros(),
+                        TimeUnit.MICROSECONDS));
             }
             if (first) {
-                scheduled.add(loop.scheduleUnrelatedAtFixedRate(this::exportMetrics, config.metricsPeriodMillis(),
-                        config.metricsPeriodMillis(), TimeUnit.MILLISECONDS));
+                scheduled.add(loop.scheduleUnrelatedAtFixedRate(
+                        this::exportMetrics,
+                        config.metricsPeriodMillis(),
+                        config.metricsPeriodMillis(),
+                        TimeUnit.MILLISECONDS));
                 first = false;
             }
         }
@@ -219,8 +247,8 @@ public final class ProxyBackgroundWork implements AutoCloseable {
                 Files.writeString(tmp, text, StandardCharsets.UTF_8);
                 Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
             } catch (IOException e) {
-                System.getLogger(ProxyBackgroundWork.class.getName()).log(System.Logger.Level.WARNING,
-                        "cannot write metrics to " + file + ": " + e.getMessage());
+                System.getLogger(ProxyBackgroundWork.class.getName())
+                        .log(System.Logger.Level.WARNING, "cannot write metrics to " + file + ": " + e.getMessage());
             }
         }
     }
@@ -256,39 +284,59 @@ public final class ProxyBackgroundWork implements AutoCloseable {
     public MetricSnapshots collect() {
         List<MetricSnapshot> m = new ArrayList<>();
         List<EventLoopMetrics> all = loops.metrics();
-        m.add(perLoop(gauge("tailor_nbd_loop_oldest_unrelated_task_age_seconds",
-                "Age of the oldest pending unrelated task"), all, l -> l.oldestUnrelatedAgeNanos() / 1e9));
-        m.add(perLoop(gauge("tailor_nbd_loop_health_check_age_seconds",
-                "Time since the loop's last health check ran (NaN before the first)"), all, l -> {
+        m.add(perLoop(
+                gauge("tailor_nbd_loop_oldest_unrelated_task_age_seconds", "Age of the oldest pending unrelated task"),
+                all,
+                l -> l.oldestUnrelatedAgeNanos() / 1e9));
+        m.add(perLoop(
+                gauge(
+                        "tailor_nbd_loop_health_check_age_seconds",
+                        "Time since the loop's last health check ran (NaN before the first)"),
+                all,
+                l -> {
                     long age = l.lastHealthCheckAgeNanos();
                     return age < 0 ? Double.NaN : age / 1e9;
                 }));
-        m.add(perLoop(gauge("tailor_nbd_loop_health_check_max_age_seconds", "Largest health-check age seen"), all,
+        m.add(perLoop(
+                gauge("tailor_nbd_loop_health_check_max_age_seconds", "Largest health-check age seen"),
+                all,
                 l -> l.healthCheckMaxAgeNanos() / 1e9));
-        GaugeSnapshot.Builder window = gauge("tailor_nbd_loop_health_check_window_max_age_seconds",
+        GaugeSnapshot.Builder window = gauge(
+                "tailor_nbd_loop_health_check_window_max_age_seconds",
                 "Largest time between two health checks in the last complete metrics period");
         for (int i = 0; i < lastWindowMaxAgeNanos.length(); i++) {
-            window.dataPoint(GaugeSnapshot.GaugeDataPointSnapshot.builder().labels(Labels.of("loop", String.valueOf(i)))
-                    .value(lastWindowMaxAgeNanos.get(i) / 1e9).build());
+            window.dataPoint(GaugeSnapshot.GaugeDataPointSnapshot.builder()
+                    .labels(Labels.of("loop", String.valueOf(i)))
+                    .value(lastWindowMaxAgeNanos.get(i) / 1e9)
+                    .build());
         }
         m.add(window.build());
-        m.add(perLoop(gauge("tailor_nbd_loop_io_dispatch_delay_max_seconds",
-                "Upper bound on readable-to-handled, largest"), all, l -> l.dispatchDelay().maxNanos() / 1e9));
+        m.add(perLoop(
+                gauge("tailor_nbd_loop_io_dispatch_delay_max_seconds", "Upper bound on readable-to-handled, largest"),
+                all,
+                l -> l.dispatchDelay().maxNanos() / 1e9));
         CounterSnapshot.Builder tasks = counter("tailor_nbd_loop_unrelated_tasks", "Unrelated tasks run");
         for (int i = 0; i < all.size(); i++) {
             tasks.dataPoint(CounterSnapshot.CounterDataPointSnapshot.builder()
-                    .labels(Labels.of("loop", String.valueOf(i))).value(all.get(i).tasks().unrelated()).build());
+                    .labels(Labels.of("loop", String.valueOf(i)))
+                    .value(all.get(i).tasks().unrelated())
+                    .build());
         }
         m.add(tasks.build());
-        CounterSnapshot.Builder dropped = counter("tailor_nbd_export_dropped_requests",
+        CounterSnapshot.Builder dropped = counter(
+                "tailor_nbd_export_dropped_requests",
                 "Requests of closed connections dropped before they reached the backend");
-        CounterSnapshot.Builder held = counter("tailor_nbd_export_writes_held",
-                "Writes that waited for an older overlapping write to complete");
+        CounterSnapshot.Builder held = counter(
+                "tailor_nbd_export_writes_held", "Writes that waited for an older overlapping write to complete");
         for (Export e : exports) {
-            dropped.dataPoint(CounterSnapshot.CounterDataPointSnapshot.builder().labels(Labels.of("export", e.name()))
-                    .value(e.droppedRequests()).build());
-            held.dataPoint(CounterSnapshot.CounterDataPointSnapshot.builder().labels(Labels.of("export", e.name()))
-                    .value(e.heldWrites()).build());
+            dropped.dataPoint(CounterSnapshot.CounterDataPointSnapshot.builder()
+                    .labels(Labels.of("export", e.name()))
+                    .value(e.droppedRequests())
+                    .build());
+            held.dataPoint(CounterSnapshot.CounterDataPointSnapshot.builder()
+                    .labels(Labels.of("export", e.name()))
+                    .value(e.heldWrites())
+                    .build());
         }
         m.add(dropped.build());
         m.add(held.build());
@@ -296,59 +344,91 @@ public final class ProxyBackgroundWork implements AutoCloseable {
             int[] counts = connections.counts();
             m.add(value("tailor_nbd_connections_open", "Client connections open now", counts[0]));
             m.add(value("tailor_nbd_connections_handshaking", "Of them, in the handshake", counts[1]));
-            CounterSnapshot.Builder refusedConnections = counter("tailor_nbd_connections_refused",
+            CounterSnapshot.Builder refusedConnections = counter(
+                    "tailor_nbd_connections_refused",
                     "New connections refused at accept, by the limit that refused them");
             for (ConnectionAdmission.Refusal reason : ConnectionAdmission.Refusal.values()) {
                 refusedConnections.dataPoint(CounterSnapshot.CounterDataPointSnapshot.builder()
-                        .labels(Labels.of("reason", reason.label)).value(connections.refused(reason)).build());
+                        .labels(Labels.of("reason", reason.label))
+                        .value(connections.refused(reason))
+                        .build());
             }
             m.add(refusedConnections.build());
-            m.add(total("tailor_nbd_connections_closed_idle", "Connections closed by the idle timeout",
+            m.add(total(
+                    "tailor_nbd_connections_closed_idle",
+                    "Connections closed by the idle timeout",
                     connections.idleClosed()));
-            m.add(total("tailor_nbd_connections_evicted", "Idle handshakes closed to make room for newcomers",
+            m.add(total(
+                    "tailor_nbd_connections_evicted",
+                    "Idle handshakes closed to make room for newcomers",
                     connections.evictions()));
         }
         if (admission != null) {
             AdmissionStats s = admission.stats();
             m.add(total("tailor_nbd_admission_admitted", "Requests admitted", s.admittedRequests()));
             m.add(total("tailor_nbd_admission_queued", "Requests that waited for admission", s.queuedRequests()));
-            m.add(total("tailor_nbd_admission_refused", "Requests refused (segment queue full)",
-                    s.refusedRequests()));
+            m.add(total("tailor_nbd_admission_refused", "Requests refused (segment queue full)", s.refusedRequests()));
             m.add(value("tailor_nbd_admission_waiting", "Requests waiting for admission now", s.waitingRequests()));
-            m.add(total("tailor_nbd_admission_cancelled", "Waiting requests withdrawn, their connection closed",
+            m.add(total(
+                    "tailor_nbd_admission_cancelled",
+                    "Waiting requests withdrawn, their connection closed",
                     s.cancelledRequests()));
-            m.add(total("tailor_nbd_admission_admitted_steady", "Requests admitted as steady",
-                    s.admittedSteadyRequests()));
+            m.add(total(
+                    "tailor_nbd_admission_admitted_steady", "Requests admitted as steady", s.admittedSteadyRequests()));
             m.add(total("tailor_nbd_admission_intervals", "Admission intervals begun", s.intervalsBegun()));
-            m.add(total("tailor_nbd_admission_budget_cost_units", "Cost units the pools were given",
+            m.add(total(
+                    "tailor_nbd_admission_budget_cost_units",
+                    "Cost units the pools were given",
                     s.budgetIssuedCostUnits()));
-            m.add(total("tailor_nbd_admission_drawn_main_cost_units", "Cost drawn from the main pool",
+            m.add(total(
+                    "tailor_nbd_admission_drawn_main_cost_units",
+                    "Cost drawn from the main pool",
                     s.drawnMainCostUnits()));
-            m.add(total("tailor_nbd_admission_drawn_reserve_cost_units", "Cost steady segments drew from the reserve",
+            m.add(total(
+                    "tailor_nbd_admission_drawn_reserve_cost_units",
+                    "Cost steady segments drew from the reserve",
                     s.drawnReserveCostUnits()));
-            m.add(total("tailor_nbd_admission_lent_reserve_cost_units",
-                    "Cost hot segments drew from the lent part of the reserve", s.lentReserveCostUnits()));
-            m.add(total("tailor_nbd_admission_borrowed_cost_units", "Cost borrowed beyond the budget",
+            m.add(total(
+                    "tailor_nbd_admission_lent_reserve_cost_units",
+                    "Cost hot segments drew from the lent part of the reserve",
+                    s.lentReserveCostUnits()));
+            m.add(total(
+                    "tailor_nbd_admission_borrowed_cost_units",
+                    "Cost borrowed beyond the budget",
                     s.borrowedCostUnits()));
-            m.add(total("tailor_nbd_admission_bursts_borrowing", "Intervals that borrowed headroom",
-                    s.burstsBorrowing()));
+            m.add(total(
+                    "tailor_nbd_admission_bursts_borrowing", "Intervals that borrowed headroom", s.burstsBorrowing()));
             m.add(value("tailor_nbd_admission_debt_cost_units", "Debt outstanding now", s.debtCostUnits()));
             List<AdmissionDispatcher.ExportCounters> exports = admission.exportCounters();
-            m.add(perExport(counter("tailor_nbd_admission_export_requests", "READs and WRITEs that reached admission"),
-                    exports, AdmissionDispatcher.ExportCounters::requests));
-            m.add(perExport(counter("tailor_nbd_admission_export_arrived_hot", "Of them, arrived on hot segments"),
-                    exports, AdmissionDispatcher.ExportCounters::arrivedHot));
-            m.add(perExport(counter("tailor_nbd_admission_export_queued", "Of them, waited in a segment queue"),
-                    exports, AdmissionDispatcher.ExportCounters::queued));
-            m.add(perExport(counter("tailor_nbd_admission_export_refused", "Of them, refused (segment queue full)"),
-                    exports, AdmissionDispatcher.ExportCounters::refused));
-            m.add(perExport(counter("tailor_nbd_admission_export_queue_wait_seconds",
-                    "Total wait of the queued requests dispatched so far"), exports, e -> e.queueWaitNanos() / 1e9));
-            GaugeSnapshot.Builder maxWait = gauge("tailor_nbd_admission_export_queue_wait_max_seconds",
-                    "Longest wait of a queued request");
+            m.add(perExport(
+                    counter("tailor_nbd_admission_export_requests", "READs and WRITEs that reached admission"),
+                    exports,
+                    AdmissionDispatcher.ExportCounters::requests));
+            m.add(perExport(
+                    counter("tailor_nbd_admission_export_arrived_hot", "Of them, arrived on hot segments"),
+                    exports,
+                    AdmissionDispatcher.ExportCounters::arrivedHot));
+            m.add(perExport(
+                    counter("tailor_nbd_admission_export_queued", "Of them, waited in a segment queue"),
+                    exports,
+                    AdmissionDispatcher.ExportCounters::queued));
+            m.add(perExport(
+                    counter("tailor_nbd_admission_export_refused", "Of them, refused (segment queue full)"),
+                    exports,
+                    AdmissionDispatcher.ExportCounters::refused));
+            m.add(perExport(
+                    counter(
+                            "tailor_nbd_admission_export_queue_wait_seconds",
+                            "Total wait of the queued requests dispatched so far"),
+                    exports,
+                    e -> e.queueWaitNanos() / 1e9));
+            GaugeSnapshot.Builder maxWait =
+                    gauge("tailor_nbd_admission_export_queue_wait_max_seconds", "Longest wait of a queued request");
             for (AdmissionDispatcher.ExportCounters e : exports) {
-                maxWait.dataPoint(GaugeSnapshot.GaugeDataPointSnapshot.builder().labels(Labels.of("export", e.export()))
-                        .value(e.maxQueueWaitNanos() / 1e9).build());
+                maxWait.dataPoint(GaugeSnapshot.GaugeDataPointSnapshot.builder()
+                        .labels(Labels.of("export", e.export()))
+                        .value(e.maxQueueWaitNanos() / 1e9)
+                        .build());
             }
             m.add(maxWait.build());
         }
@@ -366,32 +446,43 @@ public final class ProxyBackgroundWork implements AutoCloseable {
         return CounterSnapshot.builder().name(name).help(help);
     }
 
-    private static GaugeSnapshot perLoop(GaugeSnapshot.Builder gauge, List<EventLoopMetrics> loops,
-            ToDoubleFunction<EventLoopMetrics> value) {
+    private static GaugeSnapshot perLoop(
+            GaugeSnapshot.Builder gauge, List<EventLoopMetrics> loops, ToDoubleFunction<EventLoopMetrics> value) {
         for (int i = 0; i < loops.size(); i++) {
-            gauge.dataPoint(GaugeSnapshot.GaugeDataPointSnapshot.builder().labels(Labels.of("loop", String.valueOf(i)))
-                    .value(value.applyAsDouble(loops.get(i))).build());
+            gauge.dataPoint(GaugeSnapshot.GaugeDataPointSnapshot.builder()
+                    .labels(Labels.of("loop", String.valueOf(i)))
+                    .value(value.applyAsDouble(loops.get(i)))
+                    .build());
         }
         return gauge.build();
     }
 
-    private static CounterSnapshot perExport(CounterSnapshot.Builder counter,
+    private static CounterSnapshot perExport(
+            CounterSnapshot.Builder counter,
             List<AdmissionDispatcher.ExportCounters> exports,
             ToDoubleFunction<AdmissionDispatcher.ExportCounters> value) {
         for (AdmissionDispatcher.ExportCounters e : exports) {
-            counter.dataPoint(CounterSnapshot.CounterDataPointSnapshot.builder().labels(Labels.of("export", e.export()))
-                    .value(value.applyAsDouble(e)).build());
+            counter.dataPoint(CounterSnapshot.CounterDataPointSnapshot.builder()
+                    .labels(Labels.of("export", e.export()))
+                    .value(value.applyAsDouble(e))
+                    .build());
         }
         return counter.build();
     }
 
     private static CounterSnapshot total(String name, String help, long value) {
-        return counter(name, help).dataPoint(CounterSnapshot.CounterDataPointSnapshot.builder().value(value).build())
+        return counter(name, help)
+                .dataPoint(CounterSnapshot.CounterDataPointSnapshot.builder()
+                        .value(value)
+                        .build())
                 .build();
     }
 
     private static GaugeSnapshot value(String name, String help, long value) {
-        return gauge(name, help).dataPoint(GaugeSnapshot.GaugeDataPointSnapshot.builder().value(value).build())
+        return gauge(name, help)
+                .dataPoint(GaugeSnapshot.GaugeDataPointSnapshot.builder()
+                        .value(value)
+                        .build())
                 .build();
     }
 

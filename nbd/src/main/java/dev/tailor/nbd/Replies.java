@@ -10,8 +10,7 @@ import java.nio.charset.StandardCharsets;
  */
 final class Replies {
 
-    private Replies() {
-    }
+    private Replies() {}
 
     /** The greeting: {@code NBDMAGIC}, {@code IHAVEOPT}, handshake flags (fixed newstyle, no zeroes). */
     static ByteBuf greeting(ByteBufAllocator alloc) {
@@ -44,8 +43,8 @@ final class Replies {
     static ByteBuf server(ByteBufAllocator alloc, String name, String description) {
         byte[] nameBytes = name.getBytes(StandardCharsets.UTF_8);
         byte[] descriptionBytes = utf8(description);
-        ByteBuf buf = optionReply(alloc, NbdProtocol.OPT_LIST, NbdProtocol.REP_SERVER,
-                4 + nameBytes.length + descriptionBytes.length);
+        ByteBuf buf = optionReply(
+                alloc, NbdProtocol.OPT_LIST, NbdProtocol.REP_SERVER, 4 + nameBytes.length + descriptionBytes.length);
         buf.writeInt(nameBytes.length);
         buf.writeBytes(nameBytes);
         buf.writeBytes(descriptionBytes);

@@ -56,7 +56,8 @@ final class RequestFramer {
         if (payload == null) {
             // The magic is checked as soon as it is there, so a stranger is turned away without waiting.
             if (in.readableBytes() >= 4 && in.getInt(in.readerIndex()) != NbdProtocol.REQUEST_MAGIC) {
-                throw new ProtocolViolation(String.format("request magic 0x%08x (expected 0x%08x)",
+                throw new ProtocolViolation(String.format(
+                        "request magic 0x%08x (expected 0x%08x)",
                         in.getInt(in.readerIndex()), NbdProtocol.REQUEST_MAGIC));
             }
             if (in.readableBytes() < NbdProtocol.REQUEST_HEADER_BYTES) {

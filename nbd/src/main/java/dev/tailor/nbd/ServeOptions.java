@@ -21,10 +21,27 @@ import java.util.stream.Stream;
  * is an {@link IllegalArgumentException} naming the option ({@code --admission-iops: "x" (expected:
  * ...)}). Also the lines the command prints once the server runs ({@link #describe}).
  */
-public record ServeOptions(Path config, Path file, boolean readOnly, String exportName, String size, String listen,
-        Path unix, String admission, String admissionIops, String admissionMbps, String admissionVariant,
-        String baselineIops, String baselineMbps, String loop, String metricsListen, String idleTimeout, String tls,
-        Path tlsCertificates, boolean tlsVerifyPeer, Integer maxConnectionsPerAddress) {
+public record ServeOptions(
+        Path config,
+        Path file,
+        boolean readOnly,
+        String exportName,
+        String size,
+        String listen,
+        Path unix,
+        String admission,
+        String admissionIops,
+        String admissionMbps,
+        String admissionVariant,
+        String baselineIops,
+        String baselineMbps,
+        String loop,
+        String metricsListen,
+        String idleTimeout,
+        String tls,
+        Path tlsCertificates,
+        boolean tlsVerifyPeer,
+        Integer maxConnectionsPerAddress) {
 
     /** Size of the default export. */
     public static final long DEFAULT_EXPORT_BYTES = 1L << 30;
@@ -33,8 +50,7 @@ public record ServeOptions(Path config, Path file, boolean readOnly, String expo
      * The server's settings and, when no file was given, the temporary folder of its scratch disk (to
      * remove when the server stops), or {@code null}.
      */
-    public record Setup(NbdConfig settings, Path temporary) {
-    }
+    public record Setup(NbdConfig settings, Path temporary) {}
 
     /**
      * Builds the settings; a temporary folder made for the scratch disk is removed again when the
@@ -55,9 +71,14 @@ public record ServeOptions(Path config, Path file, boolean readOnly, String expo
                 }
             }
             if (config != null) {
-                for (String[] option : new String[][] {{"--file", file == null ? null : ""},
-                        {"--read-only", readOnly ? "" : null}, {"--export-name", exportName}, {"--size", size},
-                        {"--baseline-iops", baselineIops}, {"--baseline-mbps", baselineMbps}}) {
+                for (String[] option : new String[][] {
+                    {"--file", file == null ? null : ""},
+                    {"--read-only", readOnly ? "" : null},
+                    {"--export-name", exportName},
+                    {"--size", size},
+                    {"--baseline-iops", baselineIops},
+                    {"--baseline-mbps", baselineMbps}
+                }) {
                     if (option[1] != null) {
                         throw new IllegalArgumentException(option[0] + ": not with --config (expected: one or the"
                                 + " other; the config file names its exports)");
@@ -66,11 +87,12 @@ public record ServeOptions(Path config, Path file, boolean readOnly, String expo
                 settings = NbdConfigFiles.read(config);
             } else {
                 String name = exportName == null ? "disk" : exportName;
-                List<String> nameProblems = NbdConfig.ExportConfig.file(name, "default", NbdConfig.SECTOR_BYTES,
-                        false, Path.of("disk.img")).problems("--export-name");
+                List<String> nameProblems = NbdConfig.ExportConfig.file(
+                                name, "default", NbdConfig.SECTOR_BYTES, false, Path.of("disk.img"))
+                        .problems("--export-name");
                 if (!nameProblems.isEmpty()) {
-                    throw new IllegalArgumentException(String.join("; ", nameProblems)
-                            .replace("--export-name.name", "--export-name"));
+                    throw new IllegalArgumentException(
+                            String.join("; ", nameProblems).replace("--export-name.name", "--export-name"));
                 }
                 Long sizeBytes = size == null ? null : parseSize(size);
                 if (file != null) {
@@ -81,9 +103,18 @@ public record ServeOptions(Path config, Path file, boolean readOnly, String expo
                                 + " expected: --file PATH --read-only)");
                     }
                     temporary = Files.createTempDirectory("tailor-nbd-");
-                    settings = new NbdConfig(null, null, null, null, null, List.of(NbdConfig.ExportConfig.file(name,
-                            "default", sizeBytes == null ? DEFAULT_EXPORT_BYTES : sizeBytes, false,
-                            temporary.resolve("disk.img"))));
+                    settings = new NbdConfig(
+                            null,
+                            null,
+                            null,
+                            null,
+                            null,
+                            List.of(NbdConfig.ExportConfig.file(
+                                    name,
+                                    "default",
+                                    sizeBytes == null ? DEFAULT_EXPORT_BYTES : sizeBytes,
+                                    false,
+                                    temporary.resolve("disk.img"))));
                 }
             }
             if (unix != null) {
@@ -103,8 +134,8 @@ public record ServeOptions(Path config, Path file, boolean readOnly, String expo
                     settings = settings.withMetricsListen(metricsListen);
                     settings.loop().metricsAddress();
                 } catch (IllegalArgumentException e) {
-                    throw new IllegalArgumentException(e.getMessage().replace("loop.metricsListen",
-                            "--metrics-listen"));
+                    throw new IllegalArgumentException(
+                            e.getMessage().replace("loop.metricsListen", "--metrics-listen"));
                 }
             }
             if (idleTimeout != null) {
@@ -116,16 +147,19 @@ public record ServeOptions(Path config, Path file, boolean readOnly, String expo
                     throw new IllegalArgumentException("--max-connections-per-address: " + maxConnectionsPerAddress
                             + " (expected: 1 to limits.maxConnections, " + most + ")");
                 }
-                settings = settings.withLimits(settings.limits()
-                        .withMaxConnectionsPerAddress(maxConnectionsPerAddress));
+                settings =
+                        settings.withLimits(settings.limits().withMaxConnectionsPerAddress(maxConnectionsPerAddress));
             }
             if (admission != null || loop != null) {
-                boolean on = admission == null ? settings.admission().enabled() : switch (admission) {
-                    case "on" -> true;
-                    case "off" -> false;
-                    default -> throw new IllegalArgumentException("--admission: \"" + admission
-                            + "\" (expected: on or off)");
-                };
+                boolean on = admission == null
+                        ? settings.admission().enabled()
+                        : switch (admission) {
+                            case "on" -> true;
+                            case "off" -> false;
+                            default ->
+                                throw new IllegalArgumentException(
+                                        "--admission: \"" + admission + "\" (expected: on or off)");
+                        };
                 String mode = loop == null ? settings.loop().mode() : loop;
                 if (!mode.equals("priority") && !mode.equals("fifo")) {
                     throw new IllegalArgumentException("--loop: \"" + loop + "\" (expected: priority or fifo)");
@@ -148,11 +182,14 @@ public record ServeOptions(Path config, Path file, boolean readOnly, String expo
                     throw new IllegalArgumentException((baselineIops != null ? "--baseline-iops" : "--baseline-mbps")
                             + ": admission is off (expected: --admission on, where a baseline means something)");
                 }
-                settings = settings.withExports(List.of(exportBaseline(settings.exports().get(0))));
+                settings = settings.withExports(
+                        List.of(exportBaseline(settings.exports().get(0))));
                 List<String> problems = settings.admission().baselineProblems(settings.exports());
                 if (!problems.isEmpty()) {
-                    throw new IllegalArgumentException(problems.get(0).replace("exports[0].baseline",
-                            baselineIops != null ? "--baseline-iops" : "--baseline-mbps"));
+                    throw new IllegalArgumentException(problems.get(0)
+                            .replace(
+                                    "exports[0].baseline",
+                                    baselineIops != null ? "--baseline-iops" : "--baseline-mbps"));
                 }
             }
             if (tls != null || tlsCertificates != null || tlsVerifyPeer) {
@@ -170,10 +207,12 @@ public record ServeOptions(Path config, Path file, boolean readOnly, String expo
      * over them (a budget in cost units is replaced); problems name the options.
      */
     private NbdConfig.AdmissionSettings admissionBudget(NbdConfig.AdmissionSettings configured) {
-        Double iops = admissionIops == null ? configured.iops() : parseNumber("--admission-iops", admissionIops,
-                "4 KiB I/Os per second, from 1 to 100000000");
-        Double mbps = admissionMbps == null ? configured.megabytesPerSecond() : parseNumber("--admission-mbps",
-                admissionMbps, "MB/s, from 0.01 to 10000000");
+        Double iops = admissionIops == null
+                ? configured.iops()
+                : parseNumber("--admission-iops", admissionIops, "4 KiB I/Os per second, from 1 to 100000000");
+        Double mbps = admissionMbps == null
+                ? configured.megabytesPerSecond()
+                : parseNumber("--admission-mbps", admissionMbps, "MB/s, from 0.01 to 10000000");
         String option = admissionIops != null ? "--admission-iops" : "--admission-mbps";
         if (!configured.enabled()) {
             throw new IllegalArgumentException(option + ": admission is off (expected: --admission on, or"
@@ -197,16 +236,20 @@ public record ServeOptions(Path config, Path file, boolean readOnly, String expo
 
     /** The export with the baseline of {@code --baseline-iops} and {@code --baseline-mbps}; problems name them. */
     private NbdConfig.ExportConfig exportBaseline(NbdConfig.ExportConfig export) {
-        Double iops = baselineIops == null ? null : parseNumber("--baseline-iops", baselineIops,
-                "4 KiB I/Os per second, more than 0 and at most 100000000");
-        Double mbps = baselineMbps == null ? null : parseNumber("--baseline-mbps", baselineMbps,
-                "MB/s, more than 0 and at most 10000000");
+        Double iops = baselineIops == null
+                ? null
+                : parseNumber(
+                        "--baseline-iops", baselineIops, "4 KiB I/Os per second, more than 0 and at most 100000000");
+        Double mbps = baselineMbps == null
+                ? null
+                : parseNumber("--baseline-mbps", baselineMbps, "MB/s, more than 0 and at most 10000000");
         NbdConfig.Baseline baseline = new NbdConfig.Baseline(iops, mbps);
         List<String> problems = baseline.problems("baseline");
         if (!problems.isEmpty()) {
-            throw new IllegalArgumentException(problems.get(0).replace("baseline.iops", "--baseline-iops")
-                    .replace("baseline.megabytesPerSecond", "--baseline-mbps").replace("megabytesPerSecond",
-                            "--baseline-mbps"));
+            throw new IllegalArgumentException(problems.get(0)
+                    .replace("baseline.iops", "--baseline-iops")
+                    .replace("baseline.megabytesPerSecond", "--baseline-mbps")
+                    .replace("megabytesPerSecond", "--baseline-mbps"));
         }
         return export.withBaseline(baseline);
     }
@@ -233,7 +276,8 @@ public record ServeOptions(Path config, Path file, boolean readOnly, String expo
         if (tls != null && !List.of("off", "on", "require").contains(tls)) {
             throw new IllegalArgumentException("--tls: \"" + tls + "\" (expected: off, on or require)");
         }
-        NbdConfig.TlsSettings settings = new NbdConfig.TlsSettings(tls == null ? configured.mode() : tls,
+        NbdConfig.TlsSettings settings = new NbdConfig.TlsSettings(
+                tls == null ? configured.mode() : tls,
                 tlsCertificates == null ? configured.certificates() : tlsCertificates.toAbsolutePath(),
                 tlsVerifyPeer || configured.verifyPeer());
         List<String> problems = settings.problems();
@@ -258,8 +302,8 @@ public record ServeOptions(Path config, Path file, boolean readOnly, String expo
     /** The export of {@code --file}: an existing regular file, all of it or its first {@code sizeBytes}. */
     private NbdConfig.ExportConfig fileExport(String name, Long sizeBytes) {
         if (Files.isDirectory(file)) {
-            throw new IllegalArgumentException("--file: " + file + " is a folder (expected: an existing file, e.g. a"
-                    + " raw disk image)");
+            throw new IllegalArgumentException(
+                    "--file: " + file + " is a folder (expected: an existing file, e.g. a" + " raw disk image)");
         }
         if (!Files.exists(file)) {
             throw new IllegalArgumentException("--file: " + file + " does not exist (expected: an existing file, e.g."
@@ -283,8 +327,14 @@ public record ServeOptions(Path config, Path file, boolean readOnly, String expo
         if (sizeBytes == null && fileBytes == 0) {
             throw new IllegalArgumentException("--file: " + file + " is empty (expected: a file of at least 1 byte)");
         }
-        return new NbdConfig.ExportConfig(name, "default", null, sizeBytes == null ? null : new ByteSize(sizeBytes),
-                readOnly, file.toAbsolutePath(), null);
+        return new NbdConfig.ExportConfig(
+                name,
+                "default",
+                null,
+                sizeBytes == null ? null : new ByteSize(sizeBytes),
+                readOnly,
+                file.toAbsolutePath(),
+                null);
     }
 
     /** {@code --size}: a positive multiple of 512 bytes. */
@@ -314,8 +364,8 @@ public record ServeOptions(Path config, Path file, boolean readOnly, String expo
             seconds = Double.NaN;
         }
         if (!(seconds == 0 || seconds >= 0.01 && seconds <= 31_536_000)) {
-            throw new IllegalArgumentException("--idle-timeout: \"" + text + "\" (expected: off, 0, or seconds from"
-                    + " 0.01 to 31536000)");
+            throw new IllegalArgumentException(
+                    "--idle-timeout: \"" + text + "\" (expected: off, 0, or seconds from" + " 0.01 to 31536000)");
         }
         return seconds;
     }
@@ -337,8 +387,8 @@ public record ServeOptions(Path config, Path file, boolean readOnly, String expo
             port = -1;
         }
         if (port < 0 || port > 65_535) {
-            throw new IllegalArgumentException("--listen: port \"" + text.substring(colon + 1)
-                    + "\" (expected 0 to 65535)");
+            throw new IllegalArgumentException(
+                    "--listen: port \"" + text.substring(colon + 1) + "\" (expected 0 to 65535)");
         }
         return InetSocketAddress.createUnresolved(host, port);
     }
@@ -349,9 +399,15 @@ public record ServeOptions(Path config, Path file, boolean readOnly, String expo
      *
      * @param address the address as the user gave it (config or {@code --listen}), shown as is
      */
-    public static void describe(NbdServer server, String address, NbdConfig.Limits limits,
-            NbdConfig.AdmissionSettings admissionSettings, List<NbdConfig.ExportConfig> exportConfigs,
-            Path temporary, PrintWriter out, PrintWriter err) {
+    public static void describe(
+            NbdServer server,
+            String address,
+            NbdConfig.Limits limits,
+            NbdConfig.AdmissionSettings admissionSettings,
+            List<NbdConfig.ExportConfig> exportConfigs,
+            Path temporary,
+            PrintWriter out,
+            PrintWriter err) {
         InetSocketAddress bound = server.localAddress();
         Path socket = server.unixSocket();
         NbdConfig.TlsSettings tls = server.tls();
@@ -365,19 +421,20 @@ public record ServeOptions(Path config, Path file, boolean readOnly, String expo
             // The wildcard address is no use in a URI: show one that other machines can connect to.
             String uriHost = ip.isAnyLocalAddress() ? hostForUri(reachableAddress(!address.contains(":"))) : host;
             base = (tlsOn ? "nbds://" : "nbd://") + uriHost + ":" + bound.getPort() + "/";
-            places.add(host + ":" + bound.getPort() + (ip.isLoopbackAddress() ? " (loopback only)"
-                    : ip.isAnyLocalAddress() ? " (all addresses)" : ""));
+            places.add(host + ":" + bound.getPort()
+                    + (ip.isLoopbackAddress() ? " (loopback only)" : ip.isAnyLocalAddress() ? " (all addresses)" : ""));
             if (!ip.isLoopbackAddress() && !(tlsRequired && tls.verifyPeer())) {
-                err.println(tlsRequired
-                        ? "tailor: warning: reachable from the network; TLS encrypts, but without --tls-verify-peer"
-                                + " anyone who can connect can read and write these disks"
-                        : "tailor: warning: reachable from the network, and NBD has no authentication here: anyone"
-                                + " who can connect can read and write these disks");
+                err.println(
+                        tlsRequired
+                                ? "tailor: warning: reachable from the network; TLS encrypts, but without --tls-verify-peer"
+                                        + " anyone who can connect can read and write these disks"
+                                : "tailor: warning: reachable from the network, and NBD has no authentication here: anyone"
+                                        + " who can connect can read and write these disks");
             }
         }
         if (socket != null) {
-            places.add("unix socket " + socket + " (" + server.transport().name().toLowerCase(java.util.Locale.ROOT)
-                    + ")");
+            places.add("unix socket " + socket + " ("
+                    + server.transport().name().toLowerCase(java.util.Locale.ROOT) + ")");
         }
         List<Export> exports = server.exports();
         java.util.Map<String, String> baselines = new java.util.HashMap<>();
@@ -394,8 +451,9 @@ public record ServeOptions(Path config, Path file, boolean readOnly, String expo
             String details = "  " + ByteSize.format(export.sizeBytes()) + ", "
                     + (export.readOnly() ? "read-only" : "read-write") + ", tenant " + export.tenant() + ", "
                     + backend(export.backend(), temporary) + baselines.getOrDefault(export.name(), "");
-            String unixUri = socket == null ? null : (tlsOn ? "nbds+unix:///" : "nbd+unix:///") + export.name()
-                    + "?socket=" + socket;
+            String unixUri = socket == null
+                    ? null
+                    : (tlsOn ? "nbds+unix:///" : "nbd+unix:///") + export.name() + "?socket=" + socket;
             out.println("  " + (base != null ? base + export.name() : unixUri) + details);
             if (base != null && unixUri != null) {
                 out.println("  " + unixUri);
@@ -403,18 +461,26 @@ public record ServeOptions(Path config, Path file, boolean readOnly, String expo
         }
         out.println("  event loops: " + server.eventLoops().loops().size() + ", "
                 + server.loopMode().name().toLowerCase(java.util.Locale.ROOT) + "; segment admission: "
-                + (server.admission() == null ? "off" : "on (" + admissionSettings.variant() + "), budget "
-                        + admissionSettings.budgetDescription() + ", reserve "
-                        + (server.admission().controller().config().adaptiveReserve() ? "adaptive"
-                                : server.admission().controller().reserveFraction())));
+                + (server.admission() == null
+                        ? "off"
+                        : "on (" + admissionSettings.variant() + "), budget "
+                                + admissionSettings.budgetDescription() + ", reserve "
+                                + (server.admission().controller().config().adaptiveReserve()
+                                        ? "adaptive"
+                                        : server.admission().controller().reserveFraction())));
         out.println("  connections: at most " + limits.maxConnections() + ", " + limits.maxConnectionsPerAddress()
-                + " per client address; idle timeout " + (limits.idleTimeoutNanos() == 0 ? "off"
-                : java.math.BigDecimal.valueOf(limits.idleTimeoutSeconds()).stripTrailingZeros().toPlainString()
-                        + " s"));
+                + " per client address; idle timeout "
+                + (limits.idleTimeoutNanos() == 0
+                        ? "off"
+                        : java.math.BigDecimal.valueOf(limits.idleTimeoutSeconds())
+                                        .stripTrailingZeros()
+                                        .toPlainString() + " s"));
         if (tlsOn) {
             out.println("  tls: " + (tlsRequired ? "required" : "on (clients may also connect without TLS: nbd://)")
-                    + ", certificates " + tls.certificates() + (tls.verifyPeer()
-                    ? ", clients need a certificate signed by its ca-cert.pem" : ", clients not verified"));
+                    + ", certificates " + tls.certificates()
+                    + (tls.verifyPeer()
+                            ? ", clients need a certificate signed by its ca-cert.pem"
+                            : ", clients not verified"));
         }
         InetSocketAddress metrics = server.metricsAddress();
         if (metrics != null) {
@@ -469,8 +535,8 @@ public record ServeOptions(Path config, Path file, boolean readOnly, String expo
 
     private static String backend(BlockBackend backend, Path temporary) {
         if (backend instanceof FileBackend file) {
-            return "file " + file.file() + (temporary != null && file.file().startsWith(temporary)
-                    ? " (temporary: removed on exit)" : "");
+            return "file " + file.file()
+                    + (temporary != null && file.file().startsWith(temporary) ? " (temporary: removed on exit)" : "");
         }
         if (backend instanceof UpstreamBackend upstream) {
             int pool = upstream.poolSize();

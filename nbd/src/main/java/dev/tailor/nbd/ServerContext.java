@@ -13,17 +13,29 @@ import java.util.Map;
  * @param io         the I/O metrics, whose clock times requests
  * @param tls        the TLS credentials and mode, or null when TLS is off
  */
-record ServerContext(Map<String, Export> exports, NbdConfig.Limits limits, RequestDispatcher dispatcher,
-        ConnectionAdmission admission, IoMetrics io, ServerTls tls) {
+record ServerContext(
+        Map<String, Export> exports,
+        NbdConfig.Limits limits,
+        RequestDispatcher dispatcher,
+        ConnectionAdmission admission,
+        IoMetrics io,
+        ServerTls tls) {
 
     /** A context without TLS. */
-    ServerContext(Map<String, Export> exports, NbdConfig.Limits limits, RequestDispatcher dispatcher,
-            ConnectionAdmission admission, IoMetrics io) {
+    ServerContext(
+            Map<String, Export> exports,
+            NbdConfig.Limits limits,
+            RequestDispatcher dispatcher,
+            ConnectionAdmission admission,
+            IoMetrics io) {
         this(exports, limits, dispatcher, admission, io, null);
     }
 
     /** A context with I/O metrics of its own (tests). */
-    ServerContext(Map<String, Export> exports, NbdConfig.Limits limits, RequestDispatcher dispatcher,
+    ServerContext(
+            Map<String, Export> exports,
+            NbdConfig.Limits limits,
+            RequestDispatcher dispatcher,
             ConnectionAdmission admission) {
         this(exports, limits, dispatcher, admission, new IoMetrics(System::nanoTime, false));
     }

@@ -112,8 +112,10 @@ record ServerTls(Mode mode, SslContext context, boolean verifyPeer) {
         try {
             return new ServerTls(mode, builder.build(), verifyPeer);
         } catch (SSLException e) {
-            throw new IllegalArgumentException("tls.certificates: " + folder + ": the TLS context cannot be built from"
-                    + " these credentials (" + e.getMessage() + ")", e);
+            throw new IllegalArgumentException(
+                    "tls.certificates: " + folder + ": the TLS context cannot be built from" + " these credentials ("
+                            + e.getMessage() + ")",
+                    e);
         }
     }
 
@@ -122,23 +124,25 @@ record ServerTls(Mode mode, SslContext context, boolean verifyPeer) {
         byte[] bytes = read(field, file);
         try {
             List<X509Certificate> certificates = new ArrayList<>();
-            for (var certificate : CertificateFactory.getInstance("X.509")
-                    .generateCertificates(new ByteArrayInputStream(bytes))) {
+            for (var certificate :
+                    CertificateFactory.getInstance("X.509").generateCertificates(new ByteArrayInputStream(bytes))) {
                 certificates.add((X509Certificate) certificate);
             }
             if (!certificates.isEmpty()) {
                 return certificates;
             }
         } catch (CertificateException e) {
-            throw new IllegalArgumentException(field + ": " + file + " is not a PEM certificate (" + e.getMessage()
-                    + "; expected: -----BEGIN CERTIFICATE----- blocks)", e);
+            throw new IllegalArgumentException(
+                    field + ": " + file + " is not a PEM certificate (" + e.getMessage()
+                            + "; expected: -----BEGIN CERTIFICATE----- blocks)",
+                    e);
         }
-        throw new IllegalArgumentException(field + ": " + file + " holds no certificate (expected: -----BEGIN"
-                + " CERTIFICATE----- blocks)");
+        throw new IllegalArgumentException(
+                field + ": " + file + " holds no certificate (expected: -----BEGIN" + " CERTIFICATE----- blocks)");
     }
 
-    private static final Pattern PEM_KEY = Pattern.compile(
-            "-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY-----([A-Za-z0-9+/=\\s]+)-----END \\1PRIVATE KEY-----");
+    private static final Pattern PEM_KEY =
+            Pattern.compile("-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY-----([A-Za-z0-9+/=\\s]+)-----END \\1PRIVATE KEY-----");
 
     /** The private key of a PEM file: PKCS#8, or PKCS#1 for RSA. */
     static PrivateKey privateKey(String field, Path file) {
@@ -184,8 +188,23 @@ record ServerTls(Mode mode, SslContext context, boolean verifyPeer) {
      */
     static byte[] pkcs8OfRsa(byte[] pkcs1) {
         byte[] version = {0x02, 0x01, 0x00};
-        byte[] algorithm = {0x30, 0x0d, 0x06, 0x09, 0x2a, (byte) 0x86, 0x48, (byte) 0x86, (byte) 0xf7, 0x0d, 0x01,
-            0x01, 0x01, 0x05, 0x00};
+        byte[] algorithm = {
+            0x30,
+            0x0d,
+            0x06,
+            0x09,
+            0x2a,
+            (byte) 0x86,
+            0x48,
+            (byte) 0x86,
+            (byte) 0xf7,
+            0x0d,
+            0x01,
+            0x01,
+            0x01,
+            0x05,
+            0x00
+        };
         byte[] octets = der(0x04, pkcs1);
         byte[] body = new byte[version.length + algorithm.length + octets.length];
         System.arraycopy(version, 0, body, 0, version.length);
@@ -222,7 +241,7 @@ record ServerTls(Mode mode, SslContext context, boolean verifyPeer) {
             default -> null;
         };
         if (algorithm == null) {
-            return null;   // RSASSA-PSS needs parameters; the TLS handshake checks it
+            return null; // RSASSA-PSS needs parameters; the TLS handshake checks it
         }
         String certificateAlgorithm = certificate.getPublicKey().getAlgorithm();
         if (!certificateAlgorithm.equals(key.getAlgorithm())
@@ -246,9 +265,10 @@ record ServerTls(Mode mode, SslContext context, boolean verifyPeer) {
 
     private static byte[] read(String field, Path file) {
         if (!Files.isRegularFile(file)) {
-            throw new IllegalArgumentException(field + ": " + file + (Files.exists(file) ? " is not a file"
-                    : " does not exist") + " (expected: " + SERVER_CERT + ", " + SERVER_KEY + " and, to verify"
-                    + " clients, " + CA_CERT + " in the folder; docs/nbd.md, TLS)");
+            throw new IllegalArgumentException(
+                    field + ": " + file + (Files.exists(file) ? " is not a file" : " does not exist") + " (expected: "
+                            + SERVER_CERT + ", " + SERVER_KEY + " and, to verify"
+                            + " clients, " + CA_CERT + " in the folder; docs/nbd.md, TLS)");
         }
         try {
             return Files.readAllBytes(file);

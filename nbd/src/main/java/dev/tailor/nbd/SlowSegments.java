@@ -43,8 +43,15 @@ final class SlowSegments {
      * @param admittedSteady     of the {@link #seen()} ones, those admitted as steady
      * @param admittedHot        of the {@link #seen()} ones, those admitted as hot
      */
-    record Entry(String export, long segment, long requests, long overcount, long admissionWaitNanos,
-            long backendNanos, long admittedSteady, long admittedHot) {
+    record Entry(
+            String export,
+            long segment,
+            long requests,
+            long overcount,
+            long admissionWaitNanos,
+            long backendNanos,
+            long admittedSteady,
+            long admittedHot) {
 
         /** Slow requests recorded since the pair took its counter: the ones the sums and class counts cover. */
         long seen() {
@@ -54,11 +61,11 @@ final class SlowSegments {
 
     /** A slow request's class when admitted: none (not through admission), steady or hot. */
     static final int NOT_ADMITTED = 0;
+
     static final int STEADY = 1;
     static final int HOT = 2;
 
-    private record Key(String export, long segment) {
-    }
+    private record Key(String export, long segment) {}
 
     private static final class Counter {
         long requests;
@@ -101,8 +108,8 @@ final class SlowSegments {
      * @param backendNanos       its time on the backend, ns
      * @param admittedClass      {@link #NOT_ADMITTED}, {@link #STEADY} or {@link #HOT}
      */
-    synchronized void record(String export, long offsetBytes, long admissionWaitNanos, long backendNanos,
-            int admittedClass) {
+    synchronized void record(
+            String export, long offsetBytes, long admissionWaitNanos, long backendNanos, int admittedClass) {
         Key key = new Key(export, Long.divideUnsigned(offsetBytes, segmentSizeBytes));
         Counter counter = counters.get(key);
         if (counter == null) {
@@ -133,9 +140,18 @@ final class SlowSegments {
     /** The pairs kept, most slow requests first (ties by export, then segment). */
     synchronized List<Entry> top() {
         List<Entry> entries = new ArrayList<>(counters.size());
-        counters.forEach((key, c) -> entries.add(new Entry(key.export(), key.segment(), c.requests, c.overcount,
-                c.admissionWaitNanos, c.backendNanos, c.admittedSteady, c.admittedHot)));
-        entries.sort(Comparator.comparingLong(Entry::requests).reversed().thenComparing(Entry::export)
+        counters.forEach((key, c) -> entries.add(new Entry(
+                key.export(),
+                key.segment(),
+                c.requests,
+                c.overcount,
+                c.admissionWaitNanos,
+                c.backendNanos,
+                c.admittedSteady,
+                c.admittedHot)));
+        entries.sort(Comparator.comparingLong(Entry::requests)
+                .reversed()
+                .thenComparing(Entry::export)
                 .thenComparingLong(Entry::segment));
         return entries;
     }

@@ -102,8 +102,13 @@ final class SparseFile implements AutoCloseable {
     }
 
     /** The downcall handles of open, close, lseek and fallocate. */
-    private record Natives(MethodHandle open, MethodHandle close, MethodHandle lseek, MethodHandle fallocate,
-            Method ofConfined, Method allocateFrom) {
+    private record Natives(
+            MethodHandle open,
+            MethodHandle close,
+            MethodHandle lseek,
+            MethodHandle fallocate,
+            Method ofConfined,
+            Method allocateFrom) {
 
         static Natives load() {
             try {
@@ -123,8 +128,8 @@ final class SparseFile implements AutoCloseable {
                 Object int64 = valueLayout.getField("JAVA_LONG").get(null);
                 Object address = valueLayout.getField("ADDRESS").get(null);
                 Method of = descriptorType.getMethod("of", layoutType, layoutType.arrayType());
-                Method downcall = linkerType.getMethod("downcallHandle", segmentType, descriptorType,
-                        optionType.arrayType());
+                Method downcall =
+                        linkerType.getMethod("downcallHandle", segmentType, descriptorType, optionType.arrayType());
                 Object noOptions = Array.newInstance(optionType, 0);
                 java.util.function.BiFunction<String, Object[], MethodHandle> handle = (name, layouts) -> {
                     try {
@@ -144,10 +149,13 @@ final class SparseFile implements AutoCloseable {
                         handle.apply("close", new Object[] {int32, int32}),
                         handle.apply("lseek", new Object[] {int64, int32, int64, int32}),
                         handle.apply("fallocate", new Object[] {int32, int32, int32, int64, int64}),
-                        arenaType.getMethod("ofConfined"), allocatorType.getMethod("allocateFrom", String.class));
+                        arenaType.getMethod("ofConfined"),
+                        allocatorType.getMethod("allocateFrom", String.class));
             } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
-                System.getLogger(SparseFile.class.getName()).log(System.Logger.Level.DEBUG,
-                        () -> "no lseek(SEEK_HOLE) through java.lang.foreign (" + e + "): every byte is data");
+                System.getLogger(SparseFile.class.getName())
+                        .log(
+                                System.Logger.Level.DEBUG,
+                                () -> "no lseek(SEEK_HOLE) through java.lang.foreign (" + e + "): every byte is data");
                 return null;
             }
         }

@@ -65,8 +65,7 @@ public final class UpstreamBackend implements BlockBackend {
      *
      * @param blockStatus whether it selected the {@code base:allocation} metadata context for the export
      */
-    record Description(long sizeBytes, int transmissionFlags, BlockSizes blockSizes, boolean blockStatus) {
-    }
+    record Description(long sizeBytes, int transmissionFlags, BlockSizes blockSizes, boolean blockStatus) {}
 
     private final NbdConfig.Upstream config;
     private final String name;
@@ -77,10 +76,17 @@ public final class UpstreamBackend implements BlockBackend {
     private final AtomicInteger next = new AtomicInteger();
     /** Requests written to an upstream connection whose reply has not come yet. */
     private final AtomicInteger sent = new AtomicInteger();
+
     private volatile boolean closed;
 
-    private UpstreamBackend(NbdConfig.Upstream config, String name, Bootstrap bootstrap,
-            UpstreamClientHandler.Events events, Description description, Channel first, EventLoopGroup eventLoops) {
+    private UpstreamBackend(
+            NbdConfig.Upstream config,
+            String name,
+            Bootstrap bootstrap,
+            UpstreamClientHandler.Events events,
+            Description description,
+            Channel first,
+            EventLoopGroup eventLoops) {
         this.config = config;
         this.name = name;
         this.bootstrap = bootstrap;
@@ -118,8 +124,12 @@ public final class UpstreamBackend implements BlockBackend {
      * As {@link #connect(NbdConfig.Upstream, EventLoopGroup, ByteBufAllocator)}, with the socket channel
      * type of the loops' transport.
      */
-    public static UpstreamBackend connect(NbdConfig.Upstream config, EventLoopGroup eventLoops, ByteBufAllocator alloc,
-            Class<? extends Channel> socketChannel) throws IOException {
+    public static UpstreamBackend connect(
+            NbdConfig.Upstream config,
+            EventLoopGroup eventLoops,
+            ByteBufAllocator alloc,
+            Class<? extends Channel> socketChannel)
+            throws IOException {
         Bootstrap bootstrap = new Bootstrap()
                 .group(eventLoops)
                 .channel(socketChannel)
@@ -149,29 +159,35 @@ public final class UpstreamBackend implements BlockBackend {
                 }
             }
         };
-        Future<Channel> ready = open(bootstrap, config, name, events, eventLoops.next()).awaitUninterruptibly();
+        Future<Channel> ready =
+                open(bootstrap, config, name, events, eventLoops.next()).awaitUninterruptibly();
         if (!ready.isSuccess()) {
             Throwable cause = ready.cause();
             throw new IOException("upstream " + name + ": " + message(cause), cause);
         }
         Channel first = ready.getNow();
-        Description description = first.pipeline().get(UpstreamClientHandler.class).description();
-        UpstreamBackend created = new UpstreamBackend(config, name, bootstrap, events, description, first,
-                eventLoops);
+        Description description =
+                first.pipeline().get(UpstreamClientHandler.class).description();
+        UpstreamBackend created = new UpstreamBackend(config, name, bootstrap, events, description, first, eventLoops);
         backend.set(created);
         return created;
     }
 
     /** Opens one connection on {@code loop}; the future succeeds once its handshake is done. */
-    private static Future<Channel> open(Bootstrap bootstrap, NbdConfig.Upstream config, String name,
-            UpstreamClientHandler.Events events, EventLoop loop) {
+    private static Future<Channel> open(
+            Bootstrap bootstrap,
+            NbdConfig.Upstream config,
+            String name,
+            UpstreamClientHandler.Events events,
+            EventLoop loop) {
         Promise<Channel> ready = loop.newPromise();
         long idleTimeoutNanos = (long) (config.idleTimeoutSeconds() * 1e9);
         Bootstrap b = bootstrap.clone(loop).handler(new ChannelInitializer<SocketChannel>() {
             @Override
             protected void initChannel(SocketChannel channel) {
-                channel.pipeline().addLast(new UpstreamClientHandler(name, config.export(), ready,
-                        CONNECT_TIMEOUT_MILLIS, idleTimeoutNanos, events));
+                channel.pipeline()
+                        .addLast(new UpstreamClientHandler(
+                                name, config.export(), ready, CONNECT_TIMEOUT_MILLIS, idleTimeoutNanos, events));
             }
         });
         b.connect().addListener((ChannelFuture connected) -> {
@@ -194,9 +210,13 @@ public final class UpstreamBackend implements BlockBackend {
     @Override
     public BackendFeatures features() {
         int flags = description.transmissionFlags();
-        return new BackendFeatures((flags & NbdProtocol.FLAG_READ_ONLY) != 0,
-                (flags & NbdProtocol.FLAG_SEND_FLUSH) != 0, (flags & NbdProtocol.FLAG_SEND_FUA) != 0,
-                (flags & NbdProtocol.FLAG_SEND_TRIM) != 0, (flags & NbdProtocol.FLAG_SEND_WRITE_ZEROES) != 0, true);
+        return new BackendFeatures(
+                (flags & NbdProtocol.FLAG_READ_ONLY) != 0,
+                (flags & NbdProtocol.FLAG_SEND_FLUSH) != 0,
+                (flags & NbdProtocol.FLAG_SEND_FUA) != 0,
+                (flags & NbdProtocol.FLAG_SEND_TRIM) != 0,
+                (flags & NbdProtocol.FLAG_SEND_WRITE_ZEROES) != 0,
+                true);
     }
 
     @Override
@@ -245,8 +265,8 @@ public final class UpstreamBackend implements BlockBackend {
             if (!ready.isSuccess()) {
                 if (request.claim()) {
                     request.release();
-                    completion.tryFailure(new NbdException(NbdProtocol.EIO, "upstream " + name
-                            + " is unreachable: " + message(ready.cause())));
+                    completion.tryFailure(new NbdException(
+                            NbdProtocol.EIO, "upstream " + name + " is unreachable: " + message(ready.cause())));
                 }
                 return;
             }
@@ -254,7 +274,7 @@ public final class UpstreamBackend implements BlockBackend {
             Promise<ByteBuf> reply = channel.eventLoop().newPromise();
             reply.addListener((Future<ByteBuf> done) -> {
                 if (request.dropped()) {
-                    return;   // its connection closed before it was sent: never sent, already failed
+                    return; // its connection closed before it was sent: never sent, already failed
                 }
                 if (done.isSuccess()) {
                     request.release();
@@ -262,29 +282,39 @@ public final class UpstreamBackend implements BlockBackend {
                     if (!completion.trySuccess(data) && data != null) {
                         data.release();
                     }
-                } else if (done.cause() instanceof UpstreamClientHandler.Unserved unserved && mayRetry && !closed
+                } else if (done.cause() instanceof UpstreamClientHandler.Unserved unserved
+                        && mayRetry
+                        && !closed
                         && !(unserved.shuttingDown() && request.command() == NbdProtocol.CMD_FLUSH)) {
                     send(request, completion, false);
                 } else {
                     request.release();
                     Throwable cause = done.cause();
-                    String flushNote = cause instanceof UpstreamClientHandler.Unserved u && u.shuttingDown()
-                            && request.command() == NbdProtocol.CMD_FLUSH ? " (a FLUSH is not sent again elsewhere:"
-                            + " it could not cover the writes this upstream acknowledged)" : "";
-                    completion.tryFailure(cause instanceof NbdException nbd ? nbd
-                            : new NbdException(NbdProtocol.EIO, message(cause) + flushNote));
+                    String flushNote = cause instanceof UpstreamClientHandler.Unserved u
+                                    && u.shuttingDown()
+                                    && request.command() == NbdProtocol.CMD_FLUSH
+                            ? " (a FLUSH is not sent again elsewhere:"
+                                    + " it could not cover the writes this upstream acknowledged)"
+                            : "";
+                    completion.tryFailure(
+                            cause instanceof NbdException nbd
+                                    ? nbd
+                                    : new NbdException(NbdProtocol.EIO, message(cause) + flushNote));
                 }
             });
-            channel.writeAndFlush(new UpstreamClientHandler.Forward(request, reply)).addListener(written -> {
-                if (written.isSuccess()) {
-                    sent.incrementAndGet();
-                    reply.addListener(f -> sent.decrementAndGet());
-                } else {
-                    // Not written whole, so not served: the upstream never saw a complete request.
-                    reply.tryFailure(new UpstreamClientHandler.Unserved("upstream " + name + ": the request could"
-                            + " not be sent: " + message(written.cause()), false));
-                }
-            });
+            channel.writeAndFlush(new UpstreamClientHandler.Forward(request, reply))
+                    .addListener(written -> {
+                        if (written.isSuccess()) {
+                            sent.incrementAndGet();
+                            reply.addListener(f -> sent.decrementAndGet());
+                        } else {
+                            // Not written whole, so not served: the upstream never saw a complete request.
+                            reply.tryFailure(new UpstreamClientHandler.Unserved(
+                                    "upstream " + name + ": the request could" + " not be sent: "
+                                            + message(written.cause()),
+                                    false));
+                        }
+                    });
         });
     }
 

@@ -77,8 +77,7 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
      * @param reply   completed with the upstream's answer: a read's data, null, an {@link NbdException},
      *                or {@link Unserved}
      */
-    record Forward(BlockRequest request, Promise<ByteBuf> reply) {
-    }
+    record Forward(BlockRequest request, Promise<ByteBuf> reply) {}
 
     /** What the pool learns from a connection; called on the connection's event loop. */
     interface Events {
@@ -135,10 +134,17 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
         long coveredBytes;
         /** The first error chunk's error, 0 for none; with its message. */
         int error;
+
         String errorMessage;
 
-        Pending(long cookie, int command, int flags, long offsetBytes, long lengthBytes,
-                Promise<ByteBuf> completion, long writesBefore) {
+        Pending(
+                long cookie,
+                int command,
+                int flags,
+                long offsetBytes,
+                long lengthBytes,
+                Promise<ByteBuf> completion,
+                long writesBefore) {
             this.cookie = cookie;
             this.command = command;
             this.flags = flags;
@@ -156,10 +162,19 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
         }
     }
 
-    private enum Phase { GREETING, OPTION_REPLIES, TRANSMISSION, CLOSED }
+    private enum Phase {
+        GREETING,
+        OPTION_REPLIES,
+        TRANSMISSION,
+        CLOSED
+    }
 
     /** Where the payload of a data chunk or a simple read reply being received goes. */
-    private enum Payload { NONE, SIMPLE_READ, OFFSET_DATA }
+    private enum Payload {
+        NONE,
+        SIMPLE_READ,
+        OFFSET_DATA
+    }
 
     private final String upstream;
     private final String exportName;
@@ -183,9 +198,11 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
     // Handshake state and results.
     /** The option whose replies are awaited. */
     private int optionSent;
+
     private boolean structuredReplies;
     /** The upstream's ID of {@code base:allocation}, or -1 when it is not selected. */
     private long baseAllocationId = -1;
+
     private long sizeBytes = -1;
     private int transmissionFlags;
     private BlockSizes blockSizes;
@@ -195,6 +212,7 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
     private Pending reading;
     /** Bytes of the payload still to come, and where the next goes in {@code reading.data}. */
     private int payloadRemaining;
+
     private int payloadWriteIndex;
     /** For an OFFSET_DATA chunk: whether it ends its reply. */
     private boolean payloadDone;
@@ -207,8 +225,13 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
      * @param idleTimeoutNanos       time without a request in flight after which the connection retires
      * @param events                 what the pool learns from this connection
      */
-    UpstreamClientHandler(String upstream, String exportName, Promise<Channel> ready, long handshakeTimeoutMillis,
-            long idleTimeoutNanos, Events events) {
+    UpstreamClientHandler(
+            String upstream,
+            String exportName,
+            Promise<Channel> ready,
+            long handshakeTimeoutMillis,
+            long idleTimeoutNanos,
+            Events events) {
         this.upstream = upstream;
         this.exportName = exportName;
         this.ready = ready;
@@ -224,8 +247,11 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
-        timeout = ctx.executor().schedule(() -> fail(ctx, "no handshake within " + handshakeTimeoutMillis + " ms"),
-                handshakeTimeoutMillis, TimeUnit.MILLISECONDS);
+        timeout = ctx.executor()
+                .schedule(
+                        () -> fail(ctx, "no handshake within " + handshakeTimeoutMillis + " ms"),
+                        handshakeTimeoutMillis,
+                        TimeUnit.MILLISECONDS);
         ctx.fireChannelActive();
     }
 
@@ -236,8 +262,8 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
             in.release();
             return;
         }
-        cumulation = cumulation == null ? in
-                : ByteToMessageDecoder.MERGE_CUMULATOR.cumulate(ctx.alloc(), cumulation, in);
+        cumulation =
+                cumulation == null ? in : ByteToMessageDecoder.MERGE_CUMULATOR.cumulate(ctx.alloc(), cumulation, in);
         try {
             boolean progressed = true;
             while (progressed && cumulation != null && cumulation.isReadable() && phase != Phase.CLOSED) {
@@ -270,15 +296,17 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
         BlockRequest request = forward.request();
         if (!request.claim()) {
             // Its connection closed while it waited for this one: it is not sent.
-            NbdException dropped = new NbdException(NbdProtocol.EIO, "the client's connection closed before the"
-                    + " request was sent upstream");
+            NbdException dropped = new NbdException(
+                    NbdProtocol.EIO, "the client's connection closed before the" + " request was sent upstream");
             forward.reply().tryFailure(dropped);
             promise.setFailure(dropped);
             return;
         }
         if (phase != Phase.TRANSMISSION || retiring) {
-            Unserved unserved = new Unserved("upstream " + upstream + ": the connection was "
-                    + (retiring ? "closing" : "closed") + " before the request was sent", false);
+            Unserved unserved = new Unserved(
+                    "upstream " + upstream + ": the connection was " + (retiring ? "closing" : "closed")
+                            + " before the request was sent",
+                    false);
             forward.reply().tryFailure(unserved);
             promise.setFailure(unserved);
             return;
@@ -296,8 +324,16 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
             return;
         }
         long cookie = nextCookie++;
-        pending.put(cookie, new Pending(cookie, request.command(), request.flags(), request.offsetBytes(),
-                request.lengthBytes(), forward.reply(), writesAcknowledged));
+        pending.put(
+                cookie,
+                new Pending(
+                        cookie,
+                        request.command(),
+                        request.flags(),
+                        request.offsetBytes(),
+                        request.lengthBytes(),
+                        forward.reply(),
+                        writesAcknowledged));
         lastActiveNanos = ctx.executor().ticker().nanoTime();
         ByteBuf header = ctx.alloc().buffer(NbdProtocol.REQUEST_HEADER_BYTES);
         header.writeInt(NbdProtocol.REQUEST_MAGIC);
@@ -359,23 +395,31 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
             if (writesAcknowledged > writesFlushed && (transmissionFlags & NbdProtocol.FLAG_SEND_FLUSH) != 0) {
                 Promise<ByteBuf> flushed = ctx.executor().newPromise();
                 flushed.addListener(f -> retire(ctx));
-                write(ctx, new Forward(new BlockRequest(NbdProtocol.CMD_FLUSH, 0, 0, 0, 0, Unpooled.EMPTY_BUFFER),
-                        flushed), ctx.newPromise());
+                write(
+                        ctx,
+                        new Forward(
+                                new BlockRequest(NbdProtocol.CMD_FLUSH, 0, 0, 0, 0, Unpooled.EMPTY_BUFFER), flushed),
+                        ctx.newPromise());
                 ctx.flush();
             } else {
                 retire(ctx);
             }
         } else {
-            idleCheck = ctx.executor().schedule(() -> checkIdle(ctx), Math.max(idleTimeoutNanos - idleNanos,
-                    idleTimeoutNanos / 8), TimeUnit.NANOSECONDS);
+            idleCheck = ctx.executor()
+                    .schedule(
+                            () -> checkIdle(ctx),
+                            Math.max(idleTimeoutNanos - idleNanos, idleTimeoutNanos / 8),
+                            TimeUnit.NANOSECONDS);
         }
     }
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         boolean lost = phase == Phase.TRANSMISSION && !retiring;
-        closeDown(phase == Phase.TRANSMISSION || phase == Phase.CLOSED ? "the connection closed"
-                : "the connection closed during the handshake");
+        closeDown(
+                phase == Phase.TRANSMISSION || phase == Phase.CLOSED
+                        ? "the connection closed"
+                        : "the connection closed during the handshake");
         if (lost) {
             events.upstreamLeaving();
         }
@@ -422,8 +466,8 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
         payload = Payload.NONE;
         for (Pending p : failed) {
             p.releaseData();
-            p.completion.tryFailure(new NbdException(NbdProtocol.EIO, "upstream " + upstream + ": " + reason
-                    + " with the request in flight"));
+            p.completion.tryFailure(new NbdException(
+                    NbdProtocol.EIO, "upstream " + upstream + ": " + reason + " with the request in flight"));
         }
     }
 
@@ -515,10 +559,10 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
                     structuredReplies = true;
                     sendSetMetaContext(ctx);
                 } else if ((type & NbdProtocol.REP_FLAG_ERROR) != 0) {
-                    sendGo(ctx);   // an upstream without structured replies: simple replies, no block status
+                    sendGo(ctx); // an upstream without structured replies: simple replies, no block status
                 } else {
-                    throw new UpstreamException(String.format("unexpected reply type 0x%08x to STRUCTURED_REPLY",
-                            type));
+                    throw new UpstreamException(
+                            String.format("unexpected reply type 0x%08x to STRUCTURED_REPLY", type));
                 }
             }
             case NbdProtocol.OPT_SET_META_CONTEXT -> {
@@ -532,12 +576,12 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
                     }
                 } else if (type == NbdProtocol.REP_ACK || (type & NbdProtocol.REP_FLAG_ERROR) != 0) {
                     if (type != NbdProtocol.REP_ACK) {
-                        baseAllocationId = -1;   // refused: block status is answered here
+                        baseAllocationId = -1; // refused: block status is answered here
                     }
                     sendGo(ctx);
                 } else {
-                    throw new UpstreamException(String.format("unexpected reply type 0x%08x to SET_META_CONTEXT",
-                            type));
+                    throw new UpstreamException(
+                            String.format("unexpected reply type 0x%08x to SET_META_CONTEXT", type));
                 }
             }
             default -> goReply(ctx, type, data);
@@ -564,7 +608,8 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
             ready.trySuccess(ctx.channel());
         } else if ((type & NbdProtocol.REP_FLAG_ERROR) != 0) {
             String message = data.toString(StandardCharsets.UTF_8);
-            throw new UpstreamException(String.format("the upstream refused export \"%s\" (reply type 0x%08x%s)",
+            throw new UpstreamException(String.format(
+                    "the upstream refused export \"%s\" (reply type 0x%08x%s)",
                     exportName, type, message.isEmpty() ? "" : ": " + message));
         } else {
             throw new UpstreamException(String.format("unexpected reply type 0x%08x to GO", type));
@@ -595,11 +640,13 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
             try {
                 int cappedMaximum = (int) Math.min(maximum, BlockSizes.LARGEST_MAXIMUM_BYTES);
                 cappedMaximum -= cappedMaximum % Math.max(1, minimum);
-                blockSizes = new BlockSizes(minimum, Math.max(preferred, Math.max(512, minimum)),
+                blockSizes = new BlockSizes(
+                        minimum,
+                        Math.max(preferred, Math.max(512, minimum)),
                         Math.max(cappedMaximum, Math.max(preferred, Math.max(512, minimum))));
             } catch (IllegalArgumentException e) {
-                throw new UpstreamException("unusable block sizes " + minimum + "/" + preferred + "/" + maximum + ": "
-                        + e.getMessage());
+                throw new UpstreamException(
+                        "unusable block sizes " + minimum + "/" + preferred + "/" + maximum + ": " + e.getMessage());
             }
         }
     }
@@ -620,8 +667,9 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
         if (magic == NbdProtocol.STRUCTURED_REPLY_MAGIC && structuredReplies) {
             return chunk(ctx);
         }
-        throw new UpstreamException(String.format("reply magic 0x%08x (expected a %s)", magic,
-                structuredReplies ? "simple reply or a structured reply chunk" : "simple reply"));
+        throw new UpstreamException(String.format(
+                "reply magic 0x%08x (expected a %s)",
+                magic, structuredReplies ? "simple reply or a structured reply chunk" : "simple reply"));
     }
 
     private boolean simpleReply(ChannelHandlerContext ctx) throws UpstreamException {
@@ -699,7 +747,9 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
             long offset = cumulation.getLong(start + NbdProtocol.STRUCTURED_REPLY_HEADER_BYTES);
             long dataBytes = length - 8;
             long at = offset - request.offsetBytes;
-            if (request.command != NbdProtocol.CMD_READ || length <= 8 || at < 0
+            if (request.command != NbdProtocol.CMD_READ
+                    || length <= 8
+                    || at < 0
                     || at + dataBytes > request.lengthBytes) {
                 throw new UpstreamException("an OFFSET_DATA chunk of " + length + " bytes at " + offset
                         + " for " + NbdProtocol.commandName(request.command) + " of " + request.lengthBytes
@@ -727,8 +777,8 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
             errorChunk(request, type, body);
         } else if (type == NbdProtocol.REPLY_TYPE_OFFSET_HOLE) {
             if (request.command != NbdProtocol.CMD_READ || length != 12) {
-                throw new UpstreamException("an OFFSET_HOLE chunk of " + length + " bytes for "
-                        + NbdProtocol.commandName(request.command));
+                throw new UpstreamException(
+                        "an OFFSET_HOLE chunk of " + length + " bytes for " + NbdProtocol.commandName(request.command));
             }
             long at = body.readLong() - request.offsetBytes;
             long holeBytes = body.readUnsignedInt();
@@ -764,7 +814,8 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
         int error = body.readInt();
         int messageBytes = body.readUnsignedShort();
         String message = body.readableBytes() >= messageBytes
-                ? body.readCharSequence(messageBytes, StandardCharsets.UTF_8).toString() : "";
+                ? body.readCharSequence(messageBytes, StandardCharsets.UTF_8).toString()
+                : "";
         if (error == 0) {
             throw new UpstreamException("an error chunk (type " + type + ") with error 0");
         }
@@ -779,7 +830,8 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
      * (one with {@code REQ_ONE}, at most {@link #MAX_DESCRIPTORS}); other contexts' chunks are skipped.
      */
     private void blockStatusChunk(Pending request, ByteBuf body) throws UpstreamException {
-        if (request.command != NbdProtocol.CMD_BLOCK_STATUS || body.readableBytes() < 12
+        if (request.command != NbdProtocol.CMD_BLOCK_STATUS
+                || body.readableBytes() < 12
                 || (body.readableBytes() - 4) % 8 != 0) {
             throw new UpstreamException("a BLOCK_STATUS chunk of " + body.readableBytes() + " bytes for "
                     + NbdProtocol.commandName(request.command));
@@ -823,13 +875,15 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
             request.completion.tryFailure(new Unserved("upstream " + upstream + " is shutting down", true));
         } else if (error != 0) {
             request.releaseData();
-            request.completion.tryFailure(new NbdException(error, "upstream " + upstream + " answered "
-                    + NbdProtocol.commandName(request.command) + " with " + errorMessage));
+            request.completion.tryFailure(new NbdException(
+                    error,
+                    "upstream " + upstream + " answered " + NbdProtocol.commandName(request.command) + " with "
+                            + errorMessage));
         } else if (request.command == NbdProtocol.CMD_READ && request.lengthBytes > 0) {
             if (request.data == null || request.coveredBytes != request.lengthBytes) {
                 request.releaseData();
-                throw new UpstreamException("a READ of " + request.lengthBytes + " bytes answered with "
-                        + request.coveredBytes);
+                throw new UpstreamException(
+                        "a READ of " + request.lengthBytes + " bytes answered with " + request.coveredBytes);
             }
             ByteBuf data = request.data;
             request.data = null;

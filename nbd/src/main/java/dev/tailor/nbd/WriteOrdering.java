@@ -1,9 +1,9 @@
 package dev.tailor.nbd;
 
-import java.util.ArrayList;
-import java.util.List;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -67,14 +67,16 @@ final class WriteOrdering {
         final long endBytes;
         /** Whether it may go at once; set before {@link #register} returns, never changed. */
         final boolean immediate;
+
         private final int firstStripe;
         private final int stripeCount;
         /** Pairs (stripe, older overlapping pending write) not finished yet; through BLOCKERS. */
         private volatile int blockers;
+
         private final Runnable release;
 
-        private Entry(long offsetBytes, long endBytes, int firstStripe, int stripeCount, int blockers,
-                Runnable release) {
+        private Entry(
+                long offsetBytes, long endBytes, int firstStripe, int stripeCount, int blockers, Runnable release) {
             this.offsetBytes = offsetBytes;
             this.endBytes = endBytes;
             this.firstStripe = firstStripe;
@@ -224,7 +226,7 @@ final class WriteOrdering {
     private List<Entry> unlist(Entry entry, List<Entry> released) {
         for (int i = 0; i < entry.stripeCount; i++) {
             ArrayList<Entry> pending = stripes[(entry.firstStripe + i) % STRIPES].pending;
-            int at = pending.indexOf(entry);   // identity: Entry keeps Object.equals
+            int at = pending.indexOf(entry); // identity: Entry keeps Object.equals
             for (int j = at + 1; j < pending.size(); j++) {
                 Entry newer = pending.get(j);
                 if (newer.overlaps(entry) && newer.unblock()) {

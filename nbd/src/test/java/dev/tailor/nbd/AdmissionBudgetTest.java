@@ -28,8 +28,10 @@ class AdmissionBudgetTest {
 
     private static List<String> problems(String admission) {
         try {
-            NbdConfigFiles.parse("exports: [{name: disk, file: disk.img, size: 1GiB}]\nadmission: " + admission,
-                    "test.yaml", Path.of("/etc/tailor"));
+            NbdConfigFiles.parse(
+                    "exports: [{name: disk, file: disk.img, size: 1GiB}]\nadmission: " + admission,
+                    "test.yaml",
+                    Path.of("/etc/tailor"));
             return List.of();
         } catch (IllegalArgumentException e) {
             return List.of(e.getMessage());
@@ -42,7 +44,9 @@ class AdmissionBudgetTest {
         AdmissionConfig config = budget(20_000.0, 400.0).toAdmissionConfig();
         IoCostModel model = config.costModel();
         assertThat(config.capacityCostUnitsPerSecond()).isEqualTo(1e9);
-        assertThat(model.costUnits(IoKind.READ, 4096)).as("a 4 KiB read is 1/20,000 of a second").isEqualTo(50_000);
+        assertThat(model.costUnits(IoKind.READ, 4096))
+                .as("a 4 KiB read is 1/20,000 of a second")
+                .isEqualTo(50_000);
         assertThat(model.costUnits(IoKind.WRITE, 4096)).as("writes alike").isEqualTo(50_000);
         // A 1 MB read takes 1/400 of a second of bandwidth, plus the small per-I/O part.
         assertThat(model.costUnits(IoKind.READ, 1_000_000)).isEqualTo(2_500_000 + 50_000 - 4096 * 5 / 2);
@@ -54,7 +58,9 @@ class AdmissionBudgetTest {
         assertThat(iopsOnly.costUnits(IoKind.READ, 4096)).isEqualTo(125_000);
         assertThat(iopsOnly.costUnits(IoKind.WRITE, 1 << 20)).isEqualTo(125_000);
         IoCostModel bandwidthOnly = budget(null, 100.0).toAdmissionConfig().costModel();
-        assertThat(bandwidthOnly.costUnits(IoKind.READ, 1_000_000)).as("1 MB at 100 MB/s: 10 ms").isEqualTo(10_000_000);
+        assertThat(bandwidthOnly.costUnits(IoKind.READ, 1_000_000))
+                .as("1 MB at 100 MB/s: 10 ms")
+                .isEqualTo(10_000_000);
         assertThat(bandwidthOnly.costUnits(IoKind.READ, 4096)).isEqualTo(40_960);
     }
 
@@ -73,17 +79,26 @@ class AdmissionBudgetTest {
 
     @Test
     void badBudgets_areNamedByField() {
-        assertThat(problems("{enabled: true, iops: 5000, capacityCostUnitsPerSecond: 1e9}")).singleElement()
-                .asString().contains("admission.iops: given with capacityCostUnitsPerSecond (expected: the budget in"
+        assertThat(problems("{enabled: true, iops: 5000, capacityCostUnitsPerSecond: 1e9}"))
+                .singleElement()
+                .asString()
+                .contains("admission.iops: given with capacityCostUnitsPerSecond (expected: the budget in"
                         + " IOPS and/or MB/s, or in cost units, not both)");
-        assertThat(problems("{enabled: true, iops: 0}")).singleElement().asString()
+        assertThat(problems("{enabled: true, iops: 0}"))
+                .singleElement()
+                .asString()
                 .contains("admission.iops: 0 (expected: 4 KiB I/Os per second, from 1 to 100000000)");
-        assertThat(problems("{enabled: true, megabytesPerSecond: -5}")).singleElement().asString()
+        assertThat(problems("{enabled: true, megabytesPerSecond: -5}"))
+                .singleElement()
+                .asString()
                 .contains("admission.megabytesPerSecond: -5 (expected: MB/s, from 0.01 to 10000000)");
-        assertThat(problems("{enabled: true, iops: 200000, megabytesPerSecond: 500}")).singleElement().asString()
+        assertThat(problems("{enabled: true, iops: 200000, megabytesPerSecond: 500}"))
+                .singleElement()
+                .asString()
                 .contains("admission.iops: 200000 4 KiB I/Os per second move 819.2 MB/s, more than megabytesPerSecond"
                         + " 500 (expected: at most 122070 IOPS with that bandwidth");
-        assertThat(problems("{enabled: true, iops: 20000, megabytesPerSecond: 400}")).isEmpty();
+        assertThat(problems("{enabled: true, iops: 20000, megabytesPerSecond: 400}"))
+                .isEmpty();
         assertThatThrownBy(() -> budget(Double.NaN, null).toAdmissionConfig())
                 .hasMessageContaining("iops : NaN (expected");
     }
@@ -94,10 +109,10 @@ class AdmissionBudgetTest {
         // answers at once. What reaches the backend is the budget: about 1,000 a second.
         AtomicLong clock = new AtomicLong(1_000_000_000L);
         GatedBackend backend = new GatedBackend(1 << 20);
-        Export export = new Export(NbdConfig.ExportConfig.file("disk", "t", 1 << 20, false, Path.of("disk.img")),
-                backend, 1 << 20);
-        AdmissionDispatcher dispatcher = new AdmissionDispatcher(budget(1_000.0, null).toAdmissionConfig(),
-                List.of(export), clock::get);
+        Export export = new Export(
+                NbdConfig.ExportConfig.file("disk", "t", 1 << 20, false, Path.of("disk.img")), backend, 1 << 20);
+        AdmissionDispatcher dispatcher =
+                new AdmissionDispatcher(budget(1_000.0, null).toAdmissionConfig(), List.of(export), clock::get);
         long admitted = 0;
         int seconds = 10;
         for (int ms = 0; ms < seconds * 1000; ms++) {
@@ -109,8 +124,10 @@ class AdmissionBudgetTest {
                     }
                 });
                 long offset = ((ms * 3L + i) % 256) * 4096;
-                dispatcher.dispatch(export, new BlockRequest(NbdProtocol.CMD_READ, 0, offset, offset, 4096,
-                        Unpooled.EMPTY_BUFFER), completion);
+                dispatcher.dispatch(
+                        export,
+                        new BlockRequest(NbdProtocol.CMD_READ, 0, offset, offset, 4096, Unpooled.EMPTY_BUFFER),
+                        completion);
             }
             clock.addAndGet(1_000_000);
             dispatcher.tick();
@@ -120,6 +137,8 @@ class AdmissionBudgetTest {
         dispatcher.close();
         double perSecond = (double) admitted / seconds;
         assertThat(perSecond).as("reads per second reaching the backend").isBetween(900.0, 1_100.0);
-        assertThat(dispatcher.refusedRequests()).as("the rest was refused once the queue was full").isPositive();
+        assertThat(dispatcher.refusedRequests())
+                .as("the rest was refused once the queue was full")
+                .isPositive();
     }
 }

@@ -34,10 +34,10 @@ class AdmissionDispatcherTest {
     private final AtomicLong clock = new AtomicLong(1_000_000_000L);
     private final GatedBackend backendA = new GatedBackend(1 << 16);
     private final GatedBackend backendB = new GatedBackend(1 << 16);
-    private final Export a = new Export(NbdConfig.ExportConfig.file("a", "t1", 1 << 16, false, Path.of("a.img")),
-            backendA, 1 << 20);
-    private final Export b = new Export(NbdConfig.ExportConfig.file("b", "t2", 1 << 16, false, Path.of("b.img")),
-            backendB, 1 << 20);
+    private final Export a =
+            new Export(NbdConfig.ExportConfig.file("a", "t1", 1 << 16, false, Path.of("a.img")), backendA, 1 << 20);
+    private final Export b =
+            new Export(NbdConfig.ExportConfig.file("b", "t2", 1 << 16, false, Path.of("b.img")), backendB, 1 << 20);
     private final AdmissionDispatcher dispatcher = new AdmissionDispatcher(CONFIG, List.of(a, b), clock::get);
 
     private static BlockRequest read(long offset, int length) {
@@ -88,11 +88,13 @@ class AdmissionDispatcherTest {
         dispatcher.dispatch(a, read(0, 300), promise());
         dispatcher.dispatch(a, read(0, 300), promise());
         Promise<ByteBuf> refused = promise();
-        BlockRequest request = new BlockRequest(NbdProtocol.CMD_WRITE, 0, 9, 0, 300,
-                Unpooled.buffer(300).writeZero(300));
+        BlockRequest request = new BlockRequest(
+                NbdProtocol.CMD_WRITE, 0, 9, 0, 300, Unpooled.buffer(300).writeZero(300));
         dispatcher.dispatch(a, request, refused);
-        assertThat(refused.cause()).isInstanceOf(NbdException.class)
-                .hasMessageContaining("admission refused").hasMessageContaining("queueCapacityPerSegment 2");
+        assertThat(refused.cause())
+                .isInstanceOf(NbdException.class)
+                .hasMessageContaining("admission refused")
+                .hasMessageContaining("queueCapacityPerSegment 2");
         assertThat(((NbdException) refused.cause()).error()).isEqualTo(NbdProtocol.EIO);
         assertThat(request.refCnt()).isZero();
         assertThat(dispatcher.refusedRequests()).isEqualTo(1);
@@ -104,8 +106,11 @@ class AdmissionDispatcherTest {
         dispatcher.dispatch(a, read(0, 800), promise());
         dispatcher.dispatch(a, read(0, 100), promise());
         for (int command : new int[] {NbdProtocol.CMD_FLUSH, NbdProtocol.CMD_TRIM, NbdProtocol.CMD_WRITE_ZEROES}) {
-            dispatcher.dispatch(a, new BlockRequest(command, 0, 1, 0, command == NbdProtocol.CMD_FLUSH ? 0 : 4096,
-                    Unpooled.EMPTY_BUFFER), promise());
+            dispatcher.dispatch(
+                    a,
+                    new BlockRequest(
+                            command, 0, 1, 0, command == NbdProtocol.CMD_FLUSH ? 0 : 4096, Unpooled.EMPTY_BUFFER),
+                    promise());
         }
         assertThat(backendA.heldCount()).isEqualTo(4);
         assertThat(dispatcher.waitingRequests()).isEqualTo(1);
@@ -136,9 +141,10 @@ class AdmissionDispatcherTest {
         assertThat(backendA.heldCount()).isEqualTo(3);
         // Metadata commands are not counted; a refusal is.
         dispatcher.dispatch(b, new BlockRequest(NbdProtocol.CMD_FLUSH, 0, 1, 0, 0, Unpooled.EMPTY_BUFFER), promise());
-        assertThat(dispatcher.exportCounters()).containsExactly(
-                new AdmissionDispatcher.ExportCounters("a", 3, 3, 1, 0, DELTA, DELTA),
-                new AdmissionDispatcher.ExportCounters("b", 1, 0, 0, 0, 0, 0));
+        assertThat(dispatcher.exportCounters())
+                .containsExactly(
+                        new AdmissionDispatcher.ExportCounters("a", 3, 3, 1, 0, DELTA, DELTA),
+                        new AdmissionDispatcher.ExportCounters("b", 1, 0, 0, 0, 0, 0));
     }
 
     /** What a closing connection does to a request nothing has claimed: drop, release, fail. */
@@ -152,7 +158,8 @@ class AdmissionDispatcherTest {
     void queuedRequestOfAClosedConnection_isWithdrawn_neverSent_andTakesNoBudget() {
         Promise<ByteBuf> first = promise();
         dispatcher.dispatch(a, read(0, 800), first);
-        BlockRequest write = new BlockRequest(NbdProtocol.CMD_WRITE, 0, 2, 0, 300, Unpooled.buffer(300).writeZero(300));
+        BlockRequest write = new BlockRequest(
+                NbdProtocol.CMD_WRITE, 0, 2, 0, 300, Unpooled.buffer(300).writeZero(300));
         Promise<ByteBuf> waiting = promise();
         dispatcher.dispatch(a, write, waiting);
         Promise<ByteBuf> behind = promise();
@@ -185,12 +192,16 @@ class AdmissionDispatcherTest {
         dispatcher.dispatch(a, write, waiting);
         clock.addAndGet(DELTA);
         dispatcher.tick();
-        assertThat(backendA.heldCount()).as("sent to the backend, not started there").isEqualTo(2);
+        assertThat(backendA.heldCount())
+                .as("sent to the backend, not started there")
+                .isEqualTo(2);
         dropLikeAClosingConnection(write, waiting);
         backendA.passAll();
         assertThat(write.refCnt()).isZero();
         assertThat(dispatcher.withdrawnRequests()).isZero();
-        assertThat(dispatcher.stats().completedIgnored()).as("the dropped one's ticket").isOne();
+        assertThat(dispatcher.stats().completedIgnored())
+                .as("the dropped one's ticket")
+                .isOne();
         assertThat(backendA.memory.bytes[0]).as("the dropped write never ran").isZero();
         first.getNow().release();
     }
@@ -198,7 +209,8 @@ class AdmissionDispatcherTest {
     @Test
     void close_failsWhatWaits_withEshutdown_andReleasesIt() {
         dispatcher.dispatch(a, read(0, 1000), promise());
-        BlockRequest write = new BlockRequest(NbdProtocol.CMD_WRITE, 0, 2, 0, 16, Unpooled.buffer(16).writeZero(16));
+        BlockRequest write = new BlockRequest(
+                NbdProtocol.CMD_WRITE, 0, 2, 0, 16, Unpooled.buffer(16).writeZero(16));
         Promise<ByteBuf> waiting = promise();
         dispatcher.dispatch(a, write, waiting);
         assertThat(waiting.isDone()).isFalse();

@@ -46,7 +46,8 @@ class BlockStatusTest {
             file.seek(8L << 20);
             file.write(data);
         }
-        server = NbdServer.start(TestServers.config(NbdConfig.Limits.DEFAULTS,
+        server = NbdServer.start(TestServers.config(
+                NbdConfig.Limits.DEFAULTS,
                 new NbdConfig.ExportConfig("sparse", "acme", null, null, true, sparse, null),
                 NbdConfig.ExportConfig.file("scratch", "acme", 16L << 20, false, dir.resolve("scratch.img"))));
     }
@@ -57,8 +58,9 @@ class BlockStatusTest {
     }
 
     private static boolean holesFound() {
-        return server.exports().stream().map(Export::backend).allMatch(b -> b instanceof FileBackend f
-                && f.findsHoles());
+        return server.exports().stream()
+                .map(Export::backend)
+                .allMatch(b -> b instanceof FileBackend f && f.findsHoles());
     }
 
     private static RawClient structuredWithContext(String export) throws Exception {
@@ -85,7 +87,8 @@ class BlockStatusTest {
         for (String query : queries) {
             length += 4 + query.getBytes(StandardCharsets.UTF_8).length;
         }
-        ByteBuffer data = ByteBuffer.allocate(length).putInt(name.length).put(name).putInt(queries.length);
+        ByteBuffer data =
+                ByteBuffer.allocate(length).putInt(name.length).put(name).putInt(queries.length);
         for (String query : queries) {
             byte[] bytes = query.getBytes(StandardCharsets.UTF_8);
             data.putInt(bytes.length).put(bytes);
@@ -95,8 +98,9 @@ class BlockStatusTest {
 
     /** The descriptors of a BLOCK_STATUS reply chunk, as {length, flags} pairs. */
     private static List<long[]> extents(RawClient.Chunk chunk) {
-        assertThat(chunk.type()).as("chunk type (error %s)", chunk.type() == NbdProtocol.REPLY_TYPE_ERROR
-                ? chunk.message() : "").isEqualTo(NbdProtocol.REPLY_TYPE_BLOCK_STATUS);
+        assertThat(chunk.type())
+                .as("chunk type (error %s)", chunk.type() == NbdProtocol.REPLY_TYPE_ERROR ? chunk.message() : "")
+                .isEqualTo(NbdProtocol.REPLY_TYPE_BLOCK_STATUS);
         assertThat(chunk.done()).isTrue();
         ByteBuffer payload = ByteBuffer.wrap(chunk.payload());
         assertThat(payload.getInt()).isEqualTo(NbdProtocol.BASE_ALLOCATION_ID);
@@ -113,14 +117,18 @@ class BlockStatusTest {
         try (RawClient client = structuredWithContext("sparse")) {
             client.request(0, NbdProtocol.CMD_BLOCK_STATUS, 1, 0, 64L << 20);
             List<long[]> extents = extents(client.chunk());
-            assertThat(extents).extracting(e -> e[0] + "/" + e[1])
+            assertThat(extents)
+                    .extracting(e -> e[0] + "/" + e[1])
                     .containsExactly((8L << 20) + "/" + HOLE_ZERO, (1L << 20) + "/0", (55L << 20) + "/" + HOLE_ZERO);
             // REQ_ONE: one descriptor, within the request.
             client.request(NbdProtocol.CMD_FLAG_REQ_ONE, NbdProtocol.CMD_BLOCK_STATUS, 2, 8L << 20, 4096);
-            assertThat(extents(client.chunk())).extracting(e -> e[0] + "/" + e[1]).containsExactly("4096/0");
+            assertThat(extents(client.chunk()))
+                    .extracting(e -> e[0] + "/" + e[1])
+                    .containsExactly("4096/0");
             // A range inside the hole after the data, up to the end.
             client.request(0, NbdProtocol.CMD_BLOCK_STATUS, 3, 60L << 20, 4L << 20);
-            assertThat(extents(client.chunk())).extracting(e -> e[0] + "/" + e[1])
+            assertThat(extents(client.chunk()))
+                    .extracting(e -> e[0] + "/" + e[1])
                     .containsExactly((4L << 20) + "/" + HOLE_ZERO);
         }
     }
@@ -146,9 +154,13 @@ class BlockStatusTest {
             assertThat(beyond.error()).isEqualTo(NbdProtocol.EINVAL);
             assertThat(beyond.message()).contains("ends past the end");
             client.request(0, NbdProtocol.CMD_BLOCK_STATUS, 3, -1L, 1);
-            assertThat(client.chunk().error()).as("offset 2^64 - 1 does not wrap").isEqualTo(NbdProtocol.EINVAL);
+            assertThat(client.chunk().error())
+                    .as("offset 2^64 - 1 does not wrap")
+                    .isEqualTo(NbdProtocol.EINVAL);
             client.request(NbdProtocol.CMD_FLAG_FUA, NbdProtocol.CMD_BLOCK_STATUS, 4, 0, 4096);
-            assertThat(client.chunk().error()).as("FUA is not a BLOCK_STATUS flag").isEqualTo(NbdProtocol.EINVAL);
+            assertThat(client.chunk().error())
+                    .as("FUA is not a BLOCK_STATUS flag")
+                    .isEqualTo(NbdProtocol.EINVAL);
             client.request(0, NbdProtocol.CMD_BLOCK_STATUS, 5, 0, 4096);
             assertThat(client.chunk().type()).isEqualTo(NbdProtocol.REPLY_TYPE_BLOCK_STATUS);
         }
@@ -172,7 +184,8 @@ class BlockStatusTest {
             client.option(NbdProtocol.OPT_LIST_META_CONTEXT, metaContextData("nope"));
             assertThat(client.optionReply().type()).isEqualTo(NbdProtocol.REP_ERR_UNKNOWN);
             client.option(NbdProtocol.OPT_LIST_META_CONTEXT, new byte[] {0, 0, 0, 9, 0, 0, 0, 0});
-            assertThat(client.optionReply().type()).as("a name longer than the data")
+            assertThat(client.optionReply().type())
+                    .as("a name longer than the data")
                     .isEqualTo(NbdProtocol.REP_ERR_INVALID);
             // Contexts selected for one export, then GO to another: none selected there.
             client.option(NbdProtocol.OPT_STRUCTURED_REPLY, new byte[0]);
@@ -197,7 +210,9 @@ class BlockStatusTest {
             assertThat(client.simpleReply(0).error()).isZero();
             assertThat(client.simpleReply(0).error()).isZero();
             client.request(0, NbdProtocol.CMD_BLOCK_STATUS, 3, 0, 2 << 20);
-            assertThat(extents(client.chunk())).extracting(e -> e[0] + "/" + e[1]).containsExactly((2L << 20) + "/0");
+            assertThat(extents(client.chunk()))
+                    .extracting(e -> e[0] + "/" + e[1])
+                    .containsExactly((2L << 20) + "/0");
             client.request(0, NbdProtocol.CMD_TRIM, 4, 0, 1 << 20);
             assertThat(client.simpleReply(0).error()).isZero();
             client.request(0, NbdProtocol.CMD_WRITE_ZEROES, 5, 1 << 20, 512 << 10);
@@ -205,21 +220,23 @@ class BlockStatusTest {
             client.request(NbdProtocol.CMD_FLAG_NO_HOLE, NbdProtocol.CMD_WRITE_ZEROES, 6, (3 << 19), 256 << 10);
             assertThat(client.simpleReply(0).error()).isZero();
             client.request(0, NbdProtocol.CMD_BLOCK_STATUS, 7, 0, 2 << 20);
-            assertThat(extents(client.chunk())).extracting(e -> e[0] + "/" + e[1]).containsExactly(
-                    (1536L << 10) + "/" + HOLE_ZERO, (512L << 10) + "/0");
+            assertThat(extents(client.chunk()))
+                    .extracting(e -> e[0] + "/" + e[1])
+                    .containsExactly((1536L << 10) + "/" + HOLE_ZERO, (512L << 10) + "/0");
             client.request(0, NbdProtocol.CMD_READ, 8, 0, 2 << 20);
             RawClient.Chunk read = client.chunk();
             byte[] expected = new byte[2 << 20];
             System.arraycopy(data, 1 << 19, expected, 3 << 19, 1 << 19);
             System.arraycopy(new byte[256 << 10], 0, expected, 3 << 19, 256 << 10);
-            assertThat(java.util.Arrays.copyOfRange(read.payload(), 8, read.payload().length)).isEqualTo(expected);
+            assertThat(java.util.Arrays.copyOfRange(read.payload(), 8, read.payload().length))
+                    .isEqualTo(expected);
         }
     }
 
     @Test
     void backendWithoutHoles_reportsTheWholeRangeAsData() throws Exception {
-        try (NbdServer memory = TestServers.start(NbdConfig.Limits.DEFAULTS,
-                Map.of("disk", new MemoryBackend(1 << 20)))) {
+        try (NbdServer memory =
+                TestServers.start(NbdConfig.Limits.DEFAULTS, Map.of("disk", new MemoryBackend(1 << 20)))) {
             try (RawClient client = RawClient.connect(memory.localAddress()).handshake()) {
                 client.option(NbdProtocol.OPT_STRUCTURED_REPLY, new byte[0]);
                 client.optionReply();
@@ -228,7 +245,9 @@ class BlockStatusTest {
                 client.optionReply();
                 client.go("disk", false);
                 client.request(0, NbdProtocol.CMD_BLOCK_STATUS, 1, 4096, 65536);
-                assertThat(extents(client.chunk())).extracting(e -> e[0] + "/" + e[1]).containsExactly("65536/0");
+                assertThat(extents(client.chunk()))
+                        .extracting(e -> e[0] + "/" + e[1])
+                        .containsExactly("65536/0");
             }
         }
     }
@@ -240,12 +259,16 @@ class BlockStatusTest {
         Assumptions.assumeTrue(holesFound(), "the JDK or file system here cannot find holes (SEEK_HOLE)");
         String uri = "nbd://127.0.0.1:" + server.localAddress().getPort() + "/sparse";
         String map = Programs.run(TIMEOUT, nbdinfo, "--map", uri).ok().stdout();
-        List<String> lines = map.lines().map(l -> l.strip().replaceAll("\\s+", " ")).toList();
-        assertThat(lines).containsExactly("0 8388608 3 hole,zero", "8388608 1048576 0 data",
-                "9437184 57671680 3 hole,zero");
-        String qemuMap = Programs.run(TIMEOUT, qemuImg, "map", "--output=json", "-f", "raw", uri).ok().stdout();
-        assertThat(qemuMap.replace(" ", "")).contains("\"start\":8388608,\"length\":1048576,\"depth\":0,"
-                + "\"present\":true,\"zero\":false,\"data\":true");
+        List<String> lines =
+                map.lines().map(l -> l.strip().replaceAll("\\s+", " ")).toList();
+        assertThat(lines)
+                .containsExactly("0 8388608 3 hole,zero", "8388608 1048576 0 data", "9437184 57671680 3 hole,zero");
+        String qemuMap = Programs.run(TIMEOUT, qemuImg, "map", "--output=json", "-f", "raw", uri)
+                .ok()
+                .stdout();
+        assertThat(qemuMap.replace(" ", ""))
+                .contains("\"start\":8388608,\"length\":1048576,\"depth\":0,"
+                        + "\"present\":true,\"zero\":false,\"data\":true");
     }
 
     @Test
@@ -263,11 +286,15 @@ class BlockStatusTest {
                 file.write(data);
             }
         }
-        try (NbdServer bigServer = NbdServer.start(TestServers.config(NbdConfig.Limits.DEFAULTS,
-                new NbdConfig.ExportConfig("big", "acme", null, null, true, big, null)))) {
+        try (NbdServer bigServer = NbdServer.start(TestServers.config(
+                NbdConfig.Limits.DEFAULTS, new NbdConfig.ExportConfig("big", "acme", null, null, true, big, null)))) {
             Path copy = dir.resolve("big-copy.img");
-            Programs.run(TIMEOUT, nbdcopy, "nbd://127.0.0.1:" + bigServer.localAddress().getPort() + "/big",
-                    copy.toString()).ok();
+            Programs.run(
+                            TIMEOUT,
+                            nbdcopy,
+                            "nbd://127.0.0.1:" + bigServer.localAddress().getPort() + "/big",
+                            copy.toString())
+                    .ok();
             long read = bigServer.exports().get(0).bytesRead();
             // The 4 MiB of data, not the 1 GiB: BLOCK_STATUS told nbdcopy where the holes are.
             assertThat(read).isBetween(4L << 20, 8L << 20);
@@ -279,8 +306,12 @@ class BlockStatusTest {
     void nbdcopy_ofASparseDisk_isIdentical() throws Exception {
         String nbdcopy = Programs.require("nbdcopy");
         Path copy = dir.resolve("copy.img");
-        Programs.run(TIMEOUT, nbdcopy, "nbd://127.0.0.1:" + server.localAddress().getPort() + "/sparse",
-                copy.toString()).ok();
+        Programs.run(
+                        TIMEOUT,
+                        nbdcopy,
+                        "nbd://127.0.0.1:" + server.localAddress().getPort() + "/sparse",
+                        copy.toString())
+                .ok();
         assertThat(Files.mismatch(sparse, copy)).isEqualTo(-1L);
     }
 }

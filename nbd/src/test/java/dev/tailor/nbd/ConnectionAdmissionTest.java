@@ -38,7 +38,9 @@ class ConnectionAdmissionTest {
         assertThat(admission.admit(served)).isTrue();
         admission.handshakeDone(served);
         assertThat(admission.admit(waiting)).isTrue();
-        assertThat(admission.admit(newcomer)).as("room made by closing the handshake").isTrue();
+        assertThat(admission.admit(newcomer))
+                .as("room made by closing the handshake")
+                .isTrue();
         assertThat(waiting.isOpen()).isFalse();
         assertThat(served.isOpen()).as("past its handshake: never evicted").isTrue();
         admission.handshakeDone(newcomer);
@@ -81,7 +83,8 @@ class ConnectionAdmissionTest {
         admission.handshakeDone(a3);
         // Both past their handshake: the next one from 127.0.0.1 is refused; 127.0.0.2 still gets in.
         assertThat(admission.admit(from("127.0.0.1"))).isFalse();
-        assertThat(admission.refused(ConnectionAdmission.Refusal.MAX_CONNECTIONS_PER_ADDRESS)).isEqualTo(1);
+        assertThat(admission.refused(ConnectionAdmission.Refusal.MAX_CONNECTIONS_PER_ADDRESS))
+                .isEqualTo(1);
         assertThat(admission.admit(from("127.0.0.2"))).isTrue();
         assertThat(admission.openFrom(InetAddress.getByName("127.0.0.1"))).isEqualTo(2);
         admission.closed(a1);
@@ -100,7 +103,10 @@ class ConnectionAdmissionTest {
             EmbeddedChannel first = new EmbeddedChannel();
             first.freezeTime();
             assertThat(admission.admit(first)).isFalse();
-            assertThat(log.messages()).singleElement().asString().startsWith("WARNING connection from")
+            assertThat(log.messages())
+                    .singleElement()
+                    .asString()
+                    .startsWith("WARNING connection from")
                     .contains("refused: 1 connections are open, all past their handshake (limits.maxConnections)");
             EmbeddedChannel second = new EmbeddedChannel();
             second.freezeTime();
@@ -109,9 +115,14 @@ class ConnectionAdmissionTest {
             assertThat(log.messages()).hasSize(1);
             second.advanceTimeBy(10, TimeUnit.SECONDS);
             second.runScheduledPendingTasks();
-            assertThat(log.messages()).hasSize(2).last().asString().isEqualTo("WARNING 2 more connections refused in"
-                    + " the last 10 s: 2 over limits.maxConnections, 0 over limits.maxConnectionsPerAddress");
-            assertThat(admission.refused(ConnectionAdmission.Refusal.MAX_CONNECTIONS)).isEqualTo(3);
+            assertThat(log.messages())
+                    .hasSize(2)
+                    .last()
+                    .asString()
+                    .isEqualTo("WARNING 2 more connections refused in"
+                            + " the last 10 s: 2 over limits.maxConnections, 0 over limits.maxConnectionsPerAddress");
+            assertThat(admission.refused(ConnectionAdmission.Refusal.MAX_CONNECTIONS))
+                    .isEqualTo(3);
         }
     }
 

@@ -163,7 +163,9 @@ class ConnectionLifecycleTest {
             try (RawClient newcomer = RawClient.connect(server.localAddress()).handshake()) {
                 assertThat(newcomer.go("disk", false).sizeBytes()).isEqualTo(4096);
                 assertThat(idle.closedByServer()).isTrue();
-                assertThat(active.go("disk", false).sizeBytes()).as("the active handshake stays").isEqualTo(4096);
+                assertThat(active.go("disk", false).sizeBytes())
+                        .as("the active handshake stays")
+                        .isEqualTo(4096);
             }
         }
     }
@@ -180,12 +182,19 @@ class ConnectionLifecycleTest {
                 socket.connect(server.localAddress(), 10_000);
             }
             long start = System.nanoTime();
-            Programs.Result info = Programs.run(Duration.ofSeconds(30), nbdinfo, "--size",
-                    "nbd://127.0.0.1:" + server.localAddress().getPort() + "/disk").ok();
+            Programs.Result info = Programs.run(
+                            Duration.ofSeconds(30),
+                            nbdinfo,
+                            "--size",
+                            "nbd://127.0.0.1:" + server.localAddress().getPort() + "/disk")
+                    .ok();
             long elapsedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
             assertThat(info.stdout().strip()).isEqualTo(Integer.toString(1 << 20));
-            assertThat(elapsedMillis).as("nbdinfo's run, ms (the handshake timeout is 10 s)").isLessThan(5_000);
-            Await.until("the idle sockets beyond the handshake limit to be closed",
+            assertThat(elapsedMillis)
+                    .as("nbdinfo's run, ms (the handshake timeout is 10 s)")
+                    .isLessThan(5_000);
+            Await.until(
+                    "the idle sockets beyond the handshake limit to be closed",
                     () -> server.connections() <= NbdConfig.Limits.DEFAULT_MAX_HANDSHAKES);
         } finally {
             for (Socket socket : idle) {
@@ -196,7 +205,8 @@ class ConnectionLifecycleTest {
 
     @Test
     void thousandConnections_leaveNoFileDescriptorBehind() throws Exception {
-        NbdConfig config = TestServers.config(NbdConfig.Limits.DEFAULTS,
+        NbdConfig config = TestServers.config(
+                NbdConfig.Limits.DEFAULTS,
                 NbdConfig.ExportConfig.file("disk", "acme", 16 << 20, false, dir.resolve("disk.img")));
         try (NbdServer server = NbdServer.start(config)) {
             cycle(server, 0);
@@ -207,7 +217,8 @@ class ConnectionLifecycleTest {
             }
             Await.until("all connections to close", () -> server.connections() == 0);
             long after = openFileDescriptors();
-            assertThat(after).as("file descriptors after 1,000 connections (before: %d)", before)
+            assertThat(after)
+                    .as("file descriptors after 1,000 connections (before: %d)", before)
                     .isLessThanOrEqualTo(before + 2);
         }
     }

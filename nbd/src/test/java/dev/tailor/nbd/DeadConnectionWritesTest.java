@@ -46,7 +46,14 @@ class DeadConnectionWritesTest {
     }
 
     private static NbdConfig config(NbdConfig.ExportConfig export, boolean admissionOn) {
-        return new NbdConfig("127.0.0.1", 0, null, 2, 2, List.of(export), admission(admissionOn),
+        return new NbdConfig(
+                "127.0.0.1",
+                0,
+                null,
+                2,
+                2,
+                List.of(export),
+                admission(admissionOn),
                 new NbdConfig.LoopSettings(null, null, null, null, null, null, null, null, "127.0.0.1:0"));
     }
 
@@ -98,14 +105,15 @@ class DeadConnectionWritesTest {
 
     private static String metrics(NbdServer server) throws IOException, InterruptedException {
         URI uri = URI.create("http://127.0.0.1:" + server.metricsAddress().getPort() + "/metrics");
-        return HttpClient.newHttpClient().send(HttpRequest.newBuilder(uri).build(),
-                HttpResponse.BodyHandlers.ofString()).body();
+        return HttpClient.newHttpClient()
+                .send(HttpRequest.newBuilder(uri).build(), HttpResponse.BodyHandlers.ofString())
+                .body();
     }
 
     @Test
     void admissionOn_fileBackend_queuedWritesOfAResetConnectionAreDropped_andCounted() throws Exception {
-        try (NbdServer server = NbdServer.start(config(NbdConfig.ExportConfig.file("disk", "acme", 64L * MIB,
-                false, dir.resolve("disk.img")), true))) {
+        try (NbdServer server = NbdServer.start(
+                config(NbdConfig.ExportConfig.file("disk", "acme", 64L * MIB, false, dir.resolve("disk.img")), true))) {
             int admitted = deadWriterThenNewerWriter(server);
             // A's writes that admission had not let through were dropped and counted (one it let
             // through may have been dropped too, on its way to a file thread); those waiting in its
@@ -126,7 +134,8 @@ class DeadConnectionWritesTest {
     private static long counter(String metrics, String series) {
         for (String line : metrics.split("\n")) {
             if (line.startsWith(series + " ")) {
-                return (long) Double.parseDouble(line.substring(series.length() + 1).strip());
+                return (long)
+                        Double.parseDouble(line.substring(series.length() + 1).strip());
             }
         }
         throw new AssertionError("no " + series + " in\n" + metrics);
@@ -135,10 +144,12 @@ class DeadConnectionWritesTest {
     @Test
     void admissionOn_upstreamBackend_queuedWritesOfAResetConnectionAreDropped() throws Exception {
         String nbdkit = Programs.require("nbdkit");
-        try (Programs.Daemon upstream = Programs.Daemon.start(nbdkit, "--exit-with-parent", "-f", "-i", "127.0.0.1",
-                "-p", "{port}", "memory", "64M");
-                NbdServer server = NbdServer.start(config(NbdConfig.ExportConfig.upstream("disk", "acme", false,
-                        new NbdConfig.Upstream("127.0.0.1", upstream.port, "", 4, null)), true))) {
+        try (Programs.Daemon upstream = Programs.Daemon.start(
+                        nbdkit, "--exit-with-parent", "-f", "-i", "127.0.0.1", "-p", "{port}", "memory", "64M");
+                NbdServer server = NbdServer.start(config(
+                        NbdConfig.ExportConfig.upstream(
+                                "disk", "acme", false, new NbdConfig.Upstream("127.0.0.1", upstream.port, "", 4, null)),
+                        true))) {
             int admitted = deadWriterThenNewerWriter(server);
             long dropped = server.exports().get(0).droppedRequests();
             assertThat(dropped).isBetween((long) STALE_WRITES - admitted, (long) STALE_WRITES);
@@ -159,12 +170,14 @@ class DeadConnectionWritesTest {
         // A's burst made the segment hot, so a write arriving at once would wait behind A's (hot requests
         // wait behind everything). In the case that showed the bug B wrote 1 s later, when the segment
         // had calmed down (R = 50 calm boundaries) and B's steady write went ahead of A's hot backlog.
-        Await.until("the segment to calm down", () -> server.admission().controller().segmentClass(0)
-                == SegmentClass.STEADY);
+        Await.until(
+                "the segment to calm down",
+                () -> server.admission().controller().segmentClass(0) == SegmentClass.STEADY);
         try (RawClient b = writeNewerAndFlush(server)) {
             // Admission lets a queued 1 MiB write through every 0.25 s: had A's writes stayed queued,
             // they would all have reached the disk by the time nothing waits.
-            Await.until("nothing to wait for admission", () -> server.admission().waitingRequests() == 0);
+            Await.until(
+                    "nothing to wait for admission", () -> server.admission().waitingRequests() == 0);
             assertThat(read4k(b, 102)).as("B's acknowledged data").isEqualTo(filled(4096, NEWER));
             assertThat(read4k(b, 103)).as("B's acknowledged data, read again").isEqualTo(filled(4096, NEWER));
         }
@@ -205,7 +218,9 @@ class DeadConnectionWritesTest {
         HeldTasks io = new HeldTasks();
         Path file = dir.resolve("disk.img");
         NbdConfig config = config(NbdConfig.ExportConfig.file("disk", "acme", 64L * MIB, false, file), false);
-        try (NbdServer server = NbdServer.start(config, RequestDispatcher.DIRECT,
+        try (NbdServer server = NbdServer.start(
+                config,
+                RequestDispatcher.DIRECT,
                 (export, context) -> FileBackend.open(file, 64L * MIB, false, io, context.alloc()))) {
             RawClient a = sendStaleWrites(server, STALE_WRITES);
             a.reset();
@@ -216,11 +231,15 @@ class DeadConnectionWritesTest {
                 b.write(0, 100, 0, filled(4096, NEWER));
                 Await.until("B's write to wait for a file thread", () -> io.size() == queued + 1);
                 io.runNewest();
-                assertThat(b.simpleReply(0).error()).as("B's write acknowledged").isZero();
+                assertThat(b.simpleReply(0).error())
+                        .as("B's write acknowledged")
+                        .isZero();
                 b.request(0, NbdProtocol.CMD_FLUSH, 101, 0, 0);
                 Await.until("B's FLUSH to wait for a file thread", () -> io.size() == queued + 1);
                 io.runNewest();
-                assertThat(b.simpleReply(0).error()).as("B's FLUSH acknowledged").isZero();
+                assertThat(b.simpleReply(0).error())
+                        .as("B's FLUSH acknowledged")
+                        .isZero();
                 io.runAll();
                 b.request(0, NbdProtocol.CMD_READ, 102, 0, 4096);
                 Await.until("B's read to wait for a file thread", () -> io.size() == 1);
@@ -238,10 +257,24 @@ class DeadConnectionWritesTest {
         // write, on the other event loop's pool connections, would be done after 200 ms and then
         // overwritten. A write in flight upstream cannot be taken back: B's must wait for it.
         String nbdkit = Programs.require("nbdkit");
-        try (Programs.Daemon upstream = Programs.Daemon.start(nbdkit, "--exit-with-parent", "-f", "-i", "127.0.0.1",
-                "-p", "{port}", "-t", "1", "--filter=delay", "memory", "64M", "wdelay=200ms");
-                NbdServer server = NbdServer.start(config(NbdConfig.ExportConfig.upstream("disk", "acme", false,
-                        new NbdConfig.Upstream("127.0.0.1", upstream.port, "", 4, null)), false))) {
+        try (Programs.Daemon upstream = Programs.Daemon.start(
+                        nbdkit,
+                        "--exit-with-parent",
+                        "-f",
+                        "-i",
+                        "127.0.0.1",
+                        "-p",
+                        "{port}",
+                        "-t",
+                        "1",
+                        "--filter=delay",
+                        "memory",
+                        "64M",
+                        "wdelay=200ms");
+                NbdServer server = NbdServer.start(config(
+                        NbdConfig.ExportConfig.upstream(
+                                "disk", "acme", false, new NbdConfig.Upstream("127.0.0.1", upstream.port, "", 4, null)),
+                        false))) {
             UpstreamBackend pool = (UpstreamBackend) server.exports().get(0).backend();
             RawClient a = sendStaleWrites(server, 5);
             Await.until("A's first write to be in flight upstream", () -> pool.requestsAwaitingReply() >= 1);

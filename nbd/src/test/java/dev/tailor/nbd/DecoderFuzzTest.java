@@ -20,20 +20,27 @@ import org.quicktheories.generators.Generate;
  */
 class DecoderFuzzTest {
 
-    private static final NbdConfig.Limits SMALL = new NbdConfig.Limits(new ByteSize(8192), new ByteSize(16384), 8,
-            null, null, null);
+    private static final NbdConfig.Limits SMALL =
+            new NbdConfig.Limits(new ByteSize(8192), new ByteSize(16384), 8, null, null, null);
 
     @Test
     void randomBytes_closeOrAnswerButNeverThrowOrLeak() {
-        qt().withExamples(1500).forAll(Generate.byteArrays(Generate.range(0, 300), Generate.bytes((byte) -128,
-                (byte) 127, (byte) 0)), longs().all()).checkAssert((bytes, seed) -> feed(bytes, seed));
+        qt().withExamples(1500)
+                .forAll(
+                        Generate.byteArrays(Generate.range(0, 300), Generate.bytes((byte) -128, (byte) 127, (byte) 0)),
+                        longs().all())
+                .checkAssert((bytes, seed) -> feed(bytes, seed));
     }
 
     @Test
     void randomBytesAfterAValidHandshake_closeOrAnswerButNeverThrowOrLeak() {
-        qt().withExamples(1500).forAll(Generate.byteArrays(Generate.range(0, 400), Generate.bytes((byte) -128,
-                (byte) 127, (byte) 0)), longs().all()).checkAssert((bytes, seed) -> {
-                    byte[] handshake = new Wire().handshake("disk", seed % 2 == 0).toBytes();
+        qt().withExamples(1500)
+                .forAll(
+                        Generate.byteArrays(Generate.range(0, 400), Generate.bytes((byte) -128, (byte) 127, (byte) 0)),
+                        longs().all())
+                .checkAssert((bytes, seed) -> {
+                    byte[] handshake =
+                            new Wire().handshake("disk", seed % 2 == 0).toBytes();
                     byte[] stream = new byte[handshake.length + bytes.length];
                     System.arraycopy(handshake, 0, stream, 0, handshake.length);
                     System.arraycopy(bytes, 0, stream, handshake.length, bytes.length);
@@ -70,11 +77,17 @@ class DecoderFuzzTest {
             switch (random.nextInt(5)) {
                 case 0 -> wire.option(NbdProtocol.OPT_STRUCTURED_REPLY, new byte[0]);
                 case 1 -> wire.option(NbdProtocol.OPT_LIST, new byte[0]);
-                case 2 -> wire.option(NbdProtocol.OPT_INFO, RawClient.infoRequest(random.nextBoolean() ? "disk" : "x",
-                        NbdProtocol.INFO_NAME, NbdProtocol.INFO_DESCRIPTION, NbdProtocol.INFO_BLOCK_SIZE));
+                case 2 ->
+                    wire.option(
+                            NbdProtocol.OPT_INFO,
+                            RawClient.infoRequest(
+                                    random.nextBoolean() ? "disk" : "x",
+                                    NbdProtocol.INFO_NAME,
+                                    NbdProtocol.INFO_DESCRIPTION,
+                                    NbdProtocol.INFO_BLOCK_SIZE));
                 case 3 -> wire.option(random.nextInt(), new byte[random.nextInt(40)]);
-                default -> wire.option(NbdProtocol.OPT_SET_META_CONTEXT, "base:allocation".getBytes(
-                        StandardCharsets.UTF_8));
+                default ->
+                    wire.option(NbdProtocol.OPT_SET_META_CONTEXT, "base:allocation".getBytes(StandardCharsets.UTF_8));
             }
         }
         if (random.nextInt(4) == 0) {
@@ -82,8 +95,16 @@ class DecoderFuzzTest {
         } else {
             wire.option(NbdProtocol.OPT_GO, RawClient.infoRequest("disk", NbdProtocol.INFO_BLOCK_SIZE));
         }
-        int[] commands = {NbdProtocol.CMD_READ, NbdProtocol.CMD_WRITE, NbdProtocol.CMD_FLUSH, NbdProtocol.CMD_TRIM,
-            NbdProtocol.CMD_WRITE_ZEROES, NbdProtocol.CMD_CACHE, NbdProtocol.CMD_DISC, 0x77};
+        int[] commands = {
+            NbdProtocol.CMD_READ,
+            NbdProtocol.CMD_WRITE,
+            NbdProtocol.CMD_FLUSH,
+            NbdProtocol.CMD_TRIM,
+            NbdProtocol.CMD_WRITE_ZEROES,
+            NbdProtocol.CMD_CACHE,
+            NbdProtocol.CMD_DISC,
+            0x77
+        };
         for (int i = random.nextInt(12); i > 0; i--) {
             int command = commands[random.nextInt(commands.length)];
             int flags = random.nextInt(8) == 0 ? random.nextInt(1 << 16) : random.nextInt(2);
@@ -115,8 +136,9 @@ class DecoderFuzzTest {
                         }
                     }
                     case 2 -> out = Unpooled.wrappedBuffer(ByteBufCopy.slice(out, 0, at));
-                    case 3 -> out = Unpooled.wrappedBuffer(ByteBufCopy.concat(out, ByteBufCopy.slice(out, at,
-                            Math.min(64, out.readableBytes() - at))));
+                    case 3 ->
+                        out = Unpooled.wrappedBuffer(ByteBufCopy.concat(
+                                out, ByteBufCopy.slice(out, at, Math.min(64, out.readableBytes() - at))));
                     default -> {
                         byte[] garbage = new byte[1 + random.nextInt(32)];
                         random.nextBytes(garbage);
@@ -162,8 +184,8 @@ class DecoderFuzzTest {
         private final Random random;
 
         FlakyBackend(int sizeBytes, long seed) {
-            this.memory = new MemoryBackend(sizeBytes, new BackendFeatures(false, true, true, true, true, true),
-                    new BlockSizes(1, 4096, 8192));
+            this.memory = new MemoryBackend(
+                    sizeBytes, new BackendFeatures(false, true, true, true, true, true), new BlockSizes(1, 4096, 8192));
             this.random = new Random(seed);
         }
 
@@ -201,7 +223,6 @@ class DecoderFuzzTest {
         }
 
         @Override
-        public void close() {
-        }
+        public void close() {}
     }
 }

@@ -27,11 +27,15 @@ final class Embedded implements AutoCloseable {
 
     /** With the test's I/O metrics (and so its request-timing clock). */
     Embedded(BlockBackend backend, NbdConfig.Limits limits, RequestDispatcher dispatcher, IoMetrics io) {
-        NbdConfig.ExportConfig config = new NbdConfig.ExportConfig("disk", "test", null, null, false, Path.of("unused"),
-                null);
+        NbdConfig.ExportConfig config =
+                new NbdConfig.ExportConfig("disk", "test", null, null, false, Path.of("unused"), null);
         Export export = new Export(config, backend, limits.maxRequestBytes(), io);
-        channel = new EmbeddedChannel(new NbdConnectionHandler(new ServerContext(Map.of("disk", export), limits,
-                dispatcher, new ConnectionAdmission(limits.maxConnections(), limits.maxHandshakes()), io)));
+        channel = new EmbeddedChannel(new NbdConnectionHandler(new ServerContext(
+                Map.of("disk", export),
+                limits,
+                dispatcher,
+                new ConnectionAdmission(limits.maxConnections(), limits.maxHandshakes()),
+                io)));
         drain();
     }
 

@@ -62,7 +62,12 @@ class FioVerifyWithResetsTest {
 
     private NbdConfig config(boolean admission) {
         // Capacity 10⁹ cost units/s (the default): fio's verified 4 KiB writes and reads use most of it.
-        return new NbdConfig("127.0.0.1", 0, null, 2, 8,
+        return new NbdConfig(
+                "127.0.0.1",
+                0,
+                null,
+                2,
+                8,
                 List.of(NbdConfig.ExportConfig.file("disk", "acme", EXPORT_BYTES, false, dir.resolve("disk.img"))),
                 new NbdConfig.AdmissionSettings(admission, 1e9, null, new ByteSize(MIB), new ByteSize(64 << 10), 64),
                 null);
@@ -94,12 +99,29 @@ class FioVerifyWithResetsTest {
             String uri = "nbd://127.0.0.1:" + server.localAddress().getPort() + "/disk";
             Path output = dir.resolve("fio.json");
             Path errors = dir.resolve("fio.err");
-            Process process = new ProcessBuilder(fio, "--name=verify", "--ioengine=nbd", "--uri=" + uri,
-                    "--rw=randwrite", "--bs=4k", "--iodepth=32", "--numjobs=4", "--size=16M",
-                    "--offset_increment=16M", "--time_based=1", "--runtime=" + seconds, "--verify=crc32c",
-                    "--verify_backlog=256", "--verify_fatal=1", "--verify_state_save=0", "--group_reporting",
-                    "--output-format=json").redirectOutput(output.toFile()).redirectError(errors.toFile())
-                    .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).start();
+            Process process = new ProcessBuilder(
+                            fio,
+                            "--name=verify",
+                            "--ioengine=nbd",
+                            "--uri=" + uri,
+                            "--rw=randwrite",
+                            "--bs=4k",
+                            "--iodepth=32",
+                            "--numjobs=4",
+                            "--size=16M",
+                            "--offset_increment=16M",
+                            "--time_based=1",
+                            "--runtime=" + seconds,
+                            "--verify=crc32c",
+                            "--verify_backlog=256",
+                            "--verify_fatal=1",
+                            "--verify_state_save=0",
+                            "--group_reporting",
+                            "--output-format=json")
+                    .redirectOutput(output.toFile())
+                    .redirectError(errors.toFile())
+                    .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+                    .start();
             Map<Long, Integer> expected = new LinkedHashMap<>();
             List<String> stale = new ArrayList<>();
             int resets = 0;
@@ -113,41 +135,65 @@ class FioVerifyWithResetsTest {
                     killer(server, slot, resets);
                     resets++;
                     witness.write(0, cookie++, slot + WITNESS_OFFSET_IN_SLOT, witnessPattern(resets));
-                    assertThat(witness.simpleReply(0).error()).as("the witness's write").isZero();
+                    assertThat(witness.simpleReply(0).error())
+                            .as("the witness's write")
+                            .isZero();
                     witness.request(0, NbdProtocol.CMD_FLUSH, cookie++, 0, 0);
-                    assertThat(witness.simpleReply(0).error()).as("the witness's FLUSH").isZero();
+                    assertThat(witness.simpleReply(0).error())
+                            .as("the witness's FLUSH")
+                            .isZero();
                     expected.put(slot + WITNESS_OFFSET_IN_SLOT, resets);
                     cookie = check(witness, expected, cookie, stale, "round " + resets);
-                    assertThat(System.nanoTime()).as("fio still running long after its runtime")
+                    assertThat(System.nanoTime())
+                            .as("fio still running long after its runtime")
                             .isLessThan(next + TimeUnit.SECONDS.toNanos(60L + seconds));
                 }
             } finally {
                 process.destroyForcibly().waitFor();
             }
             // Whatever was still on its way when fio ended has landed or been dropped by now.
-            Await.until("no write pending", () -> server.exports().get(0).writeOrdering().pendingWrites() == 0);
+            Await.until(
+                    "no write pending",
+                    () -> server.exports().get(0).writeOrdering().pendingWrites() == 0);
             check(witness, expected, cookie, stale, "the end");
 
             String text = Files.readString(output);
             String err = Files.readString(errors);
-            assertThat(process.exitValue()).as("fio's exit code; stderr:%n%s", err).isZero();
-            JsonNode job = JSON.readTree(text.substring(text.indexOf('{'))).get("jobs").get(0);
+            assertThat(process.exitValue())
+                    .as("fio's exit code; stderr:%n%s", err)
+                    .isZero();
+            JsonNode job =
+                    JSON.readTree(text.substring(text.indexOf('{'))).get("jobs").get(0);
             long writes = job.get("write").get("total_ios").asLong();
             long verified = job.get("read").get("total_ios").asLong();
             long dropped = server.exports().get(0).droppedRequests();
-            System.out.printf("fio verify with resets: admission %s, 4 jobs, QD 32, %d s: %d verify errors,"
-                    + " %d writes, %d verify reads (%.0f write IOPS), %d resets every 200 ms, %d of the killed"
-                    + " clients' requests dropped, %d stale witness reads%n", admission ? "on" : "off", seconds,
-                    job.get("error").asInt(), writes, verified, writes / (double) seconds, resets, dropped,
+            System.out.printf(
+                    "fio verify with resets: admission %s, 4 jobs, QD 32, %d s: %d verify errors,"
+                            + " %d writes, %d verify reads (%.0f write IOPS), %d resets every 200 ms, %d of the killed"
+                            + " clients' requests dropped, %d stale witness reads%n",
+                    admission ? "on" : "off",
+                    seconds,
+                    job.get("error").asInt(),
+                    writes,
+                    verified,
+                    writes / (double) seconds,
+                    resets,
+                    dropped,
                     stale.size());
-            assertThat(job.get("error").asInt()).as("fio's error (a verify failure is EILSEQ)").isZero();
+            assertThat(job.get("error").asInt())
+                    .as("fio's error (a verify failure is EILSEQ)")
+                    .isZero();
             assertThat(err).doesNotContain("verify:").doesNotContain("bad magic");
             assertThat(verified).as("blocks fio read back and verified").isPositive();
-            assertThat(stale).as("witness reads that found a killed client's stale data").isEmpty();
+            assertThat(stale)
+                    .as("witness reads that found a killed client's stale data")
+                    .isEmpty();
             // A round every 200 ms at best; the witness's FLUSH (fdatasync under fio's writes) can take
             // far longer on a busy disk, so the floor is one killed connection per second.
             assertThat(resets).as("killed connections (one per 200 ms at most)").isGreaterThanOrEqualTo(seconds);
-            assertThat(dropped).as("the killed clients' requests dropped before they reached the disk").isPositive();
+            assertThat(dropped)
+                    .as("the killed clients' requests dropped before they reached the disk")
+                    .isPositive();
         }
     }
 
@@ -176,8 +222,9 @@ class FioVerifyWithResetsTest {
      * reads go out together and their replies come in any order, so a round takes one round trip
      * through admission, not one per block.
      */
-    private static long check(RawClient witness, Map<Long, Integer> expected, long cookie, List<String> stale,
-            String when) throws IOException {
+    private static long check(
+            RawClient witness, Map<Long, Integer> expected, long cookie, List<String> stale, String when)
+            throws IOException {
         Map<Long, Map.Entry<Long, Integer>> byCookie = new LinkedHashMap<>();
         for (Map.Entry<Long, Integer> block : expected.entrySet()) {
             witness.request(0, NbdProtocol.CMD_READ, cookie, block.getKey(), 4096);
@@ -188,10 +235,12 @@ class FioVerifyWithResetsTest {
             RawClient.SimpleReply reply = witness.simpleReply(4096);
             assertThat(reply.error()).isZero();
             Map.Entry<Long, Integer> block = byCookie.get(reply.cookie());
-            assertThat(block).as("a reply to one of the witness's reads, cookie %d", reply.cookie()).isNotNull();
+            assertThat(block)
+                    .as("a reply to one of the witness's reads, cookie %d", reply.cookie())
+                    .isNotNull();
             if (!Arrays.equals(reply.data(), witnessPattern(block.getValue()))) {
-                stale.add(when + ": offset " + block.getKey() + " holds 0x" + Integer.toHexString(
-                        reply.data()[0] & 0xff) + "…, expected round " + block.getValue());
+                stale.add(when + ": offset " + block.getKey() + " holds 0x"
+                        + Integer.toHexString(reply.data()[0] & 0xff) + "…, expected round " + block.getValue());
             }
         }
         return cookie;

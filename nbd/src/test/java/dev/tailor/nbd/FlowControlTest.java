@@ -16,10 +16,12 @@ class FlowControlTest {
     void replies_goOutInTheOrderRequestsComplete() throws Exception {
         GatedBackend backend = new GatedBackend(1 << 20);
         try (Embedded server = new Embedded(backend, NbdConfig.Limits.DEFAULTS)) {
-            server.feed(new Wire().handshake("disk", false)
-                    .request(0, NbdProtocol.CMD_READ, 1, 0, 512)
-                    .request(0, NbdProtocol.CMD_READ, 2, 512, 512)
-                    .request(0, NbdProtocol.CMD_READ, 3, 1024, 512)).skipHandshake();
+            server.feed(new Wire()
+                            .handshake("disk", false)
+                            .request(0, NbdProtocol.CMD_READ, 1, 0, 512)
+                            .request(0, NbdProtocol.CMD_READ, 2, 512, 512)
+                            .request(0, NbdProtocol.CMD_READ, 3, 1024, 512))
+                    .skipHandshake();
             GatedBackend.Held first = backend.next();
             GatedBackend.Held second = backend.next();
             GatedBackend.Held third = backend.next();
@@ -27,8 +29,11 @@ class FlowControlTest {
             backend.pass(first);
             backend.pass(second);
             server.drain();
-            assertThat(List.of(server.simpleReplyCookie(512), server.simpleReplyCookie(512),
-                    server.simpleReplyCookie(512))).containsExactly(3L, 1L, 2L);
+            assertThat(List.of(
+                            server.simpleReplyCookie(512),
+                            server.simpleReplyCookie(512),
+                            server.simpleReplyCookie(512)))
+                    .containsExactly(3L, 1L, 2L);
         }
     }
 
@@ -61,8 +66,8 @@ class FlowControlTest {
     @Test
     void inFlightByteLimit_countsReadDataAndWritePayloads() throws Exception {
         GatedBackend backend = new GatedBackend(1 << 20);
-        NbdConfig.Limits limits = new NbdConfig.Limits(new ByteSize(16 << 10), new ByteSize(32 << 10), null, null,
-                null, null);
+        NbdConfig.Limits limits =
+                new NbdConfig.Limits(new ByteSize(16 << 10), new ByteSize(32 << 10), null, null, null, null);
         try (Embedded server = new Embedded(backend, limits)) {
             Wire wire = new Wire().handshake("disk", false);
             for (int cookie = 1; cookie <= 5; cookie++) {
@@ -87,12 +92,14 @@ class FlowControlTest {
     void disc_finishesTheRequestsInFlightThenCloses() throws Exception {
         GatedBackend backend = new GatedBackend(1 << 20);
         try (Embedded server = new Embedded(backend, NbdConfig.Limits.DEFAULTS)) {
-            server.feed(new Wire().handshake("disk", false)
-                    .write(NbdProtocol.CMD_FLAG_FUA, 1, 0, new byte[4096])
-                    .request(0, NbdProtocol.CMD_READ, 2, 0, 4096)
-                    .request(0, NbdProtocol.CMD_DISC, 3, 0, 0)
-                    // A client must send nothing after DISC; whatever it sends is ignored.
-                    .request(0, NbdProtocol.CMD_READ, 4, 0, 4096)).skipHandshake();
+            server.feed(new Wire()
+                            .handshake("disk", false)
+                            .write(NbdProtocol.CMD_FLAG_FUA, 1, 0, new byte[4096])
+                            .request(0, NbdProtocol.CMD_READ, 2, 0, 4096)
+                            .request(0, NbdProtocol.CMD_DISC, 3, 0, 0)
+                            // A client must send nothing after DISC; whatever it sends is ignored.
+                            .request(0, NbdProtocol.CMD_READ, 4, 0, 4096))
+                    .skipHandshake();
             GatedBackend.Held write = backend.next();
             GatedBackend.Held read = backend.next();
             assertThat(backend.heldCount()).isZero();
@@ -100,12 +107,16 @@ class FlowControlTest {
             backend.pass(read);
             server.drain();
             assertThat(server.simpleReplyCookie(4096)).isEqualTo(2);
-            assertThat(server.channel.isOpen()).as("one request still in flight").isTrue();
+            assertThat(server.channel.isOpen())
+                    .as("one request still in flight")
+                    .isTrue();
             backend.pass(write);
             server.drain();
             assertThat(server.simpleReplyCookie(0)).isEqualTo(1);
             assertThat(server.channel.isOpen()).isFalse();
-            assertThat(server.received.isReadable()).as("no reply to DISC or to what followed it").isFalse();
+            assertThat(server.received.isReadable())
+                    .as("no reply to DISC or to what followed it")
+                    .isFalse();
         }
     }
 
@@ -113,9 +124,11 @@ class FlowControlTest {
     void failedRequests_areAnsweredWithTheirErrorAndTheConnectionGoesOn() throws Exception {
         GatedBackend backend = new GatedBackend(1 << 20);
         try (Embedded server = new Embedded(backend, NbdConfig.Limits.DEFAULTS)) {
-            server.feed(new Wire().handshake("disk", true)
-                    .request(0, NbdProtocol.CMD_READ, 1, 0, 4096)
-                    .request(0, NbdProtocol.CMD_FLUSH, 2, 0, 0)).skipHandshake();
+            server.feed(new Wire()
+                            .handshake("disk", true)
+                            .request(0, NbdProtocol.CMD_READ, 1, 0, 4096)
+                            .request(0, NbdProtocol.CMD_FLUSH, 2, 0, 0))
+                    .skipHandshake();
             GatedBackend.Held read = backend.next();
             read.request().release();
             read.completion().setFailure(new java.io.IOException("No space left on device"));

@@ -15,8 +15,7 @@ import java.util.concurrent.TimeUnit;
  */
 final class GatedBackend implements BlockBackend {
 
-    record Held(BlockRequest request, Promise<ByteBuf> completion) {
-    }
+    record Held(BlockRequest request, Promise<ByteBuf> completion) {}
 
     final MemoryBackend memory;
     private final LinkedBlockingQueue<Held> held = new LinkedBlockingQueue<>();

@@ -38,8 +38,7 @@ class HandshakeTest {
     void greeting_offersFixedNewstyleAndNoZeroes() throws Exception {
         try (RawClient client = client()) {
             client.greeting();
-            assertThat(client.handshakeFlags)
-                    .isEqualTo(NbdProtocol.FLAG_FIXED_NEWSTYLE | NbdProtocol.FLAG_NO_ZEROES);
+            assertThat(client.handshakeFlags).isEqualTo(NbdProtocol.FLAG_FIXED_NEWSTYLE | NbdProtocol.FLAG_NO_ZEROES);
         }
     }
 
@@ -105,8 +104,7 @@ class HandshakeTest {
                 byte[] name = new byte[nameLength];
                 data.get(name);
                 names.add(new String(name, StandardCharsets.UTF_8));
-                String description = new String(reply.data(), 4 + nameLength, data.remaining(),
-                        StandardCharsets.UTF_8);
+                String description = new String(reply.data(), 4 + nameLength, data.remaining(), StandardCharsets.UTF_8);
                 assertThat(description).startsWith("tenant test");
             }
             assertThat(names).containsExactly("disk", "tenant-b/archive");
@@ -124,30 +122,46 @@ class HandshakeTest {
     @Test
     void info_describesTheExportWithBlockSizesNameAndDescription() throws Exception {
         try (RawClient client = client().handshake()) {
-            client.option(NbdProtocol.OPT_INFO, RawClient.infoRequest("tenant-b/archive", NbdProtocol.INFO_NAME,
-                    NbdProtocol.INFO_DESCRIPTION, NbdProtocol.INFO_BLOCK_SIZE, 0x7777));
+            client.option(
+                    NbdProtocol.OPT_INFO,
+                    RawClient.infoRequest(
+                            "tenant-b/archive",
+                            NbdProtocol.INFO_NAME,
+                            NbdProtocol.INFO_DESCRIPTION,
+                            NbdProtocol.INFO_BLOCK_SIZE,
+                            0x7777));
             Map<Integer, byte[]> infos = new LinkedHashMap<>();
             RawClient.OptionReply reply;
             while ((reply = client.optionReply()).type() == NbdProtocol.REP_INFO) {
                 infos.put(((reply.data()[0] & 0xff) << 8) | (reply.data()[1] & 0xff), reply.data());
             }
             assertThat(reply.type()).isEqualTo(NbdProtocol.REP_ACK);
-            assertThat(infos).containsOnlyKeys(NbdProtocol.INFO_EXPORT, NbdProtocol.INFO_BLOCK_SIZE,
-                    NbdProtocol.INFO_NAME, NbdProtocol.INFO_DESCRIPTION);
+            assertThat(infos)
+                    .containsOnlyKeys(
+                            NbdProtocol.INFO_EXPORT,
+                            NbdProtocol.INFO_BLOCK_SIZE,
+                            NbdProtocol.INFO_NAME,
+                            NbdProtocol.INFO_DESCRIPTION);
             ByteBuffer export = ByteBuffer.wrap(infos.get(NbdProtocol.INFO_EXPORT));
             assertThat(export.capacity()).isEqualTo(12);
             export.getShort();
             assertThat(export.getLong()).isEqualTo(64 << 10);
             int flags = export.getShort() & 0xffff;
             assertThat(flags & NbdProtocol.FLAG_READ_ONLY).isNotZero();
-            assertThat(flags & NbdProtocol.FLAG_SEND_DF).as("DF needs structured replies").isZero();
+            assertThat(flags & NbdProtocol.FLAG_SEND_DF)
+                    .as("DF needs structured replies")
+                    .isZero();
             ByteBuffer blocks = ByteBuffer.wrap(infos.get(NbdProtocol.INFO_BLOCK_SIZE));
             assertThat(blocks.capacity()).isEqualTo(14);
             blocks.getShort();
             assertThat(new int[] {blocks.getInt(), blocks.getInt(), blocks.getInt()})
                     .containsExactly(1, 4096, 1 << 20);
-            assertThat(new String(infos.get(NbdProtocol.INFO_NAME), 2, infos.get(NbdProtocol.INFO_NAME).length - 2,
-                    StandardCharsets.UTF_8)).isEqualTo("tenant-b/archive");
+            assertThat(new String(
+                            infos.get(NbdProtocol.INFO_NAME),
+                            2,
+                            infos.get(NbdProtocol.INFO_NAME).length - 2,
+                            StandardCharsets.UTF_8))
+                    .isEqualTo("tenant-b/archive");
 
             // INFO does not enter transmission: options still work.
             client.option(NbdProtocol.OPT_INFO, RawClient.infoRequest("nope"));
@@ -162,9 +176,14 @@ class HandshakeTest {
         try (RawClient client = client().handshake()) {
             RawClient.Go go = client.go("", true);
             assertThat(go.sizeBytes()).isEqualTo(1 << 20);
-            assertThat(go.transmissionFlags()).isEqualTo(NbdProtocol.FLAG_HAS_FLAGS | NbdProtocol.FLAG_SEND_FLUSH
-                    | NbdProtocol.FLAG_SEND_FUA | NbdProtocol.FLAG_SEND_TRIM | NbdProtocol.FLAG_SEND_WRITE_ZEROES
-                    | NbdProtocol.FLAG_CAN_MULTI_CONN | NbdProtocol.FLAG_SEND_DF);
+            assertThat(go.transmissionFlags())
+                    .isEqualTo(NbdProtocol.FLAG_HAS_FLAGS
+                            | NbdProtocol.FLAG_SEND_FLUSH
+                            | NbdProtocol.FLAG_SEND_FUA
+                            | NbdProtocol.FLAG_SEND_TRIM
+                            | NbdProtocol.FLAG_SEND_WRITE_ZEROES
+                            | NbdProtocol.FLAG_CAN_MULTI_CONN
+                            | NbdProtocol.FLAG_SEND_DF);
         }
     }
 
@@ -175,15 +194,29 @@ class HandshakeTest {
             client.option(NbdProtocol.OPT_GO, ByteBuffer.allocate(8).putInt(100).array());
             assertThat(client.optionReply().type()).isEqualTo(NbdProtocol.REP_ERR_INVALID);
             // Request count that does not match the bytes.
-            client.option(NbdProtocol.OPT_GO, ByteBuffer.allocate(8).putInt(0).putShort((short) 3).array());
+            client.option(
+                    NbdProtocol.OPT_GO,
+                    ByteBuffer.allocate(8).putInt(0).putShort((short) 3).array());
             assertThat(client.optionReply().type()).isEqualTo(NbdProtocol.REP_ERR_INVALID);
             // A name that is not UTF-8.
-            client.option(NbdProtocol.OPT_GO, ByteBuffer.allocate(8).putInt(2).put((byte) 0xC3).put((byte) 0x28)
-                    .putShort((short) 0).array());
+            client.option(
+                    NbdProtocol.OPT_GO,
+                    ByteBuffer.allocate(8)
+                            .putInt(2)
+                            .put((byte) 0xC3)
+                            .put((byte) 0x28)
+                            .putShort((short) 0)
+                            .array());
             assertThat(client.optionReply().type()).isEqualTo(NbdProtocol.REP_ERR_INVALID);
             // A name with NUL.
-            client.option(NbdProtocol.OPT_GO, ByteBuffer.allocate(8).putInt(2).put((byte) 'a').put((byte) 0)
-                    .putShort((short) 0).array());
+            client.option(
+                    NbdProtocol.OPT_GO,
+                    ByteBuffer.allocate(8)
+                            .putInt(2)
+                            .put((byte) 'a')
+                            .put((byte) 0)
+                            .putShort((short) 0)
+                            .array());
             assertThat(client.optionReply().type()).isEqualTo(NbdProtocol.REP_ERR_INVALID);
             // Too short to hold a name length and a count.
             client.option(NbdProtocol.OPT_INFO, new byte[3]);
@@ -213,7 +246,8 @@ class HandshakeTest {
             client.clientFlags(NbdProtocol.FLAG_C_FIXED_NEWSTYLE);
             client.option(NbdProtocol.OPT_EXPORT_NAME, "disk".getBytes(StandardCharsets.UTF_8));
             assertThat(client.in.readLong()).isEqualTo(1 << 20);
-            assertThat(client.in.readUnsignedShort() & NbdProtocol.FLAG_HAS_FLAGS).isNotZero();
+            assertThat(client.in.readUnsignedShort() & NbdProtocol.FLAG_HAS_FLAGS)
+                    .isNotZero();
             client.in.readFully(new byte[124]);
             client.request(0, NbdProtocol.CMD_READ, 1, 0, 8);
             RawClient.SimpleReply reply = client.simpleReply(8);

@@ -31,7 +31,8 @@ class IdleSessionsTest {
         // isolate the idle timeout), with an idle timeout of 1 s. Each holds a read the backend has not
         // answered, sent with its GO, so none is idle while the others connect, however long that takes;
         // once the reads are answered they send nothing more.
-        NbdConfig.Limits limits = NbdConfig.Limits.DEFAULTS.withIdleTimeoutSeconds(1).withMaxConnectionsPerAddress(256);
+        NbdConfig.Limits limits =
+                NbdConfig.Limits.DEFAULTS.withIdleTimeoutSeconds(1).withMaxConnectionsPerAddress(256);
         GatedBackend backend = new GatedBackend(1 << 20);
         List<RawClient> idle = new ArrayList<>();
         try (LogRecords log = LogRecords.of(ConnectionAdmission.class);
@@ -47,8 +48,11 @@ class IdleSessionsTest {
                 assertThat(newcomer.closedByServer()).isTrue();
             }
             // (The one address holds them all: both limits apply, and the per-address one is named.)
-            assertThat(log.messages()).anySatisfy(m -> assertThat(m).startsWith("WARNING connection from /127.0.0.1:")
-                    .contains("refused: 256 connections").contains("are open, all past their handshake (limits."));
+            assertThat(log.messages())
+                    .anySatisfy(m -> assertThat(m)
+                            .startsWith("WARNING connection from /127.0.0.1:")
+                            .contains("refused: 256 connections")
+                            .contains("are open, all past their handshake (limits."));
             // The reads answered, the sessions go quiet: the idle timeout closes them, each seeing its
             // connection end.
             assertThat(server.connections()).isEqualTo(256);
@@ -72,7 +76,8 @@ class IdleSessionsTest {
     @Test
     void oneAddressAtItsLimit_isRefusedWithTheReasonLogged_otherAddressesStillGetIn() throws Exception {
         // The idle timeout off: the per-address limit alone keeps 127.0.0.1 from taking every slot.
-        NbdConfig.Limits limits = new NbdConfig.Limits(null, null, null, 8, null, null).withIdleTimeoutSeconds(0)
+        NbdConfig.Limits limits = new NbdConfig.Limits(null, null, null, 8, null, null)
+                .withIdleTimeoutSeconds(0)
                 .withMaxConnectionsPerAddress(4);
         InetAddress first = InetAddress.getByName("127.0.0.1");
         InetAddress second = InetAddress.getByName("127.0.0.2");
@@ -83,14 +88,20 @@ class IdleSessionsTest {
                 sessions.add(session(server, first));
             }
             try (RawClient fifth = RawClient.connect(server.localAddress(), first)) {
-                assertThat(fifth.closedByServer()).as("a fifth connection from 127.0.0.1").isTrue();
+                assertThat(fifth.closedByServer())
+                        .as("a fifth connection from 127.0.0.1")
+                        .isTrue();
             }
-            assertThat(log.messages()).anySatisfy(m -> assertThat(m).startsWith("WARNING connection from /127.0.0.1:")
-                    .contains("refused: 4 connections from 127.0.0.1 are open, all past their handshake"
-                            + " (limits.maxConnectionsPerAddress)"));
+            assertThat(log.messages())
+                    .anySatisfy(m -> assertThat(m)
+                            .startsWith("WARNING connection from /127.0.0.1:")
+                            .contains("refused: 4 connections from 127.0.0.1 are open, all past their handshake"
+                                    + " (limits.maxConnectionsPerAddress)"));
             try (RawClient other = session(server, second)) {
                 other.write(0, 1, 0, new byte[4096]);
-                assertThat(other.simpleReply(0).error()).as("a client from 127.0.0.2").isZero();
+                assertThat(other.simpleReply(0).error())
+                        .as("a client from 127.0.0.2")
+                        .isZero();
             }
             // A slot of 127.0.0.1 freed is 127.0.0.1's again.
             sessions.remove(0).close();
@@ -115,7 +126,8 @@ class IdleSessionsTest {
             client.goWithRead("disk", 1, 0, 4096);
             GatedBackend.Held read = backend.next();
             client.readTimeoutMillis(1_500);
-            assertThatThrownBy(() -> client.in.read()).as("nothing, not even EOF, for 1.5 s")
+            assertThatThrownBy(() -> client.in.read())
+                    .as("nothing, not even EOF, for 1.5 s")
                     .isInstanceOf(SocketTimeoutException.class);
             backend.pass(read);
             client.readTimeoutMillis(10_000);

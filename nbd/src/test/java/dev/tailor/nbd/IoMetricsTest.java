@@ -19,9 +19,10 @@ class IoMetricsTest {
 
     @Test
     void requests_areCountedPerExportAndOperation_onTheMetricsEndpoint() throws Exception {
-        NbdConfig config = TestServers.config(NbdConfig.Limits.DEFAULTS,
-                NbdConfig.ExportConfig.file("disk", "acme", 1L << 20, false, dir.resolve("disk.img")),
-                NbdConfig.ExportConfig.file("ro", "acme", 1L << 20, false, dir.resolve("ro.img")))
+        NbdConfig config = TestServers.config(
+                        NbdConfig.Limits.DEFAULTS,
+                        NbdConfig.ExportConfig.file("disk", "acme", 1L << 20, false, dir.resolve("disk.img")),
+                        NbdConfig.ExportConfig.file("ro", "acme", 1L << 20, false, dir.resolve("ro.img")))
                 .withMetricsListen("127.0.0.1:0");
         try (NbdServer server = NbdServer.start(config)) {
             try (RawClient client = RawClient.connect(server.localAddress()).handshake()) {
@@ -37,9 +38,13 @@ class IoMetricsTest {
                 client.request(0, NbdProtocol.CMD_CACHE, 5, 0, 4096);
                 assertThat(client.simpleReply(0).error()).isEqualTo(NbdProtocol.EINVAL);
 
-                String metrics = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
-                        + server.metricsAddress().getPort() + "/metrics")).build(),
-                        HttpResponse.BodyHandlers.ofString()).body();
+                String metrics = HttpClient.newHttpClient()
+                        .send(
+                                HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+                                                + server.metricsAddress().getPort() + "/metrics"))
+                                        .build(),
+                                HttpResponse.BodyHandlers.ofString())
+                        .body();
                 assertThat(metrics)
                         .contains("tailor_nbd_requests_total{export=\"disk\",operation=\"read\"} 3")
                         .contains("tailor_nbd_requests_total{export=\"disk\",operation=\"write\"} 1")
@@ -56,7 +61,8 @@ class IoMetricsTest {
                                 + "le=\"+Inf\"} 3")
                         .contains("tailor_nbd_export_connections{export=\"disk\"} 1")
                         .contains("tailor_nbd_export_connections{export=\"ro\"} 0")
-                        .contains("jvm_memory_used_bytes").contains("process_cpu_seconds_total")
+                        .contains("jvm_memory_used_bytes")
+                        .contains("process_cpu_seconds_total")
                         .contains("tailor_nbd_loop_unrelated_tasks_total");
             }
         }
@@ -68,7 +74,7 @@ class IoMetricsTest {
         IoMetrics metrics = new IoMetrics(now::get, false);
         IoMetrics.ForExport disk = metrics.forExport("disk");
         long start = metrics.nowNanos();
-        now.addAndGet(3_000_000);   // 3 ms
+        now.addAndGet(3_000_000); // 3 ms
         disk.answered(NbdProtocol.CMD_WRITE, start, 4096, 0);
         disk.answered(NbdProtocol.CMD_FLUSH, metrics.nowNanos(), 0, NbdProtocol.EIO);
         disk.connected();
@@ -94,7 +100,8 @@ class IoMetricsTest {
         String render(IoMetrics metrics) {
             java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
             try {
-                io.prometheus.metrics.expositionformats.ExpositionFormats.init().getPrometheusTextFormatWriter()
+                io.prometheus.metrics.expositionformats.ExpositionFormats.init()
+                        .getPrometheusTextFormatWriter()
                         .write(out, metrics.scrape());
             } catch (java.io.IOException e) {
                 throw new java.io.UncheckedIOException(e);

@@ -35,8 +35,8 @@ public final class LeakCheck implements AfterEachCallback {
             // The one abstract method is the deprecated one; Netty's other overloads delegate to it.
             @Override
             @SuppressWarnings("deprecation")
-            public <T> ResourceLeakDetector<T> newResourceLeakDetector(Class<T> resource, int samplingInterval,
-                    long maxActive) {
+            public <T> ResourceLeakDetector<T> newResourceLeakDetector(
+                    Class<T> resource, int samplingInterval, long maxActive) {
                 return new Recording<>(resource, samplingInterval);
             }
         });
@@ -73,8 +73,9 @@ public final class LeakCheck implements AfterEachCallback {
     public static List<String> collectLeaks() {
         for (int round = 0; round < 3; round++) {
             awaitCollection();
-            for (ByteBufAllocator alloc : new ByteBufAllocator[] {ByteBufAllocator.DEFAULT,
-                PooledByteBufAllocator.DEFAULT, UnpooledByteBufAllocator.DEFAULT}) {
+            for (ByteBufAllocator alloc : new ByteBufAllocator[] {
+                ByteBufAllocator.DEFAULT, PooledByteBufAllocator.DEFAULT, UnpooledByteBufAllocator.DEFAULT
+            }) {
                 for (int i = 0; i < 8; i++) {
                     alloc.directBuffer(16).release();
                     alloc.heapBuffer(16).release();

@@ -72,7 +72,9 @@ class LoopTracingTest {
     private static String text(NbdServer server) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         try {
-            ExpositionFormats.init().getPrometheusTextFormatWriter().write(out, server.ioMetrics().scrape());
+            ExpositionFormats.init()
+                    .getPrometheusTextFormatWriter()
+                    .write(out, server.ioMetrics().scrape());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -80,7 +82,8 @@ class LoopTracingTest {
     }
 
     private static double value(String text, String series) {
-        Matcher m = Pattern.compile("(?m)^" + Pattern.quote(series) + " (\\S+)$").matcher(text);
+        Matcher m =
+                Pattern.compile("(?m)^" + Pattern.quote(series) + " (\\S+)$").matcher(text);
         return m.find() ? Double.parseDouble(m.group(1)) : Double.NaN;
     }
 

@@ -41,7 +41,7 @@ final class MemoryBackend implements BlockBackend {
     @Override
     public void submit(BlockRequest request, Promise<ByteBuf> completion) {
         if (!request.claim()) {
-            return;   // its connection dropped it
+            return; // its connection dropped it
         }
         try {
             int offset = (int) request.offsetBytes();
@@ -68,6 +68,5 @@ final class MemoryBackend implements BlockBackend {
     }
 
     @Override
-    public void close() {
-    }
+    public void close() {}
 }

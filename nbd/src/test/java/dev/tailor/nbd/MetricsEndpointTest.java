@@ -13,7 +13,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import org.junit.jupiter.api.Test;
@@ -28,7 +27,12 @@ class MetricsEndpointTest {
     Path dir;
 
     private NbdConfig config(boolean admission, String metricsListen) {
-        return new NbdConfig("127.0.0.1", 0, null, 2, 2,
+        return new NbdConfig(
+                "127.0.0.1",
+                0,
+                null,
+                2,
+                2,
                 List.of(NbdConfig.ExportConfig.file("disk", "acme", 1L << 20, false, dir.resolve("disk.img"))),
                 NbdConfig.AdmissionSettings.DEFAULTS.withEnabled(admission),
                 new NbdConfig.LoopSettings(null, null, 100, null, 20, null, null, null, metricsListen));
@@ -46,16 +50,22 @@ class MetricsEndpointTest {
             HttpResponse<String> metrics = get(base.resolve("/metrics"));
 
             assertThat(metrics.statusCode()).isEqualTo(200);
-            assertThat(metrics.headers().firstValue("Content-Type")).hasValueSatisfying(
-                    type -> assertThat(type).startsWith("text/plain").contains("version=0.0.4"));
-            assertThat(metrics.body()).contains("# TYPE tailor_nbd_loop_health_check_age_seconds gauge")
+            assertThat(metrics.headers().firstValue("Content-Type"))
+                    .hasValueSatisfying(
+                            type -> assertThat(type).startsWith("text/plain").contains("version=0.0.4"));
+            assertThat(metrics.body())
+                    .contains("# TYPE tailor_nbd_loop_health_check_age_seconds gauge")
                     .contains("tailor_nbd_loop_unrelated_tasks_total{loop=\"1\"}")
                     .contains("# TYPE tailor_nbd_admission_admitted_total counter")
                     .contains("tailor_nbd_admission_export_requests_total{export=\"disk\"}");
             assertThat(get(base.resolve("/healthz")).body()).isEqualTo("ok\n");
-            assertThat(HTTP.send(HttpRequest.newBuilder(base.resolve("/metrics"))
-                    .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString())
-                    .statusCode()).isEqualTo(405);
+            assertThat(HTTP.send(
+                                    HttpRequest.newBuilder(base.resolve("/metrics"))
+                                            .POST(HttpRequest.BodyPublishers.noBody())
+                                            .build(),
+                                    HttpResponse.BodyHandlers.ofString())
+                            .statusCode())
+                    .isEqualTo(405);
         }
     }
 
@@ -69,12 +79,13 @@ class MetricsEndpointTest {
     @Test
     void healthz_failsWhileALoopIsStuck_andRecovers() throws Exception {
         try (NbdServer server = NbdServer.start(config(false, "127.0.0.1:0"))) {
-            URI healthz = URI.create("http://127.0.0.1:" + server.metricsAddress().getPort() + "/healthz");
+            URI healthz =
+                    URI.create("http://127.0.0.1:" + server.metricsAddress().getPort() + "/healthz");
             IoPriorityEventLoop loop = server.eventLoops().loops().get(1);
             CountDownLatch release = new CountDownLatch(1);
             loop.execute(() -> {
                 try {
-                    release.await();   // a task that never yields: no health check can run on this loop
+                    release.await(); // a task that never yields: no health check can run on this loop
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }
@@ -93,22 +104,26 @@ class MetricsEndpointTest {
     /** Polls {@code /healthz} until it answers {@code status} (the server's loops run on real time). */
     private static void awaitHealthz(URI healthz, int status) {
         int[] last = {-1};
-        Await.until("/healthz to answer " + status, () -> {
-            try {
-                last[0] = get(healthz).statusCode();
-            } catch (IOException | InterruptedException e) {
-                throw new AssertionError("GET " + healthz, e);
-            }
-            return last[0] == status;
-        }, () -> "last answer " + last[0]);
+        Await.until(
+                "/healthz to answer " + status,
+                () -> {
+                    try {
+                        last[0] = get(healthz).statusCode();
+                    } catch (IOException | InterruptedException e) {
+                        throw new AssertionError("GET " + healthz, e);
+                    }
+                    return last[0] == status;
+                },
+                () -> "last answer " + last[0]);
     }
 
     @Test
     void realPrometheus_scrapesTheEndpoint() throws Exception {
         try (NbdServer server = NbdServer.start(config(true, "127.0.0.1:0"));
-                PrometheusServer prometheus = PrometheusServer.scraping("127.0.0.1:"
-                        + server.metricsAddress().getPort())) {
-            Await.until("Prometheus to read the proxy's loop and admission counters",
+                PrometheusServer prometheus = PrometheusServer.scraping(
+                        "127.0.0.1:" + server.metricsAddress().getPort())) {
+            Await.until(
+                    "Prometheus to read the proxy's loop and admission counters",
                     () -> prometheus.value("tailor_nbd_loop_unrelated_tasks_total{loop=\"0\"}") > 0
                             && prometheus.value("up") == 1
                             && prometheus.value("tailor_nbd_admission_intervals_total") > 0);
@@ -117,12 +132,14 @@ class MetricsEndpointTest {
 
     @Test
     void badListenAddress_isAConfigProblem_andABusyPortAnIoError() throws Exception {
-        assertThat(config(false, "nowhere").problems()).anySatisfy(p -> assertThat(p)
-                .startsWith("loop.metricsListen: \"nowhere\" (expected: HOST:PORT"));
-        assertThat(config(false, "127.0.0.1:70000").problems()).anySatisfy(p -> assertThat(p)
-                .contains("loop.metricsListen"));
-        assertThat(config(false, "127.0.0.1:10809").withListen("127.0.0.1", 10809).problems()).anySatisfy(
-                p -> assertThat(p).startsWith("loop.metricsListen: \"127.0.0.1:10809\" is the NBD port"));
+        assertThat(config(false, "nowhere").problems())
+                .anySatisfy(p -> assertThat(p).startsWith("loop.metricsListen: \"nowhere\" (expected: HOST:PORT"));
+        assertThat(config(false, "127.0.0.1:70000").problems())
+                .anySatisfy(p -> assertThat(p).contains("loop.metricsListen"));
+        assertThat(config(false, "127.0.0.1:10809")
+                        .withListen("127.0.0.1", 10809)
+                        .problems())
+                .anySatisfy(p -> assertThat(p).startsWith("loop.metricsListen: \"127.0.0.1:10809\" is the NBD port"));
         try (ServerSocket taken = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
             assertThatThrownBy(() -> NbdServer.start(config(false, "127.0.0.1:" + taken.getLocalPort())))
                     .isInstanceOf(IOException.class)

@@ -18,14 +18,15 @@ class NbdConfigTest {
     void bundledExample_parses() {
         Path example = Path.of(System.getProperty("tailor.projectDir", ".."), "examples", "nbd.yaml");
         NbdConfig config = NbdConfigFiles.read(example);
-        assertThat(config.exports()).extracting(NbdConfig.ExportConfig::name)
+        assertThat(config.exports())
+                .extracting(NbdConfig.ExportConfig::name)
                 .containsExactly("vm1-root", "golden-image", "scratch");
-        assertThat(config.exports().get(0).file()).isEqualTo(example.toAbsolutePath().getParent().resolve(
-                "vm1-root.img"));
+        assertThat(config.exports().get(0).file())
+                .isEqualTo(example.toAbsolutePath().getParent().resolve("vm1-root.img"));
         assertThat(config.exports().get(0).size().bytes()).isEqualTo(20L << 30);
         assertThat(config.exports().get(1).readOnly()).isTrue();
-        assertThat(config.exports().get(2).upstream()).isEqualTo(new NbdConfig.Upstream("10.0.0.7", 10809, "scratch",
-                4, 5.0));
+        assertThat(config.exports().get(2).upstream())
+                .isEqualTo(new NbdConfig.Upstream("10.0.0.7", 10809, "scratch", 4, 5.0));
     }
 
     @Test
@@ -57,13 +58,17 @@ class NbdConfigTest {
         assertThat(config.admission().queueCapacityPerSegment()).isEqualTo(32);
         assertThat(config.loop().loopMode()).isEqualTo(dev.tailor.eventloop.LoopMode.FIFO);
         assertThat(config.loop().metricsFile()).isEqualTo(Path.of("/etc/tailor/metrics.prom"));
-        assertThat(config.loop().background()).isEqualTo(new ProxyBackgroundWork.Config(1_000, 500,
-                Path.of("/etc/tailor/metrics.prom"), 20, 2_000, 25, 8));
+        assertThat(config.loop().background())
+                .isEqualTo(new ProxyBackgroundWork.Config(
+                        1_000, 500, Path.of("/etc/tailor/metrics.prom"), 20, 2_000, 25, 8));
         assertThat(parse("""
                 exports: [{name: disk, file: disk.img, size: 1GiB}]
                 loop: {metricsFile: /var/lib/node_exporter/tailor.prom}
                 """).loop().metricsFile()).isEqualTo(Path.of("/var/lib/node_exporter/tailor.prom"));
-        assertThat(parse("exports: [{name: disk, file: disk.img, size: 1GiB}]").admission().enabled()).isFalse();
+        assertThat(parse("exports: [{name: disk, file: disk.img, size: 1GiB}]")
+                        .admission()
+                        .enabled())
+                .isFalse();
     }
 
     @Test
@@ -80,7 +85,9 @@ class NbdConfigTest {
         assertThat(ByteSize.parse("32 MiB").bytes()).isEqualTo(32 << 20);
         assertThat(ByteSize.parse("1gib").bytes()).isEqualTo(1L << 30);
         assertThat(ByteSize.parse("2TiB").bytes()).isEqualTo(2L << 40);
-        assertThat(ByteSize.parse("1G").bytes()).as("binary, as qemu-img reads it").isEqualTo(1L << 30);
+        assertThat(ByteSize.parse("1G").bytes())
+                .as("binary, as qemu-img reads it")
+                .isEqualTo(1L << 30);
         assertThat(ByteSize.parse("32m").bytes()).isEqualTo(32L << 20);
         assertThat(ByteSize.parse("4K").bytes()).isEqualTo(4L << 10);
         assertThat(ByteSize.format(1L << 30)).isEqualTo("1GiB");
@@ -124,8 +131,11 @@ class NbdConfigTest {
 
     @Test
     void handshakeLimit_defaultsTo64OrMaxConnections_andIsAtMostMaxConnections() {
-        assertThat(parse("exports: [{name: d, file: f}]").limits().maxHandshakes()).isEqualTo(64);
-        assertThat(parse("limits: {maxConnections: 8}\nexports: [{name: d, file: f}]").limits().maxHandshakes())
+        assertThat(parse("exports: [{name: d, file: f}]").limits().maxHandshakes())
+                .isEqualTo(64);
+        assertThat(parse("limits: {maxConnections: 8}\nexports: [{name: d, file: f}]")
+                        .limits()
+                        .maxHandshakes())
                 .isEqualTo(8);
         assertThatThrownBy(() -> parse("limits: {maxConnections: 8, maxHandshakes: 9}\nexports: [{name: d, file: f}]"))
                 .hasMessageContaining("limits.maxHandshakes: 9 (expected: 1 to limits.maxConnections, 8)");
@@ -136,8 +146,9 @@ class NbdConfigTest {
         assertThatThrownBy(() -> parse("""
                 limits: {maxRequestSize: 1MiB, maxInFlightPerConnection: 512KiB}
                 exports: [{name: d, file: f}]
-                """)).hasMessageContaining("limits.maxInFlightPerConnection: 512KiB (expected: at least"
-                + " limits.maxRequestSize, 1MiB)");
+                """))
+                .hasMessageContaining("limits.maxInFlightPerConnection: 512KiB (expected: at least"
+                        + " limits.maxRequestSize, 1MiB)");
     }
 
     @Test
@@ -148,9 +159,11 @@ class NbdConfigTest {
                 limits: {maxRequestSize: 2GiB, maxConnections: 0, maxHandshakes: 0}
                 exports: [{name: d, file: f}]
                 """)).getMessage();
-        assertThat(message).contains("limits.maxRequestSize: 2GiB (expected: 4KiB to 1GiB)")
+        assertThat(message)
+                .contains("limits.maxRequestSize: 2GiB (expected: 4KiB to 1GiB)")
                 .doesNotContain("maxInFlightPerConnection")
-                .contains("limits.maxConnections: 0").contains("limits.maxHandshakes: 0 (expected: at least 1)");
+                .contains("limits.maxConnections: 0")
+                .contains("limits.maxHandshakes: 0 (expected: at least 1)");
     }
 
     @Test
@@ -167,10 +180,22 @@ class NbdConfigTest {
                 .hasMessageContaining("exports[0].upstream.host: \"bad host!\" (expected: a host name");
         assertThatThrownBy(() -> parse("exports: [{name: d, upstream: {host: '-x.example'}}]"))
                 .hasMessageContaining("exports[0].upstream.host");
-        for (String host : new String[] {"localhost", "storage-0.storage.svc.cluster.local", "10.0.0.1", "::1",
-            "[fe80::1]", "no-such-host.invalid", "my_host"}) {
-            assertThat(parse("exports: [{name: d, upstream: {host: '" + host + "'}}]").exports().get(0).upstream()
-                    .host()).as(host).isEqualTo(host);
+        for (String host : new String[] {
+            "localhost",
+            "storage-0.storage.svc.cluster.local",
+            "10.0.0.1",
+            "::1",
+            "[fe80::1]",
+            "no-such-host.invalid",
+            "my_host"
+        }) {
+            assertThat(parse("exports: [{name: d, upstream: {host: '" + host + "'}}]")
+                            .exports()
+                            .get(0)
+                            .upstream()
+                            .host())
+                    .as(host)
+                    .isEqualTo(host);
         }
     }
 
@@ -191,7 +216,8 @@ class NbdConfigTest {
         assertThatThrownBy(() -> parse("exports: []")).hasMessageContaining("exports: none");
         assertThatThrownBy(() -> parse("exports: [")).hasMessageContaining("not valid YAML or JSON");
         assertThatThrownBy(() -> parse("port: 1\nport: 2\nexports: [{name: d, file: f}]"))
-                .hasMessageContaining("not valid YAML or JSON").hasMessageContaining("port");
+                .hasMessageContaining("not valid YAML or JSON")
+                .hasMessageContaining("port");
     }
 
     @Test
@@ -199,18 +225,23 @@ class NbdConfigTest {
         NbdConfig.Limits defaults = parse("exports: [{name: d, file: f}]").limits();
         assertThat(defaults.idleTimeoutSeconds()).isEqualTo(NbdConfig.Limits.DEFAULT_IDLE_TIMEOUT_SECONDS);
         assertThat(defaults.maxConnectionsPerAddress()).as("256 less a quarter").isEqualTo(192);
-        assertThat(parse("limits: {maxConnections: 2}\nexports: [{name: d, file: f}]").limits()
-                .maxConnectionsPerAddress()).isEqualTo(2);
+        assertThat(parse("limits: {maxConnections: 2}\nexports: [{name: d, file: f}]")
+                        .limits()
+                        .maxConnectionsPerAddress())
+                .isEqualTo(2);
         NbdConfig.Limits off = parse("limits: {idleTimeoutSeconds: 0, maxConnectionsPerAddress: 3}\n"
-                + "exports: [{name: d, file: f}]").limits();
+                        + "exports: [{name: d, file: f}]")
+                .limits();
         assertThat(off.idleTimeoutNanos()).as("0 is off").isZero();
         assertThat(off.maxConnectionsPerAddress()).isEqualTo(3);
-        assertThat(parse("limits: {idleTimeoutSeconds: 2.5}\nexports: [{name: d, file: f}]").limits()
-                .idleTimeoutNanos()).isEqualTo(2_500_000_000L);
+        assertThat(parse("limits: {idleTimeoutSeconds: 2.5}\nexports: [{name: d, file: f}]")
+                        .limits()
+                        .idleTimeoutNanos())
+                .isEqualTo(2_500_000_000L);
         assertThatThrownBy(() -> parse("limits: {idleTimeoutSeconds: -1, maxConnections: 8,"
-                + " maxConnectionsPerAddress: 9}\nexports: [{name: d, file: f}]"))
-                .hasMessageContaining("limits.idleTimeoutSeconds: -1 (expected: 0 for off, or 0.01 to 31536000,"
-                        + " a year)")
+                        + " maxConnectionsPerAddress: 9}\nexports: [{name: d, file: f}]"))
+                .hasMessageContaining(
+                        "limits.idleTimeoutSeconds: -1 (expected: 0 for off, or 0.01 to 31536000," + " a year)")
                 .hasMessageContaining("limits.maxConnectionsPerAddress: 9 (expected: 1 to limits.maxConnections, 8)");
     }
 
@@ -287,11 +318,16 @@ class NbdConfigTest {
     @Test
     void sizeNotAMultipleOf512_isRefusedNamingTheField() {
         // Clients count 512-byte sectors: the kernel would show a 1000-byte disk as 512 bytes, qemu as 1024.
-        assertThatThrownBy(() -> parse("exports: [{name: d, file: f, size: 1000}]")).hasMessageContaining(
-                "exports[0].size: 1000B (expected: a multiple of 512 bytes, such as 512B or 1KiB");
+        assertThatThrownBy(() -> parse("exports: [{name: d, file: f, size: 1000}]"))
+                .hasMessageContaining(
+                        "exports[0].size: 1000B (expected: a multiple of 512 bytes, such as 512B or 1KiB");
         assertThatThrownBy(() -> parse("exports: [{name: d, file: f, size: 100}]"))
                 .hasMessageContaining("exports[0].size: 100B (expected: a multiple of 512 bytes, such as 512B:");
-        assertThat(parse("exports: [{name: d, file: f, size: 1536}]").exports().get(0).size().bytes())
+        assertThat(parse("exports: [{name: d, file: f, size: 1536}]")
+                        .exports()
+                        .get(0)
+                        .size()
+                        .bytes())
                 .isEqualTo(1536);
     }
 }

@@ -38,13 +38,14 @@ final class Programs {
     record Result(int exitCode, String stdout, String stderr) {
         /** Asserts a zero exit code, showing the output otherwise. */
         Result ok() {
-            assertThat(exitCode).as("exit code; stdout:%n%s%nstderr:%n%s", stdout, stderr).isZero();
+            assertThat(exitCode)
+                    .as("exit code; stdout:%n%s%nstderr:%n%s", stdout, stderr)
+                    .isZero();
             return this;
         }
     }
 
-    private Programs() {
-    }
+    private Programs() {}
 
     /** Runs {@code command} to completion, at most {@code timeout}; output is captured through files. */
     static Result run(Duration timeout, String... command) {
@@ -52,8 +53,11 @@ final class Programs {
             Path out = Files.createTempFile("tailor-nbd-out", ".txt");
             Path err = Files.createTempFile("tailor-nbd-err", ".txt");
             try {
-                Process process = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile())
-                        .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).start();
+                Process process = new ProcessBuilder(command)
+                        .redirectOutput(out.toFile())
+                        .redirectError(err.toFile())
+                        .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+                        .start();
                 if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
                     process.destroyForcibly().waitFor();
                     throw new AssertionError(String.join(" ", command) + " did not finish within " + timeout
@@ -108,21 +112,27 @@ final class Programs {
                 args.add(arg.replace("{port}", Integer.toString(port)));
             }
             Path log = Files.createTempFile("tailor-nbd-daemon", ".log");
-            Process process = new ProcessBuilder(args).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            Process process = new ProcessBuilder(args)
+                    .redirectErrorStream(true)
+                    .redirectOutput(log.toFile())
+                    .start();
             Daemon daemon = new Daemon(process, port, log);
             try {
-                Await.until(String.join(" ", args) + " listening on " + port, () -> {
-                    if (!process.isAlive()) {
-                        throw new AssertionError(String.join(" ", args) + " exited with " + process.exitValue()
-                                + " before listening on " + port + "; output:\n" + read(log));
-                    }
-                    try (Socket probe = new Socket()) {
-                        probe.connect(new InetSocketAddress("127.0.0.1", port), 1000);
-                        return true;
-                    } catch (IOException notYet) {
-                        return false;
-                    }
-                }, () -> "output:\n" + read(log));
+                Await.until(
+                        String.join(" ", args) + " listening on " + port,
+                        () -> {
+                            if (!process.isAlive()) {
+                                throw new AssertionError(String.join(" ", args) + " exited with " + process.exitValue()
+                                        + " before listening on " + port + "; output:\n" + read(log));
+                            }
+                            try (Socket probe = new Socket()) {
+                                probe.connect(new InetSocketAddress("127.0.0.1", port), 1000);
+                                return true;
+                            } catch (IOException notYet) {
+                                return false;
+                            }
+                        },
+                        () -> "output:\n" + read(log));
                 return daemon;
             } catch (AssertionError e) {
                 daemon.close();

@@ -39,22 +39,41 @@ class ProvisionedBaselineTest {
     @Test
     void variant_defaultsToWhatTailorShips_paperIsThePapersMechanism_switchesOverrideOne() {
         AdmissionConfig shipped = parse("admission: {enabled: true}\nexports: [{name: d, file: f, size: 1GiB}]")
-                .admission().toAdmissionConfig();
-        assertThat(List.of(shipped.baselineGuarantee(), shipped.weightedHotService(), shipped.adaptiveReserve(),
-                shipped.pacedRelease())).containsExactly(AdmissionConfig.DEFAULTS.baselineGuarantee(),
-                AdmissionConfig.DEFAULTS.weightedHotService(), AdmissionConfig.DEFAULTS.adaptiveReserve(),
-                AdmissionConfig.DEFAULTS.pacedRelease());
+                .admission()
+                .toAdmissionConfig();
+        assertThat(List.of(
+                        shipped.baselineGuarantee(),
+                        shipped.weightedHotService(),
+                        shipped.adaptiveReserve(),
+                        shipped.pacedRelease()))
+                .containsExactly(
+                        AdmissionConfig.DEFAULTS.baselineGuarantee(),
+                        AdmissionConfig.DEFAULTS.weightedHotService(),
+                        AdmissionConfig.DEFAULTS.adaptiveReserve(),
+                        AdmissionConfig.DEFAULTS.pacedRelease());
         assertThat(shipped.baselineGuarantee()).isTrue();
-        AdmissionConfig paper = parse("admission: {enabled: true, variant: paper}\n"
-                + "exports: [{name: d, file: f, size: 1GiB}]").admission().toAdmissionConfig();
-        assertThat(List.of(paper.baselineGuarantee(), paper.weightedHotService(), paper.adaptiveReserve(),
-                paper.pacedRelease())).containsOnly(false);
+        AdmissionConfig paper = parse(
+                        "admission: {enabled: true, variant: paper}\n" + "exports: [{name: d, file: f, size: 1GiB}]")
+                .admission()
+                .toAdmissionConfig();
+        assertThat(List.of(
+                        paper.baselineGuarantee(),
+                        paper.weightedHotService(),
+                        paper.adaptiveReserve(),
+                        paper.pacedRelease()))
+                .containsOnly(false);
         assertThat(paper.withCapacityCostUnitsPerSecond(AdmissionConfig.PAPER.capacityCostUnitsPerSecond()))
                 .isEqualTo(AdmissionConfig.PAPER);
         AdmissionConfig ablation = parse("admission: {enabled: true, weightedHotService: false, pacedRelease: true}\n"
-                + "exports: [{name: d, file: f, size: 1GiB}]").admission().toAdmissionConfig();
-        assertThat(List.of(ablation.baselineGuarantee(), ablation.weightedHotService(), ablation.adaptiveReserve(),
-                ablation.pacedRelease())).containsExactly(true, false, true, true);
+                        + "exports: [{name: d, file: f, size: 1GiB}]")
+                .admission()
+                .toAdmissionConfig();
+        assertThat(List.of(
+                        ablation.baselineGuarantee(),
+                        ablation.weightedHotService(),
+                        ablation.adaptiveReserve(),
+                        ablation.pacedRelease()))
+                .containsExactly(true, false, true, true);
         assertThat(problems("admission: {enabled: true, variant: classic}\nexports: [{name: d, file: f}]"))
                 .contains("admission.variant: \"classic\" (expected: tailor, what Tailor ships, or paper, the"
                         + " paper's mechanism)");
@@ -74,51 +93,69 @@ class ProvisionedBaselineTest {
                 """);
         NbdConfig.AdmissionSettings settings = config.admission();
         assertThat(settings.baselineCostUnitsPerSecond(config.exports().get(0).baseline()))
-                .as("500 reads of 4 KiB: 1/40 of the budget").isEqualTo(2.5e7);
+                .as("500 reads of 4 KiB: 1/40 of the budget")
+                .isEqualTo(2.5e7);
         assertThat(settings.baselineCostUnitsPerSecond(config.exports().get(1).baseline()))
-                .as("20 MB/s of bytes: 1/20").isEqualTo(5e7);
+                .as("20 MB/s of bytes: 1/20")
+                .isEqualTo(5e7);
         assertThat(settings.baselineCostUnitsPerSecond(config.exports().get(2).baseline()))
-                .as("500 I/Os carrying 20 MB").isEqualTo(500 * 39_760 + 5e7);
+                .as("500 I/Os carrying 20 MB")
+                .isEqualTo(500 * 39_760 + 5e7);
         double left = (1e9 - 2.5e7 - 5e7 - (500 * 39_760 + 5e7)) / 2;
-        assertThat(settings.commitments(config.exports())).containsExactly(OptionalDouble.of(2.5e7),
-                OptionalDouble.of(5e7), OptionalDouble.of(500 * 39_760 + 5e7), OptionalDouble.of(left),
-                OptionalDouble.of(left));
+        assertThat(settings.commitments(config.exports()))
+                .containsExactly(
+                        OptionalDouble.of(2.5e7),
+                        OptionalDouble.of(5e7),
+                        OptionalDouble.of(500 * 39_760 + 5e7),
+                        OptionalDouble.of(left),
+                        OptionalDouble.of(left));
         // The whole budget's IOPS costs the whole budget.
-        assertThat(settings.baselineCostUnitsPerSecond(new NbdConfig.Baseline(20_000.0, null))).isEqualTo(1e9);
+        assertThat(settings.baselineCostUnitsPerSecond(new NbdConfig.Baseline(20_000.0, null)))
+                .isEqualTo(1e9);
         // Without any baseline, admission's own default: a fair share.
-        assertThat(settings.commitments(List.of(config.exports().get(3), config.exports().get(4))))
+        assertThat(settings.commitments(
+                        List.of(config.exports().get(3), config.exports().get(4))))
                 .containsOnly(OptionalDouble.empty());
     }
 
     @Test
     void badBaselines_areNamedByField() {
-        String exportsWith = "admission: {enabled: true, iops: 1000}\nexports: [{name: d, file: f, size: 1GiB,"
-                + " baseline: ";
-        assertThat(problems(exportsWith + "{iops: -5}}]")).contains("exports[0].baseline.iops: -5 (expected: 4 KiB"
-                + " I/Os per second, more than 0 and at most 100000000)");
+        String exportsWith =
+                "admission: {enabled: true, iops: 1000}\nexports: [{name: d, file: f, size: 1GiB," + " baseline: ";
+        assertThat(problems(exportsWith + "{iops: -5}}]"))
+                .contains("exports[0].baseline.iops: -5 (expected: 4 KiB"
+                        + " I/Os per second, more than 0 and at most 100000000)");
         assertThat(problems(exportsWith + "{iops: 0}}]")).contains("exports[0].baseline.iops: 0 (expected");
         assertThat(problems(exportsWith + "{megabytesPerSecond: .nan}}]"))
                 .contains("exports[0].baseline.megabytesPerSecond: NaN or infinity");
-        assertThat(problems(exportsWith + "{}}]")).contains("exports[0].baseline: empty (expected: iops and/or"
-                + " megabytesPerSecond)");
-        assertThat(problems(exportsWith + "{iops: 1000, megabytesPerSecond: 1}}]")).contains("exports[0].baseline"
-                + ".iops: 1000 4 KiB I/Os per second move 4.1 MB/s, more than megabytesPerSecond 1 (expected: at"
-                + " most 244 IOPS with that bandwidth)");
-        assertThat(problems(exportsWith + "{iops: 1500}}]")).contains("exports[0].baseline: 1500 IOPS is 150 % of"
-                + " admission's budget, 1000 IOPS (expected: at most the budget");
+        assertThat(problems(exportsWith + "{}}]"))
+                .contains("exports[0].baseline: empty (expected: iops and/or" + " megabytesPerSecond)");
+        assertThat(problems(exportsWith + "{iops: 1000, megabytesPerSecond: 1}}]"))
+                .contains("exports[0].baseline"
+                        + ".iops: 1000 4 KiB I/Os per second move 4.1 MB/s, more than megabytesPerSecond 1 (expected: at"
+                        + " most 244 IOPS with that bandwidth)");
+        assertThat(problems(exportsWith + "{iops: 1500}}]"))
+                .contains("exports[0].baseline: 1500 IOPS is 150 % of"
+                        + " admission's budget, 1000 IOPS (expected: at most the budget");
         assertThat(problems("""
                 admission: {enabled: true, iops: 1000}
                 exports:
                   - {name: a, file: a, size: 1GiB, baseline: {iops: 600}}
                   - {name: b, file: b, size: 1GiB, baseline: {iops: 500}}
-                """)).contains("exports[].baseline: the baselines of exports[0], exports[1] add up to 110 % of"
-                + " admission's budget, 1000 IOPS (expected: at most the budget together");
-        assertThat(problems(exportsWith + "{iops: 1000}}]")).as("the whole budget is allowed").isEmpty();
+                """))
+                .contains("exports[].baseline: the baselines of exports[0], exports[1] add up to 110 % of"
+                        + " admission's budget, 1000 IOPS (expected: at most the budget together");
+        assertThat(problems(exportsWith + "{iops: 1000}}]"))
+                .as("the whole budget is allowed")
+                .isEmpty();
         assertThat(problems("exports: [{name: d, file: f, size: 1GiB, baseline: {iops: 100000000}}]"))
-                .as("checked against the budget only with admission on").isEmpty();
-        assertThatThrownBy(() -> NbdServer.start(parse("exports: [{name: d, file: /nonexistent/f, size: 1GiB,"
-                + " baseline: {iops: 10000000}}]").withAdmission(parse("admission: {enabled: true, iops: 1000}\n"
-                + "exports: [{name: d, file: f}]").admission())))
+                .as("checked against the budget only with admission on")
+                .isEmpty();
+        assertThatThrownBy(() -> NbdServer.start(
+                        parse("exports: [{name: d, file: /nonexistent/f, size: 1GiB," + " baseline: {iops: 10000000}}]")
+                                .withAdmission(parse("admission: {enabled: true, iops: 1000}\n"
+                                                + "exports: [{name: d, file: f}]")
+                                        .admission())))
                 .as("admission switched on later (--admission on) is checked at start")
                 .hasMessageContaining("exports[0].baseline: 10000000 IOPS is 1000000 % of admission's budget");
     }
@@ -138,8 +175,11 @@ class ProvisionedBaselineTest {
         GatedBackend burstyBackend = new GatedBackend(16 << 20);
         Export steady = new Export(config.exports().get(0), steadyBackend, 1 << 20);
         Export bursty = new Export(config.exports().get(1), burstyBackend, 1 << 20);
-        AdmissionDispatcher dispatcher = new AdmissionDispatcher(config.admission().toAdmissionConfig(),
-                List.of(steady, bursty), config.admission().commitments(config.exports()), clock::get);
+        AdmissionDispatcher dispatcher = new AdmissionDispatcher(
+                config.admission().toAdmissionConfig(),
+                List.of(steady, bursty),
+                config.admission().commitments(config.exports()),
+                clock::get);
         long steadySentAtOnce = 0;
         long steadyOffered = 0;
         for (int ms = 0; ms < 10_000; ms++) {
@@ -158,8 +198,8 @@ class ProvisionedBaselineTest {
             burstyBackend.passAll();
         }
         dispatcher.close();
-        AdmissionDispatcher.ExportCounters[] out = dispatcher.exportCounters().toArray(
-                new AdmissionDispatcher.ExportCounters[0]);
+        AdmissionDispatcher.ExportCounters[] out =
+                dispatcher.exportCounters().toArray(new AdmissionDispatcher.ExportCounters[0]);
         assertThat(steadyOffered).isEqualTo(5_000);
         assertThat(out[0].requests()).isEqualTo(steadyOffered);
         assertThat(out[0].queued()).as("steady requests that waited").isEqualTo(steadyOffered - steadySentAtOnce);
@@ -173,10 +213,14 @@ class ProvisionedBaselineTest {
         AdmissionDispatcher.ExportCounters bursty = counters[1];
         assertThat(bursty.queued()).as("the burst has a backlog").isGreaterThan(1_000);
         assertThat(bursty.refused()).as("and overflows its queue").isPositive();
-        assertThat(steady.queued()).as("every steady request went to the backend at once").isZero();
+        assertThat(steady.queued())
+                .as("every steady request went to the backend at once")
+                .isZero();
         assertThat(steady.refused()).isZero();
         assertThat(steady.maxQueueWaitNanos()).isZero();
-        assertThat(steady.arrivedHot()).as("classed steady whatever its segment's history").isZero();
+        assertThat(steady.arrivedHot())
+                .as("classed steady whatever its segment's history")
+                .isZero();
     }
 
     @Test
@@ -189,7 +233,9 @@ class ProvisionedBaselineTest {
         assertThat(counters[1].queued()).isGreaterThan(1_000);
         assertThat(steady.queued()).as("steady requests that waited").isGreaterThan(steady.requests() / 4);
         assertThat(steady.refused()).isZero();
-        assertThat(steady.maxQueueWaitNanos()).as("at most about an interval").isPositive()
+        assertThat(steady.maxQueueWaitNanos())
+                .as("at most about an interval")
+                .isPositive()
                 .isLessThanOrEqualTo(20_000_000L);
     }
 

@@ -27,9 +27,13 @@ class ProxyBlockStatusTest {
     Path dir;
 
     private static NbdServer proxy(int upstreamPort, String upstreamExport) throws IOException {
-        return NbdServer.start(TestServers.config(NbdConfig.Limits.DEFAULTS, NbdConfig.ExportConfig.upstream(
-                "proxied", "acme", false, new NbdConfig.Upstream("127.0.0.1", upstreamPort, upstreamExport, 4,
-                        null))));
+        return NbdServer.start(TestServers.config(
+                NbdConfig.Limits.DEFAULTS,
+                NbdConfig.ExportConfig.upstream(
+                        "proxied",
+                        "acme",
+                        false,
+                        new NbdConfig.Upstream("127.0.0.1", upstreamPort, upstreamExport, 4, null))));
     }
 
     private static String uri(NbdServer server) {
@@ -53,14 +57,19 @@ class ProxyBlockStatusTest {
     }
 
     private static List<String> map(String nbdinfo, String uri) throws IOException {
-        return Programs.run(TIMEOUT, nbdinfo, "--map", uri).ok().stdout().lines()
-                .map(l -> l.strip().replaceAll("\\s+", " ")).toList();
+        return Programs.run(TIMEOUT, nbdinfo, "--map", uri)
+                .ok()
+                .stdout()
+                .lines()
+                .map(l -> l.strip().replaceAll("\\s+", " "))
+                .toList();
     }
 
     /** Skips when nbdkit itself finds no holes in a sparse file here (the file system cannot say). */
     private static void assumeUpstreamSeesHoles(String nbdinfo, int port) throws IOException {
         List<String> direct = map(nbdinfo, "nbd://127.0.0.1:" + port + "/");
-        Assumptions.assumeTrue(direct.stream().anyMatch(l -> l.contains("hole")),
+        Assumptions.assumeTrue(
+                direct.stream().anyMatch(l -> l.contains("hole")),
                 "nbdkit finds no holes in a sparse file on this file system: " + direct);
     }
 
@@ -69,13 +78,22 @@ class ProxyBlockStatusTest {
         String nbdkit = Programs.require("nbdkit");
         String nbdinfo = Programs.require("nbdinfo");
         Path file = sparseFile("sparse.img", 64L << 20, 8L << 20);
-        try (Programs.Daemon upstream = Programs.Daemon.start(nbdkit, "--exit-with-parent", "-f", "-r", "-i",
-                "127.0.0.1", "-p", "{port}", "file", file.toString());
+        try (Programs.Daemon upstream = Programs.Daemon.start(
+                        nbdkit,
+                        "--exit-with-parent",
+                        "-f",
+                        "-r",
+                        "-i",
+                        "127.0.0.1",
+                        "-p",
+                        "{port}",
+                        "file",
+                        file.toString());
                 NbdServer server = proxy(upstream.port, "")) {
             assumeUpstreamSeesHoles(nbdinfo, upstream.port);
             assertThat(server.exports().get(0).backend().answersBlockStatus()).isTrue();
-            assertThat(map(nbdinfo, uri(server))).containsExactly("0 8388608 3 hole,zero", "8388608 1048576 0 data",
-                    "9437184 57671680 3 hole,zero");
+            assertThat(map(nbdinfo, uri(server)))
+                    .containsExactly("0 8388608 3 hole,zero", "8388608 1048576 0 data", "9437184 57671680 3 hole,zero");
         }
     }
 
@@ -85,8 +103,17 @@ class ProxyBlockStatusTest {
         String nbdinfo = Programs.require("nbdinfo");
         String nbdcopy = Programs.require("nbdcopy");
         Path big = sparseFile("big.img", 1L << 30, 0, 100L << 20, 512L << 20, (1L << 30) - (1 << 20));
-        try (Programs.Daemon upstream = Programs.Daemon.start(nbdkit, "--exit-with-parent", "-f", "-r", "-i",
-                "127.0.0.1", "-p", "{port}", "file", big.toString());
+        try (Programs.Daemon upstream = Programs.Daemon.start(
+                        nbdkit,
+                        "--exit-with-parent",
+                        "-f",
+                        "-r",
+                        "-i",
+                        "127.0.0.1",
+                        "-p",
+                        "{port}",
+                        "file",
+                        big.toString());
                 NbdServer server = proxy(upstream.port, "")) {
             assumeUpstreamSeesHoles(nbdinfo, upstream.port);
             Path copy = dir.resolve("big-copy.img");
@@ -104,16 +131,31 @@ class ProxyBlockStatusTest {
         String nbdcopy = Programs.require("nbdcopy");
         String qemuIo = Programs.require("qemu-io");
         Path file = sparseFile("holes.img", 16L << 20, 1L << 20, 5L << 20, (16L << 20) - (1 << 20));
-        try (Programs.Daemon upstream = Programs.Daemon.start(qemuNbd, "-f", "raw", "-x", "base", "-b", "127.0.0.1",
-                "-p", "{port}", "-t", file.toString());
+        try (Programs.Daemon upstream = Programs.Daemon.start(
+                        qemuNbd, "-f", "raw", "-x", "base", "-b", "127.0.0.1", "-p", "{port}", "-t", file.toString());
                 NbdServer server = proxy(upstream.port, "base")) {
             assertThat(server.exports().get(0).backend().answersBlockStatus()).isTrue();
             Path copy = dir.resolve("holes-copy.img");
             Programs.run(TIMEOUT, nbdcopy, uri(server), copy.toString()).ok();
             assertThat(Files.mismatch(file, copy)).isEqualTo(-1L);
             // Reads that straddle data and holes, in one request each.
-            Programs.run(TIMEOUT, qemuIo, "-f", "raw", uri(server), "-c", "write -P 0x77 3M 4k", "-c", "flush",
-                    "-c", "read -P 0 2M 1M", "-c", "read -P 0x77 3M 4k", "-c", "read -P 0 3076k 1020k").ok();
+            Programs.run(
+                            TIMEOUT,
+                            qemuIo,
+                            "-f",
+                            "raw",
+                            uri(server),
+                            "-c",
+                            "write -P 0x77 3M 4k",
+                            "-c",
+                            "flush",
+                            "-c",
+                            "read -P 0 2M 1M",
+                            "-c",
+                            "read -P 0x77 3M 4k",
+                            "-c",
+                            "read -P 0 3076k 1020k")
+                    .ok();
         }
     }
 
@@ -123,8 +165,18 @@ class ProxyBlockStatusTest {
         String nbdinfo = Programs.require("nbdinfo");
         String nbdcopy = Programs.require("nbdcopy");
         Path file = sparseFile("plain.img", 8L << 20, 2L << 20);
-        try (Programs.Daemon upstream = Programs.Daemon.start(nbdkit, "--exit-with-parent", "-f", "--no-sr", "-r",
-                "-i", "127.0.0.1", "-p", "{port}", "file", file.toString());
+        try (Programs.Daemon upstream = Programs.Daemon.start(
+                        nbdkit,
+                        "--exit-with-parent",
+                        "-f",
+                        "--no-sr",
+                        "-r",
+                        "-i",
+                        "127.0.0.1",
+                        "-p",
+                        "{port}",
+                        "file",
+                        file.toString());
                 NbdServer server = proxy(upstream.port, "")) {
             assertThat(server.exports().get(0).backend().answersBlockStatus()).isFalse();
             assertThat(map(nbdinfo, uri(server))).containsExactly("0 8388608 0 data");
@@ -139,13 +191,25 @@ class ProxyBlockStatusTest {
         // nbdkit's error filter answers every read with EIO, which structured replies carry as an error chunk.
         String nbdkit = Programs.require("nbdkit");
         String qemuIo = Programs.require("qemu-io");
-        try (Programs.Daemon upstream = Programs.Daemon.start(nbdkit, "--exit-with-parent", "-f", "-i", "127.0.0.1",
-                "-p", "{port}", "--filter=error", "memory", "4M", "error-pread=EIO", "error-pread-rate=1");
+        try (Programs.Daemon upstream = Programs.Daemon.start(
+                        nbdkit,
+                        "--exit-with-parent",
+                        "-f",
+                        "-i",
+                        "127.0.0.1",
+                        "-p",
+                        "{port}",
+                        "--filter=error",
+                        "memory",
+                        "4M",
+                        "error-pread=EIO",
+                        "error-pread-rate=1");
                 NbdServer server = proxy(upstream.port, "")) {
             Programs.Result read = Programs.run(TIMEOUT, qemuIo, "-f", "raw", uri(server), "-c", "read 0 4k");
             assertThat(read.stdout() + read.stderr()).containsIgnoringCase("Input/output error");
             // The connection survives the error: a write and a read of another kind still work.
-            Programs.run(TIMEOUT, qemuIo, "-f", "raw", uri(server), "-c", "write -P 0x11 0 4k").ok();
+            Programs.run(TIMEOUT, qemuIo, "-f", "raw", uri(server), "-c", "write -P 0x11 0 4k")
+                    .ok();
         }
     }
 }

@@ -48,12 +48,18 @@ class ProxyMechanismsTest {
         // budget), so that its baseline, which admits at once what it covers, covers none of them
         // however slowly the machine runs the copy (with a fair share it covers all once the copy
         // takes more than half a second).
-        NbdConfig config = new NbdConfig("127.0.0.1", 0, null, 2, 2,
-                List.of(NbdConfig.ExportConfig.file("copy", "acme", 16L << 20, false, dir.resolve("copy.img"))
+        NbdConfig config = new NbdConfig(
+                "127.0.0.1",
+                0,
+                null,
+                2,
+                2,
+                List.of(
+                        NbdConfig.ExportConfig.file("copy", "acme", 16L << 20, false, dir.resolve("copy.img"))
                                 .withBaseline(new NbdConfig.Baseline(17.0, null)),
                         NbdConfig.ExportConfig.file("other", "globex", 16L << 20, false, dir.resolve("other.img"))),
-                new NbdConfig.AdmissionSettings(admission, 2e8, null, new ByteSize(4L << 20), new ByteSize(1L << 20),
-                        4096),
+                new NbdConfig.AdmissionSettings(
+                        admission, 2e8, null, new ByteSize(4L << 20), new ByteSize(1L << 20), 4096),
                 new NbdConfig.LoopSettings(loop, null, 100, metrics, 20, 1_000, 20, 2));
         byte[] data = new byte[16 << 20];
         new Random(7).nextBytes(data);
@@ -69,36 +75,44 @@ class ProxyMechanismsTest {
 
             if (admission) {
                 AdmissionStats stats = server.admission().stats();
-                assertThat(stats.queuedRequests()).as("requests that waited for admission").isPositive();
+                assertThat(stats.queuedRequests())
+                        .as("requests that waited for admission")
+                        .isPositive();
                 assertThat(stats.refusedRequests()).isZero();
                 assertThat(stats.completedSuccess()).isEqualTo(stats.admittedRequests());
                 assertThat(server.admission().waitingRequests()).isZero();
             }
             // The background work progresses on every loop, in both modes: health checks every 20 ms,
             // the maintenance tasks, the metrics file.
-            Await.until("health checks and maintenance", () -> server.backgroundWork().healthChecks() >= 4
-                    && server.backgroundWork().maintenanceRuns() >= 4);
+            Await.until(
+                    "health checks and maintenance",
+                    () -> server.backgroundWork().healthChecks() >= 4
+                            && server.backgroundWork().maintenanceRuns() >= 4);
             for (EventLoopMetrics m : server.eventLoops().metrics()) {
                 assertThat(m.mode()).isEqualTo(server.loopMode());
                 assertThat(m.tasks().unrelated()).isPositive();
             }
             Await.until("the metrics file", () -> Files.exists(metrics));
             String text = Files.readString(metrics);
-            assertThat(text).contains("# TYPE tailor_nbd_loop_health_check_age_seconds gauge")
+            assertThat(text)
+                    .contains("# TYPE tailor_nbd_loop_health_check_age_seconds gauge")
                     .contains("tailor_nbd_loop_health_check_age_seconds{loop=\"0\"}")
                     .contains("tailor_nbd_loop_oldest_unrelated_task_age_seconds{loop=\"1\"}")
                     .contains("tailor_nbd_loop_io_dispatch_delay_max_seconds");
             // Health checks every 20 ms: the longest gap between two in a metrics period is at least that.
             Await.until("a health-check window maximum", () -> {
                 java.util.regex.Matcher gap = java.util.regex.Pattern.compile(
-                        "tailor_nbd_loop_health_check_window_max_age_seconds\\{loop=\"1\"} (\\S+)").matcher(read(metrics));
+                                "tailor_nbd_loop_health_check_window_max_age_seconds\\{loop=\"1\"} (\\S+)")
+                        .matcher(read(metrics));
                 return gap.find() && Double.parseDouble(gap.group(1)) >= 0.019;
             });
             assertThat(text.contains("tailor_nbd_admission_queued_total")).isEqualTo(admission);
             if (admission) {
                 // The same counters per export, with the labels the text format wants.
-                Await.until("the per-export counters", () -> read(metrics)
-                        .matches("(?s).*tailor_nbd_admission_export_queued_total\\{export=\"copy\"} [1-9].*"));
+                Await.until(
+                        "the per-export counters",
+                        () -> read(metrics)
+                                .matches("(?s).*tailor_nbd_admission_export_queued_total\\{export=\"copy\"} [1-9].*"));
                 assertThat(Files.readString(metrics))
                         .contains("tailor_nbd_admission_export_requests_total{export=\"other\"} 0")
                         .contains("tailor_nbd_admission_export_queue_wait_max_seconds{export=\"copy\"}")

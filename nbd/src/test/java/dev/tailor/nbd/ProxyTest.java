@@ -34,9 +34,13 @@ class ProxyTest {
 
     private static NbdServer proxy(int upstreamPort, String upstreamExport, Double idleTimeoutSeconds)
             throws IOException {
-        return NbdServer.start(TestServers.config(NbdConfig.Limits.DEFAULTS, NbdConfig.ExportConfig.upstream(
-                "proxied", "acme", false, new NbdConfig.Upstream("127.0.0.1", upstreamPort, upstreamExport, 4,
-                        idleTimeoutSeconds))));
+        return NbdServer.start(TestServers.config(
+                NbdConfig.Limits.DEFAULTS,
+                NbdConfig.ExportConfig.upstream(
+                        "proxied",
+                        "acme",
+                        false,
+                        new NbdConfig.Upstream("127.0.0.1", upstreamPort, upstreamExport, 4, idleTimeoutSeconds))));
     }
 
     private static UpstreamBackend backend(NbdServer server) {
@@ -53,7 +57,8 @@ class ProxyTest {
         List<RawClient> probes = new ArrayList<>();
         try {
             for (int i = 0; i < 5; i++) {
-                RawClient probe = RawClient.connect(new InetSocketAddress("127.0.0.1", nbdkit.port)).handshake();
+                RawClient probe = RawClient.connect(new InetSocketAddress("127.0.0.1", nbdkit.port))
+                        .handshake();
                 probes.add(probe);
                 probe.go("", false);
             }
@@ -69,7 +74,7 @@ class ProxyTest {
                     probe.request(0, NbdProtocol.CMD_READ, cookie[0]++, 0, 512);
                     return probe.simpleReply(512).error() == NbdProtocol.ESHUTDOWN;
                 } catch (IOException reset) {
-                    asking[0]++;   // reset as nbdkit handled the signal: the next probe asks again
+                    asking[0]++; // reset as nbdkit handled the signal: the next probe asks again
                     return false;
                 }
             });
@@ -89,9 +94,11 @@ class ProxyTest {
         client.request(0, NbdProtocol.CMD_READ, cookie, offset, 4096);
         RawClient.Chunk chunk = client.chunk();
         assertThat(chunk.cookie()).isEqualTo(cookie);
-        assertThat(chunk.type()).as("reply type; an error says: %s",
-                chunk.type() == NbdProtocol.REPLY_TYPE_ERROR ? chunk.message() : "").isEqualTo(
-                NbdProtocol.REPLY_TYPE_OFFSET_DATA);
+        assertThat(chunk.type())
+                .as(
+                        "reply type; an error says: %s",
+                        chunk.type() == NbdProtocol.REPLY_TYPE_ERROR ? chunk.message() : "")
+                .isEqualTo(NbdProtocol.REPLY_TYPE_OFFSET_DATA);
         return Arrays.copyOfRange(chunk.payload(), 8, chunk.payload().length);
     }
 
@@ -115,37 +122,78 @@ class ProxyTest {
         String nbdcopy = Programs.require("nbdcopy");
         String nbdinfo = Programs.require("nbdinfo");
         String fio = Programs.require("fio");
-        try (Programs.Daemon upstream = Programs.Daemon.start(nbdkit, "--exit-with-parent", "-f", "-i", "127.0.0.1",
-                "-p", "{port}", "memory", "64M");
+        try (Programs.Daemon upstream = Programs.Daemon.start(
+                        nbdkit, "--exit-with-parent", "-f", "-i", "127.0.0.1", "-p", "{port}", "memory", "64M");
                 NbdServer server = proxy(upstream.port, "")) {
             UpstreamBackend backend = (UpstreamBackend) server.exports().get(0).backend();
-            assertThat(backend.poolSize()).as("nbdkit memory offers multi-conn: the whole pool").isEqualTo(4);
-            JsonNode info = JSON.readTree(Programs.run(TIMEOUT, nbdinfo, "--json", uri(server)).ok().stdout())
-                    .get("exports").get(0);
+            assertThat(backend.poolSize())
+                    .as("nbdkit memory offers multi-conn: the whole pool")
+                    .isEqualTo(4);
+            JsonNode info = JSON.readTree(Programs.run(TIMEOUT, nbdinfo, "--json", uri(server))
+                            .ok()
+                            .stdout())
+                    .get("exports")
+                    .get(0);
             assertThat(info.get("export-size").asLong()).isEqualTo(64L << 20);
             for (String flag : new String[] {"can_flush", "can_fua", "can_trim", "can_zero", "can_multi_conn"}) {
                 assertThat(info.get(flag).asBoolean()).as(flag).isTrue();
             }
 
-            Programs.run(TIMEOUT, qemuIo, "-f", "raw", uri(server),
-                    "-c", "write -P 0xa5 0 1M", "-c", "write -f -P 0x5a 1M 64k", "-c", "write -z 2M 40M",
-                    "-c", "discard 50M 1M", "-c", "flush",
-                    "-c", "read -P 0xa5 0 1M", "-c", "read -P 0x5a 1M 64k", "-c", "read -P 0 2M 40M").ok();
+            Programs.run(
+                            TIMEOUT,
+                            qemuIo,
+                            "-f",
+                            "raw",
+                            uri(server),
+                            "-c",
+                            "write -P 0xa5 0 1M",
+                            "-c",
+                            "write -f -P 0x5a 1M 64k",
+                            "-c",
+                            "write -z 2M 40M",
+                            "-c",
+                            "discard 50M 1M",
+                            "-c",
+                            "flush",
+                            "-c",
+                            "read -P 0xa5 0 1M",
+                            "-c",
+                            "read -P 0x5a 1M 64k",
+                            "-c",
+                            "read -P 0 2M 40M")
+                    .ok();
 
             byte[] data = new byte[8 << 20];
             new Random(5).nextBytes(data);
             Path source = Files.write(dir.resolve("source.img"), data);
             Path back = dir.resolve("back.img");
-            Programs.run(TIMEOUT, nbdcopy, "--flush", source.toString(), uri(server)).ok();
+            Programs.run(TIMEOUT, nbdcopy, "--flush", source.toString(), uri(server))
+                    .ok();
             Programs.run(TIMEOUT, nbdcopy, uri(server), back.toString()).ok();
-            assertThat(Files.mismatch(source, back)).as("the rest is the upstream's zeroes").isEqualTo(8L << 20);
+            assertThat(Files.mismatch(source, back))
+                    .as("the rest is the upstream's zeroes")
+                    .isEqualTo(8L << 20);
             byte[] head = new byte[8 << 20];
             System.arraycopy(Files.readAllBytes(back), 0, head, 0, head.length);
             assertThat(head).isEqualTo(data);
 
-            Programs.run(TIMEOUT, fio, "--name=proxied", "--ioengine=nbd", "--uri=" + uri(server), "--rw=randwrite",
-                    "--bs=4k", "--size=8M", "--numjobs=4", "--offset_increment=8M", "--iodepth=16",
-                    "--verify=crc32c", "--do_verify=1", "--verify_fatal=1", "--verify_state_save=0").ok();
+            Programs.run(
+                            TIMEOUT,
+                            fio,
+                            "--name=proxied",
+                            "--ioengine=nbd",
+                            "--uri=" + uri(server),
+                            "--rw=randwrite",
+                            "--bs=4k",
+                            "--size=8M",
+                            "--numjobs=4",
+                            "--offset_increment=8M",
+                            "--iodepth=16",
+                            "--verify=crc32c",
+                            "--do_verify=1",
+                            "--verify_fatal=1",
+                            "--verify_state_save=0")
+                    .ok();
         }
     }
 
@@ -157,11 +205,13 @@ class ProxyTest {
         byte[] data = new byte[4 << 20];
         new Random(6).nextBytes(data);
         Path file = Files.write(dir.resolve("base.img"), data);
-        try (Programs.Daemon upstream = Programs.Daemon.start(qemuNbd, "-f", "raw", "-x", "base", "-b", "127.0.0.1",
-                "-p", "{port}", "-t", file.toString());
+        try (Programs.Daemon upstream = Programs.Daemon.start(
+                        qemuNbd, "-f", "raw", "-x", "base", "-b", "127.0.0.1", "-p", "{port}", "-t", file.toString());
                 NbdServer server = proxy(upstream.port, "base")) {
             UpstreamBackend backend = (UpstreamBackend) server.exports().get(0).backend();
-            assertThat(backend.poolSize()).as("qemu-nbd without --shared offers no multi-conn").isEqualTo(1);
+            assertThat(backend.poolSize())
+                    .as("qemu-nbd without --shared offers no multi-conn")
+                    .isEqualTo(1);
             Path back = dir.resolve("back.img");
             Programs.run(TIMEOUT, nbdcopy, uri(server), back.toString()).ok();
             assertThat(Files.mismatch(file, back)).isEqualTo(-1L);
@@ -179,8 +229,8 @@ class ProxyTest {
     void upstreamThatRefusesTheExport_failsTheStartWithItsReason() throws Exception {
         String qemuNbd = Programs.require("qemu-nbd");
         Path file = Files.write(dir.resolve("base.img"), new byte[4096]);
-        try (Programs.Daemon upstream = Programs.Daemon.start(qemuNbd, "-f", "raw", "-x", "base", "-b", "127.0.0.1",
-                "-p", "{port}", "-t", file.toString())) {
+        try (Programs.Daemon upstream = Programs.Daemon.start(
+                qemuNbd, "-f", "raw", "-x", "base", "-b", "127.0.0.1", "-p", "{port}", "-t", file.toString())) {
             assertThatThrownBy(() -> proxy(upstream.port, "missing"))
                     .isInstanceOf(IOException.class)
                     .hasMessageContaining("export proxied")
@@ -199,8 +249,8 @@ class ProxyTest {
     @Test
     void upstreamThatDies_failsRequestsWithIoErrorAndTheProxyStaysUp() throws Exception {
         String nbdkit = Programs.require("nbdkit");
-        Programs.Daemon upstream = Programs.Daemon.start(nbdkit, "--exit-with-parent", "-f", "-i", "127.0.0.1",
-                "-p", "{port}", "memory", "1M");
+        Programs.Daemon upstream = Programs.Daemon.start(
+                nbdkit, "--exit-with-parent", "-f", "-i", "127.0.0.1", "-p", "{port}", "memory", "1M");
         try (NbdServer server = proxy(upstream.port, "");
                 RawClient client = RawClient.connect(server.localAddress()).handshake()) {
             client.go("proxied", false);
@@ -238,14 +288,19 @@ class ProxyTest {
             stopNbdkit(upstream);
             long start = System.nanoTime();
             RawClient.Chunk error = failedRead(client, 2);
-            assertThat(millisSince(start)).as("ms to the error (the handshake timeout is 10 s)").isLessThan(5_000);
+            assertThat(millisSince(start))
+                    .as("ms to the error (the handshake timeout is 10 s)")
+                    .isLessThan(5_000);
             assertThat(error.error()).isEqualTo(NbdProtocol.EIO);
             assertThat(error.message()).contains("upstream nbd://127.0.0.1:" + port + "/");
-            assertThat(upstream.process.waitFor(10, TimeUnit.SECONDS)).as("nbdkit exits: the pool let it go").isTrue();
+            assertThat(upstream.process.waitFor(10, TimeUnit.SECONDS))
+                    .as("nbdkit exits: the pool let it go")
+                    .isTrue();
             Await.until("the pool to be empty", () -> backend(server).openConnections() == 0);
 
             try (Programs.Daemon restarted = Programs.Daemon.start(port, command)) {
-                assertThat(read(client, 3, 8192)).as("the next request reconnects")
+                assertThat(read(client, 3, 8192))
+                        .as("the next request reconnects")
                         .isEqualTo(Arrays.copyOfRange(data, 8192, 8192 + 4096));
                 server.close(); // first, or the restarted nbdkit waits for the pool's idle timeout to stop
             }
@@ -258,8 +313,8 @@ class ProxyTest {
     void nbdkitStopped_aFlushItRefusedIsNotSentAgainElsewhere() throws Exception {
         // A flush vouches for every write acknowledged before it; another upstream instance cannot.
         String nbdkit = Programs.require("nbdkit");
-        Programs.Daemon upstream = Programs.Daemon.start(nbdkit, "-f", "-i", "127.0.0.1", "-p", "{port}", "memory",
-                "1M");
+        Programs.Daemon upstream =
+                Programs.Daemon.start(nbdkit, "-f", "-i", "127.0.0.1", "-p", "{port}", "memory", "1M");
         try (NbdServer server = proxy(upstream.port, "");
                 RawClient client = RawClient.connect(server.localAddress()).handshake()) {
             client.go("proxied", true);
@@ -270,10 +325,13 @@ class ProxyTest {
             RawClient.Chunk error = client.chunk();
             assertThat(error.type()).isEqualTo(NbdProtocol.REPLY_TYPE_ERROR);
             assertThat(error.error()).isEqualTo(NbdProtocol.EIO);
-            assertThat(error.message()).isEqualTo("upstream nbd://127.0.0.1:" + upstream.port + "/ is shutting"
-                    + " down (a FLUSH is not sent again elsewhere: it could not cover the writes this upstream"
-                    + " acknowledged)");
-            assertThat(upstream.process.waitFor(10, TimeUnit.SECONDS)).as("nbdkit exits").isTrue();
+            assertThat(error.message())
+                    .isEqualTo("upstream nbd://127.0.0.1:" + upstream.port + "/ is shutting"
+                            + " down (a FLUSH is not sent again elsewhere: it could not cover the writes this upstream"
+                            + " acknowledged)");
+            assertThat(upstream.process.waitFor(10, TimeUnit.SECONDS))
+                    .as("nbdkit exits")
+                    .isTrue();
         } finally {
             upstream.close();
         }
@@ -286,8 +344,8 @@ class ProxyTest {
         byte[] data = new byte[1 << 20];
         new Random(8).nextBytes(data);
         Path file = Files.write(dir.resolve("base.img"), data);
-        String[] command = {qemuNbd, "-f", "raw", "-x", "base", "-b", "127.0.0.1", "-p", "{port}", "-t",
-            file.toString()};
+        String[] command = {qemuNbd, "-f", "raw", "-x", "base", "-b", "127.0.0.1", "-p", "{port}", "-t", file.toString()
+        };
         Programs.Daemon upstream = Programs.Daemon.start(command);
         int port = upstream.port;
         try (NbdServer server = proxy(port, "base");
@@ -295,7 +353,9 @@ class ProxyTest {
             client.go("proxied", true);
             assertThat(read(client, 1, 0)).isEqualTo(Arrays.copyOfRange(data, 0, 4096));
             upstream.close(); // SIGTERM, and waits for the exit
-            Await.until("the closed connection to leave the pool", () -> backend(server).openConnections() == 0);
+            Await.until(
+                    "the closed connection to leave the pool",
+                    () -> backend(server).openConnections() == 0);
 
             long start = System.nanoTime();
             RawClient.Chunk error = failedRead(client, 2);
@@ -315,12 +375,16 @@ class ProxyTest {
     void upstreamStoppedWhileTheProxyIsIdle_isLetGoAfterTheIdleTimeout() throws Exception {
         // No request, so no ESHUTDOWN to notice: the idle timeout is what lets nbdkit finish stopping.
         String nbdkit = Programs.require("nbdkit");
-        Programs.Daemon upstream = Programs.Daemon.start(nbdkit, "-f", "-i", "127.0.0.1", "-p", "{port}", "memory",
-                "1M");
+        Programs.Daemon upstream =
+                Programs.Daemon.start(nbdkit, "-f", "-i", "127.0.0.1", "-p", "{port}", "memory", "1M");
         try (NbdServer server = proxy(upstream.port, "", 0.2)) {
-            assertThat(backend(server).openConnections()).as("the connection opened at start").isEqualTo(1);
+            assertThat(backend(server).openConnections())
+                    .as("the connection opened at start")
+                    .isEqualTo(1);
             upstream.process.destroy(); // SIGTERM
-            assertThat(upstream.process.waitFor(10, TimeUnit.SECONDS)).as("nbdkit exits").isTrue();
+            assertThat(upstream.process.waitFor(10, TimeUnit.SECONDS))
+                    .as("nbdkit exits")
+                    .isTrue();
             assertThat(backend(server).openConnections()).isZero();
         } finally {
             upstream.close();
@@ -333,18 +397,20 @@ class ProxyTest {
         // soft disconnect, which waits for the hung read's reply. Once the drain has given up on the
         // read, so does the pool.
         String nbdkit = Programs.require("nbdkit");
-        Programs.Daemon upstream = Programs.Daemon.start(nbdkit, "-f", "-i", "127.0.0.1", "-p", "{port}",
-                "--filter=delay", "memory", "1M", "rdelay=60");
+        Programs.Daemon upstream = Programs.Daemon.start(
+                nbdkit, "-f", "-i", "127.0.0.1", "-p", "{port}", "--filter=delay", "memory", "1M", "rdelay=60");
         try {
             NbdServer server = proxy(upstream.port, "");
             try (RawClient client = RawClient.connect(server.localAddress()).handshake()) {
                 client.go("proxied", true);
                 client.request(0, NbdProtocol.CMD_READ, 1, 0, 4096);
-                Await.until("the read to reach the upstream", () -> backend(server).requestsAwaitingReply() == 1);
+                Await.until(
+                        "the read to reach the upstream", () -> backend(server).requestsAwaitingReply() == 1);
                 long start = System.nanoTime();
                 server.close();
-                assertThat(millisSince(start)).as("ms to stop").isBetween(NbdServer.DRAIN_TIMEOUT_MILLIS - 500,
-                        NbdServer.DRAIN_TIMEOUT_MILLIS + 3_000);
+                assertThat(millisSince(start))
+                        .as("ms to stop")
+                        .isBetween(NbdServer.DRAIN_TIMEOUT_MILLIS - 500, NbdServer.DRAIN_TIMEOUT_MILLIS + 3_000);
                 assertThat(backend(server).openConnections()).isZero();
             }
         } finally {
@@ -356,8 +422,8 @@ class ProxyTest {
     void upstreamThatClosesWithARequestInFlight_failsItAtOnceWithEio() throws Exception {
         // Reads take 60 s upstream; the connection closing must fail the read now, not after a timeout.
         String nbdkit = Programs.require("nbdkit");
-        Programs.Daemon upstream = Programs.Daemon.start(nbdkit, "-f", "-i", "127.0.0.1", "-p", "{port}",
-                "--filter=delay", "memory", "1M", "rdelay=60");
+        Programs.Daemon upstream = Programs.Daemon.start(
+                nbdkit, "-f", "-i", "127.0.0.1", "-p", "{port}", "--filter=delay", "memory", "1M", "rdelay=60");
         try (NbdServer server = proxy(upstream.port, "");
                 RawClient client = RawClient.connect(server.localAddress()).handshake()) {
             client.go("proxied", true);
@@ -370,7 +436,8 @@ class ProxyTest {
             assertThat(error.type()).isEqualTo(NbdProtocol.REPLY_TYPE_ERROR);
             assertThat(error.error()).isEqualTo(NbdProtocol.EIO);
             // A killed nbdkit's socket is closed or reset, depending on timing; both say what happened.
-            assertThat(error.message()).startsWith("upstream nbd://127.0.0.1:" + upstream.port + "/: ")
+            assertThat(error.message())
+                    .startsWith("upstream nbd://127.0.0.1:" + upstream.port + "/: ")
                     .endsWith(" with the request in flight")
                     .matches(".*: (the connection closed|Connection reset) with the request in flight");
         } finally {
@@ -383,20 +450,29 @@ class ProxyTest {
         // Without multi-conn, a flush on the connection that replaces an idle one need not cover its writes.
         String nbdkit = Programs.require("nbdkit");
         Path log = dir.resolve("nbdkit.log");
-        Programs.Daemon upstream = Programs.Daemon.start(nbdkit, "-f", "-i", "127.0.0.1", "-p", "{port}",
-                "--filter=log", "memory", "1M", "logfile=" + log);
+        Programs.Daemon upstream = Programs.Daemon.start(
+                nbdkit, "-f", "-i", "127.0.0.1", "-p", "{port}", "--filter=log", "memory", "1M", "logfile=" + log);
         try (NbdServer server = proxy(upstream.port, "", 0.2);
                 RawClient client = RawClient.connect(server.localAddress()).handshake()) {
             client.go("proxied", false);
             client.write(0, 1, 0, new byte[4096]);
             assertThat(client.simpleReply(0).error()).isZero();
-            Await.until("the pool to disconnect when idle", () -> backend(server).openConnections() == 0);
-            Await.until("nbdkit to log the disconnect", () -> logLines(log).stream().anyMatch(l -> l.contains("Write id=")
-                    && logLines(log).stream().anyMatch(d -> d.contains(connection(l) + " Disconnect"))));
+            Await.until(
+                    "the pool to disconnect when idle", () -> backend(server).openConnections() == 0);
+            Await.until(
+                    "nbdkit to log the disconnect",
+                    () -> logLines(log).stream()
+                            .anyMatch(l -> l.contains("Write id=")
+                                    && logLines(log).stream()
+                                            .anyMatch(d -> d.contains(connection(l) + " Disconnect"))));
             List<String> lines = logLines(log);
-            String writer = connection(lines.stream().filter(l -> l.contains(" Write id=")).findFirst().orElseThrow());
+            String writer = connection(lines.stream()
+                    .filter(l -> l.contains(" Write id="))
+                    .findFirst()
+                    .orElseThrow());
             List<String> after = lines.subList(indexOf(lines, writer + " Write id="), lines.size());
-            assertThat(indexOf(after, writer + " Flush id=")).as("a flush after the write, in:%n%s", lines)
+            assertThat(indexOf(after, writer + " Flush id="))
+                    .as("a flush after the write, in:%n%s", lines)
                     .isBetween(0, indexOf(after, writer + " Disconnect"));
         } finally {
             upstream.close();

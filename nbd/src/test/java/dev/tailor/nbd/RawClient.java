@@ -26,8 +26,7 @@ final class RawClient implements AutoCloseable {
         }
     }
 
-    record SimpleReply(int error, long cookie, byte[] data) {
-    }
+    record SimpleReply(int error, long cookie, byte[] data) {}
 
     record Chunk(int flags, int type, long cookie, byte[] payload) {
         boolean done() {
@@ -35,7 +34,9 @@ final class RawClient implements AutoCloseable {
         }
 
         int error() {
-            return ((payload[0] & 0xff) << 24) | ((payload[1] & 0xff) << 16) | ((payload[2] & 0xff) << 8)
+            return ((payload[0] & 0xff) << 24)
+                    | ((payload[1] & 0xff) << 16)
+                    | ((payload[2] & 0xff) << 8)
                     | (payload[3] & 0xff);
         }
 
@@ -45,8 +46,7 @@ final class RawClient implements AutoCloseable {
         }
     }
 
-    record Go(long sizeBytes, int transmissionFlags, int minimumBytes, int preferredBytes, int maximumBytes) {
-    }
+    record Go(long sizeBytes, int transmissionFlags, int minimumBytes, int preferredBytes, int maximumBytes) {}
 
     private final Socket socket;
     final DataInputStream in;
@@ -231,8 +231,8 @@ final class RawClient implements AutoCloseable {
      * that speaks through TLS; closing either closes the connection.
      */
     RawClient startTls(javax.net.ssl.SSLContext context) throws IOException {
-        javax.net.ssl.SSLSocket tls = (javax.net.ssl.SSLSocket) context.getSocketFactory().createSocket(socket,
-                "localhost", socket.getPort(), true);
+        javax.net.ssl.SSLSocket tls = (javax.net.ssl.SSLSocket)
+                context.getSocketFactory().createSocket(socket, "localhost", socket.getPort(), true);
         tls.setUseClientMode(true);
         tls.startHandshake();
         RawClient upgraded = new RawClient(tls);

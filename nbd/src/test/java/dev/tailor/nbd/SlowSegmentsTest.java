@@ -47,8 +47,10 @@ class SlowSegmentsTest {
 
         List<SlowSegments.Entry> top = metrics.slowSegments();
         assertThat(top).hasSizeLessThanOrEqualTo(IoMetrics.SLOW_SEGMENTS_KEPT);
-        assertThat(top.subList(0, 2)).extracting(SlowSegments.Entry::export, SlowSegments.Entry::segment)
-                .containsExactlyInAnyOrder(org.assertj.core.groups.Tuple.tuple("bursty", 2L),
+        assertThat(top.subList(0, 2))
+                .extracting(SlowSegments.Entry::export, SlowSegments.Entry::segment)
+                .containsExactlyInAnyOrder(
+                        org.assertj.core.groups.Tuple.tuple("bursty", 2L),
                         org.assertj.core.groups.Tuple.tuple("bursty", 3L));
         assertThat(top.get(0).requests()).isEqualTo(100);
         assertThat(top.get(0).overcount()).isZero();
@@ -63,8 +65,8 @@ class SlowSegmentsTest {
                 .contains("tailor_nbd_slow_segment_requests{export=\"bursty\",segment=\"3\"} 100")
                 .contains("tailor_nbd_slow_segment_overcount{export=\"bursty\",segment=\"2\"} 0");
         // Bounded cardinality: never more series than pairs kept, however many segments were slow.
-        assertThat(text.lines().filter(l -> l.startsWith("tailor_nbd_slow_segment_requests{"))).hasSize(
-                IoMetrics.SLOW_SEGMENTS_KEPT);
+        assertThat(text.lines().filter(l -> l.startsWith("tailor_nbd_slow_segment_requests{")))
+                .hasSize(IoMetrics.SLOW_SEGMENTS_KEPT);
     }
 
     private static void answer(AtomicLong now, IoMetrics.ForExport export, long offset, long durationNanos) {
@@ -76,13 +78,16 @@ class SlowSegmentsTest {
     @Test
     void spaceSaving_countsBoundTheTrueCounts_andEveryFrequentPairIsKept() {
         // The algorithm's guarantees (Metwally et al. 2005), checked against exact counts on skewed streams.
-        qt().withFixedSeed(19).withExamples(300)
-                .forAll(lists().of(integers().between(0, 40)).ofSizeBetween(0, 500), integers().between(1, 12))
+        qt().withFixedSeed(19)
+                .withExamples(300)
+                .forAll(
+                        lists().of(integers().between(0, 40)).ofSizeBetween(0, 500),
+                        integers().between(1, 12))
                 .checkAssert((stream, capacity) -> {
                     SlowSegments slow = new SlowSegments(capacity, 100);
                     Map<Long, Long> exact = new HashMap<>();
                     for (int value : stream) {
-                        long segment = value < 20 ? value % 4 : value;   // half of the stream in 4 segments
+                        long segment = value < 20 ? value % 4 : value; // half of the stream in 4 segments
                         slow.record("disk", segment * 100 + 7);
                         exact.merge(segment, 1L, Long::sum);
                     }
@@ -95,7 +100,9 @@ class SlowSegmentsTest {
                     }
                     exact.forEach((segment, count) -> {
                         if (count > stream.size() / capacity) {
-                            assertThat(top).extracting(SlowSegments.Entry::segment).contains(segment);
+                            assertThat(top)
+                                    .extracting(SlowSegments.Entry::segment)
+                                    .contains(segment);
                         }
                     });
                 });
@@ -137,8 +144,8 @@ class SlowSegmentsTest {
             assertThat(server.simpleReplyCookie(4096)).isEqualTo(2);
         }
 
-        assertThat(metrics.slowSegments()).containsExactly(
-                new SlowSegments.Entry("disk", 2, 1, 0, 30_000_000L, 40_000_000L, 0, 1));
+        assertThat(metrics.slowSegments())
+                .containsExactly(new SlowSegments.Entry("disk", 2, 1, 0, 30_000_000L, 40_000_000L, 0, 1));
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ExpositionFormats.init().getPrometheusTextFormatWriter().write(out, metrics.scrape());
         String text = out.toString(StandardCharsets.UTF_8);

@@ -26,8 +26,8 @@ class StartFailureTest {
     }
 
     private static NbdConfig.ExportConfig file(String name, Long sizeBytes, Path file) {
-        return new NbdConfig.ExportConfig(name, "acme", null, sizeBytes == null ? null : new ByteSize(sizeBytes),
-                false, file, null);
+        return new NbdConfig.ExportConfig(
+                name, "acme", null, sizeBytes == null ? null : new ByteSize(sizeBytes), false, file, null);
     }
 
     @Test
@@ -38,22 +38,25 @@ class StartFailureTest {
         Path existing = Files.write(dir.resolve("existing.img"), data);
         Path created = dir.resolve("created.img");
         assertThatThrownBy(() -> NbdServer.start(config(
-                file("existing", null, existing),
-                file("created", 20L << 30, created),
-                file("golden", null, dir.resolve("missing.raw")))))
+                        file("existing", null, existing),
+                        file("created", 20L << 30, created),
+                        file("golden", null, dir.resolve("missing.raw")))))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("export golden: ");
         assertThat(created).doesNotExist();
-        assertThat(Files.readAllBytes(existing)).as("a file that existed before is never touched").isEqualTo(data);
+        assertThat(Files.readAllBytes(existing))
+                .as("a file that existed before is never touched")
+                .isEqualTo(data);
     }
 
     @Test
     void addressTaken_filesCreatedByThisStartAreRemoved() throws Exception {
         Path created = dir.resolve("created.img");
         try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            NbdConfig config = new NbdConfig("127.0.0.1", taken.getLocalPort(), null, 1, 1,
-                    List.of(file("created", 1L << 20, created)));
-            assertThatThrownBy(() -> NbdServer.start(config)).isInstanceOf(IOException.class)
+            NbdConfig config = new NbdConfig(
+                    "127.0.0.1", taken.getLocalPort(), null, 1, 1, List.of(file("created", 1L << 20, created)));
+            assertThatThrownBy(() -> NbdServer.start(config))
+                    .isInstanceOf(IOException.class)
                     .hasMessageContaining("cannot listen on 127.0.0.1:" + taken.getLocalPort());
         }
         assertThat(created).doesNotExist();
@@ -73,7 +76,9 @@ class StartFailureTest {
         long sizeBytes = 17L << 40;
         try (RandomAccessFile probe = new RandomAccessFile(dir.resolve("probe").toFile(), "rw")) {
             probe.setLength(sizeBytes);
-            assumeThat(false).as("the file system of %s takes a 17 TiB file (ext4 stops at 16 TiB)", dir).isTrue();
+            assumeThat(false)
+                    .as("the file system of %s takes a 17 TiB file (ext4 stops at 16 TiB)", dir)
+                    .isTrue();
         } catch (IOException expected) {
             // ext4 with 4 KiB blocks: File too large.
         } finally {

@@ -8,8 +8,7 @@ import java.util.Map;
 /** Servers for tests: loopback, a free port, two event loops, test backends. */
 final class TestServers {
 
-    private TestServers() {
-    }
+    private TestServers() {}
 
     static NbdConfig config(NbdConfig.Limits limits, NbdConfig.ExportConfig... exports) {
         return new NbdConfig("127.0.0.1", 0, limits, 2, 2, List.of(exports));
@@ -27,8 +26,8 @@ final class TestServers {
         NbdConfig.ExportConfig[] exports = backends.keySet().stream()
                 .map(name -> export(name, readOnlyNames.contains(name)))
                 .toArray(NbdConfig.ExportConfig[]::new);
-        return NbdServer.start(config(limits, exports), RequestDispatcher.DIRECT,
-                (export, context) -> backends.get(export.name()));
+        return NbdServer.start(
+                config(limits, exports), RequestDispatcher.DIRECT, (export, context) -> backends.get(export.name()));
     }
 
     static NbdServer start(BlockBackend backend) throws IOException {

@@ -50,21 +50,25 @@ class TlsConfigTest {
         // YAML reads an unquoted on or off as a boolean: both still mean the mode.
         assertThat(parse("tls: {mode: off}").tls().mode()).isEqualTo("off");
         assertThat(parse("tls: {mode: on, certificates: good}").tls().mode()).isEqualTo("on");
-        assertThat(parse("tls: {mode: \"on\", certificates: good}").tls().mode()).isEqualTo("on");
+        assertThat(parse("tls: {mode: \"on\", certificates: good}").tls().mode())
+                .isEqualTo("on");
     }
 
     @Test
     void modesAndMissingFolders_areNamedByField() {
         assertThat(problems("yes", null, null)).containsExactly("tls.mode: \"yes\" (expected: off, on or require)");
-        assertThat(problems("on", null, null)).containsExactly("tls.certificates: missing (expected: a folder with"
-                + " server-cert.pem and server-key.pem when tls.mode is on)");
-        assertThat(problems("require", dir.resolve("nowhere"), null)).containsExactly("tls.certificates: "
-                + dir.resolve("nowhere") + " does not exist (expected: a folder with server-cert.pem and"
-                + " server-key.pem)");
-        assertThat(problems("off", good, true)).containsExactly(
-                "tls.certificates: given, but tls.mode is off (expected: tls.mode on or require to serve TLS with"
-                        + " them)",
-                "tls.verifyPeer: true, but tls.mode is off (expected: tls.mode on or require)");
+        assertThat(problems("on", null, null))
+                .containsExactly("tls.certificates: missing (expected: a folder with"
+                        + " server-cert.pem and server-key.pem when tls.mode is on)");
+        assertThat(problems("require", dir.resolve("nowhere"), null))
+                .containsExactly("tls.certificates: "
+                        + dir.resolve("nowhere") + " does not exist (expected: a folder with server-cert.pem and"
+                        + " server-key.pem)");
+        assertThat(problems("off", good, true))
+                .containsExactly(
+                        "tls.certificates: given, but tls.mode is off (expected: tls.mode on or require to serve TLS with"
+                                + " them)",
+                        "tls.verifyPeer: true, but tls.mode is off (expected: tls.mode on or require)");
         assertThat(problems("on", good, true)).isEmpty();
         assertThatThrownBy(() -> parse("tls: {mode: require, certificates: nowhere}"))
                 .hasMessageContaining("tls.certificates: " + dir.resolve("nowhere") + " does not exist");
@@ -74,12 +78,16 @@ class TlsConfigTest {
     void missingFiles_areNamedWithTheLayoutExpected() throws Exception {
         Path serverOnly = ca.writeServer(Files.createDirectories(dir.resolve("server-only")));
         assertThat(problems("on", serverOnly, false)).isEmpty();
-        assertThat(problems("on", serverOnly, true)).singleElement().asString()
+        assertThat(problems("on", serverOnly, true))
+                .singleElement()
+                .asString()
                 .startsWith("tls.certificates: " + serverOnly.resolve("ca-cert.pem") + " does not exist (expected:"
                         + " server-cert.pem, server-key.pem and, to verify clients, ca-cert.pem in the folder");
         Path noKey = ca.writeCa(Files.createDirectories(dir.resolve("no-key")));
         Files.copy(good.resolve("server-cert.pem"), noKey.resolve("server-cert.pem"));
-        assertThat(problems("require", noKey, false)).singleElement().asString()
+        assertThat(problems("require", noKey, false))
+                .singleElement()
+                .asString()
                 .startsWith("tls.certificates: " + noKey.resolve("server-key.pem") + " does not exist");
     }
 
@@ -88,23 +96,31 @@ class TlsConfigTest {
         Path garbage = Files.createDirectories(dir.resolve("garbage"));
         Files.writeString(garbage.resolve("server-cert.pem"), "not a certificate\n");
         Files.copy(good.resolve("server-key.pem"), garbage.resolve("server-key.pem"));
-        assertThat(problems("on", garbage, false)).singleElement().asString()
+        assertThat(problems("on", garbage, false))
+                .singleElement()
+                .asString()
                 .startsWith("tls.certificates: " + garbage.resolve("server-cert.pem") + " ");
 
         Path mismatched = Files.createDirectories(dir.resolve("mismatched"));
         Files.copy(good.resolve("server-cert.pem"), mismatched.resolve("server-cert.pem"));
-        Files.writeString(mismatched.resolve("server-key.pem"), TestCertificates.pem("PRIVATE KEY",
-                TestCertificates.ecKeys().getPrivate().getEncoded()));
-        assertThat(problems("on", mismatched, false)).containsExactly("tls.certificates: "
-                + mismatched.resolve("server-key.pem") + " is not the key of the certificate in "
-                + mismatched.resolve("server-cert.pem") + " (a signature made with the key does not verify;"
-                + " expected: the private key the certificate was issued for)");
+        Files.writeString(
+                mismatched.resolve("server-key.pem"),
+                TestCertificates.pem(
+                        "PRIVATE KEY", TestCertificates.ecKeys().getPrivate().getEncoded()));
+        assertThat(problems("on", mismatched, false))
+                .containsExactly("tls.certificates: "
+                        + mismatched.resolve("server-key.pem") + " is not the key of the certificate in "
+                        + mismatched.resolve("server-cert.pem") + " (a signature made with the key does not verify;"
+                        + " expected: the private key the certificate was issued for)");
 
         Path encrypted = Files.createDirectories(dir.resolve("encrypted"));
         Files.copy(good.resolve("server-cert.pem"), encrypted.resolve("server-cert.pem"));
-        Files.writeString(encrypted.resolve("server-key.pem"), TestCertificates.pem("ENCRYPTED PRIVATE KEY",
-                new byte[] {0x30, 0x00}));
-        assertThat(problems("on", encrypted, false)).singleElement().asString()
+        Files.writeString(
+                encrypted.resolve("server-key.pem"),
+                TestCertificates.pem("ENCRYPTED PRIVATE KEY", new byte[] {0x30, 0x00}));
+        assertThat(problems("on", encrypted, false))
+                .singleElement()
+                .asString()
                 .contains(encrypted.resolve("server-key.pem") + " is encrypted (expected: an unencrypted key")
                 .contains("openssl pkcs8 -topk8 -nocrypt");
     }
@@ -115,14 +131,16 @@ class TlsConfigTest {
         KeyPairGenerator rsa = KeyPairGenerator.getInstance("RSA");
         rsa.initialize(2048);
         RSAPrivateCrtKey key = (RSAPrivateCrtKey) rsa.generateKeyPair().getPrivate();
-        byte[] pkcs1 = org.bouncycastle.asn1.pkcs.PrivateKeyInfo.getInstance(key.getEncoded()).parsePrivateKey()
-                .toASN1Primitive().getEncoded();
+        byte[] pkcs1 = org.bouncycastle.asn1.pkcs.PrivateKeyInfo.getInstance(key.getEncoded())
+                .parsePrivateKey()
+                .toASN1Primitive()
+                .getEncoded();
         Path file = Files.writeString(dir.resolve("rsa-pkcs1.pem"), TestCertificates.pem("RSA PRIVATE KEY", pkcs1));
         assertThat(ServerTls.privateKey("tls.certificates", file).getEncoded()).isEqualTo(key.getEncoded());
         assertThat(ServerTls.pkcs8OfRsa(pkcs1)).isEqualTo(key.getEncoded());
 
-        Path sec1 = Files.writeString(dir.resolve("ec-sec1.pem"), TestCertificates.pem("EC PRIVATE KEY",
-                new byte[] {0x30, 0x00}));
+        Path sec1 = Files.writeString(
+                dir.resolve("ec-sec1.pem"), TestCertificates.pem("EC PRIVATE KEY", new byte[] {0x30, 0x00}));
         assertThatThrownBy(() -> ServerTls.privateKey("tls.certificates", sec1))
                 .hasMessage("tls.certificates: " + sec1 + " is an \"EC PRIVATE KEY\" (expected: a PKCS#8 \"PRIVATE"
                         + " KEY\"; convert it with: openssl pkcs8 -topk8 -nocrypt -in " + sec1 + " -out " + sec1
@@ -135,10 +153,11 @@ class TlsConfigTest {
     @Test
     void serverStart_withBadCredentials_failsAsBadInputAndCreatesNothing() {
         Path image = dir.resolve("never-created.img");
-        NbdConfig config = TestServers.config(NbdConfig.Limits.DEFAULTS,
-                        NbdConfig.ExportConfig.file("disk", "acme", 1 << 20, false, image))
+        NbdConfig config = TestServers.config(
+                        NbdConfig.Limits.DEFAULTS, NbdConfig.ExportConfig.file("disk", "acme", 1 << 20, false, image))
                 .withTls(new NbdConfig.TlsSettings("require", dir.resolve("nowhere"), false));
-        assertThatThrownBy(() -> NbdServer.start(config)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> NbdServer.start(config))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("tls.certificates: " + dir.resolve("nowhere") + " does not exist");
         assertThat(image).doesNotExist();
     }

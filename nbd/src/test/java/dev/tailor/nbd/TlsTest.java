@@ -13,7 +13,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Random;
-import javax.net.ssl.SSLContext;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -42,6 +41,7 @@ class TlsTest {
     private static Path clientCertificates;
     /** A client's folder with the CA only. */
     private static Path caOnly;
+
     private static NbdServer required;
     private static NbdServer optional;
     private static NbdServer verifying;
@@ -59,9 +59,10 @@ class TlsTest {
 
     /** A server with one 8 MiB file export, TLS in {@code mode}, on TCP and, if given, a Unix socket. */
     private static NbdServer start(String mode, boolean verifyPeer, Path socket) throws Exception {
-        NbdConfig config = TestServers.config(NbdConfig.Limits.DEFAULTS,
-                        NbdConfig.ExportConfig.file("disk", "acme", SIZE_BYTES, false,
-                                dir.resolve(mode + verifyPeer + ".img")))
+        NbdConfig config = TestServers.config(
+                        NbdConfig.Limits.DEFAULTS,
+                        NbdConfig.ExportConfig.file(
+                                "disk", "acme", SIZE_BYTES, false, dir.resolve(mode + verifyPeer + ".img")))
                 .withTls(new NbdConfig.TlsSettings(mode, serverCertificates, verifyPeer));
         return NbdServer.start(socket == null ? config : config.withUnix(socket.toString(), true));
     }
@@ -110,19 +111,34 @@ class TlsTest {
     @Test
     void nbdinfo_overNbds_connectsWithTlsAndSeesTheExport() throws Exception {
         String nbdinfo = Programs.require("nbdinfo");
-        JsonNode info = JSON.readTree(Programs.run(TIMEOUT, nbdinfo, "--json", nbds(required, caOnly)).ok().stdout());
+        JsonNode info = JSON.readTree(Programs.run(TIMEOUT, nbdinfo, "--json", nbds(required, caOnly))
+                .ok()
+                .stdout());
         assertThat(info.get("TLS").asBoolean()).as("TLS negotiated: %s", info).isTrue();
         assertThat(info.get("exports").get(0).get("export-size").asLong()).isEqualTo(SIZE_BYTES);
         // Without TLS the client is refused: every option gets NBD_REP_ERR_TLS_REQD.
-        Programs.Result plain = Programs.run(TIMEOUT, nbdinfo, "--size",
+        Programs.Result plain = Programs.run(
+                TIMEOUT,
+                nbdinfo,
+                "--size",
                 "nbd://127.0.0.1:" + required.localAddress().getPort() + "/disk");
         assertThat(plain.exitCode()).isNotZero();
         assertThat(plain.stderr()).containsIgnoringCase("tls");
         // With TLS on (not required), both work.
-        assertThat(Programs.run(TIMEOUT, nbdinfo, "--size", nbds(optional, caOnly)).ok().stdout().strip())
+        assertThat(Programs.run(TIMEOUT, nbdinfo, "--size", nbds(optional, caOnly))
+                        .ok()
+                        .stdout()
+                        .strip())
                 .isEqualTo(String.valueOf(SIZE_BYTES));
-        assertThat(Programs.run(TIMEOUT, nbdinfo, "--size", "nbd://127.0.0.1:" + optional.localAddress().getPort()
-                + "/disk").ok().stdout().strip()).isEqualTo(String.valueOf(SIZE_BYTES));
+        assertThat(Programs.run(
+                                TIMEOUT,
+                                nbdinfo,
+                                "--size",
+                                "nbd://127.0.0.1:" + optional.localAddress().getPort() + "/disk")
+                        .ok()
+                        .stdout()
+                        .strip())
+                .isEqualTo(String.valueOf(SIZE_BYTES));
     }
 
     @Test
@@ -130,7 +146,9 @@ class TlsTest {
         String nbdinfo = Programs.require("nbdinfo");
         Path otherCa = TestCertificates.newCa("another CA").writeCa(dir.resolve("other-ca"));
         Programs.Result result = Programs.run(TIMEOUT, nbdinfo, "--size", nbds(required, otherCa));
-        assertThat(result.exitCode()).as("a server certificate from an unknown CA is not trusted").isNotZero();
+        assertThat(result.exitCode())
+                .as("a server certificate from an unknown CA is not trusted")
+                .isNotZero();
     }
 
     @Test
@@ -140,7 +158,8 @@ class TlsTest {
         new Random(11).nextBytes(data);
         Path source = Files.write(dir.resolve("nbdcopy-source.img"), data);
         Path back = dir.resolve("nbdcopy-back.img");
-        Programs.run(TIMEOUT, nbdcopy, "--flush", source.toString(), nbds(optional, caOnly)).ok();
+        Programs.run(TIMEOUT, nbdcopy, "--flush", source.toString(), nbds(optional, caOnly))
+                .ok();
         Programs.run(TIMEOUT, nbdcopy, nbds(optional, caOnly), back.toString()).ok();
         assertThat(Files.mismatch(source, back)).isEqualTo(-1L);
     }
@@ -155,10 +174,31 @@ class TlsTest {
         int port = required.localAddress().getPort();
         String creds = "tls-creds-x509,id=tls0,endpoint=client,dir=" + caOnly;
         String image = "driver=nbd,host=127.0.0.1,port=" + port + ",export=disk,tls-creds=tls0";
-        Programs.run(TIMEOUT, qemuImg, "convert", "-n", "--object", creds, "-f", "raw", source.toString(),
-                "--target-image-opts", image).ok();
-        Programs.run(TIMEOUT, qemuImg, "convert", "--object", creds, "--image-opts", image, "-O", "raw",
-                back.toString()).ok();
+        Programs.run(
+                        TIMEOUT,
+                        qemuImg,
+                        "convert",
+                        "-n",
+                        "--object",
+                        creds,
+                        "-f",
+                        "raw",
+                        source.toString(),
+                        "--target-image-opts",
+                        image)
+                .ok();
+        Programs.run(
+                        TIMEOUT,
+                        qemuImg,
+                        "convert",
+                        "--object",
+                        creds,
+                        "--image-opts",
+                        image,
+                        "-O",
+                        "raw",
+                        back.toString())
+                .ok();
         assertThat(Files.mismatch(source, back)).isEqualTo(-1L);
     }
 
@@ -166,22 +206,38 @@ class TlsTest {
     void verifyPeer_servesClientsWithACertificateOfTheCaOnly() throws Exception {
         String nbdinfo = Programs.require("nbdinfo");
         String qemuImg = Programs.require("qemu-img");
-        assertThat(Programs.run(TIMEOUT, nbdinfo, "--size", nbds(verifying, clientCertificates)).ok().stdout()
-                .strip()).isEqualTo(String.valueOf(SIZE_BYTES));
+        assertThat(Programs.run(TIMEOUT, nbdinfo, "--size", nbds(verifying, clientCertificates))
+                        .ok()
+                        .stdout()
+                        .strip())
+                .isEqualTo(String.valueOf(SIZE_BYTES));
         long failedBefore = verifying.ioMetrics().tlsHandshakes(false);
         Programs.Result noCertificate = Programs.run(TIMEOUT, nbdinfo, "--size", nbds(verifying, caOnly));
-        assertThat(noCertificate.exitCode()).as("a client without a certificate is refused").isNotZero();
-        assertThat(verifying.ioMetrics().tlsHandshakes(false)).as("counted as a failed handshake")
+        assertThat(noCertificate.exitCode())
+                .as("a client without a certificate is refused")
+                .isNotZero();
+        assertThat(verifying.ioMetrics().tlsHandshakes(false))
+                .as("counted as a failed handshake")
                 .isGreaterThan(failedBefore);
         TestCertificates otherCa = TestCertificates.newCa("another CA");
         Path foreign = otherCa.writeClient(ca.writeCa(dir.resolve("foreign-client")), "intruder");
         Programs.Result foreignCertificate = Programs.run(TIMEOUT, nbdinfo, "--size", nbds(verifying, foreign));
-        assertThat(foreignCertificate.exitCode()).as("a client certificate of another CA is refused").isNotZero();
+        assertThat(foreignCertificate.exitCode())
+                .as("a client certificate of another CA is refused")
+                .isNotZero();
 
-        String info = Programs.run(TIMEOUT, qemuImg, "info", "--output=json", "--object",
-                "tls-creds-x509,id=tls0,endpoint=client,dir=" + clientCertificates, "--image-opts",
-                "driver=nbd,host=127.0.0.1,port=" + verifying.localAddress().getPort() + ",export=disk,tls-creds=tls0")
-                .ok().stdout();
+        String info = Programs.run(
+                        TIMEOUT,
+                        qemuImg,
+                        "info",
+                        "--output=json",
+                        "--object",
+                        "tls-creds-x509,id=tls0,endpoint=client,dir=" + clientCertificates,
+                        "--image-opts",
+                        "driver=nbd,host=127.0.0.1,port="
+                                + verifying.localAddress().getPort() + ",export=disk,tls-creds=tls0")
+                .ok()
+                .stdout();
         assertThat(JSON.readTree(info).get("virtual-size").asLong()).isEqualTo(SIZE_BYTES);
     }
 
@@ -190,14 +246,28 @@ class TlsTest {
         String nbdinfo = Programs.require("nbdinfo");
         String qemuImg = Programs.require("qemu-img");
         Path socket = verifying.unixSocket();
-        assertThat(Programs.run(TIMEOUT, nbdinfo, "--size", "nbds+unix:///disk?socket=" + socket
-                + "&tls-certificates=" + clientCertificates).ok().stdout().strip())
+        assertThat(Programs.run(
+                                TIMEOUT,
+                                nbdinfo,
+                                "--size",
+                                "nbds+unix:///disk?socket=" + socket + "&tls-certificates=" + clientCertificates)
+                        .ok()
+                        .stdout()
+                        .strip())
                 .isEqualTo(String.valueOf(SIZE_BYTES));
         // qemu checks the server's certificate against a host name, which a socket has not: tls-hostname.
-        String info = Programs.run(TIMEOUT, qemuImg, "info", "--output=json", "--object",
-                "tls-creds-x509,id=tls0,endpoint=client,dir=" + clientCertificates, "--image-opts",
-                "driver=nbd,server.type=unix,server.path=" + socket + ",export=disk,tls-creds=tls0,"
-                        + "tls-hostname=localhost").ok().stdout();
+        String info = Programs.run(
+                        TIMEOUT,
+                        qemuImg,
+                        "info",
+                        "--output=json",
+                        "--object",
+                        "tls-creds-x509,id=tls0,endpoint=client,dir=" + clientCertificates,
+                        "--image-opts",
+                        "driver=nbd,server.type=unix,server.path=" + socket + ",export=disk,tls-creds=tls0,"
+                                + "tls-hostname=localhost")
+                .ok()
+                .stdout();
         assertThat(JSON.readTree(info).get("virtual-size").asLong()).isEqualTo(SIZE_BYTES);
     }
 
@@ -207,15 +277,25 @@ class TlsTest {
     void require_refusesEveryOptionButStartTlsAndAbortWithTlsReqd_thenServesOverTls() throws Exception {
         try (LogRecords log = LogRecords.of(NbdConnectionHandler.class);
                 RawClient client = RawClient.connect(required.localAddress()).handshake()) {
-            int[] options = {NbdProtocol.OPT_LIST, NbdProtocol.OPT_INFO, NbdProtocol.OPT_GO,
-                NbdProtocol.OPT_STRUCTURED_REPLY, NbdProtocol.OPT_LIST_META_CONTEXT, NbdProtocol.OPT_SET_META_CONTEXT,
-                0x4242};
+            int[] options = {
+                NbdProtocol.OPT_LIST,
+                NbdProtocol.OPT_INFO,
+                NbdProtocol.OPT_GO,
+                NbdProtocol.OPT_STRUCTURED_REPLY,
+                NbdProtocol.OPT_LIST_META_CONTEXT,
+                NbdProtocol.OPT_SET_META_CONTEXT,
+                0x4242
+            };
             for (int option : options) {
-                client.option(option, option == NbdProtocol.OPT_GO || option == NbdProtocol.OPT_INFO
-                        ? RawClient.infoRequest("disk") : new byte[0]);
+                client.option(
+                        option,
+                        option == NbdProtocol.OPT_GO || option == NbdProtocol.OPT_INFO
+                                ? RawClient.infoRequest("disk")
+                                : new byte[0]);
                 RawClient.OptionReply reply = client.optionReply();
                 assertThat(reply.option()).isEqualTo(option);
-                assertThat(reply.type()).as("%s before STARTTLS", NbdProtocol.optionName(option))
+                assertThat(reply.type())
+                        .as("%s before STARTTLS", NbdProtocol.optionName(option))
                         .isEqualTo(NbdProtocol.REP_ERR_TLS_REQD);
             }
             // Data over the buffering limit is skipped unread, and refused the same way.
@@ -223,8 +303,12 @@ class TlsTest {
             assertThat(client.optionReply().type()).isEqualTo(NbdProtocol.REP_ERR_TLS_REQD);
             // The operator sees it once per connection, naming the first option refused (libnbd's user
             // sees only "operation not supported").
-            assertThat(log.messages()).filteredOn(m -> m.contains("before STARTTLS")).singleElement()
-                    .asString().startsWith("INFO").contains("NBD_OPT_LIST refused before STARTTLS: TLS is required");
+            assertThat(log.messages())
+                    .filteredOn(m -> m.contains("before STARTTLS"))
+                    .singleElement()
+                    .asString()
+                    .startsWith("INFO")
+                    .contains("NBD_OPT_LIST refused before STARTTLS: TLS is required");
 
             try (RawClient tls = startTls(client)) {
                 RawClient.Go go = tls.go("disk", true);
@@ -234,7 +318,8 @@ class TlsTest {
                 tls.request(0, NbdProtocol.CMD_READ, 2, 4096, 8);
                 RawClient.Chunk chunk = tls.chunk();
                 assertThat(chunk.type()).isEqualTo(NbdProtocol.REPLY_TYPE_OFFSET_DATA);
-                assertThat(new String(chunk.payload(), 8, 8, StandardCharsets.UTF_8)).isEqualTo("over TLS");
+                assertThat(new String(chunk.payload(), 8, 8, StandardCharsets.UTF_8))
+                        .isEqualTo("over TLS");
             }
         }
     }
@@ -280,12 +365,16 @@ class TlsTest {
             try (RawClient tls = startTls(client)) {
                 RawClient.Go go = tls.go("disk", false);
                 assertThat(go.transmissionFlags() & NbdProtocol.FLAG_SEND_DF)
-                        .as("DF is offered only with structured replies").isZero();
+                        .as("DF is offered only with structured replies")
+                        .isZero();
                 tls.request(0, NbdProtocol.CMD_READ, 1, 0, 512);
                 RawClient.SimpleReply read = tls.simpleReply(512);
-                assertThat(read.error()).as("a simple reply: structured replies were forgotten").isZero();
+                assertThat(read.error())
+                        .as("a simple reply: structured replies were forgotten")
+                        .isZero();
                 tls.request(0, NbdProtocol.CMD_BLOCK_STATUS, 2, 0, 512);
-                assertThat(tls.simpleReply(0).error()).as("no metadata context after the upgrade")
+                assertThat(tls.simpleReply(0).error())
+                        .as("no metadata context after the upgrade")
                         .isEqualTo(NbdProtocol.EINVAL);
             }
         }
@@ -298,8 +387,12 @@ class TlsTest {
         try (RawClient client = RawClient.connect(optional.localAddress()).handshake()) {
             // STARTTLS and, in the same packet, an injected STRUCTURED_REPLY: a client waits for the reply.
             ByteBuffer packet = ByteBuffer.allocate(2 * NbdProtocol.OPTION_HEADER_BYTES);
-            packet.putLong(NbdProtocol.IHAVEOPT).putInt(NbdProtocol.OPT_STARTTLS).putInt(0);
-            packet.putLong(NbdProtocol.IHAVEOPT).putInt(NbdProtocol.OPT_STRUCTURED_REPLY).putInt(0);
+            packet.putLong(NbdProtocol.IHAVEOPT)
+                    .putInt(NbdProtocol.OPT_STARTTLS)
+                    .putInt(0);
+            packet.putLong(NbdProtocol.IHAVEOPT)
+                    .putInt(NbdProtocol.OPT_STRUCTURED_REPLY)
+                    .putInt(0);
             client.out.write(packet.array());
             client.out.flush();
             RawClient.OptionReply reply = client.optionReply();

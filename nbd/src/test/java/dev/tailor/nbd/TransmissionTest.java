@@ -13,8 +13,8 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -39,7 +39,8 @@ class TransmissionTest {
     @BeforeAll
     static void start() throws Exception {
         Files.write(dir.resolve("ro.img"), new byte[8192]);
-        NbdConfig config = TestServers.config(NbdConfig.Limits.DEFAULTS,
+        NbdConfig config = TestServers.config(
+                NbdConfig.Limits.DEFAULTS,
                 NbdConfig.ExportConfig.file("disk", "acme", SIZE, false, dir.resolve("disk.img")),
                 NbdConfig.ExportConfig.file("ro", "acme", 8192, true, dir.resolve("ro.img")));
         server = NbdServer.start(config);
@@ -105,7 +106,8 @@ class TransmissionTest {
                 assertThat(chunk.cookie()).isEqualTo(3);
                 ByteBuffer payload = ByteBuffer.wrap(chunk.payload());
                 assertThat(payload.getLong()).isEqualTo(offset);
-                assertThat(Arrays.copyOfRange(chunk.payload(), 8, chunk.payload().length)).isEqualTo(data);
+                assertThat(Arrays.copyOfRange(chunk.payload(), 8, chunk.payload().length))
+                        .isEqualTo(data);
             } else {
                 assertThat(client.simpleReply(data.length).data()).isEqualTo(data);
             }
@@ -192,7 +194,9 @@ class TransmissionTest {
             int cookie = 1;
             for (int type : new int[] {NbdProtocol.CMD_CACHE, NbdProtocol.CMD_BLOCK_STATUS, 8, 0x00ff, 0xffff}) {
                 client.request(0, type, cookie, 0, 4096);
-                assertThat(error(client, structured, cookie++)).as("command %d", type).isEqualTo(NbdProtocol.EINVAL);
+                assertThat(error(client, structured, cookie++))
+                        .as("command %d", type)
+                        .isEqualTo(NbdProtocol.EINVAL);
             }
             // An undefined flag, FAST_ZERO (not offered), NO_HOLE on a write, DF without structured replies.
             client.request(1 << 9, NbdProtocol.CMD_TRIM, cookie, 0, 4096);
@@ -209,8 +213,12 @@ class TransmissionTest {
             client.request(0, NbdProtocol.CMD_FLUSH, cookie, 0, 1);
             assertThat(error(client, structured, cookie++)).isEqualTo(NbdProtocol.EINVAL);
             // Allowed flags: FUA everywhere, NO_HOLE on write zeroes, DF on structured reads.
-            client.request(NbdProtocol.CMD_FLAG_FUA | NbdProtocol.CMD_FLAG_NO_HOLE, NbdProtocol.CMD_WRITE_ZEROES,
-                    cookie, 8192, 8192);
+            client.request(
+                    NbdProtocol.CMD_FLAG_FUA | NbdProtocol.CMD_FLAG_NO_HOLE,
+                    NbdProtocol.CMD_WRITE_ZEROES,
+                    cookie,
+                    8192,
+                    8192);
             assertThat(error(client, structured, cookie++)).isZero();
             client.request(NbdProtocol.CMD_FLAG_FUA, NbdProtocol.CMD_FLUSH, cookie, 0, 0);
             assertThat(error(client, structured, cookie++)).isZero();
@@ -231,8 +239,11 @@ class TransmissionTest {
         try (RawClient client = RawClient.connect(server.localAddress()).handshake()) {
             RawClient.Go go = client.go("ro", structured);
             assertThat(go.transmissionFlags() & NbdProtocol.FLAG_READ_ONLY).isNotZero();
-            assertThat(go.transmissionFlags() & (NbdProtocol.FLAG_SEND_TRIM | NbdProtocol.FLAG_SEND_WRITE_ZEROES
-                    | NbdProtocol.FLAG_SEND_FUA)).isZero();
+            assertThat(go.transmissionFlags()
+                            & (NbdProtocol.FLAG_SEND_TRIM
+                                    | NbdProtocol.FLAG_SEND_WRITE_ZEROES
+                                    | NbdProtocol.FLAG_SEND_FUA))
+                    .isZero();
             client.write(0, 1, 0, new byte[512]);
             assertThat(error(client, structured, 1)).isEqualTo(NbdProtocol.EPERM);
             client.request(0, NbdProtocol.CMD_TRIM, 2, 0, 512);
@@ -247,7 +258,8 @@ class TransmissionTest {
 
     @Test
     void requestWithBadMagic_closesThatConnectionOnly() throws Exception {
-        try (RawClient healthy = open("disk", false); RawClient hostile = open("disk", false)) {
+        try (RawClient healthy = open("disk", false);
+                RawClient hostile = open("disk", false)) {
             hostile.out.write("GET /".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
             hostile.out.flush();
             assertThat(hostile.closedByServer()).isTrue();
@@ -273,8 +285,9 @@ class TransmissionTest {
         Files.write(file, ones);
         try (FileBackend backend = FileBackend.open(file, null, false, io, ByteBufAllocator.DEFAULT)) {
             Promise<ByteBuf> done = ImmediateEventExecutor.INSTANCE.newPromise();
-            backend.submit(new BlockRequest(NbdProtocol.CMD_WRITE_ZEROES, 0, 1, 100, (2 << 20) + 5,
-                    Unpooled.EMPTY_BUFFER), done);
+            backend.submit(
+                    new BlockRequest(NbdProtocol.CMD_WRITE_ZEROES, 0, 1, 100, (2 << 20) + 5, Unpooled.EMPTY_BUFFER),
+                    done);
             assertThat(done.awaitUninterruptibly(10_000)).isTrue();
             assertThat(done.isSuccess()).isTrue();
         } finally {

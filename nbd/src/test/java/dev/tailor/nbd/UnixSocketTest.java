@@ -39,19 +39,30 @@ class UnixSocketTest {
         String nbdcopy = Programs.require("nbdcopy");
         String qemuImg = Programs.require("qemu-img");
         Path socket = dir.resolve("nbd.sock");
-        try (NbdServer server = NbdServer.start(unixOnly(socket,
-                NbdConfig.ExportConfig.file("disk", "acme", 16L << 20, false, dir.resolve("disk.img"))))) {
-            assertThat(server.localAddress()).as("no TCP listener without an address").isNull();
+        try (NbdServer server = NbdServer.start(unixOnly(
+                socket, NbdConfig.ExportConfig.file("disk", "acme", 16L << 20, false, dir.resolve("disk.img"))))) {
+            assertThat(server.localAddress())
+                    .as("no TCP listener without an address")
+                    .isNull();
             assertThat(server.unixSocket()).isEqualTo(socket.toAbsolutePath());
             assertThat(socket).exists();
             String uri = "nbd+unix:///disk?socket=" + socket;
 
-            assertThat(Programs.run(TIMEOUT, nbdinfo, "--size", uri).ok().stdout().strip()).isEqualTo("16777216");
-            JsonNode info = JSON.readTree(Programs.run(TIMEOUT, qemuImg, "info", "--output=json", uri).ok().stdout());
+            assertThat(Programs.run(TIMEOUT, nbdinfo, "--size", uri)
+                            .ok()
+                            .stdout()
+                            .strip())
+                    .isEqualTo("16777216");
+            JsonNode info = JSON.readTree(Programs.run(TIMEOUT, qemuImg, "info", "--output=json", uri)
+                    .ok()
+                    .stdout());
             assertThat(info.get("virtual-size").asLong()).isEqualTo(16L << 20);
             // The empty name is the default export, as with qemu-nbd.
-            assertThat(Programs.run(TIMEOUT, nbdinfo, "--size", "nbd+unix:///?socket=" + socket).ok().stdout()
-                    .strip()).isEqualTo("16777216");
+            assertThat(Programs.run(TIMEOUT, nbdinfo, "--size", "nbd+unix:///?socket=" + socket)
+                            .ok()
+                            .stdout()
+                            .strip())
+                    .isEqualTo("16777216");
 
             byte[] data = new byte[16 << 20];
             new Random(7).nextBytes(data);
@@ -74,33 +85,46 @@ class UnixSocketTest {
             old.bind(UnixDomainSocketAddress.of(socket));
         }
         assertThat(socket).exists();
-        try (NbdServer server = NbdServer.start(unixOnly(socket,
-                NbdConfig.ExportConfig.file("disk", "acme", 1L << 20, false, dir.resolve("disk.img"))))) {
-            Programs.run(TIMEOUT, nbdinfo, "--size", "nbd+unix:///disk?socket=" + socket).ok();
+        try (NbdServer server = NbdServer.start(unixOnly(
+                socket, NbdConfig.ExportConfig.file("disk", "acme", 1L << 20, false, dir.resolve("disk.img"))))) {
+            Programs.run(TIMEOUT, nbdinfo, "--size", "nbd+unix:///disk?socket=" + socket)
+                    .ok();
             // A second server on the same socket: it is in use, so the start fails and leaves it.
-            assertThatThrownBy(() -> NbdServer.start(unixOnly(socket,
-                    NbdConfig.ExportConfig.file("other", "acme", 1L << 20, false, dir.resolve("other.img")))))
-                    .isInstanceOf(IOException.class).hasMessageContaining("cannot listen on unix socket " + socket);
-            assertThat(dir.resolve("other.img")).as("the failed start removed the file it created").doesNotExist();
-            Programs.run(TIMEOUT, nbdinfo, "--size", "nbd+unix:///disk?socket=" + socket).ok();
+            assertThatThrownBy(() -> NbdServer.start(unixOnly(
+                            socket,
+                            NbdConfig.ExportConfig.file("other", "acme", 1L << 20, false, dir.resolve("other.img")))))
+                    .isInstanceOf(IOException.class)
+                    .hasMessageContaining("cannot listen on unix socket " + socket);
+            assertThat(dir.resolve("other.img"))
+                    .as("the failed start removed the file it created")
+                    .doesNotExist();
+            Programs.run(TIMEOUT, nbdinfo, "--size", "nbd+unix:///disk?socket=" + socket)
+                    .ok();
         }
         assertThat(socket).doesNotExist();
     }
 
     @Test
     void socketInAMissingFolder_orAFileThatIsNotASocket_isAConfigProblem() throws Exception {
-        NbdConfig.ExportConfig export = NbdConfig.ExportConfig.file("disk", "acme", 1L << 20, false,
-                dir.resolve("disk.img"));
-        assertThat(unixOnly(dir.resolve("missing/nbd.sock"), export).problems()).singleElement().asString()
+        NbdConfig.ExportConfig export =
+                NbdConfig.ExportConfig.file("disk", "acme", 1L << 20, false, dir.resolve("disk.img"));
+        assertThat(unixOnly(dir.resolve("missing/nbd.sock"), export).problems())
+                .singleElement()
+                .asString()
                 .contains("unix: \"" + dir.resolve("missing/nbd.sock") + "\": the folder " + dir.resolve("missing")
                         + " does not exist");
         Path regular = Files.writeString(dir.resolve("notes.txt"), "keep me");
-        assertThat(unixOnly(regular, export).problems()).singleElement().asString()
+        assertThat(unixOnly(regular, export).problems())
+                .singleElement()
+                .asString()
                 .contains("exists and is not a socket");
-        assertThat(unixOnly(Path.of("/tmp/" + "x".repeat(120)), export).problems()).singleElement().asString()
+        assertThat(unixOnly(Path.of("/tmp/" + "x".repeat(120)), export).problems())
+                .singleElement()
+                .asString()
                 .contains("(expected: at most 107");
         assertThatThrownBy(() -> NbdServer.start(unixOnly(regular, export)))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("is not a socket");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("is not a socket");
         assertThat(regular).hasContent("keep me");
     }
 
@@ -108,13 +132,19 @@ class UnixSocketTest {
     void unixAndTcp_bothServeTheSameExports() throws Exception {
         String nbdinfo = Programs.require("nbdinfo");
         Path socket = dir.resolve("both.sock");
-        NbdConfig config = TestServers.config(NbdConfig.Limits.DEFAULTS,
-                NbdConfig.ExportConfig.file("disk", "acme", 1L << 20, false, dir.resolve("disk.img")))
+        NbdConfig config = TestServers.config(
+                        NbdConfig.Limits.DEFAULTS,
+                        NbdConfig.ExportConfig.file("disk", "acme", 1L << 20, false, dir.resolve("disk.img")))
                 .withUnix(socket.toString(), true);
         try (NbdServer server = NbdServer.start(config)) {
             assertThat(server.localAddress()).isNotNull();
-            Programs.run(TIMEOUT, nbdinfo, "--size", "nbd+unix:///disk?socket=" + socket).ok();
-            Programs.run(TIMEOUT, nbdinfo, "--size", "nbd://127.0.0.1:" + server.localAddress().getPort() + "/disk")
+            Programs.run(TIMEOUT, nbdinfo, "--size", "nbd+unix:///disk?socket=" + socket)
+                    .ok();
+            Programs.run(
+                            TIMEOUT,
+                            nbdinfo,
+                            "--size",
+                            "nbd://127.0.0.1:" + server.localAddress().getPort() + "/disk")
                     .ok();
         }
     }

@@ -15,7 +15,10 @@ final class Wire {
     }
 
     Wire option(int option, byte[] data) {
-        out.writeLong(NbdProtocol.IHAVEOPT).writeInt(option).writeInt(data.length).writeBytes(data);
+        out.writeLong(NbdProtocol.IHAVEOPT)
+                .writeInt(option)
+                .writeInt(data.length)
+                .writeBytes(data);
         return this;
     }
 
@@ -29,7 +32,11 @@ final class Wire {
     }
 
     Wire request(int flags, int type, long cookie, long offset, long length) {
-        out.writeInt(NbdProtocol.REQUEST_MAGIC).writeShort(flags).writeShort(type).writeLong(cookie).writeLong(offset)
+        out.writeInt(NbdProtocol.REQUEST_MAGIC)
+                .writeShort(flags)
+                .writeShort(type)
+                .writeLong(cookie)
+                .writeLong(offset)
                 .writeInt((int) length);
         return this;
     }

@@ -62,7 +62,8 @@ class WriteOrderingPropertiesTest {
             List<int[]> ops = new ArrayList<>();
             for (int i = 0; i < n; i++) {
                 if (integers().between(0, 9).generate(in) < 5) {
-                    int length = integers().between(0, 19).generate(in) == 0 ? integers().between(1, 600).generate(in)
+                    int length = integers().between(0, 19).generate(in) == 0
+                            ? integers().between(1, 600).generate(in)
                             : integers().between(1, 8).generate(in);
                     ops.add(new int[] {0, integers().between(0, 1_000).generate(in), length});
                 } else {
@@ -75,7 +76,9 @@ class WriteOrderingPropertiesTest {
 
     @Test
     void randomWrites_goAtOnceOrAreReleasedExactlyWhenTheirOlderOverlappingWritesHaveFinished() {
-        qt().withFixedSeed(20261201L).withExamples(500).forAll(operations())
+        qt().withFixedSeed(20261201L)
+                .withExamples(500)
+                .forAll(operations())
                 .checkAssert(WriteOrderingPropertiesTest::run);
     }
 
@@ -92,7 +95,8 @@ class WriteOrderingPropertiesTest {
                     w.releases++;
                     w.running = true;
                 });
-                assertThat(w.entry.immediate).as("write %d goes at once exactly when nothing older overlaps", w.id)
+                assertThat(w.entry.immediate)
+                        .as("write %d goes at once exactly when nothing older overlaps", w.id)
                         .isEqualTo(!blocked);
                 w.running = w.entry.immediate;
                 all.add(w);
@@ -105,18 +109,23 @@ class WriteOrderingPropertiesTest {
             }
             for (Write w : unfinished) {
                 boolean olderPending = unfinished.stream().anyMatch(o -> o.id < w.id && o.overlaps(w));
-                assertThat(w.running).as("write %d runs exactly when no older overlapping write is pending", w.id)
+                assertThat(w.running)
+                        .as("write %d runs exactly when no older overlapping write is pending", w.id)
                         .isEqualTo(!olderPending);
-                assertThat(w.releases).as("write %d released at most once, only if it was held", w.id)
+                assertThat(w.releases)
+                        .as("write %d released at most once, only if it was held", w.id)
                         .isEqualTo(w.entry.immediate || !w.running ? 0 : 1);
                 for (Write other : unfinished) {
                     if (other != w && other.running && w.running) {
-                        assertThat(other.overlaps(w)).as("writes %d and %d both running", w.id, other.id).isFalse();
+                        assertThat(other.overlaps(w))
+                                .as("writes %d and %d both running", w.id, other.id)
+                                .isFalse();
                     }
                 }
             }
             assertThat(ordering.pendingWrites()).isEqualTo(unfinished.size());
-            assertThat(ordering.heldWrites()).isEqualTo((int) unfinished.stream().filter(w -> !w.running).count());
+            assertThat(ordering.heldWrites())
+                    .isEqualTo((int) unfinished.stream().filter(w -> !w.running).count());
         }
         for (Write w : all) {
             assertThat(w.releases).isLessThanOrEqualTo(1);
@@ -155,7 +164,9 @@ class WriteOrderingPropertiesTest {
             for (Future<Writer> f : done) {
                 Writer writer = f.get(60, TimeUnit.SECONDS);
                 assertThat(writer.finished).isEqualTo(perThread);
-                assertThat(writer.held).as("writes of one thread that had to wait").isPositive();
+                assertThat(writer.held)
+                        .as("writes of one thread that had to wait")
+                        .isPositive();
             }
             assertThat(ordering.pendingWrites()).isZero();
         } finally {
@@ -229,7 +240,8 @@ class WriteOrderingPropertiesTest {
     private static void begin(Set<long[]> running, long[] range) {
         synchronized (running) {
             for (long[] other : running) {
-                assertThat(other[0] < range[1] && range[0] < other[1]).as("overlapping writes running together")
+                assertThat(other[0] < range[1] && range[0] < other[1])
+                        .as("overlapping writes running together")
                         .isFalse();
             }
             running.add(range);

@@ -32,7 +32,9 @@ class WriteOrderingTest {
             GatedBackend.Held read = backend.next();
             assertThat(elsewhere.request().offsetBytes()).isEqualTo(65536);
             assertThat(read.request().command()).isEqualTo(NbdProtocol.CMD_READ);
-            assertThat(backend.heldCount()).as("the overlapping write and trim are held back").isZero();
+            assertThat(backend.heldCount())
+                    .as("the overlapping write and trim are held back")
+                    .isZero();
             backend.pass(elsewhere);
             backend.pass(read);
             assertThat(b.simpleReply(0).cookie()).isEqualTo(3);
@@ -57,7 +59,9 @@ class WriteOrderingTest {
     private static void passMarker(GatedBackend backend, RawClient client, long cookie, long offset) throws Exception {
         client.write(0, cookie, offset, new byte[4096]);
         GatedBackend.Held marker = backend.next();
-        assertThat(marker.request().cookie()).as("the next request to reach the backend").isEqualTo(cookie);
+        assertThat(marker.request().cookie())
+                .as("the next request to reach the backend")
+                .isEqualTo(cookie);
         backend.pass(marker);
         assertThat(client.simpleReply(0).cookie()).isEqualTo(cookie);
     }

@@ -21,8 +21,7 @@ public final class ParallelRuns {
         void finished(int done, int total, R run, T result);
     }
 
-    private ParallelRuns() {
-    }
+    private ParallelRuns() {}
 
     /**
      * Runs {@code body} on every run.
@@ -34,8 +33,13 @@ public final class ParallelRuns {
      * @throws IllegalArgumentException when {@code threads} is below 1
      * @throws RuntimeException         the first run's failure, as thrown by {@code body}
      */
-    public static <R, T> List<T> run(List<R> runs, int threads, List<Integer> startOrder, String threadName,
-            Function<R, T> body, Progress<R, T> progress) {
+    public static <R, T> List<T> run(
+            List<R> runs,
+            int threads,
+            List<Integer> startOrder,
+            String threadName,
+            Function<R, T> body,
+            Progress<R, T> progress) {
         if (threads < 1) {
             throw new IllegalArgumentException("threads : " + threads + " (expected: >= 1)");
         }

@@ -32,7 +32,7 @@ public final class ScenarioException extends IllegalArgumentException {
         if (problem != null) {
             return new ScenarioException(source + ": " + problem.message() + StrictReader.atLine(e));
         }
-        return new ScenarioException(source + ": not valid YAML" + StrictReader.where(e) + ": "
-                + StrictReader.reason(e));
+        return new ScenarioException(
+                source + ": not valid YAML" + StrictReader.where(e) + ": " + StrictReader.reason(e));
     }
 }

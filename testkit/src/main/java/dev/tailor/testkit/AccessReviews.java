@@ -15,8 +15,7 @@ public final class AccessReviews {
     /** Where reviews are posted. */
     public static final String PATH = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews";
 
-    private AccessReviews() {
-    }
+    private AccessReviews() {}
 
     /**
      * The review with its status: allowed unless {@code denied} holds {@code "verb resource"} or

@@ -21,11 +21,11 @@ public final class Await {
 
     /** The timeout of {@link #until(String, BooleanSupplier)}: a failure's bound on a busy machine. */
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(30);
+
     private static final long FIRST_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     private static final long MAX_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
-    private Await() {
-    }
+    private Await() {}
 
     /**
      * Polls {@code condition} until it holds, for at most {@link #DEFAULT_TIMEOUT}.

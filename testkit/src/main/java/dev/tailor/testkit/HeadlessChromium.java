@@ -22,9 +22,15 @@ import java.util.regex.Pattern;
 public final class HeadlessChromium {
 
     /** What the page showed at one window width. */
-    public record Look(int windowWidth, int overflowPixels, int images, int imagesWithoutAlt, int brokenImages,
-            int preformatted, int textTableLines, int tables) {
-    }
+    public record Look(
+            int windowWidth,
+            int overflowPixels,
+            int images,
+            int imagesWithoutAlt,
+            int brokenImages,
+            int preformatted,
+            int textTableLines,
+            int tables) {}
 
     private static final String PROBE = """
             <script>
@@ -50,12 +56,12 @@ public final class HeadlessChromium {
             """;
     private static final Pattern LOOK = Pattern.compile("<output id=\"tailor-look\">(.*?)</output>");
 
-    private HeadlessChromium() {
-    }
+    private HeadlessChromium() {}
 
     /** Loads {@code page} (a copy with a probe script, next to it so relative images load) at {@code widthPixels}. */
     public static Look look(Path page, int widthPixels) throws IOException, InterruptedException {
-        Path chromium = Tools.find("chromium").or(() -> Tools.find("chromium-browser"))
+        Path chromium = Tools.find("chromium")
+                .or(() -> Tools.find("chromium-browser"))
                 .orElseGet(() -> Tools.require("chromium", "chromium"));
         String html = Files.readString(page, StandardCharsets.UTF_8);
         assertThat(html).as(page + " has a body").contains("</body>");
@@ -63,22 +69,38 @@ public final class HeadlessChromium {
         Files.writeString(probe, html.replace("</body>", PROBE + "</body>"), StandardCharsets.UTF_8);
         Path profile = Files.createTempDirectory("tailor-chromium-");
         try {
-            Process process = new ProcessBuilder(List.of(chromium.toString(), "--headless", "--no-sandbox",
-                    "--disable-gpu", "--disable-dev-shm-usage", "--user-data-dir=" + profile,
-                    "--window-size=" + widthPixels + ",900", "--virtual-time-budget=5000", "--dump-dom",
-                    probe.toUri().toString()))
-                    .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+            Process process = new ProcessBuilder(List.of(
+                            chromium.toString(),
+                            "--headless",
+                            "--no-sandbox",
+                            "--disable-gpu",
+                            "--disable-dev-shm-usage",
+                            "--user-data-dir=" + profile,
+                            "--window-size=" + widthPixels + ",900",
+                            "--virtual-time-budget=5000",
+                            "--dump-dom",
+                            probe.toUri().toString()))
+                    .redirectError(ProcessBuilder.Redirect.DISCARD)
+                    .start();
             byte[] dom = process.getInputStream().readAllBytes();
             if (!process.waitFor(120, TimeUnit.SECONDS)) {
                 process.destroyForcibly();
                 throw new AssertionError("chromium did not finish loading " + page + " within 120 s");
             }
             Matcher m = LOOK.matcher(new String(dom, StandardCharsets.UTF_8));
-            assertThat(m.find()).as("chromium loaded " + page + " and ran its load handler").isTrue();
+            assertThat(m.find())
+                    .as("chromium loaded " + page + " and ran its load handler")
+                    .isTrue();
             JsonNode look = new ObjectMapper().readTree(m.group(1).replace("&amp;", "&"));
-            return new Look(widthPixels, look.get("overflowPixels").asInt(), look.get("images").asInt(),
-                    look.get("imagesWithoutAlt").asInt(), look.get("brokenImages").asInt(),
-                    look.get("preformatted").asInt(), look.get("textTableLines").asInt(), look.get("tables").asInt());
+            return new Look(
+                    widthPixels,
+                    look.get("overflowPixels").asInt(),
+                    look.get("images").asInt(),
+                    look.get("imagesWithoutAlt").asInt(),
+                    look.get("brokenImages").asInt(),
+                    look.get("preformatted").asInt(),
+                    look.get("textTableLines").asInt(),
+                    look.get("tables").asInt());
         } finally {
             Files.deleteIfExists(probe);
             try (var paths = Files.walk(profile)) {
@@ -96,12 +118,21 @@ public final class HeadlessChromium {
     public static void assertReadable(Path page) throws IOException, InterruptedException {
         for (int width : List.of(1400, 1024)) {
             Look look = look(page, width);
-            assertThat(look.overflowPixels()).as(page + " at " + width + " px: body wider than the window")
+            assertThat(look.overflowPixels())
+                    .as(page + " at " + width + " px: body wider than the window")
                     .isLessThanOrEqualTo(0);
-            assertThat(look.imagesWithoutAlt()).as(page + ": images without alt text").isZero();
-            assertThat(look.brokenImages()).as(page + ": images that did not load").isZero();
-            assertThat(look.preformatted()).as(page + ": preformatted text (a text table?)").isZero();
-            assertThat(look.textTableLines()).as(page + ": Markdown table rows left as text").isZero();
+            assertThat(look.imagesWithoutAlt())
+                    .as(page + ": images without alt text")
+                    .isZero();
+            assertThat(look.brokenImages())
+                    .as(page + ": images that did not load")
+                    .isZero();
+            assertThat(look.preformatted())
+                    .as(page + ": preformatted text (a text table?)")
+                    .isZero();
+            assertThat(look.textTableLines())
+                    .as(page + ": Markdown table rows left as text")
+                    .isZero();
             assertThat(look.tables()).as(page + ": tables").isPositive();
         }
     }

@@ -74,8 +74,7 @@ public final class PrometheusServer implements AutoCloseable {
      * @param tls           whether it serves HTTPS (then {@link #url()} is {@code https://})
      * @param authorization the {@code Authorization} header the readiness check sends, or {@code null}
      */
-    public record Web(String configYaml, boolean tls, String authorization) {
-    }
+    public record Web(String configYaml, boolean tls, String authorization) {}
 
     /**
      * Starts the exporter and Prometheus and waits until Prometheus is ready.
@@ -128,13 +127,17 @@ public final class PrometheusServer implements AutoCloseable {
         exporter.start();
         Path dir = Files.createTempDirectory("tailor-prometheus");
         int port = freePort();
-        String remoteRead = !options.failingRemoteRead() ? "" : """
+        String remoteRead = !options.failingRemoteRead()
+                ? ""
+                : """
                 remote_read:
                   - url: http://127.0.0.1:%d/remote-read
                     read_recent: true
                     remote_timeout: 5s
                 """.formatted(exporter.getAddress().getPort());
-        Files.writeString(dir.resolve("prometheus.yml"), """
+        Files.writeString(
+                dir.resolve("prometheus.yml"),
+                """
                 global:
                   scrape_interval: 1s
                   evaluation_interval: 1s
@@ -143,7 +146,11 @@ public final class PrometheusServer implements AutoCloseable {
                     honor_labels: true
                     static_configs:
                       - targets: ['%s']
-                """.formatted(target != null ? target : "127.0.0.1:" + exporter.getAddress().getPort()) + remoteRead);
+                """.formatted(
+                                target != null
+                                        ? target
+                                        : "127.0.0.1:" + exporter.getAddress().getPort())
+                        + remoteRead);
         if (options.history() != null) {
             try {
                 backfill(options.history(), dir);
@@ -152,7 +159,8 @@ public final class PrometheusServer implements AutoCloseable {
                 throw e;
             }
         }
-        java.util.List<String> command = new java.util.ArrayList<>(java.util.List.of(binary.toString(),
+        java.util.List<String> command = new java.util.ArrayList<>(java.util.List.of(
+                binary.toString(),
                 "--config.file=" + dir.resolve("prometheus.yml"),
                 "--storage.tsdb.path=" + dir.resolve("data"),
                 "--web.listen-address=127.0.0.1:" + port,
@@ -167,9 +175,10 @@ public final class PrometheusServer implements AutoCloseable {
                 .redirectOutput(dir.resolve("prometheus.log").toFile())
                 .start();
         String scheme = web != null && web.tls() ? "https" : "http";
-        PrometheusServer server = new PrometheusServer(process, exporter, dir, URI.create(scheme + "://127.0.0.1:"
-                + port));
-        HttpClient http = web != null && web.tls() ? HttpClient.newBuilder().sslContext(trustingEveryone()).build()
+        PrometheusServer server =
+                new PrometheusServer(process, exporter, dir, URI.create(scheme + "://127.0.0.1:" + port));
+        HttpClient http = web != null && web.tls()
+                ? HttpClient.newBuilder().sslContext(trustingEveryone()).build()
                 : HttpClient.newHttpClient();
         boolean ready = Await.holds(Duration.ofSeconds(30), () -> {
             if (!process.isAlive()) {
@@ -180,7 +189,9 @@ public final class PrometheusServer implements AutoCloseable {
                 if (web != null && web.authorization() != null) {
                     probe.header("Authorization", web.authorization());
                 }
-                return http.send(probe.build(), HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
+                return http.send(probe.build(), HttpResponse.BodyHandlers.discarding())
+                                .statusCode()
+                        == 200;
             } catch (IOException e) {
                 return false;
             } catch (InterruptedException e) {
@@ -189,7 +200,8 @@ public final class PrometheusServer implements AutoCloseable {
             }
         });
         if (!ready) {
-            String log = Files.exists(dir.resolve("prometheus.log")) ? Files.readString(dir.resolve("prometheus.log")) : "";
+            String log =
+                    Files.exists(dir.resolve("prometheus.log")) ? Files.readString(dir.resolve("prometheus.log")) : "";
             server.close();
             throw new IllegalStateException("Prometheus did not become ready in 30 s; its log:\n" + log);
         }
@@ -205,9 +217,13 @@ public final class PrometheusServer implements AutoCloseable {
     public double value(String promql) {
         requireRunning();
         try {
-            String body = HttpClient.newHttpClient().send(HttpRequest.newBuilder(url.resolve("/api/v1/query?query="
-                    + java.net.URLEncoder.encode(promql, StandardCharsets.UTF_8))).build(),
-                    HttpResponse.BodyHandlers.ofString()).body();
+            String body = HttpClient.newHttpClient()
+                    .send(
+                            HttpRequest.newBuilder(url.resolve("/api/v1/query?query="
+                                            + java.net.URLEncoder.encode(promql, StandardCharsets.UTF_8)))
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofString())
+                    .body();
             java.util.regex.Matcher m = java.util.regex.Pattern.compile("\"value\":\\[[^,]+,\"([^\"]+)\"\\]")
                     .matcher(body);
             return m.find() ? Double.parseDouble(m.group(1)) : Double.NaN;
@@ -266,30 +282,24 @@ public final class PrometheusServer implements AutoCloseable {
     private static javax.net.ssl.SSLContext trustingEveryone() {
         javax.net.ssl.X509ExtendedTrustManager everyone = new javax.net.ssl.X509ExtendedTrustManager() {
             @Override
-            public void checkClientTrusted(java.security.cert.X509Certificate[] c, String a, java.net.Socket s) {
-            }
+            public void checkClientTrusted(java.security.cert.X509Certificate[] c, String a, java.net.Socket s) {}
 
             @Override
-            public void checkServerTrusted(java.security.cert.X509Certificate[] c, String a, java.net.Socket s) {
-            }
+            public void checkServerTrusted(java.security.cert.X509Certificate[] c, String a, java.net.Socket s) {}
 
             @Override
-            public void checkClientTrusted(java.security.cert.X509Certificate[] c, String a,
-                    javax.net.ssl.SSLEngine e) {
-            }
+            public void checkClientTrusted(
+                    java.security.cert.X509Certificate[] c, String a, javax.net.ssl.SSLEngine e) {}
 
             @Override
-            public void checkServerTrusted(java.security.cert.X509Certificate[] c, String a,
-                    javax.net.ssl.SSLEngine e) {
-            }
+            public void checkServerTrusted(
+                    java.security.cert.X509Certificate[] c, String a, javax.net.ssl.SSLEngine e) {}
 
             @Override
-            public void checkClientTrusted(java.security.cert.X509Certificate[] c, String a) {
-            }
+            public void checkClientTrusted(java.security.cert.X509Certificate[] c, String a) {}
 
             @Override
-            public void checkServerTrusted(java.security.cert.X509Certificate[] c, String a) {
-            }
+            public void checkServerTrusted(java.security.cert.X509Certificate[] c, String a) {}
 
             @Override
             public java.security.cert.X509Certificate[] getAcceptedIssuers() {
@@ -310,9 +320,16 @@ public final class PrometheusServer implements AutoCloseable {
         Path promtool = Tools.require("promtool", "prometheus");
         Path input = dir.resolve("history.om");
         Files.writeString(input, history);
-        Process process = new ProcessBuilder(promtool.toString(), "tsdb", "create-blocks-from", "openmetrics",
-                "--quiet", input.toString(), dir.resolve("data").toString())
-                .redirectErrorStream(true).start();
+        Process process = new ProcessBuilder(
+                        promtool.toString(),
+                        "tsdb",
+                        "create-blocks-from",
+                        "openmetrics",
+                        "--quiet",
+                        input.toString(),
+                        dir.resolve("data").toString())
+                .redirectErrorStream(true)
+                .start();
         String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         if (process.waitFor() != 0) {
             throw new IllegalStateException("promtool rejected the history: " + output);

@@ -51,8 +51,7 @@ public final class RenamedApp {
     /** The renamed entry component. */
     public static final String ENTRY = "web-gateway";
 
-    private RenamedApp() {
-    }
+    private RenamedApp() {}
 
     private static Map<String, String> renames() {
         Map<String, String> m = new LinkedHashMap<>();
@@ -92,7 +91,10 @@ public final class RenamedApp {
             }
             rewrite(file, target.resolve(renamePod(pod) + "_metric.csv"), Set.of("PodName"), RenamedApp::renamePod);
         }
-        rewrite(metrics.resolve("dependency.csv"), target.resolve("dependency.csv"), Set.of("Source", "Target"),
+        rewrite(
+                metrics.resolve("dependency.csv"),
+                target.resolve("dependency.csv"),
+                Set.of("Source", "Target"),
                 name -> RENAMES.getOrDefault(name, name));
         rewrite(trace, target.resolve(SPANS), Set.of("PodName"), RenamedApp::renamePod);
         return target;
@@ -113,8 +115,9 @@ public final class RenamedApp {
     }
 
     /** Copies a header-first CSV (no quoting), mapping the cells of {@code columns} through {@code rename}. */
-    private static void rewrite(Path from, Path to, Set<String> columns,
-            java.util.function.UnaryOperator<String> rename) throws IOException {
+    private static void rewrite(
+            Path from, Path to, Set<String> columns, java.util.function.UnaryOperator<String> rename)
+            throws IOException {
         List<String> lines = Files.readAllLines(from, StandardCharsets.UTF_8);
         List<String> header = List.of(lines.get(0).split(",", -1));
         List<Integer> indices = new ArrayList<>();

@@ -22,8 +22,7 @@ public final class SharedData {
     /** Missing paths already reported on the console, so each is said once per test JVM. */
     private static final Set<Path> REPORTED = ConcurrentHashMap.newKeySet();
 
-    private SharedData() {
-    }
+    private SharedData() {}
 
     /** The data folder, whether or not it exists. */
     public static Path dir() {

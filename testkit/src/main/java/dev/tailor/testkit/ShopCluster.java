@@ -32,8 +32,7 @@ public final class ShopCluster {
     /** Requests per second every pod serves, and every caller pod sends. */
     public static final double RPS_PER_POD = 20;
 
-    private ShopCluster() {
-    }
+    private ShopCluster() {}
 
     /**
      * A real Prometheus scraping this mesh's exporters every second, returned once scrapes cover a
@@ -44,9 +43,12 @@ public final class ShopCluster {
         PrometheusServer server = PrometheusServer.start(() -> exposition((System.nanoTime() - started) / 1e9 + 100));
         boolean covered;
         try {
-            covered = Await.holds(Duration.ofSeconds(40), () -> server.value(
-                    "count_over_time(istio_requests_total{pod=\"cart-w1\",reporter=\"destination\"}[5s])") >= 5);
-        } catch (IllegalStateException exited) {   // with the server's log
+            covered = Await.holds(
+                    Duration.ofSeconds(40),
+                    () -> server.value(
+                                    "count_over_time(istio_requests_total{pod=\"cart-w1\",reporter=\"destination\"}[5s])")
+                            >= 5);
+        } catch (IllegalStateException exited) { // with the server's log
             server.close();
             throw exited;
         }
@@ -65,35 +67,64 @@ public final class ShopCluster {
      */
     public static void create(KubernetesClient client) {
         for (String node : NODES) {
-            client.nodes().resource(new NodeBuilder().withNewMetadata().withName(node)
-                    .addToLabels("topology.kubernetes.io/region", "eu").addToLabels("topology.kubernetes.io/zone", "eu-a")
-                    .addToLabels("topology.istio.io/subzone", node).endMetadata().build()).create();
+            client.nodes()
+                    .resource(new NodeBuilder()
+                            .withNewMetadata()
+                            .withName(node)
+                            .addToLabels("topology.kubernetes.io/region", "eu")
+                            .addToLabels("topology.kubernetes.io/zone", "eu-a")
+                            .addToLabels("topology.istio.io/subzone", node)
+                            .endMetadata()
+                            .build())
+                    .create();
             for (String component : List.of("frontend", "cart")) {
-                client.pods().inNamespace("shop").resource(pod("shop", component + "-" + node, component, node, true))
+                client.pods()
+                        .inNamespace("shop")
+                        .resource(pod("shop", component + "-" + node, component, node, true))
                         .create();
             }
-            client.pods().inNamespace("istio-system").resource(pod("istio-system", "ingress-" + node,
-                    "istio-ingressgateway", node, true)).create();
+            client.pods()
+                    .inNamespace("istio-system")
+                    .resource(pod("istio-system", "ingress-" + node, "istio-ingressgateway", node, true))
+                    .create();
         }
     }
 
     /** A pod labelled {@code app=<app>} on {@code node}: the app container with a 1-core limit and a sidecar. */
     public static Pod pod(String namespace, String name, String app, String node, boolean ready) {
-        return new PodBuilder().withNewMetadata().withNamespace(namespace).withName(name).addToLabels("app", app)
+        return new PodBuilder()
+                .withNewMetadata()
+                .withNamespace(namespace)
+                .withName(name)
+                .addToLabels("app", app)
                 .endMetadata()
-                .withNewSpec().withNodeName(node).addNewContainer().withName(app).withNewResources()
-                .addToLimits("cpu", new Quantity("1")).endResources().endContainer()
-                .addNewContainer().withName("istio-proxy").endContainer().endSpec()
-                .withNewStatus().addNewCondition().withType("Ready").withStatus(ready ? "True" : "False").endCondition()
-                .endStatus().build();
+                .withNewSpec()
+                .withNodeName(node)
+                .addNewContainer()
+                .withName(app)
+                .withNewResources()
+                .addToLimits("cpu", new Quantity("1"))
+                .endResources()
+                .endContainer()
+                .addNewContainer()
+                .withName("istio-proxy")
+                .endContainer()
+                .endSpec()
+                .withNewStatus()
+                .addNewCondition()
+                .withType("Ready")
+                .withStatus(ready ? "True" : "False")
+                .endCondition()
+                .endStatus()
+                .build();
     }
 
     /** The exposition (Prometheus text format) at {@code t} seconds of counters' life. */
     public static String exposition(double t) {
         StringBuilder text = new StringBuilder();
         String family = "";
-        for (Map.Entry<String, Double> sample : samples(t, node -> CPU_PER_REQUEST.get(node) * RPS_PER_POD * t)
-                .entrySet()) {
+        for (Map.Entry<String, Double> sample :
+                samples(t, node -> CPU_PER_REQUEST.get(node) * RPS_PER_POD * t).entrySet()) {
             String name = sample.getKey().substring(0, sample.getKey().indexOf('{'));
             String next = name.endsWith("_bucket") ? name.substring(0, name.length() - "_bucket".length()) : name;
             if (!next.equals(family)) {
@@ -116,8 +147,8 @@ public final class ShopCluster {
      * @param cpuPerRequest     (node, seconds since the start) → CPU seconds per request of an app
      *                          container on that node
      */
-    public static String history(long startEpochSeconds, int seconds, int stepSeconds,
-            ToDoubleBiFunction<String, Double> cpuPerRequest) {
+    public static String history(
+            long startEpochSeconds, int seconds, int stepSeconds, ToDoubleBiFunction<String, Double> cpuPerRequest) {
         Map<String, StringBuilder> bySeries = new LinkedHashMap<>();
         Map<String, Double> cpuSeconds = new HashMap<>();
         double life = 100;
@@ -133,8 +164,10 @@ public final class ShopCluster {
                 }
             }
             long timestamp = startEpochSeconds + at;
-            for (Map.Entry<String, Double> sample : samples(life + at, cpuSeconds::get).entrySet()) {
-                bySeries.computeIfAbsent(sample.getKey(), k -> new StringBuilder()).append(sample.getKey())
+            for (Map.Entry<String, Double> sample :
+                    samples(life + at, cpuSeconds::get).entrySet()) {
+                bySeries.computeIfAbsent(sample.getKey(), k -> new StringBuilder())
+                        .append(sample.getKey())
                         .append(String.format(Locale.ROOT, " %.6f %d%n", sample.getValue(), timestamp));
             }
         }
@@ -176,16 +209,20 @@ public final class ShopCluster {
                     for (String component : List.of("frontend", "cart")) {
                         // The rates over the step just ended: what they were at the step's start.
                         double t = at - stepSeconds;
-                        cpuSeconds.merge(component + "-" + node, load.cpuCores(component, node, t) * stepSeconds,
-                                Double::sum);
-                        served.merge(component + "-" + node, load.servedPerSecond(component, node, t) * stepSeconds,
+                        cpuSeconds.merge(
+                                component + "-" + node, load.cpuCores(component, node, t) * stepSeconds, Double::sum);
+                        served.merge(
+                                component + "-" + node,
+                                load.servedPerSecond(component, node, t) * stepSeconds,
                                 Double::sum);
                     }
                 }
             }
             long timestamp = startEpochSeconds + at;
-            for (Map.Entry<String, Double> sample : samples(life + at, cpuSeconds::get, served::get).entrySet()) {
-                bySeries.computeIfAbsent(sample.getKey(), k -> new StringBuilder()).append(sample.getKey())
+            for (Map.Entry<String, Double> sample :
+                    samples(life + at, cpuSeconds::get, served::get).entrySet()) {
+                bySeries.computeIfAbsent(sample.getKey(), k -> new StringBuilder())
+                        .append(sample.getKey())
                         .append(String.format(Locale.ROOT, " %.6f %d%n", sample.getValue(), timestamp));
             }
         }
@@ -195,16 +232,26 @@ public final class ShopCluster {
     }
 
     /** {@link #samples(double, Function)} with per-pod CPU and served counters ({@code component-node}). */
-    private static Map<String, Double> samples(double t, Function<String, Double> cpuSecondsOfPod,
-            Function<String, Double> servedOfPod) {
+    private static Map<String, Double> samples(
+            double t, Function<String, Double> cpuSecondsOfPod, Function<String, Double> servedOfPod) {
         Map<String, Double> samples = samples(t, node -> 0.0);
         for (String node : NODES) {
             for (String component : List.of("frontend", "cart")) {
-                samples.put(String.format(Locale.ROOT, "container_cpu_usage_seconds_total{namespace=\"shop\","
-                        + "pod=\"%s-%s\",container=\"%s\"}", component, node, component),
+                samples.put(
+                        String.format(
+                                Locale.ROOT,
+                                "container_cpu_usage_seconds_total{namespace=\"shop\","
+                                        + "pod=\"%s-%s\",container=\"%s\"}",
+                                component,
+                                node,
+                                component),
                         cpuSecondsOfPod.apply(component + "-" + node));
-                samples.put(String.format(Locale.ROOT, "istio_requests_total{reporter=\"destination\","
-                        + "namespace=\"shop\",pod=\"%s-%s\"}", component, node),
+                samples.put(
+                        String.format(
+                                Locale.ROOT,
+                                "istio_requests_total{reporter=\"destination\"," + "namespace=\"shop\",pod=\"%s-%s\"}",
+                                component,
+                                node),
                         servedOfPod.apply(component + "-" + node));
             }
         }
@@ -221,24 +268,50 @@ public final class ShopCluster {
         Map<String, Double> samples = new LinkedHashMap<>();
         for (String node : NODES) {
             for (String component : List.of("frontend", "cart")) {
-                samples.put(String.format(Locale.ROOT, "container_cpu_usage_seconds_total{namespace=\"shop\",pod=\"%s-%s\","
-                        + "container=\"%s\"}", component, node, component), cpuSecondsOnNode.apply(node));
+                samples.put(
+                        String.format(
+                                Locale.ROOT,
+                                "container_cpu_usage_seconds_total{namespace=\"shop\",pod=\"%s-%s\","
+                                        + "container=\"%s\"}",
+                                component,
+                                node,
+                                component),
+                        cpuSecondsOnNode.apply(node));
                 // The sidecar's CPU must not count.
-                samples.put(String.format(Locale.ROOT, "container_cpu_usage_seconds_total{namespace=\"shop\",pod=\"%s-%s\","
-                        + "container=\"istio-proxy\"}", component, node), 5 * t);
+                samples.put(
+                        String.format(
+                                Locale.ROOT,
+                                "container_cpu_usage_seconds_total{namespace=\"shop\",pod=\"%s-%s\","
+                                        + "container=\"istio-proxy\"}",
+                                component,
+                                node),
+                        5 * t);
             }
         }
         for (String node : NODES) {
             for (String component : List.of("frontend", "cart")) {
-                samples.put(String.format(Locale.ROOT, "istio_requests_total{reporter=\"destination\",namespace=\"shop\","
-                        + "pod=\"%s-%s\"}", component, node), RPS_PER_POD * t);
+                samples.put(
+                        String.format(
+                                Locale.ROOT,
+                                "istio_requests_total{reporter=\"destination\",namespace=\"shop\"," + "pod=\"%s-%s\"}",
+                                component,
+                                node),
+                        RPS_PER_POD * t);
             }
-            samples.put(String.format(Locale.ROOT, "istio_requests_total{reporter=\"source\",namespace=\"istio-system\","
-                    + "pod=\"ingress-%s\",destination_workload=\"frontend\",destination_workload_namespace=\"shop\"}",
-                    node), RPS_PER_POD * t);
-            samples.put(String.format(Locale.ROOT, "istio_requests_total{reporter=\"source\",namespace=\"shop\","
-                    + "pod=\"frontend-%s\",destination_workload=\"cart\",destination_workload_namespace=\"shop\"}",
-                    node), RPS_PER_POD * t);
+            samples.put(
+                    String.format(
+                            Locale.ROOT,
+                            "istio_requests_total{reporter=\"source\",namespace=\"istio-system\","
+                                    + "pod=\"ingress-%s\",destination_workload=\"frontend\",destination_workload_namespace=\"shop\"}",
+                            node),
+                    RPS_PER_POD * t);
+            samples.put(
+                    String.format(
+                            Locale.ROOT,
+                            "istio_requests_total{reporter=\"source\",namespace=\"shop\","
+                                    + "pod=\"frontend-%s\",destination_workload=\"cart\",destination_workload_namespace=\"shop\"}",
+                            node),
+                    RPS_PER_POD * t);
         }
         for (String from : NODES) {
             for (String to : NODES) {
@@ -248,8 +321,15 @@ public final class ShopCluster {
                 // Every probe between two nodes takes between 1 and 2 ms (in the le="0.002" bucket).
                 double probes = 2 * t;
                 for (String le : List.of("0.001", "0.002", "0.005", "+Inf")) {
-                    samples.put(String.format(Locale.ROOT, "kubenurse_httpclient_request_duration_seconds_bucket{node=\"%s\","
-                            + "type=\"path_%s\",le=\"%s\"}", from, to, le), le.equals("0.001") ? 0 : probes);
+                    samples.put(
+                            String.format(
+                                    Locale.ROOT,
+                                    "kubenurse_httpclient_request_duration_seconds_bucket{node=\"%s\","
+                                            + "type=\"path_%s\",le=\"%s\"}",
+                                    from,
+                                    to,
+                                    le),
+                            le.equals("0.001") ? 0 : probes);
                 }
             }
         }
@@ -267,24 +347,64 @@ public final class ShopCluster {
                 new java.util.ArrayList<>();
         for (String version : List.of("v1", "v1beta1", "v1alpha3")) {
             versions.add(new io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionVersionBuilder()
-                    .withName(version).withServed(true).withStorage(version.equals("v1")).build());
+                    .withName(version)
+                    .withServed(true)
+                    .withStorage(version.equals("v1"))
+                    .build());
         }
-        client.apiextensions().v1().customResourceDefinitions().resource(
-                new io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionBuilder().withNewMetadata()
-                        .withName("destinationrules.networking.istio.io").endMetadata().withNewSpec()
-                        .withGroup("networking.istio.io").withScope("Namespaced").withNewNames()
-                        .withKind("DestinationRule").withPlural("destinationrules").endNames()
-                        .withVersions(versions).endSpec().build()).create();
-        client.apps().deployments().inNamespace("istio-system").resource(
-                new io.fabric8.kubernetes.api.model.apps.DeploymentBuilder().withNewMetadata().withName("istiod")
-                        .withNamespace("istio-system").addToLabels("app", "istiod").endMetadata().withNewSpec()
-                        .withNewTemplate().withNewSpec().addNewContainer().withName("discovery")
-                        .withImage("docker.io/istio/pilot:" + istioVersion).endContainer().endSpec().endTemplate()
-                        .endSpec().build()).create();
-        client.apps().daemonSets().inNamespace("kube-system").resource(
-                new io.fabric8.kubernetes.api.model.apps.DaemonSetBuilder().withNewMetadata().withName("kubenurse")
-                        .withNamespace("kube-system").addToLabels("app.kubernetes.io/name", "kubenurse").endMetadata()
-                        .withNewStatus().withDesiredNumberScheduled(NODES.size()).withNumberReady(NODES.size())
-                        .endStatus().build()).create();
+        client.apiextensions()
+                .v1()
+                .customResourceDefinitions()
+                .resource(new io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionBuilder()
+                        .withNewMetadata()
+                        .withName("destinationrules.networking.istio.io")
+                        .endMetadata()
+                        .withNewSpec()
+                        .withGroup("networking.istio.io")
+                        .withScope("Namespaced")
+                        .withNewNames()
+                        .withKind("DestinationRule")
+                        .withPlural("destinationrules")
+                        .endNames()
+                        .withVersions(versions)
+                        .endSpec()
+                        .build())
+                .create();
+        client.apps()
+                .deployments()
+                .inNamespace("istio-system")
+                .resource(new io.fabric8.kubernetes.api.model.apps.DeploymentBuilder()
+                        .withNewMetadata()
+                        .withName("istiod")
+                        .withNamespace("istio-system")
+                        .addToLabels("app", "istiod")
+                        .endMetadata()
+                        .withNewSpec()
+                        .withNewTemplate()
+                        .withNewSpec()
+                        .addNewContainer()
+                        .withName("discovery")
+                        .withImage("docker.io/istio/pilot:" + istioVersion)
+                        .endContainer()
+                        .endSpec()
+                        .endTemplate()
+                        .endSpec()
+                        .build())
+                .create();
+        client.apps()
+                .daemonSets()
+                .inNamespace("kube-system")
+                .resource(new io.fabric8.kubernetes.api.model.apps.DaemonSetBuilder()
+                        .withNewMetadata()
+                        .withName("kubenurse")
+                        .withNamespace("kube-system")
+                        .addToLabels("app.kubernetes.io/name", "kubenurse")
+                        .endMetadata()
+                        .withNewStatus()
+                        .withDesiredNumberScheduled(NODES.size())
+                        .withNumberReady(NODES.size())
+                        .endStatus()
+                        .build())
+                .create();
     }
 }

@@ -28,10 +28,31 @@ public record TestCertificate(Path certificatePem, Path privateKeyPem) {
         Path keytool = Path.of(System.getProperty("java.home"), "bin", "keytool");
         Path store = dir.resolve("server.p12");
         char[] password = "changeit".toCharArray();
-        Process process = new ProcessBuilder(keytool.toString(), "-genkeypair", "-alias", "server", "-keyalg", "EC",
-                "-groupname", "secp256r1", "-dname", "CN=tailor-test-server", "-ext", "SAN=ip:127.0.0.1,dns:localhost",
-                "-validity", "2", "-keystore", store.toString(), "-storetype", "PKCS12", "-storepass", "changeit",
-                "-keypass", "changeit").redirectErrorStream(true).start();
+        Process process = new ProcessBuilder(
+                        keytool.toString(),
+                        "-genkeypair",
+                        "-alias",
+                        "server",
+                        "-keyalg",
+                        "EC",
+                        "-groupname",
+                        "secp256r1",
+                        "-dname",
+                        "CN=tailor-test-server",
+                        "-ext",
+                        "SAN=ip:127.0.0.1,dns:localhost",
+                        "-validity",
+                        "2",
+                        "-keystore",
+                        store.toString(),
+                        "-storetype",
+                        "PKCS12",
+                        "-storepass",
+                        "changeit",
+                        "-keypass",
+                        "changeit")
+                .redirectErrorStream(true)
+                .start();
         String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         if (!process.waitFor(60, TimeUnit.SECONDS) || process.exitValue() != 0) {
             throw new IllegalStateException("keytool failed: " + output);
@@ -52,7 +73,8 @@ public record TestCertificate(Path certificatePem, Path privateKeyPem) {
     }
 
     private static String pem(String type, byte[] der) {
-        return "-----BEGIN " + type + "-----\n" + Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII))
-                .encodeToString(der) + "\n-----END " + type + "-----\n";
+        return "-----BEGIN " + type + "-----\n"
+                + Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII))
+                        .encodeToString(der) + "\n-----END " + type + "-----\n";
     }
 }

@@ -94,21 +94,29 @@ public final class TestCertificates {
         X509Certificate certificate = sign(new X500Name("CN=localhost"), keys, issuer(), caKeys, builder -> {
             leaf(builder, KeyPurposeId.id_kp_serverAuth);
             builder.addExtension(Extension.subjectAlternativeName, false, new GeneralNames(new GeneralName[] {
-                new GeneralName(GeneralName.dNSName, "localhost"),
-                new GeneralName(GeneralName.iPAddress, "127.0.0.1")}));
+                new GeneralName(GeneralName.dNSName, "localhost"), new GeneralName(GeneralName.iPAddress, "127.0.0.1")
+            }));
         });
         write(folder.resolve("server-cert.pem"), pem("CERTIFICATE", encoded(certificate)));
-        write(folder.resolve("server-key.pem"), pem("PRIVATE KEY", keys.getPrivate().getEncoded()));
+        write(
+                folder.resolve("server-key.pem"),
+                pem("PRIVATE KEY", keys.getPrivate().getEncoded()));
         return folder;
     }
 
     /** Writes {@code client-cert.pem} and {@code client-key.pem} for {@code CN=name}, signed by this CA. */
     public Path writeClient(Path folder, String name) {
         KeyPair keys = ecKeys();
-        X509Certificate certificate = sign(new X500Name("CN=" + name), keys, issuer(), caKeys,
+        X509Certificate certificate = sign(
+                new X500Name("CN=" + name),
+                keys,
+                issuer(),
+                caKeys,
                 builder -> leaf(builder, KeyPurposeId.id_kp_clientAuth));
         write(folder.resolve("client-cert.pem"), pem("CERTIFICATE", encoded(certificate)));
-        write(folder.resolve("client-key.pem"), pem("PRIVATE KEY", keys.getPrivate().getEncoded()));
+        write(
+                folder.resolve("client-key.pem"),
+                pem("PRIVATE KEY", keys.getPrivate().getEncoded()));
         return folder;
     }
 
@@ -131,7 +139,8 @@ public final class TestCertificates {
     /** {@code -----BEGIN type-----}, the base64 of {@code der} in lines of 64, {@code -----END type-----}. */
     public static String pem(String type, byte[] der) {
         return "-----BEGIN " + type + "-----\n"
-                + Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII)).encodeToString(der)
+                + Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII))
+                        .encodeToString(der)
                 + "\n-----END " + type + "-----\n";
     }
 
@@ -156,8 +165,8 @@ public final class TestCertificates {
 
     private static void leaf(X509v3CertificateBuilder builder, KeyPurposeId purpose) throws IOException {
         builder.addExtension(Extension.basicConstraints, true, new BasicConstraints(false));
-        builder.addExtension(Extension.keyUsage, true,
-                new KeyUsage(KeyUsage.digitalSignature | KeyUsage.keyEncipherment));
+        builder.addExtension(
+                Extension.keyUsage, true, new KeyUsage(KeyUsage.digitalSignature | KeyUsage.keyEncipherment));
         builder.addExtension(Extension.extendedKeyUsage, false, new ExtendedKeyUsage(purpose));
     }
 
@@ -166,21 +175,28 @@ public final class TestCertificates {
         void add(X509v3CertificateBuilder builder) throws IOException;
     }
 
-    private static X509Certificate sign(X500Name subject, KeyPair subjectKeys, X500Name issuer, KeyPair issuerKeys,
-            Extensions extensions) {
+    private static X509Certificate sign(
+            X500Name subject, KeyPair subjectKeys, X500Name issuer, KeyPair issuerKeys, Extensions extensions) {
         Instant now = Instant.now();
         try {
-            X509v3CertificateBuilder builder = new JcaX509v3CertificateBuilder(issuer,
-                    BigInteger.valueOf(SERIAL.incrementAndGet()), Date.from(now.minus(Duration.ofHours(1))),
-                    Date.from(now.plus(Duration.ofDays(1))), subject, subjectKeys.getPublic());
+            X509v3CertificateBuilder builder = new JcaX509v3CertificateBuilder(
+                    issuer,
+                    BigInteger.valueOf(SERIAL.incrementAndGet()),
+                    Date.from(now.minus(Duration.ofHours(1))),
+                    Date.from(now.plus(Duration.ofDays(1))),
+                    subject,
+                    subjectKeys.getPublic());
             JcaX509ExtensionUtils utils = new JcaX509ExtensionUtils();
-            builder.addExtension(Extension.subjectKeyIdentifier, false,
-                    utils.createSubjectKeyIdentifier(subjectKeys.getPublic()));
-            builder.addExtension(Extension.authorityKeyIdentifier, false,
+            builder.addExtension(
+                    Extension.subjectKeyIdentifier, false, utils.createSubjectKeyIdentifier(subjectKeys.getPublic()));
+            builder.addExtension(
+                    Extension.authorityKeyIdentifier,
+                    false,
                     utils.createAuthorityKeyIdentifier(issuerKeys.getPublic()));
             extensions.add(builder);
-            return new JcaX509CertificateConverter().getCertificate(builder.build(
-                    new JcaContentSignerBuilder("SHA256withECDSA").build(issuerKeys.getPrivate())));
+            return new JcaX509CertificateConverter()
+                    .getCertificate(builder.build(
+                            new JcaContentSignerBuilder("SHA256withECDSA").build(issuerKeys.getPrivate())));
         } catch (IOException | GeneralSecurityException | OperatorCreationException e) {
             throw new IllegalStateException(e);
         }

@@ -18,8 +18,7 @@ public final class Tools {
 
     private static final Set<String> REPORTED = ConcurrentHashMap.newKeySet();
 
-    private Tools() {
-    }
+    private Tools() {}
 
     /** Whether a missing program must fail the test instead of skipping it. */
     public static boolean required() {
@@ -51,8 +50,8 @@ public final class Tools {
         if (found.isPresent()) {
             return found.get();
         }
-        String reason = program + " not found on the PATH (install the Debian package " + debianPackage
-                + "; .ci/run does)";
+        String reason =
+                program + " not found on the PATH (install the Debian package " + debianPackage + "; .ci/run does)";
         if (required()) {
             throw new AssertionError(reason + "; TAILOR_REQUIRE_TOOLS is set, so this fails instead of skipping");
         }

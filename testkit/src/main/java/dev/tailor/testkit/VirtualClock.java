@@ -267,8 +267,7 @@ public final class VirtualClock implements LongSupplier {
         }
 
         @Override
-        public ScheduledFuture<?> scheduleAtFixedRate(Runnable command, long initialDelay, long period,
-                TimeUnit unit) {
+        public ScheduledFuture<?> scheduleAtFixedRate(Runnable command, long initialDelay, long period, TimeUnit unit) {
             if (period <= 0) {
                 throw new IllegalArgumentException("period: " + period + " (expected: > 0)");
             }
@@ -276,8 +275,8 @@ public final class VirtualClock implements LongSupplier {
         }
 
         @Override
-        public ScheduledFuture<?> scheduleWithFixedDelay(Runnable command, long initialDelay, long delay,
-                TimeUnit unit) {
+        public ScheduledFuture<?> scheduleWithFixedDelay(
+                Runnable command, long initialDelay, long delay, TimeUnit unit) {
             if (delay <= 0) {
                 throw new IllegalArgumentException("delay: " + delay + " (expected: > 0)");
             }
@@ -337,8 +336,8 @@ public final class VirtualClock implements LongSupplier {
 
         @Override
         public <T> List<java.util.concurrent.Future<T>> invokeAll(Collection<? extends Callable<T>> calls) {
-            throw new UnsupportedOperationException("invokeAll would wait for tasks that run only when the test"
-                    + " moves the clock");
+            throw new UnsupportedOperationException(
+                    "invokeAll would wait for tasks that run only when the test" + " moves the clock");
         }
     }
 }

@@ -47,8 +47,8 @@ class VirtualClockTest {
     void fixedRate_runsOncePerPeriodCrossed_andStopsWhenCancelled() {
         VirtualClock clock = new VirtualClock(0);
         List<Long> at = new ArrayList<>();
-        ScheduledFuture<?> periodic = clock.scheduler().scheduleAtFixedRate(() -> at.add(clock.millis()), 0, 1,
-                TimeUnit.SECONDS);
+        ScheduledFuture<?> periodic =
+                clock.scheduler().scheduleAtFixedRate(() -> at.add(clock.millis()), 0, 1, TimeUnit.SECONDS);
         assertThat(clock.advance(Duration.ofMillis(3_500))).isEqualTo(4);
         assertThat(at).containsExactly(0L, 1_000L, 2_000L, 3_000L);
         periodic.cancel(false);
@@ -60,11 +60,15 @@ class VirtualClockTest {
     void tasksScheduledByATask_runInTheSameAdvanceWhenDue() {
         VirtualClock clock = new VirtualClock(0);
         List<Long> at = new ArrayList<>();
-        clock.scheduler().schedule(() -> {
-            at.add(clock.nanos());
-            clock.scheduler().schedule(() -> at.add(clock.nanos()), 5, TimeUnit.NANOSECONDS);
-            clock.scheduler().schedule(() -> at.add(clock.nanos()), 50, TimeUnit.NANOSECONDS);
-        }, 10, TimeUnit.NANOSECONDS);
+        clock.scheduler()
+                .schedule(
+                        () -> {
+                            at.add(clock.nanos());
+                            clock.scheduler().schedule(() -> at.add(clock.nanos()), 5, TimeUnit.NANOSECONDS);
+                            clock.scheduler().schedule(() -> at.add(clock.nanos()), 50, TimeUnit.NANOSECONDS);
+                        },
+                        10,
+                        TimeUnit.NANOSECONDS);
         assertThat(clock.advance(20)).isEqualTo(2);
         assertThat(at).containsExactly(10L, 15L);
         assertThat(clock.nanosToNextTask()).isEqualTo(40);
@@ -76,10 +80,13 @@ class VirtualClockTest {
         clock.scheduler().execute(() -> {
             throw new IllegalStateException("boom");
         });
-        assertThatThrownBy(clock::runDueTasks).isInstanceOf(AssertionError.class).hasRootCauseMessage("boom");
+        assertThatThrownBy(clock::runDueTasks)
+                .isInstanceOf(AssertionError.class)
+                .hasRootCauseMessage("boom");
 
         clock.scheduler().execute(() -> clock.advance(1));
-        assertThatThrownBy(clock::runDueTasks).hasRootCauseInstanceOf(IllegalStateException.class)
+        assertThatThrownBy(clock::runDueTasks)
+                .hasRootCauseInstanceOf(IllegalStateException.class)
                 .hasStackTraceContaining("may not move it");
     }
 
@@ -93,7 +100,8 @@ class VirtualClockTest {
     @Test
     void await_failsNamingWhatWasAwaited_andPassesOnAConditionThatComesTrue() {
         assertThatThrownBy(() -> Await.until("the moon", Duration.ofMillis(30), () -> false, () -> "still night"))
-                .isInstanceOf(AssertionError.class).hasMessage("waiting for the moon: not within 0.03 s; still night");
+                .isInstanceOf(AssertionError.class)
+                .hasMessage("waiting for the moon: not within 0.03 s; still night");
         int[] polls = {0};
         Await.until("three polls", () -> ++polls[0] == 3);
         assertThat(polls[0]).isEqualTo(3);

@@ -1,11 +1,5 @@
 package dev.tailor.datasets.snapshot;
 
-import dev.tailor.heart.Call;
-import dev.tailor.heart.LinkDelay;
-import dev.tailor.heart.Node;
-import dev.tailor.heart.Replica;
-import dev.tailor.heart.Snapshot;
-import dev.tailor.heart.SnapshotValidator;
 import dev.tailor.datasets.AwsPingLatencies;
 import dev.tailor.datasets.DataFileException;
 import dev.tailor.datasets.JaegerSpans;
@@ -13,12 +7,18 @@ import dev.tailor.datasets.OnlineBoutiqueMetrics;
 import dev.tailor.datasets.OnlineBoutiqueMetrics.ComponentSeries;
 import dev.tailor.datasets.OnlineBoutiqueMetrics.Sample;
 import dev.tailor.datasets.OnlineBoutiqueMetrics.ServiceEdge;
+import dev.tailor.heart.Call;
+import dev.tailor.heart.LinkDelay;
+import dev.tailor.heart.Node;
+import dev.tailor.heart.Replica;
+import dev.tailor.heart.Snapshot;
+import dev.tailor.heart.SnapshotValidator;
 import java.io.IOException;
+import java.math.BigDecimal;
+import java.math.MathContext;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
-import java.math.BigDecimal;
-import java.math.MathContext;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
@@ -110,16 +110,14 @@ public final class OnlineBoutiqueSnapshot {
      * AWS region of each region short name of the ping data, as named in
      * {@code topology-dense-52.json} (PROVENANCE.md 3.2).
      */
-    public static final SortedMap<String, String> AWS_REGION_NAMES =
-            Collections.unmodifiableSortedMap(new TreeMap<>(
-                    Map.of("EU", "eu-central-1", "US", "us-east-1", "AP", "ap-southeast-2")));
+    public static final SortedMap<String, String> AWS_REGION_NAMES = Collections.unmodifiableSortedMap(
+            new TreeMap<>(Map.of("EU", "eu-central-1", "US", "us-east-1", "AP", "ap-southeast-2")));
     /** Default trace file, relative to the metrics directory (PROVENANCE.md 2.2). */
     public static final String DEFAULT_TRACE = "../faulty_2022-08-22/trace_06_20.csv";
     /** Default ping file, relative to the metrics directory, in the layout of {@code shared/data}. */
     public static final String DEFAULT_LATENCY = "../../../network_latency/aws_ec2_52node_pings/latency.csv.gz";
 
-    private OnlineBoutiqueSnapshot() {
-    }
+    private OnlineBoutiqueSnapshot() {}
 
     /**
      * Which sample to use (one a minute in the OnlineBoutique dataset).
@@ -167,8 +165,7 @@ public final class OnlineBoutiqueSnapshot {
         }
 
         /** See {@link #BUSIEST}. */
-        record Busiest() implements Minute {
-        }
+        record Busiest() implements Minute {}
 
         /**
          * See {@link Minute#index(int)}.
@@ -188,8 +185,7 @@ public final class OnlineBoutiqueSnapshot {
          *
          * @param unixSeconds a time in Unix seconds
          */
-        record UnixSeconds(long unixSeconds) implements Minute {
-        }
+        record UnixSeconds(long unixSeconds) implements Minute {}
     }
 
     /**
@@ -257,17 +253,17 @@ public final class OnlineBoutiqueSnapshot {
             for (int i = 0; i < nodeSpeeds.size(); i++) {
                 Double s = nodeSpeeds.get(i);
                 if (s == null || !Double.isFinite(s) || s <= 0) {
-                    throw new IllegalArgumentException("nodeSpeeds[" + i + "] : " + s
-                            + " (expected: a finite speed > 0)");
+                    throw new IllegalArgumentException(
+                            "nodeSpeeds[" + i + "] : " + s + " (expected: a finite speed > 0)");
                 }
             }
             if (!Double.isFinite(cpuCoresPerNode) || cpuCoresPerNode <= 0) {
-                throw new IllegalArgumentException("cpuCoresPerNode : " + cpuCoresPerNode
-                        + " (expected: a finite number of cores > 0)");
+                throw new IllegalArgumentException(
+                        "cpuCoresPerNode : " + cpuCoresPerNode + " (expected: a finite number of cores > 0)");
             }
             if (cpuLimitCores != null && (!Double.isFinite(cpuLimitCores) || cpuLimitCores <= 0)) {
-                throw new IllegalArgumentException("cpuLimitCores : " + cpuLimitCores
-                        + " (expected: a finite number of cores > 0, or absent)");
+                throw new IllegalArgumentException(
+                        "cpuLimitCores : " + cpuLimitCores + " (expected: a finite number of cores > 0, or absent)");
             }
             minute = minute == null ? Minute.BUSIEST : minute;
             if (regions == null) {
@@ -275,21 +271,22 @@ public final class OnlineBoutiqueSnapshot {
             }
             List<String> normal = new ArrayList<>(regions.size());
             for (int i = 0; i < regions.size(); i++) {
-                String r = regions.get(i) == null ? null : regions.get(i).strip().toUpperCase(Locale.ROOT);
+                String r =
+                        regions.get(i) == null ? null : regions.get(i).strip().toUpperCase(Locale.ROOT);
                 if (r == null || !AWS_REGION_NAMES.containsKey(r)) {
-                    throw new IllegalArgumentException("regions[" + i + "] : " + regions.get(i)
-                            + " (expected: one of " + AWS_REGION_NAMES.keySet() + ")");
+                    throw new IllegalArgumentException("regions[" + i + "] : " + regions.get(i) + " (expected: one of "
+                            + AWS_REGION_NAMES.keySet() + ")");
                 }
                 normal.add(r);
             }
             if (normal.isEmpty()) {
-                throw new IllegalArgumentException("regions : [] (expected: at least one of "
-                        + AWS_REGION_NAMES.keySet() + ")");
+                throw new IllegalArgumentException(
+                        "regions : [] (expected: at least one of " + AWS_REGION_NAMES.keySet() + ")");
             }
             regions = List.copyOf(normal);
             if (!Double.isFinite(sameNodeDelayMillis) || sameNodeDelayMillis < 0) {
-                throw new IllegalArgumentException("sameNodeDelayMillis : " + sameNodeDelayMillis
-                        + " (expected: a finite delay in ms >= 0)");
+                throw new IllegalArgumentException(
+                        "sameNodeDelayMillis : " + sameNodeDelayMillis + " (expected: a finite delay in ms >= 0)");
             }
             if (pingPayloadBytes < 0) {
                 throw new IllegalArgumentException("pingPayloadBytes : " + pingPayloadBytes
@@ -304,81 +301,256 @@ public final class OnlineBoutiqueSnapshot {
 
         /** Every option at its default, reading {@code metricsDir}. */
         public static Options defaults(Path metricsDir) {
-            return new Options(metricsDir, null, true, null, DEFAULT_REPLICAS, DEFAULT_NODES, null,
-                    DEFAULT_CPU_CORES_PER_NODE, null, null, null, DEFAULT_SAME_NODE_DELAY_MILLIS,
-                    AwsPingLatencies.DEFAULT_PAYLOAD_BYTES, null);
+            return new Options(
+                    metricsDir,
+                    null,
+                    true,
+                    null,
+                    DEFAULT_REPLICAS,
+                    DEFAULT_NODES,
+                    null,
+                    DEFAULT_CPU_CORES_PER_NODE,
+                    null,
+                    null,
+                    null,
+                    DEFAULT_SAME_NODE_DELAY_MILLIS,
+                    AwsPingLatencies.DEFAULT_PAYLOAD_BYTES,
+                    null);
         }
 
         public Options withTraceFile(Path file) {
-            return new Options(metricsDir, file, true, latencyFile, replicasPerComponent, nodes, nodeSpeeds,
-                    cpuCoresPerNode, cpuLimitCores, minute, regions, sameNodeDelayMillis, pingPayloadBytes,
+            return new Options(
+                    metricsDir,
+                    file,
+                    true,
+                    latencyFile,
+                    replicasPerComponent,
+                    nodes,
+                    nodeSpeeds,
+                    cpuCoresPerNode,
+                    cpuLimitCores,
+                    minute,
+                    regions,
+                    sameNodeDelayMillis,
+                    pingPayloadBytes,
                     entryComponent);
         }
 
         /** Ignores any trace: every callee's λ is split equally over its callers. */
         public Options withoutTrace() {
-            return new Options(metricsDir, null, false, latencyFile, replicasPerComponent, nodes, nodeSpeeds,
-                    cpuCoresPerNode, cpuLimitCores, minute, regions, sameNodeDelayMillis, pingPayloadBytes,
+            return new Options(
+                    metricsDir,
+                    null,
+                    false,
+                    latencyFile,
+                    replicasPerComponent,
+                    nodes,
+                    nodeSpeeds,
+                    cpuCoresPerNode,
+                    cpuLimitCores,
+                    minute,
+                    regions,
+                    sameNodeDelayMillis,
+                    pingPayloadBytes,
                     entryComponent);
         }
 
         public Options withLatencyFile(Path file) {
-            return new Options(metricsDir, traceFile, useTrace, file, replicasPerComponent, nodes, nodeSpeeds,
-                    cpuCoresPerNode, cpuLimitCores, minute, regions, sameNodeDelayMillis, pingPayloadBytes,
+            return new Options(
+                    metricsDir,
+                    traceFile,
+                    useTrace,
+                    file,
+                    replicasPerComponent,
+                    nodes,
+                    nodeSpeeds,
+                    cpuCoresPerNode,
+                    cpuLimitCores,
+                    minute,
+                    regions,
+                    sameNodeDelayMillis,
+                    pingPayloadBytes,
                     entryComponent);
         }
 
         public Options withReplicasPerComponent(int r) {
-            return new Options(metricsDir, traceFile, useTrace, latencyFile, r, nodes, nodeSpeeds,
-                    cpuCoresPerNode, cpuLimitCores, minute, regions, sameNodeDelayMillis, pingPayloadBytes,
+            return new Options(
+                    metricsDir,
+                    traceFile,
+                    useTrace,
+                    latencyFile,
+                    r,
+                    nodes,
+                    nodeSpeeds,
+                    cpuCoresPerNode,
+                    cpuLimitCores,
+                    minute,
+                    regions,
+                    sameNodeDelayMillis,
+                    pingPayloadBytes,
                     entryComponent);
         }
 
         public Options withNodes(int n) {
-            return new Options(metricsDir, traceFile, useTrace, latencyFile, replicasPerComponent, n, nodeSpeeds,
-                    cpuCoresPerNode, cpuLimitCores, minute, regions, sameNodeDelayMillis, pingPayloadBytes,
+            return new Options(
+                    metricsDir,
+                    traceFile,
+                    useTrace,
+                    latencyFile,
+                    replicasPerComponent,
+                    n,
+                    nodeSpeeds,
+                    cpuCoresPerNode,
+                    cpuLimitCores,
+                    minute,
+                    regions,
+                    sameNodeDelayMillis,
+                    pingPayloadBytes,
                     entryComponent);
         }
 
         public Options withNodeSpeeds(List<Double> speeds) {
-            return new Options(metricsDir, traceFile, useTrace, latencyFile, replicasPerComponent, nodes, speeds,
-                    cpuCoresPerNode, cpuLimitCores, minute, regions, sameNodeDelayMillis, pingPayloadBytes,
+            return new Options(
+                    metricsDir,
+                    traceFile,
+                    useTrace,
+                    latencyFile,
+                    replicasPerComponent,
+                    nodes,
+                    speeds,
+                    cpuCoresPerNode,
+                    cpuLimitCores,
+                    minute,
+                    regions,
+                    sameNodeDelayMillis,
+                    pingPayloadBytes,
                     entryComponent);
         }
 
         public Options withCpuCoresPerNode(double cores) {
-            return new Options(metricsDir, traceFile, useTrace, latencyFile, replicasPerComponent, nodes, nodeSpeeds,
-                    cores, cpuLimitCores, minute, regions, sameNodeDelayMillis, pingPayloadBytes, entryComponent);
+            return new Options(
+                    metricsDir,
+                    traceFile,
+                    useTrace,
+                    latencyFile,
+                    replicasPerComponent,
+                    nodes,
+                    nodeSpeeds,
+                    cores,
+                    cpuLimitCores,
+                    minute,
+                    regions,
+                    sameNodeDelayMillis,
+                    pingPayloadBytes,
+                    entryComponent);
         }
 
         public Options withCpuLimitCores(Double cores) {
-            return new Options(metricsDir, traceFile, useTrace, latencyFile, replicasPerComponent, nodes, nodeSpeeds,
-                    cpuCoresPerNode, cores, minute, regions, sameNodeDelayMillis, pingPayloadBytes, entryComponent);
+            return new Options(
+                    metricsDir,
+                    traceFile,
+                    useTrace,
+                    latencyFile,
+                    replicasPerComponent,
+                    nodes,
+                    nodeSpeeds,
+                    cpuCoresPerNode,
+                    cores,
+                    minute,
+                    regions,
+                    sameNodeDelayMillis,
+                    pingPayloadBytes,
+                    entryComponent);
         }
 
         public Options withMinute(Minute m) {
-            return new Options(metricsDir, traceFile, useTrace, latencyFile, replicasPerComponent, nodes, nodeSpeeds,
-                    cpuCoresPerNode, cpuLimitCores, m, regions, sameNodeDelayMillis, pingPayloadBytes, entryComponent);
+            return new Options(
+                    metricsDir,
+                    traceFile,
+                    useTrace,
+                    latencyFile,
+                    replicasPerComponent,
+                    nodes,
+                    nodeSpeeds,
+                    cpuCoresPerNode,
+                    cpuLimitCores,
+                    m,
+                    regions,
+                    sameNodeDelayMillis,
+                    pingPayloadBytes,
+                    entryComponent);
         }
 
         public Options withRegions(List<String> r) {
-            return new Options(metricsDir, traceFile, useTrace, latencyFile, replicasPerComponent, nodes, nodeSpeeds,
-                    cpuCoresPerNode, cpuLimitCores, minute, r, sameNodeDelayMillis, pingPayloadBytes, entryComponent);
+            return new Options(
+                    metricsDir,
+                    traceFile,
+                    useTrace,
+                    latencyFile,
+                    replicasPerComponent,
+                    nodes,
+                    nodeSpeeds,
+                    cpuCoresPerNode,
+                    cpuLimitCores,
+                    minute,
+                    r,
+                    sameNodeDelayMillis,
+                    pingPayloadBytes,
+                    entryComponent);
         }
 
         public Options withSameNodeDelayMillis(double millis) {
-            return new Options(metricsDir, traceFile, useTrace, latencyFile, replicasPerComponent, nodes, nodeSpeeds,
-                    cpuCoresPerNode, cpuLimitCores, minute, regions, millis, pingPayloadBytes, entryComponent);
+            return new Options(
+                    metricsDir,
+                    traceFile,
+                    useTrace,
+                    latencyFile,
+                    replicasPerComponent,
+                    nodes,
+                    nodeSpeeds,
+                    cpuCoresPerNode,
+                    cpuLimitCores,
+                    minute,
+                    regions,
+                    millis,
+                    pingPayloadBytes,
+                    entryComponent);
         }
 
         public Options withPingPayloadBytes(int bytes) {
-            return new Options(metricsDir, traceFile, useTrace, latencyFile, replicasPerComponent, nodes, nodeSpeeds,
-                    cpuCoresPerNode, cpuLimitCores, minute, regions, sameNodeDelayMillis, bytes, entryComponent);
+            return new Options(
+                    metricsDir,
+                    traceFile,
+                    useTrace,
+                    latencyFile,
+                    replicasPerComponent,
+                    nodes,
+                    nodeSpeeds,
+                    cpuCoresPerNode,
+                    cpuLimitCores,
+                    minute,
+                    regions,
+                    sameNodeDelayMillis,
+                    bytes,
+                    entryComponent);
         }
 
         public Options withEntryComponent(String component) {
-            return new Options(metricsDir, traceFile, useTrace, latencyFile, replicasPerComponent, nodes, nodeSpeeds,
-                    cpuCoresPerNode, cpuLimitCores, minute, regions, sameNodeDelayMillis, pingPayloadBytes, component);
+            return new Options(
+                    metricsDir,
+                    traceFile,
+                    useTrace,
+                    latencyFile,
+                    replicasPerComponent,
+                    nodes,
+                    nodeSpeeds,
+                    cpuCoresPerNode,
+                    cpuLimitCores,
+                    minute,
+                    regions,
+                    sameNodeDelayMillis,
+                    pingPayloadBytes,
+                    component);
         }
 
         /** The per-core speed factor of node i (0-based). */
@@ -425,7 +597,8 @@ public final class OnlineBoutiqueSnapshot {
         OnlineBoutiqueMetrics metrics = OnlineBoutiqueMetrics.read(options.metricsDir());
         notePods(metrics, notes);
         JaegerSpans spans = readTrace(options, notes);
-        Path latencyFile = options.latencyFile() != null ? options.latencyFile()
+        Path latencyFile = options.latencyFile() != null
+                ? options.latencyFile()
                 : options.metricsDir().resolve(DEFAULT_LATENCY).normalize();
         AwsPingLatencies pings = AwsPingLatencies.read(latencyFile, options.pingPayloadBytes());
 
@@ -445,9 +618,10 @@ public final class OnlineBoutiqueSnapshot {
             Optional<Sample> sample = metrics.series(c).sampleNear(at);
             Double rate = sample.map(Sample::requestsPerSecond).orElse(null);
             if (rate == null) {
-                noRate.add(c + (sample.isEmpty()
-                        ? " (no sample within " + halfPeriod(metrics) + " s)"
-                        : " (PodWorkload(Ops) NaN)"));
+                noRate.add(c
+                        + (sample.isEmpty()
+                                ? " (no sample within " + halfPeriod(metrics) + " s)"
+                                : " (PodWorkload(Ops) NaN)"));
                 continue;
             }
             lambda.put(c, rate);
@@ -462,10 +636,13 @@ public final class OnlineBoutiqueSnapshot {
                 baseCost.put(c, cpu / 1000 / rate);
             }
         }
-        notes.add(String.format(Locale.ROOT, "%d components with metrics %s; per component, λ = PodWorkload(Ops) at"
-                + " that minute and base CPU cost per request = CpuUsage(m) / 1000 / λ, taken as the cost on a"
-                + " speed-1.0 node (the dataset's node speeds are unknown; our reading)",
-                components.size(), components));
+        notes.add(String.format(
+                Locale.ROOT,
+                "%d components with metrics %s; per component, λ = PodWorkload(Ops) at"
+                        + " that minute and base CPU cost per request = CpuUsage(m) / 1000 / λ, taken as the cost on a"
+                        + " speed-1.0 node (the dataset's node speeds are unknown; our reading)",
+                components.size(),
+                components));
         if (!idle.isEmpty()) {
             notes.add("served no requests at that minute (λ = 0): " + idle + "; their replicas report 0 requests/s"
                     + " and no CPU data, so HEART has no load measurement for them");
@@ -484,14 +661,19 @@ public final class OnlineBoutiqueSnapshot {
         List<Node> nodes = new ArrayList<>(n);
         List<String> speedText = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
-            String region = AWS_REGION_NAMES.get(options.regions().get(i % options.regions().size()));
+            String region = AWS_REGION_NAMES.get(
+                    options.regions().get(i % options.regions().size()));
             String name = nodeName(i);
             nodes.add(new Node(name, region + "/" + region + "a/" + name, options.cpuCoresPerNode()));
             speedText.add(name + "=" + fmt(options.speedOf(i)));
         }
-        notes.add(String.format(Locale.ROOT, "%d nodes, %s cores each; per-core speed factors %s (the HEART paper's"
-                        + " workers, cycled), shown only through the replicas' CPU", n,
-                fmt(options.cpuCoresPerNode()), speedText));
+        notes.add(String.format(
+                Locale.ROOT,
+                "%d nodes, %s cores each; per-core speed factors %s (the HEART paper's"
+                        + " workers, cycled), shown only through the replicas' CPU",
+                n,
+                fmt(options.cpuCoresPerNode()),
+                speedText));
 
         // Replicas.
         int r = options.replicasPerComponent();
@@ -504,14 +686,26 @@ public final class OnlineBoutiqueSnapshot {
                 int node = (c + k) % n;
                 Double perReplica = rate == null ? null : rate / r;
                 Double cpu = perReplica == null || base == null ? null : perReplica * base / options.speedOf(node);
-                replicas.add(new Replica(component + "-" + (k + 1), component, nodeName(node), true, cpu,
-                        options.cpuLimitCores(), perReplica));
+                replicas.add(new Replica(
+                        component + "-" + (k + 1),
+                        component,
+                        nodeName(node),
+                        true,
+                        cpu,
+                        options.cpuLimitCores(),
+                        perReplica));
             }
         }
-        notes.add(String.format(Locale.ROOT, "%d replicas per component; replica k of the c-th component (by name)"
-                + " runs on node (c + k) mod %d and serves λ / %d (kube-proxy's uniform split, which ran before HEART),"
-                + " using requests/s × base cost / node speed cores%s", r, n, r,
-                options.cpuLimitCores() == null ? "; no CPU limits"
+        notes.add(String.format(
+                Locale.ROOT,
+                "%d replicas per component; replica k of the c-th component (by name)"
+                        + " runs on node (c + k) mod %d and serves λ / %d (kube-proxy's uniform split, which ran before HEART),"
+                        + " using requests/s × base cost / node speed cores%s",
+                r,
+                n,
+                r,
+                options.cpuLimitCores() == null
+                        ? "; no CPU limits"
                         : "; CPU limit " + fmt(options.cpuLimitCores()) + " cores each"));
 
         List<Call> calls = calls(metrics, spans, lambda, entry, nodes, notes);
@@ -529,22 +723,35 @@ public final class OnlineBoutiqueSnapshot {
     private static void notePods(OnlineBoutiqueMetrics metrics, List<String> notes) {
         int pods = 0;
         List<String> shared = new ArrayList<>();
-        for (Map.Entry<String, List<OnlineBoutiqueMetrics.PodSeries>> e : metrics.podsByComponent().entrySet()) {
+        for (Map.Entry<String, List<OnlineBoutiqueMetrics.PodSeries>> e :
+                metrics.podsByComponent().entrySet()) {
             pods += e.getValue().size();
             if (e.getValue().size() > 1) {
                 shared.add(e.getKey() + " (" + e.getValue().size() + " pods)");
             }
         }
-        notes.add(String.format(Locale.ROOT, "%d <pod>_metric.csv files in %s; a pod's component is its name minus"
-                + " the last two dash-separated parts (a Deployment's ReplicaSet and pod hashes)%s", pods,
-                metrics.dir(), shared.isEmpty() ? ", one pod per component"
+        notes.add(String.format(
+                Locale.ROOT,
+                "%d <pod>_metric.csv files in %s; a pod's component is its name minus"
+                        + " the last two dash-separated parts (a Deployment's ReplicaSet and pod hashes)%s",
+                pods,
+                metrics.dir(),
+                shared.isEmpty()
+                        ? ", one pod per component"
                         : "; components of several pods take the sum of their pods' samples: " + shared));
-        notes.add(metrics.samplePeriodMeasured()
-                ? String.format(Locale.ROOT, "sampling period %d s, the median step between a pod's samples;"
-                        + " samples within %s s of each other count as the same time", metrics.samplePeriodSeconds(),
-                        halfPeriod(metrics))
-                : String.format(Locale.ROOT, "no pod has two samples: sampling period taken as %d s (the"
-                        + " OnlineBoutique dataset's)", metrics.samplePeriodSeconds()));
+        notes.add(
+                metrics.samplePeriodMeasured()
+                        ? String.format(
+                                Locale.ROOT,
+                                "sampling period %d s, the median step between a pod's samples;"
+                                        + " samples within %s s of each other count as the same time",
+                                metrics.samplePeriodSeconds(),
+                                halfPeriod(metrics))
+                        : String.format(
+                                Locale.ROOT,
+                                "no pod has two samples: sampling period taken as %d s (the"
+                                        + " OnlineBoutique dataset's)",
+                                metrics.samplePeriodSeconds()));
     }
 
     /** Half the sampling period, seconds, as text (30, 7.5). */
@@ -556,8 +763,8 @@ public final class OnlineBoutiqueSnapshot {
      * The given entry component, checked; else the metered component with the most root spans in
      * the trace; else the one metered component no other metered component calls.
      */
-    private static String resolveEntry(String given, OnlineBoutiqueMetrics metrics, JaegerSpans spans,
-            List<String> notes) {
+    private static String resolveEntry(
+            String given, OnlineBoutiqueMetrics metrics, JaegerSpans spans, List<String> notes) {
         if (given != null) {
             if (!metrics.series().containsKey(given)) {
                 throw new IllegalArgumentException("entryComponent : \"" + given + "\" has no metric file in "
@@ -580,19 +787,29 @@ public final class OnlineBoutiqueSnapshot {
                 }
             }
             if (best != null) {
-                notes.add(String.format(Locale.ROOT, "entry component %s, found from the trace: it recorded %d of its"
-                        + " %d root spans (requests entering the application; all root spans by component: %s)%s",
-                        best, bestCount, spans.rootSpans(), spans.rootSpansByComponent(), unmetered.isEmpty() ? ""
+                notes.add(String.format(
+                        Locale.ROOT,
+                        "entry component %s, found from the trace: it recorded %d of its"
+                                + " %d root spans (requests entering the application; all root spans by component: %s)%s",
+                        best,
+                        bestCount,
+                        spans.rootSpans(),
+                        spans.rootSpansByComponent(),
+                        unmetered.isEmpty()
+                                ? ""
                                 : "; components without metrics are not candidates: " + unmetered.keySet()));
                 return best;
             }
-            why = spans.rootSpans() == 0 ? "the trace has no root spans"
+            why = spans.rootSpans() == 0
+                    ? "the trace has no root spans"
                     : "no root span of the trace is in a component with metrics " + spans.rootSpansByComponent();
         }
         TreeSet<String> metered = new TreeSet<>(metrics.components());
         TreeSet<String> called = new TreeSet<>();
         for (ServiceEdge e : metrics.serviceEdges()) {
-            if (metered.contains(e.source()) && metered.contains(e.target()) && !e.source().equals(e.target())) {
+            if (metered.contains(e.source())
+                    && metered.contains(e.target())
+                    && !e.source().equals(e.target())) {
                 called.add(e.target());
             }
         }
@@ -621,8 +838,9 @@ public final class OnlineBoutiqueSnapshot {
             Path fallback = options.metricsDir().resolve(DEFAULT_TRACE).normalize();
             if (inFolder.size() > 1) {
                 throw new IllegalArgumentException("traceFile : not given, and " + options.metricsDir() + " has "
-                        + inFolder.size() + " span CSVs " + inFolder.stream().map(p -> p.getFileName().toString())
-                        .toList() + " (expected: the one to use named)");
+                        + inFolder.size() + " span CSVs "
+                        + inFolder.stream().map(p -> p.getFileName().toString()).toList()
+                        + " (expected: the one to use named)");
             } else if (inFolder.size() == 1) {
                 file = inFolder.get(0);
                 how = "the folder's only CSV with the span columns " + JaegerSpans.REQUIRED_COLUMNS;
@@ -638,21 +856,29 @@ public final class OnlineBoutiqueSnapshot {
             }
         }
         JaegerSpans spans = JaegerSpans.read(file);
-        notes.add(String.format(Locale.ROOT, "call mix from %s (%s; %d spans, %d traces, %d root requests); it may"
-                + " come from another day or deployment than the metrics: its proportions are assumed to hold at"
-                + " the chosen minute (our reading)", file, how, spans.spans(), spans.traces(), spans.rootSpans()));
+        notes.add(String.format(
+                Locale.ROOT,
+                "call mix from %s (%s; %d spans, %d traces, %d root requests); it may"
+                        + " come from another day or deployment than the metrics: its proportions are assumed to hold at"
+                        + " the chosen minute (our reading)",
+                file,
+                how,
+                spans.spans(),
+                spans.traces(),
+                spans.rootSpans()));
         return spans;
     }
 
-    private static int resolveMinute(Minute minute, ComponentSeries entry, OnlineBoutiqueMetrics metrics,
-            List<String> notes) {
+    private static int resolveMinute(
+            Minute minute, ComponentSeries entry, OnlineBoutiqueMetrics metrics, List<String> notes) {
         Path dir = metrics.dir();
         List<Sample> samples = entry.samples();
         if (samples.isEmpty()) {
             throw new IllegalArgumentException("entryComponent : \"" + entry.component() + "\" has no samples in " + dir
                     + " (expected: at least one row in its metric file)");
         }
-        String range = "0.." + (samples.size() - 1) + " or Unix seconds " + samples.get(0).unixSeconds() + ".."
+        String range = "0.." + (samples.size() - 1) + " or Unix seconds "
+                + samples.get(0).unixSeconds() + ".."
                 + samples.get(samples.size() - 1).unixSeconds() + ", the samples of " + entry.component()
                 + " in " + dir;
         int index;
@@ -680,25 +906,39 @@ public final class OnlineBoutiqueSnapshot {
                 why = "chosen by index";
             }
             case Minute.UnixSeconds u -> {
-                index = entry.indexNear(u.unixSeconds()).orElseThrow(() -> new IllegalArgumentException(
-                        "minute : " + u.unixSeconds() + " Unix seconds is not within "
-                                + halfPeriod(metrics) + " s of a sample (expected: " + range
-                                + ")"));
+                index = entry.indexNear(u.unixSeconds())
+                        .orElseThrow(() -> new IllegalArgumentException(
+                                "minute : " + u.unixSeconds() + " Unix seconds is not within "
+                                        + halfPeriod(metrics) + " s of a sample (expected: " + range
+                                        + ")"));
                 why = "the sample nearest " + u.unixSeconds();
             }
         }
         Sample s = samples.get(index);
-        notes.add(String.format(Locale.ROOT, "minute: sample %d of %d of %s, at %d (%s), %s (λ = %s requests/s);"
+        notes.add(String.format(
+                Locale.ROOT,
+                "minute: sample %d of %d of %s, at %d (%s), %s (λ = %s requests/s);"
                         + " other components take their sample within %s s of it; window %d s (the sampling period,"
-                        + " not HEART's 30 s round)", index, samples.size(), entry.component(), s.unixSeconds(),
-                Instant.ofEpochSecond(s.unixSeconds()), why,
+                        + " not HEART's 30 s round)",
+                index,
+                samples.size(),
+                entry.component(),
+                s.unixSeconds(),
+                Instant.ofEpochSecond(s.unixSeconds()),
+                why,
                 s.requestsPerSecond() == null ? "no data" : fmt(s.requestsPerSecond()),
-                halfPeriod(metrics), metrics.samplePeriodSeconds()));
+                halfPeriod(metrics),
+                metrics.samplePeriodSeconds()));
         return index;
     }
 
-    private static List<Call> calls(OnlineBoutiqueMetrics metrics, JaegerSpans spans, Map<String, Double> lambda,
-            String entry, List<Node> nodes, List<String> notes) {
+    private static List<Call> calls(
+            OnlineBoutiqueMetrics metrics,
+            JaegerSpans spans,
+            Map<String, Double> lambda,
+            String entry,
+            List<Node> nodes,
+            List<String> notes) {
         TreeSet<String> metered = new TreeSet<>(metrics.components());
         // callee -> its callers, from dependency.csv
         SortedMap<String, List<String>> callers = new TreeMap<>();
@@ -735,9 +975,14 @@ public final class OnlineBoutiqueSnapshot {
             byNode.put(node.name(), entryRate / nodes.size());
         }
         calls.add(new Call(INGRESS, entry, entryRate, byNode));
-        notes.add(String.format(Locale.ROOT, "entry point %s calls %s at its λ, %s requests/s, spread equally over all"
-                + " %d nodes (an ingress gateway on every node; what sends the requests is not modelled)",
-                INGRESS, entry, fmt(entryRate), nodes.size()));
+        notes.add(String.format(
+                Locale.ROOT,
+                "entry point %s calls %s at its λ, %s requests/s, spread equally over all"
+                        + " %d nodes (an ingress gateway on every node; what sends the requests is not modelled)",
+                INGRESS,
+                entry,
+                fmt(entryRate),
+                nodes.size()));
 
         List<String> notInTrace = new ArrayList<>();
         List<String> equalSplit = new ArrayList<>();
@@ -777,8 +1022,8 @@ public final class OnlineBoutiqueSnapshot {
             notes.add("dependency.csv edges not in the trace, rate 0: " + notInTrace);
         }
         if (!equalSplit.isEmpty()) {
-            notes.add("callees none of whose edges are in the trace, λ split equally over their callers: "
-                    + equalSplit);
+            notes.add(
+                    "callees none of whose edges are in the trace, λ split equally over their callers: " + equalSplit);
         }
         if (spans != null) {
             List<String> extra = new ArrayList<>();
@@ -813,8 +1058,13 @@ public final class OnlineBoutiqueSnapshot {
         return aws;
     }
 
-    private static List<LinkDelay> delays(Options options, AwsPingLatencies pings, List<String> aws, List<Node> nodes,
-            Path latencyFile, List<String> notes) {
+    private static List<LinkDelay> delays(
+            Options options,
+            AwsPingLatencies pings,
+            List<String> aws,
+            List<Node> nodes,
+            Path latencyFile,
+            List<String> notes) {
         int n = nodes.size();
         List<LinkDelay> delays = new ArrayList<>(n * n);
         int measured = 0;
@@ -839,7 +1089,8 @@ public final class OnlineBoutiqueSnapshot {
                             rtt = pings.regionMedianRttMillis(to, from);
                         }
                         if (rtt.isEmpty()) {
-                            throw DataFileException.badFile(latencyFile,
+                            throw DataFileException.badFile(
+                                    latencyFile,
                                     "no measured pair between regions " + from + " and " + to,
                                     "pings between every pair of the regions used, " + options.regions());
                         }
@@ -852,13 +1103,24 @@ public final class OnlineBoutiqueSnapshot {
         }
         List<String> mapping = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
-            mapping.add(nodes.get(i).name() + "=" + aws.get(i) + " (" + pings.regionByNode().get(aws.get(i)) + ")");
+            mapping.add(nodes.get(i).name() + "=" + aws.get(i) + " ("
+                    + pings.regionByNode().get(aws.get(i)) + ")");
         }
-        notes.add(String.format(Locale.ROOT, "nodes mapped to AWS EC2 nodes of %s: %s; regions named as in"
-                + " topology-dense-52.json %s", latencyFile, mapping, AWS_REGION_NAMES));
-        notes.add(String.format(Locale.ROOT, "one-way delay = median RTT of %d B pings / 2; %d of %d ordered node pairs"
+        notes.add(String.format(
+                Locale.ROOT,
+                "nodes mapped to AWS EC2 nodes of %s: %s; regions named as in" + " topology-dense-52.json %s",
+                latencyFile,
+                mapping,
+                AWS_REGION_NAMES));
+        notes.add(String.format(
+                Locale.ROOT,
+                "one-way delay = median RTT of %d B pings / 2; %d of %d ordered node pairs"
                         + " were pinged (either direction), %d were not and take their region pair's median RTT / 2;"
-                        + " same node %s ms (our choice)", pings.payloadBytes(), measured, n * (n - 1), byRegion,
+                        + " same node %s ms (our choice)",
+                pings.payloadBytes(),
+                measured,
+                n * (n - 1),
+                byRegion,
                 fmt(options.sameNodeDelayMillis())));
         return delays;
     }
@@ -869,6 +1131,9 @@ public final class OnlineBoutiqueSnapshot {
 
     /** At most 4 significant digits, no trailing zeros: 10.2, 0.9, 4, 0.05. */
     private static String fmt(double value) {
-        return BigDecimal.valueOf(value).round(new MathContext(4)).stripTrailingZeros().toPlainString();
+        return BigDecimal.valueOf(value)
+                .round(new MathContext(4))
+                .stripTrailingZeros()
+                .toPlainString();
     }
 }

@@ -4,6 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
+import dev.tailor.datasets.DataFileException;
+import dev.tailor.datasets.snapshot.OnlineBoutiqueSnapshot.Minute;
+import dev.tailor.datasets.snapshot.OnlineBoutiqueSnapshot.Options;
+import dev.tailor.datasets.snapshot.OnlineBoutiqueSnapshot.Result;
 import dev.tailor.heart.AtpmState;
 import dev.tailor.heart.Call;
 import dev.tailor.heart.Heart;
@@ -11,10 +15,6 @@ import dev.tailor.heart.HeartConfig;
 import dev.tailor.heart.Replica;
 import dev.tailor.heart.Snapshot;
 import dev.tailor.heart.SnapshotValidator;
-import dev.tailor.datasets.DataFileException;
-import dev.tailor.datasets.snapshot.OnlineBoutiqueSnapshot.Minute;
-import dev.tailor.datasets.snapshot.OnlineBoutiqueSnapshot.Options;
-import dev.tailor.datasets.snapshot.OnlineBoutiqueSnapshot.Result;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
@@ -41,9 +41,11 @@ class OnlineBoutiqueSnapshotSyntheticTest {
 
     private static void metricFile(Path dir, String pod, String cpuMillicores, String requestsPerSecond)
             throws IOException {
-        Files.writeString(dir.resolve(pod + "_metric.csv"), "TimeStamp,PodName,CpuUsage(m),PodWorkload(Ops)\n"
-                + "1000," + pod + ",1,1\n"
-                + "1060," + pod + "," + cpuMillicores + "," + requestsPerSecond + "\n");
+        Files.writeString(
+                dir.resolve(pod + "_metric.csv"),
+                "TimeStamp,PodName,CpuUsage(m),PodWorkload(Ops)\n"
+                        + "1000," + pod + ",1,1\n"
+                        + "1060," + pod + "," + cpuMillicores + "," + requestsPerSecond + "\n");
     }
 
     @BeforeEach
@@ -54,29 +56,40 @@ class OnlineBoutiqueSnapshotSyntheticTest {
         metricFile(metrics, "cart-1-a", "NaN", "2");
         metricFile(metrics, "pay-1-a", "3", "NaN");
         metricFile(metrics, "idle-1-a", "1", "0");
-        Files.writeString(metrics.resolve("dependency.csv"), "Source,Target,Weight\n"
-                + "front,cat,1\ncart,cat,1\nfront,cart,1\nfront,pay,1\nfront,idle,1\nfront,db,1\ncat,front,1\n"
-                + "front,10.0.0.1,1\n");
+        Files.writeString(
+                metrics.resolve("dependency.csv"),
+                "Source,Target,Weight\n"
+                        + "front,cat,1\ncart,cat,1\nfront,cart,1\nfront,pay,1\nfront,idle,1\nfront,db,1\ncat,front,1\n"
+                        + "front,10.0.0.1,1\n");
         pings = tmp.resolve("pings.csv.gz");
         try (OutputStream out = new GZIPOutputStream(Files.newOutputStream(pings))) {
             out.write(("source,dest,size,time,source_region,dest_region\n"
-                    + "e-1,e-2,64,0.2,EU,EU\ne-1,e-2,64,0.4,EU,EU\ne-2,e-3,64,0.5,EU,EU\n"
-                    + "e-1,u-1,64,90,EU,US\na-1,a-2,64,0.3,AP,AP\n").getBytes(StandardCharsets.UTF_8));
+                            + "e-1,e-2,64,0.2,EU,EU\ne-1,e-2,64,0.4,EU,EU\ne-2,e-3,64,0.5,EU,EU\n"
+                            + "e-1,u-1,64,90,EU,US\na-1,a-2,64,0.3,AP,AP\n")
+                    .getBytes(StandardCharsets.UTF_8));
         }
     }
 
     private Options options() {
-        return Options.defaults(metrics).withLatencyFile(pings).withEntryComponent("front").withNodes(3)
-                .withReplicasPerComponent(2).withMinute(Minute.index(1));
+        return Options.defaults(metrics)
+                .withLatencyFile(pings)
+                .withEntryComponent("front")
+                .withNodes(3)
+                .withReplicasPerComponent(2)
+                .withMinute(Minute.index(1));
     }
 
     private static List<Replica> replicasOf(Snapshot s, String component) {
-        return s.replicas().stream().filter(r -> r.component().equals(component)).toList();
+        return s.replicas().stream()
+                .filter(r -> r.component().equals(component))
+                .toList();
     }
 
     private static double rate(Snapshot s, String caller, String callee) {
-        return s.calls().stream().filter(c -> c.caller().equals(caller) && c.callee().equals(callee))
-                .mapToDouble(Call::requestsPerSecond).findFirst()
+        return s.calls().stream()
+                .filter(c -> c.caller().equals(caller) && c.callee().equals(callee))
+                .mapToDouble(Call::requestsPerSecond)
+                .findFirst()
                 .orElseThrow(() -> new AssertionError("no call " + caller + " -> " + callee));
     }
 
@@ -120,8 +133,9 @@ class OnlineBoutiqueSnapshotSyntheticTest {
         Result result = OnlineBoutiqueSnapshot.build(options());
         Snapshot s = result.snapshot();
 
-        assertThat(s.calls()).extracting(c -> c.caller() + ">" + c.callee()).containsExactly(
-                "ingress>front", "cart>cat", "front>cart", "front>cat", "front>idle", "front>pay");
+        assertThat(s.calls())
+                .extracting(c -> c.caller() + ">" + c.callee())
+                .containsExactly("ingress>front", "cart>cat", "front>cart", "front>cat", "front>idle", "front>pay");
         assertThat(rate(s, "ingress", "front")).isEqualTo(6);
         assertThat(rate(s, "front", "cat")).isEqualTo(2);
         assertThat(rate(s, "cart", "cat")).isEqualTo(2);
@@ -136,11 +150,13 @@ class OnlineBoutiqueSnapshotSyntheticTest {
     @Test
     void build_traceFile_splitsByCountsAndEqualWhereNoneOfACalleesEdgesAppear() throws IOException {
         Path trace = tmp.resolve("trace.csv");
-        Files.writeString(trace, "TraceID,SpanID,ParentID,PodName\n"
-                + "t,1,root,front-9-z\nt,2,1,front-9-z\n"
-                + "t,3,2,cat-9-z\nt,4,2,cat-9-z\nt,5,2,cat-9-z\n"   // front -> cat: 3
-                + "t,6,2,cart-9-z\nt,7,6,cat-9-z\n"                 // front -> cart: 1, cart -> cat: 1
-                + "t,8,3,pay-9-z\n");                                // cat -> pay: not in dependency.csv
+        Files.writeString(
+                trace,
+                "TraceID,SpanID,ParentID,PodName\n"
+                        + "t,1,root,front-9-z\nt,2,1,front-9-z\n"
+                        + "t,3,2,cat-9-z\nt,4,2,cat-9-z\nt,5,2,cat-9-z\n" // front -> cat: 3
+                        + "t,6,2,cart-9-z\nt,7,6,cat-9-z\n" // front -> cart: 1, cart -> cat: 1
+                        + "t,8,3,pay-9-z\n"); // cat -> pay: not in dependency.csv
         Result result = OnlineBoutiqueSnapshot.build(options().withTraceFile(trace));
         Snapshot s = result.snapshot();
 
@@ -148,10 +164,11 @@ class OnlineBoutiqueSnapshotSyntheticTest {
         assertThat(rate(s, "front", "cat")).isCloseTo(3, within(1e-12));
         assertThat(rate(s, "cart", "cat")).isCloseTo(1, within(1e-12));
         assertThat(rate(s, "front", "cart")).isCloseTo(2, within(1e-12));
-        assertThat(result.notes()).anyMatch(n -> n.contains("none of whose edges are in the trace")
-                && n.contains("idle") && n.contains("pay"));
-        assertThat(result.notes()).anyMatch(n -> n.contains("trace edges not among the calls")
-                && n.contains("cat -> pay (1)"));
+        assertThat(result.notes())
+                .anyMatch(n ->
+                        n.contains("none of whose edges are in the trace") && n.contains("idle") && n.contains("pay"));
+        assertThat(result.notes())
+                .anyMatch(n -> n.contains("trace edges not among the calls") && n.contains("cat -> pay (1)"));
     }
 
     @Test
@@ -160,19 +177,28 @@ class OnlineBoutiqueSnapshotSyntheticTest {
         Snapshot s = result.snapshot();
 
         assertThat(s.delays()).hasSize(9);
-        assertThat(s.delays()).filteredOn(d -> d.from().equals(d.to()))
+        assertThat(s.delays())
+                .filteredOn(d -> d.from().equals(d.to()))
                 .allSatisfy(d -> assertThat(d.millis()).isEqualTo(0.01));
         // w1 = e-1, w2 = e-2, w3 = e-3. e-1 -> e-2 median 0.3; e-2 -> e-3 0.5; e-1 / e-3 never: EU median 0.4.
-        assertThat(s.delays()).filteredOn(d -> d.from().equals("w1") && d.to().equals("w2"))
-                .singleElement().satisfies(d -> assertThat(d.millis()).isCloseTo(0.15, within(1e-12)));
-        assertThat(s.delays()).filteredOn(d -> d.from().equals("w2") && d.to().equals("w1"))
-                .singleElement().satisfies(d -> assertThat(d.millis()).isCloseTo(0.15, within(1e-12)));
-        assertThat(s.delays()).filteredOn(d -> d.from().equals("w3") && d.to().equals("w2"))
-                .singleElement().satisfies(d -> assertThat(d.millis()).isCloseTo(0.25, within(1e-12)));
-        assertThat(s.delays()).filteredOn(d -> d.from().equals("w1") && d.to().equals("w3"))
-                .singleElement().satisfies(d -> assertThat(d.millis()).isCloseTo(0.2, within(1e-12)));
-        assertThat(result.notes()).anyMatch(n -> n.contains("4 of 6 ordered node pairs were pinged")
-                && n.contains("2 were not"));
+        assertThat(s.delays())
+                .filteredOn(d -> d.from().equals("w1") && d.to().equals("w2"))
+                .singleElement()
+                .satisfies(d -> assertThat(d.millis()).isCloseTo(0.15, within(1e-12)));
+        assertThat(s.delays())
+                .filteredOn(d -> d.from().equals("w2") && d.to().equals("w1"))
+                .singleElement()
+                .satisfies(d -> assertThat(d.millis()).isCloseTo(0.15, within(1e-12)));
+        assertThat(s.delays())
+                .filteredOn(d -> d.from().equals("w3") && d.to().equals("w2"))
+                .singleElement()
+                .satisfies(d -> assertThat(d.millis()).isCloseTo(0.25, within(1e-12)));
+        assertThat(s.delays())
+                .filteredOn(d -> d.from().equals("w1") && d.to().equals("w3"))
+                .singleElement()
+                .satisfies(d -> assertThat(d.millis()).isCloseTo(0.2, within(1e-12)));
+        assertThat(result.notes())
+                .anyMatch(n -> n.contains("4 of 6 ordered node pairs were pinged") && n.contains("2 were not"));
     }
 
     @Test
@@ -214,7 +240,8 @@ class OnlineBoutiqueSnapshotSyntheticTest {
 
     @Test
     void build_busiestMinuteWithoutAnyEntryWorkload_saysSo() throws IOException {
-        Files.writeString(metrics.resolve("front-1-a_metric.csv"),
+        Files.writeString(
+                metrics.resolve("front-1-a_metric.csv"),
                 "TimeStamp,PodName,CpuUsage(m),PodWorkload(Ops)\n1000,front-1-a,1,NaN\n");
 
         assertThatThrownBy(() -> OnlineBoutiqueSnapshot.build(options().withMinute(Minute.BUSIEST)))
@@ -228,29 +255,37 @@ class OnlineBoutiqueSnapshotSyntheticTest {
     @Test
     void build_noEntryGiven_takesTheMeteredComponentWithTheMostRootSpans() throws IOException {
         // Found in the folder by its columns, whatever its name; lb has the most roots but no metrics.
-        Files.writeString(metrics.resolve("spans-of-tuesday.csv"), "TraceID,SpanID,ParentID,PodName,Duration\n"
-                + "t1,1,root,front-9-z,5\nt1,2,1,cat-9-z,1\nt2,1,,front-9-z,5\nt3,1,root,cat-9-z,1\n"
-                + "t4,1,root,lb-9-z,1\nt5,1,root,lb-9-z,1\nt6,1,root,lb-9-z,1\n");
+        Files.writeString(
+                metrics.resolve("spans-of-tuesday.csv"),
+                "TraceID,SpanID,ParentID,PodName,Duration\n"
+                        + "t1,1,root,front-9-z,5\nt1,2,1,cat-9-z,1\nt2,1,,front-9-z,5\nt3,1,root,cat-9-z,1\n"
+                        + "t4,1,root,lb-9-z,1\nt5,1,root,lb-9-z,1\nt6,1,root,lb-9-z,1\n");
         Files.writeString(metrics.resolve("front_service.csv"), "TimeStamp,ServiceName,LatencyP50(s)\n1000,F,0.1\n");
         Result result = OnlineBoutiqueSnapshot.build(options().withEntryComponent(null));
 
         assertThat(result.entryComponent()).isEqualTo("front");
         assertThat(result.snapshot().calls().get(0).callee()).isEqualTo("front");
-        assertThat(result.notes()).anyMatch(n -> n.contains("call mix from " + metrics.resolve("spans-of-tuesday.csv"))
-                && n.contains("the folder's only CSV with the span columns"));
-        assertThat(result.notes()).anyMatch(n -> n.startsWith("entry component front, found from the trace")
-                && n.contains("2 of its 6 root spans") && n.contains("not candidates: [lb]"));
+        assertThat(result.notes())
+                .anyMatch(n -> n.contains("call mix from " + metrics.resolve("spans-of-tuesday.csv"))
+                        && n.contains("the folder's only CSV with the span columns"));
+        assertThat(result.notes())
+                .anyMatch(n -> n.startsWith("entry component front, found from the trace")
+                        && n.contains("2 of its 6 root spans")
+                        && n.contains("not candidates: [lb]"));
     }
 
     @Test
     void build_noEntryNoTrace_takesTheOnlyComponentNoOtherOneCalls() throws IOException {
-        Files.writeString(metrics.resolve("dependency.csv"), "Source,Target,Weight\n"
-                + "front,cat,1\ncart,cat,1\nfront,cart,1\nfront,pay,1\nfront,idle,1\nlb,front,1\nfront,front,1\n");
+        Files.writeString(
+                metrics.resolve("dependency.csv"),
+                "Source,Target,Weight\n"
+                        + "front,cat,1\ncart,cat,1\nfront,cart,1\nfront,pay,1\nfront,idle,1\nlb,front,1\nfront,front,1\n");
         Result result = OnlineBoutiqueSnapshot.build(options().withEntryComponent(null));
 
         assertThat(result.entryComponent()).isEqualTo("front");
-        assertThat(result.notes()).anyMatch(n -> n.startsWith("entry component front, found from dependency.csv")
-                && n.contains("no trace"));
+        assertThat(result.notes())
+                .anyMatch(n ->
+                        n.startsWith("entry component front, found from dependency.csv") && n.contains("no trace"));
     }
 
     @Test
@@ -273,30 +308,35 @@ class OnlineBoutiqueSnapshotSyntheticTest {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("traceFile : not given, and " + metrics + " has 2 span CSVs [a.csv, b.csv]");
         // Naming one settles it.
-        assertThat(OnlineBoutiqueSnapshot.build(options().withTraceFile(metrics.resolve("b.csv"))).notes())
+        assertThat(OnlineBoutiqueSnapshot.build(options().withTraceFile(metrics.resolve("b.csv")))
+                        .notes())
                 .anyMatch(n -> n.contains("call mix from " + metrics.resolve("b.csv") + " (as given"));
     }
 
     @Test
     void build_thirtySecondSamples_windowAndMatchingFollowTheData() throws IOException {
         Path fast = Files.createDirectories(tmp.resolve("fast"));
-        Files.writeString(fast.resolve("front-1-a_metric.csv"), "TimeStamp,PodName,CpuUsage(m),PodWorkload(Ops)\n"
-                + "1000,front-1-a,10,5\n1030,front-1-a,20,10\n1060,front-1-a,10,5\n");
+        Files.writeString(
+                fast.resolve("front-1-a_metric.csv"),
+                "TimeStamp,PodName,CpuUsage(m),PodWorkload(Ops)\n"
+                        + "1000,front-1-a,10,5\n1030,front-1-a,20,10\n1060,front-1-a,10,5\n");
         // 14 s off is the same sample (within 15 s), 16 s off is not.
-        Files.writeString(fast.resolve("near-1-a_metric.csv"), "TimeStamp,PodName,CpuUsage(m),PodWorkload(Ops)\n"
-                + "1016,near-1-a,4,2\n1046,near-1-a,6,3\n");
-        Files.writeString(fast.resolve("far-1-a_metric.csv"), "TimeStamp,PodName,CpuUsage(m),PodWorkload(Ops)\n"
-                + "1046,far-1-a,4,2\n1076,far-1-a,6,3\n");
+        Files.writeString(
+                fast.resolve("near-1-a_metric.csv"),
+                "TimeStamp,PodName,CpuUsage(m),PodWorkload(Ops)\n" + "1016,near-1-a,4,2\n1046,near-1-a,6,3\n");
+        Files.writeString(
+                fast.resolve("far-1-a_metric.csv"),
+                "TimeStamp,PodName,CpuUsage(m),PodWorkload(Ops)\n" + "1046,far-1-a,4,2\n1076,far-1-a,6,3\n");
         Files.writeString(fast.resolve("dependency.csv"), "Source,Target,Weight\nfront,near,1\nfront,far,1\n");
-        Result result = OnlineBoutiqueSnapshot.build(Options.defaults(fast).withLatencyFile(pings).withNodes(2)
-                .withReplicasPerComponent(1));
+        Result result = OnlineBoutiqueSnapshot.build(
+                Options.defaults(fast).withLatencyFile(pings).withNodes(2).withReplicasPerComponent(1));
 
         assertThat(result.snapshot().windowSeconds()).isEqualTo(30.0);
         assertThat(rate(result.snapshot(), "ingress", "front")).isEqualTo(10); // busiest, at 1030
-        assertThat(rate(result.snapshot(), "front", "near")).isEqualTo(2);     // its 1016 sample
-        assertThat(rate(result.snapshot(), "front", "far")).isZero();          // 1046 is 16 s away
+        assertThat(rate(result.snapshot(), "front", "near")).isEqualTo(2); // its 1016 sample
+        assertThat(rate(result.snapshot(), "front", "far")).isZero(); // 1046 is 16 s away
         assertThat(result.notes()).anyMatch(n -> n.startsWith("sampling period 30 s") && n.contains("within 15 s"));
-        assertThat(result.notes()).anyMatch(n -> n.contains("no request rate") && n.contains("far (no sample within"
-                + " 15 s)"));
+        assertThat(result.notes())
+                .anyMatch(n -> n.contains("no request rate") && n.contains("far (no sample within" + " 15 s)"));
     }
 }

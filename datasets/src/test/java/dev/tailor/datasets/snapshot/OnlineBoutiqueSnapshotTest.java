@@ -4,6 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
+import dev.tailor.datasets.AwsPingLatencies;
+import dev.tailor.datasets.JaegerSpans;
+import dev.tailor.datasets.OnlineBoutiqueMetrics;
+import dev.tailor.datasets.snapshot.OnlineBoutiqueSnapshot.Minute;
+import dev.tailor.datasets.snapshot.OnlineBoutiqueSnapshot.Options;
+import dev.tailor.datasets.snapshot.OnlineBoutiqueSnapshot.Result;
 import dev.tailor.heart.AtpmState;
 import dev.tailor.heart.Call;
 import dev.tailor.heart.Heart;
@@ -14,12 +20,6 @@ import dev.tailor.heart.Plan;
 import dev.tailor.heart.Replica;
 import dev.tailor.heart.Snapshot;
 import dev.tailor.heart.SnapshotValidator;
-import dev.tailor.datasets.AwsPingLatencies;
-import dev.tailor.datasets.JaegerSpans;
-import dev.tailor.datasets.OnlineBoutiqueMetrics;
-import dev.tailor.datasets.snapshot.OnlineBoutiqueSnapshot.Minute;
-import dev.tailor.datasets.snapshot.OnlineBoutiqueSnapshot.Options;
-import dev.tailor.datasets.snapshot.OnlineBoutiqueSnapshot.Result;
 import dev.tailor.testkit.SharedData;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -51,25 +51,33 @@ class OnlineBoutiqueSnapshotTest {
     private static Map<String, Double> lambdaAt(long unixSeconds) throws IOException {
         OnlineBoutiqueMetrics metrics = OnlineBoutiqueMetrics.read(SharedData.require(NORMAL_DAY));
         Map<String, Double> lambda = new HashMap<>();
-        metrics.series().forEach((c, s) -> lambda.put(c, s.sampleNear(unixSeconds).orElseThrow().requestsPerSecond()));
+        metrics.series()
+                .forEach((c, s) ->
+                        lambda.put(c, s.sampleNear(unixSeconds).orElseThrow().requestsPerSecond()));
         return lambda;
     }
 
     private static Call call(Snapshot s, String caller, String callee) {
-        return s.calls().stream().filter(c -> c.caller().equals(caller) && c.callee().equals(callee))
-                .findFirst().orElseThrow(() -> new AssertionError("no call " + caller + " -> " + callee));
+        return s.calls().stream()
+                .filter(c -> c.caller().equals(caller) && c.callee().equals(callee))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("no call " + caller + " -> " + callee));
     }
 
     private static double delay(Snapshot s, String from, String to) {
-        return s.delays().stream().filter(d -> d.from().equals(from) && d.to().equals(to))
-                .findFirst().orElseThrow().millis();
+        return s.delays().stream()
+                .filter(d -> d.from().equals(from) && d.to().equals(to))
+                .findFirst()
+                .orElseThrow()
+                .millis();
     }
 
     // --- the real data, 3 replicas on 5 nodes ---
 
     @Test
     void build_threeReplicasFiveNodes_isValidAndHeartPlansIt() throws IOException {
-        Result result = OnlineBoutiqueSnapshot.build(realOptions().withReplicasPerComponent(3).withNodes(5));
+        Result result = OnlineBoutiqueSnapshot.build(
+                realOptions().withReplicasPerComponent(3).withNodes(5));
 
         assertThat(SnapshotValidator.validate(result.snapshot())).isEmpty();
         Plan plan = new Heart(HeartConfig.DEFAULTS).plan(result.snapshot(), AtpmState.EMPTY);
@@ -83,12 +91,19 @@ class OnlineBoutiqueSnapshotTest {
 
         assertThat(s.replicas()).hasSize(30);
         assertThat(s.nodes()).extracting(Node::name).containsExactly("w1", "w2", "w3", "w4", "w5");
-        List<String> components = s.replicas().stream().map(Replica::component).distinct().sorted().toList();
+        List<String> components = s.replicas().stream()
+                .map(Replica::component)
+                .distinct()
+                .sorted()
+                .toList();
         assertThat(components).hasSize(10);
         for (int c = 0; c < components.size(); c++) {
             String component = components.get(c);
-            List<Replica> own = s.replicas().stream().filter(r -> r.component().equals(component)).toList();
-            assertThat(own).extracting(Replica::pod)
+            List<Replica> own = s.replicas().stream()
+                    .filter(r -> r.component().equals(component))
+                    .toList();
+            assertThat(own)
+                    .extracting(Replica::pod)
                     .containsExactly(component + "-1", component + "-2", component + "-3");
             for (int k = 0; k < own.size(); k++) {
                 assertThat(own.get(k).node()).as(own.get(k).pod()).isEqualTo("w" + ((c + k) % 5 + 1));
@@ -98,9 +113,13 @@ class OnlineBoutiqueSnapshotTest {
             assertThat(r.ready()).isTrue();
             assertThat(r.cpuLimitCores()).isNull();
         });
-        assertThat(s.replicas().stream().filter(r -> r.component().equals("adservice")).map(Replica::node))
+        assertThat(s.replicas().stream()
+                        .filter(r -> r.component().equals("adservice"))
+                        .map(Replica::node))
                 .containsExactly("w1", "w2", "w3");
-        assertThat(s.replicas().stream().filter(r -> r.component().equals("shippingservice")).map(Replica::node))
+        assertThat(s.replicas().stream()
+                        .filter(r -> r.component().equals("shippingservice"))
+                        .map(Replica::node))
                 .containsExactly("w5", "w1", "w2");
     }
 
@@ -108,8 +127,10 @@ class OnlineBoutiqueSnapshotTest {
     void build_defaultMinute_isTheFrontendsBusiestSample() throws IOException {
         Result result = OnlineBoutiqueSnapshot.build(realOptions());
 
-        double frontend = result.snapshot().replicas().stream().filter(r -> r.component().equals("frontend"))
-                .mapToDouble(Replica::requestsPerSecond).sum();
+        double frontend = result.snapshot().replicas().stream()
+                .filter(r -> r.component().equals("frontend"))
+                .mapToDouble(Replica::requestsPerSecond)
+                .sum();
         assertThat(frontend).isCloseTo(10.2, within(1e-9));
         assertThat(result.notes()).anyMatch(n -> n.contains("sample 821 of 1325") && n.contains("busiest"));
         assertThat(result.snapshot().windowSeconds()).isEqualTo(60.0);
@@ -122,7 +143,9 @@ class OnlineBoutiqueSnapshotTest {
         // frontend at the busiest minute: 7.682837604959563 m for 10.2 requests/s (frontend_metric.csv line 823).
         double base = 7.682837604959563 / 1000 / 10.2;
         Map<String, Double> speed = Map.of("w1", 1.0, "w2", 0.9, "w3", 0.7, "w4", 0.5, "w5", 0.4);
-        List<Replica> frontend = s.replicas().stream().filter(r -> r.component().equals("frontend")).toList();
+        List<Replica> frontend = s.replicas().stream()
+                .filter(r -> r.component().equals("frontend"))
+                .toList();
         assertThat(frontend).extracting(Replica::node).containsExactly("w1", "w2", "w3");
         for (Replica r : frontend) {
             assertThat(r.requestsPerSecond()).isCloseTo(3.4, within(1e-9));
@@ -159,11 +182,12 @@ class OnlineBoutiqueSnapshotTest {
     void build_edgeMissingFromTrace_getsRateZeroAndANote() throws IOException {
         Result result = OnlineBoutiqueSnapshot.build(realOptions());
 
-        assertThat(call(result.snapshot(), "checkoutservice", "currencyservice").requestsPerSecond()).isZero();
+        assertThat(call(result.snapshot(), "checkoutservice", "currencyservice").requestsPerSecond())
+                .isZero();
         assertThat(call(result.snapshot(), "frontend", "currencyservice").requestsPerSecond())
                 .isCloseTo(lambdaAt(BUSIEST_UNIX_SECONDS).get("currencyservice"), within(1e-9));
-        assertThat(result.notes()).anyMatch(n -> n.contains("not in the trace")
-                && n.contains("checkoutservice -> currencyservice"));
+        assertThat(result.notes())
+                .anyMatch(n -> n.contains("not in the trace") && n.contains("checkoutservice -> currencyservice"));
     }
 
     @Test
@@ -185,8 +209,10 @@ class OnlineBoutiqueSnapshotTest {
         assertThat(ingress.callee()).isEqualTo("frontend");
         assertThat(ingress.requestsPerSecond()).isCloseTo(10.2, within(1e-9));
         assertThat(ingress.byCallerNode()).containsOnlyKeys("w1", "w2", "w3", "w4", "w5");
-        assertThat(ingress.byCallerNode().values()).allSatisfy(v -> assertThat(v).isCloseTo(2.04, within(1e-9)));
-        assertThat(s.calls().subList(1, s.calls().size())).allSatisfy(c -> assertThat(c.byCallerNode()).isNull());
+        assertThat(ingress.byCallerNode().values())
+                .allSatisfy(v -> assertThat(v).isCloseTo(2.04, within(1e-9)));
+        assertThat(s.calls().subList(1, s.calls().size()))
+                .allSatisfy(c -> assertThat(c.byCallerNode()).isNull());
     }
 
     @Test
@@ -194,14 +220,22 @@ class OnlineBoutiqueSnapshotTest {
         Result result = OnlineBoutiqueSnapshot.build(realOptions());
         Snapshot s = result.snapshot();
 
-        assertThat(s.nodes()).extracting(Node::locality).containsExactly("eu-central-1/eu-central-1a/w1",
-                "eu-central-1/eu-central-1a/w2", "eu-central-1/eu-central-1a/w3", "eu-central-1/eu-central-1a/w4",
-                "eu-central-1/eu-central-1a/w5");
+        assertThat(s.nodes())
+                .extracting(Node::locality)
+                .containsExactly(
+                        "eu-central-1/eu-central-1a/w1",
+                        "eu-central-1/eu-central-1a/w2",
+                        "eu-central-1/eu-central-1a/w3",
+                        "eu-central-1/eu-central-1a/w4",
+                        "eu-central-1/eu-central-1a/w5");
         assertThat(s.delays()).hasSize(25);
-        assertThat(s.delays().stream().map(d -> d.from() + ">" + d.to()).distinct()).hasSize(25);
-        assertThat(s.delays()).filteredOn(d -> d.from().equals(d.to()))
+        assertThat(s.delays().stream().map(d -> d.from() + ">" + d.to()).distinct())
+                .hasSize(25);
+        assertThat(s.delays())
+                .filteredOn(d -> d.from().equals(d.to()))
                 .allSatisfy(d -> assertThat(d.millis()).isEqualTo(0.05));
-        assertThat(s.delays()).filteredOn(d -> !d.from().equals(d.to()))
+        assertThat(s.delays())
+                .filteredOn(d -> !d.from().equals(d.to()))
                 .allSatisfy(d -> assertThat(d.millis()).isBetween(0.05, 0.5));
     }
 
@@ -217,8 +251,8 @@ class OnlineBoutiqueSnapshotTest {
                 .isCloseTo(pings.medianRttMillis("node-3", "node-0").getAsDouble() / 2, within(1e-12));
         assertThat(delay(result.snapshot(), "w1", "w3"))
                 .isCloseTo(pings.regionMedianRttMillis("EU", "EU").getAsDouble() / 2, within(1e-12));
-        assertThat(result.notes()).anyMatch(n -> n.contains("8 of 20 ordered node pairs were pinged")
-                && n.contains("12 were not"));
+        assertThat(result.notes())
+                .anyMatch(n -> n.contains("8 of 20 ordered node pairs were pinged") && n.contains("12 were not"));
     }
 
     @Test
@@ -227,9 +261,14 @@ class OnlineBoutiqueSnapshotTest {
         Snapshot s = result.snapshot();
 
         assertThat(SnapshotValidator.validate(s)).isEmpty();
-        assertThat(s.nodes()).extracting(Node::locality).containsExactly("eu-central-1/eu-central-1a/w1",
-                "eu-central-1/eu-central-1a/w2", "eu-central-1/eu-central-1a/w3", "us-east-1/us-east-1a/w4",
-                "us-east-1/us-east-1a/w5");
+        assertThat(s.nodes())
+                .extracting(Node::locality)
+                .containsExactly(
+                        "eu-central-1/eu-central-1a/w1",
+                        "eu-central-1/eu-central-1a/w2",
+                        "eu-central-1/eu-central-1a/w3",
+                        "us-east-1/us-east-1a/w4",
+                        "us-east-1/us-east-1a/w5");
         List<String> eu = List.of("w1", "w2", "w3");
         for (LinkDelay d : s.delays()) {
             boolean cross = eu.contains(d.from()) != eu.contains(d.to());
@@ -247,8 +286,10 @@ class OnlineBoutiqueSnapshotTest {
     void build_minuteByIndex_usesThatSample() throws IOException {
         Result result = OnlineBoutiqueSnapshot.build(realOptions().withMinute(Minute.index(0)));
 
-        double frontend = result.snapshot().replicas().stream().filter(r -> r.component().equals("frontend"))
-                .mapToDouble(Replica::requestsPerSecond).sum();
+        double frontend = result.snapshot().replicas().stream()
+                .filter(r -> r.component().equals("frontend"))
+                .mapToDouble(Replica::requestsPerSecond)
+                .sum();
         assertThat(frontend).isCloseTo(7.733333333333333, within(1e-9));
         assertThat(result.notes()).anyMatch(n -> n.contains("sample 0 of 1325"));
     }
@@ -297,7 +338,8 @@ class OnlineBoutiqueSnapshotTest {
 
         assertThat(call(result.snapshot(), "frontend", "productcatalogservice").requestsPerSecond())
                 .isCloseTo(lambda / 3, within(1e-9));
-        assertThat(call(result.snapshot(), "checkoutservice", "currencyservice").requestsPerSecond()).isPositive();
+        assertThat(call(result.snapshot(), "checkoutservice", "currencyservice").requestsPerSecond())
+                .isPositive();
         assertThat(result.notes()).anyMatch(n -> n.contains("split equally"));
     }
 
@@ -306,11 +348,13 @@ class OnlineBoutiqueSnapshotTest {
         Result result = OnlineBoutiqueSnapshot.build(realOptions());
 
         assertThat(result.entryComponent()).isEqualTo("frontend");
-        assertThat(result.notes()).anyMatch(n -> n.startsWith("entry component frontend, found from the trace")
-                && n.contains("260 of its 260 root spans"));
+        assertThat(result.notes())
+                .anyMatch(n -> n.startsWith("entry component frontend, found from the trace")
+                        && n.contains("260 of its 260 root spans"));
         // No span CSV in the metrics folder: the bundled layout keeps it next to it.
-        assertThat(result.notes()).anyMatch(n -> n.contains("no span CSV in the folder; "
-                + OnlineBoutiqueSnapshot.DEFAULT_TRACE + " next to it"));
+        assertThat(result.notes())
+                .anyMatch(n -> n.contains(
+                        "no span CSV in the folder; " + OnlineBoutiqueSnapshot.DEFAULT_TRACE + " next to it"));
     }
 
     @Test
@@ -332,18 +376,24 @@ class OnlineBoutiqueSnapshotTest {
 
     @Test
     void build_cpuLimit_isSetOnEveryReplica() throws IOException {
-        Snapshot s = OnlineBoutiqueSnapshot.build(realOptions().withCpuLimitCores(0.5)).snapshot();
+        Snapshot s = OnlineBoutiqueSnapshot.build(realOptions().withCpuLimitCores(0.5))
+                .snapshot();
 
         assertThat(s.replicas()).allSatisfy(r -> assertThat(r.cpuLimitCores()).isEqualTo(0.5));
     }
 
     @Test
     void build_sevenNodes_cyclesTheFiveSpeedsAndGivesEveryNodeItsCores() throws IOException {
-        Snapshot s = OnlineBoutiqueSnapshot.build(realOptions().withNodes(7).withCpuCoresPerNode(8)).snapshot();
+        Snapshot s = OnlineBoutiqueSnapshot.build(realOptions().withNodes(7).withCpuCoresPerNode(8))
+                .snapshot();
 
-        assertThat(s.nodes()).hasSize(7).allSatisfy(n -> assertThat(n.cpuCores()).isEqualTo(8.0));
+        assertThat(s.nodes())
+                .hasSize(7)
+                .allSatisfy(n -> assertThat(n.cpuCores()).isEqualTo(8.0));
         // frontend is component 5 (by name): replicas on nodes 5, 6, 0 -> w6 (speed 1.0), w7 (0.9), w1 (1.0).
-        List<Replica> frontend = s.replicas().stream().filter(r -> r.component().equals("frontend")).toList();
+        List<Replica> frontend = s.replicas().stream()
+                .filter(r -> r.component().equals("frontend"))
+                .toList();
         assertThat(frontend).extracting(Replica::node).containsExactly("w6", "w7", "w1");
         assertThat(frontend.get(0).cpuCores()).isCloseTo(frontend.get(2).cpuCores(), within(1e-15));
         assertThat(frontend.get(1).cpuCores()).isCloseTo(frontend.get(0).cpuCores() / 0.9, within(1e-12));
@@ -360,7 +410,9 @@ class OnlineBoutiqueSnapshotTest {
         int checked = 0;
         while (m.find()) {
             String shortName = pings.regionByNode().get(m.group(1));
-            assertThat(OnlineBoutiqueSnapshot.AWS_REGION_NAMES.get(shortName)).as(m.group(1)).isEqualTo(m.group(2));
+            assertThat(OnlineBoutiqueSnapshot.AWS_REGION_NAMES.get(shortName))
+                    .as(m.group(1))
+                    .isEqualTo(m.group(2));
             checked++;
         }
         assertThat(checked).isEqualTo(52);

@@ -3,6 +3,8 @@ package dev.tailor.datasets.snapshot;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import dev.tailor.datasets.snapshot.OnlineBoutiqueSnapshot.Options;
+import dev.tailor.datasets.snapshot.OnlineBoutiqueSnapshot.Result;
 import dev.tailor.heart.AtpmState;
 import dev.tailor.heart.Call;
 import dev.tailor.heart.Heart;
@@ -10,8 +12,6 @@ import dev.tailor.heart.HeartConfig;
 import dev.tailor.heart.Replica;
 import dev.tailor.heart.Snapshot;
 import dev.tailor.heart.SnapshotValidator;
-import dev.tailor.datasets.snapshot.OnlineBoutiqueSnapshot.Options;
-import dev.tailor.datasets.snapshot.OnlineBoutiqueSnapshot.Result;
 import dev.tailor.testkit.RenamedApp;
 import dev.tailor.testkit.SharedData;
 import java.io.IOException;
@@ -63,8 +63,9 @@ class RenamedAppSnapshotTest {
 
         assertThat(SnapshotValidator.validate(renamed.snapshot())).isEmpty();
         assertThat(renamed.entryComponent()).isEqualTo(RenamedApp.ENTRY);
-        assertThat(renamed.notes()).anyMatch(n -> n.startsWith("entry component web-gateway, found from the trace")
-                && n.contains("260 of its 260 root spans"));
+        assertThat(renamed.notes())
+                .anyMatch(n -> n.startsWith("entry component web-gateway, found from the trace")
+                        && n.contains("260 of its 260 root spans"));
         assertThat(renamed.notes()).anyMatch(n -> n.contains("call mix from " + app.resolve(RenamedApp.SPANS)));
         assertThat(renamed.notes()).anyMatch(n -> n.contains("sample 821 of 1325 of web-gateway"));
         assertThat(renamed.notes()).noneMatch(n -> n.contains("frontend"));
@@ -94,8 +95,8 @@ class RenamedAppSnapshotTest {
 
         // The left-out component is still in the graph and the trace; both are said.
         assertThat(renamed.notes()).anyMatch(n -> n.contains("no metrics") && n.contains("orders -> mailer"));
-        assertThat(renamed.notes()).anyMatch(n -> n.contains("trace edges not among the calls")
-                && n.contains("orders -> mailer"));
+        assertThat(renamed.notes())
+                .anyMatch(n -> n.contains("trace edges not among the calls") && n.contains("orders -> mailer"));
 
         new Heart(HeartConfig.DEFAULTS).plan(renamed.snapshot(), AtpmState.EMPTY);
     }

@@ -29,8 +29,12 @@ public final class Actuator {
 
     /** The DestinationRule resource, so no API discovery is needed. */
     public static final ResourceDefinitionContext DESTINATION_RULE = new ResourceDefinitionContext.Builder()
-            .withGroup("networking.istio.io").withVersion("v1").withKind("DestinationRule")
-            .withPlural("destinationrules").withNamespaced(true).build();
+            .withGroup("networking.istio.io")
+            .withVersion("v1")
+            .withKind("DestinationRule")
+            .withPlural("destinationrules")
+            .withNamespaced(true)
+            .build();
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final YAMLMapper YAML = new YAMLMapper(new YAMLFactory()
@@ -38,7 +42,12 @@ public final class Actuator {
             .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES));
 
     /** What a round changes. */
-    public enum Action { CREATE, UPDATE, DELETE, UNCHANGED }
+    public enum Action {
+        CREATE,
+        UPDATE,
+        DELETE,
+        UNCHANGED
+    }
 
     /**
      * One rule's change.
@@ -49,8 +58,7 @@ public final class Actuator {
      * @param before    the owned rule now (labels + spec) as YAML, or {@code ""}
      * @param after     the desired rule (labels + spec) as YAML, or {@code ""} when deleted
      */
-    public record Change(Action action, String namespace, String name, String before, String after) {
-    }
+    public record Change(Action action, String namespace, String name, String before, String after) {}
 
     private final ClusterReader reader;
     private final KubernetesClient client;
@@ -83,7 +91,10 @@ public final class Actuator {
         List<Change> changes = new ArrayList<>();
         Map<String, ObjectNode> wanted = new LinkedHashMap<>();
         for (ObjectNode rule : desired) {
-            wanted.put(rule.at("/metadata/namespace").asText() + "/" + rule.at("/metadata/name").asText(), rule);
+            wanted.put(
+                    rule.at("/metadata/namespace").asText() + "/"
+                            + rule.at("/metadata/name").asText(),
+                    rule);
         }
         wanted.forEach((key, rule) -> {
             String after = yaml(essence(rule));
@@ -94,14 +105,18 @@ public final class Actuator {
                 changes.add(new Change(Action.CREATE, namespace, name, "", after));
             } else {
                 String before = yaml(essence(JSON.valueToTree(current)));
-                changes.add(new Change(before.equals(after) ? Action.UNCHANGED : Action.UPDATE, namespace, name, before,
-                        after));
+                changes.add(new Change(
+                        before.equals(after) ? Action.UNCHANGED : Action.UPDATE, namespace, name, before, after));
             }
         });
         owned.forEach((key, rule) -> {
             if (!wanted.containsKey(key)) {
-                changes.add(new Change(Action.DELETE, rule.getMetadata().getNamespace(), rule.getMetadata().getName(),
-                        yaml(essence(JSON.valueToTree(rule))), ""));
+                changes.add(new Change(
+                        Action.DELETE,
+                        rule.getMetadata().getNamespace(),
+                        rule.getMetadata().getName(),
+                        yaml(essence(JSON.valueToTree(rule))),
+                        ""));
             }
         });
         return changes;
@@ -136,11 +151,15 @@ public final class Actuator {
         if (client == null) {
             throw new IllegalStateException("this actuator only plans: it reads " + reader.address());
         }
-        int pending = (int) changes.stream().filter(c -> c.action() != Action.UNCHANGED).count();
+        int pending = (int)
+                changes.stream().filter(c -> c.action() != Action.UNCHANGED).count();
         int written = 0;
         Map<String, ObjectNode> byKey = new LinkedHashMap<>();
         for (ObjectNode rule : desired) {
-            byKey.put(rule.at("/metadata/namespace").asText() + "/" + rule.at("/metadata/name").asText(), rule);
+            byKey.put(
+                    rule.at("/metadata/namespace").asText() + "/"
+                            + rule.at("/metadata/name").asText(),
+                    rule);
         }
         for (Change change : changes) {
             if (change.action() != Action.UNCHANGED && !mayWrite.getAsBoolean()) {
@@ -153,8 +172,10 @@ public final class Actuator {
                     // (409): apply over it.
                     GenericKubernetesResource resource = resource(byKey, change);
                     try {
-                        client.genericKubernetesResources(DESTINATION_RULE).inNamespace(change.namespace())
-                                .resource(resource).create();
+                        client.genericKubernetesResources(DESTINATION_RULE)
+                                .inNamespace(change.namespace())
+                                .resource(resource)
+                                .create();
                     } catch (KubernetesClientException e) {
                         if (e.getCode() != 409) {
                             throw e;
@@ -163,10 +184,12 @@ public final class Actuator {
                     }
                 }
                 case UPDATE -> serverSideApply(change.namespace(), resource(byKey, change));
-                case DELETE -> client.genericKubernetesResources(DESTINATION_RULE).inNamespace(change.namespace())
-                        .withName(change.name()).delete();
-                case UNCHANGED -> {
-                }
+                case DELETE ->
+                    client.genericKubernetesResources(DESTINATION_RULE)
+                            .inNamespace(change.namespace())
+                            .withName(change.name())
+                            .delete();
+                case UNCHANGED -> {}
             }
             if (change.action() != Action.UNCHANGED) {
                 written++;
@@ -180,8 +203,12 @@ public final class Actuator {
 
     private void serverSideApply(String namespace, GenericKubernetesResource resource) {
         try {
-            client.genericKubernetesResources(DESTINATION_RULE).inNamespace(namespace).resource(resource)
-                    .fieldManager(fieldManager).forceConflicts().serverSideApply();
+            client.genericKubernetesResources(DESTINATION_RULE)
+                    .inNamespace(namespace)
+                    .resource(resource)
+                    .fieldManager(fieldManager)
+                    .forceConflicts()
+                    .serverSideApply();
         } catch (KubernetesClientException e) {
             if (e.getCode() != 415) {
                 throw e;
@@ -189,13 +216,21 @@ public final class Actuator {
             // 415: the server takes no apply patches (API servers before 1.16, the tests' mock API
             // server). Replace the rule instead: the same result for a rule only Tailor writes.
             GenericKubernetesResource current = client.genericKubernetesResources(DESTINATION_RULE)
-                    .inNamespace(namespace).withName(resource.getMetadata().getName()).get();
+                    .inNamespace(namespace)
+                    .withName(resource.getMetadata().getName())
+                    .get();
             if (current == null) {
-                client.genericKubernetesResources(DESTINATION_RULE).inNamespace(namespace).resource(resource).create();
+                client.genericKubernetesResources(DESTINATION_RULE)
+                        .inNamespace(namespace)
+                        .resource(resource)
+                        .create();
                 return;
             }
             resource.getMetadata().setResourceVersion(current.getMetadata().getResourceVersion());
-            client.genericKubernetesResources(DESTINATION_RULE).inNamespace(namespace).resource(resource).update();
+            client.genericKubernetesResources(DESTINATION_RULE)
+                    .inNamespace(namespace)
+                    .resource(resource)
+                    .update();
         }
     }
 

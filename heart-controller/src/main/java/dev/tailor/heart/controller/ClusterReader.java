@@ -43,18 +43,29 @@ public interface ClusterReader {
 
             @Override
             public List<Pod> podsWithLabel(String namespace, String key) {
-                return client.pods().inNamespace(namespace).withLabel(key).list().getItems();
+                return client.pods()
+                        .inNamespace(namespace)
+                        .withLabel(key)
+                        .list()
+                        .getItems();
             }
 
             @Override
             public List<Pod> podsWithLabels(String namespace, Map<String, String> labels) {
-                return client.pods().inNamespace(namespace).withLabels(labels).list().getItems();
+                return client.pods()
+                        .inNamespace(namespace)
+                        .withLabels(labels)
+                        .list()
+                        .getItems();
             }
 
             @Override
             public List<GenericKubernetesResource> ownedRules(String namespace) {
-                return client.genericKubernetesResources(Actuator.DESTINATION_RULE).inNamespace(namespace)
-                        .withLabel(DestinationRules.MANAGED_BY_LABEL, DestinationRules.MANAGED_BY).list().getItems();
+                return client.genericKubernetesResources(Actuator.DESTINATION_RULE)
+                        .inNamespace(namespace)
+                        .withLabel(DestinationRules.MANAGED_BY_LABEL, DestinationRules.MANAGED_BY)
+                        .list()
+                        .getItems();
             }
 
             @Override

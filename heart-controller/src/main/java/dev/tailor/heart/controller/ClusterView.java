@@ -17,8 +17,12 @@ import java.util.Map;
  * @param localityProblem {@code null}, or why some node hosting these pods has no locality a rule
  *                can name (no rule may be written then)
  */
-public record ClusterView(Map<String, String> nodes, List<PodInfo> pods, List<String> skipped,
-        List<String> nodesMissingLocalityLabels, String localityProblem) {
+public record ClusterView(
+        Map<String, String> nodes,
+        List<PodInfo> pods,
+        List<String> skipped,
+        List<String> nodesMissingLocalityLabels,
+        String localityProblem) {
 
     public ClusterView {
         nodes = Map.copyOf(nodes);
@@ -40,8 +44,14 @@ public record ClusterView(Map<String, String> nodes, List<PodInfo> pods, List<St
      * @param entryPoint    whether it belongs to an entry point (e.g. the ingress gateway), whose
      *                      calls Tailor does not route
      */
-    public record PodInfo(String namespace, String name, String component, String node, boolean ready,
-            Double cpuLimitCores, boolean entryPoint) {
+    public record PodInfo(
+            String namespace,
+            String name,
+            String component,
+            String node,
+            boolean ready,
+            Double cpuLimitCores,
+            boolean entryPoint) {
 
         /** {@code namespace/name}. */
         public String key() {

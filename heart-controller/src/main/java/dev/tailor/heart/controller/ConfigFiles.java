@@ -19,8 +19,7 @@ public final class ConfigFiles {
     /** {@link StrictReader#yaml()}: a boolean is written true or false, a number as a number. */
     private static final ObjectMapper YAML = StrictReader.yaml();
 
-    private ConfigFiles() {
-    }
+    private ConfigFiles() {}
 
     /**
      * @throws IllegalArgumentException naming the file and every problem
@@ -48,7 +47,7 @@ public final class ConfigFiles {
             config = yaml.isBlank() ? ControllerConfig.DEFAULTS : YAML.readValue(yaml, ControllerConfig.class);
         } catch (JacksonException e) {
             if (StrictReader.empty(e)) {
-                return ControllerConfig.DEFAULTS;   // only comments: the same as an empty file
+                return ControllerConfig.DEFAULTS; // only comments: the same as an empty file
             }
             throw new IllegalArgumentException(source + ": " + unreadable(e));
         }

@@ -37,8 +37,16 @@ public final class Controller {
 
     /** Why a round changed nothing; also the {@code reason} label of the failure counter. */
     public enum FailureReason {
-        PROMETHEUS_UNREACHABLE, PROMETHEUS_QUERY, PROMETHEUS_BAD_RESPONSE, COMPONENT_WITHOUT_METRICS,
-        INVALID_SNAPSHOT, KUBERNETES_READ, KUBERNETES_WRITE, NO_PODS, LOST_LEADERSHIP, NODE_WITHOUT_LOCALITY,
+        PROMETHEUS_UNREACHABLE,
+        PROMETHEUS_QUERY,
+        PROMETHEUS_BAD_RESPONSE,
+        COMPONENT_WITHOUT_METRICS,
+        INVALID_SNAPSHOT,
+        KUBERNETES_READ,
+        KUBERNETES_WRITE,
+        NO_PODS,
+        LOST_LEADERSHIP,
+        NODE_WITHOUT_LOCALITY,
         /** Some component is asked for more than its ready groups can serve, and the config says hold. */
         CAPACITY_SHORTFALL
     }
@@ -60,17 +68,34 @@ public final class Controller {
      * @param shortfalls    component → requests/s its ready groups cannot serve, for every component
      *                      planned this round (0 when none); empty when no plan was made
      */
-    public record Round(boolean applied, FailureReason failure, String message, Plan plan, Snapshot snapshot,
-            List<Route> routes, List<ObjectNode> desired, List<Actuator.Change> changes, List<String> notes,
-            long planningNanos, Map<String, Double> shortfalls) {
+    public record Round(
+            boolean applied,
+            FailureReason failure,
+            String message,
+            Plan plan,
+            Snapshot snapshot,
+            List<Route> routes,
+            List<ObjectNode> desired,
+            List<Actuator.Change> changes,
+            List<String> notes,
+            long planningNanos,
+            Map<String, Double> shortfalls) {
 
         public Round {
             shortfalls = shortfalls == null ? Map.of() : Map.copyOf(shortfalls);
         }
 
         /** A round without shortfall figures. */
-        public Round(boolean applied, FailureReason failure, String message, Plan plan, Snapshot snapshot,
-                List<Route> routes, List<ObjectNode> desired, List<Actuator.Change> changes, List<String> notes,
+        public Round(
+                boolean applied,
+                FailureReason failure,
+                String message,
+                Plan plan,
+                Snapshot snapshot,
+                List<Route> routes,
+                List<ObjectNode> desired,
+                List<Actuator.Change> changes,
+                List<String> notes,
                 long planningNanos) {
             this(applied, failure, message, plan, snapshot, routes, desired, changes, notes, planningNanos, Map.of());
         }
@@ -82,12 +107,14 @@ public final class Controller {
     private final ClusterReader cluster;
     /** Where rules are written; {@code null} for a controller that only reads (dry runs only). */
     private final KubernetesClient kubernetes;
+
     private final Actuator actuator;
     private final LongSupplier nanoClock;
     private final StateStore store;
     private AtpmState state;
     /** The last successful round's metrics and the state it started from, for re-plans. */
     private MetricsReader.Metrics lastMetrics;
+
     private AtpmState stateBeforeLastRound = AtpmState.EMPTY;
     /** The routes of the last applied plan (after the share cap), for the next round's cap. */
     private List<Route> lastRoutes = List.of();
@@ -98,9 +125,11 @@ public final class Controller {
     private List<Route> routesBeforeLastRound = List.of();
     /** Edges the share cap found overloading a node in the last round, and in the round before it. */
     private Set<String> overloadedEdges = Set.of();
+
     private Set<String> overloadedEdgesBeforeLastRound = Set.of();
     /** What the last successful {@link #planAndApply} found overloaded under the cap. */
     private Set<String> lastOverloaded = Set.of();
+
     private volatile BooleanSupplier mayWrite = () -> true;
     /** Whether the state must be (re)read from the store before the next round. */
     private boolean stateUnread;
@@ -116,8 +145,14 @@ public final class Controller {
      *                  memory only; a dry run reads it but never writes it
      * @param nanoClock for the reported planning time only; {@code null} reports 0
      */
-    public Controller(ControllerConfig config, HeartConfig heartConfig, PrometheusClient prometheus,
-            KubernetesClient kubernetes, AtpmState state, StateStore store, LongSupplier nanoClock) {
+    public Controller(
+            ControllerConfig config,
+            HeartConfig heartConfig,
+            PrometheusClient prometheus,
+            KubernetesClient kubernetes,
+            AtpmState state,
+            StateStore store,
+            LongSupplier nanoClock) {
         this(config, heartConfig, prometheus, ClusterReader.of(kubernetes), kubernetes, state, store, nanoClock);
     }
 
@@ -127,13 +162,24 @@ public final class Controller {
      *
      * @param nanoClock for the reported planning time only; {@code null} reports 0
      */
-    public Controller(ControllerConfig config, HeartConfig heartConfig, PrometheusClient prometheus,
-            ClusterReader cluster, AtpmState state, LongSupplier nanoClock) {
+    public Controller(
+            ControllerConfig config,
+            HeartConfig heartConfig,
+            PrometheusClient prometheus,
+            ClusterReader cluster,
+            AtpmState state,
+            LongSupplier nanoClock) {
         this(config, heartConfig, prometheus, cluster, null, state, null, nanoClock);
     }
 
-    private Controller(ControllerConfig config, HeartConfig heartConfig, PrometheusClient prometheus,
-            ClusterReader cluster, KubernetesClient kubernetes, AtpmState state, StateStore store,
+    private Controller(
+            ControllerConfig config,
+            HeartConfig heartConfig,
+            PrometheusClient prometheus,
+            ClusterReader cluster,
+            KubernetesClient kubernetes,
+            AtpmState state,
+            StateStore store,
             LongSupplier nanoClock) {
         this.config = config;
         this.heart = new Heart(heartConfig);
@@ -198,9 +244,14 @@ public final class Controller {
                 }
                 stateUnread = false;
             } catch (KubernetesClientException e) {
-                return failed(FailureReason.KUBERNETES_READ, "cannot read the ATPM state from ConfigMap "
-                        + store.location() + ": " + detail(e) + "; not planning until it can be read, so that a saved"
-                        + " state is not overwritten", null, List.of());
+                return failed(
+                        FailureReason.KUBERNETES_READ,
+                        "cannot read the ATPM state from ConfigMap "
+                                + store.location() + ": " + detail(e)
+                                + "; not planning until it can be read, so that a saved"
+                                + " state is not overwritten",
+                        null,
+                        List.of());
             }
         }
         Round round = roundWithState(time, dryRun);
@@ -208,8 +259,18 @@ public final class Controller {
             return round;
         }
         loadNotes.addAll(round.notes());
-        return new Round(round.applied(), round.failure(), round.message(), round.plan(), round.snapshot(),
-                round.routes(), round.desired(), round.changes(), loadNotes, round.planningNanos(), round.shortfalls());
+        return new Round(
+                round.applied(),
+                round.failure(),
+                round.message(),
+                round.plan(),
+                round.snapshot(),
+                round.routes(),
+                round.desired(),
+                round.changes(),
+                loadNotes,
+                round.planningNanos(),
+                round.shortfalls());
     }
 
     private Round roundWithState(Instant time, boolean dryRun) {
@@ -223,8 +284,12 @@ public final class Controller {
             return withoutLocality(view, dryRun);
         }
         if (view.pods().stream().noneMatch(p -> !p.entryPoint())) {
-            return failed(FailureReason.NO_PODS, "no pod with label " + config.kubernetes().componentLabel() + " in "
-                    + config.kubernetes().namespaces(), null, view.skipped());
+            return failed(
+                    FailureReason.NO_PODS,
+                    "no pod with label " + config.kubernetes().componentLabel() + " in "
+                            + config.kubernetes().namespaces(),
+                    null,
+                    view.skipped());
         }
         MetricsReader.Metrics measured;
         try {
@@ -274,8 +339,8 @@ public final class Controller {
         if (view.localityProblem() != null) {
             return withoutLocality(view, dryRun);
         }
-        Round round = planAndApply(view, lastMetrics, stateBeforeLastRound, routesBeforeLastRound,
-                overloadedEdgesBeforeLastRound, dryRun);
+        Round round = planAndApply(
+                view, lastMetrics, stateBeforeLastRound, routesBeforeLastRound, overloadedEdgesBeforeLastRound, dryRun);
         if (round.failure() == null) {
             overloadedEdges = lastOverloaded;
         }
@@ -294,8 +359,8 @@ public final class Controller {
     /** A controller without a client (a recorded cluster) runs dry rounds only. */
     private void requireWriterUnless(boolean dryRun) {
         if (!dryRun && kubernetes == null) {
-            throw new IllegalStateException("only dry runs: this controller reads " + cluster.address()
-                    + " and has no cluster to write to");
+            throw new IllegalStateException(
+                    "only dry runs: this controller reads " + cluster.address() + " and has no cluster to write to");
         }
     }
 
@@ -307,8 +372,8 @@ public final class Controller {
 
     /** No rule can name the locality of some node: keep the last plan rather than cut its pods off. */
     private Round withoutLocality(ClusterView view, boolean dryRun) {
-        return failed(FailureReason.NODE_WITHOUT_LOCALITY, view.localityProblem() + keeping(dryRun), null,
-                view.skipped());
+        return failed(
+                FailureReason.NODE_WITHOUT_LOCALITY, view.localityProblem() + keeping(dryRun), null, view.skipped());
     }
 
     /** What a failed round leaves: the last applied plan, or, in a dry run, nothing applied at all. */
@@ -320,8 +385,13 @@ public final class Controller {
      * @param routesFrom       the routes the share cap starts from
      * @param overloadedBefore the edges the cap found overloading a node in the round before
      */
-    private Round planAndApply(ClusterView view, MetricsReader.Metrics measured, AtpmState from,
-            List<Route> routesFrom, Set<String> overloadedBefore, boolean dryRun) {
+    private Round planAndApply(
+            ClusterView view,
+            MetricsReader.Metrics measured,
+            AtpmState from,
+            List<Route> routesFrom,
+            Set<String> overloadedBefore,
+            boolean dryRun) {
         SnapshotAssembler.Result assembled;
         try {
             assembled = SnapshotAssembler.assemble(view, measured, config);
@@ -331,8 +401,11 @@ public final class Controller {
         Snapshot snapshot = assembled.snapshot();
         List<String> blind = componentsWithoutMetrics(snapshot);
         if (!blind.isEmpty()) {
-            return failed(FailureReason.COMPONENT_WITHOUT_METRICS, "no CPU or request metrics for any replica of "
-                    + blind + keeping(dryRun), snapshot, assembled.notes());
+            return failed(
+                    FailureReason.COMPONENT_WITHOUT_METRICS,
+                    "no CPU or request metrics for any replica of " + blind + keeping(dryRun),
+                    snapshot,
+                    assembled.notes());
         }
         long started = nanoClock.getAsLong();
         Plan plan;
@@ -350,18 +423,35 @@ public final class Controller {
             Double shortfall = component.shortfallRequestsPerSecond();
             shortfalls.put(component.component(), shortfall == null ? 0.0 : shortfall);
             if (shortfall != null) {
-                shortNotes.add(String.format(java.util.Locale.ROOT, "%s short by %.4g req/s", component.component(),
-                        shortfall));
+                shortNotes.add(String.format(
+                        java.util.Locale.ROOT, "%s short by %.4g req/s", component.component(), shortfall));
             }
         }
         if (!shortNotes.isEmpty() && config.holdOnShortfall()) {
-            return new Round(false, FailureReason.CAPACITY_SHORTFALL, "capacity shortfall ("
-                    + String.join(", ", shortNotes) + "); capacityShortfall: hold keeps the rules and the state of the"
-                    + " last round", null, snapshot,
-                    List.of(), List.of(), List.of(), notes, planningNanos, shortfalls);
+            return new Round(
+                    false,
+                    FailureReason.CAPACITY_SHORTFALL,
+                    "capacity shortfall ("
+                            + String.join(", ", shortNotes)
+                            + "); capacityShortfall: hold keeps the rules and the state of the"
+                            + " last round",
+                    null,
+                    snapshot,
+                    List.of(),
+                    List.of(),
+                    List.of(),
+                    notes,
+                    planningNanos,
+                    shortfalls);
         }
-        ShareMoveCap.Capped capped = ShareMoveCap.apply(plan.allocation().routes(), routesFrom, snapshot,
-                plan.allocation().shares(), config.maxShareMovePerRound(), overloadedBefore, notes);
+        ShareMoveCap.Capped capped = ShareMoveCap.apply(
+                plan.allocation().routes(),
+                routesFrom,
+                snapshot,
+                plan.allocation().shares(),
+                config.maxShareMovePerRound(),
+                overloadedBefore,
+                notes);
         List<Route> routes = capped.routes();
         List<ObjectNode> desired;
         List<Actuator.Change> changes;
@@ -373,7 +463,10 @@ public final class Controller {
         try {
             changes = actuator.plan(desired, namespaces(view));
         } catch (KubernetesClientException e) {
-            return failed(FailureReason.KUBERNETES_READ, "cannot list DestinationRules: " + detail(e), snapshot,
+            return failed(
+                    FailureReason.KUBERNETES_READ,
+                    "cannot list DestinationRules: " + detail(e),
+                    snapshot,
                     assembled.notes());
         }
         if (!dryRun) {
@@ -382,8 +475,8 @@ public final class Controller {
             } catch (Actuator.WriteStopped e) {
                 return failed(FailureReason.LOST_LEADERSHIP, e.getMessage(), snapshot, notes);
             } catch (KubernetesClientException e) {
-                return failed(FailureReason.KUBERNETES_WRITE, "cannot write DestinationRules: " + detail(e),
-                        snapshot, notes);
+                return failed(
+                        FailureReason.KUBERNETES_WRITE, "cannot write DestinationRules: " + detail(e), snapshot, notes);
             }
         }
         state = plan.state();
@@ -400,8 +493,8 @@ public final class Controller {
                 notes.add("the ATPM state was not saved (" + detail(e) + "): a restart would start every group over");
             }
         }
-        return new Round(!dryRun, null, null, plan, snapshot, routes, desired, changes, notes, planningNanos,
-                shortfalls);
+        return new Round(
+                !dryRun, null, null, plan, snapshot, routes, desired, changes, notes, planningNanos, shortfalls);
     }
 
     /**
@@ -445,8 +538,12 @@ public final class Controller {
                 selectorOf.put(point.name(), point.selector());
             }
         }
-        return new DestinationRules.Options(namespaceOf, config.kubernetes().namespaces().get(0),
-                config.kubernetes().componentLabel(), config.kubernetes().clusterDomain(), selectorOf);
+        return new DestinationRules.Options(
+                namespaceOf,
+                config.kubernetes().namespaces().get(0),
+                config.kubernetes().componentLabel(),
+                config.kubernetes().clusterDomain(),
+                selectorOf);
     }
 
     private List<String> namespaces(ClusterView view) {

@@ -32,8 +32,14 @@ import java.util.Map;
  * @param planner      ATPM's departures from the paper (default: all on, {@link HeartConfig#DEFAULTS})
  */
 @JsonIgnoreProperties(ignoreUnknown = false)
-public record ControllerConfig(Prometheus prometheus, Kubernetes kubernetes, Double roundSeconds,
-        Double sameNodeDelayMillis, Double maxShareMovePerRound, String capacityShortfall, Planner planner) {
+public record ControllerConfig(
+        Prometheus prometheus,
+        Kubernetes kubernetes,
+        Double roundSeconds,
+        Double sameNodeDelayMillis,
+        Double maxShareMovePerRound,
+        String capacityShortfall,
+        Planner planner) {
 
     /** {@link #capacityShortfall()}: apply the capacity-proportional plan. */
     public static final String PROCEED = "proceed";
@@ -62,27 +68,40 @@ public record ControllerConfig(Prometheus prometheus, Kubernetes kubernetes, Dou
      * @param slowLinkFilter       the paper's slow-link filter before the flow (default false: it showed
      *                             no contribution under queue-aware routing, docs/heart.md; true = the paper)
      */
-    public record Planner(Boolean outlierFilter, Double idleFitRounds, Double minShareOfEqualSplit,
-            Double spreadScale, Boolean latencyOptimalShares, Boolean queueAwareRouting, Double loadHeadroom,
+    public record Planner(
+            Boolean outlierFilter,
+            Double idleFitRounds,
+            Double minShareOfEqualSplit,
+            Double spreadScale,
+            Boolean latencyOptimalShares,
+            Boolean queueAwareRouting,
+            Double loadHeadroom,
             Boolean slowLinkFilter) {
         public Planner {
             outlierFilter = outlierFilter == null ? HeartConfig.DEFAULTS.outlierFilter() : outlierFilter;
             idleFitRounds = idleFitRounds == null ? (double) HeartConfig.DEFAULTS.idleFitRounds() : idleFitRounds;
-            minShareOfEqualSplit = minShareOfEqualSplit == null ? HeartConfig.DEFAULTS.minShareOfEqualSplit()
-                    : minShareOfEqualSplit;
+            minShareOfEqualSplit =
+                    minShareOfEqualSplit == null ? HeartConfig.DEFAULTS.minShareOfEqualSplit() : minShareOfEqualSplit;
             spreadScale = spreadScale == null ? HeartConfig.DEFAULTS.spreadScale() : spreadScale;
-            latencyOptimalShares = latencyOptimalShares == null ? HeartConfig.DEFAULTS.latencyOptimalShares()
-                    : latencyOptimalShares;
-            queueAwareRouting = queueAwareRouting == null ? HeartConfig.DEFAULTS.queueAwareRouting()
-                    : queueAwareRouting;
+            latencyOptimalShares =
+                    latencyOptimalShares == null ? HeartConfig.DEFAULTS.latencyOptimalShares() : latencyOptimalShares;
+            queueAwareRouting =
+                    queueAwareRouting == null ? HeartConfig.DEFAULTS.queueAwareRouting() : queueAwareRouting;
             loadHeadroom = loadHeadroom == null ? HeartConfig.DEFAULTS.loadHeadroom() : loadHeadroom;
             slowLinkFilter = slowLinkFilter == null ? HeartConfig.DEFAULTS.slowLinkFilter() : slowLinkFilter;
         }
 
         /** The paper's planner: every departure off; {@link #heartConfig()} is {@link HeartConfig#PAPER}. */
-        public static final Planner PAPER = builder().outlierFilter(false).idleFitRounds(0.0).minShareOfEqualSplit(0.0)
-                .spreadScale(0.0).latencyOptimalShares(false).queueAwareRouting(false).loadHeadroom(0.0)
-                .slowLinkFilter(true).build();
+        public static final Planner PAPER = builder()
+                .outlierFilter(false)
+                .idleFitRounds(0.0)
+                .minShareOfEqualSplit(0.0)
+                .spreadScale(0.0)
+                .latencyOptimalShares(false)
+                .queueAwareRouting(false)
+                .loadHeadroom(0.0)
+                .slowLinkFilter(true)
+                .build();
 
         /** A builder with every field unset: {@code build()} gives {@link HeartConfig#DEFAULTS}'s planner. */
         public static Builder builder() {
@@ -100,8 +119,7 @@ public record ControllerConfig(Prometheus prometheus, Kubernetes kubernetes, Dou
             private Double loadHeadroom;
             private Boolean slowLinkFilter;
 
-            private Builder() {
-            }
+            private Builder() {}
 
             /** See {@link Planner#outlierFilter()}. */
             public Builder outlierFilter(Boolean value) {
@@ -153,17 +171,29 @@ public record ControllerConfig(Prometheus prometheus, Kubernetes kubernetes, Dou
 
             /** The configuration (not validated; see {@link ControllerConfig#problems()}). */
             public Planner build() {
-                return new Planner(outlierFilter, idleFitRounds, minShareOfEqualSplit, spreadScale,
-                        latencyOptimalShares, queueAwareRouting, loadHeadroom, slowLinkFilter);
+                return new Planner(
+                        outlierFilter,
+                        idleFitRounds,
+                        minShareOfEqualSplit,
+                        spreadScale,
+                        latencyOptimalShares,
+                        queueAwareRouting,
+                        loadHeadroom,
+                        slowLinkFilter);
             }
         }
 
         /** {@link HeartConfig#DEFAULTS} with these fields (call after {@link ControllerConfig#problems()}). */
         public HeartConfig heartConfig() {
-            return HeartConfig.DEFAULTS.withOutlierFilter(outlierFilter).withIdleFitRounds(idleFitRounds.intValue())
-                    .withMinShareOfEqualSplit(minShareOfEqualSplit).withSpreadScale(spreadScale)
-                    .withLatencyOptimalShares(latencyOptimalShares).withQueueAwareRouting(queueAwareRouting)
-                    .withLoadHeadroom(loadHeadroom).withSlowLinkFilter(slowLinkFilter);
+            return HeartConfig.DEFAULTS
+                    .withOutlierFilter(outlierFilter)
+                    .withIdleFitRounds(idleFitRounds.intValue())
+                    .withMinShareOfEqualSplit(minShareOfEqualSplit)
+                    .withSpreadScale(spreadScale)
+                    .withLatencyOptimalShares(latencyOptimalShares)
+                    .withQueueAwareRouting(queueAwareRouting)
+                    .withLoadHeadroom(loadHeadroom)
+                    .withSlowLinkFilter(slowLinkFilter);
         }
     }
 
@@ -193,9 +223,19 @@ public record ControllerConfig(Prometheus prometheus, Kubernetes kubernetes, Dou
      *                            Cortex (default none); not {@code Authorization} when an
      *                            authentication above is set
      */
-    public record Prometheus(String url, Double timeoutSeconds, Double windowSeconds, Double delayWindowSeconds,
-            Queries queries, Labels labels, String delayTargetPrefix, Double delayOneWayFraction,
-            String bearerTokenFile, BasicAuth basicAuth, Tls tls, Map<String, String> headers) {
+    public record Prometheus(
+            String url,
+            Double timeoutSeconds,
+            Double windowSeconds,
+            Double delayWindowSeconds,
+            Queries queries,
+            Labels labels,
+            String delayTargetPrefix,
+            Double delayOneWayFraction,
+            String bearerTokenFile,
+            BasicAuth basicAuth,
+            Tls tls,
+            Map<String, String> headers) {
 
         public Prometheus {
             url = url == null ? "http://prometheus.istio-system:9090" : url;
@@ -253,8 +293,7 @@ public record ControllerConfig(Prometheus prometheus, Kubernetes kubernetes, Dou
             private Tls tls;
             private Map<String, String> headers;
 
-            private Builder() {
-            }
+            private Builder() {}
 
             /** See {@link Prometheus#url()}. */
             public Builder url(String value) {
@@ -330,8 +369,19 @@ public record ControllerConfig(Prometheus prometheus, Kubernetes kubernetes, Dou
 
             /** The configuration (not validated; see {@link ControllerConfig#problems()}). */
             public Prometheus build() {
-                return new Prometheus(url, timeoutSeconds, windowSeconds, delayWindowSeconds, queries, labels,
-                        delayTargetPrefix, delayOneWayFraction, bearerTokenFile, basicAuth, tls, headers);
+                return new Prometheus(
+                        url,
+                        timeoutSeconds,
+                        windowSeconds,
+                        delayWindowSeconds,
+                        queries,
+                        labels,
+                        delayTargetPrefix,
+                        delayOneWayFraction,
+                        bearerTokenFile,
+                        basicAuth,
+                        tls,
+                        headers);
             }
         }
     }
@@ -344,8 +394,7 @@ public record ControllerConfig(Prometheus prometheus, Kubernetes kubernetes, Dou
      * @param password     the password inline; not with {@code passwordFile}
      * @param passwordFile a file holding the password (trailing newline ignored), read for every query
      */
-    public record BasicAuth(String username, String password, String passwordFile) {
-    }
+    public record BasicAuth(String username, String password, String passwordFile) {}
 
     /**
      * How the Prometheus server's certificate is checked.
@@ -375,17 +424,22 @@ public record ControllerConfig(Prometheus prometheus, Kubernetes kubernetes, Dou
      */
     public record Queries(String cpuCores, String servedRequestsPerSecond, String callsPerSecond, String delaySeconds) {
         public Queries {
-            cpuCores = cpuCores != null ? cpuCores
+            cpuCores = cpuCores != null
+                    ? cpuCores
                     : "sum by (namespace, pod) (rate(container_cpu_usage_seconds_total{container!=\"\","
-                    + " container!=\"POD\", container!=\"istio-proxy\"}[" + WINDOW + "]))";
-            servedRequestsPerSecond = servedRequestsPerSecond != null ? servedRequestsPerSecond
+                            + " container!=\"POD\", container!=\"istio-proxy\"}[" + WINDOW + "]))";
+            servedRequestsPerSecond = servedRequestsPerSecond != null
+                    ? servedRequestsPerSecond
                     : "sum by (namespace, pod) (rate(istio_requests_total{reporter=\"destination\"}[" + WINDOW + "]))";
-            callsPerSecond = callsPerSecond != null ? callsPerSecond
+            callsPerSecond = callsPerSecond != null
+                    ? callsPerSecond
                     : "sum by (namespace, pod, destination_workload, destination_workload_namespace)"
-                    + " (rate(istio_requests_total{reporter=\"source\"}[" + WINDOW + "]))";
-            delaySeconds = delaySeconds != null ? delaySeconds
+                            + " (rate(istio_requests_total{reporter=\"source\"}[" + WINDOW + "]))";
+            delaySeconds = delaySeconds != null
+                    ? delaySeconds
                     : "histogram_quantile(0.5, sum by (le, node, type) (rate("
-                    + "kubenurse_httpclient_request_duration_seconds_bucket{type=~\"path_.+\"}[" + DELAY_WINDOW + "])))";
+                            + "kubenurse_httpclient_request_duration_seconds_bucket{type=~\"path_.+\"}[" + DELAY_WINDOW
+                            + "])))";
         }
 
         /** A builder with every field unset (its default); {@code build()} gives the default queries. */
@@ -400,8 +454,7 @@ public record ControllerConfig(Prometheus prometheus, Kubernetes kubernetes, Dou
             private String callsPerSecond;
             private String delaySeconds;
 
-            private Builder() {
-            }
+            private Builder() {}
 
             /** See {@link Queries#cpuCores()}. */
             public Builder cpuCores(String value) {
@@ -444,13 +497,19 @@ public record ControllerConfig(Prometheus prometheus, Kubernetes kubernetes, Dou
      * @param delayFromNode                source node of a delay probe (default {@code node})
      * @param delayTarget                  target of a delay probe (default {@code type})
      */
-    public record Labels(String namespace, String pod, String destinationWorkload, String destinationWorkloadNamespace,
-            String delayFromNode, String delayTarget) {
+    public record Labels(
+            String namespace,
+            String pod,
+            String destinationWorkload,
+            String destinationWorkloadNamespace,
+            String delayFromNode,
+            String delayTarget) {
         public Labels {
             namespace = namespace == null ? "namespace" : namespace;
             pod = pod == null ? "pod" : pod;
             destinationWorkload = destinationWorkload == null ? "destination_workload" : destinationWorkload;
-            destinationWorkloadNamespace = destinationWorkloadNamespace == null ? "destination_workload_namespace"
+            destinationWorkloadNamespace = destinationWorkloadNamespace == null
+                    ? "destination_workload_namespace"
                     : destinationWorkloadNamespace;
             delayFromNode = delayFromNode == null ? "node" : delayFromNode;
             delayTarget = delayTarget == null ? "type" : delayTarget;
@@ -475,8 +534,15 @@ public record ControllerConfig(Prometheus prometheus, Kubernetes kubernetes, Dou
      *                       replica that always leads)
      * @param leaseSeconds   how long a lease holds without renewal (default 15)
      */
-    public record Kubernetes(List<String> namespaces, String componentLabel, String clusterDomain, String fieldManager,
-            List<String> entryPoints, String stateConfigMap, String lease, Double leaseSeconds) {
+    public record Kubernetes(
+            List<String> namespaces,
+            String componentLabel,
+            String clusterDomain,
+            String fieldManager,
+            List<String> entryPoints,
+            String stateConfigMap,
+            String lease,
+            Double leaseSeconds) {
         public Kubernetes {
             namespaces = namespaces == null ? List.of("default") : List.copyOf(namespaces);
             componentLabel = componentLabel == null ? "app" : componentLabel;
@@ -504,8 +570,7 @@ public record ControllerConfig(Prometheus prometheus, Kubernetes kubernetes, Dou
             private String lease;
             private Double leaseSeconds;
 
-            private Builder() {
-            }
+            private Builder() {}
 
             /** See {@link Kubernetes#namespaces()}. */
             public Builder namespaces(List<String> value) {
@@ -557,8 +622,15 @@ public record ControllerConfig(Prometheus prometheus, Kubernetes kubernetes, Dou
 
             /** The configuration (not validated; see {@link ControllerConfig#problems()}). */
             public Kubernetes build() {
-                return new Kubernetes(namespaces, componentLabel, clusterDomain, fieldManager, entryPoints,
-                        stateConfigMap, lease, leaseSeconds);
+                return new Kubernetes(
+                        namespaces,
+                        componentLabel,
+                        clusterDomain,
+                        fieldManager,
+                        entryPoints,
+                        stateConfigMap,
+                        lease,
+                        leaseSeconds);
             }
         }
     }
@@ -601,8 +673,7 @@ public record ControllerConfig(Prometheus prometheus, Kubernetes kubernetes, Dou
         private String capacityShortfall;
         private Planner planner;
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /** See {@link ControllerConfig#prometheus()}. */
         public Builder prometheus(Prometheus value) {
@@ -648,8 +719,14 @@ public record ControllerConfig(Prometheus prometheus, Kubernetes kubernetes, Dou
 
         /** The configuration (not validated; see {@link ControllerConfig#problems()}). */
         public ControllerConfig build() {
-            return new ControllerConfig(prometheus, kubernetes, roundSeconds, sameNodeDelayMillis, maxShareMovePerRound,
-                    capacityShortfall, planner);
+            return new ControllerConfig(
+                    prometheus,
+                    kubernetes,
+                    roundSeconds,
+                    sameNodeDelayMillis,
+                    maxShareMovePerRound,
+                    capacityShortfall,
+                    planner);
         }
     }
 
@@ -714,10 +791,15 @@ public record ControllerConfig(Prometheus prometheus, Kubernetes kubernetes, Dou
             problems.add("planner.loadHeadroom: " + planner.loadHeadroom() + " (expected: 0 (off) .. "
                     + HeartConfig.MAX_LOAD_HEADROOM + ", a fraction of the measured load)");
         }
-        Map<String, String> queries = Map.of("cpuCores", prometheus.queries().cpuCores(),
-                "servedRequestsPerSecond", prometheus.queries().servedRequestsPerSecond(),
-                "callsPerSecond", prometheus.queries().callsPerSecond(),
-                "delaySeconds", prometheus.queries().delaySeconds());
+        Map<String, String> queries = Map.of(
+                "cpuCores",
+                prometheus.queries().cpuCores(),
+                "servedRequestsPerSecond",
+                prometheus.queries().servedRequestsPerSecond(),
+                "callsPerSecond",
+                prometheus.queries().callsPerSecond(),
+                "delaySeconds",
+                prometheus.queries().delaySeconds());
         queries.forEach((name, query) -> {
             if (query.isBlank()) {
                 problems.add("prometheus.queries." + name + ": empty (expected: PromQL)");
@@ -733,13 +815,15 @@ public record ControllerConfig(Prometheus prometheus, Kubernetes kubernetes, Dou
             }
         }
         if (!kubernetes.componentLabel().matches("([a-z0-9.-]+/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?")) {
-            problems.add("kubernetes.componentLabel: " + quote(kubernetes.componentLabel()) + " (expected: a label key)");
+            problems.add(
+                    "kubernetes.componentLabel: " + quote(kubernetes.componentLabel()) + " (expected: a label key)");
         }
         if (!kubernetes.clusterDomain().matches("[a-z0-9]([-a-z0-9.]*[a-z0-9])?")) {
             problems.add("kubernetes.clusterDomain: " + quote(kubernetes.clusterDomain()) + " (expected: a DNS name)");
         }
         if (kubernetes.fieldManager().isBlank() || kubernetes.fieldManager().length() > 128) {
-            problems.add("kubernetes.fieldManager: " + quote(kubernetes.fieldManager()) + " (expected: 1..128 characters)");
+            problems.add(
+                    "kubernetes.fieldManager: " + quote(kubernetes.fieldManager()) + " (expected: 1..128 characters)");
         }
         if (!kubernetes.stateConfigMap().isEmpty()
                 && !kubernetes.stateConfigMap().matches("[a-z0-9-]+/[a-z0-9]([-a-z0-9.]*[a-z0-9])?")) {
@@ -774,13 +858,18 @@ public record ControllerConfig(Prometheus prometheus, Kubernetes kubernetes, Dou
             readable(problems, "prometheus.bearerTokenFile", p.bearerTokenFile());
         }
         if (basic != null) {
-            if (basic.username() == null || basic.username().isEmpty() || basic.username().contains(":")) {
+            if (basic.username() == null
+                    || basic.username().isEmpty()
+                    || basic.username().contains(":")) {
                 problems.add("prometheus.basicAuth.username: " + quote(basic.username())
                         + " (expected: a user name without ':')");
             }
             if ((basic.password() == null) == (basic.passwordFile() == null)) {
-                problems.add("prometheus.basicAuth: " + (basic.password() == null ? "neither password nor passwordFile"
-                        : "both password and passwordFile") + " (expected: one of them)");
+                problems.add("prometheus.basicAuth: "
+                        + (basic.password() == null
+                                ? "neither password nor passwordFile"
+                                : "both password and passwordFile")
+                        + " (expected: one of them)");
             }
             if (basic.passwordFile() != null) {
                 readable(problems, "prometheus.basicAuth.passwordFile", basic.passwordFile());

@@ -95,7 +95,10 @@ public final class ControllerLoop implements AutoCloseable {
     }
 
     /** What runs on the rounds thread. */
-    private enum Work { ROUND, REPLAN }
+    private enum Work {
+        ROUND,
+        REPLAN
+    }
 
     private final Controller controller;
     private final ControllerMetrics metrics;
@@ -114,7 +117,7 @@ public final class ControllerLoop implements AutoCloseable {
     private final ExecutorService roundThread = Executors.newSingleThreadExecutor(daemon("tailor-heart-rounds"));
     private final ExecutorService leaseThreads = Executors.newCachedThreadPool(daemon("tailor-heart-leader-election"));
     private ResourceEventHandler<Pod> podHandler;
-    private volatile Consumer<String> log = message -> { };
+    private volatile Consumer<String> log = message -> {};
     private volatile LeaseElector elector;
     private volatile String leader;
     private volatile boolean renewalRefused;
@@ -125,6 +128,7 @@ public final class ControllerLoop implements AutoCloseable {
     private volatile boolean holderConfirmed;
     /** Counts the times this replica gained the lease; a round writes only in the term it began in. */
     private volatile long term;
+
     private volatile long roundTerm;
     private volatile long rounds;
     private volatile long replans;
@@ -133,6 +137,7 @@ public final class ControllerLoop implements AutoCloseable {
     private volatile long lastLoopMillis;
     /** The work on the rounds thread and since when (ticker ms), or {@code null}. */
     private volatile Work inFlight;
+
     private volatile long inFlightSinceMillis;
 
     // Scheduler state: read and written by tasks on the scheduler only.
@@ -141,14 +146,17 @@ public final class ControllerLoop implements AutoCloseable {
     private boolean tookOver;
     /** When the first pod event not yet re-planned arrived (ticker ms), or {@link #NO_EVENT}. */
     private long eventMillis = NO_EVENT;
+
     private ScheduledFuture<?> roundDue;
     private ScheduledFuture<?> replanDue;
     private ScheduledFuture<?> housekeeping;
 
     /** A pod watch and when it was started (ticker ms). */
-    private record PodWatch(SharedIndexInformer<Pod> informer, CompletableFuture<Void> started, long sinceMillis,
-            boolean[] saidNoAnswer) {
-    }
+    private record PodWatch(
+            SharedIndexInformer<Pod> informer,
+            CompletableFuture<Void> started,
+            long sinceMillis,
+            boolean[] saidNoAnswer) {}
 
     /**
      * On real time: a single-threaded scheduled executor of its own ({@code tailor-heart-schedule})
@@ -156,10 +164,25 @@ public final class ControllerLoop implements AutoCloseable {
      *
      * @param epochMillis wall clock: the instant of each round's metrics (nothing else)
      */
-    public ControllerLoop(Controller controller, ControllerMetrics metrics, KubernetesClient client,
-            ControllerConfig config, Options options, Consumer<Controller.Round> reporter, LongSupplier epochMillis) {
-        this(controller, metrics, client, config, options, reporter, epochMillis,
-                Executors.newSingleThreadScheduledExecutor(daemon("tailor-heart-schedule")), System::nanoTime, true,
+    public ControllerLoop(
+            Controller controller,
+            ControllerMetrics metrics,
+            KubernetesClient client,
+            ControllerConfig config,
+            Options options,
+            Consumer<Controller.Round> reporter,
+            LongSupplier epochMillis) {
+        this(
+                controller,
+                metrics,
+                client,
+                config,
+                options,
+                reporter,
+                epochMillis,
+                Executors.newSingleThreadScheduledExecutor(daemon("tailor-heart-schedule")),
+                System::nanoTime,
+                true,
                 LeaseElector.RenewDeadline.CHECKED);
     }
 
@@ -172,17 +195,42 @@ public final class ControllerLoop implements AutoCloseable {
      * @param tickerNanos monotonic clock for durations: round scheduling, the lease, the loop's
      *                    liveness, the watch's answer time and the re-plan delay
      */
-    public ControllerLoop(Controller controller, ControllerMetrics metrics, KubernetesClient client,
-            ControllerConfig config, Options options, Consumer<Controller.Round> reporter, LongSupplier epochMillis,
-            ScheduledExecutorService scheduler, LongSupplier tickerNanos) {
-        this(controller, metrics, client, config, options, reporter, epochMillis, scheduler, tickerNanos, false,
+    public ControllerLoop(
+            Controller controller,
+            ControllerMetrics metrics,
+            KubernetesClient client,
+            ControllerConfig config,
+            Options options,
+            Consumer<Controller.Round> reporter,
+            LongSupplier epochMillis,
+            ScheduledExecutorService scheduler,
+            LongSupplier tickerNanos) {
+        this(
+                controller,
+                metrics,
+                client,
+                config,
+                options,
+                reporter,
+                epochMillis,
+                scheduler,
+                tickerNanos,
+                false,
                 LeaseElector.RenewDeadline.CHECKED);
     }
 
     /** As above; {@code check} {@code IGNORED_FOR_TESTS} only to show that a test catches a broken elector. */
-    ControllerLoop(Controller controller, ControllerMetrics metrics, KubernetesClient client,
-            ControllerConfig config, Options options, Consumer<Controller.Round> reporter, LongSupplier epochMillis,
-            ScheduledExecutorService scheduler, LongSupplier tickerNanos, boolean ownScheduler,
+    ControllerLoop(
+            Controller controller,
+            ControllerMetrics metrics,
+            KubernetesClient client,
+            ControllerConfig config,
+            Options options,
+            Consumer<Controller.Round> reporter,
+            LongSupplier epochMillis,
+            ScheduledExecutorService scheduler,
+            LongSupplier tickerNanos,
+            boolean ownScheduler,
             LeaseElector.RenewDeadline check) {
         this.controller = controller;
         this.metrics = metrics;
@@ -210,7 +258,7 @@ public final class ControllerLoop implements AutoCloseable {
 
     /** Where the loop says what happens outside rounds (leadership, watch failures); default: nowhere. */
     public void onMessage(Consumer<String> messages) {
-        this.log = messages == null ? message -> { } : messages;
+        this.log = messages == null ? message -> {} : messages;
     }
 
     /**
@@ -242,18 +290,30 @@ public final class ControllerLoop implements AutoCloseable {
         watchPods();
         started = true;
         lastLoopMillis = monotonicMillis();
-        housekeeping = scheduler.scheduleAtFixedRate(this::housekeeping, HOUSEKEEPING_MILLIS, HOUSEKEEPING_MILLIS,
-                TimeUnit.MILLISECONDS);
+        housekeeping = scheduler.scheduleAtFixedRate(
+                this::housekeeping, HOUSEKEEPING_MILLIS, HOUSEKEEPING_MILLIS, TimeUnit.MILLISECONDS);
         if (options.lease() == null) {
             leading = true;
             metrics.leading(true);
             scheduler.execute(() -> scheduleRound(monotonicMillis()));
         } else {
             String[] lease = options.lease().split("/", 2);
-            GuardedLeaseLock lock = new GuardedLeaseLock(new LeaseLock(lease[0], lease[1], options.identity()), guard,
-                    this::monotonicMillis, () -> running && alive(staleMillis()), this::renewalRefused);
-            LeaseElector created = new LeaseElector(lock, client, options.leaseDuration(), options.renewDeadline(),
-                    options.retryPeriod(), scheduler, tickerNanos, epochMillis, leaseThreads,
+            GuardedLeaseLock lock = new GuardedLeaseLock(
+                    new LeaseLock(lease[0], lease[1], options.identity()),
+                    guard,
+                    this::monotonicMillis,
+                    () -> running && alive(staleMillis()),
+                    this::renewalRefused);
+            LeaseElector created = new LeaseElector(
+                    lock,
+                    client,
+                    options.leaseDuration(),
+                    options.renewDeadline(),
+                    options.retryPeriod(),
+                    scheduler,
+                    tickerNanos,
+                    epochMillis,
+                    leaseThreads,
                     new LeaseElector.Listener() {
                         @Override
                         public void startedLeading() {
@@ -277,7 +337,8 @@ public final class ControllerLoop implements AutoCloseable {
                                         + " take part in leader election");
                             }
                         }
-                    }, renewDeadlineCheck);
+                    },
+                    renewDeadlineCheck);
             elector = created;
             created.start();
         }
@@ -313,11 +374,13 @@ public final class ControllerLoop implements AutoCloseable {
                 continue;
             }
             try {
-                SharedIndexInformer<Pod> informer = client.pods().inNamespace(namespace)
-                        .withLabel(config.kubernetes().componentLabel()).runnableInformer(0);
+                SharedIndexInformer<Pod> informer = client.pods()
+                        .inNamespace(namespace)
+                        .withLabel(config.kubernetes().componentLabel())
+                        .runnableInformer(0);
                 informer.addEventHandler(podHandler);
-                PodWatch started = new PodWatch(informer, informer.start().toCompletableFuture(), monotonicMillis(),
-                        new boolean[1]);
+                PodWatch started = new PodWatch(
+                        informer, informer.start().toCompletableFuture(), monotonicMillis(), new boolean[1]);
                 watches.put(namespace, started);
                 started.started().whenComplete((ignored, failure) -> watchStarted(namespace, started, failure));
             } catch (RuntimeException e) {
@@ -338,7 +401,8 @@ public final class ControllerLoop implements AutoCloseable {
 
     private void watchFailed(String namespace, Throwable failure) {
         Throwable cause = failure.getCause() != null && failure instanceof java.util.concurrent.CompletionException
-                ? failure.getCause() : failure;
+                ? failure.getCause()
+                : failure;
         if (watchesFailing.add(namespace)) {
             String why = cause instanceof KubernetesClientException k
                     ? KubernetesErrors.describe(k, String.valueOf(client.getMasterUrl()))
@@ -351,7 +415,8 @@ public final class ControllerLoop implements AutoCloseable {
     /** Says once of each watch still without an answer after {@link #WATCH_ANSWER_MILLIS}. */
     private void checkWatches(long nowMillis) {
         watches.forEach((namespace, watch) -> {
-            if (!watch.started().isDone() && !watch.saidNoAnswer()[0]
+            if (!watch.started().isDone()
+                    && !watch.saidNoAnswer()[0]
                     && nowMillis - watch.sinceMillis() >= WATCH_ANSWER_MILLIS) {
                 watch.saidNoAnswer()[0] = true;
                 log.accept("the watch of pods in namespace " + namespace + " has had no answer for "
@@ -366,7 +431,7 @@ public final class ControllerLoop implements AutoCloseable {
         long now = monotonicMillis();
         lastLoopMillis = now;
         if (inFlight == null) {
-            renewalRefused = false;   // it works again; say it if it gets stuck once more
+            renewalRefused = false; // it works again; say it if it gets stuck once more
         }
         try {
             checkWatches(now);
@@ -436,8 +501,10 @@ public final class ControllerLoop implements AutoCloseable {
     }
 
     private static boolean ready(Pod pod) {
-        return pod.getMetadata().getDeletionTimestamp() == null && pod.getStatus() != null
-                && pod.getStatus().getConditions() != null && pod.getStatus().getConditions().stream()
+        return pod.getMetadata().getDeletionTimestamp() == null
+                && pod.getStatus() != null
+                && pod.getStatus().getConditions() != null
+                && pod.getStatus().getConditions().stream()
                         .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
     }
 
@@ -473,8 +540,7 @@ public final class ControllerLoop implements AutoCloseable {
         if (roundDue != null) {
             roundDue.cancel(false);
         }
-        roundDue = scheduler.schedule(this::roundDue, Math.max(0, atMillis - monotonicMillis()),
-                TimeUnit.MILLISECONDS);
+        roundDue = scheduler.schedule(this::roundDue, Math.max(0, atMillis - monotonicMillis()), TimeUnit.MILLISECONDS);
     }
 
     /** On the scheduler, when a round is due. */
@@ -484,7 +550,7 @@ public final class ControllerLoop implements AutoCloseable {
             return;
         }
         if (inFlight != null) {
-            roundPending = true;   // right after the work in flight
+            roundPending = true; // right after the work in flight
             return;
         }
         launch(Work.ROUND);
@@ -504,7 +570,7 @@ public final class ControllerLoop implements AutoCloseable {
         long now = monotonicMillis();
         long since = eventMillis;
         dirty = false;
-        eventMillis = NO_EVENT;   // a round covers the events too
+        eventMillis = NO_EVENT; // a round covers the events too
         roundPending = false;
         if (replanDue != null) {
             // The work covers the events so far: a later event gets a whole debounce of its own.
@@ -530,12 +596,12 @@ public final class ControllerLoop implements AutoCloseable {
                     try {
                         scheduler.execute(this::finished);
                     } catch (RejectedExecutionException e) {
-                        inFlight = null;   // closing
+                        inFlight = null; // closing
                     }
                 }
             });
         } catch (RejectedExecutionException e) {
-            inFlight = null;   // closing
+            inFlight = null; // closing
         }
     }
 
@@ -543,7 +609,7 @@ public final class ControllerLoop implements AutoCloseable {
     private void run(Work work, boolean takeOver, Instant metricsAt, long eventMillis) {
         try {
             if (takeOver) {
-                controller.takeOver();   // read the state the last leader saved; forget old routes
+                controller.takeOver(); // read the state the last leader saved; forget old routes
             }
             if (work == Work.REPLAN) {
                 Controller.Round round = controller.replan(options.dryRun());
@@ -552,23 +618,34 @@ public final class ControllerLoop implements AutoCloseable {
                         lastReplanDelayMillis = monotonicMillis() - eventMillis;
                         metrics.recordReplanDelay(lastReplanDelayMillis / 1000.0);
                     }
-                    replans++;   // after its delay: a reader that sees the count sees the delay
+                    replans++; // after its delay: a reader that sees the count sees the delay
                     metrics.countReplan();
                     metrics.record(round);
-                    metrics.nodesMissingLocalityLabels(controller.nodesMissingLocalityLabels().size());
+                    metrics.nodesMissingLocalityLabels(
+                            controller.nodesMissingLocalityLabels().size());
                     reporter.accept(round);
                 }
             } else {
                 Controller.Round round = controller.round(metricsAt, options.dryRun());
                 rounds++;
                 metrics.record(round);
-                metrics.nodesMissingLocalityLabels(controller.nodesMissingLocalityLabels().size());
+                metrics.nodesMissingLocalityLabels(
+                        controller.nodesMissingLocalityLabels().size());
                 reporter.accept(round);
             }
         } catch (RuntimeException e) {
             // A bug or an unexpected client error must not stop the controller: say it, go on.
-            reporter.accept(new Controller.Round(false, Controller.FailureReason.KUBERNETES_READ,
-                    "unexpected: " + e, null, null, List.of(), List.of(), List.of(), List.of(), 0));
+            reporter.accept(new Controller.Round(
+                    false,
+                    Controller.FailureReason.KUBERNETES_READ,
+                    "unexpected: " + e,
+                    null,
+                    null,
+                    List.of(),
+                    List.of(),
+                    List.of(),
+                    List.of(),
+                    0));
         }
     }
 
@@ -605,16 +682,18 @@ public final class ControllerLoop implements AutoCloseable {
             roundDue = null;
         }
         if (running) {
-            log.accept("Lease " + options.lease() + ": this replica (" + options.identity() + ") stops leading: "
-                    + why);
+            log.accept(
+                    "Lease " + options.lease() + ": this replica (" + options.identity() + ") stops leading: " + why);
         }
     }
 
     private void newLeader(String identity) {
         if (identity != null && !identity.equals(leader)) {
             leader = identity;
-            log.accept("Lease " + options.lease() + ": " + (identity.equals(options.identity()) ? "this replica ("
-                    + identity + ") leads" : identity + " leads; this replica (" + options.identity() + ") stands by"));
+            log.accept("Lease " + options.lease() + ": "
+                    + (identity.equals(options.identity())
+                            ? "this replica (" + identity + ") leads"
+                            : identity + " leads; this replica (" + options.identity() + ") stands by"));
         }
     }
 
@@ -644,12 +723,13 @@ public final class ControllerLoop implements AutoCloseable {
             String holder = holder();
             if (!options.identity().equals(holder)) {
                 guard.lost();
-                log.accept("not writing: Lease " + options.lease() + " names " + (holder == null ? "no holder (or"
-                        + " cannot be read)" : holder) + ", not this replica (" + options.identity() + ")");
+                log.accept("not writing: Lease " + options.lease() + " names "
+                        + (holder == null ? "no holder (or" + " cannot be read)" : holder) + ", not this replica ("
+                        + options.identity() + ")");
                 return false;
             }
             holderConfirmed = true;
-            return leaseProvable();   // the read itself may have taken long
+            return leaseProvable(); // the read itself may have taken long
         }
         return true;
     }
@@ -660,9 +740,16 @@ public final class ControllerLoop implements AutoCloseable {
             return true;
         }
         long since = guard.sinceRenewalMillis(now);
-        log.accept("not writing: " + (since < 0 ? "this replica does not hold Lease " + options.lease()
-                : String.format(Locale.ROOT, "Lease %s was last renewed %.1f s ago, the renew deadline is %.1f s"
-                + " (renewals fail or hang)", options.lease(), since / 1000.0, guard.renewDeadlineMillis() / 1000.0)));
+        log.accept("not writing: "
+                + (since < 0
+                        ? "this replica does not hold Lease " + options.lease()
+                        : String.format(
+                                Locale.ROOT,
+                                "Lease %s was last renewed %.1f s ago, the renew deadline is %.1f s"
+                                        + " (renewals fail or hang)",
+                                options.lease(),
+                                since / 1000.0,
+                                guard.renewDeadlineMillis() / 1000.0)));
         return false;
     }
 
@@ -670,8 +757,13 @@ public final class ControllerLoop implements AutoCloseable {
     private String holder() {
         String[] lease = options.lease().split("/", 2);
         try {
-            Lease current = client.resources(Lease.class).inNamespace(lease[0]).withName(lease[1]).get();
-            return current == null || current.getSpec() == null ? null : current.getSpec().getHolderIdentity();
+            Lease current = client.resources(Lease.class)
+                    .inNamespace(lease[0])
+                    .withName(lease[1])
+                    .get();
+            return current == null || current.getSpec() == null
+                    ? null
+                    : current.getSpec().getHolderIdentity();
         } catch (KubernetesClientException e) {
             return null;
         }

@@ -99,57 +99,93 @@ public final class ControllerMetrics {
     public ControllerMetrics(LongSupplier epochMillis, int routeShareSeriesLimit) {
         this.epochMillis = epochMillis;
         this.routeShareSeriesLimit = routeShareSeriesLimit;
-        rounds = Counter.builder().name("tailor_heart_rounds_total").help("HEART rounds run").register(registry);
-        failures = Counter.builder().name("tailor_heart_round_failures_total")
-                .help("Rounds that changed nothing, by reason").labelNames("reason").register(registry);
+        rounds = Counter.builder()
+                .name("tailor_heart_rounds_total")
+                .help("HEART rounds run")
+                .register(registry);
+        failures = Counter.builder()
+                .name("tailor_heart_round_failures_total")
+                .help("Rounds that changed nothing, by reason")
+                .labelNames("reason")
+                .register(registry);
         for (Controller.FailureReason reason : Controller.FailureReason.values()) {
-            failures.labelValues(label(reason.name()));   // every reason visible at 0
+            failures.labelValues(label(reason.name())); // every reason visible at 0
         }
-        planning = Histogram.builder().name("tailor_heart_planning_seconds").help("Planning time per round")
-                .classicOnly().classicUpperBounds(0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5).register(registry);
-        linksPruned = Gauge.builder().name("tailor_heart_links_pruned")
-                .help("Links the slow-link filter pruned in the last plan").register(registry);
-        ruleWrites = Counter.builder().name("tailor_heart_rule_writes_total")
-                .help("DestinationRules written, by action").labelNames("action").register(registry);
+        planning = Histogram.builder()
+                .name("tailor_heart_planning_seconds")
+                .help("Planning time per round")
+                .classicOnly()
+                .classicUpperBounds(0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5)
+                .register(registry);
+        linksPruned = Gauge.builder()
+                .name("tailor_heart_links_pruned")
+                .help("Links the slow-link filter pruned in the last plan")
+                .register(registry);
+        ruleWrites = Counter.builder()
+                .name("tailor_heart_rule_writes_total")
+                .help("DestinationRules written, by action")
+                .labelNames("action")
+                .register(registry);
         for (Actuator.Action action : Actuator.Action.values()) {
             if (action != Actuator.Action.UNCHANGED) {
-                ruleWrites.labelValues(label(action.name()));   // every action visible at 0
+                ruleWrites.labelValues(label(action.name())); // every action visible at 0
             }
         }
-        replans = Counter.builder().name("tailor_heart_replans_total")
-                .help("Event-driven re-plans (also counted in tailor_heart_rounds_total)").register(registry);
-        replanDelay = Histogram.builder().name("tailor_heart_replan_delay_seconds")
+        replans = Counter.builder()
+                .name("tailor_heart_replans_total")
+                .help("Event-driven re-plans (also counted in tailor_heart_rounds_total)")
+                .register(registry);
+        replanDelay = Histogram.builder()
+                .name("tailor_heart_replan_delay_seconds")
                 .help("From a pod event to the end of the re-plan it triggered")
-                .classicOnly().classicUpperBounds(0.25, 0.5, 1, 2, 5, 10).register(registry);
-        shortfall = Gauge.builder().name("tailor_heart_capacity_shortfall_requests_per_second")
+                .classicOnly()
+                .classicUpperBounds(0.25, 0.5, 1, 2, 5, 10)
+                .register(registry);
+        shortfall = Gauge.builder()
+                .name("tailor_heart_capacity_shortfall_requests_per_second")
                 .help("Requests/s a component's ready groups cannot serve in the last plan (0: they can)")
-                .labelNames("component").register(registry);
-        shortfallRounds = Counter.builder().name("tailor_heart_capacity_shortfall_rounds_total")
-                .help("Rounds whose plan asked some component for more than its capacity").register(registry);
-        shortfallRounds.inc(0);   // visible at 0
-        nodesMissingLocalityLabels = Gauge.builder().name("tailor_heart_nodes_missing_locality_labels")
+                .labelNames("component")
+                .register(registry);
+        shortfallRounds = Counter.builder()
+                .name("tailor_heart_capacity_shortfall_rounds_total")
+                .help("Rounds whose plan asked some component for more than its capacity")
+                .register(registry);
+        shortfallRounds.inc(0); // visible at 0
+        nodesMissingLocalityLabels = Gauge.builder()
+                .name("tailor_heart_nodes_missing_locality_labels")
                 .help("Nodes hosting the application's pods without a locality label Istio reads (region, zone,"
-                        + " topology.istio.io/subzone)").register(registry);
-        routeShare = Gauge.builder().name("tailor_heart_route_share")
+                        + " topology.istio.io/subzone)")
+                .register(registry);
+        routeShare = Gauge.builder()
+                .name("tailor_heart_route_share")
                 .help("Fraction of the calls of caller on from_node to callee that the last plan sends to to_node")
-                .labelNames("caller", "callee", "from_node", "to_node").register(registry);
-        routeShareDropped = Gauge.builder().name("tailor_heart_route_share_series_dropped")
-                .help("Route-share series of the last plan not exported: more than the limit").register(registry);
+                .labelNames("caller", "callee", "from_node", "to_node")
+                .register(registry);
+        routeShareDropped = Gauge.builder()
+                .name("tailor_heart_route_share_series_dropped")
+                .help("Route-share series of the last plan not exported: more than the limit")
+                .register(registry);
         routeShareDropped.set(0);
-        leader = Gauge.builder().name("tailor_heart_leader")
-                .help("1 while this replica holds the Lease (or runs without one), else 0").register(registry);
+        leader = Gauge.builder()
+                .name("tailor_heart_leader")
+                .help("1 while this replica holds the Lease (or runs without one), else 0")
+                .register(registry);
         leader.set(0);
-        leaseAcquisitions = Counter.builder().name("tailor_heart_lease_acquisitions_total")
-                .help("Times this replica took the Lease").register(registry);
-        leaseAcquisitions.inc(0);   // visible at 0
-        GaugeWithCallback.builder().name("tailor_heart_last_applied_plan_age_seconds")
+        leaseAcquisitions = Counter.builder()
+                .name("tailor_heart_lease_acquisitions_total")
+                .help("Times this replica took the Lease")
+                .register(registry);
+        leaseAcquisitions.inc(0); // visible at 0
+        GaugeWithCallback.builder()
+                .name("tailor_heart_last_applied_plan_age_seconds")
                 .help("Seconds since DestinationRules were last applied successfully")
                 .callback(callback -> {
                     long last = lastAppliedMillis;
                     if (last >= 0) {
                         callback.call((this.epochMillis.getAsLong() - last) / 1000.0);
                     }
-                }).register(registry);
+                })
+                .register(registry);
     }
 
     /** Records that this replica started ({@code true}: one more acquisition) or stopped leading. */
@@ -164,8 +200,10 @@ public final class ControllerMetrics {
     public void record(Controller.Round round) {
         rounds.inc();
         if (!round.shortfalls().isEmpty()) {
-            shortfall.clear();   // components gone from the plan leave the metric
-            round.shortfalls().forEach((component, requests) -> shortfall.labelValues(component).set(requests));
+            shortfall.clear(); // components gone from the plan leave the metric
+            round.shortfalls()
+                    .forEach((component, requests) ->
+                            shortfall.labelValues(component).set(requests));
             if (round.shortfalls().values().stream().anyMatch(requests -> requests > 0)) {
                 shortfallRounds.inc();
             }
@@ -176,7 +214,9 @@ public final class ControllerMetrics {
         }
         planning.observe(round.planningNanos() / 1e9);
         routeShares(round);
-        linksPruned.set(round.plan().allocation().routes().stream().mapToInt(r -> r.prunedLinks().size()).sum());
+        linksPruned.set(round.plan().allocation().routes().stream()
+                .mapToInt(r -> r.prunedLinks().size())
+                .sum());
         ready = true;
         if (round.applied()) {
             for (Actuator.Change change : round.changes()) {
@@ -193,7 +233,9 @@ public final class ControllerMetrics {
         Map<String, Set<String>> calleeNodes = new HashMap<>();
         if (round.snapshot() != null) {
             for (Replica replica : round.snapshot().replicas()) {
-                calleeNodes.computeIfAbsent(replica.component(), c -> new TreeSet<>()).add(replica.node());
+                calleeNodes
+                        .computeIfAbsent(replica.component(), c -> new TreeSet<>())
+                        .add(replica.node());
             }
         }
         List<String[]> labels = new ArrayList<>();

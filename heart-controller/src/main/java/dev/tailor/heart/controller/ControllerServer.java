@@ -25,8 +25,9 @@ public final class ControllerServer implements AutoCloseable {
      * @param ready whether this replica is ready (see the class comment)
      * @throws IOException if the port cannot be bound
      */
-    public ControllerServer(InetSocketAddress address, ControllerMetrics metrics, BooleanSupplier alive,
-            BooleanSupplier ready) throws IOException {
+    public ControllerServer(
+            InetSocketAddress address, ControllerMetrics metrics, BooleanSupplier alive, BooleanSupplier ready)
+            throws IOException {
         server = HttpServer.create(address, 0);
         server.createContext("/metrics", exchange -> send(exchange, 200, metrics.contentType(), metrics.scrape()));
         server.createContext("/healthz", exchange -> {

@@ -38,8 +38,7 @@ public final class DestinationRules {
     private static final Pattern LABEL_NAME = Pattern.compile("[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?");
     private static final Pattern LOCALITY_PART = Pattern.compile("[^/\\s*]+");
 
-    private DestinationRules() {
-    }
+    private DestinationRules() {}
 
     /**
      * Where rules go.
@@ -52,8 +51,12 @@ public final class DestinationRules {
      *                      whose pods are not selected by {@code selectorLabel=<caller>} (e.g. an ingress
      *                      gateway labelled {@code istio=ingressgateway}); others are not in it
      */
-    public record Options(Map<String, String> namespaceOf, String defaultNamespace, String selectorLabel,
-            String clusterDomain, Map<String, Map<String, String>> selectorOf) {
+    public record Options(
+            Map<String, String> namespaceOf,
+            String defaultNamespace,
+            String selectorLabel,
+            String clusterDomain,
+            Map<String, Map<String, String>> selectorOf) {
 
         public Options {
             namespaceOf = Map.copyOf(namespaceOf);
@@ -61,8 +64,8 @@ public final class DestinationRules {
         }
 
         /** Every caller selected by {@code selectorLabel=<caller>}. */
-        public Options(Map<String, String> namespaceOf, String defaultNamespace, String selectorLabel,
-                String clusterDomain) {
+        public Options(
+                Map<String, String> namespaceOf, String defaultNamespace, String selectorLabel, String clusterDomain) {
             this(namespaceOf, defaultNamespace, selectorLabel, clusterDomain, Map.of());
         }
 
@@ -87,8 +90,9 @@ public final class DestinationRules {
                 ok &= LOCALITY_PART.matcher(part).matches();
             }
             if (!ok) {
-                throw new IllegalArgumentException("node " + node.name() + ": locality \"" + locality + "\" cannot be used by Istio"
-                        + " (expected: region/zone/subzone, up to three non-empty parts without spaces or '*')");
+                throw new IllegalArgumentException(
+                        "node " + node.name() + ": locality \"" + locality + "\" cannot be used by Istio"
+                                + " (expected: region/zone/subzone, up to three non-empty parts without spaces or '*')");
             }
             localityOfNode.put(node.name(), locality);
         }
@@ -112,7 +116,9 @@ public final class DestinationRules {
             labels.put("tailor.dev/caller", route.caller());
             labels.put("tailor.dev/callee", route.callee());
             ObjectNode spec = rule.putObject("spec");
-            spec.put("host", route.callee() + "." + options.namespace(route.callee()) + ".svc." + options.clusterDomain());
+            spec.put(
+                    "host",
+                    route.callee() + "." + options.namespace(route.callee()) + ".svc." + options.clusterDomain());
             ObjectNode matchLabels = spec.putObject("workloadSelector").putObject("matchLabels");
             new java.util.TreeMap<>(options.selector(route.caller())).forEach(matchLabels::put);
             ObjectNode trafficPolicy = spec.putObject("trafficPolicy");
@@ -141,7 +147,8 @@ public final class DestinationRules {
     /** {@code tailor-heart-<caller>-to-<callee>}, made a valid DNS-1123 name of at most 253 characters. */
     public static String name(String caller, String callee) {
         String raw = "tailor-heart-" + caller + "-to-" + callee;
-        String name = raw.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9.-]", "-").replaceAll("-{2,}", "-");
+        String name =
+                raw.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9.-]", "-").replaceAll("-{2,}", "-");
         if (name.length() > 253) {
             name = name.substring(0, 244) + "-" + Integer.toHexString(raw.hashCode());
         }
@@ -154,15 +161,17 @@ public final class DestinationRules {
 
     private static void requireDnsLabel(String what, String value) {
         if (!isDnsLabel(value)) {
-            throw new IllegalArgumentException(what + " \"" + value + "\" cannot be a Kubernetes service name (expected: a DNS"
-                    + " label, lowercase letters, digits and '-', at most 63 characters)");
+            throw new IllegalArgumentException(
+                    what + " \"" + value + "\" cannot be a Kubernetes service name (expected: a DNS"
+                            + " label, lowercase letters, digits and '-', at most 63 characters)");
         }
     }
 
     private static void requireLabelValue(String what, String value) {
         if (value.length() > 63 || !LABEL_NAME.matcher(value).matches()) {
-            throw new IllegalArgumentException(what + " \"" + value + "\" cannot be a Kubernetes label value (expected: letters,"
-                    + " digits, '-', '_' and '.', at most 63 characters)");
+            throw new IllegalArgumentException(
+                    what + " \"" + value + "\" cannot be a Kubernetes label value (expected: letters,"
+                            + " digits, '-', '_' and '.', at most 63 characters)");
         }
     }
 }

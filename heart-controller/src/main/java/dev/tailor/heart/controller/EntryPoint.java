@@ -19,8 +19,8 @@ import java.util.regex.Pattern;
 public record EntryPoint(String namespace, String name, Map<String, String> selector) {
 
     private static final Pattern NAME = Pattern.compile("[a-z0-9]([-a-z0-9.]*[a-z0-9])?");
-    private static final Pattern LABEL_KEY = Pattern.compile("([a-z0-9]([-a-z0-9.]*[a-z0-9])?/)?"
-            + "[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?");
+    private static final Pattern LABEL_KEY =
+            Pattern.compile("([a-z0-9]([-a-z0-9.]*[a-z0-9])?/)?" + "[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?");
     private static final Pattern LABEL_VALUE = Pattern.compile("([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?");
 
     public EntryPoint {
@@ -53,13 +53,16 @@ public record EntryPoint(String namespace, String name, Map<String, String> sele
             int eq = pair.indexOf('=');
             String key = eq < 0 ? "" : pair.substring(0, eq);
             String value = eq < 0 ? "" : pair.substring(eq + 1);
-            if (!LABEL_KEY.matcher(key).matches() || value.isEmpty() || value.length() > 63
-                    || !LABEL_VALUE.matcher(value).matches() || selector.put(key, value) != null) {
-                throw new IllegalArgumentException("label " + (pair.isEmpty() ? "(empty)" : pair) + " (" + expected
-                        + ", each key once)");
+            if (!LABEL_KEY.matcher(key).matches()
+                    || value.isEmpty()
+                    || value.length() > 63
+                    || !LABEL_VALUE.matcher(value).matches()
+                    || selector.put(key, value) != null) {
+                throw new IllegalArgumentException(
+                        "label " + (pair.isEmpty() ? "(empty)" : pair) + " (" + expected + ", each key once)");
             }
-            name.append(name.isEmpty() ? "" : "-").append(value.toLowerCase(java.util.Locale.ROOT)
-                    .replaceAll("[^a-z0-9-]", "-"));
+            name.append(name.isEmpty() ? "" : "-")
+                    .append(value.toLowerCase(java.util.Locale.ROOT).replaceAll("[^a-z0-9-]", "-"));
         }
         String joined = name.toString().replaceAll("-{2,}", "-").replaceAll("^-|-$", "");
         if (joined.isEmpty() || joined.length() > 63) {

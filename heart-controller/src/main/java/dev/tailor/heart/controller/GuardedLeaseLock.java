@@ -31,8 +31,8 @@ final class GuardedLeaseLock implements Lock {
      * @param mayRenew    whether this replica can work (else acquiring and renewing throw)
      * @param refused     called when an acquisition or renewal is refused
      */
-    GuardedLeaseLock(Lock lease, LeaseGuard guard, LongSupplier clockMillis, BooleanSupplier mayRenew,
-            Runnable refused) {
+    GuardedLeaseLock(
+            Lock lease, LeaseGuard guard, LongSupplier clockMillis, BooleanSupplier mayRenew, Runnable refused) {
         this.lease = lease;
         this.guard = guard;
         this.clockMillis = clockMillis;
@@ -67,8 +67,8 @@ final class GuardedLeaseLock implements Lock {
     private void refuseUnlessAbleToWork(LeaderElectionRecord record) {
         if (identity().equals(record.getHolderIdentity()) && !mayRenew.getAsBoolean()) {
             refused.run();
-            throw new KubernetesClientException("not acquiring or renewing " + describe()
-                    + ": the round loop cannot work");
+            throw new KubernetesClientException(
+                    "not acquiring or renewing " + describe() + ": the round loop cannot work");
         }
     }
 
@@ -76,7 +76,7 @@ final class GuardedLeaseLock implements Lock {
         if (identity().equals(record.getHolderIdentity())) {
             guard.renewed(attemptMillis);
         } else {
-            guard.lost();   // released
+            guard.lost(); // released
         }
     }
 

@@ -62,8 +62,7 @@ public final class IstioLocality {
     private static final String RESTART = " (then restart the pods there: Istio reads a pod's locality when its sidecar"
             + " connects and its endpoints are built)";
 
-    private IstioLocality() {
-    }
+    private IstioLocality() {}
 
     /**
      * A locality; an empty string where Istio has no value.
@@ -99,8 +98,7 @@ public final class IstioLocality {
      * @param node   the node it runs on
      * @param labels its labels
      */
-    public record PodOnNode(String pod, String node, Map<String, String> labels) {
-    }
+    public record PodOnNode(String pod, String node, Map<String, String> labels) {}
 
     /**
      * The keys of the nodes.
@@ -115,8 +113,8 @@ public final class IstioLocality {
      * @param problem            {@code null}, or why some node hosting pods has no key at all (Istio
      *                           gives them no region) and the commands that fix it
      */
-    public record Keys(Map<String, String> keyOfNode, List<String> notes, List<String> nodesMissingLabels,
-            String problem) {
+    public record Keys(
+            Map<String, String> keyOfNode, List<String> notes, List<String> nodesMissingLabels, String problem) {
 
         public Keys {
             keyOfNode = Map.copyOf(keyOfNode);
@@ -154,7 +152,9 @@ public final class IstioLocality {
 
     /** The locality the node's labels give (pods without a locality label of their own). */
     public static Locality ofNode(Map<String, String> nodeLabels) {
-        return new Locality(either(nodeLabels, REGION, REGION_BETA), either(nodeLabels, ZONE, ZONE_BETA),
+        return new Locality(
+                either(nodeLabels, REGION, REGION_BETA),
+                either(nodeLabels, ZONE, ZONE_BETA),
                 nodeLabels.getOrDefault(SUBZONE, ""));
     }
 
@@ -237,22 +237,32 @@ public final class IstioLocality {
             }
         });
         shared.forEach((key, nodes) -> {
-            List<String> culprits = nodes.stream().filter(n -> own.get(n).size() < 3).toList();
-            List<String> unlabelled = culprits.stream().filter(missingLabels::contains).toList();
+            List<String> culprits =
+                    nodes.stream().filter(n -> own.get(n).size() < 3).toList();
+            List<String> unlabelled =
+                    culprits.stream().filter(missingLabels::contains).toList();
             String missing = key.contains("/") ? "sub-zone" : "zone";
             notes.add("rules address " + key + " as one locality (" + (nodes.size() == 1 ? "node " : "nodes ")
                     + String.join(", ", nodes) + "): Istio gives the pods on " + String.join(", ", culprits) + " no "
-                    + missing + (nodes.size() == 1 ? "" : ", and refuses a key for one node of " + key + " next to "
-                    + key + " itself") + (unlabelled.isEmpty() ? "" : "; label "
-                    + (unlabelled.size() == 1 ? "it" : "them") + ": " + command(unlabelled, nodeLabels) + RESTART));
+                    + missing
+                    + (nodes.size() == 1
+                            ? ""
+                            : ", and refuses a key for one node of " + key + " next to " + key + " itself")
+                    + (unlabelled.isEmpty()
+                            ? ""
+                            : "; label " + (unlabelled.size() == 1 ? "it" : "them") + ": "
+                                    + command(unlabelled, nodeLabels) + RESTART));
         });
         String problem = null;
         if (!withoutRegion.isEmpty()) {
-            List<String> unlabelled = withoutRegion.stream().filter(missingLabels::contains).toList();
+            List<String> unlabelled =
+                    withoutRegion.stream().filter(missingLabels::contains).toList();
             problem = "Istio gives pods on node(s) " + String.join(", ", withoutRegion) + " no region (labels " + REGION
                     + " and " + REGION_BETA + " are empty or missing), so no DestinationRule can name their locality"
-                    + (unlabelled.isEmpty() ? "" : "; label " + (unlabelled.size() == 1 ? "it" : "them") + ": "
-                    + command(unlabelled, nodeLabels) + RESTART);
+                    + (unlabelled.isEmpty()
+                            ? ""
+                            : "; label " + (unlabelled.size() == 1 ? "it" : "them") + ": "
+                                    + command(unlabelled, nodeLabels) + RESTART);
         }
         return new Keys(keyOfNode, notes, List.copyOf(missingLabels), problem);
     }
@@ -290,20 +300,23 @@ public final class IstioLocality {
             if (locality.subzone().isEmpty()) {
                 arguments.append(' ').append(SUBZONE).append("=$NODE");
             }
-            byArguments.computeIfAbsent(arguments.toString(), a -> new ArrayList<>()).add(node);
+            byArguments
+                    .computeIfAbsent(arguments.toString(), a -> new ArrayList<>())
+                    .add(node);
         }
         List<String> commands = new ArrayList<>();
-        byArguments.forEach((arguments, group) -> commands.add(group.size() == 1
-                ? "kubectl label node " + group.get(0) + arguments.replace("$NODE", group.get(0))
-                : "for n in " + String.join(" ", group) + "; do kubectl label node \"$n\""
-                        + arguments.replace("$NODE", "\"$n\"") + "; done"));
+        byArguments.forEach((arguments, group) -> commands.add(
+                group.size() == 1
+                        ? "kubectl label node " + group.get(0) + arguments.replace("$NODE", group.get(0))
+                        : "for n in " + String.join(" ", group) + "; do kubectl label node \"$n\""
+                                + arguments.replace("$NODE", "\"$n\"") + "; done"));
         return String.join("; ", commands);
     }
 
     private static String podOverride(Map<String, String> podLabels) {
         // Istio takes topology.istio.io/locality whenever the label exists, even empty.
-        String value = podLabels.containsKey(POD_LOCALITY) ? podLabels.get(POD_LOCALITY)
-                : podLabels.get(POD_LOCALITY_LEGACY);
+        String value =
+                podLabels.containsKey(POD_LOCALITY) ? podLabels.get(POD_LOCALITY) : podLabels.get(POD_LOCALITY_LEGACY);
         return value == null ? "" : value;
     }
 

@@ -32,11 +32,11 @@ public final class IstioRules {
     static final String MANAGED_BY = DestinationRules.MANAGED_BY;
 
     private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
-    private static final Pattern DNS_SUBDOMAIN = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
+    private static final Pattern DNS_SUBDOMAIN =
+            Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
     private static final Pattern LABEL_NAME = Pattern.compile("[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?");
 
-    private IstioRules() {
-    }
+    private IstioRules() {}
 
     /**
      * Where the rules of entry points (callers without replicas, e.g. the ingress) go.
@@ -46,8 +46,8 @@ public final class IstioRules {
      */
     record Gateway(String namespace, Map<String, String> selector) {
 
-        static final String EXPECTED = "expected: NAMESPACE/KEY=VALUE[,KEY=VALUE...], e.g."
-                + " istio-system/istio=ingressgateway";
+        static final String EXPECTED =
+                "expected: NAMESPACE/KEY=VALUE[,KEY=VALUE...], e.g." + " istio-system/istio=ingressgateway";
 
         /** {@code NAMESPACE/KEY=VALUE[,KEY=VALUE...]}, or a {@link IllegalArgumentException} naming what is wrong. */
         static Gateway parse(String text) {
@@ -76,8 +76,7 @@ public final class IstioRules {
                             + " label key and value; " + EXPECTED + ")");
                 }
                 if (selector.put(key, value) != null) {
-                    throw invalid("--ingress-gateway: label key \"" + key + "\" given twice ("
-                            + EXPECTED + ")");
+                    throw invalid("--ingress-gateway: label key \"" + key + "\" given twice (" + EXPECTED + ")");
                 }
             }
             return new Gateway(namespace, Map.copyOf(selector));
@@ -85,8 +84,13 @@ public final class IstioRules {
 
         @Override
         public String toString() {
-            return namespace + "/" + String.join(",", new java.util.TreeMap<>(selector).entrySet().stream()
-                    .map(e -> e.getKey() + "=" + e.getValue()).toList());
+            return namespace + "/"
+                    + String.join(
+                            ",",
+                            new java.util.TreeMap<>(selector)
+                                    .entrySet().stream()
+                                            .map(e -> e.getKey() + "=" + e.getValue())
+                                            .toList());
         }
     }
 
@@ -113,20 +117,25 @@ public final class IstioRules {
                 throw invalid("--namespace: \"" + namespace + "\" (expected: a DNS label, lowercase"
                         + " letters, digits and '-', at most 63 characters)");
             }
-            String name = selectorLabel.contains("/") ? selectorLabel.substring(selectorLabel.indexOf('/') + 1)
+            String name = selectorLabel.contains("/")
+                    ? selectorLabel.substring(selectorLabel.indexOf('/') + 1)
                     : selectorLabel;
             String prefix = selectorLabel.contains("/") ? selectorLabel.substring(0, selectorLabel.indexOf('/')) : null;
-            if (name.length() > 63 || !LABEL_NAME.matcher(name).matches()
-                    || (prefix != null && (prefix.length() > 253 || !DNS_SUBDOMAIN.matcher(prefix).matches()))) {
+            if (name.length() > 63
+                    || !LABEL_NAME.matcher(name).matches()
+                    || (prefix != null
+                            && (prefix.length() > 253
+                                    || !DNS_SUBDOMAIN.matcher(prefix).matches()))) {
                 throw invalid("--selector-label: \"" + selectorLabel + "\" (expected: a label key such as app"
                         + " or app.kubernetes.io/name)");
             }
-            if (clusterDomain.length() > 253 || !DNS_SUBDOMAIN.matcher(clusterDomain).matches()) {
+            if (clusterDomain.length() > 253
+                    || !DNS_SUBDOMAIN.matcher(clusterDomain).matches()) {
                 throw invalid("--cluster-domain: \"" + clusterDomain + "\" (expected: a DNS name such as"
                         + " cluster.local)");
             }
-            return new Options(namespace, selectorLabel, clusterDomain,
-                    gateway == null ? null : Gateway.parse(gateway));
+            return new Options(
+                    namespace, selectorLabel, clusterDomain, gateway == null ? null : Gateway.parse(gateway));
         }
     }
 
@@ -144,10 +153,12 @@ public final class IstioRules {
         for (Route route : routes) {
             ObjectNode rule = rules.stream()
                     .filter(r -> r.at("/metadata/name").asText().equals(name(route.caller(), route.callee())))
-                    .findFirst().orElse(null);
+                    .findFirst()
+                    .orElse(null);
             if (rule == null) {
                 if (explain) {
-                    out.println("# " + route.caller() + " -> " + route.callee() + ": no rule, no caller node sends calls");
+                    out.println(
+                            "# " + route.caller() + " -> " + route.callee() + ": no rule, no caller node sends calls");
                 }
                 continue;
             }
@@ -156,14 +167,24 @@ public final class IstioRules {
             }
             first = false;
             if (explain) {
-                out.printf(Locale.ROOT, "# %s -> %s, %.1f req/s%s, mean link delay %s ms%n", route.caller(),
-                        route.callee(), route.requestsPerSecond(), route.entryPoint() ? " (entry point)" : "",
+                out.printf(
+                        Locale.ROOT,
+                        "# %s -> %s, %.1f req/s%s, mean link delay %s ms%n",
+                        route.caller(),
+                        route.callee(),
+                        route.requestsPerSecond(),
+                        route.entryPoint() ? " (entry point)" : "",
                         PlanTable.fixed3(route.meanDelayMillis()));
                 for (String step : route.explain()) {
                     out.println("#   " + step);
                 }
                 if (!route.prunedLinks().isEmpty()) {
-                    out.println("#   pruned: " + String.join(", ", route.prunedLinks().stream().map(Link::toString).toList()));
+                    out.println("#   pruned: "
+                            + String.join(
+                                    ", ",
+                                    route.prunedLinks().stream()
+                                            .map(Link::toString)
+                                            .toList()));
                 }
             }
             try {
@@ -187,11 +208,18 @@ public final class IstioRules {
             }
         }
         try {
-            return DestinationRules.of(routes, snapshot, new DestinationRules.Options(namespaceOf, options.namespace(),
-                    options.selectorLabel(), options.clusterDomain(), selectorOf));
+            return DestinationRules.of(
+                    routes,
+                    snapshot,
+                    new DestinationRules.Options(
+                            namespaceOf,
+                            options.namespace(),
+                            options.selectorLabel(),
+                            options.clusterDomain(),
+                            selectorOf));
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(e.getMessage()
-                    + (e.getMessage().contains("locality") ? "" : "; use --format table or json"), e);
+            throw new IllegalArgumentException(
+                    e.getMessage() + (e.getMessage().contains("locality") ? "" : "; use --format table or json"), e);
         }
     }
 
@@ -204,14 +232,22 @@ public final class IstioRules {
         if (options.gateway() != null) {
             return List.of();
         }
-        return routes.stream().filter(Route::entryPoint).map(Route::caller).distinct().sorted().toList();
+        return routes.stream()
+                .filter(Route::entryPoint)
+                .map(Route::caller)
+                .distinct()
+                .sorted()
+                .toList();
     }
 
     private static boolean isLabelKey(String key) {
         String name = key.contains("/") ? key.substring(key.indexOf('/') + 1) : key;
         String prefix = key.contains("/") ? key.substring(0, key.indexOf('/')) : null;
-        return name.length() <= 63 && LABEL_NAME.matcher(name).matches()
-                && (prefix == null || (prefix.length() <= 253 && DNS_SUBDOMAIN.matcher(prefix).matches()));
+        return name.length() <= 63
+                && LABEL_NAME.matcher(name).matches()
+                && (prefix == null
+                        || (prefix.length() <= 253
+                                && DNS_SUBDOMAIN.matcher(prefix).matches()));
     }
 
     private static boolean isLabelValue(String value) {

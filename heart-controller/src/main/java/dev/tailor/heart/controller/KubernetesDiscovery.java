@@ -21,8 +21,7 @@ public final class KubernetesDiscovery {
 
     private static final String SIDECAR = "istio-proxy";
 
-    private KubernetesDiscovery() {
-    }
+    private KubernetesDiscovery() {}
 
     /** Lists nodes and pods once from the API server behind {@code client}. */
     public static ClusterView discover(KubernetesClient client, ControllerConfig.Kubernetes config) {
@@ -40,7 +39,13 @@ public final class KubernetesDiscovery {
         List<String> skipped = new ArrayList<>();
         for (String namespace : config.namespaces()) {
             for (Pod pod : cluster.podsWithLabel(namespace, config.componentLabel())) {
-                add(pod, pod.getMetadata().getLabels().get(config.componentLabel()), false, nodes, pods, placed,
+                add(
+                        pod,
+                        pod.getMetadata().getLabels().get(config.componentLabel()),
+                        false,
+                        nodes,
+                        pods,
+                        placed,
                         skipped);
             }
         }
@@ -59,8 +64,14 @@ public final class KubernetesDiscovery {
         return labels == null ? Map.of() : labels;
     }
 
-    private static void add(Pod pod, String component, boolean entryPoint, Map<String, Map<String, String>> nodes,
-            List<ClusterView.PodInfo> pods, List<IstioLocality.PodOnNode> placed, List<String> skipped) {
+    private static void add(
+            Pod pod,
+            String component,
+            boolean entryPoint,
+            Map<String, Map<String, String>> nodes,
+            List<ClusterView.PodInfo> pods,
+            List<IstioLocality.PodOnNode> placed,
+            List<String> skipped) {
         String name = pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName();
         String node = pod.getSpec() == null ? null : pod.getSpec().getNodeName();
         if (node == null || node.isBlank()) {
@@ -72,12 +83,21 @@ public final class KubernetesDiscovery {
             return;
         }
         boolean terminating = pod.getMetadata().getDeletionTimestamp() != null;
-        boolean ready = !terminating && pod.getStatus() != null && pod.getStatus().getConditions() != null
+        boolean ready = !terminating
+                && pod.getStatus() != null
+                && pod.getStatus().getConditions() != null
                 && pod.getStatus().getConditions().stream()
                         .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(conditionStatus(c)));
-        pods.add(new ClusterView.PodInfo(pod.getMetadata().getNamespace(), pod.getMetadata().getName(), component,
-                node, ready, cpuLimit(pod), entryPoint));
-        placed.add(new IstioLocality.PodOnNode(name, node, labels(pod.getMetadata().getLabels())));
+        pods.add(new ClusterView.PodInfo(
+                pod.getMetadata().getNamespace(),
+                pod.getMetadata().getName(),
+                component,
+                node,
+                ready,
+                cpuLimit(pod),
+                entryPoint));
+        placed.add(
+                new IstioLocality.PodOnNode(name, node, labels(pod.getMetadata().getLabels())));
     }
 
     private static String conditionStatus(PodCondition condition) {
@@ -88,7 +108,8 @@ public final class KubernetesDiscovery {
         double total = 0;
         boolean any = false;
         for (Container container : pod.getSpec().getContainers()) {
-            if (SIDECAR.equals(container.getName()) || container.getResources() == null
+            if (SIDECAR.equals(container.getName())
+                    || container.getResources() == null
                     || container.getResources().getLimits() == null) {
                 continue;
             }

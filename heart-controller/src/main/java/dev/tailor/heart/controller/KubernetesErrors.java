@@ -26,8 +26,7 @@ public final class KubernetesErrors {
 
     private static final Pattern FAILURE = Pattern.compile("Failure executing: (\\w+) at: (\\S+?)\\.? ");
 
-    private KubernetesErrors() {
-    }
+    private KubernetesErrors() {}
 
     /**
      * Whether no API server answered: the address did not resolve, the connection was refused or
@@ -38,9 +37,12 @@ public final class KubernetesErrors {
             return false;
         }
         for (Throwable cause = error; cause != null; cause = cause.getCause() == cause ? null : cause.getCause()) {
-            if (cause instanceof UnresolvedAddressException || cause instanceof UnknownHostException
-                    || cause instanceof ConnectException || cause instanceof HttpConnectTimeoutException
-                    || cause instanceof SSLException || cause instanceof java.net.http.HttpTimeoutException
+            if (cause instanceof UnresolvedAddressException
+                    || cause instanceof UnknownHostException
+                    || cause instanceof ConnectException
+                    || cause instanceof HttpConnectTimeoutException
+                    || cause instanceof SSLException
+                    || cause instanceof java.net.http.HttpTimeoutException
                     || cause instanceof IOException) {
                 return true;
             }
@@ -59,25 +61,33 @@ public final class KubernetesErrors {
             return "no cluster reachable: " + masterUrl + ": " + why(error);
         }
         StringBuilder line = new StringBuilder();
-        String message = error.getMessage() == null ? "" : error.getMessage().replaceAll("\\s+", " ").strip();
+        String message = error.getMessage() == null
+                ? ""
+                : error.getMessage().replaceAll("\\s+", " ").strip();
         Matcher failure = FAILURE.matcher(message + " ");
         String verb = failure.find() ? failure.group(1) : null;
         String resource = resource(error);
         if (verb != null || resource != null) {
             line.append(verb == null ? "" : verb + " ")
-                    .append(resource == null ? failure.group(2) : resource).append(": ");
+                    .append(resource == null ? failure.group(2) : resource)
+                    .append(": ");
         }
         Status status = error.getStatus();
         int code = error.getCode();
         if (code > 0) {
             line.append(code);
-            if (status != null && status.getReason() != null && !status.getReason().isBlank()) {
+            if (status != null
+                    && status.getReason() != null
+                    && !status.getReason().isBlank()) {
                 line.append(' ').append(status.getReason());
             }
             line.append(": ");
         }
-        String text = status != null && status.getMessage() != null && !status.getMessage().isBlank()
-                ? status.getMessage() : messageOnly(message);
+        String text = status != null
+                        && status.getMessage() != null
+                        && !status.getMessage().isBlank()
+                ? status.getMessage()
+                : messageOnly(message);
         line.append(text.replaceAll("\\s+", " ").strip());
         if (code <= 0 && error.getCause() != null) {
             line.append(" (").append(rootCause(error)).append(')');

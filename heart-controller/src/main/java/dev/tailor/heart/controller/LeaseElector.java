@@ -65,7 +65,10 @@ final class LeaseElector {
     }
 
     /** Whether leadership ends at the renew deadline; {@code false} only to show that a test catches it. */
-    enum RenewDeadline { CHECKED, IGNORED_FOR_TESTS }
+    enum RenewDeadline {
+        CHECKED,
+        IGNORED_FOR_TESTS
+    }
 
     private final Lock lock;
     private final KubernetesClient client;
@@ -88,9 +91,11 @@ final class LeaseElector {
     private ScheduledFuture<?> deadline;
     /** The record as last read or written, and when that was (ticker ns). */
     private volatile LeaderElectionRecord observed;
+
     private volatile long observedNanos;
     /** The start of the last successful acquisition or renewal (ticker ns). */
     private long renewedAtNanos;
+
     private String reportedLeader;
     private String lastProblem;
 
@@ -106,10 +111,21 @@ final class LeaseElector {
      *                      (read by people and other tools; never by a decision of this class)
      * @throws IllegalArgumentException when the durations are not positive and ordered so
      */
-    LeaseElector(Lock lock, KubernetesClient client, Duration leaseDuration, Duration renewDeadline,
-            Duration retryPeriod, ScheduledExecutorService scheduler, LongSupplier tickerNanos,
-            LongSupplier epochMillis, Executor io, Listener listener, RenewDeadline check) {
-        if (retryPeriod.isNegative() || retryPeriod.isZero() || renewDeadline.compareTo(retryPeriod) <= 0
+    LeaseElector(
+            Lock lock,
+            KubernetesClient client,
+            Duration leaseDuration,
+            Duration renewDeadline,
+            Duration retryPeriod,
+            ScheduledExecutorService scheduler,
+            LongSupplier tickerNanos,
+            LongSupplier epochMillis,
+            Executor io,
+            Listener listener,
+            RenewDeadline check) {
+        if (retryPeriod.isNegative()
+                || retryPeriod.isZero()
+                || renewDeadline.compareTo(retryPeriod) <= 0
                 || leaseDuration.compareTo(renewDeadline) <= 0) {
             throw new IllegalArgumentException("leaseDuration " + leaseDuration + ", renewDeadline " + renewDeadline
                     + ", retryPeriod " + retryPeriod + " (expected: leaseDuration > renewDeadline > retryPeriod > 0)");
@@ -152,10 +168,10 @@ final class LeaseElector {
             attemptInFlight = true;
             long startedNanos = tickerNanos.getAsLong();
             try {
-                CompletableFuture.supplyAsync(this::tryAcquireOrRenew, io).whenComplete(
-                        (outcome, failure) -> handBack(() -> attempted(startedNanos, outcome, failure)));
+                CompletableFuture.supplyAsync(this::tryAcquireOrRenew, io)
+                        .whenComplete((outcome, failure) -> handBack(() -> attempted(startedNanos, outcome, failure)));
             } catch (RejectedExecutionException e) {
-                attemptInFlight = false;   // stopping
+                attemptInFlight = false; // stopping
                 return;
             }
         }
@@ -171,8 +187,7 @@ final class LeaseElector {
     }
 
     /** What one attempt found: this replica holds the Lease, or {@code holder} does, or it failed. */
-    private record Outcome(boolean holds, LeaderElectionRecord record, long observedNanos, String problem) {
-    }
+    private record Outcome(boolean holds, LeaderElectionRecord record, long observedNanos, String problem) {}
 
     /**
      * client-go's {@code tryAcquireOrRenew}, on an I/O thread: reads the record; writes it (creating
@@ -195,9 +210,14 @@ final class LeaseElector {
             try {
                 lock.create(client, mine);
             } catch (KubernetesClientException e) {
-                return new Outcome(false, null, 0, "it does not exist yet and this replica cannot create it ("
-                        + e.getCode() + " " + oneLine(e.getMessage()) + "): does its namespace exist, and may this"
-                        + " service account create Leases there?");
+                return new Outcome(
+                        false,
+                        null,
+                        0,
+                        "it does not exist yet and this replica cannot create it ("
+                                + e.getCode() + " " + oneLine(e.getMessage())
+                                + "): does its namespace exist, and may this"
+                                + " service account create Leases there?");
             }
             return new Outcome(true, mine, tickerNanos.getAsLong(), null);
         }
@@ -209,15 +229,23 @@ final class LeaseElector {
             return new Outcome(false, current, since, null);
         }
         boolean renewal = me.equals(holder);
-        LeaderElectionRecord mine = new LeaderElectionRecord(me, leaseDuration,
-                renewal ? current.getAcquireTime() : now, now,
+        LeaderElectionRecord mine = new LeaderElectionRecord(
+                me,
+                leaseDuration,
+                renewal ? current.getAcquireTime() : now,
+                now,
                 renewal ? current.getLeaderTransitions() : current.getLeaderTransitions() + 1);
         try {
             lock.update(client, mine);
         } catch (KubernetesClientException e) {
             // A 409 is a contender (or our own earlier attempt) writing first: read again next time.
-            return new Outcome(false, current, since, e.getCode() == 409 ? null : "cannot write it ("
-                    + e.getCode() + " " + oneLine(e.getMessage()) + ")");
+            return new Outcome(
+                    false,
+                    current,
+                    since,
+                    e.getCode() == 409
+                            ? null
+                            : "cannot write it (" + e.getCode() + " " + oneLine(e.getMessage()) + ")");
         }
         return new Outcome(true, mine, tickerNanos.getAsLong(), null);
     }
@@ -230,7 +258,8 @@ final class LeaseElector {
         }
         if (failure != null) {
             Throwable cause = failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null
-                    ? failure.getCause() : failure;
+                    ? failure.getCause()
+                    : failure;
             outcome = new Outcome(false, null, 0, oneLine(String.valueOf(cause.getMessage())));
         }
         if (!Objects.equals(outcome.problem(), lastProblem)) {
@@ -248,9 +277,9 @@ final class LeaseElector {
                 listener.newLeader(holder);
             }
         }
-        boolean late = tickerNanos.getAsLong() - startedNanos >= renewDeadlineNanos
-                && renewDeadline == RenewDeadline.CHECKED;
-        if (outcome.holds() && !late) {   // a renewal answered after its own deadline proves nothing
+        boolean late =
+                tickerNanos.getAsLong() - startedNanos >= renewDeadlineNanos && renewDeadline == RenewDeadline.CHECKED;
+        if (outcome.holds() && !late) { // a renewal answered after its own deadline proves nothing
             renewedAtNanos = startedNanos;
             if (renewDeadline == RenewDeadline.CHECKED) {
                 if (deadline != null) {
@@ -263,7 +292,8 @@ final class LeaseElector {
                 leading = true;
                 listener.startedLeading();
             }
-        } else if (leading && outcome.record() != null
+        } else if (leading
+                && outcome.record() != null
                 && !lock.identity().equals(outcome.record().getHolderIdentity())) {
             stop("the Lease names " + outcome.record().getHolderIdentity());
         }
@@ -274,14 +304,17 @@ final class LeaseElector {
         deadline = null;
         long since = tickerNanos.getAsLong() - renewedAtNanos;
         if (leading && since >= renewDeadlineNanos) {
-            stop(String.format(java.util.Locale.ROOT, "no renewal succeeded within the renew deadline (%.1f s since"
-                    + " the last successful one started)", renewDeadlineNanos / 1e9));
+            stop(String.format(
+                    java.util.Locale.ROOT,
+                    "no renewal succeeded within the renew deadline (%.1f s since"
+                            + " the last successful one started)",
+                    renewDeadlineNanos / 1e9));
         }
     }
 
     private void stop(String why) {
         leading = false;
-        observed = null;   // look at the record afresh: another replica may take it meanwhile
+        observed = null; // look at the record afresh: another replica may take it meanwhile
         listener.stoppedLeading(why);
     }
 
@@ -311,7 +344,8 @@ final class LeaseElector {
             CompletableFuture.runAsync(this::release, io).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException
+        } catch (java.util.concurrent.ExecutionException
+                | java.util.concurrent.TimeoutException
                 | RejectedExecutionException e) {
             // the release hangs or failed: the Lease expires by itself
         }
@@ -324,8 +358,8 @@ final class LeaseElector {
             return;
         }
         ZonedDateTime now = ZonedDateTime.ofInstant(Instant.ofEpochMilli(epochMillis.getAsLong()), ZoneOffset.UTC);
-        lock.update(client, new LeaderElectionRecord("", Duration.ofSeconds(1), now, now,
-                current.getLeaderTransitions()));
+        lock.update(
+                client, new LeaderElectionRecord("", Duration.ofSeconds(1), now, now, current.getLeaderTransitions()));
     }
 
     private static String oneLine(String message) {

@@ -31,10 +31,12 @@ public final class MetricsReader {
      * @param delayMillis             from node → to node → one-way ms
      * @param notes                   what was dropped and why
      */
-    public record Metrics(Map<String, Double> cpuCores, Map<String, Double> servedRequestsPerSecond,
-            Map<String, Map<String, Double>> callsPerSecond, Map<String, Map<String, Double>> delayMillis,
-            List<String> notes) {
-    }
+    public record Metrics(
+            Map<String, Double> cpuCores,
+            Map<String, Double> servedRequestsPerSecond,
+            Map<String, Map<String, Double>> callsPerSecond,
+            Map<String, Map<String, Double>> delayMillis,
+            List<String> notes) {}
 
     private final PrometheusClient prometheus;
     private final ControllerConfig config;
@@ -82,7 +84,9 @@ public final class MetricsReader {
                 continue;
             }
             String callee = (workloadNamespace == null || workloadNamespace.isEmpty()
-                    ? s.label(labels.namespace()) : workloadNamespace) + "/" + workload;
+                            ? s.label(labels.namespace())
+                            : workloadNamespace)
+                    + "/" + workload;
             if (finite(s, "callsPerSecond " + pod + " -> " + callee, notes)) {
                 calls.computeIfAbsent(pod, k -> new TreeMap<>()).merge(callee, s.value(), Double::sum);
             }

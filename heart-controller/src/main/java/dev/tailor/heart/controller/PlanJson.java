@@ -20,8 +20,7 @@ import java.util.TreeMap;
  */
 public final class PlanJson {
 
-    private PlanJson() {
-    }
+    private PlanJson() {}
 
     /** The document. {@code explain} adds each group's load details and the filter's steps. */
     @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -33,8 +32,7 @@ public final class PlanJson {
             List<PrunedLink> prunedLinks,
             List<String> notes,
             Map<String, List<GroupShare>> groups,
-            List<EdgeExplanation> explain) {
-    }
+            List<EdgeExplanation> explain) {}
 
     /** Where one caller node's calls of one edge go. */
     record RouteEntry(
@@ -44,18 +42,15 @@ public final class PlanJson {
             String fromNode,
             double requestsPerSecond,
             Map<String, Double> to,
-            Map<String, Double> replicas) {
-    }
+            Map<String, Double> replicas) {}
 
     /** A link the slow-link filter removed. */
-    record PrunedLink(String caller, String callee, String from, String to, String group, double delayMillis,
-            boolean assumed) {
-    }
+    record PrunedLink(
+            String caller, String callee, String from, String to, String group, double delayMillis, boolean assumed) {}
 
     /** The filter's reasoning for one edge. */
-    record EdgeExplanation(String caller, String callee, double requestsPerSecond, double meanDelayMillis,
-            List<String> steps) {
-    }
+    record EdgeExplanation(
+            String caller, String callee, double requestsPerSecond, double meanDelayMillis, List<String> steps) {}
 
     public static Document of(Plan plan, String source, boolean explain) {
         Allocation allocation = plan.allocation();
@@ -76,19 +71,35 @@ public final class PlanJson {
         List<EdgeExplanation> explanations = explain ? new ArrayList<>() : null;
         for (Route route : allocation.routes()) {
             for (NodeRoute from : route.from()) {
-                routes.add(new RouteEntry(route.caller(), route.callee(), route.entryPoint(), from.fromNode(),
-                        from.supplyRequestsPerSecond(), new TreeMap<>(from.toNodes()), new TreeMap<>(from.toReplicas())));
+                routes.add(new RouteEntry(
+                        route.caller(),
+                        route.callee(),
+                        route.entryPoint(),
+                        from.fromNode(),
+                        from.supplyRequestsPerSecond(),
+                        new TreeMap<>(from.toNodes()),
+                        new TreeMap<>(from.toReplicas())));
             }
             for (Link link : route.prunedLinks()) {
-                pruned.add(new PrunedLink(route.caller(), route.callee(), link.from(), link.to(), link.group(),
-                        link.delayMillis(), link.assumed()));
+                pruned.add(new PrunedLink(
+                        route.caller(),
+                        route.callee(),
+                        link.from(),
+                        link.to(),
+                        link.group(),
+                        link.delayMillis(),
+                        link.assumed()));
             }
             if (explain) {
-                explanations.add(new EdgeExplanation(route.caller(), route.callee(), route.requestsPerSecond(),
-                        route.meanDelayMillis(), route.explain()));
+                explanations.add(new EdgeExplanation(
+                        route.caller(),
+                        route.callee(),
+                        route.requestsPerSecond(),
+                        route.meanDelayMillis(),
+                        route.explain()));
             }
         }
-        return new Document(plan.state().rounds(), source, shares, routes, pruned, allocation.notes(), groups,
-                explanations);
+        return new Document(
+                plan.state().rounds(), source, shares, routes, pruned, allocation.notes(), groups, explanations);
     }
 }

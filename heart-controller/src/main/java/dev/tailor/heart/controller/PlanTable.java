@@ -15,8 +15,7 @@ import java.util.Map;
 /** {@code tailor heart plan --format table}: the plan for people, with {@code --explain} the why. */
 public final class PlanTable {
 
-    private PlanTable() {
-    }
+    private PlanTable() {}
 
     public static void print(Plan plan, String source, boolean explain, PrintWriter out) {
         print(plan, source, explain, true, out);
@@ -36,30 +35,58 @@ public final class PlanTable {
     /** Like {@link #print(Plan, String, boolean, PrintWriter)}; {@code hints} adds the line on --explain, --format. */
     public static void print(Plan plan, String source, boolean explain, boolean hints, PrintWriter out) {
         int replicas = readyReplicas(plan);
-        out.printf(Locale.ROOT, "HEART plan, round %d: %s, %s, %s  (%s)%n%n", plan.state().rounds(),
-                count(plan.allocation().shares().size(), "component"), count(replicas, "ready replica"),
-                count(plan.allocation().routes().size(), "call edge"), source);
+        out.printf(
+                Locale.ROOT,
+                "HEART plan, round %d: %s, %s, %s  (%s)%n%n",
+                plan.state().rounds(),
+                count(plan.allocation().shares().size(), "component"),
+                count(replicas, "ready replica"),
+                count(plan.allocation().routes().size(), "call edge"),
+                source);
 
         out.println("Shares (ATPM): each group's share of its component's traffic");
         List<String[]> rows = new ArrayList<>();
-        rows.add(explain
-                ? new String[] {"component", "group", "replicas", "measured CPU ms/req", "load CPU ms/req", "alpha",
-                    "capacity req/s", "share", "basis"}
-                : new String[] {"component", "group", "replicas", "load CPU ms/req", "capacity req/s", "share"});
+        rows.add(
+                explain
+                        ? new String[] {
+                            "component",
+                            "group",
+                            "replicas",
+                            "measured CPU ms/req",
+                            "load CPU ms/req",
+                            "alpha",
+                            "capacity req/s",
+                            "share",
+                            "basis"
+                        }
+                        : new String[] {"component", "group", "replicas", "load CPU ms/req", "capacity req/s", "share"
+                        });
         for (ComponentShares c : plan.allocation().shares()) {
             boolean first = true;
             for (GroupShare g : c.groups()) {
                 String component = first ? c.component() : "";
                 first = false;
                 if (explain) {
-                    rows.add(new String[] {component, g.group(), String.valueOf(g.pods().size()),
-                        millis(g.observedLoadCpuSecondsPerRequest()), millis(g.loadCpuSecondsPerRequest()),
-                        g.alpha() == null ? "-" : fixed(g.alpha(), 2), rate(g.capacityRequestsPerSecond()),
-                        percent(g.share()), g.basis().name().toLowerCase(Locale.ROOT).replace('_', ' ')});
+                    rows.add(new String[] {
+                        component,
+                        g.group(),
+                        String.valueOf(g.pods().size()),
+                        millis(g.observedLoadCpuSecondsPerRequest()),
+                        millis(g.loadCpuSecondsPerRequest()),
+                        g.alpha() == null ? "-" : fixed(g.alpha(), 2),
+                        rate(g.capacityRequestsPerSecond()),
+                        percent(g.share()),
+                        g.basis().name().toLowerCase(Locale.ROOT).replace('_', ' ')
+                    });
                 } else {
-                    rows.add(new String[] {component, g.group(), String.valueOf(g.pods().size()),
-                        millis(g.loadCpuSecondsPerRequest()), rate(g.capacityRequestsPerSecond()),
-                        percent(g.share())});
+                    rows.add(new String[] {
+                        component,
+                        g.group(),
+                        String.valueOf(g.pods().size()),
+                        millis(g.loadCpuSecondsPerRequest()),
+                        rate(g.capacityRequestsPerSecond()),
+                        percent(g.share())
+                    });
                 }
             }
         }
@@ -68,8 +95,12 @@ public final class PlanTable {
         out.println();
         out.println("Routes (NTAM): where each caller node's calls go");
         for (Route route : plan.allocation().routes()) {
-            out.printf(Locale.ROOT, "%s -> %s  %s req/s%s  mean link delay %s ms  pruned %d link(s)%n",
-                    route.caller(), route.callee(), fixed(route.requestsPerSecond(), 1),
+            out.printf(
+                    Locale.ROOT,
+                    "%s -> %s  %s req/s%s  mean link delay %s ms  pruned %d link(s)%n",
+                    route.caller(),
+                    route.callee(),
+                    fixed(route.requestsPerSecond(), 1),
                     route.entryPoint() ? " (entry point, measured split)" : "",
                     fixed3(route.meanDelayMillis()),
                     route.prunedLinks().size());
@@ -81,15 +112,24 @@ public final class PlanTable {
                     }
                     to.append(e.getKey()).append(' ').append(percent(e.getValue()));
                 }
-                out.printf(Locale.ROOT, "  from %-10s %9s req/s  ->  %s%n", from.fromNode(),
-                        fixed(from.supplyRequestsPerSecond(), 1), to);
+                out.printf(
+                        Locale.ROOT,
+                        "  from %-10s %9s req/s  ->  %s%n",
+                        from.fromNode(),
+                        fixed(from.supplyRequestsPerSecond(), 1),
+                        to);
             }
             if (explain) {
                 for (String step : route.explain()) {
                     out.println("    . " + step);
                 }
                 if (!route.prunedLinks().isEmpty()) {
-                    out.println("    pruned: " + String.join(", ", route.prunedLinks().stream().map(Link::toString).toList()));
+                    out.println("    pruned: "
+                            + String.join(
+                                    ", ",
+                                    route.prunedLinks().stream()
+                                            .map(Link::toString)
+                                            .toList()));
                 }
             }
         }
@@ -102,7 +142,8 @@ public final class PlanTable {
         }
         if (!explain && hints) {
             out.println();
-            out.println("(--explain adds loads, EWMA weights and the slow-link filter's steps; --format json|istio for machines)");
+            out.println(
+                    "(--explain adds loads, EWMA weights and the slow-link filter's steps; --format json|istio for machines)");
         }
         out.flush();
     }
@@ -157,6 +198,7 @@ public final class PlanTable {
         if (value == 0) {
             return "0";
         }
-        return String.format(Locale.ROOT, Math.abs(value) >= 100 ? "%.0f" : Math.abs(value) >= 10 ? "%.1f" : "%.3g", value);
+        return String.format(
+                Locale.ROOT, Math.abs(value) >= 100 ? "%.0f" : Math.abs(value) >= 10 ? "%.1f" : "%.3g", value);
     }
 }

@@ -49,7 +49,9 @@ public final class Preflight {
 
     /** A check's outcome. */
     public enum Status {
-        OK, WARN, FAIL;
+        OK,
+        WARN,
+        FAIL;
 
         /** {@code ok}, {@code warn} or {@code fail}. */
         public String label() {
@@ -83,6 +85,7 @@ public final class Preflight {
     static final String SIDECAR = "istio-proxy";
     /** How many names a line lists before it says "and N more". */
     private static final int NAMES_SHOWN = 5;
+
     private static final Pattern VERSION = Pattern.compile(":(\\d+)\\.(\\d+)(?:\\.(\\d+))?");
 
     private final KubernetesClient kubernetes;
@@ -90,6 +93,7 @@ public final class Preflight {
     private final ControllerConfig config;
     /** The application's and the entry points' pods found by the sidecar check (for later checks). */
     private final List<Pod> pods = new ArrayList<>();
+
     private final Map<String, Map<String, String>> nodeLabels = new TreeMap<>();
     private int delaySeries = -1;
     private boolean noKubeconfig;
@@ -184,20 +188,30 @@ public final class Preflight {
         try {
             VersionInfo version = kubernetes.getKubernetesVersion();
             String git = version == null ? null : version.getGitVersion();
-            return Check.ok("kubernetes-api", "the API server at " + master() + " answers"
-                    + (git == null || git.isBlank() ? "" : " (Kubernetes " + git + ")"));
+            return Check.ok(
+                    "kubernetes-api",
+                    "the API server at " + master() + " answers"
+                            + (git == null || git.isBlank() ? "" : " (Kubernetes " + git + ")"));
         } catch (KubernetesClientException e) {
             if (KubernetesErrors.unreachable(e)) {
-                return new Check("kubernetes-api", Status.FAIL, KubernetesErrors.describe(e, master()),
+                return new Check(
+                        "kubernetes-api",
+                        Status.FAIL,
+                        KubernetesErrors.describe(e, master()),
                         List.of(unreachableFix()));
             }
             // It answered, only not /version (some proxies hide it): the cluster is reachable.
-            return Check.ok("kubernetes-api", "the API server at " + master() + " answers (version not shown: "
-                    + KubernetesErrors.describe(e, master()) + ")");
+            return Check.ok(
+                    "kubernetes-api",
+                    "the API server at " + master() + " answers (version not shown: "
+                            + KubernetesErrors.describe(e, master()) + ")");
         } catch (RuntimeException e) {
             if (KubernetesErrors.unreachable(e)) {
-                return new Check("kubernetes-api", Status.FAIL, "no cluster reachable: " + master() + ": "
-                        + KubernetesErrors.why(e), List.of(unreachableFix()));
+                return new Check(
+                        "kubernetes-api",
+                        Status.FAIL,
+                        "no cluster reachable: " + master() + ": " + KubernetesErrors.why(e),
+                        List.of(unreachableFix()));
             }
             throw e;
         }
@@ -260,12 +274,22 @@ public final class Preflight {
         List<Permission> denied = new ArrayList<>();
         List<Permission> unknown = new ArrayList<>();
         for (Permission permission : needed) {
-            SelfSubjectAccessReview review = new SelfSubjectAccessReviewBuilder().withNewSpec()
-                    .withNewResourceAttributes().withVerb(permission.verb()).withGroup(permission.group())
-                    .withResource(permission.resource()).withNamespace(permission.namespace())
-                    .withName(permission.name()).endResourceAttributes().endSpec().build();
-            SelfSubjectAccessReview answer = kubernetes.authorization().v1().selfSubjectAccessReview().create(review);
-            Boolean allowed = answer == null || answer.getStatus() == null ? null : answer.getStatus().getAllowed();
+            SelfSubjectAccessReview review = new SelfSubjectAccessReviewBuilder()
+                    .withNewSpec()
+                    .withNewResourceAttributes()
+                    .withVerb(permission.verb())
+                    .withGroup(permission.group())
+                    .withResource(permission.resource())
+                    .withNamespace(permission.namespace())
+                    .withName(permission.name())
+                    .endResourceAttributes()
+                    .endSpec()
+                    .build();
+            SelfSubjectAccessReview answer =
+                    kubernetes.authorization().v1().selfSubjectAccessReview().create(review);
+            Boolean allowed = answer == null || answer.getStatus() == null
+                    ? null
+                    : answer.getStatus().getAllowed();
             if (allowed == null) {
                 unknown.add(permission);
             } else if (!allowed) {
@@ -278,18 +302,28 @@ public final class Preflight {
                     + " in the Lease's namespace, whose resourceNames must match kubernetes.lease and"
                     + " kubernetes.stateConfigMap)");
             fixes.add("test one: " + denied.get(0).canI());
-            return new Check("rbac", Status.FAIL, denied.size() + " of " + needed.size()
-                    + " permissions the controller uses are not granted: " + names(denied.stream()
-                    .map(Permission::toString).toList()), fixes);
+            return new Check(
+                    "rbac",
+                    Status.FAIL,
+                    denied.size() + " of " + needed.size()
+                            + " permissions the controller uses are not granted: "
+                            + names(denied.stream().map(Permission::toString).toList()),
+                    fixes);
         }
         if (!unknown.isEmpty()) {
-            return new Check("rbac", Status.WARN, "the API server did not say whether " + unknown.size() + " of "
-                    + needed.size() + " permissions are granted: " + names(unknown.stream().map(Permission::toString)
-                    .toList()), List.of("test one: " + unknown.get(0).canI()));
+            return new Check(
+                    "rbac",
+                    Status.WARN,
+                    "the API server did not say whether " + unknown.size() + " of "
+                            + needed.size() + " permissions are granted: "
+                            + names(unknown.stream().map(Permission::toString).toList()),
+                    List.of("test one: " + unknown.get(0).canI()));
         }
-        return Check.ok("rbac", "all " + needed.size() + " permissions the controller uses are granted (nodes, pods,"
-                + " DestinationRules" + (config.kubernetes().lease().isEmpty() ? "" : ", the Lease")
-                + (config.kubernetes().stateConfigMap().isEmpty() ? "" : ", the state ConfigMap") + ")");
+        return Check.ok(
+                "rbac",
+                "all " + needed.size() + " permissions the controller uses are granted (nodes, pods,"
+                        + " DestinationRules" + (config.kubernetes().lease().isEmpty() ? "" : ", the Lease")
+                        + (config.kubernetes().stateConfigMap().isEmpty() ? "" : ", the state ConfigMap") + ")");
     }
 
     // --- Istio ----------------------------------------------------------------------------------
@@ -297,35 +331,56 @@ public final class Preflight {
     private Check istio() {
         CustomResourceDefinition crd;
         try {
-            crd = kubernetes.apiextensions().v1().customResourceDefinitions().withName(DESTINATION_RULE_CRD).get();
+            crd = kubernetes
+                    .apiextensions()
+                    .v1()
+                    .customResourceDefinitions()
+                    .withName(DESTINATION_RULE_CRD)
+                    .get();
         } catch (KubernetesClientException e) {
             if (e.getCode() != 403) {
                 throw e;
             }
             // The controller's own RBAC does not read CRDs: ask for what it writes instead.
             try {
-                kubernetes.genericKubernetesResources(Actuator.DESTINATION_RULE)
-                        .inNamespace(config.kubernetes().namespaces().get(0)).list();
-                return withIstioVersion("networking.istio.io/v1 DestinationRules are served (CRD not readable by"
-                        + " this identity)", Status.OK);
+                kubernetes
+                        .genericKubernetesResources(Actuator.DESTINATION_RULE)
+                        .inNamespace(config.kubernetes().namespaces().get(0))
+                        .list();
+                return withIstioVersion(
+                        "networking.istio.io/v1 DestinationRules are served (CRD not readable by" + " this identity)",
+                        Status.OK);
             } catch (KubernetesClientException listed) {
-                return new Check("istio", listed.getCode() == 404 ? Status.FAIL : Status.WARN,
+                return new Check(
+                        "istio",
+                        listed.getCode() == 404 ? Status.FAIL : Status.WARN,
                         "cannot tell whether Istio serves networking.istio.io/v1 DestinationRules: "
-                        + KubernetesErrors.describe(listed, master()), List.of("install Istio 1." + MIN_ISTIO_MINOR
-                        + " or later (istioctl install, or its Helm charts base and istiod)"));
+                                + KubernetesErrors.describe(listed, master()),
+                        List.of("install Istio 1." + MIN_ISTIO_MINOR
+                                + " or later (istioctl install, or its Helm charts base and istiod)"));
             }
         }
         if (crd == null) {
-            return new Check("istio", Status.FAIL, "Istio's DestinationRule CRD (" + DESTINATION_RULE_CRD
-                    + ") is not installed", List.of("install Istio 1." + MIN_ISTIO_MINOR + " or later (istioctl"
-                    + " install, or its Helm charts base and istiod)"));
+            return new Check(
+                    "istio",
+                    Status.FAIL,
+                    "Istio's DestinationRule CRD (" + DESTINATION_RULE_CRD + ") is not installed",
+                    List.of("install Istio 1." + MIN_ISTIO_MINOR + " or later (istioctl"
+                            + " install, or its Helm charts base and istiod)"));
         }
-        List<String> versions = crd.getSpec() == null || crd.getSpec().getVersions() == null ? List.of()
-                : crd.getSpec().getVersions().stream().filter(v -> Boolean.TRUE.equals(v.getServed()))
-                        .map(CustomResourceDefinitionVersion::getName).toList();
+        List<String> versions = crd.getSpec() == null || crd.getSpec().getVersions() == null
+                ? List.of()
+                : crd.getSpec().getVersions().stream()
+                        .filter(v -> Boolean.TRUE.equals(v.getServed()))
+                        .map(CustomResourceDefinitionVersion::getName)
+                        .toList();
         if (!versions.contains("v1")) {
-            return new Check("istio", Status.FAIL, DESTINATION_RULE_CRD + " serves " + versions + ", not v1: the"
-                    + " controller writes networking.istio.io/v1, served by Istio 1." + MIN_ISTIO_MINOR + " and later",
+            return new Check(
+                    "istio",
+                    Status.FAIL,
+                    DESTINATION_RULE_CRD + " serves " + versions + ", not v1: the"
+                            + " controller writes networking.istio.io/v1, served by Istio 1." + MIN_ISTIO_MINOR
+                            + " and later",
                     List.of("upgrade Istio to 1." + MIN_ISTIO_MINOR + " or later"));
         }
         return withIstioVersion("DestinationRule CRD serves " + String.join(", ", versions), Status.OK);
@@ -335,24 +390,35 @@ public final class Preflight {
     private Check withIstioVersion(String served, Status status) {
         List<Deployment> istiods;
         try {
-            istiods = kubernetes.apps().deployments().inAnyNamespace().withLabel("app", "istiod").list().getItems();
+            istiods = kubernetes
+                    .apps()
+                    .deployments()
+                    .inAnyNamespace()
+                    .withLabel("app", "istiod")
+                    .list()
+                    .getItems();
         } catch (KubernetesClientException e) {
-            return new Check("istio", status, served + "; Istio's version not discoverable (" + e.getCode()
-                    + " listing Deployments app=istiod)", List.of());
+            return new Check(
+                    "istio",
+                    status,
+                    served + "; Istio's version not discoverable (" + e.getCode() + " listing Deployments app=istiod)",
+                    List.of());
         }
         Set<String> found = new TreeSet<>();
         List<String> old = new ArrayList<>();
         for (Deployment istiod : istiods) {
-            List<Container> containers = istiod.getSpec() == null || istiod.getSpec().getTemplate() == null
-                    || istiod.getSpec().getTemplate().getSpec() == null ? List.of()
+            List<Container> containers = istiod.getSpec() == null
+                            || istiod.getSpec().getTemplate() == null
+                            || istiod.getSpec().getTemplate().getSpec() == null
+                    ? List.of()
                     : istiod.getSpec().getTemplate().getSpec().getContainers();
             for (Container container : containers) {
                 Matcher version = VERSION.matcher(container.getImage() == null ? "" : container.getImage());
                 if (version.find()) {
                     String text = version.group(1) + "." + version.group(2)
                             + (version.group(3) == null ? "" : "." + version.group(3));
-                    found.add(text + " (" + istiod.getMetadata().getNamespace() + "/" + istiod.getMetadata().getName()
-                            + ")");
+                    found.add(text + " (" + istiod.getMetadata().getNamespace() + "/"
+                            + istiod.getMetadata().getName() + ")");
                     int major = Integer.parseInt(version.group(1));
                     if (major == 1 && Integer.parseInt(version.group(2)) < MIN_ISTIO_MINOR) {
                         old.add(text);
@@ -361,12 +427,19 @@ public final class Preflight {
             }
         }
         if (found.isEmpty()) {
-            return new Check("istio", status, served + "; Istio's version not discoverable (no Deployment labelled"
-                    + " app=istiod with a versioned image)", List.of());
+            return new Check(
+                    "istio",
+                    status,
+                    served + "; Istio's version not discoverable (no Deployment labelled"
+                            + " app=istiod with a versioned image)",
+                    List.of());
         }
         if (!old.isEmpty()) {
-            return new Check("istio", Status.FAIL, served + "; istiod " + String.join(", ", found) + " is older than 1."
-                    + MIN_ISTIO_MINOR, List.of("upgrade Istio to 1." + MIN_ISTIO_MINOR + " or later"));
+            return new Check(
+                    "istio",
+                    Status.FAIL,
+                    served + "; istiod " + String.join(", ", found) + " is older than 1." + MIN_ISTIO_MINOR,
+                    List.of("upgrade Istio to 1." + MIN_ISTIO_MINOR + " or later"));
         }
         return new Check("istio", status, served + "; istiod " + String.join(", ", found), List.of());
     }
@@ -379,7 +452,12 @@ public final class Preflight {
         Set<String> namespacesWithout = new TreeSet<>();
         int app = 0;
         for (String namespace : k.namespaces()) {
-            for (Pod pod : kubernetes.pods().inNamespace(namespace).withLabel(k.componentLabel()).list().getItems()) {
+            for (Pod pod : kubernetes
+                    .pods()
+                    .inNamespace(namespace)
+                    .withLabel(k.componentLabel())
+                    .list()
+                    .getItems()) {
                 app++;
                 pods.add(pod);
                 if (!hasSidecar(pod)) {
@@ -391,7 +469,11 @@ public final class Preflight {
         List<String> emptyEntries = new ArrayList<>();
         for (String entry : k.entryPoints()) {
             EntryPoint point = EntryPoint.parse(entry, k.componentLabel());
-            List<Pod> entryPods = kubernetes.pods().inNamespace(point.namespace()).withLabels(point.selector()).list()
+            List<Pod> entryPods = kubernetes
+                    .pods()
+                    .inNamespace(point.namespace())
+                    .withLabels(point.selector())
+                    .list()
                     .getItems();
             if (entryPods.isEmpty()) {
                 emptyEntries.add(entry);
@@ -404,9 +486,12 @@ public final class Preflight {
             }
         }
         if (app == 0) {
-            return new Check("sidecars", Status.FAIL, "no pod labelled " + k.componentLabel() + " in " + k.namespaces()
-                    + ": rounds fail with no_pods", List.of("deploy the application, or set kubernetes.namespaces and"
-                    + " kubernetes.componentLabel to where its pods are and the label naming their workload"));
+            return new Check(
+                    "sidecars",
+                    Status.FAIL,
+                    "no pod labelled " + k.componentLabel() + " in " + k.namespaces() + ": rounds fail with no_pods",
+                    List.of("deploy the application, or set kubernetes.namespaces and"
+                            + " kubernetes.componentLabel to where its pods are and the label naming their workload"));
         }
         if (!without.isEmpty()) {
             List<String> fixes = new ArrayList<>();
@@ -414,17 +499,27 @@ public final class Preflight {
                 fixes.add("kubectl label namespace " + namespace + " istio-injection=enabled --overwrite && kubectl -n "
                         + namespace + " rollout restart deployment");
             }
-            return new Check("sidecars", Status.FAIL, without.size() + " of " + pods.size() + " pods have no "
-                    + SIDECAR + " sidecar, so rules do not route their calls and Istio reports no requests for them: "
-                    + names(without), fixes);
+            return new Check(
+                    "sidecars",
+                    Status.FAIL,
+                    without.size() + " of " + pods.size() + " pods have no "
+                            + SIDECAR
+                            + " sidecar, so rules do not route their calls and Istio reports no requests for them: "
+                            + names(without),
+                    fixes);
         }
-        String pods = app + " application pod(s)" + (this.pods.size() > app ? " and " + (this.pods.size() - app)
-                + " entry-point pod(s)" : "") + " carry the " + SIDECAR + " sidecar";
+        String pods = app + " application pod(s)"
+                + (this.pods.size() > app ? " and " + (this.pods.size() - app) + " entry-point pod(s)" : "")
+                + " carry the " + SIDECAR + " sidecar";
         if (!emptyEntries.isEmpty()) {
-            return new Check("sidecars", Status.WARN, pods + "; no pods for entry point(s) " + emptyEntries
-                    + ": their calls get no rule", List.of("set kubernetes.entryPoints to your ingress gateway:"
-                    + " namespace/" + k.componentLabel() + "-value, or namespace/KEY=VALUE of its pods' labels, e.g."
-                    + " istio-ingress/istio=ingressgateway"));
+            return new Check(
+                    "sidecars",
+                    Status.WARN,
+                    pods + "; no pods for entry point(s) " + emptyEntries + ": their calls get no rule",
+                    List.of("set kubernetes.entryPoints to your ingress gateway:"
+                            + " namespace/" + k.componentLabel()
+                            + "-value, or namespace/KEY=VALUE of its pods' labels, e.g."
+                            + " istio-ingress/istio=ingressgateway"));
         }
         return Check.ok("sidecars", pods);
     }
@@ -435,7 +530,8 @@ public final class Preflight {
         }
         Stream<Container> all = Stream.concat(
                 pod.getSpec().getContainers() == null ? Stream.empty() : pod.getSpec().getContainers().stream(),
-                pod.getSpec().getInitContainers() == null ? Stream.empty()
+                pod.getSpec().getInitContainers() == null
+                        ? Stream.empty()
                         : pod.getSpec().getInitContainers().stream());
         return all.anyMatch(c -> SIDECAR.equals(c.getName()));
     }
@@ -454,9 +550,11 @@ public final class Preflight {
         Set<String> hosting = new TreeSet<>();
         for (Pod pod : pods) {
             String node = pod.getSpec() == null ? null : pod.getSpec().getNodeName();
-            Map<String, String> labels = pod.getMetadata().getLabels() == null ? Map.of()
+            Map<String, String> labels = pod.getMetadata().getLabels() == null
+                    ? Map.of()
                     : pod.getMetadata().getLabels();
-            if (node != null && !labels.containsKey(IstioLocality.POD_LOCALITY)
+            if (node != null
+                    && !labels.containsKey(IstioLocality.POD_LOCALITY)
                     && !labels.containsKey(IstioLocality.POD_LOCALITY_LEGACY)) {
                 hosting.add(node);
             }
@@ -479,11 +577,15 @@ public final class Preflight {
             }
             if (missing.isEmpty()) {
                 if (hosting.contains(node)) {
-                    byLocality.computeIfAbsent(locality.toString(), l -> new ArrayList<>()).add(node);
+                    byLocality
+                            .computeIfAbsent(locality.toString(), l -> new ArrayList<>())
+                            .add(node);
                 }
                 return;
             }
-            missing.forEach(label -> missingByLabel.computeIfAbsent(label, l -> new ArrayList<>()).add(node));
+            missing.forEach(label -> missingByLabel
+                    .computeIfAbsent(label, l -> new ArrayList<>())
+                    .add(node));
             // A node hosting none of the pods (while some node does) only matters once pods land there.
             (hosting.isEmpty() || hosting.contains(node) ? failing : warning).add(node);
         });
@@ -495,17 +597,26 @@ public final class Preflight {
         });
         if (failing.isEmpty() && warning.isEmpty()) {
             if (!shared.isEmpty()) {
-                return new Check("node-localities", Status.WARN, "nodes that share a locality are one for Istio,"
-                        + " and their routes are written as one: " + String.join("; ", shared),
+                return new Check(
+                        "node-localities",
+                        Status.WARN,
+                        "nodes that share a locality are one for Istio," + " and their routes are written as one: "
+                                + String.join("; ", shared),
                         List.of("give each node its own sub-zone: kubectl label node NODE " + IstioLocality.SUBZONE
                                 + "=NODE --overwrite"));
             }
-            return Check.ok("node-localities", "all " + nodeLabels.size() + " nodes carry " + IstioLocality.REGION
-                    + ", " + IstioLocality.ZONE + " and " + IstioLocality.SUBZONE);
+            return Check.ok(
+                    "node-localities",
+                    "all " + nodeLabels.size() + " nodes carry " + IstioLocality.REGION + ", " + IstioLocality.ZONE
+                            + " and " + IstioLocality.SUBZONE);
         }
         StringBuilder message = new StringBuilder();
         missingByLabel.forEach((label, nodes) -> message.append(message.isEmpty() ? "" : "; ")
-                .append(nodes.size()).append(" node(s) without ").append(label).append(": ").append(names(nodes)));
+                .append(nodes.size())
+                .append(" node(s) without ")
+                .append(label)
+                .append(": ")
+                .append(names(nodes)));
         List<String> fixes = new ArrayList<>();
         List<String> all = new ArrayList<>(failing);
         all.addAll(warning);
@@ -516,10 +627,14 @@ public final class Preflight {
             message.append(" (no application pod runs there yet; pods scheduled there later get coarser rules)");
             return new Check("node-localities", Status.WARN, message.toString(), fixes);
         }
-        message.append(missingByLabel.containsKey(IstioLocality.SUBZONE) ? ": Istio takes a pod's sub-zone only"
-                + " from " + IstioLocality.SUBZONE + " (never the node's name), so rules cannot address these nodes"
-                + " one by one" : ": Istio gives their pods no complete locality, so rules cannot address these nodes"
-                + " one by one");
+        message.append(
+                missingByLabel.containsKey(IstioLocality.SUBZONE)
+                        ? ": Istio takes a pod's sub-zone only"
+                                + " from " + IstioLocality.SUBZONE
+                                + " (never the node's name), so rules cannot address these nodes"
+                                + " one by one"
+                        : ": Istio gives their pods no complete locality, so rules cannot address these nodes"
+                                + " one by one");
         return new Check("node-localities", Status.FAIL, message.toString(), fixes);
     }
 
@@ -530,8 +645,12 @@ public final class Preflight {
             prometheus.query("vector(1)", time);
             return Check.ok("prometheus", "Prometheus at " + prometheus.base() + " answers queries");
         } catch (PrometheusException e) {
-            return new Check("prometheus", Status.FAIL, e.getMessage(), List.of("set prometheus.url (or --prometheus)"
-                    + " to a Prometheus this machine can reach; the query checks were not run"));
+            return new Check(
+                    "prometheus",
+                    Status.FAIL,
+                    e.getMessage(),
+                    List.of("set prometheus.url (or --prometheus)"
+                            + " to a Prometheus this machine can reach; the query checks were not run"));
         }
     }
 
@@ -549,24 +668,41 @@ public final class Preflight {
         try {
             vector = prometheus.query("quantile(0.5, count_over_time(up[" + window + "s]))", time);
         } catch (PrometheusException e) {
-            return new Check("rate-window", Status.WARN, "cannot tell how many scrapes a " + window + " s window holds"
-                    + " (" + e.getMessage() + ")", List.of());
+            return new Check(
+                    "rate-window",
+                    Status.WARN,
+                    "cannot tell how many scrapes a " + window + " s window holds" + " (" + e.getMessage() + ")",
+                    List.of());
         }
         if (vector.series().isEmpty() || !Double.isFinite(vector.series().get(0).value())) {
-            return new Check("rate-window", Status.WARN, "cannot tell how many scrapes a " + window + " s window holds"
-                    + " (no up series)", List.of());
+            return new Check(
+                    "rate-window",
+                    Status.WARN,
+                    "cannot tell how many scrapes a " + window + " s window holds" + " (no up series)",
+                    List.of());
         }
         double samples = vector.series().get(0).value();
         if (samples < MIN_SAMPLES_PER_WINDOW) {
             long interval = Math.max(1, Math.round(window / Math.max(samples, 1)));
-            return new Check("rate-window", Status.WARN, String.format(Locale.ROOT, "prometheus.windowSeconds %d holds"
-                    + " %.0f scrape(s) of a typical target (about every %d s): with fewer than %d, rate() has no"
-                    + " value in some rounds and series drop in and out", window, samples, interval,
-                    MIN_SAMPLES_PER_WINDOW), List.of("set prometheus.windowSeconds to at least "
-                    + MIN_SAMPLES_PER_WINDOW * interval + " (" + MIN_SAMPLES_PER_WINDOW + " x the scrape interval)"));
+            return new Check(
+                    "rate-window",
+                    Status.WARN,
+                    String.format(
+                            Locale.ROOT,
+                            "prometheus.windowSeconds %d holds"
+                                    + " %.0f scrape(s) of a typical target (about every %d s): with fewer than %d, rate() has no"
+                                    + " value in some rounds and series drop in and out",
+                            window,
+                            samples,
+                            interval,
+                            MIN_SAMPLES_PER_WINDOW),
+                    List.of("set prometheus.windowSeconds to at least " + MIN_SAMPLES_PER_WINDOW * interval + " ("
+                            + MIN_SAMPLES_PER_WINDOW + " x the scrape interval)"));
         }
-        return Check.ok("rate-window", String.format(Locale.ROOT, "a %d s window holds %.0f scrapes of a typical"
-                + " target", window, samples));
+        return Check.ok(
+                "rate-window",
+                String.format(
+                        Locale.ROOT, "a %d s window holds %.0f scrapes of a typical" + " target", window, samples));
     }
 
     /** The labels a query's series must carry for a round to use them. */
@@ -592,21 +728,35 @@ public final class Preflight {
             delaySeries = 0;
         }
         if (!vector.warnings().isEmpty()) {
-            return new Check(check, Status.WARN, "Prometheus warned " + vector.warnings() + ": the answer may be"
-                    + " partial, and rounds count it as no data", List.of());
+            return new Check(
+                    check,
+                    Status.WARN,
+                    "Prometheus warned " + vector.warnings() + ": the answer may be"
+                            + " partial, and rounds count it as no data",
+                    List.of());
         }
         List<String> required = requiredLabels(name);
-        List<Series> usable = vector.series().stream().filter(s -> Double.isFinite(s.value()))
-                .filter(s -> required.stream().allMatch(l -> s.label(l) != null && !s.label(l).isEmpty())).toList();
+        List<Series> usable = vector.series().stream()
+                .filter(s -> Double.isFinite(s.value()))
+                .filter(s -> required.stream()
+                        .allMatch(l -> s.label(l) != null && !s.label(l).isEmpty()))
+                .toList();
         if (usable.isEmpty()) {
-            String why = vector.series().isEmpty() ? "no series" : vector.series().size()
-                    + " series, none with a finite value and the labels " + required;
+            String why = vector.series().isEmpty()
+                    ? "no series"
+                    : vector.series().size() + " series, none with a finite value and the labels " + required;
             if (delay) {
-                return new Check(check, Status.WARN, why + ": rounds plan every link between nodes with the"
-                        + " unmeasured-link rule", List.of("install the delay exporter (kubenurse) and scrape it;"
-                        + " see docs/controller.md, Before you install"));
+                return new Check(
+                        check,
+                        Status.WARN,
+                        why + ": rounds plan every link between nodes with the" + " unmeasured-link rule",
+                        List.of("install the delay exporter (kubenurse) and scrape it;"
+                                + " see docs/controller.md, Before you install"));
             }
-            return new Check(check, Status.FAIL, why + " (rounds fail with component_without_metrics)",
+            return new Check(
+                    check,
+                    Status.FAIL,
+                    why + " (rounds fail with component_without_metrics)",
                     List.of("check that Prometheus scrapes " + (name.equals("cpuCores") ? "cAdvisor" : "the sidecars")
                             + " and relabels " + required + "; run the query in the Prometheus UI"));
         }
@@ -622,10 +772,15 @@ public final class Preflight {
                 }
             }
             if (!unmeasured.isEmpty()) {
-                return new Check(check, Status.WARN, usable.size() + " series, but none from node(s) "
-                        + names(List.copyOf(unmeasured)) + ": links from there are planned with the unmeasured-link"
-                        + " rule", List.of("check that the delay exporter runs on every node (a DaemonSet without"
-                        + " tolerations skips tainted nodes)"));
+                return new Check(
+                        check,
+                        Status.WARN,
+                        usable.size() + " series, but none from node(s) "
+                                + names(List.copyOf(unmeasured))
+                                + ": links from there are planned with the unmeasured-link"
+                                + " rule",
+                        List.of("check that the delay exporter runs on every node (a DaemonSet without"
+                                + " tolerations skips tainted nodes)"));
             }
             return Check.ok(check, usable.size() + " series from " + from.size() + " node(s)");
         }
@@ -638,9 +793,10 @@ public final class Preflight {
         List<String> uncovered = new ArrayList<>();
         int appPods = 0;
         for (Pod pod : pods) {
-            String key = pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName();
+            String key =
+                    pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName();
             if (!config.kubernetes().namespaces().contains(pod.getMetadata().getNamespace())) {
-                continue;   // entry points are not planned for: their CPU and requests do not matter
+                continue; // entry points are not planned for: their CPU and requests do not matter
             }
             appPods++;
             if (!covered.contains(key)) {
@@ -651,10 +807,14 @@ public final class Preflight {
             return Check.ok(check, usable.size() + " series");
         }
         if (!uncovered.isEmpty()) {
-            return new Check(check, Status.WARN, usable.size() + " series, none for " + uncovered.size() + " of "
-                    + appPods + " application pods: " + names(uncovered) + " (no data for them; a pod just started"
-                    + " has none until two scrapes fall in the window)", List.of("check the query's " + required
-                    + " labels match the pods' namespace and name"));
+            return new Check(
+                    check,
+                    Status.WARN,
+                    usable.size() + " series, none for " + uncovered.size() + " of "
+                            + appPods + " application pods: " + names(uncovered)
+                            + " (no data for them; a pod just started"
+                            + " has none until two scrapes fall in the window)",
+                    List.of("check the query's " + required + " labels match the pods' namespace and name"));
         }
         return Check.ok(check, usable.size() + " series, covering all " + appPods + " application pods");
     }
@@ -670,26 +830,37 @@ public final class Preflight {
                             || "kubenurse".equals(label(d, "app")))
                     .toList();
         } catch (KubernetesClientException e) {
-            return new Check("delay-exporter", delaySeries > 0 ? Status.OK : Status.WARN, "cannot list DaemonSets ("
-                    + KubernetesErrors.describe(e, master()) + ")" + (delaySeries > 0 ? "; delaySeconds returns "
-                    + delaySeries + " series" : ""), List.of());
+            return new Check(
+                    "delay-exporter",
+                    delaySeries > 0 ? Status.OK : Status.WARN,
+                    "cannot list DaemonSets ("
+                            + KubernetesErrors.describe(e, master()) + ")"
+                            + (delaySeries > 0 ? "; delaySeconds returns " + delaySeries + " series" : ""),
+                    List.of());
         }
         if (found.isEmpty()) {
             if (delaySeries > 0) {
-                return Check.ok("delay-exporter", "no kubenurse DaemonSet, but delaySeconds returns " + delaySeries
-                        + " series (another exporter)");
+                return Check.ok(
+                        "delay-exporter",
+                        "no kubenurse DaemonSet, but delaySeconds returns " + delaySeries
+                                + " series (another exporter)");
             }
-            return new Check("delay-exporter", Status.WARN, "no kubenurse DaemonSet in any namespace and no delay"
-                    + " series: every link between nodes is planned with the unmeasured-link rule",
+            return new Check(
+                    "delay-exporter",
+                    Status.WARN,
+                    "no kubenurse DaemonSet in any namespace and no delay"
+                            + " series: every link between nodes is planned with the unmeasured-link rule",
                     List.of("install kubenurse as a DaemonSet with its neighbour checks, scraped with a node label"
                             + " (docs/controller.md, Before you install)"));
         }
         List<String> parts = new ArrayList<>();
         boolean short_ = false;
         for (DaemonSet d : found) {
-            int desired = d.getStatus() == null || d.getStatus().getDesiredNumberScheduled() == null ? 0
+            int desired = d.getStatus() == null || d.getStatus().getDesiredNumberScheduled() == null
+                    ? 0
                     : d.getStatus().getDesiredNumberScheduled();
-            int ready = d.getStatus() == null || d.getStatus().getNumberReady() == null ? 0
+            int ready = d.getStatus() == null || d.getStatus().getNumberReady() == null
+                    ? 0
                     : d.getStatus().getNumberReady();
             short_ |= ready < desired || desired == 0;
             parts.add(d.getMetadata().getNamespace() + "/" + d.getMetadata().getName() + " " + ready + " of " + desired
@@ -697,15 +868,20 @@ public final class Preflight {
         }
         String message = "DaemonSet " + String.join(", ", parts);
         if (short_) {
-            return new Check("delay-exporter", Status.WARN, message + ": links from nodes without a ready exporter are"
-                    + " unmeasured", List.of("kubectl -n " + found.get(0).getMetadata().getNamespace()
-                    + " describe daemonset " + found.get(0).getMetadata().getName()));
+            return new Check(
+                    "delay-exporter",
+                    Status.WARN,
+                    message + ": links from nodes without a ready exporter are" + " unmeasured",
+                    List.of("kubectl -n " + found.get(0).getMetadata().getNamespace() + " describe daemonset "
+                            + found.get(0).getMetadata().getName()));
         }
         return Check.ok("delay-exporter", message);
     }
 
     private static String label(DaemonSet d, String key) {
-        return d.getMetadata().getLabels() == null ? null : d.getMetadata().getLabels().get(key);
+        return d.getMetadata().getLabels() == null
+                ? null
+                : d.getMetadata().getLabels().get(key);
     }
 
     /** At most {@link #NAMES_SHOWN} names, then "and N more". */

@@ -107,13 +107,17 @@ public final class PrometheusClient {
      * @throws IllegalArgumentException naming the field when the CA file cannot be read or parsed
      */
     public static PrometheusClient of(ControllerConfig.Prometheus config) {
-        return new PrometheusClient(URI.create(config.url()),
-                Duration.ofMillis(Math.round(config.timeoutSeconds() * 1000)), PrometheusTls.context(config.tls()),
+        return new PrometheusClient(
+                URI.create(config.url()),
+                Duration.ofMillis(Math.round(config.timeoutSeconds() * 1000)),
+                PrometheusTls.context(config.tls()),
                 () -> PrometheusTls.headers(config));
     }
 
     private PrometheusClient(URI base, Duration timeout, javax.net.ssl.SSLContext tls, Headers headers) {
-        if (base == null || base.getScheme() == null || !(base.getScheme().equals("http") || base.getScheme().equals("https"))) {
+        if (base == null
+                || base.getScheme() == null
+                || !(base.getScheme().equals("http") || base.getScheme().equals("https"))) {
             throw new IllegalArgumentException("prometheus.url : " + base + " (expected: an http:// or https:// URL)");
         }
         if (timeout == null || timeout.isNegative() || timeout.isZero()) {
@@ -144,20 +148,23 @@ public final class PrometheusClient {
         String url = base + "api/v1/query?query=" + URLEncoder.encode(promql, StandardCharsets.UTF_8)
                 + "&time=" + String.format(Locale.ROOT, "%.3f", time.toEpochMilli() / 1000.0)
                 + "&timeout=" + Math.max(1, timeout.toMillis()) + "ms";
-        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url)).timeout(timeout).GET()
-                .header("Accept", "application/json");
+        HttpRequest.Builder request =
+                HttpRequest.newBuilder(URI.create(url)).timeout(timeout).GET().header("Accept", "application/json");
         try {
             headers.get().forEach(request::header);
         } catch (IOException e) {
-            throw new PrometheusException(Failure.UNREACHABLE, "cannot authenticate to Prometheus at " + base + ": "
-                    + e.getMessage(), e);
+            throw new PrometheusException(
+                    Failure.UNREACHABLE, "cannot authenticate to Prometheus at " + base + ": " + e.getMessage(), e);
         }
         HttpResponse<String> response;
         try {
             response = http.send(request.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
         } catch (javax.net.ssl.SSLException e) {
-            throw new PrometheusException(Failure.UNREACHABLE, "Prometheus at " + base + " unreachable: TLS failed ("
-                    + e.getMessage() + "); trust the CA that signed its certificate with prometheus.tls.caFile", e);
+            throw new PrometheusException(
+                    Failure.UNREACHABLE,
+                    "Prometheus at " + base + " unreachable: TLS failed (" + e.getMessage()
+                            + "); trust the CA that signed its certificate with prometheus.tls.caFile",
+                    e);
         } catch (IOException e) {
             throw new PrometheusException(Failure.UNREACHABLE, "Prometheus at " + base + " unreachable (" + e + ")", e);
         } catch (InterruptedException e) {
@@ -170,29 +177,41 @@ public final class PrometheusClient {
     /** Parses an answer of {@code /api/v1/query}; package-private for tests of odd bodies. */
     static InstantVector parse(String promql, int status, String body) throws PrometheusException {
         if (status == 401 || status == 403) {
-            throw new PrometheusException(Failure.HTTP_STATUS, "query " + promql + ": HTTP " + status + " ("
-                    + (status == 401 ? "not authenticated" : "forbidden") + "): " + snippet(body)
-                    + "; check prometheus.bearerTokenFile, prometheus.basicAuth or prometheus.headers", null);
+            throw new PrometheusException(
+                    Failure.HTTP_STATUS,
+                    "query " + promql + ": HTTP " + status + " ("
+                            + (status == 401 ? "not authenticated" : "forbidden") + "): " + snippet(body)
+                            + "; check prometheus.bearerTokenFile, prometheus.basicAuth or prometheus.headers",
+                    null);
         }
         JsonNode root;
         try {
             root = JSON.readTree(body);
         } catch (IOException e) {
-            throw new PrometheusException(status == 200 ? Failure.BAD_RESPONSE : Failure.HTTP_STATUS,
-                    "query " + promql + ": HTTP " + status + ", not JSON: " + snippet(body), e);
+            throw new PrometheusException(
+                    status == 200 ? Failure.BAD_RESPONSE : Failure.HTTP_STATUS,
+                    "query " + promql + ": HTTP " + status + ", not JSON: " + snippet(body),
+                    e);
         }
         if (root == null || !root.isObject()) {
-            throw new PrometheusException(status == 200 ? Failure.BAD_RESPONSE : Failure.HTTP_STATUS,
-                    "query " + promql + ": HTTP " + status + ", not a JSON object: " + snippet(body), null);
+            throw new PrometheusException(
+                    status == 200 ? Failure.BAD_RESPONSE : Failure.HTTP_STATUS,
+                    "query " + promql + ": HTTP " + status + ", not a JSON object: " + snippet(body),
+                    null);
         }
         String outcome = root.path("status").asText("");
         if ("error".equals(outcome)) {
-            throw new PrometheusException(Failure.QUERY_ERROR, "query " + promql + ": " + root.path("errorType").asText("?")
-                    + ": " + root.path("error").asText("(no message)"), null);
+            throw new PrometheusException(
+                    Failure.QUERY_ERROR,
+                    "query " + promql + ": " + root.path("errorType").asText("?") + ": "
+                            + root.path("error").asText("(no message)"),
+                    null);
         }
         if (status != 200 || !"success".equals(outcome)) {
-            throw new PrometheusException(status == 200 ? Failure.BAD_RESPONSE : Failure.HTTP_STATUS,
-                    "query " + promql + ": HTTP " + status + ", status " + (outcome.isEmpty() ? "missing" : outcome), null);
+            throw new PrometheusException(
+                    status == 200 ? Failure.BAD_RESPONSE : Failure.HTTP_STATUS,
+                    "query " + promql + ": HTTP " + status + ", status " + (outcome.isEmpty() ? "missing" : outcome),
+                    null);
         }
         List<String> warnings = new ArrayList<>();
         root.path("warnings").forEach(w -> warnings.add(w.asText()));
@@ -208,13 +227,17 @@ public final class PrometheusClient {
                     }
                     for (JsonNode item : result) {
                         Map<String, String> labels = new TreeMap<>();
-                        item.path("metric").properties().forEach(e -> labels.put(e.getKey(), e.getValue().asText()));
+                        item.path("metric")
+                                .properties()
+                                .forEach(
+                                        e -> labels.put(e.getKey(), e.getValue().asText()));
                         series.add(new Series(labels, sampleValue(item.path("value"))));
                     }
                 }
                 case "scalar" -> series.add(new Series(Map.of(), sampleValue(result)));
-                default -> throw new IllegalArgumentException("resultType " + (type.isEmpty() ? "missing" : type)
-                        + " (expected: vector or scalar; use an instant query)");
+                default ->
+                    throw new IllegalArgumentException("resultType " + (type.isEmpty() ? "missing" : type)
+                            + " (expected: vector or scalar; use an instant query)");
             }
         } catch (IllegalArgumentException e) {
             throw new PrometheusException(Failure.BAD_RESPONSE, "query " + promql + ": " + e.getMessage(), e);

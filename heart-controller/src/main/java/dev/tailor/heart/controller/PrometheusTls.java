@@ -29,14 +29,14 @@ import javax.net.ssl.X509ExtendedTrustManager;
  */
 final class PrometheusTls {
 
-    private PrometheusTls() {
-    }
+    private PrometheusTls() {}
 
     /** The headers of one request: authentication first, then the configured extra headers. */
     static Map<String, String> headers(ControllerConfig.Prometheus config) throws IOException {
         Map<String, String> headers = new LinkedHashMap<>();
         if (config.bearerTokenFile() != null) {
-            String token = read("prometheus.bearerTokenFile", config.bearerTokenFile()).strip();
+            String token =
+                    read("prometheus.bearerTokenFile", config.bearerTokenFile()).strip();
             if (token.isEmpty()) {
                 throw new IOException("prometheus.bearerTokenFile: " + config.bearerTokenFile() + " is empty");
             }
@@ -44,10 +44,15 @@ final class PrometheusTls {
         }
         ControllerConfig.BasicAuth basic = config.basicAuth();
         if (basic != null) {
-            String password = basic.password() != null ? basic.password()
+            String password = basic.password() != null
+                    ? basic.password()
                     : stripNewline(read("prometheus.basicAuth.passwordFile", basic.passwordFile()));
-            headers.put("Authorization", "Basic " + Base64.getEncoder().encodeToString(
-                    (basic.username() + ":" + password).getBytes(StandardCharsets.UTF_8)));
+            headers.put(
+                    "Authorization",
+                    "Basic "
+                            + Base64.getEncoder()
+                                    .encodeToString(
+                                            (basic.username() + ":" + password).getBytes(StandardCharsets.UTF_8)));
         }
         headers.putAll(config.headers());
         return headers;
@@ -89,8 +94,10 @@ final class PrometheusTls {
             context.init(null, factory.getTrustManagers(), null);
             return context;
         } catch (IOException | GeneralSecurityException e) {
-            throw new IllegalArgumentException("prometheus.tls.caFile: \"" + tls.caFile() + "\": cannot use it ("
-                    + e.getMessage() + "; expected: PEM CA certificates)", e);
+            throw new IllegalArgumentException(
+                    "prometheus.tls.caFile: \"" + tls.caFile() + "\": cannot use it (" + e.getMessage()
+                            + "; expected: PEM CA certificates)",
+                    e);
         }
     }
 
@@ -103,7 +110,8 @@ final class PrometheusTls {
     }
 
     private static String stripNewline(String text) {
-        return text.endsWith("\r\n") ? text.substring(0, text.length() - 2)
+        return text.endsWith("\r\n")
+                ? text.substring(0, text.length() - 2)
                 : text.endsWith("\n") ? text.substring(0, text.length() - 1) : text;
     }
 
@@ -113,28 +121,22 @@ final class PrometheusTls {
      */
     private static final class TrustingEveryone extends X509ExtendedTrustManager {
         @Override
-        public void checkClientTrusted(X509Certificate[] chain, String authType, Socket socket) {
-        }
+        public void checkClientTrusted(X509Certificate[] chain, String authType, Socket socket) {}
 
         @Override
-        public void checkServerTrusted(X509Certificate[] chain, String authType, Socket socket) {
-        }
+        public void checkServerTrusted(X509Certificate[] chain, String authType, Socket socket) {}
 
         @Override
-        public void checkClientTrusted(X509Certificate[] chain, String authType, SSLEngine engine) {
-        }
+        public void checkClientTrusted(X509Certificate[] chain, String authType, SSLEngine engine) {}
 
         @Override
-        public void checkServerTrusted(X509Certificate[] chain, String authType, SSLEngine engine) {
-        }
+        public void checkServerTrusted(X509Certificate[] chain, String authType, SSLEngine engine) {}
 
         @Override
-        public void checkClientTrusted(X509Certificate[] chain, String authType) {
-        }
+        public void checkClientTrusted(X509Certificate[] chain, String authType) {}
 
         @Override
-        public void checkServerTrusted(X509Certificate[] chain, String authType) {
-        }
+        public void checkServerTrusted(X509Certificate[] chain, String authType) {}
 
         @Override
         public X509Certificate[] getAcceptedIssuers() {

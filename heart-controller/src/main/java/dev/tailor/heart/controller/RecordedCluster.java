@@ -35,7 +35,11 @@ public final class RecordedCluster implements ClusterReader {
     private final List<GenericKubernetesResource> rules;
     private final Map<String, Integer> ignored;
 
-    private RecordedCluster(Path file, List<Node> nodes, List<Pod> pods, List<GenericKubernetesResource> rules,
+    private RecordedCluster(
+            Path file,
+            List<Node> nodes,
+            List<Pod> pods,
+            List<GenericKubernetesResource> rules,
             Map<String, Integer> ignored) {
         this.file = file;
         this.nodes = List.copyOf(nodes);
@@ -74,7 +78,8 @@ public final class RecordedCluster implements ClusterReader {
         for (int i = 0; i < items.size(); i++) {
             HasMetadata item = items.get(i);
             String where = file + ": items[" + i + "] (" + item.getKind() + ")";
-            if (item.getMetadata() == null || item.getMetadata().getName() == null
+            if (item.getMetadata() == null
+                    || item.getMetadata().getName() == null
                     || item.getMetadata().getName().isBlank()) {
                 throw new IllegalArgumentException(where + ": metadata.name is missing");
             }
@@ -82,8 +87,10 @@ public final class RecordedCluster implements ClusterReader {
                 nodes.add(node);
             } else if (item instanceof Pod pod) {
                 pods.add(namespaced(pod, where));
-            } else if (item instanceof GenericKubernetesResource generic && "DestinationRule".equals(item.getKind())
-                    && item.getApiVersion() != null && item.getApiVersion().startsWith(ISTIO_NETWORKING)) {
+            } else if (item instanceof GenericKubernetesResource generic
+                    && "DestinationRule".equals(item.getKind())
+                    && item.getApiVersion() != null
+                    && item.getApiVersion().startsWith(ISTIO_NETWORKING)) {
                 rules.add(namespaced(generic, where));
             } else {
                 ignored.merge(String.valueOf(item.getKind()), 1, Integer::sum);
@@ -118,12 +125,15 @@ public final class RecordedCluster implements ClusterReader {
 
     /** What a document without apiVersion and kind holds, in the file's terms (not the parser's types). */
     private static String found(Object parsed) {
-        Object value = parsed instanceof io.fabric8.kubernetes.api.model.runtime.RawExtension raw
-                ? raw.getValue() : parsed;
+        Object value =
+                parsed instanceof io.fabric8.kubernetes.api.model.runtime.RawExtension raw ? raw.getValue() : parsed;
         if (value instanceof Map<?, ?> map) {
-            List<String> keys = map.keySet().stream().map(String::valueOf).limit(6).toList();
-            return map.isEmpty() ? "an empty mapping" : "a mapping with the keys " + String.join(", ", keys)
-                    + (map.size() > keys.size() ? ", ..." : "") + " and no apiVersion or kind";
+            List<String> keys =
+                    map.keySet().stream().map(String::valueOf).limit(6).toList();
+            return map.isEmpty()
+                    ? "an empty mapping"
+                    : "a mapping with the keys " + String.join(", ", keys) + (map.size() > keys.size() ? ", ..." : "")
+                            + " and no apiVersion or kind";
         }
         if (value instanceof List<?>) {
             return "a list without apiVersion or kind";
@@ -156,13 +166,16 @@ public final class RecordedCluster implements ClusterReader {
 
     @Override
     public List<Pod> podsWithLabel(String namespace, String key) {
-        return pods.stream().filter(p -> namespace.equals(p.getMetadata().getNamespace()))
-                .filter(p -> labels(p).containsKey(key)).toList();
+        return pods.stream()
+                .filter(p -> namespace.equals(p.getMetadata().getNamespace()))
+                .filter(p -> labels(p).containsKey(key))
+                .toList();
     }
 
     @Override
     public List<Pod> podsWithLabels(String namespace, Map<String, String> selector) {
-        return pods.stream().filter(p -> namespace.equals(p.getMetadata().getNamespace()))
+        return pods.stream()
+                .filter(p -> namespace.equals(p.getMetadata().getNamespace()))
                 .filter(p -> selector.entrySet().stream()
                         .allMatch(e -> Objects.equals(labels(p).get(e.getKey()), e.getValue())))
                 .toList();
@@ -170,7 +183,8 @@ public final class RecordedCluster implements ClusterReader {
 
     @Override
     public List<GenericKubernetesResource> ownedRules(String namespace) {
-        return rules.stream().filter(r -> namespace.equals(r.getMetadata().getNamespace()))
+        return rules.stream()
+                .filter(r -> namespace.equals(r.getMetadata().getNamespace()))
                 .filter(r -> DestinationRules.MANAGED_BY.equals(labels(r).get(DestinationRules.MANAGED_BY_LABEL)))
                 .toList();
     }
@@ -182,8 +196,13 @@ public final class RecordedCluster implements ClusterReader {
 
     /** One line: how many nodes, pods and DestinationRules were read, and what was left out. */
     public String summary() {
-        StringBuilder line = new StringBuilder().append(nodes.size()).append(" node(s), ").append(pods.size())
-                .append(" pod(s), ").append(rules.size()).append(" DestinationRule(s)");
+        StringBuilder line = new StringBuilder()
+                .append(nodes.size())
+                .append(" node(s), ")
+                .append(pods.size())
+                .append(" pod(s), ")
+                .append(rules.size())
+                .append(" DestinationRule(s)");
         if (!ignored.isEmpty()) {
             List<String> kinds = new ArrayList<>();
             new TreeMap<>(ignored).forEach((kind, n) -> kinds.add(n + " " + kind + " object(s)"));

@@ -28,11 +28,9 @@ import java.util.TreeSet;
 public final class SnapshotAssembler {
 
     /** The snapshot and what was left out. */
-    public record Result(Snapshot snapshot, List<String> notes) {
-    }
+    public record Result(Snapshot snapshot, List<String> notes) {}
 
-    private SnapshotAssembler() {
-    }
+    private SnapshotAssembler() {}
 
     /**
      * @throws IllegalArgumentException if two namespaces have a component of the same name
@@ -50,16 +48,23 @@ public final class SnapshotAssembler {
             }
             String earlier = componentNamespace.putIfAbsent(pod.component(), pod.namespace());
             if (earlier != null && !earlier.equals(pod.namespace())) {
-                throw new IllegalArgumentException("component " + pod.component() + " exists in namespaces " + earlier
-                        + " and " + pod.namespace() + " (expected: component names unique across kubernetes.namespaces)");
+                throw new IllegalArgumentException(
+                        "component " + pod.component() + " exists in namespaces " + earlier + " and " + pod.namespace()
+                                + " (expected: component names unique across kubernetes.namespaces)");
             }
-            replicas.add(new Replica(pod.name(), pod.component(), pod.node(), pod.ready(),
-                    metrics.cpuCores().get(pod.key()), pod.cpuLimitCores(),
+            replicas.add(new Replica(
+                    pod.name(),
+                    pod.component(),
+                    pod.node(),
+                    pod.ready(),
+                    metrics.cpuCores().get(pod.key()),
+                    pod.cpuLimitCores(),
                     metrics.servedRequestsPerSecond().get(pod.key())));
         }
 
         Map<List<String>, Double> edgeRate = new TreeMap<>(java.util.Comparator.comparing(Object::toString));
-        Map<List<String>, Map<String, Double>> entryByNode = new TreeMap<>(java.util.Comparator.comparing(Object::toString));
+        Map<List<String>, Map<String, Double>> entryByNode =
+                new TreeMap<>(java.util.Comparator.comparing(Object::toString));
         metrics.callsPerSecond().forEach((callerKey, byCallee) -> {
             int slash = callerKey.indexOf('/');
             ClusterView.PodInfo caller = view.pod(callerKey.substring(0, slash), callerKey.substring(slash + 1));
@@ -71,7 +76,7 @@ public final class SnapshotAssembler {
                 String workload = calleeKey.substring(calleeKey.indexOf('/') + 1);
                 String namespace = calleeKey.substring(0, calleeKey.indexOf('/'));
                 if (!namespace.equals(componentNamespace.get(workload))) {
-                    return;   // a call leaving the application (a database, another team's service)
+                    return; // a call leaving the application (a database, another team's service)
                 }
                 List<String> edge = List.of(caller.component(), workload);
                 edgeRate.merge(edge, rate, Double::sum);
@@ -91,7 +96,8 @@ public final class SnapshotAssembler {
         int unmeasured = 0;
         for (String from : usedNodes) {
             for (String to : usedNodes) {
-                Double millis = metrics.delayMillis().getOrDefault(from, Map.of()).get(to);
+                Double millis =
+                        metrics.delayMillis().getOrDefault(from, Map.of()).get(to);
                 if (millis == null && from.equals(to)) {
                     millis = config.sameNodeDelayMillis();
                 }

@@ -37,11 +37,10 @@ public final class StateStore {
      * @param callee    called component
      * @param fractions caller node → callee node → fraction in [0, 1]
      */
-    public record SavedRoute(String caller, String callee, Map<String, Map<String, Double>> fractions) {
-    }
+    public record SavedRoute(String caller, String callee, Map<String, Map<String, Double>> fractions) {}
 
-    private static final ObjectMapper JSON = new ObjectMapper()
-            .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+    private static final ObjectMapper JSON =
+            new ObjectMapper().enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
 
     private final KubernetesClient client;
     private final String namespace;
@@ -83,39 +82,55 @@ public final class StateStore {
      * @throws KubernetesClientException when the API server cannot be read
      */
     public Loaded load() {
-        ConfigMap map = client.configMaps().inNamespace(namespace).withName(name).get();
+        ConfigMap map =
+                client.configMaps().inNamespace(namespace).withName(name).get();
         if (map == null || map.getData() == null || map.getData().get(KEY) == null) {
-            return new Loaded(AtpmState.EMPTY, "no state in ConfigMap " + namespace + "/" + name
-                    + ": every group starts from its first measurement");
+            return new Loaded(
+                    AtpmState.EMPTY,
+                    "no state in ConfigMap " + namespace + "/" + name
+                            + ": every group starts from its first measurement");
         }
         try {
             AtpmState state = JSON.readValue(map.getData().get(KEY), AtpmState.class);
             List<String> problems = state.problems();
             if (!problems.isEmpty()) {
-                return new Loaded(AtpmState.EMPTY, "state in ConfigMap " + namespace + "/" + name + " is invalid ("
-                        + String.join("; ", problems) + "): starting over");
+                return new Loaded(
+                        AtpmState.EMPTY,
+                        "state in ConfigMap " + namespace + "/" + name + " is invalid (" + String.join("; ", problems)
+                                + "): starting over");
             }
             String routes = map.getData().get(ROUTES_KEY);
             if (routes == null) {
-                return new Loaded(state, List.of(), "no routes in ConfigMap " + namespace + "/" + name + ": the share"
-                        + " cap starts from the routes of this round");
+                return new Loaded(
+                        state,
+                        List.of(),
+                        "no routes in ConfigMap " + namespace + "/" + name + ": the share"
+                                + " cap starts from the routes of this round");
             }
             try {
-                List<SavedRoute> saved = JSON.readValue(routes, new com.fasterxml.jackson.core.type.TypeReference<>() {
-                });
+                List<SavedRoute> saved =
+                        JSON.readValue(routes, new com.fasterxml.jackson.core.type.TypeReference<>() {});
                 List<String> routeProblems = problems(saved);
                 if (!routeProblems.isEmpty()) {
-                    return new Loaded(state, List.of(), "routes in ConfigMap " + namespace + "/" + name
-                            + " are invalid (" + String.join("; ", routeProblems) + "): the share cap starts over");
+                    return new Loaded(
+                            state,
+                            List.of(),
+                            "routes in ConfigMap " + namespace + "/" + name + " are invalid ("
+                                    + String.join("; ", routeProblems) + "): the share cap starts over");
                 }
                 return new Loaded(state, routes(saved), null);
             } catch (JsonProcessingException e) {
-                return new Loaded(state, List.of(), "routes in ConfigMap " + namespace + "/" + name + " are not"
-                        + " readable (" + e.getOriginalMessage() + "): the share cap starts over");
+                return new Loaded(
+                        state,
+                        List.of(),
+                        "routes in ConfigMap " + namespace + "/" + name + " are not" + " readable ("
+                                + e.getOriginalMessage() + "): the share cap starts over");
             }
         } catch (JsonProcessingException e) {
-            return new Loaded(AtpmState.EMPTY, "state in ConfigMap " + namespace + "/" + name + " is not readable ("
-                    + e.getOriginalMessage() + "): starting over");
+            return new Loaded(
+                    AtpmState.EMPTY,
+                    "state in ConfigMap " + namespace + "/" + name + " is not readable (" + e.getOriginalMessage()
+                            + "): starting over");
         }
     }
 
@@ -142,9 +157,15 @@ public final class StateStore {
         } catch (JsonProcessingException e) {
             throw new IllegalStateException("cannot serialise the ATPM state", e);
         }
-        ConfigMap map = new ConfigMapBuilder().withNewMetadata().withNamespace(namespace).withName(name)
-                .addToLabels(DestinationRules.MANAGED_BY_LABEL, DestinationRules.MANAGED_BY).endMetadata()
-                .addToData(KEY, json).addToData(ROUTES_KEY, routesJson).build();
+        ConfigMap map = new ConfigMapBuilder()
+                .withNewMetadata()
+                .withNamespace(namespace)
+                .withName(name)
+                .addToLabels(DestinationRules.MANAGED_BY_LABEL, DestinationRules.MANAGED_BY)
+                .endMetadata()
+                .addToData(KEY, json)
+                .addToData(ROUTES_KEY, routesJson)
+                .build();
         // The ConfigMap is ours alone: create it, or replace it whole.
         client.configMaps().inNamespace(namespace).resource(map).createOr(NonDeletingOperation::update);
     }

@@ -16,50 +16,54 @@ class ConfigFilesTest {
     Path dir;
 
     @ParameterizedTest(name = "{0}")
-    @CsvSource(delimiter = '|', value = {
-        "kubernetes:\\n  namespaces: [~]\\n          | kubernetes: a value is missing (an empty list entry",
-        "roundSeconds: abc\\n                          | roundSeconds: not a number (expected: a number",
-        "roundSeconds: 5\\nroundSeconds: 6\\n          | Duplicate field 'roundSeconds'",
-        "kubernetes: 3\\n                             | kubernetes: not what this field holds",
-        "maxShareMovePerRound: 0\\n                    | maxShareMovePerRound: 0.0 (expected: 0 < value <= 1",
-        "prometheus:\\n  url: 'http://bad host:9090'\\n | prometheus.url: \"http://bad host:9090\" (expected: an http://",
-        "roundSecs: 3\\n                              | roundSecs: unknown field",
-        "capacityShortfall: wait\\n                   | capacityShortfall: \"wait\" (expected: proceed or hold)",
-        "capacityShortfall: 3\\n                      | capacityShortfall: \"3\" (expected: proceed or hold)",
-        "planner: {idleFitRounds: 2.5}\\n              | planner.idleFitRounds: 2.5 (expected: a whole number",
-        "planner: {idleFitRounds: -1}\\n               | planner.idleFitRounds: -1.0 (expected: a whole number",
-        "planner: {minShareOfEqualSplit: 1}\\n         | planner.minShareOfEqualSplit: 1.0 (expected: 0 (off)",
-        "planner: {spreadScale: -1}\\n                  | planner.spreadScale: -1.0 (expected: 0 (off",
-        "planner: {spreadScale: 101}\\n                 | planner.spreadScale: 101.0 (expected: 0 (off",
-        "planner: {queueAwareRouting: perhaps}\\n       | planner.queueAwareRouting: not true or false",
-        "planner: {outlierFilter: maybe}\\n            | planner.outlierFilter: not true or false",
-        "planner: {outlierFilter: 1}\\n                | planner.outlierFilter: not true or false",
-        "planner: {outlierFilter: 'true'}\\n           | planner.outlierFilter: not true or false",
-        "roundSeconds: '30'\\n                       | roundSeconds: not a number",
-        "maxShareMovePerRound: .nan\\n                 | NaN or infinity at line 1 (expected: a finite number)",
-        "roundSeconds: -.inf\\n                        | NaN or infinity at line 1 (expected: a finite number)",
-        "planner: {floor: 0.1}\\n                      | planner.floor: unknown field",
-        "prometheus: {bearerTokenFile: /no/such/token}\\n | prometheus.bearerTokenFile: \"/no/such/token\" (expected: a"
-                + " readable file)",
-        "prometheus: {basicAuth: {username: u}}\\n      | prometheus.basicAuth: neither password nor passwordFile",
-        "prometheus: {basicAuth: {username: u, password: p, passwordFile: /etc/hostname}}\\n"
-                + " | prometheus.basicAuth: both password and passwordFile",
-        "prometheus: {basicAuth: {username: 'a:b', password: p}}\\n | prometheus.basicAuth.username: \"a:b\"",
-        "prometheus: {tls: {insecureSkipVerify: true}}\\n | prometheus.tls: set for"
-                + " \"http://prometheus.istio-system:9090\" (expected: an https:// URL)",
-        "prometheus: {url: 'https://p:9090', tls: {caFile: /etc/hostname, insecureSkipVerify: true}}\\n"
-                + " | prometheus.tls: caFile and insecureSkipVerify: true both set",
-        "prometheus: {basicAuth: {username: u, password: p}, headers: {Authorization: x}}\\n"
-                + " | prometheus.headers.Authorization: set with bearerTokenFile or basicAuth",
-        "prometheus: {headers: {'X Bad': x}}\\n          | prometheus.headers: \"X Bad\" (expected: an HTTP"
-                + " header name)",
-        "prometheus: {basicAuth: {username: u, pass: p}}\\n | prometheus.basicAuth.pass: unknown field",
-        "kubernetes: {entryPoints: [istio-system]}\\n   | kubernetes.entryPoints[0]: \"istio-system\" (expected:"
-                + " namespace/workload, or namespace/KEY=VALUE",
-        "kubernetes: {entryPoints: ['gw/istio=']}\\n     | kubernetes.entryPoints[0]: \"gw/istio=\" (label istio="})
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "kubernetes:\\n  namespaces: [~]\\n          | kubernetes: a value is missing (an empty list entry",
+                "roundSeconds: abc\\n                          | roundSeconds: not a number (expected: a number",
+                "roundSeconds: 5\\nroundSeconds: 6\\n          | Duplicate field 'roundSeconds'",
+                "kubernetes: 3\\n                             | kubernetes: not what this field holds",
+                "maxShareMovePerRound: 0\\n                    | maxShareMovePerRound: 0.0 (expected: 0 < value <= 1",
+                "prometheus:\\n  url: 'http://bad host:9090'\\n | prometheus.url: \"http://bad host:9090\" (expected: an http://",
+                "roundSecs: 3\\n                              | roundSecs: unknown field",
+                "capacityShortfall: wait\\n                   | capacityShortfall: \"wait\" (expected: proceed or hold)",
+                "capacityShortfall: 3\\n                      | capacityShortfall: \"3\" (expected: proceed or hold)",
+                "planner: {idleFitRounds: 2.5}\\n              | planner.idleFitRounds: 2.5 (expected: a whole number",
+                "planner: {idleFitRounds: -1}\\n               | planner.idleFitRounds: -1.0 (expected: a whole number",
+                "planner: {minShareOfEqualSplit: 1}\\n         | planner.minShareOfEqualSplit: 1.0 (expected: 0 (off)",
+                "planner: {spreadScale: -1}\\n                  | planner.spreadScale: -1.0 (expected: 0 (off",
+                "planner: {spreadScale: 101}\\n                 | planner.spreadScale: 101.0 (expected: 0 (off",
+                "planner: {queueAwareRouting: perhaps}\\n       | planner.queueAwareRouting: not true or false",
+                "planner: {outlierFilter: maybe}\\n            | planner.outlierFilter: not true or false",
+                "planner: {outlierFilter: 1}\\n                | planner.outlierFilter: not true or false",
+                "planner: {outlierFilter: 'true'}\\n           | planner.outlierFilter: not true or false",
+                "roundSeconds: '30'\\n                       | roundSeconds: not a number",
+                "maxShareMovePerRound: .nan\\n                 | NaN or infinity at line 1 (expected: a finite number)",
+                "roundSeconds: -.inf\\n                        | NaN or infinity at line 1 (expected: a finite number)",
+                "planner: {floor: 0.1}\\n                      | planner.floor: unknown field",
+                "prometheus: {bearerTokenFile: /no/such/token}\\n | prometheus.bearerTokenFile: \"/no/such/token\" (expected: a"
+                        + " readable file)",
+                "prometheus: {basicAuth: {username: u}}\\n      | prometheus.basicAuth: neither password nor passwordFile",
+                "prometheus: {basicAuth: {username: u, password: p, passwordFile: /etc/hostname}}\\n"
+                        + " | prometheus.basicAuth: both password and passwordFile",
+                "prometheus: {basicAuth: {username: 'a:b', password: p}}\\n | prometheus.basicAuth.username: \"a:b\"",
+                "prometheus: {tls: {insecureSkipVerify: true}}\\n | prometheus.tls: set for"
+                        + " \"http://prometheus.istio-system:9090\" (expected: an https:// URL)",
+                "prometheus: {url: 'https://p:9090', tls: {caFile: /etc/hostname, insecureSkipVerify: true}}\\n"
+                        + " | prometheus.tls: caFile and insecureSkipVerify: true both set",
+                "prometheus: {basicAuth: {username: u, password: p}, headers: {Authorization: x}}\\n"
+                        + " | prometheus.headers.Authorization: set with bearerTokenFile or basicAuth",
+                "prometheus: {headers: {'X Bad': x}}\\n          | prometheus.headers: \"X Bad\" (expected: an HTTP"
+                        + " header name)",
+                "prometheus: {basicAuth: {username: u, pass: p}}\\n | prometheus.basicAuth.pass: unknown field",
+                "kubernetes: {entryPoints: [istio-system]}\\n   | kubernetes.entryPoints[0]: \"istio-system\" (expected:"
+                        + " namespace/workload, or namespace/KEY=VALUE",
+                "kubernetes: {entryPoints: ['gw/istio=']}\\n     | kubernetes.entryPoints[0]: \"gw/istio=\" (label istio="
+            })
     void parse_badInput_namesTheField(String yaml, String expected) {
         assertThatThrownBy(() -> ConfigFiles.parse(yaml.replace("\\n", "\n"), "heart.yaml"))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("heart.yaml: ")
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("heart.yaml: ")
                 .hasMessageContaining(expected);
     }
 
@@ -71,8 +75,8 @@ class ConfigFilesTest {
 
     @Test
     void read_missingFileOrDirectory_saysWhich() {
-        assertThatThrownBy(() -> ConfigFiles.read(dir.resolve("absent.yaml"))).hasMessageContaining("absent.yaml: no such"
-                + " file (expected: a YAML file)");
+        assertThatThrownBy(() -> ConfigFiles.read(dir.resolve("absent.yaml")))
+                .hasMessageContaining("absent.yaml: no such" + " file (expected: a YAML file)");
         assertThatThrownBy(() -> ConfigFiles.read(dir)).hasMessageContaining(": a directory (expected: a YAML file)");
     }
 

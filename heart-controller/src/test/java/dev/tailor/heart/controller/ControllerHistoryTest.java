@@ -44,8 +44,13 @@ class ControllerHistoryTest {
 
     @BeforeAll
     static void startPrometheus() throws Exception {
-        String history = ShopCluster.history(START_EPOCH_SECONDS, 100, 5, (node, t) -> !node.equals("w2")
-                ? ShopCluster.CPU_PER_REQUEST.get(node) : 0.005 * (1 << Math.min(2, (int) (t / PHASE_SECONDS))));
+        String history = ShopCluster.history(
+                START_EPOCH_SECONDS,
+                100,
+                5,
+                (node, t) -> !node.equals("w2")
+                        ? ShopCluster.CPU_PER_REQUEST.get(node)
+                        : 0.005 * (1 << Math.min(2, (int) (t / PHASE_SECONDS))));
         prometheus = PrometheusServer.start(() -> "", new PrometheusServer.Options(history, false));
         warning = PrometheusServer.start(() -> "", new PrometheusServer.Options(history, true));
     }
@@ -61,7 +66,9 @@ class ControllerHistoryTest {
 
     @BeforeEach
     void cluster() {
-        client.genericKubernetesResources(Actuator.DESTINATION_RULE).inAnyNamespace().delete();
+        client.genericKubernetesResources(Actuator.DESTINATION_RULE)
+                .inAnyNamespace()
+                .delete();
         client.pods().inAnyNamespace().delete();
         client.nodes().delete();
         ShopCluster.create(client);
@@ -78,14 +85,27 @@ class ControllerHistoryTest {
      */
     private static Controller controller(PrometheusServer source, AtpmState state, Double maxShareMove) {
         ControllerConfig config = ControllerConfig.builder()
-                .prometheus(ControllerConfig.Prometheus.builder().url(source.url().toString()).timeoutSeconds(5.0)
-                        .windowSeconds(30.0).delayWindowSeconds(30.0).build())
-                .kubernetes(ControllerConfig.Kubernetes.builder().namespaces(List.of("shop")).stateConfigMap("")
+                .prometheus(ControllerConfig.Prometheus.builder()
+                        .url(source.url().toString())
+                        .timeoutSeconds(5.0)
+                        .windowSeconds(30.0)
+                        .delayWindowSeconds(30.0)
+                        .build())
+                .kubernetes(ControllerConfig.Kubernetes.builder()
+                        .namespaces(List.of("shop"))
+                        .stateConfigMap("")
                         .build())
                 .maxShareMovePerRound(maxShareMove == null ? 1.0 : maxShareMove)
-                .planner(ControllerConfig.Planner.PAPER).build();
-        return new Controller(config, HeartConfig.PAPER.withParallel(false),
-                new PrometheusClient(source.url(), Duration.ofSeconds(5)), client, state, null, null);
+                .planner(ControllerConfig.Planner.PAPER)
+                .build();
+        return new Controller(
+                config,
+                HeartConfig.PAPER.withParallel(false),
+                new PrometheusClient(source.url(), Duration.ofSeconds(5)),
+                client,
+                state,
+                null,
+                null);
     }
 
     private static Instant endOfPhase(int phase) {
@@ -95,7 +115,9 @@ class ControllerHistoryTest {
     private static double share(Controller.Round round, String component, String node) {
         for (ComponentShares shares : round.plan().allocation().shares()) {
             if (shares.component().equals(component)) {
-                return shares.groups().stream().filter(g -> g.node().equals(node)).mapToDouble(GroupShare::share)
+                return shares.groups().stream()
+                        .filter(g -> g.node().equals(node))
+                        .mapToDouble(GroupShare::share)
                         .sum();
             }
         }
@@ -103,7 +125,10 @@ class ControllerHistoryTest {
     }
 
     private static List<GenericKubernetesResource> rules() {
-        return client.genericKubernetesResources(Actuator.DESTINATION_RULE).inAnyNamespace().list().getItems();
+        return client.genericKubernetesResources(Actuator.DESTINATION_RULE)
+                .inAnyNamespace()
+                .list()
+                .getItems();
     }
 
     @Test
@@ -116,10 +141,13 @@ class ControllerHistoryTest {
             assertThat(round.failure()).as(round.message()).isNull();
             assertThat(round.applied()).isTrue();
             // What the round measured: w2's CPU per request of this phase.
-            double cpu = round.snapshot().replicas().stream().filter(r -> r.pod().equals("cart-w2"))
-                    .findFirst().orElseThrow().cpuCores();
-            assertThat(cpu / ShopCluster.RPS_PER_POD).isCloseTo(0.005 * (1 << phase), org.assertj.core.data.Offset
-                    .offset(0.0005 * (1 << phase)));
+            double cpu = round.snapshot().replicas().stream()
+                    .filter(r -> r.pod().equals("cart-w2"))
+                    .findFirst()
+                    .orElseThrow()
+                    .cpuCores();
+            assertThat(cpu / ShopCluster.RPS_PER_POD)
+                    .isCloseTo(0.005 * (1 << phase), org.assertj.core.data.Offset.offset(0.0005 * (1 << phase)));
             w2Shares.add(share(round, "cart", "w2"));
             ruleVersions.add(rules().toString());
         }
@@ -147,21 +175,27 @@ class ControllerHistoryTest {
             freeShares.add(localShare(a));
             cappedShares.add(localShare(b));
             notes.add(b.notes());
-            lastDesired = b.desired().stream().filter(r -> r.at("/metadata/name").asText().endsWith("to-frontend"))
-                    .findFirst().orElseThrow();
+            lastDesired = b.desired().stream()
+                    .filter(r -> r.at("/metadata/name").asText().endsWith("to-frontend"))
+                    .findFirst()
+                    .orElseThrow();
         }
         System.out.println("ingress on w2 -> frontend on w2, free " + freeShares + ", capped at 0.1 " + cappedShares);
-        assertThat(freeShares.get(2)).as("the test needs a plan that moves more than the cap: " + freeShares)
+        assertThat(freeShares.get(2))
+                .as("the test needs a plan that moves more than the cap: " + freeShares)
                 .isLessThan(freeShares.get(1) - 0.2);
         // Nothing to cap in the first round; a small move passes; a large one stops at the cap.
         assertThat(cappedShares.get(0)).isEqualTo(freeShares.get(0));
         assertThat(Math.abs(freeShares.get(1) - freeShares.get(0))).isLessThan(0.1);
         assertThat(cappedShares.get(1)).isCloseTo(freeShares.get(1), org.assertj.core.data.Offset.offset(1e-9));
         assertThat(cappedShares.get(2)).isCloseTo(cappedShares.get(1) - 0.1, org.assertj.core.data.Offset.offset(1e-9));
-        assertThat(notes.get(2)).anySatisfy(n -> assertThat(n).contains("istio-ingressgateway -> frontend from w2")
-                .contains("capped at 0.1"));
+        assertThat(notes.get(2))
+                .anySatisfy(n -> assertThat(n)
+                        .contains("istio-ingressgateway -> frontend from w2")
+                        .contains("capped at 0.1"));
         // The rules carry the capped routes: w2's own locality keeps 87 of the ingress's 100 on w2.
-        assertThat(lastDesired.toString()).contains("\"from\":\"eu/eu-a/w2\"")
+        assertThat(lastDesired.toString())
+                .contains("\"from\":\"eu/eu-a/w2\"")
                 .contains("\"eu/eu-a/w2\":" + Math.round(cappedShares.get(2) * 100));
     }
 
@@ -181,17 +215,23 @@ class ControllerHistoryTest {
         for (int replan = 0; replan < 3; replan++) {
             Controller.Round round = capped.replan(false);
             assertThat(round.failure()).as(round.message()).isNull();
-            assertThat(localShare(round)).as("re-plan " + replan).isCloseTo(afterTheRound,
-                    org.assertj.core.data.Offset.offset(1e-9));
+            assertThat(localShare(round))
+                    .as("re-plan " + replan)
+                    .isCloseTo(afterTheRound, org.assertj.core.data.Offset.offset(1e-9));
         }
-        assertThat(rules()).as("nothing rewritten: nothing changed in the cluster").isEqualTo(rules);
+        assertThat(rules())
+                .as("nothing rewritten: nothing changed in the cluster")
+                .isEqualTo(rules);
     }
 
     /** The fraction of the ingress gateway's calls on w2 that the round sends to frontend on w2. */
     private static double localShare(Controller.Round round) {
-        return round.routes().stream().filter(r -> r.callee().equals("frontend"))
-                .flatMap(r -> r.from().stream()).filter(e -> e.fromNode().equals("w2"))
-                .mapToDouble(e -> e.toNodes().getOrDefault("w2", 0.0)).sum();
+        return round.routes().stream()
+                .filter(r -> r.callee().equals("frontend"))
+                .flatMap(r -> r.from().stream())
+                .filter(e -> e.fromNode().equals("w2"))
+                .mapToDouble(e -> e.toNodes().getOrDefault("w2", 0.0))
+                .sum();
     }
 
     @Test
@@ -207,10 +247,14 @@ class ControllerHistoryTest {
         metrics.record(round);
 
         assertThat(round.failure()).isEqualTo(Controller.FailureReason.COMPONENT_WITHOUT_METRICS);
-        assertThat(round.notes()).anySatisfy(n -> assertThat(n).contains("Prometheus warned")
-                .contains("remote").contains("may be partial"));
+        assertThat(round.notes())
+                .anySatisfy(n -> assertThat(n)
+                        .contains("Prometheus warned")
+                        .contains("remote")
+                        .contains("may be partial"));
         assertThat(rules()).isEqualTo(before);
         assertThat(partial.state()).isEqualTo(good.state());
-        assertThat(metrics.scrape()).contains("tailor_heart_round_failures_total{reason=\"component_without_metrics\"} 1.0");
+        assertThat(metrics.scrape())
+                .contains("tailor_heart_round_failures_total{reason=\"component_without_metrics\"} 1.0");
     }
 }

@@ -43,8 +43,8 @@ import org.junit.jupiter.api.Test;
 class ControllerLoopStallTest {
 
     private static final String LEASE = "tailor-system/tailor-heart";
-    private static final String LEASE_PATH = "/apis/coordination.k8s.io/v1/namespaces/tailor-system/leases/tailor-heart"
-            + "(\\?.*)?";
+    private static final String LEASE_PATH =
+            "/apis/coordination.k8s.io/v1/namespaces/tailor-system/leases/tailor-heart" + "(\\?.*)?";
     /** Lease duration of these tests (the smallest the configuration takes). */
     private static final long LEASE_MILLIS = 2_000;
     /** A leader may write for this long after it last renewed the Lease (2/3 of the duration). */
@@ -68,6 +68,7 @@ class ControllerLoopStallTest {
     private final long wallStartMillis = System.currentTimeMillis();
     /** Every round and re-plan the loop reported, with the virtual instant it was reported at. */
     private final List<Timed> rounds = new CopyOnWriteArrayList<>();
+
     private final List<String> messages = new CopyOnWriteArrayList<>();
     private final List<ControllerLoop> loops = new CopyOnWriteArrayList<>();
 
@@ -107,26 +108,51 @@ class ControllerLoopStallTest {
     }
 
     /** A loop whose wall clock is {@code wallMillis} (its ticker and scheduler are {@link #clock}'s). */
-    private ControllerLoop loop(String lease, String identity, double roundSeconds,
-            java.util.function.LongSupplier wallMillis, Consumer<Controller.Round> also) {
+    private ControllerLoop loop(
+            String lease,
+            String identity,
+            double roundSeconds,
+            java.util.function.LongSupplier wallMillis,
+            Consumer<Controller.Round> also) {
         ControllerConfig config = ControllerConfig.builder()
-                .prometheus(ControllerConfig.Prometheus.builder().url(prometheus.url().toString()).timeoutSeconds(5.0)
-                        .windowSeconds(5.0).delayWindowSeconds(5.0).build())
-                .kubernetes(ControllerConfig.Kubernetes.builder().namespaces(List.of("shop")).stateConfigMap("")
+                .prometheus(ControllerConfig.Prometheus.builder()
+                        .url(prometheus.url().toString())
+                        .timeoutSeconds(5.0)
+                        .windowSeconds(5.0)
+                        .delayWindowSeconds(5.0)
                         .build())
-                .roundSeconds(roundSeconds).build();
-        Controller controller = new Controller(config, HeartConfig.DEFAULTS,
-                new PrometheusClient(prometheus.url(), Duration.ofSeconds(5)), api.client, AtpmState.EMPTY, null, null);
+                .kubernetes(ControllerConfig.Kubernetes.builder()
+                        .namespaces(List.of("shop"))
+                        .stateConfigMap("")
+                        .build())
+                .roundSeconds(roundSeconds)
+                .build();
+        Controller controller = new Controller(
+                config,
+                HeartConfig.DEFAULTS,
+                new PrometheusClient(prometheus.url(), Duration.ofSeconds(5)),
+                api.client,
+                AtpmState.EMPTY,
+                null,
+                null);
         ControllerLoop[] self = new ControllerLoop[1];
         long[] roundsSeen = {0};
-        ControllerLoop loop = new ControllerLoop(controller, new ControllerMetrics(clock::millis), api.client, config,
-                new ControllerLoop.Options(false, lease, identity, Duration.ofMillis(LEASE_MILLIS)), round -> {
+        ControllerLoop loop = new ControllerLoop(
+                controller,
+                new ControllerMetrics(clock::millis),
+                api.client,
+                config,
+                new ControllerLoop.Options(false, lease, identity, Duration.ofMillis(LEASE_MILLIS)),
+                round -> {
                     // Reported on the loop's thread right after it counted the round (or re-plan).
                     boolean full = self[0].rounds() > roundsSeen[0];
                     roundsSeen[0] = self[0].rounds();
                     rounds.add(new Timed(clock.millis(), round, full));
                     also.accept(round);
-                }, wallMillis, clock.scheduler(), clock);
+                },
+                wallMillis,
+                clock.scheduler(),
+                clock);
         self[0] = loop;
         loops.add(loop);
         loop.onMessage(messages::add);
@@ -138,11 +164,16 @@ class ControllerLoopStallTest {
      * without moving the clock (the loop's calls are real; waiting for them is bounded).
      */
     private void pump(String what, BooleanSupplier condition) {
-        Await.until(what, () -> {
-            clock.runDueTasks();
-            return condition.getAsBoolean();
-        }, () -> "at " + clock.millis() + " ms; messages " + messages + "; rounds " + rounds.stream()
-                .map(t -> t.atMillis() + " ms " + t.round().failure()).toList());
+        Await.until(
+                what,
+                () -> {
+                    clock.runDueTasks();
+                    return condition.getAsBoolean();
+                },
+                () -> "at " + clock.millis() + " ms; messages " + messages + "; rounds "
+                        + rounds.stream()
+                                .map(t -> t.atMillis() + " ms " + t.round().failure())
+                                .toList());
     }
 
     /**
@@ -151,20 +182,26 @@ class ControllerLoopStallTest {
      * (the Lease's retry period) and real answers.
      */
     private void stepUntil(String what, long stepMillis, BooleanSupplier condition) {
-        Await.until(what, () -> {
-            if (clock.runDueTasks() == 0 && loops.stream().noneMatch(ControllerLoop::leaseAttemptInFlight)) {
-                // To the next task at most, so no decision is taken while a call it waits for is unanswered.
-                long next = clock.nanosToNextTask();
-                long step = TimeUnit.MILLISECONDS.toNanos(stepMillis);
-                clock.advance(next < 0 ? step : Math.min(next, step));
-            }
-            return condition.getAsBoolean();
-        }, () -> "at " + clock.millis() + " ms; messages " + messages);
+        Await.until(
+                what,
+                () -> {
+                    if (clock.runDueTasks() == 0 && loops.stream().noneMatch(ControllerLoop::leaseAttemptInFlight)) {
+                        // To the next task at most, so no decision is taken while a call it waits for is unanswered.
+                        long next = clock.nanosToNextTask();
+                        long step = TimeUnit.MILLISECONDS.toNanos(stepMillis);
+                        clock.advance(next < 0 ? step : Math.min(next, step));
+                    }
+                    return condition.getAsBoolean();
+                },
+                () -> "at " + clock.millis() + " ms; messages " + messages);
     }
 
     private GenericKubernetesResource cartRule() {
-        return api.client.genericKubernetesResources(Actuator.DESTINATION_RULE).inNamespace("shop")
-                .withName(DestinationRules.name("frontend", "cart")).get();
+        return api.client
+                .genericKubernetesResources(Actuator.DESTINATION_RULE)
+                .inNamespace("shop")
+                .withName(DestinationRules.name("frontend", "cart"))
+                .get();
     }
 
     /** Someone changes the rule, so a replica that writes restores it. */
@@ -172,7 +209,11 @@ class ControllerLoopStallTest {
         GenericKubernetesResource rule = cartRule();
         Map<String, Object> loadBalancer = rule.get("spec", "trafficPolicy", "loadBalancer");
         loadBalancer.put("simple", "ROUND_ROBIN");
-        api.client.genericKubernetesResources(Actuator.DESTINATION_RULE).inNamespace("shop").resource(rule).update();
+        api.client
+                .genericKubernetesResources(Actuator.DESTINATION_RULE)
+                .inNamespace("shop")
+                .resource(rule)
+                .update();
     }
 
     private Object cartBalancing() {
@@ -186,13 +227,21 @@ class ControllerLoopStallTest {
     private Timed roundAt(long atMillis) {
         int before = rounds.size();
         clock.advanceTo(TimeUnit.MILLISECONDS.toNanos(atMillis));
-        pump("a round at " + atMillis + " ms", () -> rounds.subList(before, rounds.size()).stream()
-                .anyMatch(Timed::full));
-        return rounds.subList(before, rounds.size()).stream().filter(Timed::full).findFirst().orElseThrow();
+        pump(
+                "a round at " + atMillis + " ms",
+                () -> rounds.subList(before, rounds.size()).stream().anyMatch(Timed::full));
+        return rounds.subList(before, rounds.size()).stream()
+                .filter(Timed::full)
+                .findFirst()
+                .orElseThrow();
     }
 
     private Lease lease() {
-        return api.client.resources(Lease.class).inNamespace("tailor-system").withName("tailor-heart").get();
+        return api.client
+                .resources(Lease.class)
+                .inNamespace("tailor-system")
+                .withName("tailor-heart")
+                .get();
     }
 
     /**
@@ -208,7 +257,11 @@ class ControllerLoopStallTest {
                 lease.getSpec().setRenewTime(ZonedDateTime.now());
             }
             try {
-                api.client.resources(Lease.class).inNamespace("tailor-system").resource(lease).update();
+                api.client
+                        .resources(Lease.class)
+                        .inNamespace("tailor-system")
+                        .resource(lease)
+                        .update();
                 return;
             } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
                 if (e.getCode() != 409 || attempt == 20) {
@@ -220,10 +273,12 @@ class ControllerLoopStallTest {
 
     @Test
     void renewalsStall_noWriteOnceTheRenewDeadlineHasPassedSinceTheLastRenewal() {
-        try (ControllerLoop a = loop(LEASE, "replica-a", 1, round -> { })) {
+        try (ControllerLoop a = loop(LEASE, "replica-a", 1, round -> {})) {
             a.start();
             pump("replica-a leads and plans", () -> !rounds.isEmpty());
-            assertThat(rounds.get(0).wrote()).as(String.valueOf(rounds.get(0).round().message())).isTrue();
+            assertThat(rounds.get(0).wrote())
+                    .as(String.valueOf(rounds.get(0).round().message()))
+                    .isTrue();
 
             // From now on every renewal hangs (reads still work). The only successful renewal so far
             // was the acquisition at 0 ms; the next attempt, at 400 ms, hangs.
@@ -233,22 +288,35 @@ class ControllerLoopStallTest {
 
             editCartRuleByHand();
             Timed justBefore = roundAt(RENEW_DEADLINE_MILLIS - 1);
-            assertThat(justBefore.round().failure()).as(justBefore.round().message()).isNull();
-            assertThat(cartBalancing()).as("restored: the lease is still provably held").isEqualTo("LEAST_REQUEST");
+            assertThat(justBefore.round().failure())
+                    .as(justBefore.round().message())
+                    .isNull();
+            assertThat(cartBalancing())
+                    .as("restored: the lease is still provably held")
+                    .isEqualTo("LEAST_REQUEST");
 
             // At the renew deadline the elector stops leading: no round from then on.
             editCartRuleByHand();
             int before = rounds.size();
             clock.advanceTo(TimeUnit.MILLISECONDS.toNanos(RENEW_DEADLINE_MILLIS - 1 + 1_000));
             pump("replica-a stops leading", () -> !a.leading());
-            assertThat(rounds.subList(before, rounds.size())).as("no round after the deadline").isEmpty();
-            assertThat(cartBalancing()).as("not written: the renew deadline has passed").isEqualTo("ROUND_ROBIN");
-            assertThat(messages).contains("Lease tailor-system/tailor-heart: this replica (replica-a) stops leading:"
-                    + " no renewal succeeded within the renew deadline (1.3 s since the last successful one started)");
+            assertThat(rounds.subList(before, rounds.size()))
+                    .as("no round after the deadline")
+                    .isEmpty();
+            assertThat(cartBalancing())
+                    .as("not written: the renew deadline has passed")
+                    .isEqualTo("ROUND_ROBIN");
+            assertThat(messages)
+                    .contains(
+                            "Lease tailor-system/tailor-heart: this replica (replica-a) stops leading:"
+                                    + " no renewal succeeded within the renew deadline (1.3 s since the last successful one started)");
 
             // The write instants against the lease timeline: last renewal 0 ms, deadline 1333 ms.
-            List<Long> writes = rounds.stream().filter(Timed::wrote).map(Timed::atMillis).toList();
-            assertThat(writes).as("instants of writes").contains(0L)
+            List<Long> writes =
+                    rounds.stream().filter(Timed::wrote).map(Timed::atMillis).toList();
+            assertThat(writes)
+                    .as("instants of writes")
+                    .contains(0L)
                     .allSatisfy(t -> assertThat(t).isLessThan(RENEW_DEADLINE_MILLIS));
         }
     }
@@ -257,18 +325,20 @@ class ControllerLoopStallTest {
     void roundInFlightAcrossTheRenewDeadline_writesNothingAfterIt() {
         // The elector's deadline ends leadership between rounds; a round already running when it
         // passes must stop writing too (the guard before each write).
-        try (ControllerLoop a = loop(LEASE, "replica-a", 1, round -> { })) {
+        try (ControllerLoop a = loop(LEASE, "replica-a", 1, round -> {})) {
             a.start();
             pump("replica-a leads and plans", () -> a.rounds() == 1);
             StallingApiServer.Stall renewals = api.stall("PATCH", LEASE_PATH);
             clock.advanceTo(TimeUnit.MILLISECONDS.toNanos(400));
             pump("a renewal is hanging", () -> renewals.count() > 0);
             editCartRuleByHand();
-            StallingApiServer.Hold slow = api.hold("GET",
-                    "/apis/networking.istio.io/v1/namespaces/shop/destinationrules\\?.*", "tailor-heart-rounds");
+            StallingApiServer.Hold slow = api.hold(
+                    "GET", "/apis/networking.istio.io/v1/namespaces/shop/destinationrules\\?.*", "tailor-heart-rounds");
             int before = rounds.size();
             clock.advanceTo(TimeUnit.MILLISECONDS.toNanos(1_000));
-            Await.until("the round at 1000 ms to reach its list of rules", () -> slow.reached().getCount() == 0);
+            Await.until(
+                    "the round at 1000 ms to reach its list of rules",
+                    () -> slow.reached().getCount() == 0);
 
             clock.advanceTo(TimeUnit.MILLISECONDS.toNanos(RENEW_DEADLINE_MILLIS + 100));
             assertThat(a.leading()).isFalse();
@@ -281,7 +351,7 @@ class ControllerLoopStallTest {
 
     @Test
     void leaseTakenOver_theHolderIsCheckedBeforeTheWrites() {
-        try (ControllerLoop a = loop(LEASE, "replica-a", 1, round -> { })) {
+        try (ControllerLoop a = loop(LEASE, "replica-a", 1, round -> {})) {
             a.start();
             pump("replica-a leads and plans", () -> !rounds.isEmpty());
             StallingApiServer.Stall renewals = api.stall("PATCH", LEASE_PATH);
@@ -295,7 +365,9 @@ class ControllerLoopStallTest {
             editCartRuleByHand();
             Timed round = roundAt(RENEW_DEADLINE_MILLIS - 1);
             assertThat(round.round().failure()).isEqualTo(Controller.FailureReason.LOST_LEADERSHIP);
-            assertThat(cartBalancing()).as("not written: the Lease names replica-b").isEqualTo("ROUND_ROBIN");
+            assertThat(cartBalancing())
+                    .as("not written: the Lease names replica-b")
+                    .isEqualTo("ROUND_ROBIN");
             assertThat(messages).anySatisfy(m -> assertThat(m).contains("names replica-b, not this replica"));
         }
     }
@@ -305,15 +377,17 @@ class ControllerLoopStallTest {
         // A round (or re-plan) planned before another replica led must not write after this replica
         // takes the Lease back: it would overwrite what the other wrote meanwhile with a plan (and an
         // ATPM state) from before. The next round, after the take-over, writes again.
-        try (ControllerLoop a = loop(LEASE, "replica-a", 1, round -> { })) {
+        try (ControllerLoop a = loop(LEASE, "replica-a", 1, round -> {})) {
             a.start();
             pump("replica-a leads and plans", () -> a.rounds() == 1);
             editCartRuleByHand();
             // The next call that lists the rules (right before the writes) is slow ...
-            StallingApiServer.Hold slow = api.hold("GET",
-                    "/apis/networking.istio.io/v1/namespaces/shop/destinationrules\\?.*", "tailor-heart-rounds");
+            StallingApiServer.Hold slow = api.hold(
+                    "GET", "/apis/networking.istio.io/v1/namespaces/shop/destinationrules\\?.*", "tailor-heart-rounds");
             clock.advanceTo(TimeUnit.MILLISECONDS.toNanos(1_000));
-            assertThat(slow.reached().await(20, TimeUnit.SECONDS)).as("the round reached its list").isTrue();
+            assertThat(slow.reached().await(20, TimeUnit.SECONDS))
+                    .as("the round reached its list")
+                    .isTrue();
             int before = rounds.size();
 
             // ... and meanwhile replica-b holds the Lease for a while, then lets it go.
@@ -325,8 +399,9 @@ class ControllerLoopStallTest {
             slow.released().countDown();
             pump("the held round to end", () -> rounds.size() > before);
             Controller.Round stale = rounds.get(before).round();
-            assertThat(stale.failure()).as(String.valueOf(stale.message())).isEqualTo(
-                    Controller.FailureReason.LOST_LEADERSHIP);
+            assertThat(stale.failure())
+                    .as(String.valueOf(stale.message()))
+                    .isEqualTo(Controller.FailureReason.LOST_LEADERSHIP);
             assertThat(messages).anySatisfy(m -> assertThat(m).contains("took it again"));
 
             pump("the round after the take-over to write", () -> "LEAST_REQUEST".equals(cartBalancing()));
@@ -351,11 +426,13 @@ class ControllerLoopStallTest {
             // Three round periods and a minute: /healthz says 503, and the Lease is not renewed.
             stepUntil("replica-a to count as stuck", 1_000, () -> !a.alive(a.staleMillis()));
             stepUntil("replica-a to stop leading", 100, () -> !a.leading());
-            assertThat(messages).anySatisfy(m -> assertThat(m).startsWith("not renewing Lease tailor-system/"
-                    + "tailor-heart: the round loop has not looked at its work for"));
+            assertThat(messages)
+                    .anySatisfy(m -> assertThat(m)
+                            .startsWith("not renewing Lease tailor-system/"
+                                    + "tailor-heart: the round loop has not looked at its work for"));
 
             // A standby takes the Lease once it has not been renewed for a lease duration.
-            try (ControllerLoop b = loop(LEASE, "replica-b", 1, round -> { })) {
+            try (ControllerLoop b = loop(LEASE, "replica-b", 1, round -> {})) {
                 b.start();
                 stepUntil("replica-b to take over", 100, b::leading);
                 assertThat(lease().getSpec().getHolderIdentity()).isEqualTo("replica-b");
@@ -371,7 +448,7 @@ class ControllerLoopStallTest {
         // Rounds are timed on the ticker: a wall clock set back (an NTP step, a VM resumed) must not
         // stop them while the replica goes on answering /healthz and renewing.
         AtomicLong wall = new AtomicLong(wallStartMillis);
-        try (ControllerLoop loop = loop(null, "solo", 1, wall::get, round -> { })) {
+        try (ControllerLoop loop = loop(null, "solo", 1, wall::get, round -> {})) {
             loop.start();
             // Rounds, not the re-plans the pod watch's first events may trigger.
             pump("the first round", () -> loop.rounds() == 1);
@@ -388,24 +465,29 @@ class ControllerLoopStallTest {
         StallingApiServer.Stall watch = api.stall("GET", "/api/v1/namespaces/shop/pods\\?.*watch=true.*");
         ControllerMetrics metrics = new ControllerMetrics(clock::millis);
         InetSocketAddress loopback = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
-        try (ControllerLoop loop = loop(null, "solo", 3_600, round -> { });
-                ControllerServer server = new ControllerServer(loopback, metrics, () -> loop.alive(loop.staleMillis()),
-                        () -> true)) {
+        try (ControllerLoop loop = loop(null, "solo", 3_600, round -> {});
+                ControllerServer server =
+                        new ControllerServer(loopback, metrics, () -> loop.alive(loop.staleMillis()), () -> true)) {
             CompletableFuture<Void> started = CompletableFuture.runAsync(loop::start);
             started.get(10, TimeUnit.SECONDS);
 
             pump("a round from lists, without the watch", () -> !rounds.isEmpty());
-            assertThat(rounds.get(0).round().failure()).as(rounds.get(0).round().message()).isNull();
+            assertThat(rounds.get(0).round().failure())
+                    .as(rounds.get(0).round().message())
+                    .isNull();
             assertThat(rounds.get(0).wrote()).isTrue();
             pump("the watch to be asked for", () -> watch.count() > 0);
-            HttpResponse<String> health = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                    URI.create("http://127.0.0.1:" + server.port() + "/healthz")).build(),
-                    HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> health = HttpClient.newHttpClient()
+                    .send(
+                            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + "/healthz"))
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofString());
             assertThat(health.statusCode()).isEqualTo(200);
 
             clock.advance(Duration.ofSeconds(11));
-            assertThat(messages).anySatisfy(m -> assertThat(m).contains("pods in namespace shop")
-                    .contains("no answer"));
+            assertThat(messages)
+                    .anySatisfy(m ->
+                            assertThat(m).contains("pods in namespace shop").contains("no answer"));
         }
     }
 }

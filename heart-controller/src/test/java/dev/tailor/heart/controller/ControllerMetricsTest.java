@@ -26,7 +26,8 @@ class ControllerMetricsTest {
         metrics.record(failed(Controller.FailureReason.PROMETHEUS_UNREACHABLE));
 
         String text = metrics.scrape();
-        assertThat(text).contains("tailor_heart_rounds_total 3.0")
+        assertThat(text)
+                .contains("tailor_heart_rounds_total 3.0")
                 .contains("tailor_heart_round_failures_total{reason=\"prometheus_unreachable\"} 2.0")
                 .contains("tailor_heart_round_failures_total{reason=\"component_without_metrics\"} 1.0")
                 .contains("tailor_heart_round_failures_total{reason=\"kubernetes_write\"} 0.0")
@@ -39,11 +40,12 @@ class ControllerMetricsTest {
         ControllerMetrics metrics = new ControllerMetrics(() -> 1_000);
         boolean[] alive = {true};
         boolean[] ready = {false};
-        try (ControllerServer server = new ControllerServer(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
-                metrics, () -> alive[0], () -> ready[0])) {
+        try (ControllerServer server = new ControllerServer(
+                new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), metrics, () -> alive[0], () -> ready[0])) {
             HttpClient http = HttpClient.newHttpClient();
             String base = "http://127.0.0.1:" + server.port();
-            HttpResponse<String> scrape = http.send(HttpRequest.newBuilder(URI.create(base + "/metrics")).build(),
+            HttpResponse<String> scrape = http.send(
+                    HttpRequest.newBuilder(URI.create(base + "/metrics")).build(),
                     HttpResponse.BodyHandlers.ofString());
             assertThat(scrape.statusCode()).isEqualTo(200);
             assertThat(scrape.body()).contains("# TYPE tailor_heart_rounds_total counter");

@@ -53,7 +53,9 @@ class ControllerRoundTest {
 
     @BeforeEach
     void cluster() {
-        client.genericKubernetesResources(Actuator.DESTINATION_RULE).inAnyNamespace().delete();
+        client.genericKubernetesResources(Actuator.DESTINATION_RULE)
+                .inAnyNamespace()
+                .delete();
         client.pods().inAnyNamespace().delete();
         client.nodes().delete();
         client.configMaps().inAnyNamespace().delete();
@@ -61,15 +63,22 @@ class ControllerRoundTest {
     }
 
     static ControllerConfig config(String prometheusUrl) {
-        return ControllerConfig.builder().prometheus(fiveSeconds(prometheusUrl))
-                .kubernetes(ControllerConfig.Kubernetes.builder().namespaces(List.of("shop"))
-                        .stateConfigMap("tailor-system/tailor-heart-state").build())
+        return ControllerConfig.builder()
+                .prometheus(fiveSeconds(prometheusUrl))
+                .kubernetes(ControllerConfig.Kubernetes.builder()
+                        .namespaces(List.of("shop"))
+                        .stateConfigMap("tailor-system/tailor-heart-state")
+                        .build())
                 .build();
     }
 
     private static ControllerConfig.Prometheus fiveSeconds(String url) {
-        return ControllerConfig.Prometheus.builder().url(url).timeoutSeconds(5.0).windowSeconds(5.0)
-                .delayWindowSeconds(5.0).build();
+        return ControllerConfig.Prometheus.builder()
+                .url(url)
+                .timeoutSeconds(5.0)
+                .windowSeconds(5.0)
+                .delayWindowSeconds(5.0)
+                .build();
     }
 
     private static Controller controller() {
@@ -77,13 +86,21 @@ class ControllerRoundTest {
     }
 
     private static Controller controller(ControllerConfig config) {
-        return new Controller(config, HeartConfig.DEFAULTS.withParallel(false),
-                new PrometheusClient(prometheus.url(), Duration.ofSeconds(5)), client, AtpmState.EMPTY,
-                new StateStore(client, "tailor-system/tailor-heart-state"), System::nanoTime);
+        return new Controller(
+                config,
+                HeartConfig.DEFAULTS.withParallel(false),
+                new PrometheusClient(prometheus.url(), Duration.ofSeconds(5)),
+                client,
+                AtpmState.EMPTY,
+                new StateStore(client, "tailor-system/tailor-heart-state"),
+                System::nanoTime);
     }
 
     private static List<GenericKubernetesResource> rules() {
-        return client.genericKubernetesResources(Actuator.DESTINATION_RULE).inAnyNamespace().list().getItems();
+        return client.genericKubernetesResources(Actuator.DESTINATION_RULE)
+                .inAnyNamespace()
+                .list()
+                .getItems();
     }
 
     @Test
@@ -95,31 +112,42 @@ class ControllerRoundTest {
         assertThat(round.failure()).as(round.message()).isNull();
         assertThat(round.applied()).isTrue();
         assertThat(metrics.ready()).isTrue();
-        assertThat(metrics.scrape()).contains("tailor_heart_rule_writes_total{action=\"create\"} 2.0")
+        assertThat(metrics.scrape())
+                .contains("tailor_heart_rule_writes_total{action=\"create\"} 2.0")
                 .contains("tailor_heart_last_applied_plan_age_seconds 0.0")
                 .contains("tailor_heart_planning_seconds_count 1");
         assertThat(round.changes()).extracting(Actuator.Change::action).containsOnly(Actuator.Action.CREATE);
         List<GenericKubernetesResource> rules = rules();
-        assertThat(rules).extracting(r -> r.getMetadata().getNamespace() + "/" + r.getMetadata().getName())
-                .containsExactlyInAnyOrder("istio-system/tailor-heart-istio-ingressgateway-to-frontend",
+        assertThat(rules)
+                .extracting(r ->
+                        r.getMetadata().getNamespace() + "/" + r.getMetadata().getName())
+                .containsExactlyInAnyOrder(
+                        "istio-system/tailor-heart-istio-ingressgateway-to-frontend",
                         "shop/tailor-heart-frontend-to-cart");
         GenericKubernetesResource ingress = rules.stream()
-                .filter(r -> r.getMetadata().getName().endsWith("to-frontend")).findFirst().orElseThrow();
-        assertThat(ingress.getMetadata().getLabels()).containsEntry(DestinationRules.MANAGED_BY_LABEL,
-                DestinationRules.MANAGED_BY);
+                .filter(r -> r.getMetadata().getName().endsWith("to-frontend"))
+                .findFirst()
+                .orElseThrow();
+        assertThat(ingress.getMetadata().getLabels())
+                .containsEntry(DestinationRules.MANAGED_BY_LABEL, DestinationRules.MANAGED_BY);
         Map<String, Object> spec = ingress.get("spec");
         assertThat(spec).containsEntry("host", "frontend.shop.svc.cluster.local");
-        assertThat(ingress.<Object>get("spec", "workloadSelector", "matchLabels", "app")).isEqualTo("istio-ingressgateway");
-        assertThat(ingress.<Object>get("spec", "trafficPolicy", "outlierDetection")).isNotNull();
-        List<Map<String, Object>> distribute = ingress.get("spec", "trafficPolicy", "loadBalancer", "localityLbSetting",
-                "distribute");
+        assertThat(ingress.<Object>get("spec", "workloadSelector", "matchLabels", "app"))
+                .isEqualTo("istio-ingressgateway");
+        assertThat(ingress.<Object>get("spec", "trafficPolicy", "outlierDetection"))
+                .isNotNull();
+        List<Map<String, Object>> distribute =
+                ingress.get("spec", "trafficPolicy", "loadBalancer", "localityLbSetting", "distribute");
         assertThat(distribute).hasSize(3);
         int toSlow = 0;
         int toFast = 0;
         for (Map<String, Object> entry : distribute) {
             @SuppressWarnings("unchecked")
             Map<String, Object> to = (Map<String, Object>) entry.get("to");
-            assertThat(to.values().stream().mapToInt(v -> ((Number) v).intValue()).sum()).isEqualTo(100);
+            assertThat(to.values().stream()
+                            .mapToInt(v -> ((Number) v).intValue())
+                            .sum())
+                    .isEqualTo(100);
             toSlow += ((Number) to.getOrDefault("eu/eu-a/w3", 0)).intValue();
             toFast += ((Number) to.getOrDefault("eu/eu-a/w1", 0)).intValue();
         }
@@ -128,7 +156,7 @@ class ControllerRoundTest {
         assertThat(round.snapshot().delays()).anySatisfy(d -> {
             assertThat(d.from()).isEqualTo("w1");
             assertThat(d.to()).isEqualTo("w2");
-            assertThat(d.millis()).isBetween(0.5, 1.0);   // half of a 1-2 ms probe
+            assertThat(d.millis()).isBetween(0.5, 1.0); // half of a 1-2 ms probe
         });
     }
 
@@ -140,13 +168,15 @@ class ControllerRoundTest {
             java.util.regex.Matcher m = series.matcher(line);
             if (m.matches()) {
                 Map<String, String> labels = new java.util.HashMap<>();
-                java.util.regex.Matcher label = java.util.regex.Pattern.compile("(\\w+)=\"([^\"]*)\"")
-                        .matcher(m.group(1));
+                java.util.regex.Matcher label =
+                        java.util.regex.Pattern.compile("(\\w+)=\"([^\"]*)\"").matcher(m.group(1));
                 while (label.find()) {
                     labels.put(label.group(1), label.group(2));
                 }
-                shares.put(labels.get("caller") + " " + labels.get("callee") + " " + labels.get("from_node") + " "
-                        + labels.get("to_node"), Double.parseDouble(m.group(2)));
+                shares.put(
+                        labels.get("caller") + " " + labels.get("callee") + " " + labels.get("from_node") + " "
+                                + labels.get("to_node"),
+                        Double.parseDouble(m.group(2)));
             }
         }
         return shares;
@@ -179,8 +209,10 @@ class ControllerRoundTest {
         client.pods().inNamespace("shop").resource(leaving).updateStatus();
         metrics.record(controller.round(Instant.now(), false));
         Map<String, Double> after = routeShares(metrics.scrape());
-        assertThat(after).hasSize(18).containsEntry("frontend cart w1 w3", 0.0).containsEntry("frontend cart w3 w3",
-                0.0);
+        assertThat(after)
+                .hasSize(18)
+                .containsEntry("frontend cart w1 w3", 0.0)
+                .containsEntry("frontend cart w3 w3", 0.0);
 
         // Over the limit a plan exports none of them (a partial set would sum wrong) and says how many.
         ControllerMetrics limited = new ControllerMetrics(() -> 0, 17);
@@ -198,10 +230,13 @@ class ControllerRoundTest {
             pod.getMetadata().getLabels().remove("app");
             client.pods().inNamespace("istio-system").resource(pod).update();
         }
-        ControllerConfig config = ControllerConfig.builder().prometheus(fiveSeconds(prometheus.url().toString()))
-                .kubernetes(ControllerConfig.Kubernetes.builder().namespaces(List.of("shop"))
+        ControllerConfig config = ControllerConfig.builder()
+                .prometheus(fiveSeconds(prometheus.url().toString()))
+                .kubernetes(ControllerConfig.Kubernetes.builder()
+                        .namespaces(List.of("shop"))
                         .entryPoints(List.of("istio-system/istio=ingressgateway"))
-                        .stateConfigMap("tailor-system/tailor-heart-state").build())
+                        .stateConfigMap("tailor-system/tailor-heart-state")
+                        .build())
                 .build();
         assertThat(config.problems()).isEmpty();
 
@@ -209,7 +244,9 @@ class ControllerRoundTest {
 
         assertThat(round.failure()).as(round.message()).isNull();
         GenericKubernetesResource ingress = client.genericKubernetesResources(Actuator.DESTINATION_RULE)
-                .inNamespace("istio-system").withName("tailor-heart-ingressgateway-to-frontend").get();
+                .inNamespace("istio-system")
+                .withName("tailor-heart-ingressgateway-to-frontend")
+                .get();
         assertThat(ingress).isNotNull();
         assertThat(ingress.<Map<String, Object>>get("spec", "workloadSelector", "matchLabels"))
                 .containsExactly(Map.entry("istio", "ingressgateway"));
@@ -223,15 +260,21 @@ class ControllerRoundTest {
 
         // The same desired rules again: nothing to write.
         assertThat(new Actuator(client, "tailor-heart").plan(first.desired(), List.of("shop", "istio-system")))
-                .extracting(Actuator.Change::action).containsOnly(Actuator.Action.UNCHANGED);
+                .extracting(Actuator.Change::action)
+                .containsOnly(Actuator.Action.UNCHANGED);
         // A second round of the same metrics writes nothing (the resource versions stay).
         Controller.Round second = controller.round(Instant.now(), false);
         assertThat(second.failure()).as(second.message()).isNull();
         assertThat(second.changes()).extracting(Actuator.Change::action).containsOnly(Actuator.Action.UNCHANGED);
-        assertThat(rules()).extracting(r -> r.getMetadata().getResourceVersion())
-                .isEqualTo(before.stream().map(r -> r.getMetadata().getResourceVersion()).toList());
+        assertThat(rules())
+                .extracting(r -> r.getMetadata().getResourceVersion())
+                .isEqualTo(before.stream()
+                        .map(r -> r.getMetadata().getResourceVersion())
+                        .toList());
 
-        client.genericKubernetesResources(Actuator.DESTINATION_RULE).inAnyNamespace().delete();
+        client.genericKubernetesResources(Actuator.DESTINATION_RULE)
+                .inAnyNamespace()
+                .delete();
         Controller.Round dry = controller().round(Instant.now(), true);
         assertThat(dry.applied()).isFalse();
         assertThat(dry.changes()).extracting(Actuator.Change::action).containsOnly(Actuator.Action.CREATE);
@@ -249,8 +292,14 @@ class ControllerRoundTest {
         assertThat(loaded.state()).isEqualTo(first.state());
         assertThat(loaded.state().rounds()).isEqualTo(1);
 
-        Controller restarted = new Controller(config(prometheus.url().toString()), HeartConfig.DEFAULTS,
-                new PrometheusClient(prometheus.url(), Duration.ofSeconds(5)), client, loaded.state(), store, null);
+        Controller restarted = new Controller(
+                config(prometheus.url().toString()),
+                HeartConfig.DEFAULTS,
+                new PrometheusClient(prometheus.url(), Duration.ofSeconds(5)),
+                client,
+                loaded.state(),
+                store,
+                null);
         Controller.Round round = restarted.round(Instant.now(), false);
         assertThat(round.plan().state().rounds()).isEqualTo(2);
         assertThat(store.load().state().rounds()).isEqualTo(2);
@@ -258,9 +307,16 @@ class ControllerRoundTest {
 
     @Test
     void stateStore_garbage_startsOverWithANote() {
-        client.configMaps().inNamespace("tailor-system").resource(new io.fabric8.kubernetes.api.model.ConfigMapBuilder()
-                .withNewMetadata().withName("tailor-heart-state").withNamespace("tailor-system").endMetadata()
-                .addToData(StateStore.KEY, "{\"rounds\": -4}").build()).createOr(r -> r.update());
+        client.configMaps()
+                .inNamespace("tailor-system")
+                .resource(new io.fabric8.kubernetes.api.model.ConfigMapBuilder()
+                        .withNewMetadata()
+                        .withName("tailor-heart-state")
+                        .withNamespace("tailor-system")
+                        .endMetadata()
+                        .addToData(StateStore.KEY, "{\"rounds\": -4}")
+                        .build())
+                .createOr(r -> r.update());
         StateStore.Loaded loaded = new StateStore(client, "tailor-system/tailor-heart-state").load();
         assertThat(loaded.state()).isEqualTo(AtpmState.EMPTY);
         assertThat(loaded.note()).contains("is invalid").contains("rounds: -4");
@@ -269,9 +325,14 @@ class ControllerRoundTest {
     @Test
     void round_prometheusDown_keepsTheRulesAndSaysWhy() {
         controller().round(Instant.now(), false);
-        Controller down = new Controller(config("http://127.0.0.1:1"), HeartConfig.DEFAULTS,
-                new PrometheusClient(java.net.URI.create("http://127.0.0.1:1"), Duration.ofSeconds(2)), client,
-                AtpmState.EMPTY, null, null);
+        Controller down = new Controller(
+                config("http://127.0.0.1:1"),
+                HeartConfig.DEFAULTS,
+                new PrometheusClient(java.net.URI.create("http://127.0.0.1:1"), Duration.ofSeconds(2)),
+                client,
+                AtpmState.EMPTY,
+                null,
+                null);
 
         List<GenericKubernetesResource> before = rules();
         ControllerMetrics metrics = new ControllerMetrics(() -> 0);
@@ -281,7 +342,8 @@ class ControllerRoundTest {
         assertThat(round.failure()).isEqualTo(Controller.FailureReason.PROMETHEUS_UNREACHABLE);
         assertThat(round.applied()).isFalse();
         assertThat(rules()).hasSize(2).isEqualTo(before);
-        assertThat(metrics.scrape()).contains("tailor_heart_round_failures_total{reason=\"prometheus_unreachable\"} 1.0");
+        assertThat(metrics.scrape())
+                .contains("tailor_heart_round_failures_total{reason=\"prometheus_unreachable\"} 1.0");
     }
 
     @Test
@@ -290,7 +352,10 @@ class ControllerRoundTest {
         List<GenericKubernetesResource> before = rules();
         // A new component whose pods Prometheus knows nothing about.
         for (String node : List.of("w1", "w2")) {
-            client.pods().inNamespace("shop").resource(ShopCluster.pod("shop", "ads-" + node, "ads", node, true)).create();
+            client.pods()
+                    .inNamespace("shop")
+                    .resource(ShopCluster.pod("shop", "ads-" + node, "ads", node, true))
+                    .create();
         }
         Controller.Round round = controller().round(Instant.now(), false);
         assertThat(round.failure()).isEqualTo(Controller.FailureReason.COMPONENT_WITHOUT_METRICS);
@@ -300,7 +365,9 @@ class ControllerRoundTest {
         // A dry run applied nothing, and says so rather than speak of a plan it kept.
         Controller.Round dry = controller().round(Instant.now(), true);
         assertThat(dry.failure()).isEqualTo(Controller.FailureReason.COMPONENT_WITHOUT_METRICS);
-        assertThat(dry.message()).contains("[ads]").endsWith("; dry run: nothing applied")
+        assertThat(dry.message())
+                .contains("[ads]")
+                .endsWith("; dry run: nothing applied")
                 .doesNotContain("last applied plan");
     }
 
@@ -312,10 +379,13 @@ class ControllerRoundTest {
 
         Controller.Round round = controller().round(Instant.now(), false);
         assertThat(round.failure()).as(round.message()).isNull();
-        assertThat(round.snapshot().replicas()).filteredOn(r -> r.pod().equals("cart-w3"))
+        assertThat(round.snapshot().replicas())
+                .filteredOn(r -> r.pod().equals("cart-w3"))
                 .allSatisfy(r -> assertThat(r.ready()).isFalse());
         GenericKubernetesResource cartRule = rules().stream()
-                .filter(r -> r.getMetadata().getName().endsWith("to-cart")).findFirst().orElseThrow();
+                .filter(r -> r.getMetadata().getName().endsWith("to-cart"))
+                .findFirst()
+                .orElseThrow();
         assertThat(cartRule.toString()).doesNotContain("eu/eu-a/w3=");
     }
 
@@ -325,18 +395,26 @@ class ControllerRoundTest {
     private static ControllerConfig withCpuQuery(String cpuQuery) {
         return ControllerConfig.builder()
                 .prometheus(fiveSeconds(prometheus.url().toString()).toBuilder()
-                        .queries(ControllerConfig.Queries.builder().cpuCores(cpuQuery).build()).build())
-                .kubernetes(ControllerConfig.Kubernetes.builder().namespaces(List.of("shop")).stateConfigMap("")
+                        .queries(ControllerConfig.Queries.builder()
+                                .cpuCores(cpuQuery)
+                                .build())
+                        .build())
+                .kubernetes(ControllerConfig.Kubernetes.builder()
+                        .namespaces(List.of("shop"))
+                        .stateConfigMap("")
                         .build())
                 .build();
     }
 
     @ParameterizedTest(name = "{0}")
-    @CsvSource(delimiter = '|', value = {
-        "NaN    | (%s) * 0 / 0",
-        "+Inf   | (%s) / 0",
-        "-Inf   | -(%s) / 0",
-        "empty  | sum by (namespace, pod) (rate(no_such_metric_total[${window}]))"})
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "NaN    | (%s) * 0 / 0",
+                "+Inf   | (%s) / 0",
+                "-Inf   | -(%s) / 0",
+                "empty  | sum by (namespace, pod) (rate(no_such_metric_total[${window}]))"
+            })
     void round_cpuWithoutData_keepsTheLastRules_andCountsIt(String what, String query) {
         controller().round(Instant.now(), false);
         List<GenericKubernetesResource> before = rules();
@@ -346,11 +424,12 @@ class ControllerRoundTest {
         metrics.record(round);
 
         assertThat(round.failure()).as(round.message()).isEqualTo(Controller.FailureReason.COMPONENT_WITHOUT_METRICS);
-        assertThat(round.notes()).as("the notes say why").anySatisfy(n -> assertThat(n).containsAnyOf(
-                "no data, not zero", "empty answer"));
+        assertThat(round.notes())
+                .as("the notes say why")
+                .anySatisfy(n -> assertThat(n).containsAnyOf("no data, not zero", "empty answer"));
         assertThat(rules()).isEqualTo(before);
-        assertThat(metrics.scrape()).contains(
-                "tailor_heart_round_failures_total{reason=\"component_without_metrics\"} 1.0");
+        assertThat(metrics.scrape())
+                .contains("tailor_heart_round_failures_total{reason=\"component_without_metrics\"} 1.0");
     }
 
     @Test
@@ -362,12 +441,19 @@ class ControllerRoundTest {
         Controller.Round round = controller(withCpuQuery(query)).round(Instant.now(), false);
 
         assertThat(round.failure()).as(round.message()).isNull();
-        assertThat(round.notes()).anySatisfy(n -> assertThat(n).contains("shop/cart-w3").contains("Infinity")
-                .contains("no data, not zero"));
-        assertThat(round.snapshot().replicas()).filteredOn(r -> r.pod().equals("cart-w3"))
-                .singleElement().satisfies(r -> assertThat(r.cpuCores()).isNull());
-        assertThat(round.snapshot().replicas()).filteredOn(r -> r.pod().equals("cart-w2"))
-                .singleElement().satisfies(r -> assertThat(r.cpuCores()).isPositive());
+        assertThat(round.notes())
+                .anySatisfy(n -> assertThat(n)
+                        .contains("shop/cart-w3")
+                        .contains("Infinity")
+                        .contains("no data, not zero"));
+        assertThat(round.snapshot().replicas())
+                .filteredOn(r -> r.pod().equals("cart-w3"))
+                .singleElement()
+                .satisfies(r -> assertThat(r.cpuCores()).isNull());
+        assertThat(round.snapshot().replicas())
+                .filteredOn(r -> r.pod().equals("cart-w2"))
+                .singleElement()
+                .satisfies(r -> assertThat(r.cpuCores()).isPositive());
     }
 
     @Test
@@ -376,15 +462,25 @@ class ControllerRoundTest {
         controller.round(Instant.now(), false);
         String cartRule = DestinationRules.name("frontend", "cart");
         GenericKubernetesResource before = client.genericKubernetesResources(Actuator.DESTINATION_RULE)
-                .inNamespace("shop").withName(cartRule).get();
+                .inNamespace("shop")
+                .withName(cartRule)
+                .get();
         // cart-w3 leaves Ready, so the next plan changes the frontend -> cart rule; the API server
         // answers its write (a server-side apply, a PATCH) with 409 Conflict once.
         Pod leaving = client.pods().inNamespace("shop").withName("cart-w3").get();
         leaving.getStatus().getConditions().get(0).setStatus("False");
         client.pods().inNamespace("shop").resource(leaving).updateStatus();
-        server.expect().patch().withPath("/apis/networking.istio.io/v1/namespaces/shop/destinationrules/" + cartRule
-                + "?fieldManager=tailor-heart&force=true").andReturn(409, new StatusBuilder().withCode(409)
-                .withReason("Conflict").withMessage("Apply failed with 1 conflict: conflict with \"kubectl\"").build())
+        server.expect()
+                .patch()
+                .withPath("/apis/networking.istio.io/v1/namespaces/shop/destinationrules/" + cartRule
+                        + "?fieldManager=tailor-heart&force=true")
+                .andReturn(
+                        409,
+                        new StatusBuilder()
+                                .withCode(409)
+                                .withReason("Conflict")
+                                .withMessage("Apply failed with 1 conflict: conflict with \"kubectl\"")
+                                .build())
                 .once();
         ControllerMetrics metrics = new ControllerMetrics(() -> 0);
 
@@ -392,18 +488,31 @@ class ControllerRoundTest {
         metrics.record(conflicted);
 
         assertThat(conflicted.failure()).as(conflicted.message()).isEqualTo(Controller.FailureReason.KUBERNETES_WRITE);
-        assertThat(conflicted.message()).contains("PATCH destinationrules.networking.istio.io/" + cartRule
-                + " in shop: 409 Conflict: Apply failed with 1 conflict").doesNotContain("Status(");
+        assertThat(conflicted.message())
+                .contains("PATCH destinationrules.networking.istio.io/" + cartRule
+                        + " in shop: 409 Conflict: Apply failed with 1 conflict")
+                .doesNotContain("Status(");
         assertThat(controller.state().rounds()).isEqualTo(1);
         assertThat(metrics.scrape()).contains("tailor_heart_round_failures_total{reason=\"kubernetes_write\"} 1.0");
-        assertThat(client.genericKubernetesResources(Actuator.DESTINATION_RULE).inNamespace("shop").withName(cartRule)
-                .get().get("spec").toString()).isEqualTo(before.get("spec").toString()).contains("eu/eu-a/w3=");
+        assertThat(client.genericKubernetesResources(Actuator.DESTINATION_RULE)
+                        .inNamespace("shop")
+                        .withName(cartRule)
+                        .get()
+                        .get("spec")
+                        .toString())
+                .isEqualTo(before.get("spec").toString())
+                .contains("eu/eu-a/w3=");
 
         Controller.Round next = controller.round(Instant.now(), false);
         assertThat(next.failure()).as(next.message()).isNull();
         assertThat(controller.state().rounds()).isEqualTo(2);
-        assertThat(client.genericKubernetesResources(Actuator.DESTINATION_RULE).inNamespace("shop").withName(cartRule)
-                .get().get("spec").toString()).doesNotContain("eu/eu-a/w3=");
+        assertThat(client.genericKubernetesResources(Actuator.DESTINATION_RULE)
+                        .inNamespace("shop")
+                        .withName(cartRule)
+                        .get()
+                        .get("spec")
+                        .toString())
+                .doesNotContain("eu/eu-a/w3=");
     }
 
     @Test
@@ -412,19 +521,32 @@ class ControllerRoundTest {
         controller.round(Instant.now(), false);
         String cartRule = DestinationRules.name("frontend", "cart");
         GenericKubernetesResource edited = client.genericKubernetesResources(Actuator.DESTINATION_RULE)
-                .inNamespace("shop").withName(cartRule).get();
+                .inNamespace("shop")
+                .withName(cartRule)
+                .get();
         Map<String, Object> loadBalancer = edited.get("spec", "trafficPolicy", "loadBalancer");
         loadBalancer.put("simple", "ROUND_ROBIN");
-        client.genericKubernetesResources(Actuator.DESTINATION_RULE).inNamespace("shop").resource(edited).update();
+        client.genericKubernetesResources(Actuator.DESTINATION_RULE)
+                .inNamespace("shop")
+                .resource(edited)
+                .update();
 
         Controller.Round round = controller.round(Instant.now(), true);
-        assertThat(round.changes()).filteredOn(c -> c.name().equals(cartRule)).singleElement().satisfies(c -> {
-            assertThat(c.action()).isEqualTo(Actuator.Action.UPDATE);
-            assertThat(Actuator.diff(c)).contains("-       simple: ROUND_ROBIN", "+       simple: LEAST_REQUEST");
-        });
+        assertThat(round.changes())
+                .filteredOn(c -> c.name().equals(cartRule))
+                .singleElement()
+                .satisfies(c -> {
+                    assertThat(c.action()).isEqualTo(Actuator.Action.UPDATE);
+                    assertThat(Actuator.diff(c))
+                            .contains("-       simple: ROUND_ROBIN", "+       simple: LEAST_REQUEST");
+                });
         controller.round(Instant.now(), false);
-        assertThat(client.genericKubernetesResources(Actuator.DESTINATION_RULE).inNamespace("shop").withName(cartRule)
-                .get().<Object>get("spec", "trafficPolicy", "loadBalancer", "simple")).isEqualTo("LEAST_REQUEST");
+        assertThat(client.genericKubernetesResources(Actuator.DESTINATION_RULE)
+                        .inNamespace("shop")
+                        .withName(cartRule)
+                        .get()
+                        .<Object>get("spec", "trafficPolicy", "loadBalancer", "simple"))
+                .isEqualTo("LEAST_REQUEST");
     }
 
     @Test
@@ -443,13 +565,15 @@ class ControllerRoundTest {
     @Test
     void round_readsTheSavedState_andATakeOverReadsItAgain() {
         Controller a = controller();
-        Controller b = controller();   // a standby, started before a wrote anything
+        Controller b = controller(); // a standby, started before a wrote anything
         a.round(Instant.now(), false);
         a.round(Instant.now(), false);
 
         Controller.Round first = b.round(Instant.now(), false);
-        assertThat(first.plan().state().rounds()).as("continues from a's 2 rounds").isEqualTo(3);
-        a.takeOver();   // a leads again later: it must not plan from its own round 2
+        assertThat(first.plan().state().rounds())
+                .as("continues from a's 2 rounds")
+                .isEqualTo(3);
+        a.takeOver(); // a leads again later: it must not plan from its own round 2
         Controller.Round back = a.round(Instant.now(), false);
         assertThat(back.plan().state().rounds()).isEqualTo(4);
     }
@@ -467,9 +591,15 @@ class ControllerRoundTest {
 
         Controller.Round again = dry.round(Instant.now(), true);
 
-        assertThat(again.plan().state().rounds()).as("the leader's 3 rounds and this one").isEqualTo(4);
-        assertThat(new StateStore(client, "tailor-system/tailor-heart-state").load().state().rounds())
-                .as("a dry run saves nothing").isEqualTo(3);
+        assertThat(again.plan().state().rounds())
+                .as("the leader's 3 rounds and this one")
+                .isEqualTo(4);
+        assertThat(new StateStore(client, "tailor-system/tailor-heart-state")
+                        .load()
+                        .state()
+                        .rounds())
+                .as("a dry run saves nothing")
+                .isEqualTo(3);
     }
 
     @Test
@@ -478,28 +608,43 @@ class ControllerRoundTest {
         first.round(Instant.now(), false);
         List<GenericKubernetesResource> before = rules();
         // 403 (RBAC not yet granted, say): the client does not retry it, unlike a 5xx.
-        server.expect().get().withPath("/api/v1/namespaces/tailor-system/configmaps/tailor-heart-state")
-                .andReturn(403, new StatusBuilder().withCode(403).withReason("Forbidden")
-                        .withMessage("configmaps is forbidden").build()).once();
+        server.expect()
+                .get()
+                .withPath("/api/v1/namespaces/tailor-system/configmaps/tailor-heart-state")
+                .andReturn(
+                        403,
+                        new StatusBuilder()
+                                .withCode(403)
+                                .withReason("Forbidden")
+                                .withMessage("configmaps is forbidden")
+                                .build())
+                .once();
         Controller restarted = controller();
 
         Controller.Round failed = restarted.round(Instant.now(), false);
 
         assertThat(failed.failure()).isEqualTo(Controller.FailureReason.KUBERNETES_READ);
-        assertThat(failed.message()).contains("cannot read the ATPM state from ConfigMap tailor-system/tailor-heart-state")
+        assertThat(failed.message())
+                .contains("cannot read the ATPM state from ConfigMap tailor-system/tailor-heart-state")
                 .contains("not planning until it can be read")
                 // One line with the verb, the resource, the code and the message; no Status(...) dump.
                 .contains("GET configmaps/tailor-heart-state in tailor-system: 403 Forbidden: configmaps is forbidden")
-                .doesNotContain("Status(").doesNotContain("\n");
+                .doesNotContain("Status(")
+                .doesNotContain("\n");
         assertThat(rules()).isEqualTo(before);
-        assertThat(new StateStore(client, "tailor-system/tailor-heart-state").load().state().rounds()).isEqualTo(1);
+        assertThat(new StateStore(client, "tailor-system/tailor-heart-state")
+                        .load()
+                        .state()
+                        .rounds())
+                .isEqualTo(1);
         Controller.Round next = restarted.round(Instant.now(), false);
         assertThat(next.plan().state().rounds()).isEqualTo(2);
     }
 
     /** Sets (or, with {@code null}, removes) labels of a node. */
     private static void relabelNode(String node, Map<String, String> labels) {
-        io.fabric8.kubernetes.api.model.Node current = client.nodes().withName(node).get();
+        io.fabric8.kubernetes.api.model.Node current =
+                client.nodes().withName(node).get();
         Map<String, String> now = new java.util.HashMap<>(current.getMetadata().getLabels());
         labels.forEach((key, value) -> {
             if (value == null) {
@@ -524,8 +669,8 @@ class ControllerRoundTest {
     private static List<String> fromKeys(List<?> rules) {
         java.util.TreeSet<String> keys = new java.util.TreeSet<>();
         for (Object rule : rules) {
-            com.fasterxml.jackson.databind.JsonNode tree = new com.fasterxml.jackson.databind.ObjectMapper()
-                    .valueToTree(rule);
+            com.fasterxml.jackson.databind.JsonNode tree =
+                    new com.fasterxml.jackson.databind.ObjectMapper().valueToTree(rule);
             tree.at("/spec/trafficPolicy/loadBalancer/localityLbSetting/distribute")
                     .forEach(entry -> keys.add(entry.get("from").asText()));
         }
@@ -543,8 +688,9 @@ class ControllerRoundTest {
         assertThat(dry.failure()).as(dry.message()).isNull();
         assertThat(IstioOracle.problems(client, dry.desired())).isEmpty();
         assertThat(fromKeys(dry.desired())).containsExactly("eu/eu-a/w1", "eu/eu-a/w2", "eu/eu-b");
-        assertThat(dry.notes()).anySatisfy(n -> assertThat(n).contains("w3")
-                .contains("kubectl label node w3 topology.istio.io/subzone=w3"));
+        assertThat(dry.notes())
+                .anySatisfy(n ->
+                        assertThat(n).contains("w3").contains("kubectl label node w3 topology.istio.io/subzone=w3"));
 
         Controller.Round round = controller().round(Instant.now(), false);
         assertThat(round.failure()).as(round.message()).isNull();
@@ -563,16 +709,25 @@ class ControllerRoundTest {
         assertThat(round.failure()).as(round.message()).isNull();
         assertThat(IstioOracle.problems(client, rules())).isEmpty();
         assertThat(fromKeys(rules())).containsExactly("eu/eu-a");
-        assertThat(round.notes()).anySatisfy(n -> assertThat(n).contains("w1").contains("w2").contains("w3")
-                .contains("eu/eu-a"));
+        assertThat(round.notes())
+                .anySatisfy(n -> assertThat(n)
+                        .contains("w1")
+                        .contains("w2")
+                        .contains("w3")
+                        .contains("eu/eu-a"));
     }
 
     @Test
     void round_deprecatedFailureDomainLabels_giveTheLocality() {
         for (String node : ShopCluster.NODES) {
             relabelNode(node, without("topology.kubernetes.io/region", "topology.kubernetes.io/zone"));
-            relabelNode(node, Map.of("failure-domain.beta.kubernetes.io/region", "eu",
-                    "failure-domain.beta.kubernetes.io/zone", "eu-a"));
+            relabelNode(
+                    node,
+                    Map.of(
+                            "failure-domain.beta.kubernetes.io/region",
+                            "eu",
+                            "failure-domain.beta.kubernetes.io/zone",
+                            "eu-a"));
         }
 
         Controller.Round round = controller().round(Instant.now(), false);
@@ -588,7 +743,10 @@ class ControllerRoundTest {
         for (Pod pod : client.pods().inAnyNamespace().list().getItems()) {
             if (pod.getSpec().getNodeName().equals("w1")) {
                 pod.getMetadata().getLabels().put("istio-locality", "eu.eu-c.rack9");
-                client.pods().inNamespace(pod.getMetadata().getNamespace()).resource(pod).update();
+                client.pods()
+                        .inNamespace(pod.getMetadata().getNamespace())
+                        .resource(pod)
+                        .update();
             }
         }
 
@@ -604,8 +762,9 @@ class ControllerRoundTest {
         controller().round(Instant.now(), false);
         List<GenericKubernetesResource> before = rules();
         // No region: Istio gives w2's pods no locality a rule can name (an empty part is refused).
-        relabelNode("w2", without("topology.kubernetes.io/region", "topology.kubernetes.io/zone",
-                "topology.istio.io/subzone"));
+        relabelNode(
+                "w2",
+                without("topology.kubernetes.io/region", "topology.kubernetes.io/zone", "topology.istio.io/subzone"));
         ControllerMetrics metrics = new ControllerMetrics(() -> 0);
 
         Controller.Round round = controller().round(Instant.now(), false);

@@ -29,20 +29,39 @@ class DeployManifestsTest {
     }
 
     private static <T> T only(List<HasMetadata> objects, Class<T> type) {
-        return objects.stream().filter(type::isInstance).map(type::cast).findFirst().orElseThrow();
+        return objects.stream()
+                .filter(type::isInstance)
+                .map(type::cast)
+                .findFirst()
+                .orElseThrow();
     }
 
     @Test
     void manifests_parse_andTheConfigIsValid() throws Exception {
         List<HasMetadata> objects = objects();
-        assertThat(objects).extracting(HasMetadata::getKind).containsExactly("Namespace", "ServiceAccount",
-                "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding", "ConfigMap", "Deployment");
+        assertThat(objects)
+                .extracting(HasMetadata::getKind)
+                .containsExactly(
+                        "Namespace",
+                        "ServiceAccount",
+                        "ClusterRole",
+                        "ClusterRoleBinding",
+                        "Role",
+                        "RoleBinding",
+                        "ConfigMap",
+                        "Deployment");
         ConfigMap config = only(objects, ConfigMap.class);
         ControllerConfig parsed = ConfigFiles.parse(config.getData().get("heart.yaml"), "deploy ConfigMap");
         assertThat(parsed.kubernetes().lease()).isEqualTo("tailor-system/tailor-heart");
         Deployment deployment = only(objects, Deployment.class);
         assertThat(deployment.getSpec().getReplicas()).isEqualTo(2);
-        assertThat(deployment.getSpec().getTemplate().getSpec().getContainers().get(0).getArgs())
+        assertThat(deployment
+                        .getSpec()
+                        .getTemplate()
+                        .getSpec()
+                        .getContainers()
+                        .get(0)
+                        .getArgs())
                 .containsExactly("heart", "run", "--config", "/etc/tailor/heart.yaml");
     }
 
@@ -60,15 +79,20 @@ class DeployManifestsTest {
         });
         assertThat(cluster).allSatisfy(r -> assertThat(r.getResources()).doesNotContain("secrets", "*"));
         List<PolicyRule> local = only(objects, Role.class).getRules();
-        assertThat(local).filteredOn(r -> r.getResourceNames() != null && !r.getResourceNames().isEmpty())
-                .flatExtracting(PolicyRule::getResourceNames).containsExactlyInAnyOrder("tailor-heart", "tailor-heart-state");
+        assertThat(local)
+                .filteredOn(r ->
+                        r.getResourceNames() != null && !r.getResourceNames().isEmpty())
+                .flatExtracting(PolicyRule::getResourceNames)
+                .containsExactlyInAnyOrder("tailor-heart", "tailor-heart-state");
     }
 
     /** Whether {@code rule} grants {@code p}; in RBAC, a rule with resourceNames grants named requests only. */
     private static boolean grants(PolicyRule rule, Preflight.Permission p) {
-        boolean named = rule.getResourceNames() != null && !rule.getResourceNames().isEmpty();
+        boolean named =
+                rule.getResourceNames() != null && !rule.getResourceNames().isEmpty();
         return (rule.getApiGroups().contains(p.group()) || rule.getApiGroups().contains("*"))
-                && (rule.getResources().contains(p.resource()) || rule.getResources().contains("*"))
+                && (rule.getResources().contains(p.resource())
+                        || rule.getResources().contains("*"))
                 && (rule.getVerbs().contains(p.verb()) || rule.getVerbs().contains("*"))
                 && (!named || (!p.name().isEmpty() && rule.getResourceNames().contains(p.name())));
     }
@@ -79,15 +103,18 @@ class DeployManifestsTest {
         // ConfigMap, must all be granted by the shipped roles: a Lease or state ConfigMap renamed in
         // one place and not the other would leave the controller looping on "forbidden".
         List<HasMetadata> objects = objects();
-        ControllerConfig config = ConfigFiles.parse(only(objects, ConfigMap.class).getData().get("heart.yaml"),
-                "deploy ConfigMap");
+        ControllerConfig config =
+                ConfigFiles.parse(only(objects, ConfigMap.class).getData().get("heart.yaml"), "deploy ConfigMap");
         ClusterRole clusterRole = only(objects, ClusterRole.class);
         Role role = only(objects, Role.class);
         List<Preflight.Permission> needed = new Preflight(null, null, config).permissions();
 
         assertThat(needed).hasSizeGreaterThan(10);
-        assertThat(needed).allSatisfy(p -> assertThat(clusterRole.getRules().stream().anyMatch(r -> grants(r, p))
-                || (p.namespace().equals(role.getMetadata().getNamespace())
-                        && role.getRules().stream().anyMatch(r -> grants(r, p)))).as(p.toString()).isTrue());
+        assertThat(needed)
+                .allSatisfy(p -> assertThat(clusterRole.getRules().stream().anyMatch(r -> grants(r, p))
+                                || (p.namespace().equals(role.getMetadata().getNamespace())
+                                        && role.getRules().stream().anyMatch(r -> grants(r, p))))
+                        .as(p.toString())
+                        .isTrue());
     }
 }

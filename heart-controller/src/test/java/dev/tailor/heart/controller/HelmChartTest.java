@@ -51,21 +51,38 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class HelmChartTest {
 
-    private static final Path CHART = Path.of(System.getProperty("tailor.projectDir", ".."))
-            .resolve("deploy/helm/tailor-heart");
+    private static final Path CHART =
+            Path.of(System.getProperty("tailor.projectDir", "..")).resolve("deploy/helm/tailor-heart");
     private static final ObjectMapper YAML = new YAMLMapper();
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final KubernetesSerialization KUBERNETES = new KubernetesSerialization();
 
     /** The Kubernetes kinds the chart may render, with the model class each must read into. */
     private static final Map<String, Class<? extends HasMetadata>> KINDS = Map.of(
-            "ServiceAccount", ServiceAccount.class, "ClusterRole", ClusterRole.class,
-            "ClusterRoleBinding", ClusterRoleBinding.class, "Role", Role.class, "RoleBinding", RoleBinding.class,
-            "ConfigMap", ConfigMap.class, "Deployment", Deployment.class, "Service", Service.class,
-            "PodDisruptionBudget", PodDisruptionBudget.class);
+            "ServiceAccount",
+            ServiceAccount.class,
+            "ClusterRole",
+            ClusterRole.class,
+            "ClusterRoleBinding",
+            ClusterRoleBinding.class,
+            "Role",
+            Role.class,
+            "RoleBinding",
+            RoleBinding.class,
+            "ConfigMap",
+            ConfigMap.class,
+            "Deployment",
+            Deployment.class,
+            "Service",
+            Service.class,
+            "PodDisruptionBudget",
+            PodDisruptionBudget.class);
 
     private static List<JsonNode> render(String namespace, Map<String, Object> values) throws Exception {
-        TemplateCommand template = new Helm(CHART).template().withName("tailor").withNamespace(namespace)
+        TemplateCommand template = new Helm(CHART)
+                .template()
+                .withName("tailor")
+                .withNamespace(namespace)
                 .withKubeVersion("1.31.0");
         values.forEach(template::set);
         String yaml = template.call();
@@ -82,7 +99,9 @@ class HelmChartTest {
     }
 
     private static List<JsonNode> all(List<JsonNode> documents, String kind) {
-        return documents.stream().filter(d -> d.path("kind").asText().equals(kind)).toList();
+        return documents.stream()
+                .filter(d -> d.path("kind").asText().equals(kind))
+                .toList();
     }
 
     private static <T extends HasMetadata> T only(List<JsonNode> documents, Class<T> type) {
@@ -105,14 +124,15 @@ class HelmChartTest {
      * /etc/tailor/prometheus (Secrets) are made under {@code mounts} instead, and the paths moved there.
      */
     private static ControllerConfig parseAsInThePod(String yaml, Path mounts) throws java.io.IOException {
-        Matcher file = Pattern.compile("/etc/tailor/prometheus/[A-Za-z0-9._/-]+").matcher(yaml);
+        Matcher file =
+                Pattern.compile("/etc/tailor/prometheus/[A-Za-z0-9._/-]+").matcher(yaml);
         while (file.find()) {
             Path local = mounts.resolve(file.group().substring(1));
             Files.createDirectories(local.getParent());
             Files.writeString(local, "secret\n");
         }
-        return ConfigFiles.parse(yaml.replace("/etc/tailor/prometheus/", mounts + "/etc/tailor/prometheus/"),
-                "the chart's ConfigMap");
+        return ConfigFiles.parse(
+                yaml.replace("/etc/tailor/prometheus/", mounts + "/etc/tailor/prometheus/"), "the chart's ConfigMap");
     }
 
     /** Every value the chart can switch on, so that each template renders in the validation. */
@@ -143,29 +163,39 @@ class HelmChartTest {
             assertThat(documents).isNotEmpty();
             for (JsonNode document : documents) {
                 String kind = document.path("kind").asText();
-                String where = kind + " " + document.path("metadata").path("name").asText() + " (values " + values
-                        + ")";
+                String where =
+                        kind + " " + document.path("metadata").path("name").asText() + " (values " + values + ")";
                 if (kind.equals("ServiceMonitor") || kind.equals("PrometheusRule")) {
                     assertThat(document.path("apiVersion").asText()).as(where).isEqualTo("monitoring.coreos.com/v1");
-                    Class<?> type = kind.equals("ServiceMonitor") ? Monitoring.ServiceMonitor.class
+                    Class<?> type = kind.equals("ServiceMonitor")
+                            ? Monitoring.ServiceMonitor.class
                             : Monitoring.PrometheusRule.class;
-                    Monitoring.STRICT.treeToValue(document, type);   // throws on an unknown field
+                    Monitoring.STRICT.treeToValue(document, type); // throws on an unknown field
                     continue;
                 }
                 Class<? extends HasMetadata> type = KINDS.get(kind);
-                assertThat(type).as("a kind the chart should not render: " + where).isNotNull();
+                assertThat(type)
+                        .as("a kind the chart should not render: " + where)
+                        .isNotNull();
                 assertThat(document.path("apiVersion").asText()).as(where).isEqualTo(HasMetadata.getApiVersion(type));
                 HasMetadata object = read(document, type);
                 List<String> unknown = new ArrayList<>();
                 unknownFields(object, kind, unknown, new IdentityHashMap<>());
-                assertThat(unknown).as("fields the Kubernetes API does not know, in " + where).isEmpty();
+                assertThat(unknown)
+                        .as("fields the Kubernetes API does not know, in " + where)
+                        .isEmpty();
                 // Written back, the object says what the manifest says: no field lost or read as another.
-                assertThat(JSON.readTree(KUBERNETES.asJson(object))).as(where).isEqualTo(JSON.readTree(
-                        JSON.writeValueAsString(document)));
+                assertThat(JSON.readTree(KUBERNETES.asJson(object)))
+                        .as(where)
+                        .isEqualTo(JSON.readTree(JSON.writeValueAsString(document)));
             }
             // The controller's own config parser is strict too: unknown fields and bad values are errors.
-            ConfigMap config = only(documents.stream().filter(d -> !d.path("metadata").path("name").asText()
-                    .endsWith("-dashboard")).toList(), ConfigMap.class);
+            ConfigMap config = only(
+                    documents.stream()
+                            .filter(d ->
+                                    !d.path("metadata").path("name").asText().endsWith("-dashboard"))
+                            .toList(),
+                    ConfigMap.class);
             parseAsInThePod(config.getData().get("heart.yaml"), mounts);
         }
     }
@@ -207,8 +237,10 @@ class HelmChartTest {
             return;
         }
         for (Method method : object.getClass().getMethods()) {
-            if (method.getParameterCount() != 0 || Modifier.isStatic(method.getModifiers())
-                    || !method.getName().startsWith("get") || method.getDeclaringClass() == Object.class) {
+            if (method.getParameterCount() != 0
+                    || Modifier.isStatic(method.getModifiers())
+                    || !method.getName().startsWith("get")
+                    || method.getDeclaringClass() == Object.class) {
                 continue;
             }
             Object value = method.invoke(object);
@@ -225,34 +257,42 @@ class HelmChartTest {
     @Test
     void leaseAndItsRole_followTheReleaseNamespaceAndTheConfiguredLease() throws Exception {
         // Charts elsewhere looped on "leases ... forbidden" when the Lease moved and the Role did not.
-        List<JsonNode> documents = render("ops", Map.of("leaderElection.lease", "heart-leader",
-                "stateConfigMap", "heart-state"));
-        ControllerConfig config = ConfigFiles.parse(only(documents, ConfigMap.class).getData().get("heart.yaml"),
-                "the chart's ConfigMap");
+        List<JsonNode> documents =
+                render("ops", Map.of("leaderElection.lease", "heart-leader", "stateConfigMap", "heart-state"));
+        ControllerConfig config = ConfigFiles.parse(
+                only(documents, ConfigMap.class).getData().get("heart.yaml"), "the chart's ConfigMap");
         assertThat(config.kubernetes().lease()).isEqualTo("ops/heart-leader");
         assertThat(config.kubernetes().stateConfigMap()).isEqualTo("ops/heart-state");
         Role role = only(documents, Role.class);
         assertThat(role.getMetadata().getNamespace()).isEqualTo("ops");
-        assertThat(role.getRules()).filteredOn(r -> r.getResources().contains("leases"))
-                .flatExtracting(PolicyRule::getResourceNames).containsExactly("heart-leader");
+        assertThat(role.getRules())
+                .filteredOn(r -> r.getResources().contains("leases"))
+                .flatExtracting(PolicyRule::getResourceNames)
+                .containsExactly("heart-leader");
         RoleBinding binding = only(documents, RoleBinding.class);
         assertThat(binding.getMetadata().getNamespace()).isEqualTo("ops");
         assertThat(binding.getSubjects().get(0).getNamespace()).isEqualTo("ops");
-        assertThat(only(documents, ServiceAccount.class).getMetadata().getNamespace()).isEqualTo("ops");
+        assertThat(only(documents, ServiceAccount.class).getMetadata().getNamespace())
+                .isEqualTo("ops");
 
         // Every permission the preflight asks about, for this config, is granted by the rendered roles.
         ClusterRole clusterRole = only(documents, ClusterRole.class);
         List<Preflight.Permission> needed = new Preflight(null, null, config).permissions();
         assertThat(needed).hasSizeGreaterThan(10);
-        assertThat(needed).allSatisfy(p -> assertThat(clusterRole.getRules().stream().anyMatch(r -> grants(r, p))
-                || (p.namespace().equals(role.getMetadata().getNamespace())
-                        && role.getRules().stream().anyMatch(r -> grants(r, p)))).as(p.toString()).isTrue());
+        assertThat(needed)
+                .allSatisfy(p -> assertThat(clusterRole.getRules().stream().anyMatch(r -> grants(r, p))
+                                || (p.namespace().equals(role.getMetadata().getNamespace())
+                                        && role.getRules().stream().anyMatch(r -> grants(r, p))))
+                        .as(p.toString())
+                        .isTrue());
     }
 
     /** Whether {@code rule} grants {@code p}; in RBAC, a rule with resourceNames grants named requests only. */
     private static boolean grants(PolicyRule rule, Preflight.Permission p) {
-        boolean named = rule.getResourceNames() != null && !rule.getResourceNames().isEmpty();
-        return rule.getApiGroups().contains(p.group()) && rule.getResources().contains(p.resource())
+        boolean named =
+                rule.getResourceNames() != null && !rule.getResourceNames().isEmpty();
+        return rule.getApiGroups().contains(p.group())
+                && rule.getResources().contains(p.resource())
                 && rule.getVerbs().contains(p.verb())
                 && (!named || (!p.name().isEmpty() && rule.getResourceNames().contains(p.name())));
     }
@@ -277,24 +317,36 @@ class HelmChartTest {
         assertThat(all(render("tailor-system", Map.of()), "ServiceMonitor")).isEmpty();
         for (String release : List.of("kube-prometheus-stack", "monitoring")) {
             Map<String, Object> values = new LinkedHashMap<>(everything());
-            if (!release.equals("kube-prometheus-stack")) {   // the default
+            if (!release.equals("kube-prometheus-stack")) { // the default
                 values.put("serviceMonitor.labels.release", release);
                 values.put("prometheusRule.labels.release", release);
             }
             List<JsonNode> documents = render("tailor-system", values);
             for (String kind : List.of("ServiceMonitor", "PrometheusRule")) {
                 assertThat(all(documents, kind)).hasSize(1);
-                assertThat(all(documents, kind).get(0).path("metadata").path("labels").path("release").asText())
-                        .as(kind).isEqualTo(release);
+                assertThat(all(documents, kind)
+                                .get(0)
+                                .path("metadata")
+                                .path("labels")
+                                .path("release")
+                                .asText())
+                        .as(kind)
+                        .isEqualTo(release);
             }
             // The ServiceMonitor selects the metrics Service by its labels and port name.
             JsonNode monitor = all(documents, "ServiceMonitor").get(0);
             Service service = only(documents, Service.class);
-            Map<String, String> selector = JSON.convertValue(monitor.path("spec").path("selector").path("matchLabels"),
+            Map<String, String> selector = JSON.convertValue(
+                    monitor.path("spec").path("selector").path("matchLabels"),
                     JSON.getTypeFactory().constructMapType(Map.class, String.class, String.class));
             assertThat(service.getMetadata().getLabels()).containsAllEntriesOf(selector);
-            assertThat(service.getSpec().getPorts()).extracting(p -> p.getName())
-                    .contains(monitor.path("spec").path("endpoints").path(0).path("port").asText());
+            assertThat(service.getSpec().getPorts())
+                    .extracting(p -> p.getName())
+                    .contains(monitor.path("spec")
+                            .path("endpoints")
+                            .path(0)
+                            .path("port")
+                            .asText());
         }
     }
 
@@ -306,22 +358,35 @@ class HelmChartTest {
         values.put("prometheus.basicAuth.username", "tailor");
         values.put("prometheus.basicAuth.passwordSecretName", "prometheus-password");
         List<JsonNode> documents = render("tailor-system", values);
-        ControllerConfig config = parseAsInThePod(documents.stream()
-                .filter(d -> d.path("metadata").path("name").asText().endsWith("-config"))
-                .findFirst().orElseThrow().path("data").path("heart.yaml").asText(), local);
+        ControllerConfig config = parseAsInThePod(
+                documents.stream()
+                        .filter(d -> d.path("metadata").path("name").asText().endsWith("-config"))
+                        .findFirst()
+                        .orElseThrow()
+                        .path("data")
+                        .path("heart.yaml")
+                        .asText(),
+                local);
         Deployment deployment = only(documents, Deployment.class);
-        var container = deployment.getSpec().getTemplate().getSpec().getContainers().get(0);
+        var container =
+                deployment.getSpec().getTemplate().getSpec().getContainers().get(0);
         Map<String, String> mounts = new LinkedHashMap<>();
         container.getVolumeMounts().forEach(m -> mounts.put(m.getMountPath(), m.getName()));
         Map<String, String> secrets = new LinkedHashMap<>();
-        deployment.getSpec().getTemplate().getSpec().getVolumes().stream().filter(v -> v.getSecret() != null)
+        deployment.getSpec().getTemplate().getSpec().getVolumes().stream()
+                .filter(v -> v.getSecret() != null)
                 .forEach(v -> secrets.put(v.getName(), v.getSecret().getSecretName()));
 
-        String passwordFile = config.prometheus().basicAuth().passwordFile().substring(local.toString().length());
-        String caFile = config.prometheus().tls().caFile().substring(local.toString().length());
+        String passwordFile = config.prometheus()
+                .basicAuth()
+                .passwordFile()
+                .substring(local.toString().length());
+        String caFile =
+                config.prometheus().tls().caFile().substring(local.toString().length());
         assertThat(secrets.get(mounts.get(Path.of(passwordFile).getParent().toString())))
                 .isEqualTo("prometheus-password");
-        assertThat(secrets.get(mounts.get(Path.of(caFile).getParent().toString()))).isEqualTo("prometheus-ca");
+        assertThat(secrets.get(mounts.get(Path.of(caFile).getParent().toString())))
+                .isEqualTo("prometheus-ca");
         assertThat(config.prometheus().headers()).containsEntry("X-Scope-OrgID", "tenant-1");
         assertThat(container.getArgs()).containsSequence("--log-format", "json");
     }
@@ -333,10 +398,16 @@ class HelmChartTest {
         List<JsonNode> documents = render("tailor-system", everything());
         JsonNode rule = all(documents, "PrometheusRule").get(0);
         List<String> expressions = new ArrayList<>();
-        rule.path("spec").path("groups").forEach(g -> g.path("rules").forEach(r -> expressions.add(r.path("expr")
-                .asText())));
-        assertThat(rule.path("spec").path("groups").path(0).path("rules")).extracting(r -> r.path("alert").asText())
-                .contains("TailorHeartPlanStale", "TailorHeartRoundsFailing", "TailorHeartRulesNotMatching",
+        rule.path("spec")
+                .path("groups")
+                .forEach(g -> g.path("rules")
+                        .forEach(r -> expressions.add(r.path("expr").asText())));
+        assertThat(rule.path("spec").path("groups").path(0).path("rules"))
+                .extracting(r -> r.path("alert").asText())
+                .contains(
+                        "TailorHeartPlanStale",
+                        "TailorHeartRoundsFailing",
+                        "TailorHeartRulesNotMatching",
                         "TailorHeartLeaseFlapping");
         JsonNode dashboard = JSON.readTree(Files.readString(CHART.resolve("dashboards/tailor-heart.json")));
         List<String> panels = new ArrayList<>();
@@ -344,14 +415,24 @@ class HelmChartTest {
             panels.add(p.path("title").asText());
             p.path("targets").forEach(t -> expressions.add(t.path("expr").asText()));
         });
-        assertThat(panels).anyMatch(t -> t.startsWith("Rounds")).anyMatch(t -> t.startsWith("Failed rounds"))
-                .anyMatch(t -> t.startsWith("Planning time")).anyMatch(t -> t.startsWith("Route shares"))
+        assertThat(panels)
+                .anyMatch(t -> t.startsWith("Rounds"))
+                .anyMatch(t -> t.startsWith("Failed rounds"))
+                .anyMatch(t -> t.startsWith("Planning time"))
+                .anyMatch(t -> t.startsWith("Route shares"))
                 .anyMatch(t -> t.startsWith("Links pruned"));
         // The dashboard the chart ships in its ConfigMap is the file.
         JsonNode shipped = all(documents, "ConfigMap").stream()
-                .filter(d -> d.path("metadata").path("name").asText().endsWith("-dashboard")).findFirst().orElseThrow();
-        assertThat(JSON.readTree(shipped.path("data").path("tailor-heart.json").asText())).isEqualTo(dashboard);
-        assertThat(shipped.path("metadata").path("labels").path("grafana_dashboard").asText()).isEqualTo("1");
+                .filter(d -> d.path("metadata").path("name").asText().endsWith("-dashboard"))
+                .findFirst()
+                .orElseThrow();
+        assertThat(JSON.readTree(shipped.path("data").path("tailor-heart.json").asText()))
+                .isEqualTo(dashboard);
+        assertThat(shipped.path("metadata")
+                        .path("labels")
+                        .path("grafana_dashboard")
+                        .asText())
+                .isEqualTo("1");
 
         Pattern metric = Pattern.compile("\\btailor_heart_[a-z_]+");
         Set<String> used = new TreeSet<>();
@@ -368,7 +449,8 @@ class HelmChartTest {
         Path rules = dir.resolve("rules.yaml");
         Files.writeString(rules, YAML.writeValueAsString(rule.path("spec")));
         Process process = new ProcessBuilder(promtool.toString(), "check", "rules", rules.toString())
-                .redirectErrorStream(true).start();
+                .redirectErrorStream(true)
+                .start();
         String output = new String(process.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
         assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
         assertThat(process.exitValue()).as(output).isZero();
@@ -382,8 +464,8 @@ class HelmChartTest {
     private static Set<String> exportedMetricNames() throws Exception {
         java.lang.reflect.Field field = ControllerMetrics.class.getDeclaredField("registry");
         field.setAccessible(true);
-        var registry = (io.prometheus.metrics.model.registry.PrometheusRegistry) field.get(
-                new ControllerMetrics(() -> 1_000));
+        var registry =
+                (io.prometheus.metrics.model.registry.PrometheusRegistry) field.get(new ControllerMetrics(() -> 1_000));
         Set<String> names = new TreeSet<>();
         for (var snapshot : registry.scrape()) {
             String name = snapshot.getMetadata().getPrometheusName();
@@ -405,42 +487,43 @@ class HelmChartTest {
     static final class Monitoring {
         static final ObjectMapper STRICT = JsonMapper.builder()
                 .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-                .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES).build();
+                .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
+                .build();
 
-        record Metadata(String name, String namespace, Map<String, String> labels, Map<String, String> annotations) {
-        }
+        record Metadata(String name, String namespace, Map<String, String> labels, Map<String, String> annotations) {}
 
-        record LabelSelector(Map<String, String> matchLabels) {
-        }
+        record LabelSelector(Map<String, String> matchLabels) {}
 
-        record NamespaceSelector(List<String> matchNames, Boolean any) {
-        }
+        record NamespaceSelector(List<String> matchNames, Boolean any) {}
 
-        record Endpoint(String port, String path, String interval, String scrapeTimeout, String scheme) {
-        }
+        record Endpoint(String port, String path, String interval, String scrapeTimeout, String scheme) {}
 
-        record ServiceMonitorSpec(LabelSelector selector, NamespaceSelector namespaceSelector, List<Endpoint> endpoints,
-                String jobLabel) {
-        }
+        record ServiceMonitorSpec(
+                LabelSelector selector,
+                NamespaceSelector namespaceSelector,
+                List<Endpoint> endpoints,
+                String jobLabel) {}
 
-        record ServiceMonitor(String apiVersion, String kind, Metadata metadata, ServiceMonitorSpec spec) {
-        }
+        record ServiceMonitor(String apiVersion, String kind, Metadata metadata, ServiceMonitorSpec spec) {}
 
-        record Rule(String alert, String record, String expr, String keep_firing_for,
-                @com.fasterxml.jackson.annotation.JsonProperty("for") String forDuration,
-                Map<String, String> labels, Map<String, String> annotations) {
-        }
+        record Rule(
+                String alert,
+                String record,
+                String expr,
+                String keep_firing_for,
 
-        record RuleGroup(String name, String interval, List<Rule> rules) {
-        }
+                @com.fasterxml.jackson.annotation.JsonProperty("for")
+                String forDuration,
 
-        record PrometheusRuleSpec(List<RuleGroup> groups) {
-        }
+                Map<String, String> labels,
+                Map<String, String> annotations) {}
 
-        record PrometheusRule(String apiVersion, String kind, Metadata metadata, PrometheusRuleSpec spec) {
-        }
+        record RuleGroup(String name, String interval, List<Rule> rules) {}
 
-        private Monitoring() {
-        }
+        record PrometheusRuleSpec(List<RuleGroup> groups) {}
+
+        record PrometheusRule(String apiVersion, String kind, Metadata metadata, PrometheusRuleSpec spec) {}
+
+        private Monitoring() {}
     }
 }

@@ -33,16 +33,21 @@ class IstioLocalityTest {
     }
 
     /** Each node's key matches the pods on it as Istio sees them, and no two different keys overlap. */
-    private static void assertIstioMatches(Map<String, Map<String, String>> nodes, List<IstioLocality.PodOnNode> pods,
-            IstioLocality.Keys keys) {
+    private static void assertIstioMatches(
+            Map<String, Map<String, String>> nodes, List<IstioLocality.PodOnNode> pods, IstioLocality.Keys keys) {
         for (IstioLocality.PodOnNode pod : pods) {
             String key = keys.keyOfNode().get(pod.node());
             assertThat(IstioOracle.matches(IstioOracle.endpointLocality(pod.labels(), nodes.get(pod.node())), key))
-                    .as(pod + " endpoint vs " + key).isTrue();
+                    .as(pod + " endpoint vs " + key)
+                    .isTrue();
             assertThat(IstioOracle.matches(IstioOracle.sidecarLocality(pod.labels(), nodes.get(pod.node())), key))
-                    .as(pod + " sidecar vs " + key).isTrue();
+                    .as(pod + " sidecar vs " + key)
+                    .isTrue();
         }
-        List<String> distinct = pods.stream().map(p -> keys.keyOfNode().get(p.node())).distinct().toList();
+        List<String> distinct = pods.stream()
+                .map(p -> keys.keyOfNode().get(p.node()))
+                .distinct()
+                .toList();
         assertThat(IstioOracle.invalid("keys", distinct)).isEmpty();
     }
 
@@ -62,32 +67,50 @@ class IstioLocalityTest {
     void keys_nodeWithoutSubzone_coarsensItsZoneOnly_andNamesTheCommand() {
         // The node's name is no sub-zone for Istio: w3's pods are at eu/eu-a, which a key
         // eu/eu-a/w3 never matches; eu/eu-a next to eu/eu-a/w1 would overlap, so the zone is one.
-        Map<String, Map<String, String>> nodes = new TreeMap<>(Map.of("w1", node("eu", "eu-a", "w1"),
-                "w2", node("eu", "eu-a", "w2"), "w3", node("eu", "eu-a", null), "w4", node("eu", "eu-b", "w4")));
+        Map<String, Map<String, String>> nodes = new TreeMap<>(Map.of(
+                "w1",
+                node("eu", "eu-a", "w1"),
+                "w2",
+                node("eu", "eu-a", "w2"),
+                "w3",
+                node("eu", "eu-a", null),
+                "w4",
+                node("eu", "eu-b", "w4")));
         List<IstioLocality.PodOnNode> pods = onePodEach(nodes);
 
         IstioLocality.Keys keys = IstioLocality.keys(nodes, pods);
 
-        assertThat(keys.keyOfNode()).containsEntry("w1", "eu/eu-a").containsEntry("w2", "eu/eu-a")
-                .containsEntry("w3", "eu/eu-a").containsEntry("w4", "eu/eu-b/w4");
+        assertThat(keys.keyOfNode())
+                .containsEntry("w1", "eu/eu-a")
+                .containsEntry("w2", "eu/eu-a")
+                .containsEntry("w3", "eu/eu-a")
+                .containsEntry("w4", "eu/eu-b/w4");
         assertThat(keys.nodesMissingLabels()).containsExactly("w3");
-        assertThat(keys.notes()).singleElement().asString().contains("eu/eu-a as one locality (nodes w1, w2, w3)")
-                .contains("kubectl label node w3 topology.istio.io/subzone=w3").contains("restart");
+        assertThat(keys.notes())
+                .singleElement()
+                .asString()
+                .contains("eu/eu-a as one locality (nodes w1, w2, w3)")
+                .contains("kubectl label node w3 topology.istio.io/subzone=w3")
+                .contains("restart");
         assertThat(keys.problem()).isNull();
         assertIstioMatches(nodes, pods, keys);
     }
 
     @Test
     void keys_nodeWithoutZone_coarsensItsRegion() {
-        Map<String, Map<String, String>> nodes = new TreeMap<>(Map.of("w1", node("eu", "eu-a", "w1"),
-                "w2", node("eu", null, null), "w3", node("us", "us-a", "w3")));
+        Map<String, Map<String, String>> nodes = new TreeMap<>(
+                Map.of("w1", node("eu", "eu-a", "w1"), "w2", node("eu", null, null), "w3", node("us", "us-a", "w3")));
         List<IstioLocality.PodOnNode> pods = onePodEach(nodes);
 
         IstioLocality.Keys keys = IstioLocality.keys(nodes, pods);
 
-        assertThat(keys.keyOfNode()).containsEntry("w1", "eu").containsEntry("w2", "eu")
+        assertThat(keys.keyOfNode())
+                .containsEntry("w1", "eu")
+                .containsEntry("w2", "eu")
                 .containsEntry("w3", "us/us-a/w3");
-        assertThat(keys.notes()).singleElement().asString()
+        assertThat(keys.notes())
+                .singleElement()
+                .asString()
                 .contains("kubectl label node w2 topology.kubernetes.io/zone=<zone> topology.istio.io/subzone=w2");
         assertIstioMatches(nodes, pods, keys);
     }
@@ -108,19 +131,29 @@ class IstioLocalityTest {
 
     @Test
     void keys_podLocalityLabels_overrideTheNode_newLabelFirstEvenEmpty() {
-        Map<String, Map<String, String>> nodes = Map.of("w1", node("eu", "eu-a", "w1"), "w2", node("eu", "eu-a", "w2"),
-                "w3", node("eu", "eu-a", "w3"));
+        Map<String, Map<String, String>> nodes =
+                Map.of("w1", node("eu", "eu-a", "w1"), "w2", node("eu", "eu-a", "w2"), "w3", node("eu", "eu-a", "w3"));
         List<IstioLocality.PodOnNode> pods = List.of(
                 new IstioLocality.PodOnNode("shop/a", "w1", Map.of(IstioLocality.POD_LOCALITY_LEGACY, "eu.eu-c.rack9")),
-                new IstioLocality.PodOnNode("shop/b", "w2", Map.of(IstioLocality.POD_LOCALITY, "us/us-a/rack1",
-                        IstioLocality.POD_LOCALITY_LEGACY, "eu.eu-c.rack9")),
+                new IstioLocality.PodOnNode(
+                        "shop/b",
+                        "w2",
+                        Map.of(
+                                IstioLocality.POD_LOCALITY,
+                                "us/us-a/rack1",
+                                IstioLocality.POD_LOCALITY_LEGACY,
+                                "eu.eu-c.rack9")),
                 // An empty topology.istio.io/locality still hides istio-locality: Istio uses the node.
-                new IstioLocality.PodOnNode("shop/c", "w3", Map.of(IstioLocality.POD_LOCALITY, "",
-                        IstioLocality.POD_LOCALITY_LEGACY, "eu.eu-c.rack9")));
+                new IstioLocality.PodOnNode(
+                        "shop/c",
+                        "w3",
+                        Map.of(IstioLocality.POD_LOCALITY, "", IstioLocality.POD_LOCALITY_LEGACY, "eu.eu-c.rack9")));
 
         IstioLocality.Keys keys = IstioLocality.keys(nodes, pods);
 
-        assertThat(keys.keyOfNode()).containsEntry("w1", "eu/eu-c/rack9").containsEntry("w2", "us/us-a/rack1")
+        assertThat(keys.keyOfNode())
+                .containsEntry("w1", "eu/eu-c/rack9")
+                .containsEntry("w2", "us/us-a/rack1")
                 .containsEntry("w3", "eu/eu-a/w3");
         assertIstioMatches(nodes, pods, keys);
     }
@@ -128,7 +161,8 @@ class IstioLocalityTest {
     @Test
     void keys_podsOfANodeDisagree_theNodeTakesWhatTheyShare() {
         Map<String, Map<String, String>> nodes = Map.of("w1", node("eu", "eu-a", "w1"), "w2", node("eu", "eu-b", "w2"));
-        List<IstioLocality.PodOnNode> pods = List.of(new IstioLocality.PodOnNode("shop/a", "w1", Map.of()),
+        List<IstioLocality.PodOnNode> pods = List.of(
+                new IstioLocality.PodOnNode("shop/a", "w1", Map.of()),
                 new IstioLocality.PodOnNode("shop/b", "w1", Map.of(IstioLocality.POD_LOCALITY_LEGACY, "eu.eu-a.rack9")),
                 new IstioLocality.PodOnNode("shop/c", "w2", Map.of()));
 
@@ -153,25 +187,28 @@ class IstioLocalityTest {
 
     @Test
     void keys_noRegion_isAProblem_withTheCommands() {
-        Map<String, Map<String, String>> nodes = new TreeMap<>(Map.of("w1", node(null, null, null),
-                "w2", node(null, null, null), "w3", node("eu", "eu-a", "w3")));
+        Map<String, Map<String, String>> nodes = new TreeMap<>(
+                Map.of("w1", node(null, null, null), "w2", node(null, null, null), "w3", node("eu", "eu-a", "w3")));
 
         IstioLocality.Keys keys = IstioLocality.keys(nodes, onePodEach(nodes));
 
         assertThat(keys.keyOfNode()).containsEntry("w1", "").containsEntry("w3", "eu/eu-a/w3");
-        assertThat(keys.problem()).contains("w1, w2").contains("no region").contains("for n in w1 w2; do kubectl label"
-                + " node \"$n\" topology.kubernetes.io/region=<region> topology.kubernetes.io/zone=<zone>"
-                + " topology.istio.io/subzone=\"$n\"; done");
+        assertThat(keys.problem())
+                .contains("w1, w2")
+                .contains("no region")
+                .contains("for n in w1 w2; do kubectl label"
+                        + " node \"$n\" topology.kubernetes.io/region=<region> topology.kubernetes.io/zone=<zone>"
+                        + " topology.istio.io/subzone=\"$n\"; done");
         assertThat(keys.nodesMissingLabels()).containsExactly("w1", "w2");
     }
 
     @Test
     void keys_nodesWithoutPods_doNotCoarsenOthers() {
-        Map<String, Map<String, String>> nodes = Map.of("w1", node("eu", "eu-a", "w1"),
-                "idle", node("eu", "eu-a", null));
+        Map<String, Map<String, String>> nodes =
+                Map.of("w1", node("eu", "eu-a", "w1"), "idle", node("eu", "eu-a", null));
 
-        IstioLocality.Keys keys = IstioLocality.keys(nodes,
-                List.of(new IstioLocality.PodOnNode("shop/a", "w1", Map.of())));
+        IstioLocality.Keys keys =
+                IstioLocality.keys(nodes, List.of(new IstioLocality.PodOnNode("shop/a", "w1", Map.of())));
 
         assertThat(keys.keyOfNode()).containsEntry("w1", "eu/eu-a/w1").containsEntry("idle", "eu/eu-a");
         assertThat(keys.nodesMissingLabels()).isEmpty();

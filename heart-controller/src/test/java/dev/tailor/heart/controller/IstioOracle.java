@@ -29,13 +29,13 @@ final class IstioOracle {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private IstioOracle() {
-    }
+    private IstioOracle() {}
 
     /** region, zone, sub-zone of a pod's endpoints. */
     static String[] endpointLocality(Map<String, String> podLabels, Map<String, String> nodeLabels) {
         String override = podLabels.containsKey("topology.istio.io/locality")
-                ? podLabels.get("topology.istio.io/locality") : podLabels.getOrDefault("istio-locality", "");
+                ? podLabels.get("topology.istio.io/locality")
+                : podLabels.getOrDefault("istio-locality", "");
         if (!override.isEmpty()) {
             return split(override.contains("/") ? override : override.replace('.', '/'));
         }
@@ -80,13 +80,15 @@ final class IstioOracle {
             String name = String.valueOf(((Map<?, ?>) tree.get("metadata")).get("name"));
             String caller = String.valueOf(labels.get("tailor.dev/caller"));
             String callee = String.valueOf(labels.get("tailor.dev/callee"));
-            Map<?, ?> localityLb = (Map<?, ?>) ((Map<?, ?>) ((Map<?, ?>) ((Map<?, ?>) tree.get("spec"))
-                    .get("trafficPolicy")).get("loadBalancer")).get("localityLbSetting");
+            Map<?, ?> localityLb = (Map<?, ?>) ((Map<?, ?>)
+                            ((Map<?, ?>) ((Map<?, ?>) tree.get("spec")).get("trafficPolicy")).get("loadBalancer"))
+                    .get("localityLbSetting");
             List<String> froms = new ArrayList<>();
             for (Object entry : (List<?>) localityLb.get("distribute")) {
                 String from = String.valueOf(((Map<?, ?>) entry).get("from"));
                 froms.add(from);
-                if (pods.stream().filter(p -> caller.equals(p.getMetadata().getLabels().get("app")))
+                if (pods.stream()
+                        .filter(p -> caller.equals(p.getMetadata().getLabels().get("app")))
                         .map(p -> sidecarLocality(p.getMetadata().getLabels(), nodeLabels(client, p)))
                         .noneMatch(l -> l != null && matches(l, from))) {
                     problems.add(name + ": from " + from + " matches no sidecar of " + caller);
@@ -94,7 +96,9 @@ final class IstioOracle {
                 List<String> tos = new ArrayList<>();
                 for (Object to : ((Map<?, ?>) ((Map<?, ?>) entry).get("to")).keySet()) {
                     tos.add(String.valueOf(to));
-                    if (pods.stream().filter(p -> callee.equals(p.getMetadata().getLabels().get("app")))
+                    if (pods.stream()
+                            .filter(p ->
+                                    callee.equals(p.getMetadata().getLabels().get("app")))
                             .map(p -> endpointLocality(p.getMetadata().getLabels(), nodeLabels(client, p)))
                             .noneMatch(l -> matches(l, String.valueOf(to)))) {
                         problems.add(name + ": to " + to + " (from " + from + ") matches no endpoint of " + callee);
@@ -133,7 +137,9 @@ final class IstioOracle {
 
     private static Map<String, String> nodeLabels(KubernetesClient client, Pod pod) {
         Node node = client.nodes().withName(pod.getSpec().getNodeName()).get();
-        return node == null || node.getMetadata().getLabels() == null ? Map.of() : node.getMetadata().getLabels();
+        return node == null || node.getMetadata().getLabels() == null
+                ? Map.of()
+                : node.getMetadata().getLabels();
     }
 
     private static String first(Map<String, String> labels, String key, String fallback) {

@@ -26,8 +26,8 @@ import org.junit.jupiter.api.Test;
  */
 class LeaseElectorTest {
 
-    private static final String LEASE_PATH = "/apis/coordination.k8s.io/v1/namespaces/tailor-system/leases/"
-            + "tailor-heart(\\?.*)?";
+    private static final String LEASE_PATH =
+            "/apis/coordination.k8s.io/v1/namespaces/tailor-system/leases/" + "tailor-heart(\\?.*)?";
     private static final Duration LEASE = Duration.ofSeconds(15);
     private static final Duration RENEW_DEADLINE = Duration.ofSeconds(10);
     private static final Duration RETRY = Duration.ofSeconds(3);
@@ -101,8 +101,17 @@ class LeaseElectorTest {
 
     private Replica start(String name, LeaseElector.RenewDeadline check) {
         Replica replica = new Replica(name);
-        replica.elector = new LeaseElector(new LeaseLock("tailor-system", "tailor-heart", name), api.client(name),
-                LEASE, RENEW_DEADLINE, RETRY, clock.scheduler(), clock, () -> wallStartMillis + clock.millis(), io, replica,
+        replica.elector = new LeaseElector(
+                new LeaseLock("tailor-system", "tailor-heart", name),
+                api.client(name),
+                LEASE,
+                RENEW_DEADLINE,
+                RETRY,
+                clock.scheduler(),
+                clock,
+                () -> wallStartMillis + clock.millis(),
+                io,
+                replica,
                 check);
         replicas.add(replica);
         replica.elector.start();
@@ -120,10 +129,13 @@ class LeaseElectorTest {
 
     /** Runs what the replicas' answered calls handed back, until no replica that is not cut off waits for one. */
     private void settle() {
-        Await.until("the replicas' calls to the API server to be answered", () -> {
-            clock.runDueTasks();
-            return replicas.stream().noneMatch(r -> !r.cutOff && r.elector.attemptInFlight());
-        }, () -> timeline);
+        Await.until(
+                "the replicas' calls to the API server to be answered",
+                () -> {
+                    clock.runDueTasks();
+                    return replicas.stream().noneMatch(r -> !r.cutOff && r.elector.attemptInFlight());
+                },
+                () -> timeline);
         clock.runDueTasks();
     }
 
@@ -136,7 +148,11 @@ class LeaseElectorTest {
     }
 
     private String holder() {
-        Lease lease = api.client.resources(Lease.class).inNamespace("tailor-system").withName("tailor-heart").get();
+        Lease lease = api.client
+                .resources(Lease.class)
+                .inNamespace("tailor-system")
+                .withName("tailor-heart")
+                .get();
         return lease == null ? null : lease.getSpec().getHolderIdentity();
     }
 
@@ -147,11 +163,15 @@ class LeaseElectorTest {
      */
     private Replica[] leaderCutOff(LeaseElector.RenewDeadline leadersCheck) {
         Replica a = start("replica-a", leadersCheck);
-        assertThat(a.elector.leading()).as("replica-a takes the free Lease at once: " + timeline).isTrue();
+        assertThat(a.elector.leading())
+                .as("replica-a takes the free Lease at once: " + timeline)
+                .isTrue();
         runUntil(500);
         Replica b = start("replica-b", LeaseElector.RenewDeadline.CHECKED);
         runUntil(5_000);
-        assertThat(b.elector.leading()).as("replica-b stands by while replica-a renews: " + timeline).isFalse();
+        assertThat(b.elector.leading())
+                .as("replica-b stands by while replica-a renews: " + timeline)
+                .isFalse();
         cutOff(a);
         runUntil(40_000);
         return new Replica[] {a, b};
@@ -166,14 +186,18 @@ class LeaseElectorTest {
         Replica a = ab[0];
         Replica b = ab[1];
 
-        assertThat(twoLeaders).as("instants with two leaders; timeline " + timeline).isEmpty();
+        assertThat(twoLeaders)
+                .as("instants with two leaders; timeline " + timeline)
+                .isEmpty();
         assertThat(a.stoppedAtMillis).as(timeline.toString()).isEqualTo(13_000);
         assertThat(b.ledFromMillis).as(timeline.toString()).isEqualTo(18_500);
-        assertThat(b.ledFromMillis - a.stoppedAtMillis).as("margin for clock skew and a write in flight")
+        assertThat(b.ledFromMillis - a.stoppedAtMillis)
+                .as("margin for clock skew and a write in flight")
                 .isGreaterThanOrEqualTo(LEASE.minus(RENEW_DEADLINE).toMillis());
         assertThat(holder()).isEqualTo("replica-b");
-        assertThat(timeline).contains("replica-a stops at 13000 ms: no renewal succeeded within the renew deadline"
-                + " (10.0 s since the last successful one started)");
+        assertThat(timeline)
+                .contains("replica-a stops at 13000 ms: no renewal succeeded within the renew deadline"
+                        + " (10.0 s since the last successful one started)");
     }
 
     @Test
@@ -182,7 +206,9 @@ class LeaseElectorTest {
         // hang: the check above must see two leaders, or it could not fail.
         Replica[] ab = leaderCutOff(LeaseElector.RenewDeadline.IGNORED_FOR_TESTS);
 
-        assertThat(ab[0].stoppedAtMillis).as("the broken leader never stops: " + timeline).isEqualTo(-1);
+        assertThat(ab[0].stoppedAtMillis)
+                .as("the broken leader never stops: " + timeline)
+                .isEqualTo(-1);
         assertThat(twoLeaders).as(timeline.toString()).containsExactly("replica-b and replica-a at 18500 ms");
     }
 
@@ -207,20 +233,39 @@ class LeaseElectorTest {
         // its next attempt, without waiting for its renew deadline.
         Replica a = start("replica-a", LeaseElector.RenewDeadline.CHECKED);
         runUntil(1_000);
-        Lease lease = api.client.resources(Lease.class).inNamespace("tailor-system").withName("tailor-heart").get();
+        Lease lease = api.client
+                .resources(Lease.class)
+                .inNamespace("tailor-system")
+                .withName("tailor-heart")
+                .get();
         lease.getSpec().setHolderIdentity("replica-z");
-        api.client.resources(Lease.class).inNamespace("tailor-system").resource(lease).update();
+        api.client
+                .resources(Lease.class)
+                .inNamespace("tailor-system")
+                .resource(lease)
+                .update();
 
         runUntil(3_000);
         assertThat(a.elector.leading()).isFalse();
-        assertThat(timeline).contains("replica-a stops at 3000 ms: the Lease names replica-z",
-                "replica-a sees replica-z at 3000 ms");
+        assertThat(timeline)
+                .contains(
+                        "replica-a stops at 3000 ms: the Lease names replica-z", "replica-a sees replica-z at 3000 ms");
     }
 
     @Test
     void constructor_durationsOutOfOrder_areRefusedByName() {
-        assertThatThrownBy(() -> new LeaseElector(new LeaseLock("ns", "name", "me"), api.client, LEASE, LEASE, RETRY,
-                clock.scheduler(), clock, () -> 0L, io, new Replica("me"), LeaseElector.RenewDeadline.CHECKED))
+        assertThatThrownBy(() -> new LeaseElector(
+                        new LeaseLock("ns", "name", "me"),
+                        api.client,
+                        LEASE,
+                        LEASE,
+                        RETRY,
+                        clock.scheduler(),
+                        clock,
+                        () -> 0L,
+                        io,
+                        new Replica("me"),
+                        LeaseElector.RenewDeadline.CHECKED))
                 .hasMessageContaining("(expected: leaseDuration > renewDeadline > retryPeriod > 0)");
         assertThat(TimeUnit.NANOSECONDS.toMillis(clock.nanos())).isZero();
     }

@@ -33,7 +33,7 @@ class LeaseGuardTest {
     void lost_closesUntilTheNextRenewal_andAnOlderAttemptNeverMovesTheStartBack() {
         LeaseGuard guard = new LeaseGuard(1_000);
         guard.renewed(5_000);
-        guard.renewed(4_000);   // an older attempt answered last
+        guard.renewed(4_000); // an older attempt answered last
         assertThat(guard.holds(5_999)).isTrue();
 
         guard.lost();
@@ -92,21 +92,26 @@ class LeaseGuardTest {
         int[] refusals = {0};
         GuardedLeaseLock lock = new GuardedLeaseLock(lease, guard, clock::get, () -> able[0], () -> refusals[0]++);
 
-        lock.get(null);                       // the attempt starts at 100 ...
-        clock.set(7_000);                     // ... and its write is answered at 7000
+        lock.get(null); // the attempt starts at 100 ...
+        clock.set(7_000); // ... and its write is answered at 7000
         lock.create(null, held("replica-a"));
         assertThat(guard.holds(100 + 9_999)).isTrue();
         assertThat(guard.holds(100 + 10_000)).isFalse();
 
         able[0] = false;
         lock.get(null);
-        assertThatThrownBy(() -> lock.update(null, held("replica-a"))).isInstanceOf(KubernetesClientException.class)
+        assertThatThrownBy(() -> lock.update(null, held("replica-a")))
+                .isInstanceOf(KubernetesClientException.class)
                 .hasMessageContaining("the round loop cannot work");
         assertThat(refusals[0]).isEqualTo(1);
-        assertThat(guard.sinceRenewalMillis(7_000)).as("the refused renewal counts for nothing").isEqualTo(6_900);
+        assertThat(guard.sinceRenewalMillis(7_000))
+                .as("the refused renewal counts for nothing")
+                .isEqualTo(6_900);
 
         lease.record = held("replica-b");
         lock.get(null);
-        assertThat(guard.holds(7_001)).as("a read naming another holder closes the guard").isFalse();
+        assertThat(guard.holds(7_001))
+                .as("a read naming another holder closes the guard")
+                .isFalse();
     }
 }

@@ -42,8 +42,11 @@ class PreflightTest {
     @BeforeAll
     static void start() throws Exception {
         prometheus = ShopCluster.prometheus();
-        server.expect().post().withPath(AccessReviews.PATH)
-                .andReply(201, request -> AccessReviews.answer(request.getUtf8Body(), DENIED)).always();
+        server.expect()
+                .post()
+                .withPath(AccessReviews.PATH)
+                .andReply(201, request -> AccessReviews.answer(request.getUtf8Body(), DENIED))
+                .always();
     }
 
     @AfterAll
@@ -68,9 +71,16 @@ class PreflightTest {
     private static ControllerConfig config(String prometheusUrl) {
         // A 10 s rate window: at least 5 scrapes (1 s apart) by the time ShopCluster.prometheus() returns.
         return ControllerConfig.builder()
-                .prometheus(ControllerConfig.Prometheus.builder().url(prometheusUrl).timeoutSeconds(5.0)
-                        .windowSeconds(10.0).delayWindowSeconds(5.0).build())
-                .kubernetes(ControllerConfig.Kubernetes.builder().namespaces(List.of("shop")).build()).build();
+                .prometheus(ControllerConfig.Prometheus.builder()
+                        .url(prometheusUrl)
+                        .timeoutSeconds(5.0)
+                        .windowSeconds(10.0)
+                        .delayWindowSeconds(5.0)
+                        .build())
+                .kubernetes(ControllerConfig.Kubernetes.builder()
+                        .namespaces(List.of("shop"))
+                        .build())
+                .build();
     }
 
     private static List<Preflight.Check> run(ControllerConfig config) {
@@ -78,12 +88,17 @@ class PreflightTest {
     }
 
     private static List<Preflight.Check> run(KubernetesClient kubernetes, ControllerConfig config) {
-        return new Preflight(kubernetes, new PrometheusClient(URI.create(config.prometheus().url()),
-                Duration.ofSeconds(5)), config).run(Instant.now());
+        return new Preflight(
+                        kubernetes,
+                        new PrometheusClient(URI.create(config.prometheus().url()), Duration.ofSeconds(5)),
+                        config)
+                .run(Instant.now());
     }
 
     private static Preflight.Check check(List<Preflight.Check> checks, String name) {
-        return checks.stream().filter(c -> c.name().equals(name)).findFirst()
+        return checks.stream()
+                .filter(c -> c.name().equals(name))
+                .findFirst()
                 .orElseThrow(() -> new AssertionError("no check " + name + " in " + checks));
     }
 
@@ -92,11 +107,23 @@ class PreflightTest {
         List<Preflight.Check> checks = run(config(prometheus.url().toString()));
 
         // One line per prerequisite, in the order an operator fixes them.
-        assertThat(checks).extracting(Preflight.Check::name).containsExactly("kubernetes-api", "rbac", "istio",
-                "sidecars", "node-localities", "prometheus", "rate-window",
-                "query cpuCores", "query servedRequestsPerSecond",
-                "query callsPerSecond", "query delaySeconds", "delay-exporter");
-        assertThat(checks).allSatisfy(c -> assertThat(c.status()).as(c.toString()).isEqualTo(Preflight.Status.OK));
+        assertThat(checks)
+                .extracting(Preflight.Check::name)
+                .containsExactly(
+                        "kubernetes-api",
+                        "rbac",
+                        "istio",
+                        "sidecars",
+                        "node-localities",
+                        "prometheus",
+                        "rate-window",
+                        "query cpuCores",
+                        "query servedRequestsPerSecond",
+                        "query callsPerSecond",
+                        "query delaySeconds",
+                        "delay-exporter");
+        assertThat(checks)
+                .allSatisfy(c -> assertThat(c.status()).as(c.toString()).isEqualTo(Preflight.Status.OK));
         assertThat(Preflight.failed(checks)).isFalse();
         assertThat(check(checks, "rbac").message()).contains("all 22 permissions");
         assertThat(check(checks, "istio").message()).contains("serves v1").contains("istiod 1.24.2");
@@ -122,25 +149,33 @@ class PreflightTest {
 
         Preflight.Check localities = check(checks, "node-localities");
         assertThat(localities.status()).isEqualTo(Preflight.Status.FAIL);
-        assertThat(localities.message()).contains("3 node(s) without topology.istio.io/subzone: w1, w2, w3")
+        assertThat(localities.message())
+                .contains("3 node(s) without topology.istio.io/subzone: w1, w2, w3")
                 .contains("never the node's name");
-        assertThat(localities.fixes()).contains(
-                "for n in w1 w2 w3; do kubectl label node \"$n\" topology.istio.io/subzone=\"$n\"; done");
+        assertThat(localities.fixes())
+                .contains("for n in w1 w2 w3; do kubectl label node \"$n\" topology.istio.io/subzone=\"$n\"; done");
         assertThat(Preflight.failed(checks)).isTrue();
     }
 
     @Test
     void run_nodeWithoutPodsLacksLabels_warnsOnly() {
-        client.nodes().resource(new io.fabric8.kubernetes.api.model.NodeBuilder().withNewMetadata().withName("spare")
-                .endMetadata().build()).create();
+        client.nodes()
+                .resource(new io.fabric8.kubernetes.api.model.NodeBuilder()
+                        .withNewMetadata()
+                        .withName("spare")
+                        .endMetadata()
+                        .build())
+                .create();
 
         Preflight.Check localities = check(run(config(prometheus.url().toString())), "node-localities");
 
         assertThat(localities.status()).isEqualTo(Preflight.Status.WARN);
-        assertThat(localities.message()).contains("without topology.kubernetes.io/region: spare")
+        assertThat(localities.message())
+                .contains("without topology.kubernetes.io/region: spare")
                 .contains("no application pod runs there yet");
-        assertThat(localities.fixes()).contains("kubectl label node spare topology.kubernetes.io/region=<region>"
-                + " topology.kubernetes.io/zone=<zone> topology.istio.io/subzone=spare");
+        assertThat(localities.fixes())
+                .contains("kubectl label node spare topology.kubernetes.io/region=<region>"
+                        + " topology.kubernetes.io/zone=<zone> topology.istio.io/subzone=spare");
     }
 
     @Test
@@ -151,11 +186,13 @@ class PreflightTest {
         Preflight.Check rbac = check(run(config(prometheus.url().toString())), "rbac");
 
         assertThat(rbac.status()).isEqualTo(Preflight.Status.FAIL);
-        assertThat(rbac.message()).startsWith("2 of 22 permissions").contains(
-                "patch destinationrules.networking.istio.io in shop",
-                "update leases.coordination.k8s.io/tailor-heart in tailor-system");
-        assertThat(rbac.fixes()).contains("test one: kubectl auth can-i patch destinationrules.networking.istio.io -n"
-                + " shop");
+        assertThat(rbac.message())
+                .startsWith("2 of 22 permissions")
+                .contains(
+                        "patch destinationrules.networking.istio.io in shop",
+                        "update leases.coordination.k8s.io/tailor-heart in tailor-system");
+        assertThat(rbac.fixes())
+                .contains("test one: kubectl auth can-i patch destinationrules.networking.istio.io -n" + " shop");
     }
 
     @Test
@@ -183,9 +220,12 @@ class PreflightTest {
         Preflight.Check sidecars = check(run(config(prometheus.url().toString())), "sidecars");
 
         assertThat(sidecars.status()).isEqualTo(Preflight.Status.FAIL);
-        assertThat(sidecars.message()).contains("1 of 9 pods have no istio-proxy sidecar").contains("shop/cart-w2");
-        assertThat(sidecars.fixes()).containsExactly("kubectl label namespace shop istio-injection=enabled"
-                + " --overwrite && kubectl -n shop rollout restart deployment");
+        assertThat(sidecars.message())
+                .contains("1 of 9 pods have no istio-proxy sidecar")
+                .contains("shop/cart-w2");
+        assertThat(sidecars.fixes())
+                .containsExactly("kubectl label namespace shop istio-injection=enabled"
+                        + " --overwrite && kubectl -n shop rollout restart deployment");
     }
 
     @Test
@@ -193,11 +233,14 @@ class PreflightTest {
         client.apps().daemonSets().inAnyNamespace().delete();
         ControllerConfig base = config(prometheus.url().toString());
         ControllerConfig.Prometheus p = base.prometheus();
-        ControllerConfig config = base.toBuilder().prometheus(p.toBuilder()
-                .queries(ControllerConfig.Queries.builder()
-                        .cpuCores("sum by (namespace, pod) (rate(no_such_metric[${window}]))")
-                        .delaySeconds("sum by (node, type) (no_such_delay)").build())
-                .build()).build();
+        ControllerConfig config = base.toBuilder()
+                .prometheus(p.toBuilder()
+                        .queries(ControllerConfig.Queries.builder()
+                                .cpuCores("sum by (namespace, pod) (rate(no_such_metric[${window}]))")
+                                .delaySeconds("sum by (node, type) (no_such_delay)")
+                                .build())
+                        .build())
+                .build();
 
         List<Preflight.Check> checks = run(config);
 
@@ -217,13 +260,18 @@ class PreflightTest {
         // Prometheus scrapes every second here: a 2 s window holds two samples, so rate() flickers.
         ControllerConfig base = config(prometheus.url().toString());
         ControllerConfig.Prometheus p = base.prometheus();
-        ControllerConfig config = base.toBuilder().prometheus(p.toBuilder().windowSeconds(2.0).build()).build();
+        ControllerConfig config = base.toBuilder()
+                .prometheus(p.toBuilder().windowSeconds(2.0).build())
+                .build();
 
         Preflight.Check window = check(run(config), "rate-window");
 
         assertThat(window.status()).isEqualTo(Preflight.Status.WARN);
         assertThat(window.message()).startsWith("prometheus.windowSeconds 2 holds");
-        assertThat(window.fixes()).singleElement().asString().startsWith("set prometheus.windowSeconds to at least ")
+        assertThat(window.fixes())
+                .singleElement()
+                .asString()
+                .startsWith("set prometheus.windowSeconds to at least ")
                 .endsWith("(4 x the scrape interval)");
     }
 
@@ -240,24 +288,44 @@ class PreflightTest {
     @Test
     void run_noClusterReachable_saysSoInOneLine_andRunsNoKubernetesCheck() {
         io.fabric8.kubernetes.client.Config unresolvable = new io.fabric8.kubernetes.client.ConfigBuilder()
-                .withMasterUrl("https://no-such-cluster.invalid:6443").withRequestRetryBackoffLimit(0).build();
-        try (KubernetesClient nowhere = new KubernetesClientBuilder().withConfig(unresolvable).build()) {
+                .withMasterUrl("https://no-such-cluster.invalid:6443")
+                .withRequestRetryBackoffLimit(0)
+                .build();
+        try (KubernetesClient nowhere =
+                new KubernetesClientBuilder().withConfig(unresolvable).build()) {
             List<Preflight.Check> checks = run(nowhere, config(prometheus.url().toString()));
 
             Preflight.Check api = check(checks, "kubernetes-api");
             assertThat(api.status()).isEqualTo(Preflight.Status.FAIL);
-            assertThat(api.message()).startsWith("no cluster reachable: https://no-such-cluster.invalid:6443/")
-                    .contains("does not resolve").doesNotContain("\n");
-            assertThat(checks).extracting(Preflight.Check::name).containsExactly("kubernetes-api", "prometheus",
-                    "rate-window",
-                    "query cpuCores", "query servedRequestsPerSecond", "query callsPerSecond", "query delaySeconds");
+            assertThat(api.message())
+                    .startsWith("no cluster reachable: https://no-such-cluster.invalid:6443/")
+                    .contains("does not resolve")
+                    .doesNotContain("\n");
+            assertThat(checks)
+                    .extracting(Preflight.Check::name)
+                    .containsExactly(
+                            "kubernetes-api",
+                            "prometheus",
+                            "rate-window",
+                            "query cpuCores",
+                            "query servedRequestsPerSecond",
+                            "query callsPerSecond",
+                            "query delaySeconds");
             assertThat(api.fixes()).singleElement().asString().startsWith("check the kubeconfig's current context");
 
             // Without any kubeconfig the fix is to provide one, not to check its context.
-            Preflight.Check none = check(new Preflight(nowhere, new PrometheusClient(prometheus.url(),
-                    Duration.ofSeconds(5)), config(prometheus.url().toString())).noKubeconfig(true)
-                    .run(Instant.now()), "kubernetes-api");
-            assertThat(none.fixes()).singleElement().asString().startsWith("no kubeconfig was found")
+            Preflight.Check none = check(
+                    new Preflight(
+                                    nowhere,
+                                    new PrometheusClient(prometheus.url(), Duration.ofSeconds(5)),
+                                    config(prometheus.url().toString()))
+                            .noKubeconfig(true)
+                            .run(Instant.now()),
+                    "kubernetes-api");
+            assertThat(none.fixes())
+                    .singleElement()
+                    .asString()
+                    .startsWith("no kubeconfig was found")
                     .doesNotContain("current context");
         }
     }

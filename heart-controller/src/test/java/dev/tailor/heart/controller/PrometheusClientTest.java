@@ -116,18 +116,22 @@ class PrometheusClientTest {
     void parse_scalar() throws Exception {
         assertThat(PrometheusClient.parse("q", 200, """
                 {"status":"success","data":{"resultType":"scalar","result":[1.5,"-Inf"]}}""").series())
-                .extracting(Series::value).containsExactly(Double.NEGATIVE_INFINITY);
+                .extracting(Series::value)
+                .containsExactly(Double.NEGATIVE_INFINITY);
     }
 
     @ParameterizedTest(name = "{0}")
-    @CsvSource(delimiter = '|', value = {
-        "503, upstream down | HTTP_STATUS | not JSON",
-        "200, <html> | BAD_RESPONSE | not JSON",
-        "200, [] | BAD_RESPONSE | not a JSON object",
-        "200, {\"status\":\"success\",\"data\":{\"resultType\":\"matrix\",\"result\":[]}} | BAD_RESPONSE | resultType matrix",
-        "200, {\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[{\"metric\":{},\"value\":[1,\"x1\"]}]}} | BAD_RESPONSE | sample value \"x1\"",
-        "200, {\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[{\"metric\":{},\"value\":[1,2]}]}} | BAD_RESPONSE | expected: [unixSeconds",
-        "422, {\"status\":\"error\",\"errorType\":\"execution\",\"error\":\"too many samples\"} | QUERY_ERROR | too many samples"})
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "503, upstream down | HTTP_STATUS | not JSON",
+                "200, <html> | BAD_RESPONSE | not JSON",
+                "200, [] | BAD_RESPONSE | not a JSON object",
+                "200, {\"status\":\"success\",\"data\":{\"resultType\":\"matrix\",\"result\":[]}} | BAD_RESPONSE | resultType matrix",
+                "200, {\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[{\"metric\":{},\"value\":[1,\"x1\"]}]}} | BAD_RESPONSE | sample value \"x1\"",
+                "200, {\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[{\"metric\":{},\"value\":[1,2]}]}} | BAD_RESPONSE | expected: [unixSeconds",
+                "422, {\"status\":\"error\",\"errorType\":\"execution\",\"error\":\"too many samples\"} | QUERY_ERROR | too many samples"
+            })
     void parse_oddAnswers_areNamedFailures(String answer, Failure failure, String message) {
         int comma = answer.indexOf(',');
         int status = Integer.parseInt(answer.substring(0, comma).strip());

@@ -35,15 +35,19 @@ class RecordedClusterTest {
 
     static KubernetesClient client;
 
-    private static final ControllerConfig.Kubernetes SHOP =
-            ControllerConfig.Kubernetes.builder().namespaces(List.of("shop")).stateConfigMap("").build();
+    private static final ControllerConfig.Kubernetes SHOP = ControllerConfig.Kubernetes.builder()
+            .namespaces(List.of("shop"))
+            .stateConfigMap("")
+            .build();
 
     @TempDir
     Path dir;
 
     @BeforeEach
     void cluster() {
-        client.genericKubernetesResources(Actuator.DESTINATION_RULE).inAnyNamespace().delete();
+        client.genericKubernetesResources(Actuator.DESTINATION_RULE)
+                .inAnyNamespace()
+                .delete();
         client.pods().inAnyNamespace().delete();
         client.nodes().delete();
         ShopCluster.create(client);
@@ -54,7 +58,10 @@ class RecordedClusterTest {
         List<HasMetadata> items = new ArrayList<>();
         items.addAll(client.nodes().list().getItems());
         items.addAll(client.pods().inAnyNamespace().list().getItems());
-        items.addAll(client.genericKubernetesResources(Actuator.DESTINATION_RULE).inAnyNamespace().list().getItems());
+        items.addAll(client.genericKubernetesResources(Actuator.DESTINATION_RULE)
+                .inAnyNamespace()
+                .list()
+                .getItems());
         KubernetesSerialization serialization = new KubernetesSerialization();
         Object list = new KubernetesListBuilder().withItems(items).build();
         return Files.writeString(dir.resolve(fileName), json ? serialization.asJson(list) : serialization.asYaml(list));
@@ -63,21 +70,38 @@ class RecordedClusterTest {
     private static ClusterView sorted(ClusterView view) {
         List<ClusterView.PodInfo> pods = new ArrayList<>(view.pods());
         pods.sort(Comparator.comparing(ClusterView.PodInfo::key));
-        return new ClusterView(view.nodes(), pods, view.skipped(), view.nodesMissingLocalityLabels(),
-                view.localityProblem());
+        return new ClusterView(
+                view.nodes(), pods, view.skipped(), view.nodesMissingLocalityLabels(), view.localityProblem());
     }
 
     @Test
     void discover_recordingOfTheCluster_seesWhatTheApiServerShows() throws Exception {
         // A pod outside the namespaces, one without the component label, one on no node yet, one not
         // Ready: each must be chosen or left out as the API server's label selection and discovery do.
-        client.pods().inNamespace("other").resource(ShopCluster.pod("other", "cart-x", "cart", "w1", true)).create();
-        client.pods().inNamespace("shop").resource(new io.fabric8.kubernetes.api.model.PodBuilder()
-                .withNewMetadata().withName("job-1").withNamespace("shop").endMetadata()
-                .withNewSpec().withNodeName("w1").endSpec().build()).create();
-        client.pods().inNamespace("shop").resource(ShopCluster.pod("shop", "cart-pending", "cart", null, false))
+        client.pods()
+                .inNamespace("other")
+                .resource(ShopCluster.pod("other", "cart-x", "cart", "w1", true))
                 .create();
-        client.pods().inNamespace("shop").resource(ShopCluster.pod("shop", "cart-w1b", "cart", "w1", false)).create();
+        client.pods()
+                .inNamespace("shop")
+                .resource(new io.fabric8.kubernetes.api.model.PodBuilder()
+                        .withNewMetadata()
+                        .withName("job-1")
+                        .withNamespace("shop")
+                        .endMetadata()
+                        .withNewSpec()
+                        .withNodeName("w1")
+                        .endSpec()
+                        .build())
+                .create();
+        client.pods()
+                .inNamespace("shop")
+                .resource(ShopCluster.pod("shop", "cart-pending", "cart", null, false))
+                .create();
+        client.pods()
+                .inNamespace("shop")
+                .resource(ShopCluster.pod("shop", "cart-w1b", "cart", "w1", false))
+                .create();
 
         ClusterView live = KubernetesDiscovery.discover(client, SHOP);
         for (boolean json : List.of(false, true)) {
@@ -86,7 +110,9 @@ class RecordedClusterTest {
 
             assertThat(sorted(fromFile)).as(json ? "JSON" : "YAML").isEqualTo(sorted(live));
         }
-        assertThat(live.pods()).extracting(ClusterView.PodInfo::name).contains("ingress-w1", "cart-w1b")
+        assertThat(live.pods())
+                .extracting(ClusterView.PodInfo::name)
+                .contains("ingress-w1", "cart-w1b")
                 .doesNotContain("cart-x", "job-1", "cart-pending");
         assertThat(live.skipped()).anyMatch(s -> s.startsWith("shop/cart-pending: not scheduled"));
     }
@@ -99,25 +125,38 @@ class RecordedClusterTest {
 
         assertThat(sorted(KubernetesDiscovery.discover(recorded, SHOP)))
                 .isEqualTo(sorted(KubernetesDiscovery.discover(client, SHOP)));
-        assertThat(recorded.summary()).isEqualTo("3 node(s), 9 pod(s), 0 DestinationRule(s); left out: 2 Service"
-                + " object(s)");
+        assertThat(recorded.summary())
+                .isEqualTo("3 node(s), 9 pod(s), 0 DestinationRule(s); left out: 2 Service" + " object(s)");
     }
 
     @Test
     void ownedRules_onlyTailorsInTheNamespace() throws Exception {
-        for (String[] rule : List.of(new String[] {"shop", "ours", "tailor-heart"},
+        for (String[] rule : List.of(
+                new String[] {"shop", "ours", "tailor-heart"},
                 new String[] {"shop", "theirs", "someone-else"},
                 new String[] {"other", "ours-elsewhere", "tailor-heart"})) {
-            client.genericKubernetesResources(Actuator.DESTINATION_RULE).inNamespace(rule[0])
-                    .resource(new GenericKubernetesResourceBuilder().withApiVersion("networking.istio.io/v1")
-                            .withKind("DestinationRule").withNewMetadata().withName(rule[1]).withNamespace(rule[0])
-                            .addToLabels(DestinationRules.MANAGED_BY_LABEL, rule[2]).endMetadata().build()).create();
+            client.genericKubernetesResources(Actuator.DESTINATION_RULE)
+                    .inNamespace(rule[0])
+                    .resource(new GenericKubernetesResourceBuilder()
+                            .withApiVersion("networking.istio.io/v1")
+                            .withKind("DestinationRule")
+                            .withNewMetadata()
+                            .withName(rule[1])
+                            .withNamespace(rule[0])
+                            .addToLabels(DestinationRules.MANAGED_BY_LABEL, rule[2])
+                            .endMetadata()
+                            .build())
+                    .create();
         }
         RecordedCluster recorded = RecordedCluster.read(recording("cluster.yaml", false));
 
-        assertThat(recorded.ownedRules("shop")).extracting(r -> r.getMetadata().getName()).containsExactly("ours");
-        assertThat(recorded.ownedRules("shop")).extracting(r -> r.getMetadata().getName())
-                .isEqualTo(ClusterReader.of(client).ownedRules("shop").stream().map(r -> r.getMetadata().getName())
+        assertThat(recorded.ownedRules("shop"))
+                .extracting(r -> r.getMetadata().getName())
+                .containsExactly("ours");
+        assertThat(recorded.ownedRules("shop"))
+                .extracting(r -> r.getMetadata().getName())
+                .isEqualTo(ClusterReader.of(client).ownedRules("shop").stream()
+                        .map(r -> r.getMetadata().getName())
                         .toList());
         assertThat(recorded.podsWithLabels("istio-system", Map.of("app", "istio-ingressgateway")))
                 .hasSize(3);
@@ -139,7 +178,8 @@ class RecordedClusterTest {
         RecordedCluster recorded = RecordedCluster.read(file);
 
         assertThat(recorded.nodes()).hasSize(1);
-        assertThat(recorded.podsWithLabel("shop", "app")).extracting(p -> p.getMetadata().getName())
+        assertThat(recorded.podsWithLabel("shop", "app"))
+                .extracting(p -> p.getMetadata().getName())
                 .containsExactly("cart-1");
         assertThat(recorded.podsWithLabel("shop", "tier")).isEmpty();
     }
@@ -153,7 +193,8 @@ class RecordedClusterTest {
                 .hasMessageStartingWith(broken + ": not Kubernetes objects (")
                 .hasMessageContaining("expected the output of kubectl get nodes,pods,destinationrules -A -o yaml");
         Path text = Files.writeString(dir.resolve("text.yaml"), "hello\n");
-        assertThatThrownBy(() -> RecordedCluster.read(text)).hasMessageStartingWith(text + ": not Kubernetes objects")
+        assertThatThrownBy(() -> RecordedCluster.read(text))
+                .hasMessageStartingWith(text + ": not Kubernetes objects")
                 .hasMessageNotContaining("RawExtension");
         // A controller configuration given by mistake: what was found and what was expected, in the file's terms.
         Path config = Files.writeString(dir.resolve("heart.yaml"), """
@@ -188,11 +229,16 @@ class RecordedClusterTest {
     void controller_onARecordedCluster_runsDryRoundsOnly() throws Exception {
         // Nothing can be written to a file: a writing round is a programming error, not a failed round.
         RecordedCluster recorded = RecordedCluster.read(recording("cluster.yaml", false));
-        Controller controller = new Controller(ControllerRoundTest.config("http://127.0.0.1:1"), HeartConfig.DEFAULTS,
-                new PrometheusClient(URI.create("http://127.0.0.1:1"), Duration.ofSeconds(1)), recorded,
-                AtpmState.EMPTY, null);
+        Controller controller = new Controller(
+                ControllerRoundTest.config("http://127.0.0.1:1"),
+                HeartConfig.DEFAULTS,
+                new PrometheusClient(URI.create("http://127.0.0.1:1"), Duration.ofSeconds(1)),
+                recorded,
+                AtpmState.EMPTY,
+                null);
 
-        assertThatThrownBy(() -> controller.round(Instant.now(), false)).isInstanceOf(IllegalStateException.class)
+        assertThatThrownBy(() -> controller.round(Instant.now(), false))
+                .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("only dry runs");
         // A dry round reads the recording, then fails on the unreachable Prometheus as a live one would.
         Controller.Round round = controller.round(Instant.now(), true);

@@ -51,11 +51,11 @@ final class StallingApiServer implements AutoCloseable {
      * counts down when it gets there, and it goes on once {@code released} is counted down (or after
      * 30 s, so that a test cannot hang).
      */
-    record Hold(String method, Pattern path, String thread, CountDownLatch reached, CountDownLatch released) {
-    }
+    record Hold(String method, Pattern path, String thread, CountDownLatch reached, CountDownLatch released) {}
 
     /** The header naming the client a request came from ({@link #client(String)}). */
     private static final String REPLICA = "X-Test-Replica";
+
     private final KubernetesMockServer server;
     private final int requestTimeoutMillis;
     private final List<KubernetesClient> clients = new CopyOnWriteArrayList<>();
@@ -75,7 +75,10 @@ final class StallingApiServer implements AutoCloseable {
                             && stall.path().matcher(request.getPath()).matches()
                             && (stall.replica() == null || stall.replica().equals(request.getHeader(REPLICA)))) {
                         stall.arrived().incrementAndGet();
-                        return new MockResponse().setResponseCode(504).setBody("{}").setBodyDelay(1, TimeUnit.HOURS);
+                        return new MockResponse()
+                                .setResponseCode(504)
+                                .setBody("{}")
+                                .setBodyDelay(1, TimeUnit.HOURS);
                     }
                 }
                 return crud.dispatch(request);
@@ -98,10 +101,14 @@ final class StallingApiServer implements AutoCloseable {
             @Override
             public void before(BasicBuilder builder, HttpRequest request, RequestTags tags) {
                 String path = request.uri().getRawPath()
-                        + (request.uri().getRawQuery() == null ? "" : "?" + request.uri().getRawQuery());
+                        + (request.uri().getRawQuery() == null
+                                ? ""
+                                : "?" + request.uri().getRawQuery());
                 for (Hold hold : holds) {
-                    if (hold.method().equalsIgnoreCase(request.method()) && hold.path().matcher(path).matches()
-                            && Thread.currentThread().getName().equals(hold.thread()) && holds.remove(hold)) {
+                    if (hold.method().equalsIgnoreCase(request.method())
+                            && hold.path().matcher(path).matches()
+                            && Thread.currentThread().getName().equals(hold.thread())
+                            && holds.remove(hold)) {
                         hold.reached().countDown();
                         try {
                             hold.released().await(30, TimeUnit.SECONDS);
@@ -112,8 +119,10 @@ final class StallingApiServer implements AutoCloseable {
                 }
             }
         };
-        client = server.createClient(builder -> builder.editOrNewConfig().withRequestTimeout(requestTimeoutMillis)
-                .endConfig().withHttpClientBuilderConsumer(http -> http.addOrReplaceInterceptor("hold", holding)));
+        client = server.createClient(builder -> builder.editOrNewConfig()
+                .withRequestTimeout(requestTimeoutMillis)
+                .endConfig()
+                .withHttpClientBuilderConsumer(http -> http.addOrReplaceInterceptor("hold", holding)));
     }
 
     /** From now on, requests with {@code method} whose path (with its query) matches {@code pathRegex} hang. */
@@ -141,7 +150,8 @@ final class StallingApiServer implements AutoCloseable {
             }
         };
         KubernetesClient named = server.createClient(builder -> builder.editOrNewConfig()
-                .withRequestTimeout(requestTimeoutMillis).endConfig()
+                .withRequestTimeout(requestTimeoutMillis)
+                .endConfig()
                 .withHttpClientBuilderConsumer(http -> http.addOrReplaceInterceptor("replica", naming)));
         clients.add(named);
         return named;

@@ -29,8 +29,7 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
  */
 public final class ClusterReport {
 
-    private ClusterReport() {
-    }
+    private ClusterReport() {}
 
     /**
      * Writes {@code dir/index.html} (creating {@code dir} if needed), replacing an earlier report.
@@ -53,8 +52,9 @@ public final class ClusterReport {
      * @param cells {@code results} gathered per cell ({@link SeedCells#of}), or {@code null} for runs of
      *              one seed each (the report of {@link #write(Path, String, List, List)})
      */
-    public static Path write(Path dir, String title, List<String> intro, List<RunResult> results,
-            List<SeedCells.Cell> cells) throws IOException {
+    public static Path write(
+            Path dir, String title, List<String> intro, List<RunResult> results, List<SeedCells.Cell> cells)
+            throws IOException {
         return write(dir, HtmlPages.Frame.of(title, intro), results, cells);
     }
 
@@ -74,8 +74,13 @@ public final class ClusterReport {
      * @param scenarios the runs' scenarios (by name); a run whose scenario is not among them gets no
      *                  timeout line and its nodes one colour each
      */
-    public static Path write(Path dir, HtmlPages.Frame frame, List<RunResult> results, List<SeedCells.Cell> cells,
-            List<ClusterScenario> scenarios) throws IOException {
+    public static Path write(
+            Path dir,
+            HtmlPages.Frame frame,
+            List<RunResult> results,
+            List<SeedCells.Cell> cells,
+            List<ClusterScenario> scenarios)
+            throws IOException {
         Map<String, ClusterScenario> byName = new LinkedHashMap<>();
         scenarios.forEach(s -> byName.put(s.name(), s));
         if (cells != null) {
@@ -91,10 +96,29 @@ public final class ClusterReport {
     /** A cell as one run for the charts: pooled latencies, median P99, the first seed's CPU series. */
     private static RunResult pooled(SeedCells.Cell cell) {
         RunResult first = cell.runs().get(0);
-        return new RunResult(cell.scenario(), cell.network(), cell.cpuModel(), cell.policy(), cell.rps(), first.seed(),
-                cell.requests(), cell.completed(), cell.timeouts(), cell.errors(), cell.unfinished(), cell.p50Millis(),
-                cell.p99Millis(), cell.p999Millis(), cell.meanMillis(), cell.cpuGapPercentPoints(), first.replicas(),
-                first.planning(), first.callsServed(), first.eventsFired(), first.wallMillis(), cell.latency(),
+        return new RunResult(
+                cell.scenario(),
+                cell.network(),
+                cell.cpuModel(),
+                cell.policy(),
+                cell.rps(),
+                first.seed(),
+                cell.requests(),
+                cell.completed(),
+                cell.timeouts(),
+                cell.errors(),
+                cell.unfinished(),
+                cell.p50Millis(),
+                cell.p99Millis(),
+                cell.p999Millis(),
+                cell.meanMillis(),
+                cell.cpuGapPercentPoints(),
+                first.replicas(),
+                first.planning(),
+                first.callsServed(),
+                first.eventsFired(),
+                first.wallMillis(),
+                cell.latency(),
                 first.cpuUtilisationSeries());
     }
 
@@ -105,8 +129,11 @@ public final class ClusterReport {
      */
     static Map<String, Color> colours(List<String> policies) {
         List<String> order = dev.tailor.sim.cluster.ClusterSimulation.policyNames();
-        List<String> sorted = policies.stream().distinct().sorted(java.util.Comparator.comparingInt(
-                (String p) -> order.indexOf(p) < 0 ? order.size() : order.indexOf(p))).toList();
+        List<String> sorted = policies.stream()
+                .distinct()
+                .sorted(java.util.Comparator.comparingInt(
+                        (String p) -> order.indexOf(p) < 0 ? order.size() : order.indexOf(p)))
+                .toList();
         Map<String, Color> colours = new LinkedHashMap<>();
         for (int i = 0; i < sorted.size(); i++) {
             colours.put(sorted.get(i), ReportCharts.seriesColour(i));
@@ -119,11 +146,18 @@ public final class ClusterReport {
         return "network " + run.network() + " · CPU " + run.cpuModel() + " · " + format(run.rps()) + " RPS";
     }
 
-    private static Path page(Path dir, HtmlPages.Frame frame, List<RunResult> results, String table,
-            List<SeedCells.Cell> seedsSpread, Map<String, ClusterScenario> scenarios) throws IOException {
+    private static Path page(
+            Path dir,
+            HtmlPages.Frame frame,
+            List<RunResult> results,
+            String table,
+            List<SeedCells.Cell> seedsSpread,
+            Map<String, ClusterScenario> scenarios)
+            throws IOException {
         System.setProperty("java.awt.headless", "true");
         Files.createDirectories(dir);
-        Map<String, Color> colours = colours(results.stream().map(RunResult::policy).toList());
+        Map<String, Color> colours =
+                colours(results.stream().map(RunResult::policy).toList());
         StringBuilder html = new StringBuilder(HtmlPages.start(frame));
         html.append(table);
         if (seedsSpread != null) {
@@ -132,8 +166,11 @@ public final class ClusterReport {
 
         Map<String, List<RunResult>> bySetting = new LinkedHashMap<>();
         for (RunResult result : results) {
-            bySetting.computeIfAbsent(result.scenario() + " · network " + result.network() + " · CPU "
-                    + result.cpuModel(), k -> new ArrayList<>()).add(result);
+            bySetting
+                    .computeIfAbsent(
+                            result.scenario() + " · network " + result.network() + " · CPU " + result.cpuModel(),
+                            k -> new ArrayList<>())
+                    .add(result);
         }
         for (Map.Entry<String, List<RunResult>> setting : bySetting.entrySet()) {
             List<RunResult> runs = setting.getValue();
@@ -143,17 +180,24 @@ public final class ClusterReport {
             RunResult first = runs.get(0);
             String place = "network " + first.network() + " · CPU " + first.cpuModel();
             if (rates.size() > 1) {
-                html.append(ReportCharts.inlinePng(p99ByRate(runs, "P99 latency against load · " + place, colours),
+                html.append(ReportCharts.inlinePng(
+                        p99ByRate(runs, "P99 latency against load · " + place, colours),
                         "P99 latency against load: " + setting.getKey()));
             }
             for (double rps : rates) {
-                List<RunResult> atRate = runs.stream().filter(r -> r.rps() == rps).toList();
+                List<RunResult> atRate =
+                        runs.stream().filter(r -> r.rps() == rps).toList();
                 String what = "End-to-end latency CDF";
-                html.append(ReportCharts.inlinePng(latencyCdf(atRate, what + " · " + cell(atRate.get(0)), colours,
-                        timeoutMillis(scenarios.get(first.scenario()))),
+                html.append(ReportCharts.inlinePng(
+                        latencyCdf(
+                                atRate,
+                                what + " · " + cell(atRate.get(0)),
+                                colours,
+                                timeoutMillis(scenarios.get(first.scenario()))),
                         what + ": " + first.scenario() + " · " + cell(atRate.get(0))));
             }
-            html.append("</div>\n<h3>CPU utilisation per component at ").append(format(rates.last()))
+            html.append("</div>\n<h3>CPU utilisation per component at ")
+                    .append(format(rates.last()))
                     .append(" RPS (10-s means in % of the CPU limit; one panel per component, one line per replica,"
                             + " coloured by its node's speed: blue fastest, orange slowest)</h3>\n");
             ClusterScenario scenario = scenarios.get(runs.get(0).scenario());
@@ -165,8 +209,9 @@ public final class ClusterReport {
                 if (run.rps() == rates.last() && run.cpuUtilisationSeries() != null) {
                     html.append("<h4>").append(escape(run.policy())).append("</h4>\n<div class=\"charts\">\n");
                     for (XYChart panel : cpuPerComponent(run, speeds)) {
-                        html.append(ReportCharts.inlinePng(panel, "CPU utilisation, " + panel.getTitle() + ": "
-                                + run.scenario() + " · " + cell(run)));
+                        html.append(ReportCharts.inlinePng(
+                                panel,
+                                "CPU utilisation, " + panel.getTitle() + ": " + run.scenario() + " · " + cell(run)));
                     }
                     html.append("</div>\n");
                 }
@@ -188,25 +233,36 @@ public final class ClusterReport {
     private static String seedSpread(List<SeedCells.Cell> cells) throws IOException {
         Map<String, List<SeedCells.Cell>> groups = new LinkedHashMap<>();
         for (SeedCells.Cell c : cells) {
-            groups.computeIfAbsent(c.scenario() + " · network " + c.network() + " · CPU " + c.cpuModel() + " · "
-                    + format(c.rps()) + " RPS", k -> new ArrayList<>()).add(c);
+            groups.computeIfAbsent(
+                            c.scenario() + " · network " + c.network() + " · CPU " + c.cpuModel() + " · "
+                                    + format(c.rps()) + " RPS",
+                            k -> new ArrayList<>())
+                    .add(c);
         }
         StringBuilder html = new StringBuilder("<h2>P99 over the seeds</h2>\n<div class=\"charts\">\n");
         for (Map.Entry<String, List<SeedCells.Cell>> group : groups.entrySet()) {
             SeedCells.Cell head = group.getValue().get(0);
             String what = "P99 over " + head.seeds().size() + " seeds";
             List<SeedCells.Cell> plotted = group.getValue().stream()
-                    .filter(c -> c.runs().stream().anyMatch(r -> r.p99Millis() != null)).toList();
+                    .filter(c -> c.runs().stream().anyMatch(r -> r.p99Millis() != null))
+                    .toList();
             if (plotted.isEmpty()) {
                 continue;
             }
             List<String> policies = plotted.stream().map(SeedCells.Cell::policy).toList();
-            org.knowm.xchart.BoxChart chart = boxChart(what + " · network " + head.network() + " · CPU "
-                    + head.cpuModel() + " · " + format(head.rps()) + " RPS", policies);
+            org.knowm.xchart.BoxChart chart = boxChart(
+                    what + " · network " + head.network() + " · CPU " + head.cpuModel() + " · " + format(head.rps())
+                            + " RPS",
+                    policies);
             for (SeedCells.Cell c : plotted) {
                 // Log scale: a policy that times out (P99 at 30 s) would flatten the others' boxes.
-                chart.addSeries(c.policy(), c.runs().stream().map(RunResult::p99Millis).filter(v -> v != null)
-                        .map(v -> Math.log10(Math.max(0.01, v))).toList());
+                chart.addSeries(
+                        c.policy(),
+                        c.runs().stream()
+                                .map(RunResult::p99Millis)
+                                .filter(v -> v != null)
+                                .map(v -> Math.log10(Math.max(0.01, v)))
+                                .toList());
             }
             html.append(ReportCharts.inlinePng(chart, what + ": " + group.getKey()));
         }
@@ -222,12 +278,19 @@ public final class ClusterReport {
      */
     private static org.knowm.xchart.BoxChart boxChart(String title, List<String> policies) {
         java.awt.Font labelFont = new org.knowm.xchart.style.BoxStyler().getAxisTickLabelsFont();
-        double widest = policies.stream().mapToDouble(p -> ReportCharts.textWidth(p, labelFont)).max().orElse(0);
+        double widest = policies.stream()
+                .mapToDouble(p -> ReportCharts.textWidth(p, labelFont))
+                .max()
+                .orElse(0);
         // About 90 px go to the y axis's title and labels; each box gets an equal share of the rest.
         boolean slant = widest > (620 - 90) / (double) policies.size() - 8;
         int height = 360 + (slant ? (int) Math.ceil(widest * Math.sqrt(0.5)) : 0);
-        org.knowm.xchart.BoxChart chart = new org.knowm.xchart.BoxChartBuilder().width(620).height(height)
-                .title(title).yAxisTitle("P99 (ms, log scale)").build();
+        org.knowm.xchart.BoxChart chart = new org.knowm.xchart.BoxChartBuilder()
+                .width(620)
+                .height(height)
+                .title(title)
+                .yAxisTitle("P99 (ms, log scale)")
+                .build();
         chart.getStyler().setChartBackgroundColor(Color.WHITE);
         chart.getStyler().setPlotBackgroundColor(Color.WHITE);
         chart.getStyler().setLocale(Locale.ROOT);
@@ -248,17 +311,41 @@ public final class ClusterReport {
                 + "<th>errors</th><th>unfinished</th><th>CPU gap pp</th><th>plan ms/round (median)</th></tr>\n");
         for (SeedCells.Cell c : cells) {
             Double plan = SeedCells.planMillis(c);
-            t.append("<tr><td class=\"l\">").append(escape(c.scenario())).append("</td><td class=\"l\">")
-                    .append(escape(c.network())).append("</td><td class=\"l\">").append(escape(c.cpuModel()))
-                    .append("</td><td>").append(format(c.rps())).append("</td><td class=\"l\">")
-                    .append(escape(c.policy())).append("</td><td>").append(c.seeds().size()).append("</td><td>")
-                    .append(format(c.p50Millis())).append("</td><td>").append(format(c.p99Millis())).append("</td><td>")
-                    .append(format(c.p99Spread().minMillis())).append("–").append(format(c.p99Spread().maxMillis()))
-                    .append("</td><td>").append(format(c.p99Spread().meanMillis())).append("</td><td>")
-                    .append(format(c.p999Millis())).append("</td><td>").append(c.timeouts()).append("</td><td>")
-                    .append(c.errors()).append("</td><td>").append(c.unfinished()).append("</td><td>")
-                    .append(format(c.cpuGapPercentPoints())).append("</td><td>")
-                    .append(plan == null ? "" : format(plan)).append("</td></tr>\n");
+            t.append("<tr><td class=\"l\">")
+                    .append(escape(c.scenario()))
+                    .append("</td><td class=\"l\">")
+                    .append(escape(c.network()))
+                    .append("</td><td class=\"l\">")
+                    .append(escape(c.cpuModel()))
+                    .append("</td><td>")
+                    .append(format(c.rps()))
+                    .append("</td><td class=\"l\">")
+                    .append(escape(c.policy()))
+                    .append("</td><td>")
+                    .append(c.seeds().size())
+                    .append("</td><td>")
+                    .append(format(c.p50Millis()))
+                    .append("</td><td>")
+                    .append(format(c.p99Millis()))
+                    .append("</td><td>")
+                    .append(format(c.p99Spread().minMillis()))
+                    .append("–")
+                    .append(format(c.p99Spread().maxMillis()))
+                    .append("</td><td>")
+                    .append(format(c.p99Spread().meanMillis()))
+                    .append("</td><td>")
+                    .append(format(c.p999Millis()))
+                    .append("</td><td>")
+                    .append(c.timeouts())
+                    .append("</td><td>")
+                    .append(c.errors())
+                    .append("</td><td>")
+                    .append(c.unfinished())
+                    .append("</td><td>")
+                    .append(format(c.cpuGapPercentPoints()))
+                    .append("</td><td>")
+                    .append(plan == null ? "" : format(plan))
+                    .append("</td></tr>\n");
         }
         return t.append("</table></div>\n").toString();
     }
@@ -270,20 +357,37 @@ public final class ClusterReport {
                 + "<th>P99.9 ms</th><th>timeouts</th><th>unfinished</th><th>CPU gap pp</th><th>plan ms/round (median)</th>"
                 + "</tr>\n");
         for (RunResult r : results) {
-            t.append("<tr><td class=\"l\">").append(escape(r.scenario())).append("</td><td class=\"l\">")
-                    .append(escape(r.network())).append("</td><td class=\"l\">").append(escape(r.cpuModel()))
-                    .append("</td><td>").append(format(r.rps())).append("</td><td class=\"l\">")
-                    .append(escape(r.policy())).append("</td><td>").append(format(r.p50Millis())).append("</td><td>")
-                    .append(format(r.p99Millis())).append("</td><td>").append(format(r.p999Millis())).append("</td><td>")
-                    .append(r.timeouts()).append("</td><td>").append(r.unfinished()).append("</td><td>")
-                    .append(format(r.cpuGapPercentPoints())).append("</td><td>")
-                    .append(r.planning() == null ? "" : format(r.planning().medianMillis())).append("</td></tr>\n");
+            t.append("<tr><td class=\"l\">")
+                    .append(escape(r.scenario()))
+                    .append("</td><td class=\"l\">")
+                    .append(escape(r.network()))
+                    .append("</td><td class=\"l\">")
+                    .append(escape(r.cpuModel()))
+                    .append("</td><td>")
+                    .append(format(r.rps()))
+                    .append("</td><td class=\"l\">")
+                    .append(escape(r.policy()))
+                    .append("</td><td>")
+                    .append(format(r.p50Millis()))
+                    .append("</td><td>")
+                    .append(format(r.p99Millis()))
+                    .append("</td><td>")
+                    .append(format(r.p999Millis()))
+                    .append("</td><td>")
+                    .append(r.timeouts())
+                    .append("</td><td>")
+                    .append(r.unfinished())
+                    .append("</td><td>")
+                    .append(format(r.cpuGapPercentPoints()))
+                    .append("</td><td>")
+                    .append(r.planning() == null ? "" : format(r.planning().medianMillis()))
+                    .append("</td></tr>\n");
         }
         return t.append("</table></div>\n").toString();
     }
 
-    private static XYChart latencyCdf(List<RunResult> runs, String title, Map<String, Color> colours,
-            Double timeoutMillis) {
+    private static XYChart latencyCdf(
+            List<RunResult> runs, String title, Map<String, Color> colours, Double timeoutMillis) {
         XYChart chart = ReportCharts.tailChart(title, 400);
         List<String> order = dev.tailor.sim.cluster.ClusterSimulation.policyNames();
         double topNines = 0;
@@ -320,23 +424,37 @@ public final class ClusterReport {
     }
 
     private static XYChart p99ByRate(List<RunResult> runs, String title, Map<String, Color> colours) {
-        XYChart chart = new XYChartBuilder().width(620).height(400).title(title)
-                .xAxisTitle("user requests per second").yAxisTitle("P99 (ms, log scale)").build();
+        XYChart chart = new XYChartBuilder()
+                .width(620)
+                .height(400)
+                .title(title)
+                .xAxisTitle("user requests per second")
+                .yAxisTitle("P99 (ms, log scale)")
+                .build();
         ReportCharts.style(chart);
         ReportCharts.fitTitle(chart);
         // No custom tick labels here: XChart places them linearly on a log axis (knowm/XChart#834).
-        ReportCharts.logYAxis(chart.getStyler(), runs.stream().map(RunResult::p99Millis)
-                .map(v -> v == null ? null : Math.max(0.01, v)).toList());
+        ReportCharts.logYAxis(
+                chart.getStyler(),
+                runs.stream()
+                        .map(RunResult::p99Millis)
+                        .map(v -> v == null ? null : Math.max(0.01, v))
+                        .toList());
         chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNW);
         Map<String, List<RunResult>> byPolicy = new LinkedHashMap<>();
-        runs.forEach(r -> byPolicy.computeIfAbsent(r.policy(), k -> new ArrayList<>()).add(r));
+        runs.forEach(r ->
+                byPolicy.computeIfAbsent(r.policy(), k -> new ArrayList<>()).add(r));
         byPolicy.forEach((policy, list) -> {
-            List<RunResult> sorted = list.stream().filter(r -> r.p99Millis() != null)
-                    .sorted(java.util.Comparator.comparingDouble(RunResult::rps)).toList();
+            List<RunResult> sorted = list.stream()
+                    .filter(r -> r.p99Millis() != null)
+                    .sorted(java.util.Comparator.comparingDouble(RunResult::rps))
+                    .toList();
             if (sorted.isEmpty()) {
                 return;
             }
-            XYSeries series = chart.addSeries(policy, sorted.stream().map(RunResult::rps).toList(),
+            XYSeries series = chart.addSeries(
+                    policy,
+                    sorted.stream().map(RunResult::rps).toList(),
                     sorted.stream().map(r -> Math.max(0.01, r.p99Millis())).toList());
             series.setLineColor(colours.get(policy));
             series.setMarkerColor(colours.get(policy));
@@ -354,7 +472,8 @@ public final class ClusterReport {
         double t = fastest > slowest ? (fastest - speed) / (fastest - slowest) : 0;
         Color fast = new Color(0x00, 0x72, 0xB2);
         Color slow = new Color(0xE6, 0x9F, 0x00);
-        return new Color((int) Math.round(fast.getRed() + t * (slow.getRed() - fast.getRed())),
+        return new Color(
+                (int) Math.round(fast.getRed() + t * (slow.getRed() - fast.getRed())),
                 (int) Math.round(fast.getGreen() + t * (slow.getGreen() - fast.getGreen())),
                 (int) Math.round(fast.getBlue() + t * (slow.getBlue() - fast.getBlue())));
     }
@@ -368,23 +487,32 @@ public final class ClusterReport {
         List<double[]> series = run.cpuUtilisationSeries();
         Map<String, List<Integer>> byComponent = new LinkedHashMap<>();
         for (int i = 0; i < series.size() && i < run.replicas().size(); i++) {
-            byComponent.computeIfAbsent(run.replicas().get(i).component(), k -> new ArrayList<>()).add(i);
+            byComponent
+                    .computeIfAbsent(run.replicas().get(i).component(), k -> new ArrayList<>())
+                    .add(i);
         }
-        double fastest = speeds.values().stream().mapToDouble(Double::doubleValue).max().orElse(1);
-        double slowest = speeds.values().stream().mapToDouble(Double::doubleValue).min().orElse(1);
+        double fastest =
+                speeds.values().stream().mapToDouble(Double::doubleValue).max().orElse(1);
+        double slowest =
+                speeds.values().stream().mapToDouble(Double::doubleValue).min().orElse(1);
         List<XYChart> panels = new ArrayList<>();
         for (Map.Entry<String, List<Integer>> component : byComponent.entrySet()) {
             boolean legend = panels.isEmpty();
-            XYChart chart = new XYChartBuilder().width(legend ? 330 : 230).height(200)
-                    .title(run.policy() + ": " + component.getKey()).xAxisTitle("simulated s").yAxisTitle("CPU %")
+            XYChart chart = new XYChartBuilder()
+                    .width(legend ? 330 : 230)
+                    .height(200)
+                    .title(run.policy() + ": " + component.getKey())
+                    .xAxisTitle("simulated s")
+                    .yAxisTitle("CPU %")
                     .build();
             ReportCharts.style(chart);
             chart.getStyler().setYAxisMin(0.0);
             chart.getStyler().setYAxisMax(110.0);
             chart.getStyler().setLegendVisible(legend);
             chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
-            chart.getStyler().setChartTitleFont(chart.getStyler().getChartTitleFont().deriveFont(11f));
-            chart.getStyler().setXAxisTickMarkSpacingHint(60);   // a small panel: fewer time ticks
+            chart.getStyler()
+                    .setChartTitleFont(chart.getStyler().getChartTitleFont().deriveFont(11f));
+            chart.getStyler().setXAxisTickMarkSpacingHint(60); // a small panel: fewer time ticks
             java.util.Set<String> named = new java.util.HashSet<>();
             for (int i : component.getValue()) {
                 RunResult.ReplicaStats replica = run.replicas().get(i);
@@ -422,8 +550,8 @@ public final class ClusterReport {
         if (value == Math.rint(value) && Math.abs(value) < 1e12) {
             return String.valueOf(value.longValue());
         }
-        return String.format(Locale.ROOT, Math.abs(value) >= 100 ? "%.0f" : Math.abs(value) >= 10 ? "%.1f" : "%.2f",
-                value);
+        return String.format(
+                Locale.ROOT, Math.abs(value) >= 100 ? "%.0f" : Math.abs(value) >= 10 ? "%.1f" : "%.2f", value);
     }
 
     private static String escape(String text) {

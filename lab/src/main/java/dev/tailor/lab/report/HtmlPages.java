@@ -16,8 +16,7 @@ import java.util.List;
  */
 public final class HtmlPages {
 
-    private HtmlPages() {
-    }
+    private HtmlPages() {}
 
     /** The style every page shares. */
     static final String STYLE = "body{font-family:system-ui,sans-serif;max-width:1400px;margin:2em auto;padding:0 1em;"
@@ -59,16 +58,21 @@ public final class HtmlPages {
     public static String start(Frame frame) {
         StringBuilder html = new StringBuilder();
         html.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-                + "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>")
-                .append(escape(frame.title())).append("</title>\n<style>").append(STYLE)
-                .append("</style></head><body>\n<h1>").append(escape(frame.title())).append("</h1>\n");
+                        + "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>")
+                .append(escape(frame.title()))
+                .append("</title>\n<style>")
+                .append(STYLE)
+                .append("</style></head><body>\n<h1>")
+                .append(escape(frame.title()))
+                .append("</h1>\n");
         if (!frame.summary().isEmpty()) {
             html.append("<div class=\"summary\">\n");
             for (String line : frame.summary()) {
                 if (line.equals("Summary")) {
                     html.append("<h2 style=\"margin-top:0.3em\">Summary</h2>\n");
                 } else if (!line.isBlank()) {
-                    html.append(line.startsWith("    ") ? "<p class=\"sub\">" : "<p>").append(escape(line.strip()))
+                    html.append(line.startsWith("    ") ? "<p class=\"sub\">" : "<p>")
+                            .append(escape(line.strip()))
                             .append("</p>\n");
                 }
             }
@@ -83,7 +87,8 @@ public final class HtmlPages {
         StringBuilder html = new StringBuilder();
         if (!frame.commands().isEmpty()) {
             html.append("<h2>Reproduce</h2>\n<pre class=\"commands\">")
-                    .append(escape(String.join("\n", frame.commands()))).append("</pre>\n");
+                    .append(escape(String.join("\n", frame.commands())))
+                    .append("</pre>\n");
         }
         return html.append("</body></html>\n").toString();
     }
@@ -109,7 +114,8 @@ public final class HtmlPages {
                 to++;
             }
             if (to > from) {
-                List<String> rows = lines.subList(from, to).stream().map(String::strip).toList();
+                List<String> rows =
+                        lines.subList(from, to).stream().map(String::strip).toList();
                 html.append(table(captions ? line : null, rows));
                 i = to;
                 continue;
@@ -139,13 +145,19 @@ public final class HtmlPages {
             if (cells.stream().allMatch(c -> c.matches(":?-+:?"))) {
                 continue;
             }
-            boolean head = header && markdown.size() > 1 && cells(markdown.get(1)).stream()
-                    .allMatch(c -> c.matches(":?-+:?"));
+            boolean head = header
+                    && markdown.size() > 1
+                    && cells(markdown.get(1)).stream().allMatch(c -> c.matches(":?-+:?"));
             html.append("<tr>");
             for (int c = 0; c < cells.size(); c++) {
                 String tag = head ? "th" : "td";
-                html.append('<').append(tag).append(c == 0 || !numeric(cells.get(c)) ? " class=\"l\">" : ">")
-                        .append(escape(cells.get(c))).append("</").append(tag).append('>');
+                html.append('<')
+                        .append(tag)
+                        .append(c == 0 || !numeric(cells.get(c)) ? " class=\"l\">" : ">")
+                        .append(escape(cells.get(c)))
+                        .append("</")
+                        .append(tag)
+                        .append('>');
             }
             html.append("</tr>\n");
             header = false;
@@ -169,7 +181,10 @@ public final class HtmlPages {
 
     /** {@code text} safe in HTML text and attribute values. */
     public static String escape(String text) {
-        return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
+        return text.replace("&", "&amp;")
+                .replace("<", "&lt;")
+                .replace(">", "&gt;")
+                .replace("\"", "&quot;");
     }
 
     /**

@@ -21,8 +21,7 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
  */
 public final class ReportCharts {
 
-    private ReportCharts() {
-    }
+    private ReportCharts() {}
 
     /** Tick labels of a log axis: 0.1, 1, 10, 100, 1,000, 10,000 (XChart's default writes 1E4). */
     public static final String LOG_AXIS_PATTERN = "#,##0.###";
@@ -73,12 +72,14 @@ public final class ReportCharts {
 
     /** The width of {@code text} in {@code font}, pixels, as drawn on an image with XChart's text hints. */
     public static double textWidth(String text, Font font) {
-        java.awt.Graphics2D g = new java.awt.image.BufferedImage(1, 1, java.awt.image.BufferedImage.TYPE_INT_ARGB)
-                .createGraphics();
+        java.awt.Graphics2D g =
+                new java.awt.image.BufferedImage(1, 1, java.awt.image.BufferedImage.TYPE_INT_ARGB).createGraphics();
         try {
-            g.setRenderingHint(java.awt.RenderingHints.KEY_TEXT_ANTIALIASING,
-                    java.awt.RenderingHints.VALUE_TEXT_ANTIALIAS_ON);
-            return new java.awt.font.TextLayout(text, font, g.getFontRenderContext()).getBounds().getWidth();
+            g.setRenderingHint(
+                    java.awt.RenderingHints.KEY_TEXT_ANTIALIASING, java.awt.RenderingHints.VALUE_TEXT_ANTIALIAS_ON);
+            return new java.awt.font.TextLayout(text, font, g.getFontRenderContext())
+                    .getBounds()
+                    .getWidth();
         } finally {
             g.dispose();
         }
@@ -138,8 +139,8 @@ public final class ReportCharts {
      * {@link #LOG_AXIS_PATTERN} (2.2 → 158, 3 → 1,000, -0.5 → 0.316).
      */
     public static String powerOfTenLabel(double exponent) {
-        java.math.BigDecimal value = new java.math.BigDecimal(Math.pow(10, exponent))
-                .round(new java.math.MathContext(3));
+        java.math.BigDecimal value =
+                new java.math.BigDecimal(Math.pow(10, exponent)).round(new java.math.MathContext(3));
         return new java.text.DecimalFormat(LOG_AXIS_PATTERN, java.text.DecimalFormatSymbols.getInstance(Locale.ROOT))
                 .format(value);
     }
@@ -160,8 +161,13 @@ public final class ReportCharts {
      * {@link #logXAxis} with their latencies so the x axis has labelled ticks). The title's font shrinks to fit.
      */
     public static XYChart tailChart(String title, int heightPixels) {
-        XYChart chart = new XYChartBuilder().width(620).height(heightPixels).title(title)
-                .xAxisTitle("latency (ms, log scale)").yAxisTitle("fraction of requests at most this slow").build();
+        XYChart chart = new XYChartBuilder()
+                .width(620)
+                .height(heightPixels)
+                .title(title)
+                .xAxisTitle("latency (ms, log scale)")
+                .yAxisTitle("fraction of requests at most this slow")
+                .build();
         style(chart);
         fitTitle(chart);
         chart.getStyler().setXAxisLogarithmic(true);
@@ -177,7 +183,8 @@ public final class ReportCharts {
      */
     public static BasicStroke dash(int index) {
         float[] pattern = DASHES[Math.floorMod(index, DASHES.length)];
-        return pattern == null ? new BasicStroke(1.6f)
+        return pattern == null
+                ? new BasicStroke(1.6f)
                 : new BasicStroke(1.6f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f, pattern, 0f);
     }
 
@@ -187,12 +194,14 @@ public final class ReportCharts {
      * recorded at it, so curves that reach the line end there.
      */
     public static void timeoutLine(XYChart chart, double timeoutMillis, double topNines) {
-        XYSeries wall = chart.addSeries("timeout (" + String.format(Locale.ROOT, "%,.0f", timeoutMillis / 1000)
-                + " s)", List.of(timeoutMillis, timeoutMillis), List.of(0.0, topNines));
+        XYSeries wall = chart.addSeries(
+                "timeout (" + String.format(Locale.ROOT, "%,.0f", timeoutMillis / 1000) + " s)",
+                List.of(timeoutMillis, timeoutMillis),
+                List.of(0.0, topNines));
         wall.setMarker(SeriesMarkers.NONE);
         wall.setLineColor(new Color(0x88, 0x88, 0x88));
-        wall.setLineStyle(new BasicStroke(2f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f, new float[] {4f, 4f},
-                0f));
+        wall.setLineStyle(
+                new BasicStroke(2f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f, new float[] {4f, 4f}, 0f));
     }
 
     /** A "nines" value as a percentage: 0 → 0 %, 1 → 90 %, 2 → 99 %, 3 → 99.9 %. */
@@ -220,7 +229,8 @@ public final class ReportCharts {
             throws IOException {
         byte[] png = BitmapEncoder.getBitmapBytes(chart, BitmapEncoder.BitmapFormat.PNG);
         return "<img alt=\"" + HtmlPages.escape(alt) + "\" width=\"" + chart.getWidth() + "\" height=\""
-                + chart.getHeight() + "\" src=\"data:image/png;base64," + Base64.getEncoder().encodeToString(png)
+                + chart.getHeight() + "\" src=\"data:image/png;base64,"
+                + Base64.getEncoder().encodeToString(png)
                 + "\">\n";
     }
 }

@@ -41,10 +41,10 @@ public final class StorageReport {
     };
     /** Shown before and after the first measured burst in the pool plots, ms. */
     static final int BEFORE_BURST_MILLIS = 100;
+
     static final int AFTER_BURST_MILLIS = 400;
 
-    private StorageReport() {
-    }
+    private StorageReport() {}
 
     /**
      * Writes {@code dir/index.html} (creating {@code dir} if needed), replacing an earlier report.
@@ -56,8 +56,9 @@ public final class StorageReport {
      * @return the written file
      * @throws IOException if the directory or file cannot be written
      */
-    public static Path write(Path dir, String title, List<String> intro, List<String> notes,
-            List<StorageRunResult> results) throws IOException {
+    public static Path write(
+            Path dir, String title, List<String> intro, List<String> notes, List<StorageRunResult> results)
+            throws IOException {
         return write(dir, "index.html", title, intro, notes, results);
     }
 
@@ -65,8 +66,14 @@ public final class StorageReport {
      * Writes {@code dir/fileName} (creating {@code dir} if needed), replacing an earlier one; see
      * {@link #write(Path, String, List, List, List)}.
      */
-    public static Path write(Path dir, String fileName, String title, List<String> intro, List<String> notes,
-            List<StorageRunResult> results) throws IOException {
+    public static Path write(
+            Path dir,
+            String fileName,
+            String title,
+            List<String> intro,
+            List<String> notes,
+            List<StorageRunResult> results)
+            throws IOException {
         return write(dir, fileName, HtmlPages.Frame.of(title, intro), notes, results);
     }
 
@@ -74,8 +81,9 @@ public final class StorageReport {
      * As {@link #write(Path, String, String, List, List, List)}, in a frame with a summary at the top and
      * the commands that reproduce the figures at the end.
      */
-    public static Path write(Path dir, String fileName, HtmlPages.Frame frame, List<String> notes,
-            List<StorageRunResult> results) throws IOException {
+    public static Path write(
+            Path dir, String fileName, HtmlPages.Frame frame, List<String> notes, List<StorageRunResult> results)
+            throws IOException {
         System.setProperty("java.awt.headless", "true");
         Files.createDirectories(dir);
         List<String> order = StorageSimulation.policyNames();
@@ -99,18 +107,23 @@ public final class StorageReport {
                 + " issued.</p>\n");
 
         Map<String, List<StorageRunResult>> byVariant = new LinkedHashMap<>();
-        results.forEach(r -> byVariant.computeIfAbsent(r.label(), k -> new ArrayList<>()).add(r));
+        results.forEach(r ->
+                byVariant.computeIfAbsent(r.label(), k -> new ArrayList<>()).add(r));
         for (Map.Entry<String, List<StorageRunResult>> variant : byVariant.entrySet()) {
             List<StorageRunResult> runs = variant.getValue();
             html.append("<h2>").append(escape(variant.getKey())).append("</h2>\n<div class=\"charts\">\n");
             html.append(ReportCharts.inlinePng(cdf(runs, true, "Steady tenants: latency CDF", colours)));
             html.append(ReportCharts.inlinePng(cdf(runs, false, "Hot (bursty) tenants: latency CDF", colours)));
             html.append("</div>\n");
-            List<StorageRunResult> pooled = runs.stream().filter(r -> r.series() != null && r.series().hasPools()
-                    && r.series().firstBurstNanos() >= 0).toList();
+            List<StorageRunResult> pooled = runs.stream()
+                    .filter(r -> r.series() != null
+                            && r.series().hasPools()
+                            && r.series().firstBurstNanos() >= 0)
+                    .toList();
             if (!pooled.isEmpty()) {
-                html.append("<h3>Token pools around the first measured burst (proxy ").append(pooled.get(0).series()
-                        .proxy()).append(", per 10 ms interval, in % of the budget C)</h3>\n<div class=\"charts\">\n");
+                html.append("<h3>Token pools around the first measured burst (proxy ")
+                        .append(pooled.get(0).series().proxy())
+                        .append(", per 10 ms interval, in % of the budget C)</h3>\n<div class=\"charts\">\n");
                 for (StorageRunResult r : pooled) {
                     html.append(ReportCharts.inlinePng(pools(r)));
                 }
@@ -142,24 +155,39 @@ public final class StorageReport {
                 + "<th>req/s</th><th>backend %</th><th>unused %</th><th>reserve %</th><th>lent %</th>"
                 + "<th>borrowed %</th><th>refused</th></tr>\n");
         for (StorageRunResult r : results) {
-            t.append("<tr><td class=\"l\">").append(escape(r.label())).append("</td><td class=\"l\">")
-                    .append(escape(r.policy())).append("</td>");
+            t.append("<tr><td class=\"l\">")
+                    .append(escape(r.label()))
+                    .append("</td><td class=\"l\">")
+                    .append(escape(r.policy()))
+                    .append("</td>");
             for (LatencySummary s : List.of(r.steady(), r.hot())) {
-                for (Double v : new Double[] {s.p50Millis(), s.p99Millis(), s.p999Millis(), s.p9999Millis(),
-                    s.p99999Millis()}) {
+                for (Double v :
+                        new Double[] {s.p50Millis(), s.p99Millis(), s.p999Millis(), s.p9999Millis(), s.p99999Millis()
+                        }) {
                     t.append("<td>").append(format(v)).append("</td>");
                 }
             }
-            t.append("<td>").append(format(r.steadySegments().p99Millis())).append("</td><td>")
-                    .append(format(r.steadySegments().p99999Millis())).append("</td>");
+            t.append("<td>")
+                    .append(format(r.steadySegments().p99Millis()))
+                    .append("</td><td>")
+                    .append(format(r.steadySegments().p99999Millis()))
+                    .append("</td>");
             StorageRunResult.AdmissionCounters a = r.admission();
-            t.append("<td>").append(format(r.throughputRequestsPerSecond())).append("</td><td>")
-                    .append(format(r.backendUtilizationPercent())).append("</td><td>")
-                    .append(format(r.unusedCapacityPercent())).append("</td><td>")
-                    .append(a == null ? "" : format(a.reserveDrawnPercent())).append("</td><td>")
-                    .append(a == null ? "" : format(a.reserveLentPercent())).append("</td><td>")
-                    .append(a == null ? "" : format(a.borrowedPercent())).append("</td><td>")
-                    .append(r.refused()).append("</td></tr>\n");
+            t.append("<td>")
+                    .append(format(r.throughputRequestsPerSecond()))
+                    .append("</td><td>")
+                    .append(format(r.backendUtilizationPercent()))
+                    .append("</td><td>")
+                    .append(format(r.unusedCapacityPercent()))
+                    .append("</td><td>")
+                    .append(a == null ? "" : format(a.reserveDrawnPercent()))
+                    .append("</td><td>")
+                    .append(a == null ? "" : format(a.reserveLentPercent()))
+                    .append("</td><td>")
+                    .append(a == null ? "" : format(a.borrowedPercent()))
+                    .append("</td><td>")
+                    .append(r.refused())
+                    .append("</td></tr>\n");
         }
         return t.append("</table></div>\n").toString();
     }
@@ -183,7 +211,7 @@ public final class StorageReport {
             series.setMarker(SeriesMarkers.NONE);
             series.setLineColor(colours.get(run.policy()));
             if (run.policy().startsWith("no-")) {
-                series.setLineStyle(SeriesLines.DASH_DASH);   // the ablations
+                series.setLineStyle(SeriesLines.DASH_DASH); // the ablations
             }
         }
         return chart;
@@ -191,8 +219,13 @@ public final class StorageReport {
 
     private static XYChart pools(StorageRunResult run) {
         IntervalSeries s = run.series();
-        XYChart chart = new XYChartBuilder().width(620).height(380).title(run.policy())
-                .xAxisTitle("ms since the burst began").yAxisTitle("% of the budget C per interval").build();
+        XYChart chart = new XYChartBuilder()
+                .width(620)
+                .height(380)
+                .title(run.policy())
+                .xAxisTitle("ms since the burst began")
+                .yAxisTitle("% of the budget C per interval")
+                .build();
         ReportCharts.style(chart);
         chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
         chart.getStyler().setLegendLayout(Styler.LegendLayout.Horizontal);
@@ -211,8 +244,17 @@ public final class StorageReport {
         return chart;
     }
 
-    private static void addLine(XYChart chart, String name, float[] values, int from, int to, int center, long step,
-            double budget, Color colour, boolean dashed) {
+    private static void addLine(
+            XYChart chart,
+            String name,
+            float[] values,
+            int from,
+            int to,
+            int center,
+            long step,
+            double budget,
+            Color colour,
+            boolean dashed) {
         if (values == null || to <= from) {
             return;
         }
@@ -225,8 +267,11 @@ public final class StorageReport {
         XYSeries series = chart.addSeries(name, x, y);
         series.setMarker(SeriesMarkers.NONE);
         series.setLineColor(colour);
-        series.setLineStyle(dashed ? new BasicStroke(1.2f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f,
-                new float[] {4f, 3f}, 0f) : new BasicStroke(1.5f));
+        series.setLineStyle(
+                dashed
+                        ? new BasicStroke(
+                                1.2f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f, new float[] {4f, 3f}, 0f)
+                        : new BasicStroke(1.5f));
     }
 
     private static String format(Double value) {

@@ -48,17 +48,22 @@ class ReportChartsTest {
 
     @Test
     void fitTitle_shrinksALongTitleToTheChartsWidth_andKeepsAShortOne() {
-        XYChart chart = new XYChartBuilder().width(620).height(400)
-                .title("P99 over 2 seeds: dyn-calls-overcount · network A · CPU fluid · 400 RPS").build();
+        XYChart chart = new XYChartBuilder()
+                .width(620)
+                .height(400)
+                .title("P99 over 2 seeds: dyn-calls-overcount · network A · CPU fluid · 400 RPS")
+                .build();
         float before = chart.getStyler().getChartTitleFont().getSize2D();
-        assertThat(ReportCharts.textWidth(chart.getTitle(), chart.getStyler().getChartTitleFont())).isGreaterThan(520);
+        assertThat(ReportCharts.textWidth(chart.getTitle(), chart.getStyler().getChartTitleFont()))
+                .isGreaterThan(520);
 
         ReportCharts.fitTitle(chart);
 
         assertThat(chart.getStyler().getChartTitleFont().getSize2D()).isLessThan(before);
         assertThat(ReportCharts.textWidth(chart.getTitle(), chart.getStyler().getChartTitleFont()))
                 .isLessThanOrEqualTo(520);
-        XYChart small = new XYChartBuilder().width(620).height(400).title("P99 latency").build();
+        XYChart small =
+                new XYChartBuilder().width(620).height(400).title("P99 latency").build();
         ReportCharts.fitTitle(small);
         assertThat(small.getStyler().getChartTitleFont().getSize2D()).isEqualTo(before);
     }
@@ -73,10 +78,16 @@ class ReportChartsTest {
         assertThat(colours.get(twelve.get(0))).isEqualTo(ReportCharts.seriesColour(0));
         // Two policies that used to be orange-red and orange are now far apart in hue.
         Map<String, Color> pair = ClusterReport.colours(List.of("heart", "least-request"));
-        float[] a = Color.RGBtoHSB(pair.get("heart").getRed(), pair.get("heart").getGreen(),
-                pair.get("heart").getBlue(), null);
-        float[] b = Color.RGBtoHSB(pair.get("least-request").getRed(), pair.get("least-request").getGreen(),
-                pair.get("least-request").getBlue(), null);
+        float[] a = Color.RGBtoHSB(
+                pair.get("heart").getRed(),
+                pair.get("heart").getGreen(),
+                pair.get("heart").getBlue(),
+                null);
+        float[] b = Color.RGBtoHSB(
+                pair.get("least-request").getRed(),
+                pair.get("least-request").getGreen(),
+                pair.get("least-request").getBlue(),
+                null);
         double hueGap = Math.abs(a[0] - b[0]);
         assertThat(Math.min(hueGap, 1 - hueGap)).isGreaterThan(0.25);
     }

@@ -36,6 +36,7 @@ final class ClusterModel {
     final SimReplica[] replicas;
     /** Ingress proxies (one per node, index = node index), then each replica's proxy. */
     final Proxy[] proxies;
+
     final SimComponent entry;
     final double[][] delayMeanNanos;
     final RoutingPolicy policy;
@@ -68,13 +69,14 @@ final class ClusterModel {
     private long errors;
     /** The rate's factor over time, or {@code null} for a constant rate. */
     private final RateProfile rateProfile;
+
     private final UniformRandomProvider thinningRng;
 
     private final List<double[]> utilisationSeries = new ArrayList<>();
     private double[] lastCpuCoreNanos;
 
-    ClusterModel(ClusterScenario scenario, String policyName, RoutingPolicy policy, double rps,
-            LongSupplier wallClock) {
+    ClusterModel(
+            ClusterScenario scenario, String policyName, RoutingPolicy policy, double rps, LongSupplier wallClock) {
         this.scenario = scenario;
         this.networkName = scenario.network();
         this.policyName = policyName;
@@ -118,7 +120,9 @@ final class ClusterModel {
             componentIndex.put(spec.name(), i);
         }
         for (int i = 0; i < components.length; i++) {
-            List<List<String>> stages = componentSpecs.get(i).calls() == null ? List.of() : componentSpecs.get(i).calls();
+            List<List<String>> stages = componentSpecs.get(i).calls() == null
+                    ? List.of()
+                    : componentSpecs.get(i).calls();
             int[][] callees = new int[stages.size()][];
             double[][] counts = new double[stages.size()][];
             for (int s = 0; s < stages.size(); s++) {
@@ -146,11 +150,21 @@ final class ClusterModel {
         for (SimComponent component : components) {
             for (SimNode node : nodes) {
                 for (int r = 0; r < scenario.replicasPerNode(); r++) {
-                    String pod = component.name + "-" + node.name + (scenario.replicasPerNode() > 1 ? "-" + (r + 1) : "");
+                    String pod =
+                            component.name + "-" + node.name + (scenario.replicasPerNode() > 1 ? "-" + (r + 1) : "");
                     double factor = Math.exp(sigma * variationGaussian.sample() - sigma * sigma / 2);
                     long phase = (long) (phases.nextDouble() * periodNanos);
-                    SimReplica replica = new SimReplica(all.size(), pod, component, node, scenario.cpuLimitCores(),
-                            factor, this, periodNanos, phase, cfs);
+                    SimReplica replica = new SimReplica(
+                            all.size(),
+                            pod,
+                            component,
+                            node,
+                            scenario.cpuLimitCores(),
+                            factor,
+                            this,
+                            periodNanos,
+                            phase,
+                            cfs);
                     all.add(replica);
                     component.add(replica);
                     node.add(replica);
@@ -211,7 +225,9 @@ final class ClusterModel {
 
     /** Reference-core ns of work for one call at {@code replica}. */
     double workNanos(SimReplica replica) {
-        return replica.component.meanWorkNanos * replica.costFactor * Math.exp(costMu + costSigma * costGaussian.sample());
+        return replica.component.meanWorkNanos
+                * replica.costFactor
+                * Math.exp(costMu + costSigma * costGaussian.sample());
     }
 
     /** How many calls a stage entry with mean count {@code count} makes this time. */
@@ -342,11 +358,11 @@ final class ClusterModel {
                     record(timeoutNanos + 1);
                 } else {
                     unfinished++;
-                    record(endNanos - r.startNanos);   // a lower bound on its latency
+                    record(endNanos - r.startNanos); // a lower bound on its latency
                 }
             }
         }
-        int firstMeasured = (int) (warmupEndNanos / NANOS_PER_SECOND);   // series[k] covers second k+1
+        int firstMeasured = (int) (warmupEndNanos / NANOS_PER_SECOND); // series[k] covers second k+1
         List<RunResult.ReplicaStats> stats = new ArrayList<>();
         double[] meanPercent = new double[replicas.length];
         for (SimReplica replica : replicas) {
@@ -362,8 +378,13 @@ final class ClusterModel {
                 }
             }
             meanPercent[replica.id] = n == 0 ? Double.NaN : sum / n;
-            stats.add(new RunResult.ReplicaStats(replica.pod, replica.component.name, replica.node.name,
-                    n == 0 ? null : round(meanPercent[replica.id], 2), atLimit, round(replica.throttledNanos() / 1e9, 3)));
+            stats.add(new RunResult.ReplicaStats(
+                    replica.pod,
+                    replica.component.name,
+                    replica.node.name,
+                    n == 0 ? null : round(meanPercent[replica.id], 2),
+                    atLimit,
+                    round(replica.throttledNanos() / 1e9, 3)));
         }
         double gap = utilisationSeries.size() > firstMeasured ? 0 : Double.NaN;
         for (SimComponent component : components) {
@@ -388,13 +409,30 @@ final class ClusterModel {
             }
             series.add(values);
         }
-        return new RunResult(scenario.name(), networkName, scenario.cpuModel().label(), policyName, rps,
-                scenario.seed(), requests, completed, timeouts, errors, unfinished,
+        return new RunResult(
+                scenario.name(),
+                networkName,
+                scenario.cpuModel().label(),
+                policyName,
+                rps,
+                scenario.seed(),
+                requests,
+                completed,
+                timeouts,
+                errors,
+                unfinished,
                 any ? millis(latencyMicros.getValueAtPercentile(50)) : null,
                 any ? millis(latencyMicros.getValueAtPercentile(99)) : null,
                 any ? millis(latencyMicros.getValueAtPercentile(99.9)) : null,
                 any ? round(latencyMicros.getMean() / 1_000, 3) : null,
-                Double.isFinite(gap) ? round(gap, 2) : null, stats, policy.planning(), served, calendar.eventsFired(), 0, latencyMicros, series);
+                Double.isFinite(gap) ? round(gap, 2) : null,
+                stats,
+                policy.planning(),
+                served,
+                calendar.eventsFired(),
+                0,
+                latencyMicros,
+                series);
     }
 
     private static double millis(long micros) {

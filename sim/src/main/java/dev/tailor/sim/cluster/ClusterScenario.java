@@ -76,13 +76,15 @@ public record ClusterScenario(
          * An ideal limit: a replica never runs on more than its limit's worth of cores at any
          * instant; its requests share that capacity equally (processor sharing).
          */
-        @JsonProperty("fluid") FLUID,
+        @JsonProperty("fluid")
+        FLUID,
         /**
          * Linux CFS bandwidth control, what Kubernetes does with a CPU limit: a replica's threads
          * run in parallel on any free core until the period's quota (limit × period) is spent, then
          * the replica is throttled until the period ends.
          */
-        @JsonProperty("cfs-quota") CFS_QUOTA;
+        @JsonProperty("cfs-quota")
+        CFS_QUOTA;
 
         /** The name used in scenario files and on the command line. */
         public String label() {
@@ -106,8 +108,7 @@ public record ClusterScenario(
      * @param atSeconds seconds from the start of the run (warm-up included), &ge; 0, non-decreasing
      * @param factor    the run's rate is multiplied by this, &ge; 0 (at least one point &gt; 0)
      */
-    public record RatePoint(Double atSeconds, Double factor) {
-    }
+    public record RatePoint(Double atSeconds, Double factor) {}
 
     /** What a scenario event does. */
     public enum EventKind {
@@ -115,13 +116,15 @@ public record ClusterScenario(
          * A noisy neighbour: the node's per-core speed is multiplied by {@code speedMultiplier} for
          * {@code durationSeconds} (memory bandwidth and cache contention slow every core of it).
          */
-        @JsonProperty("node-slowdown") NODE_SLOWDOWN,
+        @JsonProperty("node-slowdown")
+        NODE_SLOWDOWN,
         /**
          * A co-located job outside the simulated pods takes {@code cores} of the node's cores in bursts
          * of {@code burstSeconds}, separated by exponentially distributed idle times of mean
          * {@code meanGapSeconds}, for {@code durationSeconds}.
          */
-        @JsonProperty("cpu-antagonist") CPU_ANTAGONIST,
+        @JsonProperty("cpu-antagonist")
+        CPU_ANTAGONIST,
         /**
          * The replica stops answering (its process hangs or dies without closing connections): calls at
          * it and sent to it are lost; after {@code durationSeconds} it restarts and the callers of the
@@ -129,12 +132,14 @@ public record ClusterScenario(
          * {@code notReadyAfterSeconds} after the crash if it is still down then, and it is back
          * {@code readyAfterSeconds} after the restart. It may restart cold.
          */
-        @JsonProperty("replica-crash") REPLICA_CRASH,
+        @JsonProperty("replica-crash")
+        REPLICA_CRASH,
         /**
          * A graceful restart (a rollout, an eviction): the replica leaves the endpoints at once and
          * finishes the calls it has; its successor is Ready {@code durationSeconds} later, possibly cold.
          */
-        @JsonProperty("replica-restart") REPLICA_RESTART,
+        @JsonProperty("replica-restart")
+        REPLICA_RESTART,
         /**
          * The replica serves as before, but the request metric scraped from it (its sidecar's
          * {@code istio_requests_total}) counts only {@code countedFraction} of what it serves for
@@ -142,7 +147,8 @@ public record ClusterScenario(
          * metrics-driven controller has to survive (a sidecar's counters reset between scrapes, a
          * scrape of a stale target). Policies that do not read Prometheus do not see it.
          */
-        @JsonProperty("metrics-undercount") METRICS_UNDERCOUNT,
+        @JsonProperty("metrics-undercount")
+        METRICS_UNDERCOUNT,
         /**
          * The calls a proxy sends are answered as before, but its scraped call metric (the source side of
          * {@code istio_requests_total}, which the per-node call rates and the entry split are read from)
@@ -150,7 +156,8 @@ public record ClusterScenario(
          * {@code component}'s replica on the node, or the node's ingress gateway when no component is
          * given. Policies that do not read Prometheus do not see it.
          */
-        @JsonProperty("calls-overcount") CALLS_OVERCOUNT,
+        @JsonProperty("calls-overcount")
+        CALLS_OVERCOUNT,
         /**
          * Every replica on the node spends {@code cores} of background CPU (garbage collection, health
          * checks, telemetry) for {@code durationSeconds}: it serves no request, and it is counted where a
@@ -158,7 +165,8 @@ public record ClusterScenario(
          * takes from requests is not modelled (our simplification, meant for a few hundredths of a
          * core).
          */
-        @JsonProperty("background-cpu") BACKGROUND_CPU;
+        @JsonProperty("background-cpu")
+        BACKGROUND_CPU;
 
         /** The name used in scenario files. */
         public String label() {
@@ -167,7 +175,8 @@ public record ClusterScenario(
 
         /** The labels, for error messages. */
         public static String labels() {
-            return java.util.Arrays.stream(values()).map(EventKind::label)
+            return java.util.Arrays.stream(values())
+                    .map(EventKind::label)
                     .collect(java.util.stream.Collectors.joining(", "));
         }
     }
@@ -202,10 +211,23 @@ public record ClusterScenario(
      * @param countedFactor        calls-overcount: how many times the scraped call metric counts each call,
      *                             in (1, 100]
      */
-    public record EventSpec(EventKind kind, Double atSeconds, Double durationSeconds, String node, String component,
-            Integer replicaOnNode, Double speedMultiplier, Double cores, Double burstSeconds, Double meanGapSeconds,
-            Double notReadyAfterSeconds, Double readyAfterSeconds, Double coldSeconds, Double coldFactor,
-            Double countedFraction, Double countedFactor) {
+    public record EventSpec(
+            EventKind kind,
+            Double atSeconds,
+            Double durationSeconds,
+            String node,
+            String component,
+            Integer replicaOnNode,
+            Double speedMultiplier,
+            Double cores,
+            Double burstSeconds,
+            Double meanGapSeconds,
+            Double notReadyAfterSeconds,
+            Double readyAfterSeconds,
+            Double coldSeconds,
+            Double coldFactor,
+            Double countedFraction,
+            Double countedFactor) {
 
         /** Default of {@code notReadyAfterSeconds}: readiness probe period 10 s × failure threshold 3. */
         public static final double NOT_READY_AFTER_SECONDS = 30;
@@ -246,8 +268,7 @@ public record ClusterScenario(
      * @param speedFactor work a core does per second relative to the scenario's reference core, &gt; 0
      * @param locality    Istio locality {@code region/zone/subzone} (default {@code region/zone/<name>})
      */
-    public record NodeSpec(String name, Double cores, Double speedFactor, String locality) {
-    }
+    public record NodeSpec(String name, Double cores, Double speedFactor, String locality) {}
 
     /**
      * A component and the calls one of its requests makes.
@@ -260,8 +281,7 @@ public record ClusterScenario(
      *                         {@code name*0.3} for one call with probability 0.3 (any k ≥ 0: its
      *                         floor, plus one more with the fractional part's probability)
      */
-    public record ComponentSpec(String name, Double cpuMillisPerCall, List<List<String>> calls) {
-    }
+    public record ComponentSpec(String name, Double cpuMillisPerCall, List<List<String>> calls) {}
 
     /**
      * Link delays: every link's mean one-way delay is drawn once per run from its range with the
@@ -276,8 +296,12 @@ public record ClusterScenario(
      *                          direction only is used for both; pairs not given come from the ranges
      *                          (then {@code otherMillis} is required)
      */
-    public record NetworkSpec(Double sameNodeMillis, List<Double> otherMillis, List<String> remoteNodes,
-            List<Double> remoteMillis, Map<String, Map<String, Double>> delaysMillis) {
+    public record NetworkSpec(
+            Double sameNodeMillis,
+            List<Double> otherMillis,
+            List<String> remoteNodes,
+            List<Double> remoteMillis,
+            Map<String, Map<String, Double>> delaysMillis) {
 
         /** A network of measured delays only. */
         public static NetworkSpec measured(double sameNodeMillis, Map<String, Map<String, Double>> delaysMillis) {
@@ -323,14 +347,31 @@ public record ClusterScenario(
     }
 
     /** A copy with other settings for one run (a {@code null} argument keeps the scenario's value). */
-    public ClusterScenario with(Long newSeed, CpuModel newCpuModel, Double newWarmupSeconds,
-            Double newDurationSeconds, String newNetwork) {
-        return new ClusterScenario(name, description, newSeed == null ? seed : newSeed, rps,
+    public ClusterScenario with(
+            Long newSeed, CpuModel newCpuModel, Double newWarmupSeconds, Double newDurationSeconds, String newNetwork) {
+        return new ClusterScenario(
+                name,
+                description,
+                newSeed == null ? seed : newSeed,
+                rps,
                 newWarmupSeconds == null ? warmupSeconds : newWarmupSeconds,
-                newDurationSeconds == null ? durationSeconds : newDurationSeconds, timeoutSeconds,
-                newCpuModel == null ? cpuModel : newCpuModel, cfsPeriodMillis, callCostCv, replicaCostVariation,
-                linkJitter, scrapeIntervalSeconds, nodes, components, entry, replicasPerNode, cpuLimitCores, networks,
-                newNetwork == null ? network : newNetwork, rpsProfile, events);
+                newDurationSeconds == null ? durationSeconds : newDurationSeconds,
+                timeoutSeconds,
+                newCpuModel == null ? cpuModel : newCpuModel,
+                cfsPeriodMillis,
+                callCostCv,
+                replicaCostVariation,
+                linkJitter,
+                scrapeIntervalSeconds,
+                nodes,
+                components,
+                entry,
+                replicasPerNode,
+                cpuLimitCores,
+                networks,
+                newNetwork == null ? network : newNetwork,
+                rpsProfile,
+                events);
     }
 
     /** {@code override} if given, else this scenario's warm-up. */
@@ -486,8 +527,8 @@ public record ClusterScenario(
             List<String> remote = spec.remoteNodes() == null ? List.of() : spec.remoteNodes();
             for (int i = 0; i < remote.size(); i++) {
                 if (!nodeNames.contains(remote.get(i))) {
-                    problems.add(at + ".remoteNodes[" + i + "]: " + quote(remote.get(i)) + " (expected: one of the nodes "
-                            + nodeNames + ")");
+                    problems.add(at + ".remoteNodes[" + i + "]: " + quote(remote.get(i))
+                            + " (expected: one of the nodes " + nodeNames + ")");
                 }
             }
             if (!remote.isEmpty() || spec.remoteMillis() != null) {
@@ -547,8 +588,8 @@ public record ClusterScenario(
         }
     }
 
-    private static String cycleFrom(String component, Map<String, ComponentSpec> byName, List<String> path,
-            Set<String> done) {
+    private static String cycleFrom(
+            String component, Map<String, ComponentSpec> byName, List<String> path, Set<String> done) {
         if (path.contains(component)) {
             List<String> cycle = new ArrayList<>(path.subList(path.indexOf(component), path.size()));
             cycle.add(component);
@@ -608,7 +649,8 @@ public record ClusterScenario(
 
     private static String format(double value) {
         return value == Math.rint(value) && Math.abs(value) < 1e15
-                ? String.valueOf((long) value) : String.format(Locale.ROOT, "%g", value);
+                ? String.valueOf((long) value)
+                : String.format(Locale.ROOT, "%g", value);
     }
 
     private static String quote(String value) {
@@ -623,7 +665,9 @@ public record ClusterScenario(
             if (star < 0) {
                 return new CallSpec(text.trim(), 1);
             }
-            return new CallSpec(text.substring(0, star).trim(), Double.parseDouble(text.substring(star + 1).trim()));
+            return new CallSpec(
+                    text.substring(0, star).trim(),
+                    Double.parseDouble(text.substring(star + 1).trim()));
         }
 
         static String problem(String text, Set<String> components) {

@@ -35,20 +35,28 @@ public final class ClusterSimulation {
      * (outlier filter, idle CPU fit, share floor, share-move cap, spread, queue-aware routing, load
      * headroom); and HEART with the paper's slow-link filter, which it has off.
      */
-    public static final List<String> ABLATIONS = List.of("heart-no-trend", "heart-slow-link-filter",
-            "heart-no-outlier-filter", "heart-no-idle-fit", "heart-no-floor", "heart-no-share-cap", "heart-no-spread",
-            "heart-no-queueing", "heart-no-headroom");
+    public static final List<String> ABLATIONS = List.of(
+            "heart-no-trend",
+            "heart-slow-link-filter",
+            "heart-no-outlier-filter",
+            "heart-no-idle-fit",
+            "heart-no-floor",
+            "heart-no-share-cap",
+            "heart-no-spread",
+            "heart-no-queueing",
+            "heart-no-headroom");
 
     /** HEART as the paper describes it: none of our departures, no share-move cap. */
     public static final String HEART_PAPER = "heart-paper";
 
-    private ClusterSimulation() {
-    }
+    private ClusterSimulation() {}
 
     /** Every policy name {@link #run} accepts. */
     public static List<String> policyNames() {
-        return java.util.stream.Stream.of(POLICIES.stream(), PEERS.stream(), java.util.stream.Stream.of(HEART_PAPER),
-                ABLATIONS.stream()).flatMap(s -> s).toList();
+        return java.util.stream.Stream.of(
+                        POLICIES.stream(), PEERS.stream(), java.util.stream.Stream.of(HEART_PAPER), ABLATIONS.stream())
+                .flatMap(s -> s)
+                .toList();
     }
 
     /**
@@ -64,8 +72,8 @@ public final class ClusterSimulation {
      *                    {@code null}: times are reported as 0
      * @throws IllegalArgumentException for an invalid scenario, unknown policy or bad rate
      */
-    public static RunResult run(ClusterScenario scenario, String policy, double rps, HeartConfig heartConfig,
-            LongSupplier wallClock) {
+    public static RunResult run(
+            ClusterScenario scenario, String policy, double rps, HeartConfig heartConfig, LongSupplier wallClock) {
         return run(scenario, policy, rps, PolicyConfigs.DEFAULTS.withHeart(heartConfig), wallClock);
     }
 
@@ -80,8 +88,8 @@ public final class ClusterSimulation {
     public record PolicyConfigs(HeartConfig heart, PrequalConfig prequal, PeakEwmaConfig peakEwma) {
 
         /** Every policy's defaults. */
-        public static final PolicyConfigs DEFAULTS = new PolicyConfigs(HeartConfig.DEFAULTS, PrequalConfig.DEFAULTS,
-                PeakEwmaConfig.DEFAULTS);
+        public static final PolicyConfigs DEFAULTS =
+                new PolicyConfigs(HeartConfig.DEFAULTS, PrequalConfig.DEFAULTS, PeakEwmaConfig.DEFAULTS);
 
         public PolicyConfigs {
             heart = heart == null ? HeartConfig.DEFAULTS : heart;
@@ -105,8 +113,8 @@ public final class ClusterSimulation {
      * @param wallClock as in {@link #run(ClusterScenario, String, double, HeartConfig, LongSupplier)}
      * @throws IllegalArgumentException for an invalid scenario, unknown policy or bad rate
      */
-    public static RunResult run(ClusterScenario scenario, String policy, double rps, PolicyConfigs configs,
-            LongSupplier wallClock) {
+    public static RunResult run(
+            ClusterScenario scenario, String policy, double rps, PolicyConfigs configs, LongSupplier wallClock) {
         List<String> problems = scenario.problems();
         if (!problems.isEmpty()) {
             throw new IllegalArgumentException("scenario " + scenario.name() + ": " + String.join("; ", problems));
@@ -123,6 +131,7 @@ public final class ClusterSimulation {
 
     /** The controller's default share-move cap, which {@code heart} applies as the controller does. */
     private static final double CAP = ShareMoveCap.DEFAULT_MAX_MOVE;
+
     private static final double NO_CAP = 1;
 
     private static RoutingPolicy policy(String name, PolicyConfigs configs) {
@@ -136,8 +145,8 @@ public final class ClusterSimulation {
             case "wrr-orca" -> new WrrOrcaPolicy();
             case "heart" -> new HeartPolicy(heart, CAP);
             case HEART_PAPER -> new HeartPolicy(heart.paperVariant(), NO_CAP);
-            case "mcf-no-filter" -> new HeartPolicy(heart.paperVariant().withAlphaRange(1, 1).withSlowLinkFilter(false),
-                    NO_CAP);
+            case "mcf-no-filter" ->
+                new HeartPolicy(heart.paperVariant().withAlphaRange(1, 1).withSlowLinkFilter(false), NO_CAP);
             case "heart-no-trend" -> new HeartPolicy(heart.withAlphaRange(1, 1), CAP);
             case "heart-slow-link-filter" -> new HeartPolicy(heart.withSlowLinkFilter(true), CAP);
             case "heart-no-outlier-filter" -> new HeartPolicy(heart.withOutlierFilter(false), CAP);
@@ -147,8 +156,9 @@ public final class ClusterSimulation {
             case "heart-no-spread" -> new HeartPolicy(heart.withSpreadScale(0), CAP);
             case "heart-no-queueing" -> new HeartPolicy(heart.withQueueAwareRouting(false), CAP);
             case "heart-no-headroom" -> new HeartPolicy(heart.withLoadHeadroom(0), CAP);
-            default -> throw new IllegalArgumentException("policy : " + (name == null ? "missing" : "\"" + name + "\"")
-                    + " (expected: one of " + policyNames() + ")");
+            default ->
+                throw new IllegalArgumentException("policy : " + (name == null ? "missing" : "\"" + name + "\"")
+                        + " (expected: one of " + policyNames() + ")");
         };
     }
 }

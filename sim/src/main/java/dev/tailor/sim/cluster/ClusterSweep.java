@@ -14,8 +14,7 @@ import java.util.function.LongSupplier;
 public final class ClusterSweep {
 
     /** One run to make: a scenario (with its network and CPU model set), a policy, a rate. */
-    public record Run(ClusterScenario scenario, String policy, double rps) {
-    }
+    public record Run(ClusterScenario scenario, String policy, double rps) {}
 
     /** Told after each finished run; called from worker threads, one call at a time. */
     @FunctionalInterface
@@ -23,8 +22,7 @@ public final class ClusterSweep {
         void finished(int done, int total, Run run, RunResult result);
     }
 
-    private ClusterSweep() {
-    }
+    private ClusterSweep() {}
 
     /**
      * Runs every run of {@code runs}.
@@ -34,14 +32,18 @@ public final class ClusterSweep {
      * @param progress  may be {@code null}
      * @throws IllegalArgumentException from {@link ClusterSimulation#run} for a bad run
      */
-    public static List<RunResult> run(List<Run> runs, HeartConfig heartConfig, int threads, LongSupplier wallClock,
-            Progress progress) {
+    public static List<RunResult> run(
+            List<Run> runs, HeartConfig heartConfig, int threads, LongSupplier wallClock, Progress progress) {
         return run(runs, ClusterSimulation.PolicyConfigs.DEFAULTS.withHeart(heartConfig), threads, wallClock, progress);
     }
 
     /** As {@link #run(List, HeartConfig, int, LongSupplier, Progress)}, with every policy's settings. */
-    public static List<RunResult> run(List<Run> runs, ClusterSimulation.PolicyConfigs configs, int threads,
-            LongSupplier wallClock, Progress progress) {
+    public static List<RunResult> run(
+            List<Run> runs,
+            ClusterSimulation.PolicyConfigs configs,
+            int threads,
+            LongSupplier wallClock,
+            Progress progress) {
         if (threads < 1) {
             throw new IllegalArgumentException("threads : " + threads + " (expected: >= 1)");
         }
@@ -51,7 +53,11 @@ public final class ClusterSweep {
         }
         // Longest runs first, so the last thread to finish is not stuck with a long one.
         order.sort(Comparator.comparingDouble((Integer i) -> -cost(runs.get(i))));
-        return ParallelRuns.run(runs, threads, order, "tailor-sim",
+        return ParallelRuns.run(
+                runs,
+                threads,
+                order,
+                "tailor-sim",
                 run -> ClusterSimulation.run(run.scenario(), run.policy(), run.rps(), configs, wallClock),
                 progress == null ? null : progress::finished);
     }
@@ -59,6 +65,8 @@ public final class ClusterSweep {
     /** Relative cost of a run: simulated calls, roughly. */
     static double cost(Run run) {
         ClusterScenario s = run.scenario();
-        return run.rps() * (s.warmupSeconds() + s.durationSeconds()) * s.components().size();
+        return run.rps()
+                * (s.warmupSeconds() + s.durationSeconds())
+                * s.components().size();
     }
 }

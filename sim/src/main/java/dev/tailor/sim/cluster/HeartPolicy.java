@@ -89,8 +89,14 @@ final class HeartPolicy implements RoutingPolicy {
             roundMillis.add((model.wallClock.getAsLong() - started) / 1e6);
         }
         state = plan.state();
-        ShareMoveCap.Capped capped = ShareMoveCap.apply(plan.allocation().routes(), lastRoutes, snapshot,
-                plan.allocation().shares(), maxShareMovePerRound, overloadedEdges, new ArrayList<>());
+        ShareMoveCap.Capped capped = ShareMoveCap.apply(
+                plan.allocation().routes(),
+                lastRoutes,
+                snapshot,
+                plan.allocation().shares(),
+                maxShareMovePerRound,
+                overloadedEdges,
+                new ArrayList<>());
         List<Route> routes = capped.routes();
         lastRoutes = routes;
         overloadedEdges = capped.overloaded();
@@ -167,7 +173,12 @@ final class HeartPolicy implements RoutingPolicy {
         int n = sorted.size();
         double median = n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
         double mean = sorted.stream().mapToDouble(Double::doubleValue).sum() / n;
-        return new RunResult.Planning(rounds, failures, ClusterModel.round(median, 3), ClusterModel.round(mean, 3),
-                ClusterModel.round(sorted.get(n - 1), 3), lastFailure);
+        return new RunResult.Planning(
+                rounds,
+                failures,
+                ClusterModel.round(median, 3),
+                ClusterModel.round(mean, 3),
+                ClusterModel.round(sorted.get(n - 1), 3),
+                lastFailure);
     }
 }

@@ -60,8 +60,8 @@ final class LocalityFirstPolicy implements RoutingPolicy {
             double[] supply = new double[nodes];
             for (Proxy proxy : model.proxies) {
                 if (RouteTable.slot(proxy) == edge[0]) {
-                    supply[proxy.node.index] += end.callsByProxy()[proxy.id][callee.index]
-                            - start.callsByProxy()[proxy.id][callee.index];
+                    supply[proxy.node.index] +=
+                            end.callsByProxy()[proxy.id][callee.index] - start.callsByProxy()[proxy.id][callee.index];
                 }
             }
             double total = 0;

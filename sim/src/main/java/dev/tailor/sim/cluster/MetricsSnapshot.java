@@ -20,8 +20,7 @@ import java.util.TreeMap;
  */
 final class MetricsSnapshot {
 
-    private MetricsSnapshot() {
-    }
+    private MetricsSnapshot() {}
 
     /** The snapshot over the last {@code windowNanos}, or {@code null} before there are two scrapes. */
     static Snapshot build(ClusterModel model, long nowNanos, long windowNanos) {
@@ -39,8 +38,14 @@ final class MetricsSnapshot {
         for (SimReplica replica : model.replicas) {
             double cpu = (end.cpuCoreSeconds()[replica.id] - start.cpuCoreSeconds()[replica.id]) / seconds;
             double rps = (end.served()[replica.id] - start.served()[replica.id]) / seconds;
-            replicas.add(new Replica(replica.pod, replica.component.name, replica.node.name, replica.ready, cpu,
-                    replica.limitCores, rps));
+            replicas.add(new Replica(
+                    replica.pod,
+                    replica.component.name,
+                    replica.node.name,
+                    replica.ready,
+                    cpu,
+                    replica.limitCores,
+                    rps));
         }
         List<Call> calls = new ArrayList<>();
         for (int[] edge : edges(model)) {
@@ -52,8 +57,9 @@ final class MetricsSnapshot {
                 if (RouteTable.slot(proxy) != callerSlot) {
                     continue;
                 }
-                double rate = (end.callsByProxy()[proxy.id][callee.index] - start.callsByProxy()[proxy.id][callee.index])
-                        / seconds;
+                double rate =
+                        (end.callsByProxy()[proxy.id][callee.index] - start.callsByProxy()[proxy.id][callee.index])
+                                / seconds;
                 total += rate;
                 byNode.merge(proxy.node.name, rate, Double::sum);
             }

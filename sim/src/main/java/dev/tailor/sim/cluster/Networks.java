@@ -11,16 +11,15 @@ final class Networks {
     /** Default one-way delay of a call within a node (loopback through two sidecars), ms. */
     static final double SAME_NODE_MILLIS = 0.05;
 
-    private Networks() {
-    }
+    private Networks() {}
 
     /**
      * Mean one-way delays, ns, {@code [from][to]}: the measured ones where the network gives them,
      * else symmetric draws, uniform in the network's ranges in node order (i &lt; j), so the same
      * seed gives the same network for every policy.
      */
-    static double[][] meanDelaysNanos(ClusterScenario scenario, String network, SimNode[] nodes,
-            UniformRandomProvider rng) {
+    static double[][] meanDelaysNanos(
+            ClusterScenario scenario, String network, SimNode[] nodes, UniformRandomProvider rng) {
         ClusterScenario.NetworkSpec spec = scenario.networks().get(network);
         double same = spec.sameNodeMillis() == null ? SAME_NODE_MILLIS : spec.sameNodeMillis();
         Set<String> remote = new HashSet<>(spec.remoteNodes() == null ? List.of() : spec.remoteNodes());

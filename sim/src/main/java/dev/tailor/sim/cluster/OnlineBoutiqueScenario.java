@@ -1,11 +1,11 @@
 package dev.tailor.sim.cluster;
 
+import dev.tailor.datasets.snapshot.OnlineBoutiqueSnapshot;
 import dev.tailor.heart.Call;
 import dev.tailor.heart.LinkDelay;
 import dev.tailor.heart.Node;
 import dev.tailor.heart.Replica;
 import dev.tailor.heart.Snapshot;
-import dev.tailor.datasets.snapshot.OnlineBoutiqueSnapshot;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -47,12 +47,10 @@ public final class OnlineBoutiqueScenario {
     /** The scenario's name. */
     public static final String NAME = "online-boutique";
 
-    private OnlineBoutiqueScenario() {
-    }
+    private OnlineBoutiqueScenario() {}
 
     /** The scenario and every assumption made building it. */
-    public record Result(ClusterScenario scenario, List<String> notes) {
-    }
+    public record Result(ClusterScenario scenario, List<String> notes) {}
 
     /**
      * Builds the {@value #NAME} scenario.
@@ -76,7 +74,8 @@ public final class OnlineBoutiqueScenario {
      * @throws IllegalArgumentException naming the problem if the data give no usable scenario
      */
     public static Result build(OnlineBoutiqueSnapshot.Options options, String name) throws IOException {
-        OnlineBoutiqueSnapshot.Options base = options.withReplicasPerComponent(1).withNodes(5);
+        OnlineBoutiqueSnapshot.Options base =
+                options.withReplicasPerComponent(1).withNodes(5);
         OnlineBoutiqueSnapshot.Result eu = OnlineBoutiqueSnapshot.build(base.withRegions(List.of("EU")));
         // The second build reads the same files: give it the entry the first one found.
         OnlineBoutiqueSnapshot.Result geo = OnlineBoutiqueSnapshot.build(
@@ -94,8 +93,8 @@ public final class OnlineBoutiqueScenario {
             Double cpu = replica.cpuCores();
             Double rps = replica.requestsPerSecond();
             if (cpu == null || rps == null || !(rps > 0) || !(cpu > 0)) {
-                notes.add(name + ": " + replica.component() + " left out: no CPU per request at that minute"
-                        + " (CPU " + cpu + " cores, " + rps + " requests/s)");
+                notes.add(name + ": " + replica.component() + " left out: no CPU per request at that minute" + " (CPU "
+                        + cpu + " cores, " + rps + " requests/s)");
                 continue;
             }
             double speed = base.speedOf(nodeIndex.get(replica.node()));
@@ -106,7 +105,9 @@ public final class OnlineBoutiqueScenario {
         if (!costMillis.containsKey(entry)) {
             // A snapshot takes a replica without data as it is (the planner splits its traffic
             // equally); a simulated component needs a CPU cost per request to serve anything.
-            Replica first = snapshot.replicas().stream().filter(r -> r.component().equals(entry)).findFirst()
+            Replica first = snapshot.replicas().stream()
+                    .filter(r -> r.component().equals(entry))
+                    .findFirst()
                     .orElse(null);
             throw new IllegalArgumentException(name + ": the entry component " + entry
                     + " has no CPU per request at the chosen minute (CPU "
@@ -134,8 +135,8 @@ public final class OnlineBoutiqueScenario {
         List<ClusterScenario.ComponentSpec> components = new ArrayList<>();
         costMillis.forEach((component, cost) -> {
             List<List<String>> stages = new ArrayList<>();
-            counts.getOrDefault(component, Map.of()).forEach((callee, count) ->
-                    stages.add(List.of(callee + "*" + count)));
+            counts.getOrDefault(component, Map.of())
+                    .forEach((callee, count) -> stages.add(List.of(callee + "*" + count)));
             components.add(new ClusterScenario.ComponentSpec(component, round(cost), stages.isEmpty() ? null : stages));
         });
 
@@ -160,9 +161,17 @@ public final class OnlineBoutiqueScenario {
         for (double fraction : LOAD_FRACTIONS) {
             rps.add(Math.round(fraction * limitCores * speedSum * 1_000 / busiestMillis * 10) / 10.0);
         }
-        notes.add(String.format(Locale.ROOT, "%s: busiest component %s needs %.3f ms of a speed-1.0 core"
-                + " per user request (%.2f visits); the sweep %s RPS loads it to %s of its replicas' %.1f cores",
-                name, busiest, busiestMillis, visits.get(busiest), rps, LOAD_FRACTIONS, speedSum * limitCores));
+        notes.add(String.format(
+                Locale.ROOT,
+                "%s: busiest component %s needs %.3f ms of a speed-1.0 core"
+                        + " per user request (%.2f visits); the sweep %s RPS loads it to %s of its replicas' %.1f cores",
+                name,
+                busiest,
+                busiestMillis,
+                visits.get(busiest),
+                rps,
+                LOAD_FRACTIONS,
+                speedSum * limitCores));
         notes.add(name + ": a component calls its callees one after another, in name order (as OnlineBoutique's"
                 + " handlers do; the data do not say which calls run in parallel)");
 
@@ -178,20 +187,45 @@ public final class OnlineBoutiqueScenario {
                 ? "OnlineBoutique (TraStrainer data, Jaeger call mix, AWS ping delays) on 5 heterogeneous workers"
                 : name + " (metrics of " + options.metricsDir() + ", entry " + entry + ", Jaeger call mix, AWS ping"
                         + " delays) on 5 heterogeneous workers";
-        ClusterScenario scenario = new ClusterScenario(name, description,
-                20250701L, rps, 120.0, 600.0, 30.0, ClusterScenario.CpuModel.FLUID, 100.0, 0.5, 0.12, 0.1, 15.0, nodes,
-                components, entry, 1, limitCores, networks, "A", null, null);
+        ClusterScenario scenario = new ClusterScenario(
+                name,
+                description,
+                20250701L,
+                rps,
+                120.0,
+                600.0,
+                30.0,
+                ClusterScenario.CpuModel.FLUID,
+                100.0,
+                0.5,
+                0.12,
+                0.1,
+                15.0,
+                nodes,
+                components,
+                entry,
+                1,
+                limitCores,
+                networks,
+                "A",
+                null,
+                null);
         List<String> problems = scenario.problems();
         if (!problems.isEmpty()) {
-            throw new IllegalArgumentException(name + ": the data give an invalid scenario: "
-                    + String.join("; ", problems));
+            throw new IllegalArgumentException(
+                    name + ": the data give an invalid scenario: " + String.join("; ", problems));
         }
         return new Result(scenario, notes);
     }
 
     /** Adds the visits of {@code component} and its callees; a cycle (none in OnlineBoutique) is bad input. */
-    private static void visit(String name, String component, double times, Map<String, Map<String, Double>> counts,
-            Map<String, Double> visits, List<String> path) {
+    private static void visit(
+            String name,
+            String component,
+            double times,
+            Map<String, Map<String, Double>> counts,
+            Map<String, Double> visits,
+            List<String> path) {
         if (path.contains(component)) {
             List<String> cycle = new ArrayList<>(path.subList(path.indexOf(component), path.size()));
             cycle.add(component);
@@ -200,8 +234,8 @@ public final class OnlineBoutiqueScenario {
         }
         visits.merge(component, times, Double::sum);
         path.add(component);
-        counts.getOrDefault(component, Map.of()).forEach((callee, count) -> visit(name, callee, times * count, counts,
-                visits, path));
+        counts.getOrDefault(component, Map.of())
+                .forEach((callee, count) -> visit(name, callee, times * count, counts, visits, path));
         path.remove(path.size() - 1);
     }
 

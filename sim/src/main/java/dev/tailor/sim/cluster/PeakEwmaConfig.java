@@ -20,8 +20,7 @@ public record PeakEwmaConfig(double decaySeconds, double defaultRttMillis) {
             throw new IllegalArgumentException("decaySeconds : " + decaySeconds + " (expected: in (0, 3600])");
         }
         if (!(defaultRttMillis > 0 && defaultRttMillis <= 60_000)) {
-            throw new IllegalArgumentException("defaultRttMillis : " + defaultRttMillis
-                    + " (expected: in (0, 60000])");
+            throw new IllegalArgumentException("defaultRttMillis : " + defaultRttMillis + " (expected: in (0, 60000])");
         }
     }
 

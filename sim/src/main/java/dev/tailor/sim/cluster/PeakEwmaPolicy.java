@@ -68,7 +68,7 @@ final class PeakEwmaPolicy implements RoutingPolicy {
         for (Proxy proxy : model.proxies) {
             State state = new State(model.replicas.length, model.components.length);
             for (SimComponent component : model.components) {
-                refresh(state, component, 0);   // the endpoints are discovered when the proxy starts
+                refresh(state, component, 0); // the endpoints are discovered when the proxy starts
             }
             proxy.policyState = state;
         }

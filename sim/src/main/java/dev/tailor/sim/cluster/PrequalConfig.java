@@ -13,8 +13,13 @@ import java.util.Locale;
  * @param removesPerQuery probes removed with each call (r_remove), in [0, 16]
  * @param reuseDelta      δ of Eq. 1, &gt; 0
  */
-public record PrequalConfig(double qRif, double probesPerQuery, int poolSize, double maxAgeMillis,
-        double removesPerQuery, double reuseDelta) {
+public record PrequalConfig(
+        double qRif,
+        double probesPerQuery,
+        int poolSize,
+        double maxAgeMillis,
+        double removesPerQuery,
+        double reuseDelta) {
 
     /** The paper's: Q_RIF = 2^−0.25, 3 probes per query, m = 16, 1 s, r_remove = 1; δ = 1 (ours). */
     public static final PrequalConfig DEFAULTS = new PrequalConfig(Math.pow(2, -0.25), 3, 16, 1_000, 1, 1);
@@ -34,8 +39,7 @@ public record PrequalConfig(double qRif, double probesPerQuery, int poolSize, do
             throw new IllegalArgumentException("maxAgeMillis : " + maxAgeMillis + " (expected: in (0, 3.6e6])");
         }
         if (!(removesPerQuery >= 0 && removesPerQuery <= 16)) {
-            throw new IllegalArgumentException("removesPerQuery : " + removesPerQuery
-                    + " (expected: in [0, 16])");
+            throw new IllegalArgumentException("removesPerQuery : " + removesPerQuery + " (expected: in [0, 16])");
         }
         if (!(reuseDelta > 0 && reuseDelta <= 1_000)) {
             throw new IllegalArgumentException("reuseDelta : " + reuseDelta + " (expected: in (0, 1000])");
@@ -54,8 +58,14 @@ public record PrequalConfig(double qRif, double probesPerQuery, int poolSize, do
 
     @Override
     public String toString() {
-        return String.format(Locale.ROOT, "Q_RIF %.3g, %.3g probes per query, pool %d, max age %.4g ms,"
-                + " %.3g removals per query, delta %.3g", qRif, probesPerQuery, poolSize, maxAgeMillis,
-                removesPerQuery, reuseDelta);
+        return String.format(
+                Locale.ROOT,
+                "Q_RIF %.3g, %.3g probes per query, pool %d, max age %.4g ms," + " %.3g removals per query, delta %.3g",
+                qRif,
+                probesPerQuery,
+                poolSize,
+                maxAgeMillis,
+                removesPerQuery,
+                reuseDelta);
     }
 }

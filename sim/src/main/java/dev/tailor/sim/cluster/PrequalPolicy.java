@@ -165,7 +165,7 @@ final class PrequalPolicy implements RoutingPolicy {
         protected void fire(long nowNanos) {
             if (!answered) {
                 if (target.down) {
-                    release();   // a crashed replica answers nothing
+                    release(); // a crashed replica answers nothing
                     return;
                 }
                 answered = true;
@@ -222,6 +222,7 @@ final class PrequalPolicy implements RoutingPolicy {
         int size;
         /** RIFs of the last answers (a ring), for the quantile. */
         private final int[] history;
+
         private int historyCount;
         private int historyNext;
         private final int[] sorted;
@@ -311,7 +312,8 @@ final class PrequalPolicy implements RoutingPolicy {
                 double position = qRif * (historyCount - 1);
                 int low = (int) Math.floor(position);
                 int high = Math.min(historyCount - 1, low + 1);
-                threshold = historyCount == 0 ? Double.POSITIVE_INFINITY
+                threshold = historyCount == 0
+                        ? Double.POSITIVE_INFINITY
                         : sorted[low] + (position - low) * (sorted[high] - sorted[low]);
                 thresholdStale = false;
             }
@@ -323,8 +325,10 @@ final class PrequalPolicy implements RoutingPolicy {
             double hot = threshold(qRif);
             int best = -1;
             for (int i = 0; i < size; i++) {
-                if (rif[i] <= hot && (best < 0 || latencyNanos[i] < latencyNanos[best]
-                        || (latencyNanos[i] == latencyNanos[best] && rif[i] < rif[best]))) {
+                if (rif[i] <= hot
+                        && (best < 0
+                                || latencyNanos[i] < latencyNanos[best]
+                                || (latencyNanos[i] == latencyNanos[best] && rif[i] < rif[best]))) {
                     best = i;
                 }
             }
@@ -358,8 +362,10 @@ final class PrequalPolicy implements RoutingPolicy {
             double hot = threshold(qRif);
             int worst = -1;
             for (int i = 0; i < size; i++) {
-                if (rif[i] > hot && (worst < 0 || rif[i] > rif[worst]
-                        || (rif[i] == rif[worst] && latencyNanos[i] > latencyNanos[worst]))) {
+                if (rif[i] > hot
+                        && (worst < 0
+                                || rif[i] > rif[worst]
+                                || (rif[i] == rif[worst] && latencyNanos[i] > latencyNanos[worst]))) {
                     worst = i;
                 }
             }
@@ -367,7 +373,8 @@ final class PrequalPolicy implements RoutingPolicy {
                 return worst;
             }
             for (int i = 0; i < size; i++) {
-                if (worst < 0 || latencyNanos[i] > latencyNanos[worst]
+                if (worst < 0
+                        || latencyNanos[i] > latencyNanos[worst]
                         || (latencyNanos[i] == latencyNanos[worst] && rif[i] > rif[worst])) {
                     worst = i;
                 }

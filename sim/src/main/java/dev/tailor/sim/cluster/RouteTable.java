@@ -2,7 +2,6 @@ package dev.tailor.sim.cluster;
 
 import org.apache.commons.rng.UniformRandomProvider;
 
-
 /**
  * Per (caller, callee, caller node): how the caller node's calls split over the callee's nodes, as
  * Istio's {@code localityLbSetting.distribute} has Envoy apply it; inside the chosen node, Envoy's
@@ -19,6 +18,7 @@ final class RouteTable {
 
     /** {@code cumulative[callerSlot][callee][fromNode]}: cumulative fractions over {@code nodes[..]}. */
     private final double[][][][] cumulative;
+
     private final int[][][][] nodesOf;
 
     RouteTable(int components, int nodes) {
@@ -80,8 +80,8 @@ final class RouteTable {
             return null;
         }
         int[] at = nodesOf[slot(from)][callee.index][from.node.index];
-        SimReplica[][] byNode = callee.endpoints.length == callee.replicas.length ? callee.replicasByNode
-                : callee.endpointsByNode;
+        SimReplica[][] byNode =
+                callee.endpoints.length == callee.replicas.length ? callee.replicasByNode : callee.endpointsByNode;
         int k = 0;
         if (cum.length == 1 && byNode[at[0]].length == 0) {
             return null;

@@ -9,8 +9,7 @@ package dev.tailor.sim.cluster;
 interface RoutingPolicy {
 
     /** Called once, after the cluster is built and before the first request. */
-    default void start(ClusterModel model) {
-    }
+    default void start(ClusterModel model) {}
 
     /**
      * The replica of {@code callee} that the call from {@code from}, sent at {@code nowNanos}, goes to:
@@ -24,8 +23,7 @@ interface RoutingPolicy {
      * at {@code nowNanos} (an error response too: a call lost to a crash is answered when the replica
      * restarts).
      */
-    default void onResponse(Proxy from, SimReplica replica, long sentNanos, long nowNanos) {
-    }
+    default void onResponse(Proxy from, SimReplica replica, long sentNanos, long nowNanos) {}
 
     /** Simulated ns between {@link #tick} calls; 0 for none. */
     default long tickIntervalNanos() {
@@ -38,8 +36,7 @@ interface RoutingPolicy {
     }
 
     /** Periodic work: a controller round, a weight update. */
-    default void tick(long nowNanos) {
-    }
+    default void tick(long nowNanos) {}
 
     /** Planning statistics, for policies that plan in rounds; {@code null} otherwise. */
     default RunResult.Planning planning() {

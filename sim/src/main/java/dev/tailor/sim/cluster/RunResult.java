@@ -80,9 +80,13 @@ public record RunResult(
      *                                  what "above 100 %" of a request becomes here)
      * @param throttledSeconds          seconds it spent throttled by its CFS quota ({@code cfs-quota})
      */
-    public record ReplicaStats(String pod, String component, String node, Double meanCpuUtilisationPercent,
-            long secondsAtCpuLimit, double throttledSeconds) {
-    }
+    public record ReplicaStats(
+            String pod,
+            String component,
+            String node,
+            Double meanCpuUtilisationPercent,
+            long secondsAtCpuLimit,
+            double throttledSeconds) {}
 
     /**
      * A round-based policy's planning.
@@ -96,15 +100,34 @@ public record RunResult(
      * @param lastFailure  the last failure's message, or {@code null}
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    public record Planning(long rounds, long failures, Double medianMillis, Double meanMillis, Double maxMillis,
-            String lastFailure) {
-    }
+    public record Planning(
+            long rounds, long failures, Double medianMillis, Double meanMillis, Double maxMillis, String lastFailure) {}
 
     /** A copy with the wall-clock time of the run. */
     public RunResult withWallMillis(double millis) {
-        return new RunResult(scenario, network, cpuModel, policy, rps, seed, requests, completed, timeouts, errors,
+        return new RunResult(
+                scenario,
+                network,
+                cpuModel,
+                policy,
+                rps,
+                seed,
+                requests,
+                completed,
+                timeouts,
+                errors,
                 unfinished,
-                p50Millis, p99Millis, p999Millis, meanMillis, cpuGapPercentPoints, replicas, planning, callsServed,
-                eventsFired, millis, latency, cpuUtilisationSeries);
+                p50Millis,
+                p99Millis,
+                p999Millis,
+                meanMillis,
+                cpuGapPercentPoints,
+                replicas,
+                planning,
+                callsServed,
+                eventsFired,
+                millis,
+                latency,
+                cpuUtilisationSeries);
     }
 }

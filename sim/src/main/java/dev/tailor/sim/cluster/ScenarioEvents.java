@@ -25,8 +25,7 @@ import org.apache.commons.rng.sampling.distribution.ZigguratSampler;
  */
 final class ScenarioEvents {
 
-    private ScenarioEvents() {
-    }
+    private ScenarioEvents() {}
 
     /** Adds every problem of {@code scenario}'s events to {@code problems}, naming the field. */
     static void problems(ClusterScenario scenario, List<String> problems) {
@@ -65,8 +64,8 @@ final class ScenarioEvents {
             positive(problems, at + ".durationSeconds", event.durationSeconds(), 86_400);
             ClusterScenario.NodeSpec node = null;
             if (event.node() == null || !nodes.containsKey(event.node())) {
-                problems.add(at + ".node: " + quote(event.node()) + " (expected: one of the nodes " + nodes.keySet()
-                        + ")");
+                problems.add(
+                        at + ".node: " + quote(event.node()) + " (expected: one of the nodes " + nodes.keySet() + ")");
             } else {
                 node = nodes.get(event.node());
             }
@@ -84,16 +83,18 @@ final class ScenarioEvents {
             onlyFor(problems, at, "component", event.component(), replicaKind || overcount, kind);
             onlyFor(problems, at, "replicaOnNode", event.replicaOnNode(), replicaKind || callerReplica, kind);
             onlyFor(problems, at, "countedFactor", event.countedFactor(), overcount, kind);
-            if (overcount && (event.countedFactor() == null
-                    || !(event.countedFactor() > 1 && event.countedFactor() <= 100))) {
+            if (overcount
+                    && (event.countedFactor() == null
+                            || !(event.countedFactor() > 1 && event.countedFactor() <= 100))) {
                 problems.add(at + ".countedFactor: " + event.countedFactor() + " (expected: a number in (1, 100]:"
                         + " how many times the scraped call metric counts each call)");
             }
             onlyFor(problems, at, "coldSeconds", event.coldSeconds(), restarts, kind);
             onlyFor(problems, at, "coldFactor", event.coldFactor(), restarts, kind);
             onlyFor(problems, at, "countedFraction", event.countedFraction(), undercount, kind);
-            if (undercount && (event.countedFraction() == null
-                    || !(event.countedFraction() >= 0 && event.countedFraction() < 1))) {
+            if (undercount
+                    && (event.countedFraction() == null
+                            || !(event.countedFraction() >= 0 && event.countedFraction() < 1))) {
                 problems.add(at + ".countedFraction: " + event.countedFraction() + " (expected: a number in [0, 1):"
                         + " the fraction of the served requests the scraped metric counts)");
             }
@@ -105,15 +106,16 @@ final class ScenarioEvents {
             boolean antagonist = kind == ClusterScenario.EventKind.CPU_ANTAGONIST;
             boolean background = kind == ClusterScenario.EventKind.BACKGROUND_CPU;
             onlyFor(problems, at, "cores", event.cores(), antagonist || background, kind);
-            if (background && (event.cores() == null
-                    || !(event.cores() > 0 && event.cores() < scenario.cpuLimitCores()))) {
+            if (background
+                    && (event.cores() == null || !(event.cores() > 0 && event.cores() < scenario.cpuLimitCores()))) {
                 problems.add(at + ".cores: " + event.cores() + " (expected: more than 0 and less than a replica's"
                         + " CPU limit, " + fmt(scenario.cpuLimitCores()) + " cores)");
             }
             onlyFor(problems, at, "burstSeconds", event.burstSeconds(), antagonist, kind);
             onlyFor(problems, at, "meanGapSeconds", event.meanGapSeconds(), antagonist, kind);
-            if (slowdown && (event.speedMultiplier() == null
-                    || !(event.speedMultiplier() > 0 && event.speedMultiplier() <= 1))) {
+            if (slowdown
+                    && (event.speedMultiplier() == null
+                            || !(event.speedMultiplier() > 0 && event.speedMultiplier() <= 1))) {
                 problems.add(at + ".speedMultiplier: " + event.speedMultiplier() + " (expected: a number in (0, 1]:"
                         + " the factor on the node's per-core speed)");
             }
@@ -165,16 +167,25 @@ final class ScenarioEvents {
             double start = event.atSeconds();
             double end = start + event.durationSeconds() + (crash ? event.readyAfterSecondsOrDefault() : 0);
             intervals.add(new double[] {start, end});
-            String replica = "replica " + event.component() + " #" + event.replicaOnNodeOrDefault() + " on "
-                    + event.node();
-            targets.add(restarts ? replica : undercount ? "metrics of " + replica
-                    : overcount ? "call metrics of " + (callerReplica ? replica : "the ingress gateway on "
-                            + event.node())
-                    : kind.label() + " on node " + event.node());
+            String replica =
+                    "replica " + event.component() + " #" + event.replicaOnNodeOrDefault() + " on " + event.node();
+            targets.add(
+                    restarts
+                            ? replica
+                            : undercount
+                                    ? "metrics of " + replica
+                                    : overcount
+                                            ? "call metrics of "
+                                                    + (callerReplica
+                                                            ? replica
+                                                            : "the ingress gateway on " + event.node())
+                                            : kind.label() + " on node " + event.node());
         }
         for (int j = 0; j < intervals.size(); j++) {
             for (int i = 0; i < j; i++) {
-                if (intervals.get(i) == null || intervals.get(j) == null || !targets.get(i).equals(targets.get(j))) {
+                if (intervals.get(i) == null
+                        || intervals.get(j) == null
+                        || !targets.get(i).equals(targets.get(j))) {
                     continue;
                 }
                 double[] a = intervals.get(i);
@@ -188,7 +199,12 @@ final class ScenarioEvents {
         }
     }
 
-    private static void onlyFor(List<String> problems, String at, String field, Object value, boolean used,
+    private static void onlyFor(
+            List<String> problems,
+            String at,
+            String field,
+            Object value,
+            boolean used,
             ClusterScenario.EventKind kind) {
         if (!used && value != null) {
             problems.add(at + "." + field + ": " + value + " (expected: absent for kind " + kind.label() + ")");
@@ -203,7 +219,8 @@ final class ScenarioEvents {
 
     private static String fmt(double value) {
         return value == Math.rint(value) && Math.abs(value) < 1e15
-                ? String.valueOf((long) value) : String.format(Locale.ROOT, "%g", value);
+                ? String.valueOf((long) value)
+                : String.format(Locale.ROOT, "%g", value);
     }
 
     private static String quote(String value) {
@@ -227,15 +244,20 @@ final class ScenarioEvents {
             long end = start + ClusterModel.seconds(event.durationSeconds());
             switch (event.kind()) {
                 case NODE_SLOWDOWN -> slowdown(model, node, event.speedMultiplier(), start, end);
-                case CPU_ANTAGONIST -> antagonist(model, node, event, start, end,
-                        model.streams.stream("antagonist-" + i));
+                case CPU_ANTAGONIST ->
+                    antagonist(model, node, event, start, end, model.streams.stream("antagonist-" + i));
                 case REPLICA_CRASH -> crash(model, replica(model, node, event), event, start, end);
                 case REPLICA_RESTART -> restart(model, replica(model, node, event), event, start, end);
-                case METRICS_UNDERCOUNT -> undercount(model, replica(model, node, event), event.countedFraction(),
-                        start, end);
+                case METRICS_UNDERCOUNT ->
+                    undercount(model, replica(model, node, event), event.countedFraction(), start, end);
                 case BACKGROUND_CPU -> background(model, node, event.cores(), start, end);
-                case CALLS_OVERCOUNT -> overcount(model, event.component() == null ? model.proxies[node.index]
-                        : replica(model, node, event).proxy, event.countedFactor(), start, end);
+                case CALLS_OVERCOUNT ->
+                    overcount(
+                            model,
+                            event.component() == null ? model.proxies[node.index] : replica(model, node, event).proxy,
+                            event.countedFactor(),
+                            start,
+                            end);
                 default -> throw new IllegalStateException("unknown event kind " + event.kind());
             }
         }
@@ -260,8 +282,13 @@ final class ScenarioEvents {
     }
 
     /** Idle for an exponential time, busy for a burst, and again, from {@code start} until {@code end}. */
-    private static void antagonist(ClusterModel model, SimNode node, ClusterScenario.EventSpec event, long start,
-            long end, UniformRandomProvider rng) {
+    private static void antagonist(
+            ClusterModel model,
+            SimNode node,
+            ClusterScenario.EventSpec event,
+            long start,
+            long end,
+            UniformRandomProvider rng) {
         ZigguratSampler.Exponential gaps = ZigguratSampler.Exponential.of(rng);
         long burst = ClusterModel.seconds(event.burstSeconds());
         double meanGapNanos = event.meanGapSeconds() * ClusterModel.NANOS_PER_SECOND;
@@ -279,8 +306,8 @@ final class ScenarioEvents {
         }
     }
 
-    private static void crash(ClusterModel model, SimReplica replica, ClusterScenario.EventSpec event, long start,
-            long restart) {
+    private static void crash(
+            ClusterModel model, SimReplica replica, ClusterScenario.EventSpec event, long start, long restart) {
         at(model, start, replica::crash);
         long notReady = start + ClusterModel.seconds(event.notReadyAfterSecondsOrDefault());
         boolean leaves = notReady < restart;
@@ -301,8 +328,8 @@ final class ScenarioEvents {
         }
     }
 
-    private static void restart(ClusterModel model, SimReplica replica, ClusterScenario.EventSpec event, long start,
-            long ready) {
+    private static void restart(
+            ClusterModel model, SimReplica replica, ClusterScenario.EventSpec event, long start, long ready) {
         at(model, start, now -> setReady(replica, false));
         at(model, ready, now -> {
             newProcess(replica);
@@ -312,8 +339,8 @@ final class ScenarioEvents {
         });
     }
 
-    private static void undercount(ClusterModel model, SimReplica replica, double countedFraction, long start,
-            long end) {
+    private static void undercount(
+            ClusterModel model, SimReplica replica, double countedFraction, long start, long end) {
         at(model, start, now -> replica.metricsCountedFraction = countedFraction);
         at(model, end, now -> replica.metricsCountedFraction = 1);
     }

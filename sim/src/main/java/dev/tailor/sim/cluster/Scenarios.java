@@ -19,17 +19,25 @@ import java.util.List;
 public final class Scenarios {
 
     /** The bundled scenarios: the paper's two, then the dynamic ones (paper-dag with a load change or a fault). */
-    public static final List<String> BUNDLED = List.of("paper-pairwise", "paper-dag", "dyn-load-step", "dyn-load-ramp",
-            "dyn-noisy-neighbour", "dyn-replica-crash", "dyn-cold-restart", "dyn-antagonist", "dyn-metrics-undercount",
-            "dyn-calls-overcount", "dyn-background-cpu");
+    public static final List<String> BUNDLED = List.of(
+            "paper-pairwise",
+            "paper-dag",
+            "dyn-load-step",
+            "dyn-load-ramp",
+            "dyn-noisy-neighbour",
+            "dyn-replica-crash",
+            "dyn-cold-restart",
+            "dyn-antagonist",
+            "dyn-metrics-undercount",
+            "dyn-calls-overcount",
+            "dyn-background-cpu");
 
     /** The dynamic bundled scenarios. */
     public static final List<String> DYNAMIC = BUNDLED.subList(2, BUNDLED.size());
 
     private static final ObjectMapper YAML = StrictReader.yaml();
 
-    private Scenarios() {
-    }
+    private Scenarios() {}
 
     /**
      * A bundled scenario by name, else the YAML file at {@code nameOrPath}.
@@ -53,8 +61,9 @@ public final class Scenarios {
             throw new ScenarioException(nameOrPath + ": is a directory (expected: a YAML scenario file)");
         }
         if (!Files.isRegularFile(file)) {
-            throw new ScenarioException(nameOrPath + ": " + (Files.exists(file) ? "not a regular file" : "no such bundled"
-                    + " scenario or file") + " (expected: one of " + BUNDLED + ", or a YAML scenario file)");
+            throw new ScenarioException(nameOrPath + ": "
+                    + (Files.exists(file) ? "not a regular file" : "no such bundled" + " scenario or file")
+                    + " (expected: one of " + BUNDLED + ", or a YAML scenario file)");
         }
         try {
             return parse(Files.readString(file), file.toString());
@@ -94,7 +103,8 @@ public final class Scenarios {
 
     /** How to name the values of the scenario's enum fields. */
     private static String enumValues(Class<?> type) {
-        return type == ClusterScenario.EventKind.class ? "one of " + ClusterScenario.EventKind.labels()
+        return type == ClusterScenario.EventKind.class
+                ? "one of " + ClusterScenario.EventKind.labels()
                 : "one of fluid, cfs-quota";
     }
 }

@@ -12,8 +12,7 @@ import java.util.List;
 final class ScrapedMetrics {
 
     /** One scrape. */
-    record Sample(long timeNanos, double[] cpuCoreSeconds, long[] served, long[][] callsByProxy) {
-    }
+    record Sample(long timeNanos, double[] cpuCoreSeconds, long[] served, long[][] callsByProxy) {}
 
     private final ClusterModel model;
     private final List<Sample> samples = new ArrayList<>();

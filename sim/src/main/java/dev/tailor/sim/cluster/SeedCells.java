@@ -17,8 +17,7 @@ import org.HdrHistogram.Histogram;
  */
 public final class SeedCells {
 
-    private SeedCells() {
-    }
+    private SeedCells() {}
 
     /**
      * Min, median, mean and max of a latency over the seeds of a cell, ms ({@code null} when no seed
@@ -28,7 +27,8 @@ public final class SeedCells {
 
         /** The spread of {@code values}, nulls (no data) left out; all {@code null} when none is left. */
         public static Spread of(List<Double> values) {
-            List<Double> known = values.stream().filter(Objects::nonNull).sorted().toList();
+            List<Double> known =
+                    values.stream().filter(Objects::nonNull).sorted().toList();
             if (known.isEmpty()) {
                 return new Spread(null, null, null, null);
             }
@@ -62,8 +62,18 @@ public final class SeedCells {
      * @param latency             the seeds' latency histograms added up, µs (not in JSON)
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    public record Cell(String scenario, String network, String cpuModel, String policy, double rps, List<Long> seeds,
-            long requests, long completed, long timeouts, long errors, long unfinished,
+    public record Cell(
+            String scenario,
+            String network,
+            String cpuModel,
+            String policy,
+            double rps,
+            List<Long> seeds,
+            long requests,
+            long completed,
+            long timeouts,
+            long errors,
+            long unfinished,
             @JsonInclude(JsonInclude.Include.ALWAYS) Double p50Millis,
             @JsonInclude(JsonInclude.Include.ALWAYS) Double p99Millis,
             @JsonInclude(JsonInclude.Include.ALWAYS) Double p999Millis,
@@ -71,8 +81,7 @@ public final class SeedCells {
             Spread p99Spread,
             @JsonInclude(JsonInclude.Include.ALWAYS) Double cpuGapPercentPoints,
             List<RunResult> runs,
-            @JsonIgnore Histogram latency) {
-    }
+            @JsonIgnore Histogram latency) {}
 
     /**
      * {@code results} gathered per cell, in the order the cells first appear; a cell's runs in their
@@ -81,8 +90,10 @@ public final class SeedCells {
     public static List<Cell> of(List<RunResult> results) {
         Map<List<Object>, List<RunResult>> byCell = new LinkedHashMap<>();
         for (RunResult r : results) {
-            byCell.computeIfAbsent(List.of(r.scenario(), r.network(), r.cpuModel(), r.policy(), r.rps()),
-                    k -> new ArrayList<>()).add(r);
+            byCell.computeIfAbsent(
+                            List.of(r.scenario(), r.network(), r.cpuModel(), r.policy(), r.rps()),
+                            k -> new ArrayList<>())
+                    .add(r);
         }
         List<Cell> cells = new ArrayList<>();
         for (List<RunResult> runs : byCell.values()) {
@@ -97,7 +108,12 @@ public final class SeedCells {
                     }
                 }
             }
-            cells.add(new Cell(first.scenario(), first.network(), first.cpuModel(), first.policy(), first.rps(),
+            cells.add(new Cell(
+                    first.scenario(),
+                    first.network(),
+                    first.cpuModel(),
+                    first.policy(),
+                    first.rps(),
                     runs.stream().map(RunResult::seed).toList(),
                     runs.stream().mapToLong(RunResult::requests).sum(),
                     runs.stream().mapToLong(RunResult::completed).sum(),
@@ -110,7 +126,8 @@ public final class SeedCells {
                     medianOf(runs.stream().map(RunResult::meanMillis).toList()),
                     Spread.of(runs.stream().map(RunResult::p99Millis).toList()),
                     medianOf(runs.stream().map(RunResult::cpuGapPercentPoints).toList()),
-                    List.copyOf(runs), latency));
+                    List.copyOf(runs),
+                    latency));
         }
         return cells;
     }
@@ -120,8 +137,10 @@ public final class SeedCells {
      * {@code null} when a seed has no planning (a policy that does not plan).
      */
     public static Double planMillis(Cell cell) {
-        List<Double> plans = cell.runs().stream().map(RunResult::planning)
-                .map(p -> p == null ? null : p.medianMillis()).toList();
+        List<Double> plans = cell.runs().stream()
+                .map(RunResult::planning)
+                .map(p -> p == null ? null : p.medianMillis())
+                .toList();
         return plans.contains(null) ? null : medianOf(plans);
     }
 

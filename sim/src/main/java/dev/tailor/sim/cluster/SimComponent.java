@@ -16,6 +16,7 @@ final class SimComponent {
     final double meanWorkNanos;
     /** Stages of calls: {@code calleesByStage[s][k]} is a callee, {@code countsByStage[s][k]} how many calls. */
     int[][] calleesByStage = new int[0][];
+
     double[][] countsByStage = new double[0][];
     SimReplica[] replicas = new SimReplica[0];
     /** {@code replicasByNode[node]}: this component's replicas on that node (possibly empty). */

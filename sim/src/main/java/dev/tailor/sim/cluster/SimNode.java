@@ -20,6 +20,7 @@ final class SimNode {
     double speedFactor;
     /** Cores taken by a co-located antagonist outside the simulated pods (0 when none). */
     double antagonistCores;
+
     SimReplica[] replicas = new SimReplica[0];
     private double[] want = new double[0];
     private boolean[] satisfied = new boolean[0];

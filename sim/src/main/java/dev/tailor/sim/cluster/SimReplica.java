@@ -80,6 +80,7 @@ final class SimReplica extends EventCalendar.Event {
     boolean down;
     /** Its CPU cost per call is multiplied by {@link #coldFactor} until this instant (a cold start). */
     long coldUntilNanos = Long.MIN_VALUE;
+
     double coldFactor = 1;
     /** The requests at this replica (arrived, not yet answered): the ones a crash loses. */
     private Visit presentHead;
@@ -88,8 +89,17 @@ final class SimReplica extends EventCalendar.Event {
     /** Recent server-side latencies by RIF, kept only when a policy asks for them (Prequal's probes). */
     PrequalPolicy.ServerLatency serverLatency;
 
-    SimReplica(int id, String pod, SimComponent component, SimNode node, double limitCores, double costFactor,
-            ClusterModel model, long periodNanos, long phaseNanos, boolean cfs) {
+    SimReplica(
+            int id,
+            String pod,
+            SimComponent component,
+            SimNode node,
+            double limitCores,
+            double costFactor,
+            ClusterModel model,
+            long periodNanos,
+            long phaseNanos,
+            boolean cfs) {
         this.id = id;
         this.pod = pod;
         this.component = component;
@@ -118,12 +128,15 @@ final class SimReplica extends EventCalendar.Event {
 
     /** Background CPU in cores now (a background-cpu event): measured, serving no request. */
     private double backgroundCores;
+
     private long backgroundSinceNanos;
     private double backgroundCoreNanos;
 
     /** Total CPU time in core-ns up to {@code nowNanos}, background CPU included, without changing state. */
     double cpuCoreNanosAt(long nowNanos) {
-        return cpuCoreNanos + cores * (nowNanos - lastNanos) + backgroundCoreNanos
+        return cpuCoreNanos
+                + cores * (nowNanos - lastNanos)
+                + backgroundCoreNanos
                 + backgroundCores * (nowNanos - backgroundSinceNanos);
     }
 

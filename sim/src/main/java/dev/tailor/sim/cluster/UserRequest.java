@@ -7,6 +7,7 @@ final class UserRequest {
     final boolean measured;
     /** A call of it was lost to a crash: it ends with an error. */
     boolean failed;
+
     UserRequest previous;
     UserRequest next;
 

@@ -19,10 +19,12 @@ final class Visit extends EventCalendar.Event {
     final UserRequest request;
     /** The visit that made this call, or {@code null} for the user request's entry call. */
     final Visit parent;
+
     final Proxy from;
     final SimReplica replica;
     /** When the caller's proxy sent the call, simulated ns. */
     final long sentNanos;
+
     private int phase = TO_CALLEE;
     private int stage;
     private int pendingCalls;
@@ -34,6 +36,7 @@ final class Visit extends EventCalendar.Event {
     boolean lost;
     /** Neighbours in the replica's list of present requests ({@link SimReplica#present}). */
     Visit previousPresent;
+
     Visit nextPresent;
 
     Visit(ClusterModel model, UserRequest request, Visit parent, Proxy from, SimReplica replica, long sentNanos) {
@@ -96,14 +99,14 @@ final class Visit extends EventCalendar.Event {
                 pendingCalls = sent;
                 return;
             }
-            stage++;   // every call of this stage was drawn away: go on
+            stage++; // every call of this stage was drawn away: go on
         }
         respond(nowNanos);
     }
 
     private void callAnswered(long nowNanos) {
         if (lost) {
-            return;   // this request died with its replica; its own calls still come back
+            return; // this request died with its replica; its own calls still come back
         }
         if (--pendingCalls == 0) {
             stage++;

@@ -32,6 +32,7 @@ final class WrrOrcaPolicy implements RoutingPolicy {
         final double[][] deadlines;
         /** Per callee, the endpoints version the deadlines were started for (a new list, a new picker). */
         final int[] endpointsVersions;
+
         long epoch = -1;
 
         Schedule(ClusterModel model) {
@@ -110,7 +111,8 @@ final class WrrOrcaPolicy implements RoutingPolicy {
     }
 
     private boolean usable(SimReplica replica, long nowNanos, double[] reported) {
-        return reported[replica.id] > 0 && nonEmptySinceNanos[replica.id] >= 0
+        return reported[replica.id] > 0
+                && nonEmptySinceNanos[replica.id] >= 0
                 && nowNanos - nonEmptySinceNanos[replica.id] >= BLACKOUT_NANOS;
     }
 

@@ -49,12 +49,14 @@ public final class BackendCalibration {
     /** The standard normal's 95th percentile: P5 of a log-normal factor is exp(-Z_95 σ). */
     private static final double Z_95 = 1.6449;
     /** The parallelisms tried: every value to 16, then about 25 % apart, to 1,024. */
-    static final int[] PARALLELISMS = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 20, 24, 28, 32, 40, 48,
-        56, 64, 80, 96, 128, 160, 192, 256, 320, 384, 512, 640, 768, 1024};
+    static final int[] PARALLELISMS = {
+        1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 20, 24, 28, 32, 40, 48, 56, 64, 80, 96, 128, 160, 192,
+        256, 320, 384, 512, 640, 768, 1024
+    };
+
     private static final long SEED = 20_260_301L;
 
-    private BackendCalibration() {
-    }
+    private BackendCalibration() {}
 
     /**
      * A fitted backend and how well it reproduces the trace.
@@ -68,11 +70,24 @@ public final class BackendCalibration {
 
         /** One line for logs and reports. */
         public String summary() {
-            return String.format(java.util.Locale.ROOT, "parallelism %d; read %.0f µs + %.2f µs/KiB; write %.0f µs +"
-                    + " %.2f µs/KiB; σ %.1f; latency P50/P95/P99 recorded %.0f/%.0f/%.0f µs, replayed %.0f/%.0f/%.0f µs"
-                    + " (%d I/Os)", model.parallelism(), model.readBaseMicros(), model.readMicrosPerKiB(),
-                    model.writeBaseMicros(), model.writeMicrosPerKiB(), model.serviceSigma(), observedMicros[0],
-                    observedMicros[1], observedMicros[2], replayedMicros[0], replayedMicros[1], replayedMicros[2], ios);
+            return String.format(
+                    java.util.Locale.ROOT,
+                    "parallelism %d; read %.0f µs + %.2f µs/KiB; write %.0f µs +"
+                            + " %.2f µs/KiB; σ %.1f; latency P50/P95/P99 recorded %.0f/%.0f/%.0f µs, replayed %.0f/%.0f/%.0f µs"
+                            + " (%d I/Os)",
+                    model.parallelism(),
+                    model.readBaseMicros(),
+                    model.readMicrosPerKiB(),
+                    model.writeBaseMicros(),
+                    model.writeMicrosPerKiB(),
+                    model.serviceSigma(),
+                    observedMicros[0],
+                    observedMicros[1],
+                    observedMicros[2],
+                    replayedMicros[0],
+                    replayedMicros[1],
+                    replayedMicros[2],
+                    ios);
         }
     }
 
@@ -199,7 +214,8 @@ public final class BackendCalibration {
             if (latencies.size() < MIN_SAMPLES) {
                 continue;
             }
-            double[] sorted = latencies.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+            double[] sorted =
+                    latencies.stream().mapToDouble(Double::doubleValue).sorted().toArray();
             double y = rank(sorted, 0.05);
             double x = e.getKey() / 1024.0;
             double w = latencies.size();

@@ -23,8 +23,13 @@ import org.apache.commons.rng.UniformRandomProvider;
  * @param writeMicrosPerKiB  extra service time per KiB written, µs, &gt;= 0
  * @param serviceSigma       σ of the log-normal service-time factor (0 = deterministic), in [0, 2]
  */
-public record BackendModel(int parallelism, double readBaseMicros, double readMicrosPerKiB, double writeBaseMicros,
-        double writeMicrosPerKiB, double serviceSigma) {
+public record BackendModel(
+        int parallelism,
+        double readBaseMicros,
+        double readMicrosPerKiB,
+        double writeBaseMicros,
+        double writeMicrosPerKiB,
+        double serviceSigma) {
 
     public BackendModel {
         List<String> problems = new ArrayList<>();
@@ -67,7 +72,7 @@ public record BackendModel(int parallelism, double readBaseMicros, double readMi
 
     /** Standard normal by Box–Muller (one of the pair), so a stream's draws stay reproducible. */
     private static double gaussian(UniformRandomProvider random) {
-        double u = 1 - random.nextDouble();   // (0, 1]
+        double u = 1 - random.nextDouble(); // (0, 1]
         return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * random.nextDouble());
     }
 

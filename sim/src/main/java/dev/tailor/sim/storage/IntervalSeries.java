@@ -21,10 +21,20 @@ package dev.tailor.sim.storage;
  * @param hotSegments             segments admission classified hot at the interval's start
  * @param firstBurstNanos         arrival of the first measured burst request at this proxy, or -1
  */
-public record IntervalSeries(int proxy, long intervalNanos, long budgetCostUnits, float[] steadyArrivingCostUnits,
-        float[] hotArrivingCostUnits, float[] drawnMainCostUnits, float[] drawnReserveCostUnits,
-        float[] borrowedCostUnits, float[] repaidCostUnits, float[] debtCostUnits, float[] waitingRequests,
-        float[] hotSegments, long firstBurstNanos) {
+public record IntervalSeries(
+        int proxy,
+        long intervalNanos,
+        long budgetCostUnits,
+        float[] steadyArrivingCostUnits,
+        float[] hotArrivingCostUnits,
+        float[] drawnMainCostUnits,
+        float[] drawnReserveCostUnits,
+        float[] borrowedCostUnits,
+        float[] repaidCostUnits,
+        float[] debtCostUnits,
+        float[] waitingRequests,
+        float[] hotSegments,
+        long firstBurstNanos) {
 
     /** Whether the pool series are present (a segment-admission policy ran). */
     public boolean hasPools() {

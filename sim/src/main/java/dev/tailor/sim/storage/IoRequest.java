@@ -17,6 +17,7 @@ final class IoRequest {
     final int proxy;
     /** Disk number on its proxy (the order of the proxy's tenants). */
     final int disk;
+
     final long offsetBytes;
     final int lengthBytes;
     final boolean write;
@@ -43,11 +44,23 @@ final class IoRequest {
     Ticket ticket;
     /** mclock: the client (segment) and the request's tags, ns. */
     int client;
+
     double reservationTagNanos;
     double proportionTagNanos;
 
-    IoRequest(int tenant, int proxy, int disk, long offsetBytes, int lengthBytes, boolean write, long arrivalNanos,
-            long serviceNanos, long costUnits, boolean hot, boolean burst, boolean measured) {
+    IoRequest(
+            int tenant,
+            int proxy,
+            int disk,
+            long offsetBytes,
+            int lengthBytes,
+            boolean write,
+            long arrivalNanos,
+            long serviceNanos,
+            long costUnits,
+            boolean hot,
+            boolean burst,
+            boolean measured) {
         this.tenant = tenant;
         this.proxy = proxy;
         this.disk = disk;

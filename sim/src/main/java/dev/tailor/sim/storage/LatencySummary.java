@@ -21,8 +21,15 @@ import org.HdrHistogram.Histogram;
  * @param maxMillis    slowest
  */
 @JsonInclude(JsonInclude.Include.ALWAYS)
-public record LatencySummary(long requests, Double p50Millis, Double p99Millis, Double p999Millis, Double p9999Millis,
-        Double p99999Millis, Double meanMillis, Double maxMillis) {
+public record LatencySummary(
+        long requests,
+        Double p50Millis,
+        Double p99Millis,
+        Double p999Millis,
+        Double p9999Millis,
+        Double p99999Millis,
+        Double meanMillis,
+        Double maxMillis) {
 
     /** The percentile levels reported, in %. */
     static final double[] LEVELS = {50, 99, 99.9, 99.99, 99.999};
@@ -46,7 +53,14 @@ public record LatencySummary(long requests, Double p50Millis, Double p99Millis, 
         for (int i = 0; i < LEVELS.length; i++) {
             p[i] = n >= NEEDED[i] ? nanos.getValueAtPercentile(LEVELS[i]) / 1e6 : null;
         }
-        return new LatencySummary(n, p[0], p[1], p[2], p[3], p[4], n == 0 ? null : nanos.getMean() / 1e6,
+        return new LatencySummary(
+                n,
+                p[0],
+                p[1],
+                p[2],
+                p[3],
+                p[4],
+                n == 0 ? null : nanos.getMean() / 1e6,
                 n == 0 ? null : nanos.getMaxValue() / 1e6);
     }
 }

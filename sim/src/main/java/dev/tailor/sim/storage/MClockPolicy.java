@@ -50,6 +50,7 @@ final class MClockPolicy implements StoragePolicy {
     private final double[] nanosPerCostWeight;
     /** R' and P' per client: the tags of its last tagged request, ns. */
     private final double[] lastReservationTag;
+
     private final double[] lastProportionTag;
     private final java.util.List<ArrayDeque<IoRequest>> queues;
     private final int[] active;
@@ -113,8 +114,8 @@ final class MClockPolicy implements StoragePolicy {
 
     /** Tags {@code head}, which just became the head of client {@code c}'s queue. */
     private void tagHead(int c, IoRequest head, long nowNanos) {
-        head.reservationTagNanos = Math.max(lastReservationTag[c] + head.costUnits * nanosPerCostReservation[c],
-                nowNanos);
+        head.reservationTagNanos =
+                Math.max(lastReservationTag[c] + head.costUnits * nanosPerCostReservation[c], nowNanos);
         head.proportionTagNanos = Math.max(lastProportionTag[c] + head.costUnits * nanosPerCostWeight[c], nowNanos);
         lastReservationTag[c] = head.reservationTagNanos;
         lastProportionTag[c] = head.proportionTagNanos;

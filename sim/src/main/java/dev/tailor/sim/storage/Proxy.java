@@ -19,7 +19,11 @@ final class Proxy {
     StoragePolicy policy;
     long held;
 
-    Proxy(int index, StorageRun run, List<StorageSetup.Tenant> tenants, List<VirtualDisk> disks,
+    Proxy(
+            int index,
+            StorageRun run,
+            List<StorageSetup.Tenant> tenants,
+            List<VirtualDisk> disks,
             double capacityCostUnitsPerSecond) {
         this.index = index;
         this.run = run;

@@ -53,10 +53,22 @@ import java.util.function.Consumer;
 final class SegmentAdmissionPolicy implements StoragePolicy {
 
     /** The policy names this class implements. */
-    static final java.util.List<String> NAMES = java.util.List.of("segment-admission", "segment-admission-paper",
-            "no-reserve", "no-borrow", "no-repay", "no-lending", "no-baseline-guarantee", "paced-release",
-            "fixed-reserve", "round-robin-hot", "bounded-overdraft", "virtual-clock-hot", "fifo-deadline",
-            "late-first-hot", "late-first-clock-hot");
+    static final java.util.List<String> NAMES = java.util.List.of(
+            "segment-admission",
+            "segment-admission-paper",
+            "no-reserve",
+            "no-borrow",
+            "no-repay",
+            "no-lending",
+            "no-baseline-guarantee",
+            "paced-release",
+            "fixed-reserve",
+            "round-robin-hot",
+            "bounded-overdraft",
+            "virtual-clock-hot",
+            "fifo-deadline",
+            "late-first-hot",
+            "late-first-clock-hot");
 
     private final Proxy proxy;
     private final AdmissionController controller;
@@ -83,10 +95,9 @@ final class SegmentAdmissionPolicy implements StoragePolicy {
     static AdmissionConfig config(Proxy proxy, String name) {
         StorageScenario s = proxy.setup().scenario();
         StorageScenario.AdmissionSpec spec = s.admission();
-        AdmissionConfig base = "segment-admission-paper".equals(name) ? AdmissionConfig.PAPER
-                : AdmissionConfig.DEFAULTS;
-        return base
-                .withIntervalNanos(proxy.intervalNanos())
+        AdmissionConfig base =
+                "segment-admission-paper".equals(name) ? AdmissionConfig.PAPER : AdmissionConfig.DEFAULTS;
+        return base.withIntervalNanos(proxy.intervalNanos())
                 .withCapacityCostUnitsPerSecond(proxy.capacityCostUnitsPerSecond())
                 .withSegmentAndBlockSizeBytes(s.segmentSizeBytes(), s.blockSizeBytes())
                 .withCostModel(proxy.setup().costModel())
@@ -98,23 +109,26 @@ final class SegmentAdmissionPolicy implements StoragePolicy {
                 .withBorrowing(!"no-borrow".equals(name))
                 .withRepayment(!"no-repay".equals(name))
                 .withReserveLending(!"no-lending".equals(name))
-                .withDepartures(base.baselineGuarantee() && !"no-baseline-guarantee".equals(name),
+                .withDepartures(
+                        base.baselineGuarantee() && !"no-baseline-guarantee".equals(name),
                         base.pacedRelease() || "paced-release".equals(name),
                         base.adaptiveReserve() && !"fixed-reserve".equals(name) && !"no-reserve".equals(name),
                         base.weightedHotService() && !"round-robin-hot".equals(name))
-                .withBoundedOverdraft(base.boundedOverdraft() || "bounded-overdraft".equals(name)
-                        || "virtual-clock-hot".equals(name))
-                .withVirtualClockHotService(base.virtualClockHotService() || "virtual-clock-hot".equals(name)
+                .withBoundedOverdraft(
+                        base.boundedOverdraft() || "bounded-overdraft".equals(name) || "virtual-clock-hot".equals(name))
+                .withVirtualClockHotService(base.virtualClockHotService()
+                        || "virtual-clock-hot".equals(name)
                         || "late-first-clock-hot".equals(name))
                 .withFifoDeadline(base.fifoDeadline() || "fifo-deadline".equals(name))
-                .withLateFirstHotService(base.lateFirstHotService() || "late-first-hot".equals(name)
+                .withLateFirstHotService(base.lateFirstHotService()
+                        || "late-first-hot".equals(name)
                         || "late-first-clock-hot".equals(name));
     }
 
     @Override
     public void arrive(IoRequest request, long nowNanos) {
-        Admission admission = controller.acquire(request.disk, request.kind(), request.offsetBytes,
-                request.lengthBytes);
+        Admission admission =
+                controller.acquire(request.disk, request.kind(), request.offsetBytes, request.lengthBytes);
         switch (admission) {
             case Admission.Admitted a -> {
                 request.ticket = a.ticket();

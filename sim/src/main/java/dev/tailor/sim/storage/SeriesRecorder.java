@@ -20,6 +20,7 @@ final class SeriesRecorder {
     private float[] hotSegments;
     /** The controller's cumulative main, reserve, borrowed and repaid cost at the last boundary. */
     private long[] previous;
+
     long budgetCostUnits;
     private long firstBurstNanos = -1;
     private final long measuredFromNanos;
@@ -82,7 +83,19 @@ final class SeriesRecorder {
     }
 
     IntervalSeries finish() {
-        return new IntervalSeries(proxy, intervalNanos, budgetCostUnits, steady, hot, main, reserve, borrowed, repaid,
-                debt, waiting, hotSegments, firstBurstNanos);
+        return new IntervalSeries(
+                proxy,
+                intervalNanos,
+                budgetCostUnits,
+                steady,
+                hot,
+                main,
+                reserve,
+                borrowed,
+                repaid,
+                debt,
+                waiting,
+                hotSegments,
+                firstBurstNanos);
     }
 }

@@ -14,12 +14,10 @@ interface StoragePolicy {
     void arrive(IoRequest request, long nowNanos);
 
     /** An interval boundary ({@code nowNanos} = k·Δ, k ≥ 1). */
-    default void interval(long nowNanos) {
-    }
+    default void interval(long nowNanos) {}
 
     /** The backend completed {@code request}, which this policy dispatched. */
-    default void completed(IoRequest request, long nowNanos) {
-    }
+    default void completed(IoRequest request, long nowNanos) {}
 
     /** Every request held (arrived, neither dispatched nor refused). */
     void forEachHeld(Consumer<IoRequest> action);

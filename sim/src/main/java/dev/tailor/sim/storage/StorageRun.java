@@ -30,15 +30,12 @@ final class StorageRun {
 
     /** Told of what happens, for tests; every method is optional. */
     interface Observer {
-        default void dispatched(IoRequest request, long nowNanos) {
-        }
+        default void dispatched(IoRequest request, long nowNanos) {}
 
-        default void completed(IoRequest request, long nowNanos) {
-        }
+        default void completed(IoRequest request, long nowNanos) {}
 
         /** An interval boundary, before the policies pass it. */
-        default void interval(long nowNanos) {
-        }
+        default void interval(long nowNanos) {}
     }
 
     /** One tenant's arrival source: an event rescheduled to its next arrival. */
@@ -56,8 +53,12 @@ final class StorageRun {
             this.proxy = proxy;
             this.disk = disk;
             this.hot = spec.hot();
-            this.stream = new TenantStream(spec.trace(), spec.requestsPerSecond(), setup.scenario().diskSizeBytes(),
-                    spec.bursts(), streams.stream("tenant-" + spec.name()));
+            this.stream = new TenantStream(
+                    spec.trace(),
+                    spec.requestsPerSecond(),
+                    setup.scenario().diskSizeBytes(),
+                    spec.bursts(),
+                    streams.stream("tenant-" + spec.name()));
             this.service = streams.stream("service-" + spec.name());
             this.next = stream.next();
         }
@@ -65,11 +66,22 @@ final class StorageRun {
         @Override
         protected void fire(long nowNanos) {
             TenantStream.Arrival a = next;
-            IoRequest r = new IoRequest(tenant, proxy, disk, a.offsetBytes(), a.lengthBytes(), a.write(), nowNanos,
+            IoRequest r = new IoRequest(
+                    tenant,
+                    proxy,
+                    disk,
+                    a.offsetBytes(),
+                    a.lengthBytes(),
+                    a.write(),
+                    nowNanos,
                     backendModel.serviceNanos(a.lengthBytes(), a.write(), service),
-                    setup.costModel().costUnits(a.write() ? dev.tailor.admission.IoKind.WRITE
-                            : dev.tailor.admission.IoKind.READ, a.lengthBytes()),
-                    hot, a.burst(), nowNanos >= warmupNanos && nowNanos < measuredEndNanos);
+                    setup.costModel()
+                            .costUnits(
+                                    a.write() ? dev.tailor.admission.IoKind.WRITE : dev.tailor.admission.IoKind.READ,
+                                    a.lengthBytes()),
+                    hot,
+                    a.burst(),
+                    nowNanos >= warmupNanos && nowNanos < measuredEndNanos);
             arrive(r, nowNanos);
             next = stream.next();
             if (next.arrivalNanos() < endNanos) {
@@ -98,6 +110,7 @@ final class StorageRun {
     private final Histogram hotSegments = new Histogram(3);
     /** Per proxy, admission's classifier without admission: labels every request under every policy. */
     private final SegmentClassification[] classification;
+
     private final Histogram admittedSteady = new Histogram(3);
     private final Histogram admittedHot = new Histogram(3);
     private long offered;
@@ -165,8 +178,7 @@ final class StorageRun {
             if (!mine.isEmpty()) {
                 classification[p] = new SegmentClassification(
                         SegmentAdmissionPolicy.config(proxies[p], "segment-admission-paper"), disks, 0);
-                proxies[p].policy = StorageSimulation.policy(policyName, proxies[p],
-                        p == observed ? recorder : null);
+                proxies[p].policy = StorageSimulation.policy(policyName, proxies[p], p == observed ? recorder : null);
             }
         }
     }
@@ -242,8 +254,8 @@ final class StorageRun {
             offered++;
         }
         recorder.arrival(r);
-        r.steadySegment = classification[r.proxy].classify(r.disk, r.kind(), r.offsetBytes, r.lengthBytes)
-                == SegmentClass.STEADY;
+        r.steadySegment =
+                classification[r.proxy].classify(r.disk, r.kind(), r.offsetBytes, r.lengthBytes) == SegmentClass.STEADY;
         account(nowNanos);
         held++;
         proxies[r.proxy].policy.arrive(r, nowNanos);
@@ -337,10 +349,22 @@ final class StorageRun {
                     bursts += st.burstsBorrowing();
                 }
             }
-            admission = new StorageRunResult.AdmissionCounters(LatencySummary.of(admittedSteady),
-                    LatencySummary.of(admittedHot), percent(steadyAsHot, steadyAdmitted),
-                    percent(hotAsSteady, hotAdmitted), queued, budget, reserve, lent, borrowed, repaid, forgiven,
-                    percent(reserve, budget), percent(lent, budget), percent(borrowed, budget), percent(repaid, budget),
+            admission = new StorageRunResult.AdmissionCounters(
+                    LatencySummary.of(admittedSteady),
+                    LatencySummary.of(admittedHot),
+                    percent(steadyAsHot, steadyAdmitted),
+                    percent(hotAsSteady, hotAdmitted),
+                    queued,
+                    budget,
+                    reserve,
+                    lent,
+                    borrowed,
+                    repaid,
+                    forgiven,
+                    percent(reserve, budget),
+                    percent(lent, budget),
+                    percent(borrowed, budget),
+                    percent(repaid, budget),
                     bursts);
         } else if ("mclock".equals(policyName)) {
             double dispatched = 0;
@@ -353,14 +377,32 @@ final class StorageRun {
             }
             reservationPercent = dispatched == 0 ? null : 100 * weighted / dispatched;
         }
-        return new StorageRunResult(s.name(), setup.burstMultiplier(), policyName, s.seed(), measuredSeconds, offered,
-                LatencySummary.of(steady), LatencySummary.of(hot), LatencySummary.of(steadySegments),
-                LatencySummary.of(hotSegments), completed / measuredSeconds,
+        return new StorageRunResult(
+                s.name(),
+                setup.burstMultiplier(),
+                policyName,
+                s.seed(),
+                measuredSeconds,
+                offered,
+                LatencySummary.of(steady),
+                LatencySummary.of(hot),
+                LatencySummary.of(steadySegments),
+                LatencySummary.of(hotSegments),
+                completed / measuredSeconds,
                 completedBytes / measuredSeconds / (1 << 20),
                 100.0 * busyChannelNanos / ((double) k * measuredNanos),
                 waitingNanos == 0 ? 0 : 100.0 * idleChannelNanosWhileWaiting / ((double) k * waitingNanos),
-                100.0 * waitingNanos / measuredNanos, refused, unfinished, admission, reservationPercent, simulated,
-                calendar.eventsFired(), wallMillis, steady, hot, recorder.finish());
+                100.0 * waitingNanos / measuredNanos,
+                refused,
+                unfinished,
+                admission,
+                reservationPercent,
+                simulated,
+                calendar.eventsFired(),
+                wallMillis,
+                steady,
+                hot,
+                recorder.finish());
     }
 
     private static double percent(long part, long whole) {

@@ -100,12 +100,23 @@ public record StorageRunResult(
      * @param repaidPercent              repaid ÷ budget issued, %
      * @param burstsBorrowing            intervals that borrowed
      */
-    public record AdmissionCounters(LatencySummary admittedSteady, LatencySummary admittedHot,
-            double steadyAdmittedAsHotPercent, double hotAdmittedAsSteadyPercent, long queued,
-            long budgetIssuedCostUnits, long reserveDrawnCostUnits, long reserveLentCostUnits, long borrowedCostUnits,
-            long repaidCostUnits, long forgivenCostUnits, double reserveDrawnPercent, double reserveLentPercent,
-            double borrowedPercent, double repaidPercent, long burstsBorrowing) {
-    }
+    public record AdmissionCounters(
+            LatencySummary admittedSteady,
+            LatencySummary admittedHot,
+            double steadyAdmittedAsHotPercent,
+            double hotAdmittedAsSteadyPercent,
+            long queued,
+            long budgetIssuedCostUnits,
+            long reserveDrawnCostUnits,
+            long reserveLentCostUnits,
+            long borrowedCostUnits,
+            long repaidCostUnits,
+            long forgivenCostUnits,
+            double reserveDrawnPercent,
+            double reserveLentPercent,
+            double borrowedPercent,
+            double repaidPercent,
+            long burstsBorrowing) {}
 
     /** The scenario with the variant, e.g. {@code burst-microbench ×8}. */
     @JsonIgnore
@@ -119,9 +130,31 @@ public record StorageRunResult(
 
     /** A copy with the wall-clock time of the run. */
     public StorageRunResult withWallMillis(double millis) {
-        return new StorageRunResult(scenario, burstMultiplier, policy, seed, measuredSeconds, offeredRequests, steady,
-                hot, steadySegments, hotSegments, throughputRequestsPerSecond, throughputMiBPerSecond, backendUtilizationPercent,
-                unusedCapacityPercent, waitingTimePercent, refused, unfinished, admission, mclockReservationPercent,
-                simulatedRequests, eventsFired, millis, steadyLatency, hotLatency, series);
+        return new StorageRunResult(
+                scenario,
+                burstMultiplier,
+                policy,
+                seed,
+                measuredSeconds,
+                offeredRequests,
+                steady,
+                hot,
+                steadySegments,
+                hotSegments,
+                throughputRequestsPerSecond,
+                throughputMiBPerSecond,
+                backendUtilizationPercent,
+                unusedCapacityPercent,
+                waitingTimePercent,
+                refused,
+                unfinished,
+                admission,
+                mclockReservationPercent,
+                simulatedRequests,
+                eventsFired,
+                millis,
+                steadyLatency,
+                hotLatency,
+                series);
     }
 }

@@ -95,13 +95,19 @@ public record StorageScenario(
      * @param writeMicrosPerKiB  median service time of a write per KiB, µs
      * @param serviceSigma       σ of the log-normal service-time factor
      */
-    public record BackendSpec(String calibrateFrom, Integer parallelism, Double readBaseMicros,
-            Double readMicrosPerKiB, Double writeBaseMicros, Double writeMicrosPerKiB, Double serviceSigma) {
+    public record BackendSpec(
+            String calibrateFrom,
+            Integer parallelism,
+            Double readBaseMicros,
+            Double readMicrosPerKiB,
+            Double writeBaseMicros,
+            Double writeMicrosPerKiB,
+            Double serviceSigma) {
 
         /** The explicit model (call only when {@code calibrateFrom} is absent and the spec is valid). */
         public BackendModel model() {
-            return new BackendModel(parallelism, readBaseMicros, readMicrosPerKiB, writeBaseMicros, writeMicrosPerKiB,
-                    serviceSigma);
+            return new BackendModel(
+                    parallelism, readBaseMicros, readMicrosPerKiB, writeBaseMicros, writeMicrosPerKiB, serviceSigma);
         }
     }
 
@@ -116,8 +122,7 @@ public record StorageScenario(
      *                                   are spread evenly over it, in their order; default 0: as
      *                                   stamped
      */
-    public record TraceSpec(String file, String format, Double timestampGranularityMillis) {
-    }
+    public record TraceSpec(String file, String format, Double timestampGranularityMillis) {}
 
     /**
      * Tenant rates drawn from the CloudPhysics per-VM spread ({@link TenantRates}).
@@ -126,8 +131,7 @@ public record StorageScenario(
      * @param largeClients     how many of the largest tenants carry {@code largeShare} (default 3)
      * @param largeShare       their share of all requests (default 0.63, the paper's observation)
      */
-    public record RatesSpec(String cloudPhysicsFile, Integer largeClients, Double largeShare) {
-    }
+    public record RatesSpec(String cloudPhysicsFile, Integer largeClients, Double largeShare) {}
 
     /**
      * Constants of the segment-admission policies ({@code segment-admission} and its ablations); the
@@ -146,8 +150,14 @@ public record StorageScenario(
      *                                every millisecond at Δ = 10 ms, as the NBD proxy's per-segment
      *                                statistics task does; 1 calls it at the boundaries only)
      */
-    public record AdmissionSpec(Double capacityFraction, Double reserveFraction, Integer queueCapacityPerSegment,
-            Integer windowIntervals, Integer recoveryWindows, Double hotThresholdRatio, Integer callsPerInterval) {
+    public record AdmissionSpec(
+            Double capacityFraction,
+            Double reserveFraction,
+            Integer queueCapacityPerSegment,
+            Integer windowIntervals,
+            Integer recoveryWindows,
+            Double hotThresholdRatio,
+            Integer callsPerInterval) {
 
         public AdmissionSpec {
             capacityFraction = capacityFraction == null ? 1.0 : capacityFraction;
@@ -169,16 +179,14 @@ public record StorageScenario(
      * @param readFraction share of reads, in [0, 1]
      * @param sizeBytes    request sizes, drawn uniformly from this list
      */
-    public record SyntheticSpec(Double readFraction, List<Long> sizeBytes) {
-    }
+    public record SyntheticSpec(Double readFraction, List<Long> sizeBytes) {}
 
     /**
      * Recurring bursts ({@link TenantStream.Bursts}): gaps exponential with mean
      * {@code meanGapSeconds}, each burst U(minMillis, maxMillis) long, during which the workload runs
      * {@code multiplier} times faster.
      */
-    public record BurstSpec(Double meanGapSeconds, Double minMillis, Double maxMillis, Double multiplier) {
-    }
+    public record BurstSpec(Double meanGapSeconds, Double minMillis, Double maxMillis, Double multiplier) {}
 
     /**
      * A tenant's provisioned baseline, like a cloud disk's baseline IOPS and throughput (our reading of
@@ -191,8 +199,7 @@ public record StorageScenario(
      * @param iops         I/Os per second, in (0, 10⁸]
      * @param mibPerSecond MiB per second, in [0, 10⁶]
      */
-    public record BaselineSpec(Double iops, Double mibPerSecond) {
-    }
+    public record BaselineSpec(Double iops, Double mibPerSecond) {}
 
     /**
      * A group of {@code count} tenants, named {@code name-0 .. name-(count-1)} (or {@code name}
@@ -213,8 +220,16 @@ public record StorageScenario(
      * @param baseline          a provisioned baseline, as a cloud disk's: each tenant's commitment is
      *                          then what this baseline costs (instead of {@code commitmentRatio})
      */
-    public record TenantSpec(String name, Integer count, Double requestsPerSecond, List<String> traces,
-            SyntheticSpec synthetic, BurstSpec bursts, Double commitmentRatio, Integer proxy, BaselineSpec baseline) {
+    public record TenantSpec(
+            String name,
+            Integer count,
+            Double requestsPerSecond,
+            List<String> traces,
+            SyntheticSpec synthetic,
+            BurstSpec bursts,
+            Double commitmentRatio,
+            Integer proxy,
+            BaselineSpec baseline) {
 
         public TenantSpec {
             count = count == null ? 1 : count;
@@ -237,8 +252,13 @@ public record StorageScenario(
      *                               file defaults to the scenario's); default: the scenario's
      * @param tenants                the mix's tenant groups, as {@code tenants}
      */
-    public record MixSpec(String name, String description, Double baseUtilizationPercent, Double durationSeconds,
-            RatesSpec rates, List<TenantSpec> tenants) {
+    public record MixSpec(
+            String name,
+            String description,
+            Double baseUtilizationPercent,
+            Double durationSeconds,
+            RatesSpec rates,
+            List<TenantSpec> tenants) {
 
         public MixSpec {
             tenants = tenants == null ? List.of() : List.copyOf(tenants);
@@ -267,14 +287,39 @@ public record StorageScenario(
      * duration also replaces the mixes' own.
      */
     public StorageScenario with(Long newSeed, Double newWarmupSeconds, Double newDurationSeconds) {
-        List<MixSpec> newMixes = newDurationSeconds == null ? mixes : mixes.stream().map(m -> m == null ? null
-                : new MixSpec(m.name(), m.description(), m.baseUtilizationPercent(), null, m.rates(), m.tenants()))
-                .toList();
-        return new StorageScenario(name, description, newSeed == null ? seed : newSeed,
+        List<MixSpec> newMixes = newDurationSeconds == null
+                ? mixes
+                : mixes.stream()
+                        .map(m -> m == null
+                                ? null
+                                : new MixSpec(
+                                        m.name(),
+                                        m.description(),
+                                        m.baseUtilizationPercent(),
+                                        null,
+                                        m.rates(),
+                                        m.tenants()))
+                        .toList();
+        return new StorageScenario(
+                name,
+                description,
+                newSeed == null ? seed : newSeed,
                 newWarmupSeconds == null ? warmupSeconds : newWarmupSeconds,
-                newDurationSeconds == null ? durationSeconds : newDurationSeconds, drainSeconds, intervalMillis,
-                backend, proxies, diskSizeBytes, segmentSizeBytes, blockSizeBytes, baseUtilizationPercent, traces,
-                rates, burstMultipliers, admission, tenants, newMixes);
+                newDurationSeconds == null ? durationSeconds : newDurationSeconds,
+                drainSeconds,
+                intervalMillis,
+                backend,
+                proxies,
+                diskSizeBytes,
+                segmentSizeBytes,
+                blockSizeBytes,
+                baseUtilizationPercent,
+                traces,
+                rates,
+                burstMultipliers,
+                admission,
+                tenants,
+                newMixes);
     }
 
     /**
@@ -298,17 +343,33 @@ public record StorageScenario(
         RatesSpec mixRates = rates;
         if (mix.rates() != null) {
             RatesSpec r = mix.rates();
-            mixRates = new RatesSpec(r.cloudPhysicsFile() != null ? r.cloudPhysicsFile()
-                    : rates == null ? null : rates.cloudPhysicsFile(),
+            mixRates = new RatesSpec(
+                    r.cloudPhysicsFile() != null
+                            ? r.cloudPhysicsFile()
+                            : rates == null ? null : rates.cloudPhysicsFile(),
                     r.largeClients() != null ? r.largeClients() : rates == null ? null : rates.largeClients(),
                     r.largeShare() != null ? r.largeShare() : rates == null ? null : rates.largeShare());
         }
-        return new StorageScenario(name + "-" + mix.name(), mix.description() != null ? mix.description()
-                : description, seed, warmupSeconds,
-                mix.durationSeconds() != null ? mix.durationSeconds() : durationSeconds, drainSeconds, intervalMillis,
-                backend, proxies, diskSizeBytes, segmentSizeBytes, blockSizeBytes, mix.baseUtilizationPercent() != null
-                        ? mix.baseUtilizationPercent() : baseUtilizationPercent, traces, mixRates, burstMultipliers,
-                admission, mix.tenants(), List.of());
+        return new StorageScenario(
+                name + "-" + mix.name(),
+                mix.description() != null ? mix.description() : description,
+                seed,
+                warmupSeconds,
+                mix.durationSeconds() != null ? mix.durationSeconds() : durationSeconds,
+                drainSeconds,
+                intervalMillis,
+                backend,
+                proxies,
+                diskSizeBytes,
+                segmentSizeBytes,
+                blockSizeBytes,
+                mix.baseUtilizationPercent() != null ? mix.baseUtilizationPercent() : baseUtilizationPercent,
+                traces,
+                mixRates,
+                burstMultipliers,
+                admission,
+                mix.tenants(),
+                List.of());
     }
 
     /** Number of tenants over all groups (groups with a bad count count as 0). */
@@ -389,8 +450,8 @@ public record StorageScenario(
                 problems.add("rates: " + tenantCount() + " tenant(s) (expected: at least 2, a spread of rates needs"
                         + " several)");
             } else if (large < 1 || large >= tenantCount()) {
-                problems.add("rates.largeClients: " + large + " (expected: 1 .. tenants - 1 = " + (tenantCount() - 1)
-                        + ")");
+                problems.add(
+                        "rates.largeClients: " + large + " (expected: 1 .. tenants - 1 = " + (tenantCount() - 1) + ")");
             }
             double share = rates.largeShare() == null ? 0.63 : rates.largeShare();
             if (!(share > 0 && share < 1)) {
@@ -436,10 +497,16 @@ public record StorageScenario(
             if (backend.parallelism() != null) {
                 explicit.add("parallelism");
             }
-            String[] names = {"readBaseMicros", "readMicrosPerKiB", "writeBaseMicros", "writeMicrosPerKiB",
-                "serviceSigma"};
-            Double[] values = {backend.readBaseMicros(), backend.readMicrosPerKiB(), backend.writeBaseMicros(),
-                backend.writeMicrosPerKiB(), backend.serviceSigma()};
+            String[] names = {
+                "readBaseMicros", "readMicrosPerKiB", "writeBaseMicros", "writeMicrosPerKiB", "serviceSigma"
+            };
+            Double[] values = {
+                backend.readBaseMicros(),
+                backend.readMicrosPerKiB(),
+                backend.writeBaseMicros(),
+                backend.writeMicrosPerKiB(),
+                backend.serviceSigma()
+            };
             for (int i = 0; i < names.length; i++) {
                 if (values[i] != null) {
                     explicit.add(names[i]);
@@ -459,12 +526,14 @@ public record StorageScenario(
         nonNegative(problems, "backend.writeBaseMicros", backend.writeBaseMicros(), 1e7);
         nonNegative(problems, "backend.writeMicrosPerKiB", backend.writeMicrosPerKiB(), 1e6);
         nonNegative(problems, "backend.serviceSigma", backend.serviceSigma(), 2);
-        if (backend.readBaseMicros() != null && backend.readMicrosPerKiB() != null
+        if (backend.readBaseMicros() != null
+                && backend.readMicrosPerKiB() != null
                 && backend.readBaseMicros() + backend.readMicrosPerKiB() <= 0) {
             problems.add("backend.readBaseMicros: " + backend.readBaseMicros() + " with readMicrosPerKiB "
                     + backend.readMicrosPerKiB() + " (expected: reads that take time)");
         }
-        if (backend.writeBaseMicros() != null && backend.writeMicrosPerKiB() != null
+        if (backend.writeBaseMicros() != null
+                && backend.writeMicrosPerKiB() != null
                 && backend.writeBaseMicros() + backend.writeMicrosPerKiB() <= 0) {
             problems.add("backend.writeBaseMicros: " + backend.writeBaseMicros() + " with writeMicrosPerKiB "
                     + backend.writeMicrosPerKiB() + " (expected: writes that take time)");
@@ -480,8 +549,8 @@ public record StorageScenario(
             problems.add("admission.reserveFraction: " + a.reserveFraction() + " (expected: 0.0 .. 1.0)");
         }
         if (a.queueCapacityPerSegment() < 0 || a.queueCapacityPerSegment() > 1_000_000) {
-            problems.add("admission.queueCapacityPerSegment: " + a.queueCapacityPerSegment()
-                    + " (expected: 0 .. 1000000)");
+            problems.add(
+                    "admission.queueCapacityPerSegment: " + a.queueCapacityPerSegment() + " (expected: 0 .. 1000000)");
         }
         if (a.windowIntervals() < 1 || a.windowIntervals() > 10_000) {
             problems.add("admission.windowIntervals: " + a.windowIntervals() + " (expected: 1 .. 10000)");
@@ -522,7 +591,9 @@ public record StorageScenario(
                 problems.add(at + ".name: " + quote(mix.name()) + " (expected: unique; already used)");
             }
             for (String p : mixScenario(mix).problems()) {
-                if (p.startsWith("tenants") || p.startsWith("rates") || p.startsWith("baseUtilizationPercent")
+                if (p.startsWith("tenants")
+                        || p.startsWith("rates")
+                        || p.startsWith("baseUtilizationPercent")
                         || p.startsWith("durationSeconds")) {
                     problems.add(at + "." + p);
                 }
@@ -608,7 +679,8 @@ public record StorageScenario(
             }
             if (t.baseline() != null) {
                 positive(problems, at + ".baseline.iops", t.baseline().iops(), 1e8);
-                nonNegative(problems, at + ".baseline.mibPerSecond", t.baseline().mibPerSecond(), 1e6);
+                nonNegative(
+                        problems, at + ".baseline.mibPerSecond", t.baseline().mibPerSecond(), 1e6);
                 if (t.commitmentRatio() != null) {
                     problems.add(at + ".baseline: given with commitmentRatio " + t.commitmentRatio()
                             + " (expected: one of them)");
@@ -639,14 +711,15 @@ public record StorageScenario(
 
     private static void nonNegative(List<String> problems, String at, Double value, double max) {
         if (value == null || !(value >= 0 && value <= max)) {
-            problems.add(at + ": " + (value == null ? "missing" : value) + " (expected: a number in [0, "
-                    + format(max) + "])");
+            problems.add(at + ": " + (value == null ? "missing" : value) + " (expected: a number in [0, " + format(max)
+                    + "])");
         }
     }
 
     private static String format(double value) {
         return value == Math.rint(value) && Math.abs(value) < 1e15
-                ? String.valueOf((long) value) : String.format(Locale.ROOT, "%g", value);
+                ? String.valueOf((long) value)
+                : String.format(Locale.ROOT, "%g", value);
     }
 
     private static String quote(String value) {

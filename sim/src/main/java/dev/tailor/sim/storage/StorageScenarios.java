@@ -27,8 +27,7 @@ public final class StorageScenarios {
 
     private static final ObjectMapper YAML = StrictReader.yaml();
 
-    private StorageScenarios() {
-    }
+    private StorageScenarios() {}
 
     /**
      * A bundled scenario by name, else the YAML file at {@code nameOrPath}.
@@ -52,9 +51,10 @@ public final class StorageScenarios {
             throw new ScenarioException(nameOrPath + ": is a directory (expected: a YAML scenario file)");
         }
         if (!Files.isRegularFile(file)) {
-            throw new ScenarioException(nameOrPath + ": " + (Files.exists(file) ? "not a regular file"
-                    : "no such bundled scenario or file") + " (expected: one of " + String.join(", ", BUNDLED)
-                    + ", or a YAML scenario file)");
+            throw new ScenarioException(
+                    nameOrPath + ": " + (Files.exists(file) ? "not a regular file" : "no such bundled scenario or file")
+                            + " (expected: one of " + String.join(", ", BUNDLED)
+                            + ", or a YAML scenario file)");
         }
         try {
             return parse(Files.readString(file), file.toString());
@@ -83,8 +83,10 @@ public final class StorageScenarios {
         try {
             scenario = YAML.readValue(yaml, StorageScenario.class);
         } catch (JacksonException e) {
-            throw ScenarioException.unreadable(source, e, type -> type != null && type.isEnum()
-                    ? "one of its named values" : StrictReader.expected(type));
+            throw ScenarioException.unreadable(
+                    source,
+                    e,
+                    type -> type != null && type.isEnum() ? "one of its named values" : StrictReader.expected(type));
         }
         if (scenario == null) {
             throw new ScenarioException(source + ": empty (expected: a scenario)");

@@ -63,8 +63,16 @@ public final class StorageSetup {
      *                                     parallelism)
      * @param commitmentCostUnitsPerSecond its commitment
      */
-    public record Tenant(String name, String group, int proxy, boolean hot, double requestsPerSecond,
-            TenantStream.Bursts bursts, BlockTrace trace, double meanCostUnits, double commitmentCostUnitsPerSecond) {
+    public record Tenant(
+            String name,
+            String group,
+            int proxy,
+            boolean hot,
+            double requestsPerSecond,
+            TenantStream.Bursts bursts,
+            BlockTrace trace,
+            double meanCostUnits,
+            double commitmentCostUnitsPerSecond) {
 
         /** Mean rate with bursts: the rate × (1 + burst share of time × (multiplier − 1)). */
         public double meanRequestsPerSecondWithBursts() {
@@ -91,8 +99,13 @@ public final class StorageSetup {
     private final Double burstMultiplier;
     private final List<String> notes;
 
-    private StorageSetup(StorageScenario scenario, BackendModel backend, String backendSource, List<Tenant> tenants,
-            Double burstMultiplier, List<String> baseNotes) {
+    private StorageSetup(
+            StorageScenario scenario,
+            BackendModel backend,
+            String backendSource,
+            List<Tenant> tenants,
+            Double burstMultiplier,
+            List<String> baseNotes) {
         this.scenario = scenario;
         this.backend = backend;
         this.backendSource = backendSource;
@@ -109,15 +122,21 @@ public final class StorageSetup {
         }
         this.proxyCapacity = new double[scenario.proxies()];
         for (int p = 0; p < demand.length; p++) {
-            proxyCapacity[p] = BACKEND_COST_UNITS_PER_SECOND * scenario.admission().capacityFraction()
+            proxyCapacity[p] = BACKEND_COST_UNITS_PER_SECOND
+                    * scenario.admission().capacityFraction()
                     * (total > 0 ? demand[p] / total : 1.0 / demand.length);
             // Admission needs at least one cost unit per interval (its budget C is a whole number).
             double intervalSeconds = Math.max(1_000, Math.round(scenario.intervalMillis() * 1e6)) / 1e9;
             if (demand[p] > 0 && Math.floor(proxyCapacity[p] * intervalSeconds) < 1) {
-                throw new IllegalArgumentException(String.format(Locale.ROOT, "admission.capacityFraction: %s with"
-                        + " intervalMillis %s gives proxy %d a budget of %.3g cost units per interval (expected: at"
-                        + " least 1; raise either)", scenario.admission().capacityFraction(),
-                        scenario.intervalMillis(), p, proxyCapacity[p] * intervalSeconds));
+                throw new IllegalArgumentException(String.format(
+                        Locale.ROOT,
+                        "admission.capacityFraction: %s with"
+                                + " intervalMillis %s gives proxy %d a budget of %.3g cost units per interval (expected: at"
+                                + " least 1; raise either)",
+                        scenario.admission().capacityFraction(),
+                        scenario.intervalMillis(),
+                        p,
+                        proxyCapacity[p] * intervalSeconds));
             }
         }
         // Fair-share commitments (NaN until now): the proxy's capacity ÷ its tenants.
@@ -125,14 +144,26 @@ public final class StorageSetup {
         tenants.forEach(t -> perProxy[t.proxy()]++);
         List<Tenant> committed = new ArrayList<>();
         for (Tenant t : tenants) {
-            committed.add(!Double.isNaN(t.commitmentCostUnitsPerSecond()) ? t : new Tenant(t.name(), t.group(),
-                    t.proxy(), t.hot(), t.requestsPerSecond(), t.bursts(), t.trace(), t.meanCostUnits(),
-                    proxyCapacity[t.proxy()] / perProxy[t.proxy()]));
+            committed.add(
+                    !Double.isNaN(t.commitmentCostUnitsPerSecond())
+                            ? t
+                            : new Tenant(
+                                    t.name(),
+                                    t.group(),
+                                    t.proxy(),
+                                    t.hot(),
+                                    t.requestsPerSecond(),
+                                    t.bursts(),
+                                    t.trace(),
+                                    t.meanCostUnits(),
+                                    proxyCapacity[t.proxy()] / perProxy[t.proxy()]));
         }
         this.tenants = List.copyOf(committed);
         List<String> all = new ArrayList<>(baseNotes);
-        all.add(String.format(Locale.ROOT, "offered load: %.1f %% of the backend outside bursts, %.1f %% on average"
-                + " with bursts%s", 100 * base / BACKEND_COST_UNITS_PER_SECOND,
+        all.add(String.format(
+                Locale.ROOT,
+                "offered load: %.1f %% of the backend outside bursts, %.1f %% on average" + " with bursts%s",
+                100 * base / BACKEND_COST_UNITS_PER_SECOND,
                 100 * total / BACKEND_COST_UNITS_PER_SECOND,
                 burstMultiplier == null ? "" : " (burst multiplier " + fmt(burstMultiplier) + ")"));
         this.notes = List.copyOf(all);
@@ -183,15 +214,20 @@ public final class StorageSetup {
             try {
                 volumesFile = data.require(r.cloudPhysicsFile());
             } catch (RuntimeException e) {
-                throw new IllegalArgumentException("rates.cloudPhysicsFile: " + r.cloudPhysicsFile() + ": "
-                        + e.getMessage(), e);
+                throw new IllegalArgumentException(
+                        "rates.cloudPhysicsFile: " + r.cloudPhysicsFile() + ": " + e.getMessage(), e);
             }
             CloudPhysicsVolumes volumes = CloudPhysicsVolumes.read(volumesFile);
             int large = r.largeClients() == null ? 3 : r.largeClients();
             double share = r.largeShare() == null ? 0.63 : r.largeShare();
             weights = TenantRates.draw(volumes, n, 1.0, large, share, streams.stream("rates"));
-            notes.add(String.format(Locale.ROOT, "rates: %d tenants drawn from %s, the largest %d carrying %.0f %%",
-                    n, r.cloudPhysicsFile(), large, 100 * share));
+            notes.add(String.format(
+                    Locale.ROOT,
+                    "rates: %d tenants drawn from %s, the largest %d carrying %.0f %%",
+                    n,
+                    r.cloudPhysicsFile(),
+                    large,
+                    100 * share));
         }
         Map<BlockTrace, Double> meanCosts = new HashMap<>();
         List<String> names = new ArrayList<>();
@@ -202,8 +238,8 @@ public final class StorageSetup {
             for (int i = 0; i < group.count(); i++) {
                 String name = group.count() == 1 ? group.name() : group.name() + "-" + i;
                 BlockTrace trace = group.synthetic() != null
-                        ? synthetic(name, group.synthetic(), scenario.diskSizeBytes(),
-                                streams.stream("synthetic-" + name))
+                        ? synthetic(
+                                name, group.synthetic(), scenario.diskSizeBytes(), streams.stream("synthetic-" + name))
                         : traces.get(group.traces().get(i % group.traces().size()));
                 if (scenario.rates() == null) {
                     weights[index] = group.requestsPerSecond();
@@ -226,32 +262,50 @@ public final class StorageSetup {
                     + " cannot be reached: the tenants' requests take no backend time (expected: requests that"
                     + " cost something, e.g. backend.writeBaseMicros > 0 for writes)");
         }
-        double scale = scenario.baseUtilizationPercent() == null ? 1
-                : scenario.baseUtilizationPercent() / 100 / baseLoad;
+        double scale =
+                scenario.baseUtilizationPercent() == null ? 1 : scenario.baseUtilizationPercent() / 100 / baseLoad;
         List<Tenant> tenants = new ArrayList<>();
         int roundRobin = 0;
         for (int i = 0; i < n; i++) {
             StorageScenario.TenantSpec group = groups.get(i);
             int proxy = group.proxy() != null ? group.proxy() : roundRobin++ % scenario.proxies();
             double rate = weights[i] * scale;
-            TenantStream.Bursts bursts = group.bursts() == null ? null : new TenantStream.Bursts(
-                    group.bursts().meanGapSeconds(), group.bursts().minMillis(), group.bursts().maxMillis(),
-                    group.bursts().multiplier());
-            double commitment = group.commitmentRatio() == null ? Double.NaN
-                    : group.commitmentRatio() * rate * meanCost[i];
+            TenantStream.Bursts bursts = group.bursts() == null
+                    ? null
+                    : new TenantStream.Bursts(
+                            group.bursts().meanGapSeconds(),
+                            group.bursts().minMillis(),
+                            group.bursts().maxMillis(),
+                            group.bursts().multiplier());
+            double commitment =
+                    group.commitmentRatio() == null ? Double.NaN : group.commitmentRatio() * rate * meanCost[i];
             if (group.baseline() != null) {
                 commitment = baselineCostUnitsPerSecond(group.baseline(), cost);
-                double capacity = BACKEND_COST_UNITS_PER_SECOND * scenario.admission().capacityFraction();
+                double capacity =
+                        BACKEND_COST_UNITS_PER_SECOND * scenario.admission().capacityFraction();
                 if (commitment > capacity) {
-                    throw new IllegalArgumentException(String.format(Locale.ROOT, "tenants[%d].baseline: %s IOPS"
-                            + " and %s MiB/s cost %.4g cost units per second (expected: at most the backend's"
-                            + " capacity, %.4g: no backend can promise more than it serves)",
-                            scenario.tenants().indexOf(group), fmt(group.baseline().iops()),
-                            fmt(group.baseline().mibPerSecond()), commitment, capacity));
+                    throw new IllegalArgumentException(String.format(
+                            Locale.ROOT,
+                            "tenants[%d].baseline: %s IOPS"
+                                    + " and %s MiB/s cost %.4g cost units per second (expected: at most the backend's"
+                                    + " capacity, %.4g: no backend can promise more than it serves)",
+                            scenario.tenants().indexOf(group),
+                            fmt(group.baseline().iops()),
+                            fmt(group.baseline().mibPerSecond()),
+                            commitment,
+                            capacity));
                 }
             }
-            tenants.add(new Tenant(names.get(i), group.name(), proxy, bursts != null, rate, bursts, tenantTraces.get(i),
-                    meanCost[i], commitment));
+            tenants.add(new Tenant(
+                    names.get(i),
+                    group.name(),
+                    proxy,
+                    bursts != null,
+                    rate,
+                    bursts,
+                    tenantTraces.get(i),
+                    meanCost[i],
+                    commitment));
         }
         boolean[] used = new boolean[scenario.proxies()];
         tenants.forEach(t -> used[t.proxy()] = true);
@@ -277,9 +331,19 @@ public final class StorageSetup {
             List<Tenant> changed = new ArrayList<>();
             for (Tenant t : tenants) {
                 TenantStream.Bursts b = t.bursts();
-                changed.add(b == null ? t : new Tenant(t.name(), t.group(), t.proxy(), t.hot(), t.requestsPerSecond(),
-                        new TenantStream.Bursts(b.meanGapSeconds(), b.minMillis(), b.maxMillis(), m), t.trace(),
-                        t.meanCostUnits(), fairShare(t) ? Double.NaN : t.commitmentCostUnitsPerSecond()));
+                changed.add(
+                        b == null
+                                ? t
+                                : new Tenant(
+                                        t.name(),
+                                        t.group(),
+                                        t.proxy(),
+                                        t.hot(),
+                                        t.requestsPerSecond(),
+                                        new TenantStream.Bursts(b.meanGapSeconds(), b.minMillis(), b.maxMillis(), m),
+                                        t.trace(),
+                                        t.meanCostUnits(),
+                                        fairShare(t) ? Double.NaN : t.commitmentCostUnitsPerSecond()));
             }
             variants.add(new StorageSetup(scenario, backend, backendSource, changed, m, baseNotes));
         }
@@ -288,8 +352,8 @@ public final class StorageSetup {
 
     /** Whether the tenant's commitment is the fair-share default (its group gives no ratio). */
     private boolean fairShare(Tenant t) {
-        return scenario.tenants().stream().anyMatch(g -> g.name().equals(t.group()) && g.commitmentRatio() == null
-                && g.baseline() == null);
+        return scenario.tenants().stream()
+                .anyMatch(g -> g.name().equals(t.group()) && g.commitmentRatio() == null && g.baseline() == null);
     }
 
     /**
@@ -308,9 +372,12 @@ public final class StorageSetup {
      */
     public static IoCostModel costModel(BackendModel backend) {
         double mean = Math.exp(backend.serviceSigma() * backend.serviceSigma() / 2);
-        double perChannel = 1_000 * mean / backend.parallelism();   // µs of median → ns of mean ÷ k
-        return new IoCostModel(backend.readBaseMicros() * perChannel, backend.readMicrosPerKiB() * perChannel / 1024,
-                backend.writeBaseMicros() * perChannel, backend.writeMicrosPerKiB() * perChannel / 1024);
+        double perChannel = 1_000 * mean / backend.parallelism(); // µs of median → ns of mean ÷ k
+        return new IoCostModel(
+                backend.readBaseMicros() * perChannel,
+                backend.readMicrosPerKiB() * perChannel / 1024,
+                backend.writeBaseMicros() * perChannel,
+                backend.writeMicrosPerKiB() * perChannel / 1024);
     }
 
     private static BlockTrace readTrace(StorageScenario scenario, String name, DataFiles data) throws IOException {
@@ -346,8 +413,8 @@ public final class StorageSetup {
             for (int k = 0; k < n; k++) {
                 BlockTrace.Request r = in.get(i + k);
                 long at = step * stepNanos + (long) ((double) k * stepNanos / n);
-                out.add(new BlockTrace.Request(at, r.offsetBytes(), r.lengthBytes(), r.write(), r.deviceLatencyNanos(),
-                        r.submitNanos()));
+                out.add(new BlockTrace.Request(
+                        at, r.offsetBytes(), r.lengthBytes(), r.write(), r.deviceLatencyNanos(), r.submitNanos()));
             }
             i = j;
         }
@@ -364,8 +431,8 @@ public final class StorageSetup {
     }
 
     /** Poisson arrivals at 1,000/s (a replay stretches them to the tenant's rate), uniform offsets. */
-    static BlockTrace synthetic(String tenant, StorageScenario.SyntheticSpec spec, long diskBytes,
-            UniformRandomProvider random) {
+    static BlockTrace synthetic(
+            String tenant, StorageScenario.SyntheticSpec spec, long diskBytes, UniformRandomProvider random) {
         List<BlockTrace.Request> requests = new ArrayList<>(SYNTHETIC_REQUESTS);
         long time = 0;
         long blocks = Math.max(1, diskBytes / 4096);

@@ -13,20 +13,30 @@ import java.util.function.LongSupplier;
 public final class StorageSimulation {
 
     /** The comparison's policies, baselines first. */
-    public static final List<String> POLICIES = List.of("fifo", "static-cap", "token-bucket", "mclock",
-            "segment-admission", "segment-admission-paper");
+    public static final List<String> POLICIES =
+            List.of("fifo", "static-cap", "token-bucket", "mclock", "segment-admission", "segment-admission-paper");
     /** Ablations of segment-admission. */
-    public static final List<String> ABLATIONS = List.of("no-reserve", "no-borrow", "no-repay", "no-lending",
-            "no-baseline-guarantee", "paced-release", "fixed-reserve", "round-robin-hot", "bounded-overdraft",
-            "virtual-clock-hot", "fifo-deadline", "late-first-hot",
+    public static final List<String> ABLATIONS = List.of(
+            "no-reserve",
+            "no-borrow",
+            "no-repay",
+            "no-lending",
+            "no-baseline-guarantee",
+            "paced-release",
+            "fixed-reserve",
+            "round-robin-hot",
+            "bounded-overdraft",
+            "virtual-clock-hot",
+            "fifo-deadline",
+            "late-first-hot",
             "late-first-clock-hot");
 
-    private StorageSimulation() {
-    }
+    private StorageSimulation() {}
 
     /** Every policy name: {@link #POLICIES} then {@link #ABLATIONS}. */
     public static List<String> policyNames() {
-        return java.util.stream.Stream.concat(POLICIES.stream(), ABLATIONS.stream()).toList();
+        return java.util.stream.Stream.concat(POLICIES.stream(), ABLATIONS.stream())
+                .toList();
     }
 
     /**
@@ -39,8 +49,8 @@ public final class StorageSimulation {
         return run(setup, policy, wallClock, null);
     }
 
-    static StorageRunResult run(StorageSetup setup, String policy, LongSupplier wallClock,
-            StorageRun.Observer observer) {
+    static StorageRunResult run(
+            StorageSetup setup, String policy, LongSupplier wallClock, StorageRun.Observer observer) {
         if (!policyNames().contains(policy)) {
             throw new IllegalArgumentException("policy : \"" + policy + "\" (expected: one of " + policyNames() + ")");
         }
@@ -54,12 +64,24 @@ public final class StorageSimulation {
             case "static-cap" -> new StaticCapPolicy(proxy);
             case "token-bucket" -> new TokenBucketPolicy(proxy);
             case "mclock" -> new MClockPolicy(proxy);
-            case "segment-admission", "segment-admission-paper", "no-reserve", "no-borrow", "no-repay", "no-lending",
-                    "no-baseline-guarantee", "paced-release", "fixed-reserve", "round-robin-hot", "bounded-overdraft",
-                    "virtual-clock-hot", "fifo-deadline", "late-first-hot", "late-first-clock-hot" ->
-                    new SegmentAdmissionPolicy(proxy, name, recorder);
-            default -> throw new IllegalArgumentException("policy : \"" + name + "\" (expected: one of "
-                    + policyNames() + ")");
+            case "segment-admission",
+                    "segment-admission-paper",
+                    "no-reserve",
+                    "no-borrow",
+                    "no-repay",
+                    "no-lending",
+                    "no-baseline-guarantee",
+                    "paced-release",
+                    "fixed-reserve",
+                    "round-robin-hot",
+                    "bounded-overdraft",
+                    "virtual-clock-hot",
+                    "fifo-deadline",
+                    "late-first-hot",
+                    "late-first-clock-hot" -> new SegmentAdmissionPolicy(proxy, name, recorder);
+            default ->
+                throw new IllegalArgumentException(
+                        "policy : \"" + name + "\" (expected: one of " + policyNames() + ")");
         };
     }
 }

@@ -12,8 +12,7 @@ import java.util.function.LongSupplier;
 public final class StorageSweep {
 
     /** One run to make: a setup (scenario variant) and a policy. */
-    public record Run(StorageSetup setup, String policy) {
-    }
+    public record Run(StorageSetup setup, String policy) {}
 
     /** Told after each finished run; called from worker threads, one call at a time. */
     @FunctionalInterface
@@ -21,8 +20,7 @@ public final class StorageSweep {
         void finished(int done, int total, Run run, StorageRunResult result);
     }
 
-    private StorageSweep() {
-    }
+    private StorageSweep() {}
 
     /**
      * Runs every run of {@code runs}.
@@ -33,7 +31,11 @@ public final class StorageSweep {
      * @throws IllegalArgumentException when {@code threads} is below 1 or a policy is unknown
      */
     public static List<StorageRunResult> run(List<Run> runs, int threads, LongSupplier wallClock, Progress progress) {
-        return ParallelRuns.run(runs, threads, null, "tailor-storage-sim",
+        return ParallelRuns.run(
+                runs,
+                threads,
+                null,
+                "tailor-storage-sim",
                 run -> StorageSimulation.run(run.setup(), run.policy(), wallClock),
                 progress == null ? null : progress::finished);
     }

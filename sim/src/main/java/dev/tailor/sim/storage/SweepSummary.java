@@ -36,10 +36,16 @@ public record SweepSummary(int cells, List<Row> policies) {
      *                           the ratios above say nothing of them
      * @param refusedCells       cells where it refused any
      */
-    public record Row(String policy, Ratios steadyVsFifo, Ratios steadyVsMclock, Ratios hotVsMclock,
-            double worstUnusedPercent, List<String> aboveFifo, List<String> aboveMclock, long refusedRequests,
-            List<String> refusedCells) {
-    }
+    public record Row(
+            String policy,
+            Ratios steadyVsFifo,
+            Ratios steadyVsMclock,
+            Ratios hotVsMclock,
+            double worstUnusedPercent,
+            List<String> aboveFifo,
+            List<String> aboveMclock,
+            long refusedRequests,
+            List<String> refusedCells) {}
 
     /**
      * Ratios over the cells where both figures exist.
@@ -50,15 +56,15 @@ public record SweepSummary(int cells, List<Row> policies) {
      * @param best      the smallest ratio
      * @param worstCell the cell of the largest, {@code "<scenario> seed <n>"}
      */
-    public record Ratios(int cells, Double worst, Double median, Double best, String worstCell) {
-    }
+    public record Ratios(int cells, Double worst, Double median, Double best, String worstCell) {}
 
     /** Summarises {@code results}; any mix of scenarios, variants, seeds and policies. */
     public static SweepSummary of(List<StorageRunResult> results) {
         Map<String, Map<String, StorageRunResult>> byCell = new LinkedHashMap<>();
         List<String> policies = new ArrayList<>();
         for (StorageRunResult r : results) {
-            byCell.computeIfAbsent(r.label() + " seed " + r.seed(), k -> new LinkedHashMap<>()).put(r.policy(), r);
+            byCell.computeIfAbsent(r.label() + " seed " + r.seed(), k -> new LinkedHashMap<>())
+                    .put(r.policy(), r);
             if (!policies.contains(r.policy())) {
                 policies.add(r.policy());
             }
@@ -81,18 +87,31 @@ public record SweepSummary(int cells, List<Row> policies) {
             List<String> aboveFifo = new ArrayList<>();
             List<String> aboveMclock = new ArrayList<>();
             Ratios vsFifo = ratios(byCell, policy, "fifo", r -> r.steady().p99999Millis(), 1.0, aboveFifo);
-            Ratios vsMclock = ratios(byCell, policy, "mclock", r -> r.steady().p99999Millis(), MCLOCK_BOUND,
-                    aboveMclock);
-            Ratios hot = ratios(byCell, policy, "mclock", r -> r.hot().p99Millis(), Double.POSITIVE_INFINITY,
-                    new ArrayList<>());
-            rows.add(new Row(policy, vsFifo, vsMclock, hot, worstUnused, List.copyOf(aboveFifo),
-                    List.copyOf(aboveMclock), refused, List.copyOf(refusedCells)));
+            Ratios vsMclock =
+                    ratios(byCell, policy, "mclock", r -> r.steady().p99999Millis(), MCLOCK_BOUND, aboveMclock);
+            Ratios hot = ratios(
+                    byCell, policy, "mclock", r -> r.hot().p99Millis(), Double.POSITIVE_INFINITY, new ArrayList<>());
+            rows.add(new Row(
+                    policy,
+                    vsFifo,
+                    vsMclock,
+                    hot,
+                    worstUnused,
+                    List.copyOf(aboveFifo),
+                    List.copyOf(aboveMclock),
+                    refused,
+                    List.copyOf(refusedCells)));
         }
         return new SweepSummary(byCell.size(), List.copyOf(rows));
     }
 
-    private static Ratios ratios(Map<String, Map<String, StorageRunResult>> byCell, String policy, String peer,
-            Function<StorageRunResult, Double> figure, double bound, List<String> above) {
+    private static Ratios ratios(
+            Map<String, Map<String, StorageRunResult>> byCell,
+            String policy,
+            String peer,
+            Function<StorageRunResult, Double> figure,
+            double bound,
+            List<String> above) {
         List<Double> ratios = new ArrayList<>();
         double worst = Double.NaN;
         String worstCell = null;

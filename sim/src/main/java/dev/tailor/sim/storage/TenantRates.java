@@ -18,8 +18,7 @@ import org.apache.commons.rng.UniformRandomProvider;
  */
 public final class TenantRates {
 
-    private TenantRates() {
-    }
+    private TenantRates() {}
 
     /**
      * The rates, largest first; they sum to {@code totalRequestsPerSecond}.
@@ -27,16 +26,21 @@ public final class TenantRates {
      * @throws IllegalArgumentException when {@code largeShare} cannot be reached (at most
      *                                  largeClients / tenants with γ = 0, or not below 1), or a count is out of range
      */
-    public static double[] draw(CloudPhysicsVolumes volumes, int tenants, double totalRequestsPerSecond,
-            int largeClients, double largeShare, UniformRandomProvider random) {
+    public static double[] draw(
+            CloudPhysicsVolumes volumes,
+            int tenants,
+            double totalRequestsPerSecond,
+            int largeClients,
+            double largeShare,
+            UniformRandomProvider random) {
         List<CloudPhysicsVolumes.Volume> pool = new ArrayList<>(volumes.byRateDescending());
         if (tenants < 1 || tenants > pool.size()) {
             throw new IllegalArgumentException("tenants: " + tenants + " (expected: 1 .. " + pool.size()
                     + ", the volumes with requests in " + volumes.file() + ")");
         }
         if (largeClients < 1 || largeClients >= tenants) {
-            throw new IllegalArgumentException("largeClients: " + largeClients + " (expected: 1 .. " + (tenants - 1)
-                    + ")");
+            throw new IllegalArgumentException(
+                    "largeClients: " + largeClients + " (expected: 1 .. " + (tenants - 1) + ")");
         }
         double equalShare = largeClients / (double) tenants;
         if (!(largeShare >= equalShare && largeShare < 1)) {
@@ -44,11 +48,11 @@ public final class TenantRates {
                     + " from all tenants equal to all traffic on the large ones)");
         }
         if (!(totalRequestsPerSecond > 0) || !Double.isFinite(totalRequestsPerSecond)) {
-            throw new IllegalArgumentException("totalRequestsPerSecond: " + totalRequestsPerSecond
-                    + " (expected: > 0)");
+            throw new IllegalArgumentException(
+                    "totalRequestsPerSecond: " + totalRequestsPerSecond + " (expected: > 0)");
         }
         double[] rates = new double[tenants];
-        for (int i = 0; i < tenants; i++) {   // partial Fisher–Yates: a draw without replacement
+        for (int i = 0; i < tenants; i++) { // partial Fisher–Yates: a draw without replacement
             int j = i + random.nextInt(pool.size() - i);
             CloudPhysicsVolumes.Volume picked = pool.get(j);
             pool.set(j, pool.get(i));

@@ -28,8 +28,7 @@ public final class TenantStream {
      * @param write        true for a write
      * @param burst        true when it arrived during a burst
      */
-    public record Arrival(long arrivalNanos, long offsetBytes, int lengthBytes, boolean write, boolean burst) {
-    }
+    public record Arrival(long arrivalNanos, long offsetBytes, int lengthBytes, boolean write, boolean burst) {}
 
     /**
      * Recurring bursts: gaps between burst starts are exponential with mean {@code meanGapSeconds};
@@ -39,7 +38,10 @@ public final class TenantStream {
     public record Bursts(double meanGapSeconds, double minMillis, double maxMillis, double multiplier) {
 
         public Bursts {
-            if (!(meanGapSeconds > 0) || !(minMillis > 0) || !(maxMillis >= minMillis) || !(multiplier >= 1)
+            if (!(meanGapSeconds > 0)
+                    || !(minMillis > 0)
+                    || !(maxMillis >= minMillis)
+                    || !(multiplier >= 1)
                     || !Double.isFinite(meanGapSeconds + maxMillis + multiplier)) {
                 throw new IllegalArgumentException("bursts: meanGapSeconds " + meanGapSeconds + ", minMillis "
                         + minMillis + ", maxMillis " + maxMillis + ", multiplier " + multiplier
@@ -60,6 +62,7 @@ public final class TenantStream {
     private long loopStartTraceNanos;
     /** Simulated time at which trace time {@code traceAnchorNanos} was played. */
     private double simAnchorNanos;
+
     private double traceAnchorNanos;
     private double burstStartNanos;
     private double burstEndNanos;
@@ -71,11 +74,11 @@ public final class TenantStream {
      * @param bursts            recurring bursts, or {@code null} for none
      * @param random            the tenant's own stream (start point, bursts)
      */
-    public TenantStream(BlockTrace trace, double requestsPerSecond, long diskBytes, Bursts bursts,
-            UniformRandomProvider random) {
+    public TenantStream(
+            BlockTrace trace, double requestsPerSecond, long diskBytes, Bursts bursts, UniformRandomProvider random) {
         if (trace.requests().size() < 2 || trace.durationNanos() <= 0) {
-            throw new IllegalArgumentException(trace.file() + ": a replayed excerpt needs two or more requests over"
-                    + " a positive time");
+            throw new IllegalArgumentException(
+                    trace.file() + ": a replayed excerpt needs two or more requests over" + " a positive time");
         }
         if (!(requestsPerSecond > 0) || !Double.isFinite(requestsPerSecond)) {
             throw new IllegalArgumentException("requestsPerSecond: " + requestsPerSecond + " (expected: > 0)");
@@ -127,7 +130,7 @@ public final class TenantStream {
     private double toSim(double traceNanos) {
         while (true) {
             boolean inBurst = simAnchorNanos >= burstStartNanos && simAnchorNanos < burstEndNanos;
-            double speed = inBurst ? bursts.multiplier() : 1.0;   // trace ns per (stretch × sim ns)
+            double speed = inBurst ? bursts.multiplier() : 1.0; // trace ns per (stretch × sim ns)
             double boundary = inBurst ? burstEndNanos : burstStartNanos;
             double simAt = simAnchorNanos + (traceNanos - traceAnchorNanos) * stretch / speed;
             if (simAt < boundary) {
@@ -139,8 +142,8 @@ public final class TenantStream {
             if (inBurst) {
                 burstStartNanos = boundary + nextGap();
             } else {
-                double lengthNanos = (bursts.minMillis()
-                        + random.nextDouble() * (bursts.maxMillis() - bursts.minMillis())) * 1e6;
+                double lengthNanos =
+                        (bursts.minMillis() + random.nextDouble() * (bursts.maxMillis() - bursts.minMillis())) * 1e6;
                 burstEndNanos = boundary + lengthNanos;
             }
         }

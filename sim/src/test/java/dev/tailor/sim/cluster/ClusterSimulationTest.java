@@ -39,8 +39,8 @@ class ClusterSimulationTest {
     void run_otherSeed_otherResult() {
         ClusterScenario scenario = Scenarios.load("paper-pairwise").with(null, null, 30.0, 60.0, null);
         RunResult first = ClusterSimulation.run(scenario, "least-request", 200, HeartConfig.DEFAULTS, null);
-        RunResult other = ClusterSimulation.run(scenario.with(1L, null, null, null, null), "least-request", 200,
-                HeartConfig.DEFAULTS, null);
+        RunResult other = ClusterSimulation.run(
+                scenario.with(1L, null, null, null, null), "least-request", 200, HeartConfig.DEFAULTS, null);
         assertThat(other.requests()).isNotEqualTo(first.requests());
     }
 
@@ -48,10 +48,13 @@ class ClusterSimulationTest {
     void policies_seeTheSameArrivals() {
         // Every policy of a comparison must face the same user requests.
         ClusterScenario scenario = Scenarios.load("paper-pairwise").with(null, null, 30.0, 60.0, null);
-        long requests = ClusterSimulation.run(scenario, "default", 100, HeartConfig.DEFAULTS, null).requests();
+        long requests = ClusterSimulation.run(scenario, "default", 100, HeartConfig.DEFAULTS, null)
+                .requests();
         for (String policy : ClusterSimulation.policyNames()) {
-            assertThat(ClusterSimulation.run(scenario, policy, 100, HeartConfig.DEFAULTS, null).requests())
-                    .as(policy).isEqualTo(requests);
+            assertThat(ClusterSimulation.run(scenario, policy, 100, HeartConfig.DEFAULTS, null)
+                            .requests())
+                    .as(policy)
+                    .isEqualTo(requests);
         }
     }
 
@@ -71,7 +74,7 @@ class ClusterSimulationTest {
         assertThat(paper.p99Millis()).isLessThan(leastRequest.p99Millis());
         assertThat(paper.cpuGapPercentPoints()).isLessThanOrEqualTo(5.0);
         assertThat(leastRequest.cpuGapPercentPoints()).isGreaterThan(20.0);
-        assertThat(heart.planning().rounds()).isEqualTo(9);   // at 30 s + 1 ms, 60 s + 1 ms, ... within 300 s
+        assertThat(heart.planning().rounds()).isEqualTo(9); // at 30 s + 1 ms, 60 s + 1 ms, ... within 300 s
         assertThat(heart.planning().failures()).isZero();
         assertThat(uniform.timeouts()).isPositive();
     }
@@ -80,7 +83,8 @@ class ClusterSimulationTest {
     void run_badArguments_areNamed() {
         ClusterScenario scenario = Scenarios.load("paper-pairwise");
         assertThatThrownBy(() -> ClusterSimulation.run(scenario, "round-robin", 100, HeartConfig.DEFAULTS, null))
-                .hasMessageContaining("policy : \"round-robin\"").hasMessageContaining("least-request");
+                .hasMessageContaining("policy : \"round-robin\"")
+                .hasMessageContaining("least-request");
         assertThatThrownBy(() -> ClusterSimulation.run(scenario, "heart", Double.NaN, HeartConfig.DEFAULTS, null))
                 .hasMessageContaining("rps : NaN");
     }

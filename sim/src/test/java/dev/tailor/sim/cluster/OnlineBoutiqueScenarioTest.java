@@ -2,8 +2,8 @@ package dev.tailor.sim.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tailor.heart.HeartConfig;
 import dev.tailor.datasets.snapshot.OnlineBoutiqueSnapshot;
+import dev.tailor.heart.HeartConfig;
 import dev.tailor.testkit.RenamedApp;
 import dev.tailor.testkit.SharedData;
 import java.io.IOException;
@@ -21,7 +21,8 @@ class OnlineBoutiqueScenarioTest {
     private static OnlineBoutiqueScenario.Result build() throws IOException {
         Path metrics = SharedData.require("microservices/trastrainer_onlineboutique/normal_2022-08-14");
         Path pings = SharedData.require("network_latency/aws_ec2_52node_pings/latency.csv.gz");
-        return OnlineBoutiqueScenario.build(OnlineBoutiqueSnapshot.Options.defaults(metrics).withLatencyFile(pings));
+        return OnlineBoutiqueScenario.build(
+                OnlineBoutiqueSnapshot.Options.defaults(metrics).withLatencyFile(pings));
     }
 
     @Test
@@ -31,13 +32,17 @@ class OnlineBoutiqueScenarioTest {
 
         assertThat(scenario.problems()).isEmpty();
         assertThat(scenario.entry()).isEqualTo("frontend");
-        assertThat(scenario.components()).extracting(ClusterScenario.ComponentSpec::name)
+        assertThat(scenario.components())
+                .extracting(ClusterScenario.ComponentSpec::name)
                 .contains("frontend", "cartservice", "checkoutservice", "currencyservice", "productcatalogservice");
-        assertThat(scenario.nodes()).extracting(ClusterScenario.NodeSpec::speedFactor)
+        assertThat(scenario.nodes())
+                .extracting(ClusterScenario.NodeSpec::speedFactor)
                 .containsExactly(1.0, 0.9, 0.7, 0.5, 0.4);
         // The frontend calls services; the leaves call nobody.
         ClusterScenario.ComponentSpec frontend = scenario.components().stream()
-                .filter(c -> c.name().equals("frontend")).findFirst().orElseThrow();
+                .filter(c -> c.name().equals("frontend"))
+                .findFirst()
+                .orElseThrow();
         assertThat(frontend.calls()).isNotEmpty();
         // Network B puts w4 and w5 across the Atlantic: tens of ms, against < 2 ms inside EU.
         assertThat(scenario.networks().get("A").measuredMillis("w1", "w5")).isLessThan(2.0);
@@ -65,7 +70,9 @@ class OnlineBoutiqueScenarioTest {
                 continue;
             }
             String name = RenamedApp.RENAMES.get(c.name());
-            assertThat(scenario.components()).filteredOn(r -> r.name().equals(name)).singleElement()
+            assertThat(scenario.components())
+                    .filteredOn(r -> r.name().equals(name))
+                    .singleElement()
                     .satisfies(r -> assertThat(r.cpuMillisPerCall()).as(name).isEqualTo(c.cpuMillisPerCall()));
         }
         assertThat(scenario.components()).hasSize(original.components().size() - 1);
@@ -82,7 +89,9 @@ class OnlineBoutiqueScenarioTest {
         RunResult heart = ClusterSimulation.run(scenario, "heart", rps, HeartConfig.DEFAULTS, null);
         RunResult paper = ClusterSimulation.run(scenario, "heart-paper", rps, HeartConfig.DEFAULTS, null);
         RunResult uniform = ClusterSimulation.run(scenario, "default", rps, HeartConfig.DEFAULTS, null);
-        assertThat(heart.planning().failures()).as(String.valueOf(heart.planning().lastFailure())).isZero();
+        assertThat(heart.planning().failures())
+                .as(String.valueOf(heart.planning().lastFailure()))
+                .isZero();
         // Balanced CPU is the paper's HEART's property; ours loads faster groups harder on purpose.
         assertThat(paper.cpuGapPercentPoints()).isLessThan(5.0);
         assertThat(heart.p99Millis()).isLessThan(paper.p99Millis());

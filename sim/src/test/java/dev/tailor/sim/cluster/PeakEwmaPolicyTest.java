@@ -13,8 +13,8 @@ class PeakEwmaPolicyTest {
     private static final double MS = 1e6;
 
     private final PeakEwmaPolicy policy = new PeakEwmaPolicy(PeakEwmaConfig.DEFAULTS);
-    private final ClusterModel model = new ClusterModel(Scenarios.load("paper-pairwise"), "test", policy, 100,
-            () -> 0L);
+    private final ClusterModel model =
+            new ClusterModel(Scenarios.load("paper-pairwise"), "test", policy, 100, () -> 0L);
     private final SimComponent b = model.components[1];
     private final Proxy from = model.proxies[0];
 
@@ -97,7 +97,7 @@ class PeakEwmaPolicyTest {
     void choose_endpointBackAfterLeaving_startsAgainFromTheDefault() {
         // A replica that left the endpoints (crash) and came back is a new endpoint to the proxy.
         SimReplica replica = b.replicas[3];
-        policy.onResponse(from, replica, 0, 5 * SECOND);   // a 5 s round trip: estimate 5 s
+        policy.onResponse(from, replica, 0, 5 * SECOND); // a 5 s round trip: estimate 5 s
         replica.ready = false;
         b.updateEndpoints();
         policy.choose(from, b, 6 * SECOND);

@@ -72,7 +72,8 @@ class PolicySelectionTest {
         assertThat(counts[b.replicasByNode[0][0].id]).isBetween(499, 501);
         assertThat(counts[b.replicasByNode[1][0].id]).isBetween(299, 301);
         assertThat(counts[b.replicasByNode[2][0].id]).isBetween(199, 201);
-        assertThat(counts[b.replicasByNode[3][0].id] + counts[b.replicasByNode[4][0].id]).isZero();
+        assertThat(counts[b.replicasByNode[3][0].id] + counts[b.replicasByNode[4][0].id])
+                .isZero();
     }
 
     @Test

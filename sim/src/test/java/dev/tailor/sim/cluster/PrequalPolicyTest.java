@@ -15,8 +15,8 @@ class PrequalPolicyTest {
     private static final int NO_LIMIT = Integer.MAX_VALUE;
 
     private final PrequalPolicy policy = new PrequalPolicy(PrequalConfig.DEFAULTS);
-    private final ClusterModel model = new ClusterModel(Scenarios.load("paper-pairwise"), "test", policy, 100,
-            () -> 0L);
+    private final ClusterModel model =
+            new ClusterModel(Scenarios.load("paper-pairwise"), "test", policy, 100, () -> 0L);
     private final SimComponent b = model.components[1];
     private final Proxy from = model.proxies[0];
 
@@ -54,7 +54,7 @@ class PrequalPolicyTest {
         pool.insert(id(0), 5, 90 * MS, 1, NO_LIMIT);
         pool.insert(id(1), 6, 10 * MS, 1, NO_LIMIT);
         pool.insert(id(2), 7, 1 * MS, 1, NO_LIMIT);
-        assertThat(pool.size).isEqualTo(3);   // one probe per replica: the newer answers replaced the older
+        assertThat(pool.size).isEqualTo(3); // one probe per replica: the newer answers replaced the older
         assertThat(pool.threshold(0.5)).isCloseTo(2.5, within(1e-9));
         assertThat(pool.replica[pool.select(0.5)]).isEqualTo(id(0));
     }
@@ -145,7 +145,7 @@ class PrequalPolicyTest {
         for (int i = 0; i < pool.size; i++) {
             probed.add(pool.replica[i]);
             assertThat(pool.rif[i]).isEqualTo(pool.replica[i] % 7);
-            assertThat(pool.latencyNanos[i]).isZero();   // no request served yet: no latency to report
+            assertThat(pool.latencyNanos[i]).isZero(); // no request served yet: no latency to report
         }
         assertThat(probed).hasSize(3);
     }
@@ -171,10 +171,10 @@ class PrequalPolicyTest {
         latency.record(2, 3);
         latency.record(6, 10);
         assertThat(latency.estimate(2)).isEqualTo(3);
-        assertThat(latency.estimate(5)).isEqualTo(10);   // RIF 6 is one away, RIF 2 three
-        assertThat(latency.estimate(4)).isEqualTo(3);    // 2 and 6 both two away: the lower RIF first
+        assertThat(latency.estimate(5)).isEqualTo(10); // RIF 6 is one away, RIF 2 three
+        assertThat(latency.estimate(4)).isEqualTo(3); // 2 and 6 both two away: the lower RIF first
         for (int i = 0; i < 16; i++) {
-            latency.record(2, 100 + i);   // the 16 newest push the first three out
+            latency.record(2, 100 + i); // the 16 newest push the first three out
         }
         assertThat(latency.estimate(2)).isEqualTo(107.5);
         latency.reset();
@@ -190,7 +190,8 @@ class PrequalPolicyTest {
         assertThat(PrequalPolicy.reuseBudget(PrequalConfig.DEFAULTS, 20)).isInfinite();
         assertThat(PrequalPolicy.reuseBudget(PrequalConfig.DEFAULTS, 5)).isInfinite();
         // Few removals and many probes: the budget's floor of 1.
-        assertThat(PrequalPolicy.reuseBudget(new PrequalConfig(0.84, 16, 16, 1_000, 0, 1), 1_000)).isEqualTo(1);
+        assertThat(PrequalPolicy.reuseBudget(new PrequalConfig(0.84, 16, 16, 1_000, 0, 1), 1_000))
+                .isEqualTo(1);
     }
 
     @Test

@@ -13,8 +13,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 class QueueingModelTest {
 
     /** One node, one component, no calls, no link delay: a single M/G/1 processor-sharing queue. */
-    private static ClusterScenario singleQueue(double speed, double costCv, String cpuModel, double limitCores,
-            double cores, double durationSeconds) {
+    private static ClusterScenario singleQueue(
+            double speed, double costCv, String cpuModel, double limitCores, double cores, double durationSeconds) {
         return Scenarios.parse("""
                 name: single-queue
                 seed: 7
@@ -88,5 +88,4 @@ class QueueingModelTest {
         assertThat(latency.getTotalCount()).isEqualTo(result.requests());
         assertThat(result.completed() + result.unfinished()).isLessThanOrEqualTo(result.requests());
     }
-
 }

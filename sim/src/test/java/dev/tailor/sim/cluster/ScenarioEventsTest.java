@@ -37,16 +37,19 @@ class ScenarioEventsTest {
         List<ScrapedMetrics.Sample[]> samples = new java.util.ArrayList<>();
         for (long[] window : windows) {
             model.calendar.runUntil(window[1] * SECOND + MS);
-            samples.add(new ScrapedMetrics.Sample[] {model.metrics.latest(window[0] * SECOND),
-                model.metrics.latest(window[1] * SECOND)});
+            samples.add(new ScrapedMetrics.Sample[] {
+                model.metrics.latest(window[0] * SECOND), model.metrics.latest(window[1] * SECOND)
+            });
         }
         return samples;
     }
 
     /** What {@code counter} grew by over each window. */
-    private static double[] delta(List<ScrapedMetrics.Sample[]> windows,
-            java.util.function.ToDoubleFunction<ScrapedMetrics.Sample> counter) {
-        return windows.stream().mapToDouble(w -> counter.applyAsDouble(w[1]) - counter.applyAsDouble(w[0])).toArray();
+    private static double[] delta(
+            List<ScrapedMetrics.Sample[]> windows, java.util.function.ToDoubleFunction<ScrapedMetrics.Sample> counter) {
+        return windows.stream()
+                .mapToDouble(w -> counter.applyAsDouble(w[1]) - counter.applyAsDouble(w[0]))
+                .toArray();
     }
 
     private static ClusterModel model(String yaml, RoutingPolicy policy) {
@@ -68,8 +71,10 @@ class ScenarioEventsTest {
     @Test
     void rateProfile_isPiecewiseLinear_withSteps() {
         // 0.5 until 100 s, a step to 1, a ramp down to 0 at 200 s, then 0.
-        RateProfile profile = new RateProfile(List.of(new ClusterScenario.RatePoint(0.0, 0.5),
-                new ClusterScenario.RatePoint(100.0, 0.5), new ClusterScenario.RatePoint(100.0, 1.0),
+        RateProfile profile = new RateProfile(List.of(
+                new ClusterScenario.RatePoint(0.0, 0.5),
+                new ClusterScenario.RatePoint(100.0, 0.5),
+                new ClusterScenario.RatePoint(100.0, 1.0),
                 new ClusterScenario.RatePoint(200.0, 0.0)));
         assertThat(profile.maxFactor()).isEqualTo(1.0);
         assertThat(profile.factorAt(50 * SECOND)).isEqualTo(0.5);
@@ -131,14 +136,20 @@ class ScenarioEventsTest {
         List<ScrapedMetrics.Sample[]> windows = beforeDuringAfter(model);
         double[] scraped = delta(windows, sample -> sample.served()[b]);
         double[] cpu = delta(windows, sample -> sample.cpuCoreSeconds()[b]);
-        assertThat(scraped[0]).as("before: %s", java.util.Arrays.toString(scraped)).isGreaterThan(1_000);
-        assertThat(scraped[1] / scraped[0]).as("during: %s", java.util.Arrays.toString(scraped))
+        assertThat(scraped[0])
+                .as("before: %s", java.util.Arrays.toString(scraped))
+                .isGreaterThan(1_000);
+        assertThat(scraped[1] / scraped[0])
+                .as("during: %s", java.util.Arrays.toString(scraped))
                 .isCloseTo(0.1, within(0.02));
-        assertThat(scraped[2] / scraped[0]).as("after: %s", java.util.Arrays.toString(scraped))
+        assertThat(scraped[2] / scraped[0])
+                .as("after: %s", java.util.Arrays.toString(scraped))
                 .isCloseTo(1.0, within(0.1));
-        assertThat(cpu[1] / cpu[0]).as("CPU as measured: %s", java.util.Arrays.toString(cpu))
+        assertThat(cpu[1] / cpu[0])
+                .as("CPU as measured: %s", java.util.Arrays.toString(cpu))
                 .isCloseTo(1.0, within(0.1));
-        assertThat(model.components[1].replicas[0].served).as("served, whatever was counted")
+        assertThat(model.components[1].replicas[0].served)
+                .as("served, whatever was counted")
                 .isGreaterThan((long) (scraped[0] + scraped[1] + scraped[2]));
     }
 
@@ -157,12 +168,17 @@ class ScenarioEventsTest {
         List<ScrapedMetrics.Sample[]> windows = beforeDuringAfter(model);
         double[] scraped = delta(windows, sample -> sample.callsByProxy()[ingress][a]);
         double[] served = delta(windows, sample -> sample.served()[b]);
-        assertThat(scraped[0]).as("before: %s", java.util.Arrays.toString(scraped)).isGreaterThan(1_000);
-        assertThat(scraped[1] / scraped[0]).as("during: %s", java.util.Arrays.toString(scraped))
+        assertThat(scraped[0])
+                .as("before: %s", java.util.Arrays.toString(scraped))
+                .isGreaterThan(1_000);
+        assertThat(scraped[1] / scraped[0])
+                .as("during: %s", java.util.Arrays.toString(scraped))
                 .isCloseTo(10.0, within(1.0));
-        assertThat(scraped[2] / scraped[0]).as("after: %s", java.util.Arrays.toString(scraped))
+        assertThat(scraped[2] / scraped[0])
+                .as("after: %s", java.util.Arrays.toString(scraped))
                 .isCloseTo(1.0, within(0.1));
-        assertThat(served[1] / served[0]).as("served as before: %s", java.util.Arrays.toString(served))
+        assertThat(served[1] / served[0])
+                .as("served as before: %s", java.util.Arrays.toString(served))
                 .isCloseTo(1.0, within(0.1));
     }
 
@@ -179,9 +195,14 @@ class ScenarioEventsTest {
         List<ScrapedMetrics.Sample[]> windows = beforeDuringAfter(model);
         double[] cpu = delta(windows, sample -> sample.cpuCoreSeconds()[b]);
         double[] served = delta(windows, sample -> sample.served()[b]);
-        assertThat(cpu[1] - cpu[0]).as("during: %s", java.util.Arrays.toString(cpu)).isCloseTo(6.0, within(0.5));
-        assertThat(cpu[2] - cpu[0]).as("after: %s", java.util.Arrays.toString(cpu)).isCloseTo(0.0, within(0.5));
-        assertThat(served[1] / served[0]).as("served as before: %s", java.util.Arrays.toString(served))
+        assertThat(cpu[1] - cpu[0])
+                .as("during: %s", java.util.Arrays.toString(cpu))
+                .isCloseTo(6.0, within(0.5));
+        assertThat(cpu[2] - cpu[0])
+                .as("after: %s", java.util.Arrays.toString(cpu))
+                .isCloseTo(0.0, within(0.5));
+        assertThat(served[1] / served[0])
+                .as("served as before: %s", java.util.Arrays.toString(served))
                 .isCloseTo(1.0, within(0.1));
     }
 
@@ -246,7 +267,7 @@ class ScenarioEventsTest {
         long servedAtRestart = crashed.served;
         model.calendar.runUntil(99 * SECOND);
         assertThat(crashed.down).isFalse();
-        assertThat(crashed.served).isEqualTo(servedAtRestart);   // restarted, not yet Ready: no calls
+        assertThat(crashed.served).isEqualTo(servedAtRestart); // restarted, not yet Ready: no calls
         model.calendar.runUntil(model.endNanos());
         assertThat(crashed.ready).isTrue();
         assertThat(crashed.served).isGreaterThan(servedAtRestart);
@@ -255,7 +276,7 @@ class ScenarioEventsTest {
         assertThat(result.errors()).isBetween(450L, 750L);
         assertThat(result.unfinished()).isLessThan(20);
         for (Proxy proxy : model.proxies) {
-            assertThat(proxy.active[crashed.id]).isLessThanOrEqualTo(5);   // the lost calls were released
+            assertThat(proxy.active[crashed.id]).isLessThanOrEqualTo(5); // the lost calls were released
         }
     }
 
@@ -266,9 +287,11 @@ class ScenarioEventsTest {
         ClusterScenario scenario = withEvents(Scenarios.load("paper-pairwise").with(null, null, 0.0, 150.0, "A"), """
                 events: [{kind: replica-crash, node: w1, component: b, atSeconds: 30, durationSeconds: 60}]
                 """);
-        long random = ClusterSimulation.run(scenario, "default", 100, HeartConfig.DEFAULTS, null).errors();
+        long random = ClusterSimulation.run(scenario, "default", 100, HeartConfig.DEFAULTS, null)
+                .errors();
         for (String policy : List.of("least-request", "prequal", "peak-ewma")) {
-            long errors = ClusterSimulation.run(scenario, policy, 100, HeartConfig.DEFAULTS, null).errors();
+            long errors = ClusterSimulation.run(scenario, policy, 100, HeartConfig.DEFAULTS, null)
+                    .errors();
             assertThat(errors).as(policy).isPositive().isLessThan(random / 2);
         }
     }
@@ -286,7 +309,7 @@ class ScenarioEventsTest {
         assertThat(restarted.ready).isFalse();
         long served = restarted.served;
         model.calendar.runUntil(50 * SECOND - 1);
-        assertThat(restarted.served).isEqualTo(served);   // drained: nothing new arrived
+        assertThat(restarted.served).isEqualTo(served); // drained: nothing new arrived
         assertThat(restarted.costMultiplier(50 * SECOND - 1)).isEqualTo(1.0);
         model.calendar.runUntil(50 * SECOND + 1);
         assertThat(restarted.ready).isTrue();
@@ -299,14 +322,35 @@ class ScenarioEventsTest {
     /** {@code base} with the events of a YAML fragment. */
     private static ClusterScenario withEvents(ClusterScenario base, String eventsYaml) {
         // The fragment is read against a scenario with the same node and component names.
-        ClusterScenario events = Scenarios.parse(ONE_NODE.replace("nodes: [{name: n1, cores: 4, speedFactor: 1}]",
-                "nodes: [{name: w1, cores: 4, speedFactor: 1}, {name: w2, cores: 4, speedFactor: 1}]") + eventsYaml,
+        ClusterScenario events = Scenarios.parse(
+                ONE_NODE.replace(
+                                "nodes: [{name: n1, cores: 4, speedFactor: 1}]",
+                                "nodes: [{name: w1, cores: 4, speedFactor: 1}, {name: w2, cores: 4, speedFactor: 1}]")
+                        + eventsYaml,
                 "events.yaml");
-        ClusterScenario scenario = new ClusterScenario(base.name(), base.description(), base.seed(), base.rps(),
-                base.warmupSeconds(), base.durationSeconds(), base.timeoutSeconds(), base.cpuModel(),
-                base.cfsPeriodMillis(), base.callCostCv(), base.replicaCostVariation(), base.linkJitter(),
-                base.scrapeIntervalSeconds(), base.nodes(), base.components(), base.entry(), base.replicasPerNode(),
-                base.cpuLimitCores(), base.networks(), base.network(), base.rpsProfile(), events.events());
+        ClusterScenario scenario = new ClusterScenario(
+                base.name(),
+                base.description(),
+                base.seed(),
+                base.rps(),
+                base.warmupSeconds(),
+                base.durationSeconds(),
+                base.timeoutSeconds(),
+                base.cpuModel(),
+                base.cfsPeriodMillis(),
+                base.callCostCv(),
+                base.replicaCostVariation(),
+                base.linkJitter(),
+                base.scrapeIntervalSeconds(),
+                base.nodes(),
+                base.components(),
+                base.entry(),
+                base.replicasPerNode(),
+                base.cpuLimitCores(),
+                base.networks(),
+                base.network(),
+                base.rpsProfile(),
+                events.events());
         assertThat(scenario.problems()).isEmpty();
         return scenario;
     }

@@ -23,16 +23,26 @@ class ScenariosTest {
     void bundled_loadAndAreValid(String name) {
         ClusterScenario scenario = Scenarios.load(name);
         assertThat(scenario.problems()).isEmpty();
-        assertThat(scenario.nodes()).extracting(ClusterScenario.NodeSpec::speedFactor)
+        assertThat(scenario.nodes())
+                .extracting(ClusterScenario.NodeSpec::speedFactor)
                 .containsExactly(1.0, 0.9, 0.7, 0.5, 0.4);
         assertThat(scenario.rps()).containsExactly(50.0, 100.0, 200.0, 400.0);
         assertThat(scenario.networks()).containsOnlyKeys("A", "B");
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"dyn-load-step", "dyn-load-ramp", "dyn-noisy-neighbour", "dyn-replica-crash",
-        "dyn-cold-restart", "dyn-antagonist", "dyn-metrics-undercount",
-        "dyn-calls-overcount", "dyn-background-cpu"})
+    @ValueSource(
+            strings = {
+                "dyn-load-step",
+                "dyn-load-ramp",
+                "dyn-noisy-neighbour",
+                "dyn-replica-crash",
+                "dyn-cold-restart",
+                "dyn-antagonist",
+                "dyn-metrics-undercount",
+                "dyn-calls-overcount",
+                "dyn-background-cpu"
+            })
     void bundledDynamic_areValid_onPaperDagsCluster_withALoadChangeOrAnEvent(String name) {
         ClusterScenario scenario = Scenarios.load(name);
         ClusterScenario dag = Scenarios.load("paper-dag");
@@ -40,7 +50,8 @@ class ScenariosTest {
         assertThat(scenario.nodes()).isEqualTo(dag.nodes());
         assertThat(scenario.components()).isEqualTo(dag.components());
         assertThat(scenario.networks()).isEqualTo(dag.networks());
-        assertThat(scenario.rpsProfile() != null || !scenario.events().isEmpty()).isTrue();
+        assertThat(scenario.rpsProfile() != null || !scenario.events().isEmpty())
+                .isTrue();
         assertThat(Scenarios.DYNAMIC).contains(name);
     }
 
@@ -56,16 +67,19 @@ class ScenariosTest {
     @Test
     void parse_unknownField_namesItAndTheKnownOnes() {
         assertThatThrownBy(() -> Scenarios.parse(VALID + "warmup: 3\n", "t.yaml"))
-                .hasMessageContaining("t.yaml: warmup: unknown field").hasMessageContaining("warmupSeconds");
+                .hasMessageContaining("t.yaml: warmup: unknown field")
+                .hasMessageContaining("warmupSeconds");
     }
 
     @Test
     void parse_wrongType_namesThePath() {
         assertThatThrownBy(() -> Scenarios.parse(VALID.replace("cores: 2", "cores: two"), "t.yaml"))
-                .hasMessageContaining("nodes[0].cores").hasMessageContaining("two")
+                .hasMessageContaining("nodes[0].cores")
+                .hasMessageContaining("two")
                 .hasMessageContaining("a number");
         assertThatThrownBy(() -> Scenarios.parse(VALID + "cpuModel: cfs\n", "t.yaml"))
-                .hasMessageContaining("cpuModel").hasMessageContaining("fluid, cfs-quota");
+                .hasMessageContaining("cpuModel")
+                .hasMessageContaining("fluid, cfs-quota");
     }
 
     @Test
@@ -94,10 +108,12 @@ class ScenariosTest {
 
     @Test
     void parse_measuredDelays_completeOrWithARange() {
-        String twoNodes = VALID.replace("nodes: [{name: n1, cores: 2, speedFactor: 1}]",
+        String twoNodes = VALID.replace(
+                "nodes: [{name: n1, cores: 2, speedFactor: 1}]",
                 "nodes: [{name: n1, cores: 2, speedFactor: 1}, {name: n2, cores: 2, speedFactor: 1}]");
-        ClusterScenario measured = Scenarios.parse(twoNodes.replace("{flat: {otherMillis: [0.1, 0.2]}}",
-                "{aws: {delaysMillis: {n1: {n2: 12.5}}}}"), "t.yaml");
+        ClusterScenario measured = Scenarios.parse(
+                twoNodes.replace("{flat: {otherMillis: [0.1, 0.2]}}", "{aws: {delaysMillis: {n1: {n2: 12.5}}}}"),
+                "t.yaml");
         assertThat(measured.networks().get("aws").measuredMillis("n2", "n1")).isEqualTo(12.5);
 
         String noRange = twoNodes.replace("{flat: {otherMillis: [0.1, 0.2]}}", "{aws: {delaysMillis: {n1: {n3: 1}}}}");
@@ -109,7 +125,8 @@ class ScenariosTest {
     @Test
     void parse_strictTypes_wholeNumbersAndNoDuplicateKeys() {
         assertThatThrownBy(() -> Scenarios.parse(VALID.replace("seed: 1", "seed: 1.5"), "t.yaml"))
-                .hasMessageContaining("seed").hasMessageContaining("a whole number");
+                .hasMessageContaining("seed")
+                .hasMessageContaining("a whole number");
         assertThatThrownBy(() -> Scenarios.parse(VALID + "seed: 2\n", "t.yaml"))
                 .hasMessageContaining("Duplicate field 'seed'");
     }
@@ -131,7 +148,8 @@ class ScenariosTest {
     @Test
     void parse_callCounts() {
         ClusterScenario scenario = Scenarios.parse(VALID.replace("[[b]]", "[[b*2.5]]"), "t.yaml");
-        assertThat(ClusterScenario.CallSpec.parse(scenario.components().get(0).calls().get(0).get(0)))
+        assertThat(ClusterScenario.CallSpec.parse(
+                        scenario.components().get(0).calls().get(0).get(0)))
                 .isEqualTo(new ClusterScenario.CallSpec("b", 2.5));
         assertThatThrownBy(() -> Scenarios.parse(VALID.replace("[[b]]", "[[b*x]]"), "t.yaml"))
                 .hasMessageContaining("\"b*x\" (expected: name or name*count");
@@ -150,7 +168,8 @@ class ScenariosTest {
                 .hasMessageContaining("t.yaml: not valid YAML at line 2");
     }
 
-    private static final String NODES_2 = VALID.replace("nodes: [{name: n1, cores: 2, speedFactor: 1}]",
+    private static final String NODES_2 = VALID.replace(
+            "nodes: [{name: n1, cores: 2, speedFactor: 1}]",
             "nodes: [{name: n1, cores: 2, speedFactor: 1}, {name: n2, cores: 4, speedFactor: 0.5}]");
 
     @Test
@@ -165,10 +184,14 @@ class ScenariosTest {
                   - {kind: replica-restart, node: n1, component: a, atSeconds: 50, durationSeconds: 20,
                      coldSeconds: 60, coldFactor: 3}
                 """, "t.yaml");
-        assertThat(scenario.rpsProfile()).extracting(ClusterScenario.RatePoint::factor).containsExactly(0.5, 0.5, 1.0);
-        assertThat(scenario.events()).extracting(ClusterScenario.EventSpec::kind).containsExactly(
-                ClusterScenario.EventKind.NODE_SLOWDOWN, ClusterScenario.EventKind.CPU_ANTAGONIST,
-                ClusterScenario.EventKind.REPLICA_CRASH, ClusterScenario.EventKind.REPLICA_RESTART);
+        assertThat(scenario.rpsProfile())
+                .extracting(ClusterScenario.RatePoint::factor)
+                .containsExactly(0.5, 0.5, 1.0);
+        assertThat(scenario.events())
+                .extracting(ClusterScenario.EventSpec::kind)
+                .containsExactly(
+                        ClusterScenario.EventKind.NODE_SLOWDOWN, ClusterScenario.EventKind.CPU_ANTAGONIST,
+                        ClusterScenario.EventKind.REPLICA_CRASH, ClusterScenario.EventKind.REPLICA_RESTART);
         ClusterScenario.EventSpec crash = scenario.events().get(2);
         assertThat(crash.notReadyAfterSecondsOrDefault()).isEqualTo(30);
         assertThat(crash.readyAfterSecondsOrDefault()).isEqualTo(10);
@@ -310,6 +333,7 @@ class ScenariosTest {
                 """, "t.yaml"))
                 .hasMessageContaining("events[1]: overlaps events[0] (replica b #1 on n1, 100-105 s against 50-120 s;"
                         + " expected: one at a time)")
-                .message().doesNotContain("events[2]");
+                .message()
+                .doesNotContain("events[2]");
     }
 }

@@ -27,18 +27,25 @@ class SeedCellsTest {
         List<RunResult> runs = new ArrayList<>();
         for (String policy : List.of("least-request", "default")) {
             for (long seed = 1; seed <= 3; seed++) {
-                runs.add(ClusterSimulation.run(base.with(seed, null, null, null, null), policy, 100,
-                        HeartConfig.DEFAULTS, null));
+                runs.add(ClusterSimulation.run(
+                        base.with(seed, null, null, null, null), policy, 100, HeartConfig.DEFAULTS, null));
             }
         }
         List<SeedCells.Cell> cells = SeedCells.of(runs);
         assertThat(cells).extracting(SeedCells.Cell::policy).containsExactly("least-request", "default");
         SeedCells.Cell cell = cells.get(0);
         assertThat(cell.seeds()).containsExactly(1L, 2L, 3L);
-        assertThat(cell.requests()).isEqualTo(runs.get(0).requests() + runs.get(1).requests() + runs.get(2).requests());
-        assertThat(cell.latency().getTotalCount()).isEqualTo(runs.get(0).latency().getTotalCount()
-                + runs.get(1).latency().getTotalCount() + runs.get(2).latency().getTotalCount());
-        double[] p99 = {runs.get(0).p99Millis(), runs.get(1).p99Millis(), runs.get(2).p99Millis()};
+        assertThat(cell.requests())
+                .isEqualTo(runs.get(0).requests()
+                        + runs.get(1).requests()
+                        + runs.get(2).requests());
+        assertThat(cell.latency().getTotalCount())
+                .isEqualTo(runs.get(0).latency().getTotalCount()
+                        + runs.get(1).latency().getTotalCount()
+                        + runs.get(2).latency().getTotalCount());
+        double[] p99 = {
+            runs.get(0).p99Millis(), runs.get(1).p99Millis(), runs.get(2).p99Millis()
+        };
         Arrays.sort(p99);
         assertThat(cell.p99Millis()).isEqualTo(p99[1]);
         assertThat(cell.p99Spread().minMillis()).isEqualTo(p99[0]);

@@ -54,7 +54,7 @@ class EventCalendarTest {
         Recording b = new Recording("b", log);
         calendar.schedule(a, 10);
         calendar.schedule(b, 20);
-        calendar.schedule(a, 30);   // moved after b
+        calendar.schedule(a, 30); // moved after b
         calendar.runUntil(100);
         assertThat(log).containsExactly("b@20", "a@30");
         assertThat(calendar.eventsFired()).isEqualTo(2);
@@ -68,7 +68,7 @@ class EventCalendarTest {
         calendar.schedule(a, 10);
         calendar.schedule(new Recording("b", log), 20);
         calendar.cancel(a);
-        calendar.cancel(a);   // not pending: nothing happens
+        calendar.cancel(a); // not pending: nothing happens
         assertThat(a.isScheduled()).isFalse();
         calendar.runUntil(100);
         assertThat(log).containsExactly("b@20");
@@ -80,7 +80,8 @@ class EventCalendarTest {
         calendar.runUntil(1_000);
         assertThatThrownBy(() -> calendar.schedule(new Recording("x", new ArrayList<>()), 999))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("timeNanos : 999").hasMessageContaining("now, 1000");
+                .hasMessageContaining("timeNanos : 999")
+                .hasMessageContaining("now, 1000");
     }
 
     @Test
@@ -105,12 +106,13 @@ class EventCalendarTest {
     void anySequenceOfSchedulesAndCancels_firesLikeASortedReference() {
         // Reference model: the surviving (time, last scheduling order) pairs, sorted. Operation k:
         // schedule event (k mod 8) at time t, or cancel it when t is negative.
-        qt().withExamples(300).forAll(lists().of(integers().between(-20, 60)).ofSizeBetween(0, 60))
+        qt().withExamples(300)
+                .forAll(lists().of(integers().between(-20, 60)).ofSizeBetween(0, 60))
                 .checkAssert(ops -> {
                     EventCalendar calendar = new EventCalendar();
                     List<String> log = new ArrayList<>();
                     Recording[] events = new Recording[8];
-                    long[][] reference = new long[8][];   // {time, order} or null
+                    long[][] reference = new long[8][]; // {time, order} or null
                     for (int i = 0; i < events.length; i++) {
                         events[i] = new Recording("e" + i, log);
                     }
@@ -134,8 +136,10 @@ class EventCalendarTest {
                     expected.sort(Comparator.<Integer>comparingLong(i -> reference[i][0])
                             .thenComparingLong(i -> reference[i][1]));
                     calendar.runUntil(100);
-                    assertThat(log).containsExactlyElementsOf(
-                            expected.stream().map(i -> "e" + i + "@" + reference[i][0]).toList());
+                    assertThat(log)
+                            .containsExactlyElementsOf(expected.stream()
+                                    .map(i -> "e" + i + "@" + reference[i][0])
+                                    .toList());
                 });
     }
 }

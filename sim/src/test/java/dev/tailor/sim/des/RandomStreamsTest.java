@@ -9,7 +9,8 @@ class RandomStreamsTest {
 
     @Test
     void stream_sameSeedAndName_sameSequence() {
-        assertThat(draw(new RandomStreams(42).stream("arrivals"))).isEqualTo(draw(new RandomStreams(42).stream("arrivals")));
+        assertThat(draw(new RandomStreams(42).stream("arrivals")))
+                .isEqualTo(draw(new RandomStreams(42).stream("arrivals")));
     }
 
     @Test

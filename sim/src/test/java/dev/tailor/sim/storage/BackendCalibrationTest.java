@@ -24,8 +24,11 @@ class BackendCalibrationTest {
     void replay_oneServer_isTheFcfsQueueByHand() {
         BackendModel model = new BackendModel(1, 100, 0, 10, 0, 0);
         // Reads of 100 µs at 0, 50 and 300 µs: the second waits 50 µs; a write of 10 µs at 300 µs waits for the third.
-        long[] latency = model.replay(new long[] {0, 50_000, 300_000, 300_000}, new int[] {4096, 4096, 4096, 4096},
-                new boolean[] {false, false, false, true}, RandomSource.SPLIT_MIX_64.create(1));
+        long[] latency = model.replay(
+                new long[] {0, 50_000, 300_000, 300_000},
+                new int[] {4096, 4096, 4096, 4096},
+                new boolean[] {false, false, false, true},
+                RandomSource.SPLIT_MIX_64.create(1));
         assertThat(latency).containsExactly(100_000, 150_000, 100_000, 110_000);
     }
 
@@ -49,8 +52,15 @@ class BackendCalibrationTest {
         long[] latency = truth.replay(submit, size, write, random);
         StringBuilder text = new StringBuilder();
         for (int i = 0; i < n; i++) {
-            text.append(String.format(Locale.ROOT, "%.3f,%.3f,%d,%d,0,%.6f,%d%n", (submit[i] / 1_000_000_000L) * 1e3,
-                    latency[i] / 1e3, write[i] ? 0 : 1, size[i], submit[i] / 1e6, size[i]));
+            text.append(String.format(
+                    Locale.ROOT,
+                    "%.3f,%.3f,%d,%d,0,%.6f,%d%n",
+                    (submit[i] / 1_000_000_000L) * 1e3,
+                    latency[i] / 1e3,
+                    write[i] ? 0 : 1,
+                    size[i],
+                    submit[i] / 1e6,
+                    size[i]));
         }
         Path file = Files.writeString(dir.resolve("replay.csv"), text);
 
@@ -65,8 +75,9 @@ class BackendCalibrationTest {
 
     @Test
     void fit_tencentReplay_reproducesTheRecordedLatencies() throws IOException {
-        BlockTrace trace = BlockTrace.read(SharedData.require(
-                "block_io/tencent_cbs_replayed_excerpts/tencent.cut.per_50k.most_rand_iops.537.trace"),
+        BlockTrace trace = BlockTrace.read(
+                SharedData.require(
+                        "block_io/tencent_cbs_replayed_excerpts/tencent.cut.per_50k.most_rand_iops.537.trace"),
                 BlockTrace.Format.TENCENT_REPLAY);
 
         BackendCalibration.Result fit = BackendCalibration.fit(trace);
@@ -75,8 +86,9 @@ class BackendCalibrationTest {
         assertThat(fit.ios()).isEqualTo(50_000);
         // P95 is fitted; P50 is not reachable by an open queue (see BackendCalibration's note).
         assertThat(fit.replayedMicros()[1]).as(fit.summary()).isCloseTo(fit.observedMicros()[1], withPercentage(15));
-        assertThat(fit.replayedMicros()[0]).as(fit.summary()).isBetween(fit.observedMicros()[0] / 3,
-                fit.observedMicros()[0] * 3);
+        assertThat(fit.replayedMicros()[0])
+                .as(fit.summary())
+                .isBetween(fit.observedMicros()[0] / 3, fit.observedMicros()[0] * 3);
         // Capacity for 4 KiB reads near the replay's peak: 1,807 I/Os in about 37 ms = 49k/s.
         double readsPerSecond = fit.model().parallelism() / (fit.model().meanServiceNanos(4096, false) / 1e9);
         assertThat(readsPerSecond).as(fit.summary()).isBetween(35_000.0, 90_000.0);
@@ -88,14 +100,17 @@ class BackendCalibrationTest {
     void fit_traceWithoutLatency_isAClearError() throws IOException {
         Path file = Files.writeString(dir.resolve("msr.trace"), "0 0 0 4096 1\n1 0 4096 4096 1\n");
         BlockTrace trace = BlockTrace.read(file, BlockTrace.Format.MSR_BYTES);
-        assertThatThrownBy(() -> BackendCalibration.fit(trace)).hasMessageContaining("no I/O with a recorded device"
-                + " latency").hasMessageContaining("TENCENT_REPLAY");
+        assertThatThrownBy(() -> BackendCalibration.fit(trace))
+                .hasMessageContaining("no I/O with a recorded device" + " latency")
+                .hasMessageContaining("TENCENT_REPLAY");
     }
 
     @Test
     void model_badValues_areNamed() {
-        assertThatThrownBy(() -> new BackendModel(0, -1, Double.NaN, 1, 1, 3)).hasMessageContaining("parallelism: 0")
-                .hasMessageContaining("readBaseMicros: -1.0").hasMessageContaining("readMicrosPerKiB: NaN")
+        assertThatThrownBy(() -> new BackendModel(0, -1, Double.NaN, 1, 1, 3))
+                .hasMessageContaining("parallelism: 0")
+                .hasMessageContaining("readBaseMicros: -1.0")
+                .hasMessageContaining("readMicrosPerKiB: NaN")
                 .hasMessageContaining("serviceSigma: 3.0");
     }
 }

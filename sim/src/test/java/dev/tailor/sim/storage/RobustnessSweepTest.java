@@ -17,26 +17,30 @@ import org.junit.jupiter.api.Test;
  */
 class RobustnessSweepTest {
 
-    private static final List<String> MIXES = List.of("msn-small", "mild", "one-whale", "long-bursts", "spikes",
-            "many-small", "tencent-heavy", "busy");
+    private static final List<String> MIXES =
+            List.of("msn-small", "mild", "one-whale", "long-bursts", "spikes", "many-small", "tencent-heavy", "busy");
 
     @Test
     void family_composesOneScenarioPerMix_inOrder_withTheMixFields() {
         StorageScenario family = StorageScenarios.load("robustness");
         List<StorageScenario> mixes = family.mixScenarios();
 
-        assertThat(mixes).extracting(StorageScenario::name)
-                .containsExactlyElementsOf(MIXES.stream().map(m -> "robustness-" + m).toList());
-        assertThat(mixes).allMatch(m -> m.problems().isEmpty()).allMatch(m -> m.mixes().isEmpty())
+        assertThat(mixes)
+                .extracting(StorageScenario::name)
+                .containsExactlyElementsOf(
+                        MIXES.stream().map(m -> "robustness-" + m).toList());
+        assertThat(mixes)
+                .allMatch(m -> m.problems().isEmpty())
+                .allMatch(m -> m.mixes().isEmpty())
                 .allMatch(m -> m.seed().equals(family.seed()) && m.traces().equals(family.traces()));
         StorageScenario mild = mixes.get(1);
         assertThat(mild.baseUtilizationPercent()).isEqualTo(35.0);
         assertThat(mild.rates().largeClients()).isEqualTo(2);
         assertThat(mild.rates().largeShare()).isEqualTo(0.5);
         assertThat(mild.rates().cloudPhysicsFile()).isEqualTo(family.rates().cloudPhysicsFile());
-        assertThat(mixes.get(0).baseUtilizationPercent()).isEqualTo(50.0);   // inherited
+        assertThat(mixes.get(0).baseUtilizationPercent()).isEqualTo(50.0); // inherited
         assertThat(mixes.get(0).durationSeconds()).isEqualTo(20.0);
-        assertThat(mixes.get(2).durationSeconds()).isEqualTo(30.0);          // one-whale's own
+        assertThat(mixes.get(2).durationSeconds()).isEqualTo(30.0); // one-whale's own
         assertThat(family.with(null, null, 5.0).mixScenarios()).allMatch(m -> m.durationSeconds() == 5.0);
         // A seed given on the command line reaches every mix.
         assertThat(family.with(7L, null, null).mixScenarios()).allMatch(m -> m.seed() == 7L);
@@ -54,18 +58,26 @@ class RobustnessSweepTest {
             StorageScenario mix = mixes.get(i);
             StorageSetup a = StorageSetup.build(mix, SharedData::require);
             StorageSetup b = StorageSetup.build(mix, SharedData::require);
-            assertThat(a.tenants()).extracting(StorageSetup.Tenant::requestsPerSecond)
-                    .containsExactlyElementsOf(b.tenants().stream().map(StorageSetup.Tenant::requestsPerSecond)
+            assertThat(a.tenants())
+                    .extracting(StorageSetup.Tenant::requestsPerSecond)
+                    .containsExactlyElementsOf(b.tenants().stream()
+                            .map(StorageSetup.Tenant::requestsPerSecond)
                             .toList());
             int large = mix.rates().largeClients();
-            double all = a.tenants().stream().mapToDouble(StorageSetup.Tenant::requestsPerSecond).sum();
-            double top = a.tenants().subList(0, large).stream().mapToDouble(StorageSetup.Tenant::requestsPerSecond)
+            double all = a.tenants().stream()
+                    .mapToDouble(StorageSetup.Tenant::requestsPerSecond)
+                    .sum();
+            double top = a.tenants().subList(0, large).stream()
+                    .mapToDouble(StorageSetup.Tenant::requestsPerSecond)
                     .sum();
             assertThat(top / all).as(mix.name()).isCloseTo(mix.rates().largeShare(), offset(1e-9));
             assertThat(a.tenants().subList(0, large)).as(mix.name()).allMatch(StorageSetup.Tenant::hot);
-            assertThat(a.tenants().subList(large, a.tenants().size())).as(mix.name())
+            assertThat(a.tenants().subList(large, a.tenants().size()))
+                    .as(mix.name())
                     .noneMatch(StorageSetup.Tenant::hot);
-            double load = a.tenants().stream().mapToDouble(t -> t.requestsPerSecond() * t.meanCostUnits()).sum();
+            double load = a.tenants().stream()
+                    .mapToDouble(t -> t.requestsPerSecond() * t.meanCostUnits())
+                    .sum();
             assertThat(load / 1e9 * 100).as(mix.name()).isCloseTo(mix.baseUtilizationPercent(), offset(1e-6));
         }
     }
@@ -73,18 +85,22 @@ class RobustnessSweepTest {
     @Test
     void badMix_isNamedByItsField() {
         String text = StorageScenarios.bundledText("robustness")
-                .replace("traces: [tencent, msn],\n         bursts: {meanGapSeconds: 1.0, minMillis: 20",
+                .replace(
+                        "traces: [tencent, msn],\n         bursts: {meanGapSeconds: 1.0, minMillis: 20",
                         "traces: [tencent, nosuch],\n         bursts: {meanGapSeconds: 1.0, minMillis: 20")
-                .replace("baseUtilizationPercent: 45\n    durationSeconds: 30",
+                .replace(
+                        "baseUtilizationPercent: 45\n    durationSeconds: 30",
                         "baseUtilizationPercent: -45\n    durationSeconds: 30")
                 .replace("- name: spikes", "- name: busy");
         assertThatThrownBy(() -> StorageScenarios.parse(text, "r.yaml"))
                 .hasMessageContaining("mixes[1].tenants[0].traces[1]: \"nosuch\" (expected: one of the traces")
                 .hasMessageContaining("mixes[2].baseUtilizationPercent: -45.0 (expected: a number in (0, 1000])")
                 .hasMessageContaining("mixes[7].name: \"busy\" (expected: unique; already used)");
-        assertThatThrownBy(() -> StorageScenarios.parse(StorageScenarios.bundledText("robustness")
-                + "tenants: [{name: x, requestsPerSecond: 1, synthetic: {readFraction: 1, sizeBytes: [4096]}}]\n",
-                "r.yaml")).hasMessageContaining("tenants: 1 group(s) (expected: absent when mixes are given");
+        assertThatThrownBy(() -> StorageScenarios.parse(
+                        StorageScenarios.bundledText("robustness")
+                                + "tenants: [{name: x, requestsPerSecond: 1, synthetic: {readFraction: 1, sizeBytes: [4096]}}]\n",
+                        "r.yaml"))
+                .hasMessageContaining("tenants: 1 group(s) (expected: absent when mixes are given");
     }
 
     @Test
@@ -98,7 +114,7 @@ class RobustnessSweepTest {
             results.add(result("mix-" + c, "mclock", v[1], v[3]));
             results.add(result("mix-" + c, "ours", v[2], v[4]));
         }
-        results.add(result("mix-3", "ours", 1, 1, 7));   // no peers in this cell: left out of the ratios
+        results.add(result("mix-3", "ours", 1, 1, 7)); // no peers in this cell: left out of the ratios
 
         SweepSummary summary = SweepSummary.of(results);
 
@@ -121,7 +137,9 @@ class RobustnessSweepTest {
         assertThat(ours.hotVsMclock().median()).isEqualTo(1.0);
         assertThat(ours.hotVsMclock().best()).isEqualTo(0.5);
         assertThat(ours.worstUnusedPercent()).isEqualTo(3.0);
-        assertThat(ours.refusedRequests()).as("refused requests have no latency: counted apart").isEqualTo(7);
+        assertThat(ours.refusedRequests())
+                .as("refused requests have no latency: counted apart")
+                .isEqualTo(7);
         assertThat(ours.refusedCells()).containsExactly("mix-3 seed 1");
         assertThat(fifo.refusedRequests()).isZero();
     }
@@ -130,11 +148,35 @@ class RobustnessSweepTest {
         return result(scenario, policy, steadyP99999, hotP99, 0);
     }
 
-    private static StorageRunResult result(String scenario, String policy, double steadyP99999, double hotP99,
-            long refused) {
+    private static StorageRunResult result(
+            String scenario, String policy, double steadyP99999, double hotP99, long refused) {
         LatencySummary steady = new LatencySummary(100_000, 1.0, 2.0, 3.0, 4.0, steadyP99999, 1.0, steadyP99999);
         LatencySummary hot = new LatencySummary(1_000, 1.0, hotP99, null, null, null, 1.0, hotP99);
-        return new StorageRunResult(scenario, null, policy, 1, 20, 1, steady, hot, steady, hot, 1, 1, 50,
-                "ours".equals(policy) ? 3.0 : 0, 0, refused, 0, null, null, 1, 1, 1, null, null, null);
+        return new StorageRunResult(
+                scenario,
+                null,
+                policy,
+                1,
+                20,
+                1,
+                steady,
+                hot,
+                steady,
+                hot,
+                1,
+                1,
+                50,
+                "ours".equals(policy) ? 3.0 : 0,
+                0,
+                refused,
+                0,
+                null,
+                null,
+                1,
+                1,
+                1,
+                null,
+                null,
+                null);
     }
 }

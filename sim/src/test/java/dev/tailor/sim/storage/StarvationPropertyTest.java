@@ -22,14 +22,18 @@ class StarvationPropertyTest {
 
     @Test
     void segmentAdmission_anyHotLoad_steadyTenantAdmittedWithinTwoIntervals() {
-        qt().withExamples(10).withFixedSeed(20260301L)
-                .forAll(doubles().between(2, 40), integers().between(1, 4), doubles().between(0.1, 0.5),
+        qt().withExamples(10)
+                .withFixedSeed(20260301L)
+                .forAll(
+                        doubles().between(2, 40),
+                        integers().between(1, 4),
+                        doubles().between(0.1, 0.5),
                         doubles().between(0.4, 1.2))
                 .checkAssert((multiplier, hotTenants, reserve, hotLoad) -> {
-                    long worst = steadyAdmissionWaits("segment-admission", multiplier, hotTenants, reserve,
-                            hotLoad)[0];
-                    assertThat(worst).as("worst admission wait of the steady tenant, ns").isLessThanOrEqualTo(
-                            20_000_000L);
+                    long worst = steadyAdmissionWaits("segment-admission", multiplier, hotTenants, reserve, hotLoad)[0];
+                    assertThat(worst)
+                            .as("worst admission wait of the steady tenant, ns")
+                            .isLessThanOrEqualTo(20_000_000L);
                 });
     }
 
@@ -39,8 +43,8 @@ class StarvationPropertyTest {
      * it stays steady); {@code hotTenants} tenants share {@code hotLoad} of the backend and burst for
      * 20-80 ms at {@code multiplier} about every 200 ms.
      */
-    static long[] steadyAdmissionWaits(String policy, double multiplier, int hotTenants, double reserve,
-            double hotLoad) {
+    static long[] steadyAdmissionWaits(
+            String policy, double multiplier, int hotTenants, double reserve, double hotLoad) {
         double steadyLoad = reserve / 4;
         double perHot = hotLoad / hotTenants;
         String yaml = String.format(Locale.ROOT, """
@@ -61,8 +65,8 @@ class StarvationPropertyTest {
                     commitmentRatio: 1
                 """, steadyLoad, hotTenants, perHot, multiplier);
         try {
-            StorageSetup setup = StorageSimulationTest.setup(StorageSimulationTest.scenario(yaml, tenants)
-                    .with(null, 0.2, 0.6));
+            StorageSetup setup = StorageSimulationTest.setup(
+                    StorageSimulationTest.scenario(yaml, tenants).with(null, 0.2, 0.6));
             long[] waits = {0, 0, 0};
             StorageSimulation.run(setup, policy, null, new StorageRun.Observer() {
                 @Override

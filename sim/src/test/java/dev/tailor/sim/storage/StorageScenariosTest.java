@@ -24,7 +24,8 @@ class StorageScenariosTest {
             assertThat(s.problems()).isEmpty();
         }
         assertThat(StorageScenarios.load("burst-microbench").burstMultipliers()).containsExactly(2.0, 4.0, 8.0, 16.0);
-        assertThat(StorageScenarios.load("deployed-like").backend().calibrateFrom()).isEqualTo("tencent");
+        assertThat(StorageScenarios.load("deployed-like").backend().calibrateFrom())
+                .isEqualTo("tencent");
     }
 
     @Test
@@ -43,7 +44,8 @@ class StorageScenariosTest {
         assertThatThrownBy(() -> StorageScenarios.parse("name: x\nproxies: 1.5\n", "f.yaml"))
                 .hasMessageContaining("proxies");
         assertThatThrownBy(() -> StorageScenarios.parse("name: x\nname: y\n", "f.yaml"))
-                .hasMessageContaining("not valid YAML").hasMessageContaining("Duplicate field 'name'");
+                .hasMessageContaining("not valid YAML")
+                .hasMessageContaining("Duplicate field 'name'");
         assertThatThrownBy(() -> StorageScenarios.parse("", "f.yaml")).hasMessageContaining("f.yaml: empty");
     }
 
@@ -139,8 +141,8 @@ class StorageScenariosTest {
                 .hasMessageContaining("nowhere.yaml: no such bundled scenario or file (expected: one of"
                         + " burst-microbench, deployed-like, underload, robustness, or a YAML scenario file)");
         assertThatThrownBy(() -> StorageScenarios.load(dir.toString())).hasMessageContaining("is a directory");
-        Path file = Files.writeString(dir.resolve("s.yaml"), StorageScenarios.bundledText("underload")
-                .replace("seed: 20260303", "seed: 5"));
+        Path file = Files.writeString(
+                dir.resolve("s.yaml"), StorageScenarios.bundledText("underload").replace("seed: 20260303", "seed: 5"));
         assertThat(StorageScenarios.load(file.toString()).seed()).isEqualTo(5L);
     }
 }

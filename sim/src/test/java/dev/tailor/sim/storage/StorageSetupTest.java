@@ -38,8 +38,9 @@ class StorageSetupTest {
         StorageScenario s = StorageScenarios.parse(yaml, "f.yaml");
 
         assertThatThrownBy(() -> StorageSetup.build(s, relative -> {
-            throw new AssertionError("no data needed");
-        })).isInstanceOf(IllegalArgumentException.class)
+                    throw new AssertionError("no data needed");
+                }))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("admission.capacityFraction: 1.0E-6 with intervalMillis 0.1 gives proxy 0 a"
                         + " budget of 0.100 cost units per interval (expected: at least 1");
     }
@@ -48,17 +49,20 @@ class StorageSetupTest {
     void validation_writesThatCostNothing_areRefused_notAnEndlessRun() {
         // With a load target, a write-only tenant that costs nothing would scale its rate to infinity.
         String yaml = StorageScenarios.bundledText("burst-microbench")
-                .replace("writeBaseMicros: 50", "writeBaseMicros: 0").replace("writeMicrosPerKiB: 0.80",
-                        "writeMicrosPerKiB: 0");
+                .replace("writeBaseMicros: 50", "writeBaseMicros: 0")
+                .replace("writeMicrosPerKiB: 0.80", "writeMicrosPerKiB: 0");
 
-        assertThatThrownBy(() -> StorageScenarios.parse(yaml, "f.yaml")).hasMessageContaining(
-                "backend.writeBaseMicros: 0.0 with writeMicrosPerKiB 0.0 (expected: writes that take time)");
+        assertThatThrownBy(() -> StorageScenarios.parse(yaml, "f.yaml"))
+                .hasMessageContaining(
+                        "backend.writeBaseMicros: 0.0 with writeMicrosPerKiB 0.0 (expected: writes that take time)");
     }
 
     @Test
     void validation_calibrationWithExplicitNumbers_namesEveryOne() {
-        String withSigma = StorageScenarios.bundledText("deployed-like").replace("  calibrateFrom: tencent",
-                "  calibrateFrom: tencent\n  serviceSigma: 1.9\n  writeBaseMicros: -5");
+        String withSigma = StorageScenarios.bundledText("deployed-like")
+                .replace(
+                        "  calibrateFrom: tencent",
+                        "  calibrateFrom: tencent\n  serviceSigma: 1.9\n  writeBaseMicros: -5");
 
         assertThatThrownBy(() -> StorageScenarios.parse(withSigma, "f.yaml"))
                 .hasMessageContaining("backend: both calibrateFrom and writeBaseMicros, serviceSigma");
@@ -70,11 +74,14 @@ class StorageSetupTest {
         double load = 0;
         for (StorageSetup.Tenant t : setup.tenants()) {
             load += t.requestsPerSecond() * t.meanCostUnits() / 1e9;
-            assertThat(t.commitmentCostUnitsPerSecond()).isCloseTo(2 * t.requestsPerSecond() * t.meanCostUnits(),
-                    withPercentage(1e-9));
+            assertThat(t.commitmentCostUnitsPerSecond())
+                    .isCloseTo(2 * t.requestsPerSecond() * t.meanCostUnits(), withPercentage(1e-9));
         }
         assertThat(load).isCloseTo(0.75, offset(1e-9));
-        assertThat(setup.tenants()).hasSize(9).filteredOn(StorageSetup.Tenant::hot).hasSize(1);
+        assertThat(setup.tenants())
+                .hasSize(9)
+                .filteredOn(StorageSetup.Tenant::hot)
+                .hasSize(1);
         assertThat(setup.tenants().get(8).bursts().multiplier()).isEqualTo(8);
         assertThat(setup.proxyCapacityCostUnitsPerSecond(0)).isEqualTo(1e9);
         assertThat(setup.label()).isEqualTo("burst-microbench ×8");
@@ -101,10 +108,11 @@ class StorageSetupTest {
     void spread_secondBatches_evenlyOverTheirSecond() {
         // Why: the Tencent trace stamps whole seconds; replayed as stamped, a second's requests would
         // all arrive in the same nanosecond.
-        List<BlockTrace.Request> batch = List.of(req(0), req(0), req(0), req(0), req(1_000_000_000L),
-                req(1_000_000_000L));
+        List<BlockTrace.Request> batch =
+                List.of(req(0), req(0), req(0), req(0), req(1_000_000_000L), req(1_000_000_000L));
         BlockTrace spread = StorageSetup.spread(BlockTrace.of("t", batch), 1_000_000_000L);
-        assertThat(spread.requests()).extracting(BlockTrace.Request::arrivalNanos)
+        assertThat(spread.requests())
+                .extracting(BlockTrace.Request::arrivalNanos)
                 .containsExactly(0L, 250_000_000L, 500_000_000L, 750_000_000L, 1_000_000_000L, 1_500_000_000L);
     }
 
@@ -116,9 +124,11 @@ class StorageSetupTest {
     void build_missingData_saysWhereItLooked() {
         StorageScenario deployed = StorageScenarios.load("deployed-like");
         assertThatThrownBy(() -> StorageSetup.build(deployed, relative -> {
-            throw new IllegalArgumentException("dataset not found; looked at [/nowhere/" + relative
-                    + "] (expected: set TAILOR_DATA_DIR to the shared data folder)");
-        })).hasMessageContaining("looked at [/nowhere/block_io/").hasMessageContaining("TAILOR_DATA_DIR");
+                    throw new IllegalArgumentException("dataset not found; looked at [/nowhere/" + relative
+                            + "] (expected: set TAILOR_DATA_DIR to the shared data folder)");
+                }))
+                .hasMessageContaining("looked at [/nowhere/block_io/")
+                .hasMessageContaining("TAILOR_DATA_DIR");
     }
 
     @Test
@@ -129,15 +139,22 @@ class StorageSetupTest {
 
         assertThat(setup.backend().parallelism()).isEqualTo(24);
         assertThat(setup.tenants()).hasSize(12);
-        double all = setup.tenants().stream().mapToDouble(StorageSetup.Tenant::requestsPerSecond).sum();
-        double top3 = setup.tenants().subList(0, 3).stream().mapToDouble(StorageSetup.Tenant::requestsPerSecond).sum();
+        double all = setup.tenants().stream()
+                .mapToDouble(StorageSetup.Tenant::requestsPerSecond)
+                .sum();
+        double top3 = setup.tenants().subList(0, 3).stream()
+                .mapToDouble(StorageSetup.Tenant::requestsPerSecond)
+                .sum();
         assertThat(top3 / all).isCloseTo(0.63, offset(1e-9));
-        assertThat(setup.tenants().subList(0, 3)).allMatch(StorageSetup.Tenant::hot)
+        assertThat(setup.tenants().subList(0, 3))
+                .allMatch(StorageSetup.Tenant::hot)
                 .allMatch(t -> t.bursts().maxMillis() < 100);
         assertThat(setup.tenants().subList(3, 12)).noneMatch(StorageSetup.Tenant::hot);
         // Fair-share commitments: 1/12 of the backend each.
         assertThat(setup.tenants()).allMatch(t -> Math.abs(t.commitmentCostUnitsPerSecond() - 1e9 / 12) < 1);
-        double load = setup.tenants().stream().mapToDouble(t -> t.requestsPerSecond() * t.meanCostUnits()).sum();
+        double load = setup.tenants().stream()
+                .mapToDouble(t -> t.requestsPerSecond() * t.meanCostUnits())
+                .sum();
         assertThat(load / 1e9).isCloseTo(0.50, offset(1e-9));
         // The Tencent excerpt's whole-second stamps are spread over each second.
         BlockTrace tencent = setup.tenants().get(1).trace();
@@ -157,9 +174,11 @@ class StorageSetupTest {
                 """);
         StorageSetup setup = StorageSimulationTest.setup(s);
         var cost = setup.costModel();
-        assertThat(setup.tenants().get(0).commitmentCostUnitsPerSecond()).isCloseTo(
-                3000 * cost.readBaseCostUnits() + 50.0 * (1 << 20) * cost.readCostUnitsPerByte(), withPercentage(1e-9));
-        assertThat(setup.tenants().get(1).commitmentCostUnitsPerSecond()).isEqualTo(1e9 / 2);   // fair share
+        assertThat(setup.tenants().get(0).commitmentCostUnitsPerSecond())
+                .isCloseTo(
+                        3000 * cost.readBaseCostUnits() + 50.0 * (1 << 20) * cost.readCostUnitsPerByte(),
+                        withPercentage(1e-9));
+        assertThat(setup.tenants().get(1).commitmentCostUnitsPerSecond()).isEqualTo(1e9 / 2); // fair share
 
         StorageScenario above = StorageSimulationTest.scenario("", """
                   - name: t
@@ -176,7 +195,8 @@ class StorageSetupTest {
                     synthetic: {readFraction: 1, sizeBytes: [4096]}
                     commitmentRatio: 2
                     baseline: {iops: -3, mibPerSecond: 1}
-                """)).hasMessageContaining("tenants[0].baseline.iops: -3.0 (expected: a number in (0, 100000000])")
+                """))
+                .hasMessageContaining("tenants[0].baseline.iops: -3.0 (expected: a number in (0, 100000000])")
                 .hasMessageContaining("tenants[0].baseline: given with commitmentRatio 2.0 (expected: one of them)");
     }
 }

@@ -41,7 +41,10 @@ class StorageSimulationTest {
     /** burst-microbench at ×{@code multiplier}, shortened to {@code seconds} measured. */
     static StorageSetup microbench(double multiplier, double seconds) throws IOException {
         StorageScenario s = StorageScenarios.load("burst-microbench").with(null, 1.0, seconds);
-        return setup(s).variants().stream().filter(v -> v.burstMultiplier() == multiplier).findFirst().orElseThrow();
+        return setup(s).variants().stream()
+                .filter(v -> v.burstMultiplier() == multiplier)
+                .findFirst()
+                .orElseThrow();
     }
 
     @Test
@@ -91,13 +94,15 @@ class StorageSimulationTest {
         }
         // The run drew each request's service time at arrival from the tenant's "service-" stream, in
         // arrival order: replay draws from the same stream in the same order.
-        long[] replayed = setup.backend().replay(arrival, length, write,
-                new RandomStreams(s.seed()).stream("service-only"));
+        long[] replayed =
+                setup.backend().replay(arrival, length, write, new RandomStreams(s.seed()).stream("service-only"));
         int compared = 0;
         for (int i = 0; i < n; i++) {
             IoRequest r = seen.get(i);
             if (r.completionNanos >= 0) {
-                assertThat(r.completionNanos - r.arrivalNanos).as("request %d", i).isEqualTo(replayed[i]);
+                assertThat(r.completionNanos - r.arrivalNanos)
+                        .as("request %d", i)
+                        .isEqualTo(replayed[i]);
                 compared++;
             }
         }
@@ -128,7 +133,8 @@ class StorageSimulationTest {
         for (Map.Entry<Integer, Long> e : perTenantInterval.entrySet()) {
             StorageSetup.Tenant t = setup.tenants().get(e.getKey() % 1_000);
             long quota = (long) Math.floor(t.commitmentCostUnitsPerSecond() * 0.010);
-            assertThat(e.getValue()).as("tenant %s interval %d", t.name(), e.getKey() / 1_000)
+            assertThat(e.getValue())
+                    .as("tenant %s interval %d", t.name(), e.getKey() / 1_000)
                     .isLessThanOrEqualTo(Math.max(quota, maxCost[0]));
             exceeded += e.getValue() > quota ? 1 : 0;
         }
@@ -214,8 +220,12 @@ class StorageSimulationTest {
         assertThat(fifo.hotSegments().requests()).isPositive();
         for (String policy : List.of("static-cap", "mclock", "segment-admission", "no-lending")) {
             StorageRunResult r = StorageSimulation.run(setup, policy, null);
-            assertThat(r.steadySegments().requests()).as(policy).isEqualTo(fifo.steadySegments().requests());
-            assertThat(r.hotSegments().requests()).as(policy).isEqualTo(fifo.hotSegments().requests());
+            assertThat(r.steadySegments().requests())
+                    .as(policy)
+                    .isEqualTo(fifo.steadySegments().requests());
+            assertThat(r.hotSegments().requests())
+                    .as(policy)
+                    .isEqualTo(fifo.hotSegments().requests());
         }
     }
 
@@ -226,16 +236,18 @@ class StorageSimulationTest {
         // static-cap leaving substantial capacity unused while ours leaves at most 5 %; reserve lending
         // is what the strict reserve (no-lending) lacks.
         SharedData.require("block_io");
-        StorageSetup setup = StorageSetup.build(StorageScenarios.load("deployed-like").with(null, 1.0, 16.0),
-                SharedData::require);
+        StorageSetup setup =
+                StorageSetup.build(StorageScenarios.load("deployed-like").with(null, 1.0, 16.0), SharedData::require);
         StorageRunResult fifo = StorageSimulation.run(setup, "fifo", null);
         StorageRunResult ours = StorageSimulation.run(setup, "segment-admission", null);
         StorageRunResult cap = StorageSimulation.run(setup, "static-cap", null);
         StorageRunResult strict = StorageSimulation.run(setup, "no-lending", null);
         assertThat(ours.steadySegments().requests()).as("enough for P99.999").isGreaterThan(100_000);
         assertThat(ours.steady().requests()).as("enough for P99.999").isGreaterThan(100_000);
-        assertThat(ours.steadySegments().p99999Millis()).isLessThan((1 - 0.597) * fifo.steadySegments().p99999Millis());
-        assertThat(ours.steady().p99999Millis()).isLessThan((1 - 0.597) * fifo.steady().p99999Millis());
+        assertThat(ours.steadySegments().p99999Millis())
+                .isLessThan((1 - 0.597) * fifo.steadySegments().p99999Millis());
+        assertThat(ours.steady().p99999Millis())
+                .isLessThan((1 - 0.597) * fifo.steady().p99999Millis());
         assertThat(ours.unusedCapacityPercent()).isLessThanOrEqualTo(5.0);
         assertThat(cap.unusedCapacityPercent()).isGreaterThan(20.0);
         assertThat(ours.admission().reserveLentCostUnits()).isPositive();

@@ -25,7 +25,12 @@ class TenantWorkloadTest {
     private BlockTrace evenTrace() throws IOException {
         StringBuilder text = new StringBuilder();
         for (int i = 0; i < 1_000; i++) {
-            text.append(i).append(" 0 ").append(i * 8192L).append(" 8192 ").append(i % 4 == 0 ? 0 : 1).append('\n');
+            text.append(i)
+                    .append(" 0 ")
+                    .append(i * 8192L)
+                    .append(" 8192 ")
+                    .append(i % 4 == 0 ? 0 : 1)
+                    .append('\n');
         }
         return BlockTrace.read(Files.writeString(dir.resolve("even.trace"), text), BlockTrace.Format.MSR_BYTES);
     }
@@ -51,11 +56,11 @@ class TenantWorkloadTest {
     @Test
     void stream_bursts_playFasterForTheirShareOfTime() throws IOException {
         TenantStream.Bursts bursts = new TenantStream.Bursts(1.0, 20, 100, 8);
-        TenantStream stream = new TenantStream(evenTrace(), 1_000, 1L << 30, bursts,
-                RandomSource.SPLIT_MIX_64.create(5));
+        TenantStream stream =
+                new TenantStream(evenTrace(), 1_000, 1L << 30, bursts, RandomSource.SPLIT_MIX_64.create(5));
         long inBurst = 0;
         long total = 0;
-        long endNanos = 600_000_000_000L;   // 10 simulated minutes
+        long endNanos = 600_000_000_000L; // 10 simulated minutes
         for (TenantStream.Arrival a = stream.next(); a.arrivalNanos() < endNanos; a = stream.next()) {
             total++;
             inBurst += a.burst() ? 1 : 0;
@@ -86,8 +91,8 @@ class TenantWorkloadTest {
         assertThatThrownBy(() -> new TenantStream(trace, 10, 100, null, RandomSource.SPLIT_MIX_64.create(1)))
                 .hasMessageContaining("diskBytes: 100");
         assertThatThrownBy(() -> new TenantStream.Bursts(1, 50, 20, 2)).hasMessageContaining("maxMillis 20.0");
-        BlockTrace single = BlockTrace.read(Files.writeString(dir.resolve("one.trace"), "0 0 0 4096 1\n"),
-                BlockTrace.Format.MSR_BYTES);
+        BlockTrace single = BlockTrace.read(
+                Files.writeString(dir.resolve("one.trace"), "0 0 0 4096 1\n"), BlockTrace.Format.MSR_BYTES);
         assertThatThrownBy(() -> new TenantStream(single, 10, 1 << 20, null, RandomSource.SPLIT_MIX_64.create(1)))
                 .hasMessageContaining("two or more requests");
     }
