@@ -12,6 +12,7 @@ import dev.tailor.sim.storage.SweepSummary;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -145,8 +146,13 @@ final class StorageSimulateCommand implements Callable<Integer> {
         SweepSummary summary = SweepSummary.of(results);
         boolean sweep = summary.cells() > 1;
         if (format.json()) {
-            out.println(
-                    Json.write(sweep ? Map.of("results", results, "summary", summary) : Map.of("results", results)));
+            // Results first, then the summary, in every run: a LinkedHashMap keeps the order (Map.of does not).
+            Map<String, Object> json = new LinkedHashMap<>();
+            json.put("results", results);
+            if (sweep) {
+                json.put("summary", summary);
+            }
+            out.println(Json.write(json));
         } else {
             StorageOutput.table(out, results);
             out.println();
