@@ -4,8 +4,8 @@ import dev.tailor.common.Checks;
 
 /**
  * Every constant of one admission controller, with the design defaults of docs/design.md#segment-admission
- * where it gives them and ours where it does not. Immutable; build variants with the {@code with*}
- * methods. The constructor checks every field and names it, its value and the expected range on
+ * where it gives them and ours where it does not. Immutable; build one with {@link #builder()} and variants
+ * with {@link #toBuilder()}. The constructor checks every field and names it, its value and the expected range on
  * error. Only the reserve fraction can change while a controller runs
  * ({@link AdmissionController#setReserveFraction}).
  *
@@ -133,6 +133,9 @@ public record AdmissionConfig(
         boolean fifoDeadline,
         boolean lateFirstHotService) {
 
+    /** The defaults (see the parameters; they are set in one place, {@link Builder}). */
+    public static final AdmissionConfig DEFAULTS = builder().build();
+
     /**
      * The paper's mechanism as Tailor first built it (segment classes from each segment's own
      * history, the whole main pool released at each boundary, a fixed reserve r·C, round-robin over
@@ -141,30 +144,11 @@ public record AdmissionConfig(
      * {@link #virtualClockHotService}, which are off (as is {@link #pacedRelease}, off by default too).
      * The {@code segment-admission-paper} policy of the storage simulator.
      */
-    public static final AdmissionConfig PAPER = new AdmissionConfig(
-            10_000_000L,
-            1e9,
-            SegmentMap.DEFAULT_SEGMENT_SIZE_BYTES,
-            SegmentMap.DEFAULT_BLOCK_SIZE_BYTES,
-            0.2,
-            10,
-            50,
-            1.0,
-            64,
-            1.0 / 16,
-            IoCostModel.DEFAULT,
-            HeadroomConfig.DEFAULTS,
-            true,
-            true,
-            true,
-            false,
-            false,
-            false,
-            false,
-            false,
-            false,
-            false,
-            false);
+    public static final AdmissionConfig PAPER = AdmissionConfig.builder()
+            .baselineGuarantee(false)
+            .adaptiveReserve(false)
+            .weightedHotService(false)
+            .build();
 
     /**
      * {@link #pacedRelease}: the slices of an interval in which the main pool is released to hot
@@ -193,32 +177,6 @@ public record AdmissionConfig(
     public static final int MAX_RECOVERY_WINDOWS = 1_000_000;
     /** Largest queue per segment. */
     public static final int MAX_QUEUE_CAPACITY = 1_000_000;
-
-    /** The defaults (see the parameters). */
-    public static final AdmissionConfig DEFAULTS = new AdmissionConfig(
-            10_000_000L,
-            1e9,
-            SegmentMap.DEFAULT_SEGMENT_SIZE_BYTES,
-            SegmentMap.DEFAULT_BLOCK_SIZE_BYTES,
-            0.2,
-            10,
-            50,
-            1.0,
-            64,
-            1.0 / 16,
-            IoCostModel.DEFAULT,
-            HeadroomConfig.DEFAULTS,
-            true,
-            true,
-            true,
-            true,
-            false,
-            true,
-            true,
-            false,
-            false,
-            false,
-            false);
 
     /**
      * @throws IllegalArgumentException naming the field, its value and the expected range when a
@@ -261,537 +219,244 @@ public record AdmissionConfig(
         return Math.max(1, (long) Math.floor(queueQuantumFraction * budgetCostUnits()));
     }
 
-    public AdmissionConfig withIntervalNanos(long value) {
-        return new AdmissionConfig(
-                value,
-                capacityCostUnitsPerSecond,
-                segmentSizeBytes,
-                blockSizeBytes,
-                reserveFraction,
-                windowIntervals,
-                recoveryWindows,
-                hotThresholdRatio,
-                queueCapacityPerSegment,
-                queueQuantumFraction,
-                costModel,
-                headroom,
-                borrowing,
-                repayment,
-                reserveLending,
-                baselineGuarantee,
-                pacedRelease,
-                adaptiveReserve,
-                weightedHotService,
-                boundedOverdraft,
-                virtualClockHotService,
-                fifoDeadline,
-                lateFirstHotService);
+    /** A builder starting from {@link #DEFAULTS}. */
+    public static Builder builder() {
+        return new Builder();
     }
 
-    public AdmissionConfig withCapacityCostUnitsPerSecond(double value) {
-        return new AdmissionConfig(
-                intervalNanos,
-                value,
-                segmentSizeBytes,
-                blockSizeBytes,
-                reserveFraction,
-                windowIntervals,
-                recoveryWindows,
-                hotThresholdRatio,
-                queueCapacityPerSegment,
-                queueQuantumFraction,
-                costModel,
-                headroom,
-                borrowing,
-                repayment,
-                reserveLending,
-                baselineGuarantee,
-                pacedRelease,
-                adaptiveReserve,
-                weightedHotService,
-                boundedOverdraft,
-                virtualClockHotService,
-                fifoDeadline,
-                lateFirstHotService);
+    /** A builder starting from this configuration's values. */
+    public Builder toBuilder() {
+        return new Builder(this);
     }
 
-    public AdmissionConfig withSegmentAndBlockSizeBytes(long segmentBytes, long blockBytes) {
-        return new AdmissionConfig(
-                intervalNanos,
-                capacityCostUnitsPerSecond,
-                segmentBytes,
-                blockBytes,
-                reserveFraction,
-                windowIntervals,
-                recoveryWindows,
-                hotThresholdRatio,
-                queueCapacityPerSegment,
-                queueQuantumFraction,
-                costModel,
-                headroom,
-                borrowing,
-                repayment,
-                reserveLending,
-                baselineGuarantee,
-                pacedRelease,
-                adaptiveReserve,
-                weightedHotService,
-                boundedOverdraft,
-                virtualClockHotService,
-                fifoDeadline,
-                lateFirstHotService);
-    }
+    /**
+     * Builds an {@link AdmissionConfig}: named setters over the defaults (the one place they are
+     * set), checked together in {@link #build} so that fields that depend on each other (the interval and
+     * the capacity, the segment and the block size) can be set in any order.
+     */
+    public static final class Builder {
+        private long intervalNanos = 10_000_000L;
+        private double capacityCostUnitsPerSecond = 1e9;
+        private long segmentSizeBytes = SegmentMap.DEFAULT_SEGMENT_SIZE_BYTES;
+        private long blockSizeBytes = SegmentMap.DEFAULT_BLOCK_SIZE_BYTES;
+        private double reserveFraction = 0.2;
+        private int windowIntervals = 10;
+        private int recoveryWindows = 50;
+        private double hotThresholdRatio = 1.0;
+        private int queueCapacityPerSegment = 64;
+        private double queueQuantumFraction = 1.0 / 16;
+        private IoCostModel costModel = IoCostModel.DEFAULT;
+        private HeadroomConfig headroom = HeadroomConfig.DEFAULTS;
+        private boolean borrowing = true;
+        private boolean repayment = true;
+        private boolean reserveLending = true;
+        private boolean baselineGuarantee = true;
+        private boolean pacedRelease = false;
+        private boolean adaptiveReserve = true;
+        private boolean weightedHotService = true;
+        private boolean boundedOverdraft = false;
+        private boolean virtualClockHotService = false;
+        private boolean fifoDeadline = false;
+        private boolean lateFirstHotService = false;
 
-    public AdmissionConfig withReserveFraction(double value) {
-        return new AdmissionConfig(
-                intervalNanos,
-                capacityCostUnitsPerSecond,
-                segmentSizeBytes,
-                blockSizeBytes,
-                value,
-                windowIntervals,
-                recoveryWindows,
-                hotThresholdRatio,
-                queueCapacityPerSegment,
-                queueQuantumFraction,
-                costModel,
-                headroom,
-                borrowing,
-                repayment,
-                reserveLending,
-                baselineGuarantee,
-                pacedRelease,
-                adaptiveReserve,
-                weightedHotService,
-                boundedOverdraft,
-                virtualClockHotService,
-                fifoDeadline,
-                lateFirstHotService);
-    }
+        private Builder() {}
 
-    public AdmissionConfig withWindowIntervals(int value) {
-        return new AdmissionConfig(
-                intervalNanos,
-                capacityCostUnitsPerSecond,
-                segmentSizeBytes,
-                blockSizeBytes,
-                reserveFraction,
-                value,
-                recoveryWindows,
-                hotThresholdRatio,
-                queueCapacityPerSegment,
-                queueQuantumFraction,
-                costModel,
-                headroom,
-                borrowing,
-                repayment,
-                reserveLending,
-                baselineGuarantee,
-                pacedRelease,
-                adaptiveReserve,
-                weightedHotService,
-                boundedOverdraft,
-                virtualClockHotService,
-                fifoDeadline,
-                lateFirstHotService);
-    }
+        private Builder(AdmissionConfig from) {
+            intervalNanos = from.intervalNanos;
+            capacityCostUnitsPerSecond = from.capacityCostUnitsPerSecond;
+            segmentSizeBytes = from.segmentSizeBytes;
+            blockSizeBytes = from.blockSizeBytes;
+            reserveFraction = from.reserveFraction;
+            windowIntervals = from.windowIntervals;
+            recoveryWindows = from.recoveryWindows;
+            hotThresholdRatio = from.hotThresholdRatio;
+            queueCapacityPerSegment = from.queueCapacityPerSegment;
+            queueQuantumFraction = from.queueQuantumFraction;
+            costModel = from.costModel;
+            headroom = from.headroom;
+            borrowing = from.borrowing;
+            repayment = from.repayment;
+            reserveLending = from.reserveLending;
+            baselineGuarantee = from.baselineGuarantee;
+            pacedRelease = from.pacedRelease;
+            adaptiveReserve = from.adaptiveReserve;
+            weightedHotService = from.weightedHotService;
+            boundedOverdraft = from.boundedOverdraft;
+            virtualClockHotService = from.virtualClockHotService;
+            fifoDeadline = from.fifoDeadline;
+            lateFirstHotService = from.lateFirstHotService;
+        }
 
-    public AdmissionConfig withRecoveryWindows(int value) {
-        return new AdmissionConfig(
-                intervalNanos,
-                capacityCostUnitsPerSecond,
-                segmentSizeBytes,
-                blockSizeBytes,
-                reserveFraction,
-                windowIntervals,
-                value,
-                hotThresholdRatio,
-                queueCapacityPerSegment,
-                queueQuantumFraction,
-                costModel,
-                headroom,
-                borrowing,
-                repayment,
-                reserveLending,
-                baselineGuarantee,
-                pacedRelease,
-                adaptiveReserve,
-                weightedHotService,
-                boundedOverdraft,
-                virtualClockHotService,
-                fifoDeadline,
-                lateFirstHotService);
-    }
+        /** {@link AdmissionConfig#intervalNanos}. */
+        public Builder intervalNanos(long value) {
+            intervalNanos = value;
+            return this;
+        }
 
-    public AdmissionConfig withHotThresholdRatio(double value) {
-        return new AdmissionConfig(
-                intervalNanos,
-                capacityCostUnitsPerSecond,
-                segmentSizeBytes,
-                blockSizeBytes,
-                reserveFraction,
-                windowIntervals,
-                recoveryWindows,
-                value,
-                queueCapacityPerSegment,
-                queueQuantumFraction,
-                costModel,
-                headroom,
-                borrowing,
-                repayment,
-                reserveLending,
-                baselineGuarantee,
-                pacedRelease,
-                adaptiveReserve,
-                weightedHotService,
-                boundedOverdraft,
-                virtualClockHotService,
-                fifoDeadline,
-                lateFirstHotService);
-    }
+        /** {@link AdmissionConfig#capacityCostUnitsPerSecond}. */
+        public Builder capacityCostUnitsPerSecond(double value) {
+            capacityCostUnitsPerSecond = value;
+            return this;
+        }
 
-    public AdmissionConfig withQueueCapacityPerSegment(int value) {
-        return new AdmissionConfig(
-                intervalNanos,
-                capacityCostUnitsPerSecond,
-                segmentSizeBytes,
-                blockSizeBytes,
-                reserveFraction,
-                windowIntervals,
-                recoveryWindows,
-                hotThresholdRatio,
-                value,
-                queueQuantumFraction,
-                costModel,
-                headroom,
-                borrowing,
-                repayment,
-                reserveLending,
-                baselineGuarantee,
-                pacedRelease,
-                adaptiveReserve,
-                weightedHotService,
-                boundedOverdraft,
-                virtualClockHotService,
-                fifoDeadline,
-                lateFirstHotService);
-    }
+        /** {@link AdmissionConfig#segmentSizeBytes}. */
+        public Builder segmentSizeBytes(long value) {
+            segmentSizeBytes = value;
+            return this;
+        }
 
-    public AdmissionConfig withQueueQuantumFraction(double value) {
-        return new AdmissionConfig(
-                intervalNanos,
-                capacityCostUnitsPerSecond,
-                segmentSizeBytes,
-                blockSizeBytes,
-                reserveFraction,
-                windowIntervals,
-                recoveryWindows,
-                hotThresholdRatio,
-                queueCapacityPerSegment,
-                value,
-                costModel,
-                headroom,
-                borrowing,
-                repayment,
-                reserveLending,
-                baselineGuarantee,
-                pacedRelease,
-                adaptiveReserve,
-                weightedHotService,
-                boundedOverdraft,
-                virtualClockHotService,
-                fifoDeadline,
-                lateFirstHotService);
-    }
+        /** {@link AdmissionConfig#blockSizeBytes}. */
+        public Builder blockSizeBytes(long value) {
+            blockSizeBytes = value;
+            return this;
+        }
 
-    public AdmissionConfig withCostModel(IoCostModel value) {
-        return new AdmissionConfig(
-                intervalNanos,
-                capacityCostUnitsPerSecond,
-                segmentSizeBytes,
-                blockSizeBytes,
-                reserveFraction,
-                windowIntervals,
-                recoveryWindows,
-                hotThresholdRatio,
-                queueCapacityPerSegment,
-                queueQuantumFraction,
-                value,
-                headroom,
-                borrowing,
-                repayment,
-                reserveLending,
-                baselineGuarantee,
-                pacedRelease,
-                adaptiveReserve,
-                weightedHotService,
-                boundedOverdraft,
-                virtualClockHotService,
-                fifoDeadline,
-                lateFirstHotService);
-    }
+        /** {@link AdmissionConfig#reserveFraction}. */
+        public Builder reserveFraction(double value) {
+            reserveFraction = value;
+            return this;
+        }
 
-    public AdmissionConfig withHeadroom(HeadroomConfig value) {
-        return new AdmissionConfig(
-                intervalNanos,
-                capacityCostUnitsPerSecond,
-                segmentSizeBytes,
-                blockSizeBytes,
-                reserveFraction,
-                windowIntervals,
-                recoveryWindows,
-                hotThresholdRatio,
-                queueCapacityPerSegment,
-                queueQuantumFraction,
-                costModel,
-                value,
-                borrowing,
-                repayment,
-                reserveLending,
-                baselineGuarantee,
-                pacedRelease,
-                adaptiveReserve,
-                weightedHotService,
-                boundedOverdraft,
-                virtualClockHotService,
-                fifoDeadline,
-                lateFirstHotService);
-    }
+        /** {@link AdmissionConfig#windowIntervals}. */
+        public Builder windowIntervals(int value) {
+            windowIntervals = value;
+            return this;
+        }
 
-    public AdmissionConfig withBorrowing(boolean value) {
-        return new AdmissionConfig(
-                intervalNanos,
-                capacityCostUnitsPerSecond,
-                segmentSizeBytes,
-                blockSizeBytes,
-                reserveFraction,
-                windowIntervals,
-                recoveryWindows,
-                hotThresholdRatio,
-                queueCapacityPerSegment,
-                queueQuantumFraction,
-                costModel,
-                headroom,
-                value,
-                repayment,
-                reserveLending,
-                baselineGuarantee,
-                pacedRelease,
-                adaptiveReserve,
-                weightedHotService,
-                boundedOverdraft,
-                virtualClockHotService,
-                fifoDeadline,
-                lateFirstHotService);
-    }
+        /** {@link AdmissionConfig#recoveryWindows}. */
+        public Builder recoveryWindows(int value) {
+            recoveryWindows = value;
+            return this;
+        }
 
-    public AdmissionConfig withRepayment(boolean value) {
-        return new AdmissionConfig(
-                intervalNanos,
-                capacityCostUnitsPerSecond,
-                segmentSizeBytes,
-                blockSizeBytes,
-                reserveFraction,
-                windowIntervals,
-                recoveryWindows,
-                hotThresholdRatio,
-                queueCapacityPerSegment,
-                queueQuantumFraction,
-                costModel,
-                headroom,
-                borrowing,
-                value,
-                reserveLending,
-                baselineGuarantee,
-                pacedRelease,
-                adaptiveReserve,
-                weightedHotService,
-                boundedOverdraft,
-                virtualClockHotService,
-                fifoDeadline,
-                lateFirstHotService);
-    }
+        /** {@link AdmissionConfig#hotThresholdRatio}. */
+        public Builder hotThresholdRatio(double value) {
+            hotThresholdRatio = value;
+            return this;
+        }
 
-    /** This configuration with the four departures from the paper switched as given. */
-    public AdmissionConfig withDepartures(boolean baseline, boolean paced, boolean adaptive, boolean weighted) {
-        return new AdmissionConfig(
-                intervalNanos,
-                capacityCostUnitsPerSecond,
-                segmentSizeBytes,
-                blockSizeBytes,
-                reserveFraction,
-                windowIntervals,
-                recoveryWindows,
-                hotThresholdRatio,
-                queueCapacityPerSegment,
-                queueQuantumFraction,
-                costModel,
-                headroom,
-                borrowing,
-                repayment,
-                reserveLending,
-                baseline,
-                paced,
-                adaptive,
-                weighted,
-                boundedOverdraft,
-                virtualClockHotService,
-                fifoDeadline,
-                lateFirstHotService);
-    }
+        /** {@link AdmissionConfig#queueCapacityPerSegment}. */
+        public Builder queueCapacityPerSegment(int value) {
+            queueCapacityPerSegment = value;
+            return this;
+        }
 
-    public AdmissionConfig withBaselineGuarantee(boolean value) {
-        return withDepartures(value, pacedRelease, adaptiveReserve, weightedHotService);
-    }
+        /** {@link AdmissionConfig#queueQuantumFraction}. */
+        public Builder queueQuantumFraction(double value) {
+            queueQuantumFraction = value;
+            return this;
+        }
 
-    public AdmissionConfig withPacedRelease(boolean value) {
-        return withDepartures(baselineGuarantee, value, adaptiveReserve, weightedHotService);
-    }
+        /** {@link AdmissionConfig#costModel}. */
+        public Builder costModel(IoCostModel value) {
+            costModel = value;
+            return this;
+        }
 
-    public AdmissionConfig withAdaptiveReserve(boolean value) {
-        return withDepartures(baselineGuarantee, pacedRelease, value, weightedHotService);
-    }
+        /** {@link AdmissionConfig#headroom}. */
+        public Builder headroom(HeadroomConfig value) {
+            headroom = value;
+            return this;
+        }
 
-    public AdmissionConfig withWeightedHotService(boolean value) {
-        return withDepartures(baselineGuarantee, pacedRelease, adaptiveReserve, value);
-    }
+        /** {@link AdmissionConfig#borrowing}. */
+        public Builder borrowing(boolean value) {
+            borrowing = value;
+            return this;
+        }
 
-    /** This configuration with the guarantee's overdraft bounded (or not): {@link #boundedOverdraft}. */
-    public AdmissionConfig withBoundedOverdraft(boolean value) {
-        return new AdmissionConfig(
-                intervalNanos,
-                capacityCostUnitsPerSecond,
-                segmentSizeBytes,
-                blockSizeBytes,
-                reserveFraction,
-                windowIntervals,
-                recoveryWindows,
-                hotThresholdRatio,
-                queueCapacityPerSegment,
-                queueQuantumFraction,
-                costModel,
-                headroom,
-                borrowing,
-                repayment,
-                reserveLending,
-                baselineGuarantee,
-                pacedRelease,
-                adaptiveReserve,
-                weightedHotService,
-                value,
-                virtualClockHotService,
-                fifoDeadline,
-                lateFirstHotService);
-    }
+        /** {@link AdmissionConfig#repayment}. */
+        public Builder repayment(boolean value) {
+            repayment = value;
+            return this;
+        }
 
-    /** This configuration with hot service by virtual clock (or not): {@link #virtualClockHotService}. */
-    public AdmissionConfig withVirtualClockHotService(boolean value) {
-        return new AdmissionConfig(
-                intervalNanos,
-                capacityCostUnitsPerSecond,
-                segmentSizeBytes,
-                blockSizeBytes,
-                reserveFraction,
-                windowIntervals,
-                recoveryWindows,
-                hotThresholdRatio,
-                queueCapacityPerSegment,
-                queueQuantumFraction,
-                costModel,
-                headroom,
-                borrowing,
-                repayment,
-                reserveLending,
-                baselineGuarantee,
-                pacedRelease,
-                adaptiveReserve,
-                weightedHotService,
-                boundedOverdraft,
-                value,
-                fifoDeadline,
-                lateFirstHotService);
-    }
+        /** {@link AdmissionConfig#reserveLending}. */
+        public Builder reserveLending(boolean value) {
+            reserveLending = value;
+            return this;
+        }
 
-    /** This configuration with the fifo deadline (or not): {@link #fifoDeadline}. */
-    public AdmissionConfig withFifoDeadline(boolean value) {
-        return new AdmissionConfig(
-                intervalNanos,
-                capacityCostUnitsPerSecond,
-                segmentSizeBytes,
-                blockSizeBytes,
-                reserveFraction,
-                windowIntervals,
-                recoveryWindows,
-                hotThresholdRatio,
-                queueCapacityPerSegment,
-                queueQuantumFraction,
-                costModel,
-                headroom,
-                borrowing,
-                repayment,
-                reserveLending,
-                baselineGuarantee,
-                pacedRelease,
-                adaptiveReserve,
-                weightedHotService,
-                boundedOverdraft,
-                virtualClockHotService,
-                value,
-                lateFirstHotService);
-    }
+        /** {@link AdmissionConfig#baselineGuarantee}. */
+        public Builder baselineGuarantee(boolean value) {
+            baselineGuarantee = value;
+            return this;
+        }
 
-    /** This configuration with late requests served first (or not): {@link #lateFirstHotService}. */
-    public AdmissionConfig withLateFirstHotService(boolean value) {
-        return new AdmissionConfig(
-                intervalNanos,
-                capacityCostUnitsPerSecond,
-                segmentSizeBytes,
-                blockSizeBytes,
-                reserveFraction,
-                windowIntervals,
-                recoveryWindows,
-                hotThresholdRatio,
-                queueCapacityPerSegment,
-                queueQuantumFraction,
-                costModel,
-                headroom,
-                borrowing,
-                repayment,
-                reserveLending,
-                baselineGuarantee,
-                pacedRelease,
-                adaptiveReserve,
-                weightedHotService,
-                boundedOverdraft,
-                virtualClockHotService,
-                fifoDeadline,
-                value);
-    }
+        /** {@link AdmissionConfig#pacedRelease}. */
+        public Builder pacedRelease(boolean value) {
+            pacedRelease = value;
+            return this;
+        }
 
-    public AdmissionConfig withReserveLending(boolean value) {
-        return new AdmissionConfig(
-                intervalNanos,
-                capacityCostUnitsPerSecond,
-                segmentSizeBytes,
-                blockSizeBytes,
-                reserveFraction,
-                windowIntervals,
-                recoveryWindows,
-                hotThresholdRatio,
-                queueCapacityPerSegment,
-                queueQuantumFraction,
-                costModel,
-                headroom,
-                borrowing,
-                repayment,
-                value,
-                baselineGuarantee,
-                pacedRelease,
-                adaptiveReserve,
-                weightedHotService,
-                boundedOverdraft,
-                virtualClockHotService,
-                fifoDeadline,
-                lateFirstHotService);
+        /** {@link AdmissionConfig#adaptiveReserve}. */
+        public Builder adaptiveReserve(boolean value) {
+            adaptiveReserve = value;
+            return this;
+        }
+
+        /** {@link AdmissionConfig#weightedHotService}. */
+        public Builder weightedHotService(boolean value) {
+            weightedHotService = value;
+            return this;
+        }
+
+        /** {@link AdmissionConfig#boundedOverdraft}. */
+        public Builder boundedOverdraft(boolean value) {
+            boundedOverdraft = value;
+            return this;
+        }
+
+        /** {@link AdmissionConfig#virtualClockHotService}. */
+        public Builder virtualClockHotService(boolean value) {
+            virtualClockHotService = value;
+            return this;
+        }
+
+        /** {@link AdmissionConfig#fifoDeadline}. */
+        public Builder fifoDeadline(boolean value) {
+            fifoDeadline = value;
+            return this;
+        }
+
+        /** {@link AdmissionConfig#lateFirstHotService}. */
+        public Builder lateFirstHotService(boolean value) {
+            lateFirstHotService = value;
+            return this;
+        }
+
+        /**
+         * The configuration, checked as the constructor checks it.
+         *
+         * @throws IllegalArgumentException naming the field, its value and the expected range when a value is NaN,
+         *                                  infinite, null or out of range, or the budget per interval falls
+         *                                  outside {@code 1 .. 2⁵⁰}
+         */
+        public AdmissionConfig build() {
+            return new AdmissionConfig(
+                    intervalNanos,
+                    capacityCostUnitsPerSecond,
+                    segmentSizeBytes,
+                    blockSizeBytes,
+                    reserveFraction,
+                    windowIntervals,
+                    recoveryWindows,
+                    hotThresholdRatio,
+                    queueCapacityPerSegment,
+                    queueQuantumFraction,
+                    costModel,
+                    headroom,
+                    borrowing,
+                    repayment,
+                    reserveLending,
+                    baselineGuarantee,
+                    pacedRelease,
+                    adaptiveReserve,
+                    weightedHotService,
+                    boundedOverdraft,
+                    virtualClockHotService,
+                    fifoDeadline,
+                    lateFirstHotService);
+        }
     }
 }

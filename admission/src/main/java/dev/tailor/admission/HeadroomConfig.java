@@ -6,7 +6,8 @@ import dev.tailor.common.Checks;
  * The constants of the headroom model (docs/design.md#headroom-model; the model and its formulas are
  * described on the package-private {@code HeadroomModel} and in docs/admission.md). The design names
  * the safety margin, the online calibration and the error bound but gives no values: every default
- * here is our choice. Immutable; build variants with the {@code with*} methods.
+ * here is our choice. Immutable; build one with
+ * {@link #builder()} and variants with {@link #toBuilder()}.
  *
  * @param safetyFactor         share of the predicted spare capacity a burst may borrow, in (0, 1]
  *                             (default 0.5)
@@ -38,8 +39,8 @@ public record HeadroomConfig(
         int maxWindowIntervals,
         double maxBorrowRatio) {
 
-    /** Our defaults (see the parameters). */
-    public static final HeadroomConfig DEFAULTS = new HeadroomConfig(0.5, 0.2, 0.1, 2.0, 0.5, 3, 20, 100, 1.0);
+    /** Our defaults (see the parameters; they are set in one place, {@link Builder}). */
+    public static final HeadroomConfig DEFAULTS = builder().build();
 
     /**
      * @throws IllegalArgumentException naming the field, its value and the expected range when a
@@ -57,107 +58,116 @@ public record HeadroomConfig(
         Checks.requireRange("maxBorrowRatio", maxBorrowRatio, 0, 100);
     }
 
-    public HeadroomConfig withSafetyFactor(double value) {
-        return new HeadroomConfig(
-                value,
-                calibrationSmoothing,
-                calibrationMin,
-                calibrationMax,
-                maxPredictionError,
-                minPredictions,
-                minSamples,
-                maxWindowIntervals,
-                maxBorrowRatio);
+    /** A builder starting from {@link #DEFAULTS}. */
+    public static Builder builder() {
+        return new Builder();
     }
 
-    public HeadroomConfig withCalibrationSmoothing(double value) {
-        return new HeadroomConfig(
-                safetyFactor,
-                value,
-                calibrationMin,
-                calibrationMax,
-                maxPredictionError,
-                minPredictions,
-                minSamples,
-                maxWindowIntervals,
-                maxBorrowRatio);
+    /** A builder starting from this configuration's values. */
+    public Builder toBuilder() {
+        return new Builder(this);
     }
 
-    public HeadroomConfig withCalibrationRange(double min, double max) {
-        return new HeadroomConfig(
-                safetyFactor,
-                calibrationSmoothing,
-                min,
-                max,
-                maxPredictionError,
-                minPredictions,
-                minSamples,
-                maxWindowIntervals,
-                maxBorrowRatio);
-    }
+    /**
+     * Builds a {@link HeadroomConfig}: named setters over the defaults (the one place they are set),
+     * checked together in {@link #build}, so the calibration clamps can be set in any order.
+     */
+    public static final class Builder {
+        private double safetyFactor = 0.5;
+        private double calibrationSmoothing = 0.2;
+        private double calibrationMin = 0.1;
+        private double calibrationMax = 2.0;
+        private double maxPredictionError = 0.5;
+        private int minPredictions = 3;
+        private int minSamples = 20;
+        private int maxWindowIntervals = 100;
+        private double maxBorrowRatio = 1.0;
 
-    public HeadroomConfig withMaxPredictionError(double value) {
-        return new HeadroomConfig(
-                safetyFactor,
-                calibrationSmoothing,
-                calibrationMin,
-                calibrationMax,
-                value,
-                minPredictions,
-                minSamples,
-                maxWindowIntervals,
-                maxBorrowRatio);
-    }
+        private Builder() {}
 
-    public HeadroomConfig withMinPredictions(int value) {
-        return new HeadroomConfig(
-                safetyFactor,
-                calibrationSmoothing,
-                calibrationMin,
-                calibrationMax,
-                maxPredictionError,
-                value,
-                minSamples,
-                maxWindowIntervals,
-                maxBorrowRatio);
-    }
+        private Builder(HeadroomConfig from) {
+            safetyFactor = from.safetyFactor;
+            calibrationSmoothing = from.calibrationSmoothing;
+            calibrationMin = from.calibrationMin;
+            calibrationMax = from.calibrationMax;
+            maxPredictionError = from.maxPredictionError;
+            minPredictions = from.minPredictions;
+            minSamples = from.minSamples;
+            maxWindowIntervals = from.maxWindowIntervals;
+            maxBorrowRatio = from.maxBorrowRatio;
+        }
 
-    public HeadroomConfig withMinSamples(int value) {
-        return new HeadroomConfig(
-                safetyFactor,
-                calibrationSmoothing,
-                calibrationMin,
-                calibrationMax,
-                maxPredictionError,
-                minPredictions,
-                value,
-                maxWindowIntervals,
-                maxBorrowRatio);
-    }
+        /** {@link HeadroomConfig#safetyFactor}. */
+        public Builder safetyFactor(double value) {
+            safetyFactor = value;
+            return this;
+        }
 
-    public HeadroomConfig withMaxWindowIntervals(int value) {
-        return new HeadroomConfig(
-                safetyFactor,
-                calibrationSmoothing,
-                calibrationMin,
-                calibrationMax,
-                maxPredictionError,
-                minPredictions,
-                minSamples,
-                value,
-                maxBorrowRatio);
-    }
+        /** {@link HeadroomConfig#calibrationSmoothing}. */
+        public Builder calibrationSmoothing(double value) {
+            calibrationSmoothing = value;
+            return this;
+        }
 
-    public HeadroomConfig withMaxBorrowRatio(double value) {
-        return new HeadroomConfig(
-                safetyFactor,
-                calibrationSmoothing,
-                calibrationMin,
-                calibrationMax,
-                maxPredictionError,
-                minPredictions,
-                minSamples,
-                maxWindowIntervals,
-                value);
+        /** {@link HeadroomConfig#calibrationMin}. */
+        public Builder calibrationMin(double value) {
+            calibrationMin = value;
+            return this;
+        }
+
+        /** {@link HeadroomConfig#calibrationMax}. */
+        public Builder calibrationMax(double value) {
+            calibrationMax = value;
+            return this;
+        }
+
+        /** {@link HeadroomConfig#maxPredictionError}. */
+        public Builder maxPredictionError(double value) {
+            maxPredictionError = value;
+            return this;
+        }
+
+        /** {@link HeadroomConfig#minPredictions}. */
+        public Builder minPredictions(int value) {
+            minPredictions = value;
+            return this;
+        }
+
+        /** {@link HeadroomConfig#minSamples}. */
+        public Builder minSamples(int value) {
+            minSamples = value;
+            return this;
+        }
+
+        /** {@link HeadroomConfig#maxWindowIntervals}. */
+        public Builder maxWindowIntervals(int value) {
+            maxWindowIntervals = value;
+            return this;
+        }
+
+        /** {@link HeadroomConfig#maxBorrowRatio}. */
+        public Builder maxBorrowRatio(double value) {
+            maxBorrowRatio = value;
+            return this;
+        }
+
+        /**
+         * The configuration, checked as the constructor checks it.
+         *
+         * @throws IllegalArgumentException naming the field, its value and the expected range when a value is NaN,
+         *                                  infinite or out of range
+         */
+        public HeadroomConfig build() {
+            return new HeadroomConfig(
+                    safetyFactor,
+                    calibrationSmoothing,
+                    calibrationMin,
+                    calibrationMax,
+                    maxPredictionError,
+                    minPredictions,
+                    minSamples,
+                    maxWindowIntervals,
+                    maxBorrowRatio);
+        }
     }
 }

@@ -25,9 +25,13 @@ class AdmissionConcurrencyTest {
 
     @Test
     void acquireCompleteAndOnIntervalFromThreeThreads_accountingStaysExact() throws Exception {
-        AdmissionConfig config = AdmissionConfig.PAPER
-                .withCapacityCostUnitsPerSecond(2e8)
-                .withHeadroom(HeadroomConfig.DEFAULTS.withMinPredictions(0).withMaxPredictionError(1));
+        AdmissionConfig config = AdmissionConfig.PAPER.toBuilder()
+                .capacityCostUnitsPerSecond(2e8)
+                .headroom(HeadroomConfig.DEFAULTS.toBuilder()
+                        .minPredictions(0)
+                        .maxPredictionError(1)
+                        .build())
+                .build();
         AdmissionController c = new AdmissionController(
                 config, List.of(VirtualDisk.of("a", 64L << 30), VirtualDisk.of("b", 8L << 30)), 0);
         int perThread = 20_000;

@@ -24,79 +24,200 @@ class AdmissionConfigTest {
     }
 
     @Test
+    void builder_defaults_equalTheDefaultsAsTheyWereWrittenOut() {
+        // The defaults as the canonical constructor took them before the builder held them.
+        AdmissionConfig written = new AdmissionConfig(
+                10_000_000L,
+                1e9,
+                32L << 30,
+                1L << 20,
+                0.2,
+                10,
+                50,
+                1.0,
+                64,
+                1.0 / 16,
+                IoCostModel.DEFAULT,
+                new HeadroomConfig(0.5, 0.2, 0.1, 2.0, 0.5, 3, 20, 100, 1.0),
+                true,
+                true,
+                true,
+                true,
+                false,
+                true,
+                true,
+                false,
+                false,
+                false,
+                false);
+        assertThat(AdmissionConfig.builder().build()).isEqualTo(written).isEqualTo(D);
+        assertThat(HeadroomConfig.builder().build())
+                .isEqualTo(written.headroom())
+                .isEqualTo(H);
+        assertThat(AdmissionConfig.PAPER)
+                .isEqualTo(new AdmissionConfig(
+                        10_000_000L,
+                        1e9,
+                        32L << 30,
+                        1L << 20,
+                        0.2,
+                        10,
+                        50,
+                        1.0,
+                        64,
+                        1.0 / 16,
+                        IoCostModel.DEFAULT,
+                        H,
+                        true,
+                        true,
+                        true,
+                        false,
+                        false,
+                        false,
+                        false,
+                        false,
+                        false,
+                        false,
+                        false));
+    }
+
+    @Test
+    void toBuilder_changesOnlyWhatIsSet() {
+        AdmissionConfig changed =
+                D.toBuilder().reserveFraction(0.3).fifoDeadline(true).build();
+        assertThat(changed.reserveFraction()).isEqualTo(0.3);
+        assertThat(changed.fifoDeadline()).isTrue();
+        assertThat(changed.toBuilder().reserveFraction(0.2).fifoDeadline(false).build())
+                .isEqualTo(D);
+        assertThat(D.toBuilder().build()).isEqualTo(D);
+        assertThat(H.toBuilder().minPredictions(0).build())
+                .isEqualTo(new HeadroomConfig(0.5, 0.2, 0.1, 2.0, 0.5, 0, 20, 100, 1.0));
+    }
+
+    @Test
+    void builder_dependentFields_checkedTogetherInBuild() {
+        // A 1 s interval at 1 cost unit per second: each alone would give no budget at the other's default.
+        AdmissionConfig slow = AdmissionConfig.builder()
+                .capacityCostUnitsPerSecond(1)
+                .intervalNanos(1_000_000_000L)
+                .build();
+        assertThat(slow.budgetCostUnits()).isEqualTo(1);
+        // A 4 KiB segment of 4 KiB blocks: the segment alone is smaller than the default block.
+        assertThat(AdmissionConfig.builder()
+                        .segmentSizeBytes(4096)
+                        .blockSizeBytes(4096)
+                        .build()
+                        .segmentSizeBytes())
+                .isEqualTo(4096);
+        assertThat(H.toBuilder().calibrationMin(5).calibrationMax(10).build().calibrationMin())
+                .isEqualTo(5);
+        // The builder checks in build(), naming the field, so a builder left invalid fails there.
+        AdmissionConfig.Builder invalid = AdmissionConfig.builder().windowIntervals(0);
+        assertThatThrownBy(invalid::build).hasMessage("windowIntervals : 0 (expected: 1 .. 10000)");
+        HeadroomConfig.Builder inverted = HeadroomConfig.builder().calibrationMin(3);
+        assertThatThrownBy(inverted::build).hasMessage("calibrationMax : 2.0 (expected: 3.0 .. 100.0)");
+    }
+
+    @Test
     void constructor_reserveOutsideUnitInterval_rejectedNamingTheField() {
-        assertThatThrownBy(() -> D.withReserveFraction(-0.1))
+        assertThatThrownBy(() -> D.toBuilder().reserveFraction(-0.1).build())
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("reserveFraction : -0.1 (expected: 0.0 .. 1.0)");
-        assertThatThrownBy(() -> D.withReserveFraction(1.5)).hasMessage("reserveFraction : 1.5 (expected: 0.0 .. 1.0)");
-        assertThatThrownBy(() -> D.withReserveFraction(Double.NaN))
+        assertThatThrownBy(() -> D.toBuilder().reserveFraction(1.5).build())
+                .hasMessage("reserveFraction : 1.5 (expected: 0.0 .. 1.0)");
+        assertThatThrownBy(() -> D.toBuilder().reserveFraction(Double.NaN).build())
                 .hasMessage("reserveFraction : NaN (expected: 0.0 .. 1.0)");
-        assertThat(D.withReserveFraction(0).reserveFraction()).isZero();
-        assertThat(D.withReserveFraction(1).reserveFraction()).isEqualTo(1);
+        assertThat(D.toBuilder().reserveFraction(0).build().reserveFraction()).isZero();
+        assertThat(D.toBuilder().reserveFraction(1).build().reserveFraction()).isEqualTo(1);
     }
 
     @Test
     void constructor_zeroOrHugeInterval_rejected() {
-        assertThatThrownBy(() -> D.withIntervalNanos(0))
+        assertThatThrownBy(() -> D.toBuilder().intervalNanos(0).build())
                 .hasMessage("intervalNanos : 0 (expected: 1000 .. 60000000000)");
-        assertThatThrownBy(() -> D.withIntervalNanos(-10_000_000)).hasMessageStartingWith("intervalNanos : -10000000");
-        assertThatThrownBy(() -> D.withIntervalNanos(61_000_000_000L))
+        assertThatThrownBy(() -> D.toBuilder().intervalNanos(-10_000_000).build())
+                .hasMessageStartingWith("intervalNanos : -10000000");
+        assertThatThrownBy(() -> D.toBuilder().intervalNanos(61_000_000_000L).build())
                 .hasMessageStartingWith("intervalNanos : 61000000000");
     }
 
     @Test
     void constructor_capacity_nanNegativeOrBudgetOutOfRange_rejected() {
-        assertThatThrownBy(() -> D.withCapacityCostUnitsPerSecond(Double.NaN))
+        assertThatThrownBy(() ->
+                        D.toBuilder().capacityCostUnitsPerSecond(Double.NaN).build())
                 .hasMessageStartingWith("capacityCostUnitsPerSecond : NaN (expected: > 0.0");
-        assertThatThrownBy(() -> D.withCapacityCostUnitsPerSecond(-1))
+        assertThatThrownBy(() -> D.toBuilder().capacityCostUnitsPerSecond(-1).build())
                 .hasMessageStartingWith("capacityCostUnitsPerSecond : -1.0");
-        assertThatThrownBy(() -> D.withCapacityCostUnitsPerSecond(Double.POSITIVE_INFINITY))
+        assertThatThrownBy(() -> D.toBuilder()
+                        .capacityCostUnitsPerSecond(Double.POSITIVE_INFINITY)
+                        .build())
                 .hasMessageStartingWith("capacityCostUnitsPerSecond : Infinity");
         // 50 cost units per second give 0.5 per 10 ms interval: no budget at all.
-        assertThatThrownBy(() -> D.withCapacityCostUnitsPerSecond(50))
+        assertThatThrownBy(() -> D.toBuilder().capacityCostUnitsPerSecond(50).build())
                 .hasMessageStartingWith(
                         "capacityCostUnitsPerSecond : 50.0 (expected: a budget per interval of 1 .. " + "2^50")
                 .hasMessageEndingWith("it gives 0.0)");
-        assertThatThrownBy(() -> D.withCapacityCostUnitsPerSecond(1e20))
+        assertThatThrownBy(() -> D.toBuilder().capacityCostUnitsPerSecond(1e20).build())
                 .hasMessageStartingWith("capacityCostUnitsPerSecond : 1.0E20");
     }
 
     @Test
     void constructor_negativeOrMisalignedSizes_rejected() {
-        assertThatThrownBy(() -> D.withSegmentAndBlockSizeBytes(1 << 20, -1))
+        assertThatThrownBy(() -> D.toBuilder()
+                        .segmentSizeBytes(1 << 20)
+                        .blockSizeBytes(-1)
+                        .build())
                 .hasMessageStartingWith("blockSizeBytes : -1");
-        assertThatThrownBy(() -> D.withSegmentAndBlockSizeBytes(-5, 1)).hasMessageStartingWith("segmentSizeBytes : -5");
-        assertThatThrownBy(() -> D.withSegmentAndBlockSizeBytes(1000, 300))
+        assertThatThrownBy(() ->
+                        D.toBuilder().segmentSizeBytes(-5).blockSizeBytes(1).build())
+                .hasMessageStartingWith("segmentSizeBytes : -5");
+        assertThatThrownBy(() ->
+                        D.toBuilder().segmentSizeBytes(1000).blockSizeBytes(300).build())
                 .hasMessage("segmentSizeBytes : 1000 (expected: a multiple of blockSizeBytes, 300)");
     }
 
     @Test
     void constructor_otherFields_rejectedNamingTheField() {
-        assertThatThrownBy(() -> D.withWindowIntervals(0)).hasMessage("windowIntervals : 0 (expected: 1 .. 10000)");
-        assertThatThrownBy(() -> D.withRecoveryWindows(0)).hasMessage("recoveryWindows : 0 (expected: 1 .. 1000000)");
-        assertThatThrownBy(() -> D.withHotThresholdRatio(0))
+        assertThatThrownBy(() -> D.toBuilder().windowIntervals(0).build())
+                .hasMessage("windowIntervals : 0 (expected: 1 .. 10000)");
+        assertThatThrownBy(() -> D.toBuilder().recoveryWindows(0).build())
+                .hasMessage("recoveryWindows : 0 (expected: 1 .. 1000000)");
+        assertThatThrownBy(() -> D.toBuilder().hotThresholdRatio(0).build())
                 .hasMessageStartingWith("hotThresholdRatio : 0.0 (expected: > 0.0");
-        assertThatThrownBy(() -> D.withQueueCapacityPerSegment(-1))
+        assertThatThrownBy(() -> D.toBuilder().queueCapacityPerSegment(-1).build())
                 .hasMessage("queueCapacityPerSegment : -1 (expected: 0 .. 1000000)");
-        assertThatThrownBy(() -> D.withQueueQuantumFraction(0)).hasMessageStartingWith("queueQuantumFraction : 0.0");
-        assertThatThrownBy(() -> D.withCostModel(null)).hasMessageStartingWith("costModel : null (expected:");
-        assertThatThrownBy(() -> D.withHeadroom(null)).hasMessageStartingWith("headroom : null (expected:");
+        assertThatThrownBy(() -> D.toBuilder().queueQuantumFraction(0).build())
+                .hasMessageStartingWith("queueQuantumFraction : 0.0");
+        assertThatThrownBy(() -> D.toBuilder().costModel(null).build())
+                .hasMessageStartingWith("costModel : null (expected:");
+        assertThatThrownBy(() -> D.toBuilder().headroom(null).build())
+                .hasMessageStartingWith("headroom : null (expected:");
     }
 
     @Test
     void headroomConfig_badValues_rejectedNamingTheField() {
-        assertThatThrownBy(() -> H.withSafetyFactor(0)).hasMessage("safetyFactor : 0.0 (expected: > 0.0 .. 1.0)");
-        assertThatThrownBy(() -> H.withSafetyFactor(Double.NaN))
+        assertThatThrownBy(() -> H.toBuilder().safetyFactor(0).build())
+                .hasMessage("safetyFactor : 0.0 (expected: > 0.0 .. 1.0)");
+        assertThatThrownBy(() -> H.toBuilder().safetyFactor(Double.NaN).build())
                 .hasMessage("safetyFactor : NaN (expected: > 0.0 .. 1.0)");
-        assertThatThrownBy(() -> H.withCalibrationSmoothing(1.1)).hasMessageStartingWith("calibrationSmoothing : 1.1");
-        assertThatThrownBy(() -> H.withCalibrationRange(0, 1)).hasMessageStartingWith("calibrationMin : 0.0");
-        assertThatThrownBy(() -> H.withCalibrationRange(2, 1))
+        assertThatThrownBy(() -> H.toBuilder().calibrationSmoothing(1.1).build())
+                .hasMessageStartingWith("calibrationSmoothing : 1.1");
+        assertThatThrownBy(
+                        () -> H.toBuilder().calibrationMin(0).calibrationMax(1).build())
+                .hasMessageStartingWith("calibrationMin : 0.0");
+        assertThatThrownBy(
+                        () -> H.toBuilder().calibrationMin(2).calibrationMax(1).build())
                 .hasMessage("calibrationMax : 1.0 (expected: 2.0 .. 100.0)");
-        assertThatThrownBy(() -> H.withMaxPredictionError(-0.1)).hasMessageStartingWith("maxPredictionError : -0.1");
-        assertThatThrownBy(() -> H.withMinPredictions(-1)).hasMessageStartingWith("minPredictions : -1");
-        assertThatThrownBy(() -> H.withMinSamples(0)).hasMessageStartingWith("minSamples : 0 (expected: 1 ..");
-        assertThatThrownBy(() -> H.withMaxWindowIntervals(0)).hasMessageStartingWith("maxWindowIntervals : 0");
-        assertThatThrownBy(() -> H.withMaxBorrowRatio(Double.POSITIVE_INFINITY))
+        assertThatThrownBy(() -> H.toBuilder().maxPredictionError(-0.1).build())
+                .hasMessageStartingWith("maxPredictionError : -0.1");
+        assertThatThrownBy(() -> H.toBuilder().minPredictions(-1).build())
+                .hasMessageStartingWith("minPredictions : -1");
+        assertThatThrownBy(() -> H.toBuilder().minSamples(0).build())
+                .hasMessageStartingWith("minSamples : 0 (expected: 1 ..");
+        assertThatThrownBy(() -> H.toBuilder().maxWindowIntervals(0).build())
+                .hasMessageStartingWith("maxWindowIntervals : 0");
+        assertThatThrownBy(() ->
+                        H.toBuilder().maxBorrowRatio(Double.POSITIVE_INFINITY).build())
                 .hasMessage("maxBorrowRatio : Infinity (expected: 0.0 .. 100.0)");
     }
 }

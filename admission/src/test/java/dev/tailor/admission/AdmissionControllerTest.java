@@ -17,12 +17,14 @@ class AdmissionControllerTest {
     private static final long DELTA = 10_000_000L;
     private static final long T0 = 5_000_000_000L;
 
-    private static final AdmissionConfig CONFIG = AdmissionConfig.PAPER
-            .withCapacityCostUnitsPerSecond(100_000)
-            .withSegmentAndBlockSizeBytes(400, 100)
-            .withCostModel(new IoCostModel(0, 1, 0, 1))
-            .withQueueCapacityPerSegment(2)
-            .withQueueQuantumFraction(1.0);
+    private static final AdmissionConfig CONFIG = AdmissionConfig.PAPER.toBuilder()
+            .capacityCostUnitsPerSecond(100_000)
+            .segmentSizeBytes(400)
+            .blockSizeBytes(100)
+            .costModel(new IoCostModel(0, 1, 0, 1))
+            .queueCapacityPerSegment(2)
+            .queueQuantumFraction(1.0)
+            .build();
 
     private static AdmissionController controller(AdmissionConfig config, VirtualDisk... disks) {
         return new AdmissionController(config, List.of(disks), T0);
@@ -57,8 +59,8 @@ class AdmissionControllerTest {
     void acquire_spanningTwoSegments_costIsTheSumOfItsPartsAndBothSegmentsAreCharged() {
         // a = 10, b = 1: bytes 50 .. 149 are 50 in block 0 (segment 0) and 50 in block 1 (segment 1):
         // (10 + 50) + (10 + 50) = 120, two backend I/Os.
-        AdmissionController c =
-                controller(CONFIG.withCostModel(new IoCostModel(10, 1, 10, 1)), VirtualDisk.of("a", 1_200));
+        AdmissionController c = controller(
+                CONFIG.toBuilder().costModel(new IoCostModel(10, 1, 10, 1)).build(), VirtualDisk.of("a", 1_200));
         Ticket t = admitted(c.acquire(0, IoKind.WRITE, 50, 100));
         assertThat(t.costUnits()).isEqualTo(120);
         assertThat(t.segmentCount()).isEqualTo(2);
@@ -70,7 +72,7 @@ class AdmissionControllerTest {
         // Disk "h" commits 10,000 cost units/s: 100 per interval, 1,000 per 10-interval window.
         // Disk "s" commits 50,000/s: 5,000 per window. One segment each.
         AdmissionController c = controller(
-                CONFIG.withQueueCapacityPerSegment(4),
+                CONFIG.toBuilder().queueCapacityPerSegment(4).build(),
                 VirtualDisk.committed("h", 400, 10_000),
                 VirtualDisk.committed("s", 400, 50_000));
         // h: 400 and 800 in its window, steady, admitted from main (800 -> 0).
@@ -102,7 +104,11 @@ class AdmissionControllerTest {
     void steadyRequest_ofACalmedSegment_isNotHeldBehindThatSegmentsHotBacklog() {
         // W = R = 1: disk h commits 100 per interval; one calm interval makes it steady again.
         AdmissionController c = controller(
-                CONFIG.withQueueCapacityPerSegment(8).withWindowIntervals(1).withRecoveryWindows(1),
+                CONFIG.toBuilder()
+                        .queueCapacityPerSegment(8)
+                        .windowIntervals(1)
+                        .recoveryWindows(1)
+                        .build(),
                 VirtualDisk.committed("h", 400, 10_000));
         // A burst of eight 400s: hot at once; two from main (800), six wait as hot.
         admitted(c.acquire(0, IoKind.READ, 0, 400));
@@ -132,7 +138,10 @@ class AdmissionControllerTest {
         // tokens; then requests of 300 each on disk "abc" (segments 10, 11, 12): x1, x2 on segment 10,
         // y1 on 11, z1, z2 on 12, all queued, in the order x1, y1, z1, x2, z2.
         AdmissionController c = controller(
-                CONFIG.withReserveFraction(0).withCostModel(new IoCostModel(0, 3, 0, 3)),
+                CONFIG.toBuilder()
+                        .reserveFraction(0)
+                        .costModel(new IoCostModel(0, 3, 0, 3))
+                        .build(),
                 VirtualDisk.of("x", 4_000),
                 VirtualDisk.of("abc", 1_200));
         admitted(c.acquire(0, IoKind.READ, 0, 100));
@@ -158,7 +167,7 @@ class AdmissionControllerTest {
 
     @Test
     void acquire_queueFull_refusedWithAReasonNamingSegmentAndLimit_othersStillAdmittedLater() {
-        AdmissionController c = controller(CONFIG.withReserveFraction(0), VirtualDisk.of("a", 1_200));
+        AdmissionController c = controller(CONFIG.toBuilder().reserveFraction(0).build(), VirtualDisk.of("a", 1_200));
         admitted(c.acquire(0, IoKind.READ, 0, 100));
         admitted(c.acquire(0, IoKind.READ, 0, 100));
         admitted(c.acquire(0, IoKind.READ, 0, 100));
@@ -194,7 +203,8 @@ class AdmissionControllerTest {
 
     @Test
     void acquire_zeroQueueCapacity_refusesWhatCannotBeAdmittedAtOnce() {
-        AdmissionController c = controller(CONFIG.withQueueCapacityPerSegment(0), VirtualDisk.of("a", 1_200));
+        AdmissionController c =
+                controller(CONFIG.toBuilder().queueCapacityPerSegment(0).build(), VirtualDisk.of("a", 1_200));
         admitted(c.acquire(0, IoKind.READ, 0, 800));
         assertThat(c.acquire(0, IoKind.READ, 0, 800)).isInstanceOf(Admission.Refused.class);
     }
@@ -203,7 +213,7 @@ class AdmissionControllerTest {
     void requestCostingMoreThanABudget_collectsItsCostOverSeveralIntervals() {
         // 2,500 cost units against C = 1,000 (r = 0): never coverable in one interval, so it waits and
         // collects 1,000 per boundary; admitted at the third with 500 left over. Nothing is lost.
-        AdmissionController c = controller(CONFIG.withReserveFraction(0), VirtualDisk.of("a", 4_000));
+        AdmissionController c = controller(CONFIG.toBuilder().reserveFraction(0).build(), VirtualDisk.of("a", 4_000));
         Ticket big = queued(c.acquire(0, IoKind.WRITE, 0, 2_500));
         assertThat(big.segmentCount()).isEqualTo(10);
         assertThat(c.onInterval(T0 + DELTA).admitted()).isEmpty();
@@ -219,9 +229,10 @@ class AdmissionControllerTest {
         // boundary closes a latency window: t95 = 2 ms, mean cost 40, so
         // H = 0.5 × ln 20 × (10 ms / 2 ms) × 40 = 299.6 (HdrHistogram's 2 ms bucket reads 2.001 ms,
         // so 299). Interval 1 had no deficit and there is no debt: interval 2 may borrow up to H.
-        HeadroomConfig trusting = HeadroomConfig.DEFAULTS.withMinPredictions(0);
-        AdmissionController c =
-                controller(CONFIG.withHeadroom(trusting).withQueueCapacityPerSegment(4), VirtualDisk.of("a", 1_200));
+        HeadroomConfig trusting =
+                HeadroomConfig.DEFAULTS.toBuilder().minPredictions(0).build();
+        AdmissionController c = controller(
+                CONFIG.toBuilder().headroom(trusting).queueCapacityPerSegment(4).build(), VirtualDisk.of("a", 1_200));
         for (int i = 0; i < 20; i++) {
             admitted(c.acquire(0, IoKind.READ, 0, 40)).onSuccess(2_000_000);
         }
@@ -262,9 +273,10 @@ class AdmissionControllerTest {
 
     @Test
     void borrowing_off_noWindowEvenWithHeadroom() {
-        HeadroomConfig trusting = HeadroomConfig.DEFAULTS.withMinPredictions(0);
-        AdmissionController c =
-                controller(CONFIG.withHeadroom(trusting).withBorrowing(false), VirtualDisk.of("a", 1_200));
+        HeadroomConfig trusting =
+                HeadroomConfig.DEFAULTS.toBuilder().minPredictions(0).build();
+        AdmissionController c = controller(
+                CONFIG.toBuilder().headroom(trusting).borrowing(false).build(), VirtualDisk.of("a", 1_200));
         for (int i = 0; i < 20; i++) {
             admitted(c.acquire(0, IoKind.READ, 0, 40)).onSuccess(2_000_000);
         }
@@ -281,7 +293,8 @@ class AdmissionControllerTest {
         // queue from its budget (main 1,000 - 100).
         // Disk "a" commits 1,000/s over 10 segments: 1 cost unit per interval and segment, so the
         // first request (100 in each segment) turns all of them hot; main (r = 0) still admits it.
-        AdmissionController c = controller(CONFIG.withReserveFraction(0), VirtualDisk.committed("a", 4_000, 1_000));
+        AdmissionController c =
+                controller(CONFIG.toBuilder().reserveFraction(0).build(), VirtualDisk.committed("a", 4_000, 1_000));
         admitted(c.acquire(0, IoKind.READ, 0, 1_000));
         Ticket waiting = queued(c.acquire(0, IoKind.READ, 0, 100));
         assertThat(c.segmentClass(0)).isEqualTo(SegmentClass.HOT);
@@ -315,7 +328,7 @@ class AdmissionControllerTest {
         // so the request goes at the boundary one interval later. (Ignoring every call until the
         // clock caught up with the old grid held the queue, and refused newcomers once it was full,
         // for 5 s.)
-        AdmissionController c = controller(CONFIG.withReserveFraction(0), VirtualDisk.of("a", 1_200));
+        AdmissionController c = controller(CONFIG.toBuilder().reserveFraction(0).build(), VirtualDisk.of("a", 1_200));
         admitted(c.acquire(0, IoKind.READ, 0, 1_000));
         Ticket waiting = queued(c.acquire(0, IoKind.READ, 0, 100));
         long stepped = T0 + DELTA / 2 - 5_000_000_000L;
@@ -341,7 +354,7 @@ class AdmissionControllerTest {
     void onInterval_clockSteppedBack_drawsNothingEvenWithTokensLeft() {
         // r = 0: main 1,000. 600 go at once, 500 wait with 400 left: a call inside the interval would
         // fund the waiting request from those; a call before the interval's start draws nothing.
-        AdmissionController c = controller(CONFIG.withReserveFraction(0), VirtualDisk.of("a", 1_200));
+        AdmissionController c = controller(CONFIG.toBuilder().reserveFraction(0).build(), VirtualDisk.of("a", 1_200));
         admitted(c.acquire(0, IoKind.READ, 0, 600));
         queued(c.acquire(0, IoKind.READ, 0, 500));
         long drawn = c.stats().drawnMainCostUnits();
@@ -360,8 +373,8 @@ class AdmissionControllerTest {
     void onInterval_strayReadingBehindTheGrid_costsAtMostOneBudget() {
         // A stray reading 5 s behind, then the clock as before: the call at the old time passes 500
         // boundaries of the moved grid, and like any late call issues one interval's budget.
-        AdmissionController c =
-                controller(CONFIG.withReserveFraction(0).withQueueCapacityPerSegment(4), VirtualDisk.of("a", 1_200));
+        AdmissionController c = controller(
+                CONFIG.toBuilder().reserveFraction(0).queueCapacityPerSegment(4).build(), VirtualDisk.of("a", 1_200));
         admitted(c.acquire(0, IoKind.READ, 0, 1_000));
         c.onInterval(T0 - 5_000_000_000L);
         long drawnBefore = c.stats().drawnMainCostUnits();
@@ -381,8 +394,10 @@ class AdmissionControllerTest {
         // 4 KiB (45,579 each: about 29 intervals' worth); the time passed jumps 11 s ahead. Passing
         // 1,100 boundaries used to serve the queue at each, releasing all 64 in one call; the budgets
         // of the intervals the call was late for expire, so it releases one interval's worth: 2.
-        AdmissionConfig proxy =
-                AdmissionConfig.PAPER.withCapacityCostUnitsPerSecond(1e7).withQueueCapacityPerSegment(64);
+        AdmissionConfig proxy = AdmissionConfig.PAPER.toBuilder()
+                .capacityCostUnitsPerSecond(1e7)
+                .queueCapacityPerSegment(64)
+                .build();
         AdmissionController c = controller(proxy, VirtualDisk.of("vm", 1L << 30));
         int admittedAtOnce = 0;
         int queued = 0;
@@ -420,7 +435,7 @@ class AdmissionControllerTest {
 
     @Test
     void ticket_completion_exactlyOnceAndOnlyWhenAdmitted() {
-        AdmissionController c = controller(CONFIG.withReserveFraction(0), VirtualDisk.of("a", 1_200));
+        AdmissionController c = controller(CONFIG.toBuilder().reserveFraction(0).build(), VirtualDisk.of("a", 1_200));
         Ticket t = admitted(c.acquire(0, IoKind.READ, 0, 1_000));
         Ticket w = queued(c.acquire(0, IoKind.READ, 0, 1));
         assertThatThrownBy(() -> w.onSuccess(1))
@@ -447,8 +462,8 @@ class AdmissionControllerTest {
     void cancel_waitingRequest_leavesItsQueueAndIsNeverAdmitted() {
         // r = 0: main 1,000. The first request takes it all; three wait (queue capacity 4). The
         // middle one is withdrawn (its client went away): the boundary admits the other two, in order.
-        AdmissionController c =
-                controller(CONFIG.withReserveFraction(0).withQueueCapacityPerSegment(4), VirtualDisk.of("a", 1_200));
+        AdmissionController c = controller(
+                CONFIG.toBuilder().reserveFraction(0).queueCapacityPerSegment(4).build(), VirtualDisk.of("a", 1_200));
         Ticket first = admitted(c.acquire(0, IoKind.READ, 0, 1_000));
         Ticket a = queued(c.acquire(0, IoKind.READ, 0, 300));
         Ticket b = queued(c.acquire(0, IoKind.READ, 0, 300));

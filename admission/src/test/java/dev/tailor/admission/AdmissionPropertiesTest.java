@@ -305,38 +305,41 @@ class AdmissionPropertiesTest {
                 case 2 -> 0.2;
                 default -> integers().between(0, 10).generate(in) / 10.0;
             };
-            HeadroomConfig headroom = HeadroomConfig.DEFAULTS
-                    .withSafetyFactor(integers().between(1, 2).generate(in) / 2.0)
-                    .withMinPredictions(integers().between(0, 2).generate(in))
-                    .withMinSamples(integers().between(1, 6).generate(in))
-                    .withMaxWindowIntervals(integers().between(1, 20).generate(in))
-                    .withMaxPredictionError(integers().between(0, 1).generate(in) == 0 ? 0.5 : 1.0)
-                    .withMaxBorrowRatio(
-                            new double[] {0.5, 1, 3}[integers().between(0, 2).generate(in)]);
-            AdmissionConfig config = AdmissionConfig.PAPER
-                    .withCapacityCostUnitsPerSecond(budget * 100.0)
-                    .withSegmentAndBlockSizeBytes(
-                            100L * integers().between(1, 4).generate(in), 100)
-                    .withCostModel(new IoCostModel(
+            HeadroomConfig headroom = HeadroomConfig.DEFAULTS.toBuilder()
+                    .safetyFactor(integers().between(1, 2).generate(in) / 2.0)
+                    .minPredictions(integers().between(0, 2).generate(in))
+                    .minSamples(integers().between(1, 6).generate(in))
+                    .maxWindowIntervals(integers().between(1, 20).generate(in))
+                    .maxPredictionError(integers().between(0, 1).generate(in) == 0 ? 0.5 : 1.0)
+                    .maxBorrowRatio(
+                            new double[] {0.5, 1, 3}[integers().between(0, 2).generate(in)])
+                    .build();
+            AdmissionConfig config = AdmissionConfig.PAPER.toBuilder()
+                    .capacityCostUnitsPerSecond(budget * 100.0)
+                    .segmentSizeBytes(100L * integers().between(1, 4).generate(in))
+                    .blockSizeBytes(100)
+                    .costModel(new IoCostModel(
                             integers().between(0, 30).generate(in),
                             integers().between(1, 4).generate(in) / 2.0,
                             integers().between(0, 30).generate(in),
                             integers().between(1, 4).generate(in) / 2.0))
-                    .withReserveFraction(reserve)
-                    .withWindowIntervals(integers().between(1, 12).generate(in))
-                    .withRecoveryWindows(integers().between(1, 60).generate(in))
-                    .withQueueCapacityPerSegment(integers().between(0, 4).generate(in))
-                    .withQueueQuantumFraction(integers().between(1, 8).generate(in) / 8.0)
-                    .withBorrowing(integers().between(0, 3).generate(in) > 0)
-                    .withRepayment(integers().between(0, 3).generate(in) > 0)
-                    .withReserveLending(integers().between(0, 3).generate(in) > 0)
-                    .withHeadroom(headroom);
+                    .reserveFraction(reserve)
+                    .windowIntervals(integers().between(1, 12).generate(in))
+                    .recoveryWindows(integers().between(1, 60).generate(in))
+                    .queueCapacityPerSegment(integers().between(0, 4).generate(in))
+                    .queueQuantumFraction(integers().between(1, 8).generate(in) / 8.0)
+                    .borrowing(integers().between(0, 3).generate(in) > 0)
+                    .repayment(integers().between(0, 3).generate(in) > 0)
+                    .reserveLending(integers().between(0, 3).generate(in) > 0)
+                    .headroom(headroom)
+                    .build();
             if (departures) {
-                config = config.withDepartures(
-                        integers().between(0, 3).generate(in) > 0,
-                        integers().between(0, 3).generate(in) == 0,
-                        integers().between(0, 1).generate(in) == 0,
-                        integers().between(0, 1).generate(in) == 0);
+                config = config.toBuilder()
+                        .baselineGuarantee(integers().between(0, 3).generate(in) > 0)
+                        .pacedRelease(integers().between(0, 3).generate(in) == 0)
+                        .adaptiveReserve(integers().between(0, 1).generate(in) == 0)
+                        .weightedHotService(integers().between(0, 1).generate(in) == 0)
+                        .build();
             }
             int diskCount = integers().between(1, 3).generate(in);
             List<VirtualDisk> disks = new ArrayList<>();

@@ -469,20 +469,22 @@ class AdmissionReferenceModelTest {
             long segment = block * between(in, 1, 3);
             IoCostModel costs = new IoCostModel(
                     between(in, 0, 30), between(in, 0, 4) / 2.0, between(in, 0, 30), between(in, 0, 4) / 2.0);
-            AdmissionConfig config = AdmissionConfig.PAPER
-                    .withIntervalNanos(delta)
-                    .withCapacityCostUnitsPerSecond((budget + 0.5) * 1e9 / delta)
-                    .withSegmentAndBlockSizeBytes(segment, block)
-                    .withCostModel(costs)
-                    .withReserveFraction(fraction(in))
-                    .withWindowIntervals(between(in, 1, 6))
-                    .withRecoveryWindows(between(in, 1, 8))
-                    .withHotThresholdRatio(new double[] {0.5, 1, 2}[between(in, 0, 2)])
-                    .withQueueCapacityPerSegment(between(in, 0, 5))
-                    .withQueueQuantumFraction(between(in, 1, 8) / 8.0)
-                    .withBorrowing(false)
-                    .withRepayment(between(in, 0, 1) == 0)
-                    .withReserveLending(between(in, 0, 3) > 0);
+            AdmissionConfig config = AdmissionConfig.PAPER.toBuilder()
+                    .intervalNanos(delta)
+                    .capacityCostUnitsPerSecond((budget + 0.5) * 1e9 / delta)
+                    .segmentSizeBytes(segment)
+                    .blockSizeBytes(block)
+                    .costModel(costs)
+                    .reserveFraction(fraction(in))
+                    .windowIntervals(between(in, 1, 6))
+                    .recoveryWindows(between(in, 1, 8))
+                    .hotThresholdRatio(new double[] {0.5, 1, 2}[between(in, 0, 2)])
+                    .queueCapacityPerSegment(between(in, 0, 5))
+                    .queueQuantumFraction(between(in, 1, 8) / 8.0)
+                    .borrowing(false)
+                    .repayment(between(in, 0, 1) == 0)
+                    .reserveLending(between(in, 0, 3) > 0)
+                    .build();
             int diskCount = between(in, 1, 3);
             List<VirtualDisk> disks = new ArrayList<>();
             for (int d = 0; d < diskCount; d++) {

@@ -20,7 +20,8 @@ class HeadroomModelTest {
         // t95 = 2 ms -> μ − λ = ln 20 / 0.002 s = 1,497.9 requests/s; over Δ = 10 ms that is 14.979
         // requests; mean cost 100,000 cost units; safety 0.5, calibration 1:
         // H = 0.5 × 1 × 14.979 × 100,000 = 748,933.07 -> 748,933 cost units.
-        HeadroomModel m = model(HeadroomConfig.DEFAULTS.withMinPredictions(0), 10_000_000);
+        HeadroomModel m =
+                model(HeadroomConfig.DEFAULTS.toBuilder().minPredictions(0).build(), 10_000_000);
         m.closeWindow(2_000_000, 100, 10_000_000, 0, 1);
         assertThat(m.spareRatePerSecond()).isCloseTo(LN20 / 0.002, within(1e-9));
         assertThat(m.headroomCostUnits()).isEqualTo(748_933);
@@ -28,10 +29,16 @@ class HeadroomModelTest {
 
     @Test
     void closeWindow_cappedAtMaxBorrowRatioTimesBudget() {
-        HeadroomModel m = model(HeadroomConfig.DEFAULTS.withMinPredictions(0), 500_000);
+        HeadroomModel m =
+                model(HeadroomConfig.DEFAULTS.toBuilder().minPredictions(0).build(), 500_000);
         m.closeWindow(2_000_000, 100, 10_000_000, 0, 1);
         assertThat(m.headroomCostUnits()).isEqualTo(500_000);
-        HeadroomModel half = model(HeadroomConfig.DEFAULTS.withMinPredictions(0).withMaxBorrowRatio(0.5), 500_000);
+        HeadroomModel half = model(
+                HeadroomConfig.DEFAULTS.toBuilder()
+                        .minPredictions(0)
+                        .maxBorrowRatio(0.5)
+                        .build(),
+                500_000);
         half.closeWindow(2_000_000, 100, 10_000_000, 0, 1);
         assertThat(half.headroomCostUnits()).isEqualTo(250_000);
     }
@@ -45,7 +52,8 @@ class HeadroomModelTest {
         // Window 3: same λ, t95 = 6 ms: observed 499.29/s, predicted (10,000 + 998.58) − 10,000.
         //   ratio 1/2, error 1/2; calibration 0.8 × 2/3 + 0.2 × 1/2 = 0.6333,
         //   error 0.8 × 1/3 + 0.2 × 1/2 = 0.3667 <= 0.5: still trusted.
-        HeadroomModel m = model(HeadroomConfig.DEFAULTS.withMinPredictions(1), 10_000_000);
+        HeadroomModel m =
+                model(HeadroomConfig.DEFAULTS.toBuilder().minPredictions(1).build(), 10_000_000);
         m.closeWindow(2_000_000, 100, 10_000_000, 0, 1);
         assertThat(m.headroomCostUnits()).as("no prediction checked yet").isZero();
         m.closeWindow(3_000_000, 100, 10_000_000, 0, 1);
@@ -64,7 +72,8 @@ class HeadroomModelTest {
     void predictionError_aboveBound_fallsBackToZero() {
         // Window 2 completes 12,000/s, more than the 11,497.87/s service rate window 1 implied: the
         // model predicted no spare capacity yet latency says there is some -> error 1 > 0.5 -> H = 0.
-        HeadroomModel m = model(HeadroomConfig.DEFAULTS.withMinPredictions(1), 10_000_000);
+        HeadroomModel m =
+                model(HeadroomConfig.DEFAULTS.toBuilder().minPredictions(1).build(), 10_000_000);
         m.closeWindow(2_000_000, 100, 10_000_000, 0, 1);
         m.closeWindow(2_000_000, 120, 12_000_000, 0, 1);
         assertThat(m.predictionError()).isEqualTo(1.0);
@@ -74,7 +83,8 @@ class HeadroomModelTest {
 
     @Test
     void drops_inTheWindow_fallBackToZero() {
-        HeadroomModel m = model(HeadroomConfig.DEFAULTS.withMinPredictions(0), 10_000_000);
+        HeadroomModel m =
+                model(HeadroomConfig.DEFAULTS.toBuilder().minPredictions(0).build(), 10_000_000);
         m.closeWindow(2_000_000, 100, 10_000_000, 1, 1);
         assertThat(m.headroomCostUnits()).isZero();
         m.closeWindow(2_000_000, 100, 10_000_000, 0, 1);
@@ -86,7 +96,8 @@ class HeadroomModelTest {
         // 10 latencies per interval, 20 needed: the first boundary only collects, the second closes a
         // window spanning 2 intervals (λ = 20 / 0.02 s). 19 at 1 ms and one at 50 ms: the P95 is the
         // 19th of 20, 1 ms (to HdrHistogram's 3 significant digits).
-        HeadroomModel m = model(HeadroomConfig.DEFAULTS.withMinPredictions(0), 10_000_000);
+        HeadroomModel m =
+                model(HeadroomConfig.DEFAULTS.toBuilder().minPredictions(0).build(), 10_000_000);
         Histogram first = new Histogram(3);
         for (int i = 0; i < 10; i++) {
             first.recordValue(1_000_000);
@@ -107,7 +118,12 @@ class HeadroomModelTest {
 
     @Test
     void observe_tooFewSamplesForTooLong_discardsTheWindowAndStopsBorrowing() {
-        HeadroomModel m = model(HeadroomConfig.DEFAULTS.withMinPredictions(0).withMaxWindowIntervals(3), 10_000_000);
+        HeadroomModel m = model(
+                HeadroomConfig.DEFAULTS.toBuilder()
+                        .minPredictions(0)
+                        .maxWindowIntervals(3)
+                        .build(),
+                10_000_000);
         m.closeWindow(2_000_000, 100, 10_000_000, 0, 1);
         assertThat(m.headroomCostUnits()).isPositive();
         Histogram few = new Histogram(3);
@@ -122,7 +138,8 @@ class HeadroomModelTest {
 
     @Test
     void closeWindow_zeroLatency_takenAsOneNanosecondAndCapped() {
-        HeadroomModel m = model(HeadroomConfig.DEFAULTS.withMinPredictions(0), 1_000);
+        HeadroomModel m =
+                model(HeadroomConfig.DEFAULTS.toBuilder().minPredictions(0).build(), 1_000);
         m.closeWindow(0, 100, 100, 0, 1);
         assertThat(m.spareRatePerSecond()).isCloseTo(LN20 * 1e9, within(1e-3));
         assertThat(m.headroomCostUnits()).isEqualTo(1_000);

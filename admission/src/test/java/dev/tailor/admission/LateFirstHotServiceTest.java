@@ -26,14 +26,16 @@ class LateFirstHotServiceTest {
     private static final int COST = 1_000;
 
     private static AdmissionConfig config(boolean lateFirst) {
-        return AdmissionConfig.DEFAULTS
-                .withCapacityCostUnitsPerSecond(C * 1e9 / DELTA)
-                .withSegmentAndBlockSizeBytes(1L << 20, 1L << 20)
-                .withCostModel(new IoCostModel(0, 1, 0, 1))
-                .withQueueCapacityPerSegment(1_000_000)
-                .withBorrowing(false)
-                .withFifoDeadline(false)
-                .withLateFirstHotService(lateFirst);
+        return AdmissionConfig.DEFAULTS.toBuilder()
+                .capacityCostUnitsPerSecond(C * 1e9 / DELTA)
+                .segmentSizeBytes(1L << 20)
+                .blockSizeBytes(1L << 20)
+                .costModel(new IoCostModel(0, 1, 0, 1))
+                .queueCapacityPerSegment(1_000_000)
+                .borrowing(false)
+                .fifoDeadline(false)
+                .lateFirstHotService(lateFirst)
+                .build();
     }
 
     /**

@@ -32,13 +32,15 @@ class ReserveLendingTest {
 
     private static void run(long budget, double r, int steadyPerInterval, int seed) {
         var random = new java.util.SplittableRandom(seed);
-        AdmissionConfig config = AdmissionConfig.PAPER
-                .withCapacityCostUnitsPerSecond(budget * 1e9 / DELTA)
-                .withSegmentAndBlockSizeBytes(1L << 20, 1L << 20)
-                .withCostModel(new IoCostModel(0, 1, 0, 1))
-                .withReserveFraction(r)
-                .withQueueCapacityPerSegment(1_000_000)
-                .withBorrowing(false);
+        AdmissionConfig config = AdmissionConfig.PAPER.toBuilder()
+                .capacityCostUnitsPerSecond(budget * 1e9 / DELTA)
+                .segmentSizeBytes(1L << 20)
+                .blockSizeBytes(1L << 20)
+                .costModel(new IoCostModel(0, 1, 0, 1))
+                .reserveFraction(r)
+                .queueCapacityPerSegment(1_000_000)
+                .borrowing(false)
+                .build();
         long reserve = (long) Math.floor(r * budget);
         long steadyCost = reserve / steadyPerInterval;
         if (steadyCost == 0) {

@@ -27,13 +27,15 @@ class SegmentClassificationTest {
                         integers().between(1, 20))
                 .checkAssert((seed, budget, window, recovery) -> {
                     var random = new java.util.SplittableRandom(seed);
-                    AdmissionConfig config = AdmissionConfig.PAPER
-                            .withCapacityCostUnitsPerSecond(budget * 100.0)
-                            .withSegmentAndBlockSizeBytes(200, 100)
-                            .withCostModel(new IoCostModel(1, 1, 1, 1))
-                            .withWindowIntervals(window)
-                            .withRecoveryWindows(recovery)
-                            .withQueueCapacityPerSegment(random.nextInt(3));
+                    AdmissionConfig config = AdmissionConfig.PAPER.toBuilder()
+                            .capacityCostUnitsPerSecond(budget * 100.0)
+                            .segmentSizeBytes(200)
+                            .blockSizeBytes(100)
+                            .costModel(new IoCostModel(1, 1, 1, 1))
+                            .windowIntervals(window)
+                            .recoveryWindows(recovery)
+                            .queueCapacityPerSegment(random.nextInt(3))
+                            .build();
                     List<VirtualDisk> disks =
                             List.of(VirtualDisk.of("a", 1_000), VirtualDisk.committed("b", 700, budget * 10.0));
                     long now = 0;

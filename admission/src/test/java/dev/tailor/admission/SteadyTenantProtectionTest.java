@@ -20,11 +20,14 @@ class SteadyTenantProtectionTest {
 
     /** 1 MiB segments and blocks; a byte costs one unit; C = 100,000 per 10 ms. */
     private static AdmissionConfig config(AdmissionConfig base) {
-        return base.withCapacityCostUnitsPerSecond(C * 1e9 / DELTA)
-                .withSegmentAndBlockSizeBytes(1L << 20, 1L << 20)
-                .withCostModel(new IoCostModel(0, 1, 0, 1))
-                .withQueueCapacityPerSegment(1_000_000)
-                .withBorrowing(false);
+        return base.toBuilder()
+                .capacityCostUnitsPerSecond(C * 1e9 / DELTA)
+                .segmentSizeBytes(1L << 20)
+                .blockSizeBytes(1L << 20)
+                .costModel(new IoCostModel(0, 1, 0, 1))
+                .queueCapacityPerSegment(1_000_000)
+                .borrowing(false)
+                .build();
     }
 
     /**
@@ -36,7 +39,9 @@ class SteadyTenantProtectionTest {
     @Test
     void baselineGuarantee_requestWithinItsDisksBaseline_isAdmittedAtOnce_onAHotSegmentWithABacklog() {
         for (boolean guarantee : new boolean[] {true, false}) {
-            AdmissionConfig cfg = config(AdmissionConfig.PAPER).withBaselineGuarantee(guarantee);
+            AdmissionConfig cfg = config(AdmissionConfig.PAPER).toBuilder()
+                    .baselineGuarantee(guarantee)
+                    .build();
             List<VirtualDisk> disks = List.of(
                     VirtualDisk.committed("small", 1L << 20, 0.1 * C * 1e9 / DELTA),
                     VirtualDisk.committed("large", 8L << 20, 1));
@@ -72,8 +77,10 @@ class SteadyTenantProtectionTest {
 
     @Test
     void baselineGuarantee_whatThePoolsLackBecomesDebt_repaidBeforeTheNextMainPool() {
-        AdmissionConfig cfg =
-                config(AdmissionConfig.PAPER).withBaselineGuarantee(true).withReserveFraction(0.2);
+        AdmissionConfig cfg = config(AdmissionConfig.PAPER).toBuilder()
+                .baselineGuarantee(true)
+                .reserveFraction(0.2)
+                .build();
         // Baseline: the whole capacity, so the bucket holds 10 intervals' worth.
         List<VirtualDisk> disks = List.of(VirtualDisk.committed("a", 4L << 20, C * 1e9 / DELTA));
         AdmissionController c = new AdmissionController(cfg, disks, 0);
@@ -96,9 +103,10 @@ class SteadyTenantProtectionTest {
                 .checkAssert((seed, baselinePercent) -> {
                     var random = new java.util.SplittableRandom(seed);
                     double baselinePerSecond = baselinePercent / 100.0 * C * 1e9 / DELTA;
-                    AdmissionConfig cfg = config(AdmissionConfig.PAPER)
-                            .withBaselineGuarantee(true)
-                            .withQueueCapacityPerSegment(4);
+                    AdmissionConfig cfg = config(AdmissionConfig.PAPER).toBuilder()
+                            .baselineGuarantee(true)
+                            .queueCapacityPerSegment(4)
+                            .build();
                     AdmissionController c = new AdmissionController(
                             cfg,
                             List.of(
@@ -129,8 +137,10 @@ class SteadyTenantProtectionTest {
     @Test
     void pacedRelease_hotBacklogDrawsTheMainPoolInTenthsOfTheInterval() {
         for (boolean paced : new boolean[] {true, false}) {
-            AdmissionConfig cfg =
-                    config(AdmissionConfig.PAPER).withPacedRelease(paced).withReserveLending(false);
+            AdmissionConfig cfg = config(AdmissionConfig.PAPER).toBuilder()
+                    .pacedRelease(paced)
+                    .reserveLending(false)
+                    .build();
             AdmissionController c =
                     new AdmissionController(cfg, List.of(VirtualDisk.committed("hot", 16L << 20, 1)), 0);
             long atOnce = 0;
@@ -162,7 +172,8 @@ class SteadyTenantProtectionTest {
 
     @Test
     void pacedRelease_doesNotPaceSteadyRequests() {
-        AdmissionConfig cfg = config(AdmissionConfig.PAPER).withPacedRelease(true);
+        AdmissionConfig cfg =
+                config(AdmissionConfig.PAPER).toBuilder().pacedRelease(true).build();
         AdmissionController c =
                 new AdmissionController(cfg, List.of(VirtualDisk.committed("steady", 8L << 20, 1e18)), 0);
         // Steady requests take the whole main pool at the interval's start.
@@ -178,7 +189,9 @@ class SteadyTenantProtectionTest {
     @Test
     void adaptiveReserve_followsTheLargestRecentSteadyInterval_timesTheMargin_withinBounds() {
         for (boolean adaptive : new boolean[] {true, false}) {
-            AdmissionConfig cfg = config(AdmissionConfig.PAPER).withAdaptiveReserve(adaptive);
+            AdmissionConfig cfg = config(AdmissionConfig.PAPER).toBuilder()
+                    .adaptiveReserve(adaptive)
+                    .build();
             AdmissionController c =
                     new AdmissionController(cfg, List.of(VirtualDisk.committed("steady", 8L << 20, 1e18)), 0);
             c.acquire(0, IoKind.READ, 0, 24_000); // steady demand of 24 % of C
@@ -198,9 +211,10 @@ class SteadyTenantProtectionTest {
     @Test
     void weightedHotService_aTenantWithOneHotSegment_isServedAsOftenAsOneWithEight() {
         for (boolean weighted : new boolean[] {true, false}) {
-            AdmissionConfig cfg = config(AdmissionConfig.PAPER)
-                    .withWeightedHotService(weighted)
-                    .withReserveLending(false);
+            AdmissionConfig cfg = config(AdmissionConfig.PAPER).toBuilder()
+                    .weightedHotService(weighted)
+                    .reserveLending(false)
+                    .build();
             // Equal baselines (both far below demand: hot at once).
             AdmissionController c = new AdmissionController(
                     cfg,
@@ -233,7 +247,9 @@ class SteadyTenantProtectionTest {
     @Test
     void boundedOverdraft_guaranteeAdmitsAtOnceOnlyThePoolsPlusOneIntervalOfTheBaseline() {
         for (boolean bounded : new boolean[] {true, false}) {
-            AdmissionConfig cfg = config(AdmissionConfig.DEFAULTS).withBoundedOverdraft(bounded);
+            AdmissionConfig cfg = config(AdmissionConfig.DEFAULTS).toBuilder()
+                    .boundedOverdraft(bounded)
+                    .build();
             AdmissionController c = new AdmissionController(
                     cfg,
                     List.of(
@@ -264,7 +280,9 @@ class SteadyTenantProtectionTest {
      */
     @Test
     void boundedOverdraft_baselinesAboveTheCapacity_areScaledDownTogetherForTheGuarantee() {
-        AdmissionConfig cfg = config(AdmissionConfig.DEFAULTS).withBoundedOverdraft(true);
+        AdmissionConfig cfg = config(AdmissionConfig.DEFAULTS).toBuilder()
+                .boundedOverdraft(true)
+                .build();
         AdmissionController c = new AdmissionController(
                 cfg,
                 List.of(
@@ -287,11 +305,12 @@ class SteadyTenantProtectionTest {
     @Test
     void virtualClockHotService_aDiskWithinItsBaselineIsServedBeforeOneFarBeyond() {
         for (boolean clock : new boolean[] {true, false}) {
-            AdmissionConfig cfg = config(AdmissionConfig.PAPER)
-                    .withWeightedHotService(true)
-                    .withVirtualClockHotService(clock)
-                    .withReserveLending(false)
-                    .withHotThresholdRatio(1e-6);
+            AdmissionConfig cfg = config(AdmissionConfig.PAPER).toBuilder()
+                    .weightedHotService(true)
+                    .virtualClockHotService(clock)
+                    .reserveLending(false)
+                    .hotThresholdRatio(1e-6)
+                    .build();
             double baseline = 0.1 * C * 1e9 / DELTA;
             AdmissionController c = new AdmissionController(
                     cfg,

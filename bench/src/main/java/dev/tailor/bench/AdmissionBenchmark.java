@@ -71,7 +71,9 @@ public class AdmissionBenchmark {
         public void setUp() {
             // Capacity far above what even two threads can ask for in an interval.
             admission = new AdmissionController(
-                    AdmissionConfig.DEFAULTS.withCapacityCostUnitsPerSecond(1e14),
+                    AdmissionConfig.DEFAULTS.toBuilder()
+                            .capacityCostUnitsPerSecond(1e14)
+                            .build(),
                     List.of(VirtualDisk.of("bench", DISK_BYTES)),
                     0);
             bucket = Bucket.builder()

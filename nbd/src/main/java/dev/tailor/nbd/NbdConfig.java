@@ -346,25 +346,31 @@ public record NbdConfig(
                     throw new IllegalArgumentException("variant : \"" + variant + "\" (expected: " + VARIANT_TAILOR
                             + ", what Tailor ships, or " + VARIANT_PAPER + ", the paper's mechanism)");
             };
-            AdmissionConfig config = base.withDepartures(
-                            baselineGuarantee == null ? base.baselineGuarantee() : baselineGuarantee,
-                            pacedRelease == null ? base.pacedRelease() : pacedRelease,
-                            adaptiveReserve == null ? base.adaptiveReserve() : adaptiveReserve,
-                            weightedHotService == null ? base.weightedHotService() : weightedHotService)
-                    .withReserveFraction(reserveFraction)
-                    .withSegmentAndBlockSizeBytes(segmentSize.bytes(), blockSize.bytes())
-                    .withQueueCapacityPerSegment(queueCapacityPerSegment);
+            AdmissionConfig config = base.toBuilder()
+                    .baselineGuarantee(baselineGuarantee == null ? base.baselineGuarantee() : baselineGuarantee)
+                    .pacedRelease(pacedRelease == null ? base.pacedRelease() : pacedRelease)
+                    .adaptiveReserve(adaptiveReserve == null ? base.adaptiveReserve() : adaptiveReserve)
+                    .weightedHotService(weightedHotService == null ? base.weightedHotService() : weightedHotService)
+                    .reserveFraction(reserveFraction)
+                    .segmentSizeBytes(segmentSize.bytes())
+                    .blockSizeBytes(blockSize.bytes())
+                    .queueCapacityPerSegment(queueCapacityPerSegment)
+                    .build();
             String budget = budgetProblem();
             if (budget != null) {
                 throw new IllegalArgumentException(budget);
             }
             if (!budgetInOperatorUnits()) {
-                return config.withCapacityCostUnitsPerSecond(capacityCostUnitsPerSecond);
+                return config.toBuilder()
+                        .capacityCostUnitsPerSecond(capacityCostUnitsPerSecond)
+                        .build();
             }
             double perByte = megabytesPerSecond == null ? 0 : DEVICE_SECOND_COST_UNITS / (megabytesPerSecond * 1e6);
             double perIo = iops == null ? 0 : DEVICE_SECOND_COST_UNITS / iops - IOPS_IO_BYTES * perByte;
-            return config.withCostModel(new IoCostModel(perIo, perByte, perIo, perByte))
-                    .withCapacityCostUnitsPerSecond(DEVICE_SECOND_COST_UNITS);
+            return config.toBuilder()
+                    .costModel(new IoCostModel(perIo, perByte, perIo, perByte))
+                    .capacityCostUnitsPerSecond(DEVICE_SECOND_COST_UNITS)
+                    .build();
         }
 
         /**

@@ -24,12 +24,14 @@ class AdmissionDispatcherTest {
     private static final long DELTA = 10_000_000L;
 
     /** C = 1,000 cost units per 10 ms, one cost unit per byte: main 800, reserve 200. */
-    private static final AdmissionConfig CONFIG = AdmissionConfig.PAPER
-            .withCapacityCostUnitsPerSecond(100_000)
-            .withSegmentAndBlockSizeBytes(4096, 512)
-            .withCostModel(new IoCostModel(0, 1, 0, 1))
-            .withQueueCapacityPerSegment(2)
-            .withQueueQuantumFraction(1.0);
+    private static final AdmissionConfig CONFIG = AdmissionConfig.PAPER.toBuilder()
+            .capacityCostUnitsPerSecond(100_000)
+            .segmentSizeBytes(4096)
+            .blockSizeBytes(512)
+            .costModel(new IoCostModel(0, 1, 0, 1))
+            .queueCapacityPerSegment(2)
+            .queueQuantumFraction(1.0)
+            .build();
 
     private final AtomicLong clock = new AtomicLong(1_000_000_000L);
     private final GatedBackend backendA = new GatedBackend(1 << 16);

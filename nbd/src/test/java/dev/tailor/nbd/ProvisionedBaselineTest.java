@@ -62,7 +62,9 @@ class ProvisionedBaselineTest {
                         paper.adaptiveReserve(),
                         paper.pacedRelease()))
                 .containsOnly(false);
-        assertThat(paper.withCapacityCostUnitsPerSecond(AdmissionConfig.PAPER.capacityCostUnitsPerSecond()))
+        assertThat(paper.toBuilder()
+                        .capacityCostUnitsPerSecond(AdmissionConfig.PAPER.capacityCostUnitsPerSecond())
+                        .build())
                 .isEqualTo(AdmissionConfig.PAPER);
         AdmissionConfig ablation = parse("admission: {enabled: true, weightedHotService: false, pacedRelease: true}\n"
                         + "exports: [{name: d, file: f, size: 1GiB}]")

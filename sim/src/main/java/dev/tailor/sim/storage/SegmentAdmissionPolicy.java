@@ -97,32 +97,34 @@ final class SegmentAdmissionPolicy implements StoragePolicy {
         StorageScenario.AdmissionSpec spec = s.admission();
         AdmissionConfig base =
                 "segment-admission-paper".equals(name) ? AdmissionConfig.PAPER : AdmissionConfig.DEFAULTS;
-        return base.withIntervalNanos(proxy.intervalNanos())
-                .withCapacityCostUnitsPerSecond(proxy.capacityCostUnitsPerSecond())
-                .withSegmentAndBlockSizeBytes(s.segmentSizeBytes(), s.blockSizeBytes())
-                .withCostModel(proxy.setup().costModel())
-                .withReserveFraction("no-reserve".equals(name) ? 0 : spec.reserveFraction())
-                .withQueueCapacityPerSegment(spec.queueCapacityPerSegment())
-                .withWindowIntervals(spec.windowIntervals())
-                .withRecoveryWindows(spec.recoveryWindows())
-                .withHotThresholdRatio(spec.hotThresholdRatio())
-                .withBorrowing(!"no-borrow".equals(name))
-                .withRepayment(!"no-repay".equals(name))
-                .withReserveLending(!"no-lending".equals(name))
-                .withDepartures(
-                        base.baselineGuarantee() && !"no-baseline-guarantee".equals(name),
-                        base.pacedRelease() || "paced-release".equals(name),
-                        base.adaptiveReserve() && !"fixed-reserve".equals(name) && !"no-reserve".equals(name),
-                        base.weightedHotService() && !"round-robin-hot".equals(name))
-                .withBoundedOverdraft(
+        return base.toBuilder()
+                .intervalNanos(proxy.intervalNanos())
+                .capacityCostUnitsPerSecond(proxy.capacityCostUnitsPerSecond())
+                .segmentSizeBytes(s.segmentSizeBytes())
+                .blockSizeBytes(s.blockSizeBytes())
+                .costModel(proxy.setup().costModel())
+                .reserveFraction("no-reserve".equals(name) ? 0 : spec.reserveFraction())
+                .queueCapacityPerSegment(spec.queueCapacityPerSegment())
+                .windowIntervals(spec.windowIntervals())
+                .recoveryWindows(spec.recoveryWindows())
+                .hotThresholdRatio(spec.hotThresholdRatio())
+                .borrowing(!"no-borrow".equals(name))
+                .repayment(!"no-repay".equals(name))
+                .reserveLending(!"no-lending".equals(name))
+                .baselineGuarantee(base.baselineGuarantee() && !"no-baseline-guarantee".equals(name))
+                .pacedRelease(base.pacedRelease() || "paced-release".equals(name))
+                .adaptiveReserve(base.adaptiveReserve() && !"fixed-reserve".equals(name) && !"no-reserve".equals(name))
+                .weightedHotService(base.weightedHotService() && !"round-robin-hot".equals(name))
+                .boundedOverdraft(
                         base.boundedOverdraft() || "bounded-overdraft".equals(name) || "virtual-clock-hot".equals(name))
-                .withVirtualClockHotService(base.virtualClockHotService()
+                .virtualClockHotService(base.virtualClockHotService()
                         || "virtual-clock-hot".equals(name)
                         || "late-first-clock-hot".equals(name))
-                .withFifoDeadline(base.fifoDeadline() || "fifo-deadline".equals(name))
-                .withLateFirstHotService(base.lateFirstHotService()
+                .fifoDeadline(base.fifoDeadline() || "fifo-deadline".equals(name))
+                .lateFirstHotService(base.lateFirstHotService()
                         || "late-first-hot".equals(name)
-                        || "late-first-clock-hot".equals(name));
+                        || "late-first-clock-hot".equals(name))
+                .build();
     }
 
     @Override
