@@ -80,44 +80,6 @@ public record NbdConfig(
         tls = tls == null ? TlsSettings.DEFAULTS : tls;
     }
 
-    /** A config without TLS. */
-    public NbdConfig(
-            String address,
-            Integer port,
-            Limits limits,
-            Integer eventLoopThreads,
-            Integer fileIoThreads,
-            List<ExportConfig> exports,
-            AdmissionSettings admission,
-            LoopSettings loop,
-            String unix) {
-        this(address, port, limits, eventLoopThreads, fileIoThreads, exports, admission, loop, unix, null);
-    }
-
-    /** A config with these listen settings, limits, threads and exports, and the default admission and loop. */
-    public NbdConfig(
-            String address,
-            Integer port,
-            Limits limits,
-            Integer eventLoopThreads,
-            Integer fileIoThreads,
-            List<ExportConfig> exports) {
-        this(address, port, limits, eventLoopThreads, fileIoThreads, exports, null, null, null);
-    }
-
-    /** A config without a Unix socket. */
-    public NbdConfig(
-            String address,
-            Integer port,
-            Limits limits,
-            Integer eventLoopThreads,
-            Integer fileIoThreads,
-            List<ExportConfig> exports,
-            AdmissionSettings admission,
-            LoopSettings loop) {
-        this(address, port, limits, eventLoopThreads, fileIoThreads, exports, admission, loop, null);
-    }
-
     /** Whether the server listens on TCP ({@link #address()} and {@link #port()} are set). */
     public boolean listensOnTcp() {
         return port != null;
@@ -205,7 +167,7 @@ public record NbdConfig(
         public static final double DEVICE_SECOND_COST_UNITS = 1e9;
 
         /** Every default: admission off. */
-        public static final AdmissionSettings DEFAULTS = new AdmissionSettings(null, null, null, null, null, null);
+        public static final AdmissionSettings DEFAULTS = builder().build();
 
         public AdmissionSettings {
             enabled = enabled != null && enabled;
@@ -222,108 +184,6 @@ public record NbdConfig(
             blockSize = blockSize == null ? new ByteSize(d.blockSizeBytes()) : blockSize;
             queueCapacityPerSegment =
                     queueCapacityPerSegment == null ? d.queueCapacityPerSegment() : queueCapacityPerSegment;
-        }
-
-        /** Settings with the budget in cost units (or the default), none in operators' units. */
-        public AdmissionSettings(
-                Boolean enabled,
-                Double capacityCostUnitsPerSecond,
-                Double reserveFraction,
-                ByteSize segmentSize,
-                ByteSize blockSize,
-                Integer queueCapacityPerSegment) {
-            this(
-                    enabled,
-                    capacityCostUnitsPerSecond,
-                    reserveFraction,
-                    segmentSize,
-                    blockSize,
-                    queueCapacityPerSegment,
-                    null,
-                    null);
-        }
-
-        /** Settings of the default variant, every departure as the variant has it. */
-        public AdmissionSettings(
-                Boolean enabled,
-                Double capacityCostUnitsPerSecond,
-                Double reserveFraction,
-                ByteSize segmentSize,
-                ByteSize blockSize,
-                Integer queueCapacityPerSegment,
-                Double iops,
-                Double megabytesPerSecond) {
-            this(
-                    enabled,
-                    capacityCostUnitsPerSecond,
-                    reserveFraction,
-                    segmentSize,
-                    blockSize,
-                    queueCapacityPerSegment,
-                    iops,
-                    megabytesPerSecond,
-                    null,
-                    null,
-                    null,
-                    null,
-                    null);
-        }
-
-        /** This, switched on or off. */
-        public AdmissionSettings withEnabled(boolean value) {
-            return new AdmissionSettings(
-                    value,
-                    capacityCostUnitsPerSecond,
-                    reserveFraction,
-                    segmentSize,
-                    blockSize,
-                    queueCapacityPerSegment,
-                    iops,
-                    megabytesPerSecond,
-                    variant,
-                    baselineGuarantee,
-                    weightedHotService,
-                    adaptiveReserve,
-                    pacedRelease);
-        }
-
-        /** This with another {@link #variant} ({@code tailor} or {@code paper}; checked by {@link #problems}). */
-        public AdmissionSettings withVariant(String value) {
-            return new AdmissionSettings(
-                    enabled,
-                    capacityCostUnitsPerSecond,
-                    reserveFraction,
-                    segmentSize,
-                    blockSize,
-                    queueCapacityPerSegment,
-                    iops,
-                    megabytesPerSecond,
-                    value,
-                    baselineGuarantee,
-                    weightedHotService,
-                    adaptiveReserve,
-                    pacedRelease);
-        }
-
-        /**
-         * This with the budget in operators' units instead of whatever budget it had (either may be null,
-         * not both).
-         */
-        public AdmissionSettings withBudget(Double iopsValue, Double megabytesPerSecondValue) {
-            return new AdmissionSettings(
-                    enabled,
-                    null,
-                    reserveFraction,
-                    segmentSize,
-                    blockSize,
-                    queueCapacityPerSegment,
-                    iopsValue,
-                    megabytesPerSecondValue,
-                    variant,
-                    baselineGuarantee,
-                    weightedHotService,
-                    adaptiveReserve,
-                    pacedRelease);
         }
 
         /** Whether the budget is given in IOPS and/or MB/s. */
@@ -518,6 +378,155 @@ public record NbdConfig(
                 return List.of("admission." + message.replaceFirst(" : ", ": "));
             }
         }
+
+        /** A builder with every field unset: {@link Builder#build} gives the defaults. */
+        public static Builder builder() {
+            return new Builder();
+        }
+
+        /** A builder starting from this configuration's values. */
+        public Builder toBuilder() {
+            return new Builder(this);
+        }
+
+        /**
+         * Builds {@link AdmissionSettings}: named setters; a field left unset, or set to {@code null}, takes its default
+         * in the canonical constructor, the one place the defaults are set (the constructor YAML and JSON are
+         * read with).
+         */
+        public static final class Builder {
+            private Boolean enabled;
+            private Double capacityCostUnitsPerSecond;
+            private Double reserveFraction;
+            private ByteSize segmentSize;
+            private ByteSize blockSize;
+            private Integer queueCapacityPerSegment;
+            private Double iops;
+            private Double megabytesPerSecond;
+            private String variant;
+            private Boolean baselineGuarantee;
+            private Boolean weightedHotService;
+            private Boolean adaptiveReserve;
+            private Boolean pacedRelease;
+
+            private Builder() {}
+
+            private Builder(AdmissionSettings from) {
+                enabled = from.enabled;
+                capacityCostUnitsPerSecond = from.capacityCostUnitsPerSecond;
+                reserveFraction = from.reserveFraction;
+                segmentSize = from.segmentSize;
+                blockSize = from.blockSize;
+                queueCapacityPerSegment = from.queueCapacityPerSegment;
+                iops = from.iops;
+                megabytesPerSecond = from.megabytesPerSecond;
+                variant = from.variant;
+                baselineGuarantee = from.baselineGuarantee;
+                weightedHotService = from.weightedHotService;
+                adaptiveReserve = from.adaptiveReserve;
+                pacedRelease = from.pacedRelease;
+            }
+
+            /** {@link AdmissionSettings#enabled}. */
+            public Builder enabled(Boolean value) {
+                enabled = value;
+                return this;
+            }
+
+            /** {@link AdmissionSettings#capacityCostUnitsPerSecond}. */
+            public Builder capacityCostUnitsPerSecond(Double value) {
+                capacityCostUnitsPerSecond = value;
+                return this;
+            }
+
+            /** {@link AdmissionSettings#reserveFraction}. */
+            public Builder reserveFraction(Double value) {
+                reserveFraction = value;
+                return this;
+            }
+
+            /** {@link AdmissionSettings#segmentSize}. */
+            public Builder segmentSize(ByteSize value) {
+                segmentSize = value;
+                return this;
+            }
+
+            /** {@link AdmissionSettings#blockSize}. */
+            public Builder blockSize(ByteSize value) {
+                blockSize = value;
+                return this;
+            }
+
+            /** {@link AdmissionSettings#queueCapacityPerSegment}. */
+            public Builder queueCapacityPerSegment(Integer value) {
+                queueCapacityPerSegment = value;
+                return this;
+            }
+
+            /** {@link AdmissionSettings#iops}. */
+            public Builder iops(Double value) {
+                iops = value;
+                return this;
+            }
+
+            /** {@link AdmissionSettings#megabytesPerSecond}. */
+            public Builder megabytesPerSecond(Double value) {
+                megabytesPerSecond = value;
+                return this;
+            }
+
+            /** {@link AdmissionSettings#variant}. */
+            public Builder variant(String value) {
+                variant = value;
+                return this;
+            }
+
+            /** {@link AdmissionSettings#baselineGuarantee}. */
+            public Builder baselineGuarantee(Boolean value) {
+                baselineGuarantee = value;
+                return this;
+            }
+
+            /** {@link AdmissionSettings#weightedHotService}. */
+            public Builder weightedHotService(Boolean value) {
+                weightedHotService = value;
+                return this;
+            }
+
+            /** {@link AdmissionSettings#adaptiveReserve}. */
+            public Builder adaptiveReserve(Boolean value) {
+                adaptiveReserve = value;
+                return this;
+            }
+
+            /** {@link AdmissionSettings#pacedRelease}. */
+            public Builder pacedRelease(Boolean value) {
+                pacedRelease = value;
+                return this;
+            }
+
+            /**
+             * The admission settings, each field left unset at its default. Its values are checked where a config file's are,
+             * by {@link NbdConfig#problems()} (which {@link NbdServer#start} runs), so that every invalid field is
+             * listed at once, each as {@code field: value (expected: ...)}.
+             */
+            public AdmissionSettings build() {
+                return new AdmissionSettings(
+                        enabled,
+                        capacityCostUnitsPerSecond,
+                        reserveFraction,
+                        segmentSize,
+                        blockSize,
+                        queueCapacityPerSegment,
+                        iops,
+                        megabytesPerSecond,
+                        variant,
+                        baselineGuarantee,
+                        weightedHotService,
+                        adaptiveReserve,
+                        pacedRelease);
+            }
+        }
     }
 
     /**
@@ -552,30 +561,7 @@ public record NbdConfig(
             String metricsListen) {
 
         /** Every default: priority mode, no maintenance, no metrics file or endpoint. */
-        public static final LoopSettings DEFAULTS =
-                new LoopSettings(null, null, null, null, null, null, null, null, null);
-
-        /** Settings without an HTTP metrics endpoint. */
-        public LoopSettings(
-                String mode,
-                Integer statisticsPeriodMicros,
-                Integer metricsPeriodMillis,
-                Path metricsFile,
-                Integer healthCheckPeriodMillis,
-                Integer maintenancePeriodMicros,
-                Integer maintenanceBusyMicros,
-                Integer maintenanceTasks) {
-            this(
-                    mode,
-                    statisticsPeriodMicros,
-                    metricsPeriodMillis,
-                    metricsFile,
-                    healthCheckPeriodMillis,
-                    maintenancePeriodMicros,
-                    maintenanceBusyMicros,
-                    maintenanceTasks,
-                    null);
-        }
+        public static final LoopSettings DEFAULTS = builder().build();
 
         public LoopSettings {
             mode = mode == null ? "priority" : mode;
@@ -585,34 +571,6 @@ public record NbdConfig(
             maintenancePeriodMicros = maintenancePeriodMicros == null ? 1_000 : maintenancePeriodMicros;
             maintenanceBusyMicros = maintenanceBusyMicros == null ? 0 : maintenanceBusyMicros;
             maintenanceTasks = maintenanceTasks == null ? 1 : maintenanceTasks;
-        }
-
-        /** This, in another mode. */
-        public LoopSettings withMode(String value) {
-            return new LoopSettings(
-                    value,
-                    statisticsPeriodMicros,
-                    metricsPeriodMillis,
-                    metricsFile,
-                    healthCheckPeriodMillis,
-                    maintenancePeriodMicros,
-                    maintenanceBusyMicros,
-                    maintenanceTasks,
-                    metricsListen);
-        }
-
-        /** This, serving metrics on {@code hostPort} ({@code HOST:PORT}, or {@code null} for no endpoint). */
-        public LoopSettings withMetricsListen(String hostPort) {
-            return new LoopSettings(
-                    mode,
-                    statisticsPeriodMicros,
-                    metricsPeriodMillis,
-                    metricsFile,
-                    healthCheckPeriodMillis,
-                    maintenancePeriodMicros,
-                    maintenanceBusyMicros,
-                    maintenanceTasks,
-                    hostPort);
         }
 
         /**
@@ -705,6 +663,119 @@ public record NbdConfig(
                 problems.add("loop." + field + ": " + value + " (expected: " + min + " to " + max + ")");
             }
         }
+
+        /** A builder with every field unset: {@link Builder#build} gives the defaults. */
+        public static Builder builder() {
+            return new Builder();
+        }
+
+        /** A builder starting from this configuration's values. */
+        public Builder toBuilder() {
+            return new Builder(this);
+        }
+
+        /**
+         * Builds {@link LoopSettings}: named setters; a field left unset, or set to {@code null}, takes its default
+         * in the canonical constructor, the one place the defaults are set (the constructor YAML and JSON are
+         * read with).
+         */
+        public static final class Builder {
+            private String mode;
+            private Integer statisticsPeriodMicros;
+            private Integer metricsPeriodMillis;
+            private Path metricsFile;
+            private Integer healthCheckPeriodMillis;
+            private Integer maintenancePeriodMicros;
+            private Integer maintenanceBusyMicros;
+            private Integer maintenanceTasks;
+            private String metricsListen;
+
+            private Builder() {}
+
+            private Builder(LoopSettings from) {
+                mode = from.mode;
+                statisticsPeriodMicros = from.statisticsPeriodMicros;
+                metricsPeriodMillis = from.metricsPeriodMillis;
+                metricsFile = from.metricsFile;
+                healthCheckPeriodMillis = from.healthCheckPeriodMillis;
+                maintenancePeriodMicros = from.maintenancePeriodMicros;
+                maintenanceBusyMicros = from.maintenanceBusyMicros;
+                maintenanceTasks = from.maintenanceTasks;
+                metricsListen = from.metricsListen;
+            }
+
+            /** {@link LoopSettings#mode}. */
+            public Builder mode(String value) {
+                mode = value;
+                return this;
+            }
+
+            /** {@link LoopSettings#statisticsPeriodMicros}. */
+            public Builder statisticsPeriodMicros(Integer value) {
+                statisticsPeriodMicros = value;
+                return this;
+            }
+
+            /** {@link LoopSettings#metricsPeriodMillis}. */
+            public Builder metricsPeriodMillis(Integer value) {
+                metricsPeriodMillis = value;
+                return this;
+            }
+
+            /** {@link LoopSettings#metricsFile}. */
+            public Builder metricsFile(Path value) {
+                metricsFile = value;
+                return this;
+            }
+
+            /** {@link LoopSettings#healthCheckPeriodMillis}. */
+            public Builder healthCheckPeriodMillis(Integer value) {
+                healthCheckPeriodMillis = value;
+                return this;
+            }
+
+            /** {@link LoopSettings#maintenancePeriodMicros}. */
+            public Builder maintenancePeriodMicros(Integer value) {
+                maintenancePeriodMicros = value;
+                return this;
+            }
+
+            /** {@link LoopSettings#maintenanceBusyMicros}. */
+            public Builder maintenanceBusyMicros(Integer value) {
+                maintenanceBusyMicros = value;
+                return this;
+            }
+
+            /** {@link LoopSettings#maintenanceTasks}. */
+            public Builder maintenanceTasks(Integer value) {
+                maintenanceTasks = value;
+                return this;
+            }
+
+            /** {@link LoopSettings#metricsListen}. */
+            public Builder metricsListen(String value) {
+                metricsListen = value;
+                return this;
+            }
+
+            /**
+             * The loop settings, each field left unset at its default. Its values are checked where a config file's are,
+             * by {@link NbdConfig#problems()} (which {@link NbdServer#start} runs), so that every invalid field is
+             * listed at once, each as {@code field: value (expected: ...)}.
+             */
+            public LoopSettings build() {
+                return new LoopSettings(
+                        mode,
+                        statisticsPeriodMicros,
+                        metricsPeriodMillis,
+                        metricsFile,
+                        healthCheckPeriodMillis,
+                        maintenancePeriodMicros,
+                        maintenanceBusyMicros,
+                        maintenanceTasks,
+                        metricsListen);
+            }
+        }
     }
 
     /**
@@ -748,7 +819,7 @@ public record NbdConfig(
             Integer maxConnectionsPerAddress) {
 
         /** Every limit at its default. */
-        public static final Limits DEFAULTS = new Limits(null, null, null, null, null, null, null, null);
+        public static final Limits DEFAULTS = builder().build();
 
         /** The default of {@link #maxHandshakes} (lowered to maxConnections when that is smaller). */
         public static final int DEFAULT_MAX_HANDSHAKES = 64;
@@ -759,25 +830,6 @@ public record NbdConfig(
          * 0) fails every later request with EIO once the server has closed it (docs/nbd.md, "Limits").
          */
         public static final double DEFAULT_IDLE_TIMEOUT_SECONDS = 0;
-
-        /** Limits with these values and the default idle timeout and per-address limit. */
-        public Limits(
-                ByteSize maxRequestSize,
-                ByteSize maxInFlightPerConnection,
-                Integer maxInFlightRequestsPerConnection,
-                Integer maxConnections,
-                Integer maxHandshakes,
-                Double handshakeTimeoutSeconds) {
-            this(
-                    maxRequestSize,
-                    maxInFlightPerConnection,
-                    maxInFlightRequestsPerConnection,
-                    maxConnections,
-                    maxHandshakes,
-                    handshakeTimeoutSeconds,
-                    null,
-                    null);
-        }
 
         public Limits {
             maxRequestSize = maxRequestSize == null ? new ByteSize(32L << 20) : maxRequestSize;
@@ -794,32 +846,6 @@ public record NbdConfig(
             maxConnectionsPerAddress = maxConnectionsPerAddress == null
                     ? Math.max(1, maxConnections - maxConnections / 4)
                     : maxConnectionsPerAddress;
-        }
-
-        /** These limits with another idle timeout (0: off). */
-        public Limits withIdleTimeoutSeconds(double seconds) {
-            return new Limits(
-                    maxRequestSize,
-                    maxInFlightPerConnection,
-                    maxInFlightRequestsPerConnection,
-                    maxConnections,
-                    maxHandshakes,
-                    handshakeTimeoutSeconds,
-                    seconds,
-                    maxConnectionsPerAddress);
-        }
-
-        /** These limits with another per-address limit. */
-        public Limits withMaxConnectionsPerAddress(int connections) {
-            return new Limits(
-                    maxRequestSize,
-                    maxInFlightPerConnection,
-                    maxInFlightRequestsPerConnection,
-                    maxConnections,
-                    maxHandshakes,
-                    handshakeTimeoutSeconds,
-                    idleTimeoutSeconds,
-                    connections);
         }
 
         /** The idle timeout in nanoseconds, 0 when it is off. */
@@ -872,6 +898,110 @@ public record NbdConfig(
                         + " (expected: 1 to limits.maxConnections, " + maxConnections + ")");
             }
             return problems;
+        }
+
+        /** A builder with every field unset: {@link Builder#build} gives the defaults. */
+        public static Builder builder() {
+            return new Builder();
+        }
+
+        /** A builder starting from this configuration's values. */
+        public Builder toBuilder() {
+            return new Builder(this);
+        }
+
+        /**
+         * Builds {@link Limits}: named setters; a field left unset, or set to {@code null}, takes its default
+         * in the canonical constructor, the one place the defaults are set (the constructor YAML and JSON are
+         * read with).
+         */
+        public static final class Builder {
+            private ByteSize maxRequestSize;
+            private ByteSize maxInFlightPerConnection;
+            private Integer maxInFlightRequestsPerConnection;
+            private Integer maxConnections;
+            private Integer maxHandshakes;
+            private Double handshakeTimeoutSeconds;
+            private Double idleTimeoutSeconds;
+            private Integer maxConnectionsPerAddress;
+
+            private Builder() {}
+
+            private Builder(Limits from) {
+                maxRequestSize = from.maxRequestSize;
+                maxInFlightPerConnection = from.maxInFlightPerConnection;
+                maxInFlightRequestsPerConnection = from.maxInFlightRequestsPerConnection;
+                maxConnections = from.maxConnections;
+                maxHandshakes = from.maxHandshakes;
+                handshakeTimeoutSeconds = from.handshakeTimeoutSeconds;
+                idleTimeoutSeconds = from.idleTimeoutSeconds;
+                maxConnectionsPerAddress = from.maxConnectionsPerAddress;
+            }
+
+            /** {@link Limits#maxRequestSize}. */
+            public Builder maxRequestSize(ByteSize value) {
+                maxRequestSize = value;
+                return this;
+            }
+
+            /** {@link Limits#maxInFlightPerConnection}. */
+            public Builder maxInFlightPerConnection(ByteSize value) {
+                maxInFlightPerConnection = value;
+                return this;
+            }
+
+            /** {@link Limits#maxInFlightRequestsPerConnection}. */
+            public Builder maxInFlightRequestsPerConnection(Integer value) {
+                maxInFlightRequestsPerConnection = value;
+                return this;
+            }
+
+            /** {@link Limits#maxConnections}. */
+            public Builder maxConnections(Integer value) {
+                maxConnections = value;
+                return this;
+            }
+
+            /** {@link Limits#maxHandshakes}. */
+            public Builder maxHandshakes(Integer value) {
+                maxHandshakes = value;
+                return this;
+            }
+
+            /** {@link Limits#handshakeTimeoutSeconds}. */
+            public Builder handshakeTimeoutSeconds(Double value) {
+                handshakeTimeoutSeconds = value;
+                return this;
+            }
+
+            /** {@link Limits#idleTimeoutSeconds}. */
+            public Builder idleTimeoutSeconds(Double value) {
+                idleTimeoutSeconds = value;
+                return this;
+            }
+
+            /** {@link Limits#maxConnectionsPerAddress}. */
+            public Builder maxConnectionsPerAddress(Integer value) {
+                maxConnectionsPerAddress = value;
+                return this;
+            }
+
+            /**
+             * The limits, each field left unset at its default. Its values are checked where a config file's are,
+             * by {@link NbdConfig#problems()} (which {@link NbdServer#start} runs), so that every invalid field is
+             * listed at once, each as {@code field: value (expected: ...)}.
+             */
+            public Limits build() {
+                return new Limits(
+                        maxRequestSize,
+                        maxInFlightPerConnection,
+                        maxInFlightRequestsPerConnection,
+                        maxConnections,
+                        maxHandshakes,
+                        handshakeTimeoutSeconds,
+                        idleTimeoutSeconds,
+                        maxConnectionsPerAddress);
+            }
         }
     }
 
@@ -989,31 +1119,25 @@ public record NbdConfig(
             readOnly = readOnly != null && readOnly;
         }
 
-        /** An export without a provisioned baseline. */
-        public ExportConfig(
-                String name,
-                String tenant,
-                String description,
-                ByteSize size,
-                Boolean readOnly,
-                Path file,
-                Upstream upstream) {
-            this(name, tenant, description, size, readOnly, file, upstream, null);
-        }
-
-        /** This export with a provisioned baseline ({@code null}: none). */
-        public ExportConfig withBaseline(Baseline value) {
-            return new ExportConfig(name, tenant, description, size, readOnly, file, upstream, value);
-        }
-
         /** A file-backed export. */
         public static ExportConfig file(String name, String tenant, long sizeBytes, boolean readOnly, Path file) {
-            return new ExportConfig(name, tenant, null, new ByteSize(sizeBytes), readOnly, file, null);
+            return builder()
+                    .name(name)
+                    .tenant(tenant)
+                    .size(new ByteSize(sizeBytes))
+                    .readOnly(readOnly)
+                    .file(file)
+                    .build();
         }
 
         /** An export proxying {@code upstream}. */
         public static ExportConfig upstream(String name, String tenant, boolean readOnly, Upstream upstream) {
-            return new ExportConfig(name, tenant, null, null, readOnly, null, upstream);
+            return builder()
+                    .name(name)
+                    .tenant(tenant)
+                    .readOnly(readOnly)
+                    .upstream(upstream)
+                    .build();
         }
 
         /** This export with a relative file path resolved against {@code directory}. */
@@ -1061,6 +1185,102 @@ public record NbdConfig(
                 problems.addAll(baseline.problems(where + ".baseline"));
             }
             return problems;
+        }
+
+        /** A builder with every field unset: {@link Builder#build} gives the defaults. */
+        public static Builder builder() {
+            return new Builder();
+        }
+
+        /** A builder starting from this configuration's values. */
+        public Builder toBuilder() {
+            return new Builder(this);
+        }
+
+        /**
+         * Builds {@link ExportConfig}: named setters; a field left unset, or set to {@code null}, takes its default
+         * in the canonical constructor, the one place the defaults are set (the constructor YAML and JSON are
+         * read with).
+         */
+        public static final class Builder {
+            private String name;
+            private String tenant;
+            private String description;
+            private ByteSize size;
+            private Boolean readOnly;
+            private Path file;
+            private Upstream upstream;
+            private Baseline baseline;
+
+            private Builder() {}
+
+            private Builder(ExportConfig from) {
+                name = from.name;
+                tenant = from.tenant;
+                description = from.description;
+                size = from.size;
+                readOnly = from.readOnly;
+                file = from.file;
+                upstream = from.upstream;
+                baseline = from.baseline;
+            }
+
+            /** {@link ExportConfig#name}. */
+            public Builder name(String value) {
+                name = value;
+                return this;
+            }
+
+            /** {@link ExportConfig#tenant}. */
+            public Builder tenant(String value) {
+                tenant = value;
+                return this;
+            }
+
+            /** {@link ExportConfig#description}. */
+            public Builder description(String value) {
+                description = value;
+                return this;
+            }
+
+            /** {@link ExportConfig#size}. */
+            public Builder size(ByteSize value) {
+                size = value;
+                return this;
+            }
+
+            /** {@link ExportConfig#readOnly}. */
+            public Builder readOnly(Boolean value) {
+                readOnly = value;
+                return this;
+            }
+
+            /** {@link ExportConfig#file}. */
+            public Builder file(Path value) {
+                file = value;
+                return this;
+            }
+
+            /** {@link ExportConfig#upstream}. */
+            public Builder upstream(Upstream value) {
+                upstream = value;
+                return this;
+            }
+
+            /** {@link ExportConfig#baseline}. */
+            public Builder baseline(Baseline value) {
+                baseline = value;
+                return this;
+            }
+
+            /**
+             * The export, each field left unset at its default. Its values are checked where a config file's are,
+             * by {@link NbdConfig#problems()} (which {@link NbdServer#start} runs), so that every invalid field is
+             * listed at once, each as {@code field: value (expected: ...)}.
+             */
+            public ExportConfig build() {
+                return new ExportConfig(name, tenant, description, size, readOnly, file, upstream, baseline);
+            }
         }
     }
 
@@ -1240,12 +1460,6 @@ public record NbdConfig(
         return problems;
     }
 
-    /** This config listening on {@code address}:{@code port} instead. */
-    public NbdConfig withListen(String address, int port) {
-        return new NbdConfig(
-                address, port, limits, eventLoopThreads, fileIoThreads, exports, admission, loop, unix, tls);
-    }
-
     /**
      * This config listening on the Unix-domain socket {@code path}, and on TCP only if {@code tcp} (with the
      * config's address and port, or their defaults).
@@ -1255,58 +1469,6 @@ public record NbdConfig(
         Integer tcpPort = tcp ? port == null ? DEFAULT_PORT : port : null;
         return new NbdConfig(
                 tcpAddress, tcpPort, limits, eventLoopThreads, fileIoThreads, exports, admission, loop, path, tls);
-    }
-
-    /** This config with other exports. */
-    public NbdConfig withExports(List<ExportConfig> value) {
-        return new NbdConfig(address, port, limits, eventLoopThreads, fileIoThreads, value, admission, loop, unix, tls);
-    }
-
-    /** This config with other limits. */
-    public NbdConfig withLimits(Limits value) {
-        return new NbdConfig(
-                address, port, value, eventLoopThreads, fileIoThreads, exports, admission, loop, unix, tls);
-    }
-
-    /** This config with the metrics endpoint on {@code hostPort} ({@code HOST:PORT}; {@code null}: none). */
-    public NbdConfig withMetricsListen(String hostPort) {
-        return new NbdConfig(
-                address,
-                port,
-                limits,
-                eventLoopThreads,
-                fileIoThreads,
-                exports,
-                admission,
-                loop.withMetricsListen(hostPort),
-                unix,
-                tls);
-    }
-
-    /** This config with admission switched on or off and the event loops in {@code loopMode}. */
-    public NbdConfig withAdmissionAndLoop(boolean admissionOn, String loopMode) {
-        return new NbdConfig(
-                address,
-                port,
-                limits,
-                eventLoopThreads,
-                fileIoThreads,
-                exports,
-                admission.withEnabled(admissionOn),
-                loop.withMode(loopMode),
-                unix,
-                tls);
-    }
-
-    /** This config with other admission settings. */
-    public NbdConfig withAdmission(AdmissionSettings value) {
-        return new NbdConfig(address, port, limits, eventLoopThreads, fileIoThreads, exports, value, loop, unix, tls);
-    }
-
-    /** This config with other TLS settings. */
-    public NbdConfig withTls(TlsSettings value) {
-        return new NbdConfig(
-                address, port, limits, eventLoopThreads, fileIoThreads, exports, admission, loop, unix, value);
     }
 
     /**
@@ -1351,5 +1513,124 @@ public record NbdConfig(
         return Double.isFinite(value)
                 ? java.math.BigDecimal.valueOf(value).stripTrailingZeros().toPlainString()
                 : String.valueOf(value);
+    }
+
+    /** A builder with every field unset: {@link Builder#build} gives the defaults. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** A builder starting from this configuration's values. */
+    public Builder toBuilder() {
+        return new Builder(this);
+    }
+
+    /**
+     * Builds {@link NbdConfig}: named setters; a field left unset, or set to {@code null}, takes its default
+     * in the canonical constructor, the one place the defaults are set (the constructor YAML and JSON are
+     * read with).
+     */
+    public static final class Builder {
+        private String address;
+        private Integer port;
+        private Limits limits;
+        private Integer eventLoopThreads;
+        private Integer fileIoThreads;
+        private List<ExportConfig> exports;
+        private AdmissionSettings admission;
+        private LoopSettings loop;
+        private String unix;
+        private TlsSettings tls;
+
+        private Builder() {}
+
+        private Builder(NbdConfig from) {
+            address = from.address;
+            port = from.port;
+            limits = from.limits;
+            eventLoopThreads = from.eventLoopThreads;
+            fileIoThreads = from.fileIoThreads;
+            exports = from.exports;
+            admission = from.admission;
+            loop = from.loop;
+            unix = from.unix;
+            tls = from.tls;
+        }
+
+        /** {@link NbdConfig#address}. */
+        public Builder address(String value) {
+            address = value;
+            return this;
+        }
+
+        /** {@link NbdConfig#port}. */
+        public Builder port(Integer value) {
+            port = value;
+            return this;
+        }
+
+        /** {@link NbdConfig#limits}. */
+        public Builder limits(Limits value) {
+            limits = value;
+            return this;
+        }
+
+        /** {@link NbdConfig#eventLoopThreads}. */
+        public Builder eventLoopThreads(Integer value) {
+            eventLoopThreads = value;
+            return this;
+        }
+
+        /** {@link NbdConfig#fileIoThreads}. */
+        public Builder fileIoThreads(Integer value) {
+            fileIoThreads = value;
+            return this;
+        }
+
+        /** {@link NbdConfig#exports}. */
+        public Builder exports(List<ExportConfig> value) {
+            exports = value;
+            return this;
+        }
+
+        /** {@link NbdConfig#exports}, the first the default export. */
+        public Builder exports(ExportConfig... value) {
+            exports = List.of(value);
+            return this;
+        }
+
+        /** {@link NbdConfig#admission}. */
+        public Builder admission(AdmissionSettings value) {
+            admission = value;
+            return this;
+        }
+
+        /** {@link NbdConfig#loop}. */
+        public Builder loop(LoopSettings value) {
+            loop = value;
+            return this;
+        }
+
+        /** {@link NbdConfig#unix}. */
+        public Builder unix(String value) {
+            unix = value;
+            return this;
+        }
+
+        /** {@link NbdConfig#tls}. */
+        public Builder tls(TlsSettings value) {
+            tls = value;
+            return this;
+        }
+
+        /**
+         * The config, each field left unset at its default. Its values are checked where a config file's are,
+         * by {@link NbdConfig#problems()} (which {@link NbdServer#start} runs), so that every invalid field is
+         * listed at once, each as {@code field: value (expected: ...)}.
+         */
+        public NbdConfig build() {
+            return new NbdConfig(
+                    address, port, limits, eventLoopThreads, fileIoThreads, exports, admission, loop, unix, tls);
+        }
     }
 }

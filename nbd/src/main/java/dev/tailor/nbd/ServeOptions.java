@@ -96,25 +96,23 @@ public record ServeOptions(
                 }
                 Long sizeBytes = size == null ? null : parseSize(size);
                 if (file != null) {
-                    settings = new NbdConfig(null, null, null, null, null, List.of(fileExport(name, sizeBytes)));
+                    settings = NbdConfig.builder()
+                            .exports(fileExport(name, sizeBytes))
+                            .build();
                 } else {
                     if (readOnly) {
                         throw new IllegalArgumentException("--read-only: needs --file (the scratch disk is empty;"
                                 + " expected: --file PATH --read-only)");
                     }
                     temporary = Files.createTempDirectory("tailor-nbd-");
-                    settings = new NbdConfig(
-                            null,
-                            null,
-                            null,
-                            null,
-                            null,
-                            List.of(NbdConfig.ExportConfig.file(
+                    settings = NbdConfig.builder()
+                            .exports(NbdConfig.ExportConfig.file(
                                     name,
                                     "default",
                                     sizeBytes == null ? DEFAULT_EXPORT_BYTES : sizeBytes,
                                     false,
-                                    temporary.resolve("disk.img"))));
+                                    temporary.resolve("disk.img")))
+                            .build();
                 }
             }
             if (unix != null) {
@@ -127,11 +125,18 @@ public record ServeOptions(
                     throw new IllegalArgumentException("--listen: \"" + listen + "\": the host does not resolve"
                             + " (expected: an address of this machine, e.g. 127.0.0.1:10809 or 0.0.0.0:10809)");
                 }
-                settings = settings.withListen(address.getHostString(), address.getPort());
+                settings = settings.toBuilder()
+                        .address(address.getHostString())
+                        .port(address.getPort())
+                        .build();
             }
             if (metricsListen != null) {
                 try {
-                    settings = settings.withMetricsListen(metricsListen);
+                    settings = settings.toBuilder()
+                            .loop(settings.loop().toBuilder()
+                                    .metricsListen(metricsListen)
+                                    .build())
+                            .build();
                     settings.loop().metricsAddress();
                 } catch (IllegalArgumentException e) {
                     throw new IllegalArgumentException(
@@ -139,7 +144,11 @@ public record ServeOptions(
                 }
             }
             if (idleTimeout != null) {
-                settings = settings.withLimits(settings.limits().withIdleTimeoutSeconds(parseIdleTimeout(idleTimeout)));
+                settings = settings.toBuilder()
+                        .limits(settings.limits().toBuilder()
+                                .idleTimeoutSeconds(parseIdleTimeout(idleTimeout))
+                                .build())
+                        .build();
             }
             if (maxConnectionsPerAddress != null) {
                 int most = settings.limits().maxConnections();
@@ -147,8 +156,11 @@ public record ServeOptions(
                     throw new IllegalArgumentException("--max-connections-per-address: " + maxConnectionsPerAddress
                             + " (expected: 1 to limits.maxConnections, " + most + ")");
                 }
-                settings =
-                        settings.withLimits(settings.limits().withMaxConnectionsPerAddress(maxConnectionsPerAddress));
+                settings = settings.toBuilder()
+                        .limits(settings.limits().toBuilder()
+                                .maxConnectionsPerAddress(maxConnectionsPerAddress)
+                                .build())
+                        .build();
             }
             if (admission != null || loop != null) {
                 boolean on = admission == null
@@ -164,10 +176,15 @@ public record ServeOptions(
                 if (!mode.equals("priority") && !mode.equals("fifo")) {
                     throw new IllegalArgumentException("--loop: \"" + loop + "\" (expected: priority or fifo)");
                 }
-                settings = settings.withAdmissionAndLoop(on, mode);
+                settings = settings.toBuilder()
+                        .admission(settings.admission().toBuilder().enabled(on).build())
+                        .loop(settings.loop().toBuilder().mode(mode).build())
+                        .build();
             }
             if (admissionIops != null || admissionMbps != null) {
-                settings = settings.withAdmission(admissionBudget(settings.admission()));
+                settings = settings.toBuilder()
+                        .admission(admissionBudget(settings.admission()))
+                        .build();
             }
             if (admissionVariant != null) {
                 if (!admissionVariant.equals(NbdConfig.AdmissionSettings.VARIANT_TAILOR)
@@ -175,15 +192,20 @@ public record ServeOptions(
                     throw new IllegalArgumentException("--admission-variant: \"" + admissionVariant
                             + "\" (expected: tailor, what Tailor ships, or paper, the paper's mechanism)");
                 }
-                settings = settings.withAdmission(settings.admission().withVariant(admissionVariant));
+                settings = settings.toBuilder()
+                        .admission(settings.admission().toBuilder()
+                                .variant(admissionVariant)
+                                .build())
+                        .build();
             }
             if (baselineIops != null || baselineMbps != null) {
                 if (!settings.admission().enabled()) {
                     throw new IllegalArgumentException((baselineIops != null ? "--baseline-iops" : "--baseline-mbps")
                             + ": admission is off (expected: --admission on, where a baseline means something)");
                 }
-                settings = settings.withExports(
-                        List.of(exportBaseline(settings.exports().get(0))));
+                settings = settings.toBuilder()
+                        .exports(exportBaseline(settings.exports().get(0)))
+                        .build();
                 List<String> problems = settings.admission().baselineProblems(settings.exports());
                 if (!problems.isEmpty()) {
                     throw new IllegalArgumentException(problems.get(0)
@@ -193,7 +215,7 @@ public record ServeOptions(
                 }
             }
             if (tls != null || tlsCertificates != null || tlsVerifyPeer) {
-                settings = settings.withTls(tlsSettings(settings.tls()));
+                settings = settings.toBuilder().tls(tlsSettings(settings.tls())).build();
             }
         } catch (IllegalArgumentException e) {
             delete(temporary);
@@ -218,7 +240,12 @@ public record ServeOptions(
             throw new IllegalArgumentException(option + ": admission is off (expected: --admission on, or"
                     + " admission.enabled in the config, with a budget)");
         }
-        NbdConfig.AdmissionSettings settings = configured.withBudget(iops, mbps);
+        // A budget in operators' units replaces one in cost units.
+        NbdConfig.AdmissionSettings settings = configured.toBuilder()
+                .capacityCostUnitsPerSecond(null)
+                .iops(iops)
+                .megabytesPerSecond(mbps)
+                .build();
         try {
             settings.toAdmissionConfig();
         } catch (IllegalArgumentException e) {
@@ -251,7 +278,7 @@ public record ServeOptions(
                     .replace("baseline.megabytesPerSecond", "--baseline-mbps")
                     .replace("megabytesPerSecond", "--baseline-mbps"));
         }
-        return export.withBaseline(baseline);
+        return export.toBuilder().baseline(baseline).build();
     }
 
     /** A finite number, or a message naming {@code option}, the text and {@code expected}. */
@@ -327,14 +354,13 @@ public record ServeOptions(
         if (sizeBytes == null && fileBytes == 0) {
             throw new IllegalArgumentException("--file: " + file + " is empty (expected: a file of at least 1 byte)");
         }
-        return new NbdConfig.ExportConfig(
-                name,
-                "default",
-                null,
-                sizeBytes == null ? null : new ByteSize(sizeBytes),
-                readOnly,
-                file.toAbsolutePath(),
-                null);
+        return NbdConfig.ExportConfig.builder()
+                .name(name)
+                .tenant("default")
+                .size(sizeBytes == null ? null : new ByteSize(sizeBytes))
+                .readOnly(readOnly)
+                .file(file.toAbsolutePath())
+                .build();
     }
 
     /** {@code --size}: a positive multiple of 512 bytes. */

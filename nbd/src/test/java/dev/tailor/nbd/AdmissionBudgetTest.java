@@ -23,7 +23,11 @@ import org.junit.jupiter.api.Test;
 class AdmissionBudgetTest {
 
     private static NbdConfig.AdmissionSettings budget(Double iops, Double megabytesPerSecond) {
-        return new NbdConfig.AdmissionSettings(true, null, null, null, null, null, iops, megabytesPerSecond);
+        return NbdConfig.AdmissionSettings.builder()
+                .enabled(true)
+                .iops(iops)
+                .megabytesPerSecond(megabytesPerSecond)
+                .build();
     }
 
     private static List<String> problems(String admission) {
@@ -66,12 +70,15 @@ class AdmissionBudgetTest {
 
     @Test
     void costUnits_stayForExperts_withTheDefaultModel() {
-        NbdConfig.AdmissionSettings experts = new NbdConfig.AdmissionSettings(true, 3.9e8, null, null, null, null);
+        NbdConfig.AdmissionSettings experts = NbdConfig.AdmissionSettings.builder()
+                .enabled(true)
+                .capacityCostUnitsPerSecond(3.9e8)
+                .build();
         AdmissionConfig config = experts.toAdmissionConfig();
         assertThat(config.capacityCostUnitsPerSecond()).isEqualTo(3.9e8);
         assertThat(config.costModel()).isEqualTo(IoCostModel.DEFAULT);
         assertThat(experts.budgetDescription()).isEqualTo("3.90e+08 cost units/s (about 3322 4 KiB reads/s)");
-        assertThat(NbdConfig.AdmissionSettings.DEFAULTS.withEnabled(true).budgetDescription())
+        assertThat(NbdConfig.AdmissionSettings.builder().enabled(true).build().budgetDescription())
                 .isEqualTo("1.00e+09 cost units/s (about 8518 4 KiB reads/s)");
         assertThat(budget(20_000.0, 400.0).budgetDescription()).isEqualTo("20000 IOPS and 400 MB/s");
         assertThat(budget(null, 2.5).budgetDescription()).isEqualTo("2.5 MB/s");

@@ -48,7 +48,12 @@ class BlockStatusTest {
         }
         server = NbdServer.start(TestServers.config(
                 NbdConfig.Limits.DEFAULTS,
-                new NbdConfig.ExportConfig("sparse", "acme", null, null, true, sparse, null),
+                NbdConfig.ExportConfig.builder()
+                        .name("sparse")
+                        .tenant("acme")
+                        .readOnly(true)
+                        .file(sparse)
+                        .build(),
                 NbdConfig.ExportConfig.file("scratch", "acme", 16L << 20, false, dir.resolve("scratch.img"))));
     }
 
@@ -287,7 +292,13 @@ class BlockStatusTest {
             }
         }
         try (NbdServer bigServer = NbdServer.start(TestServers.config(
-                NbdConfig.Limits.DEFAULTS, new NbdConfig.ExportConfig("big", "acme", null, null, true, big, null)))) {
+                NbdConfig.Limits.DEFAULTS,
+                NbdConfig.ExportConfig.builder()
+                        .name("big")
+                        .tenant("acme")
+                        .readOnly(true)
+                        .file(big)
+                        .build()))) {
             Path copy = dir.resolve("big-copy.img");
             Programs.run(
                             TIMEOUT,

@@ -134,7 +134,7 @@ class ConnectionLifecycleTest {
 
     @Test
     void connectionsOverTheLimit_whenAllAreInTransmission_areClosedOnAccept() throws Exception {
-        NbdConfig.Limits limits = new NbdConfig.Limits(null, null, null, 2, null, null);
+        NbdConfig.Limits limits = NbdConfig.Limits.builder().maxConnections(2).build();
         try (NbdServer server = TestServers.start(limits, Map.of("disk", new MemoryBackend(4096)))) {
             RawClient first = RawClient.connect(server.localAddress()).handshake();
             first.go("disk", false);
@@ -154,7 +154,7 @@ class ConnectionLifecycleTest {
 
     @Test
     void connectionsOverTheLimit_closeTheLongestIdleHandshakeInstead() throws Exception {
-        NbdConfig.Limits limits = new NbdConfig.Limits(null, null, null, 2, null, null);
+        NbdConfig.Limits limits = NbdConfig.Limits.builder().maxConnections(2).build();
         try (NbdServer server = TestServers.start(limits, Map.of("disk", new MemoryBackend(4096)));
                 RawClient idle = RawClient.connect(server.localAddress()).greeting();
                 RawClient active = RawClient.connect(server.localAddress()).greeting()) {

@@ -11,7 +11,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.util.Arrays;
-import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.LinkedBlockingDeque;
 import org.junit.jupiter.api.Test;
@@ -42,19 +41,25 @@ class DeadConnectionWritesTest {
 
     /** Admission as the proxy ran it when the bug showed. */
     private static NbdConfig.AdmissionSettings admission(boolean on) {
-        return new NbdConfig.AdmissionSettings(on, 1e7, null, null, null, 64);
+        return NbdConfig.AdmissionSettings.builder()
+                .enabled(on)
+                .capacityCostUnitsPerSecond(1e7)
+                .queueCapacityPerSegment(64)
+                .build();
     }
 
     private static NbdConfig config(NbdConfig.ExportConfig export, boolean admissionOn) {
-        return new NbdConfig(
-                "127.0.0.1",
-                0,
-                null,
-                2,
-                2,
-                List.of(export),
-                admission(admissionOn),
-                new NbdConfig.LoopSettings(null, null, null, null, null, null, null, null, "127.0.0.1:0"));
+        return NbdConfig.builder()
+                .address("127.0.0.1")
+                .port(0)
+                .eventLoopThreads(2)
+                .fileIoThreads(2)
+                .exports(export)
+                .admission(admission(admissionOn))
+                .loop(NbdConfig.LoopSettings.builder()
+                        .metricsListen("127.0.0.1:0")
+                        .build())
+                .build();
     }
 
     private static byte[] filled(int bytes, byte value) {

@@ -20,8 +20,11 @@ import org.quicktheories.generators.Generate;
  */
 class DecoderFuzzTest {
 
-    private static final NbdConfig.Limits SMALL =
-            new NbdConfig.Limits(new ByteSize(8192), new ByteSize(16384), 8, null, null, null);
+    private static final NbdConfig.Limits SMALL = NbdConfig.Limits.builder()
+            .maxRequestSize(new ByteSize(8192))
+            .maxInFlightPerConnection(new ByteSize(16384))
+            .maxInFlightRequestsPerConnection(8)
+            .build();
 
     @Test
     void randomBytes_closeOrAnswerButNeverThrowOrLeak() {

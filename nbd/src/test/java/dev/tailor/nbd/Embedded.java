@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
-import java.nio.file.Path;
 import java.util.Map;
 
 /**
@@ -27,8 +26,7 @@ final class Embedded implements AutoCloseable {
 
     /** With the test's I/O metrics (and so its request-timing clock). */
     Embedded(BlockBackend backend, NbdConfig.Limits limits, RequestDispatcher dispatcher, IoMetrics io) {
-        NbdConfig.ExportConfig config =
-                new NbdConfig.ExportConfig("disk", "test", null, null, false, Path.of("unused"), null);
+        NbdConfig.ExportConfig config = TestServers.export("disk", false);
         Export export = new Export(config, backend, limits.maxRequestBytes(), io);
         channel = new EmbeddedChannel(new NbdConnectionHandler(new ServerContext(
                 Map.of("disk", export),

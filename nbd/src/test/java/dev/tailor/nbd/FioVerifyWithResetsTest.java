@@ -62,15 +62,20 @@ class FioVerifyWithResetsTest {
 
     private NbdConfig config(boolean admission) {
         // Capacity 10⁹ cost units/s (the default): fio's verified 4 KiB writes and reads use most of it.
-        return new NbdConfig(
-                "127.0.0.1",
-                0,
-                null,
-                2,
-                8,
-                List.of(NbdConfig.ExportConfig.file("disk", "acme", EXPORT_BYTES, false, dir.resolve("disk.img"))),
-                new NbdConfig.AdmissionSettings(admission, 1e9, null, new ByteSize(MIB), new ByteSize(64 << 10), 64),
-                null);
+        return NbdConfig.builder()
+                .address("127.0.0.1")
+                .port(0)
+                .eventLoopThreads(2)
+                .fileIoThreads(8)
+                .exports(NbdConfig.ExportConfig.file("disk", "acme", EXPORT_BYTES, false, dir.resolve("disk.img")))
+                .admission(NbdConfig.AdmissionSettings.builder()
+                        .enabled(admission)
+                        .capacityCostUnitsPerSecond(1e9)
+                        .segmentSize(new ByteSize(MIB))
+                        .blockSize(new ByteSize(64 << 10))
+                        .queueCapacityPerSegment(64)
+                        .build())
+                .build();
     }
 
     private static byte[] filled(int bytes, byte value) {

@@ -40,7 +40,8 @@ class FlowControlTest {
     @Test
     void inFlightRequestLimit_stopsDecodingAndReadingUntilRepliesAreWritten() throws Exception {
         GatedBackend backend = new GatedBackend(1 << 20);
-        NbdConfig.Limits limits = new NbdConfig.Limits(null, null, 4, null, null, null);
+        NbdConfig.Limits limits =
+                NbdConfig.Limits.builder().maxInFlightRequestsPerConnection(4).build();
         try (Embedded server = new Embedded(backend, limits)) {
             Wire wire = new Wire().handshake("disk", false);
             for (int cookie = 1; cookie <= 10; cookie++) {
@@ -66,8 +67,10 @@ class FlowControlTest {
     @Test
     void inFlightByteLimit_countsReadDataAndWritePayloads() throws Exception {
         GatedBackend backend = new GatedBackend(1 << 20);
-        NbdConfig.Limits limits =
-                new NbdConfig.Limits(new ByteSize(16 << 10), new ByteSize(32 << 10), null, null, null, null);
+        NbdConfig.Limits limits = NbdConfig.Limits.builder()
+                .maxRequestSize(new ByteSize(16 << 10))
+                .maxInFlightPerConnection(new ByteSize(32 << 10))
+                .build();
         try (Embedded server = new Embedded(backend, limits)) {
             Wire wire = new Wire().handshake("disk", false);
             for (int cookie = 1; cookie <= 5; cookie++) {

@@ -286,7 +286,8 @@ class HandshakeTest {
 
     @Test
     void clientThatNeverFinishesTheHandshake_isClosedAfterTheTimeout() throws Exception {
-        NbdConfig.Limits quick = new NbdConfig.Limits(null, null, null, null, null, 0.2);
+        NbdConfig.Limits quick =
+                NbdConfig.Limits.builder().handshakeTimeoutSeconds(0.2).build();
         try (NbdServer impatient = TestServers.start(quick, Map.of("disk", new MemoryBackend(4096)));
                 RawClient client = RawClient.connect(impatient.localAddress())) {
             client.greeting();

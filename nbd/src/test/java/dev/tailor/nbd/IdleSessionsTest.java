@@ -31,8 +31,10 @@ class IdleSessionsTest {
         // isolate the idle timeout), with an idle timeout of 1 s. Each holds a read the backend has not
         // answered, sent with its GO, so none is idle while the others connect, however long that takes;
         // once the reads are answered they send nothing more.
-        NbdConfig.Limits limits =
-                NbdConfig.Limits.DEFAULTS.withIdleTimeoutSeconds(1).withMaxConnectionsPerAddress(256);
+        NbdConfig.Limits limits = NbdConfig.Limits.builder()
+                .idleTimeoutSeconds(1.0)
+                .maxConnectionsPerAddress(256)
+                .build();
         GatedBackend backend = new GatedBackend(1 << 20);
         List<RawClient> idle = new ArrayList<>();
         try (LogRecords log = LogRecords.of(ConnectionAdmission.class);
@@ -76,9 +78,11 @@ class IdleSessionsTest {
     @Test
     void oneAddressAtItsLimit_isRefusedWithTheReasonLogged_otherAddressesStillGetIn() throws Exception {
         // The idle timeout off: the per-address limit alone keeps 127.0.0.1 from taking every slot.
-        NbdConfig.Limits limits = new NbdConfig.Limits(null, null, null, 8, null, null)
-                .withIdleTimeoutSeconds(0)
-                .withMaxConnectionsPerAddress(4);
+        NbdConfig.Limits limits = NbdConfig.Limits.builder()
+                .maxConnections(8)
+                .idleTimeoutSeconds(0.0)
+                .maxConnectionsPerAddress(4)
+                .build();
         InetAddress first = InetAddress.getByName("127.0.0.1");
         InetAddress second = InetAddress.getByName("127.0.0.2");
         List<RawClient> sessions = new ArrayList<>();
@@ -119,7 +123,8 @@ class IdleSessionsTest {
         // A read the backend holds for longer than five idle timeouts (0.3 s): the connection stays. Once
         // it is answered and nothing else comes, the idle timeout closes it.
         GatedBackend backend = new GatedBackend(1 << 20);
-        NbdConfig.Limits limits = NbdConfig.Limits.DEFAULTS.withIdleTimeoutSeconds(0.3);
+        NbdConfig.Limits limits =
+                NbdConfig.Limits.builder().idleTimeoutSeconds(0.3).build();
         try (NbdServer server = TestServers.start(limits, Map.of("disk", backend));
                 RawClient client = RawClient.connect(server.localAddress()).handshake()) {
             // The read leaves with the GO: the idle timeout has nothing to count before it.

@@ -23,7 +23,11 @@ class IoMetricsTest {
                         NbdConfig.Limits.DEFAULTS,
                         NbdConfig.ExportConfig.file("disk", "acme", 1L << 20, false, dir.resolve("disk.img")),
                         NbdConfig.ExportConfig.file("ro", "acme", 1L << 20, false, dir.resolve("ro.img")))
-                .withMetricsListen("127.0.0.1:0");
+                .toBuilder()
+                .loop(NbdConfig.LoopSettings.builder()
+                        .metricsListen("127.0.0.1:0")
+                        .build())
+                .build();
         try (NbdServer server = NbdServer.start(config)) {
             try (RawClient client = RawClient.connect(server.localAddress()).handshake()) {
                 client.go("disk", false);

@@ -13,7 +13,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -27,15 +26,20 @@ class MetricsEndpointTest {
     Path dir;
 
     private NbdConfig config(boolean admission, String metricsListen) {
-        return new NbdConfig(
-                "127.0.0.1",
-                0,
-                null,
-                2,
-                2,
-                List.of(NbdConfig.ExportConfig.file("disk", "acme", 1L << 20, false, dir.resolve("disk.img"))),
-                NbdConfig.AdmissionSettings.DEFAULTS.withEnabled(admission),
-                new NbdConfig.LoopSettings(null, null, 100, null, 20, null, null, null, metricsListen));
+        return NbdConfig.builder()
+                .address("127.0.0.1")
+                .port(0)
+                .eventLoopThreads(2)
+                .fileIoThreads(2)
+                .exports(NbdConfig.ExportConfig.file("disk", "acme", 1L << 20, false, dir.resolve("disk.img")))
+                .admission(
+                        NbdConfig.AdmissionSettings.builder().enabled(admission).build())
+                .loop(NbdConfig.LoopSettings.builder()
+                        .metricsPeriodMillis(100)
+                        .healthCheckPeriodMillis(20)
+                        .metricsListen(metricsListen)
+                        .build())
+                .build();
     }
 
     private static HttpResponse<String> get(URI uri) throws IOException, InterruptedException {
@@ -136,8 +140,9 @@ class MetricsEndpointTest {
                 .anySatisfy(p -> assertThat(p).startsWith("loop.metricsListen: \"nowhere\" (expected: HOST:PORT"));
         assertThat(config(false, "127.0.0.1:70000").problems())
                 .anySatisfy(p -> assertThat(p).contains("loop.metricsListen"));
-        assertThat(config(false, "127.0.0.1:10809")
-                        .withListen("127.0.0.1", 10809)
+        assertThat(config(false, "127.0.0.1:10809").toBuilder()
+                        .port(10809)
+                        .build()
                         .problems())
                 .anySatisfy(p -> assertThat(p).startsWith("loop.metricsListen: \"127.0.0.1:10809\" is the NBD port"));
         try (ServerSocket taken = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {

@@ -155,9 +155,11 @@ class ProvisionedBaselineTest {
                 .isEmpty();
         assertThatThrownBy(() -> NbdServer.start(
                         parse("exports: [{name: d, file: /nonexistent/f, size: 1GiB," + " baseline: {iops: 10000000}}]")
-                                .withAdmission(parse("admission: {enabled: true, iops: 1000}\n"
+                                .toBuilder()
+                                .admission(parse("admission: {enabled: true, iops: 1000}\n"
                                                 + "exports: [{name: d, file: f}]")
-                                        .admission())))
+                                        .admission())
+                                .build()))
                 .as("admission switched on later (--admission on) is checked at start")
                 .hasMessageContaining("exports[0].baseline: 10000000 IOPS is 1000000 % of admission's budget");
     }

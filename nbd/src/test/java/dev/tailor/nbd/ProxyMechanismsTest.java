@@ -9,7 +9,6 @@ import dev.tailor.testkit.Await;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -48,19 +47,34 @@ class ProxyMechanismsTest {
         // budget), so that its baseline, which admits at once what it covers, covers none of them
         // however slowly the machine runs the copy (with a fair share it covers all once the copy
         // takes more than half a second).
-        NbdConfig config = new NbdConfig(
-                "127.0.0.1",
-                0,
-                null,
-                2,
-                2,
-                List.of(
+        NbdConfig config = NbdConfig.builder()
+                .address("127.0.0.1")
+                .port(0)
+                .eventLoopThreads(2)
+                .fileIoThreads(2)
+                .exports(
                         NbdConfig.ExportConfig.file("copy", "acme", 16L << 20, false, dir.resolve("copy.img"))
-                                .withBaseline(new NbdConfig.Baseline(17.0, null)),
-                        NbdConfig.ExportConfig.file("other", "globex", 16L << 20, false, dir.resolve("other.img"))),
-                new NbdConfig.AdmissionSettings(
-                        admission, 2e8, null, new ByteSize(4L << 20), new ByteSize(1L << 20), 4096),
-                new NbdConfig.LoopSettings(loop, null, 100, metrics, 20, 1_000, 20, 2));
+                                .toBuilder()
+                                .baseline(new NbdConfig.Baseline(17.0, null))
+                                .build(),
+                        NbdConfig.ExportConfig.file("other", "globex", 16L << 20, false, dir.resolve("other.img")))
+                .admission(NbdConfig.AdmissionSettings.builder()
+                        .enabled(admission)
+                        .capacityCostUnitsPerSecond(2e8)
+                        .segmentSize(new ByteSize(4L << 20))
+                        .blockSize(new ByteSize(1L << 20))
+                        .queueCapacityPerSegment(4096)
+                        .build())
+                .loop(NbdConfig.LoopSettings.builder()
+                        .mode(loop)
+                        .metricsPeriodMillis(100)
+                        .metricsFile(metrics)
+                        .healthCheckPeriodMillis(20)
+                        .maintenancePeriodMicros(1_000)
+                        .maintenanceBusyMicros(20)
+                        .maintenanceTasks(2)
+                        .build())
+                .build();
         byte[] data = new byte[16 << 20];
         new Random(7).nextBytes(data);
         Path source = Files.write(dir.resolve("source.img"), data);

@@ -10,7 +10,6 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -22,12 +21,22 @@ class StartFailureTest {
     Path dir;
 
     private static NbdConfig config(NbdConfig.ExportConfig... exports) {
-        return new NbdConfig("127.0.0.1", 0, null, 1, 1, List.of(exports));
+        return NbdConfig.builder()
+                .address("127.0.0.1")
+                .port(0)
+                .eventLoopThreads(1)
+                .fileIoThreads(1)
+                .exports(exports)
+                .build();
     }
 
     private static NbdConfig.ExportConfig file(String name, Long sizeBytes, Path file) {
-        return new NbdConfig.ExportConfig(
-                name, "acme", null, sizeBytes == null ? null : new ByteSize(sizeBytes), false, file, null);
+        return NbdConfig.ExportConfig.builder()
+                .name(name)
+                .tenant("acme")
+                .size(sizeBytes == null ? null : new ByteSize(sizeBytes))
+                .file(file)
+                .build();
     }
 
     @Test
@@ -53,8 +62,9 @@ class StartFailureTest {
     void addressTaken_filesCreatedByThisStartAreRemoved() throws Exception {
         Path created = dir.resolve("created.img");
         try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            NbdConfig config = new NbdConfig(
-                    "127.0.0.1", taken.getLocalPort(), null, 1, 1, List.of(file("created", 1L << 20, created)));
+            NbdConfig config = config(file("created", 1L << 20, created)).toBuilder()
+                    .port(taken.getLocalPort())
+                    .build();
             assertThatThrownBy(() -> NbdServer.start(config))
                     .isInstanceOf(IOException.class)
                     .hasMessageContaining("cannot listen on 127.0.0.1:" + taken.getLocalPort());

@@ -11,12 +11,24 @@ final class TestServers {
     private TestServers() {}
 
     static NbdConfig config(NbdConfig.Limits limits, NbdConfig.ExportConfig... exports) {
-        return new NbdConfig("127.0.0.1", 0, limits, 2, 2, List.of(exports));
+        return NbdConfig.builder()
+                .address("127.0.0.1")
+                .port(0)
+                .limits(limits)
+                .eventLoopThreads(2)
+                .fileIoThreads(2)
+                .exports(exports)
+                .build();
     }
 
     /** An export config whose backend the test supplies (the file is never opened). */
     static NbdConfig.ExportConfig export(String name, boolean readOnly) {
-        return new NbdConfig.ExportConfig(name, "test", null, null, readOnly, Path.of("unused"), null);
+        return NbdConfig.ExportConfig.builder()
+                .name(name)
+                .tenant("test")
+                .readOnly(readOnly)
+                .file(Path.of("unused"))
+                .build();
     }
 
     /** A server whose exports are the given backends, by name, in order. */

@@ -155,7 +155,9 @@ class TlsConfigTest {
         Path image = dir.resolve("never-created.img");
         NbdConfig config = TestServers.config(
                         NbdConfig.Limits.DEFAULTS, NbdConfig.ExportConfig.file("disk", "acme", 1 << 20, false, image))
-                .withTls(new NbdConfig.TlsSettings("require", dir.resolve("nowhere"), false));
+                .toBuilder()
+                .tls(new NbdConfig.TlsSettings("require", dir.resolve("nowhere"), false))
+                .build();
         assertThatThrownBy(() -> NbdServer.start(config))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("tls.certificates: " + dir.resolve("nowhere") + " does not exist");

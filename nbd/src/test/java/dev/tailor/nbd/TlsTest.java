@@ -63,7 +63,9 @@ class TlsTest {
                         NbdConfig.Limits.DEFAULTS,
                         NbdConfig.ExportConfig.file(
                                 "disk", "acme", SIZE_BYTES, false, dir.resolve(mode + verifyPeer + ".img")))
-                .withTls(new NbdConfig.TlsSettings(mode, serverCertificates, verifyPeer));
+                .toBuilder()
+                .tls(new NbdConfig.TlsSettings(mode, serverCertificates, verifyPeer))
+                .build();
         return NbdServer.start(socket == null ? config : config.withUnix(socket.toString(), true));
     }
 

@@ -1,0 +1,98 @@
+package dev.tailor.nbd;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+
+/** The builders: unset fields take the defaults a config file gets, and what they build is checked at start. */
+class NbdConfigBuilderTest {
+
+    private static final NbdConfig.ExportConfig DISK =
+            NbdConfig.ExportConfig.file("disk", "acme", 1L << 20, false, Path.of("/tmp/disk.img"));
+
+    @Test
+    void unsetFields_takeTheDefaultsOfAConfigFile() {
+        NbdConfig built = NbdConfig.builder().exports(DISK).build();
+        NbdConfig read = NbdConfigFiles.parse(
+                "exports: [{name: disk, tenant: acme, file: /tmp/disk.img, size: 1MiB}]", "test.yaml", Path.of("/"));
+        assertThat(built).isEqualTo(read);
+        assertThat(built.address()).isEqualTo("127.0.0.1");
+        assertThat(built.port()).isEqualTo(NbdConfig.DEFAULT_PORT);
+        assertThat(built.fileIoThreads()).isEqualTo(8);
+        assertThat(built.limits()).isEqualTo(NbdConfig.Limits.DEFAULTS);
+        assertThat(built.admission()).isEqualTo(NbdConfig.AdmissionSettings.DEFAULTS);
+        assertThat(built.loop()).isEqualTo(NbdConfig.LoopSettings.DEFAULTS);
+        assertThat(built.tls()).isEqualTo(NbdConfig.TlsSettings.DEFAULTS);
+    }
+
+    @Test
+    void defaults_areTodaysValues() {
+        NbdConfig.Limits limits = NbdConfig.Limits.builder().build();
+        assertThat(limits.maxRequestSize().bytes()).isEqualTo(32L << 20);
+        assertThat(limits.maxInFlightPerConnection().bytes()).isEqualTo(64L << 20);
+        assertThat(limits.maxInFlightRequestsPerConnection()).isEqualTo(256);
+        assertThat(limits.maxConnections()).isEqualTo(256);
+        assertThat(limits.maxHandshakes()).isEqualTo(64);
+        assertThat(limits.handshakeTimeoutSeconds()).isEqualTo(10.0);
+        assertThat(limits.idleTimeoutSeconds()).isZero();
+        assertThat(limits.maxConnectionsPerAddress()).isEqualTo(192);
+        // Defaults derived from another field follow it when it is set.
+        NbdConfig.Limits few = NbdConfig.Limits.builder().maxConnections(8).build();
+        assertThat(few.maxHandshakes()).isEqualTo(8);
+        assertThat(few.maxConnectionsPerAddress()).isEqualTo(6);
+
+        NbdConfig.LoopSettings loop = NbdConfig.LoopSettings.builder().build();
+        assertThat(loop).isEqualTo(new NbdConfig.LoopSettings("priority", 1_000, 1_000, null, 100, 1_000, 0, 1, null));
+
+        NbdConfig.AdmissionSettings admission =
+                NbdConfig.AdmissionSettings.builder().build();
+        assertThat(admission.enabled()).isFalse();
+        assertThat(admission.variant()).isEqualTo(NbdConfig.AdmissionSettings.VARIANT_TAILOR);
+        assertThat(admission.capacityCostUnitsPerSecond()).isEqualTo(1e9);
+        assertThat(admission.reserveFraction()).isEqualTo(0.2);
+        assertThat(admission.segmentSize().bytes()).isEqualTo(32L << 30);
+        assertThat(admission.blockSize().bytes()).isEqualTo(1L << 20);
+        assertThat(admission.queueCapacityPerSegment()).isEqualTo(64);
+
+        NbdConfig.ExportConfig export = NbdConfig.ExportConfig.builder()
+                .name("d")
+                .file(Path.of("d.img"))
+                .build();
+        assertThat(export.tenant()).isEqualTo("default");
+        assertThat(export.readOnly()).isFalse();
+        assertThat(export.baseline()).isNull();
+    }
+
+    @Test
+    void toBuilder_changesOnlyWhatIsSet() {
+        NbdConfig config = NbdConfig.builder().port(0).exports(DISK).build();
+        NbdConfig changed = config.toBuilder().fileIoThreads(2).build();
+        assertThat(changed.fileIoThreads()).isEqualTo(2);
+        assertThat(changed.toBuilder().fileIoThreads(8).build()).isEqualTo(config);
+        NbdConfig.AdmissionSettings budget = NbdConfig.AdmissionSettings.DEFAULTS.toBuilder()
+                .capacityCostUnitsPerSecond(null)
+                .iops(1000.0)
+                .build();
+        assertThat(budget.budgetInOperatorUnits()).isTrue();
+        assertThat(budget.reserveFraction()).isEqualTo(0.2);
+    }
+
+    @Test
+    void builtValues_areCheckedAtStart_namingTheField() {
+        NbdConfig config = NbdConfig.builder()
+                .port(0)
+                .limits(NbdConfig.Limits.builder().maxConnections(0).build())
+                .loop(NbdConfig.LoopSettings.builder().mode("lifo").build())
+                .exports(DISK)
+                .build();
+        assertThat(config.problems())
+                .anySatisfy(p -> assertThat(p).startsWith("limits.maxConnections: 0 (expected:"))
+                .anySatisfy(p -> assertThat(p).startsWith("loop.mode: \"lifo\""));
+        assertThatThrownBy(() -> NbdServer.start(config))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("limits.maxConnections: 0")
+                .hasMessageContaining("loop.mode");
+    }
+}
