@@ -243,10 +243,10 @@ public record ControllerConfig(
             windowSeconds = windowSeconds == null ? 30.0 : windowSeconds;
             delayWindowSeconds = delayWindowSeconds == null ? 300.0 : delayWindowSeconds;
             queries = queries == null ? Queries.builder().build() : queries;
-            labels = labels == null ? new Labels(null, null, null, null, null, null) : labels;
+            labels = labels == null ? Labels.DEFAULTS : labels;
             delayTargetPrefix = delayTargetPrefix == null ? "path_" : delayTargetPrefix;
             delayOneWayFraction = delayOneWayFraction == null ? 0.5 : delayOneWayFraction;
-            tls = tls == null ? new Tls(null, null) : tls;
+            tls = tls == null ? Tls.DEFAULTS : tls;
             headers = headers == null ? Map.of() : Map.copyOf(new java.util.TreeMap<>(headers));
         }
 
@@ -406,6 +406,9 @@ public record ControllerConfig(
      *                           the answers)
      */
     public record Tls(String caFile, Boolean insecureSkipVerify) {
+        /** The JVM's trusted CAs and the host name checked. */
+        public static final Tls DEFAULTS = new Tls(null, false);
+
         public Tls {
             insecureSkipVerify = insecureSkipVerify != null && insecureSkipVerify;
         }
@@ -504,6 +507,9 @@ public record ControllerConfig(
             String destinationWorkloadNamespace,
             String delayFromNode,
             String delayTarget) {
+        /** Istio's and kubenurse's label names. */
+        public static final Labels DEFAULTS = builder().build();
+
         public Labels {
             namespace = namespace == null ? "namespace" : namespace;
             pod = pod == null ? "pod" : pod;
@@ -513,6 +519,84 @@ public record ControllerConfig(
                     : destinationWorkloadNamespace;
             delayFromNode = delayFromNode == null ? "node" : delayFromNode;
             delayTarget = delayTarget == null ? "type" : delayTarget;
+        }
+
+        /** A builder with every field unset: {@link Builder#build} gives the defaults. */
+        public static Builder builder() {
+            return new Builder();
+        }
+
+        /** A builder starting from this configuration's values. */
+        public Builder toBuilder() {
+            return new Builder(this);
+        }
+
+        /**
+         * Builds {@link Labels} by field name; a field left unset, or set to {@code null}, takes its default in
+         * the canonical constructor.
+         */
+        public static final class Builder {
+            private String namespace;
+            private String pod;
+            private String destinationWorkload;
+            private String destinationWorkloadNamespace;
+            private String delayFromNode;
+            private String delayTarget;
+
+            private Builder() {}
+
+            private Builder(Labels from) {
+                namespace = from.namespace;
+                pod = from.pod;
+                destinationWorkload = from.destinationWorkload;
+                destinationWorkloadNamespace = from.destinationWorkloadNamespace;
+                delayFromNode = from.delayFromNode;
+                delayTarget = from.delayTarget;
+            }
+
+            /** {@link Labels#namespace}. */
+            public Builder namespace(String value) {
+                namespace = value;
+                return this;
+            }
+
+            /** {@link Labels#pod}. */
+            public Builder pod(String value) {
+                pod = value;
+                return this;
+            }
+
+            /** {@link Labels#destinationWorkload}. */
+            public Builder destinationWorkload(String value) {
+                destinationWorkload = value;
+                return this;
+            }
+
+            /** {@link Labels#destinationWorkloadNamespace}. */
+            public Builder destinationWorkloadNamespace(String value) {
+                destinationWorkloadNamespace = value;
+                return this;
+            }
+
+            /** {@link Labels#delayFromNode}. */
+            public Builder delayFromNode(String value) {
+                delayFromNode = value;
+                return this;
+            }
+
+            /** {@link Labels#delayTarget}. */
+            public Builder delayTarget(String value) {
+                delayTarget = value;
+                return this;
+            }
+
+            /**
+             * The label names, each left unset at its default.
+             */
+            public Labels build() {
+                return new Labels(
+                        namespace, pod, destinationWorkload, destinationWorkloadNamespace, delayFromNode, delayTarget);
+            }
         }
     }
 

@@ -119,4 +119,19 @@ class ConfigFilesTest {
         String block = docs.substring(start, docs.indexOf("```", start));
         org.assertj.core.api.Assertions.assertThat(example).endsWith(block);
     }
+
+    @Test
+    void labelsAndTls_unset_takeIstiosNamesAndTheJvmsTrust() {
+        ControllerConfig.Prometheus read = ConfigFiles.parse("prometheus: {url: 'http://p:9090'}\n", "heart.yaml")
+                .prometheus();
+        assertThat(read.labels())
+                .isEqualTo(ControllerConfig.Labels.builder().build())
+                .isEqualTo(new ControllerConfig.Labels(
+                        "namespace", "pod", "destination_workload", "destination_workload_namespace", "node", "type"));
+        assertThat(read.tls()).isEqualTo(ControllerConfig.Tls.DEFAULTS);
+        ControllerConfig.Labels renamed =
+                read.labels().toBuilder().namespace("kubernetes_namespace").build();
+        assertThat(renamed.namespace()).isEqualTo("kubernetes_namespace");
+        assertThat(renamed.toBuilder().namespace(null).build()).isEqualTo(read.labels());
+    }
 }
