@@ -55,7 +55,23 @@ public final class ClusterRuns {
             Double warmupSeconds,
             Double durationSeconds,
             String network) {
-        ClusterScenario variant = base.with(seed, model, warmupSeconds, durationSeconds, network);
+        ClusterScenario.Builder builder = base.toBuilder();
+        if (seed != null) {
+            builder.seed(seed);
+        }
+        if (model != null) {
+            builder.cpuModel(model);
+        }
+        if (warmupSeconds != null) {
+            builder.warmupSeconds(warmupSeconds);
+        }
+        if (durationSeconds != null) {
+            builder.durationSeconds(durationSeconds);
+        }
+        if (network != null) {
+            builder.network(network);
+        }
+        ClusterScenario variant = builder.build();
         List<String> problems = variant.problems();
         if (!problems.isEmpty()) {
             throw new LabException(String.join("; ", problems)

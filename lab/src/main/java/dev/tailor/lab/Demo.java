@@ -125,7 +125,7 @@ public final class Demo {
         SimulationOutput.foldedWarnings(results).forEach(w -> err.println("tailor: warning: " + w));
         TextTable comparison = comparisonTable(results);
         StorageScenario storageScenario =
-                StorageRuns.variant(StorageRuns.load(STORAGE_SCENARIO), null, null, STORAGE_SECONDS);
+                StorageRuns.checked(StorageRuns.load(STORAGE_SCENARIO).withDuration(STORAGE_SECONDS));
         StorageSetup storageSetup = StorageRuns.setup(storageScenario, relative -> {
             throw new LabException("the demo's storage scenario reads no data files (asked for " + relative + ")");
         });

@@ -47,7 +47,23 @@ public final class StorageRuns {
      */
     public static StorageScenario variant(
             StorageScenario base, Long seed, Double warmupSeconds, Double durationSeconds) {
-        StorageScenario variant = base.with(seed, warmupSeconds, durationSeconds);
+        StorageScenario.Builder builder = base.toBuilder();
+        if (seed != null) {
+            builder.seed(seed);
+        }
+        if (warmupSeconds != null) {
+            builder.warmupSeconds(warmupSeconds);
+        }
+        StorageScenario variant = builder.build();
+        return checked(durationSeconds == null ? variant : variant.withDuration(durationSeconds));
+    }
+
+    /**
+     * {@code scenario}, checked.
+     *
+     * @throws LabException (exit 2) with every problem, named by its option ({@code --warmup-seconds})
+     */
+    public static StorageScenario checked(StorageScenario variant) {
         List<String> problems = variant.problems();
         if (!problems.isEmpty()) {
             throw new LabException(String.join("; ", problems)

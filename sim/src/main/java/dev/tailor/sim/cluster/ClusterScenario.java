@@ -346,34 +346,6 @@ public record ClusterScenario(
         events = events == null ? List.of() : java.util.Collections.unmodifiableList(new ArrayList<>(events));
     }
 
-    /** A copy with other settings for one run (a {@code null} argument keeps the scenario's value). */
-    public ClusterScenario with(
-            Long newSeed, CpuModel newCpuModel, Double newWarmupSeconds, Double newDurationSeconds, String newNetwork) {
-        return new ClusterScenario(
-                name,
-                description,
-                newSeed == null ? seed : newSeed,
-                rps,
-                newWarmupSeconds == null ? warmupSeconds : newWarmupSeconds,
-                newDurationSeconds == null ? durationSeconds : newDurationSeconds,
-                timeoutSeconds,
-                newCpuModel == null ? cpuModel : newCpuModel,
-                cfsPeriodMillis,
-                callCostCv,
-                replicaCostVariation,
-                linkJitter,
-                scrapeIntervalSeconds,
-                nodes,
-                components,
-                entry,
-                replicasPerNode,
-                cpuLimitCores,
-                networks,
-                newNetwork == null ? network : newNetwork,
-                rpsProfile,
-                events);
-    }
-
     /** {@code override} if given, else this scenario's warm-up. */
     public double warmupSecondsOr(Double override) {
         return override != null ? override : warmupSeconds;
@@ -687,6 +659,234 @@ public record ClusterScenario(
                 return quote(text) + " (expected: a count in [0, 1000])";
             }
             return null;
+        }
+    }
+
+    /** A builder with every field unset: {@link #build} gives the defaults. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** A builder starting from this configuration's values. */
+    public Builder toBuilder() {
+        return new Builder(this);
+    }
+
+    /**
+     * Builds a {@link ClusterScenario} by field name; a field left unset, or set to {@code null}, takes its default in the
+     * canonical constructor (the one place the defaults are set, and the constructor the scenario files are read with).
+     */
+    public static final class Builder {
+        private String name;
+        private String description;
+        private Long seed;
+        private List<Double> rps;
+        private Double warmupSeconds;
+        private Double durationSeconds;
+        private Double timeoutSeconds;
+        private CpuModel cpuModel;
+        private Double cfsPeriodMillis;
+        private Double callCostCv;
+        private Double replicaCostVariation;
+        private Double linkJitter;
+        private Double scrapeIntervalSeconds;
+        private List<NodeSpec> nodes;
+        private List<ComponentSpec> components;
+        private String entry;
+        private Integer replicasPerNode;
+        private Double cpuLimitCores;
+        private Map<String, NetworkSpec> networks;
+        private String network;
+        private List<RatePoint> rpsProfile;
+        private List<EventSpec> events;
+
+        private Builder() {}
+
+        private Builder(ClusterScenario from) {
+            name = from.name;
+            description = from.description;
+            seed = from.seed;
+            rps = from.rps;
+            warmupSeconds = from.warmupSeconds;
+            durationSeconds = from.durationSeconds;
+            timeoutSeconds = from.timeoutSeconds;
+            cpuModel = from.cpuModel;
+            cfsPeriodMillis = from.cfsPeriodMillis;
+            callCostCv = from.callCostCv;
+            replicaCostVariation = from.replicaCostVariation;
+            linkJitter = from.linkJitter;
+            scrapeIntervalSeconds = from.scrapeIntervalSeconds;
+            nodes = from.nodes;
+            components = from.components;
+            entry = from.entry;
+            replicasPerNode = from.replicasPerNode;
+            cpuLimitCores = from.cpuLimitCores;
+            networks = from.networks;
+            network = from.network;
+            rpsProfile = from.rpsProfile;
+            events = from.events;
+        }
+
+        /** {@link ClusterScenario#name}. */
+        public Builder name(String value) {
+            name = value;
+            return this;
+        }
+
+        /** {@link ClusterScenario#description}. */
+        public Builder description(String value) {
+            description = value;
+            return this;
+        }
+
+        /** {@link ClusterScenario#seed}. */
+        public Builder seed(Long value) {
+            seed = value;
+            return this;
+        }
+
+        /** {@link ClusterScenario#rps}. */
+        public Builder rps(List<Double> value) {
+            rps = value;
+            return this;
+        }
+
+        /** {@link ClusterScenario#warmupSeconds}. */
+        public Builder warmupSeconds(Double value) {
+            warmupSeconds = value;
+            return this;
+        }
+
+        /** {@link ClusterScenario#durationSeconds}. */
+        public Builder durationSeconds(Double value) {
+            durationSeconds = value;
+            return this;
+        }
+
+        /** {@link ClusterScenario#timeoutSeconds}. */
+        public Builder timeoutSeconds(Double value) {
+            timeoutSeconds = value;
+            return this;
+        }
+
+        /** {@link ClusterScenario#cpuModel}. */
+        public Builder cpuModel(CpuModel value) {
+            cpuModel = value;
+            return this;
+        }
+
+        /** {@link ClusterScenario#cfsPeriodMillis}. */
+        public Builder cfsPeriodMillis(Double value) {
+            cfsPeriodMillis = value;
+            return this;
+        }
+
+        /** {@link ClusterScenario#callCostCv}. */
+        public Builder callCostCv(Double value) {
+            callCostCv = value;
+            return this;
+        }
+
+        /** {@link ClusterScenario#replicaCostVariation}. */
+        public Builder replicaCostVariation(Double value) {
+            replicaCostVariation = value;
+            return this;
+        }
+
+        /** {@link ClusterScenario#linkJitter}. */
+        public Builder linkJitter(Double value) {
+            linkJitter = value;
+            return this;
+        }
+
+        /** {@link ClusterScenario#scrapeIntervalSeconds}. */
+        public Builder scrapeIntervalSeconds(Double value) {
+            scrapeIntervalSeconds = value;
+            return this;
+        }
+
+        /** {@link ClusterScenario#nodes}. */
+        public Builder nodes(List<NodeSpec> value) {
+            nodes = value;
+            return this;
+        }
+
+        /** {@link ClusterScenario#components}. */
+        public Builder components(List<ComponentSpec> value) {
+            components = value;
+            return this;
+        }
+
+        /** {@link ClusterScenario#entry}. */
+        public Builder entry(String value) {
+            entry = value;
+            return this;
+        }
+
+        /** {@link ClusterScenario#replicasPerNode}. */
+        public Builder replicasPerNode(Integer value) {
+            replicasPerNode = value;
+            return this;
+        }
+
+        /** {@link ClusterScenario#cpuLimitCores}. */
+        public Builder cpuLimitCores(Double value) {
+            cpuLimitCores = value;
+            return this;
+        }
+
+        /** {@link ClusterScenario#networks}. */
+        public Builder networks(Map<String, NetworkSpec> value) {
+            networks = value;
+            return this;
+        }
+
+        /** {@link ClusterScenario#network}. */
+        public Builder network(String value) {
+            network = value;
+            return this;
+        }
+
+        /** {@link ClusterScenario#rpsProfile}. */
+        public Builder rpsProfile(List<RatePoint> value) {
+            rpsProfile = value;
+            return this;
+        }
+
+        /** {@link ClusterScenario#events}. */
+        public Builder events(List<EventSpec> value) {
+            events = value;
+            return this;
+        }
+
+        /**
+         * The scenario, each field left unset at its default. Its values are checked as a scenario file's are, by
+         * {@link ClusterScenario#problems()}, which names every invalid field at once.
+         */
+        public ClusterScenario build() {
+            return new ClusterScenario(
+                    name,
+                    description,
+                    seed,
+                    rps,
+                    warmupSeconds,
+                    durationSeconds,
+                    timeoutSeconds,
+                    cpuModel,
+                    cfsPeriodMillis,
+                    callCostCv,
+                    replicaCostVariation,
+                    linkJitter,
+                    scrapeIntervalSeconds,
+                    nodes,
+                    components,
+                    entry,
+                    replicasPerNode,
+                    cpuLimitCores,
+                    networks,
+                    network,
+                    rpsProfile,
+                    events);
         }
     }
 }

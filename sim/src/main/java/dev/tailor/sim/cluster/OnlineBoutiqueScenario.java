@@ -187,29 +187,19 @@ public final class OnlineBoutiqueScenario {
                 ? "OnlineBoutique (TraStrainer data, Jaeger call mix, AWS ping delays) on 5 heterogeneous workers"
                 : name + " (metrics of " + options.metricsDir() + ", entry " + entry + ", Jaeger call mix, AWS ping"
                         + " delays) on 5 heterogeneous workers";
-        ClusterScenario scenario = new ClusterScenario(
-                name,
-                description,
-                20250701L,
-                rps,
-                120.0,
-                600.0,
-                30.0,
-                ClusterScenario.CpuModel.FLUID,
-                100.0,
-                0.5,
-                0.12,
-                0.1,
-                15.0,
-                nodes,
-                components,
-                entry,
-                1,
-                limitCores,
-                networks,
-                "A",
-                null,
-                null);
+        // The run's constants are the scenario defaults (120 s warm-up, 600 s, fluid CPU model, ...).
+        ClusterScenario scenario = ClusterScenario.builder()
+                .name(name)
+                .description(description)
+                .seed(20250701L)
+                .rps(rps)
+                .nodes(nodes)
+                .components(components)
+                .entry(entry)
+                .cpuLimitCores(limitCores)
+                .networks(networks)
+                .network("A")
+                .build();
         List<String> problems = scenario.problems();
         if (!problems.isEmpty()) {
             throw new IllegalArgumentException(

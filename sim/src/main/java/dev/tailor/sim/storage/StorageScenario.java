@@ -170,7 +170,99 @@ public record StorageScenario(
         }
 
         /** Every default. */
-        public static final AdmissionSpec DEFAULTS = new AdmissionSpec(null, null, null, null, null, null, null);
+        public static final AdmissionSpec DEFAULTS = builder().build();
+
+        /** A builder with every field unset: {@link #build} gives the defaults. */
+        public static Builder builder() {
+            return new Builder();
+        }
+
+        /** A builder starting from this configuration's values. */
+        public Builder toBuilder() {
+            return new Builder(this);
+        }
+
+        /**
+         * Builds an {@link AdmissionSpec} by field name; a field left unset, or set to {@code null}, takes its default in the
+         * canonical constructor (the one place the defaults are set, and the constructor the scenario files are read with).
+         */
+        public static final class Builder {
+            private Double capacityFraction;
+            private Double reserveFraction;
+            private Integer queueCapacityPerSegment;
+            private Integer windowIntervals;
+            private Integer recoveryWindows;
+            private Double hotThresholdRatio;
+            private Integer callsPerInterval;
+
+            private Builder() {}
+
+            private Builder(AdmissionSpec from) {
+                capacityFraction = from.capacityFraction;
+                reserveFraction = from.reserveFraction;
+                queueCapacityPerSegment = from.queueCapacityPerSegment;
+                windowIntervals = from.windowIntervals;
+                recoveryWindows = from.recoveryWindows;
+                hotThresholdRatio = from.hotThresholdRatio;
+                callsPerInterval = from.callsPerInterval;
+            }
+
+            /** {@link AdmissionSpec#capacityFraction}. */
+            public Builder capacityFraction(Double value) {
+                capacityFraction = value;
+                return this;
+            }
+
+            /** {@link AdmissionSpec#reserveFraction}. */
+            public Builder reserveFraction(Double value) {
+                reserveFraction = value;
+                return this;
+            }
+
+            /** {@link AdmissionSpec#queueCapacityPerSegment}. */
+            public Builder queueCapacityPerSegment(Integer value) {
+                queueCapacityPerSegment = value;
+                return this;
+            }
+
+            /** {@link AdmissionSpec#windowIntervals}. */
+            public Builder windowIntervals(Integer value) {
+                windowIntervals = value;
+                return this;
+            }
+
+            /** {@link AdmissionSpec#recoveryWindows}. */
+            public Builder recoveryWindows(Integer value) {
+                recoveryWindows = value;
+                return this;
+            }
+
+            /** {@link AdmissionSpec#hotThresholdRatio}. */
+            public Builder hotThresholdRatio(Double value) {
+                hotThresholdRatio = value;
+                return this;
+            }
+
+            /** {@link AdmissionSpec#callsPerInterval}. */
+            public Builder callsPerInterval(Integer value) {
+                callsPerInterval = value;
+                return this;
+            }
+
+            /**
+             * The admission settings, each field left unset at its default; checked with the scenario.
+             */
+            public AdmissionSpec build() {
+                return new AdmissionSpec(
+                        capacityFraction,
+                        reserveFraction,
+                        queueCapacityPerSegment,
+                        windowIntervals,
+                        recoveryWindows,
+                        hotThresholdRatio,
+                        callsPerInterval);
+            }
+        }
     }
 
     /**
@@ -283,43 +375,17 @@ public record StorageScenario(
     }
 
     /**
-     * A copy with another seed and run length (a {@code null} keeps the scenario's value); a new
-     * duration also replaces the mixes' own.
+     * This scenario run for {@code seconds}: its duration and every mix's, so that each scenario it runs as
+     * ({@link #mixScenarios()}) runs that long. Not checked; see {@link #problems()}.
      */
-    public StorageScenario with(Long newSeed, Double newWarmupSeconds, Double newDurationSeconds) {
-        List<MixSpec> newMixes = newDurationSeconds == null
-                ? mixes
-                : mixes.stream()
-                        .map(m -> m == null
-                                ? null
-                                : new MixSpec(
-                                        m.name(),
-                                        m.description(),
-                                        m.baseUtilizationPercent(),
-                                        null,
-                                        m.rates(),
-                                        m.tenants()))
-                        .toList();
-        return new StorageScenario(
-                name,
-                description,
-                newSeed == null ? seed : newSeed,
-                newWarmupSeconds == null ? warmupSeconds : newWarmupSeconds,
-                newDurationSeconds == null ? durationSeconds : newDurationSeconds,
-                drainSeconds,
-                intervalMillis,
-                backend,
-                proxies,
-                diskSizeBytes,
-                segmentSizeBytes,
-                blockSizeBytes,
-                baseUtilizationPercent,
-                traces,
-                rates,
-                burstMultipliers,
-                admission,
-                tenants,
-                newMixes);
+    public StorageScenario withDuration(double seconds) {
+        List<MixSpec> newMixes = mixes.stream()
+                .map(m -> m == null
+                        ? null
+                        : new MixSpec(
+                                m.name(), m.description(), m.baseUtilizationPercent(), null, m.rates(), m.tenants()))
+                .toList();
+        return toBuilder().durationSeconds(seconds).mixes(newMixes).build();
     }
 
     /**
@@ -724,5 +790,206 @@ public record StorageScenario(
 
     private static String quote(String value) {
         return value == null ? "missing" : "\"" + value + "\"";
+    }
+
+    /** A builder with every field unset: {@link #build} gives the defaults. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** A builder starting from this configuration's values. */
+    public Builder toBuilder() {
+        return new Builder(this);
+    }
+
+    /**
+     * Builds a {@link StorageScenario} by field name; a field left unset, or set to {@code null}, takes its default in the
+     * canonical constructor (the one place the defaults are set, and the constructor the scenario files are read with).
+     */
+    public static final class Builder {
+        private String name;
+        private String description;
+        private Long seed;
+        private Double warmupSeconds;
+        private Double durationSeconds;
+        private Double drainSeconds;
+        private Double intervalMillis;
+        private BackendSpec backend;
+        private Integer proxies;
+        private Long diskSizeBytes;
+        private Long segmentSizeBytes;
+        private Long blockSizeBytes;
+        private Double baseUtilizationPercent;
+        private Map<String, TraceSpec> traces;
+        private RatesSpec rates;
+        private List<Double> burstMultipliers;
+        private AdmissionSpec admission;
+        private List<TenantSpec> tenants;
+        private List<MixSpec> mixes;
+
+        private Builder() {}
+
+        private Builder(StorageScenario from) {
+            name = from.name;
+            description = from.description;
+            seed = from.seed;
+            warmupSeconds = from.warmupSeconds;
+            durationSeconds = from.durationSeconds;
+            drainSeconds = from.drainSeconds;
+            intervalMillis = from.intervalMillis;
+            backend = from.backend;
+            proxies = from.proxies;
+            diskSizeBytes = from.diskSizeBytes;
+            segmentSizeBytes = from.segmentSizeBytes;
+            blockSizeBytes = from.blockSizeBytes;
+            baseUtilizationPercent = from.baseUtilizationPercent;
+            traces = from.traces;
+            rates = from.rates;
+            burstMultipliers = from.burstMultipliers;
+            admission = from.admission;
+            tenants = from.tenants;
+            mixes = from.mixes;
+        }
+
+        /** {@link StorageScenario#name}. */
+        public Builder name(String value) {
+            name = value;
+            return this;
+        }
+
+        /** {@link StorageScenario#description}. */
+        public Builder description(String value) {
+            description = value;
+            return this;
+        }
+
+        /** {@link StorageScenario#seed}. */
+        public Builder seed(Long value) {
+            seed = value;
+            return this;
+        }
+
+        /** {@link StorageScenario#warmupSeconds}. */
+        public Builder warmupSeconds(Double value) {
+            warmupSeconds = value;
+            return this;
+        }
+
+        /** {@link StorageScenario#durationSeconds}. */
+        public Builder durationSeconds(Double value) {
+            durationSeconds = value;
+            return this;
+        }
+
+        /** {@link StorageScenario#drainSeconds}. */
+        public Builder drainSeconds(Double value) {
+            drainSeconds = value;
+            return this;
+        }
+
+        /** {@link StorageScenario#intervalMillis}. */
+        public Builder intervalMillis(Double value) {
+            intervalMillis = value;
+            return this;
+        }
+
+        /** {@link StorageScenario#backend}. */
+        public Builder backend(BackendSpec value) {
+            backend = value;
+            return this;
+        }
+
+        /** {@link StorageScenario#proxies}. */
+        public Builder proxies(Integer value) {
+            proxies = value;
+            return this;
+        }
+
+        /** {@link StorageScenario#diskSizeBytes}. */
+        public Builder diskSizeBytes(Long value) {
+            diskSizeBytes = value;
+            return this;
+        }
+
+        /** {@link StorageScenario#segmentSizeBytes}. */
+        public Builder segmentSizeBytes(Long value) {
+            segmentSizeBytes = value;
+            return this;
+        }
+
+        /** {@link StorageScenario#blockSizeBytes}. */
+        public Builder blockSizeBytes(Long value) {
+            blockSizeBytes = value;
+            return this;
+        }
+
+        /** {@link StorageScenario#baseUtilizationPercent}. */
+        public Builder baseUtilizationPercent(Double value) {
+            baseUtilizationPercent = value;
+            return this;
+        }
+
+        /** {@link StorageScenario#traces}. */
+        public Builder traces(Map<String, TraceSpec> value) {
+            traces = value;
+            return this;
+        }
+
+        /** {@link StorageScenario#rates}. */
+        public Builder rates(RatesSpec value) {
+            rates = value;
+            return this;
+        }
+
+        /** {@link StorageScenario#burstMultipliers}. */
+        public Builder burstMultipliers(List<Double> value) {
+            burstMultipliers = value;
+            return this;
+        }
+
+        /** {@link StorageScenario#admission}. */
+        public Builder admission(AdmissionSpec value) {
+            admission = value;
+            return this;
+        }
+
+        /** {@link StorageScenario#tenants}. */
+        public Builder tenants(List<TenantSpec> value) {
+            tenants = value;
+            return this;
+        }
+
+        /** {@link StorageScenario#mixes}. */
+        public Builder mixes(List<MixSpec> value) {
+            mixes = value;
+            return this;
+        }
+
+        /**
+         * The scenario, each field left unset at its default. Its values are checked as a scenario file's are, by
+         * {@link StorageScenario#problems()}, which names every invalid field at once.
+         */
+        public StorageScenario build() {
+            return new StorageScenario(
+                    name,
+                    description,
+                    seed,
+                    warmupSeconds,
+                    durationSeconds,
+                    drainSeconds,
+                    intervalMillis,
+                    backend,
+                    proxies,
+                    diskSizeBytes,
+                    segmentSizeBytes,
+                    blockSizeBytes,
+                    baseUtilizationPercent,
+                    traces,
+                    rates,
+                    burstMultipliers,
+                    admission,
+                    tenants,
+                    mixes);
+        }
     }
 }

@@ -10,12 +10,19 @@ class ClusterSimulationTest {
 
     /** paper-dag, scenario A, with a shorter measured period to keep the test quick. */
     private static ClusterScenario shortDag() {
-        return Scenarios.load("paper-dag").with(null, null, 120.0, 180.0, "A");
+        return Scenarios.load("paper-dag").toBuilder()
+                .warmupSeconds(120.0)
+                .durationSeconds(180.0)
+                .network("A")
+                .build();
     }
 
     @Test
     void run_sameSeed_sameResult() {
-        ClusterScenario scenario = Scenarios.load("paper-pairwise").with(null, null, 30.0, 60.0, null);
+        ClusterScenario scenario = Scenarios.load("paper-pairwise").toBuilder()
+                .warmupSeconds(30.0)
+                .durationSeconds(60.0)
+                .build();
         RunResult first = ClusterSimulation.run(scenario, "least-request", 200, HeartConfig.DEFAULTS, null);
         RunResult second = ClusterSimulation.run(scenario, "least-request", 200, HeartConfig.DEFAULTS, null);
         assertThat(second.latency()).isEqualTo(first.latency());
@@ -27,7 +34,11 @@ class ClusterSimulationTest {
     @org.junit.jupiter.params.provider.ValueSource(strings = {"prequal", "peak-ewma"})
     void run_peers_sameSeed_sameResult(String policy) {
         // The peers draw from the routing and probe streams only: a run is a pure function of its seed.
-        ClusterScenario scenario = Scenarios.load("paper-dag").with(null, null, 20.0, 40.0, "B");
+        ClusterScenario scenario = Scenarios.load("paper-dag").toBuilder()
+                .warmupSeconds(20.0)
+                .durationSeconds(40.0)
+                .network("B")
+                .build();
         RunResult first = ClusterSimulation.run(scenario, policy, 200, HeartConfig.DEFAULTS, null);
         RunResult second = ClusterSimulation.run(scenario, policy, 200, HeartConfig.DEFAULTS, null);
         assertThat(second.latency()).isEqualTo(first.latency());
@@ -37,17 +48,23 @@ class ClusterSimulationTest {
 
     @Test
     void run_otherSeed_otherResult() {
-        ClusterScenario scenario = Scenarios.load("paper-pairwise").with(null, null, 30.0, 60.0, null);
+        ClusterScenario scenario = Scenarios.load("paper-pairwise").toBuilder()
+                .warmupSeconds(30.0)
+                .durationSeconds(60.0)
+                .build();
         RunResult first = ClusterSimulation.run(scenario, "least-request", 200, HeartConfig.DEFAULTS, null);
         RunResult other = ClusterSimulation.run(
-                scenario.with(1L, null, null, null, null), "least-request", 200, HeartConfig.DEFAULTS, null);
+                scenario.toBuilder().seed(1L).build(), "least-request", 200, HeartConfig.DEFAULTS, null);
         assertThat(other.requests()).isNotEqualTo(first.requests());
     }
 
     @Test
     void policies_seeTheSameArrivals() {
         // Every policy of a comparison must face the same user requests.
-        ClusterScenario scenario = Scenarios.load("paper-pairwise").with(null, null, 30.0, 60.0, null);
+        ClusterScenario scenario = Scenarios.load("paper-pairwise").toBuilder()
+                .warmupSeconds(30.0)
+                .durationSeconds(60.0)
+                .build();
         long requests = ClusterSimulation.run(scenario, "default", 100, HeartConfig.DEFAULTS, null)
                 .requests();
         for (String policy : ClusterSimulation.policyNames()) {

@@ -84,7 +84,11 @@ class OnlineBoutiqueScenarioTest {
 
     @Test
     void heart_onRealCallGraph_beatsThePaperAndDefault_paperBalancesCpu() throws IOException {
-        ClusterScenario scenario = build().scenario().with(null, null, 60.0, 60.0, "A");
+        ClusterScenario scenario = build().scenario().toBuilder()
+                .warmupSeconds(60.0)
+                .durationSeconds(60.0)
+                .network("A")
+                .build();
         double rps = scenario.rps().get(1);
         RunResult heart = ClusterSimulation.run(scenario, "heart", rps, HeartConfig.DEFAULTS, null);
         RunResult paper = ClusterSimulation.run(scenario, "heart-paper", rps, HeartConfig.DEFAULTS, null);

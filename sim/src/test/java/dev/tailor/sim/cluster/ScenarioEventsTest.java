@@ -250,7 +250,11 @@ class ScenarioEventsTest {
         // Five nodes (pairwise), b on w1 crashes at 30 s for 60 s: the kube-proxy-like default keeps
         // sending it a fifth of the calls until its readiness probe fails (30 s later), none from 60 s
         // to 100 s (Ready again 10 s after the restart at 90 s); the lost calls come back as errors.
-        ClusterScenario base = Scenarios.load("paper-pairwise").with(null, null, 0.0, 150.0, "A");
+        ClusterScenario base = Scenarios.load("paper-pairwise").toBuilder()
+                .warmupSeconds(0.0)
+                .durationSeconds(150.0)
+                .network("A")
+                .build();
         String yaml = """
                 events: [{kind: replica-crash, node: w1, component: b, atSeconds: 30, durationSeconds: 60}]
                 """;
@@ -284,7 +288,13 @@ class ScenarioEventsTest {
     void replicaCrash_perRequestPolicies_loseFewerCallsThanTheRandomSplit() {
         // Least-request and peak-EWMA see their own calls pile up at the hung replica, Prequal sees its
         // probes go unanswered; the random split sends it a fifth of the calls until it is NotReady.
-        ClusterScenario scenario = withEvents(Scenarios.load("paper-pairwise").with(null, null, 0.0, 150.0, "A"), """
+        ClusterScenario scenario = withEvents(
+                Scenarios.load("paper-pairwise").toBuilder()
+                        .warmupSeconds(0.0)
+                        .durationSeconds(150.0)
+                        .network("A")
+                        .build(),
+                """
                 events: [{kind: replica-crash, node: w1, component: b, atSeconds: 30, durationSeconds: 60}]
                 """);
         long random = ClusterSimulation.run(scenario, "default", 100, HeartConfig.DEFAULTS, null)
@@ -298,7 +308,13 @@ class ScenarioEventsTest {
 
     @Test
     void replicaRestart_outOfTheEndpointsWhileDraining_thenBackCold() {
-        ClusterScenario scenario = withEvents(Scenarios.load("paper-pairwise").with(null, null, 0.0, 150.0, "A"), """
+        ClusterScenario scenario = withEvents(
+                Scenarios.load("paper-pairwise").toBuilder()
+                        .warmupSeconds(0.0)
+                        .durationSeconds(150.0)
+                        .network("A")
+                        .build(),
+                """
                 events: [{kind: replica-restart, node: w2, component: b, atSeconds: 30, durationSeconds: 20,
                           coldSeconds: 60, coldFactor: 3}]
                 """);
@@ -328,29 +344,7 @@ class ScenarioEventsTest {
                                 "nodes: [{name: w1, cores: 4, speedFactor: 1}, {name: w2, cores: 4, speedFactor: 1}]")
                         + eventsYaml,
                 "events.yaml");
-        ClusterScenario scenario = new ClusterScenario(
-                base.name(),
-                base.description(),
-                base.seed(),
-                base.rps(),
-                base.warmupSeconds(),
-                base.durationSeconds(),
-                base.timeoutSeconds(),
-                base.cpuModel(),
-                base.cfsPeriodMillis(),
-                base.callCostCv(),
-                base.replicaCostVariation(),
-                base.linkJitter(),
-                base.scrapeIntervalSeconds(),
-                base.nodes(),
-                base.components(),
-                base.entry(),
-                base.replicasPerNode(),
-                base.cpuLimitCores(),
-                base.networks(),
-                base.network(),
-                base.rpsProfile(),
-                events.events());
+        ClusterScenario scenario = base.toBuilder().events(events.events()).build();
         assertThat(scenario.problems()).isEmpty();
         return scenario;
     }

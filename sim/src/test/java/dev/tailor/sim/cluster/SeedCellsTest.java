@@ -23,12 +23,16 @@ class SeedCellsTest {
 
     @Test
     void of_gathersRunsPerCell_inOrder_summingCountsAndPoolingLatencies() {
-        ClusterScenario base = Scenarios.load("paper-pairwise").with(null, null, 5.0, 10.0, "A");
+        ClusterScenario base = Scenarios.load("paper-pairwise").toBuilder()
+                .warmupSeconds(5.0)
+                .durationSeconds(10.0)
+                .network("A")
+                .build();
         List<RunResult> runs = new ArrayList<>();
         for (String policy : List.of("least-request", "default")) {
             for (long seed = 1; seed <= 3; seed++) {
                 runs.add(ClusterSimulation.run(
-                        base.with(seed, null, null, null, null), policy, 100, HeartConfig.DEFAULTS, null));
+                        base.toBuilder().seed(seed).build(), policy, 100, HeartConfig.DEFAULTS, null));
             }
         }
         List<SeedCells.Cell> cells = SeedCells.of(runs);

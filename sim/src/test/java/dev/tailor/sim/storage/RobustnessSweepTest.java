@@ -41,9 +41,9 @@ class RobustnessSweepTest {
         assertThat(mixes.get(0).baseUtilizationPercent()).isEqualTo(50.0); // inherited
         assertThat(mixes.get(0).durationSeconds()).isEqualTo(20.0);
         assertThat(mixes.get(2).durationSeconds()).isEqualTo(30.0); // one-whale's own
-        assertThat(family.with(null, null, 5.0).mixScenarios()).allMatch(m -> m.durationSeconds() == 5.0);
+        assertThat(family.withDuration(5.0).mixScenarios()).allMatch(m -> m.durationSeconds() == 5.0);
         // A seed given on the command line reaches every mix.
-        assertThat(family.with(7L, null, null).mixScenarios()).allMatch(m -> m.seed() == 7L);
+        assertThat(family.toBuilder().seed(7L).build().mixScenarios()).allMatch(m -> m.seed() == 7L);
         // A scenario without mixes runs as itself.
         StorageScenario deployed = StorageScenarios.load("deployed-like");
         assertThat(deployed.mixScenarios()).containsExactly(deployed);

@@ -65,8 +65,10 @@ class StarvationPropertyTest {
                     commitmentRatio: 1
                 """, steadyLoad, hotTenants, perHot, multiplier);
         try {
-            StorageSetup setup = StorageSimulationTest.setup(
-                    StorageSimulationTest.scenario(yaml, tenants).with(null, 0.2, 0.6));
+            StorageSetup setup = StorageSimulationTest.setup(StorageSimulationTest.scenario(yaml, tenants).toBuilder()
+                    .warmupSeconds(0.2)
+                    .build()
+                    .withDuration(0.6));
             long[] waits = {0, 0, 0};
             StorageSimulation.run(setup, policy, null, new StorageRun.Observer() {
                 @Override

@@ -40,7 +40,10 @@ class StorageSimulationTest {
 
     /** burst-microbench at ×{@code multiplier}, shortened to {@code seconds} measured. */
     static StorageSetup microbench(double multiplier, double seconds) throws IOException {
-        StorageScenario s = StorageScenarios.load("burst-microbench").with(null, 1.0, seconds);
+        StorageScenario s = StorageScenarios.load("burst-microbench").toBuilder()
+                .warmupSeconds(1.0)
+                .build()
+                .withDuration(seconds);
         return setup(s).variants().stream()
                 .filter(v -> v.burstMultiplier() == multiplier)
                 .findFirst()
@@ -73,7 +76,10 @@ class StorageSimulationTest {
                   - name: only
                     requestsPerSecond: 1
                     synthetic: {readFraction: 0.7, sizeBytes: [4096, 65536]}
-                """).with(null, 0.0, 1.0);
+                """).toBuilder()
+                .warmupSeconds(0.0)
+                .build()
+                .withDuration(1.0);
         StorageSetup setup = setup(s);
         List<IoRequest> seen = new ArrayList<>();
         StorageSimulation.run(setup, "fifo", null, new StorageRun.Observer() {
@@ -236,8 +242,12 @@ class StorageSimulationTest {
         // static-cap leaving substantial capacity unused while ours leaves at most 5 %; reserve lending
         // is what the strict reserve (no-lending) lacks.
         SharedData.require("block_io");
-        StorageSetup setup =
-                StorageSetup.build(StorageScenarios.load("deployed-like").with(null, 1.0, 16.0), SharedData::require);
+        StorageSetup setup = StorageSetup.build(
+                StorageScenarios.load("deployed-like").toBuilder()
+                        .warmupSeconds(1.0)
+                        .build()
+                        .withDuration(16.0),
+                SharedData::require);
         StorageRunResult fifo = StorageSimulation.run(setup, "fifo", null);
         StorageRunResult ours = StorageSimulation.run(setup, "segment-admission", null);
         StorageRunResult cap = StorageSimulation.run(setup, "static-cap", null);
@@ -264,7 +274,7 @@ class StorageSimulationTest {
                     requestsPerSecond: 1
                     synthetic: {readFraction: 0.7, sizeBytes: [4096, 8192]}
                 """);
-        StorageSetup setup = setup(s.with(null, 0.2, 1.0));
+        StorageSetup setup = setup(s.toBuilder().warmupSeconds(0.2).build().withDuration(1.0));
         assertThat(setup.tenants()).extracting(StorageSetup.Tenant::proxy).containsExactly(0, 1, 0, 1);
         assertThat(setup.proxyCapacityCostUnitsPerSecond(0) + setup.proxyCapacityCostUnitsPerSecond(1))
                 .isCloseTo(1e9, org.assertj.core.data.Offset.offset(1.0));
