@@ -28,7 +28,7 @@ import org.openjdk.jmh.annotations.State;
  *       off), parallel;</li>
  *   <li>{@code heart-paper} = {@link HeartConfig#PAPER}: the paper's, none of our departures, the slow-link
  *       filter on;</li>
- *   <li>{@code mcf-per-replica-no-filter} = {@code DEFAULTS.withGrouping(REPLICA).withSlowLinkFilter(false)}:
+ *   <li>{@code mcf-per-replica-no-filter} = {@code DEFAULTS.toBuilder().grouping(REPLICA).slowLinkFilter(false).build()}:
  *       every replica its own routing target, min-cost flow over all links (also parallel).</li>
  * </ul>
  * Each shape's snapshot is generated once per trial with {@link SyntheticClusters#DEFAULT_SEED}, so
@@ -84,7 +84,10 @@ public class PlanningBenchmark extends AbstractBenchmark {
             case HEART -> HeartConfig.DEFAULTS;
             case HEART_PAPER -> HeartConfig.PAPER;
             case MCF_PER_REPLICA_NO_FILTER ->
-                HeartConfig.DEFAULTS.withGrouping(HeartConfig.Grouping.REPLICA).withSlowLinkFilter(false);
+                HeartConfig.DEFAULTS.toBuilder()
+                        .grouping(HeartConfig.Grouping.REPLICA)
+                        .slowLinkFilter(false)
+                        .build();
             default ->
                 throw new IllegalArgumentException("planner : " + planner + " (expected one of "
                         + List.of(HEART, HEART_PAPER, MCF_PER_REPLICA_NO_FILTER) + ")");

@@ -245,7 +245,7 @@ public final class PlanningReport {
         out.append("\nheart = HeartConfig.DEFAULTS (node groups, our departures, no slow-link filter, parallel);"
                 + " heart-paper = HeartConfig.PAPER (the paper's: no departures, the slow-link filter on); baseline = "
                 + PlanningBenchmark.MCF_PER_REPLICA_NO_FILTER
-                + " = DEFAULTS.withGrouping(REPLICA).withSlowLinkFilter(false).\n");
+                + " = DEFAULTS.toBuilder().grouping(REPLICA).slowLinkFilter(false).build().\n");
         for (String note : footnotes) {
             out.append(note).append('\n');
         }

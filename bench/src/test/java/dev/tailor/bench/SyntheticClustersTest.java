@@ -35,8 +35,10 @@ class SyntheticClustersTest {
 
     private static final long SEED = SyntheticClusters.DEFAULT_SEED;
     /** The planning benchmark's baseline: min-cost flow per replica, no slow-link filter. */
-    private static final HeartConfig BASELINE =
-            HeartConfig.DEFAULTS.withGrouping(HeartConfig.Grouping.REPLICA).withSlowLinkFilter(false);
+    private static final HeartConfig BASELINE = HeartConfig.DEFAULTS.toBuilder()
+            .grouping(HeartConfig.Grouping.REPLICA)
+            .slowLinkFilter(false)
+            .build();
 
     @ParameterizedTest
     @EnumSource(Shape.class)

@@ -281,23 +281,25 @@ final class PlanCommand implements Callable<Integer> {
 
         HeartConfig config() {
             try {
-                return HeartConfig.DEFAULTS
-                        .withAlphaRange(alphaMin, alphaMax)
-                        .withTrackingSmoothing(trackingSmoothing)
-                        .withSlowLinkFilter(slowLinkFilter)
-                        .withBatchRemovalMaxFraction(batchRemovalMaxFraction)
-                        .withSlowClusterMinGapMillis(slowClusterMinGapMillis)
-                        .withUnmeasuredLinkPenaltyMillis(unmeasuredLinkPenaltyMillis)
-                        .withFlowUnits(flowUnits)
-                        .withOutlierFilter(outlierFilter)
-                        .withIdleFitRounds(idleFitRounds)
-                        .withIdleFitMinRateRatio(idleFitMinRateRatio)
-                        .withIdleMaxCpuFraction(idleMaxCpuFraction)
-                        .withMinShareOfEqualSplit(minShareOfEqualSplit)
-                        .withSpreadScale(spreadScale == null ? HeartConfig.DEFAULTS.spreadScale() : spreadScale)
-                        .withLatencyOptimalShares(latencyOptimalShares)
-                        .withQueueAwareRouting(queueAwareRouting)
-                        .withLoadHeadroom(loadHeadroom == null ? HeartConfig.DEFAULTS.loadHeadroom() : loadHeadroom);
+                return HeartConfig.DEFAULTS.toBuilder()
+                        .alphaMin(alphaMin)
+                        .alphaMax(alphaMax)
+                        .trackingSmoothing(trackingSmoothing)
+                        .slowLinkFilter(slowLinkFilter)
+                        .batchRemovalMaxFraction(batchRemovalMaxFraction)
+                        .slowClusterMinGapMillis(slowClusterMinGapMillis)
+                        .unmeasuredLinkPenaltyMillis(unmeasuredLinkPenaltyMillis)
+                        .flowUnits(flowUnits)
+                        .outlierFilter(outlierFilter)
+                        .idleFitRounds(idleFitRounds)
+                        .idleFitMinRateRatio(idleFitMinRateRatio)
+                        .idleMaxCpuFraction(idleMaxCpuFraction)
+                        .minShareOfEqualSplit(minShareOfEqualSplit)
+                        .spreadScale(spreadScale == null ? HeartConfig.DEFAULTS.spreadScale() : spreadScale)
+                        .latencyOptimalShares(latencyOptimalShares)
+                        .queueAwareRouting(queueAwareRouting)
+                        .loadHeadroom(loadHeadroom == null ? HeartConfig.DEFAULTS.loadHeadroom() : loadHeadroom)
+                        .build();
             } catch (IllegalArgumentException e) {
                 String message = e.getMessage();
                 for (Map.Entry<String, String> name : OPTION_OF.entrySet()) {

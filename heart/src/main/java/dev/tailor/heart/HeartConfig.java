@@ -1,8 +1,8 @@
 package dev.tailor.heart;
 
 /**
- * Every constant of HEART's planning, with the defaults of docs/design.md#heart. Immutable; build variants
- * with the {@code with*} methods. The constructor checks every field and names it on error.
+ * Every constant of HEART's planning, with the defaults of docs/design.md#heart. Immutable; build one with
+ * {@link #builder()} and variants with {@link #toBuilder()}. The constructor checks every field and names it on error.
  *
  * @param alphaMin                    lower clamp of the adaptive EWMA weight α (default 0.2; the
  *                                    paper chose the range by simulation)
@@ -145,26 +145,7 @@ public record HeartConfig(
      * docs/design.md#atpm-departures and #routing-departures). Each departure's reasons and ablation are
      * in docs/heart.md.
      */
-    public static final HeartConfig DEFAULTS = new HeartConfig(
-            0.2,
-            0.8,
-            0.2,
-            false,
-            0.30,
-            0,
-            1.0,
-            1_000_000,
-            Grouping.NODE,
-            true,
-            true,
-            10,
-            2.0,
-            0.9,
-            0.05,
-            SPREAD_SCALE_GUMBEL,
-            false,
-            true,
-            0.5);
+    public static final HeartConfig DEFAULTS = builder().build();
 
     /**
      * The paper's HEART: every departure off (no outlier filter, Σ cpu ÷ Σ requests with idle CPU
@@ -219,156 +200,219 @@ public record HeartConfig(
 
     /** The configuration of the paper's version of {@code this}: our departures off, see {@link #PAPER}. */
     public HeartConfig paperVariant() {
-        return withSlowLinkFilter(true)
-                .withOutlierFilter(false)
-                .withIdleFitRounds(0)
-                .withMinShareOfEqualSplit(0)
-                .withSpreadScale(0)
-                .withLatencyOptimalShares(false)
-                .withQueueAwareRouting(false)
-                .withLoadHeadroom(0);
+        return toBuilder()
+                .slowLinkFilter(true)
+                .outlierFilter(false)
+                .idleFitRounds(0)
+                .minShareOfEqualSplit(0)
+                .spreadScale(0)
+                .latencyOptimalShares(false)
+                .queueAwareRouting(false)
+                .loadHeadroom(0)
+                .build();
     }
 
-    public HeartConfig withAlphaRange(double min, double max) {
-        return copy(f -> {
-            f.alphaMin = min;
-            f.alphaMax = max;
-        });
+    /** A builder holding the defaults. */
+    public static Builder builder() {
+        return new Builder();
     }
 
-    public HeartConfig withTrackingSmoothing(double beta) {
-        return copy(f -> f.trackingSmoothing = beta);
+    /** A builder starting from this configuration's values. */
+    public Builder toBuilder() {
+        return new Builder(this);
     }
 
-    public HeartConfig withSlowLinkFilter(boolean on) {
-        return copy(f -> f.slowLinkFilter = on);
-    }
+    /**
+     * Builds a {@link HeartConfig}: named setters over the defaults (the one place they are set), checked
+     * together in {@link #build}, so that alphaMin and alphaMax can be set in any order.
+     */
+    public static final class Builder {
+        private double alphaMin = 0.2;
+        private double alphaMax = 0.8;
+        private double trackingSmoothing = 0.2;
+        private boolean slowLinkFilter = false;
+        private double batchRemovalMaxFraction = 0.30;
+        private double slowClusterMinGapMillis = 0;
+        private double unmeasuredLinkPenaltyMillis = 1.0;
+        private int flowUnits = 1_000_000;
+        private Grouping grouping = Grouping.NODE;
+        private boolean parallel = true;
+        private boolean outlierFilter = true;
+        private int idleFitRounds = 10;
+        private double idleFitMinRateRatio = 2.0;
+        private double idleMaxCpuFraction = 0.9;
+        private double minShareOfEqualSplit = 0.05;
+        private double spreadScale = SPREAD_SCALE_GUMBEL;
+        private boolean latencyOptimalShares = false;
+        private boolean queueAwareRouting = true;
+        private double loadHeadroom = 0.5;
 
-    public HeartConfig withBatchRemovalMaxFraction(double fraction) {
-        return copy(f -> f.batchRemovalMaxFraction = fraction);
-    }
+        private Builder() {}
 
-    public HeartConfig withSlowClusterMinGapMillis(double millis) {
-        return copy(f -> f.slowClusterMinGapMillis = millis);
-    }
+        private Builder(HeartConfig from) {
+            alphaMin = from.alphaMin;
+            alphaMax = from.alphaMax;
+            trackingSmoothing = from.trackingSmoothing;
+            slowLinkFilter = from.slowLinkFilter;
+            batchRemovalMaxFraction = from.batchRemovalMaxFraction;
+            slowClusterMinGapMillis = from.slowClusterMinGapMillis;
+            unmeasuredLinkPenaltyMillis = from.unmeasuredLinkPenaltyMillis;
+            flowUnits = from.flowUnits;
+            grouping = from.grouping;
+            parallel = from.parallel;
+            outlierFilter = from.outlierFilter;
+            idleFitRounds = from.idleFitRounds;
+            idleFitMinRateRatio = from.idleFitMinRateRatio;
+            idleMaxCpuFraction = from.idleMaxCpuFraction;
+            minShareOfEqualSplit = from.minShareOfEqualSplit;
+            spreadScale = from.spreadScale;
+            latencyOptimalShares = from.latencyOptimalShares;
+            queueAwareRouting = from.queueAwareRouting;
+            loadHeadroom = from.loadHeadroom;
+        }
 
-    public HeartConfig withUnmeasuredLinkPenaltyMillis(double millis) {
-        return copy(f -> f.unmeasuredLinkPenaltyMillis = millis);
-    }
+        /** {@link HeartConfig#alphaMin}. */
+        public Builder alphaMin(double value) {
+            alphaMin = value;
+            return this;
+        }
 
-    public HeartConfig withFlowUnits(int units) {
-        return copy(f -> f.flowUnits = units);
-    }
+        /** {@link HeartConfig#alphaMax}. */
+        public Builder alphaMax(double value) {
+            alphaMax = value;
+            return this;
+        }
 
-    public HeartConfig withGrouping(Grouping g) {
-        return copy(f -> f.grouping = g);
-    }
+        /** {@link HeartConfig#trackingSmoothing}. */
+        public Builder trackingSmoothing(double value) {
+            trackingSmoothing = value;
+            return this;
+        }
 
-    public HeartConfig withParallel(boolean on) {
-        return copy(f -> f.parallel = on);
-    }
+        /** {@link HeartConfig#slowLinkFilter}. */
+        public Builder slowLinkFilter(boolean value) {
+            slowLinkFilter = value;
+            return this;
+        }
 
-    public HeartConfig withOutlierFilter(boolean on) {
-        return copy(f -> f.outlierFilter = on);
-    }
+        /** {@link HeartConfig#batchRemovalMaxFraction}. */
+        public Builder batchRemovalMaxFraction(double value) {
+            batchRemovalMaxFraction = value;
+            return this;
+        }
 
-    public HeartConfig withIdleFitRounds(int rounds) {
-        return copy(f -> f.idleFitRounds = rounds);
-    }
+        /** {@link HeartConfig#slowClusterMinGapMillis}. */
+        public Builder slowClusterMinGapMillis(double value) {
+            slowClusterMinGapMillis = value;
+            return this;
+        }
 
-    public HeartConfig withIdleFitMinRateRatio(double ratio) {
-        return copy(f -> f.idleFitMinRateRatio = ratio);
-    }
+        /** {@link HeartConfig#unmeasuredLinkPenaltyMillis}. */
+        public Builder unmeasuredLinkPenaltyMillis(double value) {
+            unmeasuredLinkPenaltyMillis = value;
+            return this;
+        }
 
-    public HeartConfig withIdleMaxCpuFraction(double fraction) {
-        return copy(f -> f.idleMaxCpuFraction = fraction);
-    }
+        /** {@link HeartConfig#flowUnits}. */
+        public Builder flowUnits(int value) {
+            flowUnits = value;
+            return this;
+        }
 
-    public HeartConfig withMinShareOfEqualSplit(double fraction) {
-        return copy(f -> f.minShareOfEqualSplit = fraction);
-    }
+        /** {@link HeartConfig#grouping}. */
+        public Builder grouping(Grouping value) {
+            grouping = value;
+            return this;
+        }
 
-    public HeartConfig withSpreadScale(double scale) {
-        return copy(f -> f.spreadScale = scale);
-    }
+        /** {@link HeartConfig#parallel}. */
+        public Builder parallel(boolean value) {
+            parallel = value;
+            return this;
+        }
 
-    public HeartConfig withLatencyOptimalShares(boolean on) {
-        return copy(f -> f.latencyOptimalShares = on);
-    }
+        /** {@link HeartConfig#outlierFilter}. */
+        public Builder outlierFilter(boolean value) {
+            outlierFilter = value;
+            return this;
+        }
 
-    public HeartConfig withQueueAwareRouting(boolean on) {
-        return copy(f -> f.queueAwareRouting = on);
-    }
+        /** {@link HeartConfig#idleFitRounds}. */
+        public Builder idleFitRounds(int value) {
+            idleFitRounds = value;
+            return this;
+        }
 
-    public HeartConfig withLoadHeadroom(double fraction) {
-        return copy(f -> f.loadHeadroom = fraction);
-    }
+        /** {@link HeartConfig#idleFitMinRateRatio}. */
+        public Builder idleFitMinRateRatio(double value) {
+            idleFitMinRateRatio = value;
+            return this;
+        }
 
-    /** The fields of a config being derived; {@link #copy} checks them all in the constructor. */
-    private static final class Fields {
-        double alphaMin;
-        double alphaMax;
-        double trackingSmoothing;
-        boolean slowLinkFilter;
-        double batchRemovalMaxFraction;
-        double slowClusterMinGapMillis;
-        double unmeasuredLinkPenaltyMillis;
-        int flowUnits;
-        Grouping grouping;
-        boolean parallel;
-        boolean outlierFilter;
-        int idleFitRounds;
-        double idleFitMinRateRatio;
-        double idleMaxCpuFraction;
-        double minShareOfEqualSplit;
-        double spreadScale;
-        boolean latencyOptimalShares;
-        boolean queueAwareRouting;
-        double loadHeadroom;
-    }
+        /** {@link HeartConfig#idleMaxCpuFraction}. */
+        public Builder idleMaxCpuFraction(double value) {
+            idleMaxCpuFraction = value;
+            return this;
+        }
 
-    private HeartConfig copy(java.util.function.Consumer<Fields> change) {
-        Fields f = new Fields();
-        f.alphaMin = alphaMin;
-        f.alphaMax = alphaMax;
-        f.trackingSmoothing = trackingSmoothing;
-        f.slowLinkFilter = slowLinkFilter;
-        f.batchRemovalMaxFraction = batchRemovalMaxFraction;
-        f.slowClusterMinGapMillis = slowClusterMinGapMillis;
-        f.unmeasuredLinkPenaltyMillis = unmeasuredLinkPenaltyMillis;
-        f.flowUnits = flowUnits;
-        f.grouping = grouping;
-        f.parallel = parallel;
-        f.outlierFilter = outlierFilter;
-        f.idleFitRounds = idleFitRounds;
-        f.idleFitMinRateRatio = idleFitMinRateRatio;
-        f.idleMaxCpuFraction = idleMaxCpuFraction;
-        f.minShareOfEqualSplit = minShareOfEqualSplit;
-        f.spreadScale = spreadScale;
-        f.latencyOptimalShares = latencyOptimalShares;
-        f.queueAwareRouting = queueAwareRouting;
-        f.loadHeadroom = loadHeadroom;
-        change.accept(f);
-        return new HeartConfig(
-                f.alphaMin,
-                f.alphaMax,
-                f.trackingSmoothing,
-                f.slowLinkFilter,
-                f.batchRemovalMaxFraction,
-                f.slowClusterMinGapMillis,
-                f.unmeasuredLinkPenaltyMillis,
-                f.flowUnits,
-                f.grouping,
-                f.parallel,
-                f.outlierFilter,
-                f.idleFitRounds,
-                f.idleFitMinRateRatio,
-                f.idleMaxCpuFraction,
-                f.minShareOfEqualSplit,
-                f.spreadScale,
-                f.latencyOptimalShares,
-                f.queueAwareRouting,
-                f.loadHeadroom);
+        /** {@link HeartConfig#minShareOfEqualSplit}. */
+        public Builder minShareOfEqualSplit(double value) {
+            minShareOfEqualSplit = value;
+            return this;
+        }
+
+        /** {@link HeartConfig#spreadScale}. */
+        public Builder spreadScale(double value) {
+            spreadScale = value;
+            return this;
+        }
+
+        /** {@link HeartConfig#latencyOptimalShares}. */
+        public Builder latencyOptimalShares(boolean value) {
+            latencyOptimalShares = value;
+            return this;
+        }
+
+        /** {@link HeartConfig#queueAwareRouting}. */
+        public Builder queueAwareRouting(boolean value) {
+            queueAwareRouting = value;
+            return this;
+        }
+
+        /** {@link HeartConfig#loadHeadroom}. */
+        public Builder loadHeadroom(double value) {
+            loadHeadroom = value;
+            return this;
+        }
+
+        /**
+         * The configuration, checked as the constructor checks it.
+         *
+         * @throws IllegalArgumentException naming the field, its value and the expected range when a value is NaN,
+         *                                  infinite, null or out of range
+         */
+        public HeartConfig build() {
+            return new HeartConfig(
+                    alphaMin,
+                    alphaMax,
+                    trackingSmoothing,
+                    slowLinkFilter,
+                    batchRemovalMaxFraction,
+                    slowClusterMinGapMillis,
+                    unmeasuredLinkPenaltyMillis,
+                    flowUnits,
+                    grouping,
+                    parallel,
+                    outlierFilter,
+                    idleFitRounds,
+                    idleFitMinRateRatio,
+                    idleMaxCpuFraction,
+                    minShareOfEqualSplit,
+                    spreadScale,
+                    latencyOptimalShares,
+                    queueAwareRouting,
+                    loadHeadroom);
+        }
     }
 
     private static void requireUnit(String name, double value, boolean zeroAllowed) {

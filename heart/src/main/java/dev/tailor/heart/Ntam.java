@@ -569,7 +569,7 @@ final class Ntam {
                 callee,
                 calleeGroups,
                 cluster,
-                config.withSpreadScale(0));
+                config.toBuilder().spreadScale(0).build());
         List<String> explain = new ArrayList<>();
         explain.add(reason + ": routed on the ATPM shares by min-cost flow");
         explain.addAll(route.explain());

@@ -8,7 +8,8 @@ import org.junit.jupiter.api.Test;
 
 class AtpmTest {
 
-    private static final Heart HEART = new Heart(TestSnapshots.PAPER_ROUTING.withParallel(false));
+    private static final Heart HEART =
+            new Heart(TestSnapshots.PAPER_ROUTING.toBuilder().parallel(false).build());
 
     private static Map<String, GroupShare> sharesOf(Plan plan, String component) {
         return plan.allocation().shares().stream()
@@ -116,7 +117,8 @@ class AtpmTest {
 
     @Test
     void ewma_alphaOne_usesOnlyTheLatestMeasurement() {
-        HeartConfig noTrend = TestSnapshots.PAPER_ROUTING.withAlphaRange(1, 1);
+        HeartConfig noTrend =
+                TestSnapshots.PAPER_ROUTING.toBuilder().alphaMin(1).alphaMax(1).build();
         GroupEstimate next = Atpm.update(new GroupEstimate(0.010, 0, 0, 1, 1), 0.030, noTrend);
         assertThat(next.loadCpuSecondsPerRequest()).isEqualTo(0.030);
     }

@@ -18,7 +18,8 @@ import org.junit.jupiter.api.Test;
  */
 class CapacityShortfallTest {
 
-    private static final Heart HEART = new Heart(HeartConfig.DEFAULTS.withParallel(false));
+    private static final Heart HEART =
+            new Heart(HeartConfig.DEFAULTS.toBuilder().parallel(false).build());
 
     @Test
     void twoOfThreeNodesNotReady_survivorCannotCarryTheDemand_shortfallReported() {
@@ -73,7 +74,9 @@ class CapacityShortfallTest {
                 .uniformDelays(0.1, 1)
                 .build();
         assertThat(shareOf(HEART.plan(s, AtpmState.EMPTY), "w2")).isCloseTo(0.025, within(1e-12));
-        assertThat(shareOf(new Heart(HeartConfig.PAPER.withParallel(false)).plan(s, AtpmState.EMPTY), "w2"))
+        assertThat(shareOf(
+                        new Heart(HeartConfig.PAPER.toBuilder().parallel(false).build()).plan(s, AtpmState.EMPTY),
+                        "w2"))
                 .isCloseTo(1.0 / 101, within(1e-12));
         // At 100 req/s w2 can serve at most 1 % of them: the floor stops there.
         Snapshot busy = TestSnapshots.builder()
@@ -91,7 +94,7 @@ class CapacityShortfallTest {
         // Found by HeartPropertiesTest: demand (63.75 req/s) just under capacity (63.82), w0 and w1 at
         // their capacity-capped floors, w1's load the mean of w0's and w2's. Raising w2's CPU raised
         // w1's mean load, lowered w1's floor, and gave w2 8e-10 more share.
-        Heart heart = new Heart(HeartConfig.DEFAULTS.withParallel(false));
+        Heart heart = new Heart(HeartConfig.DEFAULTS.toBuilder().parallel(false).build());
         double before = shareOf(heart.plan(meanOfValidCase(1), AtpmState.EMPTY), "w2");
         double after = shareOf(heart.plan(meanOfValidCase(1.0001), AtpmState.EMPTY), "w2");
         assertThat(after).isLessThanOrEqualTo(before);

@@ -11,7 +11,8 @@ import org.junit.jupiter.api.Test;
 /** Inputs a new user fed the planner that once crashed it or gave a wrong plan with exit 0. */
 class EdgeCasesTest {
 
-    private static final Heart HEART = new Heart(TestSnapshots.PAPER_ROUTING.withParallel(false));
+    private static final Heart HEART =
+            new Heart(TestSnapshots.PAPER_ROUTING.toBuilder().parallel(false).build());
 
     @Test
     void largestRemainder_hugeFiniteWeights_doNotOverflow() {
@@ -106,7 +107,9 @@ class EdgeCasesTest {
                 .build();
         Route paperDefault =
                 HEART.plan(s, AtpmState.EMPTY).allocation().routes().get(0);
-        Route withGap = new Heart(TestSnapshots.PAPER_ROUTING.withSlowClusterMinGapMillis(1))
+        Route withGap = new Heart(TestSnapshots.PAPER_ROUTING.toBuilder()
+                        .slowClusterMinGapMillis(1)
+                        .build())
                 .plan(s, AtpmState.EMPTY)
                 .allocation()
                 .routes()
@@ -119,7 +122,8 @@ class EdgeCasesTest {
     @Test
     void config_tooFewFlowUnits_areRejected_becauseCallerNodesWouldGetNoUnit() {
         // With flowUnits 1 a caller node could get zero units and an empty route (fractions summing to 0).
-        assertThatThrownBy(() -> TestSnapshots.PAPER_ROUTING.withFlowUnits(1))
+        assertThatThrownBy(() ->
+                        TestSnapshots.PAPER_ROUTING.toBuilder().flowUnits(1).build())
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("flowUnits : 1 (expected: 1000 ..");
     }

@@ -24,7 +24,8 @@ import org.junit.jupiter.api.Test;
 class HeartPropertiesTest {
 
     private static final int EXAMPLES = 300;
-    private static final HeartConfig CONFIG = HeartConfig.DEFAULTS.withParallel(false);
+    private static final HeartConfig CONFIG =
+            HeartConfig.DEFAULTS.toBuilder().parallel(false).build();
     private static final Heart HEART = new Heart(CONFIG);
 
     @Test
@@ -85,7 +86,7 @@ class HeartPropertiesTest {
         // the edge's rate (to the 1/flowUnits quantisation), whatever the slow-link filter removed.
         // Queue-aware routing lets each group's queueing cost set what it takes instead, so this holds
         // without it (with or without the entropic transport).
-        Heart onShares = new Heart(CONFIG.withQueueAwareRouting(false));
+        Heart onShares = new Heart(CONFIG.toBuilder().queueAwareRouting(false).build());
         qt().withExamples(EXAMPLES).forAll(RandomClusters.snapshots()).checkAssert(snapshot -> {
             Plan plan = onShares.plan(snapshot, AtpmState.EMPTY);
             for (Route route : plan.allocation().routes()) {
@@ -192,11 +193,14 @@ class HeartPropertiesTest {
                         integers().between(0, 2),
                         integers().between(0, 1))
                 .checkAssert((snapshot, batch, grouping) -> {
-                    HeartConfig on = CONFIG.withBatchRemovalMaxFraction(new double[] {0, 0.3, 1}[batch])
-                            .withGrouping(HeartConfig.Grouping.values()[grouping]);
+                    HeartConfig on = CONFIG.toBuilder()
+                            .batchRemovalMaxFraction(new double[] {0, 0.3, 1}[batch])
+                            .grouping(HeartConfig.Grouping.values()[grouping])
+                            .build();
                     Plan filtered = new Heart(on).plan(snapshot, AtpmState.EMPTY);
                     assertThat(filtered.allocation().routes()).hasSameSizeAs(snapshot.calls());
-                    Plan unfiltered = new Heart(on.withSlowLinkFilter(false)).plan(snapshot, AtpmState.EMPTY);
+                    Plan unfiltered =
+                            new Heart(on.toBuilder().slowLinkFilter(false).build()).plan(snapshot, AtpmState.EMPTY);
                     assertThat(unfiltered.allocation().routes())
                             .allSatisfy(r -> assertThat(r.prunedLinks()).isEmpty());
                 });
@@ -210,7 +214,10 @@ class HeartPropertiesTest {
         // Entropic transport with fixed demands keeps this: the proportional split is the most spread
         // coupling, and the entropic plan trades cost only against spread. Queue-aware routing moves
         // the demands themselves, so it is checked without it.
-        Heart unfiltered = new Heart(CONFIG.withSlowLinkFilter(false).withQueueAwareRouting(false));
+        Heart unfiltered = new Heart(CONFIG.toBuilder()
+                .slowLinkFilter(false)
+                .queueAwareRouting(false)
+                .build());
         qt().withExamples(EXAMPLES).forAll(RandomClusters.snapshots()).checkAssert(snapshot -> {
             Plan plan = unfiltered.plan(snapshot, AtpmState.EMPTY);
             Cluster cluster = new Cluster(snapshot, CONFIG);
@@ -353,7 +360,7 @@ class HeartPropertiesTest {
     void plan_parallelOnAndOff_identicalPlansOverTwoRounds() {
         // HeartConfig promises results do not depend on parallelism; a difference would make the
         // controller's output depend on thread timing.
-        Heart parallel = new Heart(CONFIG.withParallel(true));
+        Heart parallel = new Heart(CONFIG.toBuilder().parallel(true).build());
         qt().withExamples(EXAMPLES).forAll(RandomClusters.snapshots()).checkAssert(snapshot -> {
             Plan sequential1 = HEART.plan(snapshot, AtpmState.EMPTY);
             Plan parallel1 = parallel.plan(snapshot, AtpmState.EMPTY);

@@ -26,7 +26,7 @@ class IdleCpuTest {
 
     /** w3's share over {@code rounds} closed-loop rounds, starting from an equal split. */
     static List<Double> w3Shares(HeartConfig config, int rounds) {
-        Heart heart = new Heart(config.withParallel(false));
+        Heart heart = new Heart(config.toBuilder().parallel(false).build());
         double[] share = {1.0 / 3, 1.0 / 3, 1.0 / 3};
         AtpmState state = AtpmState.EMPTY;
         List<Double> w3 = new ArrayList<>();

@@ -16,7 +16,8 @@ import org.junit.jupiter.api.Test;
  */
 class LoadHeadroomTest {
 
-    private static final HeartConfig SHIPPED = HeartConfig.DEFAULTS.withParallel(false);
+    private static final HeartConfig SHIPPED =
+            HeartConfig.DEFAULTS.toBuilder().parallel(false).build();
 
     @Test
     void everyGroup_staysWithinCapacity_whenTheLoadGrowsByTheHeadroom() {
@@ -56,7 +57,7 @@ class LoadHeadroomTest {
         // planned for the measured load, the fast group takes about 70 req/s, and 1.5 x that is past
         // its 100 req/s; planned with the headroom, 1.5 x its take stays within it.
         List<Double> costs = List.of(0.01, 0.04);
-        double[] without = plannedLoads(SHIPPED.withLoadHeadroom(0), costs, 80);
+        double[] without = plannedLoads(SHIPPED.toBuilder().loadHeadroom(0).build(), costs, 80);
         double[] with = plannedLoads(SHIPPED, costs, 80);
         assertThat(without[0] * 1.5).isGreaterThan(100);
         assertThat(with[0] * 1.5).isLessThanOrEqualTo(100);
@@ -70,7 +71,7 @@ class LoadHeadroomTest {
         assertThat(String.join("\n", route.explain()))
                 .contains("all 40.0 req/s into b")
                 .contains("split as planned for 60.0 req/s (50 % headroom for load growth)");
-        Route none = plan(SHIPPED.withLoadHeadroom(0), List.of(0.01, 0.04), 40)
+        Route none = plan(SHIPPED.toBuilder().loadHeadroom(0).build(), List.of(0.01, 0.04), 40)
                 .allocation()
                 .routes()
                 .get(0);
@@ -79,9 +80,11 @@ class LoadHeadroomTest {
 
     @Test
     void badHeadroom_isRefusedNamingTheField() {
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> SHIPPED.withLoadHeadroom(-0.1))
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                        () -> SHIPPED.toBuilder().loadHeadroom(-0.1).build())
                 .hasMessageContaining("loadHeadroom : -0.1 (expected: 0 (off) .. 10");
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> SHIPPED.withLoadHeadroom(Double.NaN))
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                        () -> SHIPPED.toBuilder().loadHeadroom(Double.NaN).build())
                 .hasMessageContaining("loadHeadroom : NaN");
     }
 

@@ -11,7 +11,8 @@ import org.junit.jupiter.api.Test;
 
 class LocalityDistributionPropertiesTest {
 
-    private static final Heart HEART = new Heart(HeartConfig.DEFAULTS.withParallel(false));
+    private static final Heart HEART =
+            new Heart(HeartConfig.DEFAULTS.toBuilder().parallel(false).build());
 
     @Test
     void of_everyPlan_everyFromHasWeightsIn1To100SummingToExactly100() {

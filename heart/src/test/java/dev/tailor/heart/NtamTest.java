@@ -8,7 +8,8 @@ import org.junit.jupiter.api.Test;
 
 class NtamTest {
 
-    private static final Heart HEART = new Heart(TestSnapshots.PAPER_ROUTING.withParallel(false));
+    private static final Heart HEART =
+            new Heart(TestSnapshots.PAPER_ROUTING.toBuilder().parallel(false).build());
 
     private static Map<String, NodeRoute> routeFrom(Plan plan, String caller, String callee) {
         Route route = plan.allocation().routes().stream()
@@ -111,7 +112,10 @@ class NtamTest {
                 .delay("w0", "w2", 2.3)
                 .delay("w0", "w3", 0.2)
                 .build();
-        Plan plan = new Heart(TestSnapshots.PAPER_ROUTING.withParallel(false).withSlowLinkFilter(false))
+        Plan plan = new Heart(TestSnapshots.PAPER_ROUTING.toBuilder()
+                        .parallel(false)
+                        .slowLinkFilter(false)
+                        .build())
                 .plan(s, AtpmState.EMPTY);
         NodeRoute w0 = routeFrom(plan, "ingress", "b").get("w0");
         assertThat(w0.toNodes()).containsOnlyKeys("w1", "w2", "w3");

@@ -36,7 +36,7 @@ class OutlierRoundTest {
 
     /** w1's share in each round: 5 steady rounds, one with w1's rate × factor, then 8 steady ones. */
     private static List<Double> w1Shares(HeartConfig config, double factor) {
-        Heart heart = new Heart(config.withParallel(false));
+        Heart heart = new Heart(config.toBuilder().parallel(false).build());
         AtpmState state = AtpmState.EMPTY;
         List<Double> shares = new ArrayList<>();
         for (int r = 0; r < 14; r++) {
@@ -72,7 +72,8 @@ class OutlierRoundTest {
     @Test
     void realStep_isFollowedFromItsSecondRound() {
         // w1 really slows to 0.02 from round 5 on: the median follows one round late.
-        Heart heart = new Heart(TestSnapshots.PAPER_ROUTING.withParallel(false));
+        Heart heart = new Heart(
+                TestSnapshots.PAPER_ROUTING.toBuilder().parallel(false).build());
         AtpmState state = AtpmState.EMPTY;
         List<Double> shares = new ArrayList<>();
         for (int r = 0; r < 9; r++) {
@@ -102,7 +103,9 @@ class OutlierRoundTest {
                     int victim = (pick / 2) % n;
                     int which = pick % 2; // 0: the rate is off, 1: the CPU is off
                     double factor = Math.pow(10, log10Factor);
-                    Heart heart = new Heart(TestSnapshots.PAPER_ROUTING.withParallel(false));
+                    Heart heart = new Heart(TestSnapshots.PAPER_ROUTING.toBuilder()
+                            .parallel(false)
+                            .build());
                     AtpmState state = AtpmState.EMPTY;
                     List<Route> applied = List.of();
                     java.util.Set<String> overloaded = java.util.Set.of();
@@ -178,7 +181,8 @@ class OutlierRoundTest {
 
     /** w1's fraction to w1 in the routes after the cap, round by round, with w1's calls per round. */
     private static List<Double> w1LocalAfterTheCap(double[] w1Calls, List<String> notes) {
-        Heart heart = new Heart(TestSnapshots.PAPER_ROUTING.withParallel(false));
+        Heart heart = new Heart(
+                TestSnapshots.PAPER_ROUTING.toBuilder().parallel(false).build());
         AtpmState state = AtpmState.EMPTY;
         List<Route> applied = List.of();
         java.util.Set<String> overloaded = java.util.Set.of();
@@ -256,7 +260,9 @@ class OutlierRoundTest {
                         doubles().between(-2, 2))
                 .checkAssert((loads, rates, w0Part, log10Factor) -> {
                     int n = loads.size();
-                    Heart heart = new Heart(TestSnapshots.PAPER_ROUTING.withParallel(false));
+                    Heart heart = new Heart(TestSnapshots.PAPER_ROUTING.toBuilder()
+                            .parallel(false)
+                            .build());
                     AtpmState state = AtpmState.EMPTY;
                     List<Route> applied = List.of();
                     java.util.Set<String> overloaded = java.util.Set.of();

@@ -22,7 +22,8 @@ class SlowLinkFilterTest {
 
     private static final int EXAMPLES = 400;
     /** Always the batch mode, whatever the size of the slow cluster. */
-    private static final HeartConfig BATCH = HeartConfig.DEFAULTS.withBatchRemovalMaxFraction(1.0);
+    private static final HeartConfig BATCH =
+            HeartConfig.DEFAULTS.toBuilder().batchRemovalMaxFraction(1.0).build();
 
     @Test
     void filterSlowLinks_batch_prunesWhatReinstatingOneAtATimeWouldPrune() {

@@ -20,7 +20,8 @@ import org.quicktheories.core.Gen;
  */
 class SnapshotValidatorPropertiesTest {
 
-    private static final Heart HEART = new Heart(HeartConfig.DEFAULTS.withParallel(false));
+    private static final Heart HEART =
+            new Heart(HeartConfig.DEFAULTS.toBuilder().parallel(false).build());
 
     @Test
     void plan_randomValidSnapshot_isAccepted() {

@@ -14,11 +14,12 @@ final class TestSnapshots {
      * min-cost flow, and of the estimate's departures on top of them, use this; EntropicTransportTest
      * covers the routing departures.
      */
-    static final HeartConfig PAPER_ROUTING = HeartConfig.DEFAULTS
-            .withSpreadScale(0)
-            .withLatencyOptimalShares(false)
-            .withQueueAwareRouting(false)
-            .withSlowLinkFilter(true);
+    static final HeartConfig PAPER_ROUTING = HeartConfig.DEFAULTS.toBuilder()
+            .spreadScale(0)
+            .latencyOptimalShares(false)
+            .queueAwareRouting(false)
+            .slowLinkFilter(true)
+            .build();
 
     private final List<Node> nodes = new ArrayList<>();
     private final List<Replica> replicas = new ArrayList<>();

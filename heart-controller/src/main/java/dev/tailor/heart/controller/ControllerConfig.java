@@ -185,15 +185,16 @@ public record ControllerConfig(
 
         /** {@link HeartConfig#DEFAULTS} with these fields (call after {@link ControllerConfig#problems()}). */
         public HeartConfig heartConfig() {
-            return HeartConfig.DEFAULTS
-                    .withOutlierFilter(outlierFilter)
-                    .withIdleFitRounds(idleFitRounds.intValue())
-                    .withMinShareOfEqualSplit(minShareOfEqualSplit)
-                    .withSpreadScale(spreadScale)
-                    .withLatencyOptimalShares(latencyOptimalShares)
-                    .withQueueAwareRouting(queueAwareRouting)
-                    .withLoadHeadroom(loadHeadroom)
-                    .withSlowLinkFilter(slowLinkFilter);
+            return HeartConfig.DEFAULTS.toBuilder()
+                    .outlierFilter(outlierFilter)
+                    .idleFitRounds(idleFitRounds.intValue())
+                    .minShareOfEqualSplit(minShareOfEqualSplit)
+                    .spreadScale(spreadScale)
+                    .latencyOptimalShares(latencyOptimalShares)
+                    .queueAwareRouting(queueAwareRouting)
+                    .loadHeadroom(loadHeadroom)
+                    .slowLinkFilter(slowLinkFilter)
+                    .build();
         }
     }
 

@@ -168,7 +168,7 @@ class ControllerBadRoundsTest {
     private static Controller controller(ControllerConfig config, PrometheusServer source, String stateConfigMap) {
         return new Controller(
                 config,
-                config.planner().heartConfig().withParallel(false),
+                config.planner().heartConfig().toBuilder().parallel(false).build(),
                 new PrometheusClient(source.url(), Duration.ofSeconds(5)),
                 client,
                 AtpmState.EMPTY,

@@ -100,7 +100,7 @@ class ControllerHistoryTest {
                 .build();
         return new Controller(
                 config,
-                HeartConfig.PAPER.withParallel(false),
+                HeartConfig.PAPER.toBuilder().parallel(false).build(),
                 new PrometheusClient(source.url(), Duration.ofSeconds(5)),
                 client,
                 state,

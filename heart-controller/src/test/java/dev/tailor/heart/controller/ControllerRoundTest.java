@@ -88,7 +88,7 @@ class ControllerRoundTest {
     private static Controller controller(ControllerConfig config) {
         return new Controller(
                 config,
-                HeartConfig.DEFAULTS.withParallel(false),
+                HeartConfig.DEFAULTS.toBuilder().parallel(false).build(),
                 new PrometheusClient(prometheus.url(), Duration.ofSeconds(5)),
                 client,
                 AtpmState.EMPTY,

@@ -146,16 +146,30 @@ public final class ClusterSimulation {
             case "heart" -> new HeartPolicy(heart, CAP);
             case HEART_PAPER -> new HeartPolicy(heart.paperVariant(), NO_CAP);
             case "mcf-no-filter" ->
-                new HeartPolicy(heart.paperVariant().withAlphaRange(1, 1).withSlowLinkFilter(false), NO_CAP);
-            case "heart-no-trend" -> new HeartPolicy(heart.withAlphaRange(1, 1), CAP);
-            case "heart-slow-link-filter" -> new HeartPolicy(heart.withSlowLinkFilter(true), CAP);
-            case "heart-no-outlier-filter" -> new HeartPolicy(heart.withOutlierFilter(false), CAP);
-            case "heart-no-idle-fit" -> new HeartPolicy(heart.withIdleFitRounds(0), CAP);
-            case "heart-no-floor" -> new HeartPolicy(heart.withMinShareOfEqualSplit(0), CAP);
+                new HeartPolicy(
+                        heart.paperVariant().toBuilder()
+                                .alphaMin(1)
+                                .alphaMax(1)
+                                .slowLinkFilter(false)
+                                .build(),
+                        NO_CAP);
+            case "heart-no-trend" ->
+                new HeartPolicy(heart.toBuilder().alphaMin(1).alphaMax(1).build(), CAP);
+            case "heart-slow-link-filter" ->
+                new HeartPolicy(heart.toBuilder().slowLinkFilter(true).build(), CAP);
+            case "heart-no-outlier-filter" ->
+                new HeartPolicy(heart.toBuilder().outlierFilter(false).build(), CAP);
+            case "heart-no-idle-fit" ->
+                new HeartPolicy(heart.toBuilder().idleFitRounds(0).build(), CAP);
+            case "heart-no-floor" ->
+                new HeartPolicy(heart.toBuilder().minShareOfEqualSplit(0).build(), CAP);
             case "heart-no-share-cap" -> new HeartPolicy(heart, NO_CAP);
-            case "heart-no-spread" -> new HeartPolicy(heart.withSpreadScale(0), CAP);
-            case "heart-no-queueing" -> new HeartPolicy(heart.withQueueAwareRouting(false), CAP);
-            case "heart-no-headroom" -> new HeartPolicy(heart.withLoadHeadroom(0), CAP);
+            case "heart-no-spread" ->
+                new HeartPolicy(heart.toBuilder().spreadScale(0).build(), CAP);
+            case "heart-no-queueing" ->
+                new HeartPolicy(heart.toBuilder().queueAwareRouting(false).build(), CAP);
+            case "heart-no-headroom" ->
+                new HeartPolicy(heart.toBuilder().loadHeadroom(0).build(), CAP);
             default ->
                 throw new IllegalArgumentException("policy : " + (name == null ? "missing" : "\"" + name + "\"")
                         + " (expected: one of " + policyNames() + ")");

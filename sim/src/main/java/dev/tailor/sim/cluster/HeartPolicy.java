@@ -51,7 +51,7 @@ final class HeartPolicy implements RoutingPolicy {
     private java.util.Set<String> overloadedEdges = java.util.Set.of();
 
     HeartPolicy(HeartConfig config, double maxShareMovePerRound) {
-        this.heart = new Heart(config.withParallel(false));
+        this.heart = new Heart(config.toBuilder().parallel(false).build());
         this.maxShareMovePerRound = maxShareMovePerRound;
     }
 
