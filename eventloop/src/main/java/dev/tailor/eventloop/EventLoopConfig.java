@@ -9,7 +9,8 @@ import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
 /**
- * Everything an {@link IoPriorityEventLoop} is built from. Immutable; build variants with the {@code with*} methods.
+ * Everything an {@link IoPriorityEventLoop} is built from. Immutable; build one with {@link #builder()} and variants
+ * with {@link #toBuilder()}.
  * The constructor checks every field and names it, its value and the expectation on error.
  *
  * @param mode                 {@link LoopMode#PRIORITY} (default) or the {@link LoopMode#FIFO} baseline
@@ -55,16 +56,8 @@ public record EventLoopConfig(
      */
     public static final ThreadFactory DEFAULT_THREAD_FACTORY = new DefaultThreadFactory("tailor-eventloop");
 
-    /** The defaults (see the parameters). */
-    public static final EventLoopConfig DEFAULTS = new EventLoopConfig(
-            LoopMode.PRIORITY,
-            PriorityPolicy.DEFAULTS,
-            1_000_000L,
-            1_000_000_000L,
-            NioIoHandler.newFactory(),
-            SYSTEM_NANO_CLOCK,
-            DEFAULT_THREAD_FACTORY,
-            null);
+    /** The defaults (see the parameters; they are set in one place, {@link Builder}). */
+    public static final EventLoopConfig DEFAULTS = builder().build();
 
     /**
      * @throws IllegalArgumentException naming the field, its value and the expectation when a quantum is out of range
@@ -81,100 +74,107 @@ public record EventLoopConfig(
         Checks.requireNonNull("threadFactory", threadFactory, "a ThreadFactory");
     }
 
-    /** A copy with another mode. */
-    public EventLoopConfig withMode(LoopMode value) {
-        return new EventLoopConfig(
-                value,
-                policy,
-                ioTaskQuantumNanos,
-                fifoTaskQuantumNanos,
-                ioHandlerFactory,
-                nanoClock,
-                threadFactory,
-                iterationListener);
+    /** A builder starting from {@link #DEFAULTS}. */
+    public static Builder builder() {
+        return new Builder();
     }
 
-    /** A copy with another policy. */
-    public EventLoopConfig withPolicy(PriorityPolicy value) {
-        return new EventLoopConfig(
-                mode,
-                value,
-                ioTaskQuantumNanos,
-                fifoTaskQuantumNanos,
-                ioHandlerFactory,
-                nanoClock,
-                threadFactory,
-                iterationListener);
+    /** A builder starting from this configuration's values. */
+    public Builder toBuilder() {
+        return new Builder(this);
     }
 
-    /** A copy with another I/O task quantum, in ns. */
-    public EventLoopConfig withIoTaskQuantumNanos(long value) {
-        return new EventLoopConfig(
-                mode,
-                policy,
-                value,
-                fifoTaskQuantumNanos,
-                ioHandlerFactory,
-                nanoClock,
-                threadFactory,
-                iterationListener);
-    }
+    /**
+     * Builds an {@link EventLoopConfig}: named setters over the defaults (the one place they are set),
+     * checked in {@link #build}.
+     */
+    public static final class Builder {
+        private LoopMode mode = LoopMode.PRIORITY;
+        private PriorityPolicy policy = PriorityPolicy.DEFAULTS;
+        private long ioTaskQuantumNanos = 1_000_000L;
+        private long fifoTaskQuantumNanos = 1_000_000_000L;
+        private IoHandlerFactory ioHandlerFactory = NioIoHandler.newFactory();
+        private LongSupplier nanoClock = SYSTEM_NANO_CLOCK;
+        private ThreadFactory threadFactory = DEFAULT_THREAD_FACTORY;
+        private Consumer<IterationTrace> iterationListener = null;
 
-    /** A copy with another FIFO task quantum, in ns. */
-    public EventLoopConfig withFifoTaskQuantumNanos(long value) {
-        return new EventLoopConfig(
-                mode, policy, ioTaskQuantumNanos, value, ioHandlerFactory, nanoClock, threadFactory, iterationListener);
-    }
+        private Builder() {}
 
-    /** A copy with another transport. */
-    public EventLoopConfig withIoHandlerFactory(IoHandlerFactory value) {
-        return new EventLoopConfig(
-                mode,
-                policy,
-                ioTaskQuantumNanos,
-                fifoTaskQuantumNanos,
-                value,
-                nanoClock,
-                threadFactory,
-                iterationListener);
-    }
+        private Builder(EventLoopConfig from) {
+            mode = from.mode;
+            policy = from.policy;
+            ioTaskQuantumNanos = from.ioTaskQuantumNanos;
+            fifoTaskQuantumNanos = from.fifoTaskQuantumNanos;
+            ioHandlerFactory = from.ioHandlerFactory;
+            nanoClock = from.nanoClock;
+            threadFactory = from.threadFactory;
+            iterationListener = from.iterationListener;
+        }
 
-    /** A copy with another clock (ns, monotonic, thread-safe). */
-    public EventLoopConfig withNanoClock(LongSupplier value) {
-        return new EventLoopConfig(
-                mode,
-                policy,
-                ioTaskQuantumNanos,
-                fifoTaskQuantumNanos,
-                ioHandlerFactory,
-                value,
-                threadFactory,
-                iterationListener);
-    }
+        /** {@link EventLoopConfig#mode}. */
+        public Builder mode(LoopMode value) {
+            mode = value;
+            return this;
+        }
 
-    /** A copy with another thread factory. */
-    public EventLoopConfig withThreadFactory(ThreadFactory value) {
-        return new EventLoopConfig(
-                mode,
-                policy,
-                ioTaskQuantumNanos,
-                fifoTaskQuantumNanos,
-                ioHandlerFactory,
-                nanoClock,
-                value,
-                iterationListener);
-    }
+        /** {@link EventLoopConfig#policy}. */
+        public Builder policy(PriorityPolicy value) {
+            policy = value;
+            return this;
+        }
 
-    /** A copy with another iteration listener ({@code null}: none). */
-    public EventLoopConfig withIterationListener(Consumer<IterationTrace> value) {
-        return new EventLoopConfig(
-                mode,
-                policy,
-                ioTaskQuantumNanos,
-                fifoTaskQuantumNanos,
-                ioHandlerFactory,
-                nanoClock,
-                threadFactory,
-                value);
+        /** {@link EventLoopConfig#ioTaskQuantumNanos}. */
+        public Builder ioTaskQuantumNanos(long value) {
+            ioTaskQuantumNanos = value;
+            return this;
+        }
+
+        /** {@link EventLoopConfig#fifoTaskQuantumNanos}. */
+        public Builder fifoTaskQuantumNanos(long value) {
+            fifoTaskQuantumNanos = value;
+            return this;
+        }
+
+        /** {@link EventLoopConfig#ioHandlerFactory}. */
+        public Builder ioHandlerFactory(IoHandlerFactory value) {
+            ioHandlerFactory = value;
+            return this;
+        }
+
+        /** {@link EventLoopConfig#nanoClock}. */
+        public Builder nanoClock(LongSupplier value) {
+            nanoClock = value;
+            return this;
+        }
+
+        /** {@link EventLoopConfig#threadFactory}. */
+        public Builder threadFactory(ThreadFactory value) {
+            threadFactory = value;
+            return this;
+        }
+
+        /** {@link EventLoopConfig#iterationListener}. */
+        public Builder iterationListener(Consumer<IterationTrace> value) {
+            iterationListener = value;
+            return this;
+        }
+
+        /**
+         * The configuration, checked as the constructor checks it.
+         *
+         * @throws IllegalArgumentException naming the field, its value and the expectation when a quantum is out of
+         *                                  range or a required field is null
+         */
+        public EventLoopConfig build() {
+            return new EventLoopConfig(
+                    mode,
+                    policy,
+                    ioTaskQuantumNanos,
+                    fifoTaskQuantumNanos,
+                    ioHandlerFactory,
+                    nanoClock,
+                    threadFactory,
+                    iterationListener);
+        }
     }
 }

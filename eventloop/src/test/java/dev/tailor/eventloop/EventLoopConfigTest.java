@@ -19,30 +19,40 @@ class EventLoopConfigTest {
         assertThat(D.fifoTaskQuantumNanos()).isEqualTo(1_000_000_000L);
         assertThat(D.nanoClock()).isSameAs(EventLoopConfig.SYSTEM_NANO_CLOCK);
         assertThat(D.iterationListener()).isNull();
+        // The builder holds these defaults (each builder makes its own NIO handler factory).
+        EventLoopConfig built = EventLoopConfig.builder().build();
+        assertThat(built.toBuilder().ioHandlerFactory(D.ioHandlerFactory()).build())
+                .isEqualTo(D);
+        assertThat(built.threadFactory()).isSameAs(EventLoopConfig.DEFAULT_THREAD_FACTORY);
     }
 
     @Test
     void constructor_badValues_namedInMessage() {
-        assertThatThrownBy(() -> D.withMode(null)).hasMessage("mode : null (expected: PRIORITY or FIFO)");
-        assertThatThrownBy(() -> D.withPolicy(null))
+        assertThatThrownBy(() -> D.toBuilder().mode(null).build())
+                .hasMessage("mode : null (expected: PRIORITY or FIFO)");
+        assertThatThrownBy(() -> D.toBuilder().policy(null).build())
                 .hasMessage("policy : null (expected: a PriorityPolicy, e.g. PriorityPolicy.DEFAULTS)");
-        assertThatThrownBy(() -> D.withIoTaskQuantumNanos(999))
+        assertThatThrownBy(() -> D.toBuilder().ioTaskQuantumNanos(999).build())
                 .hasMessage("ioTaskQuantumNanos : 999 (expected: 1000 .. 60000000000)");
-        assertThatThrownBy(() -> D.withFifoTaskQuantumNanos(0))
+        assertThatThrownBy(() -> D.toBuilder().fifoTaskQuantumNanos(0).build())
                 .hasMessage("fifoTaskQuantumNanos : 0 (expected: 1000 .. 60000000000)");
-        assertThatThrownBy(() -> D.withIoHandlerFactory(null)).hasMessageStartingWith("ioHandlerFactory : null");
-        assertThatThrownBy(() -> D.withNanoClock(null)).hasMessageStartingWith("nanoClock : null");
-        assertThatThrownBy(() -> D.withThreadFactory(null)).hasMessageStartingWith("threadFactory : null");
+        assertThatThrownBy(() -> D.toBuilder().ioHandlerFactory(null).build())
+                .hasMessageStartingWith("ioHandlerFactory : null");
+        assertThatThrownBy(() -> D.toBuilder().nanoClock(null).build()).hasMessageStartingWith("nanoClock : null");
+        assertThatThrownBy(() -> D.toBuilder().threadFactory(null).build())
+                .hasMessageStartingWith("threadFactory : null");
     }
 
     @Test
-    void withers_changeOneFieldOnly() {
+    void toBuilder_changesOnlyWhatIsSet() {
         LongSupplier clock = () -> 42;
-        EventLoopConfig c = D.withMode(LoopMode.FIFO)
-                .withNanoClock(clock)
-                .withIoTaskQuantumNanos(5_000)
-                .withFifoTaskQuantumNanos(7_000)
-                .withIterationListener(t -> {});
+        EventLoopConfig c = D.toBuilder()
+                .mode(LoopMode.FIFO)
+                .nanoClock(clock)
+                .ioTaskQuantumNanos(5_000)
+                .fifoTaskQuantumNanos(7_000)
+                .iterationListener(t -> {})
+                .build();
         assertThat(c.mode()).isEqualTo(LoopMode.FIFO);
         assertThat(c.nanoClock()).isSameAs(clock);
         assertThat(c.ioTaskQuantumNanos()).isEqualTo(5_000);

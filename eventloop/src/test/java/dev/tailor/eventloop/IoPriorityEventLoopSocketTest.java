@@ -166,8 +166,10 @@ class IoPriorityEventLoopSocketTest {
         // task. What is asserted is that structure, counted by the loops themselves, and its direction on the echo
         // times: how much faster priority echoes depends on how busy the machine is (4x and more on a quiet one).
         IoPriorityEventLoop priority = start(EventLoopConfig.DEFAULTS);
-        IoPriorityEventLoop fifo =
-                start(EventLoopConfig.DEFAULTS.withMode(LoopMode.FIFO).withFifoTaskQuantumNanos(20_000_000));
+        IoPriorityEventLoop fifo = start(EventLoopConfig.DEFAULTS.toBuilder()
+                .mode(LoopMode.FIFO)
+                .fifoTaskQuantumNanos(20_000_000)
+                .build());
         int priorityPort = echoServer(priority);
         int fifoPort = echoServer(fifo);
         flood(priority, 500, 20_000);

@@ -26,12 +26,13 @@ class IoPriorityEventLoopVirtualTimeTest {
     private IoPriorityEventLoop loop;
 
     private IoPriorityEventLoop newLoop(LoopMode mode, PriorityPolicy policy) {
-        loop = IoPriorityEventLoop.drivenByCurrentThread(EventLoopConfig.DEFAULTS
-                .withMode(mode)
-                .withPolicy(policy)
-                .withIoHandlerFactory(io)
-                .withNanoClock(clock)
-                .withIterationListener(traces::add));
+        loop = IoPriorityEventLoop.drivenByCurrentThread(EventLoopConfig.DEFAULTS.toBuilder()
+                .mode(mode)
+                .policy(policy)
+                .ioHandlerFactory(io)
+                .nanoClock(clock)
+                .iterationListener(traces::add)
+                .build());
         return loop;
     }
 

@@ -234,10 +234,11 @@ public final class NbdServer implements AutoCloseable {
         // FIFO queue as a plain loop (config loop.mode; docs/eventloop.md).
         IoPriorityEventLoopGroup eventLoops = new IoPriorityEventLoopGroup(
                 config.eventLoopThreads(),
-                EventLoopConfig.DEFAULTS
-                        .withMode(config.loop().loopMode())
-                        .withIoHandlerFactory(transport.ioHandlerFactory())
-                        .withThreadFactory(new DefaultThreadFactory("tailor-nbd-io", true)));
+                EventLoopConfig.DEFAULTS.toBuilder()
+                        .mode(config.loop().loopMode())
+                        .ioHandlerFactory(transport.ioHandlerFactory())
+                        .threadFactory(new DefaultThreadFactory("tailor-nbd-io", true))
+                        .build());
         int queueCapacity = (int)
                 Math.min(Integer.MAX_VALUE, (long) limits.maxConnections() * limits.maxInFlightRequestsPerConnection());
         ThreadPoolExecutor fileIo = new ThreadPoolExecutor(
