@@ -117,14 +117,16 @@ final class DatasetCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         OnlineBoutiqueSnapshot.Options options = data.options();
         try {
-            options = options.withReplicasPerComponent(replicas)
-                    .withNodes(nodes)
-                    .withNodeSpeeds(nodeSpeeds)
-                    .withCpuCoresPerNode(nodeCores)
-                    .withCpuLimitCores(cpuLimit)
-                    .withMinute(OnlineBoutiqueSnapshot.Minute.parse(minute))
-                    .withRegions(regions)
-                    .withSameNodeDelayMillis(sameNodeDelayMillis);
+            options = options.toBuilder()
+                    .replicasPerComponent(replicas)
+                    .nodes(nodes)
+                    .nodeSpeeds(nodeSpeeds)
+                    .cpuCoresPerNode(nodeCores)
+                    .cpuLimitCores(cpuLimit)
+                    .minute(OnlineBoutiqueSnapshot.Minute.parse(minute))
+                    .regions(regions)
+                    .sameNodeDelayMillis(sameNodeDelayMillis)
+                    .build();
         } catch (IllegalArgumentException e) {
             throw new CliException(DatasetOptions.optionName(e.getMessage()), e);
         }

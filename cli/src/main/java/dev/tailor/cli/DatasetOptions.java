@@ -88,13 +88,19 @@ final class DatasetOptions {
                         ? null
                         : DataDir.require(LATENCY, "--latency");
         try {
-            OnlineBoutiqueSnapshot.Options options = OnlineBoutiqueSnapshot.Options.defaults(metrics)
-                    .withLatencyFile(pings)
-                    .withEntryComponent(entry);
+            OnlineBoutiqueSnapshot.Options options = OnlineBoutiqueSnapshot.Options.defaults(metrics).toBuilder()
+                    .latencyFile(pings)
+                    .entryComponent(entry)
+                    .build();
             if ("none".equalsIgnoreCase(trace)) {
-                return options.withoutTrace();
+                return options.toBuilder().useTrace(false).build();
             }
-            return trace == null ? options : options.withTraceFile(Path.of(trace));
+            return trace == null
+                    ? options
+                    : options.toBuilder()
+                            .traceFile(Path.of(trace))
+                            .useTrace(true)
+                            .build();
         } catch (IllegalArgumentException e) {
             throw new CliException(optionName(e.getMessage()), e);
         }

@@ -283,7 +283,9 @@ final class SimulateCommand implements Callable<Integer> {
         OnlineBoutiqueSnapshot.Options options = data.options();
         if (minute != null) {
             try {
-                options = options.withMinute(OnlineBoutiqueSnapshot.Minute.parse(minute));
+                options = options.toBuilder()
+                        .minute(OnlineBoutiqueSnapshot.Minute.parse(minute))
+                        .build();
             } catch (IllegalArgumentException e) {
                 throw new CliException(DatasetOptions.optionName(e.getMessage()), e);
             }
@@ -311,8 +313,10 @@ final class SimulateCommand implements Callable<Integer> {
             Path metrics = DataDir.require(DatasetOptions.METRICS, null);
             Path latency = DataDir.require(DatasetOptions.LATENCY, null);
             try {
-                OnlineBoutiqueScenario.Result result = OnlineBoutiqueScenario.build(
-                        OnlineBoutiqueSnapshot.Options.defaults(metrics).withLatencyFile(latency));
+                OnlineBoutiqueScenario.Result result =
+                        OnlineBoutiqueScenario.build(OnlineBoutiqueSnapshot.Options.defaults(metrics).toBuilder()
+                                .latencyFile(latency)
+                                .build());
                 if (notes != null) {
                     result.notes().forEach(note -> notes.println("note: " + note));
                 }

@@ -301,256 +301,7 @@ public final class OnlineBoutiqueSnapshot {
 
         /** Every option at its default, reading {@code metricsDir}. */
         public static Options defaults(Path metricsDir) {
-            return new Options(
-                    metricsDir,
-                    null,
-                    true,
-                    null,
-                    DEFAULT_REPLICAS,
-                    DEFAULT_NODES,
-                    null,
-                    DEFAULT_CPU_CORES_PER_NODE,
-                    null,
-                    null,
-                    null,
-                    DEFAULT_SAME_NODE_DELAY_MILLIS,
-                    AwsPingLatencies.DEFAULT_PAYLOAD_BYTES,
-                    null);
-        }
-
-        public Options withTraceFile(Path file) {
-            return new Options(
-                    metricsDir,
-                    file,
-                    true,
-                    latencyFile,
-                    replicasPerComponent,
-                    nodes,
-                    nodeSpeeds,
-                    cpuCoresPerNode,
-                    cpuLimitCores,
-                    minute,
-                    regions,
-                    sameNodeDelayMillis,
-                    pingPayloadBytes,
-                    entryComponent);
-        }
-
-        /** Ignores any trace: every callee's λ is split equally over its callers. */
-        public Options withoutTrace() {
-            return new Options(
-                    metricsDir,
-                    null,
-                    false,
-                    latencyFile,
-                    replicasPerComponent,
-                    nodes,
-                    nodeSpeeds,
-                    cpuCoresPerNode,
-                    cpuLimitCores,
-                    minute,
-                    regions,
-                    sameNodeDelayMillis,
-                    pingPayloadBytes,
-                    entryComponent);
-        }
-
-        public Options withLatencyFile(Path file) {
-            return new Options(
-                    metricsDir,
-                    traceFile,
-                    useTrace,
-                    file,
-                    replicasPerComponent,
-                    nodes,
-                    nodeSpeeds,
-                    cpuCoresPerNode,
-                    cpuLimitCores,
-                    minute,
-                    regions,
-                    sameNodeDelayMillis,
-                    pingPayloadBytes,
-                    entryComponent);
-        }
-
-        public Options withReplicasPerComponent(int r) {
-            return new Options(
-                    metricsDir,
-                    traceFile,
-                    useTrace,
-                    latencyFile,
-                    r,
-                    nodes,
-                    nodeSpeeds,
-                    cpuCoresPerNode,
-                    cpuLimitCores,
-                    minute,
-                    regions,
-                    sameNodeDelayMillis,
-                    pingPayloadBytes,
-                    entryComponent);
-        }
-
-        public Options withNodes(int n) {
-            return new Options(
-                    metricsDir,
-                    traceFile,
-                    useTrace,
-                    latencyFile,
-                    replicasPerComponent,
-                    n,
-                    nodeSpeeds,
-                    cpuCoresPerNode,
-                    cpuLimitCores,
-                    minute,
-                    regions,
-                    sameNodeDelayMillis,
-                    pingPayloadBytes,
-                    entryComponent);
-        }
-
-        public Options withNodeSpeeds(List<Double> speeds) {
-            return new Options(
-                    metricsDir,
-                    traceFile,
-                    useTrace,
-                    latencyFile,
-                    replicasPerComponent,
-                    nodes,
-                    speeds,
-                    cpuCoresPerNode,
-                    cpuLimitCores,
-                    minute,
-                    regions,
-                    sameNodeDelayMillis,
-                    pingPayloadBytes,
-                    entryComponent);
-        }
-
-        public Options withCpuCoresPerNode(double cores) {
-            return new Options(
-                    metricsDir,
-                    traceFile,
-                    useTrace,
-                    latencyFile,
-                    replicasPerComponent,
-                    nodes,
-                    nodeSpeeds,
-                    cores,
-                    cpuLimitCores,
-                    minute,
-                    regions,
-                    sameNodeDelayMillis,
-                    pingPayloadBytes,
-                    entryComponent);
-        }
-
-        public Options withCpuLimitCores(Double cores) {
-            return new Options(
-                    metricsDir,
-                    traceFile,
-                    useTrace,
-                    latencyFile,
-                    replicasPerComponent,
-                    nodes,
-                    nodeSpeeds,
-                    cpuCoresPerNode,
-                    cores,
-                    minute,
-                    regions,
-                    sameNodeDelayMillis,
-                    pingPayloadBytes,
-                    entryComponent);
-        }
-
-        public Options withMinute(Minute m) {
-            return new Options(
-                    metricsDir,
-                    traceFile,
-                    useTrace,
-                    latencyFile,
-                    replicasPerComponent,
-                    nodes,
-                    nodeSpeeds,
-                    cpuCoresPerNode,
-                    cpuLimitCores,
-                    m,
-                    regions,
-                    sameNodeDelayMillis,
-                    pingPayloadBytes,
-                    entryComponent);
-        }
-
-        public Options withRegions(List<String> r) {
-            return new Options(
-                    metricsDir,
-                    traceFile,
-                    useTrace,
-                    latencyFile,
-                    replicasPerComponent,
-                    nodes,
-                    nodeSpeeds,
-                    cpuCoresPerNode,
-                    cpuLimitCores,
-                    minute,
-                    r,
-                    sameNodeDelayMillis,
-                    pingPayloadBytes,
-                    entryComponent);
-        }
-
-        public Options withSameNodeDelayMillis(double millis) {
-            return new Options(
-                    metricsDir,
-                    traceFile,
-                    useTrace,
-                    latencyFile,
-                    replicasPerComponent,
-                    nodes,
-                    nodeSpeeds,
-                    cpuCoresPerNode,
-                    cpuLimitCores,
-                    minute,
-                    regions,
-                    millis,
-                    pingPayloadBytes,
-                    entryComponent);
-        }
-
-        public Options withPingPayloadBytes(int bytes) {
-            return new Options(
-                    metricsDir,
-                    traceFile,
-                    useTrace,
-                    latencyFile,
-                    replicasPerComponent,
-                    nodes,
-                    nodeSpeeds,
-                    cpuCoresPerNode,
-                    cpuLimitCores,
-                    minute,
-                    regions,
-                    sameNodeDelayMillis,
-                    bytes,
-                    entryComponent);
-        }
-
-        public Options withEntryComponent(String component) {
-            return new Options(
-                    metricsDir,
-                    traceFile,
-                    useTrace,
-                    latencyFile,
-                    replicasPerComponent,
-                    nodes,
-                    nodeSpeeds,
-                    cpuCoresPerNode,
-                    cpuLimitCores,
-                    minute,
-                    regions,
-                    sameNodeDelayMillis,
-                    pingPayloadBytes,
-                    component);
+            return builder().metricsDir(metricsDir).build();
         }
 
         /** The per-core speed factor of node i (0-based). */
@@ -561,6 +312,165 @@ public final class OnlineBoutiqueSnapshot {
         private static void requireRange(String name, int value, int min, int max) {
             if (value < min || value > max) {
                 throw new IllegalArgumentException(name + " : " + value + " (expected: " + min + " .. " + max + ")");
+            }
+        }
+
+        /** A builder starting from {@link #DEFAULTS}. */
+        public static Builder builder() {
+            return new Builder();
+        }
+
+        /** A builder starting from this configuration's values. */
+        public Builder toBuilder() {
+            return new Builder(this);
+        }
+
+        /**
+         * Builds {@link Options}: named setters over the defaults (the one place they are set; a list, path or
+         * object left {@code null} takes its default in the constructor), checked together in {@link #build}.
+         * {@code metricsDir} has no default.
+         */
+        public static final class Builder {
+            private Path metricsDir;
+            private Path traceFile;
+            private boolean useTrace = true;
+            private Path latencyFile;
+            private int replicasPerComponent = DEFAULT_REPLICAS;
+            private int nodes = DEFAULT_NODES;
+            private List<Double> nodeSpeeds;
+            private double cpuCoresPerNode = DEFAULT_CPU_CORES_PER_NODE;
+            private Double cpuLimitCores;
+            private Minute minute;
+            private List<String> regions;
+            private double sameNodeDelayMillis = DEFAULT_SAME_NODE_DELAY_MILLIS;
+            private int pingPayloadBytes = AwsPingLatencies.DEFAULT_PAYLOAD_BYTES;
+            private String entryComponent;
+
+            private Builder() {}
+
+            private Builder(Options from) {
+                metricsDir = from.metricsDir;
+                traceFile = from.traceFile;
+                useTrace = from.useTrace;
+                latencyFile = from.latencyFile;
+                replicasPerComponent = from.replicasPerComponent;
+                nodes = from.nodes;
+                nodeSpeeds = from.nodeSpeeds;
+                cpuCoresPerNode = from.cpuCoresPerNode;
+                cpuLimitCores = from.cpuLimitCores;
+                minute = from.minute;
+                regions = from.regions;
+                sameNodeDelayMillis = from.sameNodeDelayMillis;
+                pingPayloadBytes = from.pingPayloadBytes;
+                entryComponent = from.entryComponent;
+            }
+
+            /** {@link Options#metricsDir}. */
+            public Builder metricsDir(Path value) {
+                metricsDir = value;
+                return this;
+            }
+
+            /** {@link Options#traceFile}. */
+            public Builder traceFile(Path value) {
+                traceFile = value;
+                return this;
+            }
+
+            /** {@link Options#useTrace}. */
+            public Builder useTrace(boolean value) {
+                useTrace = value;
+                return this;
+            }
+
+            /** {@link Options#latencyFile}. */
+            public Builder latencyFile(Path value) {
+                latencyFile = value;
+                return this;
+            }
+
+            /** {@link Options#replicasPerComponent}. */
+            public Builder replicasPerComponent(int value) {
+                replicasPerComponent = value;
+                return this;
+            }
+
+            /** {@link Options#nodes}. */
+            public Builder nodes(int value) {
+                nodes = value;
+                return this;
+            }
+
+            /** {@link Options#nodeSpeeds}. */
+            public Builder nodeSpeeds(List<Double> value) {
+                nodeSpeeds = value;
+                return this;
+            }
+
+            /** {@link Options#cpuCoresPerNode}. */
+            public Builder cpuCoresPerNode(double value) {
+                cpuCoresPerNode = value;
+                return this;
+            }
+
+            /** {@link Options#cpuLimitCores}. */
+            public Builder cpuLimitCores(Double value) {
+                cpuLimitCores = value;
+                return this;
+            }
+
+            /** {@link Options#minute}. */
+            public Builder minute(Minute value) {
+                minute = value;
+                return this;
+            }
+
+            /** {@link Options#regions}. */
+            public Builder regions(List<String> value) {
+                regions = value;
+                return this;
+            }
+
+            /** {@link Options#sameNodeDelayMillis}. */
+            public Builder sameNodeDelayMillis(double value) {
+                sameNodeDelayMillis = value;
+                return this;
+            }
+
+            /** {@link Options#pingPayloadBytes}. */
+            public Builder pingPayloadBytes(int value) {
+                pingPayloadBytes = value;
+                return this;
+            }
+
+            /** {@link Options#entryComponent}. */
+            public Builder entryComponent(String value) {
+                entryComponent = value;
+                return this;
+            }
+
+            /**
+             * The options, checked as the constructor checks them.
+             *
+             * @throws IllegalArgumentException naming the field, its value and what is expected when one is out of
+             *                                  range, or {@code metricsDir} is not set
+             */
+            public Options build() {
+                return new Options(
+                        metricsDir,
+                        traceFile,
+                        useTrace,
+                        latencyFile,
+                        replicasPerComponent,
+                        nodes,
+                        nodeSpeeds,
+                        cpuCoresPerNode,
+                        cpuLimitCores,
+                        minute,
+                        regions,
+                        sameNodeDelayMillis,
+                        pingPayloadBytes,
+                        entryComponent);
             }
         }
     }

@@ -71,12 +71,13 @@ class OnlineBoutiqueSnapshotSyntheticTest {
     }
 
     private Options options() {
-        return Options.defaults(metrics)
-                .withLatencyFile(pings)
-                .withEntryComponent("front")
-                .withNodes(3)
-                .withReplicasPerComponent(2)
-                .withMinute(Minute.index(1));
+        return Options.defaults(metrics).toBuilder()
+                .latencyFile(pings)
+                .entryComponent("front")
+                .nodes(3)
+                .replicasPerComponent(2)
+                .minute(Minute.index(1))
+                .build();
     }
 
     private static List<Replica> replicasOf(Snapshot s, String component) {
@@ -157,7 +158,8 @@ class OnlineBoutiqueSnapshotSyntheticTest {
                         + "t,3,2,cat-9-z\nt,4,2,cat-9-z\nt,5,2,cat-9-z\n" // front -> cat: 3
                         + "t,6,2,cart-9-z\nt,7,6,cat-9-z\n" // front -> cart: 1, cart -> cat: 1
                         + "t,8,3,pay-9-z\n"); // cat -> pay: not in dependency.csv
-        Result result = OnlineBoutiqueSnapshot.build(options().withTraceFile(trace));
+        Result result = OnlineBoutiqueSnapshot.build(
+                options().toBuilder().traceFile(trace).useTrace(true).build());
         Snapshot s = result.snapshot();
 
         // cat: front 3, cart 1 -> 4 req/s split 3:1. cart: front 1 -> all of 2. pay: front 0 of 0 -> equal.
@@ -173,7 +175,8 @@ class OnlineBoutiqueSnapshotSyntheticTest {
 
     @Test
     void build_delays_measuredEitherDirectionElseRegionMedianHalved() throws IOException {
-        Result result = OnlineBoutiqueSnapshot.build(options().withSameNodeDelayMillis(0.01));
+        Result result = OnlineBoutiqueSnapshot.build(
+                options().toBuilder().sameNodeDelayMillis(0.01).build());
         Snapshot s = result.snapshot();
 
         assertThat(s.delays()).hasSize(9);
@@ -204,7 +207,8 @@ class OnlineBoutiqueSnapshotSyntheticTest {
     @Test
     void build_regionOutOfAwsNodes_failsNamingRegionCountAndFile() {
         // u-1 is the only US node: EU,US,US would need a second one for w3.
-        assertThatThrownBy(() -> OnlineBoutiqueSnapshot.build(options().withRegions(List.of("EU", "US", "US"))))
+        assertThatThrownBy(() -> OnlineBoutiqueSnapshot.build(
+                        options().toBuilder().regions(List.of("EU", "US", "US")).build()))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("region US has 1 AWS node(s) in " + pings)
                 .hasMessageContaining("w3");
@@ -213,7 +217,7 @@ class OnlineBoutiqueSnapshotSyntheticTest {
     @Test
     void build_regionPairNeverPinged_failsNamingTheFileAndRegions() {
         // w1 = e-1 (EU), w2 = a-1 (AP): neither that pair nor any EU/AP pair was pinged.
-        Options o = options().withNodes(2).withRegions(List.of("EU", "AP"));
+        Options o = options().toBuilder().nodes(2).regions(List.of("EU", "AP")).build();
 
         assertThatThrownBy(() -> OnlineBoutiqueSnapshot.build(o))
                 .isInstanceOf(DataFileException.class)
@@ -224,14 +228,16 @@ class OnlineBoutiqueSnapshotSyntheticTest {
     void build_explicitTraceFileMissing_namesIt() {
         Path missing = tmp.resolve("nope.csv");
 
-        assertThatThrownBy(() -> OnlineBoutiqueSnapshot.build(options().withTraceFile(missing)))
+        assertThatThrownBy(() -> OnlineBoutiqueSnapshot.build(
+                        options().toBuilder().traceFile(missing).useTrace(true).build()))
                 .isInstanceOf(DataFileException.class)
                 .hasMessageContaining(missing + ": no such file");
     }
 
     @Test
     void build_defaultLatencyFileMissing_namesWhereItLooked() {
-        Options o = Options.defaults(metrics).withEntryComponent("front");
+        Options o =
+                Options.defaults(metrics).toBuilder().entryComponent("front").build();
 
         assertThatThrownBy(() -> OnlineBoutiqueSnapshot.build(o))
                 .isInstanceOf(DataFileException.class)
@@ -244,7 +250,8 @@ class OnlineBoutiqueSnapshotSyntheticTest {
                 metrics.resolve("front-1-a_metric.csv"),
                 "TimeStamp,PodName,CpuUsage(m),PodWorkload(Ops)\n1000,front-1-a,1,NaN\n");
 
-        assertThatThrownBy(() -> OnlineBoutiqueSnapshot.build(options().withMinute(Minute.BUSIEST)))
+        assertThatThrownBy(() -> OnlineBoutiqueSnapshot.build(
+                        options().toBuilder().minute(Minute.BUSIEST).build()))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("minute : busiest")
                 .hasMessageContaining("no PodWorkload(Ops) data");
@@ -261,7 +268,8 @@ class OnlineBoutiqueSnapshotSyntheticTest {
                         + "t1,1,root,front-9-z,5\nt1,2,1,cat-9-z,1\nt2,1,,front-9-z,5\nt3,1,root,cat-9-z,1\n"
                         + "t4,1,root,lb-9-z,1\nt5,1,root,lb-9-z,1\nt6,1,root,lb-9-z,1\n");
         Files.writeString(metrics.resolve("front_service.csv"), "TimeStamp,ServiceName,LatencyP50(s)\n1000,F,0.1\n");
-        Result result = OnlineBoutiqueSnapshot.build(options().withEntryComponent(null));
+        Result result = OnlineBoutiqueSnapshot.build(
+                options().toBuilder().entryComponent(null).build());
 
         assertThat(result.entryComponent()).isEqualTo("front");
         assertThat(result.snapshot().calls().get(0).callee()).isEqualTo("front");
@@ -280,7 +288,8 @@ class OnlineBoutiqueSnapshotSyntheticTest {
                 metrics.resolve("dependency.csv"),
                 "Source,Target,Weight\n"
                         + "front,cat,1\ncart,cat,1\nfront,cart,1\nfront,pay,1\nfront,idle,1\nlb,front,1\nfront,front,1\n");
-        Result result = OnlineBoutiqueSnapshot.build(options().withEntryComponent(null));
+        Result result = OnlineBoutiqueSnapshot.build(
+                options().toBuilder().entryComponent(null).build());
 
         assertThat(result.entryComponent()).isEqualTo("front");
         assertThat(result.notes())
@@ -291,7 +300,8 @@ class OnlineBoutiqueSnapshotSyntheticTest {
     @Test
     void build_noEntryAndEveryComponentCalled_failsNamingTheFieldAndTheCandidates() {
         // cat -> front in dependency.csv: no metered component is left uncalled.
-        assertThatThrownBy(() -> OnlineBoutiqueSnapshot.build(options().withEntryComponent(null)))
+        assertThatThrownBy(() -> OnlineBoutiqueSnapshot.build(
+                        options().toBuilder().entryComponent(null).build()))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("entryComponent : not given, and no trace")
                 .hasMessageContaining("leaves no component uncalled")
@@ -308,7 +318,10 @@ class OnlineBoutiqueSnapshotSyntheticTest {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("traceFile : not given, and " + metrics + " has 2 span CSVs [a.csv, b.csv]");
         // Naming one settles it.
-        assertThat(OnlineBoutiqueSnapshot.build(options().withTraceFile(metrics.resolve("b.csv")))
+        assertThat(OnlineBoutiqueSnapshot.build(options().toBuilder()
+                                .traceFile(metrics.resolve("b.csv"))
+                                .useTrace(true)
+                                .build())
                         .notes())
                 .anyMatch(n -> n.contains("call mix from " + metrics.resolve("b.csv") + " (as given"));
     }
@@ -328,8 +341,11 @@ class OnlineBoutiqueSnapshotSyntheticTest {
                 fast.resolve("far-1-a_metric.csv"),
                 "TimeStamp,PodName,CpuUsage(m),PodWorkload(Ops)\n" + "1046,far-1-a,4,2\n1076,far-1-a,6,3\n");
         Files.writeString(fast.resolve("dependency.csv"), "Source,Target,Weight\nfront,near,1\nfront,far,1\n");
-        Result result = OnlineBoutiqueSnapshot.build(
-                Options.defaults(fast).withLatencyFile(pings).withNodes(2).withReplicasPerComponent(1));
+        Result result = OnlineBoutiqueSnapshot.build(Options.defaults(fast).toBuilder()
+                .latencyFile(pings)
+                .nodes(2)
+                .replicasPerComponent(1)
+                .build());
 
         assertThat(result.snapshot().windowSeconds()).isEqualTo(30.0);
         assertThat(rate(result.snapshot(), "ingress", "front")).isEqualTo(10); // busiest, at 1030

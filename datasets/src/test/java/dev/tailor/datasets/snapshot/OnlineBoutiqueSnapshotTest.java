@@ -77,7 +77,7 @@ class OnlineBoutiqueSnapshotTest {
     @Test
     void build_threeReplicasFiveNodes_isValidAndHeartPlansIt() throws IOException {
         Result result = OnlineBoutiqueSnapshot.build(
-                realOptions().withReplicasPerComponent(3).withNodes(5));
+                realOptions().toBuilder().replicasPerComponent(3).nodes(5).build());
 
         assertThat(SnapshotValidator.validate(result.snapshot())).isEmpty();
         Plan plan = new Heart(HeartConfig.DEFAULTS).plan(result.snapshot(), AtpmState.EMPTY);
@@ -257,7 +257,9 @@ class OnlineBoutiqueSnapshotTest {
 
     @Test
     void build_regionsEuEuEuUsUs_crossRegionDelaysAreAbout45MillisOneWay() throws IOException {
-        Result result = OnlineBoutiqueSnapshot.build(realOptions().withRegions(List.of("EU", "EU", "EU", "US", "US")));
+        Result result = OnlineBoutiqueSnapshot.build(realOptions().toBuilder()
+                .regions(List.of("EU", "EU", "EU", "US", "US"))
+                .build());
         Snapshot s = result.snapshot();
 
         assertThat(SnapshotValidator.validate(s)).isEmpty();
@@ -284,7 +286,8 @@ class OnlineBoutiqueSnapshotTest {
 
     @Test
     void build_minuteByIndex_usesThatSample() throws IOException {
-        Result result = OnlineBoutiqueSnapshot.build(realOptions().withMinute(Minute.index(0)));
+        Result result = OnlineBoutiqueSnapshot.build(
+                realOptions().toBuilder().minute(Minute.index(0)).build());
 
         double frontend = result.snapshot().replicas().stream()
                 .filter(r -> r.component().equals("frontend"))
@@ -296,14 +299,16 @@ class OnlineBoutiqueSnapshotTest {
 
     @Test
     void build_minuteByUnixSeconds_usesTheNearestSample() throws IOException {
-        Result result = OnlineBoutiqueSnapshot.build(realOptions().withMinute(Minute.unixSeconds(1_660_491_400L)));
+        Result result = OnlineBoutiqueSnapshot.build(realOptions().toBuilder()
+                .minute(Minute.unixSeconds(1_660_491_400L))
+                .build());
 
         assertThat(result.notes()).anyMatch(n -> n.contains("sample 821 of 1325"));
     }
 
     @Test
     void build_minuteIndexOutOfRange_namesTheValidRange() {
-        Options options = realOptions().withMinute(Minute.index(1325));
+        Options options = realOptions().toBuilder().minute(Minute.index(1325)).build();
 
         assertThatThrownBy(() -> OnlineBoutiqueSnapshot.build(options))
                 .isInstanceOf(IllegalArgumentException.class)
@@ -313,7 +318,9 @@ class OnlineBoutiqueSnapshotTest {
 
     @Test
     void build_minuteTimeOutsideTheDay_namesTheValidRange() {
-        Options options = realOptions().withMinute(Minute.unixSeconds(1_660_000_000L));
+        Options options = realOptions().toBuilder()
+                .minute(Minute.unixSeconds(1_660_000_000L))
+                .build();
 
         assertThatThrownBy(() -> OnlineBoutiqueSnapshot.build(options))
                 .isInstanceOf(IllegalArgumentException.class)
@@ -323,7 +330,7 @@ class OnlineBoutiqueSnapshotTest {
 
     @Test
     void build_moreNodesThanTheRegionHas_failsNamingTheRegionAndItsCount() {
-        Options options = realOptions().withNodes(19);
+        Options options = realOptions().toBuilder().nodes(19).build();
 
         assertThatThrownBy(() -> OnlineBoutiqueSnapshot.build(options))
                 .isInstanceOf(IllegalArgumentException.class)
@@ -333,7 +340,8 @@ class OnlineBoutiqueSnapshotTest {
 
     @Test
     void build_withoutTrace_splitsEachCalleesLambdaEquallyAndSaysSo() throws IOException {
-        Result result = OnlineBoutiqueSnapshot.build(realOptions().withoutTrace());
+        Result result = OnlineBoutiqueSnapshot.build(
+                realOptions().toBuilder().useTrace(false).build());
         double lambda = lambdaAt(BUSIEST_UNIX_SECONDS).get("productcatalogservice");
 
         assertThat(call(result.snapshot(), "frontend", "productcatalogservice").requestsPerSecond())
@@ -359,7 +367,8 @@ class OnlineBoutiqueSnapshotTest {
 
     @Test
     void build_bundledDayWithoutTrace_findsFrontendFromTheCallGraph() throws IOException {
-        Result result = OnlineBoutiqueSnapshot.build(realOptions().withoutTrace());
+        Result result = OnlineBoutiqueSnapshot.build(
+                realOptions().toBuilder().useTrace(false).build());
 
         assertThat(result.entryComponent()).isEqualTo("frontend");
         assertThat(result.notes()).anyMatch(n -> n.startsWith("entry component frontend, found from dependency.csv"));
@@ -368,7 +377,8 @@ class OnlineBoutiqueSnapshotTest {
     @Test
     void build_explicitTraceFile_isUsed() throws IOException {
         Path trace = SharedData.require(TRACE);
-        Result result = OnlineBoutiqueSnapshot.build(realOptions().withTraceFile(trace));
+        Result result = OnlineBoutiqueSnapshot.build(
+                realOptions().toBuilder().traceFile(trace).useTrace(true).build());
         JaegerSpans spans = JaegerSpans.read(trace);
 
         assertThat(result.notes()).anyMatch(n -> n.contains(trace.toString()) && n.contains(spans.spans() + " spans"));
@@ -376,7 +386,8 @@ class OnlineBoutiqueSnapshotTest {
 
     @Test
     void build_cpuLimit_isSetOnEveryReplica() throws IOException {
-        Snapshot s = OnlineBoutiqueSnapshot.build(realOptions().withCpuLimitCores(0.5))
+        Snapshot s = OnlineBoutiqueSnapshot.build(
+                        realOptions().toBuilder().cpuLimitCores(0.5).build())
                 .snapshot();
 
         assertThat(s.replicas()).allSatisfy(r -> assertThat(r.cpuLimitCores()).isEqualTo(0.5));
@@ -384,7 +395,8 @@ class OnlineBoutiqueSnapshotTest {
 
     @Test
     void build_sevenNodes_cyclesTheFiveSpeedsAndGivesEveryNodeItsCores() throws IOException {
-        Snapshot s = OnlineBoutiqueSnapshot.build(realOptions().withNodes(7).withCpuCoresPerNode(8))
+        Snapshot s = OnlineBoutiqueSnapshot.build(
+                        realOptions().toBuilder().nodes(7).cpuCoresPerNode(8).build())
                 .snapshot();
 
         assertThat(s.nodes())
@@ -443,29 +455,53 @@ class OnlineBoutiqueSnapshotTest {
     void options_outOfRangeValues_areRejectedNamingTheOptionAndValue() {
         Options o = Options.defaults(Path.of("x"));
 
-        assertThatThrownBy(() -> o.withReplicasPerComponent(0)).hasMessageContaining("replicasPerComponent : 0");
-        assertThatThrownBy(() -> o.withNodes(0)).hasMessageContaining("nodes : 0");
-        assertThatThrownBy(() -> o.withNodeSpeeds(List.of(1.0, -0.5))).hasMessageContaining("nodeSpeeds[1] : -0.5");
-        assertThatThrownBy(() -> o.withNodeSpeeds(List.of())).hasMessageContaining("nodeSpeeds : []");
-        assertThatThrownBy(() -> o.withCpuCoresPerNode(Double.NaN)).hasMessageContaining("cpuCoresPerNode : NaN");
-        assertThatThrownBy(() -> o.withCpuLimitCores(0.0)).hasMessageContaining("cpuLimitCores : 0.0");
-        assertThatThrownBy(() -> o.withSameNodeDelayMillis(-1)).hasMessageContaining("sameNodeDelayMillis : -1.0");
-        assertThatThrownBy(() -> o.withPingPayloadBytes(-1)).hasMessageContaining("pingPayloadBytes : -1");
-        assertThatThrownBy(() -> o.withEntryComponent(" ")).hasMessageContaining("entryComponent");
-        assertThatThrownBy(() -> new Options(null, null, true, null, 3, 5, null, 4, null, null, null, 0.05, 64, null))
-                .hasMessageContaining("metricsDir : null");
+        assertThatThrownBy(() -> o.toBuilder().replicasPerComponent(0).build())
+                .hasMessageContaining("replicasPerComponent : 0");
+        assertThatThrownBy(() -> o.toBuilder().nodes(0).build()).hasMessageContaining("nodes : 0");
+        assertThatThrownBy(() -> o.toBuilder().nodeSpeeds(List.of(1.0, -0.5)).build())
+                .hasMessageContaining("nodeSpeeds[1] : -0.5");
+        assertThatThrownBy(() -> o.toBuilder().nodeSpeeds(List.of()).build()).hasMessageContaining("nodeSpeeds : []");
+        assertThatThrownBy(() -> o.toBuilder().cpuCoresPerNode(Double.NaN).build())
+                .hasMessageContaining("cpuCoresPerNode : NaN");
+        assertThatThrownBy(() -> o.toBuilder().cpuLimitCores(0.0).build()).hasMessageContaining("cpuLimitCores : 0.0");
+        assertThatThrownBy(() -> o.toBuilder().sameNodeDelayMillis(-1).build())
+                .hasMessageContaining("sameNodeDelayMillis : -1.0");
+        assertThatThrownBy(() -> o.toBuilder().pingPayloadBytes(-1).build())
+                .hasMessageContaining("pingPayloadBytes : -1");
+        assertThatThrownBy(() -> o.toBuilder().entryComponent(" ").build()).hasMessageContaining("entryComponent");
+        Options.Builder withoutMetrics = Options.builder();
+        assertThatThrownBy(withoutMetrics::build).hasMessageContaining("metricsDir : null");
+        // The builder's defaults are the options' documented defaults.
+        assertThat(Options.builder().metricsDir(o.metricsDir()).build())
+                .isEqualTo(Options.defaults(o.metricsDir()))
+                .isEqualTo(new Options(
+                        o.metricsDir(),
+                        null,
+                        true,
+                        null,
+                        3,
+                        5,
+                        List.of(1.0, 0.9, 0.7, 0.5, 0.4),
+                        4,
+                        null,
+                        Minute.BUSIEST,
+                        List.of("EU"),
+                        0.05,
+                        64,
+                        null));
     }
 
     @Test
     void options_regions_acceptEuUsApInAnyCaseAndRejectOthers() {
         Options o = Options.defaults(Path.of("x"));
 
-        assertThat(o.withRegions(List.of("eu", "Us", "AP")).regions()).containsExactly("EU", "US", "AP");
-        assertThatThrownBy(() -> o.withRegions(List.of("EU", "SA")))
+        assertThat(o.toBuilder().regions(List.of("eu", "Us", "AP")).build().regions())
+                .containsExactly("EU", "US", "AP");
+        assertThatThrownBy(() -> o.toBuilder().regions(List.of("EU", "SA")).build())
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("regions[1] : SA")
                 .hasMessageContaining("[AP, EU, US]");
-        assertThatThrownBy(() -> o.withRegions(List.of())).hasMessageContaining("regions : []");
+        assertThatThrownBy(() -> o.toBuilder().regions(List.of()).build()).hasMessageContaining("regions : []");
     }
 
     @Test
@@ -481,7 +517,7 @@ class OnlineBoutiqueSnapshotTest {
 
     @Test
     void build_unknownEntryComponent_namesTheKnownOnes() {
-        Options options = realOptions().withEntryComponent("gateway");
+        Options options = realOptions().toBuilder().entryComponent("gateway").build();
 
         assertThatThrownBy(() -> OnlineBoutiqueSnapshot.build(options))
                 .isInstanceOf(IllegalArgumentException.class)

@@ -57,9 +57,12 @@ class RenamedAppSnapshotTest {
     void build_renamedApp_findsItsEntryAndTraceAndEqualsOnlineBoutiqueUnderTheNewNames() throws IOException {
         Path pings = SharedData.require(RenamedApp.LATENCY);
         Path app = RenamedApp.write(tmp.resolve("shop"));
-        Result renamed = OnlineBoutiqueSnapshot.build(Options.defaults(app).withLatencyFile(pings));
-        Result original = OnlineBoutiqueSnapshot.build(
-                Options.defaults(SharedData.require(RenamedApp.METRICS)).withLatencyFile(pings));
+        Result renamed = OnlineBoutiqueSnapshot.build(
+                Options.defaults(app).toBuilder().latencyFile(pings).build());
+        Result original =
+                OnlineBoutiqueSnapshot.build(Options.defaults(SharedData.require(RenamedApp.METRICS)).toBuilder()
+                        .latencyFile(pings)
+                        .build());
 
         assertThat(SnapshotValidator.validate(renamed.snapshot())).isEmpty();
         assertThat(renamed.entryComponent()).isEqualTo(RenamedApp.ENTRY);

@@ -75,11 +75,14 @@ public final class OnlineBoutiqueScenario {
      */
     public static Result build(OnlineBoutiqueSnapshot.Options options, String name) throws IOException {
         OnlineBoutiqueSnapshot.Options base =
-                options.withReplicasPerComponent(1).withNodes(5);
-        OnlineBoutiqueSnapshot.Result eu = OnlineBoutiqueSnapshot.build(base.withRegions(List.of("EU")));
+                options.toBuilder().replicasPerComponent(1).nodes(5).build();
+        OnlineBoutiqueSnapshot.Result eu = OnlineBoutiqueSnapshot.build(
+                base.toBuilder().regions(List.of("EU")).build());
         // The second build reads the same files: give it the entry the first one found.
-        OnlineBoutiqueSnapshot.Result geo = OnlineBoutiqueSnapshot.build(
-                base.withEntryComponent(eu.entryComponent()).withRegions(List.of("EU", "EU", "EU", "US", "US")));
+        OnlineBoutiqueSnapshot.Result geo = OnlineBoutiqueSnapshot.build(base.toBuilder()
+                .entryComponent(eu.entryComponent())
+                .regions(List.of("EU", "EU", "EU", "US", "US"))
+                .build());
         List<String> notes = new ArrayList<>(eu.notes());
         Snapshot snapshot = eu.snapshot();
 

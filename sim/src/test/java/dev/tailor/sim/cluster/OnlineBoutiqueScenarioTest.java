@@ -21,8 +21,9 @@ class OnlineBoutiqueScenarioTest {
     private static OnlineBoutiqueScenario.Result build() throws IOException {
         Path metrics = SharedData.require("microservices/trastrainer_onlineboutique/normal_2022-08-14");
         Path pings = SharedData.require("network_latency/aws_ec2_52node_pings/latency.csv.gz");
-        return OnlineBoutiqueScenario.build(
-                OnlineBoutiqueSnapshot.Options.defaults(metrics).withLatencyFile(pings));
+        return OnlineBoutiqueScenario.build(OnlineBoutiqueSnapshot.Options.defaults(metrics).toBuilder()
+                .latencyFile(pings)
+                .build());
     }
 
     @Test
@@ -56,7 +57,10 @@ class OnlineBoutiqueScenarioTest {
         Path pings = SharedData.require(RenamedApp.LATENCY);
         Path app = RenamedApp.write(tmp.resolve("shop"));
         OnlineBoutiqueScenario.Result renamed = OnlineBoutiqueScenario.build(
-                OnlineBoutiqueSnapshot.Options.defaults(app).withLatencyFile(pings), "shop");
+                OnlineBoutiqueSnapshot.Options.defaults(app).toBuilder()
+                        .latencyFile(pings)
+                        .build(),
+                "shop");
         ClusterScenario original = build().scenario();
         ClusterScenario scenario = renamed.scenario();
 
