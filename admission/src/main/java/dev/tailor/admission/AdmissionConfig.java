@@ -219,7 +219,7 @@ public record AdmissionConfig(
         return Math.max(1, (long) Math.floor(queueQuantumFraction * budgetCostUnits()));
     }
 
-    /** A builder starting from {@link #DEFAULTS}. */
+    /** A builder holding the defaults. */
     public static Builder builder() {
         return new Builder();
     }

@@ -58,7 +58,7 @@ public record HeadroomConfig(
         Checks.requireRange("maxBorrowRatio", maxBorrowRatio, 0, 100);
     }
 
-    /** A builder starting from {@link #DEFAULTS}. */
+    /** A builder holding the defaults. */
     public static Builder builder() {
         return new Builder();
     }

@@ -28,9 +28,9 @@ import java.util.function.Consumer;
  * the backend serves ({@link StorageSetup}), priced in the cost model derived from the backend; each
  * tenant's disk is committed at its commitment; the other constants come from the scenario's
  * {@code admission} block or admission's defaults. The ablations change one thing each:
- * {@code no-reserve} r = 0, {@code no-borrow} {@link AdmissionConfig#withBorrowing withBorrowing(false)},
- * {@code no-repay} {@link AdmissionConfig#withRepayment withRepayment(false)}, {@code no-lending}
- * {@link AdmissionConfig#withReserveLending withReserveLending(false)} (the strict reserve), one each
+ * {@code no-reserve} r = 0, {@code no-borrow} {@link AdmissionConfig#borrowing borrowing(false)},
+ * {@code no-repay} {@link AdmissionConfig#repayment repayment(false)}, {@code no-lending}
+ * {@link AdmissionConfig#reserveLending reserveLending(false)} (the strict reserve), one each
  * of {@link AdmissionConfig#baselineGuarantee}, {@link AdmissionConfig#adaptiveReserve} and
  * {@link AdmissionConfig#weightedHotService} off ({@code no-reserve} also fixes the reserve at 0), and
  * {@code paced-release} with {@link AdmissionConfig#pacedRelease} on (off by default), {@code bounded-overdraft}
