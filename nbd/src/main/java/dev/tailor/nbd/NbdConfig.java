@@ -1024,7 +1024,7 @@ public record NbdConfig(
     public record TlsSettings(String mode, Path certificates, Boolean verifyPeer) {
 
         /** TLS off. */
-        public static final TlsSettings DEFAULTS = new TlsSettings(null, null, null);
+        public static final TlsSettings DEFAULTS = new TlsSettings("off", null, false);
 
         public TlsSettings {
             // YAML 1.1 reads an unquoted on or off as a boolean, which arrives here as "true" or "false".
