@@ -23,7 +23,7 @@ import java.util.concurrent.TimeUnit;
  * connect and never speak, however many, cannot lock real clients out until the handshake timeout:
  * each new connection pushes out the stalest idle one, and a real client needs the few round trips of
  * its handshake. Connections past their handshake are never closed here: one that stays idle is
- * closed by the idle timeout ({@link NbdConnectionHandler}), and the per-address limit keeps one client
+ * closed by the idle timeout ({@link TransmissionHandler}), and the per-address limit keeps one client
  * from holding every slot meanwhile.
  *
  * <p>A refused newcomer is never refused silently: the first refusal is logged at once with its

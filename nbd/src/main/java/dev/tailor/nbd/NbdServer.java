@@ -48,7 +48,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The NBD server: listens, speaks the protocol ({@link NbdConnectionHandler}) and serves the configured
+ * The NBD server: listens, speaks the protocol ({@link HandshakeHandler}, then {@link TransmissionHandler}) and serves the configured
  * exports from their backends. {@link #start} binds and returns; {@link #close} shuts down cleanly.
  *
  * <p>Threads: one acceptor thread, {@code eventLoopThreads} Netty event loops for the connections (and
@@ -324,7 +324,7 @@ public final class NbdServer implements AutoCloseable {
                     }
                     channel.closeFuture().addListener(f -> admission.closed(channel));
                     connections.add(channel);
-                    channel.pipeline().addLast("nbd", new NbdConnectionHandler(server));
+                    channel.pipeline().addLast("handshake", new HandshakeHandler(server));
                     channel.pipeline().addLast("errors", ConnectionErrors.INSTANCE);
                 }
             };
@@ -534,7 +534,7 @@ public final class NbdServer implements AutoCloseable {
             }
         }
         for (Channel connection : connections) {
-            connection.pipeline().fireUserEventTriggered(NbdConnectionHandler.SHUTDOWN);
+            connection.pipeline().fireUserEventTriggered(TransmissionHandler.SHUTDOWN);
         }
         if (!connections.newCloseFuture().awaitUninterruptibly(DRAIN_TIMEOUT_MILLIS)) {
             connections.close().awaitUninterruptibly();

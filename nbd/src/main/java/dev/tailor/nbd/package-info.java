@@ -11,8 +11,8 @@
  * structured replies, sent as requests complete. docs/nbd.md describes the configuration, the limits
  * and the durability guarantees.
  *
- * <p>Layout: {@link dev.tailor.nbd.NbdServer} starts everything; {@link dev.tailor.nbd.NbdConnectionHandler}
- * speaks the protocol on one connection; {@link dev.tailor.nbd.RequestDispatcher} is the seam where
+ * <p>Layout: {@link dev.tailor.nbd.NbdServer} starts everything; {@link dev.tailor.nbd.HandshakeHandler} and {@link dev.tailor.nbd.TransmissionHandler}
+ * speak the protocol on one connection; {@link dev.tailor.nbd.RequestDispatcher} is the seam where
  * admission control will hold requests back; {@link dev.tailor.nbd.BlockBackend}s
  * ({@link dev.tailor.nbd.FileBackend}, {@link dev.tailor.nbd.UpstreamBackend}) do the I/O.
  */

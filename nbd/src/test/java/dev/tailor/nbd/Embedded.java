@@ -28,7 +28,7 @@ final class Embedded implements AutoCloseable {
     Embedded(BlockBackend backend, NbdConfig.Limits limits, RequestDispatcher dispatcher, IoMetrics io) {
         NbdConfig.ExportConfig config = TestServers.export("disk", false);
         Export export = new Export(config, backend, limits.maxRequestBytes(), io);
-        channel = new EmbeddedChannel(new NbdConnectionHandler(new ServerContext(
+        channel = new EmbeddedChannel(new HandshakeHandler(new ServerContext(
                 Map.of("disk", export),
                 limits,
                 dispatcher,

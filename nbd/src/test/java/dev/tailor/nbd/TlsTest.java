@@ -277,7 +277,7 @@ class TlsTest {
 
     @Test
     void require_refusesEveryOptionButStartTlsAndAbortWithTlsReqd_thenServesOverTls() throws Exception {
-        try (LogRecords log = LogRecords.of(NbdConnectionHandler.class);
+        try (LogRecords log = LogRecords.of(HandshakeHandler.class);
                 RawClient client = RawClient.connect(required.localAddress()).handshake()) {
             int[] options = {
                 NbdProtocol.OPT_LIST,
@@ -301,7 +301,7 @@ class TlsTest {
                         .isEqualTo(NbdProtocol.REP_ERR_TLS_REQD);
             }
             // Data over the buffering limit is skipped unread, and refused the same way.
-            client.option(NbdProtocol.OPT_LIST, new byte[NbdConnectionHandler.MAX_OPTION_DATA_BYTES + 1]);
+            client.option(NbdProtocol.OPT_LIST, new byte[HandshakeHandler.MAX_OPTION_DATA_BYTES + 1]);
             assertThat(client.optionReply().type()).isEqualTo(NbdProtocol.REP_ERR_TLS_REQD);
             // The operator sees it once per connection, naming the first option refused (libnbd's user
             // sees only "operation not supported").
