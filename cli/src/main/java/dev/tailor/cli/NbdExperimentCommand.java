@@ -4,7 +4,7 @@ import dev.tailor.lab.BurstExperiment;
 import dev.tailor.lab.ExperimentReport;
 import dev.tailor.lab.ExperimentRig;
 import dev.tailor.lab.LowLoadExperiment;
-import dev.tailor.nbd.ByteSize;
+import dev.tailor.nbd.config.ByteSize;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;

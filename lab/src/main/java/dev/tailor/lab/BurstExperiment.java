@@ -1,6 +1,6 @@
 package dev.tailor.lab;
 
-import dev.tailor.nbd.ByteSize;
+import dev.tailor.nbd.config.ByteSize;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;

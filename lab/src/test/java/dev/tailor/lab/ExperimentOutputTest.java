@@ -46,7 +46,7 @@ class ExperimentOutputTest {
                 400,
                 8,
                 5,
-                dev.tailor.nbd.ByteSize.parse("256MiB"),
+                dev.tailor.nbd.config.ByteSize.parse("256MiB"),
                 0.2,
                 1.0,
                 dir,

@@ -1,0 +1,199 @@
+package dev.tailor.nbd.config;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.NullNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.lang.reflect.ParameterizedType;
+import java.lang.reflect.RecordComponent;
+import java.lang.reflect.Type;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/**
+ * Checks a parsed configuration tree against the records it will be bound to, before Jackson binds
+ * it, so that a file's mistakes are reported all at once and in the user's words: every unknown field
+ * with the fields that mapping takes, and every value of the wrong kind with what the field takes ("a
+ * size like 1GiB or a number of bytes"), never a Java type name. Jackson alone stops at the first
+ * problem and names types ({@code java.lang.Long}).
+ *
+ * <p>The shapes are the records' own components, so a field added to a record is known here at once.
+ * Field types understood: records, {@code List}s of them, {@code String}, {@code Integer},
+ * {@code Double}, {@code Boolean}, {@link ByteSize} and {@link Path}. A null value is left alone (the
+ * record then takes its default).
+ *
+ * <p>Each unknown or mistyped field is removed from the tree, so that the rest can still be bound and
+ * its values checked ({@link NbdConfig#problems()}) in the same run.
+ */
+final class ConfigShape {
+
+    /**
+     * One problem with the file's structure.
+     *
+     * @param paths   the fields concerned, as {@code exports[0].size}; several for unknown fields of one mapping
+     * @param message the whole line for the user, starting with the paths
+     */
+    record Problem(List<String> paths, String message) {}
+
+    private final List<Problem> problems = new ArrayList<>();
+
+    private ConfigShape() {}
+
+    /**
+     * Checks {@code tree} against the record {@code type}, removing from it every unknown field and every
+     * value of the wrong kind.
+     *
+     * @return the problems, in file order; empty when the tree fits
+     */
+    static List<Problem> check(JsonNode tree, Class<?> type) {
+        ConfigShape shape = new ConfigShape();
+        shape.check(tree, type, "(top level)", true);
+        return shape.problems;
+    }
+
+    /**
+     * Checks one value; records and lists are checked (and cleaned) inside.
+     *
+     * @return whether the value may stay in the tree
+     */
+    private boolean check(JsonNode node, Type type, String path, boolean topLevel) {
+        Class<?> raw = raw(type);
+        String why = null;
+        if (raw.isRecord() && node instanceof ObjectNode object) {
+            checkRecord(object, raw, topLevel ? "" : path);
+        } else if (List.class.isAssignableFrom(raw) && node instanceof ArrayNode array) {
+            Type element = ((ParameterizedType) type).getActualTypeArguments()[0];
+            for (int i = 0; i < array.size(); i++) {
+                if (!array.get(i).isNull() && !check(array.get(i), element, path + "[" + i + "]", false)) {
+                    array.set(i, NullNode.getInstance());
+                }
+            }
+        } else if (raw == ByteSize.class) {
+            try {
+                ByteSize.of(node);
+            } catch (IllegalArgumentException e) {
+                why = e.getMessage();
+            }
+        } else if (raw == Integer.class && node.isIntegralNumber() && !node.canConvertToInt()) {
+            why = node + " (expected: a whole number from " + Integer.MIN_VALUE + " to " + Integer.MAX_VALUE + ")";
+        } else if (!scalarFits(node, raw)) {
+            why = shown(node) + " (expected: " + expected(type) + ")";
+            if (node.isBoolean() && (raw == Double.class || raw == Integer.class)) {
+                // YAML 1.1 reads an unquoted off, no, n as false (and on, yes, y as true).
+                why += "; YAML reads an unquoted off or no as false: write 0 for off where the field takes 0";
+            }
+        }
+        if (why != null) {
+            problems.add(new Problem(List.of(path), path + ": " + why));
+        }
+        return why == null;
+    }
+
+    private static boolean scalarFits(JsonNode node, Class<?> type) {
+        if (type.isRecord() || List.class.isAssignableFrom(type)) {
+            return false;
+        }
+        if (type == String.class) {
+            return node.isValueNode();
+        }
+        if (type == Integer.class) {
+            return node.isIntegralNumber() && node.canConvertToInt();
+        }
+        if (type == Double.class) {
+            return node.isNumber();
+        }
+        if (type == Boolean.class) {
+            return node.isBoolean();
+        }
+        if (type == Path.class) {
+            return node.isTextual()
+                    && !node.textValue().isEmpty()
+                    && node.textValue().indexOf('\0') < 0;
+        }
+        throw new IllegalStateException("no shape for " + type);
+    }
+
+    private void checkRecord(ObjectNode object, Class<?> type, String path) {
+        Map<String, Type> fields = fields(type);
+        List<String> unknown = new ArrayList<>();
+        for (Iterator<Map.Entry<String, JsonNode>> it = object.fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> field = it.next();
+            String where = path.isEmpty() ? field.getKey() : path + "." + field.getKey();
+            Type fieldType = fields.get(field.getKey());
+            if (fieldType == null) {
+                unknown.add(where);
+                it.remove();
+            } else if (!field.getValue().isNull() && !check(field.getValue(), fieldType, where, false)) {
+                it.remove();
+            }
+        }
+        if (!unknown.isEmpty()) {
+            problems.add(new Problem(
+                    List.copyOf(unknown),
+                    String.join(", ", unknown)
+                            + (unknown.size() == 1 ? ": unknown field" : ": unknown fields") + " (valid "
+                            + (path.isEmpty() ? "at the top level" : "in " + path) + ": "
+                            + String.join(", ", fields.keySet()) + ")"));
+        }
+    }
+
+    /** The record's fields in declaration order, with their types. */
+    private static Map<String, Type> fields(Class<?> type) {
+        Map<String, Type> fields = new LinkedHashMap<>();
+        for (RecordComponent component : type.getRecordComponents()) {
+            fields.put(component.getName(), component.getGenericType());
+        }
+        return fields;
+    }
+
+    private static Class<?> raw(Type type) {
+        return type instanceof ParameterizedType parameterized
+                ? (Class<?>) parameterized.getRawType()
+                : (Class<?>) type;
+    }
+
+    /** What a field of {@code type} takes, in words. */
+    static String expected(Type type) {
+        Class<?> raw = raw(type);
+        if (raw.isRecord()) {
+            return "a mapping with the fields "
+                    + Arrays.stream(raw.getRecordComponents())
+                            .map(RecordComponent::getName)
+                            .collect(Collectors.joining(", "));
+        }
+        if (List.class.isAssignableFrom(raw)) {
+            return "a list, each entry " + expected(((ParameterizedType) type).getActualTypeArguments()[0]);
+        }
+        if (raw == Integer.class) {
+            return "a whole number";
+        }
+        if (raw == Double.class) {
+            return "a number, e.g. 10 or 2.5";
+        }
+        if (raw == Boolean.class) {
+            return "true or false";
+        }
+        if (raw == Path.class) {
+            return "a file path";
+        }
+        if (raw == ByteSize.class) {
+            return ByteSize.EXPECTED;
+        }
+        return "text";
+    }
+
+    /** The value as the user wrote it ({@code "abc"}, {@code 1.5}), or its kind for a list or a mapping. */
+    private static String shown(JsonNode node) {
+        if (node.isContainerNode()) {
+            return node.isArray() ? "a list" : "a mapping";
+        }
+        String text = node.toString();
+        return text.length() > 60 ? text.substring(0, 57) + "..." : text;
+    }
+}

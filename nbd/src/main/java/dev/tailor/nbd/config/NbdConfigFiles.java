@@ -1,0 +1,135 @@
+package dev.tailor.nbd.config;
+
+import com.fasterxml.jackson.core.JacksonException;
+import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tailor.common.Problem;
+import dev.tailor.common.StrictReader;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Reads an {@link NbdConfig} from YAML (JSON is YAML too), checking it whole: every problem at once, by
+ * field, in the user's words (unknown fields with the valid ones, values with what the field takes).
+ * Relative file paths of exports, and the metrics file, are resolved against the config file's directory.
+ */
+public final class NbdConfigFiles {
+
+    /** {@link StrictReader#yaml()}: JSON is YAML too. */
+    private static final ObjectMapper YAML = StrictReader.yaml();
+
+    private NbdConfigFiles() {}
+
+    /** @throws IllegalArgumentException naming the file and every problem */
+    public static NbdConfig read(Path file) {
+        String text;
+        if (Files.isDirectory(file)) {
+            throw new IllegalArgumentException(file + ": a directory (expected: a YAML or JSON file)");
+        }
+        if (!Files.exists(file)) {
+            throw new IllegalArgumentException(file + ": no such file (expected: a YAML or JSON file)");
+        }
+        try {
+            text = Files.readString(file);
+        } catch (IOException e) {
+            throw new IllegalArgumentException(file + ": cannot read (" + e.getMessage() + ")");
+        }
+        Path directory = file.toAbsolutePath().getParent();
+        return parse(text, file.toString(), directory);
+    }
+
+    /**
+     * Parses and checks a whole config: first its shape (every unknown field and every value of the wrong
+     * kind, {@link ConfigShape}), then, for what has the right shape, the values ({@link NbdConfig#problems()}).
+     *
+     * @param directory what relative export file paths are relative to
+     * @throws IllegalArgumentException naming {@code source} and every problem, one a line when there are several
+     */
+    public static NbdConfig parse(String yaml, String source, Path directory) {
+        JsonNode tree;
+        try {
+            tree = yaml.isBlank() ? null : YAML.readTree(yaml);
+        } catch (JacksonException e) {
+            throw notYaml(source, e);
+        }
+        if (tree == null || tree.isMissingNode() || tree.isNull()) {
+            throw new IllegalArgumentException(source + ": empty (expected: at least an exports list)");
+        }
+        List<ConfigShape.Problem> shapeProblems = ConfigShape.check(tree, NbdConfig.class);
+        List<String> problems = new ArrayList<>(
+                shapeProblems.stream().map(ConfigShape.Problem::message).toList());
+        if (tree.isObject()) {
+            NbdConfig config;
+            try {
+                config = YAML.treeToValue(tree, NbdConfig.class);
+            } catch (JsonMappingException e) {
+                // ConfigShape removed everything of the wrong kind; this is a gap in it, said as well as Jackson can.
+                String message = e.getCause() instanceof IllegalArgumentException cause
+                        ? cause.getMessage()
+                        : e.getOriginalMessage();
+                problems.add(StrictReader.path(e) + ": " + message);
+                throw failure(source, problems);
+            } catch (JacksonException e) {
+                throw notYaml(source, e);
+            }
+            config = new NbdConfig(
+                    config.address(),
+                    config.port(),
+                    config.limits(),
+                    config.eventLoopThreads(),
+                    config.fileIoThreads(),
+                    config.exports().stream()
+                            .map(e -> e == null ? null : e.resolvedAgainst(directory))
+                            .toList(),
+                    config.admission(),
+                    config.loop().resolvedAgainst(directory),
+                    config.unix() == null || config.unix().isEmpty()
+                            ? config.unix()
+                            : directory.resolve(config.unix()).toString(),
+                    config.tls().resolvedAgainst(directory));
+            List<String> reported =
+                    shapeProblems.stream().flatMap(p -> p.paths().stream()).toList();
+            for (String problem : config.problems()) {
+                // A field removed for its shape may now look missing, and its record incomplete: said once.
+                String field = problem.substring(0, Math.max(0, problem.indexOf(": ")));
+                if (reported.stream().noneMatch(r -> related(r, field))) {
+                    problems.add(problem);
+                }
+            }
+            if (problems.isEmpty()) {
+                return config;
+            }
+        }
+        throw failure(source, problems);
+    }
+
+    /** {@code SOURCE: problem}, or for several {@code SOURCE: N problems:} and one indented line each. */
+    private static IllegalArgumentException failure(String source, List<String> problems) {
+        return new IllegalArgumentException(Problem.report(source, problems));
+    }
+
+    /** Whether one field path is the other or contains it ({@code exports[0]} and {@code exports[0].size}). */
+    private static boolean related(String a, String b) {
+        String shorter = a.length() <= b.length() ? a : b;
+        String longer = a.length() <= b.length() ? b : a;
+        return longer.startsWith(shorter)
+                && (longer.length() == shorter.length()
+                        || longer.charAt(shorter.length()) == '.'
+                        || longer.charAt(shorter.length()) == '[');
+    }
+
+    private static IllegalArgumentException notYaml(String source, JacksonException e) {
+        String field = StrictReader.parserPath(e);
+        if (StrictReader.nonFiniteValue(e) != null) {
+            // YAML's .nan and .inf are valid YAML that Jackson's number parser does not take.
+            return new IllegalArgumentException(source + ": " + (field.isEmpty() ? "" : field + ": ")
+                    + "NaN or infinity" + StrictReader.atLine(e) + " (expected: a finite number)");
+        }
+        return new IllegalArgumentException(
+                source + ": not valid YAML or JSON" + StrictReader.where(e) + ": " + StrictReader.reason(e));
+    }
+}

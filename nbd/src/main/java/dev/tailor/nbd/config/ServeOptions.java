@@ -1,0 +1,591 @@
+package dev.tailor.nbd.config;
+
+import dev.tailor.nbd.backend.BlockBackend;
+import dev.tailor.nbd.backend.FileBackend;
+import dev.tailor.nbd.backend.UpstreamBackend;
+import dev.tailor.nbd.server.Export;
+import dev.tailor.nbd.server.NbdServer;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.List;
+import java.util.stream.Stream;
+
+/**
+ * The options of {@code tailor nbd serve} as given on the command line (numbers and switches as
+ * written, so a message can quote them), and what they build: the server's {@link NbdConfig} from a
+ * config file or from the options alone, with the options over the file's settings. Every problem
+ * is an {@link IllegalArgumentException} naming the option ({@code --admission-iops: "x" (expected:
+ * ...)}). Also the lines the command prints once the server runs ({@link #describe}).
+ */
+public record ServeOptions(
+        Path config,
+        Path file,
+        boolean readOnly,
+        String exportName,
+        String size,
+        String listen,
+        Path unix,
+        String admission,
+        String admissionIops,
+        String admissionMbps,
+        String admissionVariant,
+        String baselineIops,
+        String baselineMbps,
+        String loop,
+        String metricsListen,
+        String idleTimeout,
+        String tls,
+        Path tlsCertificates,
+        boolean tlsVerifyPeer,
+        Integer maxConnectionsPerAddress) {
+
+    /** Size of the default export. */
+    public static final long DEFAULT_EXPORT_BYTES = 1L << 30;
+
+    /**
+     * The server's settings and, when no file was given, the temporary folder of its scratch disk (to
+     * remove when the server stops), or {@code null}.
+     */
+    public record Setup(NbdConfig settings, Path temporary) {}
+
+    /**
+     * Builds the settings; a temporary folder made for the scratch disk is removed again when the
+     * options turn out bad.
+     *
+     * @throws IllegalArgumentException naming the option, the value and what was expected
+     * @throws IOException when the temporary folder cannot be created
+     */
+    public Setup build() throws IOException {
+        NbdConfig settings;
+        Path temporary = null;
+        try {
+            InetSocketAddress address = listen == null ? null : parseListen(listen);
+            if (unix != null) {
+                List<String> problems = NbdConfig.unixProblems("--unix", unix.toString());
+                if (!problems.isEmpty()) {
+                    throw new IllegalArgumentException(String.join("; ", problems));
+                }
+            }
+            if (config != null) {
+                for (String[] option : new String[][] {
+                    {"--file", file == null ? null : ""},
+                    {"--read-only", readOnly ? "" : null},
+                    {"--export-name", exportName},
+                    {"--size", size},
+                    {"--baseline-iops", baselineIops},
+                    {"--baseline-mbps", baselineMbps}
+                }) {
+                    if (option[1] != null) {
+                        throw new IllegalArgumentException(option[0] + ": not with --config (expected: one or the"
+                                + " other; the config file names its exports)");
+                    }
+                }
+                settings = NbdConfigFiles.read(config);
+            } else {
+                String name = exportName == null ? "disk" : exportName;
+                List<String> nameProblems = NbdConfig.ExportConfig.file(
+                                name, "default", NbdConfig.SECTOR_BYTES, false, Path.of("disk.img"))
+                        .problems("--export-name");
+                if (!nameProblems.isEmpty()) {
+                    throw new IllegalArgumentException(
+                            String.join("; ", nameProblems).replace("--export-name.name", "--export-name"));
+                }
+                Long sizeBytes = size == null ? null : parseSize(size);
+                if (file != null) {
+                    settings = NbdConfig.builder()
+                            .exports(fileExport(name, sizeBytes))
+                            .build();
+                } else {
+                    if (readOnly) {
+                        throw new IllegalArgumentException("--read-only: needs --file (the scratch disk is empty;"
+                                + " expected: --file PATH --read-only)");
+                    }
+                    temporary = Files.createTempDirectory("tailor-nbd-");
+                    settings = NbdConfig.builder()
+                            .exports(NbdConfig.ExportConfig.file(
+                                    name,
+                                    "default",
+                                    sizeBytes == null ? DEFAULT_EXPORT_BYTES : sizeBytes,
+                                    false,
+                                    temporary.resolve("disk.img")))
+                            .build();
+                }
+            }
+            if (unix != null) {
+                settings = settings.withUnix(unix.toString(), address != null);
+            }
+            if (address != null) {
+                try {
+                    InetAddress.getByName(address.getHostString());
+                } catch (java.net.UnknownHostException e) {
+                    throw new IllegalArgumentException("--listen: \"" + listen + "\": the host does not resolve"
+                            + " (expected: an address of this machine, e.g. 127.0.0.1:10809 or 0.0.0.0:10809)");
+                }
+                settings = settings.toBuilder()
+                        .address(address.getHostString())
+                        .port(address.getPort())
+                        .build();
+            }
+            if (metricsListen != null) {
+                try {
+                    settings = settings.toBuilder()
+                            .loop(settings.loop().toBuilder()
+                                    .metricsListen(metricsListen)
+                                    .build())
+                            .build();
+                    settings.loop().metricsAddress();
+                } catch (IllegalArgumentException e) {
+                    throw new IllegalArgumentException(
+                            e.getMessage().replace("loop.metricsListen", "--metrics-listen"));
+                }
+            }
+            if (idleTimeout != null) {
+                settings = settings.toBuilder()
+                        .limits(settings.limits().toBuilder()
+                                .idleTimeoutSeconds(parseIdleTimeout(idleTimeout))
+                                .build())
+                        .build();
+            }
+            if (maxConnectionsPerAddress != null) {
+                int most = settings.limits().maxConnections();
+                if (maxConnectionsPerAddress < 1 || maxConnectionsPerAddress > most) {
+                    throw new IllegalArgumentException("--max-connections-per-address: " + maxConnectionsPerAddress
+                            + " (expected: 1 to limits.maxConnections, " + most + ")");
+                }
+                settings = settings.toBuilder()
+                        .limits(settings.limits().toBuilder()
+                                .maxConnectionsPerAddress(maxConnectionsPerAddress)
+                                .build())
+                        .build();
+            }
+            if (admission != null || loop != null) {
+                boolean on = admission == null
+                        ? settings.admission().enabled()
+                        : switch (admission) {
+                            case "on" -> true;
+                            case "off" -> false;
+                            default ->
+                                throw new IllegalArgumentException(
+                                        "--admission: \"" + admission + "\" (expected: on or off)");
+                        };
+                String mode = loop == null ? settings.loop().mode() : loop;
+                if (!mode.equals("priority") && !mode.equals("fifo")) {
+                    throw new IllegalArgumentException("--loop: \"" + loop + "\" (expected: priority or fifo)");
+                }
+                settings = settings.toBuilder()
+                        .admission(settings.admission().toBuilder().enabled(on).build())
+                        .loop(settings.loop().toBuilder().mode(mode).build())
+                        .build();
+            }
+            if (admissionIops != null || admissionMbps != null) {
+                settings = settings.toBuilder()
+                        .admission(admissionBudget(settings.admission()))
+                        .build();
+            }
+            if (admissionVariant != null) {
+                if (!admissionVariant.equals(NbdConfig.AdmissionSettings.VARIANT_TAILOR)
+                        && !admissionVariant.equals(NbdConfig.AdmissionSettings.VARIANT_PAPER)) {
+                    throw new IllegalArgumentException("--admission-variant: \"" + admissionVariant
+                            + "\" (expected: tailor, what Tailor ships, or paper, the paper's mechanism)");
+                }
+                settings = settings.toBuilder()
+                        .admission(settings.admission().toBuilder()
+                                .variant(admissionVariant)
+                                .build())
+                        .build();
+            }
+            if (baselineIops != null || baselineMbps != null) {
+                if (!settings.admission().enabled()) {
+                    throw new IllegalArgumentException((baselineIops != null ? "--baseline-iops" : "--baseline-mbps")
+                            + ": admission is off (expected: --admission on, where a baseline means something)");
+                }
+                settings = settings.toBuilder()
+                        .exports(exportBaseline(settings.exports().get(0)))
+                        .build();
+                List<String> problems = settings.admission().baselineProblems(settings.exports());
+                if (!problems.isEmpty()) {
+                    throw new IllegalArgumentException(problems.get(0)
+                            .replace(
+                                    "exports[0].baseline",
+                                    baselineIops != null ? "--baseline-iops" : "--baseline-mbps"));
+                }
+            }
+            if (tls != null || tlsCertificates != null || tlsVerifyPeer) {
+                settings = settings.toBuilder().tls(tlsSettings(settings.tls())).build();
+            }
+        } catch (IllegalArgumentException e) {
+            delete(temporary);
+            throw e;
+        }
+        return new Setup(settings, temporary);
+    }
+
+    /**
+     * The config's admission settings with the budget of {@code --admission-iops} and {@code --admission-mbps}
+     * over them (a budget in cost units is replaced); problems name the options.
+     */
+    private NbdConfig.AdmissionSettings admissionBudget(NbdConfig.AdmissionSettings configured) {
+        Double iops = admissionIops == null
+                ? configured.iops()
+                : parseNumber("--admission-iops", admissionIops, "4 KiB I/Os per second, from 1 to 100000000");
+        Double mbps = admissionMbps == null
+                ? configured.megabytesPerSecond()
+                : parseNumber("--admission-mbps", admissionMbps, "MB/s, from 0.01 to 10000000");
+        String option = admissionIops != null ? "--admission-iops" : "--admission-mbps";
+        if (!configured.enabled()) {
+            throw new IllegalArgumentException(option + ": admission is off (expected: --admission on, or"
+                    + " admission.enabled in the config, with a budget)");
+        }
+        // A budget in operators' units replaces one in cost units.
+        NbdConfig.AdmissionSettings settings = configured.toBuilder()
+                .capacityCostUnitsPerSecond(null)
+                .iops(iops)
+                .megabytesPerSecond(mbps)
+                .build();
+        try {
+            settings.toAdmissionConfig();
+        } catch (IllegalArgumentException e) {
+            String message = e.getMessage().replaceFirst(" : ", ": ");
+            if (admissionIops != null) {
+                message = message.replace("iops:", "--admission-iops:");
+            }
+            if (admissionMbps != null) {
+                message = message.replace("megabytesPerSecond", "--admission-mbps");
+            }
+            throw new IllegalArgumentException(message);
+        }
+        return settings;
+    }
+
+    /** The export with the baseline of {@code --baseline-iops} and {@code --baseline-mbps}; problems name them. */
+    private NbdConfig.ExportConfig exportBaseline(NbdConfig.ExportConfig export) {
+        Double iops = baselineIops == null
+                ? null
+                : parseNumber(
+                        "--baseline-iops", baselineIops, "4 KiB I/Os per second, more than 0 and at most 100000000");
+        Double mbps = baselineMbps == null
+                ? null
+                : parseNumber("--baseline-mbps", baselineMbps, "MB/s, more than 0 and at most 10000000");
+        NbdConfig.Baseline baseline = new NbdConfig.Baseline(iops, mbps);
+        List<String> problems = baseline.problems("baseline");
+        if (!problems.isEmpty()) {
+            throw new IllegalArgumentException(problems.get(0)
+                    .replace("baseline.iops", "--baseline-iops")
+                    .replace("baseline.megabytesPerSecond", "--baseline-mbps")
+                    .replace("megabytesPerSecond", "--baseline-mbps"));
+        }
+        return export.toBuilder().baseline(baseline).build();
+    }
+
+    /** A finite number, or a message naming {@code option}, the text and {@code expected}. */
+    private static Double parseNumber(String option, String text, String expected) {
+        double value;
+        try {
+            value = Double.parseDouble(text);
+        } catch (NumberFormatException e) {
+            value = Double.NaN;
+        }
+        if (!Double.isFinite(value)) {
+            throw new IllegalArgumentException(option + ": \"" + text + "\" (expected: " + expected + ")");
+        }
+        return value;
+    }
+
+    /**
+     * The config's TLS settings with {@code --tls}, {@code --tls-certificates} and {@code --tls-verify-peer}
+     * over them; problems name the options given on the command line.
+     */
+    private NbdConfig.TlsSettings tlsSettings(NbdConfig.TlsSettings configured) {
+        if (tls != null && !List.of("off", "on", "require").contains(tls)) {
+            throw new IllegalArgumentException("--tls: \"" + tls + "\" (expected: off, on or require)");
+        }
+        NbdConfig.TlsSettings settings = new NbdConfig.TlsSettings(
+                tls == null ? configured.mode() : tls,
+                tlsCertificates == null ? configured.certificates() : tlsCertificates.toAbsolutePath(),
+                tlsVerifyPeer || configured.verifyPeer());
+        List<String> problems = settings.problems();
+        if (problems.isEmpty()) {
+            return settings;
+        }
+        String message = String.join("; ", problems);
+        if (tls != null || config == null) {
+            message = message.replace("tls.mode", "--tls");
+        }
+        if (tlsCertificates != null) {
+            message = message.replace("tls.certificates:", "--tls-certificates:");
+        } else {
+            message = message.replace("tls.certificates: missing", "--tls-certificates: missing");
+        }
+        if (tlsVerifyPeer) {
+            message = message.replace("tls.verifyPeer: true", "--tls-verify-peer");
+        }
+        throw new IllegalArgumentException(message);
+    }
+
+    /** The export of {@code --file}: an existing regular file, all of it or its first {@code sizeBytes}. */
+    private NbdConfig.ExportConfig fileExport(String name, Long sizeBytes) {
+        if (Files.isDirectory(file)) {
+            throw new IllegalArgumentException(
+                    "--file: " + file + " is a folder (expected: an existing file, e.g. a" + " raw disk image)");
+        }
+        if (!Files.exists(file)) {
+            throw new IllegalArgumentException("--file: " + file + " does not exist (expected: an existing file, e.g."
+                    + " a raw disk image; to create one: truncate -s 1G " + file + ")");
+        }
+        if (!Files.isRegularFile(file)) {
+            // A block device's length is not its file size, and its holes are not the file system's.
+            throw new IllegalArgumentException("--file: " + file + " is not a regular file (a block or character"
+                    + " device?); block devices are not served yet (expected: a regular file, e.g. a raw disk image)");
+        }
+        long fileBytes;
+        try {
+            fileBytes = Files.size(file);
+        } catch (IOException e) {
+            throw new IllegalArgumentException("--file: " + file + " cannot be read (" + e.getMessage() + ")");
+        }
+        if (sizeBytes != null && sizeBytes > fileBytes) {
+            throw new IllegalArgumentException("--size: " + size + " is more than the " + fileBytes + " bytes of "
+                    + file + " (expected: at most the file's length)");
+        }
+        if (sizeBytes == null && fileBytes == 0) {
+            throw new IllegalArgumentException("--file: " + file + " is empty (expected: a file of at least 1 byte)");
+        }
+        return NbdConfig.ExportConfig.builder()
+                .name(name)
+                .tenant("default")
+                .size(sizeBytes == null ? null : new ByteSize(sizeBytes))
+                .readOnly(readOnly)
+                .file(file.toAbsolutePath())
+                .build();
+    }
+
+    /** {@code --size}: a positive multiple of 512 bytes. */
+    public static long parseSize(String text) {
+        long bytes;
+        try {
+            bytes = ByteSize.parse(text).bytes();
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--size: " + e.getMessage());
+        }
+        if (bytes <= 0 || bytes % NbdConfig.SECTOR_BYTES != 0) {
+            throw new IllegalArgumentException("--size: \"" + text + "\" (expected: a positive multiple of "
+                    + NbdConfig.SECTOR_BYTES + " bytes, e.g. 20GiB)");
+        }
+        return bytes;
+    }
+
+    /** {@code off}, {@code 0} or seconds, as {@code --idle-timeout} takes them: seconds, 0 for off. */
+    public static double parseIdleTimeout(String text) {
+        if (text.equals("off")) {
+            return 0;
+        }
+        double seconds;
+        try {
+            seconds = Double.parseDouble(text);
+        } catch (NumberFormatException e) {
+            seconds = Double.NaN;
+        }
+        if (!(seconds == 0 || seconds >= 0.01 && seconds <= 31_536_000)) {
+            throw new IllegalArgumentException(
+                    "--idle-timeout: \"" + text + "\" (expected: off, 0, or seconds from" + " 0.01 to 31536000)");
+        }
+        return seconds;
+    }
+
+    /** {@code HOST:PORT}, {@code [IPv6]:PORT}. */
+    public static InetSocketAddress parseListen(String text) {
+        int colon = text.lastIndexOf(':');
+        if (colon <= 0 || colon == text.length() - 1) {
+            throw new IllegalArgumentException("--listen: \"" + text + "\" (expected HOST:PORT, e.g. 127.0.0.1:10809)");
+        }
+        String host = text.substring(0, colon);
+        if (host.startsWith("[") && host.endsWith("]")) {
+            host = host.substring(1, host.length() - 1);
+        }
+        int port;
+        try {
+            port = Integer.parseInt(text.substring(colon + 1));
+        } catch (NumberFormatException e) {
+            port = -1;
+        }
+        if (port < 0 || port > 65_535) {
+            throw new IllegalArgumentException(
+                    "--listen: port \"" + text.substring(colon + 1) + "\" (expected 0 to 65535)");
+        }
+        return InetSocketAddress.createUnresolved(host, port);
+    }
+
+    /**
+     * Prints where the server listens and one line per export, on {@code out}; the warning for an address
+     * reachable from the network on {@code err}.
+     *
+     * @param address the address as the user gave it (config or {@code --listen}), shown as is
+     */
+    public static void describe(
+            NbdServer server,
+            String address,
+            NbdConfig.Limits limits,
+            NbdConfig.AdmissionSettings admissionSettings,
+            List<NbdConfig.ExportConfig> exportConfigs,
+            Path temporary,
+            PrintWriter out,
+            PrintWriter err) {
+        InetSocketAddress bound = server.localAddress();
+        Path socket = server.unixSocket();
+        NbdConfig.TlsSettings tls = server.tls();
+        boolean tlsOn = tls.enabled();
+        boolean tlsRequired = tls.mode().equals("require");
+        List<String> places = new java.util.ArrayList<>();
+        String base = null;
+        if (bound != null) {
+            InetAddress ip = bound.getAddress();
+            String host = hostForUri(address);
+            // The wildcard address is no use in a URI: show one that other machines can connect to.
+            String uriHost = ip.isAnyLocalAddress() ? hostForUri(reachableAddress(!address.contains(":"))) : host;
+            base = (tlsOn ? "nbds://" : "nbd://") + uriHost + ":" + bound.getPort() + "/";
+            places.add(host + ":" + bound.getPort()
+                    + (ip.isLoopbackAddress() ? " (loopback only)" : ip.isAnyLocalAddress() ? " (all addresses)" : ""));
+            if (!ip.isLoopbackAddress() && !(tlsRequired && tls.verifyPeer())) {
+                err.println(
+                        tlsRequired
+                                ? "tailor: warning: reachable from the network; TLS encrypts, but without --tls-verify-peer"
+                                        + " anyone who can connect can read and write these disks"
+                                : "tailor: warning: reachable from the network, and NBD has no authentication here: anyone"
+                                        + " who can connect can read and write these disks");
+            }
+        }
+        if (socket != null) {
+            places.add("unix socket " + socket + " ("
+                    + server.transport().name().toLowerCase(java.util.Locale.ROOT) + ")");
+        }
+        List<Export> exports = server.exports();
+        java.util.Map<String, String> baselines = new java.util.HashMap<>();
+        if (server.admission() != null) {
+            for (NbdConfig.ExportConfig e : exportConfigs) {
+                if (e.baseline() != null) {
+                    baselines.put(e.name(), ", baseline " + e.baseline().describe());
+                }
+            }
+        }
+        out.println("tailor: serving " + exports.size() + (exports.size() == 1 ? " export" : " exports") + " on "
+                + String.join(" and ", places) + "; Ctrl-C stops");
+        for (Export export : exports) {
+            String details = "  " + ByteSize.format(export.sizeBytes()) + ", "
+                    + (export.readOnly() ? "read-only" : "read-write") + ", tenant " + export.tenant() + ", "
+                    + backend(export.backend(), temporary) + baselines.getOrDefault(export.name(), "");
+            String unixUri = socket == null
+                    ? null
+                    : (tlsOn ? "nbds+unix:///" : "nbd+unix:///") + export.name() + "?socket=" + socket;
+            out.println("  " + (base != null ? base + export.name() : unixUri) + details);
+            if (base != null && unixUri != null) {
+                out.println("  " + unixUri);
+            }
+        }
+        out.println("  event loops: " + server.eventLoops().loops().size() + ", "
+                + server.loopMode().name().toLowerCase(java.util.Locale.ROOT) + "; segment admission: "
+                + (server.admission() == null
+                        ? "off"
+                        : "on (" + admissionSettings.variant() + "), budget "
+                                + admissionSettings.budgetDescription() + ", reserve "
+                                + (server.admission().controller().config().adaptiveReserve()
+                                        ? "adaptive"
+                                        : server.admission().controller().reserveFraction())));
+        out.println("  connections: at most " + limits.maxConnections() + ", " + limits.maxConnectionsPerAddress()
+                + " per client address; idle timeout "
+                + (limits.idleTimeoutNanos() == 0
+                        ? "off"
+                        : java.math.BigDecimal.valueOf(limits.idleTimeoutSeconds())
+                                        .stripTrailingZeros()
+                                        .toPlainString() + " s"));
+        if (tlsOn) {
+            out.println("  tls: " + (tlsRequired ? "required" : "on (clients may also connect without TLS: nbd://)")
+                    + ", certificates " + tls.certificates()
+                    + (tls.verifyPeer()
+                            ? ", clients need a certificate signed by its ca-cert.pem"
+                            : ", clients not verified"));
+        }
+        InetSocketAddress metrics = server.metricsAddress();
+        if (metrics != null) {
+            String metricsHost = metrics.getAddress().isAnyLocalAddress()
+                    ? hostForUri(reachableAddress(metrics.getAddress() instanceof java.net.Inet4Address))
+                    : hostForUri(metrics.getAddress().getHostAddress());
+            out.println("  metrics: http://" + metricsHost + ":" + metrics.getPort() + "/metrics, health: /healthz");
+            if (!metrics.getAddress().isLoopbackAddress()) {
+                err.println("tailor: warning: the metrics endpoint is reachable from the network (no authentication;"
+                        + " it shows export names and traffic)");
+            }
+        }
+        out.flush();
+    }
+
+    /** {@code host}, with brackets when it is an IPv6 literal, as a URI or {@code HOST:PORT} needs. */
+    public static String hostForUri(String host) {
+        return host.contains(":") && !host.startsWith("[") ? "[" + host + "]" : host;
+    }
+
+    /**
+     * For a server listening on every address ({@code 0.0.0.0} or {@code ::}), an address other machines
+     * can use in a URI: the first IPv4 address of an interface that is up, not loopback and not
+     * link-local, else (unless {@code ipv4Only}) the first such IPv6 address, else the loopback address.
+     *
+     * @param ipv4Only whether the server listens on IPv4 only ({@code 0.0.0.0})
+     */
+    public static String reachableAddress(boolean ipv4Only) {
+        String ipv6 = null;
+        try {
+            for (NetworkInterface nic : Collections.list(NetworkInterface.getNetworkInterfaces())) {
+                if (!nic.isUp() || nic.isLoopback()) {
+                    continue;
+                }
+                for (InetAddress candidate : Collections.list(nic.getInetAddresses())) {
+                    if (candidate.isLoopbackAddress() || candidate.isLinkLocalAddress()) {
+                        continue;
+                    }
+                    if (candidate instanceof Inet4Address) {
+                        return candidate.getHostAddress();
+                    }
+                    if (ipv6 == null && !ipv4Only) {
+                        ipv6 = candidate.getHostAddress();
+                    }
+                }
+            }
+        } catch (SocketException e) {
+            // No interface list: fall back to loopback, which works on this machine at least.
+        }
+        return ipv6 != null ? ipv6 : ipv4Only ? "127.0.0.1" : "::1";
+    }
+
+    private static String backend(BlockBackend backend, Path temporary) {
+        if (backend instanceof FileBackend file) {
+            return "file " + file.file()
+                    + (temporary != null && file.file().startsWith(temporary) ? " (temporary: removed on exit)" : "");
+        }
+        if (backend instanceof UpstreamBackend upstream) {
+            int pool = upstream.poolSize();
+            return upstream + " (" + pool + (pool == 1 ? " connection)" : " connections)");
+        }
+        return backend.toString();
+    }
+
+    public static void delete(Path directory) {
+        if (directory == null) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(directory)) {
+            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(path);
+            }
+        } catch (IOException e) {
+            System.err.println("tailor: could not remove " + directory + " (" + e.getMessage() + ")");
+        }
+    }
+}

@@ -1,0 +1,424 @@
+package dev.tailor.nbd.server;
+
+import dev.tailor.admission.AdmissionConfig;
+import dev.tailor.nbd.protocol.NbdProtocol;
+import io.prometheus.metrics.core.datapoints.CounterDataPoint;
+import io.prometheus.metrics.core.datapoints.DistributionDataPoint;
+import io.prometheus.metrics.core.datapoints.GaugeDataPoint;
+import io.prometheus.metrics.core.metrics.Counter;
+import io.prometheus.metrics.core.metrics.Gauge;
+import io.prometheus.metrics.core.metrics.GaugeWithCallback;
+import io.prometheus.metrics.core.metrics.Histogram;
+import io.prometheus.metrics.core.metrics.SummaryWithCallback;
+import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.prometheus.metrics.model.snapshots.MetricSnapshots;
+import io.prometheus.metrics.model.snapshots.Quantiles;
+import java.util.List;
+import java.util.function.LongSupplier;
+
+/**
+ * The server's I/O metrics per export and operation, in one prometheus-metrics registry of its own
+ * (one per server, so servers in one JVM do not mix), with the library's JVM and process collectors.
+ * Served with the loops' metrics on {@code /metrics} ({@link ProxyBackgroundWork#collect()}); the series
+ * are documented in docs/nbd.md, "Metrics".
+ *
+ * <ul>
+ *   <li>{@code tailor_nbd_requests_total{export,operation}}: requests answered, errors included;</li>
+ *   <li>{@code tailor_nbd_request_bytes_total{export,operation}}: bytes of the successful requests: read,
+ *       written, trimmed or zeroed (block status and flush: none);</li>
+ *   <li>{@code tailor_nbd_request_duration_seconds{export,operation}}: a classic histogram of the time
+ *       from a request's header decoded to its reply handed to the socket (waiting for admission, an
+ *       older overlapping write, the backend);</li>
+ *   <li>{@code tailor_nbd_request_errors_total{export,operation,error}}: error replies by NBD error
+ *       ({@code einval}, {@code eperm}, {@code eio}, {@code enospc}, {@code eshutdown}, ...);</li>
+ *   <li>{@code tailor_nbd_export_connections{export}}: connections in the transmission phase on the export;</li>
+ *   <li>{@code tailor_nbd_slow_requests_total{export,operation}}: requests that took longer than the slow
+ *       threshold (decoded to answered);</li>
+ *   <li>{@code tailor_nbd_slow_segment_requests{export,segment}}: the slow requests of the (export,
+ *       segment) pairs with the most of them since the start, at most {@link #SLOW_SEGMENTS_KEPT} series
+ *       ({@link SlowSegments}; {@code segment} is the offset divided by admission's segment size), and
+ *       {@code tailor_nbd_slow_segment_overcount} beside each, how much its count may be too high;</li>
+ *   <li>{@code tailor_nbd_slow_segment_admission_wait_seconds{export,segment}} and
+ *       {@code tailor_nbd_slow_segment_backend_seconds{export,segment}}: summaries (count and sum, no quantiles) of
+ *       the same pairs' slow requests since each pair took its place: their time queued in admission and on the
+ *       backend; {@code tailor_nbd_slow_segment_admitted_requests{export,segment,class}}: of them, those admitted as
+ *       {@code steady}, as {@code hot}, or {@code none} (not through admission);</li>
+ *   <li>{@code tailor_nbd_request_loop_unrelated_wait_seconds{export}}: a histogram, per request, of the unrelated
+ *       work (statistics, metrics export, health checks, maintenance) its event loop ran while the request waited for
+ *       the loop: between its bytes' arrival and its decoding (an upper bound, see docs/nbd.md), between its
+ *       completion by the backend and the loop taking it, and between its reply's writing and the flush;</li>
+ *   <li>{@code tailor_nbd_request_loop_work_seconds{export}}: a histogram, per request, of the time its event loop
+ *       spent on the request's own work: checking and dispatching it, taking its completion, writing its reply, and
+ *       its share of the flush;</li>
+ *   <li>{@code tailor_nbd_tls_handshakes_total{result}}: TLS handshakes after {@code STARTTLS}, {@code ok} or
+ *       {@code failed};</li>
+ *   <li>{@code tailor_nbd_tls_discarded_bytes_total}: plain-text bytes a client sent behind {@code STARTTLS}
+ *       before its reply, discarded.</li>
+ * </ul>
+ *
+ * <p>The hot path stays cheap: every export resolves its data points per operation once
+ * ({@link ForExport}), so a request costs two clock readings, two counter additions and one histogram
+ * observation, without a label lookup. Operations are {@code read}, {@code write}, {@code flush},
+ * {@code trim}, {@code write_zeroes}, {@code block_status}, and {@code other} for unknown commands
+ * (answered {@code EINVAL}). Threads: any.
+ */
+public final class IoMetrics {
+
+    /** Latency buckets, seconds: 50 µs to 10 s, about 2.5 per decade (classic, for any Prometheus). */
+    static final double[] DURATION_BUCKETS_SECONDS = {
+        0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10
+    };
+
+    /**
+     * The slow threshold by default, ns: 50 ms, a few times a disk's service time and far above a page-cache
+     * request, so that only requests that waited (behind admission, a burst, a stalled loop) count.
+     */
+    static final long DEFAULT_SLOW_REQUEST_NANOS = 50_000_000L;
+    /** How many (export, segment) pairs the slow-request attribution keeps and reports. */
+    static final int SLOW_SEGMENTS_KEPT = 10;
+    /**
+     * Loop-tracing buckets, seconds: 1 µs to 1 s, about 2.5 per decade. A request that waited behind no unrelated
+     * work falls in the first bucket, so that bucket's share is the share of requests the loop did not hold back.
+     */
+    static final double[] LOOP_BUCKETS_SECONDS = {
+        0.000001, 0.0000025, 0.000005, 0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01,
+        0.025, 0.05, 0.1, 0.25, 1
+    };
+
+    /** The operation label of each command type 0..7, and {@code other}. */
+    private static final String[] OPERATIONS = {
+        "read", "write", "other", "flush", "trim", "other", "write_zeroes", "block_status"
+    };
+
+    private static final String OTHER = "other";
+
+    private final PrometheusRegistry registry = new PrometheusRegistry();
+    private final LongSupplier nanoClock;
+    private final Counter requests;
+    private final Counter bytes;
+    private final Histogram duration;
+    private final Counter errors;
+    private final Gauge connections;
+    private final CounterDataPoint tlsHandshakesOk;
+    private final CounterDataPoint tlsHandshakesFailed;
+    private final Counter tlsDiscardedBytes;
+    private final Counter slowRequests;
+    private final Histogram loopUnrelatedWait;
+    private final Histogram loopWork;
+    private final long slowRequestNanos;
+    private final SlowSegments slowSegments;
+
+    /**
+     * With the default slow threshold and admission's default segment size.
+     *
+     * @param nanoClock the clock of request durations, in ns ({@code System::nanoTime} in a server)
+     * @param jvm       whether to register the JVM and process collectors too
+     */
+    public IoMetrics(LongSupplier nanoClock, boolean jvm) {
+        this(nanoClock, jvm, DEFAULT_SLOW_REQUEST_NANOS, AdmissionConfig.DEFAULTS.segmentSizeBytes());
+    }
+
+    /**
+     * @param nanoClock        the clock of request durations, in ns ({@code System::nanoTime} in a server)
+     * @param jvm              whether to register the JVM and process collectors too
+     * @param slowRequestNanos a request taking longer than this (ns, decoded to answered) counts as slow
+     * @param segmentSizeBytes bytes per segment of the slow-request attribution (admission's segment size)
+     * @throws IllegalArgumentException when {@code segmentSizeBytes} is below 1
+     */
+    public IoMetrics(LongSupplier nanoClock, boolean jvm, long slowRequestNanos, long segmentSizeBytes) {
+        this.nanoClock = nanoClock;
+        this.slowRequestNanos = slowRequestNanos;
+        this.slowSegments = new SlowSegments(SLOW_SEGMENTS_KEPT, segmentSizeBytes);
+        requests = Counter.builder()
+                .name("tailor_nbd_requests")
+                .help("NBD requests answered, errors included")
+                .labelNames("export", "operation")
+                .register(registry);
+        bytes = Counter.builder()
+                .name("tailor_nbd_request_bytes")
+                .help("Bytes of successful requests: read, written, trimmed or zeroed")
+                .labelNames("export", "operation")
+                .register(registry);
+        duration = Histogram.builder()
+                .name("tailor_nbd_request_duration_seconds")
+                .help("Time from a request's header decoded to its reply handed to the socket")
+                .labelNames("export", "operation")
+                .classicOnly()
+                .classicUpperBounds(DURATION_BUCKETS_SECONDS)
+                .register(registry);
+        errors = Counter.builder()
+                .name("tailor_nbd_request_errors")
+                .help("Error replies, by NBD error")
+                .labelNames("export", "operation", "error")
+                .register(registry);
+        connections = Gauge.builder()
+                .name("tailor_nbd_export_connections")
+                .help("Connections in the transmission phase on the export")
+                .labelNames("export")
+                .register(registry);
+        Counter tlsHandshakes = Counter.builder()
+                .name("tailor_nbd_tls_handshakes")
+                .help("TLS handshakes after STARTTLS, by result")
+                .labelNames("result")
+                .register(registry);
+        tlsHandshakesOk = tlsHandshakes.labelValues("ok");
+        tlsHandshakesFailed = tlsHandshakes.labelValues("failed");
+        tlsDiscardedBytes = Counter.builder()
+                .name("tailor_nbd_tls_discarded_bytes")
+                .help("Plain-text bytes sent behind STARTTLS before its reply, discarded unread")
+                .register(registry);
+        slowRequests = Counter.builder()
+                .name("tailor_nbd_slow_requests")
+                .help("Requests that took longer than the slow threshold, decoded to answered")
+                .labelNames("export", "operation")
+                .register(registry);
+        GaugeWithCallback.builder()
+                .name("tailor_nbd_slow_segment_requests")
+                .help("Slow requests of the (export, segment) pairs with the most of them since the start"
+                        + " (space-saving top-k: a count is at most its overcount too high)")
+                .labelNames("export", "segment")
+                .callback(callback -> slowSegments
+                        .top()
+                        .forEach(entry ->
+                                callback.call(entry.requests(), entry.export(), Long.toString(entry.segment()))))
+                .register(registry);
+        GaugeWithCallback.builder()
+                .name("tailor_nbd_slow_segment_overcount")
+                .help("How much tailor_nbd_slow_segment_requests of the pair may be too high")
+                .labelNames("export", "segment")
+                .callback(callback -> slowSegments
+                        .top()
+                        .forEach(entry ->
+                                callback.call(entry.overcount(), entry.export(), Long.toString(entry.segment()))))
+                .register(registry);
+        SummaryWithCallback.builder()
+                .name("tailor_nbd_slow_segment_admission_wait_seconds")
+                .help("Slow requests of the top (export, segment) pairs since each took its place, and their total"
+                        + " time queued in admission")
+                .labelNames("export", "segment")
+                .callback(callback -> slowSegments
+                        .top()
+                        .forEach(entry -> callback.call(
+                                entry.seen(),
+                                entry.admissionWaitNanos() / 1e9,
+                                Quantiles.EMPTY,
+                                entry.export(),
+                                Long.toString(entry.segment()))))
+                .register(registry);
+        SummaryWithCallback.builder()
+                .name("tailor_nbd_slow_segment_backend_seconds")
+                .help("Slow requests of the top (export, segment) pairs since each took its place, and their total"
+                        + " time on the backend")
+                .labelNames("export", "segment")
+                .callback(callback -> slowSegments
+                        .top()
+                        .forEach(entry -> callback.call(
+                                entry.seen(),
+                                entry.backendNanos() / 1e9,
+                                Quantiles.EMPTY,
+                                entry.export(),
+                                Long.toString(entry.segment()))))
+                .register(registry);
+        GaugeWithCallback.builder()
+                .name("tailor_nbd_slow_segment_admitted_requests")
+                .help("Of those slow requests, how many were admitted as steady, as hot, or not through admission"
+                        + " (none)")
+                .labelNames("export", "segment", "class")
+                .callback(callback -> slowSegments.top().forEach(entry -> {
+                    String segment = Long.toString(entry.segment());
+                    callback.call(entry.admittedSteady(), entry.export(), segment, "steady");
+                    callback.call(entry.admittedHot(), entry.export(), segment, "hot");
+                    callback.call(
+                            entry.seen() - entry.admittedSteady() - entry.admittedHot(),
+                            entry.export(),
+                            segment,
+                            "none");
+                }))
+                .register(registry);
+        loopUnrelatedWait = Histogram.builder()
+                .name("tailor_nbd_request_loop_unrelated_wait_seconds")
+                .help("Per request: unrelated work its event loop ran while the request waited for the loop (arrival"
+                        + " to decoding, an upper bound; completion to taken; reply to flush)")
+                .labelNames("export")
+                .classicOnly()
+                .classicUpperBounds(LOOP_BUCKETS_SECONDS)
+                .register(registry);
+        loopWork = Histogram.builder()
+                .name("tailor_nbd_request_loop_work_seconds")
+                .help("Per request: time its event loop spent on the request's own work (check and dispatch, taking"
+                        + " its completion, writing its reply, its share of the flush)")
+                .labelNames("export")
+                .classicOnly()
+                .classicUpperBounds(LOOP_BUCKETS_SECONDS)
+                .register(registry);
+        if (jvm) {
+            JvmMetrics.builder().register(registry);
+        }
+    }
+
+    /** The (export, segment) pairs with the most slow requests, most first (reports, tests). */
+    public List<SlowSegments.Entry> slowSegments() {
+        return slowSegments.top();
+    }
+
+    /** A TLS handshake after {@code STARTTLS} ended, successfully or not. */
+    void tlsHandshake(boolean success) {
+        (success ? tlsHandshakesOk : tlsHandshakesFailed).inc();
+    }
+
+    /** {@code bytes} sent behind {@code STARTTLS} before its reply were discarded. */
+    void tlsDiscarded(long bytes) {
+        tlsDiscardedBytes.inc(bytes);
+    }
+
+    /** TLS handshakes so far that ended {@code ok} (true) or {@code failed} (tests). */
+    long tlsHandshakes(boolean success) {
+        return (long) (success ? tlsHandshakesOk : tlsHandshakesFailed).get();
+    }
+
+    /** Plain-text bytes discarded behind {@code STARTTLS} so far (tests). */
+    long tlsDiscardedBytes() {
+        return (long) tlsDiscardedBytes.get();
+    }
+
+    /** The data points of {@code export}, resolved once. */
+    ForExport forExport(String export) {
+        return new ForExport(export);
+    }
+
+    /** The current reading of every series. */
+    public MetricSnapshots scrape() {
+        return registry.scrape();
+    }
+
+    /** The clock reading a request's duration starts from. */
+    long nowNanos() {
+        return nanoClock.getAsLong();
+    }
+
+    private static int index(int command) {
+        return command >= 0 && command < OPERATIONS.length ? command : OPERATIONS.length;
+    }
+
+    /** The NBD error's label: its errno name in lower case, or {@code error_N}. */
+    static String errorLabel(int error) {
+        return switch (error) {
+            case NbdProtocol.EPERM -> "eperm";
+            case NbdProtocol.EIO -> "eio";
+            case NbdProtocol.ENOMEM -> "enomem";
+            case NbdProtocol.EINVAL -> "einval";
+            case NbdProtocol.ENOSPC -> "enospc";
+            case NbdProtocol.EOVERFLOW -> "eoverflow";
+            case NbdProtocol.ENOTSUP -> "enotsup";
+            case NbdProtocol.ESHUTDOWN -> "eshutdown";
+            default -> "error_" + error;
+        };
+    }
+
+    /** One export's data points, per operation (indexed by command type; the last is {@code other}). */
+    final class ForExport {
+        private final String export;
+        private final CounterDataPoint[] requestCounts = new CounterDataPoint[OPERATIONS.length + 1];
+        private final CounterDataPoint[] byteCounts = new CounterDataPoint[OPERATIONS.length + 1];
+        private final DistributionDataPoint[] durations = new DistributionDataPoint[OPERATIONS.length + 1];
+        private final GaugeDataPoint connectionCount;
+        private final CounterDataPoint[] slowCounts = new CounterDataPoint[OPERATIONS.length + 1];
+        private final DistributionDataPoint loopUnrelatedWaitSeconds;
+        private final DistributionDataPoint loopWorkSeconds;
+
+        private ForExport(String export) {
+            this.export = export;
+            for (int i = 0; i <= OPERATIONS.length; i++) {
+                String operation = i < OPERATIONS.length ? OPERATIONS[i] : OTHER;
+                requestCounts[i] = requests.labelValues(export, operation);
+                byteCounts[i] = bytes.labelValues(export, operation);
+                durations[i] = duration.labelValues(export, operation);
+                slowCounts[i] = slowRequests.labelValues(export, operation);
+            }
+            connectionCount = connections.labelValues(export);
+            loopUnrelatedWaitSeconds = loopUnrelatedWait.labelValues(export);
+            loopWorkSeconds = loopWork.labelValues(export);
+        }
+
+        /** As below, for a request without an offset to attribute (tests). */
+        void answered(int command, long startNanos, long bytes, int error) {
+            answered(command, startNanos, 0, bytes, error);
+        }
+
+        /** As below, for a request without admission or backend time to attribute (tests). */
+        void answered(int command, long startNanos, long offsetBytes, long bytes, int error) {
+            answered(command, startNanos, offsetBytes, bytes, error, 0, 0, SlowSegments.NOT_ADMITTED);
+        }
+
+        /**
+         * Counts one answered request; one slower than the slow threshold is also attributed to its segment, with
+         * where its time went.
+         *
+         * @param command            its command type
+         * @param startNanos         {@link #nowNanos()} when its header was decoded
+         * @param offsetBytes        its offset (unsigned), for the slow-request attribution
+         * @param bytes              bytes read, written, trimmed or zeroed (0 for an error)
+         * @param error              the NBD error of its reply, 0 for success
+         * @param admissionWaitNanos its time queued in admission, ns
+         * @param backendNanos       its time on the backend, ns
+         * @param admittedClass      {@link SlowSegments#NOT_ADMITTED}, {@code STEADY} or {@code HOT}
+         */
+        void answered(
+                int command,
+                long startNanos,
+                long offsetBytes,
+                long bytes,
+                int error,
+                long admissionWaitNanos,
+                long backendNanos,
+                int admittedClass) {
+            int i = index(command);
+            requestCounts[i].inc();
+            if (bytes > 0) {
+                byteCounts[i].inc(bytes);
+            }
+            long elapsedNanos = nanoClock.getAsLong() - startNanos;
+            durations[i].observe(elapsedNanos / 1e9);
+            if (error != 0) {
+                errors.labelValues(export, i < OPERATIONS.length ? OPERATIONS[i] : OTHER, errorLabel(error))
+                        .inc();
+            }
+            if (elapsedNanos > slowRequestNanos) {
+                slowCounts[i].inc();
+                slowSegments.record(export, offsetBytes, admissionWaitNanos, backendNanos, admittedClass);
+            }
+        }
+
+        /**
+         * Records one request's loop trace (per-request loop tracing).
+         *
+         * @param unrelatedWaitNanos unrelated work its loop ran while it waited for the loop, ns
+         * @param workNanos          time its loop spent on its own work, ns
+         */
+        void traced(long unrelatedWaitNanos, long workNanos) {
+            loopUnrelatedWaitSeconds.observe(Math.max(0, unrelatedWaitNanos) / 1e9);
+            loopWorkSeconds.observe(Math.max(0, workNanos) / 1e9);
+        }
+
+        /** A connection entered the transmission phase on the export. */
+        void connected() {
+            connectionCount.inc();
+        }
+
+        /** A connection in the transmission phase on the export closed. */
+        void disconnected() {
+            connectionCount.dec();
+        }
+
+        /** Requests answered so far for {@code command} (tests, reports). */
+        long requests(int command) {
+            return (long) requestCounts[index(command)].get();
+        }
+
+        /** Bytes of the successful requests of {@code command} so far. */
+        long bytes(int command) {
+            return (long) byteCounts[index(command)].get();
+        }
+    }
+}

@@ -1,0 +1,591 @@
+package dev.tailor.nbd.server;
+
+import dev.tailor.eventloop.EventLoopConfig;
+import dev.tailor.eventloop.IoPriorityEventLoopGroup;
+import dev.tailor.eventloop.LoopMode;
+import dev.tailor.nbd.backend.BlockBackend;
+import dev.tailor.nbd.backend.FileBackend;
+import dev.tailor.nbd.backend.UpstreamBackend;
+import dev.tailor.nbd.config.NbdConfig;
+import dev.tailor.nbd.config.NbdConfig.ExportConfig;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.AdaptiveRecvByteBufAllocator;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.RecvByteBufAllocator;
+import io.netty.channel.ServerChannel;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerDomainSocketChannel;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.nio.NioServerDomainSocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.channel.unix.DomainSocketAddress;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Executor;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The NBD server: listens, speaks the protocol ({@link HandshakeHandler}, then {@link TransmissionHandler}) and serves the configured
+ * exports from their backends. {@link #start} binds and returns; {@link #close} shuts down cleanly.
+ *
+ * <p>Threads: one acceptor thread, {@code eventLoopThreads} Netty event loops for the connections (and
+ * the upstream connections of proxied exports), and a fixed pool of {@code fileIoThreads} for the
+ * blocking file I/O, whose queue is bounded by {@code maxConnections × maxInFlightRequestsPerConnection}
+ * (the most requests that can be outstanding at once).
+ *
+ * <p>Listeners: TCP ({@code address}, {@code port}) and/or a Unix-domain socket ({@code unix}). A server
+ * with a Unix socket runs its loops on Netty's native epoll transport ({@link Transport#EPOLL}: every
+ * channel of a loop must be of its transport, so its TCP listener and upstream connections too), or on
+ * NIO's domain sockets where the native library cannot load; a TCP-only server runs on NIO. The socket
+ * file is created at start and removed on close; a socket left by a server that is gone (nothing
+ * accepts on it) is replaced.
+ */
+public final class NbdServer implements AutoCloseable {
+
+    /** How long {@link #close} lets connections finish their requests before closing them anyway. */
+    public static final long DRAIN_TIMEOUT_MILLIS = 10_000;
+
+    /**
+     * Opens the backend of one export.
+     */
+    @FunctionalInterface
+    public interface BackendFactory {
+        /**
+         * @throws IOException              when the backend cannot be reached or opened
+         * @throws IllegalArgumentException when the export's configuration does not fit the backend
+         */
+        BlockBackend open(ExportConfig export, BackendContext context) throws IOException;
+    }
+
+    /**
+     * What backends may use.
+     *
+     * @param fileIoExecutor the bounded pool for blocking file I/O
+     * @param eventLoops     the connections' event loops, for backends with connections of their own
+     * @param alloc          the allocator for read buffers
+     * @param transport      the loops' transport, whose socket channels a backend's connections must use
+     */
+    public record BackendContext(
+            Executor fileIoExecutor, EventLoopGroup eventLoops, ByteBufAllocator alloc, Transport transport) {
+
+        /** A context on the NIO transport. */
+        public BackendContext(Executor fileIoExecutor, EventLoopGroup eventLoops, ByteBufAllocator alloc) {
+            this(fileIoExecutor, eventLoops, alloc, Transport.NIO);
+        }
+    }
+
+    /** The loops' transport and its channel types. */
+    public enum Transport {
+        /** The JDK's NIO (TCP, and Unix-domain sockets since JDK 16). */
+        NIO(NioServerSocketChannel.class, NioServerDomainSocketChannel.class, NioSocketChannel.class),
+        /** Netty's native epoll transport (Linux). */
+        EPOLL(EpollServerSocketChannel.class, EpollServerDomainSocketChannel.class, EpollSocketChannel.class);
+
+        final Class<? extends ServerChannel> tcpServer;
+        final Class<? extends ServerChannel> unixServer;
+        /** The client socket channel, for upstream connections. */
+        public final Class<? extends Channel> tcpClient;
+
+        Transport(
+                Class<? extends ServerChannel> tcpServer,
+                Class<? extends ServerChannel> unixServer,
+                Class<? extends Channel> tcpClient) {
+            this.tcpServer = tcpServer;
+            this.unixServer = unixServer;
+            this.tcpClient = tcpClient;
+        }
+
+        IoHandlerFactory ioHandlerFactory() {
+            return this == EPOLL ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
+        }
+
+        SocketAddress unixAddress(Path path) {
+            return this == EPOLL ? new DomainSocketAddress(path.toString()) : UnixDomainSocketAddress.of(path);
+        }
+
+        /** Epoll when a Unix socket is served and the native library loads, else NIO. */
+        static Transport of(NbdConfig config) {
+            return config.unixSocket() != null && Epoll.isAvailable() ? EPOLL : NIO;
+        }
+    }
+
+    /** File exports on {@link FileBackend}, upstream exports on {@link UpstreamBackend}. */
+    public static final BackendFactory DEFAULT_BACKENDS = (export, context) -> {
+        if (export.file() != null) {
+            return FileBackend.open(
+                    export.file(),
+                    export.size() == null ? null : export.size().bytes(),
+                    export.readOnly(),
+                    context.fileIoExecutor(),
+                    context.alloc());
+        }
+        return UpstreamBackend.connect(
+                export.upstream(), context.eventLoops(), context.alloc(), context.transport().tcpClient);
+    };
+
+    /**
+     * The largest socket read, in bytes. Netty's default stops at 64 KiB, so a 128 KiB write took two or
+     * three {@code read}s; with room for several requests per read, a stream of large writes costs about
+     * one (fio's 128 KiB sequential writes at QD 8, counted with strace: 0.86 {@code read}s per request
+     * instead of 2.5). The server CPU per request was lower in two of three paired runs (by 30–33 %) and
+     * 22 % higher in one, on a machine loaded by other work; the undecoded bytes a paused connection holds grow
+     * by at most this much.
+     */
+    static final int MAX_READ_BYTES = 512 << 10;
+
+    private final EventLoopGroup acceptor;
+    private final IoPriorityEventLoopGroup eventLoops;
+    private final ThreadPoolExecutor fileIo;
+    private final AdmissionDispatcher segmentAdmission;
+    private final ProxyBackgroundWork background;
+    private final MetricsEndpoint metrics;
+    private final LoopMode loopMode;
+    private final Map<String, Export> exports;
+    private final ChannelGroup connections;
+    private final Channel listener;
+    private final Channel unixListener;
+    private final Path unixSocket;
+    private final Transport transport;
+    private final NbdConfig.TlsSettings tls;
+    private final IoMetrics io;
+    private boolean closed;
+
+    private NbdServer(
+            EventLoopGroup acceptor,
+            IoPriorityEventLoopGroup eventLoops,
+            ThreadPoolExecutor fileIo,
+            Map<String, Export> exports,
+            ChannelGroup connections,
+            Channel listener,
+            Channel unixListener,
+            Path unixSocket,
+            Transport transport,
+            AdmissionDispatcher segmentAdmission,
+            ProxyBackgroundWork background,
+            MetricsEndpoint metrics,
+            LoopMode loopMode,
+            NbdConfig.TlsSettings tls,
+            IoMetrics io) {
+        this.tls = tls;
+        this.io = io;
+        this.unixListener = unixListener;
+        this.unixSocket = unixSocket;
+        this.transport = transport;
+        this.segmentAdmission = segmentAdmission;
+        this.background = background;
+        this.metrics = metrics;
+        this.loopMode = loopMode;
+        this.acceptor = acceptor;
+        this.eventLoops = eventLoops;
+        this.fileIo = fileIo;
+        this.exports = exports;
+        this.connections = connections;
+        this.listener = listener;
+    }
+
+    /** Starts a server with the default backends and the direct dispatcher. */
+    public static NbdServer start(NbdConfig config) throws IOException {
+        return start(config, RequestDispatcher.DIRECT, DEFAULT_BACKENDS);
+    }
+
+    /**
+     * Opens every export's backend, then listens. When anything fails, what this start opened is closed
+     * again and the files it created are removed ({@link BlockBackend#discard}); files that existed
+     * before are never touched.
+     *
+     * @throws IllegalArgumentException when the config has problems (all listed) or an export does not fit
+     *                                  its backend (the message starts with {@code export NAME: })
+     * @throws IOException              when a backend cannot be opened or the address is not available
+     */
+    public static NbdServer start(NbdConfig config, RequestDispatcher dispatcher, BackendFactory backends)
+            throws IOException {
+        List<String> problems = config.problems();
+        if (!problems.isEmpty()) {
+            throw new IllegalArgumentException(String.join("; ", problems));
+        }
+        NbdConfig.Limits limits = config.limits();
+        Transport transport = Transport.of(config);
+        EventLoopGroup acceptor = new MultiThreadIoEventLoopGroup(
+                1, new DefaultThreadFactory("tailor-nbd-accept", true), transport.ioHandlerFactory());
+        // The connections' loops: I/O first, the proxy's background work within an allowance, or one
+        // FIFO queue as a plain loop (config loop.mode; docs/eventloop.md).
+        IoPriorityEventLoopGroup eventLoops = new IoPriorityEventLoopGroup(
+                config.eventLoopThreads(),
+                EventLoopConfig.DEFAULTS.toBuilder()
+                        .mode(config.loop().loopMode())
+                        .ioHandlerFactory(transport.ioHandlerFactory())
+                        .threadFactory(new DefaultThreadFactory("tailor-nbd-io", true))
+                        .build());
+        int queueCapacity = (int)
+                Math.min(Integer.MAX_VALUE, (long) limits.maxConnections() * limits.maxInFlightRequestsPerConnection());
+        ThreadPoolExecutor fileIo = new ThreadPoolExecutor(
+                config.fileIoThreads(),
+                config.fileIoThreads(),
+                0,
+                TimeUnit.SECONDS,
+                new LinkedBlockingQueue<>(queueCapacity),
+                new DefaultThreadFactory("tailor-nbd-file", true));
+        ByteBufAllocator alloc = ByteBufAllocator.DEFAULT;
+        Map<String, Export> exports = new LinkedHashMap<>();
+        IoMetrics io = new IoMetrics(
+                System::nanoTime,
+                true,
+                IoMetrics.DEFAULT_SLOW_REQUEST_NANOS,
+                config.admission().segmentSize().bytes());
+        AdmissionDispatcher segmentAdmission = null;
+        ProxyBackgroundWork background = null;
+        MetricsEndpoint metrics = null;
+        Channel unixListener = null;
+        Path unixSocket = null;
+        boolean unixCreated = false;
+        try {
+            BackendContext context = new BackendContext(fileIo, eventLoops, alloc, transport);
+            for (ExportConfig exportConfig : config.exports()) {
+                BlockBackend backend;
+                try {
+                    backend = backends.open(exportConfig, context);
+                } catch (IOException e) {
+                    throw new IOException("export " + exportConfig.name() + ": " + e.getMessage(), e);
+                } catch (IllegalArgumentException e) {
+                    throw new IllegalArgumentException("export " + exportConfig.name() + ": " + e.getMessage(), e);
+                }
+                if (exportConfig.size() != null
+                        && exportConfig.upstream() != null
+                        && exportConfig.size().bytes() != backend.sizeBytes()) {
+                    backend.discard();
+                    throw new IllegalArgumentException("export " + exportConfig.name() + ": size " + exportConfig.size()
+                            + " but the upstream export is " + backend.sizeBytes() + " bytes (expected: equal, or"
+                            + " leave size out)");
+                }
+                try {
+                    exports.put(exportConfig.name(), new Export(exportConfig, backend, limits.maxRequestBytes(), io));
+                } catch (RuntimeException e) {
+                    backend.discard();
+                    throw e;
+                }
+            }
+            Map<String, Export> frozen = Collections.unmodifiableMap(exports);
+            if (config.admission().enabled() && dispatcher == RequestDispatcher.DIRECT) {
+                // Exports are in config order (a LinkedHashMap), as their commitments.
+                segmentAdmission = new AdmissionDispatcher(
+                        config.admission().toAdmissionConfig(),
+                        List.copyOf(frozen.values()),
+                        config.admission().commitments(config.exports()),
+                        System::nanoTime);
+                dispatcher = segmentAdmission;
+            }
+            ConnectionAdmission admission = new ConnectionAdmission(
+                    limits.maxConnections(), limits.maxHandshakes(), limits.maxConnectionsPerAddress());
+            background = new ProxyBackgroundWork(
+                    eventLoops,
+                    segmentAdmission,
+                    List.copyOf(frozen.values()),
+                    config.loop().background(),
+                    System::nanoTime,
+                    admission,
+                    io);
+            ServerContext server = new ServerContext(
+                    frozen,
+                    limits,
+                    dispatcher,
+                    admission,
+                    io,
+                    config.tls().enabled() ? ServerTls.load(config.tls()) : null);
+            ChannelGroup connections = new DefaultChannelGroup("tailor-nbd", GlobalEventExecutor.INSTANCE);
+            ChannelInitializer<Channel> initializer = new ChannelInitializer<>() {
+                @Override
+                protected void initChannel(Channel channel) {
+                    if (!admission.admit(channel)) {
+                        channel.close();
+                        return;
+                    }
+                    channel.closeFuture().addListener(f -> admission.closed(channel));
+                    connections.add(channel);
+                    channel.pipeline().addLast("handshake", new HandshakeHandler(server));
+                    channel.pipeline().addLast("errors", ConnectionErrors.INSTANCE);
+                }
+            };
+            if (config.unixSocket() != null) {
+                unixSocket = config.unixSocket().toAbsolutePath();
+                removeStaleSocket(unixSocket);
+                ServerBootstrap unixBootstrap = new ServerBootstrap()
+                        .group(acceptor, eventLoops)
+                        .channel(transport.unixServer)
+                        .childOption(ChannelOption.ALLOCATOR, alloc)
+                        .childOption(ChannelOption.RCVBUF_ALLOCATOR, receiveBuffers())
+                        .childHandler(initializer);
+                unixListener = bind(unixBootstrap, transport.unixAddress(unixSocket), "unix socket " + unixSocket);
+                unixCreated = true;
+            }
+            Channel listener = null;
+            if (config.listensOnTcp()) {
+                ServerBootstrap bootstrap = new ServerBootstrap()
+                        .group(acceptor, eventLoops)
+                        .channel(transport.tcpServer)
+                        .childOption(ChannelOption.TCP_NODELAY, true)
+                        .childOption(ChannelOption.SO_KEEPALIVE, true)
+                        .childOption(ChannelOption.ALLOCATOR, alloc)
+                        .childOption(ChannelOption.RCVBUF_ALLOCATOR, receiveBuffers())
+                        .childHandler(initializer);
+                try {
+                    listener = bind(
+                            bootstrap,
+                            new InetSocketAddress(config.address(), config.port()),
+                            config.address() + ":" + config.port());
+                } catch (IOException e) {
+                    if (unixListener != null) {
+                        unixListener.close().awaitUninterruptibly();
+                    }
+                    throw e;
+                }
+            }
+            InetSocketAddress metricsAddress = config.loop().metricsAddress();
+            if (metricsAddress != null) {
+                try {
+                    metrics = MetricsEndpoint.start(
+                            metricsAddress, background, config.loop().healthCheckPeriodMillis());
+                } catch (IOException e) {
+                    if (listener != null) {
+                        listener.close().awaitUninterruptibly();
+                    }
+                    if (unixListener != null) {
+                        unixListener.close().awaitUninterruptibly();
+                    }
+                    throw e;
+                }
+            }
+            return new NbdServer(
+                    acceptor,
+                    eventLoops,
+                    fileIo,
+                    frozen,
+                    connections,
+                    listener,
+                    unixListener,
+                    unixSocket,
+                    transport,
+                    segmentAdmission,
+                    background,
+                    metrics,
+                    config.loop().loopMode(),
+                    config.tls(),
+                    io);
+        } catch (IOException | RuntimeException e) {
+            if (background != null) {
+                background.close();
+            }
+            if (unixCreated) {
+                Files.deleteIfExists(unixSocket);
+            }
+            // Files this start created go again; files that existed before are never touched.
+            shutDown(acceptor, eventLoops, fileIo, exports.values(), true);
+            throw e;
+        }
+    }
+
+    /** Netty's adaptive receive buffers (they grow while reads fill them), up to {@link #MAX_READ_BYTES}. */
+    private static RecvByteBufAllocator receiveBuffers() {
+        return new AdaptiveRecvByteBufAllocator(64, 16 << 10, MAX_READ_BYTES);
+    }
+
+    private static Channel bind(ServerBootstrap bootstrap, SocketAddress address, String what) throws IOException {
+        try {
+            return bootstrap.bind(address).sync().channel();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while binding " + what, e);
+        } catch (Exception e) {
+            throw new IOException("cannot listen on " + what + " (" + e.getMessage() + ")", e);
+        }
+    }
+
+    /**
+     * Removes a socket file at {@code path} that nothing accepts on any more (a server that was killed
+     * leaves its socket behind).
+     *
+     * @throws IOException when something still accepts on it (another server: it is left alone)
+     */
+    private static void removeStaleSocket(Path path) throws IOException {
+        if (!Files.exists(path, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            return;
+        }
+        if (!NbdConfig.unixProblems("unix", path.toString()).isEmpty()) {
+            return; // not a socket: the bind fails and says so
+        }
+        boolean live;
+        try (SocketChannel probe = SocketChannel.open(StandardProtocolFamily.UNIX)) {
+            live = probe.connect(UnixDomainSocketAddress.of(path));
+        } catch (IOException e) {
+            live = false; // refused: nothing listens any more
+        }
+        if (live) {
+            throw new IOException("cannot listen on unix socket " + path + " (a server is accepting on it already)");
+        }
+        Files.deleteIfExists(path);
+    }
+
+    /**
+     * The TCP address the server listens on (with the actual port when the config asked for port 0), or
+     * {@code null} when it listens on a Unix socket only.
+     */
+    public InetSocketAddress localAddress() {
+        return listener == null ? null : (InetSocketAddress) listener.localAddress();
+    }
+
+    /** The Unix-domain socket the server listens on (absolute), or {@code null}. */
+    public Path unixSocket() {
+        return unixSocket;
+    }
+
+    /** The TLS settings: {@code off}, or {@code on} / {@code require} with the certificate folder. */
+    public NbdConfig.TlsSettings tls() {
+        return tls;
+    }
+
+    /** The server's I/O metrics (also on {@code /metrics}). */
+    public IoMetrics ioMetrics() {
+        return io;
+    }
+
+    /** The loops' transport. */
+    public Transport transport() {
+        return transport;
+    }
+
+    /** The exports in configuration order. */
+    public List<Export> exports() {
+        return new ArrayList<>(exports.values());
+    }
+
+    /** Segment admission in front of the backends, or {@code null} when it is off. */
+    public AdmissionDispatcher admission() {
+        return segmentAdmission;
+    }
+
+    /** Where {@code /metrics} and {@code /healthz} are served, or {@code null} without {@code loop.metricsListen}. */
+    public InetSocketAddress metricsAddress() {
+        return metrics == null ? null : metrics.address();
+    }
+
+    /** The proxy's background work on its event loops (statistics, metrics, health checks, maintenance). */
+    public ProxyBackgroundWork backgroundWork() {
+        return background;
+    }
+
+    /** The connections' event loops. */
+    public IoPriorityEventLoopGroup eventLoops() {
+        return eventLoops;
+    }
+
+    /** The event loops' mode. */
+    public LoopMode loopMode() {
+        return loopMode;
+    }
+
+    /** How many client connections are open now. */
+    public int connections() {
+        return connections.size();
+    }
+
+    /**
+     * Stops accepting, lets every connection finish the requests it has in flight (up to 10 s; new
+     * requests are not read, and connections still in the handshake are closed), then closes the
+     * connections, the backends and the threads. Idempotent.
+     */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        if (listener != null) {
+            listener.close().awaitUninterruptibly();
+        }
+        if (unixListener != null) {
+            unixListener.close().awaitUninterruptibly();
+            try {
+                Files.deleteIfExists(unixSocket);
+            } catch (IOException e) {
+                System.getLogger(NbdServer.class.getName())
+                        .log(System.Logger.Level.WARNING, () -> "could not remove the socket " + unixSocket + ": " + e);
+            }
+        }
+        for (Channel connection : connections) {
+            connection.pipeline().fireUserEventTriggered(TransmissionHandler.SHUTDOWN);
+        }
+        if (!connections.newCloseFuture().awaitUninterruptibly(DRAIN_TIMEOUT_MILLIS)) {
+            connections.close().awaitUninterruptibly();
+        }
+        if (metrics != null) {
+            metrics.close();
+        }
+        background.close();
+        if (segmentAdmission != null) {
+            segmentAdmission.close();
+        }
+        shutDown(acceptor, eventLoops, fileIo, exports.values(), false);
+    }
+
+    /**
+     * The order matters: the file I/O pool finishes first (its completions run listeners on the event
+     * loops, which release buffers), then the backends, then the event loops.
+     */
+    private static void shutDown(
+            EventLoopGroup acceptor,
+            EventLoopGroup eventLoops,
+            ThreadPoolExecutor fileIo,
+            Iterable<Export> exports,
+            boolean failedStart) {
+        fileIo.shutdown();
+        try {
+            if (!fileIo.awaitTermination(DRAIN_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS)) {
+                fileIo.shutdownNow();
+            }
+        } catch (InterruptedException e) {
+            fileIo.shutdownNow();
+            Thread.currentThread().interrupt();
+        }
+        for (Export export : exports) {
+            if (failedStart) {
+                export.backend().discard();
+            } else {
+                export.backend().close();
+            }
+        }
+        acceptor.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
+        eventLoops.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
+    }
+
+    @Override
+    public String toString() {
+        return "NBD server on " + (listener == null ? unixSocket : localAddress()) + " with " + exports.size()
+                + " export(s)";
+    }
+}

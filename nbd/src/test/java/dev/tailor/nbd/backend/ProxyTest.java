@@ -1,0 +1,509 @@
+package dev.tailor.nbd.backend;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tailor.nbd.config.NbdConfig;
+import dev.tailor.nbd.protocol.NbdProtocol;
+import dev.tailor.nbd.server.NbdServer;
+import dev.tailor.nbd.testing.Programs;
+import dev.tailor.nbd.testing.RawClient;
+import dev.tailor.nbd.testing.TestServers;
+import dev.tailor.testkit.Await;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Proxy mode: exports served by a real upstream NBD server (nbdkit, qemu-nbd) through the pool. */
+class ProxyTest {
+
+    private static final Duration TIMEOUT = Duration.ofSeconds(60);
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @TempDir
+    Path dir;
+
+    private static NbdServer proxy(int upstreamPort, String upstreamExport) throws IOException {
+        return proxy(upstreamPort, upstreamExport, null);
+    }
+
+    private static NbdServer proxy(int upstreamPort, String upstreamExport, Double idleTimeoutSeconds)
+            throws IOException {
+        return NbdServer.start(TestServers.config(
+                NbdConfig.Limits.DEFAULTS,
+                NbdConfig.ExportConfig.upstream(
+                        "proxied",
+                        "acme",
+                        false,
+                        new NbdConfig.Upstream("127.0.0.1", upstreamPort, upstreamExport, 4, idleTimeoutSeconds))));
+    }
+
+    private static UpstreamBackend backend(NbdServer server) {
+        return (UpstreamBackend) server.exports().get(0).backend();
+    }
+
+    /**
+     * Stops nbdkit with SIGTERM and returns once it answers ESHUTDOWN, so that a request sent next gets
+     * ESHUTDOWN too: nbdkit handles the signal in its own time, and a request that arrives meanwhile may
+     * still be served, or its connection reset. Probe clients connected directly (before the signal:
+     * nbdkit accepts no one after it) read until one gets 108; a probe that is reset hands over to the next.
+     */
+    private static void stopNbdkit(Programs.Daemon nbdkit) throws IOException {
+        List<RawClient> probes = new ArrayList<>();
+        try {
+            for (int i = 0; i < 5; i++) {
+                RawClient probe = RawClient.connect(new InetSocketAddress("127.0.0.1", nbdkit.port))
+                        .handshake();
+                probes.add(probe);
+                probe.go("", false);
+            }
+            nbdkit.process.destroy(); // SIGTERM
+            long[] cookie = {0};
+            int[] asking = {0};
+            Await.until("nbdkit answering ESHUTDOWN", () -> {
+                if (asking[0] == probes.size()) {
+                    throw new AssertionError("every probe was reset before nbdkit answered ESHUTDOWN");
+                }
+                RawClient probe = probes.get(asking[0]);
+                try {
+                    probe.request(0, NbdProtocol.CMD_READ, cookie[0]++, 0, 512);
+                    return probe.simpleReply(512).error() == NbdProtocol.ESHUTDOWN;
+                } catch (IOException reset) {
+                    asking[0]++; // reset as nbdkit handled the signal: the next probe asks again
+                    return false;
+                }
+            });
+        } finally {
+            for (RawClient probe : probes) {
+                probe.close();
+            }
+        }
+    }
+
+    private static long millisSince(long startNanos) {
+        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos);
+    }
+
+    /** Reads 4 KiB at {@code offset} over structured replies and returns the data. */
+    private static byte[] read(RawClient client, long cookie, long offset) throws IOException {
+        client.request(0, NbdProtocol.CMD_READ, cookie, offset, 4096);
+        RawClient.Chunk chunk = client.chunk();
+        assertThat(chunk.cookie()).isEqualTo(cookie);
+        assertThat(chunk.type())
+                .as(
+                        "reply type; an error says: %s",
+                        chunk.type() == NbdProtocol.REPLY_TYPE_ERROR ? chunk.message() : "")
+                .isEqualTo(NbdProtocol.REPLY_TYPE_OFFSET_DATA);
+        return Arrays.copyOfRange(chunk.payload(), 8, chunk.payload().length);
+    }
+
+    /** The error chunk a failed 4 KiB read gets, with how long it took. */
+    private static RawClient.Chunk failedRead(RawClient client, long cookie) throws IOException {
+        client.request(0, NbdProtocol.CMD_READ, cookie, 0, 4096);
+        RawClient.Chunk chunk = client.chunk();
+        assertThat(chunk.cookie()).isEqualTo(cookie);
+        assertThat(chunk.type()).isEqualTo(NbdProtocol.REPLY_TYPE_ERROR);
+        return chunk;
+    }
+
+    private static String uri(NbdServer server) {
+        return "nbd://127.0.0.1:" + server.localAddress().getPort() + "/proxied";
+    }
+
+    @Test
+    void inFrontOfNbdkitMemory_servesQemuIoNbdcopyAndFio() throws Exception {
+        String nbdkit = Programs.require("nbdkit");
+        String qemuIo = Programs.require("qemu-io");
+        String nbdcopy = Programs.require("nbdcopy");
+        String nbdinfo = Programs.require("nbdinfo");
+        String fio = Programs.require("fio");
+        try (Programs.Daemon upstream = Programs.Daemon.start(
+                        nbdkit, "--exit-with-parent", "-f", "-i", "127.0.0.1", "-p", "{port}", "memory", "64M");
+                NbdServer server = proxy(upstream.port, "")) {
+            UpstreamBackend backend = (UpstreamBackend) server.exports().get(0).backend();
+            assertThat(backend.poolSize())
+                    .as("nbdkit memory offers multi-conn: the whole pool")
+                    .isEqualTo(4);
+            JsonNode info = JSON.readTree(Programs.run(TIMEOUT, nbdinfo, "--json", uri(server))
+                            .ok()
+                            .stdout())
+                    .get("exports")
+                    .get(0);
+            assertThat(info.get("export-size").asLong()).isEqualTo(64L << 20);
+            for (String flag : new String[] {"can_flush", "can_fua", "can_trim", "can_zero", "can_multi_conn"}) {
+                assertThat(info.get(flag).asBoolean()).as(flag).isTrue();
+            }
+
+            Programs.run(
+                            TIMEOUT,
+                            qemuIo,
+                            "-f",
+                            "raw",
+                            uri(server),
+                            "-c",
+                            "write -P 0xa5 0 1M",
+                            "-c",
+                            "write -f -P 0x5a 1M 64k",
+                            "-c",
+                            "write -z 2M 40M",
+                            "-c",
+                            "discard 50M 1M",
+                            "-c",
+                            "flush",
+                            "-c",
+                            "read -P 0xa5 0 1M",
+                            "-c",
+                            "read -P 0x5a 1M 64k",
+                            "-c",
+                            "read -P 0 2M 40M")
+                    .ok();
+
+            byte[] data = new byte[8 << 20];
+            new Random(5).nextBytes(data);
+            Path source = Files.write(dir.resolve("source.img"), data);
+            Path back = dir.resolve("back.img");
+            Programs.run(TIMEOUT, nbdcopy, "--flush", source.toString(), uri(server))
+                    .ok();
+            Programs.run(TIMEOUT, nbdcopy, uri(server), back.toString()).ok();
+            assertThat(Files.mismatch(source, back))
+                    .as("the rest is the upstream's zeroes")
+                    .isEqualTo(8L << 20);
+            byte[] head = new byte[8 << 20];
+            System.arraycopy(Files.readAllBytes(back), 0, head, 0, head.length);
+            assertThat(head).isEqualTo(data);
+
+            Programs.run(
+                            TIMEOUT,
+                            fio,
+                            "--name=proxied",
+                            "--ioengine=nbd",
+                            "--uri=" + uri(server),
+                            "--rw=randwrite",
+                            "--bs=4k",
+                            "--size=8M",
+                            "--numjobs=4",
+                            "--offset_increment=8M",
+                            "--iodepth=16",
+                            "--verify=crc32c",
+                            "--do_verify=1",
+                            "--verify_fatal=1",
+                            "--verify_state_save=0")
+                    .ok();
+        }
+    }
+
+    @Test
+    void inFrontOfQemuNbdWithoutMultiConn_usesOneConnectionAndWritesTheFile() throws Exception {
+        String qemuNbd = Programs.require("qemu-nbd");
+        String qemuIo = Programs.require("qemu-io");
+        String nbdcopy = Programs.require("nbdcopy");
+        byte[] data = new byte[4 << 20];
+        new Random(6).nextBytes(data);
+        Path file = Files.write(dir.resolve("base.img"), data);
+        try (Programs.Daemon upstream = Programs.Daemon.start(
+                        qemuNbd, "-f", "raw", "-x", "base", "-b", "127.0.0.1", "-p", "{port}", "-t", file.toString());
+                NbdServer server = proxy(upstream.port, "base")) {
+            UpstreamBackend backend = (UpstreamBackend) server.exports().get(0).backend();
+            assertThat(backend.poolSize())
+                    .as("qemu-nbd without --shared offers no multi-conn")
+                    .isEqualTo(1);
+            Path back = dir.resolve("back.img");
+            Programs.run(TIMEOUT, nbdcopy, uri(server), back.toString()).ok();
+            assertThat(Files.mismatch(file, back)).isEqualTo(-1L);
+
+            Programs.run(TIMEOUT, qemuIo, "-f", "raw", uri(server), "-c", "write -f -P 0x42 1M 4k", "-c", "flush")
+                    .ok();
+            byte[] after = Files.readAllBytes(file);
+            for (int i = 1 << 20; i < (1 << 20) + 4096; i++) {
+                assertThat(after[i]).isEqualTo((byte) 0x42);
+            }
+        }
+    }
+
+    @Test
+    void upstreamThatRefusesTheExport_failsTheStartWithItsReason() throws Exception {
+        String qemuNbd = Programs.require("qemu-nbd");
+        Path file = Files.write(dir.resolve("base.img"), new byte[4096]);
+        try (Programs.Daemon upstream = Programs.Daemon.start(
+                qemuNbd, "-f", "raw", "-x", "base", "-b", "127.0.0.1", "-p", "{port}", "-t", file.toString())) {
+            assertThatThrownBy(() -> proxy(upstream.port, "missing"))
+                    .isInstanceOf(IOException.class)
+                    .hasMessageContaining("export proxied")
+                    .hasMessageContaining("refused export \"missing\"");
+        }
+    }
+
+    @Test
+    void unreachableUpstream_failsTheStart() {
+        int port = Programs.freePort();
+        assertThatThrownBy(() -> proxy(port, ""))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("upstream nbd://127.0.0.1:" + port);
+    }
+
+    @Test
+    void upstreamThatDies_failsRequestsWithIoErrorAndTheProxyStaysUp() throws Exception {
+        String nbdkit = Programs.require("nbdkit");
+        Programs.Daemon upstream = Programs.Daemon.start(
+                nbdkit, "--exit-with-parent", "-f", "-i", "127.0.0.1", "-p", "{port}", "memory", "1M");
+        try (NbdServer server = proxy(upstream.port, "");
+                RawClient client = RawClient.connect(server.localAddress()).handshake()) {
+            client.go("proxied", false);
+            client.request(0, NbdProtocol.CMD_READ, 1, 0, 4096);
+            assertThat(client.simpleReply(4096).error()).isZero();
+            upstream.kill();
+            client.request(0, NbdProtocol.CMD_READ, 2, 0, 4096);
+            RawClient.SimpleReply reply = client.simpleReply(4096);
+            assertThat(reply.cookie()).isEqualTo(2);
+            assertThat(reply.error()).isEqualTo(NbdProtocol.EIO);
+            // The downstream connection is still usable.
+            client.request(0, NbdProtocol.CMD_READ, 3, 0, 4096);
+            assertThat(client.simpleReply(4096).error()).isEqualTo(NbdProtocol.EIO);
+        } finally {
+            upstream.close();
+        }
+    }
+
+    @Test
+    void nbdkitStoppedAndRestartedOnTheSamePort_failsPromptlyWithEioThenReconnects() throws Exception {
+        // nbdkit, stopped, answers its clients' requests ESHUTDOWN (108) and exits only once they have all
+        // gone: the proxy used to pass the 108 on, keep its pool connections, and so keep nbdkit running.
+        String nbdkit = Programs.require("nbdkit");
+        byte[] data = new byte[1 << 20];
+        new Random(7).nextBytes(data);
+        Path file = Files.write(dir.resolve("disk.img"), data);
+        String[] command = {nbdkit, "-f", "-i", "127.0.0.1", "-p", "{port}", "file", file.toString()};
+        Programs.Daemon upstream = Programs.Daemon.start(command);
+        int port = upstream.port;
+        try (NbdServer server = proxy(port, "");
+                RawClient client = RawClient.connect(server.localAddress()).handshake()) {
+            client.go("proxied", true);
+            assertThat(read(client, 1, 0)).isEqualTo(Arrays.copyOfRange(data, 0, 4096));
+
+            stopNbdkit(upstream);
+            long start = System.nanoTime();
+            RawClient.Chunk error = failedRead(client, 2);
+            assertThat(millisSince(start))
+                    .as("ms to the error (the handshake timeout is 10 s)")
+                    .isLessThan(5_000);
+            assertThat(error.error()).isEqualTo(NbdProtocol.EIO);
+            assertThat(error.message()).contains("upstream nbd://127.0.0.1:" + port + "/");
+            assertThat(upstream.process.waitFor(10, TimeUnit.SECONDS))
+                    .as("nbdkit exits: the pool let it go")
+                    .isTrue();
+            Await.until("the pool to be empty", () -> backend(server).openConnections() == 0);
+
+            try (Programs.Daemon restarted = Programs.Daemon.start(port, command)) {
+                assertThat(read(client, 3, 8192))
+                        .as("the next request reconnects")
+                        .isEqualTo(Arrays.copyOfRange(data, 8192, 8192 + 4096));
+                server.close(); // first, or the restarted nbdkit waits for the pool's idle timeout to stop
+            }
+        } finally {
+            upstream.close();
+        }
+    }
+
+    @Test
+    void nbdkitStopped_aFlushItRefusedIsNotSentAgainElsewhere() throws Exception {
+        // A flush vouches for every write acknowledged before it; another upstream instance cannot.
+        String nbdkit = Programs.require("nbdkit");
+        Programs.Daemon upstream =
+                Programs.Daemon.start(nbdkit, "-f", "-i", "127.0.0.1", "-p", "{port}", "memory", "1M");
+        try (NbdServer server = proxy(upstream.port, "");
+                RawClient client = RawClient.connect(server.localAddress()).handshake()) {
+            client.go("proxied", true);
+            client.write(0, 1, 0, new byte[4096]);
+            assertThat(client.simpleReply(0).error()).isZero();
+            stopNbdkit(upstream);
+            client.request(0, NbdProtocol.CMD_FLUSH, 2, 0, 0);
+            RawClient.Chunk error = client.chunk();
+            assertThat(error.type()).isEqualTo(NbdProtocol.REPLY_TYPE_ERROR);
+            assertThat(error.error()).isEqualTo(NbdProtocol.EIO);
+            assertThat(error.message())
+                    .isEqualTo("upstream nbd://127.0.0.1:" + upstream.port + "/ is shutting"
+                            + " down (a FLUSH is not sent again elsewhere: it could not cover the writes this upstream"
+                            + " acknowledged)");
+            assertThat(upstream.process.waitFor(10, TimeUnit.SECONDS))
+                    .as("nbdkit exits")
+                    .isTrue();
+        } finally {
+            upstream.close();
+        }
+    }
+
+    @Test
+    void qemuNbdStoppedAndRestartedOnTheSamePort_failsPromptlyWithEioThenReconnects() throws Exception {
+        // qemu-nbd, stopped, closes its connections at once.
+        String qemuNbd = Programs.require("qemu-nbd");
+        byte[] data = new byte[1 << 20];
+        new Random(8).nextBytes(data);
+        Path file = Files.write(dir.resolve("base.img"), data);
+        String[] command = {qemuNbd, "-f", "raw", "-x", "base", "-b", "127.0.0.1", "-p", "{port}", "-t", file.toString()
+        };
+        Programs.Daemon upstream = Programs.Daemon.start(command);
+        int port = upstream.port;
+        try (NbdServer server = proxy(port, "base");
+                RawClient client = RawClient.connect(server.localAddress()).handshake()) {
+            client.go("proxied", true);
+            assertThat(read(client, 1, 0)).isEqualTo(Arrays.copyOfRange(data, 0, 4096));
+            upstream.close(); // SIGTERM, and waits for the exit
+            Await.until(
+                    "the closed connection to leave the pool",
+                    () -> backend(server).openConnections() == 0);
+
+            long start = System.nanoTime();
+            RawClient.Chunk error = failedRead(client, 2);
+            assertThat(millisSince(start)).as("ms to the error").isLessThan(5_000);
+            assertThat(error.error()).isEqualTo(NbdProtocol.EIO);
+            assertThat(error.message()).contains("upstream nbd://127.0.0.1:" + port + "/base is unreachable");
+
+            try (Programs.Daemon restarted = Programs.Daemon.start(port, command)) {
+                assertThat(read(client, 3, 4096)).isEqualTo(Arrays.copyOfRange(data, 4096, 8192));
+            }
+        } finally {
+            upstream.close();
+        }
+    }
+
+    @Test
+    void upstreamStoppedWhileTheProxyIsIdle_isLetGoAfterTheIdleTimeout() throws Exception {
+        // No request, so no ESHUTDOWN to notice: the idle timeout is what lets nbdkit finish stopping.
+        String nbdkit = Programs.require("nbdkit");
+        Programs.Daemon upstream =
+                Programs.Daemon.start(nbdkit, "-f", "-i", "127.0.0.1", "-p", "{port}", "memory", "1M");
+        try (NbdServer server = proxy(upstream.port, "", 0.2)) {
+            assertThat(backend(server).openConnections())
+                    .as("the connection opened at start")
+                    .isEqualTo(1);
+            upstream.process.destroy(); // SIGTERM
+            assertThat(upstream.process.waitFor(10, TimeUnit.SECONDS))
+                    .as("nbdkit exits")
+                    .isTrue();
+            assertThat(backend(server).openConnections()).isZero();
+        } finally {
+            upstream.close();
+        }
+    }
+
+    @Test
+    void stop_withAReadHungUpstream_takesTheDrainAndNoLonger() throws Exception {
+        // A new user's Ctrl-C took 20 s: the 10 s drain, then 10 s more waiting for the upstream pool's
+        // soft disconnect, which waits for the hung read's reply. Once the drain has given up on the
+        // read, so does the pool.
+        String nbdkit = Programs.require("nbdkit");
+        Programs.Daemon upstream = Programs.Daemon.start(
+                nbdkit, "-f", "-i", "127.0.0.1", "-p", "{port}", "--filter=delay", "memory", "1M", "rdelay=60");
+        try {
+            NbdServer server = proxy(upstream.port, "");
+            try (RawClient client = RawClient.connect(server.localAddress()).handshake()) {
+                client.go("proxied", true);
+                client.request(0, NbdProtocol.CMD_READ, 1, 0, 4096);
+                Await.until(
+                        "the read to reach the upstream", () -> backend(server).requestsAwaitingReply() == 1);
+                long start = System.nanoTime();
+                server.close();
+                assertThat(millisSince(start))
+                        .as("ms to stop")
+                        .isBetween(NbdServer.DRAIN_TIMEOUT_MILLIS - 500, NbdServer.DRAIN_TIMEOUT_MILLIS + 3_000);
+                assertThat(backend(server).openConnections()).isZero();
+            }
+        } finally {
+            upstream.close();
+        }
+    }
+
+    @Test
+    void upstreamThatClosesWithARequestInFlight_failsItAtOnceWithEio() throws Exception {
+        // Reads take 60 s upstream; the connection closing must fail the read now, not after a timeout.
+        String nbdkit = Programs.require("nbdkit");
+        Programs.Daemon upstream = Programs.Daemon.start(
+                nbdkit, "-f", "-i", "127.0.0.1", "-p", "{port}", "--filter=delay", "memory", "1M", "rdelay=60");
+        try (NbdServer server = proxy(upstream.port, "");
+                RawClient client = RawClient.connect(server.localAddress()).handshake()) {
+            client.go("proxied", true);
+            client.request(0, NbdProtocol.CMD_READ, 1, 0, 4096);
+            Await.until("the read to reach the upstream", () -> backend(server).requestsAwaitingReply() == 1);
+            long start = System.nanoTime();
+            upstream.kill();
+            RawClient.Chunk error = client.chunk();
+            assertThat(millisSince(start)).as("ms to the error").isLessThan(5_000);
+            assertThat(error.type()).isEqualTo(NbdProtocol.REPLY_TYPE_ERROR);
+            assertThat(error.error()).isEqualTo(NbdProtocol.EIO);
+            // A killed nbdkit's socket is closed or reset, depending on timing; both say what happened.
+            assertThat(error.message())
+                    .startsWith("upstream nbd://127.0.0.1:" + upstream.port + "/: ")
+                    .endsWith(" with the request in flight")
+                    .matches(".*: (the connection closed|Connection reset) with the request in flight");
+        } finally {
+            upstream.close();
+        }
+    }
+
+    @Test
+    void idleConnectionWithUnflushedWrites_flushesBeforeItDisconnects() throws Exception {
+        // Without multi-conn, a flush on the connection that replaces an idle one need not cover its writes.
+        String nbdkit = Programs.require("nbdkit");
+        Path log = dir.resolve("nbdkit.log");
+        Programs.Daemon upstream = Programs.Daemon.start(
+                nbdkit, "-f", "-i", "127.0.0.1", "-p", "{port}", "--filter=log", "memory", "1M", "logfile=" + log);
+        try (NbdServer server = proxy(upstream.port, "", 0.2);
+                RawClient client = RawClient.connect(server.localAddress()).handshake()) {
+            client.go("proxied", false);
+            client.write(0, 1, 0, new byte[4096]);
+            assertThat(client.simpleReply(0).error()).isZero();
+            Await.until(
+                    "the pool to disconnect when idle", () -> backend(server).openConnections() == 0);
+            Await.until(
+                    "nbdkit to log the disconnect",
+                    () -> logLines(log).stream()
+                            .anyMatch(l -> l.contains("Write id=")
+                                    && logLines(log).stream()
+                                            .anyMatch(d -> d.contains(connection(l) + " Disconnect"))));
+            List<String> lines = logLines(log);
+            String writer = connection(lines.stream()
+                    .filter(l -> l.contains(" Write id="))
+                    .findFirst()
+                    .orElseThrow());
+            List<String> after = lines.subList(indexOf(lines, writer + " Write id="), lines.size());
+            assertThat(indexOf(after, writer + " Flush id="))
+                    .as("a flush after the write, in:%n%s", lines)
+                    .isBetween(0, indexOf(after, writer + " Disconnect"));
+        } finally {
+            upstream.close();
+        }
+    }
+
+    private static List<String> logLines(Path log) {
+        try {
+            return Files.exists(log) ? Files.readAllLines(log) : List.of();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /** {@code connection=N} of an nbdkit log line. */
+    private static String connection(String line) {
+        return line.replaceAll(".*(connection=\\d+).*", "$1");
+    }
+
+    private static int indexOf(List<String> lines, String text) {
+        for (int i = 0; i < lines.size(); i++) {
+            if (lines.get(i).contains(text)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+}

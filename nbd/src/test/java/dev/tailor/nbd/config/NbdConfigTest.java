@@ -1,0 +1,334 @@
+package dev.tailor.nbd.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+import dev.tailor.nbd.server.ProxyBackgroundWork;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+
+/** The configuration file: the bundled example, defaults, sizes, and every problem named at once. */
+class NbdConfigTest {
+
+    private static NbdConfig parse(String yaml) {
+        return NbdConfigFiles.parse(yaml, "test.yaml", Path.of("/etc/tailor"));
+    }
+
+    @Test
+    void bundledExample_parses() {
+        Path example = Path.of(System.getProperty("tailor.projectDir", ".."), "examples", "nbd.yaml");
+        NbdConfig config = NbdConfigFiles.read(example);
+        assertThat(config.exports())
+                .extracting(NbdConfig.ExportConfig::name)
+                .containsExactly("vm1-root", "golden-image", "scratch");
+        assertThat(config.exports().get(0).file())
+                .isEqualTo(example.toAbsolutePath().getParent().resolve("vm1-root.img"));
+        assertThat(config.exports().get(0).size().bytes()).isEqualTo(20L << 30);
+        assertThat(config.exports().get(1).readOnly()).isTrue();
+        assertThat(config.exports().get(2).upstream())
+                .isEqualTo(new NbdConfig.Upstream("10.0.0.7", 10809, "scratch", 4, 5.0));
+    }
+
+    @Test
+    void minimalConfig_takesTheDefaults() {
+        NbdConfig config = parse("exports: [{name: disk, file: disk.img, size: 1GiB}]");
+        assertThat(config.address()).isEqualTo("127.0.0.1");
+        assertThat(config.port()).isEqualTo(10809);
+        assertThat(config.limits()).isEqualTo(NbdConfig.Limits.DEFAULTS);
+        assertThat(config.limits().maxRequestBytes()).isEqualTo(32 << 20);
+        assertThat(config.exports().get(0).tenant()).isEqualTo("default");
+        assertThat(config.exports().get(0).readOnly()).isFalse();
+        assertThat(config.exports().get(0).file()).isEqualTo(Path.of("/etc/tailor/disk.img"));
+    }
+
+    @Test
+    void admissionAndLoopSections_areRead_andTheMetricsFileIsRelativeToTheConfig() {
+        // They used to be parsed, checked and then dropped, so a config file could not set them.
+        NbdConfig config = parse("""
+                exports: [{name: disk, file: disk.img, size: 1GiB}]
+                admission: {enabled: true, capacityCostUnitsPerSecond: 3.9e8, reserveFraction: 0.3,
+                            segmentSize: 256MiB, queueCapacityPerSegment: 32}
+                loop: {mode: fifo, metricsFile: metrics.prom, metricsPeriodMillis: 500, healthCheckPeriodMillis: 20,
+                       maintenanceBusyMicros: 25, maintenanceTasks: 8, maintenancePeriodMicros: 2000}
+                """);
+        assertThat(config.admission().enabled()).isTrue();
+        assertThat(config.admission().capacityCostUnitsPerSecond()).isEqualTo(3.9e8);
+        assertThat(config.admission().reserveFraction()).isEqualTo(0.3);
+        assertThat(config.admission().toAdmissionConfig().segmentSizeBytes()).isEqualTo(256L << 20);
+        assertThat(config.admission().queueCapacityPerSegment()).isEqualTo(32);
+        assertThat(config.loop().loopMode()).isEqualTo(dev.tailor.eventloop.LoopMode.FIFO);
+        assertThat(config.loop().metricsFile()).isEqualTo(Path.of("/etc/tailor/metrics.prom"));
+        assertThat(config.loop().background())
+                .isEqualTo(new ProxyBackgroundWork.Config(
+                        1_000, 500, Path.of("/etc/tailor/metrics.prom"), 20, 2_000, 25, 8));
+        assertThat(parse("""
+                exports: [{name: disk, file: disk.img, size: 1GiB}]
+                loop: {metricsFile: /var/lib/node_exporter/tailor.prom}
+                """).loop().metricsFile()).isEqualTo(Path.of("/var/lib/node_exporter/tailor.prom"));
+        assertThat(parse("exports: [{name: disk, file: disk.img, size: 1GiB}]")
+                        .admission()
+                        .enabled())
+                .isFalse();
+    }
+
+    @Test
+    void json_isAcceptedToo() {
+        NbdConfig config = parse("{\"port\": 0, \"exports\": [{\"name\": \"d\", \"upstream\": {\"host\": \"h\"}}]}");
+        assertThat(config.port()).isZero();
+        assertThat(config.exports().get(0).upstream()).isEqualTo(new NbdConfig.Upstream("h", 10809, "", 4, 5.0));
+    }
+
+    @Test
+    void sizes_acceptBytesAndBinaryUnits() {
+        assertThat(ByteSize.parse("512").bytes()).isEqualTo(512);
+        assertThat(ByteSize.parse("64KiB").bytes()).isEqualTo(64 << 10);
+        assertThat(ByteSize.parse("32 MiB").bytes()).isEqualTo(32 << 20);
+        assertThat(ByteSize.parse("1gib").bytes()).isEqualTo(1L << 30);
+        assertThat(ByteSize.parse("2TiB").bytes()).isEqualTo(2L << 40);
+        assertThat(ByteSize.parse("1G").bytes())
+                .as("binary, as qemu-img reads it")
+                .isEqualTo(1L << 30);
+        assertThat(ByteSize.parse("32m").bytes()).isEqualTo(32L << 20);
+        assertThat(ByteSize.parse("4K").bytes()).isEqualTo(4L << 10);
+        assertThat(ByteSize.format(1L << 30)).isEqualTo("1GiB");
+        assertThat(ByteSize.format(1536L << 10)).isEqualTo("1536KiB");
+        assertThat(ByteSize.format(1000)).isEqualTo("1000B");
+        assertThatThrownBy(() -> ByteSize.parse("1.5GiB")).hasMessageContaining("\"1.5GiB\" (expected: a size");
+        assertThatThrownBy(() -> ByteSize.parse("1GB")).hasMessageContaining("\"1GB\" (expected: a size");
+        assertThatThrownBy(() -> ByteSize.parse("9999999TiB")).hasMessageContaining("under 8 EiB");
+        assertThatThrownBy(() -> parse("exports: [{name: d, file: f, size: -1}]"))
+                .hasMessageContaining("exports[0].size");
+        assertThatThrownBy(() -> parse("exports: [{name: d, file: f, size: [1]}]"))
+                .hasMessageContaining("exports[0].size");
+    }
+
+    @Test
+    void problems_areAllNamedByField() {
+        assertThatThrownBy(() -> parse("""
+                port: 70000
+                limits: {maxRequestSize: 1KiB, maxInFlightRequestsPerConnection: 0, handshakeTimeoutSeconds: 0}
+                exports:
+                  - {name: "has space", file: a.img}
+                  - {name: b, file: b.img, upstream: {host: h}}
+                  - {name: c}
+                  - {name: c, upstream: {host: "", port: 0, connections: 99, idleTimeoutSeconds: 0}}
+                """))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("test.yaml: ")
+                .hasMessageContaining("port: 70000 (expected: 0 to 65535)")
+                .hasMessageContaining("limits.maxRequestSize: 1KiB (expected: 4KiB to 1GiB)")
+                .hasMessageContaining("limits.maxInFlightRequestsPerConnection: 0")
+                .hasMessageContaining("limits.handshakeTimeoutSeconds: 0 (expected")
+                .hasMessageContaining("exports[0].name: \"has space\"")
+                .hasMessageContaining("exports[1]: two backends")
+                .hasMessageContaining("exports[2]: no backend")
+                .hasMessageContaining("exports[3].name: \"c\" is used twice")
+                .hasMessageContaining("exports[3].upstream.host: missing")
+                .hasMessageContaining("exports[3].upstream.port: 0")
+                .hasMessageContaining("exports[3].upstream.connections: 99")
+                .hasMessageContaining("exports[3].upstream.idleTimeoutSeconds: 0 (expected: 0.01 to 86400)");
+    }
+
+    @Test
+    void handshakeLimit_defaultsTo64OrMaxConnections_andIsAtMostMaxConnections() {
+        assertThat(parse("exports: [{name: d, file: f}]").limits().maxHandshakes())
+                .isEqualTo(64);
+        assertThat(parse("limits: {maxConnections: 8}\nexports: [{name: d, file: f}]")
+                        .limits()
+                        .maxHandshakes())
+                .isEqualTo(8);
+        assertThatThrownBy(() -> parse("limits: {maxConnections: 8, maxHandshakes: 9}\nexports: [{name: d, file: f}]"))
+                .hasMessageContaining("limits.maxHandshakes: 9 (expected: 1 to limits.maxConnections, 8)");
+    }
+
+    @Test
+    void inFlightBelowTheRequestSize_isRefused() {
+        assertThatThrownBy(() -> parse("""
+                limits: {maxRequestSize: 1MiB, maxInFlightPerConnection: 512KiB}
+                exports: [{name: d, file: f}]
+                """))
+                .hasMessageContaining("limits.maxInFlightPerConnection: 512KiB (expected: at least"
+                        + " limits.maxRequestSize, 1MiB)");
+    }
+
+    @Test
+    void invalidRequestSize_isReportedOnce_andOtherLimitsStillChecked() {
+        // A bad maxRequestSize is not measured against maxInFlightPerConnection's default, and a bad
+        // maxConnections does not hide a bad maxHandshakes.
+        String message = catchThrowable(() -> parse("""
+                limits: {maxRequestSize: 2GiB, maxConnections: 0, maxHandshakes: 0}
+                exports: [{name: d, file: f}]
+                """)).getMessage();
+        assertThat(message)
+                .contains("limits.maxRequestSize: 2GiB (expected: 4KiB to 1GiB)")
+                .doesNotContain("maxInFlightPerConnection")
+                .contains("limits.maxConnections: 0")
+                .contains("limits.maxHandshakes: 0 (expected: at least 1)");
+    }
+
+    @Test
+    void numbers_areEchoedAsWritten() {
+        assertThatThrownBy(() -> parse("exports: [{name: d, upstream: {host: h, idleTimeoutSeconds: -3}}]"))
+                .hasMessageContaining("exports[0].upstream.idleTimeoutSeconds: -3 (expected: 0.01 to 86400)");
+        assertThatThrownBy(() -> parse("limits: {handshakeTimeoutSeconds: 0}\nexports: [{name: d, file: f}]"))
+                .hasMessageContaining("limits.handshakeTimeoutSeconds: 0 (expected");
+    }
+
+    @Test
+    void upstreamHost_badSyntaxIsAConfigError_namesResolveLater() {
+        assertThatThrownBy(() -> parse("exports: [{name: d, upstream: {host: 'bad host!'}}]"))
+                .hasMessageContaining("exports[0].upstream.host: \"bad host!\" (expected: a host name");
+        assertThatThrownBy(() -> parse("exports: [{name: d, upstream: {host: '-x.example'}}]"))
+                .hasMessageContaining("exports[0].upstream.host");
+        for (String host : new String[] {
+            "localhost",
+            "storage-0.storage.svc.cluster.local",
+            "10.0.0.1",
+            "::1",
+            "[fe80::1]",
+            "no-such-host.invalid",
+            "my_host"
+        }) {
+            assertThat(parse("exports: [{name: d, upstream: {host: '" + host + "'}}]")
+                            .exports()
+                            .get(0)
+                            .upstream()
+                            .host())
+                    .as(host)
+                    .isEqualTo(host);
+        }
+    }
+
+    @Test
+    void syntaxErrors_nameTheLineAndTheField() {
+        assertThatThrownBy(() -> parse("exports:\n  - name: d\n    file: f\n    file: g\n"))
+                .hasMessageContaining("not valid YAML or JSON at line 4, field exports[0].file")
+                .hasMessageContaining("Duplicate field 'file'");
+    }
+
+    @Test
+    void unknownFieldsAndEmptyFiles_areRefused() {
+        assertThatThrownBy(() -> parse("exports: [{name: d, file: f, sise: 1}]"))
+                .hasMessage("test.yaml: exports[0].sise: unknown field (valid in exports[0]: name, tenant, description,"
+                        + " size, readOnly, file, upstream, baseline)");
+        assertThatThrownBy(() -> parse("")).hasMessageContaining("empty");
+        assertThatThrownBy(() -> parse("# only a comment\n")).hasMessageContaining("empty");
+        assertThatThrownBy(() -> parse("exports: []")).hasMessageContaining("exports: none");
+        assertThatThrownBy(() -> parse("exports: [")).hasMessageContaining("not valid YAML or JSON");
+        assertThatThrownBy(() -> parse("port: 1\nport: 2\nexports: [{name: d, file: f}]"))
+                .hasMessageContaining("not valid YAML or JSON")
+                .hasMessageContaining("port");
+    }
+
+    @Test
+    void idleTimeoutAndPerAddressLimit_defaults_offAndBadValues() {
+        NbdConfig.Limits defaults = parse("exports: [{name: d, file: f}]").limits();
+        assertThat(defaults.idleTimeoutSeconds()).isEqualTo(NbdConfig.Limits.DEFAULT_IDLE_TIMEOUT_SECONDS);
+        assertThat(defaults.maxConnectionsPerAddress()).as("256 less a quarter").isEqualTo(192);
+        assertThat(parse("limits: {maxConnections: 2}\nexports: [{name: d, file: f}]")
+                        .limits()
+                        .maxConnectionsPerAddress())
+                .isEqualTo(2);
+        NbdConfig.Limits off = parse("limits: {idleTimeoutSeconds: 0, maxConnectionsPerAddress: 3}\n"
+                        + "exports: [{name: d, file: f}]")
+                .limits();
+        assertThat(off.idleTimeoutNanos()).as("0 is off").isZero();
+        assertThat(off.maxConnectionsPerAddress()).isEqualTo(3);
+        assertThat(parse("limits: {idleTimeoutSeconds: 2.5}\nexports: [{name: d, file: f}]")
+                        .limits()
+                        .idleTimeoutNanos())
+                .isEqualTo(2_500_000_000L);
+        assertThatThrownBy(() -> parse("limits: {idleTimeoutSeconds: -1, maxConnections: 8,"
+                        + " maxConnectionsPerAddress: 9}\nexports: [{name: d, file: f}]"))
+                .hasMessageContaining(
+                        "limits.idleTimeoutSeconds: -1 (expected: 0 for off, or 0.01 to 31536000," + " a year)")
+                .hasMessageContaining("limits.maxConnectionsPerAddress: 9 (expected: 1 to limits.maxConnections, 8)");
+    }
+
+    @Test
+    void yamlsNanInfinityAndOff_areNamedAsWhatTheUserWrote() {
+        assertThatThrownBy(() -> parse("limits: {idleTimeoutSeconds: .nan}\nexports: [{name: d, file: f}]"))
+                .hasMessage("test.yaml: limits.idleTimeoutSeconds: NaN or infinity at line 1"
+                        + " (expected: a finite number)");
+        assertThatThrownBy(() -> parse("exports: [{name: d, file: f}]\nlimits:\n  handshakeTimeoutSeconds: -.Inf\n"))
+                .hasMessageContaining("limits.handshakeTimeoutSeconds: NaN or infinity at line 3");
+        assertThatThrownBy(() -> parse("limits: {idleTimeoutSeconds: off}\nexports: [{name: d, file: f}]"))
+                .hasMessageContaining("limits.idleTimeoutSeconds: false (expected: a number, e.g. 10 or 2.5);"
+                        + " YAML reads an unquoted off or no as false: write 0 for off");
+    }
+
+    @Test
+    void unknownFields_areAllListedAtOnceWithTheValidOnes() {
+        // A user who misspells three fields in three places fixes them in one go, not three runs.
+        assertThatThrownBy(() -> parse("""
+                adress: 0.0.0.0
+                limits: {maxConnection: 10}
+                exports:
+                  - {name: d, file: f, sise: 1GiB, tenent: acme}
+                  - {name: e, upstream: {host: h, conections: 2}}
+                """))
+                .hasMessageContaining("adress: unknown field (valid at the top level: address, port, limits,"
+                        + " eventLoopThreads, fileIoThreads, exports, admission, loop, unix, tls)")
+                .hasMessageContaining("limits.maxConnection: unknown field (valid in limits: maxRequestSize,")
+                .hasMessageContaining("maxConnections, maxHandshakes, handshakeTimeoutSeconds, idleTimeoutSeconds,"
+                        + " maxConnectionsPerAddress)")
+                .hasMessageContaining("exports[0].sise, exports[0].tenent: unknown fields (valid in exports[0]: name,"
+                        + " tenant, description, size, readOnly, file, upstream, baseline)")
+                .hasMessageContaining("exports[1].upstream.conections: unknown field (valid in exports[1].upstream:"
+                        + " host, port, export, connections, idleTimeoutSeconds)");
+    }
+
+    @Test
+    void wrongKindsOfValues_sayWhatTheFieldTakesInWords() {
+        // Every value of the wrong kind at once, and never a Java type name.
+        String message = catchThrowable(() -> parse("""
+                port: http
+                eventLoopThreads: 99999999999
+                limits: {maxRequestSize: 1.5GiB, handshakeTimeoutSeconds: soon, maxConnections: 2.5}
+                exports:
+                  - {name: d, file: [a, b], size: [1], readOnly: maybe}
+                  - {name: e, size: -1, file: e.img}
+                  - 7
+                """)).getMessage();
+        assertThat(message)
+                .contains("port: \"http\" (expected: a whole number)")
+                .contains("eventLoopThreads: 99999999999 (expected: a whole number from -2147483648 to 2147483647)")
+                .contains("limits.maxRequestSize: \"1.5GiB\" (expected: a size like 1GiB or a number of bytes, in B")
+                .contains("limits.handshakeTimeoutSeconds: \"soon\" (expected: a number, e.g. 10 or 2.5)")
+                .contains("limits.maxConnections: 2.5 (expected: a whole number)")
+                .contains("exports[0].file: a list (expected: a file path)")
+                .contains("exports[0].size: a list (expected: a size like 1GiB or a number of bytes)")
+                .contains("exports[0].readOnly: \"maybe\" (expected: true or false)")
+                .contains("exports[1].size: -1 (expected: a size like 1GiB or a number of bytes)")
+                .contains("exports[2]: 7 (expected: a mapping with the fields name, tenant,")
+                .doesNotContain("java.")
+                .doesNotContain("exports[0]: no backend");
+    }
+
+    @Test
+    void shapeAndValueProblems_areReportedInTheSameRun() {
+        assertThatThrownBy(() -> parse("""
+                port: 70000
+                exports: [{name: d, file: f, sise: 1}]
+                """))
+                .hasMessageContaining("exports[0].sise: unknown field")
+                .hasMessageContaining("port: 70000 (expected: 0 to 65535)");
+    }
+
+    @Test
+    void sizeNotAMultipleOf512_isRefusedNamingTheField() {
+        // Clients count 512-byte sectors: the kernel would show a 1000-byte disk as 512 bytes, qemu as 1024.
+        assertThatThrownBy(() -> parse("exports: [{name: d, file: f, size: 1000}]"))
+                .hasMessageContaining(
+                        "exports[0].size: 1000B (expected: a multiple of 512 bytes, such as 512B or 1KiB");
+        assertThatThrownBy(() -> parse("exports: [{name: d, file: f, size: 100}]"))
+                .hasMessageContaining("exports[0].size: 100B (expected: a multiple of 512 bytes, such as 512B:");
+        assertThat(parse("exports: [{name: d, file: f, size: 1536}]")
+                        .exports()
+                        .get(0)
+                        .size()
+                        .bytes())
+                .isEqualTo(1536);
+    }
+}

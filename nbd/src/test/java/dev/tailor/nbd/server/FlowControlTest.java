@@ -1,0 +1,158 @@
+package dev.tailor.nbd.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tailor.nbd.config.ByteSize;
+import dev.tailor.nbd.config.NbdConfig;
+import dev.tailor.nbd.protocol.NbdProtocol;
+import dev.tailor.nbd.testing.Wire;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Order and memory, deterministically in an embedded channel: replies in completion order, and a
+ * connection that stops decoding and reading at its in-flight limits.
+ */
+class FlowControlTest {
+
+    @Test
+    void replies_goOutInTheOrderRequestsComplete() throws Exception {
+        GatedBackend backend = new GatedBackend(1 << 20);
+        try (Embedded server = new Embedded(backend, NbdConfig.Limits.DEFAULTS)) {
+            server.feed(new Wire()
+                            .handshake("disk", false)
+                            .request(0, NbdProtocol.CMD_READ, 1, 0, 512)
+                            .request(0, NbdProtocol.CMD_READ, 2, 512, 512)
+                            .request(0, NbdProtocol.CMD_READ, 3, 1024, 512))
+                    .skipHandshake();
+            GatedBackend.Held first = backend.next();
+            GatedBackend.Held second = backend.next();
+            GatedBackend.Held third = backend.next();
+            backend.pass(third);
+            backend.pass(first);
+            backend.pass(second);
+            server.drain();
+            assertThat(List.of(
+                            server.simpleReplyCookie(512),
+                            server.simpleReplyCookie(512),
+                            server.simpleReplyCookie(512)))
+                    .containsExactly(3L, 1L, 2L);
+        }
+    }
+
+    @Test
+    void inFlightRequestLimit_stopsDecodingAndReadingUntilRepliesAreWritten() throws Exception {
+        GatedBackend backend = new GatedBackend(1 << 20);
+        NbdConfig.Limits limits =
+                NbdConfig.Limits.builder().maxInFlightRequestsPerConnection(4).build();
+        try (Embedded server = new Embedded(backend, limits)) {
+            Wire wire = new Wire().handshake("disk", false);
+            for (int cookie = 1; cookie <= 10; cookie++) {
+                wire.request(0, NbdProtocol.CMD_READ, cookie, 0, 4096);
+            }
+            server.feed(wire).skipHandshake();
+            // Ten requests arrived in one buffer; four are dispatched, six wait undecoded.
+            assertThat(backend.heldCount()).isEqualTo(4);
+            assertThat(server.channel.config().isAutoRead()).isFalse();
+
+            List<Long> replied = new ArrayList<>();
+            while (replied.size() < 10) {
+                backend.pass(backend.next());
+                server.drain();
+                replied.add(server.simpleReplyCookie(4096));
+                assertThat(backend.heldCount()).isLessThanOrEqualTo(4);
+            }
+            assertThat(replied).containsExactly(1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L, 10L);
+            assertThat(server.channel.config().isAutoRead()).isTrue();
+        }
+    }
+
+    @Test
+    void inFlightByteLimit_countsReadDataAndWritePayloads() throws Exception {
+        GatedBackend backend = new GatedBackend(1 << 20);
+        NbdConfig.Limits limits = NbdConfig.Limits.builder()
+                .maxRequestSize(new ByteSize(16 << 10))
+                .maxInFlightPerConnection(new ByteSize(32 << 10))
+                .build();
+        try (Embedded server = new Embedded(backend, limits)) {
+            Wire wire = new Wire().handshake("disk", false);
+            for (int cookie = 1; cookie <= 5; cookie++) {
+                wire.request(0, NbdProtocol.CMD_READ, cookie, 0, 16 << 10);
+            }
+            for (int cookie = 6; cookie <= 10; cookie++) {
+                wire.write(0, cookie, 0, new byte[16 << 10]);
+            }
+            server.feed(wire).skipHandshake();
+            // 32 KiB in flight: two 16 KiB requests.
+            assertThat(backend.heldCount()).isEqualTo(2);
+            for (int done = 0; done < 10; done++) {
+                backend.pass(backend.next());
+                server.drain();
+                assertThat(backend.heldCount()).isLessThanOrEqualTo(2);
+            }
+            assertThat(backend.heldCount()).isZero();
+        }
+    }
+
+    @Test
+    void disc_finishesTheRequestsInFlightThenCloses() throws Exception {
+        GatedBackend backend = new GatedBackend(1 << 20);
+        try (Embedded server = new Embedded(backend, NbdConfig.Limits.DEFAULTS)) {
+            server.feed(new Wire()
+                            .handshake("disk", false)
+                            .write(NbdProtocol.CMD_FLAG_FUA, 1, 0, new byte[4096])
+                            .request(0, NbdProtocol.CMD_READ, 2, 0, 4096)
+                            .request(0, NbdProtocol.CMD_DISC, 3, 0, 0)
+                            // A client must send nothing after DISC; whatever it sends is ignored.
+                            .request(0, NbdProtocol.CMD_READ, 4, 0, 4096))
+                    .skipHandshake();
+            GatedBackend.Held write = backend.next();
+            GatedBackend.Held read = backend.next();
+            assertThat(backend.heldCount()).isZero();
+            assertThat(server.channel.isOpen()).isTrue();
+            backend.pass(read);
+            server.drain();
+            assertThat(server.simpleReplyCookie(4096)).isEqualTo(2);
+            assertThat(server.channel.isOpen())
+                    .as("one request still in flight")
+                    .isTrue();
+            backend.pass(write);
+            server.drain();
+            assertThat(server.simpleReplyCookie(0)).isEqualTo(1);
+            assertThat(server.channel.isOpen()).isFalse();
+            assertThat(server.received.isReadable())
+                    .as("no reply to DISC or to what followed it")
+                    .isFalse();
+        }
+    }
+
+    @Test
+    void failedRequests_areAnsweredWithTheirErrorAndTheConnectionGoesOn() throws Exception {
+        GatedBackend backend = new GatedBackend(1 << 20);
+        try (Embedded server = new Embedded(backend, NbdConfig.Limits.DEFAULTS)) {
+            server.feed(new Wire()
+                            .handshake("disk", true)
+                            .request(0, NbdProtocol.CMD_READ, 1, 0, 4096)
+                            .request(0, NbdProtocol.CMD_FLUSH, 2, 0, 0))
+                    .skipHandshake();
+            GatedBackend.Held read = backend.next();
+            read.request().release();
+            read.completion().setFailure(new java.io.IOException("No space left on device"));
+            GatedBackend.Held flush = backend.next();
+            flush.request().release();
+            flush.completion().setFailure(new IllegalStateException("boom"));
+            server.drain();
+            for (int expected : new int[] {NbdProtocol.ENOSPC, NbdProtocol.EIO}) {
+                assertThat(server.received.readInt()).isEqualTo(NbdProtocol.STRUCTURED_REPLY_MAGIC);
+                assertThat(server.received.readUnsignedShort()).isEqualTo(NbdProtocol.REPLY_FLAG_DONE);
+                assertThat(server.received.readUnsignedShort()).isEqualTo(NbdProtocol.REPLY_TYPE_ERROR);
+                server.received.readLong();
+                int length = server.received.readInt();
+                assertThat(server.received.readInt()).isEqualTo(expected);
+                server.received.skipBytes(length - 4);
+            }
+            assertThat(server.channel.isOpen()).isTrue();
+        }
+    }
+}

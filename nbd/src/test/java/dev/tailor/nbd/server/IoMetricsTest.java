@@ -1,0 +1,120 @@
+package dev.tailor.nbd.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tailor.nbd.config.NbdConfig;
+import dev.tailor.nbd.protocol.NbdProtocol;
+import dev.tailor.nbd.testing.RawClient;
+import dev.tailor.nbd.testing.TestServers;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The per-export I/O metrics on {@code /metrics}: requests, bytes, durations, errors, connections, JVM. */
+class IoMetricsTest {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void requests_areCountedPerExportAndOperation_onTheMetricsEndpoint() throws Exception {
+        NbdConfig config = TestServers.config(
+                        NbdConfig.Limits.DEFAULTS,
+                        NbdConfig.ExportConfig.file("disk", "acme", 1L << 20, false, dir.resolve("disk.img")),
+                        NbdConfig.ExportConfig.file("ro", "acme", 1L << 20, false, dir.resolve("ro.img")))
+                .toBuilder()
+                .loop(NbdConfig.LoopSettings.builder()
+                        .metricsListen("127.0.0.1:0")
+                        .build())
+                .build();
+        try (NbdServer server = NbdServer.start(config)) {
+            try (RawClient client = RawClient.connect(server.localAddress()).handshake()) {
+                client.go("disk", false);
+                client.write(0, 1, 0, new byte[8192]);
+                assertThat(client.simpleReply(0).error()).isZero();
+                client.request(0, NbdProtocol.CMD_READ, 2, 0, 4096);
+                assertThat(client.simpleReply(4096).error()).isZero();
+                client.request(0, NbdProtocol.CMD_READ, 3, 4096, 4096);
+                assertThat(client.simpleReply(4096).error()).isZero();
+                client.request(0, NbdProtocol.CMD_READ, 4, 1L << 20, 4096);
+                assertThat(client.simpleReply(0).error()).isEqualTo(NbdProtocol.EINVAL);
+                client.request(0, NbdProtocol.CMD_CACHE, 5, 0, 4096);
+                assertThat(client.simpleReply(0).error()).isEqualTo(NbdProtocol.EINVAL);
+
+                String metrics = HttpClient.newHttpClient()
+                        .send(
+                                HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+                                                + server.metricsAddress().getPort() + "/metrics"))
+                                        .build(),
+                                HttpResponse.BodyHandlers.ofString())
+                        .body();
+                assertThat(metrics)
+                        .contains("tailor_nbd_requests_total{export=\"disk\",operation=\"read\"} 3")
+                        .contains("tailor_nbd_requests_total{export=\"disk\",operation=\"write\"} 1")
+                        .contains("tailor_nbd_requests_total{export=\"disk\",operation=\"other\"} 1")
+                        .contains("tailor_nbd_requests_total{export=\"ro\",operation=\"read\"} 0")
+                        .contains("tailor_nbd_request_bytes_total{export=\"disk\",operation=\"read\"} 8192")
+                        .contains("tailor_nbd_request_bytes_total{export=\"disk\",operation=\"write\"} 8192")
+                        .contains("tailor_nbd_request_errors_total{error=\"einval\",export=\"disk\","
+                                + "operation=\"read\"} 1")
+                        .contains("tailor_nbd_request_errors_total{error=\"einval\",export=\"disk\","
+                                + "operation=\"other\"} 1")
+                        .contains("tailor_nbd_request_duration_seconds_count{export=\"disk\",operation=\"read\"} 3")
+                        .contains("tailor_nbd_request_duration_seconds_bucket{export=\"disk\",operation=\"read\","
+                                + "le=\"+Inf\"} 3")
+                        .contains("tailor_nbd_export_connections{export=\"disk\"} 1")
+                        .contains("tailor_nbd_export_connections{export=\"ro\"} 0")
+                        .contains("jvm_memory_used_bytes")
+                        .contains("process_cpu_seconds_total")
+                        .contains("tailor_nbd_loop_unrelated_tasks_total");
+            }
+        }
+    }
+
+    @Test
+    void durations_areTheTimeFromDecodeToReply_inSecondsAndBuckets() {
+        AtomicLong now = new AtomicLong(1_000_000);
+        IoMetrics metrics = new IoMetrics(now::get, false);
+        IoMetrics.ForExport disk = metrics.forExport("disk");
+        long start = metrics.nowNanos();
+        now.addAndGet(3_000_000); // 3 ms
+        disk.answered(NbdProtocol.CMD_WRITE, start, 4096, 0);
+        disk.answered(NbdProtocol.CMD_FLUSH, metrics.nowNanos(), 0, NbdProtocol.EIO);
+        disk.connected();
+        disk.connected();
+        disk.disconnected();
+        String text = new ProxyBackgroundWorkTextFormat().render(metrics);
+        assertThat(text)
+                .contains("tailor_nbd_request_duration_seconds_bucket{export=\"disk\",operation=\"write\","
+                        + "le=\"0.0025\"} 0")
+                .contains("tailor_nbd_request_duration_seconds_bucket{export=\"disk\",operation=\"write\",le=\"0.005\"}"
+                        + " 1")
+                .contains("tailor_nbd_request_duration_seconds_sum{export=\"disk\",operation=\"write\"} 0.003")
+                .contains("tailor_nbd_request_bytes_total{export=\"disk\",operation=\"write\"} 4096")
+                .contains("tailor_nbd_request_errors_total{error=\"eio\",export=\"disk\",operation=\"flush\"} 1")
+                .contains("tailor_nbd_export_connections{export=\"disk\"} 1")
+                .doesNotContain("jvm_");
+        assertThat(disk.requests(NbdProtocol.CMD_WRITE)).isEqualTo(1);
+        assertThat(disk.bytes(NbdProtocol.CMD_FLUSH)).isZero();
+    }
+
+    /** Renders a registry's snapshots as the endpoint does. */
+    private static final class ProxyBackgroundWorkTextFormat {
+        String render(IoMetrics metrics) {
+            java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+            try {
+                io.prometheus.metrics.expositionformats.ExpositionFormats.init()
+                        .getPrometheusTextFormatWriter()
+                        .write(out, metrics.scrape());
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+            return out.toString(java.nio.charset.StandardCharsets.UTF_8);
+        }
+    }
+}

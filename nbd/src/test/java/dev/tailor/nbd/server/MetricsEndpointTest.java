@@ -1,0 +1,155 @@
+package dev.tailor.nbd.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.tailor.eventloop.IoPriorityEventLoop;
+import dev.tailor.nbd.config.NbdConfig;
+import dev.tailor.testkit.Await;
+import dev.tailor.testkit.PrometheusServer;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.util.concurrent.CountDownLatch;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The proxy's {@code /metrics} and {@code /healthz} endpoint, read by a client and by a real Prometheus. */
+class MetricsEndpointTest {
+
+    private static final HttpClient HTTP = HttpClient.newHttpClient();
+
+    @TempDir
+    Path dir;
+
+    private NbdConfig config(boolean admission, String metricsListen) {
+        return NbdConfig.builder()
+                .address("127.0.0.1")
+                .port(0)
+                .eventLoopThreads(2)
+                .fileIoThreads(2)
+                .exports(NbdConfig.ExportConfig.file("disk", "acme", 1L << 20, false, dir.resolve("disk.img")))
+                .admission(
+                        NbdConfig.AdmissionSettings.builder().enabled(admission).build())
+                .loop(NbdConfig.LoopSettings.builder()
+                        .metricsPeriodMillis(100)
+                        .healthCheckPeriodMillis(20)
+                        .metricsListen(metricsListen)
+                        .build())
+                .build();
+    }
+
+    private static HttpResponse<String> get(URI uri) throws IOException, InterruptedException {
+        return HTTP.send(HttpRequest.newBuilder(uri).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    @Test
+    void metrics_servedInTheTextFormat_withLoopAndAdmissionFamilies() throws Exception {
+        try (NbdServer server = NbdServer.start(config(true, "127.0.0.1:0"))) {
+            URI base = URI.create("http://127.0.0.1:" + server.metricsAddress().getPort());
+
+            HttpResponse<String> metrics = get(base.resolve("/metrics"));
+
+            assertThat(metrics.statusCode()).isEqualTo(200);
+            assertThat(metrics.headers().firstValue("Content-Type"))
+                    .hasValueSatisfying(
+                            type -> assertThat(type).startsWith("text/plain").contains("version=0.0.4"));
+            assertThat(metrics.body())
+                    .contains("# TYPE tailor_nbd_loop_health_check_age_seconds gauge")
+                    .contains("tailor_nbd_loop_unrelated_tasks_total{loop=\"1\"}")
+                    .contains("# TYPE tailor_nbd_admission_admitted_total counter")
+                    .contains("tailor_nbd_admission_export_requests_total{export=\"disk\"}");
+            assertThat(get(base.resolve("/healthz")).body()).isEqualTo("ok\n");
+            assertThat(HTTP.send(
+                                    HttpRequest.newBuilder(base.resolve("/metrics"))
+                                            .POST(HttpRequest.BodyPublishers.noBody())
+                                            .build(),
+                                    HttpResponse.BodyHandlers.ofString())
+                            .statusCode())
+                    .isEqualTo(405);
+        }
+    }
+
+    @Test
+    void noListenAddress_noEndpoint() throws Exception {
+        try (NbdServer server = NbdServer.start(config(false, null))) {
+            assertThat(server.metricsAddress()).isNull();
+        }
+    }
+
+    @Test
+    void healthz_failsWhileALoopIsStuck_andRecovers() throws Exception {
+        try (NbdServer server = NbdServer.start(config(false, "127.0.0.1:0"))) {
+            URI healthz =
+                    URI.create("http://127.0.0.1:" + server.metricsAddress().getPort() + "/healthz");
+            IoPriorityEventLoop loop = server.eventLoops().loops().get(1);
+            CountDownLatch release = new CountDownLatch(1);
+            loop.execute(() -> {
+                try {
+                    release.await(); // a task that never yields: no health check can run on this loop
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            try {
+                // Health checks every 20 ms: stale after 1 s (at least 1 s, 10 periods).
+                awaitHealthz(healthz, 503);
+                assertThat(get(healthz).body()).startsWith("event loop 1 has run no health check for over 1000 ms");
+            } finally {
+                release.countDown();
+            }
+            awaitHealthz(healthz, 200);
+        }
+    }
+
+    /** Polls {@code /healthz} until it answers {@code status} (the server's loops run on real time). */
+    private static void awaitHealthz(URI healthz, int status) {
+        int[] last = {-1};
+        Await.until(
+                "/healthz to answer " + status,
+                () -> {
+                    try {
+                        last[0] = get(healthz).statusCode();
+                    } catch (IOException | InterruptedException e) {
+                        throw new AssertionError("GET " + healthz, e);
+                    }
+                    return last[0] == status;
+                },
+                () -> "last answer " + last[0]);
+    }
+
+    @Test
+    void realPrometheus_scrapesTheEndpoint() throws Exception {
+        try (NbdServer server = NbdServer.start(config(true, "127.0.0.1:0"));
+                PrometheusServer prometheus = PrometheusServer.scraping(
+                        "127.0.0.1:" + server.metricsAddress().getPort())) {
+            Await.until(
+                    "Prometheus to read the proxy's loop and admission counters",
+                    () -> prometheus.value("tailor_nbd_loop_unrelated_tasks_total{loop=\"0\"}") > 0
+                            && prometheus.value("up") == 1
+                            && prometheus.value("tailor_nbd_admission_intervals_total") > 0);
+        }
+    }
+
+    @Test
+    void badListenAddress_isAConfigProblem_andABusyPortAnIoError() throws Exception {
+        assertThat(config(false, "nowhere").problems())
+                .anySatisfy(p -> assertThat(p).startsWith("loop.metricsListen: \"nowhere\" (expected: HOST:PORT"));
+        assertThat(config(false, "127.0.0.1:70000").problems())
+                .anySatisfy(p -> assertThat(p).contains("loop.metricsListen"));
+        assertThat(config(false, "127.0.0.1:10809").toBuilder()
+                        .port(10809)
+                        .build()
+                        .problems())
+                .anySatisfy(p -> assertThat(p).startsWith("loop.metricsListen: \"127.0.0.1:10809\" is the NBD port"));
+        try (ServerSocket taken = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            assertThatThrownBy(() -> NbdServer.start(config(false, "127.0.0.1:" + taken.getLocalPort())))
+                    .isInstanceOf(IOException.class)
+                    .hasMessageContaining("cannot serve metrics on 127.0.0.1:" + taken.getLocalPort());
+        }
+    }
+}
