@@ -1,8 +1,8 @@
 package dev.tailor.cli;
 
 import dev.tailor.nbd.config.NbdConfig;
-import dev.tailor.nbd.server.NbdServer;
 import dev.tailor.nbd.config.ServeOptions;
+import dev.tailor.nbd.server.NbdServer;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 import io.netty.util.internal.logging.JdkLoggerFactory;
 import java.io.IOException;
