@@ -704,8 +704,10 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
             ctx.pipeline().addBefore(ctx.name(), "idle", new IdleStateHandler(0, 0, idleNanos, TimeUnit.NANOSECONDS));
         }
         ctx.pipeline().replace(this, "transmission", new TransmissionHandler(server, negotiated));
-        paused = false;
-        ctx.channel().config().setAutoRead(true);
+        if (paused) {
+            paused = false;
+            ctx.channel().config().setAutoRead(true);
+        }
         if (leftover == null) {
             return;
         }
