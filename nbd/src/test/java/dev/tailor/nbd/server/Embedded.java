@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.tailor.nbd.backend.BlockBackend;
 import dev.tailor.nbd.config.NbdConfig;
 import dev.tailor.nbd.protocol.NbdProtocol;
+import dev.tailor.nbd.testing.TestServers;
 import dev.tailor.nbd.testing.Wire;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;

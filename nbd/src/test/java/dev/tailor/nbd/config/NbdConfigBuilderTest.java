@@ -1,8 +1,9 @@
-package dev.tailor.nbd;
+package dev.tailor.nbd.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tailor.nbd.server.NbdServer;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
