@@ -107,6 +107,12 @@ import dev.tailor.common.Checks;
  *                                   their order (virtual clock, start-time fair queueing or
  *                                   round-robin). It draws from the pools as any waiting request does,
  *                                   never beyond them: it reorders the queue service and adds no load
+ * @param arrivalOrderWithinDisk     (ours, default on; needs {@link #weightedHotService}) once the hot service has chosen
+ *                                   a disk (by its start-time tag or virtual clock), it serves that disk's
+ *                                   oldest waiting request, whichever of its segments it waits at, instead
+ *                                   of the disk's segment queues in ring order. The disks' shares are
+ *                                   unchanged; within a disk the order is first come, first served, which
+ *                                   for a given share gives the disk's requests the shortest longest wait
  */
 public record AdmissionConfig(
         long intervalNanos,
@@ -131,7 +137,8 @@ public record AdmissionConfig(
         boolean boundedOverdraft,
         boolean virtualClockHotService,
         boolean fifoDeadline,
-        boolean lateFirstHotService) {
+        boolean lateFirstHotService,
+        boolean arrivalOrderWithinDisk) {
 
     /** The defaults (see the parameters; they are set in one place, {@link Builder}). */
     public static final AdmissionConfig DEFAULTS = builder().build();
@@ -140,14 +147,15 @@ public record AdmissionConfig(
      * The paper's mechanism as Tailor first built it (segment classes from each segment's own
      * history, the whole main pool released at each boundary, a fixed reserve r·C, round-robin over
      * segments): every default but {@link #baselineGuarantee}, {@link #adaptiveReserve} and
-     * {@link #weightedHotService} and their refinements {@link #boundedOverdraft} and
-     * {@link #virtualClockHotService}, which are off (as is {@link #pacedRelease}, off by default too).
+     * {@link #weightedHotService} and their refinements {@link #arrivalOrderWithinDisk},
+     * {@link #boundedOverdraft} and {@link #virtualClockHotService}, which are off (as is {@link #pacedRelease}, off by default too).
      * The {@code segment-admission-paper} policy of the storage simulator.
      */
     public static final AdmissionConfig PAPER = AdmissionConfig.builder()
             .baselineGuarantee(false)
             .adaptiveReserve(false)
             .weightedHotService(false)
+            .arrivalOrderWithinDisk(false)
             .build();
 
     /**
@@ -258,6 +266,7 @@ public record AdmissionConfig(
         private boolean virtualClockHotService = false;
         private boolean fifoDeadline = false;
         private boolean lateFirstHotService = false;
+        private boolean arrivalOrderWithinDisk = true;
 
         private Builder() {}
 
@@ -285,6 +294,7 @@ public record AdmissionConfig(
             virtualClockHotService = from.virtualClockHotService;
             fifoDeadline = from.fifoDeadline;
             lateFirstHotService = from.lateFirstHotService;
+            arrivalOrderWithinDisk = from.arrivalOrderWithinDisk;
         }
 
         /** {@link AdmissionConfig#intervalNanos}. */
@@ -425,6 +435,12 @@ public record AdmissionConfig(
             return this;
         }
 
+        /** {@link AdmissionConfig#arrivalOrderWithinDisk}. */
+        public Builder arrivalOrderWithinDisk(boolean value) {
+            arrivalOrderWithinDisk = value;
+            return this;
+        }
+
         /**
          * The configuration, checked as the constructor checks it.
          *
@@ -456,7 +472,8 @@ public record AdmissionConfig(
                     boundedOverdraft,
                     virtualClockHotService,
                     fifoDeadline,
-                    lateFirstHotService);
+                    lateFirstHotService,
+                    arrivalOrderWithinDisk);
         }
     }
 }

@@ -300,7 +300,7 @@ public final class AdmissionController {
             for (int d = 0; d < diskCount; d++) {
                 weights[d] = Math.max(baselinePerNano[d] * 1e9, Double.MIN_NORMAL);
             }
-            queues.weightHotService(weights);
+            queues.weightHotService(weights, config.arrivalOrderWithinDisk());
             if (config.virtualClockHotService()) {
                 queues.useVirtualClock(
                         baselinePerNano,

@@ -66,6 +66,8 @@ final class SegmentQueues {
 
     private double[] diskVirtualTime;
     private double virtualNow;
+    /** Arrival order within a disk (ours, {@link AdmissionConfig#arrivalOrderWithinDisk}). */
+    private boolean arrivalOrderWithinDisk;
     /**
      * Hot service by virtual clock (ours, {@link AdmissionConfig#virtualClockHotService}): per disk the
      * lead of its clock over now in ns is {@code clockNanos[d] − nowNanos}, kept in [0, leadCapNanos];
@@ -104,10 +106,15 @@ final class SegmentQueues {
      * fair queueing over disks [2], weights = baselines). A disk that returns from idle starts at the
      * virtual time of the last service, so it banks no credit.
      *
-     * @param weights per disk, positive (the disks' baselines in cost units per second)
+     * With {@code arrivalOrderWithinDisk}, the queue served for the chosen disk is the one whose head
+     * arrived first (smallest ticket id), not the disk's first queue in ring order.
+     *
+     * @param weights                per disk, positive (the disks' baselines in cost units per second)
+     * @param arrivalOrderWithinDisk serve the chosen disk's oldest waiting request first
      */
-    void weightHotService(double[] weights) {
+    void weightHotService(double[] weights, boolean arrivalOrderWithinDisk) {
         this.diskWeights = weights.clone();
+        this.arrivalOrderWithinDisk = arrivalOrderWithinDisk;
         this.diskVirtualTime = new double[weights.length];
     }
 
@@ -352,30 +359,54 @@ final class SegmentQueues {
         return best;
     }
 
-    /** Takes out of the ring the queue whose head's disk's clock is least ahead of now (first on ties). */
+    /**
+     * Arrival order within a disk: whether {@code head} is of the same disk as {@code best}'s head and
+     * arrived before it (ticket ids are given in arrival order).
+     */
+    private boolean olderOfSameDisk(Ticket head, Queue best) {
+        if (!arrivalOrderWithinDisk) {
+            return false;
+        }
+        Ticket other = best.tickets.peekFirst();
+        return head.disk() == other.disk() && head.id() < other.id();
+    }
+
+    /**
+     * Takes out of the ring the queue whose head's disk's clock is least ahead of now (first on ties; of
+     * that disk, the oldest head with arrival order within a disk).
+     */
     private Queue pollLeastClock() {
         Queue best = null;
         long bestLead = Long.MAX_VALUE;
         for (Queue q : ring) {
-            long lead = lead(q.tickets.peekFirst().disk());
+            Ticket head = q.tickets.peekFirst();
+            long lead = lead(head.disk());
             if (lead < bestLead) {
                 best = q;
                 bestLead = lead;
+            } else if (lead == bestLead && olderOfSameDisk(head, best)) {
+                best = q;
             }
         }
         ring.removeFirstOccurrence(best);
         return best;
     }
 
-    /** Takes out of the ring the queue whose head's disk has the least virtual time (first on ties). */
+    /**
+     * Takes out of the ring the queue whose head's disk has the least virtual time (first on ties; of that
+     * disk, the oldest head with arrival order within a disk).
+     */
     private Queue pollLeastVirtualTime() {
         Queue best = null;
         double bestTime = Double.POSITIVE_INFINITY;
         for (Queue q : ring) {
-            double t = Math.max(diskVirtualTime[q.tickets.peekFirst().disk()], virtualNow);
+            Ticket head = q.tickets.peekFirst();
+            double t = Math.max(diskVirtualTime[head.disk()], virtualNow);
             if (t < bestTime) {
                 best = q;
                 bestTime = t;
+            } else if (t == bestTime && olderOfSameDisk(head, best)) {
+                best = q;
             }
         }
         ring.removeFirstOccurrence(best);

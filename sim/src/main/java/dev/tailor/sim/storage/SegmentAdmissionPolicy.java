@@ -17,7 +17,7 @@ import java.util.function.Consumer;
  * {@code no-reserve}, {@code no-borrow}, {@code no-repay}, {@code no-lending},
  * {@code no-baseline-guarantee}, {@code paced-release}, {@code fixed-reserve},
  * {@code round-robin-hot}, {@code bounded-overdraft}, {@code virtual-clock-hot}, {@code fifo-deadline},
- * {@code late-first-hot}, {@code late-first-clock-hot}: the real
+ * {@code late-first-hot}, {@code late-first-clock-hot}, {@code round-robin-within-disk}: the real
  * {@link AdmissionController} of the {@code admission} module,
  * driven in simulated time. An arriving request is acquired: admitted requests go to the backend at
  * once, queued ones when an {@link IntervalReport} admits them, refused ones leave counted. Every
@@ -38,7 +38,8 @@ import java.util.function.Consumer;
  * {@link AdmissionConfig#virtualClockHotService} on (both off by default), {@code fifo-deadline} with
  * {@link AdmissionConfig#fifoDeadline} on (off by default), {@code late-first-hot} with
  * {@link AdmissionConfig#lateFirstHotService} on (off by default) and {@code late-first-clock-hot} with it and
- * {@link AdmissionConfig#virtualClockHotService} on, without the bounded overdraft. Between
+ * {@link AdmissionConfig#virtualClockHotService} on, without the bounded overdraft, and
+ * {@code round-robin-within-disk} with {@link AdmissionConfig#arrivalOrderWithinDisk} off (on by default). Between
  * boundaries the policy calls the controller {@code admission.callsPerInterval − 1} more times per
  * interval (default every millisecond), as a proxy's statistics task would.
  */
@@ -68,7 +69,8 @@ final class SegmentAdmissionPolicy implements StoragePolicy {
             "virtual-clock-hot",
             "fifo-deadline",
             "late-first-hot",
-            "late-first-clock-hot");
+            "late-first-clock-hot",
+            "round-robin-within-disk");
 
     private final Proxy proxy;
     private final AdmissionController controller;
@@ -124,6 +126,7 @@ final class SegmentAdmissionPolicy implements StoragePolicy {
                 .lateFirstHotService(base.lateFirstHotService()
                         || "late-first-hot".equals(name)
                         || "late-first-clock-hot".equals(name))
+                .arrivalOrderWithinDisk(base.arrivalOrderWithinDisk() && !"round-robin-within-disk".equals(name))
                 .build();
     }
 

@@ -29,7 +29,8 @@ public final class StorageSimulation {
             "virtual-clock-hot",
             "fifo-deadline",
             "late-first-hot",
-            "late-first-clock-hot");
+            "late-first-clock-hot",
+            "round-robin-within-disk");
 
     private StorageSimulation() {}
 
@@ -78,7 +79,8 @@ public final class StorageSimulation {
                     "virtual-clock-hot",
                     "fifo-deadline",
                     "late-first-hot",
-                    "late-first-clock-hot" -> new SegmentAdmissionPolicy(proxy, name, recorder);
+                    "late-first-clock-hot",
+                    "round-robin-within-disk" -> new SegmentAdmissionPolicy(proxy, name, recorder);
             default ->
                 throw new IllegalArgumentException(
                         "policy : \"" + name + "\" (expected: one of " + policyNames() + ")");
