@@ -131,6 +131,10 @@ import org.HdrHistogram.Recorder;
  *       baselines (start-time fair queueing over disks), not round-robin over segments, so a tenant
  *       a little beyond its baseline is not held behind the backlog of one with many hot segments far
  *       beyond its own. Steady queues are still served first, round-robin.</li>
+ *   <li><b>Arrival order within a disk.</b> Once the weighted hot service has picked a disk, it serves
+ *       that disk's oldest waiting request, whichever segment it waits at, not the disk's segment queues
+ *       in ring order: the disks' shares are unchanged, and a disk's requests leave in the order they
+ *       came, so a batch on one segment is not held back by the disk's later requests on others.</li>
  * </ul>
  */
 /*

@@ -52,7 +52,9 @@ import java.util.List;
  * [2] P. Goyal, H. M. Vin, H. Cheng, "Start-time fair queueing", SIGCOMM 1996.
  *
  * Weighted hot service costs a scan of the waiting queues per visit of the hot pass (O(queues waiting)
- * instead of O(1)); the steady pass stays round-robin. Late-first service adds a scan of the disks and
+ * instead of O(1)); the steady pass stays round-robin. Arrival order within a disk adds nothing to that
+ * scan: among the queues of the disk with the least tag, the one whose head has the smallest ticket id
+ * (ids are given in arrival order) wins the tie, instead of the first in ring order. Late-first service adds a scan of the disks and
  * one of the waiting queues per visit of the hot pass. Served out of turn, a late request moves its disk's
  * start-time tag (or virtual clock) but not the system's virtual time, so the other disks keep their
  * places. Only disks with no more cost waiting than the mean take part: with every late request first,
