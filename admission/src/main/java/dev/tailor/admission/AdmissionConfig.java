@@ -107,12 +107,14 @@ import dev.tailor.common.Checks;
  *                                   their order (virtual clock, start-time fair queueing or
  *                                   round-robin). It draws from the pools as any waiting request does,
  *                                   never beyond them: it reorders the queue service and adds no load
- * @param arrivalOrderWithinDisk     (ours, default on; needs {@link #weightedHotService}) once the hot service has chosen
- *                                   a disk (by its start-time tag or virtual clock), it serves that disk's
- *                                   oldest waiting request, whichever of its segments it waits at, instead
- *                                   of the disk's segment queues in ring order. The disks' shares are
- *                                   unchanged; within a disk the order is first come, first served, which
- *                                   for a given share gives the disk's requests the shortest longest wait
+ * @param arrivalOrderWithinDisk     (ours, default on; needs {@link #weightedHotService}) once the hot
+ *                                   service has chosen a disk (by its start-time tag or virtual clock), it
+ *                                   serves that disk's oldest waiting request, whichever of its segments
+ *                                   it waits at, instead of the disk's segment queues in ring order. The
+ *                                   disks' shares are unchanged; within a disk the order is first come,
+ *                                   first served, which for a given share gives the disk's requests the
+ *                                   shortest longest wait (with the virtual clock, which orders the steady
+ *                                   pass too, in both passes)
  */
 public record AdmissionConfig(
         long intervalNanos,
@@ -148,7 +150,8 @@ public record AdmissionConfig(
      * history, the whole main pool released at each boundary, a fixed reserve r·C, round-robin over
      * segments): every default but {@link #baselineGuarantee}, {@link #adaptiveReserve} and
      * {@link #weightedHotService} and their refinements {@link #arrivalOrderWithinDisk},
-     * {@link #boundedOverdraft} and {@link #virtualClockHotService}, which are off (as is {@link #pacedRelease}, off by default too).
+     * {@link #boundedOverdraft} and {@link #virtualClockHotService}, which are off (as is
+     * {@link #pacedRelease}, off by default too).
      * The {@code segment-admission-paper} policy of the storage simulator.
      */
     public static final AdmissionConfig PAPER = AdmissionConfig.builder()

@@ -54,11 +54,12 @@ import java.util.List;
  * Weighted hot service costs a scan of the waiting queues per visit of the hot pass (O(queues waiting)
  * instead of O(1)); the steady pass stays round-robin. Arrival order within a disk adds nothing to that
  * scan: among the queues of the disk with the least tag, the one whose head has the smallest ticket id
- * (ids are given in arrival order) wins the tie, instead of the first in ring order. Late-first service adds a scan of the disks and
- * one of the waiting queues per visit of the hot pass. Served out of turn, a late request moves its disk's
- * start-time tag (or virtual clock) but not the system's virtual time, so the other disks keep their
- * places. Only disks with no more cost waiting than the mean take part: with every late request first,
- * the large tenants' backlogs (late whenever the backend is overloaded) went ahead of everything else.
+ * (ids are given in arrival order) wins the tie, instead of the first in ring order. Late-first service
+ * adds a scan of the disks and one of the waiting queues per visit of the hot pass. Served out of turn, a
+ * late request moves its disk's start-time tag (or virtual clock) but not the system's virtual time, so
+ * the other disks keep their places. Only disks with no more cost waiting than the mean take part: with
+ * every late request first, the large tenants' backlogs (late whenever the backend is overloaded) went
+ * ahead of everything else.
  */
 final class SegmentQueues {
 
