@@ -339,6 +339,7 @@ class AdmissionPropertiesTest {
                         .pacedRelease(integers().between(0, 3).generate(in) == 0)
                         .adaptiveReserve(integers().between(0, 1).generate(in) == 0)
                         .weightedHotService(integers().between(0, 1).generate(in) == 0)
+                        .arrivalOrderWithinDisk(integers().between(0, 1).generate(in) == 0)
                         .build();
             }
             int diskCount = integers().between(1, 3).generate(in);
