@@ -49,7 +49,8 @@ class AdmissionConfigTest {
                 false,
                 false,
                 false,
-                false);
+                false,
+                true);
         assertThat(AdmissionConfig.builder().build()).isEqualTo(written).isEqualTo(D);
         assertThat(HeadroomConfig.builder().build())
                 .isEqualTo(written.headroom())
@@ -71,6 +72,7 @@ class AdmissionConfigTest {
                         true,
                         true,
                         true,
+                        false,
                         false,
                         false,
                         false,

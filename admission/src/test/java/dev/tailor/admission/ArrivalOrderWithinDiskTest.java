@@ -26,13 +26,15 @@ class ArrivalOrderWithinDiskTest {
     private static final long BLOCK = 1L << 16;
 
     private static AdmissionConfig config(boolean arrivalOrder) {
-        return AdmissionConfig.DEFAULTS
-                .withCapacityCostUnitsPerSecond(C * 1e9 / DELTA)
-                .withSegmentAndBlockSizeBytes(BLOCK, BLOCK)
-                .withCostModel(new IoCostModel(0, 1, 0, 1))
-                .withQueueCapacityPerSegment(1_000_000)
-                .withBorrowing(false)
-                .withArrivalOrderWithinDisk(arrivalOrder);
+        return AdmissionConfig.builder()
+                .capacityCostUnitsPerSecond(C * 1e9 / DELTA)
+                .segmentSizeBytes(BLOCK)
+                .blockSizeBytes(BLOCK)
+                .costModel(new IoCostModel(0, 1, 0, 1))
+                .queueCapacityPerSegment(1_000_000)
+                .borrowing(false)
+                .arrivalOrderWithinDisk(arrivalOrder)
+                .build();
     }
 
     /**
