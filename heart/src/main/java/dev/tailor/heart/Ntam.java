@@ -1,5 +1,8 @@
 package dev.tailor.heart;
 
+import dev.tailor.heart.flow.EntropicTransport;
+import dev.tailor.heart.flow.SparseMinCostFlow;
+import dev.tailor.heart.flow.TransportNetwork;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;

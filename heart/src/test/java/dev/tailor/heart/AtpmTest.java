@@ -193,4 +193,26 @@ class AtpmTest {
         assertThat(second.allocation().routes().get(0).from().get(0).toReplicas())
                 .containsOnlyKeys("b-1");
     }
+
+    @Test
+    void squareRootRule_matchesTheClosedForm_andDropsAGroupTooSlowToHelp() {
+        double[] share = new double[2];
+        assertThat(Atpm.squareRootRule(new double[] {100, 50}, new double[] {1, 1}, new double[2], 60, share))
+                .isTrue();
+        double theta = 90 / (10 + Math.sqrt(50));
+        assertThat(share[0] * 60).isCloseTo(100 - 10 * theta, within(1e-9));
+        assertThat(share[1] * 60).isCloseTo(50 - Math.sqrt(50) * theta, within(1e-9));
+        // A group of capacity 2 next to one of 100 at demand 10: θ over both is 92 ÷ 11.41 ≈ 8.06, and
+        // 2 − √2 θ < 0, so it gets nothing; the other takes all. With a floor it keeps the floor.
+        assertThat(Atpm.squareRootRule(new double[] {100, 2}, new double[] {1, 1}, new double[2], 10, share))
+                .isTrue();
+        assertThat(share).containsExactly(1, 0);
+        assertThat(Atpm.squareRootRule(new double[] {100, 2}, new double[] {1, 1}, new double[] {0, 0.01}, 10, share))
+                .isTrue();
+        assertThat(share[1]).isCloseTo(0.01, within(1e-12));
+        assertThat(share[0]).isCloseTo(0.99, within(1e-12));
+        // At or beyond capacity the rule does not apply (the caller water-fills by capacity).
+        assertThat(Atpm.squareRootRule(new double[] {100, 50}, new double[] {1, 1}, new double[2], 150, share))
+                .isFalse();
+    }
 }

@@ -3,7 +3,9 @@ package dev.tailor.heart;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.quicktheories.QuickTheory.qt;
 
-import dev.tailor.heart.RandomTransports.Transport;
+import dev.tailor.heart.flow.RandomTransports;
+import dev.tailor.heart.flow.RandomTransports.Transport;
+import dev.tailor.heart.flow.TransportNetwork;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeSet;

@@ -1,4 +1,4 @@
-package dev.tailor.heart;
+package dev.tailor.heart.flow;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.within;
 import static org.quicktheories.QuickTheory.qt;
 import static org.quicktheories.generators.SourceDSL.integers;
 
+import dev.tailor.heart.Apportionment;
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 import org.quicktheories.core.Gen;

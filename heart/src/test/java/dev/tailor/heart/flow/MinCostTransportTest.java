@@ -1,9 +1,9 @@
-package dev.tailor.heart;
+package dev.tailor.heart.flow;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.quicktheories.QuickTheory.qt;
 
-import dev.tailor.heart.RandomTransports.Transport;
+import dev.tailor.heart.flow.RandomTransports.Transport;
 import org.junit.jupiter.api.Test;
 
 /**

@@ -1,4 +1,4 @@
-package dev.tailor.heart;
+package dev.tailor.heart.flow;
 
 /**
  * Minimum-cost flow of a transport problem by the primal network simplex, started from the

@@ -1,4 +1,4 @@
-package dev.tailor.heart;
+package dev.tailor.heart.flow;
 
 import java.util.Arrays;
 

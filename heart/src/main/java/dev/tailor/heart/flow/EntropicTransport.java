@@ -1,4 +1,4 @@
-package dev.tailor.heart;
+package dev.tailor.heart.flow;
 
 /**
  * Entropy-regularised transport of one call edge by Sinkhorn's matrix scaling: over the active links
@@ -47,7 +47,7 @@ package dev.tailor.heart;
  *     Pacific Journal of Mathematics 21(2), 1967.
  * [3] M. Cuturi, "Sinkhorn distances: lightspeed computation of optimal transport", NeurIPS 2013.
  */
-final class EntropicTransport {
+public final class EntropicTransport {
 
     /** Largest error of the sinks' totals, as a fraction of the total flow, at which the scaling stops. */
     static final double TOLERANCE = 1e-9;
@@ -70,7 +70,7 @@ final class EntropicTransport {
      *                       costs c_b sends the fraction ∝ e^(−c_b ÷ ε) v_b to sink b, also one that
      *                       supplies nothing (a zero-rate call still needs a route)
      */
-    record Result(boolean converged, int iterations, double sinkError, double[] sinkScaling) {
+    public record Result(boolean converged, int iterations, double sinkError, double[] sinkScaling) {
 
         Result(boolean converged, int iterations, double sinkError) {
             this(converged, iterations, sinkError, null);
@@ -89,7 +89,7 @@ final class EntropicTransport {
      * @param flowOut    receives each link's flow, in the unit of {@code supply}
      * @throws IllegalArgumentException for mismatched lengths or a non-positive ε
      */
-    static Result solve(
+    public static Result solve(
             double[] supply,
             double[] demand,
             double[] costMillis,
@@ -135,7 +135,7 @@ final class EntropicTransport {
      * a least take per sink (requests/s; Σ below the total supply and each below the sink's capacity),
      * e.g. ATPM's floors: a sink never takes less while some source reaches it.
      */
-    static Result solveQueueing(
+    public static Result solveQueueing(
             double[] supply,
             double[] capacity,
             double[] servers,
@@ -295,7 +295,7 @@ final class EntropicTransport {
      * to each sink under the scalings {@code sinkScaling} of a converged solve, into {@code out};
      * false (out unspecified) when it reaches no sink.
      */
-    static boolean fractions(double[] costMillis, double[] sinkScaling, double epsilonMillis, double[] out) {
+    public static boolean fractions(double[] costMillis, double[] sinkScaling, double epsilonMillis, double[] out) {
         double cheapest = Double.POSITIVE_INFINITY;
         for (double c : costMillis) {
             if (!Double.isNaN(c)) {

@@ -1,10 +1,11 @@
-package dev.tailor.heart;
+package dev.tailor.heart.flow;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.quicktheories.QuickTheory.qt;
 import static org.quicktheories.generators.SourceDSL.integers;
 
-import dev.tailor.heart.RandomTransports.Transport;
+import dev.tailor.heart.Apportionment;
+import dev.tailor.heart.flow.RandomTransports.Transport;
 import java.util.Arrays;
 import java.util.Random;
 import org.junit.jupiter.api.Test;

@@ -1,10 +1,12 @@
-package dev.tailor.heart;
+package dev.tailor.heart.flow;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 import static org.quicktheories.QuickTheory.qt;
 
+import dev.tailor.heart.Apportionment;
+import dev.tailor.heart.HeartConfig;
 import java.util.Arrays;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
@@ -223,28 +225,6 @@ class EntropicTransportTest {
         assertThat(flow[1] + flow[3]).isCloseTo(50 - Math.sqrt(50) * theta, within(1e-5));
         // Equal costs: no reason for a caller's split to depend on where it is.
         assertThat(flow[0] / 30).isCloseTo(flow[2] / 30, within(1e-6));
-    }
-
-    @Test
-    void squareRootRule_matchesTheClosedForm_andDropsAGroupTooSlowToHelp() {
-        double[] share = new double[2];
-        assertThat(Atpm.squareRootRule(new double[] {100, 50}, new double[] {1, 1}, new double[2], 60, share))
-                .isTrue();
-        double theta = 90 / (10 + Math.sqrt(50));
-        assertThat(share[0] * 60).isCloseTo(100 - 10 * theta, within(1e-9));
-        assertThat(share[1] * 60).isCloseTo(50 - Math.sqrt(50) * theta, within(1e-9));
-        // A group of capacity 2 next to one of 100 at demand 10: θ over both is 92 ÷ 11.41 ≈ 8.06, and
-        // 2 − √2 θ < 0, so it gets nothing; the other takes all. With a floor it keeps the floor.
-        assertThat(Atpm.squareRootRule(new double[] {100, 2}, new double[] {1, 1}, new double[2], 10, share))
-                .isTrue();
-        assertThat(share).containsExactly(1, 0);
-        assertThat(Atpm.squareRootRule(new double[] {100, 2}, new double[] {1, 1}, new double[] {0, 0.01}, 10, share))
-                .isTrue();
-        assertThat(share[1]).isCloseTo(0.01, within(1e-12));
-        assertThat(share[0]).isCloseTo(0.99, within(1e-12));
-        // At or beyond capacity the rule does not apply (the caller water-fills by capacity).
-        assertThat(Atpm.squareRootRule(new double[] {100, 50}, new double[] {1, 1}, new double[2], 150, share))
-                .isFalse();
     }
 
     /** A random queueing problem: caller nodes, groups, delays up to 100 ms, load below capacity. */

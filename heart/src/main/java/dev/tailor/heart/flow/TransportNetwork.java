@@ -1,4 +1,4 @@
-package dev.tailor.heart;
+package dev.tailor.heart.flow;
 
 import java.util.Arrays;
 
@@ -35,7 +35,7 @@ import java.util.Arrays;
  * its pivot guard) SparseMinCostFlow solves it on candidate links with MinCostTransport instead.
  * Either way the flow is optimal over every active link. The cost returned is Σ flow × the exact delay.
  */
-final class TransportNetwork implements AutoCloseable {
+public final class TransportNetwork implements AutoCloseable {
 
     /** Delays above this many microseconds (100 s) are capped there; such a link is unusable anyway. */
     static final double MAX_COST_MICROS = 1e8;
@@ -70,7 +70,7 @@ final class TransportNetwork implements AutoCloseable {
      * @param linkCost   cost of each link (its delay in ms)
      * @throws IllegalArgumentException when supplies and demands differ in total
      */
-    TransportNetwork(int[] supply, int[] demand, int[] linkSource, int[] linkSink, double[] linkCost) {
+    public TransportNetwork(int[] supply, int[] demand, int[] linkSource, int[] linkSink, double[] linkCost) {
         long s = 0;
         for (int v : supply) {
             s += v;
@@ -97,16 +97,16 @@ final class TransportNetwork implements AutoCloseable {
         Arrays.fill(active, true);
     }
 
-    int links() {
+    public int links() {
         return links;
     }
 
-    int totalUnits() {
+    public int totalUnits() {
         return total;
     }
 
     /** A link's cost as the solvers see it: its delay in whole microseconds (see {@link #micros}). */
-    long costMicros(int link) {
+    public long costMicros(int link) {
         return linkCostMicros[link];
     }
 
@@ -114,7 +114,7 @@ final class TransportNetwork implements AutoCloseable {
      * Every link once, ascending by cost in whole microseconds, ties in link order: the slow-link
      * filter's order and the min-cost flow's candidate order. Computed once; do not modify.
      */
-    int[] linksByCost() {
+    public int[] linksByCost() {
         if (byCost == null) {
             byCost = sortedByCost(linkCostMicros);
         }
@@ -172,7 +172,7 @@ final class TransportNetwork implements AutoCloseable {
         return order;
     }
 
-    void setActive(int link, boolean on) {
+    public void setActive(int link, boolean on) {
         if (active[link] != on) {
             active[link] = on;
             if (maxFlow != null) {
@@ -185,7 +185,7 @@ final class TransportNetwork implements AutoCloseable {
         }
     }
 
-    boolean isActive(int link) {
+    public boolean isActive(int link) {
         return active[link];
     }
 
@@ -196,7 +196,7 @@ final class TransportNetwork implements AutoCloseable {
      *                {@code null} to read flows later with {@link #flowOf}
      * @return the max-flow value in units; equal to {@link #totalUnits()} iff all demand is met
      */
-    long maxFlow(double[] flowOut) {
+    public long maxFlow(double[] flowOut) {
         int sources = supply.length;
         int superSource = sources + demand.length;
         if (maxFlow == null) {
@@ -229,7 +229,7 @@ final class TransportNetwork implements AutoCloseable {
     }
 
     /** The flow the last {@link #maxFlow} sent over {@code link}. */
-    double flowOf(int link) {
+    public double flowOf(int link) {
         return arcOf[link] < 0 ? 0 : maxFlow.flow(arcOf[link]);
     }
 
@@ -243,7 +243,7 @@ final class TransportNetwork implements AutoCloseable {
      * the max-flow over every active link, whose value it returns. Flows are not kept: use
      * {@link #maxFlow} to read them.
      */
-    long demandCarried() {
+    public long demandCarried() {
         boolean[] candidate = new boolean[links];
         SparseMinCostFlow.Candidates first = SparseMinCostFlow.firstCandidates(
                 supply,
@@ -284,7 +284,7 @@ final class TransportNetwork implements AutoCloseable {
      * min-cost flow where {@link #demandCarried} costs a max-flow on a few links, so ask it where the
      * answer is likely yes and final: the slow-link filter's first guess.
      */
-    boolean canMeetAllDemandSolving() {
+    public boolean canMeetAllDemandSolving() {
         double[] flow = new double[links];
         Solved result = solve(flow);
         if (result == null) {
@@ -303,7 +303,7 @@ final class TransportNetwork implements AutoCloseable {
      * @param pivots  network simplex pivots from the greedy flow (0 when SparseMinCostFlow solved it)
      * @param orTools what SparseMinCostFlow took, or null
      */
-    record Solved(int pivots, SparseMinCostFlow.Result orTools) {}
+    public record Solved(int pivots, SparseMinCostFlow.Result orTools) {}
 
     /**
      * The min-cost flow over the active links into {@code flowOut}, or null (flowOut then
@@ -346,13 +346,13 @@ final class TransportNetwork implements AutoCloseable {
      * @param unmetAtLeast units of demand no flow can meet with none of them switched on: the larger of
      *                    the sources' and the sinks' summed shortfalls (each is a cut)
      */
-    record NodeShortfall(int fewest, int shortNodes, long unmetAtLeast) {}
+    public record NodeShortfall(int fewest, int shortNodes, long unmetAtLeast) {}
 
     /**
      * {@link NodeShortfall} of the links {@code order[from..to)}, which must all be inactive; none is
      * switched. O(links).
      */
-    NodeShortfall nodeShortfall(int[] order, int from, int to) {
+    public NodeShortfall nodeShortfall(int[] order, int from, int to) {
         long[] reachedDemand = new long[supply.length];
         long[] reachedSupply = new long[demand.length];
         for (int l = 0; l < links; l++) {
@@ -402,7 +402,7 @@ final class TransportNetwork implements AutoCloseable {
      * @param costMillis Σ flow × the exact delay, in unit-milliseconds
      * @param how        how it was found
      */
-    record MinCostFlowResult(double costMillis, Solved how) {}
+    public record MinCostFlowResult(double costMillis, Solved how) {}
 
     /**
      * Minimum-cost flow over the active links, meeting every supply and demand exactly, with delays
@@ -412,7 +412,7 @@ final class TransportNetwork implements AutoCloseable {
      * @return the total cost in exact delays, and how it was found
      * @throws IllegalStateException when the active links cannot carry all demand
      */
-    MinCostFlowResult minCostFlow(double[] flowOut) {
+    public MinCostFlowResult minCostFlow(double[] flowOut) {
         Solved result;
         if (Arrays.equals(solvedFor, active)) {
             result = solved;

@@ -1,4 +1,4 @@
-package dev.tailor.heart;
+package dev.tailor.heart.flow;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,4 +1,4 @@
-package dev.tailor.heart;
+package dev.tailor.heart.flow;
 
 /**
  * Minimum-cost flow of a transport problem, solved on a few candidate links and proven optimal for
@@ -64,7 +64,7 @@ package dev.tailor.heart;
  * [2] G. B. Dantzig, "Application of the simplex method to a transportation problem", in Activity
  *     Analysis of Production and Allocation, Wiley, 1951 (pricing out non-basic cells by potentials).
  */
-final class SparseMinCostFlow {
+public final class SparseMinCostFlow {
 
     /** Candidates per source and per sink to start with; measured on the benchmark shapes (see the note). */
     static final int CANDIDATES_PER_NODE = 16;
@@ -79,7 +79,7 @@ final class SparseMinCostFlow {
      * @param solves         solves on candidates, infeasible candidate sets included
      * @param pricedIn       links added because they priced negative against a candidate optimum
      */
-    record Result(long costUnits, int candidateLinks, int solves, int pricedIn) {}
+    public record Result(long costUnits, int candidateLinks, int solves, int pricedIn) {}
 
     /**
      * Solves the problem; see the class contract.

@@ -1,14 +1,15 @@
-package dev.tailor.heart;
+package dev.tailor.heart.flow;
 
 import static org.quicktheories.generators.SourceDSL.integers;
 
+import dev.tailor.heart.Apportionment;
 import java.util.Arrays;
 import org.quicktheories.core.Gen;
 import org.quicktheories.core.RandomnessSource;
 
 /**
  * QuickTheories generators of NTAM-shaped transport problems: 1–12 sources and 1–12 sinks (or up to a
- * given number), a link for every pair (link {@code a * sinks + b}, as {@link Ntam} lays them out),
+ * given number), a link for every pair (link {@code a * sinks + b}, as the planner lays them out),
  * supplies and demands quantised like NTAM's (largest remainder, some nodes optionally at zero), costs in whole
  * microseconds that are either spread out, drawn from three values (many ties) or two-tier (a slow
  * cluster, what the slow-link filter acts on), and some links switched off.
@@ -16,7 +17,7 @@ import org.quicktheories.core.RandomnessSource;
  * <p>Every value is drawn from the QuickTheories source, so a failing example shrinks towards fewer
  * nodes.
  */
-final class RandomTransports {
+public final class RandomTransports {
 
     private RandomTransports() {}
 
@@ -30,14 +31,14 @@ final class RandomTransports {
      * @param costMicros cost of each link, whole microseconds
      * @param active     which links may carry flow
      */
-    record Transport(
+    public record Transport(
             int[] supply, int[] demand, int[] linkSource, int[] linkSink, long[] costMicros, boolean[] active) {
 
         int links() {
             return linkSource.length;
         }
 
-        long total() {
+        public long total() {
             return Arrays.stream(supply).asLongStream().sum();
         }
 
@@ -52,7 +53,7 @@ final class RandomTransports {
         }
 
         /** A fresh network with this problem's links and active set. */
-        TransportNetwork network() {
+        public TransportNetwork network() {
             TransportNetwork network = new TransportNetwork(supply, demand, linkSource, linkSink, costMillis());
             for (int l = 0; l < active.length; l++) {
                 network.setActive(l, active[l]);
@@ -110,7 +111,7 @@ final class RandomTransports {
      * @param zeros         whether some sources and sinks may have no units at all
      * @param inactiveOneIn about one link in this many is switched off (0: none)
      */
-    static Gen<Transport> transports(int units, boolean zeros, int inactiveOneIn) {
+    public static Gen<Transport> transports(int units, boolean zeros, int inactiveOneIn) {
         return transports(units, zeros, inactiveOneIn, 12);
     }
 
