@@ -1,6 +1,7 @@
 package dev.tailor.cli;
 
 import dev.tailor.heart.controller.ControllerConfig;
+import dev.tailor.heart.controller.KubeClients;
 import dev.tailor.heart.controller.Preflight;
 import dev.tailor.heart.controller.PrometheusClient;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -73,7 +74,7 @@ final class CheckCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         ControllerConfig settings = RunCommand.settings(config, prometheusUrl);
         PrometheusClient prometheus = RunCommand.prometheus(settings);
-        try (KubernetesClient kubernetes = KubeClients.build(kubeconfig, as)) {
+        try (KubernetesClient kubernetes = UninstallCommand.kubernetes(kubeconfig, as)) {
             err.println("tailor: cluster " + kubernetes.getMasterUrl() + " (" + KubeClients.source(kubeconfig) + ")"
                     + (as == null ? "" : " as " + as));
             List<Preflight.Check> checks = new Preflight(kubernetes, prometheus, settings)

@@ -1,6 +1,5 @@
 package dev.tailor.cli;
 
-import dev.tailor.lab.BurstExperiment;
 import dev.tailor.lab.NbdTop;
 import java.io.PrintWriter;
 import java.net.URI;
@@ -84,27 +83,8 @@ final class NbdTopCommand implements Callable<Integer> {
                 return 0;
             }
             NbdTop.Reading current = NbdTop.read(client, uri, once);
-            List<String> lines;
-            if (current.text() != null && previous.text() == null) {
-                lines = List.of(
-                        "tailor nbd top · " + uri + " · " + NbdTop.CLOCK.format(Instant.now()),
-                        "",
-                        "first reading taken; rates from the next one");
-                previous = current;
-            } else if (current.text() == null) {
-                lines = List.of(
-                        "tailor nbd top · " + uri + " · " + NbdTop.CLOCK.format(Instant.now()),
-                        "",
-                        "no data: " + current.error() + "; trying again every "
-                                + BurstExperiment.fmtPlain(intervalSeconds) + " s");
-            } else {
-                lines = NbdTop.frame(
-                        uri.toString(),
-                        previous.text(),
-                        current.text(),
-                        (current.nanos() - previous.nanos()) / 1e9,
-                        Instant.now(),
-                        top);
+            List<String> lines = NbdTop.frame(uri, previous, current, intervalSeconds, Instant.now(), top);
+            if (current.text() != null) {
                 previous = current;
             }
             if (terminal) {

@@ -1,22 +1,18 @@
 package dev.tailor.cli;
 
 import dev.tailor.datasets.snapshot.OnlineBoutiqueSnapshot;
-import dev.tailor.heart.HeartConfig;
 import dev.tailor.lab.ClusterRuns;
 import dev.tailor.lab.SimulationOutput;
 import dev.tailor.sim.cluster.ClusterScenario;
 import dev.tailor.sim.cluster.ClusterSimulation;
 import dev.tailor.sim.cluster.ClusterSweep;
 import dev.tailor.sim.cluster.OnlineBoutiqueScenario;
-import dev.tailor.sim.cluster.PeakEwmaConfig;
-import dev.tailor.sim.cluster.PrequalConfig;
 import dev.tailor.sim.cluster.RunResult;
 import dev.tailor.sim.cluster.SeedCells;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -54,9 +50,6 @@ import picocli.CommandLine.Option;
             "Exit codes: 0 done, 1 failed while running, 2 bad input."
         })
 final class SimulateCommand implements Callable<Integer> {
-
-    /** Most runs one command makes: beyond it a typo (a long rps list) would run for hours. */
-    static final int MAX_RUNS = 10_000;
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -231,31 +224,7 @@ final class SimulateCommand implements Callable<Integer> {
 
     /** The peers' settings from the options, checked; errors name the option. */
     private ClusterSimulation.PolicyConfigs configs() {
-        PrequalConfig prequal = PrequalConfig.DEFAULTS;
-        PeakEwmaConfig peakEwma = PeakEwmaConfig.DEFAULTS;
-        try {
-            if (prequalQRif != null) {
-                prequal = prequal.withQRif(prequalQRif);
-            }
-        } catch (IllegalArgumentException e) {
-            throw new CliException("--prequal-q-rif: " + prequalQRif + " (expected: in (0, 1])");
-        }
-        try {
-            if (prequalProbeRate != null) {
-                prequal = prequal.withProbesPerQuery(prequalProbeRate);
-            }
-        } catch (IllegalArgumentException e) {
-            throw new CliException(
-                    "--prequal-probe-rate: " + prequalProbeRate + " (expected: probes per call in" + " (0, 16])");
-        }
-        try {
-            if (peakEwmaDecaySeconds != null) {
-                peakEwma = new PeakEwmaConfig(peakEwmaDecaySeconds, peakEwma.defaultRttMillis());
-            }
-        } catch (IllegalArgumentException e) {
-            throw new CliException("--peak-ewma-decay-seconds: " + peakEwmaDecaySeconds + " (expected: in (0, 3600])");
-        }
-        return new ClusterSimulation.PolicyConfigs(HeartConfig.DEFAULTS, prequal, peakEwma);
+        return ClusterRuns.policyConfigs(prequalQRif, prequalProbeRate, peakEwmaDecaySeconds);
     }
 
     static ClusterScenario load(String nameOrFile) {
@@ -290,7 +259,8 @@ final class SimulateCommand implements Callable<Integer> {
                 throw new CliException(DatasetOptions.optionName(e.getMessage()), e);
             }
         }
-        String name = data.dataset == null ? OnlineBoutiqueScenario.NAME : scenarioName(options.metricsDir());
+        String name =
+                data.dataset == null ? OnlineBoutiqueScenario.NAME : ClusterRuns.scenarioName(options.metricsDir());
         try {
             OnlineBoutiqueScenario.Result result = OnlineBoutiqueScenario.build(options, name);
             result.notes().forEach(note -> notes.println("note: " + note));
@@ -300,137 +270,30 @@ final class SimulateCommand implements Callable<Integer> {
         }
     }
 
-    /** A scenario name from a folder's name: letters, digits, '-' and '_' kept, anything else '-'. */
-    static String scenarioName(Path dir) {
-        Path name = dir.toAbsolutePath().normalize().getFileName();
-        String text = name == null ? "" : name.toString().replaceAll("[^A-Za-z0-9_-]", "-");
-        return text.isEmpty() ? "dataset" : text;
-    }
-
     /** A bundled scenario, {@code online-boutique} (built from the public data), or a YAML file. */
     static ClusterScenario load(String nameOrFile, PrintWriter notes) {
         if (OnlineBoutiqueScenario.NAME.equals(nameOrFile)) {
-            Path metrics = DataDir.require(DatasetOptions.METRICS, null);
-            Path latency = DataDir.require(DatasetOptions.LATENCY, null);
-            try {
-                OnlineBoutiqueScenario.Result result =
-                        OnlineBoutiqueScenario.build(OnlineBoutiqueSnapshot.Options.defaults(metrics).toBuilder()
-                                .latencyFile(latency)
-                                .build());
-                if (notes != null) {
-                    result.notes().forEach(note -> notes.println("note: " + note));
-                }
-                return result.scenario();
-            } catch (IllegalArgumentException e) {
-                throw new CliException(e.getMessage(), e);
-            } catch (IOException e) {
-                throw new CliException("cannot read the OnlineBoutique dataset (" + e + ")", 1, e);
-            }
+            return ClusterRuns.onlineBoutique(
+                    DataDir.require(DatasetOptions.METRICS, null),
+                    DataDir.require(DatasetOptions.LATENCY, null),
+                    notes);
         }
         return ClusterRuns.load(nameOrFile, OnlineBoutiqueScenario.NAME);
     }
 
-    /**
-     * {@code requested} without repeats, in order; a {@link CliException} naming {@code option} and
-     * every name not in {@code known} at once (not only the first).
-     */
-    static List<String> checkNames(String option, List<String> requested, List<String> known) {
-        List<String> unknown = requested.stream()
-                .filter(name -> !known.contains(name))
-                .distinct()
-                .toList();
-        if (!unknown.isEmpty()) {
-            throw new CliException(option + ": "
-                    + unknown.stream()
-                            .map(name -> "\"" + name + "\"")
-                            .collect(java.util.stream.Collectors.joining(", "))
-                    + (unknown.size() == 1 ? " is" : " are")
-                    + " not known (expected: some of " + String.join(", ", known) + ")");
-        }
-        return new ArrayList<>(new LinkedHashSet<>(requested));
-    }
-
     private List<ClusterSweep.Run> plan(ClusterScenario base) {
-        List<String> policyNames = new ArrayList<>(
-                policies == null
-                        ? ClusterSimulation.COMPARISON
-                        : checkNames("--policies", policies, ClusterSimulation.policyNames()));
-        if (ablations != null) {
-            for (String ablation : checkNames(
-                    "--heart-ablation",
-                    ablations,
-                    List.of(
-                            "no-trend",
-                            "slow-link-filter",
-                            "no-outlier-filter",
-                            "no-idle-fit",
-                            "no-floor",
-                            "no-share-cap",
-                            "no-spread",
-                            "no-queueing",
-                            "no-headroom",
-                            "paper"))) {
-                policyNames.add("heart-" + ablation);
-            }
-        }
-        List<String> uniquePolicies = new ArrayList<>(new LinkedHashSet<>(policyNames));
-        List<Double> rates = new ArrayList<>(new LinkedHashSet<>(rps != null ? rps : base.rps()));
-        if (rates.isEmpty()) {
-            throw new CliException("--rps: missing (the scenario has no rps sweep; give e.g. --rps 100,400)");
-        }
-        for (double r : rates) {
-            if (!(r > 0 && r <= 1e6)) {
-                throw new CliException("--rps: " + r + " (expected: requests per second in (0, 1e6])");
-            }
-        }
-        List<String> networkNames =
-                new ArrayList<>(new LinkedHashSet<>(networks == null ? List.of(base.network()) : networks));
-        for (String network : networkNames) {
-            if (!base.networks().containsKey(network)) {
-                throw new CliException("--network: \"" + network + "\" (expected: one of the scenario's "
-                        + base.networks().keySet() + ")");
-            }
-        }
-        List<ClusterScenario.CpuModel> models = new ArrayList<>();
-        for (String label :
-                new LinkedHashSet<>(cpuModels == null ? List.of(base.cpuModel().label()) : cpuModels)) {
-            ClusterScenario.CpuModel model = ClusterScenario.CpuModel.ofLabel(label);
-            if (model == null) {
-                throw new CliException("--cpu-model: \"" + label + "\" (expected: fluid or cfs-quota)");
-            }
-            models.add(model);
-        }
-        long count = (long) networkNames.size() * models.size() * rates.size() * uniquePolicies.size() * seeds;
-        if (count > MAX_RUNS) {
-            throw new CliException("the sweep has " + count + " runs (" + networkNames.size() + " networks x "
-                    + models.size() + " CPU models x " + rates.size() + " rates x " + uniquePolicies.size()
-                    + " policies" + (seeds == 1 ? "" : " x " + seeds + " seeds") + "; expected: at most " + MAX_RUNS
-                    + ")");
-        }
-        long firstSeed = seedOption.seed != null ? seedOption.seed : base.seed();
-        List<ClusterSweep.Run> runs = new ArrayList<>();
-        for (String network : networkNames) {
-            for (ClusterScenario.CpuModel model : models) {
-                List<ClusterScenario> variants = new ArrayList<>();
-                for (int k = 0; k < seeds; k++) {
-                    variants.add(ClusterRuns.variant(
-                            base,
-                            seeds == 1 ? seedOption.seed : Long.valueOf(firstSeed + k),
-                            model,
-                            warmupSeconds,
-                            durationSeconds,
-                            network));
-                }
-                for (double r : rates) {
-                    for (String policy : uniquePolicies) {
-                        for (ClusterScenario variant : variants) {
-                            runs.add(new ClusterSweep.Run(variant, policy, r));
-                        }
-                    }
-                }
-            }
-        }
-        return runs;
+        return ClusterRuns.sweep(
+                base,
+                new ClusterRuns.Sweep(
+                        policies,
+                        ablations,
+                        rps,
+                        networks,
+                        cpuModels,
+                        seedOption.seed,
+                        seeds,
+                        warmupSeconds,
+                        durationSeconds));
     }
 
     private static String fmt(double value) {

@@ -1,5 +1,6 @@
 package dev.tailor.cli;
 
+import dev.tailor.lab.ClusterRuns;
 import dev.tailor.lab.SimulationOutput;
 import dev.tailor.lab.StorageOutput;
 import dev.tailor.lab.StorageRuns;
@@ -11,7 +12,6 @@ import dev.tailor.sim.storage.StorageSweep;
 import dev.tailor.sim.storage.SweepSummary;
 import java.io.PrintWriter;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -118,25 +118,13 @@ final class StorageSimulateCommand implements Callable<Integer> {
             throw new CliException("--seeds: " + seeds + " with --seed " + seed + " (expected: one of them)");
         }
         List<Long> seedList = seeds == null ? java.util.Collections.singletonList(seed) : List.copyOf(seeds);
-        StorageScenario variant = StorageRuns.variant(base, seedList.get(0), warmupSeconds, durationSeconds);
-        List<StorageSetup> setups = new ArrayList<>();
-        for (Long s : seedList) {
-            for (StorageScenario mix :
-                    StorageRuns.variant(base, s, warmupSeconds, durationSeconds).mixScenarios()) {
-                setups.add(StorageRuns.setup(mix, DATA_DIR));
-            }
-        }
-        StorageSetup setup = setups.get(0);
+        StorageRuns.Sweep planned =
+                StorageRuns.sweep(base, seedList, warmupSeconds, durationSeconds, policyNames, DATA_DIR);
+        StorageScenario variant = planned.variant();
+        StorageSetup setup = planned.setups().get(0);
+        List<StorageSweep.Run> runs = planned.runs();
         Path report = reportOption.checked();
         setup.notes().forEach(note -> err.println("note: " + note));
-        List<StorageSweep.Run> runs = new ArrayList<>();
-        for (StorageSetup mixSetup : setups) {
-            for (StorageSetup v : mixSetup.variants()) {
-                for (String policy : policyNames) {
-                    runs.add(new StorageSweep.Run(v, policy));
-                }
-            }
-        }
         workers = Math.min(workers, runs.size()); // a run is one thread's work
         err.println("tailor: simulating " + runs.size() + " run" + (runs.size() == 1 ? "" : "s") + " of "
                 + variant.name() + " (" + SimulationOutput.fmt(variant.warmupSeconds()) + " s warm-up + "
@@ -179,6 +167,6 @@ final class StorageSimulateCommand implements Callable<Integer> {
     static List<String> policies(List<String> policies) {
         return policies == null
                 ? StorageSimulation.policyNames()
-                : SimulateCommand.checkNames("--policies", policies, StorageSimulation.policyNames());
+                : ClusterRuns.checkNames("--policies", policies, StorageSimulation.policyNames());
     }
 }

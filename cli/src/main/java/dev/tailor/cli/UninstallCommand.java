@@ -1,15 +1,13 @@
 package dev.tailor.cli;
 
-import dev.tailor.heart.controller.Actuator;
 import dev.tailor.heart.controller.ConfigFiles;
 import dev.tailor.heart.controller.ControllerConfig;
-import dev.tailor.heart.controller.DestinationRules;
-import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import dev.tailor.heart.controller.KubeClients;
+import dev.tailor.heart.controller.Uninstall;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -53,47 +51,23 @@ final class UninstallCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new CliException(e.getMessage());
         }
-        try (KubernetesClient client = KubeClients.build(kubeconfig)) {
-            List<GenericKubernetesResource> rules = client.genericKubernetesResources(Actuator.DESTINATION_RULE)
-                    .inAnyNamespace()
-                    .withLabel(DestinationRules.MANAGED_BY_LABEL, DestinationRules.MANAGED_BY)
-                    .list()
-                    .getItems();
-            for (GenericKubernetesResource rule : rules) {
-                out.println((dryRun ? "would delete" : "delete") + " DestinationRule "
-                        + rule.getMetadata().getNamespace() + "/"
-                        + rule.getMetadata().getName());
-                if (!dryRun) {
-                    client.genericKubernetesResources(Actuator.DESTINATION_RULE)
-                            .inNamespace(rule.getMetadata().getNamespace())
-                            .withName(rule.getMetadata().getName())
-                            .delete();
-                }
-            }
-            String state = settings.kubernetes().stateConfigMap();
-            if (!state.isEmpty()) {
-                String[] location = state.split("/", 2);
-                if (client.configMaps()
-                                .inNamespace(location[0])
-                                .withName(location[1])
-                                .get()
-                        != null) {
-                    out.println((dryRun ? "would delete" : "delete") + " ConfigMap " + state);
-                    if (!dryRun) {
-                        client.configMaps()
-                                .inNamespace(location[0])
-                                .withName(location[1])
-                                .delete();
-                    }
-                }
-            }
+        try (KubernetesClient client = kubernetes(kubeconfig, null)) {
+            int rules = Uninstall.run(client, settings, dryRun, out);
             spec.commandLine()
                     .getErr()
-                    .println("tailor: " + rules.size() + " DestinationRule(s) " + (dryRun ? "would be" : "were")
-                            + " deleted");
+                    .println("tailor: " + rules + " DestinationRule(s) " + (dryRun ? "would be" : "were") + " deleted");
             return 0;
         } catch (KubernetesClientException e) {
             throw new CliException("cannot reach the Kubernetes API: " + e.getMessage(), 1, e);
+        }
+    }
+
+    /** {@link KubeClients#build(Path, String)}, a kubeconfig it cannot use a {@link CliException}. */
+    static KubernetesClient kubernetes(Path kubeconfig, String as) {
+        try {
+            return KubeClients.build(kubeconfig, as);
+        } catch (IllegalArgumentException e) {
+            throw new CliException(e.getMessage());
         }
     }
 }

@@ -1,11 +1,16 @@
 package dev.tailor.lab;
 
+import dev.tailor.datasets.snapshot.OnlineBoutiqueSnapshot;
+import dev.tailor.heart.HeartConfig;
 import dev.tailor.lab.report.ClusterReport;
 import dev.tailor.lab.report.HtmlPages;
 import dev.tailor.sim.ScenarioException;
 import dev.tailor.sim.cluster.ClusterScenario;
 import dev.tailor.sim.cluster.ClusterSimulation;
 import dev.tailor.sim.cluster.ClusterSweep;
+import dev.tailor.sim.cluster.OnlineBoutiqueScenario;
+import dev.tailor.sim.cluster.PeakEwmaConfig;
+import dev.tailor.sim.cluster.PrequalConfig;
 import dev.tailor.sim.cluster.RunResult;
 import dev.tailor.sim.cluster.Scenarios;
 import dev.tailor.sim.cluster.SeedCells;
@@ -13,6 +18,8 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 
 /**
@@ -124,5 +131,205 @@ public final class ClusterRuns {
         } catch (IOException e) {
             throw new LabException("cannot write the report to " + dir + ": " + LabException.reason(e), 1, e);
         }
+    }
+
+    /** Most runs one sweep makes: beyond it a typo (a long rps list) would run for hours. */
+    public static final int MAX_RUNS = 10_000;
+
+    /**
+     * What a sweep varies, as the options gave it; {@code null}: the comparison's policies, no ablation,
+     * the scenario's rates, network, CPU model, seed, warm-up and duration.
+     *
+     * @param seeds runs of every cell, with seeds S, S+1, ... (S: {@code seed} or the scenario's)
+     */
+    public record Sweep(
+            List<String> policies,
+            List<String> ablations,
+            List<Double> rps,
+            List<String> networks,
+            List<String> cpuModels,
+            Long seed,
+            int seeds,
+            Double warmupSeconds,
+            Double durationSeconds) {}
+
+    /**
+     * The runs of a sweep over {@code base}: every network × CPU model × rate × policy × seed.
+     *
+     * @throws LabException (exit 2) naming the option of an unknown name or a value out of range, or
+     *     when the sweep has more than {@link #MAX_RUNS} runs
+     */
+    public static List<ClusterSweep.Run> sweep(ClusterScenario base, Sweep sweep) {
+        List<String> policies = sweep.policies();
+        List<String> ablations = sweep.ablations();
+        List<Double> rps = sweep.rps();
+        List<String> networks = sweep.networks();
+        List<String> cpuModels = sweep.cpuModels();
+        int seeds = sweep.seeds();
+        List<String> policyNames = new ArrayList<>(
+                policies == null
+                        ? ClusterSimulation.COMPARISON
+                        : checkNames("--policies", policies, ClusterSimulation.policyNames()));
+        if (ablations != null) {
+            for (String ablation : checkNames(
+                    "--heart-ablation",
+                    ablations,
+                    List.of(
+                            "no-trend",
+                            "slow-link-filter",
+                            "no-outlier-filter",
+                            "no-idle-fit",
+                            "no-floor",
+                            "no-share-cap",
+                            "no-spread",
+                            "no-queueing",
+                            "no-headroom",
+                            "paper"))) {
+                policyNames.add("heart-" + ablation);
+            }
+        }
+        List<String> uniquePolicies = new ArrayList<>(new LinkedHashSet<>(policyNames));
+        List<Double> rates = new ArrayList<>(new LinkedHashSet<>(rps != null ? rps : base.rps()));
+        if (rates.isEmpty()) {
+            throw new LabException("--rps: missing (the scenario has no rps sweep; give e.g. --rps 100,400)");
+        }
+        for (double r : rates) {
+            if (!(r > 0 && r <= 1e6)) {
+                throw new LabException("--rps: " + r + " (expected: requests per second in (0, 1e6])");
+            }
+        }
+        List<String> networkNames =
+                new ArrayList<>(new LinkedHashSet<>(networks == null ? List.of(base.network()) : networks));
+        for (String network : networkNames) {
+            if (!base.networks().containsKey(network)) {
+                throw new LabException("--network: \"" + network + "\" (expected: one of the scenario's "
+                        + base.networks().keySet() + ")");
+            }
+        }
+        List<ClusterScenario.CpuModel> models = new ArrayList<>();
+        for (String label :
+                new LinkedHashSet<>(cpuModels == null ? List.of(base.cpuModel().label()) : cpuModels)) {
+            ClusterScenario.CpuModel model = ClusterScenario.CpuModel.ofLabel(label);
+            if (model == null) {
+                throw new LabException("--cpu-model: \"" + label + "\" (expected: fluid or cfs-quota)");
+            }
+            models.add(model);
+        }
+        long count = (long) networkNames.size() * models.size() * rates.size() * uniquePolicies.size() * seeds;
+        if (count > MAX_RUNS) {
+            throw new LabException("the sweep has " + count + " runs (" + networkNames.size() + " networks x "
+                    + models.size() + " CPU models x " + rates.size() + " rates x " + uniquePolicies.size()
+                    + " policies" + (seeds == 1 ? "" : " x " + seeds + " seeds") + "; expected: at most " + MAX_RUNS
+                    + ")");
+        }
+        long firstSeed = sweep.seed() != null ? sweep.seed() : base.seed();
+        List<ClusterSweep.Run> runs = new ArrayList<>();
+        for (String network : networkNames) {
+            for (ClusterScenario.CpuModel model : models) {
+                List<ClusterScenario> variants = new ArrayList<>();
+                for (int k = 0; k < seeds; k++) {
+                    variants.add(variant(
+                            base,
+                            seeds == 1 ? sweep.seed() : Long.valueOf(firstSeed + k),
+                            model,
+                            sweep.warmupSeconds(),
+                            sweep.durationSeconds(),
+                            network));
+                }
+                for (double r : rates) {
+                    for (String policy : uniquePolicies) {
+                        for (ClusterScenario variant : variants) {
+                            runs.add(new ClusterSweep.Run(variant, policy, r));
+                        }
+                    }
+                }
+            }
+        }
+        return runs;
+    }
+
+    /**
+     * {@code requested} without repeats, in order; a {@link LabException} naming {@code option} and
+     * every name not in {@code known} at once (not only the first).
+     */
+    public static List<String> checkNames(String option, List<String> requested, List<String> known) {
+        List<String> unknown = requested.stream()
+                .filter(name -> !known.contains(name))
+                .distinct()
+                .toList();
+        if (!unknown.isEmpty()) {
+            throw new LabException(option + ": "
+                    + unknown.stream()
+                            .map(name -> "\"" + name + "\"")
+                            .collect(java.util.stream.Collectors.joining(", "))
+                    + (unknown.size() == 1 ? " is" : " are")
+                    + " not known (expected: some of " + String.join(", ", known) + ")");
+        }
+        return new ArrayList<>(new LinkedHashSet<>(requested));
+    }
+
+    /**
+     * The peers' settings: Prequal's q_rif and probe rate, peak-EWMA's decay time ({@code null}: the
+     * defaults); HEART's are the defaults.
+     *
+     * @throws LabException (exit 2) naming the option ({@code --prequal-q-rif}) of a value out of range
+     */
+    public static ClusterSimulation.PolicyConfigs policyConfigs(
+            Double prequalQRif, Double prequalProbeRate, Double peakEwmaDecaySeconds) {
+        PrequalConfig prequal = PrequalConfig.DEFAULTS;
+        PeakEwmaConfig peakEwma = PeakEwmaConfig.DEFAULTS;
+        try {
+            if (prequalQRif != null) {
+                prequal = prequal.withQRif(prequalQRif);
+            }
+        } catch (IllegalArgumentException e) {
+            throw new LabException("--prequal-q-rif: " + prequalQRif + " (expected: in (0, 1])");
+        }
+        try {
+            if (prequalProbeRate != null) {
+                prequal = prequal.withProbesPerQuery(prequalProbeRate);
+            }
+        } catch (IllegalArgumentException e) {
+            throw new LabException(
+                    "--prequal-probe-rate: " + prequalProbeRate + " (expected: probes per call in" + " (0, 16])");
+        }
+        try {
+            if (peakEwmaDecaySeconds != null) {
+                peakEwma = new PeakEwmaConfig(peakEwmaDecaySeconds, peakEwma.defaultRttMillis());
+            }
+        } catch (IllegalArgumentException e) {
+            throw new LabException("--peak-ewma-decay-seconds: " + peakEwmaDecaySeconds + " (expected: in (0, 3600])");
+        }
+        return new ClusterSimulation.PolicyConfigs(HeartConfig.DEFAULTS, prequal, peakEwma);
+    }
+
+    /**
+     * The online-boutique scenario, built from the public data ({@code metrics}, the TraStrainer
+     * folder, and {@code latency}, the ping times); its notes go to {@code notes} unless null.
+     *
+     * @throws LabException exit 2 for data the builder refuses, 1 when it cannot be read
+     */
+    public static ClusterScenario onlineBoutique(Path metrics, Path latency, PrintWriter notes) {
+        try {
+            OnlineBoutiqueScenario.Result result = OnlineBoutiqueScenario.build(
+                    OnlineBoutiqueSnapshot.Options.defaults(metrics).toBuilder()
+                            .latencyFile(latency)
+                            .build());
+            if (notes != null) {
+                result.notes().forEach(note -> notes.println("note: " + note));
+            }
+            return result.scenario();
+        } catch (IllegalArgumentException e) {
+            throw new LabException(e.getMessage(), e);
+        } catch (IOException e) {
+            throw new LabException("cannot read the OnlineBoutique dataset (" + e + ")", 1, e);
+        }
+    }
+
+    /** A scenario name from a folder's name: letters, digits, '-' and '_' kept, anything else '-'. */
+    public static String scenarioName(Path dir) {
+        Path name = dir.toAbsolutePath().normalize().getFileName();
+        String text = name == null ? "" : name.toString().replaceAll("[^A-Za-z0-9_-]", "-");
+        return text.isEmpty() ? "dataset" : text;
     }
 }

@@ -84,6 +84,30 @@ public final class NbdTop {
     }
 
     /**
+     * The frame to show after reading {@code current}: the rates since {@code previous} when both have
+     * data; the first reading's notice when only {@code current} has; else why there is no data. The
+     * caller takes {@code current} as the next {@code previous} when it has data.
+     */
+    public static List<String> frame(
+            URI uri, Reading previous, Reading current, double intervalSeconds, Instant at, int top) {
+        if (current.text() != null && previous.text() == null) {
+            return List.of(
+                    "tailor nbd top · " + uri + " · " + CLOCK.format(at),
+                    "",
+                    "first reading taken; rates from the next one");
+        }
+        if (current.text() == null) {
+            return List.of(
+                    "tailor nbd top · " + uri + " · " + CLOCK.format(at),
+                    "",
+                    "no data: " + current.error() + "; trying again every " + BurstExperiment.fmtPlain(intervalSeconds)
+                            + " s");
+        }
+        return frame(
+                uri.toString(), previous.text(), current.text(), (current.nanos() - previous.nanos()) / 1e9, at, top);
+    }
+
+    /**
      * One frame, from two readings {@code elapsedSeconds} apart (rates and percentiles over that interval) and the
      * later one alone (gauges, the slow segments since the start). Pure: the tests call it with texts of their own.
      */

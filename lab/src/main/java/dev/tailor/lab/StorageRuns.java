@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
 
@@ -113,5 +114,46 @@ public final class StorageRuns {
         } catch (IOException e) {
             throw new LabException("cannot write the report to " + dir + ": " + LabException.reason(e), 1, e);
         }
+    }
+
+    /**
+     * A sweep's setups and runs.
+     *
+     * @param variant the scenario with the first seed's options, as the report describes it
+     * @param setups  one per seed and traffic mix, in order
+     * @param runs    every setup's variants × policies
+     */
+    public record Sweep(StorageScenario variant, List<StorageSetup> setups, List<StorageSweep.Run> runs) {}
+
+    /**
+     * The runs of {@code base} for each seed (null: the scenario's), each of its traffic mixes and
+     * variants, and each policy, with the run options ({@code null}: the scenario's) checked.
+     *
+     * @throws LabException (exit 2) as {@link #variant} and {@link #setup} do
+     */
+    public static Sweep sweep(
+            StorageScenario base,
+            List<Long> seeds,
+            Double warmupSeconds,
+            Double durationSeconds,
+            List<String> policies,
+            Function<String, Path> dataDir) {
+        StorageScenario variant = variant(base, seeds.get(0), warmupSeconds, durationSeconds);
+        List<StorageSetup> setups = new ArrayList<>();
+        for (Long s : seeds) {
+            for (StorageScenario mix :
+                    variant(base, s, warmupSeconds, durationSeconds).mixScenarios()) {
+                setups.add(setup(mix, dataDir));
+            }
+        }
+        List<StorageSweep.Run> runs = new ArrayList<>();
+        for (StorageSetup mixSetup : setups) {
+            for (StorageSetup v : mixSetup.variants()) {
+                for (String policy : policies) {
+                    runs.add(new StorageSweep.Run(v, policy));
+                }
+            }
+        }
+        return new Sweep(variant, setups, runs);
     }
 }

@@ -1,4 +1,4 @@
-package dev.tailor.cli;
+package dev.tailor.heart.controller;
 
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -7,8 +7,11 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
-/** The Kubernetes client of the commands that talk to a cluster. */
-final class KubeClients {
+/**
+ * The Kubernetes client of the commands that talk to a cluster. A kubeconfig that cannot be used is an
+ * {@link IllegalArgumentException} naming it ({@code --kubeconfig} or {@code KUBECONFIG}).
+ */
+public final class KubeClients {
 
     private KubeClients() {}
 
@@ -16,18 +19,18 @@ final class KubeClients {
      * A client for {@code kubeconfig}'s current context, or, when {@code null}, the usual places
      * (KUBECONFIG, ~/.kube/config, a pod's service account).
      */
-    static KubernetesClient build(Path kubeconfig) {
+    public static KubernetesClient build(Path kubeconfig) {
         return build(kubeconfig, null);
     }
 
     /** Like {@link #build(Path)}, impersonating {@code as} (a user name, as kubectl's --as) unless null. */
-    static KubernetesClient build(Path kubeconfig, String as) {
+    public static KubernetesClient build(Path kubeconfig, String as) {
         Config config;
         if (kubeconfig != null) {
             try {
                 config = Config.fromKubeconfig(Files.readString(kubeconfig));
             } catch (IOException | RuntimeException e) {
-                throw new CliException("--kubeconfig: " + kubeconfig + ": cannot use it ("
+                throw new IllegalArgumentException("--kubeconfig: " + kubeconfig + ": cannot use it ("
                         + (e instanceof java.nio.file.NoSuchFileException ? "no such file" : e.toString()) + ")");
             }
         } else {
@@ -57,20 +60,20 @@ final class KubeClients {
                 return;
             }
         }
-        throw new CliException("KUBECONFIG: " + env + ": cannot use it (no such file"
+        throw new IllegalArgumentException("KUBECONFIG: " + env + ": cannot use it (no such file"
                 + (env.contains(java.io.File.pathSeparator) ? " among them" : "") + ")");
     }
 
     /** Retries of a failed API request. */
-    static final int RETRIES = 3;
+    public static final int RETRIES = 3;
 
-    /** Where the cluster address came from, for the first line a command prints. */
     /** Whether no kubeconfig gives the cluster and this is not a pod: the client then tries a default address. */
-    static boolean noKubeconfig(Path kubeconfig) {
+    public static boolean noKubeconfig(Path kubeconfig) {
         return source(kubeconfig).startsWith("no kubeconfig") && System.getenv("KUBERNETES_SERVICE_HOST") == null;
     }
 
-    static String source(Path kubeconfig) {
+    /** Where the cluster address came from, for the first line a command prints. */
+    public static String source(Path kubeconfig) {
         if (kubeconfig != null) {
             return "--kubeconfig " + kubeconfig;
         }
