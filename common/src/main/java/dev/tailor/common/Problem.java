@@ -38,6 +38,11 @@ public record Problem(String path, Object value, String expected) {
         return message();
     }
 
+    /** The messages of {@code problems} on one line, separated by {@code "; "}. */
+    public static String join(List<Problem> problems) {
+        return String.join("; ", problems.stream().map(Problem::message).toList());
+    }
+
     /**
      * The messages of several problems: {@code SOURCE: problem} for one, else {@code SOURCE: N problems:}
      * and one indented line each, the layout every config reader reports with.

@@ -188,13 +188,14 @@ public final class StrictReader {
     }
 
     /**
-     * A binding error as a {@link Problem}, or {@code null} for a syntax error (which has no field
-     * value; word it with {@link #where}):
+     * A binding error as a {@link Problem}, or {@code null} for any other syntax error (which has no
+     * field value; word it with {@link #where}):
      * <ul>
      *   <li>an unknown field: value {@code "unknown field"}, expected {@code "one of"} the known fields;
      *   <li>a value a field cannot take (an enum's unknown name): the value, and what the field takes;
      *   <li>a value of the wrong kind: value {@code "wrong type"}, and what the field takes;
-     *   <li>a YAML non-finite float: the value as written, expected {@code "a finite number"}.
+     *   <li>a YAML non-finite float: the value as written, expected {@code "a finite number"};
+     *   <li>a key written twice in one mapping: value {@link #DUPLICATE_KEY}.
      * </ul>
      *
      * @param expected what a field of a type takes, in words; {@link #expected(Class)} for the usual words
@@ -215,8 +216,18 @@ public final class StrictReader {
         if (nonFinite != null) {
             return new Problem(parserPath(e), nonFinite, "a finite number");
         }
+        Matcher duplicate = DUPLICATE.matcher(e.getOriginalMessage() == null ? "" : e.getOriginalMessage());
+        if (duplicate.lookingAt()) {
+            String path = parserPath(e);
+            return new Problem(path.isEmpty() ? duplicate.group(1) : path, DUPLICATE_KEY, "each key once per mapping");
+        }
         return null;
     }
+
+    /** The value of a {@link Problem} for a key written twice in one mapping. */
+    public static final String DUPLICATE_KEY = "duplicate key";
+
+    private static final Pattern DUPLICATE = Pattern.compile("Duplicate field '([^']*)'");
 
     /**
      * The scalar the parser stopped at, as written ({@code two}, {@code 2.5}); a text that reads like

@@ -60,13 +60,43 @@ class StrictReaderTest {
     }
 
     @Test
-    void yaml_duplicateKey_isASyntaxError_withLineAndField() {
+    void yaml_duplicateKey_isAProblemOfTheField_inTheProblemWording() {
         JacksonException e = catchThrowableOfType(
                 JacksonException.class,
                 () -> StrictReader.yaml().readValue("tenants:\n  - name: a\n    name: b\n", Doc.class));
-        assertThat(StrictReader.problem(e, StrictReader::expected)).isNull();
+        assertThat(StrictReader.problem(e, StrictReader::expected).message())
+                .isEqualTo("tenants[0].name: duplicate key (expected: each key once per mapping)");
         assertThat(StrictReader.where(e)).isEqualTo(" at line 3, field tenants[0].name");
-        assertThat(StrictReader.reason(e)).contains("Duplicate field 'name'");
+    }
+
+    @Test
+    void locations_unknownFieldOfARecord_isAtItsOwnLine_notAtTheEndOfItsMapping() {
+        String text = "tenants:\n  - name: a\n    rat: 3\n    count: 2\n    mode: FLUID\n  - name: b\n";
+        JacksonException e = catchThrowableOfType(
+                JacksonException.class, () -> StrictReader.yaml().readValue(text, Doc.class));
+        assertThat(Locations.of(StrictReader.yaml(), text).atLine(e)).isEqualTo(" at line 3");
+    }
+
+    @Test
+    void locations_aRangeProblem_hasTheLine_andTheValueAsWritten() {
+        String text = "tenants:\n  - name: a\n    rate: -5\n  - name: b\n    rate: 1e3\n";
+        Locations at = Locations.of(StrictReader.yaml(), text);
+        assertThat(at.message(new Problem("tenants[0].rate", -5.0, "a number > 0")))
+                .isEqualTo("tenants[0].rate: -5 (expected: a number > 0) at line 3");
+        assertThat(at.message(new Problem("tenants[1].rate", 1000.0, "at most 100")))
+                .isEqualTo("tenants[1].rate: 1e3 (expected: at most 100) at line 5");
+        // A missing field is told at its mapping; a description is kept as is.
+        assertThat(at.message(new Problem("tenants[1].count", "missing", "a whole number")))
+                .isEqualTo("tenants[1].count: missing (expected: a whole number) at line 4");
+        assertThat(at.report("s.yaml", java.util.List.of(new Problem("tenants[0].name", "\"a\"", "unique"))))
+                .isEqualTo("s.yaml: tenants[0].name: \"a\" (expected: unique) at line 2");
+    }
+
+    @Test
+    void locations_json_too() {
+        String text = "{\"tenants\": [\n  {\"rate\": -5}\n]}";
+        assertThat(Locations.of(StrictReader.json(), text).message(new Problem("tenants[0].rate", -5.0, "> 0")))
+                .isEqualTo("tenants[0].rate: -5 (expected: > 0) at line 2");
     }
 
     @Test

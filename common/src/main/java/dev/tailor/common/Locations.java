@@ -1,0 +1,136 @@
+package dev.tailor.common;
+
+import com.fasterxml.jackson.core.JacksonException;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Where each field of a JSON or YAML document is: the line of its key (of an item, where the item
+ * starts) and a scalar's value as written ({@code -5}, not the {@code -5.0} it was read as), by field
+ * path ({@code tenants[2].rate}, as {@link StrictReader#path} and the readers' {@link Problem}s name
+ * them). A reader that checks ranges and references after binding words each {@link Problem} with
+ * {@link #message}, so that it reads as the binding errors do: {@code path: value (expected: ...) at
+ * line N}.
+ *
+ * <p>Built by reading the text's tokens once more (cheap next to binding); a document that stops
+ * parsing part-way keeps the locations read so far.
+ */
+public final class Locations {
+
+    private static final Locations NONE = new Locations(Map.of(), Map.of());
+
+    private final Map<String, Integer> lines;
+    private final Map<String, String> written;
+
+    private Locations(Map<String, Integer> lines, Map<String, String> written) {
+        this.lines = lines;
+        this.written = written;
+    }
+
+    /** No locations known: {@link #message} is then {@link Problem#message()}. */
+    public static Locations none() {
+        return NONE;
+    }
+
+    /** The locations of {@code text}, read with {@code mapper}'s format (JSON or YAML). */
+    public static Locations of(ObjectMapper mapper, String text) {
+        Map<String, Integer> lines = new HashMap<>();
+        Map<String, String> written = new HashMap<>();
+        try (JsonParser parser = mapper.getFactory().createParser(text)) {
+            for (JsonToken token = parser.nextToken(); token != null; token = parser.nextToken()) {
+                int line = parser.currentTokenLocation().getLineNr();
+                if (token == JsonToken.FIELD_NAME) {
+                    lines.putIfAbsent(StrictReader.path(parser.getParsingContext()), line);
+                } else if (token.isScalarValue() || token == JsonToken.START_OBJECT || token == JsonToken.START_ARRAY) {
+                    String path = StrictReader.path(parser.getParsingContext());
+                    if (token == JsonToken.START_OBJECT || token == JsonToken.START_ARRAY) {
+                        path = StrictReader.path(parser.getParsingContext().getParent());
+                    }
+                    lines.putIfAbsent(path, line);
+                    if (token.isScalarValue()) {
+                        written.putIfAbsent(path, parser.getText());
+                    }
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // Keep what was read: the binder reports the document's own error.
+        }
+        return new Locations(lines, written);
+    }
+
+    /**
+     * The line of {@code path} (from 1): of its key, else of the nearest enclosing field or item that
+     * is in the document (a missing field is told at its mapping); 0 when none is known.
+     */
+    public int line(String path) {
+        for (String p = path; p != null && !p.isEmpty(); p = parent(p)) {
+            Integer line = lines.get(p);
+            if (line != null && line > 0) {
+                return line;
+            }
+        }
+        return 0;
+    }
+
+    /** The scalar at {@code path} as written in the document, or null when it has none. */
+    public String written(String path) {
+        return written.get(path);
+    }
+
+    /**
+     * {@code problem} with its value as written when the value is the field's own scalar (a number or
+     * a boolean, which reading reformats); any other value (a description, a quoted string) as is.
+     */
+    public Problem asWritten(Problem problem) {
+        String text = written.get(problem.path());
+        return text != null && (problem.value() instanceof Number || problem.value() instanceof Boolean)
+                ? new Problem(problem.path(), text, problem.expected())
+                : problem;
+    }
+
+    /**
+     * {@code SOURCE: problem} for one, else {@code SOURCE: N problems:} and one indented line each
+     * ({@link Problem#report}), each problem worded by {@link #message}.
+     */
+    public String report(String source, List<Problem> problems) {
+        return Problem.report(source, problems.stream().map(this::message).toList());
+    }
+
+    /** {@code path: value as written (expected: ...) at line N}, the line left out when not known. */
+    public String message(Problem problem) {
+        int line = line(problem.path());
+        return asWritten(problem).message() + (line > 0 ? " at line " + line : "");
+    }
+
+    /**
+     * The line of a binding error: for a field's error, of the field's own key (Jackson reports an
+     * unknown field of a record at the end of its mapping, where it stopped buffering the record's
+     * fields); else where Jackson stopped. 0 when neither is known.
+     */
+    public int line(JacksonException e) {
+        if (e instanceof JsonMappingException mapping && !mapping.getPath().isEmpty()) {
+            Integer line = lines.get(StrictReader.path(mapping));
+            if (line != null && line > 0) {
+                return line;
+            }
+        }
+        return StrictReader.line(e);
+    }
+
+    /** {@code " at line N"} for {@link #line(JacksonException)}, or {@code ""}. */
+    public String atLine(JacksonException e) {
+        int line = line(e);
+        return line > 0 ? " at line " + line : "";
+    }
+
+    private static String parent(String path) {
+        int cut = Math.max(path.lastIndexOf('.'), path.lastIndexOf('['));
+        return cut <= 0 ? null : path.substring(0, cut);
+    }
+}
