@@ -1,5 +1,6 @@
 package dev.tailor.lab;
 
+import dev.tailor.common.Problem;
 import dev.tailor.datasets.snapshot.OnlineBoutiqueSnapshot;
 import dev.tailor.heart.HeartConfig;
 import dev.tailor.lab.report.ClusterReport;
@@ -79,11 +80,10 @@ public final class ClusterRuns {
             builder.network(network);
         }
         ClusterScenario variant = builder.build();
-        List<String> problems = variant.problems();
+        List<Problem> problems = variant.problems();
         if (!problems.isEmpty()) {
-            throw new LabException(String.join("; ", problems)
-                    .replace("warmupSeconds", "--warmup-seconds")
-                    .replace("durationSeconds", "--duration-seconds"));
+            throw new LabException(
+                    Problem.join(problems.stream().map(ClusterRuns::asOption).toList()));
         }
         return variant;
     }
@@ -131,6 +131,19 @@ public final class ClusterRuns {
         } catch (IOException e) {
             throw new LabException("cannot write the report to " + dir + ": " + LabException.reason(e), 1, e);
         }
+    }
+
+    /**
+     * {@code problem} of a run option the user gave as an option: its path, a scenario field, named by
+     * the option ({@code warmupSeconds} as {@code --warmup-seconds}).
+     */
+    static Problem asOption(Problem problem) {
+        String option = switch (problem.path()) {
+            case "warmupSeconds" -> "--warmup-seconds";
+            case "durationSeconds" -> "--duration-seconds";
+            default -> problem.path();
+        };
+        return new Problem(option, problem.value(), problem.expected());
     }
 
     /** Most runs one sweep makes: beyond it a typo (a long rps list) would run for hours. */

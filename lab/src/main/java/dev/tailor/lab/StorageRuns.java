@@ -1,5 +1,6 @@
 package dev.tailor.lab;
 
+import dev.tailor.common.Problem;
 import dev.tailor.lab.report.StorageReport;
 import dev.tailor.sim.ScenarioException;
 import dev.tailor.sim.storage.StorageRunResult;
@@ -65,11 +66,10 @@ public final class StorageRuns {
      * @throws LabException (exit 2) with every problem, named by its option ({@code --warmup-seconds})
      */
     public static StorageScenario checked(StorageScenario variant) {
-        List<String> problems = variant.problems();
+        List<Problem> problems = variant.problems();
         if (!problems.isEmpty()) {
-            throw new LabException(String.join("; ", problems)
-                    .replace("warmupSeconds", "--warmup-seconds")
-                    .replace("durationSeconds", "--duration-seconds"));
+            throw new LabException(
+                    Problem.join(problems.stream().map(ClusterRuns::asOption).toList()));
         }
         return variant;
     }

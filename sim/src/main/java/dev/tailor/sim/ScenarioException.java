@@ -1,6 +1,7 @@
 package dev.tailor.sim;
 
 import com.fasterxml.jackson.core.JacksonException;
+import dev.tailor.common.Locations;
 import dev.tailor.common.Problem;
 import dev.tailor.common.StrictReader;
 import java.util.function.Function;
@@ -22,15 +23,17 @@ public final class ScenarioException extends IllegalArgumentException {
      * line N} for a field's problem ({@link StrictReader#problem}), {@code SOURCE: not valid YAML at
      * line N, field F: reason} for a syntax error, {@code SOURCE: empty} for no content.
      *
-     * @param expected what a field of a type takes, in words
+     * @param locations where the document's fields are: a field's error is told at the field's own line
+     * @param expected  what a field of a type takes, in words
      */
-    public static ScenarioException unreadable(String source, JacksonException e, Function<Class<?>, String> expected) {
+    public static ScenarioException unreadable(
+            String source, Locations locations, JacksonException e, Function<Class<?>, String> expected) {
         if (StrictReader.empty(e)) {
             return new ScenarioException(source + ": empty (expected: a scenario)");
         }
         Problem problem = StrictReader.problem(e, expected);
         if (problem != null) {
-            return new ScenarioException(source + ": " + problem.message() + StrictReader.atLine(e));
+            return new ScenarioException(source + ": " + problem.message() + locations.atLine(e));
         }
         return new ScenarioException(
                 source + ": not valid YAML" + StrictReader.where(e) + ": " + StrictReader.reason(e));

@@ -1,6 +1,7 @@
 package dev.tailor.sim.cluster;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import dev.tailor.common.Problem;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -357,13 +358,13 @@ public record ClusterScenario(
     }
 
     /** Every problem of this scenario, each naming the field, its value and what was expected. */
-    public List<String> problems() {
-        List<String> problems = new ArrayList<>();
+    public List<Problem> problems() {
+        List<Problem> problems = new ArrayList<>();
         if (name == null || !name.matches("[A-Za-z0-9_-]+")) {
-            problems.add("name: " + quote(name) + " (expected: letters, digits, '-' or '_')");
+            problems.add(new Problem("name", quote(name), "letters, digits, '-' or '_'"));
         }
         if (seed == null) {
-            problems.add("seed: missing (expected: an integer; fixed seeds make runs repeatable)");
+            problems.add(new Problem("seed", "missing", "an integer; fixed seeds make runs repeatable"));
         }
         for (int i = 0; i < rps.size(); i++) {
             positive(problems, "rps[" + i + "]", rps.get(i), 1e6);
@@ -375,29 +376,29 @@ public record ClusterScenario(
         nonNegative(problems, "callCostCv", callCostCv, 10);
         nonNegative(problems, "replicaCostVariation", replicaCostVariation, 2);
         if (!(linkJitter >= 0 && linkJitter < 1)) {
-            problems.add("linkJitter: " + linkJitter + " (expected: in [0, 1))");
+            problems.add(new Problem("linkJitter", linkJitter, "in [0, 1)"));
         }
         positive(problems, "scrapeIntervalSeconds", scrapeIntervalSeconds, 3_600);
         if (replicasPerNode < 1 || replicasPerNode > 1_000) {
-            problems.add("replicasPerNode: " + replicasPerNode + " (expected: 1 .. 1000)");
+            problems.add(new Problem("replicasPerNode", replicasPerNode, "1 .. 1000"));
         }
         positive(problems, "cpuLimitCores", cpuLimitCores, 1_024);
 
         Set<String> nodeNames = new HashSet<>();
         if (nodes.isEmpty()) {
-            problems.add("nodes: empty (expected: at least one node)");
+            problems.add(new Problem("nodes", "empty", "at least one node"));
         }
         for (int i = 0; i < nodes.size(); i++) {
             NodeSpec node = nodes.get(i);
             String at = "nodes[" + i + "]";
             if (node == null) {
-                problems.add(at + ": null (expected: a node)");
+                problems.add(new Problem(at, "null", "a node"));
                 continue;
             }
             if (node.name() == null || node.name().isBlank()) {
-                problems.add(at + ".name: missing (expected: a node name)");
+                problems.add(new Problem(at + ".name", "missing", "a node name"));
             } else if (!nodeNames.add(node.name())) {
-                problems.add(at + ".name: " + quote(node.name()) + " (expected: unique; already used)");
+                problems.add(new Problem(at + ".name", quote(node.name()), "unique; already used"));
             }
             positive(problems, at + ".cores", node.cores(), 1_024);
             positive(problems, at + ".speedFactor", node.speedFactor(), 100);
@@ -405,20 +406,20 @@ public record ClusterScenario(
 
         Map<String, ComponentSpec> byName = new LinkedHashMap<>();
         if (components.isEmpty()) {
-            problems.add("components: empty (expected: at least one component)");
+            problems.add(new Problem("components", "empty", "at least one component"));
         }
         for (int i = 0; i < components.size(); i++) {
             ComponentSpec component = components.get(i);
             String at = "components[" + i + "]";
             if (component == null) {
-                problems.add(at + ": null (expected: a component)");
+                problems.add(new Problem(at, "null", "a component"));
                 continue;
             }
             if (component.name() == null || !component.name().matches("[a-z0-9]([-a-z0-9]*[a-z0-9])?")) {
-                problems.add(at + ".name: " + quote(component.name())
-                        + " (expected: a DNS label: lower-case letters, digits and '-')");
+                problems.add(new Problem(
+                        at + ".name", quote(component.name()), "a DNS label: lower-case letters, digits and '-'"));
             } else if (byName.putIfAbsent(component.name(), component) != null) {
-                problems.add(at + ".name: " + quote(component.name()) + " (expected: unique; already used)");
+                problems.add(new Problem(at + ".name", quote(component.name()), "unique; already used"));
             }
             positive(problems, at + ".cpuMillisPerCall", component.cpuMillisPerCall(), 60_000);
         }
@@ -431,38 +432,38 @@ public record ClusterScenario(
                 List<String> stage = component.calls().get(s);
                 String at = "components[" + i + "].calls[" + s + "]";
                 if (stage == null || stage.isEmpty()) {
-                    problems.add(at + ": empty (expected: one or more callees)");
+                    problems.add(new Problem(at, "empty", "one or more callees"));
                     continue;
                 }
                 for (int c = 0; c < stage.size(); c++) {
-                    String problem = CallSpec.problem(stage.get(c), byName.keySet());
+                    Problem problem = CallSpec.problem(at + "[" + c + "]", stage.get(c), byName.keySet());
                     if (problem != null) {
-                        problems.add(at + "[" + c + "]: " + problem);
+                        problems.add(problem);
                     }
                 }
             }
         }
         if (entry == null || !byName.containsKey(entry)) {
-            problems.add("entry: " + quote(entry) + " (expected: one of the components " + byName.keySet() + ")");
+            problems.add(new Problem("entry", quote(entry), "one of the components " + byName.keySet()));
         }
         if (problems.isEmpty()) {
             Set<String> done = new HashSet<>();
             for (String component : byName.keySet()) {
                 String cycle = cycleFrom(component, byName, new ArrayList<>(), done);
                 if (cycle != null) {
-                    problems.add("components: the calls form a cycle " + cycle + " (expected: a DAG)");
+                    problems.add(new Problem("components", "the calls form a cycle " + cycle, "a DAG"));
                     break;
                 }
             }
         }
 
         if (networks.isEmpty()) {
-            problems.add("networks: empty (expected: at least one named network)");
+            problems.add(new Problem("networks", "empty", "at least one named network"));
         }
         networks.forEach((networkName, spec) -> {
             String at = "networks." + networkName;
             if (spec == null) {
-                problems.add(at + ": null (expected: a network)");
+                problems.add(new Problem(at, "null", "a network"));
                 return;
             }
             if (spec.sameNodeMillis() != null) {
@@ -472,14 +473,13 @@ public record ClusterScenario(
             if (spec.delaysMillis() != null) {
                 spec.delaysMillis().forEach((from, row) -> {
                     if (!nodeNames.contains(from)) {
-                        problems.add(at + ".delaysMillis: " + quote(from) + " (expected: one of the nodes " + nodeNames
-                                + ")");
+                        problems.add(new Problem(at + ".delaysMillis", quote(from), "one of the nodes " + nodeNames));
                     }
                     if (row != null) {
                         row.forEach((to, millis) -> {
                             if (!nodeNames.contains(to)) {
-                                problems.add(at + ".delaysMillis." + from + ": " + quote(to)
-                                        + " (expected: one of the nodes " + nodeNames + ")");
+                                problems.add(new Problem(
+                                        at + ".delaysMillis." + from, quote(to), "one of the nodes " + nodeNames));
                             }
                             nonNegative(problems, at + ".delaysMillis." + from + "." + to, millis, 3.6e6);
                         });
@@ -499,8 +499,8 @@ public record ClusterScenario(
             List<String> remote = spec.remoteNodes() == null ? List.of() : spec.remoteNodes();
             for (int i = 0; i < remote.size(); i++) {
                 if (!nodeNames.contains(remote.get(i))) {
-                    problems.add(at + ".remoteNodes[" + i + "]: " + quote(remote.get(i))
-                            + " (expected: one of the nodes " + nodeNames + ")");
+                    problems.add(new Problem(
+                            at + ".remoteNodes[" + i + "]", quote(remote.get(i)), "one of the nodes " + nodeNames));
                 }
             }
             if (!remote.isEmpty() || spec.remoteMillis() != null) {
@@ -508,20 +508,20 @@ public record ClusterScenario(
             }
         });
         if (network != null && !networks.containsKey(network)) {
-            problems.add("network: " + quote(network) + " (expected: one of " + networks.keySet() + ")");
+            problems.add(new Problem("network", quote(network), "one of " + networks.keySet()));
         }
         rpsProfileProblems(problems);
         ScenarioEvents.problems(this, problems);
         return problems;
     }
 
-    private void rpsProfileProblems(List<String> problems) {
+    private void rpsProfileProblems(List<Problem> problems) {
         if (rpsProfile == null) {
             return;
         }
         if (rpsProfile.isEmpty()) {
-            problems.add("rpsProfile: empty (expected: points {atSeconds, factor}, or no rpsProfile for a constant"
-                    + " rate)");
+            problems.add(new Problem(
+                    "rpsProfile", "empty", "points {atSeconds, factor}, or no rpsProfile for a constant" + " rate"));
             return;
         }
         boolean anyPositive = false;
@@ -530,19 +530,19 @@ public record ClusterScenario(
             RatePoint point = rpsProfile.get(i);
             String at = "rpsProfile[" + i + "]";
             if (point == null) {
-                problems.add(at + ": null (expected: {atSeconds, factor})");
+                problems.add(new Problem(at, "null", "{atSeconds, factor}"));
                 continue;
             }
             if (point.atSeconds() == null || !(point.atSeconds() >= 0 && point.atSeconds() <= 86_400)) {
-                problems.add(at + ".atSeconds: " + point.atSeconds() + " (expected: a number in [0, 86400])");
+                problems.add(new Problem(at + ".atSeconds", point.atSeconds(), "a number in [0, 86400]"));
             } else if (point.atSeconds() < previous) {
-                problems.add(at + ".atSeconds: " + point.atSeconds() + " (expected: not before the point above, "
-                        + previous + ")");
+                problems.add(
+                        new Problem(at + ".atSeconds", point.atSeconds(), "not before the point above, " + previous));
             } else {
                 previous = point.atSeconds();
             }
             if (point.factor() == null || !(point.factor() >= 0 && point.factor() <= 1_000)) {
-                problems.add(at + ".factor: " + point.factor() + " (expected: a number in [0, 1000])");
+                problems.add(new Problem(at + ".factor", point.factor(), "a number in [0, 1000]"));
             } else if (point.factor() > 0) {
                 anyPositive = true;
             }
@@ -551,12 +551,14 @@ public record ClusterScenario(
             RatePoint a = rpsProfile.get(i - 2);
             RatePoint c = rpsProfile.get(i);
             if (a != null && c != null && a.atSeconds() != null && a.atSeconds().equals(c.atSeconds())) {
-                problems.add("rpsProfile[" + i + "].atSeconds: " + c.atSeconds() + " (expected: at most two points at"
-                        + " one instant, a step)");
+                problems.add(new Problem(
+                        "rpsProfile[" + i + "].atSeconds",
+                        c.atSeconds(),
+                        "at most two points at" + " one instant, a step"));
             }
         }
-        if (!anyPositive && problems.stream().noneMatch(p -> p.startsWith("rpsProfile"))) {
-            problems.add("rpsProfile: every factor is 0 (expected: at least one factor > 0)");
+        if (!anyPositive && problems.stream().noneMatch(p -> p.path().startsWith("rpsProfile"))) {
+            problems.add(new Problem("rpsProfile", "every factor is 0", "at least one factor > 0"));
         }
     }
 
@@ -587,35 +589,35 @@ public record ClusterScenario(
         return null;
     }
 
-    private static void range(List<String> problems, String at, List<Double> range, boolean required) {
+    private static void range(List<Problem> problems, String at, List<Double> range, boolean required) {
         if (range == null) {
             if (required) {
-                problems.add(at + ": missing (expected: [min, max] in ms)");
+                problems.add(new Problem(at, "missing", "[min, max] in ms"));
             }
             return;
         }
         if (range.size() != 2 || range.get(0) == null || range.get(1) == null) {
-            problems.add(at + ": " + range + " (expected: [min, max] in ms)");
+            problems.add(new Problem(at, range, "[min, max] in ms"));
             return;
         }
         double min = range.get(0);
         double max = range.get(1);
         if (!(min >= 0 && max >= min && max <= 3.6e6)) {
-            problems.add(at + ": " + range + " (expected: 0 <= min <= max <= 3.6e6 ms)");
+            problems.add(new Problem(at, range, "0 <= min <= max <= 3.6e6 ms"));
         }
     }
 
-    private static void positive(List<String> problems, String at, Double value, double max) {
+    private static void positive(List<Problem> problems, String at, Double value, double max) {
         if (value == null) {
-            problems.add(at + ": missing (expected: a number in (0, " + format(max) + "])");
+            problems.add(new Problem(at, "missing", "a number in (0, " + format(max) + "]"));
         } else if (!(value > 0 && value <= max)) {
-            problems.add(at + ": " + value + " (expected: a number in (0, " + format(max) + "])");
+            problems.add(new Problem(at, value, "a number in (0, " + format(max) + "]"));
         }
     }
 
-    private static void nonNegative(List<String> problems, String at, Double value, double max) {
+    private static void nonNegative(List<Problem> problems, String at, Double value, double max) {
         if (value == null || !(value >= 0 && value <= max)) {
-            problems.add(at + ": " + value + " (expected: a number in [0, " + format(max) + "])");
+            problems.add(new Problem(at, value, "a number in [0, " + format(max) + "]"));
         }
     }
 
@@ -642,21 +644,21 @@ public record ClusterScenario(
                     Double.parseDouble(text.substring(star + 1).trim()));
         }
 
-        static String problem(String text, Set<String> components) {
+        static Problem problem(String at, String text, Set<String> components) {
             if (text == null) {
-                return "null (expected: a callee name, optionally name*count)";
+                return new Problem(at, "null", "a callee name, optionally name*count");
             }
             CallSpec spec;
             try {
                 spec = parse(text);
             } catch (NumberFormatException e) {
-                return quote(text) + " (expected: name or name*count with a number count)";
+                return new Problem(at, quote(text), "name or name*count with a number count");
             }
             if (!components.contains(spec.callee())) {
-                return quote(text) + " (expected: a callee among the components " + components + ")";
+                return new Problem(at, quote(text), "a callee among the components " + components);
             }
             if (!(spec.count() >= 0 && spec.count() <= 1_000)) {
-                return quote(text) + " (expected: a count in [0, 1000])";
+                return new Problem(at, quote(text), "a count in [0, 1000]");
             }
             return null;
         }

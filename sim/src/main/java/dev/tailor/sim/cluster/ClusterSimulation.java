@@ -1,5 +1,6 @@
 package dev.tailor.sim.cluster;
 
+import dev.tailor.common.Problem;
 import dev.tailor.heart.HeartConfig;
 import dev.tailor.heart.ShareMoveCap;
 import java.util.List;
@@ -115,9 +116,9 @@ public final class ClusterSimulation {
      */
     public static RunResult run(
             ClusterScenario scenario, String policy, double rps, PolicyConfigs configs, LongSupplier wallClock) {
-        List<String> problems = scenario.problems();
+        List<Problem> problems = scenario.problems();
         if (!problems.isEmpty()) {
-            throw new IllegalArgumentException("scenario " + scenario.name() + ": " + String.join("; ", problems));
+            throw new IllegalArgumentException("scenario " + scenario.name() + ": " + Problem.join(problems));
         }
         if (!(rps > 0 && rps <= 1e6)) {
             throw new IllegalArgumentException("rps : " + rps + " (expected: in (0, 1e6])");

@@ -1,5 +1,6 @@
 package dev.tailor.sim.cluster;
 
+import dev.tailor.common.Problem;
 import dev.tailor.datasets.snapshot.OnlineBoutiqueSnapshot;
 import dev.tailor.heart.Call;
 import dev.tailor.heart.LinkDelay;
@@ -203,10 +204,9 @@ public final class OnlineBoutiqueScenario {
                 .networks(networks)
                 .network("A")
                 .build();
-        List<String> problems = scenario.problems();
+        List<Problem> problems = scenario.problems();
         if (!problems.isEmpty()) {
-            throw new IllegalArgumentException(
-                    name + ": the data give an invalid scenario: " + String.join("; ", problems));
+            throw new IllegalArgumentException(name + ": the data give an invalid scenario: " + Problem.join(problems));
         }
         return new Result(scenario, notes);
     }

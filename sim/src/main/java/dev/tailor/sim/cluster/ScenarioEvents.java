@@ -1,5 +1,6 @@
 package dev.tailor.sim.cluster;
 
+import dev.tailor.common.Problem;
 import dev.tailor.sim.des.EventCalendar;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -28,7 +29,7 @@ final class ScenarioEvents {
     private ScenarioEvents() {}
 
     /** Adds every problem of {@code scenario}'s events to {@code problems}, naming the field. */
-    static void problems(ClusterScenario scenario, List<String> problems) {
+    static void problems(ClusterScenario scenario, List<Problem> problems) {
         Map<String, ClusterScenario.NodeSpec> nodes = new HashMap<>();
         for (ClusterScenario.NodeSpec node : scenario.nodes()) {
             if (node != null && node.name() != null) {
@@ -47,7 +48,7 @@ final class ScenarioEvents {
             ClusterScenario.EventSpec event = scenario.events().get(i);
             String at = "events[" + i + "]";
             if (event == null) {
-                problems.add(at + ": null (expected: an event)");
+                problems.add(new Problem(at, "null", "an event"));
                 intervals.add(null);
                 targets.add(null);
                 continue;
@@ -55,17 +56,18 @@ final class ScenarioEvents {
             int before = problems.size();
             ClusterScenario.EventKind kind = event.kind();
             if (kind == null) {
-                problems.add(at + ".kind: missing (expected: one of " + ClusterScenario.EventKind.labels() + ")");
+                problems.add(new Problem(at + ".kind", "missing", "one of " + ClusterScenario.EventKind.labels()));
             }
             if (event.atSeconds() == null || !(event.atSeconds() >= 0 && event.atSeconds() <= 86_400)) {
-                problems.add(at + ".atSeconds: " + event.atSeconds() + " (expected: a number in [0, 86400], seconds"
-                        + " from the start of the run)");
+                problems.add(new Problem(
+                        at + ".atSeconds",
+                        event.atSeconds(),
+                        "a number in [0, 86400], seconds" + " from the start of the run"));
             }
             positive(problems, at + ".durationSeconds", event.durationSeconds(), 86_400);
             ClusterScenario.NodeSpec node = null;
             if (event.node() == null || !nodes.containsKey(event.node())) {
-                problems.add(
-                        at + ".node: " + quote(event.node()) + " (expected: one of the nodes " + nodes.keySet() + ")");
+                problems.add(new Problem(at + ".node", quote(event.node()), "one of the nodes " + nodes.keySet()));
             } else {
                 node = nodes.get(event.node());
             }
@@ -86,8 +88,10 @@ final class ScenarioEvents {
             if (overcount
                     && (event.countedFactor() == null
                             || !(event.countedFactor() > 1 && event.countedFactor() <= 100))) {
-                problems.add(at + ".countedFactor: " + event.countedFactor() + " (expected: a number in (1, 100]:"
-                        + " how many times the scraped call metric counts each call)");
+                problems.add(new Problem(
+                        at + ".countedFactor",
+                        event.countedFactor(),
+                        "a number in (1, 100]:" + " how many times the scraped call metric counts each call"));
             }
             onlyFor(problems, at, "coldSeconds", event.coldSeconds(), restarts, kind);
             onlyFor(problems, at, "coldFactor", event.coldFactor(), restarts, kind);
@@ -95,8 +99,10 @@ final class ScenarioEvents {
             if (undercount
                     && (event.countedFraction() == null
                             || !(event.countedFraction() >= 0 && event.countedFraction() < 1))) {
-                problems.add(at + ".countedFraction: " + event.countedFraction() + " (expected: a number in [0, 1):"
-                        + " the fraction of the served requests the scraped metric counts)");
+                problems.add(new Problem(
+                        at + ".countedFraction",
+                        event.countedFraction(),
+                        "a number in [0, 1):" + " the fraction of the served requests the scraped metric counts"));
             }
             boolean crash = kind == ClusterScenario.EventKind.REPLICA_CRASH;
             onlyFor(problems, at, "notReadyAfterSeconds", event.notReadyAfterSeconds(), crash, kind);
@@ -108,55 +114,67 @@ final class ScenarioEvents {
             onlyFor(problems, at, "cores", event.cores(), antagonist || background, kind);
             if (background
                     && (event.cores() == null || !(event.cores() > 0 && event.cores() < scenario.cpuLimitCores()))) {
-                problems.add(at + ".cores: " + event.cores() + " (expected: more than 0 and less than a replica's"
-                        + " CPU limit, " + fmt(scenario.cpuLimitCores()) + " cores)");
+                problems.add(new Problem(
+                        at + ".cores",
+                        event.cores(),
+                        "more than 0 and less than a replica's" + " CPU limit, " + fmt(scenario.cpuLimitCores())
+                                + " cores"));
             }
             onlyFor(problems, at, "burstSeconds", event.burstSeconds(), antagonist, kind);
             onlyFor(problems, at, "meanGapSeconds", event.meanGapSeconds(), antagonist, kind);
             if (slowdown
                     && (event.speedMultiplier() == null
                             || !(event.speedMultiplier() > 0 && event.speedMultiplier() <= 1))) {
-                problems.add(at + ".speedMultiplier: " + event.speedMultiplier() + " (expected: a number in (0, 1]:"
-                        + " the factor on the node's per-core speed)");
+                problems.add(new Problem(
+                        at + ".speedMultiplier",
+                        event.speedMultiplier(),
+                        "a number in (0, 1]:" + " the factor on the node's per-core speed"));
             }
             if (antagonist) {
                 double nodeCores = node == null || node.cores() == null ? Double.NaN : node.cores();
                 if (event.cores() == null || !(event.cores() > 0 && event.cores() < nodeCores)) {
-                    problems.add(at + ".cores: " + event.cores() + " (expected: more than 0 and fewer than the node's"
-                            + (Double.isNaN(nodeCores) ? "" : " " + fmt(nodeCores)) + " cores)");
+                    problems.add(new Problem(
+                            at + ".cores",
+                            event.cores(),
+                            "more than 0 and fewer than the node's"
+                                    + (Double.isNaN(nodeCores) ? "" : " " + fmt(nodeCores)) + " cores"));
                 }
                 positive(problems, at + ".burstSeconds", event.burstSeconds(), 3_600);
                 positive(problems, at + ".meanGapSeconds", event.meanGapSeconds(), 86_400);
             }
             if (replicaKind || callerReplica) {
                 if (event.component() == null || !components.contains(event.component())) {
-                    problems.add(at + ".component: " + quote(event.component()) + " (expected: one of the components "
-                            + components + ")");
+                    problems.add(new Problem(
+                            at + ".component", quote(event.component()), "one of the components " + components));
                 }
                 int perNode = scenario.replicasPerNode();
                 Integer onNode = event.replicaOnNode();
                 if (onNode != null && !(onNode >= 1 && onNode <= perNode)) {
-                    problems.add(at + ".replicaOnNode: " + event.replicaOnNode() + " (expected: 1 .. " + perNode
-                            + ", the replicas of a component on a node)");
+                    problems.add(new Problem(
+                            at + ".replicaOnNode",
+                            event.replicaOnNode(),
+                            "1 .. " + perNode + ", the replicas of a component on a node"));
                 }
                 if (event.coldSeconds() != null && !(event.coldSeconds() >= 0 && event.coldSeconds() <= 86_400)) {
-                    problems.add(at + ".coldSeconds: " + event.coldSeconds() + " (expected: a number in [0, 86400])");
+                    problems.add(new Problem(at + ".coldSeconds", event.coldSeconds(), "a number in [0, 86400]"));
                 }
                 if (event.coldFactor() != null && !(event.coldFactor() >= 1 && event.coldFactor() <= 100)) {
-                    problems.add(at + ".coldFactor: " + event.coldFactor() + " (expected: a number in [1, 100], the"
-                            + " factor on the CPU cost of a call while cold)");
+                    problems.add(new Problem(
+                            at + ".coldFactor",
+                            event.coldFactor(),
+                            "a number in [1, 100], the" + " factor on the CPU cost of a call while cold"));
                 }
             }
             if (crash) {
                 if (event.notReadyAfterSeconds() != null
                         && !(event.notReadyAfterSeconds() >= 0 && event.notReadyAfterSeconds() <= 86_400)) {
-                    problems.add(at + ".notReadyAfterSeconds: " + event.notReadyAfterSeconds()
-                            + " (expected: a number in [0, 86400])");
+                    problems.add(new Problem(
+                            at + ".notReadyAfterSeconds", event.notReadyAfterSeconds(), "a number in [0, 86400]"));
                 }
                 if (event.readyAfterSeconds() != null
                         && !(event.readyAfterSeconds() >= 0 && event.readyAfterSeconds() <= 86_400)) {
-                    problems.add(at + ".readyAfterSeconds: " + event.readyAfterSeconds()
-                            + " (expected: a number in [0, 86400])");
+                    problems.add(new Problem(
+                            at + ".readyAfterSeconds", event.readyAfterSeconds(), "a number in [0, 86400]"));
                 }
             }
             if (problems.size() > before) {
@@ -191,29 +209,31 @@ final class ScenarioEvents {
                 double[] a = intervals.get(i);
                 double[] b = intervals.get(j);
                 if (a[0] < b[1] && b[0] < a[1]) {
-                    problems.add("events[" + j + "]: overlaps events[" + i + "] (" + targets.get(j) + ", "
-                            + fmt(b[0]) + "-" + fmt(b[1]) + " s against " + fmt(a[0]) + "-" + fmt(a[1])
-                            + " s; expected: one at a time)");
+                    problems.add(new Problem(
+                            "events[" + j + "]",
+                            "overlaps events[" + i + "] (" + targets.get(j) + ", " + fmt(b[0]) + "-" + fmt(b[1])
+                                    + " s against " + fmt(a[0]) + "-" + fmt(a[1]) + " s)",
+                            "one at a time"));
                 }
             }
         }
     }
 
     private static void onlyFor(
-            List<String> problems,
+            List<Problem> problems,
             String at,
             String field,
             Object value,
             boolean used,
             ClusterScenario.EventKind kind) {
         if (!used && value != null) {
-            problems.add(at + "." + field + ": " + value + " (expected: absent for kind " + kind.label() + ")");
+            problems.add(new Problem(at + "." + field, value, "absent for kind " + kind.label()));
         }
     }
 
-    private static void positive(List<String> problems, String at, Double value, double max) {
+    private static void positive(List<Problem> problems, String at, Double value, double max) {
         if (value == null || !(value > 0 && value <= max)) {
-            problems.add(at + ": " + value + " (expected: a number in (0, " + fmt(max) + "])");
+            problems.add(new Problem(at, value, "a number in (0, " + fmt(max) + "]"));
         }
     }
 

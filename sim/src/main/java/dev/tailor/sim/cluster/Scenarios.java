@@ -2,6 +2,8 @@ package dev.tailor.sim.cluster;
 
 import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tailor.common.Locations;
+import dev.tailor.common.Problem;
 import dev.tailor.common.StrictReader;
 import dev.tailor.sim.ScenarioException;
 import java.io.IOException;
@@ -80,15 +82,14 @@ public final class Scenarios {
         try {
             scenario = YAML.readValue(yaml, ClusterScenario.class);
         } catch (JacksonException e) {
-            throw ScenarioException.unreadable(source, e, Scenarios::expected);
+            throw ScenarioException.unreadable(source, Locations.of(YAML, yaml), e, Scenarios::expected);
         }
         if (scenario == null) {
             throw new ScenarioException(source + ": empty (expected: a scenario)");
         }
-        List<String> problems = scenario.problems();
+        List<Problem> problems = scenario.problems();
         if (!problems.isEmpty()) {
-            throw new ScenarioException(source + ": " + problems.size() + " problem" + (problems.size() == 1 ? "" : "s")
-                    + ":\n  " + String.join("\n  ", problems));
+            throw new ScenarioException(Locations.of(YAML, yaml).report(source, problems));
         }
         return scenario;
     }

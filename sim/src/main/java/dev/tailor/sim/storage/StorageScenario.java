@@ -1,5 +1,6 @@
 package dev.tailor.sim.storage;
 
+import dev.tailor.common.Problem;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
@@ -453,38 +454,43 @@ public record StorageScenario(
     public static final int MAX_TENANTS = 10_000;
 
     /** Every problem of this scenario, each naming the field, its value and what was expected. */
-    public List<String> problems() {
-        List<String> problems = new ArrayList<>();
+    public List<Problem> problems() {
+        List<Problem> problems = new ArrayList<>();
         if (name == null || !name.matches("[A-Za-z0-9_-]+")) {
-            problems.add("name: " + quote(name) + " (expected: letters, digits, '-' or '_')");
+            problems.add(new Problem("name", quote(name), "letters, digits, '-' or '_'"));
         }
         if (seed == null) {
-            problems.add("seed: missing (expected: an integer; fixed seeds make runs repeatable)");
+            problems.add(new Problem("seed", "missing", "an integer; fixed seeds make runs repeatable"));
         }
         nonNegative(problems, "warmupSeconds", warmupSeconds, 86_400);
         positive(problems, "durationSeconds", durationSeconds, 86_400);
         nonNegative(problems, "drainSeconds", drainSeconds, 3_600);
         positive(problems, "intervalMillis", intervalMillis, 60_000);
         if (intervalMillis != null && intervalMillis > 0 && intervalMillis < MIN_INTERVAL_MILLIS) {
-            problems.add("intervalMillis: " + intervalMillis + " (expected: at least " + MIN_INTERVAL_MILLIS
-                    + "; the policies run admission.callsPerInterval times per interval, so a simulated second"
-                    + " of a 1 µs interval costs minutes)");
+            problems.add(new Problem(
+                    "intervalMillis",
+                    intervalMillis,
+                    "at least " + MIN_INTERVAL_MILLIS
+                            + "; the policies run admission.callsPerInterval times per interval, so a simulated second"
+                            + " of a 1 µs interval costs minutes"));
         }
         backendProblems(problems);
         if (proxies < 1 || proxies > 1_000) {
-            problems.add("proxies: " + proxies + " (expected: 1 .. 1000)");
+            problems.add(new Problem("proxies", proxies, "1 .. 1000"));
         }
         if (diskSizeBytes < 4096) {
-            problems.add("diskSizeBytes: " + diskSizeBytes + " (expected: >= 4096)");
+            problems.add(new Problem("diskSizeBytes", diskSizeBytes, ">= 4096"));
         }
         if (blockSizeBytes < 1) {
-            problems.add("blockSizeBytes: " + blockSizeBytes + " (expected: >= 1)");
+            problems.add(new Problem("blockSizeBytes", blockSizeBytes, ">= 1"));
         } else if (segmentSizeBytes < blockSizeBytes || segmentSizeBytes % blockSizeBytes != 0) {
-            problems.add("segmentSizeBytes: " + segmentSizeBytes + " (expected: a positive multiple of blockSizeBytes, "
-                    + blockSizeBytes + ")");
+            problems.add(new Problem(
+                    "segmentSizeBytes", segmentSizeBytes, "a positive multiple of blockSizeBytes, " + blockSizeBytes));
         } else if (diskSizeBytes >= 4096 && (diskSizeBytes - 1) / segmentSizeBytes + 1 > 4096) {
-            problems.add("segmentSizeBytes: " + segmentSizeBytes + " (expected: at most 4096 segments per disk of "
-                    + diskSizeBytes + " bytes)");
+            problems.add(new Problem(
+                    "segmentSizeBytes",
+                    segmentSizeBytes,
+                    "at most 4096 segments per disk of " + diskSizeBytes + " bytes"));
         }
         if (baseUtilizationPercent != null) {
             positive(problems, "baseUtilizationPercent", baseUtilizationPercent, 1_000);
@@ -492,46 +498,51 @@ public record StorageScenario(
         traces.forEach((traceName, spec) -> {
             String at = "traces." + traceName;
             if (spec == null) {
-                problems.add(at + ": null (expected: {file, format})");
+                problems.add(new Problem(at, "null", "{file, format}"));
                 return;
             }
             if (spec.file() == null || spec.file().isBlank()) {
-                problems.add(at + ".file: missing (expected: a path under the shared data folder)");
+                problems.add(new Problem(at + ".file", "missing", "a path under the shared data folder"));
             }
             if (spec.timestampGranularityMillis() != null) {
                 nonNegative(problems, at + ".timestampGranularityMillis", spec.timestampGranularityMillis(), 3.6e6);
             }
             if (spec.format() == null || !FORMATS.containsKey(spec.format())) {
-                problems.add(at + ".format: " + quote(spec.format()) + " (expected: one of "
-                        + String.join(", ", new java.util.TreeSet<>(FORMATS.keySet())) + ")");
+                problems.add(new Problem(
+                        at + ".format",
+                        quote(spec.format()),
+                        "one of " + String.join(", ", new java.util.TreeSet<>(FORMATS.keySet()))));
             }
         });
         if (rates != null && mixes.isEmpty()) {
             if (rates.cloudPhysicsFile() == null || rates.cloudPhysicsFile().isBlank()) {
-                problems.add("rates.cloudPhysicsFile: missing (expected: the CloudPhysics per-VM series under the"
-                        + " shared data folder)");
+                problems.add(new Problem(
+                        "rates.cloudPhysicsFile",
+                        "missing",
+                        "the CloudPhysics per-VM series under the" + " shared data folder"));
             }
             int large = rates.largeClients() == null ? 3 : rates.largeClients();
             if (tenantCount() < 2) {
-                problems.add("rates: " + tenantCount() + " tenant(s) (expected: at least 2, a spread of rates needs"
-                        + " several)");
+                problems.add(new Problem(
+                        "rates", tenantCount() + " tenant(s)", "at least 2, a spread of rates needs" + " several"));
             } else if (large < 1 || large >= tenantCount()) {
-                problems.add(
-                        "rates.largeClients: " + large + " (expected: 1 .. tenants - 1 = " + (tenantCount() - 1) + ")");
+                problems.add(new Problem("rates.largeClients", large, "1 .. tenants - 1 = " + (tenantCount() - 1)));
             }
             double share = rates.largeShare() == null ? 0.63 : rates.largeShare();
             if (!(share > 0 && share < 1)) {
-                problems.add("rates.largeShare: " + share + " (expected: in (0, 1))");
+                problems.add(new Problem("rates.largeShare", share, "in (0, 1)"));
             }
             if (baseUtilizationPercent == null) {
-                problems.add("baseUtilizationPercent: missing (expected: a load in %, required with rates: the"
-                        + " CloudPhysics spread gives relative rates only)");
+                problems.add(new Problem(
+                        "baseUtilizationPercent",
+                        "missing",
+                        "a load in %, required with rates: the" + " CloudPhysics spread gives relative rates only"));
             }
         }
         for (int i = 0; i < burstMultipliers.size(); i++) {
             Double m = burstMultipliers.get(i);
             if (m == null || !(m >= 1 && m <= 1_000)) {
-                problems.add("burstMultipliers[" + i + "]: " + m + " (expected: a number in [1, 1000])");
+                problems.add(new Problem("burstMultipliers[" + i + "]", m, "a number in [1, 1000]"));
             }
         }
         admissionProblems(problems);
@@ -543,21 +554,25 @@ public record StorageScenario(
         return problems;
     }
 
-    private void backendProblems(List<String> problems) {
+    private void backendProblems(List<Problem> problems) {
         if (backend == null) {
-            problems.add("backend: missing (expected: {calibrateFrom: TRACE} or parallelism, readBaseMicros,"
-                    + " readMicrosPerKiB, writeBaseMicros, writeMicrosPerKiB, serviceSigma)");
+            problems.add(new Problem(
+                    "backend",
+                    "missing",
+                    "{calibrateFrom: TRACE} or parallelism, readBaseMicros,"
+                            + " readMicrosPerKiB, writeBaseMicros, writeMicrosPerKiB, serviceSigma"));
             return;
         }
         if (backend.calibrateFrom() != null) {
             TraceSpec trace = traces.get(backend.calibrateFrom());
             if (trace == null) {
-                problems.add("backend.calibrateFrom: " + quote(backend.calibrateFrom()) + " (expected: one of the"
-                        + " traces " + traces.keySet() + ")");
+                problems.add(new Problem("backend.calibrateFrom", quote(backend.calibrateFrom()), knownTraces()));
             } else if (!"tencent-replay".equals(trace.format())) {
-                problems.add("backend.calibrateFrom: " + quote(backend.calibrateFrom()) + " (expected: a trace in the"
-                        + " tencent-replay format, which records device latencies; it is " + quote(trace.format())
-                        + ")");
+                problems.add(new Problem(
+                        "backend.calibrateFrom",
+                        quote(backend.calibrateFrom()),
+                        "a trace in the" + " tencent-replay format, which records device latencies; it is "
+                                + quote(trace.format())));
             }
             List<String> explicit = new ArrayList<>();
             if (backend.parallelism() != null) {
@@ -579,13 +594,15 @@ public record StorageScenario(
                 }
             }
             if (!explicit.isEmpty()) {
-                problems.add("backend: both calibrateFrom and " + String.join(", ", explicit)
-                        + " (expected: one of them; the calibration sets every number)");
+                problems.add(new Problem(
+                        "backend",
+                        "both calibrateFrom and " + String.join(", ", explicit),
+                        "one of them; the calibration sets every number"));
             }
             return;
         }
         if (backend.parallelism() == null || backend.parallelism() < 1 || backend.parallelism() > 100_000) {
-            problems.add("backend.parallelism: " + backend.parallelism() + " (expected: 1 .. 100000)");
+            problems.add(new Problem("backend.parallelism", backend.parallelism(), "1 .. 100000"));
         }
         nonNegative(problems, "backend.readBaseMicros", backend.readBaseMicros(), 1e7);
         nonNegative(problems, "backend.readMicrosPerKiB", backend.readMicrosPerKiB(), 1e6);
@@ -595,40 +612,43 @@ public record StorageScenario(
         if (backend.readBaseMicros() != null
                 && backend.readMicrosPerKiB() != null
                 && backend.readBaseMicros() + backend.readMicrosPerKiB() <= 0) {
-            problems.add("backend.readBaseMicros: " + backend.readBaseMicros() + " with readMicrosPerKiB "
-                    + backend.readMicrosPerKiB() + " (expected: reads that take time)");
+            problems.add(new Problem(
+                    "backend.readBaseMicros",
+                    backend.readBaseMicros() + " with readMicrosPerKiB " + backend.readMicrosPerKiB(),
+                    "reads that take time"));
         }
         if (backend.writeBaseMicros() != null
                 && backend.writeMicrosPerKiB() != null
                 && backend.writeBaseMicros() + backend.writeMicrosPerKiB() <= 0) {
-            problems.add("backend.writeBaseMicros: " + backend.writeBaseMicros() + " with writeMicrosPerKiB "
-                    + backend.writeMicrosPerKiB() + " (expected: writes that take time)");
+            problems.add(new Problem(
+                    "backend.writeBaseMicros",
+                    backend.writeBaseMicros() + " with writeMicrosPerKiB " + backend.writeMicrosPerKiB(),
+                    "writes that take time"));
         }
     }
 
-    private void admissionProblems(List<String> problems) {
+    private void admissionProblems(List<Problem> problems) {
         AdmissionSpec a = admission;
         if (!(a.capacityFraction() > 0 && a.capacityFraction() <= 10)) {
-            problems.add("admission.capacityFraction: " + a.capacityFraction() + " (expected: a number in (0, 10])");
+            problems.add(new Problem("admission.capacityFraction", a.capacityFraction(), "a number in (0, 10]"));
         }
         if (!(a.reserveFraction() >= 0 && a.reserveFraction() <= 1)) {
-            problems.add("admission.reserveFraction: " + a.reserveFraction() + " (expected: 0.0 .. 1.0)");
+            problems.add(new Problem("admission.reserveFraction", a.reserveFraction(), "0.0 .. 1.0"));
         }
         if (a.queueCapacityPerSegment() < 0 || a.queueCapacityPerSegment() > 1_000_000) {
-            problems.add(
-                    "admission.queueCapacityPerSegment: " + a.queueCapacityPerSegment() + " (expected: 0 .. 1000000)");
+            problems.add(new Problem("admission.queueCapacityPerSegment", a.queueCapacityPerSegment(), "0 .. 1000000"));
         }
         if (a.windowIntervals() < 1 || a.windowIntervals() > 10_000) {
-            problems.add("admission.windowIntervals: " + a.windowIntervals() + " (expected: 1 .. 10000)");
+            problems.add(new Problem("admission.windowIntervals", a.windowIntervals(), "1 .. 10000"));
         }
         if (a.recoveryWindows() < 1 || a.recoveryWindows() > 1_000_000) {
-            problems.add("admission.recoveryWindows: " + a.recoveryWindows() + " (expected: 1 .. 1000000)");
+            problems.add(new Problem("admission.recoveryWindows", a.recoveryWindows(), "1 .. 1000000"));
         }
         if (!(a.hotThresholdRatio() > 0 && a.hotThresholdRatio() <= 1e6)) {
-            problems.add("admission.hotThresholdRatio: " + a.hotThresholdRatio() + " (expected: a number in (0, 1e6])");
+            problems.add(new Problem("admission.hotThresholdRatio", a.hotThresholdRatio(), "a number in (0, 1e6]"));
         }
         if (a.callsPerInterval() < 1 || a.callsPerInterval() > 1_000) {
-            problems.add("admission.callsPerInterval: " + a.callsPerInterval() + " (expected: 1 .. 1000)");
+            problems.add(new Problem("admission.callsPerInterval", a.callsPerInterval(), "1 .. 1000"));
         }
     }
 
@@ -637,39 +657,41 @@ public record StorageScenario(
      * and the problems of the fields it gives (or inherits into its tenants' checks) are named under
      * {@code mixes[i]}.
      */
-    private void mixProblems(List<String> problems) {
+    private void mixProblems(List<Problem> problems) {
         if (!tenants.isEmpty()) {
-            problems.add("tenants: " + tenants.size() + " group(s) (expected: absent when mixes are given; each mix"
-                    + " lists its tenants)");
+            problems.add(new Problem(
+                    "tenants",
+                    tenants.size() + " group(s)",
+                    "absent when mixes are given; each mix" + " lists its tenants"));
         }
         Set<String> names = new HashSet<>();
         for (int i = 0; i < mixes.size(); i++) {
             MixSpec mix = mixes.get(i);
             String at = "mixes[" + i + "]";
             if (mix == null) {
-                problems.add(at + ": null (expected: a tenant mix)");
+                problems.add(new Problem(at, "null", "a tenant mix"));
                 continue;
             }
             if (mix.name() == null || !mix.name().matches("[A-Za-z0-9_-]+")) {
-                problems.add(at + ".name: " + quote(mix.name()) + " (expected: letters, digits, '-' or '_')");
+                problems.add(new Problem(at + ".name", quote(mix.name()), "letters, digits, '-' or '_'"));
                 continue;
             } else if (!names.add(mix.name())) {
-                problems.add(at + ".name: " + quote(mix.name()) + " (expected: unique; already used)");
+                problems.add(new Problem(at + ".name", quote(mix.name()), "unique; already used"));
             }
-            for (String p : mixScenario(mix).problems()) {
-                if (p.startsWith("tenants")
-                        || p.startsWith("rates")
-                        || p.startsWith("baseUtilizationPercent")
-                        || p.startsWith("durationSeconds")) {
-                    problems.add(at + "." + p);
+            for (Problem p : mixScenario(mix).problems()) {
+                if (p.path().startsWith("tenants")
+                        || p.path().startsWith("rates")
+                        || p.path().startsWith("baseUtilizationPercent")
+                        || p.path().startsWith("durationSeconds")) {
+                    problems.add(new Problem(at + "." + p.path(), p.value(), p.expected()));
                 }
             }
         }
     }
 
-    private void tenantProblems(List<String> problems) {
+    private void tenantProblems(List<Problem> problems) {
         if (tenants.isEmpty()) {
-            problems.add("tenants: empty (expected: at least one tenant group)");
+            problems.add(new Problem("tenants", "empty", "at least one tenant group"));
         }
         Set<String> names = new HashSet<>();
         int total = 0;
@@ -677,55 +699,60 @@ public record StorageScenario(
             TenantSpec t = tenants.get(i);
             String at = "tenants[" + i + "]";
             if (t == null) {
-                problems.add(at + ": null (expected: a tenant group)");
+                problems.add(new Problem(at, "null", "a tenant group"));
                 continue;
             }
             if (t.name() == null || !t.name().matches("[A-Za-z0-9_-]+")) {
-                problems.add(at + ".name: " + quote(t.name()) + " (expected: letters, digits, '-' or '_')");
+                problems.add(new Problem(at + ".name", quote(t.name()), "letters, digits, '-' or '_'"));
             } else if (!names.add(t.name())) {
-                problems.add(at + ".name: " + quote(t.name()) + " (expected: unique; already used)");
+                problems.add(new Problem(at + ".name", quote(t.name()), "unique; already used"));
             }
             if (t.count() < 1 || t.count() > MAX_TENANTS) {
-                problems.add(at + ".count: " + t.count() + " (expected: 1 .. " + MAX_TENANTS + ")");
+                problems.add(new Problem(at + ".count", t.count(), "1 .. " + MAX_TENANTS));
             } else {
                 total += t.count();
             }
             if (rates != null) {
                 if (t.requestsPerSecond() != null) {
-                    problems.add(at + ".requestsPerSecond: " + t.requestsPerSecond() + " (expected: absent; rates"
-                            + " come from rates.cloudPhysicsFile)");
+                    problems.add(new Problem(
+                            at + ".requestsPerSecond",
+                            t.requestsPerSecond(),
+                            "absent; rates" + " come from rates.cloudPhysicsFile"));
                 }
             } else {
                 positive(problems, at + ".requestsPerSecond", t.requestsPerSecond(), 1e7);
             }
             boolean hasTraces = !t.traces().isEmpty();
             if (hasTraces == (t.synthetic() != null)) {
-                problems.add(at + ": " + (hasTraces ? "both traces and synthetic" : "neither traces nor synthetic")
-                        + " (expected: one of them)");
+                problems.add(new Problem(
+                        at, (hasTraces ? "both traces and synthetic" : "neither traces nor synthetic"), "one of them"));
             }
             for (int k = 0; k < t.traces().size(); k++) {
                 String trace = t.traces().get(k);
                 if (!traces.containsKey(trace)) {
-                    problems.add(at + ".traces[" + k + "]: " + quote(trace) + " (expected: one of the traces "
-                            + traces.keySet() + ")");
+                    problems.add(new Problem(at + ".traces[" + k + "]", quote(trace), knownTraces()));
                 }
             }
             if (t.synthetic() != null) {
                 SyntheticSpec s = t.synthetic();
                 if (s.readFraction() == null || !(s.readFraction() >= 0 && s.readFraction() <= 1)) {
-                    problems.add(at + ".synthetic.readFraction: " + s.readFraction() + " (expected: 0.0 .. 1.0)");
+                    problems.add(new Problem(at + ".synthetic.readFraction", s.readFraction(), "0.0 .. 1.0"));
                 }
                 if (s.sizeBytes() == null || s.sizeBytes().isEmpty()) {
-                    problems.add(at + ".synthetic.sizeBytes: " + (s.sizeBytes() == null ? "missing" : "empty")
-                            + " (expected: a list of request sizes in bytes)");
+                    problems.add(new Problem(
+                            at + ".synthetic.sizeBytes",
+                            (s.sizeBytes() == null ? "missing" : "empty"),
+                            "a list of request sizes in bytes"));
                 } else {
                     // An invalid disk size is reported once, above, not again for every request size.
                     long maxSizeBytes = diskSizeBytes >= 4096 ? Math.min(diskSizeBytes, 1L << 30) : 1L << 30;
                     for (int k = 0; k < s.sizeBytes().size(); k++) {
                         Long size = s.sizeBytes().get(k);
                         if (size == null || size < 1 || size > maxSizeBytes) {
-                            problems.add(at + ".synthetic.sizeBytes[" + k + "]: " + size + " (expected: 1 .. "
-                                    + maxSizeBytes + ", at most the disk)");
+                            problems.add(new Problem(
+                                    at + ".synthetic.sizeBytes[" + k + "]",
+                                    size,
+                                    "1 .. " + maxSizeBytes + ", at most the disk"));
                         }
                     }
                 }
@@ -736,11 +763,11 @@ public record StorageScenario(
                 positive(problems, at + ".bursts.minMillis", b.minMillis(), 3.6e6);
                 positive(problems, at + ".bursts.maxMillis", b.maxMillis(), 3.6e6);
                 if (b.minMillis() != null && b.maxMillis() != null && b.maxMillis() < b.minMillis()) {
-                    problems.add(at + ".bursts.maxMillis: " + b.maxMillis() + " (expected: >= minMillis, "
-                            + b.minMillis() + ")");
+                    problems.add(
+                            new Problem(at + ".bursts.maxMillis", b.maxMillis(), ">= minMillis, " + b.minMillis()));
                 }
                 if (b.multiplier() == null || !(b.multiplier() >= 1 && b.multiplier() <= 1_000)) {
-                    problems.add(at + ".bursts.multiplier: " + b.multiplier() + " (expected: a number in [1, 1000])");
+                    problems.add(new Problem(at + ".bursts.multiplier", b.multiplier(), "a number in [1, 1000]"));
                 }
             }
             if (t.baseline() != null) {
@@ -748,37 +775,36 @@ public record StorageScenario(
                 nonNegative(
                         problems, at + ".baseline.mibPerSecond", t.baseline().mibPerSecond(), 1e6);
                 if (t.commitmentRatio() != null) {
-                    problems.add(at + ".baseline: given with commitmentRatio " + t.commitmentRatio()
-                            + " (expected: one of them)");
+                    problems.add(new Problem(
+                            at + ".baseline", "given with commitmentRatio " + t.commitmentRatio(), "one of them"));
                 }
             }
             if (t.commitmentRatio() != null && !(t.commitmentRatio() > 0 && t.commitmentRatio() <= 1_000)) {
-                problems.add(at + ".commitmentRatio: " + t.commitmentRatio() + " (expected: a number in (0, 1000])");
+                problems.add(new Problem(at + ".commitmentRatio", t.commitmentRatio(), "a number in (0, 1000]"));
             }
             if (t.proxy() != null && (t.proxy() < 0 || t.proxy() >= proxies)) {
-                problems.add(at + ".proxy: " + t.proxy() + " (expected: 0 .. proxies - 1 = " + (proxies - 1) + ")");
+                problems.add(new Problem(at + ".proxy", t.proxy(), "0 .. proxies - 1 = " + (proxies - 1)));
             }
         }
         if (total > MAX_TENANTS) {
-            problems.add("tenants: " + total + " in all (expected: at most " + MAX_TENANTS + ")");
+            problems.add(new Problem("tenants", total + " in all", "at most " + MAX_TENANTS));
         }
         if (!burstMultipliers.isEmpty() && tenants.stream().noneMatch(t -> t != null && t.bursts() != null)) {
-            problems.add("burstMultipliers: " + burstMultipliers + " (expected: absent, or a tenant with bursts)");
+            problems.add(new Problem("burstMultipliers", burstMultipliers, "absent, or a tenant with bursts"));
         }
     }
 
-    private static void positive(List<String> problems, String at, Double value, double max) {
+    private static void positive(List<Problem> problems, String at, Double value, double max) {
         if (value == null) {
-            problems.add(at + ": missing (expected: a number in (0, " + format(max) + "])");
+            problems.add(new Problem(at, "missing", "a number in (0, " + format(max) + "]"));
         } else if (!(value > 0 && value <= max)) {
-            problems.add(at + ": " + value + " (expected: a number in (0, " + format(max) + "])");
+            problems.add(new Problem(at, value, "a number in (0, " + format(max) + "]"));
         }
     }
 
-    private static void nonNegative(List<String> problems, String at, Double value, double max) {
+    private static void nonNegative(List<Problem> problems, String at, Double value, double max) {
         if (value == null || !(value >= 0 && value <= max)) {
-            problems.add(at + ": " + (value == null ? "missing" : value) + " (expected: a number in [0, " + format(max)
-                    + "])");
+            problems.add(new Problem(at, (value == null ? "missing" : value), "a number in [0, " + format(max) + "]"));
         }
     }
 
@@ -786,6 +812,13 @@ public record StorageScenario(
         return value == Math.rint(value) && Math.abs(value) < 1e15
                 ? String.valueOf((long) value)
                 : String.format(Locale.ROOT, "%g", value);
+    }
+
+    /** What a reference to a trace takes: a name defined under {@code traces}, listed; or that none is. */
+    private String knownTraces() {
+        return traces.isEmpty()
+                ? "the name of a trace defined under traces (none is)"
+                : "one of the traces " + String.join(", ", traces.keySet());
     }
 
     private static String quote(String value) {

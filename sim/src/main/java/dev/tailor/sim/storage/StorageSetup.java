@@ -2,6 +2,7 @@ package dev.tailor.sim.storage;
 
 import dev.tailor.admission.IoCostModel;
 import dev.tailor.admission.IoKind;
+import dev.tailor.common.Problem;
 import dev.tailor.datasets.BlockTrace;
 import dev.tailor.datasets.CloudPhysicsVolumes;
 import dev.tailor.sim.des.RandomStreams;
@@ -177,9 +178,9 @@ public final class StorageSetup {
      * @throws IOException              when a data file cannot be read
      */
     public static StorageSetup build(StorageScenario scenario, DataFiles data) throws IOException {
-        List<String> problems = scenario.problems();
+        List<Problem> problems = scenario.problems();
         if (!problems.isEmpty()) {
-            throw new IllegalArgumentException(scenario.name() + ": " + String.join("; ", problems));
+            throw new IllegalArgumentException(scenario.name() + ": " + Problem.join(problems));
         }
         RandomStreams streams = new RandomStreams(scenario.seed());
         List<String> notes = new ArrayList<>();

@@ -94,11 +94,11 @@ class ScenariosTest {
                 """;
         assertThatThrownBy(() -> Scenarios.parse(bad, "bad.yaml"))
                 .hasMessageContaining("seed: missing")
-                .hasMessageContaining("rps[1]: -5.0")
-                .hasMessageContaining("nodes[0].cores: 0.0")
-                .hasMessageContaining("nodes[0].speedFactor: -1.0")
+                .hasMessageContaining("rps[1]: -5 (expected")
+                .hasMessageContaining("nodes[0].cores: 0 (expected")
+                .hasMessageContaining("nodes[0].speedFactor: -1 (expected")
                 .hasMessageContaining("nodes[1].name: \"n1\" (expected: unique")
-                .hasMessageContaining("components[0].cpuMillisPerCall: -1.0")
+                .hasMessageContaining("components[0].cpuMillisPerCall: -1 (expected")
                 .hasMessageContaining("components[0].calls[0][1]: \"q\"")
                 .hasMessageContaining("entry: \"z\"")
                 .hasMessageContaining("networks.flat.otherMillis: [3.0, 1.0]")
@@ -128,7 +128,7 @@ class ScenariosTest {
                 .hasMessageContaining("seed")
                 .hasMessageContaining("a whole number");
         assertThatThrownBy(() -> Scenarios.parse(VALID + "seed: 2\n", "t.yaml"))
-                .hasMessageContaining("Duplicate field 'seed'");
+                .hasMessage("t.yaml: seed: duplicate key (expected: each key once per mapping) at line 7");
     }
 
     @Test
@@ -199,19 +199,35 @@ class ScenariosTest {
     }
 
     @Test
+    void parse_rangeProblem_hasTheLine_andTheValueAsWritten() {
+        assertThatThrownBy(() -> Scenarios.parse(VALID + "rps: [100, -5]\n", "t.yaml"))
+                .hasMessage("t.yaml: rps[1]: -5 (expected: a number in (0, 1000000]) at line 7");
+    }
+
+    @Test
+    void parse_unknownFieldOfANode_isToldAtItsOwnLine() {
+        String yaml = VALID.replace(
+                "nodes: [{name: n1, cores: 2, speedFactor: 1}]",
+                "nodes:\n  - name: n1\n    cors: 2\n    speedFactor: 1\n");
+        assertThatThrownBy(() -> Scenarios.parse(yaml, "t.yaml"))
+                .hasMessageStartingWith("t.yaml: nodes[0].cors: unknown field (expected one of ")
+                .hasMessageEndingWith(") at line 5");
+    }
+
+    @Test
     void parse_rpsProfileProblems_areNamed() {
         assertThatThrownBy(() -> Scenarios.parse(VALID + """
                 rpsProfile: [{atSeconds: 10, factor: 1}, {atSeconds: 5, factor: -1}, {atSeconds: 20}]
                 """, "t.yaml"))
-                .hasMessageContaining("rpsProfile[1].atSeconds: 5.0 (expected: not before the point above, 10.0)")
-                .hasMessageContaining("rpsProfile[1].factor: -1.0 (expected: a number in [0, 1000])")
+                .hasMessageContaining("rpsProfile[1].atSeconds: 5 (expected: not before the point above, 10.0)")
+                .hasMessageContaining("rpsProfile[1].factor: -1 (expected: a number in [0, 1000])")
                 .hasMessageContaining("rpsProfile[2].factor: null");
         assertThatThrownBy(() -> Scenarios.parse(VALID + "rpsProfile: [{atSeconds: 0, factor: 0}]\n", "t.yaml"))
                 .hasMessageContaining("rpsProfile: every factor is 0 (expected: at least one factor > 0)");
         assertThatThrownBy(() -> Scenarios.parse(VALID + """
                 rpsProfile: [{atSeconds: 5, factor: 1}, {atSeconds: 5, factor: 2}, {atSeconds: 5, factor: 3}]
                 """, "t.yaml"))
-                .hasMessageContaining("rpsProfile[2].atSeconds: 5.0 (expected: at most two points at one instant");
+                .hasMessageContaining("rpsProfile[2].atSeconds: 5 (expected: at most two points at one instant");
         assertThatThrownBy(() -> Scenarios.parse(VALID + "rpsProfile: []\n", "t.yaml"))
                 .hasMessageContaining("rpsProfile: empty");
         assertThatThrownBy(() -> Scenarios.parse(VALID + "rpsProfile: [{atSeconds: 0, rate: 1}]\n", "t.yaml"))
@@ -231,18 +247,18 @@ class ScenariosTest {
                   - {node: n1, atSeconds: 5, durationSeconds: 1}
                 """, "t.yaml"))
                 .hasMessageContaining("events[0].node: \"n9\" (expected: one of the nodes")
-                .hasMessageContaining("events[0].atSeconds: -1.0")
-                .hasMessageContaining("events[0].durationSeconds: 0.0 (expected: a number in (0, 86400])")
-                .hasMessageContaining("events[0].speedMultiplier: 2.0 (expected: a number in (0, 1]")
-                .hasMessageContaining("events[0].cores: 1.0 (expected: absent for kind node-slowdown)")
-                .hasMessageContaining("events[1].cores: 4.0 (expected: more than 0 and fewer than the node's 4 cores)")
-                .hasMessageContaining("events[1].burstSeconds: 0.0")
+                .hasMessageContaining("events[0].atSeconds: -1 (expected")
+                .hasMessageContaining("events[0].durationSeconds: 0 (expected: a number in (0, 86400])")
+                .hasMessageContaining("events[0].speedMultiplier: 2 (expected: a number in (0, 1]")
+                .hasMessageContaining("events[0].cores: 1 (expected: absent for kind node-slowdown)")
+                .hasMessageContaining("events[1].cores: 4 (expected: more than 0 and fewer than the node's 4 cores)")
+                .hasMessageContaining("events[1].burstSeconds: 0 (expected")
                 .hasMessageContaining("events[1].meanGapSeconds: null")
                 .hasMessageContaining("events[2].component: \"z\" (expected: one of the components [a, b])")
                 .hasMessageContaining("events[2].replicaOnNode: 2 (expected: 1 .. 1")
                 .hasMessageContaining("events[2].coldFactor: 0.5 (expected: a number in [1, 100]")
                 .hasMessageContaining("events[2].speedMultiplier: 0.5 (expected: absent for kind replica-crash)")
-                .hasMessageContaining("events[3].notReadyAfterSeconds: 3.0 (expected: absent for kind replica-restart)")
+                .hasMessageContaining("events[3].notReadyAfterSeconds: 3 (expected: absent for kind replica-restart)")
                 .hasMessageContaining("events[4].kind: missing (expected: one of node-slowdown, cpu-antagonist,"
                         + " replica-crash, replica-restart, metrics-undercount, calls-overcount, background-cpu)");
     }
@@ -260,9 +276,9 @@ class ScenariosTest {
                      countedFraction: 0.1, coldFactor: 2}
                 """, "t.yaml"))
                 .hasMessageContaining("events[0].countedFraction: null (expected: a number in [0, 1)")
-                .hasMessageContaining("events[1].countedFraction: 1.0 (expected: a number in [0, 1)")
+                .hasMessageContaining("events[1].countedFraction: 1 (expected: a number in [0, 1)")
                 .hasMessageContaining("events[2].countedFraction: 0.1 (expected: absent for kind node-slowdown)")
-                .hasMessageContaining("events[3].coldFactor: 2.0 (expected: absent for kind metrics-undercount)");
+                .hasMessageContaining("events[3].coldFactor: 2 (expected: absent for kind metrics-undercount)");
         assertThat(Scenarios.parse(NODES_2 + """
                 events:
                   - {kind: metrics-undercount, node: n1, component: b, atSeconds: 5, durationSeconds: 30,
@@ -284,10 +300,10 @@ class ScenariosTest {
                      countedFraction: 0.1, countedFactor: 2}
                 """, "t.yaml"))
                 .hasMessageContaining("events[0].countedFactor: null (expected: a number in (1, 100]")
-                .hasMessageContaining("events[1].countedFactor: 1.0 (expected: a number in (1, 100]")
+                .hasMessageContaining("events[1].countedFactor: 1 (expected: a number in (1, 100]")
                 .hasMessageContaining("events[2].component: \"z\" (expected: one of the components [a, b])")
                 .hasMessageContaining("events[3].replicaOnNode: 1 (expected: absent for kind calls-overcount)")
-                .hasMessageContaining("events[4].countedFactor: 2.0 (expected: absent for kind metrics-undercount)");
+                .hasMessageContaining("events[4].countedFactor: 2 (expected: absent for kind metrics-undercount)");
         assertThat(Scenarios.parse(NODES_2 + """
                 events:
                   - {kind: calls-overcount, node: n1, atSeconds: 5, durationSeconds: 30, countedFactor: 10}
@@ -306,7 +322,7 @@ class ScenariosTest {
                 """, "t.yaml"))
                 .hasMessageContaining("events[0].cores: null (expected: more than 0 and less than a replica's CPU"
                         + " limit, 1 cores)")
-                .hasMessageContaining("events[1].cores: 1.0 (expected: more than 0 and less than a replica's")
+                .hasMessageContaining("events[1].cores: 1 (expected: more than 0 and less than a replica's")
                 .hasMessageContaining("events[2].component: b (expected: absent for kind background-cpu)");
         assertThat(Scenarios.parse(NODES_2 + """
                 events: [{kind: background-cpu, node: n1, atSeconds: 0, durationSeconds: 30, cores: 0.03}]
@@ -331,8 +347,8 @@ class ScenariosTest {
                   - {kind: replica-restart, node: n1, component: b, atSeconds: 100, durationSeconds: 5}
                   - {kind: replica-restart, node: n2, component: b, atSeconds: 100, durationSeconds: 5}
                 """, "t.yaml"))
-                .hasMessageContaining("events[1]: overlaps events[0] (replica b #1 on n1, 100-105 s against 50-120 s;"
-                        + " expected: one at a time)")
+                .hasMessageContaining("events[1]: overlaps events[0] (replica b #1 on n1, 100-105 s against 50-120 s)"
+                        + " (expected: one at a time) at line 9")
                 .message()
                 .doesNotContain("events[2]");
     }

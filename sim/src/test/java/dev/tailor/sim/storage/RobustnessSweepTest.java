@@ -94,7 +94,7 @@ class RobustnessSweepTest {
                 .replace("- name: spikes", "- name: busy");
         assertThatThrownBy(() -> StorageScenarios.parse(text, "r.yaml"))
                 .hasMessageContaining("mixes[1].tenants[0].traces[1]: \"nosuch\" (expected: one of the traces")
-                .hasMessageContaining("mixes[2].baseUtilizationPercent: -45.0 (expected: a number in (0, 1000])")
+                .hasMessageContaining("mixes[2].baseUtilizationPercent: -45 (expected: a number in (0, 1000])")
                 .hasMessageContaining("mixes[7].name: \"busy\" (expected: unique; already used)");
         assertThatThrownBy(() -> StorageScenarios.parse(
                         StorageScenarios.bundledText("robustness")

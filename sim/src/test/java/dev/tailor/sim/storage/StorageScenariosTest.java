@@ -44,8 +44,7 @@ class StorageScenariosTest {
         assertThatThrownBy(() -> StorageScenarios.parse("name: x\nproxies: 1.5\n", "f.yaml"))
                 .hasMessageContaining("proxies");
         assertThatThrownBy(() -> StorageScenarios.parse("name: x\nname: y\n", "f.yaml"))
-                .hasMessageContaining("not valid YAML")
-                .hasMessageContaining("Duplicate field 'name'");
+                .hasMessage("f.yaml: name: duplicate key (expected: each key once per mapping) at line 2");
         assertThatThrownBy(() -> StorageScenarios.parse("", "f.yaml")).hasMessageContaining("f.yaml: empty");
     }
 
@@ -79,9 +78,31 @@ class StorageScenariosTest {
                 .replace("diskSizeBytes: 1073741824", "diskSizeBytes: -5");
 
         assertThatThrownBy(() -> StorageScenarios.parse(yaml, "f.yaml"))
-                .hasMessageContaining("f.yaml: 1 problem:")
-                .hasMessageContaining("diskSizeBytes: -5 (expected: >= 4096)")
+                .hasMessageContaining("f.yaml: diskSizeBytes: -5 (expected: >= 4096) at line ")
+                .hasMessageNotContaining("problem")
                 .hasMessageNotContaining("sizeBytes[");
+    }
+
+    @Test
+    void parse_unknownFieldOfATenant_isToldAtItsOwnLine_notAtTheEndOfTheTenant() {
+        String yaml = """
+                name: x
+                seed: 1
+                tenants:
+                  - name: a
+                    requestsPerSecnd: 5
+                    traces: [msn]
+                    proxy: 0
+                """;
+        assertThatThrownBy(() -> StorageScenarios.parse(yaml, "f.yaml"))
+                .hasMessageStartingWith("f.yaml: tenants[0].requestsPerSecnd: unknown field (expected one of ")
+                .hasMessageEndingWith(") at line 5");
+    }
+
+    @Test
+    void parse_duplicateKey_isWordedAsEveryOtherProblem() {
+        assertThatThrownBy(() -> StorageScenarios.parse("name: x\nseed: 1\nseed: 2\n", "f.yaml"))
+                .hasMessage("f.yaml: seed: duplicate key (expected: each key once per mapping) at line 3");
     }
 
     @Test
@@ -106,19 +127,22 @@ class StorageScenariosTest {
         assertThatThrownBy(() -> StorageScenarios.parse(yaml, "bad.yaml"))
                 .hasMessageContaining("bad.yaml: 15 problems")
                 .hasMessageContaining("name: \"bad name\" (expected: letters, digits, '-' or '_')")
-                .hasMessageContaining("seed: missing")
-                .hasMessageContaining("durationSeconds: 0.0 (expected: a number in (0, 86400])")
-                .hasMessageContaining("intervalMillis: -1.0")
+                .hasMessageContaining("seed: missing (expected: an integer; fixed seeds make runs repeatable)\n")
+                .hasMessageContaining("durationSeconds: 0 (expected: a number in (0, 86400]) at line 2")
+                .hasMessageContaining("intervalMillis: -1 (expected: a number in (0, 60000]) at line 3")
                 .hasMessageContaining("backend.parallelism: 0 (expected: 1 .. 100000)")
-                .hasMessageContaining("backend.serviceSigma: 5.0 (expected: a number in [0, 2])")
+                .hasMessageContaining("backend.serviceSigma: 5 (expected: a number in [0, 2]) at line 5")
                 .hasMessageContaining("segmentSizeBytes: 1000 (expected: a positive multiple of blockSizeBytes")
                 .hasMessageContaining("admission.reserveFraction: 1.5 (expected: 0.0 .. 1.0)")
                 .hasMessageContaining("burstMultipliers[0]: 0.5")
-                .hasMessageContaining("tenants[0].requestsPerSecond: -3.0")
-                .hasMessageContaining("tenants[0].traces[0]: \"nowhere\" (expected: one of the traces []")
-                .hasMessageContaining("tenants[1].synthetic.readFraction: 2.0")
+                .hasMessageContaining(
+                        "tenants[0].requestsPerSecond: -3 (expected: a number in (0, 10000000]) at line 10")
+                .hasMessageContaining(
+                        "tenants[0].traces[0]: \"nowhere\" (expected: the name of a trace defined under traces"
+                                + " (none is)) at line 10")
+                .hasMessageContaining("tenants[1].synthetic.readFraction: 2 (expected")
                 .hasMessageContaining("tenants[1].synthetic.sizeBytes[0]: 0")
-                .hasMessageContaining("tenants[1].bursts.maxMillis: 20.0 (expected: >= minMillis, 50.0)")
+                .hasMessageContaining("tenants[1].bursts.maxMillis: 20 (expected: >= minMillis, 50.0) at line 14")
                 .hasMessageContaining("tenants[1].proxy: 3 (expected: 0 .. proxies - 1 = 0)");
     }
 

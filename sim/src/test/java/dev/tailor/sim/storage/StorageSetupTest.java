@@ -196,7 +196,7 @@ class StorageSetupTest {
                     commitmentRatio: 2
                     baseline: {iops: -3, mibPerSecond: 1}
                 """))
-                .hasMessageContaining("tenants[0].baseline.iops: -3.0 (expected: a number in (0, 100000000])")
+                .hasMessageContaining("tenants[0].baseline.iops: -3 (expected: a number in (0, 100000000])")
                 .hasMessageContaining("tenants[0].baseline: given with commitmentRatio 2.0 (expected: one of them)");
     }
 }
