@@ -576,7 +576,7 @@ class NbdServeCommandTest {
         assertThat(result.exitCode()).isEqualTo(2);
         assertThat(result.err())
                 .contains("3 problems:")
-                .contains("prot: unknown field (valid at the top level: address, port,")
+                .contains("prot: unknown field (expected one of address, port,")
                 .contains("exports[0].tenent: unknown field")
                 .contains("exports[0].size: 1000B (expected: a multiple of 512 bytes");
         assertThat(dir.resolve("d.img")).doesNotExist();

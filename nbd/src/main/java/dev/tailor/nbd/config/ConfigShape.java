@@ -36,7 +36,7 @@ final class ConfigShape {
     /**
      * One problem with the file's structure.
      *
-     * @param paths   the fields concerned, as {@code exports[0].size}; several for unknown fields of one mapping
+     * @param paths   the fields concerned, as {@code exports[0].size}
      * @param message the whole line for the user, starting with the paths
      */
     record Problem(List<String> paths, String message) {}
@@ -83,11 +83,14 @@ final class ConfigShape {
         } else if (raw == Integer.class && node.isIntegralNumber() && !node.canConvertToInt()) {
             why = node + " (expected: a whole number from " + Integer.MIN_VALUE + " to " + Integer.MAX_VALUE + ")";
         } else if (!scalarFits(node, raw)) {
-            why = shown(node) + " (expected: " + expected(type) + ")";
+            String expected = expected(type);
             if (node.isBoolean() && (raw == Double.class || raw == Integer.class)) {
                 // YAML 1.1 reads an unquoted off, no, n as false (and on, yes, y as true).
-                why += "; YAML reads an unquoted off or no as false: write 0 for off where the field takes 0";
+                expected += "; YAML reads an unquoted off or no as false: write 0 for off where the field takes 0";
             }
+            problems.add(
+                    new Problem(List.of(path), new dev.tailor.common.Problem(path, shown(node), expected).message()));
+            return false;
         }
         if (why != null) {
             problems.add(new Problem(List.of(path), path + ": " + why));
@@ -133,13 +136,14 @@ final class ConfigShape {
                 it.remove();
             }
         }
-        if (!unknown.isEmpty()) {
+        for (String where : unknown) {
             problems.add(new Problem(
-                    List.copyOf(unknown),
-                    String.join(", ", unknown)
-                            + (unknown.size() == 1 ? ": unknown field" : ": unknown fields") + " (valid "
-                            + (path.isEmpty() ? "at the top level" : "in " + path) + ": "
-                            + String.join(", ", fields.keySet()) + ")"));
+                    List.of(where),
+                    new dev.tailor.common.Problem(
+                                    where,
+                                    dev.tailor.common.Problem.UNKNOWN_FIELD,
+                                    "one of " + String.join(", ", fields.keySet()))
+                            .message()));
         }
     }
 

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tailor.common.Locations;
 import dev.tailor.common.Problem;
 import dev.tailor.common.StrictReader;
 import java.io.IOException;
@@ -60,8 +61,10 @@ public final class NbdConfigFiles {
             throw new IllegalArgumentException(source + ": empty (expected: at least an exports list)");
         }
         List<ConfigShape.Problem> shapeProblems = ConfigShape.check(tree, NbdConfig.class);
-        List<String> problems = new ArrayList<>(
-                shapeProblems.stream().map(ConfigShape.Problem::message).toList());
+        Locations at = Locations.of(YAML, yaml);
+        List<String> problems = new ArrayList<>(shapeProblems.stream()
+                .map(p -> p.message() + atLine(at, p.paths().get(0)))
+                .toList());
         if (tree.isObject()) {
             NbdConfig config;
             try {
@@ -97,7 +100,7 @@ public final class NbdConfigFiles {
                 // A field removed for its shape may now look missing, and its record incomplete: said once.
                 String field = problem.substring(0, Math.max(0, problem.indexOf(": ")));
                 if (reported.stream().noneMatch(r -> related(r, field))) {
-                    problems.add(problem);
+                    problems.add(problem + atLine(at, field));
                 }
             }
             if (problems.isEmpty()) {
@@ -122,12 +125,18 @@ public final class NbdConfigFiles {
                         || longer.charAt(shorter.length()) == '[');
     }
 
+    /** {@code " at line N"} of the field {@code path} in the file, or {@code ""} when not known. */
+    private static String atLine(Locations at, String path) {
+        int line = at.line(path);
+        return line > 0 ? " at line " + line : "";
+    }
+
     private static IllegalArgumentException notYaml(String source, JacksonException e) {
-        String field = StrictReader.parserPath(e);
-        if (StrictReader.nonFiniteValue(e) != null) {
-            // YAML's .nan and .inf are valid YAML that Jackson's number parser does not take.
-            return new IllegalArgumentException(source + ": " + (field.isEmpty() ? "" : field + ": ")
-                    + "NaN or infinity" + StrictReader.atLine(e) + " (expected: a finite number)");
+        // A non-finite float (YAML's .nan and .inf, which Jackson's number parser does not take) or a key
+        // written twice: a problem of its field, worded as every other.
+        Problem problem = StrictReader.problem(e, StrictReader::expected);
+        if (problem != null) {
+            return new IllegalArgumentException(source + ": " + problem.message() + StrictReader.atLine(e));
         }
         return new IllegalArgumentException(
                 source + ": not valid YAML or JSON" + StrictReader.where(e) + ": " + StrictReader.reason(e));
