@@ -3,9 +3,8 @@ package dev.tailor.heart.controller;
 import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.exc.MismatchedInputException;
-import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.databind.exc.ValueInstantiationException;
+import dev.tailor.common.Locations;
 import dev.tailor.common.Problem;
 import dev.tailor.common.StrictReader;
 import java.io.IOException;
@@ -49,62 +48,61 @@ public final class ConfigFiles {
             if (StrictReader.empty(e)) {
                 return ControllerConfig.DEFAULTS; // only comments: the same as an empty file
             }
-            throw new IllegalArgumentException(source + ": " + unreadable(e));
+            throw new IllegalArgumentException(source + ": " + unreadable(e, Locations.of(YAML, yaml)));
         }
         config = config == null ? ControllerConfig.DEFAULTS : config;
         List<String> problems = config.problems();
         if (!problems.isEmpty()) {
-            throw new IllegalArgumentException(source + ": " + String.join("; ", problems));
+            Locations at = Locations.of(YAML, yaml);
+            throw new IllegalArgumentException(source + ": "
+                    + String.join(
+                            "; ",
+                            problems.stream()
+                                    .map(p -> p + atLine(at, p.substring(0, Math.max(0, p.indexOf(": ")))))
+                                    .toList()));
         }
         return config;
     }
 
-    /** Why Jackson could not read the file, with the field path and line ({@link StrictReader}). */
-    private static String unreadable(JacksonException e) {
+    /**
+     * Why Jackson could not read the file, in the words of every reader ({@link StrictReader#problem}):
+     * the field path, the value as written, what the field takes, and the field's own line.
+     */
+    private static String unreadable(JacksonException e, Locations at) {
         if (e instanceof ValueInstantiationException v) {
             // A record's constructor failed, e.g. on a null list element ("namespaces: [~]").
-            return StrictReader.path(v) + ": a value is missing (an empty list entry or ~?)" + StrictReader.atLine(e);
+            return StrictReader.path(v) + ": a value is missing (an empty list entry or ~?)" + at.atLine(e);
         }
-        if (e instanceof MismatchedInputException m && !(e instanceof UnrecognizedPropertyException)) {
-            return wrongKind(StrictReader.path(m), m.getTargetType()).message() + StrictReader.atLine(e);
-        }
-        String nonFinite = StrictReader.nonFiniteValue(e);
-        if (nonFinite != null) {
-            // YAML's .nan and .inf are valid YAML that Jackson's number parser does not take.
-            String field = StrictReader.parserPath(e);
-            return (field.isEmpty() ? "" : field + ": ") + "NaN or infinity" + StrictReader.atLine(e)
-                    + " (expected: a finite number)";
-        }
-        Problem problem = StrictReader.problem(e, StrictReader::expected);
+        Problem problem = StrictReader.problem(e, ConfigFiles::expected);
         if (problem != null) {
-            return problem.message() + StrictReader.atLine(e);
+            return problem.message() + at.atLine(e);
         }
         if (e instanceof JsonMappingException m) {
-            return StrictReader.path(m) + ": " + StrictReader.reason(e) + StrictReader.atLine(e);
+            return StrictReader.path(m) + ": " + StrictReader.reason(e) + at.atLine(e);
         }
         return "not valid YAML" + StrictReader.where(e) + ": " + StrictReader.reason(e);
     }
 
-    /** A value of the wrong kind for a field of {@code type}: what it is not, and what it takes. */
-    private static Problem wrongKind(String path, Class<?> type) {
+    /** {@code " at line N"} of the field {@code path} in the file, or {@code ""} when not known. */
+    private static String atLine(Locations at, String path) {
+        int line = at.line(path);
+        return line > 0 ? " at line " + line : "";
+    }
+
+    /** What a field of {@code type} takes, in words. */
+    private static String expected(Class<?> type) {
         if (type == null) {
-            return new Problem(path, "a value of another kind", "what the field holds");
+            return "what the field holds";
         }
         if (type == Double.class || type == double.class || type == Integer.class || type == Long.class) {
-            return new Problem(path, "not a number", "a number, e.g. 30 or 0.5");
+            return "a number, e.g. 30 or 0.5";
         }
-        if (type == String.class) {
-            return new Problem(path, "not text", "a string");
-        }
-        if (type == Boolean.class || type == boolean.class) {
-            return new Problem(path, "not true or false", "true or false");
-        }
-        if (type.isEnum()) {
-            return new Problem(path, "not one of them", StrictReader.expected(type));
+        if (type == String.class || type == Boolean.class || type == boolean.class || type.isEnum()) {
+            return StrictReader.expected(type);
         }
         if (List.class.isAssignableFrom(type)) {
-            return new Problem(path, "not a list", "a list, e.g. [a, b]");
+            return "a list, e.g. [a, b]";
         }
-        return new Problem(path, "not what this field holds", "a mapping of " + type.getSimpleName() + " fields");
+        return "a mapping of " + type.getSimpleName() + " fields";
     }
 }

@@ -20,9 +20,9 @@ class ConfigFilesTest {
             delimiter = '|',
             value = {
                 "kubernetes:\\n  namespaces: [~]\\n          | kubernetes: a value is missing (an empty list entry",
-                "roundSeconds: abc\\n                          | roundSeconds: not a number (expected: a number",
-                "roundSeconds: 5\\nroundSeconds: 6\\n          | Duplicate field 'roundSeconds'",
-                "kubernetes: 3\\n                             | kubernetes: not what this field holds",
+                "roundSeconds: abc\\n                          | roundSeconds: abc (expected: a number, e.g. 30 or 0.5) at line 1",
+                "roundSeconds: 5\\nroundSeconds: 6\\n          | roundSeconds: duplicate key (expected: each key once per mapping) at line 2",
+                "kubernetes: 3\\n                             | kubernetes: wrong type (expected: a mapping of Kubernetes fields) at line 1",
                 "maxShareMovePerRound: 0\\n                    | maxShareMovePerRound: 0.0 (expected: 0 < value <= 1",
                 "prometheus:\\n  url: 'http://bad host:9090'\\n | prometheus.url: \"http://bad host:9090\" (expected: an http://",
                 "roundSecs: 3\\n                              | roundSecs: unknown field",
@@ -33,13 +33,13 @@ class ConfigFilesTest {
                 "planner: {minShareOfEqualSplit: 1}\\n         | planner.minShareOfEqualSplit: 1.0 (expected: 0 (off)",
                 "planner: {spreadScale: -1}\\n                  | planner.spreadScale: -1.0 (expected: 0 (off",
                 "planner: {spreadScale: 101}\\n                 | planner.spreadScale: 101.0 (expected: 0 (off",
-                "planner: {queueAwareRouting: perhaps}\\n       | planner.queueAwareRouting: not true or false",
-                "planner: {outlierFilter: maybe}\\n            | planner.outlierFilter: not true or false",
-                "planner: {outlierFilter: 1}\\n                | planner.outlierFilter: not true or false",
-                "planner: {outlierFilter: 'true'}\\n           | planner.outlierFilter: not true or false",
-                "roundSeconds: '30'\\n                       | roundSeconds: not a number",
-                "maxShareMovePerRound: .nan\\n                 | NaN or infinity at line 1 (expected: a finite number)",
-                "roundSeconds: -.inf\\n                        | NaN or infinity at line 1 (expected: a finite number)",
+                "planner: {queueAwareRouting: perhaps}\\n       | planner.queueAwareRouting: perhaps (expected: true or false) at line 1",
+                "planner: {outlierFilter: maybe}\\n            | planner.outlierFilter: maybe (expected: true or false)",
+                "planner: {outlierFilter: 1}\\n                | planner.outlierFilter: 1 (expected: true or false)",
+                "planner: {outlierFilter: 'true'}\\n           | planner.outlierFilter: \"true\" (expected: true or false)",
+                "roundSeconds: '30'\\n                       | roundSeconds: \"30\" (expected: a number, e.g. 30 or 0.5)",
+                "maxShareMovePerRound: .nan\\n                 | maxShareMovePerRound: .nan (expected: a finite number) at line 1",
+                "roundSeconds: -.inf\\n                        | roundSeconds: -.inf (expected: a finite number) at line 1",
                 "planner: {floor: 0.1}\\n                      | planner.floor: unknown field",
                 "prometheus: {bearerTokenFile: /no/such/token}\\n | prometheus.bearerTokenFile: \"/no/such/token\" (expected: a"
                         + " readable file)",
@@ -65,6 +65,17 @@ class ConfigFilesTest {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageStartingWith("heart.yaml: ")
                 .hasMessageContaining(expected);
+    }
+
+    @Test
+    void parse_unknownFieldOrBadValue_isToldAtTheFieldsOwnLine() {
+        assertThatThrownBy(() -> ConfigFiles.parse(
+                        "planner:\n  idleFitRounds: 10\n  floor: 0.1\n  spreadScale: 0.5\n", "h.yaml"))
+                .hasMessageStartingWith("h.yaml: planner.floor: unknown field (expected one of ")
+                .hasMessageEndingWith(") at line 3");
+        assertThatThrownBy(() -> ConfigFiles.parse("roundSeconds: 30\nplanner:\n  spreadScale: -1\n", "h.yaml"))
+                .hasMessageStartingWith("h.yaml: planner.spreadScale: ")
+                .hasMessageEndingWith(" at line 3");
     }
 
     @Test
