@@ -133,7 +133,7 @@ class ProvisionedBaselineTest {
                         + " I/Os per second, more than 0 and at most 100000000)");
         assertThat(problems(exportsWith + "{iops: 0}}]")).contains("exports[0].baseline.iops: 0 (expected");
         assertThat(problems(exportsWith + "{megabytesPerSecond: .nan}}]"))
-                .contains("exports[0].baseline.megabytesPerSecond: NaN or infinity");
+                .contains("exports[0].baseline.megabytesPerSecond: .nan (expected: a finite number) at line ");
         assertThat(problems(exportsWith + "{}}]"))
                 .contains("exports[0].baseline: empty (expected: iops and/or" + " megabytesPerSecond)");
         assertThat(problems(exportsWith + "{iops: 1000, megabytesPerSecond: 1}}]"))
