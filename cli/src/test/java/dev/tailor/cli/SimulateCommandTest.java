@@ -281,8 +281,8 @@ class SimulateCommandTest {
         assertThat(result.exitCode()).isEqualTo(2);
         assertThat(result.err())
                 .contains("2 problems")
-                .contains("nodes[0].cores: -4.0")
-                .contains("components[0].cpuMillisPerCall: 0.0");
+                .contains("nodes[0].cores: -4 (expected: a number in (0, 1024]) at line 3")
+                .contains("components[0].cpuMillisPerCall: 0 (expected: a number in (0, 60000]) at line 5");
     }
 
     @Test

@@ -152,7 +152,7 @@ class StorageSimulateCommandTest {
         assertThat(result.err())
                 .contains("2 problems")
                 .contains("backend.parallelism: 0 (expected: 1 .. 100000)")
-                .contains("tenants[0].requestsPerSecond: 0.0");
+                .contains("tenants[0].requestsPerSecond: 0 (expected: a number in (0, 10000000]) at line 5");
         assertThat(report).doesNotExist();
     }
 
@@ -181,9 +181,9 @@ class StorageSimulateCommandTest {
         result = tailor("storage", "simulate", "--scenario", bad.toString());
         assertThat(result.exitCode()).isEqualTo(2);
         assertThat(result.err())
-                .contains("tenants[0].requestsPerSecond: -5.0")
+                .contains("tenants[0].requestsPerSecond: -5 (expected: a number in (0, 10000000]) at line 5")
                 .contains("tenants[0].traces[0]: \"nosuch\"")
-                .contains("tenants[0].baseline.iops: -1.0");
+                .contains("tenants[0].baseline.iops: -1 (expected: a number in (0, 100000000]) at line 5");
     }
 
     @Test
