@@ -324,8 +324,8 @@ public final class ClusterRuns {
      */
     public static ClusterScenario onlineBoutique(Path metrics, Path latency, PrintWriter notes) {
         try {
-            OnlineBoutiqueScenario.Result result = OnlineBoutiqueScenario.build(
-                    OnlineBoutiqueSnapshot.Options.defaults(metrics).toBuilder()
+            OnlineBoutiqueScenario.Result result =
+                    OnlineBoutiqueScenario.build(OnlineBoutiqueSnapshot.Options.defaults(metrics).toBuilder()
                             .latencyFile(latency)
                             .build());
             if (notes != null) {

@@ -47,7 +47,7 @@ class ClusterScenarioBuilderTest {
                 .durationSeconds(Double.NaN)
                 .build();
         assertThat(bad.problems())
-                .anySatisfy(p -> assertThat(p).startsWith("warmupSeconds: -1"))
-                .anySatisfy(p -> assertThat(p).startsWith("durationSeconds: NaN"));
+                .anySatisfy(p -> assertThat(p.message()).startsWith("warmupSeconds: -1"))
+                .anySatisfy(p -> assertThat(p.message()).startsWith("durationSeconds: NaN"));
     }
 }

@@ -38,7 +38,7 @@ class StorageScenarioBuilderTest {
                         .build())
                 .build();
         assertThat(bad.problems())
-                .anySatisfy(p -> assertThat(p).startsWith("admission.reserveFraction: 1.5"))
-                .anySatisfy(p -> assertThat(p).startsWith("admission.windowIntervals: 0"));
+                .anySatisfy(p -> assertThat(p.message()).startsWith("admission.reserveFraction: 1.5"))
+                .anySatisfy(p -> assertThat(p.message()).startsWith("admission.windowIntervals: 0"));
     }
 }
