@@ -537,7 +537,7 @@ public record NbdConfig(
 
     /**
      * The event loops (docs/design.md#io-priority-event-loop; docs/eventloop.md) and the proxy's own
-     * background work on them ({@link ProxyBackgroundWork}).
+     * background work on them (the server's {@code ProxyBackgroundWork}; {@link BackgroundSettings}).
      *
      * @param mode                    {@code priority} (default: I/O first, background work within an
      *                                allowance) or {@code fifo} (one queue, as a plain event loop);
@@ -634,8 +634,8 @@ public record NbdConfig(
         }
 
         /** The background work's configuration. */
-        public ProxyBackgroundWork.Config background() {
-            return new ProxyBackgroundWork.Config(
+        public BackgroundSettings background() {
+            return new BackgroundSettings(
                     statisticsPeriodMicros,
                     metricsPeriodMillis,
                     metricsFile,

@@ -4,6 +4,7 @@ import dev.tailor.admission.AdmissionStats;
 import dev.tailor.eventloop.EventLoopMetrics;
 import dev.tailor.eventloop.IoPriorityEventLoop;
 import dev.tailor.eventloop.IoPriorityEventLoopGroup;
+import dev.tailor.nbd.config.BackgroundSettings;
 import io.prometheus.metrics.expositionformats.ExpositionFormats;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import io.prometheus.metrics.model.snapshots.CounterSnapshot;
@@ -53,46 +54,6 @@ import java.util.function.ToDoubleFunction;
  */
 public final class ProxyBackgroundWork implements AutoCloseable {
 
-    /**
-     * The tasks' periods and the synthetic maintenance load.
-     *
-     * @param statisticsPeriodMicros  per-segment statistics (admission tick), µs, {@code >= 1}
-     * @param metricsPeriodMillis     metrics export, ms, {@code >= 1}
-     * @param metricsFile             where to write the metrics, or {@code null} to keep them in memory
-     * @param healthCheckPeriodMillis health check, ms, {@code >= 1}
-     * @param maintenancePeriodMicros synthetic maintenance period, µs, {@code >= 1}
-     * @param maintenanceBusyMicros   CPU time of each maintenance task, µs; 0 turns maintenance off
-     * @param maintenanceTasks        maintenance tasks submitted at each run, each its own unrelated task
-     *                                (many small tasks queued at once, as per-segment upkeep would be)
-     */
-    public record Config(
-            long statisticsPeriodMicros,
-            long metricsPeriodMillis,
-            Path metricsFile,
-            long healthCheckPeriodMillis,
-            long maintenancePeriodMicros,
-            long maintenanceBusyMicros,
-            int maintenanceTasks) {
-
-        /** The defaults: statistics every 1 ms, metrics every 1 s, health every 100 ms, no maintenance. */
-        public static final Config DEFAULTS = new Config(1_000, 1_000, null, 100, 1_000, 0, 1);
-
-        public Config {
-            requireAtLeast("statisticsPeriodMicros", statisticsPeriodMicros, 1);
-            requireAtLeast("metricsPeriodMillis", metricsPeriodMillis, 1);
-            requireAtLeast("healthCheckPeriodMillis", healthCheckPeriodMillis, 1);
-            requireAtLeast("maintenancePeriodMicros", maintenancePeriodMicros, 1);
-            requireAtLeast("maintenanceBusyMicros", maintenanceBusyMicros, 0);
-            requireAtLeast("maintenanceTasks", maintenanceTasks, 1);
-        }
-
-        private static void requireAtLeast(String field, long value, long min) {
-            if (value < min) {
-                throw new IllegalArgumentException(field + ": " + value + " (expected: at least " + min + ")");
-            }
-        }
-    }
-
     /** Text format 0.0.4, the one Prometheus and node_exporter's textfile collector read. */
     private static final PrometheusTextFormatWriter TEXT_FORMAT =
             ExpositionFormats.init().getPrometheusTextFormatWriter();
@@ -103,7 +64,7 @@ public final class ProxyBackgroundWork implements AutoCloseable {
     private final ConnectionAdmission connections;
     private final IoMetrics io;
     private final List<Export> exports;
-    private final Config config;
+    private final BackgroundSettings config;
     private final LongSupplier nanoClock;
     private final long startedNanos;
     private volatile String lastMetrics = "";
@@ -125,7 +86,7 @@ public final class ProxyBackgroundWork implements AutoCloseable {
             IoPriorityEventLoopGroup loops,
             AdmissionDispatcher admission,
             List<Export> exports,
-            Config config,
+            BackgroundSettings config,
             LongSupplier nanoClock) {
         this(loops, admission, exports, config, nanoClock, null);
     }
@@ -139,7 +100,7 @@ public final class ProxyBackgroundWork implements AutoCloseable {
             IoPriorityEventLoopGroup loops,
             AdmissionDispatcher admission,
             List<Export> exports,
-            Config config,
+            BackgroundSettings config,
             LongSupplier nanoClock,
             ConnectionAdmission connections) {
         this(loops, admission, exports, config, nanoClock, connections, null);
@@ -155,7 +116,7 @@ public final class ProxyBackgroundWork implements AutoCloseable {
             IoPriorityEventLoopGroup loops,
             AdmissionDispatcher admission,
             List<Export> exports,
-            Config config,
+            BackgroundSettings config,
             LongSupplier nanoClock,
             ConnectionAdmission connections,
             IoMetrics io) {

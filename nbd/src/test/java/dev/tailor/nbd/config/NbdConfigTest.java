@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
-import dev.tailor.nbd.server.ProxyBackgroundWork;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
@@ -60,8 +59,7 @@ class NbdConfigTest {
         assertThat(config.loop().loopMode()).isEqualTo(dev.tailor.eventloop.LoopMode.FIFO);
         assertThat(config.loop().metricsFile()).isEqualTo(Path.of("/etc/tailor/metrics.prom"));
         assertThat(config.loop().background())
-                .isEqualTo(new ProxyBackgroundWork.Config(
-                        1_000, 500, Path.of("/etc/tailor/metrics.prom"), 20, 2_000, 25, 8));
+                .isEqualTo(new BackgroundSettings(1_000, 500, Path.of("/etc/tailor/metrics.prom"), 20, 2_000, 25, 8));
         assertThat(parse("""
                 exports: [{name: disk, file: disk.img, size: 1GiB}]
                 loop: {metricsFile: /var/lib/node_exporter/tailor.prom}
