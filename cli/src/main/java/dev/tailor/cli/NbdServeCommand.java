@@ -224,30 +224,30 @@ final class NbdServeCommand implements Callable<Integer> {
         InternalLoggerFactory.setDefaultFactory(JdkLoggerFactory.INSTANCE);
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
+        ServeOptions options = new ServeOptions(
+                config,
+                file,
+                readOnly,
+                exportName,
+                size,
+                listen,
+                unix,
+                admission,
+                admissionIops,
+                admissionMbps,
+                admissionVariant,
+                baselineIops,
+                baselineMbps,
+                loop,
+                metricsListen,
+                idleTimeout,
+                tls,
+                tlsCertificates,
+                tlsVerifyPeer,
+                maxConnectionsPerAddress);
         ServeOptions.Setup setup;
         try {
-            setup = new ServeOptions(
-                            config,
-                            file,
-                            readOnly,
-                            exportName,
-                            size,
-                            listen,
-                            unix,
-                            admission,
-                            admissionIops,
-                            admissionMbps,
-                            admissionVariant,
-                            baselineIops,
-                            baselineMbps,
-                            loop,
-                            metricsListen,
-                            idleTimeout,
-                            tls,
-                            tlsCertificates,
-                            tlsVerifyPeer,
-                            maxConnectionsPerAddress)
-                    .build();
+            setup = options.build();
         } catch (IllegalArgumentException e) {
             throw new CliException(e.getMessage());
         } catch (IOException e) {
@@ -260,7 +260,8 @@ final class NbdServeCommand implements Callable<Integer> {
             server = NbdServer.start(settings);
         } catch (IllegalArgumentException e) {
             ServeOptions.delete(temporary);
-            throw new CliException(e.getMessage());
+            // What the server finds at start (the TLS credentials' contents) named as the options that set it.
+            throw new CliException(options.namingOptions(e.getMessage()));
         } catch (IOException e) {
             ServeOptions.delete(temporary);
             throw new CliException(e.getMessage(), 1, e);

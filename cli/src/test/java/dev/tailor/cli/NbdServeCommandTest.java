@@ -357,6 +357,15 @@ class NbdServeCommandTest {
         assertThat(noCertificate.exitCode()).isEqualTo(2);
         assertThat(noCertificate.err())
                 .contains("--tls-certificates: " + empty.resolve("server-cert.pem") + " does not exist");
+        // What the files hold is found when the server loads them at start: named as the option all the same.
+        Path notPem = Files.createDirectories(dir.resolve("not-pem"));
+        Files.writeString(notPem.resolve("server-cert.pem"), "not a certificate\n");
+        Files.writeString(notPem.resolve("server-key.pem"), "not a key\n");
+        PlanCommandTest.Result badCertificate =
+                tailor("nbd", "serve", "--file", file, "--tls", "on", "--tls-certificates", notPem.toString());
+        assertThat(badCertificate.exitCode()).isEqualTo(2);
+        assertThat(badCertificate.err()).contains("--tls-certificates: " + notPem.resolve("server-cert.pem") + " ");
+        assertThat(badCertificate.out()).doesNotContain("tailor: serving");
         assertThat(tailor("nbd", "serve", "--file", file, "--tls", "on").err())
                 .contains("--tls-certificates:"
                         + " missing (expected: a folder with server-cert.pem and server-key.pem when --tls is on)");

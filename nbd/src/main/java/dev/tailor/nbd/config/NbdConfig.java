@@ -6,10 +6,6 @@ import dev.tailor.admission.IoCostModel;
 import dev.tailor.eventloop.LoopMode;
 import dev.tailor.nbd.protocol.BlockSizes;
 import dev.tailor.nbd.protocol.NbdProtocol;
-import dev.tailor.nbd.server.ConnectionAdmission;
-import dev.tailor.nbd.server.MetricsEndpoint;
-import dev.tailor.nbd.server.ProxyBackgroundWork;
-import dev.tailor.nbd.server.ServerTls;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
@@ -1032,6 +1028,13 @@ public record NbdConfig(
         /** TLS off. */
         public static final TlsSettings DEFAULTS = new TlsSettings("off", null, false);
 
+        /** The server's certificate chain, PEM, in the certificate folder. */
+        public static final String SERVER_CERT = "server-cert.pem";
+        /** The server's private key, PEM, in the certificate folder. */
+        public static final String SERVER_KEY = "server-key.pem";
+        /** The CA certificates client certificates are checked against, PEM, in the certificate folder. */
+        public static final String CA_CERT = "ca-cert.pem";
+
         public TlsSettings {
             // YAML 1.1 reads an unquoted on or off as a boolean, which arrives here as "true" or "false".
             mode = mode == null || mode.equals("false") ? "off" : mode.equals("true") ? "on" : mode;
@@ -1051,9 +1054,9 @@ public record NbdConfig(
         }
 
         /**
-         * What is wrong, each problem starting with {@code tls.} and the field; when the fields fit, the
-         * credentials are loaded, so an unreadable file, a key that is not the certificate's or a file that is
-         * not PEM is said here too.
+         * What is wrong with the fields, each problem starting with {@code tls.} and the field: the mode, and
+         * the certificate folder and the files in it, each there and readable. What the files hold (PEM, a key
+         * that is the certificate's) is checked by the server when it loads them, before it opens anything.
          */
         public List<String> problems() {
             List<String> problems = new ArrayList<>();
@@ -1072,23 +1075,44 @@ public record NbdConfig(
                 return problems;
             }
             if (certificates == null) {
-                problems.add("tls.certificates: missing (expected: a folder with " + ServerTls.SERVER_CERT + " and "
-                        + ServerTls.SERVER_KEY + " when tls.mode is " + mode + ")");
+                problems.add("tls.certificates: missing (expected: a folder with " + SERVER_CERT + " and " + SERVER_KEY
+                        + " when tls.mode is " + mode + ")");
                 return problems;
             }
             if (!java.nio.file.Files.isDirectory(certificates)) {
                 problems.add("tls.certificates: " + certificates
                         + (java.nio.file.Files.exists(certificates) ? " is not a folder" : " does not exist")
                         + " (expected: a folder with "
-                        + ServerTls.SERVER_CERT + " and " + ServerTls.SERVER_KEY + ")");
+                        + SERVER_CERT + " and " + SERVER_KEY + ")");
                 return problems;
             }
-            try {
-                ServerTls.load(this);
-            } catch (IllegalArgumentException e) {
-                problems.add(e.getMessage());
+            for (String name :
+                    verifyPeer ? List.of(SERVER_CERT, SERVER_KEY, CA_CERT) : List.of(SERVER_CERT, SERVER_KEY)) {
+                String problem = fileProblem("tls.certificates", certificates.resolve(name));
+                if (problem != null) {
+                    problems.add(problem);
+                    return problems;
+                }
             }
             return problems;
+        }
+
+        /**
+         * What keeps {@code file}, one of the credentials, from being read, as {@code field: FILE ...
+         * (expected: ...)}, or {@code null} when it is a file that can be opened.
+         */
+        public static String fileProblem(String field, Path file) {
+            if (!java.nio.file.Files.isRegularFile(file)) {
+                return field + ": " + file + (java.nio.file.Files.exists(file) ? " is not a file" : " does not exist")
+                        + " (expected: " + SERVER_CERT + ", " + SERVER_KEY + " and, to verify clients, " + CA_CERT
+                        + " in the folder; docs/nbd.md, TLS)";
+            }
+            try {
+                java.nio.file.Files.newByteChannel(file).close();
+                return null;
+            } catch (java.io.IOException e) {
+                return field + ": " + file + " cannot be read (" + e.getMessage() + ")";
+            }
         }
     }
 

@@ -316,7 +316,15 @@ public record ServeOptions(
         if (problems.isEmpty()) {
             return settings;
         }
-        String message = String.join("; ", problems);
+        throw new IllegalArgumentException(namingOptions(String.join("; ", problems)));
+    }
+
+    /**
+     * {@code message}, a problem with the settings these options built, with the TLS fields the options set
+     * named as the options ({@code --tls-certificates: ...} for {@code tls.certificates: ...}): for what the
+     * server finds when it loads the credentials at start.
+     */
+    public String namingOptions(String message) {
         if (tls != null || config == null) {
             message = message.replace("tls.mode", "--tls");
         }
@@ -328,7 +336,7 @@ public record ServeOptions(
         if (tlsVerifyPeer) {
             message = message.replace("tls.verifyPeer: true", "--tls-verify-peer");
         }
-        throw new IllegalArgumentException(message);
+        return message;
     }
 
     /** The export of {@code --file}: an existing regular file, all of it or its first {@code sizeBytes}. */

@@ -220,13 +220,24 @@ public final class NbdServer implements AutoCloseable {
      * again and the files it created are removed ({@link BlockBackend#discard}); files that existed
      * before are never touched.
      *
-     * @throws IllegalArgumentException when the config has problems (all listed) or an export does not fit
-     *                                  its backend (the message starts with {@code export NAME: })
+     * @throws IllegalArgumentException when the config has problems (all listed, with what loading the TLS
+     *                                  credentials finds: a file that is not PEM, a key that is not the
+     *                                  certificate's) or an export does not fit its backend (the message
+     *                                  starts with {@code export NAME: })
      * @throws IOException              when a backend cannot be opened or the address is not available
      */
     public static NbdServer start(NbdConfig config, RequestDispatcher dispatcher, BackendFactory backends)
             throws IOException {
-        List<String> problems = config.problems();
+        List<String> problems = new ArrayList<>(config.problems());
+        ServerTls tls = null;
+        if (config.tls().enabled() && config.tls().problems().isEmpty()) {
+            // The fields fit: the credentials are loaded now, before anything is opened or created.
+            try {
+                tls = ServerTls.load(config.tls());
+            } catch (IllegalArgumentException e) {
+                problems.add(e.getMessage());
+            }
+        }
         if (!problems.isEmpty()) {
             throw new IllegalArgumentException(String.join("; ", problems));
         }
@@ -311,13 +322,7 @@ public final class NbdServer implements AutoCloseable {
                     System::nanoTime,
                     admission,
                     io);
-            ServerContext server = new ServerContext(
-                    frozen,
-                    limits,
-                    dispatcher,
-                    admission,
-                    io,
-                    config.tls().enabled() ? ServerTls.load(config.tls()) : null);
+            ServerContext server = new ServerContext(frozen, limits, dispatcher, admission, io, tls);
             ChannelGroup connections = new DefaultChannelGroup("tailor-nbd", GlobalEventExecutor.INSTANCE);
             ChannelInitializer<Channel> initializer = new ChannelInitializer<>() {
                 @Override

@@ -43,14 +43,14 @@ import javax.net.ssl.SSLException;
  * @param context    Netty's server context with the certificate, the key and, with {@code verifyPeer}, the CA
  * @param verifyPeer whether clients must present a certificate signed by the CA
  */
-public record ServerTls(Mode mode, SslContext context, boolean verifyPeer) {
+record ServerTls(Mode mode, SslContext context, boolean verifyPeer) {
 
     /** The server's certificate chain, PEM. */
-    public static final String SERVER_CERT = "server-cert.pem";
+    static final String SERVER_CERT = NbdConfig.TlsSettings.SERVER_CERT;
     /** The server's private key, PEM. */
-    public static final String SERVER_KEY = "server-key.pem";
+    static final String SERVER_KEY = NbdConfig.TlsSettings.SERVER_KEY;
     /** The CA certificates client certificates are checked against, PEM. */
-    static final String CA_CERT = "ca-cert.pem";
+    static final String CA_CERT = NbdConfig.TlsSettings.CA_CERT;
 
     /** TLS modes, named as nbdkit's {@code --tls} names them. */
     enum Mode {
@@ -88,7 +88,7 @@ public record ServerTls(Mode mode, SslContext context, boolean verifyPeer) {
      * @throws IllegalArgumentException naming {@code tls.certificates} and the file, with what is wrong and
      *                                  what was expected
      */
-    public static ServerTls load(NbdConfig.TlsSettings settings) {
+    static ServerTls load(NbdConfig.TlsSettings settings) {
         Mode mode = Mode.of(settings.mode());
         if (mode == null || mode == Mode.OFF) {
             throw new IllegalArgumentException("tls.mode: \"" + settings.mode() + "\" has no credentials to load");
@@ -265,11 +265,9 @@ public record ServerTls(Mode mode, SslContext context, boolean verifyPeer) {
     }
 
     private static byte[] read(String field, Path file) {
-        if (!Files.isRegularFile(file)) {
-            throw new IllegalArgumentException(
-                    field + ": " + file + (Files.exists(file) ? " is not a file" : " does not exist") + " (expected: "
-                            + SERVER_CERT + ", " + SERVER_KEY + " and, to verify"
-                            + " clients, " + CA_CERT + " in the folder; docs/nbd.md, TLS)");
+        String problem = NbdConfig.TlsSettings.fileProblem(field, file);
+        if (problem != null) {
+            throw new IllegalArgumentException(problem);
         }
         try {
             return Files.readAllBytes(file);

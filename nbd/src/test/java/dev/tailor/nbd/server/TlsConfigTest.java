@@ -2,6 +2,7 @@ package dev.tailor.nbd.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.tailor.nbd.config.NbdConfig;
 import dev.tailor.nbd.config.NbdConfigFiles;
@@ -17,7 +18,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The {@code tls} section of the config: its modes, the certificate folder (relative to the config file),
- * and every problem with the credentials said at start, naming the file and what was expected.
+ * and every problem with the credentials said at start, naming the file and what was expected: the fields
+ * and the files' presence by the config's check, what the files hold by the server's loading them.
  */
 class TlsConfigTest {
 
@@ -37,8 +39,23 @@ class TlsConfigTest {
         return NbdConfigFiles.parse("exports: [{name: disk, file: disk.img, size: 1GiB}]\n" + yaml, "test.yaml", dir);
     }
 
+    /** The config's own check: the mode, the folder, the files there and readable. */
     private static java.util.List<String> problems(String mode, Path certificates, Boolean verifyPeer) {
         return new NbdConfig.TlsSettings(mode, certificates, verifyPeer).problems();
+    }
+
+    /** What the server says when it starts with these settings and cannot load the credentials. */
+    private static String startFailure(String mode, Path certificates, Boolean verifyPeer) {
+        Path image = dir.resolve("never-created.img");
+        NbdConfig config = TestServers.config(
+                        NbdConfig.Limits.DEFAULTS, NbdConfig.ExportConfig.file("disk", "acme", 1 << 20, false, image))
+                .toBuilder()
+                .tls(new NbdConfig.TlsSettings(mode, certificates, verifyPeer))
+                .build();
+        Throwable failure = catchThrowable(() -> NbdServer.start(config).close());
+        assertThat(failure).isInstanceOf(IllegalArgumentException.class);
+        assertThat(image).doesNotExist();
+        return failure.getMessage();
     }
 
     @Test
@@ -95,13 +112,13 @@ class TlsConfigTest {
     }
 
     @Test
-    void notPemOrAnotherCertificatesKey_isRefusedNamingTheFile() throws Exception {
+    void notPemOrAnotherCertificatesKey_isRefusedAtStartNamingTheFile() throws Exception {
         Path garbage = Files.createDirectories(dir.resolve("garbage"));
         Files.writeString(garbage.resolve("server-cert.pem"), "not a certificate\n");
         Files.copy(good.resolve("server-key.pem"), garbage.resolve("server-key.pem"));
-        assertThat(problems("on", garbage, false))
-                .singleElement()
-                .asString()
+        // The config checks the files are there; the server, loading them, what they hold.
+        assertThat(problems("on", garbage, false)).isEmpty();
+        assertThat(startFailure("on", garbage, false))
                 .startsWith("tls.certificates: " + garbage.resolve("server-cert.pem") + " ");
 
         Path mismatched = Files.createDirectories(dir.resolve("mismatched"));
@@ -110,8 +127,9 @@ class TlsConfigTest {
                 mismatched.resolve("server-key.pem"),
                 TestCertificates.pem(
                         "PRIVATE KEY", TestCertificates.ecKeys().getPrivate().getEncoded()));
-        assertThat(problems("on", mismatched, false))
-                .containsExactly("tls.certificates: "
+        assertThat(problems("on", mismatched, false)).isEmpty();
+        assertThat(startFailure("on", mismatched, false))
+                .isEqualTo("tls.certificates: "
                         + mismatched.resolve("server-key.pem") + " is not the key of the certificate in "
                         + mismatched.resolve("server-cert.pem") + " (a signature made with the key does not verify;"
                         + " expected: the private key the certificate was issued for)");
@@ -121,9 +139,7 @@ class TlsConfigTest {
         Files.writeString(
                 encrypted.resolve("server-key.pem"),
                 TestCertificates.pem("ENCRYPTED PRIVATE KEY", new byte[] {0x30, 0x00}));
-        assertThat(problems("on", encrypted, false))
-                .singleElement()
-                .asString()
+        assertThat(startFailure("on", encrypted, false))
                 .contains(encrypted.resolve("server-key.pem") + " is encrypted (expected: an unencrypted key")
                 .contains("openssl pkcs8 -topk8 -nocrypt");
     }
