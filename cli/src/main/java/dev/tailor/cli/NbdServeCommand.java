@@ -3,6 +3,7 @@ package dev.tailor.cli;
 import dev.tailor.nbd.config.NbdConfig;
 import dev.tailor.nbd.config.ServeOptions;
 import dev.tailor.nbd.server.NbdServer;
+import dev.tailor.nbd.server.ServeSummary;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 import io.netty.util.internal.logging.JdkLoggerFactory;
 import java.io.IOException;
@@ -266,7 +267,7 @@ final class NbdServeCommand implements Callable<Integer> {
             ServeOptions.delete(temporary);
             throw new CliException(e.getMessage(), 1, e);
         }
-        ServeOptions.describe(
+        ServeSummary.print(
                 server,
                 settings.address(),
                 settings.limits(),

@@ -1,0 +1,178 @@
+package dev.tailor.nbd.server;
+
+import dev.tailor.nbd.backend.BlockBackend;
+import dev.tailor.nbd.backend.FileBackend;
+import dev.tailor.nbd.backend.UpstreamBackend;
+import dev.tailor.nbd.config.ByteSize;
+import dev.tailor.nbd.config.NbdConfig;
+import java.io.PrintWriter;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
+import java.nio.file.Path;
+import java.util.Collections;
+import java.util.List;
+
+/**
+ * What {@code tailor nbd serve} prints once the server runs: where it listens, with the URIs clients use,
+ * one line per export, the loops and admission, the connection limits, TLS and the metrics endpoint; the
+ * warnings for an address reachable from the network.
+ */
+public final class ServeSummary {
+
+    private ServeSummary() {}
+
+    /**
+     * Prints where the server listens and one line per export, on {@code out}; the warning for an address
+     * reachable from the network on {@code err}.
+     *
+     * @param address the address as the user gave it (config or {@code --listen}), shown as is
+     */
+    public static void print(
+            NbdServer server,
+            String address,
+            NbdConfig.Limits limits,
+            NbdConfig.AdmissionSettings admissionSettings,
+            List<NbdConfig.ExportConfig> exportConfigs,
+            Path temporary,
+            PrintWriter out,
+            PrintWriter err) {
+        InetSocketAddress bound = server.localAddress();
+        Path socket = server.unixSocket();
+        NbdConfig.TlsSettings tls = server.tls();
+        boolean tlsOn = tls.enabled();
+        boolean tlsRequired = tls.mode().equals("require");
+        List<String> places = new java.util.ArrayList<>();
+        String base = null;
+        if (bound != null) {
+            InetAddress ip = bound.getAddress();
+            String host = hostForUri(address);
+            // The wildcard address is no use in a URI: show one that other machines can connect to.
+            String uriHost = ip.isAnyLocalAddress() ? hostForUri(reachableAddress(!address.contains(":"))) : host;
+            base = (tlsOn ? "nbds://" : "nbd://") + uriHost + ":" + bound.getPort() + "/";
+            places.add(host + ":" + bound.getPort()
+                    + (ip.isLoopbackAddress() ? " (loopback only)" : ip.isAnyLocalAddress() ? " (all addresses)" : ""));
+            if (!ip.isLoopbackAddress() && !(tlsRequired && tls.verifyPeer())) {
+                err.println(
+                        tlsRequired
+                                ? "tailor: warning: reachable from the network; TLS encrypts, but without --tls-verify-peer"
+                                        + " anyone who can connect can read and write these disks"
+                                : "tailor: warning: reachable from the network, and NBD has no authentication here: anyone"
+                                        + " who can connect can read and write these disks");
+            }
+        }
+        if (socket != null) {
+            places.add("unix socket " + socket + " ("
+                    + server.transport().name().toLowerCase(java.util.Locale.ROOT) + ")");
+        }
+        List<Export> exports = server.exports();
+        java.util.Map<String, String> baselines = new java.util.HashMap<>();
+        if (server.admission() != null) {
+            for (NbdConfig.ExportConfig e : exportConfigs) {
+                if (e.baseline() != null) {
+                    baselines.put(e.name(), ", baseline " + e.baseline().describe());
+                }
+            }
+        }
+        out.println("tailor: serving " + exports.size() + (exports.size() == 1 ? " export" : " exports") + " on "
+                + String.join(" and ", places) + "; Ctrl-C stops");
+        for (Export export : exports) {
+            String details = "  " + ByteSize.format(export.sizeBytes()) + ", "
+                    + (export.readOnly() ? "read-only" : "read-write") + ", tenant " + export.tenant() + ", "
+                    + backend(export.backend(), temporary) + baselines.getOrDefault(export.name(), "");
+            String unixUri = socket == null
+                    ? null
+                    : (tlsOn ? "nbds+unix:///" : "nbd+unix:///") + export.name() + "?socket=" + socket;
+            out.println("  " + (base != null ? base + export.name() : unixUri) + details);
+            if (base != null && unixUri != null) {
+                out.println("  " + unixUri);
+            }
+        }
+        out.println("  event loops: " + server.eventLoops().loops().size() + ", "
+                + server.loopMode().name().toLowerCase(java.util.Locale.ROOT) + "; segment admission: "
+                + (server.admission() == null
+                        ? "off"
+                        : "on (" + admissionSettings.variant() + "), budget "
+                                + admissionSettings.budgetDescription() + ", reserve "
+                                + (server.admission().controller().config().adaptiveReserve()
+                                        ? "adaptive"
+                                        : server.admission().controller().reserveFraction())));
+        out.println("  connections: at most " + limits.maxConnections() + ", " + limits.maxConnectionsPerAddress()
+                + " per client address; idle timeout "
+                + (limits.idleTimeoutNanos() == 0
+                        ? "off"
+                        : java.math.BigDecimal.valueOf(limits.idleTimeoutSeconds())
+                                        .stripTrailingZeros()
+                                        .toPlainString() + " s"));
+        if (tlsOn) {
+            out.println("  tls: " + (tlsRequired ? "required" : "on (clients may also connect without TLS: nbd://)")
+                    + ", certificates " + tls.certificates()
+                    + (tls.verifyPeer()
+                            ? ", clients need a certificate signed by its ca-cert.pem"
+                            : ", clients not verified"));
+        }
+        InetSocketAddress metrics = server.metricsAddress();
+        if (metrics != null) {
+            String metricsHost = metrics.getAddress().isAnyLocalAddress()
+                    ? hostForUri(reachableAddress(metrics.getAddress() instanceof java.net.Inet4Address))
+                    : hostForUri(metrics.getAddress().getHostAddress());
+            out.println("  metrics: http://" + metricsHost + ":" + metrics.getPort() + "/metrics, health: /healthz");
+            if (!metrics.getAddress().isLoopbackAddress()) {
+                err.println("tailor: warning: the metrics endpoint is reachable from the network (no authentication;"
+                        + " it shows export names and traffic)");
+            }
+        }
+        out.flush();
+    }
+
+    /** {@code host}, with brackets when it is an IPv6 literal, as a URI or {@code HOST:PORT} needs. */
+    static String hostForUri(String host) {
+        return host.contains(":") && !host.startsWith("[") ? "[" + host + "]" : host;
+    }
+
+    /**
+     * For a server listening on every address ({@code 0.0.0.0} or {@code ::}), an address other machines
+     * can use in a URI: the first IPv4 address of an interface that is up, not loopback and not
+     * link-local, else (unless {@code ipv4Only}) the first such IPv6 address, else the loopback address.
+     *
+     * @param ipv4Only whether the server listens on IPv4 only ({@code 0.0.0.0})
+     */
+    static String reachableAddress(boolean ipv4Only) {
+        String ipv6 = null;
+        try {
+            for (NetworkInterface nic : Collections.list(NetworkInterface.getNetworkInterfaces())) {
+                if (!nic.isUp() || nic.isLoopback()) {
+                    continue;
+                }
+                for (InetAddress candidate : Collections.list(nic.getInetAddresses())) {
+                    if (candidate.isLoopbackAddress() || candidate.isLinkLocalAddress()) {
+                        continue;
+                    }
+                    if (candidate instanceof Inet4Address) {
+                        return candidate.getHostAddress();
+                    }
+                    if (ipv6 == null && !ipv4Only) {
+                        ipv6 = candidate.getHostAddress();
+                    }
+                }
+            }
+        } catch (SocketException e) {
+            // No interface list: fall back to loopback, which works on this machine at least.
+        }
+        return ipv6 != null ? ipv6 : ipv4Only ? "127.0.0.1" : "::1";
+    }
+
+    private static String backend(BlockBackend backend, Path temporary) {
+        if (backend instanceof FileBackend file) {
+            return "file " + file.file()
+                    + (temporary != null && file.file().startsWith(temporary) ? " (temporary: removed on exit)" : "");
+        }
+        if (backend instanceof UpstreamBackend upstream) {
+            int pool = upstream.poolSize();
+            return upstream + " (" + pool + (pool == 1 ? " connection)" : " connections)");
+        }
+        return backend.toString();
+    }
+}
