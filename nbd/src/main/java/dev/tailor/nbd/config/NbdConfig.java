@@ -509,7 +509,7 @@ public record NbdConfig(
 
             /**
              * The admission settings, each field left unset at its default. Its values are checked where a config file's are,
-             * by {@link NbdConfig#problems()} (which {@link NbdServer#start} runs), so that every invalid field is
+             * by {@link NbdConfig#problems()} (which the server runs at start), so that every invalid field is
              * listed at once, each as {@code field: value (expected: ...)}.
              */
             public AdmissionSettings build() {
@@ -548,7 +548,7 @@ public record NbdConfig(
      * @param maintenanceTasks        maintenance tasks submitted per run (default 1)
      * @param metricsListen           {@code HOST:PORT} to serve {@code /metrics} and {@code /healthz} on
      *                                over HTTP (default none; port 0 picks a free one); {@code tailor nbd
-     *                                serve --metrics-listen}; see {@link MetricsEndpoint}
+     *                                serve --metrics-listen}; served by the server's {@code MetricsEndpoint}
      */
     @JsonIgnoreProperties(ignoreUnknown = false)
     public record LoopSettings(
@@ -762,7 +762,7 @@ public record NbdConfig(
 
             /**
              * The loop settings, each field left unset at its default. Its values are checked where a config file's are,
-             * by {@link NbdConfig#problems()} (which {@link NbdServer#start} runs), so that every invalid field is
+             * by {@link NbdConfig#problems()} (which the server runs at start), so that every invalid field is
              * listed at once, each as {@code field: value (expected: ...)}.
              */
             public LoopSettings build() {
@@ -796,7 +796,7 @@ public record NbdConfig(
      *                                         is closed itself when every connection is past its handshake
      * @param maxHandshakes                    of those, connections in the handshake at once (default 64, at
      *                                         most maxConnections); a newcomer over the limit closes the
-     *                                         longest idle one ({@link ConnectionAdmission})
+     *                                         longest idle one (the server's connection admission)
      * @param handshakeTimeoutSeconds          time a client has to finish the handshake (default 10)
      * @param idleTimeoutSeconds               a connection past its handshake with no request in flight
      *                                         and nothing sent or received for this long is closed; 0 is
@@ -990,7 +990,7 @@ public record NbdConfig(
 
             /**
              * The limits, each field left unset at its default. Its values are checked where a config file's are,
-             * by {@link NbdConfig#problems()} (which {@link NbdServer#start} runs), so that every invalid field is
+             * by {@link NbdConfig#problems()} (which the server runs at start), so that every invalid field is
              * listed at once, each as {@code field: value (expected: ...)}.
              */
             public Limits build() {
@@ -1305,7 +1305,7 @@ public record NbdConfig(
 
             /**
              * The export, each field left unset at its default. Its values are checked where a config file's are,
-             * by {@link NbdConfig#problems()} (which {@link NbdServer#start} runs), so that every invalid field is
+             * by {@link NbdConfig#problems()} (which the server runs at start), so that every invalid field is
              * listed at once, each as {@code field: value (expected: ...)}.
              */
             public ExportConfig build() {
@@ -1655,7 +1655,7 @@ public record NbdConfig(
 
         /**
          * The config, each field left unset at its default. Its values are checked where a config file's are,
-         * by {@link NbdConfig#problems()} (which {@link NbdServer#start} runs), so that every invalid field is
+         * by {@link NbdConfig#problems()} (which the server runs at start), so that every invalid field is
          * listed at once, each as {@code field: value (expected: ...)}.
          */
         public NbdConfig build() {

@@ -45,7 +45,7 @@ import java.util.concurrent.TimeUnit;
  * (the handshakes are kept in an access-ordered map, least recently active first), plus, when an
  * address is at its limit, a walk over the handshakes; the others O(1).
  */
-public final class ConnectionAdmission {
+final class ConnectionAdmission {
 
     /** Why a newcomer was refused, for the log and the metrics. */
     enum Refusal {

@@ -10,13 +10,14 @@
  * dev.tailor.nbd.server.TransmissionHandler}, handing over the immutable {@link
  * dev.tailor.nbd.server.Negotiated} session and the bytes read past the end of negotiation. The last handler,
  * {@link dev.tailor.nbd.server.ConnectionErrors}, logs what closed a connection. Around them: which
- * connections are taken ({@link dev.tailor.nbd.server.ConnectionAdmission}), the seam to the backends ({@link
+ * connections are taken ({@code ConnectionAdmission}), the seam to the backends ({@link
  * dev.tailor.nbd.server.RequestDispatcher}, with segment admission in {@link
  * dev.tailor.nbd.server.AdmissionDispatcher}), the order of overlapping writes ({@link
  * dev.tailor.nbd.server.WriteOrdering}), the metrics ({@link dev.tailor.nbd.server.IoMetrics}, {@link
  * dev.tailor.nbd.server.SlowSegments}, {@link dev.tailor.nbd.server.MetricsEndpoint}), the TLS credentials
- * ({@link dev.tailor.nbd.server.ServerTls}) and the proxy's background work on the loops ({@link
- * dev.tailor.nbd.server.ProxyBackgroundWork}).
+ * ({@code ServerTls}), the proxy's background work on the loops ({@link
+ * dev.tailor.nbd.server.ProxyBackgroundWork}) and what {@code tailor nbd serve} prints once the server runs
+ * ({@link dev.tailor.nbd.server.ServeSummary}).
  *
  * <p>Source: doc/proto.md of the NetworkBlockDevice project, sections "Handshake" ("Fixed newstyle
  * negotiation", "Option types"), "TLS support", "Transmission", "Request types", "Metadata querying" and
