@@ -28,7 +28,8 @@ import org.openjdk.jmh.annotations.State;
  *       off), parallel;</li>
  *   <li>{@code heart-paper} = {@link HeartConfig#PAPER}: the paper's, none of our departures, the slow-link
  *       filter on;</li>
- *   <li>{@code mcf-per-replica-no-filter} = {@code DEFAULTS.toBuilder().grouping(REPLICA).slowLinkFilter(false).build()}:
+ *   <li>{@code mcf-per-replica-no-filter}
+ *       = {@code DEFAULTS.toBuilder().grouping(REPLICA).slowLinkFilter(false).build()}:
  *       every replica its own routing target, min-cost flow over all links (also parallel).</li>
  * </ul>
  * Each shape's snapshot is generated once per trial with {@link SyntheticClusters#DEFAULT_SEED}, so

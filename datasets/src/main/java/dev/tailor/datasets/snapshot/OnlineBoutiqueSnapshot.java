@@ -135,7 +135,10 @@ public final class OnlineBoutiqueSnapshot {
             return new Index(index);
         }
 
-        /** The entry component's sample within half a sampling period (30 s for one-minute samples) of {@code unixSeconds}. */
+        /**
+         * The entry component's sample within half a sampling period (30 s for one-minute samples) of
+         * {@code unixSeconds}.
+         */
         static Minute unixSeconds(long unixSeconds) {
             return new UnixSeconds(unixSeconds);
         }

@@ -392,7 +392,8 @@ public record NbdConfig(
         }
 
         /**
-         * Builds {@link AdmissionSettings}: named setters; a field left unset, or set to {@code null}, takes its default
+         * Builds {@link AdmissionSettings}: named setters; a field left unset, or set to {@code null}, takes its
+         * default
          * in the canonical constructor, the one place the defaults are set (the constructor YAML and JSON are
          * read with).
          */
@@ -508,7 +509,8 @@ public record NbdConfig(
             }
 
             /**
-             * The admission settings, each field left unset at its default. Its values are checked where a config file's are,
+             * The admission settings, each field left unset at its default. Its values are checked where a config
+             * file's are,
              * by {@link NbdConfig#problems()} (which the server runs at start), so that every invalid field is
              * listed at once, each as {@code field: value (expected: ...)}.
              */
@@ -761,7 +763,8 @@ public record NbdConfig(
             }
 
             /**
-             * The loop settings, each field left unset at its default. Its values are checked where a config file's are,
+             * The loop settings, each field left unset at its default. Its values are checked where a config file's
+             * are,
              * by {@link NbdConfig#problems()} (which the server runs at start), so that every invalid field is
              * listed at once, each as {@code field: value (expected: ...)}.
              */

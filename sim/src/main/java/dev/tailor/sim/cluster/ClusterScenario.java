@@ -675,7 +675,8 @@ public record ClusterScenario(
     }
 
     /**
-     * Builds a {@link ClusterScenario} by field name; a field left unset, or set to {@code null}, takes its default in the
+     * Builds a {@link ClusterScenario} by field name; a field left unset, or set to {@code null}, takes its default in
+     * the
      * canonical constructor (the one place the defaults are set, and the constructor the scenario files are read with).
      */
     public static final class Builder {

@@ -184,8 +184,10 @@ public record StorageScenario(
         }
 
         /**
-         * Builds an {@link AdmissionSpec} by field name; a field left unset, or set to {@code null}, takes its default in the
-         * canonical constructor (the one place the defaults are set, and the constructor the scenario files are read with).
+         * Builds an {@link AdmissionSpec} by field name; a field left unset, or set to {@code null}, takes its default
+         * in the
+         * canonical constructor (the one place the defaults are set, and the constructor the scenario files are read
+         * with).
          */
         public static final class Builder {
             private Double capacityFraction;
@@ -836,7 +838,8 @@ public record StorageScenario(
     }
 
     /**
-     * Builds a {@link StorageScenario} by field name; a field left unset, or set to {@code null}, takes its default in the
+     * Builds a {@link StorageScenario} by field name; a field left unset, or set to {@code null}, takes its default in
+     * the
      * canonical constructor (the one place the defaults are set, and the constructor the scenario files are read with).
      */
     public static final class Builder {
