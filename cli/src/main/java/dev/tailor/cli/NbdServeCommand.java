@@ -267,15 +267,7 @@ final class NbdServeCommand implements Callable<Integer> {
             ServeOptions.delete(temporary);
             throw new CliException(e.getMessage(), 1, e);
         }
-        ServeSummary.print(
-                server,
-                settings.address(),
-                settings.limits(),
-                settings.admission(),
-                settings.exports(),
-                temporary,
-                out,
-                err);
+        ServeSummary.print(server, settings, temporary, out, err);
         CountDownLatch stopped = new CountDownLatch(1);
         Path removeOnExit = temporary;
         Runtime.getRuntime()

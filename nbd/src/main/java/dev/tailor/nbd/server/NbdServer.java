@@ -52,7 +52,8 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The NBD server: listens, speaks the protocol ({@link HandshakeHandler}, then {@link TransmissionHandler}) and serves the configured
+ * The NBD server: listens, speaks the protocol ({@link HandshakeHandler}, then {@link TransmissionHandler}) and serves
+ * the configured
  * exports from their backends. {@link #start} binds and returns; {@link #close} shuts down cleanly.
  *
  * <p>Threads: one acceptor thread, {@code eventLoopThreads} Netty event loops for the connections (and

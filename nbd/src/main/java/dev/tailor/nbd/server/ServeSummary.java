@@ -28,17 +28,13 @@ public final class ServeSummary {
      * Prints where the server listens and one line per export, on {@code out}; the warning for an address
      * reachable from the network on {@code err}.
      *
-     * @param address the address as the user gave it (config or {@code --listen}), shown as is
+     * @param settings the configuration served; its address is shown as the user gave it (config or {@code --listen})
      */
-    public static void print(
-            NbdServer server,
-            String address,
-            NbdConfig.Limits limits,
-            NbdConfig.AdmissionSettings admissionSettings,
-            List<NbdConfig.ExportConfig> exportConfigs,
-            Path temporary,
-            PrintWriter out,
-            PrintWriter err) {
+    public static void print(NbdServer server, NbdConfig settings, Path temporary, PrintWriter out, PrintWriter err) {
+        String address = settings.address();
+        NbdConfig.Limits limits = settings.limits();
+        NbdConfig.AdmissionSettings admissionSettings = settings.admission();
+        List<NbdConfig.ExportConfig> exportConfigs = settings.exports();
         InetSocketAddress bound = server.localAddress();
         Path socket = server.unixSocket();
         NbdConfig.TlsSettings tls = server.tls();
