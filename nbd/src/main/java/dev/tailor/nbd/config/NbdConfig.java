@@ -3,6 +3,7 @@ package dev.tailor.nbd.config;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import dev.tailor.admission.AdmissionConfig;
 import dev.tailor.admission.IoCostModel;
+import dev.tailor.common.Problem;
 import dev.tailor.eventloop.LoopMode;
 import dev.tailor.nbd.protocol.BlockSizes;
 import dev.tailor.nbd.protocol.NbdProtocol;
@@ -218,9 +219,10 @@ public record NbdConfig(
                     .blockSizeBytes(blockSize.bytes())
                     .queueCapacityPerSegment(queueCapacityPerSegment)
                     .build();
-            String budget = budgetProblem();
+            Problem budget = budgetProblem();
             if (budget != null) {
-                throw new IllegalArgumentException(budget);
+                throw new IllegalArgumentException(
+                        budget.path() + " : " + budget.value() + " (expected: " + budget.expected() + ")");
             }
             if (!budgetInOperatorUnits()) {
                 return config.toBuilder()
@@ -293,8 +295,8 @@ public record NbdConfig(
          * once, so promises beyond what the backends serve would be broken by the backend's queue).
          * Empty when admission is off or its own settings are invalid (those are reported as such).
          */
-        public List<String> baselineProblems(List<ExportConfig> exports) {
-            List<String> problems = new ArrayList<>();
+        public List<Problem> baselineProblems(List<ExportConfig> exports) {
+            List<Problem> problems = new ArrayList<>();
             if (!enabled || !problems().isEmpty()) {
                 return problems;
             }
@@ -312,16 +314,20 @@ public record NbdConfig(
                 total += cost;
                 provisioned.add("exports[" + i + "]");
                 if (cost > budget * (1 + 1e-9)) {
-                    problems.add("exports[" + i + "].baseline: " + e.baseline().describe() + " is "
-                            + percent(cost / budget) + " of admission's budget, " + budgetDescription()
-                            + " (expected: at most the budget: no backend can promise more than it serves)");
+                    problems.add(new Problem(
+                            "exports[" + i + "].baseline",
+                            e.baseline().describe() + " is " + percent(cost / budget) + " of admission's budget, "
+                                    + budgetDescription(),
+                            "at most the budget: no backend can promise more than it serves"));
                 }
             }
             if (problems.isEmpty() && total > budget * (1 + 1e-9)) {
-                problems.add("exports[].baseline: the baselines of " + String.join(", ", provisioned)
-                        + " add up to " + percent(total / budget) + " of admission's budget, " + budgetDescription()
-                        + " (expected: at most the budget together: a request within its baseline is admitted at"
-                        + " once, so baselines beyond what the backends serve could not be kept)");
+                problems.add(new Problem(
+                        "exports[].baseline",
+                        "the baselines of " + String.join(", ", provisioned) + " add up to " + percent(total / budget)
+                                + " of admission's budget, " + budgetDescription(),
+                        "at most the budget together: a request within its baseline is admitted at once, so"
+                                + " baselines beyond what the backends serve could not be kept"));
             }
             return problems;
         }
@@ -330,25 +336,28 @@ public record NbdConfig(
             return number(Math.round(share * 1000) / 10.0) + " %";
         }
 
-        /** What is wrong with the budget fields, as {@code field: value (expected: ...)}, or null. */
-        private String budgetProblem() {
+        /** What is wrong with the budget fields (the path without {@code admission.}), or null. */
+        private Problem budgetProblem() {
             if (budgetInOperatorUnits() && capacityCostUnitsPerSecond != null) {
-                return (iops != null ? "iops" : "megabytesPerSecond") + " : given with capacityCostUnitsPerSecond"
-                        + " (expected: the budget in IOPS and/or MB/s, or in cost units, not both)";
+                return new Problem(
+                        iops != null ? "iops" : "megabytesPerSecond",
+                        "given with capacityCostUnitsPerSecond",
+                        "the budget in IOPS and/or MB/s, or in cost units, not both");
             }
             if (iops != null && !(iops >= 1 && iops <= 1e8)) {
-                return "iops : " + number(iops) + " (expected: 4 KiB I/Os per second, from 1 to 100000000)";
+                return new Problem("iops", number(iops), "4 KiB I/Os per second, from 1 to 100000000");
             }
             if (megabytesPerSecond != null && !(megabytesPerSecond >= 0.01 && megabytesPerSecond <= 1e7)) {
-                return "megabytesPerSecond : " + number(megabytesPerSecond) + " (expected: MB/s, from 0.01 to"
-                        + " 10000000)";
+                return new Problem("megabytesPerSecond", number(megabytesPerSecond), "MB/s, from 0.01 to 10000000");
             }
             if (iops != null && megabytesPerSecond != null && iops * IOPS_IO_BYTES > megabytesPerSecond * 1e6) {
-                return "iops : " + number(iops) + " 4 KiB I/Os per second move "
-                        + number(Math.round(iops * IOPS_IO_BYTES / 1e4) / 100.0) + " MB/s, more than"
-                        + " megabytesPerSecond " + number(megabytesPerSecond) + " (expected: at most "
-                        + number(Math.floor(megabytesPerSecond * 1e6 / IOPS_IO_BYTES)) + " IOPS with that"
-                        + " bandwidth: small I/Os cannot move more bytes than large ones)";
+                return new Problem(
+                        "iops",
+                        number(iops) + " 4 KiB I/Os per second move "
+                                + number(Math.round(iops * IOPS_IO_BYTES / 1e4) / 100.0) + " MB/s, more than"
+                                + " megabytesPerSecond " + number(megabytesPerSecond),
+                        "at most " + number(Math.floor(megabytesPerSecond * 1e6 / IOPS_IO_BYTES))
+                                + " IOPS with that bandwidth: small I/Os cannot move more bytes than large ones");
             }
             return null;
         }
@@ -369,16 +378,31 @@ public record NbdConfig(
                     + (megabytesPerSecond == null ? "" : number(megabytesPerSecond) + " MB/s");
         }
 
-        List<String> problems() {
+        List<Problem> problems() {
             try {
                 toAdmissionConfig();
                 return List.of();
             } catch (IllegalArgumentException e) {
-                String message = e.getMessage()
+                return List.of(argumentProblem(e.getMessage()
                         .replace("segmentSizeBytes", "segmentSize")
-                        .replace("blockSizeBytes", "blockSize");
-                return List.of("admission." + message.replaceFirst(" : ", ": "));
+                        .replace("blockSizeBytes", "blockSize")));
             }
+        }
+
+        /**
+         * An argument's message, {@code name : value (expected: ...)} as admission's checks word it, as the
+         * problem of the field {@code admission.name}.
+         */
+        private static Problem argumentProblem(String message) {
+            int colon = message.indexOf(" : ");
+            int expected = message.indexOf(" (expected: ");
+            if (colon < 0 || expected < colon || !message.endsWith(")")) {
+                return new Problem("admission", message, "valid admission settings");
+            }
+            return new Problem(
+                    "admission." + message.substring(0, colon),
+                    message.substring(colon + 3, expected),
+                    message.substring(expected + " (expected: ".length(), message.length() - 1));
         }
 
         /** A builder with every field unset: {@link Builder#build} gives the defaults. */
@@ -583,6 +607,20 @@ public record NbdConfig(
          * @throws IllegalArgumentException when {@code metricsListen} is not {@code HOST:PORT}
          */
         public InetSocketAddress metricsAddress() {
+            Object address = metricsAddressOrProblem();
+            if (address instanceof Problem problem) {
+                throw new IllegalArgumentException(problem.message());
+            }
+            return (InetSocketAddress) address;
+        }
+
+        /** What {@link #metricsAddress} finds wrong with {@code metricsListen}, or null. */
+        private Problem metricsProblem() {
+            return metricsAddressOrProblem() instanceof Problem problem ? problem : null;
+        }
+
+        /** The metrics endpoint's address, {@code null}, or the {@link Problem} with {@code metricsListen}. */
+        private Object metricsAddressOrProblem() {
             if (metricsListen == null) {
                 return null;
             }
@@ -598,13 +636,15 @@ public record NbdConfig(
                 port = -1;
             }
             if (host.isBlank() || port < 0 || port > 65_535) {
-                throw new IllegalArgumentException("loop.metricsListen: \"" + metricsListen
-                        + "\" (expected: HOST:PORT, e.g. 127.0.0.1:9810; port 0 to 65535)");
+                return new Problem(
+                        "loop.metricsListen", quote(metricsListen), "HOST:PORT, e.g. 127.0.0.1:9810; port 0 to 65535");
             }
             InetSocketAddress address = new InetSocketAddress(host, port);
             if (address.isUnresolved()) {
-                throw new IllegalArgumentException("loop.metricsListen: \"" + metricsListen + "\": " + host
-                        + " does not resolve (expected: an address or host name of this machine)");
+                return new Problem(
+                        "loop.metricsListen",
+                        quote(metricsListen) + ": " + host + " does not resolve",
+                        "an address or host name of this machine");
             }
             return address;
         }
@@ -643,10 +683,10 @@ public record NbdConfig(
                     maintenanceTasks);
         }
 
-        List<String> problems() {
-            List<String> problems = new ArrayList<>();
+        List<Problem> problems() {
+            List<Problem> problems = new ArrayList<>();
             if (!"priority".equals(mode) && !"fifo".equals(mode)) {
-                problems.add("loop.mode: \"" + mode + "\" (expected: priority or fifo)");
+                problems.add(new Problem("loop.mode", quote(mode), "priority or fifo"));
             }
             check(problems, "statisticsPeriodMicros", statisticsPeriodMicros, 1, 60_000_000);
             check(problems, "metricsPeriodMillis", metricsPeriodMillis, 1, 3_600_000);
@@ -654,17 +694,16 @@ public record NbdConfig(
             check(problems, "maintenancePeriodMicros", maintenancePeriodMicros, 1, 60_000_000);
             check(problems, "maintenanceBusyMicros", maintenanceBusyMicros, 0, 1_000_000);
             check(problems, "maintenanceTasks", maintenanceTasks, 1, 10_000);
-            try {
-                metricsAddress();
-            } catch (IllegalArgumentException e) {
-                problems.add(e.getMessage());
+            Problem metrics = metricsProblem();
+            if (metrics != null) {
+                problems.add(metrics);
             }
             return problems;
         }
 
-        private static void check(List<String> problems, String field, int value, int min, int max) {
+        private static void check(List<Problem> problems, String field, int value, int min, int max) {
             if (value < min || value > max) {
-                problems.add("loop." + field + ": " + value + " (expected: " + min + " to " + max + ")");
+                problems.add(new Problem("loop." + field, value, min + " to " + max));
             }
         }
 
@@ -868,39 +907,47 @@ public record NbdConfig(
             return (long) (handshakeTimeoutSeconds * 1e9);
         }
 
-        List<String> problems() {
-            List<String> problems = new ArrayList<>();
+        List<Problem> problems() {
+            List<Problem> problems = new ArrayList<>();
             long max = maxRequestSize.bytes();
             if (max < 4096 || max > BlockSizes.LARGEST_MAXIMUM_BYTES) {
-                problems.add("limits.maxRequestSize: " + maxRequestSize + " (expected: 4KiB to 1GiB)");
+                problems.add(new Problem("limits.maxRequestSize", maxRequestSize, "4KiB to 1GiB"));
             } else if (maxInFlightPerConnection.bytes() < max) { // measured against a valid maxRequestSize only
-                problems.add("limits.maxInFlightPerConnection: " + maxInFlightPerConnection
-                        + " (expected: at least limits.maxRequestSize, " + maxRequestSize + ")");
+                problems.add(new Problem(
+                        "limits.maxInFlightPerConnection",
+                        maxInFlightPerConnection,
+                        "at least limits.maxRequestSize, " + maxRequestSize));
             }
             if (maxInFlightRequestsPerConnection < 1 || maxInFlightRequestsPerConnection > 65_536) {
-                problems.add("limits.maxInFlightRequestsPerConnection: " + maxInFlightRequestsPerConnection
-                        + " (expected: 1 to 65536)");
+                problems.add(new Problem(
+                        "limits.maxInFlightRequestsPerConnection", maxInFlightRequestsPerConnection, "1 to 65536"));
             }
             if (maxConnections < 1) {
-                problems.add("limits.maxConnections: " + maxConnections + " (expected: at least 1)");
+                problems.add(new Problem("limits.maxConnections", maxConnections, "at least 1"));
                 if (maxHandshakes < 1) {
-                    problems.add("limits.maxHandshakes: " + maxHandshakes + " (expected: at least 1)");
+                    problems.add(new Problem("limits.maxHandshakes", maxHandshakes, "at least 1"));
                 }
             } else if (maxHandshakes < 1 || maxHandshakes > maxConnections) {
-                problems.add("limits.maxHandshakes: " + maxHandshakes + " (expected: 1 to limits.maxConnections, "
-                        + maxConnections + ")");
+                problems.add(new Problem(
+                        "limits.maxHandshakes", maxHandshakes, "1 to limits.maxConnections, " + maxConnections));
             }
             if (!(handshakeTimeoutSeconds > 0) || handshakeTimeoutSeconds > 86_400) {
-                problems.add("limits.handshakeTimeoutSeconds: " + number(handshakeTimeoutSeconds)
-                        + " (expected: more than 0, at most 86400)");
+                problems.add(new Problem(
+                        "limits.handshakeTimeoutSeconds",
+                        number(handshakeTimeoutSeconds),
+                        "more than 0, at most 86400"));
             }
             if (!(idleTimeoutSeconds == 0 || idleTimeoutSeconds >= 0.01 && idleTimeoutSeconds <= 31_536_000)) {
-                problems.add("limits.idleTimeoutSeconds: " + number(idleTimeoutSeconds)
-                        + " (expected: 0 for off, or 0.01 to 31536000, a year)");
+                problems.add(new Problem(
+                        "limits.idleTimeoutSeconds",
+                        number(idleTimeoutSeconds),
+                        "0 for off, or 0.01 to 31536000, a year"));
             }
             if (maxConnections >= 1 && (maxConnectionsPerAddress < 1 || maxConnectionsPerAddress > maxConnections)) {
-                problems.add("limits.maxConnectionsPerAddress: " + maxConnectionsPerAddress
-                        + " (expected: 1 to limits.maxConnections, " + maxConnections + ")");
+                problems.add(new Problem(
+                        "limits.maxConnectionsPerAddress",
+                        maxConnectionsPerAddress,
+                        "1 to limits.maxConnections, " + maxConnections));
             }
             return problems;
         }
@@ -1061,37 +1108,42 @@ public record NbdConfig(
          * the certificate folder and the files in it, each there and readable. What the files hold (PEM, a key
          * that is the certificate's) is checked by the server when it loads them, before it opens anything.
          */
-        public List<String> problems() {
-            List<String> problems = new ArrayList<>();
+        public List<Problem> problems() {
+            List<Problem> problems = new ArrayList<>();
             if (!mode.equals("off") && !enabled()) {
-                problems.add("tls.mode: \"" + mode + "\" (expected: off, on or require)");
+                problems.add(new Problem("tls.mode", quote(mode), "off, on or require"));
                 return problems;
             }
             if (!enabled()) {
                 if (certificates != null) {
-                    problems.add("tls.certificates: given, but tls.mode is off (expected: tls.mode on or require to"
-                            + " serve TLS with them)");
+                    problems.add(new Problem(
+                            "tls.certificates",
+                            "given, but tls.mode is off",
+                            "tls.mode on or require to serve TLS with them"));
                 }
                 if (verifyPeer) {
-                    problems.add("tls.verifyPeer: true, but tls.mode is off (expected: tls.mode on or require)");
+                    problems.add(new Problem("tls.verifyPeer", "true, but tls.mode is off", "tls.mode on or require"));
                 }
                 return problems;
             }
             if (certificates == null) {
-                problems.add("tls.certificates: missing (expected: a folder with " + SERVER_CERT + " and " + SERVER_KEY
-                        + " when tls.mode is " + mode + ")");
+                problems.add(new Problem(
+                        "tls.certificates",
+                        "missing",
+                        "a folder with " + SERVER_CERT + " and " + SERVER_KEY + " when tls.mode is " + mode));
                 return problems;
             }
             if (!java.nio.file.Files.isDirectory(certificates)) {
-                problems.add("tls.certificates: " + certificates
-                        + (java.nio.file.Files.exists(certificates) ? " is not a folder" : " does not exist")
-                        + " (expected: a folder with "
-                        + SERVER_CERT + " and " + SERVER_KEY + ")");
+                problems.add(new Problem(
+                        "tls.certificates",
+                        certificates
+                                + (java.nio.file.Files.exists(certificates) ? " is not a folder" : " does not exist"),
+                        "a folder with " + SERVER_CERT + " and " + SERVER_KEY));
                 return problems;
             }
             for (String name :
                     verifyPeer ? List.of(SERVER_CERT, SERVER_KEY, CA_CERT) : List.of(SERVER_CERT, SERVER_KEY)) {
-                String problem = fileProblem("tls.certificates", certificates.resolve(name));
+                Problem problem = fileProblem("tls.certificates", certificates.resolve(name));
                 if (problem != null) {
                     problems.add(problem);
                     return problems;
@@ -1101,20 +1153,23 @@ public record NbdConfig(
         }
 
         /**
-         * What keeps {@code file}, one of the credentials, from being read, as {@code field: FILE ...
-         * (expected: ...)}, or {@code null} when it is a file that can be opened.
+         * What keeps {@code file}, one of the credentials, from being read, said for {@code field}, or
+         * {@code null} when it is a file that can be opened.
          */
-        public static String fileProblem(String field, Path file) {
+        public static Problem fileProblem(String field, Path file) {
             if (!java.nio.file.Files.isRegularFile(file)) {
-                return field + ": " + file + (java.nio.file.Files.exists(file) ? " is not a file" : " does not exist")
-                        + " (expected: " + SERVER_CERT + ", " + SERVER_KEY + " and, to verify clients, " + CA_CERT
-                        + " in the folder; docs/nbd.md, TLS)";
+                return new Problem(
+                        field,
+                        file + (java.nio.file.Files.exists(file) ? " is not a file" : " does not exist"),
+                        SERVER_CERT + ", " + SERVER_KEY + " and, to verify clients, " + CA_CERT
+                                + " in the folder; docs/nbd.md, TLS");
             }
             try {
                 java.nio.file.Files.newByteChannel(file).close();
                 return null;
             } catch (java.io.IOException e) {
-                return field + ": " + file + " cannot be read (" + e.getMessage() + ")";
+                return new Problem(
+                        field, file + " cannot be read (" + e.getMessage() + ")", "a file the server can read");
             }
         }
     }
@@ -1183,33 +1238,41 @@ public record NbdConfig(
         }
 
         /** What is wrong with this export, each problem starting with {@code where} and the field. */
-        public List<String> problems(String where) {
-            List<String> problems = new ArrayList<>();
+        public List<Problem> problems(String where) {
+            List<Problem> problems = new ArrayList<>();
             if (name == null || name.isEmpty()) {
-                problems.add(where + ".name: missing (expected: the name clients ask for)");
+                problems.add(new Problem(where + ".name", "missing", "the name clients ask for"));
             } else if (name.length() > 256 || !EXPORT_NAME.matcher(name).matches()) {
-                problems.add(where + ".name: \"" + name + "\" (expected: 1 to 256 characters from letters, digits"
-                        + " and . _ : @ + / -, starting with a letter or digit)");
+                problems.add(new Problem(
+                        where + ".name",
+                        quote(name),
+                        "1 to 256 characters from letters, digits and . _ : @ + / -, starting with a letter or"
+                                + " digit"));
             }
             if (tenant.isEmpty() || tenant.length() > 256 || tenant.chars().anyMatch(Character::isISOControl)) {
-                problems.add(where + ".tenant: \"" + tenant + "\" (expected: 1 to 256 printable characters)");
+                problems.add(new Problem(where + ".tenant", quote(tenant), "1 to 256 printable characters"));
             }
             if (description != null
                     && (description.getBytes(StandardCharsets.UTF_8).length > 1024
                             || description.chars().anyMatch(c -> c == 0))) {
-                problems.add(where + ".description: too long or contains NUL (expected: at most 1024 bytes)");
+                problems.add(new Problem(where + ".description", "too long or contains NUL", "at most 1024 bytes"));
             }
             if ((file == null) == (upstream == null)) {
-                problems.add(where + ": " + (file == null ? "no backend" : "two backends")
-                        + " (expected: exactly one of file or upstream)");
+                problems.add(new Problem(
+                        where, file == null ? "no backend" : "two backends", "exactly one of file or upstream"));
             }
             if (size != null && size.bytes() == 0) {
-                problems.add(where + ".size: 0 (expected: at least " + SECTOR_BYTES + " bytes)");
+                problems.add(new Problem(where + ".size", 0, "at least " + SECTOR_BYTES + " bytes"));
             } else if (size != null && size.bytes() % SECTOR_BYTES != 0) {
                 long down = size.bytes() - size.bytes() % SECTOR_BYTES;
-                problems.add(where + ".size: " + size + " (expected: a multiple of " + SECTOR_BYTES + " bytes, such as "
-                        + (down == 0 ? "" : ByteSize.format(down) + " or ") + ByteSize.format(down + SECTOR_BYTES)
-                        + ": clients count a disk in 512-byte sectors, and the Linux kernel drops a partial last one)");
+                problems.add(new Problem(
+                        where + ".size",
+                        size,
+                        "a multiple of " + SECTOR_BYTES + " bytes, such as "
+                                + (down == 0 ? "" : ByteSize.format(down) + " or ")
+                                + ByteSize.format(down + SECTOR_BYTES)
+                                + ": clients count a disk in 512-byte sectors, and the Linux kernel drops a partial"
+                                + " last one"));
             }
             if (upstream != null) {
                 problems.addAll(upstream.problems(where + ".upstream"));
@@ -1332,28 +1395,32 @@ public record NbdConfig(
     public record Baseline(Double iops, Double megabytesPerSecond) {
 
         /** What is wrong with this baseline, each problem starting with {@code where} and the field. */
-        public List<String> problems(String where) {
-            List<String> problems = new ArrayList<>();
+        public List<Problem> problems(String where) {
+            List<Problem> problems = new ArrayList<>();
             if (iops == null && megabytesPerSecond == null) {
-                problems.add(where + ": empty (expected: iops and/or megabytesPerSecond)");
+                problems.add(new Problem(where, "empty", "iops and/or megabytesPerSecond"));
             }
             if (iops != null && !(iops > 0 && iops <= 1e8)) {
-                problems.add(where + ".iops: " + number(iops) + " (expected: 4 KiB I/Os per second, more than 0 and"
-                        + " at most 100000000)");
+                problems.add(new Problem(
+                        where + ".iops", number(iops), "4 KiB I/Os per second, more than 0 and at most 100000000"));
             }
             if (megabytesPerSecond != null && !(megabytesPerSecond > 0 && megabytesPerSecond <= 1e7)) {
-                problems.add(where + ".megabytesPerSecond: " + number(megabytesPerSecond) + " (expected: MB/s, more"
-                        + " than 0 and at most 10000000)");
+                problems.add(new Problem(
+                        where + ".megabytesPerSecond",
+                        number(megabytesPerSecond),
+                        "MB/s, more than 0 and at most 10000000"));
             }
             if (problems.isEmpty()
                     && iops != null
                     && megabytesPerSecond != null
                     && iops * AdmissionSettings.IOPS_IO_BYTES > megabytesPerSecond * 1e6) {
-                problems.add(where + ".iops: " + number(iops) + " 4 KiB I/Os per second move "
-                        + number(Math.round(iops * AdmissionSettings.IOPS_IO_BYTES / 1e4) / 100.0)
-                        + " MB/s, more than megabytesPerSecond " + number(megabytesPerSecond) + " (expected: at most "
-                        + number(Math.floor(megabytesPerSecond * 1e6 / AdmissionSettings.IOPS_IO_BYTES))
-                        + " IOPS with that bandwidth)");
+                problems.add(new Problem(
+                        where + ".iops",
+                        number(iops) + " 4 KiB I/Os per second move "
+                                + number(Math.round(iops * AdmissionSettings.IOPS_IO_BYTES / 1e4) / 100.0)
+                                + " MB/s, more than megabytesPerSecond " + number(megabytesPerSecond),
+                        "at most " + number(Math.floor(megabytesPerSecond * 1e6 / AdmissionSettings.IOPS_IO_BYTES))
+                                + " IOPS with that bandwidth"));
             }
             return problems;
         }
@@ -1414,44 +1481,45 @@ public record NbdConfig(
             return HOST_NAME.matcher(host).matches();
         }
 
-        List<String> problems(String where) {
-            List<String> problems = new ArrayList<>();
+        List<Problem> problems(String where) {
+            List<Problem> problems = new ArrayList<>();
             if (host == null || host.isBlank()) {
-                problems.add(where + ".host: missing (expected: the upstream NBD server's host)");
+                problems.add(new Problem(where + ".host", "missing", "the upstream NBD server's host"));
             } else if (!validHostSyntax(host)) {
-                problems.add(where + ".host: \"" + host + "\" (expected: a host name (RFC 1123), an IPv4 address or"
-                        + " an IPv6 address)");
+                problems.add(new Problem(
+                        where + ".host", quote(host), "a host name (RFC 1123), an IPv4 address or an IPv6 address"));
             }
             if (port < 1 || port > 65_535) {
-                problems.add(where + ".port: " + port + " (expected: 1 to 65535)");
+                problems.add(new Problem(where + ".port", port, "1 to 65535"));
             }
             if (export.getBytes(StandardCharsets.UTF_8).length > NbdProtocol.MAX_STRING_BYTES
                     || export.indexOf('\0') >= 0) {
-                problems.add(where + ".export: too long or contains NUL (expected: at most 4096 bytes)");
+                problems.add(new Problem(where + ".export", "too long or contains NUL", "at most 4096 bytes"));
             }
             if (connections < 1 || connections > 64) {
-                problems.add(where + ".connections: " + connections + " (expected: 1 to 64)");
+                problems.add(new Problem(where + ".connections", connections, "1 to 64"));
             }
             if (!(idleTimeoutSeconds >= 0.01) || idleTimeoutSeconds > 86_400) {
-                problems.add(
-                        where + ".idleTimeoutSeconds: " + number(idleTimeoutSeconds) + " (expected: 0.01 to 86400)");
+                problems.add(new Problem(where + ".idleTimeoutSeconds", number(idleTimeoutSeconds), "0.01 to 86400"));
             }
             return problems;
         }
     }
 
-    /** Every invalid field, as {@code field: value (expected: ...)}; empty when the config is usable. */
-    public List<String> problems() {
-        List<String> problems = new ArrayList<>();
+    /** Every invalid field, each with its value and what was expected; empty when the config is usable. */
+    public List<Problem> problems() {
+        List<Problem> problems = new ArrayList<>();
         if (listensOnTcp()) {
             try {
                 InetAddress.getByName(address);
             } catch (UnknownHostException e) {
-                problems.add("address: \"" + address + "\" does not resolve (expected: an address or host name of"
-                        + " this machine to listen on)");
+                problems.add(new Problem(
+                        "address",
+                        quote(address) + " does not resolve",
+                        "an address or host name of this machine to listen on"));
             }
             if (port < 0 || port > 65_535) {
-                problems.add("port: " + port + " (expected: 0 to 65535)");
+                problems.add(new Problem("port", port, "0 to 65535"));
             }
         }
         if (unix != null) {
@@ -1459,13 +1527,13 @@ public record NbdConfig(
         }
         problems.addAll(limits.problems());
         if (eventLoopThreads < 1 || eventLoopThreads > 1024) {
-            problems.add("eventLoopThreads: " + eventLoopThreads + " (expected: 1 to 1024)");
+            problems.add(new Problem("eventLoopThreads", eventLoopThreads, "1 to 1024"));
         }
         if (fileIoThreads < 1 || fileIoThreads > 1024) {
-            problems.add("fileIoThreads: " + fileIoThreads + " (expected: 1 to 1024)");
+            problems.add(new Problem("fileIoThreads", fileIoThreads, "1 to 1024"));
         }
         if (exports.isEmpty()) {
-            problems.add("exports: none (expected: at least one export)");
+            problems.add(new Problem("exports", "none", "at least one export"));
         }
         problems.addAll(admission.problems());
         problems.addAll(admission.baselineProblems(exports));
@@ -1475,19 +1543,19 @@ public record NbdConfig(
                 && listensOnTcp()
                 && port != 0
                 && loop.metricsListen().endsWith(":" + port)) {
-            problems.add("loop.metricsListen: \"" + loop.metricsListen() + "\" is the NBD port (expected: another"
-                    + " port, e.g. 9810)");
+            problems.add(new Problem(
+                    "loop.metricsListen", quote(loop.metricsListen()) + " is the NBD port", "another port, e.g. 9810"));
         }
         Set<String> names = new HashSet<>();
         for (int i = 0; i < exports.size(); i++) {
             ExportConfig export = exports.get(i);
             if (export == null) {
-                problems.add("exports[" + i + "]: empty (expected: an export)");
+                problems.add(new Problem("exports[" + i + "]", "empty", "an export"));
                 continue;
             }
             problems.addAll(export.problems("exports[" + i + "]"));
             if (export.name() != null && !names.add(export.name())) {
-                problems.add("exports[" + i + "].name: \"" + export.name() + "\" is used twice (expected: unique)");
+                problems.add(new Problem("exports[" + i + "].name", quote(export.name()) + " is used twice", "unique"));
             }
         }
         return problems;
@@ -1508,28 +1576,39 @@ public record NbdConfig(
      * What is wrong with {@code path} as a Unix-domain socket to listen on, said for {@code field}: empty,
      * longer than the 107 bytes of {@code sun_path}, its folder missing, or a file that is not a socket.
      */
-    public static List<String> unixProblems(String field, String path) {
-        List<String> problems = new ArrayList<>();
+    public static List<Problem> unixProblems(String field, String path) {
+        List<Problem> problems = new ArrayList<>();
         int bytes = path.getBytes(StandardCharsets.UTF_8).length;
         if (path.isEmpty()) {
-            problems.add(field + ": empty (expected: the path of a socket to create)");
+            problems.add(new Problem(field, "empty", "the path of a socket to create"));
             return problems;
         }
         if (bytes > MAX_UNIX_PATH_BYTES) {
-            problems.add(field + ": \"" + path + "\" is " + bytes + " bytes long (expected: at most "
-                    + MAX_UNIX_PATH_BYTES + ", the limit of a Unix socket address)");
+            problems.add(new Problem(
+                    field,
+                    quote(path) + " is " + bytes + " bytes long",
+                    "at most " + MAX_UNIX_PATH_BYTES + ", the limit of a Unix socket address"));
         }
         Path socket = Path.of(path).toAbsolutePath();
         Path folder = socket.getParent();
         if (folder != null && !java.nio.file.Files.isDirectory(folder)) {
-            problems.add(field + ": \"" + path + "\": the folder " + folder
-                    + (java.nio.file.Files.exists(folder) ? " is not a folder" : " does not exist")
-                    + " (expected: a path in an existing folder)");
+            problems.add(new Problem(
+                    field,
+                    quote(path) + ": the folder " + folder
+                            + (java.nio.file.Files.exists(folder) ? " is not a folder" : " does not exist"),
+                    "a path in an existing folder"));
         } else if (java.nio.file.Files.exists(socket, java.nio.file.LinkOption.NOFOLLOW_LINKS) && !isSocket(socket)) {
-            problems.add(field + ": \"" + path + "\" exists and is not a socket (expected: a new path, or a"
-                    + " socket left by an earlier server)");
+            problems.add(new Problem(
+                    field,
+                    quote(path) + " exists and is not a socket",
+                    "a new path, or a socket left by an earlier server"));
         }
         return problems;
+    }
+
+    /** {@code text} in double quotes, as a string value is shown in a problem. */
+    static String quote(String text) {
+        return "\"" + text + "\"";
     }
 
     private static boolean isSocket(Path path) {

@@ -96,11 +96,11 @@ public final class NbdConfigFiles {
                     config.tls().resolvedAgainst(directory));
             List<String> reported =
                     shapeProblems.stream().flatMap(p -> p.paths().stream()).toList();
-            for (String problem : config.problems()) {
+            for (Problem problem : config.problems()) {
                 // A field removed for its shape may now look missing, and its record incomplete: said once.
-                String field = problem.substring(0, Math.max(0, problem.indexOf(": ")));
+                String field = problem.path();
                 if (reported.stream().noneMatch(r -> related(r, field))) {
-                    problems.add(problem + atLine(at, field));
+                    problems.add(problem.message() + atLine(at, field));
                 }
             }
             if (problems.isEmpty()) {

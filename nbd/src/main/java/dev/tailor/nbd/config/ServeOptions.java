@@ -1,5 +1,6 @@
 package dev.tailor.nbd.config;
 
+import dev.tailor.common.Problem;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -60,9 +61,9 @@ public record ServeOptions(
         try {
             InetSocketAddress address = listen == null ? null : parseListen(listen);
             if (unix != null) {
-                List<String> problems = NbdConfig.unixProblems("--unix", unix.toString());
+                List<Problem> problems = NbdConfig.unixProblems("--unix", unix.toString());
                 if (!problems.isEmpty()) {
-                    throw new IllegalArgumentException(String.join("; ", problems));
+                    throw new IllegalArgumentException(Problem.join(problems));
                 }
             }
             if (config != null) {
@@ -82,12 +83,14 @@ public record ServeOptions(
                 settings = NbdConfigFiles.read(config);
             } else {
                 String name = exportName == null ? "disk" : exportName;
-                List<String> nameProblems = NbdConfig.ExportConfig.file(
+                List<Problem> nameProblems = NbdConfig.ExportConfig.file(
                                 name, "default", NbdConfig.SECTOR_BYTES, false, Path.of("disk.img"))
                         .problems("--export-name");
                 if (!nameProblems.isEmpty()) {
-                    throw new IllegalArgumentException(
-                            String.join("; ", nameProblems).replace("--export-name.name", "--export-name"));
+                    throw new IllegalArgumentException(Problem.join(nameProblems.stream()
+                            .map(p -> new Problem(
+                                    p.path().replace("--export-name.name", "--export-name"), p.value(), p.expected()))
+                            .toList()));
                 }
                 Long sizeBytes = size == null ? null : parseSize(size);
                 if (file != null) {
@@ -201,9 +204,10 @@ public record ServeOptions(
                 settings = settings.toBuilder()
                         .exports(exportBaseline(settings.exports().get(0)))
                         .build();
-                List<String> problems = settings.admission().baselineProblems(settings.exports());
+                List<Problem> problems = settings.admission().baselineProblems(settings.exports());
                 if (!problems.isEmpty()) {
                     throw new IllegalArgumentException(problems.get(0)
+                            .message()
                             .replace(
                                     "exports[0].baseline",
                                     baselineIops != null ? "--baseline-iops" : "--baseline-mbps"));
@@ -266,9 +270,10 @@ public record ServeOptions(
                 ? null
                 : parseNumber("--baseline-mbps", baselineMbps, "MB/s, more than 0 and at most 10000000");
         NbdConfig.Baseline baseline = new NbdConfig.Baseline(iops, mbps);
-        List<String> problems = baseline.problems("baseline");
+        List<Problem> problems = baseline.problems("baseline");
         if (!problems.isEmpty()) {
             throw new IllegalArgumentException(problems.get(0)
+                    .message()
                     .replace("baseline.iops", "--baseline-iops")
                     .replace("baseline.megabytesPerSecond", "--baseline-mbps")
                     .replace("megabytesPerSecond", "--baseline-mbps"));
@@ -302,11 +307,11 @@ public record ServeOptions(
                 tls == null ? configured.mode() : tls,
                 tlsCertificates == null ? configured.certificates() : tlsCertificates.toAbsolutePath(),
                 tlsVerifyPeer || configured.verifyPeer());
-        List<String> problems = settings.problems();
+        List<Problem> problems = settings.problems();
         if (problems.isEmpty()) {
             return settings;
         }
-        throw new IllegalArgumentException(namingOptions(String.join("; ", problems)));
+        throw new IllegalArgumentException(namingOptions(Problem.join(problems)));
     }
 
     /**

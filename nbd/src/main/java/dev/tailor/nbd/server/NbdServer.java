@@ -1,5 +1,6 @@
 package dev.tailor.nbd.server;
 
+import dev.tailor.common.Problem;
 import dev.tailor.eventloop.EventLoopConfig;
 import dev.tailor.eventloop.IoPriorityEventLoopGroup;
 import dev.tailor.eventloop.LoopMode;
@@ -229,7 +230,8 @@ public final class NbdServer implements AutoCloseable {
      */
     public static NbdServer start(NbdConfig config, RequestDispatcher dispatcher, BackendFactory backends)
             throws IOException {
-        List<String> problems = new ArrayList<>(config.problems());
+        List<String> problems =
+                new ArrayList<>(config.problems().stream().map(Problem::message).toList());
         ServerTls tls = null;
         if (config.tls().enabled() && config.tls().problems().isEmpty()) {
             // The fields fit: the credentials are loaded now, before anything is opened or created.

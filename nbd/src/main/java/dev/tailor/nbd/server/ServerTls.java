@@ -1,5 +1,6 @@
 package dev.tailor.nbd.server;
 
+import dev.tailor.common.Problem;
 import dev.tailor.nbd.config.NbdConfig;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.handler.ssl.ClientAuth;
@@ -265,14 +266,17 @@ record ServerTls(Mode mode, SslContext context, boolean verifyPeer) {
     }
 
     private static byte[] read(String field, Path file) {
-        String problem = NbdConfig.TlsSettings.fileProblem(field, file);
+        Problem problem = NbdConfig.TlsSettings.fileProblem(field, file);
         if (problem != null) {
-            throw new IllegalArgumentException(problem);
+            throw new IllegalArgumentException(problem.message());
         }
         try {
             return Files.readAllBytes(file);
         } catch (IOException e) {
-            throw new IllegalArgumentException(field + ": " + file + " cannot be read (" + e.getMessage() + ")", e);
+            throw new IllegalArgumentException(
+                    new Problem(field, file + " cannot be read (" + e.getMessage() + ")", "a file the server can read")
+                            .message(),
+                    e);
         }
     }
 }

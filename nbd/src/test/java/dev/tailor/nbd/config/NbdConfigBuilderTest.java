@@ -3,6 +3,7 @@ package dev.tailor.nbd.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tailor.common.Problem;
 import dev.tailor.nbd.server.NbdServer;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -89,6 +90,10 @@ class NbdConfigBuilderTest {
                 .exports(DISK)
                 .build();
         assertThat(config.problems())
+                .contains(
+                        new Problem("limits.maxConnections", 0, "at least 1"),
+                        new Problem("loop.mode", "\"lifo\"", "priority or fifo"))
+                .extracting(Problem::message)
                 .anySatisfy(p -> assertThat(p).startsWith("limits.maxConnections: 0 (expected:"))
                 .anySatisfy(p -> assertThat(p).startsWith("loop.mode: \"lifo\""));
         assertThatThrownBy(() -> NbdServer.start(config))

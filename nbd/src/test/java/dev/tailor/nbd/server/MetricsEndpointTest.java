@@ -3,6 +3,7 @@ package dev.tailor.nbd.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tailor.common.Problem;
 import dev.tailor.eventloop.IoPriorityEventLoop;
 import dev.tailor.nbd.config.NbdConfig;
 import dev.tailor.testkit.Await;
@@ -138,13 +139,16 @@ class MetricsEndpointTest {
     @Test
     void badListenAddress_isAConfigProblem_andABusyPortAnIoError() throws Exception {
         assertThat(config(false, "nowhere").problems())
+                .extracting(Problem::message)
                 .anySatisfy(p -> assertThat(p).startsWith("loop.metricsListen: \"nowhere\" (expected: HOST:PORT"));
         assertThat(config(false, "127.0.0.1:70000").problems())
+                .extracting(Problem::path)
                 .anySatisfy(p -> assertThat(p).contains("loop.metricsListen"));
         assertThat(config(false, "127.0.0.1:10809").toBuilder()
                         .port(10809)
                         .build()
                         .problems())
+                .extracting(Problem::message)
                 .anySatisfy(p -> assertThat(p).startsWith("loop.metricsListen: \"127.0.0.1:10809\" is the NBD port"));
         try (ServerSocket taken = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
             assertThatThrownBy(() -> NbdServer.start(config(false, "127.0.0.1:" + taken.getLocalPort())))

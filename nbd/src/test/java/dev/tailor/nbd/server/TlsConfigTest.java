@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
+import dev.tailor.common.Problem;
 import dev.tailor.nbd.config.NbdConfig;
 import dev.tailor.nbd.config.NbdConfigFiles;
 import dev.tailor.nbd.testing.TestServers;
@@ -41,7 +42,8 @@ class TlsConfigTest {
 
     /** The config's own check: the mode, the folder, the files there and readable. */
     private static java.util.List<String> problems(String mode, Path certificates, Boolean verifyPeer) {
-        return new NbdConfig.TlsSettings(mode, certificates, verifyPeer).problems();
+        return new NbdConfig.TlsSettings(mode, certificates, verifyPeer)
+                .problems().stream().map(Problem::message).toList();
     }
 
     /** What the server says when it starts with these settings and cannot load the credentials. */
