@@ -1,5 +1,6 @@
 package dev.tailor.cli;
 
+import dev.tailor.common.Problem;
 import dev.tailor.heart.controller.ConfigFiles;
 import dev.tailor.heart.controller.ControllerConfig;
 import dev.tailor.heart.controller.HeartRun;
@@ -197,9 +198,9 @@ final class RunCommand implements Callable<Integer> {
             ControllerConfig settings = config == null ? ControllerConfig.DEFAULTS : ConfigFiles.read(config);
             if (prometheusUrl != null) {
                 settings = settings.withPrometheusUrl(prometheusUrl);
-                List<String> problems = settings.problems();
+                List<Problem> problems = settings.problems();
                 if (!problems.isEmpty()) {
-                    throw new IllegalArgumentException("--prometheus: " + String.join("; ", problems));
+                    throw new IllegalArgumentException("--prometheus: " + Problem.join(problems));
                 }
             }
             return settings;

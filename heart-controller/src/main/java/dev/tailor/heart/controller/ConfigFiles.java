@@ -51,14 +51,14 @@ public final class ConfigFiles {
             throw new IllegalArgumentException(source + ": " + unreadable(e, Locations.of(YAML, yaml)));
         }
         config = config == null ? ControllerConfig.DEFAULTS : config;
-        List<String> problems = config.problems();
+        List<Problem> problems = config.problems();
         if (!problems.isEmpty()) {
             Locations at = Locations.of(YAML, yaml);
             throw new IllegalArgumentException(source + ": "
                     + String.join(
                             "; ",
                             problems.stream()
-                                    .map(p -> p + atLine(at, p.substring(0, Math.max(0, p.indexOf(": ")))))
+                                    .map(p -> p.message() + atLine(at, p.path()))
                                     .toList()));
         }
         return config;

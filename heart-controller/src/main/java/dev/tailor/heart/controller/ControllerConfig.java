@@ -1,6 +1,7 @@
 package dev.tailor.heart.controller;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import dev.tailor.common.Problem;
 import dev.tailor.heart.HeartConfig;
 import dev.tailor.heart.ShareMoveCap;
 import java.util.ArrayList;
@@ -838,13 +839,15 @@ public record ControllerConfig(
         return Math.round(value) + "s";
     }
 
-    /** Every invalid field, named with its path and value. */
-    public List<String> problems() {
-        List<String> problems = new ArrayList<>();
+    /** Every invalid field, named with its path and value, and what was expected. */
+    public List<Problem> problems() {
+        List<Problem> problems = new ArrayList<>();
         String url = prometheus.url();
         if (!validHttpUrl(url)) {
-            problems.add("prometheus.url: \"" + url + "\" (expected: an http:// or https:// URL with a host, e.g."
-                    + " http://prometheus.istio-system:9090)");
+            problems.add(new Problem(
+                    "prometheus.url",
+                    quote(url),
+                    "an http:// or https:// URL with a host, e.g. http://prometheus.istio-system:9090"));
         }
         range(problems, "prometheus.timeoutSeconds", prometheus.timeoutSeconds(), 0.1, 600);
         authProblems(problems);
@@ -854,27 +857,33 @@ public record ControllerConfig(
         range(problems, "roundSeconds", roundSeconds, 1, 3600);
         range(problems, "sameNodeDelayMillis", sameNodeDelayMillis, 0, 3.6e6);
         if (!(maxShareMovePerRound > 0 && maxShareMovePerRound <= 1)) {
-            problems.add("maxShareMovePerRound: " + maxShareMovePerRound + " (expected: 0 < value <= 1; 1 = no cap)");
+            problems.add(new Problem("maxShareMovePerRound", maxShareMovePerRound, "0 < value <= 1; 1 = no cap"));
         }
         if (!PROCEED.equals(capacityShortfall) && !HOLD.equals(capacityShortfall)) {
-            problems.add("capacityShortfall: \"" + capacityShortfall + "\" (expected: proceed or hold)");
+            problems.add(new Problem("capacityShortfall", quote(capacityShortfall), "proceed or hold"));
         }
         double fitRounds = planner.idleFitRounds();
         if (!(fitRounds >= 0 && fitRounds <= HeartConfig.MAX_IDLE_FIT_ROUNDS && fitRounds == Math.rint(fitRounds))) {
-            problems.add("planner.idleFitRounds: " + fitRounds + " (expected: a whole number of rounds, 0 (off) .. "
-                    + HeartConfig.MAX_IDLE_FIT_ROUNDS + ")");
+            problems.add(new Problem(
+                    "planner.idleFitRounds",
+                    fitRounds,
+                    "a whole number of rounds, 0 (off) .. " + HeartConfig.MAX_IDLE_FIT_ROUNDS));
         }
         if (!(planner.minShareOfEqualSplit() >= 0 && planner.minShareOfEqualSplit() < 1)) {
-            problems.add("planner.minShareOfEqualSplit: " + planner.minShareOfEqualSplit()
-                    + " (expected: 0 (off) <= fraction < 1)");
+            problems.add(new Problem(
+                    "planner.minShareOfEqualSplit", planner.minShareOfEqualSplit(), "0 (off) <= fraction < 1"));
         }
         if (!(planner.spreadScale() >= 0 && planner.spreadScale() <= HeartConfig.MAX_SPREAD_SCALE)) {
-            problems.add("planner.spreadScale: " + planner.spreadScale() + " (expected: 0 (off, min-cost flow) .. "
-                    + HeartConfig.MAX_SPREAD_SCALE + ")");
+            problems.add(new Problem(
+                    "planner.spreadScale",
+                    planner.spreadScale(),
+                    "0 (off, min-cost flow) .. " + HeartConfig.MAX_SPREAD_SCALE));
         }
         if (!(planner.loadHeadroom() >= 0 && planner.loadHeadroom() <= HeartConfig.MAX_LOAD_HEADROOM)) {
-            problems.add("planner.loadHeadroom: " + planner.loadHeadroom() + " (expected: 0 (off) .. "
-                    + HeartConfig.MAX_LOAD_HEADROOM + ", a fraction of the measured load)");
+            problems.add(new Problem(
+                    "planner.loadHeadroom",
+                    planner.loadHeadroom(),
+                    "0 (off) .. " + HeartConfig.MAX_LOAD_HEADROOM + ", a fraction of the measured load"));
         }
         Map<String, String> queries = Map.of(
                 "cpuCores",
@@ -887,37 +896,37 @@ public record ControllerConfig(
                 prometheus.queries().delaySeconds());
         queries.forEach((name, query) -> {
             if (query.isBlank()) {
-                problems.add("prometheus.queries." + name + ": empty (expected: PromQL)");
+                problems.add(new Problem("prometheus.queries." + name, "empty", "PromQL"));
             }
         });
         if (kubernetes.namespaces().isEmpty()) {
-            problems.add("kubernetes.namespaces: empty (expected: at least one namespace)");
+            problems.add(new Problem("kubernetes.namespaces", "empty", "at least one namespace"));
         }
         for (int i = 0; i < kubernetes.namespaces().size(); i++) {
             String ns = kubernetes.namespaces().get(i);
             if (ns == null || !ns.matches("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?")) {
-                problems.add("kubernetes.namespaces[" + i + "]: " + quote(ns) + " (expected: a namespace name)");
+                problems.add(new Problem("kubernetes.namespaces[" + i + "]", quote(ns), "a namespace name"));
             }
         }
         if (!kubernetes.componentLabel().matches("([a-z0-9.-]+/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?")) {
-            problems.add(
-                    "kubernetes.componentLabel: " + quote(kubernetes.componentLabel()) + " (expected: a label key)");
+            problems.add(new Problem("kubernetes.componentLabel", quote(kubernetes.componentLabel()), "a label key"));
         }
         if (!kubernetes.clusterDomain().matches("[a-z0-9]([-a-z0-9.]*[a-z0-9])?")) {
-            problems.add("kubernetes.clusterDomain: " + quote(kubernetes.clusterDomain()) + " (expected: a DNS name)");
+            problems.add(new Problem("kubernetes.clusterDomain", quote(kubernetes.clusterDomain()), "a DNS name"));
         }
         if (kubernetes.fieldManager().isBlank() || kubernetes.fieldManager().length() > 128) {
-            problems.add(
-                    "kubernetes.fieldManager: " + quote(kubernetes.fieldManager()) + " (expected: 1..128 characters)");
+            problems.add(new Problem("kubernetes.fieldManager", quote(kubernetes.fieldManager()), "1..128 characters"));
         }
         if (!kubernetes.stateConfigMap().isEmpty()
                 && !kubernetes.stateConfigMap().matches("[a-z0-9-]+/[a-z0-9]([-a-z0-9.]*[a-z0-9])?")) {
-            problems.add("kubernetes.stateConfigMap: " + quote(kubernetes.stateConfigMap())
-                    + " (expected: namespace/name, or \"\" for memory only)");
+            problems.add(new Problem(
+                    "kubernetes.stateConfigMap",
+                    quote(kubernetes.stateConfigMap()),
+                    "namespace/name, or \"\" for memory only"));
         }
         if (!kubernetes.lease().isEmpty() && !kubernetes.lease().matches("[a-z0-9-]+/[a-z0-9]([-a-z0-9.]*[a-z0-9])?")) {
-            problems.add("kubernetes.lease: " + quote(kubernetes.lease()) + " (expected: namespace/name, or \"\" for a"
-                    + " single replica)");
+            problems.add(new Problem(
+                    "kubernetes.lease", quote(kubernetes.lease()), "namespace/name, or \"\" for a single replica"));
         }
         range(problems, "kubernetes.leaseSeconds", kubernetes.leaseSeconds(), 2, 600);
         for (int i = 0; i < kubernetes.entryPoints().size(); i++) {
@@ -925,20 +934,39 @@ public record ControllerConfig(
             try {
                 EntryPoint.parse(entry, kubernetes.componentLabel());
             } catch (IllegalArgumentException e) {
-                problems.add("kubernetes.entryPoints[" + i + "]: " + quote(entry) + " (" + e.getMessage() + ")");
+                problems.add(entryPointProblem("kubernetes.entryPoints[" + i + "]", entry, e.getMessage()));
             }
         }
         return problems;
     }
 
+    /**
+     * What {@link EntryPoint#parse} said of {@code entry} ({@code expected: ...}, or what is wrong and then
+     * {@code (expected: ...)}), as the problem of {@code path}.
+     */
+    private static Problem entryPointProblem(String path, String entry, String message) {
+        String expected = "expected: ";
+        if (message.startsWith(expected)) {
+            return new Problem(path, quote(entry), message.substring(expected.length()));
+        }
+        int at = message.indexOf(" (" + expected);
+        if (at < 0 || !message.endsWith(")")) {
+            return new Problem(path, quote(entry) + ": " + message, "an entry point");
+        }
+        return new Problem(
+                path,
+                quote(entry) + ": " + message.substring(0, at),
+                message.substring(at + 2 + expected.length(), message.length() - 1));
+    }
+
     /** Authentication, TLS and headers of {@code prometheus}: contradictions and unreadable files. */
-    private void authProblems(List<String> problems) {
+    private void authProblems(List<Problem> problems) {
         Prometheus p = prometheus;
         BasicAuth basic = p.basicAuth();
         if (p.bearerTokenFile() != null) {
             if (basic != null) {
-                problems.add("prometheus.bearerTokenFile and prometheus.basicAuth: both set (expected: one"
-                        + " authentication)");
+                problems.add(new Problem(
+                        "prometheus.bearerTokenFile and prometheus.basicAuth", "both set", "one authentication"));
             }
             readable(problems, "prometheus.bearerTokenFile", p.bearerTokenFile());
         }
@@ -946,15 +974,16 @@ public record ControllerConfig(
             if (basic.username() == null
                     || basic.username().isEmpty()
                     || basic.username().contains(":")) {
-                problems.add("prometheus.basicAuth.username: " + quote(basic.username())
-                        + " (expected: a user name without ':')");
+                problems.add(new Problem(
+                        "prometheus.basicAuth.username", quote(basic.username()), "a user name without ':'"));
             }
             if ((basic.password() == null) == (basic.passwordFile() == null)) {
-                problems.add("prometheus.basicAuth: "
-                        + (basic.password() == null
+                problems.add(new Problem(
+                        "prometheus.basicAuth",
+                        basic.password() == null
                                 ? "neither password nor passwordFile"
-                                : "both password and passwordFile")
-                        + " (expected: one of them)");
+                                : "both password and passwordFile",
+                        "one of them"));
             }
             if (basic.passwordFile() != null) {
                 readable(problems, "prometheus.basicAuth.passwordFile", basic.passwordFile());
@@ -963,34 +992,40 @@ public record ControllerConfig(
         Tls tls = p.tls();
         if (tls.caFile() != null) {
             if (tls.insecureSkipVerify()) {
-                problems.add("prometheus.tls: caFile and insecureSkipVerify: true both set (expected: one; a CA is"
-                        + " not checked when verification is skipped)");
+                problems.add(new Problem(
+                        "prometheus.tls",
+                        "caFile and insecureSkipVerify: true both set",
+                        "one; a CA is not checked when verification is skipped"));
             }
             readable(problems, "prometheus.tls.caFile", tls.caFile());
         }
         if ((tls.caFile() != null || tls.insecureSkipVerify()) && p.url().startsWith("http://")) {
-            problems.add("prometheus.tls: set for " + quote(p.url()) + " (expected: an https:// URL)");
+            problems.add(new Problem("prometheus.tls", "set for " + quote(p.url()), "an https:// URL"));
         }
         p.headers().forEach((name, value) -> {
             if (name == null || !name.matches("[!#$%&'*+.^_`|~0-9A-Za-z-]+")) {
-                problems.add("prometheus.headers: " + quote(name) + " (expected: an HTTP header name)");
+                problems.add(new Problem("prometheus.headers", quote(name), "an HTTP header name"));
             } else if (value == null || value.chars().anyMatch(c -> c == '\r' || c == '\n')) {
-                problems.add("prometheus.headers." + name + ": " + (value == null ? "missing" : "holds a line break")
-                        + " (expected: a one-line value)");
+                problems.add(new Problem(
+                        "prometheus.headers." + name,
+                        value == null ? "missing" : "holds a line break",
+                        "a one-line value"));
             } else if (name.equalsIgnoreCase("Authorization") && (p.bearerTokenFile() != null || basic != null)) {
-                problems.add("prometheus.headers.Authorization: set with bearerTokenFile or basicAuth (expected: one"
-                        + " authentication)");
+                problems.add(new Problem(
+                        "prometheus.headers.Authorization",
+                        "set with bearerTokenFile or basicAuth",
+                        "one authentication"));
             } else if (java.util.Set.of("host", "content-length", "connection", "expect", "upgrade")
                     .contains(name.toLowerCase(java.util.Locale.ROOT))) {
-                problems.add("prometheus.headers." + name + ": set by the HTTP client (expected: another header)");
+                problems.add(new Problem("prometheus.headers." + name, "set by the HTTP client", "another header"));
             }
         });
     }
 
-    private static void readable(List<String> problems, String field, String file) {
+    private static void readable(List<Problem> problems, String field, String file) {
         java.nio.file.Path path = java.nio.file.Path.of(file);
         if (!java.nio.file.Files.isRegularFile(path) || !java.nio.file.Files.isReadable(path)) {
-            problems.add(field + ": \"" + file + "\" (expected: a readable file)");
+            problems.add(new Problem(field, quote(file), "a readable file"));
         }
     }
 
@@ -1006,9 +1041,9 @@ public record ControllerConfig(
         }
     }
 
-    private static void range(List<String> problems, String name, double value, double min, double max) {
+    private static void range(List<Problem> problems, String name, double value, double min, double max) {
         if (!(value >= min && value <= max)) {
-            problems.add(name + ": " + value + " (expected: " + min + " .. " + max + ")");
+            problems.add(new Problem(name, value, min + " .. " + max));
         }
     }
 

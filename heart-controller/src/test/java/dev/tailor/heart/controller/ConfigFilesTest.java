@@ -3,6 +3,7 @@ package dev.tailor.heart.controller;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tailor.common.Problem;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -58,13 +59,27 @@ class ConfigFilesTest {
                 "prometheus: {basicAuth: {username: u, pass: p}}\\n | prometheus.basicAuth.pass: unknown field",
                 "kubernetes: {entryPoints: [istio-system]}\\n   | kubernetes.entryPoints[0]: \"istio-system\" (expected:"
                         + " namespace/workload, or namespace/KEY=VALUE",
-                "kubernetes: {entryPoints: ['gw/istio=']}\\n     | kubernetes.entryPoints[0]: \"gw/istio=\" (label istio="
+                "kubernetes: {entryPoints: ['gw/istio=']}\\n     | kubernetes.entryPoints[0]: \"gw/istio=\": label istio="
+                        + " (expected: namespace/workload"
             })
     void parse_badInput_namesTheField(String yaml, String expected) {
         assertThatThrownBy(() -> ConfigFiles.parse(yaml.replace("\\n", "\n"), "heart.yaml"))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageStartingWith("heart.yaml: ")
                 .hasMessageContaining(expected);
+    }
+
+    @Test
+    void problems_carryThePathTheValueAsGivenAndWhatWasExpected() {
+        ControllerConfig config = ControllerConfig.DEFAULTS.withPrometheusUrl("ftp://prometheus:9090");
+        assertThat(config.problems())
+                .containsExactly(new Problem(
+                        "prometheus.url",
+                        "\"ftp://prometheus:9090\"",
+                        "an http:// or https:// URL with a host, e.g. http://prometheus.istio-system:9090"));
+        assertThat(Problem.join(config.problems()))
+                .isEqualTo("prometheus.url: \"ftp://prometheus:9090\" (expected: an http:// or https:// URL with a"
+                        + " host, e.g. http://prometheus.istio-system:9090)");
     }
 
     @Test
