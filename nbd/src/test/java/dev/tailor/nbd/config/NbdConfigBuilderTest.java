@@ -101,4 +101,31 @@ class NbdConfigBuilderTest {
                 .hasMessageContaining("limits.maxConnections: 0")
                 .hasMessageContaining("loop.mode");
     }
+
+    @Test
+    void admissionProblems_nameTheFieldTheValueAndWhatWasExpected() {
+        NbdConfig budget = NbdConfig.builder()
+                .port(0)
+                .admission(NbdConfig.AdmissionSettings.builder()
+                        .enabled(true)
+                        .iops(0.0)
+                        .build())
+                .exports(DISK)
+                .build();
+        assertThat(budget.problems())
+                .containsExactly(new Problem("admission.iops", "0", "4 KiB I/Os per second, from 1 to 100000000"));
+        NbdConfig reserve = NbdConfig.builder()
+                .port(0)
+                .admission(NbdConfig.AdmissionSettings.builder()
+                        .enabled(true)
+                        .reserveFraction(2.0)
+                        .build())
+                .exports(DISK)
+                .build();
+        assertThat(reserve.problems()).singleElement().satisfies(p -> {
+            assertThat(p.path()).isEqualTo("admission.reserveFraction");
+            assertThat(p.value()).isEqualTo("2.0");
+            assertThat(p.message()).startsWith("admission.reserveFraction: 2.0 (expected: ");
+        });
+    }
 }
