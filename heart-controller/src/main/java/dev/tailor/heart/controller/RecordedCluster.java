@@ -106,18 +106,26 @@ public final class RecordedCluster implements ClusterReader {
             + " -o yaml (a List, or objects separated by ---)";
 
     private static void flatten(Object parsed, List<HasMetadata> items, Path file) {
+        flatten(parsed, items, file, "");
+    }
+
+    /** {@code where}: the path of {@code parsed} in the file ({@code items[2]}, or empty for a whole document). */
+    private static void flatten(Object parsed, List<HasMetadata> items, Path file, String where) {
         if (parsed instanceof KubernetesList list) {
-            for (HasMetadata item : list.getItems()) {
-                flatten(item, items, file);
+            // The parser leaves an item without apiVersion and kind as a RawExtension, whatever the list's type says.
+            List<?> listed = list.getItems();
+            for (int i = 0; i < listed.size(); i++) {
+                flatten(listed.get(i), items, file, where + "items[" + i + "]");
             }
         } else if (parsed instanceof List<?> documents) {
             for (Object document : documents) {
-                flatten(document, items, file);
+                flatten(document, items, file, where);
             }
         } else if (parsed instanceof HasMetadata item) {
             items.add(item);
         } else if (parsed != null) {
-            throw new IllegalArgumentException(file + ": not Kubernetes objects (found " + found(parsed)
+            throw new IllegalArgumentException(file + ": " + (where.isEmpty() ? "" : where + ": ")
+                    + "not Kubernetes objects (found " + found(parsed)
                     + "); expected Kubernetes objects with apiVersion and kind, as kubectl get"
                     + " nodes,pods,destinationrules -A -o yaml prints them (a List, or objects separated by ---)");
         }

@@ -206,6 +206,17 @@ class RecordedClusterTest {
                         + " and no apiVersion or kind); expected Kubernetes objects with apiVersion and kind, as"
                         + " kubectl get nodes,pods,destinationrules -A -o yaml prints them (a List, or objects"
                         + " separated by ---)");
+        // A List's item without apiVersion and kind: named by its place in the list, not a crash.
+        Path bareItem = Files.writeString(dir.resolve("bare.yaml"), """
+                apiVersion: v1
+                kind: List
+                items:
+                  - {}
+                """);
+        assertThatThrownBy(() -> RecordedCluster.read(bareItem))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith(bareItem + ": items[0]: not Kubernetes objects (")
+                .hasMessageNotContaining("RawExtension");
         Path podsOnly = Files.writeString(dir.resolve("pods.yaml"), """
                 apiVersion: v1
                 kind: List
