@@ -114,7 +114,12 @@ public final class Locations {
      * fields); else where Jackson stopped. 0 when neither is known.
      */
     public int line(JacksonException e) {
-        if (e instanceof JsonMappingException mapping && !mapping.getPath().isEmpty()) {
+        // A key written twice: where the parser stopped is the second one; the binder's path is its mapping's.
+        boolean duplicate =
+                e.getOriginalMessage() != null && e.getOriginalMessage().startsWith("Duplicate field");
+        if (!duplicate
+                && e instanceof JsonMappingException mapping
+                && !mapping.getPath().isEmpty()) {
             Integer line = lines.get(StrictReader.path(mapping));
             if (line != null && line > 0) {
                 return line;

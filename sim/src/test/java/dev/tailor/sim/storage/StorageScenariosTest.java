@@ -103,6 +103,11 @@ class StorageScenariosTest {
     void parse_duplicateKey_isWordedAsEveryOtherProblem() {
         assertThatThrownBy(() -> StorageScenarios.parse("name: x\nseed: 1\nseed: 2\n", "f.yaml"))
                 .hasMessage("f.yaml: seed: duplicate key (expected: each key once per mapping) at line 3");
+        // Nested: the second key's own line, not its mapping's.
+        assertThatThrownBy(() ->
+                        StorageScenarios.parse("name: x\nbackend:\n  parallelism: 4\n  parallelism: 8\n", "f.yaml"))
+                .hasMessage("f.yaml: backend.parallelism: duplicate key (expected: each key once per mapping)"
+                        + " at line 4");
     }
 
     @Test
