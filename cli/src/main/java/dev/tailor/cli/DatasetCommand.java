@@ -143,7 +143,7 @@ final class DatasetCommand implements Callable<Integer> {
         if (out == null) {
             spec.commandLine().getOut().println(Json.write(result.snapshot()));
         } else {
-            Json.writeAtomically(out, result.snapshot());
+            Json.writeAtomically("--out", out, result.snapshot());
             err.printf(
                     "tailor: wrote %s: %d nodes, %d replicas, %d calls, %d delays%n",
                     out,

@@ -175,16 +175,18 @@ final class Json {
      * failure the old file is untouched. The folder must exist. A replaced file keeps its
      * permissions; a new one is readable by all and writable by its owner (0644).
      *
-     * @throws CliException with exit code 2 naming the file and the system's reason
+     * @param option the option that named the file ({@code --out}), which the errors name
+     * @throws CliException with exit code 2 naming the option, the file and the system's reason
      */
-    static void writeAtomically(Path file, Object value) {
+    static void writeAtomically(String option, Path file, Object value) {
         Path target = file.toAbsolutePath();
         Path dir = target.getParent();
         if (dir == null || !Files.isDirectory(dir)) {
-            throw new CliException("cannot write " + file + ": folder " + dir + " does not exist");
+            throw new CliException(option + ": cannot write " + file + ": folder " + dir + " does not exist"
+                    + " (expected: a file in an existing folder)");
         }
         if (Files.isDirectory(target)) {
-            throw new CliException("cannot write " + file + ": is a directory");
+            throw new CliException(option + ": cannot write " + file + ": is a directory (expected: a file)");
         }
         Path tmp = null;
         try {
@@ -200,9 +202,9 @@ final class Json {
                 Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING);
             }
         } catch (UnsupportedOperationException e) {
-            throw new CliException("cannot write " + file + ": file permissions not supported here", e);
+            throw new CliException(option + ": cannot write " + file + ": file permissions not supported here", e);
         } catch (IOException e) {
-            throw new CliException("cannot write " + file + ": " + reason(e), e);
+            throw new CliException(option + ": cannot write " + file + ": " + reason(e), e);
         } finally {
             if (tmp != null) {
                 try {

@@ -386,7 +386,7 @@ final class PlanCommand implements Callable<Integer> {
         }
         buffer.flush();
         if (state != null) {
-            Json.writeAtomically(state, plan.state());
+            Json.writeAtomically("--state", state, plan.state());
             if (firstRound) {
                 err.println("tailor: state " + state + " did not exist: this was round 1, state saved");
             }

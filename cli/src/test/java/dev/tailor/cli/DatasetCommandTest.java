@@ -147,6 +147,21 @@ class DatasetCommandTest {
         PlanCommandTest.Result plan = tailor("heart", "plan", "--snapshot", snapshot.toString(), "--explain");
         assertThat(plan.exitCode()).as(plan.err()).isZero();
         assertThat(plan.out()).contains("ingress -> web-gateway", "web-gateway -> catalog");
+
+        // An --out in a folder that does not exist: exit 2, naming the option.
+        Path nowhere = dir.resolve("no-such-folder").resolve("shop.json");
+        PlanCommandTest.Result refused = tailor(
+                "heart",
+                "snapshot",
+                "dataset",
+                "--dataset",
+                app.toString(),
+                "--latency",
+                latency(),
+                "--out",
+                nowhere.toString());
+        assertThat(refused.exitCode()).isEqualTo(2);
+        assertThat(refused.err()).contains("--out: cannot write " + nowhere + ": folder " + nowhere.getParent());
     }
 
     @Test
