@@ -607,22 +607,24 @@ public record NbdConfig(
          * @throws IllegalArgumentException when {@code metricsListen} is not {@code HOST:PORT}
          */
         public InetSocketAddress metricsAddress() {
-            Object address = metricsAddressOrProblem();
-            if (address instanceof Problem problem) {
-                throw new IllegalArgumentException(problem.message());
+            MetricsListen parsed = parseMetricsListen();
+            if (parsed.problem() != null) {
+                throw new IllegalArgumentException(parsed.problem().message());
             }
-            return (InetSocketAddress) address;
+            return parsed.address();
         }
 
         /** What {@link #metricsAddress} finds wrong with {@code metricsListen}, or null. */
         private Problem metricsProblem() {
-            return metricsAddressOrProblem() instanceof Problem problem ? problem : null;
+            return parseMetricsListen().problem();
         }
 
-        /** The metrics endpoint's address, {@code null}, or the {@link Problem} with {@code metricsListen}. */
-        private Object metricsAddressOrProblem() {
+        /** {@code metricsListen} read: its address, or what is wrong with it; both null when there is none. */
+        private record MetricsListen(InetSocketAddress address, Problem problem) {}
+
+        private MetricsListen parseMetricsListen() {
             if (metricsListen == null) {
-                return null;
+                return new MetricsListen(null, null);
             }
             int colon = metricsListen.lastIndexOf(':');
             String host = colon < 0 ? "" : metricsListen.substring(0, colon);
@@ -636,17 +638,23 @@ public record NbdConfig(
                 port = -1;
             }
             if (host.isBlank() || port < 0 || port > 65_535) {
-                return new Problem(
-                        "loop.metricsListen", quote(metricsListen), "HOST:PORT, e.g. 127.0.0.1:9810; port 0 to 65535");
+                return new MetricsListen(
+                        null,
+                        new Problem(
+                                "loop.metricsListen",
+                                quote(metricsListen),
+                                "HOST:PORT, e.g. 127.0.0.1:9810; port 0 to 65535"));
             }
             InetSocketAddress address = new InetSocketAddress(host, port);
             if (address.isUnresolved()) {
-                return new Problem(
-                        "loop.metricsListen",
-                        quote(metricsListen) + ": " + host + " does not resolve",
-                        "an address or host name of this machine");
+                return new MetricsListen(
+                        null,
+                        new Problem(
+                                "loop.metricsListen",
+                                quote(metricsListen) + ": " + host + " does not resolve",
+                                "an address or host name of this machine"));
             }
-            return address;
+            return new MetricsListen(address, null);
         }
 
         /** This, with a relative metrics file resolved against {@code directory}. */
