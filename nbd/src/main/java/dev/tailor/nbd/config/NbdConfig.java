@@ -140,6 +140,7 @@ public record NbdConfig(
      * @param adaptiveReserve            overrides the variant's {@link AdmissionConfig#adaptiveReserve}; with it
      *                                   on, {@code reserveFraction} has no effect
      * @param pacedRelease               overrides the variant's {@link AdmissionConfig#pacedRelease}
+     * @param arrivalOrderWithinDisk     overrides the variant's {@link AdmissionConfig#arrivalOrderWithinDisk}
      */
     @JsonIgnoreProperties(ignoreUnknown = false)
     public record AdmissionSettings(
@@ -155,7 +156,8 @@ public record NbdConfig(
             Boolean baselineGuarantee,
             Boolean weightedHotService,
             Boolean adaptiveReserve,
-            Boolean pacedRelease) {
+            Boolean pacedRelease,
+            Boolean arrivalOrderWithinDisk) {
 
         /** What Tailor ships ({@link AdmissionConfig#DEFAULTS}): the default {@link #variant}. */
         public static final String VARIANT_TAILOR = "tailor";
@@ -212,6 +214,8 @@ public record NbdConfig(
             AdmissionConfig config = base.toBuilder()
                     .baselineGuarantee(baselineGuarantee == null ? base.baselineGuarantee() : baselineGuarantee)
                     .pacedRelease(pacedRelease == null ? base.pacedRelease() : pacedRelease)
+                    .arrivalOrderWithinDisk(
+                            arrivalOrderWithinDisk == null ? base.arrivalOrderWithinDisk() : arrivalOrderWithinDisk)
                     .adaptiveReserve(adaptiveReserve == null ? base.adaptiveReserve() : adaptiveReserve)
                     .weightedHotService(weightedHotService == null ? base.weightedHotService() : weightedHotService)
                     .reserveFraction(reserveFraction)
@@ -435,6 +439,7 @@ public record NbdConfig(
             private Boolean weightedHotService;
             private Boolean adaptiveReserve;
             private Boolean pacedRelease;
+            private Boolean arrivalOrderWithinDisk;
 
             private Builder() {}
 
@@ -452,6 +457,7 @@ public record NbdConfig(
                 weightedHotService = from.weightedHotService;
                 adaptiveReserve = from.adaptiveReserve;
                 pacedRelease = from.pacedRelease;
+                arrivalOrderWithinDisk = from.arrivalOrderWithinDisk;
             }
 
             /** {@link AdmissionSettings#enabled}. */
@@ -532,6 +538,12 @@ public record NbdConfig(
                 return this;
             }
 
+            /** {@link AdmissionSettings#arrivalOrderWithinDisk}. */
+            public Builder arrivalOrderWithinDisk(Boolean value) {
+                arrivalOrderWithinDisk = value;
+                return this;
+            }
+
             /**
              * The admission settings, each field left unset at its default. Its values are checked where a config
              * file's are,
@@ -552,7 +564,8 @@ public record NbdConfig(
                         baselineGuarantee,
                         weightedHotService,
                         adaptiveReserve,
-                        pacedRelease);
+                        pacedRelease,
+                        arrivalOrderWithinDisk);
             }
         }
     }

@@ -49,12 +49,15 @@ class ProvisionedBaselineTest {
                         shipped.baselineGuarantee(),
                         shipped.weightedHotService(),
                         shipped.adaptiveReserve(),
-                        shipped.pacedRelease()))
+                        shipped.pacedRelease(),
+                        shipped.arrivalOrderWithinDisk()))
                 .containsExactly(
                         AdmissionConfig.DEFAULTS.baselineGuarantee(),
                         AdmissionConfig.DEFAULTS.weightedHotService(),
                         AdmissionConfig.DEFAULTS.adaptiveReserve(),
-                        AdmissionConfig.DEFAULTS.pacedRelease());
+                        AdmissionConfig.DEFAULTS.pacedRelease(),
+                        AdmissionConfig.DEFAULTS.arrivalOrderWithinDisk());
+        assertThat(shipped.arrivalOrderWithinDisk()).isTrue();
         assertThat(shipped.baselineGuarantee()).isTrue();
         AdmissionConfig paper = parse(
                         "admission: {enabled: true, variant: paper}\n" + "exports: [{name: d, file: f, size: 1GiB}]")
@@ -64,13 +67,15 @@ class ProvisionedBaselineTest {
                         paper.baselineGuarantee(),
                         paper.weightedHotService(),
                         paper.adaptiveReserve(),
-                        paper.pacedRelease()))
+                        paper.pacedRelease(),
+                        paper.arrivalOrderWithinDisk()))
                 .containsOnly(false);
         assertThat(paper.toBuilder()
                         .capacityCostUnitsPerSecond(AdmissionConfig.PAPER.capacityCostUnitsPerSecond())
                         .build())
                 .isEqualTo(AdmissionConfig.PAPER);
-        AdmissionConfig ablation = parse("admission: {enabled: true, weightedHotService: false, pacedRelease: true}\n"
+        AdmissionConfig ablation = parse("admission: {enabled: true, weightedHotService: false, pacedRelease: true,"
+                        + " arrivalOrderWithinDisk: false}\n"
                         + "exports: [{name: d, file: f, size: 1GiB}]")
                 .admission()
                 .toAdmissionConfig();
@@ -78,8 +83,9 @@ class ProvisionedBaselineTest {
                         ablation.baselineGuarantee(),
                         ablation.weightedHotService(),
                         ablation.adaptiveReserve(),
-                        ablation.pacedRelease()))
-                .containsExactly(true, false, true, true);
+                        ablation.pacedRelease(),
+                        ablation.arrivalOrderWithinDisk()))
+                .containsExactly(true, false, true, true, false);
         assertThat(problems("admission: {enabled: true, variant: classic}\nexports: [{name: d, file: f}]"))
                 .contains("admission.variant: \"classic\" (expected: tailor, what Tailor ships, or paper, the"
                         + " paper's mechanism)");
