@@ -169,15 +169,19 @@ public final class StrictReader {
         return m.find() ? m.group(1) : null;
     }
 
-    /** The first line of Jackson's own message, without its source excerpt. */
+    /**
+     * The first line of Jackson's own message, without its source excerpt: a closing remark such as
+     * {@code (start marker at [Source: ...])} or {@code (for Array starting at [Source: ...])} is cut.
+     */
     public static String reason(JacksonException e) {
         String message = e.getOriginalMessage();
         if (message == null) {
             return "malformed input";
         }
         String line = message.lines().findFirst().orElse(message);
-        int source = line.indexOf(" (start marker at [Source");
-        return source >= 0 ? line.substring(0, source) : line;
+        int source = line.indexOf("[Source");
+        int remark = source < 0 ? -1 : line.lastIndexOf(" (", source);
+        return remark >= 0 ? line.substring(0, remark) : line;
     }
 
     /** Whether the document had no content at all (only comments, or nothing). */

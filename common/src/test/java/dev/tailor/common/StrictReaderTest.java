@@ -100,6 +100,15 @@ class StrictReaderTest {
     }
 
     @Test
+    void reason_leavesOutJacksonsSourceExcerpt_whateverRemarkCarriesIt() {
+        JacksonException unclosed = catchThrowableOfType(
+                JacksonException.class, () -> StrictReader.json().readValue("{\"tenants\": [}", Doc.class));
+        assertThat(StrictReader.reason(unclosed))
+                .isEqualTo("Unexpected close marker '}': expected ']'")
+                .doesNotContain("Source", "column");
+    }
+
+    @Test
     void json_isAsStrict_andReadsNaNForTheValidatorToName() throws Exception {
         assertThat(problemOf(StrictReader.json(), "{\"tenants\": [{\"on\": 1}]}")
                         .message())
