@@ -38,14 +38,22 @@ public record AtpmState(long rounds, Map<String, Map<String, GroupEstimate>> gro
      * the value; empty when it is usable.
      */
     public List<String> problems() {
-        List<String> problems = new ArrayList<>();
+        return FieldProblem.messages(fieldProblems());
+    }
+
+    /**
+     * {@link #problems()} as (path, value, expected): the path as a JSON reader names the field
+     * ({@code groups.a.w1.alpha}), a number out of range as read.
+     */
+    public List<FieldProblem> fieldProblems() {
+        List<FieldProblem> problems = new ArrayList<>();
         if (rounds < 0) {
-            problems.add("rounds: " + rounds + " (expected: >= 0)");
+            problems.add(new FieldProblem("rounds", rounds, ">= 0"));
         }
         groups.forEach((component, byGroup) -> byGroup.forEach((group, estimate) -> {
             String at = "groups." + component + "." + group;
             if (estimate == null) {
-                problems.add(at + ": null (expected: an estimate object)");
+                problems.add(new FieldProblem(at, "null", "an estimate object"));
             } else {
                 problems.addAll(estimate.problems(at));
             }

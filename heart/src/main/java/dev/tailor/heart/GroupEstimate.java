@@ -55,39 +55,41 @@ public record GroupEstimate(
     private static final double MAX = 1e6;
 
     /** Problems of a value read from outside (a state file), each naming field and value. */
-    java.util.List<String> problems(String at) {
-        java.util.List<String> problems = new java.util.ArrayList<>();
+    java.util.List<FieldProblem> problems(String at) {
+        java.util.List<FieldProblem> problems = new java.util.ArrayList<>();
         if (!(loadCpuSecondsPerRequest >= Atpm.MIN_LOAD_CPU_SECONDS_PER_REQUEST && loadCpuSecondsPerRequest <= MAX)) {
-            problems.add(at + ".loadCpuSecondsPerRequest: " + loadCpuSecondsPerRequest
-                    + " (expected: CPU-seconds per request in [1e-9, 1e6])");
+            problems.add(new FieldProblem(
+                    at + ".loadCpuSecondsPerRequest",
+                    loadCpuSecondsPerRequest,
+                    "CPU-seconds per request in [1e-9, 1e6]"));
         }
         if (!(Math.abs(smoothedError) <= MAX)) {
             problems.add(
-                    at + ".smoothedError: " + smoothedError + " (expected: CPU-seconds per request in [-1e6, 1e6])");
+                    new FieldProblem(at + ".smoothedError", smoothedError, "CPU-seconds per request in [-1e6, 1e6]"));
         }
         if (!(smoothedAbsoluteError >= 0 && smoothedAbsoluteError <= MAX)) {
-            problems.add(at + ".smoothedAbsoluteError: " + smoothedAbsoluteError
-                    + " (expected: CPU-seconds per request in [0, 1e6])");
+            problems.add(new FieldProblem(
+                    at + ".smoothedAbsoluteError", smoothedAbsoluteError, "CPU-seconds per request in [0, 1e6]"));
         }
         if (!(Double.isFinite(alpha) && alpha > 0 && alpha <= 1)) {
-            problems.add(at + ".alpha: " + alpha + " (expected: a number in (0, 1])");
+            problems.add(new FieldProblem(at + ".alpha", alpha, "a number in (0, 1]"));
         }
         if (measuredRounds < 1) {
-            problems.add(at + ".measuredRounds: " + measuredRounds + " (expected: >= 1)");
+            problems.add(new FieldProblem(at + ".measuredRounds", measuredRounds, ">= 1"));
         }
         if (samples.size() > HeartConfig.MAX_IDLE_FIT_ROUNDS) {
-            problems.add(at + ".samples: " + samples.size() + " samples (expected: at most "
-                    + HeartConfig.MAX_IDLE_FIT_ROUNDS + ")");
+            problems.add(new FieldProblem(
+                    at + ".samples", samples.size() + " samples", "at most " + HeartConfig.MAX_IDLE_FIT_ROUNDS));
         }
         for (int i = 0; i < samples.size(); i++) {
             if (samples.get(i) == null) {
-                problems.add(at + ".samples[" + i + "]: null (expected: a sample object)");
+                problems.add(new FieldProblem(at + ".samples[" + i + "]", "null", "a sample object"));
             } else {
                 problems.addAll(samples.get(i).problems(at + ".samples[" + i + "]"));
             }
         }
         if (!(idleCpuCores >= 0 && idleCpuCores <= MAX)) {
-            problems.add(at + ".idleCpuCores: " + idleCpuCores + " (expected: cores in [0, 1e6])");
+            problems.add(new FieldProblem(at + ".idleCpuCores", idleCpuCores, "cores in [0, 1e6]"));
         }
         return problems;
     }

@@ -15,16 +15,16 @@ public record LoadSample(double requestsPerSecond, double cpuCores, int replicas
     private static final double MAX = 1e9;
 
     /** Problems of a value read from outside (a state file), each naming field and value. */
-    java.util.List<String> problems(String at) {
-        java.util.List<String> problems = new java.util.ArrayList<>();
+    java.util.List<FieldProblem> problems(String at) {
+        java.util.List<FieldProblem> problems = new java.util.ArrayList<>();
         if (!(requestsPerSecond > 0 && requestsPerSecond <= MAX)) {
-            problems.add(at + ".requestsPerSecond: " + requestsPerSecond + " (expected: requests/s in (0, 1e9])");
+            problems.add(new FieldProblem(at + ".requestsPerSecond", requestsPerSecond, "requests/s in (0, 1e9]"));
         }
         if (!(cpuCores > 0 && cpuCores <= MAX)) {
-            problems.add(at + ".cpuCores: " + cpuCores + " (expected: cores in (0, 1e9])");
+            problems.add(new FieldProblem(at + ".cpuCores", cpuCores, "cores in (0, 1e9]"));
         }
         if (replicas < 1) {
-            problems.add(at + ".replicas: " + replicas + " (expected: >= 1)");
+            problems.add(new FieldProblem(at + ".replicas", replicas, ">= 1"));
         }
         return problems;
     }

@@ -36,79 +36,95 @@ public final class SnapshotValidator {
 
     /** Throws {@link InvalidSnapshotException} listing every problem, or returns normally. */
     public static void requireValid(Snapshot snapshot) {
-        List<String> problems = validate(snapshot);
+        List<FieldProblem> problems = check(snapshot);
         if (!problems.isEmpty()) {
             throw new InvalidSnapshotException(problems);
         }
     }
 
-    /** Every problem of {@code snapshot}, in field order; empty when it can be planned. */
+    /** Every problem of {@code snapshot} in words ({@link FieldProblem#message()}), in field order; empty when it can be planned. */
     public static List<String> validate(Snapshot snapshot) {
-        List<String> problems = new ArrayList<>();
+        return FieldProblem.messages(check(snapshot));
+    }
+
+    /**
+     * Every problem of {@code snapshot}, in field order, as (path, value, expected); empty when it can be
+     * planned. A number out of range is the problem's value as read ({@code -4.0}); a file reader can show it
+     * as written.
+     */
+    public static List<FieldProblem> check(Snapshot snapshot) {
+        List<FieldProblem> problems = new ArrayList<>();
         if (snapshot == null) {
-            problems.add("snapshot: null (expected: a JSON object with nodes, replicas, calls, delays)");
+            problems.add(new FieldProblem("snapshot", "null", "a JSON object with nodes, replicas, calls, delays"));
             return problems;
         }
         Double window = snapshot.windowSeconds();
         if (window == null) {
-            problems.add("windowSeconds: missing (expected: the measurement window in seconds, > 0)");
+            problems.add(new FieldProblem("windowSeconds", "missing", "the measurement window in seconds, > 0"));
         } else if (!(window > 0 && window <= MAX_WINDOW_SECONDS)) {
-            problems.add("windowSeconds: " + window + " (expected: seconds in (0, " + (long) MAX_WINDOW_SECONDS + "])");
+            problems.add(
+                    new FieldProblem("windowSeconds", window, "seconds in (0, " + (long) MAX_WINDOW_SECONDS + "]"));
         }
 
         Set<String> nodeNames = new HashSet<>();
         if (snapshot.nodes().isEmpty()) {
-            problems.add("nodes: empty (expected: at least one node)");
+            problems.add(new FieldProblem("nodes", "empty", "at least one node"));
         }
         for (int i = 0; i < snapshot.nodes().size(); i++) {
             Node node = snapshot.nodes().get(i);
             String at = "nodes[" + i + "]";
             if (node == null) {
-                problems.add(at + ": null (expected: a node object)");
+                problems.add(new FieldProblem(at, "null", "a node object"));
                 continue;
             }
             if (blank(node.name())) {
-                problems.add(at + ".name: " + quote(node.name()) + " (expected: a non-empty node name)");
+                problems.add(new FieldProblem(at + ".name", quote(node.name()), "a non-empty node name"));
             } else if (!nodeNames.add(node.name())) {
-                problems.add(at + ".name: " + quote(node.name()) + " is a duplicate (expected: unique node names)");
+                problems.add(
+                        new FieldProblem(at + ".name", quote(node.name()) + " is a duplicate", "unique node names"));
             }
             if (node.cpuCores() != null && !(node.cpuCores() > 0 && node.cpuCores() <= MAX_CORES)) {
-                problems.add(at + ".cpuCores: " + node.cpuCores() + " (expected: cores in (0, 1e6], or absent)");
+                problems.add(new FieldProblem(at + ".cpuCores", node.cpuCores(), "cores in (0, 1e6], or absent"));
             }
         }
 
         Set<String> pods = new HashSet<>();
         Map<String, List<String>> podsByComponent = new LinkedHashMap<>();
+        Map<String, Integer> firstReplicaOf = new HashMap<>();
         Map<String, Boolean> componentHasReady = new HashMap<>();
         if (snapshot.replicas().isEmpty()) {
-            problems.add("replicas: empty (expected: at least one replica)");
+            problems.add(new FieldProblem("replicas", "empty", "at least one replica"));
         }
         for (int i = 0; i < snapshot.replicas().size(); i++) {
             Replica replica = snapshot.replicas().get(i);
             String at = "replicas[" + i + "]";
             if (replica == null) {
-                problems.add(at + ": null (expected: a replica object)");
+                problems.add(new FieldProblem(at, "null", "a replica object"));
                 continue;
             }
             if (blank(replica.pod())) {
-                problems.add(at + ".pod: " + quote(replica.pod()) + " (expected: a non-empty pod name)");
+                problems.add(new FieldProblem(at + ".pod", quote(replica.pod()), "a non-empty pod name"));
             } else if (!pods.add(replica.pod())) {
-                problems.add(at + ".pod: " + quote(replica.pod()) + " is a duplicate (expected: unique pod names)");
+                problems.add(
+                        new FieldProblem(at + ".pod", quote(replica.pod()) + " is a duplicate", "unique pod names"));
             }
             if (blank(replica.component())) {
                 problems.add(
-                        at + ".component: " + quote(replica.component()) + " (expected: a non-empty component name)");
+                        new FieldProblem(at + ".component", quote(replica.component()), "a non-empty component name"));
             } else {
                 podsByComponent
                         .computeIfAbsent(replica.component(), c -> new ArrayList<>())
                         .add(replica.pod());
+                firstReplicaOf.putIfAbsent(replica.component(), i);
                 componentHasReady.merge(replica.component(), replica.isReady(), Boolean::logicalOr);
             }
             if (blank(replica.node())) {
-                problems.add(at + ".node: " + quote(replica.node()) + " (expected: the name of one of the nodes)");
+                problems.add(new FieldProblem(at + ".node", quote(replica.node()), "the name of one of the nodes"));
             } else if (!nodeNames.contains(replica.node())) {
-                problems.add(at + ".node: " + quote(replica.node())
-                        + " is not a node of this snapshot (expected one of " + sorted(nodeNames) + ")");
+                problems.add(new FieldProblem(
+                        at + ".node",
+                        quote(replica.node()) + " is not a node of this snapshot",
+                        "one of " + sorted(nodeNames)));
             }
             checkMetric(problems, at + ".cpuCores", replica.cpuCores(), false, MAX_CORES, "cores");
             checkMetric(problems, at + ".cpuLimitCores", replica.cpuLimitCores(), true, MAX_CORES, "cores");
@@ -122,8 +138,11 @@ public final class SnapshotValidator {
         }
         componentHasReady.forEach((component, ready) -> {
             if (!ready) {
-                problems.add("component " + quote(component) + ": no ready replica (pods "
-                        + podsByComponent.get(component) + "; expected: at least one ready replica)");
+                // Told at the component's first replica, so that a file reader can give it a line.
+                problems.add(new FieldProblem(
+                        "replicas[" + firstReplicaOf.get(component) + "].component",
+                        quote(component) + " has no ready replica (pods " + podsByComponent.get(component) + ")",
+                        "at least one ready replica per component"));
             }
         });
 
@@ -132,58 +151,67 @@ public final class SnapshotValidator {
             Call call = snapshot.calls().get(i);
             String at = "calls[" + i + "]";
             if (call == null) {
-                problems.add(at + ": null (expected: a call object)");
+                problems.add(new FieldProblem(at, "null", "a call object"));
                 continue;
             }
             if (blank(call.caller())) {
-                problems.add(at + ".caller: " + quote(call.caller()) + " (expected: a component or entry-point name)");
+                problems.add(new FieldProblem(at + ".caller", quote(call.caller()), "a component or entry-point name"));
             }
             if (blank(call.callee())) {
-                problems.add(at + ".callee: " + quote(call.callee()) + " (expected: a component name)");
+                problems.add(new FieldProblem(at + ".callee", quote(call.callee()), "a component name"));
             } else if (!podsByComponent.containsKey(call.callee())) {
-                problems.add(
-                        at + ".callee: " + quote(call.callee()) + " has no replicas in this snapshot (expected one of "
-                                + new TreeSet<>(podsByComponent.keySet()) + ")");
+                problems.add(new FieldProblem(
+                        at + ".callee",
+                        quote(call.callee()) + " has no replicas in this snapshot",
+                        "one of " + new TreeSet<>(podsByComponent.keySet())));
             }
             if (!blank(call.caller())
                     && !blank(call.callee())
                     && !edges.add(call.caller() + "\u0000" + call.callee())) {
-                problems.add(at + ": a second call " + quote(call.caller()) + " -> " + quote(call.callee())
-                        + " (expected: one entry per caller and callee)");
+                problems.add(new FieldProblem(
+                        at,
+                        "a second call " + quote(call.caller()) + " -> " + quote(call.callee()),
+                        "one entry per caller and callee"));
             }
             if (call.requestsPerSecond() == null) {
-                problems.add(at + ".requestsPerSecond: missing (expected: the edge's calls per second, >= 0)");
+                problems.add(
+                        new FieldProblem(at + ".requestsPerSecond", "missing", "the edge's calls per second, >= 0"));
             } else if (!(call.requestsPerSecond() >= 0 && call.requestsPerSecond() <= MAX_REQUESTS_PER_SECOND)) {
-                problems.add(at + ".requestsPerSecond: " + call.requestsPerSecond()
-                        + " (expected: requests per second in [0, 1e9])");
+                problems.add(new FieldProblem(
+                        at + ".requestsPerSecond", call.requestsPerSecond(), "requests per second in [0, 1e9]"));
             }
             boolean entryPoint = !blank(call.caller()) && !podsByComponent.containsKey(call.caller());
             Map<String, Double> byNode = call.byCallerNode();
             if (byNode == null || byNode.isEmpty()) {
                 if (entryPoint && call.rate() > 0) {
-                    problems.add(at + ".byCallerNode: missing for entry point " + quote(call.caller())
-                            + " (it has no replicas, so where its calls come from must be measured;"
-                            + " expected: requests per second by caller node)");
+                    problems.add(new FieldProblem(
+                            at + ".byCallerNode",
+                            "missing for entry point " + quote(call.caller())
+                                    + " (it has no replicas, so where its calls come from must be measured)",
+                            "requests per second by caller node"));
                 }
                 continue;
             }
             double total = 0;
             for (Map.Entry<String, Double> e : byNode.entrySet()) {
-                String key = at + ".byCallerNode[" + quote(e.getKey()) + "]";
+                // A key of a mapping is a field of the path, as a JSON reader names it: byCallerNode.w1.
+                String key = at + ".byCallerNode." + e.getKey();
                 if (!nodeNames.contains(e.getKey())) {
-                    problems.add(key + ": " + quote(e.getKey()) + " is not a node of this snapshot (expected one of "
-                            + sorted(nodeNames) + ")");
+                    problems.add(new FieldProblem(
+                            key, quote(e.getKey()) + " is not a node of this snapshot", "one of " + sorted(nodeNames)));
                 }
                 Double v = e.getValue();
                 if (v == null || !(v >= 0 && v <= MAX_REQUESTS_PER_SECOND)) {
-                    problems.add(key + ": " + v + " (expected: requests per second in [0, 1e9])");
+                    problems.add(new FieldProblem(key, v, "requests per second in [0, 1e9]"));
                 } else {
                     total += v;
                 }
             }
             if (entryPoint && call.rate() > 0 && total <= 0) {
-                problems.add(at + ".byCallerNode: all zero for entry point " + quote(call.caller())
-                        + " (expected: a positive rate on at least one node)");
+                problems.add(new FieldProblem(
+                        at + ".byCallerNode",
+                        "all zero for entry point " + quote(call.caller()),
+                        "a positive rate on at least one node"));
             }
         }
 
@@ -200,26 +228,30 @@ public final class SnapshotValidator {
         long n = nodeIndex.size();
         for (int i = 0; i < snapshot.delays().size(); i++) {
             LinkDelay delay = snapshot.delays().get(i);
+            String at = "delays[" + i + "]";
             if (delay == null) {
-                problems.add("delays[" + i + "]: null (expected: a delay object)");
+                problems.add(new FieldProblem(at, "null", "a delay object"));
                 continue;
             }
             Integer from = delay.from() == null ? null : nodeIndex.get(delay.from());
             Integer to = delay.to() == null ? null : nodeIndex.get(delay.to());
             if (from == null) {
-                problems.add("delays[" + i + "].from: " + quote(delay.from()) + " is not a node of this snapshot"
-                        + " (expected one of " + sorted(nodeNames) + ")");
+                problems.add(new FieldProblem(
+                        at + ".from",
+                        quote(delay.from()) + " is not a node of this snapshot",
+                        "one of " + sorted(nodeNames)));
             }
             if (to == null) {
-                problems.add("delays[" + i + "].to: " + quote(delay.to()) + " is not a node of this snapshot"
-                        + " (expected one of " + sorted(nodeNames) + ")");
+                problems.add(new FieldProblem(
+                        at + ".to",
+                        quote(delay.to()) + " is not a node of this snapshot",
+                        "one of " + sorted(nodeNames)));
             }
             Double millis = delay.millis();
             if (millis == null) {
-                problems.add("delays[" + i + "].millis: missing (expected: the one-way delay in ms, >= 0)");
+                problems.add(new FieldProblem(at + ".millis", "missing", "the one-way delay in ms, >= 0"));
             } else if (!(millis >= 0 && millis <= MAX_DELAY_MILLIS)) {
-                problems.add(
-                        "delays[" + i + "].millis: " + millis + " (expected: a one-way delay in ms in [0, 3.6e6])");
+                problems.add(new FieldProblem(at + ".millis", millis, "a one-way delay in ms in [0, 3.6e6]"));
             }
             if (from != null && to != null) {
                 long pair = from * n + to;
@@ -231,8 +263,10 @@ public final class SnapshotValidator {
                     repeated = !seenPairsLarge.add(pair);
                 }
                 if (repeated) {
-                    problems.add("delays[" + i + "]: a second delay for " + quote(delay.from()) + " -> "
-                            + quote(delay.to()) + " (expected: one entry per ordered node pair)");
+                    problems.add(new FieldProblem(
+                            at,
+                            "a second delay for " + quote(delay.from()) + " -> " + quote(delay.to()),
+                            "one entry per ordered node pair"));
                 }
             }
         }
@@ -240,17 +274,25 @@ public final class SnapshotValidator {
     }
 
     private static void checkMetric(
-            List<String> problems, String field, Double value, boolean strictlyPositive, double max, String unit) {
+            List<FieldProblem> problems,
+            String field,
+            Double value,
+            boolean strictlyPositive,
+            double max,
+            String unit) {
         if (value == null) {
             return;
         }
         boolean ok = (strictlyPositive ? value > 0 : value >= 0) && value <= max;
         if (!ok) {
-            problems.add(field + ": " + value + " (expected: " + unit + " in " + (strictlyPositive ? "(0, " : "[0, ")
-                    + String.format(java.util.Locale.ROOT, "%.0e", max)
-                            .replace("e+0", "e")
-                            .replace("e+", "e")
-                    + "], or absent for no data)");
+            problems.add(new FieldProblem(
+                    field,
+                    value,
+                    unit + " in " + (strictlyPositive ? "(0, " : "[0, ")
+                            + String.format(java.util.Locale.ROOT, "%.0e", max)
+                                    .replace("e+0", "e")
+                                    .replace("e+", "e")
+                            + "], or absent for no data"));
         }
     }
 

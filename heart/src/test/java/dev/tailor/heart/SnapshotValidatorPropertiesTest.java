@@ -149,7 +149,8 @@ class SnapshotValidatorPropertiesTest {
                                 }
                                 return out;
                             }),
-                            "component \"" + component + "\": no ready replica",
+                            "replicas[" + firstOf(s.replicas(), component) + "].component: \"" + component
+                                    + "\" has no ready replica",
                             true);
                 }
                 case 4 ->
@@ -217,7 +218,7 @@ class SnapshotValidatorPropertiesTest {
                     Double bad = d.chance(20) ? null : BAD_METRICS[d.intIn(0, 3)];
                     String key = unknownNode ? "nowhere" : "w" + d.intIn(0, nodes - 1);
                     split.put(key, unknownNode ? Double.valueOf(1.0) : bad);
-                    String expected = "calls[" + i + "].byCallerNode[\"" + key + "\"]: "
+                    String expected = "calls[" + i + "].byCallerNode." + key + ": "
                             + (unknownNode ? "\"nowhere\" is not a node" : String.valueOf(bad));
                     // Breaking an entry point's only positive rate also makes its split "all zero".
                     yield new Corruption(
@@ -285,6 +286,16 @@ class SnapshotValidatorPropertiesTest {
     private static Snapshot delays(Snapshot s, UnaryOperator<List<LinkDelay>> change) {
         return new Snapshot(
                 s.windowSeconds(), s.nodes(), s.replicas(), s.calls(), change.apply(new ArrayList<>(s.delays())));
+    }
+
+    /** The index of the first replica of {@code component}, where a component's problem is told. */
+    private static int firstOf(List<Replica> replicas, String component) {
+        for (int i = 0; i < replicas.size(); i++) {
+            if (replicas.get(i).component().equals(component)) {
+                return i;
+            }
+        }
+        throw new IllegalArgumentException("no replica of " + component);
     }
 
     private static <T> List<T> set(List<T> list, int index, T value) {
