@@ -39,7 +39,11 @@ final class Examples {
             if (in == null) {
                 throw new IllegalStateException("bundled example missing from the jar: " + resource);
             }
-            return Json.read(in, Snapshot.class, "bundled example " + name);
+            return Json.read(
+                            new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8),
+                            Snapshot.class,
+                            "bundled example " + name)
+                    .value();
         } catch (IOException e) {
             throw new IllegalStateException("cannot read bundled example " + resource, e);
         }

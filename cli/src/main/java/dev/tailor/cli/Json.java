@@ -1,19 +1,20 @@
 package dev.tailor.cli;
 
 import com.fasterxml.jackson.core.JacksonException;
-import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.exc.StreamReadException;
 import com.fasterxml.jackson.core.io.JsonEOFException;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
-import com.fasterxml.jackson.databind.exc.MismatchedInputException;
-import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.databind.exc.ValueInstantiationException;
 import com.fasterxml.jackson.databind.module.SimpleModule;
 import com.fasterxml.jackson.databind.ser.std.ToStringSerializer;
+import dev.tailor.common.Locations;
+import dev.tailor.common.Problem;
 import dev.tailor.common.StrictReader;
+import dev.tailor.heart.FieldProblem;
 import java.io.IOException;
-import java.io.InputStream;
+import java.nio.charset.MalformedInputException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.FileSystemException;
@@ -24,12 +25,14 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Collection;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
 /**
- * JSON in and out for the CLI: one strict mapper, errors that name the file, the field path, the
- * position and what was expected instead of a Jackson stack trace, and atomic writes.
+ * JSON in and out for the CLI: one strict mapper ({@link StrictReader#json()}), errors that name the
+ * file, the field path, the value as written, what was expected and the line ({@link Locations})
+ * instead of a Jackson stack trace, and atomic writes.
  */
 final class Json {
 
@@ -48,100 +51,105 @@ final class Json {
 
     private Json() {}
 
-    /** Reads {@code file} as a {@code type}; a missing or malformed file is a {@link CliException}. */
-    static <T> T read(Path file, Class<T> type, String what) {
-        if (Files.isDirectory(file)) {
-            throw new CliException(what + " " + file + ": is a directory (expected: a JSON file)");
-        }
-        try (InputStream in = Files.newInputStream(file)) {
-            return read(in, type, what + " " + file);
-        } catch (NoSuchFileException e) {
-            throw new CliException(what + " " + file + ": no such file");
-        } catch (IOException e) {
-            throw new CliException(what + " " + file + ": cannot read (" + reason(e) + ")", e);
+    /**
+     * A document read: its value, the name errors give it ({@code snapshot FILE}) and where its fields
+     * are, so that problems found after reading (a range, a reference) are told at their line with
+     * the value as written.
+     */
+    record Document<T>(T value, String source, Locations locations) {
+
+        /**
+         * {@code SOURCE: path: value as written (expected: ...) at line N} for one problem, else
+         * {@code SOURCE: N problems:} and one indented line each.
+         */
+        String report(List<FieldProblem> problems) {
+            return locations.report(
+                    source,
+                    problems.stream()
+                            .map(p -> new Problem(p.path(), p.value(), p.expected()))
+                            .toList());
         }
     }
 
-    /** Reads {@code in} as a {@code type}; {@code source} names it in error messages. */
-    static <T> T read(InputStream in, Class<T> type, String source) {
+    /** Reads {@code file} as a {@code type}; a missing or malformed file is a {@link CliException}. */
+    static <T> Document<T> read(Path file, Class<T> type, String what) {
+        String source = what + " " + file;
+        if (Files.isDirectory(file)) {
+            throw new CliException(source + ": is a directory (expected: a JSON file)");
+        }
+        String text;
         try {
-            T value = MAPPER.readValue(in, type);
+            text = Files.readString(file);
+        } catch (NoSuchFileException e) {
+            throw new CliException(source + ": no such file");
+        } catch (MalformedInputException e) {
+            throw new CliException(source + ": not UTF-8 text (expected: a JSON file)", e);
+        } catch (IOException e) {
+            throw new CliException(source + ": cannot read (" + reason(e) + ")", e);
+        }
+        return read(text, type, source);
+    }
+
+    /**
+     * Reads {@code text} as a {@code type}; {@code source} names it in error messages, which read as
+     * every reader's of the project ({@link StrictReader#problem}): {@code SOURCE: field: value as
+     * written (expected: ...) at line N}, the line of the field's own key.
+     */
+    static <T> Document<T> read(String text, Class<T> type, String source) {
+        Locations locations = Locations.of(MAPPER, text);
+        try {
+            T value = MAPPER.readValue(text, type);
             if (value == null) {
                 throw new CliException(source + ": null (expected: a JSON object)");
             }
-            return value;
+            return new Document<>(value, source, locations);
         } catch (JacksonException e) {
             if (StrictReader.empty(e)) {
                 throw new CliException(source + ": empty (expected: a JSON object)", e);
             }
-            throw new CliException(source + ": " + describe(e), e);
-        } catch (IOException e) {
-            throw new CliException(source + ": cannot read (" + reason(e) + ")", e);
+            throw new CliException(source + ": " + describe(e, locations), e);
         }
     }
 
-    /** A one-line description of a Jackson error: field path, what went wrong, expected, position. */
-    static String describe(JacksonException e) {
-        StringBuilder out = new StringBuilder();
-        String path = path(e);
-        if (!path.isEmpty()) {
-            out.append(path).append(": ");
+    /**
+     * A Jackson error in words: a field's problem as {@code field: value as written (expected: ...) at
+     * line N}; a syntax error as {@code not valid JSON at line N, field F: reason}.
+     */
+    static String describe(JacksonException e, Locations locations) {
+        Problem problem = StrictReader.problem(e, Json::expected);
+        if (problem != null) {
+            return problem.message() + locations.atLine(e);
         }
-        if (e instanceof UnrecognizedPropertyException unknown) {
-            out.append("unknown field \"")
-                    .append(unknown.getPropertyName())
-                    .append("\" (expected one of ")
-                    .append(sorted(unknown.getKnownPropertyIds()))
-                    .append(')');
-        } else if (e instanceof ValueInstantiationException) {
-            out.append("cannot be read (expected: a JSON object with the documented fields)");
-        } else if (e instanceof MismatchedInputException mismatch && mismatch.getTargetType() != null) {
-            String message = StrictReader.reason(e);
-            if (message.contains("Cannot map `null`") || message.contains("null into type")) {
-                out.append("missing (expected: ")
-                        .append(expected(mismatch.getTargetType()))
-                        .append(')');
-            } else {
-                out.append("wrong type (expected: ")
-                        .append(expected(mismatch.getTargetType()))
-                        .append(')');
-            }
-        } else if (e instanceof JsonEOFException
+        if (e instanceof ValueInstantiationException v) {
+            // A record's constructor refused what it was given (e.g. a null where a list belongs).
+            return new Problem(StrictReader.path(v), "cannot be read", "a JSON object with the documented fields")
+                            .message()
+                    + locations.atLine(e);
+        }
+        if (e instanceof JsonEOFException
                 || e.getCause() instanceof JsonEOFException
                 || String.valueOf(e.getOriginalMessage()).startsWith("Unexpected end-of-input")) {
-            out.append("the file ends too early (expected: the rest of the JSON document)");
-        } else {
-            out.append(StrictReader.reason(e));
+            return "the file ends too early (expected: the rest of the JSON document)" + StrictReader.atLine(e);
         }
-        JsonLocation location = e.getLocation();
-        if (location != null && location.getLineNr() > 0) {
-            out.append(" at line ")
-                    .append(location.getLineNr())
-                    .append(", column ")
-                    .append(location.getColumnNr());
+        if (e.getCause() instanceof StreamReadException syntax) {
+            // A syntax error inside a record, which the binder wrapped with the record's path.
+            return "not valid JSON" + StrictReader.where(syntax) + ": " + StrictReader.reason(syntax);
         }
-        return out.toString();
+        if (e instanceof JsonMappingException mapping && !mapping.getPath().isEmpty()) {
+            return StrictReader.path(mapping) + ": " + StrictReader.reason(e) + locations.atLine(e);
+        }
+        return "not valid JSON" + StrictReader.where(e) + ": " + StrictReader.reason(e);
     }
 
-    /** The field path, or "" for the document as a whole (the message then starts with what is wrong). */
-    private static String path(JacksonException e) {
-        return e instanceof JsonMappingException mapping && !mapping.getPath().isEmpty()
-                ? StrictReader.path(mapping)
-                : "";
-    }
-
+    /** What a field of {@code type} takes, in JSON's words for lists and objects. */
     private static String expected(Class<?> type) {
-        if (type == Double.class || type == double.class || type == Float.class || type == float.class) {
-            return "a number";
-        }
-        if (type == Long.class || type == long.class || type == Integer.class || type == int.class) {
-            return "a whole number";
-        }
-        if (type == Boolean.class || type == boolean.class) {
-            return "true or false";
-        }
-        if (type == String.class) {
-            return "a string";
+        if (type == null
+                || type.isEnum()
+                || type.isPrimitive()
+                || Number.class.isAssignableFrom(type)
+                || type == Boolean.class
+                || type == String.class) {
+            return StrictReader.expected(type);
         }
         if (Collection.class.isAssignableFrom(type) || type.isArray()) {
             return "a JSON array";
@@ -150,10 +158,6 @@ final class Json {
             return "a JSON object of names to values";
         }
         return "a JSON object";
-    }
-
-    private static String sorted(Collection<Object> names) {
-        return names.stream().map(String::valueOf).sorted().toList().toString();
     }
 
     /** The operating system's reason for a file error, in words. */

@@ -1,6 +1,8 @@
 package dev.tailor.cli;
 
+import dev.tailor.common.Problem;
 import dev.tailor.heart.AtpmState;
+import dev.tailor.heart.FieldProblem;
 import dev.tailor.heart.Heart;
 import dev.tailor.heart.HeartConfig;
 import dev.tailor.heart.InvalidSnapshotException;
@@ -336,9 +338,11 @@ final class PlanCommand implements Callable<Integer> {
 
         String source;
         Snapshot snapshot;
+        Json.Document<Snapshot> document = null;
         if (input.snapshot != null) {
             source = input.snapshot.toString();
-            snapshot = Json.read(input.snapshot, Snapshot.class, "snapshot");
+            document = Json.read(input.snapshot, Snapshot.class, "snapshot");
+            snapshot = document.value();
         } else {
             String example = input.example == null ? Examples.DEFAULT : input.example;
             source = "bundled example " + example;
@@ -351,11 +355,11 @@ final class PlanCommand implements Callable<Integer> {
         AtpmState previous = AtpmState.EMPTY;
         boolean firstRound = false;
         if (state != null && Files.exists(state)) {
-            previous = Json.read(state, AtpmState.class, "state");
-            List<String> problems = previous.problems();
+            Json.Document<AtpmState> read = Json.read(state, AtpmState.class, "state");
+            previous = read.value();
+            List<FieldProblem> problems = previous.fieldProblems();
             if (!problems.isEmpty()) {
-                throw new CliException(
-                        "state " + state + " is invalid, nothing was written:\n  " + String.join("\n  ", problems));
+                throw new CliException(read.report(problems));
             }
         } else if (state != null) {
             firstRound = true;
@@ -365,8 +369,9 @@ final class PlanCommand implements Callable<Integer> {
         try {
             plan = new Heart(config).plan(snapshot, previous);
         } catch (InvalidSnapshotException e) {
+            // Each problem at its line in the file, its number as written (-4, not -4.0).
             throw new CliException(
-                    "snapshot " + source + " is invalid, nothing was written:\n  " + String.join("\n  ", e.problems()));
+                    document != null ? document.report(e.fieldProblems()) : Problem.report(source, e.problems()));
         }
 
         // Render fully before writing anything: a rendering error must not leave a saved state
