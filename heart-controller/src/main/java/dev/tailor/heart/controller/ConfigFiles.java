@@ -39,7 +39,14 @@ public final class ConfigFiles {
         return parse(text, file.toString());
     }
 
-    /** @throws IllegalArgumentException naming {@code source} and every problem */
+    /**
+     * Parses and checks a whole config. A file Jackson cannot read is one problem ({@code SOURCE:
+     * field: value as written (expected: ...) at line N}); a file read whole is checked whole: {@code
+     * SOURCE: problem at line N} for one, else {@code SOURCE: N problems:} and one indented line each,
+     * each value as written.
+     *
+     * @throws IllegalArgumentException naming {@code source} and every problem
+     */
     public static ControllerConfig parse(String yaml, String source) {
         ControllerConfig config;
         try {
@@ -53,13 +60,8 @@ public final class ConfigFiles {
         config = config == null ? ControllerConfig.DEFAULTS : config;
         List<Problem> problems = config.problems();
         if (!problems.isEmpty()) {
-            Locations at = Locations.of(YAML, yaml);
-            throw new IllegalArgumentException(source + ": "
-                    + String.join(
-                            "; ",
-                            problems.stream()
-                                    .map(p -> p.message() + atLine(at, p.path()))
-                                    .toList()));
+            // SOURCE: N problems: and one indented line each, at its line, its value as written (-5, not -5.0).
+            throw new IllegalArgumentException(Locations.of(YAML, yaml).report(source, problems));
         }
         return config;
     }
@@ -81,12 +83,6 @@ public final class ConfigFiles {
             return StrictReader.path(m) + ": " + StrictReader.reason(e) + at.atLine(e);
         }
         return "not valid YAML" + StrictReader.where(e) + ": " + StrictReader.reason(e);
-    }
-
-    /** {@code " at line N"} of the field {@code path} in the file, or {@code ""} when not known. */
-    private static String atLine(Locations at, String path) {
-        int line = at.line(path);
-        return line > 0 ? " at line " + line : "";
     }
 
     /** What a field of {@code type} takes, in words. */

@@ -24,16 +24,16 @@ class ConfigFilesTest {
                 "roundSeconds: abc\\n                          | roundSeconds: abc (expected: a number, e.g. 30 or 0.5) at line 1",
                 "roundSeconds: 5\\nroundSeconds: 6\\n          | roundSeconds: duplicate key (expected: each key once per mapping) at line 2",
                 "kubernetes: 3\\n                             | kubernetes: wrong type (expected: a mapping of Kubernetes fields) at line 1",
-                "maxShareMovePerRound: 0\\n                    | maxShareMovePerRound: 0.0 (expected: 0 < value <= 1",
+                "maxShareMovePerRound: 0\\n                    | maxShareMovePerRound: 0 (expected: 0 < value <= 1; 1 = no cap) at line 1",
                 "prometheus:\\n  url: 'http://bad host:9090'\\n | prometheus.url: \"http://bad host:9090\" (expected: an http://",
                 "roundSecs: 3\\n                              | roundSecs: unknown field",
                 "capacityShortfall: wait\\n                   | capacityShortfall: \"wait\" (expected: proceed or hold)",
                 "capacityShortfall: 3\\n                      | capacityShortfall: \"3\" (expected: proceed or hold)",
                 "planner: {idleFitRounds: 2.5}\\n              | planner.idleFitRounds: 2.5 (expected: a whole number",
-                "planner: {idleFitRounds: -1}\\n               | planner.idleFitRounds: -1.0 (expected: a whole number",
-                "planner: {minShareOfEqualSplit: 1}\\n         | planner.minShareOfEqualSplit: 1.0 (expected: 0 (off)",
-                "planner: {spreadScale: -1}\\n                  | planner.spreadScale: -1.0 (expected: 0 (off",
-                "planner: {spreadScale: 101}\\n                 | planner.spreadScale: 101.0 (expected: 0 (off",
+                "planner: {idleFitRounds: -1}\\n               | planner.idleFitRounds: -1 (expected: a whole number",
+                "planner: {minShareOfEqualSplit: 1}\\n         | planner.minShareOfEqualSplit: 1 (expected: 0 (off)",
+                "planner: {spreadScale: -1}\\n                  | planner.spreadScale: -1 (expected: 0 (off",
+                "planner: {spreadScale: 101}\\n                 | planner.spreadScale: 101 (expected: 0 (off",
                 "planner: {queueAwareRouting: perhaps}\\n       | planner.queueAwareRouting: perhaps (expected: true or false) at line 1",
                 "planner: {outlierFilter: maybe}\\n            | planner.outlierFilter: maybe (expected: true or false)",
                 "planner: {outlierFilter: 1}\\n                | planner.outlierFilter: 1 (expected: true or false)",
@@ -91,6 +91,18 @@ class ConfigFilesTest {
         assertThatThrownBy(() -> ConfigFiles.parse("roundSeconds: 30\nplanner:\n  spreadScale: -1\n", "h.yaml"))
                 .hasMessageStartingWith("h.yaml: planner.spreadScale: ")
                 .hasMessageEndingWith(" at line 3");
+    }
+
+    @Test
+    void parse_severalProblems_oneLineEach_atItsLine_valuesAsWritten() {
+        // The layout of every reader: the count, then one indented line per problem; -5 as typed, not -5.0.
+        assertThatThrownBy(() -> ConfigFiles.parse(
+                        "# controller settings\nroundSeconds: -5\nprometheus:\n  url: http://p:9090\n"
+                                + "  timeoutSeconds: 0\n",
+                        "h.yaml"))
+                .hasMessage("h.yaml: 2 problems:\n"
+                        + "  prometheus.timeoutSeconds: 0 (expected: 0.1 .. 600.0) at line 5\n"
+                        + "  roundSeconds: -5 (expected: 1.0 .. 3600.0) at line 2");
     }
 
     @Test
