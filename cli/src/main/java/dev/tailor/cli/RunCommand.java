@@ -117,10 +117,13 @@ final class RunCommand implements Callable<Integer> {
     public Integer call() throws InterruptedException {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
+        // Bad options and a bad config are found before the controller starts: usage errors, printed as
+        // every command's (tailor: FILE: N problems: and one line each) with exit code 2, not as log lines.
+        HeartRun.Options options = options();
         Logs.configure(logFormat, logLevel, err);
         try {
-            return run(out);
-        } catch (CliException e) {
+            return HeartRun.run(options, out, LOG_LINES);
+        } catch (HeartRun.Refused e) {
             // Said as a log line like every other, so that a JSON log stays JSON to its last line.
             LOG.error(e.getMessage());
             return e.exitCode();
@@ -129,7 +132,8 @@ final class RunCommand implements Callable<Integer> {
         }
     }
 
-    private Integer run(PrintWriter out) throws InterruptedException {
+    /** The run's options, checked: a {@link CliException} (exit code 2) names the first bad one. */
+    private HeartRun.Options options() {
         Instant time = at == null ? null : instant(at);
         Instant now = Instant.now();
         if (time != null && time.isAfter(now)) {
@@ -147,7 +151,7 @@ final class RunCommand implements Callable<Integer> {
                     "--cluster-from and --kubeconfig: give one of them (a recorded cluster or a live" + " one)");
         }
         ControllerConfig settings = settings(config, prometheusUrl);
-        HeartRun.Options options = new HeartRun.Options(
+        return new HeartRun.Options(
                 settings,
                 prometheus(settings),
                 kubeconfig,
@@ -157,11 +161,6 @@ final class RunCommand implements Callable<Integer> {
                 dryRun,
                 metricsAddress,
                 () -> List.of(Examples.load("paper-pairwise"), Examples.load("paper-dag")));
-        try {
-            return HeartRun.run(options, out, LOG_LINES);
-        } catch (HeartRun.Refused e) {
-            throw new CliException(e.getMessage(), e.exitCode(), null);
-        }
     }
 
     /** The run's log lines, as the command's. */

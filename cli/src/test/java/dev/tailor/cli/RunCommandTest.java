@@ -223,11 +223,19 @@ class RunCommandTest {
         PlanCommandTest.Result result =
                 tailor("heart", "run", "--kubeconfig", kubeconfig().toString(), "--config", file.toString(), "--once");
         assertThat(result.exitCode()).isEqualTo(2);
-        assertThat(result.err()).contains("roundSecs: unknown field").contains("roundSeconds");
+        assertThat(result.err())
+                .isEqualTo("tailor: " + file + ": roundSecs: unknown field (expected one of capacityShortfall,"
+                        + " kubernetes, maxShareMovePerRound, planner, prometheus, roundSeconds, sameNodeDelayMillis)"
+                        + " at line 4\n");
         Files.writeString(file, "prometheus:\n  url: ftp://x\n  windowSeconds: -3\n");
         result = tailor("heart", "run", "--kubeconfig", kubeconfig().toString(), "--config", file.toString(), "--once");
         assertThat(result.exitCode()).isEqualTo(2);
-        assertThat(result.err()).contains("prometheus.url: \"ftp://x\"").contains("prometheus.windowSeconds: -3.0");
+        // A usage error before the controller starts: no log line's time stamp, one line per problem, -3 as typed.
+        assertThat(result.err())
+                .isEqualTo("tailor: " + file + ": 2 problems:\n"
+                        + "  prometheus.url: \"ftp://x\" (expected: an http:// or https:// URL with a host, e.g."
+                        + " http://prometheus.istio-system:9090) at line 2\n"
+                        + "  prometheus.windowSeconds: -3 (expected: 1.0 .. 3600.0) at line 3\n");
     }
 
     @Test
