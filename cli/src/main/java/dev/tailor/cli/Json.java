@@ -9,15 +9,14 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.exc.ValueInstantiationException;
 import com.fasterxml.jackson.databind.module.SimpleModule;
 import com.fasterxml.jackson.databind.ser.std.ToStringSerializer;
+import dev.tailor.common.IoErrors;
 import dev.tailor.common.Locations;
 import dev.tailor.common.Problem;
 import dev.tailor.common.StrictReader;
 import dev.tailor.heart.FieldProblem;
 import java.io.IOException;
 import java.nio.charset.MalformedInputException;
-import java.nio.file.AccessDeniedException;
 import java.nio.file.AtomicMoveNotSupportedException;
-import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -85,7 +84,7 @@ final class Json {
         } catch (MalformedInputException e) {
             throw new CliException(source + ": not UTF-8 text (expected: a JSON file)", e);
         } catch (IOException e) {
-            throw new CliException(source + ": cannot read (" + reason(e) + ")", e);
+            throw new CliException(source + ": cannot read (" + IoErrors.reason(e) + ")", e);
         }
         return read(text, type, source);
     }
@@ -160,20 +159,6 @@ final class Json {
         return "a JSON object";
     }
 
-    /** The operating system's reason for a file error, in words. */
-    static String reason(IOException e) {
-        if (e instanceof AccessDeniedException) {
-            return "permission denied";
-        }
-        if (e instanceof NoSuchFileException) {
-            return "no such file or directory";
-        }
-        if (e instanceof FileSystemException fs && fs.getReason() != null) {
-            return fs.getReason();
-        }
-        return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
-    }
-
     /**
      * Writes {@code value} to {@code file} atomically: a reader never sees half a file, and on
      * failure the old file is untouched. The folder must exist. A replaced file keeps its
@@ -208,7 +193,7 @@ final class Json {
         } catch (UnsupportedOperationException e) {
             throw new CliException(option + ": cannot write " + file + ": file permissions not supported here", e);
         } catch (IOException e) {
-            throw new CliException(option + ": cannot write " + file + ": " + reason(e), e);
+            throw new CliException(option + ": cannot write " + file + ": " + IoErrors.reason(e), e);
         } finally {
             if (tmp != null) {
                 try {

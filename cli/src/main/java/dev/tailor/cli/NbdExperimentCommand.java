@@ -1,5 +1,6 @@
 package dev.tailor.cli;
 
+import dev.tailor.common.IoErrors;
 import dev.tailor.lab.BurstExperiment;
 import dev.tailor.lab.ExperimentReport;
 import dev.tailor.lab.ExperimentRig;
@@ -131,7 +132,7 @@ final class NbdExperimentCommand implements Runnable {
                         .println("tailor: report written to "
                                 + file.toAbsolutePath().normalize());
             } catch (IOException e) {
-                throw new CliException("cannot write the report to " + report + ": " + Json.reason(e), 1, e);
+                throw new CliException("cannot write the report to " + report + ": " + IoErrors.reason(e), 1, e);
             }
         }
     }

@@ -1,5 +1,6 @@
 package dev.tailor.cli;
 
+import dev.tailor.common.IoErrors;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -94,7 +95,7 @@ final class SharedOptions {
         try {
             Files.createDirectories(dir);
         } catch (IOException e) {
-            throw new CliException(option + ": cannot create " + dir + " (" + Json.reason(e) + ")");
+            throw new CliException(option + ": cannot create " + dir + " (" + IoErrors.reason(e) + ")");
         }
         if (!Files.isWritable(dir)) {
             throw new CliException(option + ": " + dir + " is not writable");
