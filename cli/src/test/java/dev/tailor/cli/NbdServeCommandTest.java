@@ -223,7 +223,9 @@ class NbdServeCommandTest {
         PlanCommandTest.Result result =
                 tailor("nbd", "serve", "--config", config.toString(), "--listen", "127.0.0.1:0");
         assertThat(result.exitCode()).isEqualTo(2);
-        assertThat(result.err()).contains("export d:").contains("does not exist");
+        assertThat(result.err())
+                .contains(config + ": exports[0].file: " + dir.resolve("d.img") + " does not exist (expected: an"
+                        + " existing file, or a size for the export to create it sparse with) at line 1");
         Files.writeString(config, "exports: [{name: d}]\n");
         assertThat(tailor("nbd", "serve", "--config", config.toString()).err())
                 .contains("exports[0]: no backend (expected: exactly one of file or upstream)");
@@ -537,14 +539,16 @@ class NbdServeCommandTest {
 
     @Test
     void exampleConfig_failingAtItsSecondExport_leavesNoFileItCreated() throws Exception {
-        // examples/nbd.yaml creates vm1-root.img (20 GiB, sparse), then golden-image's file is missing.
+        // examples/nbd.yaml: golden-image's file is missing, found with the config before vm1-root.img is created.
         Path example = Path.of(System.getProperty("tailor.projectDir", ".."), "examples", "nbd.yaml");
         Path config = Files.copy(example, dir.resolve("nbd.yaml"));
         assumeThat(Path.of("/srv/images/debian-12.raw")).doesNotExist();
         PlanCommandTest.Result result =
                 tailor("nbd", "serve", "--config", config.toString(), "--listen", "127.0.0.1:0");
         assertThat(result.exitCode()).isEqualTo(2);
-        assertThat(result.err()).contains("export golden-image: /srv/images/debian-12.raw does not exist");
+        assertThat(result.err())
+                .contains("exports[1].file: /srv/images/debian-12.raw does not exist (expected: an existing file: a"
+                        + " read-only export does not create one) at line 37");
         assertThat(dir.resolve("vm1-root.img")).doesNotExist();
         try (var files = Files.list(dir)) {
             assertThat(files.map(p -> p.getFileName().toString()).toList()).containsExactly("nbd.yaml");

@@ -1304,6 +1304,68 @@ public record NbdConfig(
             return problems;
         }
 
+        /**
+         * What keeps the export's {@code file} from being served, each problem starting with {@code where}: a
+         * directory; a file that does not exist when the export is read-only, has no {@code size} to create it
+         * with, or is in a folder that does not exist; something that is not a regular file (a device); an
+         * existing file shorter than {@code size}, or empty. Looked at on the file system as it is now; empty
+         * for an export without a file. The server opens the file at start and says the same should it have
+         * changed since.
+         */
+        public List<Problem> fileProblems(String where) {
+            List<Problem> problems = new ArrayList<>();
+            if (file == null) {
+                return problems;
+            }
+            String at = where + ".file";
+            if (java.nio.file.Files.isDirectory(file)) {
+                problems.add(new Problem(at, file + " is a directory", "a file, or a path to create one"));
+            } else if (!java.nio.file.Files.exists(file)) {
+                Path folder = file.toAbsolutePath().getParent();
+                if (readOnly) {
+                    problems.add(new Problem(
+                            at, file + " does not exist", "an existing file: a read-only export does not create one"));
+                } else if (size == null) {
+                    problems.add(new Problem(
+                            at,
+                            file + " does not exist",
+                            "an existing file, or a size for the export to create it sparse with"));
+                } else if (folder != null && !java.nio.file.Files.isDirectory(folder)) {
+                    problems.add(new Problem(
+                            at,
+                            file + ": its folder " + folder
+                                    + (java.nio.file.Files.exists(folder) ? " is not a folder" : " does not exist"),
+                            "a path in an existing folder, where the file is created"));
+                }
+            } else if (!java.nio.file.Files.isRegularFile(file)) {
+                // A block device's length is not its file size, and its holes are not the file system's.
+                problems.add(new Problem(
+                        at,
+                        file + " is not a regular file (a block or character device?)",
+                        "a regular file, e.g. a raw disk image; block devices are not served yet"));
+            } else {
+                long fileBytes;
+                try {
+                    fileBytes = java.nio.file.Files.size(file);
+                } catch (java.io.IOException e) {
+                    problems.add(new Problem(at, file + " cannot be read (" + e.getMessage() + ")", "a readable file"));
+                    return problems;
+                }
+                if (size == null && fileBytes == 0) {
+                    problems.add(new Problem(at, file + " is empty", "a file of at least 1 byte"));
+                } else if (size != null
+                        && size.bytes() > 0
+                        && size.bytes() % SECTOR_BYTES == 0
+                        && size.bytes() > fileBytes) {
+                    problems.add(new Problem(
+                            where + ".size",
+                            size,
+                            "at most the length of " + file + ", " + fileBytes + " bytes; or leave size out"));
+                }
+            }
+            return problems;
+        }
+
         /** A builder with every field unset: {@link Builder#build} gives the defaults. */
         public static Builder builder() {
             return new Builder();

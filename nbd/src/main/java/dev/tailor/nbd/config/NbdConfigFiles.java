@@ -15,8 +15,10 @@ import java.util.List;
 
 /**
  * Reads an {@link NbdConfig} from YAML (JSON is YAML too), checking it whole: every problem at once, by
- * field, in the user's words (unknown fields with the valid ones, values with what the field takes).
- * Relative file paths of exports, and the metrics file, are resolved against the config file's directory.
+ * field, in the user's words (unknown fields with the valid ones, values with what the field takes), each
+ * at its line. Relative file paths of exports, and the metrics file, are resolved against the config
+ * file's directory; a config read from a file also has its exports' files looked at (a directory, a file
+ * missing with no size to create it with, a folder missing), in the same list.
  */
 public final class NbdConfigFiles {
 
@@ -25,7 +27,12 @@ public final class NbdConfigFiles {
 
     private NbdConfigFiles() {}
 
-    /** @throws IllegalArgumentException naming the file and every problem */
+    /**
+     * The config in {@code file}, checked as {@link #parse} checks it, and each export's file looked at on the
+     * file system ({@link NbdConfig.ExportConfig#fileProblems}).
+     *
+     * @throws IllegalArgumentException naming the file and every problem, each with its field and line
+     */
     public static NbdConfig read(Path file) {
         String text;
         if (Files.isDirectory(file)) {
@@ -40,7 +47,7 @@ public final class NbdConfigFiles {
             throw new IllegalArgumentException(file + ": cannot read (" + e.getMessage() + ")");
         }
         Path directory = file.toAbsolutePath().getParent();
-        return parse(text, file.toString(), directory);
+        return parse(text, file.toString(), directory, true);
     }
 
     /**
@@ -51,6 +58,14 @@ public final class NbdConfigFiles {
      * @throws IllegalArgumentException naming {@code source} and every problem, one a line when there are several
      */
     public static NbdConfig parse(String yaml, String source, Path directory) {
+        return parse(yaml, source, directory, false);
+    }
+
+    /**
+     * {@link #parse(String, String, Path)}, and with {@code files} each export's file looked at on the file
+     * system too ({@link NbdConfig.ExportConfig#fileProblems}), its problems in the same list.
+     */
+    private static NbdConfig parse(String yaml, String source, Path directory, boolean files) {
         JsonNode tree;
         try {
             tree = yaml.isBlank() ? null : YAML.readTree(yaml);
@@ -101,6 +116,18 @@ public final class NbdConfigFiles {
                 String field = problem.path();
                 if (reported.stream().noneMatch(r -> related(r, field))) {
                     problems.add(problem.message() + atLine(at, field));
+                }
+            }
+            for (int i = 0; files && i < config.exports().size(); i++) {
+                NbdConfig.ExportConfig export = config.exports().get(i);
+                if (export == null) {
+                    continue;
+                }
+                for (Problem problem : export.fileProblems("exports[" + i + "]")) {
+                    String field = problem.path();
+                    if (reported.stream().noneMatch(r -> related(r, field))) {
+                        problems.add(problem.message() + atLine(at, field));
+                    }
                 }
             }
             if (problems.isEmpty()) {

@@ -4,8 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The configuration file: the bundled example, defaults, sizes, and every problem named at once. */
 class NbdConfigTest {
@@ -14,10 +17,17 @@ class NbdConfigTest {
         return NbdConfigFiles.parse(yaml, "test.yaml", Path.of("/etc/tailor"));
     }
 
+    @TempDir
+    Path dir;
+
     @Test
-    void bundledExample_parses() {
+    void bundledExample_parses() throws IOException {
+        // Its golden image is a file of the machine it is written for: parsed, not read from the file system.
         Path example = Path.of(System.getProperty("tailor.projectDir", ".."), "examples", "nbd.yaml");
-        NbdConfig config = NbdConfigFiles.read(example);
+        NbdConfig config = NbdConfigFiles.parse(
+                Files.readString(example),
+                example.toString(),
+                example.toAbsolutePath().getParent());
         assertThat(config.exports())
                 .extracting(NbdConfig.ExportConfig::name)
                 .containsExactly("vm1-root", "golden-image", "scratch");
@@ -27,6 +37,53 @@ class NbdConfigTest {
         assertThat(config.exports().get(1).readOnly()).isTrue();
         assertThat(config.exports().get(2).upstream())
                 .isEqualTo(new NbdConfig.Upstream("10.0.0.7", 10809, "scratch", 4, 5.0));
+    }
+
+    @Test
+    void read_looksAtEveryExportsFile_allAtOnce_byFieldAndLine() throws IOException {
+        Files.createDirectory(dir.resolve("folder"));
+        Files.write(dir.resolve("small.img"), new byte[1024]);
+        Files.createFile(dir.resolve("empty.img"));
+        Path config = Files.writeString(dir.resolve("nbd.yaml"), """
+                exports:
+                  - {name: fine, file: new.img, size: 1MiB}
+                  - name: nested
+                    file: no-such-folder/one.img
+                    size: 1MiB
+                  - {name: missing, file: missing.img}
+                  - {name: folder, file: folder}
+                  - {name: golden, file: gone.raw, readOnly: true, size: 1MiB}
+                  - {name: short, file: small.img, size: 2048}
+                  - {name: empty, file: empty.img}
+                """);
+
+        assertThatThrownBy(() -> NbdConfigFiles.read(config))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage(config + ": 6 problems:\n"
+                        + "  exports[1].file: " + dir.resolve("no-such-folder/one.img") + ": its folder "
+                        + dir.resolve("no-such-folder") + " does not exist (expected: a path in an existing folder,"
+                        + " where the file is created) at line 4\n"
+                        + "  exports[2].file: " + dir.resolve("missing.img") + " does not exist (expected: an existing"
+                        + " file, or a size for the export to create it sparse with) at line 6\n"
+                        + "  exports[3].file: " + dir.resolve("folder") + " is a directory (expected: a file, or a"
+                        + " path to create one) at line 7\n"
+                        + "  exports[4].file: " + dir.resolve("gone.raw") + " does not exist (expected: an existing"
+                        + " file: a read-only export does not create one) at line 8\n"
+                        + "  exports[5].size: 2KiB (expected: at most the length of " + dir.resolve("small.img")
+                        + ", 1024 bytes; or leave size out) at line 9\n"
+                        + "  exports[6].file: " + dir.resolve("empty.img") + " is empty (expected: a file of at"
+                        + " least 1 byte) at line 10");
+        assertThat(dir.resolve("new.img")).as("reading creates nothing").doesNotExist();
+    }
+
+    @Test
+    void read_aDeviceIsNotServed_namedByField() throws IOException {
+        Path config = Files.writeString(dir.resolve("nbd.yaml"), "exports: [{name: zero, file: /dev/zero}]\n");
+
+        assertThatThrownBy(() -> NbdConfigFiles.read(config))
+                .hasMessage(config + ": exports[0].file: /dev/zero is not a regular file (a block or character"
+                        + " device?) (expected: a regular file, e.g. a raw disk image; block devices are not served"
+                        + " yet) at line 1");
     }
 
     @Test
