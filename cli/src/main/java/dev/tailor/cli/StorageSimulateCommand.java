@@ -6,6 +6,7 @@ import dev.tailor.lab.StorageOutput;
 import dev.tailor.lab.StorageRuns;
 import dev.tailor.sim.storage.StorageRunResult;
 import dev.tailor.sim.storage.StorageScenario;
+import dev.tailor.sim.storage.StorageScenarios;
 import dev.tailor.sim.storage.StorageSetup;
 import dev.tailor.sim.storage.StorageSimulation;
 import dev.tailor.sim.storage.StorageSweep;
@@ -113,7 +114,7 @@ final class StorageSimulateCommand implements Callable<Integer> {
         List<String> policyNames = policies(policies);
         int workers = threads.workers();
         Long seed = seedOption.seed;
-        StorageScenario base = StorageRuns.load(scenario);
+        StorageScenarios.Loaded base = StorageRuns.load(scenario);
         if (seeds != null && seed != null) {
             throw new CliException("--seeds: " + seeds + " with --seed " + seed + " (expected: one of them)");
         }

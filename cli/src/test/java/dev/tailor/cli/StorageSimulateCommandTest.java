@@ -172,8 +172,9 @@ class StorageSimulateCommandTest {
         PlanCommandTest.Result result = tailor("storage", "simulate", "--scenario", above.toString());
         assertThat(result.exitCode()).isEqualTo(2);
         assertThat(result.err())
-                .contains("tenants[0].baseline: 100000 IOPS and 400 MiB/s cost")
-                .contains("expected: at most the backend's capacity");
+                .contains("tailor: scenario " + above + ": tenants[0].baseline.iops: 100000 (expected: at most the"
+                        + " backend's capacity, 43717 beside 400 MiB/s: no backend can promise more than it serves)"
+                        + " at line 6");
         Path bad = dir.resolve("bad.yaml");
         Files.writeString(bad, head + """
                 tenants: [{name: a, requestsPerSecond: -5, traces: [nosuch], baseline: {iops: -1, mibPerSecond: 1}}]

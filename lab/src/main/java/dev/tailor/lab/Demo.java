@@ -124,8 +124,8 @@ public final class Demo {
         List<RunResult> results = ClusterRuns.execute(runs, workers, err);
         SimulationOutput.foldedWarnings(results).forEach(w -> err.println("tailor: warning: " + w));
         TextTable comparison = comparisonTable(results);
-        StorageScenario storageScenario =
-                StorageRuns.checked(StorageRuns.load(STORAGE_SCENARIO).withDuration(STORAGE_SECONDS));
+        StorageScenario storageScenario = StorageRuns.checked(
+                StorageRuns.load(STORAGE_SCENARIO).scenario().withDuration(STORAGE_SECONDS));
         StorageSetup storageSetup = StorageRuns.setup(storageScenario, relative -> {
             throw new LabException("the demo's storage scenario reads no data files (asked for " + relative + ")");
         });

@@ -13,7 +13,9 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.function.Function;
 
 /**
@@ -26,17 +28,18 @@ public final class StorageRuns {
     private StorageRuns() {}
 
     /**
-     * A bundled scenario ({@link StorageScenarios#BUNDLED}) or a YAML file.
+     * A bundled scenario ({@link StorageScenarios#BUNDLED}) or a YAML file, with where its fields are, so that
+     * {@link #sweep} tells the problems it finds building it at their lines too.
      *
      * @throws LabException (exit 2) naming {@code --scenario} for an unknown name, or every problem of the file
      */
-    public static StorageScenario load(String nameOrFile) {
+    public static StorageScenarios.Loaded load(String nameOrFile) {
         if (!StorageScenarios.BUNDLED.contains(nameOrFile) && !Files.exists(Path.of(nameOrFile))) {
             throw new LabException("--scenario: " + nameOrFile + ": no such scenario or file (expected: one of "
                     + String.join(", ", StorageScenarios.BUNDLED) + ", or a YAML scenario file)");
         }
         try {
-            return StorageScenarios.load(nameOrFile);
+            return StorageScenarios.read(nameOrFile);
         } catch (ScenarioException e) {
             throw new LabException("scenario " + e.getMessage());
         }
@@ -77,21 +80,14 @@ public final class StorageRuns {
     /**
      * Reads the scenario's data and fits its backend.
      *
-     * @param dataDir resolves a path relative to the shared data folder, or throws a {@link LabException}
-     *     saying where it looked
-     * @throws LabException (exit 2) naming the scenario and the problem; (exit 1) when its data cannot be read
+     * @param dataDir resolves a path relative to the shared data folder, or throws saying where it looked
+     * @throws LabException (exit 2) naming the scenario and every problem, by field
      */
     public static StorageSetup setup(StorageScenario scenario, Function<String, Path> dataDir) {
         try {
             return StorageSetup.build(scenario, dataDir::apply);
-        } catch (LabException e) {
-            throw new LabException(
-                    "scenario " + scenario.name() + " needs the shared data folder: " + e.getMessage(), e);
         } catch (IllegalArgumentException e) {
-            throw new LabException("scenario " + scenario.name() + ": " + e.getMessage(), e);
-        } catch (IOException e) {
-            throw new LabException(
-                    "scenario " + scenario.name() + ": cannot read its data (" + LabException.reason(e) + ")", 1, e);
+            throw new LabException("scenario " + e.getMessage(), e);
         }
     }
 
@@ -129,21 +125,40 @@ public final class StorageRuns {
      * The runs of {@code base} for each seed (null: the scenario's), each of its traffic mixes and
      * variants, and each policy, with the run options ({@code null}: the scenario's) checked.
      *
-     * @throws LabException (exit 2) as {@link #variant} and {@link #setup} do
+     * @throws LabException (exit 2) as {@link #variant} does; with every problem found building the scenario's
+     *     traffic mixes (a data file missing or unreadable, a baseline above the backend's capacity), each named by
+     *     its field and line in the scenario's file
      */
     public static Sweep sweep(
-            StorageScenario base,
+            StorageScenarios.Loaded loaded,
             List<Long> seeds,
             Double warmupSeconds,
             Double durationSeconds,
             List<String> policies,
             Function<String, Path> dataDir) {
+        StorageScenario base = loaded.scenario();
         StorageScenario variant = variant(base, seeds.get(0), warmupSeconds, durationSeconds);
         List<StorageSetup> setups = new ArrayList<>();
         for (Long s : seeds) {
-            for (StorageScenario mix :
-                    variant(base, s, warmupSeconds, durationSeconds).mixScenarios()) {
-                setups.add(setup(mix, dataDir));
+            Set<Problem> problems = new LinkedHashSet<>();
+            IllegalArgumentException first = null;
+            List<StorageScenario> mixes =
+                    variant(base, s, warmupSeconds, durationSeconds).mixScenarios();
+            for (int k = 0; k < mixes.size(); k++) {
+                try {
+                    setups.add(StorageSetup.build(mixes.get(k), dataDir::apply));
+                } catch (ScenarioException e) {
+                    if (e.problems().isEmpty()) {
+                        throw new LabException("scenario " + e.getMessage(), e);
+                    }
+                    first = first == null ? e : first;
+                    for (Problem p : e.problems()) {
+                        problems.add(base.asInFile(k, p));
+                    }
+                }
+            }
+            if (!problems.isEmpty()) {
+                throw new LabException("scenario " + loaded.report(List.copyOf(problems)), first);
             }
         }
         List<StorageSweep.Run> runs = new ArrayList<>();

@@ -476,7 +476,9 @@ public record StorageScenario(
                             + "; the policies run admission.callsPerInterval times per interval, so a simulated second"
                             + " of a 1 µs interval costs minutes"));
         }
+        int before = problems.size();
         backendProblems(problems);
+        boolean explicitBackend = problems.size() == before && backend.calibrateFrom() == null;
         if (proxies < 1 || proxies > 1_000) {
             problems.add(new Problem("proxies", proxies, "1 .. 1000"));
         }
@@ -553,7 +555,78 @@ public record StorageScenario(
         } else {
             mixProblems(problems);
         }
+        if (mixes.isEmpty()
+                && explicitBackend
+                && admission.capacityFraction() > 0
+                && admission.capacityFraction() <= 10) {
+            // An explicit backend's capacity is known now; a fitted one's when the scenario is built.
+            problems.addAll(baselineProblems(StorageSetup.costModel(backend.model())));
+        }
         return problems;
+    }
+
+    /**
+     * The tenants' baselines that cost more than the backend serves, priced with {@code cost}, the backend's
+     * cost model ({@link StorageSetup#costModel(BackendModel)}): the proxies' budgets add up to
+     * {@link StorageSetup#BACKEND_COST_UNITS_PER_SECOND} × {@code admission.capacityFraction}, and no backend
+     * can promise more than it serves. Each names {@code tenants[i].baseline.iops} with the most IOPS the
+     * capacity takes beside the baseline's {@code mibPerSecond}, or {@code mibPerSecond} when that alone
+     * is too much. Checked with the scenario for an explicit backend, when it is built for a fitted one.
+     */
+    public List<Problem> baselineProblems(dev.tailor.admission.IoCostModel cost) {
+        List<Problem> problems = new ArrayList<>();
+        double capacity = StorageSetup.BACKEND_COST_UNITS_PER_SECOND * admission.capacityFraction();
+        double perIo = cost.readBaseCostUnits();
+        double perMiB = (1 << 20) * cost.readCostUnitsPerByte();
+        for (int i = 0; i < tenants.size(); i++) {
+            TenantSpec t = tenants.get(i);
+            BaselineSpec b = t == null ? null : t.baseline();
+            if (b == null
+                    || b.iops() == null
+                    || b.mibPerSecond() == null
+                    || !(b.iops() > 0 && b.iops() <= 1e8 && b.mibPerSecond() >= 0 && b.mibPerSecond() <= 1e6)) {
+                continue; // missing or out of range: told by problems()
+            }
+            if (b.iops() * perIo + b.mibPerSecond() * perMiB <= capacity) {
+                continue;
+            }
+            String at = "tenants[" + i + "].baseline.";
+            if (b.mibPerSecond() > 0 && b.mibPerSecond() * perMiB + perIo > capacity) {
+                problems.add(new Problem(
+                        at + "mibPerSecond",
+                        b.mibPerSecond(),
+                        "at most the backend's capacity, " + (long) Math.floor((capacity - perIo) / perMiB)
+                                + " MiB/s beside 1 IOPS: no backend can promise more than it serves"));
+            } else {
+                long most = (long) Math.floor((capacity - b.mibPerSecond() * perMiB) / perIo);
+                problems.add(new Problem(
+                        at + "iops",
+                        b.iops(),
+                        "at most the backend's capacity, " + most
+                                + (b.mibPerSecond() > 0 ? " beside " + format(b.mibPerSecond()) + " MiB/s" : "")
+                                + ": no backend can promise more than it serves"));
+            }
+        }
+        return problems;
+    }
+
+    /**
+     * {@code problem}, found in the scenario that mix {@code mix} runs as ({@link #mixScenarios()}), named
+     * by its place in this scenario's file: under {@code mixes[mix]} when the mix gives the field (its
+     * tenants, its rate spread's file, its load), else as it is. Without mixes, {@code problem} itself.
+     */
+    public Problem asInFile(int mix, Problem problem) {
+        if (mixes.isEmpty() || mix < 0 || mix >= mixes.size() || mixes.get(mix) == null) {
+            return problem;
+        }
+        MixSpec m = mixes.get(mix);
+        String path = problem.path();
+        boolean inMix = path.startsWith("tenants")
+                || path.startsWith("rates.cloudPhysicsFile")
+                        && m.rates() != null
+                        && m.rates().cloudPhysicsFile() != null
+                || path.startsWith("baseUtilizationPercent") && m.baseUtilizationPercent() != null;
+        return inMix ? new Problem("mixes[" + mix + "]." + path, problem.value(), problem.expected()) : problem;
     }
 
     private void backendProblems(List<Problem> problems) {
@@ -773,9 +846,22 @@ public record StorageScenario(
                 }
             }
             if (t.baseline() != null) {
-                positive(problems, at + ".baseline.iops", t.baseline().iops(), 1e8);
-                nonNegative(
-                        problems, at + ".baseline.mibPerSecond", t.baseline().mibPerSecond(), 1e6);
+                BaselineSpec b = t.baseline();
+                if (b.iops() == null || b.mibPerSecond() == null) {
+                    problems.add(new Problem(
+                            at + ".baseline." + (b.iops() == null ? "iops" : "mibPerSecond"),
+                            "missing",
+                            b.iops() == null
+                                    ? "a number in (0, 100000000]: a baseline gives both iops and mibPerSecond"
+                                    : "a number in [0, 1000000]: a baseline gives both iops and mibPerSecond,"
+                                            + " 0 for none"));
+                }
+                if (b.iops() != null) {
+                    positive(problems, at + ".baseline.iops", b.iops(), 1e8);
+                }
+                if (b.mibPerSecond() != null) {
+                    nonNegative(problems, at + ".baseline.mibPerSecond", b.mibPerSecond(), 1e6);
+                }
                 if (t.commitmentRatio() != null) {
                     problems.add(new Problem(
                             at + ".baseline", "given with commitmentRatio " + t.commitmentRatio(), "one of them"));

@@ -32,18 +32,46 @@ public final class StorageScenarios {
     private StorageScenarios() {}
 
     /**
+     * A scenario as read, with what tells its problems found later, when it is built
+     * ({@link StorageSetup#build}), as its reading tells its own: by file and line.
+     *
+     * @param scenario  the scenario, checked
+     * @param source    the file (or bundled name) it was read from
+     * @param locations where its fields are in the text
+     */
+    public record Loaded(StorageScenario scenario, String source, Locations locations) {
+
+        /**
+         * {@code SOURCE: path: value as written (expected: ...) at line N}, or {@code SOURCE: N problems:} and one
+         * indented line each; each problem's path as in the file ({@link StorageScenario#asInFile}).
+         */
+        public String report(List<Problem> problems) {
+            return locations.report(source, problems);
+        }
+    }
+
+    /**
      * A bundled scenario by name, else the YAML file at {@code nameOrPath}.
      *
      * @throws ScenarioException if it cannot be read or is invalid
      */
     public static StorageScenario load(String nameOrPath) {
+        return read(nameOrPath).scenario();
+    }
+
+    /**
+     * {@link #load}, with the file's name and locations, for problems found when the scenario is built.
+     *
+     * @throws ScenarioException if it cannot be read or is invalid
+     */
+    public static Loaded read(String nameOrPath) {
         if (BUNDLED.contains(nameOrPath)) {
             String resource = RESOURCES + nameOrPath + ".yaml";
             try (InputStream in = StorageScenarios.class.getResourceAsStream(resource)) {
                 if (in == null) {
                     throw new IllegalStateException("bundled scenario missing from the jar: " + resource);
                 }
-                return parse(new String(in.readAllBytes(), StandardCharsets.UTF_8), nameOrPath);
+                return parseLoaded(new String(in.readAllBytes(), StandardCharsets.UTF_8), nameOrPath);
             } catch (IOException e) {
                 throw new IllegalStateException("cannot read bundled scenario " + resource, e);
             }
@@ -59,7 +87,7 @@ public final class StorageScenarios {
                             + ", or a YAML scenario file)");
         }
         try {
-            return parse(Files.readString(file), file.toString());
+            return parseLoaded(Files.readString(file), file.toString());
         } catch (MalformedInputException e) {
             throw new ScenarioException(file + ": not UTF-8 text (expected: a YAML scenario file)");
         } catch (IOException e) {
@@ -81,6 +109,11 @@ public final class StorageScenarios {
 
     /** Parses and validates scenario YAML; {@code source} names it in errors. */
     public static StorageScenario parse(String yaml, String source) {
+        return parseLoaded(yaml, source).scenario();
+    }
+
+    /** {@link #parse}, with the file's name and locations, for problems found when the scenario is built. */
+    public static Loaded parseLoaded(String yaml, String source) {
         StorageScenario scenario;
         try {
             scenario = YAML.readValue(yaml, StorageScenario.class);
@@ -94,10 +127,11 @@ public final class StorageScenarios {
         if (scenario == null) {
             throw new ScenarioException(source + ": empty (expected: a scenario)");
         }
+        Locations locations = Locations.of(YAML, yaml);
         List<Problem> problems = scenario.problems();
         if (!problems.isEmpty()) {
-            throw new ScenarioException(Locations.of(YAML, yaml).report(source, problems));
+            throw new ScenarioException(locations.report(source, problems));
         }
-        return scenario;
+        return new Loaded(scenario, source, locations);
     }
 }

@@ -5,6 +5,7 @@ import dev.tailor.admission.IoKind;
 import dev.tailor.common.Problem;
 import dev.tailor.datasets.BlockTrace;
 import dev.tailor.datasets.CloudPhysicsVolumes;
+import dev.tailor.sim.ScenarioException;
 import dev.tailor.sim.des.RandomStreams;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -129,15 +130,18 @@ public final class StorageSetup {
             // Admission needs at least one cost unit per interval (its budget C is a whole number).
             double intervalSeconds = Math.max(1_000, Math.round(scenario.intervalMillis() * 1e6)) / 1e9;
             if (demand[p] > 0 && Math.floor(proxyCapacity[p] * intervalSeconds) < 1) {
-                throw new IllegalArgumentException(String.format(
-                        Locale.ROOT,
-                        "admission.capacityFraction: %s with"
-                                + " intervalMillis %s gives proxy %d a budget of %.3g cost units per interval (expected: at"
-                                + " least 1; raise either)",
-                        scenario.admission().capacityFraction(),
-                        scenario.intervalMillis(),
-                        p,
-                        proxyCapacity[p] * intervalSeconds));
+                throw new ScenarioException(
+                        scenario.name(),
+                        List.of(new Problem(
+                                "admission.capacityFraction",
+                                scenario.admission().capacityFraction(),
+                                String.format(
+                                        Locale.ROOT,
+                                        "a budget of at least 1 cost unit per interval; with intervalMillis %s it"
+                                                + " gives proxy %d %.3g (raise either)",
+                                        scenario.intervalMillis(),
+                                        p,
+                                        proxyCapacity[p] * intervalSeconds))));
             }
         }
         // Fair-share commitments (NaN until now): the proxy's capacity ÷ its tenants.
@@ -172,64 +176,91 @@ public final class StorageSetup {
 
     /**
      * Builds the setup of {@code scenario}: reads its traces and CloudPhysics rates, fits the backend
-     * if asked, draws the rates.
+     * if asked, draws the rates. Every problem found on the way is reported at once, by its field in the
+     * scenario: a data file that is missing, unreadable or not in its format ({@code traces.NAME.file},
+     * {@code rates.cloudPhysicsFile}), a trace the backend cannot be fitted to ({@code backend.calibrateFrom}),
+     * a baseline above the fitted backend's capacity ({@code tenants[i].baseline.iops}), a load no request
+     * makes ({@code baseUtilizationPercent}).
      *
-     * @throws IllegalArgumentException when a data file is missing (from {@code data}) or malformed
-     * @throws IOException              when a data file cannot be read
+     * @throws ScenarioException with the {@link ScenarioException#problems() problems}, by field path
      */
-    public static StorageSetup build(StorageScenario scenario, DataFiles data) throws IOException {
+    public static StorageSetup build(StorageScenario scenario, DataFiles data) {
         List<Problem> problems = scenario.problems();
         if (!problems.isEmpty()) {
-            throw new IllegalArgumentException(scenario.name() + ": " + Problem.join(problems));
+            throw new ScenarioException(scenario.name(), problems);
         }
         RandomStreams streams = new RandomStreams(scenario.seed());
         List<String> notes = new ArrayList<>();
         Map<String, BlockTrace> traces = new HashMap<>();
+        List<String> wanted = new ArrayList<>();
         for (StorageScenario.TenantSpec group : scenario.tenants()) {
-            for (String name : group.traces()) {
-                if (!traces.containsKey(name)) {
-                    traces.put(name, readTrace(scenario, name, data));
+            wanted.addAll(group.traces());
+        }
+        if (scenario.backend().calibrateFrom() != null) {
+            wanted.add(scenario.backend().calibrateFrom());
+        }
+        for (String name : wanted) {
+            if (!traces.containsKey(name)) {
+                BlockTrace trace = readTrace(scenario, name, data, problems);
+                if (trace != null) {
+                    traces.put(name, trace);
                 }
             }
         }
-        BackendModel backend;
-        String source;
+        BackendModel backend = null;
+        String source = null;
         if (scenario.backend().calibrateFrom() != null) {
             String name = scenario.backend().calibrateFrom();
-            BlockTrace trace = traces.containsKey(name) ? traces.get(name) : readTrace(scenario, name, data);
-            BackendCalibration.Result fit = BackendCalibration.fit(trace);
-            backend = fit.model();
-            source = "fitted to " + scenario.traces().get(name).file() + ": " + fit.summary();
+            BlockTrace trace = traces.get(name);
+            if (trace != null) {
+                try {
+                    BackendCalibration.Result fit = BackendCalibration.fit(trace);
+                    backend = fit.model();
+                    source = "fitted to " + scenario.traces().get(name).file() + ": " + fit.summary();
+                } catch (IllegalArgumentException e) {
+                    problems.add(new Problem(
+                            "backend.calibrateFrom",
+                            "\"" + name + "\": " + e.getMessage(),
+                            "a trace with enough device latencies to fit the backend to"));
+                }
+            }
         } else {
             backend = scenario.backend().model();
             source = "given in the scenario";
         }
-        notes.add("backend " + source);
-        IoCostModel cost = costModel(backend);
-
+        if (backend != null) {
+            problems.addAll(scenario.baselineProblems(costModel(backend)));
+        }
         int n = scenario.tenantCount();
         double[] weights = new double[n];
         if (scenario.rates() != null) {
             StorageScenario.RatesSpec r = scenario.rates();
-            Path volumesFile;
-            try {
-                volumesFile = data.require(r.cloudPhysicsFile());
-            } catch (RuntimeException e) {
-                throw new IllegalArgumentException(
-                        "rates.cloudPhysicsFile: " + r.cloudPhysicsFile() + ": " + e.getMessage(), e);
-            }
-            CloudPhysicsVolumes volumes = CloudPhysicsVolumes.read(volumesFile);
             int large = r.largeClients() == null ? 3 : r.largeClients();
             double share = r.largeShare() == null ? 0.63 : r.largeShare();
-            weights = TenantRates.draw(volumes, n, 1.0, large, share, streams.stream("rates"));
-            notes.add(String.format(
-                    Locale.ROOT,
-                    "rates: %d tenants drawn from %s, the largest %d carrying %.0f %%",
-                    n,
-                    r.cloudPhysicsFile(),
-                    large,
-                    100 * share));
+            CloudPhysicsVolumes volumes = null;
+            try {
+                volumes = CloudPhysicsVolumes.read(data.require(r.cloudPhysicsFile()));
+            } catch (IOException | RuntimeException e) {
+                problems.add(fileProblem(
+                        "rates.cloudPhysicsFile", r.cloudPhysicsFile(), e, "the CloudPhysics per-VM series"));
+            }
+            if (volumes != null) {
+                weights = TenantRates.draw(volumes, n, 1.0, large, share, streams.stream("rates"));
+                notes.add(String.format(
+                        Locale.ROOT,
+                        "rates: %d tenants drawn from %s, the largest %d carrying %.0f %%",
+                        n,
+                        r.cloudPhysicsFile(),
+                        large,
+                        100 * share));
+            }
         }
+        if (!problems.isEmpty()) {
+            throw new ScenarioException(scenario.name(), problems);
+        }
+        notes.add(0, "backend " + source);
+        IoCostModel cost = costModel(backend);
+
         Map<BlockTrace, Double> meanCosts = new HashMap<>();
         List<String> names = new ArrayList<>();
         List<StorageScenario.TenantSpec> groups = new ArrayList<>();
@@ -259,9 +290,13 @@ public final class StorageSetup {
             baseLoad += weights[i] * meanCost[i] / BACKEND_COST_UNITS_PER_SECOND;
         }
         if (scenario.baseUtilizationPercent() != null && !(baseLoad > 0)) {
-            throw new IllegalArgumentException("baseUtilizationPercent: " + scenario.baseUtilizationPercent()
-                    + " cannot be reached: the tenants' requests take no backend time (expected: requests that"
-                    + " cost something, e.g. backend.writeBaseMicros > 0 for writes)");
+            throw new ScenarioException(
+                    scenario.name(),
+                    List.of(new Problem(
+                            "baseUtilizationPercent",
+                            scenario.baseUtilizationPercent(),
+                            "a load the tenants' requests can make; they take no backend time (requests that cost"
+                                    + " something, e.g. backend.writeBaseMicros > 0 for writes)")));
         }
         double scale =
                 scenario.baseUtilizationPercent() == null ? 1 : scenario.baseUtilizationPercent() / 100 / baseLoad;
@@ -281,21 +316,8 @@ public final class StorageSetup {
             double commitment =
                     group.commitmentRatio() == null ? Double.NaN : group.commitmentRatio() * rate * meanCost[i];
             if (group.baseline() != null) {
+                // At most the backend's capacity: checked above (StorageScenario.baselineProblems).
                 commitment = baselineCostUnitsPerSecond(group.baseline(), cost);
-                double capacity =
-                        BACKEND_COST_UNITS_PER_SECOND * scenario.admission().capacityFraction();
-                if (commitment > capacity) {
-                    throw new IllegalArgumentException(String.format(
-                            Locale.ROOT,
-                            "tenants[%d].baseline: %s IOPS"
-                                    + " and %s MiB/s cost %.4g cost units per second (expected: at most the backend's"
-                                    + " capacity, %.4g: no backend can promise more than it serves)",
-                            scenario.tenants().indexOf(group),
-                            fmt(group.baseline().iops()),
-                            fmt(group.baseline().mibPerSecond()),
-                            commitment,
-                            capacity));
-                }
             }
             tenants.add(new Tenant(
                     names.get(i),
@@ -381,17 +403,37 @@ public final class StorageSetup {
                 backend.writeMicrosPerKiB() * perChannel / 1024);
     }
 
-    private static BlockTrace readTrace(StorageScenario scenario, String name, DataFiles data) throws IOException {
+    /** The trace {@code name} of the scenario, or null with its problem added to {@code problems}. */
+    private static BlockTrace readTrace(StorageScenario scenario, String name, DataFiles data, List<Problem> problems) {
         StorageScenario.TraceSpec spec = scenario.traces().get(name);
-        Path file;
+        BlockTrace trace;
         try {
-            file = data.require(spec.file());
-        } catch (RuntimeException e) {
-            throw new IllegalArgumentException("traces." + name + ".file: " + spec.file() + ": " + e.getMessage(), e);
+            trace = BlockTrace.read(data.require(spec.file()), StorageScenario.FORMATS.get(spec.format()));
+        } catch (IOException | RuntimeException e) {
+            problems.add(fileProblem(
+                    "traces." + name + ".file",
+                    spec.file(),
+                    e,
+                    "a block I/O trace in the " + spec.format() + " format"));
+            return null;
         }
-        BlockTrace trace = BlockTrace.read(file, StorageScenario.FORMATS.get(spec.format()));
         Double granularity = spec.timestampGranularityMillis();
         return granularity == null || granularity == 0 ? trace : spread(trace, Math.round(granularity * 1e6));
+    }
+
+    /**
+     * A data file's problem, said for {@code field}: where it was looked for, or what is wrong in it, as the
+     * data folder and the file's reader say it ({@code ... (expected: ...)}), else with {@code expected}.
+     */
+    private static Problem fileProblem(String field, String written, Exception e, String expected) {
+        String message = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+        if (e instanceof IOException) {
+            return new Problem(field, written + ": cannot be read (" + message + ")", expected);
+        }
+        int cut = message.lastIndexOf(" (expected: ");
+        String said = cut > 0 && message.endsWith(")") ? message.substring(0, cut) : message;
+        String wanted = cut > 0 && message.endsWith(")") ? message.substring(cut + 12, message.length() - 1) : expected;
+        return new Problem(field, said.contains(written) ? said : written + ": " + said, wanted);
     }
 
     /**
