@@ -114,7 +114,7 @@ final class StorageSimulateCommand implements Callable<Integer> {
         List<String> policyNames = policies(policies);
         int workers = threads.workers();
         Long seed = seedOption.seed;
-        StorageScenarios.Loaded base = StorageRuns.load(scenario);
+        StorageScenarios.Loaded base = StorageRuns.load(scenario, DATA_DIR);
         if (seeds != null && seed != null) {
             throw new CliException("--seeds: " + seeds + " with --seed " + seed + " (expected: one of them)");
         }

@@ -34,12 +34,23 @@ public final class StorageRuns {
      * @throws LabException (exit 2) naming {@code --scenario} for an unknown name, or every problem of the file
      */
     public static StorageScenarios.Loaded load(String nameOrFile) {
+        return load(nameOrFile, null);
+    }
+
+    /**
+     * {@link #load(String)}, and whether the data files it names are there, by {@code dataDir} (null: not looked
+     * at), told with the file's other problems.
+     *
+     * @param dataDir resolves a path relative to the shared data folder, or throws saying where it looked
+     * @throws LabException (exit 2) naming {@code --scenario} for an unknown name, or every problem of the file
+     */
+    public static StorageScenarios.Loaded load(String nameOrFile, Function<String, Path> dataDir) {
         if (!StorageScenarios.BUNDLED.contains(nameOrFile) && !Files.exists(Path.of(nameOrFile))) {
             throw new LabException("--scenario: " + nameOrFile + ": no such scenario or file (expected: one of "
                     + String.join(", ", StorageScenarios.BUNDLED) + ", or a YAML scenario file)");
         }
         try {
-            return StorageScenarios.read(nameOrFile);
+            return StorageScenarios.read(nameOrFile, dataDir == null ? null : dataDir::apply);
         } catch (ScenarioException e) {
             throw new LabException("scenario " + e.getMessage());
         }

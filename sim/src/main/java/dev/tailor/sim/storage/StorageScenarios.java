@@ -12,6 +12,7 @@ import java.nio.charset.MalformedInputException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -65,13 +66,23 @@ public final class StorageScenarios {
      * @throws ScenarioException if it cannot be read or is invalid
      */
     public static Loaded read(String nameOrPath) {
+        return read(nameOrPath, null);
+    }
+
+    /**
+     * {@link #read(String)}, and with {@code data} (null: not looked at) whether the data files it names are
+     * there ({@link StorageSetup#dataFileProblems}), told with its other problems, each at its line.
+     *
+     * @throws ScenarioException if it cannot be read, is invalid, or names a data file that is not there
+     */
+    public static Loaded read(String nameOrPath, StorageSetup.DataFiles data) {
         if (BUNDLED.contains(nameOrPath)) {
             String resource = RESOURCES + nameOrPath + ".yaml";
             try (InputStream in = StorageScenarios.class.getResourceAsStream(resource)) {
                 if (in == null) {
                     throw new IllegalStateException("bundled scenario missing from the jar: " + resource);
                 }
-                return parseLoaded(new String(in.readAllBytes(), StandardCharsets.UTF_8), nameOrPath);
+                return parseLoaded(new String(in.readAllBytes(), StandardCharsets.UTF_8), nameOrPath, data);
             } catch (IOException e) {
                 throw new IllegalStateException("cannot read bundled scenario " + resource, e);
             }
@@ -87,7 +98,7 @@ public final class StorageScenarios {
                             + ", or a YAML scenario file)");
         }
         try {
-            return parseLoaded(Files.readString(file), file.toString());
+            return parseLoaded(Files.readString(file), file.toString(), data);
         } catch (MalformedInputException e) {
             throw new ScenarioException(file + ": not UTF-8 text (expected: a YAML scenario file)");
         } catch (IOException e) {
@@ -114,6 +125,14 @@ public final class StorageScenarios {
 
     /** {@link #parse}, with the file's name and locations, for problems found when the scenario is built. */
     public static Loaded parseLoaded(String yaml, String source) {
+        return parseLoaded(yaml, source, null);
+    }
+
+    /**
+     * {@link #parseLoaded(String, String)}, and with {@code data} (null: not looked at) whether the data files
+     * the scenario names are there, told with its other problems.
+     */
+    public static Loaded parseLoaded(String yaml, String source, StorageSetup.DataFiles data) {
         StorageScenario scenario;
         try {
             scenario = YAML.readValue(yaml, StorageScenario.class);
@@ -128,7 +147,10 @@ public final class StorageScenarios {
             throw new ScenarioException(source + ": empty (expected: a scenario)");
         }
         Locations locations = Locations.of(YAML, yaml);
-        List<Problem> problems = scenario.problems();
+        List<Problem> problems = new ArrayList<>(scenario.problems());
+        if (data != null) {
+            problems.addAll(StorageSetup.dataFileProblems(scenario, data));
+        }
         if (!problems.isEmpty()) {
             throw new ScenarioException(locations.report(source, problems));
         }

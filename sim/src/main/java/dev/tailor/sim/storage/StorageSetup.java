@@ -11,9 +11,11 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import org.apache.commons.rng.UniformRandomProvider;
 
 /**
@@ -241,8 +243,7 @@ public final class StorageSetup {
             try {
                 volumes = CloudPhysicsVolumes.read(data.require(r.cloudPhysicsFile()));
             } catch (IOException | RuntimeException e) {
-                problems.add(fileProblem(
-                        "rates.cloudPhysicsFile", r.cloudPhysicsFile(), e, "the CloudPhysics per-VM series"));
+                problems.add(fileProblem("rates.cloudPhysicsFile", r.cloudPhysicsFile(), e, CLOUD_PHYSICS));
             }
             if (volumes != null) {
                 weights = TenantRates.draw(volumes, n, 1.0, large, share, streams.stream("rates"));
@@ -419,6 +420,64 @@ public final class StorageSetup {
         }
         Double granularity = spec.timestampGranularityMillis();
         return granularity == null || granularity == 0 ? trace : spread(trace, Math.round(granularity * 1e6));
+    }
+
+    /**
+     * The data files {@code scenario} reads when it is built that are not there, as {@code data} says it:
+     * each trace a tenant (of the scenario or of a mix) replays or the backend is fitted to
+     * ({@code traces.NAME.file}), and the CloudPhysics series ({@code rates.cloudPhysicsFile}, or a mix's
+     * own, {@code mixes[i].rates.cloudPhysicsFile}). Only whether they are there: what they hold is read
+     * by {@link #build}. Files the scenario's {@link StorageScenario#problems() problems} leave unnamed are
+     * skipped.
+     */
+    public static List<Problem> dataFileProblems(StorageScenario scenario, DataFiles data) {
+        Set<String> names = new LinkedHashSet<>();
+        List<StorageScenario.TenantSpec> groups = new ArrayList<>(scenario.tenants());
+        for (StorageScenario.MixSpec mix : scenario.mixes()) {
+            if (mix != null) {
+                groups.addAll(mix.tenants());
+            }
+        }
+        for (StorageScenario.TenantSpec group : groups) {
+            if (group != null) {
+                names.addAll(group.traces());
+            }
+        }
+        if (scenario.backend() != null && scenario.backend().calibrateFrom() != null) {
+            names.add(scenario.backend().calibrateFrom());
+        }
+        Set<Problem> problems = new LinkedHashSet<>();
+        for (String name : names) {
+            StorageScenario.TraceSpec spec = scenario.traces().get(name);
+            if (spec != null && spec.file() != null && !spec.file().isBlank()) {
+                String at = "traces." + name + ".file";
+                there(data, at, spec.file(), "a block I/O trace in the " + spec.format() + " format", problems);
+            }
+        }
+        String ratesFile = scenario.rates() == null ? null : scenario.rates().cloudPhysicsFile();
+        if (scenario.mixes().isEmpty() && ratesFile != null && !ratesFile.isBlank()) {
+            there(data, "rates.cloudPhysicsFile", ratesFile, CLOUD_PHYSICS, problems);
+        }
+        for (int k = 0; k < scenario.mixes().size(); k++) {
+            StorageScenario.MixSpec mix = scenario.mixes().get(k);
+            String own = mix == null || mix.rates() == null ? null : mix.rates().cloudPhysicsFile();
+            if (own != null && !own.isBlank()) {
+                there(data, "mixes[" + k + "].rates.cloudPhysicsFile", own, CLOUD_PHYSICS, problems);
+            } else if (mix != null && own == null && ratesFile != null && !ratesFile.isBlank()) {
+                there(data, "rates.cloudPhysicsFile", ratesFile, CLOUD_PHYSICS, problems);
+            }
+        }
+        return List.copyOf(problems);
+    }
+
+    private static final String CLOUD_PHYSICS = "the CloudPhysics per-VM series";
+
+    private static void there(DataFiles data, String field, String file, String expected, Set<Problem> problems) {
+        try {
+            data.require(file);
+        } catch (RuntimeException e) {
+            problems.add(fileProblem(field, file, e, expected));
+        }
     }
 
     /**

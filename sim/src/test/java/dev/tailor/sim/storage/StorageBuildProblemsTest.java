@@ -120,6 +120,40 @@ class StorageBuildProblemsTest {
     }
 
     @Test
+    void read_withTheDataFolder_missingDataFilesAreToldWithTheRangeProblems_mixesOwnUnderTheMix() {
+        String yaml = HEAD + """
+                drainSeconds: -1
+                traces:
+                  gone: {file: block_io/gone.trace, format: msr-bytes}
+                  unused: {file: block_io/unused.trace, format: msr-bytes}
+                baseUtilizationPercent: 50
+                rates: {cloudPhysicsFile: cp/all.csv, largeClients: 1}
+                mixes:
+                  - name: one
+                    tenants: [{name: a, count: 2, traces: [gone]}]
+                  - name: two
+                    rates: {cloudPhysicsFile: cp/two.csv}
+                    tenants: [{name: a, count: 2, %s}]
+                """.formatted(SYNTHETIC);
+
+        assertThatThrownBy(() -> StorageScenarios.parseLoaded(yaml, "s.yaml", this::data))
+                .isInstanceOf(ScenarioException.class)
+                .hasMessage("s.yaml: 4 problems:\n"
+                        + "  drainSeconds: -1 (expected: a number in [0, 3600]) at line 5\n"
+                        + "  traces.gone.file: block_io/gone.trace: not in " + dir
+                        + " (expected: a path under the data folder) at line 7\n"
+                        + "  rates.cloudPhysicsFile: cp/all.csv: not in " + dir
+                        + " (expected: a path under the data folder) at line 10\n"
+                        + "  mixes[1].rates.cloudPhysicsFile: cp/two.csv: not in " + dir
+                        + " (expected: a path under the data folder) at line 15");
+        assertThat(StorageScenarios.parseLoaded(yaml.replace("drainSeconds: -1", "drainSeconds: 1"), "s.yaml")
+                        .scenario()
+                        .drainSeconds())
+                .as("without a data folder, the files are not looked at when reading")
+                .isEqualTo(1.0);
+    }
+
+    @Test
     void asInFile_namesAMixsProblemsUnderTheMix_whereTheMixGivesTheField() {
         String yaml = HEAD + """
                 rates: {cloudPhysicsFile: cp/all.csv, largeClients: 1}
