@@ -173,7 +173,7 @@ class StorageSimulateCommandTest {
         assertThat(result.exitCode()).isEqualTo(2);
         assertThat(result.err())
                 .contains("tailor: scenario " + above + ": tenants[0].baseline.iops: 100000 (expected: at most the"
-                        + " backend's capacity, 43717 beside 400 MiB/s: no backend can promise more than it serves)"
+                        + " backend's capacity, 43715 beside 400 MiB/s: no backend can promise more than it serves)"
                         + " at line 6");
         Path bad = dir.resolve("bad.yaml");
         Files.writeString(bad, head + """
