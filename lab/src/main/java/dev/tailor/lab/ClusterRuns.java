@@ -1,5 +1,6 @@
 package dev.tailor.lab;
 
+import dev.tailor.common.IoErrors;
 import dev.tailor.common.Problem;
 import dev.tailor.datasets.snapshot.OnlineBoutiqueSnapshot;
 import dev.tailor.heart.HeartConfig;
@@ -129,7 +130,7 @@ public final class ClusterRuns {
         try {
             return ClusterReport.write(dir, HtmlPages.Frame.of(title, intro), results, cells, scenarios);
         } catch (IOException e) {
-            throw new LabException("cannot write the report to " + dir + ": " + LabException.reason(e), 1, e);
+            throw new LabException("cannot write the report to " + dir + ": " + IoErrors.reason(e), 1, e);
         }
     }
 

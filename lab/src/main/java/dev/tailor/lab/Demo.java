@@ -1,5 +1,6 @@
 package dev.tailor.lab;
 
+import dev.tailor.common.IoErrors;
 import dev.tailor.lab.report.ClusterReport;
 import dev.tailor.lab.report.HtmlPages;
 import dev.tailor.lab.report.StorageReport;
@@ -311,7 +312,7 @@ public final class Demo {
                                     ExperimentReport.section(experiments.burst(), "burst")));
                 }
             } catch (IOException e) {
-                throw new LabException("cannot write the report to " + report + ": " + LabException.reason(e), 1, e);
+                throw new LabException("cannot write the report to " + report + ": " + IoErrors.reason(e), 1, e);
             }
             err.println("tailor: report written to " + file.toAbsolutePath().normalize() + " and storage.html"
                     + (ran ? ", experiments.html" : "") + " next to it (open them in a browser)");
@@ -355,7 +356,7 @@ public final class Demo {
                     err);
             return new Experiments(lowLoad, burst, null, null);
         } catch (LabException | IOException e) {
-            String reason = e instanceof IOException io ? LabException.reason(io) : e.getMessage();
+            String reason = e instanceof IOException io ? IoErrors.reason(io) : e.getMessage();
             err.println("tailor: demo: the NBD experiments failed: " + reason);
             return new Experiments(null, null, reason, null);
         } catch (InterruptedException e) {

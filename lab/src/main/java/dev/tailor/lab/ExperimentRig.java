@@ -1,5 +1,6 @@
 package dev.tailor.lab;
 
+import dev.tailor.common.IoErrors;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
@@ -75,8 +76,8 @@ public final class ExperimentRig implements AutoCloseable {
         try {
             Files.createDirectories(dir);
         } catch (IOException e) {
-            throw new LabException("--dir: cannot create " + dir + " (" + LabException.reason(e)
-                    + "; expected: a directory" + " for fio's output and the proxy's logs)");
+            throw new LabException("--dir: cannot create " + dir + " (" + IoErrors.reason(e) + "; expected: a directory"
+                    + " for fio's output and the proxy's logs)");
         }
         if (!Files.isWritable(dir)) {
             throw new LabException("--dir: " + dir + " is not writable (expected: a directory for fio's output and"

@@ -1,10 +1,5 @@
 package dev.tailor.lab;
 
-import java.io.IOException;
-import java.nio.file.AccessDeniedException;
-import java.nio.file.FileSystemException;
-import java.nio.file.NoSuchFileException;
-
 /**
  * A user-facing failure of a lab entry point: bad input, a missing file, a program that failed. The
  * message is meant to be printed as is (no stack trace), and {@link #exitCode()} is the exit code a
@@ -37,19 +32,5 @@ public class LabException extends RuntimeException {
     /** The exit code a command should end with: {@value #BAD_INPUT} for bad input, 1 for a failure. */
     public int exitCode() {
         return exitCode;
-    }
-
-    /** The operating system's reason for a file error, in words ("permission denied"). */
-    public static String reason(IOException e) {
-        if (e instanceof AccessDeniedException) {
-            return "permission denied";
-        }
-        if (e instanceof NoSuchFileException) {
-            return "no such file or directory";
-        }
-        if (e instanceof FileSystemException fs && fs.getReason() != null) {
-            return fs.getReason();
-        }
-        return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
     }
 }

@@ -1,5 +1,6 @@
 package dev.tailor.lab;
 
+import dev.tailor.common.IoErrors;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -68,7 +69,7 @@ public final class NbdTop {
             }
             error = "HTTP " + response.statusCode();
         } catch (IOException e) {
-            error = LabException.reason(e);
+            error = IoErrors.reason(e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             error = "interrupted";

@@ -1,5 +1,6 @@
 package dev.tailor.lab;
 
+import dev.tailor.common.IoErrors;
 import dev.tailor.common.Problem;
 import dev.tailor.lab.report.StorageReport;
 import dev.tailor.sim.ScenarioException;
@@ -119,7 +120,7 @@ public final class StorageRuns {
         try {
             return StorageReport.write(dir, title, intro, notes, results);
         } catch (IOException e) {
-            throw new LabException("cannot write the report to " + dir + ": " + LabException.reason(e), 1, e);
+            throw new LabException("cannot write the report to " + dir + ": " + IoErrors.reason(e), 1, e);
         }
     }
 
