@@ -62,10 +62,12 @@ import java.util.concurrent.TimeUnit;
  * blocking file I/O, whose queue is bounded by {@code maxConnections × maxInFlightRequestsPerConnection}
  * (the most requests that can be outstanding at once).
  *
- * <p>Listeners: TCP ({@code address}, {@code port}) and/or a Unix-domain socket ({@code unix}). A server
- * with a Unix socket runs its loops on Netty's native epoll transport ({@link Transport#EPOLL}: every
- * channel of a loop must be of its transport, so its TCP listener and upstream connections too), or on
- * NIO's domain sockets where the native library cannot load; a TCP-only server runs on NIO. The socket
+ * <p>Listeners: TCP ({@code address}, {@code port}) and/or a Unix-domain socket ({@code unix}). The loops
+ * run on Netty's native epoll transport ({@link Transport#EPOLL}: every channel of a loop must be of its
+ * transport, so the listeners and upstream connections too), or on NIO where the native library cannot
+ * load (NIO's domain sockets for a Unix socket). Epoll for TCP too: NIO's selector wakes a loop under a
+ * lock that the waking thread holds through its {@code write} to the wake-up descriptor, and a loop that
+ * a file I/O thread woke then blocked on that lock (docs/nbd.md, "Performance"). The socket
  * file is created at start and removed on close; a socket left by a server that is gone (nothing
  * accepts on it) is replaced.
  */
@@ -132,9 +134,9 @@ public final class NbdServer implements AutoCloseable {
             return this == EPOLL ? new DomainSocketAddress(path.toString()) : UnixDomainSocketAddress.of(path);
         }
 
-        /** Epoll when a Unix socket is served and the native library loads, else NIO. */
-        static Transport of(NbdConfig config) {
-            return config.unixSocket() != null && Epoll.isAvailable() ? EPOLL : NIO;
+        /** Epoll when the native library loads (Linux), else NIO; for TCP and Unix sockets alike. */
+        static Transport of() {
+            return Epoll.isAvailable() ? EPOLL : NIO;
         }
     }
 
@@ -245,7 +247,7 @@ public final class NbdServer implements AutoCloseable {
             throw new IllegalArgumentException(String.join("; ", problems));
         }
         NbdConfig.Limits limits = config.limits();
-        Transport transport = Transport.of(config);
+        Transport transport = Transport.of();
         EventLoopGroup acceptor = new MultiThreadIoEventLoopGroup(
                 1, new DefaultThreadFactory("tailor-nbd-accept", true), transport.ioHandlerFactory());
         // The connections' loops: I/O first, the proxy's background work within an allowance, or one
