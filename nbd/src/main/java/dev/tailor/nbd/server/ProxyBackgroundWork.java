@@ -41,7 +41,8 @@ import java.util.function.ToDoubleFunction;
  *   <li><b>Metrics export</b>, every {@code metricsPeriodMillis} (default 1,000) on the first loop: the
  *       loops' and admission's counters in the Prometheus text format, written atomically to
  *       {@code metricsFile} when one is configured (node_exporter's textfile collector reads such
- *       files), else only rendered.</li>
+ *       files); without one, only the health check's window of ages turns over (the text is rendered
+ *       when scraped, not every period for no reader).</li>
  *   <li><b>Health check</b>, every {@code healthCheckPeriodMillis} (default 100) on every loop: looks at
  *       every export's backend; its age is the loop's {@code lastHealthCheckAgeNanos}.</li>
  *   <li><b>Maintenance</b> (synthetic, off by default), every {@code maintenancePeriodMicros} on every
@@ -67,7 +68,6 @@ public final class ProxyBackgroundWork implements AutoCloseable {
     private final BackgroundSettings config;
     private final LongSupplier nanoClock;
     private final long startedNanos;
-    private volatile String lastMetrics = "";
     private final LongAdder maintenanceRuns = new LongAdder();
     private final LongAdder healthChecks = new LongAdder();
     /** Per loop: when its last health check completed (written by that loop's thread only). */
@@ -199,10 +199,9 @@ public final class ProxyBackgroundWork implements AutoCloseable {
         for (int i = 0; i < healthCheckWindowMaxAgeNanos.length; i++) {
             lastWindowMaxAgeNanos.set(i, healthCheckWindowMaxAgeNanos[i].getAndSet(0));
         }
-        String text = renderMetrics();
-        lastMetrics = text;
         Path file = config.metricsFile();
         if (file != null) {
+            String text = renderMetrics();
             try {
                 Path tmp = file.resolveSibling("." + file.getFileName() + ".tmp");
                 Files.writeString(tmp, text, StandardCharsets.UTF_8);
@@ -462,11 +461,6 @@ public final class ProxyBackgroundWork implements AutoCloseable {
             }
         }
         return -1;
-    }
-
-    /** The text of the last metrics export (empty before the first). */
-    public String lastMetrics() {
-        return lastMetrics;
     }
 
     /** Health checks run so far, all loops. */
