@@ -5,10 +5,12 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import java.io.IOException;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
 /**
  * Where each field of a JSON or YAML document is: the line of its key (of an item, where the item
@@ -23,14 +25,16 @@ import java.util.Map;
  */
 public final class Locations {
 
-    private static final Locations NONE = new Locations(Map.of(), Map.of());
+    private static final Locations NONE = new Locations(Map.of(), Map.of(), 0);
 
     private final Map<String, Integer> lines;
     private final Map<String, String> written;
+    private final int stopped;
 
-    private Locations(Map<String, Integer> lines, Map<String, String> written) {
+    private Locations(Map<String, Integer> lines, Map<String, String> written, int stopped) {
         this.lines = lines;
         this.written = written;
+        this.stopped = stopped;
     }
 
     /** No locations known: {@link #message} is then {@link Problem#message()}. */
@@ -42,7 +46,10 @@ public final class Locations {
     public static Locations of(ObjectMapper mapper, String text) {
         Map<String, Integer> lines = new HashMap<>();
         Map<String, String> written = new HashMap<>();
-        try (JsonParser parser = mapper.getFactory().createParser(text)) {
+        int stopped = 0;
+        JsonParser parser = null;
+        try {
+            parser = mapper.getFactory().createParser(text);
             for (JsonToken token = parser.nextToken(); token != null; token = parser.nextToken()) {
                 int line = parser.currentTokenLocation().getLineNr();
                 if (token == JsonToken.FIELD_NAME) {
@@ -60,8 +67,11 @@ public final class Locations {
             }
         } catch (IOException | RuntimeException e) {
             // Keep what was read: the binder reports the document's own error.
+            stopped = parser == null ? 0 : Math.max(0, parser.currentLocation().getLineNr());
+        } finally {
+            closeQuietly(parser);
         }
-        return new Locations(lines, written);
+        return new Locations(lines, written, stopped);
     }
 
     /**
@@ -111,7 +121,9 @@ public final class Locations {
     /**
      * The line of a binding error: for a field's error, of the field's own key (Jackson reports an
      * unknown field of a record at the end of its mapping, where it stopped buffering the record's
-     * fields); else where Jackson stopped. 0 when neither is known.
+     * fields); a primitive field left out, at the line of its enclosing mapping (of the document's
+     * start at the top level); else where Jackson stopped, or where reading this document stopped. 0
+     * when none is known.
      */
     public int line(JacksonException e) {
         // A key written twice: where the parser stopped is the second one; the binder's path is its mapping's.
@@ -120,18 +132,68 @@ public final class Locations {
         if (!duplicate
                 && e instanceof JsonMappingException mapping
                 && !mapping.getPath().isEmpty()) {
-            Integer line = lines.get(StrictReader.path(mapping));
+            String path = StrictReader.path(mapping);
+            Integer line = lines.get(path);
             if (line != null && line > 0) {
                 return line;
             }
+            if (missing(e)) {
+                // Told when its record was complete, at the record's end: the line of its mapping instead.
+                int enclosing = line(path);
+                Integer root = lines.get("");
+                return enclosing > 0 ? enclosing : root != null && root > 0 ? root : StrictReader.line(e);
+            }
         }
-        return StrictReader.line(e);
+        int line = StrictReader.line(e);
+        // A limit of Jackson's (a number too long, nesting too deep) has no location: where reading stopped.
+        return line > 0 ? line : stopped;
+    }
+
+    /**
+     * {@link StrictReader#where} for a syntax error, with the line where reading stopped when Jackson
+     * does not tell one (a number too long, nesting too deep).
+     */
+    public String where(JacksonException e) {
+        String where = StrictReader.where(e);
+        return StrictReader.line(e) == 0 && stopped > 0
+                ? " at line " + stopped + where.replace(" at field", ", field")
+                : where;
+    }
+
+    /** Whether {@code e} is a primitive field without a value (left out, when its key is not in the document). */
+    private static boolean missing(JacksonException e) {
+        return e instanceof MismatchedInputException
+                && String.valueOf(e.getOriginalMessage()).startsWith("Cannot map `null` into type");
+    }
+
+    /**
+     * {@link StrictReader#problem} for a binding error, with what the document says where Jackson cannot
+     * tell: a primitive field whose key is written with {@code null}, {@code ~} or nothing reads as that
+     * value, not as {@link StrictReader#MISSING}. {@code null} for an error that is not a field's.
+     */
+    public Problem problem(JacksonException e, Function<Class<?>, String> expected) {
+        Problem problem = StrictReader.problem(e, expected);
+        if (problem != null && StrictReader.MISSING.equals(problem.value()) && lines.containsKey(problem.path())) {
+            String text = written.get(problem.path());
+            return new Problem(problem.path(), text == null || text.isBlank() ? "no value" : text, problem.expected());
+        }
+        return problem;
     }
 
     /** {@code " at line N"} for {@link #line(JacksonException)}, or {@code ""}. */
     public String atLine(JacksonException e) {
         int line = line(e);
         return line > 0 ? " at line " + line : "";
+    }
+
+    private static void closeQuietly(JsonParser parser) {
+        if (parser != null) {
+            try {
+                parser.close();
+            } catch (IOException ignored) {
+                // Nothing was written: nothing to lose.
+            }
+        }
     }
 
     private static String parent(String path) {

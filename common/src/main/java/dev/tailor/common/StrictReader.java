@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonStreamContext;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.core.exc.InputCoercionException;
 import com.fasterxml.jackson.core.json.JsonReadFeature;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonMappingException;
@@ -18,6 +19,7 @@ import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.type.LogicalType;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLParser;
 import java.util.ArrayDeque;
 import java.util.Collection;
 import java.util.Deque;
@@ -27,6 +29,8 @@ import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
+import org.yaml.snakeyaml.error.Mark;
+import org.yaml.snakeyaml.error.MarkedYAMLException;
 
 /**
  * The one strict way the project reads configuration and input documents, JSON or YAML, on Jackson:
@@ -136,9 +140,31 @@ public final class StrictReader {
         return e.getProcessor() instanceof JsonParser parser ? path(parser.getParsingContext()) : "";
     }
 
-    /** The line of the error (from 1), or 0 when Jackson does not know it. */
+    /**
+     * The line of the error (from 1), or 0 when Jackson does not know it. For a YAML syntax error, the
+     * line of the problem itself (SnakeYAML's problem mark), not of the construct it was reading.
+     */
     public static int line(JacksonException e) {
+        MarkedYAMLException yaml = yamlSyntax(e);
+        if (yaml != null && yaml.getProblemMark() != null) {
+            return yaml.getProblemMark().getLine() + 1;
+        }
         return e.getLocation() == null ? 0 : Math.max(0, e.getLocation().getLineNr());
+    }
+
+    /** Whether {@code e} is a syntax error of YAML, which SnakeYAML marked: {@link #reason} words it. */
+    public static boolean yamlSyntaxError(JacksonException e) {
+        return yamlSyntax(e) != null;
+    }
+
+    /** SnakeYAML's own syntax error behind {@code e}, or null. */
+    private static MarkedYAMLException yamlSyntax(Throwable e) {
+        for (Throwable c = e; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            if (c instanceof MarkedYAMLException marked) {
+                return marked;
+            }
+        }
+        return null;
     }
 
     /** {@code " at line N"}, or {@code ""} when the line is not known. */
@@ -153,7 +179,8 @@ public final class StrictReader {
      */
     public static String where(JacksonException e) {
         StringBuilder where = new StringBuilder(atLine(e));
-        String field = parserPath(e);
+        // At a YAML syntax error the parser's field is the one before the problem: only the line is told.
+        String field = yamlSyntaxError(e) ? "" : parserPath(e);
         if (!field.isEmpty()) {
             where.append(where.length() == 0 ? " at " : ", ").append("field ").append(field);
         }
@@ -174,14 +201,76 @@ public final class StrictReader {
      * {@code (start marker at [Source: ...])} or {@code (for Array starting at [Source: ...])} is cut.
      */
     public static String reason(JacksonException e) {
+        MarkedYAMLException yaml = yamlSyntax(e);
+        if (yaml != null) {
+            return yamlReason(yaml);
+        }
         String message = e.getOriginalMessage();
         if (message == null) {
             return "malformed input";
         }
         String line = message.lines().findFirst().orElse(message);
+        Matcher limit = LIMIT.matcher(line);
+        if (limit.lookingAt()) {
+            // A StreamReadConstraints limit, said without the names of Jackson's settings.
+            return switch (limit.group(1)) {
+                case "Number value length" ->
+                    "a number " + limit.group(2) + " digits long (expected: at most " + limit.group(3) + " digits)";
+                case "String value length" ->
+                    "a text " + limit.group(2) + " characters long (expected: at most " + limit.group(3)
+                            + " characters)";
+                case "Document nesting depth" ->
+                    "lists and mappings nested " + limit.group(2) + " levels deep (expected: at most " + limit.group(3)
+                            + " levels)";
+                default ->
+                    limit.group(1).toLowerCase(java.util.Locale.ROOT) + " " + limit.group(2) + " (expected: at most "
+                            + limit.group(3) + ")";
+            };
+        }
         int source = line.indexOf("[Source");
         int remark = source < 0 ? -1 : line.lastIndexOf(" (", source);
         return remark >= 0 ? line.substring(0, remark) : line;
+    }
+
+    private static final Pattern LIMIT =
+            Pattern.compile("([A-Z][a-z]+(?: [a-z]+)*) \\(([0-9]+)\\) exceeds the maximum allowed \\(([0-9]+)");
+
+    private static final Pattern ENDS_EARLY = Pattern.compile("expected (.+), but (?:got|found) '?<stream end>'?");
+
+    /**
+     * SnakeYAML's problem in words: a tab where indentation belongs, a file that ends inside a
+     * construct ({@code {a: 1,}, an open quote), else SnakeYAML's own problem text (not its context,
+     * which says only what it was reading).
+     */
+    private static String yamlReason(MarkedYAMLException yaml) {
+        String problem = yaml.getProblem() == null ? "" : yaml.getProblem();
+        String context = yaml.getContext() == null ? "" : yaml.getContext();
+        if (problem.contains("(TAB)") || problem.contains("\t")) {
+            return "found a tab character, which YAML does not allow for indentation (expected: spaces)";
+        }
+        Matcher early = ENDS_EARLY.matcher(problem);
+        if (early.find() || problem.contains("end of stream")) {
+            String expected;
+            if (context.contains("flow mapping")) {
+                expected = "the rest of the {...} mapping, closed by }";
+            } else if (context.contains("flow sequence")) {
+                expected = "the rest of the [...] list, closed by ]";
+            } else if (context.contains("quoted scalar")) {
+                expected = "the closing quote";
+            } else if (context.contains("flow node")) {
+                expected = "a value";
+            } else {
+                expected = early.find(0) ? early.group(1) : "the rest of the YAML document";
+            }
+            return "the file ends too early (expected: " + expected + ")";
+        }
+        if (problem.isEmpty()) {
+            return context.isEmpty() ? "malformed YAML" : context;
+        }
+        Mark mark = yaml.getContextMark();
+        return context.isEmpty() || mark == null
+                ? problem
+                : problem + " (" + context + " from line " + (mark.getLine() + 1) + ")";
     }
 
     /** Whether the document had no content at all (only comments, or nothing). */
@@ -211,6 +300,26 @@ public final class StrictReader {
         if (e instanceof InvalidFormatException invalid) {
             return new Problem(path(invalid), invalid.getValue(), expected.apply(invalid.getTargetType()));
         }
+        InputCoercionException tooLarge = cause(e, InputCoercionException.class);
+        if (tooLarge != null) {
+            Matcher m = OUT_OF_RANGE.matcher(String.valueOf(tooLarge.getOriginalMessage()));
+            if (m.find()) {
+                String path = e instanceof JsonMappingException mapping ? path(mapping) : parserPath(e);
+                return new Problem(
+                        path,
+                        m.group(1),
+                        "a whole number that fits in " + (m.group(2).equals("int") ? 32 : 64) + " bits");
+            }
+        }
+        String message = String.valueOf(e.getOriginalMessage());
+        if (e instanceof MismatchedInputException && message.startsWith("Trailing token")) {
+            String format = e.getProcessor() instanceof YAMLParser ? "YAML" : "JSON";
+            return new Problem(Problem.TOP_LEVEL, AFTER_THE_END, "one " + format + " document, nothing after it");
+        }
+        if (e instanceof MismatchedInputException mismatch && message.startsWith("Cannot map `null` into type")) {
+            // A primitive field: absent (told when its record is complete), or written as null or ~.
+            return new Problem(path(mismatch), nullAsWritten(e), expected.apply(mismatch.getTargetType()));
+        }
         if (e instanceof MismatchedInputException mismatch && !empty(e)) {
             String value = scalarAsWritten(e);
             return new Problem(
@@ -224,6 +333,37 @@ public final class StrictReader {
         if (duplicate.lookingAt()) {
             String path = parserPath(e);
             return new Problem(path.isEmpty() ? duplicate.group(1) : path, DUPLICATE_KEY, "each key once per mapping");
+        }
+        return null;
+    }
+
+    /** The value of a {@link Problem} for a field the document does not have and that has no default. */
+    public static final String MISSING = "missing";
+
+    /** The value of a {@link Problem} for a second document or stray content after the document. */
+    public static final String AFTER_THE_END = "content after the end of the document";
+
+    private static final Pattern OUT_OF_RANGE =
+            Pattern.compile("Numeric value \\(([^)]*)\\) out of range of (int|long)\\b");
+
+    /** {@code null} or {@code ~} as written when the parser stands at it, else {@link #MISSING}. */
+    private static String nullAsWritten(JacksonException e) {
+        if (e.getProcessor() instanceof JsonParser parser && parser.currentToken() == JsonToken.VALUE_NULL) {
+            try {
+                String text = parser.getText();
+                return text == null || text.isBlank() ? "no value" : text;
+            } catch (java.io.IOException unreadable) {
+                return "null";
+            }
+        }
+        return MISSING;
+    }
+
+    private static <T extends Throwable> T cause(Throwable e, Class<T> type) {
+        for (Throwable c = e; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            if (type.isInstance(c)) {
+                return type.cast(c);
+            }
         }
         return null;
     }
@@ -243,8 +383,9 @@ public final class StrictReader {
                 || parser.currentToken() == null
                 || !parser.currentToken().isScalarValue()) {
             // A refused coercion says the text in its message: Cannot coerce String value ("30") to ...
+            // A text where a list or an object belongs: ... from String value ('default')
             Matcher m = COERCED_STRING.matcher(e.getOriginalMessage() == null ? "" : e.getOriginalMessage());
-            return m.find() ? shown(m.group(1)) : null;
+            return m.find() ? shown(m.group(1) != null ? m.group(1) : m.group(2)) : null;
         }
         try {
             String text = parser.getText();
@@ -265,7 +406,7 @@ public final class StrictReader {
         return text.length() > 60 ? text.substring(0, 57) + "..." : text;
     }
 
-    private static final Pattern COERCED_STRING = Pattern.compile("String value \\(\"([^\"]*)\"\\)");
+    private static final Pattern COERCED_STRING = Pattern.compile("String value \\((?:\"([^\"]*)\"|'([^']*)')\\)");
 
     private static final Pattern LOOKS_LIKE_NUMBER_OR_BOOLEAN =
             Pattern.compile("(?i)[-+]?[0-9.]+([eE][-+]?[0-9]+)?|true|false|yes|no|on|off|null|~");

@@ -127,4 +127,84 @@ class StrictReaderTest {
                 JacksonException.class, () -> StrictReader.yaml().readValue("# only a comment\n", Doc.class));
         assertThat(StrictReader.empty(e)).isTrue();
     }
+
+    record Settings(Long seed, Integer port, List<String> namespaces, java.util.Map<String, Integer> labels) {}
+
+    private static JacksonException refused(ObjectMapper mapper, String text, Class<?> type) {
+        JacksonException e = catchThrowableOfType(JacksonException.class, () -> mapper.readValue(text, type));
+        assertThat(e).as("refused: %s", text).isNotNull();
+        return e;
+    }
+
+    @Test
+    void yaml_tab_isToldAtItsOwnLine_inWords() {
+        JacksonException e = refused(StrictReader.yaml(), "namespaces:\n  - a\n  - b\n\tport: 30\n", Settings.class);
+        assertThat(StrictReader.problem(e, StrictReader::expected)).isNull();
+        assertThat(StrictReader.yamlSyntaxError(e)).isTrue();
+        assertThat(StrictReader.where(e)).isEqualTo(" at line 4");
+        assertThat(StrictReader.reason(e))
+                .isEqualTo("found a tab character, which YAML does not allow for indentation (expected: spaces)");
+    }
+
+    @Test
+    void yaml_fileCutShort_endsTooEarly_atTheProblemsLine() {
+        JacksonException mapping = refused(StrictReader.yaml(), "seed: 1\nlabels: {a: 1,\n  b: 2\n", Settings.class);
+        assertThat(StrictReader.reason(mapping))
+                .isEqualTo("the file ends too early (expected: the rest of the {...} mapping, closed by })");
+        assertThat(StrictReader.line(mapping)).isEqualTo(4);
+        JacksonException node = refused(StrictReader.yaml(), "seed: 1\nlabels: {a: 1,\n", Settings.class);
+        assertThat(StrictReader.reason(node)).isEqualTo("the file ends too early (expected: a value)");
+        JacksonException list = refused(StrictReader.yaml(), "namespaces: [a, b\n", Settings.class);
+        assertThat(StrictReader.reason(list))
+                .isEqualTo("the file ends too early (expected: the rest of the [...] list, closed by ])");
+        JacksonException quote = refused(StrictReader.yaml(), "namespaces: ['a\n", Settings.class);
+        assertThat(StrictReader.reason(quote)).isEqualTo("the file ends too early (expected: the closing quote)");
+    }
+
+    @Test
+    void yaml_otherSyntaxErrors_sayTheProblem_notWhatTheParserWasReading() {
+        JacksonException e = catchThrowableOfType(
+                JacksonException.class, () -> StrictReader.yaml().readTree("seed: 1\nport: a: b\n"));
+        assertThat(StrictReader.reason(e)).isEqualTo("mapping values are not allowed here");
+        assertThat(StrictReader.where(e)).isEqualTo(" at line 2");
+    }
+
+    @Test
+    void wholeNumberTooLarge_isTheFieldsProblem_withTheValueAsWritten() {
+        JacksonException e = refused(StrictReader.yaml(), "port: 1\nseed: 99999999999999999999999\n", Settings.class);
+        assertThat(StrictReader.problem(e, StrictReader::expected).message())
+                .isEqualTo("seed: 99999999999999999999999 (expected: a whole number that fits in 64 bits)");
+        JacksonException port = refused(StrictReader.json(), "{\"port\": 9999999999}", Settings.class);
+        assertThat(StrictReader.problem(port, StrictReader::expected).message())
+                .isEqualTo("port: 9999999999 (expected: a whole number that fits in 32 bits)");
+    }
+
+    @Test
+    void contentAfterTheDocument_isSaidSo() {
+        JacksonException json = refused(StrictReader.json(), "{\"seed\": 1}\n{\"seed\": 2}\n", Settings.class);
+        assertThat(StrictReader.problem(json, StrictReader::expected).message())
+                .isEqualTo("(top level): content after the end of the document"
+                        + " (expected: one JSON document, nothing after it)");
+        assertThat(StrictReader.atLine(json)).isEqualTo(" at line 2");
+        JacksonException yaml = refused(StrictReader.yaml(), "seed: 1\n---\nseed: 2\n", Settings.class);
+        assertThat(StrictReader.problem(yaml, StrictReader::expected).value()).isEqualTo(StrictReader.AFTER_THE_END);
+    }
+
+    @Test
+    void readingLimits_areSaidWithoutJacksonsSettingNames() {
+        JacksonException number =
+                refused(StrictReader.json(), "{\"seed\":\n 1" + "1".repeat(1200) + "}", Settings.class);
+        assertThat(StrictReader.reason(number)).isEqualTo("a number 1201 digits long (expected: at most 1000 digits)");
+        JacksonException deep = catchThrowableOfType(
+                JacksonException.class, () -> StrictReader.json().readTree("{\"labels\": " + "[".repeat(1200)));
+        assertThat(StrictReader.reason(deep))
+                .isEqualTo("lists and mappings nested 1001 levels deep (expected: at most 1000 levels)");
+    }
+
+    @Test
+    void aTextWhereAListBelongs_isShownAsWritten() {
+        JacksonException e = refused(StrictReader.yaml(), "namespaces: default\n", Settings.class);
+        assertThat(StrictReader.problem(e, StrictReader::expected).message())
+                .isEqualTo("namespaces: default (expected: a list)");
+    }
 }
