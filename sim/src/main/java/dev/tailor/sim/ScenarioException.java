@@ -51,11 +51,10 @@ public final class ScenarioException extends IllegalArgumentException {
         if (StrictReader.empty(e)) {
             return new ScenarioException(source + ": empty (expected: a scenario)");
         }
-        Problem problem = StrictReader.problem(e, expected);
+        Problem problem = locations.problem(e, expected);
         if (problem != null) {
             return new ScenarioException(source + ": " + problem.message() + locations.atLine(e));
         }
-        return new ScenarioException(
-                source + ": not valid YAML" + StrictReader.where(e) + ": " + StrictReader.reason(e));
+        return new ScenarioException(source + ": not valid YAML" + locations.where(e) + ": " + StrictReader.reason(e));
     }
 }

@@ -75,14 +75,14 @@ public final class ConfigFiles {
             // A record's constructor failed, e.g. on a null list element ("namespaces: [~]").
             return StrictReader.path(v) + ": a value is missing (an empty list entry or ~?)" + at.atLine(e);
         }
-        Problem problem = StrictReader.problem(e, ConfigFiles::expected);
+        Problem problem = at.problem(e, ConfigFiles::expected);
         if (problem != null) {
             return problem.message() + at.atLine(e);
         }
-        if (e instanceof JsonMappingException m) {
+        if (e instanceof JsonMappingException m && !StrictReader.yamlSyntaxError(e)) {
             return StrictReader.path(m) + ": " + StrictReader.reason(e) + at.atLine(e);
         }
-        return "not valid YAML" + StrictReader.where(e) + ": " + StrictReader.reason(e);
+        return "not valid YAML" + at.where(e) + ": " + StrictReader.reason(e);
     }
 
     /** What a field of {@code type} takes, in words. */

@@ -23,6 +23,12 @@ class ConfigFilesTest {
                 "kubernetes:\\n  namespaces: [~]\\n          | kubernetes: a value is missing (an empty list entry",
                 "roundSeconds: abc\\n                          | roundSeconds: abc (expected: a number, e.g. 30 or 0.5) at line 1",
                 "roundSeconds: 5\\nroundSeconds: 6\\n          | roundSeconds: duplicate key (expected: each key once per mapping) at line 2",
+                "kubernetes:\\n  namespaces: [a]\\n\\troundSeconds: 30\\n | not valid YAML at line 3: found a tab"
+                        + " character, which YAML does not allow for indentation (expected: spaces)",
+                "roundSeconds: 30\\nprometheus: {url: 'http://p:9090',\\n | not valid YAML at line 3: the file ends too"
+                        + " early (expected: a value)",
+                "kubernetes:\\n  namespaces: default\\n     | kubernetes.namespaces: default (expected: a list, e.g. [a,"
+                        + " b]) at line 2",
                 "kubernetes: 3\\n                             | kubernetes: wrong type (expected: a mapping of Kubernetes fields) at line 1",
                 "maxShareMovePerRound: 0\\n                    | maxShareMovePerRound: 0 (expected: 0 < value <= 1; 1 = no cap) at line 1",
                 "prometheus:\\n  url: 'http://bad host:9090'\\n | prometheus.url: \"http://bad host:9090\" (expected: an http://",
@@ -63,7 +69,7 @@ class ConfigFilesTest {
                         + " (expected: namespace/workload"
             })
     void parse_badInput_namesTheField(String yaml, String expected) {
-        assertThatThrownBy(() -> ConfigFiles.parse(yaml.replace("\\n", "\n"), "heart.yaml"))
+        assertThatThrownBy(() -> ConfigFiles.parse(yaml.replace("\\n", "\n").replace("\\t", "\t"), "heart.yaml"))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageStartingWith("heart.yaml: ")
                 .hasMessageContaining(expected);

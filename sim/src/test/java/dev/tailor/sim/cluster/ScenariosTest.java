@@ -168,6 +168,13 @@ class ScenariosTest {
                 .hasMessageContaining("t.yaml: not valid YAML at line 2");
     }
 
+    @Test
+    void parse_tab_isToldAtItsLine_inWords() {
+        assertThatThrownBy(() -> Scenarios.parse("name: t\nseed: 1\n\ttenants: []\n", "t.yaml"))
+                .hasMessage("t.yaml: not valid YAML at line 3: found a tab character, which YAML does not allow for"
+                        + " indentation (expected: spaces)");
+    }
+
     private static final String NODES_2 = VALID.replace(
             "nodes: [{name: n1, cores: 2, speedFactor: 1}]",
             "nodes: [{name: n1, cores: 2, speedFactor: 1}, {name: n2, cores: 4, speedFactor: 0.5}]");
