@@ -115,7 +115,7 @@ final class Json {
      * line N}; a syntax error as {@code not valid JSON at line N, field F: reason}.
      */
     static String describe(JacksonException e, Locations locations) {
-        Problem problem = StrictReader.problem(e, Json::expected);
+        Problem problem = locations.problem(e, Json::expected);
         if (problem != null) {
             return problem.message() + locations.atLine(e);
         }
@@ -137,7 +137,7 @@ final class Json {
         if (e instanceof JsonMappingException mapping && !mapping.getPath().isEmpty()) {
             return StrictReader.path(mapping) + ": " + StrictReader.reason(e) + locations.atLine(e);
         }
-        return "not valid JSON" + StrictReader.where(e) + ": " + StrictReader.reason(e);
+        return "not valid JSON" + locations.where(e) + ": " + StrictReader.reason(e);
     }
 
     /** What a field of {@code type} takes, in JSON's words for lists and objects. */

@@ -390,6 +390,32 @@ class PlanCommandTest {
         assertThat(r.err()).contains("nope.json: no such file");
     }
 
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', textBlock = """
+            field left out    | "alpha": 0.5, | '' | groups.a.w1.alpha: missing (expected: a number) at line 2
+            field null        | "alpha": 0.5, | "alpha": null, | groups.a.w1.alpha: null (expected: a number) at line 3
+            rounds left out   | "rounds": 3, | '' | rounds: missing (expected: a whole number) at line 1
+            rounds too large  | "rounds": 3, | "rounds": 99999999999999999999999, | rounds: 99999999999999999999999 \
+            (expected: a whole number that fits in 64 bits) at line 1
+            second document   | "measuredRounds": 3}}}} | "measuredRounds": 3}}}}\\n{} | (top level): content after the end \
+            of the document (expected: one JSON document, nothing after it) at line 5
+            """)
+    void plan_stateNotReadable_saysWhatIsWrong_atItsLine(String name, String find, String replace, String expected)
+            throws IOException {
+        String valid = """
+                {"rounds": 3, "groups": {"a": {
+                 "w1": {"loadCpuSecondsPerRequest": 0.01, "smoothedError": 0, "smoothedAbsoluteError": 0,
+                 "alpha": 0.5,
+                 "measuredRounds": 3}}}}""";
+        String broken = valid.replace(find, replace.replace("\\n", "\n"));
+        assertThat(broken).as("the corruption applies").isNotEqualTo(valid);
+        Path state = write("state.json", broken);
+        Result r =
+                tailor("heart", "plan", "--snapshot", write("s.json", VALID).toString(), "--state", state.toString());
+        assertThat(r.exitCode()).isEqualTo(2);
+        assertThat(r.err()).isEqualTo("tailor: state " + state + ": " + expected + "\n");
+    }
+
     @Test
     void plan_corruptState_exitsWith2_andKeepsTheStateFileAsItWas() throws IOException {
         Path state = write("state.json", """
