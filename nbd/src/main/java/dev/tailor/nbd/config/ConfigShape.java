@@ -62,6 +62,9 @@ final class ConfigShape {
      *
      * @return whether the value may stay in the tree
      */
+    /** What a whole-number field takes when its value does not fit; its reader may know a narrower range. */
+    static final String TOO_LARGE = "a whole number that fits in 32 bits";
+
     private boolean check(JsonNode node, Type type, String path, boolean topLevel) {
         Class<?> raw = raw(type);
         String why = null;
@@ -81,7 +84,7 @@ final class ConfigShape {
                 why = e.getMessage();
             }
         } else if (raw == Integer.class && node.isIntegralNumber() && !node.canConvertToInt()) {
-            why = node + " (expected: a whole number from " + Integer.MIN_VALUE + " to " + Integer.MAX_VALUE + ")";
+            why = node + " (expected: " + TOO_LARGE + ")";
         } else if (!scalarFits(node, raw)) {
             String expected = expected(type);
             if (node.isBoolean() && (raw == Double.class || raw == Integer.class)) {

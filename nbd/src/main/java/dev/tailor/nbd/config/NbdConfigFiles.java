@@ -4,6 +4,9 @@ import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.IntNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tailor.common.Locations;
 import dev.tailor.common.Problem;
 import dev.tailor.common.StrictReader;
@@ -77,8 +80,9 @@ public final class NbdConfigFiles {
         }
         List<ConfigShape.Problem> shapeProblems = ConfigShape.check(tree, NbdConfig.class);
         Locations at = Locations.of(YAML, yaml);
+        JsonNode cleaned = tree;
         List<String> problems = new ArrayList<>(shapeProblems.stream()
-                .map(p -> p.message() + atLine(at, p.paths().get(0)))
+                .map(p -> ownRange(p, cleaned, at) + atLine(at, p.paths().get(0)))
                 .toList());
         if (tree.isObject()) {
             NbdConfig config;
@@ -150,6 +154,67 @@ public final class NbdConfigFiles {
                 && (longer.length() == shorter.length()
                         || longer.charAt(shorter.length()) == '.'
                         || longer.charAt(shorter.length()) == '[');
+    }
+
+    /**
+     * A whole number too large for its field's 32 bits, told with the field's own range when the config
+     * checks one ({@code port: 99999999999 (expected: 0 to 65535)}): the config is bound once more with
+     * the largest (or smallest) value that fits in its place, and its problem for the field, if any,
+     * gives the range. Any other problem of shape as it is.
+     */
+    private static String ownRange(ConfigShape.Problem problem, JsonNode cleaned, Locations at) {
+        String path = problem.paths().get(0);
+        String written = at.written(path);
+        if (problem.paths().size() != 1
+                || written == null
+                || !problem.message().endsWith("(expected: " + ConfigShape.TOO_LARGE + ")")) {
+            return problem.message();
+        }
+        JsonNode copy = cleaned.deepCopy();
+        IntNode extreme = IntNode.valueOf(written.startsWith("-") ? Integer.MIN_VALUE : Integer.MAX_VALUE);
+        if (!set(copy, path, extreme)) {
+            return problem.message();
+        }
+        try {
+            for (Problem own : YAML.treeToValue(copy, NbdConfig.class).problems()) {
+                if (own.path().equals(path)) {
+                    return new Problem(path, written, own.expected()).message();
+                }
+            }
+        } catch (JacksonException | RuntimeException unbindable) {
+            // The rest of the config cannot be bound: the plain words stand.
+        }
+        return problem.message();
+    }
+
+    /** Puts {@code value} at {@code path} ({@code limits.maxConnections}, {@code exports[0].port}) in {@code tree}. */
+    private static boolean set(JsonNode tree, String path, JsonNode value) {
+        String[] parts = path.split("\\.|(?=\\[)");
+        JsonNode node = tree;
+        for (int i = 0; i < parts.length; i++) {
+            String part = parts[i];
+            boolean last = i == parts.length - 1;
+            if (part.startsWith("[") && part.endsWith("]") && node instanceof ArrayNode array) {
+                int index = Integer.parseInt(part.substring(1, part.length() - 1));
+                if (index >= array.size()) {
+                    return false;
+                }
+                if (last) {
+                    array.set(index, value);
+                    return true;
+                }
+                node = array.get(index);
+            } else if (node instanceof ObjectNode object) {
+                if (last) {
+                    object.set(part, value);
+                    return true;
+                }
+                node = object.get(part);
+            } else {
+                return false;
+            }
+        }
+        return false;
     }
 
     /** {@code " at line N"} of the field {@code path} in the file, or {@code ""} when not known. */

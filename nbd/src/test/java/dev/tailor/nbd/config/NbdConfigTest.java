@@ -348,7 +348,7 @@ class NbdConfigTest {
                 """)).getMessage();
         assertThat(message)
                 .contains("port: \"http\" (expected: a whole number)")
-                .contains("eventLoopThreads: 99999999999 (expected: a whole number from -2147483648 to 2147483647)")
+                .contains("eventLoopThreads: 99999999999 (expected: 1 to 1024)")
                 .contains("limits.maxRequestSize: \"1.5GiB\" (expected: a size like 1GiB or a number of bytes, in B")
                 .contains("limits.handshakeTimeoutSeconds: \"soon\" (expected: a number, e.g. 10 or 2.5)")
                 .contains("limits.maxConnections: 2.5 (expected: a whole number)")
@@ -385,5 +385,20 @@ class NbdConfigTest {
                         .size()
                         .bytes())
                 .isEqualTo(1536);
+    }
+
+    @Test
+    void aWholeNumberTooLarge_isToldWithItsFieldsOwnRange_elsePlainly() {
+        assertThat(catchThrowable(() -> parse("""
+                        port: 99999999999999999999
+                        exports: [{name: d, size: 1MiB, file: d.img}]
+                        """)).getMessage())
+                .endsWith("port: 99999999999999999999 (expected: 0 to 65535) at line 1");
+        assertThat(catchThrowable(() -> parse("""
+                        port: 10809
+                        eventLoopThreads: -99999999999
+                        exports: [{name: d, size: 1MiB, file: d.img}]
+                        """)).getMessage())
+                .endsWith("eventLoopThreads: -99999999999 (expected: 1 to 1024) at line 2");
     }
 }
