@@ -398,12 +398,13 @@ public final class StrictReader {
         }
     }
 
-    /** A string value as written, quoted when it reads like a number or a boolean. */
+    /** A string value as written (cut to 57 characters and "..." past 60), quoted when it reads like a number or a boolean. */
     private static String shown(String text) {
+        String cut = text.length() > 60 ? text.substring(0, 57) + "..." : text;
         if (text.isEmpty() || LOOKS_LIKE_NUMBER_OR_BOOLEAN.matcher(text).matches()) {
-            return '"' + text + '"';
+            return '"' + cut + '"';
         }
-        return text.length() > 60 ? text.substring(0, 57) + "..." : text;
+        return cut;
     }
 
     private static final Pattern COERCED_STRING = Pattern.compile("String value \\((?:\"([^\"]*)\"|'([^']*)')\\)");

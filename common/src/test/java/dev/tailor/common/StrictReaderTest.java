@@ -207,4 +207,12 @@ class StrictReaderTest {
         assertThat(StrictReader.problem(e, StrictReader::expected).message())
                 .isEqualTo("namespaces: default (expected: a list)");
     }
+
+    @Test
+    void aLongTextThatReadsLikeANumber_isCutShort_quoted() {
+        String digits = "30." + "0".repeat(2000);
+        assertThat(problemOf(StrictReader.yaml(), "tenants:\n  - count: '" + digits + "'\n")
+                        .message())
+                .isEqualTo("tenants[0].count: \"" + digits.substring(0, 57) + "...\" (expected: a whole number)");
+    }
 }
