@@ -695,10 +695,13 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
         }
         ByteBuf leftover = cumulation;
         cumulation = null;
-        ctx.flush();
         Export export = negotiated.export();
         export.io().connected();
+        // Past its handshake before the reply that ends it leaves: a client that has read it may connect
+        // again at once, and admission must count this connection as a session by then, not as a handshake
+        // it may evict to make room.
         server.admission().handshakeDone(ctx.channel());
+        ctx.flush();
         long idleNanos = server.limits().idleTimeoutNanos();
         if (idleNanos > 0) {
             ctx.pipeline().addBefore(ctx.name(), "idle", new IdleStateHandler(0, 0, idleNanos, TimeUnit.NANOSECONDS));
