@@ -159,12 +159,7 @@ public final class StrictReader {
 
     /** SnakeYAML's own syntax error behind {@code e}, or null. */
     private static MarkedYAMLException yamlSyntax(Throwable e) {
-        for (Throwable c = e; c != null; c = c.getCause() == c ? null : c.getCause()) {
-            if (c instanceof MarkedYAMLException marked) {
-                return marked;
-            }
-        }
-        return null;
+        return cause(e, MarkedYAMLException.class);
     }
 
     /** {@code " at line N"}, or {@code ""} when the line is not known. */
