@@ -3,6 +3,7 @@ package dev.tailor.nbd.config;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import dev.tailor.admission.AdmissionConfig;
 import dev.tailor.admission.IoCostModel;
+import dev.tailor.common.IoErrors;
 import dev.tailor.common.Problem;
 import dev.tailor.eventloop.LoopMode;
 import dev.tailor.nbd.protocol.BlockSizes;
@@ -1190,7 +1191,7 @@ public record NbdConfig(
                 return null;
             } catch (java.io.IOException e) {
                 return new Problem(
-                        field, file + " cannot be read (" + e.getMessage() + ")", "a file the server can read");
+                        field, file + " cannot be read (" + IoErrors.reason(e) + ")", "a file the server can read");
             }
         }
     }
@@ -1348,7 +1349,8 @@ public record NbdConfig(
                 try {
                     fileBytes = java.nio.file.Files.size(file);
                 } catch (java.io.IOException e) {
-                    problems.add(new Problem(at, file + " cannot be read (" + e.getMessage() + ")", "a readable file"));
+                    problems.add(
+                            new Problem(at, file + " cannot be read (" + IoErrors.reason(e) + ")", "a readable file"));
                     return problems;
                 }
                 if (size == null && fileBytes == 0) {

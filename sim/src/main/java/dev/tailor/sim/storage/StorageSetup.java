@@ -2,6 +2,7 @@ package dev.tailor.sim.storage;
 
 import dev.tailor.admission.IoCostModel;
 import dev.tailor.admission.IoKind;
+import dev.tailor.common.IoErrors;
 import dev.tailor.common.Problem;
 import dev.tailor.datasets.BlockTrace;
 import dev.tailor.datasets.CloudPhysicsVolumes;
@@ -485,10 +486,10 @@ public final class StorageSetup {
      * data folder and the file's reader say it ({@code ... (expected: ...)}), else with {@code expected}.
      */
     private static Problem fileProblem(String field, String written, Exception e, String expected) {
-        String message = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
-        if (e instanceof IOException) {
-            return new Problem(field, written + ": cannot be read (" + message + ")", expected);
+        if (e instanceof IOException io) {
+            return new Problem(field, written + ": cannot be read (" + IoErrors.reason(io) + ")", expected);
         }
+        String message = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
         int cut = message.lastIndexOf(" (expected: ");
         String said = cut > 0 && message.endsWith(")") ? message.substring(0, cut) : message;
         String wanted = cut > 0 && message.endsWith(")") ? message.substring(cut + 12, message.length() - 1) : expected;
