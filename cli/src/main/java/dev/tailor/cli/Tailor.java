@@ -51,7 +51,7 @@ public final class Tailor implements Runnable {
         // A mistyped option: say what is wrong and where help is, not the whole usage text.
         cli.setParameterExceptionHandler((e, args2) -> {
             CommandLine commandLine = e.getCommandLine();
-            commandLine.getErr().println("tailor: " + e.getMessage());
+            commandLine.getErr().println("tailor: " + usageWords(e));
             CommandLine.UnmatchedArgumentException.printSuggestions(e, commandLine.getErr());
             commandLine.getErr().println("Try '" + commandLine.getCommandSpec().qualifiedName() + " --help'.");
             return CliException.BAD_INPUT;
@@ -69,6 +69,33 @@ public final class Tailor implements Runnable {
             return 1;
         });
         return cli.execute(args);
+    }
+
+    /**
+     * A value picocli could not convert, worded as the configuration readers word a bad field: the
+     * option, the value as written, what was expected ({@code --seeds: abc (expected: a whole number)}),
+     * instead of picocli's Java type names; any other usage error as picocli words it.
+     */
+    static String usageWords(CommandLine.ParameterException e) {
+        if (!(e.getCause() instanceof CommandLine.TypeConversionException)
+                || !(e.getArgSpec() instanceof CommandLine.Model.OptionSpec option)
+                || e.getValue() == null) {
+            return e.getMessage();
+        }
+        Class<?> type = option.auxiliaryTypes()[0];
+        String expected;
+        if (type.isEnum()) {
+            expected = "one of " + String.join(", ", option.completionCandidates());
+        } else if (type == int.class || type == Integer.class || type == long.class || type == Long.class) {
+            expected = "a whole number";
+        } else if (type == double.class || type == Double.class || type == float.class || type == Float.class) {
+            expected = "a number";
+        } else {
+            return e.getMessage();
+        }
+        String value =
+                e.getValue().isBlank() || e.getValue().matches(".*\\s.*") ? '"' + e.getValue() + '"' : e.getValue();
+        return option.longestName() + ": " + value + " (expected: " + expected + ")";
     }
 
     @Override

@@ -56,8 +56,11 @@ class NbdExperimentCommandTest {
         assertBad(new String[] {"low-load", "--iops", "-5"}, "--iops: -5 (expected: 1 to 1000000 reads per second)");
         assertBad(new String[] {"low-load", "--health-ms", "0"}, "--health-ms: 0 (expected: 1 to 3600000 ms");
         assertBad(new String[] {"low-load", "--tasks", "-1"}, "--tasks: -1 (expected: 0 to 10000");
-        assertBad(new String[] {"low-load", "--runtime", "ten"}, "'ten' is not an int");
-        assertBad(new String[] {"low-load", "--format", "xml"}, "--format");
+        assertBad(new String[] {"low-load", "--runtime", "ten"}, "--runtime: ten (expected: a whole number)");
+        assertBad(new String[] {"low-load", "--format", "xml"}, "--format: xml (expected: one of table, json)");
+        assertBad(
+                new String[] {"burst", "--capacity-factor", "1 1/2"},
+                "--capacity-factor: \"1 1/2\" (expected: a number)");
     }
 
     @Test
