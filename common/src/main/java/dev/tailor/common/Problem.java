@@ -1,6 +1,9 @@
 package dev.tailor.common;
 
+import java.util.Comparator;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * One thing wrong with an input, as every error message of the project states it: where (a field
@@ -45,12 +48,26 @@ public record Problem(String path, Object value, String expected) {
 
     /**
      * The messages of several problems: {@code SOURCE: problem} for one, else {@code SOURCE: N problems:}
-     * and one indented line each, the layout every config reader reports with.
+     * and one indented line each, the layout every config reader reports with. Messages that end
+     * {@code at line N} are listed in the order of their lines, after those without a line (problems
+     * with the document as a whole), so a reader fixes the file from the top down; messages on the same
+     * line, and those without one, keep the order they were found in.
      */
     public static String report(String source, List<String> messages) {
+        List<String> inLineOrder = messages.stream()
+                .sorted(Comparator.comparingLong(Problem::lineOf))
+                .toList();
         return source + ": "
-                + (messages.size() == 1
-                        ? messages.get(0)
-                        : messages.size() + " problems:\n  " + String.join("\n  ", messages));
+                + (inLineOrder.size() == 1
+                        ? inLineOrder.get(0)
+                        : inLineOrder.size() + " problems:\n  " + String.join("\n  ", inLineOrder));
+    }
+
+    private static final Pattern AT_LINE = Pattern.compile(" at line (\\d{1,9})$");
+
+    /** The line a message ends with ({@code ... at line 12}), 0 when it names none. */
+    private static long lineOf(String message) {
+        Matcher at = AT_LINE.matcher(message);
+        return at.find() ? Long.parseLong(at.group(1)) : 0;
     }
 }

@@ -35,5 +35,11 @@ class ChecksTest {
                 .isEqualTo("(top level): empty (expected: a scenario)");
         assertThat(Problem.report("f.yaml", List.of("a: 1 (expected: 2)"))).isEqualTo("f.yaml: a: 1 (expected: 2)");
         assertThat(Problem.report("f.yaml", List.of("a: x", "b: y"))).isEqualTo("f.yaml: 2 problems:\n  a: x\n  b: y");
+        // In the order of their lines, the document's own problems first; ties keep the order found.
+        assertThat(Problem.report(
+                        "f.yaml",
+                        List.of("c: 1 (expected: 2) at line 12", "b: x at line 3", "(top level): y", "d: z at line 3")))
+                .isEqualTo("f.yaml: 4 problems:\n  (top level): y\n  b: x at line 3\n  d: z at line 3\n"
+                        + "  c: 1 (expected: 2) at line 12");
     }
 }

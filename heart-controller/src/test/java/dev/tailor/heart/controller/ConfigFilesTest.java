@@ -101,14 +101,14 @@ class ConfigFilesTest {
 
     @Test
     void parse_severalProblems_oneLineEach_atItsLine_valuesAsWritten() {
-        // The layout of every reader: the count, then one indented line per problem; -5 as typed, not -5.0.
+        // The layout of every reader: the count, then one indented line per problem in line order; -5 as typed.
         assertThatThrownBy(() -> ConfigFiles.parse(
                         "# controller settings\nroundSeconds: -5\nprometheus:\n  url: http://p:9090\n"
                                 + "  timeoutSeconds: 0\n",
                         "h.yaml"))
                 .hasMessage("h.yaml: 2 problems:\n"
-                        + "  prometheus.timeoutSeconds: 0 (expected: 0.1 .. 600.0) at line 5\n"
-                        + "  roundSeconds: -5 (expected: 1.0 .. 3600.0) at line 2");
+                        + "  roundSeconds: -5 (expected: 1.0 .. 3600.0) at line 2\n"
+                        + "  prometheus.timeoutSeconds: 0 (expected: 0.1 .. 600.0) at line 5");
     }
 
     @Test
