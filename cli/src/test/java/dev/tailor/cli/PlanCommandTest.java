@@ -317,7 +317,7 @@ class PlanCommandTest {
         assertThat(r.exitCode()).isEqualTo(2);
         assertThat(r.err())
                 .startsWith("tailor: snapshot " + broken + ": not valid JSON at line 2, field nodes")
-                .contains("Unexpected close marker '}'")
+                .contains("found '}' (expected: ']' to close the list)")
                 .doesNotContain("Source: ", "column");
     }
 
@@ -329,7 +329,7 @@ class PlanCommandTest {
         assertThat(r.exitCode()).isEqualTo(2);
         assertThat(r.err())
                 .startsWith("tailor: snapshot " + broken + ": not valid JSON at line 8, field calls[0]")
-                .contains("was expecting comma to separate Object entries");
+                .contains("(expected: a comma between fields, or } to close the object)");
     }
 
     @Test

@@ -156,7 +156,7 @@ public final class Locations {
     public String where(JacksonException e) {
         String where = StrictReader.where(e);
         return StrictReader.line(e) == 0 && stopped > 0
-                ? " at line " + stopped + where.replace(" at field", ", field")
+                ? " at line " + stopped + where.replace(" at field", ", field").replace(" after field", ", after field")
                 : where;
     }
 

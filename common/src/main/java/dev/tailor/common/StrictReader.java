@@ -177,7 +177,12 @@ public final class StrictReader {
         // At a YAML syntax error the parser's field is the one before the problem: only the line is told.
         String field = yamlSyntaxError(e) ? "" : parserPath(e);
         if (!field.isEmpty()) {
-            where.append(where.length() == 0 ? " at " : ", ").append("field ").append(field);
+            // Where a field name was expected, the parser's field is the one before it.
+            boolean nameExpected =
+                    e.getOriginalMessage() != null && e.getOriginalMessage().contains("start field name");
+            where.append(where.length() == 0 ? " " : ", ")
+                    .append(nameExpected ? "after field " : where.length() == 0 ? "at field " : "field ")
+                    .append(field);
         }
         return where.toString();
     }
@@ -222,9 +227,52 @@ public final class StrictReader {
                             + limit.group(3) + ")";
             };
         }
+        String json = jsonReason(line);
+        if (json != null) {
+            return json;
+        }
         int source = line.indexOf("[Source");
         int remark = source < 0 ? -1 : line.lastIndexOf(" (", source);
         return remark >= 0 ? line.substring(0, remark) : line;
+    }
+
+    private static final Pattern UNEXPECTED_CHARACTER =
+            Pattern.compile("Unexpected character \\('(.+?)' \\(code [0-9]+\\)\\)(?: in numeric value)?: (.*)");
+    private static final Pattern UNRECOGNIZED_TOKEN = Pattern.compile("Unrecognized token '(.*)': was expecting");
+    private static final Pattern CLOSE_MARKER = Pattern.compile("Unexpected close marker '(.)': expected '(.)'");
+
+    /** Jackson's usual JSON syntax errors said as what was found where something else belongs; else null. */
+    private static String jsonReason(String line) {
+        Matcher m = UNEXPECTED_CHARACTER.matcher(line);
+        if (m.lookingAt()) {
+            String rest = m.group(2);
+            String belongs;
+            if (rest.contains("start field name")) {
+                belongs = "a field name in double quotes";
+            } else if (rest.contains("separate Object entries")) {
+                belongs = "a comma between fields, or } to close the object";
+            } else if (rest.contains("separate Array entries")) {
+                belongs = "a comma between items, or ] to close the list";
+            } else if (rest.contains("colon to separate field name and value")) {
+                belongs = "a colon after the field name";
+            } else if (rest.contains("valid value")) {
+                belongs = "a value (text in double quotes, a number, a list, an object, true, false or null)";
+            } else {
+                return null;
+            }
+            return "found '" + m.group(1) + "' (expected: " + belongs + ")";
+        }
+        m = UNRECOGNIZED_TOKEN.matcher(line);
+        if (m.lookingAt()) {
+            return "found " + m.group(1)
+                    + " (expected: a value: text in double quotes, a number, a list, an object, true, false or null)";
+        }
+        m = CLOSE_MARKER.matcher(line);
+        if (m.lookingAt()) {
+            return "found '" + m.group(1) + "' (expected: '" + m.group(2) + "' to close the "
+                    + ("}".equals(m.group(2)) ? "object" : "list") + ")";
+        }
+        return null;
     }
 
     private static final Pattern LIMIT =

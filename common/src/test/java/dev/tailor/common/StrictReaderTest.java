@@ -104,8 +104,32 @@ class StrictReaderTest {
         JacksonException unclosed = catchThrowableOfType(
                 JacksonException.class, () -> StrictReader.json().readValue("{\"tenants\": [}", Doc.class));
         assertThat(StrictReader.reason(unclosed))
-                .isEqualTo("Unexpected close marker '}': expected ']'")
+                .isEqualTo("found '}' (expected: ']' to close the list)")
                 .doesNotContain("Source", "column");
+    }
+
+    @Test
+    void jsonSyntaxErrors_saidAsWhatWasFoundWhereSomethingElseBelongs() {
+        assertThat(jsonSyntax("{\"seed\": 1,\n seed: 2}"))
+                .isEqualTo(" at line 2, after field seed: found 's' (expected: a field name in double quotes)");
+        assertThat(jsonSyntax("{\"seed\": 1 \"name\": \"a\"}"))
+                .isEqualTo(
+                        " at line 1, field seed: found '\"' (expected: a comma between fields, or } to close the object)");
+        assertThat(jsonSyntax("{\"tenants\": [{}, , {}]}"))
+                .isEqualTo(
+                        " at line 1, field tenants[1]: found ',' (expected: a value (text in double quotes, a number,"
+                                + " a list, an object, true, false or null))");
+        assertThat(jsonSyntax("{\"seed\": yes}"))
+                .startsWith(" at line 1, field seed: found yes (expected: a value: text in double quotes");
+        assertThat(jsonSyntax("{\"seed\" 1}")).endsWith("found '1' (expected: a colon after the field name)");
+        assertThat(jsonSyntax("{\"tenants\": [{} {}]}"))
+                .endsWith("found '{' (expected: a comma between items, or ] to close the list)");
+    }
+
+    private static String jsonSyntax(String text) {
+        JacksonException e = catchThrowableOfType(
+                JacksonException.class, () -> StrictReader.json().readTree(text));
+        return StrictReader.where(e) + ": " + StrictReader.reason(e);
     }
 
     @Test
