@@ -806,7 +806,7 @@ public final class OnlineBoutiqueSnapshot {
                     }
                 }
                 if (index < 0) {
-                    throw new IllegalArgumentException("minute : busiest, but " + entry.component()
+                    throw new IllegalArgumentException("minute : busiest (the default), but " + entry.component()
                             + " has no PodWorkload(Ops) data in " + dir + " (expected: a sample index or time)");
                 }
                 why = "the busiest for " + entry.component();
