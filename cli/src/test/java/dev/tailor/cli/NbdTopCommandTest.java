@@ -143,6 +143,7 @@ class NbdTopCommandTest {
                       segmentSize: 16MiB
                     loop:
                       metricsListen: 127.0.0.1:0
+                      slowRequestThresholdMillis: 60
                     exports:
                       - name: slow
                         upstream: {host: 127.0.0.1, port: %d, connections: 1}
@@ -196,7 +197,7 @@ class NbdTopCommandTest {
                 assertThat(top.out())
                         .contains("Loop tracing per request")
                         .contains("Event loops")
-                        .contains("Slow segments over the last 30 to 60 s (slow: over 50 ms;");
+                        .contains("Slow segments over the last 30 to 60 s (slow: over 60 ms;");
             }
         } finally {
             nbdkit.destroy();
