@@ -111,7 +111,7 @@ public final class NbdTop {
 
     /**
      * One frame, from two readings {@code elapsedSeconds} apart (rates and percentiles over that interval) and the
-     * later one alone (gauges, the slow segments since the start). Pure: the tests call it with texts of their own.
+     * later one alone (gauges, the slow segments over the server's window). Pure: the tests call it with texts of their own.
      */
     public static List<String> frame(
             String source, MetricsText before, MetricsText now, double elapsedSeconds, Instant at, int top) {
