@@ -218,6 +218,16 @@ final class NbdServeCommand implements Callable<Integer> {
                     + " limits.maxConnectionsPerAddress, else limits.maxConnections less a quarter (192 of 256).")
     Integer maxConnectionsPerAddress;
 
+    /** Milliseconds, as written; checked in {@link ServeOptions#build} so the message can name the value. */
+    @Option(
+            names = "--slow-threshold",
+            paramLabel = "MS",
+            description = "A request taking longer than this many"
+                    + " milliseconds, header decoded to reply handed to the socket, counts as slow: counted per export"
+                    + " and attributed to its segment on /metrics (docs/nbd.md, Slow requests); 0.001 to 60000. Default:"
+                    + " the config's loop.slowRequestThresholdMillis, else 50.")
+    String slowThreshold;
+
     @Override
     public Integer call() throws InterruptedException {
         // Netty logs through java.util.logging, as the nbd module's own lines do: one log, one format
@@ -245,7 +255,8 @@ final class NbdServeCommand implements Callable<Integer> {
                 tls,
                 tlsCertificates,
                 tlsVerifyPeer,
-                maxConnectionsPerAddress);
+                maxConnectionsPerAddress,
+                slowThreshold);
         ServeOptions.Setup setup;
         try {
             setup = options.build();

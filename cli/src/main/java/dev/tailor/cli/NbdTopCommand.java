@@ -18,7 +18,8 @@ import picocli.CommandLine.Option;
  * engineers. Every {@code --interval} it reads the endpoint and shows, from the difference with the previous
  * reading: per export the IOPS, throughput, latency percentiles, errors and slow requests; admission's decisions and
  * waits when it is on; per export the per-request loop tracing (unrelated work waited behind, own work); per loop
- * the health-check age and the dispatch-delay bound; and, since the start, the (export, segment) pairs with the most
+ * the health-check age and the dispatch-delay bound; and, over the server's slow window (the last 30 to 60 s by
+ * default), the (export, segment) pairs with the most
  * slow requests, with where their time went (admission queue, backend) and their class when admitted. {@code --once}
  * prints one frame (two readings an interval apart) and exits, for scripts. docs/nbd.md, "Live view".
  */
@@ -32,7 +33,7 @@ import picocli.CommandLine.Option;
                     + " latency per export, admission's waits, per-request loop tracing, and the segments with the"
                     + " most slow requests (where their time went: admission queue or backend; their class when"
                     + " admitted). Rates and percentiles cover the last interval; the slow segments, the server's"
-                    + " life. Ctrl-C ends it. docs/nbd.md, \"Live view\".",
+                    + " slow window (the last 30 to 60 s by default). Ctrl-C ends it. docs/nbd.md, \"Live view\".",
             "",
         })
 final class NbdTopCommand implements Callable<Integer> {

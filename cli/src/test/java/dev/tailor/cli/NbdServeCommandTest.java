@@ -152,6 +152,13 @@ class NbdServeCommandTest {
                         .err())
                 .contains("--baseline-iops: 1500 IOPS is 150 % of admission's"
                         + " budget, 1000 IOPS (expected: at most the budget");
+        for (String bad : List.of("0", "50ms", "60001", "NaN")) {
+            PlanCommandTest.Result slow = tailor("nbd", "serve", "--slow-threshold", bad, "--listen", "127.0.0.1:0");
+            assertThat(slow.exitCode()).as(bad).isEqualTo(2);
+            assertThat(slow.err())
+                    .contains(
+                            "--slow-threshold: \"" + bad + "\" (expected: milliseconds from 0.001 to 60000, e.g. 50)");
+        }
         PlanCommandTest.Result off = tailor("nbd", "serve", "--admission-iops", "5000", "--listen", "127.0.0.1:0");
         assertThat(off.exitCode()).isEqualTo(2);
         assertThat(off.err()).contains("--admission-iops: admission is off (expected: --admission on");
@@ -182,7 +189,9 @@ class NbdServeCommandTest {
                 "--admission-mbps",
                 "400",
                 "--baseline-iops",
-                "5000");
+                "5000",
+                "--slow-threshold",
+                "12.5");
         try {
             Pattern uri = Pattern.compile("nbd://127\\.0\\.0\\.1:(\\d+)/disk .*, baseline 5000 IOPS$");
             Matcher export = uri.matcher(awaitLine(out, uri));
@@ -202,7 +211,11 @@ class NbdServeCommandTest {
                                     .build(),
                             java.net.http.HttpResponse.BodyHandlers.ofString())
                     .body();
-            assertThat(body).contains("tailor_nbd_admission_intervals_total").contains("tailor_nbd_loop_unrelated");
+            assertThat(body)
+                    .contains("tailor_nbd_admission_intervals_total")
+                    .contains("tailor_nbd_loop_unrelated")
+                    .contains("tailor_nbd_slow_request_threshold_seconds 0.0125\n")
+                    .contains("tailor_nbd_slow_segment_window_seconds 60.0\n");
         } finally {
             process.destroy();
             assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();

@@ -56,12 +56,13 @@ class NbdTopCommandTest {
             tailor_nbd_request_duration_seconds_sum{export="disk",operation="read"} 5.0
             tailor_nbd_export_connections{export="disk"} 2
             tailor_nbd_slow_requests_total{export="disk",operation="read"} 4
+            tailor_nbd_slow_request_threshold_seconds 0.02
+            tailor_nbd_slow_segment_window_seconds 300.0
             tailor_nbd_slow_segment_requests{export="disk",segment="3"} 4
             tailor_nbd_slow_segment_overcount{export="disk",segment="3"} 0
-            tailor_nbd_slow_segment_admission_wait_seconds_count{export="disk",segment="3"} 4
-            tailor_nbd_slow_segment_admission_wait_seconds_sum{export="disk",segment="3"} 0.2
-            tailor_nbd_slow_segment_backend_seconds_count{export="disk",segment="3"} 4
-            tailor_nbd_slow_segment_backend_seconds_sum{export="disk",segment="3"} 0.04
+            tailor_nbd_slow_segment_seen_requests{export="disk",segment="3"} 4
+            tailor_nbd_slow_segment_admission_wait_seconds{export="disk",segment="3"} 0.2
+            tailor_nbd_slow_segment_backend_seconds{export="disk",segment="3"} 0.04
             tailor_nbd_slow_segment_admitted_requests{class="hot",export="disk",segment="3"} 3
             tailor_nbd_slow_segment_admitted_requests{class="steady",export="disk",segment="3"} 1
             tailor_nbd_slow_segment_admitted_requests{class="none",export="disk",segment="3"} 0
@@ -74,7 +75,7 @@ class NbdTopCommandTest {
             """;
 
     @Test
-    void frame_ratesAndPercentilesOverTheInterval_slowSegmentsSinceTheStart() {
+    void frame_ratesAndPercentilesOverTheInterval_slowSegmentsOverTheServersWindowAndThreshold() {
         // 2 s apart: 200 reads and 2 flushes in between (100 and 1 per second), 800 KiB read; of the 200 reads, 100
         // took at most 1 ms and 100 up to 100 ms, so the median is 1 ms and P99 about 98 ms (linear in the bucket).
         List<String> lines = NbdTop.frame(
@@ -91,6 +92,10 @@ class NbdTopCommandTest {
                         + "\\s+98\\.02\\s+0\\.0\\s+2\\.0\\s+312"));
         // The slow segment: 4 requests, mean 50 ms in admission and 10 ms on the backend, 3 admitted hot.
         assertThat(lines).anyMatch(l -> l.matches("\\s+disk\\s+3\\s+4\\s+0\\s+50\\.0\\s+10\\.0\\s+3\\s+1\\s+0"));
+        assertThat(text).contains("Slow segments over the last 150 to 300 s (slow: over 20 ms;");
+        // A server without the threshold and window gauges counted from its start, over 50 ms.
+        assertThat(NbdTop.slowTitle(MetricsText.parse(BEFORE)))
+                .startsWith("Slow segments since the start (slow: over 50 ms;");
         // Loop tracing: the histogram appeared since the first reading, so all of it counts; 25 % waited.
         assertThat(lines).anyMatch(l -> l.matches("\\s+disk\\s+200\\s+25\\.0 %\\s+50\\.0\\s+.*"));
         assertThat(text).contains("Event loops").doesNotContain("Admission (");
@@ -138,6 +143,7 @@ class NbdTopCommandTest {
                       segmentSize: 16MiB
                     loop:
                       metricsListen: 127.0.0.1:0
+                      slowRequestThresholdMillis: 60
                     exports:
                       - name: slow
                         upstream: {host: 127.0.0.1, port: %d, connections: 1}
@@ -191,7 +197,7 @@ class NbdTopCommandTest {
                 assertThat(top.out())
                         .contains("Loop tracing per request")
                         .contains("Event loops")
-                        .contains("Slow segments since the start");
+                        .contains("Slow segments over the last 30 to 60 s (slow: over 60 ms;");
             }
         } finally {
             nbdkit.destroy();

@@ -413,6 +413,7 @@ public final class BurstExperiment {
         y.append("loop:\n");
         y.append("  metricsFile: ").append(metricsFile).append('\n');
         y.append("  metricsPeriodMillis: 500\n");
+        y.append("  slowTopWindowSeconds: 86400   # the slow top covers the whole run (at least half the window)\n");
         y.append("exports:\n");
         for (String t : tenants) {
             y.append("  - name: ")

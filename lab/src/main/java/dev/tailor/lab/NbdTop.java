@@ -22,8 +22,9 @@ import java.util.regex.Pattern;
  * engineers: from the difference of two readings, per export the IOPS, throughput, latency percentiles, errors
  * and slow requests; admission's decisions and waits when it is on; per export the per-request loop tracing
  * (unrelated work waited behind, own work); per loop the health-check age and the dispatch-delay bound; and,
- * since the start, the (export, segment) pairs with the most slow requests, with where their time went
- * (admission queue, backend) and their class when admitted. docs/nbd.md, "Live view".
+ * over the server's slow window, the (export, segment) pairs with the most slow requests, with where their time went
+ * (admission queue, backend) and their class when admitted, under the server's slow threshold. docs/nbd.md, "Live
+ * view".
  */
 public final class NbdTop {
 
@@ -110,7 +111,7 @@ public final class NbdTop {
 
     /**
      * One frame, from two readings {@code elapsedSeconds} apart (rates and percentiles over that interval) and the
-     * later one alone (gauges, the slow segments since the start). Pure: the tests call it with texts of their own.
+     * later one alone (gauges, the slow segments over the server's window). Pure: the tests call it with texts of their own.
      */
     public static List<String> frame(
             String source, MetricsText before, MetricsText now, double elapsedSeconds, Instant at, int top) {
@@ -349,8 +350,7 @@ public final class NbdTop {
                     fmt(s.none(), 0)));
         }
         lines.addAll(new TextTable(
-                        "Slow segments since the start (slow: over 50 ms; top pairs by slow requests;"
-                                + " times are means, ms, over the requests seen since the pair entered the top):",
+                        slowTitle(now),
                         List.of(
                                 "export",
                                 "segment",
@@ -368,11 +368,28 @@ public final class NbdTop {
     }
 
     /**
+     * The slow section's title: the server's window and threshold as its gauges say (a server without them, older
+     * than these gauges, counted since its start over 50 ms).
+     */
+    public static String slowTitle(MetricsText m) {
+        double threshold = m.sum("tailor_nbd_slow_request_threshold_seconds");
+        double window = m.sum("tailor_nbd_slow_segment_window_seconds");
+        String over = Double.isNaN(window)
+                ? "since the start"
+                : "over the last " + BurstExperiment.fmtPlain(window / 2) + " to " + BurstExperiment.fmtPlain(window)
+                        + " s";
+        String slow = Double.isNaN(threshold) ? "50" : BurstExperiment.fmtPlain(Math.round(threshold * 1e6) / 1e3);
+        return "Slow segments " + over + " (slow: over " + slow
+                + " ms; top pairs by slow requests; times are means, ms,"
+                + " over the requests seen while the pair was in the top):";
+    }
+
+    /**
      * One (export, segment) pair of the server's slow-request attribution, read from its metrics.
      *
      * @param requests  slow requests (space-saving count)
      * @param overcount how much {@code requests} may be too high
-     * @param seen      slow requests recorded since the pair took its place: what the times and classes cover
+     * @param seen      slow requests recorded while the pair had its counters: what the times and classes cover
      */
     record SlowSegment(
             String export,
@@ -405,9 +422,9 @@ public final class NbdTop {
                         seg,
                         s.value(),
                         zeroIfAbsent(m.sum("tailor_nbd_slow_segment_overcount", "export", e, "segment", seg)),
-                        m.sum("tailor_nbd_slow_segment_admission_wait_seconds_count", "export", e, "segment", seg),
-                        m.sum("tailor_nbd_slow_segment_admission_wait_seconds_sum", "export", e, "segment", seg),
-                        m.sum("tailor_nbd_slow_segment_backend_seconds_sum", "export", e, "segment", seg),
+                        m.sum("tailor_nbd_slow_segment_seen_requests", "export", e, "segment", seg),
+                        m.sum("tailor_nbd_slow_segment_admission_wait_seconds", "export", e, "segment", seg),
+                        m.sum("tailor_nbd_slow_segment_backend_seconds", "export", e, "segment", seg),
                         m.sum(
                                 "tailor_nbd_slow_segment_admitted_requests",
                                 "export",

@@ -216,19 +216,17 @@ class ExperimentOutputTest {
                 tailor_nbd_slow_requests_total{export="steady1",operation="read"} 100
                 tailor_nbd_slow_segment_requests{export="bursty",segment="1"} 500
                 tailor_nbd_slow_segment_overcount{export="bursty",segment="1"} 0
-                tailor_nbd_slow_segment_admission_wait_seconds_count{export="bursty",segment="1"} 500
-                tailor_nbd_slow_segment_admission_wait_seconds_sum{export="bursty",segment="1"} 60
-                tailor_nbd_slow_segment_backend_seconds_count{export="bursty",segment="1"} 500
-                tailor_nbd_slow_segment_backend_seconds_sum{export="bursty",segment="1"} 5
+                tailor_nbd_slow_segment_seen_requests{export="bursty",segment="1"} 500
+                tailor_nbd_slow_segment_admission_wait_seconds{export="bursty",segment="1"} 60
+                tailor_nbd_slow_segment_backend_seconds{export="bursty",segment="1"} 5
                 tailor_nbd_slow_segment_admitted_requests{class="hot",export="bursty",segment="1"} 490
                 tailor_nbd_slow_segment_admitted_requests{class="steady",export="bursty",segment="1"} 10
                 tailor_nbd_slow_segment_admitted_requests{class="none",export="bursty",segment="1"} 0
                 tailor_nbd_slow_segment_requests{export="steady1",segment="0"} 100
                 tailor_nbd_slow_segment_overcount{export="steady1",segment="0"} 0
-                tailor_nbd_slow_segment_admission_wait_seconds_count{export="steady1",segment="0"} 100
-                tailor_nbd_slow_segment_admission_wait_seconds_sum{export="steady1",segment="0"} 0
-                tailor_nbd_slow_segment_backend_seconds_count{export="steady1",segment="0"} 100
-                tailor_nbd_slow_segment_backend_seconds_sum{export="steady1",segment="0"} 7
+                tailor_nbd_slow_segment_seen_requests{export="steady1",segment="0"} 100
+                tailor_nbd_slow_segment_admission_wait_seconds{export="steady1",segment="0"} 0
+                tailor_nbd_slow_segment_backend_seconds{export="steady1",segment="0"} 7
                 """);
         BurstExperiment.Run on = plain.runs().get(1);
         BurstExperiment.Run traced =

@@ -589,6 +589,12 @@ public record NbdConfig(
      * @param metricsListen           {@code HOST:PORT} to serve {@code /metrics} and {@code /healthz} on
      *                                over HTTP (default none; port 0 picks a free one); {@code tailor nbd
      *                                serve --metrics-listen}; served by the server's {@code MetricsEndpoint}
+     * @param slowRequestThresholdMillis a request taking longer than this, decoded to answered, is slow (ms, 0.001 to
+     *                                60,000; default {@value #DEFAULT_SLOW_REQUEST_THRESHOLD_MILLIS});
+     *                                {@code tailor nbd serve --slow-threshold} (docs/nbd.md, "Slow requests")
+     * @param slowTopWindowSeconds    the window of the slow top: it reports the slow requests of between half of it
+     *                                and all of it, up to now (s, 2 to 86,400; default
+     *                                {@value #DEFAULT_SLOW_TOP_WINDOW_SECONDS})
      */
     @JsonIgnoreProperties(ignoreUnknown = false)
     public record LoopSettings(
@@ -600,7 +606,21 @@ public record NbdConfig(
             Integer maintenancePeriodMicros,
             Integer maintenanceBusyMicros,
             Integer maintenanceTasks,
-            String metricsListen) {
+            String metricsListen,
+            Double slowRequestThresholdMillis,
+            Integer slowTopWindowSeconds) {
+
+        /** The slow threshold by default, ms: far above a page-cache or SSD request, so only requests that waited. */
+        public static final double DEFAULT_SLOW_REQUEST_THRESHOLD_MILLIS = 50;
+
+        /** The longest slow threshold, ms: a minute. */
+        public static final double MAX_SLOW_REQUEST_THRESHOLD_MILLIS = 60_000;
+
+        /** The slow top's window by default, s. */
+        public static final int DEFAULT_SLOW_TOP_WINDOW_SECONDS = 60;
+
+        /** What {@code slowRequestThresholdMillis} and {@code --slow-threshold} take, in words. */
+        public static final String SLOW_THRESHOLD_EXPECTED = "milliseconds from 0.001 to 60000, e.g. 50";
 
         /** Every default: priority mode, no maintenance, no metrics file or endpoint. */
         public static final LoopSettings DEFAULTS = builder().build();
@@ -613,6 +633,26 @@ public record NbdConfig(
             maintenancePeriodMicros = maintenancePeriodMicros == null ? 1_000 : maintenancePeriodMicros;
             maintenanceBusyMicros = maintenanceBusyMicros == null ? 0 : maintenanceBusyMicros;
             maintenanceTasks = maintenanceTasks == null ? 1 : maintenanceTasks;
+            slowRequestThresholdMillis = slowRequestThresholdMillis == null
+                    ? DEFAULT_SLOW_REQUEST_THRESHOLD_MILLIS
+                    : slowRequestThresholdMillis;
+            slowTopWindowSeconds =
+                    slowTopWindowSeconds == null ? DEFAULT_SLOW_TOP_WINDOW_SECONDS : slowTopWindowSeconds;
+        }
+
+        /** Whether {@code millis} is a slow threshold the server takes: 1 µs to a minute. */
+        public static boolean validSlowThreshold(double millis) {
+            return millis >= 0.001 && millis <= MAX_SLOW_REQUEST_THRESHOLD_MILLIS;
+        }
+
+        /** The slow threshold, ns (at least 1). */
+        public long slowRequestThresholdNanos() {
+            return Math.round(slowRequestThresholdMillis * 1e6);
+        }
+
+        /** The slow top's window, ns. */
+        public long slowTopWindowNanos() {
+            return slowTopWindowSeconds * 1_000_000_000L;
         }
 
         /**
@@ -685,7 +725,9 @@ public record NbdConfig(
                     maintenancePeriodMicros,
                     maintenanceBusyMicros,
                     maintenanceTasks,
-                    metricsListen);
+                    metricsListen,
+                    slowRequestThresholdMillis,
+                    slowTopWindowSeconds);
         }
 
         /** The loop mode. */
@@ -716,6 +758,13 @@ public record NbdConfig(
             check(problems, "maintenancePeriodMicros", maintenancePeriodMicros, 1, 60_000_000);
             check(problems, "maintenanceBusyMicros", maintenanceBusyMicros, 0, 1_000_000);
             check(problems, "maintenanceTasks", maintenanceTasks, 1, 10_000);
+            if (!validSlowThreshold(slowRequestThresholdMillis)) {
+                problems.add(new Problem(
+                        "loop.slowRequestThresholdMillis",
+                        number(slowRequestThresholdMillis),
+                        SLOW_THRESHOLD_EXPECTED));
+            }
+            check(problems, "slowTopWindowSeconds", slowTopWindowSeconds, 2, 86_400);
             Problem metrics = metricsProblem();
             if (metrics != null) {
                 problems.add(metrics);
@@ -754,6 +803,8 @@ public record NbdConfig(
             private Integer maintenanceBusyMicros;
             private Integer maintenanceTasks;
             private String metricsListen;
+            private Double slowRequestThresholdMillis;
+            private Integer slowTopWindowSeconds;
 
             private Builder() {}
 
@@ -767,6 +818,8 @@ public record NbdConfig(
                 maintenanceBusyMicros = from.maintenanceBusyMicros;
                 maintenanceTasks = from.maintenanceTasks;
                 metricsListen = from.metricsListen;
+                slowRequestThresholdMillis = from.slowRequestThresholdMillis;
+                slowTopWindowSeconds = from.slowTopWindowSeconds;
             }
 
             /** {@link LoopSettings#mode}. */
@@ -823,6 +876,18 @@ public record NbdConfig(
                 return this;
             }
 
+            /** {@link LoopSettings#slowRequestThresholdMillis}. */
+            public Builder slowRequestThresholdMillis(Double value) {
+                slowRequestThresholdMillis = value;
+                return this;
+            }
+
+            /** {@link LoopSettings#slowTopWindowSeconds}. */
+            public Builder slowTopWindowSeconds(Integer value) {
+                slowTopWindowSeconds = value;
+                return this;
+            }
+
             /**
              * The loop settings, each field left unset at its default. Its values are checked where a config file's
              * are,
@@ -839,7 +904,9 @@ public record NbdConfig(
                         maintenancePeriodMicros,
                         maintenanceBusyMicros,
                         maintenanceTasks,
-                        metricsListen);
+                        metricsListen,
+                        slowRequestThresholdMillis,
+                        slowTopWindowSeconds);
             }
         }
     }

@@ -37,7 +37,8 @@ public record ServeOptions(
         String tls,
         Path tlsCertificates,
         boolean tlsVerifyPeer,
-        Integer maxConnectionsPerAddress) {
+        Integer maxConnectionsPerAddress,
+        String slowThreshold) {
 
     /** Size of the default export. */
     public static final long DEFAULT_EXPORT_BYTES = 1L << 30;
@@ -140,6 +141,13 @@ public record ServeOptions(
                     throw new IllegalArgumentException(
                             e.getMessage().replace("loop.metricsListen", "--metrics-listen"));
                 }
+            }
+            if (slowThreshold != null) {
+                settings = settings.toBuilder()
+                        .loop(settings.loop().toBuilder()
+                                .slowRequestThresholdMillis(parseSlowThreshold(slowThreshold))
+                                .build())
+                        .build();
             }
             if (idleTimeout != null) {
                 settings = settings.toBuilder()
@@ -402,6 +410,21 @@ public record ServeOptions(
                     "--idle-timeout: \"" + text + "\" (expected: off, 0, or seconds from" + " 0.01 to 31536000)");
         }
         return seconds;
+    }
+
+    /** {@code --slow-threshold}: milliseconds, as {@code loop.slowRequestThresholdMillis} takes them. */
+    public static double parseSlowThreshold(String text) {
+        double millis;
+        try {
+            millis = Double.parseDouble(text);
+        } catch (NumberFormatException e) {
+            millis = Double.NaN;
+        }
+        if (!NbdConfig.LoopSettings.validSlowThreshold(millis)) {
+            throw new IllegalArgumentException("--slow-threshold: \"" + text + "\" (expected: "
+                    + NbdConfig.LoopSettings.SLOW_THRESHOLD_EXPECTED + ")");
+        }
+        return millis;
     }
 
     /** {@code HOST:PORT}, {@code [IPv6]:PORT}. */

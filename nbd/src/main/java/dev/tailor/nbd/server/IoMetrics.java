@@ -9,11 +9,9 @@ import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.core.metrics.Gauge;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.core.metrics.Histogram;
-import io.prometheus.metrics.core.metrics.SummaryWithCallback;
 import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
-import io.prometheus.metrics.model.snapshots.Quantiles;
 import java.util.List;
 import java.util.function.LongSupplier;
 
@@ -34,14 +32,16 @@ import java.util.function.LongSupplier;
  *       ({@code einval}, {@code eperm}, {@code eio}, {@code enospc}, {@code eshutdown}, ...);</li>
  *   <li>{@code tailor_nbd_export_connections{export}}: connections in the transmission phase on the export;</li>
  *   <li>{@code tailor_nbd_slow_requests_total{export,operation}}: requests that took longer than the slow
- *       threshold (decoded to answered);</li>
- *   <li>{@code tailor_nbd_slow_segment_requests{export,segment}}: the slow requests of the (export,
- *       segment) pairs with the most of them since the start, at most {@link #SLOW_SEGMENTS_KEPT} series
+ *       threshold (decoded to answered); {@code tailor_nbd_slow_request_threshold_seconds}, a gauge, the threshold;</li>
+ *   <li>{@code tailor_nbd_slow_segment_requests{export,segment}}: the slow requests of the (export, segment) pairs with
+ *       the most of them in the last window (between half the window and the window,
+ *       {@code tailor_nbd_slow_segment_window_seconds}), at most {@link #SLOW_SEGMENTS_KEPT} series
  *       ({@link SlowSegments}; {@code segment} is the offset divided by admission's segment size), and
  *       {@code tailor_nbd_slow_segment_overcount} beside each, how much its count may be too high;</li>
- *   <li>{@code tailor_nbd_slow_segment_admission_wait_seconds{export,segment}} and
- *       {@code tailor_nbd_slow_segment_backend_seconds{export,segment}}: summaries (count and sum, no quantiles) of
- *       the same pairs' slow requests since each pair took its place: their time queued in admission and on the
+ *   <li>{@code tailor_nbd_slow_segment_seen_requests{export,segment}}, {@code
+ *       tailor_nbd_slow_segment_admission_wait_seconds{export,segment}} and {@code
+ *       tailor_nbd_slow_segment_backend_seconds{export,segment}}: gauges, of the same pairs' slow requests in the
+ *       window, those seen while the pair had its counters, and their total time queued in admission and on the
  *       backend; {@code tailor_nbd_slow_segment_admitted_requests{export,segment,class}}: of them, those admitted as
  *       {@code steady}, as {@code hot}, or {@code none} (not through admission);</li>
  *   <li>{@code tailor_nbd_request_loop_unrelated_wait_seconds{export}}: a histogram, per request, of the unrelated
@@ -75,6 +75,15 @@ public final class IoMetrics {
      * request, so that only requests that waited (behind admission, a burst, a stalled loop) count.
      */
     static final long DEFAULT_SLOW_REQUEST_NANOS = 50_000_000L;
+    /** Bounds of the slow threshold, ns: more than 0, at most a minute (what the config and options accept). */
+    public static final long MAX_SLOW_REQUEST_NANOS = 60_000_000_000L;
+
+    /**
+     * The window of the slow top by default, ns: 60 s, a few scrapes long, so the top says which segments are slow now
+     * (what it reports covers the last 30 to 60 s).
+     */
+    static final long DEFAULT_SLOW_WINDOW_NANOS = 60_000_000_000L;
+
     /** How many (export, segment) pairs the slow-request attribution keeps and reports. */
     static final int SLOW_SEGMENTS_KEPT = 10;
     /**
@@ -110,7 +119,7 @@ public final class IoMetrics {
     private final SlowSegments slowSegments;
 
     /**
-     * With the default slow threshold and admission's default segment size.
+     * With the default slow threshold and window, and admission's default segment size.
      *
      * @param nanoClock the clock of request durations, in ns ({@code System::nanoTime} in a server)
      * @param jvm       whether to register the JVM and process collectors too
@@ -119,17 +128,30 @@ public final class IoMetrics {
         this(nanoClock, jvm, DEFAULT_SLOW_REQUEST_NANOS, AdmissionConfig.DEFAULTS.segmentSizeBytes());
     }
 
+    /** With the default window of the slow top (tests). */
+    IoMetrics(LongSupplier nanoClock, boolean jvm, long slowRequestNanos, long segmentSizeBytes) {
+        this(nanoClock, jvm, slowRequestNanos, DEFAULT_SLOW_WINDOW_NANOS, segmentSizeBytes);
+    }
+
     /**
-     * @param nanoClock        the clock of request durations, in ns ({@code System::nanoTime} in a server)
+     * @param nanoClock        the clock of request durations and of the slow top's window, in ns
+     *                         ({@code System::nanoTime} in a server)
      * @param jvm              whether to register the JVM and process collectors too
-     * @param slowRequestNanos a request taking longer than this (ns, decoded to answered) counts as slow
+     * @param slowRequestNanos a request taking longer than this (ns, decoded to answered) counts as slow, 1 to
+     *                         {@link #MAX_SLOW_REQUEST_NANOS}
+     * @param slowWindowNanos  the window of the slow top, ns, at least 2 (it reports between half of it and all of it)
      * @param segmentSizeBytes bytes per segment of the slow-request attribution (admission's segment size)
-     * @throws IllegalArgumentException when {@code segmentSizeBytes} is below 1
+     * @throws IllegalArgumentException when a value is out of range
      */
-    public IoMetrics(LongSupplier nanoClock, boolean jvm, long slowRequestNanos, long segmentSizeBytes) {
+    public IoMetrics(
+            LongSupplier nanoClock, boolean jvm, long slowRequestNanos, long slowWindowNanos, long segmentSizeBytes) {
+        if (slowRequestNanos < 1 || slowRequestNanos > MAX_SLOW_REQUEST_NANOS) {
+            throw new IllegalArgumentException(
+                    "slowRequestNanos: " + slowRequestNanos + " (expected: 1 to " + MAX_SLOW_REQUEST_NANOS + ")");
+        }
         this.nanoClock = nanoClock;
         this.slowRequestNanos = slowRequestNanos;
-        this.slowSegments = new SlowSegments(SLOW_SEGMENTS_KEPT, segmentSizeBytes);
+        this.slowSegments = new SlowSegments(SLOW_SEGMENTS_KEPT, segmentSizeBytes, slowWindowNanos);
         requests = Counter.builder()
                 .name("tailor_nbd_requests")
                 .help("NBD requests answered, errors included")
@@ -174,12 +196,22 @@ public final class IoMetrics {
                 .labelNames("export", "operation")
                 .register(registry);
         GaugeWithCallback.builder()
+                .name("tailor_nbd_slow_request_threshold_seconds")
+                .help("A request taking longer than this, decoded to answered, counts as slow")
+                .callback(callback -> callback.call(slowRequestNanos / 1e9))
+                .register(registry);
+        GaugeWithCallback.builder()
+                .name("tailor_nbd_slow_segment_window_seconds")
+                .help("The window of the slow top: the tailor_nbd_slow_segment_* series cover the slow requests of"
+                        + " between half of it and all of it, up to now")
+                .callback(callback -> callback.call(slowSegments.epochNanos() * 2 / 1e9))
+                .register(registry);
+        GaugeWithCallback.builder()
                 .name("tailor_nbd_slow_segment_requests")
-                .help("Slow requests of the (export, segment) pairs with the most of them since the start"
+                .help("Slow requests of the (export, segment) pairs with the most of them in the window"
                         + " (space-saving top-k: a count is at most its overcount too high)")
                 .labelNames("export", "segment")
-                .callback(callback -> slowSegments
-                        .top()
+                .callback(callback -> slowTop()
                         .forEach(entry ->
                                 callback.call(entry.requests(), entry.export(), Long.toString(entry.segment()))))
                 .register(registry);
@@ -187,45 +219,40 @@ public final class IoMetrics {
                 .name("tailor_nbd_slow_segment_overcount")
                 .help("How much tailor_nbd_slow_segment_requests of the pair may be too high")
                 .labelNames("export", "segment")
-                .callback(callback -> slowSegments
-                        .top()
+                .callback(callback -> slowTop()
                         .forEach(entry ->
                                 callback.call(entry.overcount(), entry.export(), Long.toString(entry.segment()))))
                 .register(registry);
-        SummaryWithCallback.builder()
-                .name("tailor_nbd_slow_segment_admission_wait_seconds")
-                .help("Slow requests of the top (export, segment) pairs since each took its place, and their total"
-                        + " time queued in admission")
+        GaugeWithCallback.builder()
+                .name("tailor_nbd_slow_segment_seen_requests")
+                .help("Of the pair's slow requests in the window, those seen while it had its counters (requests less"
+                        + " overcount): what its times and classes cover")
                 .labelNames("export", "segment")
-                .callback(callback -> slowSegments
-                        .top()
-                        .forEach(entry -> callback.call(
-                                entry.seen(),
-                                entry.admissionWaitNanos() / 1e9,
-                                Quantiles.EMPTY,
-                                entry.export(),
-                                Long.toString(entry.segment()))))
+                .callback(callback -> slowTop()
+                        .forEach(entry -> callback.call(entry.seen(), entry.export(), Long.toString(entry.segment()))))
                 .register(registry);
-        SummaryWithCallback.builder()
-                .name("tailor_nbd_slow_segment_backend_seconds")
-                .help("Slow requests of the top (export, segment) pairs since each took its place, and their total"
-                        + " time on the backend")
+        GaugeWithCallback.builder()
+                .name("tailor_nbd_slow_segment_admission_wait_seconds")
+                .help("Total time the pair's seen slow requests in the window were queued in admission")
                 .labelNames("export", "segment")
-                .callback(callback -> slowSegments
-                        .top()
+                .callback(callback -> slowTop()
                         .forEach(entry -> callback.call(
-                                entry.seen(),
-                                entry.backendNanos() / 1e9,
-                                Quantiles.EMPTY,
-                                entry.export(),
-                                Long.toString(entry.segment()))))
+                                entry.admissionWaitNanos() / 1e9, entry.export(), Long.toString(entry.segment()))))
+                .register(registry);
+        GaugeWithCallback.builder()
+                .name("tailor_nbd_slow_segment_backend_seconds")
+                .help("Total time the pair's seen slow requests in the window spent on the backend")
+                .labelNames("export", "segment")
+                .callback(callback -> slowTop()
+                        .forEach(entry -> callback.call(
+                                entry.backendNanos() / 1e9, entry.export(), Long.toString(entry.segment()))))
                 .register(registry);
         GaugeWithCallback.builder()
                 .name("tailor_nbd_slow_segment_admitted_requests")
-                .help("Of those slow requests, how many were admitted as steady, as hot, or not through admission"
-                        + " (none)")
+                .help("Of the pair's seen slow requests in the window, how many were admitted as steady, as hot, or"
+                        + " not through admission (none)")
                 .labelNames("export", "segment", "class")
-                .callback(callback -> slowSegments.top().forEach(entry -> {
+                .callback(callback -> slowTop().forEach(entry -> {
                     String segment = Long.toString(entry.segment());
                     callback.call(entry.admittedSteady(), entry.export(), segment, "steady");
                     callback.call(entry.admittedHot(), entry.export(), segment, "hot");
@@ -257,9 +284,18 @@ public final class IoMetrics {
         }
     }
 
-    /** The (export, segment) pairs with the most slow requests, most first (reports, tests). */
+    /** The (export, segment) pairs with the most slow requests in the window, now, most first (reports, tests). */
     public List<SlowSegments.Entry> slowSegments() {
-        return slowSegments.top();
+        return slowTop();
+    }
+
+    /** The slow threshold, ns. */
+    public long slowRequestNanos() {
+        return slowRequestNanos;
+    }
+
+    private List<SlowSegments.Entry> slowTop() {
+        return slowSegments.top(nanoClock.getAsLong());
     }
 
     /** A TLS handshake after {@code STARTTLS} ended, successfully or not. */
@@ -386,7 +422,13 @@ public final class IoMetrics {
             }
             if (elapsedNanos > slowRequestNanos) {
                 slowCounts[i].inc();
-                slowSegments.record(export, offsetBytes, admissionWaitNanos, backendNanos, admittedClass);
+                slowSegments.record(
+                        startNanos + elapsedNanos,
+                        export,
+                        offsetBytes,
+                        admissionWaitNanos,
+                        backendNanos,
+                        admittedClass);
             }
         }
 

@@ -273,7 +273,8 @@ public final class NbdServer implements AutoCloseable {
         IoMetrics io = new IoMetrics(
                 System::nanoTime,
                 true,
-                IoMetrics.DEFAULT_SLOW_REQUEST_NANOS,
+                config.loop().slowRequestThresholdNanos(),
+                config.loop().slowTopWindowNanos(),
                 config.admission().segmentSize().bytes());
         AdmissionDispatcher segmentAdmission = null;
         ProxyBackgroundWork background = null;

@@ -46,7 +46,9 @@ class NbdConfigBuilderTest {
         assertThat(few.maxConnectionsPerAddress()).isEqualTo(6);
 
         NbdConfig.LoopSettings loop = NbdConfig.LoopSettings.builder().build();
-        assertThat(loop).isEqualTo(new NbdConfig.LoopSettings("priority", 1_000, 1_000, null, 100, 1_000, 0, 1, null));
+        assertThat(loop)
+                .isEqualTo(
+                        new NbdConfig.LoopSettings("priority", 1_000, 1_000, null, 100, 1_000, 0, 1, null, 50.0, 60));
 
         NbdConfig.AdmissionSettings admission =
                 NbdConfig.AdmissionSettings.builder().build();

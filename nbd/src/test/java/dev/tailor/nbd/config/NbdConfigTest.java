@@ -301,6 +301,29 @@ class NbdConfigTest {
     }
 
     @Test
+    void slowThresholdAndWindow_defaults_readInMillisAndSeconds_andBadValuesNamedAtTheirLine() {
+        NbdConfig.LoopSettings defaults = parse("exports: [{name: d, file: f}]").loop();
+        assertThat(defaults.slowRequestThresholdNanos()).isEqualTo(50_000_000L);
+        assertThat(defaults.slowTopWindowNanos()).isEqualTo(60_000_000_000L);
+        NbdConfig.LoopSettings set = parse(
+                        "loop:\n  slowRequestThresholdMillis: 2.5\n  slowTopWindowSeconds: 300\nexports: [{name: d, file: f}]")
+                .loop();
+        assertThat(set.slowRequestThresholdNanos()).isEqualTo(2_500_000L);
+        assertThat(set.slowTopWindowNanos()).isEqualTo(300_000_000_000L);
+        assertThatThrownBy(() -> parse("exports: [{name: d, file: f}]\nloop:\n  slowRequestThresholdMillis: 0\n"
+                        + "  slowTopWindowSeconds: 1\n"))
+                .hasMessageContaining("loop.slowRequestThresholdMillis: 0 (expected: milliseconds from 0.001 to 60000,"
+                        + " e.g. 50) at line 3")
+                .hasMessageContaining("loop.slowTopWindowSeconds: 1 (expected: 2 to 86400) at line 4");
+        assertThatThrownBy(() -> parse("loop: {slowRequestThresholdMillis: 90000}\nexports: [{name: d, file: f}]"))
+                .hasMessage("test.yaml: loop.slowRequestThresholdMillis: 90000 (expected: milliseconds from 0.001 to"
+                        + " 60000, e.g. 50) at line 1");
+        assertThatThrownBy(() -> parse("loop: {slowRequestThresholdMillis: 50ms}\nexports: [{name: d, file: f}]"))
+                .hasMessageStartingWith("test.yaml: loop.slowRequestThresholdMillis: \"50ms\" (expected: a number")
+                .hasMessageEndingWith("at line 1");
+    }
+
+    @Test
     void yamlsNanInfinityAndOff_areNamedAsWhatTheUserWrote() {
         assertThatThrownBy(() -> parse("limits: {idleTimeoutSeconds: .nan}\nexports: [{name: d, file: f}]"))
                 .hasMessage("test.yaml: limits.idleTimeoutSeconds: .nan (expected: a finite number) at line 1");
