@@ -37,7 +37,8 @@ public record ServeOptions(
         String tls,
         Path tlsCertificates,
         boolean tlsVerifyPeer,
-        Integer maxConnectionsPerAddress) {
+        Integer maxConnectionsPerAddress,
+        String fileIo) {
 
     /** Size of the default export. */
     public static final long DEFAULT_EXPORT_BYTES = 1L << 30;
@@ -159,6 +160,14 @@ public record ServeOptions(
                                 .maxConnectionsPerAddress(maxConnectionsPerAddress)
                                 .build())
                         .build();
+            }
+            if (fileIo != null) {
+                if (!List.of(NbdConfig.FILE_IO_AUTO, NbdConfig.FILE_IO_URING, NbdConfig.FILE_IO_THREADS)
+                        .contains(fileIo)) {
+                    throw new IllegalArgumentException(
+                            "--file-io: \"" + fileIo + "\" (expected: auto, io_uring or threads)");
+                }
+                settings = settings.toBuilder().fileIo(fileIo).build();
             }
             if (admission != null || loop != null) {
                 boolean on = admission == null
