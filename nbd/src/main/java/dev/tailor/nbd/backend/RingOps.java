@@ -6,6 +6,7 @@ import dev.tailor.nbd.protocol.NbdProtocol;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.unix.Errors;
 import io.netty.util.concurrent.Promise;
+import java.io.IOException;
 
 /**
  * A file export's read, write or flush on an event loop's ring ({@link FileRing}): claimed when submitted (a request
@@ -123,7 +124,8 @@ final class RingOps implements FileRing.Completion {
                 return;
             }
             if (res < 0) {
-                fail(Errors.newIOException(systemCall(), res));
+                fail(new IOException(systemCall() + " failed: "
+                        + reason(Errors.newIOException(systemCall(), res).getMessage())));
                 return;
             }
             if (command == NbdProtocol.CMD_FLUSH) {
@@ -149,6 +151,15 @@ final class RingOps implements FileRing.Completion {
         } catch (RuntimeException e) {
             fail(e);
         }
+    }
+
+    /**
+     * The system's reason alone, as the JDK gives it: Netty's native transports (epoll, io_uring) name their system
+     * call first ({@code "recvAddress(..) failed with error(-104): "}, {@code "io_uring read(..) failed with
+     * error(-104): "}).
+     */
+    static String reason(String nativeMessage) {
+        return nativeMessage.replaceFirst("^[\\w ]+\\(\\.\\.\\) failed with error\\(-?\\d+\\): ", "");
     }
 
     private String systemCall() {

@@ -173,11 +173,19 @@ class FileRingTest {
         assertThatThrownBy(() -> run(file, request))
                 .isInstanceOf(ExecutionException.class)
                 .cause()
-                .hasMessageContaining("pwrite")
-                .hasMessageContaining("Bad file descriptor")
+                .hasMessage("pwrite failed: Bad file descriptor")
                 .satisfies(cause -> assertThat(NbdException.errorOf(cause)).isEqualTo(NbdProtocol.EIO));
         assertThat(request.payload().refCnt()).isZero();
         assertThat(Files.readAllBytes(dir.resolve("disk.img"))).isEqualTo(new byte[SIZE_BYTES]);
+    }
+
+    @Test
+    void nativeErrors_areToldByTheSystemsReasonAlone() {
+        assertThat(RingOps.reason("io_uring read(..) failed with error(-104): Connection reset by peer"))
+                .isEqualTo("Connection reset by peer");
+        assertThat(RingOps.reason("recvAddress(..) failed with error(-104): Connection reset by peer"))
+                .isEqualTo("Connection reset by peer");
+        assertThat(RingOps.reason("Connection refused")).isEqualTo("Connection refused");
     }
 
     @Test
