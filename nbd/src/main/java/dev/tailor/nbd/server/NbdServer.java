@@ -66,12 +66,14 @@ import java.util.concurrent.TimeUnit;
  * <p>Threads: one acceptor thread, {@code eventLoopThreads} Netty event loops for the connections (and
  * the upstream connections of proxied exports), and a fixed pool of {@code fileIoThreads} for the
  * blocking file I/O, whose queue is bounded by {@code maxConnections × maxInFlightRequestsPerConnection}
- * (the most requests that can be outstanding at once).
+ * (the most requests that can be outstanding at once). With {@code fileIo} io_uring ({@link Transport#IO_URING})
+ * file reads, writes and flushes are submitted to io_uring from the loops instead ({@link FileRing}); the pool
+ * keeps the rest.
  *
  * <p>Listeners: TCP ({@code address}, {@code port}) and/or a Unix-domain socket ({@code unix}). The loops
- * run on Netty's native epoll transport ({@link Transport#EPOLL}: every channel of a loop must be of its
- * transport, so the listeners and upstream connections too), or on NIO where the native library cannot
- * load (NIO's domain sockets for a Unix socket). Epoll for TCP too: NIO's selector wakes a loop under a
+ * run on Netty's native io_uring transport for {@code fileIo} io_uring, else on its epoll transport
+ * ({@link Transport#EPOLL}: every channel of a loop must be of its transport, so the listeners and upstream
+ * connections too), or on NIO where the native library cannot load (NIO's domain sockets for a Unix socket). Epoll for TCP too: NIO's selector wakes a loop under a
  * lock that the waking thread holds through its {@code write} to the wake-up descriptor, and a loop that
  * a file I/O thread woke then blocked on that lock (docs/nbd.md, "Performance"). The socket
  * file is created at start and removed on close; a socket left by a server that is gone (nothing
