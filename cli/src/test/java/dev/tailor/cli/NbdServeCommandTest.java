@@ -551,7 +551,7 @@ class NbdServeCommandTest {
         assertThat(result.exitCode()).isEqualTo(2);
         assertThat(result.err())
                 .contains("exports[1].file: /srv/images/debian-12.raw does not exist (expected: an existing file: a"
-                        + " read-only export does not create one) at line 37");
+                        + " read-only export does not create one) at line 38");
         assertThat(dir.resolve("vm1-root.img")).doesNotExist();
         try (var files = Files.list(dir)) {
             assertThat(files.map(p -> p.getFileName().toString()).toList()).containsExactly("nbd.yaml");
