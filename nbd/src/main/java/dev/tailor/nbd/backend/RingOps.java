@@ -98,6 +98,10 @@ final class RingOps implements FileRing.Completion {
     }
 
     private void next() {
+        if (lengthBytes == 0 && command != NbdProtocol.CMD_FLUSH) {
+            succeed(); // nothing to move: a write of 0 bytes is done, as pwrite of nothing is
+            return;
+        }
         int remaining = lengthBytes - doneBytes;
         long offset = request.offsetBytes() + doneBytes;
         switch (command) {

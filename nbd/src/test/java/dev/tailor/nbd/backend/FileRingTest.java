@@ -132,6 +132,16 @@ class FileRingTest {
     }
 
     @Test
+    void zeroLengthWriteAndRead_succeedWithoutTouchingTheFile() throws Exception {
+        FileBackend file = open(false);
+
+        assertThat(run(file, write(4096, new byte[0], 0))).isNull();
+        assertThat(bytes(run(file, read(4096, 0)))).isEmpty();
+
+        assertThat(Files.readAllBytes(dir.resolve("disk.img"))).isEqualTo(new byte[SIZE_BYTES]);
+    }
+
+    @Test
     void heapPayload_isCopiedToDirectMemoryAndWritten() throws Exception {
         FileBackend file = open(false);
         byte[] data = new byte[8192];
