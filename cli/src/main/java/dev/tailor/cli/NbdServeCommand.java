@@ -228,6 +228,16 @@ final class NbdServeCommand implements Callable<Integer> {
                     + " the config's loop.slowRequestThresholdMillis, else 50.")
     String slowThreshold;
 
+    /** auto / io_uring / threads, as written; checked in {@link ServeOptions#build} so the message can name it. */
+    @Option(
+            names = "--file-io",
+            paramLabel = "auto|io_uring|threads",
+            description = "Where file exports' reads, writes and"
+                    + " flushes run: io_uring submits them from the event loops (which then run on Netty's io_uring"
+                    + " transport), threads on a pool of fileIoThreads with the loops on epoll (docs/nbd.md,"
+                    + " Performance). Default: the config's fileIo, else auto (io_uring where the kernel offers it).")
+    String fileIo;
+
     @Override
     public Integer call() throws InterruptedException {
         // Netty logs through java.util.logging, as the nbd module's own lines do: one log, one format
@@ -256,7 +266,8 @@ final class NbdServeCommand implements Callable<Integer> {
                 tlsCertificates,
                 tlsVerifyPeer,
                 maxConnectionsPerAddress,
-                slowThreshold);
+                slowThreshold,
+                fileIo);
         ServeOptions.Setup setup;
         try {
             setup = options.build();

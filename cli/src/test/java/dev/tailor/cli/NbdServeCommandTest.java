@@ -84,6 +84,9 @@ class NbdServeCommandTest {
         PlanCommandTest.Result loop = tailor("nbd", "serve", "--loop", "lifo", "--listen", "127.0.0.1:0");
         assertThat(loop.exitCode()).isEqualTo(2);
         assertThat(loop.err()).contains("--loop: \"lifo\" (expected: priority or fifo)");
+        PlanCommandTest.Result fileIo = tailor("nbd", "serve", "--file-io", "aio", "--listen", "127.0.0.1:0");
+        assertThat(fileIo.exitCode()).isEqualTo(2);
+        assertThat(fileIo.err()).contains("--file-io: \"aio\" (expected: auto, io_uring or threads)");
         PlanCommandTest.Result metrics = tailor("nbd", "serve", "--metrics-listen", "9810", "--listen", "127.0.0.1:0");
         assertThat(metrics.exitCode()).isEqualTo(2);
         assertThat(metrics.err()).contains("--metrics-listen: \"9810\" (expected: HOST:PORT");
@@ -561,7 +564,7 @@ class NbdServeCommandTest {
         assertThat(result.exitCode()).isEqualTo(2);
         assertThat(result.err())
                 .contains("exports[1].file: /srv/images/debian-12.raw does not exist (expected: an existing file: a"
-                        + " read-only export does not create one) at line 37");
+                        + " read-only export does not create one) at line 38");
         assertThat(dir.resolve("vm1-root.img")).doesNotExist();
         try (var files = Files.list(dir)) {
             assertThat(files.map(p -> p.getFileName().toString()).toList()).containsExactly("nbd.yaml");

@@ -61,6 +61,10 @@ public final class FileBackend implements BlockBackend {
     private final Executor executor;
     private final ByteBufAllocator alloc;
     private final SparseFile sparse;
+    /** The loops' rings for reads, writes and flushes, or null: everything on {@link #executor}. */
+    private final FileRing ring;
+    /** The file's descriptor for {@link #ring} ({@code O_RDWR}, or {@code O_RDONLY}), or -1. */
+    private final int ringFd;
 
     private FileBackend(
             Path file,
@@ -70,8 +74,12 @@ public final class FileBackend implements BlockBackend {
             FileChannel channel,
             FileChannel durableChannel,
             Executor executor,
+            FileRing ring,
+            int ringFd,
             ByteBufAllocator alloc) {
         this.sparse = SparseFile.open(file, !readOnly);
+        this.ring = ring;
+        this.ringFd = ringFd;
         this.file = file;
         this.sizeBytes = sizeBytes;
         this.readOnly = readOnly;
@@ -99,6 +107,17 @@ public final class FileBackend implements BlockBackend {
      */
     public static FileBackend open(
             Path file, Long sizeBytes, boolean readOnly, Executor executor, ByteBufAllocator alloc) throws IOException {
+        return open(file, sizeBytes, readOnly, executor, null, alloc);
+    }
+
+    /**
+     * Opens (or creates) the file of an export, as {@link #open(Path, Long, boolean, Executor, ByteBufAllocator)},
+     * with its reads, writes and flushes submitted to {@code ring} from the event loops when it is not null; the
+     * other commands (trim, zeroes, block status) still run on {@code executor}.
+     */
+    public static FileBackend open(
+            Path file, Long sizeBytes, boolean readOnly, Executor executor, FileRing ring, ByteBufAllocator alloc)
+            throws IOException {
         boolean created = false;
         if (Files.isDirectory(file)) {
             throw new IllegalArgumentException(file + " is a directory (expected: a file, or a path to create one)");
@@ -120,7 +139,7 @@ public final class FileBackend implements BlockBackend {
             created = true;
         }
         try {
-            return open(file, sizeBytes, readOnly, created, executor, alloc);
+            return open(file, sizeBytes, readOnly, created, executor, ring, alloc);
         } catch (IOException | RuntimeException e) {
             if (created) {
                 Files.deleteIfExists(file);
@@ -130,7 +149,13 @@ public final class FileBackend implements BlockBackend {
     }
 
     private static FileBackend open(
-            Path file, Long sizeBytes, boolean readOnly, boolean created, Executor executor, ByteBufAllocator alloc)
+            Path file,
+            Long sizeBytes,
+            boolean readOnly,
+            boolean created,
+            Executor executor,
+            FileRing ring,
+            ByteBufAllocator alloc)
             throws IOException {
         if (!Files.isRegularFile(file)) {
             // A block device's length is not its file size, and its holes are not the file system's.
@@ -158,7 +183,19 @@ public final class FileBackend implements BlockBackend {
                 throw e;
             }
         }
-        return new FileBackend(file, size, readOnly, created, channel, durable, executor, alloc);
+        int ringFd = -1;
+        if (ring != null) {
+            try {
+                ringFd = ring.open(file, readOnly);
+            } catch (IOException | RuntimeException e) {
+                channel.close();
+                if (durable != null) {
+                    durable.close();
+                }
+                throw e;
+            }
+        }
+        return new FileBackend(file, size, readOnly, created, channel, durable, executor, ring, ringFd, alloc);
     }
 
     /**
@@ -253,6 +290,22 @@ public final class FileBackend implements BlockBackend {
 
     @Override
     public void submit(BlockRequest request, Promise<ByteBuf> completion) {
+        if (ring != null) {
+            int command = request.command();
+            if (command == NbdProtocol.CMD_READ
+                    || command == NbdProtocol.CMD_WRITE
+                    || command == NbdProtocol.CMD_FLUSH) {
+                try {
+                    ring.execute(loopRing -> RingOps.start(this, loopRing, request, completion));
+                } catch (RejectedExecutionException e) {
+                    if (request.claim()) {
+                        request.release();
+                        completion.tryFailure(new NbdException(NbdProtocol.ESHUTDOWN, "the server is shutting down"));
+                    }
+                }
+                return;
+            }
+        }
         try {
             executor.execute(() -> run(request, completion));
         } catch (RejectedExecutionException e) {
@@ -437,11 +490,27 @@ public final class FileBackend implements BlockBackend {
         return true;
     }
 
+    /** The descriptor reads, writes and flushes use on the rings. */
+    int ringFd() {
+        return ringFd;
+    }
+
+    boolean readOnly() {
+        return readOnly;
+    }
+
+    ByteBufAllocator alloc() {
+        return alloc;
+    }
+
     /** Closes the file; the caller has stopped the executor first, so no request is still running. */
     @Override
     public void close() {
         sparse.close();
         try {
+            if (ringFd >= 0) {
+                FileRing.close(ringFd);
+            }
             channel.close();
             if (durableChannel != null) {
                 durableChannel.close();

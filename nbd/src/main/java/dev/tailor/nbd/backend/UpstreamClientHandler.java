@@ -434,9 +434,7 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         boolean lost = phase == Phase.TRANSMISSION && !retiring;
         String message = cause.getMessage() == null ? cause.toString() : cause.getMessage();
-        // Netty's epoll transport names its system call ("recvAddress(..) failed with error(-104): ..."):
-        // the system's reason alone, as the JDK's sockets give it.
-        fail(ctx, message.replaceFirst("^\\w+\\(\\.\\.\\) failed with error\\(-?\\d+\\): ", ""));
+        fail(ctx, RingOps.reason(message));
         if (lost) {
             events.upstreamLeaving();
         }

@@ -32,6 +32,10 @@ import java.util.regex.Pattern;
  * @param limits           per-request and per-connection limits
  * @param eventLoopThreads Netty event loop threads for the connections (default: the number of CPUs)
  * @param fileIoThreads    threads doing blocking file I/O for all file exports (default 8)
+ * @param fileIo           where file exports' reads, writes and flushes run: {@code io_uring} (submitted from the
+ *                         event loops, which then run on Netty's io_uring transport), {@code threads} (the
+ *                         {@code fileIoThreads} pool, loops on epoll) or {@code auto} (the default: io_uring when
+ *                         it is available and an export is a file, else threads)
  * @param exports          the virtual disks served; the first is the default export (the empty name)
  * @param admission        segment admission in front of the backends (default off)
  * @param loop             the event loops' mode and the proxy's background work
@@ -46,6 +50,7 @@ public record NbdConfig(
         Limits limits,
         Integer eventLoopThreads,
         Integer fileIoThreads,
+        String fileIo,
         List<ExportConfig> exports,
         AdmissionSettings admission,
         LoopSettings loop,
@@ -63,6 +68,15 @@ public record NbdConfig(
     /** The longest Unix-domain socket path, in bytes: {@code sun_path} holds 108 with the final NUL. */
     public static final int MAX_UNIX_PATH_BYTES = 107;
 
+    /** {@link #fileIo}: io_uring where available and an export is a file, else threads. */
+    public static final String FILE_IO_AUTO = "auto";
+
+    /** {@link #fileIo}: reads, writes and flushes submitted to io_uring from the event loops. */
+    public static final String FILE_IO_URING = "io_uring";
+
+    /** {@link #fileIo}: all file I/O on the {@link #fileIoThreads} pool. */
+    public static final String FILE_IO_THREADS = "threads";
+
     /** The default port, IANA-reserved for NBD. */
     public static final int DEFAULT_PORT = 10809;
 
@@ -78,6 +92,7 @@ public record NbdConfig(
         limits = limits == null ? Limits.DEFAULTS : limits;
         eventLoopThreads = eventLoopThreads == null ? Runtime.getRuntime().availableProcessors() : eventLoopThreads;
         fileIoThreads = fileIoThreads == null ? 8 : fileIoThreads;
+        fileIo = fileIo == null ? FILE_IO_AUTO : fileIo;
         exports = exports == null ? List.of() : Collections.unmodifiableList(new ArrayList<>(exports));
         admission = admission == null ? AdmissionSettings.DEFAULTS : admission;
         loop = loop == null ? LoopSettings.DEFAULTS : loop;
@@ -1684,6 +1699,9 @@ public record NbdConfig(
         if (fileIoThreads < 1 || fileIoThreads > 1024) {
             problems.add(new Problem("fileIoThreads", fileIoThreads, "1 to 1024"));
         }
+        if (!List.of(FILE_IO_AUTO, FILE_IO_URING, FILE_IO_THREADS).contains(fileIo)) {
+            problems.add(new Problem("fileIo", quote(fileIo), "auto, io_uring or threads"));
+        }
         if (exports.isEmpty()) {
             problems.add(new Problem("exports", "none", "at least one export"));
         }
@@ -1721,7 +1739,17 @@ public record NbdConfig(
         String tcpAddress = tcp ? address == null ? "127.0.0.1" : address : null;
         Integer tcpPort = tcp ? port == null ? DEFAULT_PORT : port : null;
         return new NbdConfig(
-                tcpAddress, tcpPort, limits, eventLoopThreads, fileIoThreads, exports, admission, loop, path, tls);
+                tcpAddress,
+                tcpPort,
+                limits,
+                eventLoopThreads,
+                fileIoThreads,
+                fileIo,
+                exports,
+                admission,
+                loop,
+                path,
+                tls);
     }
 
     /**
@@ -1800,6 +1828,7 @@ public record NbdConfig(
         private Limits limits;
         private Integer eventLoopThreads;
         private Integer fileIoThreads;
+        private String fileIo;
         private List<ExportConfig> exports;
         private AdmissionSettings admission;
         private LoopSettings loop;
@@ -1814,6 +1843,7 @@ public record NbdConfig(
             limits = from.limits;
             eventLoopThreads = from.eventLoopThreads;
             fileIoThreads = from.fileIoThreads;
+            fileIo = from.fileIo;
             exports = from.exports;
             admission = from.admission;
             loop = from.loop;
@@ -1848,6 +1878,12 @@ public record NbdConfig(
         /** {@link NbdConfig#fileIoThreads}. */
         public Builder fileIoThreads(Integer value) {
             fileIoThreads = value;
+            return this;
+        }
+
+        /** {@link NbdConfig#fileIo}. */
+        public Builder fileIo(String value) {
+            fileIo = value;
             return this;
         }
 
@@ -1894,7 +1930,17 @@ public record NbdConfig(
          */
         public NbdConfig build() {
             return new NbdConfig(
-                    address, port, limits, eventLoopThreads, fileIoThreads, exports, admission, loop, unix, tls);
+                    address,
+                    port,
+                    limits,
+                    eventLoopThreads,
+                    fileIoThreads,
+                    fileIo,
+                    exports,
+                    admission,
+                    loop,
+                    unix,
+                    tls);
         }
     }
 }

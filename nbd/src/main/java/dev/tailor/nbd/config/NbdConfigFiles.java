@@ -104,6 +104,7 @@ public final class NbdConfigFiles {
                     config.limits(),
                     config.eventLoopThreads(),
                     config.fileIoThreads(),
+                    config.fileIo(),
                     config.exports().stream()
                             .map(e -> e == null ? null : e.resolvedAgainst(directory))
                             .toList(),

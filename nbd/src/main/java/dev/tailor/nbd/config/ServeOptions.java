@@ -38,7 +38,8 @@ public record ServeOptions(
         Path tlsCertificates,
         boolean tlsVerifyPeer,
         Integer maxConnectionsPerAddress,
-        String slowThreshold) {
+        String slowThreshold,
+        String fileIo) {
 
     /** Size of the default export. */
     public static final long DEFAULT_EXPORT_BYTES = 1L << 30;
@@ -167,6 +168,14 @@ public record ServeOptions(
                                 .maxConnectionsPerAddress(maxConnectionsPerAddress)
                                 .build())
                         .build();
+            }
+            if (fileIo != null) {
+                if (!List.of(NbdConfig.FILE_IO_AUTO, NbdConfig.FILE_IO_URING, NbdConfig.FILE_IO_THREADS)
+                        .contains(fileIo)) {
+                    throw new IllegalArgumentException(
+                            "--file-io: \"" + fileIo + "\" (expected: auto, io_uring or threads)");
+                }
+                settings = settings.toBuilder().fileIo(fileIo).build();
             }
             if (admission != null || loop != null) {
                 boolean on = admission == null

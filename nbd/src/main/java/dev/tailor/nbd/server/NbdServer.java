@@ -6,6 +6,7 @@ import dev.tailor.eventloop.IoPriorityEventLoopGroup;
 import dev.tailor.eventloop.LoopMode;
 import dev.tailor.nbd.backend.BlockBackend;
 import dev.tailor.nbd.backend.FileBackend;
+import dev.tailor.nbd.backend.FileRing;
 import dev.tailor.nbd.backend.UpstreamBackend;
 import dev.tailor.nbd.config.NbdConfig;
 import dev.tailor.nbd.config.NbdConfig.ExportConfig;
@@ -32,6 +33,11 @@ import io.netty.channel.socket.nio.NioServerDomainSocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.channel.unix.DomainSocketAddress;
+import io.netty.channel.uring.IoUring;
+import io.netty.channel.uring.IoUringIoHandler;
+import io.netty.channel.uring.IoUringServerDomainSocketChannel;
+import io.netty.channel.uring.IoUringServerSocketChannel;
+import io.netty.channel.uring.IoUringSocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.io.IOException;
@@ -60,18 +66,31 @@ import java.util.concurrent.TimeUnit;
  * <p>Threads: one acceptor thread, {@code eventLoopThreads} Netty event loops for the connections (and
  * the upstream connections of proxied exports), and a fixed pool of {@code fileIoThreads} for the
  * blocking file I/O, whose queue is bounded by {@code maxConnections × maxInFlightRequestsPerConnection}
- * (the most requests that can be outstanding at once).
+ * (the most requests that can be outstanding at once). With {@code fileIo} io_uring ({@link Transport#IO_URING})
+ * file reads, writes and flushes are submitted to io_uring from the loops instead ({@link FileRing}); the pool
+ * keeps the rest.
  *
  * <p>Listeners: TCP ({@code address}, {@code port}) and/or a Unix-domain socket ({@code unix}). The loops
- * run on Netty's native epoll transport ({@link Transport#EPOLL}: every channel of a loop must be of its
- * transport, so the listeners and upstream connections too), or on NIO where the native library cannot
- * load (NIO's domain sockets for a Unix socket). Epoll for TCP too: NIO's selector wakes a loop under a
+ * run on Netty's native io_uring transport for {@code fileIo} io_uring, else on its epoll transport
+ * ({@link Transport#EPOLL}: every channel of a loop must be of its transport, so the listeners and upstream
+ * connections too), or on NIO where the native library cannot load (NIO's domain sockets for a Unix socket). Epoll for TCP too: NIO's selector wakes a loop under a
  * lock that the waking thread holds through its {@code write} to the wake-up descriptor, and a loop that
  * a file I/O thread woke then blocked on that lock (docs/nbd.md, "Performance"). The socket
  * file is created at start and removed on close; a socket left by a server that is gone (nothing
  * accepts on it) is replaced.
  */
 public final class NbdServer implements AutoCloseable {
+
+    static {
+        // Netty 4.2.18's io_uring channels, with a multishot POLLIN (their default), miss a peer's FIN or RST that
+        // arrives together with its last bytes: the read that takes those bytes finds the socket empty and ends
+        // the read loop, and the armed poll sees no new edge, so the connection is never closed (a client
+        // resetting mid-write stayed open; ConnectionLifecycleTest). A one-shot POLLIN per read loop sees it.
+        // Set before the transport's class reads it; an explicit setting wins.
+        if (System.getProperty("io.netty.iouring.pollAddMultishotEnabled") == null) {
+            System.setProperty("io.netty.iouring.pollAddMultishotEnabled", "false");
+        }
+    }
 
     /** How long {@link #close} lets connections finish their requests before closing them anyway. */
     public static final long DRAIN_TIMEOUT_MILLIS = 10_000;
@@ -95,13 +114,19 @@ public final class NbdServer implements AutoCloseable {
      * @param eventLoops     the connections' event loops, for backends with connections of their own
      * @param alloc          the allocator for read buffers
      * @param transport      the loops' transport, whose socket channels a backend's connections must use
+     * @param fileRing       the loops' rings for file reads, writes and flushes, or null: all file I/O on
+     *                       {@code fileIoExecutor}
      */
     public record BackendContext(
-            Executor fileIoExecutor, EventLoopGroup eventLoops, ByteBufAllocator alloc, Transport transport) {
+            Executor fileIoExecutor,
+            EventLoopGroup eventLoops,
+            ByteBufAllocator alloc,
+            Transport transport,
+            FileRing fileRing) {
 
         /** A context on the NIO transport. */
         public BackendContext(Executor fileIoExecutor, EventLoopGroup eventLoops, ByteBufAllocator alloc) {
-            this(fileIoExecutor, eventLoops, alloc, Transport.NIO);
+            this(fileIoExecutor, eventLoops, alloc, Transport.NIO, null);
         }
     }
 
@@ -110,7 +135,9 @@ public final class NbdServer implements AutoCloseable {
         /** The JDK's NIO (TCP, and Unix-domain sockets since JDK 16). */
         NIO(NioServerSocketChannel.class, NioServerDomainSocketChannel.class, NioSocketChannel.class),
         /** Netty's native epoll transport (Linux). */
-        EPOLL(EpollServerSocketChannel.class, EpollServerDomainSocketChannel.class, EpollSocketChannel.class);
+        EPOLL(EpollServerSocketChannel.class, EpollServerDomainSocketChannel.class, EpollSocketChannel.class),
+        /** Netty's native io_uring transport (Linux 5.14 or later), with file I/O on the loops' rings. */
+        IO_URING(IoUringServerSocketChannel.class, IoUringServerDomainSocketChannel.class, IoUringSocketChannel.class);
 
         final Class<? extends ServerChannel> tcpServer;
         final Class<? extends ServerChannel> unixServer;
@@ -127,15 +154,42 @@ public final class NbdServer implements AutoCloseable {
         }
 
         IoHandlerFactory ioHandlerFactory() {
-            return this == EPOLL ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
+            return switch (this) {
+                case EPOLL -> EpollIoHandler.newFactory();
+                case IO_URING -> IoUringIoHandler.newFactory();
+                case NIO -> NioIoHandler.newFactory();
+            };
         }
 
         SocketAddress unixAddress(Path path) {
-            return this == EPOLL ? new DomainSocketAddress(path.toString()) : UnixDomainSocketAddress.of(path);
+            return this == NIO ? UnixDomainSocketAddress.of(path) : new DomainSocketAddress(path.toString());
         }
 
-        /** Epoll when the native library loads (Linux), else NIO; for TCP and Unix sockets alike. */
-        static Transport of() {
+        /**
+         * For {@code config.fileIo()}: io_uring when asked for, or by default when it is available and an export
+         * is a file; else epoll when the native library loads (Linux), else NIO; for TCP and Unix sockets alike.
+         *
+         * @throws IllegalArgumentException when io_uring is asked for and cannot be used here
+         */
+        static Transport of(NbdConfig config) {
+            boolean files = config.exports().stream().anyMatch(e -> e != null && e.file() != null);
+            switch (config.fileIo()) {
+                case NbdConfig.FILE_IO_URING -> {
+                    if (!IoUring.isAvailable()) {
+                        throw new IllegalArgumentException("fileIo: io_uring is not available here ("
+                                + IoUring.unavailabilityCause().getMessage() + "; expected: auto or threads)");
+                    }
+                    return IO_URING;
+                }
+                case NbdConfig.FILE_IO_AUTO -> {
+                    if (files && IoUring.isAvailable()) {
+                        return IO_URING;
+                    }
+                }
+                default -> {
+                    // threads
+                }
+            }
             return Epoll.isAvailable() ? EPOLL : NIO;
         }
     }
@@ -148,6 +202,7 @@ public final class NbdServer implements AutoCloseable {
                     export.size() == null ? null : export.size().bytes(),
                     export.readOnly(),
                     context.fileIoExecutor(),
+                    context.fileRing(),
                     context.alloc());
         }
         return UpstreamBackend.connect(
@@ -167,6 +222,7 @@ public final class NbdServer implements AutoCloseable {
     private final EventLoopGroup acceptor;
     private final IoPriorityEventLoopGroup eventLoops;
     private final ThreadPoolExecutor fileIo;
+    private final FileRing fileRing;
     private final AdmissionDispatcher segmentAdmission;
     private final ProxyBackgroundWork background;
     private final MetricsEndpoint metrics;
@@ -185,6 +241,7 @@ public final class NbdServer implements AutoCloseable {
             EventLoopGroup acceptor,
             IoPriorityEventLoopGroup eventLoops,
             ThreadPoolExecutor fileIo,
+            FileRing fileRing,
             Map<String, Export> exports,
             ChannelGroup connections,
             Channel listener,
@@ -209,6 +266,7 @@ public final class NbdServer implements AutoCloseable {
         this.acceptor = acceptor;
         this.eventLoops = eventLoops;
         this.fileIo = fileIo;
+        this.fileRing = fileRing;
         this.exports = exports;
         this.connections = connections;
         this.listener = listener;
@@ -247,7 +305,7 @@ public final class NbdServer implements AutoCloseable {
             throw new IllegalArgumentException(String.join("; ", problems));
         }
         NbdConfig.Limits limits = config.limits();
-        Transport transport = Transport.of();
+        Transport transport = Transport.of(config);
         EventLoopGroup acceptor = new MultiThreadIoEventLoopGroup(
                 1, new DefaultThreadFactory("tailor-nbd-accept", true), transport.ioHandlerFactory());
         // The connections' loops: I/O first, the proxy's background work within an allowance, or one
@@ -282,8 +340,12 @@ public final class NbdServer implements AutoCloseable {
         Channel unixListener = null;
         Path unixSocket = null;
         boolean unixCreated = false;
+        FileRing fileRing = null;
         try {
-            BackendContext context = new BackendContext(fileIo, eventLoops, alloc, transport);
+            if (transport == Transport.IO_URING) {
+                fileRing = FileRing.start(eventLoops);
+            }
+            BackendContext context = new BackendContext(fileIo, eventLoops, alloc, transport, fileRing);
             for (ExportConfig exportConfig : config.exports()) {
                 BlockBackend backend;
                 try {
@@ -396,6 +458,7 @@ public final class NbdServer implements AutoCloseable {
                     acceptor,
                     eventLoops,
                     fileIo,
+                    fileRing,
                     frozen,
                     connections,
                     listener,
@@ -416,7 +479,7 @@ public final class NbdServer implements AutoCloseable {
                 Files.deleteIfExists(unixSocket);
             }
             // Files this start created go again; files that existed before are never touched.
-            shutDown(acceptor, eventLoops, fileIo, exports.values(), true);
+            shutDown(acceptor, eventLoops, fileIo, fileRing, exports.values(), true);
             throw e;
         }
     }
@@ -561,7 +624,7 @@ public final class NbdServer implements AutoCloseable {
         if (segmentAdmission != null) {
             segmentAdmission.close();
         }
-        shutDown(acceptor, eventLoops, fileIo, exports.values(), false);
+        shutDown(acceptor, eventLoops, fileIo, fileRing, exports.values(), false);
     }
 
     /**
@@ -572,6 +635,7 @@ public final class NbdServer implements AutoCloseable {
             EventLoopGroup acceptor,
             EventLoopGroup eventLoops,
             ThreadPoolExecutor fileIo,
+            FileRing fileRing,
             Iterable<Export> exports,
             boolean failedStart) {
         fileIo.shutdown();
@@ -589,6 +653,9 @@ public final class NbdServer implements AutoCloseable {
             } else {
                 export.backend().close();
             }
+        }
+        if (fileRing != null) {
+            fileRing.close();
         }
         acceptor.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
         eventLoops.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();

@@ -99,6 +99,20 @@ class NbdConfigTest {
     }
 
     @Test
+    void fileIo_defaultsToAuto_takesTheTwoPaths_andNamesABadValue() {
+        assertThat(parse("exports: [{name: disk, file: disk.img, size: 1GiB}]").fileIo())
+                .isEqualTo(NbdConfig.FILE_IO_AUTO);
+        assertThat(parse("{fileIo: threads, exports: [{name: disk, file: disk.img, size: 1GiB}]}")
+                        .fileIo())
+                .isEqualTo(NbdConfig.FILE_IO_THREADS);
+        assertThat(parse("{fileIo: io_uring, exports: [{name: disk, file: disk.img, size: 1GiB}]}")
+                        .fileIo())
+                .isEqualTo(NbdConfig.FILE_IO_URING);
+        assertThatThrownBy(() -> parse("{fileIo: aio, exports: [{name: disk, file: disk.img, size: 1GiB}]}"))
+                .hasMessageContaining("fileIo: \"aio\" (expected: auto, io_uring or threads)");
+    }
+
+    @Test
     void admissionAndLoopSections_areRead_andTheMetricsFileIsRelativeToTheConfig() {
         // They used to be parsed, checked and then dropped, so a config file could not set them.
         NbdConfig config = parse("""
@@ -346,7 +360,7 @@ class NbdConfigTest {
                   - {name: e, upstream: {host: h, conections: 2}}
                 """))
                 .hasMessageContaining("adress: unknown field (expected one of address, port, limits,"
-                        + " eventLoopThreads, fileIoThreads, exports, admission, loop, unix, tls) at line 1")
+                        + " eventLoopThreads, fileIoThreads, fileIo, exports, admission, loop, unix, tls) at line 1")
                 .hasMessageContaining("limits.maxConnection: unknown field (expected one of maxRequestSize,")
                 .hasMessageContaining("maxConnections, maxHandshakes, handshakeTimeoutSeconds, idleTimeoutSeconds,"
                         + " maxConnectionsPerAddress) at line 2")

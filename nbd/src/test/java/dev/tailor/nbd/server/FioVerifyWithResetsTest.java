@@ -21,7 +21,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * fio's {@code verify=crc32c} (4 jobs, queue depth 32, random 4 KiB writes verified as it goes) on
@@ -65,13 +65,14 @@ class FioVerifyWithResetsTest {
         return Integer.getInteger("tailor.fioResetSeconds", 6);
     }
 
-    private NbdConfig config(boolean admission) {
+    private NbdConfig config(boolean admission, String fileIo) {
         // Capacity 10⁹ cost units/s (the default): fio's verified 4 KiB writes and reads use most of it.
         return NbdConfig.builder()
                 .address("127.0.0.1")
                 .port(0)
                 .eventLoopThreads(2)
                 .fileIoThreads(8)
+                .fileIo(fileIo)
                 .exports(NbdConfig.ExportConfig.file("disk", "acme", EXPORT_BYTES, false, dir.resolve("disk.img")))
                 .admission(NbdConfig.AdmissionSettings.builder()
                         .enabled(admission)
@@ -98,12 +99,14 @@ class FioVerifyWithResetsTest {
         return data.array();
     }
 
-    @ParameterizedTest(name = "admission {0}")
-    @ValueSource(booleans = {true, false})
-    void fioVerify_whileAClientIsResetEvery200ms_noVerifyErrorAndNoStaleWrite(boolean admission) throws Exception {
+    /** Admission on and off with the file I/O on io_uring, and off with it on the thread pool. */
+    @ParameterizedTest(name = "admission {0}, fileIo {1}")
+    @CsvSource({"true, io_uring", "false, io_uring", "false, threads"})
+    void fioVerify_whileAClientIsResetEvery200ms_noVerifyErrorAndNoStaleWrite(boolean admission, String fileIo)
+            throws Exception {
         String fio = Programs.require("fio");
         int seconds = runtimeSeconds();
-        try (NbdServer server = NbdServer.start(config(admission));
+        try (NbdServer server = NbdServer.start(config(admission, fileIo));
                 RawClient witness = RawClient.connect(server.localAddress()).handshake()) {
             witness.go("disk", false);
             String uri = "nbd://127.0.0.1:" + server.localAddress().getPort() + "/disk";

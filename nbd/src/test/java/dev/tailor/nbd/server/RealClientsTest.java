@@ -15,40 +15,61 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.AfterParameterizedClassInvocation;
+import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The server as real clients use it: libnbd's nbdinfo and nbdcopy, qemu-img, qemu-io and fio's nbd
- * engine, each against file exports of an in-process server on a free loopback port.
+ * engine, each against file exports of an in-process server on a free loopback port; once with the file I/O on the
+ * event loops' io_uring (the default here) and once on the thread pool (config {@code fileIo}).
  */
+@ParameterizedClass(name = "fileIo {0}")
+@ValueSource(strings = {NbdConfig.FILE_IO_URING, NbdConfig.FILE_IO_THREADS})
 class RealClientsTest {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
     private static final ObjectMapper JSON = new ObjectMapper();
 
     @TempDir
-    static Path dir;
+    static Path root;
+
+    private static Path dir;
+
+    /** The file I/O path this round runs on ({@link NbdConfig#fileIo}). */
+    @Parameter
+    String fileIo;
 
     private static NbdServer server;
     private static String uri;
 
-    @BeforeAll
-    static void start() throws Exception {
+    @BeforeParameterizedClassInvocation
+    static void start(String fileIo) throws Exception {
+        dir = Files.createDirectory(root.resolve(fileIo));
         Files.write(dir.resolve("ro.img"), new byte[1 << 20]);
         server = NbdServer.start(TestServers.config(
-                NbdConfig.Limits.DEFAULTS,
-                NbdConfig.ExportConfig.file("disk", "acme", 64L << 20, false, dir.resolve("disk.img")),
-                NbdConfig.ExportConfig.file("image", "acme", 16L << 20, false, dir.resolve("image.img")),
-                NbdConfig.ExportConfig.file("copy", "globex", 16L << 20, false, dir.resolve("copy.img")),
-                NbdConfig.ExportConfig.file("fio", "globex", 32L << 20, false, dir.resolve("fio.img")),
-                NbdConfig.ExportConfig.file("ro", "initech", 1L << 20, true, dir.resolve("ro.img"))));
+                        NbdConfig.Limits.DEFAULTS,
+                        NbdConfig.ExportConfig.file("disk", "acme", 64L << 20, false, dir.resolve("disk.img")),
+                        NbdConfig.ExportConfig.file("image", "acme", 16L << 20, false, dir.resolve("image.img")),
+                        NbdConfig.ExportConfig.file("copy", "globex", 16L << 20, false, dir.resolve("copy.img")),
+                        NbdConfig.ExportConfig.file("fio", "globex", 32L << 20, false, dir.resolve("fio.img")),
+                        NbdConfig.ExportConfig.file("ro", "initech", 1L << 20, true, dir.resolve("ro.img")))
+                .toBuilder()
+                .fileIo(fileIo)
+                .build());
+        assertThat(server.transport())
+                .isEqualTo(
+                        fileIo.equals(NbdConfig.FILE_IO_URING)
+                                ? NbdServer.Transport.IO_URING
+                                : NbdServer.Transport.EPOLL);
         uri = "nbd://127.0.0.1:" + server.localAddress().getPort() + "/";
     }
 
-    @AfterAll
+    @AfterParameterizedClassInvocation
     static void stop() {
         server.close();
     }

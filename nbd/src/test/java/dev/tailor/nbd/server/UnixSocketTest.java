@@ -18,6 +18,8 @@ import java.time.Duration;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Serving on a Unix-domain socket ({@code unix} in the config): real clients over
@@ -36,14 +38,20 @@ class UnixSocketTest {
         return TestServers.config(NbdConfig.Limits.DEFAULTS, exports).withUnix(socket.toString(), false);
     }
 
-    @Test
-    void realClients_overTheSocket_seeTheExportAndCopyItExactly() throws Exception {
+    /** On both file I/O paths: io_uring's domain socket channels, or epoll's with the thread pool. */
+    @ParameterizedTest(name = "fileIo {0}")
+    @ValueSource(strings = {NbdConfig.FILE_IO_URING, NbdConfig.FILE_IO_THREADS})
+    void realClients_overTheSocket_seeTheExportAndCopyItExactly(String fileIo) throws Exception {
         String nbdinfo = Programs.require("nbdinfo");
         String nbdcopy = Programs.require("nbdcopy");
         String qemuImg = Programs.require("qemu-img");
         Path socket = dir.resolve("nbd.sock");
-        try (NbdServer server = NbdServer.start(unixOnly(
-                socket, NbdConfig.ExportConfig.file("disk", "acme", 16L << 20, false, dir.resolve("disk.img"))))) {
+        try (NbdServer server = NbdServer.start(
+                unixOnly(socket, NbdConfig.ExportConfig.file("disk", "acme", 16L << 20, false, dir.resolve("disk.img")))
+                        .toBuilder()
+                        .fileIo(fileIo)
+                        .build())) {
+            assertThat(server.transport().name()).isEqualTo(fileIo.equals("io_uring") ? "IO_URING" : "EPOLL");
             assertThat(server.localAddress())
                     .as("no TCP listener without an address")
                     .isNull();
