@@ -125,7 +125,7 @@ class StorageSimulateCommandTest {
                 "--scenario=nowhere.yaml | --scenario: nowhere.yaml: no such scenario or file (expected: one of"
                         + " burst-microbench, deployed-like, underload, robustness, or a YAML scenario file)",
                 "--threads=0 | --threads: 0 (expected: 1 .. 256)",
-                "--format=csv | Invalid value for option '--format'",
+                "--format=csv | --format: csv (expected: one of table, json)",
                 "--report= | --report: empty"
             })
     void simulate_badOption_exit2WithTheReason_nothingWritten(String option, String message) {
