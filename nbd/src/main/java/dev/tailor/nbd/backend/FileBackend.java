@@ -290,24 +290,17 @@ public final class FileBackend implements BlockBackend {
 
     @Override
     public void submit(BlockRequest request, Promise<ByteBuf> completion) {
-        if (ring != null) {
-            int command = request.command();
-            if (command == NbdProtocol.CMD_READ
-                    || command == NbdProtocol.CMD_WRITE
-                    || command == NbdProtocol.CMD_FLUSH) {
-                try {
-                    ring.execute(loopRing -> RingOps.start(this, loopRing, request, completion));
-                } catch (RejectedExecutionException e) {
-                    if (request.claim()) {
-                        request.release();
-                        completion.tryFailure(new NbdException(NbdProtocol.ESHUTDOWN, "the server is shutting down"));
-                    }
-                }
-                return;
-            }
-        }
+        int command = request.command();
+        boolean onRing = ring != null
+                && (command == NbdProtocol.CMD_READ
+                        || command == NbdProtocol.CMD_WRITE
+                        || command == NbdProtocol.CMD_FLUSH);
         try {
-            executor.execute(() -> run(request, completion));
+            if (onRing) {
+                ring.execute(loopRing -> RingOps.start(this, loopRing, request, completion));
+            } else {
+                executor.execute(() -> run(request, completion));
+            }
         } catch (RejectedExecutionException e) {
             if (request.claim()) {
                 request.release();
