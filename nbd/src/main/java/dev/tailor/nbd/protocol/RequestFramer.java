@@ -9,8 +9,9 @@ import io.netty.buffer.Unpooled;
  * header, then for {@code NBD_CMD_WRITE} {@code length} bytes of payload. Not thread-safe: one per
  * connection, used on its event loop.
  *
- * <p>A write's payload is copied into a buffer of exactly its length as it arrives, so the connection
- * never accumulates more than one request's bytes beyond what it has dispatched. A write longer than
+ * <p>A write's payload that is in the input whole is a slice of it (no copy) when it fills at least a quarter of
+ * the input buffer ({@link #SLICE_SHARE}); otherwise it is copied into a buffer of exactly its length as it arrives,
+ * so the connection never accumulates more than one request's bytes beyond what it has dispatched. A write longer than
  * {@code maxPayloadBytes} is returned at once with an empty payload (the server answers it with
  * {@code NBD_EINVAL}: longer than the advertised maximum block size) and its payload is skipped as it
  * arrives, never held: so even a 4 GiB - 1 write costs no memory.
@@ -23,6 +24,13 @@ public final class RequestFramer {
             super(message, null, false, false);
         }
     }
+
+    /**
+     * A payload that arrived whole is sliced out of the receive buffer, not copied, when it fills at least
+     * 1/{@value} of that buffer: a slice keeps the whole buffer alive until the write completes, so a buffer is never
+     * held for a payload much smaller than itself.
+     */
+    static final int SLICE_SHARE = 4;
 
     private final int maxPayloadBytes;
     private int flags;
@@ -78,6 +86,11 @@ public final class RequestFramer {
                 in.skipBytes(skip);
                 discardBytes -= skip;
                 return new BlockRequest(command, flags, cookie, offsetBytes, lengthBytes, Unpooled.EMPTY_BUFFER);
+            }
+            if (in.readableBytes() >= lengthBytes && lengthBytes * SLICE_SHARE >= in.capacity()) {
+                // The whole payload is here already: it is passed on as a slice of the receive buffer, not copied.
+                ByteBuf slice = in.readRetainedSlice((int) lengthBytes);
+                return new BlockRequest(command, flags, cookie, offsetBytes, lengthBytes, slice);
             }
             payload = alloc.directBuffer((int) lengthBytes, (int) lengthBytes);
         }

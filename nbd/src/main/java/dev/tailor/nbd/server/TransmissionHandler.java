@@ -230,7 +230,8 @@ final class TransmissionHandler extends ChannelInboundHandlerAdapter {
             if (!cumulation.isReadable()) {
                 cumulation.release();
                 cumulation = null;
-            } else {
+            } else if (cumulation.refCnt() == 1) {
+                // Not while write payloads sliced from it are alive: moving the unread bytes would overwrite them.
                 cumulation.discardSomeReadBytes();
             }
         }

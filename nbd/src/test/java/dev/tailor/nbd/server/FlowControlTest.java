@@ -6,7 +6,11 @@ import dev.tailor.nbd.config.ByteSize;
 import dev.tailor.nbd.config.NbdConfig;
 import dev.tailor.nbd.protocol.NbdProtocol;
 import dev.tailor.nbd.testing.Wire;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -154,5 +158,55 @@ class FlowControlTest {
             }
             assertThat(server.channel.isOpen()).isTrue();
         }
+    }
+
+    @Test
+    void payloadsSlicedFromTheInput_stayIntactWhileTheInputWaitsUndecoded() throws Exception {
+        GatedBackend backend = new GatedBackend(1 << 20);
+        NbdConfig.Limits limits =
+                NbdConfig.Limits.builder().maxInFlightRequestsPerConnection(2).build();
+        try (Embedded server = new Embedded(backend, limits)) {
+            server.feed(new Wire().handshake("disk", false)).skipHandshake();
+            byte[][] payloads = {filled(8192, 0x11), filled(8192, 0x22), filled(8192, 0x33)};
+            Wire wire = new Wire();
+            for (int cookie = 1; cookie <= 3; cookie++) {
+                wire.write(0, cookie, (cookie - 1) * 8192L, payloads[cookie - 1]);
+            }
+            byte[] bytes = wire.toBytes();
+            ByteBuf input = Unpooled.directBuffer(bytes.length, bytes.length).writeBytes(bytes);
+            server.feed(input);
+
+            // Three whole writes in one buffer: two are dispatched as slices of it, the third waits undecoded
+            // in the same buffer, which must not be compacted under the slices.
+            GatedBackend.Held first = backend.next();
+            GatedBackend.Held second = backend.next();
+            assertThat(backend.heldCount()).isZero();
+            assertThat(first.request().payload().memoryAddress())
+                    .as("the first payload is the input's memory after its 28-byte header")
+                    .isEqualTo(input.memoryAddress() + NbdProtocol.REQUEST_HEADER_BYTES);
+            assertThat(ByteBufUtil.getBytes(first.request().payload())).isEqualTo(payloads[0]);
+            assertThat(ByteBufUtil.getBytes(second.request().payload())).isEqualTo(payloads[1]);
+
+            backend.pass(first);
+            backend.pass(second);
+            server.drain();
+            GatedBackend.Held third = backend.next();
+            assertThat(ByteBufUtil.getBytes(third.request().payload())).isEqualTo(payloads[2]);
+            backend.pass(third);
+            server.drain();
+            for (int i = 0; i < 3; i++) {
+                server.simpleReplyCookie(0);
+            }
+            for (int i = 0; i < 3; i++) {
+                assertThat(Arrays.copyOfRange(backend.memory.bytes, i * 8192, (i + 1) * 8192))
+                        .isEqualTo(payloads[i]);
+            }
+        }
+    }
+
+    private static byte[] filled(int length, int value) {
+        byte[] bytes = new byte[length];
+        Arrays.fill(bytes, (byte) value);
+        return bytes;
     }
 }
