@@ -204,6 +204,30 @@ class FlowControlTest {
         }
     }
 
+    @Test
+    void aPayloadSmallAgainstItsInputBuffer_isCopiedSoItDoesNotPinTheBuffer() throws Exception {
+        GatedBackend backend = new GatedBackend(1 << 20);
+        try (Embedded server = new Embedded(backend, NbdConfig.Limits.DEFAULTS)) {
+            server.feed(new Wire().handshake("disk", false)).skipHandshake();
+            byte[] payload = filled(1024, 0x44);
+            byte[] bytes = new Wire().write(0, 1, 0, payload).toBytes();
+            // The write fills less than a quarter of its 16 KiB buffer.
+            ByteBuf input = Unpooled.directBuffer(16 << 10, 16 << 10).writeBytes(bytes);
+            long inputStart = input.memoryAddress();
+            server.feed(input);
+
+            GatedBackend.Held write = backend.next();
+            long payloadAddress = write.request().payload().memoryAddress();
+            assertThat(payloadAddress < inputStart || payloadAddress >= inputStart + (16 << 10))
+                    .as("the payload lives outside the input buffer")
+                    .isTrue();
+            assertThat(ByteBufUtil.getBytes(write.request().payload())).isEqualTo(payload);
+            backend.pass(write);
+            server.drain();
+            server.simpleReplyCookie(0);
+        }
+    }
+
     private static byte[] filled(int length, int value) {
         byte[] bytes = new byte[length];
         Arrays.fill(bytes, (byte) value);
