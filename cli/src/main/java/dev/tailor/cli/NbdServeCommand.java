@@ -243,6 +243,7 @@ final class NbdServeCommand implements Callable<Integer> {
         // Netty logs through java.util.logging, as the nbd module's own lines do: one log, one format
         // (SLF4J, on the class path for the controller, would send Netty's lines elsewhere).
         InternalLoggerFactory.setDefaultFactory(JdkLoggerFactory.INSTANCE);
+        LineFormatter.install();
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         ServeOptions options = new ServeOptions(
@@ -287,7 +288,7 @@ final class NbdServeCommand implements Callable<Integer> {
             throw new CliException(options.namingOptions(e.getMessage()));
         } catch (IOException e) {
             ServeOptions.delete(temporary);
-            throw new CliException(e.getMessage(), 1, e);
+            throw new CliException(options.namingListenFailure(e.getMessage()), 1, e);
         }
         ServeSummary.print(server, settings, temporary, out, err);
         CountDownLatch stopped = new CountDownLatch(1);

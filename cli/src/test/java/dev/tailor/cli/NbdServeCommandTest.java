@@ -199,8 +199,9 @@ class NbdServeCommandTest {
             Pattern uri = Pattern.compile("nbd://127\\.0\\.0\\.1:(\\d+)/disk .*, baseline 5000 IOPS$");
             Matcher export = uri.matcher(awaitLine(out, uri));
             assertThat(export.find()).isTrue();
-            Pattern mechanisms = Pattern.compile("event loops: \\d+, fifo; segment admission: on \\(tailor\\), budget"
-                    + " 20000 IOPS and 400 MB/s, reserve adaptive");
+            Pattern mechanisms = Pattern.compile(
+                    "event loops: \\d+ on (epoll|io_uring|nio), fifo; segment admission: on \\(tailor\\), budget"
+                            + " 20000 IOPS and 400 MB/s, reserve adaptive");
             awaitLine(out, mechanisms);
             awaitLine(out, Pattern.compile("connections: at most 256, 16 per client address; idle timeout 600 s"));
             assertThat(exportSize("127.0.0.1", Integer.parseInt(export.group(1)), "disk"))
@@ -248,11 +249,24 @@ class NbdServeCommandTest {
     }
 
     @Test
-    void portInUse_failsWithExitCode1() throws Exception {
+    void portInUse_failsWithExitCode1NamingTheOption() throws Exception {
         try (ServerSocket taken = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
             PlanCommandTest.Result result = tailor("nbd", "serve", "--listen", "127.0.0.1:" + taken.getLocalPort());
             assertThat(result.exitCode()).isEqualTo(1);
-            assertThat(result.err()).contains("cannot listen on 127.0.0.1:" + taken.getLocalPort());
+            assertThat(result.err()).contains("--listen: cannot listen on 127.0.0.1:" + taken.getLocalPort() + " (");
+            PlanCommandTest.Result metrics = tailor(
+                    "nbd", "serve", "--listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:" + taken.getLocalPort());
+            assertThat(metrics.exitCode()).isEqualTo(1);
+            assertThat(metrics.err())
+                    .contains("--metrics-listen: cannot serve metrics on 127.0.0.1:" + taken.getLocalPort() + " (");
+            Path config = Files.writeString(
+                    dir.resolve("taken.yaml"),
+                    "address: 127.0.0.1\nport: " + taken.getLocalPort()
+                            + "\nexports: [{name: d, size: 1MiB, file: d.img}]\n");
+            PlanCommandTest.Result fromConfig = tailor("nbd", "serve", "--config", config.toString());
+            assertThat(fromConfig.exitCode()).isEqualTo(1);
+            assertThat(fromConfig.err())
+                    .contains("address and port (or --listen): cannot listen on 127.0.0.1:" + taken.getLocalPort());
         }
     }
 
@@ -443,6 +457,17 @@ class NbdServeCommandTest {
                     .isEqualTo(String.valueOf(4 << 20));
             assertThat(info.exitValue()).isZero();
             assertThat(Files.readString(err)).isEmpty();
+            // A client without TLS is refused, and the server says why in one log line.
+            Process plain = new ProcessBuilder(nbdinfo.toString(), "--size", "nbd://127.0.0.1:" + port + "/disk")
+                    .redirectErrorStream(true)
+                    .start();
+            assertThat(plain.waitFor(60, TimeUnit.SECONDS)).isTrue();
+            assertThat(plain.exitValue()).isNotZero();
+            String refused = awaitLine(err, Pattern.compile("refused before STARTTLS"));
+            assertThat(refused)
+                    .matches("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z INFO  HandshakeHandler: \\[id: .*\\]:"
+                            + " NBD_OPT_\\w+ refused before STARTTLS: TLS is required \\(a client without TLS, e.g. nbd://"
+                            + " instead of nbds://\\)");
         } finally {
             process.destroy();
             process.waitFor(30, TimeUnit.SECONDS);
@@ -477,8 +502,7 @@ class NbdServeCommandTest {
                     Pattern.compile(Pattern.quote("  nbd+unix:///vm?socket=" + socket + "  2MiB, read-only,"
                             + " tenant default, file " + image)));
             assertThat(Files.readAllLines(out))
-                    .anyMatch(l -> l.startsWith("tailor: serving 1 export on unix socket " + socket + " (")
-                            && l.endsWith("); Ctrl-C stops"));
+                    .anyMatch(l -> l.equals("tailor: serving 1 export on unix socket " + socket + "; Ctrl-C stops"));
             assertThat(exportSize(socket, "vm")).isEqualTo(2L << 20);
             assertThat(exportSize(socket, ""))
                     .as("the empty name: the default export")

@@ -351,6 +351,28 @@ public record ServeOptions(
         return message;
     }
 
+    /**
+     * {@code message}, the server's failure to listen at start, with what set the address in front: the
+     * option ({@code --listen: cannot listen on 127.0.0.1:10809 (Address already in use)}), also for the
+     * default address, since the option is how to pick another; with a config file that set it, its fields.
+     * Other messages come back unchanged.
+     */
+    public String namingListenFailure(String message) {
+        String setBy;
+        if (message.startsWith("cannot listen on unix socket ")) {
+            setBy = unix != null || config == null ? "--unix" : "unix (or --unix)";
+        } else if (message.startsWith("cannot listen on ")) {
+            setBy = listen != null || config == null ? "--listen" : "address and port (or --listen)";
+        } else if (message.startsWith("cannot serve metrics on ")) {
+            setBy = metricsListen != null || config == null
+                    ? "--metrics-listen"
+                    : "loop.metricsListen (or --metrics-listen)";
+        } else {
+            return message;
+        }
+        return setBy + ": " + message;
+    }
+
     /** The export of {@code --file}: an existing regular file, all of it or its first {@code sizeBytes}. */
     private NbdConfig.ExportConfig fileExport(String name, Long sizeBytes) {
         if (Files.isDirectory(file)) {

@@ -60,8 +60,7 @@ public final class ServeSummary {
             }
         }
         if (socket != null) {
-            places.add("unix socket " + socket + " ("
-                    + server.transport().name().toLowerCase(java.util.Locale.ROOT) + ")");
+            places.add("unix socket " + socket);
         }
         List<Export> exports = server.exports();
         java.util.Map<String, String> baselines = new java.util.HashMap<>();
@@ -86,7 +85,8 @@ public final class ServeSummary {
                 out.println("  " + unixUri);
             }
         }
-        out.println("  event loops: " + server.eventLoops().loops().size() + ", "
+        out.println("  event loops: " + server.eventLoops().loops().size() + " on "
+                + server.transport().name().toLowerCase(java.util.Locale.ROOT) + ", "
                 + server.loopMode().name().toLowerCase(java.util.Locale.ROOT) + "; segment admission: "
                 + (server.admission() == null
                         ? "off"
