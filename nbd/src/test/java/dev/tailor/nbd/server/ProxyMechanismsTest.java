@@ -45,10 +45,11 @@ class ProxyMechanismsTest {
             throws Exception {
         String nbdcopy = Programs.require("nbdcopy");
         Path metrics = dir.resolve("tailor.prom");
-        // 2·10⁸ cost units/s: C = 2·10⁶ per 10 ms, a few 256 KiB requests per interval, so a copy of
-        // 16 MiB has requests wait for admission. The copy's export is provisioned 17 IOPS (1 % of the
-        // budget), so that its baseline, which admits at once what it covers, covers none of them
-        // however slowly the machine runs the copy (with a fair share it covers all once the copy
+        // 5·10⁷ cost units/s: C = 5·10⁵ per 10 ms, about two 256 KiB requests per interval, while nbdcopy
+        // keeps dozens in flight, so a copy of 16 MiB has requests wait for admission even on a machine too
+        // loaded to send faster than 2·10⁸ units/s (at that budget it once had none wait). The copy's export is
+        // provisioned 17 IOPS (4 % of the budget), so that its baseline, which admits at once what it covers,
+        // covers a few of its 128 requests a second, not all of them (a fair share would, once the copy
         // takes more than half a second).
         NbdConfig config = NbdConfig.builder()
                 .address("127.0.0.1")
@@ -63,7 +64,7 @@ class ProxyMechanismsTest {
                         NbdConfig.ExportConfig.file("other", "globex", 16L << 20, false, dir.resolve("other.img")))
                 .admission(NbdConfig.AdmissionSettings.builder()
                         .enabled(admission)
-                        .capacityCostUnitsPerSecond(2e8)
+                        .capacityCostUnitsPerSecond(5e7)
                         .segmentSize(new ByteSize(4L << 20))
                         .blockSize(new ByteSize(1L << 20))
                         .queueCapacityPerSegment(4096)
