@@ -228,6 +228,15 @@ final class NbdServeCommand implements Callable<Integer> {
                     + " the config's loop.slowRequestThresholdMillis, else 50.")
     String slowThreshold;
 
+    /** Seconds, as written; checked in {@link ServeOptions#build} so the message can name the value. */
+    @Option(
+            names = "--slow-window",
+            paramLabel = "SECONDS",
+            description = "The slow segments on /metrics cover the"
+                    + " slow requests of the last half of this window to all of it (docs/nbd.md, Slow requests); 2 to"
+                    + " 86400. Default: the config's loop.slowTopWindowSeconds, else 60.")
+    String slowWindow;
+
     /** auto / io_uring / threads, as written; checked in {@link ServeOptions#build} so the message can name it. */
     @Option(
             names = "--file-io",
@@ -268,6 +277,7 @@ final class NbdServeCommand implements Callable<Integer> {
                 tlsVerifyPeer,
                 maxConnectionsPerAddress,
                 slowThreshold,
+                slowWindow,
                 fileIo);
         ServeOptions.Setup setup;
         try {

@@ -162,6 +162,12 @@ class NbdServeCommandTest {
                     .contains(
                             "--slow-threshold: \"" + bad + "\" (expected: milliseconds from 0.001 to 60000, e.g. 50)");
         }
+        for (String bad : List.of("1", "60s", "86401", "1.5")) {
+            PlanCommandTest.Result window = tailor("nbd", "serve", "--slow-window", bad, "--listen", "127.0.0.1:0");
+            assertThat(window.exitCode()).as(bad).isEqualTo(2);
+            assertThat(window.err())
+                    .contains("--slow-window: \"" + bad + "\" (expected: whole seconds from 2 to 86400, e.g. 60)");
+        }
         PlanCommandTest.Result off = tailor("nbd", "serve", "--admission-iops", "5000", "--listen", "127.0.0.1:0");
         assertThat(off.exitCode()).isEqualTo(2);
         assertThat(off.err()).contains("--admission-iops: admission is off (expected: --admission on");
@@ -194,7 +200,9 @@ class NbdServeCommandTest {
                 "--baseline-iops",
                 "5000",
                 "--slow-threshold",
-                "12.5");
+                "12.5",
+                "--slow-window",
+                "120");
         try {
             Pattern uri = Pattern.compile("nbd://127\\.0\\.0\\.1:(\\d+)/disk .*, baseline 5000 IOPS$");
             Matcher export = uri.matcher(awaitLine(out, uri));
@@ -219,7 +227,7 @@ class NbdServeCommandTest {
                     .contains("tailor_nbd_admission_intervals_total")
                     .contains("tailor_nbd_loop_unrelated")
                     .contains("tailor_nbd_slow_request_threshold_seconds 0.0125\n")
-                    .contains("tailor_nbd_slow_segment_window_seconds 60.0\n");
+                    .contains("tailor_nbd_slow_segment_window_seconds 120.0\n");
         } finally {
             process.destroy();
             assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();

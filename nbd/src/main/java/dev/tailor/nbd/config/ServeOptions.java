@@ -39,6 +39,7 @@ public record ServeOptions(
         boolean tlsVerifyPeer,
         Integer maxConnectionsPerAddress,
         String slowThreshold,
+        String slowWindow,
         String fileIo) {
 
     /** Size of the default export. */
@@ -147,6 +148,13 @@ public record ServeOptions(
                 settings = settings.toBuilder()
                         .loop(settings.loop().toBuilder()
                                 .slowRequestThresholdMillis(parseSlowThreshold(slowThreshold))
+                                .build())
+                        .build();
+            }
+            if (slowWindow != null) {
+                settings = settings.toBuilder()
+                        .loop(settings.loop().toBuilder()
+                                .slowTopWindowSeconds(parseSlowWindow(slowWindow))
                                 .build())
                         .build();
             }
@@ -456,6 +464,21 @@ public record ServeOptions(
                     + NbdConfig.LoopSettings.SLOW_THRESHOLD_EXPECTED + ")");
         }
         return millis;
+    }
+
+    /** {@code --slow-window}: whole seconds, 2 to 86400, as {@code loop.slowTopWindowSeconds} takes them. */
+    public static int parseSlowWindow(String text) {
+        int seconds;
+        try {
+            seconds = Integer.parseInt(text.strip());
+        } catch (NumberFormatException e) {
+            seconds = -1;
+        }
+        if (seconds < 2 || seconds > 86_400) {
+            throw new IllegalArgumentException(
+                    "--slow-window: \"" + text + "\" (expected: whole seconds from 2 to" + " 86400, e.g. 60)");
+        }
+        return seconds;
     }
 
     /** {@code HOST:PORT}, {@code [IPv6]:PORT}. */
