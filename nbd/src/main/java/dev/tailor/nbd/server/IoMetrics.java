@@ -10,7 +10,10 @@ import io.prometheus.metrics.core.metrics.Gauge;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
+import io.prometheus.metrics.model.registry.MultiCollector;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
+import io.prometheus.metrics.model.snapshots.Labels;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import java.util.List;
 import java.util.function.LongSupplier;
@@ -206,63 +209,9 @@ public final class IoMetrics {
                         + " between half of it and all of it, up to now")
                 .callback(callback -> callback.call(slowSegments.epochNanos() * 2 / 1e9))
                 .register(registry);
-        GaugeWithCallback.builder()
-                .name("tailor_nbd_slow_segment_requests")
-                .help("Slow requests of the (export, segment) pairs with the most of them in the window"
-                        + " (space-saving top-k: a count is at most its overcount too high)")
-                .labelNames("export", "segment")
-                .callback(callback -> slowTop()
-                        .forEach(entry ->
-                                callback.call(entry.requests(), entry.export(), Long.toString(entry.segment()))))
-                .register(registry);
-        GaugeWithCallback.builder()
-                .name("tailor_nbd_slow_segment_overcount")
-                .help("How much tailor_nbd_slow_segment_requests of the pair may be too high")
-                .labelNames("export", "segment")
-                .callback(callback -> slowTop()
-                        .forEach(entry ->
-                                callback.call(entry.overcount(), entry.export(), Long.toString(entry.segment()))))
-                .register(registry);
-        GaugeWithCallback.builder()
-                .name("tailor_nbd_slow_segment_seen_requests")
-                .help("Of the pair's slow requests in the window, those seen while it had its counters (requests less"
-                        + " overcount): what its times and classes cover")
-                .labelNames("export", "segment")
-                .callback(callback -> slowTop()
-                        .forEach(entry -> callback.call(entry.seen(), entry.export(), Long.toString(entry.segment()))))
-                .register(registry);
-        GaugeWithCallback.builder()
-                .name("tailor_nbd_slow_segment_admission_wait_seconds")
-                .help("Total time the pair's seen slow requests in the window were queued in admission")
-                .labelNames("export", "segment")
-                .callback(callback -> slowTop()
-                        .forEach(entry -> callback.call(
-                                entry.admissionWaitNanos() / 1e9, entry.export(), Long.toString(entry.segment()))))
-                .register(registry);
-        GaugeWithCallback.builder()
-                .name("tailor_nbd_slow_segment_backend_seconds")
-                .help("Total time the pair's seen slow requests in the window spent on the backend")
-                .labelNames("export", "segment")
-                .callback(callback -> slowTop()
-                        .forEach(entry -> callback.call(
-                                entry.backendNanos() / 1e9, entry.export(), Long.toString(entry.segment()))))
-                .register(registry);
-        GaugeWithCallback.builder()
-                .name("tailor_nbd_slow_segment_admitted_requests")
-                .help("Of the pair's seen slow requests in the window, how many were admitted as steady, as hot, or"
-                        + " not through admission (none)")
-                .labelNames("export", "segment", "class")
-                .callback(callback -> slowTop().forEach(entry -> {
-                    String segment = Long.toString(entry.segment());
-                    callback.call(entry.admittedSteady(), entry.export(), segment, "steady");
-                    callback.call(entry.admittedHot(), entry.export(), segment, "hot");
-                    callback.call(
-                            entry.seen() - entry.admittedSteady() - entry.admittedHot(),
-                            entry.export(),
-                            segment,
-                            "none");
-                }))
-                .register(registry);
+        // The slow top's six families from one reading of the top per scrape, so that a scrape's series agree
+        // (requests - overcount = seen; the same pairs in every family), and the top is merged once, not six times.
+        registry.register((MultiCollector) this::slowTopSnapshots);
         loopUnrelatedWait = Histogram.builder()
                 .name("tailor_nbd_request_loop_unrelated_wait_seconds")
                 .help("Per request: unrelated work its event loop ran while the request waited for the loop (arrival"
@@ -292,6 +241,64 @@ public final class IoMetrics {
     /** The slow threshold, ns. */
     public long slowRequestNanos() {
         return slowRequestNanos;
+    }
+
+    /**
+     * The {@code tailor_nbd_slow_segment_*} families (but {@code _window_seconds}) of one reading of the slow top;
+     * none while it is empty (docs/nbd.md, Metrics: the families appear with the first slow request).
+     */
+    private MetricSnapshots slowTopSnapshots() {
+        List<SlowSegments.Entry> top = slowTop();
+        if (top.isEmpty()) {
+            return MetricSnapshots.of();
+        }
+        GaugeSnapshot.Builder requests = GaugeSnapshot.builder()
+                .name("tailor_nbd_slow_segment_requests")
+                .help("Slow requests of the (export, segment) pairs with the most of them in the window"
+                        + " (space-saving top-k: a count is at most its overcount too high)");
+        GaugeSnapshot.Builder overcount = GaugeSnapshot.builder()
+                .name("tailor_nbd_slow_segment_overcount")
+                .help("How much tailor_nbd_slow_segment_requests of the pair may be too high");
+        GaugeSnapshot.Builder seen = GaugeSnapshot.builder()
+                .name("tailor_nbd_slow_segment_seen_requests")
+                .help("Of the pair's slow requests in the window, those seen while it had its counters (requests less"
+                        + " overcount): what its times and classes cover");
+        GaugeSnapshot.Builder admissionWait = GaugeSnapshot.builder()
+                .name("tailor_nbd_slow_segment_admission_wait_seconds")
+                .help("Total time the pair's seen slow requests in the window were queued in admission");
+        GaugeSnapshot.Builder backend = GaugeSnapshot.builder()
+                .name("tailor_nbd_slow_segment_backend_seconds")
+                .help("Total time the pair's seen slow requests in the window spent on the backend");
+        GaugeSnapshot.Builder admitted = GaugeSnapshot.builder()
+                .name("tailor_nbd_slow_segment_admitted_requests")
+                .help("Of the pair's seen slow requests in the window, how many were admitted as steady, as hot, or"
+                        + " not through admission (none)");
+        for (SlowSegments.Entry entry : top) {
+            Labels pair = Labels.of("export", entry.export(), "segment", Long.toString(entry.segment()));
+            requests.dataPoint(point(entry.requests(), pair));
+            overcount.dataPoint(point(entry.overcount(), pair));
+            seen.dataPoint(point(entry.seen(), pair));
+            admissionWait.dataPoint(point(entry.admissionWaitNanos() / 1e9, pair));
+            backend.dataPoint(point(entry.backendNanos() / 1e9, pair));
+            admitted.dataPoint(point(entry.admittedSteady(), pair.add("class", "steady")));
+            admitted.dataPoint(point(entry.admittedHot(), pair.add("class", "hot")));
+            admitted.dataPoint(
+                    point(entry.seen() - entry.admittedSteady() - entry.admittedHot(), pair.add("class", "none")));
+        }
+        return MetricSnapshots.of(
+                requests.build(),
+                overcount.build(),
+                seen.build(),
+                admissionWait.build(),
+                backend.build(),
+                admitted.build());
+    }
+
+    private static GaugeSnapshot.GaugeDataPointSnapshot point(double value, Labels labels) {
+        return GaugeSnapshot.GaugeDataPointSnapshot.builder()
+                .value(value)
+                .labels(labels)
+                .build();
     }
 
     private List<SlowSegments.Entry> slowTop() {

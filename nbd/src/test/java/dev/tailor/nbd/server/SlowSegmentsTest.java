@@ -98,6 +98,44 @@ class SlowSegmentsTest {
         assertThatThrownBy(() -> new IoMetrics(now::get, false, 0, 10, 1)).hasMessageContaining("slowRequestNanos: 0");
     }
 
+    @Test
+    void oneScrape_readsTheTopOnce_soItsFamiliesAgree() throws Exception {
+        // A clock that moves an epoch (half the 10 s window) on at every reading while scraping: if each family read
+        // the top on its own, the third reading would find the pair gone and the families would disagree.
+        AtomicLong now = new AtomicLong(3_000_000_000L);
+        java.util.concurrent.atomic.AtomicBoolean scraping = new java.util.concurrent.atomic.AtomicBoolean();
+        IoMetrics metrics = new IoMetrics(
+                () -> scraping.get() ? now.getAndAdd(5_000_000_000L) : now.get(),
+                false,
+                5_000_000L,
+                10_000_000_000L,
+                SEGMENT_BYTES);
+        IoMetrics.ForExport disk = metrics.forExport("disk");
+        answer(now, disk, 7 * SEGMENT_BYTES, 6_000_000L);
+        scraping.set(true);
+        String text = text(metrics);
+        scraping.set(false);
+        assertThat(text)
+                .contains("tailor_nbd_slow_segment_requests{export=\"disk\",segment=\"7\"} 1.0\n")
+                .contains("tailor_nbd_slow_segment_overcount{export=\"disk\",segment=\"7\"} 0.0\n")
+                .contains("tailor_nbd_slow_segment_seen_requests{export=\"disk\",segment=\"7\"} 1.0\n")
+                .contains("tailor_nbd_slow_segment_admission_wait_seconds{export=\"disk\",segment=\"7\"} 0.0\n")
+                .contains("tailor_nbd_slow_segment_backend_seconds{export=\"disk\",segment=\"7\"} 0.0\n")
+                .contains(
+                        "tailor_nbd_slow_segment_admitted_requests{class=\"none\",export=\"disk\",segment=\"7\"} 1.0\n")
+                .contains(
+                        "tailor_nbd_slow_segment_admitted_requests{class=\"steady\",export=\"disk\",segment=\"7\"} 0.0\n");
+        assertThat(text.lines().filter(l -> l.startsWith("# TYPE tailor_nbd_slow_segment_")))
+                .containsExactlyInAnyOrder(
+                        "# TYPE tailor_nbd_slow_segment_window_seconds gauge",
+                        "# TYPE tailor_nbd_slow_segment_requests gauge",
+                        "# TYPE tailor_nbd_slow_segment_overcount gauge",
+                        "# TYPE tailor_nbd_slow_segment_seen_requests gauge",
+                        "# TYPE tailor_nbd_slow_segment_admission_wait_seconds gauge",
+                        "# TYPE tailor_nbd_slow_segment_backend_seconds gauge",
+                        "# TYPE tailor_nbd_slow_segment_admitted_requests gauge");
+    }
+
     private static String text(IoMetrics metrics) throws java.io.IOException {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ExpositionFormats.init().getPrometheusTextFormatWriter().write(out, metrics.scrape());
