@@ -690,7 +690,11 @@ public final class BurstExperiment {
 
     /** {@code x} with thousands separators and {@code digits} decimals; "–" for no data (NaN). */
     static String fmt(double x, int digits) {
-        return Double.isNaN(x) ? "–" : String.format(Locale.ROOT, "%,." + digits + "f", x);
+        if (Double.isNaN(x)) {
+            return "–";
+        }
+        // A value that rounds to zero prints as 0, not -0 (a difference of two readings can be a hair below zero).
+        return String.format(Locale.ROOT, "%,." + digits + "f", Math.abs(x) < 0.5 * Math.pow(10, -digits) ? 0.0 : x);
     }
 
     /** A number as written in settings: 0.2, 99.9, 50. */

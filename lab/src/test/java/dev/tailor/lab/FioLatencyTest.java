@@ -75,6 +75,16 @@ class FioLatencyTest {
     }
 
     @Test
+    void figuresThatRoundToZero_printWithoutASign() {
+        // A rate from two readings can come out a hair below zero; it reads 0.0, never -0.0.
+        assertThat(BurstExperiment.fmt(-0.0, 1)).isEqualTo("0.0");
+        assertThat(BurstExperiment.fmt(-0.04, 1)).isEqualTo("0.0");
+        assertThat(BurstExperiment.fmt(-0.05, 1)).isEqualTo("-0.1");
+        assertThat(BurstExperiment.fmt(-0.4, 0)).isEqualTo("0");
+        assertThat(BurstExperiment.fmt(-1234.5, 1)).isEqualTo("-1,234.5");
+    }
+
+    @Test
     void pool_addsBinsOverJobsAndRuns() {
         // Pooling is over requests, not an average of percentiles: the 1-request tail of one run and the
         // 100 requests of another give P99 from the combined counts.
