@@ -261,12 +261,18 @@ class NbdServeCommandTest {
         try (ServerSocket taken = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
             PlanCommandTest.Result result = tailor("nbd", "serve", "--listen", "127.0.0.1:" + taken.getLocalPort());
             assertThat(result.exitCode()).isEqualTo(1);
-            assertThat(result.err()).contains("--listen: cannot listen on 127.0.0.1:" + taken.getLocalPort() + " (");
+            assertThat(result.err())
+                    .contains("--listen: cannot listen on 127.0.0.1:" + taken.getLocalPort()
+                            + " (Address already in use)");
             PlanCommandTest.Result metrics = tailor(
                     "nbd", "serve", "--listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:" + taken.getLocalPort());
             assertThat(metrics.exitCode()).isEqualTo(1);
             assertThat(metrics.err())
                     .contains("--metrics-listen: cannot serve metrics on 127.0.0.1:" + taken.getLocalPort() + " (");
+            PlanCommandTest.Result samePort =
+                    tailor("nbd", "serve", "--listen", "127.0.0.1:21820", "--metrics-listen", "127.0.0.1:21820");
+            assertThat(samePort.exitCode()).isEqualTo(2);
+            assertThat(samePort.err()).contains("--metrics-listen: \"127.0.0.1:21820\" is the NBD port");
             Path config = Files.writeString(
                     dir.resolve("taken.yaml"),
                     "address: 127.0.0.1\nport: " + taken.getLocalPort()
@@ -509,8 +515,11 @@ class NbdServeCommandTest {
                     out,
                     Pattern.compile(Pattern.quote("  nbd+unix:///vm?socket=" + socket + "  2MiB, read-only,"
                             + " tenant default, file " + image)));
+            awaitLine(out, Pattern.compile("^  connections: at most 256; idle timeout off$"));
             assertThat(Files.readAllLines(out))
-                    .anyMatch(l -> l.equals("tailor: serving 1 export on unix socket " + socket + "; Ctrl-C stops"));
+                    .anyMatch(l -> l.equals("tailor: serving 1 export on unix socket " + socket + "; Ctrl-C stops"))
+                    .as("no per-address limit for Unix-socket clients")
+                    .noneMatch(l -> l.contains("per client address"));
             assertThat(exportSize(socket, "vm")).isEqualTo(2L << 20);
             assertThat(exportSize(socket, ""))
                     .as("the empty name: the default export")

@@ -340,9 +340,10 @@ public record ServeOptions(
     }
 
     /**
-     * {@code message}, a problem with the settings these options built, with the TLS fields the options set
-     * named as the options ({@code --tls-certificates: ...} for {@code tls.certificates: ...}): for what the
-     * server finds when it loads the credentials at start.
+     * {@code message}, a problem with the settings these options built, with the fields the options set named as
+     * the options ({@code --tls-certificates: ...} for {@code tls.certificates: ...}, {@code --metrics-listen} for
+     * {@code loop.metricsListen}): for the settings' own checks and what the server finds when it loads the
+     * credentials at start.
      */
     public String namingOptions(String message) {
         if (tls != null || config == null) {
@@ -355,6 +356,15 @@ public record ServeOptions(
         }
         if (tlsVerifyPeer) {
             message = message.replace("tls.verifyPeer: true", "--tls-verify-peer");
+        }
+        if (metricsListen != null) {
+            message = message.replace("loop.metricsListen", "--metrics-listen");
+        }
+        if (maxConnectionsPerAddress != null) {
+            message = message.replace("limits.maxConnectionsPerAddress", "--max-connections-per-address");
+        }
+        if (idleTimeout != null) {
+            message = message.replace("limits.idleTimeoutSeconds", "--idle-timeout");
         }
         return message;
     }

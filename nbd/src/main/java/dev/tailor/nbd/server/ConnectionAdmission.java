@@ -219,7 +219,7 @@ final class ConnectionAdmission {
                                 case MAX_CONNECTIONS_PER_ADDRESS ->
                                     fromAddress + " connections from "
                                             + address.getHostAddress() + " are open, all past their handshake"
-                                            + " (limits.maxConnectionsPerAddress)";
+                                            + " (limits.maxConnectionsPerAddress, --max-connections-per-address)";
                             }
                             + "; further refusals within 10 s are counted and summed up then");
         }

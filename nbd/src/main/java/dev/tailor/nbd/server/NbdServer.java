@@ -496,7 +496,11 @@ public final class NbdServer implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while binding " + what, e);
         } catch (Exception e) {
-            throw new IOException("cannot listen on " + what + " (" + e.getMessage() + ")", e);
+            // Netty's native transports say "bind(..) failed with error(-98): Address already in use"; the JDK's
+            // and nbdkit's say the reason alone.
+            String reason = String.valueOf(e.getMessage())
+                    .replaceFirst("^\\w+\\(\\.\\.\\) failed with error\\(-?\\d+\\): ", "");
+            throw new IOException("cannot listen on " + what + " (" + reason + ")", e);
         }
     }
 

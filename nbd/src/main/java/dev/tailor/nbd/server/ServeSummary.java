@@ -95,8 +95,10 @@ public final class ServeSummary {
                                 + (server.admission().controller().config().adaptiveReserve()
                                         ? "adaptive"
                                         : server.admission().controller().reserveFraction())));
-        out.println("  connections: at most " + limits.maxConnections() + ", " + limits.maxConnectionsPerAddress()
-                + " per client address; idle timeout "
+        // The per-address limit is for TCP clients: a Unix-socket client has no address.
+        out.println("  connections: at most " + limits.maxConnections()
+                + (bound != null ? ", " + limits.maxConnectionsPerAddress() + " per client address" : "")
+                + "; idle timeout "
                 + (limits.idleTimeoutNanos() == 0
                         ? "off"
                         : java.math.BigDecimal.valueOf(limits.idleTimeoutSeconds())

@@ -165,7 +165,7 @@ final class TransmissionHandler extends ChannelInboundHandlerAdapter {
                         System.Logger.Level.INFO,
                         () -> ctx.channel() + " (" + export.name() + "): closed after "
                                 + NbdConfig.number(server.limits().idleTimeoutSeconds()) + " s without a request"
-                                + " (limits.idleTimeoutSeconds)");
+                                + " (limits.idleTimeoutSeconds, --idle-timeout)");
                 server.admission().closedIdle(ctx.channel());
                 closed = true;
                 releaseInput();

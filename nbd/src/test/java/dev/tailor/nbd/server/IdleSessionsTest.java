@@ -104,7 +104,7 @@ class IdleSessionsTest {
                     .anySatisfy(m -> assertThat(m)
                             .startsWith("WARNING connection from /127.0.0.1:")
                             .contains("refused: 4 connections from 127.0.0.1 are open, all past their handshake"
-                                    + " (limits.maxConnectionsPerAddress)"));
+                                    + " (limits.maxConnectionsPerAddress, --max-connections-per-address)"));
             try (RawClient other = session(server, second)) {
                 other.write(0, 1, 0, new byte[4096]);
                 assertThat(other.simpleReply(0).error())
