@@ -8,7 +8,9 @@ import io.netty.util.internal.logging.InternalLoggerFactory;
 import io.netty.util.internal.logging.JdkLoggerFactory;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine;
@@ -101,6 +103,14 @@ final class NbdServeCommand implements Callable<Integer> {
                     + " removed on exit; clients use nbd+unix:///NAME?socket=PATH), and on TCP only if --listen is given too."
                     + " Default: the config's unix, else none.")
     Path unix;
+
+    @Option(
+            names = "--pid-file",
+            paramLabel = "PATH",
+            description = "Write the process ID to this file once the"
+                    + " server accepts connections (a readiness signal for scripts, as nbdkit's -P and qemu-nbd's"
+                    + " --pid-file); removed on exit.")
+    Path pidFile;
 
     /** on / off, as written; checked in {@link ServeOptions#build} so the message can name the value. */
     @Option(
@@ -279,6 +289,14 @@ final class NbdServeCommand implements Callable<Integer> {
                 slowThreshold,
                 slowWindow,
                 fileIo);
+        if (pidFile != null) {
+            Path folder = pidFile.toAbsolutePath().getParent();
+            if (Files.isDirectory(pidFile) || folder == null || !Files.isDirectory(folder)) {
+                throw new CliException("--pid-file: " + pidFile
+                        + (Files.isDirectory(pidFile) ? " is a folder" : ": the folder " + folder + " does not exist")
+                        + " (expected: a file path in an existing folder, e.g. /run/tailor-nbd.pid)");
+            }
+        }
         ServeOptions.Setup setup;
         try {
             setup = options.build();
@@ -301,6 +319,18 @@ final class NbdServeCommand implements Callable<Integer> {
             throw new CliException(options.namingListenFailure(e.getMessage()), 1, e);
         }
         ServeSummary.print(server, settings, temporary, out, err);
+        if (pidFile != null) {
+            try {
+                // Written whole under another name, then renamed: a reader never sees a partial file.
+                Path partial = pidFile.resolveSibling(pidFile.getFileName() + ".partial");
+                Files.writeString(partial, ProcessHandle.current().pid() + "\n");
+                Files.move(partial, pidFile, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            } catch (IOException e) {
+                server.close();
+                ServeOptions.delete(temporary);
+                throw new CliException("--pid-file: cannot write " + pidFile + " (" + e.getMessage() + ")", 1, e);
+            }
+        }
         CountDownLatch stopped = new CountDownLatch(1);
         Path removeOnExit = temporary;
         Runtime.getRuntime()
@@ -308,6 +338,13 @@ final class NbdServeCommand implements Callable<Integer> {
                         () -> {
                             server.close();
                             ServeOptions.delete(removeOnExit);
+                            if (pidFile != null) {
+                                try {
+                                    Files.deleteIfExists(pidFile);
+                                } catch (IOException e) {
+                                    err.println("tailor: could not remove " + pidFile + " (" + e.getMessage() + ")");
+                                }
+                            }
                             out.println("tailor: stopped" + (removeOnExit == null ? "" : "; removed " + removeOnExit));
                             out.flush();
                             stopped.countDown();

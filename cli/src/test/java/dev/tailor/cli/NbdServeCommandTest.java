@@ -162,6 +162,17 @@ class NbdServeCommandTest {
                     .contains(
                             "--slow-threshold: \"" + bad + "\" (expected: milliseconds from 0.001 to 60000, e.g. 50)");
         }
+        PlanCommandTest.Result pidFolder = tailor(
+                "nbd",
+                "serve",
+                "--pid-file",
+                dir.resolve("missing").resolve("x.pid").toString(),
+                "--listen",
+                "127.0.0.1:0");
+        assertThat(pidFolder.exitCode()).isEqualTo(2);
+        assertThat(pidFolder.err())
+                .contains("--pid-file: " + dir.resolve("missing").resolve("x.pid") + ": the folder "
+                        + dir.resolve("missing") + " does not exist (expected: a file path in an existing folder");
         for (String bad : List.of("1", "60s", "86401", "1.5")) {
             PlanCommandTest.Result window = tailor("nbd", "serve", "--slow-window", bad, "--listen", "127.0.0.1:0");
             assertThat(window.exitCode()).as(bad).isEqualTo(2);
@@ -509,13 +520,18 @@ class NbdServeCommandTest {
                 "--size",
                 "2MiB",
                 "--unix",
-                socket.toString());
+                socket.toString(),
+                "--pid-file",
+                dir.resolve("serve.pid").toString());
         try {
             awaitLine(
                     out,
                     Pattern.compile(Pattern.quote("  nbd+unix:///vm?socket=" + socket + "  2MiB, read-only,"
                             + " tenant default, file " + image)));
             awaitLine(out, Pattern.compile("^  connections: at most 256; idle timeout off$"));
+            assertThat(dir.resolve("serve.pid"))
+                    .as("written once the server accepts connections, after the banner")
+                    .hasContent(process.pid() + "\n");
             assertThat(Files.readAllLines(out))
                     .anyMatch(l -> l.equals("tailor: serving 1 export on unix socket " + socket + "; Ctrl-C stops"))
                     .as("no per-address limit for Unix-socket clients")
@@ -527,6 +543,7 @@ class NbdServeCommandTest {
             process.destroy();
             assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
             assertThat(process.exitValue()).isEqualTo(143);
+            assertThat(dir.resolve("serve.pid")).as("removed on exit").doesNotExist();
             assertThat(socket).as("removed on exit").doesNotExist();
             assertThat(image).as("the served file stays").exists();
             assertThat(Files.readString(err)).isEmpty();
