@@ -138,23 +138,51 @@ public final class LowLoadExperiment {
 
     /**
      * The proxy's per-request loop tracing over fio's measured time (the difference of the metrics exports that
-     * bracket it), for the export {@code disk}: the unrelated work each request waited behind, and its own loop work.
+     * bracket it), for the export {@code disk}: the unrelated work each request waited behind, its own loop work, its
+     * wall wait for the loop at completion and flush, and the arrival part of the unrelated wait (s, NaN without the
+     * counter), which makes the loop wait's part behind other requests' work exact ({@link #behindOtherWorkMeanSeconds}).
      */
-    record LoopTrace(MetricsText.Histogram unrelatedWait, MetricsText.Histogram work) {
+    record LoopTrace(
+            MetricsText.Histogram unrelatedWait,
+            MetricsText.Histogram work,
+            MetricsText.Histogram loopWait,
+            double arrivalUnrelatedSeconds) {
 
-        static final LoopTrace NONE = new LoopTrace(MetricsText.Histogram.NONE, MetricsText.Histogram.NONE);
+        static final LoopTrace NONE = new LoopTrace(
+                MetricsText.Histogram.NONE, MetricsText.Histogram.NONE, MetricsText.Histogram.NONE, Double.NaN);
 
         /** From the export taken when fio's measurement began to the last one. */
         static LoopTrace between(MetricsText before, MetricsText after) {
             String wait = "tailor_nbd_request_loop_unrelated_wait_seconds";
             String work = "tailor_nbd_request_loop_work_seconds";
+            String loopWait = "tailor_nbd_request_loop_wait_seconds";
+            String arrival = "tailor_nbd_request_loop_arrival_unrelated_wait_seconds_total";
             return new LoopTrace(
                     after.histogram(wait, "export", "disk").minus(before.histogram(wait, "export", "disk")),
-                    after.histogram(work, "export", "disk").minus(before.histogram(work, "export", "disk")));
+                    after.histogram(work, "export", "disk").minus(before.histogram(work, "export", "disk")),
+                    after.histogram(loopWait, "export", "disk").minus(before.histogram(loopWait, "export", "disk")),
+                    after.sum(arrival, "export", "disk") - zeroIfNaN(before.sum(arrival, "export", "disk")));
         }
 
         LoopTrace plus(LoopTrace other) {
-            return new LoopTrace(unrelatedWait.plus(other.unrelatedWait()), work.plus(other.work()));
+            return new LoopTrace(
+                    unrelatedWait.plus(other.unrelatedWait()),
+                    work.plus(other.work()),
+                    loopWait.plus(other.loopWait()),
+                    Double.isNaN(arrivalUnrelatedSeconds)
+                            ? other.arrivalUnrelatedSeconds()
+                            : Double.isNaN(other.arrivalUnrelatedSeconds())
+                                    ? arrivalUnrelatedSeconds
+                                    : arrivalUnrelatedSeconds + other.arrivalUnrelatedSeconds());
+        }
+
+        /** The loop wait's mean part behind other requests' work and the scheduler, s; NaN without data. */
+        double behindOtherWorkMeanSeconds() {
+            return NbdTop.behindOtherWorkMeanSeconds(loopWait, unrelatedWait, arrivalUnrelatedSeconds);
+        }
+
+        private static double zeroIfNaN(double value) {
+            return Double.isNaN(value) ? 0 : value;
         }
     }
 
@@ -535,12 +563,14 @@ public final class LowLoadExperiment {
             out.add("");
             out.add("Loop tracing per request (the proxy's histograms over fio's measured time, pooled over the rounds;"
                     + " µs, percentiles within the histogram's buckets): the unrelated work — statistics, metrics,"
-                    + " health checks, maintenance — each request waited behind on its event loop, and the loop's"
-                    + " time on the request's own work:");
+                    + " health checks, maintenance — each request waited behind on its event loop, the loop's"
+                    + " time on the request's own work, the wall time it waited for its loop at completion and flush"
+                    + " (loop wait; arrival not included), and of that the part behind other requests' work and the"
+                    + " scheduler (the loop wait less its unrelated part):");
             out.add("");
             out.add("| loop | requests | waited behind unrelated work | wait mean | wait P99 | wait P99.9 "
-                    + "| own work mean | own work P99 |");
-            out.add("|---|--:|--:|--:|--:|--:|--:|--:|");
+                    + "| own work mean | own work P99 | loop wait mean | loop wait P99 | behind other work mean |");
+            out.add("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|");
             for (String m : MODES) {
                 LoopTrace t = r.loopTrace(m);
                 MetricsText.Histogram w = t.unrelatedWait();
@@ -551,7 +581,10 @@ public final class LowLoadExperiment {
                         + BurstExperiment.fmt(w.quantile(0.99) * 1e6, 0) + " | "
                         + BurstExperiment.fmt(w.quantile(0.999) * 1e6, 0) + " | "
                         + BurstExperiment.fmt(t.work().mean() * 1e6, 1) + " | "
-                        + BurstExperiment.fmt(t.work().quantile(0.99) * 1e6, 0) + " |");
+                        + BurstExperiment.fmt(t.work().quantile(0.99) * 1e6, 0) + " | "
+                        + BurstExperiment.fmt(t.loopWait().mean() * 1e6, 1) + " | "
+                        + BurstExperiment.fmt(t.loopWait().quantile(0.99) * 1e6, 0) + " | "
+                        + BurstExperiment.fmt(t.behindOtherWorkMeanSeconds() * 1e6, 1) + " |");
             }
         }
         return out;
@@ -607,6 +640,15 @@ public final class LowLoadExperiment {
         out.put(
                 "ownWorkP99Micros",
                 BurstExperiment.LatencySummary.orNull(t.work().quantile(0.99) * 1e6));
+        out.put(
+                "loopWaitMeanMicros",
+                BurstExperiment.LatencySummary.orNull(t.loopWait().mean() * 1e6));
+        out.put(
+                "loopWaitP99Micros",
+                BurstExperiment.LatencySummary.orNull(t.loopWait().quantile(0.99) * 1e6));
+        out.put(
+                "behindOtherWorkMeanMicros",
+                BurstExperiment.LatencySummary.orNull(t.behindOtherWorkMeanSeconds() * 1e6));
         return out;
     }
 }

@@ -21,7 +21,7 @@ import java.util.regex.Pattern;
  * What {@code tailor nbd top} shows of a running server's {@code /metrics}, like {@code top} for storage
  * engineers: from the difference of two readings, per export the IOPS, throughput, latency percentiles, errors
  * and slow requests; admission's decisions and waits when it is on; per export the per-request loop tracing
- * (unrelated work waited behind, own work); per loop the health-check age and the dispatch-delay bound; and,
+ * (unrelated work waited behind, own work, the wall wait for the loop and its part behind other work); per loop the health-check age and the dispatch-delay bound; and,
  * over the server's slow window, the (export, segment) pairs with the most slow requests, with where their time went
  * (admission queue, backend) and their class when admitted, under the server's slow threshold. docs/nbd.md, "Live
  * view".
@@ -280,6 +280,10 @@ public final class NbdTop {
                         .minus(before.histogram("tailor_nbd_request_loop_unrelated_wait_seconds", "export", e));
                 MetricsText.Histogram work = now.histogram("tailor_nbd_request_loop_work_seconds", "export", e)
                         .minus(before.histogram("tailor_nbd_request_loop_work_seconds", "export", e));
+                MetricsText.Histogram loopWait = now.histogram("tailor_nbd_request_loop_wait_seconds", "export", e)
+                        .minus(before.histogram("tailor_nbd_request_loop_wait_seconds", "export", e));
+                double arrival =
+                        delta(before, now, "tailor_nbd_request_loop_arrival_unrelated_wait_seconds_total", "export", e);
                 loop.add(List.of(
                         e,
                         fmt(wait.count(), 0),
@@ -288,11 +292,16 @@ public final class NbdTop {
                         fmt(wait.quantile(0.99) * 1e6, 0),
                         fmt(wait.quantile(0.999) * 1e6, 0),
                         fmt(work.mean() * 1e6, 1),
-                        fmt(work.quantile(0.99) * 1e6, 0)));
+                        fmt(work.quantile(0.99) * 1e6, 0),
+                        fmt(loopWait.mean() * 1e6, 1),
+                        fmt(loopWait.quantile(0.99) * 1e6, 0),
+                        fmt(behindOtherWorkMeanSeconds(loopWait, wait, arrival) * 1e6, 1)));
             }
             lines.addAll(new TextTable(
                             "Loop tracing per request, over the interval (µs; waited: behind unrelated"
-                                    + " work such as statistics, metrics, health checks):",
+                                    + " work such as statistics, metrics, health checks; loop wait: wall time waiting"
+                                    + " for the loop at completion and flush; behind others: that less its unrelated"
+                                    + " part):",
                             List.of(
                                     "export",
                                     "requests",
@@ -301,7 +310,10 @@ public final class NbdTop {
                                     "wait P99",
                                     "wait P99.9",
                                     "own work mean",
-                                    "own work P99"),
+                                    "own work P99",
+                                    "loop wait mean",
+                                    "loop wait P99",
+                                    "behind others mean"),
                             loop,
                             List.of())
                     .lines());
@@ -449,6 +461,20 @@ public final class NbdTop {
                     .thenComparing(SlowSegment::segment));
             return out;
         }
+    }
+
+    /**
+     * The mean time per request, s, that its loop wait ({@code tailor_nbd_request_loop_wait_seconds}: completion and
+     * flush) spent behind other requests' work and the scheduler: the loop wait less the completion and flush parts of
+     * the unrelated wait, the whole unrelated wait less {@code arrivalUnrelatedSeconds}, its arrival part
+     * ({@code tailor_nbd_request_loop_arrival_unrelated_wait_seconds_total}) over the same requests. NaN without data.
+     */
+    static double behindOtherWorkMeanSeconds(
+            MetricsText.Histogram loopWait, MetricsText.Histogram unrelatedWait, double arrivalUnrelatedSeconds) {
+        if (!(loopWait.count() > 0) || Double.isNaN(unrelatedWait.sum()) || Double.isNaN(arrivalUnrelatedSeconds)) {
+            return Double.NaN;
+        }
+        return Math.max(0, loopWait.sum() - (unrelatedWait.sum() - arrivalUnrelatedSeconds)) / loopWait.count();
     }
 
     private static double delta(MetricsText before, MetricsText now, String name, String... labelPairs) {

@@ -54,6 +54,14 @@ import java.util.function.LongSupplier;
  *   <li>{@code tailor_nbd_request_loop_work_seconds{export}}: a histogram, per request, of the time its event loop
  *       spent on the request's own work: checking and dispatching it, taking its completion, writing its reply, and
  *       its share of the flush;</li>
+ *   <li>{@code tailor_nbd_request_loop_wait_seconds{export}}: a histogram, per request, of the wall time it waited for
+ *       its event loop where both ends are known: from its completion by the backend to the loop taking it, and from
+ *       its reply's writing to the flush (not its arrival: when its bytes arrived is not known). Less the completion
+ *       and flush parts of the unrelated wait, it is the time the request waited behind other requests' work and the
+ *       scheduler;</li>
+ *   <li>{@code tailor_nbd_request_loop_arrival_unrelated_wait_seconds_total{export}}: a counter, the arrival part of
+ *       the unrelated wait of the requests traced, so that {@code loop_wait_seconds_sum - (unrelated_wait_seconds_sum -
+ *       this)} is exactly their total time waiting behind other requests' work and the scheduler;</li>
  *   <li>{@code tailor_nbd_tls_handshakes_total{result}}: TLS handshakes after {@code STARTTLS}, {@code ok} or
  *       {@code failed};</li>
  *   <li>{@code tailor_nbd_tls_discarded_bytes_total}: plain-text bytes a client sent behind {@code STARTTLS}
@@ -118,6 +126,8 @@ public final class IoMetrics {
     private final Counter slowRequests;
     private final Histogram loopUnrelatedWait;
     private final Histogram loopWork;
+    private final Histogram loopWait;
+    private final Counter loopArrivalUnrelatedWait;
     private final long slowRequestNanos;
     private final SlowSegments slowSegments;
 
@@ -227,6 +237,21 @@ public final class IoMetrics {
                 .labelNames("export")
                 .classicOnly()
                 .classicUpperBounds(LOOP_BUCKETS_SECONDS)
+                .register(registry);
+        loopWait = Histogram.builder()
+                .name("tailor_nbd_request_loop_wait_seconds")
+                .help("Per request: wall time it waited for its event loop where both ends are known (completion to"
+                        + " taken; reply to flush; not arrival), behind unrelated work, other requests' work and the"
+                        + " scheduler")
+                .labelNames("export")
+                .classicOnly()
+                .classicUpperBounds(LOOP_BUCKETS_SECONDS)
+                .register(registry);
+        loopArrivalUnrelatedWait = Counter.builder()
+                .name("tailor_nbd_request_loop_arrival_unrelated_wait_seconds")
+                .help("The arrival part (arrival to decoding, an upper bound) of the unrelated wait of the requests"
+                        + " traced in tailor_nbd_request_loop_unrelated_wait_seconds")
+                .labelNames("export")
                 .register(registry);
         if (jvm) {
             JvmMetrics.builder().register(registry);
@@ -369,6 +394,8 @@ public final class IoMetrics {
         private final CounterDataPoint[] slowCounts = new CounterDataPoint[OPERATIONS.length + 1];
         private final DistributionDataPoint loopUnrelatedWaitSeconds;
         private final DistributionDataPoint loopWorkSeconds;
+        private final DistributionDataPoint loopWaitSeconds;
+        private final CounterDataPoint loopArrivalUnrelatedWaitSeconds;
 
         private ForExport(String export) {
             this.export = export;
@@ -382,6 +409,8 @@ public final class IoMetrics {
             connectionCount = connections.labelValues(export);
             loopUnrelatedWaitSeconds = loopUnrelatedWait.labelValues(export);
             loopWorkSeconds = loopWork.labelValues(export);
+            loopWaitSeconds = loopWait.labelValues(export);
+            loopArrivalUnrelatedWaitSeconds = loopArrivalUnrelatedWait.labelValues(export);
         }
 
         /** As below, for a request without an offset to attribute (tests). */
@@ -442,12 +471,19 @@ public final class IoMetrics {
         /**
          * Records one request's loop trace (per-request loop tracing).
          *
-         * @param unrelatedWaitNanos unrelated work its loop ran while it waited for the loop, ns
-         * @param workNanos          time its loop spent on its own work, ns
+         * @param unrelatedWaitNanos        unrelated work its loop ran while it waited for the loop (at arrival,
+         *                                  completion and flush), ns
+         * @param arrivalUnrelatedWaitNanos the arrival part of {@code unrelatedWaitNanos}, ns
+         * @param workNanos                 time its loop spent on its own work, ns
+         * @param loopWaitNanos             wall time it waited for its loop at completion and flush, ns
          */
-        void traced(long unrelatedWaitNanos, long workNanos) {
+        void traced(long unrelatedWaitNanos, long arrivalUnrelatedWaitNanos, long workNanos, long loopWaitNanos) {
             loopUnrelatedWaitSeconds.observe(Math.max(0, unrelatedWaitNanos) / 1e9);
+            if (arrivalUnrelatedWaitNanos > 0) {
+                loopArrivalUnrelatedWaitSeconds.inc(arrivalUnrelatedWaitNanos / 1e9);
+            }
             loopWorkSeconds.observe(Math.max(0, workNanos) / 1e9);
+            loopWaitSeconds.observe(Math.max(0, loopWaitNanos) / 1e9);
         }
 
         /** A connection entered the transmission phase on the export. */

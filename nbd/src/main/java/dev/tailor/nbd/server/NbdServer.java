@@ -57,6 +57,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 
 /**
  * The NBD server: listens, speaks the protocol ({@link HandshakeHandler}, then {@link TransmissionHandler}) and serves
@@ -290,6 +291,17 @@ public final class NbdServer implements AutoCloseable {
      */
     public static NbdServer start(NbdConfig config, RequestDispatcher dispatcher, BackendFactory backends)
             throws IOException {
+        return start(config, dispatcher, backends, System::nanoTime);
+    }
+
+    /**
+     * As above, with the request-timing clock ({@link IoMetrics#nowNanos()}; tests drive it by hand).
+     *
+     * @param requestClock the clock of request durations and loop tracing, ns
+     */
+    static NbdServer start(
+            NbdConfig config, RequestDispatcher dispatcher, BackendFactory backends, LongSupplier requestClock)
+            throws IOException {
         List<String> problems =
                 new ArrayList<>(config.problems().stream().map(Problem::message).toList());
         ServerTls tls = null;
@@ -329,7 +341,7 @@ public final class NbdServer implements AutoCloseable {
         ByteBufAllocator alloc = ByteBufAllocator.DEFAULT;
         Map<String, Export> exports = new LinkedHashMap<>();
         IoMetrics io = new IoMetrics(
-                System::nanoTime,
+                requestClock,
                 true,
                 config.loop().slowRequestThresholdNanos(),
                 config.loop().slowTopWindowNanos(),

@@ -10,8 +10,9 @@ import java.util.function.LongSupplier;
  * A request's completion that remembers when it was completed, on whichever thread completed it (a file I/O thread,
  * an upstream connection's loop): the request-timing clock's reading and the connection loop's unrelated busy time
  * ({@code IoPriorityEventLoop#unrelatedBusyNanos}) at that instant. The connection's listener runs later, on its
- * loop; the two readings tell it how long the request was on the backend and how much unrelated work the loop did
- * while the completion waited for it (per-request loop tracing, docs/nbd.md "Loop tracing").
+ * loop; the two readings tell it how long the request was on the backend, how long the completion waited for the loop
+ * (wall time) and how much unrelated work the loop did meanwhile (per-request loop tracing, docs/nbd.md "Loop
+ * tracing").
  *
  * <p>Threads: completed from any thread; the stamps are plain fields written before the promise's result is
  * published, so the listeners (which run after they see the result) read them. When two threads race to complete

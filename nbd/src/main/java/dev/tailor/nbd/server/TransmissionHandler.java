@@ -55,9 +55,10 @@ import java.util.concurrent.RejectedExecutionException;
  *
  * <p>Per-request loop tracing (docs/nbd.md, "Loop tracing"), on an {@link IoPriorityEventLoop}: each request sums
  * the unrelated work its loop ran while the request waited for the loop (arrival to decoding, completion to the
- * listener, reply to flush; read from {@link IoPriorityEventLoop#unrelatedBusyNanos()}) and the loop time spent on
- * its own work, recorded once its reply is flushed ({@link IoMetrics.ForExport#traced}). On another loop (tests'
- * embedded channels) the waits read 0.
+ * listener, reply to flush; read from {@link IoPriorityEventLoop#unrelatedBusyNanos()}), the wall time it waited for
+ * its loop where both ends are known (completion to the listener, reply to flush; from clock readings the request
+ * takes anyway), and the loop time spent on its own work, recorded once its reply is flushed
+ * ({@link IoMetrics.ForExport#traced}). On another loop (tests' embedded channels) the unrelated waits read 0.
  */
 final class TransmissionHandler extends ChannelInboundHandlerAdapter {
 
@@ -70,6 +71,9 @@ final class TransmissionHandler extends ChannelInboundHandlerAdapter {
     };
 
     private static final System.Logger LOG = System.getLogger(TransmissionHandler.class.getName());
+
+    /** Longs per reply in {@link #unflushedTraces}. */
+    private static final int UNFLUSHED_STRIDE = 4;
 
     private final ServerContext server;
     private final Export export;
@@ -102,12 +106,13 @@ final class TransmissionHandler extends ChannelInboundHandlerAdapter {
     /** A request answered at once (no {@link Outstanding}) traces here; loop thread only, used within one call. */
     private final Trace immediate = new Trace();
     /**
-     * Replies written and not flushed yet: per reply, its unrelated wait so far minus the loop's unrelated busy time
-     * when it was written (so that adding the busy time at the flush gives its wait until then), and its loop work.
+     * Replies written and not flushed yet, {@link #UNFLUSHED_STRIDE} longs per reply: its unrelated wait so far minus
+     * the loop's unrelated busy time when it was written (so that adding the busy time at the flush gives its wait until
+     * then); the arrival part of that wait; its loop work; its wall wait for the loop so far minus the clock when it was
+     * written (so that adding the flush's start gives its wait until then).
      */
-    private long[] unflushedWaitBase = new long[16];
+    private long[] unflushedTraces = new long[16 * UNFLUSHED_STRIDE];
 
-    private long[] unflushedWorkNanos = new long[16];
     private int unflushed;
 
     TransmissionHandler(ServerContext server, Negotiated negotiated) {
@@ -280,19 +285,32 @@ final class TransmissionHandler extends ChannelInboundHandlerAdapter {
         int n = unflushed;
         unflushed = 0;
         long shareNanos = (server.io().nowNanos() - startNanos) / n;
-        for (int i = 0; i < n; i++) {
-            export.io().traced(unflushedWaitBase[i] + busyNanos, unflushedWorkNanos[i] + shareNanos);
+        long[] traces = unflushedTraces;
+        for (int i = 0, at = 0; i < n; i++, at += UNFLUSHED_STRIDE) {
+            export.io()
+                    .traced(
+                            traces[at] + busyNanos,
+                            traces[at + 1],
+                            traces[at + 2] + shareNanos,
+                            traces[at + 3] + startNanos);
         }
     }
 
-    /** A reply of {@code trace}'s request was written: its loop trace is recorded at the flush. */
-    private void awaitFlush(Trace trace) {
-        if (unflushed == unflushedWaitBase.length) {
-            unflushedWaitBase = java.util.Arrays.copyOf(unflushedWaitBase, unflushed * 2);
-            unflushedWorkNanos = java.util.Arrays.copyOf(unflushedWorkNanos, unflushed * 2);
+    /**
+     * A reply of {@code trace}'s request was written: its loop trace is recorded at the flush.
+     *
+     * @param writtenNanos the request-timing clock when the reply was written
+     */
+    private void awaitFlush(Trace trace, long writtenNanos) {
+        int at = unflushed * UNFLUSHED_STRIDE;
+        if (at == unflushedTraces.length) {
+            unflushedTraces = java.util.Arrays.copyOf(unflushedTraces, at * 2);
         }
-        unflushedWaitBase[unflushed] = trace.loopWaitNanos - unrelatedBusyNanos();
-        unflushedWorkNanos[unflushed] = trace.loopWorkNanos;
+        long[] traces = unflushedTraces;
+        traces[at] = trace.unrelatedWaitNanos - unrelatedBusyNanos();
+        traces[at + 1] = trace.arrivalUnrelatedNanos;
+        traces[at + 2] = trace.loopWorkNanos;
+        traces[at + 3] = trace.loopWaitNanos - writtenNanos;
         unflushed++;
     }
 
@@ -314,16 +332,25 @@ final class TransmissionHandler extends ChannelInboundHandlerAdapter {
     private static class Trace {
         /** When its header was decoded. */
         long startNanos;
-        /** Unrelated work its loop ran while it waited for the loop, so far. */
+        /** Unrelated work its loop ran while it waited for the loop, so far (arrival included). */
+        long unrelatedWaitNanos;
+        /** The arrival part of {@link #unrelatedWaitNanos} (an upper bound). */
+        long arrivalUnrelatedNanos;
+        /**
+         * Wall time it waited for its loop, so far, where both ends are known: completion to taken, then reply to
+         * flush. Arrival is not in it (when its bytes arrived is not known).
+         */
         long loopWaitNanos;
         /** Loop time spent on its own work, so far. */
         long loopWorkNanos;
         /** Its time on the backend, once completed. */
         long backendNanos;
 
-        void start(long startNanos, long loopWaitNanos) {
+        void start(long startNanos, long arrivalUnrelatedNanos) {
             this.startNanos = startNanos;
-            this.loopWaitNanos = loopWaitNanos;
+            this.unrelatedWaitNanos = arrivalUnrelatedNanos;
+            this.arrivalUnrelatedNanos = arrivalUnrelatedNanos;
+            this.loopWaitNanos = 0;
             this.loopWorkNanos = 0;
             this.backendNanos = 0;
         }
@@ -349,8 +376,12 @@ final class TransmissionHandler extends ChannelInboundHandlerAdapter {
         Outstanding next;
 
         Outstanding(
-                BlockRequest request, TracedPromise completion, long costBytes, long startNanos, long loopWaitNanos) {
-            start(startNanos, loopWaitNanos);
+                BlockRequest request,
+                TracedPromise completion,
+                long costBytes,
+                long startNanos,
+                long arrivalUnrelatedNanos) {
+            start(startNanos, arrivalUnrelatedNanos);
             this.dispatchNanos = startNanos;
             this.request = request;
             this.completion = completion;
@@ -362,7 +393,8 @@ final class TransmissionHandler extends ChannelInboundHandlerAdapter {
             taken = true;
             long takenNanos = server.io().nowNanos();
             long completedNanos = completion.completedNanos() != 0 ? completion.completedNanos() : takenNanos;
-            loopWaitNanos += Math.max(0, unrelatedBusyNanos() - completion.completedUnrelatedNanos());
+            unrelatedWaitNanos += Math.max(0, unrelatedBusyNanos() - completion.completedUnrelatedNanos());
+            loopWaitNanos += takenNanos - completedNanos;
             backendNanos = Math.max(0, completedNanos - dispatchNanos - request.admissionWaitNanos());
             unlink(this);
             if (ordering != null) {
@@ -596,8 +628,10 @@ final class TransmissionHandler extends ChannelInboundHandlerAdapter {
             finished(costBytes);
             export.io()
                     .traced(
-                            trace.loopWaitNanos,
-                            trace.loopWorkNanos + server.io().nowNanos() - workStartNanos);
+                            trace.unrelatedWaitNanos,
+                            trace.arrivalUnrelatedNanos,
+                            trace.loopWorkNanos + server.io().nowNanos() - workStartNanos,
+                            trace.loopWaitNanos);
             return;
         }
         ByteBufAllocator alloc = ctx.alloc();
@@ -645,8 +679,9 @@ final class TransmissionHandler extends ChannelInboundHandlerAdapter {
             last = ctx.write(Replies.simple(alloc, cookie, 0));
         }
         last.addListener(f -> finished(costBytes));
-        trace.loopWorkNanos += server.io().nowNanos() - workStartNanos;
-        awaitFlush(trace);
+        long writtenNanos = server.io().nowNanos();
+        trace.loopWorkNanos += writtenNanos - workStartNanos;
+        awaitFlush(trace, writtenNanos);
         scheduleFlush();
     }
 

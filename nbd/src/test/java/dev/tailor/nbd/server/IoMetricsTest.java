@@ -103,6 +103,25 @@ class IoMetricsTest {
         assertThat(disk.bytes(NbdProtocol.CMD_FLUSH)).isZero();
     }
 
+    @Test
+    void loopTrace_keepsTheArrivalPartOfTheUnrelatedWaitApart_soTheWaitBehindOtherWorkIsExact() {
+        IoMetrics metrics = new IoMetrics(System::nanoTime, false);
+        IoMetrics.ForExport disk = metrics.forExport("disk");
+        // Unrelated 7 µs (3 of them at arrival), own work 2 µs, loop wait 10 µs at completion and flush: 6 µs of the
+        // loop wait was behind other requests' work and the scheduler. A second request waited behind nothing.
+        disk.traced(7_000, 3_000, 2_000, 10_000);
+        disk.traced(0, 0, 1_000, 0);
+        String text = new ProxyBackgroundWorkTextFormat().render(metrics);
+        assertThat(text)
+                .contains("tailor_nbd_request_loop_wait_seconds_count{export=\"disk\"} 2")
+                .contains("tailor_nbd_request_loop_wait_seconds_sum{export=\"disk\"} 1.0E-5")
+                .contains("tailor_nbd_request_loop_wait_seconds_bucket{export=\"disk\",le=\"1.0E-6\"} 1")
+                .contains("tailor_nbd_request_loop_wait_seconds_bucket{export=\"disk\",le=\"1.0E-5\"} 2")
+                .contains("tailor_nbd_request_loop_unrelated_wait_seconds_sum{export=\"disk\"} 7.0E-6")
+                .contains("tailor_nbd_request_loop_arrival_unrelated_wait_seconds_total{export=\"disk\"} 3.0E-6")
+                .contains("tailor_nbd_request_loop_work_seconds_sum{export=\"disk\"} 3.0E-6");
+    }
+
     /** Renders a registry's snapshots as the endpoint does. */
     private static final class ProxyBackgroundWorkTextFormat {
         String render(IoMetrics metrics) {
