@@ -115,6 +115,15 @@ import dev.tailor.common.Checks;
  *                                   first served, which for a given share gives the disk's requests the
  *                                   shortest longest wait (with the virtual clock, which orders the steady
  *                                   pass too, in both passes)
+ * @param boundedLagHotService       (ours, default off: measured, it did not pay on every mix; needs
+ *                                   {@link #weightedHotService}, without {@link #virtualClockHotService})
+ *                                   start-time fair queueing with a bounded lag: a disk whose hot queue
+ *                                   was empty while the others were served starts at most one classifier
+ *                                   window (W·Δ, the depth of the guarantee's bucket) of its baseline
+ *                                   behind the system's virtual time, instead of at it, so a batch after
+ *                                   a quiet spell goes ahead of a continuing backlog for up to W·Δ of its
+ *                                   baseline; continuously waiting disks keep their shares. It reorders
+ *                                   the hot service and adds no load
  */
 public record AdmissionConfig(
         long intervalNanos,
@@ -140,7 +149,8 @@ public record AdmissionConfig(
         boolean virtualClockHotService,
         boolean fifoDeadline,
         boolean lateFirstHotService,
-        boolean arrivalOrderWithinDisk) {
+        boolean arrivalOrderWithinDisk,
+        boolean boundedLagHotService) {
 
     /** The defaults (see the parameters; they are set in one place, {@link Builder}). */
     public static final AdmissionConfig DEFAULTS = builder().build();
@@ -270,6 +280,7 @@ public record AdmissionConfig(
         private boolean fifoDeadline = false;
         private boolean lateFirstHotService = false;
         private boolean arrivalOrderWithinDisk = true;
+        private boolean boundedLagHotService = false;
 
         private Builder() {}
 
@@ -298,6 +309,7 @@ public record AdmissionConfig(
             fifoDeadline = from.fifoDeadline;
             lateFirstHotService = from.lateFirstHotService;
             arrivalOrderWithinDisk = from.arrivalOrderWithinDisk;
+            boundedLagHotService = from.boundedLagHotService;
         }
 
         /** {@link AdmissionConfig#intervalNanos}. */
@@ -444,6 +456,12 @@ public record AdmissionConfig(
             return this;
         }
 
+        /** {@link AdmissionConfig#boundedLagHotService}. */
+        public Builder boundedLagHotService(boolean value) {
+            boundedLagHotService = value;
+            return this;
+        }
+
         /**
          * The configuration, checked as the constructor checks it.
          *
@@ -476,7 +494,8 @@ public record AdmissionConfig(
                     virtualClockHotService,
                     fifoDeadline,
                     lateFirstHotService,
-                    arrivalOrderWithinDisk);
+                    arrivalOrderWithinDisk,
+                    boundedLagHotService);
         }
     }
 }

@@ -114,6 +114,11 @@ import org.HdrHistogram.Recorder;
  *       computes it) has passed, of a disk with no more cost waiting than the mean over the disks with
  *       requests waiting, goes ahead of the others, the earliest fifo finish first. It draws only from
  *       the pools: it reorders the service and adds no load.</li>
+ *   <li><b>Bounded lag in the hot service</b> (off by default: measured, it did not pay on every mix). Under
+ *       start-time fair queueing a disk whose hot queue was empty starts again at the system's virtual
+ *       time; with the bounded lag it may start up to one classifier window (W·Δ) of its baseline behind
+ *       it, so a batch after a quiet spell goes ahead of a continuing backlog for that much of its
+ *       baseline. It reorders the hot service and adds no load.</li>
  *   <li><b>Paced release.</b> Hot requests draw the main pool in {@link AdmissionConfig#PACING_SLICES}
  *       equal steps over the interval (the step due at a call is released by that call), so the
  *       backlog does not put a whole interval of work into the backend's queue at each boundary,
@@ -305,6 +310,11 @@ public final class AdmissionController {
                 weights[d] = Math.max(baselinePerNano[d] * 1e9, Double.MIN_NORMAL);
             }
             queues.weightHotService(weights, config.arrivalOrderWithinDisk());
+            if (config.boundedLagHotService()) {
+                // Virtual time is in seconds of a disk's baseline (cost ÷ baseline per second): the lag
+                // is one classifier window, the depth of the guarantee's bucket.
+                queues.boundLag(intervalNanos / 1e9 * config.windowIntervals());
+            }
             if (config.virtualClockHotService()) {
                 queues.useVirtualClock(
                         baselinePerNano,

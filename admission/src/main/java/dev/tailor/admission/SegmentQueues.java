@@ -69,6 +69,11 @@ final class SegmentQueues {
 
     private double[] diskVirtualTime;
     private double virtualNow;
+    /**
+     * Bounded lag (ours, {@link AdmissionConfig#boundedLagHotService}): how far behind the system's
+     * virtual time a disk's start tag may be, in the virtual time's unit; 0 is start-time fair queueing.
+     */
+    private double lag;
     /** Arrival order within a disk (ours, {@link AdmissionConfig#arrivalOrderWithinDisk}). */
     private boolean arrivalOrderWithinDisk;
     /**
@@ -119,6 +124,29 @@ final class SegmentQueues {
         this.diskWeights = weights.clone();
         this.arrivalOrderWithinDisk = arrivalOrderWithinDisk;
         this.diskVirtualTime = new double[weights.length];
+    }
+
+    /**
+     * Bounded lag (ours, {@link AdmissionConfig#boundedLagHotService}; needs {@link #weightHotService}):
+     * a disk's start tag is its own virtual time, but no less than the system's virtual time minus
+     * {@code lag}, instead of no less than the system's virtual time. A disk whose hot queue stayed empty
+     * while the others were served thus comes back up to {@code lag} behind them (in the virtual time's
+     * unit, cost ÷ weight), and is served first until it has caught up; disks that wait all along keep
+     * their shares. What a disk can gain over start-time fair queueing is bounded by {@code lag} × its
+     * weight per return from idle, and a return gains only the virtual time that passed while it was idle.
+     *
+     * @param lag how far behind the system's virtual time a start tag may be, {@code >= 0}
+     */
+    void boundLag(double lag) {
+        if (!(lag >= 0) || Double.isInfinite(lag)) {
+            throw new IllegalArgumentException("lag : " + lag + " (expected: a finite value >= 0)");
+        }
+        this.lag = lag;
+    }
+
+    /** The least start tag a disk may have: the system's virtual time, less the bounded lag. */
+    private double floorTag() {
+        return virtualNow - lag;
     }
 
     /**
@@ -301,11 +329,12 @@ final class SegmentQueues {
                 chargeClock(head.disk(), drawn);
             } else if (weighted) {
                 int d = head.disk();
-                double start = Math.max(diskVirtualTime[d], virtualNow);
+                double start = Math.max(diskVirtualTime[d], floorTag());
                 if (!outOfTurn) {
-                    // Served in its turn: the system's virtual time is its start tag. A late request served
-                    // out of turn charges its disk but leaves the others' tags where they are.
-                    virtualNow = start;
+                    // Served in its turn: the system's virtual time is its start tag (never moved back by a
+                    // lagging disk's). A late request served out of turn charges its disk but leaves the
+                    // others' tags where they are.
+                    virtualNow = Math.max(virtualNow, start);
                 }
                 diskVirtualTime[d] = start + drawn / diskWeights[d];
             }
@@ -404,7 +433,7 @@ final class SegmentQueues {
         double bestTime = Double.POSITIVE_INFINITY;
         for (Queue q : ring) {
             Ticket head = q.tickets.peekFirst();
-            double t = Math.max(diskVirtualTime[head.disk()], virtualNow);
+            double t = Math.max(diskVirtualTime[head.disk()], floorTag());
             if (t < bestTime) {
                 best = q;
                 bestTime = t;

@@ -50,7 +50,8 @@ class AdmissionConfigTest {
                 false,
                 false,
                 false,
-                true);
+                true,
+                false);
         assertThat(AdmissionConfig.builder().build()).isEqualTo(written).isEqualTo(D);
         assertThat(HeadroomConfig.builder().build())
                 .isEqualTo(written.headroom())
@@ -72,6 +73,7 @@ class AdmissionConfigTest {
                         true,
                         true,
                         true,
+                        false,
                         false,
                         false,
                         false,

@@ -340,6 +340,7 @@ class AdmissionPropertiesTest {
                         .adaptiveReserve(integers().between(0, 1).generate(in) == 0)
                         .weightedHotService(integers().between(0, 1).generate(in) == 0)
                         .arrivalOrderWithinDisk(integers().between(0, 1).generate(in) == 0)
+                        .boundedLagHotService(integers().between(0, 1).generate(in) == 0)
                         .build();
             }
             int diskCount = integers().between(1, 3).generate(in);

@@ -39,7 +39,8 @@ import picocli.CommandLine.Option;
                     + " segment-admission-paper (the paper's mechanism as first built); ablations of ours no-reserve,"
                     + " no-borrow, no-repay, no-lending (the strict reserve: never lent to hot segments),"
                     + " no-baseline-guarantee, paced-release, fixed-reserve, round-robin-hot, round-robin-within-disk,"
-                    + " bounded-overdraft, virtual-clock-hot, fifo-deadline, late-first-hot, late-first-clock-hot.",
+                    + " bounded-overdraft, virtual-clock-hot, fifo-deadline, late-first-hot, late-first-clock-hot,"
+                    + " bounded-lag-hot.",
             ""
         },
         footer = {

@@ -30,7 +30,8 @@ public final class StorageSimulation {
             "fifo-deadline",
             "late-first-hot",
             "late-first-clock-hot",
-            "round-robin-within-disk");
+            "round-robin-within-disk",
+            "bounded-lag-hot");
 
     private StorageSimulation() {}
 
@@ -80,7 +81,8 @@ public final class StorageSimulation {
                     "fifo-deadline",
                     "late-first-hot",
                     "late-first-clock-hot",
-                    "round-robin-within-disk" -> new SegmentAdmissionPolicy(proxy, name, recorder);
+                    "round-robin-within-disk",
+                    "bounded-lag-hot" -> new SegmentAdmissionPolicy(proxy, name, recorder);
             default ->
                 throw new IllegalArgumentException(
                         "policy : \"" + name + "\" (expected: one of " + policyNames() + ")");
