@@ -99,6 +99,21 @@ public record NbdConfig(
         tls = tls == null ? TlsSettings.DEFAULTS : tls;
     }
 
+    /**
+     * What is wrong with the listeners together: the metrics endpoint on the NBD port. Checked at start, on the
+     * settings as served (a config file's port may be overridden by {@code --listen}), not when a file is read.
+     */
+    public List<Problem> listenerProblems() {
+        if (loop.metricsListen() != null
+                && listensOnTcp()
+                && port != 0
+                && loop.metricsListen().endsWith(":" + port)) {
+            return List.of(new Problem(
+                    "loop.metricsListen", quote(loop.metricsListen()) + " is the NBD port", "another port, e.g. 9810"));
+        }
+        return List.of();
+    }
+
     /** Whether the server listens on TCP ({@link #address()} and {@link #port()} are set). */
     public boolean listensOnTcp() {
         return port != null;
@@ -1709,13 +1724,6 @@ public record NbdConfig(
         problems.addAll(admission.baselineProblems(exports));
         problems.addAll(loop.problems());
         problems.addAll(tls.problems());
-        if (loop.metricsListen() != null
-                && listensOnTcp()
-                && port != 0
-                && loop.metricsListen().endsWith(":" + port)) {
-            problems.add(new Problem(
-                    "loop.metricsListen", quote(loop.metricsListen()) + " is the NBD port", "another port, e.g. 9810"));
-        }
         Set<String> names = new HashSet<>();
         for (int i = 0; i < exports.size(); i++) {
             ExportConfig export = exports.get(i);

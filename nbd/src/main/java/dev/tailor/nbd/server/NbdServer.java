@@ -304,6 +304,7 @@ public final class NbdServer implements AutoCloseable {
             throws IOException {
         List<String> problems =
                 new ArrayList<>(config.problems().stream().map(Problem::message).toList());
+        config.listenerProblems().forEach(problem -> problems.add(problem.message()));
         ServerTls tls = null;
         if (config.tls().enabled() && config.tls().problems().isEmpty()) {
             // The fields fit: the credentials are loaded now, before anything is opened or created.

@@ -144,12 +144,14 @@ class MetricsEndpointTest {
         assertThat(config(false, "127.0.0.1:70000").problems())
                 .extracting(Problem::path)
                 .anySatisfy(p -> assertThat(p).contains("loop.metricsListen"));
-        assertThat(config(false, "127.0.0.1:10809").toBuilder()
-                        .port(10809)
-                        .build()
-                        .problems())
+        NbdConfig samePort =
+                config(false, "127.0.0.1:10809").toBuilder().port(10809).build();
+        assertThat(samePort.listenerProblems())
                 .extracting(Problem::message)
                 .anySatisfy(p -> assertThat(p).startsWith("loop.metricsListen: \"127.0.0.1:10809\" is the NBD port"));
+        assertThatThrownBy(() -> NbdServer.start(samePort))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("loop.metricsListen: \"127.0.0.1:10809\" is the NBD port");
         try (ServerSocket taken = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
             assertThatThrownBy(() -> NbdServer.start(config(false, "127.0.0.1:" + taken.getLocalPort())))
                     .isInstanceOf(IOException.class)
