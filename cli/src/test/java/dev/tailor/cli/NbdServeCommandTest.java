@@ -529,9 +529,9 @@ class NbdServeCommandTest {
                     Pattern.compile(Pattern.quote("  nbd+unix:///vm?socket=" + socket + "  2MiB, read-only,"
                             + " tenant default, file " + image)));
             awaitLine(out, Pattern.compile("^  connections: at most 256; idle timeout off$"));
-            assertThat(dir.resolve("serve.pid"))
-                    .as("written once the server accepts connections, after the banner")
-                    .hasContent(process.pid() + "\n");
+            // Written once the server accepts connections, just after the banner: wait for it, as a script would.
+            Await.until("the pid file", () -> Files.exists(dir.resolve("serve.pid")));
+            assertThat(dir.resolve("serve.pid")).hasContent(process.pid() + "\n");
             assertThat(Files.readAllLines(out))
                     .anyMatch(l -> l.equals("tailor: serving 1 export on unix socket " + socket + "; Ctrl-C stops"))
                     .as("no per-address limit for Unix-socket clients")
