@@ -74,10 +74,8 @@ import dev.tailor.common.Checks;
  *                                   only while it fits the disk's overdraft bucket (one interval of its
  *                                   baseline deep, refilled at the baseline) and keeps the debt within
  *                                   what the next boundary repays (C − R); otherwise the request waits,
- *                                   steady, in its segment's steady queue, served first. Baselines that
- *                                   add up to more than the capacity are scaled down together for the
- *                                   guarantee. Off: the guarantee overdraws whatever its window-deep
- *                                   bucket holds
+ *                                   steady, in its segment's steady queue, served first. Off: the
+ *                                   guarantee overdraws whatever its window-deep bucket holds
  * @param virtualClockHotService     (ours, default off: measured, it did not pay on every mix; needs
  *                                   {@link #weightedHotService}) waiting requests, hot and then steady,
  *                                   are served in the order of their disks' virtual clocks (Zhang's
@@ -124,6 +122,13 @@ import dev.tailor.common.Checks;
  *                                   a quiet spell goes ahead of a continuing backlog for up to W·Δ of its
  *                                   baseline; continuously waiting disks keep their shares. It reorders
  *                                   the hot service and adds no load
+ * @param scaledBaselines            (ours, default on; refines {@link #baselineGuarantee}) baselines
+ *                                   that add up to more than the capacity are scaled down together, to
+ *                                   add up to it, for the guarantee (its bucket and refill; the
+ *                                   classifier keeps them as given), as mClock's reservations must fit
+ *                                   the capacity; off: an overcommitted set of baselines is guaranteed
+ *                                   as given, so the at-once flow may exceed what the backend serves
+ *                                   and waits in its queue
  */
 public record AdmissionConfig(
         long intervalNanos,
@@ -150,7 +155,8 @@ public record AdmissionConfig(
         boolean fifoDeadline,
         boolean lateFirstHotService,
         boolean arrivalOrderWithinDisk,
-        boolean boundedLagHotService) {
+        boolean boundedLagHotService,
+        boolean scaledBaselines) {
 
     /** The defaults (see the parameters; they are set in one place, {@link Builder}). */
     public static final AdmissionConfig DEFAULTS = builder().build();
@@ -160,7 +166,7 @@ public record AdmissionConfig(
      * history, the whole main pool released at each boundary, a fixed reserve r·C, round-robin over
      * segments): every default but {@link #baselineGuarantee}, {@link #adaptiveReserve} and
      * {@link #weightedHotService} and their refinements {@link #arrivalOrderWithinDisk},
-     * {@link #boundedOverdraft} and {@link #virtualClockHotService}, which are off (as is
+     * {@link #scaledBaselines}, {@link #boundedOverdraft} and {@link #virtualClockHotService}, which are off (as is
      * {@link #pacedRelease}, off by default too).
      * The {@code segment-admission-paper} policy of the storage simulator.
      */
@@ -169,6 +175,7 @@ public record AdmissionConfig(
             .adaptiveReserve(false)
             .weightedHotService(false)
             .arrivalOrderWithinDisk(false)
+            .scaledBaselines(false)
             .build();
 
     /**
@@ -281,6 +288,7 @@ public record AdmissionConfig(
         private boolean lateFirstHotService = false;
         private boolean arrivalOrderWithinDisk = true;
         private boolean boundedLagHotService = false;
+        private boolean scaledBaselines = true;
 
         private Builder() {}
 
@@ -310,6 +318,7 @@ public record AdmissionConfig(
             lateFirstHotService = from.lateFirstHotService;
             arrivalOrderWithinDisk = from.arrivalOrderWithinDisk;
             boundedLagHotService = from.boundedLagHotService;
+            scaledBaselines = from.scaledBaselines;
         }
 
         /** {@link AdmissionConfig#intervalNanos}. */
@@ -462,6 +471,12 @@ public record AdmissionConfig(
             return this;
         }
 
+        /** {@link AdmissionConfig#scaledBaselines}. */
+        public Builder scaledBaselines(boolean value) {
+            scaledBaselines = value;
+            return this;
+        }
+
         /**
          * The configuration, checked as the constructor checks it.
          *
@@ -495,7 +510,8 @@ public record AdmissionConfig(
                     fifoDeadline,
                     lateFirstHotService,
                     arrivalOrderWithinDisk,
-                    boundedLagHotService);
+                    boundedLagHotService,
+                    scaledBaselines);
         }
     }
 }

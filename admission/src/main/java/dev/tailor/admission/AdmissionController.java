@@ -88,12 +88,15 @@ import org.HdrHistogram.Recorder;
  *       becomes debt that the next main pools repay before anything else. So admission never delays,
  *       queues or refuses a request within its tenant's baseline. What it lets through beyond the
  *       budget in one interval is bounded by Σ (baseline × Δ) + Σ bucket depths.</li>
+ *   <li><b>Scaled baselines</b> (refines the guarantee). Baselines that add up to more than the capacity
+ *       (an overcommitted backend) are scaled down together, to add up to it, for the guarantee: the
+ *       at-once flow then never exceeds what the backend serves, as mClock's reservations must fit the
+ *       capacity. The classifier keeps the baselines as given.</li>
  *   <li><b>Bounded overdraft</b> (refines the guarantee; off by default: with it a request within its
  *       baseline may wait, which the guarantee exists to rule out). What the pools lack for a request within its
  *       baseline is admitted at once only while it fits the disk's overdraft bucket (one interval of its
  *       baseline, refilled at it) and keeps the debt within what the next boundary repays (C − R);
- *       otherwise the request waits, steady, in its segment's steady queue, which is served first.
- *       Baselines that add up to more than the capacity are scaled down together for the guarantee. So
+ *       otherwise the request waits, steady, in its segment's steady queue, which is served first. So
  *       the guarantee puts at most one interval's budget ahead of the pools into the backend's queue,
  *       where the window-deep bucket alone let a tenant that had been idle send W intervals of its
  *       baseline at once.</li>
@@ -273,9 +276,10 @@ public final class AdmissionController {
             committed +=
                     segmentMap.disks().get(d).commitmentCostUnitsPerSecond().orElse(fairShare);
         }
-        // Bounded overdraft: baselines that together exceed what the backend serves are scaled down
-        // together for the guarantee (as mClock does with reservations); the classifier keeps them as given.
-        double scale = config.boundedOverdraft() && committed > config.capacityCostUnitsPerSecond()
+        // Scaled baselines: baselines that together exceed what the backend serves are scaled down together
+        // for the guarantee (as mClock's reservations must fit the capacity); the classifier keeps them as
+        // given. The tolerance keeps fair shares, whose sum may round a hair above the capacity, as they are.
+        double scale = config.scaledBaselines() && committed > config.capacityCostUnitsPerSecond() * (1 + 1e-9)
                 ? config.capacityCostUnitsPerSecond() / committed
                 : 1;
         for (int d = 0; d < diskCount; d++) {

@@ -51,7 +51,8 @@ class AdmissionConfigTest {
                 false,
                 false,
                 true,
-                false);
+                false,
+                true);
         assertThat(AdmissionConfig.builder().build()).isEqualTo(written).isEqualTo(D);
         assertThat(HeadroomConfig.builder().build())
                 .isEqualTo(written.headroom())
@@ -73,6 +74,7 @@ class AdmissionConfigTest {
                         true,
                         true,
                         true,
+                        false,
                         false,
                         false,
                         false,

@@ -298,6 +298,54 @@ class SteadyTenantProtectionTest {
     }
 
     /**
+     * Two disks each committed at the whole capacity (an overcommitted backend): with scaled baselines
+     * the guarantee meters each at half the capacity, so a disk that had been idle sends at once one
+     * classifier window (W = 10 intervals) of half the capacity, not of all of it; the rest waits.
+     */
+    @Test
+    void scaledBaselines_anOvercommittedBackend_guaranteesEachDiskItsShareOfTheCapacity() {
+        for (boolean scaled : new boolean[] {true, false}) {
+            AdmissionConfig cfg = config(AdmissionConfig.DEFAULTS).toBuilder()
+                    .scaledBaselines(scaled)
+                    .build();
+            AdmissionController c = new AdmissionController(
+                    cfg,
+                    List.of(
+                            VirtualDisk.committed("a", 4L << 20, C * 1e9 / DELTA),
+                            VirtualDisk.committed("b", 4L << 20, C * 1e9 / DELTA)),
+                    0);
+            long atOnce = 0;
+            for (int i = 0; i < 150; i++) {
+                atOnce += c.acquire(0, IoKind.READ, (long) (i % 4) << 20, 10_000) instanceof Admission.Admitted ? 1 : 0;
+            }
+            // The bucket: W × the baseline per interval, 10 × 50,000 scaled, 10 × 100,000 as given.
+            assertThat(atOnce).as("scaled: %s", scaled).isEqualTo(scaled ? 50 : 100);
+        }
+    }
+
+    /**
+     * Baselines that add up to the capacity (fair shares, here half each) are guaranteed as given: the
+     * bucket holds exactly W intervals of half the capacity, 50 requests of 10,000, with or without the
+     * option.
+     */
+    @Test
+    void scaledBaselines_baselinesThatFitTheCapacity_areGuaranteedAsGiven() {
+        for (boolean scaled : new boolean[] {true, false}) {
+            AdmissionController c = new AdmissionController(
+                    config(AdmissionConfig.DEFAULTS).toBuilder()
+                            .scaledBaselines(scaled)
+                            .build(),
+                    List.of(VirtualDisk.of("a", 4L << 20), VirtualDisk.of("b", 4L << 20)),
+                    0);
+            long atOnce = 0;
+            for (int i = 0; i < 150; i++) {
+                atOnce += c.acquire(0, IoKind.READ, (long) (i % 4) << 20, 10_000) instanceof Admission.Admitted ? 1 : 0;
+            }
+            assertThat(atOnce).as("scaled: %s", scaled).isEqualTo(50);
+        }
+    }
+
+    /**
      * A large disk has been far beyond its baseline for two intervals when a small one (same
      * baseline) starts to wait: by virtual clock the small disk's requests are served first; by
      * start-time fair queueing the two alternate.

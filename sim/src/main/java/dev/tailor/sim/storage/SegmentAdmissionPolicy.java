@@ -18,7 +18,7 @@ import java.util.function.Consumer;
  * {@code no-baseline-guarantee}, {@code paced-release}, {@code fixed-reserve},
  * {@code round-robin-hot}, {@code bounded-overdraft}, {@code virtual-clock-hot}, {@code fifo-deadline},
  * {@code late-first-hot}, {@code late-first-clock-hot}, {@code round-robin-within-disk},
- * {@code bounded-lag-hot}: the real
+ * {@code bounded-lag-hot}, {@code unscaled-baselines}: the real
  * {@link AdmissionController} of the {@code admission} module,
  * driven in simulated time. An arriving request is acquired: admitted requests go to the backend at
  * once, queued ones when an {@link IntervalReport} admits them, refused ones leave counted. Every
@@ -41,7 +41,8 @@ import java.util.function.Consumer;
  * {@link AdmissionConfig#lateFirstHotService} on (off by default) and {@code late-first-clock-hot} with it and
  * {@link AdmissionConfig#virtualClockHotService} on, without the bounded overdraft, and
  * {@code round-robin-within-disk} with {@link AdmissionConfig#arrivalOrderWithinDisk} off (on by default), and
- * {@code bounded-lag-hot} with {@link AdmissionConfig#boundedLagHotService} on (off by default). Between
+ * {@code bounded-lag-hot} with {@link AdmissionConfig#boundedLagHotService} on (off by default), and
+ * {@code unscaled-baselines} with {@link AdmissionConfig#scaledBaselines} off (on by default). Between
  * boundaries the policy calls the controller {@code admission.callsPerInterval − 1} more times per
  * interval (default every millisecond), as a proxy's statistics task would.
  */
@@ -73,7 +74,8 @@ final class SegmentAdmissionPolicy implements StoragePolicy {
             "late-first-hot",
             "late-first-clock-hot",
             "round-robin-within-disk",
-            "bounded-lag-hot");
+            "bounded-lag-hot",
+            "unscaled-baselines");
 
     private final Proxy proxy;
     private final AdmissionController controller;
@@ -131,6 +133,7 @@ final class SegmentAdmissionPolicy implements StoragePolicy {
                         || "late-first-clock-hot".equals(name))
                 .arrivalOrderWithinDisk(base.arrivalOrderWithinDisk() && !"round-robin-within-disk".equals(name))
                 .boundedLagHotService(base.boundedLagHotService() || "bounded-lag-hot".equals(name))
+                .scaledBaselines(base.scaledBaselines() && !"unscaled-baselines".equals(name))
                 .build();
     }
 

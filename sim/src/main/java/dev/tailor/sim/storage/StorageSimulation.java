@@ -31,7 +31,8 @@ public final class StorageSimulation {
             "late-first-hot",
             "late-first-clock-hot",
             "round-robin-within-disk",
-            "bounded-lag-hot");
+            "bounded-lag-hot",
+            "unscaled-baselines");
 
     private StorageSimulation() {}
 
@@ -82,7 +83,8 @@ public final class StorageSimulation {
                     "late-first-hot",
                     "late-first-clock-hot",
                     "round-robin-within-disk",
-                    "bounded-lag-hot" -> new SegmentAdmissionPolicy(proxy, name, recorder);
+                    "bounded-lag-hot",
+                    "unscaled-baselines" -> new SegmentAdmissionPolicy(proxy, name, recorder);
             default ->
                 throw new IllegalArgumentException(
                         "policy : \"" + name + "\" (expected: one of " + policyNames() + ")");
