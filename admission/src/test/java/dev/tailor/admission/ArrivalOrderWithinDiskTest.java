@@ -3,9 +3,7 @@ package dev.tailor.admission;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
-import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -19,7 +17,7 @@ import org.junit.jupiter.api.Test;
  */
 class ArrivalOrderWithinDiskTest {
 
-    private static final long MS = 1_000_000L;
+    private static final long MS = VirtualTimeDriver.MS;
     private static final long DELTA = 10 * MS;
     private static final long C = 100_000; // budget per interval; a byte costs one unit
     private static final int COST = 1_000;
@@ -50,31 +48,14 @@ class ArrivalOrderWithinDiskTest {
      * segments 1, 2 and 3. Every admitted request completes at the next call; 2 s in all.
      */
     private static Outcome run(boolean arrivalOrder) {
-        AdmissionController c = new AdmissionController(
+        VirtualTimeDriver driver = new VirtualTimeDriver(new AdmissionController(
                 config(arrivalOrder),
                 List.of(
                         VirtualDisk.committed("small", 4 * BLOCK, C * 1e9 / DELTA * 0.05),
                         VirtualDisk.committed("large", 4 * BLOCK, C * 1e9 / DELTA * 0.45)),
-                0);
-        Map<Ticket, Long> queuedAt = new IdentityHashMap<>();
-        List<Long> ids = new ArrayList<>();
-        List<Long> waits = new ArrayList<>();
-        List<Ticket> inFlight = new ArrayList<>();
-        long largeOffset = 0;
-        for (long t = 0; t <= 2_000 * MS; t += MS) {
-            for (Ticket done : inFlight) {
-                done.onSuccess(MS);
-            }
-            inFlight.clear();
-            for (Ticket admitted : c.onInterval(t).admitted()) {
-                inFlight.add(admitted);
-                Long at = queuedAt.remove(admitted);
-                if (at != null && admitted.arrivedAs() == SegmentClass.HOT) {
-                    ids.add(admitted.id());
-                    waits.add(t - at);
-                }
-            }
-            long ms = t / MS;
+                0));
+        long[] largeOffset = {0};
+        driver.run(2_000, ms -> {
             List<Long> smallOffsets = new ArrayList<>();
             if (ms == 100) {
                 for (int i = 0; i < 120; i++) {
@@ -87,25 +68,22 @@ class ArrivalOrderWithinDiskTest {
             }
             int large = ms >= 1_000 ? 0 : ms % 2 == 0 ? 11 : 10;
             for (long offset : smallOffsets) {
-                switch (c.acquire(0, IoKind.READ, offset, COST)) {
-                    case Admission.Admitted a -> inFlight.add(a.ticket());
-                    case Admission.Queued q -> queuedAt.put(q.ticket(), t);
-                    case Admission.Refused r -> throw new AssertionError(r.message());
-                }
+                driver.acquireTracked(0, offset, COST);
             }
             for (int i = 0; i < large; i++) {
-                largeOffset = (largeOffset + COST) % (4 * BLOCK - COST);
-                switch (c.acquire(1, IoKind.READ, largeOffset, COST)) {
-                    case Admission.Admitted a -> inFlight.add(a.ticket());
-                    case Admission.Queued q -> {}
-                    case Admission.Refused r -> throw new AssertionError(r.message());
-                }
+                largeOffset[0] = (largeOffset[0] + COST) % (4 * BLOCK - COST);
+                driver.acquireUntracked(1, largeOffset[0], COST);
             }
-        }
-        assertThat(queuedAt)
+        });
+        assertThat(driver.trackedStillQueued())
                 .as("small tenant's requests still waiting at the end")
                 .isEmpty();
-        return new Outcome(ids, waits);
+        List<VirtualTimeDriver.Admitted> waitedAsHot = driver.tracked().stream()
+                .filter(a -> a.queued() && a.ticket().arrivedAs() == SegmentClass.HOT)
+                .toList();
+        return new Outcome(
+                waitedAsHot.stream().map(a -> a.ticket().id()).toList(),
+                waitedAsHot.stream().map(VirtualTimeDriver.Admitted::waitNanos).toList());
     }
 
     private static long max(List<Long> values) {

@@ -2,10 +2,7 @@ package dev.tailor.admission;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.util.ArrayList;
-import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -20,7 +17,7 @@ import org.junit.jupiter.api.Test;
  */
 class BoundedLagHotServiceTest {
 
-    private static final long MS = 1_000_000L;
+    private static final long MS = VirtualTimeDriver.MS;
     private static final long DELTA = 10 * MS;
     private static final long C = 100_000; // budget per interval; a byte costs one unit
     private static final int COST = 1_000;
@@ -40,54 +37,34 @@ class BoundedLagHotServiceTest {
 
     /** The small tenant's requests that waited as hot: when each was admitted, ns after the batch. */
     private static List<Long> run(boolean boundedLag, int batch) {
-        AdmissionController c = new AdmissionController(
+        VirtualTimeDriver driver = new VirtualTimeDriver(new AdmissionController(
                 config(boundedLag),
                 List.of(
                         VirtualDisk.committed("small", 4 * BLOCK, C * 1e9 / DELTA * 0.05),
                         VirtualDisk.committed("large", 4 * BLOCK, C * 1e9 / DELTA * 0.45)),
-                0);
-        Map<Ticket, Long> queuedAt = new IdentityHashMap<>();
-        List<Long> waits = new ArrayList<>();
-        List<Ticket> inFlight = new ArrayList<>();
-        long largeOffset = 0;
-        for (long t = 0; t <= 3_000 * MS; t += MS) {
-            for (Ticket done : inFlight) {
-                done.onSuccess(MS);
-            }
-            inFlight.clear();
-            for (Ticket admitted : c.onInterval(t).admitted()) {
-                inFlight.add(admitted);
-                Long at = queuedAt.remove(admitted);
-                if (at != null) {
-                    assertThat(admitted.arrivedAs()).isEqualTo(SegmentClass.HOT);
-                    waits.add(t - at);
-                }
-            }
-            long ms = t / MS;
+                0));
+        long[] largeOffset = {0};
+        driver.run(3_000, ms -> {
             if (ms == 500) {
                 for (int i = 0; i < batch; i++) {
-                    switch (c.acquire(0, IoKind.READ, (long) (i % 60) * COST, COST)) {
-                        case Admission.Admitted a -> inFlight.add(a.ticket());
-                        case Admission.Queued q -> queuedAt.put(q.ticket(), t);
-                        case Admission.Refused r -> throw new AssertionError(r.message());
-                    }
+                    driver.acquireTracked(0, (long) (i % 60) * COST, COST);
                 }
             }
             // The large tenant: 105 % of the capacity until 2 s, a backlog all along.
             int large = ms >= 2_000 ? 0 : ms % 2 == 0 ? 11 : 10;
             for (int i = 0; i < large; i++) {
-                largeOffset = (largeOffset + COST) % (4 * BLOCK - COST);
-                switch (c.acquire(1, IoKind.READ, largeOffset, COST)) {
-                    case Admission.Admitted a -> inFlight.add(a.ticket());
-                    case Admission.Queued q -> {}
-                    case Admission.Refused r -> throw new AssertionError(r.message());
-                }
+                largeOffset[0] = (largeOffset[0] + COST) % (4 * BLOCK - COST);
+                driver.acquireUntracked(1, largeOffset[0], COST);
             }
-        }
-        assertThat(queuedAt)
+        });
+        assertThat(driver.trackedStillQueued())
                 .as("small tenant's requests still waiting at the end")
                 .isEmpty();
-        return waits;
+        List<VirtualTimeDriver.Admitted> waited = driver.tracked().stream()
+                .filter(VirtualTimeDriver.Admitted::queued)
+                .toList();
+        assertThat(waited).allSatisfy(a -> assertThat(a.ticket().arrivedAs()).isEqualTo(SegmentClass.HOT));
+        return waited.stream().map(VirtualTimeDriver.Admitted::waitNanos).toList();
     }
 
     private static long max(List<Long> values) {

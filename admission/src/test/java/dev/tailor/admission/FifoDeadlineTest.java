@@ -2,10 +2,7 @@ package dev.tailor.admission;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.util.ArrayList;
-import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -18,7 +15,7 @@ import org.junit.jupiter.api.Test;
  */
 class FifoDeadlineTest {
 
-    private static final long MS = 1_000_000L;
+    private static final long MS = VirtualTimeDriver.MS;
     private static final long DELTA = 10 * MS;
     private static final long C = 100_000; // budget per interval; a byte costs one unit
     private static final double CAPACITY_PER_NANO = (double) C / DELTA;
@@ -47,57 +44,36 @@ class FifoDeadlineTest {
      * 1.5 s. Every admitted request completes at the next call.
      */
     private static List<Long> steadyLateness(boolean fifoDeadline) {
-        AdmissionController c = new AdmissionController(
+        VirtualTimeDriver driver = new VirtualTimeDriver(new AdmissionController(
                 config(fifoDeadline),
                 List.of(
                         VirtualDisk.committed("steady", 1L << 20, C * 1e9 / DELTA / 2),
                         VirtualDisk.committed("loaded", 1L << 20, C * 1e9 / DELTA / 2)),
-                0);
-        Map<Ticket, Long> fifoFinish = new IdentityHashMap<>();
-        List<Long> lateness = new ArrayList<>();
-        List<Ticket> inFlight = new ArrayList<>();
-        double fifoBacklog = 0;
-        long offset = 0;
-        for (long t = 0; t <= 1_500 * MS; t += MS) {
-            for (Ticket done : inFlight) {
-                done.onSuccess(MS);
-            }
-            inFlight.clear();
-            IntervalReport report = c.onInterval(t);
-            for (Ticket admitted : report.admitted()) {
-                inFlight.add(admitted);
-                Long finish = fifoFinish.remove(admitted);
-                if (finish != null) {
-                    lateness.add(t - finish);
-                }
-            }
-            fifoBacklog = Math.max(0, fifoBacklog - CAPACITY_PER_NANO * MS);
-            long ms = t / MS;
+                0));
+        double[] fifoBacklog = {0};
+        long[] offset = {0};
+        driver.run(1_500, ms -> {
+            long t = driver.nowNanos();
+            fifoBacklog[0] = Math.max(0, fifoBacklog[0] - CAPACITY_PER_NANO * MS);
             int steady = ms >= 600 && ms < 800 ? 10 : 2;
             int loaded = 7;
             for (int i = 0; i < steady + loaded; i++) {
-                int disk = i < steady ? 0 : 1;
-                offset = (offset + 4_096) % ((1 << 20) - COST);
-                fifoBacklog += COST;
-                long finish = t + (long) Math.ceil(fifoBacklog / CAPACITY_PER_NANO);
-                switch (c.acquire(disk, IoKind.READ, offset, COST)) {
-                    case Admission.Admitted a -> {
-                        inFlight.add(a.ticket());
-                        if (disk == 0) {
-                            lateness.add(t - finish);
-                        }
-                    }
-                    case Admission.Queued q -> {
-                        if (disk == 0) {
-                            fifoFinish.put(q.ticket(), finish);
-                        }
-                    }
-                    case Admission.Refused r -> throw new AssertionError(r.message());
+                offset[0] = (offset[0] + 4_096) % ((1 << 20) - COST);
+                fifoBacklog[0] += COST;
+                long finish = t + (long) Math.ceil(fifoBacklog[0] / CAPACITY_PER_NANO);
+                if (i < steady) {
+                    driver.acquireTracked(0, offset[0], COST, finish);
+                } else {
+                    driver.acquireUntracked(1, offset[0], COST);
                 }
             }
-        }
-        assertThat(fifoFinish).as("steady requests still waiting at the end").isEmpty();
-        return lateness;
+        });
+        assertThat(driver.trackedStillQueued())
+                .as("steady requests still waiting at the end")
+                .isEmpty();
+        return driver.tracked().stream()
+                .map(VirtualTimeDriver.Admitted::waitNanos)
+                .toList();
     }
 
     @Test

@@ -2,10 +2,7 @@ package dev.tailor.admission;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.util.ArrayList;
-import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -19,7 +16,7 @@ import org.junit.jupiter.api.Test;
  */
 class LateFirstHotServiceTest {
 
-    private static final long MS = 1_000_000L;
+    private static final long MS = VirtualTimeDriver.MS;
     private static final long DELTA = 10 * MS;
     private static final long C = 100_000; // budget per interval; a byte costs one unit
     private static final double CAPACITY_PER_NANO = (double) C / DELTA;
@@ -48,59 +45,36 @@ class LateFirstHotServiceTest {
      * 30 % from 600 to 800 ms. Every admitted request completes at the next call; 3 s in all.
      */
     private static List<Long> surgingLateness(boolean lateFirst) {
-        AdmissionController c = new AdmissionController(
+        VirtualTimeDriver driver = new VirtualTimeDriver(new AdmissionController(
                 config(lateFirst),
                 List.of(
                         VirtualDisk.committed("surging", 1L << 20, C * 1e9 / DELTA * 0.05),
                         VirtualDisk.committed("loaded", 1L << 20, C * 1e9 / DELTA * 0.45)),
-                0);
-        Map<Ticket, Long> fifoFinish = new IdentityHashMap<>();
-        List<Long> lateness = new ArrayList<>();
-        List<Ticket> inFlight = new ArrayList<>();
-        double fifoBacklog = 0;
-        long offset = 0;
-        for (long t = 0; t <= 3_000 * MS; t += MS) {
-            for (Ticket done : inFlight) {
-                done.onSuccess(MS);
-            }
-            inFlight.clear();
-            IntervalReport report = c.onInterval(t);
-            for (Ticket admitted : report.admitted()) {
-                inFlight.add(admitted);
-                Long finish = fifoFinish.remove(admitted);
-                if (finish != null) {
-                    lateness.add(t - finish);
-                }
-            }
-            fifoBacklog = Math.max(0, fifoBacklog - CAPACITY_PER_NANO * MS);
-            long ms = t / MS;
+                0));
+        double[] fifoBacklog = {0};
+        long[] offset = {0};
+        driver.run(3_000, ms -> {
+            long t = driver.nowNanos();
+            fifoBacklog[0] = Math.max(0, fifoBacklog[0] - CAPACITY_PER_NANO * MS);
             int surging = ms >= 600 && ms < 800 ? 3 : ms % 10 < 3 ? 1 : 0;
             int loaded = ms >= 1_200 ? (ms % 5 == 0 ? 1 : 0) : ms % 2 == 0 ? 11 : 10;
             for (int i = 0; i < surging + loaded; i++) {
-                int disk = i < surging ? 0 : 1;
-                offset = (offset + 4_096) % ((1 << 20) - COST);
-                fifoBacklog += COST;
-                long finish = t + (long) Math.ceil(fifoBacklog / CAPACITY_PER_NANO);
-                switch (c.acquire(disk, IoKind.READ, offset, COST)) {
-                    case Admission.Admitted a -> {
-                        inFlight.add(a.ticket());
-                        if (disk == 0) {
-                            lateness.add(t - finish);
-                        }
-                    }
-                    case Admission.Queued q -> {
-                        if (disk == 0) {
-                            fifoFinish.put(q.ticket(), finish);
-                        }
-                    }
-                    case Admission.Refused r -> throw new AssertionError(r.message());
+                offset[0] = (offset[0] + 4_096) % ((1 << 20) - COST);
+                fifoBacklog[0] += COST;
+                long finish = t + (long) Math.ceil(fifoBacklog[0] / CAPACITY_PER_NANO);
+                if (i < surging) {
+                    driver.acquireTracked(0, offset[0], COST, finish);
+                } else {
+                    driver.acquireUntracked(1, offset[0], COST);
                 }
             }
-        }
-        assertThat(fifoFinish)
+        });
+        assertThat(driver.trackedStillQueued())
                 .as("surging tenant's requests still waiting at the end")
                 .isEmpty();
-        return lateness;
+        return driver.tracked().stream()
+                .map(VirtualTimeDriver.Admitted::waitNanos)
+                .toList();
     }
 
     private static long max(List<Long> values) {
