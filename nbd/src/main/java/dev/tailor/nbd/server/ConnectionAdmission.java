@@ -214,11 +214,11 @@ final class ConnectionAdmission {
                     () -> "connection from " + channel.remoteAddress() + " refused: "
                             + switch (refusal) {
                                 case MAX_CONNECTIONS ->
-                                    maxConnections + " connections are open, all past their handshake"
-                                            + " (limits.maxConnections)";
+                                    connections(maxConnections) + " " + isAre(maxConnections)
+                                            + " open, all past their handshake (limits.maxConnections)";
                                 case MAX_CONNECTIONS_PER_ADDRESS ->
-                                    fromAddress + " connections from "
-                                            + address.getHostAddress() + " are open, all past their handshake"
+                                    connections(fromAddress) + " from " + address.getHostAddress() + " "
+                                            + isAre(fromAddress) + " open, all past their handshake"
                                             + " (limits.maxConnectionsPerAddress, --max-connections-per-address)";
                             }
                             + "; further refusals within 10 s are counted and summed up then");
@@ -245,11 +245,22 @@ final class ConnectionAdmission {
         if (total > 0) {
             LOG.log(
                     System.Logger.Level.WARNING,
-                    () -> total + " more connections refused in the last 10 s: "
+                    () -> total + (total == 1 ? " more connection" : " more connections")
+                            + " refused in the last 10 s: "
                             + counted[Refusal.MAX_CONNECTIONS.ordinal()] + " over limits.maxConnections, "
                             + counted[Refusal.MAX_CONNECTIONS_PER_ADDRESS.ordinal()]
                             + " over limits.maxConnectionsPerAddress");
         }
+    }
+
+    /** "1 connection", "2 connections". */
+    private static String connections(long count) {
+        return count + (count == 1 ? " connection" : " connections");
+    }
+
+    /** The verb that goes with {@link #connections}. */
+    private static String isAre(long count) {
+        return count == 1 ? "is" : "are";
     }
 
     /** Notes that {@code channel} sent something in its handshake (it becomes the last to be evicted). */
