@@ -28,7 +28,8 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>A refused newcomer is never refused silently: the first refusal is logged at once with its
  * reason (which limit, and for the per-address limit which address), further ones within 10 s are
- * counted, and a summary line with their number and reasons follows 10 s later.
+ * counted, and a summary line with their number and reasons follows 10 s later, or when the server
+ * stops, whichever comes first.
  *
  * <p>Maintainers: the usual NBD servers offer no model here. qemu-nbd serves one client unless told
  * otherwise ({@code --shared}); nbdkit 1.32 has no connection limit (a thread per connection) and kept a
@@ -232,8 +233,11 @@ final class ConnectionAdmission {
         }
     }
 
-    /** Logs the refusals counted since the last warning, if any. */
-    private void summarizeRefusals() {
+    /**
+     * Logs the refusals counted since the last warning, if any: 10 s after the first of them, and when
+     * the server stops (its event loops drop the scheduled summary), so none goes unreported.
+     */
+    void summarizeRefusals() {
         long[] counted;
         synchronized (this) {
             counted = refusedSinceWarning.clone();

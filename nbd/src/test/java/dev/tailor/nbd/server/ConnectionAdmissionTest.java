@@ -128,6 +128,34 @@ class ConnectionAdmissionTest {
     }
 
     @Test
+    void refusals_summedUpAtStop_areNotSummedUpAgainLater() {
+        // The server stopping logs the summary before its 10 s are up; the scheduled one, should it
+        // still run, finds nothing left to report.
+        ConnectionAdmission admission = new ConnectionAdmission(1, 1);
+        try (LogRecords log = LogRecords.of(ConnectionAdmission.class)) {
+            EmbeddedChannel served = new EmbeddedChannel();
+            assertThat(admission.admit(served)).isTrue();
+            admission.handshakeDone(served);
+            assertThat(admission.admit(new EmbeddedChannel())).isFalse();
+            EmbeddedChannel second = new EmbeddedChannel();
+            second.freezeTime();
+            assertThat(admission.admit(second)).isFalse();
+            assertThat(log.messages()).hasSize(1);
+            admission.summarizeRefusals();
+            assertThat(log.messages())
+                    .hasSize(2)
+                    .last()
+                    .asString()
+                    .isEqualTo("WARNING 1 more connection refused in the last 10 s: 1 over limits.maxConnections,"
+                            + " 0 over limits.maxConnectionsPerAddress");
+            second.advanceTimeBy(10, TimeUnit.SECONDS);
+            second.runScheduledPendingTasks();
+            admission.summarizeRefusals();
+            assertThat(log.messages()).hasSize(2);
+        }
+    }
+
+    @Test
     void refusalLines_countConnectionsInTheSingularForOne() {
         ConnectionAdmission admission = new ConnectionAdmission(2, 2, 1);
         try (LogRecords log = LogRecords.of(ConnectionAdmission.class)) {
