@@ -243,8 +243,8 @@ final class NbdServeCommand implements Callable<Integer> {
             names = "--slow-window",
             paramLabel = "SECONDS",
             description = "The slow segments on /metrics cover the"
-                    + " slow requests of the last half of this window to all of it (docs/nbd.md, Slow requests); 2 to"
-                    + " 86400. Default: the config's loop.slowTopWindowSeconds, else 60.")
+                    + " slow requests of the last half of this window to all of it (docs/nbd.md, Slow requests); whole"
+                    + " seconds, 2 to 86400. Default: the config's loop.slowTopWindowSeconds, else 60.")
     String slowWindow;
 
     /** auto / io_uring / threads, as written; checked in {@link ServeOptions#build} so the message can name it. */

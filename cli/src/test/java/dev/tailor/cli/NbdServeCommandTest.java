@@ -66,6 +66,16 @@ class NbdServeCommandTest {
     }
 
     @Test
+    void help_givesTheSlowWindowAsTheParserTakesIt() {
+        // Whole seconds, 2 to 86400: what ServeOptions.parseSlowWindow accepts (1.5 is refused, below).
+        String help = tailor("nbd", "serve", "--help").out().replaceAll("\\s+", " ");
+        assertThat(help)
+                .contains("--slow-window=SECONDS The slow segments on /metrics cover")
+                .contains("(docs/nbd.md, Slow requests); whole seconds, 2 to 86400. Default: the config's"
+                        + " loop.slowTopWindowSeconds, else 60.");
+    }
+
+    @Test
     void badListen_isBadInputAndLeavesNoTemporaryDirectory() throws Exception {
         List<Path> before = temporaryDirectories();
         PlanCommandTest.Result result = tailor("nbd", "serve", "--listen", "localhost");

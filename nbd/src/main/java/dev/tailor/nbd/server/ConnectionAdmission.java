@@ -28,7 +28,8 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>A refused newcomer is never refused silently: the first refusal is logged at once with its
  * reason (which limit, and for the per-address limit which address), further ones within 10 s are
- * counted, and a summary line with their number and reasons follows 10 s later.
+ * counted, and a summary line with their number and reasons follows 10 s later, or when the server
+ * stops, whichever comes first.
  *
  * <p>Maintainers: the usual NBD servers offer no model here. qemu-nbd serves one client unless told
  * otherwise ({@code --shared}); nbdkit 1.32 has no connection limit (a thread per connection) and kept a
@@ -214,11 +215,11 @@ final class ConnectionAdmission {
                     () -> "connection from " + channel.remoteAddress() + " refused: "
                             + switch (refusal) {
                                 case MAX_CONNECTIONS ->
-                                    maxConnections + " connections are open, all past their handshake"
-                                            + " (limits.maxConnections)";
+                                    connections(maxConnections) + " " + isAre(maxConnections)
+                                            + " open, all past their handshake (limits.maxConnections)";
                                 case MAX_CONNECTIONS_PER_ADDRESS ->
-                                    fromAddress + " connections from "
-                                            + address.getHostAddress() + " are open, all past their handshake"
+                                    connections(fromAddress) + " from " + address.getHostAddress() + " "
+                                            + isAre(fromAddress) + " open, all past their handshake"
                                             + " (limits.maxConnectionsPerAddress, --max-connections-per-address)";
                             }
                             + "; further refusals within 10 s are counted and summed up then");
@@ -232,8 +233,11 @@ final class ConnectionAdmission {
         }
     }
 
-    /** Logs the refusals counted since the last warning, if any. */
-    private void summarizeRefusals() {
+    /**
+     * Logs the refusals counted since the last warning, if any: 10 s after the first of them, and when
+     * the server stops (its event loops drop the scheduled summary), so none goes unreported.
+     */
+    void summarizeRefusals() {
         long[] counted;
         synchronized (this) {
             counted = refusedSinceWarning.clone();
@@ -245,11 +249,22 @@ final class ConnectionAdmission {
         if (total > 0) {
             LOG.log(
                     System.Logger.Level.WARNING,
-                    () -> total + " more connections refused in the last 10 s: "
+                    () -> total + (total == 1 ? " more connection" : " more connections")
+                            + " refused in the last 10 s: "
                             + counted[Refusal.MAX_CONNECTIONS.ordinal()] + " over limits.maxConnections, "
                             + counted[Refusal.MAX_CONNECTIONS_PER_ADDRESS.ordinal()]
                             + " over limits.maxConnectionsPerAddress");
         }
+    }
+
+    /** "1 connection", "2 connections". */
+    private static String connections(long count) {
+        return count + (count == 1 ? " connection" : " connections");
+    }
+
+    /** The verb that goes with {@link #connections}. */
+    private static String isAre(long count) {
+        return count == 1 ? "is" : "are";
     }
 
     /** Notes that {@code channel} sent something in its handshake (it becomes the last to be evicted). */

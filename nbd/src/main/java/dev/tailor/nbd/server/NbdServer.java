@@ -230,6 +230,7 @@ public final class NbdServer implements AutoCloseable {
     private final LoopMode loopMode;
     private final Map<String, Export> exports;
     private final ChannelGroup connections;
+    private final ConnectionAdmission admission;
     private final Channel listener;
     private final Channel unixListener;
     private final Path unixSocket;
@@ -245,6 +246,7 @@ public final class NbdServer implements AutoCloseable {
             FileRing fileRing,
             Map<String, Export> exports,
             ChannelGroup connections,
+            ConnectionAdmission admission,
             Channel listener,
             Channel unixListener,
             Path unixSocket,
@@ -270,6 +272,7 @@ public final class NbdServer implements AutoCloseable {
         this.fileRing = fileRing;
         this.exports = exports;
         this.connections = connections;
+        this.admission = admission;
         this.listener = listener;
     }
 
@@ -474,6 +477,7 @@ public final class NbdServer implements AutoCloseable {
                     fileRing,
                     frozen,
                     connections,
+                    admission,
                     listener,
                     unixListener,
                     unixSocket,
@@ -608,7 +612,8 @@ public final class NbdServer implements AutoCloseable {
     /**
      * Stops accepting, lets every connection finish the requests it has in flight (up to 10 s; new
      * requests are not read, and connections still in the handshake are closed), then closes the
-     * connections, the backends and the threads. Idempotent.
+     * connections, the backends and the threads, and logs the connection refusals not yet summed up.
+     * Idempotent.
      */
     @Override
     public synchronized void close() {
@@ -641,7 +646,12 @@ public final class NbdServer implements AutoCloseable {
         if (segmentAdmission != null) {
             segmentAdmission.close();
         }
-        shutDown(acceptor, eventLoops, fileIo, fileRing, exports.values(), false);
+        try {
+            shutDown(acceptor, eventLoops, fileIo, fileRing, exports.values(), false);
+        } finally {
+            // Nothing is accepted any more: the refusals still waiting for their summary are logged now.
+            admission.summarizeRefusals();
+        }
     }
 
     /**

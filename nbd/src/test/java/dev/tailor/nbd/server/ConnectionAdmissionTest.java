@@ -108,7 +108,7 @@ class ConnectionAdmissionTest {
                     .singleElement()
                     .asString()
                     .startsWith("WARNING connection from")
-                    .contains("refused: 1 connections are open, all past their handshake (limits.maxConnections)");
+                    .contains("refused: 1 connection is open, all past their handshake (limits.maxConnections)");
             EmbeddedChannel second = new EmbeddedChannel();
             second.freezeTime();
             assertThat(admission.admit(second)).isFalse();
@@ -124,6 +124,80 @@ class ConnectionAdmissionTest {
                             + " the last 10 s: 2 over limits.maxConnections, 0 over limits.maxConnectionsPerAddress");
             assertThat(admission.refused(ConnectionAdmission.Refusal.MAX_CONNECTIONS))
                     .isEqualTo(3);
+        }
+    }
+
+    @Test
+    void refusals_summedUpAtStop_areNotSummedUpAgainLater() {
+        // The server stopping logs the summary before its 10 s are up; the scheduled one, should it
+        // still run, finds nothing left to report.
+        ConnectionAdmission admission = new ConnectionAdmission(1, 1);
+        try (LogRecords log = LogRecords.of(ConnectionAdmission.class)) {
+            EmbeddedChannel served = new EmbeddedChannel();
+            assertThat(admission.admit(served)).isTrue();
+            admission.handshakeDone(served);
+            assertThat(admission.admit(new EmbeddedChannel())).isFalse();
+            EmbeddedChannel second = new EmbeddedChannel();
+            second.freezeTime();
+            assertThat(admission.admit(second)).isFalse();
+            assertThat(log.messages()).hasSize(1);
+            admission.summarizeRefusals();
+            assertThat(log.messages())
+                    .hasSize(2)
+                    .last()
+                    .asString()
+                    .isEqualTo("WARNING 1 more connection refused in the last 10 s: 1 over limits.maxConnections,"
+                            + " 0 over limits.maxConnectionsPerAddress");
+            second.advanceTimeBy(10, TimeUnit.SECONDS);
+            second.runScheduledPendingTasks();
+            admission.summarizeRefusals();
+            assertThat(log.messages()).hasSize(2);
+        }
+    }
+
+    @Test
+    void refusalLines_countConnectionsInTheSingularForOne() {
+        ConnectionAdmission admission = new ConnectionAdmission(2, 2, 1);
+        try (LogRecords log = LogRecords.of(ConnectionAdmission.class)) {
+            EmbeddedChannel a = from("127.0.0.1");
+            assertThat(admission.admit(a)).isTrue();
+            admission.handshakeDone(a);
+            assertThat(admission.admit(from("127.0.0.1"))).isFalse();
+            assertThat(log.messages())
+                    .singleElement()
+                    .asString()
+                    .contains("refused: 1 connection from 127.0.0.1 is open, all past their handshake"
+                            + " (limits.maxConnectionsPerAddress, --max-connections-per-address)");
+            EmbeddedChannel b = from("127.0.0.2");
+            assertThat(admission.admit(b)).isTrue();
+            admission.handshakeDone(b);
+            // Both slots past their handshake: counted, and summed up 10 s later (on its event loop).
+            EmbeddedChannel refusedC = from("127.0.0.3");
+            refusedC.freezeTime();
+            assertThat(admission.admit(refusedC)).isFalse();
+            assertThat(log.messages()).hasSize(1);
+            refusedC.advanceTimeBy(10, TimeUnit.SECONDS);
+            refusedC.runScheduledPendingTasks();
+            assertThat(log.messages())
+                    .hasSize(2)
+                    .last()
+                    .asString()
+                    .isEqualTo("WARNING 1 more connection refused in the last 10 s: 1 over limits.maxConnections,"
+                            + " 0 over limits.maxConnectionsPerAddress");
+        }
+        // Two open: plural.
+        ConnectionAdmission full = new ConnectionAdmission(2, 2);
+        try (LogRecords log = LogRecords.of(ConnectionAdmission.class)) {
+            for (int i = 0; i < 2; i++) {
+                EmbeddedChannel served = new EmbeddedChannel();
+                assertThat(full.admit(served)).isTrue();
+                full.handshakeDone(served);
+            }
+            assertThat(full.admit(new EmbeddedChannel())).isFalse();
+            assertThat(log.messages())
+                    .singleElement()
+                    .asString()
+                    .contains("refused: 2 connections are open, all past their handshake (limits.maxConnections)");
         }
     }
 

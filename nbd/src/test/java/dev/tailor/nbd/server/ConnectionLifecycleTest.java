@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tailor.nbd.config.NbdConfig;
 import dev.tailor.nbd.protocol.NbdProtocol;
+import dev.tailor.nbd.testing.LogRecords;
 import dev.tailor.nbd.testing.Programs;
 import dev.tailor.nbd.testing.RawClient;
 import dev.tailor.nbd.testing.TestServers;
@@ -154,6 +155,31 @@ class ConnectionLifecycleTest {
                 fourth.greeting();
             }
             second.close();
+        }
+    }
+
+    @Test
+    void refusalsNotYetSummedUp_areLoggedWhenTheServerStops() throws Exception {
+        // The summary of the refusals after the first comes 10 s later; a server stopped sooner logs it as
+        // it stops, so no refusal goes unreported.
+        NbdConfig.Limits limits = NbdConfig.Limits.builder().maxConnections(1).build();
+        try (LogRecords log = LogRecords.of(ConnectionAdmission.class)) {
+            try (NbdServer server = TestServers.start(limits, Map.of("disk", new MemoryBackend(4096)));
+                    RawClient served = RawClient.connect(server.localAddress()).handshake()) {
+                served.go("disk", false);
+                for (int i = 0; i < 3; i++) {
+                    try (RawClient refused = RawClient.connect(server.localAddress())) {
+                        assertThat(refused.closedByServer()).isTrue();
+                    }
+                }
+                assertThat(log.messages()).as("the first refusal only, so far").hasSize(1);
+            }
+            assertThat(log.messages())
+                    .hasSize(2)
+                    .last()
+                    .asString()
+                    .isEqualTo("WARNING 2 more connections refused in the last 10 s: 0 over limits.maxConnections,"
+                            + " 2 over limits.maxConnectionsPerAddress");
         }
     }
 
