@@ -35,8 +35,10 @@ import picocli.CommandLine.Option;
                     + " backend utilisation and the capacity left unused while work waited.",
             "",
             "Policies: fifo (no admission), static-cap (per-tenant cap at its commitment), token-bucket (one shared"
-                    + " bucket), mclock (dmClock-style per segment), segment-admission (ours),"
-                    + " segment-admission-paper (the paper's mechanism as first built); ablations of ours no-reserve,"
+                    + " bucket), mclock (dmClock-style per segment), mclock-per-client (one client per tenant),"
+                    + " segment-admission (ours), segment-admission-paper (the paper's mechanism as first built),"
+                    + " fair-dispatch (ours: fair queueing over tenants at the backend's door, no budget); ablations"
+                    + " of ours no-reserve,"
                     + " no-borrow, no-repay, no-lending (the strict reserve: never lent to hot segments),"
                     + " no-baseline-guarantee, paced-release, fixed-reserve, round-robin-hot, round-robin-within-disk,"
                     + " bounded-overdraft, virtual-clock-hot, fifo-deadline, late-first-hot, late-first-clock-hot,"

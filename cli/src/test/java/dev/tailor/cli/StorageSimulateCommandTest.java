@@ -117,7 +117,7 @@ class StorageSimulateCommandTest {
             delimiter = '|',
             value = {
                 "--policies=fifo,wfq,foo | --policies: \"wfq\", \"foo\" are not known (expected: some of fifo, static-cap, token-bucket, mclock,"
-                        + " segment-admission, segment-admission-paper, no-reserve, no-borrow, no-repay, no-lending,"
+                        + " mclock-per-client, segment-admission, segment-admission-paper, fair-dispatch, no-reserve, no-borrow, no-repay, no-lending,"
                         + " no-baseline-guarantee, paced-release, fixed-reserve, round-robin-hot, bounded-overdraft,"
                         + " virtual-clock-hot, fifo-deadline, late-first-hot, late-first-clock-hot, round-robin-within-disk,"
                         + " bounded-lag-hot, unscaled-baselines)",

@@ -42,7 +42,7 @@ final class IoRequest {
     long completionNanos = -1;
     /** The admission ticket (segment-admission policies only). */
     Ticket ticket;
-    /** mclock: the client (segment) and the request's tags, ns. */
+    /** mclock: the client (segment, or disk per client) and the request's tags, ns. */
     int client;
 
     double reservationTagNanos;

@@ -7,6 +7,8 @@ import java.util.function.Consumer;
 /**
  * {@code mclock}: dmClock-style scheduling per segment [1, 2]. Every segment of the proxy's disks is
  * a client with a reservation {@code r} and a weight {@code w} (cost units per second) and no limit.
+ * {@code mclock-per-client}: the same with one client per disk (its tenant, as the mClock paper's
+ * clients are VMs), reservation and weight the disk's whole commitment.
  * A client's head request is tagged when it becomes the head: {@code R = max(R' + cost/r, now)} and
  * {@code P = max(P' + cost/w, now)}, R' and P' the tags of the client's previous request. While
  * fewer than {@code depth} requests are at the backend, the proxy sends the head with the smallest R
@@ -45,6 +47,7 @@ final class MClockPolicy implements StoragePolicy {
 
     private final Proxy proxy;
     private final SegmentMap segments;
+    private final boolean perClient;
     private final int depth;
     private final double[] nanosPerCostReservation;
     private final double[] nanosPerCostWeight;
@@ -60,12 +63,17 @@ final class MClockPolicy implements StoragePolicy {
     private long reservationDispatchedCostUnits;
     private long dispatchedCostUnits;
 
-    MClockPolicy(Proxy proxy) {
+    /**
+     * @param perClient one client per disk (its tenant), with the disk's whole commitment as reservation
+     *                  and weight ({@code mclock-per-client}); false: one client per segment ({@code mclock})
+     */
+    MClockPolicy(Proxy proxy, boolean perClient) {
         this.proxy = proxy;
         StorageScenario s = proxy.setup().scenario();
         this.segments = new SegmentMap(proxy.disks(), s.segmentSizeBytes(), s.blockSizeBytes());
+        this.perClient = perClient;
         this.depth = proxy.backendParallelism();
-        int n = segments.segmentCount();
+        int n = perClient ? proxy.tenants().size() : segments.segmentCount();
         double total = 0;
         for (StorageSetup.Tenant t : proxy.tenants()) {
             total += t.commitmentCostUnitsPerSecond();
@@ -74,6 +82,12 @@ final class MClockPolicy implements StoragePolicy {
         nanosPerCostReservation = new double[n];
         nanosPerCostWeight = new double[n];
         for (int d = 0; d < proxy.tenants().size(); d++) {
+            if (perClient) {
+                double commitment = proxy.tenants().get(d).commitmentCostUnitsPerSecond();
+                nanosPerCostReservation[d] = 1e9 / Math.max(1e-9, commitment * scale);
+                nanosPerCostWeight[d] = 1e9 / Math.max(1e-9, commitment);
+                continue;
+            }
             double perSegment = proxy.tenants().get(d).commitmentCostUnitsPerSecond() / segments.segmentCount(d);
             for (int k = 0; k < segments.segmentCount(d); k++) {
                 int seg = segments.firstSegment(d) + k;
@@ -96,7 +110,7 @@ final class MClockPolicy implements StoragePolicy {
 
     @Override
     public void arrive(IoRequest request, long nowNanos) {
-        int c = segments.segmentOf(request.disk, request.offsetBytes);
+        int c = perClient ? request.disk : segments.segmentOf(request.disk, request.offsetBytes);
         request.client = c;
         ArrayDeque<IoRequest> q = queues.get(c);
         if (q == null) {

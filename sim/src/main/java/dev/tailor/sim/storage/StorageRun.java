@@ -366,7 +366,7 @@ final class StorageRun {
                     percent(borrowed, budget),
                     percent(repaid, budget),
                     bursts);
-        } else if ("mclock".equals(policyName)) {
+        } else if ("mclock".equals(policyName) || "mclock-per-client".equals(policyName)) {
             double dispatched = 0;
             double weighted = 0;
             for (Proxy p : proxies) {

@@ -13,8 +13,15 @@ import java.util.function.LongSupplier;
 public final class StorageSimulation {
 
     /** The comparison's policies, baselines first. */
-    public static final List<String> POLICIES =
-            List.of("fifo", "static-cap", "token-bucket", "mclock", "segment-admission", "segment-admission-paper");
+    public static final List<String> POLICIES = List.of(
+            "fifo",
+            "static-cap",
+            "token-bucket",
+            "mclock",
+            "mclock-per-client",
+            "segment-admission",
+            "segment-admission-paper",
+            "fair-dispatch");
     /** Ablations of segment-admission. */
     public static final List<String> ABLATIONS = List.of(
             "no-reserve",
@@ -66,7 +73,9 @@ public final class StorageSimulation {
             case "fifo" -> new FifoPolicy(proxy);
             case "static-cap" -> new StaticCapPolicy(proxy);
             case "token-bucket" -> new TokenBucketPolicy(proxy);
-            case "mclock" -> new MClockPolicy(proxy);
+            case "mclock" -> new MClockPolicy(proxy, false);
+            case "mclock-per-client" -> new MClockPolicy(proxy, true);
+            case "fair-dispatch" -> new FairDispatchPolicy(proxy);
             case "segment-admission",
                     "segment-admission-paper",
                     "no-reserve",
