@@ -283,16 +283,8 @@ class SteadyTenantProtectionTest {
         AdmissionConfig cfg = config(AdmissionConfig.DEFAULTS).toBuilder()
                 .boundedOverdraft(true)
                 .build();
-        AdmissionController c = new AdmissionController(
-                cfg,
-                List.of(
-                        VirtualDisk.committed("a", 4L << 20, C * 1e9 / DELTA),
-                        VirtualDisk.committed("b", 4L << 20, C * 1e9 / DELTA)),
-                0);
-        long atOnce = 0;
-        for (int i = 0; i < 30; i++) {
-            atOnce += c.acquire(0, IoKind.READ, (long) (i % 4) << 20, 10_000) instanceof Admission.Admitted ? 1 : 0;
-        }
+        AdmissionController c = twoDisksEachCommittedTheCapacity(cfg);
+        long atOnce = admittedAtOnce(c, 30);
         // Pools 100,000 + one interval of the scaled baseline, 50,000 (unscaled: up to C − R = 80,000).
         assertThat(atOnce).isEqualTo(15);
     }
@@ -308,16 +300,8 @@ class SteadyTenantProtectionTest {
             AdmissionConfig cfg = config(AdmissionConfig.DEFAULTS).toBuilder()
                     .scaledBaselines(scaled)
                     .build();
-            AdmissionController c = new AdmissionController(
-                    cfg,
-                    List.of(
-                            VirtualDisk.committed("a", 4L << 20, C * 1e9 / DELTA),
-                            VirtualDisk.committed("b", 4L << 20, C * 1e9 / DELTA)),
-                    0);
-            long atOnce = 0;
-            for (int i = 0; i < 150; i++) {
-                atOnce += c.acquire(0, IoKind.READ, (long) (i % 4) << 20, 10_000) instanceof Admission.Admitted ? 1 : 0;
-            }
+            AdmissionController c = twoDisksEachCommittedTheCapacity(cfg);
+            long atOnce = admittedAtOnce(c, 150);
             // The bucket: W × the baseline per interval, 10 × 50,000 scaled, 10 × 100,000 as given.
             assertThat(atOnce).as("scaled: %s", scaled).isEqualTo(scaled ? 50 : 100);
         }
@@ -337,10 +321,7 @@ class SteadyTenantProtectionTest {
                             .build(),
                     List.of(VirtualDisk.of("a", 4L << 20), VirtualDisk.of("b", 4L << 20)),
                     0);
-            long atOnce = 0;
-            for (int i = 0; i < 150; i++) {
-                atOnce += c.acquire(0, IoKind.READ, (long) (i % 4) << 20, 10_000) instanceof Admission.Admitted ? 1 : 0;
-            }
+            long atOnce = admittedAtOnce(c, 150);
             assertThat(atOnce).as("scaled: %s", scaled).isEqualTo(50);
         }
     }
@@ -383,5 +364,24 @@ class SteadyTenantProtectionTest {
             // Clock: big is 150 ms ahead, small at now: small's 20 first. Fair queueing: they alternate.
             assertThat(lastSmall).isEqualTo(clock ? 19 : 38);
         }
+    }
+
+    /** Two disks of 4 MiB, each committed the whole capacity (together twice what the backend serves). */
+    private static AdmissionController twoDisksEachCommittedTheCapacity(AdmissionConfig cfg) {
+        return new AdmissionController(
+                cfg,
+                List.of(
+                        VirtualDisk.committed("a", 4L << 20, C * 1e9 / DELTA),
+                        VirtualDisk.committed("b", 4L << 20, C * 1e9 / DELTA)),
+                0);
+    }
+
+    /** Sends {@code n} reads of 10,000 cost units on disk 0 at once; how many were admitted at once. */
+    private static long admittedAtOnce(AdmissionController c, int n) {
+        long atOnce = 0;
+        for (int i = 0; i < n; i++) {
+            atOnce += c.acquire(0, IoKind.READ, (long) (i % 4) << 20, 10_000) instanceof Admission.Admitted ? 1 : 0;
+        }
+        return atOnce;
     }
 }

@@ -98,9 +98,7 @@ class ConnectionAdmissionTest {
         // Never silent: a burst of refusals is one warning at once and one summary, not one line each.
         ConnectionAdmission admission = new ConnectionAdmission(1, 1);
         try (LogRecords log = LogRecords.of(ConnectionAdmission.class)) {
-            EmbeddedChannel served = new EmbeddedChannel();
-            assertThat(admission.admit(served)).isTrue();
-            admission.handshakeDone(served);
+            serveOne(admission);
             EmbeddedChannel first = new EmbeddedChannel();
             first.freezeTime();
             assertThat(admission.admit(first)).isFalse();
@@ -133,9 +131,7 @@ class ConnectionAdmissionTest {
         // still run, finds nothing left to report.
         ConnectionAdmission admission = new ConnectionAdmission(1, 1);
         try (LogRecords log = LogRecords.of(ConnectionAdmission.class)) {
-            EmbeddedChannel served = new EmbeddedChannel();
-            assertThat(admission.admit(served)).isTrue();
-            admission.handshakeDone(served);
+            serveOne(admission);
             assertThat(admission.admit(new EmbeddedChannel())).isFalse();
             EmbeddedChannel second = new EmbeddedChannel();
             second.freezeTime();
@@ -206,5 +202,12 @@ class ConnectionAdmissionTest {
         assertThatThrownBy(() -> new ConnectionAdmission(2, 3)).hasMessageContaining("maxHandshakes: 3");
         assertThatThrownBy(() -> new ConnectionAdmission(0, 0)).hasMessageContaining("maxConnections: 0");
         assertThatThrownBy(() -> new ConnectionAdmission(2, 2, 3)).hasMessageContaining("maxConnectionsPerAddress: 3");
+    }
+
+    /** Admits one connection and completes its handshake, so that a limit of one is reached. */
+    private static void serveOne(ConnectionAdmission admission) {
+        EmbeddedChannel served = new EmbeddedChannel();
+        assertThat(admission.admit(served)).isTrue();
+        admission.handshakeDone(served);
     }
 }
