@@ -112,6 +112,33 @@ class StorageSimulateCommandTest {
         assertThat(result.err()).contains("report written to");
     }
 
+    @Test
+    void simulate_severalSeedsWithAReport_oneSectionPerSeed() throws IOException {
+        // A sweep's report: the same policy on two seeds is two charts, not two curves of one name.
+        Path report = dir.resolve("sweep-report");
+        PlanCommandTest.Result result = tailor(
+                "storage",
+                "simulate",
+                "--scenario",
+                "underload",
+                "--policies",
+                "fifo,fair-dispatch",
+                "--seeds",
+                "1,2",
+                "--warmup-seconds",
+                "0.2",
+                "--duration-seconds",
+                "0.3",
+                "--report",
+                report.toString(),
+                "--threads",
+                "1");
+
+        assertThat(result.exitCode()).as(result.err()).isZero();
+        String html = Files.readString(report.resolve("index.html"));
+        assertThat(html).contains("seed 1</h2>").contains("seed 2</h2>");
+    }
+
     @ParameterizedTest(name = "{0}")
     @CsvSource(
             delimiter = '|',

@@ -86,11 +86,17 @@ public final class StorageReport {
             throws IOException {
         System.setProperty("java.awt.headless", "true");
         Files.createDirectories(dir);
+        // One colour per policy of this report, in the simulator's order, so that the policies shown get
+        // distinct colours while there are no more of them than the palette has.
         List<String> order = StorageSimulation.policyNames();
+        List<String> shown = results.stream()
+                .map(StorageRunResult::policy)
+                .distinct()
+                .sorted(java.util.Comparator.comparingInt(p -> order.indexOf(p) < 0 ? order.size() : order.indexOf(p)))
+                .toList();
         Map<String, Color> colours = new LinkedHashMap<>();
-        for (StorageRunResult r : results) {
-            int index = order.indexOf(r.policy());
-            colours.computeIfAbsent(r.policy(), p -> PALETTE[(index < 0 ? order.size() : index) % PALETTE.length]);
+        for (int i = 0; i < shown.size(); i++) {
+            colours.put(shown.get(i), PALETTE[i % PALETTE.length]);
         }
         StringBuilder html = new StringBuilder(HtmlPages.start(frame));
         if (!notes.isEmpty()) {
@@ -106,9 +112,13 @@ public final class StorageReport {
                 + "waited at a proxy. reserve, borrowed: cost drawn from the reserve and borrowed, in % of the budget"
                 + " issued.</p>\n");
 
+        // One section per scenario variant, and per seed when the runs are of several seeds (a sweep): a
+        // chart has one curve per policy.
+        boolean seeds = results.stream().map(StorageRunResult::seed).distinct().count() > 1;
         Map<String, List<StorageRunResult>> byVariant = new LinkedHashMap<>();
-        results.forEach(r ->
-                byVariant.computeIfAbsent(r.label(), k -> new ArrayList<>()).add(r));
+        results.forEach(r -> byVariant
+                .computeIfAbsent(seeds ? r.label() + ", seed " + r.seed() : r.label(), k -> new ArrayList<>())
+                .add(r));
         for (Map.Entry<String, List<StorageRunResult>> variant : byVariant.entrySet()) {
             List<StorageRunResult> runs = variant.getValue();
             html.append("<h2>").append(escape(variant.getKey())).append("</h2>\n<div class=\"charts\">\n");
@@ -130,14 +140,15 @@ public final class StorageReport {
                 html.append("</div>\n");
             }
         }
-        html.append("<p class=\"note\">Steady / hot tenants: tenants without / with bursts (ground truth). Steady "
-                + "segments: the requests whose segments admission's classifier called steady when they arrived, the "
-                + "same requests under every policy (the paper's measure; admission serves this class first, so it "
-                + "shows what the mechanism protects, not every tenant's experience). Unused: share of the backend "
-                + "idle while requests waited at a proxy. Reserve / lent / borrowed: cost drawn from the reserve by "
-                + "steady segments, lent from it to hot ones late in intervals, borrowed at bursts' starts, in % of "
-                + "the budget issued. A policy whose queues grow without bound has unfinished requests; its "
-                + "percentiles are then lower bounds (the command warns). Ablations (no-…) are dashed.</p>\n");
+        html.append(
+                "<p class=\"note\">Steady / hot tenants: tenants without / with bursts (ground truth). Steady "
+                        + "segments: the requests whose segments admission's classifier called steady when they arrived, the "
+                        + "same requests under every policy (the paper's measure; admission serves this class first, so it "
+                        + "shows what the mechanism protects, not every tenant's experience). Unused: share of the backend "
+                        + "idle while requests waited at a proxy. Reserve / lent / borrowed: cost drawn from the reserve by "
+                        + "steady segments, lent from it to hot ones late in intervals, borrowed at bursts' starts, in % of "
+                        + "the budget issued. A policy whose queues grow without bound has unfinished requests; its "
+                        + "percentiles are then lower bounds (the command warns). Ablations of segment admission are dashed.</p>\n");
         html.append("<p class=\"note\">Latency CDF: the vertical axis is stretched towards the tail (it shows "
                 + "−log10(1 − F)), so P90, P99, P99.9, P99.99 and P99.999 are evenly spaced. Pool plots: arriving "
                 + "cost of hot and steady tenants, what the main pool and the reserve gave, what was borrowed and "
@@ -194,10 +205,11 @@ public final class StorageReport {
 
     private static XYChart cdf(List<StorageRunResult> runs, boolean steady, String title, Map<String, Color> colours) {
         XYChart chart = ReportCharts.tailChart(title, 420);
+        java.util.Set<String> drawn = new java.util.HashSet<>();
         for (StorageRunResult run : runs) {
             Histogram h = steady ? run.steadyLatency() : run.hotLatency();
-            if (h == null || h.getTotalCount() == 0) {
-                continue;
+            if (h == null || h.getTotalCount() == 0 || !drawn.add(run.policy())) {
+                continue; // nothing to draw, or the same policy's run again (a seed given twice)
             }
             List<Double> x = new ArrayList<>();
             List<Double> y = new ArrayList<>();
@@ -210,8 +222,8 @@ public final class StorageReport {
             XYSeries series = chart.addSeries(run.policy(), x, y);
             series.setMarker(SeriesMarkers.NONE);
             series.setLineColor(colours.get(run.policy()));
-            if (run.policy().startsWith("no-")) {
-                series.setLineStyle(SeriesLines.DASH_DASH); // the ablations
+            if (StorageSimulation.ABLATIONS.contains(run.policy())) {
+                series.setLineStyle(SeriesLines.DASH_DASH);
             }
         }
         return chart;
