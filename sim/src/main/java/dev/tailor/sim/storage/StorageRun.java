@@ -54,11 +54,12 @@ final class StorageRun {
             this.disk = disk;
             this.hot = spec.hot();
             this.stream = new TenantStream(
-                    spec.trace(),
-                    spec.requestsPerSecond(),
-                    setup.scenario().diskSizeBytes(),
-                    spec.bursts(),
-                    streams.stream("tenant-" + spec.name()));
+                            spec.trace(),
+                            spec.requestsPerSecond(),
+                            setup.scenario().diskSizeBytes(),
+                            spec.bursts(),
+                            streams.stream("tenant-" + spec.name()))
+                    .until(endNanos);
             this.service = streams.stream("service-" + spec.name());
             this.next = stream.next();
         }

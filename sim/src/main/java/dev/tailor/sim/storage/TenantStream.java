@@ -66,6 +66,8 @@ public final class TenantStream {
     private double traceAnchorNanos;
     private double burstStartNanos;
     private double burstEndNanos;
+    /** Simulated time past which no arrival is wanted (the run's end); +∞ unless {@link #until} set it. */
+    private double horizonNanos = Double.POSITIVE_INFINITY;
 
     /**
      * @param trace             the excerpt to replay (at least two requests over a positive duration)
@@ -107,6 +109,19 @@ public final class TenantStream {
         return -Math.log(1 - random.nextDouble()) * bursts.meanGapSeconds() * 1e9;
     }
 
+    /**
+     * Arrivals at or after {@code horizonNanos} (simulated time) are not wanted: past it the stream no
+     * longer steps through burst boundaries, so a tenant whose next request lies far beyond the run (a
+     * very low rate with frequent bursts) costs no more than the bursts within the run. Arrivals before
+     * it are unchanged.
+     *
+     * @return this stream
+     */
+    public TenantStream until(double horizonNanos) {
+        this.horizonNanos = horizonNanos;
+        return this;
+    }
+
     /** The next arrival; the stream never ends. */
     public Arrival next() {
         BlockTrace.Request request = requests.get(index);
@@ -133,7 +148,7 @@ public final class TenantStream {
             double speed = inBurst ? bursts.multiplier() : 1.0; // trace ns per (stretch × sim ns)
             double boundary = inBurst ? burstEndNanos : burstStartNanos;
             double simAt = simAnchorNanos + (traceNanos - traceAnchorNanos) * stretch / speed;
-            if (simAt < boundary) {
+            if (simAt < boundary || simAnchorNanos >= horizonNanos) {
                 return simAt;
             }
             // Cross the boundary: advance the anchors to it.

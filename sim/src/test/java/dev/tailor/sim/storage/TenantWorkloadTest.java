@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import org.apache.commons.rng.simple.RandomSource;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 class TenantWorkloadTest {
@@ -70,6 +71,26 @@ class TenantWorkloadTest {
         double expectedTotal = 600 * (1_000 * (1 - burstTime) + 8_000 * burstTime);
         assertThat((double) total).isCloseTo(expectedTotal, withPercentage(6));
         assertThat(inBurst / (double) total).isCloseTo(8 * burstTime / (1 - burstTime + 8 * burstTime), offset(0.04));
+    }
+
+    @Test
+    @Timeout(120) // a guard against the hang this test is about, not a timing target
+    void stream_aVeryLowRateWithFrequentBursts_stopsSteppingThroughBurstsAtTheHorizon() throws IOException {
+        // One request every 10^12 s, bursts every 0.5 s: the next arrival lies about 10^21 ns away. Up to the
+        // horizon (10 s) the stream walks the bursts; past it, it does not walk ~10^12 more of them.
+        TenantStream.Bursts bursts = new TenantStream.Bursts(0.5, 10, 50, 4);
+        TenantStream stream =
+                new TenantStream(evenTrace(), 1e-12, 1L << 30, bursts, RandomSource.SPLIT_MIX_64.create(4)).until(10e9);
+        TenantStream.Arrival first = stream.next();
+        TenantStream.Arrival second = stream.next();
+        assertThat(second.arrivalNanos()).isGreaterThan((long) 10e9).isGreaterThan(first.arrivalNanos());
+        // Arrivals before the horizon are those of a stream without one.
+        TenantStream a = new TenantStream(evenTrace(), 300, 1L << 30, bursts, RandomSource.SPLIT_MIX_64.create(9));
+        TenantStream b =
+                new TenantStream(evenTrace(), 300, 1L << 30, bursts, RandomSource.SPLIT_MIX_64.create(9)).until(5e9);
+        for (TenantStream.Arrival x = a.next(); x.arrivalNanos() < 5e9; x = a.next()) {
+            assertThat(b.next()).isEqualTo(x);
+        }
     }
 
     @Test
