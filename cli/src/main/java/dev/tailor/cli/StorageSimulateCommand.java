@@ -71,8 +71,7 @@ final class StorageSimulateCommand implements Callable<Integer> {
             names = "--policies",
             paramLabel = "P,...",
             split = ",",
-            description = "Policies to compare. Default: fifo, static-cap, token-bucket, mclock, segment-admission,"
-                    + " segment-admission-paper and every ablation.")
+            description = "Policies to compare. Default: every policy and ablation above.")
     List<String> policies;
 
     @CommandLine.Mixin

@@ -143,14 +143,18 @@ public final class StorageOutput {
         for (SweepSummary.Row row : summary.policies()) {
             out.println(String.format(
                     Locale.ROOT,
-                    "  %-24s %-22s %-22s %-22s %7.1f%%  %d above fifo, %d above" + " %.1f × mclock",
+                    "  %-24s %-22s %-22s %-22s %7.1f%%  %s above fifo, %s above %.1f × mclock",
                     row.policy(),
                     ratios(row.steadyVsFifo()),
                     ratios(row.steadyVsMclock()),
                     ratios(row.hotVsMclock()),
                     row.worstUnusedPercent(),
-                    row.aboveFifo().size(),
-                    row.aboveMclock().size(),
+                    row.steadyVsFifo().cells() == 0
+                            ? "–"
+                            : String.valueOf(row.aboveFifo().size()),
+                    row.steadyVsMclock().cells() == 0
+                            ? "–"
+                            : String.valueOf(row.aboveMclock().size()),
                     SweepSummary.MCLOCK_BOUND));
         }
         for (SweepSummary.Row row : summary.policies()) {
@@ -169,7 +173,10 @@ public final class StorageOutput {
                         String.join(", ", row.refusedCells())));
             }
         }
-        out.println("  unused = the most capacity any cell left idle while work waited (worst cell)");
+        out.println("  unused = the most capacity any cell left idle while work waited (worst cell); – = no cell"
+                + " where both figures exist (the peer not run, or a P99.999 not resolvable: fewer than "
+                + String.format(Locale.ROOT, "%,d", LatencySummary.needed(99.999))
+                + " requests); mclock = the per-segment mclock");
     }
 
     private static String ratios(SweepSummary.Ratios r) {
