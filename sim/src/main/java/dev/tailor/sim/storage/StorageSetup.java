@@ -174,6 +174,18 @@ public final class StorageSetup {
                 100 * base / BACKEND_COST_UNITS_PER_SECOND,
                 100 * total / BACKEND_COST_UNITS_PER_SECOND,
                 burstMultiplier == null ? "" : " (burst multiplier " + fmt(burstMultiplier) + ")"));
+        double[] commitments = new double[scenario.proxies()];
+        committed.forEach(t -> commitments[t.proxy()] += t.commitmentCostUnitsPerSecond());
+        for (int p = 0; p < commitments.length; p++) {
+            if (commitments[p] > proxyCapacity[p] * (1 + 1e-9)) {
+                all.add(String.format(
+                        Locale.ROOT,
+                        "commitments on proxy %d add up to %.0f %% of its capacity: segment admission's baseline"
+                                + " guarantee and mclock's reservations scale them down to it together",
+                        p,
+                        100 * commitments[p] / proxyCapacity[p]));
+            }
+        }
         this.notes = List.copyOf(all);
     }
 

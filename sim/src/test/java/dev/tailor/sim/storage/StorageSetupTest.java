@@ -86,6 +86,8 @@ class StorageSetupTest {
         assertThat(setup.proxyCapacityCostUnitsPerSecond(0)).isEqualTo(1e9);
         assertThat(setup.label()).isEqualTo("burst-microbench ×8");
         assertThat(setup.notes()).anyMatch(n -> n.contains("75.0 % of the backend outside bursts"));
+        // Commitments of twice the mean at 75 % load: 150 % of the capacity, which the guarantee scales.
+        assertThat(setup.notes()).anyMatch(n -> n.startsWith("commitments on proxy 0 add up to 150 % of its capacity"));
     }
 
     @Test
@@ -102,6 +104,7 @@ class StorageSetupTest {
         for (StorageSetup.Tenant t : setup.tenants()) {
             assertThat(t.commitmentCostUnitsPerSecond()).isCloseTo(1e9 / 3, offset(1.0));
         }
+        assertThat(setup.notes()).noneMatch(n -> n.startsWith("commitments"));
     }
 
     @Test
