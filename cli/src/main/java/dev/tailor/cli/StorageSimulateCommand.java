@@ -120,7 +120,10 @@ final class StorageSimulateCommand implements Callable<Integer> {
         if (seeds != null && seed != null) {
             throw new CliException("--seeds: " + seeds + " with --seed " + seed + " (expected: one of them)");
         }
-        List<Long> seedList = seeds == null ? java.util.Collections.singletonList(seed) : List.copyOf(seeds);
+        // A seed given twice is run once, as a policy named twice is.
+        List<Long> seedList = seeds == null
+                ? java.util.Collections.singletonList(seed)
+                : List.copyOf(new java.util.LinkedHashSet<>(seeds));
         StorageRuns.Sweep planned =
                 StorageRuns.sweep(base, seedList, warmupSeconds, durationSeconds, policyNames, DATA_DIR);
         StorageScenario variant = planned.variant();

@@ -124,7 +124,7 @@ class StorageSimulateCommandTest {
                 "--policies",
                 "fifo,fair-dispatch",
                 "--seeds",
-                "1,2",
+                "1,2,1",
                 "--warmup-seconds",
                 "0.2",
                 "--duration-seconds",
@@ -135,6 +135,8 @@ class StorageSimulateCommandTest {
                 "1");
 
         assertThat(result.exitCode()).as(result.err()).isZero();
+        // A seed given twice is run once: 2 seeds × 2 policies.
+        assertThat(result.err()).contains("simulating 4 runs");
         String html = Files.readString(report.resolve("index.html"));
         assertThat(html).contains("seed 1</h2>").contains("seed 2</h2>");
     }
