@@ -144,6 +144,27 @@ class RobustnessSweepTest {
         assertThat(fifo.refusedRequests()).isZero();
     }
 
+    @Test
+    void summary_mclockIsTheBetterOfItsFormsInEachCell() {
+        // Cell 0: per client is better (8 against 10); cell 1: per segment (20 against 30). Ours is 16 and 20.
+        List<StorageRunResult> results = List.of(
+                result("mix-0", "mclock", 10, 100),
+                result("mix-0", "mclock-per-client", 8, 50),
+                result("mix-0", "ours", 16, 100),
+                result("mix-1", "mclock", 20, 40),
+                result("mix-1", "mclock-per-client", 30, 10),
+                result("mix-1", "ours", 20, 80));
+
+        SweepSummary.Row ours = SweepSummary.of(results).policies().get(2);
+
+        assertThat(ours.steadyVsMclock().worst()).isEqualTo(2.0);
+        assertThat(ours.steadyVsMclock().best()).isEqualTo(1.0);
+        assertThat(ours.aboveMclock()).containsExactly("mix-0 seed 1");
+        // The hot ratio is to the same form's hot P99: 100 ÷ 50 and 80 ÷ 40.
+        assertThat(ours.hotVsMclock().worst()).isEqualTo(2.0);
+        assertThat(ours.hotVsMclock().best()).isEqualTo(2.0);
+    }
+
     private static StorageRunResult result(String scenario, String policy, double steadyP99999, double hotP99) {
         return result(scenario, policy, steadyP99999, hotP99, 0);
     }
