@@ -173,11 +173,11 @@ public final class StorageOutput {
                         String.join(", ", row.refusedCells())));
             }
         }
-        out.println("  unused = the most capacity any cell left idle while work waited (worst cell); – = no cell"
-                + " where both figures exist (the peer not run, or a P99.999 not resolvable: fewer than "
-                + String.format(Locale.ROOT, "%,d", LatencySummary.needed(99.999))
-                + " requests); mclock = in each cell the better (shorter steady tail) of mclock and"
-                + " mclock-per-client, of those run");
+        out.println("  unused = the most capacity any cell left idle while work waited (worst cell)");
+        out.println("  – = no cell where both figures exist (the peer not run, or a P99.999 not resolvable: fewer than "
+                + String.format(Locale.ROOT, "%,d", LatencySummary.needed(99.999)) + " requests)");
+        out.println("  mclock = in each cell the better (shorter steady tail) of mclock and mclock-per-client, of"
+                + " those run");
     }
 
     private static String ratios(SweepSummary.Ratios r) {
