@@ -163,11 +163,6 @@ public final class FairDispatchQueue<T> {
         return waitingCount;
     }
 
-    /** Requests waiting at the door of disk {@code disk}. */
-    public int waiting(int disk) {
-        return waiting[disk].size();
-    }
-
     /** Calls {@code action} with every waiting request, disk by disk, each disk's in arrival order. */
     public void forEachWaiting(Consumer<? super T> action) {
         for (ArrayDeque<Waiting<T>> q : waiting) {

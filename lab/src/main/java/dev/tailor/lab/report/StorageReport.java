@@ -10,10 +10,13 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.HistogramIterationValue;
 import org.knowm.xchart.XYChart;
@@ -92,7 +95,7 @@ public final class StorageReport {
         List<String> shown = results.stream()
                 .map(StorageRunResult::policy)
                 .distinct()
-                .sorted(java.util.Comparator.comparingInt(p -> order.indexOf(p) < 0 ? order.size() : order.indexOf(p)))
+                .sorted(Comparator.comparingInt(p -> order.indexOf(p) < 0 ? order.size() : order.indexOf(p)))
                 .toList();
         Map<String, Color> colours = new LinkedHashMap<>();
         for (int i = 0; i < shown.size(); i++) {
@@ -205,7 +208,7 @@ public final class StorageReport {
 
     private static XYChart cdf(List<StorageRunResult> runs, boolean steady, String title, Map<String, Color> colours) {
         XYChart chart = ReportCharts.tailChart(title, 420);
-        java.util.Set<String> drawn = new java.util.HashSet<>();
+        Set<String> drawn = new HashSet<>();
         for (StorageRunResult run : runs) {
             Histogram h = steady ? run.steadyLatency() : run.hotLatency();
             if (h == null || h.getTotalCount() == 0 || !drawn.add(run.policy())) {

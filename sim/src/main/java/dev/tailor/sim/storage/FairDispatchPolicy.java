@@ -25,8 +25,7 @@ final class FairDispatchPolicy implements StoragePolicy {
         int disks = proxy.tenants().size();
         double[] weights = new double[disks];
         for (int d = 0; d < disks; d++) {
-            double c = proxy.tenants().get(d).commitmentCostUnitsPerSecond();
-            weights[d] = c > 0 && !Double.isInfinite(c) ? c : proxy.capacityCostUnitsPerSecond() / disks;
+            weights[d] = proxy.tenants().get(d).commitmentCostUnitsPerSecond(); // a fair share unless set
         }
         double lagSeconds = proxy.setup().scenario().admission().windowIntervals() * (proxy.intervalNanos() / 1e9);
         this.door = new FairDispatchQueue<>(weights, proxy.backendParallelism(), lagSeconds);
