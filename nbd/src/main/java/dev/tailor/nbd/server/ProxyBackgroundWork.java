@@ -257,7 +257,8 @@ public final class ProxyBackgroundWork implements AutoCloseable {
      * lock): per loop (label {@code loop}) the unrelated-task age, health-check ages, dispatch-delay
      * bound and unrelated tasks run; per export (label {@code export}) the requests of closed
      * connections dropped before they reached the backend and the writes held behind an older
-     * overlapping one; with admission on, its pools, queues and per-export counters. Counters are named
+     * overlapping one; with admission on, its pools, queues and per-export counters; with the fair dispatch
+     * door on, its waiting and outstanding requests and per-export counters. Counters are named
      * without {@code _total}; the text format adds it.
      */
     public MetricSnapshots collect() {

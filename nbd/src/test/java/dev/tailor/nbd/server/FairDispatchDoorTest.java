@@ -280,6 +280,52 @@ class FairDispatchDoorTest {
     }
 
     @Test
+    void arrivalsOnTwoThreads_completionsOnThree_neverMoreThanDepthOut_eachSentOnce() throws Exception {
+        int perThread = 5_000;
+        int depth = 4;
+        java.util.concurrent.ExecutorService completers = java.util.concurrent.Executors.newFixedThreadPool(3);
+        java.util.concurrent.atomic.AtomicInteger out = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicInteger mostOut = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicInteger sentOn = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(2 * perThread);
+        RequestDispatcher threaded = (export, request, completion) -> {
+            sentOn.incrementAndGet();
+            mostOut.accumulateAndGet(out.incrementAndGet(), Math::max);
+            completers.execute(() -> {
+                request.claim();
+                out.decrementAndGet();
+                completion.setSuccess(null); // runs the door's listener, which may send the next
+                done.countDown();
+            });
+        };
+        FairDispatchDoor door =
+                new FairDispatchDoor(List.of(a, b), new double[] {2, 1}, depth, 0.1, BYTES, threaded, clock::get);
+        try {
+            List<Thread> arrivals = new ArrayList<>();
+            for (Export export : List.of(a, b)) {
+                arrivals.add(Thread.ofPlatform().start(() -> {
+                    for (int i = 0; i < perThread; i++) {
+                        door.dispatch(export, read(512), promise());
+                    }
+                }));
+            }
+            for (Thread t : arrivals) {
+                t.join();
+            }
+            assertThat(done.await(60, java.util.concurrent.TimeUnit.SECONDS))
+                    .as("every request completed, the door's listener run")
+                    .isTrue();
+        } finally {
+            completers.shutdownNow();
+        }
+        assertThat(sentOn.get()).as("each sent once").isEqualTo(2 * perThread);
+        assertThat(mostOut.get()).as("never more than depth at the backend").isBetween(1, depth);
+        assertThat(door.outstandingRequests()).isZero();
+        assertThat(door.waitingRequests()).isZero();
+        assertThat(door.exportCounters().get(0).requests()).isEqualTo(perThread);
+    }
+
+    @Test
     void badDepthOrWeights_areNamed() {
         assertThatThrownBy(() -> door(1, 1, 0, 0)).hasMessageContaining("depth : 0 (expected: >= 1)");
         assertThatThrownBy(() -> door(1, 0, 1, 0)).hasMessageContaining("weightsCostUnitsPerSecond[1] : 0.0");
