@@ -12,7 +12,7 @@
 #
 # Usage: bench/run-nbd.sh [--size 1GiB] [--runtime 20] [--ramp 5] [--rounds 1] [--dir DIR]
 #                         [--servers tailor,qemu-nbd,nbdkit] [--transports tcp,unix]
-#                         [--file-engines io_uring,psync] [--baseline nbdkit]
+#                         [--file-engines io_uring,psync] [--baseline nbdkit] [--tailor-args "OPTIONS"]
 #   --size         size of the served file, filled with random data once (default 1GiB; fio units)
 #   --runtime      seconds each job runs after --ramp seconds of warm-up (default 20 and 5)
 #   --rounds       run every case this many times, interleaved, and keep each one's best (default 1)
@@ -21,6 +21,8 @@
 #   --file-engines fio engines for the physical-limit rows on the file itself ("" for none);
 #                  io_uring runs at the jobs' queue depths, psync at one request per job
 #   --baseline     the server the ratios are to (default nbdkit; one of --servers)
+#   --tailor-args  more options for tailor nbd serve, split on spaces (default none), e.g.
+#                  "--fair-dispatch on" for the fair dispatch door
 # Needs fio (with the nbd engine), qemu-nbd (qemu-utils), nbdkit and python3; the JDK is found like
 # ./tailor does, and the CLI jar is built when stale. Defaults take about 11 minutes per round (3
 # servers × 2 transports and 2 file engines, 3 jobs each, 25 s a job). All servers read the same file
@@ -31,7 +33,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 
 size=1GiB runtime=20 ramp=5 rounds=1 dir=bench/target/nbd servers=tailor,qemu-nbd,nbdkit
-transports=tcp,unix file_engines=io_uring,psync baseline=nbdkit
+transports=tcp,unix file_engines=io_uring,psync baseline=nbdkit tailor_args=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --size) size=$2; shift 2 ;;
@@ -43,6 +45,7 @@ while [ $# -gt 0 ]; do
     --transports) transports=$2; shift 2 ;;
     --file-engines) file_engines=$2; shift 2 ;;
     --baseline) baseline=$2; shift 2 ;;
+    --tailor-args) tailor_args=$2; shift 2 ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "run-nbd: unknown option $1 (try --help)" >&2; exit 2 ;;
   esac
@@ -50,6 +53,7 @@ done
 IFS=, read -r -a names <<< "$servers"
 IFS=, read -r -a transport_list <<< "$transports"
 IFS=, read -r -a engines <<< "$file_engines"
+read -r -a tailor_extra <<< "$tailor_args"
 for transport in "${transport_list[@]}"; do
   case "$transport" in
     tcp|unix) ;;
@@ -156,7 +160,7 @@ start_server() {   # name transport port-or-socket
   esac
   case "$1" in
     tailor) "$JAVA_HOME/bin/java" ${TAILOR_JAVA_OPTS:-} -jar cli/target/tailor.jar nbd serve \
-        --config "$dir/tailor.yaml" "${listen[@]}" >"$log" 2>&1 & ;;
+        --config "$dir/tailor.yaml" "${listen[@]}" ${tailor_extra[@]+"${tailor_extra[@]}"} >"$log" 2>&1 & ;;
     qemu-nbd) qemu-nbd -f raw -x bench "${listen[@]}" -t -e 16 "$file" >"$log" 2>&1 & ;;
     nbdkit) nbdkit -f "${listen[@]}" -e bench file "$file" >"$log" 2>&1 & ;;
   esac

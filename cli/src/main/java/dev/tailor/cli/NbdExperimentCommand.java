@@ -158,7 +158,8 @@ final class NbdExperimentCommand implements Runnable {
                 "Tenants: --steady fio jobs (4 KiB random reads, queue depth 4, --steady-iops each) and one bursty"
                         + " job (queue depth --burst-qd, unthrottled for --burst-on ms of I/O, then idle --burst-off"
                         + " ms); one proxy event loop. Each round runs admission off, then on (what Tailor ships),"
-                        + " a fresh proxy each time; --modes off,paper,on adds the paper's mechanism.",
+                        + " a fresh proxy each time; --modes off,paper,on adds the paper's mechanism, --modes"
+                        + " off,on,door the fair dispatch door alone (admission off; docs/nbd.md, Fair dispatch).",
                 "",
                 "Takes about (ramp + runtime + 3 s) x modes x rounds + 10 s: the defaults about 5 minutes. Needs fio"
                         + " (with its nbd engine) and nbdkit (memory and nbd plugins, delay filter); Debian: apt"
@@ -171,6 +172,7 @@ final class NbdExperimentCommand implements Runnable {
                 "  tailor nbd experiment burst --rounds 3 --report out/burst    # README's figures, about 7 minutes",
                 "  tailor nbd experiment burst --rounds 3 --modes off,paper,on   # shipped vs the paper's, 11 minutes",
                 "  tailor nbd experiment burst --rounds 2 --modes off,paper --reserve 0.35",
+                "  tailor nbd experiment burst --modes off,on,door   # and the fair dispatch door, about 7 minutes",
                 "",
                 "Exit codes: 0 done, 1 a program is missing or failed (its log is shown), 2 bad option."
             })
@@ -268,7 +270,8 @@ final class NbdExperimentCommand implements Runnable {
                 defaultValue = "off,on",
                 split = ",",
                 description = "The configurations of each round, in this order: off (no admission), on (what"
-                        + " Tailor ships) and paper (the paper's mechanism, --admission-variant paper)."
+                        + " Tailor ships), paper (the paper's mechanism, --admission-variant paper) and door (admission"
+                        + " off, the fair dispatch door alone, its depth --servers: --fair-dispatch on)."
                         + " Default: ${DEFAULT-VALUE}.")
         List<String> modes;
 
@@ -316,8 +319,8 @@ final class NbdExperimentCommand implements Runnable {
             check("--capacity-factor", capacityFactor, 0, false, 100, "more than 0, at most 100");
             for (String mode : modes) {
                 if (!BurstExperiment.MODES.contains(mode)) {
-                    throw new CliException("--modes: \"" + mode + "\" (expected: a list of off, on and paper, e.g."
-                            + " off,paper,on)");
+                    throw new CliException("--modes: \"" + mode + "\" (expected: a list of off, on, paper and door,"
+                            + " e.g. off,paper,on)");
                 }
             }
             if (new java.util.HashSet<>(modes).size() != modes.size()) {

@@ -257,6 +257,26 @@ final class NbdServeCommand implements Callable<Integer> {
                     + " Performance). Default: the config's fileIo, else auto (io_uring where the kernel offers it).")
     String fileIo;
 
+    /** on / off, as written; checked in {@link ServeOptions#build} so the message can name the value. */
+    @Option(
+            names = "--fair-dispatch",
+            paramLabel = "on|off",
+            description = "The fair dispatch door in front of the"
+                    + " backends: at most --fair-dispatch-depth READs and WRITEs at the backends at once, the rest waiting"
+                    + " per export and let in by fair queueing weighted by the exports' baselines (docs/nbd.md, Fair"
+                    + " dispatch). With --admission on, what admission admits goes through it. Default: the config's"
+                    + " fairDispatch.enabled, else off.")
+    String fairDispatch;
+
+    /** A number, as written; checked in {@link ServeOptions#build} so the message can name the value. */
+    @Option(
+            names = "--fair-dispatch-depth",
+            paramLabel = "N",
+            description = "With --fair-dispatch on: the most READs"
+                    + " and WRITEs at the backends at once, 1 to 65536. Default: the config's fairDispatch.depth, else"
+                    + " its fileIoThreads (default 8).")
+    String fairDispatchDepth;
+
     @Override
     public Integer call() throws InterruptedException {
         // Netty logs through java.util.logging, as the nbd module's own lines do: one log, one format
@@ -288,7 +308,9 @@ final class NbdServeCommand implements Callable<Integer> {
                 maxConnectionsPerAddress,
                 slowThreshold,
                 slowWindow,
-                fileIo);
+                fileIo,
+                fairDispatch,
+                fairDispatchDepth);
         if (pidFile != null) {
             Path folder = pidFile.toAbsolutePath().getParent();
             if (Files.isDirectory(pidFile) || folder == null || !Files.isDirectory(folder)) {

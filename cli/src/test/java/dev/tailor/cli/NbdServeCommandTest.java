@@ -189,6 +189,21 @@ class NbdServeCommandTest {
             assertThat(window.err())
                     .contains("--slow-window: \"" + bad + "\" (expected: whole seconds from 2 to 86400, e.g. 60)");
         }
+        PlanCommandTest.Result door = tailor("nbd", "serve", "--fair-dispatch", "yes", "--listen", "127.0.0.1:0");
+        assertThat(door.exitCode()).isEqualTo(2);
+        assertThat(door.err()).contains("--fair-dispatch: \"yes\" (expected: on or off)");
+        for (String bad : List.of("0", "65537", "eight")) {
+            PlanCommandTest.Result depth = tailor(
+                    "nbd", "serve", "--fair-dispatch", "on", "--fair-dispatch-depth", bad, "--listen", "127.0.0.1:0");
+            assertThat(depth.exitCode()).as(bad).isEqualTo(2);
+            assertThat(depth.err())
+                    .contains("--fair-dispatch-depth: \"" + bad + "\" (expected: requests at the backends at once,"
+                            + " 1 to 65536, e.g. 8)");
+        }
+        PlanCommandTest.Result doorOff =
+                tailor("nbd", "serve", "--fair-dispatch-depth", "4", "--listen", "127.0.0.1:0");
+        assertThat(doorOff.exitCode()).isEqualTo(2);
+        assertThat(doorOff.err()).contains("--fair-dispatch-depth: the door is off (expected: --fair-dispatch on");
         PlanCommandTest.Result off = tailor("nbd", "serve", "--admission-iops", "5000", "--listen", "127.0.0.1:0");
         assertThat(off.exitCode()).isEqualTo(2);
         assertThat(off.err()).contains("--admission-iops: admission is off (expected: --admission on");
@@ -223,14 +238,18 @@ class NbdServeCommandTest {
                 "--slow-threshold",
                 "12.5",
                 "--slow-window",
-                "120");
+                "120",
+                "--fair-dispatch",
+                "on",
+                "--fair-dispatch-depth",
+                "4");
         try {
             Pattern uri = Pattern.compile("nbd://127\\.0\\.0\\.1:(\\d+)/disk .*, baseline 5000 IOPS$");
             Matcher export = uri.matcher(awaitLine(out, uri));
             assertThat(export.find()).isTrue();
             Pattern mechanisms = Pattern.compile(
                     "event loops: \\d+ on (epoll|io_uring|nio), fifo; segment admission: on \\(tailor\\), budget"
-                            + " 20000 IOPS and 400 MB/s, reserve adaptive");
+                            + " 20000 IOPS and 400 MB/s, reserve adaptive; fair dispatch: on, depth 4");
             awaitLine(out, mechanisms);
             awaitLine(out, Pattern.compile("connections: at most 256, 16 per client address; idle timeout 600 s"));
             assertThat(exportSize("127.0.0.1", Integer.parseInt(export.group(1)), "disk"))
@@ -248,7 +267,9 @@ class NbdServeCommandTest {
                     .contains("tailor_nbd_admission_intervals_total")
                     .contains("tailor_nbd_loop_unrelated")
                     .contains("tailor_nbd_slow_request_threshold_seconds 0.0125\n")
-                    .contains("tailor_nbd_slow_segment_window_seconds 120.0\n");
+                    .contains("tailor_nbd_slow_segment_window_seconds 120.0\n")
+                    .contains("tailor_nbd_fair_dispatch_depth 4.0\n")
+                    .contains("tailor_nbd_fair_dispatch_export_requests_total{export=\"disk\"}");
         } finally {
             process.destroy();
             assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();

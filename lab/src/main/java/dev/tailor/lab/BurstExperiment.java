@@ -45,10 +45,11 @@ public final class BurstExperiment {
     /** The percentiles the tables show. */
     static final double[] PERCENTS = {50, 99, 99.9, 99.99};
     /**
-     * The configurations a run can have: admission off, on (what Tailor ships, variant {@code tailor}) and
-     * {@code paper} (on, with the paper's mechanism: {@code --admission-variant paper}).
+     * The configurations a run can have: admission off, on (what Tailor ships, variant {@code tailor}),
+     * {@code paper} (on, with the paper's mechanism: {@code --admission-variant paper}) and {@code door}
+     * (admission off, the fair dispatch door alone, its depth the backend's threads: {@code --fair-dispatch on}).
      */
-    public static final List<String> MODES = List.of("off", "on", "paper");
+    public static final List<String> MODES = List.of("off", "on", "paper", "door");
     /** The configurations run unless told otherwise. */
     static final List<String> DEFAULT_MODES = List.of("off", "on");
 
@@ -123,7 +124,9 @@ public final class BurstExperiment {
 
         /** The modes with admission on ({@code on}, {@code paper}), in the order run. */
         List<String> admissionModes() {
-            return modes.stream().filter(m -> !m.equals("off")).toList();
+            return modes.stream()
+                    .filter(m -> m.equals("on") || m.equals("paper"))
+                    .toList();
         }
 
         /** Seconds the capacity measurement runs: 5, or the run time when that is shorter. */
@@ -320,7 +323,7 @@ public final class BurstExperiment {
                 for (String mode : s.modes()) {
                     String name = "run-" + mode + "-" + round;
                     Files.deleteIfExists(metricsFile);
-                    ExperimentRig.Proxy proxy = rig.startProxy(name, config, proxyArguments(mode));
+                    ExperimentRig.Proxy proxy = rig.startProxy(name, config, proxyArguments(mode, s.servers()));
                     err.println("tailor: experiment: round " + round + "/" + s.rounds() + ", admission " + mode + " ("
                             + s.rampSeconds() + "+" + s.runtimeSeconds() + " s)");
                     err.flush();
@@ -348,9 +351,17 @@ public final class BurstExperiment {
         }
     }
 
-    /** The proxy's options for {@code mode}. */
-    static List<String> proxyArguments(String mode) {
+    /** The proxy's options for {@code mode}; the door's depth is the backend's {@code servers} threads. */
+    static List<String> proxyArguments(String mode, int servers) {
         return switch (mode) {
+            case "door" ->
+                List.of(
+                        "--admission",
+                        "off",
+                        "--fair-dispatch",
+                        "on",
+                        "--fair-dispatch-depth",
+                        Integer.toString(servers));
             case "off" -> List.of("--admission", "off");
             case "on" -> List.of("--admission", "on", "--admission-variant", "tailor");
             case "paper" -> List.of("--admission", "on", "--admission-variant", "paper");
@@ -474,7 +485,7 @@ public final class BurstExperiment {
                         + " (4 KiB random reads, QD 4) and one bursty tenant (QD %d, %d ms of I/O then %d ms idle), each its"
                         + " own 1 GiB export (%s segments); one proxy event loop; %d s per run, %d round(s) of %s"
                         + " (on: what Tailor ships; paper: the paper's mechanism; the reserve applies to paper only, on sizes"
-                        + " its own).",
+                        + " its own; door: admission off, the fair dispatch door alone, depth the backend's threads).",
                 s.servers(),
                 s.delayMillis(),
                 r.capacityIops(),
@@ -513,6 +524,13 @@ public final class BurstExperiment {
         if (s.modes().contains("on") && s.modes().contains("paper")) {
             pairs.add(new String[] {"on", "paper"});
         }
+        if (s.modes().contains("door")) {
+            for (String m : List.of("off", "on")) {
+                if (s.modes().contains(m)) {
+                    pairs.add(new String[] {"door", m});
+                }
+            }
+        }
         for (String[] pair : pairs) {
             List<String> changes = new ArrayList<>();
             for (int i = 1; i < PERCENTS.length; i++) {
@@ -521,8 +539,10 @@ public final class BurstExperiment {
                                 r.steady(pair[0]).percentileMicros(PERCENTS[i]),
                                 r.steady(pair[1]).percentileMicros(PERCENTS[i])));
             }
-            out.add("Admission " + pair[0] + " vs " + pair[1] + ", steady tenants: " + String.join(" · ", changes)
-                    + ".");
+            String label = pair[0].equals("door")
+                    ? "The fair dispatch door alone vs admission " + pair[1]
+                    : "Admission " + pair[0] + " vs " + pair[1];
+            out.add(label + ", steady tenants: " + String.join(" · ", changes) + ".");
             out.add("");
         }
         out.add("Each run: steady tenants pooled, the bursty tenant alone (µs; IOPS over the run):");

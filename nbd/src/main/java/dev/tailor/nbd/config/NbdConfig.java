@@ -42,6 +42,8 @@ import java.util.regex.Pattern;
  * @param unix             a Unix-domain socket path to listen on (default none); without {@code address} and
  *                         {@code port} the server then listens on the socket only, as qemu-nbd {@code --socket}
  *                         and nbdkit {@code -U} do; with either of them on TCP as well
+ * @param tls              TLS through STARTTLS (default off)
+ * @param fairDispatch     the fair dispatch door in front of the backends (default off)
  */
 @JsonIgnoreProperties(ignoreUnknown = false)
 public record NbdConfig(
@@ -55,7 +57,8 @@ public record NbdConfig(
         AdmissionSettings admission,
         LoopSettings loop,
         String unix,
-        TlsSettings tls) {
+        TlsSettings tls,
+        FairDispatchSettings fairDispatch) {
 
     /**
      * Configured export sizes are whole multiples of this many bytes: clients count a disk in 512-byte
@@ -97,6 +100,7 @@ public record NbdConfig(
         admission = admission == null ? AdmissionSettings.DEFAULTS : admission;
         loop = loop == null ? LoopSettings.DEFAULTS : loop;
         tls = tls == null ? TlsSettings.DEFAULTS : tls;
+        fairDispatch = fairDispatch == null ? FairDispatchSettings.DEFAULTS : fairDispatch;
     }
 
     /**
@@ -598,6 +602,49 @@ public record NbdConfig(
                         pacedRelease,
                         arrivalOrderWithinDisk);
             }
+        }
+    }
+
+    /**
+     * The fair dispatch door (docs/nbd.md, "Fair dispatch"; docs/admission.md, "Fair dispatch"): at most
+     * {@code depth} READs and WRITEs at the backends at once, the rest waiting per export, and each completion
+     * lets in the waiting request of the export furthest behind its share (start-time fair queueing over the
+     * exports, weighted by their baselines, with a lag of admission's W·Δ). One door for the whole server, with
+     * segment admission on (what admission admits goes through the door) or off (the door alone). FLUSH, TRIM
+     * and WRITE_ZEROES pass beside it, as they pass beside admission.
+     *
+     * @param enabled whether READs and WRITEs pass the door (default false; {@code tailor nbd serve
+     *                --fair-dispatch on})
+     * @param depth   the most READs and WRITEs at the backends at once, 1 to {@value #MAX_DEPTH} (default:
+     *                {@code fileIoThreads}, the requests a file export on threads runs at once; our reading
+     *                for io_uring and upstream exports, docs/nbd.md); {@code --fair-dispatch-depth}
+     */
+    @JsonIgnoreProperties(ignoreUnknown = false)
+    public record FairDispatchSettings(Boolean enabled, Integer depth) {
+
+        /** The largest {@link #depth}. */
+        public static final int MAX_DEPTH = 65_536;
+
+        /** What {@code depth} and {@code --fair-dispatch-depth} take, in words. */
+        public static final String DEPTH_EXPECTED = "requests at the backends at once, 1 to " + MAX_DEPTH;
+
+        /** The door off, its depth the default. */
+        public static final FairDispatchSettings DEFAULTS = new FairDispatchSettings(false, null);
+
+        public FairDispatchSettings {
+            enabled = enabled != null && enabled;
+        }
+
+        /** The depth the door runs with: {@code depth}, or {@code fileIoThreads} when it is not given. */
+        public int depthOr(int fileIoThreads) {
+            return depth == null ? fileIoThreads : depth;
+        }
+
+        List<Problem> problems() {
+            if (depth != null && (depth < 1 || depth > MAX_DEPTH)) {
+                return List.of(new Problem("fairDispatch.depth", depth, DEPTH_EXPECTED));
+            }
+            return List.of();
         }
     }
 
@@ -1724,6 +1771,7 @@ public record NbdConfig(
         problems.addAll(admission.baselineProblems(exports));
         problems.addAll(loop.problems());
         problems.addAll(tls.problems());
+        problems.addAll(fairDispatch.problems());
         Set<String> names = new HashSet<>();
         for (int i = 0; i < exports.size(); i++) {
             ExportConfig export = exports.get(i);
@@ -1757,7 +1805,8 @@ public record NbdConfig(
                 admission,
                 loop,
                 path,
-                tls);
+                tls,
+                fairDispatch);
     }
 
     /**
@@ -1842,6 +1891,7 @@ public record NbdConfig(
         private LoopSettings loop;
         private String unix;
         private TlsSettings tls;
+        private FairDispatchSettings fairDispatch;
 
         private Builder() {}
 
@@ -1857,6 +1907,7 @@ public record NbdConfig(
             loop = from.loop;
             unix = from.unix;
             tls = from.tls;
+            fairDispatch = from.fairDispatch;
         }
 
         /** {@link NbdConfig#address}. */
@@ -1931,6 +1982,12 @@ public record NbdConfig(
             return this;
         }
 
+        /** {@link NbdConfig#fairDispatch}. */
+        public Builder fairDispatch(FairDispatchSettings value) {
+            fairDispatch = value;
+            return this;
+        }
+
         /**
          * The config, each field left unset at its default. Its values are checked where a config file's are,
          * by {@link NbdConfig#problems()} (which the server runs at start), so that every invalid field is
@@ -1948,7 +2005,8 @@ public record NbdConfig(
                     admission,
                     loop,
                     unix,
-                    tls);
+                    tls,
+                    fairDispatch);
         }
     }
 }

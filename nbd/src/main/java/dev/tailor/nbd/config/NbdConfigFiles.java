@@ -113,7 +113,8 @@ public final class NbdConfigFiles {
                     config.unix() == null || config.unix().isEmpty()
                             ? config.unix()
                             : directory.resolve(config.unix()).toString(),
-                    config.tls().resolvedAgainst(directory));
+                    config.tls().resolvedAgainst(directory),
+                    config.fairDispatch());
             List<String> reported =
                     shapeProblems.stream().flatMap(p -> p.paths().stream()).toList();
             for (Problem problem : config.problems()) {

@@ -40,7 +40,9 @@ public record ServeOptions(
         Integer maxConnectionsPerAddress,
         String slowThreshold,
         String slowWindow,
-        String fileIo) {
+        String fileIo,
+        String fairDispatch,
+        String fairDispatchDepth) {
 
     /** Size of the default export. */
     public static final long DEFAULT_EXPORT_BYTES = 1L << 30;
@@ -241,6 +243,11 @@ public record ServeOptions(
             if (tls != null || tlsCertificates != null || tlsVerifyPeer) {
                 settings = settings.toBuilder().tls(tlsSettings(settings.tls())).build();
             }
+            if (fairDispatch != null || fairDispatchDepth != null) {
+                settings = settings.toBuilder()
+                        .fairDispatch(fairDispatchSettings(settings.fairDispatch()))
+                        .build();
+            }
         } catch (IllegalArgumentException e) {
             delete(temporary);
             throw e;
@@ -283,6 +290,41 @@ public record ServeOptions(
             throw new IllegalArgumentException(message);
         }
         return settings;
+    }
+
+    /**
+     * The config's fair dispatch settings with {@code --fair-dispatch} and {@code --fair-dispatch-depth} over
+     * them; problems name the options.
+     */
+    private NbdConfig.FairDispatchSettings fairDispatchSettings(NbdConfig.FairDispatchSettings configured) {
+        boolean on = fairDispatch == null
+                ? configured.enabled()
+                : switch (fairDispatch) {
+                    case "on" -> true;
+                    case "off" -> false;
+                    default ->
+                        throw new IllegalArgumentException(
+                                "--fair-dispatch: \"" + fairDispatch + "\" (expected: on or off)");
+                };
+        Integer depth = configured.depth();
+        if (fairDispatchDepth != null) {
+            int parsed;
+            try {
+                parsed = Integer.parseInt(fairDispatchDepth.strip());
+            } catch (NumberFormatException e) {
+                parsed = -1;
+            }
+            if (parsed < 1 || parsed > NbdConfig.FairDispatchSettings.MAX_DEPTH) {
+                throw new IllegalArgumentException("--fair-dispatch-depth: \"" + fairDispatchDepth + "\" (expected: "
+                        + NbdConfig.FairDispatchSettings.DEPTH_EXPECTED + ", e.g. 8)");
+            }
+            if (!on) {
+                throw new IllegalArgumentException("--fair-dispatch-depth: the door is off (expected: --fair-dispatch"
+                        + " on, or fairDispatch.enabled in the config)");
+            }
+            depth = parsed;
+        }
+        return new NbdConfig.FairDispatchSettings(on, depth);
     }
 
     /** The export with the baseline of {@code --baseline-iops} and {@code --baseline-mbps}; problems name them. */

@@ -106,6 +106,7 @@ public final class AdmissionDispatcher implements RequestDispatcher {
     private final LongAdder refused = new LongAdder();
     private final LongAdder withdrawn = new LongAdder();
     private final ReentrantLock ticking = new ReentrantLock();
+    private final RequestDispatcher next;
     private volatile boolean closed;
 
     /**
@@ -132,6 +133,23 @@ public final class AdmissionDispatcher implements RequestDispatcher {
      */
     public AdmissionDispatcher(
             AdmissionConfig config, List<Export> exports, List<OptionalDouble> commitments, LongSupplier nanoClock) {
+        this(config, exports, commitments, RequestDispatcher.DIRECT, nanoClock);
+    }
+
+    /**
+     * As above, sending what it admits through {@code next} (the {@link FairDispatchDoor}) instead of straight
+     * to the export's backend. The latency that feeds the headroom model is then measured from the door on,
+     * its wait included, as a backend's own queue is without the door.
+     *
+     * @param next how an admitted request reaches its backend ({@link RequestDispatcher#DIRECT}, or the door)
+     */
+    public AdmissionDispatcher(
+            AdmissionConfig config,
+            List<Export> exports,
+            List<OptionalDouble> commitments,
+            RequestDispatcher next,
+            LongSupplier nanoClock) {
+        this.next = next;
         if (commitments.size() != exports.size()) {
             throw new IllegalArgumentException(
                     "commitments : " + commitments.size() + " (expected: one per export, " + exports.size() + ")");
@@ -269,7 +287,7 @@ public final class AdmissionDispatcher implements RequestDispatcher {
                 ticket.onIgnore();
             }
         });
-        export.backend().submit(request, completion);
+        next.dispatch(export, request, completion);
     }
 
     /** Fails every request still waiting with {@code NBD_ESHUTDOWN}; later requests likewise. */

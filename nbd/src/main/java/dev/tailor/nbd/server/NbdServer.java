@@ -225,6 +225,7 @@ public final class NbdServer implements AutoCloseable {
     private final ThreadPoolExecutor fileIo;
     private final FileRing fileRing;
     private final AdmissionDispatcher segmentAdmission;
+    private final FairDispatchDoor door;
     private final ProxyBackgroundWork background;
     private final MetricsEndpoint metrics;
     private final LoopMode loopMode;
@@ -252,6 +253,7 @@ public final class NbdServer implements AutoCloseable {
             Path unixSocket,
             Transport transport,
             AdmissionDispatcher segmentAdmission,
+            FairDispatchDoor door,
             ProxyBackgroundWork background,
             MetricsEndpoint metrics,
             LoopMode loopMode,
@@ -263,6 +265,7 @@ public final class NbdServer implements AutoCloseable {
         this.unixSocket = unixSocket;
         this.transport = transport;
         this.segmentAdmission = segmentAdmission;
+        this.door = door;
         this.background = background;
         this.metrics = metrics;
         this.loopMode = loopMode;
@@ -351,6 +354,7 @@ public final class NbdServer implements AutoCloseable {
                 config.loop().slowTopWindowNanos(),
                 config.admission().segmentSize().bytes());
         AdmissionDispatcher segmentAdmission = null;
+        FairDispatchDoor door = null;
         ProxyBackgroundWork background = null;
         MetricsEndpoint metrics = null;
         Channel unixListener = null;
@@ -387,14 +391,22 @@ public final class NbdServer implements AutoCloseable {
                 }
             }
             Map<String, Export> frozen = Collections.unmodifiableMap(exports);
-            if (config.admission().enabled() && dispatcher == RequestDispatcher.DIRECT) {
+            if (dispatcher == RequestDispatcher.DIRECT) {
                 // Exports are in config order (a LinkedHashMap), as their commitments.
-                segmentAdmission = new AdmissionDispatcher(
-                        config.admission().toAdmissionConfig(),
-                        List.copyOf(frozen.values()),
-                        config.admission().commitments(config.exports()),
-                        System::nanoTime);
-                dispatcher = segmentAdmission;
+                if (config.fairDispatch().enabled()) {
+                    door = FairDispatchDoor.of(
+                            config, List.copyOf(frozen.values()), RequestDispatcher.DIRECT, System::nanoTime);
+                    dispatcher = door;
+                }
+                if (config.admission().enabled()) {
+                    segmentAdmission = new AdmissionDispatcher(
+                            config.admission().toAdmissionConfig(),
+                            List.copyOf(frozen.values()),
+                            config.admission().commitments(config.exports()),
+                            door == null ? RequestDispatcher.DIRECT : door,
+                            System::nanoTime);
+                    dispatcher = segmentAdmission;
+                }
             }
             ConnectionAdmission admission = new ConnectionAdmission(
                     limits.maxConnections(), limits.maxHandshakes(), limits.maxConnectionsPerAddress());
@@ -405,7 +417,8 @@ public final class NbdServer implements AutoCloseable {
                     config.loop().background(),
                     System::nanoTime,
                     admission,
-                    io);
+                    io,
+                    door);
             ServerContext server = new ServerContext(frozen, limits, dispatcher, admission, io, tls);
             ChannelGroup connections = new DefaultChannelGroup("tailor-nbd", GlobalEventExecutor.INSTANCE);
             ChannelInitializer<Channel> initializer = new ChannelInitializer<>() {
@@ -483,6 +496,7 @@ public final class NbdServer implements AutoCloseable {
                     unixSocket,
                     transport,
                     segmentAdmission,
+                    door,
                     background,
                     metrics,
                     config.loop().loopMode(),
@@ -584,6 +598,11 @@ public final class NbdServer implements AutoCloseable {
         return segmentAdmission;
     }
 
+    /** The fair dispatch door in front of the backends, or {@code null} when it is off. */
+    public FairDispatchDoor fairDispatch() {
+        return door;
+    }
+
     /** Where {@code /metrics} and {@code /healthz} are served, or {@code null} without {@code loop.metricsListen}. */
     public InetSocketAddress metricsAddress() {
         return metrics == null ? null : metrics.address();
@@ -645,6 +664,9 @@ public final class NbdServer implements AutoCloseable {
         background.close();
         if (segmentAdmission != null) {
             segmentAdmission.close();
+        }
+        if (door != null) {
+            door.close();
         }
         try {
             shutDown(acceptor, eventLoops, fileIo, fileRing, exports.values(), false);

@@ -62,6 +62,7 @@ public final class ProxyBackgroundWork implements AutoCloseable {
     private final List<ScheduledFuture<?>> scheduled = new ArrayList<>();
     private final IoPriorityEventLoopGroup loops;
     private final AdmissionDispatcher admission;
+    private final FairDispatchDoor door;
     private final ConnectionAdmission connections;
     private final IoMetrics io;
     private final List<Export> exports;
@@ -120,6 +121,24 @@ public final class ProxyBackgroundWork implements AutoCloseable {
             LongSupplier nanoClock,
             ConnectionAdmission connections,
             IoMetrics io) {
+        this(loops, admission, exports, config, nanoClock, connections, io, null);
+    }
+
+    /**
+     * As above, with the fair dispatch door, whose counters go into the metrics.
+     *
+     * @param door the door, or {@code null} when it is off
+     */
+    ProxyBackgroundWork(
+            IoPriorityEventLoopGroup loops,
+            AdmissionDispatcher admission,
+            List<Export> exports,
+            BackgroundSettings config,
+            LongSupplier nanoClock,
+            ConnectionAdmission connections,
+            IoMetrics io,
+            FairDispatchDoor door) {
+        this.door = door;
         this.io = io;
         this.connections = connections;
         this.loops = loops;
@@ -238,7 +257,8 @@ public final class ProxyBackgroundWork implements AutoCloseable {
      * lock): per loop (label {@code loop}) the unrelated-task age, health-check ages, dispatch-delay
      * bound and unrelated tasks run; per export (label {@code export}) the requests of closed
      * connections dropped before they reached the backend and the writes held behind an older
-     * overlapping one; with admission on, its pools, queues and per-export counters. Counters are named
+     * overlapping one; with admission on, its pools, queues and per-export counters; with the fair dispatch
+     * door on, its waiting and outstanding requests and per-export counters. Counters are named
      * without {@code _total}; the text format adds it.
      */
     public MetricSnapshots collect() {
@@ -392,6 +412,45 @@ public final class ProxyBackgroundWork implements AutoCloseable {
             }
             m.add(maxWait.build());
         }
+        if (door != null) {
+            m.add(value(
+                    "tailor_nbd_fair_dispatch_waiting",
+                    "READs and WRITEs waiting at the fair dispatch door now",
+                    door.waitingRequests()));
+            m.add(value(
+                    "tailor_nbd_fair_dispatch_outstanding",
+                    "READs and WRITEs the door let through that have not completed",
+                    door.outstandingRequests()));
+            m.add(value("tailor_nbd_fair_dispatch_depth", "The most the door lets through at once", door.depth()));
+            m.add(total(
+                    "tailor_nbd_fair_dispatch_skipped",
+                    "Waiting requests skipped at their turn, their connection closed",
+                    door.skippedRequests()));
+            List<FairDispatchDoor.ExportCounters> exports = door.exportCounters();
+            CounterSnapshot.Builder requests =
+                    counter("tailor_nbd_fair_dispatch_export_requests", "READs and WRITEs that reached the door");
+            CounterSnapshot.Builder waited =
+                    counter("tailor_nbd_fair_dispatch_export_waited", "Of them, waited at the door");
+            CounterSnapshot.Builder waitSeconds = counter(
+                    "tailor_nbd_fair_dispatch_export_wait_seconds",
+                    "Total wait at the door of the requests let through after waiting");
+            GaugeSnapshot.Builder maxWait =
+                    gauge("tailor_nbd_fair_dispatch_export_wait_max_seconds", "Longest wait of a request at the door");
+            for (FairDispatchDoor.ExportCounters e : exports) {
+                Labels labels = Labels.of("export", e.export());
+                requests.dataPoint(point(labels, e.requests()));
+                waited.dataPoint(point(labels, e.waited()));
+                waitSeconds.dataPoint(point(labels, e.waitNanos() / 1e9));
+                maxWait.dataPoint(GaugeSnapshot.GaugeDataPointSnapshot.builder()
+                        .labels(labels)
+                        .value(e.maxWaitNanos() / 1e9)
+                        .build());
+            }
+            m.add(requests.build());
+            m.add(waited.build());
+            m.add(waitSeconds.build());
+            m.add(maxWait.build());
+        }
         if (io != null) {
             io.scrape().forEach(m::add);
         }
@@ -428,6 +487,13 @@ public final class ProxyBackgroundWork implements AutoCloseable {
                     .build());
         }
         return counter.build();
+    }
+
+    private static CounterSnapshot.CounterDataPointSnapshot point(Labels labels, double value) {
+        return CounterSnapshot.CounterDataPointSnapshot.builder()
+                .labels(labels)
+                .value(value)
+                .build();
     }
 
     private static CounterSnapshot total(String name, String help, long value) {

@@ -94,7 +94,10 @@ public final class ServeSummary {
                                 + admissionSettings.budgetDescription() + ", reserve "
                                 + (server.admission().controller().config().adaptiveReserve()
                                         ? "adaptive"
-                                        : server.admission().controller().reserveFraction())));
+                                        : server.admission().controller().reserveFraction()))
+                + (server.fairDispatch() == null
+                        ? ""
+                        : "; fair dispatch: on, depth " + server.fairDispatch().depth()));
         // The per-address limit is for TCP clients: a Unix-socket client has no address.
         out.println("  connections: at most " + limits.maxConnections()
                 + (bound != null ? ", " + limits.maxConnectionsPerAddress() + " per client address" : "")

@@ -350,6 +350,29 @@ class NbdConfigTest {
     }
 
     @Test
+    void fairDispatch_offByDefault_itsDepthTheFileThreads_andBadValuesNamedAtTheirLine() {
+        NbdConfig defaults = parse("exports: [{name: d, file: f}]");
+        assertThat(defaults.fairDispatch().enabled()).isFalse();
+        assertThat(defaults.fairDispatch().depthOr(defaults.fileIoThreads())).isEqualTo(8);
+        NbdConfig set = parse("fileIoThreads: 3\nfairDispatch: {enabled: true}\nexports: [{name: d, file: f}]");
+        assertThat(set.fairDispatch().enabled()).isTrue();
+        assertThat(set.fairDispatch().depthOr(set.fileIoThreads()))
+                .as("the file threads")
+                .isEqualTo(3);
+        assertThat(parse("fairDispatch: {enabled: true, depth: 64}\nexports: [{name: d, file: f}]")
+                        .fairDispatch()
+                        .depthOr(8))
+                .isEqualTo(64);
+        assertThatThrownBy(() -> parse("exports: [{name: d, file: f}]\nfairDispatch:\n  enabled: true\n  depth: 0\n"))
+                .hasMessage("test.yaml: fairDispatch.depth: 0 (expected: requests at the backends at once, 1 to 65536)"
+                        + " at line 4");
+        assertThatThrownBy(() -> parse("fairDispatch: {enabled: true, depht: 4}\nexports: [{name: d, file: f}]"))
+                .hasMessageContaining("fairDispatch.depht: unknown field (expected one of enabled, depth) at line 1");
+        assertThatThrownBy(() -> parse("fairDispatch: {enabled: true, depth: deep}\nexports: [{name: d, file: f}]"))
+                .hasMessageStartingWith("test.yaml: fairDispatch.depth: \"deep\" (expected: a whole number");
+    }
+
+    @Test
     void unknownFields_areAllListedAtOnceWithTheValidOnes() {
         // A user who misspells three fields in three places fixes them in one go, not three runs.
         assertThatThrownBy(() -> parse("""
@@ -359,8 +382,9 @@ class NbdConfigTest {
                   - {name: d, file: f, sise: 1GiB, tenent: acme}
                   - {name: e, upstream: {host: h, conections: 2}}
                 """))
-                .hasMessageContaining("adress: unknown field (expected one of address, port, limits,"
-                        + " eventLoopThreads, fileIoThreads, fileIo, exports, admission, loop, unix, tls) at line 1")
+                .hasMessageContaining(
+                        "adress: unknown field (expected one of address, port, limits,"
+                                + " eventLoopThreads, fileIoThreads, fileIo, exports, admission, loop, unix, tls, fairDispatch) at line 1")
                 .hasMessageContaining("limits.maxConnection: unknown field (expected one of maxRequestSize,")
                 .hasMessageContaining("maxConnections, maxHandshakes, handshakeTimeoutSeconds, idleTimeoutSeconds,"
                         + " maxConnectionsPerAddress) at line 2")

@@ -1,0 +1,333 @@
+package dev.tailor.nbd.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.tailor.admission.AdmissionConfig;
+import dev.tailor.admission.IoCostModel;
+import dev.tailor.nbd.config.NbdConfig;
+import dev.tailor.nbd.protocol.BlockRequest;
+import dev.tailor.nbd.protocol.NbdException;
+import dev.tailor.nbd.protocol.NbdProtocol;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.util.concurrent.ImmediateEventExecutor;
+import io.netty.util.concurrent.Promise;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalDouble;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The fair dispatch door in the proxy, on a virtual clock, with a backend that completes requests when the
+ * test says: at most {@code depth} out, the waiting ones let in by their exports' weights, metadata commands
+ * past it, a dropped waiting request skipped with its place given on at once, close failing what waits, and
+ * admission sending what it admits through it.
+ */
+class FairDispatchDoorTest {
+
+    /** One cost unit per byte. */
+    private static final IoCostModel BYTES = new IoCostModel(0, 1, 0, 1);
+
+    /** What the door sent on, in the order sent; completed by the test. */
+    private record Sent(Export export, BlockRequest request, Promise<ByteBuf> completion) {}
+
+    private final AtomicLong clock = new AtomicLong(1_000_000_000L);
+    private final ArrayDeque<Sent> sent = new ArrayDeque<>();
+    private final List<String> order = new ArrayList<>();
+    private final RequestDispatcher backends = (export, request, completion) -> {
+        order.add(export.name());
+        sent.add(new Sent(export, request, completion));
+    };
+    private final GatedBackend backendA = new GatedBackend(1 << 16);
+    private final GatedBackend backendB = new GatedBackend(1 << 16);
+    private final NbdConfig.ExportConfig configA =
+            NbdConfig.ExportConfig.file("a", "t1", 1 << 16, false, Path.of("a.img"));
+    private final NbdConfig.ExportConfig configB =
+            NbdConfig.ExportConfig.file("b", "t2", 1 << 16, false, Path.of("b.img"));
+    private final Export a = new Export(configA, backendA, 1 << 20);
+    private final Export b = new Export(configB, backendB, 1 << 20);
+
+    private FairDispatchDoor door(double weightA, double weightB, int depth, double lagSeconds) {
+        return new FairDispatchDoor(
+                List.of(a, b), new double[] {weightA, weightB}, depth, lagSeconds, BYTES, backends, clock::get);
+    }
+
+    private static BlockRequest read(int length) {
+        return new BlockRequest(NbdProtocol.CMD_READ, 0, 1, 0, length, Unpooled.EMPTY_BUFFER);
+    }
+
+    private static Promise<ByteBuf> promise() {
+        return ImmediateEventExecutor.INSTANCE.newPromise();
+    }
+
+    /** Completes the oldest request sent, as its backend would. */
+    private void completeOldest() {
+        Sent s = sent.poll();
+        assertThat(s).as("a request at the backend").isNotNull();
+        s.request().claim();
+        s.request().release();
+        s.completion().setSuccess(null);
+    }
+
+    /** Drops a request as its closing connection does (TransmissionHandler.dropOutstanding). */
+    private static void dropAsTheConnectionDoes(BlockRequest request, Promise<ByteBuf> completion) {
+        assertThat(request.drop()).isTrue();
+        request.release();
+        completion.tryFailure(new NbdException(NbdProtocol.EIO, "the connection closed"));
+    }
+
+    @Test
+    void atMostDepthOut_andTheWaitingOnesGoInProportionToTheWeights() {
+        FairDispatchDoor door = door(3, 1, 2, 0);
+        for (int i = 0; i < 60; i++) {
+            door.dispatch(a, read(100), promise());
+            door.dispatch(b, read(100), promise());
+        }
+        assertThat(order).as("depth 2: the first two go at once").containsExactly("a", "b");
+        assertThat(door.outstandingRequests()).isEqualTo(2);
+        assertThat(door.waitingRequests()).isEqualTo(118);
+        order.clear();
+        for (int i = 0; i < 80; i++) {
+            completeOldest();
+            assertThat(sent).as("one in for each one out").hasSize(2);
+        }
+        long toA = order.stream().filter("a"::equals).count();
+        assertThat(toA).as("3 : 1 weights, 80 let in: 60 and 20").isBetween(59L, 61L);
+        assertThat(order).hasSize(80);
+        List<FairDispatchDoor.ExportCounters> counters = door.exportCounters();
+        assertThat(counters.get(0).requests()).isEqualTo(60);
+        assertThat(counters.get(0).waited())
+                .as("all of a's but the first, which went at once")
+                .isEqualTo(59);
+        assertThat(counters.get(1).waited()).as("b's likewise").isEqualTo(59);
+    }
+
+    @Test
+    void waitIsTimedOnTheProxysClock() {
+        FairDispatchDoor door = door(1, 1, 1, 0);
+        door.dispatch(a, read(100), promise());
+        door.dispatch(b, read(100), promise());
+        clock.addAndGet(7_000_000);
+        completeOldest();
+        assertThat(order).containsExactly("a", "b");
+        FairDispatchDoor.ExportCounters waitedB = door.exportCounters().get(1);
+        assertThat(waitedB.waited()).isEqualTo(1);
+        assertThat(waitedB.waitNanos()).isEqualTo(7_000_000);
+        assertThat(waitedB.maxWaitNanos()).isEqualTo(7_000_000);
+        assertThat(door.exportCounters().get(0).waitNanos())
+                .as("a went at once")
+                .isZero();
+    }
+
+    @Test
+    void flushTrimWriteZeroesAndZeroLength_goPastTheDoor() {
+        FairDispatchDoor door = door(1, 1, 1, 0);
+        door.dispatch(a, read(100), promise());
+        door.dispatch(a, read(100), promise());
+        assertThat(door.waitingRequests()).isEqualTo(1);
+        for (int command : new int[] {NbdProtocol.CMD_FLUSH, NbdProtocol.CMD_TRIM, NbdProtocol.CMD_WRITE_ZEROES}) {
+            door.dispatch(
+                    a,
+                    new BlockRequest(
+                            command, 0, 1, 0, command == NbdProtocol.CMD_FLUSH ? 0 : 4096, Unpooled.EMPTY_BUFFER),
+                    promise());
+        }
+        door.dispatch(a, read(0), promise());
+        assertThat(backendA.heldCount()).as("straight to the export's backend").isEqualTo(4);
+        assertThat(door.bypassedRequests()).isEqualTo(4);
+        assertThat(door.waitingRequests()).isEqualTo(1);
+        assertThat(door.outstandingRequests()).isEqualTo(1);
+        assertThat(door.exportCounters().get(0).requests()).isEqualTo(2);
+    }
+
+    @Test
+    void aWaitingRequestWhoseConnectionClosed_isSkipped_andItsPlaceGoesToTheNext() {
+        FairDispatchDoor door = door(1, 1, 1, 0);
+        door.dispatch(a, read(100), promise());
+        BlockRequest dropped = read(100);
+        Promise<ByteBuf> droppedCompletion = promise();
+        door.dispatch(a, dropped, droppedCompletion);
+        door.dispatch(b, read(100), promise());
+        dropAsTheConnectionDoes(dropped, droppedCompletion);
+        assertThat(door.waitingRequests()).as("still queued until its turn").isEqualTo(2);
+
+        completeOldest();
+        assertThat(order).as("the dropped one never reaches the backend").containsExactly("a", "b");
+        assertThat(door.skippedRequests()).isEqualTo(1);
+        assertThat(door.waitingRequests()).isZero();
+        assertThat(door.outstandingRequests()).isEqualTo(1);
+        completeOldest();
+        assertThat(door.outstandingRequests()).isZero();
+    }
+
+    @Test
+    void aRequestLetThroughWhoseConnectionClosed_freesItsPlaceWhenItsCompletionFails() {
+        FairDispatchDoor door = door(1, 1, 1, 0);
+        BlockRequest first = read(100);
+        Promise<ByteBuf> firstCompletion = promise();
+        door.dispatch(a, first, firstCompletion);
+        door.dispatch(b, read(100), promise());
+        // Still in the backend's queue, unclaimed, when its connection closes: the backend will skip it.
+        dropAsTheConnectionDoes(first, firstCompletion);
+        assertThat(order).containsExactly("a", "b");
+        assertThat(door.outstandingRequests()).isEqualTo(1);
+        assertThat(door.waitingRequests()).isZero();
+    }
+
+    @Test
+    void close_failsTheWaitingWithShutdown_releasesThem_andLaterRequestsToo() {
+        FairDispatchDoor door = door(1, 1, 1, 0);
+        door.dispatch(a, read(100), promise());
+        BlockRequest write = new BlockRequest(
+                NbdProtocol.CMD_WRITE, 0, 2, 0, 300, Unpooled.buffer(300).writeZero(300));
+        Promise<ByteBuf> waiting = promise();
+        door.dispatch(b, write, waiting);
+        door.close();
+        assertThat(waiting.cause())
+                .isInstanceOf(NbdException.class)
+                .hasMessageContaining("shutting down")
+                .hasMessageContaining("fair dispatch door");
+        assertThat(((NbdException) waiting.cause()).error()).isEqualTo(NbdProtocol.ESHUTDOWN);
+        assertThat(write.refCnt()).as("its payload released").isZero();
+
+        // The request still out completes: the failed one is not sent after all, and the door is empty.
+        completeOldest();
+        assertThat(order).containsExactly("a");
+        assertThat(door.outstandingRequests()).isZero();
+        assertThat(door.waitingRequests()).isZero();
+
+        Promise<ByteBuf> late = promise();
+        door.dispatch(a, read(100), late);
+        assertThat(((NbdException) late.cause()).error()).isEqualTo(NbdProtocol.ESHUTDOWN);
+        assertThat(order).containsExactly("a");
+    }
+
+    @Test
+    void admissionOn_sendsWhatItAdmitsThroughTheDoor() {
+        FairDispatchDoor door = door(1, 1, 1, 0);
+        AdmissionConfig generous = AdmissionConfig.DEFAULTS.toBuilder()
+                .capacityCostUnitsPerSecond(1e12)
+                .segmentSizeBytes(4096)
+                .blockSizeBytes(512)
+                .costModel(BYTES)
+                .build();
+        AdmissionDispatcher admission = new AdmissionDispatcher(
+                generous, List.of(a, b), List.of(OptionalDouble.empty(), OptionalDouble.empty()), door, clock::get);
+        Promise<ByteBuf> first = promise();
+        admission.dispatch(a, read(100), first);
+        admission.dispatch(b, read(100), promise());
+        assertThat(admission.waitingRequests()).as("both admitted at once").isZero();
+        assertThat(order).as("the door lets one through").containsExactly("a");
+        assertThat(door.waitingRequests()).isEqualTo(1);
+        clock.addAndGet(1_000_000);
+        completeOldest();
+        assertThat(order).containsExactly("a", "b");
+        assertThat(admission.stats().completedSuccess())
+                .as("the completion reached admission too")
+                .isEqualTo(1);
+    }
+
+    @Test
+    void weights_areTheExportsCommitments_orAFairShareOfTheBudget() {
+        NbdConfig.AdmissionSettings budget =
+                NbdConfig.AdmissionSettings.builder().iops(1000.0).build();
+        NbdConfig.ExportConfig plain = NbdConfig.ExportConfig.file("p", "t", 1 << 20, false, Path.of("p.img"));
+        NbdConfig.ExportConfig provisioned = plain.toBuilder()
+                .name("q")
+                .baseline(new NbdConfig.Baseline(250.0, null))
+                .build();
+        // 1000 IOPS: a device-second per second, 10⁹ cost units; 250 IOPS is a quarter, the other takes the rest.
+        assertThat(FairDispatchDoor.weights(budget, List.of(provisioned, plain)))
+                .containsExactly(2.5e8, 7.5e8);
+        assertThat(FairDispatchDoor.weights(
+                        budget, List.of(plain, plain.toBuilder().name("r").build())))
+                .as("no baseline anywhere: equal shares")
+                .containsExactly(5e8, 5e8);
+        NbdConfig.ExportConfig all = provisioned.toBuilder()
+                .baseline(new NbdConfig.Baseline(1000.0, null))
+                .build();
+        assertThat(FairDispatchDoor.weights(budget, List.of(all, plain)))
+                .as("a budget promised in full leaves the other a millionth")
+                .containsExactly(1e9, 1e3);
+    }
+
+    @Test
+    void of_takesTheLagAndCostModelFromAdmission_andTheDepthFromTheFileThreads() {
+        NbdConfig config = NbdConfig.builder()
+                .fileIoThreads(6)
+                .exports(configA, configB)
+                .fairDispatch(new NbdConfig.FairDispatchSettings(true, null))
+                .build();
+        FairDispatchDoor door = FairDispatchDoor.of(config, List.of(a, b), backends, clock::get);
+        AdmissionConfig admission = AdmissionConfig.DEFAULTS;
+        assertThat(door.depth()).isEqualTo(6);
+        assertThat(door.lagSeconds())
+                .as("W·Δ: 10 intervals of 10 ms")
+                .isEqualTo(admission.windowIntervals() * admission.intervalNanos() / 1e9);
+        assertThat(door.weightsCostUnitsPerSecond()).containsExactly(5e8, 5e8);
+        FairDispatchDoor deep = FairDispatchDoor.of(
+                config.toBuilder()
+                        .fairDispatch(new NbdConfig.FairDispatchSettings(true, 32))
+                        .build(),
+                List.of(a, b),
+                backends,
+                clock::get);
+        assertThat(deep.depth()).isEqualTo(32);
+    }
+
+    @Test
+    void arrivalsOnTwoThreads_completionsOnThree_neverMoreThanDepthOut_eachSentOnce() throws Exception {
+        int perThread = 5_000;
+        int depth = 4;
+        java.util.concurrent.ExecutorService completers = java.util.concurrent.Executors.newFixedThreadPool(3);
+        java.util.concurrent.atomic.AtomicInteger out = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicInteger mostOut = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicInteger sentOn = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(2 * perThread);
+        RequestDispatcher threaded = (export, request, completion) -> {
+            sentOn.incrementAndGet();
+            mostOut.accumulateAndGet(out.incrementAndGet(), Math::max);
+            completers.execute(() -> {
+                request.claim();
+                out.decrementAndGet();
+                completion.setSuccess(null); // runs the door's listener, which may send the next
+                done.countDown();
+            });
+        };
+        FairDispatchDoor door =
+                new FairDispatchDoor(List.of(a, b), new double[] {2, 1}, depth, 0.1, BYTES, threaded, clock::get);
+        try {
+            List<Thread> arrivals = new ArrayList<>();
+            for (Export export : List.of(a, b)) {
+                arrivals.add(Thread.ofPlatform().start(() -> {
+                    for (int i = 0; i < perThread; i++) {
+                        door.dispatch(export, read(512), promise());
+                    }
+                }));
+            }
+            for (Thread t : arrivals) {
+                t.join();
+            }
+            assertThat(done.await(60, java.util.concurrent.TimeUnit.SECONDS))
+                    .as("every request completed, the door's listener run")
+                    .isTrue();
+        } finally {
+            completers.shutdownNow();
+        }
+        assertThat(sentOn.get()).as("each sent once").isEqualTo(2 * perThread);
+        assertThat(mostOut.get()).as("never more than depth at the backend").isBetween(1, depth);
+        assertThat(door.outstandingRequests()).isZero();
+        assertThat(door.waitingRequests()).isZero();
+        assertThat(door.exportCounters().get(0).requests()).isEqualTo(perThread);
+    }
+
+    @Test
+    void badDepthOrWeights_areNamed() {
+        assertThatThrownBy(() -> door(1, 1, 0, 0)).hasMessageContaining("depth : 0 (expected: >= 1)");
+        assertThatThrownBy(() -> door(1, 0, 1, 0)).hasMessageContaining("weightsCostUnitsPerSecond[1] : 0.0");
+    }
+}
