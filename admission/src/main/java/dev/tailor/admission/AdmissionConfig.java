@@ -129,6 +129,12 @@ import dev.tailor.common.Checks;
  *                                   the capacity; off: an overcommitted set of baselines is guaranteed
  *                                   as given, so the at-once flow may exceed what the backend serves
  *                                   and waits in its queue
+ * @param fairDispatch               (ours, default on) the proxy sends admitted requests to its backend
+ *                                   through a {@link FairDispatchQueue}: at most the backend's parallelism
+ *                                   at the backend, the rest let in by start-time fair queueing over the
+ *                                   disks, weighted by their baselines, with a lag of W·Δ. The controller
+ *                                   does not read it; the proxy that drives the controller does. Off: an
+ *                                   admitted request goes to the backend at once and waits in its queue
  */
 public record AdmissionConfig(
         long intervalNanos,
@@ -156,7 +162,8 @@ public record AdmissionConfig(
         boolean lateFirstHotService,
         boolean arrivalOrderWithinDisk,
         boolean boundedLagHotService,
-        boolean scaledBaselines) {
+        boolean scaledBaselines,
+        boolean fairDispatch) {
 
     /** The defaults (see the parameters; they are set in one place, {@link Builder}). */
     public static final AdmissionConfig DEFAULTS = builder().build();
@@ -166,8 +173,8 @@ public record AdmissionConfig(
      * history, the whole main pool released at each boundary, a fixed reserve r·C, round-robin over
      * segments): every default but {@link #baselineGuarantee}, {@link #adaptiveReserve} and
      * {@link #weightedHotService} and their refinements {@link #arrivalOrderWithinDisk},
-     * {@link #scaledBaselines}, {@link #boundedOverdraft} and {@link #virtualClockHotService}, which are off (as is
-     * {@link #pacedRelease}, off by default too).
+     * {@link #scaledBaselines}, {@link #boundedOverdraft} and {@link #virtualClockHotService}, and
+     * {@link #fairDispatch}, which are off (as is {@link #pacedRelease}, off by default too).
      * The {@code segment-admission-paper} policy of the storage simulator.
      */
     public static final AdmissionConfig PAPER = AdmissionConfig.builder()
@@ -176,6 +183,7 @@ public record AdmissionConfig(
             .weightedHotService(false)
             .arrivalOrderWithinDisk(false)
             .scaledBaselines(false)
+            .fairDispatch(false)
             .build();
 
     /**
@@ -289,6 +297,7 @@ public record AdmissionConfig(
         private boolean arrivalOrderWithinDisk = true;
         private boolean boundedLagHotService = false;
         private boolean scaledBaselines = true;
+        private boolean fairDispatch = true;
 
         private Builder() {}
 
@@ -319,6 +328,7 @@ public record AdmissionConfig(
             arrivalOrderWithinDisk = from.arrivalOrderWithinDisk;
             boundedLagHotService = from.boundedLagHotService;
             scaledBaselines = from.scaledBaselines;
+            fairDispatch = from.fairDispatch;
         }
 
         /** {@link AdmissionConfig#intervalNanos}. */
@@ -477,6 +487,12 @@ public record AdmissionConfig(
             return this;
         }
 
+        /** {@link AdmissionConfig#fairDispatch}. */
+        public Builder fairDispatch(boolean value) {
+            fairDispatch = value;
+            return this;
+        }
+
         /**
          * The configuration, checked as the constructor checks it.
          *
@@ -511,7 +527,8 @@ public record AdmissionConfig(
                     lateFirstHotService,
                     arrivalOrderWithinDisk,
                     boundedLagHotService,
-                    scaledBaselines);
+                    scaledBaselines,
+                    fairDispatch);
         }
     }
 }

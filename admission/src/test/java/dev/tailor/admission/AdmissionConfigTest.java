@@ -52,6 +52,7 @@ class AdmissionConfigTest {
                 false,
                 true,
                 false,
+                true,
                 true);
         assertThat(AdmissionConfig.builder().build()).isEqualTo(written).isEqualTo(D);
         assertThat(HeadroomConfig.builder().build())
@@ -74,6 +75,7 @@ class AdmissionConfigTest {
                         true,
                         true,
                         true,
+                        false,
                         false,
                         false,
                         false,

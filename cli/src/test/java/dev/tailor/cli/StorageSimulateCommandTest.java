@@ -149,7 +149,7 @@ class StorageSimulateCommandTest {
                         + " mclock-per-client, segment-admission, segment-admission-paper, fair-dispatch, no-reserve, no-borrow, no-repay, no-lending,"
                         + " no-baseline-guarantee, paced-release, fixed-reserve, round-robin-hot, bounded-overdraft,"
                         + " virtual-clock-hot, fifo-deadline, late-first-hot, late-first-clock-hot, round-robin-within-disk,"
-                        + " bounded-lag-hot, unscaled-baselines)",
+                        + " bounded-lag-hot, unscaled-baselines, no-fair-dispatch)",
                 "--duration-seconds=0 | --duration-seconds: 0.0 (expected: a number in (0, 86400])",
                 "--warmup-seconds=-1 | --warmup-seconds: -1.0",
                 "--scenario=nowhere.yaml | --scenario: nowhere.yaml: no such scenario or file (expected: one of"

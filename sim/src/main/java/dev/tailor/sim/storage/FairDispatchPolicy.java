@@ -22,13 +22,21 @@ final class FairDispatchPolicy implements StoragePolicy {
 
     FairDispatchPolicy(Proxy proxy) {
         this.proxy = proxy;
+        this.door = door(proxy);
+    }
+
+    /**
+     * The door of {@code proxy} as configured above (also the one {@code segment-admission} sends its
+     * admitted requests through).
+     */
+    static FairDispatchQueue<IoRequest> door(Proxy proxy) {
         int disks = proxy.tenants().size();
         double[] weights = new double[disks];
         for (int d = 0; d < disks; d++) {
             weights[d] = proxy.tenants().get(d).commitmentCostUnitsPerSecond(); // a fair share unless set
         }
         double lagSeconds = proxy.setup().scenario().admission().windowIntervals() * (proxy.intervalNanos() / 1e9);
-        this.door = new FairDispatchQueue<>(weights, proxy.backendParallelism(), lagSeconds);
+        return new FairDispatchQueue<>(weights, proxy.backendParallelism(), lagSeconds);
     }
 
     @Override

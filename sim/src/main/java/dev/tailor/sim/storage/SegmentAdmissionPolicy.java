@@ -4,6 +4,7 @@ import dev.tailor.admission.Admission;
 import dev.tailor.admission.AdmissionConfig;
 import dev.tailor.admission.AdmissionController;
 import dev.tailor.admission.AdmissionStats;
+import dev.tailor.admission.FairDispatchQueue;
 import dev.tailor.admission.IntervalReport;
 import dev.tailor.admission.Ticket;
 import dev.tailor.sim.des.EventCalendar;
@@ -18,10 +19,13 @@ import java.util.function.Consumer;
  * {@code no-baseline-guarantee}, {@code paced-release}, {@code fixed-reserve},
  * {@code round-robin-hot}, {@code bounded-overdraft}, {@code virtual-clock-hot}, {@code fifo-deadline},
  * {@code late-first-hot}, {@code late-first-clock-hot}, {@code round-robin-within-disk},
- * {@code bounded-lag-hot}, {@code unscaled-baselines}: the real
+ * {@code bounded-lag-hot}, {@code unscaled-baselines}, {@code no-fair-dispatch}: the real
  * {@link AdmissionController} of the {@code admission} module,
  * driven in simulated time. An arriving request is acquired: admitted requests go to the backend at
- * once, queued ones when an {@link IntervalReport} admits them, refused ones leave counted. Every
+ * once, queued ones when an {@link IntervalReport} admits them, refused ones leave counted; with
+ * {@link AdmissionConfig#fairDispatch} (on but in the paper's variant), "go to the backend" is through
+ * the door {@code fair-dispatch} uses ({@link FairDispatchPolicy#door}), which keeps at most the
+ * backend's parallelism there and lets the rest in fairly over the disks. Every
  * dispatched request's ticket is completed with its backend latency (dispatch to completion), which
  * is what the headroom model measures.
  *
@@ -42,7 +46,8 @@ import java.util.function.Consumer;
  * {@link AdmissionConfig#virtualClockHotService} on, without the bounded overdraft, and
  * {@code round-robin-within-disk} with {@link AdmissionConfig#arrivalOrderWithinDisk} off (on by default), and
  * {@code bounded-lag-hot} with {@link AdmissionConfig#boundedLagHotService} on (off by default), and
- * {@code unscaled-baselines} with {@link AdmissionConfig#scaledBaselines} off (on by default). Between
+ * {@code unscaled-baselines} with {@link AdmissionConfig#scaledBaselines} off (on by default), and
+ * {@code no-fair-dispatch} with {@link AdmissionConfig#fairDispatch} off (on by default). Between
  * boundaries the policy calls the controller {@code admission.callsPerInterval − 1} more times per
  * interval (default every millisecond), as a proxy's statistics task would.
  */
@@ -52,7 +57,8 @@ import java.util.function.Consumer;
  * run's ticks. Queued tickets are kept in an identity map to find their requests when a report admits
  * them. The latency reported to a ticket is the backend's (dispatch to completion), not the request's
  * (arrival to completion): the headroom model estimates the backend's spare capacity, and the time a
- * request waited in admission's own queue says nothing about that.
+ * request waited in admission's own queue says nothing about that. Nor does the time it waited at the
+ * door: a request is dispatched when the door lets it through.
  */
 final class SegmentAdmissionPolicy implements StoragePolicy {
 
@@ -75,7 +81,8 @@ final class SegmentAdmissionPolicy implements StoragePolicy {
             "late-first-clock-hot",
             "round-robin-within-disk",
             "bounded-lag-hot",
-            "unscaled-baselines");
+            "unscaled-baselines",
+            "no-fair-dispatch");
 
     private final Proxy proxy;
     private final AdmissionController controller;
@@ -83,6 +90,7 @@ final class SegmentAdmissionPolicy implements StoragePolicy {
     private final SeriesRecorder recorder;
     private final int callsPerInterval;
     private final SubTick subTick = new SubTick();
+    private final FairDispatchQueue<IoRequest> door;
 
     /**
      * @param name     one of {@link #NAMES}
@@ -92,6 +100,7 @@ final class SegmentAdmissionPolicy implements StoragePolicy {
         this.proxy = proxy;
         this.recorder = recorder;
         this.controller = new AdmissionController(config(proxy, name), proxy.disks(), 0);
+        this.door = controller.config().fairDispatch() ? FairDispatchPolicy.door(proxy) : null;
         this.callsPerInterval = proxy.setup().scenario().admission().callsPerInterval();
         if (recorder != null) {
             recorder.budgetCostUnits = controller.config().budgetCostUnits();
@@ -134,6 +143,7 @@ final class SegmentAdmissionPolicy implements StoragePolicy {
                 .arrivalOrderWithinDisk(base.arrivalOrderWithinDisk() && !"round-robin-within-disk".equals(name))
                 .boundedLagHotService(base.boundedLagHotService() || "bounded-lag-hot".equals(name))
                 .scaledBaselines(base.scaledBaselines() && !"unscaled-baselines".equals(name))
+                .fairDispatch(base.fairDispatch() && !"no-fair-dispatch".equals(name))
                 .build();
     }
 
@@ -144,7 +154,7 @@ final class SegmentAdmissionPolicy implements StoragePolicy {
         switch (admission) {
             case Admission.Admitted a -> {
                 request.ticket = a.ticket();
-                proxy.dispatch(request, nowNanos);
+                send(request, nowNanos);
             }
             case Admission.Queued q -> queued.put(q.ticket(), request);
             case Admission.Refused r -> proxy.refuse(request, nowNanos);
@@ -173,6 +183,13 @@ final class SegmentAdmissionPolicy implements StoragePolicy {
         for (Ticket ticket : report.admitted()) {
             IoRequest request = queued.remove(ticket);
             request.ticket = ticket;
+            send(request, nowNanos);
+        }
+    }
+
+    /** An admitted request goes to the backend, through the door when there is one. */
+    private void send(IoRequest request, long nowNanos) {
+        if (door == null || door.offer(request.disk, request.costUnits, request)) {
             proxy.dispatch(request, nowNanos);
         }
     }
@@ -191,11 +208,20 @@ final class SegmentAdmissionPolicy implements StoragePolicy {
     @Override
     public void completed(IoRequest request, long nowNanos) {
         request.ticket.onSuccess(nowNanos - request.dispatchNanos);
+        if (door != null) {
+            IoRequest next = door.completed();
+            if (next != null) {
+                proxy.dispatch(next, nowNanos);
+            }
+        }
     }
 
     @Override
     public void forEachHeld(Consumer<IoRequest> action) {
         queued.values().forEach(action);
+        if (door != null) {
+            door.forEachWaiting(action);
+        }
     }
 
     AdmissionStats stats() {

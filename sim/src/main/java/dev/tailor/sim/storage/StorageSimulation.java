@@ -39,7 +39,8 @@ public final class StorageSimulation {
             "late-first-clock-hot",
             "round-robin-within-disk",
             "bounded-lag-hot",
-            "unscaled-baselines");
+            "unscaled-baselines",
+            "no-fair-dispatch");
 
     private StorageSimulation() {}
 
@@ -93,7 +94,8 @@ public final class StorageSimulation {
                     "late-first-clock-hot",
                     "round-robin-within-disk",
                     "bounded-lag-hot",
-                    "unscaled-baselines" -> new SegmentAdmissionPolicy(proxy, name, recorder);
+                    "unscaled-baselines",
+                    "no-fair-dispatch" -> new SegmentAdmissionPolicy(proxy, name, recorder);
             default ->
                 throw new IllegalArgumentException(
                         "policy : \"" + name + "\" (expected: one of " + policyNames() + ")");
