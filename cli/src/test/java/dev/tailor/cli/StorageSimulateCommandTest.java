@@ -218,6 +218,29 @@ class StorageSimulateCommandTest {
     }
 
     @Test
+    void simulate_noSteadyTenant_saysWhyItsColumnsAreNotResolvable() throws IOException {
+        Path onlyBursts = dir.resolve("only-bursts.yaml");
+        Files.writeString(onlyBursts, """
+                name: only-bursts
+                seed: 1
+                warmupSeconds: 0.1
+                durationSeconds: 0.3
+                backend: {parallelism: 24, readBaseMicros: 254, readMicrosPerKiB: 26.98, writeBaseMicros: 50,
+                          writeMicrosPerKiB: 0.8, serviceSigma: 0.4}
+                tenants: [{name: a, requestsPerSecond: 1000, synthetic: {readFraction: 1, sizeBytes: [4096]},
+                           bursts: {meanGapSeconds: 0.1, minMillis: 10, maxMillis: 20, multiplier: 2}}]
+                """);
+        PlanCommandTest.Result result =
+                tailor("storage", "simulate", "--scenario", onlyBursts.toString(), "--policies", "fifo");
+
+        assertThat(result.exitCode()).as(result.err()).isZero();
+        assertThat(result.out())
+                .contains("steady tenants (0 requests)")
+                .contains("no steady tenant's request was measured: every tenant of this scenario has bursts")
+                .doesNotContain("no hot tenant's request");
+    }
+
+    @Test
     void storage_withoutSubcommand_printsUsage() {
         PlanCommandTest.Result result = tailor("storage");
         assertThat(result.exitCode()).isZero();

@@ -67,6 +67,10 @@ public final class StorageOutput {
                 out.println(String.format(
                         Locale.ROOT, "  %-23s %s  %s", r.policy(), percentiles(r.steady()), percentiles(r.hot())));
             }
+            String empty = emptyClasses(runs.get(0));
+            if (empty != null) {
+                out.println("  " + empty);
+            }
             out.println(String.format(
                     Locale.ROOT,
                     "  %-23s %-44s  %s",
@@ -182,6 +186,25 @@ public final class StorageOutput {
 
     private static String ratios(SweepSummary.Ratios r) {
         return r.cells() == 0 ? "–" : String.format(Locale.ROOT, "%.2f / %.2f / %.2f", r.worst(), r.median(), r.best());
+    }
+
+    /**
+     * Why a class's columns are all {@value #NOT_RESOLVABLE} when no request of it was measured, or
+     * null when both classes have requests. The classes are the scenario's (ground truth), the same for
+     * every policy of a variant.
+     */
+    static String emptyClasses(StorageRunResult r) {
+        if (r.offeredRequests() == 0) {
+            return "no request arrived in the " + fmt(r.measuredSeconds()) + " s measured: every figure is "
+                    + NOT_RESOLVABLE;
+        }
+        if (r.steady().requests() == 0) {
+            return "no steady tenant's request was measured: every tenant of this scenario has bursts";
+        }
+        if (r.hot().requests() == 0) {
+            return "no hot tenant's request was measured: no tenant of this scenario has bursts";
+        }
+        return null;
     }
 
     /** What the columns mean, one line each. */
