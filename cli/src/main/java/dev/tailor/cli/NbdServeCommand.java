@@ -265,14 +265,15 @@ final class NbdServeCommand implements Callable<Integer> {
                     + " backends: at most --fair-dispatch-depth READs and WRITEs at the backends at once, the rest waiting"
                     + " per export and let in by fair queueing weighted by the exports' baselines (docs/nbd.md, Fair"
                     + " dispatch). With --admission on, what admission admits goes through it. Default: the config's"
-                    + " fairDispatch.enabled, else off.")
+                    + " fairDispatch.enabled, else on behind --admission on (Tailor's variant; off behind the"
+                    + " paper's) and off without admission.")
     String fairDispatch;
 
     /** A number, as written; checked in {@link ServeOptions#build} so the message can name the value. */
     @Option(
             names = "--fair-dispatch-depth",
             paramLabel = "N",
-            description = "With --fair-dispatch on: the most READs"
+            description = "With the door on: the most READs"
                     + " and WRITEs at the backends at once, 1 to 65536. Default: the config's fairDispatch.depth, else"
                     + " its fileIoThreads (default 8).")
     String fairDispatchDepth;

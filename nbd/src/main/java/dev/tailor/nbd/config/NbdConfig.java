@@ -43,7 +43,8 @@ import java.util.regex.Pattern;
  *                         {@code port} the server then listens on the socket only, as qemu-nbd {@code --socket}
  *                         and nbdkit {@code -U} do; with either of them on TCP as well
  * @param tls              TLS through STARTTLS (default off)
- * @param fairDispatch     the fair dispatch door in front of the backends (default off)
+ * @param fairDispatch     the fair dispatch door in front of the backends (default: behind segment admission
+ *                         when admission is on in Tailor's variant, else off)
  */
 @JsonIgnoreProperties(ignoreUnknown = false)
 public record NbdConfig(
@@ -613,8 +614,9 @@ public record NbdConfig(
      * segment admission on (what admission admits goes through the door) or off (the door alone). FLUSH, TRIM
      * and WRITE_ZEROES pass beside it, as they pass beside admission.
      *
-     * @param enabled whether READs and WRITEs pass the door (default false; {@code tailor nbd serve
-     *                --fair-dispatch on})
+     * @param enabled whether READs and WRITEs pass the door ({@code tailor nbd serve --fair-dispatch on|off});
+     *                when not given, the admission variant's {@link AdmissionConfig#fairDispatch} while admission
+     *                is on (so on behind Tailor's variant, off behind the paper's), and off while it is off
      * @param depth   the most READs and WRITEs at the backends at once, 1 to {@value #MAX_DEPTH} (default:
      *                {@code fileIoThreads}, the requests a file export on threads runs at once; our reading
      *                for io_uring and upstream exports, docs/nbd.md); {@code --fair-dispatch-depth}
@@ -628,11 +630,20 @@ public record NbdConfig(
         /** What {@code depth} and {@code --fair-dispatch-depth} take, in words. */
         public static final String DEPTH_EXPECTED = "requests at the backends at once, 1 to " + MAX_DEPTH;
 
-        /** The door off, its depth the default. */
-        public static final FairDispatchSettings DEFAULTS = new FairDispatchSettings(false, null);
+        /** Nothing given: the door as admission's variant has it, its depth the default. */
+        public static final FairDispatchSettings DEFAULTS = new FairDispatchSettings(null, null);
 
-        public FairDispatchSettings {
-            enabled = enabled != null && enabled;
+        /**
+         * Whether the door runs in front of the backends: {@link #enabled} when given, else the variant's
+         * {@link AdmissionConfig#fairDispatch} while {@code admission} is on, else off.
+         *
+         * @throws IllegalArgumentException naming the field when the admission settings are not valid
+         */
+        public boolean on(AdmissionSettings admission) {
+            if (enabled != null) {
+                return enabled;
+            }
+            return admission.enabled() && admission.toAdmissionConfig().fairDispatch();
         }
 
         /** The depth the door runs with: {@code depth}, or {@code fileIoThreads} when it is not given. */

@@ -245,7 +245,7 @@ public record ServeOptions(
             }
             if (fairDispatch != null || fairDispatchDepth != null) {
                 settings = settings.toBuilder()
-                        .fairDispatch(fairDispatchSettings(settings.fairDispatch()))
+                        .fairDispatch(fairDispatchSettings(settings.fairDispatch(), settings.admission()))
                         .build();
             }
         } catch (IllegalArgumentException e) {
@@ -296,16 +296,19 @@ public record ServeOptions(
      * The config's fair dispatch settings with {@code --fair-dispatch} and {@code --fair-dispatch-depth} over
      * them; problems name the options.
      */
-    private NbdConfig.FairDispatchSettings fairDispatchSettings(NbdConfig.FairDispatchSettings configured) {
-        boolean on = fairDispatch == null
-                ? configured.enabled()
-                : switch (fairDispatch) {
-                    case "on" -> true;
-                    case "off" -> false;
-                    default ->
-                        throw new IllegalArgumentException(
-                                "--fair-dispatch: \"" + fairDispatch + "\" (expected: on or off)");
-                };
+    private NbdConfig.FairDispatchSettings fairDispatchSettings(
+            NbdConfig.FairDispatchSettings configured, NbdConfig.AdmissionSettings admission) {
+        // Not one conditional expression: its boolean arms would unbox a config that leaves it unset (null).
+        Boolean enabled = configured.enabled();
+        if (fairDispatch != null) {
+            enabled = switch (fairDispatch) {
+                case "on" -> Boolean.TRUE;
+                case "off" -> Boolean.FALSE;
+                default ->
+                    throw new IllegalArgumentException(
+                            "--fair-dispatch: \"" + fairDispatch + "\" (expected: on or off)");
+            };
+        }
         Integer depth = configured.depth();
         if (fairDispatchDepth != null) {
             int parsed;
@@ -318,13 +321,13 @@ public record ServeOptions(
                 throw new IllegalArgumentException("--fair-dispatch-depth: \"" + fairDispatchDepth + "\" (expected: "
                         + NbdConfig.FairDispatchSettings.DEPTH_EXPECTED + ", e.g. 8)");
             }
-            if (!on) {
+            if (!new NbdConfig.FairDispatchSettings(enabled, null).on(admission)) {
                 throw new IllegalArgumentException("--fair-dispatch-depth: the door is off (expected: --fair-dispatch"
-                        + " on, or fairDispatch.enabled in the config)");
+                        + " on, --admission on, or fairDispatch.enabled in the config)");
             }
             depth = parsed;
         }
-        return new NbdConfig.FairDispatchSettings(on, depth);
+        return new NbdConfig.FairDispatchSettings(enabled, depth);
     }
 
     /** The export with the baseline of {@code --baseline-iops} and {@code --baseline-mbps}; problems name them. */

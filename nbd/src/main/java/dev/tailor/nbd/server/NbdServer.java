@@ -393,7 +393,7 @@ public final class NbdServer implements AutoCloseable {
             Map<String, Export> frozen = Collections.unmodifiableMap(exports);
             if (dispatcher == RequestDispatcher.DIRECT) {
                 // Exports are in config order (a LinkedHashMap), as their commitments.
-                if (config.fairDispatch().enabled()) {
+                if (config.fairDispatch().on(config.admission())) {
                     door = FairDispatchDoor.of(
                             config, List.copyOf(frozen.values()), RequestDispatcher.DIRECT, System::nanoTime);
                     dispatcher = door;

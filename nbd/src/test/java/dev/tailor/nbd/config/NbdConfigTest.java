@@ -350,12 +350,25 @@ class NbdConfigTest {
     }
 
     @Test
-    void fairDispatch_offByDefault_itsDepthTheFileThreads_andBadValuesNamedAtTheirLine() {
+    void fairDispatch_followsAdmissionsVariantByDefault_itsDepthTheFileThreads_andBadValuesNamedAtTheirLine() {
         NbdConfig defaults = parse("exports: [{name: d, file: f}]");
-        assertThat(defaults.fairDispatch().enabled()).isFalse();
+        assertThat(defaults.fairDispatch().on(defaults.admission()))
+                .as("admission off: no door")
+                .isFalse();
         assertThat(defaults.fairDispatch().depthOr(defaults.fileIoThreads())).isEqualTo(8);
+        NbdConfig admitted = parse("admission: {enabled: true}\nexports: [{name: d, file: f}]");
+        assertThat(admitted.fairDispatch().on(admitted.admission()))
+                .as("behind Tailor's admission")
+                .isTrue();
+        NbdConfig paper = parse("admission: {enabled: true, variant: paper}\nexports: [{name: d, file: f}]");
+        assertThat(paper.fairDispatch().on(paper.admission()))
+                .as("behind the paper's")
+                .isFalse();
+        NbdConfig declined =
+                parse("admission: {enabled: true}\nfairDispatch: {enabled: false}\nexports: [{name: d, file: f}]");
+        assertThat(declined.fairDispatch().on(declined.admission())).isFalse();
         NbdConfig set = parse("fileIoThreads: 3\nfairDispatch: {enabled: true}\nexports: [{name: d, file: f}]");
-        assertThat(set.fairDispatch().enabled()).isTrue();
+        assertThat(set.fairDispatch().on(set.admission())).as("the door alone").isTrue();
         assertThat(set.fairDispatch().depthOr(set.fileIoThreads()))
                 .as("the file threads")
                 .isEqualTo(3);
