@@ -64,6 +64,9 @@ public final class BlockRequest implements ReferenceCounted {
      */
     private long admissionWaitNanos;
 
+    /** Its time waiting at the fair dispatch door (ns); written and read as {@link #admissionWaitNanos}. */
+    private long doorWaitNanos;
+
     private int admittedClass;
 
     /**
@@ -123,6 +126,16 @@ public final class BlockRequest implements ReferenceCounted {
     /** Time it waited in admission's queue, ns; 0 when admitted at once or not through admission. */
     public long admissionWaitNanos() {
         return admissionWaitNanos;
+    }
+
+    /** Records its wait at the fair dispatch door, arrival there to sent to the backend, ns. */
+    public void waitedAtDoor(long waitNanos) {
+        doorWaitNanos = waitNanos;
+    }
+
+    /** Time it waited at the fair dispatch door, ns; 0 when let through at once or with no door. */
+    public long doorWaitNanos() {
+        return doorWaitNanos;
     }
 
     /** Its class when admitted: {@link #NOT_ADMITTED}, {@link #STEADY} or {@link #HOT}. */

@@ -138,8 +138,9 @@ public final class AdmissionDispatcher implements RequestDispatcher {
 
     /**
      * As above, sending what it admits through {@code next} (the {@link FairDispatchDoor}) instead of straight
-     * to the export's backend. The latency that feeds the headroom model is then measured from the door on,
-     * its wait included, as a backend's own queue is without the door.
+     * to the export's backend. The latency that feeds the headroom model is the backend's: from the door
+     * on, less the request's wait there ({@link BlockRequest#doorWaitNanos}), as the storage simulator
+     * measures it.
      *
      * @param next how an admitted request reaches its backend ({@link RequestDispatcher#DIRECT}, or the door)
      */
@@ -282,7 +283,7 @@ public final class AdmissionDispatcher implements RequestDispatcher {
         long startNanos = nanoClock.getAsLong();
         completion.addListener((Future<ByteBuf> done) -> {
             if (done.isSuccess()) {
-                ticket.onSuccess(nanoClock.getAsLong() - startNanos);
+                ticket.onSuccess(nanoClock.getAsLong() - startNanos - request.doorWaitNanos());
             } else {
                 ticket.onIgnore();
             }

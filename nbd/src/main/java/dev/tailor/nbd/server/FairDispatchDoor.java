@@ -263,6 +263,7 @@ public final class FairDispatchDoor implements RequestDispatcher {
                 continue;
             }
             long waited = nanoClock.getAsLong() - next.arrivalNanos;
+            next.request.waitedAtDoor(waited);
             Counters count = counters.get(next.disk);
             count.waitNanos.add(waited);
             count.maxWaitNanos.accumulate(waited);

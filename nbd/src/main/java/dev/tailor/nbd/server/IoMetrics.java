@@ -290,7 +290,8 @@ public final class IoMetrics {
                         + " overcount): what its times and classes cover");
         GaugeSnapshot.Builder admissionWait = GaugeSnapshot.builder()
                 .name("tailor_nbd_slow_segment_admission_wait_seconds")
-                .help("Total time the pair's seen slow requests in the window were queued in admission");
+                .help("Total time the pair's seen slow requests in the window were queued in admission or at the"
+                        + " fair dispatch door");
         GaugeSnapshot.Builder backend = GaugeSnapshot.builder()
                 .name("tailor_nbd_slow_segment_backend_seconds")
                 .help("Total time the pair's seen slow requests in the window spent on the backend");

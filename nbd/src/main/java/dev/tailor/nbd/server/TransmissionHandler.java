@@ -395,7 +395,8 @@ final class TransmissionHandler extends ChannelInboundHandlerAdapter {
             long completedNanos = completion.completedNanos() != 0 ? completion.completedNanos() : takenNanos;
             unrelatedWaitNanos += Math.max(0, unrelatedBusyNanos() - completion.completedUnrelatedNanos());
             loopWaitNanos += takenNanos - completedNanos;
-            backendNanos = Math.max(0, completedNanos - dispatchNanos - request.admissionWaitNanos());
+            backendNanos = Math.max(
+                    0, completedNanos - dispatchNanos - request.admissionWaitNanos() - request.doorWaitNanos());
             unlink(this);
             if (ordering != null) {
                 export.writeOrdering().finish(ordering);
@@ -618,7 +619,7 @@ final class TransmissionHandler extends ChannelInboundHandlerAdapter {
                         offsetBytes,
                         doneBytes,
                         error == null ? 0 : error.error(),
-                        traced == null ? 0 : traced.admissionWaitNanos(),
+                        traced == null ? 0 : traced.admissionWaitNanos() + traced.doorWaitNanos(),
                         trace.backendNanos,
                         traced == null ? SlowSegments.NOT_ADMITTED : traced.admittedClass());
         if (closed || !ctx.channel().isActive()) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tailor.admission.AdmissionConfig;
+import dev.tailor.admission.IntervalReport;
 import dev.tailor.admission.IoCostModel;
 import dev.tailor.nbd.config.NbdConfig;
 import dev.tailor.nbd.protocol.BlockRequest;
@@ -109,11 +110,17 @@ class FairDispatchDoorTest {
     @Test
     void waitIsTimedOnTheProxysClock() {
         FairDispatchDoor door = door(1, 1, 1, 0);
-        door.dispatch(a, read(100), promise());
-        door.dispatch(b, read(100), promise());
+        BlockRequest atOnce = read(100);
+        BlockRequest waiting = read(100);
+        door.dispatch(a, atOnce, promise());
+        door.dispatch(b, waiting, promise());
         clock.addAndGet(7_000_000);
         completeOldest();
         assertThat(order).containsExactly("a", "b");
+        assertThat(waiting.doorWaitNanos())
+                .as("on the request, for the slow-request attribution")
+                .isEqualTo(7_000_000);
+        assertThat(atOnce.doorWaitNanos()).isZero();
         FairDispatchDoor.ExportCounters waitedB = door.exportCounters().get(1);
         assertThat(waitedB.waited()).isEqualTo(1);
         assertThat(waitedB.waitNanos()).isEqualTo(7_000_000);
@@ -229,6 +236,32 @@ class FairDispatchDoorTest {
         assertThat(admission.stats().completedSuccess())
                 .as("the completion reached admission too")
                 .isEqualTo(1);
+    }
+
+    @Test
+    void admissionOn_itsHeadroomModelTimesTheBackendOnly_notTheWaitAtTheDoor() {
+        // Thirty requests admitted at once queue at a door of depth 1; each takes 1 ms at the backend. The
+        // latency window admission closes must hold the backend's 1 ms, not the up to 30 ms since admission.
+        FairDispatchDoor door = door(1, 1, 1, 0);
+        AdmissionConfig generous = AdmissionConfig.DEFAULTS.toBuilder()
+                .capacityCostUnitsPerSecond(1e12)
+                .segmentSizeBytes(4096)
+                .blockSizeBytes(512)
+                .costModel(BYTES)
+                .build();
+        AdmissionDispatcher admission = new AdmissionDispatcher(
+                generous, List.of(a, b), List.of(OptionalDouble.empty(), OptionalDouble.empty()), door, clock::get);
+        for (int i = 0; i < 30; i++) {
+            admission.dispatch(i % 2 == 0 ? a : b, read(100), promise());
+        }
+        assertThat(door.waitingRequests()).isEqualTo(29);
+        for (int i = 0; i < 30; i++) {
+            clock.addAndGet(1_000_000);
+            completeOldest();
+        }
+        clock.addAndGet(10_000_000); // past the boundary after the last completion
+        IntervalReport report = admission.tick();
+        assertThat(report.p95LatencyNanos()).isEqualTo(1_000_000, org.assertj.core.data.Offset.offset(10_000.0));
     }
 
     @Test
