@@ -45,7 +45,8 @@ public final class BurstExperiment {
     /** The percentiles the tables show. */
     static final double[] PERCENTS = {50, 99, 99.9, 99.99};
     /**
-     * The configurations a run can have: admission off, on (what Tailor ships, variant {@code tailor}),
+     * The configurations a run can have: admission off, on (what Tailor ships, variant {@code tailor}, with
+     * its fair dispatch door, the depth the backend's threads),
      * {@code paper} (on, with the paper's mechanism: {@code --admission-variant paper}) and {@code door}
      * (admission off, the fair dispatch door alone, its depth the backend's threads: {@code --fair-dispatch on}).
      */
@@ -363,7 +364,14 @@ public final class BurstExperiment {
                         "--fair-dispatch-depth",
                         Integer.toString(servers));
             case "off" -> List.of("--admission", "off");
-            case "on" -> List.of("--admission", "on", "--admission-variant", "tailor");
+            case "on" ->
+                List.of(
+                        "--admission",
+                        "on",
+                        "--admission-variant",
+                        "tailor",
+                        "--fair-dispatch-depth",
+                        Integer.toString(servers));
             case "paper" -> List.of("--admission", "on", "--admission-variant", "paper");
             default -> throw new IllegalArgumentException("mode : \"" + mode + "\" (expected: one of " + MODES + ")");
         };
@@ -484,8 +492,9 @@ public final class BurstExperiment {
                         + " measured %,d IOPS; admission budget %.3g cost units/s, reserve %s. %d steady tenants × %d IOPS"
                         + " (4 KiB random reads, QD 4) and one bursty tenant (QD %d, %d ms of I/O then %d ms idle), each its"
                         + " own 1 GiB export (%s segments); one proxy event loop; %d s per run, %d round(s) of %s"
-                        + " (on: what Tailor ships; paper: the paper's mechanism; the reserve applies to paper only, on sizes"
-                        + " its own; door: admission off, the fair dispatch door alone, depth the backend's threads).",
+                        + " (on: what Tailor ships, admission and its fair dispatch door; paper: the paper's mechanism, no"
+                        + " door; the reserve applies to paper only, on sizes its own; door: admission off, the door alone;"
+                        + " the door's depth is the backend's threads).",
                 s.servers(),
                 s.delayMillis(),
                 r.capacityIops(),
