@@ -89,9 +89,11 @@ class StarvationPropertyTest {
     @Test
     void baselineGuarantee_heavyBursts_steadyTenantWithinItsBaselineNeverWaits() {
         // Why: a steady tenant within its baseline (commitment 4 × its mean) is admitted at once by the
-        // shipped policy whatever the bursts do; the paper's mechanism lets it wait for the reserve
-        // once the main pool is gone.
-        long[] ours = steadyAdmissionWaits("segment-admission", 20, 1, 0.2, 1.0);
+        // shipped admission whatever the bursts do; the paper's mechanism lets it wait for the reserve
+        // once the main pool is gone. Measured without the fair dispatch door (no-fair-dispatch, the
+        // shipped admission otherwise), since "dispatched" here is reaching the backend and the door,
+        // a separate stage, may hold an admitted request while the backend is full.
+        long[] ours = steadyAdmissionWaits("no-fair-dispatch", 20, 1, 0.2, 1.0);
         long[] paper = steadyAdmissionWaits("segment-admission-paper", 20, 1, 0.2, 1.0);
         long[] unguarded = steadyAdmissionWaits("no-baseline-guarantee", 20, 1, 0.2, 1.0);
         assertThat(ours[2]).isEqualTo(paper[2]).isEqualTo(unguarded[2]).isGreaterThan(1_000);
