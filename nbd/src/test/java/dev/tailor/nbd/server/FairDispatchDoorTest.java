@@ -81,6 +81,18 @@ class FairDispatchDoorTest {
         completion.tryFailure(new NbdException(NbdProtocol.EIO, "the connection closed"));
     }
 
+    /** Admission with a budget no test exhausts, sending what it admits through {@code door}. */
+    private AdmissionDispatcher admissionThrough(FairDispatchDoor door) {
+        AdmissionConfig generous = AdmissionConfig.DEFAULTS.toBuilder()
+                .capacityCostUnitsPerSecond(1e12)
+                .segmentSizeBytes(4096)
+                .blockSizeBytes(512)
+                .costModel(BYTES)
+                .build();
+        return new AdmissionDispatcher(
+                generous, List.of(a, b), List.of(OptionalDouble.empty(), OptionalDouble.empty()), door, clock::get);
+    }
+
     @Test
     void atMostDepthOut_andTheWaitingOnesGoInProportionToTheWeights() {
         FairDispatchDoor door = door(3, 1, 2, 0);
@@ -216,14 +228,7 @@ class FairDispatchDoorTest {
     @Test
     void admissionOn_sendsWhatItAdmitsThroughTheDoor() {
         FairDispatchDoor door = door(1, 1, 1, 0);
-        AdmissionConfig generous = AdmissionConfig.DEFAULTS.toBuilder()
-                .capacityCostUnitsPerSecond(1e12)
-                .segmentSizeBytes(4096)
-                .blockSizeBytes(512)
-                .costModel(BYTES)
-                .build();
-        AdmissionDispatcher admission = new AdmissionDispatcher(
-                generous, List.of(a, b), List.of(OptionalDouble.empty(), OptionalDouble.empty()), door, clock::get);
+        AdmissionDispatcher admission = admissionThrough(door);
         Promise<ByteBuf> first = promise();
         admission.dispatch(a, read(100), first);
         admission.dispatch(b, read(100), promise());
@@ -243,14 +248,7 @@ class FairDispatchDoorTest {
         // Thirty requests admitted at once queue at a door of depth 1; each takes 1 ms at the backend. The
         // latency window admission closes must hold the backend's 1 ms, not the up to 30 ms since admission.
         FairDispatchDoor door = door(1, 1, 1, 0);
-        AdmissionConfig generous = AdmissionConfig.DEFAULTS.toBuilder()
-                .capacityCostUnitsPerSecond(1e12)
-                .segmentSizeBytes(4096)
-                .blockSizeBytes(512)
-                .costModel(BYTES)
-                .build();
-        AdmissionDispatcher admission = new AdmissionDispatcher(
-                generous, List.of(a, b), List.of(OptionalDouble.empty(), OptionalDouble.empty()), door, clock::get);
+        AdmissionDispatcher admission = admissionThrough(door);
         for (int i = 0; i < 30; i++) {
             admission.dispatch(i % 2 == 0 ? a : b, read(100), promise());
         }

@@ -202,26 +202,31 @@ class StorageSimulationTest {
         assertThat(mclock.backendUtilizationPercent()).isGreaterThan(99.0);
     }
 
+    /** Counts the requests at the backend and keeps the most there at once. */
+    private static final class MostAtBackend implements StorageRun.Observer {
+        int atBackend;
+        int most;
+
+        @Override
+        public void dispatched(IoRequest r, long nowNanos) {
+            most = Math.max(most, ++atBackend);
+        }
+
+        @Override
+        public void completed(IoRequest r, long nowNanos) {
+            atBackend--;
+        }
+    }
+
     @Test
     void fairDispatch_keepsTheBackendAtItsDepth_andServesEveryTenantItsShareUnderABurst() throws IOException {
         // Why: the door's promise. At most k requests at the backend, never idle while one waits, and the
         // steady tenants keep their tail while one tenant bursts to 16x (fifo queues them behind it).
         StorageSetup setup = microbench(16, 2);
-        int[] atBackend = {0};
-        int[] most = {0};
-        StorageRunResult door = StorageSimulation.run(setup, "fair-dispatch", null, new StorageRun.Observer() {
-            @Override
-            public void dispatched(IoRequest r, long nowNanos) {
-                most[0] = Math.max(most[0], ++atBackend[0]);
-            }
-
-            @Override
-            public void completed(IoRequest r, long nowNanos) {
-                atBackend[0]--;
-            }
-        });
+        MostAtBackend most = new MostAtBackend();
+        StorageRunResult door = StorageSimulation.run(setup, "fair-dispatch", null, most);
         StorageRunResult fifo = StorageSimulation.run(setup, "fifo", null);
-        assertThat(most[0]).isEqualTo(24);
+        assertThat(most.most).isEqualTo(24);
         assertThat(door.unusedCapacityPercent()).isZero();
         assertThat(door.refused()).isZero();
         assertThat(door.throughputRequestsPerSecond()).isEqualTo(fifo.throughputRequestsPerSecond());
@@ -237,21 +242,10 @@ class StorageSimulationTest {
         // guarantee admitted: at most k at the backend, and the steady tail well below the same mechanism
         // with the door off.
         StorageSetup setup = microbench(16, 2);
-        int[] atBackend = {0};
-        int[] most = {0};
-        StorageRunResult withDoor = StorageSimulation.run(setup, "segment-admission", null, new StorageRun.Observer() {
-            @Override
-            public void dispatched(IoRequest r, long nowNanos) {
-                most[0] = Math.max(most[0], ++atBackend[0]);
-            }
-
-            @Override
-            public void completed(IoRequest r, long nowNanos) {
-                atBackend[0]--;
-            }
-        });
+        MostAtBackend most = new MostAtBackend();
+        StorageRunResult withDoor = StorageSimulation.run(setup, "segment-admission", null, most);
         StorageRunResult noDoor = StorageSimulation.run(setup, "no-fair-dispatch", null);
-        assertThat(most[0]).isEqualTo(24);
+        assertThat(most.most).isEqualTo(24);
         assertThat(withDoor.offeredRequests()).isEqualTo(noDoor.offeredRequests());
         assertThat(withDoor.refused()).isEqualTo(noDoor.refused()).isZero();
         assertThat(withDoor.steady().p9999Millis())
