@@ -655,6 +655,14 @@ public final class NbdServer implements AutoCloseable {
         for (Channel connection : connections) {
             connection.pipeline().fireUserEventTriggered(TransmissionHandler.SHUTDOWN);
         }
+        // What waits in admission or at the door fails with NBD_ESHUTDOWN now, as the protocol has it for
+        // a server going away; only what is at the backends is drained.
+        if (segmentAdmission != null) {
+            segmentAdmission.close();
+        }
+        if (door != null) {
+            door.close();
+        }
         if (!connections.newCloseFuture().awaitUninterruptibly(DRAIN_TIMEOUT_MILLIS)) {
             connections.close().awaitUninterruptibly();
         }
@@ -662,12 +670,6 @@ public final class NbdServer implements AutoCloseable {
             metrics.close();
         }
         background.close();
-        if (segmentAdmission != null) {
-            segmentAdmission.close();
-        }
-        if (door != null) {
-            door.close();
-        }
         try {
             shutDown(acceptor, eventLoops, fileIo, fileRing, exports.values(), false);
         } finally {
