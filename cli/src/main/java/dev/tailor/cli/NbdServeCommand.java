@@ -117,7 +117,8 @@ final class NbdServeCommand implements Callable<Integer> {
             names = "--admission",
             paramLabel = "on|off",
             description = "Segment admission in front of the"
-                    + " backends: one token pool for the server, each export a virtual disk (docs/nbd.md, Admission)."
+                    + " backends: one token pool for the server, each export a virtual disk (docs/nbd.md, Admission);"
+                    + " in Tailor's variant what it admits goes through the fair dispatch door (--fair-dispatch)."
                     + " Default: the config's admission.enabled, else off.")
     String admission;
 
@@ -275,7 +276,7 @@ final class NbdServeCommand implements Callable<Integer> {
             paramLabel = "N",
             description = "With the door on: the most READs"
                     + " and WRITEs at the backends at once, 1 to 65536. Default: the config's fairDispatch.depth, else"
-                    + " its fileIoThreads (default 8).")
+                    + " the config's fileIoThreads (default 8).")
     String fairDispatchDepth;
 
     @Override

@@ -322,8 +322,9 @@ public record ServeOptions(
                         + NbdConfig.FairDispatchSettings.DEPTH_EXPECTED + ", e.g. 8)");
             }
             if (!new NbdConfig.FairDispatchSettings(enabled, null).on(admission)) {
-                throw new IllegalArgumentException("--fair-dispatch-depth: the door is off (expected: --fair-dispatch"
-                        + " on, --admission on, or fairDispatch.enabled in the config)");
+                throw new IllegalArgumentException(
+                        "--fair-dispatch-depth: the door is off (expected: --fair-dispatch"
+                                + " on, or --admission on in Tailor's variant, whose door it is; the paper's variant has none)");
             }
             depth = parsed;
         }

@@ -95,9 +95,9 @@ public final class ServeSummary {
                                 + (server.admission().controller().config().adaptiveReserve()
                                         ? "adaptive"
                                         : server.admission().controller().reserveFraction()))
-                + (server.fairDispatch() == null
-                        ? ""
-                        : "; fair dispatch: on, depth " + server.fairDispatch().depth()));
+                + (server.fairDispatch() != null
+                        ? "; fair dispatch: on, depth " + server.fairDispatch().depth()
+                        : server.admission() != null ? "; fair dispatch: off" : ""));
         // The per-address limit is for TCP clients: a Unix-socket client has no address.
         out.println("  connections: at most " + limits.maxConnections()
                 + (bound != null ? ", " + limits.maxConnectionsPerAddress() + " per client address" : "")
