@@ -165,6 +165,10 @@ class NbdServeCommandTest {
                         .err())
                 .contains("--baseline-iops: 1500 IOPS is 150 % of admission's"
                         + " budget, 1000 IOPS (expected: at most the budget");
+        assertThat(tailor("nbd", "serve", "--baseline-iops", "100", "--listen", "127.0.0.1:0")
+                        .err())
+                .contains("--baseline-iops: admission and the fair dispatch door are off (expected: --admission on"
+                        + " or --fair-dispatch on, where a baseline means something)");
         for (String bad : List.of("0", "50ms", "60001", "NaN")) {
             PlanCommandTest.Result slow = tailor("nbd", "serve", "--slow-threshold", bad, "--listen", "127.0.0.1:0");
             assertThat(slow.exitCode()).as(bad).isEqualTo(2);

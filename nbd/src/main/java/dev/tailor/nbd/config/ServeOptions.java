@@ -223,10 +223,16 @@ public record ServeOptions(
                                 .build())
                         .build();
             }
+            if (fairDispatch != null || fairDispatchDepth != null) {
+                settings = settings.toBuilder()
+                        .fairDispatch(fairDispatchSettings(settings.fairDispatch(), settings.admission()))
+                        .build();
+            }
             if (baselineIops != null || baselineMbps != null) {
-                if (!settings.admission().enabled()) {
+                if (!settings.admission().enabled() && !settings.fairDispatch().on(settings.admission())) {
                     throw new IllegalArgumentException((baselineIops != null ? "--baseline-iops" : "--baseline-mbps")
-                            + ": admission is off (expected: --admission on, where a baseline means something)");
+                            + ": admission and the fair dispatch door are off (expected: --admission on or"
+                            + " --fair-dispatch on, where a baseline means something)");
                 }
                 settings = settings.toBuilder()
                         .exports(exportBaseline(settings.exports().get(0)))
@@ -242,11 +248,6 @@ public record ServeOptions(
             }
             if (tls != null || tlsCertificates != null || tlsVerifyPeer) {
                 settings = settings.toBuilder().tls(tlsSettings(settings.tls())).build();
-            }
-            if (fairDispatch != null || fairDispatchDepth != null) {
-                settings = settings.toBuilder()
-                        .fairDispatch(fairDispatchSettings(settings.fairDispatch(), settings.admission()))
-                        .build();
             }
         } catch (IllegalArgumentException e) {
             delete(temporary);
