@@ -104,29 +104,14 @@ public final class ProxyBackgroundWork implements AutoCloseable {
             BackgroundSettings config,
             LongSupplier nanoClock,
             ConnectionAdmission connections) {
-        this(loops, admission, exports, config, nanoClock, connections, null);
+        this(loops, admission, exports, config, nanoClock, connections, null, null);
     }
 
     /**
      * As above, with the server's I/O metrics (per export and operation, JVM, process), served after
-     * the loops' and admission's.
+     * the loops' and admission's, and the fair dispatch door, whose counters go into the metrics.
      *
-     * @param io the I/O metrics, or {@code null}
-     */
-    ProxyBackgroundWork(
-            IoPriorityEventLoopGroup loops,
-            AdmissionDispatcher admission,
-            List<Export> exports,
-            BackgroundSettings config,
-            LongSupplier nanoClock,
-            ConnectionAdmission connections,
-            IoMetrics io) {
-        this(loops, admission, exports, config, nanoClock, connections, io, null);
-    }
-
-    /**
-     * As above, with the fair dispatch door, whose counters go into the metrics.
-     *
+     * @param io   the I/O metrics, or {@code null}
      * @param door the door, or {@code null} when it is off
      */
     ProxyBackgroundWork(
