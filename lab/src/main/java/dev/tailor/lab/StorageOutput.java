@@ -265,11 +265,16 @@ public final class StorageOutput {
                 wallMillis / 1e3);
     }
 
-    /** Warnings about results that need care: unfinished requests, refusals. */
+    /**
+     * Warnings about results that need care: unfinished requests, refusals. Each names its run (scenario,
+     * the seed when the results hold more than one, policy).
+     */
     public static List<String> warnings(List<StorageRunResult> results) {
         List<String> warnings = new ArrayList<>();
+        boolean severalSeeds =
+                results.stream().mapToLong(StorageRunResult::seed).distinct().count() > 1;
         for (StorageRunResult r : results) {
-            String run = r.label() + " " + r.policy();
+            String run = r.label() + (severalSeeds ? " seed " + r.seed() : "") + " " + r.policy();
             if (r.offeredRequests() > 0 && r.unfinished() > 0.001 * r.offeredRequests()) {
                 warnings.add(String.format(
                         Locale.ROOT,
