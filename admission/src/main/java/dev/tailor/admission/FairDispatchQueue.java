@@ -2,6 +2,7 @@ package dev.tailor.admission;
 
 import java.util.ArrayDeque;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 
 /**
  * Fair dispatch (ours): the door between a storage proxy and its backend. At most {@code depth}
@@ -125,32 +126,50 @@ public final class FairDispatchQueue<T> {
      * @throws IllegalStateException when no request is out
      */
     public T completed() {
+        return completed(item -> false);
+    }
+
+    /**
+     * As {@link #completed()}, skipping waiting requests that no longer need the backend: each request
+     * whose turn comes is tested with {@code abandoned}; one it accepts (its client gone, say) leaves the
+     * door without being let through and without being charged to its disk's share, and the next in turn
+     * is tested.
+     *
+     * @param abandoned called, while the caller's lock is held, on each request whose turn comes
+     * @return the request to send to the backend now (it counts as out), or null when none waits that is
+     *     not abandoned
+     * @throws IllegalStateException when no request is out
+     */
+    public T completed(Predicate<? super T> abandoned) {
         if (outstanding == 0) {
             throw new IllegalStateException(
                     "completed() with no request out (expected: one call per request let through)");
         }
         outstanding--;
-        if (waitingCount == 0) {
-            return null;
-        }
-        double floor = virtualSeconds - lagSeconds;
-        int best = -1;
-        double bestStart = Double.POSITIVE_INFINITY;
-        for (int d = 0; d < waiting.length; d++) {
-            if (!waiting[d].isEmpty()) {
-                double start = Math.max(tagSeconds[d], floor);
-                if (start < bestStart) {
-                    bestStart = start;
-                    best = d;
+        while (waitingCount > 0) {
+            double floor = virtualSeconds - lagSeconds;
+            int best = -1;
+            double bestStart = Double.POSITIVE_INFINITY;
+            for (int d = 0; d < waiting.length; d++) {
+                if (!waiting[d].isEmpty()) {
+                    double start = Math.max(tagSeconds[d], floor);
+                    if (start < bestStart) {
+                        bestStart = start;
+                        best = d;
+                    }
                 }
             }
+            Waiting<T> next = waiting[best].pollFirst();
+            waitingCount--;
+            if (abandoned.test(next.item())) {
+                continue;
+            }
+            virtualSeconds = Math.max(virtualSeconds, bestStart);
+            tagSeconds[best] = bestStart + next.costUnits() * secondsPerCostUnit[best];
+            outstanding++;
+            return next.item();
         }
-        Waiting<T> next = waiting[best].pollFirst();
-        waitingCount--;
-        virtualSeconds = Math.max(virtualSeconds, bestStart);
-        tagSeconds[best] = bestStart + next.costUnits() * secondsPerCostUnit[best];
-        outstanding++;
-        return next.item();
+        return null;
     }
 
     /** Requests at the backend (let through and not completed), {@code 0 .. depth}. */

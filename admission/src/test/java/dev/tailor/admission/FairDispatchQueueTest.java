@@ -32,6 +32,49 @@ class FairDispatchQueueTest {
         assertThat(door.outstanding()).isZero();
     }
 
+    /**
+     * An abandoned request leaves at its turn without taking the place or a share: were its cost (100)
+     * charged to disk 0, disk 1 would go next; as it is not, disk 0's next request wins the tie.
+     */
+    @Test
+    void anAbandonedRequest_isSkippedUncharged() {
+        FairDispatchQueue<Req> door = new FairDispatchQueue<>(new double[] {1, 1}, 1, 0);
+        assertThat(door.offer(0, 0, new Req(0, -1))).isTrue();
+        door.offer(0, 100, new Req(0, 0));
+        door.offer(0, 10, new Req(0, 1));
+        door.offer(1, 10, new Req(1, 0));
+        List<Req> asked = new ArrayList<>();
+
+        Req next = door.completed(r -> {
+            asked.add(r);
+            return r.equals(new Req(0, 0));
+        });
+
+        assertThat(asked).containsExactly(new Req(0, 0), new Req(0, 1));
+        assertThat(next).isEqualTo(new Req(0, 1));
+        assertThat(door.waiting()).isEqualTo(1);
+        assertThat(door.outstanding()).isEqualTo(1);
+        assertThat(door.completed()).isEqualTo(new Req(1, 0));
+        assertThat(door.completed(r -> true)).isNull();
+        assertThat(door.outstanding()).isZero();
+    }
+
+    /** Every waiting request abandoned: the door empties and nothing is out. */
+    @Test
+    void whenEveryWaitingRequestIsAbandoned_nothingIsLetIn() {
+        FairDispatchQueue<Req> door = new FairDispatchQueue<>(new double[] {1, 1}, 1, 0);
+        door.offer(0, 0, new Req(0, -1));
+        door.offer(0, 10, new Req(0, 0));
+        door.offer(1, 10, new Req(1, 0));
+
+        assertThat(door.completed(r -> true)).isNull();
+        assertThat(door.waiting()).isZero();
+        assertThat(door.outstanding()).isZero();
+        assertThat(door.offer(1, 10, new Req(1, 1)))
+                .as("the door is open again")
+                .isTrue();
+    }
+
     /** Two disks waiting all along, weights 3 : 1, equal costs: three of the first for each of the second. */
     @Test
     void continuouslyWaitingDisks_areLetInInProportionToTheirWeights() {

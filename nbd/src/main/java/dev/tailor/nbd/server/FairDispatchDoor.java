@@ -38,8 +38,8 @@ import java.util.function.LongSupplier;
  *
  * <p>A waiting request whose connection closes is dropped by its connection (failed and released there,
  * {@link BlockRequest#drop}); the door cannot take it out of its queue, so it stays until its turn comes,
- * and is then skipped, never sent: its place goes to the next one at once. {@link #close} fails every
- * waiting request with {@code NBD_ESHUTDOWN}.
+ * and is then skipped, never sent and not charged to its export's share: its place goes to the next one
+ * at once. {@link #close} fails every waiting request with {@code NBD_ESHUTDOWN}.
  *
  * <p>Threads: {@link #dispatch} runs on connection event loops, completions arrive on whichever thread
  * completes a request's promise (its listeners run on the promise's loop). The queue is guarded by one lock
@@ -244,16 +244,12 @@ public final class FairDispatchDoor implements RequestDispatcher {
             Entry next;
             lock.lock();
             try {
-                next = queue.completed();
+                next = queue.completed(this::abandoned);
             } finally {
                 lock.unlock();
             }
             if (next == null) {
                 return;
-            }
-            if (next.request.dropped()) {
-                skipped.increment();
-                continue;
             }
             if (!next.settle()) {
                 continue; // failed by close()
@@ -270,6 +266,15 @@ public final class FairDispatchDoor implements RequestDispatcher {
             send(next);
             return;
         }
+    }
+
+    /** A waiting request dropped (its connection closed) leaves the door at its turn, uncharged. */
+    private boolean abandoned(Entry entry) {
+        if (entry.request.dropped()) {
+            skipped.increment();
+            return true;
+        }
+        return false;
     }
 
     private static void failShutdown(BlockRequest request, Promise<ByteBuf> completion, String message) {
