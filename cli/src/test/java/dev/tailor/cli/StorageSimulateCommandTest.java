@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tailor.testkit.HeadlessChromium;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -218,26 +219,86 @@ class StorageSimulateCommandTest {
     }
 
     @Test
-    void simulate_noSteadyTenant_saysWhyItsColumnsAreNotResolvable() throws IOException {
-        Path onlyBursts = dir.resolve("only-bursts.yaml");
-        Files.writeString(onlyBursts, """
-                name: only-bursts
+    void simulate_noSteadyTenant_saysWhyItsColumnsAreNotResolvable_andPlotsNoEmptyCdf() throws Exception {
+        Path report = dir.resolve("only-bursts-report");
+        PlanCommandTest.Result result = tailor(
+                "storage",
+                "simulate",
+                "--scenario",
+                oneTenantScenario("only-bursts", true).toString(),
+                "--policies",
+                "fifo,segment-admission",
+                "--report",
+                report.toString());
+
+        assertThat(result.exitCode()).as(result.err()).isZero();
+        String reason = "no steady tenant's request was measured: every tenant of this scenario has bursts";
+        assertThat(result.out())
+                .contains("steady tenants (0 requests)")
+                .contains(reason)
+                .doesNotContain("no hot tenant's request");
+        Path page = report.resolve("index.html");
+        assertThat(Files.readString(page))
+                .contains("<p class=\"note\">only-bursts: " + reason + " (its steady tenants' columns are –).</p>")
+                .contains("<p class=\"note\">No latency CDF of steady tenants: " + reason + ".</p>")
+                .doesNotContain("alt=\"Steady tenants: latency CDF\"")
+                .contains("alt=\"Hot (bursty) tenants: latency CDF\"")
+                .contains("Token pools around the first measured burst")
+                .doesNotContain("no hot tenant's request");
+        // In the browser: the hot tenants' CDF and segment-admission's token pools, no empty steady plot.
+        assertThat(HeadlessChromium.look(page, 1400).images()).isEqualTo(2);
+        HeadlessChromium.assertReadable(page);
+    }
+
+    @Test
+    void simulate_noHotTenant_saysWhyItsColumnsAreNotResolvable_andPlotsNoEmptyCdf() throws Exception {
+        Path report = dir.resolve("no-bursts-report");
+        PlanCommandTest.Result result = tailor(
+                "storage",
+                "simulate",
+                "--scenario",
+                oneTenantScenario("no-bursts", false).toString(),
+                "--policies",
+                "fifo,segment-admission",
+                "--report",
+                report.toString());
+
+        assertThat(result.exitCode()).as(result.err()).isZero();
+        String reason = "no hot tenant's request was measured: no tenant of this scenario has bursts";
+        assertThat(result.out())
+                .contains("hot tenants (0 requests)")
+                .contains(reason)
+                .doesNotContain("no steady tenant's request");
+        Path page = report.resolve("index.html");
+        assertThat(Files.readString(page))
+                .contains("<p class=\"note\">no-bursts: " + reason + " (its hot tenants' columns are –).</p>")
+                .contains("<p class=\"note\">No latency CDF of hot tenants: " + reason + ".</p>")
+                .contains("<p class=\"note\">No token-pool plot: no burst began at proxy 0 in the measured period.</p>")
+                .contains("alt=\"Steady tenants: latency CDF\"")
+                .doesNotContain("alt=\"Hot (bursty) tenants: latency CDF\"")
+                .doesNotContain("no steady tenant's request");
+        // In the browser: the steady tenants' CDF alone.
+        assertThat(HeadlessChromium.look(page, 1400).images()).isEqualTo(1);
+        HeadlessChromium.assertReadable(page);
+    }
+
+    /** A scenario of one synthetic tenant, 1,000 4 KiB reads per second for 0.3 s, with bursts or without. */
+    private Path oneTenantScenario(String name, boolean bursts) throws IOException {
+        Path file = dir.resolve(name + ".yaml");
+        Files.writeString(file, """
+                name: %s
                 seed: 1
                 warmupSeconds: 0.1
                 durationSeconds: 0.3
                 backend: {parallelism: 24, readBaseMicros: 254, readMicrosPerKiB: 26.98, writeBaseMicros: 50,
                           writeMicrosPerKiB: 0.8, serviceSigma: 0.4}
-                tenants: [{name: a, requestsPerSecond: 1000, synthetic: {readFraction: 1, sizeBytes: [4096]},
-                           bursts: {meanGapSeconds: 0.1, minMillis: 10, maxMillis: 20, multiplier: 2}}]
-                """);
-        PlanCommandTest.Result result =
-                tailor("storage", "simulate", "--scenario", onlyBursts.toString(), "--policies", "fifo");
-
-        assertThat(result.exitCode()).as(result.err()).isZero();
-        assertThat(result.out())
-                .contains("steady tenants (0 requests)")
-                .contains("no steady tenant's request was measured: every tenant of this scenario has bursts")
-                .doesNotContain("no hot tenant's request");
+                tenants: [{name: a, requestsPerSecond: 1000, synthetic: {readFraction: 1, sizeBytes: [4096]}%s}]
+                """.formatted(
+                        name,
+                        bursts
+                                ? ",\n           bursts: {meanGapSeconds: 0.1, minMillis: 10, maxMillis: 20, multiplier: 2}"
+                                : ""));
+        return file;
     }
 
     @Test

@@ -1,5 +1,6 @@
 package dev.tailor.lab;
 
+import dev.tailor.lab.report.StorageReport;
 import dev.tailor.sim.storage.LatencySummary;
 import dev.tailor.sim.storage.StorageRunResult;
 import dev.tailor.sim.storage.StorageSweep;
@@ -191,20 +192,15 @@ public final class StorageOutput {
     /**
      * Why a class's columns are all {@value #NOT_RESOLVABLE} when no request of it was measured, or
      * null when both classes have requests. The classes are the scenario's (ground truth), the same for
-     * every policy of a variant.
+     * every policy of a variant; the reason is {@link StorageReport#unmeasured}'s, as in the HTML report.
      */
     static String emptyClasses(StorageRunResult r) {
         if (r.offeredRequests() == 0) {
             return "no request arrived in the " + fmt(r.measuredSeconds()) + " s measured: every figure is "
                     + NOT_RESOLVABLE;
         }
-        if (r.steady().requests() == 0) {
-            return "no steady tenant's request was measured: every tenant of this scenario has bursts";
-        }
-        if (r.hot().requests() == 0) {
-            return "no hot tenant's request was measured: no tenant of this scenario has bursts";
-        }
-        return null;
+        String steady = StorageReport.unmeasured(r, true);
+        return steady != null ? steady : StorageReport.unmeasured(r, false);
     }
 
     /** What the columns mean, one line each. */

@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -30,8 +31,9 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
  * Writes a self-contained HTML report of storage-simulator runs: one file, {@code index.html}, with
  * the results table and inline PNG plots made with XChart — per scenario variant, the latency CDF of
  * steady and of hot tenants under every policy (tail stretched), and for the segment-admission
- * policies the token pools interval by interval around the first measured burst. Opens in any
- * browser, no network needed.
+ * policies the token pools interval by interval around the first measured burst; a plot with nothing
+ * to draw (a class with no measured request, no burst) is a line saying why. Opens in any browser, no
+ * network needed.
  */
 public final class StorageReport {
 
@@ -114,6 +116,24 @@ public final class StorageReport {
                 + LatencySummary.needed(99.999) + " for P99.999). unused: share of the backend idle while requests "
                 + "waited at a proxy. reserve, borrowed: cost drawn from the reserve and borrowed, in % of the budget"
                 + " issued.</p>\n");
+        // A class of tenants the scenario does not have: every one of its cells is –, for that reason.
+        Set<String> emptyColumns = new LinkedHashSet<>();
+        for (StorageRunResult r : results) {
+            String steady = unmeasured(r, true);
+            String hot = unmeasured(r, false);
+            if (steady != null && steady.equals(hot)) {
+                emptyColumns.add(r.label() + ": " + steady + " (its latency columns are –).");
+            } else {
+                if (steady != null) {
+                    emptyColumns.add(r.label() + ": " + steady + " (its steady tenants' columns are –).");
+                }
+                if (hot != null) {
+                    emptyColumns.add(r.label() + ": " + hot + " (its hot tenants' columns are –).");
+                }
+            }
+        }
+        emptyColumns.forEach(
+                n -> html.append("<p class=\"note\">").append(escape(n)).append("</p>\n"));
 
         // One section per scenario variant, and per seed when the runs are of several seeds (a sweep): a
         // chart has one curve per policy.
@@ -124,10 +144,27 @@ public final class StorageReport {
                 .add(r));
         for (Map.Entry<String, List<StorageRunResult>> variant : byVariant.entrySet()) {
             List<StorageRunResult> runs = variant.getValue();
-            html.append("<h2>").append(escape(variant.getKey())).append("</h2>\n<div class=\"charts\">\n");
-            html.append(ReportCharts.inlinePng(cdf(runs, true, "Steady tenants: latency CDF", colours)));
-            html.append(ReportCharts.inlinePng(cdf(runs, false, "Hot (bursty) tenants: latency CDF", colours)));
-            html.append("</div>\n");
+            html.append("<h2>").append(escape(variant.getKey())).append("</h2>\n");
+            // A class no run measured a request of has no curve: a line says why instead of an empty plot.
+            StringBuilder charts = new StringBuilder();
+            for (boolean steady : new boolean[] {true, false}) {
+                if (runs.stream().anyMatch(r -> unmeasured(r, steady) == null)) {
+                    charts.append(ReportCharts.inlinePng(cdf(
+                            runs,
+                            steady,
+                            steady ? "Steady tenants: latency CDF" : "Hot (bursty) tenants: latency CDF",
+                            colours)));
+                } else {
+                    html.append("<p class=\"note\">No latency CDF of ")
+                            .append(steady ? "steady" : "hot")
+                            .append(" tenants: ")
+                            .append(escape(unmeasured(runs.get(0), steady)))
+                            .append(".</p>\n");
+                }
+            }
+            if (!charts.isEmpty()) {
+                html.append("<div class=\"charts\">\n").append(charts).append("</div>\n");
+            }
             List<StorageRunResult> pooled = runs.stream()
                     .filter(r -> r.series() != null
                             && r.series().hasPools()
@@ -141,6 +178,13 @@ public final class StorageReport {
                     html.append(ReportCharts.inlinePng(pools(r)));
                 }
                 html.append("</div>\n");
+            } else {
+                runs.stream()
+                        .filter(r -> r.series() != null && r.series().hasPools())
+                        .findFirst()
+                        .ifPresent(r -> html.append("<p class=\"note\">No token-pool plot: no burst began at proxy ")
+                                .append(r.series().proxy())
+                                .append(" in the measured period.</p>\n"));
             }
         }
         html.append(
@@ -158,6 +202,23 @@ public final class StorageReport {
                 + "repaid, and the debt; time 0 is the first burst request's arrival.</p>\n");
         html.append(HtmlPages.end(frame));
         return HtmlPages.write(dir, fileName, html);
+    }
+
+    /**
+     * Why no request of a class was measured in {@code run} — of steady tenants (those without bursts)
+     * when {@code steady}, else of hot ones — or null when some was. The classes are the scenario's
+     * (ground truth), so the reason is the scenario's; the text table gives the same.
+     */
+    public static String unmeasured(StorageRunResult run, boolean steady) {
+        if ((steady ? run.steady() : run.hot()).requests() > 0) {
+            return null;
+        }
+        if (run.offeredRequests() == 0) {
+            return "no request arrived in the " + format(run.measuredSeconds()) + " s measured";
+        }
+        return steady
+                ? "no steady tenant's request was measured: every tenant of this scenario has bursts"
+                : "no hot tenant's request was measured: no tenant of this scenario has bursts";
     }
 
     private static String table(List<StorageRunResult> results) {
