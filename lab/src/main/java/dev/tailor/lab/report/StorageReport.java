@@ -269,6 +269,7 @@ public final class StorageReport {
 
     private static XYChart cdf(List<StorageRunResult> runs, boolean steady, String title, Map<String, Color> colours) {
         XYChart chart = ReportCharts.tailChart(title, 420);
+        List<Double> latencies = new ArrayList<>();
         Set<String> drawn = new HashSet<>();
         for (StorageRunResult run : runs) {
             Histogram h = steady ? run.steadyLatency() : run.hotLatency();
@@ -283,6 +284,7 @@ public final class StorageReport {
                 x.add(Math.max(0.01, v.getValueIteratedTo() / 1e6));
                 y.add(-Math.log10(1 - fraction));
             }
+            latencies.addAll(x);
             XYSeries series = chart.addSeries(run.policy(), x, y);
             series.setMarker(SeriesMarkers.NONE);
             series.setLineColor(colours.get(run.policy()));
@@ -290,6 +292,7 @@ public final class StorageReport {
                 series.setLineStyle(SeriesLines.DASH_DASH);
             }
         }
+        ReportCharts.logXAxis(chart.getStyler(), latencies);
         return chart;
     }
 
