@@ -117,11 +117,9 @@ public final class StorageOutput {
                         r.refused(),
                         a == null
                                 ? "–"
-                                : String.format(
-                                        Locale.ROOT,
-                                        "%.0f%% / %.0f%%",
-                                        a.steadyAdmittedAsHotPercent(),
-                                        a.hotAdmittedAsSteadyPercent())));
+                                : misclassified(r.steady(), a.steadyAdmittedAsHotPercent())
+                                        + " / "
+                                        + misclassified(r.hot(), a.hotAdmittedAsSteadyPercent())));
             }
         }
         out.println();
@@ -259,6 +257,11 @@ public final class StorageOutput {
                 requests / wallMillis / 1e3,
                 requests,
                 wallMillis / 1e3);
+    }
+
+    /** One side of the misclassified column: "–" when the class had no measured request (no share of nothing). */
+    private static String misclassified(LatencySummary measured, double percent) {
+        return measured == null || measured.requests() == 0 ? "–" : String.format(Locale.ROOT, "%.0f%%", percent);
     }
 
     /**
