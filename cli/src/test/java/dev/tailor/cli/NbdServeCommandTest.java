@@ -208,6 +208,17 @@ class NbdServeCommandTest {
                 tailor("nbd", "serve", "--fair-dispatch-depth", "4", "--listen", "127.0.0.1:0");
         assertThat(doorOff.exitCode()).isEqualTo(2);
         assertThat(doorOff.err()).contains("--fair-dispatch-depth: the door is off (expected: --fair-dispatch on");
+        Path doorOffConfig = Files.writeString(
+                dir.resolve("door-off.yaml"),
+                "fairDispatch: {depth: 4}\nexports: [{name: d, size: 1MiB, file: d.img}]\n");
+        PlanCommandTest.Result configDoorOff =
+                tailor("nbd", "serve", "--config", doorOffConfig.toString(), "--listen", "127.0.0.1:0");
+        assertThat(configDoorOff.exitCode())
+                .as("as --fair-dispatch-depth with the door off")
+                .isEqualTo(2);
+        assertThat(configDoorOff.err())
+                .contains("fairDispatch.depth: 4, but the door is off (expected: fairDispatch.enabled: true, or"
+                        + " admission.enabled in Tailor's variant");
         PlanCommandTest.Result off = tailor("nbd", "serve", "--admission-iops", "5000", "--listen", "127.0.0.1:0");
         assertThat(off.exitCode()).isEqualTo(2);
         assertThat(off.err()).contains("--admission-iops: admission is off (expected: --admission on");

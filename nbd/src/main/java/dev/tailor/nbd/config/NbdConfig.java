@@ -652,9 +652,29 @@ public record NbdConfig(
             return depth == null ? fileIoThreads : depth;
         }
 
-        List<Problem> problems() {
+        /**
+         * A depth out of range; or a depth while the door is off behind {@code admission}, as
+         * {@code --fair-dispatch-depth} is refused then (left to admission's own problems when its settings are
+         * not valid, which the door's being on depends on).
+         */
+        List<Problem> problems(AdmissionSettings admission) {
             if (depth != null && (depth < 1 || depth > MAX_DEPTH)) {
                 return List.of(new Problem("fairDispatch.depth", depth, DEPTH_EXPECTED));
+            }
+            if (depth != null) {
+                boolean door;
+                try {
+                    door = on(admission);
+                } catch (IllegalArgumentException e) {
+                    return List.of();
+                }
+                if (!door) {
+                    return List.of(new Problem(
+                            "fairDispatch.depth",
+                            depth + ", but the door is off",
+                            "fairDispatch.enabled: true, or admission.enabled in Tailor's variant, whose door it is"
+                                    + " (the paper's variant has none); or no depth"));
+                }
             }
             return List.of();
         }
@@ -1804,7 +1824,7 @@ public record NbdConfig(
         problems.addAll(admission.baselineProblems(exports));
         problems.addAll(loop.problems());
         problems.addAll(tls.problems());
-        problems.addAll(fairDispatch.problems());
+        problems.addAll(fairDispatch.problems(admission));
         Set<String> names = new HashSet<>();
         for (int i = 0; i < exports.size(); i++) {
             ExportConfig export = exports.get(i);

@@ -388,6 +388,22 @@ class NbdConfigTest {
         assertThatThrownBy(() -> parse("exports: [{name: d, file: f}]\nfairDispatch:\n  enabled: true\n  depth: 0\n"))
                 .hasMessage("test.yaml: fairDispatch.depth: 0 (expected: requests at one backend at once, 1 to 65536)"
                         + " at line 4");
+        String whileOff = ", but the door is off (expected: fairDispatch.enabled: true, or admission.enabled in"
+                + " Tailor's variant, whose door it is (the paper's variant has none); or no depth)";
+        assertThatThrownBy(() -> parse("exports: [{name: d, file: f}]\nfairDispatch:\n  depth: 4\n"))
+                .as("admission off, so no door")
+                .hasMessage("test.yaml: fairDispatch.depth: 4" + whileOff + " at line 3");
+        assertThatThrownBy(() -> parse("admission: {enabled: true}\nfairDispatch: {enabled: false, depth: 4}\n"
+                        + "exports: [{name: d, file: f}]"))
+                .hasMessage("test.yaml: fairDispatch.depth: 4" + whileOff + " at line 2");
+        assertThatThrownBy(() -> parse("admission: {enabled: true, variant: paper}\nfairDispatch: {depth: 4}\n"
+                        + "exports: [{name: d, file: f}]"))
+                .hasMessageContaining("fairDispatch.depth: 4" + whileOff);
+        assertThat(parse("admission: {enabled: true}\nfairDispatch: {depth: 4}\nexports: [{name: d, file: f}]")
+                        .fairDispatch()
+                        .depthOr(8))
+                .as("behind Tailor's admission the door is on")
+                .isEqualTo(4);
         assertThatThrownBy(() -> parse("fairDispatch: {enabled: true, depht: 4}\nexports: [{name: d, file: f}]"))
                 .hasMessageContaining("fairDispatch.depht: unknown field (expected one of enabled, depth) at line 1");
         assertThatThrownBy(() -> parse("fairDispatch: {enabled: true, depth: deep}\nexports: [{name: d, file: f}]"))
