@@ -262,9 +262,10 @@ final class NbdServeCommand implements Callable<Integer> {
     @Option(
             names = "--fair-dispatch",
             paramLabel = "on|off",
-            description = "The fair dispatch door in front of the"
-                    + " backends: at most --fair-dispatch-depth READs and WRITEs at the backends at once, the rest waiting"
-                    + " per export and let in by fair queueing weighted by the exports' baselines (docs/nbd.md, Fair"
+            description = "The fair dispatch doors, one in front of each"
+                    + " backend (a file system device or an upstream address): at most --fair-dispatch-depth READs and"
+                    + " WRITEs at one backend at once, the rest waiting per export and let in by fair queueing weighted"
+                    + " by the exports' baselines (docs/nbd.md, Fair"
                     + " dispatch). With --admission on, what admission admits goes through it. Default: the config's"
                     + " fairDispatch.enabled, else on behind --admission on (Tailor's variant; off behind the"
                     + " paper's) and off without admission.")
@@ -275,7 +276,7 @@ final class NbdServeCommand implements Callable<Integer> {
             names = "--fair-dispatch-depth",
             paramLabel = "N",
             description = "With the door on: the most READs"
-                    + " and WRITEs at the backends at once, 1 to 65536. Default: the config's fairDispatch.depth, else"
+                    + " and WRITEs at one backend at once, each door's, 1 to 65536. Default: the config's fairDispatch.depth, else"
                     + " the config's fileIoThreads (default 8).")
     String fairDispatchDepth;
 

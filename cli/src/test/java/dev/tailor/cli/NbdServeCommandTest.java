@@ -201,13 +201,24 @@ class NbdServeCommandTest {
                     "nbd", "serve", "--fair-dispatch", "on", "--fair-dispatch-depth", bad, "--listen", "127.0.0.1:0");
             assertThat(depth.exitCode()).as(bad).isEqualTo(2);
             assertThat(depth.err())
-                    .contains("--fair-dispatch-depth: \"" + bad + "\" (expected: requests at the backends at once,"
+                    .contains("--fair-dispatch-depth: \"" + bad + "\" (expected: requests at one backend at once,"
                             + " 1 to 65536, e.g. 8)");
         }
         PlanCommandTest.Result doorOff =
                 tailor("nbd", "serve", "--fair-dispatch-depth", "4", "--listen", "127.0.0.1:0");
         assertThat(doorOff.exitCode()).isEqualTo(2);
         assertThat(doorOff.err()).contains("--fair-dispatch-depth: the door is off (expected: --fair-dispatch on");
+        Path doorOffConfig = Files.writeString(
+                dir.resolve("door-off.yaml"),
+                "fairDispatch: {depth: 4}\nexports: [{name: d, size: 1MiB, file: d.img}]\n");
+        PlanCommandTest.Result configDoorOff =
+                tailor("nbd", "serve", "--config", doorOffConfig.toString(), "--listen", "127.0.0.1:0");
+        assertThat(configDoorOff.exitCode())
+                .as("as --fair-dispatch-depth with the door off")
+                .isEqualTo(2);
+        assertThat(configDoorOff.err())
+                .contains("fairDispatch.depth: 4, but the door is off (expected: fairDispatch.enabled: true, or"
+                        + " admission.enabled in Tailor's variant");
         PlanCommandTest.Result off = tailor("nbd", "serve", "--admission-iops", "5000", "--listen", "127.0.0.1:0");
         assertThat(off.exitCode()).isEqualTo(2);
         assertThat(off.err()).contains("--admission-iops: admission is off (expected: --admission on");
@@ -246,12 +257,13 @@ class NbdServeCommandTest {
                 "--fair-dispatch-depth",
                 "4"); // the door is on behind Tailor's admission without --fair-dispatch on
         try {
-            Pattern uri = Pattern.compile("nbd://127\\.0\\.0\\.1:(\\d+)/disk .*, baseline 5000 IOPS$");
+            Pattern uri =
+                    Pattern.compile("nbd://127\\.0\\.0\\.1:(\\d+)/disk .*, baseline 5000 IOPS, door device:\\d+:\\d+$");
             Matcher export = uri.matcher(awaitLine(out, uri));
             assertThat(export.find()).isTrue();
             Pattern mechanisms = Pattern.compile(
                     "event loops: \\d+ on (epoll|io_uring|nio), fifo; segment admission: on \\(tailor\\), budget"
-                            + " 20000 IOPS and 400 MB/s, reserve adaptive; fair dispatch: on, depth 4");
+                            + " 20000 IOPS and 400 MB/s, reserve adaptive; fair dispatch: on, 1 door of depth 4");
             awaitLine(out, mechanisms);
             awaitLine(out, Pattern.compile("connections: at most 256, 16 per client address; idle timeout 600 s"));
             assertThat(exportSize("127.0.0.1", Integer.parseInt(export.group(1)), "disk"))
@@ -270,8 +282,9 @@ class NbdServeCommandTest {
                     .contains("tailor_nbd_loop_unrelated")
                     .contains("tailor_nbd_slow_request_threshold_seconds 0.0125\n")
                     .contains("tailor_nbd_slow_segment_window_seconds 120.0\n")
-                    .contains("tailor_nbd_fair_dispatch_depth 4.0\n")
-                    .contains("tailor_nbd_fair_dispatch_export_requests_total{export=\"disk\"}");
+                    .containsPattern("tailor_nbd_fair_dispatch_depth\\{backend=\"device:\\d+:\\d+\"} 4.0\n")
+                    .containsPattern(
+                            "tailor_nbd_fair_dispatch_export_requests_total\\{backend=\"device:\\d+:\\d+\",export=\"disk\"}");
         } finally {
             process.destroy();
             assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();

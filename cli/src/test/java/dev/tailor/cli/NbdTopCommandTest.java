@@ -108,7 +108,51 @@ class NbdTopCommandTest {
         assertThat(lines)
                 .anyMatch(l -> l.matches("\\s+disk\\s+200\\s+25\\.0 %\\s+50\\.0\\s+\\S+\\s+\\S+\\s+–\\s+–"
                         + "\\s+250\\.0\\s+980\\s+210\\.0"));
-        assertThat(text).contains("Event loops").doesNotContain("Admission (");
+        assertThat(text).contains("Event loops").doesNotContain("Admission (").doesNotContain("Fair dispatch (");
+    }
+
+    @Test
+    void frame_perExportItsDoorAndItsWaitThere_perDoorWhatWaitsAndWhatIsOut() {
+        String before = """
+                tailor_nbd_fair_dispatch_export_requests_total{backend="device:259:1",export="fast"} 1000
+                tailor_nbd_fair_dispatch_export_waited_total{backend="device:259:1",export="fast"} 100
+                tailor_nbd_fair_dispatch_export_wait_seconds_total{backend="device:259:1",export="fast"} 0.1
+                tailor_nbd_fair_dispatch_export_requests_total{backend="upstream:10.0.0.5:10809",export="slow"} 300
+                tailor_nbd_fair_dispatch_export_waited_total{backend="upstream:10.0.0.5:10809",export="slow"} 50
+                tailor_nbd_fair_dispatch_export_wait_seconds_total{backend="upstream:10.0.0.5:10809",export="slow"} 1.0
+                """;
+        String now = """
+                tailor_nbd_fair_dispatch_export_requests_total{backend="device:259:1",export="fast"} 1400
+                tailor_nbd_fair_dispatch_export_waited_total{backend="device:259:1",export="fast"} 200
+                tailor_nbd_fair_dispatch_export_wait_seconds_total{backend="device:259:1",export="fast"} 0.3
+                tailor_nbd_fair_dispatch_export_wait_max_seconds{backend="device:259:1",export="fast"} 0.0125
+                tailor_nbd_fair_dispatch_export_requests_total{backend="upstream:10.0.0.5:10809",export="slow"} 500
+                tailor_nbd_fair_dispatch_export_waited_total{backend="upstream:10.0.0.5:10809",export="slow"} 150
+                tailor_nbd_fair_dispatch_export_wait_seconds_total{backend="upstream:10.0.0.5:10809",export="slow"} 3.0
+                tailor_nbd_fair_dispatch_export_wait_max_seconds{backend="upstream:10.0.0.5:10809",export="slow"} 0.0452
+                tailor_nbd_fair_dispatch_waiting{backend="device:259:1"} 0
+                tailor_nbd_fair_dispatch_outstanding{backend="device:259:1"} 3
+                tailor_nbd_fair_dispatch_depth{backend="device:259:1"} 8
+                tailor_nbd_fair_dispatch_waiting{backend="upstream:10.0.0.5:10809"} 5
+                tailor_nbd_fair_dispatch_outstanding{backend="upstream:10.0.0.5:10809"} 8
+                tailor_nbd_fair_dispatch_depth{backend="upstream:10.0.0.5:10809"} 8
+                """;
+        List<String> lines = NbdTop.frame(
+                "http://x/metrics",
+                MetricsText.parse(before),
+                MetricsText.parse(now),
+                2.0,
+                Instant.parse("2026-12-02T04:00:00Z"),
+                10);
+        assertThat(lines)
+                .contains("Fair dispatch (per door, waiting now / out now of its depth: device:259:1 0 / 3 of 8;"
+                        + " upstream:10.0.0.5:10809 5 / 8 of 8):");
+        // fast: 400 in 2 s, 100 of them waited, 0.2 s in all: 2 ms each; slow: 200, 100 waited, 2 s: 20 ms each.
+        assertThat(lines)
+                .anyMatch(l -> l.matches("\\s+fast\\s+device:259:1\\s+200\\.0\\s+25\\.0 %\\s+2\\.00\\s+12\\.5"));
+        assertThat(lines)
+                .anyMatch(l -> l.matches(
+                        "\\s+slow\\s+upstream:10\\.0\\.0\\.5:10809\\s+100\\.0\\s+50\\.0 %\\s+20\\.00\\s+45\\.2"));
     }
 
     @Test
@@ -151,6 +195,8 @@ class NbdTopCommandTest {
                     port: 0
                     admission:
                       segmentSize: 16MiB
+                    fairDispatch:
+                      enabled: true
                     loop:
                       metricsListen: 127.0.0.1:0
                       slowRequestThresholdMillis: 60
@@ -204,7 +250,12 @@ class NbdTopCommandTest {
                 assertThat(lines).noneMatch(l -> l.matches("\\s+fast\\s+\\d+\\s+\\d+\\s+0\\s+.*"));
                 // The exports' table: every read counted (qemu-io may add reads of its own to probe the disk).
                 assertThat(lines).anyMatch(l -> l.matches("\\s+fast\\s+0\\s+.*\\s+([3-9]|\\d\\d+)$"));
+                // A door each: the upstream's address, the file's device.
+                assertThat(lines)
+                        .anyMatch(l -> l.matches("\\s+slow\\s+upstream:127\\.0\\.0\\.1:" + upstreamPort + "\\s+.*"));
+                assertThat(lines).anyMatch(l -> l.matches("\\s+fast\\s+device:\\d+:\\d+\\s+.*"));
                 assertThat(top.out())
+                        .contains("Fair dispatch (per door, waiting now / out now of its depth: ")
                         .contains("Loop tracing per request")
                         .contains("Event loops")
                         .contains("Slow segments over the last 30 to 60 s (slow: over 60 ms;");

@@ -20,7 +20,8 @@ import java.util.regex.Pattern;
 /**
  * What {@code tailor nbd top} shows of a running server's {@code /metrics}, like {@code top} for storage
  * engineers: from the difference of two readings, per export the IOPS, throughput, latency percentiles, errors
- * and slow requests; admission's decisions and waits when it is on; per export the per-request loop tracing
+ * and slow requests; admission's decisions and waits when it is on; with the fair dispatch door on, per export its
+ * door and its wait there; per export the per-request loop tracing
  * (unrelated work waited behind, own work, the wall wait for the loop and its part behind other work); per loop the health-check age and the dispatch-delay bound; and,
  * over the server's slow window, the (export, segment) pairs with the most slow requests, with where their time went
  * (admission queue, backend) and their class when admitted, under the server's slow threshold. docs/nbd.md, "Live
@@ -271,6 +272,11 @@ public final class NbdTop {
                     .lines());
         }
 
+        if (!now.samples("tailor_nbd_fair_dispatch_export_requests_total").isEmpty()) {
+            lines.add("");
+            lines.addAll(fairDispatch(before, now, elapsedSeconds));
+        }
+
         if (!now.samples("tailor_nbd_request_loop_unrelated_wait_seconds_count").isEmpty()) {
             lines.add("");
             List<List<String>> loop = new ArrayList<>();
@@ -377,6 +383,51 @@ public final class NbdTop {
                         slow.isEmpty() ? List.of("(none yet)") : List.of())
                 .lines());
         return lines;
+    }
+
+    /**
+     * The fair dispatch section (docs/nbd.md, "Fair dispatch"): per export its door (the backend), READs and WRITEs
+     * reaching the door per second, the share of them that waited there, their mean wait over the interval (the
+     * wait of those let through after waiting, over those that waited) and the longest since the start; titled with
+     * each door's waiting and outstanding requests now against its depth.
+     */
+    static List<String> fairDispatch(MetricsText before, MetricsText now, double elapsedSeconds) {
+        List<List<String>> rows = new ArrayList<>();
+        for (String e : now.labelValues("tailor_nbd_fair_dispatch_export_requests_total", "export")) {
+            String door = now.samples("tailor_nbd_fair_dispatch_export_requests_total").stream()
+                    .filter(s -> s.label("export").equals(e))
+                    .map(s -> s.label("backend"))
+                    .findFirst()
+                    .orElse("");
+            double requests = delta(before, now, "tailor_nbd_fair_dispatch_export_requests_total", "export", e);
+            double waited = delta(before, now, "tailor_nbd_fair_dispatch_export_waited_total", "export", e);
+            double wait = delta(before, now, "tailor_nbd_fair_dispatch_export_wait_seconds_total", "export", e);
+            rows.add(List.of(
+                    e,
+                    door.isEmpty() ? "–" : door,
+                    fmt(requests / elapsedSeconds, 1),
+                    percent(waited, requests),
+                    fmt(waited > 0 ? wait / waited * 1e3 : Double.NaN, 2),
+                    fmt(now.sum("tailor_nbd_fair_dispatch_export_wait_max_seconds", "export", e) * 1e3, 1)));
+        }
+        List<String> doors = new ArrayList<>();
+        for (String d : now.labelValues("tailor_nbd_fair_dispatch_depth", "backend")) {
+            doors.add(d + " " + fmt(now.sum("tailor_nbd_fair_dispatch_waiting", "backend", d), 0) + " / "
+                    + fmt(now.sum("tailor_nbd_fair_dispatch_outstanding", "backend", d), 0) + " of "
+                    + fmt(now.sum("tailor_nbd_fair_dispatch_depth", "backend", d), 0));
+        }
+        if (doors.isEmpty()) { // a server from before the doors had a backend label: one door
+            doors.add(fmt(now.sum("tailor_nbd_fair_dispatch_waiting"), 0) + " / "
+                    + fmt(now.sum("tailor_nbd_fair_dispatch_outstanding"), 0) + " of "
+                    + fmt(now.sum("tailor_nbd_fair_dispatch_depth"), 0));
+        }
+        return new TextTable(
+                        "Fair dispatch (per door, waiting now / out now of its depth: " + String.join("; ", doors)
+                                + "):",
+                        List.of("export", "door", "requests/s", "waited", "mean wait ms", "max wait ms (life)"),
+                        rows,
+                        List.of())
+                .lines();
     }
 
     /**

@@ -608,16 +608,17 @@ public record NbdConfig(
 
     /**
      * The fair dispatch door (docs/nbd.md, "Fair dispatch"; docs/admission.md, "Fair dispatch"): at most
-     * {@code depth} READs and WRITEs at the backends at once, the rest waiting per export, and each completion
+     * {@code depth} READs and WRITEs at one backend at once, the rest waiting per export, and each completion
      * lets in the waiting request of the export furthest behind its share (start-time fair queueing over the
-     * exports, weighted by their baselines, with a lag of admission's W·Δ). One door for the whole server, with
-     * segment admission on (what admission admits goes through the door) or off (the door alone). FLUSH, TRIM
-     * and WRITE_ZEROES pass beside it, as they pass beside admission.
+     * exports, weighted by their baselines, with a lag of admission's W·Δ). One door per backend
+     * ({@link ExportConfig#backend}), each with this depth, with segment admission on (what admission admits
+     * goes through the doors) or off (the doors alone). FLUSH, TRIM and WRITE_ZEROES pass beside them, as they
+     * pass beside admission.
      *
      * @param enabled whether READs and WRITEs pass the door ({@code tailor nbd serve --fair-dispatch on|off});
      *                when not given, the admission variant's {@link AdmissionConfig#fairDispatch} while admission
      *                is on (so on behind Tailor's variant, off behind the paper's), and off while it is off
-     * @param depth   the most READs and WRITEs at the backends at once, 1 to {@value #MAX_DEPTH} (default:
+     * @param depth   the most READs and WRITEs at one backend at once, 1 to {@value #MAX_DEPTH} (default:
      *                {@code fileIoThreads}, the requests a file export on threads runs at once; our reading
      *                for io_uring and upstream exports, docs/nbd.md); {@code --fair-dispatch-depth}
      */
@@ -628,7 +629,7 @@ public record NbdConfig(
         public static final int MAX_DEPTH = 65_536;
 
         /** What {@code depth} and {@code --fair-dispatch-depth} take, in words. */
-        public static final String DEPTH_EXPECTED = "requests at the backends at once, 1 to " + MAX_DEPTH;
+        public static final String DEPTH_EXPECTED = "requests at one backend at once, 1 to " + MAX_DEPTH;
 
         /** Nothing given: the door as admission's variant has it, its depth the default. */
         public static final FairDispatchSettings DEFAULTS = new FairDispatchSettings(null, null);
@@ -651,9 +652,29 @@ public record NbdConfig(
             return depth == null ? fileIoThreads : depth;
         }
 
-        List<Problem> problems() {
+        /**
+         * A depth out of range; or a depth while the door is off behind {@code admission}, as
+         * {@code --fair-dispatch-depth} is refused then (left to admission's own problems when its settings are
+         * not valid, which the door's being on depends on).
+         */
+        List<Problem> problems(AdmissionSettings admission) {
             if (depth != null && (depth < 1 || depth > MAX_DEPTH)) {
                 return List.of(new Problem("fairDispatch.depth", depth, DEPTH_EXPECTED));
+            }
+            if (depth != null) {
+                boolean door;
+                try {
+                    door = on(admission);
+                } catch (IllegalArgumentException e) {
+                    return List.of();
+                }
+                if (!door) {
+                    return List.of(new Problem(
+                            "fairDispatch.depth",
+                            depth + ", but the door is off",
+                            "fairDispatch.enabled: true, or admission.enabled in Tailor's variant, whose door it is"
+                                    + " (the paper's variant has none); or no depth"));
+                }
             }
             return List.of();
         }
@@ -1367,6 +1388,10 @@ public record NbdConfig(
      * @param upstream    the upstream NBD server this export proxies
      * @param baseline    its provisioned baseline for segment admission (default none: an equal part of
      *                    what the provisioned exports leave of admission's budget, or a fair share)
+     * @param backend     the backend it shares the fair dispatch door with other exports on, by name
+     *                    (docs/nbd.md, "Fair dispatch"): exports with the same name share a door; the same 1 to
+     *                    256 characters as {@code name} (default: for a file, the device of its file system,
+     *                    {@code device:MAJOR:MINOR}; for an upstream, its address, {@code upstream:HOST:PORT})
      */
     @JsonIgnoreProperties(ignoreUnknown = false)
     public record ExportConfig(
@@ -1377,7 +1402,8 @@ public record NbdConfig(
             Boolean readOnly,
             Path file,
             Upstream upstream,
-            Baseline baseline) {
+            Baseline baseline,
+            String backend) {
 
         public ExportConfig {
             tenant = tenant == null ? "default" : tenant;
@@ -1411,7 +1437,7 @@ public record NbdConfig(
                 return this;
             }
             return new ExportConfig(
-                    name, tenant, description, size, readOnly, directory.resolve(file), upstream, baseline);
+                    name, tenant, description, size, readOnly, directory.resolve(file), upstream, baseline, backend);
         }
 
         /** What is wrong with this export, each problem starting with {@code where} and the field. */
@@ -1456,6 +1482,14 @@ public record NbdConfig(
             }
             if (baseline != null) {
                 problems.addAll(baseline.problems(where + ".baseline"));
+            }
+            if (backend != null
+                    && (backend.length() > 256 || !EXPORT_NAME.matcher(backend).matches())) {
+                problems.add(new Problem(
+                        where + ".backend",
+                        quote(backend),
+                        "a name for the backend, 1 to 256 characters from letters, digits and . _ : @ + / -, starting"
+                                + " with a letter or digit"));
             }
             return problems;
         }
@@ -1547,6 +1581,7 @@ public record NbdConfig(
             private Path file;
             private Upstream upstream;
             private Baseline baseline;
+            private String backend;
 
             private Builder() {}
 
@@ -1559,6 +1594,7 @@ public record NbdConfig(
                 file = from.file;
                 upstream = from.upstream;
                 baseline = from.baseline;
+                backend = from.backend;
             }
 
             /** {@link ExportConfig#name}. */
@@ -1609,13 +1645,19 @@ public record NbdConfig(
                 return this;
             }
 
+            /** {@link ExportConfig#backend}. */
+            public Builder backend(String value) {
+                backend = value;
+                return this;
+            }
+
             /**
              * The export, each field left unset at its default. Its values are checked where a config file's are,
              * by {@link NbdConfig#problems()} (which the server runs at start), so that every invalid field is
              * listed at once, each as {@code field: value (expected: ...)}.
              */
             public ExportConfig build() {
-                return new ExportConfig(name, tenant, description, size, readOnly, file, upstream, baseline);
+                return new ExportConfig(name, tenant, description, size, readOnly, file, upstream, baseline, backend);
             }
         }
     }
@@ -1782,7 +1824,7 @@ public record NbdConfig(
         problems.addAll(admission.baselineProblems(exports));
         problems.addAll(loop.problems());
         problems.addAll(tls.problems());
-        problems.addAll(fairDispatch.problems());
+        problems.addAll(fairDispatch.problems(admission));
         Set<String> names = new HashSet<>();
         for (int i = 0; i < exports.size(); i++) {
             ExportConfig export = exports.get(i);

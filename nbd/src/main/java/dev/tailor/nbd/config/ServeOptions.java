@@ -228,6 +228,15 @@ public record ServeOptions(
                         .fairDispatch(fairDispatchSettings(settings.fairDispatch(), settings.admission()))
                         .build();
             }
+            if (settings.fairDispatch().depth() != null
+                    && !settings.fairDispatch().on(settings.admission())) {
+                // The options turned the config's door off (--fair-dispatch off, --admission off or the paper's
+                // variant; --fair-dispatch-depth is refused then): its depth goes with it.
+                settings = settings.toBuilder()
+                        .fairDispatch(new NbdConfig.FairDispatchSettings(
+                                settings.fairDispatch().enabled(), null))
+                        .build();
+            }
             if (baselineIops != null || baselineMbps != null) {
                 if (!settings.admission().enabled() && !settings.fairDispatch().on(settings.admission())) {
                     throw new IllegalArgumentException((baselineIops != null ? "--baseline-iops" : "--baseline-mbps")

@@ -10,6 +10,9 @@ import dev.tailor.nbd.protocol.NbdException;
 import dev.tailor.nbd.protocol.NbdProtocol;
 import io.netty.buffer.ByteBuf;
 import io.netty.util.concurrent.Promise;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -20,16 +23,18 @@ import java.util.concurrent.atomic.LongAccumulator;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongSupplier;
+import java.util.function.Predicate;
 
 /**
  * The fair dispatch door (docs/nbd.md, "Fair dispatch"; docs/admission.md, "Fair dispatch") in the NBD
- * proxy: one {@link FairDispatchQueue} for the whole server, each export one of its disks (they share the
- * backends' device, as they share one admission controller). At most {@code depth} READs and WRITEs are at
- * the backends at a time; the rest wait here per export, and each completion lets in the waiting request of
- * the export with the least start tag: start-time fair queueing over the exports, weighted by their
- * baselines in cost units per second, with a lag of admission's W·Δ. A request costs what admission's cost
- * model charges for it. The door refuses nothing and never holds a request while fewer than {@code depth}
- * are out.
+ * proxy: one door per backend, each a {@link FairDispatchQueue} whose disks are the exports on that backend
+ * ({@link #backendOf}: a file export's file system device, an upstream export's upstream address, or the
+ * export's {@code backend} name). At most {@code depth} READs and WRITEs are at one backend at a time; the
+ * rest wait at its door per export, and each completion there lets in the waiting request of the export with
+ * the least start tag among that door's: start-time fair queueing over the exports on the backend, weighted by
+ * their baselines in cost units per second, with a lag of admission's W·Δ. Exports on different backends
+ * never wait for each other. A request costs what admission's cost model charges for it. A door refuses
+ * nothing and never holds a request while fewer than {@code depth} of its backend's are out.
  *
  * <p>It stands alone (admission off: the storage simulator's {@code fair-dispatch}) or behind segment
  * admission, which then sends what it admits through the door instead of straight to the backend.
@@ -42,8 +47,9 @@ import java.util.function.LongSupplier;
  * at once. {@link #close} fails every waiting request with {@code NBD_ESHUTDOWN}.
  *
  * <p>Threads: {@link #dispatch} runs on connection event loops, completions arrive on whichever thread
- * completes a request's promise (its listeners run on the promise's loop). The queue is guarded by one lock
- * held only for an {@code offer} or a {@code completed}; requests are sent to their backends outside it.
+ * completes a request's promise (its listeners run on the promise's loop). Each door's queue is guarded by a
+ * lock of its own held only for an {@code offer} or a {@code completed}; requests are sent to their backends
+ * outside it.
  * Every request let through produces exactly one {@code completed} when its promise completes, whether it
  * succeeded, failed or was dropped on the way.
  */
@@ -55,14 +61,14 @@ public final class FairDispatchDoor implements RequestDispatcher {
      */
     private static final class Entry extends AtomicBoolean {
         final Export export;
-        final int disk;
+        final Slot slot;
         final BlockRequest request;
         final Promise<ByteBuf> completion;
         final long arrivalNanos;
 
-        Entry(Export export, int disk, BlockRequest request, Promise<ByteBuf> completion, long arrivalNanos) {
+        Entry(Export export, Slot slot, BlockRequest request, Promise<ByteBuf> completion, long arrivalNanos) {
             this.export = export;
-            this.disk = disk;
+            this.slot = slot;
             this.request = request;
             this.completion = completion;
             this.arrivalNanos = arrivalNanos;
@@ -78,12 +84,27 @@ public final class FairDispatchDoor implements RequestDispatcher {
      * What the door did with one export's READs and WRITEs so far.
      *
      * @param export       the export's name
+     * @param backend      the backend whose door it passes ({@link #backendOf})
      * @param requests     READs and WRITEs that reached the door
      * @param waited       of them, those that waited at the door (let through since, skipped or still waiting)
      * @param waitNanos    total wait, arrival to sent, of those let through after waiting
      * @param maxWaitNanos the longest such wait
      */
-    public record ExportCounters(String export, long requests, long waited, long waitNanos, long maxWaitNanos) {}
+    public record ExportCounters(
+            String export, String backend, long requests, long waited, long waitNanos, long maxWaitNanos) {}
+
+    /**
+     * One backend's door now.
+     *
+     * @param backend     its name ({@link #backendOf})
+     * @param exports     the exports on it, in the order of the server's exports
+     * @param depth       the most of its READs and WRITEs at the backend at once
+     * @param waiting     requests waiting at it now (those dropped while waiting among them until their turn)
+     * @param outstanding requests it let through that have not completed, {@code 0 .. depth}
+     * @param skipped     waiting requests skipped at their turn because their connection had closed, so far
+     */
+    public record DoorCounters(
+            String backend, List<String> exports, int depth, int waiting, int outstanding, long skipped) {}
 
     private static final class Counters {
         final LongAdder requests = new LongAdder();
@@ -92,14 +113,38 @@ public final class FairDispatchDoor implements RequestDispatcher {
         final LongAccumulator maxWaitNanos = new LongAccumulator(Math::max, 0);
     }
 
+    /** One backend's door: its queue, whose disks are the exports on the backend, and its lock. */
+    private static final class Door {
+        final String backend;
+        final List<String> exports = new ArrayList<>();
+        final List<Double> weights = new ArrayList<>();
+        final ReentrantLock lock = new ReentrantLock();
+        final LongAdder skipped = new LongAdder();
+        /** A waiting request dropped (its connection closed) leaves the door at its turn, uncharged. */
+        final Predicate<Entry> abandoned = entry -> {
+            if (entry.request.dropped()) {
+                skipped.increment();
+                return true;
+            }
+            return false;
+        };
+
+        FairDispatchQueue<Entry> queue;
+
+        Door(String backend) {
+            this.backend = backend;
+        }
+    }
+
+    /** One export's place: its backend's door, its disk there, its counters. */
+    private record Slot(String export, Door door, int disk, Counters counters) {}
+
     private static final String WAITED_AT_SHUTDOWN =
             "the server is shutting down; the request was waiting at the fair dispatch door";
 
-    private final FairDispatchQueue<Entry> queue;
-    private final ReentrantLock lock = new ReentrantLock();
-    private final Map<String, Integer> diskOfExport = new HashMap<>();
-    private final List<String> exportNames = new ArrayList<>();
-    private final List<Counters> counters = new ArrayList<>();
+    private final Map<String, Slot> slotOfExport = new HashMap<>();
+    private final List<Slot> slots = new ArrayList<>();
+    private final List<Door> doors = new ArrayList<>();
     private final IoCostModel costModel;
     private final RequestDispatcher backends;
     private final LongSupplier nanoClock;
@@ -107,14 +152,15 @@ public final class FairDispatchDoor implements RequestDispatcher {
     private final double lagSeconds;
     private final double[] weights;
     private final LongAdder bypassed = new LongAdder();
-    private final LongAdder skipped = new LongAdder();
     private volatile boolean closed;
 
     /**
-     * @param exports                   the server's exports, each one disk of the door, in this order
+     * @param exports                   the server's exports, in this order
+     * @param backendOfExport           per export, in the same order, its backend ({@link #backendOf}):
+     *                                  exports with the same one share a door, each backend has its own
      * @param weightsCostUnitsPerSecond per export, in the same order, its weight: its baseline in cost units
      *                                  per second; each positive and finite
-     * @param depth                     the most READs and WRITEs at the backends at once, {@code >= 1}
+     * @param depth                     the most READs and WRITEs at one backend at once, {@code >= 1}
      * @param lagSeconds                how far behind the others a returning export may start, s
      * @param costModel                 what a request costs (admission's model)
      * @param backends                  how a request let through reaches its backend
@@ -125,6 +171,7 @@ public final class FairDispatchDoor implements RequestDispatcher {
      */
     public FairDispatchDoor(
             List<Export> exports,
+            List<String> backendOfExport,
             double[] weightsCostUnitsPerSecond,
             int depth,
             double lagSeconds,
@@ -135,11 +182,34 @@ public final class FairDispatchDoor implements RequestDispatcher {
             throw new IllegalArgumentException("weightsCostUnitsPerSecond : " + weightsCostUnitsPerSecond.length
                     + " weights (expected: one per export, " + exports.size() + ")");
         }
-        this.queue = new FairDispatchQueue<>(weightsCostUnitsPerSecond, depth, lagSeconds);
+        if (backendOfExport.size() != exports.size()) {
+            throw new IllegalArgumentException("backendOfExport : " + backendOfExport.size()
+                    + " backends (expected: one per export, " + exports.size() + ")");
+        }
+        for (int i = 0; i < weightsCostUnitsPerSecond.length; i++) {
+            double w = weightsCostUnitsPerSecond[i];
+            if (!(w > 0) || Double.isInfinite(w)) {
+                // Named here: each door's queue numbers only its own exports.
+                throw new IllegalArgumentException("weightsCostUnitsPerSecond[" + i + "] : " + w
+                        + " (expected: a finite number of cost units per second > 0)");
+            }
+        }
+        Map<String, Door> byBackend = new HashMap<>();
         for (int i = 0; i < exports.size(); i++) {
-            diskOfExport.put(exports.get(i).name(), i);
-            exportNames.add(exports.get(i).name());
-            counters.add(new Counters());
+            String name = exports.get(i).name();
+            Door door = byBackend.computeIfAbsent(backendOfExport.get(i), Door::new);
+            if (door.exports.isEmpty()) {
+                doors.add(door);
+            }
+            Slot slot = new Slot(name, door, door.exports.size(), new Counters());
+            door.exports.add(name);
+            door.weights.add(weightsCostUnitsPerSecond[i]);
+            slotOfExport.put(name, slot);
+            slots.add(slot);
+        }
+        for (Door door : doors) {
+            door.queue = new FairDispatchQueue<>(
+                    door.weights.stream().mapToDouble(Double::doubleValue).toArray(), depth, lagSeconds);
         }
         this.weights = weightsCostUnitsPerSecond.clone();
         this.depth = depth;
@@ -150,12 +220,13 @@ public final class FairDispatchDoor implements RequestDispatcher {
     }
 
     /**
-     * The door {@code config} asks for, in front of {@code exports} (in config order): weights from
-     * {@link NbdConfig.AdmissionSettings#commitments} (each export's provisioned baseline in cost units per
-     * second, or its part of what the provisioned ones leave of admission's budget) or, with no baseline
-     * provisioned, a fair share of admission's budget; the lag W·Δ and the cost model of
-     * {@link NbdConfig.AdmissionSettings#toAdmissionConfig}, as the storage simulator's {@code fair-dispatch}
-     * takes them; the depth {@link NbdConfig.FairDispatchSettings#depthOr} {@code fileIoThreads}.
+     * The doors {@code config} asks for, in front of {@code exports} (in config order), one per backend
+     * ({@link #backendOf}): weights from {@link NbdConfig.AdmissionSettings#commitments} (each export's
+     * provisioned baseline in cost units per second, or its part of what the provisioned ones leave of
+     * admission's budget) or, with no baseline provisioned, a fair share of admission's budget; the lag W·Δ and
+     * the cost model of {@link NbdConfig.AdmissionSettings#toAdmissionConfig}, as the storage simulator's
+     * {@code fair-dispatch} takes them; each door's depth {@link NbdConfig.FairDispatchSettings#depthOr}
+     * {@code fileIoThreads}.
      *
      * @param backends how a request let through reaches its backend ({@link RequestDispatcher#DIRECT})
      * @throws IllegalArgumentException when the admission settings are not valid
@@ -165,6 +236,7 @@ public final class FairDispatchDoor implements RequestDispatcher {
         AdmissionConfig admission = config.admission().toAdmissionConfig();
         return new FairDispatchDoor(
                 exports,
+                config.exports().stream().map(FairDispatchDoor::backendOf).toList(),
                 weights(config.admission(), config.exports()),
                 config.fairDispatch().depthOr(config.fileIoThreads()),
                 admission.windowIntervals() * (admission.intervalNanos() / 1e9),
@@ -174,11 +246,50 @@ public final class FairDispatchDoor implements RequestDispatcher {
     }
 
     /**
-     * Each export's weight at the door, cost units per second, in config order: its commitment to admission
+     * The backend an export's requests reach, whose door they pass (docs/nbd.md, "Fair dispatch"; our
+     * reading): the export's {@code backend} when given; else for an upstream export its upstream's address,
+     * {@code upstream:HOST:PORT} (every export of one upstream server shares its threads); else for a file
+     * export the device of the file system holding its file, {@code device:MAJOR:MINOR} as {@code lsblk} and
+     * {@code /proc/self/mountinfo} show it (the file's {@code st_dev}; for a file not created yet, its
+     * folder's). A file whose device cannot be read (no such attribute on this platform, or the file and its
+     * folder cannot be looked at) is on {@code device:unknown}, which all such files share.
+     */
+    public static String backendOf(NbdConfig.ExportConfig export) {
+        if (export.backend() != null) {
+            return export.backend();
+        }
+        if (export.upstream() != null) {
+            String host = export.upstream().host();
+            boolean ipv6 = host.indexOf(':') >= 0 && !host.startsWith("[");
+            return "upstream:" + (ipv6 ? "[" + host + "]" : host) + ":"
+                    + export.upstream().port();
+        }
+        Path file = export.file().toAbsolutePath();
+        Path looked = Files.exists(file) || file.getParent() == null ? file : file.getParent();
+        try {
+            long dev = ((Number) Files.getAttribute(looked, "unix:dev")).longValue();
+            return "device:" + major(dev) + ":" + minor(dev);
+        } catch (IOException | UnsupportedOperationException | IllegalArgumentException | SecurityException e) {
+            return "device:unknown";
+        }
+    }
+
+    /** The major number of a Linux {@code dev_t}, as glibc's {@code gnu_dev_major}. */
+    static long major(long dev) {
+        return ((dev >>> 32) & 0xfffff000L) | ((dev >>> 8) & 0xfffL);
+    }
+
+    /** The minor number of a Linux {@code dev_t}, as glibc's {@code gnu_dev_minor}. */
+    static long minor(long dev) {
+        return ((dev >>> 12) & 0xffffff00L) | (dev & 0xffL);
+    }
+
+    /**
+     * Each export's weight at its door, cost units per second, in config order: its commitment to admission
      * ({@link NbdConfig.AdmissionSettings#commitments}), admission's default (an equal share of the budget)
      * where that is empty. An export left nothing (the provisioned baselines take the whole budget) gets a
      * millionth of the budget (our reading: the door needs a positive weight; such an export is served only
-     * when no other waits, or after a quiet spell for its lag).
+     * when no other on its backend waits, or after a quiet spell for its lag).
      */
     static double[] weights(NbdConfig.AdmissionSettings admission, List<NbdConfig.ExportConfig> exports) {
         double budget = admission.toAdmissionConfig().capacityCostUnitsPerSecond();
@@ -203,30 +314,31 @@ public final class FairDispatchDoor implements RequestDispatcher {
             export.backend().submit(request, completion);
             return;
         }
-        int disk = diskOfExport.get(export.name());
-        Counters count = counters.get(disk);
-        count.requests.increment();
+        Slot slot = slotOfExport.get(export.name());
+        slot.counters.requests.increment();
         long cost = costModel.costUnits(
                 command == NbdProtocol.CMD_READ ? IoKind.READ : IoKind.WRITE, request.lengthBytes());
-        Entry entry = new Entry(export, disk, request, completion, nanoClock.getAsLong());
+        Entry entry = new Entry(export, slot, request, completion, nanoClock.getAsLong());
+        Door door = slot.door;
         boolean now;
-        lock.lock();
+        door.lock.lock();
         try {
-            now = queue.offer(disk, cost, entry);
+            now = door.queue.offer(slot.disk, cost, entry);
         } finally {
-            lock.unlock();
+            door.lock.unlock();
         }
         if (now) {
             entry.settle();
             send(entry);
         } else {
-            count.waited.increment();
+            slot.counters.waited.increment();
         }
     }
 
     /** Sends a request let through to its backend; its completion frees its place. Outside the lock. */
     private void send(Entry entry) {
-        entry.completion.addListener(done -> completed());
+        Door door = entry.slot.door;
+        entry.completion.addListener(done -> completed(door));
         try {
             backends.dispatch(entry.export, entry.request, entry.completion);
         } catch (RuntimeException e) {
@@ -236,17 +348,17 @@ public final class FairDispatchDoor implements RequestDispatcher {
     }
 
     /**
-     * A request let through has completed: lets in the next, skipping those dropped while they waited (and,
-     * after {@link #close}, failing the rest), each of which frees its place again at once.
+     * A request let through {@code door} has completed: lets in its next, skipping those dropped while they
+     * waited (and, after {@link #close}, failing the rest), each of which frees its place again at once.
      */
-    private void completed() {
+    private void completed(Door door) {
         while (true) {
             Entry next;
-            lock.lock();
+            door.lock.lock();
             try {
-                next = queue.completed(this::abandoned);
+                next = door.queue.completed(door.abandoned);
             } finally {
-                lock.unlock();
+                door.lock.unlock();
             }
             if (next == null) {
                 return;
@@ -260,21 +372,12 @@ public final class FairDispatchDoor implements RequestDispatcher {
             }
             long waited = nanoClock.getAsLong() - next.arrivalNanos;
             next.request.waitedAtDoor(waited);
-            Counters count = counters.get(next.disk);
+            Counters count = next.slot.counters;
             count.waitNanos.add(waited);
             count.maxWaitNanos.accumulate(waited);
             send(next);
             return;
         }
-    }
-
-    /** A waiting request dropped (its connection closed) leaves the door at its turn, uncharged. */
-    private boolean abandoned(Entry entry) {
-        if (entry.request.dropped()) {
-            skipped.increment();
-            return true;
-        }
-        return false;
     }
 
     private static void failShutdown(BlockRequest request, Promise<ByteBuf> completion, String message) {
@@ -284,17 +387,19 @@ public final class FairDispatchDoor implements RequestDispatcher {
         }
     }
 
-    /** Fails every request waiting at the door with {@code NBD_ESHUTDOWN}; later requests likewise. */
+    /** Fails every request waiting at the doors with {@code NBD_ESHUTDOWN}; later requests likewise. */
     public void close() {
         closed = true;
         List<Entry> waiting = new ArrayList<>();
-        lock.lock();
-        try {
-            queue.forEachWaiting(waiting::add);
-        } finally {
-            lock.unlock();
+        for (Door door : doors) {
+            door.lock.lock();
+            try {
+                door.queue.forEachWaiting(waiting::add);
+            } finally {
+                door.lock.unlock();
+            }
         }
-        // They stay in the queue: a later completion finds the door closed and skips them.
+        // They stay in the queues: a later completion finds the door closed and skips them.
         for (Entry e : waiting) {
             if (e.settle()) {
                 failShutdown(e.request, e.completion, WAITED_AT_SHUTDOWN);
@@ -302,29 +407,32 @@ public final class FairDispatchDoor implements RequestDispatcher {
         }
     }
 
-    /** Requests waiting at the door now (those dropped while waiting among them until their turn). */
+    /** Requests waiting at the doors now, all backends' (those dropped while waiting among them until their turn). */
     public int waitingRequests() {
-        lock.lock();
-        try {
-            return queue.waiting();
-        } finally {
-            lock.unlock();
+        int sum = 0;
+        for (DoorCounters d : doorCounters()) {
+            sum += d.waiting();
         }
+        return sum;
     }
 
-    /** Requests let through and not completed yet, {@code 0 .. depth}. */
+    /** Requests let through and not completed yet, all backends', {@code 0 .. depth} per backend. */
     public int outstandingRequests() {
-        lock.lock();
-        try {
-            return queue.outstanding();
-        } finally {
-            lock.unlock();
+        int sum = 0;
+        for (DoorCounters d : doorCounters()) {
+            sum += d.outstanding();
         }
+        return sum;
     }
 
-    /** The most READs and WRITEs at the backends at once. */
+    /** The most READs and WRITEs at one backend at once: each door's depth. */
     public int depth() {
         return depth;
+    }
+
+    /** How many doors: one per backend. */
+    public int doors() {
+        return doors.size();
     }
 
     /** How far behind the others a returning export may start, s. */
@@ -337,9 +445,13 @@ public final class FairDispatchDoor implements RequestDispatcher {
         return weights.clone();
     }
 
-    /** Waiting requests skipped at their turn because their connection had closed, so far. */
+    /** Waiting requests skipped at their turn because their connection had closed, so far, all backends'. */
     public long skippedRequests() {
-        return skipped.sum();
+        long sum = 0;
+        for (Door door : doors) {
+            sum += door.skipped.sum();
+        }
+        return sum;
     }
 
     /** FLUSH, TRIM, WRITE_ZEROES and zero-length requests sent past the door so far. */
@@ -347,13 +459,37 @@ public final class FairDispatchDoor implements RequestDispatcher {
         return bypassed.sum();
     }
 
-    /** Per export, in the order of the server's exports: what the door did with its requests so far. */
+    /** Per backend, in the order its first export comes among the server's: its door now. */
+    public List<DoorCounters> doorCounters() {
+        List<DoorCounters> out = new ArrayList<>(doors.size());
+        for (Door door : doors) {
+            int waiting;
+            int outstanding;
+            door.lock.lock();
+            try {
+                waiting = door.queue.waiting();
+                outstanding = door.queue.outstanding();
+            } finally {
+                door.lock.unlock();
+            }
+            out.add(new DoorCounters(
+                    door.backend, List.copyOf(door.exports), depth, waiting, outstanding, door.skipped.sum()));
+        }
+        return out;
+    }
+
+    /** Per export, in the order of the server's exports: what its door did with its requests so far. */
     public List<ExportCounters> exportCounters() {
-        List<ExportCounters> out = new ArrayList<>(counters.size());
-        for (int i = 0; i < counters.size(); i++) {
-            Counters c = counters.get(i);
+        List<ExportCounters> out = new ArrayList<>(slots.size());
+        for (Slot slot : slots) {
+            Counters c = slot.counters;
             out.add(new ExportCounters(
-                    exportNames.get(i), c.requests.sum(), c.waited.sum(), c.waitNanos.sum(), c.maxWaitNanos.get()));
+                    slot.export,
+                    slot.door.backend,
+                    c.requests.sum(),
+                    c.waited.sum(),
+                    c.waitNanos.sum(),
+                    c.maxWaitNanos.get()));
         }
         return out;
     }

@@ -398,19 +398,28 @@ public final class ProxyBackgroundWork implements AutoCloseable {
             m.add(maxWait.build());
         }
         if (door != null) {
-            m.add(value(
-                    "tailor_nbd_fair_dispatch_waiting",
-                    "READs and WRITEs waiting at the fair dispatch door now",
-                    door.waitingRequests()));
-            m.add(value(
+            // One door per backend: its series labelled with the backend's name.
+            GaugeSnapshot.Builder waiting =
+                    gauge("tailor_nbd_fair_dispatch_waiting", "READs and WRITEs waiting at the backend's door now");
+            GaugeSnapshot.Builder outstanding = gauge(
                     "tailor_nbd_fair_dispatch_outstanding",
-                    "READs and WRITEs the door let through that have not completed",
-                    door.outstandingRequests()));
-            m.add(value("tailor_nbd_fair_dispatch_depth", "The most the door lets through at once", door.depth()));
-            m.add(total(
+                    "READs and WRITEs the backend's door let through that have not completed");
+            GaugeSnapshot.Builder depth =
+                    gauge("tailor_nbd_fair_dispatch_depth", "The most the backend's door lets through at once");
+            CounterSnapshot.Builder skipped = counter(
                     "tailor_nbd_fair_dispatch_skipped",
-                    "Waiting requests skipped at their turn, their connection closed",
-                    door.skippedRequests()));
+                    "Waiting requests skipped at their turn, their connection closed");
+            for (FairDispatchDoor.DoorCounters d : door.doorCounters()) {
+                Labels labels = Labels.of("backend", d.backend());
+                waiting.dataPoint(level(labels, d.waiting()));
+                outstanding.dataPoint(level(labels, d.outstanding()));
+                depth.dataPoint(level(labels, d.depth()));
+                skipped.dataPoint(point(labels, d.skipped()));
+            }
+            m.add(waiting.build());
+            m.add(outstanding.build());
+            m.add(depth.build());
+            m.add(skipped.build());
             List<FairDispatchDoor.ExportCounters> exports = door.exportCounters();
             CounterSnapshot.Builder requests =
                     counter("tailor_nbd_fair_dispatch_export_requests", "READs and WRITEs that reached the door");
@@ -422,7 +431,7 @@ public final class ProxyBackgroundWork implements AutoCloseable {
             GaugeSnapshot.Builder maxWait =
                     gauge("tailor_nbd_fair_dispatch_export_wait_max_seconds", "Longest wait of a request at the door");
             for (FairDispatchDoor.ExportCounters e : exports) {
-                Labels labels = Labels.of("export", e.export());
+                Labels labels = Labels.of("backend", e.backend(), "export", e.export());
                 requests.dataPoint(point(labels, e.requests()));
                 waited.dataPoint(point(labels, e.waited()));
                 waitSeconds.dataPoint(point(labels, e.waitNanos() / 1e9));
@@ -476,6 +485,13 @@ public final class ProxyBackgroundWork implements AutoCloseable {
 
     private static CounterSnapshot.CounterDataPointSnapshot point(Labels labels, double value) {
         return CounterSnapshot.CounterDataPointSnapshot.builder()
+                .labels(labels)
+                .value(value)
+                .build();
+    }
+
+    private static GaugeSnapshot.GaugeDataPointSnapshot level(Labels labels, double value) {
+        return GaugeSnapshot.GaugeDataPointSnapshot.builder()
                 .labels(labels)
                 .value(value)
                 .build();

@@ -71,12 +71,19 @@ public final class ServeSummary {
                 }
             }
         }
+        java.util.Map<String, String> doors = new java.util.HashMap<>();
+        if (server.fairDispatch() != null) {
+            for (FairDispatchDoor.ExportCounters e : server.fairDispatch().exportCounters()) {
+                doors.put(e.export(), ", door " + e.backend());
+            }
+        }
         out.println("tailor: serving " + exports.size() + (exports.size() == 1 ? " export" : " exports") + " on "
                 + String.join(" and ", places) + "; Ctrl-C stops");
         for (Export export : exports) {
             String details = "  " + ByteSize.format(export.sizeBytes()) + ", "
                     + (export.readOnly() ? "read-only" : "read-write") + ", tenant " + export.tenant() + ", "
-                    + backend(export.backend(), temporary) + baselines.getOrDefault(export.name(), "");
+                    + backend(export.backend(), temporary) + baselines.getOrDefault(export.name(), "")
+                    + doors.getOrDefault(export.name(), "");
             String unixUri = socket == null
                     ? null
                     : (tlsOn ? "nbds+unix:///" : "nbd+unix:///") + export.name() + "?socket=" + socket;
@@ -96,7 +103,9 @@ public final class ServeSummary {
                                         ? "adaptive"
                                         : server.admission().controller().reserveFraction()))
                 + (server.fairDispatch() != null
-                        ? "; fair dispatch: on, depth " + server.fairDispatch().depth()
+                        ? "; fair dispatch: on, " + server.fairDispatch().doors()
+                                + (server.fairDispatch().doors() == 1 ? " door" : " doors") + " of depth "
+                                + server.fairDispatch().depth()
                         : server.admission() != null ? "; fair dispatch: off" : ""));
         // The per-address limit is for TCP clients: a Unix-socket client has no address.
         out.println("  connections: at most " + limits.maxConnections()

@@ -182,6 +182,7 @@ class NbdConfigTest {
                   - {name: b, file: b.img, upstream: {host: h}}
                   - {name: c}
                   - {name: c, upstream: {host: "", port: 0, connections: 99, idleTimeoutSeconds: 0}}
+                  - {name: d, file: d.img, backend: "shelf 3"}
                 """))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("test.yaml: ")
@@ -196,7 +197,15 @@ class NbdConfigTest {
                 .hasMessageContaining("exports[3].upstream.host: missing")
                 .hasMessageContaining("exports[3].upstream.port: 0")
                 .hasMessageContaining("exports[3].upstream.connections: 99")
-                .hasMessageContaining("exports[3].upstream.idleTimeoutSeconds: 0 (expected: 0.01 to 86400)");
+                .hasMessageContaining("exports[3].upstream.idleTimeoutSeconds: 0 (expected: 0.01 to 86400)")
+                .hasMessageContaining("exports[4].backend: \"shelf 3\" (expected: a name for the backend");
+    }
+
+    @Test
+    void backend_isReadAsGiven_andUnsetByDefault() {
+        NbdConfig config = parse("exports: [{name: d, file: f, backend: shelf-3}, {name: e, file: g}]");
+        assertThat(config.exports().get(0).backend()).isEqualTo("shelf-3");
+        assertThat(config.exports().get(1).backend()).isNull();
     }
 
     @Test
@@ -280,7 +289,7 @@ class NbdConfigTest {
     void unknownFieldsAndEmptyFiles_areRefused() {
         assertThatThrownBy(() -> parse("exports: [{name: d, file: f, sise: 1}]"))
                 .hasMessage("test.yaml: exports[0].sise: unknown field (expected one of name, tenant, description,"
-                        + " size, readOnly, file, upstream, baseline) at line 1");
+                        + " size, readOnly, file, upstream, baseline, backend) at line 1");
         assertThatThrownBy(() -> parse("")).hasMessageContaining("empty");
         assertThatThrownBy(() -> parse("# only a comment\n")).hasMessageContaining("empty");
         assertThatThrownBy(() -> parse("exports: []")).hasMessageContaining("exports: none");
@@ -377,8 +386,24 @@ class NbdConfigTest {
                         .depthOr(8))
                 .isEqualTo(64);
         assertThatThrownBy(() -> parse("exports: [{name: d, file: f}]\nfairDispatch:\n  enabled: true\n  depth: 0\n"))
-                .hasMessage("test.yaml: fairDispatch.depth: 0 (expected: requests at the backends at once, 1 to 65536)"
+                .hasMessage("test.yaml: fairDispatch.depth: 0 (expected: requests at one backend at once, 1 to 65536)"
                         + " at line 4");
+        String whileOff = ", but the door is off (expected: fairDispatch.enabled: true, or admission.enabled in"
+                + " Tailor's variant, whose door it is (the paper's variant has none); or no depth)";
+        assertThatThrownBy(() -> parse("exports: [{name: d, file: f}]\nfairDispatch:\n  depth: 4\n"))
+                .as("admission off, so no door")
+                .hasMessage("test.yaml: fairDispatch.depth: 4" + whileOff + " at line 3");
+        assertThatThrownBy(() -> parse("admission: {enabled: true}\nfairDispatch: {enabled: false, depth: 4}\n"
+                        + "exports: [{name: d, file: f}]"))
+                .hasMessage("test.yaml: fairDispatch.depth: 4" + whileOff + " at line 2");
+        assertThatThrownBy(() -> parse("admission: {enabled: true, variant: paper}\nfairDispatch: {depth: 4}\n"
+                        + "exports: [{name: d, file: f}]"))
+                .hasMessageContaining("fairDispatch.depth: 4" + whileOff);
+        assertThat(parse("admission: {enabled: true}\nfairDispatch: {depth: 4}\nexports: [{name: d, file: f}]")
+                        .fairDispatch()
+                        .depthOr(8))
+                .as("behind Tailor's admission the door is on")
+                .isEqualTo(4);
         assertThatThrownBy(() -> parse("fairDispatch: {enabled: true, depht: 4}\nexports: [{name: d, file: f}]"))
                 .hasMessageContaining("fairDispatch.depht: unknown field (expected one of enabled, depth) at line 1");
         assertThatThrownBy(() -> parse("fairDispatch: {enabled: true, depth: deep}\nexports: [{name: d, file: f}]"))
@@ -402,7 +427,7 @@ class NbdConfigTest {
                 .hasMessageContaining("maxConnections, maxHandshakes, handshakeTimeoutSeconds, idleTimeoutSeconds,"
                         + " maxConnectionsPerAddress) at line 2")
                 .hasMessageContaining("exports[0].sise: unknown field (expected one of name,"
-                        + " tenant, description, size, readOnly, file, upstream, baseline) at line 4")
+                        + " tenant, description, size, readOnly, file, upstream, baseline, backend) at line 4")
                 .hasMessageContaining("exports[0].tenent: unknown field (expected one of name,")
                 .hasMessageContaining("exports[1].upstream.conections: unknown field (expected one of"
                         + " host, port, export, connections, idleTimeoutSeconds) at line 5");

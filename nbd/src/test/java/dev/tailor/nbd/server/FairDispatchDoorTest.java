@@ -54,7 +54,14 @@ class FairDispatchDoorTest {
 
     private FairDispatchDoor door(double weightA, double weightB, int depth, double lagSeconds) {
         return new FairDispatchDoor(
-                List.of(a, b), new double[] {weightA, weightB}, depth, lagSeconds, BYTES, backends, clock::get);
+                List.of(a, b),
+                List.of("disk", "disk"),
+                new double[] {weightA, weightB},
+                depth,
+                lagSeconds,
+                BYTES,
+                backends,
+                clock::get);
     }
 
     private static BlockRequest read(int length) {
@@ -117,6 +124,133 @@ class FairDispatchDoorTest {
                 .as("all of a's but the first, which went at once")
                 .isEqualTo(59);
         assertThat(counters.get(1).waited()).as("b's likewise").isEqualTo(59);
+    }
+
+    @Test
+    void exportsOnDifferentBackends_haveADoorEach_andDoNotWaitForEachOther() {
+        FairDispatchDoor door = new FairDispatchDoor(
+                List.of(a, b),
+                List.of("device:8:1", "upstream:10.0.0.5:10809"),
+                new double[] {1, 1},
+                1,
+                0,
+                BYTES,
+                backends,
+                clock::get);
+        BlockRequest secondA = read(100);
+        door.dispatch(a, read(100), promise());
+        door.dispatch(a, secondA, promise());
+        door.dispatch(b, read(100), promise());
+        door.dispatch(b, read(100), promise());
+        assertThat(order)
+                .as("depth 1 each: b's first goes at once though a's backend is full")
+                .containsExactly("a", "b");
+        assertThat(door.doors()).isEqualTo(2);
+        List<FairDispatchDoor.DoorCounters> doors = door.doorCounters();
+        assertThat(doors)
+                .extracting(FairDispatchDoor.DoorCounters::backend)
+                .containsExactly("device:8:1", "upstream:10.0.0.5:10809");
+        assertThat(doors.get(0).exports()).containsExactly("a");
+        assertThat(doors.get(1).exports()).containsExactly("b");
+        assertThat(doors).allSatisfy(d -> {
+            assertThat(d.depth()).isEqualTo(1);
+            assertThat(d.outstanding()).isEqualTo(1);
+            assertThat(d.waiting()).isEqualTo(1);
+        });
+
+        // b's backend is slow: a's completes five times over while b's first is still out.
+        order.clear();
+        Sent firstB = sent.stream().filter(s -> s.export() == b).findFirst().orElseThrow();
+        sent.remove(firstB);
+        clock.addAndGet(3_000_000);
+        completeOldest(); // a's first
+        assertThat(order).as("a's second let in by a's own completion").containsExactly("a");
+        assertThat(secondA.doorWaitNanos()).isEqualTo(3_000_000);
+        for (int i = 0; i < 4; i++) {
+            door.dispatch(a, read(100), promise());
+            completeOldest();
+        }
+        assertThat(order)
+                .as("a served on, one at a time, while b's request is out")
+                .hasSize(5);
+        assertThat(order).containsOnly("a");
+        assertThat(door.doorCounters().get(1).waiting())
+                .as("b's second still waits for b's")
+                .isEqualTo(1);
+
+        firstB.request().claim();
+        firstB.request().release();
+        firstB.completion().setSuccess(null);
+        assertThat(order.getLast()).isEqualTo("b");
+        List<FairDispatchDoor.ExportCounters> counters = door.exportCounters();
+        assertThat(counters.get(0).backend()).isEqualTo("device:8:1");
+        assertThat(counters.get(1).backend()).isEqualTo("upstream:10.0.0.5:10809");
+        assertThat(counters.get(1).waited()).isEqualTo(1);
+        assertThat(counters.get(1).waitNanos())
+                .as("b's second waited for b's first only")
+                .isEqualTo(3_000_000);
+    }
+
+    @Test
+    void exportsOnTheSameBackend_shareOneDoor_andItsDepth() {
+        GatedBackend backendC = new GatedBackend(1 << 16);
+        Export c = new Export(configA.toBuilder().name("c").build(), backendC, 1 << 20);
+        FairDispatchDoor door = new FairDispatchDoor(
+                List.of(a, b, c),
+                List.of("device:8:1", "upstream:10.0.0.5:10809", "device:8:1"),
+                new double[] {1, 1, 1},
+                1,
+                0,
+                BYTES,
+                backends,
+                clock::get);
+        door.dispatch(a, read(100), promise());
+        door.dispatch(c, read(100), promise());
+        door.dispatch(b, read(100), promise());
+        assertThat(order).as("c waits for a, its backend's; b does not").containsExactly("a", "b");
+        assertThat(door.doors()).isEqualTo(2);
+        assertThat(door.doorCounters().get(0).exports()).containsExactly("a", "c");
+        assertThat(door.doorCounters().get(0).waiting()).isEqualTo(1);
+        assertThat(door.waitingRequests()).as("all doors'").isEqualTo(1);
+        assertThat(door.outstandingRequests()).as("all doors'").isEqualTo(2);
+        completeOldest();
+        assertThat(order).containsExactly("a", "b", "c");
+    }
+
+    @Test
+    void backendOf_isTheGivenName_theUpstreamsAddress_orTheFilesDevice(@org.junit.jupiter.api.io.TempDir Path dir)
+            throws Exception {
+        NbdConfig.ExportConfig named = configA.toBuilder().backend("shelf-3").build();
+        assertThat(FairDispatchDoor.backendOf(named)).isEqualTo("shelf-3");
+        NbdConfig.ExportConfig upstream = NbdConfig.ExportConfig.upstream(
+                "u", "t", false, new NbdConfig.Upstream("10.0.0.5", 10810, "x", null, null));
+        assertThat(FairDispatchDoor.backendOf(upstream)).isEqualTo("upstream:10.0.0.5:10810");
+        assertThat(FairDispatchDoor.backendOf(NbdConfig.ExportConfig.upstream(
+                        "v", "t", false, new NbdConfig.Upstream("::1", null, null, null, null))))
+                .isEqualTo("upstream:[::1]:10809");
+        assertThat(FairDispatchDoor.backendOf(
+                        upstream.toBuilder().backend("shelf-3").build()))
+                .isEqualTo("shelf-3");
+
+        Path existing = java.nio.file.Files.write(dir.resolve("a.img"), new byte[512]);
+        String device = FairDispatchDoor.backendOf(NbdConfig.ExportConfig.file("f", "t", 512, false, existing));
+        long dev = ((Number) java.nio.file.Files.getAttribute(existing, "unix:dev")).longValue();
+        assertThat(device)
+                .isEqualTo("device:" + FairDispatchDoor.major(dev) + ":" + FairDispatchDoor.minor(dev))
+                .matches("device:\\d+:\\d+");
+        assertThat(FairDispatchDoor.backendOf(
+                        NbdConfig.ExportConfig.file("g", "t", 512, false, dir.resolve("not-yet.img"))))
+                .as("a file to be created: its folder's device")
+                .isEqualTo(device);
+    }
+
+    @Test
+    void deviceNumbers_areSplitAsGlibcDoes() {
+        assertThat(FairDispatchDoor.major(0x10301)).as("makedev(259, 1)").isEqualTo(259);
+        assertThat(FairDispatchDoor.minor(0x10301)).isEqualTo(1);
+        long large = (8 << 8) | (300 & 0xff) | ((long) (300 & ~0xff) << 12) | ((long) (4096 & ~0xfff) << 32);
+        assertThat(FairDispatchDoor.major(large)).as("makedev(4104, 300)").isEqualTo(4096 + 8);
+        assertThat(FairDispatchDoor.minor(large)).isEqualTo(300);
     }
 
     @Test
@@ -296,6 +430,9 @@ class FairDispatchDoorTest {
         FairDispatchDoor door = FairDispatchDoor.of(config, List.of(a, b), backends, clock::get);
         AdmissionConfig admission = AdmissionConfig.DEFAULTS;
         assertThat(door.depth()).isEqualTo(6);
+        assertThat(door.doors())
+                .as("a.img and b.img in one folder: one device, one door")
+                .isEqualTo(1);
         assertThat(door.lagSeconds())
                 .as("W·Δ: 10 intervals of 10 ms")
                 .isEqualTo(admission.windowIntervals() * admission.intervalNanos() / 1e9);
@@ -329,8 +466,8 @@ class FairDispatchDoorTest {
                 done.countDown();
             });
         };
-        FairDispatchDoor door =
-                new FairDispatchDoor(List.of(a, b), new double[] {2, 1}, depth, 0.1, BYTES, threaded, clock::get);
+        FairDispatchDoor door = new FairDispatchDoor(
+                List.of(a, b), List.of("disk", "disk"), new double[] {2, 1}, depth, 0.1, BYTES, threaded, clock::get);
         try {
             List<Thread> arrivals = new ArrayList<>();
             for (Export export : List.of(a, b)) {

@@ -72,6 +72,11 @@ class FairDispatchEndToEndTest {
             assertThat(door).isNotNull();
             assertThat(server.admission() != null).isEqualTo(admission);
             assertThat(door.depth()).isEqualTo(1);
+            assertThat(door.doors())
+                    .as("both files on one file system: one door")
+                    .isEqualTo(1);
+            String backend = door.exportCounters().get(0).backend();
+            assertThat(backend).matches("device:\\d+:\\d+");
             assertThat(door.weightsCostUnitsPerSecond())
                     .as("100 of 1000 IOPS provisioned, the other export takes the rest")
                     .containsExactly(1e8, 9e8);
@@ -94,15 +99,19 @@ class FairDispatchEndToEndTest {
                     "the door's counters in the metrics file",
                     () -> Files.exists(metrics)
                             && read(metrics)
-                                    .matches("(?s).*tailor_nbd_fair_dispatch_export_waited_total\\{export=\"copy\"} "
+                                    .matches("(?s).*tailor_nbd_fair_dispatch_export_waited_total\\{backend=\""
+                                            + backend + "\",export=\"copy\"} "
                                             + "[1-9].*"));
             assertThat(read(metrics))
-                    .contains("tailor_nbd_fair_dispatch_depth 1.0")
-                    .contains("tailor_nbd_fair_dispatch_export_requests_total{export=\"other\"} 0")
-                    .contains("tailor_nbd_fair_dispatch_export_wait_seconds_total{export=\"copy\"}")
-                    .contains("tailor_nbd_fair_dispatch_export_wait_max_seconds{export=\"copy\"}")
-                    .contains("tailor_nbd_fair_dispatch_waiting ")
-                    .contains("tailor_nbd_fair_dispatch_outstanding ");
+                    .contains("tailor_nbd_fair_dispatch_depth{backend=\"" + backend + "\"} 1.0")
+                    .contains("tailor_nbd_fair_dispatch_export_requests_total{backend=\"" + backend
+                            + "\",export=\"other\"} 0")
+                    .contains("tailor_nbd_fair_dispatch_export_wait_seconds_total{backend=\"" + backend
+                            + "\",export=\"copy\"}")
+                    .contains("tailor_nbd_fair_dispatch_export_wait_max_seconds{backend=\"" + backend
+                            + "\",export=\"copy\"}")
+                    .contains("tailor_nbd_fair_dispatch_waiting{backend=\"" + backend + "\"} ")
+                    .contains("tailor_nbd_fair_dispatch_outstanding{backend=\"" + backend + "\"} ");
         }
     }
 }

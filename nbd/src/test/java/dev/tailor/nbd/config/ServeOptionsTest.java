@@ -1,0 +1,79 @@
+package dev.tailor.nbd.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The fair dispatch door's options over a config file's: the config and the options refuse a depth alike. */
+class ServeOptionsTest {
+
+    @TempDir
+    Path dir;
+
+    private static ServeOptions options(Path config, String admission, String fairDispatch, String depth) {
+        return new ServeOptions(
+                config,
+                null,
+                false,
+                null,
+                null,
+                null,
+                null,
+                admission,
+                null,
+                null,
+                null,
+                null,
+                null,
+                null,
+                null,
+                null,
+                null,
+                null,
+                false,
+                null,
+                null,
+                null,
+                null,
+                fairDispatch,
+                depth);
+    }
+
+    private Path config(String fairDispatch) throws Exception {
+        return Files.writeString(
+                dir.resolve("nbd.yaml"),
+                "admission: {enabled: true, iops: 1000}\n" + fairDispatch
+                        + "exports: [{name: d, size: 1MiB, file: d.img}]\n");
+    }
+
+    @Test
+    void optionsTurningTheConfigsDoorOff_takeItsDepthWithIt() throws Exception {
+        Path config = config("fairDispatch: {depth: 4}\n");
+        assertThat(options(config, null, null, null).build().settings().fairDispatch())
+                .isEqualTo(new NbdConfig.FairDispatchSettings(null, 4));
+        for (ServeOptions off :
+                new ServeOptions[] {options(config, null, "off", null), options(config, "off", null, null)}) {
+            NbdConfig settings = off.build().settings();
+            assertThat(settings.fairDispatch().on(settings.admission())).isFalse();
+            assertThat(settings.fairDispatch().depth()).isNull();
+            assertThat(settings.problems()).as("the server starts with them").isEmpty();
+        }
+    }
+
+    @Test
+    void aDepthWithTheDoorOff_isRefusedInTheConfigAsOnTheCommandLine() throws Exception {
+        Path config = config("fairDispatch: {enabled: false, depth: 4}\n");
+        assertThatThrownBy(() -> options(config, null, null, null).build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("fairDispatch.depth: 4, but the door is off (expected: fairDispatch.enabled:"
+                        + " true, or admission.enabled in Tailor's variant");
+        Path on = config("fairDispatch: {enabled: true}\n");
+        assertThatThrownBy(() -> options(on, null, "off", "4").build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("--fair-dispatch-depth: the door is off (expected: --fair-dispatch on");
+    }
+}
