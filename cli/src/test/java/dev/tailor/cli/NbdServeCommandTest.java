@@ -294,7 +294,8 @@ class NbdServeCommandTest {
 
     private static List<Path> temporaryDirectories() throws IOException {
         try (var entries = Files.list(Path.of(System.getProperty("java.io.tmpdir")))) {
-            return entries.filter(p -> p.getFileName().toString().startsWith("tailor-nbd-"))
+            // Directories only: the server's temporary directory, not other programs' files of the same prefix.
+            return entries.filter(p -> p.getFileName().toString().startsWith("tailor-nbd-") && Files.isDirectory(p))
                     .toList();
         }
     }

@@ -50,8 +50,8 @@ public final class Programs {
     /** Runs {@code command} to completion, at most {@code timeout}; output is captured through files. */
     public static Result run(Duration timeout, String... command) {
         try {
-            Path out = Files.createTempFile("tailor-nbd-out", ".txt");
-            Path err = Files.createTempFile("tailor-nbd-err", ".txt");
+            Path out = Files.createTempFile("nbd-test-out", ".txt");
+            Path err = Files.createTempFile("nbd-test-err", ".txt");
             try {
                 Process process = new ProcessBuilder(command)
                         .redirectOutput(out.toFile())
@@ -111,7 +111,7 @@ public final class Programs {
             for (String arg : command) {
                 args.add(arg.replace("{port}", Integer.toString(port)));
             }
-            Path log = Files.createTempFile("tailor-nbd-daemon", ".log");
+            Path log = Files.createTempFile("nbd-test-daemon", ".log");
             Process process = new ProcessBuilder(args)
                     .redirectErrorStream(true)
                     .redirectOutput(log.toFile())
