@@ -275,9 +275,9 @@ final class NbdServeCommand implements Callable<Integer> {
     @Option(
             names = "--fair-dispatch-depth",
             paramLabel = "N",
-            description = "With the door on: the most READs"
-                    + " and WRITEs at one backend at once, each door's, 1 to 65536. Default: the config's fairDispatch.depth, else"
-                    + " the config's fileIoThreads (default 8).")
+            description = "With the door on: the most READs and WRITEs at one backend at once, every door's, 1 to"
+                    + " 65536. Default: the config's fairDispatch.depth, else each door's own: the config's"
+                    + " fileIoThreads (default 8) for file exports, 16 per upstream connection for upstream ones.")
     String fairDispatchDepth;
 
     @Override

@@ -257,8 +257,8 @@ class NbdServeCommandTest {
                 "--fair-dispatch-depth",
                 "4"); // the door is on behind Tailor's admission without --fair-dispatch on
         try {
-            Pattern uri =
-                    Pattern.compile("nbd://127\\.0\\.0\\.1:(\\d+)/disk .*, baseline 5000 IOPS, door device:\\d+:\\d+$");
+            Pattern uri = Pattern.compile(
+                    "nbd://127\\.0\\.0\\.1:(\\d+)/disk .*, baseline 5000 IOPS, door device:\\d+:\\d+ \\(depth 4\\)$");
             Matcher export = uri.matcher(awaitLine(out, uri));
             assertThat(export.find()).isTrue();
             Pattern mechanisms = Pattern.compile(

@@ -618,15 +618,23 @@ public record NbdConfig(
      * @param enabled whether READs and WRITEs pass the door ({@code tailor nbd serve --fair-dispatch on|off});
      *                when not given, the admission variant's {@link AdmissionConfig#fairDispatch} while admission
      *                is on (so on behind Tailor's variant, off behind the paper's), and off while it is off
-     * @param depth   the most READs and WRITEs at one backend at once, 1 to {@value #MAX_DEPTH} (default:
-     *                {@code fileIoThreads}, the requests a file export on threads runs at once; our reading
-     *                for io_uring and upstream exports, docs/nbd.md); {@code --fair-dispatch-depth}
+     * @param depth   the most READs and WRITEs at one backend at once, 1 to {@value #MAX_DEPTH}, every door's;
+     *                {@code --fair-dispatch-depth}. When not given, each door's own: {@code fileIoThreads} for
+     *                its file exports (the requests the file threads run at once; our reading for io_uring),
+     *                plus {@value #UPSTREAM_REQUESTS_PER_CONNECTION} per upstream connection of its upstream
+     *                exports (nbdkit's default threads per connection, nbdkit(1) {@code --threads}); docs/nbd.md
      */
     @JsonIgnoreProperties(ignoreUnknown = false)
     public record FairDispatchSettings(Boolean enabled, Integer depth) {
 
         /** The largest {@link #depth}. */
         public static final int MAX_DEPTH = 65_536;
+
+        /**
+         * What an upstream connection adds to its door's default depth: the requests nbdkit serves at once per
+         * connection by default (nbdkit(1), {@code --threads}: 16 for plugins with the parallel thread model).
+         */
+        public static final int UPSTREAM_REQUESTS_PER_CONNECTION = 16;
 
         /** What {@code depth} and {@code --fair-dispatch-depth} take, in words. */
         public static final String DEPTH_EXPECTED = "requests at one backend at once, 1 to " + MAX_DEPTH;
@@ -647,9 +655,26 @@ public record NbdConfig(
             return admission.enabled() && admission.toAdmissionConfig().fairDispatch();
         }
 
-        /** The depth the door runs with: {@code depth}, or {@code fileIoThreads} when it is not given. */
-        public int depthOr(int fileIoThreads) {
-            return depth == null ? fileIoThreads : depth;
+        /**
+         * The depth of the door of {@code exports}, all on one backend: {@code depth} when given; else
+         * {@code fileIoThreads} if any of them is a file export, plus {@value #UPSTREAM_REQUESTS_PER_CONNECTION}
+         * per connection of each upstream export's pool (at most {@value #MAX_DEPTH}).
+         */
+        public int depthOf(List<ExportConfig> exports, int fileIoThreads) {
+            if (depth != null) {
+                return depth;
+            }
+            long sum = 0;
+            boolean files = false;
+            for (ExportConfig e : exports) {
+                if (e.upstream() != null) {
+                    sum += (long) UPSTREAM_REQUESTS_PER_CONNECTION
+                            * e.upstream().connections();
+                } else {
+                    files = true;
+                }
+            }
+            return (int) Math.min(MAX_DEPTH, sum + (files ? fileIoThreads : 0));
         }
 
         /**

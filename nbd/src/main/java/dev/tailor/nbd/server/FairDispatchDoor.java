@@ -24,6 +24,7 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongSupplier;
 import java.util.function.Predicate;
+import java.util.function.ToIntFunction;
 
 /**
  * The fair dispatch door (docs/nbd.md, "Fair dispatch"; docs/admission.md, "Fair dispatch") in the NBD
@@ -130,6 +131,7 @@ public final class FairDispatchDoor implements RequestDispatcher {
         };
 
         FairDispatchQueue<Entry> queue;
+        int depth;
 
         Door(String backend) {
             this.backend = backend;
@@ -148,7 +150,6 @@ public final class FairDispatchDoor implements RequestDispatcher {
     private final IoCostModel costModel;
     private final RequestDispatcher backends;
     private final LongSupplier nanoClock;
-    private final int depth;
     private final double lagSeconds;
     private final double[] weights;
     private final LongAdder bypassed = new LongAdder();
@@ -174,6 +175,32 @@ public final class FairDispatchDoor implements RequestDispatcher {
             List<String> backendOfExport,
             double[] weightsCostUnitsPerSecond,
             int depth,
+            double lagSeconds,
+            IoCostModel costModel,
+            RequestDispatcher backends,
+            LongSupplier nanoClock) {
+        this(
+                exports,
+                backendOfExport,
+                weightsCostUnitsPerSecond,
+                backend -> depth,
+                lagSeconds,
+                costModel,
+                backends,
+                nanoClock);
+    }
+
+    /**
+     * As above, each door with its own depth.
+     *
+     * @param depthOfBackend per backend ({@code backendOfExport}'s values), the most READs and WRITEs at it at
+     *                       once, {@code >= 1}
+     */
+    public FairDispatchDoor(
+            List<Export> exports,
+            List<String> backendOfExport,
+            double[] weightsCostUnitsPerSecond,
+            ToIntFunction<String> depthOfBackend,
             double lagSeconds,
             IoCostModel costModel,
             RequestDispatcher backends,
@@ -208,11 +235,11 @@ public final class FairDispatchDoor implements RequestDispatcher {
             slots.add(slot);
         }
         for (Door door : doors) {
+            door.depth = depthOfBackend.applyAsInt(door.backend);
             door.queue = new FairDispatchQueue<>(
-                    door.weights.stream().mapToDouble(Double::doubleValue).toArray(), depth, lagSeconds);
+                    door.weights.stream().mapToDouble(Double::doubleValue).toArray(), door.depth, lagSeconds);
         }
         this.weights = weightsCostUnitsPerSecond.clone();
-        this.depth = depth;
         this.lagSeconds = lagSeconds;
         this.costModel = costModel;
         this.backends = backends;
@@ -225,8 +252,8 @@ public final class FairDispatchDoor implements RequestDispatcher {
      * provisioned baseline in cost units per second, or its part of what the provisioned ones leave of
      * admission's budget) or, with no baseline provisioned, a fair share of admission's budget; the lag W·Δ and
      * the cost model of {@link NbdConfig.AdmissionSettings#toAdmissionConfig}, as the storage simulator's
-     * {@code fair-dispatch} takes them; each door's depth {@link NbdConfig.FairDispatchSettings#depthOr}
-     * {@code fileIoThreads}.
+     * {@code fair-dispatch} takes them; each door's depth {@link NbdConfig.FairDispatchSettings#depthOf} its
+     * exports.
      *
      * @param backends how a request let through reaches its backend ({@link RequestDispatcher#DIRECT})
      * @throws IllegalArgumentException when the admission settings are not valid
@@ -234,11 +261,19 @@ public final class FairDispatchDoor implements RequestDispatcher {
     public static FairDispatchDoor of(
             NbdConfig config, List<Export> exports, RequestDispatcher backends, LongSupplier nanoClock) {
         AdmissionConfig admission = config.admission().toAdmissionConfig();
+        List<String> backendOfExport =
+                config.exports().stream().map(FairDispatchDoor::backendOf).toList();
+        Map<String, List<NbdConfig.ExportConfig>> exportsOfBackend = new HashMap<>();
+        for (int i = 0; i < backendOfExport.size(); i++) {
+            exportsOfBackend
+                    .computeIfAbsent(backendOfExport.get(i), b -> new ArrayList<>())
+                    .add(config.exports().get(i));
+        }
         return new FairDispatchDoor(
                 exports,
-                config.exports().stream().map(FairDispatchDoor::backendOf).toList(),
+                backendOfExport,
                 weights(config.admission(), config.exports()),
-                config.fairDispatch().depthOr(config.fileIoThreads()),
+                backend -> config.fairDispatch().depthOf(exportsOfBackend.get(backend), config.fileIoThreads()),
                 admission.windowIntervals() * (admission.intervalNanos() / 1e9),
                 admission.costModel(),
                 backends,
@@ -425,9 +460,24 @@ public final class FairDispatchDoor implements RequestDispatcher {
         return sum;
     }
 
-    /** The most READs and WRITEs at one backend at once: each door's depth. */
-    public int depth() {
-        return depth;
+    /**
+     * The most READs and WRITEs at {@code backend} at once: its door's depth.
+     *
+     * @throws IllegalArgumentException when no export is on {@code backend}
+     */
+    public int depth(String backend) {
+        for (Door door : doors) {
+            if (door.backend.equals(backend)) {
+                return door.depth;
+            }
+        }
+        throw new IllegalArgumentException(
+                "backend : " + backend + " (expected: the backend of one of the exports, " + backends() + ")");
+    }
+
+    /** The backends, one per door, in the order of their first export. */
+    public List<String> backends() {
+        return doors.stream().map(d -> d.backend).toList();
     }
 
     /** How many doors: one per backend. */
@@ -473,7 +523,7 @@ public final class FairDispatchDoor implements RequestDispatcher {
                 door.lock.unlock();
             }
             out.add(new DoorCounters(
-                    door.backend, List.copyOf(door.exports), depth, waiting, outstanding, door.skipped.sum()));
+                    door.backend, List.copyOf(door.exports), door.depth, waiting, outstanding, door.skipped.sum()));
         }
         return out;
     }

@@ -74,7 +74,10 @@ public final class ServeSummary {
         java.util.Map<String, String> doors = new java.util.HashMap<>();
         if (server.fairDispatch() != null) {
             for (FairDispatchDoor.ExportCounters e : server.fairDispatch().exportCounters()) {
-                doors.put(e.export(), ", door " + e.backend());
+                doors.put(
+                        e.export(),
+                        ", door " + e.backend() + " (depth "
+                                + server.fairDispatch().depth(e.backend()) + ")");
             }
         }
         out.println("tailor: serving " + exports.size() + (exports.size() == 1 ? " export" : " exports") + " on "
@@ -103,9 +106,7 @@ public final class ServeSummary {
                                         ? "adaptive"
                                         : server.admission().controller().reserveFraction()))
                 + (server.fairDispatch() != null
-                        ? "; fair dispatch: on, " + server.fairDispatch().doors()
-                                + (server.fairDispatch().doors() == 1 ? " door" : " doors") + " of depth "
-                                + server.fairDispatch().depth()
+                        ? "; fair dispatch: on, " + doorsAndDepths(server.fairDispatch())
                         : server.admission() != null ? "; fair dispatch: off" : ""));
         // The per-address limit is for TCP clients: a Unix-socket client has no address.
         out.println("  connections: at most " + limits.maxConnections()
@@ -172,6 +173,20 @@ public final class ServeSummary {
             // No interface list: fall back to loopback, which works on this machine at least.
         }
         return ipv6 != null ? ipv6 : ipv4Only ? "127.0.0.1" : "::1";
+    }
+
+    /** "1 door of depth 8", "2 doors of depth 8", or with different depths "2 doors of depths 8 and 64". */
+    static String doorsAndDepths(FairDispatchDoor door) {
+        List<Integer> depths = door.doorCounters().stream()
+                .map(FairDispatchDoor.DoorCounters::depth)
+                .toList();
+        String doors = depths.size() + (depths.size() == 1 ? " door" : " doors");
+        if (depths.stream().distinct().count() == 1) {
+            return doors + " of depth " + depths.get(0);
+        }
+        List<String> each = depths.stream().map(String::valueOf).toList();
+        return doors + " of depths " + String.join(", ", each.subList(0, each.size() - 1)) + " and "
+                + each.get(each.size() - 1);
     }
 
     private static String backend(BlockBackend backend, Path temporary) {

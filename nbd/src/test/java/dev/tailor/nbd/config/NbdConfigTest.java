@@ -359,12 +359,13 @@ class NbdConfigTest {
     }
 
     @Test
-    void fairDispatch_followsAdmissionsVariantByDefault_itsDepthTheFileThreads_andBadValuesNamedAtTheirLine() {
+    void fairDispatch_followsAdmissionsVariantByDefault_itsDepthFromTheBackend_andBadValuesNamedAtTheirLine() {
         NbdConfig defaults = parse("exports: [{name: d, file: f}]");
         assertThat(defaults.fairDispatch().on(defaults.admission()))
                 .as("admission off: no door")
                 .isFalse();
-        assertThat(defaults.fairDispatch().depthOr(defaults.fileIoThreads())).isEqualTo(8);
+        assertThat(defaults.fairDispatch().depthOf(defaults.exports(), defaults.fileIoThreads()))
+                .isEqualTo(8);
         NbdConfig admitted = parse("admission: {enabled: true}\nexports: [{name: d, file: f}]");
         assertThat(admitted.fairDispatch().on(admitted.admission()))
                 .as("behind Tailor's admission")
@@ -378,13 +379,21 @@ class NbdConfigTest {
         assertThat(declined.fairDispatch().on(declined.admission())).isFalse();
         NbdConfig set = parse("fileIoThreads: 3\nfairDispatch: {enabled: true}\nexports: [{name: d, file: f}]");
         assertThat(set.fairDispatch().on(set.admission())).as("the door alone").isTrue();
-        assertThat(set.fairDispatch().depthOr(set.fileIoThreads()))
+        assertThat(set.fairDispatch().depthOf(set.exports(), set.fileIoThreads()))
                 .as("the file threads")
                 .isEqualTo(3);
-        assertThat(parse("fairDispatch: {enabled: true, depth: 64}\nexports: [{name: d, file: f}]")
-                        .fairDispatch()
-                        .depthOr(8))
-                .isEqualTo(64);
+        NbdConfig upstreams = parse("fileIoThreads: 3\nfairDispatch: {enabled: true}\nexports:\n"
+                + "  - {name: d, file: f}\n"
+                + "  - {name: u, upstream: {host: 10.0.0.7, port: 10809}}\n"
+                + "  - {name: v, upstream: {host: 10.0.0.7, port: 10809, connections: 2}}\n");
+        assertThat(upstreams.fairDispatch().depthOf(upstreams.exports().subList(1, 3), 3))
+                .as("16 per upstream connection: the default pool of 4, and 2")
+                .isEqualTo(16 * 4 + 16 * 2);
+        assertThat(upstreams.fairDispatch().depthOf(upstreams.exports(), 3))
+                .as("files and upstreams named one backend: the file threads and the connections")
+                .isEqualTo(3 + 16 * 6);
+        NbdConfig deep = parse("fairDispatch: {enabled: true, depth: 64}\nexports: [{name: d, file: f}]");
+        assertThat(deep.fairDispatch().depthOf(deep.exports(), 8)).isEqualTo(64);
         assertThatThrownBy(() -> parse("exports: [{name: d, file: f}]\nfairDispatch:\n  enabled: true\n  depth: 0\n"))
                 .hasMessage("test.yaml: fairDispatch.depth: 0 (expected: requests at one backend at once, 1 to 65536)"
                         + " at line 4");
@@ -399,9 +408,8 @@ class NbdConfigTest {
         assertThatThrownBy(() -> parse("admission: {enabled: true, variant: paper}\nfairDispatch: {depth: 4}\n"
                         + "exports: [{name: d, file: f}]"))
                 .hasMessageContaining("fairDispatch.depth: 4" + whileOff);
-        assertThat(parse("admission: {enabled: true}\nfairDispatch: {depth: 4}\nexports: [{name: d, file: f}]")
-                        .fairDispatch()
-                        .depthOr(8))
+        NbdConfig behind = parse("admission: {enabled: true}\nfairDispatch: {depth: 4}\nexports: [{name: d, file: f}]");
+        assertThat(behind.fairDispatch().depthOf(behind.exports(), 8))
                 .as("behind Tailor's admission the door is on")
                 .isEqualTo(4);
         assertThatThrownBy(() -> parse("fairDispatch: {enabled: true, depht: 4}\nexports: [{name: d, file: f}]"))

@@ -217,6 +217,47 @@ class FairDispatchDoorTest {
         assertThat(order).containsExactly("a", "b", "c");
     }
 
+    /** Without a depth in the config, a file door takes the file threads and an upstream's 16 per connection. */
+    @Test
+    void of_givesEachDoorTheDepthOfItsBackend() {
+        NbdConfig.ExportConfig upstreamB = NbdConfig.ExportConfig.upstream(
+                "b", "t2", false, new NbdConfig.Upstream("10.0.0.5", 10809, "b", 2, null));
+        NbdConfig config = NbdConfig.builder()
+                .fileIoThreads(6)
+                .exports(configA, upstreamB)
+                .fairDispatch(new NbdConfig.FairDispatchSettings(true, null))
+                .build();
+        FairDispatchDoor door =
+                FairDispatchDoor.of(config, List.of(a, new Export(upstreamB, backendB, 1 << 20)), backends, clock::get);
+        assertThat(door.backends()).hasSize(2).endsWith("upstream:10.0.0.5:10809");
+        assertThat(door.depth(door.backends().get(0))).as("the file threads").isEqualTo(6);
+        assertThat(door.depth("upstream:10.0.0.5:10809"))
+                .as("two connections of 16")
+                .isEqualTo(32);
+        assertThat(door.doorCounters())
+                .extracting(FairDispatchDoor.DoorCounters::depth)
+                .containsExactly(6, 32);
+        assertThatThrownBy(() -> door.depth("shelf-9"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("backend : shelf-9");
+    }
+
+    @Test
+    void theBannerGivesEveryDoorsDepth_onceWhenTheyAreAlike() {
+        FairDispatchDoor alike = door(1, 1, 8, 0);
+        assertThat(ServeSummary.doorsAndDepths(alike)).isEqualTo("1 door of depth 8");
+        FairDispatchDoor mixed = new FairDispatchDoor(
+                List.of(a, b),
+                List.of("device:8:1", "upstream:10.0.0.5:10809"),
+                new double[] {1, 1},
+                backend -> backend.startsWith("upstream:") ? 64 : 8,
+                0,
+                BYTES,
+                backends,
+                clock::get);
+        assertThat(ServeSummary.doorsAndDepths(mixed)).isEqualTo("2 doors of depths 8 and 64");
+    }
+
     @Test
     void backendOf_isTheGivenName_theUpstreamsAddress_orTheFilesDevice(@org.junit.jupiter.api.io.TempDir Path dir)
             throws Exception {
@@ -429,10 +470,10 @@ class FairDispatchDoorTest {
                 .build();
         FairDispatchDoor door = FairDispatchDoor.of(config, List.of(a, b), backends, clock::get);
         AdmissionConfig admission = AdmissionConfig.DEFAULTS;
-        assertThat(door.depth()).isEqualTo(6);
         assertThat(door.doors())
                 .as("a.img and b.img in one folder: one device, one door")
                 .isEqualTo(1);
+        assertThat(door.depth(door.backends().get(0))).isEqualTo(6);
         assertThat(door.lagSeconds())
                 .as("W·Δ: 10 intervals of 10 ms")
                 .isEqualTo(admission.windowIntervals() * admission.intervalNanos() / 1e9);
@@ -444,7 +485,7 @@ class FairDispatchDoorTest {
                 List.of(a, b),
                 backends,
                 clock::get);
-        assertThat(deep.depth()).isEqualTo(32);
+        assertThat(deep.depth(deep.backends().get(0))).isEqualTo(32);
     }
 
     @Test

@@ -71,10 +71,10 @@ class FairDispatchEndToEndTest {
             FairDispatchDoor door = server.fairDispatch();
             assertThat(door).isNotNull();
             assertThat(server.admission() != null).isEqualTo(admission);
-            assertThat(door.depth()).isEqualTo(1);
             assertThat(door.doors())
                     .as("both files on one file system: one door")
                     .isEqualTo(1);
+            assertThat(door.depth(door.backends().get(0))).isEqualTo(1);
             String backend = door.exportCounters().get(0).backend();
             assertThat(backend).matches("device:\\d+:\\d+");
             assertThat(door.weightsCostUnitsPerSecond())
