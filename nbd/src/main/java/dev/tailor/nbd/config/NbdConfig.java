@@ -18,6 +18,7 @@ import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.ToIntFunction;
 import java.util.regex.Pattern;
 
 /**
@@ -661,6 +662,14 @@ public record NbdConfig(
          * per connection of each upstream export's pool (at most {@value #MAX_DEPTH}).
          */
         public int depthOf(List<ExportConfig> exports, int fileIoThreads) {
+            return depthOf(exports, e -> e.upstream().connections(), fileIoThreads);
+        }
+
+        /**
+         * As {@link #depthOf(List, int)}, with each upstream export's pool as opened ({@code poolConnections}:
+         * 1 when its upstream does not offer multi-conn, else {@code connections}).
+         */
+        public int depthOf(List<ExportConfig> exports, ToIntFunction<ExportConfig> poolConnections, int fileIoThreads) {
             if (depth != null) {
                 return depth;
             }
@@ -668,8 +677,7 @@ public record NbdConfig(
             boolean files = false;
             for (ExportConfig e : exports) {
                 if (e.upstream() != null) {
-                    sum += (long) UPSTREAM_REQUESTS_PER_CONNECTION
-                            * e.upstream().connections();
+                    sum += (long) UPSTREAM_REQUESTS_PER_CONNECTION * poolConnections.applyAsInt(e);
                 } else {
                     files = true;
                 }

@@ -4,6 +4,7 @@ import dev.tailor.admission.AdmissionConfig;
 import dev.tailor.admission.FairDispatchQueue;
 import dev.tailor.admission.IoCostModel;
 import dev.tailor.admission.IoKind;
+import dev.tailor.nbd.backend.UpstreamBackend;
 import dev.tailor.nbd.config.NbdConfig;
 import dev.tailor.nbd.protocol.BlockRequest;
 import dev.tailor.nbd.protocol.NbdException;
@@ -253,7 +254,7 @@ public final class FairDispatchDoor implements RequestDispatcher {
      * admission's budget) or, with no baseline provisioned, a fair share of admission's budget; the lag W·Δ and
      * the cost model of {@link NbdConfig.AdmissionSettings#toAdmissionConfig}, as the storage simulator's
      * {@code fair-dispatch} takes them; each door's depth {@link NbdConfig.FairDispatchSettings#depthOf} its
-     * exports.
+     * exports, an upstream export's pool counted as opened (one connection without multi-conn).
      *
      * @param backends how a request let through reaches its backend ({@link RequestDispatcher#DIRECT})
      * @throws IllegalArgumentException when the admission settings are not valid
@@ -264,16 +265,28 @@ public final class FairDispatchDoor implements RequestDispatcher {
         List<String> backendOfExport =
                 config.exports().stream().map(FairDispatchDoor::backendOf).toList();
         Map<String, List<NbdConfig.ExportConfig>> exportsOfBackend = new HashMap<>();
+        Map<String, Integer> poolOfExport = new HashMap<>();
         for (int i = 0; i < backendOfExport.size(); i++) {
+            NbdConfig.ExportConfig e = config.exports().get(i);
             exportsOfBackend
                     .computeIfAbsent(backendOfExport.get(i), b -> new ArrayList<>())
-                    .add(config.exports().get(i));
+                    .add(e);
+            if (e.upstream() != null) {
+                // The pool as opened: one connection when the upstream does not offer multi-conn.
+                poolOfExport.put(
+                        e.name(),
+                        i < exports.size() && exports.get(i).backend() instanceof UpstreamBackend upstream
+                                ? upstream.poolSize()
+                                : e.upstream().connections());
+            }
         }
         return new FairDispatchDoor(
                 exports,
                 backendOfExport,
                 weights(config.admission(), config.exports()),
-                backend -> config.fairDispatch().depthOf(exportsOfBackend.get(backend), config.fileIoThreads()),
+                backend -> config.fairDispatch()
+                        .depthOf(
+                                exportsOfBackend.get(backend), e -> poolOfExport.get(e.name()), config.fileIoThreads()),
                 admission.windowIntervals() * (admission.intervalNanos() / 1e9),
                 admission.costModel(),
                 backends,

@@ -231,6 +231,32 @@ class ProxyTest {
         }
     }
 
+    /** The door's default depth counts the pool as opened: one connection of 16, not the 4 configured. */
+    @Test
+    void inFrontOfQemuNbdWithoutMultiConn_theDoorIsAsDeepAsOneConnection() throws Exception {
+        String qemuNbd = Programs.require("qemu-nbd");
+        Path file = Files.write(dir.resolve("base.img"), new byte[1 << 20]);
+        try (Programs.Daemon upstream = Programs.Daemon.start(
+                        qemuNbd, "-f", "raw", "-x", "base", "-b", "127.0.0.1", "-p", "{port}", "-t", file.toString());
+                NbdServer server = NbdServer.start(TestServers.config(
+                                NbdConfig.Limits.DEFAULTS,
+                                NbdConfig.ExportConfig.upstream(
+                                        "proxied",
+                                        "acme",
+                                        false,
+                                        new NbdConfig.Upstream("127.0.0.1", upstream.port, "base", 4, null)))
+                        .toBuilder()
+                        .fairDispatch(new NbdConfig.FairDispatchSettings(true, null))
+                        .build())) {
+            assertThat(backend(server).poolSize()).isEqualTo(1);
+            String door = server.fairDispatch().backends().get(0);
+            assertThat(door).isEqualTo("upstream:127.0.0.1:" + upstream.port);
+            assertThat(server.fairDispatch().depth(door))
+                    .as("16 for the one connection qemu-nbd allows, not 64 for the 4 configured")
+                    .isEqualTo(NbdConfig.FairDispatchSettings.UPSTREAM_REQUESTS_PER_CONNECTION);
+        }
+    }
+
     @Test
     void upstreamThatRefusesTheExport_failsTheStartWithItsReason() throws Exception {
         String qemuNbd = Programs.require("qemu-nbd");
