@@ -160,10 +160,10 @@ final class RingOps implements FileRing.Completion {
     /**
      * The system's reason alone, as the JDK gives it: Netty's native transports (epoll, io_uring) name their system
      * call first ({@code "recvAddress(..) failed with error(-104): "}, {@code "io_uring read(..) failed with
-     * error(-104): "}).
+     * error(-104): "}, {@code "connect(..) failed: "}).
      */
     static String reason(String nativeMessage) {
-        return nativeMessage.replaceFirst("^[\\w ]+\\(\\.\\.\\) failed with error\\(-?\\d+\\): ", "");
+        return nativeMessage.replaceFirst("^[\\w ]+\\(\\.\\.\\) failed(?: with error\\(-?\\d+\\))?: ", "");
     }
 
     private String systemCall() {

@@ -203,8 +203,14 @@ public final class UpstreamBackend implements BlockBackend {
         return ready;
     }
 
-    private static String message(Throwable cause) {
-        return cause.getMessage() == null ? cause.toString() : cause.getMessage();
+    /**
+     * What went wrong, in the operating system's words: Netty's native transports prefix the system call
+     * ({@code io_uring connect(..) failed with error(-111): Connection refused}), which says nothing to a
+     * user; only the error's own text is kept ({@link RingOps#reason}).
+     */
+    static String message(Throwable cause) {
+        String message = cause.getMessage();
+        return message == null ? cause.toString() : RingOps.reason(message);
     }
 
     @Override
