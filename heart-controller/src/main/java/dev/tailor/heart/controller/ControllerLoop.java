@@ -452,6 +452,11 @@ public final class ControllerLoop implements AutoCloseable {
         return current != null && current.attemptInFlight();
     }
 
+    /** Whether a round or re-plan runs now, until its end is handed back to the scheduler (for tests). */
+    boolean workInFlight() {
+        return inFlight != null;
+    }
+
     /** Whether this replica leads (always, without a lease). */
     public boolean leading() {
         return leading;
