@@ -1,5 +1,6 @@
 package dev.tailor.nbd.backend;
 
+import dev.tailor.common.IoErrors;
 import dev.tailor.nbd.config.NbdConfig;
 import dev.tailor.nbd.protocol.BlockRequest;
 import dev.tailor.nbd.protocol.BlockSizes;
@@ -210,7 +211,10 @@ public final class UpstreamBackend implements BlockBackend {
      */
     static String message(Throwable cause) {
         String message = cause.getMessage();
-        return message == null ? cause.toString() : RingOps.reason(message);
+        if (message == null) {
+            return cause instanceof IOException io ? IoErrors.reason(io) : cause.toString();
+        }
+        return RingOps.reason(message);
     }
 
     @Override

@@ -21,6 +21,7 @@ class UpstreamMessageTest {
     void otherMessagesAreKept_andAMessagelessErrorIsNamed() {
         assertThat(UpstreamBackend.message(new IOException("the upstream closed the connection")))
                 .isEqualTo("the upstream closed the connection");
-        assertThat(UpstreamBackend.message(new ConnectException())).isEqualTo("java.net.ConnectException");
+        assertThat(UpstreamBackend.message(new ConnectException())).isEqualTo("connection refused");
+        assertThat(UpstreamBackend.message(new IllegalStateException())).isEqualTo("java.lang.IllegalStateException");
     }
 }
