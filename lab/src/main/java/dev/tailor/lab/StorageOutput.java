@@ -214,8 +214,9 @@ public final class StorageOutput {
                 "backend = utilisation; unused = share of the backend left idle while requests waited at a proxy;"
                         + " waited = share of time some request waited there.",
                 "reserve / lent / borrowed / repaid = cost drawn from the reserve by steady segments, lent from it to"
-                        + " hot ones late in intervals, borrowed at bursts' starts, repaid, in % of the budget issued"
-                        + " (segment-admission policies).",
+                        + " hot ones late in intervals, borrowed at bursts' starts, repaid (that borrowing and, in"
+                        + " Tailor's variant, the debt of requests the baseline guarantee admitted beyond the pools;"
+                        + " so repaid may exceed borrowed), in % of the budget issued (segment-admission policies).",
                 "misclassified = steady requests admitted as hot / hot requests admitted as steady (admission's own"
                         + " classification against the ground truth).");
     }
