@@ -13,6 +13,7 @@ import dev.tailor.sim.storage.StorageSweep;
 import dev.tailor.sim.storage.SweepSummary;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -156,13 +157,17 @@ final class StorageSimulateCommand implements Callable<Integer> {
             }
             out.println(StorageOutput.speed(results));
         }
-        StorageOutput.warnings(results).forEach(w -> err.println("tailor: warning: " + w));
+        List<String> warnings = StorageOutput.warnings(results);
+        warnings.forEach(w -> err.println("tailor: warning: " + w));
         if (report != null) {
+            // The report says what the command warned of, beside the setup's notes.
+            List<String> notes = new ArrayList<>(setup.notes());
+            warnings.forEach(w -> notes.add("warning: " + w));
             Path file = StorageRuns.writeReport(
                     report,
                     "Tailor storage simulation: " + variant.name(),
                     List.of(variant.description()),
-                    setup.notes(),
+                    notes,
                     results);
             err.println("tailor: report written to " + file);
         }

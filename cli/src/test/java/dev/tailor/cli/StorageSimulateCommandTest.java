@@ -140,6 +140,49 @@ class StorageSimulateCommandTest {
         assertThat(result.err()).contains("simulating 4 runs");
         String html = Files.readString(report.resolve("index.html"));
         assertThat(html).contains("seed 1</h2>").contains("seed 2</h2>");
+        assertThat(html)
+                .as("the table's rows say their seed")
+                .contains("<td class=\"l\">underload, seed 1</td>")
+                .contains("<td class=\"l\">underload, seed 2</td>");
+    }
+
+    /** Refusals (a one-request admission queue, a burst far beyond the budget) are warned of in the report too. */
+    @Test
+    void simulate_warningsAreInTheReport_eachNamingItsSeed() throws IOException {
+        Path scenario = dir.resolve("refuse.yaml");
+        Files.writeString(scenario, """
+                name: refuse
+                seed: 1
+                warmupSeconds: 0.1
+                durationSeconds: 0.3
+                backend: {parallelism: 2, readBaseMicros: 254, readMicrosPerKiB: 26.98, writeBaseMicros: 50,
+                          writeMicrosPerKiB: 0.8, serviceSigma: 0.4}
+                admission: {queueCapacityPerSegment: 1}
+                tenants:
+                  - {name: a, requestsPerSecond: 500, synthetic: {readFraction: 1, sizeBytes: [4096]}}
+                  - {name: b, requestsPerSecond: 3000, synthetic: {readFraction: 1, sizeBytes: [4096]},
+                     bursts: {meanGapSeconds: 0.05, minMillis: 20, maxMillis: 40, multiplier: 8}}
+                """);
+        Path report = dir.resolve("refuse-report");
+        PlanCommandTest.Result result = tailor(
+                "storage",
+                "simulate",
+                "--scenario",
+                scenario.toString(),
+                "--policies",
+                "segment-admission",
+                "--seeds",
+                "1,2",
+                "--report",
+                report.toString(),
+                "--threads",
+                "1");
+
+        assertThat(result.exitCode()).as(result.err()).isZero();
+        assertThat(result.err()).contains("tailor: warning: refuse seed 1 segment-admission: ");
+        assertThat(Files.readString(report.resolve("index.html")))
+                .containsPattern("<li>warning: refuse seed 1 segment-admission: \\d+ measured requests were refused")
+                .containsPattern("<li>warning: refuse seed 2 segment-admission: \\d+ measured requests were refused");
     }
 
     @ParameterizedTest(name = "{0}")

@@ -229,9 +229,10 @@ public final class StorageReport {
                 + "<th>steady segments P99</th><th>P99.999 ms</th>"
                 + "<th>req/s</th><th>backend %</th><th>unused %</th><th>reserve %</th><th>lent %</th>"
                 + "<th>borrowed %</th><th>refused</th></tr>\n");
+        boolean seeds = results.stream().map(StorageRunResult::seed).distinct().count() > 1;
         for (StorageRunResult r : results) {
             t.append("<tr><td class=\"l\">")
-                    .append(escape(r.label()))
+                    .append(escape(seeds ? r.label() + ", seed " + r.seed() : r.label()))
                     .append("</td><td class=\"l\">")
                     .append(escape(r.policy()))
                     .append("</td>");
