@@ -271,8 +271,7 @@ public final class StorageOutput {
      */
     public static List<String> warnings(List<StorageRunResult> results) {
         List<String> warnings = new ArrayList<>();
-        boolean severalSeeds =
-                results.stream().mapToLong(StorageRunResult::seed).distinct().count() > 1;
+        boolean severalSeeds = StorageReport.severalSeeds(results);
         for (StorageRunResult r : results) {
             String run = r.label() + (severalSeeds ? " seed " + r.seed() : "") + " " + r.policy();
             if (r.offeredRequests() > 0 && r.unfinished() > 0.001 * r.offeredRequests()) {

@@ -137,10 +137,10 @@ public final class StorageReport {
 
         // One section per scenario variant, and per seed when the runs are of several seeds (a sweep): a
         // chart has one curve per policy.
-        boolean seeds = results.stream().map(StorageRunResult::seed).distinct().count() > 1;
+        boolean seeds = severalSeeds(results);
         Map<String, List<StorageRunResult>> byVariant = new LinkedHashMap<>();
         results.forEach(r -> byVariant
-                .computeIfAbsent(seeds ? r.label() + ", seed " + r.seed() : r.label(), k -> new ArrayList<>())
+                .computeIfAbsent(variant(r, seeds), k -> new ArrayList<>())
                 .add(r));
         for (Map.Entry<String, List<StorageRunResult>> variant : byVariant.entrySet()) {
             List<StorageRunResult> runs = variant.getValue();
@@ -204,6 +204,16 @@ public final class StorageReport {
         return HtmlPages.write(dir, fileName, html);
     }
 
+    /** Whether {@code results} are of more than one seed (a sweep), so that a run is named with its seed. */
+    public static boolean severalSeeds(List<StorageRunResult> results) {
+        return results.stream().mapToLong(StorageRunResult::seed).distinct().count() > 1;
+    }
+
+    /** A run's scenario variant, with its seed when the results are of several. */
+    private static String variant(StorageRunResult r, boolean severalSeeds) {
+        return severalSeeds ? r.label() + ", seed " + r.seed() : r.label();
+    }
+
     /**
      * Why no request of a class was measured in {@code run} — of steady tenants (those without bursts)
      * when {@code steady}, else of hot ones — or null when some was. The classes are the scenario's
@@ -229,10 +239,10 @@ public final class StorageReport {
                 + "<th>steady segments P99</th><th>P99.999 ms</th>"
                 + "<th>req/s</th><th>backend %</th><th>unused %</th><th>reserve %</th><th>lent %</th>"
                 + "<th>borrowed %</th><th>refused</th></tr>\n");
-        boolean seeds = results.stream().map(StorageRunResult::seed).distinct().count() > 1;
+        boolean seeds = severalSeeds(results);
         for (StorageRunResult r : results) {
             t.append("<tr><td class=\"l\">")
-                    .append(escape(seeds ? r.label() + ", seed " + r.seed() : r.label()))
+                    .append(escape(variant(r, seeds)))
                     .append("</td><td class=\"l\">")
                     .append(escape(r.policy()))
                     .append("</td>");
