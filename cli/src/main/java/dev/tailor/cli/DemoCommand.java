@@ -32,8 +32,9 @@ import picocli.CommandLine.Option;
             "",
             "Then, when fio (with its nbd engine) and nbdkit are installed, short runs of the NBD experiments with"
                     + " real clients against tailor nbd serve: the I/O-priority loop vs a FIFO loop at low load, and"
-                    + " segment admission off vs on under a bursty tenant (one round of 2+6 s per configuration:"
-                    + " about 55 s more, which a busy machine does not shorten; --no-experiments skips them). Without"
+                    + " under a bursty tenant segment admission on and the fair dispatch door alone, each vs off (one"
+                    + " round of 2+6 s per configuration: about 65 s more, which a busy machine does not shorten;"
+                    + " --no-experiments skips them). Without"
                     + " those programs it says so and goes on.",
             ""
         },

@@ -123,6 +123,26 @@ public final class BurstExperiment {
                     modes);
         }
 
+        /** These settings with other {@code modes} (of {@link #MODES}), run in that order. */
+        Settings withModes(List<String> modeList) {
+            return new Settings(
+                    runtimeSeconds,
+                    rampSeconds,
+                    rounds,
+                    steady,
+                    steadyIops,
+                    burstQueueDepth,
+                    burstOnMillis,
+                    burstOffMillis,
+                    servers,
+                    delayMillis,
+                    segmentSize,
+                    reserveFraction,
+                    capacityFactor,
+                    dir,
+                    modeList);
+        }
+
         /** The modes with admission on ({@code on}, {@code paper}), in the order run. */
         List<String> admissionModes() {
             return modes.stream()
@@ -325,7 +345,8 @@ public final class BurstExperiment {
                     String name = "run-" + mode + "-" + round;
                     Files.deleteIfExists(metricsFile);
                     ExperimentRig.Proxy proxy = rig.startProxy(name, config, proxyArguments(mode, s.servers()));
-                    err.println("tailor: experiment: round " + round + "/" + s.rounds() + ", admission " + mode + " ("
+                    err.println("tailor: experiment: round " + round + "/" + s.rounds() + ", "
+                            + (mode.equals("door") ? "the door alone (admission off)" : "admission " + mode) + " ("
                             + s.rampSeconds() + "+" + s.runtimeSeconds() + " s)");
                     err.flush();
                     Path json = dir.resolve(name + ".json");

@@ -21,7 +21,8 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
 /**
  * The NBD experiments' report: an HTML page with the Markdown tables the command printed and plots made
  * with XChart, each plot also a PNG file next to the page (so README and docs can embed them). Burst:
- * the steady tenants' and the bursty tenant's latency tail, admission off vs on. Low load: the latency
+ * the steady tenants' and the bursty tenant's latency tail in each mode (admission off, on, the paper's,
+ * the door alone). Low load: the latency
  * tail, fifo vs priority, and the health-check age over time against the bound of twice its period.
  * Tails are drawn like the storage simulator's CDFs ({@code StorageReport}): latency on a log axis, the
  * fraction of requests on a "nines" axis (−log10(1 − F)), so P90, P99, P99.9 and P99.99 are evenly
@@ -34,6 +35,8 @@ public final class ExperimentReport {
 
     static final Color OURS = new Color(0x00, 0x72, 0xB2);
     private static final Color BOUND = new Color(0xD5, 0x5E, 0x00);
+    /** The burst test's fair dispatch door alone (admission off), apart from admission on. */
+    static final Color DOOR = new Color(0x00, 0x9E, 0x73);
 
     private ExperimentReport() {}
 
@@ -56,9 +59,15 @@ public final class ExperimentReport {
         XYChart steady = tailChart("Steady tenants' latency tail (" + runs + ")");
         XYChart bursty = tailChart("Bursty tenant's latency tail (" + runs + ")");
         for (String mode : r.settings().modes()) {
-            Color colour = mode.equals("off") ? BASELINE : mode.equals("paper") ? BOUND : OURS;
-            addTail(steady, "admission " + mode, r.steady(mode), colour);
-            addTail(bursty, "admission " + mode, r.bursty(mode), colour);
+            Color colour = switch (mode) {
+                case "off" -> BASELINE;
+                case "paper" -> BOUND;
+                case "door" -> DOOR;
+                default -> OURS;
+            };
+            String label = mode.equals("door") ? "door alone" : "admission " + mode;
+            addTail(steady, label, r.steady(mode), colour);
+            addTail(bursty, label, r.bursty(mode), colour);
         }
         return List.of(new Chart(prefix + "-steady-tail.png", steady), new Chart(prefix + "-bursty-tail.png", bursty));
     }
@@ -201,10 +210,15 @@ public final class ExperimentReport {
 
     /** The burst experiment's part of a report. */
     public static Section section(BurstExperiment.Result result, String prefix) {
+        boolean door = result.settings().modes().contains("door");
         return new Section(
-                "Burst: segment admission off vs on",
+                door
+                        ? "Burst: segment admission off vs on, and the fair dispatch door alone"
+                        : "Burst: segment admission off vs on",
                 List.of("Steady tenants' P99.99 is the figure that should be clearly lower with admission on"
-                        + " (paper, NSDI 2026: up to -97 % in burst tests)."
+                        + " (paper, NSDI 2026: up to -97 % in burst tests)"
+                        + (door ? " and with the door alone (admission off, --fair-dispatch on)" : "")
+                        + "."
                         + workDirectory(result.settings().dir())),
                 BurstExperiment.markdown(result),
                 burstCharts(result, prefix));

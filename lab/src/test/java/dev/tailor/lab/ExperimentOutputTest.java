@@ -81,6 +81,28 @@ class ExperimentOutputTest {
         return new BurstExperiment.Result(settings, 1_500, 1.76e8, List.of(off, on));
     }
 
+    /** {@link #burst(boolean)} with the demo's modes: the door alone's steady tail at {@code doorTailNanos}. */
+    private BurstExperiment.Result burstWithDoor(double cpuPressurePercent, long doorTailNanos) {
+        BurstExperiment.Result plain = burst(false, cpuPressurePercent);
+        BurstExperiment.Run door = new BurstExperiment.Run(
+                "door",
+                1,
+                Map.of(
+                        "steady1",
+                        job("steady1", 100, 6_000_000, 9_900, doorTailNanos, 100),
+                        "bursty",
+                        job("bursty", 290, 150_000_000, 1_000)),
+                ProxyMetrics.EMPTY,
+                cpuPressurePercent);
+        List<BurstExperiment.Run> runs = new java.util.ArrayList<>(plain.runs());
+        runs.add(door);
+        return new BurstExperiment.Result(
+                plain.settings().withModes(Demo.EXPERIMENT_BURST_MODES),
+                plain.capacityIops(),
+                plain.capacityCostUnitsPerSecond(),
+                runs);
+    }
+
     LowLoadExperiment.Result lowLoad() {
         return lowLoad(7_000_000);
     }
@@ -143,7 +165,7 @@ class ExperimentOutputTest {
 
     @Test
     void demoComparison_putsOurFiguresNextToTheTargets() {
-        List<String> lines = Demo.experimentComparison(lowLoad(), burst(false));
+        List<String> lines = Demo.experimentComparison(lowLoad(), burstWithDoor(10, 40_000_000));
         assertThat(lines)
                 .anyMatch(l -> l.contains("low load, P99.9 priority vs fifo loop")
                         && l.contains("-22 % (paper, deployed)")
@@ -153,11 +175,15 @@ class ExperimentOutputTest {
                         && l.contains("<= 200 ms (2 x period)")
                         && l.contains("121 / 102 ms"));
         assertThat(lines)
-                .anyMatch(l -> l.contains("burst, steady tenants' P99.99")
-                        && l.contains("clearly lower")
+                .anyMatch(l -> l.contains("burst, steady tenants' P99.99, admission on vs off")
+                        && l.contains("clearly lower (<= -20 %)")
                         && l.contains("-75 % (50 vs 200 ms)"));
+        assertThat(lines)
+                .anyMatch(l -> l.contains("burst, steady tenants' P99.99, door alone vs off")
+                        && l.contains("clearly lower (<= -20 %)")
+                        && l.contains("-80 % (40 vs 200 ms)"));
         assertThat(lines.stream().filter(l -> l.contains(" vs ") || l.contains("health-check age max")))
-                .hasSize(3)
+                .hasSize(4)
                 .allMatch(l -> l.endsWith(" met"));
         assertThat(lines)
                 .anyMatch(l -> l.contains("CPU pressure during the runs: at most 20 % at low load, 10 %"
@@ -167,20 +193,70 @@ class ExperimentOutputTest {
 
     @Test
     void demoComparison_aMissedTargetSaysSo_andABusyMachineIsWarnedAbout() {
-        List<String> quiet = Demo.experimentComparison(lowLoad(12_000_000), burst(false));
+        List<String> quiet = Demo.experimentComparison(lowLoad(12_000_000), burstWithDoor(10, 180_000_000));
         assertThat(quiet)
                 .anyMatch(l -> l.contains("low load, P99.9 priority vs fifo loop")
                         && l.contains("+20 %")
                         && l.endsWith(" missed"));
+        // The door alone 10 % below off misses the target while admission on meets it: each has its verdict.
+        assertThat(quiet)
+                .anyMatch(l ->
+                        l.contains("door alone vs off") && l.contains("-10 % (180 vs 200 ms)") && l.endsWith(" missed"))
+                .anyMatch(l -> l.contains("admission on vs off") && l.endsWith(" met"));
 
-        List<String> lines = Demo.experimentComparison(lowLoad(12_000_000), burst(false, 80));
+        List<String> lines = Demo.experimentComparison(lowLoad(12_000_000), burstWithDoor(80, 40_000_000));
         assertThat(lines)
                 .anyMatch(l -> l.startsWith("  Warning: the machine was busy during these runs (CPU pressure"
                         + " up to 20 % at low load, 80 % in the burst test"));
         // On a busy machine no figure is called met or missed.
         assertThat(lines.stream().filter(l -> l.contains(" vs ") || l.contains("health-check age max")))
-                .hasSize(3)
+                .hasSize(4)
                 .allMatch(l -> l.endsWith(" unreliable"));
+    }
+
+    @Test
+    void demoComparison_withoutTheDoorsRun_saysNoData() {
+        List<String> lines = Demo.experimentComparison(lowLoad(), burst(false));
+        assertThat(lines).anyMatch(l -> l.contains("door alone vs off") && l.endsWith(" no data"));
+        assertThat(lines).anyMatch(l -> l.contains("admission on vs off") && l.endsWith(" met"));
+    }
+
+    @Test
+    void demoSummary_reportsTheDoorAloneAndAdmission_eachAgainstOff() {
+        List<String> quiet =
+                DemoSummary.lines(List.of(), Map.of(), List.of(), lowLoad(), burstWithDoor(10, 180_000_000), null);
+        assertThat(quiet)
+                .anyMatch(l -> l.startsWith("  NBD proxy with real clients")
+                        && l.contains("P99.9 against a FIFO loop -30 %")
+                        && l.contains("steady P99.99 against admission off: the fair dispatch door alone -10 %,"
+                                + " segment admission -75 % (target: <= -20 % each)."))
+                .anyMatch(l -> l.startsWith("    Verdict: low load met, burst: door alone missed, admission met ("));
+        assertThat(quiet.size()).isBetween(3, DemoSummary.MAX_LINES);
+
+        List<String> busy =
+                DemoSummary.lines(List.of(), Map.of(), List.of(), lowLoad(), burstWithDoor(80, 40_000_000), null);
+        assertThat(busy)
+                .anyMatch(l -> l.contains("the fair dispatch door alone -80 %, segment admission -75 %"))
+                .anyMatch(l -> l.startsWith("    Verdict: unreliable, the machine was busy")
+                        && l.contains("burst --modes off,on,door --rounds 3"))
+                .noneMatch(l -> l.contains(" met") || l.contains("missed"));
+    }
+
+    @Test
+    void burstSection_withTheDoor_namesItAndDrawsItApartFromAdmissionOn() {
+        ExperimentReport.Section section = ExperimentReport.section(burstWithDoor(10, 40_000_000), "burst");
+        assertThat(section.heading()).isEqualTo("Burst: segment admission off vs on, and the fair dispatch door alone");
+        var series = section.charts().get(0).chart().getSeriesMap();
+        assertThat(series)
+                .containsOnlyKeys(
+                        "admission off (10,000 requests)",
+                        "admission on (10,000 requests)",
+                        "door alone (10,000 requests)");
+        assertThat(series.get("door alone (10,000 requests)").getLineColor())
+                .isEqualTo(ExperimentReport.DOOR)
+                .isNotEqualTo(series.get("admission on (10,000 requests)").getLineColor());
+        assertThat(ExperimentReport.section(burst(false), "burst").heading())
+                .isEqualTo("Burst: segment admission off vs on");
     }
 
     @Test

@@ -694,22 +694,31 @@ public record NbdConfig(
             if (depth != null && (depth < 1 || depth > MAX_DEPTH)) {
                 return List.of(new Problem("fairDispatch.depth", depth, DEPTH_EXPECTED));
             }
-            if (depth != null) {
-                boolean door;
-                try {
-                    door = on(admission);
-                } catch (IllegalArgumentException e) {
-                    return List.of();
-                }
-                if (!door) {
-                    return List.of(new Problem(
-                            "fairDispatch.depth",
-                            depth + ", but the door is off",
-                            "fairDispatch.enabled: true, or admission.enabled in Tailor's variant, whose door it is"
-                                    + " (the paper's variant has none); or no depth"));
-                }
+            return depthWhileOff(admission);
+        }
+
+        /**
+         * The problem of a depth (in range) while the door is off behind {@code admission}, or none: the one
+         * problem of these settings that {@code tailor nbd serve}'s options can settle, by turning the door on.
+         */
+        List<Problem> depthWhileOff(AdmissionSettings admission) {
+            if (depth == null || depth < 1 || depth > MAX_DEPTH) {
+                return List.of();
             }
-            return List.of();
+            boolean door;
+            try {
+                door = on(admission);
+            } catch (IllegalArgumentException e) {
+                return List.of();
+            }
+            if (door) {
+                return List.of();
+            }
+            return List.of(new Problem(
+                    "fairDispatch.depth",
+                    depth + ", but the door is off",
+                    "fairDispatch.enabled: true, or admission.enabled in Tailor's variant, whose door it is"
+                            + " (the paper's variant has none); or no depth"));
         }
     }
 

@@ -37,6 +37,30 @@ public final class NbdConfigFiles {
      * @throws IllegalArgumentException naming the file and every problem, each with its field and line
      */
     public static NbdConfig read(Path file) {
+        return read(file, false).config();
+    }
+
+    /**
+     * A config file read for a command line that goes over it ({@code tailor nbd serve --config}).
+     *
+     * @param config      the config, checked as {@link #read(Path)} checks it but for one problem
+     * @param depthWhileOff the one problem left out: a {@code fairDispatch.depth} while the file's door is
+     *                    off, which the command line may settle ({@code --fair-dispatch on}); the message
+     *                    {@link #read(Path)} would have thrown (the file, the field, its line), or {@code null}
+     */
+    public record ForOptions(NbdConfig config, String depthWhileOff) {}
+
+    /**
+     * {@link #read(Path)}, leaving out the problem of a {@code fairDispatch.depth} while the file's door is
+     * off, for the command line to settle or refuse; it is left out only when the file has no other problem.
+     *
+     * @throws IllegalArgumentException naming the file and every other problem, each with its field and line
+     */
+    public static ForOptions readForOptions(Path file) {
+        return read(file, true);
+    }
+
+    private static ForOptions read(Path file, boolean forOptions) {
         String text;
         if (Files.isDirectory(file)) {
             throw new IllegalArgumentException(file + ": a directory (expected: a YAML or JSON file)");
@@ -50,7 +74,7 @@ public final class NbdConfigFiles {
             throw new IllegalArgumentException(file + ": cannot read (" + e.getMessage() + ")");
         }
         Path directory = file.toAbsolutePath().getParent();
-        return parse(text, file.toString(), directory, true);
+        return parse(text, file.toString(), directory, true, forOptions);
     }
 
     /**
@@ -61,14 +85,16 @@ public final class NbdConfigFiles {
      * @throws IllegalArgumentException naming {@code source} and every problem, one a line when there are several
      */
     public static NbdConfig parse(String yaml, String source, Path directory) {
-        return parse(yaml, source, directory, false);
+        return parse(yaml, source, directory, false, false).config();
     }
 
     /**
      * {@link #parse(String, String, Path)}, and with {@code files} each export's file looked at on the file
-     * system too ({@link NbdConfig.ExportConfig#fileProblems}), its problems in the same list.
+     * system too ({@link NbdConfig.ExportConfig#fileProblems}), its problems in the same list; with {@code
+     * forOptions} a depth while the door is off set aside ({@link ForOptions#depthWhileOff}) when it is the only
+     * problem.
      */
-    private static NbdConfig parse(String yaml, String source, Path directory, boolean files) {
+    private static ForOptions parse(String yaml, String source, Path directory, boolean files, boolean forOptions) {
         JsonNode tree;
         try {
             tree = yaml.isBlank() ? null : YAML.readTree(yaml);
@@ -117,11 +143,16 @@ public final class NbdConfigFiles {
                     config.fairDispatch());
             List<String> reported =
                     shapeProblems.stream().flatMap(p -> p.paths().stream()).toList();
+            List<Problem> whileOff = config.fairDispatch().depthWhileOff(config.admission());
+            String depthWhileOff = null;
             for (Problem problem : config.problems()) {
                 // A field removed for its shape may now look missing, and its record incomplete: said once.
                 String field = problem.path();
                 if (reported.stream().noneMatch(r -> related(r, field))) {
                     problems.add(problem.message() + atLine(at, field));
+                    if (whileOff.contains(problem)) {
+                        depthWhileOff = problems.get(problems.size() - 1);
+                    }
                 }
             }
             for (int i = 0; files && i < config.exports().size(); i++) {
@@ -136,8 +167,11 @@ public final class NbdConfigFiles {
                     }
                 }
             }
+            if (forOptions && depthWhileOff != null && problems.equals(List.of(depthWhileOff))) {
+                return new ForOptions(config, failure(source, problems).getMessage());
+            }
             if (problems.isEmpty()) {
-                return config;
+                return new ForOptions(config, null);
             }
         }
         throw failure(source, problems);

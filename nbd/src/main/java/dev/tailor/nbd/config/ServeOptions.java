@@ -63,6 +63,8 @@ public record ServeOptions(
     public Setup build() throws IOException {
         NbdConfig settings;
         Path temporary = null;
+        // The config's fairDispatch.depth while its door is off: refused unless the options turn the door on.
+        String depthWhileOff = null;
         try {
             InetSocketAddress address = listen == null ? null : parseListen(listen);
             if (unix != null) {
@@ -85,7 +87,9 @@ public record ServeOptions(
                                 + " other; the config file names its exports)");
                     }
                 }
-                settings = NbdConfigFiles.read(config);
+                NbdConfigFiles.ForOptions read = NbdConfigFiles.readForOptions(config);
+                settings = read.config();
+                depthWhileOff = read.depthWhileOff();
             } else {
                 String name = exportName == null ? "disk" : exportName;
                 List<Problem> nameProblems = NbdConfig.ExportConfig.file(
@@ -230,6 +234,10 @@ public record ServeOptions(
             }
             if (settings.fairDispatch().depth() != null
                     && !settings.fairDispatch().on(settings.admission())) {
+                if (depthWhileOff != null) {
+                    // The config's door was off and no option turned it on: refused as the config alone is.
+                    throw new IllegalArgumentException(depthWhileOff);
+                }
                 // The options turned the config's door off (--fair-dispatch off, --admission off or the paper's
                 // variant; --fair-dispatch-depth is refused then): its depth goes with it.
                 settings = settings.toBuilder()

@@ -71,9 +71,48 @@ class ServeOptionsTest {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("fairDispatch.depth: 4, but the door is off (expected: fairDispatch.enabled:"
                         + " true, or admission.enabled in Tailor's variant");
+        NbdConfig rescued = options(config, null, "on", null).build().settings();
+        assertThat(rescued.fairDispatch())
+                .as("--fair-dispatch on turns the config's door on, its depth with it")
+                .isEqualTo(new NbdConfig.FairDispatchSettings(true, 4));
         Path on = config("fairDispatch: {enabled: true}\n");
         assertThatThrownBy(() -> options(on, null, "off", "4").build())
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("--fair-dispatch-depth: the door is off (expected: --fair-dispatch on");
+    }
+
+    @Test
+    void aConfigsDepthWithoutTheDoor_isTakenWhenTheOptionsTurnTheDoorOn_andRefusedWhenNone() throws Exception {
+        // Admission off in the config: no door, unless the command line gives one.
+        Path config = Files.writeString(
+                dir.resolve("door.yaml"), "exports: [{name: d, size: 1MiB, file: d.img}]\nfairDispatch: {depth: 32}\n");
+        for (ServeOptions door : new ServeOptions[] {
+            options(config, null, "on", null), options(config, "on", null, null), options(config, "off", "on", null)
+        }) {
+            NbdConfig settings = door.build().settings();
+            assertThat(settings.fairDispatch().on(settings.admission())).isTrue();
+            assertThat(settings.fairDispatch().depthOf(settings.exports(), settings.fileIoThreads()))
+                    .isEqualTo(32);
+            assertThat(settings.problems()).as("the server starts with them").isEmpty();
+        }
+        String refused = config + ": fairDispatch.depth: 32, but the door is off (expected: fairDispatch.enabled:"
+                + " true, or admission.enabled in Tailor's variant, whose door it is (the paper's variant has none);"
+                + " or no depth) at line 2";
+        assertThatThrownBy(() -> NbdConfigFiles.read(config))
+                .as("the config alone")
+                .hasMessage(refused);
+        for (ServeOptions off : new ServeOptions[] {
+            options(config, null, null, null), options(config, "off", null, null), options(config, null, "off", null)
+        }) {
+            assertThatThrownBy(off::build).as("the door still off").hasMessage(refused);
+        }
+        // With another problem in the file the depth is listed with it, as the config alone has them.
+        Path twice = Files.writeString(
+                dir.resolve("twice.yaml"),
+                "exports: [{name: d, size: 1MiB, file: d.img}]\nfairDispatch: {depth: 32}\neventLoopThreads: 0\n");
+        assertThatThrownBy(() -> options(twice, null, "on", null).build())
+                .hasMessageContaining("2 problems:")
+                .hasMessageContaining("fairDispatch.depth: 32, but the door is off")
+                .hasMessageContaining("eventLoopThreads: 0 (expected: 1 to 1024) at line 3");
     }
 }
