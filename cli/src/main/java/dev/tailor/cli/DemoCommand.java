@@ -25,7 +25,8 @@ import picocli.CommandLine.Option;
                     + " heterogeneous workers, at 100 and 400 RPS, under default, least-request, locality-first,"
                     + " wrr-orca, mcf-no-filter, HEART (Tailor's and the paper's), prequal and peak-ewma routing, with"
                     + " an ideal CPU limit (fluid) and with Linux CFS throttling (cfs-quota). Then segment admission"
-                    + " against fifo, static-cap and mclock on the storage burst microbenchmark. Prints the results"
+                    + " (Tailor's and the paper's) against fifo, static-cap and mclock on the storage burst"
+                    + " microbenchmark. Prints the results"
                     + " next to the papers' figures, ends with a Summary, and writes an HTML report with plots."
                     + " The simulations take about 80 s of CPU time: about 40 s on 2 idle cores; 5 minutes were"
                     + " measured on 2 cores shared with other builds (load average 15).",

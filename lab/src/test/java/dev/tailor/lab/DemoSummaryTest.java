@@ -49,10 +49,33 @@ class DemoSummaryTest {
                         && l.contains("a peer wins DAG 100 fluid prequal 41 vs 50."));
         assertThat(lines).anyMatch(l -> l.contains("pairwise 100 RPS 0.66 in the paper, 0.60 / 0.60"));
         assertThat(lines)
-                .anyMatch(l -> l.contains(
-                        "Tailor's segment-admission -90 %, best peer mclock -40 %," + " the paper's mechanism -95 %"));
+                .anyMatch(l -> l.contains("Tailor's segment-admission -90 % (10 ms), best peer mclock -40 % (60 ms),"
+                        + " the paper's mechanism -95 %"));
         assertThat(lines).anyMatch(l -> l.contains("Verdict: better than every peer; of the paper's order"));
         assertThat(lines.get(lines.size() - 1)).isEqualTo("  NBD proxy with real clients: skipped (--no-experiments).");
+    }
+
+    @Test
+    void segmentAdmission_withinFivePercentOfTheBestPeer_isLevelWithIt_notBetter() {
+        List<String> level = storageVerdict(3.32, 3.33);
+        List<String> behind = storageVerdict(3.32, 3.0);
+        List<String> better = storageVerdict(3.0, 3.32);
+
+        assertThat(level)
+                .anyMatch(l -> l.contains("segment-admission -99 % (3.32 ms), best peer mclock -99 % (3.33 ms)"))
+                .anyMatch(l -> l.contains("Verdict: level with mclock (within 5 %); of the paper's order"));
+        assertThat(behind).anyMatch(l -> l.contains("Verdict: behind mclock;"));
+        assertThat(better).anyMatch(l -> l.contains("Verdict: better than every peer;"));
+    }
+
+    private static List<String> storageVerdict(double oursMillis, double mclockMillis) {
+        List<StorageRunResult> storage = List.of(
+                storage("fifo", 239),
+                storage("static-cap", 80),
+                storage("mclock", mclockMillis),
+                storage("segment-admission-paper", 14.8),
+                storage("segment-admission", oursMillis));
+        return DemoSummary.lines(List.of(), TIMEOUTS, storage, null, null, "skipped (--no-experiments).");
     }
 
     @Test
