@@ -4,6 +4,7 @@ import dev.tailor.sim.storage.IntervalSeries;
 import dev.tailor.sim.storage.LatencySummary;
 import dev.tailor.sim.storage.StorageRunResult;
 import dev.tailor.sim.storage.StorageSimulation;
+import dev.tailor.sim.storage.SweepSummary;
 import java.awt.BasicStroke;
 import java.awt.Color;
 import java.io.IOException;
@@ -15,7 +16,6 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import org.HdrHistogram.Histogram;
@@ -29,11 +29,12 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
 
 /**
  * Writes a self-contained HTML report of storage-simulator runs: one file, {@code index.html}, with
- * the results table and inline PNG plots made with XChart — per scenario variant, the latency CDF of
- * steady and of hot tenants under every policy (tail stretched), and for the segment-admission
- * policies the token pools interval by interval around the first measured burst; a plot with nothing
- * to draw (a class with no measured request, no burst) is a line saying why. Opens in any browser, no
- * network needed.
+ * a sweep's summary (more than one scenario variant or seed), the results tables (every figure of the
+ * text table, the same strings) and inline PNG plots made with XChart — per scenario variant, the latency
+ * CDF of steady and of hot tenants under every policy (tail stretched),
+ * and for the segment-admission policies the token pools interval by interval around the first measured
+ * burst; a plot with nothing to draw (a class with no measured request, no burst) is a line saying why.
+ * Opens in any browser, no network needed.
  */
 public final class StorageReport {
 
@@ -44,6 +45,7 @@ public final class StorageReport {
         new Color(0x00, 0x72, 0xB2), new Color(0x99, 0x99, 0x99), new Color(0x88, 0x22, 0x55),
         new Color(0x44, 0xAA, 0x99)
     };
+
     /** Shown before and after the first measured burst in the pool plots, ms. */
     static final int BEFORE_BURST_MILLIS = 100;
 
@@ -109,26 +111,31 @@ public final class StorageReport {
             notes.forEach(n -> html.append("<li>").append(escape(n)).append("</li>"));
             html.append("</ul>\n");
         }
-        html.append(table(results));
-        html.append("<p class=\"note\">steady = tenants without bursts, hot = tenants with bursts (ground truth). "
-                + "Latency: arrival at the proxy to completion at the backend. – : not resolvable (fewer requests "
-                + "than the percentile needs: " + LatencySummary.needed(99.99) + " for P99.99, "
-                + LatencySummary.needed(99.999) + " for P99.999). unused: share of the backend idle while requests "
-                + "waited at a proxy. reserve, borrowed: cost drawn from the reserve and borrowed, in % of the budget"
-                + " issued.</p>\n");
-        // A class of tenants the scenario does not have: every one of its cells is –, for that reason.
+        // A sweep (more than one scenario variant or seed) is summarised first, as the text output does after
+        // its tables: the same figures, from the same code.
+        SweepSummary summary = SweepSummary.of(results);
+        if (summary.cells() > 1) {
+            html.append("<h2>Sweep summary</h2>\n").append(sweepTable(summary));
+        }
+        html.append("<h2>Results</h2>\n").append(tables(results));
+        html.append("<ul class=\"note\">");
+        StorageFigures.legend()
+                .forEach(n -> html.append("<li>").append(escape(n)).append("</li>"));
+        html.append("</ul>\n");
+        // A class of tenants the scenario does not have: every one of its latency cells is n/r, for that reason.
+        String nr = StorageFigures.NOT_RESOLVABLE;
         Set<String> emptyColumns = new LinkedHashSet<>();
         for (StorageRunResult r : results) {
             String steady = unmeasured(r, true);
             String hot = unmeasured(r, false);
             if (steady != null && steady.equals(hot)) {
-                emptyColumns.add(r.label() + ": " + steady + " (its latency columns are –).");
+                emptyColumns.add(r.label() + ": " + steady + " (its latency columns are " + nr + ").");
             } else {
                 if (steady != null) {
-                    emptyColumns.add(r.label() + ": " + steady + " (its steady tenants' columns are –).");
+                    emptyColumns.add(r.label() + ": " + steady + " (its steady tenants' columns are " + nr + ").");
                 }
                 if (hot != null) {
-                    emptyColumns.add(r.label() + ": " + hot + " (its hot tenants' columns are –).");
+                    emptyColumns.add(r.label() + ": " + hot + " (its hot tenants' columns are " + nr + ").");
                 }
             }
         }
@@ -187,15 +194,10 @@ public final class StorageReport {
                                 .append(" in the measured period.</p>\n"));
             }
         }
-        html.append(
-                "<p class=\"note\">Steady / hot tenants: tenants without / with bursts (ground truth). Steady "
-                        + "segments: the requests whose segments admission's classifier called steady when they arrived, the "
-                        + "same requests under every policy (the paper's measure; admission serves this class first, so it "
-                        + "shows what the mechanism protects, not every tenant's experience). Unused: share of the backend "
-                        + "idle while requests waited at a proxy. Reserve / lent / borrowed: cost drawn from the reserve by "
-                        + "steady segments, lent from it to hot ones late in intervals, borrowed at bursts' starts, in % of "
-                        + "the budget issued. A policy whose queues grow without bound has unfinished requests; its "
-                        + "percentiles are then lower bounds (the command warns). Ablations of segment admission are dashed.</p>\n");
+        html.append("<p class=\"note\">Steady segments are the paper's measure: admission serves this class first,"
+                + " so it shows what the mechanism protects, not every tenant's experience. A policy whose queues grow"
+                + " without bound has unfinished requests; its percentiles are then lower bounds (the command warns)."
+                + " Ablations of segment admission are dashed.</p>\n");
         html.append("<p class=\"note\">Latency CDF: the vertical axis is stretched towards the tail (it shows "
                 + "−log10(1 − F)), so P90, P99, P99.9, P99.99 and P99.999 are evenly spaced. Pool plots: arriving "
                 + "cost of hot and steady tenants, what the main pool and the reserve gave, what was borrowed and "
@@ -224,58 +226,108 @@ public final class StorageReport {
             return null;
         }
         if (run.offeredRequests() == 0) {
-            return "no request arrived in the " + format(run.measuredSeconds()) + " s measured";
+            return "no request arrived in the " + StorageFigures.number(run.measuredSeconds()) + " s measured";
         }
         return steady
                 ? "no steady tenant's request was measured: every tenant of this scenario has bursts"
                 : "no hot tenant's request was measured: no tenant of this scenario has bursts";
     }
 
-    private static String table(List<StorageRunResult> results) {
-        StringBuilder t = new StringBuilder("<div class=\"scroll\"><table><tr><th class=\"l\">scenario</th>"
-                + "<th class=\"l\">policy</th>"
-                + "<th>steady tenants P50</th><th>P99</th><th>P99.9</th><th>P99.99</th><th>P99.999 ms</th>"
-                + "<th>hot tenants P50</th><th>P99</th><th>P99.9</th><th>P99.99</th><th>P99.999 ms</th>"
-                + "<th>steady segments P99</th><th>P99.999 ms</th>"
-                + "<th>req/s</th><th>backend %</th><th>unused %</th><th>reserve %</th><th>lent %</th>"
-                + "<th>borrowed %</th><th>refused</th></tr>\n");
+    /**
+     * The results as the text prints them, in three tables: latency by tenant class, latency by segment
+     * class, then throughput, capacity and admission; every cell is the text table's ({@link StorageFigures}).
+     */
+    static String tables(List<StorageRunResult> results) {
         boolean seeds = severalSeeds(results);
-        for (StorageRunResult r : results) {
-            t.append("<tr><td class=\"l\">")
-                    .append(escape(variant(r, seeds)))
-                    .append("</td><td class=\"l\">")
-                    .append(escape(r.policy()))
-                    .append("</td>");
-            for (LatencySummary s : List.of(r.steady(), r.hot())) {
-                for (Double v :
-                        new Double[] {s.p50Millis(), s.p99Millis(), s.p999Millis(), s.p9999Millis(), s.p99999Millis()
-                        }) {
-                    t.append("<td>").append(format(v)).append("</td>");
-                }
+        StringBuilder t = new StringBuilder();
+        String[][] classes = {{"steady tenants", "hot tenants"}, {"steady segments", "hot segments"}};
+        String[] captions = {"Latency by tenant class, ms", "Latency by segment class, ms"};
+        for (int table = 0; table < 2; table++) {
+            t.append("<div class=\"scroll\"><table><caption>")
+                    .append(captions[table])
+                    .append("</caption>\n<tr><th class=\"l\" rowspan=\"2\">scenario</th>")
+                    .append("<th class=\"l\" rowspan=\"2\">policy</th>");
+            for (String name : classes[table]) {
+                t.append("<th class=\"group\" colspan=\"")
+                        .append(1 + StorageFigures.PERCENTILES.size())
+                        .append("\">")
+                        .append(name)
+                        .append("</th>");
             }
-            t.append("<td>")
-                    .append(format(r.steadySegments().p99Millis()))
-                    .append("</td><td>")
-                    .append(format(r.steadySegments().p99999Millis()))
-                    .append("</td>");
-            StorageRunResult.AdmissionCounters a = r.admission();
-            t.append("<td>")
-                    .append(format(r.throughputRequestsPerSecond()))
-                    .append("</td><td>")
-                    .append(format(r.backendUtilizationPercent()))
-                    .append("</td><td>")
-                    .append(format(r.unusedCapacityPercent()))
-                    .append("</td><td>")
-                    .append(a == null ? "" : format(a.reserveDrawnPercent()))
-                    .append("</td><td>")
-                    .append(a == null ? "" : format(a.reserveLentPercent()))
-                    .append("</td><td>")
-                    .append(a == null ? "" : format(a.borrowedPercent()))
-                    .append("</td><td>")
-                    .append(r.refused())
-                    .append("</td></tr>\n");
+            t.append("</tr>\n<tr>");
+            for (int c = 0; c < 2; c++) {
+                t.append("<th>requests</th>");
+                StorageFigures.PERCENTILES.forEach(
+                        p -> t.append("<th>").append(p).append("</th>"));
+            }
+            t.append("</tr>\n");
+            for (StorageRunResult r : results) {
+                row(t, variant(r, seeds), r.policy());
+                List<LatencySummary> latencies =
+                        table == 0 ? List.of(r.steady(), r.hot()) : List.of(r.steadySegments(), r.hotSegments());
+                for (LatencySummary s : latencies) {
+                    t.append("<td>").append(s.requests()).append("</td>");
+                    StorageFigures.percentiles(s)
+                            .forEach(v -> t.append("<td>").append(v).append("</td>"));
+                }
+                t.append("</tr>\n");
+            }
+            t.append("</table></div>\n");
+        }
+        t.append("<div class=\"scroll\"><table><caption>Throughput, capacity and admission</caption>\n")
+                .append("<tr><th class=\"l\">scenario</th><th class=\"l\">policy</th>");
+        StorageFigures.COUNTERS.forEach(c -> t.append("<th>").append(escape(c)).append("</th>"));
+        t.append("</tr>\n");
+        for (StorageRunResult r : results) {
+            row(t, variant(r, seeds), r.policy());
+            StorageFigures.counters(r)
+                    .forEach(v -> t.append("<td>").append(escape(v)).append("</td>"));
+            t.append("</tr>\n");
         }
         return t.append("</table></div>\n").toString();
+    }
+
+    private static void row(StringBuilder t, String variant, String policy) {
+        t.append("<tr><td class=\"l\">")
+                .append(escape(variant))
+                .append("</td><td class=\"l\">")
+                .append(escape(policy))
+                .append("</td>");
+    }
+
+    /**
+     * The sweep summary as the text prints it ({@link StorageFigures}): per policy, worst, median and best
+     * of each ratio, the worst idle capacity and the cells above the bounds, then the text's notes.
+     */
+    static String sweepTable(SweepSummary summary) {
+        StringBuilder t = new StringBuilder("<div class=\"scroll\"><table class=\"sweep\"><caption>")
+                .append(escape(StorageFigures.sweepTitle(summary)))
+                .append("</caption>\n<tr><th class=\"l\" rowspan=\"2\">policy</th>");
+        StorageFigures.SWEEP_RATIOS.forEach(name -> t.append("<th class=\"group\" colspan=\"3\">")
+                .append(escape(name))
+                .append("</th>"));
+        t.append("<th rowspan=\"2\">unused</th><th class=\"l\" rowspan=\"2\">cells</th></tr>\n<tr>");
+        for (int i = 0; i < StorageFigures.SWEEP_RATIOS.size(); i++) {
+            t.append("<th>worst</th><th>median</th><th>best</th>");
+        }
+        t.append("</tr>\n");
+        for (SweepSummary.Row row : summary.policies()) {
+            t.append("<tr><td class=\"l\">").append(escape(row.policy())).append("</td>");
+            for (SweepSummary.Ratios r : List.of(row.steadyVsFifo(), row.steadyVsMclock(), row.hotVsMclock())) {
+                StorageFigures.ratios(r).forEach(v -> t.append("<td>").append(v).append("</td>"));
+            }
+            t.append("<td>")
+                    .append(StorageFigures.worstUnused(row))
+                    .append("</td><td class=\"l\">")
+                    .append(escape(StorageFigures.cellsAbove(row)))
+                    .append("</td></tr>\n");
+        }
+        t.append("</table></div>\n<p class=\"note\">Ratio = the policy's figure ÷ the peer's (fifo's, or mclock's)"
+                + " in the same cell, one scenario variant on one seed; worst, median and best over the cells;"
+                + " below 1 the policy is better than the peer.</p>\n<ul class=\"note\">");
+        StorageFigures.sweepNotes(summary)
+                .forEach(n -> t.append("<li>").append(escape(n)).append("</li>"));
+        return t.append("</ul>\n").toString();
     }
 
     private static XYChart cdf(List<StorageRunResult> runs, boolean steady, String title, Map<String, Color> colours) {
@@ -362,14 +414,6 @@ public final class StorageReport {
                         ? new BasicStroke(
                                 1.2f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f, new float[] {4f, 3f}, 0f)
                         : new BasicStroke(1.5f));
-    }
-
-    private static String format(Double value) {
-        if (value == null || Double.isNaN(value)) {
-            return "–";
-        }
-        double abs = Math.abs(value);
-        return String.format(Locale.ROOT, abs >= 100 ? "%.0f" : abs >= 10 ? "%.1f" : "%.2f", value);
     }
 
     private static String escape(String text) {
