@@ -11,7 +11,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -24,27 +23,76 @@ import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
 import org.knowm.xchart.XYSeries;
 import org.knowm.xchart.style.Styler;
-import org.knowm.xchart.style.lines.SeriesLines;
 import org.knowm.xchart.style.markers.SeriesMarkers;
 
 /**
  * Writes a self-contained HTML report of storage-simulator runs: one file, {@code index.html}, with
  * a sweep's summary (more than one scenario variant or seed), the results tables (every figure of the
  * text table, the same strings) and inline PNG plots made with XChart — per scenario variant, the latency
- * CDF of steady and of hot tenants under every policy (tail stretched),
+ * CDF of steady and of hot tenants under every policy (tail stretched, each policy in its own colour),
  * and for the segment-admission policies the token pools interval by interval around the first measured
  * burst; a plot with nothing to draw (a class with no measured request, no burst) is a line saying why.
  * Opens in any browser, no network needed.
  */
 public final class StorageReport {
 
-    /** Policy colours, stable across charts (Okabe–Ito palette). */
+    /** The pool plots' line colours (Okabe–Ito), one per quantity. */
     private static final Color[] PALETTE = {
         new Color(0x00, 0x00, 0x00), new Color(0xE6, 0x9F, 0x00), new Color(0x56, 0xB4, 0xE9),
         new Color(0x00, 0x9E, 0x73), new Color(0xD5, 0x5E, 0x00), new Color(0xCC, 0x79, 0xA7),
         new Color(0x00, 0x72, 0xB2), new Color(0x99, 0x99, 0x99), new Color(0x88, 0x22, 0x55),
         new Color(0x44, 0xAA, 0x99)
     };
+
+    /**
+     * Each policy's colour, fixed by its name so that it is the same in every plot and every report, whatever
+     * else ran: the Okabe–Ito colours (readable by colour-blind readers), the pairs compared most far apart
+     * in hue and lightness (mclock blue, segment-admission vermillion, fair-dispatch reddish purple, fifo
+     * black); dark grey for token-bucket, where Okabe–Ito's yellow would be too faint a line on white (a
+     * mid grey would look like bluish green or reddish purple to a deuteranope).
+     */
+    private static final Map<String, Color> POLICY_COLOURS = Map.of(
+            "fifo", new Color(0x00, 0x00, 0x00),
+            "static-cap", new Color(0x00, 0x9E, 0x73),
+            "token-bucket", new Color(0x44, 0x44, 0x44),
+            "mclock", new Color(0x00, 0x72, 0xB2),
+            "mclock-per-client", new Color(0x56, 0xB4, 0xE9),
+            "segment-admission", new Color(0xD5, 0x5E, 0x00),
+            "segment-admission-paper", new Color(0xE6, 0x9F, 0x00),
+            "fair-dispatch", new Color(0xCC, 0x79, 0xA7));
+
+    /**
+     * The ablations' colours (Paul Tol's muted scheme, colour-blind-safe, none an Okabe–Ito colour); an
+     * ablation's line is dashed, dotted or dash-dotted, so that colour and pattern together tell every
+     * ablation apart (there are more ablations than distinguishable colours).
+     */
+    private static final Color[] ABLATION_COLOURS = {
+        new Color(0xCC, 0x66, 0x77), new Color(0x33, 0x22, 0x88), new Color(0x11, 0x77, 0x33),
+        new Color(0x88, 0xCC, 0xEE), new Color(0x88, 0x22, 0x55), new Color(0x44, 0xAA, 0x99),
+        new Color(0x99, 0x99, 0x33), new Color(0xDD, 0xCC, 0x77)
+    };
+
+    /** The ablations' line patterns: dashed, dotted, dash-dot. */
+    private static final float[][] ABLATION_DASHES = {{7f, 4f}, {2f, 3f}, {9f, 3f, 2f, 3f}};
+
+    /** A policy's line colour in every plot: fixed by its name, not by which policies a report holds. */
+    public static Color colour(String policy) {
+        Color fixed = POLICY_COLOURS.get(policy);
+        if (fixed != null) {
+            return fixed;
+        }
+        int ablation = StorageSimulation.ABLATIONS.indexOf(policy);
+        return ablation < 0 ? new Color(0x55, 0x55, 0x55) : ABLATION_COLOURS[ablation % ABLATION_COLOURS.length];
+    }
+
+    /**
+     * A policy's line pattern: solid for the policies, for the ablations of segment admission a dash
+     * pattern that with {@link #colour} tells each apart; null for solid.
+     */
+    static float[] dashes(String policy) {
+        int ablation = StorageSimulation.ABLATIONS.indexOf(policy);
+        return ablation < 0 ? null : ABLATION_DASHES[(ablation / ABLATION_COLOURS.length) % ABLATION_DASHES.length];
+    }
 
     /** Shown before and after the first measured burst in the pool plots, ms. */
     static final int BEFORE_BURST_MILLIS = 100;
@@ -93,18 +141,6 @@ public final class StorageReport {
             throws IOException {
         System.setProperty("java.awt.headless", "true");
         Files.createDirectories(dir);
-        // One colour per policy of this report, in the simulator's order, so that the policies shown get
-        // distinct colours while there are no more of them than the palette has.
-        List<String> order = StorageSimulation.policyNames();
-        List<String> shown = results.stream()
-                .map(StorageRunResult::policy)
-                .distinct()
-                .sorted(Comparator.comparingInt(p -> order.indexOf(p) < 0 ? order.size() : order.indexOf(p)))
-                .toList();
-        Map<String, Color> colours = new LinkedHashMap<>();
-        for (int i = 0; i < shown.size(); i++) {
-            colours.put(shown.get(i), PALETTE[i % PALETTE.length]);
-        }
         StringBuilder html = new StringBuilder(HtmlPages.start(frame));
         if (!notes.isEmpty()) {
             html.append("<ul class=\"note\">");
@@ -159,8 +195,7 @@ public final class StorageReport {
                     charts.append(ReportCharts.inlinePng(cdf(
                             runs,
                             steady,
-                            steady ? "Steady tenants: latency CDF" : "Hot (bursty) tenants: latency CDF",
-                            colours)));
+                            steady ? "Steady tenants: latency CDF" : "Hot (bursty) tenants: latency CDF")));
                 } else {
                     html.append("<p class=\"note\">No latency CDF of ")
                             .append(steady ? "steady" : "hot")
@@ -194,10 +229,11 @@ public final class StorageReport {
                                 .append(" in the measured period.</p>\n"));
             }
         }
-        html.append("<p class=\"note\">Steady segments are the paper's measure: admission serves this class first,"
-                + " so it shows what the mechanism protects, not every tenant's experience. A policy whose queues grow"
-                + " without bound has unfinished requests; its percentiles are then lower bounds (the command warns)."
-                + " Ablations of segment admission are dashed.</p>\n");
+        html.append(
+                "<p class=\"note\">Steady segments are the paper's measure: admission serves this class first,"
+                        + " so it shows what the mechanism protects, not every tenant's experience. A policy whose queues grow"
+                        + " without bound has unfinished requests; its percentiles are then lower bounds (the command warns)."
+                        + " Each policy has one colour in every plot; ablations of segment admission are dashed or dotted.</p>\n");
         html.append("<p class=\"note\">Latency CDF: the vertical axis is stretched towards the tail (it shows "
                 + "−log10(1 − F)), so P90, P99, P99.9, P99.99 and P99.999 are evenly spaced. Pool plots: arriving "
                 + "cost of hot and steady tenants, what the main pool and the reserve gave, what was borrowed and "
@@ -330,7 +366,7 @@ public final class StorageReport {
         return t.append("</ul>\n").toString();
     }
 
-    private static XYChart cdf(List<StorageRunResult> runs, boolean steady, String title, Map<String, Color> colours) {
+    static XYChart cdf(List<StorageRunResult> runs, boolean steady, String title) {
         XYChart chart = ReportCharts.tailChart(title, 420);
         List<Double> latencies = new ArrayList<>();
         Set<String> drawn = new HashSet<>();
@@ -350,10 +386,12 @@ public final class StorageReport {
             latencies.addAll(x);
             XYSeries series = chart.addSeries(run.policy(), x, y);
             series.setMarker(SeriesMarkers.NONE);
-            series.setLineColor(colours.get(run.policy()));
-            if (StorageSimulation.ABLATIONS.contains(run.policy())) {
-                series.setLineStyle(SeriesLines.DASH_DASH);
-            }
+            series.setLineColor(colour(run.policy()));
+            float[] dashes = dashes(run.policy());
+            series.setLineStyle(
+                    dashes == null
+                            ? new BasicStroke(1.6f)
+                            : new BasicStroke(1.6f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f, dashes, 0f));
         }
         ReportCharts.logXAxis(chart.getStyler(), latencies);
         return chart;

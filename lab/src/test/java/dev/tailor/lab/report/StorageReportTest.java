@@ -5,19 +5,27 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.tailor.lab.StorageOutput;
 import dev.tailor.sim.storage.LatencySummary;
 import dev.tailor.sim.storage.StorageRunResult;
+import dev.tailor.sim.storage.StorageSimulation;
 import dev.tailor.sim.storage.SweepSummary;
+import java.awt.BasicStroke;
+import java.awt.Color;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import org.HdrHistogram.Histogram;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.knowm.xchart.XYChart;
+import org.knowm.xchart.XYSeries;
 
-/** The storage report: the sweep summary and every column of the text table. */
+/** The storage report: the sweep summary, every column of the text table, one colour per policy. */
 class StorageReportTest {
 
     @TempDir
@@ -109,6 +117,56 @@ class StorageReportTest {
                         "segment-admission +17743 +30.1% +2.5% +7.3% +1.5% +0.050% +3.0% +4.5% +0 +2% / 40%\\n");
     }
 
+    @Test
+    void colours_eachPolicyHasItsOwnFixedColour_whateverElseTheReportHolds() {
+        // The policies compared have eight distinct colours, solid lines.
+        Set<Color> policies = new HashSet<>();
+        for (String policy : StorageSimulation.POLICIES) {
+            policies.add(StorageReport.colour(policy));
+            assertThat(StorageReport.dashes(policy)).as(policy).isNull();
+        }
+        assertThat(policies).hasSize(StorageSimulation.POLICIES.size());
+        // mclock and fair-dispatch, once two close colours, are now far apart in hue.
+        assertThat(hueGap(StorageReport.colour("mclock"), StorageReport.colour("fair-dispatch")))
+                .isGreaterThan(0.25);
+        assertThat(StorageReport.colour("mclock")).isEqualTo(new Color(0x00, 0x72, 0xB2));
+        // Every ablation is dashed or dotted, told apart from every other policy by colour and pattern.
+        Set<String> styles = new HashSet<>();
+        for (String policy : StorageSimulation.policyNames()) {
+            styles.add(StorageReport.colour(policy) + Arrays.toString(StorageReport.dashes(policy)));
+        }
+        assertThat(styles).hasSize(StorageSimulation.policyNames().size());
+        assertThat(StorageSimulation.ABLATIONS)
+                .allSatisfy(a -> assertThat(StorageReport.dashes(a)).isNotNull());
+        assertThat(StorageSimulation.ABLATIONS)
+                .allSatisfy(a -> assertThat(policies).doesNotContain(StorageReport.colour(a)));
+
+        // In the plots: the same colour for a policy in two reports of different policies, and in both classes.
+        XYChart all = StorageReport.cdf(sweep().subList(0, 3), true, "steady");
+        XYChart two = StorageReport.cdf(List.of(sweep().get(2), sweep().get(1)), false, "hot");
+        for (XYChart chart : List.of(all, two)) {
+            for (String policy : List.of("mclock", "segment-admission")) {
+                XYSeries series = chart.getSeriesMap().get(policy);
+                assertThat(series.getLineColor()).as(policy).isEqualTo(StorageReport.colour(policy));
+                assertThat(((BasicStroke) series.getLineStyle()).getDashArray()).isNull();
+            }
+        }
+        assertThat(all.getSeriesMap().get("fifo").getLineColor()).isEqualTo(Color.BLACK);
+        StorageRunResult ablation = withPolicy(sweep().get(2), "no-borrow");
+        XYSeries dashed = StorageReport.cdf(List.of(ablation), true, "ablation")
+                .getSeriesMap()
+                .get("no-borrow");
+        assertThat(dashed.getLineColor()).isEqualTo(StorageReport.colour("no-borrow"));
+        assertThat(((BasicStroke) dashed.getLineStyle()).getDashArray()).isEqualTo(StorageReport.dashes("no-borrow"));
+    }
+
+    private static double hueGap(Color a, Color b) {
+        float ha = Color.RGBtoHSB(a.getRed(), a.getGreen(), a.getBlue(), null)[0];
+        float hb = Color.RGBtoHSB(b.getRed(), b.getGreen(), b.getBlue(), null)[0];
+        double gap = Math.abs(ha - hb);
+        return Math.min(gap, 1 - gap);
+    }
+
     private static StorageRunResult.AdmissionCounters counters() {
         LatencySummary some = new LatencySummary(10, 1.0, 2.0, null, null, null, 1.0, 2.0);
         return new StorageRunResult.AdmissionCounters(
@@ -150,5 +208,34 @@ class StorageReportTest {
                 latencies,
                 latencies,
                 null);
+    }
+
+    private static StorageRunResult withPolicy(StorageRunResult r, String policy) {
+        return new StorageRunResult(
+                r.scenario(),
+                r.burstMultiplier(),
+                policy,
+                r.seed(),
+                r.measuredSeconds(),
+                r.offeredRequests(),
+                r.steady(),
+                r.hot(),
+                r.steadySegments(),
+                r.hotSegments(),
+                r.throughputRequestsPerSecond(),
+                r.throughputMiBPerSecond(),
+                r.backendUtilizationPercent(),
+                r.unusedCapacityPercent(),
+                r.waitingTimePercent(),
+                r.refused(),
+                r.unfinished(),
+                r.admission(),
+                r.mclockReservationPercent(),
+                r.simulatedRequests(),
+                r.eventsFired(),
+                r.wallMillis(),
+                r.steadyLatency(),
+                r.hotLatency(),
+                r.series());
     }
 }
