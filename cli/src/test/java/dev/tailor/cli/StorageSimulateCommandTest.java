@@ -120,7 +120,7 @@ class StorageSimulateCommandTest {
     }
 
     @Test
-    void simulate_severalSeedsWithAReport_oneSectionPerSeed_andTheSweepSummaryAsInTheText() throws IOException {
+    void simulate_severalSeedsWithAReport_oneSectionPerSeed_andTheSweepSummaryAsInTheText() throws Exception {
         // A sweep's report: the same policy on two seeds is two charts, not two curves of one name.
         Path report = dir.resolve("sweep-report");
         PlanCommandTest.Result result = tailor(
@@ -167,6 +167,8 @@ class StorageSimulateCommandTest {
                             + row.group(5) + "</td><td class=\"l\">" + row.group(6) + "</td></tr>");
         }
         assertThat(rows).as(result.out()).isEqualTo(3);
+        // In the browser: the sweep's tables fit, no text table flattened into a paragraph.
+        HeadlessChromium.assertReadable(report.resolve("index.html"));
     }
 
     /** Refusals (a one-request admission queue, a burst far beyond the budget) are warned of in the report too. */
