@@ -9,6 +9,8 @@ import dev.tailor.testkit.HeadlessChromium;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -109,12 +111,16 @@ class StorageSimulateCommandTest {
                 .contains("<table>")
                 .contains("data:image/png;base64,")
                 .contains("Steady tenants: latency CDF")
-                .contains("Token pools around the first measured burst");
+                .contains("Token pools around the first measured burst")
+                .as("every column of the text table")
+                .contains("<th>waited</th>", "<th>repaid</th>", "<th>misclassified</th>")
+                .contains("<th class=\"group\" colspan=\"6\">hot segments</th>")
+                .doesNotContain("Sweep summary");
         assertThat(result.err()).contains("report written to");
     }
 
     @Test
-    void simulate_severalSeedsWithAReport_oneSectionPerSeed() throws IOException {
+    void simulate_severalSeedsWithAReport_oneSectionPerSeed_andTheSweepSummaryAsInTheText() throws Exception {
         // A sweep's report: the same policy on two seeds is two charts, not two curves of one name.
         Path report = dir.resolve("sweep-report");
         PlanCommandTest.Result result = tailor(
@@ -123,7 +129,7 @@ class StorageSimulateCommandTest {
                 "--scenario",
                 "underload",
                 "--policies",
-                "fifo,fair-dispatch",
+                "fifo,mclock,fair-dispatch",
                 "--seeds",
                 "1,2,1",
                 "--warmup-seconds",
@@ -136,14 +142,33 @@ class StorageSimulateCommandTest {
                 "1");
 
         assertThat(result.exitCode()).as(result.err()).isZero();
-        // A seed given twice is run once: 2 seeds × 2 policies.
-        assertThat(result.err()).contains("simulating 4 runs");
+        // A seed given twice is run once: 2 seeds × 3 policies.
+        assertThat(result.err()).contains("simulating 6 runs");
         String html = Files.readString(report.resolve("index.html"));
         assertThat(html).contains("seed 1</h2>").contains("seed 2</h2>");
         assertThat(html)
                 .as("the table's rows say their seed")
                 .contains("<td class=\"l\">underload, seed 1</td>")
                 .contains("<td class=\"l\">underload, seed 2</td>");
+        // The sweep summary: a table with the text's figures. Too few requests for a P99.999 (–), a hot P99 each.
+        assertThat(html)
+                .contains("<h2>Sweep summary</h2>")
+                .contains("<caption>sweep over 2 cells (scenario variant × seed)")
+                .contains("<p class=\"note\">Ratio = the policy's figure ÷ the peer's");
+        Matcher row = Pattern.compile("(?m)^  (fifo|mclock|fair-dispatch) +– +– +(\\d+\\.\\d\\d) / (\\d+\\.\\d\\d) /"
+                        + " (\\d+\\.\\d\\d) +(\\d+\\.\\d%)  (– above fifo, – above 1.1 × mclock)$")
+                .matcher(result.out());
+        int rows = 0;
+        while (row.find()) {
+            rows++;
+            assertThat(html)
+                    .contains("<tr><td class=\"l\">" + row.group(1) + "</td>" + "<td>–</td>".repeat(6) + "<td>"
+                            + row.group(2) + "</td><td>" + row.group(3) + "</td><td>" + row.group(4) + "</td><td>"
+                            + row.group(5) + "</td><td class=\"l\">" + row.group(6) + "</td></tr>");
+        }
+        assertThat(rows).as(result.out()).isEqualTo(3);
+        // In the browser: the sweep's tables fit, no text table flattened into a paragraph.
+        HeadlessChromium.assertReadable(report.resolve("index.html"));
     }
 
     /** Refusals (a one-request admission queue, a burst far beyond the budget) are warned of in the report too. */
@@ -282,7 +307,7 @@ class StorageSimulateCommandTest {
                 .doesNotContain("no hot tenant's request");
         Path page = report.resolve("index.html");
         assertThat(Files.readString(page))
-                .contains("<p class=\"note\">only-bursts: " + reason + " (its steady tenants' columns are –).</p>")
+                .contains("<p class=\"note\">only-bursts: " + reason + " (its steady tenants' columns are n/r).</p>")
                 .contains("<p class=\"note\">No latency CDF of steady tenants: " + reason + ".</p>")
                 .doesNotContain("alt=\"Steady tenants: latency CDF\"")
                 .contains("alt=\"Hot (bursty) tenants: latency CDF\"")
@@ -316,7 +341,7 @@ class StorageSimulateCommandTest {
                 .containsPattern("\\d+% / –\\s*$|\\d+% / –\\n");
         Path page = report.resolve("index.html");
         assertThat(Files.readString(page))
-                .contains("<p class=\"note\">no-bursts: " + reason + " (its hot tenants' columns are –).</p>")
+                .contains("<p class=\"note\">no-bursts: " + reason + " (its hot tenants' columns are n/r).</p>")
                 .contains("<p class=\"note\">No latency CDF of hot tenants: " + reason + ".</p>")
                 .contains("<p class=\"note\">No token-pool plot: no burst began at proxy 0 in the measured period.</p>")
                 .contains("alt=\"Steady tenants: latency CDF\"")

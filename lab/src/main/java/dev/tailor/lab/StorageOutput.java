@@ -1,5 +1,6 @@
 package dev.tailor.lab;
 
+import dev.tailor.lab.report.StorageFigures;
 import dev.tailor.lab.report.StorageReport;
 import dev.tailor.sim.storage.LatencySummary;
 import dev.tailor.sim.storage.StorageRunResult;
@@ -16,7 +17,7 @@ import java.util.Map;
 public final class StorageOutput {
 
     /** What the table prints for a percentile with too few requests behind it. */
-    static final String NOT_RESOLVABLE = "n/r";
+    static final String NOT_RESOLVABLE = StorageFigures.NOT_RESOLVABLE;
 
     private StorageOutput() {}
 
@@ -101,25 +102,21 @@ public final class StorageOutput {
                     "refused",
                     "misclassified"));
             for (StorageRunResult r : runs) {
-                StorageRunResult.AdmissionCounters a = r.admission();
+                List<String> c = StorageFigures.counters(r);
                 out.println(String.format(
                         Locale.ROOT,
-                        "  %-23s %9.0f %7.1f%% %7.1f%% %7.1f%% %9s %8s %9s %8s %8d %13s",
+                        "  %-23s %9s %8s %8s %8s %9s %8s %9s %8s %8s %13s",
                         r.policy(),
-                        r.throughputRequestsPerSecond(),
-                        r.backendUtilizationPercent(),
-                        r.unusedCapacityPercent(),
-                        r.waitingTimePercent(),
-                        a == null ? "–" : pct(a.reserveDrawnPercent()),
-                        a == null ? "–" : pct(a.reserveLentPercent()),
-                        a == null ? "–" : pct(a.borrowedPercent()),
-                        a == null ? "–" : pct(a.repaidPercent()),
-                        r.refused(),
-                        a == null
-                                ? "–"
-                                : misclassified(r.steady(), a.steadyAdmittedAsHotPercent())
-                                        + " / "
-                                        + misclassified(r.hot(), a.hotAdmittedAsSteadyPercent())));
+                        c.get(0),
+                        c.get(1),
+                        c.get(2),
+                        c.get(3),
+                        c.get(4),
+                        c.get(5),
+                        c.get(6),
+                        c.get(7),
+                        c.get(8),
+                        c.get(9)));
             }
         }
         out.println();
@@ -132,59 +129,33 @@ public final class StorageOutput {
      * worst idle capacity, and the cells where it is above fifo or above 1.1 × mclock.
      */
     public static void summary(PrintWriter out, SweepSummary summary) {
-        out.println("sweep over " + summary.cells() + " cells (scenario variant × seed): ratio to the peer in the same"
-                + " cell, worst / median / best (below 1: better than the peer)");
+        out.println(StorageFigures.sweepTitle(summary));
         out.println(String.format(
                 Locale.ROOT,
                 "  %-24s %-22s %-22s %-22s %8s  %s",
                 "policy",
-                "steady P99.999 ÷ fifo",
-                "steady P99.999 ÷ mclock",
-                "hot P99 ÷ mclock",
+                StorageFigures.SWEEP_RATIOS.get(0),
+                StorageFigures.SWEEP_RATIOS.get(1),
+                StorageFigures.SWEEP_RATIOS.get(2),
                 "unused",
                 "cells"));
         for (SweepSummary.Row row : summary.policies()) {
             out.println(String.format(
                     Locale.ROOT,
-                    "  %-24s %-22s %-22s %-22s %7.1f%%  %s above fifo, %s above %.1f × mclock",
+                    "  %-24s %-22s %-22s %-22s %8s  %s",
                     row.policy(),
                     ratios(row.steadyVsFifo()),
                     ratios(row.steadyVsMclock()),
                     ratios(row.hotVsMclock()),
-                    row.worstUnusedPercent(),
-                    row.steadyVsFifo().cells() == 0
-                            ? "–"
-                            : String.valueOf(row.aboveFifo().size()),
-                    row.steadyVsMclock().cells() == 0
-                            ? "–"
-                            : String.valueOf(row.aboveMclock().size()),
-                    SweepSummary.MCLOCK_BOUND));
+                    StorageFigures.worstUnused(row),
+                    StorageFigures.cellsAbove(row)));
         }
-        for (SweepSummary.Row row : summary.policies()) {
-            if (!row.aboveFifo().isEmpty()) {
-                out.println(
-                        "  " + row.policy() + ": steady P99.999 above fifo's in " + String.join(", ", row.aboveFifo()));
-            }
-        }
-        for (SweepSummary.Row row : summary.policies()) {
-            if (row.refusedRequests() > 0) {
-                out.println(String.format(
-                        Locale.ROOT,
-                        "  %s: refused %,d requests (no latency, not in the ratios)" + " in %s",
-                        row.policy(),
-                        row.refusedRequests(),
-                        String.join(", ", row.refusedCells())));
-            }
-        }
-        out.println("  unused = the most capacity any cell left idle while work waited (worst cell)");
-        out.println("  – = no cell where both figures exist (the peer not run, or a P99.999 not resolvable: fewer than "
-                + String.format(Locale.ROOT, "%,d", LatencySummary.needed(99.999)) + " requests)");
-        out.println("  mclock = in each cell the better (shorter steady tail) of mclock and mclock-per-client, of"
-                + " those run");
+        StorageFigures.sweepNotes(summary).forEach(line -> out.println("  " + line));
     }
 
+    /** Worst / median / best, or one "–" when no cell compared. */
     private static String ratios(SweepSummary.Ratios r) {
-        return r.cells() == 0 ? "–" : String.format(Locale.ROOT, "%.2f / %.2f / %.2f", r.worst(), r.median(), r.best());
+        return r.cells() == 0 ? StorageFigures.NONE : String.join(" / ", StorageFigures.ratios(r));
     }
 
     /**
@@ -203,41 +174,14 @@ public final class StorageOutput {
 
     /** What the columns mean, one line each. */
     static List<String> legend() {
-        return List.of(
-                "steady/hot tenants = tenants without/with bursts (ground truth); latency = arrival at the proxy to"
-                        + " completion at the backend.",
-                "steady/hot segments = the class admission's classifier gave the request's segments when it arrived"
-                        + " (the paper's measure; it depends on arrivals only, so every policy is measured on the"
-                        + " same requests).",
-                NOT_RESOLVABLE + " = not resolvable: fewer requests than the percentile needs (P99.99: 10,000,"
-                        + " P99.999: 100,000).",
-                "backend = utilisation; unused = share of the backend left idle while requests waited at a proxy;"
-                        + " waited = share of time some request waited there.",
-                "reserve / lent / borrowed / repaid = cost drawn from the reserve by steady segments, lent from it to"
-                        + " hot ones late in intervals, borrowed at bursts' starts, repaid (that borrowing and, in"
-                        + " Tailor's variant, the debt of requests the baseline guarantee admitted beyond the pools;"
-                        + " so repaid may exceed borrowed), in % of the budget issued (segment-admission policies).",
-                "misclassified = steady requests admitted as hot / hot requests admitted as steady (admission's own"
-                        + " classification against the ground truth).");
+        return StorageFigures.legend();
     }
 
     private static String percentiles(LatencySummary s) {
         return String.format(
                 Locale.ROOT,
                 "%8s %8s %8s %8s %8s",
-                ms(s.p50Millis()),
-                ms(s.p99Millis()),
-                ms(s.p999Millis()),
-                ms(s.p9999Millis()),
-                ms(s.p99999Millis()));
-    }
-
-    private static String ms(Double millis) {
-        return millis == null ? NOT_RESOLVABLE : fmt(millis);
-    }
-
-    private static String pct(double value) {
-        return String.format(Locale.ROOT, value < 0.1 && value > 0 ? "%.3f%%" : "%.1f%%", value);
+                StorageFigures.percentiles(s).toArray());
     }
 
     /** The simulator's speed: simulated requests per second of one thread's wall time. */
@@ -258,11 +202,6 @@ public final class StorageOutput {
                 requests / wallMillis / 1e3,
                 requests,
                 wallMillis / 1e3);
-    }
-
-    /** One side of the misclassified column: "–" when the class had no measured request (no share of nothing). */
-    private static String misclassified(LatencySummary measured, double percent) {
-        return measured == null || measured.requests() == 0 ? "–" : String.format(Locale.ROOT, "%.0f%%", percent);
     }
 
     /**

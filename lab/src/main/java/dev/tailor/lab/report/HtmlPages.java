@@ -22,7 +22,7 @@ public final class HtmlPages {
     static final String STYLE = "body{font-family:system-ui,sans-serif;max-width:1400px;margin:2em auto;padding:0 1em;"
             + "color:#222}table{border-collapse:collapse;font-size:13px;margin:0}"
             + "td,th{border:1px solid #ccc;padding:3px 8px;text-align:right;white-space:nowrap}th{background:#f3f3f3}"
-            + "td.l,th.l{text-align:left}caption{text-align:left;font-weight:600;padding:4px 0}"
+            + "td.l,th.l{text-align:left}th.group{text-align:center}caption{text-align:left;font-weight:600;padding:4px 0}"
             + ".scroll{overflow-x:auto;max-width:100%;margin:1em 0}.charts{display:flex;flex-wrap:wrap;gap:12px}"
             + "img{max-width:100%;height:auto}h2{margin-top:2em;border-bottom:1px solid #ddd}"
             + "p.note,ul.note{color:#555;font-size:14px}.summary{background:#f6f8fa;border:1px solid #ddd;"

@@ -4,18 +4,17 @@ import dev.tailor.sim.storage.IntervalSeries;
 import dev.tailor.sim.storage.LatencySummary;
 import dev.tailor.sim.storage.StorageRunResult;
 import dev.tailor.sim.storage.StorageSimulation;
+import dev.tailor.sim.storage.SweepSummary;
 import java.awt.BasicStroke;
 import java.awt.Color;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import org.HdrHistogram.Histogram;
@@ -24,26 +23,77 @@ import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
 import org.knowm.xchart.XYSeries;
 import org.knowm.xchart.style.Styler;
-import org.knowm.xchart.style.lines.SeriesLines;
 import org.knowm.xchart.style.markers.SeriesMarkers;
 
 /**
  * Writes a self-contained HTML report of storage-simulator runs: one file, {@code index.html}, with
- * the results table and inline PNG plots made with XChart — per scenario variant, the latency CDF of
- * steady and of hot tenants under every policy (tail stretched), and for the segment-admission
- * policies the token pools interval by interval around the first measured burst; a plot with nothing
- * to draw (a class with no measured request, no burst) is a line saying why. Opens in any browser, no
- * network needed.
+ * a sweep's summary (more than one scenario variant or seed), the results tables (every figure of the
+ * text table, the same strings) and inline PNG plots made with XChart — per scenario variant, the latency
+ * CDF of steady and of hot tenants under every policy (tail stretched, each policy in its own colour),
+ * and for the segment-admission policies the token pools interval by interval around the first measured
+ * burst; a plot with nothing to draw (a class with no measured request, no burst) is a line saying why.
+ * Opens in any browser, no network needed.
  */
 public final class StorageReport {
 
-    /** Policy colours, stable across charts (Okabe–Ito palette). */
+    /** The pool plots' line colours (Okabe–Ito), one per quantity. */
     private static final Color[] PALETTE = {
         new Color(0x00, 0x00, 0x00), new Color(0xE6, 0x9F, 0x00), new Color(0x56, 0xB4, 0xE9),
         new Color(0x00, 0x9E, 0x73), new Color(0xD5, 0x5E, 0x00), new Color(0xCC, 0x79, 0xA7),
         new Color(0x00, 0x72, 0xB2), new Color(0x99, 0x99, 0x99), new Color(0x88, 0x22, 0x55),
         new Color(0x44, 0xAA, 0x99)
     };
+
+    /**
+     * Each policy's colour, fixed by its name so that it is the same in every plot and every report, whatever
+     * else ran: the Okabe–Ito colours (readable by colour-blind readers), the pairs compared most far apart
+     * in hue and lightness (mclock blue, segment-admission vermillion, fair-dispatch reddish purple, fifo
+     * black); dark grey for token-bucket, where Okabe–Ito's yellow would be too faint a line on white (a
+     * mid grey would look like bluish green or reddish purple to a deuteranope).
+     */
+    private static final Map<String, Color> POLICY_COLOURS = Map.of(
+            "fifo", new Color(0x00, 0x00, 0x00),
+            "static-cap", new Color(0x00, 0x9E, 0x73),
+            "token-bucket", new Color(0x44, 0x44, 0x44),
+            "mclock", new Color(0x00, 0x72, 0xB2),
+            "mclock-per-client", new Color(0x56, 0xB4, 0xE9),
+            "segment-admission", new Color(0xD5, 0x5E, 0x00),
+            "segment-admission-paper", new Color(0xE6, 0x9F, 0x00),
+            "fair-dispatch", new Color(0xCC, 0x79, 0xA7));
+
+    /**
+     * The ablations' colours (Paul Tol's muted scheme, colour-blind-safe, none an Okabe–Ito colour); an
+     * ablation's line is dashed, dotted or dash-dotted, so that colour and pattern together tell every
+     * ablation apart (there are more ablations than distinguishable colours).
+     */
+    private static final Color[] ABLATION_COLOURS = {
+        new Color(0xCC, 0x66, 0x77), new Color(0x33, 0x22, 0x88), new Color(0x11, 0x77, 0x33),
+        new Color(0x88, 0xCC, 0xEE), new Color(0x88, 0x22, 0x55), new Color(0x44, 0xAA, 0x99),
+        new Color(0x99, 0x99, 0x33), new Color(0xDD, 0xCC, 0x77)
+    };
+
+    /** The ablations' line patterns: dashed, dotted, dash-dot. */
+    private static final float[][] ABLATION_DASHES = {{7f, 4f}, {2f, 3f}, {9f, 3f, 2f, 3f}};
+
+    /** A policy's line colour in every plot: fixed by its name, not by which policies a report holds. */
+    public static Color colour(String policy) {
+        Color fixed = POLICY_COLOURS.get(policy);
+        if (fixed != null) {
+            return fixed;
+        }
+        int ablation = StorageSimulation.ABLATIONS.indexOf(policy);
+        return ablation < 0 ? new Color(0x55, 0x55, 0x55) : ABLATION_COLOURS[ablation % ABLATION_COLOURS.length];
+    }
+
+    /**
+     * A policy's line pattern: solid for the policies, for the ablations of segment admission a dash
+     * pattern that with {@link #colour} tells each apart; null for solid.
+     */
+    static float[] dashes(String policy) {
+        int ablation = StorageSimulation.ABLATIONS.indexOf(policy);
+        return ablation < 0 ? null : ABLATION_DASHES[(ablation / ABLATION_COLOURS.length) % ABLATION_DASHES.length];
+    }
+
     /** Shown before and after the first measured burst in the pool plots, ms. */
     static final int BEFORE_BURST_MILLIS = 100;
 
@@ -91,44 +141,37 @@ public final class StorageReport {
             throws IOException {
         System.setProperty("java.awt.headless", "true");
         Files.createDirectories(dir);
-        // One colour per policy of this report, in the simulator's order, so that the policies shown get
-        // distinct colours while there are no more of them than the palette has.
-        List<String> order = StorageSimulation.policyNames();
-        List<String> shown = results.stream()
-                .map(StorageRunResult::policy)
-                .distinct()
-                .sorted(Comparator.comparingInt(p -> order.indexOf(p) < 0 ? order.size() : order.indexOf(p)))
-                .toList();
-        Map<String, Color> colours = new LinkedHashMap<>();
-        for (int i = 0; i < shown.size(); i++) {
-            colours.put(shown.get(i), PALETTE[i % PALETTE.length]);
-        }
         StringBuilder html = new StringBuilder(HtmlPages.start(frame));
         if (!notes.isEmpty()) {
             html.append("<ul class=\"note\">");
             notes.forEach(n -> html.append("<li>").append(escape(n)).append("</li>"));
             html.append("</ul>\n");
         }
-        html.append(table(results));
-        html.append("<p class=\"note\">steady = tenants without bursts, hot = tenants with bursts (ground truth). "
-                + "Latency: arrival at the proxy to completion at the backend. – : not resolvable (fewer requests "
-                + "than the percentile needs: " + LatencySummary.needed(99.99) + " for P99.99, "
-                + LatencySummary.needed(99.999) + " for P99.999). unused: share of the backend idle while requests "
-                + "waited at a proxy. reserve, borrowed: cost drawn from the reserve and borrowed, in % of the budget"
-                + " issued.</p>\n");
-        // A class of tenants the scenario does not have: every one of its cells is –, for that reason.
+        // A sweep (more than one scenario variant or seed) is summarised first, as the text output does after
+        // its tables: the same figures, from the same code.
+        SweepSummary summary = SweepSummary.of(results);
+        if (summary.cells() > 1) {
+            html.append("<h2>Sweep summary</h2>\n").append(sweepTable(summary));
+        }
+        html.append("<h2>Results</h2>\n").append(tables(results));
+        html.append("<ul class=\"note\">");
+        StorageFigures.legend()
+                .forEach(n -> html.append("<li>").append(escape(n)).append("</li>"));
+        html.append("</ul>\n");
+        // A class of tenants the scenario does not have: every one of its latency cells is n/r, for that reason.
+        String nr = StorageFigures.NOT_RESOLVABLE;
         Set<String> emptyColumns = new LinkedHashSet<>();
         for (StorageRunResult r : results) {
             String steady = unmeasured(r, true);
             String hot = unmeasured(r, false);
             if (steady != null && steady.equals(hot)) {
-                emptyColumns.add(r.label() + ": " + steady + " (its latency columns are –).");
+                emptyColumns.add(r.label() + ": " + steady + " (its latency columns are " + nr + ").");
             } else {
                 if (steady != null) {
-                    emptyColumns.add(r.label() + ": " + steady + " (its steady tenants' columns are –).");
+                    emptyColumns.add(r.label() + ": " + steady + " (its steady tenants' columns are " + nr + ").");
                 }
                 if (hot != null) {
-                    emptyColumns.add(r.label() + ": " + hot + " (its hot tenants' columns are –).");
+                    emptyColumns.add(r.label() + ": " + hot + " (its hot tenants' columns are " + nr + ").");
                 }
             }
         }
@@ -152,8 +195,7 @@ public final class StorageReport {
                     charts.append(ReportCharts.inlinePng(cdf(
                             runs,
                             steady,
-                            steady ? "Steady tenants: latency CDF" : "Hot (bursty) tenants: latency CDF",
-                            colours)));
+                            steady ? "Steady tenants: latency CDF" : "Hot (bursty) tenants: latency CDF")));
                 } else {
                     html.append("<p class=\"note\">No latency CDF of ")
                             .append(steady ? "steady" : "hot")
@@ -188,14 +230,10 @@ public final class StorageReport {
             }
         }
         html.append(
-                "<p class=\"note\">Steady / hot tenants: tenants without / with bursts (ground truth). Steady "
-                        + "segments: the requests whose segments admission's classifier called steady when they arrived, the "
-                        + "same requests under every policy (the paper's measure; admission serves this class first, so it "
-                        + "shows what the mechanism protects, not every tenant's experience). Unused: share of the backend "
-                        + "idle while requests waited at a proxy. Reserve / lent / borrowed: cost drawn from the reserve by "
-                        + "steady segments, lent from it to hot ones late in intervals, borrowed at bursts' starts, in % of "
-                        + "the budget issued. A policy whose queues grow without bound has unfinished requests; its "
-                        + "percentiles are then lower bounds (the command warns). Ablations of segment admission are dashed.</p>\n");
+                "<p class=\"note\">Steady segments are the paper's measure: admission serves this class first,"
+                        + " so it shows what the mechanism protects, not every tenant's experience. A policy whose queues grow"
+                        + " without bound has unfinished requests; its percentiles are then lower bounds (the command warns)."
+                        + " Each policy has one colour in every plot; ablations of segment admission are dashed or dotted.</p>\n");
         html.append("<p class=\"note\">Latency CDF: the vertical axis is stretched towards the tail (it shows "
                 + "−log10(1 − F)), so P90, P99, P99.9, P99.99 and P99.999 are evenly spaced. Pool plots: arriving "
                 + "cost of hot and steady tenants, what the main pool and the reserve gave, what was borrowed and "
@@ -224,61 +262,111 @@ public final class StorageReport {
             return null;
         }
         if (run.offeredRequests() == 0) {
-            return "no request arrived in the " + format(run.measuredSeconds()) + " s measured";
+            return "no request arrived in the " + StorageFigures.number(run.measuredSeconds()) + " s measured";
         }
         return steady
                 ? "no steady tenant's request was measured: every tenant of this scenario has bursts"
                 : "no hot tenant's request was measured: no tenant of this scenario has bursts";
     }
 
-    private static String table(List<StorageRunResult> results) {
-        StringBuilder t = new StringBuilder("<div class=\"scroll\"><table><tr><th class=\"l\">scenario</th>"
-                + "<th class=\"l\">policy</th>"
-                + "<th>steady tenants P50</th><th>P99</th><th>P99.9</th><th>P99.99</th><th>P99.999 ms</th>"
-                + "<th>hot tenants P50</th><th>P99</th><th>P99.9</th><th>P99.99</th><th>P99.999 ms</th>"
-                + "<th>steady segments P99</th><th>P99.999 ms</th>"
-                + "<th>req/s</th><th>backend %</th><th>unused %</th><th>reserve %</th><th>lent %</th>"
-                + "<th>borrowed %</th><th>refused</th></tr>\n");
+    /**
+     * The results as the text prints them, in three tables: latency by tenant class, latency by segment
+     * class, then throughput, capacity and admission; every cell is the text table's ({@link StorageFigures}).
+     */
+    static String tables(List<StorageRunResult> results) {
         boolean seeds = severalSeeds(results);
-        for (StorageRunResult r : results) {
-            t.append("<tr><td class=\"l\">")
-                    .append(escape(variant(r, seeds)))
-                    .append("</td><td class=\"l\">")
-                    .append(escape(r.policy()))
-                    .append("</td>");
-            for (LatencySummary s : List.of(r.steady(), r.hot())) {
-                for (Double v :
-                        new Double[] {s.p50Millis(), s.p99Millis(), s.p999Millis(), s.p9999Millis(), s.p99999Millis()
-                        }) {
-                    t.append("<td>").append(format(v)).append("</td>");
-                }
+        StringBuilder t = new StringBuilder();
+        String[][] classes = {{"steady tenants", "hot tenants"}, {"steady segments", "hot segments"}};
+        String[] captions = {"Latency by tenant class, ms", "Latency by segment class, ms"};
+        for (int table = 0; table < 2; table++) {
+            t.append("<div class=\"scroll\"><table><caption>")
+                    .append(captions[table])
+                    .append("</caption>\n<tr><th class=\"l\" rowspan=\"2\">scenario</th>")
+                    .append("<th class=\"l\" rowspan=\"2\">policy</th>");
+            for (String name : classes[table]) {
+                t.append("<th class=\"group\" colspan=\"")
+                        .append(1 + StorageFigures.PERCENTILES.size())
+                        .append("\">")
+                        .append(name)
+                        .append("</th>");
             }
-            t.append("<td>")
-                    .append(format(r.steadySegments().p99Millis()))
-                    .append("</td><td>")
-                    .append(format(r.steadySegments().p99999Millis()))
-                    .append("</td>");
-            StorageRunResult.AdmissionCounters a = r.admission();
-            t.append("<td>")
-                    .append(format(r.throughputRequestsPerSecond()))
-                    .append("</td><td>")
-                    .append(format(r.backendUtilizationPercent()))
-                    .append("</td><td>")
-                    .append(format(r.unusedCapacityPercent()))
-                    .append("</td><td>")
-                    .append(a == null ? "" : format(a.reserveDrawnPercent()))
-                    .append("</td><td>")
-                    .append(a == null ? "" : format(a.reserveLentPercent()))
-                    .append("</td><td>")
-                    .append(a == null ? "" : format(a.borrowedPercent()))
-                    .append("</td><td>")
-                    .append(r.refused())
-                    .append("</td></tr>\n");
+            t.append("</tr>\n<tr>");
+            for (int c = 0; c < 2; c++) {
+                t.append("<th>requests</th>");
+                StorageFigures.PERCENTILES.forEach(
+                        p -> t.append("<th>").append(p).append("</th>"));
+            }
+            t.append("</tr>\n");
+            for (StorageRunResult r : results) {
+                row(t, variant(r, seeds), r.policy());
+                List<LatencySummary> latencies =
+                        table == 0 ? List.of(r.steady(), r.hot()) : List.of(r.steadySegments(), r.hotSegments());
+                for (LatencySummary s : latencies) {
+                    t.append("<td>").append(s.requests()).append("</td>");
+                    StorageFigures.percentiles(s)
+                            .forEach(v -> t.append("<td>").append(v).append("</td>"));
+                }
+                t.append("</tr>\n");
+            }
+            t.append("</table></div>\n");
+        }
+        t.append("<div class=\"scroll\"><table><caption>Throughput, capacity and admission</caption>\n")
+                .append("<tr><th class=\"l\">scenario</th><th class=\"l\">policy</th>");
+        StorageFigures.COUNTERS.forEach(c -> t.append("<th>").append(escape(c)).append("</th>"));
+        t.append("</tr>\n");
+        for (StorageRunResult r : results) {
+            row(t, variant(r, seeds), r.policy());
+            StorageFigures.counters(r)
+                    .forEach(v -> t.append("<td>").append(escape(v)).append("</td>"));
+            t.append("</tr>\n");
         }
         return t.append("</table></div>\n").toString();
     }
 
-    private static XYChart cdf(List<StorageRunResult> runs, boolean steady, String title, Map<String, Color> colours) {
+    private static void row(StringBuilder t, String variant, String policy) {
+        t.append("<tr><td class=\"l\">")
+                .append(escape(variant))
+                .append("</td><td class=\"l\">")
+                .append(escape(policy))
+                .append("</td>");
+    }
+
+    /**
+     * The sweep summary as the text prints it ({@link StorageFigures}): per policy, worst, median and best
+     * of each ratio, the worst idle capacity and the cells above the bounds, then the text's notes.
+     */
+    static String sweepTable(SweepSummary summary) {
+        StringBuilder t = new StringBuilder("<div class=\"scroll\"><table class=\"sweep\"><caption>")
+                .append(escape(StorageFigures.sweepTitle(summary)))
+                .append("</caption>\n<tr><th class=\"l\" rowspan=\"2\">policy</th>");
+        StorageFigures.SWEEP_RATIOS.forEach(name -> t.append("<th class=\"group\" colspan=\"3\">")
+                .append(escape(name))
+                .append("</th>"));
+        t.append("<th rowspan=\"2\">unused</th><th class=\"l\" rowspan=\"2\">cells</th></tr>\n<tr>");
+        for (int i = 0; i < StorageFigures.SWEEP_RATIOS.size(); i++) {
+            t.append("<th>worst</th><th>median</th><th>best</th>");
+        }
+        t.append("</tr>\n");
+        for (SweepSummary.Row row : summary.policies()) {
+            t.append("<tr><td class=\"l\">").append(escape(row.policy())).append("</td>");
+            for (SweepSummary.Ratios r : List.of(row.steadyVsFifo(), row.steadyVsMclock(), row.hotVsMclock())) {
+                StorageFigures.ratios(r).forEach(v -> t.append("<td>").append(v).append("</td>"));
+            }
+            t.append("<td>")
+                    .append(StorageFigures.worstUnused(row))
+                    .append("</td><td class=\"l\">")
+                    .append(escape(StorageFigures.cellsAbove(row)))
+                    .append("</td></tr>\n");
+        }
+        t.append("</table></div>\n<p class=\"note\">Ratio = the policy's figure ÷ the peer's (fifo's, or mclock's)"
+                + " in the same cell, one scenario variant on one seed; worst, median and best over the cells;"
+                + " below 1 the policy is better than the peer.</p>\n<ul class=\"note\">");
+        StorageFigures.sweepNotes(summary)
+                .forEach(n -> t.append("<li>").append(escape(n)).append("</li>"));
+        return t.append("</ul>\n").toString();
+    }
+
+    static XYChart cdf(List<StorageRunResult> runs, boolean steady, String title) {
         XYChart chart = ReportCharts.tailChart(title, 420);
         List<Double> latencies = new ArrayList<>();
         Set<String> drawn = new HashSet<>();
@@ -298,10 +386,12 @@ public final class StorageReport {
             latencies.addAll(x);
             XYSeries series = chart.addSeries(run.policy(), x, y);
             series.setMarker(SeriesMarkers.NONE);
-            series.setLineColor(colours.get(run.policy()));
-            if (StorageSimulation.ABLATIONS.contains(run.policy())) {
-                series.setLineStyle(SeriesLines.DASH_DASH);
-            }
+            series.setLineColor(colour(run.policy()));
+            float[] dashes = dashes(run.policy());
+            series.setLineStyle(
+                    dashes == null
+                            ? new BasicStroke(1.6f)
+                            : new BasicStroke(1.6f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f, dashes, 0f));
         }
         ReportCharts.logXAxis(chart.getStyler(), latencies);
         return chart;
@@ -362,14 +452,6 @@ public final class StorageReport {
                         ? new BasicStroke(
                                 1.2f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f, new float[] {4f, 3f}, 0f)
                         : new BasicStroke(1.5f));
-    }
-
-    private static String format(Double value) {
-        if (value == null || Double.isNaN(value)) {
-            return "–";
-        }
-        double abs = Math.abs(value);
-        return String.format(Locale.ROOT, abs >= 100 ? "%.0f" : abs >= 10 ? "%.1f" : "%.2f", value);
     }
 
     private static String escape(String text) {

@@ -1,0 +1,184 @@
+package dev.tailor.lab.report;
+
+import dev.tailor.sim.storage.LatencySummary;
+import dev.tailor.sim.storage.StorageRunResult;
+import dev.tailor.sim.storage.SweepSummary;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The figures of storage-simulator runs as the text table and the HTML report both show them: the same
+ * strings, the same rounding, the same marks and reasons for a missing value, so the two cannot drift.
+ * The text pads these cells into columns; the report puts each in a table cell.
+ */
+public final class StorageFigures {
+
+    /** A percentile with too few requests behind it (not resolvable). */
+    public static final String NOT_RESOLVABLE = "n/r";
+
+    /** A figure the run does not have: a counter of a policy without it, a share of a class with no request. */
+    public static final String NONE = "–";
+
+    /** The latency columns of a class, in order. */
+    public static final List<String> PERCENTILES = List.of("P50", "P99", "P99.9", "P99.99", "P99.999");
+
+    /** The throughput, capacity and admission columns, in order. */
+    public static final List<String> COUNTERS = List.of(
+            "req/s",
+            "backend",
+            "unused",
+            "waited",
+            "reserve",
+            "lent",
+            "borrowed",
+            "repaid",
+            "refused",
+            "misclassified");
+
+    /** The sweep summary's ratio columns, in order; each is worst / median / best. */
+    public static final List<String> SWEEP_RATIOS =
+            List.of("steady P99.999 ÷ fifo", "steady P99.999 ÷ mclock", "hot P99 ÷ mclock");
+
+    private StorageFigures() {}
+
+    /** A class's P50 .. P99.999, ms; {@link #NOT_RESOLVABLE} where too few requests were measured. */
+    public static List<String> percentiles(LatencySummary s) {
+        return List.of(
+                ms(s.p50Millis()), ms(s.p99Millis()), ms(s.p999Millis()), ms(s.p9999Millis()), ms(s.p99999Millis()));
+    }
+
+    /** Milliseconds, or {@link #NOT_RESOLVABLE} for null. */
+    public static String ms(Double millis) {
+        return millis == null ? NOT_RESOLVABLE : number(millis);
+    }
+
+    /** The {@link #COUNTERS} of a run; {@link #NONE} for the admission counters of a policy without them. */
+    public static List<String> counters(StorageRunResult r) {
+        StorageRunResult.AdmissionCounters a = r.admission();
+        return List.of(
+                String.format(Locale.ROOT, "%.0f", r.throughputRequestsPerSecond()),
+                String.format(Locale.ROOT, "%.1f%%", r.backendUtilizationPercent()),
+                String.format(Locale.ROOT, "%.1f%%", r.unusedCapacityPercent()),
+                String.format(Locale.ROOT, "%.1f%%", r.waitingTimePercent()),
+                a == null ? NONE : share(a.reserveDrawnPercent()),
+                a == null ? NONE : share(a.reserveLentPercent()),
+                a == null ? NONE : share(a.borrowedPercent()),
+                a == null ? NONE : share(a.repaidPercent()),
+                String.valueOf(r.refused()),
+                a == null
+                        ? NONE
+                        : misclassified(r.steady(), a.steadyAdmittedAsHotPercent())
+                                + " / "
+                                + misclassified(r.hot(), a.hotAdmittedAsSteadyPercent()));
+    }
+
+    /** What the columns mean, one line each. */
+    public static List<String> legend() {
+        return List.of(
+                "steady/hot tenants = tenants without/with bursts (ground truth); latency = arrival at the proxy to"
+                        + " completion at the backend.",
+                "steady/hot segments = the class admission's classifier gave the request's segments when it arrived"
+                        + " (the paper's measure; it depends on arrivals only, so every policy is measured on the"
+                        + " same requests).",
+                NOT_RESOLVABLE + " = not resolvable: fewer requests than the percentile needs (P99.99: "
+                        + String.format(Locale.ROOT, "%,d", LatencySummary.needed(99.99)) + ", P99.999: "
+                        + String.format(Locale.ROOT, "%,d", LatencySummary.needed(99.999)) + ").",
+                "backend = utilisation; unused = share of the backend left idle while requests waited at a proxy;"
+                        + " waited = share of time some request waited there.",
+                "reserve / lent / borrowed / repaid = cost drawn from the reserve by steady segments, lent from it to"
+                        + " hot ones late in intervals, borrowed at bursts' starts, repaid (that borrowing and, in"
+                        + " Tailor's variant, the debt of requests the baseline guarantee admitted beyond the pools;"
+                        + " so repaid may exceed borrowed), in % of the budget issued (segment-admission policies; "
+                        + NONE + " for the others).",
+                "misclassified = steady requests admitted as hot / hot requests admitted as steady (admission's own"
+                        + " classification against the ground truth; " + NONE + " for a class with no request).");
+    }
+
+    /** The sweep summary's title line. */
+    public static String sweepTitle(SweepSummary summary) {
+        return "sweep over " + summary.cells() + " cells (scenario variant × seed): ratio to the peer in the same"
+                + " cell, worst / median / best (below 1: better than the peer)";
+    }
+
+    /** A ratio's worst, median and best, to two decimals; three {@link #NONE} when no cell compared. */
+    public static List<String> ratios(SweepSummary.Ratios r) {
+        if (r.cells() == 0) {
+            return List.of(NONE, NONE, NONE);
+        }
+        return List.of(ratio(r.worst()), ratio(r.median()), ratio(r.best()));
+    }
+
+    /** The most capacity a policy left idle while work waited in any cell. */
+    public static String worstUnused(SweepSummary.Row row) {
+        return String.format(Locale.ROOT, "%.1f%%", row.worstUnusedPercent());
+    }
+
+    /** The cells where a policy's steady P99.999 is above fifo's and above the bound × mclock's. */
+    public static String cellsAbove(SweepSummary.Row row) {
+        return String.format(
+                Locale.ROOT,
+                "%s above fifo, %s above %.1f × mclock",
+                row.steadyVsFifo().cells() == 0
+                        ? NONE
+                        : String.valueOf(row.aboveFifo().size()),
+                row.steadyVsMclock().cells() == 0
+                        ? NONE
+                        : String.valueOf(row.aboveMclock().size()),
+                SweepSummary.MCLOCK_BOUND);
+    }
+
+    /**
+     * What follows the sweep summary's table: the cells where a policy's steady tail is above fifo's, the
+     * refusals (not in the ratios), and what the columns mean.
+     */
+    public static List<String> sweepNotes(SweepSummary summary) {
+        List<String> notes = new ArrayList<>();
+        for (SweepSummary.Row row : summary.policies()) {
+            if (!row.aboveFifo().isEmpty()) {
+                notes.add(row.policy() + ": steady P99.999 above fifo's in " + String.join(", ", row.aboveFifo()));
+            }
+        }
+        for (SweepSummary.Row row : summary.policies()) {
+            if (row.refusedRequests() > 0) {
+                notes.add(String.format(
+                        Locale.ROOT,
+                        "%s: refused %,d requests (no latency, not in the ratios) in %s",
+                        row.policy(),
+                        row.refusedRequests(),
+                        String.join(", ", row.refusedCells())));
+            }
+        }
+        notes.add("unused = the most capacity any cell left idle while work waited (worst cell)");
+        notes.add(NONE + " = no cell where both figures exist (the peer not run, or a P99.999 not resolvable: fewer"
+                + " than " + String.format(Locale.ROOT, "%,d", LatencySummary.needed(99.999)) + " requests)");
+        notes.add("mclock = in each cell the better (shorter steady tail) of mclock and mclock-per-client, of"
+                + " those run");
+        return notes;
+    }
+
+    /** A number of the tables: whole when it is, else 3 significant digits down to 2 decimals; {@link #NONE} for NaN. */
+    public static String number(double value) {
+        if (Double.isNaN(value)) {
+            return NONE;
+        }
+        if (value == Math.rint(value) && Math.abs(value) < 1e12) {
+            return String.valueOf((long) value);
+        }
+        double abs = Math.abs(value);
+        return String.format(Locale.ROOT, abs >= 100 ? "%.0f" : abs >= 10 ? "%.1f" : "%.2f", value);
+    }
+
+    private static String ratio(double value) {
+        return String.format(Locale.ROOT, "%.2f", value);
+    }
+
+    private static String share(double value) {
+        return String.format(Locale.ROOT, value < 0.1 && value > 0 ? "%.3f%%" : "%.1f%%", value);
+    }
+
+    /** One side of the misclassified column: {@link #NONE} when the class had no measured request. */
+    private static String misclassified(LatencySummary measured, double percent) {
+        return measured == null || measured.requests() == 0 ? NONE : String.format(Locale.ROOT, "%.0f%%", percent);
+    }
+}

@@ -1,0 +1,241 @@
+package dev.tailor.lab.report;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tailor.lab.StorageOutput;
+import dev.tailor.sim.storage.LatencySummary;
+import dev.tailor.sim.storage.StorageRunResult;
+import dev.tailor.sim.storage.StorageSimulation;
+import dev.tailor.sim.storage.SweepSummary;
+import java.awt.BasicStroke;
+import java.awt.Color;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.HdrHistogram.Histogram;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.knowm.xchart.XYChart;
+import org.knowm.xchart.XYSeries;
+
+/** The storage report: the sweep summary, every column of the text table, one colour per policy. */
+class StorageReportTest {
+
+    @TempDir
+    Path dir;
+
+    /**
+     * A sweep of two seeds: steady P99.999 of fifo 10 and 20 ms, mclock 8 and 10 ms, segment-admission 4 and
+     * 12 ms, so segment-admission's ratios to fifo are 0.40 and 0.60, to mclock 0.50 and 1.20.
+     */
+    private static List<StorageRunResult> sweep() {
+        return List.of(
+                run("fifo", 1, 10.0, 3.0, null),
+                run("mclock", 1, 8.0, 4.0, null),
+                run("segment-admission", 1, 4.0, 6.0, counters()),
+                run("fifo", 2, 20.0, 3.0, null),
+                run("mclock", 2, 10.0, 2.0, null),
+                run("segment-admission", 2, 12.0, 5.0, counters()));
+    }
+
+    @Test
+    void sweep_theReportHasTheSweepSummaryAsATable_withTheTextsFigures() throws IOException {
+        String html = Files.readString(StorageReport.write(dir, "sweep", List.of(), List.of(), sweep()));
+        StringWriter text = new StringWriter();
+        StorageOutput.summary(new PrintWriter(text, true), SweepSummary.of(sweep()));
+
+        assertThat(html)
+                .contains("<h2>Sweep summary</h2>")
+                .contains("<caption>sweep over 2 cells (scenario variant × seed): ratio to the peer in the same cell,"
+                        + " worst / median / best (below 1: better than the peer)</caption>")
+                .contains("<p class=\"note\">Ratio = the policy's figure ÷ the peer's");
+        // segment-admission: ÷ fifo 0.60 / 0.50 / 0.40, ÷ mclock 1.20 / 0.85 / 0.50, hot P99 ÷ mclock
+        // (6 ÷ 4, 5 ÷ 2) 2.50 / 2.00 / 1.50; one cell above 1.1 × mclock.
+        assertThat(text.toString())
+                .containsPattern("segment-admission +0.60 / 0.50 / 0.40 +1.20 / 0.85 / 0.50 +2.50 / 2.00 / 1.50 +"
+                        + "2.5%  0 above fifo, 1 above 1.1 × mclock");
+        assertThat(html)
+                .contains("<tr><td class=\"l\">segment-admission</td><td>0.60</td><td>0.50</td><td>0.40</td>"
+                        + "<td>1.20</td><td>0.85</td><td>0.50</td><td>2.50</td><td>2.00</td><td>1.50</td>"
+                        + "<td>2.5%</td><td class=\"l\">0 above fifo, 1 above 1.1 × mclock</td></tr>")
+                // fifo against itself; no fifo-to-mclock steady ratio is missing: every cell has both
+                .contains("<tr><td class=\"l\">fifo</td><td>1.00</td><td>1.00</td><td>1.00</td>"
+                        + "<td>2.00</td><td>1.63</td><td>1.25</td>")
+                .contains("<li>mclock = in each cell the better (shorter steady tail) of mclock and"
+                        + " mclock-per-client, of those run</li>");
+        // Every note under the text's table is under the report's, and no raw text table is in the page.
+        for (String note : StorageFigures.sweepNotes(SweepSummary.of(sweep()))) {
+            assertThat(text.toString()).contains("  " + note);
+            assertThat(html).contains("<li>" + HtmlPages.escape(note) + "</li>");
+        }
+        assertThat(html).doesNotContain("0.60 / 0.50 / 0.40").doesNotContain("| ");
+    }
+
+    @Test
+    void oneSeedOfOneVariant_isNoSweep_soTheReportHasNoSweepSummary() throws IOException {
+        String html = Files.readString(StorageReport.write(dir, "one", List.of(), List.of(), sweep().subList(0, 3)));
+
+        assertThat(html).doesNotContain("Sweep summary").doesNotContain("sweep over");
+    }
+
+    @Test
+    void results_theReportHasEveryColumnOfTheTextTable_withItsMarksForMissingFigures() throws IOException {
+        List<StorageRunResult> runs = sweep().subList(0, 3);
+        String html = Files.readString(StorageReport.write(dir, "columns", List.of(), List.of(), runs));
+        StringWriter text = new StringWriter();
+        StorageOutput.table(new PrintWriter(text, true), runs);
+
+        for (String column : StorageFigures.COUNTERS) {
+            assertThat(text.toString()).contains(column);
+            assertThat(html).contains("<th>" + HtmlPages.escape(column) + "</th>");
+        }
+        assertThat(html)
+                .contains("<th class=\"group\" colspan=\"6\">steady segments</th>")
+                .contains("<th class=\"group\" colspan=\"6\">hot segments</th>")
+                // fifo: no admission counters ("–"), its waited share; P99.99 not resolvable ("n/r").
+                .contains("<tr><td class=\"l\">robustness-mild</td><td class=\"l\">fifo</td><td>17743</td>"
+                        + "<td>30.1%</td><td>2.5%</td><td>7.3%</td><td>–</td><td>–</td><td>–</td><td>–</td>"
+                        + "<td>0</td><td>–</td></tr>")
+                .contains("<tr><td class=\"l\">robustness-mild</td><td class=\"l\">segment-admission</td>"
+                        + "<td>17743</td><td>30.1%</td><td>2.5%</td><td>7.3%</td><td>1.5%</td><td>0.050%</td>"
+                        + "<td>3.0%</td><td>4.5%</td><td>0</td><td>2% / 40%</td></tr>")
+                // hot segments: P50 2.5 ms, P99 3 ms, P99.9 not resolvable, P99.99 4 ms, P99.999 not resolvable.
+                .contains("<td>50000</td><td>2.50</td><td>3</td><td>n/r</td><td>4</td><td>n/r</td></tr>")
+                .contains("<li>n/r = not resolvable: fewer requests than the percentile needs (P99.99: 10,000,"
+                        + " P99.999: 100,000).</li>");
+        // The same strings in the text table.
+        assertThat(text.toString())
+                .containsPattern("fifo +17743 +30.1% +2.5% +7.3% +– +– +– +– +0 +–\\n")
+                .containsPattern(
+                        "segment-admission +17743 +30.1% +2.5% +7.3% +1.5% +0.050% +3.0% +4.5% +0 +2% / 40%\\n");
+    }
+
+    @Test
+    void colours_eachPolicyHasItsOwnFixedColour_whateverElseTheReportHolds() {
+        // The policies compared have eight distinct colours, solid lines.
+        Set<Color> policies = new HashSet<>();
+        for (String policy : StorageSimulation.POLICIES) {
+            policies.add(StorageReport.colour(policy));
+            assertThat(StorageReport.dashes(policy)).as(policy).isNull();
+        }
+        assertThat(policies).hasSize(StorageSimulation.POLICIES.size());
+        // mclock and fair-dispatch, once two close colours, are now far apart in hue.
+        assertThat(hueGap(StorageReport.colour("mclock"), StorageReport.colour("fair-dispatch")))
+                .isGreaterThan(0.25);
+        assertThat(StorageReport.colour("mclock")).isEqualTo(new Color(0x00, 0x72, 0xB2));
+        // Every ablation is dashed or dotted, told apart from every other policy by colour and pattern.
+        Set<String> styles = new HashSet<>();
+        for (String policy : StorageSimulation.policyNames()) {
+            styles.add(StorageReport.colour(policy) + Arrays.toString(StorageReport.dashes(policy)));
+        }
+        assertThat(styles).hasSize(StorageSimulation.policyNames().size());
+        assertThat(StorageSimulation.ABLATIONS)
+                .allSatisfy(a -> assertThat(StorageReport.dashes(a)).isNotNull());
+        assertThat(StorageSimulation.ABLATIONS)
+                .allSatisfy(a -> assertThat(policies).doesNotContain(StorageReport.colour(a)));
+
+        // In the plots: the same colour for a policy in two reports of different policies, and in both classes.
+        XYChart all = StorageReport.cdf(sweep().subList(0, 3), true, "steady");
+        XYChart two = StorageReport.cdf(List.of(sweep().get(2), sweep().get(1)), false, "hot");
+        for (XYChart chart : List.of(all, two)) {
+            for (String policy : List.of("mclock", "segment-admission")) {
+                XYSeries series = chart.getSeriesMap().get(policy);
+                assertThat(series.getLineColor()).as(policy).isEqualTo(StorageReport.colour(policy));
+                assertThat(((BasicStroke) series.getLineStyle()).getDashArray()).isNull();
+            }
+        }
+        assertThat(all.getSeriesMap().get("fifo").getLineColor()).isEqualTo(Color.BLACK);
+        StorageRunResult ablation = withPolicy(sweep().get(2), "no-borrow");
+        XYSeries dashed = StorageReport.cdf(List.of(ablation), true, "ablation")
+                .getSeriesMap()
+                .get("no-borrow");
+        assertThat(dashed.getLineColor()).isEqualTo(StorageReport.colour("no-borrow"));
+        assertThat(((BasicStroke) dashed.getLineStyle()).getDashArray()).isEqualTo(StorageReport.dashes("no-borrow"));
+    }
+
+    private static double hueGap(Color a, Color b) {
+        float ha = Color.RGBtoHSB(a.getRed(), a.getGreen(), a.getBlue(), null)[0];
+        float hb = Color.RGBtoHSB(b.getRed(), b.getGreen(), b.getBlue(), null)[0];
+        double gap = Math.abs(ha - hb);
+        return Math.min(gap, 1 - gap);
+    }
+
+    private static StorageRunResult.AdmissionCounters counters() {
+        LatencySummary some = new LatencySummary(10, 1.0, 2.0, null, null, null, 1.0, 2.0);
+        return new StorageRunResult.AdmissionCounters(
+                some, some, 2.0, 40.0, 0, 1000, 15, 0, 30, 45, 0, 1.5, 0.05, 3.0, 4.5, 1);
+    }
+
+    /** A run whose steady tenants' P99.999 and hot tenants' P99 are the figures given, ms. */
+    private static StorageRunResult run(
+            String policy, long seed, double steadyTail, double hotP99, StorageRunResult.AdmissionCounters admission) {
+        LatencySummary steady = new LatencySummary(200_000, 1.0, 2.0, 3.0, 3.5, steadyTail, 1.0, steadyTail);
+        LatencySummary hot = new LatencySummary(50_000, 1.0, hotP99, 3.0, null, null, 1.0, 5.0);
+        LatencySummary hotSegments = new LatencySummary(50_000, 2.5, 3.0, null, 4.0, null, 1.0, 5.0);
+        Histogram latencies = new Histogram(3);
+        List<Long> micros = new ArrayList<>(List.of(300L, 500L, 900L, 2_000L, (long) (steadyTail * 1000)));
+        micros.forEach(us -> latencies.recordValue(us * 1000));
+        return new StorageRunResult(
+                "robustness-mild",
+                null,
+                policy,
+                seed,
+                20,
+                250_000,
+                steady,
+                hot,
+                steady,
+                hotSegments,
+                17743.2,
+                69.3,
+                30.12,
+                2.5,
+                7.25,
+                0,
+                0,
+                admission,
+                null,
+                300_000,
+                0,
+                0,
+                latencies,
+                latencies,
+                null);
+    }
+
+    private static StorageRunResult withPolicy(StorageRunResult r, String policy) {
+        return new StorageRunResult(
+                r.scenario(),
+                r.burstMultiplier(),
+                policy,
+                r.seed(),
+                r.measuredSeconds(),
+                r.offeredRequests(),
+                r.steady(),
+                r.hot(),
+                r.steadySegments(),
+                r.hotSegments(),
+                r.throughputRequestsPerSecond(),
+                r.throughputMiBPerSecond(),
+                r.backendUtilizationPercent(),
+                r.unusedCapacityPercent(),
+                r.waitingTimePercent(),
+                r.refused(),
+                r.unfinished(),
+                r.admission(),
+                r.mclockReservationPercent(),
+                r.simulatedRequests(),
+                r.eventsFired(),
+                r.wallMillis(),
+                r.steadyLatency(),
+                r.hotLatency(),
+                r.series());
+    }
+}
