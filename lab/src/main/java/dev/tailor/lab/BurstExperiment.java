@@ -105,30 +105,19 @@ public final class BurstExperiment {
 
         /** These settings with shorter runs (the demo's). */
         Settings shortened(int runtime, int ramp, int roundCount) {
-            return new Settings(
-                    runtime,
-                    ramp,
-                    roundCount,
-                    steady,
-                    steadyIops,
-                    burstQueueDepth,
-                    burstOnMillis,
-                    burstOffMillis,
-                    servers,
-                    delayMillis,
-                    segmentSize,
-                    reserveFraction,
-                    capacityFactor,
-                    dir,
-                    modes);
+            return with(runtime, ramp, roundCount, modes);
         }
 
         /** These settings with other {@code modes} (of {@link #MODES}), run in that order. */
         Settings withModes(List<String> modeList) {
+            return with(runtimeSeconds, rampSeconds, rounds, modeList);
+        }
+
+        private Settings with(int runtime, int ramp, int roundCount, List<String> modeList) {
             return new Settings(
-                    runtimeSeconds,
-                    rampSeconds,
-                    rounds,
+                    runtime,
+                    ramp,
+                    roundCount,
                     steady,
                     steadyIops,
                     burstQueueDepth,
