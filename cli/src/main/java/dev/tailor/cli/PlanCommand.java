@@ -15,8 +15,11 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.SortedSet;
+import java.util.TreeSet;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -79,7 +82,8 @@ final class PlanCommand implements Callable<Integer> {
     @Option(
             names = "--state",
             paramLabel = "FILE",
-            description = "ATPM state: read if it exists (else this is round 1), replaced after a successful plan.")
+            description = "ATPM state: read if it exists (else this is round 1), replaced after a successful plan."
+                    + " It records the application's services; a state of another application is refused.")
     Path state;
 
     @Option(
@@ -373,6 +377,10 @@ final class PlanCommand implements Callable<Integer> {
             throw new CliException(
                     document != null ? document.report(e.fieldProblems()) : Problem.report(source, e.problems()));
         }
+        // The snapshot is valid here, so its services are what the plan records in the state.
+        if (state != null && !firstRound) {
+            checkWrittenFor(previous, Heart.services(snapshot), source, err);
+        }
 
         // Render fully before writing anything: a rendering error must not leave a saved state
         // behind, and a failed state write must not leave a printed (and maybe applied) plan.
@@ -408,5 +416,36 @@ final class PlanCommand implements Callable<Integer> {
         out.print(rendered);
         out.flush();
         return 0;
+    }
+
+    /**
+     * Refuses a state written for another application: its services and this snapshot's differ both ways (a
+     * service added or gone is the same application growing or shrinking). A state that does not name its
+     * services (written before states recorded them) is taken for this application's, with a warning; the
+     * state saved after this round names them.
+     */
+    private void checkWrittenFor(AtpmState previous, SortedSet<String> services, String source, PrintWriter err) {
+        if (previous.services() == null) {
+            if (!previous.groups().isEmpty()) {
+                err.println("tailor: warning: state " + state + " does not say which application it was written for"
+                        + " (written by an older tailor): taking it for " + source + "'s; the state saved now"
+                        + " records its services");
+            }
+            return;
+        }
+        if (previous.writtenForAnother(services)) {
+            throw new CliException("--state " + state + ": written for another application (round "
+                    + previous.rounds() + " of services " + names(previous.services()) + "), this run plans "
+                    + source + " (services " + names(services) + "); use --state with another file for this"
+                    + " application, or delete " + state + " to start it over at round 1");
+        }
+    }
+
+    /** Up to eight names, then how many more. */
+    private static String names(Collection<String> names) {
+        List<String> sorted = new TreeSet<>(names).stream().toList();
+        int shown = Math.min(8, sorted.size());
+        return String.join(", ", sorted.subList(0, shown))
+                + (sorted.size() > shown ? " and " + (sorted.size() - shown) + " more" : "");
     }
 }

@@ -12,6 +12,7 @@ import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
@@ -138,5 +139,26 @@ class CheckCommandTest {
                 .contains("no cluster reachable:"
                         + " https://no-such-cluster.invalid:6443/: its host name does not resolve");
         assertThat(result.out() + result.err()).doesNotContain("\tat ").doesNotContain("Exception:");
+    }
+
+    @Test
+    void check_prometheusDown_saysWhyInWords_notWithAnExceptionName() throws Exception {
+        int closed;
+        try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
+            closed = socket.getLocalPort();
+        }
+        Path nowhere = ControllerFiles.unreachableKubeconfig(dir);
+        for (String url : List.of("http://127.0.0.1:" + closed, "http://nonexistent.invalid:9090")) {
+            Path config = ControllerFiles.config(dir, url);
+
+            PlanCommandTest.Result result =
+                    tailor("heart", "check", "--kubeconfig", nowhere.toString(), "--config", config.toString());
+
+            assertThat(result.exitCode()).isEqualTo(1);
+            assertThat(result.out())
+                    .contains("Prometheus at " + url + "/ unreachable: "
+                            + (url.contains("invalid") ? "its host name does not resolve" : "connection refused"))
+                    .doesNotContain("Exception");
+        }
     }
 }

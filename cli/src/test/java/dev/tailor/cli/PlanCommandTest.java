@@ -274,6 +274,93 @@ class PlanCommandTest {
         assertThat(Json.MAPPER.readTree(state.toFile()).get("rounds").asLong()).isEqualTo(2);
     }
 
+    @Test
+    void plan_stateOfAnotherApplication_isRefusedWith2_namingTheFileBothApplicationsAndTheWayOut() throws IOException {
+        Path state = dir.resolve("state.json");
+        for (int round = 1; round <= 3; round++) {
+            assertThat(tailor("heart", "plan", "--state", state.toString()).exitCode())
+                    .isZero();
+        }
+        String before = Files.readString(state);
+
+        Result r = tailor("heart", "plan", "--example", "paper-dag", "--state", state.toString(), "--explain");
+
+        assertThat(r.exitCode()).isEqualTo(2);
+        assertThat(r.err())
+                .isEqualTo("tailor: --state " + state + ": written for another application (round 3 of services a, b,"
+                        + " ingress), this run plans bundled example paper-dag (services b, c, d, e, frontend,"
+                        + " ingress); use --state with another file for this application, or delete " + state
+                        + " to start it over at round 1\n");
+        assertThat(r.out()).isEmpty();
+        assertThat(Files.readString(state)).isEqualTo(before);
+    }
+
+    @Test
+    void plan_stateOfTheSameApplicationGrown_continues_andTheNewComponentStartsFromItsFirstMeasurement()
+            throws IOException {
+        Path state = dir.resolve("state.json");
+        assertThat(tailor("heart", "plan", "--snapshot", write("s.json", VALID).toString(), "--state", state.toString())
+                        .exitCode())
+                .isZero();
+        assertThat(Json.MAPPER.readTree(state.toFile()).get("services").toString())
+                .isEqualTo("[\"a\",\"b\",\"ingress\"]");
+        String grown = VALID.replace(
+                        "\"requestsPerSecond\": 50}],",
+                        "\"requestsPerSecond\": 50},\n"
+                                + "   {\"pod\": \"c-1\", \"component\": \"c\", \"node\": \"w1\", \"ready\": true,"
+                                + " \"cpuCores\": 0.2, \"requestsPerSecond\": 40}],")
+                .replace(
+                        "{\"caller\": \"a\", \"callee\": \"b\", \"requestsPerSecond\": 100}",
+                        "{\"caller\": \"a\", \"callee\": \"b\", \"requestsPerSecond\": 100},"
+                                + " {\"caller\": \"a\", \"callee\": \"c\", \"requestsPerSecond\": 40}");
+        assertThat(grown).as("the component is added").contains("c-1", "\"callee\": \"c\"");
+
+        Result r = tailor(
+                "heart",
+                "plan",
+                "--snapshot",
+                write("grown.json", grown).toString(),
+                "--state",
+                state.toString(),
+                "--format",
+                "json",
+                "--explain");
+
+        assertThat(r.exitCode()).as(r.err()).isZero();
+        assertThat(r.err()).doesNotContain("another application", "warning");
+        JsonNode doc = Json.MAPPER.readTree(r.out());
+        assertThat(doc.get("round").asLong()).isEqualTo(2);
+        assertThat(doc.get("groups").get("a").get(0).get("basis").asText()).isEqualTo("MEASURED");
+        assertThat(doc.get("groups").get("c").get(0).get("basis").asText()).isEqualTo("FIRST_MEASUREMENT");
+        assertThat(Json.MAPPER.readTree(state.toFile()).get("services").toString())
+                .isEqualTo("[\"a\",\"b\",\"c\",\"ingress\"]");
+
+        // And back: the application without c is still the same one.
+        Result shrunk =
+                tailor("heart", "plan", "--snapshot", dir.resolve("s.json").toString(), "--state", state.toString());
+        assertThat(shrunk.exitCode()).as(shrunk.err()).isZero();
+    }
+
+    @Test
+    void plan_stateThatDoesNotNameItsServices_isTakenWithOneWarning_andSavedNamingThem() throws IOException {
+        Path state = write("state.json", """
+                {"rounds": 3, "groups": {"x": {"w1": {"loadCpuSecondsPerRequest": 0.01, "smoothedError": 0,
+                 "smoothedAbsoluteError": 0, "alpha": 0.5, "measuredRounds": 3}}}}""");
+        Path snapshot = write("s.json", VALID);
+
+        Result first = tailor("heart", "plan", "--snapshot", snapshot.toString(), "--state", state.toString());
+
+        assertThat(first.exitCode()).as(first.err()).isZero();
+        assertThat(first.err())
+                .isEqualTo("tailor: warning: state " + state + " does not say which application it was written for"
+                        + " (written by an older tailor): taking it for " + snapshot + "'s; the state saved now"
+                        + " records its services\n");
+        assertThat(Json.MAPPER.readTree(state.toFile()).get("rounds").asLong()).isEqualTo(4);
+        Result second = tailor("heart", "plan", "--snapshot", snapshot.toString(), "--state", state.toString());
+        assertThat(second.exitCode()).isZero();
+        assertThat(second.err()).isEmpty();
+    }
+
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', textBlock = """
             unknown node        | "node": "w1", "ready": true, "cpuCores": 0.5 | "node": "w9", "ready": true, "cpuCores": 0.5 | replicas[0].node: "w9" is not a node of this snapshot (expected: one of [w1, w2]) at line 4

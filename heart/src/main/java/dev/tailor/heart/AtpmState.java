@@ -1,6 +1,8 @@
 package dev.tailor.heart;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -11,10 +13,16 @@ import java.util.TreeMap;
  * tracking-signal state. Immutable and JSON-serialisable, so consecutive {@code tailor heart plan
  * --state FILE} runs, or a restarted controller, continue as consecutive rounds.
  *
- * @param rounds number of rounds planned so far
- * @param groups component → group id (node name, or pod name under per-replica grouping) → estimate
+ * <p>It records what it was written for, the {@link #services} of the application, so that a state of
+ * another application is not taken for this one's ({@link #writtenForAnother}).
+ *
+ * @param rounds   number of rounds planned so far
+ * @param groups   component → group id (node name, or pod name under per-replica grouping) → estimate
+ * @param services the application's services in the last round's snapshot ({@link Heart#services}), sorted;
+ *                 {@code null} when unknown (a state written before states recorded them)
  */
-public record AtpmState(long rounds, Map<String, Map<String, GroupEstimate>> groups) {
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record AtpmState(long rounds, Map<String, Map<String, GroupEstimate>> groups, List<String> services) {
 
     /** No history: the first round. */
     public static final AtpmState EMPTY = new AtpmState(0, Map.of());
@@ -26,6 +34,25 @@ public record AtpmState(long rounds, Map<String, Map<String, GroupEstimate>> gro
                     component, byGroup == null ? Map.of() : Collections.unmodifiableMap(new TreeMap<>(byGroup))));
         }
         groups = Collections.unmodifiableMap(copy);
+        // A null element is the problems' to report, not the constructor's to throw on.
+        services = services == null ? null : Collections.unmodifiableList(new ArrayList<>(services));
+    }
+
+    /** A state that does not say which application it was written for. */
+    public AtpmState(long rounds, Map<String, Map<String, GroupEstimate>> groups) {
+        this(rounds, groups, null);
+    }
+
+    /**
+     * Whether this state was written for another application than one of {@code services}: it names its
+     * services and neither includes the other's (an application that grew or lost a service is the same;
+     * one whose services differ both ways is not). {@code false} when the state does not name them.
+     */
+    public boolean writtenForAnother(Collection<String> services) {
+        if (this.services == null || this.services.isEmpty()) {
+            return false;
+        }
+        return !services.containsAll(this.services) && !this.services.containsAll(services);
     }
 
     /** The estimates of one component; empty when it is new. */
@@ -49,6 +76,15 @@ public record AtpmState(long rounds, Map<String, Map<String, GroupEstimate>> gro
         List<FieldProblem> problems = new ArrayList<>();
         if (rounds < 0) {
             problems.add(new FieldProblem("rounds", rounds, ">= 0"));
+        }
+        if (services != null) {
+            for (int i = 0; i < services.size(); i++) {
+                String service = services.get(i);
+                if (service == null || service.isBlank()) {
+                    problems.add(new FieldProblem(
+                            "services[" + i + "]", service == null ? "null" : "\"" + service + "\"", "a service name"));
+                }
+            }
         }
         groups.forEach((component, byGroup) -> byGroup.forEach((group, estimate) -> {
             String at = "groups." + component + "." + group;

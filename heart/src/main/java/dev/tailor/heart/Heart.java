@@ -4,7 +4,9 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.SortedSet;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
@@ -132,7 +134,34 @@ public final class Heart {
             notes.add("the ATPM state (round " + before.rounds() + ") has no estimate for any component of this"
                     + " snapshot: every group starts over (a state file from another cluster?)");
         }
-        return new Plan(new Allocation(shares, routes, notes), new AtpmState(before.rounds() + 1, nextGroups));
+        return new Plan(
+                new Allocation(shares, routes, notes),
+                new AtpmState(before.rounds() + 1, nextGroups, List.copyOf(services(snapshot))));
+    }
+
+    /**
+     * The application's services in {@code snapshot}, sorted: every component with replicas and every caller
+     * and callee of a call (entry points such as {@code ingress} included). A state records them, so that a
+     * state of another application is recognised ({@link AtpmState#writtenForAnother}).
+     */
+    public static SortedSet<String> services(Snapshot snapshot) {
+        SortedSet<String> services = new TreeSet<>();
+        for (Replica replica : snapshot.replicas()) {
+            if (replica != null && replica.component() != null) {
+                services.add(replica.component());
+            }
+        }
+        for (Call call : snapshot.calls()) {
+            if (call != null) {
+                if (call.caller() != null) {
+                    services.add(call.caller());
+                }
+                if (call.callee() != null) {
+                    services.add(call.callee());
+                }
+            }
+        }
+        return services;
     }
 
     /**
@@ -149,7 +178,7 @@ public final class Heart {
         }
         Map<String, double[]> planned = new java.util.concurrent.ConcurrentHashMap<>();
         Route[] routes = new Route[calls.size()];
-        java.util.Set<String> left = new java.util.TreeSet<>(callsInto.keySet());
+        java.util.Set<String> left = new TreeSet<>(callsInto.keySet());
         // Callees too large for the queue-aware transport are planned as the paper does, on the ATPM
         // shares, which need no caller planned first: all their edges at once, not in waves.
         List<Integer> onShares = new ArrayList<>();

@@ -1,5 +1,6 @@
 package dev.tailor.heart.controller;
 
+import dev.tailor.common.IoErrors;
 import dev.tailor.heart.AtpmState;
 import dev.tailor.heart.Heart;
 import dev.tailor.heart.HeartConfig;
@@ -221,9 +222,7 @@ public final class HeartRun {
                 return 1;
             } catch (IOException e) {
                 throw new Refused(
-                        "--metrics-address: cannot listen on " + address + " ("
-                                + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()) + ")",
-                        2);
+                        "--metrics-address: cannot listen on " + address + " (" + IoErrors.reason(e) + ")", 2);
             } finally {
                 loop.close();
             }

@@ -1,5 +1,6 @@
 package dev.tailor.heart.controller;
 
+import dev.tailor.common.IoErrors;
 import io.fabric8.kubernetes.api.model.Status;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.io.IOException;
@@ -129,21 +130,9 @@ public final class KubernetesErrors {
         return text.endsWith(".") ? text.substring(0, text.length() - 1) : text;
     }
 
-    /** Why a call got no answer, in words, with the innermost cause. */
+    /** Why a call got no answer, in words ({@link IoErrors#connectionReason}). */
     static String why(Throwable error) {
-        String words = null;
-        for (Throwable cause = error; cause != null; cause = cause.getCause() == cause ? null : cause.getCause()) {
-            if (cause instanceof UnresolvedAddressException || cause instanceof UnknownHostException) {
-                words = "its host name does not resolve";
-            } else if (cause instanceof ConnectException && words == null) {
-                words = "the connection was refused or failed";
-            } else if (cause instanceof java.net.http.HttpTimeoutException && words == null) {
-                words = "no answer within the timeout";
-            } else if (cause instanceof SSLException && words == null) {
-                words = "the TLS handshake failed";
-            }
-        }
-        return (words == null ? "" : words + " (") + rootCause(error) + (words == null ? "" : ")");
+        return IoErrors.connectionReason(error, null);
     }
 
     /** The innermost cause as {@code Type: message} (the type alone when it has no message). */

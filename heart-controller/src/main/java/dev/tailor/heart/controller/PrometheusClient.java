@@ -2,6 +2,7 @@ package dev.tailor.heart.controller;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tailor.common.IoErrors;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -162,11 +163,14 @@ public final class PrometheusClient {
         } catch (javax.net.ssl.SSLException e) {
             throw new PrometheusException(
                     Failure.UNREACHABLE,
-                    "Prometheus at " + base + " unreachable: TLS failed (" + e.getMessage()
-                            + "); trust the CA that signed its certificate with prometheus.tls.caFile",
+                    "Prometheus at " + base + " unreachable: " + IoErrors.connectionReason(e, timeout)
+                            + "; trust the CA that signed its certificate with prometheus.tls.caFile",
                     e);
         } catch (IOException e) {
-            throw new PrometheusException(Failure.UNREACHABLE, "Prometheus at " + base + " unreachable (" + e + ")", e);
+            throw new PrometheusException(
+                    Failure.UNREACHABLE,
+                    "Prometheus at " + base + " unreachable: " + IoErrors.connectionReason(e, timeout),
+                    e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new PrometheusException(Failure.UNREACHABLE, "interrupted while querying " + base, e);

@@ -100,7 +100,31 @@ class PrometheusClientTest {
         PrometheusClient down = new PrometheusClient(URI.create("http://127.0.0.1:" + port), Duration.ofSeconds(2));
         assertThatThrownBy(() -> down.query("up", Instant.now()))
                 .satisfies(e -> assertThat(((PrometheusException) e).failure()).isEqualTo(Failure.UNREACHABLE))
-                .hasMessageContaining("unreachable");
+                .hasMessage("Prometheus at http://127.0.0.1:" + port + "/ unreachable: connection refused");
+    }
+
+    @Test
+    void query_hostNameDoesNotResolve_saysSo() {
+        PrometheusClient nowhere =
+                new PrometheusClient(URI.create("http://nonexistent.invalid:9090"), Duration.ofSeconds(2));
+        assertThatThrownBy(() -> nowhere.query("up", Instant.now()))
+                .satisfies(e -> assertThat(((PrometheusException) e).failure()).isEqualTo(Failure.UNREACHABLE))
+                .hasMessage("Prometheus at http://nonexistent.invalid:9090/ unreachable: its host name does not"
+                        + " resolve");
+    }
+
+    @Test
+    void query_noAnswer_saysItTimedOutAfterTheTimeout() throws Exception {
+        // The kernel accepts the connection into the backlog; nothing ever reads or answers.
+        try (ServerSocket silent = new ServerSocket(0)) {
+            PrometheusClient mute = new PrometheusClient(
+                    URI.create("http://127.0.0.1:" + silent.getLocalPort()), Duration.ofMillis(200));
+            assertThatThrownBy(() -> mute.query("up", Instant.now()))
+                    .satisfies(
+                            e -> assertThat(((PrometheusException) e).failure()).isEqualTo(Failure.UNREACHABLE))
+                    .hasMessage("Prometheus at http://127.0.0.1:" + silent.getLocalPort()
+                            + "/ unreachable: no answer within 0.2 s");
+        }
     }
 
     @Test
