@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.exc.ValueInstantiationException;
+import dev.tailor.common.IoErrors;
 import dev.tailor.common.Locations;
 import dev.tailor.common.Problem;
 import dev.tailor.common.StrictReader;
@@ -34,7 +35,7 @@ public final class ConfigFiles {
         try {
             text = Files.readString(file);
         } catch (IOException e) {
-            throw new IllegalArgumentException(file + ": cannot read (" + e + ")");
+            throw new IllegalArgumentException(file + ": cannot read (" + IoErrors.reason(e) + ")");
         }
         return parse(text, file.toString());
     }

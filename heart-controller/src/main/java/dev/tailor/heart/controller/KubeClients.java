@@ -1,5 +1,6 @@
 package dev.tailor.heart.controller;
 
+import dev.tailor.common.IoErrors;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -31,7 +32,10 @@ public final class KubeClients {
                 config = Config.fromKubeconfig(Files.readString(kubeconfig));
             } catch (IOException | RuntimeException e) {
                 throw new IllegalArgumentException("--kubeconfig: " + kubeconfig + ": cannot use it ("
-                        + (e instanceof java.nio.file.NoSuchFileException ? "no such file" : e.toString()) + ")");
+                        + (e instanceof IOException io
+                                ? IoErrors.reason(io)
+                                : e.getMessage() == null ? "not a kubeconfig it can read" : e.getMessage())
+                        + ")");
             }
         } else {
             requireKubeconfigEnvFile();

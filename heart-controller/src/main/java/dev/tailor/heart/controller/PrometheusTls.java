@@ -1,5 +1,6 @@
 package dev.tailor.heart.controller;
 
+import dev.tailor.common.IoErrors;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.Socket;
@@ -105,7 +106,7 @@ final class PrometheusTls {
         try {
             return Files.readString(Path.of(file), StandardCharsets.UTF_8);
         } catch (IOException e) {
-            throw new IOException(field + ": cannot read " + file + " (" + e + ")", e);
+            throw new IOException(field + ": cannot read " + file + " (" + IoErrors.reason(e) + ")", e);
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.tailor.heart.controller;
 
+import dev.tailor.common.IoErrors;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.KubernetesList;
@@ -61,7 +62,7 @@ public final class RecordedCluster implements ClusterReader {
         } catch (NoSuchFileException e) {
             throw new IllegalArgumentException(file + ": no such file");
         } catch (IOException e) {
-            throw new IllegalArgumentException(file + ": cannot read it (" + e + ")");
+            throw new IllegalArgumentException(file + ": cannot read it (" + IoErrors.reason(e) + ")");
         }
         Object parsed;
         try {

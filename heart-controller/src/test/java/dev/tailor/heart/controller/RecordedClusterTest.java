@@ -130,6 +130,19 @@ class RecordedClusterTest {
     }
 
     @Test
+    void read_aDirectory_saysWhyInWords_notTheExceptionsName() throws Exception {
+        Path directory = Files.createTempDirectory("recorded-cluster-test");
+        try {
+            assertThatThrownBy(() -> RecordedCluster.read(directory))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageStartingWith(directory + ": cannot read it (")
+                    .hasMessageNotContaining("Exception");
+        } finally {
+            Files.delete(directory);
+        }
+    }
+
+    @Test
     void ownedRules_onlyTailorsInTheNamespace() throws Exception {
         for (String[] rule : List.of(
                 new String[] {"shop", "ours", "tailor-heart"},
