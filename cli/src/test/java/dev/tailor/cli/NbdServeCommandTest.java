@@ -66,6 +66,40 @@ class NbdServeCommandTest {
     }
 
     @Test
+    void help_givesAdmissionsDefaultBudgetInReadsPerSecond() {
+        // The default budget held a new user's disk to about 8518 4 KiB reads/s; --help gave no figure.
+        String reads = "about " + dev.tailor.nbd.config.NbdConfig.AdmissionSettings.defaultBudgetReadsPerSecond()
+                + " 4 KiB reads/s";
+        String help = tailor("nbd", "serve", "--help").out().replaceAll("\\s+", " ");
+        assertThat(help)
+                .contains("Its budget (--admission-iops) defaults to " + reads + ", which holds a faster backend to")
+                .contains("without either, 1e9 cost units/s, " + reads + ", which holds a faster backend to that");
+    }
+
+    @Test
+    void serve_withAdmissionOnWithoutABudget_warnsOfTheDefaultAtStart() throws Exception {
+        Path out = dir.resolve("serve.out");
+        Path err = dir.resolve("serve.err");
+        Process process = serve(out, err, "--listen", "127.0.0.1:0", "--admission", "on");
+        try {
+            awaitLine(
+                    out,
+                    Pattern.compile("segment admission: on \\(tailor\\), budget 1\\.00e\\+09 cost units/s"
+                            + " \\(about 8518 4 KiB reads/s\\)"));
+            awaitLine(
+                    err,
+                    Pattern.compile("^tailor: warning: admission is on without a budget: the default budget admits"
+                            + " about 8518 4 KiB reads/s for the whole server, and a faster backend is held to it; set"
+                            + " the backends' capacity with --admission-iops N \\(and --admission-mbps\\), or"
+                            + " admission\\.iops in the config"));
+        } finally {
+            process.destroy();
+            assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
+            process.destroyForcibly();
+        }
+    }
+
+    @Test
     void help_givesTheSlowWindowAsTheParserTakesIt() {
         // Whole seconds, 2 to 86400: what ServeOptions.parseSlowWindow accepts (1.5 is refused, below).
         String help = tailor("nbd", "serve", "--help").out().replaceAll("\\s+", " ");

@@ -47,8 +47,11 @@ public final class NbdConfigFiles {
      * @param depthWhileOff the one problem left out: a {@code fairDispatch.depth} while the file's door is
      *                    off, which the command line may settle ({@code --fair-dispatch on}); the message
      *                    {@link #read(Path)} would have thrown (the file, the field, its line), or {@code null}
+     * @param budgetGiven whether the file gives admission a budget ({@code admission.iops},
+     *                    {@code megabytesPerSecond} or {@code capacityCostUnitsPerSecond}); without one, the
+     *                    default budget applies
      */
-    public record ForOptions(NbdConfig config, String depthWhileOff) {}
+    public record ForOptions(NbdConfig config, String depthWhileOff, boolean budgetGiven) {}
 
     /**
      * {@link #read(Path)}, leaving out the problem of a {@code fairDispatch.depth} while the file's door is
@@ -167,11 +170,15 @@ public final class NbdConfigFiles {
                     }
                 }
             }
+            JsonNode admission = tree.path("admission");
+            boolean budgetGiven = admission.has("iops")
+                    || admission.has("megabytesPerSecond")
+                    || admission.has("capacityCostUnitsPerSecond");
             if (forOptions && depthWhileOff != null && problems.equals(List.of(depthWhileOff))) {
-                return new ForOptions(config, failure(source, problems).getMessage());
+                return new ForOptions(config, failure(source, problems).getMessage(), budgetGiven);
             }
             if (problems.isEmpty()) {
-                return new ForOptions(config, null);
+                return new ForOptions(config, null, budgetGiven);
             }
         }
         throw failure(source, problems);
