@@ -151,7 +151,7 @@ final class NbdServeCommand implements Callable<Integer> {
                     + " tailor (what Tailor ships: a request within its export's baseline is admitted at once, hot requests"
                     + " are served in proportion to their exports' baselines, an adaptive reserve) or paper (the paper's"
                     + " mechanism as first built); docs/admission.md, Departures from the paper. Default: the config's"
-                    + " admission.variant, else tailor.")
+                    + " admission.variant, else tailor. Only with admission on.")
     String admissionVariant;
 
     /** A number, as written; checked in {@link ServeOptions#build} so the message can name the value. */

@@ -256,6 +256,14 @@ class NbdServeCommandTest {
         PlanCommandTest.Result off = tailor("nbd", "serve", "--admission-iops", "5000", "--listen", "127.0.0.1:0");
         assertThat(off.exitCode()).isEqualTo(2);
         assertThat(off.err()).contains("--admission-iops: admission is off (expected: --admission on");
+        PlanCommandTest.Result variantOff =
+                tailor("nbd", "serve", "--admission-variant", "paper", "--listen", "127.0.0.1:0");
+        assertThat(variantOff.exitCode())
+                .as("as --admission-iops with admission off")
+                .isEqualTo(2);
+        assertThat(variantOff.err())
+                .contains("--admission-variant: admission is off (expected: --admission on, or admission.enabled in"
+                        + " the config");
         assertThat(temporaryDirectories()).isSubsetOf(before);
     }
 

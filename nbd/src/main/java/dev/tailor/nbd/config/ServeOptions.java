@@ -224,6 +224,10 @@ public record ServeOptions(
                     throw new IllegalArgumentException("--admission-variant: \"" + admissionVariant
                             + "\" (expected: tailor, what Tailor ships, or paper, the paper's mechanism)");
                 }
+                if (!settings.admission().enabled()) {
+                    throw new IllegalArgumentException("--admission-variant: admission is off (expected: --admission"
+                            + " on, or admission.enabled in the config, for a variant to mean something)");
+                }
                 settings = settings.toBuilder()
                         .admission(settings.admission().toBuilder()
                                 .variant(admissionVariant)

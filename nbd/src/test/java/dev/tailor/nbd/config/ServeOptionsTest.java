@@ -173,4 +173,33 @@ class ServeOptionsTest {
                 .as("admission turned off")
                 .isEmpty();
     }
+
+    @Test
+    void admissionVariantWithAdmissionOff_isRefusedAsTheBudgetIs() throws Exception {
+        for (String variant : new String[] {"paper", "tailor"}) {
+            assertThatThrownBy(() ->
+                            admissionOptions(null, null, null, null, variant).build())
+                    .as(variant)
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("--admission-variant: admission is off (expected: --admission on, or"
+                            + " admission.enabled in the config, for a variant to mean something)");
+        }
+        assertThatThrownBy(() -> admissionOptions(admissionConfig("{enabled: true}"), "off", null, null, "paper")
+                        .build())
+                .hasMessageStartingWith("--admission-variant: admission is off");
+
+        assertThat(admissionOptions(null, "on", null, null, "paper")
+                        .build()
+                        .settings()
+                        .admission()
+                        .variant())
+                .isEqualTo("paper");
+        assertThat(admissionOptions(admissionConfig("{enabled: true, iops: 1000}"), null, null, null, "paper")
+                        .build()
+                        .settings()
+                        .admission()
+                        .variant())
+                .as("the config turns admission on")
+                .isEqualTo("paper");
+    }
 }
