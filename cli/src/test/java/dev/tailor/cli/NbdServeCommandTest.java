@@ -354,6 +354,14 @@ class NbdServeCommandTest {
         Files.writeString(config, "exports: [{name: d}]\n");
         assertThat(tailor("nbd", "serve", "--config", config.toString()).err())
                 .contains("exports[0]: no backend (expected: exactly one of file or upstream)");
+        // A .json file is strict JSON: its trailing comma is a syntax error, as a YAML file's would be.
+        Path json = Files.writeString(
+                dir.resolve("exports.json"),
+                "{\"port\": 20812, \"exports\": [{\"name\": \"a\", \"size\": \"1GiB\", \"file\": \"a.img\",}]}");
+        PlanCommandTest.Result notJson = tailor("nbd", "serve", "--config", json.toString(), "--listen", "127.0.0.1:0");
+        assertThat(notJson.exitCode()).isEqualTo(2);
+        assertThat(notJson.err()).contains(json + ": not valid JSON at line 1, column 75: found '}'");
+        assertThat(dir.resolve("a.img")).doesNotExist();
     }
 
     @Test
