@@ -66,6 +66,40 @@ class NbdServeCommandTest {
     }
 
     @Test
+    void help_givesAdmissionsDefaultBudgetInReadsPerSecond() {
+        // The default budget held a new user's disk to about 8518 4 KiB reads/s; --help gave no figure.
+        String reads = "about " + dev.tailor.nbd.config.NbdConfig.AdmissionSettings.defaultBudgetReadsPerSecond()
+                + " 4 KiB reads/s";
+        String help = tailor("nbd", "serve", "--help").out().replaceAll("\\s+", " ");
+        assertThat(help)
+                .contains("Its budget (--admission-iops) defaults to " + reads + ", which holds a faster backend to")
+                .contains("without either, 1e9 cost units/s, " + reads + ", which holds a faster backend to that");
+    }
+
+    @Test
+    void serve_withAdmissionOnWithoutABudget_warnsOfTheDefaultAtStart() throws Exception {
+        Path out = dir.resolve("serve.out");
+        Path err = dir.resolve("serve.err");
+        Process process = serve(out, err, "--listen", "127.0.0.1:0", "--admission", "on");
+        try {
+            awaitLine(
+                    out,
+                    Pattern.compile("segment admission: on \\(tailor\\), budget 1\\.00e\\+09 cost units/s"
+                            + " \\(about 8518 4 KiB reads/s\\)"));
+            awaitLine(
+                    err,
+                    Pattern.compile("^tailor: warning: admission is on without a budget: the default budget admits"
+                            + " about 8518 4 KiB reads/s for the whole server, and a faster backend is held to it; set"
+                            + " the backends' capacity with --admission-iops N \\(and --admission-mbps\\), or"
+                            + " admission\\.iops in the config"));
+        } finally {
+            process.destroy();
+            assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
+            process.destroyForcibly();
+        }
+    }
+
+    @Test
     void help_givesTheSlowWindowAsTheParserTakesIt() {
         // Whole seconds, 2 to 86400: what ServeOptions.parseSlowWindow accepts (1.5 is refused, below).
         String help = tailor("nbd", "serve", "--help").out().replaceAll("\\s+", " ");
@@ -222,6 +256,14 @@ class NbdServeCommandTest {
         PlanCommandTest.Result off = tailor("nbd", "serve", "--admission-iops", "5000", "--listen", "127.0.0.1:0");
         assertThat(off.exitCode()).isEqualTo(2);
         assertThat(off.err()).contains("--admission-iops: admission is off (expected: --admission on");
+        PlanCommandTest.Result variantOff =
+                tailor("nbd", "serve", "--admission-variant", "paper", "--listen", "127.0.0.1:0");
+        assertThat(variantOff.exitCode())
+                .as("as --admission-iops with admission off")
+                .isEqualTo(2);
+        assertThat(variantOff.err())
+                .contains("--admission-variant: admission is off (expected: --admission on, or admission.enabled in"
+                        + " the config");
         assertThat(temporaryDirectories()).isSubsetOf(before);
     }
 
@@ -312,6 +354,14 @@ class NbdServeCommandTest {
         Files.writeString(config, "exports: [{name: d}]\n");
         assertThat(tailor("nbd", "serve", "--config", config.toString()).err())
                 .contains("exports[0]: no backend (expected: exactly one of file or upstream)");
+        // A .json file is strict JSON: its trailing comma is a syntax error, as a YAML file's would be.
+        Path json = Files.writeString(
+                dir.resolve("exports.json"),
+                "{\"port\": 20812, \"exports\": [{\"name\": \"a\", \"size\": \"1GiB\", \"file\": \"a.img\",}]}");
+        PlanCommandTest.Result notJson = tailor("nbd", "serve", "--config", json.toString(), "--listen", "127.0.0.1:0");
+        assertThat(notJson.exitCode()).isEqualTo(2);
+        assertThat(notJson.err()).contains(json + ": not valid JSON at line 1, column 75: found '}'");
+        assertThat(dir.resolve("a.img")).doesNotExist();
     }
 
     @Test

@@ -99,6 +99,14 @@ class NbdTopCommandTest {
         // The slow segment: 4 requests, mean 50 ms in admission and 10 ms on the backend, 3 admitted hot.
         assertThat(lines).anyMatch(l -> l.matches("\\s+disk\\s+3\\s+4\\s+0\\s+50\\.0\\s+10\\.0\\s+3\\s+1\\s+0"));
         assertThat(text).contains("Slow segments over the last 150 to 300 s (slow: over 20 ms;");
+        // The wait is admission's queue and the fair dispatch door's together (the door may be on alone): the
+        // column says neither alone, and the title says what it is.
+        assertThat(text)
+                .contains("; queued wait: in admission or at the fair dispatch door):")
+                .doesNotContain("admission wait");
+        assertThat(lines)
+                .anyMatch(l -> l.matches("\\s+export\\s+segment\\s+slow\\s+overcount\\s+queued wait\\s+backend"
+                        + "\\s+hot\\s+steady\\s+not admitted"));
         // A server without the threshold and window gauges counted from its start, over 50 ms.
         assertThat(NbdTop.slowTitle(MetricsText.parse(BEFORE)))
                 .startsWith("Slow segments since the start (slow: over 50 ms;");

@@ -690,10 +690,11 @@ public final class BurstExperiment {
         }
         out.add("");
         out.add("Per pair: its slow requests (at most its overcount too high: the space-saving count), and over those"
-                + " seen since it entered the top (slow − overcount), the mean admission wait and backend time and how"
+                + " seen since it entered the top (slow − overcount), the mean queued wait (in admission or at the"
+                + " fair dispatch door) and backend time and how"
                 + " many were admitted hot, steady or not through admission:");
         out.add("");
-        out.add("| run | export | segment | slow | overcount | admission wait ms | backend ms | hot | steady "
+        out.add("| run | export | segment | slow | overcount | queued wait ms | backend ms | hot | steady "
                 + "| not admitted |");
         out.add("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|");
         for (Run run : r.runs()) {

@@ -374,7 +374,7 @@ public final class NbdTop {
                                 "segment",
                                 "slow",
                                 "overcount",
-                                "admission wait",
+                                "queued wait",
                                 "backend",
                                 "hot",
                                 "steady",
@@ -444,7 +444,8 @@ public final class NbdTop {
         String slow = Double.isNaN(threshold) ? "50" : BurstExperiment.fmtPlain(Math.round(threshold * 1e6) / 1e3);
         return "Slow segments " + over + " (slow: over " + slow
                 + " ms; top pairs by slow requests; times are means, ms,"
-                + " over the requests seen while the pair was in the top):";
+                + " over the requests seen while the pair was in the top; queued wait: in admission or at the fair"
+                + " dispatch door):";
     }
 
     /**

@@ -25,6 +25,7 @@ import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -55,6 +56,9 @@ import java.util.concurrent.atomic.AtomicReference;
  *   <li>A connection without requests for {@code idleTimeoutSeconds} disconnects softly, so that an
  *       upstream stopped while the proxy is idle is not kept waiting for it either.</li>
  * </ul>
+ * Losing the upstream (a connection it closes or resets, {@code NBD_ESHUTDOWN}, a connection that cannot
+ * be opened) is logged once as a warning, and reaching it again once as information: the log follows
+ * the upstream's state, not each connection or request.
  *
  * <p>Features are the upstream's: read-only, flush, FUA, trim and write-zeroes exactly when the
  * upstream offers them, and block status ({@code base:allocation}) passed through when the upstream
@@ -62,6 +66,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * read's chunks together into one buffer, which the export sends on as its own reply.
  */
 public final class UpstreamBackend implements BlockBackend {
+
+    private static final System.Logger LOG = System.getLogger(UpstreamBackend.class.getName());
 
     /** How long connecting and the handshake may take. */
     static final int CONNECT_TIMEOUT_MILLIS = 10_000;
@@ -74,6 +80,7 @@ public final class UpstreamBackend implements BlockBackend {
     record Description(long sizeBytes, int transmissionFlags, BlockSizes blockSizes, boolean blockStatus) {}
 
     private final NbdConfig.Upstream config;
+    private final String exportName;
     private final String name;
     private final Bootstrap bootstrap;
     private final UpstreamClientHandler.Events events;
@@ -82,11 +89,14 @@ public final class UpstreamBackend implements BlockBackend {
     private final AtomicInteger next = new AtomicInteger();
     /** Requests written to an upstream connection whose reply has not come yet. */
     private final AtomicInteger sent = new AtomicInteger();
+    /** Whether the upstream was reachable at the last connection event: the log says when this changes. */
+    private final AtomicBoolean reachable = new AtomicBoolean(true);
 
     private volatile boolean closed;
 
     private UpstreamBackend(
             NbdConfig.Upstream config,
+            String exportName,
             String name,
             Bootstrap bootstrap,
             UpstreamClientHandler.Events events,
@@ -94,6 +104,7 @@ public final class UpstreamBackend implements BlockBackend {
             Channel first,
             EventLoopGroup eventLoops) {
         this.config = config;
+        this.exportName = exportName;
         this.name = name;
         this.bootstrap = bootstrap;
         this.events = events;
@@ -118,19 +129,22 @@ public final class UpstreamBackend implements BlockBackend {
     /**
      * Connects the first pool connection and does the handshake.
      *
+     * @param exportName the export this upstream serves, for the log
      * @throws IOException when the upstream cannot be reached, does not speak fixed newstyle NBD, or
      *                     refuses the export
      */
-    public static UpstreamBackend connect(NbdConfig.Upstream config, EventLoopGroup eventLoops, ByteBufAllocator alloc)
+    public static UpstreamBackend connect(
+            String exportName, NbdConfig.Upstream config, EventLoopGroup eventLoops, ByteBufAllocator alloc)
             throws IOException {
-        return connect(config, eventLoops, alloc, NioSocketChannel.class);
+        return connect(exportName, config, eventLoops, alloc, NioSocketChannel.class);
     }
 
     /**
-     * As {@link #connect(NbdConfig.Upstream, EventLoopGroup, ByteBufAllocator)}, with the socket channel
-     * type of the loops' transport.
+     * As {@link #connect(String, NbdConfig.Upstream, EventLoopGroup, ByteBufAllocator)}, with the socket
+     * channel type of the loops' transport.
      */
     public static UpstreamBackend connect(
+            String exportName,
             NbdConfig.Upstream config,
             EventLoopGroup eventLoops,
             ByteBufAllocator alloc,
@@ -158,9 +172,10 @@ public final class UpstreamBackend implements BlockBackend {
             }
 
             @Override
-            public void upstreamLeaving() {
+            public void upstreamLeaving(String cause) {
                 UpstreamBackend pool = backend.get();
                 if (pool != null) {
+                    pool.lost("lost: " + cause);
                     pool.retireAll();
                 }
             }
@@ -174,7 +189,8 @@ public final class UpstreamBackend implements BlockBackend {
         Channel first = ready.getNow();
         Description description =
                 first.pipeline().get(UpstreamClientHandler.class).description();
-        UpstreamBackend created = new UpstreamBackend(config, name, bootstrap, events, description, first, eventLoops);
+        UpstreamBackend created =
+                new UpstreamBackend(config, exportName, name, bootstrap, events, description, first, eventLoops);
         backend.set(created);
         return created;
     }
@@ -278,6 +294,7 @@ public final class UpstreamBackend implements BlockBackend {
     private void send(BlockRequest request, Promise<ByteBuf> completion, boolean mayRetry) {
         pick().channel().addListener((Future<Channel> ready) -> {
             if (!ready.isSuccess()) {
+                lost("unreachable: " + message(ready.cause()));
                 if (request.claim()) {
                     request.release();
                     completion.tryFailure(new NbdException(
@@ -331,6 +348,32 @@ public final class UpstreamBackend implements BlockBackend {
                         }
                     });
         });
+    }
+
+    /**
+     * Logs that the upstream is lost, if it was reachable until now: one line for an upstream that goes
+     * away, however many pool connections and requests notice. Not while the server stops.
+     *
+     * @param what what happened to the upstream, in words ("lost: it closed the connection")
+     */
+    private void lost(String what) {
+        if (!closed && reachable.compareAndSet(true, false)) {
+            LOG.log(
+                    System.Logger.Level.WARNING,
+                    () -> "export " + exportName + ": upstream " + name + " " + what
+                            + "; its requests fail with EIO (Input/output error) until a connection to it"
+                            + " succeeds again (each request tries once)");
+        }
+    }
+
+    /** Logs that the upstream is reachable again, if it was lost: a new pool connection did its handshake. */
+    private void reconnected() {
+        if (reachable.compareAndSet(false, true)) {
+            LOG.log(
+                    System.Logger.Level.INFO,
+                    () -> "export " + exportName + ": upstream " + name + " reached again: a new connection"
+                            + " did its handshake");
+        }
     }
 
     /** A pool connection on the calling event loop if there is one (round robin among them), else any. */
@@ -433,6 +476,7 @@ public final class UpstreamBackend implements BlockBackend {
                     }
                 }
                 if (done.isSuccess()) {
+                    reconnected();
                     adopt(done.getNow());
                 }
             });

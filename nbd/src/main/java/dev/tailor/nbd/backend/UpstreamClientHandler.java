@@ -91,8 +91,10 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
         /**
          * The upstream answered {@code NBD_ESHUTDOWN}, or closed this connection: it is probably going away,
          * and every pool connection to it should go.
+         *
+         * @param cause what happened, in words, for the log
          */
-        void upstreamLeaving();
+        void upstreamLeaving(String cause);
     }
 
     /**
@@ -425,7 +427,7 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
                         ? "the connection closed"
                         : "the connection closed during the handshake");
         if (lost) {
-            events.upstreamLeaving();
+            events.upstreamLeaving("it closed the connection");
         }
         ctx.fireChannelInactive();
     }
@@ -434,9 +436,10 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         boolean lost = phase == Phase.TRANSMISSION && !retiring;
         String message = cause.getMessage() == null ? cause.toString() : cause.getMessage();
-        fail(ctx, RingOps.reason(message));
+        String reason = RingOps.reason(message);
+        fail(ctx, reason);
         if (lost) {
-            events.upstreamLeaving();
+            events.upstreamLeaving(reason);
         }
     }
 
@@ -875,7 +878,7 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
             // The pool lets go of every connection first, so that sending the request again opens a new one.
             if (!retiring) {
                 retire(ctx);
-                events.upstreamLeaving();
+                events.upstreamLeaving("it answered a request with NBD_ESHUTDOWN (it is shutting down)");
             }
             request.completion.tryFailure(new Unserved("upstream " + upstream + " is shutting down", true));
         } else if (error != 0) {

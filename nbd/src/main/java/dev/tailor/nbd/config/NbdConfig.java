@@ -409,14 +409,27 @@ public record NbdConfig(
          */
         public String budgetDescription() {
             if (!budgetInOperatorUnits()) {
-                long reads = Math.round(capacityCostUnitsPerSecond
-                        / IoCostModel.DEFAULT.costUnits(dev.tailor.admission.IoKind.READ, IOPS_IO_BYTES));
                 return String.format(java.util.Locale.ROOT, "%.3g", capacityCostUnitsPerSecond) + " cost units/s"
-                        + " (about " + reads + " 4 KiB reads/s)";
+                        + " (about " + readsPerSecond(capacityCostUnitsPerSecond) + " 4 KiB reads/s)";
             }
             return (iops == null ? "" : number(iops) + " IOPS")
                     + (iops != null && megabytesPerSecond != null ? " and " : "")
                     + (megabytesPerSecond == null ? "" : number(megabytesPerSecond) + " MB/s");
+        }
+
+        /**
+         * The 4 KiB reads per second the default budget admits (admission's default cost model and
+         * {@link AdmissionConfig#capacityCostUnitsPerSecond}): what a backend is held to when admission is on
+         * and no budget is given. 8518.
+         */
+        public static long defaultBudgetReadsPerSecond() {
+            return readsPerSecond(AdmissionConfig.DEFAULTS.capacityCostUnitsPerSecond());
+        }
+
+        /** The 4 KiB reads per second a budget of {@code costUnitsPerSecond} admits with the default cost model. */
+        private static long readsPerSecond(double costUnitsPerSecond) {
+            return Math.round(costUnitsPerSecond
+                    / IoCostModel.DEFAULT.costUnits(dev.tailor.admission.IoKind.READ, IOPS_IO_BYTES));
         }
 
         List<Problem> problems() {

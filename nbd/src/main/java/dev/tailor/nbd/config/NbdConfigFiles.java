@@ -17,7 +17,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Reads an {@link NbdConfig} from YAML (JSON is YAML too), checking it whole: every problem at once, by
+ * Reads an {@link NbdConfig} from YAML (JSON is YAML too), or from strict JSON when the file's name ends in
+ * {@code .json} (a trailing comma or a comment is a syntax error there, with its line and column), checking
+ * it whole: every problem at once, by
  * field, in the user's words (unknown fields with the valid ones, values with what the field takes), each
  * at its line. Relative file paths of exports, and the metrics file, are resolved against the config
  * file's directory; a config read from a file also has its exports' files looked at (a directory, a file
@@ -27,6 +29,9 @@ public final class NbdConfigFiles {
 
     /** {@link StrictReader#yaml()}: JSON is YAML too. */
     private static final ObjectMapper YAML = StrictReader.yaml();
+
+    /** {@link StrictReader#json()}: for a file named {@code .json}, read as the JSON it says it is. */
+    private static final ObjectMapper JSON = StrictReader.json();
 
     private NbdConfigFiles() {}
 
@@ -47,8 +52,11 @@ public final class NbdConfigFiles {
      * @param depthWhileOff the one problem left out: a {@code fairDispatch.depth} while the file's door is
      *                    off, which the command line may settle ({@code --fair-dispatch on}); the message
      *                    {@link #read(Path)} would have thrown (the file, the field, its line), or {@code null}
+     * @param budgetGiven whether the file gives admission a budget ({@code admission.iops},
+     *                    {@code megabytesPerSecond} or {@code capacityCostUnitsPerSecond}); without one, the
+     *                    default budget applies
      */
-    public record ForOptions(NbdConfig config, String depthWhileOff) {}
+    public record ForOptions(NbdConfig config, String depthWhileOff, boolean budgetGiven) {}
 
     /**
      * {@link #read(Path)}, leaving out the problem of a {@code fairDispatch.depth} while the file's door is
@@ -74,7 +82,9 @@ public final class NbdConfigFiles {
             throw new IllegalArgumentException(file + ": cannot read (" + e.getMessage() + ")");
         }
         Path directory = file.toAbsolutePath().getParent();
-        return parse(text, file.toString(), directory, true, forOptions);
+        boolean json =
+                file.getFileName().toString().toLowerCase(java.util.Locale.ROOT).endsWith(".json");
+        return parse(text, file.toString(), directory, true, forOptions, json);
     }
 
     /**
@@ -85,27 +95,29 @@ public final class NbdConfigFiles {
      * @throws IllegalArgumentException naming {@code source} and every problem, one a line when there are several
      */
     public static NbdConfig parse(String yaml, String source, Path directory) {
-        return parse(yaml, source, directory, false, false).config();
+        return parse(yaml, source, directory, false, false, false).config();
     }
 
     /**
      * {@link #parse(String, String, Path)}, and with {@code files} each export's file looked at on the file
      * system too ({@link NbdConfig.ExportConfig#fileProblems}), its problems in the same list; with {@code
      * forOptions} a depth while the door is off set aside ({@link ForOptions#depthWhileOff}) when it is the only
-     * problem.
+     * problem; with {@code json} parsed as strict JSON, not as YAML.
      */
-    private static ForOptions parse(String yaml, String source, Path directory, boolean files, boolean forOptions) {
+    private static ForOptions parse(
+            String yaml, String source, Path directory, boolean files, boolean forOptions, boolean json) {
+        ObjectMapper reader = json ? JSON : YAML;
         JsonNode tree;
         try {
-            tree = yaml.isBlank() ? null : YAML.readTree(yaml);
+            tree = yaml.isBlank() ? null : reader.readTree(yaml);
         } catch (JacksonException e) {
-            throw notYaml(source, e);
+            throw json ? notJson(source, e) : notYaml(source, e);
         }
         if (tree == null || tree.isMissingNode() || tree.isNull()) {
             throw new IllegalArgumentException(source + ": empty (expected: at least an exports list)");
         }
         List<ConfigShape.Problem> shapeProblems = ConfigShape.check(tree, NbdConfig.class);
-        Locations at = Locations.of(YAML, yaml);
+        Locations at = Locations.of(reader, yaml);
         JsonNode cleaned = tree;
         List<String> problems = new ArrayList<>(shapeProblems.stream()
                 .map(p -> ownRange(p, cleaned, at) + atLine(at, p.paths().get(0)))
@@ -167,11 +179,15 @@ public final class NbdConfigFiles {
                     }
                 }
             }
+            JsonNode admission = tree.path("admission");
+            boolean budgetGiven = admission.has("iops")
+                    || admission.has("megabytesPerSecond")
+                    || admission.has("capacityCostUnitsPerSecond");
             if (forOptions && depthWhileOff != null && problems.equals(List.of(depthWhileOff))) {
-                return new ForOptions(config, failure(source, problems).getMessage());
+                return new ForOptions(config, failure(source, problems).getMessage(), budgetGiven);
             }
             if (problems.isEmpty()) {
-                return new ForOptions(config, null);
+                return new ForOptions(config, null, budgetGiven);
             }
         }
         throw failure(source, problems);
@@ -257,6 +273,23 @@ public final class NbdConfigFiles {
     private static String atLine(Locations at, String path) {
         int line = at.line(path);
         return line > 0 ? " at line " + line : "";
+    }
+
+    /**
+     * A {@code .json} file that is not strict JSON: {@code SOURCE: not valid JSON at line L, column C: reason}
+     * (a duplicate key, or a number too large, as {@link #notYaml} says them).
+     */
+    private static IllegalArgumentException notJson(String source, JacksonException e) {
+        Problem problem = StrictReader.problem(e, StrictReader::expected);
+        if (problem != null) {
+            return new IllegalArgumentException(source + ": " + problem.message() + StrictReader.atLine(e));
+        }
+        com.fasterxml.jackson.core.JsonLocation location = e.getLocation();
+        String where = location == null || location.getLineNr() <= 0
+                ? ""
+                : " at line " + location.getLineNr()
+                        + (location.getColumnNr() > 0 ? ", column " + location.getColumnNr() : "");
+        return new IllegalArgumentException(source + ": not valid JSON" + where + ": " + StrictReader.reason(e));
     }
 
     private static IllegalArgumentException notYaml(String source, JacksonException e) {

@@ -49,9 +49,10 @@ public record ServeOptions(
 
     /**
      * The server's settings and, when no file was given, the temporary folder of its scratch disk (to
-     * remove when the server stops), or {@code null}.
+     * remove when the server stops), or {@code null}; with what to warn about at start, in words (no
+     * prefix), one a line.
      */
-    public record Setup(NbdConfig settings, Path temporary) {}
+    public record Setup(NbdConfig settings, Path temporary, List<String> warnings) {}
 
     /**
      * Builds the settings; a temporary folder made for the scratch disk is removed again when the
@@ -65,6 +66,7 @@ public record ServeOptions(
         Path temporary = null;
         // The config's fairDispatch.depth while its door is off: refused unless the options turn the door on.
         String depthWhileOff = null;
+        boolean configBudget = false;
         try {
             InetSocketAddress address = listen == null ? null : parseListen(listen);
             if (unix != null) {
@@ -90,6 +92,7 @@ public record ServeOptions(
                 NbdConfigFiles.ForOptions read = NbdConfigFiles.readForOptions(config);
                 settings = read.config();
                 depthWhileOff = read.depthWhileOff();
+                configBudget = read.budgetGiven();
             } else {
                 String name = exportName == null ? "disk" : exportName;
                 List<Problem> nameProblems = NbdConfig.ExportConfig.file(
@@ -221,6 +224,10 @@ public record ServeOptions(
                     throw new IllegalArgumentException("--admission-variant: \"" + admissionVariant
                             + "\" (expected: tailor, what Tailor ships, or paper, the paper's mechanism)");
                 }
+                if (!settings.admission().enabled()) {
+                    throw new IllegalArgumentException("--admission-variant: admission is off (expected: --admission"
+                            + " on, or admission.enabled in the config, for a variant to mean something)");
+                }
                 settings = settings.toBuilder()
                         .admission(settings.admission().toBuilder()
                                 .variant(admissionVariant)
@@ -270,7 +277,22 @@ public record ServeOptions(
             delete(temporary);
             throw e;
         }
-        return new Setup(settings, temporary);
+        List<String> warnings = new java.util.ArrayList<>();
+        if (settings.admission().enabled() && !configBudget && admissionIops == null && admissionMbps == null) {
+            warnings.add(defaultBudgetWarning());
+        }
+        return new Setup(settings, temporary, List.copyOf(warnings));
+    }
+
+    /**
+     * The warning for admission on without a budget: the default holds every backend to about 8518 4 KiB
+     * reads/s, however fast it is.
+     */
+    static String defaultBudgetWarning() {
+        return "admission is on without a budget: the default budget admits about "
+                + NbdConfig.AdmissionSettings.defaultBudgetReadsPerSecond() + " 4 KiB reads/s for the whole"
+                + " server, and a faster backend is held to it; set the backends' capacity with --admission-iops N"
+                + " (and --admission-mbps), or admission.iops in the config (docs/nbd.md, Admission)";
     }
 
     /**

@@ -207,7 +207,7 @@ public final class NbdServer implements AutoCloseable {
                     context.alloc());
         }
         return UpstreamBackend.connect(
-                export.upstream(), context.eventLoops(), context.alloc(), context.transport().tcpClient);
+                export.name(), export.upstream(), context.eventLoops(), context.alloc(), context.transport().tcpClient);
     };
 
     /**

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tailor.nbd.config.NbdConfig;
 import dev.tailor.nbd.protocol.NbdProtocol;
 import dev.tailor.nbd.server.NbdServer;
+import dev.tailor.nbd.testing.LogRecords;
 import dev.tailor.nbd.testing.Programs;
 import dev.tailor.nbd.testing.RawClient;
 import dev.tailor.nbd.testing.TestServers;
@@ -380,7 +381,8 @@ class ProxyTest {
         };
         Programs.Daemon upstream = Programs.Daemon.start(command);
         int port = upstream.port;
-        try (NbdServer server = proxy(port, "base");
+        try (LogRecords log = LogRecords.of(UpstreamBackend.class);
+                NbdServer server = proxy(port, "base");
                 RawClient client = RawClient.connect(server.localAddress()).handshake()) {
             client.go("proxied", true);
             assertThat(read(client, 1, 0)).isEqualTo(Arrays.copyOfRange(data, 0, 4096));
@@ -394,9 +396,85 @@ class ProxyTest {
             assertThat(millisSince(start)).as("ms to the error").isLessThan(5_000);
             assertThat(error.error()).isEqualTo(NbdProtocol.EIO);
             assertThat(error.message()).contains("upstream nbd://127.0.0.1:" + port + "/base is unreachable");
+            assertThat(log.messages())
+                    .as("the lost connection, once; the failed request adds nothing")
+                    .containsExactly("WARNING export proxied: upstream nbd://127.0.0.1:" + port + "/base lost: it"
+                            + " closed the connection; its requests fail with EIO (Input/output error) until a"
+                            + " connection to it succeeds again (each request tries once)");
 
             try (Programs.Daemon restarted = Programs.Daemon.start(port, command)) {
                 assertThat(read(client, 3, 4096)).isEqualTo(Arrays.copyOfRange(data, 4096, 8192));
+                assertThat(log.messages())
+                        .hasSize(2)
+                        .last()
+                        .isEqualTo("INFO export proxied: upstream nbd://127.0.0.1:" + port + "/base reached again:"
+                                + " a new connection did its handshake");
+            }
+        } finally {
+            upstream.close();
+        }
+    }
+
+    @Test
+    void upstreamKilledUnderFio_isLoggedOnceLostAndOnceBackWhateverTheConnectionsAndRequests() throws Exception {
+        // A new user's fio got EIO when the upstream died, and the server's log said nothing, either then or
+        // when the upstream came back. Four fio jobs keep every pool connection busy, so the upstream's
+        // death closes several connections and fails dozens of requests: still one line.
+        String nbdkit = Programs.require("nbdkit");
+        String fio = Programs.require("fio");
+        String[] command = {nbdkit, "--exit-with-parent", "-f", "-i", "127.0.0.1", "-p", "{port}", "memory", "64M"};
+        Programs.Daemon upstream = Programs.Daemon.start(command);
+        int port = upstream.port;
+        String upstreamName = "upstream nbd://127.0.0.1:" + port + "/";
+        try (LogRecords log = LogRecords.of(UpstreamBackend.class);
+                NbdServer server = proxy(port, "")) {
+            Process load = new ProcessBuilder(
+                            fio,
+                            "--name=lost",
+                            "--ioengine=nbd",
+                            "--uri=" + uri(server),
+                            "--rw=randread",
+                            "--bs=4k",
+                            "--size=8M",
+                            "--numjobs=4",
+                            "--iodepth=16",
+                            "--time_based",
+                            "--runtime=300")
+                    .redirectErrorStream(true)
+                    .redirectOutput(dir.resolve("fio.log").toFile())
+                    .start();
+            try {
+                Await.until(
+                        "fio to keep every pool connection open",
+                        () -> backend(server).openConnections()
+                                == backend(server).poolSize());
+                upstream.kill();
+                assertThat(load.waitFor(60, TimeUnit.SECONDS)).as("fio stops").isTrue();
+                assertThat(Files.readString(dir.resolve("fio.log"))).contains("Input/output error");
+            } finally {
+                load.destroyForcibly().waitFor();
+            }
+            Await.until("the pool to be empty", () -> backend(server).openConnections() == 0);
+            try (RawClient client = RawClient.connect(server.localAddress()).handshake()) {
+                client.go("proxied", true);
+                assertThat(failedRead(client, 1).error()).isEqualTo(NbdProtocol.EIO);
+                List<String> lost = log.messages();
+                assertThat(lost).as("one line for the upstream lost").hasSize(1);
+                assertThat(lost.get(0))
+                        .startsWith("WARNING export proxied: " + upstreamName + " lost: ")
+                        .contains("; its requests fail with EIO");
+
+                try (Programs.Daemon restarted = Programs.Daemon.start(port, command)) {
+                    read(client, 2, 0);
+                    read(client, 3, 4096);
+                    assertThat(log.messages())
+                            .as("one line for the upstream back")
+                            .containsExactly(
+                                    lost.get(0),
+                                    "INFO export proxied: " + upstreamName + " reached again: a new connection did"
+                                            + " its handshake");
+                    server.close();
+                }
             }
         } finally {
             upstream.close();

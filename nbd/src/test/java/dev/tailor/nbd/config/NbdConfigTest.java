@@ -286,6 +286,33 @@ class NbdConfigTest {
     }
 
     @Test
+    void aJsonFile_isReadAsStrictJson_andItsSyntaxErrorsSayLineAndColumn() throws Exception {
+        // A trailing comma was accepted: the file was read as YAML, which allows it.
+        String trailingComma =
+                "{\"port\": 20812, \"exports\": [{\"name\": \"a\", \"size\": \"1GiB\"," + " \"file\": \"a.img\",}]}";
+        Path json = Files.writeString(dir.resolve("nbd.json"), trailingComma);
+        assertThatThrownBy(() -> NbdConfigFiles.read(json))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage(json + ": not valid JSON at line 1, column 75: found '}' (expected: a field name in double"
+                        + " quotes)");
+        Path upper = Files.writeString(dir.resolve("NBD.JSON"), "{\"port\": 20812,\n  # a comment\n}");
+        assertThatThrownBy(() -> NbdConfigFiles.read(upper))
+                .hasMessageStartingWith(upper + ": not valid JSON at line 2,");
+        Path twice = Files.writeString(dir.resolve("twice.json"), "{\"port\": 1,\n \"port\": 2}");
+        assertThatThrownBy(() -> NbdConfigFiles.read(twice))
+                .hasMessage(twice + ": port: duplicate key (expected: each key once per mapping) at line 2");
+
+        Path good = Files.writeString(dir.resolve("good.json"), trailingComma.replace(",}", "}"));
+        NbdConfig config = NbdConfigFiles.read(good);
+        assertThat(config.port()).isEqualTo(20812);
+        assertThat(config.exports().get(0).file()).isEqualTo(dir.resolve("a.img"));
+        Path yaml = Files.writeString(dir.resolve("nbd.yaml"), trailingComma);
+        assertThat(NbdConfigFiles.read(yaml).port())
+                .as("the same text named .yaml is YAML, which allows the comma, as before")
+                .isEqualTo(20812);
+    }
+
+    @Test
     void unknownFieldsAndEmptyFiles_areRefused() {
         assertThatThrownBy(() -> parse("exports: [{name: d, file: f, sise: 1}]"))
                 .hasMessage("test.yaml: exports[0].sise: unknown field (expected one of name, tenant, description,"

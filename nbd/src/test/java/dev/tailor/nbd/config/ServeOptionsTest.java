@@ -8,7 +8,10 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The fair dispatch door's options over a config file's: the config and the options refuse a depth alike. */
+/**
+ * The options over a config file's: the fair dispatch door's (the config and the options refuse a depth alike),
+ * admission's variant, and the warning for admission without a budget.
+ */
 class ServeOptionsTest {
 
     @TempDir
@@ -114,5 +117,89 @@ class ServeOptionsTest {
                 .hasMessageContaining("2 problems:")
                 .hasMessageContaining("fairDispatch.depth: 32, but the door is off")
                 .hasMessageContaining("eventLoopThreads: 0 (expected: 1 to 1024) at line 3");
+    }
+
+    /** Options over {@code config} (or over {@code --file disk.img} without one) for admission and its budget. */
+    private ServeOptions admissionOptions(Path config, String admission, String iops, String mbps, String variant)
+            throws Exception {
+        Path file = config == null ? Files.write(dir.resolve("disk.img"), new byte[4096]) : null;
+        return new ServeOptions(
+                config, file, false, null, null, null, null, admission, iops, mbps, variant, null, null, null, null,
+                null, null, null, false, null, null, null, null, null, null);
+    }
+
+    private Path admissionConfig(String admission) throws Exception {
+        return Files.writeString(
+                dir.resolve("admission.yaml"),
+                "admission: " + admission + "\nexports: [{name: d, size: 1MiB, file: d.img}]\n");
+    }
+
+    @Test
+    void admissionWithoutABudget_warnsOfTheDefaultInReadsPerSecondAndHowToSetIt() throws Exception {
+        // A new user's disk was held to about 8518 4 KiB reads/s, and only docs/nbd.md said so.
+        String warning = "admission is on without a budget: the default budget admits about 8518 4 KiB reads/s for"
+                + " the whole server, and a faster backend is held to it; set the backends' capacity with"
+                + " --admission-iops N (and --admission-mbps), or admission.iops in the config (docs/nbd.md,"
+                + " Admission)";
+        assertThat(admissionOptions(null, "on", null, null, null).build().warnings())
+                .containsExactly(warning);
+        assertThat(admissionOptions(admissionConfig("{enabled: true}"), null, null, null, null)
+                        .build()
+                        .warnings())
+                .containsExactly(warning);
+        assertThat(admissionOptions(admissionConfig("{enabled: false}"), "on", null, null, null)
+                        .build()
+                        .warnings())
+                .containsExactly(warning);
+
+        assertThat(admissionOptions(null, "on", "50000", null, null).build().warnings())
+                .isEmpty();
+        assertThat(admissionOptions(null, "on", null, "400", null).build().warnings())
+                .isEmpty();
+        for (String budget :
+                new String[] {"iops: 50000", "megabytesPerSecond: 400", "capacityCostUnitsPerSecond: 2e9"}) {
+            assertThat(admissionOptions(admissionConfig("{enabled: true, " + budget + "}"), null, null, null, null)
+                            .build()
+                            .warnings())
+                    .as(budget)
+                    .isEmpty();
+        }
+        assertThat(admissionOptions(null, null, null, null, null).build().warnings())
+                .as("admission off")
+                .isEmpty();
+        assertThat(admissionOptions(admissionConfig("{enabled: true}"), "off", null, null, null)
+                        .build()
+                        .warnings())
+                .as("admission turned off")
+                .isEmpty();
+    }
+
+    @Test
+    void admissionVariantWithAdmissionOff_isRefusedAsTheBudgetIs() throws Exception {
+        for (String variant : new String[] {"paper", "tailor"}) {
+            assertThatThrownBy(() ->
+                            admissionOptions(null, null, null, null, variant).build())
+                    .as(variant)
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("--admission-variant: admission is off (expected: --admission on, or"
+                            + " admission.enabled in the config, for a variant to mean something)");
+        }
+        assertThatThrownBy(() -> admissionOptions(admissionConfig("{enabled: true}"), "off", null, null, "paper")
+                        .build())
+                .hasMessageStartingWith("--admission-variant: admission is off");
+
+        assertThat(admissionOptions(null, "on", null, null, "paper")
+                        .build()
+                        .settings()
+                        .admission()
+                        .variant())
+                .isEqualTo("paper");
+        assertThat(admissionOptions(admissionConfig("{enabled: true, iops: 1000}"), null, null, null, "paper")
+                        .build()
+                        .settings()
+                        .admission()
+                        .variant())
+                .as("the config turns admission on")
+                .isEqualTo("paper");
     }
 }
