@@ -287,6 +287,30 @@ class StorageSimulateCommandTest {
     }
 
     @Test
+    void simulate_offeredLoadBeyondTenTimesTheBackend_exit2NamingTheRates_beforeAnyRun() throws IOException {
+        Path file = dir.resolve("flood.yaml");
+        Files.writeString(file, """
+                name: flood
+                seed: 1
+                backend: {parallelism: 24, readBaseMicros: 254, readMicrosPerKiB: 26.98, writeBaseMicros: 50,
+                          writeMicrosPerKiB: 0.8, serviceSigma: 0.4}
+                tenants:
+                  - {name: a, requestsPerSecond: 100, synthetic: {readFraction: 1, sizeBytes: [4096]}}
+                  - {name: b, requestsPerSecond: 10000000, synthetic: {readFraction: 1, sizeBytes: [4096]}}
+                """);
+        PlanCommandTest.Result result = tailor("storage", "simulate", "--scenario", file.toString());
+
+        assertThat(result.exitCode()).as(result.err()).isEqualTo(2);
+        assertThat(result.err())
+                .containsPattern("tenants\\[1\\]\\.requestsPerSecond: 10000000 \\(expected: rates that together offer"
+                        + " at most 1000 % of the backend outside bursts; these offer \\d+\\.\\d %: .*\\) at line 7")
+                .contains("tenants[0].requestsPerSecond: 100 (expected: rates that together offer at most 1000 %")
+                .doesNotContain("note: offered load")
+                .doesNotContain("simulating");
+        assertThat(result.out()).isEmpty();
+    }
+
+    @Test
     void simulate_noSteadyTenant_saysWhyItsColumnsAreNotResolvable_andPlotsNoEmptyCdf() throws Exception {
         Path report = dir.resolve("only-bursts-report");
         PlanCommandTest.Result result = tailor(
