@@ -311,6 +311,51 @@ class StorageSimulateCommandTest {
     }
 
     @Test
+    void simulate_mixes_eachMixsNotesNameTheirMixOnce_inTheTextAndTheReport() throws IOException {
+        Path file = dir.resolve("family.yaml");
+        Files.writeString(file, """
+                name: family
+                seed: 1
+                warmupSeconds: 0.1
+                durationSeconds: 0.2
+                backend: {parallelism: 24, readBaseMicros: 254, readMicrosPerKiB: 26.98, writeBaseMicros: 50,
+                          writeMicrosPerKiB: 0.8, serviceSigma: 0.4}
+                baseUtilizationPercent: 50
+                mixes:
+                  - name: calm
+                    baseUtilizationPercent: 35
+                    tenants: [{name: a, count: 2, requestsPerSecond: 1, synthetic: {readFraction: 1, sizeBytes: [4096]}}]
+                  - name: busy
+                    tenants: [{name: a, count: 2, requestsPerSecond: 1, synthetic: {readFraction: 1, sizeBytes: [4096]}}]
+                """);
+        Path report = dir.resolve("family-report");
+        PlanCommandTest.Result result = tailor(
+                "storage",
+                "simulate",
+                "--scenario",
+                file.toString(),
+                "--policies",
+                "fifo",
+                "--seeds",
+                "1,2",
+                "--report",
+                report.toString());
+
+        assertThat(result.exitCode()).as(result.err()).isZero();
+        String calm = "note: family-calm: offered load: 35.0 % of the backend outside bursts";
+        String busy = "note: family-busy: offered load: 50.0 % of the backend outside bursts";
+        assertThat(result.err()).contains(calm).contains(busy).contains("note: backend given in the scenario");
+        assertThat(result.err().split(Pattern.quote(calm), -1)).as("once").hasSize(2);
+        assertThat(result.err().split(Pattern.quote(busy), -1)).as("once").hasSize(2);
+        assertThat(result.err()).doesNotContainPattern("note: offered load");
+        String html = Files.readString(report.resolve("index.html"));
+        assertThat(html)
+                .contains("<li>family-calm: offered load: 35.0 % of the backend outside bursts")
+                .contains("<li>family-busy: offered load: 50.0 % of the backend outside bursts")
+                .doesNotContain("<li>offered load");
+    }
+
+    @Test
     void simulate_noSteadyTenant_saysWhyItsColumnsAreNotResolvable_andPlotsNoEmptyCdf() throws Exception {
         Path report = dir.resolve("only-bursts-report");
         PlanCommandTest.Result result = tailor(

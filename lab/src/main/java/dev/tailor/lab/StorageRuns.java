@@ -14,8 +14,10 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
 
@@ -122,6 +124,41 @@ public final class StorageRuns {
         } catch (IOException e) {
             throw new LabException("cannot write the report to " + dir + ": " + IoErrors.reason(e), 1, e);
         }
+    }
+
+    /**
+     * The notes of a sweep's setups, as the command prints them and the report lists them: a note every
+     * traffic mix shares (the backend's origin) once, as it is; each other note once per mix, headed by
+     * the mix's name ({@code robustness-mild: offered load: 35.0 % ...}), in the order of the mixes. A
+     * scenario without mixes has its notes as they are. The setups of later seeds repeat the first
+     * seed's mixes, whose notes they share; a note a later seed changes is told under its mix too.
+     */
+    public static List<String> notes(List<StorageSetup> setups) {
+        Map<String, List<String>> byMix = new LinkedHashMap<>();
+        for (StorageSetup setup : setups) {
+            List<String> mix = byMix.computeIfAbsent(setup.scenario().name(), k -> new ArrayList<>());
+            for (String note : setup.notes()) {
+                if (!mix.contains(note)) {
+                    mix.add(note);
+                }
+            }
+        }
+        if (byMix.size() <= 1) {
+            return byMix.isEmpty()
+                    ? List.of()
+                    : List.copyOf(byMix.values().iterator().next());
+        }
+        List<String> shared = new ArrayList<>(byMix.values().iterator().next());
+        byMix.values().forEach(shared::retainAll);
+        List<String> notes = new ArrayList<>(shared);
+        byMix.forEach((mix, mixNotes) -> {
+            for (String note : mixNotes) {
+                if (!shared.contains(note)) {
+                    notes.add(mix + ": " + note);
+                }
+            }
+        });
+        return notes;
     }
 
     /**
