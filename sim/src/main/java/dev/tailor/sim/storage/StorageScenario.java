@@ -592,11 +592,14 @@ public record StorageScenario(
             }
             String at = "tenants[" + i + "].baseline.";
             if (b.mibPerSecond() > 0 && b.mibPerSecond() * perMiB + perIo > capacity) {
+                // The most MiB/s beside the IOPS written, when those alone fit; else beside 1 IOPS.
+                double iops = b.iops() * perIo < capacity ? b.iops() : 1;
                 problems.add(new Problem(
                         at + "mibPerSecond",
                         b.mibPerSecond(),
-                        "at most the backend's capacity, " + (long) Math.floor((capacity - perIo) / perMiB)
-                                + " MiB/s beside 1 IOPS: no backend can promise more than it serves"));
+                        "at most the backend's capacity, " + (long) Math.floor((capacity - iops * perIo) / perMiB)
+                                + " MiB/s beside " + format(iops)
+                                + " IOPS: no backend can promise more than it serves"));
             } else {
                 long most = (long) Math.floor((capacity - b.mibPerSecond() * perMiB) / perIo);
                 problems.add(new Problem(
