@@ -219,8 +219,10 @@ class StorageSimulateCommandTest {
                         + " no-baseline-guarantee, paced-release, fixed-reserve, round-robin-hot, bounded-overdraft,"
                         + " virtual-clock-hot, fifo-deadline, late-first-hot, late-first-clock-hot, round-robin-within-disk,"
                         + " bounded-lag-hot, unscaled-baselines, no-fair-dispatch)",
-                "--duration-seconds=0 | --duration-seconds: 0.0 (expected: a number in (0, 86400])",
-                "--warmup-seconds=-1 | --warmup-seconds: -1.0",
+                "--duration-seconds=0 | --duration-seconds: 0 (expected: a number in (0, 86400])",
+                "--duration-seconds=-1 | --duration-seconds: -1 (expected: a number in (0, 86400])",
+                "--duration-seconds=-0.25 | --duration-seconds: -0.25 (expected: a number in (0, 86400])",
+                "--warmup-seconds=-1 | --warmup-seconds: -1 (expected: a number in [0, 86400])",
                 "--scenario=nowhere.yaml | --scenario: nowhere.yaml: no such scenario or file (expected: one of"
                         + " burst-microbench, deployed-like, underload, robustness, or a YAML scenario file)",
                 "--threads=0 | --threads: 0 (expected: 1 .. 256)",

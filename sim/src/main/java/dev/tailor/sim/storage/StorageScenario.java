@@ -534,7 +534,7 @@ public record StorageScenario(
             }
             double share = rates.largeShare() == null ? 0.63 : rates.largeShare();
             if (!(share > 0 && share < 1)) {
-                problems.add(new Problem("rates.largeShare", share, "in (0, 1)"));
+                problems.add(new Problem("rates.largeShare", share, "a number in (0, 1)"));
             }
             if (baseUtilizationPercent == null) {
                 problems.add(new Problem(
@@ -711,7 +711,7 @@ public record StorageScenario(
             problems.add(new Problem("admission.capacityFraction", a.capacityFraction(), "a number in (0, 10]"));
         }
         if (!(a.reserveFraction() >= 0 && a.reserveFraction() <= 1)) {
-            problems.add(new Problem("admission.reserveFraction", a.reserveFraction(), "0.0 .. 1.0"));
+            problems.add(new Problem("admission.reserveFraction", a.reserveFraction(), "a number in [0, 1]"));
         }
         if (a.queueCapacityPerSegment() < 0 || a.queueCapacityPerSegment() > 1_000_000) {
             problems.add(new Problem("admission.queueCapacityPerSegment", a.queueCapacityPerSegment(), "0 .. 1000000"));
@@ -814,7 +814,7 @@ public record StorageScenario(
             if (t.synthetic() != null) {
                 SyntheticSpec s = t.synthetic();
                 if (s.readFraction() == null || !(s.readFraction() >= 0 && s.readFraction() <= 1)) {
-                    problems.add(new Problem(at + ".synthetic.readFraction", s.readFraction(), "0.0 .. 1.0"));
+                    problems.add(new Problem(at + ".synthetic.readFraction", s.readFraction(), "a number in [0, 1]"));
                 }
                 if (s.sizeBytes() == null || s.sizeBytes().isEmpty()) {
                     problems.add(new Problem(
@@ -841,8 +841,8 @@ public record StorageScenario(
                 positive(problems, at + ".bursts.minMillis", b.minMillis(), 3.6e6);
                 positive(problems, at + ".bursts.maxMillis", b.maxMillis(), 3.6e6);
                 if (b.minMillis() != null && b.maxMillis() != null && b.maxMillis() < b.minMillis()) {
-                    problems.add(
-                            new Problem(at + ".bursts.maxMillis", b.maxMillis(), ">= minMillis, " + b.minMillis()));
+                    problems.add(new Problem(
+                            at + ".bursts.maxMillis", b.maxMillis(), ">= minMillis, " + format(b.minMillis())));
                 }
                 if (b.multiplier() == null || !(b.multiplier() >= 1 && b.multiplier() <= 1_000)) {
                     problems.add(new Problem(at + ".bursts.multiplier", b.multiplier(), "a number in [1, 1000]"));
