@@ -47,11 +47,13 @@ import picocli.CommandLine.Option;
         },
         footer = {
             "",
-            "Example: tailor storage simulate --scenario burst-microbench --policies fifo,segment-admission",
+            "Examples:",
+            "  tailor storage simulate --scenario burst-microbench --policies fifo,segment-admission",
+            "  tailor storage simulate --scenario robustness --seeds 1,2,3 \\",
+            "      --policies fifo,mclock,segment-admission-paper,segment-admission   # the robustness sweep",
+            "",
             "Scenarios: burst-microbench, underload (synthetic), deployed-like and robustness (need the shared"
                     + " data; TAILOR_DATA_DIR), or a YAML file (docs/storage-simulator.md).",
-            "Robustness sweep: tailor storage simulate --scenario robustness --seeds 1,2,3 --policies"
-                    + " fifo,mclock,segment-admission-paper,segment-admission",
             "Exit codes: 0 done, 1 failed while running, 2 bad input."
         })
 final class StorageSimulateCommand implements Callable<Integer> {
