@@ -75,7 +75,10 @@ class StorageSimulateCommandTest {
         assertThat(result.out()).doesNotContain("NaN");
         assertThat(result.err())
                 .contains("simulating 8 runs of burst-microbench")
-                .contains("note: offered load");
+                .contains("note: offered load")
+                // Standard error is no terminal here: whole progress lines, as in a CI log.
+                .containsPattern("\ntailor: 8/8 runs done \\(burst-microbench ×\\d+ seed 20260301 [a-z-]+\\)\n")
+                .doesNotContain("\r");
     }
 
     @Test
