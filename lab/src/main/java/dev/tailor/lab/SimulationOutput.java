@@ -1,5 +1,6 @@
 package dev.tailor.lab;
 
+import dev.tailor.common.Numbers;
 import dev.tailor.sim.cluster.ClusterSweep;
 import dev.tailor.sim.cluster.RunResult;
 import dev.tailor.sim.cluster.SeedCells;
@@ -345,14 +346,8 @@ public final class SimulationOutput {
         return text.equals("–") ? text : text + unit;
     }
 
+    /** {@link Numbers#format}; {@link Numbers#NONE} for {@code null}. */
     public static String fmt(Double value) {
-        if (value == null || Double.isNaN(value)) {
-            return "–";
-        }
-        if (value == Math.rint(value) && Math.abs(value) < 1e12) {
-            return String.valueOf(value.longValue());
-        }
-        double abs = Math.abs(value);
-        return String.format(Locale.ROOT, abs >= 100 ? "%.0f" : abs >= 10 ? "%.1f" : "%.2f", value);
+        return value == null ? Numbers.NONE : Numbers.format(value);
     }
 }
