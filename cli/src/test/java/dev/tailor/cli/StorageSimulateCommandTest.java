@@ -331,7 +331,10 @@ class StorageSimulateCommandTest {
                     baseUtilizationPercent: 35
                     tenants: [{name: a, count: 2, requestsPerSecond: 1, synthetic: {readFraction: 1, sizeBytes: [4096]}}]
                   - name: busy
-                    tenants: [{name: a, count: 2, requestsPerSecond: 1, synthetic: {readFraction: 1, sizeBytes: [4096]}}]
+                    tenants:
+                      - {name: a, count: 2, requestsPerSecond: 1, synthetic: {readFraction: 1, sizeBytes: [4096]}}
+                      - {name: b, requestsPerSecond: 1, synthetic: {readFraction: 0.5, sizeBytes: [4096, 1048576]},
+                         bursts: {meanGapSeconds: 1, minMillis: 50, maxMillis: 100, multiplier: 4}}
                 """);
         Path report = dir.resolve("family-report");
         PlanCommandTest.Result result = tailor(
@@ -353,6 +356,9 @@ class StorageSimulateCommandTest {
         assertThat(result.err().split(Pattern.quote(calm), -1)).as("once").hasSize(2);
         assertThat(result.err().split(Pattern.quote(busy), -1)).as("once").hasSize(2);
         assertThat(result.err()).doesNotContainPattern("note: offered load");
+        assertThat(result.err().lines().filter(l -> l.startsWith("note: ")).toList())
+                .as("no note told twice")
+                .doesNotHaveDuplicates();
         String html = Files.readString(report.resolve("index.html"));
         assertThat(html)
                 .contains("<li>family-calm: offered load: 35.0 % of the backend outside bursts")

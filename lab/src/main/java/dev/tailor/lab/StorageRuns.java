@@ -130,33 +130,43 @@ public final class StorageRuns {
      * The notes of a sweep's setups, as the command prints them and the report lists them: a note every
      * traffic mix shares (the backend's origin) once, as it is; each other note once per mix, headed by
      * the mix's name ({@code robustness-mild: offered load: 35.0 % ...}), in the order of the mixes. A
-     * scenario without mixes has its notes as they are. The setups of later seeds repeat the first
-     * seed's mixes, whose notes they share; a note a later seed changes is told under its mix too.
+     * note that differs between the seeds of a mix (the rates drawn for each seed give each its own load
+     * with bursts) is told for each seed, headed by both ({@code robustness-busy seed 2: ...}). A
+     * scenario with one mix and one seed has its notes as they are.
      */
     public static List<String> notes(List<StorageSetup> setups) {
-        Map<String, List<String>> byMix = new LinkedHashMap<>();
+        Map<String, Map<Long, List<String>>> byMix = new LinkedHashMap<>();
         for (StorageSetup setup : setups) {
-            List<String> mix = byMix.computeIfAbsent(setup.scenario().name(), k -> new ArrayList<>());
-            for (String note : setup.notes()) {
-                if (!mix.contains(note)) {
-                    mix.add(note);
-                }
-            }
+            byMix.computeIfAbsent(setup.scenario().name(), k -> new LinkedHashMap<>())
+                    .merge(setup.scenario().seed(), new ArrayList<>(setup.notes()), (a, b) -> a);
         }
-        if (byMix.size() <= 1) {
-            return byMix.isEmpty()
-                    ? List.of()
-                    : List.copyOf(byMix.values().iterator().next());
+        // Per mix: the notes of all its seeds, then each seed's own.
+        Map<String, List<String>> common = new LinkedHashMap<>();
+        byMix.forEach((mix, seeds) -> {
+            List<String> all = new ArrayList<>(seeds.values().iterator().next());
+            seeds.values().forEach(all::retainAll);
+            common.put(mix, all);
+        });
+        List<String> shared = new ArrayList<>(
+                common.isEmpty() ? List.of() : common.values().iterator().next());
+        if (byMix.size() > 1) {
+            common.values().forEach(shared::retainAll);
         }
-        List<String> shared = new ArrayList<>(byMix.values().iterator().next());
-        byMix.values().forEach(shared::retainAll);
         List<String> notes = new ArrayList<>(shared);
-        byMix.forEach((mix, mixNotes) -> {
-            for (String note : mixNotes) {
+        byMix.forEach((mix, seeds) -> {
+            String head = byMix.size() > 1 ? mix + ": " : "";
+            for (String note : common.get(mix)) {
                 if (!shared.contains(note)) {
-                    notes.add(mix + ": " + note);
+                    notes.add(head + note);
                 }
             }
+            seeds.forEach((seed, seedNotes) -> {
+                for (String note : seedNotes) {
+                    if (!common.get(mix).contains(note)) {
+                        notes.add(mix + " seed " + seed + ": " + note);
+                    }
+                }
+            });
         });
         return notes;
     }
