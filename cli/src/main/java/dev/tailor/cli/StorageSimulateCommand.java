@@ -7,7 +7,6 @@ import dev.tailor.lab.StorageRuns;
 import dev.tailor.sim.storage.StorageRunResult;
 import dev.tailor.sim.storage.StorageScenario;
 import dev.tailor.sim.storage.StorageScenarios;
-import dev.tailor.sim.storage.StorageSetup;
 import dev.tailor.sim.storage.StorageSimulation;
 import dev.tailor.sim.storage.StorageSweep;
 import dev.tailor.sim.storage.SweepSummary;
@@ -48,11 +47,13 @@ import picocli.CommandLine.Option;
         },
         footer = {
             "",
-            "Example: tailor storage simulate --scenario burst-microbench --policies fifo,segment-admission",
+            "Examples:",
+            "  tailor storage simulate --scenario burst-microbench --policies fifo,segment-admission",
+            "  tailor storage simulate --scenario robustness --seeds 1,2,3 \\",
+            "      --policies fifo,mclock,segment-admission-paper,segment-admission   # the robustness sweep",
+            "",
             "Scenarios: burst-microbench, underload (synthetic), deployed-like and robustness (need the shared"
                     + " data; TAILOR_DATA_DIR), or a YAML file (docs/storage-simulator.md).",
-            "Robustness sweep: tailor storage simulate --scenario robustness --seeds 1,2,3 --policies"
-                    + " fifo,mclock,segment-admission-paper,segment-admission",
             "Exit codes: 0 done, 1 failed while running, 2 bad input."
         })
 final class StorageSimulateCommand implements Callable<Integer> {
@@ -128,10 +129,10 @@ final class StorageSimulateCommand implements Callable<Integer> {
         StorageRuns.Sweep planned =
                 StorageRuns.sweep(base, seedList, warmupSeconds, durationSeconds, policyNames, DATA_DIR);
         StorageScenario variant = planned.variant();
-        StorageSetup setup = planned.setups().get(0);
         List<StorageSweep.Run> runs = planned.runs();
         Path report = reportOption.checked();
-        setup.notes().forEach(note -> err.println("note: " + note));
+        List<String> setupNotes = StorageRuns.notes(planned.setups());
+        setupNotes.forEach(note -> err.println("note: " + note));
         workers = Math.min(workers, runs.size()); // a run is one thread's work
         err.println("tailor: simulating " + runs.size() + " run" + (runs.size() == 1 ? "" : "s") + " of "
                 + variant.name() + " (" + SimulationOutput.fmt(variant.warmupSeconds()) + " s warm-up + "
@@ -161,7 +162,7 @@ final class StorageSimulateCommand implements Callable<Integer> {
         warnings.forEach(w -> err.println("tailor: warning: " + w));
         if (report != null) {
             // The report says what the command warned of, beside the setup's notes.
-            List<String> notes = new ArrayList<>(setup.notes());
+            List<String> notes = new ArrayList<>(setupNotes);
             warnings.forEach(w -> notes.add("warning: " + w));
             Path file = StorageRuns.writeReport(
                     report,

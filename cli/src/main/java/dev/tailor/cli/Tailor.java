@@ -64,11 +64,48 @@ public final class Tailor implements Runnable {
             if (e instanceof InterruptedException) {
                 return 130; // stopped by Ctrl-C or a signal while waiting: the shell already knows why
             }
-            commandLine.getErr().println("tailor: internal error: " + e);
-            e.printStackTrace(commandLine.getErr());
-            return 1;
+            return failed(e, commandLine.getErr());
         });
-        return cli.execute(args);
+        try {
+            return cli.execute(args);
+        } catch (OutOfMemoryError e) { // an Error thrown by a command's own thread passes picocli's handler
+            return failed(e, err);
+        }
+    }
+
+    /**
+     * Says on {@code err} why a command failed with {@code e}, not one of the project's own errors, and
+     * returns 1: out of memory on one line with what to change; anything else as an internal error, with
+     * its stack trace.
+     */
+    static int failed(Throwable e, PrintWriter err) {
+        OutOfMemoryError oom = outOfMemory(e);
+        if (oom != null) {
+            err.println("tailor: " + outOfMemoryWords(oom));
+        } else {
+            err.println("tailor: internal error: " + e);
+            e.printStackTrace(err);
+        }
+        err.flush();
+        return 1;
+    }
+
+    /** The {@link OutOfMemoryError} that {@code e} is or was caused by, or null. */
+    static OutOfMemoryError outOfMemory(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof OutOfMemoryError oom) {
+                return oom;
+            }
+        }
+        return null;
+    }
+
+    /** What a run that ran out of memory says, on one line, with what to change. */
+    static String outOfMemoryWords(OutOfMemoryError e) {
+        long maxMiB = Runtime.getRuntime().maxMemory() >> 20;
+        return "out of memory (" + (e.getMessage() == null ? "OutOfMemoryError" : e.getMessage()) + ", at most "
+                + maxMiB + " MiB): the run holds more than fits; try a smaller rate, load or duration, fewer"
+                + " --threads, or more memory, e.g. TAILOR_JAVA_OPTS=-Xmx" + Math.max(1, 2 * maxMiB >> 10) + "g";
     }
 
     /**

@@ -75,7 +75,10 @@ class StorageSimulateCommandTest {
         assertThat(result.out()).doesNotContain("NaN");
         assertThat(result.err())
                 .contains("simulating 8 runs of burst-microbench")
-                .contains("note: offered load");
+                .contains("note: offered load")
+                // Standard error is no terminal here: whole progress lines, as in a CI log.
+                .containsPattern("\ntailor: 8/8 runs done \\(burst-microbench ×\\d+ seed 20260301 [a-z-]+\\)\n")
+                .doesNotContain("\r");
     }
 
     @Test
@@ -219,8 +222,10 @@ class StorageSimulateCommandTest {
                         + " no-baseline-guarantee, paced-release, fixed-reserve, round-robin-hot, bounded-overdraft,"
                         + " virtual-clock-hot, fifo-deadline, late-first-hot, late-first-clock-hot, round-robin-within-disk,"
                         + " bounded-lag-hot, unscaled-baselines, no-fair-dispatch)",
-                "--duration-seconds=0 | --duration-seconds: 0.0 (expected: a number in (0, 86400])",
-                "--warmup-seconds=-1 | --warmup-seconds: -1.0",
+                "--duration-seconds=0 | --duration-seconds: 0 (expected: a number in (0, 86400])",
+                "--duration-seconds=-1 | --duration-seconds: -1 (expected: a number in (0, 86400])",
+                "--duration-seconds=-0.25 | --duration-seconds: -0.25 (expected: a number in (0, 86400])",
+                "--warmup-seconds=-1 | --warmup-seconds: -1 (expected: a number in [0, 86400])",
                 "--scenario=nowhere.yaml | --scenario: nowhere.yaml: no such scenario or file (expected: one of"
                         + " burst-microbench, deployed-like, underload, robustness, or a YAML scenario file)",
                 "--threads=0 | --threads: 0 (expected: 1 .. 256)",
@@ -284,6 +289,81 @@ class StorageSimulateCommandTest {
                 .contains("tenants[0].requestsPerSecond: -5 (expected: a number in (0, 10000000]) at line 5")
                 .contains("tenants[0].traces[0]: \"nosuch\"")
                 .contains("tenants[0].baseline.iops: -1 (expected: a number in (0, 100000000]) at line 5");
+    }
+
+    @Test
+    void simulate_offeredLoadBeyondTenTimesTheBackend_exit2NamingTheRates_beforeAnyRun() throws IOException {
+        Path file = dir.resolve("flood.yaml");
+        Files.writeString(file, """
+                name: flood
+                seed: 1
+                backend: {parallelism: 24, readBaseMicros: 254, readMicrosPerKiB: 26.98, writeBaseMicros: 50,
+                          writeMicrosPerKiB: 0.8, serviceSigma: 0.4}
+                tenants:
+                  - {name: a, requestsPerSecond: 100, synthetic: {readFraction: 1, sizeBytes: [4096]}}
+                  - {name: b, requestsPerSecond: 10000000, synthetic: {readFraction: 1, sizeBytes: [4096]}}
+                """);
+        PlanCommandTest.Result result = tailor("storage", "simulate", "--scenario", file.toString());
+
+        assertThat(result.exitCode()).as(result.err()).isEqualTo(2);
+        assertThat(result.err())
+                .containsPattern("tenants\\[1\\]\\.requestsPerSecond: 10000000 \\(expected: rates that together offer"
+                        + " at most 1000 % of the backend outside bursts; these offer \\d+\\.\\d %: .*\\) at line 7")
+                .contains("tenants[0].requestsPerSecond: 100 (expected: rates that together offer at most 1000 %")
+                .doesNotContain("note: offered load")
+                .doesNotContain("simulating");
+        assertThat(result.out()).isEmpty();
+    }
+
+    @Test
+    void simulate_mixes_eachMixsNotesNameTheirMixOnce_inTheTextAndTheReport() throws IOException {
+        Path file = dir.resolve("family.yaml");
+        Files.writeString(file, """
+                name: family
+                seed: 1
+                warmupSeconds: 0.1
+                durationSeconds: 0.2
+                backend: {parallelism: 24, readBaseMicros: 254, readMicrosPerKiB: 26.98, writeBaseMicros: 50,
+                          writeMicrosPerKiB: 0.8, serviceSigma: 0.4}
+                baseUtilizationPercent: 50
+                mixes:
+                  - name: calm
+                    baseUtilizationPercent: 35
+                    tenants: [{name: a, count: 2, requestsPerSecond: 1, synthetic: {readFraction: 1, sizeBytes: [4096]}}]
+                  - name: busy
+                    tenants:
+                      - {name: a, count: 2, requestsPerSecond: 1, synthetic: {readFraction: 1, sizeBytes: [4096]}}
+                      - {name: b, requestsPerSecond: 1, synthetic: {readFraction: 0.5, sizeBytes: [4096, 1048576]},
+                         bursts: {meanGapSeconds: 1, minMillis: 50, maxMillis: 100, multiplier: 4}}
+                """);
+        Path report = dir.resolve("family-report");
+        PlanCommandTest.Result result = tailor(
+                "storage",
+                "simulate",
+                "--scenario",
+                file.toString(),
+                "--policies",
+                "fifo",
+                "--seeds",
+                "1,2",
+                "--report",
+                report.toString());
+
+        assertThat(result.exitCode()).as(result.err()).isZero();
+        String calm = "note: family-calm: offered load: 35.0 % of the backend outside bursts";
+        String busy = "note: family-busy: offered load: 50.0 % of the backend outside bursts";
+        assertThat(result.err()).contains(calm).contains(busy).contains("note: backend given in the scenario");
+        assertThat(result.err().split(Pattern.quote(calm), -1)).as("once").hasSize(2);
+        assertThat(result.err().split(Pattern.quote(busy), -1)).as("once").hasSize(2);
+        assertThat(result.err()).doesNotContainPattern("note: offered load");
+        assertThat(result.err().lines().filter(l -> l.startsWith("note: ")).toList())
+                .as("no note told twice")
+                .doesNotHaveDuplicates();
+        String html = Files.readString(report.resolve("index.html"));
+        assertThat(html)
+                .contains("<li>family-calm: offered load: 35.0 % of the backend outside bursts")
+                .contains("<li>family-busy: offered load: 50.0 % of the backend outside bursts")
+                .doesNotContain("<li>offered load");
     }
 
     @Test

@@ -136,7 +136,8 @@ public final class ClusterRuns {
 
     /**
      * {@code problem} of a run option the user gave as an option: its path, a scenario field, named by
-     * the option ({@code warmupSeconds} as {@code --warmup-seconds}).
+     * the option ({@code warmupSeconds} as {@code --warmup-seconds}), with a number as the user wrote it:
+     * {@code -1}, not the {@code -1.0} it was read as.
      */
     static Problem asOption(Problem problem) {
         String option = switch (problem.path()) {
@@ -144,7 +145,10 @@ public final class ClusterRuns {
             case "durationSeconds" -> "--duration-seconds";
             default -> problem.path();
         };
-        return new Problem(option, problem.value(), problem.expected());
+        Object value = problem.value() instanceof Double d && Double.isFinite(d)
+                ? java.math.BigDecimal.valueOf(d).stripTrailingZeros().toPlainString()
+                : problem.value();
+        return new Problem(option, value, problem.expected());
     }
 
     /** Most runs one sweep makes: beyond it a typo (a long rps list) would run for hours. */

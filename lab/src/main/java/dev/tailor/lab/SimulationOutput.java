@@ -1,5 +1,6 @@
 package dev.tailor.lab;
 
+import dev.tailor.common.Numbers;
 import dev.tailor.sim.cluster.ClusterSweep;
 import dev.tailor.sim.cluster.RunResult;
 import dev.tailor.sim.cluster.SeedCells;
@@ -15,19 +16,43 @@ public final class SimulationOutput {
 
     private SimulationOutput() {}
 
-    /** A progress bar on {@code err} when it is a terminal; silent otherwise. */
+    /**
+     * A progress bar on {@code err} when it is a terminal; otherwise a plain line every tenth of the runs
+     * ({@link #progressLine}).
+     */
     static ClusterSweep.Progress progress(PrintWriter err, boolean terminal) {
-        if (!terminal) {
-            return null;
-        }
-        return (done, total, run, result) -> progressBar(
+        return (done, total, run, result) -> progress(
                 err,
+                terminal,
                 done,
                 total,
                 run.scenario().name() + " "
                         + run.scenario().network() + " "
                         + run.scenario().cpuModel().label() + " " + fmt(run.rps()) + " RPS "
                         + run.policy());
+    }
+
+    /** A frame of the progress bar on a terminal, else a {@link #progressLine}. */
+    static void progress(PrintWriter err, boolean terminal, int done, int total, String what) {
+        if (terminal) {
+            progressBar(err, done, total, what);
+        } else {
+            progressLine(err, done, total, what);
+        }
+    }
+
+    /**
+     * For standard error that is no terminal (a CI log, a pipe), as build tools print: one whole line,
+     * {@code tailor: 24/96 runs done (what)}, when a run finishes a tenth of them (every run of ten or
+     * fewer), the last one included; never a carriage return.
+     */
+    static void progressLine(PrintWriter err, int done, int total, String what) {
+        if ((long) done * 10 / total == (long) (done - 1) * 10 / total) {
+            return;
+        }
+        err.println(
+                String.format(Locale.ROOT, "tailor: %d/%d run%s done (%s)", done, total, total == 1 ? "" : "s", what));
+        err.flush();
     }
 
     /** One frame of a progress bar, {@code [####....] done/total what}; cleared when done == total. */
@@ -321,14 +346,8 @@ public final class SimulationOutput {
         return text.equals("–") ? text : text + unit;
     }
 
+    /** {@link Numbers#format}; {@link Numbers#NONE} for {@code null}. */
     public static String fmt(Double value) {
-        if (value == null || Double.isNaN(value)) {
-            return "–";
-        }
-        if (value == Math.rint(value) && Math.abs(value) < 1e12) {
-            return String.valueOf(value.longValue());
-        }
-        double abs = Math.abs(value);
-        return String.format(Locale.ROOT, abs >= 100 ? "%.0f" : abs >= 10 ? "%.1f" : "%.2f", value);
+        return value == null ? Numbers.NONE : Numbers.format(value);
     }
 }

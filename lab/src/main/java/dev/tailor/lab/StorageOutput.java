@@ -21,13 +21,17 @@ public final class StorageOutput {
 
     private StorageOutput() {}
 
-    /** A progress bar on {@code err} when it is a terminal; silent otherwise. */
+    /**
+     * A progress bar on {@code err} when it is a terminal; otherwise a plain line every tenth of the runs,
+     * naming the run that finished it ({@code robustness-long-bursts seed 2 fifo}).
+     */
     static StorageSweep.Progress progress(PrintWriter err, boolean terminal) {
-        if (!terminal) {
-            return null;
-        }
-        return (done, total, run, result) ->
-                SimulationOutput.progressBar(err, done, total, run.setup().label() + " " + run.policy());
+        return (done, total, run, result) -> SimulationOutput.progress(
+                err,
+                terminal,
+                done,
+                total,
+                run.setup().label() + " seed " + run.setup().scenario().seed() + " " + run.policy());
     }
 
     /** Two tables per scenario variant: latency by class, then capacity and admission counters. */

@@ -14,8 +14,10 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
 
@@ -122,6 +124,51 @@ public final class StorageRuns {
         } catch (IOException e) {
             throw new LabException("cannot write the report to " + dir + ": " + IoErrors.reason(e), 1, e);
         }
+    }
+
+    /**
+     * The notes of a sweep's setups, as the command prints them and the report lists them: a note every
+     * traffic mix shares (the backend's origin) once, as it is; each other note once per mix, headed by
+     * the mix's name ({@code robustness-mild: offered load: 35.0 % ...}), in the order of the mixes. A
+     * note that differs between the seeds of a mix (the rates drawn for each seed give each its own load
+     * with bursts) is told for each seed, headed by both ({@code robustness-busy seed 2: ...}). A
+     * scenario with one mix and one seed has its notes as they are.
+     */
+    public static List<String> notes(List<StorageSetup> setups) {
+        Map<String, Map<Long, List<String>>> byMix = new LinkedHashMap<>();
+        for (StorageSetup setup : setups) {
+            byMix.computeIfAbsent(setup.scenario().name(), k -> new LinkedHashMap<>())
+                    .merge(setup.scenario().seed(), new ArrayList<>(setup.notes()), (a, b) -> a);
+        }
+        // Per mix: the notes of all its seeds, then each seed's own.
+        Map<String, List<String>> common = new LinkedHashMap<>();
+        byMix.forEach((mix, seeds) -> {
+            List<String> all = new ArrayList<>(seeds.values().iterator().next());
+            seeds.values().forEach(all::retainAll);
+            common.put(mix, all);
+        });
+        List<String> shared = new ArrayList<>(
+                common.isEmpty() ? List.of() : common.values().iterator().next());
+        if (byMix.size() > 1) {
+            common.values().forEach(shared::retainAll);
+        }
+        List<String> notes = new ArrayList<>(shared);
+        byMix.forEach((mix, seeds) -> {
+            String head = byMix.size() > 1 ? mix + ": " : "";
+            for (String note : common.get(mix)) {
+                if (!shared.contains(note)) {
+                    notes.add(head + note);
+                }
+            }
+            seeds.forEach((seed, seedNotes) -> {
+                for (String note : seedNotes) {
+                    if (!common.get(mix).contains(note)) {
+                        notes.add(mix + " seed " + seed + ": " + note);
+                    }
+                }
+            });
+        });
+        return notes;
     }
 
     /**

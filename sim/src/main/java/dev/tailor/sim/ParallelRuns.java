@@ -32,6 +32,7 @@ public final class ParallelRuns {
      * @param progress   may be {@code null}
      * @throws IllegalArgumentException when {@code threads} is below 1
      * @throws RuntimeException         the first run's failure, as thrown by {@code body}
+     * @throws Error                    the first run's error, as thrown by {@code body} (an {@link OutOfMemoryError})
      */
     public static <R, T> List<T> run(
             List<R> runs,
@@ -74,6 +75,9 @@ public final class ParallelRuns {
         } catch (ExecutionException e) {
             if (e.getCause() instanceof RuntimeException runtime) {
                 throw runtime;
+            }
+            if (e.getCause() instanceof Error error) {
+                throw error; // an OutOfMemoryError stays one, for the command to say so
             }
             throw new IllegalStateException(e.getCause());
         } catch (InterruptedException e) {

@@ -1,6 +1,7 @@
 package dev.tailor.heart.controller;
 
 import dev.tailor.common.IoErrors;
+import dev.tailor.common.Numbers;
 import dev.tailor.heart.AtpmState;
 import dev.tailor.heart.Heart;
 import dev.tailor.heart.HeartConfig;
@@ -386,13 +387,9 @@ public final class HeartRun {
         }
     }
 
-    /** Seconds as the log says them: whole numbers without a point, else two significant places. */
+    /** Seconds as the log says them: whole numbers without a point, else as {@link Numbers#format}. */
     private static String seconds(double value) {
-        if (value == Math.rint(value) && Math.abs(value) < 1e12) {
-            return String.valueOf((long) value);
-        }
-        double abs = Math.abs(value);
-        return String.format(Locale.ROOT, abs >= 100 ? "%.0f" : abs >= 10 ? "%.1f" : "%.2f", value);
+        return Numbers.format(value);
     }
 
     /** Logs the round; {@code hint} (empty, or "; " and what to do) ends a failed round's line. */

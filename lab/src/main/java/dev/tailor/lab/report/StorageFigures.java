@@ -1,5 +1,6 @@
 package dev.tailor.lab.report;
 
+import dev.tailor.common.Numbers;
 import dev.tailor.sim.storage.LatencySummary;
 import dev.tailor.sim.storage.StorageRunResult;
 import dev.tailor.sim.storage.SweepSummary;
@@ -18,7 +19,7 @@ public final class StorageFigures {
     public static final String NOT_RESOLVABLE = "n/r";
 
     /** A figure the run does not have: a counter of a policy without it, a share of a class with no request. */
-    public static final String NONE = "–";
+    public static final String NONE = Numbers.NONE;
 
     /** The latency columns of a class, in order. */
     public static final List<String> PERCENTILES = List.of("P50", "P99", "P99.9", "P99.99", "P99.999");
@@ -159,14 +160,7 @@ public final class StorageFigures {
 
     /** A number of the tables: whole when it is, else 3 significant digits down to 2 decimals; {@link #NONE} for NaN. */
     public static String number(double value) {
-        if (Double.isNaN(value)) {
-            return NONE;
-        }
-        if (value == Math.rint(value) && Math.abs(value) < 1e12) {
-            return String.valueOf((long) value);
-        }
-        double abs = Math.abs(value);
-        return String.format(Locale.ROOT, abs >= 100 ? "%.0f" : abs >= 10 ? "%.1f" : "%.2f", value);
+        return Numbers.format(value);
     }
 
     private static String ratio(double value) {

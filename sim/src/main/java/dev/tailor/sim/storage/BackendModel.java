@@ -48,7 +48,7 @@ public record BackendModel(
 
     private static void check(List<String> problems, String name, double value, double max) {
         if (!(value >= 0 && value <= max)) {
-            problems.add(name + ": " + value + " (expected: 0 .. " + max + ")");
+            problems.add(name + ": " + value + " (expected: a number in [0, " + (long) max + "])");
         }
     }
 

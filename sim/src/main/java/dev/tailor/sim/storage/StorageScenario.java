@@ -534,7 +534,7 @@ public record StorageScenario(
             }
             double share = rates.largeShare() == null ? 0.63 : rates.largeShare();
             if (!(share > 0 && share < 1)) {
-                problems.add(new Problem("rates.largeShare", share, "in (0, 1)"));
+                problems.add(new Problem("rates.largeShare", share, "a number in (0, 1)"));
             }
             if (baseUtilizationPercent == null) {
                 problems.add(new Problem(
@@ -592,11 +592,14 @@ public record StorageScenario(
             }
             String at = "tenants[" + i + "].baseline.";
             if (b.mibPerSecond() > 0 && b.mibPerSecond() * perMiB + perIo > capacity) {
+                // The most MiB/s beside the IOPS written, when those alone fit; else beside 1 IOPS.
+                double iops = b.iops() * perIo < capacity ? b.iops() : 1;
                 problems.add(new Problem(
                         at + "mibPerSecond",
                         b.mibPerSecond(),
-                        "at most the backend's capacity, " + (long) Math.floor((capacity - perIo) / perMiB)
-                                + " MiB/s beside 1 IOPS: no backend can promise more than it serves"));
+                        "at most the backend's capacity, " + (long) Math.floor((capacity - iops * perIo) / perMiB)
+                                + " MiB/s beside " + format(iops)
+                                + " IOPS: no backend can promise more than it serves"));
             } else {
                 long most = (long) Math.floor((capacity - b.mibPerSecond() * perMiB) / perIo);
                 problems.add(new Problem(
@@ -708,7 +711,7 @@ public record StorageScenario(
             problems.add(new Problem("admission.capacityFraction", a.capacityFraction(), "a number in (0, 10]"));
         }
         if (!(a.reserveFraction() >= 0 && a.reserveFraction() <= 1)) {
-            problems.add(new Problem("admission.reserveFraction", a.reserveFraction(), "0.0 .. 1.0"));
+            problems.add(new Problem("admission.reserveFraction", a.reserveFraction(), "a number in [0, 1]"));
         }
         if (a.queueCapacityPerSegment() < 0 || a.queueCapacityPerSegment() > 1_000_000) {
             problems.add(new Problem("admission.queueCapacityPerSegment", a.queueCapacityPerSegment(), "0 .. 1000000"));
@@ -811,7 +814,7 @@ public record StorageScenario(
             if (t.synthetic() != null) {
                 SyntheticSpec s = t.synthetic();
                 if (s.readFraction() == null || !(s.readFraction() >= 0 && s.readFraction() <= 1)) {
-                    problems.add(new Problem(at + ".synthetic.readFraction", s.readFraction(), "0.0 .. 1.0"));
+                    problems.add(new Problem(at + ".synthetic.readFraction", s.readFraction(), "a number in [0, 1]"));
                 }
                 if (s.sizeBytes() == null || s.sizeBytes().isEmpty()) {
                     problems.add(new Problem(
@@ -838,8 +841,8 @@ public record StorageScenario(
                 positive(problems, at + ".bursts.minMillis", b.minMillis(), 3.6e6);
                 positive(problems, at + ".bursts.maxMillis", b.maxMillis(), 3.6e6);
                 if (b.minMillis() != null && b.maxMillis() != null && b.maxMillis() < b.minMillis()) {
-                    problems.add(
-                            new Problem(at + ".bursts.maxMillis", b.maxMillis(), ">= minMillis, " + b.minMillis()));
+                    problems.add(new Problem(
+                            at + ".bursts.maxMillis", b.maxMillis(), ">= minMillis, " + format(b.minMillis())));
                 }
                 if (b.multiplier() == null || !(b.multiplier() >= 1 && b.multiplier() <= 1_000)) {
                     problems.add(new Problem(at + ".bursts.multiplier", b.multiplier(), "a number in [1, 1000]"));

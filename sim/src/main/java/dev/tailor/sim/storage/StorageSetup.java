@@ -92,6 +92,14 @@ public final class StorageSetup {
 
     /** Cost units per second a backend kept busy serves, by construction of {@link #costModel}. */
     public static final double BACKEND_COST_UNITS_PER_SECOND = 1e9;
+    /**
+     * The most load outside bursts a scenario may offer, as a share of what the backend serves: 10, i.e.
+     * 1000 %, the bound of {@code baseUtilizationPercent} too. Beyond it every policy's queue only grows
+     * in proportion to time, so a run measures the length of its queue, not a policy; and every
+     * unfinished request is held until the run ends, so memory grows with the excess.
+     */
+    public static final double MAX_OFFERED_LOAD = 10;
+
     /** Requests in a generated synthetic trace (replayed in a loop). */
     static final int SYNTHETIC_REQUESTS = 65_536;
 
@@ -314,6 +322,9 @@ public final class StorageSetup {
         }
         double scale =
                 scenario.baseUtilizationPercent() == null ? 1 : scenario.baseUtilizationPercent() / 100 / baseLoad;
+        if (scenario.baseUtilizationPercent() == null && baseLoad > MAX_OFFERED_LOAD) {
+            throw new ScenarioException(scenario.name(), offeredLoadProblems(scenario, baseLoad));
+        }
         List<Tenant> tenants = new ArrayList<>();
         int roundRobin = 0;
         for (int i = 0; i < n; i++) {
@@ -352,6 +363,29 @@ public final class StorageSetup {
             }
         }
         return new StorageSetup(scenario, backend, source, tenants, null, notes);
+    }
+
+    /**
+     * The problems of a scenario whose tenants' rates offer {@code load} × what the backend serves
+     * (outside bursts), above {@link #MAX_OFFERED_LOAD}: one per tenant group giving a rate, named
+     * {@code tenants[i].requestsPerSecond}.
+     */
+    private static List<Problem> offeredLoadProblems(StorageScenario scenario, double load) {
+        List<Problem> problems = new ArrayList<>();
+        String expected = String.format(
+                Locale.ROOT,
+                "rates that together offer at most %s %% of the backend outside bursts; these offer %.1f %%:"
+                        + " beyond that every policy's queue only grows and the run measures its length"
+                        + " (or set baseUtilizationPercent)",
+                fmt(100 * MAX_OFFERED_LOAD),
+                100 * load);
+        for (int i = 0; i < scenario.tenants().size(); i++) {
+            Double rate = scenario.tenants().get(i).requestsPerSecond();
+            if (rate != null && rate > 0) {
+                problems.add(new Problem("tenants[" + i + "].requestsPerSecond", fmt(rate), expected));
+            }
+        }
+        return problems;
     }
 
     /**

@@ -44,8 +44,8 @@ public final class TenantRates {
         }
         double equalShare = largeClients / (double) tenants;
         if (!(largeShare >= equalShare && largeShare < 1)) {
-            throw new IllegalArgumentException("largeShare: " + largeShare + " (expected: " + equalShare + " .. < 1,"
-                    + " from all tenants equal to all traffic on the large ones)");
+            throw new IllegalArgumentException("largeShare: " + largeShare + " (expected: a number in [" + equalShare
+                    + ", 1)," + " from all tenants equal to all traffic on the large ones)");
         }
         if (!(totalRequestsPerSecond > 0) || !Double.isFinite(totalRequestsPerSecond)) {
             throw new IllegalArgumentException(

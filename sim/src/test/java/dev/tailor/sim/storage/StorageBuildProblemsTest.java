@@ -54,8 +54,25 @@ class StorageBuildProblemsTest {
                 .hasMessage("s.yaml: 2 problems:\n"
                         + "  tenants[1].baseline.iops: 90000 (expected: at most the backend's capacity, 87223: no"
                         + " backend can promise more than it serves) at line 11\n"
-                        + "  tenants[2].baseline.mibPerSecond: 50000 (expected: at most the backend's capacity, 801"
-                        + " MiB/s beside 1 IOPS: no backend can promise more than it serves) at line 16");
+                        + "  tenants[2].baseline.mibPerSecond: 50000 (expected: at most the backend's capacity, 792"
+                        + " MiB/s beside 1000 IOPS: no backend can promise more than it serves) at line 16");
+    }
+
+    @Test
+    void baselineMiBPerSecondAboveTheCapacity_namesTheMiBPerSecondLeftBesideTheIopsWritten() {
+        String yaml = HEAD + """
+                tenants:
+                  - {name: a, requestsPerSecond: 100, %s, baseline: {iops: 80000, mibPerSecond: 999999}}
+                  - {name: b, requestsPerSecond: 100, %s, baseline: {iops: 90000, mibPerSecond: 999999}}
+                """.formatted(SYNTHETIC, SYNTHETIC);
+
+        // 80,000 reads take 917 of the 1,000 million cost units a second; a MiB read 1.25 million.
+        assertThatThrownBy(() -> StorageScenarios.parse(yaml, "s.yaml"))
+                .hasMessage("s.yaml: 2 problems:\n"
+                        + "  tenants[0].baseline.mibPerSecond: 999999 (expected: at most the backend's capacity, 66"
+                        + " MiB/s beside 80000 IOPS: no backend can promise more than it serves) at line 6\n"
+                        + "  tenants[1].baseline.mibPerSecond: 999999 (expected: at most the backend's capacity, 801"
+                        + " MiB/s beside 1 IOPS: no backend can promise more than it serves) at line 7");
     }
 
     @Test

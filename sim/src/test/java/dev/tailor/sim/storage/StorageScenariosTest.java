@@ -138,16 +138,16 @@ class StorageScenariosTest {
                 .hasMessageContaining("backend.parallelism: 0 (expected: 1 .. 100000)")
                 .hasMessageContaining("backend.serviceSigma: 5 (expected: a number in [0, 2]) at line 5")
                 .hasMessageContaining("segmentSizeBytes: 1000 (expected: a positive multiple of blockSizeBytes")
-                .hasMessageContaining("admission.reserveFraction: 1.5 (expected: 0.0 .. 1.0)")
+                .hasMessageContaining("admission.reserveFraction: 1.5 (expected: a number in [0, 1]) at line 7")
                 .hasMessageContaining("burstMultipliers[0]: 0.5")
                 .hasMessageContaining(
                         "tenants[0].requestsPerSecond: -3 (expected: a number in (0, 10000000]) at line 10")
                 .hasMessageContaining(
                         "tenants[0].traces[0]: \"nowhere\" (expected: the name of a trace defined under traces"
                                 + " (none is)) at line 10")
-                .hasMessageContaining("tenants[1].synthetic.readFraction: 2 (expected")
+                .hasMessageContaining("tenants[1].synthetic.readFraction: 2 (expected: a number in [0, 1]) at line 13")
                 .hasMessageContaining("tenants[1].synthetic.sizeBytes[0]: 0")
-                .hasMessageContaining("tenants[1].bursts.maxMillis: 20 (expected: >= minMillis, 50.0) at line 14")
+                .hasMessageContaining("tenants[1].bursts.maxMillis: 20 (expected: >= minMillis, 50) at line 14")
                 .hasMessageContaining("tenants[1].proxy: 3 (expected: 0 .. proxies - 1 = 0)");
     }
 

@@ -131,7 +131,7 @@ class TenantWorkloadTest {
             assertThat(rates[i]).isLessThanOrEqualTo(rates[i - 1]).isPositive();
         }
         assertThatThrownBy(() -> TenantRates.draw(volumes, 12, 20_000, 3, 0.2, RandomSource.SPLIT_MIX_64.create(1)))
-                .hasMessageContaining("largeShare: 0.2 (expected: 0.25 .. < 1");
+                .hasMessageContaining("largeShare: 0.2 (expected: a number in [0.25, 1)");
         assertThatThrownBy(() -> TenantRates.draw(volumes, 500, 1, 3, 0.6, RandomSource.SPLIT_MIX_64.create(1)))
                 .hasMessageContaining("tenants: 500");
     }
