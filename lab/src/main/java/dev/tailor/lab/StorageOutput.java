@@ -91,36 +91,9 @@ public final class StorageOutput {
                         percentiles(r.steadySegments()),
                         percentiles(r.hotSegments())));
             }
-            out.println(String.format(
-                    Locale.ROOT,
-                    "  %-23s %9s %8s %8s %8s %9s %8s %9s %8s %8s %13s",
-                    "policy",
-                    "req/s",
-                    "backend",
-                    "unused",
-                    "waited",
-                    "reserve",
-                    "lent",
-                    "borrowed",
-                    "repaid",
-                    "refused",
-                    "misclassified"));
+            out.println(counterRow("policy", StorageFigures.COUNTERS));
             for (StorageRunResult r : runs) {
-                List<String> c = StorageFigures.counters(r);
-                out.println(String.format(
-                        Locale.ROOT,
-                        "  %-23s %9s %8s %8s %8s %9s %8s %9s %8s %8s %13s",
-                        r.policy(),
-                        c.get(0),
-                        c.get(1),
-                        c.get(2),
-                        c.get(3),
-                        c.get(4),
-                        c.get(5),
-                        c.get(6),
-                        c.get(7),
-                        c.get(8),
-                        c.get(9)));
+                out.println(counterRow(r.policy(), StorageFigures.counters(r)));
             }
         }
         out.println();
@@ -240,5 +213,13 @@ public final class StorageOutput {
 
     static String fmt(double value) {
         return SimulationOutput.fmt(value);
+    }
+
+    /** One row of the throughput, capacity and admission table: a name, then the {@link StorageFigures#COUNTERS}' cells. */
+    private static String counterRow(String name, List<String> cells) {
+        List<Object> row = new ArrayList<>();
+        row.add(name);
+        row.addAll(cells);
+        return String.format(Locale.ROOT, "  %-23s %9s %8s %8s %8s %9s %8s %9s %8s %8s %13s", row.toArray());
     }
 }
