@@ -36,6 +36,12 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
  */
 public final class StorageReport {
 
+    /** More notes and warnings than this are folded under one line, so the tables stay in view. */
+    static final int FOLDED_NOTES = 12;
+
+    /** More policies in a latency plot than this put its legend beside the plot instead of inside it. */
+    static final int LEGEND_INSIDE_MAX = 8;
+
     /** The pool plots' line colours (Okabe–Ito), one per quantity. */
     private static final Color[] PALETTE = {
         new Color(0x00, 0x00, 0x00), new Color(0xE6, 0x9F, 0x00), new Color(0x56, 0xB4, 0xE9),
@@ -142,16 +148,22 @@ public final class StorageReport {
         System.setProperty("java.awt.headless", "true");
         Files.createDirectories(dir);
         StringBuilder html = new StringBuilder(HtmlPages.start(frame));
-        if (!notes.isEmpty()) {
-            html.append("<ul class=\"note\">");
-            notes.forEach(n -> html.append("<li>").append(escape(n)).append("</li>"));
-            html.append("</ul>\n");
-        }
         // A sweep (more than one scenario variant or seed) is summarised first, as the text output does after
         // its tables: the same figures, from the same code.
         SweepSummary summary = SweepSummary.of(results);
         if (summary.cells() > 1) {
             html.append("<h2>Sweep summary</h2>\n").append(sweepTable(summary));
+        }
+        if (!notes.isEmpty()) {
+            // A long sweep's notes and warnings (one per run at worst) fold away, so the tables stay in view.
+            boolean fold = notes.size() > FOLDED_NOTES;
+            if (fold) {
+                html.append("<details><summary>").append(notes.size()).append(" notes and warnings</summary>");
+            }
+            html.append("<ul class=\"note\">");
+            notes.forEach(n -> html.append("<li>").append(escape(n)).append("</li>"));
+            html.append("</ul>");
+            html.append(fold ? "</details>\n" : "\n");
         }
         html.append("<h2>Results</h2>\n").append(tables(results));
         html.append("<ul class=\"note\">");
@@ -367,7 +379,20 @@ public final class StorageReport {
     }
 
     static XYChart cdf(List<StorageRunResult> runs, boolean steady, String title) {
-        XYChart chart = ReportCharts.tailChart(title, 420);
+        long policies = runs.stream()
+                .filter(r -> {
+                    Histogram h = steady ? r.steadyLatency() : r.hotLatency();
+                    return h != null && h.getTotalCount() > 0;
+                })
+                .map(StorageRunResult::policy)
+                .distinct()
+                .count();
+        // Many policies (a run of every ablation): the legend goes beside the plot, the plot as tall as it.
+        boolean beside = policies > LEGEND_INSIDE_MAX;
+        XYChart chart = ReportCharts.tailChart(title, beside ? Math.max(420, 90 + 20 * (int) policies) : 420);
+        if (beside) {
+            chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
+        }
         List<Double> latencies = new ArrayList<>();
         Set<String> drawn = new HashSet<>();
         for (StorageRunResult run : runs) {

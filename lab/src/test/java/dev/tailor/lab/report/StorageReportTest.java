@@ -24,6 +24,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYSeries;
+import org.knowm.xchart.style.Styler;
 
 /** The storage report: the sweep summary, every column of the text table, one colour per policy. */
 class StorageReportTest {
@@ -158,6 +159,31 @@ class StorageReportTest {
                 .get("no-borrow");
         assertThat(dashed.getLineColor()).isEqualTo(StorageReport.colour("no-borrow"));
         assertThat(((BasicStroke) dashed.getLineStyle()).getDashArray()).isEqualTo(StorageReport.dashes("no-borrow"));
+    }
+
+    @Test
+    void manyNotes_foldAfterTheSweepSummary_andManyPolicies_putTheLegendBesideThePlot() throws IOException {
+        List<String> notes = new ArrayList<>();
+        for (int i = 0; i <= StorageReport.FOLDED_NOTES; i++) {
+            notes.add("warning: run " + i + " left requests unfinished");
+        }
+        String html = Files.readString(StorageReport.write(dir, "notes", List.of(), notes, sweep()));
+        String few = Files.readString(StorageReport.write(dir, "few", List.of(), notes.subList(0, 2), sweep()));
+
+        assertThat(html).contains("<details><summary>" + notes.size() + " notes and warnings</summary>");
+        assertThat(html.indexOf("<h2>Sweep summary</h2>")).isLessThan(html.indexOf("warning: run 0"));
+        assertThat(few).doesNotContain("<details>").contains("warning: run 1");
+
+        List<StorageRunResult> many = new ArrayList<>();
+        for (int i = 0; i <= StorageReport.LEGEND_INSIDE_MAX; i++) {
+            many.add(withPolicy(sweep().get(0), "ablation-" + i));
+        }
+        assertThat(StorageReport.cdf(many, true, "many").getStyler().getLegendPosition())
+                .isEqualTo(Styler.LegendPosition.OutsideE);
+        assertThat(StorageReport.cdf(many.subList(0, 2), true, "two")
+                        .getStyler()
+                        .getLegendPosition())
+                .isEqualTo(Styler.LegendPosition.InsideNW);
     }
 
     private static double hueGap(Color a, Color b) {
