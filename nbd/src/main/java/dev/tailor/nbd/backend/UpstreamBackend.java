@@ -230,7 +230,9 @@ public final class UpstreamBackend implements BlockBackend {
         if (message == null) {
             return cause instanceof IOException io ? IoErrors.reason(io) : cause.toString();
         }
-        return RingOps.reason(message);
+        // The transport may add the address it tried ("Connection refused: /127.0.0.1:10809"); the messages
+        // built on this name the upstream already.
+        return RingOps.reason(message).replaceFirst(": [\\w.-]*/[\\w.:%\\[\\]-]+$", "");
     }
 
     @Override

@@ -18,6 +18,17 @@ class UpstreamMessageTest {
     }
 
     @Test
+    void theAddressTheTransportAppends_isLeftOut_forTheMessageNamesTheUpstream() {
+        assertThat(UpstreamBackend.message(new IOException("Connection refused: /127.0.0.1:20810")))
+                .isEqualTo("Connection refused");
+        assertThat(UpstreamBackend.message(
+                        new IOException("finishConnect(..) failed: Connection refused: localhost/[::1]:20810")))
+                .isEqualTo("Connection refused");
+        assertThat(UpstreamBackend.message(new IOException("Connection reset by peer")))
+                .isEqualTo("Connection reset by peer");
+    }
+
+    @Test
     void otherMessagesAreKept_andAMessagelessErrorIsNamed() {
         assertThat(UpstreamBackend.message(new IOException("the upstream closed the connection")))
                 .isEqualTo("the upstream closed the connection");
