@@ -200,7 +200,8 @@ public final class PrometheusClient {
         if (root == null || !root.isObject()) {
             throw new PrometheusException(
                     status == 200 ? Failure.BAD_RESPONSE : Failure.HTTP_STATUS,
-                    "query " + promql + ": HTTP " + status + ", not a JSON object: " + snippet(body),
+                    "query " + promql + ": HTTP " + status + ", not a JSON object"
+                            + (snippet(body).isEmpty() ? " (an empty body)" : ": " + snippet(body)),
                     null);
         }
         String outcome = root.path("status").asText("");

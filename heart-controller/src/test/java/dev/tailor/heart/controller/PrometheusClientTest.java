@@ -150,7 +150,8 @@ class PrometheusClientTest {
             value = {
                 "503, upstream down | HTTP_STATUS | not JSON",
                 "200, <html> | BAD_RESPONSE | not JSON",
-                "200, [] | BAD_RESPONSE | not a JSON object",
+                "200, [] | BAD_RESPONSE | not a JSON object: []",
+                "404, | HTTP_STATUS | HTTP 404, not a JSON object (an empty body)",
                 "200, {\"status\":\"success\",\"data\":{\"resultType\":\"matrix\",\"result\":[]}} | BAD_RESPONSE | resultType matrix",
                 "200, {\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[{\"metric\":{},\"value\":[1,\"x1\"]}]}} | BAD_RESPONSE | sample value \"x1\"",
                 "200, {\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[{\"metric\":{},\"value\":[1,2]}]}} | BAD_RESPONSE | expected: [unixSeconds",
