@@ -208,6 +208,21 @@ public final class StorageOutput {
                         r.refused()));
             }
         }
+        // A sweep whose runs are all too short for a steady P99.999 has nothing but "–" in its summary.
+        long mostSteady = results.stream()
+                .filter(r -> r.steady() != null)
+                .mapToLong(r -> r.steady().requests())
+                .max()
+                .orElse(0);
+        boolean anySteadyTail =
+                results.stream().anyMatch(r -> r.steady() != null && r.steady().p99999Millis() != null);
+        if (mostSteady > 0 && !anySteadyTail && SweepSummary.of(results).cells() > 1) {
+            warnings.add(String.format(
+                    Locale.ROOT,
+                    "no run measured the 100,000 steady-tenant requests a P99.999 needs (the most: %d), so the"
+                            + " sweep summary's steady columns are all –; measure longer (--duration-seconds)",
+                    mostSteady));
+        }
         return warnings;
     }
 

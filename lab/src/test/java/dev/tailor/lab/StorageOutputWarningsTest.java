@@ -25,8 +25,27 @@ class StorageOutputWarningsTest {
         assertThat(warnings).singleElement().asString().startsWith("robustness-mild segment-admission: 7 ");
     }
 
+    @Test
+    void aSweepTooShortForAnySteadyP99999_saysSo_once() {
+        List<String> shortSweep = StorageOutput.warnings(List.of(run(1, 0, 4_321), run(2, 0, 5_000)));
+        List<String> oneShortRun = StorageOutput.warnings(List.of(run(1, 0, 4_321)));
+
+        assertThat(shortSweep)
+                .singleElement()
+                .asString()
+                .startsWith("no run measured the 100,000 steady-tenant requests a P99.999 needs (the most: 5000)");
+        assertThat(oneShortRun).isEmpty();
+        assertThat(StorageOutput.warnings(List.of(run(1, 0), run(2, 0)))).isEmpty();
+    }
+
     private static StorageRunResult run(long seed, long refused) {
-        LatencySummary latency = new LatencySummary(100_000, 1.0, 2.0, 3.0, 4.0, 5.0, 1.0, 5.0);
+        return run(seed, refused, 100_000);
+    }
+
+    private static StorageRunResult run(long seed, long refused, long steadyRequests) {
+        LatencySummary latency = steadyRequests >= 100_000
+                ? new LatencySummary(steadyRequests, 1.0, 2.0, 3.0, 4.0, 5.0, 1.0, 5.0)
+                : new LatencySummary(steadyRequests, 1.0, 2.0, 3.0, 4.0, null, 1.0, 5.0);
         return new StorageRunResult(
                 "robustness-mild",
                 null,
