@@ -219,8 +219,9 @@ public final class StorageOutput {
         if (mostSteady > 0 && !anySteadyTail && SweepSummary.of(results).cells() > 1) {
             warnings.add(String.format(
                     Locale.ROOT,
-                    "no run measured the 100,000 steady-tenant requests a P99.999 needs (the most: %d), so the"
+                    "no run measured the %,d steady-tenant requests a P99.999 needs (the most: %d), so the"
                             + " sweep summary's steady columns are all –; measure longer (--duration-seconds)",
+                    LatencySummary.needed(99.999),
                     mostSteady));
         }
         return warnings;
