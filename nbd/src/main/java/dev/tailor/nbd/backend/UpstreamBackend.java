@@ -22,8 +22,11 @@ import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.NotYetConnectedException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -228,11 +231,20 @@ public final class UpstreamBackend implements BlockBackend {
     static String message(Throwable cause) {
         String message = cause.getMessage();
         if (message == null) {
-            return cause instanceof IOException io ? IoErrors.reason(io) : cause.toString();
+            // Netty tells a connection that closed before or while it was made by the exception's type alone.
+            return cause instanceof ClosedChannelException || cause instanceof NotYetConnectedException
+                    ? "the connection closed"
+                    : IoErrors.connectionReason(cause, null);
         }
         // The transport may add the address it tried ("Connection refused: /127.0.0.1:10809"); the messages
         // built on this name the upstream already.
-        return RingOps.reason(message).replaceFirst(": [\\w.-]*/[\\w.:%\\[\\]-]+$", "");
+        String reason = RingOps.reason(message).replaceFirst(": [\\w.-]*/[\\w.:%\\[\\]-]+$", "");
+        return switch (reason.toLowerCase(Locale.ROOT)) {
+            case "connection refused" -> "connection refused";
+            case "connection reset", "connection reset by peer" -> "the connection was reset";
+            case "broken pipe" -> "the connection closed";
+            default -> reason;
+        };
     }
 
     @Override
@@ -296,7 +308,9 @@ public final class UpstreamBackend implements BlockBackend {
     private void send(BlockRequest request, Promise<ByteBuf> completion, boolean mayRetry) {
         pick().channel().addListener((Future<Channel> ready) -> {
             if (!ready.isSuccess()) {
-                lost("unreachable: " + message(ready.cause()));
+                // The pool's connections may all have closed before any of them told the pool: the upstream
+                // was reachable until now, so this is where it is found lost.
+                lost("lost: a new connection to it failed (" + message(ready.cause()) + ")");
                 if (request.claim()) {
                     request.release();
                     completion.tryFailure(new NbdException(

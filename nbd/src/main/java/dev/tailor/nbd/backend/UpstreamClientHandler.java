@@ -435,8 +435,7 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         boolean lost = phase == Phase.TRANSMISSION && !retiring;
-        String message = cause.getMessage() == null ? cause.toString() : cause.getMessage();
-        String reason = RingOps.reason(message);
+        String reason = UpstreamBackend.message(cause);
         fail(ctx, reason);
         if (lost) {
             events.upstreamLeaving(reason);

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
 import java.net.ConnectException;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.NotYetConnectedException;
 import org.junit.jupiter.api.Test;
 
 class UpstreamMessageTest {
@@ -12,20 +14,31 @@ class UpstreamMessageTest {
     void theNativeTransportsSystemCallPrefixIsLeftOut() {
         assertThat(UpstreamBackend.message(
                         new IOException("io_uring connect(..) failed with error(-111): Connection refused")))
-                .isEqualTo("Connection refused");
+                .isEqualTo("connection refused");
         assertThat(UpstreamBackend.message(new IOException("connect(..) failed: Connection refused")))
-                .isEqualTo("Connection refused");
+                .isEqualTo("connection refused");
     }
 
     @Test
     void theAddressTheTransportAppends_isLeftOut_forTheMessageNamesTheUpstream() {
         assertThat(UpstreamBackend.message(new IOException("Connection refused: /127.0.0.1:20810")))
-                .isEqualTo("Connection refused");
+                .isEqualTo("connection refused");
         assertThat(UpstreamBackend.message(
                         new IOException("finishConnect(..) failed: Connection refused: localhost/[::1]:20810")))
-                .isEqualTo("Connection refused");
+                .isEqualTo("connection refused");
+    }
+
+    @Test
+    void aDroppedConnectionIsToldInWords_notInTheSystemsOrAsAnExceptionName() {
         assertThat(UpstreamBackend.message(new IOException("Connection reset by peer")))
-                .isEqualTo("Connection reset by peer");
+                .isEqualTo("the connection was reset");
+        assertThat(UpstreamBackend.message(
+                        new IOException("recvAddress(..) failed with error(-104): Connection reset")))
+                .isEqualTo("the connection was reset");
+        assertThat(UpstreamBackend.message(new IOException("writev(..) failed: Broken pipe")))
+                .isEqualTo("the connection closed");
+        assertThat(UpstreamBackend.message(new NotYetConnectedException())).isEqualTo("the connection closed");
+        assertThat(UpstreamBackend.message(new ClosedChannelException())).isEqualTo("the connection closed");
     }
 
     @Test
@@ -33,6 +46,6 @@ class UpstreamMessageTest {
         assertThat(UpstreamBackend.message(new IOException("the upstream closed the connection")))
                 .isEqualTo("the upstream closed the connection");
         assertThat(UpstreamBackend.message(new ConnectException())).isEqualTo("connection refused");
-        assertThat(UpstreamBackend.message(new IllegalStateException())).isEqualTo("java.lang.IllegalStateException");
+        assertThat(UpstreamBackend.message(new IllegalStateException())).isEqualTo("the connection failed");
     }
 }
