@@ -270,23 +270,11 @@ public final class AdmissionController {
         this.baselineDepth = new double[diskCount];
         this.overdraftTokens = new double[diskCount];
         this.overdraftDepth = new double[diskCount];
-        double fairShare = config.capacityCostUnitsPerSecond() / diskCount;
-        double committed = 0;
+        double[] guaranteed = guaranteedBaselines(config, segmentMap);
         for (int d = 0; d < diskCount; d++) {
-            committed +=
-                    segmentMap.disks().get(d).commitmentCostUnitsPerSecond().orElse(fairShare);
-        }
-        // Scaled baselines: baselines that together exceed what the backend serves are scaled down together
-        // for the guarantee (as mClock's reservations must fit the capacity); the classifier keeps them as
-        // given. The tolerance keeps fair shares, whose sum may round a hair above the capacity, as they are.
-        double scale = config.scaledBaselines() && committed > config.capacityCostUnitsPerSecond() * (1 + 1e-9)
-                ? config.capacityCostUnitsPerSecond() / committed
-                : 1;
-        for (int d = 0; d < diskCount; d++) {
-            double perSecond =
-                    segmentMap.disks().get(d).commitmentCostUnitsPerSecond().orElse(fairShare) * scale;
+            double perSecond = guaranteed[d];
             baselinePerNano[d] = perSecond / 1e9;
-            baselineDepth[d] = perSecond * (intervalNanos / 1e9) * config.windowIntervals();
+            baselineDepth[d] = guaranteeDepth(config, perSecond);
             baselineTokens[d] = baselineDepth[d];
             overdraftDepth[d] = perSecond * (intervalNanos / 1e9);
             overdraftTokens[d] = overdraftDepth[d];
@@ -326,6 +314,36 @@ public final class AdmissionController {
                         startNanos);
             }
         }
+    }
+
+    /**
+     * Per disk, the baseline the guarantee meters it against, cost units per second: its commitment
+     * (default: the capacity ÷ the number of disks), with {@link AdmissionConfig#scaledBaselines} scaled
+     * down together with the others when they add up to more than the capacity.
+     */
+    static double[] guaranteedBaselines(AdmissionConfig config, SegmentMap map) {
+        int diskCount = map.diskCount();
+        double fairShare = config.capacityCostUnitsPerSecond() / diskCount;
+        double committed = 0;
+        for (int d = 0; d < diskCount; d++) {
+            committed += map.disks().get(d).commitmentCostUnitsPerSecond().orElse(fairShare);
+        }
+        // Scaled baselines: baselines that together exceed what the backend serves are scaled down together
+        // for the guarantee (as mClock's reservations must fit the capacity); the classifier keeps them as
+        // given. The tolerance keeps fair shares, whose sum may round a hair above the capacity, as they are.
+        double scale = config.scaledBaselines() && committed > config.capacityCostUnitsPerSecond() * (1 + 1e-9)
+                ? config.capacityCostUnitsPerSecond() / committed
+                : 1;
+        double[] perSecond = new double[diskCount];
+        for (int d = 0; d < diskCount; d++) {
+            perSecond[d] = map.disks().get(d).commitmentCostUnitsPerSecond().orElse(fairShare) * scale;
+        }
+        return perSecond;
+    }
+
+    /** The depth of the guarantee's bucket of a disk at {@code perSecond}: one classifier window (W·Δ) of it. */
+    static double guaranteeDepth(AdmissionConfig config, double perSecond) {
+        return perSecond * (config.intervalNanos() / 1e9) * config.windowIntervals();
     }
 
     /**
