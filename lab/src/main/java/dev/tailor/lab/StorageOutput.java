@@ -34,7 +34,10 @@ public final class StorageOutput {
                 run.setup().label() + " seed " + run.setup().scenario().seed() + " " + run.policy());
     }
 
-    /** Two tables per scenario variant: latency by class, then capacity and admission counters. */
+    /**
+     * Per scenario variant, the latency by tenant class, by segment class and within the tenant's
+     * baseline, then the capacity and admission counters.
+     */
     public static void table(PrintWriter out, List<StorageRunResult> results) {
         Map<String, List<StorageRunResult>> groups = new LinkedHashMap<>();
         for (StorageRunResult r : results) {
@@ -91,6 +94,21 @@ public final class StorageOutput {
                         percentiles(r.steadySegments()),
                         percentiles(r.hotSegments())));
             }
+            out.println(String.format(
+                    Locale.ROOT,
+                    "  %-23s %-44s  %s",
+                    "latency ms",
+                    "steady tenants within baseline ("
+                            + runs.get(0).steadyWithinBaseline().requests() + ")",
+                    "all within baseline (" + runs.get(0).allWithinBaseline().requests() + ")"));
+            for (StorageRunResult r : runs) {
+                out.println(String.format(
+                        Locale.ROOT,
+                        "  %-23s %s  %s",
+                        r.policy(),
+                        percentiles(r.steadyWithinBaseline()),
+                        percentiles(r.allWithinBaseline())));
+            }
             out.println(counterRow("policy", StorageFigures.COUNTERS));
             for (StorageRunResult r : runs) {
                 out.println(counterRow(r.policy(), StorageFigures.counters(r)));
@@ -102,28 +120,34 @@ public final class StorageOutput {
 
     /**
      * The sweep's summary (more than one scenario variant or seed): per policy, the distribution over
-     * the cells of steady tenants' P99.999 ÷ fifo's and ÷ mclock's, hot tenants' P99 ÷ mclock's, the
-     * worst idle capacity, and the cells where it is above fifo or above 1.1 × mclock.
+     * the cells of steady tenants' P99.999 ÷ fifo's and ÷ mclock's, hot tenants' P99 ÷ mclock's, steady
+     * tenants' within-baseline requests' P99.999 ÷ fifo's and ÷ mclock's, the worst idle capacity, and the
+     * cells where it is above fifo or above 1.1 × mclock.
      */
     public static void summary(PrintWriter out, SweepSummary summary) {
         out.println(StorageFigures.sweepTitle(summary));
         out.println(String.format(
                 Locale.ROOT,
-                "  %-24s %-22s %-22s %-22s %8s  %s",
+                "  %-24s %-22s %-22s %-22s %-22s %-22s %8s  %s",
                 "policy",
                 StorageFigures.SWEEP_RATIOS.get(0),
                 StorageFigures.SWEEP_RATIOS.get(1),
                 StorageFigures.SWEEP_RATIOS.get(2),
+                StorageFigures.SWEEP_RATIOS.get(3),
+                StorageFigures.SWEEP_RATIOS.get(4),
                 "unused",
                 "cells"));
         for (SweepSummary.Row row : summary.policies()) {
+            List<SweepSummary.Ratios> r = StorageFigures.sweepRatios(row);
             out.println(String.format(
                     Locale.ROOT,
-                    "  %-24s %-22s %-22s %-22s %8s  %s",
+                    "  %-24s %-22s %-22s %-22s %-22s %-22s %8s  %s",
                     row.policy(),
-                    ratios(row.steadyVsFifo()),
-                    ratios(row.steadyVsMclock()),
-                    ratios(row.hotVsMclock()),
+                    ratios(r.get(0)),
+                    ratios(r.get(1)),
+                    ratios(r.get(2)),
+                    ratios(r.get(3)),
+                    ratios(r.get(4)),
                     StorageFigures.worstUnused(row),
                     StorageFigures.cellsAbove(row)));
         }

@@ -155,6 +155,8 @@ class DemoSummaryTest {
                 steady,
                 steady,
                 steady,
+                steady,
+                steady,
                 0,
                 0,
                 0,

@@ -57,6 +57,8 @@ class StorageOutputWarningsTest {
                 latency,
                 latency,
                 latency,
+                latency,
+                latency,
                 0,
                 0,
                 0,

@@ -38,8 +38,22 @@ public final class StorageFigures {
             "misclassified");
 
     /** The sweep summary's ratio columns, in order; each is worst / median / best. */
-    public static final List<String> SWEEP_RATIOS =
-            List.of("steady P99.999 ÷ fifo", "steady P99.999 ÷ mclock", "hot P99 ÷ mclock");
+    public static final List<String> SWEEP_RATIOS = List.of(
+            "steady P99.999 ÷ fifo",
+            "steady P99.999 ÷ mclock",
+            "hot P99 ÷ mclock",
+            "within P99.999 ÷ fifo",
+            "within P99.999 ÷ mclock");
+
+    /** A row's ratios in the order of {@link #SWEEP_RATIOS}. */
+    public static List<SweepSummary.Ratios> sweepRatios(SweepSummary.Row row) {
+        return List.of(
+                row.steadyVsFifo(),
+                row.steadyVsMclock(),
+                row.hotVsMclock(),
+                row.withinBaselineVsFifo(),
+                row.withinBaselineVsMclock());
+    }
 
     private StorageFigures() {}
 
@@ -82,6 +96,10 @@ public final class StorageFigures {
                 "steady/hot segments = the class admission's classifier gave the request's segments when it arrived"
                         + " (the paper's measure; it depends on arrivals only, so every policy is measured on the"
                         + " same requests).",
+                "within baseline = the request was within its tenant's baseline when it arrived: the shipped"
+                        + " segment admission's guarantee bucket (its baseline's rate, W intervals of it deep) held its"
+                        + " cost; labelled on arrivals under every policy, so each is measured on the same requests"
+                        + " (in brackets: the requests measured).",
                 NOT_RESOLVABLE + " = not resolvable: fewer requests than the percentile needs (P99.99: "
                         + String.format(Locale.ROOT, "%,d", LatencySummary.needed(99.99)) + ", P99.999: "
                         + String.format(Locale.ROOT, "%,d", LatencySummary.needed(99.999)) + ").",
@@ -153,6 +171,8 @@ public final class StorageFigures {
         notes.add("unused = the most capacity any cell left idle while work waited (worst cell)");
         notes.add(NONE + " = no cell where both figures exist (the peer not run, or a P99.999 not resolvable: fewer"
                 + " than " + String.format(Locale.ROOT, "%,d", LatencySummary.needed(99.999)) + " requests)");
+        notes.add("within = steady tenants' requests within their tenant's baseline when they arrived (the same"
+                + " requests under every policy)");
         notes.add("mclock = in each cell the better (shorter steady tail) of mclock and mclock-per-client, of"
                 + " those run");
         return notes;

@@ -282,15 +282,24 @@ public final class StorageReport {
     }
 
     /**
-     * The results as the text prints them, in three tables: latency by tenant class, latency by segment
-     * class, then throughput, capacity and admission; every cell is the text table's ({@link StorageFigures}).
+     * The results as the text prints them, in four tables: latency by tenant class, latency by segment
+     * class, latency of requests within their tenant's baseline, then throughput, capacity and admission;
+     * every cell is the text table's ({@link StorageFigures}).
      */
     static String tables(List<StorageRunResult> results) {
         boolean seeds = severalSeeds(results);
         StringBuilder t = new StringBuilder();
-        String[][] classes = {{"steady tenants", "hot tenants"}, {"steady segments", "hot segments"}};
-        String[] captions = {"Latency by tenant class, ms", "Latency by segment class, ms"};
-        for (int table = 0; table < 2; table++) {
+        String[][] classes = {
+            {"steady tenants", "hot tenants"},
+            {"steady segments", "hot segments"},
+            {"steady tenants within baseline", "all within baseline"}
+        };
+        String[] captions = {
+            "Latency by tenant class, ms",
+            "Latency by segment class, ms",
+            "Latency of requests within their tenant's baseline, ms"
+        };
+        for (int table = 0; table < classes.length; table++) {
             t.append("<div class=\"scroll\"><table><caption>")
                     .append(captions[table])
                     .append("</caption>\n<tr><th class=\"l\" rowspan=\"2\">scenario</th>")
@@ -311,8 +320,11 @@ public final class StorageReport {
             t.append("</tr>\n");
             for (StorageRunResult r : results) {
                 row(t, variant(r, seeds), r.policy());
-                List<LatencySummary> latencies =
-                        table == 0 ? List.of(r.steady(), r.hot()) : List.of(r.steadySegments(), r.hotSegments());
+                List<LatencySummary> latencies = switch (table) {
+                    case 0 -> List.of(r.steady(), r.hot());
+                    case 1 -> List.of(r.steadySegments(), r.hotSegments());
+                    default -> List.of(r.steadyWithinBaseline(), r.allWithinBaseline());
+                };
                 for (LatencySummary s : latencies) {
                     t.append("<td>").append(s.requests()).append("</td>");
                     StorageFigures.percentiles(s)
@@ -361,7 +373,7 @@ public final class StorageReport {
         t.append("</tr>\n");
         for (SweepSummary.Row row : summary.policies()) {
             t.append("<tr><td class=\"l\">").append(escape(row.policy())).append("</td>");
-            for (SweepSummary.Ratios r : List.of(row.steadyVsFifo(), row.steadyVsMclock(), row.hotVsMclock())) {
+            for (SweepSummary.Ratios r : StorageFigures.sweepRatios(row)) {
                 StorageFigures.ratios(r).forEach(v -> t.append("<td>").append(v).append("</td>"));
             }
             t.append("<td>")

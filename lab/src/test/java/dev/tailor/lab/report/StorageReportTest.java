@@ -34,7 +34,9 @@ class StorageReportTest {
 
     /**
      * A sweep of two seeds: steady P99.999 of fifo 10 and 20 ms, mclock 8 and 10 ms, segment-admission 4 and
-     * 12 ms, so segment-admission's ratios to fifo are 0.40 and 0.60, to mclock 0.50 and 1.20.
+     * 12 ms, so segment-admission's ratios to fifo are 0.40 and 0.60, to mclock 0.50 and 1.20. Steady
+     * tenants' within-baseline P99.999 is 2 ms less in each run: fifo 8 and 18, mclock 6 and 8,
+     * segment-admission 2 and 10 ms.
      */
     private static List<StorageRunResult> sweep() {
         return List.of(
@@ -58,17 +60,23 @@ class StorageReportTest {
                         + " worst / median / best (below 1: better than the peer)</caption>")
                 .contains("<p class=\"note\">Ratio = the policy's figure ÷ the peer's");
         // segment-admission: ÷ fifo 0.60 / 0.50 / 0.40, ÷ mclock 1.20 / 0.85 / 0.50, hot P99 ÷ mclock
-        // (6 ÷ 4, 5 ÷ 2) 2.50 / 2.00 / 1.50; one cell above 1.1 × mclock.
+        // (6 ÷ 4, 5 ÷ 2) 2.50 / 2.00 / 1.50; within baseline ÷ fifo (2 ÷ 8, 10 ÷ 18) 0.56 / 0.40 / 0.25,
+        // ÷ mclock (2 ÷ 6, 10 ÷ 8) 1.25 / 0.79 / 0.33; one cell above 1.1 × mclock.
         assertThat(text.toString())
+                .contains("within P99.999 ÷ fifo", "within P99.999 ÷ mclock")
                 .containsPattern("segment-admission +0.60 / 0.50 / 0.40 +1.20 / 0.85 / 0.50 +2.50 / 2.00 / 1.50 +"
-                        + "2.5%  0 above fifo, 1 above 1.1 × mclock");
+                        + "0.56 / 0.40 / 0.25 +1.25 / 0.79 / 0.33 +2.5%  0 above fifo, 1 above 1.1 × mclock");
         assertThat(html)
+                .contains("<th class=\"group\" colspan=\"3\">within P99.999 ÷ fifo</th>"
+                        + "<th class=\"group\" colspan=\"3\">within P99.999 ÷ mclock</th>")
                 .contains("<tr><td class=\"l\">segment-admission</td><td>0.60</td><td>0.50</td><td>0.40</td>"
                         + "<td>1.20</td><td>0.85</td><td>0.50</td><td>2.50</td><td>2.00</td><td>1.50</td>"
+                        + "<td>0.56</td><td>0.40</td><td>0.25</td><td>1.25</td><td>0.79</td><td>0.33</td>"
                         + "<td>2.5%</td><td class=\"l\">0 above fifo, 1 above 1.1 × mclock</td></tr>")
                 // fifo against itself; no fifo-to-mclock steady ratio is missing: every cell has both
                 .contains("<tr><td class=\"l\">fifo</td><td>1.00</td><td>1.00</td><td>1.00</td>"
                         + "<td>2.00</td><td>1.63</td><td>1.25</td>")
+                .contains("<li>within = steady tenants' requests within their tenant's baseline when they arrived")
                 .contains("<li>mclock = in each cell the better (shorter steady tail) of mclock and"
                         + " mclock-per-client, of those run</li>");
         // Every note under the text's table is under the report's, and no raw text table is in the page.
@@ -100,6 +108,12 @@ class StorageReportTest {
         assertThat(html)
                 .contains("<th class=\"group\" colspan=\"6\">steady segments</th>")
                 .contains("<th class=\"group\" colspan=\"6\">hot segments</th>")
+                .contains("<caption>Latency of requests within their tenant's baseline, ms</caption>")
+                .contains("<th class=\"group\" colspan=\"6\">steady tenants within baseline</th>")
+                .contains("<th class=\"group\" colspan=\"6\">all within baseline</th>")
+                // mclock's within-baseline rows: steady tenants' (P99.999 6 ms), then all tenants'.
+                .contains("<td>150000</td><td>0.90</td><td>1.80</td><td>2.70</td><td>3.20</td><td>6</td>"
+                        + "<td>180000</td><td>0.80</td><td>1.70</td><td>2.60</td><td>n/r</td><td>n/r</td></tr>")
                 // fifo: no admission counters ("–"), its waited share; P99.99 not resolvable ("n/r").
                 .contains("<tr><td class=\"l\">robustness-mild</td><td class=\"l\">fifo</td><td>17743</td>"
                         + "<td>30.1%</td><td>2.5%</td><td>7.3%</td><td>–</td><td>–</td><td>–</td><td>–</td>"
@@ -113,6 +127,9 @@ class StorageReportTest {
                         + " P99.999: 100,000).</li>");
         // The same strings in the text table.
         assertThat(text.toString())
+                .contains("steady tenants within baseline (150000)", "all within baseline (180000)")
+                .containsPattern("mclock +0.90 +1.80 +2.70 +3.20 +6  +0.80 +1.70 +2.60 +n/r +n/r\\n")
+                .contains("within baseline = the request was within its tenant's baseline when it arrived")
                 .containsPattern("fifo +17743 +30.1% +2.5% +7.3% +– +– +– +– +0 +–\\n")
                 .containsPattern(
                         "segment-admission +17743 +30.1% +2.5% +7.3% +1.5% +0.050% +3.0% +4.5% +0 +2% / 40%\\n");
@@ -205,6 +222,9 @@ class StorageReportTest {
         LatencySummary steady = new LatencySummary(200_000, 1.0, 2.0, 3.0, 3.5, steadyTail, 1.0, steadyTail);
         LatencySummary hot = new LatencySummary(50_000, 1.0, hotP99, 3.0, null, null, 1.0, 5.0);
         LatencySummary hotSegments = new LatencySummary(50_000, 2.5, 3.0, null, 4.0, null, 1.0, 5.0);
+        LatencySummary steadyWithin =
+                new LatencySummary(150_000, 0.9, 1.8, 2.7, 3.2, steadyTail - 2, 0.8, steadyTail - 2);
+        LatencySummary allWithin = new LatencySummary(180_000, 0.8, 1.7, 2.6, null, null, 0.7, 9.0);
         Histogram latencies = new Histogram(3);
         List<Long> micros = new ArrayList<>(List.of(300L, 500L, 900L, 2_000L, (long) (steadyTail * 1000)));
         micros.forEach(us -> latencies.recordValue(us * 1000));
@@ -219,6 +239,8 @@ class StorageReportTest {
                 hot,
                 steady,
                 hotSegments,
+                steadyWithin,
+                allWithin,
                 17743.2,
                 69.3,
                 30.12,
@@ -248,6 +270,8 @@ class StorageReportTest {
                 r.hot(),
                 r.steadySegments(),
                 r.hotSegments(),
+                r.steadyWithinBaseline(),
+                r.allWithinBaseline(),
                 r.throughputRequestsPerSecond(),
                 r.throughputMiBPerSecond(),
                 r.backendUtilizationPercent(),

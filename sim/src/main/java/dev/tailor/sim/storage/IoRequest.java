@@ -35,6 +35,11 @@ final class IoRequest {
     final boolean measured;
     /** Admission's classifier called its segments steady when it arrived (under every policy). */
     boolean steadySegment;
+    /**
+     * It was within its tenant's baseline when it arrived: the shipped segment admission's guarantee
+     * bucket held its cost (under every policy).
+     */
+    boolean withinBaseline;
 
     /** When the policy sent it to the backend, ns; -1 while held. */
     long dispatchNanos = -1;

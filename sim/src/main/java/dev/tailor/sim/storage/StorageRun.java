@@ -1,6 +1,7 @@
 package dev.tailor.sim.storage;
 
 import dev.tailor.admission.AdmissionStats;
+import dev.tailor.admission.BaselineMeter;
 import dev.tailor.admission.SegmentClass;
 import dev.tailor.admission.SegmentClassification;
 import dev.tailor.admission.VirtualDisk;
@@ -112,6 +113,14 @@ final class StorageRun {
     /** Per proxy, admission's classifier without admission: labels every request under every policy. */
     private final SegmentClassification[] classification;
 
+    private final Histogram steadyWithinBaseline = new Histogram(3);
+    private final Histogram allWithinBaseline = new Histogram(3);
+    /**
+     * Per proxy, the shipped segment admission's baseline guarantee without admission: labels every
+     * request within its tenant's baseline or not, under every policy.
+     */
+    private final BaselineMeter[] baselineMeters;
+
     private final Histogram admittedSteady = new Histogram(3);
     private final Histogram admittedHot = new Histogram(3);
     private long offered;
@@ -164,6 +173,7 @@ final class StorageRun {
         this.recorder = new SeriesRecorder(observed, intervalNanos, endNanos, warmupNanos);
         this.proxies = new Proxy[s.proxies()];
         this.classification = new SegmentClassification[s.proxies()];
+        this.baselineMeters = new BaselineMeter[s.proxies()];
         for (int p = 0; p < proxies.length; p++) {
             List<StorageSetup.Tenant> mine = new ArrayList<>();
             List<VirtualDisk> disks = new ArrayList<>();
@@ -179,6 +189,8 @@ final class StorageRun {
             if (!mine.isEmpty()) {
                 classification[p] = new SegmentClassification(
                         SegmentAdmissionPolicy.config(proxies[p], "segment-admission-paper"), disks, 0);
+                baselineMeters[p] =
+                        new BaselineMeter(SegmentAdmissionPolicy.config(proxies[p], "segment-admission"), disks, 0);
                 proxies[p].policy = StorageSimulation.policy(policyName, proxies[p], p == observed ? recorder : null);
             }
         }
@@ -237,6 +249,7 @@ final class StorageRun {
                 unfinished[0]++;
                 (r.hot ? hot : steady).recordValue(endNanos - r.arrivalNanos);
                 (r.steadySegment ? steadySegments : hotSegments).recordValue(endNanos - r.arrivalNanos);
+                withinBaseline(r, endNanos - r.arrivalNanos);
             }
         };
         backend.forEachPending(atAge);
@@ -257,6 +270,7 @@ final class StorageRun {
         recorder.arrival(r);
         r.steadySegment =
                 classification[r.proxy].classify(r.disk, r.kind(), r.offsetBytes, r.lengthBytes) == SegmentClass.STEADY;
+        r.withinBaseline = baselineMeters[r.proxy].within(r.disk, r.kind(), r.offsetBytes, r.lengthBytes, nowNanos);
         account(nowNanos);
         held++;
         proxies[r.proxy].policy.arrive(r, nowNanos);
@@ -285,6 +299,7 @@ final class StorageRun {
             long latency = nowNanos - r.arrivalNanos;
             (r.hot ? hot : steady).recordValue(latency);
             (r.steadySegment ? steadySegments : hotSegments).recordValue(latency);
+            withinBaseline(r, latency);
             completed++;
             completedBytes += r.lengthBytes;
             if (r.ticket != null) {
@@ -303,6 +318,16 @@ final class StorageRun {
             observer.completed(r, nowNanos);
         }
         proxies[r.proxy].policy.completed(r, nowNanos);
+    }
+
+    /** Records a measured request's latency in the within-baseline classes it belongs to. */
+    private void withinBaseline(IoRequest r, long latencyNanos) {
+        if (r.withinBaseline) {
+            allWithinBaseline.recordValue(latencyNanos);
+            if (!r.hot) {
+                steadyWithinBaseline.recordValue(latencyNanos);
+            }
+        }
     }
 
     /** Adds the time since the last change to the integrals, clipped to the measured period. */
@@ -389,6 +414,8 @@ final class StorageRun {
                 LatencySummary.of(hot),
                 LatencySummary.of(steadySegments),
                 LatencySummary.of(hotSegments),
+                LatencySummary.of(steadyWithinBaseline),
+                LatencySummary.of(allWithinBaseline),
                 completed / measuredSeconds,
                 completedBytes / measuredSeconds / (1 << 20),
                 100.0 * busyChannelNanos / ((double) k * measuredNanos),

@@ -16,9 +16,16 @@ import org.HdrHistogram.Histogram;
  *
  * <p><b>Segment classes</b> (the paper's "steady segments"): every request is also labelled with the
  * class admission's classifier gives its segments when it arrives ({@code SegmentClassification},
- * the same configuration as the {@code segment-admission} policy). Classification depends only on
- * arrivals, so the label of a request is the same under every policy, fifo included, and the
- * {@code steadySegments} latencies of two policies compare the same requests.
+ * the configuration of the {@code segment-admission-paper} policy: the paper's per-segment classes).
+ * Classification depends only on arrivals, so the label of a request is the same under every policy,
+ * fifo included, and the {@code steadySegments} latencies of two policies compare the same requests.
+ *
+ * <p><b>Within baseline</b> (our reading of "a request within its tenant's baseline"): every request is
+ * also labelled, when it arrives, by its tenant's bucket of the shipped {@code segment-admission}
+ * policy's baseline guarantee ({@code BaselineMeter}: the guarantee's rate, depth and cost, its
+ * scaling of the baselines), whatever the policy: within when the bucket held its cost. The label
+ * depends only on arrivals, so {@code steadyWithinBaseline} compares the same requests under every
+ * policy: the requests of steady tenants that kept to their commitment.
  *
  * @param scenario                    scenario name
  * @param burstMultiplier             the variant's burst multiplier, or {@code null} when the scenario
@@ -31,6 +38,10 @@ import org.HdrHistogram.Histogram;
  * @param hot                         latency of bursty tenants' requests
  * @param steadySegments              latency of requests whose segments were steady when they arrived
  * @param hotSegments                 latency of requests that touched a hot segment when they arrived
+ * @param steadyWithinBaseline        latency of steady tenants' requests within their tenant's baseline
+ *                                    when they arrived
+ * @param allWithinBaseline           latency of every tenant's requests within their tenant's baseline
+ *                                    when they arrived
  * @param throughputRequestsPerSecond measured requests completed ÷ measured seconds
  * @param throughputMiBPerSecond      their bytes, MiB per second
  * @param backendUtilizationPercent   busy channel-time ÷ (channels × measured time), %
@@ -62,6 +73,8 @@ public record StorageRunResult(
         @JsonInclude(JsonInclude.Include.ALWAYS) LatencySummary hot,
         @JsonInclude(JsonInclude.Include.ALWAYS) LatencySummary steadySegments,
         @JsonInclude(JsonInclude.Include.ALWAYS) LatencySummary hotSegments,
+        @JsonInclude(JsonInclude.Include.ALWAYS) LatencySummary steadyWithinBaseline,
+        @JsonInclude(JsonInclude.Include.ALWAYS) LatencySummary allWithinBaseline,
         double throughputRequestsPerSecond,
         double throughputMiBPerSecond,
         double backendUtilizationPercent,
@@ -141,6 +154,8 @@ public record StorageRunResult(
                 hot,
                 steadySegments,
                 hotSegments,
+                steadyWithinBaseline,
+                allWithinBaseline,
                 throughputRequestsPerSecond,
                 throughputMiBPerSecond,
                 backendUtilizationPercent,

@@ -8,11 +8,13 @@ import java.util.function.Function;
 
 /**
  * The distribution over a sweep's cells (one cell = one scenario variant on one seed) of each
- * policy's steady tenants' P99.999 against {@code fifo}'s and {@code mclock}'s in the same cell, and
- * of its hot tenants' P99 against {@code mclock}'s: worst, median and best ratio, and the cells where
- * it is worse than the bound. A ratio below 1 is the policy's gain. Cells where a percentile is not
- * resolvable (too few requests) or where the peer did not run are left out and counted. Refused
- * requests have no latency, so each row also counts them and names the cells that had any.
+ * policy's steady tenants' P99.999 against {@code fifo}'s and {@code mclock}'s in the same cell, of
+ * its hot tenants' P99 against {@code mclock}'s, and of the P99.999 of steady tenants' requests within
+ * their tenant's baseline ({@link StorageRunResult#steadyWithinBaseline}) against fifo's and mclock's:
+ * worst, median and best ratio, and the cells where the steady tenants' is worse than the bound. A
+ * ratio below 1 is the policy's gain. Cells where a percentile is not resolvable (too few requests)
+ * or where the peer did not run are left out and counted. Refused requests have no latency, so each
+ * row also counts them and names the cells that had any.
  *
  * @param cells    cells in the results
  * @param policies one row per policy, in the results' order
@@ -36,6 +38,9 @@ public record SweepSummary(int cells, List<Row> policies) {
      * @param steadyVsMclock     steady tenants' P99.999 ÷ mclock's (in each cell the better of
      *                           {@link #MCLOCK_FORMS} run there)
      * @param hotVsMclock        hot tenants' P99 ÷ that mclock's
+     * @param withinBaselineVsFifo   steady tenants' requests within their baseline: their P99.999 ÷ fifo's
+     *                               (the same requests in both, the label depending on arrivals only)
+     * @param withinBaselineVsMclock the same ÷ that mclock's
      * @param worstUnusedPercent the most capacity left idle while work waited in any cell, %
      * @param aboveFifo          cells where its steady P99.999 is above fifo's (ratio > 1)
      * @param aboveMclock        cells where its steady P99.999 is above {@link #MCLOCK_BOUND} × mclock's
@@ -48,6 +53,8 @@ public record SweepSummary(int cells, List<Row> policies) {
             Ratios steadyVsFifo,
             Ratios steadyVsMclock,
             Ratios hotVsMclock,
+            Ratios withinBaselineVsFifo,
+            Ratios withinBaselineVsMclock,
             double worstUnusedPercent,
             List<String> aboveFifo,
             List<String> aboveMclock,
@@ -109,11 +116,27 @@ public record SweepSummary(int cells, List<Row> policies) {
                     r -> r.hot().p99Millis(),
                     Double.POSITIVE_INFINITY,
                     new ArrayList<>());
+            Ratios withinVsFifo = ratios(
+                    byCell,
+                    policy,
+                    c -> c.get("fifo"),
+                    r -> r.steadyWithinBaseline().p99999Millis(),
+                    Double.POSITIVE_INFINITY,
+                    new ArrayList<>());
+            Ratios withinVsMclock = ratios(
+                    byCell,
+                    policy,
+                    SweepSummary::betterMclock,
+                    r -> r.steadyWithinBaseline().p99999Millis(),
+                    Double.POSITIVE_INFINITY,
+                    new ArrayList<>());
             rows.add(new Row(
                     policy,
                     vsFifo,
                     vsMclock,
                     hot,
+                    withinVsFifo,
+                    withinVsMclock,
                     worstUnused,
                     List.copyOf(aboveFifo),
                     List.copyOf(aboveMclock),

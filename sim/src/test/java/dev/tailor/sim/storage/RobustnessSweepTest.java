@@ -165,14 +165,64 @@ class RobustnessSweepTest {
         assertThat(ours.hotVsMclock().best()).isEqualTo(2.0);
     }
 
+    @Test
+    void summary_withinBaseline_ratiosOfTheirOwnP99999ToFifoAndTheBetterMclock_unresolvableCellsLeftOut() {
+        // Why: the within-baseline columns must compare the within-baseline figure, not the steady tenants'
+        // one, against the same peers as the steady columns. Per cell: steady P99.999 of fifo, mclock,
+        // mclock-per-client, ours, then the within-baseline P99.999 of the same four (null: too few requests).
+        Double[][] cells = {
+            {100.0, 10.0, 20.0, 50.0, 80.0, 4.0, 8.0, 2.0},
+            {40.0, 30.0, 20.0, 20.0, 10.0, 2.0, 5.0, 3.0},
+            {10.0, 5.0, 6.0, 12.0, 10.0, 1.0, 1.0, null}
+        };
+        List<StorageRunResult> results = new ArrayList<>();
+        String[] policies = {"fifo", "mclock", "mclock-per-client", "ours"};
+        for (int c = 0; c < cells.length; c++) {
+            for (int p = 0; p < policies.length; p++) {
+                results.add(result("mix-" + c, policies[p], cells[c][p], 1, 0, cells[c][4 + p]));
+            }
+        }
+
+        SweepSummary.Row ours = SweepSummary.of(results).policies().get(3);
+
+        // Against fifo: 2 ÷ 80 and 3 ÷ 10; mix-2 has no within-baseline P99.999 of ours.
+        assertThat(ours.withinBaselineVsFifo().cells()).isEqualTo(2);
+        assertThat(ours.withinBaselineVsFifo().worst()).isEqualTo(0.3);
+        assertThat(ours.withinBaselineVsFifo().worstCell()).isEqualTo("mix-1 seed 1");
+        assertThat(ours.withinBaselineVsFifo().best()).isEqualTo(0.025);
+        // Against mclock, the form with the shorter steady tail: mclock (10) in mix-0, per client (20) in mix-1.
+        assertThat(ours.withinBaselineVsMclock().cells()).isEqualTo(2);
+        assertThat(ours.withinBaselineVsMclock().worst()).isEqualTo(0.6);
+        assertThat(ours.withinBaselineVsMclock().worstCell()).isEqualTo("mix-1 seed 1");
+        assertThat(ours.withinBaselineVsMclock().best()).isEqualTo(0.5);
+        assertThat(ours.withinBaselineVsMclock().median()).isCloseTo(0.55, org.assertj.core.data.Offset.offset(1e-12));
+        // The steady columns are unchanged by it.
+        assertThat(ours.steadyVsFifo().worst()).isEqualTo(1.2);
+        assertThat(ours.aboveFifo()).containsExactly("mix-2 seed 1");
+    }
+
     private static StorageRunResult result(String scenario, String policy, double steadyP99999, double hotP99) {
         return result(scenario, policy, steadyP99999, hotP99, 0);
     }
 
     private static StorageRunResult result(
             String scenario, String policy, double steadyP99999, double hotP99, long refused) {
+        return result(scenario, policy, steadyP99999, hotP99, refused, steadyP99999);
+    }
+
+    private static StorageRunResult result(
+            String scenario, String policy, double steadyP99999, double hotP99, long refused, Double withinP99999) {
         LatencySummary steady = new LatencySummary(100_000, 1.0, 2.0, 3.0, 4.0, steadyP99999, 1.0, steadyP99999);
         LatencySummary hot = new LatencySummary(1_000, 1.0, hotP99, null, null, null, 1.0, hotP99);
+        LatencySummary within = new LatencySummary(
+                withinP99999 == null ? 1_000 : 100_000,
+                1.0,
+                2.0,
+                3.0,
+                null,
+                withinP99999,
+                1.0,
+                withinP99999 == null ? 4.0 : withinP99999);
         return new StorageRunResult(
                 scenario,
                 null,
@@ -184,6 +234,8 @@ class RobustnessSweepTest {
                 hot,
                 steady,
                 hot,
+                within,
+                within,
                 1,
                 1,
                 50,
