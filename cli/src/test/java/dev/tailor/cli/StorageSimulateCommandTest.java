@@ -158,16 +158,18 @@ class StorageSimulateCommandTest {
                 .contains("<h2>Sweep summary</h2>")
                 .contains("<caption>sweep over 2 cells (scenario variant × seed)")
                 .contains("<p class=\"note\">Ratio = the policy's figure ÷ the peer's");
+        // The steady columns, then the hot one, then the within-baseline ones (– too: too few requests).
         Matcher row = Pattern.compile("(?m)^  (fifo|mclock|fair-dispatch) +– +– +(\\d+\\.\\d\\d) / (\\d+\\.\\d\\d) /"
-                        + " (\\d+\\.\\d\\d) +(\\d+\\.\\d%)  (– above fifo, – above 1.1 × mclock)$")
+                        + " (\\d+\\.\\d\\d) +– +– +(\\d+\\.\\d%)  (– above fifo, – above 1.1 × mclock)$")
                 .matcher(result.out());
         int rows = 0;
         while (row.find()) {
             rows++;
             assertThat(html)
                     .contains("<tr><td class=\"l\">" + row.group(1) + "</td>" + "<td>–</td>".repeat(6) + "<td>"
-                            + row.group(2) + "</td><td>" + row.group(3) + "</td><td>" + row.group(4) + "</td><td>"
-                            + row.group(5) + "</td><td class=\"l\">" + row.group(6) + "</td></tr>");
+                            + row.group(2) + "</td><td>" + row.group(3) + "</td><td>" + row.group(4) + "</td>"
+                            + "<td>–</td>".repeat(6) + "<td>" + row.group(5) + "</td><td class=\"l\">" + row.group(6)
+                            + "</td></tr>");
         }
         assertThat(rows).as(result.out()).isEqualTo(3);
         // In the browser: the sweep's tables fit, no text table flattened into a paragraph.
