@@ -164,7 +164,8 @@ class AdmissionConfigTest {
         assertThatThrownBy(() -> D.toBuilder().capacityCostUnitsPerSecond(50).build())
                 .hasMessageStartingWith(
                         "capacityCostUnitsPerSecond : 50.0 (expected: a budget per interval of 1 .. " + "2^50")
-                .hasMessageEndingWith("it gives 0.0)");
+                .hasMessageEndingWith(
+                        "i.e. a number in [100, 1.125899906842624e17] at intervalNanos 10000000; it gives 0)");
         assertThatThrownBy(() -> D.toBuilder().capacityCostUnitsPerSecond(1e20).build())
                 .hasMessageStartingWith("capacityCostUnitsPerSecond : 1.0E20");
     }
