@@ -431,7 +431,7 @@ class SimulateCommandTest {
         assertThat(simulated.err())
                 .contains(
                         "the entry component web-gateway has no CPU per request",
-                        "CPU null cores",
+                        "(CPU no data, ",
                         "a snapshot takes replicas without data and splits their traffic equally, a"
                                 + " simulation cannot",
                         "try --minute");
