@@ -241,7 +241,7 @@ class RunCommandTest {
                 .isEqualTo("tailor: " + file + ": 2 problems:\n"
                         + "  prometheus.url: \"ftp://x\" (expected: an http:// or https:// URL with a host, e.g."
                         + " http://prometheus.istio-system:9090) at line 2\n"
-                        + "  prometheus.windowSeconds: -3 (expected: 1.0 .. 3600.0) at line 3\n");
+                        + "  prometheus.windowSeconds: -3 (expected: a number in [1, 3600]) at line 3\n");
     }
 
     @Test
