@@ -1,6 +1,7 @@
 package dev.tailor.admission;
 
 import dev.tailor.common.Checks;
+import dev.tailor.common.Numbers;
 
 /**
  * Every constant of one admission controller, with the design defaults of docs/design.md#segment-admission
@@ -226,8 +227,8 @@ public record AdmissionConfig(
         if (!(budget >= 1 && budget <= MAX_BUDGET_COST_UNITS)) {
             throw new IllegalArgumentException("capacityCostUnitsPerSecond : " + capacityCostUnitsPerSecond
                     + " (expected: a budget per interval of 1 .. 2^50 cost units, i.e. "
-                    + (1e9 / intervalNanos) + " .. " + (MAX_BUDGET_COST_UNITS * 1e9 / intervalNanos)
-                    + " at intervalNanos " + intervalNanos + "; it gives " + budget + ")");
+                    + Numbers.interval(false, 1e9 / intervalNanos, MAX_BUDGET_COST_UNITS * 1e9 / intervalNanos)
+                    + " at intervalNanos " + intervalNanos + "; it gives " + Numbers.written(budget) + ")");
         }
         Checks.requireRange("blockSizeBytes", blockSizeBytes, 1, Long.MAX_VALUE);
         Checks.requireRange("segmentSizeBytes", segmentSizeBytes, blockSizeBytes, Long.MAX_VALUE);

@@ -495,9 +495,9 @@ class AdmissionControllerTest {
         assertThat(r.mainCostUnits()).isEqualTo(500);
         assertThatThrownBy(() -> c.setReserveFraction(1.01))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("reserveFraction : 1.01 (expected: 0.0 .. 1.0)");
+                .hasMessage("reserveFraction : 1.01 (expected: a number in [0, 1])");
         assertThatThrownBy(() -> c.setReserveFraction(Double.NaN))
-                .hasMessage("reserveFraction : NaN (expected: 0.0 .. 1.0)");
+                .hasMessage("reserveFraction : NaN (expected: a number in [0, 1])");
     }
 
     @Test

@@ -143,7 +143,8 @@ class SegmentMapTest {
         assertThatThrownBy(() -> VirtualDisk.of("a", 0)).hasMessageStartingWith("sizeBytes of disk \"a\" : 0");
         assertThatThrownBy(() -> VirtualDisk.of(" ", 1)).hasMessage("name : \" \" (expected: a non-blank disk name)");
         assertThatThrownBy(() -> VirtualDisk.committed("a", 1, Double.NaN))
-                .hasMessageStartingWith("commitmentCostUnitsPerSecond of disk \"a\" : NaN (expected: 0.0 ..");
+                .hasMessageStartingWith(
+                        "commitmentCostUnitsPerSecond of disk \"a\" : NaN (expected: a finite number >= 0)");
         assertThatThrownBy(() -> VirtualDisk.committed("a", 1, -1))
                 .hasMessageStartingWith("commitmentCostUnitsPerSecond of disk \"a\" : -1.0");
     }

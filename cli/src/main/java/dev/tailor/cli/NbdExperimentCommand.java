@@ -145,8 +145,8 @@ final class NbdExperimentCommand implements Runnable {
             usageHelpWidth = 110,
             sortOptions = false,
             description = {
-                "Segment admission off vs on in tailor nbd serve (proxy mode) in front of a scarce backend shared by"
-                        + " every tenant: 4 steady fio tenants and 1 bursty one, each its own export. Prints the"
+                "Segment admission off vs on, and the fair dispatch door alone, in tailor nbd serve (proxy mode) in"
+                        + " front of a scarce backend shared by every tenant: 4 steady fio tenants and 1 bursty one, each its own export. Prints the"
                         + " steady tenants' latency percentiles (fio lat, pooled over tenants and rounds), each run's"
                         + " figures, the bursty tenant's, and admission's counters, as Markdown tables.",
                 "",
@@ -158,10 +158,11 @@ final class NbdExperimentCommand implements Runnable {
                 "Tenants: --steady fio jobs (4 KiB random reads, queue depth 4, --steady-iops each) and one bursty"
                         + " job (queue depth --burst-qd, unthrottled for --burst-on ms of I/O, then idle --burst-off"
                         + " ms); one proxy event loop. Each round runs admission off, then on (what Tailor ships),"
-                        + " a fresh proxy each time; --modes off,paper,on adds the paper's mechanism, --modes"
-                        + " off,on,door the fair dispatch door alone (admission off; docs/nbd.md, Fair dispatch).",
+                        + " then the fair dispatch door alone (admission off, --fair-dispatch on: what docs/nbd.md"
+                        + " recommends for the proxy), a fresh proxy each time; --modes off,on leaves the door out,"
+                        + " --modes off,paper,on runs the paper's mechanism instead.",
                 "",
-                "Takes about (ramp + runtime + 3 s) x modes x rounds + 10 s: the defaults about 5 minutes. Needs fio"
+                "Takes about (ramp + runtime + 3 s) x modes x rounds + 10 s: the defaults about 7 minutes. Needs fio"
                         + " (with its nbd engine) and nbdkit (memory and nbd plugins, delay filter); Debian: apt"
                         + " install fio nbdkit.",
                 ""
@@ -169,10 +170,10 @@ final class NbdExperimentCommand implements Runnable {
             footer = {
                 "",
                 "Examples:",
-                "  tailor nbd experiment burst --rounds 3 --report out/burst    # README's figures, about 7 minutes",
+                "  tailor nbd experiment burst --rounds 3 --report out/burst    # README's figures, about 11 minutes",
                 "  tailor nbd experiment burst --rounds 3 --modes off,paper,on   # shipped vs the paper's, 11 minutes",
                 "  tailor nbd experiment burst --rounds 2 --modes off,paper --reserve 0.35",
-                "  tailor nbd experiment burst --modes off,on,door   # and the fair dispatch door, about 7 minutes",
+                "  tailor nbd experiment burst --modes off,on    # admission off vs on only, about 5 minutes",
                 "",
                 "Exit codes: 0 done, 1 a program is missing or failed (its log is shown), 2 bad option."
             })
@@ -267,7 +268,7 @@ final class NbdExperimentCommand implements Runnable {
         @Option(
                 names = "--modes",
                 paramLabel = "LIST",
-                defaultValue = "off,on",
+                defaultValue = "off,on,door",
                 split = ",",
                 description = "The configurations of each round, in this order: off (no admission), on (what"
                         + " Tailor ships), paper (the paper's mechanism, --admission-variant paper) and door (admission"

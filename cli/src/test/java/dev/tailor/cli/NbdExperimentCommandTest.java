@@ -12,11 +12,13 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
 
 /**
  * {@code tailor nbd experiment burst|low-load}: options checked before anything starts, and one short
  * real run of each against fio and nbdkit (skipped, with the reason, when they are not installed;
- * required under TAILOR_REQUIRE_TOOLS=true, as in CI). The real runs take about 15 s each.
+ * required under TAILOR_REQUIRE_TOOLS=true, as in CI). The real runs take about 15 s (low-load) and 25 s
+ * (burst, its three default configurations).
  */
 class NbdExperimentCommandTest {
 
@@ -29,7 +31,9 @@ class NbdExperimentCommandTest {
         assertThat(burst.exitCode()).isZero();
         assertThat(burst.out())
                 .contains("4 steady fio tenants and 1 bursty one")
-                .contains("about 5 minutes")
+                .contains("about 7 minutes")
+                .contains("Default: off,on,door.")
+                .contains("burst --modes off,on    # admission off vs on only, about 5 minutes")
                 .contains("apt install fio nbdkit")
                 .contains("--burst-qd=N")
                 .contains("--capacity-factor=F");
@@ -39,6 +43,16 @@ class NbdExperimentCommandTest {
                 .contains("about 4 minutes")
                 .contains("--health-ms=MS")
                 .contains("--period-us=US");
+    }
+
+    @Test
+    void burstModes_defaultToOffOnAndTheDoorAlone_andOffOnStaysPossible() {
+        NbdExperimentCommand.Burst plain = new NbdExperimentCommand.Burst();
+        new CommandLine(plain).parseArgs();
+        assertThat(plain.modes).containsExactly("off", "on", "door");
+        NbdExperimentCommand.Burst offOn = new NbdExperimentCommand.Burst();
+        new CommandLine(offOn).parseArgs("--modes", "off,on");
+        assertThat(offOn.modes).containsExactly("off", "on");
     }
 
     @Test
@@ -86,7 +100,7 @@ class NbdExperimentCommandTest {
     }
 
     @Test
-    void burst_tinyRealRun_printsBothModesWithSamplesAndWritesTheReport() throws Exception {
+    void burst_tinyRealRun_printsTheThreeDefaultModesWithSamplesAndWritesTheReport() throws Exception {
         Tools.require("fio", "fio");
         Tools.require("nbdkit", "nbdkit");
         Path report = dir.resolve("report");
@@ -107,10 +121,14 @@ class NbdExperimentCommandTest {
         assertThat(result.exitCode()).as(result.err()).isZero();
         assertThat(samples(result.out(), "off")).isPositive();
         assertThat(samples(result.out(), "on")).isPositive();
+        assertThat(samples(result.out(), "door")).isPositive();
         assertThat(result.out())
                 .contains("Admission on vs off, steady tenants: P99: ")
+                .contains("The fair dispatch door alone vs admission off, steady tenants: P99: ")
                 .contains("| on 1 | bursty |");
-        assertThat(result.err()).contains("tailor: experiment: round 1/1, admission on (1+2 s)");
+        assertThat(result.err())
+                .contains("tailor: experiment: round 1/1, admission on (1+2 s)")
+                .contains("tailor: experiment: round 1/1, the door alone (admission off) (1+2 s)");
         assertThat(report.resolve("index.html")).isNotEmptyFile();
         assertThat(report.resolve("burst-steady-tail.png")).isNotEmptyFile();
         assertThat(report.resolve("burst-bursty-tail.png")).isNotEmptyFile();

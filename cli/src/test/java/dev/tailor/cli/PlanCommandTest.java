@@ -535,12 +535,34 @@ class PlanCommandTest {
         Result r = tailor("heart", "plan", "--idle-fit-rounds", "101");
         assertThat(r.exitCode()).isEqualTo(2);
         assertThat(r.err()).contains("--idle-fit-rounds: 101 (expected: 0 (off) .. 100)");
-        r = tailor("heart", "plan", "--min-share-of-equal-split", "1");
+    }
+
+    /** Every numeric setting echoes the value as typed (0, not 0.0) and writes its range as an interval. */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "--alpha-min 0 | --alpha-min: 0 (expected: a number in (0, 1])",
+                "--alpha-max 1.5 | --alpha-max: 1.5 (expected: a number in (0, 1])",
+                "--alpha-min NaN | --alpha-min: not a number (expected: a number in (0, 1])",
+                "--alpha-min 0.9 --alpha-max 0.5 | --alpha-min: 0.9 (expected: <= --alpha-max, 0.5)",
+                "--tracking-smoothing 0 | --tracking-smoothing: 0 (expected: a number in (0, 1])",
+                "--batch-removal-max-fraction 2 | --batch-removal-max-fraction: 2 (expected: a number in [0, 1])",
+                "--slow-cluster-min-gap-millis -1 | --slow-cluster-min-gap-millis: -1 (expected: ms in [0, 3.6e6])",
+                "--unmeasured-link-penalty-millis 4e6 | --unmeasured-link-penalty-millis: 4000000 (expected: ms in",
+                "--idle-fit-rounds 101 | --idle-fit-rounds: 101 (expected: 0 (off) .. 100)",
+                "--idle-fit-min-rate-ratio 1 | --idle-fit-min-rate-ratio: 1 (expected: a ratio in (1, 1000000])",
+                "--idle-max-cpu-fraction 1 | --idle-max-cpu-fraction: 1 (expected: a fraction in [0, 1))",
+                "--min-share-of-equal-split 1 | --min-share-of-equal-split: 1 (expected: a fraction in [0, 1), 0 = off)",
+                "--spread-scale -1 | --spread-scale: -1 (expected: a number in [0, 100], 0 = off, min-cost flow)",
+                "--load-headroom 20 | --load-headroom: 20 (expected: a fraction of the measured load in [0, 10], 0 = off)",
+            })
+    void plan_badNumber_echoedAsTyped_rangeAsInterval(String options, String message) {
+        List<String> args = new java.util.ArrayList<>(List.of("heart", "plan"));
+        args.addAll(List.of(options.trim().split(" +")));
+        Result r = tailor(args.toArray(String[]::new));
         assertThat(r.exitCode()).isEqualTo(2);
-        assertThat(r.err()).contains("--min-share-of-equal-split: 1.0");
-        r = tailor("heart", "plan", "--idle-fit-min-rate-ratio", "1");
-        assertThat(r.exitCode()).isEqualTo(2);
-        assertThat(r.err()).contains("--idle-fit-min-rate-ratio: 1.0");
+        assertThat(r.err()).contains(message);
     }
 
     @Test

@@ -189,7 +189,10 @@ class SimulateCommandTest {
             value = {
                 "--policies=round-robin | --policies: \"round-robin\" is not known (expected: some of default, least-request",
                 "--policies=default,rr,wrr,rr | --policies: \"rr\", \"wrr\" are not known (expected: some of default",
-                "--rps=0 | --rps: 0.0 (expected: requests per second in (0, 1e6])",
+                "--rps=0 | --rps: 0 (expected: requests per second in (0, 1e6])",
+                "--rps=100,-0.5 | --rps: -0.5 (expected: requests per second in (0, 1e6])",
+                "--rps=2e6 | --rps: 2000000 (expected: requests per second in (0, 1e6])",
+                "--rps=NaN | --rps: not a number (expected: requests per second in (0, 1e6])",
                 "--network=C | --network: \"C\" (expected: one of the scenario's [A, B])",
                 "--cpu-model=cfs | --cpu-model: \"cfs\" (expected: fluid or cfs-quota)",
                 "--heart-ablation=no-atpm | --heart-ablation: \"no-atpm\" is not known (expected: some of no-trend, slow-link-filter, no-outlier-filter, no-idle-fit, no-floor, no-share-cap, no-spread, no-queueing, no-headroom, paper)",
@@ -202,9 +205,11 @@ class SimulateCommandTest {
                         + " | the sweep has 28000 runs (2 networks x 2 CPU models x 700 rates x 10 policies;",
                 "--threads=0 | --threads: 0 (expected: 1 .. 256)",
                 "--seeds=0 | --seeds: 0 (expected: 1 .. 1000)",
-                "--prequal-q-rif=1.5 | --prequal-q-rif: 1.5 (expected: in (0, 1])",
-                "--prequal-probe-rate=0 | --prequal-probe-rate: 0.0 (expected: probes per call in (0, 16])",
-                "--peak-ewma-decay-seconds=-1 | --peak-ewma-decay-seconds: -1.0 (expected: in (0, 3600])",
+                "--prequal-q-rif=1.5 | --prequal-q-rif: 1.5 (expected: a quantile in (0, 1])",
+                "--prequal-q-rif=0 | --prequal-q-rif: 0 (expected: a quantile in (0, 1])",
+                "--prequal-probe-rate=0 | --prequal-probe-rate: 0 (expected: probes per call in (0, 16])",
+                "--peak-ewma-decay-seconds=-1 | --peak-ewma-decay-seconds: -1 (expected: seconds in (0, 3600])",
+                "--warmup-seconds=-0.5 | --warmup-seconds: -0.5 (expected: a number in [0, 86400])",
                 "--rps=1-100 --network=A,B --cpu-model=fluid,cfs-quota --policies=heart --seeds=30"
                         + " | the sweep has 12000 runs (2 networks x 2 CPU models x 100 rates x 1 policies x 30 seeds"
             })
@@ -431,7 +436,7 @@ class SimulateCommandTest {
         assertThat(simulated.err())
                 .contains(
                         "the entry component web-gateway has no CPU per request",
-                        "CPU null cores",
+                        "(CPU no data, ",
                         "a snapshot takes replicas without data and splits their traffic equally, a"
                                 + " simulation cannot",
                         "try --minute");

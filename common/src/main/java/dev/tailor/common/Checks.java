@@ -25,18 +25,18 @@ public final class Checks {
         return value;
     }
 
-    /** {@code min <= value <= max}; NaN fails. */
+    /** {@code min <= value <= max}, the expectation written {@code a number in [min, max]}; NaN fails. */
     public static double requireRange(String name, double value, double min, double max) {
         if (!(value >= min && value <= max)) {
-            throw new IllegalArgumentException(message(name, value, min + " .. " + max));
+            throw new IllegalArgumentException(message(name, value, Numbers.interval(false, min, max)));
         }
         return value;
     }
 
-    /** {@code min < value <= max}; NaN fails. */
+    /** {@code min < value <= max}, the expectation written {@code a number in (min, max]}; NaN fails. */
     public static double requireAboveAtMost(String name, double value, double min, double max) {
         if (!(value > min && value <= max)) {
-            throw new IllegalArgumentException(message(name, value, "> " + min + " .. " + max));
+            throw new IllegalArgumentException(message(name, value, Numbers.interval(true, min, max)));
         }
         return value;
     }

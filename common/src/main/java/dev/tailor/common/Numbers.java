@@ -1,5 +1,6 @@
 package dev.tailor.common;
 
+import java.math.BigDecimal;
 import java.util.Locale;
 
 /** How the project's text and tables print a number, in one place. */
@@ -24,5 +25,42 @@ public final class Numbers {
         }
         double abs = Math.abs(value);
         return String.format(Locale.ROOT, abs >= 100 ? "%.0f" : abs >= 10 ? "%.1f" : "%.2f", value);
+    }
+
+    /**
+     * {@code value} as a user writes it, for echoing a value back in an error message and for the bounds
+     * an error states: exactly, the shortest decimal that reads back as the same double, without an
+     * exponent or trailing zeros ({@code 0}, {@code -1.5}, {@code 0.0001}, {@code 2000000}); beyond
+     * 15 digits before the point or 9 after it, with an exponent ({@code 1e308}, {@code 2.5e-12}).
+     * {@code NaN} prints as {@code not a number}, the infinities as {@code Infinity} and {@code -Infinity}.
+     * Unlike {@link #format}, it never rounds: {@code 1.00001} is not the {@code 1} of a range's bound.
+     */
+    public static String written(double value) {
+        if (Double.isNaN(value)) {
+            return "not a number";
+        }
+        if (Double.isInfinite(value)) {
+            return value > 0 ? "Infinity" : "-Infinity";
+        }
+        if (value == 0) {
+            return "0";
+        }
+        BigDecimal exact = BigDecimal.valueOf(value).stripTrailingZeros();
+        if (exact.scale() > 9 || exact.precision() - exact.scale() > 15) {
+            return exact.toString().replace("E+", "e").replace('E', 'e');
+        }
+        return exact.toPlainString();
+    }
+
+    /**
+     * A real range as the messages write it, an interval: {@code [0, 1]} with {@code lowOpen}
+     * {@code false}, {@code (0, 1]} with it {@code true}; the bounds as {@link #written}. An upper bound
+     * of {@link Double#MAX_VALUE} reads as no bound: {@code a finite number >= 0} ({@code > 0}).
+     */
+    public static String interval(boolean lowOpen, double min, double max) {
+        if (max == Double.MAX_VALUE) {
+            return "a finite number " + (lowOpen ? "> " : ">= ") + written(min);
+        }
+        return "a number in " + (lowOpen ? "(" : "[") + written(min) + ", " + written(max) + "]";
     }
 }

@@ -13,9 +13,16 @@ class ChecksTest {
         assertThat(Checks.requireRange("threads", 4, 1, 8)).isEqualTo(4);
         assertThatThrownBy(() -> Checks.requireRange("threads", 0, 1, 8)).hasMessage("threads : 0 (expected: 1 .. 8)");
         assertThatThrownBy(() -> Checks.requireRange("share", Double.NaN, 0.0, 1.0))
-                .hasMessage("share : NaN (expected: 0.0 .. 1.0)");
+                .hasMessage("share : NaN (expected: a number in [0, 1])");
         assertThatThrownBy(() -> Checks.requireAboveAtMost("share", 0.0, 0.0, 1.0))
-                .hasMessage("share : 0.0 (expected: > 0.0 .. 1.0)");
+                .hasMessage("share : 0.0 (expected: a number in (0, 1])");
+        assertThatThrownBy(() -> Checks.requireRange("rate", 2.5, 0.0001, 2.25))
+                .hasMessage("rate : 2.5 (expected: a number in [0.0001, 2.25])");
+        // Double.MAX_VALUE as the upper bound is no bound: only infinity fails it.
+        assertThatThrownBy(() -> Checks.requireRange("cost", Double.POSITIVE_INFINITY, 0, Double.MAX_VALUE))
+                .hasMessage("cost : Infinity (expected: a finite number >= 0)");
+        assertThatThrownBy(() -> Checks.requireAboveAtMost("capacity", -1, 0, Double.MAX_VALUE))
+                .hasMessage("capacity : -1.0 (expected: a finite number > 0)");
         assertThatThrownBy(() -> Checks.requireNonNull("clock", null, "a clock"))
                 .hasMessage("clock : null (expected: a clock)");
     }

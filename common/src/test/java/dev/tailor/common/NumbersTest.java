@@ -18,4 +18,29 @@ class NumbersTest {
         assertThat(Numbers.format(1e13)).isEqualTo("10000000000000");
         assertThat(Numbers.format(Double.NaN)).isEqualTo("–");
     }
+
+    @Test
+    void written_isExactWithoutTrailingZerosOrExponent() {
+        assertThat(Numbers.written(0.0)).isEqualTo("0");
+        assertThat(Numbers.written(-0.0)).isEqualTo("0");
+        assertThat(Numbers.written(-1)).isEqualTo("-1");
+        assertThat(Numbers.written(-1.5)).isEqualTo("-1.5");
+        assertThat(Numbers.written(1e-4)).isEqualTo("0.0001");
+        assertThat(Numbers.written(1.00001)).isEqualTo("1.00001");
+        assertThat(Numbers.written(2e6)).isEqualTo("2000000");
+        assertThat(Numbers.written(0.1 + 0.2)).isEqualTo("0.30000000000000004");
+        assertThat(Numbers.written(1e308)).isEqualTo("1e308");
+        assertThat(Numbers.written(2.5e-12)).isEqualTo("2.5e-12");
+        assertThat(Numbers.written(Double.NaN)).isEqualTo("not a number");
+        assertThat(Numbers.written(Double.NEGATIVE_INFINITY)).isEqualTo("-Infinity");
+    }
+
+    @Test
+    void interval_closedOrOpenBelow_maxValueIsNoBound() {
+        assertThat(Numbers.interval(false, 0, 1)).isEqualTo("a number in [0, 1]");
+        assertThat(Numbers.interval(true, 0, 1e6)).isEqualTo("a number in (0, 1000000]");
+        assertThat(Numbers.interval(false, 0.25, 3.5)).isEqualTo("a number in [0.25, 3.5]");
+        assertThat(Numbers.interval(false, 0, Double.MAX_VALUE)).isEqualTo("a finite number >= 0");
+        assertThat(Numbers.interval(true, 0, Double.MAX_VALUE)).isEqualTo("a finite number > 0");
+    }
 }

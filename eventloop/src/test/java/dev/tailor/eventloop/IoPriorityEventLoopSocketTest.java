@@ -207,8 +207,21 @@ class IoPriorityEventLoopSocketTest {
     @Test
     void timers_realClockWokenEarlyManyTimes_fireNotBeforeDeadline() throws InterruptedException {
         // A Netty timer and a periodic unrelated task, both 30 ms out, while another thread keeps waking the loop
-        // with background submissions: neither fires early, both fire.
-        IoPriorityEventLoop loop = start(EventLoopConfig.DEFAULTS);
+        // with background submissions: neither fires early, both fire. What that shows needs wakeups before the
+        // deadline; a machine too busy to make any within the 30 ms (the test's thread kept off the CPU) gets
+        // another try, on a new loop.
+        int early = 0;
+        for (int attempt = 0; attempt < 20 && early == 0; attempt++) {
+            early = wakeupsBeforeTheDeadline(start(EventLoopConfig.DEFAULTS));
+        }
+        assertThat(early).as("wakeups before the timers' deadline (20 tries)").isPositive();
+    }
+
+    /**
+     * Schedules the two timers 30 ms out on {@code loop} and wakes it until both fired, asserting neither fired
+     * before its deadline; returns how many wakeups came before the deadline.
+     */
+    private static int wakeupsBeforeTheDeadline(IoPriorityEventLoop loop) throws InterruptedException {
         CountDownLatch fired = new CountDownLatch(2);
         AtomicLong timerAt = new AtomicLong();
         AtomicLong periodicAt = new AtomicLong();
@@ -242,10 +255,9 @@ class IoPriorityEventLoopSocketTest {
             early += System.nanoTime() - t0 < 30_000_000L ? 1 : 0;
             assertThat(System.nanoTime() - t0).as("timers fired within 10 s").isLessThan(10_000_000_000L);
         }
-
-        assertThat(early).as("wakeups before the timers' deadline").isPositive();
         assertThat(timerAt.get() - t0).isGreaterThanOrEqualTo(30_000_000L);
         assertThat(periodicAt.get() - t0).isGreaterThanOrEqualTo(30_000_000L);
+        return early;
     }
 
     @Test

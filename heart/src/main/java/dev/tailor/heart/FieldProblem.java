@@ -1,5 +1,6 @@
 package dev.tailor.heart;
 
+import dev.tailor.common.Numbers;
 import java.util.List;
 
 /**
@@ -17,9 +18,15 @@ import java.util.List;
  */
 public record FieldProblem(String path, Object value, String expected) {
 
-    /** {@code path: value (expected: expected)}, e.g. {@code nodes[0].cpuCores: -4.0 (expected: cores in (0, 1e6], or absent)}. */
+    /**
+     * {@code path: value (expected: expected)}, e.g. {@code nodes[0].cpuCores: -4 (expected: cores in (0, 1e6], or
+     * absent)}; a real value as {@link Numbers#written} writes it ({@code -4}, {@code 1e308}, {@code not a number}).
+     */
     public String message() {
-        return path + ": " + value + " (expected: " + expected + ")";
+        Object shown = value instanceof Double || value instanceof Float
+                ? Numbers.written(((Number) value).doubleValue())
+                : value;
+        return path + ": " + shown + " (expected: " + expected + ")";
     }
 
     @Override

@@ -1,5 +1,7 @@
 package dev.tailor.heart;
 
+import dev.tailor.common.Numbers;
+
 /**
  * Every constant of HEART's planning, with the defaults of docs/design.md#heart. Immutable; build one with
  * {@link #builder()} and variants with {@link #toBuilder()}. The constructor checks every field and names it on error.
@@ -159,7 +161,8 @@ public record HeartConfig(
         requireUnit("alphaMin", alphaMin, false);
         requireUnit("alphaMax", alphaMax, false);
         if (alphaMin > alphaMax) {
-            throw new IllegalArgumentException("alphaMin : " + alphaMin + " (expected: <= alphaMax, " + alphaMax + ")");
+            throw new IllegalArgumentException("alphaMin : " + Numbers.written(alphaMin) + " (expected: <= alphaMax, "
+                    + Numbers.written(alphaMax) + ")");
         }
         requireUnit("trackingSmoothing", trackingSmoothing, false);
         requireUnit("batchRemovalMaxFraction", batchRemovalMaxFraction, true);
@@ -177,24 +180,25 @@ public record HeartConfig(
                     "idleFitRounds : " + idleFitRounds + " (expected: 0 (off) .. " + MAX_IDLE_FIT_ROUNDS + ")");
         }
         if (!(idleFitMinRateRatio > 1 && idleFitMinRateRatio <= 1e6)) {
-            throw new IllegalArgumentException(
-                    "idleFitMinRateRatio : " + idleFitMinRateRatio + " (expected: a ratio > 1 and <= 1e6)");
+            throw new IllegalArgumentException("idleFitMinRateRatio : " + Numbers.written(idleFitMinRateRatio)
+                    + " (expected: a ratio in (1, 1000000])");
         }
         if (!(idleMaxCpuFraction >= 0 && idleMaxCpuFraction < 1)) {
-            throw new IllegalArgumentException(
-                    "idleMaxCpuFraction : " + idleMaxCpuFraction + " (expected: 0 <= fraction < 1)");
+            throw new IllegalArgumentException("idleMaxCpuFraction : " + Numbers.written(idleMaxCpuFraction)
+                    + " (expected: a fraction in [0, 1))");
         }
         if (!(minShareOfEqualSplit >= 0 && minShareOfEqualSplit < 1)) {
-            throw new IllegalArgumentException(
-                    "minShareOfEqualSplit : " + minShareOfEqualSplit + " (expected: 0 (off) <= fraction < 1)");
+            throw new IllegalArgumentException("minShareOfEqualSplit : " + Numbers.written(minShareOfEqualSplit)
+                    + " (expected: a fraction in [0, 1), 0 = off)");
         }
         if (!(spreadScale >= 0 && spreadScale <= MAX_SPREAD_SCALE)) {
-            throw new IllegalArgumentException(
-                    "spreadScale : " + spreadScale + " (expected: 0 (off, min-cost flow) .. " + MAX_SPREAD_SCALE + ")");
+            throw new IllegalArgumentException("spreadScale : " + Numbers.written(spreadScale) + " (expected: "
+                    + Numbers.interval(false, 0, MAX_SPREAD_SCALE) + ", 0 = off, min-cost flow)");
         }
         if (!(loadHeadroom >= 0 && loadHeadroom <= MAX_LOAD_HEADROOM)) {
-            throw new IllegalArgumentException("loadHeadroom : " + loadHeadroom + " (expected: 0 (off) .. "
-                    + MAX_LOAD_HEADROOM + ", a fraction of the measured load)");
+            throw new IllegalArgumentException("loadHeadroom : " + Numbers.written(loadHeadroom)
+                    + " (expected: a fraction of the measured load in [0, " + Numbers.written(MAX_LOAD_HEADROOM)
+                    + "], 0 = off)");
         }
     }
 
@@ -418,14 +422,14 @@ public record HeartConfig(
     private static void requireUnit(String name, double value, boolean zeroAllowed) {
         boolean ok = value <= 1 && (zeroAllowed ? value >= 0 : value > 0);
         if (!ok) {
-            throw new IllegalArgumentException(
-                    name + " : " + value + " (expected: " + (zeroAllowed ? "0" : "> 0") + " .. 1)");
+            throw new IllegalArgumentException(name + " : " + Numbers.written(value) + " (expected: "
+                    + Numbers.interval(!zeroAllowed, 0, 1) + ")");
         }
     }
 
     private static void requireMillis(String name, double value) {
         if (!(value >= 0 && value <= SnapshotValidator.MAX_DELAY_MILLIS)) {
-            throw new IllegalArgumentException(name + " : " + value + " (expected: ms in [0, 3.6e6])");
+            throw new IllegalArgumentException(name + " : " + Numbers.written(value) + " (expected: ms in [0, 3.6e6])");
         }
     }
 }

@@ -1,5 +1,6 @@
 package dev.tailor.heart;
 
+import dev.tailor.common.Numbers;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -132,7 +133,8 @@ public final class ShareMoveCap {
             Set<String> overloadedBefore,
             List<String> notes) {
         if (!(maxMove > 0 && maxMove <= 1)) {
-            throw new IllegalArgumentException("maxShareMovePerRound: " + maxMove + " (expected: 0 < value <= 1)");
+            throw new IllegalArgumentException("maxShareMovePerRound: " + Numbers.written(maxMove) + " (expected: "
+                    + Numbers.interval(true, 0, 1) + ")");
         }
         if (maxMove == 1 || previous.isEmpty()) {
             return new Capped(target, Set.of());
@@ -347,7 +349,7 @@ public final class ShareMoveCap {
                 moved.append(String.format(Locale.ROOT, " %s %.3f (plan %.3f)", name[i], fraction, t[i]));
             }
         }
-        notes.add(edge + ": share moves capped at " + maxMove + ":" + moved);
+        notes.add(edge + ": share moves capped at " + Numbers.written(maxMove) + ":" + moved);
         return new NodeRoute(target.fromNode(), target.supplyRequestsPerSecond(), toNodes, toReplicas);
     }
 

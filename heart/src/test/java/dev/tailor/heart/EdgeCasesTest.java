@@ -34,12 +34,10 @@ class EdgeCasesTest {
                 .build();
         assertThat(SnapshotValidator.validate(s))
                 .anySatisfy(p -> assertThat(p)
-                        .startsWith(
-                                "replicas[0].requestsPerSecond: 1.0E308 (expected: requests per second in [0, 1e9]"))
-                .anySatisfy(
-                        p -> assertThat(p).startsWith("replicas[1].cpuCores: 2000000.0 (expected: cores in [0, 1e6]"))
-                .anySatisfy(p -> assertThat(p).startsWith("calls[0].byCallerNode.w1: 1.0E308"))
-                .anySatisfy(p -> assertThat(p).startsWith("delays[0].millis: 1.0E308"));
+                        .startsWith("replicas[0].requestsPerSecond: 1e308 (expected: requests per second in [0, 1e9]"))
+                .anySatisfy(p -> assertThat(p).startsWith("replicas[1].cpuCores: 2000000 (expected: cores in [0, 1e6]"))
+                .anySatisfy(p -> assertThat(p).startsWith("calls[0].byCallerNode.w1: 1e308 ("))
+                .anySatisfy(p -> assertThat(p).startsWith("delays[0].millis: 1e308 ("));
     }
 
     @Test

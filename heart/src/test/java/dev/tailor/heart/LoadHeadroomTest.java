@@ -82,10 +82,11 @@ class LoadHeadroomTest {
     void badHeadroom_isRefusedNamingTheField() {
         org.assertj.core.api.Assertions.assertThatThrownBy(
                         () -> SHIPPED.toBuilder().loadHeadroom(-0.1).build())
-                .hasMessageContaining("loadHeadroom : -0.1 (expected: 0 (off) .. 10");
+                .hasMessageContaining(
+                        "loadHeadroom : -0.1 (expected: a fraction of the measured load in [0, 10], 0 = off)");
         org.assertj.core.api.Assertions.assertThatThrownBy(
                         () -> SHIPPED.toBuilder().loadHeadroom(Double.NaN).build())
-                .hasMessageContaining("loadHeadroom : NaN");
+                .hasMessageContaining("loadHeadroom : not a number (expected: ");
     }
 
     /** Per group (one replica b-g on node wg, CPU-seconds per request costs[g], 1 core), the planned req/s. */

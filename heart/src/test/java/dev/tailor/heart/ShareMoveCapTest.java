@@ -134,10 +134,16 @@ class ShareMoveCapTest {
                         target, List.of(route(Map.of("n1", 1.0))), snapshot(1, 1), 1.0, new ArrayList<>()))
                 .isSameAs(target);
         assertThatThrownBy(() -> ShareMoveCap.apply(target, List.of(), snapshot(1, 1), 0, new ArrayList<>()))
-                .hasMessageContaining("maxShareMovePerRound: 0.0")
-                .hasMessageContaining("0 < value <= 1");
+                .hasMessage("maxShareMovePerRound: 0 (expected: a number in (0, 1])");
         assertThatThrownBy(() -> ShareMoveCap.apply(target, List.of(), snapshot(1, 1), Double.NaN, new ArrayList<>()))
-                .hasMessageContaining("NaN");
+                .hasMessage("maxShareMovePerRound: not a number (expected: a number in (0, 1])");
+    }
+
+    @Test
+    void note_writesTheCapAsAUserWouldNotInJavasExponentForm() {
+        List<String> notes = new ArrayList<>();
+        capped(Map.of("n2", 1.0), Map.of("n1", 0.7, "n2", 0.3), 1e-4, snapshot(1, 1), notes);
+        assertThat(notes).singleElement().asString().contains("share moves capped at 0.0001:");
     }
 
     @Test

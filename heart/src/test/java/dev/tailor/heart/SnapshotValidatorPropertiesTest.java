@@ -99,7 +99,7 @@ class SnapshotValidatorPropertiesTest {
                     yield new Corruption(
                             "replica " + field + " " + bad,
                             replicas(s, l -> set(l, i, broken)),
-                            "replicas[" + i + "]." + field + ": " + bad,
+                            "replicas[" + i + "]." + field + ": " + shown(bad),
                             true);
                 }
                 case 1 -> {
@@ -173,7 +173,7 @@ class SnapshotValidatorPropertiesTest {
                     yield new Corruption(
                             "node cpuCores " + bad,
                             new Snapshot(s.windowSeconds(), list, s.replicas(), s.calls(), s.delays()),
-                            "nodes[" + i + "].cpuCores: " + bad,
+                            "nodes[" + i + "].cpuCores: " + shown(bad),
                             true);
                 }
                 case 7 -> {
@@ -192,7 +192,7 @@ class SnapshotValidatorPropertiesTest {
                     yield new Corruption(
                             "window " + bad,
                             new Snapshot(bad, s.nodes(), s.replicas(), s.calls(), s.delays()),
-                            "windowSeconds: " + (bad == null ? "missing" : bad),
+                            "windowSeconds: " + (bad == null ? "missing" : shown(bad)),
                             true);
                 }
                 case 9 -> {
@@ -206,7 +206,7 @@ class SnapshotValidatorPropertiesTest {
                     yield new Corruption(
                             "call rate " + bad,
                             calls(s, l -> set(l, i, new Call(c.caller(), c.callee(), bad, c.byCallerNode()))),
-                            "calls[" + i + "].requestsPerSecond: " + bad,
+                            "calls[" + i + "].requestsPerSecond: " + shown(bad),
                             sole);
                 }
                 case 10 -> {
@@ -219,7 +219,7 @@ class SnapshotValidatorPropertiesTest {
                     String key = unknownNode ? "nowhere" : "w" + d.intIn(0, nodes - 1);
                     split.put(key, unknownNode ? Double.valueOf(1.0) : bad);
                     String expected = "calls[" + i + "].byCallerNode." + key + ": "
-                            + (unknownNode ? "\"nowhere\" is not a node" : String.valueOf(bad));
+                            + (unknownNode ? "\"nowhere\" is not a node" : shown(bad));
                     // Breaking an entry point's only positive rate also makes its split "all zero".
                     yield new Corruption(
                             "byCallerNode " + key + " = " + (unknownNode ? "1.0" : bad),
@@ -259,7 +259,7 @@ class SnapshotValidatorPropertiesTest {
                             delays(s, l -> none ? append(l, broken) : set(l, i, broken)),
                             unknownNode
                                     ? "delays[" + i + "].from: \"nowhere\" is not a node"
-                                    : "delays[" + i + "].millis: " + bad,
+                                    : "delays[" + i + "].millis: " + shown(bad),
                             true);
                 }
                 default -> {
@@ -306,5 +306,10 @@ class SnapshotValidatorPropertiesTest {
     private static <T> List<T> append(List<T> list, T value) {
         list.add(value);
         return list;
+    }
+
+    /** A value as the problems write it: a real number as {@link dev.tailor.common.Numbers#written}. */
+    private static String shown(Double value) {
+        return value == null ? "null" : dev.tailor.common.Numbers.written(value);
     }
 }

@@ -17,9 +17,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * The burst experiment with real clients: segment admission off vs on in {@code tailor nbd
- * serve}, proxy mode, in front of a scarce backend shared by every tenant; four steady fio tenants and
- * one bursty one. The same design, defaults and output as {@code bench/run-admission.sh} had:
+ * The burst experiment with real clients: segment admission off vs on, and the fair dispatch door
+ * alone, in {@code tailor nbd serve}, proxy mode, in front of a scarce backend shared by every tenant;
+ * four steady fio tenants and one bursty one. The same design, defaults and output as
+ * {@code bench/run-admission.sh} had, but for the door alone, which the defaults now add:
  *
  * <ul>
  *   <li><b>Backend</b>: nbdkit's memory plugin behind the delay filter, {@code servers} request threads
@@ -32,7 +33,8 @@ import java.util.concurrent.locks.LockSupport;
  *       proxy with one event loop: {@code steady} fio jobs (4 KiB random reads, queue depth 4,
  *       {@code steadyIops} each) and one bursty job (queue depth {@code burstQueueDepth}, unthrottled for
  *       {@code burstOnMillis} of I/O, then idle {@code burstOffMillis}).</li>
- *   <li>Each round runs admission off, then on (A B A B ...), with a fresh proxy each time.</li>
+ *   <li>Each round runs its modes in order, by default admission off, on, then the door alone
+ *       (A B C A B C ...), with a fresh proxy each time.</li>
  * </ul>
  *
  * <p>Latency is fio's {@code lat} (submission + completion), read from its latency histograms and pooled
@@ -51,17 +53,20 @@ public final class BurstExperiment {
      * (admission off, the fair dispatch door alone, its depth the backend's threads: {@code --fair-dispatch on}).
      */
     public static final List<String> MODES = List.of("off", "on", "paper", "door");
-    /** The configurations run unless told otherwise. */
-    static final List<String> DEFAULT_MODES = List.of("off", "on");
+    /**
+     * The configurations run unless told otherwise: admission off, on and the fair dispatch door alone,
+     * which docs/nbd.md recommends for the proxy.
+     */
+    static final List<String> DEFAULT_MODES = List.of("off", "on", "door");
 
     private BurstExperiment() {}
 
     /**
-     * The experiment's settings; the defaults are the script's.
+     * The experiment's settings; the defaults are the script's, plus the door alone among the modes.
      *
      * @param runtimeSeconds   measured seconds per run
      * @param rampSeconds      warm-up seconds per run, not measured
-     * @param rounds           rounds of (off, on)
+     * @param rounds           rounds of the {@code modes}
      * @param steady           steady tenants
      * @param steadyIops       reads per second of each steady tenant
      * @param burstQueueDepth  the bursty tenant's queue depth (also each segment's admission queue capacity,
@@ -157,7 +162,7 @@ public final class BurstExperiment {
     /**
      * One run of fio against one proxy.
      *
-     * @param mode    admission off, on or paper (of {@link #MODES})
+     * @param mode    admission off, on, paper or the door alone (of {@link #MODES})
      * @param round   1, 2, ...
      * @param jobs    fio's jobs by name
      * @param metrics the proxy's last metrics export of the run ({@link ProxyMetrics#EMPTY} if none)

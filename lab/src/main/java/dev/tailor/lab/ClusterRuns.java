@@ -1,6 +1,7 @@
 package dev.tailor.lab;
 
 import dev.tailor.common.IoErrors;
+import dev.tailor.common.Numbers;
 import dev.tailor.common.Problem;
 import dev.tailor.datasets.snapshot.OnlineBoutiqueSnapshot;
 import dev.tailor.heart.HeartConfig;
@@ -145,9 +146,7 @@ public final class ClusterRuns {
             case "durationSeconds" -> "--duration-seconds";
             default -> problem.path();
         };
-        Object value = problem.value() instanceof Double d && Double.isFinite(d)
-                ? java.math.BigDecimal.valueOf(d).stripTrailingZeros().toPlainString()
-                : problem.value();
+        Object value = problem.value() instanceof Double d ? Numbers.written(d) : problem.value();
         return new Problem(option, value, problem.expected());
     }
 
@@ -213,7 +212,7 @@ public final class ClusterRuns {
         }
         for (double r : rates) {
             if (!(r > 0 && r <= 1e6)) {
-                throw new LabException("--rps: " + r + " (expected: requests per second in (0, 1e6])");
+                throw new LabException("--rps: " + Numbers.written(r) + " (expected: requests per second in (0, 1e6])");
             }
         }
         List<String> networkNames =
@@ -301,22 +300,24 @@ public final class ClusterRuns {
                 prequal = prequal.withQRif(prequalQRif);
             }
         } catch (IllegalArgumentException e) {
-            throw new LabException("--prequal-q-rif: " + prequalQRif + " (expected: in (0, 1])");
+            throw new LabException(
+                    "--prequal-q-rif: " + Numbers.written(prequalQRif) + " (expected: a quantile in (0, 1])");
         }
         try {
             if (prequalProbeRate != null) {
                 prequal = prequal.withProbesPerQuery(prequalProbeRate);
             }
         } catch (IllegalArgumentException e) {
-            throw new LabException(
-                    "--prequal-probe-rate: " + prequalProbeRate + " (expected: probes per call in" + " (0, 16])");
+            throw new LabException("--prequal-probe-rate: " + Numbers.written(prequalProbeRate)
+                    + " (expected: probes per call in (0, 16])");
         }
         try {
             if (peakEwmaDecaySeconds != null) {
                 peakEwma = new PeakEwmaConfig(peakEwmaDecaySeconds, peakEwma.defaultRttMillis());
             }
         } catch (IllegalArgumentException e) {
-            throw new LabException("--peak-ewma-decay-seconds: " + peakEwmaDecaySeconds + " (expected: in (0, 3600])");
+            throw new LabException("--peak-ewma-decay-seconds: " + Numbers.written(peakEwmaDecaySeconds)
+                    + " (expected: seconds in (0, 3600])");
         }
         return new ClusterSimulation.PolicyConfigs(HeartConfig.DEFAULTS, prequal, peakEwma);
     }

@@ -270,7 +270,7 @@ final class DemoSummary {
                 nanToZero(burst.maxCpuPressurePercent()));
         if (busy) {
             lines.add("    Verdict: unreliable, the machine was busy (" + pressure + "); rerun on a quiet machine with"
-                    + " tailor nbd experiment low-load --rounds 3 and ... burst --modes off,on,door --rounds 3.");
+                    + " tailor nbd experiment low-load --rounds 3 and ... burst --rounds 3.");
         } else {
             lines.add("    Verdict: low load "
                     + met(lowLoadChange <= Demo.PAPER_LOW_LOAD_P999_CHANGE_PERCENT, lowLoadChange)

@@ -50,7 +50,7 @@ class ExperimentOutputTest {
                 0.2,
                 1.0,
                 dir,
-                BurstExperiment.DEFAULT_MODES);
+                List.of("off", "on"));
         ProxyMetrics metrics = ProxyMetrics.parse("""
                 tailor_nbd_loop_health_check_max_age_seconds{loop="0"} 0.150
                 tailor_nbd_admission_admitted_steady_total 5000
@@ -238,7 +238,7 @@ class ExperimentOutputTest {
         assertThat(busy)
                 .anyMatch(l -> l.contains("the fair dispatch door alone -80 %, segment admission -75 %"))
                 .anyMatch(l -> l.startsWith("    Verdict: unreliable, the machine was busy")
-                        && l.contains("burst --modes off,on,door --rounds 3"))
+                        && l.contains("low-load --rounds 3 and ... burst --rounds 3."))
                 .noneMatch(l -> l.contains(" met") || l.contains("missed"));
     }
 

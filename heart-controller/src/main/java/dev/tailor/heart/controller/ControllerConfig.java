@@ -1,6 +1,7 @@
 package dev.tailor.heart.controller;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import dev.tailor.common.Numbers;
 import dev.tailor.common.Problem;
 import dev.tailor.heart.HeartConfig;
 import dev.tailor.heart.ShareMoveCap;
@@ -857,7 +858,8 @@ public record ControllerConfig(
         range(problems, "roundSeconds", roundSeconds, 1, 3600);
         range(problems, "sameNodeDelayMillis", sameNodeDelayMillis, 0, 3.6e6);
         if (!(maxShareMovePerRound > 0 && maxShareMovePerRound <= 1)) {
-            problems.add(new Problem("maxShareMovePerRound", maxShareMovePerRound, "0 < value <= 1; 1 = no cap"));
+            problems.add(new Problem(
+                    "maxShareMovePerRound", maxShareMovePerRound, Numbers.interval(true, 0, 1) + ", 1 = no cap"));
         }
         if (!PROCEED.equals(capacityShortfall) && !HOLD.equals(capacityShortfall)) {
             problems.add(new Problem("capacityShortfall", quote(capacityShortfall), "proceed or hold"));
@@ -871,19 +873,20 @@ public record ControllerConfig(
         }
         if (!(planner.minShareOfEqualSplit() >= 0 && planner.minShareOfEqualSplit() < 1)) {
             problems.add(new Problem(
-                    "planner.minShareOfEqualSplit", planner.minShareOfEqualSplit(), "0 (off) <= fraction < 1"));
+                    "planner.minShareOfEqualSplit", planner.minShareOfEqualSplit(), "a fraction in [0, 1), 0 = off"));
         }
         if (!(planner.spreadScale() >= 0 && planner.spreadScale() <= HeartConfig.MAX_SPREAD_SCALE)) {
             problems.add(new Problem(
                     "planner.spreadScale",
                     planner.spreadScale(),
-                    "0 (off, min-cost flow) .. " + HeartConfig.MAX_SPREAD_SCALE));
+                    Numbers.interval(false, 0, HeartConfig.MAX_SPREAD_SCALE) + ", 0 = off, min-cost flow"));
         }
         if (!(planner.loadHeadroom() >= 0 && planner.loadHeadroom() <= HeartConfig.MAX_LOAD_HEADROOM)) {
             problems.add(new Problem(
                     "planner.loadHeadroom",
                     planner.loadHeadroom(),
-                    "0 (off) .. " + HeartConfig.MAX_LOAD_HEADROOM + ", a fraction of the measured load"));
+                    "a fraction of the measured load in [0, " + Numbers.written(HeartConfig.MAX_LOAD_HEADROOM)
+                            + "], 0 = off"));
         }
         Map<String, String> queries = Map.of(
                 "cpuCores",
@@ -1043,7 +1046,7 @@ public record ControllerConfig(
 
     private static void range(List<Problem> problems, String name, double value, double min, double max) {
         if (!(value >= min && value <= max)) {
-            problems.add(new Problem(name, value, min + " .. " + max));
+            problems.add(new Problem(name, value, Numbers.interval(false, min, max)));
         }
     }
 

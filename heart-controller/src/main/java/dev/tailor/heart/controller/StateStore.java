@@ -3,6 +3,7 @@ package dev.tailor.heart.controller;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tailor.common.Numbers;
 import dev.tailor.heart.AtpmState;
 import dev.tailor.heart.NodeRoute;
 import dev.tailor.heart.Route;
@@ -213,7 +214,8 @@ public final class StateStore {
                 }
                 toNodes.forEach((to, fraction) -> {
                     if (fraction == null || !(fraction >= 0 && fraction <= 1)) {
-                        problems.add(at + ".fractions." + from + "." + to + ": " + fraction
+                        problems.add(at + ".fractions." + from + "." + to + ": "
+                                + (fraction == null ? "null" : Numbers.written(fraction))
                                 + " (expected: a fraction in [0, 1])");
                     }
                 });

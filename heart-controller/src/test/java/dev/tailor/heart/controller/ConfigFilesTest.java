@@ -30,16 +30,16 @@ class ConfigFilesTest {
                 "kubernetes:\\n  namespaces: default\\n     | kubernetes.namespaces: default (expected: a list, e.g. [a,"
                         + " b]) at line 2",
                 "kubernetes: 3\\n                             | kubernetes: wrong type (expected: a mapping of Kubernetes fields) at line 1",
-                "maxShareMovePerRound: 0\\n                    | maxShareMovePerRound: 0 (expected: 0 < value <= 1; 1 = no cap) at line 1",
+                "maxShareMovePerRound: 0\\n                    | maxShareMovePerRound: 0 (expected: a number in (0, 1], 1 = no cap) at line 1",
                 "prometheus:\\n  url: 'http://bad host:9090'\\n | prometheus.url: \"http://bad host:9090\" (expected: an http://",
                 "roundSecs: 3\\n                              | roundSecs: unknown field",
                 "capacityShortfall: wait\\n                   | capacityShortfall: \"wait\" (expected: proceed or hold)",
                 "capacityShortfall: 3\\n                      | capacityShortfall: \"3\" (expected: proceed or hold)",
                 "planner: {idleFitRounds: 2.5}\\n              | planner.idleFitRounds: 2.5 (expected: a whole number",
                 "planner: {idleFitRounds: -1}\\n               | planner.idleFitRounds: -1 (expected: a whole number",
-                "planner: {minShareOfEqualSplit: 1}\\n         | planner.minShareOfEqualSplit: 1 (expected: 0 (off)",
-                "planner: {spreadScale: -1}\\n                  | planner.spreadScale: -1 (expected: 0 (off",
-                "planner: {spreadScale: 101}\\n                 | planner.spreadScale: 101 (expected: 0 (off",
+                "planner: {minShareOfEqualSplit: 1}\\n         | planner.minShareOfEqualSplit: 1 (expected: a fraction in [0, 1), 0 = off) at line 1",
+                "planner: {spreadScale: -1}\\n                  | planner.spreadScale: -1 (expected: a number in [0, 100], 0 = off, min-cost flow) at line 1",
+                "planner: {spreadScale: 101}\\n                 | planner.spreadScale: 101 (expected: a number in [0, 100], 0 = off, min-cost flow) at line 1",
                 "planner: {queueAwareRouting: perhaps}\\n       | planner.queueAwareRouting: perhaps (expected: true or false) at line 1",
                 "planner: {outlierFilter: maybe}\\n            | planner.outlierFilter: maybe (expected: true or false)",
                 "planner: {outlierFilter: 1}\\n                | planner.outlierFilter: 1 (expected: true or false)",
@@ -107,8 +107,8 @@ class ConfigFilesTest {
                                 + "  timeoutSeconds: 0\n",
                         "h.yaml"))
                 .hasMessage("h.yaml: 2 problems:\n"
-                        + "  roundSeconds: -5 (expected: 1.0 .. 3600.0) at line 2\n"
-                        + "  prometheus.timeoutSeconds: 0 (expected: 0.1 .. 600.0) at line 5");
+                        + "  roundSeconds: -5 (expected: a number in [1, 3600]) at line 2\n"
+                        + "  prometheus.timeoutSeconds: 0 (expected: a number in [0.1, 600]) at line 5");
     }
 
     @Test

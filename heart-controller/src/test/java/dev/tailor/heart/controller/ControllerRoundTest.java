@@ -323,6 +323,29 @@ class ControllerRoundTest {
     }
 
     @Test
+    void stateStore_routesOutOfRange_noteEchoesTheFractionsAsWritten() {
+        client.configMaps()
+                .inNamespace("tailor-system")
+                .resource(new io.fabric8.kubernetes.api.model.ConfigMapBuilder()
+                        .withNewMetadata()
+                        .withName("tailor-heart-state")
+                        .withNamespace("tailor-system")
+                        .endMetadata()
+                        .addToData(StateStore.KEY, "{\"rounds\": 1}")
+                        .addToData(
+                                StateStore.ROUTES_KEY,
+                                "[{\"caller\": \"a\", \"callee\": \"b\", \"fractions\": {\"w1\": {\"w1\": 2,"
+                                        + " \"w2\": -0.5}}}]")
+                        .build())
+                .createOr(r -> r.update());
+        StateStore.Loaded loaded = new StateStore(client, "tailor-system/tailor-heart-state").load();
+        assertThat(loaded.note())
+                .contains("routes in ConfigMap tailor-system/tailor-heart-state are invalid")
+                .contains(".fractions.w1.w1: 2 (expected: a fraction in [0, 1])")
+                .contains(".fractions.w1.w2: -0.5 (expected: a fraction in [0, 1])");
+    }
+
+    @Test
     void round_prometheusDown_keepsTheRulesAndSaysWhy() {
         controller().round(Instant.now(), false);
         Controller down = new Controller(

@@ -103,6 +103,9 @@ public final class StorageFigures {
                 NOT_RESOLVABLE + " = not resolvable: fewer requests than the percentile needs (P99.99: "
                         + String.format(Locale.ROOT, "%,d", LatencySummary.needed(99.99)) + ", P99.999: "
                         + String.format(Locale.ROOT, "%,d", LatencySummary.needed(99.999)) + ").",
+                "req/s = requests the backend completed within the measured period ÷ its seconds, whenever they"
+                        + " arrived: what it served, at most its capacity for the requests served however much is"
+                        + " offered (completions in the drain after the period are not counted).",
                 "backend = utilisation; unused = share of the backend left idle while requests waited at a proxy;"
                         + " waited = share of time some request waited there.",
                 "reserve / lent / borrowed / repaid = cost drawn from the reserve by steady segments, lent from it to"

@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -42,25 +43,38 @@ public final class StorageReport {
     /** More policies in a latency plot than this put its legend beside the plot instead of inside it. */
     static final int LEGEND_INSIDE_MAX = 8;
 
-    /** The pool plots' line colours (Okabe–Ito), one per quantity. */
-    private static final Color[] PALETTE = {
-        new Color(0x00, 0x00, 0x00), new Color(0xE6, 0x9F, 0x00), new Color(0x56, 0xB4, 0xE9),
-        new Color(0x00, 0x9E, 0x73), new Color(0xD5, 0x5E, 0x00), new Color(0xCC, 0x79, 0xA7),
-        new Color(0x00, 0x72, 0xB2), new Color(0x99, 0x99, 0x99), new Color(0x88, 0x22, 0x55),
-        new Color(0x44, 0xAA, 0x99)
-    };
+    /**
+     * The pool plots' series and their colours, in legend order. None is a policy's or an ablation's colour
+     * (each is at least 15 CIEDE2000 from every one of those and from each other), so that a pool line
+     * is never read as a policy of the latency plots: greys, dashed, for the cost arriving (what the pools
+     * are drawn against); dark teal, lavender, violet, dark olive and crimson for the pools.
+     */
+    static final Map<String, Color> POOL_COLOURS = poolColours();
+
+    private static Map<String, Color> poolColours() {
+        Map<String, Color> colours = new LinkedHashMap<>();
+        colours.put("hot in", new Color(0x55, 0x55, 0x55));
+        colours.put("steady in", new Color(0x99, 0x99, 0x99));
+        colours.put("main", new Color(0x00, 0x66, 0x66));
+        colours.put("reserve", new Color(0x88, 0x88, 0xCC));
+        colours.put("borrowed", new Color(0xAA, 0x22, 0xFF));
+        colours.put("repaid", new Color(0x66, 0x55, 0x00));
+        colours.put("debt", new Color(0xDD, 0x00, 0x22));
+        return Collections.unmodifiableMap(colours);
+    }
 
     /**
      * Each policy's colour, fixed by its name so that it is the same in every plot and every report, whatever
      * else ran: the Okabe–Ito colours (readable by colour-blind readers), the pairs compared most far apart
      * in hue and lightness (mclock blue, segment-admission vermillion, fair-dispatch reddish purple, fifo
-     * black); dark grey for token-bucket, where Okabe–Ito's yellow would be too faint a line on white (a
-     * mid grey would look like bluish green or reddish purple to a deuteranope).
+     * black); dark brown for token-bucket, where Okabe–Ito's yellow would be too faint a line on white, a
+     * dark grey too close to fifo's black and a mid grey would look like bluish green or reddish purple to
+     * a deuteranope. Every two are at least 20 CIEDE2000 apart.
      */
     private static final Map<String, Color> POLICY_COLOURS = Map.of(
             "fifo", new Color(0x00, 0x00, 0x00),
             "static-cap", new Color(0x00, 0x9E, 0x73),
-            "token-bucket", new Color(0x44, 0x44, 0x44),
+            "token-bucket", new Color(0x77, 0x22, 0x00),
             "mclock", new Color(0x00, 0x72, 0xB2),
             "mclock-per-client", new Color(0x56, 0xB4, 0xE9),
             "segment-admission", new Color(0xD5, 0x5E, 0x00),
@@ -434,7 +448,7 @@ public final class StorageReport {
         return chart;
     }
 
-    private static XYChart pools(StorageRunResult run) {
+    static XYChart pools(StorageRunResult run) {
         IntervalSeries s = run.series();
         XYChart chart = new XYChartBuilder()
                 .width(620)
@@ -451,13 +465,13 @@ public final class StorageReport {
         int from = Math.max(0, center - (int) (BEFORE_BURST_MILLIS * 1_000_000L / step));
         int to = Math.min(s.hotArrivingCostUnits().length - 1, center + (int) (AFTER_BURST_MILLIS * 1_000_000L / step));
         double budget = Math.max(1, s.budgetCostUnits());
-        addLine(chart, "hot in", s.hotArrivingCostUnits(), from, to, center, step, budget, PALETTE[4], true);
-        addLine(chart, "steady in", s.steadyArrivingCostUnits(), from, to, center, step, budget, PALETTE[6], true);
-        addLine(chart, "main", s.drawnMainCostUnits(), from, to, center, step, budget, PALETTE[0], false);
-        addLine(chart, "reserve", s.drawnReserveCostUnits(), from, to, center, step, budget, PALETTE[3], false);
-        addLine(chart, "borrowed", s.borrowedCostUnits(), from, to, center, step, budget, PALETTE[1], false);
-        addLine(chart, "repaid", s.repaidCostUnits(), from, to, center, step, budget, PALETTE[5], false);
-        addLine(chart, "debt", s.debtCostUnits(), from, to, center, step, budget, PALETTE[7], false);
+        addLine(chart, "hot in", s.hotArrivingCostUnits(), from, to, center, step, budget, true);
+        addLine(chart, "steady in", s.steadyArrivingCostUnits(), from, to, center, step, budget, true);
+        addLine(chart, "main", s.drawnMainCostUnits(), from, to, center, step, budget, false);
+        addLine(chart, "reserve", s.drawnReserveCostUnits(), from, to, center, step, budget, false);
+        addLine(chart, "borrowed", s.borrowedCostUnits(), from, to, center, step, budget, false);
+        addLine(chart, "repaid", s.repaidCostUnits(), from, to, center, step, budget, false);
+        addLine(chart, "debt", s.debtCostUnits(), from, to, center, step, budget, false);
         return chart;
     }
 
@@ -470,7 +484,6 @@ public final class StorageReport {
             int center,
             long step,
             double budget,
-            Color colour,
             boolean dashed) {
         if (values == null || to <= from) {
             return;
@@ -483,7 +496,7 @@ public final class StorageReport {
         }
         XYSeries series = chart.addSeries(name, x, y);
         series.setMarker(SeriesMarkers.NONE);
-        series.setLineColor(colour);
+        series.setLineColor(POOL_COLOURS.get(name));
         series.setLineStyle(
                 dashed
                         ? new BasicStroke(

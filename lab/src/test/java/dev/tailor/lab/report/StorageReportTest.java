@@ -1,8 +1,10 @@
 package dev.tailor.lab.report;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import dev.tailor.lab.StorageOutput;
+import dev.tailor.sim.storage.IntervalSeries;
 import dev.tailor.sim.storage.LatencySummary;
 import dev.tailor.sim.storage.StorageRunResult;
 import dev.tailor.sim.storage.StorageSimulation;
@@ -18,6 +20,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.HdrHistogram.Histogram;
 import org.junit.jupiter.api.Test;
@@ -179,6 +182,50 @@ class StorageReportTest {
     }
 
     @Test
+    void colours_everyTwoPoliciesFarApart_andNoPoolLineInAPolicysOrAnAblationsColour() {
+        // Why: fifo's black and token-bucket's dark grey (19 CIEDE2000 apart) were hard to tell apart as thin
+        // lines, and the pool plots drew "hot in" and "steady in" in segment-admission's vermillion and
+        // mclock's blue, so a reader comparing plots took them for those policies.
+        assertThat(deltaE2000(new double[] {50, 2.6772, -79.7751}, new double[] {50, 0, -82.7485}))
+                .isCloseTo(2.0425, within(1e-4)); // Sharma, Wu and Dalal's test data, pair 1
+        List<String> policies = StorageSimulation.POLICIES;
+        for (int i = 0; i < policies.size(); i++) {
+            for (int j = i + 1; j < policies.size(); j++) {
+                String a = policies.get(i);
+                String b = policies.get(j);
+                assertThat(deltaE2000(StorageReport.colour(a), StorageReport.colour(b)))
+                        .as("%s / %s", a, b)
+                        .isGreaterThanOrEqualTo(20);
+            }
+        }
+        Map<String, Color> pool = StorageReport.POOL_COLOURS;
+        for (Map.Entry<String, Color> line : pool.entrySet()) {
+            for (String policy : StorageSimulation.policyNames()) {
+                assertThat(deltaE2000(line.getValue(), StorageReport.colour(policy)))
+                        .as("pool %s / %s", line.getKey(), policy)
+                        .isGreaterThanOrEqualTo(15);
+            }
+            for (Map.Entry<String, Color> other : pool.entrySet()) {
+                if (!other.getKey().equals(line.getKey())) {
+                    assertThat(deltaE2000(line.getValue(), other.getValue()))
+                            .as("pool %s / %s", line.getKey(), other.getKey())
+                            .isGreaterThanOrEqualTo(15);
+                }
+            }
+        }
+
+        // In the plot, every pool line in its colour.
+        float[] ramp = {0, 10, 20, 30, 40, 50};
+        IntervalSeries series = new IntervalSeries(
+                0, 10_000_000, 1000, ramp, ramp, ramp, ramp, ramp, ramp, ramp, ramp, ramp, 20_000_000);
+        XYChart plot = StorageReport.pools(withSeries(sweep().get(2), series));
+        assertThat(plot.getSeriesMap().keySet()).containsExactlyElementsOf(pool.keySet());
+        pool.forEach((name, colour) -> assertThat(plot.getSeriesMap().get(name).getLineColor())
+                .as(name)
+                .isEqualTo(colour));
+    }
+
+    @Test
     void manyNotes_foldAfterTheSweepSummary_andManyPolicies_putTheLegendBesideThePlot() throws IOException {
         List<String> notes = new ArrayList<>();
         for (int i = 0; i <= StorageReport.FOLDED_NOTES; i++) {
@@ -256,6 +303,111 @@ class StorageReportTest {
                 latencies,
                 latencies,
                 null);
+    }
+
+    /** CIEDE2000 colour difference of two sRGB colours (D65). */
+    private static double deltaE2000(Color a, Color b) {
+        return deltaE2000(lab(a), lab(b));
+    }
+
+    /** CIELAB (D65) of an sRGB colour. */
+    private static double[] lab(Color c) {
+        double r = linear(c.getRed());
+        double g = linear(c.getGreen());
+        double b = linear(c.getBlue());
+        double x = (0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047;
+        double y = 0.2126 * r + 0.7152 * g + 0.0722 * b;
+        double z = (0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.08883;
+        double fx = labF(x);
+        double fy = labF(y);
+        double fz = labF(z);
+        return new double[] {116 * fy - 16, 500 * (fx - fy), 200 * (fy - fz)};
+    }
+
+    private static double linear(int channel) {
+        double v = channel / 255.0;
+        return v <= 0.04045 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4);
+    }
+
+    private static double labF(double t) {
+        return t > 0.008856 ? Math.cbrt(t) : 7.787 * t + 16.0 / 116;
+    }
+
+    /** CIEDE2000 (Sharma, Wu and Dalal 2005) of two CIELAB colours. */
+    private static double deltaE2000(double[] lab1, double[] lab2) {
+        double c1 = Math.hypot(lab1[1], lab1[2]);
+        double c2 = Math.hypot(lab2[1], lab2[2]);
+        double cMean7 = Math.pow((c1 + c2) / 2, 7);
+        double g = 0.5 * (1 - Math.sqrt(cMean7 / (cMean7 + Math.pow(25, 7))));
+        double a1 = (1 + g) * lab1[1];
+        double a2 = (1 + g) * lab2[1];
+        double c1p = Math.hypot(a1, lab1[2]);
+        double c2p = Math.hypot(a2, lab2[2]);
+        double h1 = c1p == 0 ? 0 : (Math.toDegrees(Math.atan2(lab1[2], a1)) + 360) % 360;
+        double h2 = c2p == 0 ? 0 : (Math.toDegrees(Math.atan2(lab2[2], a2)) + 360) % 360;
+        double dL = lab2[0] - lab1[0];
+        double dC = c2p - c1p;
+        double dh = 0;
+        if (c1p * c2p != 0) {
+            dh = h2 - h1;
+            dh = dh > 180 ? dh - 360 : dh < -180 ? dh + 360 : dh;
+        }
+        double dH = 2 * Math.sqrt(c1p * c2p) * Math.sin(Math.toRadians(dh / 2));
+        double lMean = (lab1[0] + lab2[0]) / 2;
+        double cMeanP = (c1p + c2p) / 2;
+        double hMean;
+        if (c1p * c2p == 0) {
+            hMean = h1 + h2;
+        } else if (Math.abs(h1 - h2) <= 180) {
+            hMean = (h1 + h2) / 2;
+        } else {
+            hMean = h1 + h2 < 360 ? (h1 + h2 + 360) / 2 : (h1 + h2 - 360) / 2;
+        }
+        double t = 1
+                - 0.17 * Math.cos(Math.toRadians(hMean - 30))
+                + 0.24 * Math.cos(Math.toRadians(2 * hMean))
+                + 0.32 * Math.cos(Math.toRadians(3 * hMean + 6))
+                - 0.20 * Math.cos(Math.toRadians(4 * hMean - 63));
+        double dTheta = 30 * Math.exp(-Math.pow((hMean - 275) / 25, 2));
+        double cMeanP7 = Math.pow(cMeanP, 7);
+        double rc = 2 * Math.sqrt(cMeanP7 / (cMeanP7 + Math.pow(25, 7)));
+        double sl = 1 + 0.015 * Math.pow(lMean - 50, 2) / Math.sqrt(20 + Math.pow(lMean - 50, 2));
+        double sc = 1 + 0.045 * cMeanP;
+        double sh = 1 + 0.015 * cMeanP * t;
+        double rt = -Math.sin(Math.toRadians(2 * dTheta)) * rc;
+        return Math.sqrt(
+                Math.pow(dL / sl, 2) + Math.pow(dC / sc, 2) + Math.pow(dH / sh, 2) + rt * (dC / sc) * (dH / sh));
+    }
+
+    private static StorageRunResult withSeries(StorageRunResult r, IntervalSeries series) {
+        return new StorageRunResult(
+                r.scenario(),
+                r.burstMultiplier(),
+                r.policy(),
+                r.seed(),
+                r.measuredSeconds(),
+                r.offeredRequests(),
+                r.steady(),
+                r.hot(),
+                r.steadySegments(),
+                r.hotSegments(),
+                r.steadyWithinBaseline(),
+                r.allWithinBaseline(),
+                r.throughputRequestsPerSecond(),
+                r.throughputMiBPerSecond(),
+                r.backendUtilizationPercent(),
+                r.unusedCapacityPercent(),
+                r.waitingTimePercent(),
+                r.refused(),
+                r.unfinished(),
+                r.admission(),
+                r.mclockReservationPercent(),
+                r.simulatedRequests(),
+                r.eventsFired(),
+                r.wallMillis(),
+                r.steadyLatency(),
+                r.hotLatency(),
+                series);
     }
 
     private static StorageRunResult withPolicy(StorageRunResult r, String policy) {

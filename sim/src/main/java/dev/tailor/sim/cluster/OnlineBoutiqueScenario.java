@@ -1,5 +1,6 @@
 package dev.tailor.sim.cluster;
 
+import dev.tailor.common.Numbers;
 import dev.tailor.common.Problem;
 import dev.tailor.datasets.snapshot.OnlineBoutiqueSnapshot;
 import dev.tailor.heart.Call;
@@ -97,8 +98,8 @@ public final class OnlineBoutiqueScenario {
             Double cpu = replica.cpuCores();
             Double rps = replica.requestsPerSecond();
             if (cpu == null || rps == null || !(rps > 0) || !(cpu > 0)) {
-                notes.add(name + ": " + replica.component() + " left out: no CPU per request at that minute" + " (CPU "
-                        + cpu + " cores, " + rps + " requests/s)");
+                notes.add(name + ": " + replica.component() + " left out: no CPU per request at that minute (CPU "
+                        + measured(cpu, "cores") + ", " + measured(rps, "requests/s") + ")");
                 continue;
             }
             double speed = base.speedOf(nodeIndex.get(replica.node()));
@@ -115,8 +116,9 @@ public final class OnlineBoutiqueScenario {
                     .orElse(null);
             throw new IllegalArgumentException(name + ": the entry component " + entry
                     + " has no CPU per request at the chosen minute (CPU "
-                    + (first == null ? null : first.cpuCores()) + " cores, "
-                    + (first == null ? null : first.requestsPerSecond()) + " requests/s; expected: both metrics, as"
+                    + measured(first == null ? null : first.cpuCores(), "cores") + ", "
+                    + measured(first == null ? null : first.requestsPerSecond(), "requests/s")
+                    + "; expected: both metrics, as"
                     + " the simulator serves every user request with the entry's CPU cost per request; a snapshot"
                     + " takes replicas without data and splits their traffic equally, a simulation cannot; try"
                     + " --minute for a sample with both)");
@@ -173,8 +175,8 @@ public final class OnlineBoutiqueScenario {
                 busiest,
                 busiestMillis,
                 visits.get(busiest),
-                rps,
-                LOAD_FRACTIONS,
+                written(rps),
+                written(LOAD_FRACTIONS),
                 speedSum * limitCores));
         notes.add(name + ": a component calls its callees one after another, in name order (as OnlineBoutique's"
                 + " handlers do; the data do not say which calls run in parallel)");
@@ -244,5 +246,15 @@ public final class OnlineBoutiqueScenario {
 
     private static double round(double value) {
         return Math.round(value * 10_000) / 10_000.0;
+    }
+
+    /** A measured value and its unit, or {@code no data} for none: {@code 0.12 cores}. */
+    private static String measured(Double value, String unit) {
+        return value == null ? "no data" : Numbers.format(value) + " " + unit;
+    }
+
+    /** Numbers as a user writes them, as a list: {@code [120, 240.5]}, not {@code [120.0, 240.5]}. */
+    private static String written(List<Double> values) {
+        return values.stream().map(Numbers::written).collect(java.util.stream.Collectors.joining(", ", "[", "]"));
     }
 }

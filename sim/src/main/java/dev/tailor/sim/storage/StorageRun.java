@@ -125,8 +125,10 @@ final class StorageRun {
     private final Histogram admittedHot = new Histogram(3);
     private long offered;
     private long simulated;
-    private long completed;
-    private long completedBytes;
+    /** Requests the backend completed within the measured period, whenever they arrived. */
+    private long served;
+
+    private long servedBytes;
     private long refused;
     private long steadyAsHot;
     private long steadyAdmitted;
@@ -295,13 +297,15 @@ final class StorageRun {
     }
 
     private void onCompleted(IoRequest r, long nowNanos) {
+        if (nowNanos >= warmupNanos && nowNanos < measuredEndNanos) {
+            served++;
+            servedBytes += r.lengthBytes;
+        }
         if (r.measured) {
             long latency = nowNanos - r.arrivalNanos;
             (r.hot ? hot : steady).recordValue(latency);
             (r.steadySegment ? steadySegments : hotSegments).recordValue(latency);
             withinBaseline(r, latency);
-            completed++;
-            completedBytes += r.lengthBytes;
             if (r.ticket != null) {
                 boolean asSteady = r.ticket.admittedAs() == SegmentClass.STEADY;
                 (asSteady ? admittedSteady : admittedHot).recordValue(latency);
@@ -416,8 +420,8 @@ final class StorageRun {
                 LatencySummary.of(hotSegments),
                 LatencySummary.of(steadyWithinBaseline),
                 LatencySummary.of(allWithinBaseline),
-                completed / measuredSeconds,
-                completedBytes / measuredSeconds / (1 << 20),
+                served / measuredSeconds,
+                servedBytes / measuredSeconds / (1 << 20),
                 100.0 * busyChannelNanos / ((double) k * measuredNanos),
                 waitingNanos == 0 ? 0 : 100.0 * idleChannelNanosWhileWaiting / ((double) k * waitingNanos),
                 100.0 * waitingNanos / measuredNanos,

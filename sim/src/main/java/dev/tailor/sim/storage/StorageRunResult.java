@@ -42,7 +42,10 @@ import org.HdrHistogram.Histogram;
  *                                    when they arrived
  * @param allWithinBaseline           latency of every tenant's requests within their tenant's baseline
  *                                    when they arrived
- * @param throughputRequestsPerSecond measured requests completed ÷ measured seconds
+ * @param throughputRequestsPerSecond requests the backend completed within the measured period (whenever
+ *                                    they arrived: warm-up's too, not the drain's) ÷ measured seconds;
+ *                                    what the backend served, so at most its capacity however much is
+ *                                    offered
  * @param throughputMiBPerSecond      their bytes, MiB per second
  * @param backendUtilizationPercent   busy channel-time ÷ (channels × measured time), %
  * @param unusedCapacityPercent       of the backend's channel-time during which some request waited at a

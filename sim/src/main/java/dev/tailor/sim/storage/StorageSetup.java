@@ -3,6 +3,7 @@ package dev.tailor.sim.storage;
 import dev.tailor.admission.IoCostModel;
 import dev.tailor.admission.IoKind;
 import dev.tailor.common.IoErrors;
+import dev.tailor.common.Numbers;
 import dev.tailor.common.Problem;
 import dev.tailor.datasets.BlockTrace;
 import dev.tailor.datasets.CloudPhysicsVolumes;
@@ -181,7 +182,7 @@ public final class StorageSetup {
                 "offered load: %.1f %% of the backend outside bursts, %.1f %% on average" + " with bursts%s",
                 100 * base / BACKEND_COST_UNITS_PER_SECOND,
                 100 * total / BACKEND_COST_UNITS_PER_SECOND,
-                burstMultiplier == null ? "" : " (burst multiplier " + fmt(burstMultiplier) + ")"));
+                burstMultiplier == null ? "" : " (burst multiplier " + Numbers.format(burstMultiplier) + ")"));
         double[] commitments = new double[scenario.proxies()];
         committed.forEach(t -> commitments[t.proxy()] += t.commitmentCostUnitsPerSecond());
         for (int p = 0; p < commitments.length; p++) {
@@ -377,12 +378,12 @@ public final class StorageSetup {
                 "rates that together offer at most %s %% of the backend outside bursts; these offer %.1f %%:"
                         + " beyond that every policy's queue only grows and the run measures its length"
                         + " (or set baseUtilizationPercent)",
-                fmt(100 * MAX_OFFERED_LOAD),
+                Numbers.format(100 * MAX_OFFERED_LOAD),
                 100 * load);
         for (int i = 0; i < scenario.tenants().size(); i++) {
             Double rate = scenario.tenants().get(i).requestsPerSecond();
             if (rate != null && rate > 0) {
-                problems.add(new Problem("tenants[" + i + "].requestsPerSecond", fmt(rate), expected));
+                problems.add(new Problem("tenants[" + i + "].requestsPerSecond", rate, expected));
             }
         }
         return problems;
@@ -636,10 +637,6 @@ public final class StorageSetup {
 
     /** The scenario's name with the variant, e.g. {@code burst-microbench ×8}. */
     public String label() {
-        return scenario.name() + (burstMultiplier == null ? "" : " ×" + fmt(burstMultiplier));
-    }
-
-    private static String fmt(double value) {
-        return value == Math.rint(value) ? String.valueOf((long) value) : String.format(Locale.ROOT, "%.2f", value);
+        return scenario.name() + (burstMultiplier == null ? "" : " ×" + Numbers.format(burstMultiplier));
     }
 }

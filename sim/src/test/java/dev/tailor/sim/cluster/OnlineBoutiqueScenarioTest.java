@@ -50,6 +50,12 @@ class OnlineBoutiqueScenarioTest {
         assertThat(scenario.networks().get("B").measuredMillis("w1", "w5")).isGreaterThan(20.0);
         assertThat(scenario.rps()).hasSize(3).isSorted();
         assertThat(result.notes()).anyMatch(n -> n.contains("busiest component"));
+        // The sweep's rates as a user writes them (120, not 120.0), as the --rps option takes them.
+        String sweep = scenario.rps().stream()
+                .map(dev.tailor.common.Numbers::written)
+                .collect(
+                        java.util.stream.Collectors.joining(", ", "the sweep [", "] RPS loads it to [0.25, 0.5, 0.7]"));
+        assertThat(result.notes()).anyMatch(n -> n.contains(sweep));
     }
 
     @Test

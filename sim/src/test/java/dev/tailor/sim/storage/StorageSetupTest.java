@@ -91,6 +91,22 @@ class StorageSetupTest {
     }
 
     @Test
+    void variants_fractionalBurstMultipliers_readInTheProjectsNumberFormat() throws IOException {
+        // Why: a variant's label heads its tables and plots and names its cells in the sweep summary; it
+        // prints its multiplier as every other number of the text does (Numbers.format), not to two
+        // decimals of its own.
+        StorageScenario s = StorageScenarios.load("burst-microbench").toBuilder()
+                .burstMultipliers(List.of(1.5, 12.5, 16.0))
+                .build();
+        List<StorageSetup> variants = StorageSimulationTest.setup(s).variants();
+
+        assertThat(variants)
+                .extracting(StorageSetup::label)
+                .containsExactly("burst-microbench ×1.50", "burst-microbench ×12.5", "burst-microbench ×16");
+        assertThat(variants.get(1).notes()).anyMatch(n -> n.endsWith("with bursts (burst multiplier 12.5)"));
+    }
+
+    @Test
     void build_noCommitmentRatio_fairShareOfTheProxy() throws IOException {
         StorageScenario s = StorageSimulationTest.scenario("proxies: 2\nbaseUtilizationPercent: 50", """
                   - name: t
