@@ -12,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Function;
 
 /** Text tables and the progress bar of {@code tailor storage simulate}. */
 public final class StorageOutput {
@@ -56,8 +57,8 @@ public final class StorageOutput {
                     Locale.ROOT,
                     "  %-23s %-44s  %s",
                     "latency ms",
-                    "steady tenants (" + runs.get(0).steady().requests() + " requests)",
-                    "hot tenants (" + runs.get(0).hot().requests() + " requests)"));
+                    "steady tenants (" + most(runs, StorageRunResult::steady) + " requests)",
+                    "hot tenants (" + most(runs, StorageRunResult::hot) + " requests)"));
             out.println(String.format(
                     Locale.ROOT,
                     "  %-23s %8s %8s %8s %8s %8s  %8s %8s %8s %8s %8s",
@@ -74,7 +75,12 @@ public final class StorageOutput {
                     "P99.999"));
             for (StorageRunResult r : runs) {
                 out.println(String.format(
-                        Locale.ROOT, "  %-23s %s  %s", r.policy(), percentiles(r.steady()), percentiles(r.hot())));
+                                Locale.ROOT,
+                                "  %-23s %s  %s",
+                                r.policy(),
+                                percentiles(r.steady()),
+                                percentiles(r.hot()))
+                        + fewer(runs, r, StorageRunResult::steady, StorageRunResult::hot));
             }
             String empty = emptyClasses(runs.get(0));
             if (empty != null) {
@@ -84,30 +90,31 @@ public final class StorageOutput {
                     Locale.ROOT,
                     "  %-23s %-44s  %s",
                     "latency ms",
-                    "steady segments (" + runs.get(0).steadySegments().requests() + " requests)",
-                    "hot segments (" + runs.get(0).hotSegments().requests() + " requests)"));
+                    "steady segments (" + most(runs, StorageRunResult::steadySegments) + " requests)",
+                    "hot segments (" + most(runs, StorageRunResult::hotSegments) + " requests)"));
             for (StorageRunResult r : runs) {
                 out.println(String.format(
-                        Locale.ROOT,
-                        "  %-23s %s  %s",
-                        r.policy(),
-                        percentiles(r.steadySegments()),
-                        percentiles(r.hotSegments())));
+                                Locale.ROOT,
+                                "  %-23s %s  %s",
+                                r.policy(),
+                                percentiles(r.steadySegments()),
+                                percentiles(r.hotSegments()))
+                        + fewer(runs, r, StorageRunResult::steadySegments, StorageRunResult::hotSegments));
             }
             out.println(String.format(
                     Locale.ROOT,
                     "  %-23s %-44s  %s",
                     "latency ms",
-                    "steady tenants within baseline ("
-                            + runs.get(0).steadyWithinBaseline().requests() + ")",
-                    "all within baseline (" + runs.get(0).allWithinBaseline().requests() + ")"));
+                    "steady tenants within baseline (" + most(runs, StorageRunResult::steadyWithinBaseline) + ")",
+                    "all within baseline (" + most(runs, StorageRunResult::allWithinBaseline) + ")"));
             for (StorageRunResult r : runs) {
                 out.println(String.format(
-                        Locale.ROOT,
-                        "  %-23s %s  %s",
-                        r.policy(),
-                        percentiles(r.steadyWithinBaseline()),
-                        percentiles(r.allWithinBaseline())));
+                                Locale.ROOT,
+                                "  %-23s %s  %s",
+                                r.policy(),
+                                percentiles(r.steadyWithinBaseline()),
+                                percentiles(r.allWithinBaseline()))
+                        + fewer(runs, r, StorageRunResult::steadyWithinBaseline, StorageRunResult::allWithinBaseline));
             }
             out.println(counterRow("policy", StorageFigures.COUNTERS));
             for (StorageRunResult r : runs) {
@@ -261,5 +268,30 @@ public final class StorageOutput {
         row.add(name);
         row.addAll(cells);
         return String.format(Locale.ROOT, "  %-23s %9s %8s %8s %8s %9s %8s %9s %8s %8s %13s", row.toArray());
+    }
+
+    /**
+     * The most requests any policy measured in a class: every policy sees the same arrivals, so this is the
+     * class's count unless every policy refused some.
+     */
+    private static long most(List<StorageRunResult> runs, Function<StorageRunResult, LatencySummary> of) {
+        return runs.stream().mapToLong(r -> of.apply(r).requests()).max().orElse(0);
+    }
+
+    /**
+     * After a policy's row, its own counts when it measured fewer requests than the header's (it refused
+     * some, which have no latency): {@code "  (27228 / 41033 measured)"}; else nothing.
+     */
+    private static String fewer(
+            List<StorageRunResult> runs,
+            StorageRunResult r,
+            Function<StorageRunResult, LatencySummary> left,
+            Function<StorageRunResult, LatencySummary> right) {
+        long l = left.apply(r).requests();
+        long rr = right.apply(r).requests();
+        if (l == most(runs, left) && rr == most(runs, right)) {
+            return "";
+        }
+        return "  (" + l + " / " + rr + " measured)";
     }
 }

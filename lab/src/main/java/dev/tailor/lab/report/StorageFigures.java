@@ -99,7 +99,8 @@ public final class StorageFigures {
                 "within baseline = the request was within its tenant's baseline when it arrived: the shipped"
                         + " segment admission's guarantee bucket (its baseline's rate, W intervals of it deep) held its"
                         + " cost; labelled on arrivals under every policy, so each is measured on the same requests"
-                        + " (in brackets: the requests measured).",
+                        + " (in brackets: the requests measured; a policy that refused some, which have no latency,"
+                        + " gives its own counts after its row).",
                 NOT_RESOLVABLE + " = not resolvable: fewer requests than the percentile needs (P99.99: "
                         + String.format(Locale.ROOT, "%,d", LatencySummary.needed(99.99)) + ", P99.999: "
                         + String.format(Locale.ROOT, "%,d", LatencySummary.needed(99.999)) + ").",
