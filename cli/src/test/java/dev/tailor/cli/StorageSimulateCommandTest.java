@@ -158,6 +158,10 @@ class StorageSimulateCommandTest {
                 .contains("<h2>Sweep summary</h2>")
                 .contains("<caption>sweep over 2 cells (scenario variant × seed)")
                 .contains("<p class=\"note\">Ratio = the policy's figure ÷ the peer's");
+        assertThat(result.out())
+                .as("each column's header stands apart from the next")
+                .containsPattern("steady P99\\.999 ÷ fifo +steady P99\\.999 ÷ mclock +hot P99 ÷ mclock"
+                        + " +within P99\\.999 ÷ fifo +within P99\\.999 ÷ mclock +unused");
         // The steady columns, then the hot one, then the within-baseline ones (– too: too few requests).
         Matcher row = Pattern.compile("(?m)^  (fifo|mclock|fair-dispatch) +– +– +(\\d+\\.\\d\\d) / (\\d+\\.\\d\\d) /"
                         + " (\\d+\\.\\d\\d) +– +– +(\\d+\\.\\d%)  (– above fifo, – above 1.1 × mclock)$")

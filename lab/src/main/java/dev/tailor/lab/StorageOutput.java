@@ -135,7 +135,7 @@ public final class StorageOutput {
         out.println(StorageFigures.sweepTitle(summary));
         out.println(String.format(
                 Locale.ROOT,
-                "  %-24s %-22s %-22s %-22s %-22s %-22s %8s  %s",
+                "  %-24s %-24s %-24s %-24s %-24s %-24s %8s  %s",
                 "policy",
                 StorageFigures.SWEEP_RATIOS.get(0),
                 StorageFigures.SWEEP_RATIOS.get(1),
@@ -148,7 +148,7 @@ public final class StorageOutput {
             List<SweepSummary.Ratios> r = StorageFigures.sweepRatios(row);
             out.println(String.format(
                     Locale.ROOT,
-                    "  %-24s %-22s %-22s %-22s %-22s %-22s %8s  %s",
+                    "  %-24s %-24s %-24s %-24s %-24s %-24s %8s  %s",
                     row.policy(),
                     ratios(r.get(0)),
                     ratios(r.get(1)),
