@@ -53,12 +53,13 @@ public final class StorageOutput {
             first = false;
             List<StorageRunResult> runs = group.getValue();
             out.println(group.getKey() + " · " + fmt(runs.get(0).measuredSeconds()) + " s measured");
-            out.println(String.format(
-                    Locale.ROOT,
-                    "  %-23s %-44s  %s",
-                    "latency ms",
-                    "steady tenants (" + most(runs, StorageRunResult::steady) + " requests)",
-                    "hot tenants (" + most(runs, StorageRunResult::hot) + " requests)"));
+            classes(
+                    out,
+                    runs,
+                    "steady tenants (%d requests)",
+                    StorageRunResult::steady,
+                    "hot tenants (%d requests)",
+                    StorageRunResult::hot);
             out.println(String.format(
                     Locale.ROOT,
                     "  %-23s %8s %8s %8s %8s %8s  %8s %8s %8s %8s %8s",
@@ -73,49 +74,27 @@ public final class StorageOutput {
                     "P99.9",
                     "P99.99",
                     "P99.999"));
-            for (StorageRunResult r : runs) {
-                out.println(String.format(
-                                Locale.ROOT,
-                                "  %-23s %s  %s",
-                                r.policy(),
-                                percentiles(r.steady()),
-                                percentiles(r.hot()))
-                        + fewer(runs, r, StorageRunResult::steady, StorageRunResult::hot));
-            }
+            rows(out, runs, StorageRunResult::steady, StorageRunResult::hot);
             String empty = emptyClasses(runs.get(0));
             if (empty != null) {
                 out.println("  " + empty);
             }
-            out.println(String.format(
-                    Locale.ROOT,
-                    "  %-23s %-44s  %s",
-                    "latency ms",
-                    "steady segments (" + most(runs, StorageRunResult::steadySegments) + " requests)",
-                    "hot segments (" + most(runs, StorageRunResult::hotSegments) + " requests)"));
-            for (StorageRunResult r : runs) {
-                out.println(String.format(
-                                Locale.ROOT,
-                                "  %-23s %s  %s",
-                                r.policy(),
-                                percentiles(r.steadySegments()),
-                                percentiles(r.hotSegments()))
-                        + fewer(runs, r, StorageRunResult::steadySegments, StorageRunResult::hotSegments));
-            }
-            out.println(String.format(
-                    Locale.ROOT,
-                    "  %-23s %-44s  %s",
-                    "latency ms",
-                    "steady tenants within baseline (" + most(runs, StorageRunResult::steadyWithinBaseline) + ")",
-                    "all within baseline (" + most(runs, StorageRunResult::allWithinBaseline) + ")"));
-            for (StorageRunResult r : runs) {
-                out.println(String.format(
-                                Locale.ROOT,
-                                "  %-23s %s  %s",
-                                r.policy(),
-                                percentiles(r.steadyWithinBaseline()),
-                                percentiles(r.allWithinBaseline()))
-                        + fewer(runs, r, StorageRunResult::steadyWithinBaseline, StorageRunResult::allWithinBaseline));
-            }
+            classes(
+                    out,
+                    runs,
+                    "steady segments (%d requests)",
+                    StorageRunResult::steadySegments,
+                    "hot segments (%d requests)",
+                    StorageRunResult::hotSegments);
+            rows(out, runs, StorageRunResult::steadySegments, StorageRunResult::hotSegments);
+            classes(
+                    out,
+                    runs,
+                    "steady tenants within baseline (%d)",
+                    StorageRunResult::steadyWithinBaseline,
+                    "all within baseline (%d)",
+                    StorageRunResult::allWithinBaseline);
+            rows(out, runs, StorageRunResult::steadyWithinBaseline, StorageRunResult::allWithinBaseline);
             out.println(counterRow("policy", StorageFigures.COUNTERS));
             for (StorageRunResult r : runs) {
                 out.println(counterRow(r.policy(), StorageFigures.counters(r)));
@@ -268,6 +247,39 @@ public final class StorageOutput {
         row.add(name);
         row.addAll(cells);
         return String.format(Locale.ROOT, "  %-23s %9s %8s %8s %8s %9s %8s %9s %8s %8s %13s", row.toArray());
+    }
+
+    /** A pair of request classes' header, each with its count ({@link #most}). */
+    private static void classes(
+            PrintWriter out,
+            List<StorageRunResult> runs,
+            String leftLabel,
+            Function<StorageRunResult, LatencySummary> left,
+            String rightLabel,
+            Function<StorageRunResult, LatencySummary> right) {
+        out.println(String.format(
+                Locale.ROOT,
+                "  %-23s %-44s  %s",
+                "latency ms",
+                String.format(Locale.ROOT, leftLabel, most(runs, left)),
+                String.format(Locale.ROOT, rightLabel, most(runs, right))));
+    }
+
+    /** One row per policy of the two classes' percentiles, with its own counts when it measured fewer. */
+    private static void rows(
+            PrintWriter out,
+            List<StorageRunResult> runs,
+            Function<StorageRunResult, LatencySummary> left,
+            Function<StorageRunResult, LatencySummary> right) {
+        for (StorageRunResult r : runs) {
+            out.println(String.format(
+                            Locale.ROOT,
+                            "  %-23s %s  %s",
+                            r.policy(),
+                            percentiles(left.apply(r)),
+                            percentiles(right.apply(r)))
+                    + fewer(runs, r, left, right));
+        }
     }
 
     /**

@@ -2,7 +2,6 @@ package dev.tailor.lab;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tailor.sim.storage.LatencySummary;
 import dev.tailor.sim.storage.StorageRunResult;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -50,34 +49,6 @@ class StorageOutputTableTest {
     }
 
     private static StorageRunResult run(String policy, long requests, long refused) {
-        LatencySummary latency = new LatencySummary(requests, 1.0, 2.0, 3.0, 4.0, 5.0, 1.0, 5.0);
-        return new StorageRunResult(
-                "robustness-mild",
-                null,
-                policy,
-                1,
-                20,
-                100_000,
-                latency,
-                latency,
-                latency,
-                latency,
-                latency,
-                latency,
-                0,
-                0,
-                0,
-                0,
-                0,
-                refused,
-                0,
-                null,
-                null,
-                0,
-                0,
-                0,
-                null,
-                null,
-                null);
+        return StorageResults.result(policy, 1, requests, refused);
     }
 }

@@ -2,7 +2,6 @@ package dev.tailor.lab;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tailor.sim.storage.LatencySummary;
 import dev.tailor.sim.storage.StorageRunResult;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -43,36 +42,6 @@ class StorageOutputWarningsTest {
     }
 
     private static StorageRunResult run(long seed, long refused, long steadyRequests) {
-        LatencySummary latency = steadyRequests >= 100_000
-                ? new LatencySummary(steadyRequests, 1.0, 2.0, 3.0, 4.0, 5.0, 1.0, 5.0)
-                : new LatencySummary(steadyRequests, 1.0, 2.0, 3.0, 4.0, null, 1.0, 5.0);
-        return new StorageRunResult(
-                "robustness-mild",
-                null,
-                "segment-admission",
-                seed,
-                20,
-                100_000,
-                latency,
-                latency,
-                latency,
-                latency,
-                latency,
-                latency,
-                0,
-                0,
-                0,
-                0,
-                0,
-                refused,
-                0,
-                null,
-                null,
-                0,
-                0,
-                0,
-                null,
-                null,
-                null);
+        return StorageResults.result("segment-admission", seed, steadyRequests, refused);
     }
 }

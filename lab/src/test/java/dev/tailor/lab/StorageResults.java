@@ -1,0 +1,48 @@
+package dev.tailor.lab;
+
+import dev.tailor.sim.storage.LatencySummary;
+import dev.tailor.sim.storage.StorageRunResult;
+
+/** Storage results for the output tests: every class with the same latency and request count. */
+final class StorageResults {
+
+    private StorageResults() {}
+
+    /**
+     * A robustness-mild result of {@code policy} on {@code seed}: {@code requests} measured in every
+     * class (P99.999 only from the 100,000 it needs), {@code refused} refused.
+     */
+    static StorageRunResult result(String policy, long seed, long requests, long refused) {
+        LatencySummary latency = requests >= 100_000
+                ? new LatencySummary(requests, 1.0, 2.0, 3.0, 4.0, 5.0, 1.0, 5.0)
+                : new LatencySummary(requests, 1.0, 2.0, 3.0, 4.0, null, 1.0, 5.0);
+        return new StorageRunResult(
+                "robustness-mild",
+                null,
+                policy,
+                seed,
+                20,
+                100_000,
+                latency,
+                latency,
+                latency,
+                latency,
+                latency,
+                latency,
+                0,
+                0,
+                0,
+                0,
+                0,
+                refused,
+                0,
+                null,
+                null,
+                0,
+                0,
+                0,
+                null,
+                null,
+                null);
+    }
+}
