@@ -528,7 +528,7 @@ public final class BurstExperiment {
         out.add("Steady tenants' latency (fio lat: submission + completion), pooled over the steady tenants and rounds,"
                 + " µs:");
         out.add("");
-        out.add("| admission | samples | P50 | P99 | P99.9 | P99.99 | max |");
+        out.add("| mode | samples | P50 | P99 | P99.9 | P99.99 | max |");
         out.add("|---|--:|--:|--:|--:|--:|--:|");
         for (String m : s.modes()) {
             FioLatency b = r.steady(m);
@@ -608,7 +608,8 @@ public final class BurstExperiment {
         }
         out.add("");
         out.add("Admission's counters (the proxy's metrics file at the end of each run with admission on or paper); "
-                + "reserve and borrowing in 4 KiB reads' worth of cost:");
+                + "reserve and borrowing in 4 KiB reads' worth of cost; admitted steady, reserve, borrowed and refused"
+                + " are server-wide, every tenant's together, so they stand on each run's row of all tenants:");
         out.add("");
         out.add("| run | tenants | requests | arrived hot | waited | mean wait ms | max wait ms "
                 + "| admitted steady | reserve drawn | reserve lent to hot | borrowed (bursts) | refused |");
@@ -619,8 +620,14 @@ public final class BurstExperiment {
                 if (met.isEmpty()) {
                     continue;
                 }
-                for (String label : List.of("steady", "bursty")) {
-                    List<String> names = label.equals("steady") ? steadyNames : List.of("bursty");
+                List<String> all = new ArrayList<>(steadyNames);
+                all.add("bursty");
+                for (String label : List.of("steady", "bursty", "all (server-wide)")) {
+                    List<String> names = switch (label) {
+                        case "steady" -> steadyNames;
+                        case "bursty" -> List.of("bursty");
+                        default -> all;
+                    };
                     double req = sum(met, "requests_total", names);
                     double hot = sum(met, "arrived_hot_total", names);
                     double queued = sum(met, "queued_total", names);
@@ -631,7 +638,7 @@ public final class BurstExperiment {
                             .max()
                             .orElse(0);
                     String prefix = "tailor_nbd_admission_";
-                    String common = label.equals("steady")
+                    String common = names == all
                             ? " | " + fmt(met.get(prefix + "admitted_steady_total"), 0)
                                     + " | "
                                     + fmt(met.get(prefix + "drawn_reserve_cost_units_total") / READ_COST_UNITS, 0)

@@ -141,8 +141,28 @@ class ExperimentOutputTest {
                 .anyMatch(l -> l.startsWith("| on 1 | 10,000 | 6,000 | 50,000 | 50,000 | 100 | 280 |")
                         && l.endsWith("| 150.0 | – | 10 % |"));
         assertThat(lines)
+                .as("the steady tenants' table holds the door as well as admission's modes: its column is the mode")
+                .contains("| mode | samples | P50 | P99 | P99.9 | P99.99 | max |")
+                .doesNotContain("| admission | samples | P50 | P99 | P99.9 | P99.99 | max |");
+        assertThat(lines)
+                .as("the server-wide counters stand apart from the steady tenants' requests")
+                .contains(
+                        "| on 1 | steady | 6,000 | 1.0 % | 10.0 % | 4.0 | 0.0 | | | | | |",
+                        "| on 1 | bursty | 100 | 0.0 % | 0.0 % | 0.0 | 0.0 | | | | | |")
+                .anyMatch(l -> l.startsWith("Admission's counters ") && l.contains(" are server-wide, "));
+        assertThat(lines)
                 .as("absent counters are no data")
-                .contains("| on 1 | steady | 6,000 | 1.0 % | 10.0 % | 4.0 | 0.0 | 5,000 | – | – | – (–) | – |");
+                .contains(
+                        "| on 1 | all (server-wide) | 6,100 | 1.0 % | 9.8 % | 4.0 | 0.0 | 5,000 | – | – | – (–) | – |");
+    }
+
+    @Test
+    void burstSection_asHtml_headsTheModeColumnSo() {
+        String html = dev.tailor.lab.report.HtmlPages.blocks(BurstExperiment.markdown(burst(false)));
+        assertThat(html)
+                .contains("<tr><th class=\"l\">mode</th><th class=\"l\">samples</th>")
+                .doesNotContain("<th class=\"l\">admission</th>")
+                .contains("<td class=\"l\">all (server-wide)</td>");
     }
 
     @Test

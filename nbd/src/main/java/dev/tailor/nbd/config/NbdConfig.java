@@ -432,15 +432,59 @@ public record NbdConfig(
                     / IoCostModel.DEFAULT.costUnits(dev.tailor.admission.IoKind.READ, IOPS_IO_BYTES));
         }
 
+        /**
+         * Every problem of these settings at once: each field found invalid is reported, then set back to its
+         * default so that the next check can reach the fields after it ({@link #toAdmissionConfig} stops at
+         * the first).
+         */
         List<Problem> problems() {
-            try {
-                toAdmissionConfig();
-                return List.of();
-            } catch (IllegalArgumentException e) {
-                return List.of(argumentProblem(e.getMessage()
-                        .replace("segmentSizeBytes", "segmentSize")
-                        .replace("blockSizeBytes", "blockSize")));
+            List<Problem> problems = new ArrayList<>();
+            AdmissionSettings settings = this;
+            // Each round resets one more field, so there are at most as many rounds as fields.
+            for (int round = 0; round < 16; round++) {
+                String message;
+                try {
+                    settings.toAdmissionConfig();
+                    break;
+                } catch (IllegalArgumentException e) {
+                    message = e.getMessage();
+                }
+                Problem problem = argumentProblem(
+                        message.replace("segmentSizeBytes", "segmentSize").replace("blockSizeBytes", "blockSize"));
+                if (problems.contains(problem)) {
+                    break;
+                }
+                problems.add(problem);
+                AdmissionSettings next = withDefault(settings, problem);
+                if (next == null || next.equals(settings)) {
+                    break;
+                }
+                settings = next;
             }
+            return problems;
+        }
+
+        /** The settings with the field of {@code problem} at its default, or null when no field is named. */
+        private static AdmissionSettings withDefault(AdmissionSettings settings, Problem problem) {
+            Builder b = settings.toBuilder();
+            return switch (problem.path()) {
+                case "admission.variant" -> b.variant(null).build();
+                case "admission.reserveFraction" -> b.reserveFraction(null).build();
+                case "admission.segmentSize" -> b.segmentSize(null).build();
+                case "admission.blockSize" -> b.blockSize(null).build();
+                case "admission.queueCapacityPerSegment" ->
+                    b.queueCapacityPerSegment(null).build();
+                case "admission.capacityCostUnitsPerSecond" ->
+                    b.capacityCostUnitsPerSecond(null).build();
+                // A budget given twice (operators' units and cost units): the operators' units are checked on.
+                case "admission.iops", "admission.megabytesPerSecond" ->
+                    settings.budgetInOperatorUnits() && settings.capacityCostUnitsPerSecond() != null
+                            ? b.capacityCostUnitsPerSecond(null).build()
+                            : problem.path().equals("admission.iops")
+                                    ? b.iops(null).build()
+                                    : b.megabytesPerSecond(null).build();
+                default -> null;
+            };
         }
 
         /**

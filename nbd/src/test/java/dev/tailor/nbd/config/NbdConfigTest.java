@@ -77,6 +77,22 @@ class NbdConfigTest {
     }
 
     @Test
+    void read_reportsEveryProblemOfTheAdmissionBlock_allAtOnce() throws IOException {
+        Path config = Files.writeString(dir.resolve("nbd.yaml"), """
+                admission: {enabled: true, iops: -5, reserveFraction: -0.0001, queueCapacityPerSegment: -1}
+                exports: [{name: disk, file: disk.img, size: 1MiB}]
+                """);
+
+        assertThatThrownBy(() -> NbdConfigFiles.read(config))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith(config + ": 3 problems:\n")
+                .hasMessageContaining("  admission.reserveFraction: -1.0E-4 (expected: ")
+                .hasMessageContaining("  admission.queueCapacityPerSegment: -1 (expected: ")
+                .hasMessageContaining(
+                        "  admission.iops: -5 (expected: 4 KiB I/Os per second, from 1 to 100000000) at line 1");
+    }
+
+    @Test
     void read_aDeviceIsNotServed_namedByField() throws IOException {
         Path config = Files.writeString(dir.resolve("nbd.yaml"), "exports: [{name: zero, file: /dev/zero}]\n");
 
