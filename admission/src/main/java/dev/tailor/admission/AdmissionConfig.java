@@ -130,6 +130,15 @@ import dev.tailor.common.Numbers;
  *                                   the capacity; off: an overcommitted set of baselines is guaranteed
  *                                   as given, so the at-once flow may exceed what the backend serves
  *                                   and waits in its queue
+ * @param baselineRefillOnArrival    (ours, default on; refines {@link #baselineGuarantee}) the
+ *                                   guarantee's buckets (and the bounded overdraft's and the fifo
+ *                                   deadline's credits) are refilled up to the request's arrival time
+ *                                   when {@link AdmissionController#acquire(int, IoKind, long, long, long)}
+ *                                   is given it, so a disk sending at its baseline finds its bucket
+ *                                   holding the cost; off: they are refilled only by
+ *                                   {@link AdmissionController#onInterval}, so between calls a request
+ *                                   within its baseline may find the bucket short and be classed by its
+ *                                   segment instead (as {@code acquire} without a time always does)
  * @param fairDispatch               (ours, default on) the proxy sends admitted requests to its backend
  *                                   through a {@link FairDispatchQueue}: at most the backend's parallelism
  *                                   at the backend, the rest let in by start-time fair queueing over the
@@ -164,6 +173,7 @@ public record AdmissionConfig(
         boolean arrivalOrderWithinDisk,
         boolean boundedLagHotService,
         boolean scaledBaselines,
+        boolean baselineRefillOnArrival,
         boolean fairDispatch) {
 
     /** The defaults (see the parameters; they are set in one place, {@link Builder}). */
@@ -298,6 +308,7 @@ public record AdmissionConfig(
         private boolean arrivalOrderWithinDisk = true;
         private boolean boundedLagHotService = false;
         private boolean scaledBaselines = true;
+        private boolean baselineRefillOnArrival = true;
         private boolean fairDispatch = true;
 
         private Builder() {}
@@ -329,6 +340,7 @@ public record AdmissionConfig(
             arrivalOrderWithinDisk = from.arrivalOrderWithinDisk;
             boundedLagHotService = from.boundedLagHotService;
             scaledBaselines = from.scaledBaselines;
+            baselineRefillOnArrival = from.baselineRefillOnArrival;
             fairDispatch = from.fairDispatch;
         }
 
@@ -488,6 +500,12 @@ public record AdmissionConfig(
             return this;
         }
 
+        /** {@link AdmissionConfig#baselineRefillOnArrival}. */
+        public Builder baselineRefillOnArrival(boolean value) {
+            baselineRefillOnArrival = value;
+            return this;
+        }
+
         /** {@link AdmissionConfig#fairDispatch}. */
         public Builder fairDispatch(boolean value) {
             fairDispatch = value;
@@ -529,6 +547,7 @@ public record AdmissionConfig(
                     arrivalOrderWithinDisk,
                     boundedLagHotService,
                     scaledBaselines,
+                    baselineRefillOnArrival,
                     fairDispatch);
         }
     }

@@ -82,8 +82,11 @@ import org.HdrHistogram.Recorder;
  * service: docs/admission.md has the measurements)</h2>
  * <ul>
  *   <li><b>Baseline guarantee.</b> Each disk meters its requests against its baseline (its commitment,
- *       default a fair share) in a bucket refilled at that rate by every call of {@link #onInterval}
- *       and one classifier window deep (W·Δ of baseline). A request the bucket covers is steady whatever
+ *       default a fair share) in a bucket refilled at that rate up to each request's arrival time,
+ *       when {@link #acquire(int, IoKind, long, long, long)} is given it, and by every call of
+ *       {@link #onInterval}, and one classifier window deep (W·Δ of baseline). (The ablation
+ *       {@link AdmissionConfig#baselineRefillOnArrival} off, or {@code acquire} without a time, refills
+ *       it at {@link #onInterval} only.) A request the bucket covers is steady whatever
  *       its segments' history, and is admitted at once: from main, then the reserve, and what they lack
  *       becomes debt that the next main pools repay before anything else. So admission never delays,
  *       queues or refuses a request within its tenant's baseline. What it lets through beyond the
@@ -382,6 +385,34 @@ public final class AdmissionController {
      *                                  the disk; the message names the field, the value and the range
      */
     public Admission acquire(int disk, IoKind kind, long offsetBytes, long lengthBytes) {
+        return acquire(disk, kind, offsetBytes, lengthBytes, false, 0);
+    }
+
+    /**
+     * As {@link #acquire(int, IoKind, long, long)}, for a request that arrived at {@code nowNanos}: with
+     * {@link AdmissionConfig#baselineRefillOnArrival} (the default), the guarantee's buckets (and the
+     * overdraft and fifo-deadline credits) are first refilled up to {@code nowNanos}, as
+     * {@link #onInterval} refills them, so a disk within its baseline is not classed by the time of the
+     * last {@link #onInterval} call. A time before the last refill refills nothing (time going
+     * backwards); the next refill counts from the later time.
+     *
+     * @param disk        disk number ({@link SegmentMap#diskIndex})
+     * @param kind        read or write
+     * @param offsetBytes first byte, {@code 0 .. size − 1}
+     * @param lengthBytes bytes, {@code 1 .. size − offsetBytes}
+     * @param nowNanos    the request's arrival time in ns, on the clock of {@code startNanos} and
+     *                    {@link #onInterval}
+     * @return admitted (send it now), queued (it will appear in a later {@link IntervalReport}), or
+     *         refused with a reason
+     * @throws IllegalArgumentException when the disk does not exist or the range is empty or leaves
+     *                                  the disk; the message names the field, the value and the range
+     */
+    public Admission acquire(int disk, IoKind kind, long offsetBytes, long lengthBytes, long nowNanos) {
+        return acquire(disk, kind, offsetBytes, lengthBytes, config.baselineRefillOnArrival(), nowNanos);
+    }
+
+    private Admission acquire(
+            int disk, IoKind kind, long offsetBytes, long lengthBytes, boolean refill, long nowNanos) {
         Checks.requireNonNull("kind", kind, "READ or WRITE");
         segmentMap.checkRequest(disk, offsetBytes, lengthBytes);
         int first;
@@ -412,6 +443,9 @@ public final class AdmissionController {
         SegmentClass asClass;
         lock.lock();
         try {
+            if (refill) {
+                refillBaselines(nowNanos);
+            }
             if (config.fifoDeadline()) {
                 fifoCredits[disk] -= cost;
             }

@@ -53,6 +53,7 @@ class AdmissionConfigTest {
                 true,
                 false,
                 true,
+                true,
                 true);
         assertThat(AdmissionConfig.builder().build()).isEqualTo(written).isEqualTo(D);
         assertThat(HeadroomConfig.builder().build())
@@ -86,6 +87,7 @@ class AdmissionConfigTest {
                         false,
                         false,
                         false,
+                        true,
                         false));
     }
 

@@ -290,6 +290,56 @@ class SteadyTenantProtectionTest {
     }
 
     /**
+     * A disk sending at exactly its baseline (1,000 cost units per ms), each request half a millisecond
+     * after the controller's call (every ms, as the proxy and the simulator call it), after a burst left
+     * its bucket 750 short of full: refilled up to each arrival, the bucket holds 1,250 at every arrival
+     * and all 30 requests are admitted at once, although its one segment is hot and another disk's
+     * backlog has drained the pools. Refilled at the calls only (the overload without a time, or the
+     * option off), the bucket holds 750 at every arrival and the requests wait behind the pools.
+     */
+    @Test
+    void baselineRefillOnArrival_aDiskAtExactlyItsBaseline_isAdmittedAtOnceBetweenCalls() {
+        for (int variant = 0; variant < 3; variant++) {
+            // 0: acquire with the arrival time; 1: acquire without a time; 2: with it, option off.
+            AdmissionConfig cfg = config(AdmissionConfig.DEFAULTS).toBuilder()
+                    .baselineRefillOnArrival(variant != 2)
+                    .build();
+            List<VirtualDisk> disks = List.of(
+                    VirtualDisk.committed("small", 1L << 20, 0.1 * C * 1e9 / DELTA),
+                    VirtualDisk.committed("large", 8L << 20, 1));
+            AdmissionController c = new AdmissionController(cfg, disks, 0);
+            // The bucket holds one window of baseline (100,000): a burst of 99,250 leaves 750.
+            for (int i = 0; i < 19; i++) {
+                assertThat(c.acquire(0, IoKind.READ, 0, 5_000, 0)).isInstanceOf(Admission.Admitted.class);
+            }
+            assertThat(c.acquire(0, IoKind.READ, 0, 4_250, 0)).isInstanceOf(Admission.Admitted.class);
+            long admittedAtOnce = 0;
+            for (int ms = 0; ms < 30; ms++) {
+                long tick = ms * 1_000_000L;
+                c.onInterval(tick);
+                if (ms % 10 == 0) {
+                    // The large disk floods every interval: its segments are hot and a backlog waits.
+                    for (int i = 0; i < 20; i++) {
+                        c.acquire(1, IoKind.READ, (long) (i % 8) << 20, 10_000, tick);
+                    }
+                }
+                long arrival = tick + 500_000;
+                Admission a = variant == 1
+                        ? c.acquire(0, IoKind.READ, 0, 1_000)
+                        : c.acquire(0, IoKind.READ, 0, 1_000, arrival);
+                if (a instanceof Admission.Admitted) {
+                    admittedAtOnce++;
+                }
+            }
+            if (variant == 0) {
+                assertThat(admittedAtOnce).isEqualTo(30);
+            } else {
+                assertThat(admittedAtOnce).as("variant %s", variant).isLessThan(30);
+            }
+        }
+    }
+
+    /**
      * Two disks each committed at the whole capacity (an overcommitted backend): with scaled baselines
      * the guarantee meters each at half the capacity, so a disk that had been idle sends at once one
      * classifier window (W = 10 intervals) of half the capacity, not of all of it; the rest waits.

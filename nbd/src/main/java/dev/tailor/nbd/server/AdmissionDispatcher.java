@@ -187,7 +187,7 @@ public final class AdmissionDispatcher implements RequestDispatcher {
         count.requests.increment();
         IoKind kind = command == NbdProtocol.CMD_READ ? IoKind.READ : IoKind.WRITE;
         long arrivalNanos = nanoClock.getAsLong();
-        switch (controller.acquire(disk, kind, request.offsetBytes(), request.lengthBytes())) {
+        switch (controller.acquire(disk, kind, request.offsetBytes(), request.lengthBytes(), arrivalNanos)) {
             case Admission.Admitted a -> {
                 if (a.ticket().arrivedAs() == SegmentClass.HOT) {
                     count.arrivedHot.increment();

@@ -19,11 +19,11 @@ import java.util.function.Consumer;
  * {@code no-baseline-guarantee}, {@code paced-release}, {@code fixed-reserve},
  * {@code round-robin-hot}, {@code bounded-overdraft}, {@code virtual-clock-hot}, {@code fifo-deadline},
  * {@code late-first-hot}, {@code late-first-clock-hot}, {@code round-robin-within-disk},
- * {@code bounded-lag-hot}, {@code unscaled-baselines}, {@code no-fair-dispatch}: the real
- * {@link AdmissionController} of the {@code admission} module,
- * driven in simulated time. An arriving request is acquired: admitted requests go to the backend at
- * once, queued ones when an {@link IntervalReport} admits them, refused ones leave counted; with
- * {@link AdmissionConfig#fairDispatch} (on but in the paper's variant), "go to the backend" is through
+ * {@code bounded-lag-hot}, {@code unscaled-baselines}, {@code tick-refilled-baselines},
+ * {@code no-fair-dispatch}: the real {@link AdmissionController} of the {@code admission} module,
+ * driven in simulated time. An arriving request is acquired at its arrival time: admitted requests go
+ * to the backend at once, queued ones when an {@link IntervalReport} admits them, refused ones leave
+ * counted; with {@link AdmissionConfig#fairDispatch} (on but in the paper's variant), "go to the backend" is through
  * the door {@code fair-dispatch} uses ({@link FairDispatchPolicy#door}), which keeps at most the
  * backend's parallelism there and lets the rest in fairly over the disks. Every
  * dispatched request's ticket is completed with its backend latency (dispatch to completion), which
@@ -47,6 +47,8 @@ import java.util.function.Consumer;
  * {@code round-robin-within-disk} with {@link AdmissionConfig#arrivalOrderWithinDisk} off (on by default), and
  * {@code bounded-lag-hot} with {@link AdmissionConfig#boundedLagHotService} on (off by default), and
  * {@code unscaled-baselines} with {@link AdmissionConfig#scaledBaselines} off (on by default), and
+ * {@code tick-refilled-baselines} with {@link AdmissionConfig#baselineRefillOnArrival} off (on by
+ * default: the guarantee's buckets refilled at the controller's calls only), and
  * {@code no-fair-dispatch} with {@link AdmissionConfig#fairDispatch} off (on by default). Between
  * boundaries the policy calls the controller {@code admission.callsPerInterval − 1} more times per
  * interval (default every millisecond), as a proxy's statistics task would.
@@ -82,6 +84,7 @@ final class SegmentAdmissionPolicy implements StoragePolicy {
             "round-robin-within-disk",
             "bounded-lag-hot",
             "unscaled-baselines",
+            "tick-refilled-baselines",
             "no-fair-dispatch");
 
     private final Proxy proxy;
@@ -143,6 +146,7 @@ final class SegmentAdmissionPolicy implements StoragePolicy {
                 .arrivalOrderWithinDisk(base.arrivalOrderWithinDisk() && !"round-robin-within-disk".equals(name))
                 .boundedLagHotService(base.boundedLagHotService() || "bounded-lag-hot".equals(name))
                 .scaledBaselines(base.scaledBaselines() && !"unscaled-baselines".equals(name))
+                .baselineRefillOnArrival(base.baselineRefillOnArrival() && !"tick-refilled-baselines".equals(name))
                 .fairDispatch(base.fairDispatch() && !"no-fair-dispatch".equals(name))
                 .build();
     }
@@ -150,7 +154,7 @@ final class SegmentAdmissionPolicy implements StoragePolicy {
     @Override
     public void arrive(IoRequest request, long nowNanos) {
         Admission admission =
-                controller.acquire(request.disk, request.kind(), request.offsetBytes, request.lengthBytes);
+                controller.acquire(request.disk, request.kind(), request.offsetBytes, request.lengthBytes, nowNanos);
         switch (admission) {
             case Admission.Admitted a -> {
                 request.ticket = a.ticket();

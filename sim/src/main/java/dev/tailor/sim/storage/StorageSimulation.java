@@ -40,6 +40,7 @@ public final class StorageSimulation {
             "round-robin-within-disk",
             "bounded-lag-hot",
             "unscaled-baselines",
+            "tick-refilled-baselines",
             "no-fair-dispatch");
 
     private StorageSimulation() {}
@@ -95,6 +96,7 @@ public final class StorageSimulation {
                     "round-robin-within-disk",
                     "bounded-lag-hot",
                     "unscaled-baselines",
+                    "tick-refilled-baselines",
                     "no-fair-dispatch" -> new SegmentAdmissionPolicy(proxy, name, recorder);
             default ->
                 throw new IllegalArgumentException(
