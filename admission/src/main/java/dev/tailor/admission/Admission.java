@@ -6,7 +6,7 @@ package dev.tailor.admission;
  * {@link AdmissionController#onInterval} in {@link IntervalReport#admitted()}.
  *
  * <pre>{@code
- * switch (controller.acquire(disk, IoKind.READ, offset, length)) {
+ * switch (controller.acquire(disk, IoKind.READ, offset, length, arrivalNanos)) {
  *     case Admission.Admitted a -> dispatch(a.ticket());        // complete the ticket when the I/O ends
  *     case Admission.Queued q -> remember(q.ticket());          // dispatched when onInterval admits it
  *     case Admission.Refused r -> failToClient(r.message());

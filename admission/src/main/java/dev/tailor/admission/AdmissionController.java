@@ -14,8 +14,8 @@ import org.HdrHistogram.Recorder;
  * a block request may go to the shared backend. It ties together the {@link SegmentMap} (which
  * segments a request touches), the {@link IoCostModel} (what it costs), the steady/hot classifier,
  * the dual token pool, the per-segment queues and the headroom model. Pure: it never reads a clock
- * and does no I/O; time arrives as {@code nowNanos} in {@link #onInterval}, so the same class runs in
- * the proxy and in the simulator.
+ * and does no I/O; time arrives as {@code nowNanos} in {@link #onInterval} and in {@code acquire}'s
+ * arrival time, so the same class runs in the proxy and in the simulator.
  *
  * <h2>Use</h2>
  * <pre>{@code
@@ -23,7 +23,8 @@ import org.HdrHistogram.Recorder;
  * var controller = new AdmissionController(AdmissionConfig.DEFAULTS, disks, System.nanoTime());
  *
  * // per request
- * switch (controller.acquire(0, IoKind.READ, offset, length)) {   // disk 0: "tenant-a", by list order
+ * // disk 0: "tenant-a", by list order; the arrival time refills its baseline bucket up to now
+ * switch (controller.acquire(0, IoKind.READ, offset, length, System.nanoTime())) {
  *     case Admission.Admitted a -> send(a.ticket());       // later: ticket.onSuccess(latencyNanos)
  *     case Admission.Queued q -> waiting.put(q.ticket(), request);  // handed out by onInterval when admitted
  *     case Admission.Refused r -> fail(r.message());
