@@ -16,9 +16,9 @@ import java.util.List;
  * <p>For a simulator that labels every request the same way under every policy, admission or not. The
  * label depends only on the requests that arrive and when, never on what is admitted or when it
  * completes. It meters whether or not the configuration's {@link AdmissionConfig#baselineGuarantee}
- * is on. The controller refills its buckets at each {@link AdmissionController#onInterval} call, this
- * meter at each request: fed the same requests with a call of {@code onInterval} at each request's
- * time, the two agree request by request. Not thread-safe.
+ * is on. It refills at each request, as the controller does when {@code acquire} is given the arrival
+ * time ({@link AdmissionConfig#baselineRefillOnArrival}, the default): fed the same requests, the two
+ * agree request by request. Not thread-safe.
  */
 public final class BaselineMeter {
 
