@@ -380,37 +380,15 @@ class StorageReportTest {
     }
 
     private static StorageRunResult withSeries(StorageRunResult r, IntervalSeries series) {
-        return new StorageRunResult(
-                r.scenario(),
-                r.burstMultiplier(),
-                r.policy(),
-                r.seed(),
-                r.measuredSeconds(),
-                r.offeredRequests(),
-                r.steady(),
-                r.hot(),
-                r.steadySegments(),
-                r.hotSegments(),
-                r.steadyWithinBaseline(),
-                r.allWithinBaseline(),
-                r.throughputRequestsPerSecond(),
-                r.throughputMiBPerSecond(),
-                r.backendUtilizationPercent(),
-                r.unusedCapacityPercent(),
-                r.waitingTimePercent(),
-                r.refused(),
-                r.unfinished(),
-                r.admission(),
-                r.mclockReservationPercent(),
-                r.simulatedRequests(),
-                r.eventsFired(),
-                r.wallMillis(),
-                r.steadyLatency(),
-                r.hotLatency(),
-                series);
+        return copy(r, r.policy(), series);
     }
 
     private static StorageRunResult withPolicy(StorageRunResult r, String policy) {
+        return copy(r, policy, r.series());
+    }
+
+    /** {@code r} with another policy name and interval series. */
+    private static StorageRunResult copy(StorageRunResult r, String policy, IntervalSeries series) {
         return new StorageRunResult(
                 r.scenario(),
                 r.burstMultiplier(),
@@ -438,6 +416,6 @@ class StorageReportTest {
                 r.wallMillis(),
                 r.steadyLatency(),
                 r.hotLatency(),
-                r.series());
+                series);
     }
 }
