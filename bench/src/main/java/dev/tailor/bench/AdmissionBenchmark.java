@@ -32,7 +32,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * <p>All three are set up so that every call succeeds (budgets far above the call rate): what is
  * measured is the decision on the common path, not waiting. The admission controller's intervals
  * are ticked on a virtual clock every {@value #CALLS_PER_INTERVAL} calls (the tick is part of the
- * measured cost, amortised), since the controller reads no clock; Bucket4j and Guava read the system
+ * measured cost, amortised), and each call passes its arrival time on that clock, which refills the
+ * disk's baseline bucket as the proxy's calls do; the controller reads no clock. Bucket4j and Guava
+ * read the system
  * clock on every call, which is part of theirs. The admission ticket is completed with a latency in
  * {@code acquireAndComplete}, the whole per-request cost a proxy pays.
  *
@@ -65,7 +67,6 @@ public class AdmissionBenchmark {
         Bucket bucket;
         RateLimiter rateLimiter;
         final AtomicLong calls = new AtomicLong();
-        final AtomicLong nowNanos = new AtomicLong();
 
         @Setup
         public void setUp() {
@@ -86,11 +87,14 @@ public class AdmissionBenchmark {
         }
 
         Admission acquire(long call) {
+            // The virtual clock advances with the calls, so every acquire refills the baseline
+            // bucket up to its arrival, as in the proxy and the simulator.
+            long arrivalNanos = call * (INTERVAL_NANOS / CALLS_PER_INTERVAL);
             if (call % CALLS_PER_INTERVAL == 0) {
-                admission.onInterval(nowNanos.addAndGet(INTERVAL_NANOS));
+                admission.onInterval(arrivalNanos);
             }
             long offset = (call * 4096 * 7919) & (DISK_BYTES - 1) & ~4095L;
-            return admission.acquire(0, IoKind.READ, offset, 4096);
+            return admission.acquire(0, IoKind.READ, offset, 4096, arrivalNanos);
         }
     }
 
