@@ -3,6 +3,7 @@ package dev.tailor.admission;
 import dev.tailor.common.Checks;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantLock;
@@ -202,7 +203,11 @@ public final class AdmissionController {
     private final double[] baselinePerNano;
 
     private final double[] baselineDepth;
-    private long baselineRefilledNanos;
+    /**
+     * Per disk, the time its buckets (baseline, overdraft, fifo credits) were last refilled to: each disk
+     * is refilled on its own, so a request costs O(1) in the number of disks.
+     */
+    private final long[] baselineRefilledNanos;
     /** Bounded overdraft: per disk, cost it may still be admitted at once beyond the pools, and the depth. */
     private final double[] overdraftTokens;
 
@@ -283,7 +288,8 @@ public final class AdmissionController {
             overdraftDepth[d] = perSecond * (intervalNanos / 1e9);
             overdraftTokens[d] = overdraftDepth[d];
         }
-        this.baselineRefilledNanos = startNanos;
+        this.baselineRefilledNanos = new long[diskCount];
+        Arrays.fill(baselineRefilledNanos, startNanos);
         this.fifoNowNanos = startNanos;
         this.fifoCredits = new double[diskCount];
         this.fifoCreditDepth = new double[diskCount];
@@ -391,11 +397,12 @@ public final class AdmissionController {
 
     /**
      * As {@link #acquire(int, IoKind, long, long)}, for a request that arrived at {@code nowNanos}: with
-     * {@link AdmissionConfig#baselineRefillOnArrival} (the default), the guarantee's buckets (and the
-     * overdraft and fifo-deadline credits) are first refilled up to {@code nowNanos}, as
-     * {@link #onInterval} refills them, so a disk within its baseline is not classed by the time of the
-     * last {@link #onInterval} call. A time before the last refill refills nothing (time going
-     * backwards); the next refill counts from the later time.
+     * {@link AdmissionConfig#baselineRefillOnArrival} (the default), the request's disk's guarantee bucket
+     * (and its overdraft and fifo-deadline credits) is first refilled up to {@code nowNanos}, as
+     * {@link #onInterval} refills every disk's, so a disk within its baseline is not classed by the time
+     * of the last {@link #onInterval} call. Only that disk is refilled: the cost does not grow with the
+     * number of disks. A time before the disk's last refill refills nothing (time going backwards); the
+     * next refill counts from the later time.
      *
      * @param disk        disk number ({@link SegmentMap#diskIndex})
      * @param kind        read or write
@@ -445,7 +452,7 @@ public final class AdmissionController {
         lock.lock();
         try {
             if (refill) {
-                refillBaselines(nowNanos);
+                refillBaseline(disk, nowNanos);
             }
             if (config.fifoDeadline()) {
                 fifoCredits[disk] -= cost;
@@ -564,7 +571,7 @@ public final class AdmissionController {
                 // Time went backwards: nothing is issued, and the running interval restarts now, so the
                 // next boundary is one interval away instead of wherever the old grid lies ahead.
                 intervalStartNanos = nowNanos;
-                baselineRefilledNanos = nowNanos;
+                Arrays.fill(baselineRefilledNanos, nowNanos);
                 return report(0, List.of());
             }
             long intervals = elapsed / intervalNanos;
@@ -692,18 +699,30 @@ public final class AdmissionController {
         }
     }
 
-    /** Adds each disk's baseline × the time since the last refill to its bucket, up to its depth. */
+    /** Refills every disk's buckets up to {@code nowNanos} ({@link #refillBaseline}). */
     private void refillBaselines(long nowNanos) {
-        long elapsed = nowNanos - baselineRefilledNanos;
+        if (!(config.baselineGuarantee() || config.fifoDeadline())) {
+            return;
+        }
+        for (int d = 0; d < baselineTokens.length; d++) {
+            refillBaseline(d, nowNanos);
+        }
+    }
+
+    /**
+     * Adds disk {@code disk}'s baseline × the time since its last refill to its buckets, each up to its
+     * depth. A time before its last refill adds nothing.
+     */
+    private void refillBaseline(int disk, long nowNanos) {
+        long elapsed = nowNanos - baselineRefilledNanos[disk];
         if (!(config.baselineGuarantee() || config.fifoDeadline()) || elapsed <= 0) {
             return;
         }
-        baselineRefilledNanos = nowNanos;
-        for (int d = 0; d < baselineTokens.length; d++) {
-            fifoCredits[d] = Math.min(fifoCreditDepth[d], fifoCredits[d] + baselinePerNano[d] * elapsed);
-            baselineTokens[d] = Math.min(baselineDepth[d], baselineTokens[d] + baselinePerNano[d] * elapsed);
-            overdraftTokens[d] = Math.min(overdraftDepth[d], overdraftTokens[d] + baselinePerNano[d] * elapsed);
-        }
+        baselineRefilledNanos[disk] = nowNanos;
+        double added = baselinePerNano[disk] * elapsed;
+        fifoCredits[disk] = Math.min(fifoCreditDepth[disk], fifoCredits[disk] + added);
+        baselineTokens[disk] = Math.min(baselineDepth[disk], baselineTokens[disk] + added);
+        overdraftTokens[disk] = Math.min(overdraftDepth[disk], overdraftTokens[disk] + added);
     }
 
     /**

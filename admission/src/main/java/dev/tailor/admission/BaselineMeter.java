@@ -1,6 +1,7 @@
 package dev.tailor.admission;
 
 import dev.tailor.common.Checks;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -27,7 +28,7 @@ public final class BaselineMeter {
     private final double[] perNano;
     private final double[] depth;
     private final double[] tokens;
-    private long refilledNanos;
+    private final long[] refilledNanos;
 
     /**
      * @param config     the controller's constants (capacity, interval, W, scaled baselines, segment and
@@ -49,13 +50,14 @@ public final class BaselineMeter {
             depth[d] = AdmissionController.guaranteeDepth(config, perSecond[d]);
             tokens[d] = depth[d];
         }
-        this.refilledNanos = startNanos;
+        this.refilledNanos = new long[perSecond.length];
+        Arrays.fill(refilledNanos, startNanos);
     }
 
     /**
-     * Refills every bucket to {@code nowNanos}, then charges the request {@code [offsetBytes, offsetBytes
-     * + lengthBytes)} of disk {@code disk} to its disk's bucket if the bucket holds its cost. A time
-     * before the last refill refills nothing.
+     * Refills disk {@code disk}'s bucket to {@code nowNanos}, then charges the request {@code [offsetBytes,
+     * offsetBytes + lengthBytes)} to it if it holds the request's cost. A time before the disk's last
+     * refill refills nothing. O(1) in the number of disks.
      *
      * @return whether the request is within its disk's baseline
      * @throws IllegalArgumentException when the disk does not exist or the range is empty or leaves the
@@ -64,7 +66,7 @@ public final class BaselineMeter {
     public boolean within(int disk, IoKind kind, long offsetBytes, long lengthBytes, long nowNanos) {
         Checks.requireNonNull("kind", kind, "READ or WRITE");
         segmentMap.checkRequest(disk, offsetBytes, lengthBytes);
-        refill(nowNanos);
+        refill(disk, nowNanos);
         long cost = costUnits(disk, kind, offsetBytes, lengthBytes);
         if (tokens[disk] >= cost) {
             tokens[disk] -= cost;
@@ -98,14 +100,12 @@ public final class BaselineMeter {
         return Math.min(cost, IoCostModel.MAX_COST_UNITS);
     }
 
-    private void refill(long nowNanos) {
-        long elapsed = nowNanos - refilledNanos;
+    private void refill(int disk, long nowNanos) {
+        long elapsed = nowNanos - refilledNanos[disk];
         if (elapsed <= 0) {
             return;
         }
-        refilledNanos = nowNanos;
-        for (int d = 0; d < tokens.length; d++) {
-            tokens[d] = Math.min(depth[d], tokens[d] + perNano[d] * elapsed);
-        }
+        refilledNanos[disk] = nowNanos;
+        tokens[disk] = Math.min(depth[disk], tokens[disk] + perNano[disk] * elapsed);
     }
 }

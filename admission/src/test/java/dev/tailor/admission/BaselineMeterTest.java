@@ -117,6 +117,50 @@ class BaselineMeterTest {
                 .isFalse();
     }
 
+    /**
+     * Each disk's bucket is refilled from its own last refill: disk a drains its bucket to 10 at 0 ms,
+     * disk b's requests arrive every millisecond after that (each refills b's bucket only), and at 8 ms
+     * a's bucket holds 10 + 8 ms × 10 = 90, one request's cost, whoever arrived in between. So does the
+     * controller's guarantee (every segment hot, so "steady" is exactly "the bucket covered it").
+     */
+    @Test
+    void eachDisk_isRefilledFromItsOwnLastRefill_whateverOtherDisksDoInBetween() {
+        AdmissionConfig everySegmentHot =
+                CONFIG.toBuilder().hotThresholdRatio(1e-9).build();
+        BaselineMeter meter = new BaselineMeter(everySegmentHot, DISKS, 0);
+        AdmissionController controller = new AdmissionController(everySegmentHot, DISKS, 0);
+        for (int i = 0; i < 11; i++) {
+            assertThat(meter.within(0, IoKind.READ, 0, 4096, 0)).isTrue();
+            assertThat(arrivedSteady(controller.acquire(0, IoKind.READ, 0, 4096, 0)))
+                    .isTrue();
+        }
+        for (long ms = 1; ms <= 7; ms++) {
+            assertThat(meter.within(1, IoKind.READ, 0, 4096, ms * MS)).isTrue();
+            assertThat(arrivedSteady(controller.acquire(1, IoKind.READ, 0, 4096, ms * MS)))
+                    .isTrue();
+        }
+        assertThat(meter.within(0, IoKind.READ, 0, 4096, 8 * MS))
+                .as("a at 8 ms")
+                .isTrue();
+        assertThat(meter.within(0, IoKind.READ, 0, 4096, 8 * MS))
+                .as("a again at 8 ms")
+                .isFalse();
+        assertThat(arrivedSteady(controller.acquire(0, IoKind.READ, 0, 4096, 8 * MS)))
+                .as("controller: a at 8 ms")
+                .isTrue();
+        assertThat(arrivedSteady(controller.acquire(0, IoKind.READ, 0, 4096, 8 * MS)))
+                .as("controller: a again at 8 ms")
+                .isFalse();
+    }
+
+    private static boolean arrivedSteady(Admission admission) {
+        return switch (admission) {
+            case Admission.Admitted a -> a.ticket().arrivedAs() == SegmentClass.STEADY;
+            case Admission.Queued q -> q.ticket().arrivedAs() == SegmentClass.STEADY;
+            case Admission.Refused r -> false;
+        };
+    }
+
     @Test
     void agreesWithTheControllersGuarantee_requestByRequest() {
         // With a threshold so low that every segment is hot, the controller says "steady" of exactly the
