@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import dev.tailor.admission.AdmissionConfig;
 import dev.tailor.admission.IoCostModel;
 import dev.tailor.common.IoErrors;
+import dev.tailor.common.Numbers;
 import dev.tailor.common.Problem;
 import dev.tailor.eventloop.LoopMode;
 import dev.tailor.nbd.protocol.BlockSizes;
@@ -1825,18 +1826,46 @@ public record NbdConfig(
      * @param connections pool size, 1 to 64 (default 4)
      * @param idleTimeoutSeconds a pool connection without a request for this long disconnects (default 5),
      *                    so that an upstream stopped while the proxy is idle is not kept waiting for it
+     * @param requestTimeoutSeconds a request written to a pool connection without its whole reply for this
+     *                    long makes the pool treat that connection as lost (closed, its requests in flight
+     *                    failed with EIO), so that an upstream that hangs without closing its connections
+     *                    does not hold the proxy's requests forever; 0 is off, never (default
+     *                    {@link #DEFAULT_REQUEST_TIMEOUT_SECONDS}; docs/nbd.md, "Upstream exports", says why)
      */
     @JsonIgnoreProperties(ignoreUnknown = false)
-    public record Upstream(String host, Integer port, String export, Integer connections, Double idleTimeoutSeconds) {
+    public record Upstream(
+            String host,
+            Integer port,
+            String export,
+            Integer connections,
+            Double idleTimeoutSeconds,
+            Double requestTimeoutSeconds) {
 
         /** The default of {@link #idleTimeoutSeconds}. */
         public static final double DEFAULT_IDLE_TIMEOUT_SECONDS = 5;
+
+        /**
+         * The default of {@link #requestTimeoutSeconds}: 30, the Linux block layer's request timeout, which its
+         * nbd driver takes when {@code nbd-client -timeout} sets none (it then only logs a possibly stuck
+         * request every 30 s). qemu's NBD client and nbdkit's nbd plugin have no reply timeout at all.
+         */
+        public static final double DEFAULT_REQUEST_TIMEOUT_SECONDS = 30;
+
+        /** Largest {@link #requestTimeoutSeconds}: a day. */
+        public static final double MAX_REQUEST_TIMEOUT_SECONDS = 86_400;
 
         public Upstream {
             port = port == null ? DEFAULT_PORT : port;
             export = export == null ? "" : export;
             connections = connections == null ? 4 : connections;
             idleTimeoutSeconds = idleTimeoutSeconds == null ? DEFAULT_IDLE_TIMEOUT_SECONDS : idleTimeoutSeconds;
+            requestTimeoutSeconds =
+                    requestTimeoutSeconds == null ? DEFAULT_REQUEST_TIMEOUT_SECONDS : requestTimeoutSeconds;
+        }
+
+        /** The reply timeout in nanoseconds, 0 when it is off. */
+        public long requestTimeoutNanos() {
+            return (long) (requestTimeoutSeconds * 1e9);
         }
 
         /**
@@ -1882,6 +1911,13 @@ public record NbdConfig(
             }
             if (!(idleTimeoutSeconds >= 0.01) || idleTimeoutSeconds > 86_400) {
                 problems.add(new Problem(where + ".idleTimeoutSeconds", number(idleTimeoutSeconds), "0.01 to 86400"));
+            }
+            if (!(requestTimeoutSeconds == 0
+                    || requestTimeoutSeconds >= 0.01 && requestTimeoutSeconds <= MAX_REQUEST_TIMEOUT_SECONDS)) {
+                problems.add(new Problem(
+                        where + ".requestTimeoutSeconds",
+                        number(requestTimeoutSeconds),
+                        "0 for off, or " + Numbers.interval(false, 0.01, MAX_REQUEST_TIMEOUT_SECONDS)));
             }
             return problems;
         }
