@@ -209,6 +209,12 @@ public record NbdConfig(
         /** Cost units of one device-second: the budget per second when given in operators' units. */
         public static final double DEVICE_SECOND_COST_UNITS = 1e9;
 
+        /** What {@link #iops} takes, for messages (its command-line option's too). */
+        static final String IOPS_EXPECTED = "4 KiB I/Os per second, " + Numbers.interval(false, 1, 1e8);
+
+        /** What {@link #megabytesPerSecond} takes, for messages (its command-line option's too). */
+        static final String MEGABYTES_PER_SECOND_EXPECTED = "MB/s, " + Numbers.interval(false, 0.01, 1e7);
+
         /** Every default: admission off. */
         public static final AdmissionSettings DEFAULTS = builder().build();
 
@@ -387,10 +393,10 @@ public record NbdConfig(
                         "the budget in IOPS and/or MB/s, or in cost units, not both");
             }
             if (iops != null && !(iops >= 1 && iops <= 1e8)) {
-                return new Problem("iops", number(iops), "4 KiB I/Os per second, from 1 to 100000000");
+                return new Problem("iops", number(iops), IOPS_EXPECTED);
             }
             if (megabytesPerSecond != null && !(megabytesPerSecond >= 0.01 && megabytesPerSecond <= 1e7)) {
-                return new Problem("megabytesPerSecond", number(megabytesPerSecond), "MB/s, from 0.01 to 10000000");
+                return new Problem("megabytesPerSecond", number(megabytesPerSecond), MEGABYTES_PER_SECOND_EXPECTED);
             }
             if (iops != null && megabytesPerSecond != null && iops * IOPS_IO_BYTES > megabytesPerSecond * 1e6) {
                 return new Problem(
@@ -1776,6 +1782,12 @@ public record NbdConfig(
     @JsonIgnoreProperties(ignoreUnknown = false)
     public record Baseline(Double iops, Double megabytesPerSecond) {
 
+        /** What {@link #iops} takes, for messages (its command-line option's too). */
+        static final String IOPS_EXPECTED = "4 KiB I/Os per second, " + Numbers.interval(true, 0, 1e8);
+
+        /** What {@link #megabytesPerSecond} takes, for messages (its command-line option's too). */
+        static final String MEGABYTES_PER_SECOND_EXPECTED = "MB/s, " + Numbers.interval(true, 0, 1e7);
+
         /** What is wrong with this baseline, each problem starting with {@code where} and the field. */
         public List<Problem> problems(String where) {
             List<Problem> problems = new ArrayList<>();
@@ -1783,14 +1795,11 @@ public record NbdConfig(
                 problems.add(new Problem(where, "empty", "iops and/or megabytesPerSecond"));
             }
             if (iops != null && !(iops > 0 && iops <= 1e8)) {
-                problems.add(new Problem(
-                        where + ".iops", number(iops), "4 KiB I/Os per second, more than 0 and at most 100000000"));
+                problems.add(new Problem(where + ".iops", number(iops), IOPS_EXPECTED));
             }
             if (megabytesPerSecond != null && !(megabytesPerSecond > 0 && megabytesPerSecond <= 1e7)) {
                 problems.add(new Problem(
-                        where + ".megabytesPerSecond",
-                        number(megabytesPerSecond),
-                        "MB/s, more than 0 and at most 10000000"));
+                        where + ".megabytesPerSecond", number(megabytesPerSecond), MEGABYTES_PER_SECOND_EXPECTED));
             }
             if (problems.isEmpty()
                     && iops != null
@@ -1910,7 +1919,10 @@ public record NbdConfig(
                 problems.add(new Problem(where + ".connections", connections, "1 to 64"));
             }
             if (!(idleTimeoutSeconds >= 0.01) || idleTimeoutSeconds > 86_400) {
-                problems.add(new Problem(where + ".idleTimeoutSeconds", number(idleTimeoutSeconds), "0.01 to 86400"));
+                problems.add(new Problem(
+                        where + ".idleTimeoutSeconds",
+                        number(idleTimeoutSeconds),
+                        Numbers.interval(false, 0.01, 86_400)));
             }
             if (!(requestTimeoutSeconds == 0
                     || requestTimeoutSeconds >= 0.01 && requestTimeoutSeconds <= MAX_REQUEST_TIMEOUT_SECONDS)) {

@@ -90,7 +90,7 @@ class NbdConfigTest {
                 .hasMessageContaining("  admission.reserveFraction: -1.0E-4 (expected: ")
                 .hasMessageContaining("  admission.queueCapacityPerSegment: -1 (expected: ")
                 .hasMessageContaining(
-                        "  admission.iops: -5 (expected: 4 KiB I/Os per second, from 1 to 100000000) at line 1");
+                        "  admission.iops: -5 (expected: 4 KiB I/Os per second, a number in [1, 100000000]) at line 1");
     }
 
     @Test
@@ -214,7 +214,7 @@ class NbdConfigTest {
                 .hasMessageContaining("exports[3].upstream.host: missing")
                 .hasMessageContaining("exports[3].upstream.port: 0")
                 .hasMessageContaining("exports[3].upstream.connections: 99")
-                .hasMessageContaining("exports[3].upstream.idleTimeoutSeconds: 0 (expected: 0.01 to 86400)")
+                .hasMessageContaining("exports[3].upstream.idleTimeoutSeconds: 0 (expected: a number in [0.01, 86400])")
                 .hasMessageContaining("exports[4].backend: \"shelf 3\" (expected: a name for the backend");
     }
 
@@ -265,7 +265,8 @@ class NbdConfigTest {
     @Test
     void numbers_areEchoedAsWritten() {
         assertThatThrownBy(() -> parse("exports: [{name: d, upstream: {host: h, idleTimeoutSeconds: -3}}]"))
-                .hasMessageContaining("exports[0].upstream.idleTimeoutSeconds: -3 (expected: 0.01 to 86400)");
+                .hasMessageContaining(
+                        "exports[0].upstream.idleTimeoutSeconds: -3 (expected: a number in [0.01, 86400])");
         assertThatThrownBy(() -> parse("limits: {handshakeTimeoutSeconds: 0}\nexports: [{name: d, file: f}]"))
                 .hasMessageContaining("limits.handshakeTimeoutSeconds: 0 (expected");
     }
