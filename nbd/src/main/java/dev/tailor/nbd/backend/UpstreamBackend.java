@@ -58,9 +58,12 @@ import java.util.concurrent.atomic.AtomicReference;
  *       exits. The same goes for a request that never reached a connection whole.</li>
  *   <li>A connection without requests for {@code idleTimeoutSeconds} disconnects softly, so that an
  *       upstream stopped while the proxy is idle is not kept waiting for it either.</li>
+ *   <li>A request without its whole reply after {@code requestTimeoutSeconds} (an upstream that hangs
+ *       without closing its connections) makes its connection lost, as if the upstream had closed it: the
+ *       connection closes, its requests in flight fail with {@code NBD_EIO}, and the others retire.</li>
  * </ul>
- * Losing the upstream (a connection it closes or resets, {@code NBD_ESHUTDOWN}, a connection that cannot
- * be opened) is logged once as a warning, and reaching it again once as information: the log follows
+ * Losing the upstream (a connection it closes or resets, a reply timeout, {@code NBD_ESHUTDOWN}, a
+ * connection that cannot be opened) is logged once as a warning, and reaching it again once as information: the log follows
  * the upstream's state, not each connection or request.
  *
  * <p>Features are the upstream's: read-only, flush, FUA, trim and write-zeroes exactly when the
@@ -212,7 +215,13 @@ public final class UpstreamBackend implements BlockBackend {
             protected void initChannel(SocketChannel channel) {
                 channel.pipeline()
                         .addLast(new UpstreamClientHandler(
-                                name, config.export(), ready, CONNECT_TIMEOUT_MILLIS, idleTimeoutNanos, events));
+                                name,
+                                config.export(),
+                                ready,
+                                CONNECT_TIMEOUT_MILLIS,
+                                idleTimeoutNanos,
+                                config.requestTimeoutNanos(),
+                                events));
             }
         });
         b.connect().addListener((ChannelFuture connected) -> {
@@ -277,6 +286,11 @@ public final class UpstreamBackend implements BlockBackend {
     @Override
     public boolean answersBlockStatus() {
         return description.blockStatus();
+    }
+
+    /** How long a request may wait for its reply before its connection is lost, in seconds; 0 for no limit. */
+    public double requestTimeoutSeconds() {
+        return config.requestTimeoutSeconds();
     }
 
     /** How many connections the pool may open: the configured number with multi-conn, else 1. */

@@ -55,6 +55,11 @@ import java.util.concurrent.TimeUnit;
  *   <li>Retired ({@link #RETIRE}, or idle for the pool's idle timeout): it takes no new request
  *       (those fail with {@link Unserved}), answers the ones in flight, then sends {@code NBD_CMD_DISC}
  *       (the soft disconnect proto.md asks of a client after {@code ESHUTDOWN}) and closes.</li>
+ *   <li>A request waits longer than the reply timeout for its whole reply (an upstream that hangs
+ *       without closing the connection: stopped with {@code SIGSTOP}, deadlocked, a network that drops
+ *       everything): the connection is taken as lost, exactly as if the upstream had closed it. It
+ *       closes, its requests in flight fail with {@code NBD_EIO}, and the pool retires the others. One
+ *       check is scheduled on the connection's event loop at a time, for the oldest request's deadline.</li>
  * </ul>
  * A request that never reached the upstream whole (the write failed, or the connection was retiring)
  * fails with {@link Unserved} too.
@@ -134,6 +139,8 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
         final Promise<ByteBuf> completion;
         /** For a FLUSH, the writes acknowledged when it was sent (those it covers). */
         final long writesBefore;
+        /** When it was written to the connection, on the event loop's ticker. */
+        final long sentNanos;
         /** A read's data or a block status's descriptors, assembled from chunks; null before the first. */
         ByteBuf data;
         /** Bytes of a read the chunks have covered. */
@@ -150,7 +157,8 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
                 long offsetBytes,
                 long lengthBytes,
                 Promise<ByteBuf> completion,
-                long writesBefore) {
+                long writesBefore,
+                long sentNanos) {
             this.cookie = cookie;
             this.command = command;
             this.flags = flags;
@@ -158,6 +166,7 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
             this.lengthBytes = lengthBytes;
             this.completion = completion;
             this.writesBefore = writesBefore;
+            this.sentNanos = sentNanos;
         }
 
         void releaseData() {
@@ -187,12 +196,16 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
     private final Promise<Channel> ready;
     private final long handshakeTimeoutMillis;
     private final long idleTimeoutNanos;
+    private final long requestTimeoutNanos;
     private final Events events;
     private final LongObjectMap<Pending> pending = new LongObjectHashMap<>();
     private ByteBuf cumulation;
     private Phase phase = Phase.GREETING;
     private ScheduledFuture<?> timeout;
     private ScheduledFuture<?> idleCheck;
+    /** The reply timeout's check, scheduled for the oldest request in flight's deadline; null when none. */
+    private ScheduledFuture<?> replyCheck;
+
     private long lastActiveNanos;
     private long nextCookie;
     private boolean retiring;
@@ -229,6 +242,8 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
      * @param ready                  succeeds with the channel once it is in transmission; fails with the reason
      * @param handshakeTimeoutMillis time for connecting and the handshake, in milliseconds
      * @param idleTimeoutNanos       time without a request in flight after which the connection retires
+     * @param requestTimeoutNanos    time a request may wait for its whole reply before the connection is
+     *                               taken as lost; 0 for no limit
      * @param events                 what the pool learns from this connection
      */
     UpstreamClientHandler(
@@ -237,12 +252,14 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
             Promise<Channel> ready,
             long handshakeTimeoutMillis,
             long idleTimeoutNanos,
+            long requestTimeoutNanos,
             Events events) {
         this.upstream = upstream;
         this.exportName = exportName;
         this.ready = ready;
         this.handshakeTimeoutMillis = handshakeTimeoutMillis;
         this.idleTimeoutNanos = idleTimeoutNanos;
+        this.requestTimeoutNanos = requestTimeoutNanos;
         this.events = events;
     }
 
@@ -330,6 +347,7 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
             return;
         }
         long cookie = nextCookie++;
+        long now = ctx.executor().ticker().nanoTime();
         pending.put(
                 cookie,
                 new Pending(
@@ -339,8 +357,12 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
                         request.offsetBytes(),
                         request.lengthBytes(),
                         forward.reply(),
-                        writesAcknowledged));
-        lastActiveNanos = ctx.executor().ticker().nanoTime();
+                        writesAcknowledged,
+                        now));
+        lastActiveNanos = now;
+        if (requestTimeoutNanos > 0 && replyCheck == null) {
+            replyCheck = ctx.executor().schedule(() -> checkReplies(ctx), requestTimeoutNanos, TimeUnit.NANOSECONDS);
+        }
         ByteBuf header = ctx.alloc().buffer(NbdProtocol.REQUEST_HEADER_BYTES);
         header.writeInt(NbdProtocol.REQUEST_MAGIC);
         header.writeShort(request.flags() & ~NbdProtocol.CMD_FLAG_DF);
@@ -419,6 +441,43 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
         }
     }
 
+    /**
+     * The reply timeout: when the oldest request in flight has waited {@code requestTimeoutNanos} for its whole
+     * reply, the connection is lost; otherwise the check comes back at that request's deadline. Requests are
+     * answered in any order, so the oldest is looked for among them all (at most the connection's requests in
+     * flight, once per timeout).
+     */
+    private void checkReplies(ChannelHandlerContext ctx) {
+        replyCheck = null;
+        if (phase != Phase.TRANSMISSION) {
+            return;
+        }
+        Pending oldest = reading;
+        for (Pending p : pending.values()) {
+            if (oldest == null || p.sentNanos - oldest.sentNanos < 0) {
+                oldest = p;
+            }
+        }
+        if (oldest == null) {
+            return; // all answered: the next request schedules the check again
+        }
+        long waitedNanos = ctx.executor().ticker().nanoTime() - oldest.sentNanos;
+        if (waitedNanos < requestTimeoutNanos) {
+            replyCheck = ctx.executor()
+                    .schedule(() -> checkReplies(ctx), requestTimeoutNanos - waitedNanos, TimeUnit.NANOSECONDS);
+            return;
+        }
+        String cause = "no reply to a " + NbdProtocol.commandName(oldest.command) + " in "
+                + seconds(requestTimeoutNanos) + " s";
+        fail(ctx, cause + ": the connection was closed");
+        events.upstreamLeaving(cause);
+    }
+
+    /** A duration in seconds as the config writes it: {@code 30}, {@code 0.2}. */
+    static String seconds(long nanos) {
+        return java.math.BigDecimal.valueOf(nanos, 9).stripTrailingZeros().toPlainString();
+    }
+
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         boolean lost = phase == Phase.TRANSMISSION && !retiring;
@@ -453,6 +512,10 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
         }
         if (idleCheck != null) {
             idleCheck.cancel(false);
+        }
+        if (replyCheck != null) {
+            replyCheck.cancel(false);
+            replyCheck = null;
         }
     }
 

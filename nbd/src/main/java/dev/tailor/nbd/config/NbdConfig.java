@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import dev.tailor.admission.AdmissionConfig;
 import dev.tailor.admission.IoCostModel;
 import dev.tailor.common.IoErrors;
+import dev.tailor.common.Numbers;
 import dev.tailor.common.Problem;
 import dev.tailor.eventloop.LoopMode;
 import dev.tailor.nbd.protocol.BlockSizes;
@@ -208,6 +209,12 @@ public record NbdConfig(
         /** Cost units of one device-second: the budget per second when given in operators' units. */
         public static final double DEVICE_SECOND_COST_UNITS = 1e9;
 
+        /** What {@link #iops} takes, for messages (its command-line option's too). */
+        static final String IOPS_EXPECTED = "4 KiB I/Os per second, " + Numbers.interval(false, 1, 1e8);
+
+        /** What {@link #megabytesPerSecond} takes, for messages (its command-line option's too). */
+        static final String MEGABYTES_PER_SECOND_EXPECTED = "MB/s, " + Numbers.interval(false, 0.01, 1e7);
+
         /** Every default: admission off. */
         public static final AdmissionSettings DEFAULTS = builder().build();
 
@@ -386,10 +393,10 @@ public record NbdConfig(
                         "the budget in IOPS and/or MB/s, or in cost units, not both");
             }
             if (iops != null && !(iops >= 1 && iops <= 1e8)) {
-                return new Problem("iops", number(iops), "4 KiB I/Os per second, from 1 to 100000000");
+                return new Problem("iops", number(iops), IOPS_EXPECTED);
             }
             if (megabytesPerSecond != null && !(megabytesPerSecond >= 0.01 && megabytesPerSecond <= 1e7)) {
-                return new Problem("megabytesPerSecond", number(megabytesPerSecond), "MB/s, from 0.01 to 10000000");
+                return new Problem("megabytesPerSecond", number(megabytesPerSecond), MEGABYTES_PER_SECOND_EXPECTED);
             }
             if (iops != null && megabytesPerSecond != null && iops * IOPS_IO_BYTES > megabytesPerSecond * 1e6) {
                 return new Problem(
@@ -1775,6 +1782,12 @@ public record NbdConfig(
     @JsonIgnoreProperties(ignoreUnknown = false)
     public record Baseline(Double iops, Double megabytesPerSecond) {
 
+        /** What {@link #iops} takes, for messages (its command-line option's too). */
+        static final String IOPS_EXPECTED = "4 KiB I/Os per second, " + Numbers.interval(true, 0, 1e8);
+
+        /** What {@link #megabytesPerSecond} takes, for messages (its command-line option's too). */
+        static final String MEGABYTES_PER_SECOND_EXPECTED = "MB/s, " + Numbers.interval(true, 0, 1e7);
+
         /** What is wrong with this baseline, each problem starting with {@code where} and the field. */
         public List<Problem> problems(String where) {
             List<Problem> problems = new ArrayList<>();
@@ -1782,14 +1795,11 @@ public record NbdConfig(
                 problems.add(new Problem(where, "empty", "iops and/or megabytesPerSecond"));
             }
             if (iops != null && !(iops > 0 && iops <= 1e8)) {
-                problems.add(new Problem(
-                        where + ".iops", number(iops), "4 KiB I/Os per second, more than 0 and at most 100000000"));
+                problems.add(new Problem(where + ".iops", number(iops), IOPS_EXPECTED));
             }
             if (megabytesPerSecond != null && !(megabytesPerSecond > 0 && megabytesPerSecond <= 1e7)) {
                 problems.add(new Problem(
-                        where + ".megabytesPerSecond",
-                        number(megabytesPerSecond),
-                        "MB/s, more than 0 and at most 10000000"));
+                        where + ".megabytesPerSecond", number(megabytesPerSecond), MEGABYTES_PER_SECOND_EXPECTED));
             }
             if (problems.isEmpty()
                     && iops != null
@@ -1825,18 +1835,46 @@ public record NbdConfig(
      * @param connections pool size, 1 to 64 (default 4)
      * @param idleTimeoutSeconds a pool connection without a request for this long disconnects (default 5),
      *                    so that an upstream stopped while the proxy is idle is not kept waiting for it
+     * @param requestTimeoutSeconds a request written to a pool connection without its whole reply for this
+     *                    long makes the pool treat that connection as lost (closed, its requests in flight
+     *                    failed with EIO), so that an upstream that hangs without closing its connections
+     *                    does not hold the proxy's requests forever; 0 is off, never (default
+     *                    {@link #DEFAULT_REQUEST_TIMEOUT_SECONDS}; docs/nbd.md, "Upstream exports", says why)
      */
     @JsonIgnoreProperties(ignoreUnknown = false)
-    public record Upstream(String host, Integer port, String export, Integer connections, Double idleTimeoutSeconds) {
+    public record Upstream(
+            String host,
+            Integer port,
+            String export,
+            Integer connections,
+            Double idleTimeoutSeconds,
+            Double requestTimeoutSeconds) {
 
         /** The default of {@link #idleTimeoutSeconds}. */
         public static final double DEFAULT_IDLE_TIMEOUT_SECONDS = 5;
+
+        /**
+         * The default of {@link #requestTimeoutSeconds}: 30, the Linux block layer's request timeout, which its
+         * nbd driver takes when {@code nbd-client -timeout} sets none (it then only logs a possibly stuck
+         * request every 30 s). qemu's NBD client and nbdkit's nbd plugin have no reply timeout at all.
+         */
+        public static final double DEFAULT_REQUEST_TIMEOUT_SECONDS = 30;
+
+        /** Largest {@link #requestTimeoutSeconds}: a day. */
+        public static final double MAX_REQUEST_TIMEOUT_SECONDS = 86_400;
 
         public Upstream {
             port = port == null ? DEFAULT_PORT : port;
             export = export == null ? "" : export;
             connections = connections == null ? 4 : connections;
             idleTimeoutSeconds = idleTimeoutSeconds == null ? DEFAULT_IDLE_TIMEOUT_SECONDS : idleTimeoutSeconds;
+            requestTimeoutSeconds =
+                    requestTimeoutSeconds == null ? DEFAULT_REQUEST_TIMEOUT_SECONDS : requestTimeoutSeconds;
+        }
+
+        /** The reply timeout in nanoseconds, 0 when it is off. */
+        public long requestTimeoutNanos() {
+            return (long) (requestTimeoutSeconds * 1e9);
         }
 
         /**
@@ -1881,7 +1919,17 @@ public record NbdConfig(
                 problems.add(new Problem(where + ".connections", connections, "1 to 64"));
             }
             if (!(idleTimeoutSeconds >= 0.01) || idleTimeoutSeconds > 86_400) {
-                problems.add(new Problem(where + ".idleTimeoutSeconds", number(idleTimeoutSeconds), "0.01 to 86400"));
+                problems.add(new Problem(
+                        where + ".idleTimeoutSeconds",
+                        number(idleTimeoutSeconds),
+                        Numbers.interval(false, 0.01, 86_400)));
+            }
+            if (!(requestTimeoutSeconds == 0
+                    || requestTimeoutSeconds >= 0.01 && requestTimeoutSeconds <= MAX_REQUEST_TIMEOUT_SECONDS)) {
+                problems.add(new Problem(
+                        where + ".requestTimeoutSeconds",
+                        number(requestTimeoutSeconds),
+                        "0 for off, or " + Numbers.interval(false, 0.01, MAX_REQUEST_TIMEOUT_SECONDS)));
             }
             return problems;
         }

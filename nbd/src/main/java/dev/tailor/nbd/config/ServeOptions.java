@@ -302,10 +302,11 @@ public record ServeOptions(
     private NbdConfig.AdmissionSettings admissionBudget(NbdConfig.AdmissionSettings configured) {
         Double iops = admissionIops == null
                 ? configured.iops()
-                : parseNumber("--admission-iops", admissionIops, "4 KiB I/Os per second, from 1 to 100000000");
+                : parseNumber("--admission-iops", admissionIops, NbdConfig.AdmissionSettings.IOPS_EXPECTED);
         Double mbps = admissionMbps == null
                 ? configured.megabytesPerSecond()
-                : parseNumber("--admission-mbps", admissionMbps, "MB/s, from 0.01 to 10000000");
+                : parseNumber(
+                        "--admission-mbps", admissionMbps, NbdConfig.AdmissionSettings.MEGABYTES_PER_SECOND_EXPECTED);
         String option = admissionIops != null ? "--admission-iops" : "--admission-mbps";
         if (!configured.enabled()) {
             throw new IllegalArgumentException(option + ": admission is off (expected: --admission on, or"
@@ -375,11 +376,10 @@ public record ServeOptions(
     private NbdConfig.ExportConfig exportBaseline(NbdConfig.ExportConfig export) {
         Double iops = baselineIops == null
                 ? null
-                : parseNumber(
-                        "--baseline-iops", baselineIops, "4 KiB I/Os per second, more than 0 and at most 100000000");
+                : parseNumber("--baseline-iops", baselineIops, NbdConfig.Baseline.IOPS_EXPECTED);
         Double mbps = baselineMbps == null
                 ? null
-                : parseNumber("--baseline-mbps", baselineMbps, "MB/s, more than 0 and at most 10000000");
+                : parseNumber("--baseline-mbps", baselineMbps, NbdConfig.Baseline.MEGABYTES_PER_SECOND_EXPECTED);
         NbdConfig.Baseline baseline = new NbdConfig.Baseline(iops, mbps);
         List<Problem> problems = baseline.problems("baseline");
         if (!problems.isEmpty()) {

@@ -196,7 +196,9 @@ public final class ServeSummary {
         }
         if (backend instanceof UpstreamBackend upstream) {
             int pool = upstream.poolSize();
-            return upstream + " (" + pool + (pool == 1 ? " connection)" : " connections)");
+            double timeout = upstream.requestTimeoutSeconds();
+            return upstream + " (" + pool + (pool == 1 ? " connection" : " connections") + ", reply timeout "
+                    + (timeout == 0 ? "off" : NbdConfig.number(timeout) + " s") + ")";
         }
         return backend.toString();
     }

@@ -37,7 +37,7 @@ class ProxyBlockStatusTest {
                         "proxied",
                         "acme",
                         false,
-                        new NbdConfig.Upstream("127.0.0.1", upstreamPort, upstreamExport, 4, null))));
+                        new NbdConfig.Upstream("127.0.0.1", upstreamPort, upstreamExport, 4, null, null))));
     }
 
     private static String uri(NbdServer server) {

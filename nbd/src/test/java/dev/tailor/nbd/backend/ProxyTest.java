@@ -49,7 +49,25 @@ class ProxyTest {
                         "proxied",
                         "acme",
                         false,
-                        new NbdConfig.Upstream("127.0.0.1", upstreamPort, upstreamExport, 4, idleTimeoutSeconds))));
+                        new NbdConfig.Upstream(
+                                "127.0.0.1", upstreamPort, upstreamExport, 4, idleTimeoutSeconds, null))));
+    }
+
+    /** A proxy whose pool has one connection, with the reply timeout given. */
+    private static NbdServer proxyWithReplyTimeout(int upstreamPort, double requestTimeoutSeconds) throws IOException {
+        return NbdServer.start(TestServers.config(
+                NbdConfig.Limits.DEFAULTS,
+                NbdConfig.ExportConfig.upstream(
+                        "proxied",
+                        "acme",
+                        false,
+                        new NbdConfig.Upstream("127.0.0.1", upstreamPort, "", 1, null, requestTimeoutSeconds))));
+    }
+
+    /** Sends {@code signal} ({@code STOP}, {@code CONT}) to the process, as {@code kill -SIGNAL PID} does. */
+    private static void signal(Programs.Daemon daemon, String signal) {
+        Programs.run(Duration.ofSeconds(10), "kill", "-" + signal, Long.toString(daemon.process.pid()))
+                .ok();
     }
 
     private static UpstreamBackend backend(NbdServer server) {
@@ -275,7 +293,7 @@ class ProxyTest {
                                         "proxied",
                                         "acme",
                                         false,
-                                        new NbdConfig.Upstream("127.0.0.1", upstream.port, "base", 4, null)))
+                                        new NbdConfig.Upstream("127.0.0.1", upstream.port, "base", 4, null, null)))
                         .toBuilder()
                         .fairDispatch(new NbdConfig.FairDispatchSettings(true, null))
                         .build())) {
@@ -610,6 +628,84 @@ class ProxyTest {
             assertThat(error.message())
                     .startsWith("upstream nbd://127.0.0.1:" + upstream.port + "/: ")
                     .matches(".*: (the connection closed|the connection was reset) with the request in flight");
+        } finally {
+            upstream.close();
+        }
+    }
+
+    @Test
+    void upstreamThatHangs_failsTheReadWithEioAfterTheReplyTimeout_logsOnce_andTheNextReadReconnects()
+            throws Exception {
+        // Stopped with SIGSTOP, nbdkit keeps its connections open and answers nothing: without a reply
+        // timeout the read waited forever, and nothing was logged.
+        String nbdkit = Programs.require("nbdkit");
+        byte[] data = new byte[1 << 20];
+        new Random(11).nextBytes(data);
+        Path file = Files.write(dir.resolve("disk.img"), data);
+        Programs.Daemon upstream = Programs.Daemon.start(
+                nbdkit, "--exit-with-parent", "-f", "-i", "127.0.0.1", "-p", "{port}", "file", file.toString());
+        boolean stopped = false;
+        try (LogRecords log = LogRecords.of(UpstreamBackend.class);
+                NbdServer server = proxyWithReplyTimeout(upstream.port, 0.2);
+                RawClient client = RawClient.connect(server.localAddress()).handshake()) {
+            client.go("proxied", true);
+            assertThat(read(client, 1, 0)).isEqualTo(Arrays.copyOfRange(data, 0, 4096));
+
+            signal(upstream, "STOP");
+            stopped = true;
+            long start = System.nanoTime();
+            RawClient.Chunk error = failedRead(client, 2);
+            assertThat(millisSince(start))
+                    .as("ms to the error (the reply timeout is 200 ms)")
+                    .isGreaterThanOrEqualTo(150)
+                    .isLessThan(5_000);
+            assertThat(error.error()).isEqualTo(NbdProtocol.EIO);
+            assertThat(error.message())
+                    .isEqualTo("upstream nbd://127.0.0.1:" + upstream.port + "/: no reply to a READ in 0.2 s:"
+                            + " the connection was closed with the request in flight");
+            Await.until("the warning", () -> log.messages().stream().anyMatch(m -> m.startsWith("WARNING")));
+            assertThat(backend(server).requestsAwaitingReply()).isZero();
+
+            signal(upstream, "CONT");
+            stopped = false;
+            assertThat(read(client, 3, 8192))
+                    .as("the next read reconnects")
+                    .isEqualTo(Arrays.copyOfRange(data, 8192, 8192 + 4096));
+            assertThat(log.messages())
+                    .containsExactly(
+                            "WARNING export proxied: upstream nbd://127.0.0.1:" + upstream.port + "/ lost: no reply"
+                                    + " to a READ in 0.2 s; its requests fail with EIO (Input/output error) until a"
+                                    + " connection to it succeeds again (each request tries once)",
+                            "INFO export proxied: upstream nbd://127.0.0.1:" + upstream.port + "/ reached again:"
+                                    + " a new connection did its handshake");
+        } finally {
+            if (stopped) {
+                signal(upstream, "CONT");
+            }
+            upstream.close();
+        }
+    }
+
+    @Test
+    void slowUpstreamThatAnswersWithinTheReplyTimeout_keepsItsConnection() throws Exception {
+        String nbdkit = Programs.require("nbdkit");
+        Programs.Daemon upstream = Programs.Daemon.start(
+                nbdkit, "-f", "-i", "127.0.0.1", "-p", "{port}", "--filter=delay", "memory", "1M", "rdelay=500ms");
+        try (LogRecords log = LogRecords.of(UpstreamBackend.class);
+                NbdServer server = proxyWithReplyTimeout(upstream.port, 2);
+                RawClient client = RawClient.connect(server.localAddress()).handshake()) {
+            client.go("proxied", true);
+            long start = System.nanoTime();
+            for (long cookie = 1; cookie <= 3; cookie++) {
+                assertThat(read(client, cookie, 0)).hasSize(4096);
+            }
+            assertThat(millisSince(start))
+                    .as("ms for three reads delayed 0.5 s each")
+                    .isGreaterThanOrEqualTo(1_400);
+            assertThat(backend(server).openConnections())
+                    .as("the pool's one connection")
+                    .isEqualTo(1);
+            assertThat(log.messages()).as("nothing lost").isEmpty();
         } finally {
             upstream.close();
         }

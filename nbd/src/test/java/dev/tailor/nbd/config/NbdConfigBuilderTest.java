@@ -115,7 +115,8 @@ class NbdConfigBuilderTest {
                 .exports(DISK)
                 .build();
         assertThat(budget.problems())
-                .containsExactly(new Problem("admission.iops", "0", "4 KiB I/Os per second, from 1 to 100000000"));
+                .containsExactly(
+                        new Problem("admission.iops", "0", "4 KiB I/Os per second, a number in [1, 100000000]"));
         NbdConfig reserve = NbdConfig.builder()
                 .port(0)
                 .admission(NbdConfig.AdmissionSettings.builder()

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -36,7 +37,7 @@ class NbdConfigTest {
         assertThat(config.exports().get(0).size().bytes()).isEqualTo(20L << 30);
         assertThat(config.exports().get(1).readOnly()).isTrue();
         assertThat(config.exports().get(2).upstream())
-                .isEqualTo(new NbdConfig.Upstream("10.0.0.7", 10809, "scratch", 4, 5.0));
+                .isEqualTo(new NbdConfig.Upstream("10.0.0.7", 10809, "scratch", 4, 5.0, 30.0));
     }
 
     @Test
@@ -89,7 +90,7 @@ class NbdConfigTest {
                 .hasMessageContaining("  admission.reserveFraction: -1.0E-4 (expected: ")
                 .hasMessageContaining("  admission.queueCapacityPerSegment: -1 (expected: ")
                 .hasMessageContaining(
-                        "  admission.iops: -5 (expected: 4 KiB I/Os per second, from 1 to 100000000) at line 1");
+                        "  admission.iops: -5 (expected: 4 KiB I/Os per second, a number in [1, 100000000]) at line 1");
     }
 
     @Test
@@ -161,7 +162,7 @@ class NbdConfigTest {
     void json_isAcceptedToo() {
         NbdConfig config = parse("{\"port\": 0, \"exports\": [{\"name\": \"d\", \"upstream\": {\"host\": \"h\"}}]}");
         assertThat(config.port()).isZero();
-        assertThat(config.exports().get(0).upstream()).isEqualTo(new NbdConfig.Upstream("h", 10809, "", 4, 5.0));
+        assertThat(config.exports().get(0).upstream()).isEqualTo(new NbdConfig.Upstream("h", 10809, "", 4, 5.0, null));
     }
 
     @Test
@@ -213,7 +214,7 @@ class NbdConfigTest {
                 .hasMessageContaining("exports[3].upstream.host: missing")
                 .hasMessageContaining("exports[3].upstream.port: 0")
                 .hasMessageContaining("exports[3].upstream.connections: 99")
-                .hasMessageContaining("exports[3].upstream.idleTimeoutSeconds: 0 (expected: 0.01 to 86400)")
+                .hasMessageContaining("exports[3].upstream.idleTimeoutSeconds: 0 (expected: a number in [0.01, 86400])")
                 .hasMessageContaining("exports[4].backend: \"shelf 3\" (expected: a name for the backend");
     }
 
@@ -264,9 +265,43 @@ class NbdConfigTest {
     @Test
     void numbers_areEchoedAsWritten() {
         assertThatThrownBy(() -> parse("exports: [{name: d, upstream: {host: h, idleTimeoutSeconds: -3}}]"))
-                .hasMessageContaining("exports[0].upstream.idleTimeoutSeconds: -3 (expected: 0.01 to 86400)");
+                .hasMessageContaining(
+                        "exports[0].upstream.idleTimeoutSeconds: -3 (expected: a number in [0.01, 86400])");
         assertThatThrownBy(() -> parse("limits: {handshakeTimeoutSeconds: 0}\nexports: [{name: d, file: f}]"))
                 .hasMessageContaining("limits.handshakeTimeoutSeconds: 0 (expected");
+    }
+
+    @Test
+    void upstreamRequestTimeout_defaultsTo30Seconds_0IsOff_andBadValuesNamedWithTheirRange() {
+        NbdConfig.Upstream defaults = parse("exports: [{name: d, upstream: {host: h}}]")
+                .exports()
+                .get(0)
+                .upstream();
+        assertThat(defaults.requestTimeoutSeconds()).isEqualTo(30.0);
+        assertThat(defaults.requestTimeoutNanos()).isEqualTo(30_000_000_000L);
+        assertThat(parse("exports: [{name: d, upstream: {host: h, requestTimeoutSeconds: 0}}]")
+                        .exports()
+                        .get(0)
+                        .upstream()
+                        .requestTimeoutNanos())
+                .as("0 is off")
+                .isZero();
+        assertThat(parse("exports: [{name: d, upstream: {host: h, requestTimeoutSeconds: 0.2}}]")
+                        .exports()
+                        .get(0)
+                        .upstream()
+                        .requestTimeoutNanos())
+                .isEqualTo(200_000_000L);
+        for (String bad : List.of("-1", "0.001", "86401")) {
+            assertThatThrownBy(() ->
+                            parse("exports: [{name: d, upstream: {host: h, requestTimeoutSeconds: " + bad + "}}]"))
+                    .hasMessage("test.yaml: exports[0].upstream.requestTimeoutSeconds: " + bad
+                            + " (expected: 0 for off, or a number in [0.01, 86400]) at line 1");
+        }
+        assertThatThrownBy(() -> parse("exports: [{name: d, upstream: {host: h, requestTimeoutSeconds: off}}]"))
+                .hasMessageContaining(
+                        "exports[0].upstream.requestTimeoutSeconds: false (expected: a number, e.g. 10"
+                                + " or 2.5; YAML reads an unquoted off or no as false: write 0 for off where the field takes 0)");
     }
 
     @Test
@@ -481,7 +516,7 @@ class NbdConfigTest {
                         + " tenant, description, size, readOnly, file, upstream, baseline, backend) at line 4")
                 .hasMessageContaining("exports[0].tenent: unknown field (expected one of name,")
                 .hasMessageContaining("exports[1].upstream.conections: unknown field (expected one of"
-                        + " host, port, export, connections, idleTimeoutSeconds) at line 5");
+                        + " host, port, export, connections, idleTimeoutSeconds, requestTimeoutSeconds) at line 5");
     }
 
     @Test

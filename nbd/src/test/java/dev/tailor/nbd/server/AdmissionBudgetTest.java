@@ -98,11 +98,11 @@ class AdmissionBudgetTest {
         assertThat(problems("{enabled: true, iops: 0}"))
                 .singleElement()
                 .asString()
-                .contains("admission.iops: 0 (expected: 4 KiB I/Os per second, from 1 to 100000000)");
+                .contains("admission.iops: 0 (expected: 4 KiB I/Os per second, a number in [1, 100000000])");
         assertThat(problems("{enabled: true, megabytesPerSecond: -5}"))
                 .singleElement()
                 .asString()
-                .contains("admission.megabytesPerSecond: -5 (expected: MB/s, from 0.01 to 10000000)");
+                .contains("admission.megabytesPerSecond: -5 (expected: MB/s, a number in [0.01, 10000000])");
         assertThat(problems("{enabled: true, iops: 200000, megabytesPerSecond: 500}"))
                 .singleElement()
                 .asString()

@@ -159,7 +159,10 @@ class DeadConnectionWritesTest {
                         nbdkit, "--exit-with-parent", "-f", "-i", "127.0.0.1", "-p", "{port}", "memory", "64M");
                 NbdServer server = NbdServer.start(config(
                         NbdConfig.ExportConfig.upstream(
-                                "disk", "acme", false, new NbdConfig.Upstream("127.0.0.1", upstream.port, "", 4, null)),
+                                "disk",
+                                "acme",
+                                false,
+                                new NbdConfig.Upstream("127.0.0.1", upstream.port, "", 4, null, null)),
                         true))) {
             int admitted = deadWriterThenNewerWriter(server);
             long dropped = server.exports().get(0).droppedRequests();
@@ -284,7 +287,10 @@ class DeadConnectionWritesTest {
                         "wdelay=200ms");
                 NbdServer server = NbdServer.start(config(
                         NbdConfig.ExportConfig.upstream(
-                                "disk", "acme", false, new NbdConfig.Upstream("127.0.0.1", upstream.port, "", 4, null)),
+                                "disk",
+                                "acme",
+                                false,
+                                new NbdConfig.Upstream("127.0.0.1", upstream.port, "", 4, null, null)),
                         false))) {
             UpstreamBackend pool = (UpstreamBackend) server.exports().get(0).backend();
             RawClient a = sendStaleWrites(server, 5);

@@ -221,7 +221,7 @@ class FairDispatchDoorTest {
     @Test
     void of_givesEachDoorTheDepthOfItsBackend() {
         NbdConfig.ExportConfig upstreamB = NbdConfig.ExportConfig.upstream(
-                "b", "t2", false, new NbdConfig.Upstream("10.0.0.5", 10809, "b", 2, null));
+                "b", "t2", false, new NbdConfig.Upstream("10.0.0.5", 10809, "b", 2, null, null));
         NbdConfig config = NbdConfig.builder()
                 .fileIoThreads(6)
                 .exports(configA, upstreamB)
@@ -264,10 +264,10 @@ class FairDispatchDoorTest {
         NbdConfig.ExportConfig named = configA.toBuilder().backend("shelf-3").build();
         assertThat(FairDispatchDoor.backendOf(named)).isEqualTo("shelf-3");
         NbdConfig.ExportConfig upstream = NbdConfig.ExportConfig.upstream(
-                "u", "t", false, new NbdConfig.Upstream("10.0.0.5", 10810, "x", null, null));
+                "u", "t", false, new NbdConfig.Upstream("10.0.0.5", 10810, "x", null, null, null));
         assertThat(FairDispatchDoor.backendOf(upstream)).isEqualTo("upstream:10.0.0.5:10810");
         assertThat(FairDispatchDoor.backendOf(NbdConfig.ExportConfig.upstream(
-                        "v", "t", false, new NbdConfig.Upstream("::1", null, null, null, null))))
+                        "v", "t", false, new NbdConfig.Upstream("::1", null, null, null, null, null))))
                 .isEqualTo("upstream:[::1]:10809");
         assertThat(FairDispatchDoor.backendOf(
                         upstream.toBuilder().backend("shelf-3").build()))

@@ -135,8 +135,7 @@ class ProvisionedBaselineTest {
         String exportsWith =
                 "admission: {enabled: true, iops: 1000}\nexports: [{name: d, file: f, size: 1GiB," + " baseline: ";
         assertThat(problems(exportsWith + "{iops: -5}}]"))
-                .contains("exports[0].baseline.iops: -5 (expected: 4 KiB"
-                        + " I/Os per second, more than 0 and at most 100000000)");
+                .contains("exports[0].baseline.iops: -5 (expected: 4 KiB I/Os per second, a number in (0, 100000000])");
         assertThat(problems(exportsWith + "{iops: 0}}]")).contains("exports[0].baseline.iops: 0 (expected");
         assertThat(problems(exportsWith + "{megabytesPerSecond: .nan}}]"))
                 .contains("exports[0].baseline.megabytesPerSecond: .nan (expected: a finite number) at line ");

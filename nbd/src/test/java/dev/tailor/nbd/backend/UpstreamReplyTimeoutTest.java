@@ -1,0 +1,215 @@
+package dev.tailor.nbd.backend;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tailor.nbd.protocol.BlockRequest;
+import dev.tailor.nbd.protocol.NbdException;
+import dev.tailor.nbd.protocol.NbdProtocol;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.util.concurrent.ImmediateEventExecutor;
+import io.netty.util.concurrent.Promise;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The reply timeout of one upstream pool connection ({@link UpstreamClientHandler}) in an
+ * {@link EmbeddedChannel} whose clock only moves when the test moves it: the upstream's side of the wire is
+ * written by the test, which answers a request, or does not.
+ */
+class UpstreamReplyTimeoutTest {
+
+    private static final String UPSTREAM = "nbd://127.0.0.1:10809/";
+    private static final long TIMEOUT_MILLIS = 200;
+
+    private final List<String> leaving = new ArrayList<>();
+    private final List<Channel> retired = new ArrayList<>();
+    private EmbeddedChannel channel;
+    private long nextCookie;
+
+    private final UpstreamClientHandler.Events events = new UpstreamClientHandler.Events() {
+        @Override
+        public void retired(Channel c) {
+            retired.add(c);
+        }
+
+        @Override
+        public void upstreamLeaving(String cause) {
+            leaving.add(cause);
+        }
+    };
+
+    /** A connection past its handshake (simple replies only), with the clock frozen. */
+    private void connect(long requestTimeoutNanos) {
+        Promise<Channel> ready = ImmediateEventExecutor.INSTANCE.newPromise();
+        channel = new EmbeddedChannel(new UpstreamClientHandler(
+                UPSTREAM, "", ready, 10_000, TimeUnit.DAYS.toNanos(1), requestTimeoutNanos, events));
+        channel.freezeTime();
+        ByteBuf greeting = Unpooled.buffer();
+        greeting.writeLong(NbdProtocol.NBDMAGIC);
+        greeting.writeLong(NbdProtocol.IHAVEOPT);
+        greeting.writeShort(NbdProtocol.FLAG_FIXED_NEWSTYLE | NbdProtocol.FLAG_NO_ZEROES);
+        channel.writeInbound(greeting);
+        // Structured replies refused: the handler goes on to GO.
+        channel.writeInbound(optionReply(NbdProtocol.OPT_STRUCTURED_REPLY, NbdProtocol.REP_ERR_UNSUP, new byte[0]));
+        ByteBuf export = Unpooled.buffer();
+        export.writeShort(NbdProtocol.INFO_EXPORT);
+        export.writeLong(1 << 20);
+        export.writeShort(NbdProtocol.FLAG_HAS_FLAGS | NbdProtocol.FLAG_SEND_FLUSH);
+        channel.writeInbound(optionReply(NbdProtocol.OPT_GO, NbdProtocol.REP_INFO, bytes(export)));
+        channel.writeInbound(optionReply(NbdProtocol.OPT_GO, NbdProtocol.REP_ACK, new byte[0]));
+        assertThat(ready.isSuccess()).as("handshake done").isTrue();
+        discardOutbound();
+    }
+
+    private static byte[] bytes(ByteBuf buf) {
+        byte[] bytes = new byte[buf.readableBytes()];
+        buf.readBytes(bytes);
+        buf.release();
+        return bytes;
+    }
+
+    private static ByteBuf optionReply(int option, int type, byte[] data) {
+        ByteBuf reply = Unpooled.buffer();
+        reply.writeLong(NbdProtocol.OPTION_REPLY_MAGIC);
+        reply.writeInt(option);
+        reply.writeInt(type);
+        reply.writeInt(data.length);
+        reply.writeBytes(data);
+        return reply;
+    }
+
+    private void discardOutbound() {
+        Object out;
+        while ((out = channel.readOutbound()) != null) {
+            io.netty.util.ReferenceCountUtil.release(out);
+        }
+    }
+
+    /** Sends a request through the handler; returns its reply's promise. Its cookie upstream is the next one. */
+    private Promise<ByteBuf> send(int command) {
+        Promise<ByteBuf> reply = ImmediateEventExecutor.INSTANCE.newPromise();
+        long length = command == NbdProtocol.CMD_FLUSH ? 0 : 4096;
+        channel.writeAndFlush(new UpstreamClientHandler.Forward(
+                new BlockRequest(command, 0, nextCookie++, 0, length, Unpooled.EMPTY_BUFFER), reply));
+        discardOutbound();
+        return reply;
+    }
+
+    /** The upstream's simple reply to the request with cookie {@code cookie}: a READ's 4 KiB of zeroes. */
+    private void answer(long cookie, boolean read) {
+        ByteBuf reply = Unpooled.buffer();
+        reply.writeInt(NbdProtocol.SIMPLE_REPLY_MAGIC);
+        reply.writeInt(0);
+        reply.writeLong(cookie);
+        if (read) {
+            reply.writeZero(4096);
+        }
+        channel.writeInbound(reply);
+    }
+
+    private void advanceMillis(long millis) {
+        channel.advanceTimeBy(millis, TimeUnit.MILLISECONDS);
+        channel.runScheduledPendingTasks();
+        channel.runPendingTasks();
+    }
+
+    private static void release(Promise<ByteBuf> reply) {
+        if (reply.isSuccess() && reply.getNow() != null) {
+            reply.getNow().release();
+        }
+    }
+
+    @AfterEach
+    void close() {
+        if (channel != null) {
+            channel.finishAndReleaseAll();
+        }
+    }
+
+    @Test
+    void aRequestWithoutAReply_losesTheConnectionAtItsDeadline_andFailsWithEio() {
+        connect(TimeUnit.MILLISECONDS.toNanos(TIMEOUT_MILLIS));
+        Promise<ByteBuf> read = send(NbdProtocol.CMD_READ);
+
+        advanceMillis(TIMEOUT_MILLIS - 1);
+        assertThat(read.isDone())
+                .as("answered or failed 1 ms before the deadline")
+                .isFalse();
+        assertThat(channel.isOpen()).isTrue();
+
+        advanceMillis(1);
+        assertThat(read.isDone()).as("failed at the deadline").isTrue();
+        assertThat(read.cause())
+                .isInstanceOf(NbdException.class)
+                .hasMessage("upstream " + UPSTREAM + ": no reply to a READ in 0.2 s: the connection was closed"
+                        + " with the request in flight");
+        assertThat(((NbdException) read.cause()).error()).isEqualTo(NbdProtocol.EIO);
+        assertThat(channel.isOpen()).as("the connection is closed").isFalse();
+        assertThat(leaving).as("the pool is told once, with the cause").containsExactly("no reply to a READ in 0.2 s");
+    }
+
+    @Test
+    void everyRequestInFlightFails_andTheOldestNamesTheCause() {
+        connect(TimeUnit.MILLISECONDS.toNanos(TIMEOUT_MILLIS));
+        Promise<ByteBuf> flush = send(NbdProtocol.CMD_FLUSH);
+        advanceMillis(50);
+        Promise<ByteBuf> read = send(NbdProtocol.CMD_READ);
+        Promise<ByteBuf> answered = send(NbdProtocol.CMD_READ);
+        answer(2, true);
+        assertThat(answered.isSuccess()).isTrue();
+        release(answered);
+
+        advanceMillis(TIMEOUT_MILLIS - 50);
+        assertThat(leaving).containsExactly("no reply to a FLUSH in 0.2 s");
+        assertThat(flush.cause()).isInstanceOf(NbdException.class);
+        assertThat(read.cause())
+                .as("the younger request fails with it: the connection is gone")
+                .isInstanceOf(NbdException.class)
+                .hasMessageContaining("no reply to a FLUSH in 0.2 s");
+        assertThat(channel.isOpen()).isFalse();
+    }
+
+    @Test
+    void repliesWithinTheTimeout_keepTheConnection_howeverLongItIsBusy() {
+        connect(TimeUnit.MILLISECONDS.toNanos(TIMEOUT_MILLIS));
+        // Each request is answered just inside its own timeout, and the next is sent before: the
+        // connection always has one in flight, for ten times the timeout.
+        Promise<ByteBuf> previous = send(NbdProtocol.CMD_READ);
+        for (long cookie = 1; cookie <= 10; cookie++) {
+            advanceMillis(TIMEOUT_MILLIS - 10);
+            Promise<ByteBuf> next = send(NbdProtocol.CMD_READ);
+            answer(cookie - 1, true);
+            assertThat(previous.isSuccess())
+                    .as("request %d answered", cookie - 1)
+                    .isTrue();
+            release(previous);
+            previous = next;
+        }
+        advanceMillis(TIMEOUT_MILLIS - 10);
+        answer(10, true);
+        assertThat(previous.isSuccess()).isTrue();
+        release(previous);
+        advanceMillis(10 * TIMEOUT_MILLIS);
+        assertThat(channel.isOpen()).as("never lost").isTrue();
+        assertThat(leaving).isEmpty();
+    }
+
+    @Test
+    void timeoutOff_waitsForAReplyForever() {
+        connect(0);
+        Promise<ByteBuf> read = send(NbdProtocol.CMD_READ);
+        advanceMillis(TimeUnit.HOURS.toMillis(12));
+        assertThat(read.isDone()).isFalse();
+        assertThat(channel.isOpen()).isTrue();
+        answer(0, true);
+        assertThat(read.isSuccess()).isTrue();
+        release(read);
+        assertThat(leaving).isEmpty();
+    }
+}
