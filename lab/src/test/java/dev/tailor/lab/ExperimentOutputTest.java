@@ -3,6 +3,7 @@ package dev.tailor.lab;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tailor.lab.report.HtmlPages;
+import dev.tailor.lab.report.StorageReport;
 import dev.tailor.testkit.HeadlessChromium;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -273,10 +274,51 @@ class ExperimentOutputTest {
                         "admission on (10,000 requests)",
                         "door alone (10,000 requests)");
         assertThat(series.get("door alone (10,000 requests)").getLineColor())
-                .isEqualTo(ExperimentReport.DOOR)
+                .isEqualTo(StorageReport.colour("fair-dispatch"))
                 .isNotEqualTo(series.get("admission on (10,000 requests)").getLineColor());
         assertThat(ExperimentReport.section(burst(false), "burst").heading())
                 .isEqualTo("Burst: segment admission off vs on");
+    }
+
+    @Test
+    void burstPlots_drawEachModeInTheColourOfTheStorageSimulatorsPolicyWithItsMechanism() {
+        // One mechanism, one colour in every report: no admission is fifo's black, admission with its door
+        // segment-admission's, the paper's mechanism segment-admission-paper's, the door alone fair-dispatch's.
+        Map<String, String> policies = Map.of(
+                "admission off", "fifo",
+                "admission on", "segment-admission",
+                "admission paper", "segment-admission-paper",
+                "door alone", "fair-dispatch");
+        BurstExperiment.Result withDoor = burstWithDoor(10, 40_000_000);
+        List<BurstExperiment.Run> runs = new java.util.ArrayList<>(withDoor.runs());
+        runs.add(new BurstExperiment.Run("paper", 1, withDoor.run("on", 1).jobs(), ProxyMetrics.EMPTY, 10));
+        BurstExperiment.Result all = new BurstExperiment.Result(
+                withDoor.settings().withModes(BurstExperiment.MODES),
+                withDoor.capacityIops(),
+                withDoor.capacityCostUnitsPerSecond(),
+                runs);
+
+        List<ExperimentReport.Chart> charts = ExperimentReport.burstCharts(all, "burst");
+        assertThat(charts).hasSize(2);
+        for (ExperimentReport.Chart chart : charts) {
+            var series = chart.chart().getSeriesMap();
+            assertThat(series).hasSize(BurstExperiment.MODES.size());
+            policies.forEach((label, policy) -> assertThat(series.entrySet().stream()
+                            .filter(e -> e.getKey().startsWith(label + " ("))
+                            .map(e -> e.getValue().getLineColor())
+                            .toList())
+                    .as("%s in %s", label, chart.fileName())
+                    .containsExactly(StorageReport.colour(policy)));
+        }
+        assertThat(ExperimentReport.MODE_POLICIES)
+                .containsOnlyKeys(BurstExperiment.MODES)
+                .containsEntry("off", "fifo")
+                .containsEntry("on", "segment-admission")
+                .containsEntry("door", "fair-dispatch")
+                .containsEntry("paper", "segment-admission-paper");
+        assertThat(ExperimentReport.colour("off")).isEqualTo(java.awt.Color.BLACK);
+        assertThat(BurstExperiment.MODES.stream().map(ExperimentReport::colour).distinct())
+                .hasSize(BurstExperiment.MODES.size());
     }
 
     @Test
