@@ -167,6 +167,30 @@ class ExperimentOutputTest {
     }
 
     @Test
+    void burstEstimate_countsEachRunsStartAndStop_andTheBackendsOnce() {
+        // Why: (ramp + runtime + 3 s) per run and 10 s once said 43 s for the demo's 3 runs of 2 + 6 s,
+        // which took 49 s on 2 cores at load average 8 and 70 s on a busier machine: each run starts a proxy
+        // JVM and fio (about 5 s), more than the 8 s measured in a short run.
+        BurstExperiment.Settings defaults = BurstExperiment.Settings.defaults(dir);
+        BurstExperiment.Settings demo = defaults.shortened(
+                        Demo.EXPERIMENT_RUNTIME_SECONDS, Demo.EXPERIMENT_RAMP_SECONDS, 1)
+                .withModes(Demo.EXPERIMENT_BURST_MODES);
+        // 3 runs x (2 + 6 + 5 s), then the capacity measurement's 1 + 5 s and 4 s once.
+        assertThat(demo.estimatedSeconds()).isEqualTo(3 * (2 + 6 + 5) + 1 + 5 + 4);
+        assertThat(BurstExperiment.estimate(demo))
+                .isEqualTo("3 runs (1 round of off, on, door) of 2+6 s; about 49 s in all, each run's start and"
+                        + " stop included (longer when the machine is busy)");
+        // A run shorter than 5 s shortens the capacity measurement too: 1 run x (0 + 1 + 5 s), 1 + 1 s, 4 s.
+        BurstExperiment.Settings one = defaults.shortened(1, 0, 1).withModes(List.of("on"));
+        assertThat(one.estimatedSeconds()).isEqualTo(12);
+        assertThat(BurstExperiment.estimate(one)).startsWith("1 run (1 round of on) of 0+1 s; about 12 s in all");
+        // The defaults: 6 runs x (5 + 60 + 5 s) + 10 s = 430 s, about 7 minutes, as --help says.
+        assertThat(defaults.estimatedSeconds()).isEqualTo(430);
+        assertThat(BurstExperiment.estimate(defaults))
+                .startsWith("6 runs (2 rounds of off, on, door) of 5+60 s; about 7 minutes in all");
+    }
+
+    @Test
     void burstWithAnEmptyJob_showsNoData_notZero() {
         List<String> lines = BurstExperiment.markdown(burst(true));
         assertThat(lines).anyMatch(l -> l.startsWith("| on 1 |") && l.contains("| 0 | – | – | – |"));
