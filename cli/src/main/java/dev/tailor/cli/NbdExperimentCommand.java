@@ -371,8 +371,9 @@ final class NbdExperimentCommand implements Runnable {
                         + " --busy-us of CPU each, queued at once. Each round runs fifo, then priority, a fresh proxy"
                         + " each time.",
                 "",
-                "Takes about (ramp + runtime + 3 s) x 2 x rounds: the defaults about 4 minutes. Needs fio with its nbd"
-                        + " engine (Debian: apt install fio).",
+                "Takes about (ramp + runtime + " + BurstExperiment.RUN_OVERHEAD_SECONDS + " s) x 2 x rounds: each run"
+                        + " starts a proxy JVM and fio. The defaults take about 4 minutes; a busy machine takes longer."
+                        + " Needs fio with its nbd engine (Debian: apt install fio).",
                 ""
             },
             footer = {

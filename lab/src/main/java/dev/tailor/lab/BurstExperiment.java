@@ -168,9 +168,10 @@ public final class BurstExperiment {
         }
 
         /**
-         * About how long {@link #run} takes, seconds: each run's ramp and runtime plus {@link
-         * #RUN_OVERHEAD_SECONDS}, then the capacity measurement (1 s of warm-up and {@link #capacitySeconds})
-         * and {@link #FIXED_OVERHEAD_SECONDS}. The defaults: 430 s; one round of 2 + 6 s: 49 s.
+         * About how long {@link BurstExperiment#run} takes, seconds: each run's ramp and runtime plus {@link
+         * BurstExperiment#RUN_OVERHEAD_SECONDS}, then the capacity measurement (1 s of warm-up and {@link
+         * #capacitySeconds}) and {@link BurstExperiment#FIXED_OVERHEAD_SECONDS}. The defaults: 430 s; one
+         * round of 2 + 6 s: 49 s.
          */
         int estimatedSeconds() {
             return (rampSeconds + runtimeSeconds + RUN_OVERHEAD_SECONDS) * runCount()

@@ -188,6 +188,16 @@ class ExperimentOutputTest {
         assertThat(defaults.estimatedSeconds()).isEqualTo(430);
         assertThat(BurstExperiment.estimate(defaults))
                 .startsWith("6 runs (2 rounds of off, on, door) of 5+60 s; about 7 minutes in all");
+
+        // The low-load test the same way: 2 runs x (2 + 6 + 5 s) and 1 s for its data file; the demo runs both.
+        LowLoadExperiment.Settings lowLoad = LowLoadExperiment.Settings.defaults(dir)
+                .shortened(Demo.EXPERIMENT_RUNTIME_SECONDS, Demo.EXPERIMENT_RAMP_SECONDS, 1);
+        assertThat(lowLoad.estimatedSeconds()).isEqualTo(2 * (2 + 6 + 5) + 1);
+        assertThat(LowLoadExperiment.Settings.defaults(dir).estimatedSeconds()).isEqualTo(4 * (5 + 45 + 5) + 1);
+        assertThat(Demo.experimentsLine(lowLoad, demo))
+                .isEqualTo(
+                        "tailor: demo: NBD experiments with real clients (fio, nbdkit; 1 round of 2+6 s per"
+                                + " configuration, about 76 s with each run's start and stop, longer when the machine is busy)");
     }
 
     @Test
