@@ -34,7 +34,8 @@ import picocli.CommandLine.Option;
             "Then, when fio (with its nbd engine) and nbdkit are installed, short runs of the NBD experiments with"
                     + " real clients against tailor nbd serve: the I/O-priority loop vs a FIFO loop at low load, and"
                     + " under a bursty tenant segment admission on and the fair dispatch door alone, each vs off (one"
-                    + " round of 2+6 s per configuration: about 65 s more, which a busy machine does not shorten;"
+                    + " round of 2+6 s per configuration: about 75 s more with each run's start and stop, longer"
+                    + " on a busy machine;"
                     + " --no-experiments skips them). Without"
                     + " those programs it says so and goes on.",
             ""

@@ -162,8 +162,11 @@ final class NbdExperimentCommand implements Runnable {
                         + " recommends for the proxy), a fresh proxy each time; --modes off,on leaves the door out,"
                         + " --modes off,paper,on runs the paper's mechanism instead.",
                 "",
-                "Takes about (ramp + runtime + 3 s) x modes x rounds + 10 s: the defaults about 7 minutes. Needs fio"
-                        + " (with its nbd engine) and nbdkit (memory and nbd plugins, delay filter); Debian: apt"
+                "Takes about (ramp + runtime + " + BurstExperiment.RUN_OVERHEAD_SECONDS + " s) x modes x rounds + "
+                        + (1 + 5 + BurstExperiment.FIXED_OVERHEAD_SECONDS) + " s, as its first line says: each run"
+                        + " starts a proxy JVM and fio, and the backend is started and measured once. The defaults"
+                        + " take about 7 minutes, one round of 2+6 s about 49 s; a busy machine takes longer. Needs"
+                        + " fio (with its nbd engine) and nbdkit (memory and nbd plugins, delay filter); Debian: apt"
                         + " install fio nbdkit.",
                 ""
             },
@@ -368,8 +371,9 @@ final class NbdExperimentCommand implements Runnable {
                         + " --busy-us of CPU each, queued at once. Each round runs fifo, then priority, a fresh proxy"
                         + " each time.",
                 "",
-                "Takes about (ramp + runtime + 3 s) x 2 x rounds: the defaults about 4 minutes. Needs fio with its nbd"
-                        + " engine (Debian: apt install fio).",
+                "Takes about (ramp + runtime + " + BurstExperiment.RUN_OVERHEAD_SECONDS + " s) x 2 x rounds: each run"
+                        + " starts a proxy JVM and fio. The defaults take about 4 minutes; a busy machine takes longer."
+                        + " Needs fio with its nbd engine (Debian: apt install fio).",
                 ""
             },
             footer = {

@@ -17,7 +17,7 @@ import picocli.CommandLine;
 /**
  * {@code tailor nbd experiment burst|low-load}: options checked before anything starts, and one short
  * real run of each against fio and nbdkit (skipped, with the reason, when they are not installed;
- * required under TAILOR_REQUIRE_TOOLS=true, as in CI). The real runs take about 15 s (low-load) and 25 s
+ * required under TAILOR_REQUIRE_TOOLS=true, as in CI). The real runs take about 15 s (low-load) and 30 s
  * (burst, its three default configurations).
  */
 class NbdExperimentCommandTest {
@@ -37,12 +37,16 @@ class NbdExperimentCommandTest {
                 .contains("apt install fio nbdkit")
                 .contains("--burst-qd=N")
                 .contains("--capacity-factor=F");
+        // The time, as the lines wrap: each run's start and stop counted (the first progress line gives it).
+        assertThat(burst.out().replaceAll("\\s+", " "))
+                .contains("Takes about (ramp + runtime + 5 s) x modes x rounds + 10 s, as its first line says")
+                .contains("one round of 2+6 s about 49 s; a busy machine takes longer.");
         PlanCommandTest.Result lowLoad = tailor("nbd", "experiment", "low-load", "--help");
         assertThat(lowLoad.exitCode()).isZero();
-        assertThat(lowLoad.out())
-                .contains("about 4 minutes")
-                .contains("--health-ms=MS")
-                .contains("--period-us=US");
+        assertThat(lowLoad.out()).contains("--health-ms=MS").contains("--period-us=US");
+        assertThat(lowLoad.out().replaceAll("\\s+", " "))
+                .contains("Takes about (ramp + runtime + 5 s) x 2 x rounds: each run starts a proxy JVM and fio.")
+                .contains("The defaults take about 4 minutes; a busy machine takes longer.");
     }
 
     @Test
@@ -127,6 +131,7 @@ class NbdExperimentCommandTest {
                 .contains("The fair dispatch door alone vs admission off, steady tenants: P99: ")
                 .contains("| on 1 | bursty |");
         assertThat(result.err())
+                .startsWith("tailor: experiment: 3 runs (1 round of off, on, door) of 1+2 s; about 31 s in all")
                 .contains("tailor: experiment: round 1/1, admission on (1+2 s)")
                 .contains("tailor: experiment: round 1/1, the door alone (admission off) (1+2 s)");
         assertThat(report.resolve("index.html")).isNotEmptyFile();

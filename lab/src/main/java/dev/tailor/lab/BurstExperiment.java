@@ -58,6 +58,19 @@ public final class BurstExperiment {
      * which docs/nbd.md recommends for the proxy.
      */
     static final List<String> DEFAULT_MODES = List.of("off", "on", "door");
+    /**
+     * What a run costs beyond its ramp and runtime, seconds, as measured on 2 cores at load average 8: the
+     * proxy's fresh JVM until it serves (2.5-3.3 s), fio's start, its connections and its end with the json+
+     * output (about 1.1 s), the wait for the proxy's next metrics export (every 500 ms) and its stop (about
+     * 0.5 s). A busier machine starts a JVM more slowly still.
+     */
+    public static final int RUN_OVERHEAD_SECONDS = 5;
+    /**
+     * What the experiment costs once beyond the capacity measurement's 1 + 5 s, seconds: the tools' checks
+     * and the two nbdkit servers' start (about 2.5 s with the command's own start), the capacity fio's start
+     * and the report's plots (about 2 s).
+     */
+    public static final int FIXED_OVERHEAD_SECONDS = 4;
 
     private BurstExperiment() {}
 
@@ -147,6 +160,24 @@ public final class BurstExperiment {
         /** Seconds the capacity measurement runs: 5, or the run time when that is shorter. */
         int capacitySeconds() {
             return Math.min(5, runtimeSeconds);
+        }
+
+        /** The runs: {@code modes} × {@code rounds}, each against a fresh proxy. */
+        int runCount() {
+            return modes.size() * rounds;
+        }
+
+        /**
+         * About how long {@link BurstExperiment#run} takes, seconds: each run's ramp and runtime plus {@link
+         * BurstExperiment#RUN_OVERHEAD_SECONDS}, then the capacity measurement (1 s of warm-up and {@link
+         * #capacitySeconds}) and {@link BurstExperiment#FIXED_OVERHEAD_SECONDS}. The defaults: 430 s; one
+         * round of 2 + 6 s: 49 s.
+         */
+        int estimatedSeconds() {
+            return (rampSeconds + runtimeSeconds + RUN_OVERHEAD_SECONDS) * runCount()
+                    + 1
+                    + capacitySeconds()
+                    + FIXED_OVERHEAD_SECONDS;
         }
 
         /** The steady tenants' export names. */
@@ -240,7 +271,7 @@ public final class BurstExperiment {
     }
 
     /**
-     * Runs the experiment: about (ramp + runtime + 3 s) × modes × rounds, plus 10 s for the backend.
+     * Runs the experiment, about {@link Settings#estimatedSeconds} (which the first progress line gives).
      *
      * @param err progress lines
      * @throws LabException (exit 1) when a program fails, naming it, with the end of its log
@@ -248,6 +279,8 @@ public final class BurstExperiment {
     public static Result run(Settings s, List<String> serveCommand, PrintWriter err)
             throws IOException, InterruptedException {
         Path dir = prepare(s.dir(), List.of("run-", "capacity."));
+        err.println("tailor: experiment: " + estimate(s));
+        err.flush();
         try (ExperimentRig rig = new ExperimentRig(dir, serveCommand)) {
             // The backend: k threads of `delay` ms each, behind one shared connection; the front nbdkit has
             // a thread per request the bursty tenant may have in flight, so its requests queue at the k threads.
@@ -365,6 +398,22 @@ public final class BurstExperiment {
             }
             return new Result(s, capacityIops, costUnits, runs);
         }
+    }
+
+    /**
+     * The run's plan and time as the first progress line gives it, e.g. "3 runs (1 round of off, on, door) of
+     * 2+6 s; about 49 s in all, each run's start and stop included (longer when the machine is busy)".
+     */
+    static String estimate(Settings s) {
+        return s.runCount() + (s.runCount() == 1 ? " run" : " runs") + " (" + s.rounds()
+                + (s.rounds() == 1 ? " round" : " rounds") + " of " + String.join(", ", s.modes()) + ") of "
+                + s.rampSeconds() + "+" + s.runtimeSeconds() + " s; about " + duration(s.estimatedSeconds())
+                + " in all, each run's start and stop included (longer when the machine is busy)";
+    }
+
+    /** Seconds as "49 s" below 2 minutes, else in whole minutes: "7 minutes". */
+    static String duration(int seconds) {
+        return seconds < 120 ? seconds + " s" : Math.round(seconds / 60.0) + " minutes";
     }
 
     /** The proxy's options for {@code mode}; the door's depth is the backend's {@code servers} threads. */

@@ -33,7 +33,8 @@ import java.util.stream.Stream;
  * measured) next to the storage paper's figures; then, when fio and nbdkit are installed, short runs
  * of the two NBD experiments with real clients ({@code tailor nbd experiment low-load} and {@code burst}
  * with admission off, on and the fair dispatch door alone, one round of
- * {@value #EXPERIMENT_RAMP_SECONDS}+{@value #EXPERIMENT_RUNTIME_SECONDS} s per run, about a minute)
+ * {@value #EXPERIMENT_RAMP_SECONDS}+{@value #EXPERIMENT_RUNTIME_SECONDS} s per run, about 75 s with each run's
+ * start and stop)
  * next to their targets. {@link #run} runs it; the {@link Outcome} prints it as a table or
  * JSON and writes the report.
  */
@@ -348,20 +349,14 @@ public final class Demo {
         Path work = null;
         try {
             work = Files.createTempDirectory("tailor-demo-experiments-");
-            err.println("tailor: demo: NBD experiments with real clients (fio, nbdkit; 1 round of "
-                    + EXPERIMENT_RAMP_SECONDS + "+" + EXPERIMENT_RUNTIME_SECONDS + " s per configuration, about a"
-                    + " minute)");
-            LowLoadExperiment.Result lowLoad = LowLoadExperiment.run(
-                    LowLoadExperiment.Settings.defaults(work.resolve("low-load"))
-                            .shortened(EXPERIMENT_RUNTIME_SECONDS, EXPERIMENT_RAMP_SECONDS, 1),
-                    serveCommand,
-                    err);
-            BurstExperiment.Result burst = BurstExperiment.run(
-                    BurstExperiment.Settings.defaults(work.resolve("burst"))
-                            .shortened(EXPERIMENT_RUNTIME_SECONDS, EXPERIMENT_RAMP_SECONDS, 1)
-                            .withModes(EXPERIMENT_BURST_MODES),
-                    serveCommand,
-                    err);
+            LowLoadExperiment.Settings lowLoadSettings = LowLoadExperiment.Settings.defaults(work.resolve("low-load"))
+                    .shortened(EXPERIMENT_RUNTIME_SECONDS, EXPERIMENT_RAMP_SECONDS, 1);
+            BurstExperiment.Settings burstSettings = BurstExperiment.Settings.defaults(work.resolve("burst"))
+                    .shortened(EXPERIMENT_RUNTIME_SECONDS, EXPERIMENT_RAMP_SECONDS, 1)
+                    .withModes(EXPERIMENT_BURST_MODES);
+            err.println(experimentsLine(lowLoadSettings, burstSettings));
+            LowLoadExperiment.Result lowLoad = LowLoadExperiment.run(lowLoadSettings, serveCommand, err);
+            BurstExperiment.Result burst = BurstExperiment.run(burstSettings, serveCommand, err);
             return new Experiments(lowLoad, burst, null, null);
         } catch (LabException | IOException e) {
             String reason = e instanceof IOException io ? IoErrors.reason(io) : e.getMessage();
@@ -373,6 +368,17 @@ public final class Demo {
         } finally {
             deleteTree(work);
         }
+    }
+
+    /**
+     * The line that opens the NBD experiments: their runs and about how long both take, each run's start
+     * and stop included (the demo's: about 75 s).
+     */
+    static String experimentsLine(LowLoadExperiment.Settings lowLoad, BurstExperiment.Settings burst) {
+        return "tailor: demo: NBD experiments with real clients (fio, nbdkit; 1 round of " + burst.rampSeconds() + "+"
+                + burst.runtimeSeconds() + " s per configuration, about "
+                + BurstExperiment.duration(lowLoad.estimatedSeconds() + burst.estimatedSeconds())
+                + " with each run's start and stop, longer when the machine is busy)";
     }
 
     private static void deleteTree(Path dir) {

@@ -2,6 +2,7 @@ package dev.tailor.lab;
 
 import dev.tailor.lab.report.HtmlPages;
 import dev.tailor.lab.report.ReportCharts;
+import dev.tailor.lab.report.StorageReport;
 import java.awt.BasicStroke;
 import java.awt.Color;
 import java.io.IOException;
@@ -22,21 +23,41 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
  * The NBD experiments' report: an HTML page with the Markdown tables the command printed and plots made
  * with XChart, each plot also a PNG file next to the page (so README and docs can embed them). Burst:
  * the steady tenants' and the bursty tenant's latency tail in each mode (admission off, on, the paper's,
- * the door alone). Low load: the latency
- * tail, fifo vs priority, and the health-check age over time against the bound of twice its period.
- * Tails are drawn like the storage simulator's CDFs ({@code StorageReport}): latency on a log axis, the
- * fraction of requests on a "nines" axis (−log10(1 − F)), so P90, P99, P99.9 and P99.99 are evenly
- * spaced.
+ * the door alone), each mode in the colour of the storage simulator's policy with its mechanism. Low
+ * load: the latency tail, fifo vs priority, and the health-check age over time against the bound of twice
+ * its period. Tails are drawn like the storage simulator's CDFs ({@code StorageReport}): latency on a log
+ * axis, the fraction of requests on a "nines" axis (−log10(1 − F)), so P90, P99, P99.9 and P99.99 are
+ * evenly spaced.
  */
 public final class ExperimentReport {
 
-    /** Baseline (admission off, fifo loop) and ours (admission on, priority loop), Okabe–Ito. */
+    /** The low-load test's fifo loop (the baseline) and priority loop (ours), Okabe–Ito. */
     static final Color BASELINE = new Color(0x00, 0x00, 0x00);
 
     static final Color OURS = new Color(0x00, 0x72, 0xB2);
     private static final Color BOUND = new Color(0xD5, 0x5E, 0x00);
-    /** The burst test's fair dispatch door alone (admission off), apart from admission on. */
-    static final Color DOOR = new Color(0x00, 0x9E, 0x73);
+
+    /**
+     * The storage simulator's policy with each burst mode's mechanism, whose colour the mode is drawn in
+     * ({@link StorageReport#colour}), so that one mechanism has one colour in every report: off is fifo (no
+     * admission), on is segment-admission (admission with its fair dispatch door), paper is
+     * segment-admission-paper (the paper's mechanism, no door) and door is fair-dispatch (the door alone).
+     */
+    static final Map<String, String> MODE_POLICIES = Map.of(
+            "off", "fifo",
+            "on", "segment-admission",
+            "paper", "segment-admission-paper",
+            "door", "fair-dispatch");
+
+    /** A burst mode's line colour: its mechanism's in the storage simulator's plots ({@link #MODE_POLICIES}). */
+    static Color colour(String mode) {
+        String policy = MODE_POLICIES.get(mode);
+        if (policy == null) {
+            throw new IllegalArgumentException(
+                    "mode : \"" + mode + "\" (expected: one of " + BurstExperiment.MODES + ")");
+        }
+        return StorageReport.colour(policy);
+    }
 
     private ExperimentReport() {}
 
@@ -59,12 +80,7 @@ public final class ExperimentReport {
         XYChart steady = tailChart("Steady tenants' latency tail (" + runs + ")");
         XYChart bursty = tailChart("Bursty tenant's latency tail (" + runs + ")");
         for (String mode : r.settings().modes()) {
-            Color colour = switch (mode) {
-                case "off" -> BASELINE;
-                case "paper" -> BOUND;
-                case "door" -> DOOR;
-                default -> OURS;
-            };
+            Color colour = colour(mode);
             String label = mode.equals("door") ? "door alone" : "admission " + mode;
             addTail(steady, label, r.steady(mode), colour);
             addTail(bursty, label, r.bursty(mode), colour);

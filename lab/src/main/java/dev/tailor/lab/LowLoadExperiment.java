@@ -89,6 +89,16 @@ public final class LowLoadExperiment {
         double boundMillis() {
             return 2.0 * healthMillis;
         }
+
+        /**
+         * About how long {@link LowLoadExperiment#run} takes, seconds: each run's ramp and runtime plus {@link
+         * BurstExperiment#RUN_OVERHEAD_SECONDS} (the proxy's fresh JVM, fio's start and end, the export after
+         * fio's last second, the proxy's stop), and 1 s once to write the data file. The defaults: 221 s; one
+         * round of 2 + 6 s: 27 s.
+         */
+        int estimatedSeconds() {
+            return (rampSeconds + runtimeSeconds + BurstExperiment.RUN_OVERHEAD_SECONDS) * MODES.size() * rounds + 1;
+        }
     }
 
     /**
@@ -231,7 +241,7 @@ public final class LowLoadExperiment {
     }
 
     /**
-     * Runs the experiment: about (ramp + runtime + 3 s) × 2 × rounds, plus a few seconds to write the file.
+     * Runs the experiment, about {@link Settings#estimatedSeconds}.
      *
      * @throws LabException (exit 1) when a program fails, naming it, with the end of its log
      */

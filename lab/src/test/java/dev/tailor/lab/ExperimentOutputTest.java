@@ -3,6 +3,7 @@ package dev.tailor.lab;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tailor.lab.report.HtmlPages;
+import dev.tailor.lab.report.StorageReport;
 import dev.tailor.testkit.HeadlessChromium;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -166,6 +167,40 @@ class ExperimentOutputTest {
     }
 
     @Test
+    void burstEstimate_countsEachRunsStartAndStop_andTheBackendsOnce() {
+        // Why: (ramp + runtime + 3 s) per run and 10 s once said 43 s for the demo's 3 runs of 2 + 6 s,
+        // which took 49 s on 2 cores at load average 8 and 70 s on a busier machine: each run starts a proxy
+        // JVM and fio (about 5 s), more than the 8 s measured in a short run.
+        BurstExperiment.Settings defaults = BurstExperiment.Settings.defaults(dir);
+        BurstExperiment.Settings demo = defaults.shortened(
+                        Demo.EXPERIMENT_RUNTIME_SECONDS, Demo.EXPERIMENT_RAMP_SECONDS, 1)
+                .withModes(Demo.EXPERIMENT_BURST_MODES);
+        // 3 runs x (2 + 6 + 5 s), then the capacity measurement's 1 + 5 s and 4 s once.
+        assertThat(demo.estimatedSeconds()).isEqualTo(3 * (2 + 6 + 5) + 1 + 5 + 4);
+        assertThat(BurstExperiment.estimate(demo))
+                .isEqualTo("3 runs (1 round of off, on, door) of 2+6 s; about 49 s in all, each run's start and"
+                        + " stop included (longer when the machine is busy)");
+        // A run shorter than 5 s shortens the capacity measurement too: 1 run x (0 + 1 + 5 s), 1 + 1 s, 4 s.
+        BurstExperiment.Settings one = defaults.shortened(1, 0, 1).withModes(List.of("on"));
+        assertThat(one.estimatedSeconds()).isEqualTo(12);
+        assertThat(BurstExperiment.estimate(one)).startsWith("1 run (1 round of on) of 0+1 s; about 12 s in all");
+        // The defaults: 6 runs x (5 + 60 + 5 s) + 10 s = 430 s, about 7 minutes, as --help says.
+        assertThat(defaults.estimatedSeconds()).isEqualTo(430);
+        assertThat(BurstExperiment.estimate(defaults))
+                .startsWith("6 runs (2 rounds of off, on, door) of 5+60 s; about 7 minutes in all");
+
+        // The low-load test the same way: 2 runs x (2 + 6 + 5 s) and 1 s for its data file; the demo runs both.
+        LowLoadExperiment.Settings lowLoad = LowLoadExperiment.Settings.defaults(dir)
+                .shortened(Demo.EXPERIMENT_RUNTIME_SECONDS, Demo.EXPERIMENT_RAMP_SECONDS, 1);
+        assertThat(lowLoad.estimatedSeconds()).isEqualTo(2 * (2 + 6 + 5) + 1);
+        assertThat(LowLoadExperiment.Settings.defaults(dir).estimatedSeconds()).isEqualTo(4 * (5 + 45 + 5) + 1);
+        assertThat(Demo.experimentsLine(lowLoad, demo))
+                .isEqualTo(
+                        "tailor: demo: NBD experiments with real clients (fio, nbdkit; 1 round of 2+6 s per"
+                                + " configuration, about 76 s with each run's start and stop, longer when the machine is busy)");
+    }
+
+    @Test
     void burstWithAnEmptyJob_showsNoData_notZero() {
         List<String> lines = BurstExperiment.markdown(burst(true));
         assertThat(lines).anyMatch(l -> l.startsWith("| on 1 |") && l.contains("| 0 | – | – | – |"));
@@ -273,10 +308,51 @@ class ExperimentOutputTest {
                         "admission on (10,000 requests)",
                         "door alone (10,000 requests)");
         assertThat(series.get("door alone (10,000 requests)").getLineColor())
-                .isEqualTo(ExperimentReport.DOOR)
+                .isEqualTo(StorageReport.colour("fair-dispatch"))
                 .isNotEqualTo(series.get("admission on (10,000 requests)").getLineColor());
         assertThat(ExperimentReport.section(burst(false), "burst").heading())
                 .isEqualTo("Burst: segment admission off vs on");
+    }
+
+    @Test
+    void burstPlots_drawEachModeInTheColourOfTheStorageSimulatorsPolicyWithItsMechanism() {
+        // One mechanism, one colour in every report: no admission is fifo's black, admission with its door
+        // segment-admission's, the paper's mechanism segment-admission-paper's, the door alone fair-dispatch's.
+        Map<String, String> policies = Map.of(
+                "admission off", "fifo",
+                "admission on", "segment-admission",
+                "admission paper", "segment-admission-paper",
+                "door alone", "fair-dispatch");
+        BurstExperiment.Result withDoor = burstWithDoor(10, 40_000_000);
+        List<BurstExperiment.Run> runs = new java.util.ArrayList<>(withDoor.runs());
+        runs.add(new BurstExperiment.Run("paper", 1, withDoor.run("on", 1).jobs(), ProxyMetrics.EMPTY, 10));
+        BurstExperiment.Result all = new BurstExperiment.Result(
+                withDoor.settings().withModes(BurstExperiment.MODES),
+                withDoor.capacityIops(),
+                withDoor.capacityCostUnitsPerSecond(),
+                runs);
+
+        List<ExperimentReport.Chart> charts = ExperimentReport.burstCharts(all, "burst");
+        assertThat(charts).hasSize(2);
+        for (ExperimentReport.Chart chart : charts) {
+            var series = chart.chart().getSeriesMap();
+            assertThat(series).hasSize(BurstExperiment.MODES.size());
+            policies.forEach((label, policy) -> assertThat(series.entrySet().stream()
+                            .filter(e -> e.getKey().startsWith(label + " ("))
+                            .map(e -> e.getValue().getLineColor())
+                            .toList())
+                    .as("%s in %s", label, chart.fileName())
+                    .containsExactly(StorageReport.colour(policy)));
+        }
+        assertThat(ExperimentReport.MODE_POLICIES)
+                .containsOnlyKeys(BurstExperiment.MODES)
+                .containsEntry("off", "fifo")
+                .containsEntry("on", "segment-admission")
+                .containsEntry("door", "fair-dispatch")
+                .containsEntry("paper", "segment-admission-paper");
+        assertThat(ExperimentReport.colour("off")).isEqualTo(java.awt.Color.BLACK);
+        assertThat(BurstExperiment.MODES.stream().map(ExperimentReport::colour).distinct())
+                .hasSize(BurstExperiment.MODES.size());
     }
 
     @Test

@@ -448,6 +448,10 @@ public final class StorageReport {
         return chart;
     }
 
+    /**
+     * The token pools of {@code run} interval by interval around its first measured burst, in % of the
+     * budget C, with the arriving cost they are drawn against; the legend in a column beside the plot.
+     */
     static XYChart pools(StorageRunResult run) {
         IntervalSeries s = run.series();
         XYChart chart = new XYChartBuilder()
@@ -458,8 +462,11 @@ public final class StorageReport {
                 .yAxisTitle("% of the budget C per interval")
                 .build();
         ReportCharts.style(chart);
-        chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
-        chart.getStyler().setLegendLayout(Styler.LegendLayout.Horizontal);
+        // The legend in a column right of the plot, where XChart makes room for it: a row below the plot is
+        // centred under the plot, which starts after the y axis's labels, so wide labels (1,000 %) pushed its
+        // end past the chart's right edge.
+        chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
+        chart.getStyler().setLegendLayout(Styler.LegendLayout.Vertical);
         long step = s.intervalNanos();
         int center = (int) (s.firstBurstNanos() / step);
         int from = Math.max(0, center - (int) (BEFORE_BURST_MILLIS * 1_000_000L / step));

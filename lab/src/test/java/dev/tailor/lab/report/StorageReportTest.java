@@ -11,6 +11,8 @@ import dev.tailor.sim.storage.StorageSimulation;
 import dev.tailor.sim.storage.SweepSummary;
 import java.awt.BasicStroke;
 import java.awt.Color;
+import java.awt.Graphics2D;
+import java.awt.image.BufferedImage;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -223,6 +225,47 @@ class StorageReportTest {
         pool.forEach((name, colour) -> assertThat(plot.getSeriesMap().get(name).getLineColor())
                 .as(name)
                 .isEqualTo(colour));
+    }
+
+    @Test
+    void poolPlot_drawsItsLegendWhole_howeverWideTheYAxissLabels() {
+        // Why: the legend was a row below the plot, centred under the plot, which starts after the y axis's
+        // labels; with the axis up to 1,000 % its last entry read "deb", cut off at the chart's right edge.
+        // The chart is painted at its own size on a larger canvas: nothing may land outside its size.
+        for (float topPercent : new float[] {60, 1_000, 100_000}) {
+            float[] ramp = {0, 100, 200, 300, 400, 500};
+            float[] debt = new float[ramp.length];
+            for (int i = 0; i < debt.length; i++) {
+                debt[i] = topPercent * 10 * i / (debt.length - 1); // budget 1,000 cost units: 10 per %
+            }
+            IntervalSeries series = new IntervalSeries(
+                    0, 10_000_000, 1000, ramp, ramp, ramp, ramp, ramp, ramp, debt, ramp, ramp, 20_000_000);
+            XYChart plot = StorageReport.pools(withSeries(sweep().get(2), series));
+            BufferedImage canvas =
+                    new BufferedImage(plot.getWidth() + 200, plot.getHeight() + 200, BufferedImage.TYPE_INT_ARGB);
+            Graphics2D g = canvas.createGraphics();
+            try {
+                plot.paint(g, plot.getWidth(), plot.getHeight());
+            } finally {
+                g.dispose();
+            }
+            int inside = 0;
+            int outside = 0;
+            for (int x = 0; x < canvas.getWidth(); x++) {
+                for (int y = 0; y < canvas.getHeight(); y++) {
+                    boolean painted = (canvas.getRGB(x, y) >>> 24) != 0;
+                    if (x < plot.getWidth() && y < plot.getHeight()) {
+                        inside += painted ? 1 : 0;
+                    } else {
+                        outside += painted ? 1 : 0;
+                    }
+                }
+            }
+            assertThat(inside).as("painted inside, y axis to %s %%", topPercent).isPositive();
+            assertThat(outside)
+                    .as("pixels painted right of or below the chart, y axis to %s %%", topPercent)
+                    .isZero();
+        }
     }
 
     @Test
