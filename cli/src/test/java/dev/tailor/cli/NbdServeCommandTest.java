@@ -68,8 +68,8 @@ class NbdServeCommandTest {
     @Test
     void help_givesAdmissionsDefaultBudgetInReadsPerSecond() {
         // The default budget held a new user's disk to about 8518 4 KiB reads/s; --help gave no figure.
-        String reads = "about " + dev.tailor.nbd.config.NbdConfig.AdmissionSettings.defaultBudgetReadsPerSecond()
-                + " 4 KiB reads/s";
+        String reads =
+                "about " + dev.tailor.nbd.config.AdmissionSettings.defaultBudgetReadsPerSecond() + " 4 KiB reads/s";
         String help = tailor("nbd", "serve", "--help").out().replaceAll("\\s+", " ");
         assertThat(help)
                 .contains("Its budget (--admission-iops) defaults to " + reads + ", which holds a faster backend to")

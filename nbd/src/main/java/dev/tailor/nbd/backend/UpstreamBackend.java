@@ -1,7 +1,7 @@
 package dev.tailor.nbd.backend;
 
 import dev.tailor.common.IoErrors;
-import dev.tailor.nbd.config.NbdConfig;
+import dev.tailor.nbd.config.ExportConfig;
 import dev.tailor.nbd.protocol.BlockRequest;
 import dev.tailor.nbd.protocol.BlockSizes;
 import dev.tailor.nbd.protocol.NbdException;
@@ -85,7 +85,7 @@ public final class UpstreamBackend implements BlockBackend {
      */
     record Description(long sizeBytes, int transmissionFlags, BlockSizes blockSizes, boolean blockStatus) {}
 
-    private final NbdConfig.Upstream config;
+    private final ExportConfig.Upstream config;
     private final String exportName;
     private final String name;
     private final Bootstrap bootstrap;
@@ -101,7 +101,7 @@ public final class UpstreamBackend implements BlockBackend {
     private volatile boolean closed;
 
     private UpstreamBackend(
-            NbdConfig.Upstream config,
+            ExportConfig.Upstream config,
             String exportName,
             String name,
             Bootstrap bootstrap,
@@ -140,18 +140,18 @@ public final class UpstreamBackend implements BlockBackend {
      *                     refuses the export
      */
     public static UpstreamBackend connect(
-            String exportName, NbdConfig.Upstream config, EventLoopGroup eventLoops, ByteBufAllocator alloc)
+            String exportName, ExportConfig.Upstream config, EventLoopGroup eventLoops, ByteBufAllocator alloc)
             throws IOException {
         return connect(exportName, config, eventLoops, alloc, NioSocketChannel.class);
     }
 
     /**
-     * As {@link #connect(String, NbdConfig.Upstream, EventLoopGroup, ByteBufAllocator)}, with the socket
+     * As {@link #connect(String, ExportConfig.Upstream, EventLoopGroup, ByteBufAllocator)}, with the socket
      * channel type of the loops' transport.
      */
     public static UpstreamBackend connect(
             String exportName,
-            NbdConfig.Upstream config,
+            ExportConfig.Upstream config,
             EventLoopGroup eventLoops,
             ByteBufAllocator alloc,
             Class<? extends Channel> socketChannel)
@@ -204,7 +204,7 @@ public final class UpstreamBackend implements BlockBackend {
     /** Opens one connection on {@code loop}; the future succeeds once its handshake is done. */
     private static Future<Channel> open(
             Bootstrap bootstrap,
-            NbdConfig.Upstream config,
+            ExportConfig.Upstream config,
             String name,
             UpstreamClientHandler.Events events,
             EventLoop loop) {

@@ -4,7 +4,7 @@ import java.nio.file.Path;
 
 /**
  * The proxy's background work on its event loops, as the server runs it: the tasks' periods and the
- * synthetic maintenance load ({@link NbdConfig.LoopSettings#background()} builds it from the config).
+ * synthetic maintenance load ({@link LoopSettings#background()} builds it from the config).
  *
  * @param statisticsPeriodMicros  per-segment statistics (admission tick), µs, {@code >= 1}
  * @param metricsPeriodMillis     metrics export, ms, {@code >= 1}

@@ -37,7 +37,7 @@ public final class NbdConfigFiles {
 
     /**
      * The config in {@code file}, checked as {@link #parse} checks it, and each export's file looked at on the
-     * file system ({@link NbdConfig.ExportConfig#fileProblems}).
+     * file system ({@link ExportConfig#fileProblems}).
      *
      * @throws IllegalArgumentException naming the file and every problem, each with its field and line
      */
@@ -100,7 +100,7 @@ public final class NbdConfigFiles {
 
     /**
      * {@link #parse(String, String, Path)}, and with {@code files} each export's file looked at on the file
-     * system too ({@link NbdConfig.ExportConfig#fileProblems}), its problems in the same list; with {@code
+     * system too ({@link ExportConfig#fileProblems}), its problems in the same list; with {@code
      * forOptions} a depth while the door is off set aside ({@link ForOptions#depthWhileOff}) when it is the only
      * problem; with {@code json} parsed as strict JSON, not as YAML.
      */
@@ -168,7 +168,7 @@ public final class NbdConfigFiles {
                 }
             }
             for (int i = 0; files && i < config.exports().size(); i++) {
-                NbdConfig.ExportConfig export = config.exports().get(i);
+                ExportConfig export = config.exports().get(i);
                 if (export == null) {
                     continue;
                 }

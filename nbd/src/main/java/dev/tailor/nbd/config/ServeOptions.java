@@ -95,7 +95,7 @@ public record ServeOptions(
                 configBudget = read.budgetGiven();
             } else {
                 String name = exportName == null ? "disk" : exportName;
-                List<Problem> nameProblems = NbdConfig.ExportConfig.file(
+                List<Problem> nameProblems = ExportConfig.file(
                                 name, "default", NbdConfig.SECTOR_BYTES, false, Path.of("disk.img"))
                         .problems("--export-name");
                 if (!nameProblems.isEmpty()) {
@@ -116,7 +116,7 @@ public record ServeOptions(
                     }
                     temporary = Files.createTempDirectory("tailor-nbd-");
                     settings = NbdConfig.builder()
-                            .exports(NbdConfig.ExportConfig.file(
+                            .exports(ExportConfig.file(
                                     name,
                                     "default",
                                     sizeBytes == null ? DEFAULT_EXPORT_BYTES : sizeBytes,
@@ -219,8 +219,8 @@ public record ServeOptions(
                         .build();
             }
             if (admissionVariant != null) {
-                if (!admissionVariant.equals(NbdConfig.AdmissionSettings.VARIANT_TAILOR)
-                        && !admissionVariant.equals(NbdConfig.AdmissionSettings.VARIANT_PAPER)) {
+                if (!admissionVariant.equals(AdmissionSettings.VARIANT_TAILOR)
+                        && !admissionVariant.equals(AdmissionSettings.VARIANT_PAPER)) {
                     throw new IllegalArgumentException("--admission-variant: \"" + admissionVariant
                             + "\" (expected: tailor, what Tailor ships, or paper, the paper's mechanism)");
                 }
@@ -248,8 +248,8 @@ public record ServeOptions(
                 // The options turned the config's door off (--fair-dispatch off, --admission off or the paper's
                 // variant; --fair-dispatch-depth is refused then): its depth goes with it.
                 settings = settings.toBuilder()
-                        .fairDispatch(new NbdConfig.FairDispatchSettings(
-                                settings.fairDispatch().enabled(), null))
+                        .fairDispatch(
+                                new FairDispatchSettings(settings.fairDispatch().enabled(), null))
                         .build();
             }
             if (baselineIops != null || baselineMbps != null) {
@@ -290,7 +290,7 @@ public record ServeOptions(
      */
     static String defaultBudgetWarning() {
         return "admission is on without a budget: the default budget admits about "
-                + NbdConfig.AdmissionSettings.defaultBudgetReadsPerSecond() + " 4 KiB reads/s for the whole"
+                + AdmissionSettings.defaultBudgetReadsPerSecond() + " 4 KiB reads/s for the whole"
                 + " server, and a faster backend is held to it; set the backends' capacity with --admission-iops N"
                 + " (and --admission-mbps), or admission.iops in the config (docs/nbd.md, Admission)";
     }
@@ -299,21 +299,20 @@ public record ServeOptions(
      * The config's admission settings with the budget of {@code --admission-iops} and {@code --admission-mbps}
      * over them (a budget in cost units is replaced); problems name the options.
      */
-    private NbdConfig.AdmissionSettings admissionBudget(NbdConfig.AdmissionSettings configured) {
+    private AdmissionSettings admissionBudget(AdmissionSettings configured) {
         Double iops = admissionIops == null
                 ? configured.iops()
-                : parseNumber("--admission-iops", admissionIops, NbdConfig.AdmissionSettings.IOPS_EXPECTED);
+                : parseNumber("--admission-iops", admissionIops, AdmissionSettings.IOPS_EXPECTED);
         Double mbps = admissionMbps == null
                 ? configured.megabytesPerSecond()
-                : parseNumber(
-                        "--admission-mbps", admissionMbps, NbdConfig.AdmissionSettings.MEGABYTES_PER_SECOND_EXPECTED);
+                : parseNumber("--admission-mbps", admissionMbps, AdmissionSettings.MEGABYTES_PER_SECOND_EXPECTED);
         String option = admissionIops != null ? "--admission-iops" : "--admission-mbps";
         if (!configured.enabled()) {
             throw new IllegalArgumentException(option + ": admission is off (expected: --admission on, or"
                     + " admission.enabled in the config, with a budget)");
         }
         // A budget in operators' units replaces one in cost units.
-        NbdConfig.AdmissionSettings settings = configured.toBuilder()
+        AdmissionSettings settings = configured.toBuilder()
                 .capacityCostUnitsPerSecond(null)
                 .iops(iops)
                 .megabytesPerSecond(mbps)
@@ -337,8 +336,7 @@ public record ServeOptions(
      * The config's fair dispatch settings with {@code --fair-dispatch} and {@code --fair-dispatch-depth} over
      * them; problems name the options.
      */
-    private NbdConfig.FairDispatchSettings fairDispatchSettings(
-            NbdConfig.FairDispatchSettings configured, NbdConfig.AdmissionSettings admission) {
+    private FairDispatchSettings fairDispatchSettings(FairDispatchSettings configured, AdmissionSettings admission) {
         // Not one conditional expression: its boolean arms would unbox a config that leaves it unset (null).
         Boolean enabled = configured.enabled();
         if (fairDispatch != null) {
@@ -358,29 +356,29 @@ public record ServeOptions(
             } catch (NumberFormatException e) {
                 parsed = -1;
             }
-            if (parsed < 1 || parsed > NbdConfig.FairDispatchSettings.MAX_DEPTH) {
+            if (parsed < 1 || parsed > FairDispatchSettings.MAX_DEPTH) {
                 throw new IllegalArgumentException("--fair-dispatch-depth: \"" + fairDispatchDepth + "\" (expected: "
-                        + NbdConfig.FairDispatchSettings.DEPTH_EXPECTED + ", e.g. 8)");
+                        + FairDispatchSettings.DEPTH_EXPECTED + ", e.g. 8)");
             }
-            if (!new NbdConfig.FairDispatchSettings(enabled, null).on(admission)) {
+            if (!new FairDispatchSettings(enabled, null).on(admission)) {
                 throw new IllegalArgumentException(
                         "--fair-dispatch-depth: the door is off (expected: --fair-dispatch"
                                 + " on, or --admission on in Tailor's variant, whose door it is; the paper's variant has none)");
             }
             depth = parsed;
         }
-        return new NbdConfig.FairDispatchSettings(enabled, depth);
+        return new FairDispatchSettings(enabled, depth);
     }
 
     /** The export with the baseline of {@code --baseline-iops} and {@code --baseline-mbps}; problems name them. */
-    private NbdConfig.ExportConfig exportBaseline(NbdConfig.ExportConfig export) {
+    private ExportConfig exportBaseline(ExportConfig export) {
         Double iops = baselineIops == null
                 ? null
-                : parseNumber("--baseline-iops", baselineIops, NbdConfig.Baseline.IOPS_EXPECTED);
+                : parseNumber("--baseline-iops", baselineIops, ExportConfig.Baseline.IOPS_EXPECTED);
         Double mbps = baselineMbps == null
                 ? null
-                : parseNumber("--baseline-mbps", baselineMbps, NbdConfig.Baseline.MEGABYTES_PER_SECOND_EXPECTED);
-        NbdConfig.Baseline baseline = new NbdConfig.Baseline(iops, mbps);
+                : parseNumber("--baseline-mbps", baselineMbps, ExportConfig.Baseline.MEGABYTES_PER_SECOND_EXPECTED);
+        ExportConfig.Baseline baseline = new ExportConfig.Baseline(iops, mbps);
         List<Problem> problems = baseline.problems("baseline");
         if (!problems.isEmpty()) {
             throw new IllegalArgumentException(problems.get(0)
@@ -410,11 +408,11 @@ public record ServeOptions(
      * The config's TLS settings with {@code --tls}, {@code --tls-certificates} and {@code --tls-verify-peer}
      * over them; problems name the options given on the command line.
      */
-    private NbdConfig.TlsSettings tlsSettings(NbdConfig.TlsSettings configured) {
+    private TlsSettings tlsSettings(TlsSettings configured) {
         if (tls != null && !List.of("off", "on", "require").contains(tls)) {
             throw new IllegalArgumentException("--tls: \"" + tls + "\" (expected: off, on or require)");
         }
-        NbdConfig.TlsSettings settings = new NbdConfig.TlsSettings(
+        TlsSettings settings = new TlsSettings(
                 tls == null ? configured.mode() : tls,
                 tlsCertificates == null ? configured.certificates() : tlsCertificates.toAbsolutePath(),
                 tlsVerifyPeer || configured.verifyPeer());
@@ -478,7 +476,7 @@ public record ServeOptions(
     }
 
     /** The export of {@code --file}: an existing regular file, all of it or its first {@code sizeBytes}. */
-    private NbdConfig.ExportConfig fileExport(String name, Long sizeBytes) {
+    private ExportConfig fileExport(String name, Long sizeBytes) {
         if (Files.isDirectory(file)) {
             throw new IllegalArgumentException(
                     "--file: " + file + " is a folder (expected: an existing file, e.g. a" + " raw disk image)");
@@ -505,7 +503,7 @@ public record ServeOptions(
         if (sizeBytes == null && fileBytes == 0) {
             throw new IllegalArgumentException("--file: " + file + " is empty (expected: a file of at least 1 byte)");
         }
-        return NbdConfig.ExportConfig.builder()
+        return ExportConfig.builder()
                 .name(name)
                 .tenant("default")
                 .size(sizeBytes == null ? null : new ByteSize(sizeBytes))
@@ -555,9 +553,9 @@ public record ServeOptions(
         } catch (NumberFormatException e) {
             millis = Double.NaN;
         }
-        if (!NbdConfig.LoopSettings.validSlowThreshold(millis)) {
-            throw new IllegalArgumentException("--slow-threshold: \"" + text + "\" (expected: "
-                    + NbdConfig.LoopSettings.SLOW_THRESHOLD_EXPECTED + ")");
+        if (!LoopSettings.validSlowThreshold(millis)) {
+            throw new IllegalArgumentException(
+                    "--slow-threshold: \"" + text + "\" (expected: " + LoopSettings.SLOW_THRESHOLD_EXPECTED + ")");
         }
         return millis;
     }

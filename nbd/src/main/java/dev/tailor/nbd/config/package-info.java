@@ -1,6 +1,10 @@
 /**
- * The server's configuration: the records ({@link dev.tailor.nbd.config.NbdConfig}: listen address, TLS,
- * limits, admission, loop, exports), read strictly from YAML ({@link dev.tailor.nbd.config.NbdConfigFiles},
+ * The server's configuration: the records ({@link dev.tailor.nbd.config.NbdConfig}: listen address, threads
+ * and the checks across sections; a record per section with its defaults and checks: {@link
+ * dev.tailor.nbd.config.Limits}, {@link dev.tailor.nbd.config.ExportConfig}, {@link
+ * dev.tailor.nbd.config.AdmissionSettings}, {@link dev.tailor.nbd.config.LoopSettings}, {@link
+ * dev.tailor.nbd.config.TlsSettings}, {@link dev.tailor.nbd.config.FairDispatchSettings}), read strictly
+ * from YAML ({@link dev.tailor.nbd.config.NbdConfigFiles},
  * its structure checked by {@link dev.tailor.nbd.config.ConfigShape}), sizes as written by people ({@link
  * dev.tailor.nbd.config.ByteSize}), the background work's settings ({@link
  * dev.tailor.nbd.config.BackgroundSettings}), and {@code tailor nbd serve}'s options over a config file

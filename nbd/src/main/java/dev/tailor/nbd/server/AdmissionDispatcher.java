@@ -9,7 +9,7 @@ import dev.tailor.admission.IoKind;
 import dev.tailor.admission.SegmentClass;
 import dev.tailor.admission.Ticket;
 import dev.tailor.admission.VirtualDisk;
-import dev.tailor.nbd.config.NbdConfig;
+import dev.tailor.nbd.config.AdmissionSettings;
 import dev.tailor.nbd.protocol.BlockRequest;
 import dev.tailor.nbd.protocol.NbdException;
 import dev.tailor.nbd.protocol.NbdProtocol;
@@ -125,7 +125,7 @@ public final class AdmissionDispatcher implements RequestDispatcher {
      *                    in cost units per second
      * @param exports     the server's exports, each one virtual disk, in this order
      * @param commitments per export, in the same order, its commitment in cost units per second (its
-     *                    provisioned baseline, {@link NbdConfig.AdmissionSettings#commitments}), or empty for
+     *                    provisioned baseline, {@link AdmissionSettings#commitments}), or empty for
      *                    admission's default, a fair share of the budget
      * @param nanoClock   the proxy's clock ({@code System::nanoTime}; tests pass a virtual one)
      * @throws IllegalArgumentException when the config, an export's size or a commitment is not valid for

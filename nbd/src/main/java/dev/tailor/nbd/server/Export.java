@@ -3,7 +3,7 @@ package dev.tailor.nbd.server;
 import dev.tailor.nbd.backend.BackendFeatures;
 import dev.tailor.nbd.backend.BlockBackend;
 import dev.tailor.nbd.config.ByteSize;
-import dev.tailor.nbd.config.NbdConfig.ExportConfig;
+import dev.tailor.nbd.config.ExportConfig;
 import dev.tailor.nbd.protocol.BlockSizes;
 import dev.tailor.nbd.protocol.NbdProtocol;
 import java.util.concurrent.atomic.LongAdder;

@@ -5,6 +5,9 @@ import dev.tailor.admission.FairDispatchQueue;
 import dev.tailor.admission.IoCostModel;
 import dev.tailor.admission.IoKind;
 import dev.tailor.nbd.backend.UpstreamBackend;
+import dev.tailor.nbd.config.AdmissionSettings;
+import dev.tailor.nbd.config.ExportConfig;
+import dev.tailor.nbd.config.FairDispatchSettings;
 import dev.tailor.nbd.config.NbdConfig;
 import dev.tailor.nbd.protocol.BlockRequest;
 import dev.tailor.nbd.protocol.NbdException;
@@ -249,11 +252,11 @@ public final class FairDispatchDoor implements RequestDispatcher {
 
     /**
      * The doors {@code config} asks for, in front of {@code exports} (in config order), one per backend
-     * ({@link #backendOf}): weights from {@link NbdConfig.AdmissionSettings#commitments} (each export's
+     * ({@link #backendOf}): weights from {@link AdmissionSettings#commitments} (each export's
      * provisioned baseline in cost units per second, or its part of what the provisioned ones leave of
      * admission's budget) or, with no baseline provisioned, a fair share of admission's budget; the lag W·Δ and
-     * the cost model of {@link NbdConfig.AdmissionSettings#toAdmissionConfig}, as the storage simulator's
-     * {@code fair-dispatch} takes them; each door's depth {@link NbdConfig.FairDispatchSettings#depthOf} its
+     * the cost model of {@link AdmissionSettings#toAdmissionConfig}, as the storage simulator's
+     * {@code fair-dispatch} takes them; each door's depth {@link FairDispatchSettings#depthOf} its
      * exports, an upstream export's pool counted as opened (one connection without multi-conn).
      *
      * @param backends how a request let through reaches its backend ({@link RequestDispatcher#DIRECT})
@@ -264,10 +267,10 @@ public final class FairDispatchDoor implements RequestDispatcher {
         AdmissionConfig admission = config.admission().toAdmissionConfig();
         List<String> backendOfExport =
                 config.exports().stream().map(FairDispatchDoor::backendOf).toList();
-        Map<String, List<NbdConfig.ExportConfig>> exportsOfBackend = new HashMap<>();
+        Map<String, List<ExportConfig>> exportsOfBackend = new HashMap<>();
         Map<String, Integer> poolOfExport = new HashMap<>();
         for (int i = 0; i < backendOfExport.size(); i++) {
-            NbdConfig.ExportConfig e = config.exports().get(i);
+            ExportConfig e = config.exports().get(i);
             exportsOfBackend
                     .computeIfAbsent(backendOfExport.get(i), b -> new ArrayList<>())
                     .add(e);
@@ -302,7 +305,7 @@ public final class FairDispatchDoor implements RequestDispatcher {
      * folder's). A file whose device cannot be read (no such attribute on this platform, or the file and its
      * folder cannot be looked at) is on {@code device:unknown}, which all such files share.
      */
-    public static String backendOf(NbdConfig.ExportConfig export) {
+    public static String backendOf(ExportConfig export) {
         if (export.backend() != null) {
             return export.backend();
         }
@@ -334,12 +337,12 @@ public final class FairDispatchDoor implements RequestDispatcher {
 
     /**
      * Each export's weight at its door, cost units per second, in config order: its commitment to admission
-     * ({@link NbdConfig.AdmissionSettings#commitments}), admission's default (an equal share of the budget)
+     * ({@link AdmissionSettings#commitments}), admission's default (an equal share of the budget)
      * where that is empty. An export left nothing (the provisioned baselines take the whole budget) gets a
      * millionth of the budget (our reading: the door needs a positive weight; such an export is served only
      * when no other on its backend waits, or after a quiet spell for its lag).
      */
-    static double[] weights(NbdConfig.AdmissionSettings admission, List<NbdConfig.ExportConfig> exports) {
+    static double[] weights(AdmissionSettings admission, List<ExportConfig> exports) {
         double budget = admission.toAdmissionConfig().capacityCostUnitsPerSecond();
         List<OptionalDouble> commitments = admission.commitments(exports);
         double[] out = new double[exports.size()];

@@ -8,8 +8,10 @@ import dev.tailor.nbd.backend.BlockBackend;
 import dev.tailor.nbd.backend.FileBackend;
 import dev.tailor.nbd.backend.FileRing;
 import dev.tailor.nbd.backend.UpstreamBackend;
+import dev.tailor.nbd.config.ExportConfig;
+import dev.tailor.nbd.config.Limits;
 import dev.tailor.nbd.config.NbdConfig;
-import dev.tailor.nbd.config.NbdConfig.ExportConfig;
+import dev.tailor.nbd.config.TlsSettings;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.AdaptiveRecvByteBufAllocator;
@@ -236,7 +238,7 @@ public final class NbdServer implements AutoCloseable {
     private final Channel unixListener;
     private final Path unixSocket;
     private final Transport transport;
-    private final NbdConfig.TlsSettings tls;
+    private final TlsSettings tls;
     private final IoMetrics io;
     private boolean closed;
 
@@ -257,7 +259,7 @@ public final class NbdServer implements AutoCloseable {
             ProxyBackgroundWork background,
             MetricsEndpoint metrics,
             LoopMode loopMode,
-            NbdConfig.TlsSettings tls,
+            TlsSettings tls,
             IoMetrics io) {
         this.tls = tls;
         this.io = io;
@@ -323,7 +325,7 @@ public final class NbdServer implements AutoCloseable {
         if (!problems.isEmpty()) {
             throw new IllegalArgumentException(String.join("; ", problems));
         }
-        NbdConfig.Limits limits = config.limits();
+        Limits limits = config.limits();
         Transport transport = Transport.of(config);
         EventLoopGroup acceptor = new MultiThreadIoEventLoopGroup(
                 1, new DefaultThreadFactory("tailor-nbd-accept", true), transport.ioHandlerFactory());
@@ -574,7 +576,7 @@ public final class NbdServer implements AutoCloseable {
     }
 
     /** The TLS settings: {@code off}, or {@code on} / {@code require} with the certificate folder. */
-    public NbdConfig.TlsSettings tls() {
+    public TlsSettings tls() {
         return tls;
     }
 

@@ -3,8 +3,12 @@ package dev.tailor.nbd.server;
 import dev.tailor.nbd.backend.BlockBackend;
 import dev.tailor.nbd.backend.FileBackend;
 import dev.tailor.nbd.backend.UpstreamBackend;
+import dev.tailor.nbd.config.AdmissionSettings;
 import dev.tailor.nbd.config.ByteSize;
+import dev.tailor.nbd.config.ExportConfig;
+import dev.tailor.nbd.config.Limits;
 import dev.tailor.nbd.config.NbdConfig;
+import dev.tailor.nbd.config.TlsSettings;
 import java.io.PrintWriter;
 import java.net.Inet4Address;
 import java.net.InetAddress;
@@ -32,12 +36,12 @@ public final class ServeSummary {
      */
     public static void print(NbdServer server, NbdConfig settings, Path temporary, PrintWriter out, PrintWriter err) {
         String address = settings.address();
-        NbdConfig.Limits limits = settings.limits();
-        NbdConfig.AdmissionSettings admissionSettings = settings.admission();
-        List<NbdConfig.ExportConfig> exportConfigs = settings.exports();
+        Limits limits = settings.limits();
+        AdmissionSettings admissionSettings = settings.admission();
+        List<ExportConfig> exportConfigs = settings.exports();
         InetSocketAddress bound = server.localAddress();
         Path socket = server.unixSocket();
-        NbdConfig.TlsSettings tls = server.tls();
+        TlsSettings tls = server.tls();
         boolean tlsOn = tls.enabled();
         boolean tlsRequired = tls.mode().equals("require");
         List<String> places = new java.util.ArrayList<>();
@@ -65,7 +69,7 @@ public final class ServeSummary {
         List<Export> exports = server.exports();
         java.util.Map<String, String> baselines = new java.util.HashMap<>();
         if (server.admission() != null) {
-            for (NbdConfig.ExportConfig e : exportConfigs) {
+            for (ExportConfig e : exportConfigs) {
                 if (e.baseline() != null) {
                     baselines.put(e.name(), ", baseline " + e.baseline().describe());
                 }

@@ -1,6 +1,6 @@
 package dev.tailor.nbd.server;
 
-import dev.tailor.nbd.config.NbdConfig;
+import dev.tailor.nbd.config.Limits;
 import java.util.Map;
 
 /**
@@ -16,7 +16,7 @@ import java.util.Map;
  */
 record ServerContext(
         Map<String, Export> exports,
-        NbdConfig.Limits limits,
+        Limits limits,
         RequestDispatcher dispatcher,
         ConnectionAdmission admission,
         IoMetrics io,
@@ -25,7 +25,7 @@ record ServerContext(
     /** A context without TLS. */
     ServerContext(
             Map<String, Export> exports,
-            NbdConfig.Limits limits,
+            Limits limits,
             RequestDispatcher dispatcher,
             ConnectionAdmission admission,
             IoMetrics io) {
@@ -34,10 +34,7 @@ record ServerContext(
 
     /** A context with I/O metrics of its own (tests). */
     ServerContext(
-            Map<String, Export> exports,
-            NbdConfig.Limits limits,
-            RequestDispatcher dispatcher,
-            ConnectionAdmission admission) {
+            Map<String, Export> exports, Limits limits, RequestDispatcher dispatcher, ConnectionAdmission admission) {
         this(exports, limits, dispatcher, admission, new IoMetrics(System::nanoTime, false));
     }
 

@@ -1,7 +1,7 @@
 package dev.tailor.nbd.server;
 
 import dev.tailor.common.Problem;
-import dev.tailor.nbd.config.NbdConfig;
+import dev.tailor.nbd.config.TlsSettings;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.handler.ssl.ClientAuth;
 import io.netty.handler.ssl.SslContext;
@@ -47,11 +47,11 @@ import javax.net.ssl.SSLException;
 record ServerTls(Mode mode, SslContext context, boolean verifyPeer) {
 
     /** The server's certificate chain, PEM. */
-    static final String SERVER_CERT = NbdConfig.TlsSettings.SERVER_CERT;
+    static final String SERVER_CERT = TlsSettings.SERVER_CERT;
     /** The server's private key, PEM. */
-    static final String SERVER_KEY = NbdConfig.TlsSettings.SERVER_KEY;
+    static final String SERVER_KEY = TlsSettings.SERVER_KEY;
     /** The CA certificates client certificates are checked against, PEM. */
-    static final String CA_CERT = NbdConfig.TlsSettings.CA_CERT;
+    static final String CA_CERT = TlsSettings.CA_CERT;
 
     /** TLS modes, named as nbdkit's {@code --tls} names them. */
     enum Mode {
@@ -89,7 +89,7 @@ record ServerTls(Mode mode, SslContext context, boolean verifyPeer) {
      * @throws IllegalArgumentException naming {@code tls.certificates} and the file, with what is wrong and
      *                                  what was expected
      */
-    static ServerTls load(NbdConfig.TlsSettings settings) {
+    static ServerTls load(TlsSettings settings) {
         Mode mode = Mode.of(settings.mode());
         if (mode == null || mode == Mode.OFF) {
             throw new IllegalArgumentException("tls.mode: \"" + settings.mode() + "\" has no credentials to load");
@@ -266,7 +266,7 @@ record ServerTls(Mode mode, SslContext context, boolean verifyPeer) {
     }
 
     private static byte[] read(String field, Path file) {
-        Problem problem = NbdConfig.TlsSettings.fileProblem(field, file);
+        Problem problem = TlsSettings.fileProblem(field, file);
         if (problem != null) {
             throw new IllegalArgumentException(problem.message());
         }

@@ -2,7 +2,8 @@ package dev.tailor.nbd.backend;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tailor.nbd.config.NbdConfig;
+import dev.tailor.nbd.config.ExportConfig;
+import dev.tailor.nbd.config.Limits;
 import dev.tailor.nbd.server.NbdServer;
 import dev.tailor.nbd.testing.Programs;
 import dev.tailor.nbd.testing.TestServers;
@@ -32,12 +33,12 @@ class ProxyBlockStatusTest {
 
     private static NbdServer proxy(int upstreamPort, String upstreamExport) throws IOException {
         return NbdServer.start(TestServers.config(
-                NbdConfig.Limits.DEFAULTS,
-                NbdConfig.ExportConfig.upstream(
+                Limits.DEFAULTS,
+                ExportConfig.upstream(
                         "proxied",
                         "acme",
                         false,
-                        new NbdConfig.Upstream("127.0.0.1", upstreamPort, upstreamExport, 4, null, null))));
+                        new ExportConfig.Upstream("127.0.0.1", upstreamPort, upstreamExport, 4, null, null))));
     }
 
     private static String uri(NbdServer server) {

@@ -6,7 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tailor.eventloop.IoPriorityEventLoop;
-import dev.tailor.nbd.config.NbdConfig;
+import dev.tailor.nbd.config.ExportConfig;
+import dev.tailor.nbd.config.FairDispatchSettings;
+import dev.tailor.nbd.config.Limits;
 import dev.tailor.nbd.protocol.NbdProtocol;
 import dev.tailor.nbd.server.NbdServer;
 import dev.tailor.nbd.testing.LogRecords;
@@ -44,24 +46,24 @@ class ProxyTest {
     private static NbdServer proxy(int upstreamPort, String upstreamExport, Double idleTimeoutSeconds)
             throws IOException {
         return NbdServer.start(TestServers.config(
-                NbdConfig.Limits.DEFAULTS,
-                NbdConfig.ExportConfig.upstream(
+                Limits.DEFAULTS,
+                ExportConfig.upstream(
                         "proxied",
                         "acme",
                         false,
-                        new NbdConfig.Upstream(
+                        new ExportConfig.Upstream(
                                 "127.0.0.1", upstreamPort, upstreamExport, 4, idleTimeoutSeconds, null))));
     }
 
     /** A proxy whose pool has one connection, with the reply timeout given. */
     private static NbdServer proxyWithReplyTimeout(int upstreamPort, double requestTimeoutSeconds) throws IOException {
         return NbdServer.start(TestServers.config(
-                NbdConfig.Limits.DEFAULTS,
-                NbdConfig.ExportConfig.upstream(
+                Limits.DEFAULTS,
+                ExportConfig.upstream(
                         "proxied",
                         "acme",
                         false,
-                        new NbdConfig.Upstream("127.0.0.1", upstreamPort, "", 1, null, requestTimeoutSeconds))));
+                        new ExportConfig.Upstream("127.0.0.1", upstreamPort, "", 1, null, requestTimeoutSeconds))));
     }
 
     /** Sends {@code signal} ({@code STOP}, {@code CONT}) to the process, as {@code kill -SIGNAL PID} does. */
@@ -288,21 +290,21 @@ class ProxyTest {
         try (Programs.Daemon upstream = Programs.Daemon.start(
                         qemuNbd, "-f", "raw", "-x", "base", "-b", "127.0.0.1", "-p", "{port}", "-t", file.toString());
                 NbdServer server = NbdServer.start(TestServers.config(
-                                NbdConfig.Limits.DEFAULTS,
-                                NbdConfig.ExportConfig.upstream(
+                                Limits.DEFAULTS,
+                                ExportConfig.upstream(
                                         "proxied",
                                         "acme",
                                         false,
-                                        new NbdConfig.Upstream("127.0.0.1", upstream.port, "base", 4, null, null)))
+                                        new ExportConfig.Upstream("127.0.0.1", upstream.port, "base", 4, null, null)))
                         .toBuilder()
-                        .fairDispatch(new NbdConfig.FairDispatchSettings(true, null))
+                        .fairDispatch(new FairDispatchSettings(true, null))
                         .build())) {
             assertThat(backend(server).poolSize()).isEqualTo(1);
             String door = server.fairDispatch().backends().get(0);
             assertThat(door).isEqualTo("upstream:127.0.0.1:" + upstream.port);
             assertThat(server.fairDispatch().depth(door))
                     .as("16 for the one connection qemu-nbd allows, not 64 for the 4 configured")
-                    .isEqualTo(NbdConfig.FairDispatchSettings.UPSTREAM_REQUESTS_PER_CONNECTION);
+                    .isEqualTo(FairDispatchSettings.UPSTREAM_REQUESTS_PER_CONNECTION);
         }
     }
 

@@ -11,8 +11,8 @@ import org.junit.jupiter.api.Test;
 /** The builders: unset fields take the defaults a config file gets, and what they build is checked at start. */
 class NbdConfigBuilderTest {
 
-    private static final NbdConfig.ExportConfig DISK =
-            NbdConfig.ExportConfig.file("disk", "acme", 1L << 20, false, Path.of("/tmp/disk.img"));
+    private static final ExportConfig DISK =
+            ExportConfig.file("disk", "acme", 1L << 20, false, Path.of("/tmp/disk.img"));
 
     @Test
     void unsetFields_takeTheDefaultsOfAConfigFile() {
@@ -23,15 +23,15 @@ class NbdConfigBuilderTest {
         assertThat(built.address()).isEqualTo("127.0.0.1");
         assertThat(built.port()).isEqualTo(NbdConfig.DEFAULT_PORT);
         assertThat(built.fileIoThreads()).isEqualTo(8);
-        assertThat(built.limits()).isEqualTo(NbdConfig.Limits.DEFAULTS);
-        assertThat(built.admission()).isEqualTo(NbdConfig.AdmissionSettings.DEFAULTS);
-        assertThat(built.loop()).isEqualTo(NbdConfig.LoopSettings.DEFAULTS);
-        assertThat(built.tls()).isEqualTo(NbdConfig.TlsSettings.DEFAULTS);
+        assertThat(built.limits()).isEqualTo(Limits.DEFAULTS);
+        assertThat(built.admission()).isEqualTo(AdmissionSettings.DEFAULTS);
+        assertThat(built.loop()).isEqualTo(LoopSettings.DEFAULTS);
+        assertThat(built.tls()).isEqualTo(TlsSettings.DEFAULTS);
     }
 
     @Test
     void defaults_areTodaysValues() {
-        NbdConfig.Limits limits = NbdConfig.Limits.builder().build();
+        Limits limits = Limits.builder().build();
         assertThat(limits.maxRequestSize().bytes()).isEqualTo(32L << 20);
         assertThat(limits.maxInFlightPerConnection().bytes()).isEqualTo(64L << 20);
         assertThat(limits.maxInFlightRequestsPerConnection()).isEqualTo(256);
@@ -41,29 +41,24 @@ class NbdConfigBuilderTest {
         assertThat(limits.idleTimeoutSeconds()).isZero();
         assertThat(limits.maxConnectionsPerAddress()).isEqualTo(192);
         // Defaults derived from another field follow it when it is set.
-        NbdConfig.Limits few = NbdConfig.Limits.builder().maxConnections(8).build();
+        Limits few = Limits.builder().maxConnections(8).build();
         assertThat(few.maxHandshakes()).isEqualTo(8);
         assertThat(few.maxConnectionsPerAddress()).isEqualTo(6);
 
-        NbdConfig.LoopSettings loop = NbdConfig.LoopSettings.builder().build();
-        assertThat(loop)
-                .isEqualTo(
-                        new NbdConfig.LoopSettings("priority", 1_000, 1_000, null, 100, 1_000, 0, 1, null, 50.0, 60));
+        LoopSettings loop = LoopSettings.builder().build();
+        assertThat(loop).isEqualTo(new LoopSettings("priority", 1_000, 1_000, null, 100, 1_000, 0, 1, null, 50.0, 60));
 
-        NbdConfig.AdmissionSettings admission =
-                NbdConfig.AdmissionSettings.builder().build();
+        AdmissionSettings admission = AdmissionSettings.builder().build();
         assertThat(admission.enabled()).isFalse();
-        assertThat(admission.variant()).isEqualTo(NbdConfig.AdmissionSettings.VARIANT_TAILOR);
+        assertThat(admission.variant()).isEqualTo(AdmissionSettings.VARIANT_TAILOR);
         assertThat(admission.capacityCostUnitsPerSecond()).isEqualTo(1e9);
         assertThat(admission.reserveFraction()).isEqualTo(0.2);
         assertThat(admission.segmentSize().bytes()).isEqualTo(32L << 30);
         assertThat(admission.blockSize().bytes()).isEqualTo(1L << 20);
         assertThat(admission.queueCapacityPerSegment()).isEqualTo(64);
 
-        NbdConfig.ExportConfig export = NbdConfig.ExportConfig.builder()
-                .name("d")
-                .file(Path.of("d.img"))
-                .build();
+        ExportConfig export =
+                ExportConfig.builder().name("d").file(Path.of("d.img")).build();
         assertThat(export.tenant()).isEqualTo("default");
         assertThat(export.readOnly()).isFalse();
         assertThat(export.baseline()).isNull();
@@ -75,7 +70,7 @@ class NbdConfigBuilderTest {
         NbdConfig changed = config.toBuilder().fileIoThreads(2).build();
         assertThat(changed.fileIoThreads()).isEqualTo(2);
         assertThat(changed.toBuilder().fileIoThreads(8).build()).isEqualTo(config);
-        NbdConfig.AdmissionSettings budget = NbdConfig.AdmissionSettings.DEFAULTS.toBuilder()
+        AdmissionSettings budget = AdmissionSettings.DEFAULTS.toBuilder()
                 .capacityCostUnitsPerSecond(null)
                 .iops(1000.0)
                 .build();
@@ -87,8 +82,8 @@ class NbdConfigBuilderTest {
     void builtValues_areCheckedAtStart_namingTheField() {
         NbdConfig config = NbdConfig.builder()
                 .port(0)
-                .limits(NbdConfig.Limits.builder().maxConnections(0).build())
-                .loop(NbdConfig.LoopSettings.builder().mode("lifo").build())
+                .limits(Limits.builder().maxConnections(0).build())
+                .loop(LoopSettings.builder().mode("lifo").build())
                 .exports(DISK)
                 .build();
         assertThat(config.problems())
@@ -108,10 +103,7 @@ class NbdConfigBuilderTest {
     void admissionProblems_nameTheFieldTheValueAndWhatWasExpected() {
         NbdConfig budget = NbdConfig.builder()
                 .port(0)
-                .admission(NbdConfig.AdmissionSettings.builder()
-                        .enabled(true)
-                        .iops(0.0)
-                        .build())
+                .admission(AdmissionSettings.builder().enabled(true).iops(0.0).build())
                 .exports(DISK)
                 .build();
         assertThat(budget.problems())
@@ -119,7 +111,7 @@ class NbdConfigBuilderTest {
                         new Problem("admission.iops", "0", "4 KiB I/Os per second, a number in [1, 100000000]"));
         NbdConfig reserve = NbdConfig.builder()
                 .port(0)
-                .admission(NbdConfig.AdmissionSettings.builder()
+                .admission(AdmissionSettings.builder()
                         .enabled(true)
                         .reserveFraction(2.0)
                         .build())

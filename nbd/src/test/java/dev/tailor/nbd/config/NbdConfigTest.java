@@ -30,14 +30,14 @@ class NbdConfigTest {
                 example.toString(),
                 example.toAbsolutePath().getParent());
         assertThat(config.exports())
-                .extracting(NbdConfig.ExportConfig::name)
+                .extracting(ExportConfig::name)
                 .containsExactly("vm1-root", "golden-image", "scratch");
         assertThat(config.exports().get(0).file())
                 .isEqualTo(example.toAbsolutePath().getParent().resolve("vm1-root.img"));
         assertThat(config.exports().get(0).size().bytes()).isEqualTo(20L << 30);
         assertThat(config.exports().get(1).readOnly()).isTrue();
         assertThat(config.exports().get(2).upstream())
-                .isEqualTo(new NbdConfig.Upstream("10.0.0.7", 10809, "scratch", 4, 5.0, 30.0));
+                .isEqualTo(new ExportConfig.Upstream("10.0.0.7", 10809, "scratch", 4, 5.0, 30.0));
     }
 
     @Test
@@ -108,7 +108,7 @@ class NbdConfigTest {
         NbdConfig config = parse("exports: [{name: disk, file: disk.img, size: 1GiB}]");
         assertThat(config.address()).isEqualTo("127.0.0.1");
         assertThat(config.port()).isEqualTo(10809);
-        assertThat(config.limits()).isEqualTo(NbdConfig.Limits.DEFAULTS);
+        assertThat(config.limits()).isEqualTo(Limits.DEFAULTS);
         assertThat(config.limits().maxRequestBytes()).isEqualTo(32 << 20);
         assertThat(config.exports().get(0).tenant()).isEqualTo("default");
         assertThat(config.exports().get(0).readOnly()).isFalse();
@@ -162,7 +162,8 @@ class NbdConfigTest {
     void json_isAcceptedToo() {
         NbdConfig config = parse("{\"port\": 0, \"exports\": [{\"name\": \"d\", \"upstream\": {\"host\": \"h\"}}]}");
         assertThat(config.port()).isZero();
-        assertThat(config.exports().get(0).upstream()).isEqualTo(new NbdConfig.Upstream("h", 10809, "", 4, 5.0, null));
+        assertThat(config.exports().get(0).upstream())
+                .isEqualTo(new ExportConfig.Upstream("h", 10809, "", 4, 5.0, null));
     }
 
     @Test
@@ -273,7 +274,7 @@ class NbdConfigTest {
 
     @Test
     void upstreamRequestTimeout_defaultsTo30Seconds_0IsOff_andBadValuesNamedWithTheirRange() {
-        NbdConfig.Upstream defaults = parse("exports: [{name: d, upstream: {host: h}}]")
+        ExportConfig.Upstream defaults = parse("exports: [{name: d, upstream: {host: h}}]")
                 .exports()
                 .get(0)
                 .upstream();
@@ -378,14 +379,14 @@ class NbdConfigTest {
 
     @Test
     void idleTimeoutAndPerAddressLimit_defaults_offAndBadValues() {
-        NbdConfig.Limits defaults = parse("exports: [{name: d, file: f}]").limits();
-        assertThat(defaults.idleTimeoutSeconds()).isEqualTo(NbdConfig.Limits.DEFAULT_IDLE_TIMEOUT_SECONDS);
+        Limits defaults = parse("exports: [{name: d, file: f}]").limits();
+        assertThat(defaults.idleTimeoutSeconds()).isEqualTo(Limits.DEFAULT_IDLE_TIMEOUT_SECONDS);
         assertThat(defaults.maxConnectionsPerAddress()).as("256 less a quarter").isEqualTo(192);
         assertThat(parse("limits: {maxConnections: 2}\nexports: [{name: d, file: f}]")
                         .limits()
                         .maxConnectionsPerAddress())
                 .isEqualTo(2);
-        NbdConfig.Limits off = parse("limits: {idleTimeoutSeconds: 0, maxConnectionsPerAddress: 3}\n"
+        Limits off = parse("limits: {idleTimeoutSeconds: 0, maxConnectionsPerAddress: 3}\n"
                         + "exports: [{name: d, file: f}]")
                 .limits();
         assertThat(off.idleTimeoutNanos()).as("0 is off").isZero();
@@ -403,10 +404,10 @@ class NbdConfigTest {
 
     @Test
     void slowThresholdAndWindow_defaults_readInMillisAndSeconds_andBadValuesNamedAtTheirLine() {
-        NbdConfig.LoopSettings defaults = parse("exports: [{name: d, file: f}]").loop();
+        LoopSettings defaults = parse("exports: [{name: d, file: f}]").loop();
         assertThat(defaults.slowRequestThresholdNanos()).isEqualTo(50_000_000L);
         assertThat(defaults.slowTopWindowNanos()).isEqualTo(60_000_000_000L);
-        NbdConfig.LoopSettings set = parse(
+        LoopSettings set = parse(
                         "loop:\n  slowRequestThresholdMillis: 2.5\n  slowTopWindowSeconds: 300\nexports: [{name: d, file: f}]")
                 .loop();
         assertThat(set.slowRequestThresholdNanos()).isEqualTo(2_500_000L);

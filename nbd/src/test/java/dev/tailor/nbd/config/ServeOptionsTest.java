@@ -57,7 +57,7 @@ class ServeOptionsTest {
     void optionsTurningTheConfigsDoorOff_takeItsDepthWithIt() throws Exception {
         Path config = config("fairDispatch: {depth: 4}\n");
         assertThat(options(config, null, null, null).build().settings().fairDispatch())
-                .isEqualTo(new NbdConfig.FairDispatchSettings(null, 4));
+                .isEqualTo(new FairDispatchSettings(null, 4));
         for (ServeOptions off :
                 new ServeOptions[] {options(config, null, "off", null), options(config, "off", null, null)}) {
             NbdConfig settings = off.build().settings();
@@ -77,7 +77,7 @@ class ServeOptionsTest {
         NbdConfig rescued = options(config, null, "on", null).build().settings();
         assertThat(rescued.fairDispatch())
                 .as("--fair-dispatch on turns the config's door on, its depth with it")
-                .isEqualTo(new NbdConfig.FairDispatchSettings(true, 4));
+                .isEqualTo(new FairDispatchSettings(true, 4));
         Path on = config("fairDispatch: {enabled: true}\n");
         assertThatThrownBy(() -> options(on, null, "off", "4").build())
                 .isInstanceOf(IllegalArgumentException.class)

@@ -6,7 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.tailor.admission.AdmissionConfig;
 import dev.tailor.admission.IoCostModel;
 import dev.tailor.admission.IoKind;
-import dev.tailor.nbd.config.NbdConfig;
+import dev.tailor.nbd.config.AdmissionSettings;
+import dev.tailor.nbd.config.ExportConfig;
 import dev.tailor.nbd.config.NbdConfigFiles;
 import dev.tailor.nbd.protocol.BlockRequest;
 import dev.tailor.nbd.protocol.NbdProtocol;
@@ -26,8 +27,8 @@ import org.junit.jupiter.api.Test;
  */
 class AdmissionBudgetTest {
 
-    private static NbdConfig.AdmissionSettings budget(Double iops, Double megabytesPerSecond) {
-        return NbdConfig.AdmissionSettings.builder()
+    private static AdmissionSettings budget(Double iops, Double megabytesPerSecond) {
+        return AdmissionSettings.builder()
                 .enabled(true)
                 .iops(iops)
                 .megabytesPerSecond(megabytesPerSecond)
@@ -74,7 +75,7 @@ class AdmissionBudgetTest {
 
     @Test
     void costUnits_stayForExperts_withTheDefaultModel() {
-        NbdConfig.AdmissionSettings experts = NbdConfig.AdmissionSettings.builder()
+        AdmissionSettings experts = AdmissionSettings.builder()
                 .enabled(true)
                 .capacityCostUnitsPerSecond(3.9e8)
                 .build();
@@ -82,7 +83,7 @@ class AdmissionBudgetTest {
         assertThat(config.capacityCostUnitsPerSecond()).isEqualTo(3.9e8);
         assertThat(config.costModel()).isEqualTo(IoCostModel.DEFAULT);
         assertThat(experts.budgetDescription()).isEqualTo("3.90e+08 cost units/s (about 3322 4 KiB reads/s)");
-        assertThat(NbdConfig.AdmissionSettings.builder().enabled(true).build().budgetDescription())
+        assertThat(AdmissionSettings.builder().enabled(true).build().budgetDescription())
                 .isEqualTo("1.00e+09 cost units/s (about 8518 4 KiB reads/s)");
         assertThat(budget(20_000.0, 400.0).budgetDescription()).isEqualTo("20000 IOPS and 400 MB/s");
         assertThat(budget(null, 2.5).budgetDescription()).isEqualTo("2.5 MB/s");
@@ -120,8 +121,8 @@ class AdmissionBudgetTest {
         // answers at once. What reaches the backend is the budget: about 1,000 a second.
         AtomicLong clock = new AtomicLong(1_000_000_000L);
         GatedBackend backend = new GatedBackend(1 << 20);
-        Export export = new Export(
-                NbdConfig.ExportConfig.file("disk", "t", 1 << 20, false, Path.of("disk.img")), backend, 1 << 20);
+        Export export =
+                new Export(ExportConfig.file("disk", "t", 1 << 20, false, Path.of("disk.img")), backend, 1 << 20);
         AdmissionDispatcher dispatcher =
                 new AdmissionDispatcher(budget(1_000.0, null).toAdmissionConfig(), List.of(export), clock::get);
         long admitted = 0;

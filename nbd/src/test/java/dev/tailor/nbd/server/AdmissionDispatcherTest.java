@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tailor.admission.AdmissionConfig;
 import dev.tailor.admission.IoCostModel;
-import dev.tailor.nbd.config.NbdConfig;
+import dev.tailor.nbd.config.ExportConfig;
 import dev.tailor.nbd.protocol.BlockRequest;
 import dev.tailor.nbd.protocol.NbdException;
 import dev.tailor.nbd.protocol.NbdProtocol;
@@ -41,9 +41,9 @@ class AdmissionDispatcherTest {
     private final GatedBackend backendA = new GatedBackend(1 << 16);
     private final GatedBackend backendB = new GatedBackend(1 << 16);
     private final Export a =
-            new Export(NbdConfig.ExportConfig.file("a", "t1", 1 << 16, false, Path.of("a.img")), backendA, 1 << 20);
+            new Export(ExportConfig.file("a", "t1", 1 << 16, false, Path.of("a.img")), backendA, 1 << 20);
     private final Export b =
-            new Export(NbdConfig.ExportConfig.file("b", "t2", 1 << 16, false, Path.of("b.img")), backendB, 1 << 20);
+            new Export(ExportConfig.file("b", "t2", 1 << 16, false, Path.of("b.img")), backendB, 1 << 20);
     private final AdmissionDispatcher dispatcher = new AdmissionDispatcher(CONFIG, List.of(a, b), clock::get);
 
     private static BlockRequest read(long offset, int length) {

@@ -3,7 +3,8 @@ package dev.tailor.nbd.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tailor.nbd.backend.FileBackend;
-import dev.tailor.nbd.config.NbdConfig;
+import dev.tailor.nbd.config.ExportConfig;
+import dev.tailor.nbd.config.Limits;
 import dev.tailor.nbd.protocol.NbdProtocol;
 import dev.tailor.nbd.testing.Programs;
 import dev.tailor.nbd.testing.RawClient;
@@ -53,14 +54,14 @@ class BlockStatusTest {
             file.write(data);
         }
         server = NbdServer.start(TestServers.config(
-                NbdConfig.Limits.DEFAULTS,
-                NbdConfig.ExportConfig.builder()
+                Limits.DEFAULTS,
+                ExportConfig.builder()
                         .name("sparse")
                         .tenant("acme")
                         .readOnly(true)
                         .file(sparse)
                         .build(),
-                NbdConfig.ExportConfig.file("scratch", "acme", 16L << 20, false, dir.resolve("scratch.img"))));
+                ExportConfig.file("scratch", "acme", 16L << 20, false, dir.resolve("scratch.img"))));
     }
 
     @AfterAll
@@ -246,8 +247,7 @@ class BlockStatusTest {
 
     @Test
     void backendWithoutHoles_reportsTheWholeRangeAsData() throws Exception {
-        try (NbdServer memory =
-                TestServers.start(NbdConfig.Limits.DEFAULTS, Map.of("disk", new MemoryBackend(1 << 20)))) {
+        try (NbdServer memory = TestServers.start(Limits.DEFAULTS, Map.of("disk", new MemoryBackend(1 << 20)))) {
             try (RawClient client = RawClient.connect(memory.localAddress()).handshake()) {
                 client.option(NbdProtocol.OPT_STRUCTURED_REPLY, new byte[0]);
                 client.optionReply();
@@ -298,8 +298,8 @@ class BlockStatusTest {
             }
         }
         try (NbdServer bigServer = NbdServer.start(TestServers.config(
-                NbdConfig.Limits.DEFAULTS,
-                NbdConfig.ExportConfig.builder()
+                Limits.DEFAULTS,
+                ExportConfig.builder()
                         .name("big")
                         .tenant("acme")
                         .readOnly(true)

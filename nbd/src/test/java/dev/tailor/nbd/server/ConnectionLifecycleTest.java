@@ -2,6 +2,8 @@ package dev.tailor.nbd.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tailor.nbd.config.ExportConfig;
+import dev.tailor.nbd.config.Limits;
 import dev.tailor.nbd.config.NbdConfig;
 import dev.tailor.nbd.protocol.NbdProtocol;
 import dev.tailor.nbd.testing.LogRecords;
@@ -140,7 +142,7 @@ class ConnectionLifecycleTest {
 
     @Test
     void connectionsOverTheLimit_whenAllAreInTransmission_areClosedOnAccept() throws Exception {
-        NbdConfig.Limits limits = NbdConfig.Limits.builder().maxConnections(2).build();
+        Limits limits = Limits.builder().maxConnections(2).build();
         try (NbdServer server = TestServers.start(limits, Map.of("disk", new MemoryBackend(4096)))) {
             RawClient first = RawClient.connect(server.localAddress()).handshake();
             first.go("disk", false);
@@ -162,7 +164,7 @@ class ConnectionLifecycleTest {
     void refusalsNotYetSummedUp_areLoggedWhenTheServerStops() throws Exception {
         // The summary of the refusals after the first comes 10 s later; a server stopped sooner logs it as
         // it stops, so no refusal goes unreported.
-        NbdConfig.Limits limits = NbdConfig.Limits.builder().maxConnections(1).build();
+        Limits limits = Limits.builder().maxConnections(1).build();
         try (LogRecords log = LogRecords.of(ConnectionAdmission.class)) {
             try (NbdServer server = TestServers.start(limits, Map.of("disk", new MemoryBackend(4096)));
                     RawClient served = RawClient.connect(server.localAddress()).handshake()) {
@@ -185,7 +187,7 @@ class ConnectionLifecycleTest {
 
     @Test
     void connectionsOverTheLimit_closeTheLongestIdleHandshakeInstead() throws Exception {
-        NbdConfig.Limits limits = NbdConfig.Limits.builder().maxConnections(2).build();
+        Limits limits = Limits.builder().maxConnections(2).build();
         try (NbdServer server = TestServers.start(limits, Map.of("disk", new MemoryBackend(4096)));
                 RawClient idle = RawClient.connect(server.localAddress()).greeting();
                 RawClient active = RawClient.connect(server.localAddress()).greeting()) {
@@ -226,7 +228,7 @@ class ConnectionLifecycleTest {
                     .isLessThan(5_000);
             Await.until(
                     "the idle sockets beyond the handshake limit to be closed",
-                    () -> server.connections() <= NbdConfig.Limits.DEFAULT_MAX_HANDSHAKES);
+                    () -> server.connections() <= Limits.DEFAULT_MAX_HANDSHAKES);
         } finally {
             for (Socket socket : idle) {
                 socket.close();
@@ -237,8 +239,7 @@ class ConnectionLifecycleTest {
     @Test
     void thousandConnections_leaveNoFileDescriptorBehind() throws Exception {
         NbdConfig config = TestServers.config(
-                NbdConfig.Limits.DEFAULTS,
-                NbdConfig.ExportConfig.file("disk", "acme", 16 << 20, false, dir.resolve("disk.img")));
+                Limits.DEFAULTS, ExportConfig.file("disk", "acme", 16 << 20, false, dir.resolve("disk.img")));
         try (NbdServer server = NbdServer.start(config)) {
             cycle(server, 0);
             Await.until("the warm-up connection to close", () -> server.connections() == 0);

@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.tailor.admission.SegmentClass;
 import dev.tailor.nbd.backend.FileBackend;
 import dev.tailor.nbd.backend.UpstreamBackend;
+import dev.tailor.nbd.config.AdmissionSettings;
+import dev.tailor.nbd.config.ExportConfig;
+import dev.tailor.nbd.config.LoopSettings;
 import dev.tailor.nbd.config.NbdConfig;
 import dev.tailor.nbd.protocol.NbdProtocol;
 import dev.tailor.nbd.testing.Programs;
@@ -46,15 +49,15 @@ class DeadConnectionWritesTest {
     Path dir;
 
     /** Admission as the proxy ran it when the bug showed. */
-    private static NbdConfig.AdmissionSettings admission(boolean on) {
-        return NbdConfig.AdmissionSettings.builder()
+    private static AdmissionSettings admission(boolean on) {
+        return AdmissionSettings.builder()
                 .enabled(on)
                 .capacityCostUnitsPerSecond(1e7)
                 .queueCapacityPerSegment(64)
                 .build();
     }
 
-    private static NbdConfig config(NbdConfig.ExportConfig export, boolean admissionOn) {
+    private static NbdConfig config(ExportConfig export, boolean admissionOn) {
         return NbdConfig.builder()
                 .address("127.0.0.1")
                 .port(0)
@@ -62,9 +65,7 @@ class DeadConnectionWritesTest {
                 .fileIoThreads(2)
                 .exports(export)
                 .admission(admission(admissionOn))
-                .loop(NbdConfig.LoopSettings.builder()
-                        .metricsListen("127.0.0.1:0")
-                        .build())
+                .loop(LoopSettings.builder().metricsListen("127.0.0.1:0").build())
                 .build();
     }
 
@@ -124,7 +125,7 @@ class DeadConnectionWritesTest {
     @Test
     void admissionOn_fileBackend_queuedWritesOfAResetConnectionAreDropped_andCounted() throws Exception {
         try (NbdServer server = NbdServer.start(
-                config(NbdConfig.ExportConfig.file("disk", "acme", 64L * MIB, false, dir.resolve("disk.img")), true))) {
+                config(ExportConfig.file("disk", "acme", 64L * MIB, false, dir.resolve("disk.img")), true))) {
             int admitted = deadWriterThenNewerWriter(server);
             // A's writes that admission had not let through were dropped and counted (one it let
             // through may have been dropped too, on its way to a file thread); those waiting in its
@@ -158,11 +159,11 @@ class DeadConnectionWritesTest {
         try (Programs.Daemon upstream = Programs.Daemon.start(
                         nbdkit, "--exit-with-parent", "-f", "-i", "127.0.0.1", "-p", "{port}", "memory", "64M");
                 NbdServer server = NbdServer.start(config(
-                        NbdConfig.ExportConfig.upstream(
+                        ExportConfig.upstream(
                                 "disk",
                                 "acme",
                                 false,
-                                new NbdConfig.Upstream("127.0.0.1", upstream.port, "", 4, null, null)),
+                                new ExportConfig.Upstream("127.0.0.1", upstream.port, "", 4, null, null)),
                         true))) {
             int admitted = deadWriterThenNewerWriter(server);
             long dropped = server.exports().get(0).droppedRequests();
@@ -231,7 +232,7 @@ class DeadConnectionWritesTest {
     void admissionOff_fileBackend_writesQueuedForTheFileThreadsOfAResetConnectionAreDropped() throws Exception {
         HeldTasks io = new HeldTasks();
         Path file = dir.resolve("disk.img");
-        NbdConfig config = config(NbdConfig.ExportConfig.file("disk", "acme", 64L * MIB, false, file), false);
+        NbdConfig config = config(ExportConfig.file("disk", "acme", 64L * MIB, false, file), false);
         try (NbdServer server = NbdServer.start(
                 config,
                 RequestDispatcher.DIRECT,
@@ -286,11 +287,11 @@ class DeadConnectionWritesTest {
                         "64M",
                         "wdelay=200ms");
                 NbdServer server = NbdServer.start(config(
-                        NbdConfig.ExportConfig.upstream(
+                        ExportConfig.upstream(
                                 "disk",
                                 "acme",
                                 false,
-                                new NbdConfig.Upstream("127.0.0.1", upstream.port, "", 4, null, null)),
+                                new ExportConfig.Upstream("127.0.0.1", upstream.port, "", 4, null, null)),
                         false))) {
             UpstreamBackend pool = (UpstreamBackend) server.exports().get(0).backend();
             RawClient a = sendStaleWrites(server, 5);

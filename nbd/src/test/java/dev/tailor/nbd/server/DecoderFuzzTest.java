@@ -6,7 +6,7 @@ import static org.quicktheories.generators.SourceDSL.longs;
 import dev.tailor.nbd.backend.BackendFeatures;
 import dev.tailor.nbd.backend.BlockBackend;
 import dev.tailor.nbd.config.ByteSize;
-import dev.tailor.nbd.config.NbdConfig;
+import dev.tailor.nbd.config.Limits;
 import dev.tailor.nbd.protocol.BlockRequest;
 import dev.tailor.nbd.protocol.BlockSizes;
 import dev.tailor.nbd.protocol.NbdException;
@@ -30,7 +30,7 @@ import org.quicktheories.generators.Generate;
  */
 class DecoderFuzzTest {
 
-    private static final NbdConfig.Limits SMALL = NbdConfig.Limits.builder()
+    private static final Limits SMALL = Limits.builder()
             .maxRequestSize(new ByteSize(8192))
             .maxInFlightPerConnection(new ByteSize(16384))
             .maxInFlightRequestsPerConnection(8)

@@ -3,7 +3,8 @@ package dev.tailor.nbd.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tailor.nbd.backend.BlockBackend;
-import dev.tailor.nbd.config.NbdConfig;
+import dev.tailor.nbd.config.ExportConfig;
+import dev.tailor.nbd.config.Limits;
 import dev.tailor.nbd.protocol.NbdProtocol;
 import dev.tailor.nbd.testing.TestServers;
 import dev.tailor.nbd.testing.Wire;
@@ -21,17 +22,17 @@ final class Embedded implements AutoCloseable {
     final EmbeddedChannel channel;
     final ByteBuf received = Unpooled.buffer();
 
-    Embedded(BlockBackend backend, NbdConfig.Limits limits) {
+    Embedded(BlockBackend backend, Limits limits) {
         this(backend, limits, RequestDispatcher.DIRECT);
     }
 
-    Embedded(BlockBackend backend, NbdConfig.Limits limits, RequestDispatcher dispatcher) {
+    Embedded(BlockBackend backend, Limits limits, RequestDispatcher dispatcher) {
         this(backend, limits, dispatcher, new IoMetrics(System::nanoTime, false));
     }
 
     /** With the test's I/O metrics (and so its request-timing clock). */
-    Embedded(BlockBackend backend, NbdConfig.Limits limits, RequestDispatcher dispatcher, IoMetrics io) {
-        NbdConfig.ExportConfig config = TestServers.export("disk", false);
+    Embedded(BlockBackend backend, Limits limits, RequestDispatcher dispatcher, IoMetrics io) {
+        ExportConfig config = TestServers.export("disk", false);
         Export export = new Export(config, backend, limits.maxRequestBytes(), io);
         channel = new EmbeddedChannel(new HandshakeHandler(new ServerContext(
                 Map.of("disk", export),

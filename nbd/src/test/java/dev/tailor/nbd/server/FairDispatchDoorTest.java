@@ -6,6 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.tailor.admission.AdmissionConfig;
 import dev.tailor.admission.IntervalReport;
 import dev.tailor.admission.IoCostModel;
+import dev.tailor.nbd.config.AdmissionSettings;
+import dev.tailor.nbd.config.ExportConfig;
+import dev.tailor.nbd.config.FairDispatchSettings;
 import dev.tailor.nbd.config.NbdConfig;
 import dev.tailor.nbd.protocol.BlockRequest;
 import dev.tailor.nbd.protocol.NbdException;
@@ -45,10 +48,8 @@ class FairDispatchDoorTest {
     };
     private final GatedBackend backendA = new GatedBackend(1 << 16);
     private final GatedBackend backendB = new GatedBackend(1 << 16);
-    private final NbdConfig.ExportConfig configA =
-            NbdConfig.ExportConfig.file("a", "t1", 1 << 16, false, Path.of("a.img"));
-    private final NbdConfig.ExportConfig configB =
-            NbdConfig.ExportConfig.file("b", "t2", 1 << 16, false, Path.of("b.img"));
+    private final ExportConfig configA = ExportConfig.file("a", "t1", 1 << 16, false, Path.of("a.img"));
+    private final ExportConfig configB = ExportConfig.file("b", "t2", 1 << 16, false, Path.of("b.img"));
     private final Export a = new Export(configA, backendA, 1 << 20);
     private final Export b = new Export(configB, backendB, 1 << 20);
 
@@ -220,12 +221,12 @@ class FairDispatchDoorTest {
     /** Without a depth in the config, a file door takes the file threads and an upstream's 16 per connection. */
     @Test
     void of_givesEachDoorTheDepthOfItsBackend() {
-        NbdConfig.ExportConfig upstreamB = NbdConfig.ExportConfig.upstream(
-                "b", "t2", false, new NbdConfig.Upstream("10.0.0.5", 10809, "b", 2, null, null));
+        ExportConfig upstreamB = ExportConfig.upstream(
+                "b", "t2", false, new ExportConfig.Upstream("10.0.0.5", 10809, "b", 2, null, null));
         NbdConfig config = NbdConfig.builder()
                 .fileIoThreads(6)
                 .exports(configA, upstreamB)
-                .fairDispatch(new NbdConfig.FairDispatchSettings(true, null))
+                .fairDispatch(new FairDispatchSettings(true, null))
                 .build();
         FairDispatchDoor door =
                 FairDispatchDoor.of(config, List.of(a, new Export(upstreamB, backendB, 1 << 20)), backends, clock::get);
@@ -261,26 +262,25 @@ class FairDispatchDoorTest {
     @Test
     void backendOf_isTheGivenName_theUpstreamsAddress_orTheFilesDevice(@org.junit.jupiter.api.io.TempDir Path dir)
             throws Exception {
-        NbdConfig.ExportConfig named = configA.toBuilder().backend("shelf-3").build();
+        ExportConfig named = configA.toBuilder().backend("shelf-3").build();
         assertThat(FairDispatchDoor.backendOf(named)).isEqualTo("shelf-3");
-        NbdConfig.ExportConfig upstream = NbdConfig.ExportConfig.upstream(
-                "u", "t", false, new NbdConfig.Upstream("10.0.0.5", 10810, "x", null, null, null));
+        ExportConfig upstream = ExportConfig.upstream(
+                "u", "t", false, new ExportConfig.Upstream("10.0.0.5", 10810, "x", null, null, null));
         assertThat(FairDispatchDoor.backendOf(upstream)).isEqualTo("upstream:10.0.0.5:10810");
-        assertThat(FairDispatchDoor.backendOf(NbdConfig.ExportConfig.upstream(
-                        "v", "t", false, new NbdConfig.Upstream("::1", null, null, null, null, null))))
+        assertThat(FairDispatchDoor.backendOf(ExportConfig.upstream(
+                        "v", "t", false, new ExportConfig.Upstream("::1", null, null, null, null, null))))
                 .isEqualTo("upstream:[::1]:10809");
         assertThat(FairDispatchDoor.backendOf(
                         upstream.toBuilder().backend("shelf-3").build()))
                 .isEqualTo("shelf-3");
 
         Path existing = java.nio.file.Files.write(dir.resolve("a.img"), new byte[512]);
-        String device = FairDispatchDoor.backendOf(NbdConfig.ExportConfig.file("f", "t", 512, false, existing));
+        String device = FairDispatchDoor.backendOf(ExportConfig.file("f", "t", 512, false, existing));
         long dev = ((Number) java.nio.file.Files.getAttribute(existing, "unix:dev")).longValue();
         assertThat(device)
                 .isEqualTo("device:" + FairDispatchDoor.major(dev) + ":" + FairDispatchDoor.minor(dev))
                 .matches("device:\\d+:\\d+");
-        assertThat(FairDispatchDoor.backendOf(
-                        NbdConfig.ExportConfig.file("g", "t", 512, false, dir.resolve("not-yet.img"))))
+        assertThat(FairDispatchDoor.backendOf(ExportConfig.file("g", "t", 512, false, dir.resolve("not-yet.img"))))
                 .as("a file to be created: its folder's device")
                 .isEqualTo(device);
     }
@@ -439,12 +439,11 @@ class FairDispatchDoorTest {
 
     @Test
     void weights_areTheExportsCommitments_orAFairShareOfTheBudget() {
-        NbdConfig.AdmissionSettings budget =
-                NbdConfig.AdmissionSettings.builder().iops(1000.0).build();
-        NbdConfig.ExportConfig plain = NbdConfig.ExportConfig.file("p", "t", 1 << 20, false, Path.of("p.img"));
-        NbdConfig.ExportConfig provisioned = plain.toBuilder()
+        AdmissionSettings budget = AdmissionSettings.builder().iops(1000.0).build();
+        ExportConfig plain = ExportConfig.file("p", "t", 1 << 20, false, Path.of("p.img"));
+        ExportConfig provisioned = plain.toBuilder()
                 .name("q")
-                .baseline(new NbdConfig.Baseline(250.0, null))
+                .baseline(new ExportConfig.Baseline(250.0, null))
                 .build();
         // 1000 IOPS: a device-second per second, 10⁹ cost units; 250 IOPS is a quarter, the other takes the rest.
         assertThat(FairDispatchDoor.weights(budget, List.of(provisioned, plain)))
@@ -453,8 +452,8 @@ class FairDispatchDoorTest {
                         budget, List.of(plain, plain.toBuilder().name("r").build())))
                 .as("no baseline anywhere: equal shares")
                 .containsExactly(5e8, 5e8);
-        NbdConfig.ExportConfig all = provisioned.toBuilder()
-                .baseline(new NbdConfig.Baseline(1000.0, null))
+        ExportConfig all = provisioned.toBuilder()
+                .baseline(new ExportConfig.Baseline(1000.0, null))
                 .build();
         assertThat(FairDispatchDoor.weights(budget, List.of(all, plain)))
                 .as("a budget promised in full leaves the other a millionth")
@@ -466,7 +465,7 @@ class FairDispatchDoorTest {
         NbdConfig config = NbdConfig.builder()
                 .fileIoThreads(6)
                 .exports(configA, configB)
-                .fairDispatch(new NbdConfig.FairDispatchSettings(true, null))
+                .fairDispatch(new FairDispatchSettings(true, null))
                 .build();
         FairDispatchDoor door = FairDispatchDoor.of(config, List.of(a, b), backends, clock::get);
         AdmissionConfig admission = AdmissionConfig.DEFAULTS;
@@ -480,7 +479,7 @@ class FairDispatchDoorTest {
         assertThat(door.weightsCostUnitsPerSecond()).containsExactly(5e8, 5e8);
         FairDispatchDoor deep = FairDispatchDoor.of(
                 config.toBuilder()
-                        .fairDispatch(new NbdConfig.FairDispatchSettings(true, 32))
+                        .fairDispatch(new FairDispatchSettings(true, 32))
                         .build(),
                 List.of(a, b),
                 backends,

@@ -2,7 +2,11 @@ package dev.tailor.nbd.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tailor.nbd.config.AdmissionSettings;
 import dev.tailor.nbd.config.ByteSize;
+import dev.tailor.nbd.config.ExportConfig;
+import dev.tailor.nbd.config.FairDispatchSettings;
+import dev.tailor.nbd.config.LoopSettings;
 import dev.tailor.nbd.config.NbdConfig;
 import dev.tailor.nbd.testing.Programs;
 import dev.tailor.testkit.Await;
@@ -46,19 +50,18 @@ class FairDispatchEndToEndTest {
                 .eventLoopThreads(2)
                 .fileIoThreads(2)
                 .exports(
-                        NbdConfig.ExportConfig.file("copy", "acme", 16L << 20, false, dir.resolve("copy.img"))
-                                .toBuilder()
-                                .baseline(new NbdConfig.Baseline(100.0, null))
+                        ExportConfig.file("copy", "acme", 16L << 20, false, dir.resolve("copy.img")).toBuilder()
+                                .baseline(new ExportConfig.Baseline(100.0, null))
                                 .build(),
-                        NbdConfig.ExportConfig.file("other", "globex", 16L << 20, false, dir.resolve("other.img")))
-                .admission(NbdConfig.AdmissionSettings.builder()
+                        ExportConfig.file("other", "globex", 16L << 20, false, dir.resolve("other.img")))
+                .admission(AdmissionSettings.builder()
                         .enabled(admission)
                         .iops(1000.0)
                         .segmentSize(new ByteSize(4L << 20))
                         .queueCapacityPerSegment(4096)
                         .build())
-                .fairDispatch(new NbdConfig.FairDispatchSettings(true, 1))
-                .loop(NbdConfig.LoopSettings.builder()
+                .fairDispatch(new FairDispatchSettings(true, 1))
+                .loop(LoopSettings.builder()
                         .metricsPeriodMillis(100)
                         .metricsFile(metrics)
                         .build())

@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tailor.nbd.config.AdmissionSettings;
 import dev.tailor.nbd.config.ByteSize;
+import dev.tailor.nbd.config.ExportConfig;
 import dev.tailor.nbd.config.NbdConfig;
 import dev.tailor.nbd.protocol.NbdProtocol;
 import dev.tailor.nbd.testing.Programs;
@@ -73,8 +75,8 @@ class FioVerifyWithResetsTest {
                 .eventLoopThreads(2)
                 .fileIoThreads(8)
                 .fileIo(fileIo)
-                .exports(NbdConfig.ExportConfig.file("disk", "acme", EXPORT_BYTES, false, dir.resolve("disk.img")))
-                .admission(NbdConfig.AdmissionSettings.builder()
+                .exports(ExportConfig.file("disk", "acme", EXPORT_BYTES, false, dir.resolve("disk.img")))
+                .admission(AdmissionSettings.builder()
                         .enabled(admission)
                         .capacityCostUnitsPerSecond(1e9)
                         .segmentSize(new ByteSize(MIB))

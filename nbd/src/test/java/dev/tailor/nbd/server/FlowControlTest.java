@@ -3,7 +3,7 @@ package dev.tailor.nbd.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tailor.nbd.config.ByteSize;
-import dev.tailor.nbd.config.NbdConfig;
+import dev.tailor.nbd.config.Limits;
 import dev.tailor.nbd.protocol.NbdProtocol;
 import dev.tailor.nbd.testing.Wire;
 import io.netty.buffer.ByteBuf;
@@ -23,7 +23,7 @@ class FlowControlTest {
     @Test
     void replies_goOutInTheOrderRequestsComplete() throws Exception {
         GatedBackend backend = new GatedBackend(1 << 20);
-        try (Embedded server = new Embedded(backend, NbdConfig.Limits.DEFAULTS)) {
+        try (Embedded server = new Embedded(backend, Limits.DEFAULTS)) {
             server.feed(new Wire()
                             .handshake("disk", false)
                             .request(0, NbdProtocol.CMD_READ, 1, 0, 512)
@@ -48,8 +48,7 @@ class FlowControlTest {
     @Test
     void inFlightRequestLimit_stopsDecodingAndReadingUntilRepliesAreWritten() throws Exception {
         GatedBackend backend = new GatedBackend(1 << 20);
-        NbdConfig.Limits limits =
-                NbdConfig.Limits.builder().maxInFlightRequestsPerConnection(4).build();
+        Limits limits = Limits.builder().maxInFlightRequestsPerConnection(4).build();
         try (Embedded server = new Embedded(backend, limits)) {
             Wire wire = new Wire().handshake("disk", false);
             for (int cookie = 1; cookie <= 10; cookie++) {
@@ -75,7 +74,7 @@ class FlowControlTest {
     @Test
     void inFlightByteLimit_countsReadDataAndWritePayloads() throws Exception {
         GatedBackend backend = new GatedBackend(1 << 20);
-        NbdConfig.Limits limits = NbdConfig.Limits.builder()
+        Limits limits = Limits.builder()
                 .maxRequestSize(new ByteSize(16 << 10))
                 .maxInFlightPerConnection(new ByteSize(32 << 10))
                 .build();
@@ -102,7 +101,7 @@ class FlowControlTest {
     @Test
     void disc_finishesTheRequestsInFlightThenCloses() throws Exception {
         GatedBackend backend = new GatedBackend(1 << 20);
-        try (Embedded server = new Embedded(backend, NbdConfig.Limits.DEFAULTS)) {
+        try (Embedded server = new Embedded(backend, Limits.DEFAULTS)) {
             server.feed(new Wire()
                             .handshake("disk", false)
                             .write(NbdProtocol.CMD_FLAG_FUA, 1, 0, new byte[4096])
@@ -134,7 +133,7 @@ class FlowControlTest {
     @Test
     void failedRequests_areAnsweredWithTheirErrorAndTheConnectionGoesOn() throws Exception {
         GatedBackend backend = new GatedBackend(1 << 20);
-        try (Embedded server = new Embedded(backend, NbdConfig.Limits.DEFAULTS)) {
+        try (Embedded server = new Embedded(backend, Limits.DEFAULTS)) {
             server.feed(new Wire()
                             .handshake("disk", true)
                             .request(0, NbdProtocol.CMD_READ, 1, 0, 4096)
@@ -163,8 +162,7 @@ class FlowControlTest {
     @Test
     void payloadsSlicedFromTheInput_stayIntactWhileTheInputWaitsUndecoded() throws Exception {
         GatedBackend backend = new GatedBackend(1 << 20);
-        NbdConfig.Limits limits =
-                NbdConfig.Limits.builder().maxInFlightRequestsPerConnection(2).build();
+        Limits limits = Limits.builder().maxInFlightRequestsPerConnection(2).build();
         try (Embedded server = new Embedded(backend, limits)) {
             server.feed(new Wire().handshake("disk", false)).skipHandshake();
             byte[][] payloads = {filled(8192, 0x11), filled(8192, 0x22), filled(8192, 0x33)};
@@ -207,7 +205,7 @@ class FlowControlTest {
     @Test
     void aPayloadSmallAgainstItsInputBuffer_isCopiedSoItDoesNotPinTheBuffer() throws Exception {
         GatedBackend backend = new GatedBackend(1 << 20);
-        try (Embedded server = new Embedded(backend, NbdConfig.Limits.DEFAULTS)) {
+        try (Embedded server = new Embedded(backend, Limits.DEFAULTS)) {
             server.feed(new Wire().handshake("disk", false)).skipHandshake();
             byte[] payload = filled(1024, 0x44);
             byte[] bytes = new Wire().write(0, 1, 0, payload).toBytes();

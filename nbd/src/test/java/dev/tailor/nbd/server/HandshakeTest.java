@@ -3,7 +3,7 @@ package dev.tailor.nbd.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tailor.nbd.backend.BlockBackend;
-import dev.tailor.nbd.config.NbdConfig;
+import dev.tailor.nbd.config.Limits;
 import dev.tailor.nbd.protocol.NbdProtocol;
 import dev.tailor.nbd.testing.RawClient;
 import dev.tailor.nbd.testing.TestServers;
@@ -27,7 +27,7 @@ class HandshakeTest {
         Map<String, BlockBackend> backends = new LinkedHashMap<>();
         backends.put("disk", new MemoryBackend(1 << 20));
         backends.put("tenant-b/archive", new MemoryBackend(64 << 10));
-        server = TestServers.start(NbdConfig.Limits.DEFAULTS, backends, "tenant-b/archive");
+        server = TestServers.start(Limits.DEFAULTS, backends, "tenant-b/archive");
     }
 
     @AfterAll
@@ -291,8 +291,7 @@ class HandshakeTest {
 
     @Test
     void clientThatNeverFinishesTheHandshake_isClosedAfterTheTimeout() throws Exception {
-        NbdConfig.Limits quick =
-                NbdConfig.Limits.builder().handshakeTimeoutSeconds(0.2).build();
+        Limits quick = Limits.builder().handshakeTimeoutSeconds(0.2).build();
         try (NbdServer impatient = TestServers.start(quick, Map.of("disk", new MemoryBackend(4096)));
                 RawClient client = RawClient.connect(impatient.localAddress())) {
             client.greeting();

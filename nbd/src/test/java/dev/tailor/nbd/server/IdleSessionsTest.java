@@ -3,7 +3,7 @@ package dev.tailor.nbd.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.tailor.nbd.config.NbdConfig;
+import dev.tailor.nbd.config.Limits;
 import dev.tailor.nbd.testing.LogRecords;
 import dev.tailor.nbd.testing.RawClient;
 import dev.tailor.nbd.testing.TestServers;
@@ -35,7 +35,7 @@ class IdleSessionsTest {
         // isolate the idle timeout), with an idle timeout of 1 s. Each holds a read the backend has not
         // answered, sent with its GO, so none is idle while the others connect, however long that takes;
         // once the reads are answered they send nothing more.
-        NbdConfig.Limits limits = NbdConfig.Limits.builder()
+        Limits limits = Limits.builder()
                 .idleTimeoutSeconds(1.0)
                 .maxConnectionsPerAddress(256)
                 .build();
@@ -82,7 +82,7 @@ class IdleSessionsTest {
     @Test
     void oneAddressAtItsLimit_isRefusedWithTheReasonLogged_otherAddressesStillGetIn() throws Exception {
         // The idle timeout off: the per-address limit alone keeps 127.0.0.1 from taking every slot.
-        NbdConfig.Limits limits = NbdConfig.Limits.builder()
+        Limits limits = Limits.builder()
                 .maxConnections(8)
                 .idleTimeoutSeconds(0.0)
                 .maxConnectionsPerAddress(4)
@@ -127,8 +127,7 @@ class IdleSessionsTest {
         // A read the backend holds for longer than five idle timeouts (0.3 s): the connection stays. Once
         // it is answered and nothing else comes, the idle timeout closes it.
         GatedBackend backend = new GatedBackend(1 << 20);
-        NbdConfig.Limits limits =
-                NbdConfig.Limits.builder().idleTimeoutSeconds(0.3).build();
+        Limits limits = Limits.builder().idleTimeoutSeconds(0.3).build();
         try (NbdServer server = TestServers.start(limits, Map.of("disk", backend));
                 RawClient client = RawClient.connect(server.localAddress()).handshake()) {
             // The read leaves with the GO: the idle timeout has nothing to count before it.

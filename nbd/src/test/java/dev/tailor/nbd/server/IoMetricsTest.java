@@ -2,6 +2,9 @@ package dev.tailor.nbd.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tailor.nbd.config.ExportConfig;
+import dev.tailor.nbd.config.Limits;
+import dev.tailor.nbd.config.LoopSettings;
 import dev.tailor.nbd.config.NbdConfig;
 import dev.tailor.nbd.protocol.NbdProtocol;
 import dev.tailor.nbd.testing.RawClient;
@@ -24,13 +27,11 @@ class IoMetricsTest {
     @Test
     void requests_areCountedPerExportAndOperation_onTheMetricsEndpoint() throws Exception {
         NbdConfig config = TestServers.config(
-                        NbdConfig.Limits.DEFAULTS,
-                        NbdConfig.ExportConfig.file("disk", "acme", 1L << 20, false, dir.resolve("disk.img")),
-                        NbdConfig.ExportConfig.file("ro", "acme", 1L << 20, false, dir.resolve("ro.img")))
+                        Limits.DEFAULTS,
+                        ExportConfig.file("disk", "acme", 1L << 20, false, dir.resolve("disk.img")),
+                        ExportConfig.file("ro", "acme", 1L << 20, false, dir.resolve("ro.img")))
                 .toBuilder()
-                .loop(NbdConfig.LoopSettings.builder()
-                        .metricsListen("127.0.0.1:0")
-                        .build())
+                .loop(LoopSettings.builder().metricsListen("127.0.0.1:0").build())
                 .build();
         try (NbdServer server = NbdServer.start(config)) {
             try (RawClient client = RawClient.connect(server.localAddress()).handshake()) {

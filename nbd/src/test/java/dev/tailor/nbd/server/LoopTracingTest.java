@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import dev.tailor.eventloop.IoPriorityEventLoop;
-import dev.tailor.nbd.config.NbdConfig;
+import dev.tailor.nbd.config.Limits;
 import dev.tailor.nbd.protocol.NbdProtocol;
 import dev.tailor.nbd.testing.RawClient;
 import dev.tailor.nbd.testing.TestServers;
@@ -88,7 +88,7 @@ class LoopTracingTest {
         AtomicLong now = new AtomicLong(1_000_000_000L);
         GatedBackend backend = new GatedBackend(1 << 20);
         try (NbdServer server = NbdServer.start(
-                        TestServers.config(NbdConfig.Limits.DEFAULTS, TestServers.export("disk", false)),
+                        TestServers.config(Limits.DEFAULTS, TestServers.export("disk", false)),
                         RequestDispatcher.DIRECT,
                         (export, context) -> backend,
                         now::get);
@@ -127,8 +127,8 @@ class LoopTracingTest {
         // flush is a task, run when the test drains the channel, 2 ms (then 7 ms) after the reply was written.
         AtomicLong now = new AtomicLong(1_000_000_000L);
         IoMetrics metrics = new IoMetrics(now::get, false);
-        try (Embedded server = new Embedded(
-                new MemoryBackend(1 << 20), NbdConfig.Limits.DEFAULTS, RequestDispatcher.DIRECT, metrics)) {
+        try (Embedded server =
+                new Embedded(new MemoryBackend(1 << 20), Limits.DEFAULTS, RequestDispatcher.DIRECT, metrics)) {
             server.feed(new Wire().handshake("disk", false)).skipHandshake();
             // A read through the backend.
             server.channel

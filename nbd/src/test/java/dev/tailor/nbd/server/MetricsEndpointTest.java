@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tailor.common.Problem;
 import dev.tailor.eventloop.IoPriorityEventLoop;
+import dev.tailor.nbd.config.AdmissionSettings;
+import dev.tailor.nbd.config.ExportConfig;
+import dev.tailor.nbd.config.LoopSettings;
 import dev.tailor.nbd.config.NbdConfig;
 import dev.tailor.testkit.Await;
 import dev.tailor.testkit.PrometheusServer;
@@ -33,10 +36,9 @@ class MetricsEndpointTest {
                 .port(0)
                 .eventLoopThreads(2)
                 .fileIoThreads(2)
-                .exports(NbdConfig.ExportConfig.file("disk", "acme", 1L << 20, false, dir.resolve("disk.img")))
-                .admission(
-                        NbdConfig.AdmissionSettings.builder().enabled(admission).build())
-                .loop(NbdConfig.LoopSettings.builder()
+                .exports(ExportConfig.file("disk", "acme", 1L << 20, false, dir.resolve("disk.img")))
+                .admission(AdmissionSettings.builder().enabled(admission).build())
+                .loop(LoopSettings.builder()
                         .metricsPeriodMillis(100)
                         .healthCheckPeriodMillis(20)
                         .metricsListen(metricsListen)

@@ -2,7 +2,7 @@ package dev.tailor.nbd.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tailor.nbd.config.NbdConfig;
+import dev.tailor.nbd.config.Limits;
 import dev.tailor.nbd.protocol.NbdProtocol;
 import dev.tailor.nbd.testing.Wire;
 import io.netty.buffer.ByteBuf;
@@ -20,7 +20,7 @@ class PhaseChangeTest {
 
     @Test
     void beforeGo_theHandshakeHandlerHoldsTheConnection() {
-        try (Embedded server = new Embedded(new MemoryBackend(1 << 16), NbdConfig.Limits.DEFAULTS)) {
+        try (Embedded server = new Embedded(new MemoryBackend(1 << 16), Limits.DEFAULTS)) {
             server.feed(new Wire()
                     .clientFlags(NbdProtocol.FLAG_C_FIXED_NEWSTYLE | NbdProtocol.FLAG_C_NO_ZEROES)
                     .option(NbdProtocol.OPT_STRUCTURED_REPLY, new byte[0]));
@@ -33,7 +33,7 @@ class PhaseChangeTest {
     @Test
     void requestsInTheSamePacketAsGo_areAnsweredByTheTransmissionHandler() {
         MemoryBackend backend = new MemoryBackend(1 << 16);
-        try (Embedded server = new Embedded(backend, NbdConfig.Limits.DEFAULTS)) {
+        try (Embedded server = new Embedded(backend, Limits.DEFAULTS)) {
             server.feed(new Wire()
                     .handshake("disk", false)
                     .write(0, 1, 4096, PAYLOAD)
@@ -55,7 +55,7 @@ class PhaseChangeTest {
 
     @Test
     void structuredRepliesNegotiated_carryIntoTheTransmissionPhase() {
-        try (Embedded server = new Embedded(new MemoryBackend(1 << 16), NbdConfig.Limits.DEFAULTS)) {
+        try (Embedded server = new Embedded(new MemoryBackend(1 << 16), Limits.DEFAULTS)) {
             server.feed(new Wire().handshake("disk", true).request(0, NbdProtocol.CMD_READ, 7, 0, 512));
 
             server.skipHandshake();

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tailor.admission.AdmissionConfig;
+import dev.tailor.nbd.config.AdmissionSettings;
+import dev.tailor.nbd.config.ExportConfig;
 import dev.tailor.nbd.config.NbdConfig;
 import dev.tailor.nbd.config.NbdConfigFiles;
 import dev.tailor.nbd.protocol.BlockRequest;
@@ -103,7 +105,7 @@ class ProvisionedBaselineTest {
                   - {name: rest1, file: d, size: 1GiB}
                   - {name: rest2, file: e, size: 1GiB}
                 """);
-        NbdConfig.AdmissionSettings settings = config.admission();
+        AdmissionSettings settings = config.admission();
         assertThat(settings.baselineCostUnitsPerSecond(config.exports().get(0).baseline()))
                 .as("500 reads of 4 KiB: 1/40 of the budget")
                 .isEqualTo(2.5e7);
@@ -122,7 +124,7 @@ class ProvisionedBaselineTest {
                         OptionalDouble.of(left),
                         OptionalDouble.of(left));
         // The whole budget's IOPS costs the whole budget.
-        assertThat(settings.baselineCostUnitsPerSecond(new NbdConfig.Baseline(20_000.0, null)))
+        assertThat(settings.baselineCostUnitsPerSecond(new ExportConfig.Baseline(20_000.0, null)))
                 .isEqualTo(1e9);
         // Without any baseline, admission's own default: a fair share.
         assertThat(settings.commitments(

@@ -5,7 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.tailor.admission.AdmissionStats;
 import dev.tailor.eventloop.EventLoopMetrics;
 import dev.tailor.eventloop.LoopMode;
+import dev.tailor.nbd.config.AdmissionSettings;
 import dev.tailor.nbd.config.ByteSize;
+import dev.tailor.nbd.config.ExportConfig;
+import dev.tailor.nbd.config.LoopSettings;
 import dev.tailor.nbd.config.NbdConfig;
 import dev.tailor.nbd.testing.Programs;
 import dev.tailor.testkit.Await;
@@ -57,19 +60,18 @@ class ProxyMechanismsTest {
                 .eventLoopThreads(2)
                 .fileIoThreads(2)
                 .exports(
-                        NbdConfig.ExportConfig.file("copy", "acme", 16L << 20, false, dir.resolve("copy.img"))
-                                .toBuilder()
-                                .baseline(new NbdConfig.Baseline(17.0, null))
+                        ExportConfig.file("copy", "acme", 16L << 20, false, dir.resolve("copy.img")).toBuilder()
+                                .baseline(new ExportConfig.Baseline(17.0, null))
                                 .build(),
-                        NbdConfig.ExportConfig.file("other", "globex", 16L << 20, false, dir.resolve("other.img")))
-                .admission(NbdConfig.AdmissionSettings.builder()
+                        ExportConfig.file("other", "globex", 16L << 20, false, dir.resolve("other.img")))
+                .admission(AdmissionSettings.builder()
                         .enabled(admission)
                         .capacityCostUnitsPerSecond(5e7)
                         .segmentSize(new ByteSize(4L << 20))
                         .blockSize(new ByteSize(1L << 20))
                         .queueCapacityPerSegment(4096)
                         .build())
-                .loop(NbdConfig.LoopSettings.builder()
+                .loop(LoopSettings.builder()
                         .mode(loop)
                         .metricsPeriodMillis(100)
                         .metricsFile(metrics)

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tailor.nbd.config.ExportConfig;
+import dev.tailor.nbd.config.Limits;
 import dev.tailor.nbd.config.NbdConfig;
 import dev.tailor.nbd.testing.Programs;
 import dev.tailor.nbd.testing.TestServers;
@@ -52,12 +54,12 @@ class RealClientsTest {
         dir = Files.createDirectory(root.resolve(fileIo));
         Files.write(dir.resolve("ro.img"), new byte[1 << 20]);
         server = NbdServer.start(TestServers.config(
-                        NbdConfig.Limits.DEFAULTS,
-                        NbdConfig.ExportConfig.file("disk", "acme", 64L << 20, false, dir.resolve("disk.img")),
-                        NbdConfig.ExportConfig.file("image", "acme", 16L << 20, false, dir.resolve("image.img")),
-                        NbdConfig.ExportConfig.file("copy", "globex", 16L << 20, false, dir.resolve("copy.img")),
-                        NbdConfig.ExportConfig.file("fio", "globex", 32L << 20, false, dir.resolve("fio.img")),
-                        NbdConfig.ExportConfig.file("ro", "initech", 1L << 20, true, dir.resolve("ro.img")))
+                        Limits.DEFAULTS,
+                        ExportConfig.file("disk", "acme", 64L << 20, false, dir.resolve("disk.img")),
+                        ExportConfig.file("image", "acme", 16L << 20, false, dir.resolve("image.img")),
+                        ExportConfig.file("copy", "globex", 16L << 20, false, dir.resolve("copy.img")),
+                        ExportConfig.file("fio", "globex", 32L << 20, false, dir.resolve("fio.img")),
+                        ExportConfig.file("ro", "initech", 1L << 20, true, dir.resolve("ro.img")))
                 .toBuilder()
                 .fileIo(fileIo)
                 .build());

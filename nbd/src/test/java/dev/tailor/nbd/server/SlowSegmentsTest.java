@@ -6,7 +6,7 @@ import static org.quicktheories.QuickTheory.qt;
 import static org.quicktheories.generators.SourceDSL.integers;
 import static org.quicktheories.generators.SourceDSL.lists;
 
-import dev.tailor.nbd.config.NbdConfig;
+import dev.tailor.nbd.config.Limits;
 import dev.tailor.nbd.protocol.NbdProtocol;
 import dev.tailor.nbd.testing.Wire;
 import io.prometheus.metrics.expositionformats.ExpositionFormats;
@@ -263,7 +263,7 @@ class SlowSegmentsTest {
             }
             export.backend().submit(request, completion);
         };
-        try (Embedded server = new Embedded(backend, NbdConfig.Limits.DEFAULTS, admission, metrics)) {
+        try (Embedded server = new Embedded(backend, Limits.DEFAULTS, admission, metrics)) {
             server.feed(new Wire().handshake("disk", false)).skipHandshake();
             server.feed(new Wire().request(0, NbdProtocol.CMD_READ, 1, (2 << 20) + 4096, 4096));
             GatedBackend.Held slow = backend.next();

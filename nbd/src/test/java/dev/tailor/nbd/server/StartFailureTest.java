@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
 import dev.tailor.nbd.config.ByteSize;
+import dev.tailor.nbd.config.ExportConfig;
 import dev.tailor.nbd.config.NbdConfig;
 import java.io.IOException;
 import java.io.RandomAccessFile;
@@ -22,7 +23,7 @@ class StartFailureTest {
     @TempDir
     Path dir;
 
-    private static NbdConfig config(NbdConfig.ExportConfig... exports) {
+    private static NbdConfig config(ExportConfig... exports) {
         return NbdConfig.builder()
                 .address("127.0.0.1")
                 .port(0)
@@ -32,8 +33,8 @@ class StartFailureTest {
                 .build();
     }
 
-    private static NbdConfig.ExportConfig file(String name, Long sizeBytes, Path file) {
-        return NbdConfig.ExportConfig.builder()
+    private static ExportConfig file(String name, Long sizeBytes, Path file) {
+        return ExportConfig.builder()
                 .name(name)
                 .tenant("acme")
                 .size(sizeBytes == null ? null : new ByteSize(sizeBytes))

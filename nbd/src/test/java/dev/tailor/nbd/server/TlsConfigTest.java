@@ -5,8 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.tailor.common.Problem;
+import dev.tailor.nbd.config.ExportConfig;
+import dev.tailor.nbd.config.Limits;
 import dev.tailor.nbd.config.NbdConfig;
 import dev.tailor.nbd.config.NbdConfigFiles;
+import dev.tailor.nbd.config.TlsSettings;
 import dev.tailor.nbd.testing.TestServers;
 import dev.tailor.testkit.TestCertificates;
 import java.nio.file.Files;
@@ -42,18 +45,18 @@ class TlsConfigTest {
 
     /** The config's own check: the mode, the folder, the files there and readable. */
     private static java.util.List<String> problems(String mode, Path certificates, Boolean verifyPeer) {
-        return new NbdConfig.TlsSettings(mode, certificates, verifyPeer)
+        return new TlsSettings(mode, certificates, verifyPeer)
                 .problems().stream().map(Problem::message).toList();
     }
 
     /** What the server says when it starts with these settings and cannot load the credentials. */
     private static String startFailure(String mode, Path certificates, Boolean verifyPeer) {
         Path image = dir.resolve("never-created.img");
-        NbdConfig config = TestServers.config(
-                        NbdConfig.Limits.DEFAULTS, NbdConfig.ExportConfig.file("disk", "acme", 1 << 20, false, image))
-                .toBuilder()
-                .tls(new NbdConfig.TlsSettings(mode, certificates, verifyPeer))
-                .build();
+        NbdConfig config =
+                TestServers.config(Limits.DEFAULTS, ExportConfig.file("disk", "acme", 1 << 20, false, image))
+                        .toBuilder()
+                        .tls(new TlsSettings(mode, certificates, verifyPeer))
+                        .build();
         Throwable failure = catchThrowable(() -> NbdServer.start(config).close());
         assertThat(failure).isInstanceOf(IllegalArgumentException.class);
         assertThat(image).doesNotExist();
@@ -63,7 +66,7 @@ class TlsConfigTest {
     @Test
     void tlsSection_isRead_withTheFolderRelativeToTheConfig() {
         NbdConfig config = parse("tls: {mode: require, certificates: good, verifyPeer: true}");
-        assertThat(config.tls()).isEqualTo(new NbdConfig.TlsSettings("require", good, true));
+        assertThat(config.tls()).isEqualTo(new TlsSettings("require", good, true));
         assertThat(config.tls().enabled()).isTrue();
         NbdConfig defaults = parse("");
         assertThat(defaults.tls().mode()).isEqualTo("off");
@@ -174,11 +177,11 @@ class TlsConfigTest {
     @Test
     void serverStart_withBadCredentials_failsAsBadInputAndCreatesNothing() {
         Path image = dir.resolve("never-created.img");
-        NbdConfig config = TestServers.config(
-                        NbdConfig.Limits.DEFAULTS, NbdConfig.ExportConfig.file("disk", "acme", 1 << 20, false, image))
-                .toBuilder()
-                .tls(new NbdConfig.TlsSettings("require", dir.resolve("nowhere"), false))
-                .build();
+        NbdConfig config =
+                TestServers.config(Limits.DEFAULTS, ExportConfig.file("disk", "acme", 1 << 20, false, image))
+                        .toBuilder()
+                        .tls(new TlsSettings("require", dir.resolve("nowhere"), false))
+                        .build();
         assertThatThrownBy(() -> NbdServer.start(config))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("tls.certificates: " + dir.resolve("nowhere") + " does not exist");

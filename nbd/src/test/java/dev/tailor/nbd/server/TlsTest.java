@@ -4,7 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tailor.nbd.config.ExportConfig;
+import dev.tailor.nbd.config.Limits;
 import dev.tailor.nbd.config.NbdConfig;
+import dev.tailor.nbd.config.TlsSettings;
 import dev.tailor.nbd.protocol.NbdProtocol;
 import dev.tailor.nbd.testing.LogRecords;
 import dev.tailor.nbd.testing.Programs;
@@ -66,11 +69,10 @@ class TlsTest {
     /** A server with one 8 MiB file export, TLS in {@code mode}, on TCP and, if given, a Unix socket. */
     private static NbdServer start(String mode, boolean verifyPeer, Path socket) throws Exception {
         NbdConfig config = TestServers.config(
-                        NbdConfig.Limits.DEFAULTS,
-                        NbdConfig.ExportConfig.file(
-                                "disk", "acme", SIZE_BYTES, false, dir.resolve(mode + verifyPeer + ".img")))
+                        Limits.DEFAULTS,
+                        ExportConfig.file("disk", "acme", SIZE_BYTES, false, dir.resolve(mode + verifyPeer + ".img")))
                 .toBuilder()
-                .tls(new NbdConfig.TlsSettings(mode, serverCertificates, verifyPeer))
+                .tls(new TlsSettings(mode, serverCertificates, verifyPeer))
                 .build();
         return NbdServer.start(socket == null ? config : config.withUnix(socket.toString(), true));
     }

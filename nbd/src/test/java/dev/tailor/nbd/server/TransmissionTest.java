@@ -3,6 +3,8 @@ package dev.tailor.nbd.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tailor.nbd.backend.FileBackend;
+import dev.tailor.nbd.config.ExportConfig;
+import dev.tailor.nbd.config.Limits;
 import dev.tailor.nbd.config.NbdConfig;
 import dev.tailor.nbd.protocol.BlockRequest;
 import dev.tailor.nbd.protocol.NbdProtocol;
@@ -46,9 +48,9 @@ class TransmissionTest {
     static void start() throws Exception {
         Files.write(dir.resolve("ro.img"), new byte[8192]);
         NbdConfig config = TestServers.config(
-                NbdConfig.Limits.DEFAULTS,
-                NbdConfig.ExportConfig.file("disk", "acme", SIZE, false, dir.resolve("disk.img")),
-                NbdConfig.ExportConfig.file("ro", "acme", 8192, true, dir.resolve("ro.img")));
+                Limits.DEFAULTS,
+                ExportConfig.file("disk", "acme", SIZE, false, dir.resolve("disk.img")),
+                ExportConfig.file("ro", "acme", 8192, true, dir.resolve("ro.img")));
         server = NbdServer.start(config);
     }
 

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tailor.nbd.config.ExportConfig;
+import dev.tailor.nbd.config.Limits;
 import dev.tailor.nbd.config.NbdConfig;
 import dev.tailor.nbd.testing.Programs;
 import dev.tailor.nbd.testing.TestServers;
@@ -34,8 +36,8 @@ class UnixSocketTest {
     @TempDir
     Path dir;
 
-    private NbdConfig unixOnly(Path socket, NbdConfig.ExportConfig... exports) {
-        return TestServers.config(NbdConfig.Limits.DEFAULTS, exports).withUnix(socket.toString(), false);
+    private NbdConfig unixOnly(Path socket, ExportConfig... exports) {
+        return TestServers.config(Limits.DEFAULTS, exports).withUnix(socket.toString(), false);
     }
 
     /** On both file I/O paths: io_uring's domain socket channels, or epoll's with the thread pool. */
@@ -47,7 +49,7 @@ class UnixSocketTest {
         String qemuImg = Programs.require("qemu-img");
         Path socket = dir.resolve("nbd.sock");
         try (NbdServer server = NbdServer.start(
-                unixOnly(socket, NbdConfig.ExportConfig.file("disk", "acme", 16L << 20, false, dir.resolve("disk.img")))
+                unixOnly(socket, ExportConfig.file("disk", "acme", 16L << 20, false, dir.resolve("disk.img")))
                         .toBuilder()
                         .fileIo(fileIo)
                         .build())) {
@@ -96,14 +98,13 @@ class UnixSocketTest {
             old.bind(UnixDomainSocketAddress.of(socket));
         }
         assertThat(socket).exists();
-        try (NbdServer server = NbdServer.start(unixOnly(
-                socket, NbdConfig.ExportConfig.file("disk", "acme", 1L << 20, false, dir.resolve("disk.img"))))) {
+        try (NbdServer server = NbdServer.start(
+                unixOnly(socket, ExportConfig.file("disk", "acme", 1L << 20, false, dir.resolve("disk.img"))))) {
             Programs.run(TIMEOUT, nbdinfo, "--size", "nbd+unix:///disk?socket=" + socket)
                     .ok();
             // A second server on the same socket: it is in use, so the start fails and leaves it.
             assertThatThrownBy(() -> NbdServer.start(unixOnly(
-                            socket,
-                            NbdConfig.ExportConfig.file("other", "acme", 1L << 20, false, dir.resolve("other.img")))))
+                            socket, ExportConfig.file("other", "acme", 1L << 20, false, dir.resolve("other.img")))))
                     .isInstanceOf(IOException.class)
                     .hasMessageContaining("cannot listen on unix socket " + socket);
             assertThat(dir.resolve("other.img"))
@@ -117,8 +118,7 @@ class UnixSocketTest {
 
     @Test
     void socketInAMissingFolder_orAFileThatIsNotASocket_isAConfigProblem() throws Exception {
-        NbdConfig.ExportConfig export =
-                NbdConfig.ExportConfig.file("disk", "acme", 1L << 20, false, dir.resolve("disk.img"));
+        ExportConfig export = ExportConfig.file("disk", "acme", 1L << 20, false, dir.resolve("disk.img"));
         assertThat(unixOnly(dir.resolve("missing/nbd.sock"), export).problems())
                 .singleElement()
                 .asString()
@@ -144,8 +144,7 @@ class UnixSocketTest {
         String nbdinfo = Programs.require("nbdinfo");
         Path socket = dir.resolve("both.sock");
         NbdConfig config = TestServers.config(
-                        NbdConfig.Limits.DEFAULTS,
-                        NbdConfig.ExportConfig.file("disk", "acme", 1L << 20, false, dir.resolve("disk.img")))
+                        Limits.DEFAULTS, ExportConfig.file("disk", "acme", 1L << 20, false, dir.resolve("disk.img")))
                 .withUnix(socket.toString(), true);
         try (NbdServer server = NbdServer.start(config)) {
             assertThat(server.localAddress()).isNotNull();

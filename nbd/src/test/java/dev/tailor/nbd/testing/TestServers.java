@@ -1,6 +1,8 @@
 package dev.tailor.nbd.testing;
 
 import dev.tailor.nbd.backend.BlockBackend;
+import dev.tailor.nbd.config.ExportConfig;
+import dev.tailor.nbd.config.Limits;
 import dev.tailor.nbd.config.NbdConfig;
 import dev.tailor.nbd.server.NbdServer;
 import dev.tailor.nbd.server.RequestDispatcher;
@@ -14,7 +16,7 @@ public final class TestServers {
 
     private TestServers() {}
 
-    public static NbdConfig config(NbdConfig.Limits limits, NbdConfig.ExportConfig... exports) {
+    public static NbdConfig config(Limits limits, ExportConfig... exports) {
         return NbdConfig.builder()
                 .address("127.0.0.1")
                 .port(0)
@@ -26,8 +28,8 @@ public final class TestServers {
     }
 
     /** An export config whose backend the test supplies (the file is never opened). */
-    public static NbdConfig.ExportConfig export(String name, boolean readOnly) {
-        return NbdConfig.ExportConfig.builder()
+    public static ExportConfig export(String name, boolean readOnly) {
+        return ExportConfig.builder()
                 .name(name)
                 .tenant("test")
                 .readOnly(readOnly)
@@ -36,17 +38,17 @@ public final class TestServers {
     }
 
     /** A server whose exports are the given backends, by name, in order. */
-    public static NbdServer start(NbdConfig.Limits limits, Map<String, BlockBackend> backends, String... readOnly)
+    public static NbdServer start(Limits limits, Map<String, BlockBackend> backends, String... readOnly)
             throws IOException {
         List<String> readOnlyNames = List.of(readOnly);
-        NbdConfig.ExportConfig[] exports = backends.keySet().stream()
+        ExportConfig[] exports = backends.keySet().stream()
                 .map(name -> export(name, readOnlyNames.contains(name)))
-                .toArray(NbdConfig.ExportConfig[]::new);
+                .toArray(ExportConfig[]::new);
         return NbdServer.start(
                 config(limits, exports), RequestDispatcher.DIRECT, (export, context) -> backends.get(export.name()));
     }
 
     public static NbdServer start(BlockBackend backend) throws IOException {
-        return start(NbdConfig.Limits.DEFAULTS, Map.of("disk", backend));
+        return start(Limits.DEFAULTS, Map.of("disk", backend));
     }
 }
