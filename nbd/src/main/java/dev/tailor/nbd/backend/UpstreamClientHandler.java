@@ -1,5 +1,6 @@
 package dev.tailor.nbd.backend;
 
+import dev.tailor.common.Numbers;
 import dev.tailor.nbd.protocol.BlockRequest;
 import dev.tailor.nbd.protocol.BlockSizes;
 import dev.tailor.nbd.protocol.NbdException;
@@ -468,14 +469,9 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
             return;
         }
         String cause = "no reply to a " + NbdProtocol.commandName(oldest.command) + " in "
-                + seconds(requestTimeoutNanos) + " s";
+                + Numbers.written(requestTimeoutNanos / 1e9) + " s";
         fail(ctx, cause + ": the connection was closed");
         events.upstreamLeaving(cause);
-    }
-
-    /** A duration in seconds as the config writes it: {@code 30}, {@code 0.2}. */
-    static String seconds(long nanos) {
-        return java.math.BigDecimal.valueOf(nanos, 9).stripTrailingZeros().toPlainString();
     }
 
     @Override
