@@ -235,10 +235,11 @@ public record AdmissionConfig(
         Checks.requireAboveAtMost("capacityCostUnitsPerSecond", capacityCostUnitsPerSecond, 0, Double.MAX_VALUE);
         double budget = Math.floor(capacityCostUnitsPerSecond * intervalNanos / 1e9);
         if (!(budget >= 1 && budget <= MAX_BUDGET_COST_UNITS)) {
-            throw new IllegalArgumentException("capacityCostUnitsPerSecond : " + capacityCostUnitsPerSecond
-                    + " (expected: a budget per interval of 1 .. 2^50 cost units, i.e. "
-                    + Numbers.interval(false, 1e9 / intervalNanos, MAX_BUDGET_COST_UNITS * 1e9 / intervalNanos)
-                    + " at intervalNanos " + intervalNanos + "; it gives " + Numbers.written(budget) + ")");
+            throw new IllegalArgumentException(
+                    "capacityCostUnitsPerSecond : " + Numbers.written(capacityCostUnitsPerSecond)
+                            + " (expected: a budget per interval of 1 .. 2^50 cost units, i.e. "
+                            + Numbers.interval(false, 1e9 / intervalNanos, MAX_BUDGET_COST_UNITS * 1e9 / intervalNanos)
+                            + " at intervalNanos " + intervalNanos + "; it gives " + Numbers.written(budget) + ")");
         }
         Checks.requireRange("blockSizeBytes", blockSizeBytes, 1, Long.MAX_VALUE);
         Checks.requireRange("segmentSizeBytes", segmentSizeBytes, blockSizeBytes, Long.MAX_VALUE);

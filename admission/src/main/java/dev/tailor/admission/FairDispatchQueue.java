@@ -1,5 +1,6 @@
 package dev.tailor.admission;
 
+import dev.tailor.common.Numbers;
 import java.util.ArrayDeque;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
@@ -86,7 +87,7 @@ public final class FairDispatchQueue<T> {
         for (int d = 0; d < disks; d++) {
             double w = weightsCostUnitsPerSecond[d];
             if (!(w > 0) || Double.isInfinite(w)) {
-                throw new IllegalArgumentException("weightsCostUnitsPerSecond[" + d + "] : " + w
+                throw new IllegalArgumentException("weightsCostUnitsPerSecond[" + d + "] : " + Numbers.written(w)
                         + " (expected: a finite number of cost units per second > 0)");
             }
             secondsPerCostUnit[d] = 1 / w;

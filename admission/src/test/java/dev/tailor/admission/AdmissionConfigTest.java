@@ -125,7 +125,7 @@ class AdmissionConfigTest {
         AdmissionConfig.Builder invalid = AdmissionConfig.builder().windowIntervals(0);
         assertThatThrownBy(invalid::build).hasMessage("windowIntervals : 0 (expected: 1 .. 10000)");
         HeadroomConfig.Builder inverted = HeadroomConfig.builder().calibrationMin(3);
-        assertThatThrownBy(inverted::build).hasMessage("calibrationMax : 2.0 (expected: a number in [3, 100])");
+        assertThatThrownBy(inverted::build).hasMessage("calibrationMax : 2 (expected: a number in [3, 100])");
     }
 
     @Test
@@ -136,7 +136,7 @@ class AdmissionConfigTest {
         assertThatThrownBy(() -> D.toBuilder().reserveFraction(1.5).build())
                 .hasMessage("reserveFraction : 1.5 (expected: a number in [0, 1])");
         assertThatThrownBy(() -> D.toBuilder().reserveFraction(Double.NaN).build())
-                .hasMessage("reserveFraction : NaN (expected: a number in [0, 1])");
+                .hasMessage("reserveFraction : not a number (expected: a number in [0, 1])");
         assertThat(D.toBuilder().reserveFraction(0).build().reserveFraction()).isZero();
         assertThat(D.toBuilder().reserveFraction(1).build().reserveFraction()).isEqualTo(1);
     }
@@ -155,9 +155,9 @@ class AdmissionConfigTest {
     void constructor_capacity_nanNegativeOrBudgetOutOfRange_rejected() {
         assertThatThrownBy(() ->
                         D.toBuilder().capacityCostUnitsPerSecond(Double.NaN).build())
-                .hasMessageStartingWith("capacityCostUnitsPerSecond : NaN (expected: a finite number > 0)");
+                .hasMessageStartingWith("capacityCostUnitsPerSecond : not a number (expected: a finite number > 0)");
         assertThatThrownBy(() -> D.toBuilder().capacityCostUnitsPerSecond(-1).build())
-                .hasMessageStartingWith("capacityCostUnitsPerSecond : -1.0");
+                .hasMessageStartingWith("capacityCostUnitsPerSecond : -1 ");
         assertThatThrownBy(() -> D.toBuilder()
                         .capacityCostUnitsPerSecond(Double.POSITIVE_INFINITY)
                         .build())
@@ -165,11 +165,11 @@ class AdmissionConfigTest {
         // 50 cost units per second give 0.5 per 10 ms interval: no budget at all.
         assertThatThrownBy(() -> D.toBuilder().capacityCostUnitsPerSecond(50).build())
                 .hasMessageStartingWith(
-                        "capacityCostUnitsPerSecond : 50.0 (expected: a budget per interval of 1 .. " + "2^50")
+                        "capacityCostUnitsPerSecond : 50 (expected: a budget per interval of 1 .. " + "2^50")
                 .hasMessageEndingWith(
                         "i.e. a number in [100, 1.125899906842624e17] at intervalNanos 10000000; it gives 0)");
         assertThatThrownBy(() -> D.toBuilder().capacityCostUnitsPerSecond(1e20).build())
-                .hasMessageStartingWith("capacityCostUnitsPerSecond : 1.0E20");
+                .hasMessageStartingWith("capacityCostUnitsPerSecond : 1e20 ");
     }
 
     @Test
@@ -194,11 +194,11 @@ class AdmissionConfigTest {
         assertThatThrownBy(() -> D.toBuilder().recoveryWindows(0).build())
                 .hasMessage("recoveryWindows : 0 (expected: 1 .. 1000000)");
         assertThatThrownBy(() -> D.toBuilder().hotThresholdRatio(0).build())
-                .hasMessageStartingWith("hotThresholdRatio : 0.0 (expected: a number in (0, 1000000])");
+                .hasMessageStartingWith("hotThresholdRatio : 0 (expected: a number in (0, 1000000])");
         assertThatThrownBy(() -> D.toBuilder().queueCapacityPerSegment(-1).build())
                 .hasMessage("queueCapacityPerSegment : -1 (expected: 0 .. 1000000)");
         assertThatThrownBy(() -> D.toBuilder().queueQuantumFraction(0).build())
-                .hasMessageStartingWith("queueQuantumFraction : 0.0");
+                .hasMessageStartingWith("queueQuantumFraction : 0 ");
         assertThatThrownBy(() -> D.toBuilder().costModel(null).build())
                 .hasMessageStartingWith("costModel : null (expected:");
         assertThatThrownBy(() -> D.toBuilder().headroom(null).build())
@@ -208,17 +208,17 @@ class AdmissionConfigTest {
     @Test
     void headroomConfig_badValues_rejectedNamingTheField() {
         assertThatThrownBy(() -> H.toBuilder().safetyFactor(0).build())
-                .hasMessage("safetyFactor : 0.0 (expected: a number in (0, 1])");
+                .hasMessage("safetyFactor : 0 (expected: a number in (0, 1])");
         assertThatThrownBy(() -> H.toBuilder().safetyFactor(Double.NaN).build())
-                .hasMessage("safetyFactor : NaN (expected: a number in (0, 1])");
+                .hasMessage("safetyFactor : not a number (expected: a number in (0, 1])");
         assertThatThrownBy(() -> H.toBuilder().calibrationSmoothing(1.1).build())
                 .hasMessageStartingWith("calibrationSmoothing : 1.1");
         assertThatThrownBy(
                         () -> H.toBuilder().calibrationMin(0).calibrationMax(1).build())
-                .hasMessageStartingWith("calibrationMin : 0.0");
+                .hasMessageStartingWith("calibrationMin : 0 ");
         assertThatThrownBy(
                         () -> H.toBuilder().calibrationMin(2).calibrationMax(1).build())
-                .hasMessage("calibrationMax : 1.0 (expected: a number in [2, 100])");
+                .hasMessage("calibrationMax : 1 (expected: a number in [2, 100])");
         assertThatThrownBy(() -> H.toBuilder().maxPredictionError(-0.1).build())
                 .hasMessageStartingWith("maxPredictionError : -0.1");
         assertThatThrownBy(() -> H.toBuilder().minPredictions(-1).build())

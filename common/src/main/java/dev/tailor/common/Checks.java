@@ -2,8 +2,9 @@ package dev.tailor.common;
 
 /**
  * Argument checks whose messages name the field, show the value and state the expectation, in the
- * form {@code name : value (expected: ...)}, which the record constructors of every module use. Each
- * returns the value it checked.
+ * form {@code name : value (expected: ...)}, which the record constructors of every module use. A real
+ * value reads as a user writes it ({@link Numbers#written}): {@code 0}, not {@code 0.0}; {@code 10000000},
+ * not {@code 1.0E7}; {@code not a number} for NaN. Each returns the value it checked.
  *
  * @throws IllegalArgumentException from every {@code require*} method when the value is out of range
  */
@@ -28,7 +29,8 @@ public final class Checks {
     /** {@code min <= value <= max}, the expectation written {@code a number in [min, max]}; NaN fails. */
     public static double requireRange(String name, double value, double min, double max) {
         if (!(value >= min && value <= max)) {
-            throw new IllegalArgumentException(message(name, value, Numbers.interval(false, min, max)));
+            throw new IllegalArgumentException(
+                    message(name, Numbers.written(value), Numbers.interval(false, min, max)));
         }
         return value;
     }
@@ -36,7 +38,7 @@ public final class Checks {
     /** {@code min < value <= max}, the expectation written {@code a number in (min, max]}; NaN fails. */
     public static double requireAboveAtMost(String name, double value, double min, double max) {
         if (!(value > min && value <= max)) {
-            throw new IllegalArgumentException(message(name, value, Numbers.interval(true, min, max)));
+            throw new IllegalArgumentException(message(name, Numbers.written(value), Numbers.interval(true, min, max)));
         }
         return value;
     }

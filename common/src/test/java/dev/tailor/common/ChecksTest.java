@@ -13,16 +13,21 @@ class ChecksTest {
         assertThat(Checks.requireRange("threads", 4, 1, 8)).isEqualTo(4);
         assertThatThrownBy(() -> Checks.requireRange("threads", 0, 1, 8)).hasMessage("threads : 0 (expected: 1 .. 8)");
         assertThatThrownBy(() -> Checks.requireRange("share", Double.NaN, 0.0, 1.0))
-                .hasMessage("share : NaN (expected: a number in [0, 1])");
+                .hasMessage("share : not a number (expected: a number in [0, 1])");
         assertThatThrownBy(() -> Checks.requireAboveAtMost("share", 0.0, 0.0, 1.0))
-                .hasMessage("share : 0.0 (expected: a number in (0, 1])");
+                .hasMessage("share : 0 (expected: a number in (0, 1])");
         assertThatThrownBy(() -> Checks.requireRange("rate", 2.5, 0.0001, 2.25))
                 .hasMessage("rate : 2.5 (expected: a number in [0.0001, 2.25])");
         // Double.MAX_VALUE as the upper bound is no bound: only infinity fails it.
         assertThatThrownBy(() -> Checks.requireRange("cost", Double.POSITIVE_INFINITY, 0, Double.MAX_VALUE))
                 .hasMessage("cost : Infinity (expected: a finite number >= 0)");
         assertThatThrownBy(() -> Checks.requireAboveAtMost("capacity", -1, 0, Double.MAX_VALUE))
-                .hasMessage("capacity : -1.0 (expected: a finite number > 0)");
+                .hasMessage("capacity : -1 (expected: a finite number > 0)");
+        // A real value reads as written: no trailing ".0", no exponent for a large whole number.
+        assertThatThrownBy(() -> Checks.requireRange("rate", 1e7, 0, 1e6))
+                .hasMessage("rate : 10000000 (expected: a number in [0, 1000000])");
+        assertThatThrownBy(() -> Checks.requireAboveAtMost("share", 1.0000001, 0, 1))
+                .hasMessage("share : 1.0000001 (expected: a number in (0, 1])");
         assertThatThrownBy(() -> Checks.requireNonNull("clock", null, "a clock"))
                 .hasMessage("clock : null (expected: a clock)");
     }

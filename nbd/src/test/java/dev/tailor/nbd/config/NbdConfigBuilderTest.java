@@ -119,8 +119,8 @@ class NbdConfigBuilderTest {
                 .build();
         assertThat(reserve.problems()).singleElement().satisfies(p -> {
             assertThat(p.path()).isEqualTo("admission.reserveFraction");
-            assertThat(p.value()).isEqualTo("2.0");
-            assertThat(p.message()).startsWith("admission.reserveFraction: 2.0 (expected: ");
+            assertThat(p.value()).isEqualTo("2");
+            assertThat(p.message()).startsWith("admission.reserveFraction: 2 (expected: ");
         });
     }
 }

@@ -87,7 +87,7 @@ class NbdConfigTest {
         assertThatThrownBy(() -> NbdConfigFiles.read(config))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageStartingWith(config + ": 3 problems:\n")
-                .hasMessageContaining("  admission.reserveFraction: -1.0E-4 (expected: ")
+                .hasMessageContaining("  admission.reserveFraction: -0.0001 (expected: ")
                 .hasMessageContaining("  admission.queueCapacityPerSegment: -1 (expected: ")
                 .hasMessageContaining(
                         "  admission.iops: -5 (expected: 4 KiB I/Os per second, a number in [1, 100000000]) at line 1");
