@@ -136,7 +136,7 @@ final class StorageSimulateCommand implements Callable<Integer> {
         workers = Math.min(workers, runs.size()); // a run is one thread's work
         err.println("tailor: simulating " + runs.size() + " run" + (runs.size() == 1 ? "" : "s") + " of "
                 + variant.name() + " (" + SimulationOutput.fmt(variant.warmupSeconds()) + " s warm-up + "
-                + SimulationOutput.fmt(variant.durationSeconds()) + " s measured each) on " + workers + " thread"
+                + StorageRuns.measured(runs) + ") on " + workers + " thread"
                 + (workers == 1 ? "" : "s"));
         List<StorageRunResult> results = StorageRuns.execute(runs, workers, err);
         SweepSummary summary = SweepSummary.of(results);

@@ -74,7 +74,7 @@ class StorageSimulateCommandTest {
         assertThat(results.get(0).has("admission")).isFalse();
         assertThat(result.out()).doesNotContain("NaN");
         assertThat(result.err())
-                .contains("simulating 8 runs of burst-microbench")
+                .contains("simulating 8 runs of burst-microbench (0.30 s warm-up + 0.50 s measured each) on 2 threads")
                 .contains("note: offered load")
                 // Standard error is no terminal here: whole progress lines, as in a CI log.
                 .containsPattern("\ntailor: 8/8 runs done \\(burst-microbench ×\\d+ seed 20260301 [a-z-]+\\)\n")
@@ -120,6 +120,14 @@ class StorageSimulateCommandTest {
                 .contains("<th class=\"group\" colspan=\"6\">hot segments</th>")
                 .doesNotContain("Sweep summary");
         assertThat(result.err()).contains("report written to");
+        // The misclassified column's two shares say which is which and that they are no error rate: a bursty
+        // tenant's requests within its baseline or outside its bursts are rightly steady.
+        String shares = "misclassified = share of the steady tenants' requests admission classed hot / share of"
+                + " the hot tenants' requests it classed steady";
+        String notAnError = "Not an error rate: admission classes by commitment, so a bursty tenant's requests"
+                + " within its baseline or outside its bursts are rightly steady";
+        assertThat(result.out()).contains(shares, notAnError);
+        assertThat(html).contains(shares, notAnError);
     }
 
     @Test
@@ -343,6 +351,9 @@ class StorageSimulateCommandTest {
                          bursts: {meanGapSeconds: 1, minMillis: 50, maxMillis: 100, multiplier: 4}}
                 """);
         Path report = dir.resolve("family-report");
+        // The busy mix measures longer than the family: the progress line says so, not "0.2 s measured each".
+        Files.writeString(
+                file, Files.readString(file).replace("  - name: busy\n", "  - name: busy\n    durationSeconds: 0.3\n"));
         PlanCommandTest.Result result = tailor(
                 "storage",
                 "simulate",
@@ -356,6 +367,9 @@ class StorageSimulateCommandTest {
                 report.toString());
 
         assertThat(result.exitCode()).as(result.err()).isZero();
+        assertThat(result.err())
+                .contains("tailor: simulating 4 runs of family (0.10 s warm-up + 0.20 s measured each, 0.30 s for"
+                        + " family-busy) on ");
         String calm = "note: family-calm: offered load: 35.0 % of the backend outside bursts";
         String busy = "note: family-busy: offered load: 50.0 % of the backend outside bursts";
         assertThat(result.err()).contains(calm).contains(busy).contains("note: backend given in the scenario");

@@ -181,6 +181,39 @@ public final class StorageRuns {
     public record Sweep(StorageScenario variant, List<StorageSetup> setups, List<StorageSweep.Run> runs) {}
 
     /**
+     * How long the runs measure, for the progress line: {@code 20 s measured each} when every run measures
+     * as long, else the duration most of the scenarios run as measure and the others by name, {@code 20 s
+     * measured each, 30 s for robustness-one-whale} (a mix may measure longer than its family).
+     */
+    public static String measured(List<StorageSweep.Run> runs) {
+        Map<String, Double> byScenario = new LinkedHashMap<>();
+        for (StorageSweep.Run run : runs) {
+            StorageScenario scenario = run.setup().scenario();
+            byScenario.putIfAbsent(scenario.name(), scenario.durationSeconds());
+        }
+        Map<Double, List<String>> byDuration = new LinkedHashMap<>();
+        byScenario.forEach((name, seconds) ->
+                byDuration.computeIfAbsent(seconds, k -> new ArrayList<>()).add(name));
+        Double most = null;
+        for (Map.Entry<Double, List<String>> e : byDuration.entrySet()) {
+            if (most == null || e.getValue().size() > byDuration.get(most).size()) {
+                most = e.getKey();
+            }
+        }
+        Double common = most;
+        StringBuilder text = new StringBuilder(SimulationOutput.fmt(common) + " s measured each");
+        byDuration.forEach((seconds, names) -> {
+            if (!seconds.equals(common)) {
+                text.append(", ")
+                        .append(SimulationOutput.fmt(seconds))
+                        .append(" s for ")
+                        .append(String.join(", ", names));
+            }
+        });
+        return text.toString();
+    }
+
+    /**
      * The runs of {@code base} for each seed (null: the scenario's), each of its traffic mixes and
      * variants, and each policy, with the run options ({@code null}: the scenario's) checked.
      *

@@ -114,8 +114,12 @@ public final class StorageFigures {
                         + " Tailor's variant, the debt of requests the baseline guarantee admitted beyond the pools;"
                         + " so repaid may exceed borrowed), in % of the budget issued (segment-admission policies; "
                         + NONE + " for the others).",
-                "misclassified = steady requests admitted as hot / hot requests admitted as steady (admission's own"
-                        + " classification against the ground truth; " + NONE + " for a class with no request).");
+                "misclassified = share of the steady tenants' requests admission classed hot / share of the hot"
+                        + " tenants' requests it classed steady, in its own classes against the ground truth ("
+                        + NONE + " for a class with no request). Not an error rate: admission classes by commitment,"
+                        + " so a bursty tenant's requests within its baseline or outside its bursts are rightly"
+                        + " steady (a high second share is expected), and a steady tenant's beyond its baseline"
+                        + " are hot by the same rule.");
     }
 
     /** The sweep summary's title line. */
