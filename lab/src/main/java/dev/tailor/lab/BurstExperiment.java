@@ -357,7 +357,7 @@ public final class BurstExperiment {
             double costUnits = Double.parseDouble(
                     String.format(Locale.ROOT, "%.6g", capacityIops * s.capacityFactor() * READ_COST_UNITS));
             err.println("tailor: experiment: backend serves " + capacityIops + " IOPS; admission budget "
-                    + String.format(Locale.ROOT, "%.6g", costUnits) + " cost units/s");
+                    + budget(costUnits));
             err.flush();
 
             List<String> tenants = new ArrayList<>(s.steadyNames());
@@ -545,6 +545,14 @@ public final class BurstExperiment {
         return file;
     }
 
+    /**
+     * Admission's budget as the progress line and the tables write it: whole cost units per second with
+     * thousands separators ({@code 180,560,000 cost units/s}), not {@code 1.80560e+08}.
+     */
+    static String budget(double costUnitsPerSecond) {
+        return String.format(Locale.ROOT, "%,.0f cost units/s", costUnitsPerSecond);
+    }
+
     /** The Markdown tables the script printed, line by line. */
     public static List<String> markdown(Result r) {
         Settings s = r.settings();
@@ -553,7 +561,7 @@ public final class BurstExperiment {
         out.add(String.format(
                 Locale.ROOT,
                 "Backend: %d threads × %d ms (nbdkit delay filter, one shared connection),"
-                        + " measured %,d IOPS; admission budget %.3g cost units/s, reserve %s. %d steady tenants × %d IOPS"
+                        + " measured %,d IOPS; admission budget %s, reserve %s. %d steady tenants × %d IOPS"
                         + " (4 KiB random reads, QD 4) and one bursty tenant (QD %d, %d ms of I/O then %d ms idle), each its"
                         + " own 1 GiB export (%s segments); one proxy event loop; %d s per run, %d round(s) of %s"
                         + " (on: what Tailor ships, admission and its fair dispatch door; paper: the paper's mechanism, no"
@@ -562,7 +570,7 @@ public final class BurstExperiment {
                 s.servers(),
                 s.delayMillis(),
                 r.capacityIops(),
-                r.capacityCostUnitsPerSecond(),
+                budget(r.capacityCostUnitsPerSecond()),
                 fmtPlain(s.reserveFraction()),
                 s.steady(),
                 s.steadyIops(),

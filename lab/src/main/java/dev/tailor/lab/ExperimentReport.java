@@ -35,7 +35,12 @@ public final class ExperimentReport {
     static final Color BASELINE = new Color(0x00, 0x00, 0x00);
 
     static final Color OURS = new Color(0x00, 0x72, 0xB2);
-    private static final Color BOUND = new Color(0xD5, 0x5E, 0x00);
+
+    /**
+     * The low-load plot's bound, a neutral grey dashed line: no mechanism's colour (segment-admission's is
+     * vermillion, fifo's black), so the bound is not read as a run.
+     */
+    static final Color BOUND = new Color(0x77, 0x77, 0x77);
 
     /**
      * The storage simulator's policy with each burst mode's mechanism, whose colour the mode is drawn in

@@ -356,6 +356,40 @@ class ExperimentOutputTest {
     }
 
     @Test
+    void lowLoadPlot_drawsTheBoundInAGreyNoMechanismHas_dashed() {
+        // Why: the bound was vermillion, segment-admission's colour in every other plot, so it read as a run.
+        List<ExperimentReport.Chart> charts = ExperimentReport.lowLoadCharts(lowLoad(), "low-load");
+        var series = charts.get(1).chart().getSeriesMap();
+        var bound = series.get("bound (2 x period)");
+        assertThat(bound).isNotNull();
+        java.awt.Color grey = bound.getLineColor() instanceof java.awt.Color c ? c : null;
+        assertThat(grey).isEqualTo(ExperimentReport.BOUND);
+        assertThat(grey.getRed()).as("neutral").isEqualTo(grey.getGreen()).isEqualTo(grey.getBlue());
+        assertThat(bound.getLineStyle().getDashArray()).as("dashed").isNotNull();
+        List<java.awt.Color> mechanisms =
+                new java.util.ArrayList<>(List.of(ExperimentReport.BASELINE, ExperimentReport.OURS));
+        dev.tailor.sim.storage.StorageSimulation.policyNames().forEach(p -> mechanisms.add(StorageReport.colour(p)));
+        BurstExperiment.MODES.forEach(m -> mechanisms.add(ExperimentReport.colour(m)));
+        assertThat(mechanisms).doesNotContain(grey);
+        assertThat(series.values().stream()
+                        .filter(s -> s != bound)
+                        .map(s -> s.getLineColor())
+                        .toList())
+                .as("the runs' lines")
+                .isNotEmpty()
+                .doesNotContain(grey);
+    }
+
+    @Test
+    void burstBudget_readsInWholeCostUnits_notWithAnExponent() {
+        assertThat(BurstExperiment.budget(1.8056e8)).isEqualTo("180,560,000 cost units/s");
+        assertThat(BurstExperiment.budget(117_399)).isEqualTo("117,399 cost units/s");
+        assertThat(BurstExperiment.markdown(burst(false)))
+                .anyMatch(l -> l.contains("admission budget 176,000,000 cost units/s, reserve "))
+                .noneMatch(l -> l.contains("e+0"));
+    }
+
+    @Test
     void report_writesThePageAndEachPlotAsAPng() throws Exception {
         Path report = dir.resolve("report");
         Path page = ExperimentReport.write(
