@@ -59,8 +59,9 @@ import java.util.concurrent.TimeUnit;
  *       (those fail with {@link Unserved}), answers the ones in flight, then sends {@code NBD_CMD_DISC}
  *       (the soft disconnect proto.md asks of a client after {@code ESHUTDOWN}) and closes.</li>
  *   <li>A request waits longer than the reply timeout for its whole reply, counted from when the pool
- *       took it ({@link Forward#takenNanos}: waiting for this connection counts) (an upstream that hangs
- *       without closing the connection: stopped with {@code SIGSTOP}, deadlocked, a network that drops
+ *       took it ({@link Forward#takenNanos}: waiting for this connection counts), and the pool's own
+ *       {@code FLUSH} before an idle disconnect from when it is sent (an upstream that hangs without
+ *       closing the connection: stopped with {@code SIGSTOP}, deadlocked, a network that drops
  *       everything): the connection is taken as lost, exactly as if the upstream had closed it. It
  *       closes, its requests in flight fail with {@code NBD_EIO}, and the pool retires the others. One
  *       check is scheduled on the connection's event loop at a time, for the earliest deadline.</li>
@@ -93,8 +94,16 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
      * @param takenNanos when the pool took the request ({@link #clockNanos}): its reply timeout counts
      *                   from then, so the time it waited for a connection (connecting, the handshake, an
      *                   earlier attempt) is part of it
+     * @param idleFlush  whether it is the pool's own FLUSH before an idle connection disconnects, not a
+     *                   client's request (the reply timeout's message says which)
      */
-    record Forward(BlockRequest request, Promise<ByteBuf> reply, long takenNanos) {}
+    record Forward(BlockRequest request, Promise<ByteBuf> reply, long takenNanos, boolean idleFlush) {
+
+        /** A client's request. */
+        Forward(BlockRequest request, Promise<ByteBuf> reply, long takenNanos) {
+            this(request, reply, takenNanos, false);
+        }
+    }
 
     /** What the pool learns from a connection; called on the connection's event loop. */
     interface Events {
@@ -149,6 +158,8 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
         final long writesBefore;
         /** When the pool took it ({@link Forward#takenNanos}): its reply timeout counts from then. */
         final long takenNanos;
+        /** Whether it is the pool's own FLUSH before an idle disconnect. */
+        final boolean idleFlush;
         /** A read's data or a block status's descriptors, assembled from chunks; null before the first. */
         ByteBuf data;
         /** Bytes of a read the chunks have covered. */
@@ -166,7 +177,8 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
                 long lengthBytes,
                 Promise<ByteBuf> completion,
                 long writesBefore,
-                long takenNanos) {
+                long takenNanos,
+                boolean idleFlush) {
             this.cookie = cookie;
             this.command = command;
             this.flags = flags;
@@ -175,6 +187,7 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
             this.completion = completion;
             this.writesBefore = writesBefore;
             this.takenNanos = takenNanos;
+            this.idleFlush = idleFlush;
         }
 
         void releaseData() {
@@ -377,7 +390,8 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
                         request.lengthBytes(),
                         forward.reply(),
                         writesAcknowledged,
-                        forward.takenNanos()));
+                        forward.takenNanos(),
+                        forward.idleFlush()));
         lastActiveNanos = now;
         long deadline = forward.takenNanos() + requestTimeoutNanos;
         // A request that waited for this connection may be due before the check scheduled for an older one.
@@ -452,7 +466,8 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
                         new Forward(
                                 new BlockRequest(NbdProtocol.CMD_FLUSH, 0, 0, 0, 0, Unpooled.EMPTY_BUFFER),
                                 flushed,
-                                clockNanos(ctx.executor())),
+                                clockNanos(ctx.executor()),
+                                true),
                         ctx.newPromise());
                 ctx.flush();
             } else {
@@ -509,8 +524,10 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
             scheduleReplyCheck(ctx, oldest.takenNanos + requestTimeoutNanos, now);
             return;
         }
-        String cause = "no reply to a " + NbdProtocol.commandName(oldest.command) + " in "
-                + Numbers.written(requestTimeoutNanos / 1e9) + " s";
+        String timeout = Numbers.written(requestTimeoutNanos / 1e9) + " s";
+        String cause = oldest.idleFlush
+                ? "no reply in " + timeout + " to the FLUSH the proxy sends before closing an idle connection"
+                : "no reply to a " + NbdProtocol.commandName(oldest.command) + " in " + timeout;
         fail(ctx, cause + ": the connection was closed");
         events.upstreamLeaving(cause);
     }

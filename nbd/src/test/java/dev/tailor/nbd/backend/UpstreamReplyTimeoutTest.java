@@ -130,6 +130,20 @@ class UpstreamReplyTimeoutTest {
         return reply;
     }
 
+    /** The commands of the requests the handler wrote since the last look, in order. */
+    private List<Integer> commandsSent() {
+        List<Integer> commands = new ArrayList<>();
+        ByteBuf out;
+        while ((out = channel.readOutbound()) != null) {
+            if (out.readableBytes() >= NbdProtocol.REQUEST_HEADER_BYTES
+                    && out.getInt(out.readerIndex()) == NbdProtocol.REQUEST_MAGIC) {
+                commands.add(out.getUnsignedShort(out.readerIndex() + 6));
+            }
+            out.release();
+        }
+        return commands;
+    }
+
     /** The upstream's simple reply to the request with cookie {@code cookie}: a READ's 4 KiB of zeroes. */
     private void answer(long cookie, boolean read) {
         ByteBuf reply = Unpooled.buffer();
@@ -287,6 +301,23 @@ class UpstreamReplyTimeoutTest {
         taking.advance(1, TimeUnit.MILLISECONDS);
         channel.runScheduledPendingTasks();
         assertThat(read.cause()).as("failed 200 ms after it was taken").isInstanceOf(NbdException.class);
+    }
+
+    @Test
+    void theIdleFlushWithoutAReply_isNamedAsTheProxysOwn() {
+        connect(TimeUnit.MILLISECONDS.toNanos(TIMEOUT_MILLIS), TimeUnit.SECONDS.toNanos(1));
+        Promise<ByteBuf> write = send(NbdProtocol.CMD_WRITE);
+        answer(0, false);
+        assertThat(write.isSuccess()).isTrue();
+
+        // Idle for a second with a write not covered by a flush: the connection flushes before it retires.
+        advanceMillis(1_000);
+        assertThat(commandsSent()).as("the proxy's own FLUSH").containsExactly(NbdProtocol.CMD_FLUSH);
+        advanceMillis(TIMEOUT_MILLIS);
+        assertThat(channel.isOpen()).isFalse();
+        assertThat(leaving)
+                .as("no client sent a FLUSH: the cause says whose it was")
+                .containsExactly("no reply in 0.2 s to the FLUSH the proxy sends before closing an idle connection");
     }
 
     @Test
