@@ -1,6 +1,7 @@
 package dev.tailor.nbd.backend;
 
 import dev.tailor.common.IoErrors;
+import dev.tailor.common.Numbers;
 import dev.tailor.nbd.config.ExportConfig;
 import dev.tailor.nbd.protocol.BlockRequest;
 import dev.tailor.nbd.protocol.BlockSizes;
@@ -13,6 +14,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.ConnectTimeoutException;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
@@ -20,6 +22,7 @@ import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
+import io.netty.util.concurrent.ScheduledFuture;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.channels.ClosedChannelException;
@@ -31,6 +34,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 
 /**
  * A virtual disk served by an upstream NBD server (proxy mode): requests are forwarded over a small
@@ -49,18 +53,21 @@ import java.util.concurrent.atomic.AtomicReference;
  *   <li>A connection that closes leaves the pool at once; its requests in flight fail with
  *       {@code NBD_EIO} at once (they may or may not have been done, so they are not sent again), and
  *       the other pool connections are retired as below.</li>
- *   <li>A request that finds no open connection opens one; if that fails (refused, reset, handshake
- *       timeout), the request fails with {@code NBD_EIO} and a message naming the upstream. Each
- *       request tries once: nothing waits for an upstream to come back.</li>
+ *   <li>A request that finds no open connection opens one; if that fails (refused, reset, no connection
+ *       and handshake within {@link #CONNECT_TIMEOUT_MILLIS}), or the request's reply timeout runs out
+ *       first, the request fails with {@code NBD_EIO} and a message naming the upstream. Each request
+ *       tries once: nothing waits for an upstream to come back.</li>
  *   <li>An upstream that answers {@code NBD_ESHUTDOWN} did not serve that request: it is sent again,
  *       once, on a new connection, and every pool connection is retired (soft disconnect once its
  *       requests are answered), because such an upstream waits for its clients to leave before it
  *       exits. The same goes for a request that never reached a connection whole.</li>
  *   <li>A connection without requests for {@code idleTimeoutSeconds} disconnects softly, so that an
  *       upstream stopped while the proxy is idle is not kept waiting for it either.</li>
- *   <li>A request without its whole reply after {@code requestTimeoutSeconds} (an upstream that hangs
- *       without closing its connections) makes its connection lost, as if the upstream had closed it: the
- *       connection closes, its requests in flight fail with {@code NBD_EIO}, and the others retire.</li>
+ *   <li>A request without its whole reply {@code requestTimeoutSeconds} after the pool took it (an
+ *       upstream that hangs without closing its connections) fails with {@code NBD_EIO}: the time it waited
+ *       for a connection counts, so that is the longest any request waits. Written to a connection, it
+ *       makes that connection lost, as if the upstream had closed it: the connection closes, its requests in
+ *       flight fail with {@code NBD_EIO}, and the others retire.</li>
  * </ul>
  * Losing the upstream (a connection it closes or resets, a reply timeout, {@code NBD_ESHUTDOWN}, a
  * connection that cannot be opened) is logged once as a warning, and reaching it again once as information: the log follows
@@ -75,7 +82,10 @@ public final class UpstreamBackend implements BlockBackend {
 
     private static final System.Logger LOG = System.getLogger(UpstreamBackend.class.getName());
 
-    /** How long connecting and the handshake may take. */
+    /**
+     * How long connecting and the handshake together may take: 10 s, qemu-nbd's handshake limit. A request
+     * waiting for a new connection gives up sooner when its reply timeout runs out first.
+     */
     static final int CONNECT_TIMEOUT_MILLIS = 10_000;
 
     /**
@@ -218,7 +228,7 @@ public final class UpstreamBackend implements BlockBackend {
                                 name,
                                 config.export(),
                                 ready,
-                                CONNECT_TIMEOUT_MILLIS,
+                                TimeUnit.MILLISECONDS.toNanos(CONNECT_TIMEOUT_MILLIS),
                                 idleTimeoutNanos,
                                 config.requestTimeoutNanos(),
                                 events));
@@ -239,6 +249,11 @@ public final class UpstreamBackend implements BlockBackend {
      */
     static String message(Throwable cause) {
         String message = cause.getMessage();
+        if (cause instanceof ConnectTimeoutException) {
+            // Netty's own words give milliseconds ("connection timed out after 10000 ms: ..."); the
+            // handshake's timer, which counts connecting too, usually fires first and says the same.
+            return "no connection within " + Numbers.written(CONNECT_TIMEOUT_MILLIS / 1e3) + " s";
+        }
         if (message == null) {
             // Netty tells a connection that closed before or while it was made by the exception's type alone.
             return cause instanceof ClosedChannelException || cause instanceof NotYetConnectedException
@@ -307,7 +322,7 @@ public final class UpstreamBackend implements BlockBackend {
             }
             return;
         }
-        send(request, completion, true);
+        send(request, completion, true, UpstreamClientHandler.clockNanos(slots[0].loop));
     }
 
     /**
@@ -317,67 +332,131 @@ public final class UpstreamBackend implements BlockBackend {
      * pool connection ({@link UpstreamClientHandler} claims it then) its own connection may drop it:
      * it is then never sent, and neither completed nor released here.
      *
-     * @param mayRetry whether an unserved request is sent again (the first attempt only)
+     * <p>The reply timeout counts from {@code takenNanos}: a request that waits for a new connection
+     * (connecting, the handshake) fails with {@code NBD_EIO} once it is up, whether or not the connection
+     * is ready by then, and a request sent again after {@code NBD_ESHUTDOWN} keeps its first deadline.
+     *
+     * @param mayRetry   whether an unserved request is sent again (the first attempt only)
+     * @param takenNanos when {@link #submit} took the request ({@link UpstreamClientHandler#clockNanos})
      */
-    private void send(BlockRequest request, Promise<ByteBuf> completion, boolean mayRetry) {
-        pick().channel().addListener((Future<Channel> ready) -> {
-            if (!ready.isSuccess()) {
-                // The pool's connections may all have closed before any of them told the pool: the upstream
-                // was reachable until now, so this is where it is found lost.
-                lost("lost: a new connection to it failed (" + message(ready.cause()) + ")");
-                if (request.claim()) {
-                    request.release();
-                    completion.tryFailure(new NbdException(
-                            NbdProtocol.EIO, "upstream " + name + " is unreachable: " + message(ready.cause())));
-                }
-                return;
-            }
-            Channel channel = ready.getNow();
-            Promise<ByteBuf> reply = channel.eventLoop().newPromise();
-            reply.addListener((Future<ByteBuf> done) -> {
-                if (request.dropped()) {
-                    return; // its connection closed before it was sent: never sent, already failed
-                }
-                if (done.isSuccess()) {
-                    request.release();
-                    ByteBuf data = done.getNow();
-                    if (!completion.trySuccess(data) && data != null) {
-                        data.release();
-                    }
-                } else if (done.cause() instanceof UpstreamClientHandler.Unserved unserved
-                        && mayRetry
-                        && !closed
-                        && !(unserved.shuttingDown() && request.command() == NbdProtocol.CMD_FLUSH)) {
-                    send(request, completion, false);
-                } else {
-                    request.release();
-                    Throwable cause = done.cause();
-                    String flushNote = cause instanceof UpstreamClientHandler.Unserved u
-                                    && u.shuttingDown()
-                                    && request.command() == NbdProtocol.CMD_FLUSH
-                            ? " (a FLUSH is not sent again elsewhere:"
-                                    + " it could not cover the writes this upstream acknowledged)"
-                            : "";
-                    completion.tryFailure(
-                            cause instanceof NbdException nbd
-                                    ? nbd
-                                    : new NbdException(NbdProtocol.EIO, message(cause) + flushNote));
-                }
-            });
-            channel.writeAndFlush(new UpstreamClientHandler.Forward(request, reply))
-                    .addListener(written -> {
-                        if (written.isSuccess()) {
-                            sent.incrementAndGet();
-                            reply.addListener(f -> sent.decrementAndGet());
-                        } else {
-                            // Not written whole, so not served: the upstream never saw a complete request.
-                            reply.tryFailure(new UpstreamClientHandler.Unserved(
-                                    "upstream " + name + ": the request could" + " not be sent: "
-                                            + message(written.cause()),
-                                    false));
+    private void send(BlockRequest request, Promise<ByteBuf> completion, boolean mayRetry, long takenNanos) {
+        Slot slot = pick();
+        Future<Channel> connection = slot.channel();
+        long timeoutNanos = config.requestTimeoutNanos();
+        if (connection.isDone() || timeoutNanos == 0) {
+            connection.addListener((Future<Channel> ready) -> sendOn(ready, request, completion, mayRetry, takenNanos));
+        } else {
+            whenReadyOrDue(
+                    connection,
+                    slot.loop,
+                    takenNanos + timeoutNanos,
+                    ready -> sendOn(ready, request, completion, mayRetry, takenNanos),
+                    () -> {
+                        String cause = "no reply to a " + NbdProtocol.commandName(request.command()) + " in "
+                                + Numbers.written(config.requestTimeoutSeconds()) + " s: it waited for a new"
+                                + " connection, which had not done its handshake";
+                        lost("lost: " + cause);
+                        if (request.claim()) {
+                            request.release();
+                            completion.tryFailure(new NbdException(NbdProtocol.EIO, "upstream " + name + ": " + cause));
                         }
                     });
+        }
+    }
+
+    /**
+     * Calls {@code ready} with {@code connection} once it is done, or {@code due} at {@code deadlineNanos} (on
+     * {@link UpstreamClientHandler#clockNanos}) if it is not done by then: exactly one of the two, on {@code loop}, which must be
+     * the event loop that completes {@code connection}.
+     */
+    static void whenReadyOrDue(
+            Future<Channel> connection,
+            EventLoop loop,
+            long deadlineNanos,
+            Consumer<Future<Channel>> ready,
+            Runnable due) {
+        boolean[] settled = {false}; // both run on loop
+        ScheduledFuture<?> timer = loop.schedule(
+                () -> {
+                    if (!settled[0]) {
+                        settled[0] = true;
+                        due.run();
+                    }
+                },
+                Math.max(0, deadlineNanos - UpstreamClientHandler.clockNanos(loop)),
+                TimeUnit.NANOSECONDS);
+        connection.addListener((Future<Channel> done) -> {
+            if (!settled[0]) {
+                settled[0] = true;
+                timer.cancel(false);
+                ready.accept(done);
+            }
         });
+    }
+
+    /** Sends {@code request} on the connection {@code ready} brought, or fails it with the reason there is none. */
+    private void sendOn(
+            Future<Channel> ready,
+            BlockRequest request,
+            Promise<ByteBuf> completion,
+            boolean mayRetry,
+            long takenNanos) {
+        if (!ready.isSuccess()) {
+            // The pool's connections may all have closed before any of them told the pool: the upstream
+            // was reachable until now, so this is where it is found lost.
+            lost("lost: a new connection to it failed (" + message(ready.cause()) + ")");
+            if (request.claim()) {
+                request.release();
+                completion.tryFailure(new NbdException(
+                        NbdProtocol.EIO, "upstream " + name + " is unreachable: " + message(ready.cause())));
+            }
+            return;
+        }
+        Channel channel = ready.getNow();
+        Promise<ByteBuf> reply = channel.eventLoop().newPromise();
+        reply.addListener((Future<ByteBuf> done) -> {
+            if (request.dropped()) {
+                return; // its connection closed before it was sent: never sent, already failed
+            }
+            if (done.isSuccess()) {
+                request.release();
+                ByteBuf data = done.getNow();
+                if (!completion.trySuccess(data) && data != null) {
+                    data.release();
+                }
+            } else if (done.cause() instanceof UpstreamClientHandler.Unserved unserved
+                    && mayRetry
+                    && !closed
+                    && !(unserved.shuttingDown() && request.command() == NbdProtocol.CMD_FLUSH)) {
+                send(request, completion, false, takenNanos);
+            } else {
+                request.release();
+                Throwable cause = done.cause();
+                String flushNote = cause instanceof UpstreamClientHandler.Unserved u
+                                && u.shuttingDown()
+                                && request.command() == NbdProtocol.CMD_FLUSH
+                        ? " (a FLUSH is not sent again elsewhere:"
+                                + " it could not cover the writes this upstream acknowledged)"
+                        : "";
+                completion.tryFailure(
+                        cause instanceof NbdException nbd
+                                ? nbd
+                                : new NbdException(NbdProtocol.EIO, message(cause) + flushNote));
+            }
+        });
+        channel.writeAndFlush(new UpstreamClientHandler.Forward(request, reply, takenNanos))
+                .addListener(written -> {
+                    if (written.isSuccess()) {
+                        sent.incrementAndGet();
+                        reply.addListener(f -> sent.decrementAndGet());
+                    } else {
+                        // Not written whole, so not served: the upstream never saw a complete request.
+                        reply.tryFailure(new UpstreamClientHandler.Unserved(
+                                "upstream " + name + ": the request could" + " not be sent: "
+                                        + message(written.cause()),
+                                false));
+                    }
+                });
     }
 
     /**

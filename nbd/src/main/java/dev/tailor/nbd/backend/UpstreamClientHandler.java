@@ -15,8 +15,10 @@ import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.util.collection.LongObjectHashMap;
 import io.netty.util.collection.LongObjectMap;
+import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.Promise;
 import io.netty.util.concurrent.ScheduledFuture;
+import io.netty.util.concurrent.Ticker;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -56,14 +58,17 @@ import java.util.concurrent.TimeUnit;
  *   <li>Retired ({@link #RETIRE}, or idle for the pool's idle timeout): it takes no new request
  *       (those fail with {@link Unserved}), answers the ones in flight, then sends {@code NBD_CMD_DISC}
  *       (the soft disconnect proto.md asks of a client after {@code ESHUTDOWN}) and closes.</li>
- *   <li>A request waits longer than the reply timeout for its whole reply (an upstream that hangs
- *       without closing the connection: stopped with {@code SIGSTOP}, deadlocked, a network that drops
+ *   <li>A request waits longer than the reply timeout for its whole reply, counted from when the pool
+ *       took it ({@link Forward#takenNanos}: waiting for this connection counts), and the pool's own
+ *       {@code FLUSH} before an idle disconnect from when it is sent (an upstream that hangs without
+ *       closing the connection: stopped with {@code SIGSTOP}, deadlocked, a network that drops
  *       everything): the connection is taken as lost, exactly as if the upstream had closed it. It
  *       closes, its requests in flight fail with {@code NBD_EIO}, and the pool retires the others. One
- *       check is scheduled on the connection's event loop at a time, for the oldest request's deadline.</li>
+ *       check is scheduled on the connection's event loop at a time, for the earliest deadline.</li>
  * </ul>
  * A request that never reached the upstream whole (the write failed, or the connection was retiring)
- * fails with {@link Unserved} too.
+ * fails with {@link Unserved} too. Connecting and the handshake together have one timeout, from the
+ * handler's addition to the channel, before it connects.
  *
  * <p>Threads: runs on the upstream channel's event loop; {@link Forward}s are written to the channel
  * from any thread. Anything unexpected from the upstream closes the connection and fails its requests
@@ -83,11 +88,22 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
      * A request to forward, written to the channel. The handler sends a duplicate of the write's payload
      * and never releases the request: the backend keeps it until the reply, so that it can send it again.
      *
-     * @param request what to send
-     * @param reply   completed with the upstream's answer: a read's data, null, an {@link NbdException},
-     *                or {@link Unserved}
+     * @param request    what to send
+     * @param reply      completed with the upstream's answer: a read's data, null, an {@link NbdException},
+     *                   or {@link Unserved}
+     * @param takenNanos when the pool took the request ({@link #clockNanos}): its reply timeout counts
+     *                   from then, so the time it waited for a connection (connecting, the handshake, an
+     *                   earlier attempt) is part of it
+     * @param idleFlush  whether it is the pool's own FLUSH before an idle connection disconnects, not a
+     *                   client's request (the reply timeout's message says which)
      */
-    record Forward(BlockRequest request, Promise<ByteBuf> reply) {}
+    record Forward(BlockRequest request, Promise<ByteBuf> reply, long takenNanos, boolean idleFlush) {
+
+        /** A client's request. */
+        Forward(BlockRequest request, Promise<ByteBuf> reply, long takenNanos) {
+            this(request, reply, takenNanos, false);
+        }
+    }
 
     /** What the pool learns from a connection; called on the connection's event loop. */
     interface Events {
@@ -140,8 +156,10 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
         final Promise<ByteBuf> completion;
         /** For a FLUSH, the writes acknowledged when it was sent (those it covers). */
         final long writesBefore;
-        /** When it was written to the connection, on the event loop's ticker. */
-        final long sentNanos;
+        /** When the pool took it ({@link Forward#takenNanos}): its reply timeout counts from then. */
+        final long takenNanos;
+        /** Whether it is the pool's own FLUSH before an idle disconnect. */
+        final boolean idleFlush;
         /** A read's data or a block status's descriptors, assembled from chunks; null before the first. */
         ByteBuf data;
         /** Bytes of a read the chunks have covered. */
@@ -159,7 +177,8 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
                 long lengthBytes,
                 Promise<ByteBuf> completion,
                 long writesBefore,
-                long sentNanos) {
+                long takenNanos,
+                boolean idleFlush) {
             this.cookie = cookie;
             this.command = command;
             this.flags = flags;
@@ -167,7 +186,8 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
             this.lengthBytes = lengthBytes;
             this.completion = completion;
             this.writesBefore = writesBefore;
-            this.sentNanos = sentNanos;
+            this.takenNanos = takenNanos;
+            this.idleFlush = idleFlush;
         }
 
         void releaseData() {
@@ -195,7 +215,7 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
     private final String upstream;
     private final String exportName;
     private final Promise<Channel> ready;
-    private final long handshakeTimeoutMillis;
+    private final long handshakeTimeoutNanos;
     private final long idleTimeoutNanos;
     private final long requestTimeoutNanos;
     private final Events events;
@@ -206,6 +226,8 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
     private ScheduledFuture<?> idleCheck;
     /** The reply timeout's check, scheduled for the oldest request in flight's deadline; null when none. */
     private ScheduledFuture<?> replyCheck;
+    /** When {@link #replyCheck} runs ({@link #clockNanos}). */
+    private long replyCheckNanos;
 
     private long lastActiveNanos;
     private long nextCookie;
@@ -241,24 +263,26 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
      * @param upstream               the upstream as {@code nbd://host:port/export}, for messages
      * @param exportName             the upstream's export to ask for
      * @param ready                  succeeds with the channel once it is in transmission; fails with the reason
-     * @param handshakeTimeoutMillis time for connecting and the handshake, in milliseconds
+     * @param handshakeTimeoutNanos  time for connecting and the handshake together, counted from the
+     *                               handler's addition to the new channel (before it connects)
      * @param idleTimeoutNanos       time without a request in flight after which the connection retires
-     * @param requestTimeoutNanos    time a request may wait for its whole reply before the connection is
-     *                               taken as lost; 0 for no limit
+     * @param requestTimeoutNanos    time a request may wait for its whole reply, from when the pool took it
+     *                               ({@link Forward#takenNanos}), before the connection is taken as lost; 0
+     *                               for no limit
      * @param events                 what the pool learns from this connection
      */
     UpstreamClientHandler(
             String upstream,
             String exportName,
             Promise<Channel> ready,
-            long handshakeTimeoutMillis,
+            long handshakeTimeoutNanos,
             long idleTimeoutNanos,
             long requestTimeoutNanos,
             Events events) {
         this.upstream = upstream;
         this.exportName = exportName;
         this.ready = ready;
-        this.handshakeTimeoutMillis = handshakeTimeoutMillis;
+        this.handshakeTimeoutNanos = handshakeTimeoutNanos;
         this.idleTimeoutNanos = idleTimeoutNanos;
         this.requestTimeoutNanos = requestTimeoutNanos;
         this.events = events;
@@ -269,14 +293,21 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
         return new UpstreamBackend.Description(sizeBytes, transmissionFlags, blockSizes, baseAllocationId >= 0);
     }
 
+    /**
+     * Starts the one timer for connecting and the handshake together: the handler is added when the channel
+     * is registered, before it connects, so a connect that takes most of the time leaves the handshake only
+     * the rest, and a connection attempt never takes longer than the timeout.
+     */
     @Override
-    public void channelActive(ChannelHandlerContext ctx) {
+    public void handlerAdded(ChannelHandlerContext ctx) {
         timeout = ctx.executor()
                 .schedule(
-                        () -> fail(ctx, "no handshake within " + handshakeTimeoutMillis + " ms"),
-                        handshakeTimeoutMillis,
-                        TimeUnit.MILLISECONDS);
-        ctx.fireChannelActive();
+                        () -> fail(
+                                ctx,
+                                (ctx.channel().isActive() ? "no handshake within " : "no connection within ")
+                                        + Numbers.written(handshakeTimeoutNanos / 1e9) + " s"),
+                        handshakeTimeoutNanos,
+                        TimeUnit.NANOSECONDS);
     }
 
     @Override
@@ -359,10 +390,16 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
                         request.lengthBytes(),
                         forward.reply(),
                         writesAcknowledged,
-                        now));
+                        forward.takenNanos(),
+                        forward.idleFlush()));
         lastActiveNanos = now;
-        if (requestTimeoutNanos > 0 && replyCheck == null) {
-            replyCheck = ctx.executor().schedule(() -> checkReplies(ctx), requestTimeoutNanos, TimeUnit.NANOSECONDS);
+        long deadline = forward.takenNanos() + requestTimeoutNanos;
+        // A request that waited for this connection may be due before the check scheduled for an older one.
+        if (requestTimeoutNanos > 0 && (replyCheck == null || deadline - replyCheckNanos < 0)) {
+            if (replyCheck != null) {
+                replyCheck.cancel(false);
+            }
+            scheduleReplyCheck(ctx, deadline, clockNanos(ctx.executor()));
         }
         ByteBuf header = ctx.alloc().buffer(NbdProtocol.REQUEST_HEADER_BYTES);
         header.writeInt(NbdProtocol.REQUEST_MAGIC);
@@ -427,7 +464,10 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
                 write(
                         ctx,
                         new Forward(
-                                new BlockRequest(NbdProtocol.CMD_FLUSH, 0, 0, 0, 0, Unpooled.EMPTY_BUFFER), flushed),
+                                new BlockRequest(NbdProtocol.CMD_FLUSH, 0, 0, 0, 0, Unpooled.EMPTY_BUFFER),
+                                flushed,
+                                clockNanos(ctx.executor()),
+                                true),
                         ctx.newPromise());
                 ctx.flush();
             } else {
@@ -443,10 +483,27 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
     }
 
     /**
+     * The time of {@code executor}'s clock, in ns, comparable across event loops: each loop's ticker counts
+     * from its own start ({@code initialNanoTime}), so a time taken on one loop is only comparable on another
+     * with that start added back. {@link Forward#takenNanos} is such a time.
+     */
+    static long clockNanos(EventExecutor executor) {
+        Ticker ticker = executor.ticker();
+        return ticker.initialNanoTime() + ticker.nanoTime();
+    }
+
+    /** @param atNanos when to check, on {@link #clockNanos} */
+    private void scheduleReplyCheck(ChannelHandlerContext ctx, long atNanos, long nowNanos) {
+        replyCheckNanos = atNanos;
+        replyCheck =
+                ctx.executor().schedule(() -> checkReplies(ctx), Math.max(0, atNanos - nowNanos), TimeUnit.NANOSECONDS);
+    }
+
+    /**
      * The reply timeout: when the oldest request in flight has waited {@code requestTimeoutNanos} for its whole
-     * reply, the connection is lost; otherwise the check comes back at that request's deadline. Requests are
-     * answered in any order, so the oldest is looked for among them all (at most the connection's requests in
-     * flight, once per timeout).
+     * reply since the pool took it, the connection is lost; otherwise the check comes back at that request's
+     * deadline. Requests are answered in any order, so the oldest is looked for among them all (at most the
+     * connection's requests in flight, once per timeout).
      */
     private void checkReplies(ChannelHandlerContext ctx) {
         replyCheck = null;
@@ -455,21 +512,22 @@ final class UpstreamClientHandler extends ChannelDuplexHandler {
         }
         Pending oldest = reading;
         for (Pending p : pending.values()) {
-            if (oldest == null || p.sentNanos - oldest.sentNanos < 0) {
+            if (oldest == null || p.takenNanos - oldest.takenNanos < 0) {
                 oldest = p;
             }
         }
         if (oldest == null) {
             return; // all answered: the next request schedules the check again
         }
-        long waitedNanos = ctx.executor().ticker().nanoTime() - oldest.sentNanos;
-        if (waitedNanos < requestTimeoutNanos) {
-            replyCheck = ctx.executor()
-                    .schedule(() -> checkReplies(ctx), requestTimeoutNanos - waitedNanos, TimeUnit.NANOSECONDS);
+        long now = clockNanos(ctx.executor());
+        if (now - oldest.takenNanos < requestTimeoutNanos) {
+            scheduleReplyCheck(ctx, oldest.takenNanos + requestTimeoutNanos, now);
             return;
         }
-        String cause = "no reply to a " + NbdProtocol.commandName(oldest.command) + " in "
-                + Numbers.written(requestTimeoutNanos / 1e9) + " s";
+        String timeout = Numbers.written(requestTimeoutNanos / 1e9) + " s";
+        String cause = oldest.idleFlush
+                ? "no reply in " + timeout + " to the FLUSH the proxy sends before closing an idle connection"
+                : "no reply to a " + NbdProtocol.commandName(oldest.command) + " in " + timeout;
         fail(ctx, cause + ": the connection was closed");
         events.upstreamLeaving(cause);
     }

@@ -1,5 +1,6 @@
 package dev.tailor.nbd.server;
 
+import dev.tailor.common.Numbers;
 import dev.tailor.nbd.protocol.NbdProtocol;
 import dev.tailor.nbd.protocol.Replies;
 import dev.tailor.nbd.protocol.RequestFramer;
@@ -118,7 +119,7 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
                         () -> {
                             if (inHandshake()) {
                                 hardDisconnect("no transmission phase within "
-                                        + server.limits().handshakeTimeoutSeconds() + " s");
+                                        + Numbers.written(server.limits().handshakeTimeoutSeconds()) + " s");
                             }
                         },
                         server.limits().handshakeTimeoutNanos(),

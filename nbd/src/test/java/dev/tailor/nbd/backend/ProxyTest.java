@@ -668,9 +668,22 @@ class ProxyTest {
             Await.until("the warning", () -> log.messages().stream().anyMatch(m -> m.startsWith("WARNING")));
             assertThat(backend(server).requestsAwaitingReply()).isZero();
 
+            // The next read opens a new connection, which the stopped nbdkit's kernel accepts and nbdkit never
+            // greets: the read's reply timeout bounds its wait too, not the 10 s connect timeout.
+            start = System.nanoTime();
+            RawClient.Chunk connecting = failedRead(client, 3);
+            assertThat(millisSince(start))
+                    .as("ms to the error while connecting (the reply timeout is 200 ms, the connect timeout 10 s)")
+                    .isGreaterThanOrEqualTo(150)
+                    .isLessThan(5_000);
+            assertThat(connecting.error()).isEqualTo(NbdProtocol.EIO);
+            assertThat(connecting.message())
+                    .isEqualTo("upstream nbd://127.0.0.1:" + upstream.port + "/: no reply to a READ in 0.2 s: it"
+                            + " waited for a new connection, which had not done its handshake");
+
             signal(upstream, "CONT");
             stopped = false;
-            assertThat(read(client, 3, 8192))
+            assertThat(read(client, 4, 8192))
                     .as("the next read reconnects")
                     .isEqualTo(Arrays.copyOfRange(data, 8192, 8192 + 4096));
             assertThat(log.messages())

@@ -2,6 +2,7 @@ package dev.tailor.nbd.backend;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.netty.channel.ConnectTimeoutException;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.nio.channels.ClosedChannelException;
@@ -39,6 +40,13 @@ class UpstreamMessageTest {
                 .isEqualTo("the connection closed");
         assertThat(UpstreamBackend.message(new NotYetConnectedException())).isEqualTo("the connection closed");
         assertThat(UpstreamBackend.message(new ClosedChannelException())).isEqualTo("the connection closed");
+    }
+
+    @Test
+    void nettysConnectTimeout_isToldInSecondsLikeEveryOtherTimeout() {
+        assertThat(UpstreamBackend.message(
+                        new ConnectTimeoutException("connection timed out after 10000 ms: /10.0.0.7:10809")))
+                .isEqualTo("no connection within 10 s");
     }
 
     @Test

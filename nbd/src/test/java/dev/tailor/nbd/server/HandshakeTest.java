@@ -5,8 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.tailor.nbd.backend.BlockBackend;
 import dev.tailor.nbd.config.Limits;
 import dev.tailor.nbd.protocol.NbdProtocol;
+import dev.tailor.nbd.testing.LogRecords;
 import dev.tailor.nbd.testing.RawClient;
 import dev.tailor.nbd.testing.TestServers;
+import dev.tailor.testkit.Await;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -291,11 +293,21 @@ class HandshakeTest {
 
     @Test
     void clientThatNeverFinishesTheHandshake_isClosedAfterTheTimeout() throws Exception {
-        Limits quick = Limits.builder().handshakeTimeoutSeconds(0.2).build();
-        try (NbdServer impatient = TestServers.start(quick, Map.of("disk", new MemoryBackend(4096)));
+        Limits quick = Limits.builder().handshakeTimeoutSeconds(1.0).build();
+        java.util.logging.Logger logger = java.util.logging.Logger.getLogger(HandshakeHandler.class.getName());
+        java.util.logging.Level level = logger.getLevel();
+        logger.setLevel(java.util.logging.Level.FINE);
+        try (LogRecords log = LogRecords.of(HandshakeHandler.class);
+                NbdServer impatient = TestServers.start(quick, Map.of("disk", new MemoryBackend(4096)));
                 RawClient client = RawClient.connect(impatient.localAddress())) {
             client.greeting();
             assertThat(client.closedByServer()).isTrue();
+            Await.until("the reason logged", () -> !log.messages().isEmpty());
+            assertThat(log.messages())
+                    .as("the configured seconds as written (not 1.0)")
+                    .anySatisfy(m -> assertThat(m).endsWith(": hard disconnect: no transmission phase within 1 s"));
+        } finally {
+            logger.setLevel(level);
         }
     }
 }
