@@ -335,7 +335,8 @@ class NbdConfigTest {
     void syntaxErrors_nameTheLineAndTheField() {
         assertThatThrownBy(() -> parse("exports:\n  - name: d\n    file: f\n    file: g\n"))
                 .hasMessage(
-                        "test.yaml: exports[0].file: duplicate key (expected: each key once per mapping) at line 4");
+                        "test.yaml: exports[0].file: duplicate key (expected: each key once per mapping; the first, at"
+                                + " line 3, is the one checked) at line 4");
     }
 
     @Test
@@ -353,7 +354,10 @@ class NbdConfigTest {
                 .hasMessageStartingWith(upper + ": not valid JSON at line 2,");
         Path twice = Files.writeString(dir.resolve("twice.json"), "{\"port\": 1,\n \"port\": 2}");
         assertThatThrownBy(() -> NbdConfigFiles.read(twice))
-                .hasMessage(twice + ": port: duplicate key (expected: each key once per mapping) at line 2");
+                .hasMessage(twice + ": 2 problems:\n"
+                        + "  exports: none (expected: at least one export)\n"
+                        + "  port: duplicate key (expected: each key once per mapping; the first, at line 1, is the one"
+                        + " checked) at line 2");
 
         Path good = Files.writeString(dir.resolve("good.json"), trailingComma.replace(",}", "}"));
         NbdConfig config = NbdConfigFiles.read(good);
@@ -375,7 +379,8 @@ class NbdConfigTest {
         assertThatThrownBy(() -> parse("exports: []")).hasMessageContaining("exports: none");
         assertThatThrownBy(() -> parse("exports: [")).hasMessageContaining("not valid YAML or JSON");
         assertThatThrownBy(() -> parse("port: 1\nport: 2\nexports: [{name: d, file: f}]"))
-                .hasMessage("test.yaml: port: duplicate key (expected: each key once per mapping) at line 2");
+                .hasMessage("test.yaml: port: duplicate key (expected: each key once per mapping; the first, at line"
+                        + " 1, is the one checked) at line 2");
     }
 
     @Test
@@ -433,9 +438,11 @@ class NbdConfigTest {
     @Test
     void yamlsNanInfinityAndOff_areNamedAsWhatTheUserWrote() {
         assertThatThrownBy(() -> parse("limits: {idleTimeoutSeconds: .nan}\nexports: [{name: d, file: f}]"))
-                .hasMessage("test.yaml: limits.idleTimeoutSeconds: .nan (expected: a finite number) at line 1");
+                .hasMessage("test.yaml: limits.idleTimeoutSeconds: .nan (expected: 0 for off, or a number in [0.01,"
+                        + " 31536000] (a year)) at line 1");
         assertThatThrownBy(() -> parse("exports: [{name: d, file: f}]\nlimits:\n  handshakeTimeoutSeconds: -.Inf\n"))
-                .hasMessageContaining("limits.handshakeTimeoutSeconds: -.Inf (expected: a finite number) at line 3");
+                .hasMessageContaining(
+                        "limits.handshakeTimeoutSeconds: -.Inf (expected: a number in (0, 86400]) at line 3");
         assertThatThrownBy(() -> parse("limits: {idleTimeoutSeconds: off}\nexports: [{name: d, file: f}]"))
                 .hasMessageContaining(
                         "limits.idleTimeoutSeconds: false (expected: a number, e.g. 10 or 2.5;"
