@@ -194,7 +194,7 @@ final class NbdServeCommand implements Callable<Integer> {
             names = "--idle-timeout",
             paramLabel = "SECONDS|off",
             description = "Close a connection past its"
-                    + " handshake that has had no request for this long (docs/nbd.md, Limits); off or 0: never. Default:"
+                    + " handshake that has had no request for this long (docs/nbd.md, Limits); off or 0: never, else a number in [0.01, 31536000]. Default:"
                     + " the config's limits.idleTimeoutSeconds, else off (qemu fails an idle disk's next request once its"
                     + " connection is closed, unless it sets reconnect-delay).")
     String idleTimeout;
@@ -237,7 +237,7 @@ final class NbdServeCommand implements Callable<Integer> {
             paramLabel = "MS",
             description = "A request taking longer than this many"
                     + " milliseconds, header decoded to reply handed to the socket, counts as slow: counted per export"
-                    + " and attributed to its segment on /metrics (docs/nbd.md, Slow requests); 0.001 to 60000. Default:"
+                    + " and attributed to its segment on /metrics (docs/nbd.md, Slow requests); a number in [0.001, 60000]. Default:"
                     + " the config's loop.slowRequestThresholdMillis, else 50.")
     String slowThreshold;
 
@@ -245,9 +245,10 @@ final class NbdServeCommand implements Callable<Integer> {
     @Option(
             names = "--slow-window",
             paramLabel = "SECONDS",
-            description = "The slow segments on /metrics cover the"
-                    + " slow requests of the last half of this window to all of it (docs/nbd.md, Slow requests); whole"
-                    + " seconds, 2 to 86400. Default: the config's loop.slowTopWindowSeconds, else 60.")
+            description =
+                    "The slow segments on /metrics cover the"
+                            + " slow requests of the last half of this window to all of it (docs/nbd.md, Slow requests);"
+                            + " seconds, a whole number in [2, 86400]. Default: the config's loop.slowTopWindowSeconds, else 60.")
     String slowWindow;
 
     /** auto / io_uring / threads, as written; checked in {@link ServeOptions#build} so the message can name it. */

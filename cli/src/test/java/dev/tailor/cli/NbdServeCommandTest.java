@@ -101,11 +101,11 @@ class NbdServeCommandTest {
 
     @Test
     void help_givesTheSlowWindowAsTheParserTakesIt() {
-        // Whole seconds, 2 to 86400: what ServeOptions.parseSlowWindow accepts (1.5 is refused, below).
+        // Whole seconds in [2, 86400]: what ServeOptions.parseSlowWindow accepts (1.5 is refused, below).
         String help = tailor("nbd", "serve", "--help").out().replaceAll("\\s+", " ");
         assertThat(help)
                 .contains("--slow-window=SECONDS The slow segments on /metrics cover")
-                .contains("(docs/nbd.md, Slow requests); whole seconds, 2 to 86400. Default: the config's"
+                .contains("(docs/nbd.md, Slow requests); seconds, a whole number in [2, 86400]. Default: the config's"
                         + " loop.slowTopWindowSeconds, else 60.");
     }
 
@@ -115,7 +115,8 @@ class NbdServeCommandTest {
         PlanCommandTest.Result result = tailor("nbd", "serve", "--listen", "localhost");
         assertThat(result.exitCode()).isEqualTo(2);
         assertThat(result.err()).contains("--listen: \"localhost\" (expected HOST:PORT");
-        assertThat(tailor("nbd", "serve", "--listen", "127.0.0.1:99999").err()).contains("expected 0 to 65535");
+        assertThat(tailor("nbd", "serve", "--listen", "127.0.0.1:99999").err())
+                .contains("(expected: a whole number in [0, 65535])");
         assertThat(temporaryDirectories()).isSubsetOf(before);
     }
 
@@ -137,12 +138,13 @@ class NbdServeCommandTest {
         PlanCommandTest.Result idle = tailor("nbd", "serve", "--idle-timeout", "soon", "--listen", "127.0.0.1:0");
         assertThat(idle.exitCode()).isEqualTo(2);
         assertThat(idle.err())
-                .contains("--idle-timeout: \"soon\" (expected: off, 0, or seconds from 0.01 to" + " 31536000)");
+                .contains("--idle-timeout: \"soon\" (expected: off, 0, or seconds, a number in [0.01, 31536000])");
         PlanCommandTest.Result perAddress =
                 tailor("nbd", "serve", "--max-connections-per-address", "300", "--listen", "127.0.0.1:0");
         assertThat(perAddress.exitCode()).isEqualTo(2);
         assertThat(perAddress.err())
-                .contains("--max-connections-per-address: 300 (expected: 1 to" + " limits.maxConnections, 256)");
+                .contains("--max-connections-per-address: 300 (expected: a whole number in [1, 256], at most"
+                        + " limits.maxConnections)");
         PlanCommandTest.Result iops =
                 tailor("nbd", "serve", "--admission", "on", "--admission-iops", "lots", "--listen", "127.0.0.1:0");
         assertThat(iops.exitCode()).isEqualTo(2);
@@ -206,8 +208,8 @@ class NbdServeCommandTest {
             PlanCommandTest.Result slow = tailor("nbd", "serve", "--slow-threshold", bad, "--listen", "127.0.0.1:0");
             assertThat(slow.exitCode()).as(bad).isEqualTo(2);
             assertThat(slow.err())
-                    .contains(
-                            "--slow-threshold: \"" + bad + "\" (expected: milliseconds from 0.001 to 60000, e.g. 50)");
+                    .contains("--slow-threshold: \"" + bad
+                            + "\" (expected: milliseconds, a number in [0.001, 60000], e.g. 50)");
         }
         PlanCommandTest.Result pidFolder = tailor(
                 "nbd",
@@ -224,7 +226,8 @@ class NbdServeCommandTest {
             PlanCommandTest.Result window = tailor("nbd", "serve", "--slow-window", bad, "--listen", "127.0.0.1:0");
             assertThat(window.exitCode()).as(bad).isEqualTo(2);
             assertThat(window.err())
-                    .contains("--slow-window: \"" + bad + "\" (expected: whole seconds from 2 to 86400, e.g. 60)");
+                    .contains("--slow-window: \"" + bad
+                            + "\" (expected: seconds, a whole number in [2, 86400], e.g. 60)");
         }
         PlanCommandTest.Result door = tailor("nbd", "serve", "--fair-dispatch", "yes", "--listen", "127.0.0.1:0");
         assertThat(door.exitCode()).isEqualTo(2);
@@ -235,7 +238,7 @@ class NbdServeCommandTest {
             assertThat(depth.exitCode()).as(bad).isEqualTo(2);
             assertThat(depth.err())
                     .contains("--fair-dispatch-depth: \"" + bad + "\" (expected: requests at one backend at once,"
-                            + " 1 to 65536, e.g. 8)");
+                            + " a whole number in [1, 65536], e.g. 8)");
         }
         PlanCommandTest.Result doorOff =
                 tailor("nbd", "serve", "--fair-dispatch-depth", "4", "--listen", "127.0.0.1:0");

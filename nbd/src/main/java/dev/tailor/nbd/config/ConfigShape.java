@@ -25,8 +25,9 @@ import java.util.stream.Collectors;
  *
  * <p>The shapes are the records' own components, so a field added to a record is known here at once.
  * Field types understood: records, {@code List}s of them, {@code String}, {@code Integer},
- * {@code Double}, {@code Boolean}, {@link ByteSize} and {@link Path}. A null value is left alone (the
- * record then takes its default).
+ * {@code Double}, {@code Boolean}, {@link ByteSize} and {@link Path}. A field written with no value (YAML's
+ * {@code key:}, {@code ~} or {@code null}) is a problem of its own, never its default: the default is for a
+ * field left out.
  *
  * <p>Each unknown or mistyped field is removed from the tree, so that the rest can still be bound and
  * its values checked ({@link NbdConfig#problems()}) in the same run.
@@ -38,12 +39,25 @@ final class ConfigShape {
      *
      * @param paths   the fields concerned, as {@code exports[0].size}
      * @param message the whole line for the user, starting with the paths
+     * @param value   for a field written with no value, its value as written ({@code empty}, {@code null}),
+     *                else {@code null}
+     * @param probe   for a field written with no value, a value of its type its own check refuses, to learn
+     *                what the field takes in its own words; {@code null} when there is none
      */
-    record Problem(List<String> paths, String message) {}
+    record Problem(List<String> paths, String message, String value, JsonNode probe) {
+        Problem(List<String> paths, String message) {
+            this(paths, message, null, null);
+        }
+    }
 
     private final List<Problem> problems = new ArrayList<>();
 
-    private ConfigShape() {}
+    /** The scalar at a path as written ({@code .nan}, {@code ~}), or null. */
+    private final java.util.function.Function<String, String> written;
+
+    private ConfigShape(java.util.function.Function<String, String> written) {
+        this.written = written;
+    }
 
     /**
      * Checks {@code tree} against the record {@code type}, removing from it every unknown field and every
@@ -52,7 +66,15 @@ final class ConfigShape {
      * @return the problems, in file order; empty when the tree fits
      */
     static List<Problem> check(JsonNode tree, Class<?> type) {
-        ConfigShape shape = new ConfigShape();
+        return check(tree, type, path -> null);
+    }
+
+    /**
+     * {@link #check(JsonNode, Class)}, values shown as {@code written} gives them where it knows them (a
+     * non-finite float as {@code .nan}, an empty value as {@code empty}).
+     */
+    static List<Problem> check(JsonNode tree, Class<?> type, java.util.function.Function<String, String> written) {
+        ConfigShape shape = new ConfigShape(written);
         shape.check(tree, type, "(top level)", true);
         return shape.problems;
     }
@@ -77,6 +99,8 @@ final class ConfigShape {
                     array.set(i, NullNode.getInstance());
                 }
             }
+        } else if (raw == ByteSize.class && node.isFloatingPointNumber() && !Double.isFinite(node.doubleValue())) {
+            why = shown(node, path) + " (expected: " + ByteSize.EXPECTED + ")";
         } else if (raw == ByteSize.class) {
             try {
                 ByteSize.of(node);
@@ -91,8 +115,8 @@ final class ConfigShape {
                 // YAML 1.1 reads an unquoted off, no, n as false (and on, yes, y as true).
                 expected += "; YAML reads an unquoted off or no as false: write 0 for off where the field takes 0";
             }
-            problems.add(
-                    new Problem(List.of(path), new dev.tailor.common.Problem(path, shown(node), expected).message()));
+            problems.add(new Problem(
+                    List.of(path), new dev.tailor.common.Problem(path, shown(node, path), expected).message()));
             return false;
         }
         if (why != null) {
@@ -135,7 +159,17 @@ final class ConfigShape {
             if (fieldType == null) {
                 unknown.add(where);
                 it.remove();
-            } else if (!field.getValue().isNull() && !check(field.getValue(), fieldType, where, false)) {
+            } else if (field.getValue().isNull()) {
+                // Written with no value: said, not taken for the default (which is for a key left out).
+                String text = written.apply(where);
+                String value = text == null || text.isBlank() ? "empty" : text;
+                problems.add(new Problem(
+                        List.of(where),
+                        new dev.tailor.common.Problem(where, value, expected(fieldType)).message(),
+                        value,
+                        probe(fieldType)));
+                it.remove();
+            } else if (!check(field.getValue(), fieldType, where, false)) {
                 it.remove();
             }
         }
@@ -193,6 +227,39 @@ final class ConfigShape {
             return ByteSize.EXPECTED;
         }
         return "text";
+    }
+
+    /**
+     * A value of {@code type} that its field's own check refuses, so that the check's words say what the
+     * field takes: not a number for a number, the smallest whole number, an empty text, a size of 0 bytes,
+     * an empty list; {@code null} for a type without one (a mapping, a boolean, a path).
+     */
+    private static JsonNode probe(Type type) {
+        Class<?> raw = raw(type);
+        com.fasterxml.jackson.databind.node.JsonNodeFactory nodes =
+                com.fasterxml.jackson.databind.node.JsonNodeFactory.instance;
+        if (raw == Double.class) {
+            return nodes.numberNode(Double.NaN);
+        }
+        if (raw == Integer.class) {
+            return nodes.numberNode(Integer.MIN_VALUE);
+        }
+        if (raw == String.class) {
+            return nodes.textNode("");
+        }
+        if (raw == ByteSize.class) {
+            return nodes.numberNode(0);
+        }
+        if (List.class.isAssignableFrom(raw)) {
+            return nodes.arrayNode();
+        }
+        return null;
+    }
+
+    /** {@link #shown(JsonNode)}, or the value as written at {@code path} for a non-finite float. */
+    private String shown(JsonNode node, String path) {
+        String text = node.isFloatingPointNumber() && !Double.isFinite(node.doubleValue()) ? written.apply(path) : null;
+        return text != null ? text : shown(node);
     }
 
     /** The value as the user wrote it ({@code "abc"}, {@code 1.5}), or its kind for a list or a mapping. */

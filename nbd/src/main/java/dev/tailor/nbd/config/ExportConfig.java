@@ -450,14 +450,14 @@ public record ExportConfig(
                         where + ".host", quote(host), "a host name (RFC 1123), an IPv4 address or an IPv6 address"));
             }
             if (port < 1 || port > 65_535) {
-                problems.add(new Problem(where + ".port", port, "1 to 65535"));
+                problems.add(new Problem(where + ".port", port, NbdConfig.whole(1, 65_535)));
             }
             if (export.getBytes(StandardCharsets.UTF_8).length > NbdProtocol.MAX_STRING_BYTES
                     || export.indexOf('\0') >= 0) {
                 problems.add(new Problem(where + ".export", "too long or contains NUL", "at most 4096 bytes"));
             }
             if (connections < 1 || connections > 64) {
-                problems.add(new Problem(where + ".connections", connections, "1 to 64"));
+                problems.add(new Problem(where + ".connections", connections, NbdConfig.whole(1, 64)));
             }
             if (!(idleTimeoutSeconds >= 0.01) || idleTimeoutSeconds > 86_400) {
                 problems.add(new Problem(

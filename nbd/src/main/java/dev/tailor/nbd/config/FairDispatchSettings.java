@@ -37,7 +37,7 @@ public record FairDispatchSettings(Boolean enabled, Integer depth) {
     public static final int UPSTREAM_REQUESTS_PER_CONNECTION = 16;
 
     /** What {@code depth} and {@code --fair-dispatch-depth} take, in words. */
-    public static final String DEPTH_EXPECTED = "requests at one backend at once, 1 to " + MAX_DEPTH;
+    public static final String DEPTH_EXPECTED = "requests at one backend at once, " + NbdConfig.whole(1, MAX_DEPTH);
 
     /** Nothing given: the door as admission's variant has it, its depth the default. */
     public static final FairDispatchSettings DEFAULTS = new FairDispatchSettings(null, null);

@@ -1,8 +1,10 @@
 package dev.tailor.nbd.config;
 
 import static dev.tailor.nbd.config.NbdConfig.number;
+import static dev.tailor.nbd.config.NbdConfig.whole;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import dev.tailor.common.Numbers;
 import dev.tailor.common.Problem;
 import dev.tailor.nbd.protocol.BlockSizes;
 import java.util.ArrayList;
@@ -61,6 +63,13 @@ public record Limits(
      */
     public static final double DEFAULT_IDLE_TIMEOUT_SECONDS = 0;
 
+    /** Largest {@link #idleTimeoutSeconds}: a year. */
+    public static final double MAX_IDLE_TIMEOUT_SECONDS = 31_536_000;
+
+    /** What {@link #idleTimeoutSeconds} takes (and {@code --idle-timeout}, in seconds), in words. */
+    public static final String IDLE_TIMEOUT_EXPECTED =
+            "0 for off, or " + Numbers.interval(false, 0.01, MAX_IDLE_TIMEOUT_SECONDS) + " (a year)";
+
     public Limits {
         maxRequestSize = maxRequestSize == null ? new ByteSize(32L << 20) : maxRequestSize;
         maxInFlightPerConnection =
@@ -96,7 +105,7 @@ public record Limits(
         List<Problem> problems = new ArrayList<>();
         long max = maxRequestSize.bytes();
         if (max < 4096 || max > BlockSizes.LARGEST_MAXIMUM_BYTES) {
-            problems.add(new Problem("limits.maxRequestSize", maxRequestSize, "4KiB to 1GiB"));
+            problems.add(new Problem("limits.maxRequestSize", maxRequestSize, "a size in [4KiB, 1GiB]"));
         } else if (maxInFlightPerConnection.bytes() < max) { // measured against a valid maxRequestSize only
             problems.add(new Problem(
                     "limits.maxInFlightPerConnection",
@@ -105,30 +114,34 @@ public record Limits(
         }
         if (maxInFlightRequestsPerConnection < 1 || maxInFlightRequestsPerConnection > 65_536) {
             problems.add(new Problem(
-                    "limits.maxInFlightRequestsPerConnection", maxInFlightRequestsPerConnection, "1 to 65536"));
+                    "limits.maxInFlightRequestsPerConnection", maxInFlightRequestsPerConnection, whole(1, 65_536)));
         }
         if (maxConnections < 1) {
-            problems.add(new Problem("limits.maxConnections", maxConnections, "at least 1"));
+            problems.add(new Problem("limits.maxConnections", maxConnections, "a whole number >= 1"));
             if (maxHandshakes < 1) {
-                problems.add(new Problem("limits.maxHandshakes", maxHandshakes, "at least 1"));
+                problems.add(new Problem("limits.maxHandshakes", maxHandshakes, "a whole number >= 1"));
             }
         } else if (maxHandshakes < 1 || maxHandshakes > maxConnections) {
             problems.add(new Problem(
-                    "limits.maxHandshakes", maxHandshakes, "1 to limits.maxConnections, " + maxConnections));
+                    "limits.maxHandshakes",
+                    maxHandshakes,
+                    whole(1, maxConnections) + ", at most limits.maxConnections"));
         }
         if (!(handshakeTimeoutSeconds > 0) || handshakeTimeoutSeconds > 86_400) {
             problems.add(new Problem(
-                    "limits.handshakeTimeoutSeconds", number(handshakeTimeoutSeconds), "more than 0, at most 86400"));
+                    "limits.handshakeTimeoutSeconds",
+                    number(handshakeTimeoutSeconds),
+                    Numbers.interval(true, 0, 86_400)));
         }
-        if (!(idleTimeoutSeconds == 0 || idleTimeoutSeconds >= 0.01 && idleTimeoutSeconds <= 31_536_000)) {
-            problems.add(new Problem(
-                    "limits.idleTimeoutSeconds", number(idleTimeoutSeconds), "0 for off, or 0.01 to 31536000, a year"));
+        if (!(idleTimeoutSeconds == 0
+                || idleTimeoutSeconds >= 0.01 && idleTimeoutSeconds <= MAX_IDLE_TIMEOUT_SECONDS)) {
+            problems.add(new Problem("limits.idleTimeoutSeconds", number(idleTimeoutSeconds), IDLE_TIMEOUT_EXPECTED));
         }
         if (maxConnections >= 1 && (maxConnectionsPerAddress < 1 || maxConnectionsPerAddress > maxConnections)) {
             problems.add(new Problem(
                     "limits.maxConnectionsPerAddress",
                     maxConnectionsPerAddress,
-                    "1 to limits.maxConnections, " + maxConnections));
+                    whole(1, maxConnections) + ", at most limits.maxConnections"));
         }
         return problems;
     }

@@ -4,6 +4,7 @@ import static dev.tailor.nbd.config.NbdConfig.number;
 import static dev.tailor.nbd.config.NbdConfig.quote;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import dev.tailor.common.Numbers;
 import dev.tailor.common.Problem;
 import dev.tailor.eventloop.LoopMode;
 import java.net.InetSocketAddress;
@@ -60,7 +61,8 @@ public record LoopSettings(
     public static final int DEFAULT_SLOW_TOP_WINDOW_SECONDS = 60;
 
     /** What {@code slowRequestThresholdMillis} and {@code --slow-threshold} take, in words. */
-    public static final String SLOW_THRESHOLD_EXPECTED = "milliseconds from 0.001 to 60000, e.g. 50";
+    public static final String SLOW_THRESHOLD_EXPECTED =
+            "milliseconds, " + Numbers.interval(false, 0.001, MAX_SLOW_REQUEST_THRESHOLD_MILLIS) + ", e.g. 50";
 
     /** Every default: priority mode, no maintenance, no metrics file or endpoint. */
     public static final LoopSettings DEFAULTS = builder().build();
@@ -135,7 +137,7 @@ public record LoopSettings(
                     new Problem(
                             "loop.metricsListen",
                             quote(metricsListen),
-                            "HOST:PORT, e.g. 127.0.0.1:9810; port 0 to 65535"));
+                            "HOST:PORT, e.g. 127.0.0.1:9810; port " + NbdConfig.whole(0, 65_535)));
         }
         InetSocketAddress address = new InetSocketAddress(host, port);
         if (address.isUnresolved()) {
@@ -210,7 +212,7 @@ public record LoopSettings(
 
     private static void check(List<Problem> problems, String field, int value, int min, int max) {
         if (value < min || value > max) {
-            problems.add(new Problem("loop." + field, value, min + " to " + max));
+            problems.add(new Problem("loop." + field, value, NbdConfig.whole(min, max)));
         }
     }
 

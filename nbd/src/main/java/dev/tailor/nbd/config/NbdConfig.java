@@ -136,7 +136,7 @@ public record NbdConfig(
                         "an address or host name of this machine to listen on"));
             }
             if (port < 0 || port > 65_535) {
-                problems.add(new Problem("port", port, "0 to 65535"));
+                problems.add(new Problem("port", port, whole(0, 65_535)));
             }
         }
         if (unix != null) {
@@ -144,10 +144,10 @@ public record NbdConfig(
         }
         problems.addAll(limits.problems());
         if (eventLoopThreads < 1 || eventLoopThreads > 1024) {
-            problems.add(new Problem("eventLoopThreads", eventLoopThreads, "1 to 1024"));
+            problems.add(new Problem("eventLoopThreads", eventLoopThreads, whole(1, 1024)));
         }
         if (fileIoThreads < 1 || fileIoThreads > 1024) {
-            problems.add(new Problem("fileIoThreads", fileIoThreads, "1 to 1024"));
+            problems.add(new Problem("fileIoThreads", fileIoThreads, whole(1, 1024)));
         }
         if (!List.of(FILE_IO_AUTO, FILE_IO_URING, FILE_IO_THREADS).contains(fileIo)) {
             problems.add(new Problem("fileIo", quote(fileIo), "auto, io_uring or threads"));
@@ -229,6 +229,14 @@ public record NbdConfig(
                     "a new path, or a socket left by an earlier server"));
         }
         return problems;
+    }
+
+    /**
+     * A range of whole numbers as the messages write it, an interval as {@link dev.tailor.common.Numbers#interval}
+     * writes a real one: {@code a whole number in [1, 1024]}.
+     */
+    public static String whole(long min, long max) {
+        return "a whole number in [" + min + ", " + max + "]";
     }
 
     /** {@code text} in double quotes, as a string value is shown in a problem. */

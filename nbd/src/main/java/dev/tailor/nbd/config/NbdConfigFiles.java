@@ -1,11 +1,14 @@
 package dev.tailor.nbd.config;
 
 import com.fasterxml.jackson.core.JacksonException;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.IntNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tailor.common.Locations;
 import dev.tailor.common.Problem;
@@ -14,7 +17,10 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 
 /**
  * Reads an {@link NbdConfig} from YAML (JSON is YAML too), or from strict JSON when the file's name ends in
@@ -23,7 +29,9 @@ import java.util.List;
  * field, in the user's words (unknown fields with the valid ones, values with what the field takes), each
  * at its line. Relative file paths of exports, and the metrics file, are resolved against the config
  * file's directory; a config read from a file also has its exports' files looked at (a directory, a file
- * missing with no size to create it with, a folder missing), in the same list.
+ * missing with no size to create it with, a folder missing), in the same list. No problem hides another: a
+ * key written twice, YAML's {@code .nan} or {@code .inf}, and a key written with no value (never taken for
+ * its default, which is for a key left out) are each a problem of their field, listed with the rest.
  */
 public final class NbdConfigFiles {
 
@@ -32,6 +40,16 @@ public final class NbdConfigFiles {
 
     /** {@link StrictReader#json()}: for a file named {@code .json}, read as the JSON it says it is. */
     private static final ObjectMapper JSON = StrictReader.json();
+
+    /**
+     * The readers the fields' lines are found with: as {@link #YAML} and {@link #JSON}, but reading on past a key
+     * written twice, which is reported at its line with the file's other problems.
+     */
+    private static final ObjectMapper YAML_LINES =
+            StrictReader.yaml().copy().disable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
+
+    private static final ObjectMapper JSON_LINES =
+            StrictReader.json().copy().disable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
 
     private NbdConfigFiles() {}
 
@@ -107,21 +125,38 @@ public final class NbdConfigFiles {
     private static ForOptions parse(
             String yaml, String source, Path directory, boolean files, boolean forOptions, boolean json) {
         ObjectMapper reader = json ? JSON : YAML;
+        ObjectMapper lines = json ? JSON_LINES : YAML_LINES;
         JsonNode tree;
+        List<String> problems = new ArrayList<>();
+        Map<String, String> nonFinite = Map.of();
+        Locations at = Locations.of(lines, yaml);
+        // A JSON file on one line: its problems are told at their columns too (YAML is seldom written so).
+        Columns columns = json ? Columns.of(lines, yaml) : Columns.NONE;
         try {
             tree = yaml.isBlank() ? null : reader.readTree(yaml);
         } catch (JacksonException e) {
-            throw json ? notJson(source, e) : notYaml(source, e);
+            // A key written twice, or YAML's .nan or .inf: a problem of its field; the rest is still checked.
+            Lenient lenient = StrictReader.problem(e, StrictReader::expected) == null
+                    ? null
+                    : readLeniently(lines, yaml, columns);
+            if (lenient == null) {
+                throw json ? notJson(source, e) : notYaml(source, e);
+            }
+            tree = lenient.tree();
+            problems.addAll(lenient.problems());
+            nonFinite = lenient.nonFinite();
         }
         if (tree == null || tree.isMissingNode() || tree.isNull()) {
             throw new IllegalArgumentException(source + ": empty (expected: at least an exports list)");
         }
-        List<ConfigShape.Problem> shapeProblems = ConfigShape.check(tree, NbdConfig.class);
-        Locations at = Locations.of(reader, yaml);
+        JsonNode written = tree.deepCopy();
+        List<ConfigShape.Problem> shapeProblems = ConfigShape.check(tree, NbdConfig.class, at::written);
         JsonNode cleaned = tree;
-        List<String> problems = new ArrayList<>(shapeProblems.stream()
-                .map(p -> ownRange(p, cleaned, at) + atLine(at, p.paths().get(0)))
-                .toList());
+        for (ConfigShape.Problem p : shapeProblems) {
+            problems.add(ownRange(p, cleaned, at) + columns.at(at, p.paths().get(0)));
+        }
+        Set<String> told = new HashSet<>();
+        shapeProblems.forEach(p -> told.addAll(p.paths()));
         if (tree.isObject()) {
             NbdConfig config;
             try {
@@ -157,15 +192,25 @@ public final class NbdConfigFiles {
                     shapeProblems.stream().flatMap(p -> p.paths().stream()).toList();
             List<Problem> whileOff = config.fairDispatch().depthWhileOff(config.admission());
             String depthWhileOff = null;
+            List<Problem> backends = backendProblems(written);
             for (Problem problem : config.problems()) {
                 // A field removed for its shape may now look missing, and its record incomplete: said once.
                 String field = problem.path();
+                if (backendProblem(problem)) {
+                    continue; // said from the keys as written, below
+                }
                 if (reported.stream().noneMatch(r -> related(r, field))) {
-                    problems.add(problem.message() + atLine(at, field));
+                    String value = nonFinite.get(field);
+                    Problem shown = value == null ? problem : new Problem(field, value, problem.expected());
+                    problems.add(shown.message() + columns.at(at, field));
+                    told.add(field);
                     if (whileOff.contains(problem)) {
                         depthWhileOff = problems.get(problems.size() - 1);
                     }
                 }
+            }
+            for (Problem problem : backends) {
+                problems.add(problem.message() + columns.at(at, problem.path()));
             }
             for (int i = 0; files && i < config.exports().size(); i++) {
                 ExportConfig export = config.exports().get(i);
@@ -175,8 +220,15 @@ public final class NbdConfigFiles {
                 for (Problem problem : export.fileProblems("exports[" + i + "]")) {
                     String field = problem.path();
                     if (reported.stream().noneMatch(r -> related(r, field))) {
-                        problems.add(problem.message() + atLine(at, field));
+                        problems.add(problem.message() + columns.at(at, field));
                     }
+                }
+            }
+            for (Map.Entry<String, String> value : nonFinite.entrySet()) {
+                if (!told.contains(value.getKey())) {
+                    // A field whose own check a non-finite number would pass: refused all the same.
+                    problems.add(new Problem(value.getKey(), value.getValue(), "a finite number").message()
+                            + columns.at(at, value.getKey()));
                 }
             }
             JsonNode admission = tree.path("admission");
@@ -216,27 +268,69 @@ public final class NbdConfigFiles {
      */
     private static String ownRange(ConfigShape.Problem problem, JsonNode cleaned, Locations at) {
         String path = problem.paths().get(0);
+        if (problem.probe() != null) {
+            // A field written with no value: what the field takes, in its own check's words.
+            String own = ownExpected(cleaned, path, problem.probe());
+            return own == null ? problem.message() : new Problem(path, problem.value(), own).message();
+        }
         String written = at.written(path);
         if (problem.paths().size() != 1
                 || written == null
                 || !problem.message().endsWith("(expected: " + ConfigShape.TOO_LARGE + ")")) {
             return problem.message();
         }
-        JsonNode copy = cleaned.deepCopy();
         IntNode extreme = IntNode.valueOf(written.startsWith("-") ? Integer.MIN_VALUE : Integer.MAX_VALUE);
-        if (!set(copy, path, extreme)) {
-            return problem.message();
+        String own = ownExpected(cleaned, path, extreme);
+        return own == null ? problem.message() : new Problem(path, written, own).message();
+    }
+
+    /**
+     * What the config's own check of the field at {@code path} expects, learnt by binding the config once more
+     * with {@code probe} in the field's place; {@code null} when that check has nothing to say of it.
+     */
+    private static String ownExpected(JsonNode cleaned, String path, JsonNode probe) {
+        JsonNode copy = cleaned.deepCopy();
+        if (!set(copy, path, probe)) {
+            return null;
         }
         try {
             for (Problem own : YAML.treeToValue(copy, NbdConfig.class).problems()) {
                 if (own.path().equals(path)) {
-                    return new Problem(path, written, own.expected()).message();
+                    return own.expected();
                 }
             }
         } catch (JacksonException | RuntimeException unbindable) {
             // The rest of the config cannot be bound: the plain words stand.
         }
-        return problem.message();
+        return null;
+    }
+
+    /** Whether {@code problem} is an export's backend count, which {@link #backendProblems} says. */
+    private static boolean backendProblem(Problem problem) {
+        return problem.path().matches("exports\\[[0-9]+\\]")
+                && ("two backends".equals(problem.value()) || "no backend".equals(problem.value()));
+    }
+
+    /**
+     * Each export's backends as the file writes them, whatever is wrong with their values: {@code file} and
+     * {@code upstream} both given is two backends, neither key is none. (A backend refused for its value, or
+     * written with none, is said at its own field; the count is not told again.)
+     */
+    private static List<Problem> backendProblems(JsonNode written) {
+        List<Problem> problems = new ArrayList<>();
+        JsonNode exports = written.path("exports");
+        for (int i = 0; exports.isArray() && i < exports.size(); i++) {
+            JsonNode export = exports.get(i);
+            if (!export.isObject()) {
+                continue;
+            }
+            if (export.hasNonNull("file") && export.hasNonNull("upstream")) {
+                problems.add(new Problem("exports[" + i + "]", "two backends", "exactly one of file or upstream"));
+            } else if (!export.has("file") && !export.has("upstream")) {
+                problems.add(new Problem("exports[" + i + "]", "no backend", "exactly one of file or upstream"));
+            }
+        }
+        return problems;
     }
 
     /** Puts {@code value} at {@code path} ({@code limits.maxConnections}, {@code exports[0].port}) in {@code tree}. */
@@ -269,10 +363,70 @@ public final class NbdConfigFiles {
         return false;
     }
 
-    /** {@code " at line N"} of the field {@code path} in the file, or {@code ""} when not known. */
-    private static String atLine(Locations at, String path) {
-        int line = at.line(path);
-        return line > 0 ? " at line " + line : "";
+    /**
+     * Where each field's key starts on its line, for a JSON document written on one line (as some tools write
+     * it), where the line alone does not say which field; else none.
+     */
+    private record Columns(Map<String, Integer> byPath) {
+
+        static final Columns NONE = new Columns(Map.of());
+
+        static Columns of(ObjectMapper reader, String text) {
+            Map<String, Integer> columns = new java.util.HashMap<>();
+            if (text.strip().indexOf('\n') >= 0) {
+                return new Columns(columns);
+            }
+            try (JsonParser parser = reader.getFactory().createParser(text)) {
+                for (JsonToken token = parser.nextToken(); token != null; token = parser.nextToken()) {
+                    // A key, or an item of a list (where an item starts).
+                    com.fasterxml.jackson.core.JsonStreamContext context = parser.getParsingContext();
+                    if (token == JsonToken.START_OBJECT || token == JsonToken.START_ARRAY) {
+                        context = context.getParent();
+                    }
+                    boolean item = token != JsonToken.END_OBJECT
+                            && token != JsonToken.END_ARRAY
+                            && context != null
+                            && context.inArray();
+                    if (token == JsonToken.FIELD_NAME || item) {
+                        columns.putIfAbsent(
+                                StrictReader.path(context),
+                                parser.currentTokenLocation().getColumnNr());
+                    }
+                }
+            } catch (IOException | RuntimeException e) {
+                // Keep what was read: the reader reports the document's own error.
+            }
+            return new Columns(columns);
+        }
+
+        /** {@code " at line N"} of the field {@code path} (and {@code ", column C"} on one line), or {@code ""}. */
+        String at(Locations at, String path) {
+            int line = at.line(path);
+            if (line <= 0) {
+                return "";
+            }
+            for (String p = path;
+                    !p.isEmpty();
+                    p = p.substring(0, Math.max(0, Math.max(p.lastIndexOf('.'), p.lastIndexOf('['))))) {
+                Integer column = byPath.get(p);
+                if (column != null && column > 0) {
+                    return " at line " + line + ", column " + column;
+                }
+            }
+            return " at line " + line;
+        }
+
+        /** {@code " at line N"}, with the column on one line, of a key the parser stands at. */
+        String at(JsonParser parser) {
+            int line = parser.currentTokenLocation().getLineNr();
+            return line <= 0
+                    ? ""
+                    : " at line " + line
+                            + (byPath.isEmpty()
+                                    ? ""
+                                    : ", column "
+                                            + parser.currentTokenLocation().getColumnNr());
+        }
     }
 
     /**
@@ -301,5 +455,110 @@ public final class NbdConfigFiles {
         }
         return new IllegalArgumentException(
                 source + ": not valid YAML or JSON" + StrictReader.where(e) + ": " + StrictReader.reason(e));
+    }
+
+    /**
+     * What a strict read refuses but the rest of the file can still be checked past, each at its field: a key
+     * written twice in one mapping (the first value is kept and checked), and YAML's non-finite floats
+     * ({@code .nan}, {@code .inf}, {@code -.inf}), kept as the double they mean so that the field's own check
+     * says what it takes.
+     *
+     * @param tree      the document, as a strict read would have given it but for these
+     * @param problems  one message each, ending {@code at line N}, for a key written twice
+     * @param nonFinite the non-finite floats by field path, as written
+     */
+    private record Lenient(JsonNode tree, List<String> problems, Map<String, String> nonFinite) {}
+
+    /**
+     * {@code text} read as {@link Lenient} says; {@code null} when it has a problem a strict read words better
+     * (a syntax error, a second document), which the caller then reads strictly to report.
+     */
+    private static Lenient readLeniently(ObjectMapper reader, String text, Columns columns) {
+        List<String> problems = new ArrayList<>();
+        Map<String, String> nonFinite = new java.util.LinkedHashMap<>();
+        try (JsonParser parser = reader.getFactory().createParser(text)) {
+            parser.disable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
+            JsonToken first = parser.nextToken();
+            JsonNode tree = first == null ? null : node(parser, first, problems, nonFinite, columns);
+            if (parser.nextToken() != null) {
+                return null;
+            }
+            return new Lenient(tree, problems, nonFinite);
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    /** The value the parser stands at ({@code token}), read whole. */
+    private static JsonNode node(
+            JsonParser parser, JsonToken token, List<String> problems, Map<String, String> nonFinite, Columns columns)
+            throws IOException {
+        JsonNodeFactory nodes = JsonNodeFactory.instance;
+        switch (token) {
+            case START_OBJECT -> {
+                ObjectNode object = nodes.objectNode();
+                Map<String, String> firsts = new java.util.HashMap<>();
+                for (JsonToken t = parser.nextToken(); t != JsonToken.END_OBJECT; t = parser.nextToken()) {
+                    String key = parser.currentName();
+                    String where = columns.at(parser);
+                    String path = StrictReader.path(parser.getParsingContext());
+                    JsonToken value = parser.nextToken();
+                    if (object.has(key)) {
+                        problems.add(new Problem(
+                                                path,
+                                                StrictReader.DUPLICATE_KEY,
+                                                "each key once per mapping; the first," + firsts.get(key)
+                                                        + ", is the one checked")
+                                        .message()
+                                + where);
+                        parser.skipChildren();
+                    } else {
+                        firsts.put(key, where);
+                        object.set(key, node(parser, value, problems, nonFinite, columns));
+                    }
+                }
+                return object;
+            }
+            case START_ARRAY -> {
+                ArrayNode array = nodes.arrayNode();
+                for (JsonToken t = parser.nextToken(); t != JsonToken.END_ARRAY; t = parser.nextToken()) {
+                    array.add(node(parser, t, problems, nonFinite, columns));
+                }
+                return array;
+            }
+            case VALUE_STRING -> {
+                return nodes.textNode(parser.getText());
+            }
+            case VALUE_NUMBER_INT -> {
+                return switch (parser.getNumberType()) {
+                    case INT -> nodes.numberNode(parser.getIntValue());
+                    case LONG -> nodes.numberNode(parser.getLongValue());
+                    default -> nodes.numberNode(parser.getBigIntegerValue());
+                };
+            }
+            case VALUE_NUMBER_FLOAT -> {
+                String written = parser.getText();
+                String lower = written.toLowerCase(java.util.Locale.ROOT);
+                if (lower.matches("[-+]?\\.(nan|inf)")) {
+                    // YAML's own words for them, which Jackson's number parser does not take.
+                    nonFinite.put(StrictReader.path(parser.getParsingContext()), written);
+                    return nodes.numberNode(
+                            lower.endsWith("nan")
+                                    ? Double.NaN
+                                    : lower.startsWith("-") ? Double.NEGATIVE_INFINITY : Double.POSITIVE_INFINITY);
+                }
+                return nodes.numberNode(parser.getDoubleValue());
+            }
+            case VALUE_TRUE, VALUE_FALSE -> {
+                return nodes.booleanNode(token == JsonToken.VALUE_TRUE);
+            }
+            case VALUE_NULL -> {
+                return nodes.nullNode();
+            }
+            default -> {
+                Object embedded = parser.getEmbeddedObject();
+                return embedded == null ? nodes.nullNode() : nodes.pojoNode(embedded);
+            }
+        }
     }
 }

@@ -178,7 +178,7 @@ public record ServeOptions(
                 int most = settings.limits().maxConnections();
                 if (maxConnectionsPerAddress < 1 || maxConnectionsPerAddress > most) {
                     throw new IllegalArgumentException("--max-connections-per-address: " + maxConnectionsPerAddress
-                            + " (expected: 1 to limits.maxConnections, " + most + ")");
+                            + " (expected: " + NbdConfig.whole(1, most) + ", at most limits.maxConnections)");
                 }
                 settings = settings.toBuilder()
                         .limits(settings.limits().toBuilder()
@@ -538,9 +538,9 @@ public record ServeOptions(
         } catch (NumberFormatException e) {
             seconds = Double.NaN;
         }
-        if (!(seconds == 0 || seconds >= 0.01 && seconds <= 31_536_000)) {
-            throw new IllegalArgumentException(
-                    "--idle-timeout: \"" + text + "\" (expected: off, 0, or seconds from" + " 0.01 to 31536000)");
+        if (!(seconds == 0 || seconds >= 0.01 && seconds <= Limits.MAX_IDLE_TIMEOUT_SECONDS)) {
+            throw new IllegalArgumentException("--idle-timeout: \"" + text + "\" (expected: off, 0, or seconds, "
+                    + dev.tailor.common.Numbers.interval(false, 0.01, Limits.MAX_IDLE_TIMEOUT_SECONDS) + ")");
         }
         return seconds;
     }
@@ -570,7 +570,7 @@ public record ServeOptions(
         }
         if (seconds < 2 || seconds > 86_400) {
             throw new IllegalArgumentException(
-                    "--slow-window: \"" + text + "\" (expected: whole seconds from 2 to" + " 86400, e.g. 60)");
+                    "--slow-window: \"" + text + "\" (expected: seconds, " + NbdConfig.whole(2, 86_400) + ", e.g. 60)");
         }
         return seconds;
     }
@@ -592,8 +592,8 @@ public record ServeOptions(
             port = -1;
         }
         if (port < 0 || port > 65_535) {
-            throw new IllegalArgumentException(
-                    "--listen: port \"" + text.substring(colon + 1) + "\" (expected 0 to 65535)");
+            throw new IllegalArgumentException("--listen: port \"" + text.substring(colon + 1) + "\" (expected: "
+                    + NbdConfig.whole(0, 65_535) + ")");
         }
         return InetSocketAddress.createUnresolved(host, port);
     }

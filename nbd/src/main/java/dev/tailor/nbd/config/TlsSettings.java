@@ -62,11 +62,11 @@ public record TlsSettings(String mode, Path certificates, Boolean verifyPeer) {
      */
     public List<Problem> problems() {
         List<Problem> problems = new ArrayList<>();
-        if (!mode.equals("off") && !enabled()) {
+        boolean badMode = !mode.equals("off") && !enabled();
+        if (badMode) {
+            // Which mode was meant is not known: certificates given are still looked at, as for TLS on.
             problems.add(new Problem("tls.mode", quote(mode), "off, on or require"));
-            return problems;
-        }
-        if (!enabled()) {
+        } else if (!enabled()) {
             if (certificates != null) {
                 problems.add(new Problem(
                         "tls.certificates",
@@ -79,10 +79,12 @@ public record TlsSettings(String mode, Path certificates, Boolean verifyPeer) {
             return problems;
         }
         if (certificates == null) {
-            problems.add(new Problem(
-                    "tls.certificates",
-                    "missing",
-                    "a folder with " + SERVER_CERT + " and " + SERVER_KEY + " when tls.mode is " + mode));
+            if (!badMode) {
+                problems.add(new Problem(
+                        "tls.certificates",
+                        "missing",
+                        "a folder with " + SERVER_CERT + " and " + SERVER_KEY + " when tls.mode is " + mode));
+            }
             return problems;
         }
         if (!java.nio.file.Files.isDirectory(certificates)) {
@@ -90,13 +92,12 @@ public record TlsSettings(String mode, Path certificates, Boolean verifyPeer) {
                     "tls.certificates",
                     certificates + (java.nio.file.Files.exists(certificates) ? " is not a folder" : " does not exist"),
                     "a folder with " + SERVER_CERT + " and " + SERVER_KEY));
-            return problems;
+            return problems; // the files in a folder that is not there are not looked for
         }
         for (String name : verifyPeer ? List.of(SERVER_CERT, SERVER_KEY, CA_CERT) : List.of(SERVER_CERT, SERVER_KEY)) {
             Problem problem = fileProblem("tls.certificates", certificates.resolve(name));
             if (problem != null) {
                 problems.add(problem);
-                return problems;
             }
         }
         return problems;

@@ -88,7 +88,7 @@ class NbdConfigBuilderTest {
                 .build();
         assertThat(config.problems())
                 .contains(
-                        new Problem("limits.maxConnections", 0, "at least 1"),
+                        new Problem("limits.maxConnections", 0, "a whole number >= 1"),
                         new Problem("loop.mode", "\"lifo\"", "priority or fifo"))
                 .extracting(Problem::message)
                 .anySatisfy(p -> assertThat(p).startsWith("limits.maxConnections: 0 (expected:"))

@@ -204,8 +204,8 @@ class NbdConfigTest {
                 """))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("test.yaml: ")
-                .hasMessageContaining("port: 70000 (expected: 0 to 65535)")
-                .hasMessageContaining("limits.maxRequestSize: 1KiB (expected: 4KiB to 1GiB)")
+                .hasMessageContaining("port: 70000 (expected: a whole number in [0, 65535])")
+                .hasMessageContaining("limits.maxRequestSize: 1KiB (expected: a size in [4KiB, 1GiB])")
                 .hasMessageContaining("limits.maxInFlightRequestsPerConnection: 0")
                 .hasMessageContaining("limits.handshakeTimeoutSeconds: 0 (expected")
                 .hasMessageContaining("exports[0].name: \"has space\"")
@@ -235,7 +235,8 @@ class NbdConfigTest {
                         .maxHandshakes())
                 .isEqualTo(8);
         assertThatThrownBy(() -> parse("limits: {maxConnections: 8, maxHandshakes: 9}\nexports: [{name: d, file: f}]"))
-                .hasMessageContaining("limits.maxHandshakes: 9 (expected: 1 to limits.maxConnections, 8)");
+                .hasMessageContaining(
+                        "limits.maxHandshakes: 9 (expected: a whole number in [1, 8], at most limits.maxConnections)");
     }
 
     @Test
@@ -257,10 +258,10 @@ class NbdConfigTest {
                 exports: [{name: d, file: f}]
                 """)).getMessage();
         assertThat(message)
-                .contains("limits.maxRequestSize: 2GiB (expected: 4KiB to 1GiB)")
+                .contains("limits.maxRequestSize: 2GiB (expected: a size in [4KiB, 1GiB])")
                 .doesNotContain("maxInFlightPerConnection")
                 .contains("limits.maxConnections: 0")
-                .contains("limits.maxHandshakes: 0 (expected: at least 1)");
+                .contains("limits.maxHandshakes: 0 (expected: a whole number >= 1)");
     }
 
     @Test
@@ -334,7 +335,8 @@ class NbdConfigTest {
     void syntaxErrors_nameTheLineAndTheField() {
         assertThatThrownBy(() -> parse("exports:\n  - name: d\n    file: f\n    file: g\n"))
                 .hasMessage(
-                        "test.yaml: exports[0].file: duplicate key (expected: each key once per mapping) at line 4");
+                        "test.yaml: exports[0].file: duplicate key (expected: each key once per mapping; the first, at"
+                                + " line 3, is the one checked) at line 4");
     }
 
     @Test
@@ -352,7 +354,10 @@ class NbdConfigTest {
                 .hasMessageStartingWith(upper + ": not valid JSON at line 2,");
         Path twice = Files.writeString(dir.resolve("twice.json"), "{\"port\": 1,\n \"port\": 2}");
         assertThatThrownBy(() -> NbdConfigFiles.read(twice))
-                .hasMessage(twice + ": port: duplicate key (expected: each key once per mapping) at line 2");
+                .hasMessage(twice + ": 2 problems:\n"
+                        + "  exports: none (expected: at least one export)\n"
+                        + "  port: duplicate key (expected: each key once per mapping; the first, at line 1, is the one"
+                        + " checked) at line 2");
 
         Path good = Files.writeString(dir.resolve("good.json"), trailingComma.replace(",}", "}"));
         NbdConfig config = NbdConfigFiles.read(good);
@@ -374,7 +379,8 @@ class NbdConfigTest {
         assertThatThrownBy(() -> parse("exports: []")).hasMessageContaining("exports: none");
         assertThatThrownBy(() -> parse("exports: [")).hasMessageContaining("not valid YAML or JSON");
         assertThatThrownBy(() -> parse("port: 1\nport: 2\nexports: [{name: d, file: f}]"))
-                .hasMessage("test.yaml: port: duplicate key (expected: each key once per mapping) at line 2");
+                .hasMessage("test.yaml: port: duplicate key (expected: each key once per mapping; the first, at line"
+                        + " 1, is the one checked) at line 2");
     }
 
     @Test
@@ -398,8 +404,9 @@ class NbdConfigTest {
         assertThatThrownBy(() -> parse("limits: {idleTimeoutSeconds: -1, maxConnections: 8,"
                         + " maxConnectionsPerAddress: 9}\nexports: [{name: d, file: f}]"))
                 .hasMessageContaining(
-                        "limits.idleTimeoutSeconds: -1 (expected: 0 for off, or 0.01 to 31536000," + " a year)")
-                .hasMessageContaining("limits.maxConnectionsPerAddress: 9 (expected: 1 to limits.maxConnections, 8)");
+                        "limits.idleTimeoutSeconds: -1 (expected: 0 for off, or a number in [0.01, 31536000] (a year))")
+                .hasMessageContaining(
+                        "limits.maxConnectionsPerAddress: 9 (expected: a whole number in [1, 8], at most limits.maxConnections)");
     }
 
     @Test
@@ -414,12 +421,15 @@ class NbdConfigTest {
         assertThat(set.slowTopWindowNanos()).isEqualTo(300_000_000_000L);
         assertThatThrownBy(() -> parse("exports: [{name: d, file: f}]\nloop:\n  slowRequestThresholdMillis: 0\n"
                         + "  slowTopWindowSeconds: 1\n"))
-                .hasMessageContaining("loop.slowRequestThresholdMillis: 0 (expected: milliseconds from 0.001 to 60000,"
-                        + " e.g. 50) at line 3")
-                .hasMessageContaining("loop.slowTopWindowSeconds: 1 (expected: 2 to 86400) at line 4");
+                .hasMessageContaining(
+                        "loop.slowRequestThresholdMillis: 0 (expected: milliseconds, a number in [0.001, 60000],"
+                                + " e.g. 50) at line 3")
+                .hasMessageContaining(
+                        "loop.slowTopWindowSeconds: 1 (expected: a whole number in [2, 86400]) at line 4");
         assertThatThrownBy(() -> parse("loop: {slowRequestThresholdMillis: 90000}\nexports: [{name: d, file: f}]"))
-                .hasMessage("test.yaml: loop.slowRequestThresholdMillis: 90000 (expected: milliseconds from 0.001 to"
-                        + " 60000, e.g. 50) at line 1");
+                .hasMessage(
+                        "test.yaml: loop.slowRequestThresholdMillis: 90000 (expected: milliseconds, a number in [0.001,"
+                                + " 60000], e.g. 50) at line 1");
         assertThatThrownBy(() -> parse("loop: {slowRequestThresholdMillis: 50ms}\nexports: [{name: d, file: f}]"))
                 .hasMessageStartingWith("test.yaml: loop.slowRequestThresholdMillis: \"50ms\" (expected: a number")
                 .hasMessageEndingWith("at line 1");
@@ -428,9 +438,11 @@ class NbdConfigTest {
     @Test
     void yamlsNanInfinityAndOff_areNamedAsWhatTheUserWrote() {
         assertThatThrownBy(() -> parse("limits: {idleTimeoutSeconds: .nan}\nexports: [{name: d, file: f}]"))
-                .hasMessage("test.yaml: limits.idleTimeoutSeconds: .nan (expected: a finite number) at line 1");
+                .hasMessage("test.yaml: limits.idleTimeoutSeconds: .nan (expected: 0 for off, or a number in [0.01,"
+                        + " 31536000] (a year)) at line 1");
         assertThatThrownBy(() -> parse("exports: [{name: d, file: f}]\nlimits:\n  handshakeTimeoutSeconds: -.Inf\n"))
-                .hasMessageContaining("limits.handshakeTimeoutSeconds: -.Inf (expected: a finite number) at line 3");
+                .hasMessageContaining(
+                        "limits.handshakeTimeoutSeconds: -.Inf (expected: a number in (0, 86400]) at line 3");
         assertThatThrownBy(() -> parse("limits: {idleTimeoutSeconds: off}\nexports: [{name: d, file: f}]"))
                 .hasMessageContaining(
                         "limits.idleTimeoutSeconds: false (expected: a number, e.g. 10 or 2.5;"
@@ -474,8 +486,9 @@ class NbdConfigTest {
         NbdConfig deep = parse("fairDispatch: {enabled: true, depth: 64}\nexports: [{name: d, file: f}]");
         assertThat(deep.fairDispatch().depthOf(deep.exports(), 8)).isEqualTo(64);
         assertThatThrownBy(() -> parse("exports: [{name: d, file: f}]\nfairDispatch:\n  enabled: true\n  depth: 0\n"))
-                .hasMessage("test.yaml: fairDispatch.depth: 0 (expected: requests at one backend at once, 1 to 65536)"
-                        + " at line 4");
+                .hasMessage(
+                        "test.yaml: fairDispatch.depth: 0 (expected: requests at one backend at once, a whole number in [1, 65536])"
+                                + " at line 4");
         String whileOff = ", but the door is off (expected: fairDispatch.enabled: true, or admission.enabled in"
                 + " Tailor's variant, whose door it is (the paper's variant has none); or no depth)";
         assertThatThrownBy(() -> parse("exports: [{name: d, file: f}]\nfairDispatch:\n  depth: 4\n"))
@@ -534,7 +547,7 @@ class NbdConfigTest {
                 """)).getMessage();
         assertThat(message)
                 .contains("port: \"http\" (expected: a whole number)")
-                .contains("eventLoopThreads: 99999999999 (expected: 1 to 1024)")
+                .contains("eventLoopThreads: 99999999999 (expected: a whole number in [1, 1024])")
                 .contains("limits.maxRequestSize: \"1.5GiB\" (expected: a size like 1GiB or a number of bytes, in B")
                 .contains("limits.handshakeTimeoutSeconds: \"soon\" (expected: a number, e.g. 10 or 2.5)")
                 .contains("limits.maxConnections: 2.5 (expected: a whole number)")
@@ -554,7 +567,7 @@ class NbdConfigTest {
                 exports: [{name: d, file: f, sise: 1}]
                 """))
                 .hasMessageContaining("exports[0].sise: unknown field")
-                .hasMessageContaining("port: 70000 (expected: 0 to 65535)");
+                .hasMessageContaining("port: 70000 (expected: a whole number in [0, 65535])");
     }
 
     @Test
@@ -579,12 +592,12 @@ class NbdConfigTest {
                         port: 99999999999999999999
                         exports: [{name: d, size: 1MiB, file: d.img}]
                         """)).getMessage())
-                .endsWith("port: 99999999999999999999 (expected: 0 to 65535) at line 1");
+                .endsWith("port: 99999999999999999999 (expected: a whole number in [0, 65535]) at line 1");
         assertThat(catchThrowable(() -> parse("""
                         port: 10809
                         eventLoopThreads: -99999999999
                         exports: [{name: d, size: 1MiB, file: d.img}]
                         """)).getMessage())
-                .endsWith("eventLoopThreads: -99999999999 (expected: 1 to 1024) at line 2");
+                .endsWith("eventLoopThreads: -99999999999 (expected: a whole number in [1, 1024]) at line 2");
     }
 }

@@ -116,7 +116,7 @@ class ServeOptionsTest {
         assertThatThrownBy(() -> options(twice, null, "on", null).build())
                 .hasMessageContaining("2 problems:")
                 .hasMessageContaining("fairDispatch.depth: 32, but the door is off")
-                .hasMessageContaining("eventLoopThreads: 0 (expected: 1 to 1024) at line 3");
+                .hasMessageContaining("eventLoopThreads: 0 (expected: a whole number in [1, 1024]) at line 3");
     }
 
     /** Options over {@code config} (or over {@code --file disk.img} without one) for admission and its budget. */

@@ -140,7 +140,8 @@ class ProvisionedBaselineTest {
                 .contains("exports[0].baseline.iops: -5 (expected: 4 KiB I/Os per second, a number in (0, 100000000])");
         assertThat(problems(exportsWith + "{iops: 0}}]")).contains("exports[0].baseline.iops: 0 (expected");
         assertThat(problems(exportsWith + "{megabytesPerSecond: .nan}}]"))
-                .contains("exports[0].baseline.megabytesPerSecond: .nan (expected: a finite number) at line ");
+                .contains("exports[0].baseline.megabytesPerSecond: .nan (expected: MB/s, a number in (0, 10000000]) at"
+                        + " line ");
         assertThat(problems(exportsWith + "{}}]"))
                 .contains("exports[0].baseline: empty (expected: iops and/or" + " megabytesPerSecond)");
         assertThat(problems(exportsWith + "{iops: 1000, megabytesPerSecond: 1}}]"))
