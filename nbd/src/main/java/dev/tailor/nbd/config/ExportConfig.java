@@ -373,13 +373,14 @@ public record ExportConfig(
      * @param host        host name or address
      * @param port        TCP port (default 10809)
      * @param export      the upstream's export name (default: the empty name, its default export)
-     * @param connections pool size, 1 to 64 (default 4)
+     * @param connections pool size, in [1, 64] (default 4)
      * @param idleTimeoutSeconds a pool connection without a request for this long disconnects (default 5),
      *                    so that an upstream stopped while the proxy is idle is not kept waiting for it
-     * @param requestTimeoutSeconds a request written to a pool connection without its whole reply for this
-     *                    long makes the pool treat that connection as lost (closed, its requests in flight
-     *                    failed with EIO), so that an upstream that hangs without closing its connections
-     *                    does not hold the proxy's requests forever; 0 is off, never (default
+     * @param requestTimeoutSeconds a request without its whole reply this long after the pool took it,
+     *                    the wait for a new connection included, fails with EIO, and a pool connection it
+     *                    was written to is treated as lost (closed, its requests in flight failed with
+     *                    EIO), so that an upstream that hangs without closing its connections does not
+     *                    hold the proxy's requests forever; 0 is off, never (default
      *                    {@link #DEFAULT_REQUEST_TIMEOUT_SECONDS}; docs/nbd.md, "Upstream exports", says why)
      */
     @JsonIgnoreProperties(ignoreUnknown = false)
