@@ -1,5 +1,6 @@
 package dev.tailor.admission;
 
+import dev.tailor.common.Checks;
 import dev.tailor.common.Numbers;
 import java.util.ArrayDeque;
 import java.util.function.Consumer;
@@ -75,9 +76,7 @@ public final class FairDispatchQueue<T> {
         if (depth < 1) {
             throw new IllegalArgumentException("depth : " + depth + " (expected: >= 1)");
         }
-        if (!(lagSeconds >= 0) || Double.isInfinite(lagSeconds)) {
-            throw new IllegalArgumentException("lagSeconds : " + lagSeconds + " (expected: a finite value >= 0)");
-        }
+        Checks.requireRange("lagSeconds", lagSeconds, 0, Double.MAX_VALUE);
         this.depth = depth;
         this.lagSeconds = lagSeconds;
         int disks = weightsCostUnitsPerSecond.length;

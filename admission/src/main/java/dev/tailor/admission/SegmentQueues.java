@@ -1,5 +1,6 @@
 package dev.tailor.admission;
 
+import dev.tailor.common.Checks;
 import java.util.ArrayDeque;
 import java.util.List;
 
@@ -138,9 +139,7 @@ final class SegmentQueues {
      * @param lag how far behind the system's virtual time a start tag may be, {@code >= 0}
      */
     void boundLag(double lag) {
-        if (!(lag >= 0) || Double.isInfinite(lag)) {
-            throw new IllegalArgumentException("lag : " + lag + " (expected: a finite value >= 0)");
-        }
+        Checks.requireRange("lag", lag, 0, Double.MAX_VALUE);
         this.lag = lag;
     }
 

@@ -181,7 +181,7 @@ class FairDispatchQueueTest {
         assertThatThrownBy(() -> new FairDispatchQueue<Req>(new double[] {1}, 0, 0))
                 .hasMessage("depth : 0 (expected: >= 1)");
         assertThatThrownBy(() -> new FairDispatchQueue<Req>(new double[] {1}, 1, Double.POSITIVE_INFINITY))
-                .hasMessage("lagSeconds : Infinity (expected: a finite value >= 0)");
+                .hasMessage("lagSeconds : Infinity (expected: a finite number >= 0)");
         assertThatThrownBy(() -> new FairDispatchQueue<Req>(new double[0], 1, 0))
                 .hasMessageStartingWith("weightsCostUnitsPerSecond : []");
         FairDispatchQueue<Req> door = new FairDispatchQueue<>(new double[] {1}, 1, 0);

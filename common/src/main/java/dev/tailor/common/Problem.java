@@ -10,10 +10,12 @@ import java.util.regex.Pattern;
  * path such as {@code tenants[2].rate}, an option such as {@code --nodes}, or {@link #TOP_LEVEL}), the
  * value found (as the user wrote it, or what was found instead, such as {@code "unknown field"}), and
  * what was expected. {@link #message()} is the one line users read:
- * {@code tenants[2].rate: -1.0 (expected: a number > 0)}.
+ * {@code tenants[2].rate: -1 (expected: a number > 0)}.
  *
  * @param path     where the value is; never null
- * @param value    the value as found, or a short description of what was found; may be null
+ * @param value    the value as found, or a short description of what was found; may be null. A real
+ *                 value (a {@code double}, or a list of them) reads as a user writes it
+ *                 ({@link Numbers#written}): {@code 0}, not {@code 0.0}; {@code not a number} for NaN
  * @param expected what the field takes, in words ({@code "a whole number"}, {@code "one of a, b"})
  */
 public record Problem(String path, Object value, String expected) {
@@ -33,7 +35,22 @@ public record Problem(String path, Object value, String expected) {
      * (expected one of a, b)}, as the project's messages always have.
      */
     public String message() {
-        return path + ": " + value + (UNKNOWN_FIELD.equals(value) ? " (expected " : " (expected: ") + expected + ")";
+        return path + ": " + shown(value) + (UNKNOWN_FIELD.equals(value) ? " (expected " : " (expected: ") + expected
+                + ")";
+    }
+
+    /** {@code value} as a message shows it: a real number as written, a list item by item, else as is. */
+    private static Object shown(Object value) {
+        if (value instanceof Double d) {
+            return Numbers.written(d);
+        }
+        if (value instanceof List<?> list) {
+            return "["
+                    + String.join(
+                            ", ",
+                            list.stream().map(v -> String.valueOf(shown(v))).toList()) + "]";
+        }
+        return value;
     }
 
     @Override

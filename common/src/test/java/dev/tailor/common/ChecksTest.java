@@ -42,7 +42,7 @@ class ChecksTest {
     @Test
     void problem_message_andReport() {
         assertThat(new Problem("tenants[2].rate", -1.0, "a number > 0").message())
-                .isEqualTo("tenants[2].rate: -1.0 (expected: a number > 0)");
+                .isEqualTo("tenants[2].rate: -1 (expected: a number > 0)");
         assertThat(new Problem("", "empty", "a scenario").message())
                 .isEqualTo("(top level): empty (expected: a scenario)");
         assertThat(Problem.report("f.yaml", List.of("a: 1 (expected: 2)"))).isEqualTo("f.yaml: a: 1 (expected: 2)");

@@ -1,5 +1,7 @@
 package dev.tailor.heart;
 
+import dev.tailor.common.Numbers;
+
 /**
  * Integer apportionment by the largest-remainder (Hamilton) method: used to turn fractions into
  * integer flow units for NTAM and into Istio's integer weights that must sum to exactly 100.
@@ -39,7 +41,8 @@ public final class Apportionment {
         for (int i = 0; i < weights.length; i++) {
             double w = weights[i];
             if (!Double.isFinite(w) || w < 0) {
-                throw new IllegalArgumentException("weights[" + i + "] : " + w + " (expected: a finite number >= 0)");
+                throw new IllegalArgumentException(
+                        "weights[" + i + "] : " + Numbers.written(w) + " (expected: a finite number >= 0)");
             }
             max = Math.max(max, w);
             if (w > 0) {

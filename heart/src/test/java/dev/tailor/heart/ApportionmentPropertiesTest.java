@@ -1,6 +1,7 @@
 package dev.tailor.heart;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.quicktheories.QuickTheory.qt;
 import static org.quicktheories.generators.SourceDSL.doubles;
 import static org.quicktheories.generators.SourceDSL.integers;
@@ -137,5 +138,11 @@ class ApportionmentPropertiesTest {
             case 1 -> 1_000_000;
             default -> integers().between(0, 20).generate(in);
         };
+    }
+
+    @Test
+    void badWeight_isEchoedAsWritten() {
+        assertThatThrownBy(() -> Apportionment.largestRemainder(new double[] {1, -1e7}, 3))
+                .hasMessageContaining("weights[1] : -10000000 (expected: a finite number >= 0)");
     }
 }

@@ -3,6 +3,7 @@ package dev.tailor.lab;
 import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tailor.common.Checks;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -85,9 +86,7 @@ final class FioLatency {
      * @param percent p, in (0, 100]
      */
     double percentileMicros(double percent) {
-        if (!(percent > 0 && percent <= 100)) {
-            throw new IllegalArgumentException("percent: " + percent + " (expected: more than 0, at most 100)");
-        }
+        Checks.requireAboveAtMost("percent", percent, 0, 100);
         double need = samples * percent / 100.0;
         long seen = 0;
         for (Map.Entry<Long, Long> bin : bins.entrySet()) {

@@ -60,6 +60,7 @@ class FioLatencyTest {
         assertThat(h.percentileMicros(99.9)).isEqualTo(5.0);
         assertThat(h.percentileMicros(100)).isEqualTo(5.0);
         assertThat(h.maxMicros()).isEqualTo(5.0);
+        assertThatThrownBy(() -> h.percentileMicros(0)).hasMessage("percent : 0 (expected: a number in (0, 100])");
     }
 
     @Test

@@ -1,5 +1,6 @@
 package dev.tailor.datasets.snapshot;
 
+import dev.tailor.common.Numbers;
 import dev.tailor.datasets.AwsPingLatencies;
 import dev.tailor.datasets.DataFileException;
 import dev.tailor.datasets.JaegerSpans;
@@ -256,17 +257,17 @@ public final class OnlineBoutiqueSnapshot {
             for (int i = 0; i < nodeSpeeds.size(); i++) {
                 Double s = nodeSpeeds.get(i);
                 if (s == null || !Double.isFinite(s) || s <= 0) {
-                    throw new IllegalArgumentException(
-                            "nodeSpeeds[" + i + "] : " + s + " (expected: a finite speed > 0)");
+                    throw new IllegalArgumentException("nodeSpeeds[" + i + "] : "
+                            + (s == null ? "null" : Numbers.written(s)) + " (expected: a finite speed > 0)");
                 }
             }
             if (!Double.isFinite(cpuCoresPerNode) || cpuCoresPerNode <= 0) {
-                throw new IllegalArgumentException(
-                        "cpuCoresPerNode : " + cpuCoresPerNode + " (expected: a finite number of cores > 0)");
+                throw new IllegalArgumentException("cpuCoresPerNode : " + Numbers.written(cpuCoresPerNode)
+                        + " (expected: a finite number of cores > 0)");
             }
             if (cpuLimitCores != null && (!Double.isFinite(cpuLimitCores) || cpuLimitCores <= 0)) {
-                throw new IllegalArgumentException(
-                        "cpuLimitCores : " + cpuLimitCores + " (expected: a finite number of cores > 0, or absent)");
+                throw new IllegalArgumentException("cpuLimitCores : " + Numbers.written(cpuLimitCores)
+                        + " (expected: a finite number of cores > 0, or absent)");
             }
             minute = minute == null ? Minute.BUSIEST : minute;
             if (regions == null) {
@@ -288,8 +289,8 @@ public final class OnlineBoutiqueSnapshot {
             }
             regions = List.copyOf(normal);
             if (!Double.isFinite(sameNodeDelayMillis) || sameNodeDelayMillis < 0) {
-                throw new IllegalArgumentException(
-                        "sameNodeDelayMillis : " + sameNodeDelayMillis + " (expected: a finite delay in ms >= 0)");
+                throw new IllegalArgumentException("sameNodeDelayMillis : " + Numbers.written(sameNodeDelayMillis)
+                        + " (expected: a finite delay in ms >= 0)");
             }
             if (pingPayloadBytes < 0) {
                 throw new IllegalArgumentException("pingPayloadBytes : " + pingPayloadBytes

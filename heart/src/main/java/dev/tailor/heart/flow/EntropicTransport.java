@@ -1,5 +1,8 @@
 package dev.tailor.heart.flow;
 
+import dev.tailor.common.Checks;
+import dev.tailor.common.Numbers;
+
 /**
  * Entropy-regularised transport of one call edge by Sinkhorn's matrix scaling: over the active links
  * of a dense sources × sinks grid, the flow f that minimises Σ f × cost + ε Σ f (log f − 1) under the
@@ -153,8 +156,9 @@ public final class EntropicTransport {
         checkLinks(s, g, costMillis, active, epsilonMillis, flowOut);
         for (int b = 0; b < g; b++) {
             if (!(capacity[b] > 0 && servers[b] > 0 && Double.isFinite(capacity[b]) && Double.isFinite(servers[b]))) {
-                throw new IllegalArgumentException("capacity, servers of sink " + b + " : " + capacity[b] + ", "
-                        + servers[b] + " (expected: > 0)");
+                throw new IllegalArgumentException(
+                        "capacity, servers of sink " + b + " : " + Numbers.written(capacity[b]) + ", "
+                                + Numbers.written(servers[b]) + " (expected: finite numbers > 0)");
             }
         }
         return new QueueingNewton(supply, capacity, servers, minimum, costMillis, active, epsilonMillis).solve(flowOut);
@@ -204,9 +208,7 @@ public final class EntropicTransport {
                     + " flags, room for " + flowOut.length + " flows (expected: " + s + " x " + g + " = " + links
                     + " each)");
         }
-        if (!(epsilonMillis > 0 && Double.isFinite(epsilonMillis))) {
-            throw new IllegalArgumentException("epsilonMillis : " + epsilonMillis + " (expected: > 0)");
-        }
+        Checks.requireAboveAtMost("epsilonMillis", epsilonMillis, 0, Double.MAX_VALUE);
     }
 
     /** Sinkhorn's scaling; see the maintainer note. */

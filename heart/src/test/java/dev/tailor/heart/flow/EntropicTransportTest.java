@@ -135,10 +135,20 @@ class EntropicTransportTest {
         assertThatThrownBy(() -> EntropicTransport.solve(
                         new double[] {1}, new double[] {1}, new double[] {0}, all(1), 0, new double[1]))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("epsilonMillis : 0.0 (expected: > 0)");
+                .hasMessageContaining("epsilonMillis : 0 (expected: a finite number > 0)");
         assertThatThrownBy(() -> EntropicTransport.solve(
                         new double[] {1}, new double[] {1}, new double[] {0}, all(1), Double.NaN, new double[1]))
-                .hasMessageContaining("epsilonMillis : NaN");
+                .hasMessageContaining("epsilonMillis : not a number");
+        assertThatThrownBy(() -> EntropicTransport.solveQueueing(
+                        new double[] {1},
+                        new double[] {0},
+                        new double[] {1e7},
+                        new double[] {0},
+                        new double[] {0},
+                        all(1),
+                        1,
+                        new double[1]))
+                .hasMessageContaining("capacity, servers of sink 0 : 0, 10000000 (expected: finite numbers > 0)");
         assertThatThrownBy(() -> EntropicTransport.solve(
                         new double[] {1}, new double[] {1, 1}, new double[] {0}, all(1), 1, new double[1]))
                 .hasMessageContaining("links : 1 costs");

@@ -3,6 +3,7 @@ package dev.tailor.heart.flow;
 import com.google.ortools.graph.MaxFlow;
 import com.google.ortools.graph.MinCostFlow;
 import com.google.ortools.graph.MinCostFlowBase;
+import dev.tailor.common.Numbers;
 import java.util.Arrays;
 
 /**
@@ -77,7 +78,8 @@ final class FlowNetwork {
                     "bounds : [" + lowerUnits + ", " + upperUnits + "] (expected: 0 <= lower <= upper)");
         }
         if (costPerUnit != Math.rint(costPerUnit) || Math.abs(costPerUnit) >= MAX_COST) {
-            throw new IllegalArgumentException("cost : " + costPerUnit + " (expected: a whole number, |cost| < 1e12)");
+            throw new IllegalArgumentException(
+                    "cost : " + Numbers.written(costPerUnit) + " (expected: a whole number, |cost| < 1e12)");
         }
         if (arcs == from.length) {
             int n = arcs * 2;

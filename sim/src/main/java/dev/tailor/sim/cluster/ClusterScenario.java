@@ -1,6 +1,7 @@
 package dev.tailor.sim.cluster;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import dev.tailor.common.Numbers;
 import dev.tailor.common.Problem;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -536,8 +537,8 @@ public record ClusterScenario(
             if (point.atSeconds() == null || !(point.atSeconds() >= 0 && point.atSeconds() <= 86_400)) {
                 problems.add(new Problem(at + ".atSeconds", point.atSeconds(), "a number in [0, 86400]"));
             } else if (point.atSeconds() < previous) {
-                problems.add(
-                        new Problem(at + ".atSeconds", point.atSeconds(), "not before the point above, " + previous));
+                problems.add(new Problem(
+                        at + ".atSeconds", point.atSeconds(), "not before the point above, " + format(previous)));
             } else {
                 previous = point.atSeconds();
             }
@@ -622,9 +623,7 @@ public record ClusterScenario(
     }
 
     private static String format(double value) {
-        return value == Math.rint(value) && Math.abs(value) < 1e15
-                ? String.valueOf((long) value)
-                : String.format(Locale.ROOT, "%g", value);
+        return Numbers.written(value);
     }
 
     private static String quote(String value) {

@@ -1,5 +1,6 @@
 package dev.tailor.sim.cluster;
 
+import dev.tailor.common.Checks;
 import dev.tailor.common.Problem;
 import dev.tailor.heart.HeartConfig;
 import dev.tailor.heart.ShareMoveCap;
@@ -120,9 +121,7 @@ public final class ClusterSimulation {
         if (!problems.isEmpty()) {
             throw new IllegalArgumentException("scenario " + scenario.name() + ": " + Problem.join(problems));
         }
-        if (!(rps > 0 && rps <= 1e6)) {
-            throw new IllegalArgumentException("rps : " + rps + " (expected: in (0, 1e6])");
-        }
+        Checks.requireAboveAtMost("rps", rps, 0, 1e6);
         LongSupplier clock = wallClock == null ? () -> 0L : wallClock;
         RoutingPolicy routing = policy(policy, configs == null ? PolicyConfigs.DEFAULTS : configs);
         long started = clock.getAsLong();

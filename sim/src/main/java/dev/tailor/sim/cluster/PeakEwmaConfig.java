@@ -1,5 +1,6 @@
 package dev.tailor.sim.cluster;
 
+import dev.tailor.common.Checks;
 import java.util.Locale;
 
 /**
@@ -16,12 +17,8 @@ public record PeakEwmaConfig(double decaySeconds, double defaultRttMillis) {
 
     /** @throws IllegalArgumentException naming the field, its value and what was expected */
     public PeakEwmaConfig {
-        if (!(decaySeconds > 0 && decaySeconds <= 3_600)) {
-            throw new IllegalArgumentException("decaySeconds : " + decaySeconds + " (expected: in (0, 3600])");
-        }
-        if (!(defaultRttMillis > 0 && defaultRttMillis <= 60_000)) {
-            throw new IllegalArgumentException("defaultRttMillis : " + defaultRttMillis + " (expected: in (0, 60000])");
-        }
+        Checks.requireAboveAtMost("decaySeconds", decaySeconds, 0, 3_600);
+        Checks.requireAboveAtMost("defaultRttMillis", defaultRttMillis, 0, 60_000);
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.tailor.sim.cluster;
 
+import dev.tailor.common.Checks;
 import java.util.Locale;
 
 /**
@@ -26,24 +27,12 @@ public record PrequalConfig(
 
     /** @throws IllegalArgumentException naming the field, its value and what was expected */
     public PrequalConfig {
-        if (!(qRif > 0 && qRif <= 1)) {
-            throw new IllegalArgumentException("qRif : " + qRif + " (expected: in (0, 1])");
-        }
-        if (!(probesPerQuery > 0 && probesPerQuery <= 16)) {
-            throw new IllegalArgumentException("probesPerQuery : " + probesPerQuery + " (expected: in (0, 16])");
-        }
-        if (poolSize < 1 || poolSize > 1_024) {
-            throw new IllegalArgumentException("poolSize : " + poolSize + " (expected: 1 .. 1024)");
-        }
-        if (!(maxAgeMillis > 0 && maxAgeMillis <= 3.6e6)) {
-            throw new IllegalArgumentException("maxAgeMillis : " + maxAgeMillis + " (expected: in (0, 3.6e6])");
-        }
-        if (!(removesPerQuery >= 0 && removesPerQuery <= 16)) {
-            throw new IllegalArgumentException("removesPerQuery : " + removesPerQuery + " (expected: in [0, 16])");
-        }
-        if (!(reuseDelta > 0 && reuseDelta <= 1_000)) {
-            throw new IllegalArgumentException("reuseDelta : " + reuseDelta + " (expected: in (0, 1000])");
-        }
+        Checks.requireAboveAtMost("qRif", qRif, 0, 1);
+        Checks.requireAboveAtMost("probesPerQuery", probesPerQuery, 0, 16);
+        Checks.requireRange("poolSize", poolSize, 1, 1_024);
+        Checks.requireAboveAtMost("maxAgeMillis", maxAgeMillis, 0, 3.6e6);
+        Checks.requireRange("removesPerQuery", removesPerQuery, 0, 16);
+        Checks.requireAboveAtMost("reuseDelta", reuseDelta, 0, 1_000);
     }
 
     /** A copy with another Q_RIF. */

@@ -1,11 +1,11 @@
 package dev.tailor.sim.cluster;
 
+import dev.tailor.common.Numbers;
 import dev.tailor.common.Problem;
 import dev.tailor.sim.des.EventCalendar;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.function.LongConsumer;
 import org.apache.commons.rng.UniformRandomProvider;
@@ -238,9 +238,7 @@ final class ScenarioEvents {
     }
 
     private static String fmt(double value) {
-        return value == Math.rint(value) && Math.abs(value) < 1e15
-                ? String.valueOf((long) value)
-                : String.format(Locale.ROOT, "%g", value);
+        return Numbers.written(value);
     }
 
     private static String quote(String value) {

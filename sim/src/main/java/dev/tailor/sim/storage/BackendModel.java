@@ -1,5 +1,6 @@
 package dev.tailor.sim.storage;
 
+import dev.tailor.common.Numbers;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.PriorityQueue;
@@ -48,7 +49,8 @@ public record BackendModel(
 
     private static void check(List<String> problems, String name, double value, double max) {
         if (!(value >= 0 && value <= max)) {
-            problems.add(name + ": " + value + " (expected: a number in [0, " + (long) max + "])");
+            problems.add(name + ": " + Numbers.written(value) + " (expected: a number in [0, " + Numbers.written(max)
+                    + "])");
         }
     }
 

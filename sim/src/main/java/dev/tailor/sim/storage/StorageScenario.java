@@ -1,12 +1,12 @@
 package dev.tailor.sim.storage;
 
+import dev.tailor.common.Numbers;
 import dev.tailor.common.Problem;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
@@ -692,7 +692,7 @@ public record StorageScenario(
                 && backend.readBaseMicros() + backend.readMicrosPerKiB() <= 0) {
             problems.add(new Problem(
                     "backend.readBaseMicros",
-                    backend.readBaseMicros() + " with readMicrosPerKiB " + backend.readMicrosPerKiB(),
+                    format(backend.readBaseMicros()) + " with readMicrosPerKiB " + format(backend.readMicrosPerKiB()),
                     "reads that take time"));
         }
         if (backend.writeBaseMicros() != null
@@ -700,7 +700,8 @@ public record StorageScenario(
                 && backend.writeBaseMicros() + backend.writeMicrosPerKiB() <= 0) {
             problems.add(new Problem(
                     "backend.writeBaseMicros",
-                    backend.writeBaseMicros() + " with writeMicrosPerKiB " + backend.writeMicrosPerKiB(),
+                    format(backend.writeBaseMicros()) + " with writeMicrosPerKiB "
+                            + format(backend.writeMicrosPerKiB()),
                     "writes that take time"));
         }
     }
@@ -867,7 +868,9 @@ public record StorageScenario(
                 }
                 if (t.commitmentRatio() != null) {
                     problems.add(new Problem(
-                            at + ".baseline", "given with commitmentRatio " + t.commitmentRatio(), "one of them"));
+                            at + ".baseline",
+                            "given with commitmentRatio " + format(t.commitmentRatio()),
+                            "one of them"));
                 }
             }
             if (t.commitmentRatio() != null && !(t.commitmentRatio() > 0 && t.commitmentRatio() <= 1_000)) {
@@ -900,9 +903,7 @@ public record StorageScenario(
     }
 
     private static String format(double value) {
-        return value == Math.rint(value) && Math.abs(value) < 1e15
-                ? String.valueOf((long) value)
-                : String.format(Locale.ROOT, "%g", value);
+        return Numbers.written(value);
     }
 
     /** What a reference to a trace takes: a name defined under {@code traces}, listed; or that none is. */

@@ -151,7 +151,7 @@ public final class StorageSetup {
                                         Locale.ROOT,
                                         "a budget of at least 1 cost unit per interval; with intervalMillis %s it"
                                                 + " gives proxy %d %.3g (raise either)",
-                                        scenario.intervalMillis(),
+                                        Numbers.written(scenario.intervalMillis()),
                                         p,
                                         proxyCapacity[p] * intervalSeconds))));
             }

@@ -1,5 +1,6 @@
 package dev.tailor.sim.storage;
 
+import dev.tailor.common.Numbers;
 import dev.tailor.datasets.CloudPhysicsVolumes;
 import java.util.ArrayList;
 import java.util.List;
@@ -44,12 +45,13 @@ public final class TenantRates {
         }
         double equalShare = largeClients / (double) tenants;
         if (!(largeShare >= equalShare && largeShare < 1)) {
-            throw new IllegalArgumentException("largeShare: " + largeShare + " (expected: a number in [" + equalShare
-                    + ", 1)," + " from all tenants equal to all traffic on the large ones)");
+            throw new IllegalArgumentException("largeShare: " + Numbers.written(largeShare)
+                    + " (expected: a number in [" + Numbers.written(equalShare) + ", 1),"
+                    + " from all tenants equal to all traffic on the large ones)");
         }
         if (!(totalRequestsPerSecond > 0) || !Double.isFinite(totalRequestsPerSecond)) {
             throw new IllegalArgumentException(
-                    "totalRequestsPerSecond: " + totalRequestsPerSecond + " (expected: > 0)");
+                    "totalRequestsPerSecond: " + Numbers.written(totalRequestsPerSecond) + " (expected: > 0)");
         }
         double[] rates = new double[tenants];
         for (int i = 0; i < tenants; i++) { // partial Fisher–Yates: a draw without replacement

@@ -1,5 +1,6 @@
 package dev.tailor.sim.storage;
 
+import dev.tailor.common.Numbers;
 import dev.tailor.datasets.BlockTrace;
 import java.util.List;
 import org.apache.commons.rng.UniformRandomProvider;
@@ -43,8 +44,9 @@ public final class TenantStream {
                     || !(maxMillis >= minMillis)
                     || !(multiplier >= 1)
                     || !Double.isFinite(meanGapSeconds + maxMillis + multiplier)) {
-                throw new IllegalArgumentException("bursts: meanGapSeconds " + meanGapSeconds + ", minMillis "
-                        + minMillis + ", maxMillis " + maxMillis + ", multiplier " + multiplier
+                throw new IllegalArgumentException("bursts: meanGapSeconds " + Numbers.written(meanGapSeconds)
+                        + ", minMillis " + Numbers.written(minMillis) + ", maxMillis " + Numbers.written(maxMillis)
+                        + ", multiplier " + Numbers.written(multiplier)
                         + " (expected: gap > 0, 0 < min <= max, multiplier >= 1, all finite)");
             }
         }
@@ -83,7 +85,8 @@ public final class TenantStream {
                     trace.file() + ": a replayed excerpt needs two or more requests over" + " a positive time");
         }
         if (!(requestsPerSecond > 0) || !Double.isFinite(requestsPerSecond)) {
-            throw new IllegalArgumentException("requestsPerSecond: " + requestsPerSecond + " (expected: > 0)");
+            throw new IllegalArgumentException(
+                    "requestsPerSecond: " + Numbers.written(requestsPerSecond) + " (expected: > 0)");
         }
         if (diskBytes < ALIGN_BYTES) {
             throw new IllegalArgumentException("diskBytes: " + diskBytes + " (expected: >= 4096)");

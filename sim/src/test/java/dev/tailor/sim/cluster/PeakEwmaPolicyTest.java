@@ -109,8 +109,10 @@ class PeakEwmaPolicyTest {
 
     @Test
     void config_badValues_areNamed() {
-        assertThatThrownBy(() -> new PeakEwmaConfig(0, 30)).hasMessageContaining("decaySeconds : 0.0");
-        assertThatThrownBy(() -> new PeakEwmaConfig(10, Double.NaN)).hasMessageContaining("defaultRttMillis : NaN");
+        assertThatThrownBy(() -> new PeakEwmaConfig(0, 30))
+                .hasMessageContaining("decaySeconds : 0 (expected: a number in (0, 3600])");
+        assertThatThrownBy(() -> new PeakEwmaConfig(10, Double.NaN))
+                .hasMessageContaining("defaultRttMillis : not a number");
     }
 
     private void set(SimReplica replica, double millis) {

@@ -217,7 +217,7 @@ class PrequalPolicyTest {
         assertThat(PrequalConfig.DEFAULTS.poolSize()).isEqualTo(16);
         assertThatThrownBy(() -> PrequalConfig.DEFAULTS.withQRif(1.5)).hasMessageContaining("qRif : 1.5");
         assertThatThrownBy(() -> PrequalConfig.DEFAULTS.withProbesPerQuery(0))
-                .hasMessageContaining("probesPerQuery : 0.0");
+                .hasMessageContaining("probesPerQuery : 0 (expected: a number in (0, 16])");
     }
 
     private static Set<Integer> replicas(PrequalPolicy.Pool pool) {

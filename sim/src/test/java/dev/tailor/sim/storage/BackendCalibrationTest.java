@@ -109,8 +109,8 @@ class BackendCalibrationTest {
     void model_badValues_areNamed() {
         assertThatThrownBy(() -> new BackendModel(0, -1, Double.NaN, 1, 1, 3))
                 .hasMessageContaining("parallelism: 0")
-                .hasMessageContaining("readBaseMicros: -1.0")
-                .hasMessageContaining("readMicrosPerKiB: NaN")
-                .hasMessageContaining("serviceSigma: 3.0");
+                .hasMessageContaining("readBaseMicros: -1 (expected: a number in [0, 10000000])")
+                .hasMessageContaining("readMicrosPerKiB: not a number")
+                .hasMessageContaining("serviceSigma: 3 (expected: a number in [0, 2])");
     }
 }

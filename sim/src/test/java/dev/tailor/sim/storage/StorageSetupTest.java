@@ -41,7 +41,7 @@ class StorageSetupTest {
                     throw new AssertionError("no data needed");
                 }))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("burst-microbench: admission.capacityFraction: 1.0E-6 (expected: a budget of at least 1"
+                .hasMessage("burst-microbench: admission.capacityFraction: 0.000001 (expected: a budget of at least 1"
                         + " cost unit per interval; with intervalMillis 0.1 it gives proxy 0 0.100 (raise either))");
     }
 
@@ -54,7 +54,7 @@ class StorageSetupTest {
 
         assertThatThrownBy(() -> StorageScenarios.parse(yaml, "f.yaml"))
                 .hasMessageContaining(
-                        "backend.writeBaseMicros: 0.0 with writeMicrosPerKiB 0.0 (expected: writes that take time)");
+                        "backend.writeBaseMicros: 0 with writeMicrosPerKiB 0 (expected: writes that take time)");
     }
 
     @Test
@@ -216,6 +216,6 @@ class StorageSetupTest {
                     baseline: {iops: -3, mibPerSecond: 1}
                 """))
                 .hasMessageContaining("tenants[0].baseline.iops: -3 (expected: a number in (0, 100000000])")
-                .hasMessageContaining("tenants[0].baseline: given with commitmentRatio 2.0 (expected: one of them)");
+                .hasMessageContaining("tenants[0].baseline: given with commitmentRatio 2 (expected: one of them)");
     }
 }

@@ -108,10 +108,11 @@ class TenantWorkloadTest {
     void stream_badArguments() throws IOException {
         BlockTrace trace = evenTrace();
         assertThatThrownBy(() -> new TenantStream(trace, 0, 1 << 20, null, RandomSource.SPLIT_MIX_64.create(1)))
-                .hasMessageContaining("requestsPerSecond: 0.0");
+                .hasMessageContaining("requestsPerSecond: 0 (expected: > 0)");
         assertThatThrownBy(() -> new TenantStream(trace, 10, 100, null, RandomSource.SPLIT_MIX_64.create(1)))
                 .hasMessageContaining("diskBytes: 100");
-        assertThatThrownBy(() -> new TenantStream.Bursts(1, 50, 20, 2)).hasMessageContaining("maxMillis 20.0");
+        assertThatThrownBy(() -> new TenantStream.Bursts(1, 50, 20, 2))
+                .hasMessageContaining("minMillis 50, maxMillis 20, multiplier 2 (expected");
         BlockTrace single = BlockTrace.read(
                 Files.writeString(dir.resolve("one.trace"), "0 0 0 4096 1\n"), BlockTrace.Format.MSR_BYTES);
         assertThatThrownBy(() -> new TenantStream(single, 10, 1 << 20, null, RandomSource.SPLIT_MIX_64.create(1)))
@@ -132,6 +133,9 @@ class TenantWorkloadTest {
         }
         assertThatThrownBy(() -> TenantRates.draw(volumes, 12, 20_000, 3, 0.2, RandomSource.SPLIT_MIX_64.create(1)))
                 .hasMessageContaining("largeShare: 0.2 (expected: a number in [0.25, 1)");
+        assertThatThrownBy(
+                        () -> TenantRates.draw(volumes, 12, Double.NaN, 3, 0.63, RandomSource.SPLIT_MIX_64.create(1)))
+                .hasMessageContaining("totalRequestsPerSecond: not a number (expected: > 0)");
         assertThatThrownBy(() -> TenantRates.draw(volumes, 500, 1, 3, 0.6, RandomSource.SPLIT_MIX_64.create(1)))
                 .hasMessageContaining("tenants: 500");
     }
