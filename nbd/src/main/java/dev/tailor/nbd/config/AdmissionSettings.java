@@ -1,7 +1,5 @@
 package dev.tailor.nbd.config;
 
-import static dev.tailor.nbd.config.NbdConfig.number;
-
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import dev.tailor.admission.AdmissionConfig;
 import dev.tailor.admission.IoCostModel;
@@ -257,7 +255,7 @@ public record AdmissionSettings(
     }
 
     private static String percent(double share) {
-        return number(Math.round(share * 1000) / 10.0) + " %";
+        return Numbers.written(Math.round(share * 1000) / 10.0) + " %";
     }
 
     /** What is wrong with the budget fields (the path without {@code admission.}), or null. */
@@ -269,18 +267,19 @@ public record AdmissionSettings(
                     "the budget in IOPS and/or MB/s, or in cost units, not both");
         }
         if (iops != null && !(iops >= 1 && iops <= 1e8)) {
-            return new Problem("iops", number(iops), IOPS_EXPECTED);
+            return new Problem("iops", Numbers.written(iops), IOPS_EXPECTED);
         }
         if (megabytesPerSecond != null && !(megabytesPerSecond >= 0.01 && megabytesPerSecond <= 1e7)) {
-            return new Problem("megabytesPerSecond", number(megabytesPerSecond), MEGABYTES_PER_SECOND_EXPECTED);
+            return new Problem(
+                    "megabytesPerSecond", Numbers.written(megabytesPerSecond), MEGABYTES_PER_SECOND_EXPECTED);
         }
         if (iops != null && megabytesPerSecond != null && iops * IOPS_IO_BYTES > megabytesPerSecond * 1e6) {
             return new Problem(
                     "iops",
-                    number(iops) + " 4 KiB I/Os per second move "
-                            + number(Math.round(iops * IOPS_IO_BYTES / 1e4) / 100.0) + " MB/s, more than"
-                            + " megabytesPerSecond " + number(megabytesPerSecond),
-                    "at most " + number(Math.floor(megabytesPerSecond * 1e6 / IOPS_IO_BYTES))
+                    Numbers.written(iops) + " 4 KiB I/Os per second move "
+                            + Numbers.written(Math.round(iops * IOPS_IO_BYTES / 1e4) / 100.0) + " MB/s, more than"
+                            + " megabytesPerSecond " + Numbers.written(megabytesPerSecond),
+                    "at most " + Numbers.written(Math.floor(megabytesPerSecond * 1e6 / IOPS_IO_BYTES))
                             + " IOPS with that bandwidth: small I/Os cannot move more bytes than large ones");
         }
         return null;
@@ -295,9 +294,9 @@ public record AdmissionSettings(
             return String.format(java.util.Locale.ROOT, "%.3g", capacityCostUnitsPerSecond) + " cost units/s"
                     + " (about " + readsPerSecond(capacityCostUnitsPerSecond) + " 4 KiB reads/s)";
         }
-        return (iops == null ? "" : number(iops) + " IOPS")
+        return (iops == null ? "" : Numbers.written(iops) + " IOPS")
                 + (iops != null && megabytesPerSecond != null ? " and " : "")
-                + (megabytesPerSecond == null ? "" : number(megabytesPerSecond) + " MB/s");
+                + (megabytesPerSecond == null ? "" : Numbers.written(megabytesPerSecond) + " MB/s");
     }
 
     /**

@@ -253,13 +253,6 @@ public record NbdConfig(
         }
     }
 
-    /** A number as a user would have written it: {@code -3}, not {@code -3.0}; NaN and infinities as Java does. */
-    public static String number(double value) {
-        return Double.isFinite(value)
-                ? java.math.BigDecimal.valueOf(value).stripTrailingZeros().toPlainString()
-                : String.valueOf(value);
-    }
-
     /** A builder with every field unset: {@link Builder#build} gives the defaults. */
     public static Builder builder() {
         return new Builder();

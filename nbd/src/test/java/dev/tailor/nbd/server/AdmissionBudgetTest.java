@@ -112,7 +112,17 @@ class AdmissionBudgetTest {
         assertThat(problems("{enabled: true, iops: 20000, megabytesPerSecond: 400}"))
                 .isEmpty();
         assertThatThrownBy(() -> budget(Double.NaN, null).toAdmissionConfig())
-                .hasMessageContaining("iops : NaN (expected");
+                .hasMessage("iops : not a number (expected: 4 KiB I/Os per second, a number in [1, 100000000])");
+        assertThatThrownBy(() -> budget(null, Double.POSITIVE_INFINITY).toAdmissionConfig())
+                .hasMessage("megabytesPerSecond : Infinity (expected: MB/s, a number in [0.01, 10000000])");
+        assertThat(dev.tailor.nbd.config.NbdConfig.builder()
+                        .exports(ExportConfig.file("disk", "t", 1 << 20, false, Path.of("disk.img")))
+                        .admission(budget(Double.NaN, null))
+                        .build()
+                        .problems())
+                .extracting(dev.tailor.common.Problem::message)
+                .containsExactly(
+                        "admission.iops: not a number (expected: 4 KiB I/Os per second, a number in [1, 100000000])");
     }
 
     @Test
