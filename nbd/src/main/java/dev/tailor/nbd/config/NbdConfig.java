@@ -153,7 +153,7 @@ public record NbdConfig(
             problems.add(new Problem("fileIo", quote(fileIo), "auto, io_uring or threads"));
         }
         if (exports.isEmpty()) {
-            problems.add(new Problem("exports", "none", "at least one export"));
+            problems.add(new Problem("exports", "[]", "at least one export"));
         }
         problems.addAll(admission.problems());
         problems.addAll(admission.baselineProblems(exports));
