@@ -255,7 +255,7 @@ public record AdmissionSettings(
     }
 
     private static String percent(double share) {
-        return Numbers.written(Math.round(share * 1000) / 10.0) + " %";
+        return grouped(Math.round(share * 1000) / 10.0) + " %";
     }
 
     /** What is wrong with the budget fields (the path without {@code admission.}), or null. */
@@ -286,23 +286,34 @@ public record AdmissionSettings(
     }
 
     /**
-     * The budget in words for the banner: {@code 20000 IOPS and 400 MB/s}, or cost units with what
-     * they mean in 4 KiB reads.
+     * The budget in words for the banner, as a storage engineer writes it: {@code 20,000 IOPS and 400 MB/s},
+     * or whole cost units with what they mean in 4 KiB reads, {@code 1,000,000,000 cost units/s (about 8,518
+     * 4 KiB reads/s)}, thousands separated as the lab's experiments write a budget.
      */
     public String budgetDescription() {
         if (!budgetInOperatorUnits()) {
-            return String.format(java.util.Locale.ROOT, "%.3g", capacityCostUnitsPerSecond) + " cost units/s"
-                    + " (about " + readsPerSecond(capacityCostUnitsPerSecond) + " 4 KiB reads/s)";
+            return String.format(
+                    java.util.Locale.ROOT,
+                    "%,.0f cost units/s (about %,d 4 KiB reads/s)",
+                    capacityCostUnitsPerSecond,
+                    readsPerSecond(capacityCostUnitsPerSecond));
         }
-        return (iops == null ? "" : Numbers.written(iops) + " IOPS")
+        return (iops == null ? "" : grouped(iops) + " IOPS")
                 + (iops != null && megabytesPerSecond != null ? " and " : "")
-                + (megabytesPerSecond == null ? "" : Numbers.written(megabytesPerSecond) + " MB/s");
+                + (megabytesPerSecond == null ? "" : grouped(megabytesPerSecond) + " MB/s");
+    }
+
+    /** A whole number with thousands separators ({@code 20,000}), another as written ({@code 2.5}). */
+    static String grouped(double value) {
+        return value == Math.rint(value) && Math.abs(value) < 1e15
+                ? String.format(java.util.Locale.ROOT, "%,d", (long) value)
+                : Numbers.written(value);
     }
 
     /**
      * The 4 KiB reads per second the default budget admits (admission's default cost model and
      * {@link AdmissionConfig#capacityCostUnitsPerSecond}): what a backend is held to when admission is on
-     * and no budget is given. 8518.
+     * and no budget is given. 8518 (said {@code 8,518}).
      */
     public static long defaultBudgetReadsPerSecond() {
         return readsPerSecond(AdmissionConfig.DEFAULTS.capacityCostUnitsPerSecond());

@@ -360,11 +360,11 @@ public record ExportConfig(
             return problems;
         }
 
-        /** As an operator wrote it: {@code 500 IOPS and 20 MB/s}. */
+        /** As the banner and admission's budget say it: {@code 1,500 IOPS and 20 MB/s}. */
         public String describe() {
-            return (iops == null ? "" : Numbers.written(iops) + " IOPS")
+            return (iops == null ? "" : AdmissionSettings.grouped(iops) + " IOPS")
                     + (iops != null && megabytesPerSecond != null ? " and " : "")
-                    + (megabytesPerSecond == null ? "" : Numbers.written(megabytesPerSecond) + " MB/s");
+                    + (megabytesPerSecond == null ? "" : AdmissionSettings.grouped(megabytesPerSecond) + " MB/s");
         }
     }
 
