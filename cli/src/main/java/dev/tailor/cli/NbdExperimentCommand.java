@@ -1,11 +1,13 @@
 package dev.tailor.cli;
 
 import dev.tailor.common.IoErrors;
+import dev.tailor.common.Numbers;
 import dev.tailor.lab.BurstExperiment;
 import dev.tailor.lab.ExperimentReport;
 import dev.tailor.lab.ExperimentRig;
 import dev.tailor.lab.LowLoadExperiment;
 import dev.tailor.nbd.config.ByteSize;
+import dev.tailor.nbd.config.NbdConfig;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -57,19 +59,36 @@ final class NbdExperimentCommand implements Runnable {
         spec.commandLine().usage(spec.commandLine().getOut());
     }
 
-    /** {@code value} if in [min, max], else a {@link CliException} naming the option. */
-    static int check(String option, int value, int min, int max, String unit) {
+    /**
+     * {@code value} if in [min, max], else a {@link CliException} naming the option, its value and the
+     * range as the config's messages write it: {@code --runtime: 0 (expected: seconds, a whole number in
+     * [1, 86400])}.
+     *
+     * @param what what the option counts, before the range ({@code "seconds"}); empty for nothing
+     */
+    static int check(String option, int value, int min, int max, String what) {
         if (value < min || value > max) {
-            throw new CliException(option + ": " + value + " (expected: " + min + " to " + max + unit + ")");
+            throw new CliException(
+                    option + ": " + value + " (expected: " + prefixed(what, NbdConfig.whole(min, max)) + ")");
         }
         return value;
     }
 
-    static double check(String option, double value, double min, boolean minInclusive, double max, String expected) {
+    /**
+     * {@code value} if in [min, max] ({@code (min, max]} when not {@code minInclusive}), else a
+     * {@link CliException} naming the option, its value as written and the interval: {@code --reserve: 2
+     * (expected: a number in [0, 1])}; NaN fails.
+     */
+    static double check(String option, double value, double min, boolean minInclusive, double max, String what) {
         if (Double.isNaN(value) || (minInclusive ? value < min : value <= min) || value > max) {
-            throw new CliException(option + ": " + BurstExperiment.fmtPlain(value) + " (expected: " + expected + ")");
+            throw new CliException(option + ": " + Numbers.written(value) + " (expected: "
+                    + prefixed(what, Numbers.interval(!minInclusive, min, max)) + ")");
         }
         return value;
+    }
+
+    private static String prefixed(String what, String range) {
+        return what.isEmpty() ? range : what + ", " + range;
     }
 
     /** The options both experiments share. */
@@ -299,16 +318,16 @@ final class NbdExperimentCommand implements Runnable {
 
         /** The options, checked (exit 2 naming the option), with the tools present (exit 1 naming the missing one). */
         BurstExperiment.Settings settings() throws IOException {
-            check("--runtime", runtime, 1, 86_400, " s");
-            check("--ramp", ramp, 0, 3_600, " s");
+            check("--runtime", runtime, 1, 86_400, "seconds");
+            check("--ramp", ramp, 0, 3_600, "seconds");
             check("--rounds", rounds, 1, 100, "");
-            check("--steady", steady, 1, 64, " tenants");
-            check("--steady-iops", steadyIops, 1, 1_000_000, " reads per second");
-            check("--burst-qd", burstQd, 1, 256, " (the proxy's maxInFlightRequestsPerConnection)");
-            check("--burst-on", burstOn, 1, 60_000, " ms");
-            check("--burst-off", burstOff, 0, 60_000, " ms");
-            check("--servers", servers, 1, 1_024, " threads");
-            check("--delay-ms", delayMs, 0, 10_000, " ms");
+            check("--steady", steady, 1, 64, "tenants");
+            check("--steady-iops", steadyIops, 1, 1_000_000, "reads per second");
+            check("--burst-qd", burstQd, 1, 256, "a queue depth (the proxy's maxInFlightRequestsPerConnection)");
+            check("--burst-on", burstOn, 1, 60_000, "ms");
+            check("--burst-off", burstOff, 0, 60_000, "ms");
+            check("--servers", servers, 1, 1_024, "threads");
+            check("--delay-ms", delayMs, 0, 10_000, "ms");
             ByteSize segment;
             try {
                 segment = ByteSize.parse(segmentSize);
@@ -319,8 +338,8 @@ final class NbdExperimentCommand implements Runnable {
                 throw new CliException("--segment-size: " + segmentSize + " (expected: a multiple of admission's 1MiB"
                         + " block, at most the 1GiB export)");
             }
-            check("--reserve", reserve, 0, true, 1, "0 to 1");
-            check("--capacity-factor", capacityFactor, 0, false, 100, "more than 0, at most 100");
+            check("--reserve", reserve, 0, true, 1, "");
+            check("--capacity-factor", capacityFactor, 0, false, 100, "");
             for (String mode : modes) {
                 if (!BurstExperiment.MODES.contains(mode)) {
                     throw new CliException("--modes: \"" + mode + "\" (expected: a list of off, on, paper and door,"
@@ -456,14 +475,14 @@ final class NbdExperimentCommand implements Runnable {
         }
 
         LowLoadExperiment.Settings settings() throws IOException {
-            check("--runtime", runtime, 1, 86_400, " s");
-            check("--ramp", ramp, 0, 3_600, " s");
+            check("--runtime", runtime, 1, 86_400, "seconds");
+            check("--ramp", ramp, 0, 3_600, "seconds");
             check("--rounds", rounds, 1, 100, "");
-            check("--iops", iops, 1, 1_000_000, " reads per second");
-            check("--tasks", tasks, 0, 10_000, " (loop.maintenanceTasks; 0: no maintenance)");
-            check("--busy-us", busyUs, 0, 1_000_000, " µs (loop.maintenanceBusyMicros)");
-            check("--period-us", periodUs, 1, 60_000_000, " µs (loop.maintenancePeriodMicros)");
-            check("--health-ms", healthMs, 1, 3_600_000, " ms (loop.healthCheckPeriodMillis)");
+            check("--iops", iops, 1, 1_000_000, "reads per second");
+            check("--tasks", tasks, 0, 10_000, "tasks per period (loop.maintenanceTasks; 0: no maintenance)");
+            check("--busy-us", busyUs, 0, 1_000_000, "µs (loop.maintenanceBusyMicros)");
+            check("--period-us", periodUs, 1, 60_000_000, "µs (loop.maintenancePeriodMicros)");
+            check("--health-ms", healthMs, 1, 3_600_000, "ms (loop.healthCheckPeriodMillis)");
             Path work = prepare("eventloop", false);
             return new LowLoadExperiment.Settings(runtime, ramp, rounds, iops, tasks, busyUs, periodUs, healthMs, work);
         }

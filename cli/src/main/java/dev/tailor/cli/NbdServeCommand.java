@@ -119,7 +119,7 @@ final class NbdServeCommand implements Callable<Integer> {
             description = "Segment admission in front of the"
                     + " backends: one token pool for the server, each export a virtual disk (docs/nbd.md, Admission);"
                     + " in Tailor's variant what it admits goes through the fair dispatch door (--fair-dispatch)."
-                    + " Its budget (--admission-iops) defaults to about 8518 4 KiB reads/s, which holds a faster"
+                    + " Its budget (--admission-iops) defaults to about 8,518 4 KiB reads/s, which holds a faster"
                     + " backend to that. Default: the config's admission.enabled, else off.")
     String admission;
 
@@ -130,7 +130,7 @@ final class NbdServeCommand implements Callable<Integer> {
             description = "Admission's budget: the 4 KiB I/Os"
                     + " per second the backends serve together, reads and writes alike (docs/nbd.md, Admission). With"
                     + " --admission-mbps too, small I/Os count by number and large ones by bytes. Default: the config's"
-                    + " admission.iops, or its budget in cost units; without either, 1e9 cost units/s, about 8518"
+                    + " admission.iops, or its budget in cost units; without either, 1e9 cost units/s, about 8,518"
                     + " 4 KiB reads/s, which holds a faster backend to that (a warning at start says so).")
     String admissionIops;
 

@@ -73,8 +73,8 @@ final class NbdTopCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         URI uri = NbdTop.uri(metrics);
-        NbdExperimentCommand.check("--interval", intervalSeconds, 0.1, true, 3600, "0.1 to 3600 seconds");
-        NbdExperimentCommand.check("--top", top, 1, 100, " segments");
+        NbdExperimentCommand.check("--interval", intervalSeconds, 0.1, true, 3600, "seconds");
+        NbdExperimentCommand.check("--top", top, 1, 100, "segments");
         HttpClient client =
                 HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
         long intervalNanos = (long) (intervalSeconds * 1e9);

@@ -62,18 +62,36 @@ class NbdExperimentCommandTest {
     @Test
     void badOptionValue_isExit2NamingTheOptionValueAndExpectation() {
         // Checked before any program starts, so these hold with or without fio and nbdkit.
-        assertBad(new String[] {"burst", "--runtime", "0"}, "--runtime: 0 (expected: 1 to 86400 s)");
-        assertBad(new String[] {"burst", "--rounds", "0"}, "--rounds: 0 (expected: 1 to 100)");
-        assertBad(new String[] {"burst", "--reserve", "1.5"}, "--reserve: 1.5 (expected: 0 to 1)");
-        assertBad(new String[] {"burst", "--capacity-factor", "0"}, "--capacity-factor: 0 (expected: more than 0");
+        assertBad(
+                new String[] {"burst", "--runtime", "0"},
+                "--runtime: 0 (expected: seconds, a whole number in [1, 86400])");
+        assertBad(new String[] {"burst", "--rounds", "0"}, "--rounds: 0 (expected: a whole number in [1, 100])");
+        assertBad(new String[] {"burst", "--reserve", "1.5"}, "--reserve: 1.5 (expected: a number in [0, 1])");
+        assertBad(
+                new String[] {"burst", "--capacity-factor", "0"},
+                "--capacity-factor: 0 (expected: a number in (0, 100])");
         assertBad(new String[] {"burst", "--segment-size", "3 furlongs"}, "--segment-size: \"3 furlongs\" (expected:");
         assertBad(
                 new String[] {"burst", "--segment-size", "100KiB"},
                 "--segment-size: 100KiB (expected: a multiple" + " of admission's 1MiB block");
-        assertBad(new String[] {"burst", "--burst-qd", "1000"}, "--burst-qd: 1000 (expected: 1 to 256");
-        assertBad(new String[] {"low-load", "--iops", "-5"}, "--iops: -5 (expected: 1 to 1000000 reads per second)");
-        assertBad(new String[] {"low-load", "--health-ms", "0"}, "--health-ms: 0 (expected: 1 to 3600000 ms");
-        assertBad(new String[] {"low-load", "--tasks", "-1"}, "--tasks: -1 (expected: 0 to 10000");
+        assertBad(
+                new String[] {"burst", "--burst-qd", "1000"},
+                "--burst-qd: 1000 (expected: a queue depth (the proxy's maxInFlightRequestsPerConnection), a whole"
+                        + " number in [1, 256])");
+        assertBad(
+                new String[] {"low-load", "--iops", "-5"},
+                "--iops: -5 (expected: reads per second, a whole number in [1, 1000000])");
+        assertBad(
+                new String[] {"low-load", "--health-ms", "0"},
+                "--health-ms: 0 (expected: ms (loop.healthCheckPeriodMillis), a whole number in [1, 3600000])");
+        assertBad(
+                new String[] {"low-load", "--tasks", "-1"},
+                "--tasks: -1 (expected: tasks per period (loop.maintenanceTasks; 0: no maintenance), a whole number"
+                        + " in [0, 10000])");
+        assertBad(new String[] {"burst", "--reserve", "NaN"}, "--reserve: not a number (expected: a number in [0, 1])");
+        assertBad(
+                new String[] {"burst", "--capacity-factor", "1e7"},
+                "--capacity-factor: 10000000 (expected: a number in (0, 100])");
         assertBad(new String[] {"low-load", "--runtime", "ten"}, "--runtime: ten (expected: a whole number)");
         assertBad(new String[] {"low-load", "--format", "xml"}, "--format: xml (expected: one of table, json)");
         assertBad(

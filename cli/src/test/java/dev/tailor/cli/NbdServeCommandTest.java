@@ -68,8 +68,9 @@ class NbdServeCommandTest {
     @Test
     void help_givesAdmissionsDefaultBudgetInReadsPerSecond() {
         // The default budget held a new user's disk to about 8518 4 KiB reads/s; --help gave no figure.
-        String reads =
-                "about " + dev.tailor.nbd.config.AdmissionSettings.defaultBudgetReadsPerSecond() + " 4 KiB reads/s";
+        assertThat(dev.tailor.nbd.config.AdmissionSettings.defaultBudgetReadsPerSecond())
+                .isEqualTo(8518);
+        String reads = "about 8,518 4 KiB reads/s";
         String help = tailor("nbd", "serve", "--help").out().replaceAll("\\s+", " ");
         assertThat(help)
                 .contains("Its budget (--admission-iops) defaults to " + reads + ", which holds a faster backend to")
@@ -84,12 +85,12 @@ class NbdServeCommandTest {
         try {
             awaitLine(
                     out,
-                    Pattern.compile("segment admission: on \\(tailor\\), budget 1\\.00e\\+09 cost units/s"
-                            + " \\(about 8518 4 KiB reads/s\\)"));
+                    Pattern.compile("segment admission: on \\(tailor\\), budget 1,000,000,000 cost units/s"
+                            + " \\(about 8,518 4 KiB reads/s\\)"));
             awaitLine(
                     err,
                     Pattern.compile("^tailor: warning: admission is on without a budget: the default budget admits"
-                            + " about 8518 4 KiB reads/s for the whole server, and a faster backend is held to it; set"
+                            + " about 8,518 4 KiB reads/s for the whole server, and a faster backend is held to it; set"
                             + " the backends' capacity with --admission-iops N \\(and --admission-mbps\\), or"
                             + " admission\\.iops in the config"));
         } finally {
@@ -198,8 +199,8 @@ class NbdServeCommandTest {
                                 "--listen",
                                 "127.0.0.1:0")
                         .err())
-                .contains("--baseline-iops: 1500 IOPS is 150 % of admission's"
-                        + " budget, 1000 IOPS (expected: at most the budget");
+                .contains("--baseline-iops: 1,500 IOPS is 150 % of admission's"
+                        + " budget, 1,000 IOPS (expected: at most the budget");
         assertThat(tailor("nbd", "serve", "--baseline-iops", "100", "--listen", "127.0.0.1:0")
                         .err())
                 .contains("--baseline-iops: admission and the fair dispatch door are off (expected: --admission on"
@@ -302,12 +303,12 @@ class NbdServeCommandTest {
                 "4"); // the door is on behind Tailor's admission without --fair-dispatch on
         try {
             Pattern uri = Pattern.compile(
-                    "nbd://127\\.0\\.0\\.1:(\\d+)/disk .*, baseline 5000 IOPS, door device:\\d+:\\d+ \\(depth 4\\)$");
+                    "nbd://127\\.0\\.0\\.1:(\\d+)/disk .*, baseline 5,000 IOPS, door device:\\d+:\\d+ \\(depth 4\\)$");
             Matcher export = uri.matcher(awaitLine(out, uri));
             assertThat(export.find()).isTrue();
             Pattern mechanisms = Pattern.compile(
                     "event loops: \\d+ on (epoll|io_uring|nio), fifo; segment admission: on \\(tailor\\), budget"
-                            + " 20000 IOPS and 400 MB/s, reserve adaptive; fair dispatch: on, 1 door of depth 4");
+                            + " 20,000 IOPS and 400 MB/s, reserve adaptive; fair dispatch: on, 1 door of depth 4");
             awaitLine(out, mechanisms);
             awaitLine(out, Pattern.compile("connections: at most 256, 16 per client address; idle timeout 600 s"));
             assertThat(exportSize("127.0.0.1", Integer.parseInt(export.group(1)), "disk"))

@@ -170,7 +170,13 @@ class NbdTopCommandTest {
         assertThat(bad.err()).contains("--metrics: \"not a url\" (expected: http://HOST:PORT/metrics or HOST:PORT");
         PlanCommandTest.Result interval = tailor("nbd", "top", "--metrics", "127.0.0.1:9", "--interval", "0");
         assertThat(interval.exitCode()).isEqualTo(2);
-        assertThat(interval.err()).contains("--interval: 0 (expected: 0.1 to 3600 seconds)");
+        assertThat(interval.err()).contains("--interval: 0 (expected: seconds, a number in [0.1, 3600])");
+        PlanCommandTest.Result nan = tailor("nbd", "top", "--metrics", "127.0.0.1:9", "--interval", "NaN");
+        assertThat(nan.exitCode()).isEqualTo(2);
+        assertThat(nan.err()).contains("--interval: not a number (expected: seconds, a number in [0.1, 3600])");
+        PlanCommandTest.Result top = tailor("nbd", "top", "--metrics", "127.0.0.1:9", "--top", "0");
+        assertThat(top.exitCode()).isEqualTo(2);
+        assertThat(top.err()).contains("--top: 0 (expected: segments, a whole number in [1, 100])");
         PlanCommandTest.Result down = tailor("nbd", "top", "--metrics", "127.0.0.1:9", "--once");
         assertThat(down.exitCode()).isEqualTo(1);
         assertThat(down.err())

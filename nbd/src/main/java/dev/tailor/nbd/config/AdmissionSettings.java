@@ -1,7 +1,5 @@
 package dev.tailor.nbd.config;
 
-import static dev.tailor.nbd.config.NbdConfig.number;
-
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import dev.tailor.admission.AdmissionConfig;
 import dev.tailor.admission.IoCostModel;
@@ -257,7 +255,7 @@ public record AdmissionSettings(
     }
 
     private static String percent(double share) {
-        return number(Math.round(share * 1000) / 10.0) + " %";
+        return grouped(Math.round(share * 1000) / 10.0) + " %";
     }
 
     /** What is wrong with the budget fields (the path without {@code admission.}), or null. */
@@ -269,41 +267,53 @@ public record AdmissionSettings(
                     "the budget in IOPS and/or MB/s, or in cost units, not both");
         }
         if (iops != null && !(iops >= 1 && iops <= 1e8)) {
-            return new Problem("iops", number(iops), IOPS_EXPECTED);
+            return new Problem("iops", Numbers.written(iops), IOPS_EXPECTED);
         }
         if (megabytesPerSecond != null && !(megabytesPerSecond >= 0.01 && megabytesPerSecond <= 1e7)) {
-            return new Problem("megabytesPerSecond", number(megabytesPerSecond), MEGABYTES_PER_SECOND_EXPECTED);
+            return new Problem(
+                    "megabytesPerSecond", Numbers.written(megabytesPerSecond), MEGABYTES_PER_SECOND_EXPECTED);
         }
         if (iops != null && megabytesPerSecond != null && iops * IOPS_IO_BYTES > megabytesPerSecond * 1e6) {
             return new Problem(
                     "iops",
-                    number(iops) + " 4 KiB I/Os per second move "
-                            + number(Math.round(iops * IOPS_IO_BYTES / 1e4) / 100.0) + " MB/s, more than"
-                            + " megabytesPerSecond " + number(megabytesPerSecond),
-                    "at most " + number(Math.floor(megabytesPerSecond * 1e6 / IOPS_IO_BYTES))
+                    Numbers.written(iops) + " 4 KiB I/Os per second move "
+                            + Numbers.written(Math.round(iops * IOPS_IO_BYTES / 1e4) / 100.0) + " MB/s, more than"
+                            + " megabytesPerSecond " + Numbers.written(megabytesPerSecond),
+                    "at most " + Numbers.written(Math.floor(megabytesPerSecond * 1e6 / IOPS_IO_BYTES))
                             + " IOPS with that bandwidth: small I/Os cannot move more bytes than large ones");
         }
         return null;
     }
 
     /**
-     * The budget in words for the banner: {@code 20000 IOPS and 400 MB/s}, or cost units with what
-     * they mean in 4 KiB reads.
+     * The budget in words for the banner, as a storage engineer writes it: {@code 20,000 IOPS and 400 MB/s},
+     * or whole cost units with what they mean in 4 KiB reads, {@code 1,000,000,000 cost units/s (about 8,518
+     * 4 KiB reads/s)}, thousands separated as the lab's experiments write a budget.
      */
     public String budgetDescription() {
         if (!budgetInOperatorUnits()) {
-            return String.format(java.util.Locale.ROOT, "%.3g", capacityCostUnitsPerSecond) + " cost units/s"
-                    + " (about " + readsPerSecond(capacityCostUnitsPerSecond) + " 4 KiB reads/s)";
+            return String.format(
+                    java.util.Locale.ROOT,
+                    "%,.0f cost units/s (about %,d 4 KiB reads/s)",
+                    capacityCostUnitsPerSecond,
+                    readsPerSecond(capacityCostUnitsPerSecond));
         }
-        return (iops == null ? "" : number(iops) + " IOPS")
+        return (iops == null ? "" : grouped(iops) + " IOPS")
                 + (iops != null && megabytesPerSecond != null ? " and " : "")
-                + (megabytesPerSecond == null ? "" : number(megabytesPerSecond) + " MB/s");
+                + (megabytesPerSecond == null ? "" : grouped(megabytesPerSecond) + " MB/s");
+    }
+
+    /** A whole number with thousands separators ({@code 20,000}), another as written ({@code 2.5}). */
+    static String grouped(double value) {
+        return value == Math.rint(value) && Math.abs(value) < 1e15
+                ? String.format(java.util.Locale.ROOT, "%,d", (long) value)
+                : Numbers.written(value);
     }
 
     /**
      * The 4 KiB reads per second the default budget admits (admission's default cost model and
      * {@link AdmissionConfig#capacityCostUnitsPerSecond}): what a backend is held to when admission is on
-     * and no budget is given. 8518.
+     * and no budget is given. 8518 (said {@code 8,518}).
      */
     public static long defaultBudgetReadsPerSecond() {
         return readsPerSecond(AdmissionConfig.DEFAULTS.capacityCostUnitsPerSecond());

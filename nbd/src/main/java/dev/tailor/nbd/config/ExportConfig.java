@@ -2,7 +2,6 @@ package dev.tailor.nbd.config;
 
 import static dev.tailor.nbd.config.NbdConfig.DEFAULT_PORT;
 import static dev.tailor.nbd.config.NbdConfig.SECTOR_BYTES;
-import static dev.tailor.nbd.config.NbdConfig.number;
 import static dev.tailor.nbd.config.NbdConfig.quote;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
@@ -336,11 +335,13 @@ public record ExportConfig(
                 problems.add(new Problem(where, "empty", "iops and/or megabytesPerSecond"));
             }
             if (iops != null && !(iops > 0 && iops <= 1e8)) {
-                problems.add(new Problem(where + ".iops", number(iops), IOPS_EXPECTED));
+                problems.add(new Problem(where + ".iops", Numbers.written(iops), IOPS_EXPECTED));
             }
             if (megabytesPerSecond != null && !(megabytesPerSecond > 0 && megabytesPerSecond <= 1e7)) {
                 problems.add(new Problem(
-                        where + ".megabytesPerSecond", number(megabytesPerSecond), MEGABYTES_PER_SECOND_EXPECTED));
+                        where + ".megabytesPerSecond",
+                        Numbers.written(megabytesPerSecond),
+                        MEGABYTES_PER_SECOND_EXPECTED));
             }
             if (problems.isEmpty()
                     && iops != null
@@ -348,20 +349,22 @@ public record ExportConfig(
                     && iops * AdmissionSettings.IOPS_IO_BYTES > megabytesPerSecond * 1e6) {
                 problems.add(new Problem(
                         where + ".iops",
-                        number(iops) + " 4 KiB I/Os per second move "
-                                + number(Math.round(iops * AdmissionSettings.IOPS_IO_BYTES / 1e4) / 100.0)
-                                + " MB/s, more than megabytesPerSecond " + number(megabytesPerSecond),
-                        "at most " + number(Math.floor(megabytesPerSecond * 1e6 / AdmissionSettings.IOPS_IO_BYTES))
+                        Numbers.written(iops) + " 4 KiB I/Os per second move "
+                                + Numbers.written(Math.round(iops * AdmissionSettings.IOPS_IO_BYTES / 1e4) / 100.0)
+                                + " MB/s, more than megabytesPerSecond " + Numbers.written(megabytesPerSecond),
+                        "at most "
+                                + Numbers.written(
+                                        Math.floor(megabytesPerSecond * 1e6 / AdmissionSettings.IOPS_IO_BYTES))
                                 + " IOPS with that bandwidth"));
             }
             return problems;
         }
 
-        /** As an operator wrote it: {@code 500 IOPS and 20 MB/s}. */
+        /** As the banner and admission's budget say it: {@code 1,500 IOPS and 20 MB/s}. */
         public String describe() {
-            return (iops == null ? "" : number(iops) + " IOPS")
+            return (iops == null ? "" : AdmissionSettings.grouped(iops) + " IOPS")
                     + (iops != null && megabytesPerSecond != null ? " and " : "")
-                    + (megabytesPerSecond == null ? "" : number(megabytesPerSecond) + " MB/s");
+                    + (megabytesPerSecond == null ? "" : AdmissionSettings.grouped(megabytesPerSecond) + " MB/s");
         }
     }
 
@@ -463,14 +466,14 @@ public record ExportConfig(
             if (!(idleTimeoutSeconds >= 0.01) || idleTimeoutSeconds > 86_400) {
                 problems.add(new Problem(
                         where + ".idleTimeoutSeconds",
-                        number(idleTimeoutSeconds),
+                        Numbers.written(idleTimeoutSeconds),
                         Numbers.interval(false, 0.01, 86_400)));
             }
             if (!(requestTimeoutSeconds == 0
                     || requestTimeoutSeconds >= 0.01 && requestTimeoutSeconds <= MAX_REQUEST_TIMEOUT_SECONDS)) {
                 problems.add(new Problem(
                         where + ".requestTimeoutSeconds",
-                        number(requestTimeoutSeconds),
+                        Numbers.written(requestTimeoutSeconds),
                         "0 for off, or " + Numbers.interval(false, 0.01, MAX_REQUEST_TIMEOUT_SECONDS)));
             }
             return problems;

@@ -1,6 +1,5 @@
 package dev.tailor.nbd.config;
 
-import static dev.tailor.nbd.config.NbdConfig.number;
 import static dev.tailor.nbd.config.NbdConfig.whole;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
@@ -130,12 +129,13 @@ public record Limits(
         if (!(handshakeTimeoutSeconds > 0) || handshakeTimeoutSeconds > 86_400) {
             problems.add(new Problem(
                     "limits.handshakeTimeoutSeconds",
-                    number(handshakeTimeoutSeconds),
+                    Numbers.written(handshakeTimeoutSeconds),
                     Numbers.interval(true, 0, 86_400)));
         }
         if (!(idleTimeoutSeconds == 0
                 || idleTimeoutSeconds >= 0.01 && idleTimeoutSeconds <= MAX_IDLE_TIMEOUT_SECONDS)) {
-            problems.add(new Problem("limits.idleTimeoutSeconds", number(idleTimeoutSeconds), IDLE_TIMEOUT_EXPECTED));
+            problems.add(new Problem(
+                    "limits.idleTimeoutSeconds", Numbers.written(idleTimeoutSeconds), IDLE_TIMEOUT_EXPECTED));
         }
         if (maxConnections >= 1 && (maxConnectionsPerAddress < 1 || maxConnectionsPerAddress > maxConnections)) {
             problems.add(new Problem(

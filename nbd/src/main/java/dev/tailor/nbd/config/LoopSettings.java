@@ -1,6 +1,5 @@
 package dev.tailor.nbd.config;
 
-import static dev.tailor.nbd.config.NbdConfig.number;
 import static dev.tailor.nbd.config.NbdConfig.quote;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
@@ -200,7 +199,9 @@ public record LoopSettings(
         check(problems, "maintenanceTasks", maintenanceTasks, 1, 10_000);
         if (!validSlowThreshold(slowRequestThresholdMillis)) {
             problems.add(new Problem(
-                    "loop.slowRequestThresholdMillis", number(slowRequestThresholdMillis), SLOW_THRESHOLD_EXPECTED));
+                    "loop.slowRequestThresholdMillis",
+                    Numbers.written(slowRequestThresholdMillis),
+                    SLOW_THRESHOLD_EXPECTED));
         }
         check(problems, "slowTopWindowSeconds", slowTopWindowSeconds, 2, 86_400);
         Problem metrics = metricsProblem();

@@ -153,7 +153,7 @@ public record NbdConfig(
             problems.add(new Problem("fileIo", quote(fileIo), "auto, io_uring or threads"));
         }
         if (exports.isEmpty()) {
-            problems.add(new Problem("exports", "none", "at least one export"));
+            problems.add(new Problem("exports", "[]", "at least one export"));
         }
         problems.addAll(admission.problems());
         problems.addAll(admission.baselineProblems(exports));
@@ -251,13 +251,6 @@ public record NbdConfig(
         } catch (java.io.IOException | UnsupportedOperationException | IllegalArgumentException e) {
             return false;
         }
-    }
-
-    /** A number as a user would have written it: {@code -3}, not {@code -3.0}; NaN and infinities as Java does. */
-    public static String number(double value) {
-        return Double.isFinite(value)
-                ? java.math.BigDecimal.valueOf(value).stripTrailingZeros().toPlainString()
-                : String.valueOf(value);
     }
 
     /** A builder with every field unset: {@link Builder#build} gives the defaults. */

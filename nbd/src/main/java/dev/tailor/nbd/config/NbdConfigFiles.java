@@ -202,6 +202,10 @@ public final class NbdConfigFiles {
                 if (reported.stream().noneMatch(r -> related(r, field))) {
                     String value = nonFinite.get(field);
                     Problem shown = value == null ? problem : new Problem(field, value, problem.expected());
+                    if (field.equals("exports") && config.exports().isEmpty() && !written.has("exports")) {
+                        // Not written at all: not the empty list the config holds for it.
+                        shown = new Problem(field, "missing", problem.expected());
+                    }
                     problems.add(shown.message() + columns.at(at, field));
                     told.add(field);
                     if (whileOff.contains(problem)) {

@@ -285,12 +285,13 @@ public record ServeOptions(
     }
 
     /**
-     * The warning for admission on without a budget: the default holds every backend to about 8518 4 KiB
+     * The warning for admission on without a budget: the default holds every backend to about 8,518 4 KiB
      * reads/s, however fast it is.
      */
     static String defaultBudgetWarning() {
         return "admission is on without a budget: the default budget admits about "
-                + AdmissionSettings.defaultBudgetReadsPerSecond() + " 4 KiB reads/s for the whole"
+                + String.format(java.util.Locale.ROOT, "%,d", AdmissionSettings.defaultBudgetReadsPerSecond())
+                + " 4 KiB reads/s for the whole"
                 + " server, and a faster backend is held to it; set the backends' capacity with --admission-iops N"
                 + " (and --admission-mbps), or admission.iops in the config (docs/nbd.md, Admission)";
     }

@@ -4,6 +4,7 @@ import dev.tailor.admission.AdmissionConfig;
 import dev.tailor.admission.FairDispatchQueue;
 import dev.tailor.admission.IoCostModel;
 import dev.tailor.admission.IoKind;
+import dev.tailor.common.Numbers;
 import dev.tailor.nbd.backend.UpstreamBackend;
 import dev.tailor.nbd.config.AdmissionSettings;
 import dev.tailor.nbd.config.ExportConfig;
@@ -221,7 +222,7 @@ public final class FairDispatchDoor implements RequestDispatcher {
             double w = weightsCostUnitsPerSecond[i];
             if (!(w > 0) || Double.isInfinite(w)) {
                 // Named here: each door's queue numbers only its own exports.
-                throw new IllegalArgumentException("weightsCostUnitsPerSecond[" + i + "] : " + w
+                throw new IllegalArgumentException("weightsCostUnitsPerSecond[" + i + "] : " + Numbers.written(w)
                         + " (expected: a finite number of cost units per second > 0)");
             }
         }

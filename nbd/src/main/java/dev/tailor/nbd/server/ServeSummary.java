@@ -1,5 +1,6 @@
 package dev.tailor.nbd.server;
 
+import dev.tailor.common.Numbers;
 import dev.tailor.nbd.backend.BlockBackend;
 import dev.tailor.nbd.backend.FileBackend;
 import dev.tailor.nbd.backend.UpstreamBackend;
@@ -202,7 +203,7 @@ public final class ServeSummary {
             int pool = upstream.poolSize();
             double timeout = upstream.requestTimeoutSeconds();
             return upstream + " (" + pool + (pool == 1 ? " connection" : " connections") + ", reply timeout "
-                    + (timeout == 0 ? "off" : NbdConfig.number(timeout) + " s") + ")";
+                    + (timeout == 0 ? "off" : Numbers.written(timeout) + " s") + ")";
         }
         return backend.toString();
     }

@@ -1,8 +1,8 @@
 package dev.tailor.nbd.server;
 
+import dev.tailor.common.Numbers;
 import dev.tailor.eventloop.IoPriorityEventLoop;
 import dev.tailor.nbd.backend.BackendFeatures;
-import dev.tailor.nbd.config.NbdConfig;
 import dev.tailor.nbd.protocol.BlockRequest;
 import dev.tailor.nbd.protocol.NbdException;
 import dev.tailor.nbd.protocol.NbdProtocol;
@@ -169,7 +169,7 @@ final class TransmissionHandler extends ChannelInboundHandlerAdapter {
                 LOG.log(
                         System.Logger.Level.INFO,
                         () -> ctx.channel() + " (" + export.name() + "): closed after "
-                                + NbdConfig.number(server.limits().idleTimeoutSeconds()) + " s without a request"
+                                + Numbers.written(server.limits().idleTimeoutSeconds()) + " s without a request"
                                 + " (limits.idleTimeoutSeconds, --idle-timeout)");
                 server.admission().closedIdle(ctx.channel());
                 closed = true;

@@ -133,6 +133,16 @@ class NbdConfigEveryProblemTest {
     void anEmptyExportsList_saysWhatItTakes() {
         assertThat(problemsOf("exports:\n"))
                 .isEqualTo("test.yaml: exports: empty (expected: at least one export) at line 1");
+        assertThat(problemsOf("exports: []\n"))
+                .isEqualTo("test.yaml: exports: [] (expected: at least one export) at line 1");
+        assertThat(problemsOf("{\"exports\": []}"))
+                .isEqualTo("test.yaml: exports: [] (expected: at least one export) at line 1");
+        assertThat(problemsOf("port: 10809\n"))
+                .as("no exports key at all")
+                .isEqualTo("test.yaml: exports: missing (expected: at least one export)");
+        assertThat(NbdConfig.builder().build().problems())
+                .extracting(dev.tailor.common.Problem::message)
+                .contains("exports: [] (expected: at least one export)");
     }
 
     @Test

@@ -355,7 +355,7 @@ class NbdConfigTest {
         Path twice = Files.writeString(dir.resolve("twice.json"), "{\"port\": 1,\n \"port\": 2}");
         assertThatThrownBy(() -> NbdConfigFiles.read(twice))
                 .hasMessage(twice + ": 2 problems:\n"
-                        + "  exports: none (expected: at least one export)\n"
+                        + "  exports: missing (expected: at least one export)\n"
                         + "  port: duplicate key (expected: each key once per mapping; the first, at line 1, is the one"
                         + " checked) at line 2");
 
@@ -376,7 +376,8 @@ class NbdConfigTest {
                         + " size, readOnly, file, upstream, baseline, backend) at line 1");
         assertThatThrownBy(() -> parse("")).hasMessageContaining("empty");
         assertThatThrownBy(() -> parse("# only a comment\n")).hasMessageContaining("empty");
-        assertThatThrownBy(() -> parse("exports: []")).hasMessageContaining("exports: none");
+        assertThatThrownBy(() -> parse("exports: []"))
+                .hasMessage("test.yaml: exports: [] (expected: at least one export) at line 1");
         assertThatThrownBy(() -> parse("exports: [")).hasMessageContaining("not valid YAML or JSON");
         assertThatThrownBy(() -> parse("port: 1\nport: 2\nexports: [{name: d, file: f}]"))
                 .hasMessage("test.yaml: port: duplicate key (expected: each key once per mapping; the first, at line"

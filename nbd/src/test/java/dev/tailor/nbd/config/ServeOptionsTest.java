@@ -137,7 +137,7 @@ class ServeOptionsTest {
     @Test
     void admissionWithoutABudget_warnsOfTheDefaultInReadsPerSecondAndHowToSetIt() throws Exception {
         // A new user's disk was held to about 8518 4 KiB reads/s, and only docs/nbd.md said so.
-        String warning = "admission is on without a budget: the default budget admits about 8518 4 KiB reads/s for"
+        String warning = "admission is on without a budget: the default budget admits about 8,518 4 KiB reads/s for"
                 + " the whole server, and a faster backend is held to it; set the backends' capacity with"
                 + " --admission-iops N (and --admission-mbps), or admission.iops in the config (docs/nbd.md,"
                 + " Admission)";

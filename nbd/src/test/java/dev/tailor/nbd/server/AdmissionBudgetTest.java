@@ -82,10 +82,13 @@ class AdmissionBudgetTest {
         AdmissionConfig config = experts.toAdmissionConfig();
         assertThat(config.capacityCostUnitsPerSecond()).isEqualTo(3.9e8);
         assertThat(config.costModel()).isEqualTo(IoCostModel.DEFAULT);
-        assertThat(experts.budgetDescription()).isEqualTo("3.90e+08 cost units/s (about 3322 4 KiB reads/s)");
+        assertThat(experts.budgetDescription()).isEqualTo("390,000,000 cost units/s (about 3,322 4 KiB reads/s)");
         assertThat(AdmissionSettings.builder().enabled(true).build().budgetDescription())
-                .isEqualTo("1.00e+09 cost units/s (about 8518 4 KiB reads/s)");
-        assertThat(budget(20_000.0, 400.0).budgetDescription()).isEqualTo("20000 IOPS and 400 MB/s");
+                .isEqualTo("1,000,000,000 cost units/s (about 8,518 4 KiB reads/s)");
+        assertThat(budget(20_000.0, 400.0).budgetDescription()).isEqualTo("20,000 IOPS and 400 MB/s");
+        assertThat(budget(100_000_000.0, 10_000_000.0).budgetDescription())
+                .isEqualTo("100,000,000 IOPS and 10,000,000 MB/s");
+        assertThat(budget(1.5, null).budgetDescription()).isEqualTo("1.5 IOPS");
         assertThat(budget(null, 2.5).budgetDescription()).isEqualTo("2.5 MB/s");
     }
 
@@ -112,7 +115,17 @@ class AdmissionBudgetTest {
         assertThat(problems("{enabled: true, iops: 20000, megabytesPerSecond: 400}"))
                 .isEmpty();
         assertThatThrownBy(() -> budget(Double.NaN, null).toAdmissionConfig())
-                .hasMessageContaining("iops : NaN (expected");
+                .hasMessage("iops : not a number (expected: 4 KiB I/Os per second, a number in [1, 100000000])");
+        assertThatThrownBy(() -> budget(null, Double.POSITIVE_INFINITY).toAdmissionConfig())
+                .hasMessage("megabytesPerSecond : Infinity (expected: MB/s, a number in [0.01, 10000000])");
+        assertThat(dev.tailor.nbd.config.NbdConfig.builder()
+                        .exports(ExportConfig.file("disk", "t", 1 << 20, false, Path.of("disk.img")))
+                        .admission(budget(Double.NaN, null))
+                        .build()
+                        .problems())
+                .extracting(dev.tailor.common.Problem::message)
+                .containsExactly(
+                        "admission.iops: not a number (expected: 4 KiB I/Os per second, a number in [1, 100000000])");
     }
 
     @Test

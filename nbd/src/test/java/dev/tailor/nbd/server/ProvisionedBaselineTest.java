@@ -149,8 +149,9 @@ class ProvisionedBaselineTest {
                         + ".iops: 1000 4 KiB I/Os per second move 4.1 MB/s, more than megabytesPerSecond 1 (expected: at"
                         + " most 244 IOPS with that bandwidth)");
         assertThat(problems(exportsWith + "{iops: 1500}}]"))
-                .contains("exports[0].baseline: 1500 IOPS is 150 % of"
-                        + " admission's budget, 1000 IOPS (expected: at most the budget");
+                .contains("exports[0].baseline: 1,500 IOPS is 150 % of"
+                        + " admission's budget, 1,000 IOPS (expected: at most the budget: no backend can promise more"
+                        + " than it serves)");
         assertThat(problems("""
                 admission: {enabled: true, iops: 1000}
                 exports:
@@ -158,7 +159,7 @@ class ProvisionedBaselineTest {
                   - {name: b, file: b, size: 1GiB, baseline: {iops: 500}}
                 """))
                 .contains("exports[].baseline: the baselines of exports[0], exports[1] add up to 110 % of"
-                        + " admission's budget, 1000 IOPS (expected: at most the budget together");
+                        + " admission's budget, 1,000 IOPS (expected: at most the budget together");
         assertThat(problems(exportsWith + "{iops: 1000}}]"))
                 .as("the whole budget is allowed")
                 .isEmpty();
@@ -173,7 +174,8 @@ class ProvisionedBaselineTest {
                                         .admission())
                                 .build()))
                 .as("admission switched on later (--admission on) is checked at start")
-                .hasMessageContaining("exports[0].baseline: 10000000 IOPS is 1000000 % of admission's budget");
+                .hasMessageContaining("exports[0].baseline: 10,000,000 IOPS is 1,000,000 % of admission's budget,"
+                        + " 1,000 IOPS (expected: at most the budget");
     }
 
     /**
