@@ -128,7 +128,10 @@ class FioVerifyWithResetsTest {
                             "--time_based=1",
                             "--runtime=" + seconds,
                             "--verify=crc32c",
-                            "--verify_backlog=256",
+                            // Small, so that each job verifies within its first few seconds even on a
+                            // machine slow enough to write 60 blocks a second (it verifies each batch
+                            // as it fills, and a partial batch is never read back in a timed run).
+                            "--verify_backlog=16",
                             "--verify_fatal=1",
                             "--verify_state_save=0",
                             "--group_reporting",
