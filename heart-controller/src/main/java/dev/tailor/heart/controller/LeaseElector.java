@@ -1,5 +1,6 @@
 package dev.tailor.heart.controller;
 
+import dev.tailor.common.Numbers;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaderElectionRecord;
@@ -127,8 +128,9 @@ final class LeaseElector {
                 || retryPeriod.isZero()
                 || renewDeadline.compareTo(retryPeriod) <= 0
                 || leaseDuration.compareTo(renewDeadline) <= 0) {
-            throw new IllegalArgumentException("leaseDuration " + leaseDuration + ", renewDeadline " + renewDeadline
-                    + ", retryPeriod " + retryPeriod + " (expected: leaseDuration > renewDeadline > retryPeriod > 0)");
+            throw new IllegalArgumentException("leaseDuration : " + seconds(leaseDuration) + ", renewDeadline : "
+                    + seconds(renewDeadline) + ", retryPeriod : " + seconds(retryPeriod)
+                    + " (expected: leaseDuration > renewDeadline > retryPeriod > 0)");
         }
         this.lock = lock;
         this.client = client;
@@ -360,6 +362,11 @@ final class LeaseElector {
         ZonedDateTime now = ZonedDateTime.ofInstant(Instant.ofEpochMilli(epochMillis.getAsLong()), ZoneOffset.UTC);
         lock.update(
                 client, new LeaderElectionRecord("", Duration.ofSeconds(1), now, now, current.getLeaderTransitions()));
+    }
+
+    /** {@code duration} as a configuration writes it: {@code 2 s}, {@code 0.4 s}, {@code -1.5 s}. */
+    private static String seconds(Duration duration) {
+        return Numbers.written(PrometheusClient.seconds(duration)) + " s";
     }
 
     private static String oneLine(String message) {

@@ -2,7 +2,9 @@ package dev.tailor.heart.controller;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tailor.common.Checks;
 import dev.tailor.common.IoErrors;
+import dev.tailor.common.Numbers;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -105,12 +107,15 @@ public final class PrometheusClient {
      * A client of the configured Prometheus: its URL and timeout, its authentication (a bearer token
      * or basic authentication, files read for every query), its TLS settings and extra headers.
      *
-     * @throws IllegalArgumentException naming the field when the CA file cannot be read or parsed
+     * @throws IllegalArgumentException naming the field when the CA file cannot be read or parsed, or
+     *                                  the timeout is not a number &gt; 0 (with its value as written)
      */
     public static PrometheusClient of(ControllerConfig.Prometheus config) {
+        double timeoutSeconds =
+                Checks.requireAboveAtMost("prometheus.timeoutSeconds", config.timeoutSeconds(), 0, Double.MAX_VALUE);
         return new PrometheusClient(
                 URI.create(config.url()),
-                Duration.ofMillis(Math.round(config.timeoutSeconds() * 1000)),
+                Duration.ofNanos(Math.round(timeoutSeconds * 1e9)),
                 PrometheusTls.context(config.tls()),
                 () -> PrometheusTls.headers(config));
     }
@@ -122,7 +127,9 @@ public final class PrometheusClient {
             throw new IllegalArgumentException("prometheus.url : " + base + " (expected: an http:// or https:// URL)");
         }
         if (timeout == null || timeout.isNegative() || timeout.isZero()) {
-            throw new IllegalArgumentException("prometheus.timeoutSeconds : " + timeout + " (expected: > 0)");
+            throw new IllegalArgumentException(
+                    "prometheus.timeoutSeconds : " + (timeout == null ? null : Numbers.written(seconds(timeout)))
+                            + " (expected: a finite number > 0)");
         }
         String text = base.toString();
         this.base = URI.create(text.endsWith("/") ? text : text + "/");
@@ -133,6 +140,13 @@ public final class PrometheusClient {
         }
         this.http = builder.build();
         this.headers = headers;
+    }
+
+    /** {@code duration} in seconds, as a configuration writes it. */
+    static double seconds(Duration duration) {
+        return java.math.BigDecimal.valueOf(duration.getSeconds())
+                .add(java.math.BigDecimal.valueOf(duration.getNano(), 9))
+                .doubleValue();
     }
 
     public URI base() {

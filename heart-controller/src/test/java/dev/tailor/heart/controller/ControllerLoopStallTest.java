@@ -17,6 +17,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.time.Instant;
 import java.time.ZonedDateTime;
 import java.util.List;
 import java.util.Map;
@@ -37,8 +38,12 @@ import org.junit.jupiter.api.Test;
  * The round loop against an API server that leaves some calls unanswered (renewals of the Lease,
  * the watch of pods), with the loop on virtual time: its decisions (rounds, re-plans, the Lease's
  * acquisitions, renewals and renew deadline) run on a {@link VirtualClock} moved by the test, while
- * the API server and Prometheus are real. Waits are bounded ({@link Await}) and only for the calls
- * of the loop's own threads to be answered.
+ * the API server and Prometheus are real. Nothing the tests assert depends on how fast the machine
+ * is: a stalled call hangs until the test ends (no request timeout), a held call until the test
+ * releases it, Prometheus answers from history loaded before the tests (the loops' wall clock is a
+ * fixed instant of it moved on with the virtual clock, not the time of its scrapes), and waits are
+ * for conditions, bounded in virtual time where virtual time moves. Only each wait for a real answer
+ * is bounded in real time ({@link Await}): a failure's bound, never a timing target.
  */
 class ControllerLoopStallTest {
 
@@ -50,11 +55,23 @@ class ControllerLoopStallTest {
     /** A leader may write for this long after it last renewed the Lease (2/3 of the duration). */
     private static final long RENEW_DEADLINE_MILLIS = LEASE_MILLIS * 2 / 3;
     /**
-     * Long enough that the old behaviour (writing until the stalled call fails) shows within it, and
-     * that the elector, blocked in a stalled renewal this long, does not give up leadership (on real
-     * time) before a test's rounds are done on a busy machine.
+     * None: a stalled call (a renewal, the watch) hangs until the test ends, whatever real time the
+     * test takes, so no outcome depends on when a real-time timeout would end it (a renewal that
+     * failed after it, say, lets the elector read the Lease again and act on what it names).
      */
-    private static final int REQUEST_TIMEOUT_MILLIS = 15_000;
+    private static final int REQUEST_TIMEOUT_MILLIS = 0;
+    /**
+     * Prometheus's answers and the connection to it: a failure's bound only (a query of a few minutes
+     * of history on loopback), no test here being about a query's timeout, so a slow machine does not
+     * turn a round into a failed one.
+     */
+    private static final double PROMETHEUS_TIMEOUT_SECONDS = 60;
+    /** The history Prometheus holds: from here (a multiple of 5 s, minutes ago) ... */
+    private static final long HISTORY_START_SECONDS = Instant.now().getEpochSecond() / 5 * 5 - 600;
+    /** ... for this long, a sample a second, so a 5 s window always holds several. */
+    private static final int HISTORY_SECONDS = 300;
+    /** The loops' wall clock at virtual 0: far enough into the history for every window of a round. */
+    private static final long WALL_START_MILLIS = (HISTORY_START_SECONDS + 60) * 1000;
 
     private static PrometheusServer prometheus;
 
@@ -62,10 +79,11 @@ class ControllerLoopStallTest {
     /** The loop's ticker and scheduler; the tests' instants are its milliseconds (0 at the start). */
     private final VirtualClock clock = new VirtualClock(0);
     /**
-     * The wall clock of the loops: now when the test started, moved on with the virtual clock,
-     * since the rounds ask Prometheus for the metrics at the loop's instant (seconds at most later).
+     * The wall clock of the loops: an instant of Prometheus's history, moved on with the virtual clock
+     * (the rounds ask Prometheus for the metrics at the loop's instant; no test moves it beyond the
+     * history's end).
      */
-    private final long wallStartMillis = System.currentTimeMillis();
+    private final long wallStartMillis = WALL_START_MILLIS;
     /** Every round and re-plan the loop reported, with the virtual instant it was reported at. */
     private final List<Timed> rounds = new CopyOnWriteArrayList<>();
 
@@ -82,7 +100,15 @@ class ControllerLoopStallTest {
 
     @BeforeAll
     static void startPrometheus() throws Exception {
-        prometheus = ShopCluster.prometheus();
+        prometheus = PrometheusServer.start(
+                () -> "",
+                new PrometheusServer.Options(
+                        ShopCluster.history(
+                                HISTORY_START_SECONDS,
+                                HISTORY_SECONDS,
+                                1,
+                                (node, t) -> ShopCluster.CPU_PER_REQUEST.get(node)),
+                        false));
     }
 
     @AfterAll
@@ -117,7 +143,7 @@ class ControllerLoopStallTest {
         ControllerConfig config = ControllerConfig.builder()
                 .prometheus(ControllerConfig.Prometheus.builder()
                         .url(prometheus.url().toString())
-                        .timeoutSeconds(5.0)
+                        .timeoutSeconds(PROMETHEUS_TIMEOUT_SECONDS)
                         .windowSeconds(5.0)
                         .delayWindowSeconds(5.0)
                         .build())
@@ -130,7 +156,8 @@ class ControllerLoopStallTest {
         Controller controller = new Controller(
                 config,
                 HeartConfig.DEFAULTS,
-                new PrometheusClient(prometheus.url(), Duration.ofSeconds(5)),
+                new PrometheusClient(
+                        prometheus.url(), Duration.ofMillis(Math.round(PROMETHEUS_TIMEOUT_SECONDS * 1000))),
                 api.client,
                 AtpmState.EMPTY,
                 null,
@@ -178,22 +205,38 @@ class ControllerLoopStallTest {
 
     /**
      * Moves the clock on by {@code stepMillis} each time the loops' calls handed nothing back and
-     * none waits for the Lease, until {@code condition} holds: for waits that need both virtual time
-     * (the Lease's retry period) and real answers.
+     * none waits for the Lease, until {@code condition} holds, and fails once {@code withinMillis} of
+     * virtual time have passed without it: for waits that need both virtual time (the Lease's retry
+     * period) and real answers. Each wait for the real answers is bounded on its own ({@link Await}),
+     * not the whole: how many answers a span of virtual time needs is the loops' schedule (a Lease
+     * attempt every retry period), how long they take is the machine's.
      */
-    private void stepUntil(String what, long stepMillis, BooleanSupplier condition) {
-        Await.until(
-                what,
-                () -> {
-                    if (clock.runDueTasks() == 0 && loops.stream().noneMatch(ControllerLoop::leaseAttemptInFlight)) {
-                        // To the next task at most, so no decision is taken while a call it waits for is unanswered.
-                        long next = clock.nanosToNextTask();
-                        long step = TimeUnit.MILLISECONDS.toNanos(stepMillis);
-                        clock.advance(next < 0 ? step : Math.min(next, step));
-                    }
-                    return condition.getAsBoolean();
-                },
-                () -> "at " + clock.millis() + " ms; messages " + messages);
+    private void stepUntil(String what, long stepMillis, long withinMillis, BooleanSupplier condition) {
+        long limit = clock.nanos() + TimeUnit.MILLISECONDS.toNanos(withinMillis);
+        boolean[] holds = {false};
+        while (true) {
+            Await.until(
+                    what + ": the loops' calls at " + clock.millis() + " ms answered",
+                    () -> {
+                        if (clock.runDueTasks() > 0) {
+                            return false;
+                        }
+                        holds[0] = condition.getAsBoolean();
+                        return holds[0] || loops.stream().noneMatch(ControllerLoop::leaseAttemptInFlight);
+                    },
+                    () -> "messages " + messages);
+            if (holds[0]) {
+                return;
+            }
+            if (clock.nanos() >= limit) {
+                throw new AssertionError("waiting for " + what + ": not within " + withinMillis
+                        + " ms of virtual time; at " + clock.millis() + " ms; messages " + messages);
+            }
+            // To the next task at most, so no decision is taken while a call it waits for is unanswered.
+            long next = clock.nanosToNextTask();
+            long step = TimeUnit.MILLISECONDS.toNanos(stepMillis);
+            clock.advance(next < 0 ? step : Math.min(next, step));
+        }
     }
 
     private GenericKubernetesResource cartRule() {
@@ -397,9 +440,10 @@ class ControllerLoopStallTest {
 
             // ... and meanwhile replica-b holds the Lease for a while, then lets it go.
             setLeaseHolder("replica-b");
-            stepUntil("replica-a to see replica-b lead", 100, () -> !a.leading());
+            // Its next attempt (a retry period later) reads the Lease.
+            stepUntil("replica-a to see replica-b lead", 100, LEASE_MILLIS, () -> !a.leading());
             setLeaseHolder(null);
-            stepUntil("replica-a to take the Lease again", 100, a::leading);
+            stepUntil("replica-a to take the Lease again", 100, LEASE_MILLIS, a::leading);
 
             slow.released().countDown();
             pump("the held round to end", () -> rounds.size() > before);
@@ -429,8 +473,9 @@ class ControllerLoopStallTest {
             assertThat(lease().getSpec().getHolderIdentity()).isEqualTo("replica-a");
 
             // Three round periods and a minute: /healthz says 503, and the Lease is not renewed.
-            stepUntil("replica-a to count as stuck", 1_000, () -> !a.alive(a.staleMillis()));
-            stepUntil("replica-a to stop leading", 100, () -> !a.leading());
+            stepUntil("replica-a to count as stuck", 1_000, a.staleMillis() + 1_000, () -> !a.alive(a.staleMillis()));
+            // Renewals are refused now: leadership ends at the renew deadline of the last one.
+            stepUntil("replica-a to stop leading", 100, LEASE_MILLIS, () -> !a.leading());
             assertThat(messages)
                     .anySatisfy(m -> assertThat(m)
                             .startsWith("not renewing Lease tailor-system/"
@@ -439,7 +484,8 @@ class ControllerLoopStallTest {
             // A standby takes the Lease once it has not been renewed for a lease duration.
             try (ControllerLoop b = loop(LEASE, "replica-b", 1, round -> {})) {
                 b.start();
-                stepUntil("replica-b to take over", 100, b::leading);
+                // Once the record has not changed for a lease duration on replica-b's clock, at an attempt.
+                stepUntil("replica-b to take over", 100, 2 * LEASE_MILLIS, b::leading);
                 assertThat(lease().getSpec().getHolderIdentity()).isEqualTo("replica-b");
                 assertThat(a.leading()).isFalse();
             }

@@ -266,7 +266,8 @@ class LeaseElectorTest {
                         io,
                         new Replica("me"),
                         LeaseElector.RenewDeadline.CHECKED))
-                .hasMessageContaining("(expected: leaseDuration > renewDeadline > retryPeriod > 0)");
+                .hasMessage("leaseDuration : 15 s, renewDeadline : 15 s, retryPeriod : 3 s"
+                        + " (expected: leaseDuration > renewDeadline > retryPeriod > 0)");
         assertThat(TimeUnit.NANOSECONDS.toMillis(clock.nanos())).isZero();
     }
 }

@@ -56,6 +56,30 @@ class PrometheusClientTest {
         return vector.series().stream().collect(Collectors.toMap(s -> s.label("pod"), Series::value));
     }
 
+    @ParameterizedTest
+    @CsvSource({"0, 0", "-1.5, -1.5", "0.0004, 0.0004", "NaN, not a number"})
+    void of_timeout_isCheckedAsWritten(double seconds, String written) {
+        ControllerConfig.Prometheus config = ControllerConfig.Prometheus.builder()
+                .url("http://prometheus:9090")
+                .timeoutSeconds(seconds)
+                .build();
+        if (seconds > 0) {
+            assertThat(PrometheusClient.of(config).base()).hasToString("http://prometheus:9090/");
+            return;
+        }
+        assertThatThrownBy(() -> PrometheusClient.of(config))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("prometheus.timeoutSeconds : " + written + " (expected: a finite number > 0)");
+    }
+
+    @ParameterizedTest
+    @CsvSource({"0, 0", "-1500, -1.5", "-1, -0.001"})
+    void constructor_timeoutNotPositive_isEchoedInSeconds(long millis, String written) {
+        assertThatThrownBy(() -> new PrometheusClient(URI.create("http://prometheus:9090"), Duration.ofMillis(millis)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("prometheus.timeoutSeconds : " + written + " (expected: a finite number > 0)");
+    }
+
     @Test
     void query_realServer_nonFiniteValuesComeBackAsTheyAre() throws Exception {
         // The exporter's NaN and infinities must survive the round trip, so the reader can call them

@@ -48,8 +48,9 @@ final class StallingApiServer implements AutoCloseable {
     /**
      * The next request with {@code method} whose path (query included) matches {@code path}, sent
      * from a thread named {@code thread}, waits in the client before it is sent: {@code reached}
-     * counts down when it gets there, and it goes on once {@code released} is counted down (or after
-     * 30 s, so that a test cannot hang).
+     * counts down when it gets there, and it goes on once {@code released} is counted down, the
+     * server is closed, or its thread is interrupted (a loop that closes interrupts its rounds thread),
+     * never on real time, however long the test takes to get there.
      */
     record Hold(String method, Pattern path, String thread, CountDownLatch reached, CountDownLatch released) {}
 
@@ -61,9 +62,15 @@ final class StallingApiServer implements AutoCloseable {
     private final List<KubernetesClient> clients = new CopyOnWriteArrayList<>();
     private final List<Stall> stalls = new CopyOnWriteArrayList<>();
     private final List<Hold> holds = new CopyOnWriteArrayList<>();
-    /** A client of the server whose calls time out after {@code requestTimeoutMillis}. */
+    /** Every hold ever asked for, so that closing releases the ones waiting too. */
+    private final List<Hold> allHolds = new CopyOnWriteArrayList<>();
+    /**
+     * A client of the server whose calls time out after {@code requestTimeoutMillis}, or never (0): a
+     * stalled call then hangs until the server closes.
+     */
     final KubernetesClient client;
 
+    /** @param requestTimeoutMillis the clients' request timeout; 0 for none (stalled calls hang until closed) */
     StallingApiServer(int requestTimeoutMillis) {
         Map<ServerRequest, Queue<ServerResponse>> responses = new HashMap<>();
         Dispatcher crud = new KubernetesMixedDispatcher(responses);
@@ -111,7 +118,7 @@ final class StallingApiServer implements AutoCloseable {
                             && holds.remove(hold)) {
                         hold.reached().countDown();
                         try {
-                            hold.released().await(30, TimeUnit.SECONDS);
+                            hold.released().await();
                         } catch (InterruptedException e) {
                             Thread.currentThread().interrupt();
                         }
@@ -161,6 +168,7 @@ final class StallingApiServer implements AutoCloseable {
     Hold hold(String method, String pathRegex, String thread) {
         Hold hold = new Hold(method, Pattern.compile(pathRegex), thread, new CountDownLatch(1), new CountDownLatch(1));
         holds.add(hold);
+        allHolds.add(hold);
         return hold;
     }
 
@@ -177,7 +185,7 @@ final class StallingApiServer implements AutoCloseable {
     @Override
     public void close() {
         stalls.clear();
-        holds.forEach(hold -> hold.released().countDown());
+        allHolds.forEach(hold -> hold.released().countDown());
         holds.clear();
         clients.forEach(KubernetesClient::close);
         client.close();
