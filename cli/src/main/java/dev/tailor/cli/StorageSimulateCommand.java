@@ -51,8 +51,9 @@ import picocli.CommandLine.Option;
             "  tailor storage simulate --scenario burst-microbench --policies fifo,segment-admission",
             "  tailor storage simulate --scenario robustness --seeds 1,2,3 \\",
             "      --policies fifo,mclock,segment-admission-paper,segment-admission   # the robustness sweep",
+            "  tailor storage simulate --scenario robustness-long-bursts --seed 2   # one cell of it",
             "",
-            "Scenarios: burst-microbench, underload (synthetic), deployed-like and robustness (need the shared"
+            "Scenarios: burst-microbench, underload (synthetic), deployed-like and robustness[-<mix>] (need the shared"
                     + " data; TAILOR_DATA_DIR), or a YAML file (docs/storage-simulator.md).",
             "Exit codes: 0 done, 1 failed while running, 2 bad input."
         })
@@ -66,7 +67,9 @@ final class StorageSimulateCommand implements Callable<Integer> {
             paramLabel = "NAME|FILE",
             defaultValue = "burst-microbench",
             description = "Bundled scenario (burst-microbench, deployed-like, underload, robustness: a family of"
-                    + " tenant mixes) or a YAML scenario file. Default: ${DEFAULT-VALUE}.")
+                    + " tenant mixes), one mix of the family alone, robustness-<mix> (<mix>: msn-small, mild, one-whale,"
+                    + " long-bursts, spikes, many-small, tencent-heavy, busy; the name the results give it), or a YAML"
+                    + " scenario file (run whole). Default: ${DEFAULT-VALUE}.")
     String scenario;
 
     @Option(

@@ -241,7 +241,11 @@ class StorageSimulateCommandTest {
                 "--duration-seconds=-0.25 | --duration-seconds: -0.25 (expected: a number in (0, 86400])",
                 "--warmup-seconds=-1 | --warmup-seconds: -1 (expected: a number in [0, 86400])",
                 "--scenario=nowhere.yaml | --scenario: nowhere.yaml: no such scenario or file (expected: one of"
-                        + " burst-microbench, deployed-like, underload, robustness, or a YAML scenario file)",
+                        + " burst-microbench, deployed-like, underload, robustness, robustness-<mix> (<mix>: msn-small, mild, one-whale,"
+                        + " long-bursts, spikes, many-small, tencent-heavy, busy), or a YAML scenario file)",
+                "--scenario=robustness-long-burst | --scenario: robustness-long-burst: no mix \"long-burst\" in"
+                        + " robustness (expected: robustness-<mix> with <mix> one of msn-small, mild, one-whale,"
+                        + " long-bursts, spikes, many-small, tencent-heavy, busy)",
                 "--threads=0 | --threads: 0 (expected: 1 .. 256)",
                 "--format=csv | --format: csv (expected: one of table, json)",
                 "--report= | --report: empty"
@@ -469,6 +473,18 @@ class StorageSimulateCommandTest {
                                 ? ",\n           bursts: {meanGapSeconds: 0.1, minMillis: 10, maxMillis: 20, multiplier: 2}"
                                 : ""));
         return file;
+    }
+
+    @Test
+    void simulate_help_namesEveryMixOfTheBundledFamily_asTheScenarioItRunsAlone() {
+        PlanCommandTest.Result result = tailor("storage", "simulate", "--help");
+        assertThat(result.exitCode()).isZero();
+        String help = result.out().replaceAll("\\s+", " ");
+        assertThat(help).contains("robustness-<mix> (<mix>: ");
+        for (var mix :
+                dev.tailor.sim.storage.StorageScenarios.load("robustness").mixes()) {
+            assertThat(help).as(mix.name()).containsPattern(" " + mix.name() + "[,;]");
+        }
     }
 
     @Test
