@@ -51,8 +51,9 @@ import picocli.CommandLine.Option;
             "  tailor storage simulate --scenario burst-microbench --policies fifo,segment-admission",
             "  tailor storage simulate --scenario robustness --seeds 1,2,3 \\",
             "      --policies fifo,mclock,segment-admission-paper,segment-admission   # the robustness sweep",
+            "  tailor storage simulate --scenario robustness-long-bursts --seed 2 --per-tenant   # one cell of it",
             "",
-            "Scenarios: burst-microbench, underload (synthetic), deployed-like and robustness (need the shared"
+            "Scenarios: burst-microbench, underload (synthetic), deployed-like and robustness[-<mix>] (need the shared"
                     + " data; TAILOR_DATA_DIR), or a YAML file (docs/storage-simulator.md).",
             "Exit codes: 0 done, 1 failed while running, 2 bad input."
         })
@@ -66,7 +67,9 @@ final class StorageSimulateCommand implements Callable<Integer> {
             paramLabel = "NAME|FILE",
             defaultValue = "burst-microbench",
             description = "Bundled scenario (burst-microbench, deployed-like, underload, robustness: a family of"
-                    + " tenant mixes) or a YAML scenario file. Default: ${DEFAULT-VALUE}.")
+                    + " tenant mixes), one mix of the family alone, robustness-<mix> (<mix>: msn-small, mild, one-whale,"
+                    + " long-bursts, spikes, many-small, tencent-heavy, busy; the name the results give it), or a YAML"
+                    + " scenario file (run whole). Default: ${DEFAULT-VALUE}.")
     String scenario;
 
     @Option(
@@ -98,6 +101,12 @@ final class StorageSimulateCommand implements Callable<Integer> {
             paramLabel = "S",
             description = "Simulated time whose arrivals are measured." + " Default: the scenario's.")
     Double durationSeconds;
+
+    @Option(
+            names = "--per-tenant",
+            description = "Also print, per scenario variant, each tenant's class, baseline, offered rate, share within"
+                    + " baseline and latency percentiles under each policy (JSON and the report always have them).")
+    boolean perTenant;
 
     @CommandLine.Mixin
     SharedOptions.FormatOption format;
@@ -150,7 +159,7 @@ final class StorageSimulateCommand implements Callable<Integer> {
             }
             out.println(Json.write(json));
         } else {
-            StorageOutput.table(out, results);
+            StorageOutput.table(out, results, perTenant);
             out.println();
             if (sweep) {
                 StorageOutput.summary(out, summary);

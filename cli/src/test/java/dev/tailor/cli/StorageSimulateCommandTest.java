@@ -68,6 +68,30 @@ class StorageSimulateCommandTest {
             assertThat(run.get("steady").get("p99Millis").asDouble())
                     .isGreaterThanOrEqualTo(run.get("steady").get("p50Millis").asDouble());
         }
+        // Per tenant: each tenant of the scenario, with its class, baseline, rate and latency.
+        for (JsonNode run : results) {
+            JsonNode tenants = run.get("tenants");
+            assertThat(tenants.isArray()).isTrue();
+            assertThat(tenants).extracting(t -> t.get("class").asText()).contains("steady", "hot");
+            long steady = 0;
+            for (JsonNode t : tenants) {
+                for (String field : new String[] {
+                    "name",
+                    "proxy",
+                    "baselineCostUnitsPerSecond",
+                    "offeredCostUnitsPerSecond",
+                    "requests",
+                    "withinBaselinePercent"
+                }) {
+                    assertThat(t.has(field)).as(field).isTrue();
+                }
+                assertThat(t.get("latency").has("p99999Millis")).isTrue();
+                steady += t.get("class").asText().equals("steady")
+                        ? t.get("latency").get("requests").asLong()
+                        : 0;
+            }
+            assertThat(steady).isEqualTo(run.get("steady").get("requests").asLong());
+        }
         assertThat(results.get(1).get("policy").asText()).isEqualTo("segment-admission");
         assertThat(results.get(1).get("admission").get("reserveDrawnPercent").isNumber())
                 .isTrue();
@@ -107,8 +131,11 @@ class StorageSimulateCommandTest {
                 .contains("static-cap")
                 .contains("n/r = not resolvable")
                 .contains("misclassified")
-                .contains("simulator speed:");
+                .contains("simulator speed:")
+                .as("per tenant only with --per-tenant")
+                .doesNotContain("per tenant");
         String html = Files.readString(report.resolve("index.html"));
+        assertThat(html).contains("<caption>Per tenant, latency ms</caption>");
         assertThat(html)
                 .startsWith("<!DOCTYPE html>")
                 .contains("<table>")
@@ -241,7 +268,11 @@ class StorageSimulateCommandTest {
                 "--duration-seconds=-0.25 | --duration-seconds: -0.25 (expected: a number in (0, 86400])",
                 "--warmup-seconds=-1 | --warmup-seconds: -1 (expected: a number in [0, 86400])",
                 "--scenario=nowhere.yaml | --scenario: nowhere.yaml: no such scenario or file (expected: one of"
-                        + " burst-microbench, deployed-like, underload, robustness, or a YAML scenario file)",
+                        + " burst-microbench, deployed-like, underload, robustness, robustness-<mix> (<mix>: msn-small, mild, one-whale,"
+                        + " long-bursts, spikes, many-small, tencent-heavy, busy), or a YAML scenario file)",
+                "--scenario=robustness-long-burst | --scenario: robustness-long-burst: no mix \"long-burst\" in"
+                        + " robustness (expected: robustness-<mix> with <mix> one of msn-small, mild, one-whale,"
+                        + " long-bursts, spikes, many-small, tencent-heavy, busy)",
                 "--threads=0 | --threads: 0 (expected: 1 .. 256)",
                 "--format=csv | --format: csv (expected: one of table, json)",
                 "--report= | --report: empty"
@@ -469,6 +500,44 @@ class StorageSimulateCommandTest {
                                 ? ",\n           bursts: {meanGapSeconds: 0.1, minMillis: 10, maxMillis: 20, multiplier: 2}"
                                 : ""));
         return file;
+    }
+
+    @Test
+    void simulate_perTenant_printsEachTenantsRowsUnderEachPolicy() {
+        PlanCommandTest.Result result = tailor(
+                "storage",
+                "simulate",
+                "--scenario",
+                "underload",
+                "--policies",
+                "fifo,segment-admission",
+                "--warmup-seconds",
+                "0.3",
+                "--duration-seconds",
+                "0.5",
+                "--per-tenant",
+                "--threads",
+                "1");
+
+        assertThat(result.exitCode()).as(result.err()).isZero();
+        assertThat(result.out())
+                .contains("  per tenant, latency ms\n")
+                .containsPattern("\n  tenant +class +baseline +offered +within +requests  policy +P50 ")
+                .containsPattern("\n  steady-0 +steady +[0-9.]+ Mcu/s +\\d+% +[0-9.]+% +\\d+  fifo ")
+                .containsPattern("\n {20,}segment-admission +[0-9.]+ ")
+                .contains("per tenant: class = ground truth");
+    }
+
+    @Test
+    void simulate_help_namesEveryMixOfTheBundledFamily_asTheScenarioItRunsAlone() {
+        PlanCommandTest.Result result = tailor("storage", "simulate", "--help");
+        assertThat(result.exitCode()).isZero();
+        String help = result.out().replaceAll("\\s+", " ");
+        assertThat(help).contains("robustness-<mix> (<mix>: ");
+        for (var mix :
+                dev.tailor.sim.storage.StorageScenarios.load("robustness").mixes()) {
+            assertThat(help).as(mix.name()).containsPattern(" " + mix.name() + "[,;]");
+        }
     }
 
     @Test

@@ -40,6 +40,14 @@ public final class StorageOutput {
      * baseline, then the capacity and admission counters.
      */
     public static void table(PrintWriter out, List<StorageRunResult> results) {
+        table(out, results, false);
+    }
+
+    /**
+     * {@link #table(PrintWriter, List)}, and when {@code perTenant}, after each variant's tables, one row per
+     * tenant and policy ({@link #tenants}).
+     */
+    public static void table(PrintWriter out, List<StorageRunResult> results, boolean perTenant) {
         Map<String, List<StorageRunResult>> groups = new LinkedHashMap<>();
         for (StorageRunResult r : results) {
             groups.computeIfAbsent(r.label() + " · seed " + r.seed(), k -> new ArrayList<>())
@@ -99,9 +107,48 @@ public final class StorageOutput {
             for (StorageRunResult r : runs) {
                 out.println(counterRow(r.policy(), StorageFigures.counters(r)));
             }
+            if (perTenant) {
+                tenants(out, runs);
+            }
         }
         out.println();
         legend().forEach(out::println);
+        if (perTenant) {
+            StorageFigures.tenantLegend().forEach(out::println);
+        }
+    }
+
+    /**
+     * One variant's runs per tenant: a row per tenant and policy, the tenant's columns on its first row
+     * (every policy sees the same arrivals, so they are the tenant's), then the policy's percentiles.
+     */
+    static void tenants(PrintWriter out, List<StorageRunResult> runs) {
+        List<StorageRunResult.TenantResult> first = runs.get(0).tenants();
+        int name = 6;
+        for (StorageRunResult.TenantResult t : first) {
+            name = Math.max(name, t.name().length());
+        }
+        int policy = 6;
+        for (StorageRunResult r : runs) {
+            policy = Math.max(policy, r.policy().length());
+        }
+        String format = "  %-" + name + "s %-6s %14s %7s %6s %8s  %-" + policy + "s %8s %8s %8s %8s %8s";
+        List<Object> header = new ArrayList<>(StorageFigures.TENANT_COLUMNS);
+        header.add("policy");
+        header.addAll(StorageFigures.PERCENTILES);
+        out.println("  per tenant, latency ms");
+        out.println(String.format(Locale.ROOT, format, header.toArray()));
+        for (int i = 0; i < first.size(); i++) {
+            for (int p = 0; p < runs.size(); p++) {
+                StorageRunResult r = runs.get(p);
+                StorageRunResult.TenantResult t = r.tenants().get(i);
+                List<Object> row =
+                        new ArrayList<>(p == 0 ? StorageFigures.tenant(t) : java.util.Collections.nCopies(6, ""));
+                row.add(r.policy());
+                row.addAll(StorageFigures.percentiles(t.latency()));
+                out.println(String.format(Locale.ROOT, format, row.toArray()).stripTrailing());
+            }
+        }
     }
 
     /**

@@ -31,10 +31,12 @@ public final class StorageRuns {
     private StorageRuns() {}
 
     /**
-     * A bundled scenario ({@link StorageScenarios#BUNDLED}) or a YAML file, with where its fields are, so that
+     * A bundled scenario ({@link StorageScenarios#BUNDLED}), one member of a bundled family
+     * ({@code robustness-long-bursts}) or a YAML file, with where its fields are, so that
      * {@link #sweep} tells the problems it finds building it at their lines too.
      *
-     * @throws LabException (exit 2) naming {@code --scenario} for an unknown name, or every problem of the file
+     * @throws LabException (exit 2) naming {@code --scenario} for an unknown name or member, or every problem of the
+     *     file
      */
     public static StorageScenarios.Loaded load(String nameOrFile) {
         return load(nameOrFile, null);
@@ -48,13 +50,17 @@ public final class StorageRuns {
      * @throws LabException (exit 2) naming {@code --scenario} for an unknown name, or every problem of the file
      */
     public static StorageScenarios.Loaded load(String nameOrFile, Function<String, Path> dataDir) {
-        if (!StorageScenarios.BUNDLED.contains(nameOrFile) && !Files.exists(Path.of(nameOrFile))) {
+        boolean member = StorageScenarios.family(nameOrFile) != null;
+        if (!StorageScenarios.BUNDLED.contains(nameOrFile) && !member && !Files.exists(Path.of(nameOrFile))) {
             throw new LabException("--scenario: " + nameOrFile + ": no such scenario or file (expected: one of "
-                    + String.join(", ", StorageScenarios.BUNDLED) + ", or a YAML scenario file)");
+                    + StorageScenarios.names() + ", or a YAML scenario file)");
         }
         try {
             return StorageScenarios.read(nameOrFile, dataDir == null ? null : dataDir::apply);
         } catch (ScenarioException e) {
+            if (member && e.getMessage().startsWith(nameOrFile + ": no mix ")) {
+                throw new LabException("--scenario: " + e.getMessage());
+            }
             throw new LabException("scenario " + e.getMessage());
         }
     }
@@ -230,13 +236,15 @@ public final class StorageRuns {
             Function<String, Path> dataDir) {
         StorageScenario base = loaded.scenario();
         StorageScenario variant = variant(base, seeds.get(0), warmupSeconds, durationSeconds);
+        if (loaded.mix() >= 0) {
+            variant = loaded.runsAs(variant).values().iterator().next();
+        }
         List<StorageSetup> setups = new ArrayList<>();
         for (Long s : seeds) {
             Set<Problem> problems = new LinkedHashSet<>();
             IllegalArgumentException first = null;
-            List<StorageScenario> mixes =
-                    variant(base, s, warmupSeconds, durationSeconds).mixScenarios();
-            for (int k = 0; k < mixes.size(); k++) {
+            Map<Integer, StorageScenario> mixes = loaded.runsAs(variant(base, s, warmupSeconds, durationSeconds));
+            for (int k : mixes.keySet()) {
                 try {
                     setups.add(StorageSetup.build(mixes.get(k), dataDir::apply));
                 } catch (ScenarioException e) {

@@ -122,6 +122,42 @@ public final class StorageFigures {
                         + " are hot by the same rule.");
     }
 
+    /** The per-tenant columns before the latency: what a tenant is, what it was given and what it sent. */
+    public static final List<String> TENANT_COLUMNS =
+            List.of("tenant", "class", "baseline", "offered", "within", "requests");
+
+    /**
+     * A tenant's {@link #TENANT_COLUMNS} cells: its name, class, baseline as the scenario states it (IOPS and
+     * MiB/s when provisioned so, else cost units per second, {@code 100 Mcu/s}), its offered cost ÷ baseline and
+     * the share of its requests within baseline, and its measured requests.
+     */
+    public static List<String> tenant(StorageRunResult.TenantResult t) {
+        String baseline = t.baselineIops() != null
+                ? number(t.baselineIops()) + " IOPS"
+                        + (t.baselineMiBPerSecond() != null && t.baselineMiBPerSecond() > 0
+                                ? " + " + number(t.baselineMiBPerSecond()) + " MiB/s"
+                                : "")
+                : number(t.baselineCostUnitsPerSecond() / 1e6) + " Mcu/s";
+        return List.of(
+                t.name(),
+                t.tenantClass(),
+                baseline,
+                String.format(Locale.ROOT, "%.0f%%", t.offeredPercentOfBaseline()),
+                String.format(Locale.ROOT, "%.1f%%", t.withinBaselinePercent()),
+                String.valueOf(t.requests()));
+    }
+
+    /** What the per-tenant columns mean. */
+    public static List<String> tenantLegend() {
+        return List.of("per tenant: class = ground truth (hot: it has bursts); baseline = its commitment, in IOPS"
+                + " (+ MiB/s) when the scenario provisions it so, else in cost units per second (1000 Mcu/s = the"
+                + " backend kept busy; by default the proxy's capacity ÷ its tenants); offered = the cost of its"
+                + " measured requests per second, bursts included, ÷ its baseline; within = share of its requests"
+                + " within its baseline when they arrived (as for the within-baseline classes); requests = those"
+                + " that arrived in the measured period; latency as for the classes, "
+                + NOT_RESOLVABLE + " with too few requests.");
+    }
+
     /** The sweep summary's title line. */
     public static String sweepTitle(SweepSummary summary) {
         return "sweep over " + summary.cells() + " cells (scenario variant × seed): ratio to the peer in the same"

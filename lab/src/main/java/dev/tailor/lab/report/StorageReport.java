@@ -214,6 +214,7 @@ public final class StorageReport {
         for (Map.Entry<String, List<StorageRunResult>> variant : byVariant.entrySet()) {
             List<StorageRunResult> runs = variant.getValue();
             html.append("<h2>").append(escape(variant.getKey())).append("</h2>\n");
+            html.append(tenantTable(runs));
             // A class no run measured a request of has no curve: a line says why instead of an empty plot.
             StringBuilder charts = new StringBuilder();
             for (boolean steady : new boolean[] {true, false}) {
@@ -359,6 +360,59 @@ public final class StorageReport {
             t.append("</tr>\n");
         }
         return t.append("</table></div>\n").toString();
+    }
+
+    /**
+     * One variant's runs per tenant: the tenant's columns ({@link StorageFigures#tenant}), then its P99 and its
+     * P99.999 under each policy side by side; empty when the runs have no per-tenant figures.
+     */
+    public static String tenantTable(List<StorageRunResult> runs) {
+        List<StorageRunResult.TenantResult> tenants = runs.get(0).tenants();
+        if (tenants.isEmpty()) {
+            return "";
+        }
+        StringBuilder t =
+                new StringBuilder("<div class=\"scroll\"><table><caption>Per tenant, latency ms</caption>\n<tr>");
+        for (String c : StorageFigures.TENANT_COLUMNS) {
+            t.append("<th")
+                    .append(c.equals("tenant") || c.equals("class") ? " class=\"l\"" : "")
+                    .append(" rowspan=\"2\">")
+                    .append(c)
+                    .append("</th>");
+        }
+        for (String p : List.of("P99", "P99.999")) {
+            t.append("<th class=\"group\" colspan=\"")
+                    .append(runs.size())
+                    .append("\">")
+                    .append(p)
+                    .append("</th>");
+        }
+        t.append("</tr>\n<tr>");
+        for (int k = 0; k < 2; k++) {
+            runs.forEach(r -> t.append("<th>").append(escape(r.policy())).append("</th>"));
+        }
+        t.append("</tr>\n");
+        for (int i = 0; i < tenants.size(); i++) {
+            List<String> cells = StorageFigures.tenant(tenants.get(i));
+            t.append("<tr>");
+            for (int c = 0; c < cells.size(); c++) {
+                t.append(c < 2 ? "<td class=\"l\">" : "<td>")
+                        .append(escape(cells.get(c)))
+                        .append("</td>");
+            }
+            int index = i;
+            runs.forEach(r -> t.append("<td>")
+                    .append(StorageFigures.ms(r.tenants().get(index).latency().p99Millis()))
+                    .append("</td>"));
+            runs.forEach(r -> t.append("<td>")
+                    .append(StorageFigures.ms(r.tenants().get(index).latency().p99999Millis()))
+                    .append("</td>"));
+            t.append("</tr>\n");
+        }
+        t.append("</table></div>\n<p class=\"note\">")
+                .append(escape(StorageFigures.tenantLegend().get(0)))
+                .append(" All percentiles of each tenant are in the command's JSON (--format json).</p>\n");
+        return t.toString();
     }
 
     private static void row(StringBuilder t, String variant, String policy) {

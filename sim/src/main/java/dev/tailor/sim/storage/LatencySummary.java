@@ -1,7 +1,7 @@
 package dev.tailor.sim.storage;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
-import org.HdrHistogram.Histogram;
+import org.HdrHistogram.AbstractHistogram;
 
 /**
  * Latency percentiles of one class of requests in one run, arrival at the proxy to completion at the
@@ -47,7 +47,7 @@ public record LatencySummary(
     }
 
     /** The summary of a histogram of ns. */
-    static LatencySummary of(Histogram nanos) {
+    static LatencySummary of(AbstractHistogram nanos) {
         long n = nanos.getTotalCount();
         Double[] p = new Double[LEVELS.length];
         for (int i = 0; i < LEVELS.length; i++) {

@@ -10,6 +10,7 @@ import dev.tailor.sim.des.RandomStreams;
 import java.util.ArrayList;
 import java.util.List;
 import org.HdrHistogram.Histogram;
+import org.HdrHistogram.IntCountsHistogram;
 import org.apache.commons.rng.UniformRandomProvider;
 
 /**
@@ -121,6 +122,17 @@ final class StorageRun {
      */
     private final BaselineMeter[] baselineMeters;
 
+    /**
+     * Per tenant (the setup's order): latency, measured requests, of them within baseline, their cost. The
+     * latency's buckets are the classes' (3 digits), so a class of one tenant has its figures exactly; int
+     * counts halve the memory (about 90 KB a tenant once latencies reach a second).
+     */
+    private final IntCountsHistogram[] tenantLatency;
+
+    private final long[] tenantOffered;
+    private final long[] tenantWithin;
+    private final long[] tenantCost;
+
     private final Histogram admittedSteady = new Histogram(3);
     private final Histogram admittedHot = new Histogram(3);
     private long offered;
@@ -165,6 +177,13 @@ final class StorageRun {
         });
         RandomStreams streams = new RandomStreams(s.seed());
         List<StorageSetup.Tenant> tenants = setup.tenants();
+        this.tenantLatency = new IntCountsHistogram[tenants.size()];
+        for (int i = 0; i < tenantLatency.length; i++) {
+            tenantLatency[i] = new IntCountsHistogram(3);
+        }
+        this.tenantOffered = new long[tenants.size()];
+        this.tenantWithin = new long[tenants.size()];
+        this.tenantCost = new long[tenants.size()];
         int observed = 0;
         for (StorageSetup.Tenant t : tenants) {
             if (t.hot()) {
@@ -251,6 +270,7 @@ final class StorageRun {
                 unfinished[0]++;
                 (r.hot ? hot : steady).recordValue(endNanos - r.arrivalNanos);
                 (r.steadySegment ? steadySegments : hotSegments).recordValue(endNanos - r.arrivalNanos);
+                tenantLatency[r.tenant].recordValue(endNanos - r.arrivalNanos);
                 withinBaseline(r, endNanos - r.arrivalNanos);
             }
         };
@@ -273,6 +293,11 @@ final class StorageRun {
         r.steadySegment =
                 classification[r.proxy].classify(r.disk, r.kind(), r.offsetBytes, r.lengthBytes) == SegmentClass.STEADY;
         r.withinBaseline = baselineMeters[r.proxy].within(r.disk, r.kind(), r.offsetBytes, r.lengthBytes, nowNanos);
+        if (r.measured) {
+            tenantOffered[r.tenant]++;
+            tenantCost[r.tenant] += r.costUnits;
+            tenantWithin[r.tenant] += r.withinBaseline ? 1 : 0;
+        }
         account(nowNanos);
         held++;
         proxies[r.proxy].policy.arrive(r, nowNanos);
@@ -305,6 +330,7 @@ final class StorageRun {
             long latency = nowNanos - r.arrivalNanos;
             (r.hot ? hot : steady).recordValue(latency);
             (r.steadySegment ? steadySegments : hotSegments).recordValue(latency);
+            tenantLatency[r.tenant].recordValue(latency);
             withinBaseline(r, latency);
             if (r.ticket != null) {
                 boolean asSteady = r.ticket.admittedAs() == SegmentClass.STEADY;
@@ -432,9 +458,31 @@ final class StorageRun {
                 simulated,
                 calendar.eventsFired(),
                 wallMillis,
+                tenantResults(measuredSeconds),
                 steady,
                 hot,
                 recorder.finish());
+    }
+
+    private List<StorageRunResult.TenantResult> tenantResults(double measuredSeconds) {
+        List<StorageRunResult.TenantResult> out = new ArrayList<>();
+        List<StorageSetup.Tenant> tenants = setup.tenants();
+        for (int i = 0; i < tenants.size(); i++) {
+            StorageSetup.Tenant t = tenants.get(i);
+            StorageScenario.BaselineSpec baseline = setup.baseline(t);
+            out.add(new StorageRunResult.TenantResult(
+                    t.name(),
+                    t.hot() ? "hot" : "steady",
+                    t.proxy(),
+                    baseline == null ? null : baseline.iops(),
+                    baseline == null ? null : baseline.mibPerSecond(),
+                    t.commitmentCostUnitsPerSecond(),
+                    tenantCost[i] / measuredSeconds,
+                    tenantOffered[i],
+                    percent(tenantWithin[i], tenantOffered[i]),
+                    LatencySummary.of(tenantLatency[i])));
+        }
+        return out;
     }
 
     private static double percent(long part, long whole) {

@@ -2,6 +2,8 @@ package dev.tailor.sim.storage;
 
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import java.util.List;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -60,6 +62,7 @@ import org.HdrHistogram.Histogram;
  * @param simulatedRequests           requests simulated, warm-up and drain included
  * @param eventsFired                 calendar events of the run
  * @param wallMillis                  wall-clock time of the run, ms (0 when no clock was given)
+ * @param tenants                     per tenant, in the setup's order, its figures ({@link TenantResult})
  * @param steadyLatency               steady latencies, ns (not in JSON)
  * @param hotLatency                  hot latencies, ns (not in JSON)
  * @param series                      per-interval series of one proxy (not in JSON)
@@ -90,9 +93,117 @@ public record StorageRunResult(
         long simulatedRequests,
         long eventsFired,
         double wallMillis,
+        @JsonInclude(JsonInclude.Include.ALWAYS) List<TenantResult> tenants,
         @JsonIgnore Histogram steadyLatency,
         @JsonIgnore Histogram hotLatency,
         @JsonIgnore IntervalSeries series) {
+
+    public StorageRunResult {
+        tenants = tenants == null ? List.of() : List.copyOf(tenants);
+    }
+
+    /** A result without per-tenant figures (its {@code tenants} empty). */
+    public StorageRunResult(
+            String scenario,
+            Double burstMultiplier,
+            String policy,
+            long seed,
+            double measuredSeconds,
+            long offeredRequests,
+            LatencySummary steady,
+            LatencySummary hot,
+            LatencySummary steadySegments,
+            LatencySummary hotSegments,
+            LatencySummary steadyWithinBaseline,
+            LatencySummary allWithinBaseline,
+            double throughputRequestsPerSecond,
+            double throughputMiBPerSecond,
+            double backendUtilizationPercent,
+            double unusedCapacityPercent,
+            double waitingTimePercent,
+            long refused,
+            long unfinished,
+            AdmissionCounters admission,
+            Double mclockReservationPercent,
+            long simulatedRequests,
+            long eventsFired,
+            double wallMillis,
+            Histogram steadyLatency,
+            Histogram hotLatency,
+            IntervalSeries series) {
+        this(
+                scenario,
+                burstMultiplier,
+                policy,
+                seed,
+                measuredSeconds,
+                offeredRequests,
+                steady,
+                hot,
+                steadySegments,
+                hotSegments,
+                steadyWithinBaseline,
+                allWithinBaseline,
+                throughputRequestsPerSecond,
+                throughputMiBPerSecond,
+                backendUtilizationPercent,
+                unusedCapacityPercent,
+                waitingTimePercent,
+                refused,
+                unfinished,
+                admission,
+                mclockReservationPercent,
+                simulatedRequests,
+                eventsFired,
+                wallMillis,
+                List.of(),
+                steadyLatency,
+                hotLatency,
+                series);
+    }
+
+    /**
+     * One tenant's figures in one run. Its requests are those that arrived in the measured period; its
+     * latency is measured as the classes' is (refused requests have none, unfinished ones count at their
+     * age), with the same rule for percentiles with too few requests behind them.
+     *
+     * @param name                       the tenant's name
+     * @param tenantClass                ground truth, {@code steady} or {@code hot} (it has bursts); in JSON
+     *                                   {@code class}
+     * @param proxy                      the proxy it uses
+     * @param baselineIops               its provisioned baseline's I/Os per second, when the scenario gives it
+     *                                   one ({@code baseline.iops}), else absent
+     * @param baselineMiBPerSecond       its provisioned baseline's MiB per second, when the scenario gives it one,
+     *                                   else absent
+     * @param baselineCostUnitsPerSecond its baseline in cost units per second (10⁹ = the backend kept busy): the
+     *                                   provisioned one's cost, its commitment ratio × its rate, or the fair share
+     *                                   (the proxy's capacity ÷ its tenants)
+     * @param offeredCostUnitsPerSecond  the cost of its measured requests ÷ measured seconds, bursts included: its
+     *                                   rate against its baseline
+     * @param requests                   requests that arrived in the measured period
+     * @param withinBaselinePercent      of those, the share within its baseline when they arrived (the label of
+     *                                   {@code steadyWithinBaseline}), %
+     * @param latency                    its requests' latency
+     */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record TenantResult(
+            String name,
+            @JsonProperty("class") String tenantClass,
+            int proxy,
+            Double baselineIops,
+            Double baselineMiBPerSecond,
+            double baselineCostUnitsPerSecond,
+            double offeredCostUnitsPerSecond,
+            long requests,
+            double withinBaselinePercent,
+            @JsonInclude(JsonInclude.Include.ALWAYS) LatencySummary latency) {
+
+        /** Its offered cost rate ÷ its baseline, %. */
+        @JsonIgnore
+        public double offeredPercentOfBaseline() {
+            return baselineCostUnitsPerSecond <= 0 ? 0 : 100 * offeredCostUnitsPerSecond / baselineCostUnitsPerSecond;
+        }
+    }
 
     /**
      * What the admission controllers (summed over proxies) did in the whole run, warm-up included
@@ -171,6 +282,7 @@ public record StorageRunResult(
                 simulatedRequests,
                 eventsFired,
                 millis,
+                tenants,
                 steadyLatency,
                 hotLatency,
                 series);

@@ -13,7 +13,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Loads storage scenarios: a bundled one by name, or a YAML file. A file that parses is checked
@@ -26,6 +28,9 @@ public final class StorageScenarios {
     /** The bundled scenarios. */
     public static final List<String> BUNDLED = List.of("burst-microbench", "deployed-like", "underload", "robustness");
 
+    /** The bundled scenarios that are families of mixes, each of whose members runs alone as {@code <family>-<mix>}. */
+    public static final List<String> FAMILIES = List.of("robustness");
+
     private static final String RESOURCES = "/dev/tailor/sim/scenarios/storage/";
 
     private static final ObjectMapper YAML = StrictReader.yaml();
@@ -36,11 +41,33 @@ public final class StorageScenarios {
      * A scenario as read, with what tells its problems found later, when it is built
      * ({@link StorageSetup#build}), as its reading tells its own: by file and line.
      *
-     * @param scenario  the scenario, checked
+     * @param scenario  the scenario, checked; for one member of a bundled family, the whole family
      * @param source    the file (or bundled name) it was read from
      * @param locations where its fields are in the text
+     * @param mix       the index in {@code scenario}'s mixes of the one member asked for
+     *                  ({@code robustness-long-bursts}), or -1: the scenario whole
      */
-    public record Loaded(StorageScenario scenario, String source, Locations locations) {
+    public record Loaded(StorageScenario scenario, String source, Locations locations, int mix) {
+
+        /** The scenario whole. */
+        public Loaded(StorageScenario scenario, String source, Locations locations) {
+            this(scenario, source, locations, -1);
+        }
+
+        /**
+         * The scenarios it runs as, each with its index in {@code scenario}'s mixes: every mix's
+         * ({@link StorageScenario#mixScenarios()}), or the one member's.
+         */
+        public Map<Integer, StorageScenario> runsAs(StorageScenario variant) {
+            List<StorageScenario> all = variant.mixScenarios();
+            Map<Integer, StorageScenario> out = new LinkedHashMap<>();
+            for (int k = 0; k < all.size(); k++) {
+                if (mix < 0 || k == mix) {
+                    out.put(k, all.get(k));
+                }
+            }
+            return out;
+        }
 
         /**
          * {@code SOURCE: path: value as written (expected: ...) at line N}, or {@code SOURCE: N problems:} and one
@@ -76,6 +103,17 @@ public final class StorageScenarios {
      * @throws ScenarioException if it cannot be read, is invalid, or names a data file that is not there
      */
     public static Loaded read(String nameOrPath, StorageSetup.DataFiles data) {
+        String family = family(nameOrPath);
+        if (family != null && !Files.exists(Path.of(nameOrPath))) {
+            Loaded whole = read(family, data);
+            String mix = nameOrPath.substring(family.length() + 1);
+            List<String> names = mixNames(whole.scenario());
+            if (!names.contains(mix)) {
+                throw new ScenarioException(nameOrPath + ": no mix \"" + mix + "\" in " + family + " (expected: "
+                        + family + "-<mix> with <mix> one of " + String.join(", ", names) + ")");
+            }
+            return new Loaded(whole.scenario(), whole.source(), whole.locations(), names.indexOf(mix));
+        }
         if (BUNDLED.contains(nameOrPath)) {
             String resource = RESOURCES + nameOrPath + ".yaml";
             try (InputStream in = StorageScenarios.class.getResourceAsStream(resource)) {
@@ -94,8 +132,7 @@ public final class StorageScenarios {
         if (!Files.isRegularFile(file)) {
             throw new ScenarioException(
                     nameOrPath + ": " + (Files.exists(file) ? "not a regular file" : "no such bundled scenario or file")
-                            + " (expected: one of " + String.join(", ", BUNDLED)
-                            + ", or a YAML scenario file)");
+                            + " (expected: one of " + names() + ", or a YAML scenario file)");
         }
         try {
             return parseLoaded(Files.readString(file), file.toString(), data);
@@ -104,6 +141,39 @@ public final class StorageScenarios {
         } catch (IOException e) {
             throw new ScenarioException(file + ": cannot read (" + e.getMessage() + ")");
         }
+    }
+
+    /**
+     * The bundled family {@code name} is a member of ({@code robustness} for {@code robustness-long-bursts}, a
+     * known mix or not), or null.
+     */
+    public static String family(String name) {
+        for (String family : FAMILIES) {
+            if (name.startsWith(family + "-") && name.length() > family.length() + 1) {
+                return family;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * The bundled scenarios' names, the members of each family told once: {@code burst-microbench, ...,
+     * robustness, robustness-<mix> (<mix>: msn-small, mild, ...)}.
+     */
+    public static String names() {
+        StringBuilder text = new StringBuilder(String.join(", ", BUNDLED));
+        for (String family : FAMILIES) {
+            text.append(", ")
+                    .append(family)
+                    .append("-<mix> (<mix>: ")
+                    .append(String.join(", ", mixNames(load(family))))
+                    .append(")");
+        }
+        return text.toString();
+    }
+
+    private static List<String> mixNames(StorageScenario family) {
+        return family.mixes().stream().map(StorageScenario.MixSpec::name).toList();
     }
 
     /** The text of a bundled scenario, for showing or copying it. */

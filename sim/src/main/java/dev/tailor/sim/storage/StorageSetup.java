@@ -422,6 +422,16 @@ public final class StorageSetup {
         return variants;
     }
 
+    /** The provisioned baseline the scenario gives the tenant's group, or null (a ratio or the fair share). */
+    public StorageScenario.BaselineSpec baseline(Tenant t) {
+        for (StorageScenario.TenantSpec g : scenario.tenants()) {
+            if (g != null && g.name().equals(t.group())) {
+                return g.baseline();
+            }
+        }
+        return null;
+    }
+
     /** Whether the tenant's commitment is the fair-share default (its group gives no ratio). */
     private boolean fairShare(Tenant t) {
         return scenario.tenants().stream()

@@ -29,6 +29,40 @@ class StorageScenariosTest {
     }
 
     @Test
+    void familyMember_readsTheFamily_andRunsAsItsOneMix_underTheNameTheResultsGiveIt() {
+        StorageScenario family = StorageScenarios.load("robustness");
+        StorageScenarios.Loaded member = StorageScenarios.read("robustness-long-bursts");
+
+        assertThat(member.scenario()).isEqualTo(family);
+        assertThat(member.mix()).isEqualTo(3);
+        assertThat(member.runsAs(family)).containsOnlyKeys(3);
+        assertThat(member.runsAs(family).get(3)).isEqualTo(family.mixScenarios().get(3));
+        assertThat(member.runsAs(family).get(3).name()).isEqualTo("robustness-long-bursts");
+        // A seed or duration given on the command line reaches the member as it does the family's mixes.
+        StorageScenario seeded = family.toBuilder().seed(2L).build().withDuration(3.0);
+        assertThat(member.runsAs(seeded).get(3)).isEqualTo(seeded.mixScenarios().get(3));
+        // The family itself still runs whole.
+        assertThat(StorageScenarios.read("robustness").runsAs(family))
+                .hasSize(family.mixes().size());
+        assertThat(StorageScenarios.family("robustness-long-bursts")).isEqualTo("robustness");
+        assertThat(StorageScenarios.family("robustness")).isNull();
+        assertThat(StorageScenarios.family("robustness-")).isNull();
+    }
+
+    @Test
+    void familyMember_unknown_isNamed_withTheFamilysMixes() {
+        assertThatThrownBy(() -> StorageScenarios.read("robustness-long-burst"))
+                .isInstanceOf(dev.tailor.sim.ScenarioException.class)
+                .hasMessage(
+                        "robustness-long-burst: no mix \"long-burst\" in robustness (expected: robustness-<mix> with"
+                                + " <mix> one of msn-small, mild, one-whale, long-bursts, spikes, many-small, tencent-heavy,"
+                                + " busy)");
+        assertThat(StorageScenarios.names())
+                .isEqualTo("burst-microbench, deployed-like, underload, robustness, robustness-<mix> (<mix>: msn-small,"
+                        + " mild, one-whale, long-bursts, spikes, many-small, tencent-heavy, busy)");
+    }
+
+    @Test
     void parse_unknownField_isNamedWithTheKnownOnes() {
         assertThatThrownBy(() -> StorageScenarios.parse("name: x\nseed: 1\nproxys: 2\n", "f.yaml"))
                 .hasMessageContaining("f.yaml: proxys: unknown field (expected one of")
@@ -168,7 +202,8 @@ class StorageScenariosTest {
     void load_missingFileOrDirectory_saysWhatWasExpected() throws IOException {
         assertThatThrownBy(() -> StorageScenarios.load("nowhere.yaml"))
                 .hasMessageContaining("nowhere.yaml: no such bundled scenario or file (expected: one of"
-                        + " burst-microbench, deployed-like, underload, robustness, or a YAML scenario file)");
+                        + " burst-microbench, deployed-like, underload, robustness, robustness-<mix> (<mix>: msn-small, mild, one-whale, long-bursts, spikes,"
+                        + " many-small, tencent-heavy, busy), or a YAML scenario file)");
         assertThatThrownBy(() -> StorageScenarios.load(dir.toString())).hasMessageContaining("is a directory");
         Path file = Files.writeString(
                 dir.resolve("s.yaml"), StorageScenarios.bundledText("underload").replace("seed: 20260303", "seed: 5"));
