@@ -1,5 +1,6 @@
 package dev.tailor.lab;
 
+import dev.tailor.common.Numbers;
 import dev.tailor.nbd.config.ByteSize;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -806,9 +807,9 @@ public final class BurstExperiment {
         return String.format(Locale.ROOT, "%,." + digits + "f", Math.abs(x) < 0.5 * Math.pow(10, -digits) ? 0.0 : x);
     }
 
-    /** A number as written in settings: 0.2, 99.9, 50. */
+    /** A number as written in settings: 0.2, 99.9, 50; "not a number" for NaN ({@link Numbers#written}). */
     public static String fmtPlain(double x) {
-        return x == Math.rint(x) ? Long.toString((long) x) : Double.toString(x);
+        return Numbers.written(x);
     }
 
     /** The pooled summary of each mode and each run, for {@code --format json}. */
