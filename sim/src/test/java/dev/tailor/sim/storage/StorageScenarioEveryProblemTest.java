@@ -2,9 +2,16 @@ package dev.tailor.sim.storage;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.tailor.sim.ScenarioException;
 import dev.tailor.sim.cluster.Scenarios;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.BiConsumer;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /** No problem of a scenario file hides another: every one is told at once, one line each, by line. */
@@ -100,6 +107,50 @@ class StorageScenarioEveryProblemTest {
         assertThat(scenario.tenants().get(0).requestsPerSecond()).isEqualTo(1000.0);
         assertThat(scenario.tenants().get(0).synthetic().readFraction()).isEqualTo(0.7);
         assertThat(scenario.proxies()).isEqualTo(1);
+    }
+
+    @Test
+    void everyNumberOfTheBundledScenarios_writtenAsNan_isToldAsWritten_atItsLine_neverACrash() throws Exception {
+        List<String> untold = new ArrayList<>();
+        for (String name : List.of("burst-microbench", "robustness")) {
+            untold.addAll(untoldNans(name, StorageScenarios.bundledText(name), StorageScenarios::parse));
+        }
+        try (var in = Scenarios.class.getResourceAsStream("/dev/tailor/sim/scenarios/paper-dag.yaml")) {
+            String text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            untold.addAll(untoldNans("paper-dag", text, Scenarios::parse));
+        }
+        assertThat(untold).isEmpty();
+    }
+
+    /**
+     * Each number of {@code text} (outside comments and descriptions) written {@code .nan} in turn, read with
+     * {@code parse}: each whose message does not name it at its line.
+     */
+    private static List<String> untoldNans(String name, String text, BiConsumer<String, String> parse) {
+        Pattern number = Pattern.compile("(?<=[:\\[,] )-?[0-9][0-9_.]*(?=[,\\]} ]|$)");
+        String[] lines = text.split("\n", -1);
+        List<String> untold = new ArrayList<>();
+        int tried = 0;
+        for (int i = 0; i < lines.length; i++) {
+            int comment = lines[i].indexOf('#');
+            String code = lines[i].strip().startsWith("description:")
+                    ? ""
+                    : comment < 0 ? lines[i] : lines[i].substring(0, comment);
+            Matcher m = number.matcher(code);
+            while (m.find()) {
+                String[] changed = lines.clone();
+                changed[i] = lines[i].substring(0, m.start()) + ".nan" + lines[i].substring(m.end());
+                Throwable thrown = catchThrowable(() -> parse.accept(String.join("\n", changed), "f.yaml"));
+                if (!(thrown instanceof ScenarioException)
+                        || !thrown.getMessage().contains(": .nan (expected: ")
+                        || !thrown.getMessage().contains(" at line " + (i + 1))) {
+                    untold.add(name + " line " + (i + 1) + ": " + changed[i].strip() + " -> " + thrown);
+                }
+                tried++;
+            }
+        }
+        assertThat(tried).as(name).isGreaterThan(10);
+        return untold;
     }
 
     @Test
