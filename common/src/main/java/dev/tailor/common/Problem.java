@@ -53,6 +53,19 @@ public record Problem(String path, Object value, String expected) {
         return value;
     }
 
+    /**
+     * Whether one field path is the other or contains it ({@code exports[0]} and {@code exports[0].size}, not
+     * {@code exports[0].sizeBytes}): a problem of one may be the consequence of the other's.
+     */
+    public static boolean related(String a, String b) {
+        String shorter = a.length() <= b.length() ? a : b;
+        String longer = a.length() <= b.length() ? b : a;
+        return longer.startsWith(shorter)
+                && (longer.length() == shorter.length()
+                        || longer.charAt(shorter.length()) == '.'
+                        || longer.charAt(shorter.length()) == '[');
+    }
+
     @Override
     public String toString() {
         return message();

@@ -8,8 +8,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.IntNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.tailor.common.LenientTree;
 import dev.tailor.common.Locations;
 import dev.tailor.common.Problem;
 import dev.tailor.common.StrictReader;
@@ -136,14 +136,18 @@ public final class NbdConfigFiles {
             tree = yaml.isBlank() ? null : reader.readTree(yaml);
         } catch (JacksonException e) {
             // A key written twice, or YAML's .nan or .inf: a problem of its field; the rest is still checked.
-            Lenient lenient = StrictReader.problem(e, StrictReader::expected) == null
-                    ? null
-                    : readLeniently(lines, yaml, columns);
+            LenientTree lenient =
+                    StrictReader.problem(e, StrictReader::expected) == null ? null : LenientTree.read(lines, yaml);
             if (lenient == null) {
-                throw json ? notJson(source, e) : notYaml(source, e);
+                // A syntax error after what stopped the strict read: the error to report.
+                JacksonException syntax = LenientTree.syntaxError(lines, yaml);
+                JacksonException told = syntax != null ? syntax : e;
+                throw json ? notJson(source, told) : notYaml(source, told);
             }
             tree = lenient.tree();
-            problems.addAll(lenient.problems());
+            for (LenientTree.Duplicate duplicate : lenient.duplicates()) {
+                problems.add(duplicate.problem(columns.at(duplicate.first())).message() + columns.at(duplicate.at()));
+            }
             nonFinite = lenient.nonFinite();
         }
         if (tree == null || tree.isMissingNode() || tree.isNull()) {
@@ -199,7 +203,7 @@ public final class NbdConfigFiles {
                 if (backendProblem(problem)) {
                     continue; // said from the keys as written, below
                 }
-                if (reported.stream().noneMatch(r -> related(r, field))) {
+                if (reported.stream().noneMatch(r -> Problem.related(r, field))) {
                     String value = nonFinite.get(field);
                     Problem shown = value == null ? problem : new Problem(field, value, problem.expected());
                     if (field.equals("exports") && config.exports().isEmpty() && !written.has("exports")) {
@@ -223,7 +227,7 @@ public final class NbdConfigFiles {
                 }
                 for (Problem problem : export.fileProblems("exports[" + i + "]")) {
                     String field = problem.path();
-                    if (reported.stream().noneMatch(r -> related(r, field))) {
+                    if (reported.stream().noneMatch(r -> Problem.related(r, field))) {
                         problems.add(problem.message() + columns.at(at, field));
                     }
                 }
@@ -252,16 +256,6 @@ public final class NbdConfigFiles {
     /** {@code SOURCE: problem}, or for several {@code SOURCE: N problems:} and one indented line each. */
     private static IllegalArgumentException failure(String source, List<String> problems) {
         return new IllegalArgumentException(Problem.report(source, problems));
-    }
-
-    /** Whether one field path is the other or contains it ({@code exports[0]} and {@code exports[0].size}). */
-    private static boolean related(String a, String b) {
-        String shorter = a.length() <= b.length() ? a : b;
-        String longer = a.length() <= b.length() ? b : a;
-        return longer.startsWith(shorter)
-                && (longer.length() == shorter.length()
-                        || longer.charAt(shorter.length()) == '.'
-                        || longer.charAt(shorter.length()) == '[');
     }
 
     /**
@@ -420,16 +414,10 @@ public final class NbdConfigFiles {
             return " at line " + line;
         }
 
-        /** {@code " at line N"}, with the column on one line, of a key the parser stands at. */
-        String at(JsonParser parser) {
-            int line = parser.currentTokenLocation().getLineNr();
-            return line <= 0
-                    ? ""
-                    : " at line " + line
-                            + (byPath.isEmpty()
-                                    ? ""
-                                    : ", column "
-                                            + parser.currentTokenLocation().getColumnNr());
+        /** {@code " at line N"}, with the column on one line, of a key at {@code location}. */
+        String at(com.fasterxml.jackson.core.JsonLocation location) {
+            int line = location.getLineNr();
+            return line <= 0 ? "" : " at line " + line + (byPath.isEmpty() ? "" : ", column " + location.getColumnNr());
         }
     }
 
@@ -459,110 +447,5 @@ public final class NbdConfigFiles {
         }
         return new IllegalArgumentException(
                 source + ": not valid YAML or JSON" + StrictReader.where(e) + ": " + StrictReader.reason(e));
-    }
-
-    /**
-     * What a strict read refuses but the rest of the file can still be checked past, each at its field: a key
-     * written twice in one mapping (the first value is kept and checked), and YAML's non-finite floats
-     * ({@code .nan}, {@code .inf}, {@code -.inf}), kept as the double they mean so that the field's own check
-     * says what it takes.
-     *
-     * @param tree      the document, as a strict read would have given it but for these
-     * @param problems  one message each, ending {@code at line N}, for a key written twice
-     * @param nonFinite the non-finite floats by field path, as written
-     */
-    private record Lenient(JsonNode tree, List<String> problems, Map<String, String> nonFinite) {}
-
-    /**
-     * {@code text} read as {@link Lenient} says; {@code null} when it has a problem a strict read words better
-     * (a syntax error, a second document), which the caller then reads strictly to report.
-     */
-    private static Lenient readLeniently(ObjectMapper reader, String text, Columns columns) {
-        List<String> problems = new ArrayList<>();
-        Map<String, String> nonFinite = new java.util.LinkedHashMap<>();
-        try (JsonParser parser = reader.getFactory().createParser(text)) {
-            parser.disable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
-            JsonToken first = parser.nextToken();
-            JsonNode tree = first == null ? null : node(parser, first, problems, nonFinite, columns);
-            if (parser.nextToken() != null) {
-                return null;
-            }
-            return new Lenient(tree, problems, nonFinite);
-        } catch (IOException | RuntimeException e) {
-            return null;
-        }
-    }
-
-    /** The value the parser stands at ({@code token}), read whole. */
-    private static JsonNode node(
-            JsonParser parser, JsonToken token, List<String> problems, Map<String, String> nonFinite, Columns columns)
-            throws IOException {
-        JsonNodeFactory nodes = JsonNodeFactory.instance;
-        switch (token) {
-            case START_OBJECT -> {
-                ObjectNode object = nodes.objectNode();
-                Map<String, String> firsts = new java.util.HashMap<>();
-                for (JsonToken t = parser.nextToken(); t != JsonToken.END_OBJECT; t = parser.nextToken()) {
-                    String key = parser.currentName();
-                    String where = columns.at(parser);
-                    String path = StrictReader.path(parser.getParsingContext());
-                    JsonToken value = parser.nextToken();
-                    if (object.has(key)) {
-                        problems.add(new Problem(
-                                                path,
-                                                StrictReader.DUPLICATE_KEY,
-                                                "each key once per mapping; the first," + firsts.get(key)
-                                                        + ", is the one checked")
-                                        .message()
-                                + where);
-                        parser.skipChildren();
-                    } else {
-                        firsts.put(key, where);
-                        object.set(key, node(parser, value, problems, nonFinite, columns));
-                    }
-                }
-                return object;
-            }
-            case START_ARRAY -> {
-                ArrayNode array = nodes.arrayNode();
-                for (JsonToken t = parser.nextToken(); t != JsonToken.END_ARRAY; t = parser.nextToken()) {
-                    array.add(node(parser, t, problems, nonFinite, columns));
-                }
-                return array;
-            }
-            case VALUE_STRING -> {
-                return nodes.textNode(parser.getText());
-            }
-            case VALUE_NUMBER_INT -> {
-                return switch (parser.getNumberType()) {
-                    case INT -> nodes.numberNode(parser.getIntValue());
-                    case LONG -> nodes.numberNode(parser.getLongValue());
-                    default -> nodes.numberNode(parser.getBigIntegerValue());
-                };
-            }
-            case VALUE_NUMBER_FLOAT -> {
-                String written = parser.getText();
-                String lower = written.toLowerCase(java.util.Locale.ROOT);
-                if (lower.matches("[-+]?\\.(nan|inf)")) {
-                    // YAML's own words for them, which Jackson's number parser does not take.
-                    nonFinite.put(StrictReader.path(parser.getParsingContext()), written);
-                    return nodes.numberNode(
-                            lower.endsWith("nan")
-                                    ? Double.NaN
-                                    : lower.startsWith("-") ? Double.NEGATIVE_INFINITY : Double.POSITIVE_INFINITY);
-                }
-                return nodes.numberNode(parser.getDoubleValue());
-            }
-            case VALUE_TRUE, VALUE_FALSE -> {
-                return nodes.booleanNode(token == JsonToken.VALUE_TRUE);
-            }
-            case VALUE_NULL -> {
-                return nodes.nullNode();
-            }
-            default -> {
-                Object embedded = parser.getEmbeddedObject();
-                return embedded == null ? nodes.nullNode() : nodes.pojoNode(embedded);
-            }
-        }
     }
 }

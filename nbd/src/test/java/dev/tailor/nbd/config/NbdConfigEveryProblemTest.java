@@ -172,6 +172,13 @@ class NbdConfigEveryProblemTest {
     }
 
     @Test
+    void aSyntaxErrorAfterANan_isTheErrorTold_aloneAsEverySyntaxError() {
+        assertThat(problemsOf("eventLoopThreads: .nan\nexports: [\n"))
+                .startsWith("test.yaml: not valid YAML or JSON at line 3")
+                .doesNotContain(".nan");
+    }
+
+    @Test
     void aPrettyPrintedJsonFile_tellsEachProblemAtItsLine() throws IOException {
         assertThat(problemsOfFile("pretty.json", """
                         {

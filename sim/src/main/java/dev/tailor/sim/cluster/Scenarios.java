@@ -1,11 +1,8 @@
 package dev.tailor.sim.cluster;
 
-import com.fasterxml.jackson.core.JacksonException;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.tailor.common.Locations;
-import dev.tailor.common.Problem;
 import dev.tailor.common.StrictReader;
 import dev.tailor.sim.ScenarioException;
+import dev.tailor.sim.ScenarioFiles;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -13,10 +10,10 @@ import java.nio.file.Path;
 import java.util.List;
 
 /**
- * Loads cluster scenarios: a bundled one by name, or a YAML file. A file that parses is checked
- * whole and every range or reference problem is reported at once, naming the field; a syntax
- * error, a wrong type, a duplicate key or an unknown field is reported alone (the file cannot be
- * read further).
+ * Loads cluster scenarios: a bundled one by name, or a YAML file. Every problem of a file is
+ * reported at once, naming the field ({@link ScenarioFiles}): a duplicate key, an unknown field, a
+ * wrong type, and every range or reference problem; only a YAML syntax error is reported alone (the
+ * file cannot be parsed).
  */
 public final class Scenarios {
 
@@ -36,8 +33,6 @@ public final class Scenarios {
 
     /** The dynamic bundled scenarios. */
     public static final List<String> DYNAMIC = BUNDLED.subList(2, BUNDLED.size());
-
-    private static final ObjectMapper YAML = StrictReader.yaml();
 
     private Scenarios() {}
 
@@ -78,20 +73,8 @@ public final class Scenarios {
 
     /** Parses and validates scenario YAML; {@code source} names it in errors. */
     public static ClusterScenario parse(String yaml, String source) {
-        ClusterScenario scenario;
-        try {
-            scenario = YAML.readValue(yaml, ClusterScenario.class);
-        } catch (JacksonException e) {
-            throw ScenarioException.unreadable(source, Locations.of(YAML, yaml), e, Scenarios::expected);
-        }
-        if (scenario == null) {
-            throw new ScenarioException(source + ": empty (expected: a scenario)");
-        }
-        List<Problem> problems = scenario.problems();
-        if (!problems.isEmpty()) {
-            throw new ScenarioException(Locations.of(YAML, yaml).report(source, problems));
-        }
-        return scenario;
+        return ScenarioFiles.read(yaml, source, ClusterScenario.class, Scenarios::expected, ClusterScenario::problems)
+                .scenario();
     }
 
     /** What a field of {@code type} takes: the labels users write for the scenario's enums. */

@@ -1,11 +1,10 @@
 package dev.tailor.sim.storage;
 
-import com.fasterxml.jackson.core.JacksonException;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tailor.common.Locations;
 import dev.tailor.common.Problem;
 import dev.tailor.common.StrictReader;
 import dev.tailor.sim.ScenarioException;
+import dev.tailor.sim.ScenarioFiles;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.MalformedInputException;
@@ -18,10 +17,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Loads storage scenarios: a bundled one by name, or a YAML file. A file that parses is checked
- * whole and every range or reference problem is reported at once, naming the field; a syntax error,
- * a wrong type, a duplicate key or an unknown field is reported alone (the file cannot be read
- * further). Same rules as the cluster simulator's {@code Scenarios}.
+ * Loads storage scenarios: a bundled one by name, or a YAML file. Every problem of a file is
+ * reported at once, naming the field ({@link ScenarioFiles}): a duplicate key, an unknown field, a
+ * wrong type, and every range or reference problem; only a YAML syntax error is reported alone (the
+ * file cannot be parsed). Same rules as the cluster simulator's {@code Scenarios}.
  */
 public final class StorageScenarios {
 
@@ -32,8 +31,6 @@ public final class StorageScenarios {
     public static final List<String> FAMILIES = List.of("robustness");
 
     private static final String RESOURCES = "/dev/tailor/sim/scenarios/storage/";
-
-    private static final ObjectMapper YAML = StrictReader.yaml();
 
     private StorageScenarios() {}
 
@@ -203,27 +200,18 @@ public final class StorageScenarios {
      * the scenario names are there, told with its other problems.
      */
     public static Loaded parseLoaded(String yaml, String source, StorageSetup.DataFiles data) {
-        StorageScenario scenario;
-        try {
-            scenario = YAML.readValue(yaml, StorageScenario.class);
-        } catch (JacksonException e) {
-            throw ScenarioException.unreadable(
-                    source,
-                    Locations.of(YAML, yaml),
-                    e,
-                    type -> type != null && type.isEnum() ? "one of its named values" : StrictReader.expected(type));
-        }
-        if (scenario == null) {
-            throw new ScenarioException(source + ": empty (expected: a scenario)");
-        }
-        Locations locations = Locations.of(YAML, yaml);
-        List<Problem> problems = new ArrayList<>(scenario.problems());
-        if (data != null) {
-            problems.addAll(StorageSetup.dataFileProblems(scenario, data));
-        }
-        if (!problems.isEmpty()) {
-            throw new ScenarioException(locations.report(source, problems));
-        }
-        return new Loaded(scenario, source, locations);
+        ScenarioFiles.Read<StorageScenario> read = ScenarioFiles.read(
+                yaml,
+                source,
+                StorageScenario.class,
+                type -> type != null && type.isEnum() ? "one of its named values" : StrictReader.expected(type),
+                scenario -> {
+                    List<Problem> problems = new ArrayList<>(scenario.problems());
+                    if (data != null) {
+                        problems.addAll(StorageSetup.dataFileProblems(scenario, data));
+                    }
+                    return problems;
+                });
+        return new Loaded(read.scenario(), source, read.locations());
     }
 }

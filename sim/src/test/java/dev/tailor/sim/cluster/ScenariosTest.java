@@ -128,7 +128,8 @@ class ScenariosTest {
                 .hasMessageContaining("seed")
                 .hasMessageContaining("a whole number");
         assertThatThrownBy(() -> Scenarios.parse(VALID + "seed: 2\n", "t.yaml"))
-                .hasMessage("t.yaml: seed: duplicate key (expected: each key once per mapping) at line 7");
+                .hasMessage("t.yaml: seed: duplicate key (expected: each key once per mapping; the first, at line 2,"
+                        + " is the one checked) at line 7");
     }
 
     @Test
@@ -216,9 +217,12 @@ class ScenariosTest {
         String yaml = VALID.replace(
                 "nodes: [{name: n1, cores: 2, speedFactor: 1}]",
                 "nodes:\n  - name: n1\n    cors: 2\n    speedFactor: 1\n");
+        // With the misspelt field's, the problem it leaves: the node's cores are missing.
         assertThatThrownBy(() -> Scenarios.parse(yaml, "t.yaml"))
-                .hasMessageStartingWith("t.yaml: nodes[0].cors: unknown field (expected one of ")
-                .hasMessageEndingWith(") at line 5");
+                .hasMessage(
+                        "t.yaml: 2 problems:\n"
+                                + "  nodes[0].cores: missing (expected: a number in (0, 1024]) at line 4\n"
+                                + "  nodes[0].cors: unknown field (expected one of cores, locality, name, speedFactor) at line 5");
     }
 
     @Test

@@ -15,6 +15,18 @@ class StorageScenariosTest {
     @TempDir
     Path dir;
 
+    /** The smallest valid scenario (docs/storage-simulator.md's minimal example); its tenant's fields on lines 6-8. */
+    private static final String MINIMAL = """
+            name: minimal
+            seed: 1
+            backend: {parallelism: 24, readBaseMicros: 254, readMicrosPerKiB: 26.98, writeBaseMicros: 50,
+                      writeMicrosPerKiB: 0.80, serviceSigma: 0.4}
+            tenants:
+              - name: a
+                requestsPerSecond: 1000
+                synthetic: {readFraction: 0.7, sizeBytes: [4096]}
+            """;
+
     @Test
     void bundled_allLoadWithTheirSeeds() {
         for (String name : StorageScenarios.BUNDLED) {
@@ -64,34 +76,41 @@ class StorageScenariosTest {
 
     @Test
     void parse_unknownField_isNamedWithTheKnownOnes() {
-        assertThatThrownBy(() -> StorageScenarios.parse("name: x\nseed: 1\nproxys: 2\n", "f.yaml"))
-                .hasMessageContaining("f.yaml: proxys: unknown field (expected one of")
-                .hasMessageContaining("proxies");
+        assertThatThrownBy(() -> StorageScenarios.parse(MINIMAL + "proxys: 2\n", "f.yaml"))
+                .hasMessageStartingWith("f.yaml: proxys: unknown field (expected one of admission, backend, ")
+                .hasMessageContaining("proxies")
+                .hasMessageEndingWith(") at line 9");
         assertThatThrownBy(() -> StorageScenarios.parse("name: x\ntenants: [{name: a, rate: 3}]\n", "f.yaml"))
                 .hasMessageContaining("tenants[0].rate: unknown field");
     }
 
     @Test
     void parse_wrongTypeOrSyntax_isNamed() {
-        assertThatThrownBy(() -> StorageScenarios.parse("name: x\nproxies: two\n", "f.yaml"))
-                .hasMessageContaining("f.yaml: proxies: two (expected: a whole number)");
-        assertThatThrownBy(() -> StorageScenarios.parse("name: x\nproxies: 1.5\n", "f.yaml"))
-                .hasMessageContaining("proxies");
-        assertThatThrownBy(() -> StorageScenarios.parse("name: x\nname: y\n", "f.yaml"))
-                .hasMessage("f.yaml: name: duplicate key (expected: each key once per mapping) at line 2");
+        assertThatThrownBy(() -> StorageScenarios.parse(MINIMAL + "proxies: two\n", "f.yaml"))
+                .hasMessage("f.yaml: proxies: two (expected: a whole number) at line 9");
+        assertThatThrownBy(() -> StorageScenarios.parse(MINIMAL + "proxies: 1.5\n", "f.yaml"))
+                .hasMessage("f.yaml: proxies: 1.5 (expected: a whole number) at line 9");
+        assertThatThrownBy(() -> StorageScenarios.parse(MINIMAL + "name: y\n", "f.yaml"))
+                .hasMessage("f.yaml: name: duplicate key (expected: each key once per mapping; the first, at line 1,"
+                        + " is the one checked) at line 9");
         assertThatThrownBy(() -> StorageScenarios.parse("", "f.yaml")).hasMessageContaining("f.yaml: empty");
     }
 
     @Test
     void parse_yamlOnlyNumbers_nameTheField() {
         // .nan and .inf are YAML floats that Jackson's number parser refuses; the message says which field.
-        String yaml = "name: x\ntenants:\n  - name: a\n    requestsPerSecond: .nan\n";
+        // Each is told with what its field takes, as a value out of its range is.
+        String yaml = MINIMAL.replace("requestsPerSecond: 1000", "requestsPerSecond: .nan");
 
         assertThatThrownBy(() -> StorageScenarios.parse(yaml, "f.yaml"))
-                .hasMessageContaining("f.yaml: tenants[0].requestsPerSecond: .nan (expected: a finite number)");
-        assertThatThrownBy(() -> StorageScenarios.parse("name: x\nintervalMillis: -.inf\n", "f.yaml"))
-                .hasMessageContaining("f.yaml: intervalMillis: -.inf (expected: a finite number)");
-        assertThatThrownBy(() -> StorageScenarios.parse("name: x\nseed: 1\nintervalMillis: 0.01\n", "f.yaml"))
+                .hasMessage(
+                        "f.yaml: tenants[0].requestsPerSecond: .nan (expected: a number in (0, 10000000]) at line 7");
+        assertThatThrownBy(() -> StorageScenarios.parse(MINIMAL + "intervalMillis: -.inf\n", "f.yaml"))
+                .hasMessage("f.yaml: intervalMillis: -.inf (expected: a number in (0, 60000]) at line 9");
+        // A whole-number field: not a number at all.
+        assertThatThrownBy(() -> StorageScenarios.parse(MINIMAL + "proxies: .inf\n", "f.yaml"))
+                .hasMessage("f.yaml: proxies: .inf (expected: a whole number) at line 9");
+        assertThatThrownBy(() -> StorageScenarios.parse(MINIMAL + "intervalMillis: 0.01\n", "f.yaml"))
                 .hasMessageContaining("intervalMillis: 0.01 (expected: at least 0.1;");
     }
 
@@ -119,29 +138,26 @@ class StorageScenariosTest {
 
     @Test
     void parse_unknownFieldOfATenant_isToldAtItsOwnLine_notAtTheEndOfTheTenant() {
-        String yaml = """
-                name: x
-                seed: 1
-                tenants:
-                  - name: a
-                    requestsPerSecnd: 5
-                    traces: [msn]
-                    proxy: 0
-                """;
+        String yaml = MINIMAL.replace("    requestsPerSecond: 1000\n", "    requestsPerSecnd: 5\n    proxy: 0\n");
         assertThatThrownBy(() -> StorageScenarios.parse(yaml, "f.yaml"))
-                .hasMessageStartingWith("f.yaml: tenants[0].requestsPerSecnd: unknown field (expected one of ")
-                .hasMessageEndingWith(") at line 5");
+                .hasMessage("f.yaml: 2 problems:\n"
+                        + "  tenants[0].requestsPerSecond: missing (expected: a number in (0, 10000000]) at line 6\n"
+                        + "  tenants[0].requestsPerSecnd: unknown field (expected one of baseline, bursts,"
+                        + " commitmentRatio, count, name, proxy, requestsPerSecond, synthetic, traces) at line 7");
     }
 
     @Test
     void parse_duplicateKey_isWordedAsEveryOtherProblem() {
-        assertThatThrownBy(() -> StorageScenarios.parse("name: x\nseed: 1\nseed: 2\n", "f.yaml"))
-                .hasMessage("f.yaml: seed: duplicate key (expected: each key once per mapping) at line 3");
-        // Nested: the second key's own line, not its mapping's.
-        assertThatThrownBy(() ->
-                        StorageScenarios.parse("name: x\nbackend:\n  parallelism: 4\n  parallelism: 8\n", "f.yaml"))
-                .hasMessage("f.yaml: backend.parallelism: duplicate key (expected: each key once per mapping)"
-                        + " at line 4");
+        assertThatThrownBy(() -> StorageScenarios.parse(MINIMAL + "seed: 2\n", "f.yaml"))
+                .hasMessage("f.yaml: seed: duplicate key (expected: each key once per mapping; the first, at line 2,"
+                        + " is the one checked) at line 9");
+        // Nested: the second key's own line, not its mapping's; the first value is the one checked.
+        String nested = MINIMAL.replace("backend: {parallelism: 24,", "backend: {parallelism: 0, parallelism: 24,");
+        assertThatThrownBy(() -> StorageScenarios.parse(nested, "f.yaml"))
+                .hasMessage("f.yaml: 2 problems:\n"
+                        + "  backend.parallelism: duplicate key (expected: each key once per mapping; the first, at"
+                        + " line 3, is the one checked) at line 3\n"
+                        + "  backend.parallelism: 0 (expected: 1 .. 100000) at line 3");
     }
 
     @Test
