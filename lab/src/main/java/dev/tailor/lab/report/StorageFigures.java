@@ -150,8 +150,8 @@ public final class StorageFigures {
     /** What the per-tenant columns mean. */
     public static List<String> tenantLegend() {
         return List.of("per tenant: class = ground truth (hot: it has bursts); baseline = its commitment, in IOPS"
-                + " (+ MiB/s) when the scenario provisions it so, else in cost units per second (1000 Mcu/s = the"
-                + " backend kept busy; by default the proxy's capacity ÷ its tenants); offered = the cost of its"
+                + " (+ MiB/s) when the scenario provisions it so, else in cost units per second (Mcu/s: millions of"
+                + " them; 1000 Mcu/s = the backend kept busy; by default the proxy's capacity ÷ its tenants); offered = the cost of its"
                 + " measured requests per second, bursts included, ÷ its baseline; within = share of its requests"
                 + " within its baseline when they arrived (as for the within-baseline classes); requests = those"
                 + " that arrived in the measured period; latency as for the classes, "
