@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -151,5 +152,44 @@ public record LenientTree(JsonNode tree, List<Duplicate> duplicates, Map<String,
                 return embedded == null ? nodes.nullNode() : nodes.pojoNode(embedded);
             }
         }
+    }
+
+    /**
+     * Puts {@code value} at {@code path} ({@code limits.maxConnections}, {@code exports[0].port}) in {@code tree},
+     * or, when {@code value} is {@code null}, takes the field there out (an array's element becomes JSON
+     * {@code null}, so later indices keep their meaning).
+     *
+     * @return whether the path's parent is in the tree and, when taking out, the field was there
+     */
+    public static boolean put(JsonNode tree, String path, JsonNode value) {
+        String[] parts = path.split("\\.|(?=\\[)");
+        JsonNode node = tree;
+        for (int i = 0; i < parts.length && node != null; i++) {
+            String part = parts[i];
+            boolean last = i == parts.length - 1;
+            if (part.startsWith("[") && part.endsWith("]") && node instanceof ArrayNode array) {
+                int index = Integer.parseInt(part.substring(1, part.length() - 1));
+                if (index >= array.size()) {
+                    return false;
+                }
+                if (last) {
+                    array.set(index, value == null ? NullNode.getInstance() : value);
+                    return true;
+                }
+                node = array.get(index);
+            } else if (node instanceof ObjectNode object) {
+                if (last) {
+                    if (value == null) {
+                        return object.remove(part) != null;
+                    }
+                    object.set(part, value);
+                    return true;
+                }
+                node = object.get(part);
+            } else {
+                return false;
+            }
+        }
+        return false;
     }
 }

@@ -49,4 +49,25 @@ class LenientTreeTest {
         assertThat(Problem.related("exports[0].size", "exports[0].sizeBytes")).isFalse();
         assertThat(Problem.related("exports[1]", "exports[10]")).isFalse();
     }
+
+    @Test
+    void put_setsOrTakesOutTheFieldAtAPath_andSaysWhetherItCould() throws Exception {
+        com.fasterxml.jackson.databind.JsonNode tree = YAML.readTree("a: {b: 1}\nc: [1, 2]\n");
+        com.fasterxml.jackson.databind.JsonNode seven = YAML.readTree("7");
+
+        assertThat(LenientTree.put(tree, "a.b", seven)).isTrue();
+        assertThat(tree.get("a").get("b").intValue()).isEqualTo(7);
+        assertThat(LenientTree.put(tree, "a.new", seven)).isTrue();
+        assertThat(tree.get("a").get("new").intValue()).isEqualTo(7);
+        assertThat(LenientTree.put(tree, "c[1]", null)).isTrue();
+        assertThat(tree.get("c")).hasSize(2);
+        assertThat(tree.get("c").get(1).isNull()).isTrue();
+        assertThat(LenientTree.put(tree, "a.b", null)).isTrue();
+        assertThat(tree.get("a").has("b")).isFalse();
+        assertThat(LenientTree.put(tree, "a.b", null)).as("already out").isFalse();
+        assertThat(LenientTree.put(tree, "c[5]", seven))
+                .as("past the list's end")
+                .isFalse();
+        assertThat(LenientTree.put(tree, "missing.x", seven)).as("no parent").isFalse();
+    }
 }

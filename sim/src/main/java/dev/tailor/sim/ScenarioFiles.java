@@ -5,9 +5,6 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.NullNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tailor.common.LenientTree;
 import dev.tailor.common.Locations;
 import dev.tailor.common.Problem;
@@ -156,34 +153,7 @@ public final class ScenarioFiles {
 
     /** Takes the field at {@code path} ({@code tenants[0].rate}) out of {@code tree}; whether it was there. */
     private static boolean remove(JsonNode tree, String path) {
-        if (Problem.TOP_LEVEL.equals(path)) {
-            return false;
-        }
-        String[] parts = path.split("\\.|(?=\\[)");
-        JsonNode node = tree;
-        for (int i = 0; i < parts.length && node != null; i++) {
-            String part = parts[i];
-            boolean last = i == parts.length - 1;
-            if (part.startsWith("[") && part.endsWith("]") && node instanceof ArrayNode array) {
-                int index = Integer.parseInt(part.substring(1, part.length() - 1));
-                if (index >= array.size()) {
-                    return false;
-                }
-                if (last) {
-                    array.set(index, NullNode.getInstance());
-                    return true;
-                }
-                node = array.get(index);
-            } else if (node instanceof ObjectNode object) {
-                if (last) {
-                    return object.remove(part) != null;
-                }
-                node = object.get(part);
-            } else {
-                return false;
-            }
-        }
-        return false;
+        return !Problem.TOP_LEVEL.equals(path) && LenientTree.put(tree, path, null);
     }
 
     private static String atLine(int line) {

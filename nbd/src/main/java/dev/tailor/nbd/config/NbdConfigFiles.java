@@ -6,9 +6,7 @@ import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.IntNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tailor.common.LenientTree;
 import dev.tailor.common.Locations;
 import dev.tailor.common.Problem;
@@ -288,7 +286,7 @@ public final class NbdConfigFiles {
      */
     private static String ownExpected(JsonNode cleaned, String path, JsonNode probe) {
         JsonNode copy = cleaned.deepCopy();
-        if (!set(copy, path, probe)) {
+        if (!LenientTree.put(copy, path, probe)) {
             return null;
         }
         try {
@@ -329,36 +327,6 @@ public final class NbdConfigFiles {
             }
         }
         return problems;
-    }
-
-    /** Puts {@code value} at {@code path} ({@code limits.maxConnections}, {@code exports[0].port}) in {@code tree}. */
-    private static boolean set(JsonNode tree, String path, JsonNode value) {
-        String[] parts = path.split("\\.|(?=\\[)");
-        JsonNode node = tree;
-        for (int i = 0; i < parts.length; i++) {
-            String part = parts[i];
-            boolean last = i == parts.length - 1;
-            if (part.startsWith("[") && part.endsWith("]") && node instanceof ArrayNode array) {
-                int index = Integer.parseInt(part.substring(1, part.length() - 1));
-                if (index >= array.size()) {
-                    return false;
-                }
-                if (last) {
-                    array.set(index, value);
-                    return true;
-                }
-                node = array.get(index);
-            } else if (node instanceof ObjectNode object) {
-                if (last) {
-                    object.set(part, value);
-                    return true;
-                }
-                node = object.get(part);
-            } else {
-                return false;
-            }
-        }
-        return false;
     }
 
     /**
