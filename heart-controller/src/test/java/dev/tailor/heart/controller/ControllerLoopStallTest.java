@@ -87,7 +87,7 @@ class ControllerLoopStallTest {
 
     @BeforeAll
     static void startPrometheus() throws Exception {
-        prometheus = VirtualLoops.prometheus();
+        prometheus = TestPrometheus.shop();
     }
 
     @AfterAll
@@ -130,7 +130,7 @@ class ControllerLoopStallTest {
         Controller controller = new Controller(
                 config,
                 HeartConfig.DEFAULTS,
-                VirtualLoops.prometheusClient(prometheus),
+                TestPrometheus.client(prometheus),
                 api.client,
                 AtpmState.EMPTY,
                 null,

@@ -72,7 +72,7 @@ class ControllerLoopTest {
 
     @BeforeAll
     static void startPrometheus() throws Exception {
-        prometheus = VirtualLoops.prometheus();
+        prometheus = TestPrometheus.shop();
     }
 
     @AfterAll
@@ -118,13 +118,7 @@ class ControllerLoopTest {
             ControllerMetrics metrics) {
         ControllerConfig config = config(3_600);
         Controller controller = new Controller(
-                config,
-                HeartConfig.DEFAULTS,
-                VirtualLoops.prometheusClient(prometheus),
-                client,
-                AtpmState.EMPTY,
-                null,
-                null);
+                config, HeartConfig.DEFAULTS, TestPrometheus.client(prometheus), client, AtpmState.EMPTY, null, null);
         ControllerLoop loop = new ControllerLoop(
                 controller, metrics, client, config, options, reporter, wall, clock.scheduler(), clock);
         loops.add(loop);
@@ -303,13 +297,7 @@ class ControllerLoopTest {
         List<Controller.Round> rounds = new CopyOnWriteArrayList<>();
         ControllerConfig config = config(3_600);
         Controller controller = new Controller(
-                config,
-                HeartConfig.DEFAULTS,
-                VirtualLoops.prometheusClient(prometheus),
-                client,
-                AtpmState.EMPTY,
-                null,
-                null);
+                config, HeartConfig.DEFAULTS, TestPrometheus.client(prometheus), client, AtpmState.EMPTY, null, null);
         try (ControllerLoop loop = new ControllerLoop(
                 controller,
                 metrics,

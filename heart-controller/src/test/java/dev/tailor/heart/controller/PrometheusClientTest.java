@@ -42,7 +42,7 @@ class PrometheusClientTest {
                     test_gauge{pod="exp"} 1.5e-3
                     """.formatted(2 * seconds);
         });
-        client = new PrometheusClient(server.url(), Duration.ofSeconds(5));
+        client = TestPrometheus.client(server);
     }
 
     @AfterAll
@@ -121,7 +121,7 @@ class PrometheusClientTest {
         try (ServerSocket socket = new ServerSocket(0)) {
             port = socket.getLocalPort();
         }
-        PrometheusClient down = new PrometheusClient(URI.create("http://127.0.0.1:" + port), Duration.ofSeconds(2));
+        PrometheusClient down = TestPrometheus.client(URI.create("http://127.0.0.1:" + port));
         assertThatThrownBy(() -> down.query("up", Instant.now()))
                 .satisfies(e -> assertThat(((PrometheusException) e).failure()).isEqualTo(Failure.UNREACHABLE))
                 .hasMessage("Prometheus at http://127.0.0.1:" + port + "/ unreachable: connection refused");
@@ -130,8 +130,7 @@ class PrometheusClientTest {
     @Test
     void query_hostNameDoesNotResolve_saysSo() {
         // The timeout leaves a slow resolver time to answer: what is asserted is its answer, not a timeout.
-        PrometheusClient nowhere =
-                new PrometheusClient(URI.create("http://nonexistent.invalid:9090"), Duration.ofSeconds(30));
+        PrometheusClient nowhere = TestPrometheus.client(URI.create("http://nonexistent.invalid:9090"));
         assertThatThrownBy(() -> nowhere.query("up", Instant.now()))
                 .satisfies(e -> assertThat(((PrometheusException) e).failure()).isEqualTo(Failure.UNREACHABLE))
                 .hasMessage("Prometheus at http://nonexistent.invalid:9090/ unreachable: its host name does not"

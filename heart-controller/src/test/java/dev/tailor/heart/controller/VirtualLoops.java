@@ -2,11 +2,7 @@ package dev.tailor.heart.controller;
 
 import dev.tailor.testkit.Await;
 import dev.tailor.testkit.PrometheusServer;
-import dev.tailor.testkit.ShopCluster;
 import dev.tailor.testkit.VirtualClock;
-import java.io.IOException;
-import java.time.Duration;
-import java.time.Instant;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
@@ -14,9 +10,9 @@ import java.util.function.Supplier;
 
 /**
  * What the tests of the round loop on virtual time share, so that nothing they assert depends on
- * how fast the machine is. Prometheus answers from history loaded before the tests instead of its
- * scrapes, and the loops' wall clock ({@link #wall}) is a fixed instant of that history moved on
- * with the virtual clock. Its timeout ({@link #PROMETHEUS_TIMEOUT_SECONDS}) is a failure's bound
+ * how fast the machine is. Prometheus ({@link TestPrometheus#shop()}) answers from history loaded
+ * before the tests instead of its scrapes, and the loops' wall clock ({@link #wall}) is a fixed instant of that history moved on
+ * with the virtual clock. Its timeout ({@link TestPrometheus#TIMEOUT_SECONDS}) is a failure's bound
  * only, no test here being about a query's timeout. Waits are for conditions: {@link #pump} runs
  * what the loops' threads handed back without moving the clock, {@link #stepUntil} moves the clock
  * only while no real answer is awaited and is bounded in virtual time. Only each wait for real
@@ -25,48 +21,21 @@ import java.util.function.Supplier;
 final class VirtualLoops {
 
     /**
-     * Prometheus's answers and the connection to it: a failure's bound only (a query of a few minutes
-     * of history on loopback), so a slow machine does not turn a round into a failed one.
+     * The loops' wall clock at virtual 0: {@link TestPrometheus#IN_HISTORY}, far enough into the
+     * history for every window of a round, and early enough that no test moves it beyond its end.
      */
-    static final double PROMETHEUS_TIMEOUT_SECONDS = 60;
-    /** The history Prometheus holds: from here (a multiple of 5 s, minutes ago) ... */
-    static final long HISTORY_START_SECONDS = Instant.now().getEpochSecond() / 5 * 5 - 600;
-    /** ... for this long, a sample a second, so a 5 s window always holds several. */
-    static final int HISTORY_SECONDS = 300;
-    /**
-     * The loops' wall clock at virtual 0: far enough into the history for every window of a round,
-     * and early enough that no test moves it beyond the history's end.
-     */
-    static final long WALL_START_MILLIS = (HISTORY_START_SECONDS + 60) * 1000;
+    static final long WALL_START_MILLIS = TestPrometheus.IN_HISTORY.toEpochMilli();
 
     private VirtualLoops() {}
 
-    /** A real Prometheus holding {@link ShopCluster}'s metrics over the history, at a constant CPU cost per request. */
-    static PrometheusServer prometheus() throws IOException, InterruptedException {
-        return PrometheusServer.start(
-                () -> "",
-                new PrometheusServer.Options(
-                        ShopCluster.history(
-                                HISTORY_START_SECONDS,
-                                HISTORY_SECONDS,
-                                1,
-                                (node, t) -> ShopCluster.CPU_PER_REQUEST.get(node)),
-                        false));
-    }
-
-    /** The configuration of {@code prometheus}: 5 s windows, {@link #PROMETHEUS_TIMEOUT_SECONDS}. */
+    /** The configuration of {@code prometheus}: 5 s windows, {@link TestPrometheus#TIMEOUT_SECONDS}. */
     static ControllerConfig.Prometheus prometheusConfig(PrometheusServer prometheus) {
         return ControllerConfig.Prometheus.builder()
                 .url(prometheus.url().toString())
-                .timeoutSeconds(PROMETHEUS_TIMEOUT_SECONDS)
+                .timeoutSeconds(TestPrometheus.TIMEOUT_SECONDS)
                 .windowSeconds(5.0)
                 .delayWindowSeconds(5.0)
                 .build();
-    }
-
-    /** A client of {@code prometheus} with {@link #PROMETHEUS_TIMEOUT_SECONDS}. */
-    static PrometheusClient prometheusClient(PrometheusServer prometheus) {
-        return new PrometheusClient(prometheus.url(), Duration.ofMillis(Math.round(PROMETHEUS_TIMEOUT_SECONDS * 1000)));
     }
 
     /** The loops' wall clock: {@link #WALL_START_MILLIS} moved on with {@code clock}. */
