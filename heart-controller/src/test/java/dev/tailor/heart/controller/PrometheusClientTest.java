@@ -15,6 +15,7 @@ import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -27,20 +28,25 @@ class PrometheusClientTest {
     private static PrometheusServer server;
     private static PrometheusClient client;
     private static final long STARTED_NANOS = System.nanoTime();
+    /** The wall instant at {@link #STARTED_NANOS}: the counter's samples are stamped from here on. */
+    private static final long STARTED_MILLIS = System.currentTimeMillis();
 
     @BeforeAll
     static void startPrometheus() throws Exception {
         server = PrometheusServer.start(() -> {
-            double seconds = (System.nanoTime() - STARTED_NANOS) / 1e9;
+            // The counter's sample carries the instant it was counted at, so its rate is 2/s
+            // however late a loaded machine serves or stores the scrape.
+            long nanos = System.nanoTime() - STARTED_NANOS;
+            long millis = STARTED_MILLIS + TimeUnit.NANOSECONDS.toMillis(nanos);
             return """
                     # TYPE test_requests_total counter
-                    test_requests_total{pod="a-1"} %s
+                    test_requests_total{pod="a-1"} %s %d
                     # TYPE test_gauge gauge
                     test_gauge{pod="nan"} NaN
                     test_gauge{pod="inf"} +Inf
                     test_gauge{pod="neginf"} -Inf
                     test_gauge{pod="exp"} 1.5e-3
-                    """.formatted(2 * seconds);
+                    """.formatted(2 * (TimeUnit.NANOSECONDS.toMillis(nanos) / 1000.0), millis);
         });
         client = TestPrometheus.client(server);
     }
