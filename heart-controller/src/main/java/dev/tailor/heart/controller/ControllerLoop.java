@@ -21,6 +21,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
@@ -133,6 +134,8 @@ public final class ControllerLoop implements AutoCloseable {
     private volatile long rounds;
     private volatile long replans;
     private volatile long lastReplanDelayMillis = -1;
+    /** Pod events the informers handed to the scheduler. */
+    private final AtomicLong podEvents = new AtomicLong();
     /** When the scheduler last looked at its work (ticker ms). */
     private volatile long lastLoopMillis;
     /** The work on the rounds thread and since when (ticker ms), or {@code null}. */
@@ -457,6 +460,15 @@ public final class ControllerLoop implements AutoCloseable {
         return inFlight != null;
     }
 
+    /**
+     * Pod events (a Ready pod added, a pod becoming Ready or not, a pod deleted) the informers have
+     * handed to the scheduler so far, for tests on virtual time: that the watch delivered an event
+     * is a real answer, not a matter of time passing.
+     */
+    long podEvents() {
+        return podEvents.get();
+    }
+
     /** Whether this replica leads (always, without a lease). */
     public boolean leading() {
         return leading;
@@ -517,6 +529,7 @@ public final class ControllerLoop implements AutoCloseable {
     private void changed() {
         try {
             scheduler.execute(this::podEvent);
+            podEvents.incrementAndGet();
         } catch (RejectedExecutionException e) {
             // closing
         }

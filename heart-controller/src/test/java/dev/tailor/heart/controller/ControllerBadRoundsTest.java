@@ -13,7 +13,6 @@ import dev.tailor.testkit.ShopCluster;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -134,7 +133,7 @@ class ControllerBadRoundsTest {
     private static ControllerConfig.Prometheus prometheus(PrometheusServer source) {
         return ControllerConfig.Prometheus.builder()
                 .url(source.url().toString())
-                .timeoutSeconds(5.0)
+                .timeoutSeconds(TestPrometheus.TIMEOUT_SECONDS)
                 .windowSeconds(30.0)
                 .delayWindowSeconds(30.0)
                 .build();
@@ -169,7 +168,7 @@ class ControllerBadRoundsTest {
         return new Controller(
                 config,
                 config.planner().heartConfig().toBuilder().parallel(false).build(),
-                new PrometheusClient(source.url(), Duration.ofSeconds(5)),
+                TestPrometheus.client(source.url()),
                 client,
                 AtpmState.EMPTY,
                 stateConfigMap.isEmpty() ? null : new StateStore(client, stateConfigMap),

@@ -12,7 +12,6 @@ import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -87,7 +86,7 @@ class ControllerHistoryTest {
         ControllerConfig config = ControllerConfig.builder()
                 .prometheus(ControllerConfig.Prometheus.builder()
                         .url(source.url().toString())
-                        .timeoutSeconds(5.0)
+                        .timeoutSeconds(TestPrometheus.TIMEOUT_SECONDS)
                         .windowSeconds(30.0)
                         .delayWindowSeconds(30.0)
                         .build())
@@ -101,7 +100,7 @@ class ControllerHistoryTest {
         return new Controller(
                 config,
                 HeartConfig.PAPER.toBuilder().parallel(false).build(),
-                new PrometheusClient(source.url(), Duration.ofSeconds(5)),
+                TestPrometheus.client(source.url()),
                 client,
                 state,
                 null,

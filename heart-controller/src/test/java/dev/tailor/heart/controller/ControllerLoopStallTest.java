@@ -17,7 +17,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.time.Instant;
 import java.time.ZonedDateTime;
 import java.util.List;
 import java.util.Map;
@@ -60,18 +59,6 @@ class ControllerLoopStallTest {
      * failed after it, say, lets the elector read the Lease again and act on what it names).
      */
     private static final int REQUEST_TIMEOUT_MILLIS = 0;
-    /**
-     * Prometheus's answers and the connection to it: a failure's bound only (a query of a few minutes
-     * of history on loopback), no test here being about a query's timeout, so a slow machine does not
-     * turn a round into a failed one.
-     */
-    private static final double PROMETHEUS_TIMEOUT_SECONDS = 60;
-    /** The history Prometheus holds: from here (a multiple of 5 s, minutes ago) ... */
-    private static final long HISTORY_START_SECONDS = Instant.now().getEpochSecond() / 5 * 5 - 600;
-    /** ... for this long, a sample a second, so a 5 s window always holds several. */
-    private static final int HISTORY_SECONDS = 300;
-    /** The loops' wall clock at virtual 0: far enough into the history for every window of a round. */
-    private static final long WALL_START_MILLIS = (HISTORY_START_SECONDS + 60) * 1000;
 
     private static PrometheusServer prometheus;
 
@@ -83,7 +70,7 @@ class ControllerLoopStallTest {
      * (the rounds ask Prometheus for the metrics at the loop's instant; no test moves it beyond the
      * history's end).
      */
-    private final long wallStartMillis = WALL_START_MILLIS;
+    private final long wallStartMillis = VirtualLoops.WALL_START_MILLIS;
     /** Every round and re-plan the loop reported, with the virtual instant it was reported at. */
     private final List<Timed> rounds = new CopyOnWriteArrayList<>();
 
@@ -100,15 +87,7 @@ class ControllerLoopStallTest {
 
     @BeforeAll
     static void startPrometheus() throws Exception {
-        prometheus = PrometheusServer.start(
-                () -> "",
-                new PrometheusServer.Options(
-                        ShopCluster.history(
-                                HISTORY_START_SECONDS,
-                                HISTORY_SECONDS,
-                                1,
-                                (node, t) -> ShopCluster.CPU_PER_REQUEST.get(node)),
-                        false));
+        prometheus = TestPrometheus.shop();
     }
 
     @AfterAll
@@ -141,12 +120,7 @@ class ControllerLoopStallTest {
             java.util.function.LongSupplier wallMillis,
             Consumer<Controller.Round> also) {
         ControllerConfig config = ControllerConfig.builder()
-                .prometheus(ControllerConfig.Prometheus.builder()
-                        .url(prometheus.url().toString())
-                        .timeoutSeconds(PROMETHEUS_TIMEOUT_SECONDS)
-                        .windowSeconds(5.0)
-                        .delayWindowSeconds(5.0)
-                        .build())
+                .prometheus(VirtualLoops.prometheusConfig(prometheus))
                 .kubernetes(ControllerConfig.Kubernetes.builder()
                         .namespaces(List.of("shop"))
                         .stateConfigMap("")
@@ -156,8 +130,7 @@ class ControllerLoopStallTest {
         Controller controller = new Controller(
                 config,
                 HeartConfig.DEFAULTS,
-                new PrometheusClient(
-                        prometheus.url(), Duration.ofMillis(Math.round(PROMETHEUS_TIMEOUT_SECONDS * 1000))),
+                TestPrometheus.client(prometheus),
                 api.client,
                 AtpmState.EMPTY,
                 null,
@@ -191,13 +164,11 @@ class ControllerLoopStallTest {
      * without moving the clock (the loop's calls are real; waiting for them is bounded).
      */
     private void pump(String what, BooleanSupplier condition) {
-        Await.until(
+        VirtualLoops.pump(
+                clock,
                 what,
-                () -> {
-                    clock.runDueTasks();
-                    return condition.getAsBoolean();
-                },
-                () -> "at " + clock.millis() + " ms; messages " + messages + "; rounds "
+                condition,
+                () -> "messages " + messages + "; rounds "
                         + rounds.stream()
                                 .map(t -> t.atMillis() + " ms " + t.round().failure())
                                 .toList());
@@ -212,31 +183,14 @@ class ControllerLoopStallTest {
      * attempt every retry period), how long they take is the machine's.
      */
     private void stepUntil(String what, long stepMillis, long withinMillis, BooleanSupplier condition) {
-        long limit = clock.nanos() + TimeUnit.MILLISECONDS.toNanos(withinMillis);
-        boolean[] holds = {false};
-        while (true) {
-            Await.until(
-                    what + ": the loops' calls at " + clock.millis() + " ms answered",
-                    () -> {
-                        if (clock.runDueTasks() > 0) {
-                            return false;
-                        }
-                        holds[0] = condition.getAsBoolean();
-                        return holds[0] || loops.stream().noneMatch(ControllerLoop::leaseAttemptInFlight);
-                    },
-                    () -> "messages " + messages);
-            if (holds[0]) {
-                return;
-            }
-            if (clock.nanos() >= limit) {
-                throw new AssertionError("waiting for " + what + ": not within " + withinMillis
-                        + " ms of virtual time; at " + clock.millis() + " ms; messages " + messages);
-            }
-            // To the next task at most, so no decision is taken while a call it waits for is unanswered.
-            long next = clock.nanosToNextTask();
-            long step = TimeUnit.MILLISECONDS.toNanos(stepMillis);
-            clock.advance(next < 0 ? step : Math.min(next, step));
-        }
+        VirtualLoops.stepUntil(
+                clock,
+                what,
+                stepMillis,
+                withinMillis,
+                () -> loops.stream().anyMatch(ControllerLoop::leaseAttemptInFlight),
+                condition,
+                () -> "messages " + messages);
     }
 
     private GenericKubernetesResource cartRule() {

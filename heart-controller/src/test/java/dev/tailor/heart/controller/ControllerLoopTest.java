@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tailor.heart.AtpmState;
 import dev.tailor.heart.HeartConfig;
-import dev.tailor.testkit.Await;
 import dev.tailor.testkit.PrometheusServer;
 import dev.tailor.testkit.ShopCluster;
 import dev.tailor.testkit.VirtualClock;
@@ -16,8 +15,8 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -26,7 +25,11 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The continuous loop: re-plans on pod events and leader election, on the mock API server and a
- * real Prometheus, with the loops' decisions on virtual time ({@link VirtualClock}).
+ * real Prometheus, with the loops' decisions on virtual time ({@link VirtualClock}). Nothing the
+ * tests assert depends on how fast the machine is ({@link VirtualLoops}): Prometheus answers from
+ * history at the loops' wall instant, moved on with the virtual clock; the clock moves only while
+ * no call of the loops (a Lease attempt, a round or re-plan) waits for its answer, and a pod event
+ * is awaited as the real answer it is, not by moving the clock until it came.
  */
 @EnableKubernetesMockClient(crud = true)
 class ControllerLoopTest {
@@ -34,34 +37,42 @@ class ControllerLoopTest {
     static KubernetesMockServer server;
     static KubernetesClient client;
 
+    /** The Lease duration of the hand-over: renewals every 1.2 s, writes allowed 4 s after one. */
+    private static final long LEASE_MILLIS = 6_000;
+
     private static PrometheusServer prometheus;
     private final VirtualClock clock = new VirtualClock(0);
+    /** The loops' wall clock: an instant of Prometheus's history, moved on with {@link #clock}. */
+    private final LongSupplier wall = VirtualLoops.wall(clock);
+
     private final List<ControllerLoop> loops = new CopyOnWriteArrayList<>();
 
     /**
-     * Until {@code condition} holds: runs what the loops' threads handed back to the scheduler, and
-     * when nothing was and no loop waits for the Lease, moves the clock on by {@code stepMillis} (time
-     * the loops may be waiting for: the debounce, the Lease's retry period). Bounded by {@link Await}'s
-     * timeout.
+     * Until {@code condition} holds, within {@code withinMillis} of virtual time: runs what the
+     * loops' threads handed back to the scheduler, and when nothing was and no loop waits for the
+     * Lease or for its round or re-plan, moves the clock on by {@code stepMillis} (time the loops
+     * wait for: the debounce, the Lease's retry period).
      */
-    private void stepUntil(String what, long stepMillis, BooleanSupplier condition, Supplier<?> state) {
-        Await.until(
+    private void stepUntil(
+            String what, long stepMillis, long withinMillis, BooleanSupplier condition, Supplier<?> state) {
+        VirtualLoops.stepUntil(
+                clock,
                 what,
-                () -> {
-                    if (clock.runDueTasks() == 0 && loops.stream().noneMatch(ControllerLoop::leaseAttemptInFlight)) {
-                        // To the next task at most, so no decision is taken while a call it waits for is unanswered.
-                        long next = clock.nanosToNextTask();
-                        long step = TimeUnit.MILLISECONDS.toNanos(stepMillis);
-                        clock.advance(next < 0 ? step : Math.min(next, step));
-                    }
-                    return condition.getAsBoolean();
-                },
-                () -> "at " + clock.millis() + " ms; " + state.get());
+                stepMillis,
+                withinMillis,
+                () -> loops.stream().anyMatch(l -> l.leaseAttemptInFlight() || l.workInFlight()),
+                condition,
+                state);
+    }
+
+    /** Until {@code condition} holds, without moving the clock: for real answers only. */
+    private void pump(String what, BooleanSupplier condition, Supplier<?> state) {
+        VirtualLoops.pump(clock, what, condition, state);
     }
 
     @BeforeAll
     static void startPrometheus() throws Exception {
-        prometheus = ShopCluster.prometheus();
+        prometheus = TestPrometheus.shop();
     }
 
     @AfterAll
@@ -83,12 +94,7 @@ class ControllerLoopTest {
 
     private static ControllerConfig config(double roundSeconds) {
         return ControllerConfig.builder()
-                .prometheus(ControllerConfig.Prometheus.builder()
-                        .url(prometheus.url().toString())
-                        .timeoutSeconds(5.0)
-                        .windowSeconds(5.0)
-                        .delayWindowSeconds(5.0)
-                        .build())
+                .prometheus(VirtualLoops.prometheusConfig(prometheus))
                 .kubernetes(ControllerConfig.Kubernetes.builder()
                         .namespaces(List.of("shop"))
                         .stateConfigMap("")
@@ -103,7 +109,7 @@ class ControllerLoopTest {
 
     private ControllerLoop loop(
             ControllerLoop.Options options, java.util.function.Consumer<Controller.Round> reporter) {
-        return loop(options, reporter, new ControllerMetrics(System::currentTimeMillis));
+        return loop(options, reporter, new ControllerMetrics(wall));
     }
 
     private ControllerLoop loop(
@@ -112,23 +118,9 @@ class ControllerLoopTest {
             ControllerMetrics metrics) {
         ControllerConfig config = config(3_600);
         Controller controller = new Controller(
-                config,
-                HeartConfig.DEFAULTS,
-                new PrometheusClient(prometheus.url(), Duration.ofSeconds(5)),
-                client,
-                AtpmState.EMPTY,
-                null,
-                null);
+                config, HeartConfig.DEFAULTS, TestPrometheus.client(prometheus), client, AtpmState.EMPTY, null, null);
         ControllerLoop loop = new ControllerLoop(
-                controller,
-                metrics,
-                client,
-                config,
-                options,
-                reporter,
-                System::currentTimeMillis,
-                clock.scheduler(),
-                clock);
+                controller, metrics, client, config, options, reporter, wall, clock.scheduler(), clock);
         loops.add(loop);
         return loop;
     }
@@ -152,19 +144,38 @@ class ControllerLoopTest {
         try (ControllerLoop loop =
                 loop(new ControllerLoop.Options(false, null, "solo", Duration.ofSeconds(15)), rounds)) {
             loop.start();
-            stepUntil("the first round's rules", 10, () -> cartRule().contains("eu/eu-a/w3="), () -> rounds);
+            // The first round is due at once: no virtual time passes while it runs.
+            pump(
+                    "the first round's rules",
+                    () -> cartRule().contains("eu/eu-a/w3=") && loop.rounds() == 1 && !loop.workInFlight(),
+                    () -> rounds);
+            // The informer's first list: an event for each Ready pod (all of them), whenever its thread
+            // gets there; the pod is changed only after, so that its change is an event of its own.
+            int readyPods = client.pods()
+                    .inNamespace("shop")
+                    .withLabel("app")
+                    .list()
+                    .getItems()
+                    .size();
+            pump("the informer's first list", () -> loop.podEvents() == readyPods, () -> loop.podEvents() + " events");
 
             long replansBefore = loop.replans();
             Pod cart = client.pods().inNamespace("shop").withName("cart-w3").get();
             cart.getStatus().getConditions().get(0).setStatus("False");
             client.pods().inNamespace("shop").resource(cart).updateStatus();
+            pump(
+                    "the informer to hand the change over",
+                    () -> loop.podEvents() == readyPods + 1,
+                    () -> loop.podEvents() + " events");
 
             // The next round is an hour away: only an event-driven re-plan can take w3 out. The clock
-            // moves 10 ms whenever the loop has nothing to do, until the informer (a real thread)
-            // has handed the event over and the debounce has passed.
+            // moves 10 ms whenever the loop has nothing to do and waits for no answer, so the re-plan
+            // follows within two debounces (one for the first list's events, if they have not been
+            // re-planned yet, one for the change).
             stepUntil(
                     "w3 out of the rule after the pod left Ready",
                     10,
+                    2 * ControllerLoop.DEBOUNCE_MILLIS + 10,
                     () -> !cartRule().contains("eu/eu-a/w3=") && loop.replans() > replansBefore,
                     () -> "rule " + cartRule() + "; replans " + loop.replans() + "; rounds "
                             + rounds.stream()
@@ -177,8 +188,8 @@ class ControllerLoopTest {
                                     .toList());
             assertThat(loop.rounds()).isEqualTo(1);
             assertThat(loop.replans()).isPositive();
-            // On virtual time the delay is the debounce plus the steps the test took while the
-            // informer's thread delivered the event: at least the debounce.
+            // On virtual time the delay is from the first event not yet re-planned to the re-plan's
+            // end: at least the debounce.
             assertThat(loop.lastReplanDelayMillis()).isGreaterThanOrEqualTo(ControllerLoop.DEBOUNCE_MILLIS);
             assertThat(rounds)
                     .allSatisfy(r -> assertThat(r.failure())
@@ -195,30 +206,45 @@ class ControllerLoopTest {
         // leader cut off from the API server, is LeaseElectorTest's.)
         List<String> events = new CopyOnWriteArrayList<>();
         List<String> standbyLog = new CopyOnWriteArrayList<>();
-        ControllerMetrics metricsA = new ControllerMetrics(System::currentTimeMillis);
-        ControllerMetrics metricsB = new ControllerMetrics(System::currentTimeMillis);
+        ControllerMetrics metricsA = new ControllerMetrics(wall);
+        ControllerMetrics metricsB = new ControllerMetrics(wall);
         ControllerLoop first = loop(
-                new ControllerLoop.Options(false, "tailor-system/tailor-heart", "replica-a", Duration.ofSeconds(6)),
+                new ControllerLoop.Options(
+                        false, "tailor-system/tailor-heart", "replica-a", Duration.ofMillis(LEASE_MILLIS)),
                 round -> events.add("replica-a round " + round.failure()),
                 metricsA);
         ControllerLoop second = loop(
-                new ControllerLoop.Options(false, "tailor-system/tailor-heart", "replica-b", Duration.ofSeconds(6)),
+                new ControllerLoop.Options(
+                        false, "tailor-system/tailor-heart", "replica-b", Duration.ofMillis(LEASE_MILLIS)),
                 round -> events.add("replica-b round " + round.failure()),
                 metricsB);
         second.onMessage(standbyLog::add);
         try {
             first.start();
-            stepUntil("replica-a to lead and write", 100, () -> events.contains("replica-a round null"), () -> events);
+            // Its first attempt takes the free Lease, its first round follows at once.
+            stepUntil(
+                    "replica-a to lead and write",
+                    100,
+                    LEASE_MILLIS,
+                    () -> events.contains("replica-a round null"),
+                    () -> events);
             second.start();
             // replica-b has read the Lease and seen replica-a in it: from here on it must not plan.
             stepUntil(
                     "replica-b to stand by",
                     100,
+                    LEASE_MILLIS,
                     () -> standbyLog.contains(
                             "Lease tailor-system/tailor-heart: replica-a leads; this replica (replica-b) stands by"),
                     () -> standbyLog);
             // Two retry periods more: replica-b goes on standing by.
-            clock.advance(Duration.ofMillis(2_400));
+            long twoRetriesLater = clock.millis() + 2 * LEASE_MILLIS / 5;
+            stepUntil(
+                    "two retry periods more",
+                    100,
+                    2 * LEASE_MILLIS / 5,
+                    () -> clock.millis() >= twoRetriesLater,
+                    () -> standbyLog);
             assertThat(second.leading()).isFalse();
             assertThat(second.leading()).isFalse();
             // What the lease-flapping alert sums: one acquisition so far, by replica-a.
@@ -229,10 +255,19 @@ class ControllerLoopTest {
                     .contains("tailor_heart_leader 0.0")
                     .contains("tailor_heart_lease_acquisitions_total 0.0");
 
+            // replica-a closes with no call in flight (a call its closing drops would never be answered).
+            pump(
+                    "replica-a's calls answered",
+                    () -> !first.workInFlight() && !first.leaseAttemptInFlight(),
+                    () -> events);
             first.close();
+            // At replica-b's next attempt once the release is written; should the release go
+            // unanswered within the renew deadline (real time), once the Lease has not changed for
+            // a lease duration on replica-b's clock.
             stepUntil(
                     "replica-b to take over and write",
                     100,
+                    2 * LEASE_MILLIS,
                     () -> events.contains("replica-b round null"),
                     () -> events + "; " + standbyLog);
             assertThat(metricsB.scrape())
@@ -258,17 +293,11 @@ class ControllerLoopTest {
         io.fabric8.kubernetes.api.model.Node w3 = client.nodes().withName("w3").get();
         w3.getMetadata().getLabels().remove("topology.istio.io/subzone");
         client.nodes().resource(w3).update();
-        ControllerMetrics metrics = new ControllerMetrics(System::currentTimeMillis);
+        ControllerMetrics metrics = new ControllerMetrics(wall);
         List<Controller.Round> rounds = new CopyOnWriteArrayList<>();
         ControllerConfig config = config(3_600);
         Controller controller = new Controller(
-                config,
-                HeartConfig.DEFAULTS,
-                new PrometheusClient(prometheus.url(), Duration.ofSeconds(5)),
-                client,
-                AtpmState.EMPTY,
-                null,
-                null);
+                config, HeartConfig.DEFAULTS, TestPrometheus.client(prometheus), client, AtpmState.EMPTY, null, null);
         try (ControllerLoop loop = new ControllerLoop(
                 controller,
                 metrics,
@@ -276,11 +305,12 @@ class ControllerLoopTest {
                 config,
                 new ControllerLoop.Options(false, null, "solo", Duration.ofSeconds(15)),
                 rounds::add,
-                System::currentTimeMillis,
+                wall,
                 clock.scheduler(),
                 clock)) {
             loop.start();
-            stepUntil("the first round", 10, () -> !rounds.isEmpty(), () -> rounds);
+            // The first round is due at once: no virtual time passes while it runs.
+            pump("the first round", () -> !rounds.isEmpty(), () -> rounds);
         }
         assertThat(rounds.get(0).failure()).as(rounds.get(0).message()).isNull();
         assertThat(metrics.scrape()).contains("tailor_heart_nodes_missing_locality_labels 1.0");

@@ -12,7 +12,6 @@ import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -38,10 +37,12 @@ class ControllerRoundTest {
     static KubernetesClient client;
 
     private static PrometheusServer prometheus;
+    /** The rounds' instant: one of Prometheus's history, whose metrics do not depend on when it scraped. */
+    private static final Instant AT = TestPrometheus.IN_HISTORY;
 
     @BeforeAll
     static void startPrometheus() throws Exception {
-        prometheus = ShopCluster.prometheus();
+        prometheus = TestPrometheus.shop();
     }
 
     @AfterAll
@@ -75,7 +76,7 @@ class ControllerRoundTest {
     private static ControllerConfig.Prometheus fiveSeconds(String url) {
         return ControllerConfig.Prometheus.builder()
                 .url(url)
-                .timeoutSeconds(5.0)
+                .timeoutSeconds(TestPrometheus.TIMEOUT_SECONDS)
                 .windowSeconds(5.0)
                 .delayWindowSeconds(5.0)
                 .build();
@@ -89,7 +90,7 @@ class ControllerRoundTest {
         return new Controller(
                 config,
                 HeartConfig.DEFAULTS.toBuilder().parallel(false).build(),
-                new PrometheusClient(prometheus.url(), Duration.ofSeconds(5)),
+                TestPrometheus.client(prometheus.url()),
                 client,
                 AtpmState.EMPTY,
                 new StateStore(client, "tailor-system/tailor-heart-state"),
@@ -105,7 +106,7 @@ class ControllerRoundTest {
 
     @Test
     void round_normal_writesOneRulePerCallEdge_slowNodeGetsLess() {
-        Controller.Round round = controller().round(Instant.now(), false);
+        Controller.Round round = controller().round(AT, false);
         ControllerMetrics metrics = new ControllerMetrics(() -> 5_000);
         metrics.record(round);
 
@@ -185,7 +186,7 @@ class ControllerRoundTest {
     @Test
     void round_routeShareGauges_perCallerNodeAndCalleeNode_sumToOne_andANodeWithoutReadyReplicaStaysAtZero() {
         Controller controller = controller();
-        Controller.Round round = controller.round(Instant.now(), false);
+        Controller.Round round = controller.round(AT, false);
         ControllerMetrics metrics = new ControllerMetrics(() -> 0);
         metrics.record(round);
 
@@ -207,7 +208,7 @@ class ControllerRoundTest {
         Pod leaving = client.pods().inNamespace("shop").withName("cart-w3").get();
         leaving.getStatus().getConditions().get(0).setStatus("False");
         client.pods().inNamespace("shop").resource(leaving).updateStatus();
-        metrics.record(controller.round(Instant.now(), false));
+        metrics.record(controller.round(AT, false));
         Map<String, Double> after = routeShares(metrics.scrape());
         assertThat(after)
                 .hasSize(18)
@@ -240,7 +241,7 @@ class ControllerRoundTest {
                 .build();
         assertThat(config.problems()).isEmpty();
 
-        Controller.Round round = controller(config).round(Instant.now(), false);
+        Controller.Round round = controller(config).round(AT, false);
 
         assertThat(round.failure()).as(round.message()).isNull();
         GenericKubernetesResource ingress = client.genericKubernetesResources(Actuator.DESTINATION_RULE)
@@ -255,7 +256,7 @@ class ControllerRoundTest {
     @Test
     void round_again_isIdempotent_andDryRunWritesNothing() {
         Controller controller = controller();
-        Controller.Round first = controller.round(Instant.now(), false);
+        Controller.Round first = controller.round(AT, false);
         List<GenericKubernetesResource> before = rules();
 
         // The same desired rules again: nothing to write.
@@ -263,7 +264,7 @@ class ControllerRoundTest {
                 .extracting(Actuator.Change::action)
                 .containsOnly(Actuator.Action.UNCHANGED);
         // A second round of the same metrics writes nothing (the resource versions stay).
-        Controller.Round second = controller.round(Instant.now(), false);
+        Controller.Round second = controller.round(AT, false);
         assertThat(second.failure()).as(second.message()).isNull();
         assertThat(second.changes()).extracting(Actuator.Change::action).containsOnly(Actuator.Action.UNCHANGED);
         assertThat(rules())
@@ -275,7 +276,7 @@ class ControllerRoundTest {
         client.genericKubernetesResources(Actuator.DESTINATION_RULE)
                 .inAnyNamespace()
                 .delete();
-        Controller.Round dry = controller().round(Instant.now(), true);
+        Controller.Round dry = controller().round(AT, true);
         assertThat(dry.applied()).isFalse();
         assertThat(dry.changes()).extracting(Actuator.Change::action).containsOnly(Actuator.Action.CREATE);
         assertThat(rules()).isEmpty();
@@ -285,7 +286,7 @@ class ControllerRoundTest {
     @Test
     void round_savesTheState_andARestartedControllerContinues() {
         Controller first = controller();
-        first.round(Instant.now(), false);
+        first.round(AT, false);
         StateStore store = new StateStore(client, "tailor-system/tailor-heart-state");
         StateStore.Loaded loaded = store.load();
         assertThat(loaded.note()).isNull();
@@ -295,12 +296,12 @@ class ControllerRoundTest {
         Controller restarted = new Controller(
                 config(prometheus.url().toString()),
                 HeartConfig.DEFAULTS,
-                new PrometheusClient(prometheus.url(), Duration.ofSeconds(5)),
+                TestPrometheus.client(prometheus.url()),
                 client,
                 loaded.state(),
                 store,
                 null);
-        Controller.Round round = restarted.round(Instant.now(), false);
+        Controller.Round round = restarted.round(AT, false);
         assertThat(round.plan().state().rounds()).isEqualTo(2);
         assertThat(store.load().state().rounds()).isEqualTo(2);
     }
@@ -347,11 +348,11 @@ class ControllerRoundTest {
 
     @Test
     void round_prometheusDown_keepsTheRulesAndSaysWhy() {
-        controller().round(Instant.now(), false);
+        controller().round(AT, false);
         Controller down = new Controller(
                 config("http://127.0.0.1:1"),
                 HeartConfig.DEFAULTS,
-                new PrometheusClient(java.net.URI.create("http://127.0.0.1:1"), Duration.ofSeconds(2)),
+                TestPrometheus.client(java.net.URI.create("http://127.0.0.1:1")),
                 client,
                 AtpmState.EMPTY,
                 null,
@@ -359,7 +360,7 @@ class ControllerRoundTest {
 
         List<GenericKubernetesResource> before = rules();
         ControllerMetrics metrics = new ControllerMetrics(() -> 0);
-        Controller.Round round = down.round(Instant.now(), false);
+        Controller.Round round = down.round(AT, false);
         metrics.record(round);
 
         assertThat(round.failure()).isEqualTo(Controller.FailureReason.PROMETHEUS_UNREACHABLE);
@@ -371,7 +372,7 @@ class ControllerRoundTest {
 
     @Test
     void round_componentWithoutMetrics_keepsTheLastPlan() {
-        controller().round(Instant.now(), false);
+        controller().round(AT, false);
         List<GenericKubernetesResource> before = rules();
         // A new component whose pods Prometheus knows nothing about.
         for (String node : List.of("w1", "w2")) {
@@ -380,13 +381,13 @@ class ControllerRoundTest {
                     .resource(ShopCluster.pod("shop", "ads-" + node, "ads", node, true))
                     .create();
         }
-        Controller.Round round = controller().round(Instant.now(), false);
+        Controller.Round round = controller().round(AT, false);
         assertThat(round.failure()).isEqualTo(Controller.FailureReason.COMPONENT_WITHOUT_METRICS);
         assertThat(round.message()).contains("[ads]").endsWith("; keeping the last applied plan");
         assertThat(rules()).hasSize(2).isEqualTo(before);
 
         // A dry run applied nothing, and says so rather than speak of a plan it kept.
-        Controller.Round dry = controller().round(Instant.now(), true);
+        Controller.Round dry = controller().round(AT, true);
         assertThat(dry.failure()).isEqualTo(Controller.FailureReason.COMPONENT_WITHOUT_METRICS);
         assertThat(dry.message())
                 .contains("[ads]")
@@ -400,7 +401,7 @@ class ControllerRoundTest {
         leaving.getMetadata().setDeletionTimestamp("2026-11-29T00:00:00Z");
         client.pods().inNamespace("shop").resource(leaving).update();
 
-        Controller.Round round = controller().round(Instant.now(), false);
+        Controller.Round round = controller().round(AT, false);
         assertThat(round.failure()).as(round.message()).isNull();
         assertThat(round.snapshot().replicas())
                 .filteredOn(r -> r.pod().equals("cart-w3"))
@@ -439,11 +440,11 @@ class ControllerRoundTest {
                 "empty  | sum by (namespace, pod) (rate(no_such_metric_total[${window}]))"
             })
     void round_cpuWithoutData_keepsTheLastRules_andCountsIt(String what, String query) {
-        controller().round(Instant.now(), false);
+        controller().round(AT, false);
         List<GenericKubernetesResource> before = rules();
         ControllerMetrics metrics = new ControllerMetrics(() -> 0);
 
-        Controller.Round round = controller(withCpuQuery(query.formatted(CPU))).round(Instant.now(), false);
+        Controller.Round round = controller(withCpuQuery(query.formatted(CPU))).round(AT, false);
         metrics.record(round);
 
         assertThat(round.failure()).as(round.message()).isEqualTo(Controller.FailureReason.COMPONENT_WITHOUT_METRICS);
@@ -461,7 +462,7 @@ class ControllerRoundTest {
                 + " or (sum by (namespace, pod) (rate(container_cpu_usage_seconds_total{pod=\"cart-w3\","
                 + " container=\"cart\"}[${window}])) / 0)";
 
-        Controller.Round round = controller(withCpuQuery(query)).round(Instant.now(), false);
+        Controller.Round round = controller(withCpuQuery(query)).round(AT, false);
 
         assertThat(round.failure()).as(round.message()).isNull();
         assertThat(round.notes())
@@ -482,7 +483,7 @@ class ControllerRoundTest {
     @Test
     void round_applyConflict_keepsTheStateAndTheOldRule_andTheNextRoundWrites() {
         Controller controller = controller();
-        controller.round(Instant.now(), false);
+        controller.round(AT, false);
         String cartRule = DestinationRules.name("frontend", "cart");
         GenericKubernetesResource before = client.genericKubernetesResources(Actuator.DESTINATION_RULE)
                 .inNamespace("shop")
@@ -507,7 +508,7 @@ class ControllerRoundTest {
                 .once();
         ControllerMetrics metrics = new ControllerMetrics(() -> 0);
 
-        Controller.Round conflicted = controller.round(Instant.now(), false);
+        Controller.Round conflicted = controller.round(AT, false);
         metrics.record(conflicted);
 
         assertThat(conflicted.failure()).as(conflicted.message()).isEqualTo(Controller.FailureReason.KUBERNETES_WRITE);
@@ -526,7 +527,7 @@ class ControllerRoundTest {
                 .isEqualTo(before.get("spec").toString())
                 .contains("eu/eu-a/w3=");
 
-        Controller.Round next = controller.round(Instant.now(), false);
+        Controller.Round next = controller.round(AT, false);
         assertThat(next.failure()).as(next.message()).isNull();
         assertThat(controller.state().rounds()).isEqualTo(2);
         assertThat(client.genericKubernetesResources(Actuator.DESTINATION_RULE)
@@ -541,7 +542,7 @@ class ControllerRoundTest {
     @Test
     void round_ruleEditedByHand_isRestored_andTheDiffShowsTheEdit() {
         Controller controller = controller();
-        controller.round(Instant.now(), false);
+        controller.round(AT, false);
         String cartRule = DestinationRules.name("frontend", "cart");
         GenericKubernetesResource edited = client.genericKubernetesResources(Actuator.DESTINATION_RULE)
                 .inNamespace("shop")
@@ -554,7 +555,7 @@ class ControllerRoundTest {
                 .resource(edited)
                 .update();
 
-        Controller.Round round = controller.round(Instant.now(), true);
+        Controller.Round round = controller.round(AT, true);
         assertThat(round.changes())
                 .filteredOn(c -> c.name().equals(cartRule))
                 .singleElement()
@@ -563,7 +564,7 @@ class ControllerRoundTest {
                     assertThat(Actuator.diff(c))
                             .contains("-       simple: ROUND_ROBIN", "+       simple: LEAST_REQUEST");
                 });
-        controller.round(Instant.now(), false);
+        controller.round(AT, false);
         assertThat(client.genericKubernetesResources(Actuator.DESTINATION_RULE)
                         .inNamespace("shop")
                         .withName(cartRule)
@@ -577,7 +578,7 @@ class ControllerRoundTest {
         Controller controller = controller();
         controller.writeGuard(() -> false);
 
-        Controller.Round round = controller.round(Instant.now(), false);
+        Controller.Round round = controller.round(AT, false);
 
         assertThat(round.failure()).isEqualTo(Controller.FailureReason.LOST_LEADERSHIP);
         assertThat(round.message()).contains("stopped after 0 of 2 writes");
@@ -589,15 +590,15 @@ class ControllerRoundTest {
     void round_readsTheSavedState_andATakeOverReadsItAgain() {
         Controller a = controller();
         Controller b = controller(); // a standby, started before a wrote anything
-        a.round(Instant.now(), false);
-        a.round(Instant.now(), false);
+        a.round(AT, false);
+        a.round(AT, false);
 
-        Controller.Round first = b.round(Instant.now(), false);
+        Controller.Round first = b.round(AT, false);
         assertThat(first.plan().state().rounds())
                 .as("continues from a's 2 rounds")
                 .isEqualTo(3);
         a.takeOver(); // a leads again later: it must not plan from its own round 2
-        Controller.Round back = a.round(Instant.now(), false);
+        Controller.Round back = a.round(AT, false);
         assertThat(back.plan().state().rounds()).isEqualTo(4);
     }
 
@@ -607,12 +608,12 @@ class ControllerRoundTest {
         // from the state (and routes) the leader saved last, not from the dry run's own last round.
         Controller leader = controller();
         Controller dry = controller();
-        leader.round(Instant.now(), false);
-        assertThat(dry.round(Instant.now(), true).plan().state().rounds()).isEqualTo(2);
-        leader.round(Instant.now(), false);
-        leader.round(Instant.now(), false);
+        leader.round(AT, false);
+        assertThat(dry.round(AT, true).plan().state().rounds()).isEqualTo(2);
+        leader.round(AT, false);
+        leader.round(AT, false);
 
-        Controller.Round again = dry.round(Instant.now(), true);
+        Controller.Round again = dry.round(AT, true);
 
         assertThat(again.plan().state().rounds())
                 .as("the leader's 3 rounds and this one")
@@ -628,7 +629,7 @@ class ControllerRoundTest {
     @Test
     void round_stateUnreadable_changesNothing_andTheNextRoundReadsIt() {
         Controller first = controller();
-        first.round(Instant.now(), false);
+        first.round(AT, false);
         List<GenericKubernetesResource> before = rules();
         // 403 (RBAC not yet granted, say): the client does not retry it, unlike a 5xx.
         server.expect()
@@ -644,7 +645,7 @@ class ControllerRoundTest {
                 .once();
         Controller restarted = controller();
 
-        Controller.Round failed = restarted.round(Instant.now(), false);
+        Controller.Round failed = restarted.round(AT, false);
 
         assertThat(failed.failure()).isEqualTo(Controller.FailureReason.KUBERNETES_READ);
         assertThat(failed.message())
@@ -660,7 +661,7 @@ class ControllerRoundTest {
                         .state()
                         .rounds())
                 .isEqualTo(1);
-        Controller.Round next = restarted.round(Instant.now(), false);
+        Controller.Round next = restarted.round(AT, false);
         assertThat(next.plan().state().rounds()).isEqualTo(2);
     }
 
@@ -707,7 +708,7 @@ class ControllerRoundTest {
         relabelNode("w3", Map.of("topology.kubernetes.io/zone", "eu-b"));
         relabelNode("w3", without("topology.istio.io/subzone"));
 
-        Controller.Round dry = controller().round(Instant.now(), true);
+        Controller.Round dry = controller().round(AT, true);
         assertThat(dry.failure()).as(dry.message()).isNull();
         assertThat(IstioOracle.problems(client, dry.desired())).isEmpty();
         assertThat(fromKeys(dry.desired())).containsExactly("eu/eu-a/w1", "eu/eu-a/w2", "eu/eu-b");
@@ -715,7 +716,7 @@ class ControllerRoundTest {
                 .anySatisfy(n ->
                         assertThat(n).contains("w3").contains("kubectl label node w3 topology.istio.io/subzone=w3"));
 
-        Controller.Round round = controller().round(Instant.now(), false);
+        Controller.Round round = controller().round(AT, false);
         assertThat(round.failure()).as(round.message()).isNull();
         assertThat(rules()).hasSize(2);
         assertThat(IstioOracle.problems(client, rules())).isEmpty();
@@ -727,7 +728,7 @@ class ControllerRoundTest {
         // w3's sidecars unmatched: the zone is written as one locality.
         relabelNode("w3", without("topology.istio.io/subzone"));
 
-        Controller.Round round = controller().round(Instant.now(), false);
+        Controller.Round round = controller().round(AT, false);
 
         assertThat(round.failure()).as(round.message()).isNull();
         assertThat(IstioOracle.problems(client, rules())).isEmpty();
@@ -753,7 +754,7 @@ class ControllerRoundTest {
                             "eu-a"));
         }
 
-        Controller.Round round = controller().round(Instant.now(), false);
+        Controller.Round round = controller().round(AT, false);
 
         assertThat(round.failure()).as(round.message()).isNull();
         assertThat(IstioOracle.problems(client, rules())).isEmpty();
@@ -773,7 +774,7 @@ class ControllerRoundTest {
             }
         }
 
-        Controller.Round round = controller().round(Instant.now(), false);
+        Controller.Round round = controller().round(AT, false);
 
         assertThat(round.failure()).as(round.message()).isNull();
         assertThat(IstioOracle.problems(client, rules())).isEmpty();
@@ -782,7 +783,7 @@ class ControllerRoundTest {
 
     @Test
     void round_nodeWithoutRegion_keepsTheLastPlan_andSaysWhichLabelsFixIt() {
-        controller().round(Instant.now(), false);
+        controller().round(AT, false);
         List<GenericKubernetesResource> before = rules();
         // No region: Istio gives w2's pods no locality a rule can name (an empty part is refused).
         relabelNode(
@@ -790,7 +791,7 @@ class ControllerRoundTest {
                 without("topology.kubernetes.io/region", "topology.kubernetes.io/zone", "topology.istio.io/subzone"));
         ControllerMetrics metrics = new ControllerMetrics(() -> 0);
 
-        Controller.Round round = controller().round(Instant.now(), false);
+        Controller.Round round = controller().round(AT, false);
         metrics.record(round);
 
         assertThat(round.failure()).isEqualTo(Controller.FailureReason.NODE_WITHOUT_LOCALITY);

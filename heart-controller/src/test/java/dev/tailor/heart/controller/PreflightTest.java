@@ -12,7 +12,6 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import java.net.URI;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
@@ -73,7 +72,7 @@ class PreflightTest {
         return ControllerConfig.builder()
                 .prometheus(ControllerConfig.Prometheus.builder()
                         .url(prometheusUrl)
-                        .timeoutSeconds(5.0)
+                        .timeoutSeconds(TestPrometheus.TIMEOUT_SECONDS)
                         .windowSeconds(10.0)
                         .delayWindowSeconds(5.0)
                         .build())
@@ -90,7 +89,7 @@ class PreflightTest {
     private static List<Preflight.Check> run(KubernetesClient kubernetes, ControllerConfig config) {
         return new Preflight(
                         kubernetes,
-                        new PrometheusClient(URI.create(config.prometheus().url()), Duration.ofSeconds(5)),
+                        TestPrometheus.client(URI.create(config.prometheus().url())),
                         config)
                 .run(Instant.now());
     }
@@ -317,7 +316,7 @@ class PreflightTest {
             Preflight.Check none = check(
                     new Preflight(
                                     nowhere,
-                                    new PrometheusClient(prometheus.url(), Duration.ofSeconds(5)),
+                                    TestPrometheus.client(prometheus.url()),
                                     config(prometheus.url().toString()))
                             .noKubeconfig(true)
                             .run(Instant.now()),

@@ -108,7 +108,7 @@ class PrometheusAuthTest {
             Map<String, String> headers) {
         return ControllerConfig.Prometheus.builder()
                 .url(url)
-                .timeoutSeconds(5.0)
+                .timeoutSeconds(TestPrometheus.TIMEOUT_SECONDS)
                 .windowSeconds(5.0)
                 .delayWindowSeconds(5.0)
                 .bearerTokenFile(bearerTokenFile)

@@ -15,6 +15,7 @@ import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -27,22 +28,27 @@ class PrometheusClientTest {
     private static PrometheusServer server;
     private static PrometheusClient client;
     private static final long STARTED_NANOS = System.nanoTime();
+    /** The wall instant at {@link #STARTED_NANOS}: the counter's samples are stamped from here on. */
+    private static final long STARTED_MILLIS = System.currentTimeMillis();
 
     @BeforeAll
     static void startPrometheus() throws Exception {
         server = PrometheusServer.start(() -> {
-            double seconds = (System.nanoTime() - STARTED_NANOS) / 1e9;
+            // The counter's sample carries the instant it was counted at, so its rate is 2/s
+            // however late a loaded machine serves or stores the scrape.
+            long nanos = System.nanoTime() - STARTED_NANOS;
+            long millis = STARTED_MILLIS + TimeUnit.NANOSECONDS.toMillis(nanos);
             return """
                     # TYPE test_requests_total counter
-                    test_requests_total{pod="a-1"} %s
+                    test_requests_total{pod="a-1"} %s %d
                     # TYPE test_gauge gauge
                     test_gauge{pod="nan"} NaN
                     test_gauge{pod="inf"} +Inf
                     test_gauge{pod="neginf"} -Inf
                     test_gauge{pod="exp"} 1.5e-3
-                    """.formatted(2 * seconds);
+                    """.formatted(2 * (TimeUnit.NANOSECONDS.toMillis(nanos) / 1000.0), millis);
         });
-        client = new PrometheusClient(server.url(), Duration.ofSeconds(5));
+        client = TestPrometheus.client(server);
     }
 
     @AfterAll
@@ -121,7 +127,7 @@ class PrometheusClientTest {
         try (ServerSocket socket = new ServerSocket(0)) {
             port = socket.getLocalPort();
         }
-        PrometheusClient down = new PrometheusClient(URI.create("http://127.0.0.1:" + port), Duration.ofSeconds(2));
+        PrometheusClient down = TestPrometheus.client(URI.create("http://127.0.0.1:" + port));
         assertThatThrownBy(() -> down.query("up", Instant.now()))
                 .satisfies(e -> assertThat(((PrometheusException) e).failure()).isEqualTo(Failure.UNREACHABLE))
                 .hasMessage("Prometheus at http://127.0.0.1:" + port + "/ unreachable: connection refused");
@@ -130,8 +136,7 @@ class PrometheusClientTest {
     @Test
     void query_hostNameDoesNotResolve_saysSo() {
         // The timeout leaves a slow resolver time to answer: what is asserted is its answer, not a timeout.
-        PrometheusClient nowhere =
-                new PrometheusClient(URI.create("http://nonexistent.invalid:9090"), Duration.ofSeconds(30));
+        PrometheusClient nowhere = TestPrometheus.client(URI.create("http://nonexistent.invalid:9090"));
         assertThatThrownBy(() -> nowhere.query("up", Instant.now()))
                 .satisfies(e -> assertThat(((PrometheusException) e).failure()).isEqualTo(Failure.UNREACHABLE))
                 .hasMessage("Prometheus at http://nonexistent.invalid:9090/ unreachable: its host name does not"

@@ -15,7 +15,6 @@ import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -256,7 +255,7 @@ class RecordedClusterTest {
         Controller controller = new Controller(
                 ControllerRoundTest.config("http://127.0.0.1:1"),
                 HeartConfig.DEFAULTS,
-                new PrometheusClient(URI.create("http://127.0.0.1:1"), Duration.ofSeconds(1)),
+                TestPrometheus.client(URI.create("http://127.0.0.1:1")),
                 recorded,
                 AtpmState.EMPTY,
                 null);
