@@ -1,7 +1,7 @@
 package dev.tailor.sim.des;
 
 import java.nio.charset.StandardCharsets;
-import org.apache.commons.rng.UniformRandomProvider;
+import org.apache.commons.rng.RestorableUniformRandomProvider;
 import org.apache.commons.rng.simple.RandomSource;
 
 /**
@@ -26,7 +26,7 @@ public final class RandomStreams {
     }
 
     /** A new generator for the stream {@code name}; equal names give equal sequences. */
-    public UniformRandomProvider stream(String name) {
+    public RestorableUniformRandomProvider stream(String name) {
         long h = 0xcbf29ce484222325L;
         for (byte b : name.getBytes(StandardCharsets.UTF_8)) {
             h = (h ^ (b & 0xff)) * 0x100000001b3L;

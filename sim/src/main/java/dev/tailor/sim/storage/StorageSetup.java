@@ -18,7 +18,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import org.apache.commons.rng.UniformRandomProvider;
 
 /**
  * A scenario made ready to run: the backend model (explicit or fitted), the cost model derived from
@@ -76,7 +75,7 @@ public final class StorageSetup {
             boolean hot,
             double requestsPerSecond,
             TenantStream.Bursts bursts,
-            BlockTrace trace,
+            Excerpt trace,
             double meanCostUnits,
             double commitmentCostUnitsPerSecond) {
 
@@ -100,9 +99,6 @@ public final class StorageSetup {
      * unfinished request is held until the run ends, so memory grows with the excess.
      */
     public static final double MAX_OFFERED_LOAD = 10;
-
-    /** Requests in a generated synthetic trace (replayed in a loop). */
-    static final int SYNTHETIC_REQUESTS = 65_536;
 
     private final StorageScenario scenario;
     private final BackendModel backend;
@@ -284,18 +280,19 @@ public final class StorageSetup {
         notes.add(0, "backend " + source);
         IoCostModel cost = costModel(backend);
 
-        Map<BlockTrace, Double> meanCosts = new HashMap<>();
+        Map<Excerpt, Double> meanCosts = new HashMap<>();
+        Map<BlockTrace, Excerpt> excerpts = new HashMap<>();
         List<String> names = new ArrayList<>();
         List<StorageScenario.TenantSpec> groups = new ArrayList<>();
-        List<BlockTrace> tenantTraces = new ArrayList<>();
+        List<Excerpt> tenantTraces = new ArrayList<>();
         int index = 0;
         for (StorageScenario.TenantSpec group : scenario.tenants()) {
             for (int i = 0; i < group.count(); i++) {
                 String name = group.count() == 1 ? group.name() : group.name() + "-" + i;
-                BlockTrace trace = group.synthetic() != null
-                        ? synthetic(
-                                name, group.synthetic(), scenario.diskSizeBytes(), streams.stream("synthetic-" + name))
-                        : traces.get(group.traces().get(i % group.traces().size()));
+                Excerpt trace = group.synthetic() != null
+                        ? synthetic(name, group.synthetic(), scenario.diskSizeBytes(), streams, cost)
+                        : excerpts.computeIfAbsent(
+                                traces.get(group.traces().get(i % group.traces().size())), Excerpt::of);
                 if (scenario.rates() == null) {
                     weights[index] = group.requestsPerSecond();
                 }
@@ -308,8 +305,10 @@ public final class StorageSetup {
         double[] meanCost = new double[n];
         double baseLoad = 0;
         for (int i = 0; i < n; i++) {
-            BlockTrace trace = tenantTraces.get(i);
-            meanCost[i] = meanCosts.computeIfAbsent(trace, t -> meanCostUnits(t, cost, scenario.diskSizeBytes()));
+            Excerpt trace = tenantTraces.get(i);
+            meanCost[i] = trace instanceof SyntheticExcerpt synthetic
+                    ? synthetic.meanCostUnits()
+                    : meanCosts.computeIfAbsent(trace, t -> meanCostUnits(t, cost, scenario.diskSizeBytes()));
             baseLoad += weights[i] * meanCost[i] / BACKEND_COST_UNITS_PER_SECOND;
         }
         if (scenario.baseUtilizationPercent() != null && !(baseLoad > 0)) {
@@ -581,31 +580,38 @@ public final class StorageSetup {
         return BlockTrace.of(trace.file().toString(), out);
     }
 
-    /** Mean cost of the trace's requests as a tenant replays them (sizes clipped to the disk). */
-    static double meanCostUnits(BlockTrace trace, IoCostModel cost, long diskBytes) {
+    /** Mean cost of the excerpt's requests as a tenant replays them (sizes clipped to the disk). */
+    static double meanCostUnits(Excerpt trace, IoCostModel cost, long diskBytes) {
         double sum = 0;
-        for (BlockTrace.Request r : trace.requests()) {
-            sum += cost.costUnits(r.write() ? IoKind.WRITE : IoKind.READ, Math.min(r.lengthBytes(), diskBytes));
+        Excerpt.Cursor cursor = trace.cursor(0);
+        for (int i = 0; i < trace.size(); i++) {
+            sum += costUnits(cursor.next(), cost, diskBytes);
         }
-        return sum / trace.requests().size();
+        return sum / trace.size();
     }
 
-    /** Poisson arrivals at 1,000/s (a replay stretches them to the tenant's rate), uniform offsets. */
-    static BlockTrace synthetic(
-            String tenant, StorageScenario.SyntheticSpec spec, long diskBytes, UniformRandomProvider random) {
-        List<BlockTrace.Request> requests = new ArrayList<>(SYNTHETIC_REQUESTS);
-        long time = 0;
-        long blocks = Math.max(1, diskBytes / 4096);
-        for (int i = 0; i < SYNTHETIC_REQUESTS; i++) {
-            if (i > 0) {
-                time += Math.max(1, Math.round(-Math.log(1 - random.nextDouble()) * 1e6));
-            }
-            long size = spec.sizeBytes().get(random.nextInt(spec.sizeBytes().size()));
-            long offset = (random.nextLong() & Long.MAX_VALUE) % blocks * 4096;
-            boolean write = random.nextDouble() >= spec.readFraction();
-            requests.add(new BlockTrace.Request(time, offset, (int) size, write));
-        }
-        return BlockTrace.of("synthetic:" + tenant, requests);
+    /** A request's cost as a tenant replays it (its size clipped to the disk). */
+    private static double costUnits(BlockTrace.Request r, IoCostModel cost, long diskBytes) {
+        return cost.costUnits(r.write() ? IoKind.WRITE : IoKind.READ, Math.min(r.lengthBytes(), diskBytes));
+    }
+
+    /**
+     * Poisson arrivals at 1,000/s (a replay stretches them to the tenant's rate), uniform offsets, from
+     * the tenant's stream {@code synthetic-NAME}.
+     */
+    static Excerpt synthetic(
+            String tenant,
+            StorageScenario.SyntheticSpec spec,
+            long diskBytes,
+            RandomStreams streams,
+            IoCostModel cost) {
+        return new SyntheticExcerpt(
+                tenant,
+                spec.readFraction(),
+                spec.sizeBytes(),
+                diskBytes,
+                () -> streams.stream("synthetic-" + tenant),
+                r -> costUnits(r, cost, diskBytes));
     }
 
     public StorageScenario scenario() {

@@ -2,7 +2,6 @@ package dev.tailor.sim.storage;
 
 import dev.tailor.common.Numbers;
 import dev.tailor.datasets.BlockTrace;
-import java.util.List;
 import org.apache.commons.rng.UniformRandomProvider;
 
 /**
@@ -54,13 +53,17 @@ public final class TenantStream {
 
     private static final long ALIGN_BYTES = 4096;
 
-    private final List<BlockTrace.Request> requests;
+    private final Excerpt.Cursor cursor;
+    private final int size;
     private final long loopNanos;
     private final double stretch;
     private final long diskBytes;
     private final Bursts bursts;
     private final UniformRandomProvider random;
     private int index;
+    /** The request at {@code index}, the next to play. */
+    private BlockTrace.Request pending;
+
     private long loopStartTraceNanos;
     /** Simulated time at which trace time {@code traceAnchorNanos} was played. */
     private double simAnchorNanos;
@@ -72,6 +75,16 @@ public final class TenantStream {
     private double horizonNanos = Double.POSITIVE_INFINITY;
 
     /**
+     * A stream replaying a trace read into memory: {@code new TenantStream(Excerpt.of(trace), ...)}.
+     *
+     * @see #TenantStream(Excerpt, double, long, Bursts, UniformRandomProvider)
+     */
+    public TenantStream(
+            BlockTrace trace, double requestsPerSecond, long diskBytes, Bursts bursts, UniformRandomProvider random) {
+        this(Excerpt.of(trace), requestsPerSecond, diskBytes, bursts, random);
+    }
+
+    /**
      * @param trace             the excerpt to replay (at least two requests over a positive duration)
      * @param requestsPerSecond the tenant's mean rate outside bursts, &gt; 0
      * @param diskBytes         the virtual disk's size, &gt;= 4 KiB
@@ -79,10 +92,10 @@ public final class TenantStream {
      * @param random            the tenant's own stream (start point, bursts)
      */
     public TenantStream(
-            BlockTrace trace, double requestsPerSecond, long diskBytes, Bursts bursts, UniformRandomProvider random) {
-        if (trace.requests().size() < 2 || trace.durationNanos() <= 0) {
+            Excerpt trace, double requestsPerSecond, long diskBytes, Bursts bursts, UniformRandomProvider random) {
+        if (trace.size() < 2 || trace.durationNanos() <= 0) {
             throw new IllegalArgumentException(
-                    trace.file() + ": a replayed excerpt needs two or more requests over" + " a positive time");
+                    trace.name() + ": a replayed excerpt needs two or more requests over" + " a positive time");
         }
         if (!(requestsPerSecond > 0) || !Double.isFinite(requestsPerSecond)) {
             throw new IllegalArgumentException(
@@ -91,18 +104,19 @@ public final class TenantStream {
         if (diskBytes < ALIGN_BYTES) {
             throw new IllegalArgumentException("diskBytes: " + diskBytes + " (expected: >= 4096)");
         }
-        this.requests = trace.requests();
+        this.size = trace.size();
         // One loop plays the excerpt plus one mean gap, so the wrap adds no burst of its own.
-        double meanGapNanos = trace.durationNanos() / (double) (requests.size() - 1);
+        double meanGapNanos = trace.durationNanos() / (double) (size - 1);
         this.loopNanos = trace.durationNanos() + Math.round(meanGapNanos);
         this.stretch = trace.requestsPerSecond() / requestsPerSecond;
         this.diskBytes = diskBytes / ALIGN_BYTES * ALIGN_BYTES;
         this.bursts = bursts;
         this.random = random;
-        this.index = random.nextInt(requests.size());
-        long startTrace = requests.get(index).arrivalNanos();
+        this.index = random.nextInt(size);
+        this.cursor = trace.cursor(index);
+        this.pending = cursor.next();
         this.loopStartTraceNanos = 0;
-        this.traceAnchorNanos = startTrace;
+        this.traceAnchorNanos = pending.arrivalNanos();
         this.simAnchorNanos = 0;
         this.burstStartNanos = bursts == null ? Double.POSITIVE_INFINITY : nextGap();
         this.burstEndNanos = Double.NEGATIVE_INFINITY;
@@ -127,12 +141,13 @@ public final class TenantStream {
 
     /** The next arrival; the stream never ends. */
     public Arrival next() {
-        BlockTrace.Request request = requests.get(index);
+        BlockTrace.Request request = pending;
+        pending = cursor.next();
         double traceNanos = loopStartTraceNanos + request.arrivalNanos();
         double simNanos = toSim(traceNanos);
         boolean inBurst = simNanos >= burstStartNanos && simNanos < burstEndNanos;
         index++;
-        if (index == requests.size()) {
+        if (index == size) {
             index = 0;
             loopStartTraceNanos += loopNanos;
         }

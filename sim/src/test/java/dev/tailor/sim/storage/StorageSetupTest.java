@@ -176,8 +176,8 @@ class StorageSetupTest {
                 .sum();
         assertThat(load / 1e9).isCloseTo(0.50, offset(1e-9));
         // The Tencent excerpt's whole-second stamps are spread over each second.
-        BlockTrace tencent = setup.tenants().get(1).trace();
-        assertThat(tencent.requests().get(1).arrivalNanos()).isPositive();
+        Excerpt.Cursor tencent = setup.tenants().get(1).trace().cursor(1);
+        assertThat(tencent.next().arrivalNanos()).isPositive();
     }
 
     @Test
