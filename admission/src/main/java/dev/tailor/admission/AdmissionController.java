@@ -91,8 +91,10 @@ import org.HdrHistogram.Recorder;
  *       it at {@link #onInterval} only.) A request the bucket covers is steady whatever
  *       its segments' history, and is admitted at once: from main, then the reserve, and what they lack
  *       becomes debt that the next main pools repay before anything else. So admission never delays,
- *       queues or refuses a request within its tenant's baseline. What it lets through beyond the
- *       budget in one interval is bounded by Σ (baseline × Δ) + Σ bucket depths.</li>
+ *       queues or refuses a request within its tenant's baseline. A full bucket also covers one request
+ *       costing more than its depth, and goes below zero ({@link #guaranteeHolds}). What it lets through
+ *       beyond the budget in one interval is bounded by Σ (baseline × Δ) + Σ max(bucket depth, largest
+ *       request's cost).</li>
  *   <li><b>Scaled baselines</b> (refines the guarantee). Baselines that add up to more than the capacity
  *       (an overcommitted backend) are scaled down together, to add up to it, for the guarantee: the
  *       at-once flow then never exceeds what the backend serves, as mClock's reservations must fit the
@@ -351,6 +353,19 @@ public final class AdmissionController {
         return perSecond;
     }
 
+    /**
+     * Whether a guarantee bucket holding {@code tokens} of its {@code depth} covers a request of {@code
+     * costUnits}: when it holds the cost, or when it is full. A full bucket lets one request costing more
+     * than its whole depth through and goes below zero, so that a disk whose baseline window is shallower
+     * than one of its requests (large I/O, or a small baseline) is not beyond its baseline forever; the
+     * bucket's rate still bounds what it lets through over time, as a rate limiter that lets an expensive
+     * request through and makes the next ones wait for it (our reading; Guava's {@code RateLimiter} does
+     * the same).
+     */
+    static boolean guaranteeHolds(double tokens, double depth, long costUnits) {
+        return tokens >= costUnits || tokens >= depth;
+    }
+
     /** The depth of the guarantee's bucket of a disk at {@code perSecond}: one classifier window (W·Δ) of it. */
     static double guaranteeDepth(AdmissionConfig config, double perSecond) {
         return perSecond * (config.intervalNanos() / 1e9) * config.windowIntervals();
@@ -458,7 +473,7 @@ public final class AdmissionController {
                 fifoCredits[disk] -= cost;
             }
             boolean withinBaseline = false;
-            if (config.baselineGuarantee() && baselineTokens[disk] >= cost) {
+            if (config.baselineGuarantee() && guaranteeHolds(baselineTokens[disk], baselineDepth[disk], cost)) {
                 baselineTokens[disk] -= cost;
                 withinBaseline = true;
             }

@@ -11,8 +11,9 @@ import java.util.List;
  * {@link AdmissionConfig#scaledBaselines} scaled down with the others when they add up to more than
  * the capacity), one classifier window deep (W·Δ of that rate), full at the start, refilled
  * continuously, and charged each request's cost as the controller charges it (Σ over the segments it
- * touches of the cost model's cost of the bytes there). A request the bucket holds is within its
- * baseline and is taken from it; one it does not hold is beyond, and takes nothing.
+ * touches of the cost model's cost of the bytes there). A request the bucket holds, or any one request
+ * when the bucket is full (it then goes below zero), is within its baseline and is taken from it; any
+ * other is beyond, and takes nothing.
  *
  * <p>For a simulator that labels every request the same way under every policy, admission or not. The
  * label depends only on the requests that arrive and when, never on what is admitted or when it
@@ -68,7 +69,7 @@ public final class BaselineMeter {
         segmentMap.checkRequest(disk, offsetBytes, lengthBytes);
         refill(disk, nowNanos);
         long cost = costUnits(disk, kind, offsetBytes, lengthBytes);
-        if (tokens[disk] >= cost) {
+        if (AdmissionController.guaranteeHolds(tokens[disk], depth[disk], cost)) {
             tokens[disk] -= cost;
             return true;
         }

@@ -49,8 +49,8 @@ class AdmissionPropertiesTest {
      * adaptive reserve, weighted hot service): the regular pools still never give more than the budgets
      * net of repayments, no call issues more than one budget, the adaptive reserve stays within half the
      * budget whatever r is set to at run time, what the baseline guarantee lets through
-     * beyond the pools is bounded by what the disks' baseline buckets were ever given (their depths plus
-     * baseline × the time passed), and nothing is lost or left waiting.
+     * beyond the pools is bounded by what the disks' baseline buckets were ever given (their depths, or a
+     * larger request's cost, plus baseline × the time passed), and nothing is lost or left waiting.
      */
     @Test
     void randomRuns_withTheDepartures_overdraftBoundedByTheBaselines_andNothingIsLost() {
@@ -63,9 +63,11 @@ class AdmissionPropertiesTest {
     /**
      * The most the baseline guarantee can admit beyond the pools by {@code latestNanos}: every disk's
      * bucket full at the start and refilled at its baseline since (AdmissionController's refill), in cost
-     * units; 0 without the guarantee.
+     * units, and for a disk whose largest request costs more than its bucket's depth, that cost instead
+     * of the depth (a full bucket covers one such request and goes below zero); 0 without the guarantee.
      */
-    private static double baselineAllowance(Scenario scenario, long startNanos, long latestNanos) {
+    private static double baselineAllowance(
+            Scenario scenario, long startNanos, long latestNanos, long[] largestCostUnits) {
         AdmissionConfig config = scenario.config();
         if (!config.baselineGuarantee()) {
             return 0;
@@ -73,10 +75,11 @@ class AdmissionPropertiesTest {
         double fairShare =
                 config.capacityCostUnitsPerSecond() / scenario.disks().size();
         double total = 0;
-        for (VirtualDisk d : scenario.disks()) {
-            double perSecond = d.commitmentCostUnitsPerSecond().orElse(fairShare);
-            total += perSecond * (config.intervalNanos() / 1e9) * config.windowIntervals()
-                    + perSecond / 1e9 * (latestNanos - startNanos);
+        for (int i = 0; i < scenario.disks().size(); i++) {
+            double perSecond =
+                    scenario.disks().get(i).commitmentCostUnitsPerSecond().orElse(fairShare);
+            double depth = perSecond * (config.intervalNanos() / 1e9) * config.windowIntervals();
+            total += Math.max(depth, largestCostUnits[i]) + perSecond / 1e9 * (latestNanos - startNanos);
         }
         return total;
     }
@@ -95,6 +98,7 @@ class AdmissionPropertiesTest {
         Set<Long> admittedIds = new HashSet<>();
         List<Ticket> waitingTickets = new ArrayList<>();
         long acquires = 0;
+        long[] largestCostUnits = new long[scenario.disks().size()];
         long cancelled = 0;
         long windows = 0;
         long maxWindow = 0;
@@ -111,6 +115,10 @@ class AdmissionPropertiesTest {
                     long length = 1 + op[3] % (size - offset);
                     Admission a = c.acquire(disk, op[4] == 0 ? IoKind.READ : IoKind.WRITE, offset, length);
                     acquires++;
+                    if (a instanceof Admission.Admitted ad) {
+                        largestCostUnits[disk] =
+                                Math.max(largestCostUnits[disk], ad.ticket().costUnits());
+                    }
                     switch (a) {
                         case Admission.Admitted ad -> {
                             assertThat(admittedIds.add(ad.ticket().id())).isTrue();
@@ -213,7 +221,7 @@ class AdmissionPropertiesTest {
             AdmissionStats s = c.stats();
             // The guarantee's overdraft (cost admitted beyond the pools within a baseline), bounded by what
             // the baseline buckets were given; one cost unit of slack per request for rounding.
-            double overdraft = guarantee ? baselineAllowance(scenario, start, latest) + acquires : 0;
+            double overdraft = guarantee ? baselineAllowance(scenario, start, latest, largestCostUnits) + acquires : 0;
             // The headline property: every token admitted came from some interval's budget or from a
             // borrow window, and windows open at most once per burst and hold at most H.
             assertThat((double) s.admittedCostUnits())

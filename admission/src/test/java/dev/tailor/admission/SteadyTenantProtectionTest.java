@@ -66,7 +66,9 @@ class SteadyTenantProtectionTest {
                 // bucket, turns the segment hot (window 105,000 > 100,000) and finds the pools empty.
                 assertThat(admittedAtOnce).isEqualTo(20);
                 assertThat(outcomes.get(20)).isInstanceOf(Admission.Queued.class);
-                assertThat(c.stats().admittedSteadyRequests()).isEqualTo(20);
+                // The small disk's 20, and the large disk's first: its bucket (one window of 1 cost unit
+                // per second) was full, and a full bucket covers one request, however deep.
+                assertThat(c.stats().admittedSteadyRequests()).isEqualTo(21);
             } else {
                 // The paper: the main pool and the reserve run dry (the large disk's backlog took
                 // main) and the rest of the small disk's requests wait.
@@ -126,7 +128,9 @@ class SteadyTenantProtectionTest {
                         }
                         long cost = 1 + random.nextInt(20_000);
                         Admission a = c.acquire(0, IoKind.READ, (long) random.nextInt(4) << 20, cost);
-                        if (bucket >= cost) {
+                        // A full bucket also covers one request deeper than it (baselines of 1 % here
+                        // are 10,000 deep, requests up to 20,000) and goes below zero.
+                        if (bucket >= cost || bucket >= depth) {
                             bucket -= cost;
                             assertThat(a).isInstanceOf(Admission.Admitted.class);
                         }
@@ -297,6 +301,44 @@ class SteadyTenantProtectionTest {
      * backlog has drained the pools. Refilled at the calls only (the overload without a time, or the
      * option off), the bucket holds 750 at every arrival and the requests wait behind the pools.
      */
+    /**
+     * A disk whose guarantee bucket (W·Δ of its baseline of 200,000 per second: 20,000) is shallower than
+     * each of its requests (25,000: large I/O, or a small baseline) sends one every 300 ms, within its
+     * baseline, beside a large disk's backlog: each is admitted at once by a full bucket, which goes below
+     * zero, so a second request right after one waits until the bucket has refilled (125 ms).
+     */
+    @Test
+    void baselineGuarantee_aFullBucketAdmitsOneRequestDeeperThanIt_andItsRateStillBounds() {
+        AdmissionConfig cfg = config(AdmissionConfig.DEFAULTS);
+        List<VirtualDisk> disks = List.of(
+                VirtualDisk.committed("small", 1L << 20, 0.02 * C * 1e9 / DELTA),
+                VirtualDisk.committed("large", 8L << 20, 1));
+        AdmissionController c = new AdmissionController(cfg, disks, 0);
+        int atOnce = 0;
+        long now = 0;
+        for (int k = 0; k < 10; k++) {
+            now = k * 30 * DELTA;
+            c.onInterval(now);
+            for (int i = 0; i < 20; i++) {
+                c.acquire(1, IoKind.READ, (long) (i % 8) << 20, 10_000, now);
+            }
+            if (c.acquire(0, IoKind.READ, 0, 25_000, now + 1) instanceof Admission.Admitted) {
+                atOnce++;
+            }
+        }
+        assertThat(atOnce)
+                .as("one request every 300 ms, each deeper than the bucket")
+                .isEqualTo(10);
+        // Right after the last one the bucket is 5,000 below zero, and the pools are the large disk's.
+        assertThat(c.acquire(0, IoKind.READ, 0, 25_000, now + 2)).isNotInstanceOf(Admission.Admitted.class);
+        // The meter the simulator labels requests with agrees: full at 1 ns, refilled 125 ms later.
+        BaselineMeter meter = new BaselineMeter(cfg, disks, 0);
+        assertThat(meter.within(0, IoKind.READ, 0, 25_000, 1)).isTrue();
+        assertThat(meter.within(0, IoKind.READ, 0, 25_000, 2)).isFalse();
+        assertThat(meter.within(0, IoKind.READ, 0, 25_000, 124_000_001)).isFalse();
+        assertThat(meter.within(0, IoKind.READ, 0, 25_000, 126_000_001)).isTrue();
+    }
+
     @Test
     void baselineRefillOnArrival_aDiskAtExactlyItsBaseline_isAdmittedAtOnceBetweenCalls() {
         for (int variant = 0; variant < 3; variant++) {
