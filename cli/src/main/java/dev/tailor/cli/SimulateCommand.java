@@ -180,7 +180,6 @@ final class SimulateCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        Path report = reportOption.checked();
         if (seeds < 1 || seeds > 1_000) {
             throw new CliException("--seeds: " + seeds + " (expected: 1 .. 1000)");
         }
@@ -189,6 +188,8 @@ final class SimulateCommand implements Callable<Integer> {
         long firstSeed = seedOption.seed != null ? seedOption.seed : base.seed();
         List<ClusterSweep.Run> runs = plan(base);
         int workers = threads.workers();
+        // Created only once every other input is known to be good: bad input writes nothing.
+        Path report = reportOption.checked();
         err.println("tailor: simulating " + runs.size() + " run" + (runs.size() == 1 ? "" : "s") + " of " + base.name()
                 + " (" + fmt(base.warmupSecondsOr(warmupSeconds)) + " s warm-up + "
                 + fmt(base.durationSecondsOr(durationSeconds))

@@ -248,6 +248,26 @@ class SimulateCommandTest {
     }
 
     @Test
+    void simulate_badInputWithReport_createsNoReportFolder() throws IOException {
+        Path scenario = dir.resolve("bad.yaml");
+        Files.writeString(scenario, "name: x\n");
+        Path report = dir.resolve("out");
+        for (String[] args : List.of(
+                new String[] {"--scenario", scenario.toString()},
+                new String[] {"--rps", "0"},
+                new String[] {"--threads", "0"},
+                new String[] {"--scenario", "paper-dag", "--minute", "3"})) {
+            List<String> command =
+                    new java.util.ArrayList<>(List.of("heart", "simulate", "--report", report.toString()));
+            command.addAll(List.of(args));
+            PlanCommandTest.Result result = tailor(command.toArray(String[]::new));
+
+            assertThat(result.exitCode()).as(String.join(" ", args)).isEqualTo(2);
+            assertThat(report).as(String.join(" ", args)).doesNotExist();
+        }
+    }
+
+    @Test
     void simulate_tooShortForHeart_warnsAndReportsNullsNotNaN() throws IOException {
         PlanCommandTest.Result result = tailor(
                 "heart",
