@@ -1,5 +1,6 @@
 package dev.tailor.cli;
 
+import dev.tailor.common.Numbers;
 import dev.tailor.datasets.snapshot.OnlineBoutiqueSnapshot;
 import dev.tailor.lab.ClusterRuns;
 import dev.tailor.lab.SimulationOutput;
@@ -209,8 +210,15 @@ final class SimulateCommand implements Callable<Integer> {
             out.println(SimulationOutput.speed(results));
         }
         SimulationOutput.warnings(results).forEach(w -> err.println("tailor: warning: " + w));
+        String unseen = unseenChanges(base);
+        if (unseen != null) {
+            err.println("tailor: warning: " + unseen);
+        }
         if (report != null) {
             List<String> intro = new ArrayList<>(List.of(base.description()));
+            if (unseen != null) {
+                intro.add("Warning: " + unseen + ".");
+            }
             if (cells != null) {
                 intro.add("Every cell ran with " + seeds + " seeds (" + firstSeed + " .. " + (firstSeed + seeds - 1)
                         + "): latencies are the median over the seeds, the P99 spread is min-max (mean), counts are"
@@ -221,6 +229,23 @@ final class SimulateCommand implements Callable<Integer> {
             err.println("tailor: report written to " + file);
         }
         return 0;
+    }
+
+    /**
+     * A warning when the runs end before some of the scenario's events or rate changes (a dynamic
+     * scenario shortened with {@code --duration-seconds}), else {@code null}.
+     */
+    private String unseenChanges(ClusterScenario base) {
+        double warmup = base.warmupSecondsOr(warmupSeconds);
+        double duration = base.durationSecondsOr(durationSeconds);
+        List<String> unseen = base.changesFrom(warmup + duration);
+        if (unseen.isEmpty()) {
+            return null;
+        }
+        return base.name() + ": the runs end at " + Numbers.written(warmup + duration) + " s ("
+                + Numbers.written(warmup) + " s warm-up + " + Numbers.written(duration) + " s measured), before "
+                + String.join(", ", unseen) + ", so they never see " + (unseen.size() == 1 ? "it" : "them")
+                + ": run longer (--duration-seconds)";
     }
 
     /** The peers' settings from the options, checked; errors name the option. */

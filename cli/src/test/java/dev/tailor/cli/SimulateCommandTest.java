@@ -292,6 +292,51 @@ class SimulateCommandTest {
     }
 
     @Test
+    void simulate_dynamicScenarioEndingBeforeItsFault_warnsThatTheRunsNeverSeeIt() throws IOException {
+        Path report = dir.resolve("short");
+        PlanCommandTest.Result shortRun = tailor(
+                "heart",
+                "simulate",
+                "--scenario",
+                "dyn-replica-crash",
+                "--policies",
+                "least-request",
+                "--rps",
+                "50",
+                "--warmup-seconds",
+                "10",
+                "--duration-seconds",
+                "20",
+                "--threads",
+                "1",
+                "--report",
+                report.toString());
+        String warning = "warning: dyn-replica-crash: the runs end at 30 s (10 s warm-up + 20 s measured), before"
+                + " events[0] (replica-crash at 247.5 s), so they never see it: run longer (--duration-seconds)";
+        assertThat(shortRun.exitCode()).as(shortRun.err()).isZero();
+        assertThat(shortRun.err()).contains(warning);
+        assertThat(Files.readString(report.resolve("index.html"))).contains("replica-crash at 247.5 s");
+
+        PlanCommandTest.Result longEnough = tailor(
+                "heart",
+                "simulate",
+                "--scenario",
+                "dyn-replica-crash",
+                "--policies",
+                "least-request",
+                "--rps",
+                "50",
+                "--warmup-seconds",
+                "240",
+                "--duration-seconds",
+                "10",
+                "--threads",
+                "1");
+        assertThat(longEnough.exitCode()).as(longEnough.err()).isZero();
+        assertThat(longEnough.err()).doesNotContain("never see");
+    }
+
+    @Test
     void simulate_invalidScenarioFile_listsEveryProblem() throws IOException {
         Path file = dir.resolve("bad.yaml");
         Files.writeString(file, """

@@ -56,6 +56,24 @@ class ScenariosTest {
     }
 
     @Test
+    void changesFrom_namesTheEventsAndTheRateChangeARunEndingThereNeverSees() {
+        ClusterScenario crash = Scenarios.load("dyn-replica-crash");
+        assertThat(crash.changesFrom(90)).containsExactly("events[0] (replica-crash at 247.5 s)");
+        assertThat(crash.changesFrom(247.5)).containsExactly("events[0] (replica-crash at 247.5 s)");
+        assertThat(crash.changesFrom(248)).isEmpty();
+
+        ClusterScenario step = Scenarios.load("dyn-load-step");
+        assertThat(step.changesFrom(90)).containsExactly("rpsProfile[2] (factor 1 at 247.5 s)");
+        assertThat(step.changesFrom(720)).isEmpty();
+        // A ramp the run enters but does not finish: the factor it never reaches is named.
+        assertThat(Scenarios.load("dyn-load-ramp").changesFrom(300))
+                .containsExactly("rpsProfile[2] (factor 1 at 427.5 s)");
+        // Events from the start, and a scenario without either, have nothing a run could miss.
+        assertThat(Scenarios.load("dyn-antagonist").changesFrom(30)).isEmpty();
+        assertThat(Scenarios.load("paper-dag").changesFrom(30)).isEmpty();
+    }
+
+    @Test
     void parse_defaultsFillOptionalFields() {
         ClusterScenario scenario = Scenarios.parse(VALID, "t.yaml");
         assertThat(scenario.warmupSeconds()).isEqualTo(120.0);
