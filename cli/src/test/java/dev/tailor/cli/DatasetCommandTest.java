@@ -10,6 +10,7 @@ import dev.tailor.testkit.SharedData;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -86,6 +87,28 @@ class DatasetCommandTest {
                 "0");
         assertThat(r.exitCode()).isEqualTo(2);
         assertThat(r.err()).contains("--replicas", "0", "expected");
+    }
+
+    @Test
+    void snapshot_badListItem_namesTheOptionItemAndItsValueAsWritten() {
+        for (String[] option : List.of(
+                new String[] {"--regions", "EU,,US", "--regions[1]: \"\" (expected: one of [AP, EU, US])"},
+                new String[] {"--regions", "EU,SA", "--regions[1]: \"SA\" (expected: one of [AP, EU, US])"},
+                new String[] {"--node-speeds", "1,NaN", "--node-speeds[1]: not a number (expected: a finite speed > 0)"
+                })) {
+            PlanCommandTest.Result r = tailor(
+                    "heart",
+                    "snapshot",
+                    "dataset",
+                    "--dataset",
+                    dir.toString(),
+                    "--latency",
+                    dir.resolve("none.gz").toString(),
+                    option[0],
+                    option[1]);
+            assertThat(r.exitCode()).isEqualTo(2);
+            assertThat(r.err()).contains("tailor: " + option[2]);
+        }
     }
 
     @Test

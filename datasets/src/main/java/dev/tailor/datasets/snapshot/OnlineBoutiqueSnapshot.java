@@ -278,7 +278,8 @@ public final class OnlineBoutiqueSnapshot {
                 String r =
                         regions.get(i) == null ? null : regions.get(i).strip().toUpperCase(Locale.ROOT);
                 if (r == null || !AWS_REGION_NAMES.containsKey(r)) {
-                    throw new IllegalArgumentException("regions[" + i + "] : " + regions.get(i) + " (expected: one of "
+                    throw new IllegalArgumentException("regions[" + i + "] : "
+                            + (regions.get(i) == null ? "null" : "\"" + regions.get(i) + "\"") + " (expected: one of "
                             + AWS_REGION_NAMES.keySet() + ")");
                 }
                 normal.add(r);
