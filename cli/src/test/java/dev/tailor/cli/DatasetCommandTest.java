@@ -125,6 +125,37 @@ class DatasetCommandTest {
         assertThat(r.err()).contains("absent");
     }
 
+    @Test
+    void snapshotDataset_entryWithoutSamples_blamesEntryOnlyWhenGiven() throws IOException {
+        Path app = Files.createDirectories(dir.resolve("mini"));
+        String header = "TimeStamp,PodName,CpuUsage(m),PodWorkload(Ops)\n";
+        Files.writeString(app.resolve("web-aaa-bbb_metric.csv"), header);
+        Files.writeString(app.resolve("db-ccc-ddd_metric.csv"), header + "1660442148,db-ccc-ddd,10,5\n");
+        Files.writeString(app.resolve("dependency.csv"), "Source,Target,Weight\nweb,db,1\n");
+        String expected = "\"web\" has no samples in " + app + " (expected: at least one row in its metric file)";
+
+        PlanCommandTest.Result found = tailor(
+                "heart", "snapshot", "dataset", "--dataset", app.toString(), "--trace", "none", "--latency", latency());
+        assertThat(found.exitCode()).isEqualTo(2);
+        // The entry came from dependency.csv, not from an --entry the user never gave.
+        assertThat(found.err()).contains("tailor: --dataset: entry component " + expected);
+
+        PlanCommandTest.Result given = tailor(
+                "heart",
+                "snapshot",
+                "dataset",
+                "--dataset",
+                app.toString(),
+                "--trace",
+                "none",
+                "--entry",
+                "web",
+                "--latency",
+                latency());
+        assertThat(given.exitCode()).isEqualTo(2);
+        assertThat(given.err()).contains("tailor: --entry: " + expected);
+    }
+
     // --- any application in the TraStrainer layout: the renamed second application ---
 
     private Path renamedApp() throws IOException {
