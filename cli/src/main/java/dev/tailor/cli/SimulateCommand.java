@@ -187,6 +187,10 @@ final class SimulateCommand implements Callable<Integer> {
         ClusterSimulation.PolicyConfigs configs = configs();
         ClusterScenario base = loadOrBuild(err);
         long firstSeed = seedOption.seed != null ? seedOption.seed : base.seed();
+        if (firstSeed > Long.MAX_VALUE - (seeds - 1)) {
+            throw new CliException("--seeds: " + seeds + " from seed " + firstSeed + " (expected: seeds S .. S + N - 1"
+                    + " up to " + Long.MAX_VALUE + "; a smaller --seed)");
+        }
         List<ClusterSweep.Run> runs = plan(base);
         int workers = threads.workers();
         // Created only once every other input is known to be good: bad input writes nothing.

@@ -205,6 +205,8 @@ class SimulateCommandTest {
                         + " | the sweep has 28000 runs (2 networks x 2 CPU models x 700 rates x 10 policies;",
                 "--threads=0 | --threads: 0 (expected: 1 .. 256)",
                 "--seeds=0 | --seeds: 0 (expected: 1 .. 1000)",
+                "--seed=9223372036854775807 --seeds=2 | --seeds: 2 from seed 9223372036854775807 (expected: seeds S .. S"
+                        + " + N - 1 up to 9223372036854775807; a smaller --seed)",
                 "--prequal-q-rif=1.5 | --prequal-q-rif: 1.5 (expected: a quantile in (0, 1])",
                 "--prequal-q-rif=0 | --prequal-q-rif: 0 (expected: a quantile in (0, 1])",
                 "--prequal-probe-rate=0 | --prequal-probe-rate: 0 (expected: probes per call in (0, 16])",
