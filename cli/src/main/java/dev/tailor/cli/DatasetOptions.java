@@ -158,8 +158,9 @@ final class DatasetOptions {
             if (message.startsWith(n[0])
                     && message.length() > n[0].length()
                     && (message.charAt(n[0].length()) == ' ' || message.charAt(n[0].length()) == '[')) {
-                String rest = message.substring(n[0].length());
-                return n[1] + (rest.startsWith(" :") ? rest.substring(1) : rest);
+                // "regions : x" and "regions[1] : x" read "--regions: x" and "--regions[1]: x".
+                String rest = message.substring(n[0].length()).replaceFirst("^(\\[\\d+])? :", "$1:");
+                return n[1] + rest;
             }
         }
         return message;

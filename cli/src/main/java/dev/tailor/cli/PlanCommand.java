@@ -332,12 +332,20 @@ final class PlanCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new CliException(e.getMessage(), e);
         }
-        if (ingressGateway != null && format != Format.istio) {
-            throw new CliException("--ingress-gateway: only with --format istio");
+        if (format != Format.istio) {
+            // The rules' options say nothing to a table or JSON: refused, not silently dropped.
+            for (String option : List.of("--namespace", "--selector-label", "--cluster-domain", "--ingress-gateway")) {
+                if (spec.commandLine().getParseResult().hasMatchedOption(option)) {
+                    throw new CliException(option + ": only with --format istio");
+                }
+            }
         }
         if (tuning.loadHeadroom != null && !config.queueAwareRouting()) {
             err.println("tailor: note: --load-headroom has no effect with --no-queue-aware-routing (the headroom is"
                     + " the queue-aware split's)");
+        } else if (tuning.loadHeadroom != null && config.spreadScale() == 0) {
+            err.println("tailor: note: --load-headroom has no effect with --spread-scale 0 (queue-aware routing needs"
+                    + " the spread; the headroom is the queue-aware split's)");
         }
 
         String source;

@@ -1,5 +1,6 @@
 package dev.tailor.cli;
 
+import dev.tailor.common.Numbers;
 import dev.tailor.datasets.snapshot.OnlineBoutiqueSnapshot;
 import dev.tailor.lab.ClusterRuns;
 import dev.tailor.lab.SimulationOutput;
@@ -180,15 +181,20 @@ final class SimulateCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        Path report = reportOption.checked();
         if (seeds < 1 || seeds > 1_000) {
             throw new CliException("--seeds: " + seeds + " (expected: 1 .. 1000)");
         }
         ClusterSimulation.PolicyConfigs configs = configs();
         ClusterScenario base = loadOrBuild(err);
         long firstSeed = seedOption.seed != null ? seedOption.seed : base.seed();
+        if (firstSeed > Long.MAX_VALUE - (seeds - 1)) {
+            throw new CliException("--seeds: " + seeds + " from seed " + firstSeed + " (expected: seeds S .. S + N - 1"
+                    + " up to " + Long.MAX_VALUE + "; a smaller --seed)");
+        }
         List<ClusterSweep.Run> runs = plan(base);
         int workers = threads.workers();
+        // Created only once every other input is known to be good: bad input writes nothing.
+        Path report = reportOption.checked();
         err.println("tailor: simulating " + runs.size() + " run" + (runs.size() == 1 ? "" : "s") + " of " + base.name()
                 + " (" + fmt(base.warmupSecondsOr(warmupSeconds)) + " s warm-up + "
                 + fmt(base.durationSecondsOr(durationSeconds))
@@ -208,8 +214,15 @@ final class SimulateCommand implements Callable<Integer> {
             out.println(SimulationOutput.speed(results));
         }
         SimulationOutput.warnings(results).forEach(w -> err.println("tailor: warning: " + w));
+        String unseen = unseenChanges(base);
+        if (unseen != null) {
+            err.println("tailor: warning: " + unseen);
+        }
         if (report != null) {
             List<String> intro = new ArrayList<>(List.of(base.description()));
+            if (unseen != null) {
+                intro.add("Warning: " + unseen + ".");
+            }
             if (cells != null) {
                 intro.add("Every cell ran with " + seeds + " seeds (" + firstSeed + " .. " + (firstSeed + seeds - 1)
                         + "): latencies are the median over the seeds, the P99 spread is min-max (mean), counts are"
@@ -220,6 +233,23 @@ final class SimulateCommand implements Callable<Integer> {
             err.println("tailor: report written to " + file);
         }
         return 0;
+    }
+
+    /**
+     * A warning when the runs end before some of the scenario's events or rate changes (a dynamic
+     * scenario shortened with {@code --duration-seconds}), else {@code null}.
+     */
+    private String unseenChanges(ClusterScenario base) {
+        double warmup = base.warmupSecondsOr(warmupSeconds);
+        double duration = base.durationSecondsOr(durationSeconds);
+        List<String> unseen = base.changesFrom(warmup + duration);
+        if (unseen.isEmpty()) {
+            return null;
+        }
+        return base.name() + ": the runs end at " + Numbers.written(warmup + duration) + " s ("
+                + Numbers.written(warmup) + " s warm-up + " + Numbers.written(duration) + " s measured), before "
+                + String.join(", ", unseen) + ", so they never see " + (unseen.size() == 1 ? "it" : "them")
+                + ": run longer (--duration-seconds)";
     }
 
     /** The peers' settings from the options, checked; errors name the option. */

@@ -10,6 +10,7 @@ import dev.tailor.testkit.SharedData;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -89,6 +90,28 @@ class DatasetCommandTest {
     }
 
     @Test
+    void snapshot_badListItem_namesTheOptionItemAndItsValueAsWritten() {
+        for (String[] option : List.of(
+                new String[] {"--regions", "EU,,US", "--regions[1]: \"\" (expected: one of [AP, EU, US])"},
+                new String[] {"--regions", "EU,SA", "--regions[1]: \"SA\" (expected: one of [AP, EU, US])"},
+                new String[] {"--node-speeds", "1,NaN", "--node-speeds[1]: not a number (expected: a finite speed > 0)"
+                })) {
+            PlanCommandTest.Result r = tailor(
+                    "heart",
+                    "snapshot",
+                    "dataset",
+                    "--dataset",
+                    dir.toString(),
+                    "--latency",
+                    dir.resolve("none.gz").toString(),
+                    option[0],
+                    option[1]);
+            assertThat(r.exitCode()).isEqualTo(2);
+            assertThat(r.err()).contains("tailor: " + option[2]);
+        }
+    }
+
+    @Test
     void snapshot_missingDataset_exitsWith2_namingThePath() {
         PlanCommandTest.Result r = tailor(
                 "heart",
@@ -100,6 +123,37 @@ class DatasetCommandTest {
                 dir.resolve("none.gz").toString());
         assertThat(r.exitCode()).isEqualTo(2);
         assertThat(r.err()).contains("absent");
+    }
+
+    @Test
+    void snapshotDataset_entryWithoutSamples_blamesEntryOnlyWhenGiven() throws IOException {
+        Path app = Files.createDirectories(dir.resolve("mini"));
+        String header = "TimeStamp,PodName,CpuUsage(m),PodWorkload(Ops)\n";
+        Files.writeString(app.resolve("web-aaa-bbb_metric.csv"), header);
+        Files.writeString(app.resolve("db-ccc-ddd_metric.csv"), header + "1660442148,db-ccc-ddd,10,5\n");
+        Files.writeString(app.resolve("dependency.csv"), "Source,Target,Weight\nweb,db,1\n");
+        String expected = "\"web\" has no samples in " + app + " (expected: at least one row in its metric file)";
+
+        PlanCommandTest.Result found = tailor(
+                "heart", "snapshot", "dataset", "--dataset", app.toString(), "--trace", "none", "--latency", latency());
+        assertThat(found.exitCode()).isEqualTo(2);
+        // The entry came from dependency.csv, not from an --entry the user never gave.
+        assertThat(found.err()).contains("tailor: --dataset: entry component " + expected);
+
+        PlanCommandTest.Result given = tailor(
+                "heart",
+                "snapshot",
+                "dataset",
+                "--dataset",
+                app.toString(),
+                "--trace",
+                "none",
+                "--entry",
+                "web",
+                "--latency",
+                latency());
+        assertThat(given.exitCode()).isEqualTo(2);
+        assertThat(given.err()).contains("tailor: --entry: " + expected);
     }
 
     // --- any application in the TraStrainer layout: the renamed second application ---

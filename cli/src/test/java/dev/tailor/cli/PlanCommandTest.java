@@ -19,6 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class PlanCommandTest {
 
@@ -100,6 +101,24 @@ class PlanCommandTest {
         assertThat(r.exitCode()).isZero();
         assertThat(r.err()).contains("--load-headroom has no effect with --no-queue-aware-routing");
         assertThat(tailor("heart", "plan", "--load-headroom", "1").err()).doesNotContain("no effect");
+        // --spread-scale 0 turns queue-aware routing off as well, and with it the headroom.
+        Result noSpread = tailor("heart", "plan", "--load-headroom", "1", "--spread-scale", "0");
+        assertThat(noSpread.exitCode()).isZero();
+        assertThat(noSpread.err()).contains("--load-headroom has no effect with --spread-scale 0");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"--namespace=shop", "--selector-label=app", "--cluster-domain=example.org"})
+    void plan_istioOptionWithoutIstioFormat_exit2NamingIt(String option) {
+        for (String format : List.of("table", "json")) {
+            Result r = tailor("heart", "plan", "--format", format, option);
+
+            assertThat(r.exitCode()).isEqualTo(2);
+            assertThat(r.err()).contains(option.substring(0, option.indexOf('=')) + ": only with --format istio");
+            assertThat(r.out()).isEmpty();
+        }
+        assertThat(tailor("heart", "plan", "--format", "istio", option).exitCode())
+                .isZero();
     }
 
     @Test

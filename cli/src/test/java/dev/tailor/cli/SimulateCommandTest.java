@@ -205,6 +205,8 @@ class SimulateCommandTest {
                         + " | the sweep has 28000 runs (2 networks x 2 CPU models x 700 rates x 10 policies;",
                 "--threads=0 | --threads: 0 (expected: 1 .. 256)",
                 "--seeds=0 | --seeds: 0 (expected: 1 .. 1000)",
+                "--seed=9223372036854775807 --seeds=2 | --seeds: 2 from seed 9223372036854775807 (expected: seeds S .. S"
+                        + " + N - 1 up to 9223372036854775807; a smaller --seed)",
                 "--prequal-q-rif=1.5 | --prequal-q-rif: 1.5 (expected: a quantile in (0, 1])",
                 "--prequal-q-rif=0 | --prequal-q-rif: 0 (expected: a quantile in (0, 1])",
                 "--prequal-probe-rate=0 | --prequal-probe-rate: 0 (expected: probes per call in (0, 16])",
@@ -248,6 +250,26 @@ class SimulateCommandTest {
     }
 
     @Test
+    void simulate_badInputWithReport_createsNoReportFolder() throws IOException {
+        Path scenario = dir.resolve("bad.yaml");
+        Files.writeString(scenario, "name: x\n");
+        Path report = dir.resolve("out");
+        for (String[] args : List.of(
+                new String[] {"--scenario", scenario.toString()},
+                new String[] {"--rps", "0"},
+                new String[] {"--threads", "0"},
+                new String[] {"--scenario", "paper-dag", "--minute", "3"})) {
+            List<String> command =
+                    new java.util.ArrayList<>(List.of("heart", "simulate", "--report", report.toString()));
+            command.addAll(List.of(args));
+            PlanCommandTest.Result result = tailor(command.toArray(String[]::new));
+
+            assertThat(result.exitCode()).as(String.join(" ", args)).isEqualTo(2);
+            assertThat(report).as(String.join(" ", args)).doesNotExist();
+        }
+    }
+
+    @Test
     void simulate_tooShortForHeart_warnsAndReportsNullsNotNaN() throws IOException {
         PlanCommandTest.Result result = tailor(
                 "heart",
@@ -269,6 +291,51 @@ class SimulateCommandTest {
                 .contains(
                         "warning: paper-pairwise A fluid 100 RPS heart: the run ended before HEART's" + " first round");
         assertThat(result.out()).doesNotContain("NaN");
+    }
+
+    @Test
+    void simulate_dynamicScenarioEndingBeforeItsFault_warnsThatTheRunsNeverSeeIt() throws IOException {
+        Path report = dir.resolve("short");
+        PlanCommandTest.Result shortRun = tailor(
+                "heart",
+                "simulate",
+                "--scenario",
+                "dyn-replica-crash",
+                "--policies",
+                "least-request",
+                "--rps",
+                "50",
+                "--warmup-seconds",
+                "10",
+                "--duration-seconds",
+                "20",
+                "--threads",
+                "1",
+                "--report",
+                report.toString());
+        String warning = "warning: dyn-replica-crash: the runs end at 30 s (10 s warm-up + 20 s measured), before"
+                + " events[0] (replica-crash at 247.5 s), so they never see it: run longer (--duration-seconds)";
+        assertThat(shortRun.exitCode()).as(shortRun.err()).isZero();
+        assertThat(shortRun.err()).contains(warning);
+        assertThat(Files.readString(report.resolve("index.html"))).contains("replica-crash at 247.5 s");
+
+        PlanCommandTest.Result longEnough = tailor(
+                "heart",
+                "simulate",
+                "--scenario",
+                "dyn-replica-crash",
+                "--policies",
+                "least-request",
+                "--rps",
+                "50",
+                "--warmup-seconds",
+                "240",
+                "--duration-seconds",
+                "10",
+                "--threads",
+                "1");
+        assertThat(longEnough.exitCode()).as(longEnough.err()).isZero();
+        assertThat(longEnough.err()).doesNotContain("never see");
     }
 
     @Test

@@ -302,6 +302,22 @@ class TryOutTest {
     }
 
     @Test
+    void docsCommandAtATimeBeforeTheRecording_saysToPassATimeWithinIt() throws Exception {
+        List<String> args = new ArrayList<>(List.of(docsCommand(null)));
+        args.set(args.indexOf("--at") + 1, "2025-06-01T00:00:00Z");
+
+        PlanCommandTest.Result result = tailor(args.toArray(String[]::new));
+
+        assertThat(result.exitCode()).isEqualTo(1);
+        List<String> lines = result.err().lines().toList();
+        assertThat(lines.get(lines.size() - 1))
+                .contains("round failed (component_without_metrics)")
+                .contains("; Prometheus has no series of these pods at --at 2025-06-01T00:00:00Z: pass a time within"
+                        + " the recording (at least prometheus.windowSeconds after its start)")
+                .doesNotContain("pass --at TIME");
+    }
+
+    @Test
     void kubeconfigEnvNamingNoFile_saysSoAsForTheOption() throws Exception {
         // A child JVM, so that its KUBECONFIG can be set.
         Path absent = dir.resolve("nonexistent");

@@ -278,7 +278,8 @@ public final class OnlineBoutiqueSnapshot {
                 String r =
                         regions.get(i) == null ? null : regions.get(i).strip().toUpperCase(Locale.ROOT);
                 if (r == null || !AWS_REGION_NAMES.containsKey(r)) {
-                    throw new IllegalArgumentException("regions[" + i + "] : " + regions.get(i) + " (expected: one of "
+                    throw new IllegalArgumentException("regions[" + i + "] : "
+                            + (regions.get(i) == null ? "null" : "\"" + regions.get(i) + "\"") + " (expected: one of "
                             + AWS_REGION_NAMES.keySet() + ")");
                 }
                 normal.add(r);
@@ -518,7 +519,7 @@ public final class OnlineBoutiqueSnapshot {
 
         String entry = resolveEntry(options.entryComponent(), metrics, spans, notes);
         ComponentSeries entrySeries = metrics.series(entry);
-        int index = resolveMinute(options.minute(), entrySeries, metrics, notes);
+        int index = resolveMinute(options.minute(), entrySeries, options.entryComponent() != null, metrics, notes);
         long at = entrySeries.samples().get(index).unixSeconds();
 
         // Rate and cost per component at that minute.
@@ -784,11 +785,17 @@ public final class OnlineBoutiqueSnapshot {
     }
 
     private static int resolveMinute(
-            Minute minute, ComponentSeries entry, OnlineBoutiqueMetrics metrics, List<String> notes) {
+            Minute minute,
+            ComponentSeries entry,
+            boolean entryGiven,
+            OnlineBoutiqueMetrics metrics,
+            List<String> notes) {
         Path dir = metrics.dir();
         List<Sample> samples = entry.samples();
         if (samples.isEmpty()) {
-            throw new IllegalArgumentException("entryComponent : \"" + entry.component() + "\" has no samples in " + dir
+            // Blamed on --entry only when the user named it; else on the data, which made it the entry.
+            throw new IllegalArgumentException((entryGiven ? "entryComponent : " : "--dataset: entry component ")
+                    + "\"" + entry.component() + "\" has no samples in " + dir
                     + " (expected: at least one row in its metric file)");
         }
         String range = "0.." + (samples.size() - 1) + " or Unix seconds "

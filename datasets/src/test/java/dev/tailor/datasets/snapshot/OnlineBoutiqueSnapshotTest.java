@@ -500,7 +500,7 @@ class OnlineBoutiqueSnapshotTest {
                 .containsExactly("EU", "US", "AP");
         assertThatThrownBy(() -> o.toBuilder().regions(List.of("EU", "SA")).build())
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("regions[1] : SA")
+                .hasMessageContaining("regions[1] : \"SA\" (expected: one of [AP, EU, US])")
                 .hasMessageContaining("[AP, EU, US]");
         assertThatThrownBy(() -> o.toBuilder().regions(List.of()).build()).hasMessageContaining("regions : []");
     }

@@ -259,7 +259,10 @@ public final class Actuator {
         }
     }
 
-    /** A readable diff of one change: {@code -} lines before, {@code +} lines after, by longest common subsequence. */
+    /**
+     * A readable diff of one change: {@code -} lines before, {@code +} lines after, by longest common
+     * subsequence; where a line was replaced, what goes comes before what replaces it, as in {@code diff -u}.
+     */
     public static List<String> diff(Change change) {
         String[] a = change.before().isEmpty() ? new String[0] : change.before().split("\n");
         String[] b = change.after().isEmpty() ? new String[0] : change.after().split("\n");
@@ -277,10 +280,10 @@ public final class Actuator {
                 lines.add("  " + a[i]);
                 i++;
                 j++;
-            } else if (j < b.length && (i == a.length || lcs[i][j + 1] >= lcs[i + 1][j])) {
-                lines.add("+ " + b[j++]);
-            } else {
+            } else if (i < a.length && (j == b.length || lcs[i + 1][j] >= lcs[i][j + 1])) {
                 lines.add("- " + a[i++]);
+            } else {
+                lines.add("+ " + b[j++]);
             }
         }
         return lines;

@@ -258,10 +258,13 @@ public final class HeartRun {
         boolean noData = round.failure() == Controller.FailureReason.COMPONENT_WITHOUT_METRICS;
         report(
                 round,
-                noData && options.time() == null
-                        ? "; the metrics of a recording are in the past: pass --at TIME"
-                                + " (the recording's time, RFC 3339)"
-                        : "");
+                !noData
+                        ? ""
+                        : options.time() == null
+                                ? "; the metrics of a recording are in the past: pass --at TIME"
+                                        + " (the recording's time, RFC 3339)"
+                                : "; Prometheus has no series of these pods at --at " + time + ": pass a time"
+                                        + " within the recording (at least prometheus.windowSeconds after its start)");
         return round.failure() == null ? 0 : 1;
     }
 

@@ -1,5 +1,8 @@
 package dev.tailor.heart.controller;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import dev.tailor.common.IoErrors;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -7,6 +10,8 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * The Kubernetes client of the commands that talk to a cluster. A kubeconfig that cannot be used is an
@@ -28,15 +33,7 @@ public final class KubeClients {
     public static KubernetesClient build(Path kubeconfig, String as) {
         Config config;
         if (kubeconfig != null) {
-            try {
-                config = Config.fromKubeconfig(Files.readString(kubeconfig));
-            } catch (IOException | RuntimeException e) {
-                throw new IllegalArgumentException("--kubeconfig: " + kubeconfig + ": cannot use it ("
-                        + (e instanceof IOException io
-                                ? IoErrors.reason(io)
-                                : e.getMessage() == null ? "not a kubeconfig it can read" : e.getMessage())
-                        + ")");
-            }
+            config = fromKubeconfig(kubeconfig);
         } else {
             requireKubeconfigEnvFile();
             config = Config.autoConfigure(null);
@@ -48,6 +45,70 @@ public final class KubeClients {
             config.setImpersonateUsername(as);
         }
         return new KubernetesClientBuilder().withConfig(config).build();
+    }
+
+    /** What a kubeconfig file must be, for the messages that refuse one. */
+    private static final String EXPECTED_KUBECONFIG =
+            "expected: a kubeconfig whose current-context names one of its contexts, as kubectl config view shows it";
+
+    /**
+     * The client configuration of {@code file}'s current context. A file that cannot be read, is empty or
+     * is not YAML, or whose current-context names none of its contexts (a cluster.yaml or heart.yaml given
+     * by mistake, say), is refused naming it, rather than left to the client, which would then quietly try
+     * the in-cluster default address.
+     */
+    static Config fromKubeconfig(Path file) {
+        String where = "--kubeconfig: " + file + ": ";
+        if (Files.isDirectory(file)) {
+            throw new IllegalArgumentException(where + "a directory (" + EXPECTED_KUBECONFIG + ")");
+        }
+        String text;
+        try {
+            text = Files.readString(file);
+        } catch (IOException e) {
+            throw new IllegalArgumentException(where + "cannot use it (" + IoErrors.reason(e) + ")");
+        }
+        if (text.isBlank()) {
+            throw new IllegalArgumentException(where + "empty (" + EXPECTED_KUBECONFIG + ")");
+        }
+        Config config;
+        try {
+            config = Config.fromKubeconfig(text);
+        } catch (RuntimeException e) {
+            String why = e.getMessage() == null ? "not a kubeconfig it can read" : e.getMessage();
+            throw new IllegalArgumentException(
+                    where + "cannot use it (" + why.strip().replaceAll("\\s+", " ") + "; " + EXPECTED_KUBECONFIG + ")");
+        }
+        if (config.getCurrentContext() == null) {
+            throw new IllegalArgumentException(where + noCurrentContext(text) + " (" + EXPECTED_KUBECONFIG + ")");
+        }
+        return config;
+    }
+
+    /**
+     * Why a kubeconfig that parsed has no current context: {@code current-context "x" is none of its
+     * contexts [a, b]}, or {@code no current-context (its contexts: [])}.
+     */
+    private static String noCurrentContext(String text) {
+        JsonNode root;
+        try {
+            root = new YAMLMapper().readTree(text);
+        } catch (IOException | RuntimeException e) {
+            return "no current context";
+        }
+        List<String> names = new ArrayList<>();
+        if (root != null && root.get("contexts") instanceof ArrayNode contexts) {
+            contexts.forEach(context -> {
+                if (context.hasNonNull("name")) {
+                    names.add(context.get("name").asText());
+                }
+            });
+        }
+        JsonNode current = root == null ? null : root.get("current-context");
+        if (current == null || !current.isValueNode() || current.asText().isEmpty()) {
+            return "no current-context (its contexts: " + names + ")";
+        }
+        return "current-context \"" + current.asText() + "\" is none of its contexts " + names;
     }
 
     /**

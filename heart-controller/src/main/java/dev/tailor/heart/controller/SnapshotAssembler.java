@@ -69,7 +69,12 @@ public final class SnapshotAssembler {
             int slash = callerKey.indexOf('/');
             ClusterView.PodInfo caller = view.pod(callerKey.substring(0, slash), callerKey.substring(slash + 1));
             if (caller == null) {
-                notes.add("calls from " + callerKey + ": not a pod of the application or of an entry point: left out");
+                // A pod discovery left out (not placed yet, on a node not listed) is said so above.
+                boolean leftOut = view.skipped().stream().anyMatch(s -> s.startsWith(callerKey + ": "));
+                notes.add("calls from " + callerKey
+                        + (leftOut
+                                ? ": left out with their pod"
+                                : ": not a pod of the application or of an entry point: left out"));
                 return;
             }
             byCallee.forEach((calleeKey, rate) -> {

@@ -358,6 +358,39 @@ public record ClusterScenario(
         return override != null ? override : durationSeconds;
     }
 
+    /**
+     * What this scenario changes no earlier than {@code endSeconds} from the start of a run (warm-up
+     * included), one entry each, so that a run ending there never sees it: every event that starts
+     * then or later ({@code events[2] (replica-crash at 247.5 s)}), and the first point of the rate
+     * profile from then on whose factor differs from the point before it ({@code rpsProfile[2]
+     * (factor 1 at 247.5 s)}). Empty when a run that long sees every change.
+     */
+    public List<String> changesFrom(double endSeconds) {
+        List<String> changes = new ArrayList<>();
+        for (int i = 0; i < events.size(); i++) {
+            EventSpec event = events.get(i);
+            if (event.atSeconds() != null && event.atSeconds() >= endSeconds) {
+                changes.add("events[" + i + "] ("
+                        + (event.kind() == null ? "event" : event.kind().label()) + " at "
+                        + Numbers.written(event.atSeconds()) + " s)");
+            }
+        }
+        if (rpsProfile != null) {
+            for (int i = 1; i < rpsProfile.size(); i++) {
+                RatePoint point = rpsProfile.get(i);
+                if (point.atSeconds() != null
+                        && point.atSeconds() >= endSeconds
+                        && !java.util.Objects.equals(
+                                point.factor(), rpsProfile.get(i - 1).factor())) {
+                    changes.add("rpsProfile[" + i + "] (factor " + Numbers.written(point.factor()) + " at "
+                            + Numbers.written(point.atSeconds()) + " s)");
+                    break;
+                }
+            }
+        }
+        return changes;
+    }
+
     /** Every problem of this scenario, each naming the field, its value and what was expected. */
     public List<Problem> problems() {
         List<Problem> problems = new ArrayList<>();

@@ -61,7 +61,7 @@ final class ScenarioEvents {
             if (event.atSeconds() == null || !(event.atSeconds() >= 0 && event.atSeconds() <= 86_400)) {
                 problems.add(new Problem(
                         at + ".atSeconds",
-                        event.atSeconds(),
+                        given(event.atSeconds()),
                         "a number in [0, 86400], seconds" + " from the start of the run"));
             }
             positive(problems, at + ".durationSeconds", event.durationSeconds(), 86_400);
@@ -90,7 +90,7 @@ final class ScenarioEvents {
                             || !(event.countedFactor() > 1 && event.countedFactor() <= 100))) {
                 problems.add(new Problem(
                         at + ".countedFactor",
-                        event.countedFactor(),
+                        given(event.countedFactor()),
                         "a number in (1, 100]:" + " how many times the scraped call metric counts each call"));
             }
             onlyFor(problems, at, "coldSeconds", event.coldSeconds(), restarts, kind);
@@ -101,7 +101,7 @@ final class ScenarioEvents {
                             || !(event.countedFraction() >= 0 && event.countedFraction() < 1))) {
                 problems.add(new Problem(
                         at + ".countedFraction",
-                        event.countedFraction(),
+                        given(event.countedFraction()),
                         "a number in [0, 1):" + " the fraction of the served requests the scraped metric counts"));
             }
             boolean crash = kind == ClusterScenario.EventKind.REPLICA_CRASH;
@@ -116,7 +116,7 @@ final class ScenarioEvents {
                     && (event.cores() == null || !(event.cores() > 0 && event.cores() < scenario.cpuLimitCores()))) {
                 problems.add(new Problem(
                         at + ".cores",
-                        event.cores(),
+                        given(event.cores()),
                         "more than 0 and less than a replica's" + " CPU limit, " + fmt(scenario.cpuLimitCores())
                                 + " cores"));
             }
@@ -127,7 +127,7 @@ final class ScenarioEvents {
                             || !(event.speedMultiplier() > 0 && event.speedMultiplier() <= 1))) {
                 problems.add(new Problem(
                         at + ".speedMultiplier",
-                        event.speedMultiplier(),
+                        given(event.speedMultiplier()),
                         "a number in (0, 1]:" + " the factor on the node's per-core speed"));
             }
             if (antagonist) {
@@ -135,7 +135,7 @@ final class ScenarioEvents {
                 if (event.cores() == null || !(event.cores() > 0 && event.cores() < nodeCores)) {
                     problems.add(new Problem(
                             at + ".cores",
-                            event.cores(),
+                            given(event.cores()),
                             "more than 0 and fewer than the node's"
                                     + (Double.isNaN(nodeCores) ? "" : " " + fmt(nodeCores)) + " cores"));
                 }
@@ -233,12 +233,17 @@ final class ScenarioEvents {
 
     private static void positive(List<Problem> problems, String at, Double value, double max) {
         if (value == null || !(value > 0 && value <= max)) {
-            problems.add(new Problem(at, value, "a number in (0, " + fmt(max) + "]"));
+            problems.add(new Problem(at, given(value), "a number in (0, " + fmt(max) + "]"));
         }
     }
 
     private static String fmt(double value) {
         return Numbers.written(value);
+    }
+
+    /** A required value for a message: itself, or {@code missing} when the file leaves it out. */
+    private static Object given(Double value) {
+        return value == null ? "missing" : value;
     }
 
     private static String quote(String value) {

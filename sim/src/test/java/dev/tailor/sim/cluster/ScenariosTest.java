@@ -56,6 +56,24 @@ class ScenariosTest {
     }
 
     @Test
+    void changesFrom_namesTheEventsAndTheRateChangeARunEndingThereNeverSees() {
+        ClusterScenario crash = Scenarios.load("dyn-replica-crash");
+        assertThat(crash.changesFrom(90)).containsExactly("events[0] (replica-crash at 247.5 s)");
+        assertThat(crash.changesFrom(247.5)).containsExactly("events[0] (replica-crash at 247.5 s)");
+        assertThat(crash.changesFrom(248)).isEmpty();
+
+        ClusterScenario step = Scenarios.load("dyn-load-step");
+        assertThat(step.changesFrom(90)).containsExactly("rpsProfile[2] (factor 1 at 247.5 s)");
+        assertThat(step.changesFrom(720)).isEmpty();
+        // A ramp the run enters but does not finish: the factor it never reaches is named.
+        assertThat(Scenarios.load("dyn-load-ramp").changesFrom(300))
+                .containsExactly("rpsProfile[2] (factor 1 at 427.5 s)");
+        // Events from the start, and a scenario without either, have nothing a run could miss.
+        assertThat(Scenarios.load("dyn-antagonist").changesFrom(30)).isEmpty();
+        assertThat(Scenarios.load("paper-dag").changesFrom(30)).isEmpty();
+    }
+
+    @Test
     void parse_defaultsFillOptionalFields() {
         ClusterScenario scenario = Scenarios.parse(VALID, "t.yaml");
         assertThat(scenario.warmupSeconds()).isEqualTo(120.0);
@@ -264,7 +282,7 @@ class ScenariosTest {
                 .hasMessageContaining("events[0].cores: 1 (expected: absent for kind node-slowdown)")
                 .hasMessageContaining("events[1].cores: 4 (expected: more than 0 and fewer than the node's 4 cores)")
                 .hasMessageContaining("events[1].burstSeconds: 0 (expected")
-                .hasMessageContaining("events[1].meanGapSeconds: null")
+                .hasMessageContaining("events[1].meanGapSeconds: missing (expected: a number in (0, ")
                 .hasMessageContaining("events[2].component: \"z\" (expected: one of the components [a, b])")
                 .hasMessageContaining("events[2].replicaOnNode: 2 (expected: 1 .. 1")
                 .hasMessageContaining("events[2].coldFactor: 0.5 (expected: a number in [1, 100]")
@@ -286,7 +304,7 @@ class ScenariosTest {
                   - {kind: metrics-undercount, node: n1, component: b, atSeconds: 20, durationSeconds: 30,
                      countedFraction: 0.1, coldFactor: 2}
                 """, "t.yaml"))
-                .hasMessageContaining("events[0].countedFraction: null (expected: a number in [0, 1)")
+                .hasMessageContaining("events[0].countedFraction: missing (expected: a number in [0, 1)")
                 .hasMessageContaining("events[1].countedFraction: 1 (expected: a number in [0, 1)")
                 .hasMessageContaining("events[2].countedFraction: 0.1 (expected: absent for kind node-slowdown)")
                 .hasMessageContaining("events[3].coldFactor: 2 (expected: absent for kind metrics-undercount)");
@@ -310,7 +328,7 @@ class ScenariosTest {
                   - {kind: metrics-undercount, node: n1, component: b, atSeconds: 20, durationSeconds: 30,
                      countedFraction: 0.1, countedFactor: 2}
                 """, "t.yaml"))
-                .hasMessageContaining("events[0].countedFactor: null (expected: a number in (1, 100]")
+                .hasMessageContaining("events[0].countedFactor: missing (expected: a number in (1, 100]")
                 .hasMessageContaining("events[1].countedFactor: 1 (expected: a number in (1, 100]")
                 .hasMessageContaining("events[2].component: \"z\" (expected: one of the components [a, b])")
                 .hasMessageContaining("events[3].replicaOnNode: 1 (expected: absent for kind calls-overcount)")
@@ -331,7 +349,7 @@ class ScenariosTest {
                   - {kind: background-cpu, node: n2, atSeconds: 0, durationSeconds: 30, cores: 1}
                   - {kind: background-cpu, node: n1, atSeconds: 50, durationSeconds: 10, cores: 0.1, component: b}
                 """, "t.yaml"))
-                .hasMessageContaining("events[0].cores: null (expected: more than 0 and less than a replica's CPU"
+                .hasMessageContaining("events[0].cores: missing (expected: more than 0 and less than a replica's CPU"
                         + " limit, 1 cores)")
                 .hasMessageContaining("events[1].cores: 1 (expected: more than 0 and less than a replica's")
                 .hasMessageContaining("events[2].component: b (expected: absent for kind background-cpu)");

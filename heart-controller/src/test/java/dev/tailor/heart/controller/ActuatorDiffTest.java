@@ -1,0 +1,46 @@
+package dev.tailor.heart.controller;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+class ActuatorDiffTest {
+
+    @Test
+    void diff_replacedWeights_showTheOldLineInItsPlace_beforeTheNewOnes() {
+        String before = """
+                distribute:
+                - from: eu/eu-a/w1
+                  to:
+                    eu/eu-a/w1: 100
+                """;
+        String after = """
+                distribute:
+                - from: eu/eu-a/w1
+                  to:
+                    eu/eu-a/w1: 73
+                    eu/eu-a/w2: 27
+                outlierDetection:
+                  interval: 10s
+                """;
+
+        assertThat(Actuator.diff(new Actuator.Change(Actuator.Action.UPDATE, "shop", "r", before, after)))
+                .containsExactly(
+                        "  distribute:",
+                        "  - from: eu/eu-a/w1",
+                        "    to:",
+                        "-     eu/eu-a/w1: 100",
+                        "+     eu/eu-a/w1: 73",
+                        "+     eu/eu-a/w2: 27",
+                        "+ outlierDetection:",
+                        "+   interval: 10s");
+    }
+
+    @Test
+    void diff_createAndDelete_areAllPlusOrAllMinus() {
+        assertThat(Actuator.diff(new Actuator.Change(Actuator.Action.CREATE, "shop", "r", "", "a: 1\nb: 2\n")))
+                .containsExactly("+ a: 1", "+ b: 2");
+        assertThat(Actuator.diff(new Actuator.Change(Actuator.Action.DELETE, "shop", "r", "a: 1\n", "")))
+                .containsExactly("- a: 1");
+    }
+}
