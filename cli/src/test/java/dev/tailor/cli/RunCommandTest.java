@@ -229,8 +229,13 @@ class RunCommandTest {
         PlanCommandTest.Result result =
                 tailor("heart", "run", "--kubeconfig", kubeconfig().toString(), "--config", file.toString(), "--once");
         assertThat(result.exitCode()).isEqualTo(2);
+        // An unknown field no longer hides the other problems: every one, one line each, in line order.
         assertThat(result.err())
-                .isEqualTo("tailor: " + file + ": roundSecs: unknown field (expected one of capacityShortfall,"
+                .isEqualTo("tailor: " + file + ": 3 problems:\n"
+                        + "  prometheus.url: \"ftp://x\" (expected: an http:// or https:// URL with a host, e.g."
+                        + " http://prometheus.istio-system:9090) at line 2\n"
+                        + "  prometheus.windowSeconds: -3 (expected: a number in [1, 3600]) at line 3\n"
+                        + "  roundSecs: unknown field (expected one of capacityShortfall,"
                         + " kubernetes, maxShareMovePerRound, planner, prometheus, roundSeconds, sameNodeDelayMillis)"
                         + " at line 4\n");
         Files.writeString(file, "prometheus:\n  url: ftp://x\n  windowSeconds: -3\n");

@@ -1,23 +1,37 @@
 package dev.tailor.heart.controller;
 
 import com.fasterxml.jackson.core.JacksonException;
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.exc.ValueInstantiationException;
 import dev.tailor.common.IoErrors;
+import dev.tailor.common.LenientTree;
 import dev.tailor.common.Locations;
 import dev.tailor.common.Problem;
 import dev.tailor.common.StrictReader;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 
-/** Reads a {@link ControllerConfig} from YAML, checking it whole: every problem at once, by field. */
+/**
+ * Reads a {@link ControllerConfig} from YAML, checking it whole: every problem at once, by field, as the
+ * scenario files and the NBD config are read; no problem hides another.
+ */
 public final class ConfigFiles {
 
     /** {@link StrictReader#yaml()}: a boolean is written true or false, a number as a number. */
     private static final ObjectMapper YAML = StrictReader.yaml();
+
+    /** As {@link #YAML}, reading on past a key written twice, which is told with the file's other problems. */
+    private static final ObjectMapper LINES =
+            StrictReader.yaml().copy().disable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
 
     private ConfigFiles() {}
 
@@ -41,30 +55,116 @@ public final class ConfigFiles {
     }
 
     /**
-     * Parses and checks a whole config. A file Jackson cannot read is one problem ({@code SOURCE:
-     * field: value as written (expected: ...) at line N}); a file read whole is checked whole: {@code
-     * SOURCE: problem at line N} for one, else {@code SOURCE: N problems:} and one indented line each,
-     * each value as written.
+     * Parses and checks a whole config, telling every problem at once, one line each in the order of their
+     * lines ({@code SOURCE: problem at line N} for one, else {@code SOURCE: N problems:} and one indented line
+     * each, each value as written): a key written twice (the first value is the one checked), YAML's {@code
+     * .nan} or {@code .inf}, an unknown field, a value of the wrong type, and every range problem of the rest.
+     * Only a file that cannot be parsed at all (a YAML syntax error, a second document) stops at its first
+     * error.
+     *
+     * <p>A file a strict read takes is bound as it always was. Any other is read leniently ({@link LenientTree})
+     * and bound again and again, each field Jackson refuses told and taken out, until the rest binds; the
+     * config's own checks then run on the rest, the problems of a field taken out (or of what holds it) left
+     * out, as they would only repeat it.
      *
      * @throws IllegalArgumentException naming {@code source} and every problem
      */
     public static ControllerConfig parse(String yaml, String source) {
+        if (yaml.isBlank()) {
+            return ControllerConfig.DEFAULTS;
+        }
+        Locations at = Locations.of(LINES, yaml);
+        List<String> messages = new ArrayList<>();
+        Set<String> takenOut = new HashSet<>();
+        Map<String, String> nonFinite = Map.of();
         ControllerConfig config;
         try {
-            config = yaml.isBlank() ? ControllerConfig.DEFAULTS : YAML.readValue(yaml, ControllerConfig.class);
+            config = YAML.readValue(yaml, ControllerConfig.class);
         } catch (JacksonException e) {
             if (StrictReader.empty(e)) {
                 return ControllerConfig.DEFAULTS; // only comments: the same as an empty file
             }
-            throw new IllegalArgumentException(source + ": " + unreadable(e, Locations.of(YAML, yaml)));
+            LenientTree lenient = LenientTree.read(LINES, yaml);
+            if (lenient == null || lenient.tree() == null || !lenient.tree().isObject()) {
+                JacksonException syntax = LenientTree.syntaxError(LINES, yaml);
+                throw new IllegalArgumentException(source + ": " + unreadable(syntax != null ? syntax : e, at));
+            }
+            for (LenientTree.Duplicate duplicate : lenient.duplicates()) {
+                messages.add(
+                        duplicate.problem(atLine(duplicate.first().getLineNr())).message()
+                                + atLine(duplicate.at().getLineNr()));
+            }
+            nonFinite = lenient.nonFinite();
+            config = bind(lenient.tree(), source, at, nonFinite, messages, takenOut);
         }
         config = config == null ? ControllerConfig.DEFAULTS : config;
-        List<Problem> problems = config.problems();
-        if (!problems.isEmpty()) {
-            // SOURCE: N problems: and one indented line each, at its line, its value as written (-5, not -5.0).
-            throw new IllegalArgumentException(Locations.of(YAML, yaml).report(source, problems));
+        Set<String> told = new HashSet<>();
+        for (Problem problem : config.problems()) {
+            if (takenOut.stream().noneMatch(out -> Problem.related(out, problem.path()))) {
+                // Its value as written: -5, not -5.0; .nan, not NaN.
+                messages.add(at.message(problem));
+                told.add(problem.path());
+            }
+        }
+        for (Map.Entry<String, String> value : nonFinite.entrySet()) {
+            String path = value.getKey();
+            if (!told.contains(path) && takenOut.stream().noneMatch(out -> Problem.related(out, path))) {
+                // A field whose own check a non-finite number would pass: refused all the same.
+                messages.add(at.message(new Problem(path, value.getValue(), "a finite number")));
+            }
+        }
+        if (!messages.isEmpty()) {
+            throw new IllegalArgumentException(Problem.report(source, messages));
         }
         return config;
+    }
+
+    /**
+     * {@code tree} bound as a config, each field Jackson refuses told in {@code messages} and taken out of the
+     * tree (an item of a list left as null, so that the others keep their index); a field of the wrong type is
+     * added to {@code takenOut}, an unknown one is not (taking it out changes nothing else).
+     */
+    private static ControllerConfig bind(
+            JsonNode tree,
+            String source,
+            Locations at,
+            Map<String, String> nonFinite,
+            List<String> messages,
+            Set<String> takenOut) {
+        Set<String> removed = new HashSet<>();
+        while (true) {
+            try {
+                return YAML.treeToValue(tree, ControllerConfig.class);
+            } catch (JsonMappingException e) {
+                String path;
+                Problem problem =
+                        e instanceof ValueInstantiationException ? null : at.problem(e, ConfigFiles::expected);
+                if (problem == null) {
+                    path = StrictReader.path(e);
+                    messages.add(unreadable(e, at));
+                } else {
+                    path = problem.path();
+                    if (nonFinite.containsKey(path)) {
+                        problem = new Problem(path, nonFinite.get(path), problem.expected());
+                    }
+                    messages.add(problem.message() + at.atLine(e));
+                }
+                if (!removed.add(path) || Problem.TOP_LEVEL.equals(path) || !LenientTree.put(tree, path, null)) {
+                    // Nothing left to take out (the document as a whole, or a value refused twice).
+                    throw new IllegalArgumentException(Problem.report(source, messages));
+                }
+                if (problem == null || !Problem.UNKNOWN_FIELD.equals(problem.value())) {
+                    takenOut.add(path);
+                }
+            } catch (JacksonException | IllegalArgumentException e) {
+                messages.add(Problem.TOP_LEVEL + ": " + e.getMessage());
+                throw new IllegalArgumentException(Problem.report(source, messages));
+            }
+        }
+    }
+
+    private static String atLine(int line) {
+        return line > 0 ? " at line " + line : "";
     }
 
     /**

@@ -22,14 +22,15 @@ class ConfigFilesTest {
             value = {
                 "kubernetes:\\n  namespaces: [~]\\n          | kubernetes: a value is missing (an empty list entry",
                 "roundSeconds: abc\\n                          | roundSeconds: abc (expected: a number, e.g. 30 or 0.5) at line 1",
-                "roundSeconds: 5\\nroundSeconds: 6\\n          | roundSeconds: duplicate key (expected: each key once per mapping) at line 2",
+                "roundSeconds: 5\\nroundSeconds: 6\\n          | roundSeconds: duplicate key (expected: each key once per mapping; the"
+                        + " first, at line 1, is the one checked) at line 2",
                 "kubernetes:\\n  namespaces: [a]\\n\\troundSeconds: 30\\n | not valid YAML at line 3: found a tab"
                         + " character, which YAML does not allow for indentation (expected: spaces)",
                 "roundSeconds: 30\\nprometheus: {url: 'http://p:9090',\\n | not valid YAML at line 3: the file ends too"
                         + " early (expected: a value)",
                 "kubernetes:\\n  namespaces: default\\n     | kubernetes.namespaces: default (expected: a list, e.g. [a,"
                         + " b]) at line 2",
-                "kubernetes: 3\\n                             | kubernetes: wrong type (expected: a mapping of Kubernetes fields) at line 1",
+                "kubernetes: 3\\n                             | kubernetes: 3 (expected: a mapping of Kubernetes fields) at line 1",
                 "maxShareMovePerRound: 0\\n                    | maxShareMovePerRound: 0 (expected: a number in (0, 1], 1 = no cap) at line 1",
                 "prometheus:\\n  url: 'http://bad host:9090'\\n | prometheus.url: \"http://bad host:9090\" (expected: an http://",
                 "roundSecs: 3\\n                              | roundSecs: unknown field",
@@ -45,8 +46,9 @@ class ConfigFilesTest {
                 "planner: {outlierFilter: 1}\\n                | planner.outlierFilter: 1 (expected: true or false)",
                 "planner: {outlierFilter: 'true'}\\n           | planner.outlierFilter: \"true\" (expected: true or false)",
                 "roundSeconds: '30'\\n                       | roundSeconds: \"30\" (expected: a number, e.g. 30 or 0.5)",
-                "maxShareMovePerRound: .nan\\n                 | maxShareMovePerRound: .nan (expected: a finite number) at line 1",
-                "roundSeconds: -.inf\\n                        | roundSeconds: -.inf (expected: a finite number) at line 1",
+                "maxShareMovePerRound: .nan\\n                 | maxShareMovePerRound: .nan (expected: a number in (0, 1], 1 = no"
+                        + " cap) at line 1",
+                "roundSeconds: -.inf\\n                        | roundSeconds: -.inf (expected: a number in [1, 3600]) at line 1",
                 "planner: {floor: 0.1}\\n                      | planner.floor: unknown field",
                 "prometheus: {bearerTokenFile: /no/such/token}\\n | prometheus.bearerTokenFile: \"/no/such/token\" (expected: a"
                         + " readable file)",
@@ -109,6 +111,34 @@ class ConfigFilesTest {
                 .hasMessage("h.yaml: 2 problems:\n"
                         + "  roundSeconds: -5 (expected: a number in [1, 3600]) at line 2\n"
                         + "  prometheus.timeoutSeconds: 0 (expected: a number in [0.1, 600]) at line 5");
+    }
+
+    @Test
+    void parse_typeErrorsNonFiniteAndRangeProblems_allToldAtOnce_inLineOrder() {
+        // A wrong type or a .nan used to stop the read there, hiding every other problem of the file.
+        assertThatThrownBy(() -> ConfigFiles.parse(
+                        "prometheus:\n  windowSeconds: -3\n  timeoutSeconds: soon\nroundSeconds: .nan\n"
+                                + "roundSecs: 3\nplanner: {outlierFilter: maybe, spreadScale: 101}\n"
+                                + "sameNodeDelayMillis: .inf\nsameNodeDelayMillis: 1\n",
+                        "h.yaml"))
+                .hasMessageStartingWith("h.yaml: 8 problems:\n"
+                        + "  prometheus.windowSeconds: -3 (expected: a number in [1, 3600]) at line 2\n"
+                        + "  prometheus.timeoutSeconds: soon (expected: a number, e.g. 30 or 0.5) at line 3\n"
+                        + "  roundSeconds: .nan (expected: a number in [1, 3600]) at line 4\n"
+                        + "  roundSecs: unknown field (expected one of ")
+                .hasMessageContaining(") at line 5\n"
+                        + "  planner.outlierFilter: maybe (expected: true or false) at line 6\n"
+                        + "  planner.spreadScale: 101 (expected: a number in [0, 100], 0 = off, min-cost flow) at line 6\n"
+                        + "  sameNodeDelayMillis: .inf (expected: a number in [0, 3600000]) at line 7\n"
+                        + "  sameNodeDelayMillis: duplicate key (expected: each key once per mapping; the first, at"
+                        + " line 7, is the one checked) at line 8");
+    }
+
+    @Test
+    void parse_aValueOfTheWrongTypeInsideAList_isToldWithTheRest() {
+        assertThatThrownBy(() -> ConfigFiles.parse("kubernetes:\n  namespaces: [~]\nroundSeconds: 0\n", "h.yaml"))
+                .hasMessageStartingWith("h.yaml: 2 problems:\n  kubernetes: a value is missing")
+                .hasMessageEndingWith("\n  roundSeconds: 0 (expected: a number in [1, 3600]) at line 3");
     }
 
     @Test
