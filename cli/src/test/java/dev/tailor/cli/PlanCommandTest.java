@@ -616,6 +616,9 @@ class PlanCommandTest {
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', textBlock = """
             number as string   | "windowSeconds": 30 | "windowSeconds": "30" | windowSeconds: "30" (expected: a number) at line 1
+            NaN as string      | "ready": true, "cpuCores": 0.5 | "ready": true, "cpuCores": "NaN" | replicas[0].cpuCores: "NaN" (expected: a number) at line 4
+            Infinity as string | "windowSeconds": 30 | "windowSeconds": "Infinity" | windowSeconds: "Infinity" (expected: a number) at line 1
+            padded number      | "windowSeconds": 30 | "windowSeconds": " 30" | windowSeconds: " 30" (expected: a number) at line 1
             boolean as number  | "ready": true, "cpuCores": 0.5 | "ready": 1, "cpuCores": 0.5 | replicas[0].ready: 1 (expected: true or false) at line 4
             string as number   | "pod": "a-1" | "pod": 7 | replicas[0].pod: 7 (expected: a string) at line 4
             duplicate key      | "nodes": [ | "windowSeconds": 60,\\n "nodes": [ | windowSeconds: duplicate key (expected: each key once per mapping) at line 2

@@ -7,16 +7,19 @@ import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.core.exc.InputCoercionException;
 import com.fasterxml.jackson.core.json.JsonReadFeature;
+import com.fasterxml.jackson.databind.DeserializationContext;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.MapperFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.cfg.CoercionAction;
 import com.fasterxml.jackson.databind.cfg.CoercionInputShape;
+import com.fasterxml.jackson.databind.deser.std.NumberDeserializers;
 import com.fasterxml.jackson.databind.exc.InvalidFormatException;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.module.SimpleModule;
 import com.fasterxml.jackson.databind.type.LogicalType;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLParser;
@@ -67,6 +70,7 @@ public final class StrictReader {
                 .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
                 .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT)
                 .disable(MapperFeature.ALLOW_COERCION_OF_SCALARS)
+                .addModule(NO_TEXT_FOR_FLOATS)
                 .build();
         strictCoercions(mapper);
         return mapper;
@@ -85,7 +89,54 @@ public final class StrictReader {
                 .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
                 .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT)
                 .disable(MapperFeature.ALLOW_COERCION_OF_SCALARS)
+                .addModule(NO_TEXT_FOR_FLOATS)
                 .build();
+    }
+
+    /**
+     * Floating fields that take no text: Jackson reads the texts {@code "NaN"}, {@code "Infinity"} and
+     * {@code "-Infinity"} as the numbers they name whatever the coercion settings say, so a quoted {@code "NaN"}
+     * would pass for a number where a quoted {@code "30"} does not. Every text is refused alike, as the text
+     * it is ({@link #problem} shows it as written, quoted).
+     */
+    private static final SimpleModule NO_TEXT_FOR_FLOATS = new SimpleModule("no-text-for-floats")
+            .addDeserializer(Double.class, new NoTextDouble(Double.class, null))
+            .addDeserializer(Double.TYPE, new NoTextDouble(Double.TYPE, 0.0))
+            .addDeserializer(Float.class, new NoTextFloat(Float.class, null))
+            .addDeserializer(Float.TYPE, new NoTextFloat(Float.TYPE, 0.0f));
+
+    private static final class NoTextDouble extends NumberDeserializers.DoubleDeserializer {
+        NoTextDouble(Class<Double> type, Double empty) {
+            super(type, empty);
+        }
+
+        @Override
+        public Double deserialize(JsonParser p, DeserializationContext context) throws java.io.IOException {
+            if (p.hasToken(JsonToken.VALUE_STRING)) {
+                return (Double) refuseText(p, context, handledType());
+            }
+            return super.deserialize(p, context);
+        }
+    }
+
+    private static final class NoTextFloat extends NumberDeserializers.FloatDeserializer {
+        NoTextFloat(Class<Float> type, Float empty) {
+            super(type, empty);
+        }
+
+        @Override
+        public Float deserialize(JsonParser p, DeserializationContext context) throws java.io.IOException {
+            if (p.hasToken(JsonToken.VALUE_STRING)) {
+                return (Float) refuseText(p, context, handledType());
+            }
+            return super.deserialize(p, context);
+        }
+    }
+
+    private static Object refuseText(JsonParser p, DeserializationContext context, Class<?> type)
+            throws java.io.IOException {
+        return context.reportInputMismatch(
+                type, "Cannot coerce String value (\"%s\") to `%s` value", p.getText(), type.getName());
     }
 
     private static void strictCoercions(ObjectMapper mapper) {
@@ -364,7 +415,7 @@ public final class StrictReader {
             return new Problem(path(mismatch), nullAsWritten(e), expected.apply(mismatch.getTargetType()));
         }
         if (e instanceof MismatchedInputException mismatch && !empty(e)) {
-            String value = scalarAsWritten(e);
+            String value = scalarAsWritten(e, number(mismatch.getTargetType()));
             return new Problem(
                     path(mismatch), value != null ? value : "wrong type", expected.apply(mismatch.getTargetType()));
         }
@@ -421,19 +472,27 @@ public final class StrictReader {
      * a number or a boolean is quoted ({@code "30"}), so the message shows why it is not one. {@code null}
      * when the parser is not at a scalar (a list or a mapping where a value belongs).
      */
-    private static String scalarAsWritten(JacksonException e) {
+    private static String scalarAsWritten(JacksonException e, boolean number) {
+        // A JSON string where a number belongs is told with its quotes, which make it a string ("NaN", " 30").
+        boolean quote = number
+                && e.getProcessor() instanceof com.fasterxml.jackson.core.base.ParserBase
+                && !(e.getProcessor() instanceof YAMLParser);
         if (!(e.getProcessor() instanceof JsonParser parser)
                 || parser.currentToken() == null
                 || !parser.currentToken().isScalarValue()) {
             // A refused coercion says the text in its message: Cannot coerce String value ("30") to ...
             // A text where a list or an object belongs: ... from String value ('default')
             Matcher m = COERCED_STRING.matcher(e.getOriginalMessage() == null ? "" : e.getOriginalMessage());
-            return m.find() ? shown(m.group(1) != null ? m.group(1) : m.group(2)) : null;
+            if (!m.find()) {
+                return null;
+            }
+            String text = m.group(1) != null ? m.group(1) : m.group(2);
+            return quote ? quoted(text) : shown(text);
         }
         try {
             String text = parser.getText();
             if (parser.currentToken() == JsonToken.VALUE_STRING) {
-                return shown(text);
+                return quote ? quoted(text) : shown(text);
             }
             return text.length() > 60 ? text.substring(0, 57) + "..." : text;
         } catch (java.io.IOException unreadable) {
@@ -442,6 +501,23 @@ public final class StrictReader {
     }
 
     /** A string value as written (cut to 57 characters and "..." past 60), quoted when it reads like a number or a boolean. */
+    /** A JSON string as written, with its quotes (cut to 57 characters and "..." past 60). */
+    private static String quoted(String text) {
+        return '"' + (text.length() > 60 ? text.substring(0, 57) + "..." : text) + '"';
+    }
+
+    /** Whether {@code type} is a number's. */
+    private static boolean number(Class<?> type) {
+        return type != null
+                && (Number.class.isAssignableFrom(type)
+                        || type == double.class
+                        || type == float.class
+                        || type == int.class
+                        || type == long.class
+                        || type == short.class
+                        || type == byte.class);
+    }
+
     private static String shown(String text) {
         String cut = text.length() > 60 ? text.substring(0, 57) + "..." : text;
         if (text.isEmpty() || LOOKS_LIKE_NUMBER_OR_BOOLEAN.matcher(text).matches()) {
@@ -452,8 +528,8 @@ public final class StrictReader {
 
     private static final Pattern COERCED_STRING = Pattern.compile("String value \\((?:\"([^\"]*)\"|'([^']*)')\\)");
 
-    private static final Pattern LOOKS_LIKE_NUMBER_OR_BOOLEAN =
-            Pattern.compile("(?i)[-+]?[0-9.]+([eE][-+]?[0-9]+)?|true|false|yes|no|on|off|null|~");
+    private static final Pattern LOOKS_LIKE_NUMBER_OR_BOOLEAN = Pattern.compile(
+            "(?i)[-+]?[0-9.]+([eE][-+]?[0-9]+)?|[-+]?\\.?(nan|inf|infinity)|true|false|yes|no|on|off|null|~");
 
     /** What a field of {@code type} takes, in words; {@code "another type"} when unknown. */
     public static String expected(Class<?> type) {

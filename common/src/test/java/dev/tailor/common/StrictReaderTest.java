@@ -145,6 +145,36 @@ class StrictReaderTest {
         assertThat(doc.tenants().get(0).rate()).isNaN();
     }
 
+    record Floats(double a, Float b, java.util.Map<String, Double> c) {}
+
+    @Test
+    void json_aStringWhereANumberBelongs_isRefusedAsTheStringItIs_quoted() {
+        // "NaN" and "Infinity" used to be read as the numbers they name, though "30" was refused.
+        for (String written : List.of("\"NaN\"", "\"-Infinity\"", "\"30\"", "\" 30\"", "\"1_000\"", "\"0x10\"")) {
+            assertThat(problemOf(StrictReader.json(), "{\"tenants\": [{\"rate\": " + written + "}]}")
+                            .message())
+                    .isEqualTo("tenants[0].rate: " + written + " (expected: a number)");
+        }
+        assertThat(problemOf(StrictReader.json(), "{\"tenants\": [{\"count\": \"0x10\"}]}")
+                        .value())
+                .isEqualTo("\"0x10\"");
+    }
+
+    @Test
+    void aTextNamingANonFiniteNumber_isRefusedForEveryFloatingType() {
+        for (String text :
+                List.of("{\"a\": \"NaN\"}", "{\"a\": 1, \"b\": \"Infinity\"}", "{\"a\": 1, \"c\": {\"x\": \"NaN\"}}")) {
+            JacksonException e = catchThrowableOfType(
+                    JacksonException.class, () -> StrictReader.json().readValue(text, Floats.class));
+            assertThat(e).as("refused: %s", text).isNotNull();
+        }
+        assertThat(problemOf(StrictReader.yaml(), "tenants:\n  - rate: NaN\n").message())
+                .isEqualTo("tenants[0].rate: \"NaN\" (expected: a number)");
+        assertThat(problemOf(StrictReader.yaml(), "tenants:\n  - rate: 'Infinity'\n")
+                        .message())
+                .isEqualTo("tenants[0].rate: \"Infinity\" (expected: a number)");
+    }
+
     @Test
     void empty_isToldApart() {
         JacksonException e = catchThrowableOfType(
