@@ -156,6 +156,36 @@ class DatasetCommandTest {
         assertThat(given.err()).contains("tailor: --entry: " + expected);
     }
 
+    @Test
+    void simulateDataset_callsInACycle_exit2NamingTheOptionAndDependencyCsv() throws IOException {
+        Path app = Files.createDirectories(dir.resolve("cyclic"));
+        String header = "TimeStamp,PodName,CpuUsage(m),PodWorkload(Ops)\n";
+        for (String pod : List.of("web-aaa-bbb", "db-ccc-ddd", "aa-eee-fff")) {
+            Files.writeString(app.resolve(pod + "_metric.csv"), header + "1660442148," + pod + ",10,5\n");
+        }
+        Files.writeString(app.resolve("dependency.csv"), "Source,Target,Weight\nweb,db,1\ndb,aa,1\naa,db,1\n");
+
+        PlanCommandTest.Result r = tailor(
+                "heart",
+                "simulate",
+                "--dataset",
+                app.toString(),
+                "--trace",
+                "none",
+                "--entry",
+                "web",
+                "--latency",
+                latency(),
+                "--policies",
+                "heart");
+        assertThat(r.exitCode()).isEqualTo(2);
+        // Was "tailor: cyclic: the calls form a cycle ...": neither the option nor the file.
+        assertThat(r.err())
+                .endsWith("tailor: --dataset: " + app.resolve("dependency.csv") + ": the calls form a cycle"
+                        + " db -> aa -> db (expected: a call graph without cycles, as the simulator needs)\n");
+        assertThat(r.out()).isEmpty();
+    }
+
     // --- any application in the TraStrainer layout: the renamed second application ---
 
     private Path renamedApp() throws IOException {

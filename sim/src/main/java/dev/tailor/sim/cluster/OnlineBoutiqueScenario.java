@@ -2,6 +2,8 @@ package dev.tailor.sim.cluster;
 
 import dev.tailor.common.Numbers;
 import dev.tailor.common.Problem;
+import dev.tailor.datasets.DataFileException;
+import dev.tailor.datasets.OnlineBoutiqueMetrics;
 import dev.tailor.datasets.snapshot.OnlineBoutiqueSnapshot;
 import dev.tailor.heart.Call;
 import dev.tailor.heart.LinkDelay;
@@ -9,6 +11,7 @@ import dev.tailor.heart.Node;
 import dev.tailor.heart.Replica;
 import dev.tailor.heart.Snapshot;
 import java.io.IOException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -148,7 +151,13 @@ public final class OnlineBoutiqueScenario {
 
         // Visits per user request, then CPU per user request, then the rates of the sweep.
         Map<String, Double> visits = new HashMap<>();
-        visit(name, entry, 1.0, counts, visits, new ArrayList<>());
+        visit(
+                options.metricsDir().resolve(OnlineBoutiqueMetrics.DEPENDENCY_FILE),
+                entry,
+                1.0,
+                counts,
+                visits,
+                new ArrayList<>());
         double busiestMillis = 0;
         String busiest = entry;
         for (Map.Entry<String, Double> v : visits.entrySet()) {
@@ -213,9 +222,12 @@ public final class OnlineBoutiqueScenario {
         return new Result(scenario, notes);
     }
 
-    /** Adds the visits of {@code component} and its callees; a cycle (none in OnlineBoutique) is bad input. */
+    /**
+     * Adds the visits of {@code component} and its callees; a cycle (none in OnlineBoutique) is bad input, a
+     * problem of {@code dependency}, the file whose edges the calls are.
+     */
     private static void visit(
-            String name,
+            Path dependency,
             String component,
             double times,
             Map<String, Map<String, Double>> counts,
@@ -224,13 +236,15 @@ public final class OnlineBoutiqueScenario {
         if (path.contains(component)) {
             List<String> cycle = new ArrayList<>(path.subList(path.indexOf(component), path.size()));
             cycle.add(component);
-            throw new IllegalArgumentException(name + ": the calls form a cycle " + String.join(" -> ", cycle)
-                    + " (expected: a call graph without cycles, as the simulator needs)");
+            throw DataFileException.badFile(
+                    dependency,
+                    "the calls form a cycle " + String.join(" -> ", cycle),
+                    "a call graph without cycles, as the simulator needs");
         }
         visits.merge(component, times, Double::sum);
         path.add(component);
         counts.getOrDefault(component, Map.of())
-                .forEach((callee, count) -> visit(name, callee, times * count, counts, visits, path));
+                .forEach((callee, count) -> visit(dependency, callee, times * count, counts, visits, path));
         path.remove(path.size() - 1);
     }
 
