@@ -150,6 +150,14 @@ final class RunCommand implements Callable<Integer> {
             throw new CliException(
                     "--cluster-from and --kubeconfig: give one of them (a recorded cluster or a live" + " one)");
         }
+        if (metricsAddress != null) {
+            // Checked with the other options, --once or not: not after the client and the planner's warm-up.
+            try {
+                HeartRun.checkMetricsAddress(metricsAddress);
+            } catch (IllegalArgumentException e) {
+                throw new CliException(e.getMessage());
+            }
+        }
         ControllerConfig settings = settings(config, prometheusUrl);
         return new HeartRun.Options(
                 settings,

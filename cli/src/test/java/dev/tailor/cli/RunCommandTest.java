@@ -393,6 +393,45 @@ class RunCommandTest {
     }
 
     @Test
+    void run_badMetricsAddress_exit2UpFront_onceOrNot_writingNothing() throws Exception {
+        String expected = "tailor: --metrics-address: \"1.2.3.4:99999\" (expected: HOST:PORT, the port in [0, 65535],"
+                + " e.g. 0.0.0.0:9464)\n";
+        // With --once the address was never looked at: accepted silently, and the round wrote its rules.
+        PlanCommandTest.Result once = tailor(
+                "heart",
+                "run",
+                "--kubeconfig",
+                kubeconfig().toString(),
+                "--config",
+                config().toString(),
+                "--metrics-address",
+                "1.2.3.4:99999",
+                "--once");
+        assertThat(once.exitCode()).as(once.err()).isEqualTo(2);
+        assertThat(once.err()).isEqualTo(expected);
+        assertThat(client.genericKubernetesResources(Actuator.DESTINATION_RULE)
+                        .inAnyNamespace()
+                        .list()
+                        .getItems())
+                .isEmpty();
+        // Running continuously it was refused only after the client and the planner's warm-up: a kubeconfig
+        // that does not exist, read first, would have been told instead.
+        for (String address : List.of("1.2.3.4:99999", "9464", ":9464", "host:port")) {
+            PlanCommandTest.Result loop = tailor(
+                    "heart",
+                    "run",
+                    "--kubeconfig",
+                    dir.resolve("absent-kubeconfig").toString(),
+                    "--config",
+                    config().toString(),
+                    "--metrics-address",
+                    address);
+            assertThat(loop.exitCode()).as(loop.err()).isEqualTo(2);
+            assertThat(loop.err()).as(address).startsWith("tailor: --metrics-address: \"" + address + "\" (expected:");
+        }
+    }
+
+    @Test
     void run_prometheusUrlWithoutHost_exit2() throws Exception {
         PlanCommandTest.Result result = tailor(
                 "heart",

@@ -378,15 +378,34 @@ public final class HeartRun {
     }
 
     private static InetSocketAddress socket(String address) {
+        try {
+            checkMetricsAddress(address);
+        } catch (IllegalArgumentException e) {
+            throw new Refused(e.getMessage(), 2);
+        }
         int colon = address.lastIndexOf(':');
+        return new InetSocketAddress(address.substring(0, colon), Integer.parseInt(address.substring(colon + 1)));
+    }
+
+    /**
+     * Checks {@code --metrics-address} as written, before anything else starts (the host is looked up only
+     * when the server starts).
+     *
+     * @throws IllegalArgumentException {@code --metrics-address: "VALUE" (expected: ...)} when it is not
+     *                                  HOST:PORT with a port in [0, 65535]
+     */
+    public static void checkMetricsAddress(String address) {
+        int colon = address.lastIndexOf(':');
+        boolean valid;
         try {
             int port = Integer.parseInt(address.substring(colon + 1));
-            if (colon <= 0 || port < 0 || port > 65_535) {
-                throw new NumberFormatException();
-            }
-            return new InetSocketAddress(address.substring(0, colon), port);
+            valid = colon > 0 && port >= 0 && port <= 65_535;
         } catch (NumberFormatException | StringIndexOutOfBoundsException e) {
-            throw new Refused("--metrics-address: \"" + address + "\" (expected: HOST:PORT, e.g. 0.0.0.0:9464)", 2);
+            valid = false;
+        }
+        if (!valid) {
+            throw new IllegalArgumentException("--metrics-address: \"" + address
+                    + "\" (expected: HOST:PORT, the port in [0, 65535], e.g. 0.0.0.0:9464)");
         }
     }
 
