@@ -353,7 +353,7 @@ final class PlanCommand implements Callable<Integer> {
         Json.Document<Snapshot> document = null;
         if (input.snapshot != null) {
             source = input.snapshot.toString();
-            document = Json.read(input.snapshot, Snapshot.class, "snapshot");
+            document = read(input.snapshot, Snapshot.class, "snapshot", FileKinds.Kind.SNAPSHOT, SNAPSHOT_FIELDS);
             snapshot = document.value();
         } else {
             String example = input.example == null ? Examples.DEFAULT : input.example;
@@ -367,7 +367,8 @@ final class PlanCommand implements Callable<Integer> {
         AtpmState previous = AtpmState.EMPTY;
         boolean firstRound = false;
         if (state != null && Files.exists(state)) {
-            Json.Document<AtpmState> read = Json.read(state, AtpmState.class, "state");
+            Json.Document<AtpmState> read = read(
+                    state, AtpmState.class, "state", FileKinds.Kind.STATE, "the state file heart plan --state writes");
             previous = read.value();
             List<FieldProblem> problems = previous.fieldProblems();
             if (!problems.isEmpty()) {
@@ -455,5 +456,25 @@ final class PlanCommand implements Callable<Integer> {
         int shown = Math.min(8, sorted.size());
         return String.join(", ", sorted.subList(0, shown))
                 + (sorted.size() > shown ? " and " + (sorted.size() - shown) + " more" : "");
+    }
+
+    /** What --snapshot takes, in words. */
+    private static final String SNAPSHOT_FIELDS = "a snapshot: windowSeconds, nodes, replicas, calls, delays";
+
+    /**
+     * {@link Json#read(Path, Class, String)}; a file it refuses that looks like another kind of file (a state
+     * file given as the snapshot) is said to be one, with the option that takes it, instead of its fields.
+     */
+    private static <T> Json.Document<T> read(
+            Path file, Class<T> type, String what, FileKinds.Kind kind, String expected) {
+        try {
+            return Json.read(file, type, what);
+        } catch (CliException e) {
+            String wrong = Files.isRegularFile(file) ? FileKinds.wrongKind(file, kind, expected) : null;
+            if (wrong == null) {
+                throw e;
+            }
+            throw new CliException(what + " " + file + ": " + wrong, e);
+        }
     }
 }

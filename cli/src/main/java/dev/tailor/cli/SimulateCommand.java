@@ -3,6 +3,7 @@ package dev.tailor.cli;
 import dev.tailor.common.Numbers;
 import dev.tailor.datasets.snapshot.OnlineBoutiqueSnapshot;
 import dev.tailor.lab.ClusterRuns;
+import dev.tailor.lab.LabException;
 import dev.tailor.lab.SimulationOutput;
 import dev.tailor.sim.cluster.ClusterScenario;
 import dev.tailor.sim.cluster.ClusterSimulation;
@@ -308,7 +309,22 @@ final class SimulateCommand implements Callable<Integer> {
                     DataDir.require(DatasetOptions.LATENCY, null),
                     notes);
         }
-        return ClusterRuns.load(nameOrFile, OnlineBoutiqueScenario.NAME);
+        try {
+            return ClusterRuns.load(nameOrFile, OnlineBoutiqueScenario.NAME);
+        } catch (LabException e) {
+            Path file = Path.of(nameOrFile);
+            String wrong = java.nio.file.Files.isRegularFile(file)
+                    ? FileKinds.wrongKind(
+                            file,
+                            FileKinds.Kind.CLUSTER_SCENARIO,
+                            "a cluster scenario: name, seed, nodes, components, entry, ... (docs/simulator.md)")
+                    : null;
+            if (wrong == null) {
+                throw e;
+            }
+            // A snapshot given as the scenario: said as one, not as every scenario field it lacks.
+            throw new CliException("scenario " + nameOrFile + ": " + wrong, e);
+        }
     }
 
     private List<ClusterSweep.Run> plan(ClusterScenario base) {

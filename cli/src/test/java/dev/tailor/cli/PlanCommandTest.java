@@ -613,6 +613,36 @@ class PlanCommandTest {
         return docs;
     }
 
+    @Test
+    void plan_aStateFileAsTheSnapshot_orASnapshotAsTheState_saysWhichOptionTakesIt() throws IOException {
+        Path snapshot = write("snapshot.json", VALID);
+        Path state = dir.resolve("st.json");
+        assertThat(tailor("heart", "plan", "--snapshot", snapshot.toString(), "--state", state.toString())
+                        .exitCode())
+                .isZero();
+        String written = Files.readString(state);
+
+        Result swapped = tailor("heart", "plan", "--snapshot", state.toString());
+        assertThat(swapped.exitCode()).isEqualTo(2);
+        // Was "rounds: unknown field (expected one of calls, delays, nodes, replicas, windowSeconds)".
+        assertThat(swapped.err())
+                .isEqualTo("tailor: snapshot " + state + ": looks like a HEART state file (it has rounds and groups)"
+                        + " (expected: a snapshot: windowSeconds, nodes, replicas, calls, delays; a HEART state file"
+                        + " goes to heart plan --state)\n");
+        assertThat(swapped.out()).isEmpty();
+
+        Path other = write("other.json", VALID);
+        Result asState = tailor("heart", "plan", "--snapshot", snapshot.toString(), "--state", other.toString());
+        assertThat(asState.exitCode()).isEqualTo(2);
+        assertThat(asState.err())
+                .isEqualTo("tailor: state " + other + ": looks like a HEART snapshot (it has windowSeconds, nodes and"
+                        + " replicas) (expected: the state file heart plan --state writes; a HEART snapshot goes to"
+                        + " heart plan --snapshot)\n");
+        assertThat(asState.out()).isEmpty();
+        assertThat(Files.readString(other)).as("nothing written").isEqualTo(VALID);
+        assertThat(Files.readString(state)).isEqualTo(written);
+    }
+
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', textBlock = """
             number as string   | "windowSeconds": 30 | "windowSeconds": "30" | windowSeconds: "30" (expected: a number) at line 1

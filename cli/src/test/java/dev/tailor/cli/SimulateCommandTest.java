@@ -21,6 +21,26 @@ class SimulateCommandTest {
     Path dir;
 
     @Test
+    void simulate_scenarioGivenASnapshot_saysItLooksLikeOne_andWhichOptionTakesIt() throws IOException {
+        Path snapshot = dir.resolve("x.json");
+        Files.copy(Path.of(System.getProperty("tailor.projectDir", ".."), "examples", "paper-dag.json"), snapshot);
+        PlanCommandTest.Result result = tailor("heart", "simulate", "--scenario", snapshot.toString());
+        assertThat(result.exitCode()).isEqualTo(2);
+        // Was "scenario x.json: 24 problems:" and every scenario field a snapshot lacks.
+        assertThat(result.err())
+                .isEqualTo("tailor: scenario " + snapshot + ": looks like a HEART snapshot (it has windowSeconds,"
+                        + " nodes and replicas) (expected: a cluster scenario: name, seed, nodes, components, entry,"
+                        + " ... (docs/simulator.md); a HEART snapshot goes to heart plan --snapshot)\n");
+        assertThat(result.out()).isEmpty();
+        Path broken = dir.resolve("broken.yaml");
+        Files.writeString(broken, "name: x\nseed: 1\n");
+        assertThat(tailor("heart", "simulate", "--scenario", broken.toString()).err())
+                .as("a scenario with problems is told its problems")
+                .contains("problems:")
+                .doesNotContain("looks like");
+    }
+
+    @Test
     void simulate_json_hasOneResultPerPolicyAndRate() throws IOException {
         PlanCommandTest.Result result = tailor(
                 "heart",
