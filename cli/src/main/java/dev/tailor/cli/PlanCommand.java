@@ -387,8 +387,11 @@ final class PlanCommand implements Callable<Integer> {
                     document != null ? document.report(e.fieldProblems()) : Problem.report(source, e.problems()));
         }
         // The snapshot is valid here, so its services are what the plan records in the state.
+        SortedSet<String> gone = new TreeSet<>();
         if (state != null && !firstRound) {
             checkWrittenFor(previous, Heart.services(snapshot), source, err);
+            gone.addAll(previous.groups().keySet());
+            gone.removeAll(Heart.services(snapshot));
         }
 
         // Render fully before writing anything: a rendering error must not leave a saved state
@@ -411,6 +414,13 @@ final class PlanCommand implements Callable<Integer> {
             Json.writeAtomically("--state", state, plan.state());
             if (firstRound) {
                 err.println("tailor: state " + state + " did not exist: this was round 1, state saved");
+            }
+            if (!gone.isEmpty()) {
+                // Not a reason to refuse (a component may be scaled away for a while), but not silent either.
+                err.println("tailor: note: state " + state + " has estimates for "
+                        + (gone.size() == 1 ? "component " : "components ")
+                        + names(gone) + ", which " + source + " does not have; the state saved now leaves "
+                        + (gone.size() == 1 ? "it" : "them") + " out");
             }
         }
         if (format == Format.istio) {

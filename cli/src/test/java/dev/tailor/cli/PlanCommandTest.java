@@ -373,7 +373,9 @@ class PlanCommandTest {
         assertThat(first.err())
                 .isEqualTo("tailor: warning: state " + state + " does not say which application it was written for"
                         + " (written by an older tailor): taking it for " + snapshot + "'s; the state saved now"
-                        + " records its services\n");
+                        + " records its services\n"
+                        + "tailor: note: state " + state + " has estimates for component x, which " + snapshot
+                        + " does not have; the state saved now leaves it out\n");
         assertThat(Json.MAPPER.readTree(state.toFile()).get("rounds").asLong()).isEqualTo(4);
         Result second = tailor("heart", "plan", "--snapshot", snapshot.toString(), "--state", state.toString());
         assertThat(second.exitCode()).isZero();
@@ -611,6 +613,33 @@ class PlanCommandTest {
             }
         }
         return docs;
+    }
+
+    @Test
+    void plan_stateWithAComponentTheSnapshotLacks_notesIt_andSavesTheStateWithoutIt() throws IOException {
+        Path snapshot = write("snapshot.json", VALID);
+        Path state = dir.resolve("st.json");
+        assertThat(tailor("heart", "plan", "--snapshot", snapshot.toString(), "--state", state.toString())
+                        .exitCode())
+                .isZero();
+        com.fasterxml.jackson.databind.node.ObjectNode written =
+                (com.fasterxml.jackson.databind.node.ObjectNode) Json.MAPPER.readTree(state.toFile());
+        ((com.fasterxml.jackson.databind.node.ObjectNode) written.get("groups"))
+                .set("zzz", written.get("groups").get("a").deepCopy());
+        Files.writeString(state, Json.MAPPER.writeValueAsString(written));
+
+        Result r = tailor("heart", "plan", "--snapshot", snapshot.toString(), "--state", state.toString());
+        assertThat(r.exitCode()).as(r.err()).isZero();
+        // Was accepted and rewritten without a word.
+        assertThat(r.err())
+                .isEqualTo("tailor: note: state " + state + " has estimates for component zzz, which " + snapshot
+                        + " does not have; the state saved now leaves it out\n");
+        JsonNode saved = Json.MAPPER.readTree(state.toFile());
+        assertThat(saved.get("groups").has("zzz")).isFalse();
+        assertThat(saved.get("rounds").asLong()).isEqualTo(2);
+
+        Result again = tailor("heart", "plan", "--snapshot", snapshot.toString(), "--state", state.toString());
+        assertThat(again.err()).as("said once").isEmpty();
     }
 
     @Test
