@@ -62,6 +62,10 @@ public final class KubeClients {
         if (Files.isDirectory(file)) {
             throw new IllegalArgumentException(where + "a directory (" + EXPECTED_KUBECONFIG + ")");
         }
+        if (!Files.exists(file)) {
+            // Worded as a KUBECONFIG that names no file is (requireKubeconfigEnvFile).
+            throw new IllegalArgumentException(where + "cannot use it (no such file)");
+        }
         String text;
         try {
             text = Files.readString(file);

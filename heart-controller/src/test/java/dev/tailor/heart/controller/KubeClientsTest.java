@@ -76,7 +76,8 @@ class KubeClientsTest {
                 .hasMessageNotContaining("\n");
 
         Path missing = dir.resolve("missing");
+        // Worded as KUBECONFIG's is, which said "(no such file)" where this said "(no such file or directory)".
         assertThatThrownBy(() -> KubeClients.fromKubeconfig(missing))
-                .hasMessageStartingWith("--kubeconfig: " + missing + ": cannot use it (no such file");
+                .hasMessage("--kubeconfig: " + missing + ": cannot use it (no such file)");
     }
 }
