@@ -12,11 +12,14 @@ import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * A document read past what a strict read ({@link StrictReader}) stops at, though the rest of it can still be
@@ -46,6 +49,35 @@ public record LenientTree(JsonNode tree, List<Duplicate> duplicates, Map<String,
                     StrictReader.DUPLICATE_KEY,
                     "each key once per mapping; the first," + firstAt + ", is the one checked");
         }
+    }
+
+    /**
+     * What a checked document reports: each problem of {@code checked} but those under a field taken out for
+     * its type (the field or what lies under it, {@link Problem#related}), then, for each non-finite float
+     * that no problem named and that was not taken out, that it is not a finite number (a field whose own
+     * check a non-finite number would pass is refused all the same).
+     *
+     * @param checked   the problems the document's own checks found, in their order
+     * @param nonFinite the document's non-finite floats by field path, as written ({@link #nonFinite})
+     * @param takenOut  the paths of fields taken out of the document for their type before it was bound
+     */
+    public static List<Problem> problems(
+            List<Problem> checked, Map<String, String> nonFinite, Collection<String> takenOut) {
+        List<Problem> problems = new ArrayList<>();
+        Set<String> told = new HashSet<>();
+        for (Problem problem : checked) {
+            if (takenOut.stream().noneMatch(out -> Problem.related(out, problem.path()))) {
+                problems.add(problem);
+                told.add(problem.path());
+            }
+        }
+        for (Map.Entry<String, String> value : nonFinite.entrySet()) {
+            String path = value.getKey();
+            if (!told.contains(path) && takenOut.stream().noneMatch(out -> Problem.related(out, path))) {
+                problems.add(new Problem(path, value.getValue(), "a finite number"));
+            }
+        }
+        return problems;
     }
 
     /**

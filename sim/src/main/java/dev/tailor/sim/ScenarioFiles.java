@@ -88,19 +88,8 @@ public final class ScenarioFiles {
         if (scenario == null) {
             throw empty(source);
         }
-        Set<String> told = new HashSet<>();
-        for (Problem problem : check.apply(scenario)) {
-            if (takenOut.stream().noneMatch(out -> Problem.related(out, problem.path()))) {
-                messages.add(locations.message(problem));
-                told.add(problem.path());
-            }
-        }
-        for (Map.Entry<String, String> value : nonFinite.entrySet()) {
-            String path = value.getKey();
-            if (!told.contains(path) && takenOut.stream().noneMatch(out -> Problem.related(out, path))) {
-                // A field whose own check a non-finite number would pass: refused all the same.
-                messages.add(locations.message(new Problem(path, value.getValue(), "a finite number")));
-            }
+        for (Problem problem : LenientTree.problems(check.apply(scenario), nonFinite, takenOut)) {
+            messages.add(locations.message(problem));
         }
         if (!messages.isEmpty()) {
             throw new ScenarioException(Problem.report(source, messages));

@@ -98,20 +98,9 @@ public final class ConfigFiles {
             config = bind(lenient.tree(), source, at, nonFinite, messages, takenOut);
         }
         config = config == null ? ControllerConfig.DEFAULTS : config;
-        Set<String> told = new HashSet<>();
-        for (Problem problem : config.problems()) {
-            if (takenOut.stream().noneMatch(out -> Problem.related(out, problem.path()))) {
-                // Its value as written: -5, not -5.0; .nan, not NaN.
-                messages.add(at.message(problem));
-                told.add(problem.path());
-            }
-        }
-        for (Map.Entry<String, String> value : nonFinite.entrySet()) {
-            String path = value.getKey();
-            if (!told.contains(path) && takenOut.stream().noneMatch(out -> Problem.related(out, path))) {
-                // A field whose own check a non-finite number would pass: refused all the same.
-                messages.add(at.message(new Problem(path, value.getValue(), "a finite number")));
-            }
+        for (Problem problem : LenientTree.problems(config.problems(), nonFinite, takenOut)) {
+            // Its value as written: -5, not -5.0; .nan, not NaN.
+            messages.add(at.message(problem));
         }
         if (!messages.isEmpty()) {
             throw new IllegalArgumentException(Problem.report(source, messages));
