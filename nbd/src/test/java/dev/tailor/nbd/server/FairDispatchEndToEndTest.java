@@ -84,9 +84,16 @@ class FairDispatchEndToEndTest {
                     .as("100 of 1000 IOPS provisioned, the other export takes the rest")
                     .containsExactly(1e8, 9e8);
             String uri = "nbd://127.0.0.1:" + server.localAddress().getPort() + "/copy";
-            Programs.run(TIMEOUT, nbdcopy, "--flush", source.toString(), uri).ok();
-            Programs.run(TIMEOUT, nbdcopy, uri, back.toString()).ok();
-            assertThat(Files.mismatch(source, back)).isEqualTo(-1L);
+            // nbdcopy keeps many requests in flight, so at depth 1 some wait at the door; on a page cache
+            // fast enough a whole copy can still see each request done before the next: a few more.
+            for (int round = 0;
+                    round < 5 && (round == 0 || door.exportCounters().get(0).waited() == 0);
+                    round++) {
+                Programs.run(TIMEOUT, nbdcopy, "--flush", source.toString(), uri)
+                        .ok();
+                Programs.run(TIMEOUT, nbdcopy, uri, back.toString()).ok();
+                assertThat(Files.mismatch(source, back)).isEqualTo(-1L);
+            }
 
             FairDispatchDoor.ExportCounters copy = door.exportCounters().get(0);
             assertThat(copy.requests()).as("READs and WRITEs through the door").isPositive();
