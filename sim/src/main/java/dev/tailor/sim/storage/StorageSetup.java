@@ -13,10 +13,12 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -179,6 +181,7 @@ public final class StorageSetup {
                 100 * base / BACKEND_COST_UNITS_PER_SECOND,
                 100 * total / BACKEND_COST_UNITS_PER_SECOND,
                 burstMultiplier == null ? "" : " (burst multiplier " + Numbers.format(burstMultiplier) + ")"));
+        budgetNote(scenario, tenants).ifPresent(all::add);
         double[] commitments = new double[scenario.proxies()];
         committed.forEach(t -> commitments[t.proxy()] += t.commitmentCostUnitsPerSecond());
         for (int p = 0; p < commitments.length; p++) {
@@ -192,6 +195,64 @@ public final class StorageSetup {
             }
         }
         this.notes = List.copyOf(all);
+    }
+
+    /**
+     * A note when some proxy's budget per interval (its capacity × Δ) is smaller than the cost of one of its
+     * tenants' requests: segment admission then collects such a request's cost from the pools over several
+     * intervals when it is beyond its tenant's baseline (docs/admission.md, Requests larger than a window of
+     * baseline); empty otherwise.
+     */
+    private Optional<String> budgetNote(StorageScenario scenario, List<Tenant> tenants) {
+        double intervalSeconds = Math.max(1_000, Math.round(scenario.intervalMillis() * 1e6)) / 1e9;
+        Map<Excerpt, Double> largestOfExcerpt = new IdentityHashMap<>();
+        double[] largest = new double[scenario.proxies()];
+        for (Tenant t : tenants) {
+            double c = largestOfExcerpt.computeIfAbsent(
+                    t.trace(),
+                    e -> e instanceof SyntheticExcerpt synthetic
+                            ? synthetic.largestCostUnits()
+                            : largestCostUnits(e, costModel, scenario.diskSizeBytes()));
+            largest[t.proxy()] = Math.max(largest[t.proxy()], c);
+        }
+        int over = 0;
+        int worst = -1;
+        for (int p = 0; p < largest.length; p++) {
+            double budget = proxyCapacity[p] * intervalSeconds;
+            if (largest[p] > budget) {
+                over++;
+                if (worst < 0 || largest[p] / budget > largest[worst] / (proxyCapacity[worst] * intervalSeconds)) {
+                    worst = p;
+                }
+            }
+        }
+        if (over == 0) {
+            return Optional.empty();
+        }
+        double budget = proxyCapacity[worst] * intervalSeconds;
+        return Optional.of(String.format(
+                Locale.ROOT,
+                "on %d of %d proxies a request can cost more than the proxy's budget per interval (proxy %d: %s"
+                        + " cost units per %s ms, its largest request %s): segment admission holds such a request"
+                        + " beyond its tenant's baseline for %d intervals or more while it collects its cost;"
+                        + " fewer proxies or a longer intervalMillis shorten that",
+                over,
+                largest.length,
+                worst,
+                String.format(Locale.ROOT, "%,d", (long) Math.floor(budget)),
+                Numbers.written(scenario.intervalMillis()),
+                String.format(Locale.ROOT, "%,d", (long) Math.ceil(largest[worst])),
+                (long) Math.ceil(largest[worst] / budget)));
+    }
+
+    /** The largest cost of one of the excerpt's requests as a tenant replays it. */
+    private static double largestCostUnits(Excerpt trace, IoCostModel cost, long diskBytes) {
+        double largest = 0;
+        Excerpt.Cursor cursor = trace.cursor(0);
+        for (int i = 0; i < trace.size(); i++) {
+            largest = Math.max(largest, costUnits(cursor.next(), cost, diskBytes));
+        }
+        return largest;
     }
 
     /**

@@ -42,6 +42,7 @@ final class SyntheticExcerpt implements Excerpt {
     private final Checkpoint[] checkpoints;
     private final long durationNanos;
     private final double meanCostUnits;
+    private final double largestCostUnits;
 
     /**
      * @param name         the tenant's name (the excerpt is {@code synthetic:NAME})
@@ -67,16 +68,25 @@ final class SyntheticExcerpt implements Excerpt {
         RestorableUniformRandomProvider random = generator.get();
         long arrival = 0;
         double cost = 0;
+        double largest = 0;
         for (int i = 0; i < REQUESTS; i++) {
             if (i % CHECKPOINT_EVERY == 0) {
                 checkpoints[i / CHECKPOINT_EVERY] = new Checkpoint(random.saveState(), arrival);
             }
             BlockTrace.Request r = draw(i, arrival, random);
             arrival = r.arrivalNanos();
-            cost += costUnits.applyAsDouble(r);
+            double c = costUnits.applyAsDouble(r);
+            cost += c;
+            largest = Math.max(largest, c);
         }
         this.durationNanos = arrival;
         this.meanCostUnits = cost / REQUESTS;
+        this.largestCostUnits = largest;
+    }
+
+    /** The largest {@code costUnits} of one request in a pass. */
+    double largestCostUnits() {
+        return largestCostUnits;
     }
 
     /** The mean of {@code costUnits} over one pass, summed in the pass's order. */

@@ -180,6 +180,36 @@ class StorageSetupTest {
         assertThat(tencent.next().arrivalNanos()).isPositive();
     }
 
+    /**
+     * 1 MiB reads (1,258,488 cost units each) on 16 proxies with 10 ms intervals, each proxy's budget
+     * about 620,000 per interval: the setup says so; the same tenants on one proxy, or with 4 KiB reads, fit.
+     */
+    @Test
+    void build_aRequestCostingMoreThanAProxysIntervalBudget_isNoted() throws IOException {
+        String tenants = """
+                  - name: t
+                    count: 32
+                    requestsPerSecond: 1
+                    synthetic: {readFraction: 0.7, sizeBytes: [%d]}
+                """;
+        StorageSetup sixteen = StorageSimulationTest.setup(
+                StorageSimulationTest.scenario("proxies: 16\nbaseUtilizationPercent: 40", tenants.formatted(1 << 20)));
+        assertThat(sixteen.notes())
+                .filteredOn(n -> n.contains("budget per interval"))
+                .singleElement()
+                .satisfies(n -> assertThat(n)
+                        .startsWith("on 16 of 16 proxies a request can cost more than the proxy's budget per interval")
+                        .containsPattern(
+                                "proxy \\d+: 6\\d\\d,\\d{3} cost units per 10 ms, its largest request 1,258,488\\)")
+                        .contains("for 3 intervals or more"));
+        StorageSetup one = StorageSimulationTest.setup(
+                StorageSimulationTest.scenario("baseUtilizationPercent: 40", tenants.formatted(1 << 20)));
+        assertThat(one.notes()).noneMatch(n -> n.contains("budget per interval"));
+        StorageSetup small = StorageSimulationTest.setup(
+                StorageSimulationTest.scenario("proxies: 16\nbaseUtilizationPercent: 40", tenants.formatted(4096)));
+        assertThat(small.notes()).noneMatch(n -> n.contains("budget per interval"));
+    }
+
     @Test
     void build_provisionedBaseline_isTheCommitment_inCostUnits_andMayNotExceedTheCapacity() throws IOException {
         StorageScenario s = StorageSimulationTest.scenario("", """
