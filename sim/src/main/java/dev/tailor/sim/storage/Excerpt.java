@@ -2,6 +2,7 @@ package dev.tailor.sim.storage;
 
 import dev.tailor.datasets.BlockTrace;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * What a tenant replays: a fixed sequence of requests in arrival order, the first at 0 ns, read from
@@ -70,7 +71,7 @@ public interface Excerpt {
 
             @Override
             public Cursor cursor(int index) {
-                java.util.Objects.checkIndex(index, requests.size());
+                Objects.checkIndex(index, requests.size());
                 return new Cursor() {
                     private int at = index;
 
