@@ -145,6 +145,16 @@ import dev.tailor.common.Numbers;
  *                                   disks, weighted by their baselines, with a lag of W·Δ. The controller
  *                                   does not read it; the proxy that drives the controller does. Off: an
  *                                   admitted request goes to the backend at once and waits in its queue
+ * @param oversizeAdvance            (ours, the paper is silent; default on) a waiting request that costs
+ *                                   more than the whole budget per interval C is admitted on its turn in
+ *                                   the queue service once it has drawn a visit's share from the pools,
+ *                                   provided no such advance is outstanding: what it still lacks becomes
+ *                                   debt that the next main pools repay first, as a full baseline bucket
+ *                                   covers one request larger than its depth. At most one advance is
+ *                                   outstanding per controller, so what is admitted beyond the budgets
+ *                                   grows by less than one request's cost. Off: such a request collects
+ *                                   its whole cost from the pools first, over {@code ⌈cost ÷ C⌉} intervals
+ *                                   or more. Requests costing no more than C are not affected
  */
 public record AdmissionConfig(
         long intervalNanos,
@@ -174,7 +184,8 @@ public record AdmissionConfig(
         boolean boundedLagHotService,
         boolean scaledBaselines,
         boolean baselineRefillOnArrival,
-        boolean fairDispatch) {
+        boolean fairDispatch,
+        boolean oversizeAdvance) {
 
     /** The defaults (see the parameters; they are set in one place, {@link Builder}). */
     public static final AdmissionConfig DEFAULTS = builder().build();
@@ -185,8 +196,8 @@ public record AdmissionConfig(
      * segments): every default but {@link #baselineGuarantee}, {@link #adaptiveReserve} and
      * {@link #weightedHotService} and their refinements {@link #arrivalOrderWithinDisk},
      * {@link #scaledBaselines}, {@link #boundedOverdraft} and {@link #virtualClockHotService}, and
-     * {@link #fairDispatch}, which are off (as is {@link #pacedRelease}, off by default too).
-     * The {@code segment-admission-paper} policy of the storage simulator.
+     * {@link #fairDispatch} and {@link #oversizeAdvance}, which are off (as is {@link #pacedRelease},
+     * off by default too). The {@code segment-admission-paper} policy of the storage simulator.
      */
     public static final AdmissionConfig PAPER = AdmissionConfig.builder()
             .baselineGuarantee(false)
@@ -195,6 +206,7 @@ public record AdmissionConfig(
             .arrivalOrderWithinDisk(false)
             .scaledBaselines(false)
             .fairDispatch(false)
+            .oversizeAdvance(false)
             .build();
 
     /**
@@ -311,6 +323,7 @@ public record AdmissionConfig(
         private boolean scaledBaselines = true;
         private boolean baselineRefillOnArrival = true;
         private boolean fairDispatch = true;
+        private boolean oversizeAdvance = true;
 
         private Builder() {}
 
@@ -343,6 +356,7 @@ public record AdmissionConfig(
             scaledBaselines = from.scaledBaselines;
             baselineRefillOnArrival = from.baselineRefillOnArrival;
             fairDispatch = from.fairDispatch;
+            oversizeAdvance = from.oversizeAdvance;
         }
 
         /** {@link AdmissionConfig#intervalNanos}. */
@@ -513,6 +527,12 @@ public record AdmissionConfig(
             return this;
         }
 
+        /** {@link AdmissionConfig#oversizeAdvance}. */
+        public Builder oversizeAdvance(boolean value) {
+            oversizeAdvance = value;
+            return this;
+        }
+
         /**
          * The configuration, checked as the constructor checks it.
          *
@@ -549,7 +569,8 @@ public record AdmissionConfig(
                     boundedLagHotService,
                     scaledBaselines,
                     baselineRefillOnArrival,
-                    fairDispatch);
+                    fairDispatch,
+                    oversizeAdvance);
         }
     }
 }

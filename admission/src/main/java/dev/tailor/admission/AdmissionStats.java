@@ -18,6 +18,8 @@ package dev.tailor.admission;
  *                                (reserve lending, {@link AdmissionConfig#reserveLending})
  * @param borrowedCostUnits       cost borrowed beyond the budget at the starts of bursts
  * @param forgivenCostUnits       of that, never turned into debt (repayment off)
+ * @param advancedCostUnits       cost admitted beyond the pools as advances to requests costing more
+ *                                than C ({@link AdmissionConfig#oversizeAdvance}), all of it debt
  * @param repaidCostUnits         debt repaid from later budgets
  * @param debtCostUnits           debt outstanding now
  * @param burstsBorrowing         intervals that borrowed (one per burst at most)
@@ -41,6 +43,7 @@ public record AdmissionStats(
         long lentReserveCostUnits,
         long borrowedCostUnits,
         long forgivenCostUnits,
+        long advancedCostUnits,
         long repaidCostUnits,
         long debtCostUnits,
         long burstsBorrowing,

@@ -18,6 +18,12 @@ import java.math.BigInteger;
  * {@code C − repaid}. Borrowing is possible only in an interval whose {@linkplain #openBorrowWindow
  * borrow window} the controller opened, and the total borrowed in it is at most the headroom given.
  * Hence over any run, cost drawn ≤ C × intervals begun + Σ headroom of the intervals that borrowed.
+ * An {@linkplain #advance advance} (ours, {@link AdmissionConfig#oversizeAdvance}) admits the rest of
+ * one request costing more than C as debt, with or without repayment, and only while no advance is
+ * outstanding ({@link #mayAdvance}); repayment goes to the advance first. So at most one advance is
+ * outstanding, smaller than the cost of the request it admitted, and over any run, cost admitted from the
+ * pools, by borrowing and by advances ≤ C × intervals begun + Σ headroom of the intervals that borrowed +
+ * the advance outstanding (each earlier one was repaid out of some interval's C).
  * A hot request draws the reserve only up to what is {@linkplain #lendReserve lent}, and what is lent
  * is at most the reserve minus {@code ceil(r·C × time left in the interval ÷ Δ)}, so lending never
  * creates tokens: it moves them between classes within the interval.
@@ -44,8 +50,8 @@ import java.math.BigInteger;
  * still waiting after the boundary's queue service. A burst is a run of deficit intervals; its first
  * interval is the one after an interval without deficit, with no debt outstanding and nothing
  * waiting (our reading of "the first interval of a burst"): only then does the controller open the
- * borrow window, so a second burst cannot borrow until the first has been repaid and debt never
- * exceeds one headroom. Without repayment (the no-repay ablation) borrowed cost is forgiven: it is
+ * borrow window, so a second burst cannot borrow until the first has been repaid and borrowed debt
+ * never exceeds one headroom. Without repayment (the no-repay ablation) borrowed cost is forgiven: it is
  * counted but never becomes debt.
  *
  * Lending (our reading; the paper is silent). Read strictly, the reserve expires unused whenever
@@ -57,9 +63,21 @@ import java.math.BigInteger;
  * from steady ones. The controller recomputes the lendable part whenever it is called inside an
  * interval (a proxy calls it every millisecond), so the reserve is released in steps, not at once.
  *
+ * Advances (ours; the paper is silent). A request costing more than C could not be admitted before it
+ * had collected its whole cost from ⌈cost ÷ C⌉ intervals' pools or more, and on a backend shared by
+ * many proxies (C·Δ ÷ proxies each) that held 1 MiB reads three intervals while the backend idled. An
+ * advance lets such a request through on its turn and makes the next intervals pay for it, as a rate
+ * limiter that lets an expensive permit through and makes the next callers wait for it (Guava's
+ * RateLimiter), and as the baseline guarantee's full bucket covers one request larger than its depth.
+ * It is debt even without repayment (the no-repay ablation forgives borrowed headroom, which is bounded
+ * per burst; forgiving advances would let one through every interval). One outstanding at a time keeps
+ * the overshoot to one request; repaying the advance first, before borrowed or overdrawn debt, lets the
+ * next oversized request through as soon as the budget has paid for the last one. Borrow windows
+ * still need all debt repaid, advances included.
+ *
  * r = 1 leaves no main pool and nothing to repay debt from: hot segments then wait until they calm
- * down, and a debt, once taken, stays. That is what the configuration asks for; the controller
- * documents it.
+ * down, and a debt, once taken, stays (after one advance, oversized requests collect their cost again).
+ * That is what the configuration asks for; the controller documents it.
  */
 final class DualTokenPool {
 
@@ -73,6 +91,9 @@ final class DualTokenPool {
     private long lent;
 
     private long debt;
+    /** The part of {@link #debt} that is an advance not yet repaid (at most one advance's). */
+    private long advanceOutstanding;
+
     private long borrowAllowance;
     private boolean deficit;
     private boolean previousDeficit;
@@ -99,6 +120,7 @@ final class DualTokenPool {
     private long borrowedCostUnits;
     private long forgivenCostUnits;
     private long repaidCostUnits;
+    private long advancedCostUnits;
     private long burstsBorrowing;
 
     /**
@@ -262,6 +284,39 @@ final class DualTokenPool {
         }
     }
 
+    /**
+     * Whether an {@link #advance} may be made now: no earlier advance is outstanding (not fully repaid).
+     */
+    boolean mayAdvance() {
+        return advanceOutstanding == 0;
+    }
+
+    /**
+     * Admits {@code costUnits} beyond the pools for a request costing more than C that has drawn what the
+     * pools gave it (ours, {@link AdmissionConfig#oversizeAdvance}): they become debt, with or without
+     * repayment, which the next boundaries repay first. Only when {@link #mayAdvance()}. Marks the
+     * interval in deficit.
+     *
+     * @param costUnits what the request still lacks, {@code >= 0}
+     */
+    void advance(long costUnits) {
+        assert mayAdvance() && costUnits >= 0;
+        deficit = true;
+        debt = Checks.saturatedAdd(debt, costUnits);
+        advanceOutstanding = costUnits;
+        advancedCostUnits = Checks.saturatedAdd(advancedCostUnits, costUnits);
+    }
+
+    /** Cost admitted beyond the pools by advances (cumulative). */
+    long advancedCostUnits() {
+        return advancedCostUnits;
+    }
+
+    /** The advance not yet repaid, 0 when none. */
+    long advanceOutstandingCostUnits() {
+        return advanceOutstanding;
+    }
+
     /** Marks the running interval as part of a burst: demand it could not meet. */
     void markDeficit() {
         deficit = true;
@@ -279,6 +334,7 @@ final class DualTokenPool {
         lent = 0;
         long repaid = Math.min(debt, budgetCostUnits - reserve);
         debt -= repaid;
+        advanceOutstanding -= Math.min(advanceOutstanding, repaid);
         main = budgetCostUnits - reserve - repaid;
         mainAtStart = main;
         hotDrawnMain = 0;

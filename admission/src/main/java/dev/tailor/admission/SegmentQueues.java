@@ -15,7 +15,11 @@ import java.util.List;
  * requests in a ring: each visit gives the head request at most one quantum of cost units from the
  * pools its class may draw (steady: main, then the reserve; hot: main, then what is lent of the
  * reserve, or all of it once every segment it touches is steady again; never borrowing), admits it
- * once it has collected its whole cost, and moves on. A queue
+ * once it has collected its whole cost, and moves on. With {@link #advanceAbove advances} (ours,
+ * {@link AdmissionConfig#oversizeAdvance}), a head costing more than C that drew something on its visit
+ * is admitted then if the pool {@linkplain DualTokenPool#mayAdvance may advance}: what it still lacks
+ * becomes the pool's one outstanding advance, debt (so at most one such request at a time is admitted
+ * beyond what was drawn), and the weighted service charges its disk the whole cost. A queue
  * whose class can draw nothing keeps its place, ahead of those served, for the next call. Requests
  * leave a queue by admission, or by {@link #cancel} (the request's client went away); what a cancelled
  * request had collected stays drawn.
@@ -28,6 +32,17 @@ import java.util.List;
  * its cost over several visits (and several intervals when it costs more than a budget) instead of
  * taking the whole budget in one visit or never fitting at all. The cost collected is drawn from the
  * pools at once, so the pool accounting stays exact: nothing is admitted beyond what was drawn.
+ *
+ * Advances (ours, AdmissionConfig.oversizeAdvance). Collecting a whole cost larger than C takes
+ * ⌈cost ÷ C⌉ intervals or more, while the backend may idle (on a backend shared by 16 proxies, whose
+ * budgets are C·Δ ÷ 16 each, a 1 MiB read costs two budgets: docs/admission.md has the figures). The
+ * advance is taken on the request's turn (its visit drew something), not at its arrival, so the order
+ * of the service, steady queues first and the disks' shares, decides which oversized request goes
+ * next. Requiring it to collect a whole C first would add an interval of waiting, while the backend may
+ * idle, and lower the bound only by C: the one-outstanding rule is what bounds the rate. Its disk's
+ * virtual time or clock is charged the whole cost, so under the weighted service a disk is not served
+ * more often for sending larger requests. A request costing no more than C never takes an advance:
+ * everything about it is as without the option.
  *
  * Two queues per segment (our reading). A segment's backlog outlives its class: a segment that was hot
  * during a burst and has calmed down (R calm windows) may still hold the burst's requests. With one
@@ -92,6 +107,12 @@ final class SegmentQueues {
      * waiting requests (both classes, whole costs), or null when off.
      */
     private long[] waitingCostUnits;
+
+    /**
+     * Advances (ours, {@link AdmissionConfig#oversizeAdvance}): a head costing more than this may be
+     * admitted on an advance; {@code Long.MAX_VALUE} when off.
+     */
+    private long advanceAboveCostUnits = Long.MAX_VALUE;
 
     private final Queue[] queues;
     private final ArrayDeque<Queue> ring = new ArrayDeque<>();
@@ -181,6 +202,17 @@ final class SegmentQueues {
      */
     void serveLateFirst(int disks) {
         this.waitingCostUnits = new long[disks];
+    }
+
+    /**
+     * Advances (ours, {@link AdmissionConfig#oversizeAdvance}): from now on a head request costing more
+     * than {@code budgetCostUnits} (C) that drew something on its visit is admitted then, when the pool
+     * {@linkplain DualTokenPool#mayAdvance may advance}, what it lacks becoming the pool's advance.
+     *
+     * @param budgetCostUnits C, {@code >= 1}
+     */
+    void advanceAbove(long budgetCostUnits) {
+        this.advanceAboveCostUnits = Checks.requireRange("budgetCostUnits", budgetCostUnits, 1, Long.MAX_VALUE);
     }
 
     /** The time of the controller's latest call, which the virtual clocks are read against. */
@@ -324,6 +356,14 @@ final class SegmentQueues {
                 continue;
             }
             head.fundedCostUnits += drawn;
+            if (head.costUnits() > advanceAboveCostUnits
+                    && head.fundedCostUnits < head.costUnits()
+                    && pool.mayAdvance()) {
+                long lacking = head.costUnits() - head.fundedCostUnits;
+                pool.advance(lacking);
+                head.fundedCostUnits = head.costUnits();
+                drawn += lacking;
+            }
             if (clockNanos != null) {
                 chargeClock(head.disk(), drawn);
             } else if (weighted) {

@@ -54,6 +54,7 @@ class AdmissionConfigTest {
                 false,
                 true,
                 true,
+                true,
                 true);
         assertThat(AdmissionConfig.builder().build()).isEqualTo(written).isEqualTo(D);
         assertThat(HeadroomConfig.builder().build())
@@ -88,6 +89,7 @@ class AdmissionConfigTest {
                         false,
                         false,
                         true,
+                        false,
                         false));
     }
 

@@ -224,6 +224,53 @@ class AdmissionControllerTest {
     }
 
     @Test
+    void requestCostingMoreThanABudget_withAdvances_admittedOnItsTurn_repaidFirst_oneAdvanceAtATime() {
+        // As above, with advances: at the next call (1 ms later) its visit draws the whole pool (the
+        // quantum is C) and the 1,500 it lacks become the advance, debt.
+        AdmissionController c = controller(
+                CONFIG.toBuilder().reserveFraction(0).oversizeAdvance(true).build(), VirtualDisk.of("a", 8_000));
+        Ticket big = queued(c.acquire(0, IoKind.WRITE, 0, 2_500));
+        IntervalReport now = c.onInterval(T0 + DELTA / 10);
+        assertThat(now.admitted()).containsExactly(big);
+        assertThat(now.mainCostUnits()).isZero();
+        assertThat(now.debtCostUnits()).isEqualTo(1_500);
+        assertThat(c.stats().advancedCostUnits()).isEqualTo(1_500);
+
+        // A second one waits while that advance is outstanding: boundary 1 repays 1,000 of it (main 0),
+        // boundary 2 the last 500 (main 500), which the second draws, its 2,000 the next advance.
+        Ticket second = queued(c.acquire(0, IoKind.WRITE, 4_000, 2_500));
+        IntervalReport b1 = c.onInterval(T0 + DELTA);
+        assertThat(b1.admitted()).isEmpty();
+        assertThat(b1.repaidCostUnits()).isEqualTo(1_000);
+        assertThat(b1.debtCostUnits()).isEqualTo(500);
+        IntervalReport b2 = c.onInterval(T0 + 2 * DELTA);
+        assertThat(b2.admitted()).containsExactly(second);
+        assertThat(b2.repaidCostUnits()).isEqualTo(500);
+        assertThat(b2.debtCostUnits()).isEqualTo(2_000);
+        assertThat(b2.mainCostUnits()).isZero();
+
+        // Admitted: 5,000 = the three budgets begun + the advance outstanding.
+        AdmissionStats s = c.stats();
+        assertThat(s.admittedCostUnits()).isEqualTo(5_000);
+        assertThat(s.budgetIssuedCostUnits()).isEqualTo(3_000);
+        assertThat(s.advancedCostUnits()).isEqualTo(3_500);
+        assertThat(s.repaidCostUnits()).isEqualTo(1_500);
+    }
+
+    @Test
+    void requestCostingExactlyABudget_noAdvance() {
+        // C itself is not more than C: it collects its cost as without advances, at the next boundary.
+        AdmissionController c = controller(
+                CONFIG.toBuilder().reserveFraction(0).oversizeAdvance(true).build(), VirtualDisk.of("a", 4_000));
+        admitted(c.acquire(0, IoKind.WRITE, 0, 1));
+        Ticket whole = queued(c.acquire(0, IoKind.WRITE, 0, 1_000));
+        assertThat(c.onInterval(T0 + DELTA / 10).admitted()).isEmpty();
+        assertThat(c.onInterval(T0 + DELTA).admitted()).containsExactly(whole);
+        assertThat(c.stats().advancedCostUnits()).isZero();
+        assertThat(c.stats().debtCostUnits()).isZero();
+    }
+
+    @Test
     void borrow_onlyInTheFirstIntervalOfABurst_upToMeasuredHeadroom_andRepaidFirst() {
         // Interval 1: 20 requests of 40 (800, all from main), each completed after 2 ms. The
         // boundary closes a latency window: t95 = 2 ms, mean cost 40, so

@@ -40,7 +40,7 @@ class AdmissionPropertiesTest {
     void randomRuns_tokensNeverExceedBudgetPlusBoundedBorrowing_andNothingIsLost() {
         qt().withFixedSeed(20261201L)
                 .withExamples(400)
-                .forAll(scenarios(false))
+                .forAll(scenarios(false, false))
                 .checkAssert(AdmissionPropertiesTest::run);
     }
 
@@ -56,18 +56,37 @@ class AdmissionPropertiesTest {
     void randomRuns_withTheDepartures_overdraftBoundedByTheBaselines_andNothingIsLost() {
         qt().withFixedSeed(20261202L)
                 .withExamples(400)
-                .forAll(scenarios(true))
+                .forAll(scenarios(true, false))
                 .checkAssert(AdmissionPropertiesTest::run);
     }
 
     /**
-     * The most the baseline guarantee can admit beyond the pools by {@code latestNanos}: every disk's
-     * bucket full at the start and refilled at its baseline since (AdmissionController's refill), in cost
+     * Requests mostly larger than the budget per interval, with advances on (the departures otherwise at
+     * random): what is admitted beyond the budgets, the borrow windows and the guarantee's overdraft is at
+     * most the one advance outstanding, less than the largest request's cost; one call advances at most one
+     * request; debt is what was borrowed, overdrawn or advanced and not repaid; nothing is lost. Advances
+     * must have happened, or the property says nothing.
+     */
+    @Test
+    void randomRuns_requestsLargerThanTheBudget_advancesBoundedByOneRequest_andNothingIsLost() {
+        ADVANCED.set(0);
+        qt().withFixedSeed(20261204L)
+                .withExamples(400)
+                .forAll(scenarios(true, true))
+                .checkAssert(AdmissionPropertiesTest::run);
+        assertThat(ADVANCED.get()).as("cost advanced over all runs").isPositive();
+    }
+
+    /** Cost advanced over the runs of a property (read by the one that needs advances to have happened). */
+    private static final java.util.concurrent.atomic.AtomicLong ADVANCED = new java.util.concurrent.atomic.AtomicLong();
+
+    /**
+     * The most the baseline guarantee can admit beyond the pools after {@code refilledNanos} of refill: every
+     * disk's bucket full at the start and refilled at its baseline since (AdmissionController's refill), in cost
      * units, and for a disk whose largest request costs more than its bucket's depth, that cost instead
      * of the depth (a full bucket covers one such request and goes below zero); 0 without the guarantee.
      */
-    private static double baselineAllowance(
-            Scenario scenario, long startNanos, long latestNanos, long[] largestCostUnits) {
+    private static double baselineAllowance(Scenario scenario, long refilledNanos, long[] largestCostUnits) {
         AdmissionConfig config = scenario.config();
         if (!config.baselineGuarantee()) {
             return 0;
@@ -79,15 +98,18 @@ class AdmissionPropertiesTest {
             double perSecond =
                     scenario.disks().get(i).commitmentCostUnitsPerSecond().orElse(fairShare);
             double depth = perSecond * (config.intervalNanos() / 1e9) * config.windowIntervals();
-            total += Math.max(depth, largestCostUnits[i]) + perSecond / 1e9 * (latestNanos - startNanos);
+            total += Math.max(depth, largestCostUnits[i]) + perSecond / 1e9 * refilledNanos;
         }
         return total;
     }
 
     private static void run(Scenario scenario) {
         long now = 1_000_000_000L;
-        final long start = now;
-        long latest = now;
+        // The time the controller refilled the baseline buckets for: onInterval refills from the time of the
+        // last refill up to its own, and a call before the running interval (the clock stepped back) restarts
+        // the refills at its time, so the span stepped back over is refilled again.
+        long refilledAt = now;
+        long refilledNanos = 0;
         AdmissionController c = new AdmissionController(scenario.config(), scenario.disks(), now);
         boolean guarantee = scenario.config().baselineGuarantee();
         boolean boundaryPassed = false;
@@ -99,6 +121,9 @@ class AdmissionPropertiesTest {
         List<Ticket> waitingTickets = new ArrayList<>();
         long acquires = 0;
         long[] largestCostUnits = new long[scenario.disks().size()];
+        // An advance is what one queued request costing more than C lacked: less than the largest queued cost.
+        long largestQueued = 0;
+        long advance = scenario.config().oversizeAdvance() ? 1 : 0;
         long cancelled = 0;
         long windows = 0;
         long maxWindow = 0;
@@ -125,6 +150,7 @@ class AdmissionPropertiesTest {
                             inFlight.add(ad.ticket());
                         }
                         case Admission.Queued q -> {
+                            largestQueued = Math.max(largestQueued, q.ticket().costUnits());
                             assertThat(q.position())
                                     .isBetween(1, scenario.config().queueCapacityPerSegment());
                             waitingIds.add(q.ticket().id());
@@ -156,11 +182,17 @@ class AdmissionPropertiesTest {
                     if (op[0] != 3) {
                         now = at;
                     }
-                    latest = Math.max(latest, at);
                     long drawnBefore = drawn(c.stats());
+                    long advancedBefore = c.stats().advancedCostUnits();
                     // Before the running interval: the clock went back. (Not every op 3: once one has
                     // moved the interval back to its time, another at the same time is at its start.)
                     boolean back = at - intervalStart < 0;
+                    if (back) {
+                        refilledAt = at;
+                    } else if (at - refilledAt > 0) {
+                        refilledNanos += at - refilledAt;
+                        refilledAt = at;
+                    }
                     IntervalReport r = c.onInterval(at);
                     intervalStart = r.intervalStartNanos();
                     // One call issues at most one interval's budget, however many boundaries it passes:
@@ -168,6 +200,10 @@ class AdmissionPropertiesTest {
                     assertThat(drawn(c.stats()) - drawnBefore)
                             .as("cost drawn by one onInterval call")
                             .isLessThanOrEqualTo(budget);
+                    // And at most one advance, for a request costing more than C.
+                    assertThat(c.stats().advancedCostUnits() - advancedBefore)
+                            .as("cost advanced by one onInterval call")
+                            .isLessThanOrEqualTo(advance * largestQueued);
                     for (Ticket t : r.admitted()) {
                         assertThat(waitingIds.remove(t.id()))
                                 .as("admitted from a queue once, after waiting")
@@ -219,14 +255,20 @@ class AdmissionPropertiesTest {
             waitingTickets.removeIf(Ticket::isAdmitted);
 
             AdmissionStats s = c.stats();
+            if (advance == 0) {
+                assertThat(s.advancedCostUnits()).isZero();
+            }
+            // At most one advance outstanding (repaid first), less than the request it admitted cost.
+            long advanceOutstanding = advance * largestQueued;
             // The guarantee's overdraft (cost admitted beyond the pools within a baseline), bounded by what
             // the baseline buckets were given; one cost unit of slack per request for rounding.
-            double overdraft = guarantee ? baselineAllowance(scenario, start, latest, largestCostUnits) + acquires : 0;
+            double overdraft = guarantee ? baselineAllowance(scenario, refilledNanos, largestCostUnits) + acquires : 0;
             // The headline property: every token admitted came from some interval's budget or from a
-            // borrow window, and windows open at most once per burst and hold at most H.
+            // borrow window, and windows open at most once per burst and hold at most H; with advances,
+            // beyond that at most the one outstanding (each earlier advance was repaid from some budget).
             assertThat((double) s.admittedCostUnits())
                     .as("admitted cost")
-                    .isLessThanOrEqualTo(s.budgetIssuedCostUnits() + windows + overdraft);
+                    .isLessThanOrEqualTo(s.budgetIssuedCostUnits() + windows + overdraft + advanceOutstanding);
             // Sharper: regular draws never exceed the budget net of repayments, borrowing never
             // exceeds the windows, and within an interval never exceeds its own window.
             assertThat(s.drawnMainCostUnits() + s.drawnReserveCostUnits() + s.lentReserveCostUnits())
@@ -242,22 +284,26 @@ class AdmissionPropertiesTest {
                             + s.drawnReserveCostUnits()
                             + s.lentReserveCostUnits()
                             + s.borrowedCostUnits()
+                            + s.advancedCostUnits()
                             + overdraft);
             if (!scenario.config().reserveLending()) {
                 assertThat(s.lentReserveCostUnits()).isZero();
             }
             assertThat(s.debtCostUnits()).isNotNegative();
+            long owed = s.borrowedCostUnits() + s.advancedCostUnits() - s.repaidCostUnits();
             if (scenario.config().repayment() && guarantee) {
-                // Debt is what was borrowed or overdrawn and not yet repaid.
-                assertThat((double) s.debtCostUnits()).isLessThanOrEqualTo(maxWindow + overdraft);
-                assertThat(s.borrowedCostUnits() - s.repaidCostUnits()).isLessThanOrEqualTo(s.debtCostUnits());
+                // Debt is what was borrowed, overdrawn or advanced and not yet repaid.
+                assertThat((double) s.debtCostUnits()).isLessThanOrEqualTo(maxWindow + overdraft + advanceOutstanding);
+                assertThat(owed).isLessThanOrEqualTo(s.debtCostUnits());
             } else if (scenario.config().repayment()) {
                 assertThat(s.debtCostUnits())
-                        .as("debt never exceeds one window")
-                        .isLessThanOrEqualTo(maxWindow);
-                assertThat(s.borrowedCostUnits() - s.repaidCostUnits()).isEqualTo(s.debtCostUnits());
+                        .as("debt never exceeds one window and one advance")
+                        .isLessThanOrEqualTo(maxWindow + advanceOutstanding);
+                assertThat(owed).isEqualTo(s.debtCostUnits());
             } else {
-                assertThat(s.debtCostUnits()).isZero();
+                // Without repayment only an advance is debt.
+                assertThat(s.advancedCostUnits() - s.repaidCostUnits()).isEqualTo(s.debtCostUnits());
+                assertThat(s.debtCostUnits()).isLessThanOrEqualTo(advanceOutstanding);
             }
             // Nothing lost: every request is admitted, waiting, refused or withdrawn.
             assertThat(s.cancelledRequests()).isEqualTo(cancelled);
@@ -285,6 +331,7 @@ class AdmissionPropertiesTest {
         assertThat(last.waitingRequests()).isZero();
         assertThat(c.stats().admittedRequests() + c.stats().refusedRequests() + cancelled)
                 .isEqualTo(acquires);
+        ADVANCED.addAndGet(c.stats().advancedCostUnits());
     }
 
     /** Cost drawn from the regular pools so far (borrowing is bounded by its own windows). */
@@ -303,10 +350,15 @@ class AdmissionPropertiesTest {
         assertThat(r.waitingRequests()).isNotNegative();
     }
 
-    /** Random setups: the paper's mechanism, or with {@code departures} each departure on or off at random. */
-    private static Gen<Scenario> scenarios(boolean departures) {
+    /**
+     * Random setups: the paper's mechanism, or with {@code departures} each departure on or off at random;
+     * with {@code oversized}, advances on and budgets of 10 .. 400, below most requests' costs.
+     */
+    private static Gen<Scenario> scenarios(boolean departures, boolean oversized) {
         Gen<Scenario> gen = in -> {
-            int budget = integers().between(50, 5_000).generate(in);
+            int budget = oversized
+                    ? integers().between(10, 400).generate(in)
+                    : integers().between(50, 5_000).generate(in);
             double reserve = switch (integers().between(0, 4).generate(in)) {
                 case 0 -> 0;
                 case 1 -> 1;
@@ -349,6 +401,7 @@ class AdmissionPropertiesTest {
                         .weightedHotService(integers().between(0, 1).generate(in) == 0)
                         .arrivalOrderWithinDisk(integers().between(0, 1).generate(in) == 0)
                         .boundedLagHotService(integers().between(0, 1).generate(in) == 0)
+                        .oversizeAdvance(oversized || integers().between(0, 1).generate(in) == 0)
                         .build();
             }
             int diskCount = integers().between(1, 3).generate(in);

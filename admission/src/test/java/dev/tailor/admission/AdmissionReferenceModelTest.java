@@ -385,6 +385,7 @@ class AdmissionReferenceModelTest {
                 m.lentReserveCostUnits(),
                 0,
                 0,
+                0, // no advances: the paper's configuration leaves them off
                 0,
                 0,
                 0,

@@ -38,6 +38,41 @@ class DualTokenPoolTest {
     }
 
     @Test
+    void advance_isDebtRepaidBeforeOtherDebt_oneAtATime_evenWithoutRepayment() {
+        // Borrow 300 (debt 300), then advance 1,000: debt 1,300, of which the advance 1,000.
+        DualTokenPool p = pool();
+        assertThat(p.openBorrowWindow(300)).isEqualTo(300);
+        assertThat(p.tryDraw(1_100, false)).isTrue(); // 800 from main, 300 borrowed
+        assertThat(p.mayAdvance()).isTrue();
+        p.advance(1_000);
+        assertThat(p.mayAdvance()).isFalse();
+        assertThat(p.debtCostUnits()).isEqualTo(1_300);
+        assertThat(p.advancedCostUnits()).isEqualTo(1_000);
+        assertThat(p.deficit()).isTrue();
+        // Boundary 1: 800 repaid, all of it to the advance first: 200 of it still outstanding.
+        p.replenish(0.2);
+        assertThat(p.repaidThisIntervalCostUnits()).isEqualTo(800);
+        assertThat(p.debtCostUnits()).isEqualTo(500);
+        assertThat(p.advanceOutstandingCostUnits()).isEqualTo(200);
+        assertThat(p.mayAdvance()).isFalse();
+        // Boundary 2: the last 200 of the advance and the 300 borrowed; main 300, and a new advance may be made.
+        p.replenish(0.2);
+        assertThat(p.debtCostUnits()).isZero();
+        assertThat(p.advanceOutstandingCostUnits()).isZero();
+        assertThat(p.mainCostUnits()).isEqualTo(300);
+        assertThat(p.mayAdvance()).isTrue();
+
+        // Without repayment borrowed cost is forgiven, an advance is not.
+        DualTokenPool forgiving = new DualTokenPool(1_000, 0.2, false);
+        forgiving.advance(1_500);
+        assertThat(forgiving.debtCostUnits()).isEqualTo(1_500);
+        forgiving.replenish(0.2);
+        assertThat(forgiving.debtCostUnits()).isEqualTo(700);
+        assertThat(forgiving.mainCostUnits()).isZero();
+        assertThat(forgiving.forgivenCostUnits()).isZero();
+    }
+
+    @Test
     void replenish_restoresReserveThenRepaysDebtThenFillsMain() {
         // Borrow 1,500 beyond the pools: debt 1,500 (the window allows up to 1,600 here).
         DualTokenPool p = pool();
