@@ -20,7 +20,7 @@ import java.util.function.Consumer;
  * {@code round-robin-hot}, {@code bounded-overdraft}, {@code virtual-clock-hot}, {@code fifo-deadline},
  * {@code late-first-hot}, {@code late-first-clock-hot}, {@code round-robin-within-disk},
  * {@code bounded-lag-hot}, {@code unscaled-baselines}, {@code tick-refilled-baselines},
- * {@code no-fair-dispatch}: the real {@link AdmissionController} of the {@code admission} module,
+ * {@code no-fair-dispatch}, {@code no-oversize-advance}: the real {@link AdmissionController} of the {@code admission} module,
  * driven in simulated time. An arriving request is acquired at its arrival time: admitted requests go
  * to the backend at once, queued ones when an {@link IntervalReport} admits them, refused ones leave
  * counted; with {@link AdmissionConfig#fairDispatch} (on but in the paper's variant), "go to the backend" is through
@@ -49,7 +49,9 @@ import java.util.function.Consumer;
  * {@code unscaled-baselines} with {@link AdmissionConfig#scaledBaselines} off (on by default), and
  * {@code tick-refilled-baselines} with {@link AdmissionConfig#baselineRefillOnArrival} off (on by
  * default: the guarantee's buckets refilled at the controller's calls only), and
- * {@code no-fair-dispatch} with {@link AdmissionConfig#fairDispatch} off (on by default). Between
+ * {@code no-fair-dispatch} with {@link AdmissionConfig#fairDispatch} off (on by default), and
+ * {@code no-oversize-advance} with {@link AdmissionConfig#oversizeAdvance} off (on by default: a request
+ * costing more than the proxy's budget per interval collects its whole cost before it is admitted). Between
  * boundaries the policy calls the controller {@code admission.callsPerInterval − 1} more times per
  * interval (default every millisecond), as a proxy's statistics task would.
  */
@@ -85,7 +87,8 @@ final class SegmentAdmissionPolicy implements StoragePolicy {
             "bounded-lag-hot",
             "unscaled-baselines",
             "tick-refilled-baselines",
-            "no-fair-dispatch");
+            "no-fair-dispatch",
+            "no-oversize-advance");
 
     private final Proxy proxy;
     private final AdmissionController controller;
@@ -148,6 +151,7 @@ final class SegmentAdmissionPolicy implements StoragePolicy {
                 .scaledBaselines(base.scaledBaselines() && !"unscaled-baselines".equals(name))
                 .baselineRefillOnArrival(base.baselineRefillOnArrival() && !"tick-refilled-baselines".equals(name))
                 .fairDispatch(base.fairDispatch() && !"no-fair-dispatch".equals(name))
+                .oversizeAdvance(base.oversizeAdvance() && !"no-oversize-advance".equals(name))
                 .build();
     }
 

@@ -199,9 +199,10 @@ public final class StorageSetup {
 
     /**
      * A note when some proxy's budget per interval (its capacity × Δ) is smaller than the cost of one of its
-     * tenants' requests: segment admission then collects such a request's cost from the pools over several
-     * intervals when it is beyond its tenant's baseline (docs/admission.md, Requests larger than a window of
-     * baseline); empty otherwise.
+     * tenants' requests: segment admission then admits such a request beyond its tenant's baseline on an
+     * advance that later budgets repay, one at a time per proxy, and without advances (the paper's variant,
+     * {@code no-oversize-advance}) collects its cost from the pools over several intervals (docs/admission.md,
+     * Requests larger than a window of baseline); empty otherwise.
      */
     private Optional<String> budgetNote(StorageScenario scenario, List<Tenant> tenants) {
         double intervalSeconds = Math.max(1_000, Math.round(scenario.intervalMillis() * 1e6)) / 1e9;
@@ -233,9 +234,11 @@ public final class StorageSetup {
         return Optional.of(String.format(
                 Locale.ROOT,
                 "on %d of %d proxies a request can cost more than the proxy's budget per interval (proxy %d: %s"
-                        + " cost units per %s ms, its largest request %s): segment admission holds such a request"
-                        + " beyond its tenant's baseline for %d intervals or more while it collects its cost;"
-                        + " fewer proxies or a longer intervalMillis shorten that",
+                        + " cost units per %s ms, its largest request %s): segment admission admits such a request"
+                        + " beyond its tenant's baseline on its turn, one at a time per proxy, and later budgets repay"
+                        + " what it lacked; segment-admission-paper and no-oversize-advance hold it for %d intervals"
+                        + " or more while it collects its cost (fewer proxies or a longer intervalMillis shorten"
+                        + " that)",
                 over,
                 largest.length,
                 worst,

@@ -41,7 +41,8 @@ public final class StorageSimulation {
             "bounded-lag-hot",
             "unscaled-baselines",
             "tick-refilled-baselines",
-            "no-fair-dispatch");
+            "no-fair-dispatch",
+            "no-oversize-advance");
 
     private StorageSimulation() {}
 
@@ -97,7 +98,8 @@ public final class StorageSimulation {
                     "bounded-lag-hot",
                     "unscaled-baselines",
                     "tick-refilled-baselines",
-                    "no-fair-dispatch" -> new SegmentAdmissionPolicy(proxy, name, recorder);
+                    "no-fair-dispatch",
+                    "no-oversize-advance" -> new SegmentAdmissionPolicy(proxy, name, recorder);
             default ->
                 throw new IllegalArgumentException(
                         "policy : \"" + name + "\" (expected: one of " + policyNames() + ")");

@@ -201,7 +201,9 @@ class StorageSetupTest {
                         .startsWith("on 16 of 16 proxies a request can cost more than the proxy's budget per interval")
                         .containsPattern(
                                 "proxy \\d+: 6\\d\\d,\\d{3} cost units per 10 ms, its largest request 1,258,488\\)")
-                        .contains("for 3 intervals or more"));
+                        .contains("segment admission admits such a request beyond its tenant's baseline on its turn,"
+                                + " one at a time per proxy")
+                        .contains("segment-admission-paper and no-oversize-advance hold it for 3 intervals or more"));
         StorageSetup one = StorageSimulationTest.setup(
                 StorageSimulationTest.scenario("baseUtilizationPercent: 40", tenants.formatted(1 << 20)));
         assertThat(one.notes()).noneMatch(n -> n.contains("budget per interval"));
