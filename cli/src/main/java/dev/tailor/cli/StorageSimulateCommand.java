@@ -42,7 +42,8 @@ import picocli.CommandLine.Option;
                     + " no-borrow, no-repay, no-lending (the strict reserve: never lent to hot segments),"
                     + " no-baseline-guarantee, paced-release, fixed-reserve, round-robin-hot, round-robin-within-disk,"
                     + " bounded-overdraft, virtual-clock-hot, fifo-deadline, late-first-hot, late-first-clock-hot,"
-                    + " bounded-lag-hot, unscaled-baselines, tick-refilled-baselines, no-fair-dispatch.",
+                    + " bounded-lag-hot, unscaled-baselines, tick-refilled-baselines, no-fair-dispatch,"
+                    + " no-oversize-advance.",
             ""
         },
         footer = {
