@@ -30,8 +30,9 @@ import java.util.TreeMap;
  *       count; otherwise a hot segment counts one more calm window and is steady after {@code R} of
  *       them in a row. Thresholds: the disk's commitment (or the fair share, capacity ÷ disks) ÷ its
  *       segments × Δ × W × {@code hotThresholdRatio}, in the order docs/admission.md writes it.</li>
- *   <li><b>Pool</b>: at every boundary reserve {@code floor(r·C)} with the r of that boundary, main
- *       the rest (no debt without borrowing), unused tokens expire. Inside an interval, at every call
+ *   <li><b>Pool</b>: at every boundary reserve {@code floor(r·C)} with the r of that boundary, then
+ *       the debt repaid from what is left, {@code min(debt, C − reserve)}, main the rest; unused tokens
+ *       expire. Debt comes only from advances (borrowing is off). Inside an interval, at every call
  *       of {@code onInterval}, everything of the reserve above
  *       {@code ceil(reserveAtStart × (Δ − elapsed) ÷ Δ)} — computed exactly, in integers — is lent to
  *       hot requests, and what is lent stays lent until drawn. A steady request draws main, then the
@@ -43,7 +44,9 @@ import java.util.TreeMap;
  *       queues, a queue joining at the back. Serving: a pass over the steady queues, then a pass over
  *       all; a visit takes the ring's first queue, gives its head at most one quantum from its class's
  *       pools (a hot head whose segments are all steady again draws as steady, in the second pass
- *       only), admits it once its whole cost is collected, and puts the queue at the back while it
+ *       only), admits it once its whole cost is collected — or, with {@code oversizeAdvance}, a head
+ *       costing more than C once that visit drew something and no advance is outstanding, what it
+ *       lacks becoming debt, the advance, repaid before anything else — and puts the queue at the back while it
  *       holds requests; a queue skipped in a pass (hot in the steady pass) or whose head could draw
  *       nothing is set aside. A pass ends when the ring is empty or main and reserve are both empty;
  *       the set-aside queues then go back to the front in the order they were set aside. A withdrawn
@@ -59,7 +62,7 @@ import java.util.TreeMap;
  *       (every segment steady with an empty window; what waits does not matter, since those
  *       boundaries serve nothing), then all but the last boundary in one step.</li>
  * </ul>
- * Not modelled: borrowing, debt and the headroom model (borrowing is off; the properties of those are
+ * Not modelled: borrowing, the debt it makes and the headroom model (borrowing is off; the properties of those are
  * {@code AdmissionPropertiesTest}'s and {@code HeadroomModelTest}'s), and deficit marking, which only
  * borrowing reads.
  */
@@ -120,6 +123,7 @@ final class ReferenceAdmissionModel {
     private final double[] threshold;
     private final int capacityPerSegment;
     private final boolean lending;
+    private final boolean advances;
     private final long startNanos;
     private final int[] firstSegment;
 
@@ -140,6 +144,9 @@ final class ReferenceAdmissionModel {
     private long reserve;
     private long reserveAtStart;
     private long lent;
+    private long debt;
+    private long advanceOutstanding;
+    private long repaidThisInterval;
 
     // Queues.
     private final Map<QueueKey, ArrayDeque<Request>> queues = new HashMap<>();
@@ -159,6 +166,8 @@ final class ReferenceAdmissionModel {
     private long drawnMain;
     private long drawnReserve;
     private long drawnLent;
+    private long advanced;
+    private long repaid;
 
     ReferenceAdmissionModel(AdmissionConfig config, List<VirtualDisk> disks, long startNanos) {
         this.segmentBytes = config.segmentSizeBytes();
@@ -171,6 +180,7 @@ final class ReferenceAdmissionModel {
         this.recoveryWindows = config.recoveryWindows();
         this.capacityPerSegment = config.queueCapacityPerSegment();
         this.lending = config.reserveLending();
+        this.advances = config.oversizeAdvance();
         this.startNanos = startNanos;
         this.firstSegment = new int[disks.size() + 1];
         List<Double> thresholds = new ArrayList<>();
@@ -380,9 +390,12 @@ final class ReferenceAdmissionModel {
 
     /**
      * Whether a boundary that serves nothing would change nothing but the pools (which every boundary
-     * sets afresh): every segment is steady with an empty window.
+     * sets afresh): every segment is steady with an empty window, and no debt is left to repay.
      */
     private boolean fixedPoint() {
+        if (debt > 0) {
+            return false;
+        }
         for (int s = 0; s < segmentCount(); s++) {
             if (hot[s] || window(s, interval) != 0) {
                 return false;
@@ -420,7 +433,14 @@ final class ReferenceAdmissionModel {
         reserve = Math.min(budget, (long) Math.floor(reserveFraction * budget));
         reserveAtStart = reserve;
         lent = 0;
-        main = budget - reserve;
+        repaidThisInterval = Math.min(debt, budget - reserve);
+        if (repaidThisInterval > 0) {
+            note("advance repaid at a boundary");
+        }
+        debt -= repaidThisInterval;
+        advanceOutstanding -= Math.min(advanceOutstanding, repaidThisInterval);
+        repaid += repaidThisInterval;
+        main = budget - reserve - repaidThisInterval;
     }
 
     private void lend(long elapsedNanos) {
@@ -469,14 +489,28 @@ final class ReferenceAdmissionModel {
             }
             draw(got, steady);
             head.fundedCostUnits += got;
+            boolean onAdvance = false;
+            if (advances
+                    && head.costUnits > budget
+                    && head.fundedCostUnits < head.costUnits
+                    && advanceOutstanding == 0) {
+                long lacking = head.costUnits - head.fundedCostUnits;
+                debt += lacking;
+                advanceOutstanding = lacking;
+                advanced += lacking;
+                head.fundedCostUnits = head.costUnits;
+                onAdvance = true;
+            }
             if (head.fundedCostUnits == head.costUnits) {
                 q.removeFirst();
                 admit(head, steady);
                 admitted.add(head);
                 note(
-                        head.fundedCostUnits > quantum
-                                ? "queue admits after several visits"
-                                : "queue admits in one visit");
+                        onAdvance
+                                ? "queue admits on an advance"
+                                : head.fundedCostUnits > quantum
+                                        ? "queue admits after several visits"
+                                        : "queue admits in one visit");
             }
             if (!q.isEmpty()) {
                 ring.add(key);
@@ -525,6 +559,22 @@ final class ReferenceAdmissionModel {
 
     long budgetCostUnits() {
         return budget;
+    }
+
+    long debtCostUnits() {
+        return debt;
+    }
+
+    long repaidThisIntervalCostUnits() {
+        return repaidThisInterval;
+    }
+
+    long repaidCostUnits() {
+        return repaid;
+    }
+
+    long advancedCostUnits() {
+        return advanced;
     }
 
     long intervalsBegun() {
