@@ -115,7 +115,7 @@ class NbdServeCommandTest {
         List<Path> before = temporaryDirectories();
         PlanCommandTest.Result result = tailor("nbd", "serve", "--listen", "localhost");
         assertThat(result.exitCode()).isEqualTo(2);
-        assertThat(result.err()).contains("--listen: \"localhost\" (expected HOST:PORT");
+        assertThat(result.err()).contains("--listen: \"localhost\" (expected: HOST:PORT, e.g. 127.0.0.1:10809)");
         assertThat(tailor("nbd", "serve", "--listen", "127.0.0.1:99999").err())
                 .contains("(expected: a whole number in [0, 65535])");
         assertThat(temporaryDirectories()).isSubsetOf(before);
@@ -365,6 +365,15 @@ class NbdServeCommandTest {
         assertThat(notJson.exitCode()).isEqualTo(2);
         assertThat(notJson.err()).contains(json + ": not valid JSON at line 1, column 75: found '}'");
         assertThat(dir.resolve("a.img")).doesNotExist();
+        // The file itself missing, or a folder: the option is named, as --file's are.
+        PlanCommandTest.Result missing =
+                tailor("nbd", "serve", "--config", dir.resolve("nope.yaml").toString());
+        assertThat(missing.exitCode()).isEqualTo(2);
+        assertThat(missing.err())
+                .contains("--config: " + dir.resolve("nope.yaml") + " does not exist (expected: a YAML or JSON file");
+        PlanCommandTest.Result folder = tailor("nbd", "serve", "--config", dir.toString());
+        assertThat(folder.exitCode()).isEqualTo(2);
+        assertThat(folder.err()).contains("--config: " + dir + " is a folder (expected: a YAML or JSON file");
     }
 
     @Test
