@@ -406,6 +406,14 @@ class NbdServeCommandTest {
 
     /** A child JVM running {@code tailor nbd serve ARGS}, its stdout and stderr in separate files. */
     private Process serve(Path out, Path err, String... args) throws IOException {
+        return new ProcessBuilder(serveCommand(args))
+                .redirectOutput(out.toFile())
+                .redirectError(err.toFile())
+                .start();
+    }
+
+    /** The command line of a child JVM running {@code tailor nbd serve ARGS}. */
+    private static List<String> serveCommand(String... args) {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         // As the jar's manifest does (Enable-Native-Access): the native epoll transport loads a library.
         List<String> command = new ArrayList<>(List.of(
@@ -417,10 +425,7 @@ class NbdServeCommandTest {
                 "nbd",
                 "serve"));
         command.addAll(List.of(args));
-        return new ProcessBuilder(command)
-                .redirectOutput(out.toFile())
-                .redirectError(err.toFile())
-                .start();
+        return command;
     }
 
     /** Connects to the Unix socket {@code path} and does the handshake up to the size of {@code export}. */
@@ -691,6 +696,44 @@ class NbdServeCommandTest {
             assertThat(temporary).doesNotExist();
         } finally {
             process.destroyForcibly();
+        }
+    }
+
+    @Test
+    void stopWhileStarting_removesTheFilesTheStartCreated_andSaysSo() throws Exception {
+        // An upstream that accepts the connection and never greets holds the start for its 10 s handshake limit.
+        try (ServerSocket silent = new ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+            silent.setSoTimeout(60_000);
+            Path image = dir.resolve("new.img");
+            Path existing = dir.resolve("existing.img");
+            Files.write(existing, new byte[4096]);
+            Path config = dir.resolve("exports.yaml");
+            Files.writeString(config, """
+                    port: 0
+                    exports:
+                      - name: new
+                        size: 1MiB
+                        file: new.img
+                      - name: existing
+                        file: existing.img
+                      - name: up
+                        upstream: {host: 127.0.0.1, port: %d}
+                    """.formatted(silent.getLocalPort()));
+            Path out = dir.resolve("serve.out");
+            Path err = dir.resolve("serve.err");
+            Process process = serve(out, err, "--config", config.toString());
+            try (Socket upstream = silent.accept()) {
+                // The exports are opened in order: the file ones are there, the start waits for the upstream.
+                assertThat(image).exists();
+                process.destroy(); // SIGTERM, as Ctrl-C's SIGINT
+                assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
+                assertThat(process.exitValue()).isEqualTo(143);
+                assertThat(Files.readAllLines(out)).containsExactly("tailor: stopped while starting; removed " + image);
+                assertThat(image).as("created by the start that was stopped").doesNotExist();
+                assertThat(existing).as("there before the start").exists().hasSize(4096);
+            } finally {
+                process.destroyForcibly();
+            }
         }
     }
 
