@@ -273,6 +273,9 @@ class StorageSimulateCommandTest {
                 "--scenario=robustness-long-burst | --scenario: robustness-long-burst: no mix \"long-burst\" in"
                         + " robustness (expected: robustness-<mix> with <mix> one of msn-small, mild, one-whale,"
                         + " long-bursts, spikes, many-small, tencent-heavy, busy)",
+                "--scenario= | --scenario: \"\" (expected: one of burst-microbench, deployed-like, underload,"
+                        + " robustness, robustness-<mix> (<mix>: msn-small, mild, one-whale, long-bursts, spikes,"
+                        + " many-small, tencent-heavy, busy), or a YAML scenario file)",
                 "--threads=0 | --threads: 0 (expected: 1 .. 256)",
                 "--format=csv | --format: csv (expected: one of table, json)",
                 "--report= | --report: empty"
