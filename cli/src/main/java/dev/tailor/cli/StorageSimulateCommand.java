@@ -17,6 +17,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -129,7 +130,9 @@ final class StorageSimulateCommand implements Callable<Integer> {
         Long seed = seedOption.seed;
         StorageScenarios.Loaded base = StorageRuns.load(scenario, DATA_DIR);
         if (seeds != null && seed != null) {
-            throw new CliException("--seeds: " + seeds + " with --seed " + seed + " (expected: one of them)");
+            throw new CliException(
+                    "--seeds: " + seeds.stream().map(String::valueOf).collect(Collectors.joining(",")) + " with --seed "
+                            + seed + " (expected: one of them)");
         }
         // A seed given twice is run once, as a policy named twice is.
         List<Long> seedList = seeds == null

@@ -288,6 +288,16 @@ class StorageSimulateCommandTest {
     }
 
     @Test
+    void simulate_seedsWithSeed_exit2QuotingTheSeedsAsWritten() {
+        PlanCommandTest.Result result = tailor("storage", "simulate", "--seeds", "2,3", "--seed", "1");
+        assertThat(result.exitCode()).isEqualTo(2);
+        assertThat(result.err())
+                .contains("--seeds: 2,3 with --seed 1 (expected: one of them)")
+                .doesNotContain("simulating");
+        assertThat(result.out()).isEmpty();
+    }
+
+    @Test
     void simulate_invalidScenarioFile_listsEveryProblem_andWritesNoReport() throws IOException {
         Path file = dir.resolve("bad.yaml");
         Files.writeString(file, """
