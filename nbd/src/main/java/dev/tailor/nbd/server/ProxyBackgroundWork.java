@@ -308,7 +308,10 @@ public final class ProxyBackgroundWork implements AutoCloseable {
         if (connections != null) {
             int[] counts = connections.counts();
             m.add(value("tailor_nbd_connections_open", "Client connections open now", counts[0]));
-            m.add(value("tailor_nbd_connections_handshaking", "Of them, in the handshake", counts[1]));
+            m.add(value(
+                    "tailor_nbd_connections_handshaking",
+                    "Client connections open now that are still in the handshake",
+                    counts[1]));
             CounterSnapshot.Builder refusedConnections = counter(
                     "tailor_nbd_connections_refused",
                     "New connections refused at accept, by the limit that refused them");
@@ -370,15 +373,21 @@ public final class ProxyBackgroundWork implements AutoCloseable {
                     exports,
                     AdmissionDispatcher.ExportCounters::requests));
             m.add(perExport(
-                    counter("tailor_nbd_admission_export_arrived_hot", "Of them, arrived on hot segments"),
+                    counter(
+                            "tailor_nbd_admission_export_arrived_hot",
+                            "READs and WRITEs that reached admission on hot segments"),
                     exports,
                     AdmissionDispatcher.ExportCounters::arrivedHot));
             m.add(perExport(
-                    counter("tailor_nbd_admission_export_queued", "Of them, waited in a segment queue"),
+                    counter(
+                            "tailor_nbd_admission_export_queued",
+                            "READs and WRITEs that waited in a segment queue of admission"),
                     exports,
                     AdmissionDispatcher.ExportCounters::queued));
             m.add(perExport(
-                    counter("tailor_nbd_admission_export_refused", "Of them, refused (segment queue full)"),
+                    counter(
+                            "tailor_nbd_admission_export_refused",
+                            "READs and WRITEs admission refused (segment queue full)"),
                     exports,
                     AdmissionDispatcher.ExportCounters::refused));
             m.add(perExport(
@@ -424,7 +433,7 @@ public final class ProxyBackgroundWork implements AutoCloseable {
             CounterSnapshot.Builder requests =
                     counter("tailor_nbd_fair_dispatch_export_requests", "READs and WRITEs that reached the door");
             CounterSnapshot.Builder waited =
-                    counter("tailor_nbd_fair_dispatch_export_waited", "Of them, waited at the door");
+                    counter("tailor_nbd_fair_dispatch_export_waited", "READs and WRITEs that waited at the door");
             CounterSnapshot.Builder waitSeconds = counter(
                     "tailor_nbd_fair_dispatch_export_wait_seconds",
                     "Total wait at the door of the requests let through after waiting");
