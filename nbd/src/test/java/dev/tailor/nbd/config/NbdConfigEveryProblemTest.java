@@ -47,6 +47,23 @@ class NbdConfigEveryProblemTest {
     }
 
     @Test
+    void aSegmentSizeThatIsNoMultipleOfTheBlockSize_isToldOnce_asWritten() {
+        assertThat(problemsOf("""
+                        admission:
+                          enabled: true
+                          segmentSize: 1B
+                          blockSize: 3MiB
+                          reserveFraction: 2
+                        exports:
+                          - {name: d, file: f, size: 1MiB}
+                        """))
+                .isEqualTo("test.yaml: 2 problems:\n"
+                        + "  admission.segmentSize: 1B (expected: a multiple of blockSize, 3MiB, at least blockSize)"
+                        + " at line 3\n"
+                        + "  admission.reserveFraction: 2 (expected: a number in [0, 1]) at line 5");
+    }
+
+    @Test
     void aDuplicateKeyInJson_isListedWithTheOtherProblems() throws IOException {
         assertThat(problemsOfFile("twice.json", """
                         {
