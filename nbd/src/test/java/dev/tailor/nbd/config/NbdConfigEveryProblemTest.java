@@ -79,6 +79,31 @@ class NbdConfigEveryProblemTest {
     }
 
     @Test
+    void aMetricsFileInAFolderThatDoesNotExist_isAProblemAtStart_notAWarningEverySecond() throws IOException {
+        Files.createDirectory(dir.resolve("metrics.prom.d"));
+        assertThat(problemsOfFile("metrics.yaml", """
+                        loop: {metricsFile: missing/tailor.prom}
+                        exports: [{name: d, file: d.img, size: 1MiB}]
+                        """))
+                .isEqualTo("loop.metricsFile: " + dir.resolve("missing/tailor.prom") + ": the folder "
+                        + dir.resolve("missing") + " does not exist (expected: a file path in an existing folder,"
+                        + " e.g. /var/lib/node_exporter/textfile/tailor-nbd.prom) at line 1");
+        assertThat(problemsOfFile("metrics.yaml", """
+                        loop: {metricsFile: metrics.prom.d}
+                        exports: [{name: d, file: d.img, size: 1MiB}]
+                        """))
+                .startsWith("loop.metricsFile: " + dir.resolve("metrics.prom.d") + " is a directory (expected:");
+        // In an existing folder, the file itself need not exist yet: the export creates it.
+        assertThat(NbdConfigFiles.read(Files.writeString(dir.resolve("fine.yaml"), """
+                                loop: {metricsFile: tailor.prom}
+                                exports: [{name: d, file: d.img, size: 1MiB}]
+                                """))
+                        .loop()
+                        .metricsFile())
+                .isEqualTo(dir.resolve("tailor.prom"));
+    }
+
+    @Test
     void twoBackends_areSaid_whateverIsWrongWithTheirValues() throws IOException {
         assertThat(problemsOfFile("two.yaml", """
                         exports:
