@@ -1,5 +1,6 @@
 package dev.tailor.cli;
 
+import dev.tailor.common.IoErrors;
 import dev.tailor.nbd.config.ExportConfig;
 import dev.tailor.nbd.config.NbdConfig;
 import dev.tailor.nbd.config.ServeOptions;
@@ -423,7 +424,7 @@ final class NbdServeCommand implements Callable<Integer> {
                 abandon(stop, failed);
                 server.close();
                 ServeOptions.delete(temporary);
-                throw new CliException("--pid-file: cannot write " + pidFile + " (" + e.getMessage() + ")", 1, e);
+                throw new CliException("--pid-file: cannot write " + pidFile + " (" + IoErrors.reason(e) + ")", 1, e);
             }
         }
         stopped.await();

@@ -223,6 +223,14 @@ class NbdServeCommandTest {
         assertThat(pidFolder.err())
                 .contains("--pid-file: " + dir.resolve("missing").resolve("x.pid") + ": the folder "
                         + dir.resolve("missing") + " does not exist (expected: a file path in an existing folder");
+        if (Files.isDirectory(Path.of("/proc/self"))) {
+            // A folder that takes no new file (Linux's /proc): said with the reason, not only a path.
+            PlanCommandTest.Result pidUnwritable =
+                    tailor("nbd", "serve", "--pid-file", "/proc/tailor-test.pid", "--listen", "127.0.0.1:0");
+            assertThat(pidUnwritable.exitCode()).isEqualTo(1);
+            assertThat(pidUnwritable.err())
+                    .contains("--pid-file: cannot write /proc/tailor-test.pid (no such file or directory)");
+        }
         for (String bad : List.of("1", "60s", "86401", "1.5")) {
             PlanCommandTest.Result window = tailor("nbd", "serve", "--slow-window", bad, "--listen", "127.0.0.1:0");
             assertThat(window.exitCode()).as(bad).isEqualTo(2);
