@@ -75,8 +75,9 @@ final class StorageSimulateCommand implements Callable<Integer> {
 
     @Option(
             names = "--policies",
-            paramLabel = "P,...",
+            paramLabel = "P",
             split = ",",
+            splitSynopsisLabel = ",",
             description = "Policies to compare. Default: every policy and ablation above.")
     List<String> policies;
 
@@ -85,8 +86,9 @@ final class StorageSimulateCommand implements Callable<Integer> {
 
     @Option(
             names = "--seeds",
-            paramLabel = "N,...",
+            paramLabel = "N",
             split = ",",
+            splitSynopsisLabel = ",",
             description = "Run every scenario variant once per seed and print the sweep's summary (per policy, worst"
                     + " and median of steady tenants' P99.999 against fifo and mclock). Not with --seed.")
     List<Long> seeds;

@@ -542,6 +542,15 @@ class StorageSimulateCommandTest {
     }
 
     @Test
+    void simulate_help_writesTheListOptionsAsLists() {
+        String help = tailor("storage", "simulate", "--help").out();
+        assertThat(help)
+                .contains("--policies=P[,P...]")
+                .contains("--seeds=N[,N...]")
+                .doesNotContain("......");
+    }
+
+    @Test
     void simulate_help_namesEveryMixOfTheBundledFamily_asTheScenarioItRunsAlone() {
         PlanCommandTest.Result result = tailor("storage", "simulate", "--help");
         assertThat(result.exitCode()).isZero();
