@@ -101,6 +101,34 @@ class MetricsEndpointTest {
     }
 
     @Test
+    void banner_showsTheMetricsAddressAsGiven() throws Exception {
+        // An IPv6 loopback, as an operator writes it: the banner's URL is what tailor nbd top --metrics is given.
+        org.assertj.core.api.Assumptions.assumeThat(ipv6Loopback()).isTrue();
+        NbdConfig config = config(false, "[::1]:0");
+        try (NbdServer server = NbdServer.start(config)) {
+            java.io.StringWriter out = new java.io.StringWriter();
+            ServeSummary.print(
+                    server,
+                    config,
+                    null,
+                    new java.io.PrintWriter(out),
+                    new java.io.PrintWriter(new java.io.StringWriter()));
+            assertThat(out.toString())
+                    .contains("  metrics: http://[::1]:"
+                            + server.metricsAddress().getPort() + "/metrics, health: /healthz")
+                    .doesNotContain("0:0:0:0:0:0:0:1");
+        }
+    }
+
+    private static boolean ipv6Loopback() {
+        try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getByName("::1"))) {
+            return socket.getLocalPort() > 0;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    @Test
     void noListenAddress_noEndpoint() throws Exception {
         try (NbdServer server = NbdServer.start(config(false, null))) {
             assertThat(server.metricsAddress()).isNull();
