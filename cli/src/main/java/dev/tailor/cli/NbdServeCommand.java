@@ -1,5 +1,7 @@
 package dev.tailor.cli;
 
+import dev.tailor.common.IoErrors;
+import dev.tailor.nbd.config.ExportConfig;
 import dev.tailor.nbd.config.NbdConfig;
 import dev.tailor.nbd.config.ServeOptions;
 import dev.tailor.nbd.server.NbdServer;
@@ -11,8 +13,13 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Collectors;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -335,17 +342,73 @@ final class NbdServeCommand implements Callable<Integer> {
         }
         NbdConfig settings = setup.settings();
         Path temporary = setup.temporary();
+        // The export files the start will create: a stop before it has started (an upstream that does not answer
+        // holds it for up to 10 s) removes them, as a start that fails does; files that exist now are never touched.
+        List<Path> toCreate = settings.exports().stream()
+                .map(ExportConfig::file)
+                .filter(f -> f != null && !Files.exists(f))
+                .toList();
+        CountDownLatch stopped = new CountDownLatch(1);
+        AtomicReference<NbdServer> serving = new AtomicReference<>();
+        AtomicBoolean failed = new AtomicBoolean();
+        Thread stop = new Thread(
+                () -> {
+                    if (failed.get()) {
+                        return; // the start failed and said so; it removed what it created
+                    }
+                    NbdServer running = serving.get();
+                    List<Path> removed = new ArrayList<>();
+                    if (running != null) {
+                        running.close();
+                    } else {
+                        for (Path f : toCreate) {
+                            try {
+                                if (Files.deleteIfExists(f)) {
+                                    removed.add(f);
+                                }
+                            } catch (IOException e) {
+                                err.println("tailor: could not remove " + f + " (" + e.getMessage() + ")");
+                            }
+                        }
+                    }
+                    ServeOptions.delete(temporary);
+                    if (temporary != null) {
+                        removed.add(temporary);
+                    }
+                    if (pidFile != null) {
+                        try {
+                            Files.deleteIfExists(pidFile);
+                        } catch (IOException e) {
+                            err.println("tailor: could not remove " + pidFile + " (" + e.getMessage() + ")");
+                        }
+                    }
+                    out.println("tailor: stopped" + (running == null ? " while starting" : "")
+                            + (removed.isEmpty()
+                                    ? ""
+                                    : "; removed "
+                                            + removed.stream()
+                                                    .map(Path::toString)
+                                                    .collect(Collectors.joining(", "))));
+                    out.flush();
+                    err.flush();
+                    stopped.countDown();
+                },
+                "tailor-nbd-shutdown");
+        Runtime.getRuntime().addShutdownHook(stop);
         NbdServer server;
         try {
             server = NbdServer.start(settings);
         } catch (IllegalArgumentException e) {
+            abandon(stop, failed);
             ServeOptions.delete(temporary);
             // What the server finds at start (the TLS credentials' contents) named as the options that set it.
             throw new CliException(options.namingOptions(e.getMessage()));
         } catch (IOException e) {
+            abandon(stop, failed);
             ServeOptions.delete(temporary);
             throw new CliException(options.namingListenFailure(e.getMessage()), 1, e);
         }
+        serving.set(server);
         ServeSummary.print(server, settings, temporary, out, err);
         for (String warning : setup.warnings()) {
             err.println("tailor: warning: " + warning);
@@ -358,31 +421,23 @@ final class NbdServeCommand implements Callable<Integer> {
                 Files.writeString(partial, ProcessHandle.current().pid() + "\n");
                 Files.move(partial, pidFile, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
             } catch (IOException e) {
+                abandon(stop, failed);
                 server.close();
                 ServeOptions.delete(temporary);
-                throw new CliException("--pid-file: cannot write " + pidFile + " (" + e.getMessage() + ")", 1, e);
+                throw new CliException("--pid-file: cannot write " + pidFile + " (" + IoErrors.reason(e) + ")", 1, e);
             }
         }
-        CountDownLatch stopped = new CountDownLatch(1);
-        Path removeOnExit = temporary;
-        Runtime.getRuntime()
-                .addShutdownHook(new Thread(
-                        () -> {
-                            server.close();
-                            ServeOptions.delete(removeOnExit);
-                            if (pidFile != null) {
-                                try {
-                                    Files.deleteIfExists(pidFile);
-                                } catch (IOException e) {
-                                    err.println("tailor: could not remove " + pidFile + " (" + e.getMessage() + ")");
-                                }
-                            }
-                            out.println("tailor: stopped" + (removeOnExit == null ? "" : "; removed " + removeOnExit));
-                            out.flush();
-                            stopped.countDown();
-                        },
-                        "tailor-nbd-shutdown"));
         stopped.await();
         return 0;
+    }
+
+    /** After a failed start: the stop hook does nothing, and is taken away unless the JVM is stopping already. */
+    private static void abandon(Thread stop, AtomicBoolean failed) {
+        failed.set(true);
+        try {
+            Runtime.getRuntime().removeShutdownHook(stop);
+        } catch (IllegalStateException stopping) {
+            // the hook runs, and returns at once
+        }
     }
 }

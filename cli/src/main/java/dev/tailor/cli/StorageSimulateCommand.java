@@ -17,6 +17,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -75,8 +76,9 @@ final class StorageSimulateCommand implements Callable<Integer> {
 
     @Option(
             names = "--policies",
-            paramLabel = "P,...",
+            paramLabel = "P",
             split = ",",
+            splitSynopsisLabel = ",",
             description = "Policies to compare. Default: every policy and ablation above.")
     List<String> policies;
 
@@ -85,8 +87,9 @@ final class StorageSimulateCommand implements Callable<Integer> {
 
     @Option(
             names = "--seeds",
-            paramLabel = "N,...",
+            paramLabel = "N",
             split = ",",
+            splitSynopsisLabel = ",",
             description = "Run every scenario variant once per seed and print the sweep's summary (per policy, worst"
                     + " and median of steady tenants' P99.999 against fifo and mclock). Not with --seed.")
     List<Long> seeds;
@@ -130,7 +133,9 @@ final class StorageSimulateCommand implements Callable<Integer> {
         Long seed = seedOption.seed;
         StorageScenarios.Loaded base = StorageRuns.load(scenario, DATA_DIR);
         if (seeds != null && seed != null) {
-            throw new CliException("--seeds: " + seeds + " with --seed " + seed + " (expected: one of them)");
+            throw new CliException(
+                    "--seeds: " + seeds.stream().map(String::valueOf).collect(Collectors.joining(",")) + " with --seed "
+                            + seed + " (expected: one of them)");
         }
         // A seed given twice is run once, as a policy named twice is.
         List<Long> seedList = seeds == null

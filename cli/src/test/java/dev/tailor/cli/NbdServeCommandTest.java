@@ -115,7 +115,7 @@ class NbdServeCommandTest {
         List<Path> before = temporaryDirectories();
         PlanCommandTest.Result result = tailor("nbd", "serve", "--listen", "localhost");
         assertThat(result.exitCode()).isEqualTo(2);
-        assertThat(result.err()).contains("--listen: \"localhost\" (expected HOST:PORT");
+        assertThat(result.err()).contains("--listen: \"localhost\" (expected: HOST:PORT, e.g. 127.0.0.1:10809)");
         assertThat(tailor("nbd", "serve", "--listen", "127.0.0.1:99999").err())
                 .contains("(expected: a whole number in [0, 65535])");
         assertThat(temporaryDirectories()).isSubsetOf(before);
@@ -223,6 +223,14 @@ class NbdServeCommandTest {
         assertThat(pidFolder.err())
                 .contains("--pid-file: " + dir.resolve("missing").resolve("x.pid") + ": the folder "
                         + dir.resolve("missing") + " does not exist (expected: a file path in an existing folder");
+        if (Files.isDirectory(Path.of("/proc/self"))) {
+            // A folder that takes no new file (Linux's /proc): said with the reason, not only a path.
+            PlanCommandTest.Result pidUnwritable =
+                    tailor("nbd", "serve", "--pid-file", "/proc/tailor-test.pid", "--listen", "127.0.0.1:0");
+            assertThat(pidUnwritable.exitCode()).isEqualTo(1);
+            assertThat(pidUnwritable.err())
+                    .contains("--pid-file: cannot write /proc/tailor-test.pid (no such file or directory)");
+        }
         for (String bad : List.of("1", "60s", "86401", "1.5")) {
             PlanCommandTest.Result window = tailor("nbd", "serve", "--slow-window", bad, "--listen", "127.0.0.1:0");
             assertThat(window.exitCode()).as(bad).isEqualTo(2);
@@ -365,6 +373,15 @@ class NbdServeCommandTest {
         assertThat(notJson.exitCode()).isEqualTo(2);
         assertThat(notJson.err()).contains(json + ": not valid JSON at line 1, column 75: found '}'");
         assertThat(dir.resolve("a.img")).doesNotExist();
+        // The file itself missing, or a folder: the option is named, as --file's are.
+        PlanCommandTest.Result missing =
+                tailor("nbd", "serve", "--config", dir.resolve("nope.yaml").toString());
+        assertThat(missing.exitCode()).isEqualTo(2);
+        assertThat(missing.err())
+                .contains("--config: " + dir.resolve("nope.yaml") + " does not exist (expected: a YAML or JSON file");
+        PlanCommandTest.Result folder = tailor("nbd", "serve", "--config", dir.toString());
+        assertThat(folder.exitCode()).isEqualTo(2);
+        assertThat(folder.err()).contains("--config: " + dir + " is a folder (expected: a YAML or JSON file");
     }
 
     @Test
@@ -397,6 +414,14 @@ class NbdServeCommandTest {
 
     /** A child JVM running {@code tailor nbd serve ARGS}, its stdout and stderr in separate files. */
     private Process serve(Path out, Path err, String... args) throws IOException {
+        return new ProcessBuilder(serveCommand(args))
+                .redirectOutput(out.toFile())
+                .redirectError(err.toFile())
+                .start();
+    }
+
+    /** The command line of a child JVM running {@code tailor nbd serve ARGS}. */
+    private static List<String> serveCommand(String... args) {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         // As the jar's manifest does (Enable-Native-Access): the native epoll transport loads a library.
         List<String> command = new ArrayList<>(List.of(
@@ -408,10 +433,7 @@ class NbdServeCommandTest {
                 "nbd",
                 "serve"));
         command.addAll(List.of(args));
-        return new ProcessBuilder(command)
-                .redirectOutput(out.toFile())
-                .redirectError(err.toFile())
-                .start();
+        return command;
     }
 
     /** Connects to the Unix socket {@code path} and does the handshake up to the size of {@code export}. */
@@ -682,6 +704,44 @@ class NbdServeCommandTest {
             assertThat(temporary).doesNotExist();
         } finally {
             process.destroyForcibly();
+        }
+    }
+
+    @Test
+    void stopWhileStarting_removesTheFilesTheStartCreated_andSaysSo() throws Exception {
+        // An upstream that accepts the connection and never greets holds the start for its 10 s handshake limit.
+        try (ServerSocket silent = new ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+            silent.setSoTimeout(60_000);
+            Path image = dir.resolve("new.img");
+            Path existing = dir.resolve("existing.img");
+            Files.write(existing, new byte[4096]);
+            Path config = dir.resolve("exports.yaml");
+            Files.writeString(config, """
+                    port: 0
+                    exports:
+                      - name: new
+                        size: 1MiB
+                        file: new.img
+                      - name: existing
+                        file: existing.img
+                      - name: up
+                        upstream: {host: 127.0.0.1, port: %d}
+                    """.formatted(silent.getLocalPort()));
+            Path out = dir.resolve("serve.out");
+            Path err = dir.resolve("serve.err");
+            Process process = serve(out, err, "--config", config.toString());
+            try (Socket upstream = silent.accept()) {
+                // The exports are opened in order: the file ones are there, the start waits for the upstream.
+                assertThat(image).exists();
+                process.destroy(); // SIGTERM, as Ctrl-C's SIGINT
+                assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
+                assertThat(process.exitValue()).isEqualTo(143);
+                assertThat(Files.readAllLines(out)).containsExactly("tailor: stopped while starting; removed " + image);
+                assertThat(image).as("created by the start that was stopped").doesNotExist();
+                assertThat(existing).as("there before the start").exists().hasSize(4096);
+            } finally {
+                process.destroyForcibly();
+            }
         }
     }
 

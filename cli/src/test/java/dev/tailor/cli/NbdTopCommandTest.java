@@ -168,6 +168,15 @@ class NbdTopCommandTest {
         PlanCommandTest.Result bad = tailor("nbd", "top", "--metrics", "not a url");
         assertThat(bad.exitCode()).isEqualTo(2);
         assertThat(bad.err()).contains("--metrics: \"not a url\" (expected: http://HOST:PORT/metrics or HOST:PORT");
+        // A port no server has is bad input, not the HTTP client's internal error.
+        PlanCommandTest.Result port = tailor("nbd", "top", "--metrics", "127.0.0.1:99999", "--once");
+        assertThat(port.exitCode()).isEqualTo(2);
+        assertThat(port.err())
+                .contains("--metrics: \"127.0.0.1:99999\": port 99999 (expected: a port in [1, 65535]")
+                .doesNotContain("Exception");
+        PlanCommandTest.Result zero = tailor("nbd", "top", "--metrics", "http://127.0.0.1:0/metrics", "--once");
+        assertThat(zero.exitCode()).isEqualTo(2);
+        assertThat(zero.err()).contains("--metrics: \"http://127.0.0.1:0/metrics\": port 0 (expected:");
         PlanCommandTest.Result interval = tailor("nbd", "top", "--metrics", "127.0.0.1:9", "--interval", "0");
         assertThat(interval.exitCode()).isEqualTo(2);
         assertThat(interval.err()).contains("--interval: 0 (expected: seconds, a number in [0.1, 3600])");

@@ -274,6 +274,9 @@ class StorageSimulateCommandTest {
                 "--scenario=robustness-long-burst | --scenario: robustness-long-burst: no mix \"long-burst\" in"
                         + " robustness (expected: robustness-<mix> with <mix> one of msn-small, mild, one-whale,"
                         + " long-bursts, spikes, many-small, tencent-heavy, busy)",
+                "--scenario= | --scenario: \"\" (expected: one of burst-microbench, deployed-like, underload,"
+                        + " robustness, robustness-<mix> (<mix>: msn-small, mild, one-whale, long-bursts, spikes,"
+                        + " many-small, tencent-heavy, busy), or a YAML scenario file)",
                 "--threads=0 | --threads: 0 (expected: 1 .. 256)",
                 "--format=csv | --format: csv (expected: one of table, json)",
                 "--report= | --report: empty"
@@ -282,6 +285,16 @@ class StorageSimulateCommandTest {
         PlanCommandTest.Result result = tailor("storage", "simulate", option);
         assertThat(result.exitCode()).isEqualTo(2);
         assertThat(result.err()).contains(message).doesNotContain("simulating");
+        assertThat(result.out()).isEmpty();
+    }
+
+    @Test
+    void simulate_seedsWithSeed_exit2QuotingTheSeedsAsWritten() {
+        PlanCommandTest.Result result = tailor("storage", "simulate", "--seeds", "2,3", "--seed", "1");
+        assertThat(result.exitCode()).isEqualTo(2);
+        assertThat(result.err())
+                .contains("--seeds: 2,3 with --seed 1 (expected: one of them)")
+                .doesNotContain("simulating");
         assertThat(result.out()).isEmpty();
     }
 
@@ -527,6 +540,15 @@ class StorageSimulateCommandTest {
                 .containsPattern("\n  steady-0 +steady +[0-9.]+ Mcu/s +\\d+% +[0-9.]+% +\\d+  fifo ")
                 .containsPattern("\n {20,}segment-admission +[0-9.]+ ")
                 .contains("per tenant: class = ground truth");
+    }
+
+    @Test
+    void simulate_help_writesTheListOptionsAsLists() {
+        String help = tailor("storage", "simulate", "--help").out();
+        assertThat(help)
+                .contains("--policies=P[,P...]")
+                .contains("--seeds=N[,N...]")
+                .doesNotContain("......");
     }
 
     @Test

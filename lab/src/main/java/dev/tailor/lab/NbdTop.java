@@ -47,6 +47,11 @@ public final class NbdTop {
         try {
             URI uri = new URI(v);
             if (("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) && uri.getHost() != null) {
+                // -1: none given, the scheme's; 0 and above 65,535 reach no server (the HTTP client throws on them).
+                if (uri.getPort() == 0 || uri.getPort() > 65_535) {
+                    throw new LabException("--metrics: \"" + value + "\": port " + uri.getPort()
+                            + " (expected: a port in [1, 65535], the one tailor nbd serve --metrics-listen prints)");
+                }
                 return uri;
             }
         } catch (URISyntaxException e) {

@@ -50,6 +50,11 @@ public final class StorageRuns {
      * @throws LabException (exit 2) naming {@code --scenario} for an unknown name, or every problem of the file
      */
     public static StorageScenarios.Loaded load(String nameOrFile, Function<String, Path> dataDir) {
+        if (nameOrFile.isBlank()) {
+            // Path.of("") is the working directory, which exists: it would be told as a directory.
+            throw new LabException("--scenario: \"" + nameOrFile + "\" (expected: one of " + StorageScenarios.names()
+                    + ", or a YAML scenario file)");
+        }
         boolean member = StorageScenarios.family(nameOrFile) != null;
         if (!StorageScenarios.BUNDLED.contains(nameOrFile) && !member && !Files.exists(Path.of(nameOrFile))) {
             throw new LabException("--scenario: " + nameOrFile + ": no such scenario or file (expected: one of "

@@ -333,6 +333,17 @@ public record AdmissionSettings(
     List<Problem> problems() {
         List<Problem> problems = new ArrayList<>();
         AdmissionSettings settings = this;
+        // The segment size against a valid block size, in the config's words and sizes: admission's own checks
+        // say "1 (expected: 1048576 .. 9223372036854775807)", and once the segment size was set back to its
+        // default, told that default (32 GiB, never written) against the block size as a second problem.
+        long block = blockSize.bytes();
+        if (block >= 1 && (segmentSize.bytes() < block || segmentSize.bytes() % block != 0)) {
+            problems.add(new Problem(
+                    "admission.segmentSize",
+                    segmentSize.toString(),
+                    "a multiple of blockSize, " + blockSize + ", at least blockSize"));
+            settings = settings.toBuilder().segmentSize(blockSize).build(); // the others are checked on
+        }
         // Each round resets one more field, so there are at most as many rounds as fields.
         for (int round = 0; round < 16; round++) {
             String message;

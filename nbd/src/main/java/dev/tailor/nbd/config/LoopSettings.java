@@ -211,6 +211,30 @@ public record LoopSettings(
         return problems;
     }
 
+    /**
+     * What keeps the metrics export from writing {@code metricsFile}, looked at on the file system as it is now: a
+     * directory, or a folder that does not exist (the export would fail every period, a warning each time). Empty
+     * without a metrics file.
+     */
+    public List<Problem> fileProblems() {
+        List<Problem> problems = new ArrayList<>();
+        if (metricsFile == null) {
+            return problems;
+        }
+        String expected = "a file path in an existing folder, e.g. /var/lib/node_exporter/textfile/tailor-nbd.prom";
+        Path folder = metricsFile.toAbsolutePath().getParent();
+        if (java.nio.file.Files.isDirectory(metricsFile)) {
+            problems.add(new Problem("loop.metricsFile", metricsFile + " is a directory", expected));
+        } else if (folder != null && !java.nio.file.Files.isDirectory(folder)) {
+            problems.add(new Problem(
+                    "loop.metricsFile",
+                    metricsFile + ": the folder " + folder
+                            + (java.nio.file.Files.exists(folder) ? " is not a folder" : " does not exist"),
+                    expected));
+        }
+        return problems;
+    }
+
     private static void check(List<Problem> problems, String field, int value, int min, int max) {
         if (value < min || value > max) {
             problems.add(new Problem("loop." + field, value, NbdConfig.whole(min, max)));

@@ -230,6 +230,11 @@ public final class NbdConfigFiles {
                     }
                 }
             }
+            if (files && reported.stream().noneMatch(r -> Problem.related(r, "loop.metricsFile"))) {
+                for (Problem problem : config.loop().fileProblems()) {
+                    problems.add(problem.message() + columns.at(at, problem.path()));
+                }
+            }
             for (Map.Entry<String, String> value : nonFinite.entrySet()) {
                 if (!told.contains(value.getKey())) {
                     // A field whose own check a non-finite number would pass: refused all the same.

@@ -89,6 +89,11 @@ public record ServeOptions(
                                 + " other; the config file names its exports)");
                     }
                 }
+                if (Files.isDirectory(config) || !Files.exists(config)) {
+                    throw new IllegalArgumentException("--config: " + config
+                            + (Files.isDirectory(config) ? " is a folder" : " does not exist")
+                            + " (expected: a YAML or JSON file of exports, e.g. examples/nbd.yaml)");
+                }
                 NbdConfigFiles.ForOptions read = NbdConfigFiles.readForOptions(config);
                 settings = read.config();
                 depthWhileOff = read.depthWhileOff();
@@ -580,7 +585,8 @@ public record ServeOptions(
     public static InetSocketAddress parseListen(String text) {
         int colon = text.lastIndexOf(':');
         if (colon <= 0 || colon == text.length() - 1) {
-            throw new IllegalArgumentException("--listen: \"" + text + "\" (expected HOST:PORT, e.g. 127.0.0.1:10809)");
+            throw new IllegalArgumentException(
+                    "--listen: \"" + text + "\" (expected: HOST:PORT, e.g. 127.0.0.1:10809)");
         }
         String host = text.substring(0, colon);
         if (host.startsWith("[") && host.endsWith("]")) {

@@ -1,6 +1,7 @@
 package dev.tailor.nbd.server;
 
 import dev.tailor.admission.AdmissionStats;
+import dev.tailor.common.IoErrors;
 import dev.tailor.eventloop.EventLoopMetrics;
 import dev.tailor.eventloop.IoPriorityEventLoop;
 import dev.tailor.eventloop.IoPriorityEventLoopGroup;
@@ -71,6 +72,9 @@ public final class ProxyBackgroundWork implements AutoCloseable {
     private final long startedNanos;
     private final LongAdder maintenanceRuns = new LongAdder();
     private final LongAdder healthChecks = new LongAdder();
+    private final LongAdder metricsExports = new LongAdder();
+    /** Why the last write of the metrics file failed, or null while they succeed (the exporting loop's). */
+    private volatile String metricsFileFailure;
     /** Per loop: when its last health check completed (written by that loop's thread only). */
     private final long[] lastHealthCheckNanos;
     /** Per loop: the largest time between two of its health checks since the last metrics export. */
@@ -206,14 +210,27 @@ public final class ProxyBackgroundWork implements AutoCloseable {
         Path file = config.metricsFile();
         if (file != null) {
             String text = renderMetrics();
+            System.Logger log = System.getLogger(ProxyBackgroundWork.class.getName());
             try {
                 Path tmp = file.resolveSibling("." + file.getFileName() + ".tmp");
                 Files.writeString(tmp, text, StandardCharsets.UTF_8);
                 Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+                if (metricsFileFailure != null) {
+                    metricsFileFailure = null;
+                    log.log(System.Logger.Level.INFO, "writes metrics to " + file + " again");
+                }
             } catch (IOException e) {
-                System.getLogger(ProxyBackgroundWork.class.getName())
-                        .log(System.Logger.Level.WARNING, "cannot write metrics to " + file + ": " + e.getMessage());
+                // Once per cause, not every period (a warning a second for as long as the folder is gone).
+                String reason = IoErrors.reason(e);
+                if (!reason.equals(metricsFileFailure)) {
+                    metricsFileFailure = reason;
+                    log.log(
+                            System.Logger.Level.WARNING,
+                            "cannot write metrics to " + file + " (" + reason + "); said again when the reason"
+                                    + " changes, and once it writes again");
+                }
             }
+            metricsExports.increment();
         }
     }
 
@@ -308,7 +325,10 @@ public final class ProxyBackgroundWork implements AutoCloseable {
         if (connections != null) {
             int[] counts = connections.counts();
             m.add(value("tailor_nbd_connections_open", "Client connections open now", counts[0]));
-            m.add(value("tailor_nbd_connections_handshaking", "Of them, in the handshake", counts[1]));
+            m.add(value(
+                    "tailor_nbd_connections_handshaking",
+                    "Client connections open now that are still in the handshake",
+                    counts[1]));
             CounterSnapshot.Builder refusedConnections = counter(
                     "tailor_nbd_connections_refused",
                     "New connections refused at accept, by the limit that refused them");
@@ -370,15 +390,21 @@ public final class ProxyBackgroundWork implements AutoCloseable {
                     exports,
                     AdmissionDispatcher.ExportCounters::requests));
             m.add(perExport(
-                    counter("tailor_nbd_admission_export_arrived_hot", "Of them, arrived on hot segments"),
+                    counter(
+                            "tailor_nbd_admission_export_arrived_hot",
+                            "READs and WRITEs that reached admission on hot segments"),
                     exports,
                     AdmissionDispatcher.ExportCounters::arrivedHot));
             m.add(perExport(
-                    counter("tailor_nbd_admission_export_queued", "Of them, waited in a segment queue"),
+                    counter(
+                            "tailor_nbd_admission_export_queued",
+                            "READs and WRITEs that waited in a segment queue of admission"),
                     exports,
                     AdmissionDispatcher.ExportCounters::queued));
             m.add(perExport(
-                    counter("tailor_nbd_admission_export_refused", "Of them, refused (segment queue full)"),
+                    counter(
+                            "tailor_nbd_admission_export_refused",
+                            "READs and WRITEs admission refused (segment queue full)"),
                     exports,
                     AdmissionDispatcher.ExportCounters::refused));
             m.add(perExport(
@@ -424,7 +450,7 @@ public final class ProxyBackgroundWork implements AutoCloseable {
             CounterSnapshot.Builder requests =
                     counter("tailor_nbd_fair_dispatch_export_requests", "READs and WRITEs that reached the door");
             CounterSnapshot.Builder waited =
-                    counter("tailor_nbd_fair_dispatch_export_waited", "Of them, waited at the door");
+                    counter("tailor_nbd_fair_dispatch_export_waited", "READs and WRITEs that waited at the door");
             CounterSnapshot.Builder waitSeconds = counter(
                     "tailor_nbd_fair_dispatch_export_wait_seconds",
                     "Total wait at the door of the requests let through after waiting");
@@ -528,6 +554,11 @@ public final class ProxyBackgroundWork implements AutoCloseable {
             }
         }
         return -1;
+    }
+
+    /** Metrics exports that tried to write the metrics file so far, whether or not they could. */
+    public long metricsFileExports() {
+        return metricsExports.sum();
     }
 
     /** Health checks run so far, all loops. */

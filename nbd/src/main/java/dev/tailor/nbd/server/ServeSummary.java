@@ -131,9 +131,12 @@ public final class ServeSummary {
         }
         InetSocketAddress metrics = server.metricsAddress();
         if (metrics != null) {
+            // As given (--metrics-listen [::1]:9810 prints [::1], not [0:0:0:0:0:0:0:1]), as the NBD address is.
+            String given = settings.loop().metricsListen();
+            String givenHost = given == null ? "" : given.substring(0, Math.max(0, given.lastIndexOf(':')));
             String metricsHost = metrics.getAddress().isAnyLocalAddress()
                     ? hostForUri(reachableAddress(metrics.getAddress() instanceof java.net.Inet4Address))
-                    : hostForUri(metrics.getAddress().getHostAddress());
+                    : hostForUri(givenHost.isBlank() ? metrics.getAddress().getHostAddress() : givenHost);
             out.println("  metrics: http://" + metricsHost + ":" + metrics.getPort() + "/metrics, health: /healthz");
             if (!metrics.getAddress().isLoopbackAddress()) {
                 err.println("tailor: warning: the metrics endpoint is reachable from the network (no authentication;"

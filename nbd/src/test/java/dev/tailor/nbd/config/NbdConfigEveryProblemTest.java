@@ -47,6 +47,23 @@ class NbdConfigEveryProblemTest {
     }
 
     @Test
+    void aSegmentSizeThatIsNoMultipleOfTheBlockSize_isToldOnce_asWritten() {
+        assertThat(problemsOf("""
+                        admission:
+                          enabled: true
+                          segmentSize: 1B
+                          blockSize: 3MiB
+                          reserveFraction: 2
+                        exports:
+                          - {name: d, file: f, size: 1MiB}
+                        """))
+                .isEqualTo("test.yaml: 2 problems:\n"
+                        + "  admission.segmentSize: 1B (expected: a multiple of blockSize, 3MiB, at least blockSize)"
+                        + " at line 3\n"
+                        + "  admission.reserveFraction: 2 (expected: a number in [0, 1]) at line 5");
+    }
+
+    @Test
     void aDuplicateKeyInJson_isListedWithTheOtherProblems() throws IOException {
         assertThat(problemsOfFile("twice.json", """
                         {
@@ -59,6 +76,31 @@ class NbdConfigEveryProblemTest {
                 .contains("port: duplicate key (expected: each key once per mapping; the first, at line 2, is the"
                         + " one checked) at line 3")
                 .contains("fileIoThreads: 0 (expected: a whole number in [1, 1024]) at line 4");
+    }
+
+    @Test
+    void aMetricsFileInAFolderThatDoesNotExist_isAProblemAtStart_notAWarningEverySecond() throws IOException {
+        Files.createDirectory(dir.resolve("metrics.prom.d"));
+        assertThat(problemsOfFile("metrics.yaml", """
+                        loop: {metricsFile: missing/tailor.prom}
+                        exports: [{name: d, file: d.img, size: 1MiB}]
+                        """))
+                .isEqualTo("loop.metricsFile: " + dir.resolve("missing/tailor.prom") + ": the folder "
+                        + dir.resolve("missing") + " does not exist (expected: a file path in an existing folder,"
+                        + " e.g. /var/lib/node_exporter/textfile/tailor-nbd.prom) at line 1");
+        assertThat(problemsOfFile("metrics.yaml", """
+                        loop: {metricsFile: metrics.prom.d}
+                        exports: [{name: d, file: d.img, size: 1MiB}]
+                        """))
+                .startsWith("loop.metricsFile: " + dir.resolve("metrics.prom.d") + " is a directory (expected:");
+        // In an existing folder, the file itself need not exist yet: the export creates it.
+        assertThat(NbdConfigFiles.read(Files.writeString(dir.resolve("fine.yaml"), """
+                                loop: {metricsFile: tailor.prom}
+                                exports: [{name: d, file: d.img, size: 1MiB}]
+                                """))
+                        .loop()
+                        .metricsFile())
+                .isEqualTo(dir.resolve("tailor.prom"));
     }
 
     @Test

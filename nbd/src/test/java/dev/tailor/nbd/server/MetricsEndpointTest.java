@@ -18,6 +18,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -74,6 +75,56 @@ class MetricsEndpointTest {
                                     HttpResponse.BodyHandlers.ofString())
                             .statusCode())
                     .isEqualTo(405);
+        }
+    }
+
+    @Test
+    void everyHelpLine_standsOnItsOwn() throws Exception {
+        // Prometheus shows a family's HELP alone, and the exposition sorts families by name: "Of them, ..." would
+        // refer to whatever family came before.
+        try (NbdServer server = NbdServer.start(config(true, "127.0.0.1:0"))) {
+            String body = get(URI.create(
+                            "http://127.0.0.1:" + server.metricsAddress().getPort() + "/metrics"))
+                    .body();
+            List<String> help =
+                    body.lines().filter(l -> l.startsWith("# HELP tailor_")).toList();
+            assertThat(help)
+                    .contains(
+                            "# HELP tailor_nbd_connections_handshaking Client connections open now that are still in"
+                                    + " the handshake",
+                            "# HELP tailor_nbd_admission_export_queued_total READs and WRITEs that waited in a segment"
+                                    + " queue of admission",
+                            "# HELP tailor_nbd_fair_dispatch_export_waited_total READs and WRITEs that waited at the"
+                                    + " door")
+                    .noneMatch(l -> l.matches("# HELP \\S+ Of them.*"));
+        }
+    }
+
+    @Test
+    void banner_showsTheMetricsAddressAsGiven() throws Exception {
+        // An IPv6 loopback, as an operator writes it: the banner's URL is what tailor nbd top --metrics is given.
+        org.assertj.core.api.Assumptions.assumeThat(ipv6Loopback()).isTrue();
+        NbdConfig config = config(false, "[::1]:0");
+        try (NbdServer server = NbdServer.start(config)) {
+            java.io.StringWriter out = new java.io.StringWriter();
+            ServeSummary.print(
+                    server,
+                    config,
+                    null,
+                    new java.io.PrintWriter(out),
+                    new java.io.PrintWriter(new java.io.StringWriter()));
+            assertThat(out.toString())
+                    .contains("  metrics: http://[::1]:"
+                            + server.metricsAddress().getPort() + "/metrics, health: /healthz")
+                    .doesNotContain("0:0:0:0:0:0:0:1");
+        }
+    }
+
+    private static boolean ipv6Loopback() {
+        try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getByName("::1"))) {
+            return socket.getLocalPort() > 0;
+        } catch (IOException e) {
+            return false;
         }
     }
 

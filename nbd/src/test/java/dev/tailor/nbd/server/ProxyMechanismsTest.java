@@ -15,7 +15,14 @@ import dev.tailor.testkit.Await;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Random;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -139,6 +146,58 @@ class ProxyMechanismsTest {
                         .contains("# TYPE tailor_nbd_admission_drawn_reserve_cost_units_total counter")
                         .contains("tailor_nbd_admission_admitted_steady_total ");
             }
+        }
+    }
+
+    @Test
+    void aMetricsFileThatCannotBeWritten_isWarnedOfOncePerCause_andItsRecoveryTold() throws Exception {
+        Path folder = dir.resolve("gone");
+        Path metrics = folder.resolve("tailor.prom");
+        NbdConfig config = NbdConfig.builder()
+                .address("127.0.0.1")
+                .port(0)
+                .eventLoopThreads(1)
+                .fileIoThreads(1)
+                .exports(ExportConfig.file("d", "acme", 1L << 20, false, dir.resolve("d.img")))
+                .loop(LoopSettings.builder()
+                        .metricsPeriodMillis(5)
+                        .metricsFile(metrics)
+                        .build())
+                .build();
+        Logger logger = Logger.getLogger(ProxyBackgroundWork.class.getName());
+        List<LogRecord> records = new CopyOnWriteArrayList<>();
+        Handler handler = new Handler() {
+            @Override
+            public void publish(LogRecord record) {
+                records.add(record);
+            }
+
+            @Override
+            public void flush() {}
+
+            @Override
+            public void close() {}
+        };
+        logger.addHandler(handler);
+        try (NbdServer server = NbdServer.start(config)) {
+            Await.until(
+                    "five metrics exports without the folder",
+                    () -> server.backgroundWork().metricsFileExports() >= 5);
+            assertThat(records)
+                    .filteredOn(r -> r.getLevel() == Level.WARNING)
+                    .extracting(LogRecord::getMessage)
+                    .containsExactly("cannot write metrics to " + metrics + " (no such file or directory); said again"
+                            + " when the reason changes, and once it writes again");
+            Files.createDirectory(folder);
+            Await.until("the metrics file", () -> Files.exists(metrics));
+            Await.until(
+                    "its recovery told",
+                    () -> records.stream()
+                            .anyMatch(r -> r.getLevel() == Level.INFO
+                                    && r.getMessage().equals("writes metrics to " + metrics + " again")));
+            assertThat(records).filteredOn(r -> r.getLevel() == Level.WARNING).hasSize(1);
+        } finally {
+            logger.removeHandler(handler);
         }
     }
 }

@@ -421,12 +421,41 @@ public final class StorageSetup {
         }
         boolean[] used = new boolean[scenario.proxies()];
         tenants.forEach(t -> used[t.proxy()] = true);
-        for (int p = 0; p < used.length; p++) {
-            if (!used[p]) {
-                notes.add("proxy " + p + " has no tenants: it stays idle");
-            }
+        String idle = idleProxiesNote(used);
+        if (idle != null) {
+            notes.add(idle);
         }
         return new StorageSetup(scenario, backend, source, tenants, null, notes);
+    }
+
+    /**
+     * One note for every proxy without tenants, their numbers as runs ({@code proxies 1–999 (999 of 1000) have no
+     * tenants: they stay idle}), not a line each: a scenario may have up to 1,000 proxies. Null when every proxy has a
+     * tenant.
+     */
+    static String idleProxiesNote(boolean[] used) {
+        List<String> runs = new ArrayList<>();
+        int idle = 0;
+        for (int p = 0; p < used.length; p++) {
+            if (used[p]) {
+                continue;
+            }
+            int last = p;
+            while (last + 1 < used.length && !used[last + 1]) {
+                last++;
+            }
+            runs.add(last == p ? Integer.toString(p) : last == p + 1 ? p + ", " + last : p + "–" + last);
+            idle += last - p + 1;
+            p = last;
+        }
+        if (idle == 0) {
+            return null;
+        }
+        if (idle == 1) {
+            return "proxy " + runs.get(0) + " has no tenants: it stays idle";
+        }
+        return "proxies " + String.join(", ", runs) + " (" + idle + " of " + used.length
+                + ") have no tenants: they stay idle";
     }
 
     /**

@@ -107,6 +107,28 @@ class StorageSetupTest {
     }
 
     @Test
+    void build_proxiesWithoutTenants_areNotedOnce_asRuns() throws IOException {
+        String tenant = """
+                  - name: t
+                    requestsPerSecond: 100
+                    proxy: %d
+                    synthetic: {readFraction: 1, sizeBytes: [4096]}
+                """;
+        StorageSetup many =
+                StorageSimulationTest.setup(StorageSimulationTest.scenario("proxies: 1000", tenant.formatted(0)));
+        assertThat(many.notes().stream().filter(n -> n.contains("no tenants")))
+                .containsExactly("proxies 1–999 (999 of 1000) have no tenants: they stay idle");
+        StorageSetup middle =
+                StorageSimulationTest.setup(StorageSimulationTest.scenario("proxies: 5", tenant.formatted(2)));
+        assertThat(middle.notes().stream().filter(n -> n.contains("no tenants")))
+                .containsExactly("proxies 0, 1, 3, 4 (4 of 5) have no tenants: they stay idle");
+        StorageSetup one =
+                StorageSimulationTest.setup(StorageSimulationTest.scenario("proxies: 2", tenant.formatted(1)));
+        assertThat(one.notes().stream().filter(n -> n.contains("no tenants")))
+                .containsExactly("proxy 0 has no tenants: it stays idle");
+    }
+
+    @Test
     void build_noCommitmentRatio_fairShareOfTheProxy() throws IOException {
         StorageScenario s = StorageSimulationTest.scenario("proxies: 2\nbaseUtilizationPercent: 50", """
                   - name: t
