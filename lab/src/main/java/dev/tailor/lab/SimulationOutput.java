@@ -306,9 +306,9 @@ public final class SimulationOutput {
         }
         return String.format(
                 Locale.ROOT,
-                "simulator speed: %.2f million simulated calls per second of one thread"
+                "simulator speed: %s simulated calls per second of one thread"
                         + " (%,d calls in %.1f s of run time, HEART planning included)",
-                calls / wallMillis / 1e3,
+                StorageOutput.perSecond(calls / wallMillis * 1e3),
                 calls,
                 wallMillis / 1e3);
     }

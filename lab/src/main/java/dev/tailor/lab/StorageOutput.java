@@ -231,11 +231,21 @@ public final class StorageOutput {
         }
         return String.format(
                 Locale.ROOT,
-                "simulator speed: %.2f million simulated requests per second of one thread"
-                        + " (%,d requests in %.1f s of run time)",
-                requests / wallMillis / 1e3,
+                "simulator speed: %s simulated requests per second of one thread (%,d requests in %.1f s of run"
+                        + " time)",
+                perSecond(requests / wallMillis * 1e3),
                 requests,
                 wallMillis / 1e3);
+    }
+
+    /**
+     * A rate as people read it: {@code "1.25 million"} from 100,000 per second up, whole numbers with
+     * thousands separators below ({@code "3,125"}), so a slow run does not read as {@code "0.00 million"}.
+     */
+    static String perSecond(double perSecond) {
+        return perSecond >= 1e5
+                ? String.format(Locale.ROOT, "%.2f million", perSecond / 1e6)
+                : String.format(Locale.ROOT, "%,.0f", perSecond);
     }
 
     /**
