@@ -253,12 +253,7 @@ public record AdmissionConfig(
                             + Numbers.interval(false, 1e9 / intervalNanos, MAX_BUDGET_COST_UNITS * 1e9 / intervalNanos)
                             + " at intervalNanos " + intervalNanos + "; it gives " + Numbers.written(budget) + ")");
         }
-        Checks.requireRange("blockSizeBytes", blockSizeBytes, 1, Long.MAX_VALUE);
-        Checks.requireRange("segmentSizeBytes", segmentSizeBytes, blockSizeBytes, Long.MAX_VALUE);
-        if (segmentSizeBytes % blockSizeBytes != 0) {
-            throw new IllegalArgumentException("segmentSizeBytes : " + segmentSizeBytes
-                    + " (expected: a multiple of blockSizeBytes, " + blockSizeBytes + ")");
-        }
+        SegmentMap.requireSizes(segmentSizeBytes, blockSizeBytes);
         Checks.requireRange("reserveFraction", reserveFraction, 0, 1);
         Checks.requireRange("windowIntervals", windowIntervals, 1, MAX_WINDOW_INTERVALS);
         Checks.requireRange("recoveryWindows", recoveryWindows, 1, MAX_RECOVERY_WINDOWS);

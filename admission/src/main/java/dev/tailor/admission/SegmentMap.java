@@ -1,6 +1,7 @@
 package dev.tailor.admission;
 
 import dev.tailor.common.Checks;
+import dev.tailor.common.Numbers;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -49,6 +50,25 @@ public final class SegmentMap {
     private final Map<String, Integer> indexByName;
 
     /**
+     * The block size at least one byte, and the segment size a whole number of blocks, in sizes
+     * ({@code segmentSizeBytes : 1024 (expected: a multiple of blockSizeBytes, 1MiB = 1048576 bytes, at least
+     * 1MiB)}), not a range up to {@link Long#MAX_VALUE}.
+     *
+     * @throws IllegalArgumentException naming the field that is wrong
+     */
+    static void requireSizes(long segmentSizeBytes, long blockSizeBytes) {
+        if (blockSizeBytes < 1) {
+            throw new IllegalArgumentException("blockSizeBytes : " + blockSizeBytes + " (expected: at least 1 byte)");
+        }
+        if (segmentSizeBytes < blockSizeBytes || segmentSizeBytes % blockSizeBytes != 0) {
+            String block = Numbers.bytes(blockSizeBytes);
+            throw new IllegalArgumentException("segmentSizeBytes : " + segmentSizeBytes
+                    + " (expected: a multiple of blockSizeBytes, " + block + ", at least "
+                    + block.replaceFirst(" = .*", "") + ")");
+        }
+    }
+
+    /**
      * @param disks            the disks, at least one, names unique; their order fixes the disk and
      *                         segment numbers
      * @param segmentSizeBytes bytes per segment, a positive multiple of {@code blockSizeBytes}
@@ -62,12 +82,7 @@ public final class SegmentMap {
         if (disks.isEmpty()) {
             throw new IllegalArgumentException("disks : [] (expected: at least one disk)");
         }
-        Checks.requireRange("blockSizeBytes", blockSizeBytes, 1, Long.MAX_VALUE);
-        Checks.requireRange("segmentSizeBytes", segmentSizeBytes, blockSizeBytes, Long.MAX_VALUE);
-        if (segmentSizeBytes % blockSizeBytes != 0) {
-            throw new IllegalArgumentException("segmentSizeBytes : " + segmentSizeBytes
-                    + " (expected: a multiple of blockSizeBytes, " + blockSizeBytes + ")");
-        }
+        requireSizes(segmentSizeBytes, blockSizeBytes);
         this.disks = List.copyOf(disks);
         this.segmentSizeBytes = segmentSizeBytes;
         this.blockSizeBytes = blockSizeBytes;

@@ -186,7 +186,17 @@ class AdmissionConfigTest {
                 .hasMessageStartingWith("segmentSizeBytes : -5");
         assertThatThrownBy(() ->
                         D.toBuilder().segmentSizeBytes(1000).blockSizeBytes(300).build())
-                .hasMessage("segmentSizeBytes : 1000 (expected: a multiple of blockSizeBytes, 300)");
+                .hasMessage("segmentSizeBytes : 1000 (expected: a multiple of blockSizeBytes, 300 bytes, at least 300"
+                        + " bytes)");
+        // In sizes, not a range up to Long.MAX_VALUE (1048576 .. 9223372036854775807).
+        assertThatThrownBy(() -> D.toBuilder()
+                        .segmentSizeBytes(1024)
+                        .blockSizeBytes(1 << 20)
+                        .build())
+                .hasMessage("segmentSizeBytes : 1024 (expected: a multiple of blockSizeBytes, 1MiB = 1048576 bytes,"
+                        + " at least 1MiB)");
+        assertThatThrownBy(() -> D.toBuilder().blockSizeBytes(0).build())
+                .hasMessage("blockSizeBytes : 0 (expected: at least 1 byte)");
     }
 
     @Test

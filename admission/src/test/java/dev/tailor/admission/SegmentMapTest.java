@@ -129,11 +129,13 @@ class SegmentMapTest {
     void constructor_badSizes_rejectedNamingTheField() {
         List<VirtualDisk> a = List.of(VirtualDisk.of("a", GIB));
         assertThatThrownBy(() -> new SegmentMap(a, 3 * MIB + 1, MIB))
-                .hasMessage("segmentSizeBytes : 3145729 (expected: a multiple of blockSizeBytes, 1048576)");
+                .hasMessage("segmentSizeBytes : 3145729 (expected: a multiple of blockSizeBytes, 1MiB = 1048576 bytes,"
+                        + " at least 1MiB)");
         assertThatThrownBy(() -> new SegmentMap(a, 100, 200))
-                .hasMessage("segmentSizeBytes : 100 (expected: 200 .. 9223372036854775807)");
+                .hasMessage("segmentSizeBytes : 100 (expected: a multiple of blockSizeBytes, 200 bytes, at least 200"
+                        + " bytes)");
         assertThatThrownBy(() -> new SegmentMap(a, MIB, 0))
-                .hasMessageStartingWith("blockSizeBytes : 0 (expected: 1 ..");
+                .hasMessage("blockSizeBytes : 0 (expected: at least 1 byte)");
         assertThatThrownBy(() -> new SegmentMap(List.of(), MIB, MIB))
                 .hasMessage("disks : [] (expected: at least one disk)");
         assertThatThrownBy(() -> new SegmentMap(List.of(VirtualDisk.of("a", 1), VirtualDisk.of("a", 2)), MIB, MIB))

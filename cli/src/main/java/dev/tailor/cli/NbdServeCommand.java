@@ -359,6 +359,12 @@ final class NbdServeCommand implements Callable<Integer> {
                     NbdServer running = serving.get();
                     List<Path> removed = new ArrayList<>();
                     if (running != null) {
+                        String stopping = stopping(running.requestsInFlight());
+                        if (stopping != null) {
+                            // Said at once: the drain below may take its whole timeout (a hung upstream).
+                            out.println(stopping);
+                            out.flush();
+                        }
                         running.close();
                     } else {
                         for (Path f : toCreate) {
@@ -429,6 +435,18 @@ final class NbdServeCommand implements Callable<Integer> {
         }
         stopped.await();
         return 0;
+    }
+
+    /**
+     * The line a stop says at once when it has requests to wait for: {@code tailor: stopping: waiting up to 10 s
+     * for 1 request in flight}; {@code null} with none (the stop is then quick, and says only that it stopped).
+     */
+    static String stopping(int requestsInFlight) {
+        if (requestsInFlight <= 0) {
+            return null;
+        }
+        return "tailor: stopping: waiting up to " + NbdServer.DRAIN_TIMEOUT_MILLIS / 1000 + " s for " + requestsInFlight
+                + (requestsInFlight == 1 ? " request" : " requests") + " in flight";
     }
 
     /** After a failed start: the stop hook does nothing, and is taken away unless the JVM is stopping already. */

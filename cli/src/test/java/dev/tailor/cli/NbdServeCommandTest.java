@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
 import dev.tailor.testkit.Await;
+import dev.tailor.testkit.Tools;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -31,6 +32,15 @@ class NbdServeCommandTest {
     Path dir;
 
     /** The first line of the child's output matching {@code pattern}; polls its log (for up to 30 s). */
+    /** Whether {@code log} exists and holds {@code text}. */
+    private static boolean awaitLineIfAny(Path log, String text) {
+        try {
+            return Files.exists(log) && Files.readString(log).contains(text);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
     private static String awaitLine(Path log, Pattern pattern) {
         List<String> lines = new java.util.ArrayList<>();
         String[] found = new String[1];
@@ -704,6 +714,95 @@ class NbdServeCommandTest {
             assertThat(temporary).doesNotExist();
         } finally {
             process.destroyForcibly();
+        }
+    }
+
+    @Test
+    void stopWithARequestHungUpstream_saysAtOnceWhatItWaitsFor_thenThatItStopped() throws Exception {
+        // A SIGTERM used to print nothing for the drain's up to 10 s, until "tailor: stopped".
+        Path nbdkit = Tools.require("nbdkit", "nbdkit");
+        int upstreamPort = dev.tailor.lab.ExperimentRig.freePort();
+        Path upstreamLog = dir.resolve("upstream.log");
+        // Reads take a minute upstream; the log filter, outermost, notes each request as it arrives.
+        Process upstream = new ProcessBuilder(
+                        nbdkit.toString(),
+                        "-f",
+                        "--exit-with-parent",
+                        "-i",
+                        "127.0.0.1",
+                        "-p",
+                        Integer.toString(upstreamPort),
+                        "--filter=log",
+                        "--filter=delay",
+                        "memory",
+                        "1M",
+                        "rdelay=60",
+                        "logfile=" + upstreamLog)
+                .redirectErrorStream(true)
+                .redirectOutput(dir.resolve("nbdkit.out").toFile())
+                .start();
+        Path out = dir.resolve("serve.out");
+        Path err = dir.resolve("serve.err");
+        Process process = null;
+        try {
+            Await.until("nbdkit listening on " + upstreamPort, () -> {
+                try (Socket probe = new Socket()) {
+                    probe.connect(new InetSocketAddress("127.0.0.1", upstreamPort), 1_000);
+                    return true;
+                } catch (IOException e) {
+                    return false;
+                }
+            });
+            Path config = dir.resolve("exports.yaml");
+            Files.writeString(config, """
+                    address: 127.0.0.1
+                    port: 0
+                    exports:
+                      - name: up
+                        upstream: {host: 127.0.0.1, port: %d}
+                    """.formatted(upstreamPort));
+            process = serve(out, err, "--config", config.toString());
+            Matcher export = Pattern.compile("nbd://127\\.0\\.0\\.1:(\\d+)/up ")
+                    .matcher(awaitLine(out, Pattern.compile("nbd://127\\.0\\.0\\.1:(\\d+)/up ")));
+            assertThat(export.find()).isTrue();
+            try (Socket client = new Socket()) {
+                client.connect(new InetSocketAddress("127.0.0.1", Integer.parseInt(export.group(1))), 10_000);
+                DataInputStream in = new DataInputStream(client.getInputStream());
+                DataOutputStream request = new DataOutputStream(client.getOutputStream());
+                assertThat(handshake(in, request, "up")).isEqualTo(1L << 20);
+                in.readUnsignedShort(); // transmission flags; no zeroes after them (NO_ZEROES)
+                request.writeInt(0x25609513); // a 4 KiB read at 64 KiB
+                request.writeShort(0);
+                request.writeShort(0);
+                request.writeLong(7);
+                request.writeLong(65536);
+                request.writeInt(4096);
+                request.flush();
+                Await.until(
+                        "the read to reach the upstream",
+                        () -> awaitLineIfAny(upstreamLog, "offset=0x10000"),
+                        () -> upstreamLog);
+
+                process.destroy(); // SIGTERM, as Ctrl-C's SIGINT
+                awaitLine(out, Pattern.compile("^tailor: stopping"));
+                assertThat(Files.readAllLines(out))
+                        .as("said while the drain still waits for the read")
+                        .contains("tailor: stopping: waiting up to 10 s for 1 request in flight")
+                        .noneMatch(l -> l.startsWith("tailor: stopped"));
+                assertThat(process.isAlive()).isTrue();
+                // The upstream gone, its read fails at once: the drain ends.
+                upstream.destroyForcibly();
+                assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
+                List<String> lines = Files.readAllLines(out);
+                assertThat(lines.indexOf("tailor: stopping: waiting up to 10 s for 1 request in flight"))
+                        .isLessThan(lines.indexOf("tailor: stopped"))
+                        .isNotNegative();
+            }
+        } finally {
+            if (process != null) {
+                process.destroyForcibly();
+            }
+            upstream.destroyForcibly();
         }
     }
 

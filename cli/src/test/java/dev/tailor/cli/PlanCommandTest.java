@@ -681,7 +681,7 @@ class PlanCommandTest {
             boolean as number  | "ready": true, "cpuCores": 0.5 | "ready": 1, "cpuCores": 0.5 | replicas[0].ready: 1 (expected: true or false) at line 4
             string as number   | "pod": "a-1" | "pod": 7 | replicas[0].pod: 7 (expected: a string) at line 4
             duplicate key      | "nodes": [ | "windowSeconds": 60,\\n "nodes": [ | windowSeconds: duplicate key (expected: each key once per mapping) at line 2
-            object for array   | "nodes": [{"name": "w1", "locality": "r1/z1/w1"}, {"name": "w2", "locality": "r1/z1/w2"}] | "nodes": {"name": "w1"} | nodes: wrong type (expected: a JSON array) at line 2
+            object for array   | "nodes": [{"name": "w1", "locality": "r1/z1/w1"}, {"name": "w2", "locality": "r1/z1/w2"}] | "nodes": {"name": "w1"} | nodes: {"name": "w1"} (expected: a JSON array) at line 2
             """)
     void plan_wrongJsonTypes_areErrors_notSilentlyCoerced(String name, String find, String replace, String expected)
             throws IOException {
@@ -697,7 +697,7 @@ class PlanCommandTest {
     @CsvSource(delimiter = '|', textBlock = """
             empty file  | ''   | empty (expected: a JSON object)
             null        | null | null (expected: a JSON object)
-            array       | []   | wrong type (expected: a JSON object)
+            array       | []   | (top level): [] (expected: a JSON object)
             number      | 42   | (expected: a JSON object
             truncated   | '{"nodes": [' | the file ends too early
             """)

@@ -28,6 +28,21 @@ public final class Numbers {
     }
 
     /**
+     * A number of bytes as the messages write a size: in the largest binary unit that divides it exactly, with
+     * the exact count ({@code 1MiB = 1048576 bytes}), else the count alone ({@code 300 bytes}, {@code 1 byte}).
+     */
+    public static String bytes(long bytes) {
+        String[] units = {"EiB", "PiB", "TiB", "GiB", "MiB", "KiB"};
+        for (int i = 0; i < units.length; i++) {
+            int shift = 60 - 10 * i;
+            if (bytes != 0 && bytes % (1L << shift) == 0) {
+                return (bytes >> shift) + units[i] + " = " + bytes + " bytes";
+            }
+        }
+        return bytes + (bytes == 1 ? " byte" : " bytes");
+    }
+
+    /**
      * {@code value} as a user writes it, for echoing a value back in an error message and for the bounds
      * an error states: exactly, the shortest decimal that reads back as the same double, without an
      * exponent or trailing zeros ({@code 0}, {@code -1.5}, {@code 0.0001}, {@code 2000000}); beyond

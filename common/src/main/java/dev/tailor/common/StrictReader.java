@@ -1,6 +1,7 @@
 package dev.tailor.common;
 
 import com.fasterxml.jackson.core.JacksonException;
+import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonStreamContext;
 import com.fasterxml.jackson.core.JsonToken;
@@ -9,11 +10,14 @@ import com.fasterxml.jackson.core.exc.InputCoercionException;
 import com.fasterxml.jackson.core.json.JsonReadFeature;
 import com.fasterxml.jackson.databind.DeserializationContext;
 import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.MapperFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.cfg.CoercionAction;
 import com.fasterxml.jackson.databind.cfg.CoercionInputShape;
+import com.fasterxml.jackson.databind.deser.DeserializationProblemHandler;
 import com.fasterxml.jackson.databind.deser.std.NumberDeserializers;
 import com.fasterxml.jackson.databind.exc.InvalidFormatException;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
@@ -21,6 +25,7 @@ import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.module.SimpleModule;
 import com.fasterxml.jackson.databind.type.LogicalType;
+import com.fasterxml.jackson.databind.util.ClassUtil;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLParser;
 import java.util.ArrayDeque;
@@ -71,6 +76,7 @@ public final class StrictReader {
                 .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT)
                 .disable(MapperFeature.ALLOW_COERCION_OF_SCALARS)
                 .addModule(NO_TEXT_FOR_FLOATS)
+                .addHandler(new ShowWrongStructure())
                 .build();
         strictCoercions(mapper);
         return mapper;
@@ -90,6 +96,7 @@ public final class StrictReader {
                 .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT)
                 .disable(MapperFeature.ALLOW_COERCION_OF_SCALARS)
                 .addModule(NO_TEXT_FOR_FLOATS)
+                .addHandler(new ShowWrongStructure())
                 .build();
     }
 
@@ -380,7 +387,8 @@ public final class StrictReader {
      * <ul>
      *   <li>an unknown field: value {@code "unknown field"}, expected {@code "one of"} the known fields;
      *   <li>a value a field cannot take (an enum's unknown name): the value, and what the field takes;
-     *   <li>a value of the wrong kind: value {@code "wrong type"}, and what the field takes;
+     *   <li>a value of the wrong kind: the value as written (a list or a mapping on one line, cut short when
+     *       long: {@link #written}), and what the field takes; {@link #WRONG_TYPE} when it cannot be read;
      *   <li>a YAML non-finite float: the value as written, expected {@code "a finite number"};
      *   <li>a key written twice in one mapping: value {@link #DUPLICATE_KEY}.
      * </ul>
@@ -416,8 +424,11 @@ public final class StrictReader {
         }
         if (e instanceof MismatchedInputException mismatch && !empty(e)) {
             String value = scalarAsWritten(e, number(mismatch.getTargetType()));
+            if (value == null && e instanceof WrongStructure structure) {
+                value = structure.written;
+            }
             return new Problem(
-                    path(mismatch), value != null ? value : "wrong type", expected.apply(mismatch.getTargetType()));
+                    path(mismatch), value != null ? value : WRONG_TYPE, expected.apply(mismatch.getTargetType()));
         }
         String nonFinite = nonFiniteValue(e);
         if (nonFinite != null) {
@@ -430,6 +441,118 @@ public final class StrictReader {
         }
         return null;
     }
+
+    /**
+     * The value of a {@link Problem} for a value of the wrong kind that cannot be shown as written (a list or a
+     * mapping the parser could not read to its end, or one read by a mapper not built here).
+     */
+    public static final String WRONG_TYPE = "wrong type";
+
+    /** How many characters of a list or a mapping a message shows, before "…". */
+    static final int STRUCTURE_SHOWN = 40;
+
+    /**
+     * A list or a mapping where a field takes another kind of value, refused as Jackson refuses it, with the
+     * value as written ({@link #written}): read while the parser still stands at it, for {@link #problem}.
+     */
+    private static final class WrongStructure extends MismatchedInputException {
+        private static final long serialVersionUID = 1L;
+
+        /** The value as written, or {@code null} when it could not be read to its end. */
+        private final String written;
+
+        WrongStructure(JsonParser parser, String message, JsonLocation at, JavaType type, String written) {
+            super(parser, message, at);
+            setTargetType(type);
+            this.written = written;
+        }
+    }
+
+    /** Refuses a list or a mapping of the wrong kind with its value as written ({@link WrongStructure}). */
+    private static final class ShowWrongStructure extends DeserializationProblemHandler {
+        @Override
+        public Object handleUnexpectedToken(
+                DeserializationContext context, JavaType type, JsonToken token, JsonParser parser, String message)
+                throws java.io.IOException {
+            if (token != JsonToken.START_ARRAY && token != JsonToken.START_OBJECT) {
+                return NOT_HANDLED;
+            }
+            JsonLocation at = parser.currentTokenLocation();
+            String said = message != null
+                    ? message
+                    : "Cannot deserialize value of type " + ClassUtil.getTypeDescription(type) + " from "
+                            + (token == JsonToken.START_ARRAY ? "Array" : "Object") + " value";
+            // A JSON document's own parser: shown as JSON; YAML, or a tree read from YAML: in YAML's flow style.
+            boolean json =
+                    parser instanceof com.fasterxml.jackson.core.base.ParserBase && !(parser instanceof YAMLParser);
+            String written;
+            try {
+                written = written(context.readTree(parser), json);
+            } catch (java.io.IOException | RuntimeException unreadable) {
+                written = null;
+            }
+            throw new WrongStructure(parser, said, at, type, written);
+        }
+    }
+
+    /**
+     * A value as an error message shows it, on one line: a list or a mapping in flow style ({@code [1, 2]},
+     * {@code {rate: 5}}; with {@code json}, {@code {"rate": 5}}), a text quoted where YAML would not read it as
+     * a text ({@code "30"}, {@code "a, b"}; with {@code json}, always), cut to {@value #STRUCTURE_SHOWN}
+     * characters and "…".
+     */
+    public static String written(JsonNode node, boolean json) {
+        StringBuilder out = new StringBuilder();
+        flow(node, json, out);
+        return out.length() > STRUCTURE_SHOWN
+                ? out.substring(0, STRUCTURE_SHOWN).stripTrailing() + "…"
+                : out.toString();
+    }
+
+    /** Appends {@code node} to {@code out} in flow style, stopping once {@code out} is longer than shown. */
+    private static void flow(JsonNode node, boolean json, StringBuilder out) {
+        if (out.length() > STRUCTURE_SHOWN) {
+            return;
+        }
+        if (node.isArray()) {
+            out.append('[');
+            for (int i = 0; i < node.size() && out.length() <= STRUCTURE_SHOWN; i++) {
+                out.append(i == 0 ? "" : ", ");
+                flow(node.get(i), json, out);
+            }
+            out.append(']');
+        } else if (node.isObject()) {
+            out.append('{');
+            java.util.Iterator<Map.Entry<String, JsonNode>> fields = node.fields();
+            for (boolean first = true; fields.hasNext() && out.length() <= STRUCTURE_SHOWN; first = false) {
+                Map.Entry<String, JsonNode> field = fields.next();
+                out.append(first ? "" : ", ").append(text(field.getKey(), json)).append(": ");
+                flow(field.getValue(), json, out);
+            }
+            out.append('}');
+        } else if (node.isTextual()) {
+            out.append(text(node.textValue(), json));
+        } else if (node.isFloatingPointNumber() && !Double.isFinite(node.doubleValue())) {
+            double d = node.doubleValue();
+            out.append(json ? String.valueOf(d) : Double.isNaN(d) ? ".nan" : d > 0 ? ".inf" : "-.inf");
+        } else {
+            out.append(node.isMissingNode() ? "" : node.toString());
+        }
+    }
+
+    /** A text in flow style: quoted in JSON, and in YAML where it would not read back as this text. */
+    private static String text(String text, boolean json) {
+        boolean quote = json
+                || text.isEmpty()
+                || LOOKS_LIKE_NUMBER_OR_BOOLEAN.matcher(text).matches()
+                || NOT_PLAIN.matcher(text).find();
+        return quote
+                ? com.fasterxml.jackson.databind.node.TextNode.valueOf(text).toString()
+                : text;
+    }
+
+    /** A text YAML's flow style reads otherwise when written without quotes. */
+    private static final Pattern NOT_PLAIN = Pattern.compile("[\\[\\]{},:#\"'\\n\\t]|^[\\s\\-?&*!|>%@`]|\\s$");
 
     /** The value of a {@link Problem} for a field the document does not have and that has no default. */
     public static final String MISSING = "missing";

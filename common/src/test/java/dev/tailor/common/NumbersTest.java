@@ -20,6 +20,16 @@ class NumbersTest {
     }
 
     @Test
+    void bytes_inTheLargestBinaryUnitThatDividesIt_withTheExactCount() {
+        assertThat(Numbers.bytes(1 << 20)).isEqualTo("1MiB = 1048576 bytes");
+        assertThat(Numbers.bytes(3L << 30)).isEqualTo("3GiB = 3221225472 bytes");
+        assertThat(Numbers.bytes(1536)).as("1.5 KiB: no unit divides it").isEqualTo("1536 bytes");
+        assertThat(Numbers.bytes(300)).isEqualTo("300 bytes");
+        assertThat(Numbers.bytes(1)).isEqualTo("1 byte");
+        assertThat(Numbers.bytes(0)).isEqualTo("0 bytes");
+    }
+
+    @Test
     void written_isExactWithoutTrailingZerosOrExponent() {
         assertThat(Numbers.written(0.0)).isEqualTo("0");
         assertThat(Numbers.written(-0.0)).isEqualTo("0");

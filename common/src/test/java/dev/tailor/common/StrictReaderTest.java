@@ -44,7 +44,7 @@ class StrictReaderTest {
                 .isEqualTo("tenants[0].count: two (expected: a whole number)");
         assertThat(problemOf(StrictReader.yaml(), "tenants:\n  - name: [a, b]\n")
                         .message())
-                .isEqualTo("tenants[0].name: wrong type (expected: a string)");
+                .isEqualTo("tenants[0].name: [a, b] (expected: a string)");
         assertThat(problemOf(StrictReader.yaml(), "tenants:\n  - mode: SLOW\n").message())
                 .isEqualTo("tenants[0].mode: SLOW (expected: one of FLUID, QUOTA)");
     }
@@ -268,5 +268,41 @@ class StrictReaderTest {
         assertThat(problemOf(StrictReader.yaml(), "tenants:\n  - count: '" + digits + "'\n")
                         .message())
                 .isEqualTo("tenants[0].count: \"" + digits.substring(0, 57) + "...\" (expected: a whole number)");
+    }
+
+    @Test
+    void aListOrAMappingOfTheWrongType_isShownAsWritten_onOneLine() {
+        assertThat(problemOf(StrictReader.yaml(), "tenants:\n  - rate: [1]\n").message())
+                .isEqualTo("tenants[0].rate: [1] (expected: a number)");
+        assertThat(problemOf(StrictReader.yaml(), "tenants:\n  - count:\n      - 1\n      - '2'\n")
+                        .message())
+                .isEqualTo("tenants[0].count: [1, \"2\"] (expected: a whole number)");
+        assertThat(problemOf(StrictReader.yaml(), "tenants:\n  - on: {a: 1, b: x y}\n")
+                        .message())
+                .isEqualTo("tenants[0].on: {a: 1, b: x y} (expected: true or false)");
+        assertThat(problemOf(StrictReader.yaml(), "tenants: {name: a}\n").message())
+                .isEqualTo("tenants: {name: a} (expected: a list)");
+        assertThat(problemOf(StrictReader.json(), "{\"tenants\": [{\"rate\": {\"a\": [1, \"x\"]}}]}")
+                        .message())
+                .isEqualTo("tenants[0].rate: {\"a\": [1, \"x\"]} (expected: a number)");
+    }
+
+    @Test
+    void aLongListOrMapping_isCutShort() {
+        String many = java.util.stream.IntStream.range(0, 1000)
+                .mapToObj(i -> "k" + i + ": " + i)
+                .collect(java.util.stream.Collectors.joining(", ", "{", "}"));
+        assertThat(problemOf(StrictReader.yaml(), "tenants:\n  - name: " + many + "\n")
+                        .message())
+                .isEqualTo("tenants[0].name: {k0: 0, k1: 1, k2: 2, k3: 3, k4: 4, k5:… (expected: a string)");
+    }
+
+    @Test
+    void aStructureBoundFromATree_isShownAsWritten() throws Exception {
+        com.fasterxml.jackson.databind.JsonNode tree = StrictReader.yaml().readTree("port: [80, '443']\n");
+        JacksonException e = catchThrowableOfType(
+                JacksonException.class, () -> StrictReader.yaml().treeToValue(tree, Settings.class));
+        assertThat(StrictReader.problem(e, StrictReader::expected).message())
+                .isEqualTo("port: [80, \"443\"] (expected: a whole number)");
     }
 }

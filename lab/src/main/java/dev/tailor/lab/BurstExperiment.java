@@ -1,6 +1,7 @@
 package dev.tailor.lab;
 
 import dev.tailor.common.Numbers;
+import dev.tailor.lab.report.StorageFigures;
 import dev.tailor.nbd.config.ByteSize;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -588,11 +589,14 @@ public final class BurstExperiment {
         out.add("");
         out.add("| mode | samples | P50 | P99 | P99.9 | P99.99 | max |");
         out.add("|---|--:|--:|--:|--:|--:|--:|");
+        boolean unresolved = false;
         for (String m : s.modes()) {
             FioLatency b = r.steady(m);
             StringBuilder row = new StringBuilder("| " + m + " | " + fmt(b.samples(), 0) + " | ");
             for (double p : PERCENTS) {
-                row.append(fmt(b.percentileMicros(p), 0)).append(" | ");
+                String cell = percentile(b, p);
+                unresolved |= cell.equals(NOT_RESOLVABLE);
+                row.append(cell).append(" | ");
             }
             out.add(row.append(fmt(b.maxMicros(), 0)).append(" |").toString());
         }
@@ -616,10 +620,9 @@ public final class BurstExperiment {
         for (String[] pair : pairs) {
             List<String> changes = new ArrayList<>();
             for (int i = 1; i < PERCENTS.length; i++) {
-                changes.add("P" + fmtPlain(PERCENTS[i]) + ": "
-                        + change(
-                                r.steady(pair[0]).percentileMicros(PERCENTS[i]),
-                                r.steady(pair[1]).percentileMicros(PERCENTS[i])));
+                String change = change(r.steady(pair[0]), r.steady(pair[1]), PERCENTS[i]);
+                unresolved |= change.equals(NOT_RESOLVABLE);
+                changes.add("P" + fmtPlain(PERCENTS[i]) + ": " + change);
             }
             String label = pair[0].equals("door")
                     ? "The fair dispatch door alone vs admission " + pair[1]
@@ -643,14 +646,18 @@ public final class BurstExperiment {
                         .sum();
                 StringBuilder row = new StringBuilder("| " + m + " " + round + " | " + fmt(b.samples(), 0) + " | ");
                 for (int i = 1; i < PERCENTS.length; i++) {
-                    row.append(fmt(b.percentileMicros(PERCENTS[i]), 0)).append(" | ");
+                    String cell = percentile(b, PERCENTS[i]);
+                    unresolved |= cell.equals(NOT_RESOLVABLE);
+                    row.append(cell).append(" | ");
                 }
                 row.append(fmt(steadyIops, 0))
                         .append(" | ")
                         .append(fmt(run.jobs().get("bursty").iops(), 0))
                         .append(" | ");
                 for (int i = 0; i < 3; i++) {
-                    row.append(fmt(bb.percentileMicros(PERCENTS[i]), 0)).append(" | ");
+                    String cell = percentile(bb, PERCENTS[i]);
+                    unresolved |= cell.equals(NOT_RESOLVABLE);
+                    row.append(cell).append(" | ");
                 }
                 row.append(fmt(run.metrics().get("tailor_nbd_loop_health_check_max_age_seconds", "0") * 1e3, 1))
                         .append(" | ")
@@ -663,6 +670,10 @@ public final class BurstExperiment {
                         .append(" |");
                 out.add(row.toString());
             }
+        }
+        if (unresolved) {
+            out.add("");
+            out.add(NOT_RESOLVABLE_LEGEND);
         }
         out.add("");
         out.add("Admission's counters (the proxy's metrics file at the end of each run with admission on or paper); "
@@ -790,6 +801,35 @@ public final class BurstExperiment {
         return Double.isNaN(value) ? 0 : value;
     }
 
+    /** A percentile too few samples stand behind (fewer than {@link FioLatency#resolvable} asks): not resolvable. */
+    static final String NOT_RESOLVABLE = StorageFigures.NOT_RESOLVABLE;
+
+    /** What {@link #NOT_RESOLVABLE} means, under a table that has one, in the storage simulator's words. */
+    static final String NOT_RESOLVABLE_LEGEND = StorageFigures.notResolvable(99.9, 99.99);
+
+    /**
+     * A table's percentile cell, µs: {@link #NOT_RESOLVABLE} when too few samples stand behind it ({@link
+     * FioLatency#resolvable}), "–" when there are none.
+     */
+    static String percentile(FioLatency latency, double percent) {
+        if (latency.samples() > 0 && !latency.resolvable(percent)) {
+            return NOT_RESOLVABLE;
+        }
+        return fmt(latency.percentileMicros(percent), 0);
+    }
+
+    /**
+     * {@link #change(double, double)} of a percentile of two histograms; {@link #NOT_RESOLVABLE} when either has
+     * samples but too few for it: a change between two slowest samples says nothing of the percentile.
+     */
+    static String change(FioLatency ours, FioLatency baseline, double percent) {
+        if ((ours.samples() > 0 && !ours.resolvable(percent))
+                || (baseline.samples() > 0 && !baseline.resolvable(percent))) {
+            return NOT_RESOLVABLE;
+        }
+        return change(ours.percentileMicros(percent), baseline.percentileMicros(percent));
+    }
+
     /** {@code (ours / baseline − 1)} as {@code +12 %}, or "no data" when either is missing. */
     static String change(double ours, double baseline) {
         if (Double.isNaN(ours) || Double.isNaN(baseline) || baseline == 0) {
@@ -875,7 +915,8 @@ public final class BurstExperiment {
     }
 
     /**
-     * Percentiles of one histogram for JSON, µs; null where there is no data.
+     * Percentiles of one histogram for JSON, µs; null where there is no data, or too few samples for the
+     * percentile ({@link FioLatency#resolvable}: not resolvable, "n/r" in the tables).
      *
      * @param samples requests in the histogram
      */
@@ -885,11 +926,16 @@ public final class BurstExperiment {
         static LatencySummary of(FioLatency h) {
             return new LatencySummary(
                     h.samples(),
-                    orNull(h.percentileMicros(50)),
-                    orNull(h.percentileMicros(99)),
-                    orNull(h.percentileMicros(99.9)),
-                    orNull(h.percentileMicros(99.99)),
+                    reported(h, 50),
+                    reported(h, 99),
+                    reported(h, 99.9),
+                    reported(h, 99.99),
                     orNull(h.maxMicros()));
+        }
+
+        /** P{@code percent} in µs, or null when it has no samples or too few. */
+        static Double reported(FioLatency h, double percent) {
+            return h.resolvable(percent) ? orNull(h.percentileMicros(percent)) : null;
         }
 
         static Double orNull(double value) {

@@ -98,6 +98,16 @@ final class FioLatency {
         return Double.NaN;
     }
 
+    /**
+     * Whether P{@code percent} has enough samples behind it to be reported: at least ceil(1 ÷ (1 − q)) of them
+     * (1,000 for P99.9, 10,000 for P99.99), so that at least one lies at or beyond it, as the storage simulator
+     * reports its percentiles ({@link dev.tailor.sim.storage.LatencySummary#needed}); below that, it is only the
+     * slowest sample or near it. A histogram without samples has none to report either.
+     */
+    boolean resolvable(double percent) {
+        return samples > 0 && samples >= dev.tailor.sim.storage.LatencySummary.needed(percent);
+    }
+
     /** The largest bin in µs; NaN when there are no samples. */
     double maxMicros() {
         return bins.isEmpty() ? Double.NaN : bins.lastKey() / 1e3;

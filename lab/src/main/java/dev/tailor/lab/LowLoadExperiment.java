@@ -504,11 +504,14 @@ public final class LowLoadExperiment {
         out.add("");
         out.add("| loop | samples | P50 | P99 | P99.9 | max | health-check age max, ms (bound: 2 × period) |");
         out.add("|---|--:|--:|--:|--:|--:|--:|");
+        boolean unresolved = false;
         for (String m : MODES) {
             FioLatency b = r.pooled(m);
             StringBuilder row = new StringBuilder("| " + m + " | " + BurstExperiment.fmt(b.samples(), 0) + " | ");
             for (double p : PERCENTS) {
-                row.append(BurstExperiment.fmt(b.percentileMicros(p), 0)).append(" | ");
+                String cell = BurstExperiment.percentile(b, p);
+                unresolved |= cell.equals(BurstExperiment.NOT_RESOLVABLE);
+                row.append(cell).append(" | ");
             }
             row.append(BurstExperiment.fmt(b.maxMicros(), 0))
                     .append(" | ")
@@ -521,10 +524,9 @@ public final class LowLoadExperiment {
         out.add("");
         List<String> changes = new ArrayList<>();
         for (double p : PERCENTS) {
-            changes.add("P" + BurstExperiment.fmtPlain(p) + ": "
-                    + BurstExperiment.change(
-                            r.pooled("priority").percentileMicros(p),
-                            r.pooled("fifo").percentileMicros(p)));
+            String change = BurstExperiment.change(r.pooled("priority"), r.pooled("fifo"), p);
+            unresolved |= change.equals(BurstExperiment.NOT_RESOLVABLE);
+            changes.add("P" + BurstExperiment.fmtPlain(p) + ": " + change);
         }
         out.add("Priority vs FIFO: " + String.join(" · ", changes) + " (pooled).");
         out.add("");
@@ -541,8 +543,9 @@ public final class LowLoadExperiment {
                         + BurstExperiment.fmt(run.latency().samples(), 0) + " | " + BurstExperiment.fmt(run.iops(), 0)
                         + " | ");
                 for (double p : PERCENTS) {
-                    row.append(BurstExperiment.fmt(run.latency().percentileMicros(p), 0))
-                            .append(" | ");
+                    String cell = BurstExperiment.percentile(run.latency(), p);
+                    unresolved |= cell.equals(BurstExperiment.NOT_RESOLVABLE);
+                    row.append(cell).append(" | ");
                 }
                 row.append(BurstExperiment.fmt(run.latency().maxMicros(), 0))
                         .append(" | ")
@@ -562,12 +565,17 @@ public final class LowLoadExperiment {
         }
         List<String> pairs = new ArrayList<>();
         for (int round = 1; round <= s.rounds(); round++) {
-            pairs.add(BurstExperiment.change(
-                    r.run("priority", round).latency().percentileMicros(99.9),
-                    r.run("fifo", round).latency().percentileMicros(99.9)));
+            String change = BurstExperiment.change(
+                    r.run("priority", round).latency(), r.run("fifo", round).latency(), 99.9);
+            unresolved |= change.equals(BurstExperiment.NOT_RESOLVABLE);
+            pairs.add(change);
         }
         out.add("");
         out.add("P99.9 priority vs FIFO, round by round: " + String.join(", ", pairs) + ".");
+        if (unresolved) {
+            out.add("");
+            out.add(dev.tailor.lab.report.StorageFigures.notResolvable(99, 99.9));
+        }
         if (MODES.stream()
                 .anyMatch(m -> !Double.isNaN(r.loopTrace(m).unrelatedWait().count()))) {
             out.add("");

@@ -200,6 +200,93 @@ class ExperimentOutputTest {
                                 + " configuration, about 76 s with each run's start and stop, longer when the machine is busy)");
     }
 
+    /** A short run: 2,400 steady samples a mode (P99.99 would be the slowest), 600 bursty ones. */
+    private BurstExperiment.Result shortBurst() {
+        BurstExperiment.Result full = burst(false);
+        List<BurstExperiment.Run> runs = List.of(
+                new BurstExperiment.Run(
+                        "off",
+                        1,
+                        Map.of(
+                                "steady1", job("steady1", 100, 6_000_000, 2_370, 150_000_000, 29, 200_000_000, 1),
+                                "bursty", job("bursty", 300, 130_000_000, 600)),
+                        ProxyMetrics.EMPTY,
+                        5),
+                new BurstExperiment.Run(
+                        "on",
+                        1,
+                        Map.of(
+                                "steady1", job("steady1", 100, 6_000_000, 2_370, 40_000_000, 29, 50_000_000, 1),
+                                "bursty", job("bursty", 280, 160_000_000, 600)),
+                        ProxyMetrics.EMPTY,
+                        5));
+        return new BurstExperiment.Result(full.settings().shortened(6, 2, 1), 1_500, 1.76e8, runs);
+    }
+
+    @Test
+    void burstMarkdown_withTooFewSamples_saysNotResolvable_notTheSlowestSample() {
+        List<String> lines = BurstExperiment.markdown(shortBurst());
+        assertThat(lines)
+                .contains(
+                        "| off | 2,400 | 6,000 | 150,000 | 150,000 | n/r | 200,000 |",
+                        "| on | 2,400 | 6,000 | 40,000 | 40,000 | n/r | 50,000 |",
+                        "Admission on vs off, steady tenants: P99: -73 % · P99.9: -73 % · P99.99: n/r.",
+                        "n/r = not resolvable: fewer requests than the percentile needs (P99.9: 1,000, P99.99: 10,000).");
+        // Each run: the steady P99.99 and the bursty tenant's P99.9 (600 samples) are not resolvable.
+        assertThat(lines)
+                .anyMatch(l -> l.startsWith(
+                        "| on 1 | 2,400 | 40,000 | 40,000 | n/r | 100 | 280 | 160,000 |" + " 160,000 | n/r |"));
+    }
+
+    @Test
+    void burstJson_withTooFewSamples_hasNoValueForThePercentile() {
+        Map<String, Object> json = BurstExperiment.json(shortBurst());
+        @SuppressWarnings("unchecked")
+        Map<String, Map<String, BurstExperiment.LatencySummary>> pooled =
+                (Map<String, Map<String, BurstExperiment.LatencySummary>>) json.get("pooled");
+        BurstExperiment.LatencySummary steady = pooled.get("on").get("steady");
+        assertThat(steady.samples()).isEqualTo(2_400);
+        assertThat(steady.p999Micros()).isEqualTo(40_000.0);
+        assertThat(steady.p9999Micros()).isNull();
+        assertThat(steady.maxMicros()).isEqualTo(50_000.0);
+        assertThat(pooled.get("on").get("bursty").p999Micros()).isNull();
+    }
+
+    @Test
+    void burstMarkdown_withEnoughSamples_hasNoNotResolvableLegend() {
+        assertThat(BurstExperiment.markdown(burst(false))).noneMatch(l -> l.contains("n/r"));
+    }
+
+    @Test
+    void lowLoadMarkdown_withTooFewSamples_saysNotResolvable() {
+        LowLoadExperiment.Settings settings =
+                LowLoadExperiment.Settings.defaults(dir).shortened(1, 1, 1);
+        List<LowLoadExperiment.Run> runs = List.of(
+                new LowLoadExperiment.Run(
+                        "fifo",
+                        1,
+                        job("client", 500, 87_000, 494, 10_000_000, 6).latency(),
+                        500,
+                        List.of(),
+                        0,
+                        5),
+                new LowLoadExperiment.Run(
+                        "priority",
+                        1,
+                        job("client", 500, 87_000, 494, 7_000_000, 6).latency(),
+                        500,
+                        List.of(),
+                        0,
+                        5));
+        List<String> lines = LowLoadExperiment.markdown(new LowLoadExperiment.Result(settings, runs));
+        assertThat(lines)
+                .anyMatch(l -> l.startsWith("| fifo | 500 | 87 | 10,000 | n/r | 10,000 |"))
+                .contains(
+                        "Priority vs FIFO: P50: +0 % · P99: -30 % · P99.9: n/r (pooled).",
+                        "P99.9 priority vs FIFO, round by round: n/r.",
+                        "n/r = not resolvable: fewer requests than the percentile needs (P99: 100, P99.9: 1,000).");
+    }
+
     @Test
     void burstWithAnEmptyJob_showsNoData_notZero() {
         List<String> lines = BurstExperiment.markdown(burst(true));

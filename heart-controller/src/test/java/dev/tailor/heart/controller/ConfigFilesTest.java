@@ -135,6 +135,15 @@ class ConfigFilesTest {
     }
 
     @Test
+    void parse_aListOrAMappingOfTheWrongType_isToldAsWritten() {
+        assertThatThrownBy(() ->
+                        ConfigFiles.parse("roundSeconds: [5]\nkubernetes:\n  namespaces: {shop: true}\n", "h.yaml"))
+                .hasMessage("h.yaml: 2 problems:\n"
+                        + "  roundSeconds: [5] (expected: a number, e.g. 30 or 0.5) at line 1\n"
+                        + "  kubernetes.namespaces: {shop: true} (expected: a list, e.g. [a, b]) at line 3");
+    }
+
+    @Test
     void parse_aValueOfTheWrongTypeInsideAList_isToldWithTheRest() {
         assertThatThrownBy(() -> ConfigFiles.parse("kubernetes:\n  namespaces: [~]\nroundSeconds: 0\n", "h.yaml"))
                 .hasMessageStartingWith("h.yaml: 2 problems:\n  kubernetes: a value is missing")

@@ -101,9 +101,7 @@ public final class StorageFigures {
                         + " cost; labelled on arrivals under every policy, so each is measured on the same requests"
                         + " (in brackets: the requests measured; a policy that refused some, which have no latency,"
                         + " gives its own counts after its row).",
-                NOT_RESOLVABLE + " = not resolvable: fewer requests than the percentile needs (P99.99: "
-                        + String.format(Locale.ROOT, "%,d", LatencySummary.needed(99.99)) + ", P99.999: "
-                        + String.format(Locale.ROOT, "%,d", LatencySummary.needed(99.999)) + ").",
+                notResolvable(99.99, 99.999),
                 "req/s = requests the backend completed within the measured period ÷ its seconds, whenever they"
                         + " arrived: what it served, at most its capacity for the requests served however much is"
                         + " offered (completions in the drain after the period are not counted).",
@@ -120,6 +118,21 @@ public final class StorageFigures {
                         + " so a bursty tenant's requests within its baseline or outside its bursts are rightly"
                         + " steady (a high second share is expected), and a steady tenant's beyond its baseline"
                         + " are hot by the same rule.");
+    }
+
+    /**
+     * What {@link #NOT_RESOLVABLE} means, with the requests each of {@code levels} (in %) needs ({@link
+     * LatencySummary#needed}): {@code n/r = not resolvable: fewer requests than the percentile needs (P99.99:
+     * 10,000, P99.999: 100,000).}
+     */
+    public static String notResolvable(double... levels) {
+        List<String> needs = new ArrayList<>();
+        for (double level : levels) {
+            needs.add("P" + Numbers.written(level) + ": "
+                    + String.format(Locale.ROOT, "%,d", LatencySummary.needed(level)));
+        }
+        return NOT_RESOLVABLE + " = not resolvable: fewer requests than the percentile needs ("
+                + String.join(", ", needs) + ").";
     }
 
     /** The per-tenant columns before the latency: what a tenant is, what it was given and what it sent. */

@@ -334,8 +334,8 @@ public record AdmissionSettings(
         List<Problem> problems = new ArrayList<>();
         AdmissionSettings settings = this;
         // The segment size against a valid block size, in the config's words and sizes: admission's own checks
-        // say "1 (expected: 1048576 .. 9223372036854775807)", and once the segment size was set back to its
-        // default, told that default (32 GiB, never written) against the block size as a second problem.
+        // name its fields in bytes (segmentSizeBytes), and once the segment size was set back to its default,
+        // told that default (32 GiB, never written) against the block size as a second problem.
         long block = blockSize.bytes();
         if (block >= 1 && (segmentSize.bytes() < block || segmentSize.bytes() % block != 0)) {
             problems.add(new Problem(

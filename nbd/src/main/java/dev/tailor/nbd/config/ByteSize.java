@@ -41,7 +41,8 @@ public record ByteSize(long bytes) {
             return parse(node.textValue());
         }
         throw new IllegalArgumentException(
-                (node.isContainerNode() ? (node.isArray() ? "a list" : "a mapping") : node.toString()) + " (expected: "
+                (node.isContainerNode() ? dev.tailor.common.StrictReader.written(node, true) : node.toString())
+                        + " (expected: "
                         + EXPECTED + ")");
     }
 

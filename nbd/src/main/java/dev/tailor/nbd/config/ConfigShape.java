@@ -262,10 +262,13 @@ final class ConfigShape {
         return text != null ? text : shown(node);
     }
 
-    /** The value as the user wrote it ({@code "abc"}, {@code 1.5}), or its kind for a list or a mapping. */
+    /**
+     * The value as the user wrote it ({@code "abc"}, {@code 1.5}); a list or a mapping on one line, cut short when
+     * long ({@code ["a", "b"]}, as {@link dev.tailor.common.StrictReader#written} shows it in JSON).
+     */
     private static String shown(JsonNode node) {
         if (node.isContainerNode()) {
-            return node.isArray() ? "a list" : "a mapping";
+            return dev.tailor.common.StrictReader.written(node, true);
         }
         String text = node.toString();
         return text.length() > 60 ? text.substring(0, 57) + "..." : text;

@@ -631,6 +631,20 @@ public final class NbdServer implements AutoCloseable {
     }
 
     /**
+     * The requests the server has received and not yet answered, over every connection: what {@link #close}
+     * waits for, up to {@link #DRAIN_TIMEOUT_MILLIS}. Read from any thread; a moment's count.
+     */
+    public int requestsInFlight() {
+        int requests = 0;
+        for (Channel connection : connections) {
+            if (connection.pipeline().get(TransmissionHandler.class) instanceof TransmissionHandler transmission) {
+                requests += transmission.requestsInFlight();
+            }
+        }
+        return requests;
+    }
+
+    /**
      * Stops accepting, lets every connection finish the requests it has in flight (up to 10 s; new
      * requests are not read, and connections still in the handshake are closed), then closes the
      * connections, the backends and the threads, and logs the connection refusals not yet summed up.

@@ -88,7 +88,10 @@ final class TransmissionHandler extends ChannelInboundHandlerAdapter {
     /** The most recent of the requests handed on and not completed (a doubly linked list). */
     private Outstanding outstanding;
 
-    private int inFlightRequests;
+    /** Changed on the event loop only; volatile so that a stopping server can count them ({@link #requestsInFlight}). */
+    @SuppressWarnings("NonAtomicVolatileUpdate") // one writer, the connection's event loop
+    private volatile int inFlightRequests;
+
     private long inFlightBytes;
     private boolean draining;
     /**
@@ -697,6 +700,11 @@ final class TransmissionHandler extends ChannelInboundHandlerAdapter {
         } else if (!closed) {
             updateReading();
         }
+    }
+
+    /** The requests received and not yet answered, as last seen from any thread. */
+    int requestsInFlight() {
+        return inFlightRequests;
     }
 
     private void startDraining() {

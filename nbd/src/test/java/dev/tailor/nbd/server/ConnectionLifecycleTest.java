@@ -88,6 +88,38 @@ class ConnectionLifecycleTest {
     }
 
     @Test
+    void requestsInFlight_countsEveryConnectionsRequestsUntilAnswered() throws Exception {
+        GatedBackend backend = new GatedBackend(1 << 20);
+        try (NbdServer server = TestServers.start(backend);
+                RawClient a = RawClient.connect(server.localAddress()).handshake();
+                RawClient b = RawClient.connect(server.localAddress()).handshake()) {
+            a.go("disk", false);
+            b.go("disk", false);
+            assertThat(server.requestsInFlight()).isZero();
+            a.request(0, NbdProtocol.CMD_READ, 1, 0, 4096);
+            a.request(0, NbdProtocol.CMD_READ, 2, 8192, 4096);
+            b.request(0, NbdProtocol.CMD_READ, 3, 0, 4096);
+            List<GatedBackend.Held> held = List.of(backend.next(), backend.next(), backend.next());
+            assertThat(server.requestsInFlight()).as("a's two and b's one").isEqualTo(3);
+            GatedBackend.Held ofB = held.stream()
+                    .filter(h -> h.request().cookie() == 3)
+                    .findFirst()
+                    .orElseThrow();
+            backend.pass(ofB);
+            assertThat(b.simpleReply(4096).cookie()).isEqualTo(3);
+            Await.until("b's reply to be written", () -> server.requestsInFlight() == 2);
+            for (GatedBackend.Held h : held) {
+                if (h != ofB) {
+                    backend.pass(h);
+                }
+            }
+            a.simpleReply(4096);
+            a.simpleReply(4096);
+            Await.until("a's replies to be written", () -> server.requestsInFlight() == 0);
+        }
+    }
+
+    @Test
     void shutdown_letsRequestsInFlightFinishThenCloses() throws Exception {
         GatedBackend backend = new GatedBackend(1 << 20);
         NbdServer server = TestServers.start(backend);

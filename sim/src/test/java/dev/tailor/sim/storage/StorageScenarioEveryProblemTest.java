@@ -50,7 +50,16 @@ class StorageScenarioEveryProblemTest {
                 .hasMessage("f.yaml: 3 problems:\n"
                         + "  tenants[0].requestsPerSecond: fast (expected: a number) at line 7\n"
                         + "  tenants[0].synthetic.readFraction: 2 (expected: a number in [0, 1]) at line 8\n"
-                        + "  proxies: wrong type (expected: a whole number) at line 9");
+                        + "  proxies: [1, 2] (expected: a whole number) at line 9");
+    }
+
+    @Test
+    void aListWhereANumberBelongs_isToldAsWritten() {
+        String yaml = MINIMAL + "durationSeconds: [1]\nwarmupSeconds: {a: 1}\n";
+        assertThatThrownBy(() -> StorageScenarios.parse(yaml, "f.yaml"))
+                .hasMessage("f.yaml: 2 problems:\n"
+                        + "  durationSeconds: [1] (expected: a number) at line 9\n"
+                        + "  warmupSeconds: {a: 1} (expected: a number) at line 10");
     }
 
     @Test
@@ -59,7 +68,7 @@ class StorageScenarioEveryProblemTest {
                 + "warmupSeconds: -1\n";
         assertThatThrownBy(() -> StorageScenarios.parse(yaml, "f.yaml"))
                 .hasMessage("f.yaml: 2 problems:\n"
-                        + "  tenants[0].synthetic: wrong type (expected: an object) at line 8\n"
+                        + "  tenants[0].synthetic: [0.7, 4096] (expected: an object) at line 8\n"
                         + "  warmupSeconds: -1 (expected: a number in [0, 86400]) at line 9");
     }
 
