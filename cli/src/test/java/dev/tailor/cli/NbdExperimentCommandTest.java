@@ -182,12 +182,22 @@ class NbdExperimentCommandTest {
         assertThat(result.exitCode()).as(result.err()).isZero();
         JsonNode json = new ObjectMapper().readTree(result.out());
         for (String mode : new String[] {"fifo", "priority"}) {
-            assertThat(json.at("/pooled/" + mode + "/latency/samples").asLong())
+            long samples = json.at("/pooled/" + mode + "/latency/samples").asLong();
+            assertThat(samples).as(mode).isGreaterThanOrEqualTo(100);
+            assertThat(json.at("/pooled/" + mode + "/latency/p99Micros").asDouble())
                     .as(mode)
                     .isPositive();
-            assertThat(json.at("/pooled/" + mode + "/latency/p999Micros").asDouble())
-                    .as(mode)
-                    .isPositive();
+            // How many samples 2 s give depends on the machine: P99.9 is a figure from 1,000, null below.
+            JsonNode p999 = json.at("/pooled/" + mode + "/latency/p999Micros");
+            if (samples >= 1_000) {
+                assertThat(p999.asDouble())
+                        .as(mode + ", " + samples + " samples")
+                        .isPositive();
+            } else {
+                assertThat(p999.isNull())
+                        .as(mode + ", " + samples + " samples: " + p999)
+                        .isTrue();
+            }
         }
         assertThat(json.at("/runs").size()).isEqualTo(2);
         assertThat(json.at("/healthCheckBoundMillis").asDouble()).isEqualTo(200);
