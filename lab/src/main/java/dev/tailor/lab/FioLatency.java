@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tailor.common.Checks;
+import dev.tailor.sim.storage.LatencySummary;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -105,7 +106,7 @@ final class FioLatency {
      * slowest sample or near it. A histogram without samples has none to report either.
      */
     boolean resolvable(double percent) {
-        return samples > 0 && samples >= dev.tailor.sim.storage.LatencySummary.needed(percent);
+        return samples > 0 && samples >= LatencySummary.needed(percent);
     }
 
     /** The largest bin in µs; NaN when there are no samples. */

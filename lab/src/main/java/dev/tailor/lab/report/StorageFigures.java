@@ -110,7 +110,8 @@ public final class StorageFigures {
                 "reserve / lent / borrowed / repaid = cost drawn from the reserve by steady segments, lent from it to"
                         + " hot ones late in intervals, borrowed at bursts' starts, repaid (that borrowing and, in"
                         + " Tailor's variant, the debt of requests the baseline guarantee admitted beyond the pools, and"
-                        + " the advances of requests costing more than a budget; so repaid may exceed borrowed), in % of the budget issued (segment-admission policies; "
+                        + " the advances of requests costing more than a budget; so repaid may exceed borrowed), in % of"
+                        + " the budget issued (segment-admission policies; "
                         + NONE + " for the others).",
                 "misclassified = share of the steady tenants' requests admission classed hot / share of the hot"
                         + " tenants' requests it classed steady, in its own classes against the ground truth ("

@@ -3,6 +3,7 @@ package dev.tailor.nbd.config;
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonValue;
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.tailor.common.StrictReader;
 import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -40,10 +41,9 @@ public record ByteSize(long bytes) {
         if (node.isTextual()) {
             return parse(node.textValue());
         }
-        throw new IllegalArgumentException(
-                (node.isContainerNode() ? dev.tailor.common.StrictReader.written(node, true) : node.toString())
-                        + " (expected: "
-                        + EXPECTED + ")");
+        throw new IllegalArgumentException((node.isContainerNode() ? StrictReader.written(node, true) : node.toString())
+                + " (expected: "
+                + EXPECTED + ")");
     }
 
     /**

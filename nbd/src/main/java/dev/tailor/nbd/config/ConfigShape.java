@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.tailor.common.StrictReader;
 import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.RecordComponent;
 import java.lang.reflect.Type;
@@ -268,7 +269,7 @@ final class ConfigShape {
      */
     private static String shown(JsonNode node) {
         if (node.isContainerNode()) {
-            return dev.tailor.common.StrictReader.written(node, true);
+            return StrictReader.written(node, true);
         }
         String text = node.toString();
         return text.length() > 60 ? text.substring(0, 57) + "..." : text;

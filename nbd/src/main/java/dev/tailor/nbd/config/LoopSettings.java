@@ -7,6 +7,7 @@ import dev.tailor.common.Numbers;
 import dev.tailor.common.Problem;
 import dev.tailor.eventloop.LoopMode;
 import java.net.InetSocketAddress;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -223,13 +224,13 @@ public record LoopSettings(
         }
         String expected = "a file path in an existing folder, e.g. /var/lib/node_exporter/textfile/tailor-nbd.prom";
         Path folder = metricsFile.toAbsolutePath().getParent();
-        if (java.nio.file.Files.isDirectory(metricsFile)) {
+        if (Files.isDirectory(metricsFile)) {
             problems.add(new Problem("loop.metricsFile", metricsFile + " is a directory", expected));
-        } else if (folder != null && !java.nio.file.Files.isDirectory(folder)) {
+        } else if (folder != null && !Files.isDirectory(folder)) {
             problems.add(new Problem(
                     "loop.metricsFile",
                     metricsFile + ": the folder " + folder
-                            + (java.nio.file.Files.exists(folder) ? " is not a folder" : " does not exist"),
+                            + (Files.exists(folder) ? " is not a folder" : " does not exist"),
                     expected));
         }
         return problems;
