@@ -432,25 +432,34 @@ public final class Demo {
                 BurstExperiment.fmt(ageFifo, 0) + " / " + BurstExperiment.fmt(agePriority, 0) + " ms",
                 verdict(ageFifo <= bound && agePriority <= bound, ageFifo + agePriority, busy)));
         FioLatency off = burst.steady("off");
+        double burstPercent = burstPercent(burst);
         for (String mode : List.of("door", "on")) {
             FioLatency steady = burst.steady(mode);
-            double change = changePercent(steady.percentileMicros(99.99), off.percentileMicros(99.99));
+            double ours = Double.isNaN(burstPercent) ? Double.NaN : steady.percentileMicros(burstPercent);
+            double baseline = Double.isNaN(burstPercent) ? Double.NaN : off.percentileMicros(burstPercent);
+            double change = changePercent(ours, baseline);
             rows.add(List.of(
-                    "burst, steady tenants' P99.99, " + (mode.equals("door") ? "door alone" : "admission on")
-                            + " vs off",
+                    "burst, steady tenants' " + percentileName(burstPercent) + ", "
+                            + (mode.equals("door") ? "door alone" : "admission on") + " vs off",
                     "clearly lower (<= " + BurstExperiment.fmt(CLEARLY_LOWER_PERCENT, 0) + " %)",
-                    versus(steady.percentileMicros(99.99), off.percentileMicros(99.99), 1e3, "ms"),
+                    versus(ours, baseline, 1e3, "ms"),
                     verdict(change <= CLEARLY_LOWER_PERCENT, change, busy)));
         }
         List<String> notes = new ArrayList<>();
+        long burstSamples = burstSamples(burst);
         notes.add(String.format(
                 Locale.ROOT,
                 "Samples: low load %,d per loop (P99.9 is about the %s), burst %,d"
-                        + " steady reads per mode (P99.99 is about the %s).",
+                        + " steady reads in the smallest mode (%s).",
                 fifo.samples(),
                 rank(fifo.samples(), 0.001),
-                off.samples(),
-                rank(off.samples(), 0.0001)));
+                burstSamples,
+                Double.isNaN(burstPercent)
+                        ? "too few for P99.9, which needs 1,000"
+                        : burstPercent == 99.99
+                                ? "P99.99 is about the " + rank(burstSamples, 0.0001)
+                                : "P99.9 is about the " + rank(burstSamples, 0.001) + "; P99.99 needs 10,000,"
+                                        + " a longer run"));
         double lowLoadPressure = nanToZero(lowLoad.maxCpuPressurePercent());
         double burstPressure = nanToZero(burst.maxCpuPressurePercent());
         if (busy) {
@@ -481,6 +490,39 @@ public final class Demo {
                 List.of("", "target", "ours", "verdict"),
                 rows,
                 notes);
+    }
+
+    /**
+     * The tail percentile the demo judges the burst test on: P99.99 when every steady histogram it compares
+     * (off, on and, when it ran, the door alone) has the 10,000 samples that needs, else P99.9 with 1,000
+     * ({@link FioLatency#resolvable}: the rule the experiments' tables and the storage simulator report by);
+     * NaN when not even that. One short round has a few thousand, so P99.9.
+     */
+    static double burstPercent(BurstExperiment.Result burst) {
+        for (double percent : new double[] {99.99, 99.9}) {
+            boolean resolvable = true;
+            for (String mode : List.of("off", "on", "door")) {
+                FioLatency steady = burst.steady(mode);
+                boolean ran = !mode.equals("door") || steady.samples() > 0;
+                resolvable &= !ran || steady.resolvable(percent);
+            }
+            if (resolvable) {
+                return percent;
+            }
+        }
+        return Double.NaN;
+    }
+
+    /** The fewest steady samples of the burst test's modes that ran (the door alone only when it did). */
+    private static long burstSamples(BurstExperiment.Result burst) {
+        long fewest = Math.min(burst.steady("off").samples(), burst.steady("on").samples());
+        long door = burst.steady("door").samples();
+        return door > 0 ? Math.min(fewest, door) : fewest;
+    }
+
+    /** "P99.99", "P99.9"; "P99.9" for NaN, the least the demo would judge on. */
+    static String percentileName(double percent) {
+        return Double.isNaN(percent) || percent == 99.9 ? "P99.9" : "P99.99";
     }
 
     /** Whether either experiment's CPU pressure says the machine was busy with other work. */
