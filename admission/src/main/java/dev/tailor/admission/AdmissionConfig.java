@@ -148,13 +148,21 @@ import dev.tailor.common.Numbers;
  * @param oversizeAdvance            (ours, the paper is silent; default on) a waiting request that costs
  *                                   more than the whole budget per interval C is admitted on its turn in
  *                                   the queue service once it has drawn a visit's share from the pools,
- *                                   provided no such advance is outstanding: what it still lacks becomes
- *                                   debt that the next main pools repay first, as a full baseline bucket
- *                                   covers one request larger than its depth. At most one advance is
- *                                   outstanding per controller, so what is admitted beyond the budgets
- *                                   grows by less than one request's cost. Off: such a request collects
+ *                                   provided no such advance is outstanding (see
+ *                                   {@link #overlappingAdvances}): what it still lacks becomes debt that the
+ *                                   next main pools repay first, as a full baseline bucket covers one
+ *                                   request larger than its depth. With one advance outstanding per
+ *                                   controller at most, what is admitted beyond the budgets grows by less
+ *                                   than one request's cost. Off: such a request collects
  *                                   its whole cost from the pools first, over {@code ⌈cost ÷ C⌉} intervals
  *                                   or more. Requests costing no more than C are not affected
+ * @param overlappingAdvances        (ours, default on; with {@link #oversizeAdvance}) a new advance may be
+ *                                   made while the advances outstanding are less than the cost of the
+ *                                   request asking for it, not only when none is: a second such request
+ *                                   no longer waits for the first's advance to be repaid. What is
+ *                                   outstanding then stays below twice the largest request's cost (each
+ *                                   advance is less than its request's cost). Off, the
+ *                                   {@code single-advance} ablation: at most one advance is outstanding
  */
 public record AdmissionConfig(
         long intervalNanos,
@@ -185,7 +193,8 @@ public record AdmissionConfig(
         boolean scaledBaselines,
         boolean baselineRefillOnArrival,
         boolean fairDispatch,
-        boolean oversizeAdvance) {
+        boolean oversizeAdvance,
+        boolean overlappingAdvances) {
 
     /** The defaults (see the parameters; they are set in one place, {@link Builder}). */
     public static final AdmissionConfig DEFAULTS = builder().build();
@@ -196,8 +205,8 @@ public record AdmissionConfig(
      * segments): every default but {@link #baselineGuarantee}, {@link #adaptiveReserve} and
      * {@link #weightedHotService} and their refinements {@link #arrivalOrderWithinDisk},
      * {@link #scaledBaselines}, {@link #boundedOverdraft} and {@link #virtualClockHotService}, and
-     * {@link #fairDispatch} and {@link #oversizeAdvance}, which are off (as is {@link #pacedRelease},
-     * off by default too). The {@code segment-admission-paper} policy of the storage simulator.
+     * {@link #fairDispatch}, {@link #oversizeAdvance} and {@link #overlappingAdvances}, which are off (as
+     * is {@link #pacedRelease}, off by default too). The {@code segment-admission-paper} policy of the storage simulator.
      */
     public static final AdmissionConfig PAPER = AdmissionConfig.builder()
             .baselineGuarantee(false)
@@ -207,6 +216,7 @@ public record AdmissionConfig(
             .scaledBaselines(false)
             .fairDispatch(false)
             .oversizeAdvance(false)
+            .overlappingAdvances(false)
             .build();
 
     /**
@@ -319,6 +329,7 @@ public record AdmissionConfig(
         private boolean baselineRefillOnArrival = true;
         private boolean fairDispatch = true;
         private boolean oversizeAdvance = true;
+        private boolean overlappingAdvances = true;
 
         private Builder() {}
 
@@ -352,6 +363,7 @@ public record AdmissionConfig(
             baselineRefillOnArrival = from.baselineRefillOnArrival;
             fairDispatch = from.fairDispatch;
             oversizeAdvance = from.oversizeAdvance;
+            overlappingAdvances = from.overlappingAdvances;
         }
 
         /** {@link AdmissionConfig#intervalNanos}. */
@@ -528,6 +540,12 @@ public record AdmissionConfig(
             return this;
         }
 
+        /** {@link AdmissionConfig#overlappingAdvances}. */
+        public Builder overlappingAdvances(boolean value) {
+            overlappingAdvances = value;
+            return this;
+        }
+
         /**
          * The configuration, checked as the constructor checks it.
          *
@@ -565,7 +583,8 @@ public record AdmissionConfig(
                     scaledBaselines,
                     baselineRefillOnArrival,
                     fairDispatch,
-                    oversizeAdvance);
+                    oversizeAdvance,
+                    overlappingAdvances);
         }
     }
 }

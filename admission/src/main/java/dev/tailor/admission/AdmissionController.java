@@ -65,9 +65,9 @@ import org.HdrHistogram.Recorder;
  * interval). Only the last boundary a call passes serves the queues: the budgets of the intervals it
  * was late for expire unused, as every unused budget does, so one call issues at most one interval's
  * budget C, whatever the gap since the one before (a clock that jumps forward, a loop that stalled),
- * and borrowing stays bounded by the one window a burst may open (an advance, for a request costing
- * more than C, adds less than that request's cost, at most one outstanding). A call whose time lies before the
- * start of the running interval (time that went backwards) issues nothing and restarts the running
+ * and borrowing stays bounded by the one window a burst may open (advances, for requests costing
+ * more than C, add less than twice the largest such cost outstanding, one request's with a single
+ * advance). A call whose time lies before the start of the running interval (time that went backwards) issues nothing and restarts the running
  * interval at that time: the grid moves back with the clock, and the next boundary is one interval
  * away rather than wherever the old grid lies ahead. Times compare by difference, as
  * {@link System#nanoTime()} requires.
@@ -148,13 +148,15 @@ import org.HdrHistogram.Recorder;
  *       a little beyond its baseline is not held behind the backlog of one with many hot segments far
  *       beyond its own. Steady queues are still served first, round-robin.</li>
  *   <li><b>Advances for requests costing more than the budget.</b> A waiting request costing more than
- *       C is admitted on its turn in the queue service, once it has drawn what that visit gives it, if no
- *       earlier advance is outstanding: what it still lacks becomes debt that the next main pools repay
+ *       C is admitted on its turn in the queue service, once it has drawn what that visit gives it, if the
+ *       pool may advance: what it still lacks becomes debt that the next main pools repay
  *       first ({@link DualTokenPool#advance}), as the guarantee's full bucket covers one request larger
  *       than its depth. Without it such a request waits {@code ⌈cost ÷ C⌉} intervals or more while it
- *       collects its cost, on a backend that may idle meanwhile. At most one advance is outstanding, so
- *       what the controller admits beyond the budgets, borrowing and the guarantee's overdraft grows by
- *       less than one request's cost.</li>
+ *       collects its cost, on a backend that may idle meanwhile. With overlapping advances (default) a new
+ *       one may be made while the advances outstanding are less than its request's cost, so a second such
+ *       request does not wait for the first's to be repaid; what the controller admits beyond the budgets,
+ *       borrowing and the guarantee's overdraft grows by less than twice the largest request's cost (one
+ *       request's cost with {@link AdmissionConfig#overlappingAdvances} off: one advance outstanding).</li>
  *   <li><b>Arrival order within a disk.</b> Once the weighted hot service has picked a disk, it serves
  *       that disk's oldest waiting request, whichever segment it waits at, not the disk's segment queues
  *       in ring order: the disks' shares are unchanged, and a disk's requests leave in the order they
@@ -314,6 +316,9 @@ public final class AdmissionController {
         }
         if (config.oversizeAdvance()) {
             queues.advanceAbove(config.budgetCostUnits());
+            if (config.overlappingAdvances()) {
+                pool.allowOverlappingAdvances();
+            }
         }
 
         this.steadyCostHistory = new long[config.windowIntervals()];

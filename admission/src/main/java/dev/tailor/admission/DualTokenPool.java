@@ -20,10 +20,13 @@ import java.math.BigInteger;
  * Hence over any run, cost drawn ≤ C × intervals begun + Σ headroom of the intervals that borrowed.
  * An {@linkplain #advance advance} (ours, {@link AdmissionConfig#oversizeAdvance}) admits the rest of
  * one request costing more than C as debt, with or without repayment, and only while no advance is
- * outstanding ({@link #mayAdvance}); repayment goes to the advance first. So at most one advance is
- * outstanding, smaller than the cost of the request it admitted, and over any run, cost admitted from the
- * pools, by borrowing and by advances ≤ C × intervals begun + Σ headroom of the intervals that borrowed +
- * the advance outstanding (each earlier one was repaid out of some interval's C).
+ * outstanding, or, with {@linkplain #allowOverlappingAdvances overlapping advances}, while the advances
+ * outstanding are less than the cost of the request asking ({@link #mayAdvance}); repayment goes to the
+ * advances first. Each advance is smaller than the cost of the request it admitted, so what is outstanding
+ * stays below one request's cost (single) or twice the largest request's cost (overlapping), and over any
+ * run, cost admitted from the pools, by borrowing and by advances ≤ C × intervals begun + Σ headroom of
+ * the intervals that borrowed + the advances outstanding (everything advanced before was repaid out of
+ * some interval's C).
  * A hot request draws the reserve only up to what is {@linkplain #lendReserve lent}, and what is lent
  * is at most the reserve minus {@code ceil(r·C × time left in the interval ÷ Δ)}, so lending never
  * creates tokens: it moves them between classes within the interval.
@@ -75,8 +78,18 @@ import java.math.BigInteger;
  * next oversized request through as soon as the budget has paid for the last one. Borrow windows
  * still need all debt repaid, advances included.
  *
+ * Overlapping advances (ours, AdmissionConfig.overlappingAdvances, default on). With one at a time, a
+ * second oversized request arriving while the first's advance is repaid waits for all of it: on a
+ * backend shared by 32 proxies a 1 MiB read costs four budgets, its advance takes four boundaries or
+ * more to repay (from C − R each), and that wait was what remained of the slowest reads' latency above fifo's
+ * (docs/admission.md has the figures). A new advance is allowed while what is outstanding is less than
+ * the asking request's cost: outstanding < cost before, lacking < cost added, so < 2 × the largest cost
+ * after, and repayment only lowers it. A deeper allowance (one classifier window of budget, W × C) was
+ * measured too and did little more, for a constant W × C instead of one request's cost.
+ *
  * r = 1 leaves no main pool and nothing to repay debt from: hot segments then wait until they calm
- * down, and a debt, once taken, stays (after one advance, oversized requests collect their cost again).
+ * down, and a debt, once taken, stays (once advances are outstanding, oversized requests collect their
+ * cost again).
  * That is what the configuration asks for; the controller documents it.
  */
 final class DualTokenPool {
@@ -91,8 +104,10 @@ final class DualTokenPool {
     private long lent;
 
     private long debt;
-    /** The part of {@link #debt} that is an advance not yet repaid (at most one advance's). */
+    /** The part of {@link #debt} that is advances not yet repaid. */
     private long advanceOutstanding;
+    /** Overlapping advances: a new one while what is outstanding is less than the asking request's cost. */
+    private boolean overlappingAdvances;
 
     private long borrowAllowance;
     private boolean deficit;
@@ -285,25 +300,35 @@ final class DualTokenPool {
     }
 
     /**
-     * Whether an {@link #advance} may be made now: no earlier advance is outstanding (not fully repaid).
+     * Overlapping advances (ours, {@link AdmissionConfig#overlappingAdvances}): from now on {@link #mayAdvance}
+     * allows a new advance while the advances outstanding are less than the asking request's cost.
      */
-    boolean mayAdvance() {
-        return advanceOutstanding == 0;
+    void allowOverlappingAdvances() {
+        overlappingAdvances = true;
+    }
+
+    /**
+     * Whether an {@link #advance} may be made now for a request costing {@code requestCostUnits}: no earlier
+     * advance is outstanding (not fully repaid), or, with overlapping advances, what is outstanding is less
+     * than that cost.
+     */
+    boolean mayAdvance(long requestCostUnits) {
+        return advanceOutstanding == 0 || (overlappingAdvances && advanceOutstanding < requestCostUnits);
     }
 
     /**
      * Admits {@code costUnits} beyond the pools for a request costing more than C that has drawn what the
      * pools gave it (ours, {@link AdmissionConfig#oversizeAdvance}): they become debt, with or without
-     * repayment, which the next boundaries repay first. Only when {@link #mayAdvance()}. Marks the
-     * interval in deficit.
+     * repayment, which the next boundaries repay first. Only when {@link #mayAdvance} for that request.
+     * Marks the interval in deficit.
      *
      * @param costUnits what the request still lacks, {@code >= 0}
      */
     void advance(long costUnits) {
-        assert mayAdvance() && costUnits >= 0;
+        assert costUnits >= 0 && (advanceOutstanding == 0 || overlappingAdvances);
         deficit = true;
         debt = Checks.saturatedAdd(debt, costUnits);
-        advanceOutstanding = costUnits;
+        advanceOutstanding = Checks.saturatedAdd(advanceOutstanding, costUnits);
         advancedCostUnits = Checks.saturatedAdd(advancedCostUnits, costUnits);
     }
 
@@ -312,7 +337,7 @@ final class DualTokenPool {
         return advancedCostUnits;
     }
 
-    /** The advance not yet repaid, 0 when none. */
+    /** The advances not yet repaid, 0 when none. */
     long advanceOutstandingCostUnits() {
         return advanceOutstanding;
     }

@@ -18,9 +18,9 @@ import java.util.List;
  * once it has collected its whole cost, and moves on. With {@link #advanceAbove advances} (ours,
  * {@link AdmissionConfig#oversizeAdvance}), a head costing more than C that drew something on its visit
  * is admitted then if the pool {@linkplain DualTokenPool#mayAdvance may advance}: what it still lacks
- * becomes the pool's one outstanding advance, debt (so at most one such request at a time is admitted
- * beyond what was drawn), and the weighted service charges its disk the whole cost. A queue
- * whose class can draw nothing keeps its place, ahead of those served, for the next call. Requests
+ * becomes an advance of the pool, debt (so what is admitted beyond what was drawn stays below one such
+ * request's cost, or twice the largest with overlapping advances), and the weighted service charges its
+ * disk the whole cost. A queue whose class can draw nothing keeps its place, ahead of those served, for the next call. Requests
  * leave a queue by admission, or by {@link #cancel} (the request's client went away); what a cancelled
  * request had collected stays drawn.
  * Not thread-safe: the {@link AdmissionController} serialises access.
@@ -358,7 +358,7 @@ final class SegmentQueues {
             head.fundedCostUnits += drawn;
             if (head.costUnits() > advanceAboveCostUnits
                     && head.fundedCostUnits < head.costUnits()
-                    && pool.mayAdvance()) {
+                    && pool.mayAdvance(head.costUnits())) {
                 long lacking = head.costUnits() - head.fundedCostUnits;
                 pool.advance(lacking);
                 head.fundedCostUnits = head.costUnits();

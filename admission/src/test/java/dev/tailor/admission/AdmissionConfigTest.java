@@ -55,6 +55,7 @@ class AdmissionConfigTest {
                 true,
                 true,
                 true,
+                true,
                 true);
         assertThat(AdmissionConfig.builder().build()).isEqualTo(written).isEqualTo(D);
         assertThat(HeadroomConfig.builder().build())
@@ -89,6 +90,7 @@ class AdmissionConfigTest {
                         false,
                         false,
                         true,
+                        false,
                         false,
                         false));
     }

@@ -62,9 +62,9 @@ class AdmissionPropertiesTest {
 
     /**
      * Requests mostly larger than the budget per interval, with advances on (the departures otherwise at
-     * random): what is admitted beyond the budgets, the borrow windows and the guarantee's overdraft is at
-     * most the one advance outstanding, less than the largest request's cost; one call advances at most one
-     * request; debt is what was borrowed, overdrawn or advanced and not repaid; nothing is lost. Advances
+     * random, overlapping advances too): what is admitted beyond the budgets, the borrow windows and the
+     * guarantee's overdraft is at most the advances outstanding, less than the largest request's cost (one
+     * advance outstanding) or twice it (overlapping advances); one call advances no more than that; debt is what was borrowed, overdrawn or advanced and not repaid; nothing is lost. Advances
      * must have happened, or the property says nothing.
      */
     @Test
@@ -122,8 +122,11 @@ class AdmissionPropertiesTest {
         long acquires = 0;
         long[] largestCostUnits = new long[scenario.disks().size()];
         // An advance is what one queued request costing more than C lacked: less than the largest queued cost.
+        // One outstanding at a time, or (overlapping) a new one while what is outstanding is less than the
+        // asking request's cost: less than twice the largest queued cost outstanding.
         long largestQueued = 0;
-        long advance = scenario.config().oversizeAdvance() ? 1 : 0;
+        long advance =
+                !scenario.config().oversizeAdvance() ? 0 : scenario.config().overlappingAdvances() ? 2 : 1;
         long cancelled = 0;
         long windows = 0;
         long maxWindow = 0;
@@ -200,7 +203,7 @@ class AdmissionPropertiesTest {
                     assertThat(drawn(c.stats()) - drawnBefore)
                             .as("cost drawn by one onInterval call")
                             .isLessThanOrEqualTo(budget);
-                    // And at most one advance, for a request costing more than C.
+                    // And advances for requests costing more than C only while what is outstanding allows.
                     assertThat(c.stats().advancedCostUnits() - advancedBefore)
                             .as("cost advanced by one onInterval call")
                             .isLessThanOrEqualTo(advance * largestQueued);
@@ -258,14 +261,15 @@ class AdmissionPropertiesTest {
             if (advance == 0) {
                 assertThat(s.advancedCostUnits()).isZero();
             }
-            // At most one advance outstanding (repaid first), less than the request it admitted cost.
+            // The advances outstanding (repaid first): one, less than the request it admitted cost, or
+            // (overlapping) less than twice the largest request's cost.
             long advanceOutstanding = advance * largestQueued;
             // The guarantee's overdraft (cost admitted beyond the pools within a baseline), bounded by what
             // the baseline buckets were given; one cost unit of slack per request for rounding.
             double overdraft = guarantee ? baselineAllowance(scenario, refilledNanos, largestCostUnits) + acquires : 0;
             // The headline property: every token admitted came from some interval's budget or from a
             // borrow window, and windows open at most once per burst and hold at most H; with advances,
-            // beyond that at most the one outstanding (each earlier advance was repaid from some budget).
+            // beyond that at most what is outstanding (everything advanced before was repaid from some budget).
             assertThat((double) s.admittedCostUnits())
                     .as("admitted cost")
                     .isLessThanOrEqualTo(s.budgetIssuedCostUnits() + windows + overdraft + advanceOutstanding);
@@ -297,7 +301,7 @@ class AdmissionPropertiesTest {
                 assertThat(owed).isLessThanOrEqualTo(s.debtCostUnits());
             } else if (scenario.config().repayment()) {
                 assertThat(s.debtCostUnits())
-                        .as("debt never exceeds one window and one advance")
+                        .as("debt never exceeds one window and the advances outstanding")
                         .isLessThanOrEqualTo(maxWindow + advanceOutstanding);
                 assertThat(owed).isEqualTo(s.debtCostUnits());
             } else {
@@ -402,6 +406,7 @@ class AdmissionPropertiesTest {
                         .arrivalOrderWithinDisk(integers().between(0, 1).generate(in) == 0)
                         .boundedLagHotService(integers().between(0, 1).generate(in) == 0)
                         .oversizeAdvance(oversized || integers().between(0, 1).generate(in) == 0)
+                        .overlappingAdvances(integers().between(0, 1).generate(in) == 0)
                         .build();
             }
             int diskCount = integers().between(1, 3).generate(in);

@@ -38,7 +38,8 @@ import org.quicktheories.core.RandomnessSource;
  * <p>Borrowing is off: what may be borrowed depends on the headroom model's statistical estimate,
  * which {@code HeadroomModelTest} and the borrow properties of {@code AdmissionPropertiesTest} cover;
  * here the report's borrow window and headroom must stay 0, and its debt and repayment are those of
- * advances ({@link AdmissionConfig#oversizeAdvance}, on or off at random), which the model has.
+ * advances ({@link AdmissionConfig#oversizeAdvance} and {@link AdmissionConfig#overlappingAdvances}, each on
+ * or off at random), which the model has.
  */
 /*
  * Maintainer note. Checked to fail: each of these one-line changes to the controller was caught within
@@ -81,6 +82,7 @@ class AdmissionReferenceModelTest {
             "queue admits in one visit",
             "queue admits after several visits",
             "queue admits on an advance",
+            "advance while another is outstanding",
             "advance repaid at a boundary",
             "controller clock wraps",
             "cancel of a waiting request",
@@ -488,6 +490,7 @@ class AdmissionReferenceModelTest {
                     .queueQuantumFraction(between(in, 1, 8) / 8.0)
                     .borrowing(false)
                     .oversizeAdvance(between(in, 0, 1) == 0)
+                    .overlappingAdvances(between(in, 0, 1) == 0)
                     .repayment(between(in, 0, 1) == 0)
                     .reserveLending(between(in, 0, 3) > 0)
                     .build();

@@ -43,9 +43,9 @@ class DualTokenPoolTest {
         DualTokenPool p = pool();
         assertThat(p.openBorrowWindow(300)).isEqualTo(300);
         assertThat(p.tryDraw(1_100, false)).isTrue(); // 800 from main, 300 borrowed
-        assertThat(p.mayAdvance()).isTrue();
+        assertThat(p.mayAdvance(2_000)).isTrue();
         p.advance(1_000);
-        assertThat(p.mayAdvance()).isFalse();
+        assertThat(p.mayAdvance(2_000)).as("one at a time, whatever the cost").isFalse();
         assertThat(p.debtCostUnits()).isEqualTo(1_300);
         assertThat(p.advancedCostUnits()).isEqualTo(1_000);
         assertThat(p.deficit()).isTrue();
@@ -54,13 +54,13 @@ class DualTokenPoolTest {
         assertThat(p.repaidThisIntervalCostUnits()).isEqualTo(800);
         assertThat(p.debtCostUnits()).isEqualTo(500);
         assertThat(p.advanceOutstandingCostUnits()).isEqualTo(200);
-        assertThat(p.mayAdvance()).isFalse();
+        assertThat(p.mayAdvance(2_000)).isFalse();
         // Boundary 2: the last 200 of the advance and the 300 borrowed; main 300, and a new advance may be made.
         p.replenish(0.2);
         assertThat(p.debtCostUnits()).isZero();
         assertThat(p.advanceOutstandingCostUnits()).isZero();
         assertThat(p.mainCostUnits()).isEqualTo(300);
-        assertThat(p.mayAdvance()).isTrue();
+        assertThat(p.mayAdvance(2_000)).isTrue();
 
         // Without repayment borrowed cost is forgiven, an advance is not.
         DualTokenPool forgiving = new DualTokenPool(1_000, 0.2, false);
@@ -70,6 +70,35 @@ class DualTokenPoolTest {
         assertThat(forgiving.debtCostUnits()).isEqualTo(700);
         assertThat(forgiving.mainCostUnits()).isZero();
         assertThat(forgiving.forgivenCostUnits()).isZero();
+    }
+
+    @Test
+    void overlappingAdvances_whileWhatIsOutstandingIsLessThanTheAskingRequestsCost_repaidFirstTogether() {
+        // C = 1,000, r = 0.2: a boundary repays up to 800.
+        DualTokenPool p = pool();
+        p.allowOverlappingAdvances();
+        p.advance(1_400); // for a request of 1,500 that drew 100
+        assertThat(p.mayAdvance(1_500)).as("1,400 outstanding < 1,500").isTrue();
+        assertThat(p.mayAdvance(1_400))
+                .as("1,400 outstanding, not less than 1,400")
+                .isFalse();
+        p.advance(1_450); // the second, of 1,500, drew 50
+        assertThat(p.advanceOutstandingCostUnits())
+                .as("less than twice the larger cost")
+                .isEqualTo(2_850)
+                .isLessThan(2 * 1_500);
+        assertThat(p.debtCostUnits()).isEqualTo(2_850);
+        assertThat(p.mayAdvance(1_500)).isFalse();
+        // Boundaries repay 800 each, the advances first: 2,050, then 1,250 < 1,500.
+        p.replenish(0.2);
+        assertThat(p.advanceOutstandingCostUnits()).isEqualTo(2_050);
+        assertThat(p.mayAdvance(1_500)).isFalse();
+        p.replenish(0.2);
+        assertThat(p.advanceOutstandingCostUnits()).isEqualTo(1_250);
+        assertThat(p.mainCostUnits()).isZero();
+        assertThat(p.mayAdvance(1_500)).isTrue();
+        assertThat(p.advancedCostUnits()).isEqualTo(2_850);
+        assertThat(p.repaidCostUnits()).isEqualTo(1_600);
     }
 
     @Test

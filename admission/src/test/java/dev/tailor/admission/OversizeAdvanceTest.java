@@ -6,10 +6,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Advances ({@link AdmissionConfig#oversizeAdvance}): a waiting request costing more than the budget per
- * interval C is admitted on its turn, what it lacks becoming debt, one such request at a time. Virtual
+ * interval C is admitted on its turn, what it lacks becoming debt, while the advances outstanding are less
+ * than its cost ({@link AdmissionConfig#overlappingAdvances}; one at a time without it). Virtual
  * time, one call per millisecond ({@link VirtualTimeDriver}); every admitted request completes at the
  * next call. C = 100,000 cost units per 10 ms, a byte costs one unit, one segment per disk.
  */
@@ -22,6 +25,10 @@ class OversizeAdvanceTest {
     private static final long DISK = 1L << 20;
 
     private static AdmissionConfig config(boolean advance) {
+        return config(advance, true);
+    }
+
+    private static AdmissionConfig config(boolean advance, boolean overlapping) {
         return AdmissionConfig.DEFAULTS.toBuilder()
                 .capacityCostUnitsPerSecond(C * 1e9 / DELTA)
                 .segmentSizeBytes(DISK)
@@ -30,6 +37,7 @@ class OversizeAdvanceTest {
                 .queueCapacityPerSegment(1_000_000)
                 .borrowing(false)
                 .oversizeAdvance(advance)
+                .overlappingAdvances(overlapping)
                 .build();
     }
 
@@ -74,22 +82,67 @@ class OversizeAdvanceTest {
         assertThat(longestWait(false)).as("longest wait without advances, ns").isGreaterThan(DELTA + DELTA / 2);
     }
 
+    /**
+     * Two 2.5 C reads 1 ms apart on two disks, every 100 ms (each disk every 200 ms: half the capacity) for
+     * 2 s: the longest wait of the second of each pair.
+     */
+    private static long longestWaitOfPairs(boolean overlapping) {
+        VirtualTimeDriver driver =
+                new VirtualTimeDriver(new AdmissionController(config(true, overlapping), disks(), 0));
+        driver.run(2_000, ms -> {
+            int pair = (int) (ms / 100);
+            if (ms % 100 == 3) {
+                driver.acquireUntracked(2 * pair % 4, 0, BIG);
+            } else if (ms % 100 == 4) {
+                driver.acquireTracked((2 * pair + 1) % 4, 0, BIG);
+            }
+        });
+        assertThat(driver.trackedStillQueued()).as("still waiting at the end").isEmpty();
+        assertThat(driver.tracked()).hasSize(20);
+        assertThat(driver.tracked().stream().filter(VirtualTimeDriver.Admitted::queued))
+                .as("beyond their disks' baselines: queued")
+                .hasSizeGreaterThanOrEqualTo(18);
+        return driver.tracked().stream()
+                .mapToLong(VirtualTimeDriver.Admitted::waitNanos)
+                .max()
+                .orElseThrow();
+    }
+
     @Test
-    void overloadOfRequestsCostingMoreThanTheBudget_admittedCostWithinTheBudgetsPlusOneAdvance_andTheBudgetIsUsed() {
-        // No guarantee here, so the bound is the budgets and the advance alone: 2.5 C every 5 ms, five times
-        // what the budget admits, for 1 s.
+    void secondRequestCostingMoreThanTheBudget_overlappingAdvances_admittedAtTheNextCall_notAfterTheFirstIsRepaid() {
+        assertThat(longestWaitOfPairs(true))
+                .as("longest wait of the second with overlapping advances, ns (one call period)")
+                .isLessThanOrEqualTo(MS);
+        // One advance at a time: the second waits until the first's ~2.4 C are repaid, from C − R at each
+        // boundary: past the second boundary after it.
+        assertThat(longestWaitOfPairs(false))
+                .as("longest wait of the second with a single advance, ns")
+                .isGreaterThan(DELTA + DELTA / 2);
+    }
+
+    @ParameterizedTest(name = "overlapping advances {0}")
+    @ValueSource(booleans = {true, false})
+    void
+            overloadOfRequestsCostingMoreThanTheBudget_admittedCostWithinTheBudgetsPlusTheAdvancesOutstanding_andTheBudgetIsUsed(
+                    boolean overlapping) {
+        // No guarantee here, so the bound is the budgets and the advances alone: 2.5 C every 5 ms, five times
+        // what the budget admits, for 1 s. Outstanding: less than one request's cost with one advance at a
+        // time, less than two with overlapping advances.
         AdmissionController c = new AdmissionController(
-                config(true).toBuilder().baselineGuarantee(false).build(), disks(), 0);
+                config(true, overlapping).toBuilder().baselineGuarantee(false).build(), disks(), 0);
         VirtualTimeDriver driver = new VirtualTimeDriver(c);
+        long outstanding = (overlapping ? 2 : 1) * (long) BIG;
         long[] most = {0};
         driver.run(1_000, ms -> {
             AdmissionStats s = c.stats();
-            // Repayment on, nothing borrowed or overdrawn: admitted = regular draws + advances, and each
-            // advance but the outstanding one was repaid out of some interval's budget.
+            // Repayment on, nothing borrowed or overdrawn: admitted = regular draws + advances, and all that
+            // was advanced but what is outstanding was repaid out of some interval's budget.
             assertThat(s.admittedCostUnits())
                     .as("admitted cost at %d ms", ms)
                     .isLessThanOrEqualTo(s.budgetIssuedCostUnits() + s.debtCostUnits());
-            assertThat(s.debtCostUnits()).as("debt at %d ms: one advance", ms).isLessThan(BIG);
+            assertThat(s.debtCostUnits())
+                    .as("debt at %d ms: the advances outstanding", ms)
+                    .isLessThan(outstanding);
             most[0] = Math.max(most[0], s.debtCostUnits());
             if (ms % 5 == 0) {
                 driver.acquireUntracked((int) (ms / 5 % 4), 0, BIG);
@@ -97,7 +150,7 @@ class OversizeAdvanceTest {
         });
         AdmissionStats s = c.stats();
         assertThat(s.advancedCostUnits()).isPositive();
-        assertThat(most[0]).as("largest debt").isGreaterThan(C);
+        assertThat(most[0]).as("largest debt").isGreaterThan(overlapping ? BIG : C);
         // Nothing idles: over 100 intervals the backlog took (nearly) every budget.
         assertThat(s.admittedCostUnits()).isGreaterThanOrEqualTo(s.budgetIssuedCostUnits() - 2 * C);
     }

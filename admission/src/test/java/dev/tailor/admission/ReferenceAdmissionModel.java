@@ -45,8 +45,9 @@ import java.util.TreeMap;
  *       all; a visit takes the ring's first queue, gives its head at most one quantum from its class's
  *       pools (a hot head whose segments are all steady again draws as steady, in the second pass
  *       only), admits it once its whole cost is collected — or, with {@code oversizeAdvance}, a head
- *       costing more than C once that visit drew something and no advance is outstanding, what it
- *       lacks becoming debt, the advance, repaid before anything else — and puts the queue at the back while it
+ *       costing more than C once that visit drew something and no advance is outstanding (with
+ *       {@code overlappingAdvances}: the advances outstanding are less than its cost), what it lacks
+ *       becoming debt, an advance, repaid before anything else — and puts the queue at the back while it
  *       holds requests; a queue skipped in a pass (hot in the steady pass) or whose head could draw
  *       nothing is set aside. A pass ends when the ring is empty or main and reserve are both empty;
  *       the set-aside queues then go back to the front in the order they were set aside. A withdrawn
@@ -124,6 +125,7 @@ final class ReferenceAdmissionModel {
     private final int capacityPerSegment;
     private final boolean lending;
     private final boolean advances;
+    private final boolean overlapping;
     private final long startNanos;
     private final int[] firstSegment;
 
@@ -181,6 +183,7 @@ final class ReferenceAdmissionModel {
         this.capacityPerSegment = config.queueCapacityPerSegment();
         this.lending = config.reserveLending();
         this.advances = config.oversizeAdvance();
+        this.overlapping = config.overlappingAdvances();
         this.startNanos = startNanos;
         this.firstSegment = new int[disks.size() + 1];
         List<Double> thresholds = new ArrayList<>();
@@ -493,10 +496,13 @@ final class ReferenceAdmissionModel {
             if (advances
                     && head.costUnits > budget
                     && head.fundedCostUnits < head.costUnits
-                    && advanceOutstanding == 0) {
+                    && (advanceOutstanding == 0 || (overlapping && advanceOutstanding < head.costUnits))) {
+                if (advanceOutstanding > 0) {
+                    note("advance while another is outstanding");
+                }
                 long lacking = head.costUnits - head.fundedCostUnits;
                 debt += lacking;
-                advanceOutstanding = lacking;
+                advanceOutstanding += lacking;
                 advanced += lacking;
                 head.fundedCostUnits = head.costUnits;
                 onAdvance = true;

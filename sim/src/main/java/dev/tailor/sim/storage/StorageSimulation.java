@@ -42,7 +42,8 @@ public final class StorageSimulation {
             "unscaled-baselines",
             "tick-refilled-baselines",
             "no-fair-dispatch",
-            "no-oversize-advance");
+            "no-oversize-advance",
+            "single-advance");
 
     private StorageSimulation() {}
 
@@ -99,7 +100,8 @@ public final class StorageSimulation {
                     "unscaled-baselines",
                     "tick-refilled-baselines",
                     "no-fair-dispatch",
-                    "no-oversize-advance" -> new SegmentAdmissionPolicy(proxy, name, recorder);
+                    "no-oversize-advance",
+                    "single-advance" -> new SegmentAdmissionPolicy(proxy, name, recorder);
             default ->
                 throw new IllegalArgumentException(
                         "policy : \"" + name + "\" (expected: one of " + policyNames() + ")");
