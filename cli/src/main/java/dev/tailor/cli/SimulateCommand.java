@@ -87,8 +87,9 @@ final class SimulateCommand implements Callable<Integer> {
 
     @Option(
             names = "--policies",
-            paramLabel = "P,...",
+            paramLabel = "P",
             split = ",",
+            splitSynopsisLabel = ",",
             description = "Policies to compare. Default: all eight of the comparison (the six above heart-paper and"
                     + " the two peers).")
     List<String> policies;
@@ -107,22 +108,25 @@ final class SimulateCommand implements Callable<Integer> {
 
     @Option(
             names = "--rps",
-            paramLabel = "R,...",
+            paramLabel = "R",
             split = ",",
+            splitSynopsisLabel = ",",
             description = "User requests per second to run at. Default: the scenario's sweep.")
     List<Double> rps;
 
     @Option(
             names = "--network",
-            paramLabel = "N,...",
+            paramLabel = "N",
             split = ",",
+            splitSynopsisLabel = ",",
             description = "The scenario's networks to run on (e.g. A,B). Default: the scenario's own choice.")
     List<String> networks;
 
     @Option(
             names = "--cpu-model",
-            paramLabel = "M,...",
+            paramLabel = "M",
             split = ",",
+            splitSynopsisLabel = ",",
             description = "fluid (an ideal limit) and/or cfs-quota (Linux CFS throttling, 100 ms periods)."
                     + " Default: the scenario's.")
     List<String> cpuModels;

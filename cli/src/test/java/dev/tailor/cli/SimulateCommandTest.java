@@ -41,6 +41,17 @@ class SimulateCommandTest {
     }
 
     @Test
+    void simulate_help_writesTheListOptionsAsLists() {
+        String help = tailor("heart", "simulate", "--help").out();
+        assertThat(help)
+                .contains("--policies=P[,P...]")
+                .contains("--rps=R[,R...]")
+                .contains("--network=N[,N...]")
+                .contains("--cpu-model=M[,M...]")
+                .doesNotContain("......");
+    }
+
+    @Test
     void simulate_json_hasOneResultPerPolicyAndRate() throws IOException {
         PlanCommandTest.Result result = tailor(
                 "heart",
