@@ -20,6 +20,13 @@ class DatasetCommandTest {
     Path dir;
 
     @Test
+    void help_nodes_saysHowManyEachRegionHas() {
+        // Was "at most 18 per AWS region": US and AP have 17 AWS nodes in the ping data.
+        String help = tailor("heart", "snapshot", "dataset", "--help").out().replaceAll("\\s+", " ");
+        assertThat(help).contains("18 in EU, 17 in US and in AP").doesNotContain("at most 18 per AWS region");
+    }
+
+    @Test
     void snapshotThenPlan_realDataset_worksInAllThreeFormats() throws IOException {
         Path metrics = SharedData.require(DatasetOptions.METRICS);
         Path latency = SharedData.require(DatasetOptions.LATENCY);
