@@ -13,6 +13,7 @@ import dev.tailor.sim.cluster.RunResult;
 import dev.tailor.sim.cluster.SeedCells;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -199,13 +200,18 @@ final class SimulateCommand implements Callable<Integer> {
         List<ClusterSweep.Run> runs = plan(base);
         int workers = threads.workers();
         // Created only once every other input is known to be good: bad input writes nothing.
+        boolean reportExisted = reportOption.report != null && Files.exists(reportOption.report);
         Path report = reportOption.checked();
-        err.println("tailor: simulating " + runs.size() + " run" + (runs.size() == 1 ? "" : "s") + " of " + base.name()
-                + " (" + fmt(base.warmupSecondsOr(warmupSeconds)) + " s warm-up + "
-                + fmt(base.durationSecondsOr(durationSeconds))
-                + " s measured each" + (seeds == 1 ? "" : "; seeds " + firstSeed + " .. " + (firstSeed + seeds - 1))
-                + ") on " + workers + " thread" + (workers == 1 ? "" : "s"));
-        List<RunResult> results = ClusterRuns.execute(runs, configs, workers, err);
+        List<RunResult> results;
+        try (ClusterRuns.Stopping stopping = ClusterRuns.Stopping.on(err, runs.size(), reportExisted ? null : report)) {
+            err.println("tailor: simulating " + runs.size() + " run" + (runs.size() == 1 ? "" : "s") + " of "
+                    + base.name()
+                    + " (" + fmt(base.warmupSecondsOr(warmupSeconds)) + " s warm-up + "
+                    + fmt(base.durationSecondsOr(durationSeconds))
+                    + " s measured each" + (seeds == 1 ? "" : "; seeds " + firstSeed + " .. " + (firstSeed + seeds - 1))
+                    + ") on " + workers + " thread" + (workers == 1 ? "" : "s"));
+            results = ClusterRuns.execute(runs, configs, workers, err, stopping);
+        }
         List<SeedCells.Cell> cells = seeds == 1 ? null : SeedCells.of(results);
         if (format.json()) {
             out.println(Json.write(Map.of("results", cells == null ? results : cells)));

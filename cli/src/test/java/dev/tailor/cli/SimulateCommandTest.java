@@ -5,11 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tailor.testkit.Await;
 import dev.tailor.testkit.HeadlessChromium;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -49,6 +51,59 @@ class SimulateCommandTest {
                 .contains("--network=N[,N...]")
                 .contains("--cpu-model=M[,M...]")
                 .doesNotContain("......");
+    }
+
+    @Test
+    void simulate_stoppedBySigterm_saysHowFarItGot_andLeavesNoEmptyReportFolder() throws Exception {
+        Path report = dir.resolve("report");
+        Path err = dir.resolve("err.txt");
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        // Two runs of a simulated day each: stopped long before the first ends.
+        Process process = new ProcessBuilder(
+                        java,
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        "dev.tailor.cli.Tailor",
+                        "heart",
+                        "simulate",
+                        "--scenario",
+                        "paper-dag",
+                        "--rps",
+                        "400",
+                        "--policies",
+                        "heart,least-request",
+                        "--duration-seconds",
+                        "86400",
+                        "--threads",
+                        "1",
+                        "--report",
+                        report.toString())
+                .redirectOutput(dir.resolve("out.txt").toFile())
+                .redirectError(err.toFile())
+                .start();
+        try {
+            Await.until("the runs to start", () -> read(err).contains("tailor: simulating 2 runs"), () -> read(err));
+            assertThat(report).isDirectory();
+            process.destroy(); // SIGTERM
+            assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        } finally {
+            process.destroyForcibly();
+        }
+        // Was: exit 143 without a word, and the empty report folder left behind.
+        assertThat(process.exitValue()).isEqualTo(143);
+        assertThat(read(err))
+                .endsWith("tailor: stopped after 0 of 2 runs; nothing written (the results and the report come when"
+                        + " every run is done)\n");
+        assertThat(report).doesNotExist();
+        assertThat(read(dir.resolve("out.txt"))).isEmpty();
+    }
+
+    private static String read(Path file) {
+        try {
+            return Files.exists(file) ? Files.readString(file) : "";
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     @Test
