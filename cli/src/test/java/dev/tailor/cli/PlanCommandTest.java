@@ -505,6 +505,9 @@ class PlanCommandTest {
             rounds left out   | "rounds": 3, | '' | rounds: missing (expected: a whole number) at line 1
             rounds too large  | "rounds": 3, | "rounds": 99999999999999999999999, | rounds: 99999999999999999999999 \
             (expected: a whole number that fits in 64 bits) at line 1
+            rounds at the end | "rounds": 3, | "rounds": 9223372036854775807, | rounds: 9223372036854775807 \
+            (expected: rounds in [0, 1e12]) at line 1
+            rounds negative   | "rounds": 3, | "rounds": -3, | rounds: -3 (expected: rounds in [0, 1e12]) at line 1
             second document   | "measuredRounds": 3}}}} | "measuredRounds": 3}}}}\\n{} | (top level): content after the end \
             of the document (expected: one JSON document, nothing after it) at line 5
             """)
