@@ -491,6 +491,20 @@ class PlanCommandTest {
     }
 
     @Test
+    void plan_stateThroughALink_replacesTheFileItNames_andKeepsTheLink() throws IOException {
+        Path real = Files.createDirectories(dir.resolve("real")).resolve("state.json");
+        Path link = Files.createSymbolicLink(dir.resolve("state.json"), real);
+        Result first = tailor("heart", "plan", "--state", link.toString());
+        assertThat(first.exitCode()).as(first.err()).isZero();
+        // Was: the link replaced by a regular file, and the file it named never written.
+        assertThat(link).isSymbolicLink();
+        assertThat(Json.MAPPER.readTree(real.toFile()).get("rounds").asLong()).isEqualTo(1);
+        assertThat(tailor("heart", "plan", "--state", link.toString()).exitCode())
+                .isZero();
+        assertThat(Json.MAPPER.readTree(real.toFile()).get("rounds").asLong()).isEqualTo(2);
+    }
+
+    @Test
     void plan_missingFile_exitsWith2() {
         Result r =
                 tailor("heart", "plan", "--snapshot", dir.resolve("nope.json").toString());
