@@ -505,6 +505,23 @@ class PlanCommandTest {
     }
 
     @Test
+    void plan_standardOutputFails_exit1AndSaysSo() throws Exception {
+        String javaBin = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        Path err = dir.resolve("err.txt");
+        Process process = new ProcessBuilder(
+                        javaBin, "-cp", System.getProperty("java.class.path"), "dev.tailor.cli.Tailor", "heart", "plan")
+                .redirectOutput(new java.io.File("/dev/full")) // every write fails: no space left on device
+                .redirectError(err.toFile())
+                .start();
+        assertThat(process.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        // Was: exit 0, the plan lost without a word.
+        assertThat(process.exitValue()).isEqualTo(1);
+        assertThat(Files.readString(err))
+                .endsWith("tailor: standard output could not be written (a full disk, a"
+                        + " closed pipe or a file it cannot write): what it printed is incomplete\n");
+    }
+
+    @Test
     void plan_missingFile_exitsWith2() {
         Result r =
                 tailor("heart", "plan", "--snapshot", dir.resolve("nope.json").toString());
