@@ -107,6 +107,39 @@ class SimulateCommandTest {
     }
 
     @Test
+    void simulate_seeds_noRequestMeasured_spreadIsOneDash() throws IOException {
+        Path report = dir.resolve("report");
+        PlanCommandTest.Result result = tailor(
+                "heart",
+                "simulate",
+                "--scenario",
+                "paper-pairwise",
+                "--rps",
+                "0.01",
+                "--policies",
+                "heart",
+                "--warmup-seconds",
+                "0",
+                "--duration-seconds",
+                "0.001",
+                "--seeds",
+                "2",
+                "--threads",
+                "1",
+                "--report",
+                report.toString());
+        assertThat(result.exitCode()).as(result.err()).isZero();
+        String row = result.out()
+                .lines()
+                .filter(l -> l.startsWith("  heart"))
+                .findFirst()
+                .orElseThrow();
+        // Was "–––": the missing min, the separator and the missing max.
+        assertThat(row.split("\\s+")).containsExactly("", "heart", "–", "–", "–", "–", "–", "0", "0", "0", "–", "–");
+        assertThat(Files.readString(report.resolve("index.html"))).doesNotContain("–––");
+    }
+
+    @Test
     void simulate_json_hasOneResultPerPolicyAndRate() throws IOException {
         PlanCommandTest.Result result = tailor(
                 "heart",

@@ -170,7 +170,7 @@ public final class SimulationOutput {
                         c.policy(),
                         fmt(c.p50Millis()),
                         fmt(c.p99Millis()),
-                        fmt(c.p99Spread().minMillis()) + "–" + fmt(c.p99Spread().maxMillis()),
+                        spread(c.p99Spread()),
                         fmt(c.p99Spread().meanMillis()),
                         fmt(c.p999Millis()),
                         c.timeouts(),
@@ -347,6 +347,13 @@ public final class SimulationOutput {
     }
 
     /** {@link Numbers#format}; {@link Numbers#NONE} for {@code null}. */
+    /** A spread as {@code min–max}, or a single {@link Numbers#NONE} when no seed has data (not {@code –––}). */
+    public static String spread(SeedCells.Spread spread) {
+        return spread.minMillis() == null || spread.maxMillis() == null
+                ? Numbers.NONE
+                : fmt(spread.minMillis()) + "–" + fmt(spread.maxMillis());
+    }
+
     public static String fmt(Double value) {
         return value == null ? Numbers.NONE : Numbers.format(value);
     }

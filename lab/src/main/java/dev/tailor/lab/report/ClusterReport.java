@@ -328,9 +328,11 @@ public final class ClusterReport {
                     .append("</td><td>")
                     .append(format(c.p99Millis()))
                     .append("</td><td>")
-                    .append(format(c.p99Spread().minMillis()))
-                    .append("–")
-                    .append(format(c.p99Spread().maxMillis()))
+                    .append(
+                            c.p99Spread().minMillis() == null || c.p99Spread().maxMillis() == null
+                                    ? "–"
+                                    : format(c.p99Spread().minMillis()) + "–"
+                                            + format(c.p99Spread().maxMillis()))
                     .append("</td><td>")
                     .append(format(c.p99Spread().meanMillis()))
                     .append("</td><td>")
