@@ -206,8 +206,8 @@ final class SimulateCommand implements Callable<Integer> {
         try (ClusterRuns.Stopping stopping = ClusterRuns.Stopping.on(err, runs.size(), reportExisted ? null : report)) {
             err.println("tailor: simulating " + runs.size() + " run" + (runs.size() == 1 ? "" : "s") + " of "
                     + base.name()
-                    + " (" + fmt(base.warmupSecondsOr(warmupSeconds)) + " s warm-up + "
-                    + fmt(base.durationSecondsOr(durationSeconds))
+                    + " (" + Numbers.written(base.warmupSecondsOr(warmupSeconds)) + " s warm-up + "
+                    + Numbers.written(base.durationSecondsOr(durationSeconds))
                     + " s measured each" + (seeds == 1 ? "" : "; seeds " + firstSeed + " .. " + (firstSeed + seeds - 1))
                     + ") on " + workers + " thread" + (workers == 1 ? "" : "s"));
             results = ClusterRuns.execute(runs, configs, workers, err, stopping);
@@ -350,9 +350,5 @@ final class SimulateCommand implements Callable<Integer> {
                         seeds,
                         warmupSeconds,
                         durationSeconds));
-    }
-
-    private static String fmt(double value) {
-        return SimulationOutput.fmt(value);
     }
 }

@@ -129,6 +129,9 @@ class SimulateCommandTest {
                 "--report",
                 report.toString());
         assertThat(result.exitCode()).as(result.err()).isZero();
+        // Was "(0 s warm-up + 0.00 s measured each ...": the duration as given, not rounded to nothing.
+        assertThat(result.err())
+                .contains("tailor: simulating 2 runs of paper-pairwise (0 s warm-up + 0.001 s measured each");
         String row = result.out()
                 .lines()
                 .filter(l -> l.startsWith("  heart"))
