@@ -132,6 +132,10 @@ class SimulateCommandTest {
         // Was "(0 s warm-up + 0.00 s measured each ...": the duration as given, not rounded to nothing.
         assertThat(result.err())
                 .contains("tailor: simulating 2 runs of paper-pairwise (0 s warm-up + 0.001 s measured each");
+        // Was the same warning twice, without saying which seed's run each was.
+        assertThat(result.err())
+                .contains("tailor: warning: paper-pairwise A fluid 0.01 RPS heart seed 20250701: the run ended before")
+                .contains("tailor: warning: paper-pairwise A fluid 0.01 RPS heart seed 20250702: the run ended before");
         String row = result.out()
                 .lines()
                 .filter(l -> l.startsWith("  heart"))

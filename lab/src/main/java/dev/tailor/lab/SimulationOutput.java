@@ -316,9 +316,11 @@ public final class SimulationOutput {
     /** Warnings about results that need care: many unfinished requests, HEART runs without rounds. */
     public static List<String> warnings(List<RunResult> results) {
         List<String> warnings = new ArrayList<>();
+        // With several seeds a cell's runs differ only by seed: each warning says whose it is.
+        boolean seeds = results.stream().map(RunResult::seed).distinct().count() > 1;
         for (RunResult r : results) {
-            String run =
-                    r.scenario() + " " + r.network() + " " + r.cpuModel() + " " + fmt(r.rps()) + " RPS " + r.policy();
+            String run = r.scenario() + " " + r.network() + " " + r.cpuModel() + " " + fmt(r.rps()) + " RPS "
+                    + r.policy() + (seeds ? " seed " + r.seed() : "");
             if (r.requests() > 0 && r.unfinished() > 0.01 * r.requests()) {
                 warnings.add(String.format(
                         Locale.ROOT,
