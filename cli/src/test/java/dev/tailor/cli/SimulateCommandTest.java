@@ -107,7 +107,7 @@ class SimulateCommandTest {
     }
 
     @Test
-    void simulate_seeds_noRequestMeasured_spreadIsOneDash() throws IOException {
+    void simulate_seeds_noRequestMeasured_saysNoDataOnce() throws IOException {
         Path report = dir.resolve("report");
         PlanCommandTest.Result result = tailor(
                 "heart",
@@ -143,7 +143,13 @@ class SimulateCommandTest {
                 .orElseThrow();
         // Was "–––": the missing min, the separator and the missing max.
         assertThat(row.split("\\s+")).containsExactly("", "heart", "–", "–", "–", "–", "–", "0", "0", "0", "–", "–");
-        assertThat(Files.readString(report.resolve("index.html"))).doesNotContain("–––");
+        String page = Files.readString(report.resolve("index.html"));
+        assertThat(page).doesNotContain("–––");
+        // Was an empty CDF with an axis from -900 % to 90 %, and a heading over no box plot.
+        assertThat(page)
+                .contains(
+                        "End-to-end latency CDF · network A · CPU fluid · 0.01 RPS: no request was measured in these runs")
+                .doesNotContain("P99 over the seeds");
     }
 
     @Test
