@@ -132,7 +132,10 @@ class SimulateCommandTest {
         // Was "(0 s warm-up + 0.00 s measured each ...": the duration as given, not rounded to nothing.
         assertThat(result.err())
                 .contains("tailor: simulating 2 runs of paper-pairwise (0 s warm-up + 0.001 s measured each");
-        // Was the same warning twice, without saying which seed's run each was.
+        // Was the same progress line and the same warning twice, without saying which seed's run each was.
+        assertThat(result.err())
+                .contains("tailor: 1/2 runs done (paper-pairwise A fluid 0.01 RPS heart seed 2025070")
+                .contains("tailor: 2/2 runs done (paper-pairwise A fluid 0.01 RPS heart seed 2025070");
         assertThat(result.err())
                 .contains("tailor: warning: paper-pairwise A fluid 0.01 RPS heart seed 20250701: the run ended before")
                 .contains("tailor: warning: paper-pairwise A fluid 0.01 RPS heart seed 20250702: the run ended before");

@@ -116,7 +116,9 @@ public final class ClusterRuns {
             int threads,
             PrintWriter err,
             Stopping stopping) {
-        ClusterSweep.Progress shown = SimulationOutput.progress(err, Terminal.stderrIsTerminal());
+        // With several seeds a cell's runs differ only by seed: each progress line says whose it is.
+        boolean seeds = runs.stream().map(r -> r.scenario().seed()).distinct().count() > 1;
+        ClusterSweep.Progress shown = SimulationOutput.progress(err, Terminal.stderrIsTerminal(), seeds);
         try {
             return ClusterSweep.run(runs, configs, threads, System::nanoTime, (done, total, run, result) -> {
                 if (stopping != null) {

@@ -21,6 +21,11 @@ public final class SimulationOutput {
      * ({@link #progressLine}).
      */
     static ClusterSweep.Progress progress(PrintWriter err, boolean terminal) {
+        return progress(err, terminal, false);
+    }
+
+    /** As {@link #progress(PrintWriter, boolean)}; with {@code seeds} each run is named with its seed. */
+    static ClusterSweep.Progress progress(PrintWriter err, boolean terminal, boolean seeds) {
         return (done, total, run, result) -> progress(
                 err,
                 terminal,
@@ -29,7 +34,8 @@ public final class SimulationOutput {
                 run.scenario().name() + " "
                         + run.scenario().network() + " "
                         + run.scenario().cpuModel().label() + " " + fmt(run.rps()) + " RPS "
-                        + run.policy());
+                        + run.policy()
+                        + (seeds ? " seed " + run.scenario().seed() : ""));
     }
 
     /** A frame of the progress bar on a terminal, else a {@link #progressLine}. */
