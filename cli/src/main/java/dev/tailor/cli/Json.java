@@ -15,6 +15,7 @@ import dev.tailor.common.Problem;
 import dev.tailor.common.StrictReader;
 import dev.tailor.heart.FieldProblem;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.nio.charset.MalformedInputException;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
@@ -177,6 +178,28 @@ final class Json {
         if (Files.isDirectory(target)) {
             throw new CliException(option + ": cannot write " + file + ": is a directory (expected: a file)");
         }
+        if (Files.exists(target) && !Files.isRegularFile(target)) {
+            // A device, a FIFO or a terminal (/dev/stdout, /dev/null): written through, as a shell's > does.
+            // Renaming a file over it replaced the device itself, for root even /dev/null.
+            writeThrough(option, file, target, value);
+            return;
+        }
+        if (Files.isSymbolicLink(target)) {
+            // The file the link names is replaced (or created), not the link.
+            try {
+                for (int hops = 0; Files.isSymbolicLink(target) && hops < 40; hops++) {
+                    target = target.resolveSibling(Files.readSymbolicLink(target))
+                            .normalize();
+                }
+            } catch (IOException e) {
+                throw new CliException(option + ": cannot write " + file + ": " + IoErrors.reason(e), e);
+            }
+            dir = target.getParent();
+            if (dir == null || !Files.isDirectory(dir)) {
+                throw new CliException(option + ": cannot write " + file + ": it links to " + target + " in a folder"
+                        + " that does not exist (expected: a file in an existing folder)");
+            }
+        }
         Path tmp = null;
         try {
             tmp = Files.createTempFile(dir, "." + target.getFileName(), ".tmp");
@@ -202,6 +225,15 @@ final class Json {
                     // best effort: the temporary file is hidden and named after the target
                 }
             }
+        }
+    }
+
+    /** {@code value} written into {@code target}, a file that is not a regular one, as it is. */
+    private static void writeThrough(String option, Path file, Path target, Object value) {
+        try (OutputStream stream = Files.newOutputStream(target)) {
+            MAPPER.writeValue(stream, value);
+        } catch (IOException e) {
+            throw new CliException(option + ": cannot write " + file + ": " + IoErrors.reason(e), 1, e);
         }
     }
 

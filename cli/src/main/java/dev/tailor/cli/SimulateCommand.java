@@ -13,6 +13,7 @@ import dev.tailor.sim.cluster.RunResult;
 import dev.tailor.sim.cluster.SeedCells;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -87,8 +88,9 @@ final class SimulateCommand implements Callable<Integer> {
 
     @Option(
             names = "--policies",
-            paramLabel = "P,...",
+            paramLabel = "P",
             split = ",",
+            splitSynopsisLabel = ",",
             description = "Policies to compare. Default: all eight of the comparison (the six above heart-paper and"
                     + " the two peers).")
     List<String> policies;
@@ -107,22 +109,25 @@ final class SimulateCommand implements Callable<Integer> {
 
     @Option(
             names = "--rps",
-            paramLabel = "R,...",
+            paramLabel = "R",
             split = ",",
+            splitSynopsisLabel = ",",
             description = "User requests per second to run at. Default: the scenario's sweep.")
     List<Double> rps;
 
     @Option(
             names = "--network",
-            paramLabel = "N,...",
+            paramLabel = "N",
             split = ",",
+            splitSynopsisLabel = ",",
             description = "The scenario's networks to run on (e.g. A,B). Default: the scenario's own choice.")
     List<String> networks;
 
     @Option(
             names = "--cpu-model",
-            paramLabel = "M,...",
+            paramLabel = "M",
             split = ",",
+            splitSynopsisLabel = ",",
             description = "fluid (an ideal limit) and/or cfs-quota (Linux CFS throttling, 100 ms periods)."
                     + " Default: the scenario's.")
     List<String> cpuModels;
@@ -195,13 +200,18 @@ final class SimulateCommand implements Callable<Integer> {
         List<ClusterSweep.Run> runs = plan(base);
         int workers = threads.workers();
         // Created only once every other input is known to be good: bad input writes nothing.
+        boolean reportExisted = reportOption.report != null && Files.exists(reportOption.report);
         Path report = reportOption.checked();
-        err.println("tailor: simulating " + runs.size() + " run" + (runs.size() == 1 ? "" : "s") + " of " + base.name()
-                + " (" + fmt(base.warmupSecondsOr(warmupSeconds)) + " s warm-up + "
-                + fmt(base.durationSecondsOr(durationSeconds))
-                + " s measured each" + (seeds == 1 ? "" : "; seeds " + firstSeed + " .. " + (firstSeed + seeds - 1))
-                + ") on " + workers + " thread" + (workers == 1 ? "" : "s"));
-        List<RunResult> results = ClusterRuns.execute(runs, configs, workers, err);
+        List<RunResult> results;
+        try (ClusterRuns.Stopping stopping = ClusterRuns.Stopping.on(err, runs.size(), reportExisted ? null : report)) {
+            err.println("tailor: simulating " + runs.size() + " run" + (runs.size() == 1 ? "" : "s") + " of "
+                    + base.name()
+                    + " (" + Numbers.written(base.warmupSecondsOr(warmupSeconds)) + " s warm-up + "
+                    + Numbers.written(base.durationSecondsOr(durationSeconds))
+                    + " s measured each" + (seeds == 1 ? "" : "; seeds " + firstSeed + " .. " + (firstSeed + seeds - 1))
+                    + ") on " + workers + " thread" + (workers == 1 ? "" : "s"));
+            results = ClusterRuns.execute(runs, configs, workers, err, stopping);
+        }
         List<SeedCells.Cell> cells = seeds == 1 ? null : SeedCells.of(results);
         if (format.json()) {
             out.println(Json.write(Map.of("results", cells == null ? results : cells)));
@@ -340,9 +350,5 @@ final class SimulateCommand implements Callable<Integer> {
                         seeds,
                         warmupSeconds,
                         durationSeconds));
-    }
-
-    private static String fmt(double value) {
-        return SimulationOutput.fmt(value);
     }
 }

@@ -37,10 +37,17 @@ public final class Tailor implements Runnable {
 
     public static void main(String[] args) {
         // The terminal's encoding (stdout.encoding, stderr.encoding), as these constructors pick when not told.
-        System.exit(run(
-                args,
-                new PrintWriter(System.out, true, System.out.charset()),
-                new PrintWriter(System.err, true, System.err.charset())));
+        PrintWriter out = new PrintWriter(System.out, true, System.out.charset());
+        PrintWriter err = new PrintWriter(System.err, true, System.err.charset());
+        int code = run(args, out, err);
+        out.flush();
+        // System.out keeps its write errors to itself: a full disk or a closed pipe would end "done", exit 0.
+        if (code == 0 && (out.checkError() || System.out.checkError())) {
+            err.println("tailor: standard output could not be written (a full disk, a closed pipe or a file it"
+                    + " cannot write): what it printed is incomplete");
+            code = 1;
+        }
+        System.exit(code);
     }
 
     /** Runs the command line and returns the exit code; output goes to {@code out} and {@code err}. */

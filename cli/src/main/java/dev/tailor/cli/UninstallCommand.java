@@ -3,6 +3,7 @@ package dev.tailor.cli;
 import dev.tailor.heart.controller.ConfigFiles;
 import dev.tailor.heart.controller.ControllerConfig;
 import dev.tailor.heart.controller.KubeClients;
+import dev.tailor.heart.controller.KubernetesErrors;
 import dev.tailor.heart.controller.Uninstall;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -52,13 +53,23 @@ final class UninstallCommand implements Callable<Integer> {
             throw new CliException(e.getMessage());
         }
         try (KubernetesClient client = kubernetes(kubeconfig, null)) {
-            int rules = Uninstall.run(client, settings, dryRun, out);
-            spec.commandLine()
-                    .getErr()
-                    .println("tailor: " + rules + " DestinationRule(s) " + (dryRun ? "would be" : "were") + " deleted");
-            return 0;
-        } catch (KubernetesClientException e) {
-            throw new CliException("cannot reach the Kubernetes API: " + e.getMessage(), 1, e);
+            try {
+                int rules = Uninstall.run(client, settings, dryRun, out);
+                spec.commandLine()
+                        .getErr()
+                        .println("tailor: " + rules + " DestinationRule(s) " + (dryRun ? "would be" : "were")
+                                + " deleted");
+                return 0;
+            } catch (KubernetesClientException e) {
+                // One line, as heart run and check say it: the verb and resource and the API server's answer, or
+                // which address did not answer and why (not the client's "Operation: [list] ... failed.").
+                String why = KubernetesErrors.describe(e, String.valueOf(client.getMasterUrl()));
+                if (KubernetesErrors.unreachable(e) && KubeClients.noKubeconfig(kubeconfig)) {
+                    why += "; no kubeconfig was found (no --kubeconfig, KUBECONFIG or ~/.kube/config, and not in a"
+                            + " pod): point KUBECONFIG or --kubeconfig at your cluster's";
+                }
+                throw new CliException(why, 1, e);
+            }
         }
     }
 

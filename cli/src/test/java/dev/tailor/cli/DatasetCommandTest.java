@@ -20,6 +20,53 @@ class DatasetCommandTest {
     Path dir;
 
     @Test
+    void help_nodes_saysHowManyEachRegionHas() {
+        // Was "at most 18 per AWS region": US and AP have 17 AWS nodes in the ping data.
+        String help = tailor("heart", "snapshot", "dataset", "--help").out().replaceAll("\\s+", " ");
+        assertThat(help).contains("18 in EU, 17 in US and in AP").doesNotContain("at most 18 per AWS region");
+    }
+
+    @Test
+    void snapshotDataset_outIsAFifo_writesIntoIt_andLeavesItAFifo() throws Exception {
+        Path metrics = SharedData.require(DatasetOptions.METRICS);
+        Path latency = SharedData.require(DatasetOptions.LATENCY);
+        Path fifo = dir.resolve("snapshot.fifo");
+        assertThat(new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor())
+                .isZero();
+        java.util.concurrent.CompletableFuture<String> read = new java.util.concurrent.CompletableFuture<>();
+        Thread reader = new Thread(() -> {
+            try {
+                read.complete(Files.readString(fifo));
+            } catch (IOException e) {
+                read.completeExceptionally(e);
+            }
+        });
+        reader.setDaemon(true); // blocks in open for ever if nothing opens the FIFO to write
+        reader.start();
+        PlanCommandTest.Result built = tailor(
+                "heart",
+                "snapshot",
+                "dataset",
+                "--dataset",
+                metrics.toString(),
+                "--latency",
+                latency.toString(),
+                "--out",
+                fifo.toString());
+        assertThat(built.exitCode()).as(built.err()).isZero();
+        // Was: a regular file renamed over the FIFO (over /dev/stdout or /dev/null alike), the reader left waiting.
+        assertThat(fifo).exists();
+        assertThat(Files.isRegularFile(fifo))
+                .as("a regular file took the FIFO's place")
+                .isFalse();
+        assertThat(Json.MAPPER
+                        .readTree(read.get(60, java.util.concurrent.TimeUnit.SECONDS))
+                        .get("replicas")
+                        .size())
+                .isEqualTo(30);
+    }
+
+    @Test
     void snapshotThenPlan_realDataset_worksInAllThreeFormats() throws IOException {
         Path metrics = SharedData.require(DatasetOptions.METRICS);
         Path latency = SharedData.require(DatasetOptions.LATENCY);

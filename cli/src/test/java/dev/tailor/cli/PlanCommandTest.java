@@ -491,6 +491,37 @@ class PlanCommandTest {
     }
 
     @Test
+    void plan_stateThroughALink_replacesTheFileItNames_andKeepsTheLink() throws IOException {
+        Path real = Files.createDirectories(dir.resolve("real")).resolve("state.json");
+        Path link = Files.createSymbolicLink(dir.resolve("state.json"), real);
+        Result first = tailor("heart", "plan", "--state", link.toString());
+        assertThat(first.exitCode()).as(first.err()).isZero();
+        // Was: the link replaced by a regular file, and the file it named never written.
+        assertThat(link).isSymbolicLink();
+        assertThat(Json.MAPPER.readTree(real.toFile()).get("rounds").asLong()).isEqualTo(1);
+        assertThat(tailor("heart", "plan", "--state", link.toString()).exitCode())
+                .isZero();
+        assertThat(Json.MAPPER.readTree(real.toFile()).get("rounds").asLong()).isEqualTo(2);
+    }
+
+    @Test
+    void plan_standardOutputFails_exit1AndSaysSo() throws Exception {
+        String javaBin = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        Path err = dir.resolve("err.txt");
+        Process process = new ProcessBuilder(
+                        javaBin, "-cp", System.getProperty("java.class.path"), "dev.tailor.cli.Tailor", "heart", "plan")
+                .redirectOutput(new java.io.File("/dev/full")) // every write fails: no space left on device
+                .redirectError(err.toFile())
+                .start();
+        assertThat(process.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        // Was: exit 0, the plan lost without a word.
+        assertThat(process.exitValue()).isEqualTo(1);
+        assertThat(Files.readString(err))
+                .endsWith("tailor: standard output could not be written (a full disk, a"
+                        + " closed pipe or a file it cannot write): what it printed is incomplete\n");
+    }
+
+    @Test
     void plan_missingFile_exitsWith2() {
         Result r =
                 tailor("heart", "plan", "--snapshot", dir.resolve("nope.json").toString());
@@ -505,6 +536,9 @@ class PlanCommandTest {
             rounds left out   | "rounds": 3, | '' | rounds: missing (expected: a whole number) at line 1
             rounds too large  | "rounds": 3, | "rounds": 99999999999999999999999, | rounds: 99999999999999999999999 \
             (expected: a whole number that fits in 64 bits) at line 1
+            rounds at the end | "rounds": 3, | "rounds": 9223372036854775807, | rounds: 9223372036854775807 \
+            (expected: rounds in [0, 1e12]) at line 1
+            rounds negative   | "rounds": 3, | "rounds": -3, | rounds: -3 (expected: rounds in [0, 1e12]) at line 1
             second document   | "measuredRounds": 3}}}} | "measuredRounds": 3}}}}\\n{} | (top level): content after the end \
             of the document (expected: one JSON document, nothing after it) at line 5
             """)

@@ -223,6 +223,19 @@ class RunCommandTest {
     }
 
     @Test
+    void uninstall_noClusterAnswers_saysSoInOneLine() throws Exception {
+        Path nowhere = ControllerFiles.kubeconfig(dir, "https://127.0.0.1:1/");
+        PlanCommandTest.Result result = tailor("heart", "uninstall", "--kubeconfig", nowhere.toString(), "--dry-run");
+        assertThat(result.exitCode()).isEqualTo(1);
+        // Was "cannot reach the Kubernetes API: Operation: [list]  for kind: [DestinationRule]  with name: [null] ...".
+        assertThat(result.err())
+                .startsWith("tailor: no cluster reachable: https://127.0.0.1:1/: ")
+                .doesNotContain("Operation: [list]")
+                .doesNotContain("[null]");
+        assertThat(result.out()).isEmpty();
+    }
+
+    @Test
     void run_badConfig_exit2NamingTheField() throws Exception {
         Path file = dir.resolve("bad.yaml");
         Files.writeString(file, "prometheus:\n  url: ftp://x\n  windowSeconds: -3\nroundSecs: 3\n");

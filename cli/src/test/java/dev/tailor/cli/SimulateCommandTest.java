@@ -5,11 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tailor.testkit.Await;
 import dev.tailor.testkit.HeadlessChromium;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -38,6 +40,119 @@ class SimulateCommandTest {
                 .as("a scenario with problems is told its problems")
                 .contains("problems:")
                 .doesNotContain("looks like");
+    }
+
+    @Test
+    void simulate_help_writesTheListOptionsAsLists() {
+        String help = tailor("heart", "simulate", "--help").out();
+        assertThat(help)
+                .contains("--policies=P[,P...]")
+                .contains("--rps=R[,R...]")
+                .contains("--network=N[,N...]")
+                .contains("--cpu-model=M[,M...]")
+                .doesNotContain("......");
+    }
+
+    @Test
+    void simulate_stoppedBySigterm_saysHowFarItGot_andLeavesNoEmptyReportFolder() throws Exception {
+        Path report = dir.resolve("report");
+        Path err = dir.resolve("err.txt");
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        // Two runs of a simulated day each: stopped long before the first ends.
+        Process process = new ProcessBuilder(
+                        java,
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        "dev.tailor.cli.Tailor",
+                        "heart",
+                        "simulate",
+                        "--scenario",
+                        "paper-dag",
+                        "--rps",
+                        "400",
+                        "--policies",
+                        "heart,least-request",
+                        "--duration-seconds",
+                        "86400",
+                        "--threads",
+                        "1",
+                        "--report",
+                        report.toString())
+                .redirectOutput(dir.resolve("out.txt").toFile())
+                .redirectError(err.toFile())
+                .start();
+        try {
+            Await.until("the runs to start", () -> read(err).contains("tailor: simulating 2 runs"), () -> read(err));
+            assertThat(report).isDirectory();
+            process.destroy(); // SIGTERM
+            assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        } finally {
+            process.destroyForcibly();
+        }
+        // Was: exit 143 without a word, and the empty report folder left behind.
+        assertThat(process.exitValue()).isEqualTo(143);
+        assertThat(read(err))
+                .endsWith("tailor: stopped after 0 of 2 runs; nothing written (the results and the report come when"
+                        + " every run is done)\n");
+        assertThat(report).doesNotExist();
+        assertThat(read(dir.resolve("out.txt"))).isEmpty();
+    }
+
+    private static String read(Path file) {
+        try {
+            return Files.exists(file) ? Files.readString(file) : "";
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    @Test
+    void simulate_seeds_noRequestMeasured_saysNoDataOnce() throws IOException {
+        Path report = dir.resolve("report");
+        PlanCommandTest.Result result = tailor(
+                "heart",
+                "simulate",
+                "--scenario",
+                "paper-pairwise",
+                "--rps",
+                "0.01",
+                "--policies",
+                "heart",
+                "--warmup-seconds",
+                "0",
+                "--duration-seconds",
+                "0.001",
+                "--seeds",
+                "2",
+                "--threads",
+                "1",
+                "--report",
+                report.toString());
+        assertThat(result.exitCode()).as(result.err()).isZero();
+        // Was "(0 s warm-up + 0.00 s measured each ...": the duration as given, not rounded to nothing.
+        assertThat(result.err())
+                .contains("tailor: simulating 2 runs of paper-pairwise (0 s warm-up + 0.001 s measured each");
+        // Was the same progress line and the same warning twice, without saying which seed's run each was.
+        assertThat(result.err())
+                .contains("tailor: 1/2 runs done (paper-pairwise A fluid 0.01 RPS heart seed 2025070")
+                .contains("tailor: 2/2 runs done (paper-pairwise A fluid 0.01 RPS heart seed 2025070");
+        assertThat(result.err())
+                .contains("tailor: warning: paper-pairwise A fluid 0.01 RPS heart seed 20250701: the run ended before")
+                .contains("tailor: warning: paper-pairwise A fluid 0.01 RPS heart seed 20250702: the run ended before");
+        String row = result.out()
+                .lines()
+                .filter(l -> l.startsWith("  heart"))
+                .findFirst()
+                .orElseThrow();
+        // Was "–––": the missing min, the separator and the missing max.
+        assertThat(row.split("\\s+")).containsExactly("", "heart", "–", "–", "–", "–", "–", "0", "0", "0", "–", "–");
+        String page = Files.readString(report.resolve("index.html"));
+        assertThat(page).doesNotContain("–––");
+        // Was an empty CDF with an axis from -900 % to 90 %, and a heading over no box plot.
+        assertThat(page)
+                .contains(
+                        "End-to-end latency CDF · network A · CPU fluid · 0.01 RPS: no request was measured in these runs")
+                .doesNotContain("P99 over the seeds");
     }
 
     @Test

@@ -144,8 +144,10 @@ public final class AwsPingLatencies {
                 kept++;
             }
         } catch (ZipException | EOFException e) {
+            // An EOFException has no message: the file ended inside the gzip header or a block.
+            String why = e.getMessage() != null ? e.getMessage() : Files.size(file) == 0 ? "empty" : "it ends early";
             throw DataFileException.badFile(
-                    file, "not a complete gzip stream (" + e.getMessage() + ")", "a gzip-compressed CSV of pings");
+                    file, "not a complete gzip stream (" + why + ")", "a gzip-compressed CSV of pings");
         }
         if (kept == 0) {
             throw DataFileException.badFile(

@@ -183,6 +183,20 @@ class AwsPingLatenciesTest {
     }
 
     @Test
+    void read_emptyOrCutFile_saysSoNotNull() throws IOException {
+        Path empty = Files.createFile(dir.resolve("empty.csv.gz"));
+        // Was "not a complete gzip stream (null)".
+        assertThatThrownBy(() -> AwsPingLatencies.read(empty))
+                .isInstanceOf(DataFileException.class)
+                .hasMessageContaining(empty + ": not a complete gzip stream (empty)");
+        Path cut = dir.resolve("cut.csv.gz");
+        Files.write(cut, new byte[] {0x1f, (byte) 0x8b, 8});
+        assertThatThrownBy(() -> AwsPingLatencies.read(cut))
+                .isInstanceOf(DataFileException.class)
+                .hasMessageContaining(cut + ": not a complete gzip stream (it ends early)");
+    }
+
+    @Test
     void read_missingFile_namesIt() {
         Path file = dir.resolve("absent.csv.gz");
 

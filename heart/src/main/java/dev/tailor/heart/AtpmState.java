@@ -27,6 +27,9 @@ public record AtpmState(long rounds, Map<String, Map<String, GroupEstimate>> gro
     /** No history: the first round. */
     public static final AtpmState EMPTY = new AtpmState(0, Map.of());
 
+    /** Most rounds a state may count: 30 s rounds for 950,000 years. */
+    public static final long MAX_ROUNDS = 1_000_000_000_000L;
+
     public AtpmState {
         Map<String, Map<String, GroupEstimate>> copy = new TreeMap<>();
         if (groups != null) {
@@ -74,8 +77,9 @@ public record AtpmState(long rounds, Map<String, Map<String, GroupEstimate>> gro
      */
     public List<FieldProblem> fieldProblems() {
         List<FieldProblem> problems = new ArrayList<>();
-        if (rounds < 0) {
-            problems.add(new FieldProblem("rounds", rounds, ">= 0"));
+        // Bounded so that the next round's number cannot overflow (was: round -9223372036854775808, saved).
+        if (rounds < 0 || rounds > MAX_ROUNDS) {
+            problems.add(new FieldProblem("rounds", rounds, "rounds in [0, 1e12]"));
         }
         if (services != null) {
             for (int i = 0; i < services.size(); i++) {

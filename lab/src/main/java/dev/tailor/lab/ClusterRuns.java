@@ -24,6 +24,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The cluster simulator's runs as the commands and the demo make them: a scenario loaded and varied
@@ -102,15 +103,82 @@ public final class ClusterRuns {
      */
     public static List<RunResult> execute(
             List<ClusterSweep.Run> runs, ClusterSimulation.PolicyConfigs configs, int threads, PrintWriter err) {
+        return execute(runs, configs, threads, err, null);
+    }
+
+    /**
+     * As {@link #execute(List, ClusterSimulation.PolicyConfigs, int, PrintWriter)}, counting the finished
+     * runs in {@code stopping} (may be null), which tells them if the command is stopped.
+     */
+    public static List<RunResult> execute(
+            List<ClusterSweep.Run> runs,
+            ClusterSimulation.PolicyConfigs configs,
+            int threads,
+            PrintWriter err,
+            Stopping stopping) {
+        // With several seeds a cell's runs differ only by seed: each progress line says whose it is.
+        boolean seeds = runs.stream().map(r -> r.scenario().seed()).distinct().count() > 1;
+        ClusterSweep.Progress shown = SimulationOutput.progress(err, Terminal.stderrIsTerminal(), seeds);
         try {
-            return ClusterSweep.run(
-                    runs,
-                    configs,
-                    threads,
-                    System::nanoTime,
-                    SimulationOutput.progress(err, Terminal.stderrIsTerminal()));
+            return ClusterSweep.run(runs, configs, threads, System::nanoTime, (done, total, run, result) -> {
+                if (stopping != null) {
+                    stopping.done.set(done);
+                }
+                shown.finished(done, total, run, result);
+            });
         } catch (IllegalArgumentException e) {
             throw new LabException(e.getMessage());
+        }
+    }
+
+    /**
+     * While open, a Ctrl-C or SIGTERM (the JVM then exits 130 or 143) says how many runs were done and
+     * that nothing was written, since the results and the report come when every run is done, and
+     * removes the report folder the command created for them while it is still empty. Without it the
+     * command ended silently and left that folder behind.
+     */
+    public static final class Stopping implements AutoCloseable {
+
+        private final AtomicInteger done = new AtomicInteger();
+        private final Thread hook;
+
+        private Stopping(PrintWriter err, int total, Path createdReport) {
+            boolean terminal = Terminal.stderrIsTerminal();
+            this.hook = new Thread(() -> {
+                if (terminal) {
+                    err.println(); // after the progress bar's line
+                }
+                err.println("tailor: stopped after " + done.get() + " of " + total + " run" + (total == 1 ? "" : "s")
+                        + "; nothing written (the results" + (createdReport == null ? "" : " and the report")
+                        + " come when every run is done)");
+                err.flush();
+                if (createdReport != null) {
+                    try {
+                        Files.deleteIfExists(createdReport);
+                    } catch (IOException notEmptyOrGone) {
+                        // Something else was put there meanwhile: it stays.
+                    }
+                }
+            });
+            Runtime.getRuntime().addShutdownHook(hook);
+        }
+
+        /**
+         * Opened before the command says it starts the runs.
+         *
+         * @param createdReport the report folder when this command created it, else {@code null}
+         */
+        public static Stopping on(PrintWriter err, int total, Path createdReport) {
+            return new Stopping(err, total, createdReport);
+        }
+
+        @Override
+        public void close() {
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException shuttingDown) {
+                // The hook runs or has run.
+            }
         }
     }
 

@@ -21,6 +21,11 @@ public final class SimulationOutput {
      * ({@link #progressLine}).
      */
     static ClusterSweep.Progress progress(PrintWriter err, boolean terminal) {
+        return progress(err, terminal, false);
+    }
+
+    /** As {@link #progress(PrintWriter, boolean)}; with {@code seeds} each run is named with its seed. */
+    static ClusterSweep.Progress progress(PrintWriter err, boolean terminal, boolean seeds) {
         return (done, total, run, result) -> progress(
                 err,
                 terminal,
@@ -29,7 +34,8 @@ public final class SimulationOutput {
                 run.scenario().name() + " "
                         + run.scenario().network() + " "
                         + run.scenario().cpuModel().label() + " " + fmt(run.rps()) + " RPS "
-                        + run.policy());
+                        + run.policy()
+                        + (seeds ? " seed " + run.scenario().seed() : ""));
     }
 
     /** A frame of the progress bar on a terminal, else a {@link #progressLine}. */
@@ -170,7 +176,7 @@ public final class SimulationOutput {
                         c.policy(),
                         fmt(c.p50Millis()),
                         fmt(c.p99Millis()),
-                        fmt(c.p99Spread().minMillis()) + "–" + fmt(c.p99Spread().maxMillis()),
+                        spread(c.p99Spread()),
                         fmt(c.p99Spread().meanMillis()),
                         fmt(c.p999Millis()),
                         c.timeouts(),
@@ -316,9 +322,11 @@ public final class SimulationOutput {
     /** Warnings about results that need care: many unfinished requests, HEART runs without rounds. */
     public static List<String> warnings(List<RunResult> results) {
         List<String> warnings = new ArrayList<>();
+        // With several seeds a cell's runs differ only by seed: each warning says whose it is.
+        boolean seeds = results.stream().map(RunResult::seed).distinct().count() > 1;
         for (RunResult r : results) {
-            String run =
-                    r.scenario() + " " + r.network() + " " + r.cpuModel() + " " + fmt(r.rps()) + " RPS " + r.policy();
+            String run = r.scenario() + " " + r.network() + " " + r.cpuModel() + " " + fmt(r.rps()) + " RPS "
+                    + r.policy() + (seeds ? " seed " + r.seed() : "");
             if (r.requests() > 0 && r.unfinished() > 0.01 * r.requests()) {
                 warnings.add(String.format(
                         Locale.ROOT,
@@ -347,6 +355,13 @@ public final class SimulationOutput {
     }
 
     /** {@link Numbers#format}; {@link Numbers#NONE} for {@code null}. */
+    /** A spread as {@code min–max}, or a single {@link Numbers#NONE} when no seed has data (not {@code –––}). */
+    public static String spread(SeedCells.Spread spread) {
+        return spread.minMillis() == null || spread.maxMillis() == null
+                ? Numbers.NONE
+                : fmt(spread.minMillis()) + "–" + fmt(spread.maxMillis());
+    }
+
     public static String fmt(Double value) {
         return value == null ? Numbers.NONE : Numbers.format(value);
     }

@@ -402,14 +402,29 @@ public final class ControllerLoop implements AutoCloseable {
         }
     }
 
+    /**
+     * Why a watch could not start, in one line: a Kubernetes error as {@link KubernetesErrors#describe}
+     * says it, no API server answering as {@code no cluster reachable: <address>: <why>} (the cause is then
+     * often a {@code ConnectException} without a message, which was told as "null").
+     */
+    static String watchFailure(Throwable cause, String master) {
+        if (cause instanceof KubernetesClientException k) {
+            return KubernetesErrors.describe(k, master);
+        }
+        if (KubernetesErrors.unreachable(cause)) {
+            return "no cluster reachable: " + master + ": " + KubernetesErrors.why(cause);
+        }
+        return cause.getMessage() == null
+                ? cause.getClass().getSimpleName()
+                : cause.getMessage().replaceAll("\\s+", " ").strip();
+    }
+
     private void watchFailed(String namespace, Throwable failure) {
         Throwable cause = failure.getCause() != null && failure instanceof java.util.concurrent.CompletionException
                 ? failure.getCause()
                 : failure;
         if (watchesFailing.add(namespace)) {
-            String why = cause instanceof KubernetesClientException k
-                    ? KubernetesErrors.describe(k, String.valueOf(client.getMasterUrl()))
-                    : String.valueOf(cause.getMessage()).replaceAll("\\s+", " ").strip();
+            String why = watchFailure(cause, String.valueOf(client.getMasterUrl()));
             log.accept("cannot watch pods in namespace " + namespace + " (" + why + "): re-plans on"
                     + " pod events are off until it can; retried before every round; rounds go on");
         }

@@ -204,7 +204,7 @@ final class LeaseElector {
         try {
             current = lock.get(client);
         } catch (KubernetesClientException e) {
-            return new Outcome(false, null, 0, "cannot read it (" + e.getCode() + " " + oneLine(e.getMessage()) + ")");
+            return new Outcome(false, null, 0, "cannot read it (" + words(e, client) + ")");
         }
         long seenNanos = tickerNanos.getAsLong();
         if (current == null) {
@@ -217,7 +217,7 @@ final class LeaseElector {
                         null,
                         0,
                         "it does not exist yet and this replica cannot create it ("
-                                + e.getCode() + " " + oneLine(e.getMessage())
+                                + words(e, client)
                                 + "): does its namespace exist, and may this"
                                 + " service account create Leases there?");
             }
@@ -242,12 +242,7 @@ final class LeaseElector {
         } catch (KubernetesClientException e) {
             // A 409 is a contender (or our own earlier attempt) writing first: read again next time.
             return new Outcome(
-                    false,
-                    current,
-                    since,
-                    e.getCode() == 409
-                            ? null
-                            : "cannot write it (" + e.getCode() + " " + oneLine(e.getMessage()) + ")");
+                    false, current, since, e.getCode() == 409 ? null : "cannot write it (" + words(e, client) + ")");
         }
         return new Outcome(true, mine, tickerNanos.getAsLong(), null);
     }
@@ -367,6 +362,15 @@ final class LeaseElector {
     /** {@code duration} as a configuration writes it: {@code 2 s}, {@code 0.4 s}, {@code -1.5 s}. */
     private static String seconds(Duration duration) {
         return Numbers.written(PrometheusClient.seconds(duration)) + " s";
+    }
+
+    /**
+     * A failed call to the Lease in one line, as the rest of the controller says Kubernetes errors
+     * ({@code GET leases.coordination.k8s.io/tailor-heart in tailor-system: 403 Forbidden: ...}, or
+     * {@code no cluster reachable: <address>: <why>}), not the client's {@code -1 Operation: [get] ... failed.}
+     */
+    static String words(KubernetesClientException e, KubernetesClient client) {
+        return KubernetesErrors.describe(e, String.valueOf(client.getMasterUrl()));
     }
 
     private static String oneLine(String message) {

@@ -1,6 +1,10 @@
 package dev.tailor.heart.controller;
 
+import com.fasterxml.jackson.core.JacksonException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.MappingIterator;
 import dev.tailor.common.IoErrors;
+import dev.tailor.common.StrictReader;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.KubernetesList;
@@ -68,7 +72,8 @@ public final class RecordedCluster implements ClusterReader {
         try {
             parsed = new KubernetesSerialization().unmarshal(text);
         } catch (RuntimeException e) {
-            throw new IllegalArgumentException(file + ": not Kubernetes objects (" + oneLine(e) + "); " + EXPECTED);
+            throw new IllegalArgumentException(
+                    file + ": not Kubernetes objects (" + oneLine(e, text) + "); " + EXPECTED);
         }
         List<HasMetadata> items = new ArrayList<>();
         flatten(parsed, items, file);
@@ -163,7 +168,21 @@ public final class RecordedCluster implements ClusterReader {
         return item;
     }
 
-    private static String oneLine(RuntimeException e) {
+    /**
+     * Why the file did not parse: a YAML or JSON syntax error as the configuration files tell theirs
+     * ({@code not valid YAML at line 2: the file ends too early ...}), else the parser's message. The
+     * Kubernetes client says a syntax error in its parser's words, or only "An error has occurred.", so
+     * the text is read again, after that failure only, by the reader the configuration files go through.
+     */
+    private static String oneLine(RuntimeException e, String text) {
+        try (MappingIterator<JsonNode> documents =
+                StrictReader.yaml().readerFor(JsonNode.class).readValues(text)) {
+            documents.readAll();
+        } catch (JacksonException syntax) {
+            return "not valid YAML" + StrictReader.where(syntax) + ": " + StrictReader.reason(syntax);
+        } catch (IOException | RuntimeException other) {
+            // Not a syntax error the reader can tell: the client's own message follows.
+        }
         String message = e.getMessage() == null ? e.toString() : e.getMessage();
         return message.strip().replaceAll("\\s+", " ");
     }

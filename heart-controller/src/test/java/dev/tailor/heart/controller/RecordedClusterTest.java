@@ -204,6 +204,15 @@ class RecordedClusterTest {
         assertThatThrownBy(() -> RecordedCluster.read(broken))
                 .hasMessageStartingWith(broken + ": not Kubernetes objects (")
                 .hasMessageContaining("expected the output of kubectl get nodes,pods,destinationrules -A -o yaml");
+        // Was "(An error has occurred.)", the client library's wrapper, for a file cut short.
+        assertThatThrownBy(() -> RecordedCluster.read(broken))
+                .hasMessageStartingWith(broken + ": not Kubernetes objects (not valid YAML at line 2: the file ends"
+                        + " too early (expected: a value)); ")
+                .hasMessageNotContaining("An error has occurred");
+        Path cutJson = Files.writeString(dir.resolve("cut.json"), "{\"a\":\n");
+        assertThatThrownBy(() -> RecordedCluster.read(cutJson))
+                .hasMessageStartingWith(cutJson + ": not Kubernetes objects (not valid YAML at line 2")
+                .hasMessageNotContaining("An error has occurred");
         Path text = Files.writeString(dir.resolve("text.yaml"), "hello\n");
         assertThatThrownBy(() -> RecordedCluster.read(text))
                 .hasMessageStartingWith(text + ": not Kubernetes objects")

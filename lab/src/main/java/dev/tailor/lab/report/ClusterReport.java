@@ -188,6 +188,14 @@ public final class ClusterReport {
                 List<RunResult> atRate =
                         runs.stream().filter(r -> r.rps() == rps).toList();
                 String what = "End-to-end latency CDF";
+                if (atRate.stream()
+                        .allMatch(r -> r.latency() == null || r.latency().getTotalCount() == 0)) {
+                    // An empty chart drew its axis from nothing (-900 % .. 90 %): said in words instead.
+                    html.append("<p class=\"note\">")
+                            .append(escape(what + " · " + cell(atRate.get(0))))
+                            .append(": no request was measured in these runs, nothing to plot (run longer).</p>\n");
+                    continue;
+                }
                 html.append(ReportCharts.inlinePng(
                         latencyCdf(
                                 atRate,
@@ -240,6 +248,7 @@ public final class ClusterReport {
                     .add(c);
         }
         StringBuilder html = new StringBuilder("<h2>P99 over the seeds</h2>\n<div class=\"charts\">\n");
+        boolean plottedAny = false;
         for (Map.Entry<String, List<SeedCells.Cell>> group : groups.entrySet()) {
             SeedCells.Cell head = group.getValue().get(0);
             String what = "P99 over " + head.seeds().size() + " seeds";
@@ -265,8 +274,10 @@ public final class ClusterReport {
                                 .toList());
             }
             html.append(ReportCharts.inlinePng(chart, what + ": " + group.getKey()));
+            plottedAny = true;
         }
-        return html.append("</div>\n").toString();
+        // No seed of any cell measured a P99: no heading over nothing.
+        return plottedAny ? html.append("</div>\n").toString() : "";
     }
 
     /**
@@ -328,9 +339,11 @@ public final class ClusterReport {
                     .append("</td><td>")
                     .append(format(c.p99Millis()))
                     .append("</td><td>")
-                    .append(format(c.p99Spread().minMillis()))
-                    .append("–")
-                    .append(format(c.p99Spread().maxMillis()))
+                    .append(
+                            c.p99Spread().minMillis() == null || c.p99Spread().maxMillis() == null
+                                    ? "–"
+                                    : format(c.p99Spread().minMillis()) + "–"
+                                            + format(c.p99Spread().maxMillis()))
                     .append("</td><td>")
                     .append(format(c.p99Spread().meanMillis()))
                     .append("</td><td>")
