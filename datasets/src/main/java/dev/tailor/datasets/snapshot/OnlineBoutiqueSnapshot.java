@@ -613,10 +613,11 @@ public final class OnlineBoutiqueSnapshot {
         }
         notes.add(String.format(
                 Locale.ROOT,
-                "%d replicas per component; replica k of the c-th component (by name)"
+                "%d replica%s per component; replica k of the c-th component (by name)"
                         + " runs on node (c + k) mod %d and serves λ / %d (kube-proxy's uniform split, which ran before HEART),"
                         + " using requests/s × base cost / node speed cores%s",
                 r,
+                r == 1 ? "" : "s",
                 n,
                 r,
                 options.cpuLimitCores() == null
@@ -898,12 +899,12 @@ public final class OnlineBoutiqueSnapshot {
         calls.add(new Call(INGRESS, entry, entryRate, byNode));
         notes.add(String.format(
                 Locale.ROOT,
-                "entry point %s calls %s at its λ, %s requests/s, spread equally over all"
-                        + " %d nodes (an ingress gateway on every node; what sends the requests is not modelled)",
+                "entry point %s calls %s at its λ, %s requests/s, %s (an ingress gateway on every node; what"
+                        + " sends the requests is not modelled)",
                 INGRESS,
                 entry,
                 fmt(entryRate),
-                nodes.size()));
+                nodes.size() == 1 ? "all on its one node" : "spread equally over all " + nodes.size() + " nodes"));
 
         List<String> notInTrace = new ArrayList<>();
         List<String> equalSplit = new ArrayList<>();

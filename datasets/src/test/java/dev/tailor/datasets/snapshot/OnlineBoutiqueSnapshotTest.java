@@ -339,6 +339,17 @@ class OnlineBoutiqueSnapshotTest {
     }
 
     @Test
+    void build_oneReplicaOnOneNode_notesSaySoInTheSingular() throws IOException {
+        Result result = OnlineBoutiqueSnapshot.build(
+                realOptions().toBuilder().replicasPerComponent(1).nodes(1).build());
+
+        assertThat(result.notes())
+                .anyMatch(n -> n.startsWith("1 replica per component;"))
+                .anyMatch(n -> n.contains("requests/s, all on its one node (an ingress gateway"))
+                .noneMatch(n -> n.contains("1 replicas") || n.contains("all 1 nodes"));
+    }
+
+    @Test
     void build_withoutTrace_splitsEachCalleesLambdaEquallyAndSaysSo() throws IOException {
         Result result = OnlineBoutiqueSnapshot.build(
                 realOptions().toBuilder().useTrace(false).build());
