@@ -148,7 +148,7 @@ import dev.tailor.common.Numbers;
  * @param oversizeAdvance            (ours, the paper is silent; default on) a waiting request that costs
  *                                   more than the whole budget per interval C is admitted on its turn in
  *                                   the queue service once it has drawn a visit's share from the pools,
- *                                   provided no such advance is outstanding (see
+ *                                   provided no such advance is outstanding (unless
  *                                   {@link #overlappingAdvances}): what it still lacks becomes debt that the
  *                                   next main pools repay first, as a full baseline bucket covers one
  *                                   request larger than its depth. With one advance outstanding per
@@ -156,13 +156,16 @@ import dev.tailor.common.Numbers;
  *                                   than one request's cost. Off: such a request collects
  *                                   its whole cost from the pools first, over {@code ⌈cost ÷ C⌉} intervals
  *                                   or more. Requests costing no more than C are not affected
- * @param overlappingAdvances        (ours, default on; with {@link #oversizeAdvance}) a new advance may be
- *                                   made while the advances outstanding are less than the cost of the
- *                                   request asking for it, not only when none is: a second such request
- *                                   no longer waits for the first's advance to be repaid. What is
- *                                   outstanding then stays below twice the largest request's cost (each
- *                                   advance is less than its request's cost). Off, the
- *                                   {@code single-advance} ablation: at most one advance is outstanding
+ * @param overlappingAdvances        (ours, an option, default off; with {@link #oversizeAdvance}) a new
+ *                                   advance may be made while the advances outstanding are less than the
+ *                                   cost of the request asking for it, not only when none is: a second
+ *                                   such request no longer waits for the first's advance to be repaid.
+ *                                   What is outstanding then stays below twice the largest request's cost
+ *                                   (each advance is less than its request's cost). It shortens the tail
+ *                                   where the oversized requests are steady tenants' and lengthens steady
+ *                                   tenants' tail where they are a bursty tenant's (docs/admission.md,
+ *                                   Overlapping advances), so it is off: at most one advance is
+ *                                   outstanding. The storage simulator's {@code overlapping-advances}
  */
 public record AdmissionConfig(
         long intervalNanos,
@@ -329,7 +332,7 @@ public record AdmissionConfig(
         private boolean baselineRefillOnArrival = true;
         private boolean fairDispatch = true;
         private boolean oversizeAdvance = true;
-        private boolean overlappingAdvances = true;
+        private boolean overlappingAdvances = false;
 
         private Builder() {}
 

@@ -152,7 +152,7 @@ import org.HdrHistogram.Recorder;
  *       pool may advance: what it still lacks becomes debt that the next main pools repay
  *       first ({@link DualTokenPool#advance}), as the guarantee's full bucket covers one request larger
  *       than its depth. Without it such a request waits {@code ⌈cost ÷ C⌉} intervals or more while it
- *       collects its cost, on a backend that may idle meanwhile. With overlapping advances (default) a new
+ *       collects its cost, on a backend that may idle meanwhile. With overlapping advances (an option, off) a new
  *       one may be made while the advances outstanding are less than its request's cost, so a second such
  *       request does not wait for the first's to be repaid; what the controller admits beyond the budgets,
  *       borrowing and the guarantee's overdraft grows by less than twice the largest request's cost (one

@@ -78,14 +78,16 @@ import java.math.BigInteger;
  * next oversized request through as soon as the budget has paid for the last one. Borrow windows
  * still need all debt repaid, advances included.
  *
- * Overlapping advances (ours, AdmissionConfig.overlappingAdvances, default on). With one at a time, a
+ * Overlapping advances (ours, AdmissionConfig.overlappingAdvances, an option, off). With one at a time, a
  * second oversized request arriving while the first's advance is repaid waits for all of it: on a
  * backend shared by 32 proxies a 1 MiB read costs four budgets, its advance takes four boundaries or
  * more to repay (from C − R each), and that wait was what remained of the slowest reads' latency above fifo's
  * (docs/admission.md has the figures). A new advance is allowed while what is outstanding is less than
  * the asking request's cost: outstanding < cost before, lacking < cost added, so < 2 × the largest cost
  * after, and repayment only lowers it. A deeper allowance (one classifier window of budget, W × C) was
- * measured too and did little more, for a constant W × C instead of one request's cost.
+ * measured too and did little more, for a constant W × C instead of one request's cost. It stays off
+ * because where the oversized requests are a bursty tenant's, admitting more of them sooner lengthens
+ * the steady tenants' tail (docs/admission.md, Overlapping advances).
  *
  * r = 1 leaves no main pool and nothing to repay debt from: hot segments then wait until they calm
  * down, and a debt, once taken, stays (once advances are outstanding, oversized requests collect their

@@ -56,7 +56,7 @@ class AdmissionConfigTest {
                 true,
                 true,
                 true,
-                true);
+                false);
         assertThat(AdmissionConfig.builder().build()).isEqualTo(written).isEqualTo(D);
         assertThat(HeadroomConfig.builder().build())
                 .isEqualTo(written.headroom())

@@ -200,8 +200,8 @@ public final class StorageSetup {
     /**
      * A note when some proxy's budget per interval (its capacity × Δ) is smaller than the cost of one of its
      * tenants' requests: segment admission then admits such a request beyond its tenant's baseline on an
-     * advance that later budgets repay, while the advances its proxy has outstanding are less than its cost,
-     * and without advances (the paper's variant, {@code no-oversize-advance}) collects its cost from the pools
+     * advance that later budgets repay, one at a time per proxy ({@code overlapping-advances}: while the
+     * advances its proxy has outstanding are less than its cost), and without advances (the paper's variant, {@code no-oversize-advance}) collects its cost from the pools
      * over several intervals (docs/admission.md, Requests larger than a window of baseline); empty otherwise.
      */
     private Optional<String> budgetNote(StorageScenario scenario, List<Tenant> tenants) {
@@ -235,8 +235,9 @@ public final class StorageSetup {
                 Locale.ROOT,
                 "on %d of %d proxies a request can cost more than the proxy's budget per interval (proxy %d: %s"
                         + " cost units per %s ms, its largest request %s): segment admission admits such a request"
-                        + " beyond its tenant's baseline on its turn, while its proxy's advances outstanding are less"
-                        + " than its cost, and later budgets repay what it lacked; segment-admission-paper and"
+                        + " beyond its tenant's baseline on its turn, one at a time per proxy (overlapping-advances:"
+                        + " while its proxy's advances outstanding are less than its cost), and later budgets repay"
+                        + " what it lacked; segment-admission-paper and"
                         + " no-oversize-advance hold it for %d intervals or more while it collects its cost (fewer"
                         + " proxies or a longer intervalMillis shorten that)",
                 over,

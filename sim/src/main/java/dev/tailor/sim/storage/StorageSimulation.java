@@ -43,7 +43,7 @@ public final class StorageSimulation {
             "tick-refilled-baselines",
             "no-fair-dispatch",
             "no-oversize-advance",
-            "single-advance");
+            "overlapping-advances");
 
     private StorageSimulation() {}
 
@@ -101,7 +101,7 @@ public final class StorageSimulation {
                     "tick-refilled-baselines",
                     "no-fair-dispatch",
                     "no-oversize-advance",
-                    "single-advance" -> new SegmentAdmissionPolicy(proxy, name, recorder);
+                    "overlapping-advances" -> new SegmentAdmissionPolicy(proxy, name, recorder);
             default ->
                 throw new IllegalArgumentException(
                         "policy : \"" + name + "\" (expected: one of " + policyNames() + ")");

@@ -224,7 +224,8 @@ class StorageSetupTest {
                         .containsPattern(
                                 "proxy \\d+: 6\\d\\d,\\d{3} cost units per 10 ms, its largest request 1,258,488\\)")
                         .contains("segment admission admits such a request beyond its tenant's baseline on its turn,"
-                                + " while its proxy's advances outstanding are less than its cost")
+                                + " one at a time per proxy (overlapping-advances: while its proxy's advances"
+                                + " outstanding are less than its cost)")
                         .contains("segment-admission-paper and no-oversize-advance hold it for 3 intervals or more"));
         StorageSetup one = StorageSimulationTest.setup(
                 StorageSimulationTest.scenario("baseUtilizationPercent: 40", tenants.formatted(1 << 20)));
