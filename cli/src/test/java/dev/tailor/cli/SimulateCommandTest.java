@@ -682,10 +682,11 @@ class SimulateCommandTest {
                 .anyMatch(l -> l.startsWith("  Segment admission"))
                 .anyMatch(l -> l.startsWith("  NBD proxy"));
         if (lines.contains("The NBD proxy with real clients")) { // fio and nbdkit are installed
-            // The burst test runs the door alone too, and both it and admission are set against off.
+            // The burst test runs the door alone too, and both it and admission are set against off, on the
+            // percentile one short round resolves (P99.9 with its few thousand steady reads).
             assertThat(result.out())
-                    .contains("burst, steady tenants' P99.99, door alone vs off")
-                    .contains("burst, steady tenants' P99.99, admission on vs off");
+                    .contains("burst, steady tenants' P99.9, door alone vs off")
+                    .contains("burst, steady tenants' P99.9, admission on vs off");
             assertThat(lines.subList(summary, lines.size()))
                     .anyMatch(l -> l.contains("the fair dispatch door alone") && l.contains("segment admission"));
         }

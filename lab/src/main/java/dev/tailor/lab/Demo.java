@@ -553,9 +553,13 @@ public final class Demo {
                 + BurstExperiment.fmt(baseline / divisor, 0) + " " + unit + ")";
     }
 
-    /** Which of {@code samples} the percentile at {@code 1 - tailFraction} is: "largest", "5th-largest". */
-    private static String rank(long samples, double tailFraction) {
-        long n = Math.max(1, Math.round(samples * tailFraction));
+    /**
+     * Which of {@code samples} the percentile at {@code 1 - tailFraction} is, as {@link FioLatency#percentileMicros}
+     * reads it (the ⌈n·q⌉-th smallest): "largest", "3rd-largest".
+     */
+    static String rank(long samples, double tailFraction) {
+        long index = (long) Math.ceil(samples * (1 - tailFraction) - 1e-9);
+        long n = Math.max(1, samples - Math.max(1, index) + 1);
         return n == 1 ? "largest" : ordinal(n) + "-largest";
     }
 

@@ -366,7 +366,7 @@ class ExperimentOutputTest {
                         && l.endsWith(" met"))
                 .anyMatch(l -> l.contains("burst, steady tenants' P99.9, door alone vs off") && l.endsWith(" no data"))
                 .anyMatch(l -> l.contains("burst 2,400 steady reads in the smallest mode (P99.9 is about the"
-                        + " 2nd-largest; P99.99 needs 10,000, a longer run)"))
+                        + " 3rd-largest; P99.99 needs 10,000, a longer run)"))
                 .noneMatch(l -> l.contains("P99.99,"));
         List<String> summary = DemoSummary.lines(List.of(), Map.of(), List.of(), lowLoad(), shortBurst(), null);
         assertThat(summary)
@@ -375,6 +375,15 @@ class ExperimentOutputTest {
         // With 10,000 samples a mode the demo judges on P99.99, as the experiment's tables report it.
         assertThat(Demo.burstPercent(burstWithDoor(10, 40_000_000))).isEqualTo(99.99);
         assertThat(Demo.burstPercent(shortBurst())).isEqualTo(99.9);
+        // The rank is the sample the percentile reads, the ceil(n q)-th smallest.
+        assertThat(Demo.rank(2_400, 0.001)).isEqualTo("3rd-largest");
+        assertThat(Demo.rank(3_000, 0.001)).isEqualTo("4th-largest");
+        assertThat(Demo.rank(10_000, 0.0001)).isEqualTo("2nd-largest");
+        assertThat(Demo.rank(1_000, 0.001)).isEqualTo("2nd-largest");
+        assertThat(Demo.rank(999, 0.001)).isEqualTo("largest");
+        assertThat(ExperimentReport.section(shortBurst(), "burst").intro().get(0))
+                .startsWith("Steady tenants' P99.9 is the figure that should be clearly lower")
+                .contains("the highest percentile these runs' steady samples resolve; P99.99 needs 10,000");
     }
 
     @Test
