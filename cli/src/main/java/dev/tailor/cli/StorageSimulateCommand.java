@@ -1,7 +1,7 @@
 package dev.tailor.cli;
 
+import dev.tailor.common.Numbers;
 import dev.tailor.lab.ClusterRuns;
-import dev.tailor.lab.SimulationOutput;
 import dev.tailor.lab.StorageOutput;
 import dev.tailor.lab.StorageRuns;
 import dev.tailor.sim.storage.StorageRunResult;
@@ -150,7 +150,7 @@ final class StorageSimulateCommand implements Callable<Integer> {
         setupNotes.forEach(note -> err.println("note: " + note));
         workers = Math.min(workers, runs.size()); // a run is one thread's work
         err.println("tailor: simulating " + runs.size() + " run" + (runs.size() == 1 ? "" : "s") + " of "
-                + variant.name() + " (" + SimulationOutput.fmt(variant.warmupSeconds()) + " s warm-up + "
+                + variant.name() + " (" + Numbers.written(variant.warmupSeconds()) + " s warm-up + "
                 + StorageRuns.measured(runs) + ") on " + workers + " thread"
                 + (workers == 1 ? "" : "s"));
         List<StorageRunResult> results = StorageRuns.execute(runs, workers, err);

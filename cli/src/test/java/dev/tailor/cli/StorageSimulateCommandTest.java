@@ -98,7 +98,7 @@ class StorageSimulateCommandTest {
         assertThat(results.get(0).has("admission")).isFalse();
         assertThat(result.out()).doesNotContain("NaN");
         assertThat(result.err())
-                .contains("simulating 8 runs of burst-microbench (0.30 s warm-up + 0.50 s measured each) on 2 threads")
+                .contains("simulating 8 runs of burst-microbench (0.3 s warm-up + 0.5 s measured each) on 2 threads")
                 .contains("note: offered load")
                 // Standard error is no terminal here: whole progress lines, as in a CI log.
                 .containsPattern("\ntailor: 8/8 runs done \\(burst-microbench ×\\d+ seed 20260301 [a-z-]+\\)\n")
@@ -413,7 +413,7 @@ class StorageSimulateCommandTest {
 
         assertThat(result.exitCode()).as(result.err()).isZero();
         assertThat(result.err())
-                .contains("tailor: simulating 4 runs of family (0.10 s warm-up + 0.20 s measured each, 0.30 s for"
+                .contains("tailor: simulating 4 runs of family (0.1 s warm-up + 0.2 s measured each, 0.3 s for"
                         + " family-busy) on ");
         String calm = "note: family-calm: offered load: 35.0 % of the backend outside bursts";
         String busy = "note: family-busy: offered load: 50.0 % of the backend outside bursts";

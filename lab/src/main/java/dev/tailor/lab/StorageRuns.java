@@ -1,6 +1,7 @@
 package dev.tailor.lab;
 
 import dev.tailor.common.IoErrors;
+import dev.tailor.common.Numbers;
 import dev.tailor.common.Problem;
 import dev.tailor.lab.report.StorageReport;
 import dev.tailor.sim.ScenarioException;
@@ -212,11 +213,11 @@ public final class StorageRuns {
             }
         }
         Double common = most;
-        StringBuilder text = new StringBuilder(SimulationOutput.fmt(common) + " s measured each");
+        StringBuilder text = new StringBuilder(Numbers.written(common) + " s measured each");
         byDuration.forEach((seconds, names) -> {
             if (!seconds.equals(common)) {
                 text.append(", ")
-                        .append(SimulationOutput.fmt(seconds))
+                        .append(Numbers.written(seconds))
                         .append(" s for ")
                         .append(String.join(", ", names));
             }
