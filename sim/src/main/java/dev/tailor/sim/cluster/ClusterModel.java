@@ -2,6 +2,7 @@ package dev.tailor.sim.cluster;
 
 import dev.tailor.sim.des.EventCalendar;
 import dev.tailor.sim.des.RandomStreams;
+import dev.tailor.sim.storage.LatencySummary;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -421,9 +422,9 @@ final class ClusterModel {
                 timeouts,
                 errors,
                 unfinished,
-                any ? millis(latencyMicros.getValueAtPercentile(50)) : null,
-                any ? millis(latencyMicros.getValueAtPercentile(99)) : null,
-                any ? millis(latencyMicros.getValueAtPercentile(99.9)) : null,
+                percentile(50),
+                percentile(99),
+                percentile(99.9),
                 any ? round(latencyMicros.getMean() / 1_000, 3) : null,
                 Double.isFinite(gap) ? round(gap, 2) : null,
                 stats,
@@ -433,6 +434,17 @@ final class ClusterModel {
                 0,
                 latencyMicros,
                 series);
+    }
+
+    /**
+     * The percentile {@code levelPercent} of the measured latencies, ms; {@code null} (not resolvable) with
+     * fewer requests than it needs ({@link LatencySummary#needed}: 100 for P99, 1,000 for P99.9), as in the
+     * storage simulator.
+     */
+    private Double percentile(double levelPercent) {
+        return latencyMicros.getTotalCount() >= LatencySummary.needed(levelPercent)
+                ? millis(latencyMicros.getValueAtPercentile(levelPercent))
+                : null;
     }
 
     private static double millis(long micros) {

@@ -27,7 +27,9 @@ import org.HdrHistogram.Histogram;
  *                            replica (scenario events); they enter the percentiles at the timeout
  * @param unfinished          still in flight at the end, younger than the timeout (in the percentiles
  *                            at their age so far)
- * @param p50Millis           median end-to-end latency, ms
+ * @param p50Millis           median end-to-end latency, ms; like P99 and P99.9, {@code null} (not
+ *                            resolvable) with fewer requests than the percentile needs ({@link
+ *                            dev.tailor.sim.storage.LatencySummary#needed}: 2, 100, 1,000)
  * @param p99Millis           99th percentile, ms
  * @param p999Millis          99.9th percentile, ms
  * @param meanMillis          mean, ms
