@@ -107,6 +107,67 @@ class SimulateCommandTest {
     }
 
     @Test
+    void simulate_fewerRequestsThanAPercentileNeeds_printsNotResolvable_notTheSlowestSample() throws IOException {
+        Path report = dir.resolve("report");
+        PlanCommandTest.Result result = tailor(
+                "heart",
+                "simulate",
+                "--scenario",
+                "paper-pairwise",
+                "--rps",
+                "50",
+                "--policies",
+                "least-request",
+                "--warmup-seconds",
+                "5",
+                "--duration-seconds",
+                "10",
+                "--threads",
+                "1",
+                "--report",
+                report.toString());
+        assertThat(result.exitCode()).as(result.err()).isZero();
+        String row = result.out()
+                .lines()
+                .filter(l -> l.startsWith("  least-request"))
+                .findFirst()
+                .orElseThrow();
+        // About 500 requests: P50 and P99, but P99.9 needs 1,000 (was the slowest request's latency).
+        String[] cells = row.trim().split("\\s+");
+        assertThat(cells[1]).matches("[0-9.]+");
+        assertThat(cells[2]).matches("[0-9.]+");
+        assertThat(cells[3]).isEqualTo("n/r");
+        assertThat(result.out())
+                .contains("\nn/r = not resolvable: fewer requests than the percentile needs (P99.9: 1,000).\n");
+        String page = Files.readString(report.resolve("index.html"));
+        assertThat(page)
+                .contains("<td>n/r</td>")
+                .contains("<p>n/r = not resolvable: fewer requests than the percentile needs (P99.9: 1,000).</p>");
+
+        PlanCommandTest.Result json = tailor(
+                "heart",
+                "simulate",
+                "--scenario",
+                "paper-pairwise",
+                "--rps",
+                "50",
+                "--policies",
+                "least-request",
+                "--warmup-seconds",
+                "5",
+                "--duration-seconds",
+                "10",
+                "--threads",
+                "1",
+                "--format",
+                "json");
+        JsonNode run = new ObjectMapper().readTree(json.out()).get("results").get(0);
+        assertThat(run.get("requests").asLong()).isBetween(100L, 999L);
+        assertThat(run.get("p99Millis").isNumber()).isTrue();
+        assertThat(run.get("p999Millis").isNull()).isTrue();
+    }
+
+    @Test
     void simulate_seeds_noRequestMeasured_saysNoDataOnce() throws IOException {
         Path report = dir.resolve("report");
         PlanCommandTest.Result result = tailor(

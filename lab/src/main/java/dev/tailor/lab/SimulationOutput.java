@@ -1,6 +1,7 @@
 package dev.tailor.lab;
 
 import dev.tailor.common.Numbers;
+import dev.tailor.lab.report.StorageFigures;
 import dev.tailor.sim.cluster.ClusterSweep;
 import dev.tailor.sim.cluster.RunResult;
 import dev.tailor.sim.cluster.SeedCells;
@@ -10,6 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeSet;
 
 /** Text tables and the progress bar of {@code tailor heart simulate} and {@code tailor demo}. */
 public final class SimulationOutput {
@@ -85,6 +87,7 @@ public final class SimulationOutput {
                     .add(r);
         }
         boolean errors = results.stream().anyMatch(r -> r.errors() > 0);
+        Percentiles percentiles = new Percentiles();
         boolean first = true;
         for (Map.Entry<String, List<RunResult>> group : groups.entrySet()) {
             if (!first) {
@@ -112,9 +115,9 @@ public final class SimulationOutput {
                         Locale.ROOT,
                         "  " + col + " %9s %9s %9s %9d%s %10d %7s %8s %8s",
                         r.policy(),
-                        fmt(r.p50Millis()),
-                        fmt(r.p99Millis()),
-                        fmt(r.p999Millis()),
+                        percentiles.cell(r.p50Millis(), r.requests(), 50),
+                        percentiles.cell(r.p99Millis(), r.requests(), 99),
+                        percentiles.cell(r.p999Millis(), r.requests(), 99.9),
                         r.timeouts(),
                         errors ? String.format(Locale.ROOT, " %9d", r.errors()) : "",
                         r.unfinished(),
@@ -122,6 +125,40 @@ public final class SimulationOutput {
                         withUnit(maxCpu(r), "%"),
                         r.planning() == null ? "–" : fmt(r.planning().medianMillis())));
             }
+        }
+        percentiles.legend(out);
+    }
+
+    /**
+     * The cells of percentiles: {@link StorageFigures#NOT_RESOLVABLE} for one that is {@code null} although
+     * requests were measured (too few for it, {@link dev.tailor.sim.storage.LatencySummary#needed}), {@link
+     * Numbers#NONE} when none was; remembers the levels it printed as not resolvable for the one legend line.
+     */
+    static final class Percentiles {
+        private final TreeSet<Double> unresolved = new TreeSet<>();
+
+        /** A percentile's cell: its ms, or not resolvable, or {@link Numbers#NONE}. */
+        String cell(Double millis, long requests, double levelPercent) {
+            return cell(millis, requests, levelPercent, fmt(millis));
+        }
+
+        /** As {@link #cell(Double, long, double)}, the value written as {@code text} when there is one. */
+        String cell(Double millis, long requests, double levelPercent, String text) {
+            if (millis == null && requests > 0) {
+                unresolved.add(levelPercent);
+                return StorageFigures.NOT_RESOLVABLE;
+            }
+            return text;
+        }
+
+        /** After the tables, a blank line and the legend of not resolvable, when any cell was. */
+        void legend(PrintWriter out) {
+            if (unresolved.isEmpty()) {
+                return;
+            }
+            out.println();
+            out.println(StorageFigures.notResolvable(
+                    unresolved.stream().mapToDouble(Double::doubleValue).toArray()));
         }
     }
 
@@ -145,6 +182,7 @@ public final class SimulationOutput {
                             k -> new ArrayList<>())
                     .add(c);
         }
+        Percentiles percentiles = new Percentiles();
         boolean first = true;
         for (Map.Entry<String, List<SeedCells.Cell>> group : groups.entrySet()) {
             if (!first) {
@@ -174,11 +212,11 @@ public final class SimulationOutput {
                         Locale.ROOT,
                         "  " + col + " %9s %9s %17s %9s %9s %9d %9d %10d %7s %8s",
                         c.policy(),
-                        fmt(c.p50Millis()),
-                        fmt(c.p99Millis()),
-                        spread(c.p99Spread()),
-                        fmt(c.p99Spread().meanMillis()),
-                        fmt(c.p999Millis()),
+                        percentiles.cell(c.p50Millis(), c.requests(), 50),
+                        percentiles.cell(c.p99Millis(), c.requests(), 99),
+                        percentiles.cell(c.p99Spread().minMillis(), c.requests(), 99, spread(c.p99Spread())),
+                        percentiles.cell(c.p99Spread().meanMillis(), c.requests(), 99),
+                        percentiles.cell(c.p999Millis(), c.requests(), 99.9),
                         c.timeouts(),
                         c.errors(),
                         c.unfinished(),
@@ -186,6 +224,7 @@ public final class SimulationOutput {
                         plan == null ? "–" : fmt(plan)));
             }
         }
+        percentiles.legend(out);
     }
 
     /**
@@ -203,6 +242,7 @@ public final class SimulationOutput {
                             k -> new ArrayList<>())
                     .add(r);
         }
+        Percentiles percentiles = new Percentiles();
         boolean first = true;
         for (Map.Entry<String, List<RunResult>> group : groups.entrySet()) {
             if (!first) {
@@ -238,14 +278,21 @@ public final class SimulationOutput {
                                     : String.format(
                                             Locale.ROOT,
                                             " | %8s %8s %8s %8d",
-                                            latency(r.p50Millis(), timeout),
-                                            latency(r.p99Millis(), timeout),
-                                            latency(r.p999Millis(), timeout),
+                                            percentiles.cell(
+                                                    r.p50Millis(), r.requests(), 50, latency(r.p50Millis(), timeout)),
+                                            percentiles.cell(
+                                                    r.p99Millis(), r.requests(), 99, latency(r.p99Millis(), timeout)),
+                                            percentiles.cell(
+                                                    r.p999Millis(),
+                                                    r.requests(),
+                                                    99.9,
+                                                    latency(r.p999Millis(), timeout)),
                                             r.timeouts()));
                 }
                 out.println(row);
             }
         }
+        percentiles.legend(out);
     }
 
     /** A latency in ms, or {@code timeout} when it is at or beyond the timeout. */

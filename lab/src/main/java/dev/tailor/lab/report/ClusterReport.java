@@ -320,6 +320,7 @@ public final class ClusterReport {
                 + "<th class=\"l\">CPU</th><th>RPS</th><th class=\"l\">policy</th><th>seeds</th><th>P50 ms</th>"
                 + "<th>P99 ms</th><th>P99 min–max ms</th><th>P99 mean ms</th><th>P99.9 ms</th><th>timeouts</th>"
                 + "<th>errors</th><th>unfinished</th><th>CPU gap pp</th><th>plan ms/round (median)</th></tr>\n");
+        TreeSet<Double> unresolved = new TreeSet<>();
         for (SeedCells.Cell c : cells) {
             Double plan = SeedCells.planMillis(c);
             t.append("<tr><td class=\"l\">")
@@ -335,19 +336,19 @@ public final class ClusterReport {
                     .append("</td><td>")
                     .append(c.seeds().size())
                     .append("</td><td>")
-                    .append(format(c.p50Millis()))
+                    .append(percentile(c.p50Millis(), c.requests(), 50, unresolved))
                     .append("</td><td>")
-                    .append(format(c.p99Millis()))
+                    .append(percentile(c.p99Millis(), c.requests(), 99, unresolved))
                     .append("</td><td>")
                     .append(
                             c.p99Spread().minMillis() == null || c.p99Spread().maxMillis() == null
-                                    ? "–"
+                                    ? percentile(null, c.requests(), 99, unresolved)
                                     : format(c.p99Spread().minMillis()) + "–"
                                             + format(c.p99Spread().maxMillis()))
                     .append("</td><td>")
-                    .append(format(c.p99Spread().meanMillis()))
+                    .append(percentile(c.p99Spread().meanMillis(), c.requests(), 99, unresolved))
                     .append("</td><td>")
-                    .append(format(c.p999Millis()))
+                    .append(percentile(c.p999Millis(), c.requests(), 99.9, unresolved))
                     .append("</td><td>")
                     .append(c.timeouts())
                     .append("</td><td>")
@@ -360,7 +361,7 @@ public final class ClusterReport {
                     .append(plan == null ? "" : format(plan))
                     .append("</td></tr>\n");
         }
-        return t.append("</table></div>\n").toString();
+        return t.append("</table></div>\n").append(legend(unresolved)).toString();
     }
 
     private static String table(List<RunResult> results) {
@@ -369,6 +370,7 @@ public final class ClusterReport {
                 + "<th class=\"l\">CPU</th><th>RPS</th><th class=\"l\">policy</th><th>P50 ms</th><th>P99 ms</th>"
                 + "<th>P99.9 ms</th><th>timeouts</th><th>unfinished</th><th>CPU gap pp</th><th>plan ms/round (median)</th>"
                 + "</tr>\n");
+        TreeSet<Double> unresolved = new TreeSet<>();
         for (RunResult r : results) {
             t.append("<tr><td class=\"l\">")
                     .append(escape(r.scenario()))
@@ -381,11 +383,11 @@ public final class ClusterReport {
                     .append("</td><td class=\"l\">")
                     .append(escape(r.policy()))
                     .append("</td><td>")
-                    .append(format(r.p50Millis()))
+                    .append(percentile(r.p50Millis(), r.requests(), 50, unresolved))
                     .append("</td><td>")
-                    .append(format(r.p99Millis()))
+                    .append(percentile(r.p99Millis(), r.requests(), 99, unresolved))
                     .append("</td><td>")
-                    .append(format(r.p999Millis()))
+                    .append(percentile(r.p999Millis(), r.requests(), 99.9, unresolved))
                     .append("</td><td>")
                     .append(r.timeouts())
                     .append("</td><td>")
@@ -396,7 +398,30 @@ public final class ClusterReport {
                     .append(r.planning() == null ? "" : format(r.planning().medianMillis()))
                     .append("</td></tr>\n");
         }
-        return t.append("</table></div>\n").toString();
+        return t.append("</table></div>\n").append(legend(unresolved)).toString();
+    }
+
+    /**
+     * A percentile's cell: its ms; {@link StorageFigures#NOT_RESOLVABLE} when it is {@code null} although
+     * requests were measured (too few for it; the level joins {@code unresolved}); {@code –} with none.
+     */
+    private static String percentile(Double millis, long requests, double levelPercent, TreeSet<Double> unresolved) {
+        if (millis == null && requests > 0) {
+            unresolved.add(levelPercent);
+            return StorageFigures.NOT_RESOLVABLE;
+        }
+        return format(millis);
+    }
+
+    /** The line under a table that says what not resolvable means, when a cell of it was; else nothing. */
+    private static String legend(TreeSet<Double> unresolved) {
+        return unresolved.isEmpty()
+                ? ""
+                : "<p>"
+                        + escape(StorageFigures.notResolvable(unresolved.stream()
+                                .mapToDouble(Double::doubleValue)
+                                .toArray()))
+                        + "</p>\n";
     }
 
     private static XYChart latencyCdf(
