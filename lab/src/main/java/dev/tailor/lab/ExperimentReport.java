@@ -231,16 +231,17 @@ public final class ExperimentReport {
 
     /** The burst experiment's part of a report. */
     public static Section section(BurstExperiment.Result result, String prefix) {
+        double judged = Demo.burstPercent(result);
         boolean door = result.settings().modes().contains("door");
         return new Section(
                 door
                         ? "Burst: segment admission off vs on, and the fair dispatch door alone"
                         : "Burst: segment admission off vs on",
-                List.of("Steady tenants' " + Demo.percentileName(Demo.burstPercent(result))
+                List.of("Steady tenants' " + Demo.percentileName(judged)
                         + " is the figure that should be clearly lower with admission on"
                         + " (paper, NSDI 2026: up to -97 % in burst tests)"
                         + (door ? " and with the door alone (admission off, --fair-dispatch on)" : "")
-                        + (Demo.burstPercent(result) == 99.99
+                        + (judged == 99.99
                                 ? ""
                                 : ": the highest percentile these runs' steady samples resolve; P99.99 needs 10,000")
                         + "."
