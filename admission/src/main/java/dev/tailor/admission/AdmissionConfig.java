@@ -166,6 +166,19 @@ import dev.tailor.common.Numbers;
  *                                   tenants' tail where they are a bursty tenant's (docs/admission.md,
  *                                   Overlapping advances), so it is off: at most one advance is
  *                                   outstanding. The storage simulator's {@code overlapping-advances}
+ *                                   turns it on
+ * @param creditGatedAdvances        (ours, an option, default off; refines {@link #overlappingAdvances},
+ *                                   which it needs, with {@link #oversizeAdvance}) an overlapping advance,
+ *                                   a new one while one is outstanding, is made only for a request whose
+ *                                   disk was within its baseline over the last R·Δ when it arrived: its
+ *                                   credits (baseline × time − the cost of its requests, from 0 and at
+ *                                   most R·Δ of baseline, as {@link #fifoDeadline} keeps them) are not
+ *                                   negative once its cost is charged. A request of a disk beyond that
+ *                                   waits until no advance is outstanding, as with one at a time. The
+ *                                   credits are kept with this option on even without the fifo deadline.
+ *                                   The bound stays that of overlapping advances. Off: every request may
+ *                                   take an overlapping advance when {@link #overlappingAdvances} is on.
+ *                                   The storage simulator's {@code credit-gated-advances} turns both on
  */
 public record AdmissionConfig(
         long intervalNanos,
@@ -197,7 +210,8 @@ public record AdmissionConfig(
         boolean baselineRefillOnArrival,
         boolean fairDispatch,
         boolean oversizeAdvance,
-        boolean overlappingAdvances) {
+        boolean overlappingAdvances,
+        boolean creditGatedAdvances) {
 
     /** The defaults (see the parameters; they are set in one place, {@link Builder}). */
     public static final AdmissionConfig DEFAULTS = builder().build();
@@ -208,7 +222,8 @@ public record AdmissionConfig(
      * segments): every default but {@link #baselineGuarantee}, {@link #adaptiveReserve} and
      * {@link #weightedHotService} and their refinements {@link #arrivalOrderWithinDisk},
      * {@link #scaledBaselines}, {@link #boundedOverdraft} and {@link #virtualClockHotService}, and
-     * {@link #fairDispatch}, {@link #oversizeAdvance} and {@link #overlappingAdvances}, which are off (as
+     * {@link #fairDispatch}, {@link #oversizeAdvance}, {@link #overlappingAdvances} and
+     * {@link #creditGatedAdvances}, which are off (as
      * is {@link #pacedRelease}, off by default too). The {@code segment-admission-paper} policy of the storage simulator.
      */
     public static final AdmissionConfig PAPER = AdmissionConfig.builder()
@@ -220,6 +235,7 @@ public record AdmissionConfig(
             .fairDispatch(false)
             .oversizeAdvance(false)
             .overlappingAdvances(false)
+            .creditGatedAdvances(false)
             .build();
 
     /**
@@ -333,6 +349,7 @@ public record AdmissionConfig(
         private boolean fairDispatch = true;
         private boolean oversizeAdvance = true;
         private boolean overlappingAdvances = false;
+        private boolean creditGatedAdvances = false;
 
         private Builder() {}
 
@@ -367,6 +384,7 @@ public record AdmissionConfig(
             fairDispatch = from.fairDispatch;
             oversizeAdvance = from.oversizeAdvance;
             overlappingAdvances = from.overlappingAdvances;
+            creditGatedAdvances = from.creditGatedAdvances;
         }
 
         /** {@link AdmissionConfig#intervalNanos}. */
@@ -549,6 +567,12 @@ public record AdmissionConfig(
             return this;
         }
 
+        /** {@link AdmissionConfig#creditGatedAdvances}. */
+        public Builder creditGatedAdvances(boolean value) {
+            creditGatedAdvances = value;
+            return this;
+        }
+
         /**
          * The configuration, checked as the constructor checks it.
          *
@@ -587,7 +611,8 @@ public record AdmissionConfig(
                     baselineRefillOnArrival,
                     fairDispatch,
                     oversizeAdvance,
-                    overlappingAdvances);
+                    overlappingAdvances,
+                    creditGatedAdvances);
         }
     }
 }

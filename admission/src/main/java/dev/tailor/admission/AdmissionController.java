@@ -156,7 +156,10 @@ import org.HdrHistogram.Recorder;
  *       one may be made while the advances outstanding are less than its request's cost, so a second such
  *       request does not wait for the first's to be repaid; what the controller admits beyond the budgets,
  *       borrowing and the guarantee's overdraft grows by less than twice the largest request's cost (one
- *       request's cost with {@link AdmissionConfig#overlappingAdvances} off: one advance outstanding).</li>
+ *       request's cost with {@link AdmissionConfig#overlappingAdvances} off: one advance outstanding). With
+ *       credit-gated advances (an option refining it, off), only a request whose disk was within its credits
+ *       when it arrived (as the fifo deadline keeps them, kept for this option too) takes an advance while
+ *       another is outstanding; the others wait until none is.</li>
  *   <li><b>Arrival order within a disk.</b> Once the weighted hot service has picked a disk, it serves
  *       that disk's oldest waiting request, whichever segment it waits at, not the disk's segment queues
  *       in ring order: the disks' shares are unchanged, and a disk's requests leave in the order they
@@ -249,6 +252,10 @@ public final class AdmissionController {
     private final double[] fifoCreditDepth;
     /** The fifo server above is kept: for the fifo deadline or for late-first hot service. */
     private final boolean fifoClock;
+    /** The fifo credits above are kept: for the fifo deadline or for credit-gated advances. */
+    private final boolean creditsKept;
+    /** Credit-gated advances: only requests of disks within their credits take overlapping advances. */
+    private final boolean creditGated;
 
     // Written by completing threads without the lock.
     private final Recorder latencies = new Recorder(HeadroomModel.HISTOGRAM_DIGITS);
@@ -311,6 +318,8 @@ public final class AdmissionController {
         }
         this.capacityPerNano = config.capacityCostUnitsPerSecond() / 1e9;
         this.fifoClock = config.fifoDeadline() || config.lateFirstHotService();
+        this.creditGated = config.oversizeAdvance() && config.overlappingAdvances() && config.creditGatedAdvances();
+        this.creditsKept = config.fifoDeadline() || creditGated;
         if (config.lateFirstHotService()) {
             queues.serveLateFirst(diskCount);
         }
@@ -486,7 +495,7 @@ public final class AdmissionController {
             if (refill) {
                 refillBaseline(disk, nowNanos);
             }
-            if (config.fifoDeadline()) {
+            if (creditsKept) {
                 fifoCredits[disk] -= cost;
             }
             boolean withinBaseline = false;
@@ -544,6 +553,10 @@ public final class AdmissionController {
             } else {
                 Ticket ticket =
                         new Ticket(this, id, disk, kind, offsetBytes, lengthBytes, cost, first, segments, asClass);
+                if (creditGated) {
+                    // Credit-gated advances: an overlapping advance only for a disk within its credits.
+                    ticket.mayOverlapAdvance = fifoCredits[disk] >= 0;
+                }
                 int position = queues.offer(ticket);
                 if (position >= 0) {
                     queuedRequests++;
@@ -733,7 +746,7 @@ public final class AdmissionController {
 
     /** Refills every disk's buckets up to {@code nowNanos} ({@link #refillBaseline}). */
     private void refillBaselines(long nowNanos) {
-        if (!(config.baselineGuarantee() || config.fifoDeadline())) {
+        if (!(config.baselineGuarantee() || creditsKept)) {
             return;
         }
         for (int d = 0; d < baselineTokens.length; d++) {
@@ -747,7 +760,7 @@ public final class AdmissionController {
      */
     private void refillBaseline(int disk, long nowNanos) {
         long elapsed = nowNanos - baselineRefilledNanos[disk];
-        if (!(config.baselineGuarantee() || config.fifoDeadline()) || elapsed <= 0) {
+        if (!(config.baselineGuarantee() || creditsKept) || elapsed <= 0) {
             return;
         }
         baselineRefilledNanos[disk] = nowNanos;

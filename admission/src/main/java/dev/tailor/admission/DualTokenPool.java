@@ -87,7 +87,9 @@ import java.math.BigInteger;
  * after, and repayment only lowers it. A deeper allowance (one classifier window of budget, W × C) was
  * measured too and did little more, for a constant W × C instead of one request's cost. It stays off
  * because where the oversized requests are a bursty tenant's, admitting more of them sooner lengthens
- * the steady tenants' tail (docs/admission.md, Overlapping advances).
+ * the steady tenants' tail (docs/admission.md, Overlapping advances). Credit-gated advances (ours,
+ * AdmissionConfig.creditGatedAdvances, an option, off) keep the overlap for requests whose disk was within
+ * its credits at arrival: the controller tells the pool per request (mayAdvance's mayOverlap).
  *
  * r = 1 leaves no main pool and nothing to repay debt from: hot segments then wait until they calm
  * down, and a debt, once taken, stays (once advances are outstanding, oversized requests collect their
@@ -315,7 +317,16 @@ final class DualTokenPool {
      * than that cost.
      */
     boolean mayAdvance(long requestCostUnits) {
-        return advanceOutstanding == 0 || (overlappingAdvances && advanceOutstanding < requestCostUnits);
+        return mayAdvance(requestCostUnits, true);
+    }
+
+    /**
+     * As {@link #mayAdvance(long)}, for a request that may take an overlapping advance only when
+     * {@code mayOverlap} (credit-gated advances, ours, {@link AdmissionConfig#creditGatedAdvances}: its disk
+     * was within its credits when it arrived); otherwise only when no advance is outstanding.
+     */
+    boolean mayAdvance(long requestCostUnits, boolean mayOverlap) {
+        return advanceOutstanding == 0 || (overlappingAdvances && mayOverlap && advanceOutstanding < requestCostUnits);
     }
 
     /**

@@ -358,7 +358,7 @@ final class SegmentQueues {
             head.fundedCostUnits += drawn;
             if (head.costUnits() > advanceAboveCostUnits
                     && head.fundedCostUnits < head.costUnits()
-                    && pool.mayAdvance(head.costUnits())) {
+                    && pool.mayAdvance(head.costUnits(), head.mayOverlapAdvance)) {
                 long lacking = head.costUnits() - head.fundedCostUnits;
                 pool.advance(lacking);
                 head.fundedCostUnits = head.costUnits();

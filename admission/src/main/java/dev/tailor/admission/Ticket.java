@@ -47,6 +47,11 @@ public final class Ticket {
     long fundedCostUnits;
     /** Fifo deadline (ns, the controller's clock) while queued; guarded by the controller's lock. */
     long fifoDeadlineNanos;
+    /**
+     * Whether it may take an overlapping advance (false with {@link AdmissionConfig#creditGatedAdvances} when
+     * its disk was beyond its credits at its arrival); guarded by the controller's lock.
+     */
+    boolean mayOverlapAdvance = true;
     /** Withdrawn by {@link AdmissionController#cancel}; guarded by the controller's lock. */
     boolean withdrawn;
 

@@ -56,6 +56,7 @@ class AdmissionConfigTest {
                 true,
                 true,
                 true,
+                false,
                 false);
         assertThat(AdmissionConfig.builder().build()).isEqualTo(written).isEqualTo(D);
         assertThat(HeadroomConfig.builder().build())
@@ -90,6 +91,7 @@ class AdmissionConfigTest {
                         false,
                         false,
                         true,
+                        false,
                         false,
                         false,
                         false));
