@@ -20,7 +20,8 @@ import java.util.function.Consumer;
  * {@code round-robin-hot}, {@code bounded-overdraft}, {@code virtual-clock-hot}, {@code fifo-deadline},
  * {@code late-first-hot}, {@code late-first-clock-hot}, {@code round-robin-within-disk},
  * {@code bounded-lag-hot}, {@code unscaled-baselines}, {@code tick-refilled-baselines},
- * {@code no-fair-dispatch}, {@code no-oversize-advance}, {@code overlapping-advances}: the real
+ * {@code no-fair-dispatch}, {@code no-oversize-advance}, {@code overlapping-advances},
+ * {@code credit-gated-advances}: the real
  * {@link AdmissionController} of the {@code admission} module, driven in simulated time. An arriving request is acquired at its arrival time: admitted requests go
  * to the backend at once, queued ones when an {@link IntervalReport} admits them, refused ones leave
  * counted; with {@link AdmissionConfig#fairDispatch} (on but in the paper's variant), "go to the backend" is through
@@ -53,7 +54,9 @@ import java.util.function.Consumer;
  * {@code no-oversize-advance} with {@link AdmissionConfig#oversizeAdvance} off (on by default: a request
  * costing more than the proxy's budget per interval collects its whole cost before it is admitted), and
  * {@code overlapping-advances} with {@link AdmissionConfig#overlappingAdvances} on (off by default: at most
- * one advance outstanding, so a second such request waits until the first's is repaid). Between
+ * one advance outstanding, so a second such request waits until the first's is repaid), and
+ * {@code credit-gated-advances} with it and {@link AdmissionConfig#creditGatedAdvances} on (off by default:
+ * an overlapping advance only for a request whose disk is within its credits over the last R·Δ). Between
  * boundaries the policy calls the controller {@code admission.callsPerInterval − 1} more times per
  * interval (default every millisecond), as a proxy's statistics task would.
  */
@@ -91,7 +94,8 @@ final class SegmentAdmissionPolicy implements StoragePolicy {
             "tick-refilled-baselines",
             "no-fair-dispatch",
             "no-oversize-advance",
-            "overlapping-advances");
+            "overlapping-advances",
+            "credit-gated-advances");
 
     private final Proxy proxy;
     private final AdmissionController controller;
@@ -155,7 +159,10 @@ final class SegmentAdmissionPolicy implements StoragePolicy {
                 .baselineRefillOnArrival(base.baselineRefillOnArrival() && !"tick-refilled-baselines".equals(name))
                 .fairDispatch(base.fairDispatch() && !"no-fair-dispatch".equals(name))
                 .oversizeAdvance(base.oversizeAdvance() && !"no-oversize-advance".equals(name))
-                .overlappingAdvances(base.overlappingAdvances() || "overlapping-advances".equals(name))
+                .overlappingAdvances(base.overlappingAdvances()
+                        || "overlapping-advances".equals(name)
+                        || "credit-gated-advances".equals(name))
+                .creditGatedAdvances(base.creditGatedAdvances() || "credit-gated-advances".equals(name))
                 .build();
     }
 

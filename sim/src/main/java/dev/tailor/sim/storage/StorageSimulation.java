@@ -43,7 +43,8 @@ public final class StorageSimulation {
             "tick-refilled-baselines",
             "no-fair-dispatch",
             "no-oversize-advance",
-            "overlapping-advances");
+            "overlapping-advances",
+            "credit-gated-advances");
 
     private StorageSimulation() {}
 
@@ -101,7 +102,8 @@ public final class StorageSimulation {
                     "tick-refilled-baselines",
                     "no-fair-dispatch",
                     "no-oversize-advance",
-                    "overlapping-advances" -> new SegmentAdmissionPolicy(proxy, name, recorder);
+                    "overlapping-advances",
+                    "credit-gated-advances" -> new SegmentAdmissionPolicy(proxy, name, recorder);
             default ->
                 throw new IllegalArgumentException(
                         "policy : \"" + name + "\" (expected: one of " + policyNames() + ")");
