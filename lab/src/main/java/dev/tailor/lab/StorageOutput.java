@@ -248,6 +248,33 @@ public final class StorageOutput {
                 : String.format(Locale.ROOT, "%,.0f", perSecond);
     }
 
+    /** Below this backend utilisation unfinished requests are not read as a load the policy cannot keep up with. */
+    static final double SATURATED_BACKEND_PERCENT = 90;
+
+    /**
+     * Why a run's measured requests may be unfinished, from what it measured: a backend that was busy nearly all
+     * the time (at least {@value #SATURATED_BACKEND_PERCENT} %) means queues that grow; a backend with room means
+     * requests that take longer than the drain after the measured period, or, when capacity went unused while
+     * requests waited at a proxy, a policy that held them.
+     */
+    static String unfinishedCause(StorageRunResult r) {
+        if (r.backendUtilizationPercent() >= SATURATED_BACKEND_PERCENT) {
+            return "its queues grow: the policy cannot keep up with this load";
+        }
+        String busy = String.format(Locale.ROOT, "the backend was %.1f %% busy", r.backendUtilizationPercent());
+        String drain = "they took longer than the drain after the measured period (the scenario's drainSeconds,"
+                + " default 1 s; a longer one measures them)";
+        if (r.unusedCapacityPercent() > 1) {
+            return String.format(
+                    Locale.ROOT,
+                    "%s and %.1f %% of it went unused while requests waited at a proxy: the policy held them, or %s",
+                    busy,
+                    r.unusedCapacityPercent(),
+                    drain);
+        }
+        return busy + ", so not a load it cannot keep up with: " + drain;
+    }
+
     /**
      * Warnings about results that need care: unfinished requests, refusals. Each names its run (scenario,
      * the seed when the results hold more than one, policy).
@@ -261,11 +288,11 @@ public final class StorageOutput {
                 warnings.add(String.format(
                         Locale.ROOT,
                         "%s: %d of %d measured requests were unfinished at the end;"
-                                + " they enter the percentiles at their age, a lower bound (its queues grow: the policy cannot"
-                                + " keep up with this load)",
+                                + " they enter the percentiles at their age, a lower bound (%s)",
                         run,
                         r.unfinished(),
-                        r.offeredRequests()));
+                        r.offeredRequests(),
+                        unfinishedCause(r)));
             }
             if (r.refused() > 0) {
                 warnings.add(String.format(

@@ -37,6 +37,42 @@ class StorageOutputWarningsTest {
         assertThat(StorageOutput.warnings(List.of(run(1, 0), run(2, 0)))).isEmpty();
     }
 
+    @Test
+    void unfinishedRequests_onASaturatedBackend_areAQueueThatGrows() {
+        List<String> warnings =
+                StorageOutput.warnings(List.of(StorageResults.result("fifo", 1, 100_000, 0, 500, 99.2, 0)));
+
+        assertThat(warnings)
+                .containsExactly("robustness-mild fifo: 500 of 100000 measured requests were unfinished at the end;"
+                        + " they enter the percentiles at their age, a lower bound (its queues grow: the policy"
+                        + " cannot keep up with this load)");
+    }
+
+    @Test
+    void unfinishedRequests_onABackendWithRoom_pointAtTheDrain_notAtTheLoad() {
+        String fifo = StorageOutput.warnings(List.of(StorageResults.result("fifo", 1, 100_000, 0, 300, 24.3, 0)))
+                .getFirst();
+        String held = StorageOutput.warnings(
+                        List.of(StorageResults.result("segment-admission", 1, 100_000, 0, 300, 24.3, 62.9)))
+                .getFirst();
+
+        assertThat(fifo)
+                .endsWith("(the backend was 24.3 % busy, so not a load it cannot keep up with: they took longer"
+                        + " than the drain after the measured period (the scenario's drainSeconds, default 1 s;"
+                        + " a longer one measures them))")
+                .doesNotContain("queues grow");
+        assertThat(held)
+                .contains("the backend was 24.3 % busy and 62.9 % of it went unused while requests waited at a"
+                        + " proxy: the policy held them, or they took longer than the drain")
+                .doesNotContain("queues grow");
+    }
+
+    @Test
+    void aFewUnfinishedRequests_belowOnePerThousand_areNotWarnedAbout() {
+        assertThat(StorageOutput.warnings(List.of(StorageResults.result("fifo", 1, 100_000, 0, 100, 24.3, 0))))
+                .isEmpty();
+    }
+
     private static StorageRunResult run(long seed, long refused) {
         return run(seed, refused, 100_000);
     }

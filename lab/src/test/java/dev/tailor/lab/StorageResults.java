@@ -13,6 +13,22 @@ final class StorageResults {
      * class (P99.999 only from the 100,000 it needs), {@code refused} refused.
      */
     static StorageRunResult result(String policy, long seed, long requests, long refused) {
+        return result(policy, seed, requests, refused, 0, 0, 0);
+    }
+
+    /**
+     * As {@link #result(String, long, long, long)}, with {@code unfinished} of the 100,000 measured requests
+     * unfinished at the end, the backend {@code utilizationPercent} busy and {@code unusedPercent} of it idle
+     * while requests waited at a proxy.
+     */
+    static StorageRunResult result(
+            String policy,
+            long seed,
+            long requests,
+            long refused,
+            long unfinished,
+            double utilizationPercent,
+            double unusedPercent) {
         LatencySummary latency = requests >= 100_000
                 ? new LatencySummary(requests, 1.0, 2.0, 3.0, 4.0, 5.0, 1.0, 5.0)
                 : new LatencySummary(requests, 1.0, 2.0, 3.0, 4.0, null, 1.0, 5.0);
@@ -31,11 +47,11 @@ final class StorageResults {
                 latency,
                 0,
                 0,
-                0,
-                0,
+                utilizationPercent,
+                unusedPercent,
                 0,
                 refused,
-                0,
+                unfinished,
                 null,
                 null,
                 0,
