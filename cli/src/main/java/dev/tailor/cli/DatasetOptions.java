@@ -30,8 +30,8 @@ final class DatasetOptions {
     @Option(
             names = "--dataset",
             paramLabel = "DIR",
-            description = "Application data in the TraStrainer layout: <pod>_metric.csv files, dependency.csv and a"
-                    + " Jaeger span CSV (docs/datasets.md).")
+            description = "Application data in the TraStrainer layout (docs/datasets.md): a dependency.csv, a"
+                    + " <pod>_metric.csv per pod and a Jaeger span CSV.")
     Path dataset;
 
     @Option(

@@ -1,5 +1,6 @@
 package dev.tailor.cli;
 
+import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.classic.spi.IThrowableProxy;
 import ch.qos.logback.classic.spi.ThrowableProxy;
@@ -19,8 +20,8 @@ import java.time.format.DateTimeFormatter;
  * One log line per event, as text ({@code 2026-12-01T21:58:00.123Z INFO  tailor: message}) or as a
  * JSON object ({@code {"time":...,"level":...,"logger":...,"thread":...,"message":...}}). An
  * exception is one line after the message ({@code error} in JSON): a Kubernetes error as its verb,
- * resource, code and message ({@link KubernetesErrors}), any other as its chain of types and
- * messages. The stack trace follows only with {@link #setStackTraces} (the {@code debug} level),
+ * resource, code and message ({@link KubernetesErrors}), fabric8's failure to reach the API server as
+ * {@code no API server reachable: <why>}, any other as its chain of types and messages. The stack trace follows only with {@link #setStackTraces} (the {@code debug} level),
  * in JSON as {@code stack}.
  */
 public final class LogLayout extends LayoutBase<ILoggingEvent> {
@@ -44,16 +45,23 @@ public final class LogLayout extends LayoutBase<ILoggingEvent> {
 
     @Override
     public String doLayout(ILoggingEvent event) {
+        return doLayout(event, event.getLevel());
+    }
+
+    /** The line of {@code event}, written at {@code level} (a library's error as a warning: {@link Logs}). */
+    String doLayout(ILoggingEvent event, Level level) {
         String time = TIME.format(Instant.ofEpochMilli(event.getTimeStamp()));
         String message = event.getFormattedMessage() == null ? "" : event.getFormattedMessage();
         Throwable error = throwable(event.getThrowableProxy());
         String errorLine = error != null
-                ? oneLine(error)
+                ? event.getLoggerName().startsWith("io.fabric8.") && KubernetesErrors.unreachable(error)
+                        ? "no API server reachable: " + KubernetesErrors.why(error)
+                        : oneLine(error)
                 : event.getThrowableProxy() == null ? null : proxyLine(event.getThrowableProxy());
         if (json) {
             ObjectNode line = JSON.createObjectNode();
             line.put("time", time);
-            line.put("level", event.getLevel().toString());
+            line.put("level", level.toString());
             line.put("logger", event.getLoggerName());
             line.put("thread", event.getThreadName());
             line.put("message", message);
@@ -72,7 +80,7 @@ public final class LogLayout extends LayoutBase<ILoggingEvent> {
         String logger = event.getLoggerName();
         StringBuilder text = new StringBuilder(time)
                 .append(' ')
-                .append(String.format("%-5s", event.getLevel()))
+                .append(String.format("%-5s", level))
                 .append(' ')
                 .append(logger.substring(logger.lastIndexOf('.') + 1))
                 .append(": ")

@@ -240,7 +240,7 @@ final class PlanCommand implements Callable<Integer> {
                 names = "--spread-scale",
                 paramLabel = "S",
                 description = "Entropic transport in NTAM: the temperature is S times the callee's expected sojourn"
-                        + " (default: the square root of 6 over pi, about 0.78; 0 = min-cost flow, the paper).")
+                        + " (default: sqrt(6) / pi, about 0.78; 0 = min-cost flow, the paper).")
         Double spreadScale;
 
         @Option(

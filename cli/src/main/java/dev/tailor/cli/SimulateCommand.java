@@ -91,8 +91,8 @@ final class SimulateCommand implements Callable<Integer> {
             paramLabel = "P",
             split = ",",
             splitSynopsisLabel = ",",
-            description = "Policies to compare. Default: all eight of the comparison (the six above heart-paper and"
-                    + " the two peers).")
+            description = "Policies to compare. Default: the eight of the comparison, the list above from default to"
+                    + " peak-ewma (not heart-paper or the ablations).")
     List<String> policies;
 
     @Option(
@@ -146,8 +146,7 @@ final class SimulateCommand implements Callable<Integer> {
     @Option(
             names = "--prequal-q-rif",
             paramLabel = "Q",
-            description =
-                    "Prequal: the RIF quantile above which a probe is hot. Default: the paper's 2^-0.25 =" + " 0.84.")
+            description = "Prequal: the RIF quantile above which a probe is hot. Default: 0.84 (the paper's 2^(-1/4)).")
     Double prequalQRif;
 
     @Option(
@@ -159,19 +158,20 @@ final class SimulateCommand implements Callable<Integer> {
     @Option(
             names = "--peak-ewma-decay-seconds",
             paramLabel = "S",
-            description = "peak-ewma: decay time of the latency estimate. Default: Linkerd's 10.")
+            description = "peak-ewma: decay time of the latency estimate. Default: Linkerd's 10 s.")
     Double peakEwmaDecaySeconds;
 
     @Option(
             names = "--warmup-seconds",
             paramLabel = "S",
-            description = "Simulated warm-up, not measured. Default: the" + " scenario's (120).")
+            description = "Simulated warm-up, not measured. Default: the scenario's (120 s in the bundled ones).")
     Double warmupSeconds;
 
     @Option(
             names = "--duration-seconds",
             paramLabel = "S",
-            description = "Simulated time measured after the warm-up." + " Default: the scenario's (600).")
+            description = "Simulated time measured after the warm-up. Default: the scenario's (600 s; 480 s in the"
+                    + " dyn-* ones).")
     Double durationSeconds;
 
     @CommandLine.Mixin

@@ -109,6 +109,78 @@ class LogsTest {
         assertThat(warning.get("stack").asText()).contains("at dev.tailor.cli.LogsTest");
     }
 
+    /**
+     * What {@code tailor heart run} logged with no API server answering: fabric8's ERROR for the pod watch
+     * that could not start, again at each round's retry, beside the controller's own warning.
+     */
+    private List<String> watchCannotStart(Logs.Format format, Logs.Threshold threshold) {
+        Logs.configure(format, threshold, new PrintWriter(buffer, true));
+        org.slf4j.Logger reflector =
+                LoggerFactory.getLogger("io.fabric8.kubernetes.client.informers.impl.cache.Reflector");
+        for (int round = 1; round <= 3; round++) {
+            reflector.error(
+                    "{} failed for {}, will stop",
+                    "listSyncAndWatch",
+                    "v1/namespaces/shop/pods",
+                    new java.util.concurrent.CompletionException(new java.net.ConnectException(null)
+                            .initCause(new java.nio.channels.ClosedChannelException())));
+            if (round == 1) {
+                Logs.TAILOR.warn("cannot watch pods in namespace shop (no cluster reachable: https://127.0.0.1:1/:"
+                        + " connection refused): re-plans on pod events are off until it can; retried before"
+                        + " every round; rounds go on");
+            }
+            Logs.TAILOR.error("round " + round + " failed");
+        }
+        return buffer.toString().lines().toList();
+    }
+
+    @Test
+    void text_info_aLibrarysRepeatedError_isOneWarning_besideOurLines_whichAllStay() {
+        List<String> lines = watchCannotStart(Logs.Format.text, Logs.Threshold.info);
+
+        assertThat(lines).noneMatch(l -> l.contains("ERROR Reflector"));
+        assertThat(lines)
+                .filteredOn(l -> l.contains("Reflector"))
+                .singleElement()
+                .asString()
+                .contains("WARN  Reflector: listSyncAndWatch failed for v1/namespaces/shop/pods, will stop"
+                        + " (no API server reachable: connection refused)");
+        assertThat(lines)
+                .filteredOn(l -> l.contains("WARN  tailor: cannot watch pods"))
+                .hasSize(1);
+        assertThat(lines).filteredOn(l -> l.contains("ERROR tailor: round")).hasSize(3);
+    }
+
+    @Test
+    void json_info_aLibrarysErrorIsAWarning() throws Exception {
+        List<String> lines = watchCannotStart(Logs.Format.json, Logs.Threshold.info);
+
+        ObjectMapper json = new ObjectMapper();
+        List<JsonNode> library = lines.stream()
+                .map(line -> {
+                    try {
+                        return json.readTree(line);
+                    } catch (java.io.IOException e) {
+                        throw new AssertionError(line, e);
+                    }
+                })
+                .filter(event -> event.get("logger").asText().startsWith("io.fabric8"))
+                .toList();
+        assertThat(library).singleElement().satisfies(event -> {
+            assertThat(event.get("level").asText()).isEqualTo("WARN");
+            assertThat(event.get("error").asText()).isEqualTo("no API server reachable: connection refused");
+        });
+    }
+
+    @Test
+    void text_debug_showsEveryRepeat() {
+        List<String> lines = watchCannotStart(Logs.Format.text, Logs.Threshold.debug);
+
+        assertThat(lines)
+                .filteredOn(l -> l.contains("WARN  Reflector: listSyncAndWatch"))
+                .hasSize(3);
+    }
+
     @Test
     void reset_stopsWritingToTheCommandsStream() {
         Logs.configure(Logs.Format.text, Logs.Threshold.info, new PrintWriter(buffer, true));

@@ -54,6 +54,27 @@ class SimulateCommandTest {
     }
 
     @Test
+    void simulate_help_keepsFileNamesAndNumbersOnOneLine_andSaysTheUnitsAndEveryScenariosDefaults() {
+        String help = tailor("heart", "simulate", "--help").out();
+        // picocli may break a line after a dot: "dependency.\n csv", "2^-0.\n 25" were hard to read.
+        assertThat(help).contains("dependency.csv").contains("2^(-1/4)");
+        List<String> lines = help.lines().toList();
+        for (int i = 0; i + 1 < lines.size(); i++) {
+            assertThat(lines.get(i).matches(".*\\d\\.$")
+                            && lines.get(i + 1).strip().matches("\\d.*"))
+                    .as("a number broken over lines %d and %d: %s / %s", i + 1, i + 2, lines.get(i), lines.get(i + 1))
+                    .isFalse();
+        }
+        String flat = help.replaceAll("\\s+", " ");
+        assertThat(flat)
+                .contains("Default: Linkerd's 10 s.")
+                .contains("Default: the scenario's (120 s in the bundled ones).")
+                .contains("Default: the scenario's (600 s; 480 s in the dyn-* ones).")
+                .contains("Default: 0.84 (the paper's 2^(-1/4)).")
+                .contains("the list above from default to peak-ewma");
+    }
+
+    @Test
     void simulate_stoppedBySigterm_saysHowFarItGot_andLeavesNoEmptyReportFolder() throws Exception {
         Path report = dir.resolve("report");
         Path err = dir.resolve("err.txt");

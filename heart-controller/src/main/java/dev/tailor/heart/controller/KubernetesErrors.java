@@ -131,7 +131,7 @@ public final class KubernetesErrors {
     }
 
     /** Why a call got no answer, in words ({@link IoErrors#connectionReason}). */
-    static String why(Throwable error) {
+    public static String why(Throwable error) {
         return IoErrors.connectionReason(error, null);
     }
 

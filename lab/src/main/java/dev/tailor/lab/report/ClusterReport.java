@@ -219,7 +219,8 @@ public final class ClusterReport {
                     for (XYChart panel : cpuPerComponent(run, speeds)) {
                         html.append(ReportCharts.inlinePng(
                                 panel,
-                                "CPU utilisation, " + panel.getTitle() + ": " + run.scenario() + " · " + cell(run)));
+                                "CPU utilisation, " + run.policy() + ": " + panel.getTitle() + ": " + run.scenario()
+                                        + " · " + cell(run)));
                     }
                     html.append("</div>\n");
                 }
@@ -516,12 +517,26 @@ public final class ClusterReport {
                 (int) Math.round(fast.getBlue() + t * (slow.getBlue() - fast.getBlue())));
     }
 
+    /** Width of a CPU panel, pixels; the first, which carries the node legend, is {@link #LEGEND_PIXELS} wider. */
+    static final int PANEL_PIXELS = 230;
+
+    /** What the node legend right of the first CPU panel takes, pixels. */
+    static final int LEGEND_PIXELS = 100;
+
+    /**
+     * What a CPU panel's title may take, pixels: about the width of the plot, right of the "CPU %" axis (its
+     * tick labels and title take some 70 px of a panel). A longer component name widens its panel.
+     */
+    static final int TITLE_ROOM_PIXELS = PANEL_PIXELS - 70;
+
     /**
      * Small multiples of a run's CPU utilisation: one panel per component, one line per replica (10-s
-     * means), coloured by its node's speed factor ({@code speeds}, node → factor; nodes not in it get
-     * the fastest colour). The first panel's legend names the nodes.
+     * means, plotted at the middle of their ten seconds), coloured by its node's speed factor ({@code speeds},
+     * node → factor; nodes not in it get the fastest colour). The first panel's legend names the nodes. A
+     * panel's title is its component (the policy heads the row), at 11 pt, else 10 pt, else in a panel wide
+     * enough for it. The time axis runs from 0 to the end of the last ten seconds, with a few round ticks.
      */
-    private static List<XYChart> cpuPerComponent(RunResult run, Map<String, Double> speeds) {
+    static List<XYChart> cpuPerComponent(RunResult run, Map<String, Double> speeds) {
         List<double[]> series = run.cpuUtilisationSeries();
         Map<String, List<Integer>> byComponent = new LinkedHashMap<>();
         for (int i = 0; i < series.size() && i < run.replicas().size(); i++) {
@@ -536,22 +551,9 @@ public final class ClusterReport {
         List<XYChart> panels = new ArrayList<>();
         for (Map.Entry<String, List<Integer>> component : byComponent.entrySet()) {
             boolean legend = panels.isEmpty();
-            XYChart chart = new XYChartBuilder()
-                    .width(legend ? 330 : 230)
-                    .height(200)
-                    .title(run.policy() + ": " + component.getKey())
-                    .xAxisTitle("simulated s")
-                    .yAxisTitle("CPU %")
-                    .build();
-            ReportCharts.style(chart);
-            chart.getStyler().setYAxisMin(0.0);
-            chart.getStyler().setYAxisMax(110.0);
-            chart.getStyler().setLegendVisible(legend);
-            chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
-            chart.getStyler()
-                    .setChartTitleFont(chart.getStyler().getChartTitleFont().deriveFont(11f));
-            chart.getStyler().setXAxisTickMarkSpacingHint(60); // a small panel: fewer time ticks
+            XYChart chart = cpuPanel(component.getKey(), legend);
             java.util.Set<String> named = new java.util.HashSet<>();
+            double end = 0;
             for (int i : component.getValue()) {
                 RunResult.ReplicaStats replica = run.replicas().get(i);
                 double[] perSecond = series.get(i);
@@ -562,8 +564,9 @@ public final class ClusterReport {
                     for (int k = start; k < start + 10; k++) {
                         sum += perSecond[k];
                     }
-                    x.add(start + 10.0);
+                    x.add(start + 5.0);
                     y.add(sum / 10);
+                    end = Math.max(end, start + 10.0);
                 }
                 if (x.isEmpty()) {
                     continue;
@@ -576,9 +579,53 @@ public final class ClusterReport {
                 line.setLineStyle(new BasicStroke(1.2f));
                 line.setShowInLegend(first);
             }
+            if (end > 0) {
+                // From 0 to the end of the last ten seconds. With the means at their middles (5, 15, ...),
+                // the axis's values are not evenly spaced, so XChart picks round ticks at least the spacing
+                // hint apart; on evenly spaced values it labels data points instead, as many as fit
+                // edge to edge (10 130250370490610).
+                chart.getStyler().setXAxisMin(0.0);
+                chart.getStyler().setXAxisMax(end);
+            }
             panels.add(chart);
         }
         return panels;
+    }
+
+    /** An empty CPU panel titled {@code component}, its title fitted ({@link #cpuPerComponent}). */
+    private static XYChart cpuPanel(String component, boolean legend) {
+        int width = PANEL_PIXELS + (legend ? LEGEND_PIXELS : 0);
+        XYChart chart = panel(component, legend, width);
+        java.awt.Font font = chart.getStyler().getChartTitleFont();
+        for (float points : new float[] {11f, 10f}) {
+            font = font.deriveFont(points);
+            if (ReportCharts.textWidth(component, font) <= TITLE_ROOM_PIXELS) {
+                break;
+            }
+        }
+        double overflow = ReportCharts.textWidth(component, font) - TITLE_ROOM_PIXELS;
+        if (overflow > 0) {
+            chart = panel(component, legend, width + (int) Math.ceil(overflow) + 4);
+        }
+        chart.getStyler().setChartTitleFont(font);
+        return chart;
+    }
+
+    private static XYChart panel(String title, boolean legend, int width) {
+        XYChart chart = new XYChartBuilder()
+                .width(width)
+                .height(200)
+                .title(title)
+                .xAxisTitle("simulated s")
+                .yAxisTitle("CPU %")
+                .build();
+        ReportCharts.style(chart);
+        chart.getStyler().setYAxisMin(0.0);
+        chart.getStyler().setYAxisMax(110.0);
+        chart.getStyler().setLegendVisible(legend);
+        chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
+        chart.getStyler().setXAxisTickMarkSpacingHint(60); // a small panel: a few round time ticks
+        return chart;
     }
 
     private static String format(Double value) {
