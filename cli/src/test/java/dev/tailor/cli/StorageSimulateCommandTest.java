@@ -562,11 +562,4 @@ class StorageSimulateCommandTest {
             assertThat(help).as(mix.name()).containsPattern(" " + mix.name() + "[,;]");
         }
     }
-
-    @Test
-    void storage_withoutSubcommand_printsUsage() {
-        PlanCommandTest.Result result = tailor("storage");
-        assertThat(result.exitCode()).isZero();
-        assertThat(result.out()).contains("simulate");
-    }
 }
