@@ -144,13 +144,14 @@ public final class StorageRuns {
      * the mix's name ({@code robustness-mild: offered load: 35.0 % ...}), in the order of the mixes. A
      * note that differs between the seeds of a mix (the rates drawn for each seed give each its own load
      * with bursts) is told for each seed, headed by both ({@code robustness-busy seed 2: ...}). A
-     * scenario with one mix and one seed has its notes as they are.
+     * scenario with one mix and one seed has its notes as they are. Only the notes that concern a run of
+     * {@code policies} ({@link StorageSetup#notes(java.util.Collection)}).
      */
-    public static List<String> notes(List<StorageSetup> setups) {
+    public static List<String> notes(List<StorageSetup> setups, List<String> policies) {
         Map<String, Map<Long, List<String>>> byMix = new LinkedHashMap<>();
         for (StorageSetup setup : setups) {
             byMix.computeIfAbsent(setup.scenario().name(), k -> new LinkedHashMap<>())
-                    .merge(setup.scenario().seed(), new ArrayList<>(setup.notes()), (a, b) -> a);
+                    .merge(setup.scenario().seed(), new ArrayList<>(setup.notes(policies)), (a, b) -> a);
         }
         // Per mix: the notes of all its seeds, then each seed's own.
         Map<String, List<String>> common = new LinkedHashMap<>();
