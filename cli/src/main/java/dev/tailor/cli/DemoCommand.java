@@ -56,8 +56,14 @@ final class DemoCommand implements Callable<Integer> {
     @Option(names = "--no-report", description = "Do not write the report.")
     boolean noReport;
 
-    @CommandLine.Mixin
-    SharedOptions.FormatOption format;
+    @Option(
+            names = "--format",
+            paramLabel = "FORMAT",
+            defaultValue = "table",
+            description = "table or json ({\"results\": [...], \"storage\": [...], \"experiments\": {...} when they"
+                    + " ran, \"verdicts\": [...]}, the Summary's comparisons, each with its name, figure, target,"
+                    + " verdict and reason). Default: ${DEFAULT-VALUE}.")
+    SharedOptions.Format format;
 
     @Option(names = "--no-experiments", description = "Skip the NBD experiments with real clients (fio, nbdkit).")
     boolean noExperiments;
@@ -93,7 +99,7 @@ final class DemoCommand implements Callable<Integer> {
         Demo.Outcome outcome = Demo.run(
                 new Demo.Options(threads.workers(), warmupSeconds, durationSeconds, !noExperiments, SERVE_COMMAND),
                 err);
-        if (format.json()) {
+        if (format == SharedOptions.Format.json) {
             out.println(Json.write(outcome.json()));
         } else {
             outcome.printTable(out);

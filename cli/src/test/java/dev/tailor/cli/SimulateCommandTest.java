@@ -719,6 +719,68 @@ class SimulateCommandTest {
     }
 
     @Test
+    void demo_json_hasTheSummarysVerdicts_eachWithNameFigureTargetVerdictAndReason() throws IOException {
+        PlanCommandTest.Result result = tailor(
+                "demo",
+                "--format",
+                "json",
+                "--no-experiments",
+                "--no-report",
+                "--warmup-seconds",
+                "1",
+                "--duration-seconds",
+                "2",
+                "--threads",
+                "1");
+        assertThat(result.exitCode()).as(result.err()).isZero();
+        JsonNode json = new ObjectMapper().readTree(result.out());
+        assertThat(json.get("results").size()).isEqualTo(72);
+        // Was: no verdicts at all, though the text's Summary has one for each comparison.
+        JsonNode verdicts = json.get("verdicts");
+        assertThat(verdicts).as(result.out()).isNotNull();
+        assertThat(verdicts.size()).isEqualTo(10);
+        List<String> mechanisms = new java.util.ArrayList<>();
+        for (JsonNode v : verdicts) {
+            mechanisms.add(v.get("mechanism").asText());
+            assertThat(v.get("name").asText()).isNotBlank();
+            assertThat(v.get("unit").asText()).isIn("cells", "ratio", "%");
+            assertThat(v.get("target").asText()).isNotBlank();
+            assertThat(v.get("verdict").asText()).isIn("met", "missed", "unreliable", "no data");
+            assertThat(v.get("reason").asText()).isNotBlank();
+            assertThat(v.has("figure")).isTrue();
+            assertThat(v.get("figure").isNumber() || v.get("figure").isNull()).isTrue();
+        }
+        assertThat(mechanisms)
+                .containsExactly(
+                        "heart",
+                        "heart",
+                        "heart",
+                        "heart",
+                        "heart",
+                        "segment-admission",
+                        "segment-admission",
+                        "nbd-proxy",
+                        "nbd-proxy",
+                        "nbd-proxy");
+        // Simulated figures are judged (simulated time: never unreliable); the skipped experiments have no data.
+        for (int i = 0; i < 7; i++) {
+            assertThat(verdicts.get(i).get("verdict").asText()).isNotEqualTo("unreliable");
+        }
+        for (int i = 7; i < 10; i++) {
+            assertThat(verdicts.get(i).get("verdict").asText()).isEqualTo("no data");
+            assertThat(verdicts.get(i).get("reason").asText()).contains("--no-experiments");
+        }
+    }
+
+    @Test
+    void demo_help_saysWhatItsJsonHolds() {
+        String help = tailor("demo", "--help").out().replaceAll("\\s+", " ");
+        assertThat(help)
+                .contains("\"verdicts\": [...]}, the Summary's comparisons, each with its name, figure, target,"
+                        + " verdict and reason)");
+    }
+
+    @Test
     void demo_printsThePaperComparisonAndWritesTheReport() throws Exception {
         Path report = dir.resolve("demo");
         PlanCommandTest.Result result =

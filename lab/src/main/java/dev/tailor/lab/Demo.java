@@ -150,7 +150,7 @@ public final class Demo {
         List<StorageRunResult> storage = StorageRuns.execute(storageRuns, workers, err);
         TextTable storageComparison = storageTable(storage);
         Experiments experiments = options.experiments() ? experiments(options.serveCommand(), err) : null;
-        List<String> summary = DemoSummary.lines(
+        DemoSummary.Summary summary = DemoSummary.of(
                 results,
                 timeoutMillis,
                 storage,
@@ -174,12 +174,13 @@ public final class Demo {
                 storage,
                 storageComparison,
                 experiments,
-                summary);
+                summary.lines(),
+                summary.verdicts());
     }
 
     /**
      * What the demo found: the cluster runs, the storage runs, the experiments (or why they did not run),
-     * the tables against the papers and the Summary.
+     * the tables against the papers, the Summary and its comparisons' verdicts.
      */
     public record Outcome(
             Options options,
@@ -192,14 +193,18 @@ public final class Demo {
             List<StorageRunResult> storage,
             TextTable storageComparison,
             Experiments experiments,
-            List<String> summary) {
+            List<String> summary,
+            List<DemoSummary.Verdict> verdicts) {
 
         /** 1 when the experiments failed, else 0. */
         public int exitCode() {
             return experiments != null && experiments.failure() != null ? 1 : 0;
         }
 
-        /** The JSON document: {@code results}, {@code storage} and, when they ran, {@code experiments}. */
+        /**
+         * The JSON document: {@code results}, {@code storage}, when they ran {@code experiments}, and
+         * {@code verdicts}, the Summary's comparisons ({@link DemoSummary.Verdict}).
+         */
         public Map<String, Object> json() {
             Map<String, Object> json = new LinkedHashMap<>();
             json.put("results", results);
@@ -213,6 +218,7 @@ public final class Demo {
                                 "burst",
                                 BurstExperiment.json(experiments.burst())));
             }
+            json.put("verdicts", verdicts);
             return json;
         }
 
