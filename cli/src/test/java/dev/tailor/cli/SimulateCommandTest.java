@@ -98,6 +98,46 @@ class SimulateCommandTest {
         assertThat(read(dir.resolve("out.txt"))).isEmpty();
     }
 
+    @Test
+    void demo_stoppedBySigterm_saysHowFarItGot_andLeavesNoReport() throws Exception {
+        Path report = dir.resolve("demo");
+        Path err = dir.resolve("demo-err.txt");
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        // Runs of a simulated day each: stopped long before the first ends.
+        Process process = new ProcessBuilder(
+                        java,
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        "dev.tailor.cli.Tailor",
+                        "demo",
+                        "--no-experiments",
+                        "--duration-seconds",
+                        "86400",
+                        "--threads",
+                        "1",
+                        "--report",
+                        report.toString())
+                .redirectOutput(dir.resolve("demo-out.txt").toFile())
+                .redirectError(err.toFile())
+                .start();
+        try {
+            Await.until(
+                    "the runs to start", () -> read(err).contains("tailor: demo: 72 simulated runs"), () -> read(err));
+            assertThat(report).isDirectory();
+            process.destroy(); // SIGTERM
+            assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        } finally {
+            process.destroyForcibly();
+        }
+        // Was: exit 143 without a word, and the empty report folder left behind.
+        assertThat(process.exitValue()).isEqualTo(143);
+        assertThat(read(err))
+                .endsWith("tailor: stopped after 0 of 72 simulated runs; nothing written (the results and the report"
+                        + " come when every run is done)\n");
+        assertThat(report).doesNotExist();
+        assertThat(read(dir.resolve("demo-out.txt"))).isEmpty();
+    }
+
     private static String read(Path file) {
         try {
             return Files.exists(file) ? Files.readString(file) : "";

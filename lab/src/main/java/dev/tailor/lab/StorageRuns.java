@@ -119,8 +119,22 @@ public final class StorageRuns {
 
     /** Runs the sweep on {@code threads} threads, with a progress bar on {@code err} when it is a terminal. */
     public static List<StorageRunResult> execute(List<StorageSweep.Run> runs, int threads, PrintWriter err) {
-        return StorageSweep.run(
-                runs, threads, System::nanoTime, StorageOutput.progress(err, Terminal.stderrIsTerminal()));
+        return execute(runs, threads, err, null);
+    }
+
+    /**
+     * As {@link #execute(List, int, PrintWriter)}, counting the finished runs in {@code stopping} (may be
+     * null), which tells them if the command is stopped.
+     */
+    public static List<StorageRunResult> execute(
+            List<StorageSweep.Run> runs, int threads, PrintWriter err, ClusterRuns.Stopping stopping) {
+        StorageSweep.Progress shown = StorageOutput.progress(err, Terminal.stderrIsTerminal());
+        return StorageSweep.run(runs, threads, System::nanoTime, (done, total, run, result) -> {
+            if (stopping != null) {
+                stopping.done(done);
+            }
+            shown.finished(done, total, run, result);
+        });
     }
 
     /**
