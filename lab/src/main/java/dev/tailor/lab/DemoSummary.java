@@ -322,10 +322,10 @@ final class DemoSummary {
                     againstPeers.equals("better than every peer") ? MET : MISSED,
                     againstPeers
                             + (bestPeer == null
-                                    ? " (no peer's figure)"
-                                    : " (" + bestPeer + " " + percent(bestPeerChange)
-                                            + millis(bestPeerChange, bestPeerRun) + ", ours"
-                                            + millis(ours, tailor) + ")")
+                                    ? ": no peer's figure"
+                                    : ": " + bestPeer + " " + percent(bestPeerChange)
+                                            + millis(bestPeerChange, bestPeerRun) + ", Tailor's " + percent(ours)
+                                            + millis(ours, tailor))
                             + SIMULATED));
             verdicts.add(new Verdict(
                     "segment-admission",
