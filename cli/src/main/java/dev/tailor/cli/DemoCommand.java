@@ -1,7 +1,10 @@
 package dev.tailor.cli;
 
+import dev.tailor.lab.ClusterRuns;
 import dev.tailor.lab.Demo;
 import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -56,8 +59,14 @@ final class DemoCommand implements Callable<Integer> {
     @Option(names = "--no-report", description = "Do not write the report.")
     boolean noReport;
 
-    @CommandLine.Mixin
-    SharedOptions.FormatOption format;
+    @Option(
+            names = "--format",
+            paramLabel = "FORMAT",
+            defaultValue = "table",
+            description = "table or json ({\"results\": [...], \"storage\": [...], \"experiments\": {...} when they"
+                    + " ran, \"verdicts\": [...]}, the Summary's comparisons, each with its name, figure, target,"
+                    + " verdict and reason). Default: ${DEFAULT-VALUE}.")
+    SharedOptions.Format format;
 
     @Option(names = "--no-experiments", description = "Skip the NBD experiments with real clients (fio, nbdkit).")
     boolean noExperiments;
@@ -87,20 +96,43 @@ final class DemoCommand implements Callable<Integer> {
         if (noReport && spec.commandLine().getParseResult().hasMatchedOption("--report")) {
             throw new CliException("--no-report and --report: choose one");
         }
+        int workers = threads.workers();
+        boolean reportExisted = !noReport && Files.exists(report);
         if (!noReport) {
             report = SharedOptions.checkReportDir(report, "--report");
         }
-        Demo.Outcome outcome = Demo.run(
-                new Demo.Options(threads.workers(), warmupSeconds, durationSeconds, !noExperiments, SERVE_COMMAND),
-                err);
-        if (format.json()) {
-            out.println(Json.write(outcome.json()));
-        } else {
-            outcome.printTable(out);
+        // Stopped (Ctrl-C, SIGTERM), it says how far it got; its output and its report's pages go out whole
+        // or not at all.
+        try (ClusterRuns.Stopping stopping =
+                ClusterRuns.Stopping.on(err, noReport ? null : report, !noReport && !reportExisted)) {
+            Demo.Outcome outcome = Demo.run(
+                    new Demo.Options(workers, warmupSeconds, durationSeconds, !noExperiments, SERVE_COMMAND),
+                    err,
+                    stopping);
+            stopping.during("printing its results");
+            String text = format == SharedOptions.Format.json
+                    ? Json.write(outcome.json()) + System.lineSeparator()
+                    : table(outcome);
+            if (!stopping.publish("the results printed", () -> {
+                out.print(text);
+                out.flush();
+            })) {
+                return 1; // the stop said so
+            }
+            if (!noReport) {
+                stopping.during("writing the report");
+                outcome.writeReport(report, err, stopping);
+            }
+            return outcome.exitCode();
         }
-        if (!noReport) {
-            outcome.writeReport(report, err);
+    }
+
+    /** The outcome's tables and Summary, as text. */
+    private static String table(Demo.Outcome outcome) {
+        StringWriter text = new StringWriter();
+        try (PrintWriter writer = new PrintWriter(text)) {
+            outcome.printTable(writer);
         }
-        return outcome.exitCode();
+        return text.toString();
     }
 }

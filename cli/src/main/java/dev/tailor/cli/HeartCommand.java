@@ -23,13 +23,4 @@ import picocli.CommandLine.Command;
             SimulateCommand.class,
             CommandLine.HelpCommand.class
         })
-final class HeartCommand implements Runnable {
-
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-
-    @Override
-    public void run() {
-        spec.commandLine().usage(spec.commandLine().getOut());
-    }
-}
+final class HeartCommand extends CommandGroup {}

@@ -20,13 +20,4 @@ import picocli.CommandLine.Command;
             NbdExperimentCommand.class,
             CommandLine.HelpCommand.class
         })
-final class NbdCommand implements Runnable {
-
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-
-    @Override
-    public void run() {
-        spec.commandLine().usage(spec.commandLine().getOut());
-    }
-}
+final class NbdCommand extends CommandGroup {}

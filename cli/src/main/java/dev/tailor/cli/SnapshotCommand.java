@@ -12,13 +12,4 @@ import picocli.CommandLine.Command;
         description = "Builds a HEART snapshot from an application's data (TraStrainer layout; the public"
                 + " OnlineBoutique dataset by default).",
         subcommands = {DatasetCommand.class, CommandLine.HelpCommand.class})
-final class SnapshotCommand implements Runnable {
-
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-
-    @Override
-    public void run() {
-        spec.commandLine().usage(spec.commandLine().getOut());
-    }
-}
+final class SnapshotCommand extends CommandGroup {}

@@ -15,13 +15,4 @@ import picocli.CommandLine.Command;
             "",
         },
         subcommands = {StorageSimulateCommand.class, CommandLine.HelpCommand.class})
-final class StorageCommand implements Runnable {
-
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-
-    @Override
-    public void run() {
-        spec.commandLine().usage(spec.commandLine().getOut());
-    }
-}
+final class StorageCommand extends CommandGroup {}

@@ -146,7 +146,9 @@ final class StorageSimulateCommand implements Callable<Integer> {
         StorageScenario variant = planned.variant();
         List<StorageSweep.Run> runs = planned.runs();
         Path report = reportOption.checked();
-        List<String> setupNotes = StorageRuns.notes(planned.setups());
+        List<String> setupNotes = StorageRuns.notes(
+                planned.setups(),
+                runs.stream().map(StorageSweep.Run::policy).distinct().toList());
         setupNotes.forEach(note -> err.println("note: " + note));
         workers = Math.min(workers, runs.size()); // a run is one thread's work
         err.println("tailor: simulating " + runs.size() + " run" + (runs.size() == 1 ? "" : "s") + " of "

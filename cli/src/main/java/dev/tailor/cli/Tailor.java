@@ -30,10 +30,7 @@ import picocli.CommandLine.Command;
             "Exit codes: 0 done, 1 failed while running, 2 bad input or usage.",
             "Docs: README.md and docs/ in the source tree."
         })
-public final class Tailor implements Runnable {
-
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
+public final class Tailor extends CommandGroup {
 
     public static void main(String[] args) {
         // The terminal's encoding (stdout.encoding, stderr.encoding), as these constructors pick when not told.
@@ -140,11 +137,6 @@ public final class Tailor implements Runnable {
         String value =
                 e.getValue().isBlank() || e.getValue().matches(".*\\s.*") ? '"' + e.getValue() + '"' : e.getValue();
         return option.longestName() + ": " + value + " (expected: " + expected + ")";
-    }
-
-    @Override
-    public void run() {
-        spec.commandLine().usage(spec.commandLine().getOut());
     }
 
     /** Version from the jar's manifest, or "development" when run from classes. */

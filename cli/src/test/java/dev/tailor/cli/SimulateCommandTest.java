@@ -119,6 +119,46 @@ class SimulateCommandTest {
         assertThat(read(dir.resolve("out.txt"))).isEmpty();
     }
 
+    @Test
+    void demo_stoppedBySigterm_saysHowFarItGot_andLeavesNoReport() throws Exception {
+        Path report = dir.resolve("demo");
+        Path err = dir.resolve("demo-err.txt");
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        // Runs of a simulated day each: stopped long before the first ends.
+        Process process = new ProcessBuilder(
+                        java,
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        "dev.tailor.cli.Tailor",
+                        "demo",
+                        "--no-experiments",
+                        "--duration-seconds",
+                        "86400",
+                        "--threads",
+                        "1",
+                        "--report",
+                        report.toString())
+                .redirectOutput(dir.resolve("demo-out.txt").toFile())
+                .redirectError(err.toFile())
+                .start();
+        try {
+            Await.until(
+                    "the runs to start", () -> read(err).contains("tailor: demo: 72 simulated runs"), () -> read(err));
+            assertThat(report).isDirectory();
+            process.destroy(); // SIGTERM
+            assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        } finally {
+            process.destroyForcibly();
+        }
+        // Was: exit 143 without a word, and the empty report folder left behind.
+        assertThat(process.exitValue()).isEqualTo(143);
+        assertThat(read(err))
+                .endsWith("tailor: stopped after 0 of 72 simulated runs; nothing written (the results and the report"
+                        + " come when every run is done)\n");
+        assertThat(report).doesNotExist();
+        assertThat(read(dir.resolve("demo-out.txt"))).isEmpty();
+    }
+
     private static String read(Path file) {
         try {
             return Files.exists(file) ? Files.readString(file) : "";
@@ -737,6 +777,68 @@ class SimulateCommandTest {
                 "--out",
                 dir.resolve("shop.json").toString());
         assertThat(snapshot.exitCode()).as(snapshot.err()).isZero();
+    }
+
+    @Test
+    void demo_json_hasTheSummarysVerdicts_eachWithNameFigureTargetVerdictAndReason() throws IOException {
+        PlanCommandTest.Result result = tailor(
+                "demo",
+                "--format",
+                "json",
+                "--no-experiments",
+                "--no-report",
+                "--warmup-seconds",
+                "1",
+                "--duration-seconds",
+                "2",
+                "--threads",
+                "1");
+        assertThat(result.exitCode()).as(result.err()).isZero();
+        JsonNode json = new ObjectMapper().readTree(result.out());
+        assertThat(json.get("results").size()).isEqualTo(72);
+        // Was: no verdicts at all, though the text's Summary has one for each comparison.
+        JsonNode verdicts = json.get("verdicts");
+        assertThat(verdicts).as(result.out()).isNotNull();
+        assertThat(verdicts.size()).isEqualTo(10);
+        List<String> mechanisms = new java.util.ArrayList<>();
+        for (JsonNode v : verdicts) {
+            mechanisms.add(v.get("mechanism").asText());
+            assertThat(v.get("name").asText()).isNotBlank();
+            assertThat(v.get("unit").asText()).isIn("cells", "ratio", "%");
+            assertThat(v.get("target").asText()).isNotBlank();
+            assertThat(v.get("verdict").asText()).isIn("met", "missed", "unreliable", "no data");
+            assertThat(v.get("reason").asText()).isNotBlank();
+            assertThat(v.has("figure")).isTrue();
+            assertThat(v.get("figure").isNumber() || v.get("figure").isNull()).isTrue();
+        }
+        assertThat(mechanisms)
+                .containsExactly(
+                        "heart",
+                        "heart",
+                        "heart",
+                        "heart",
+                        "heart",
+                        "segment-admission",
+                        "segment-admission",
+                        "nbd-proxy",
+                        "nbd-proxy",
+                        "nbd-proxy");
+        // Simulated figures are judged (simulated time: never unreliable); the skipped experiments have no data.
+        for (int i = 0; i < 7; i++) {
+            assertThat(verdicts.get(i).get("verdict").asText()).isNotEqualTo("unreliable");
+        }
+        for (int i = 7; i < 10; i++) {
+            assertThat(verdicts.get(i).get("verdict").asText()).isEqualTo("no data");
+            assertThat(verdicts.get(i).get("reason").asText()).contains("--no-experiments");
+        }
+    }
+
+    @Test
+    void demo_help_saysWhatItsJsonHolds() {
+        String help = tailor("demo", "--help").out().replaceAll("\\s+", " ");
+        assertThat(help)
+                .contains("\"verdicts\": [...]}, the Summary's comparisons, each with its name, figure, target,"
+                        + " verdict and reason)");
     }
 
     @Test

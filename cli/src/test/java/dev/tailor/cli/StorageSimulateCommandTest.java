@@ -563,10 +563,65 @@ class StorageSimulateCommandTest {
         }
     }
 
+    /**
+     * 1 MiB reads on 16 proxies (each proxy's budget about 620,000 cost units per 10 ms interval, a read
+     * 1,258,488): the setup's note on segment admission's budget, and the legend of its counters (reserve,
+     * lent, borrowed, repaid in % of the budget issued; misclassified), only when a segment-admission policy
+     * runs. Was: both printed for fifo and mclock, which have no budget and show – in those columns.
+     */
     @Test
-    void storage_withoutSubcommand_printsUsage() {
-        PlanCommandTest.Result result = tailor("storage");
-        assertThat(result.exitCode()).isZero();
-        assertThat(result.out()).contains("simulate");
+    void simulate_noAdmissionPolicy_saysNothingOfAdmissionsBudget() throws IOException {
+        Path scenario = dir.resolve("large.yaml");
+        Files.writeString(scenario, """
+                name: large
+                seed: 7
+                warmupSeconds: 0.1
+                durationSeconds: 0.3
+                proxies: 16
+                baseUtilizationPercent: 40
+                backend: {parallelism: 24, readBaseMicros: 254, readMicrosPerKiB: 26.98, writeBaseMicros: 50,
+                          writeMicrosPerKiB: 0.8, serviceSigma: 0.4}
+                tenants:
+                  - {name: t, count: 32, requestsPerSecond: 1, synthetic: {readFraction: 0.7, sizeBytes: [1048576]}}
+                """);
+        Path report = dir.resolve("peers");
+        PlanCommandTest.Result peers = tailor(
+                "storage",
+                "simulate",
+                "--scenario",
+                scenario.toString(),
+                "--policies",
+                "fifo,mclock",
+                "--threads",
+                "1",
+                "--report",
+                report.toString());
+        PlanCommandTest.Result admission = tailor(
+                "storage",
+                "simulate",
+                "--scenario",
+                scenario.toString(),
+                "--policies",
+                "fifo,segment-admission",
+                "--threads",
+                "1");
+
+        assertThat(peers.exitCode()).as(peers.err()).isZero();
+        assertThat(peers.err()).doesNotContain("budget");
+        assertThat(peers.out())
+                .doesNotContain("budget")
+                .doesNotContain("reserve / lent")
+                .doesNotContain("misclassified =");
+        assertThat(Files.readString(report.resolve("index.html")))
+                .doesNotContain("budget per interval")
+                .doesNotContain("reserve / lent");
+        assertThat(admission.exitCode()).as(admission.err()).isZero();
+        assertThat(admission.err())
+                .contains(
+                        "note: on 16 of 16 proxies a request can cost more than the proxy's" + " budget per interval");
+        assertThat(admission.out())
+                .contains("reserve / lent / borrowed / repaid = ")
+                .contains("in % of the budget issued")
+                .contains("misclassified = ");
     }
 }

@@ -5,8 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
-/** {@link Tailor}: how a command's unexpected failure is told. */
+/** {@link Tailor}: how a command's unexpected failure is told; a command group run without a subcommand. */
 class TailorTest {
 
     @Test
@@ -34,5 +36,36 @@ class TailorTest {
         assertThat(err.toString())
                 .startsWith("tailor: internal error: java.lang.IllegalStateException: broken")
                 .contains("\tat ");
+    }
+
+    @ParameterizedTest
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "''              | tailor: a subcommand is missing (expected: one of demo, heart, storage, nbd, help)",
+                "heart           | tailor: heart: a subcommand is missing (expected: one of plan, check, run, uninstall,"
+                        + " snapshot, simulate, help)",
+                "storage         | tailor: storage: a subcommand is missing (expected: one of simulate, help)",
+                "nbd             | tailor: nbd: a subcommand is missing (expected: one of serve, top, experiment, help)",
+                "heart snapshot  | tailor: heart snapshot: a subcommand is missing (expected: one of dataset, help)"
+            })
+    void commandGroup_withoutSubcommand_isAUsageError_usageOnStderr_exit2(String command, String message) {
+        String[] args = command.isEmpty() ? new String[0] : command.split(" ");
+
+        PlanCommandTest.Result result = PlanCommandTest.tailor(args);
+
+        // Was: the usage on standard output and exit 0, as if the command had done its work.
+        assertThat(result.exitCode()).isEqualTo(2);
+        assertThat(result.out()).isEmpty();
+        assertThat(result.err().lines().findFirst()).hasValue(message);
+        assertThat(result.err()).contains("Usage: tailor" + (command.isEmpty() ? "" : " " + command) + " [");
+        // Asked for, the usage is output and not an error.
+        String[] help = java.util.stream.Stream.concat(
+                        java.util.Arrays.stream(args), java.util.stream.Stream.of("--help"))
+                .toArray(String[]::new);
+        PlanCommandTest.Result asked = PlanCommandTest.tailor(help);
+        assertThat(asked.exitCode()).isZero();
+        assertThat(asked.out()).contains("Usage: tailor");
+        assertThat(asked.err()).isEmpty();
     }
 }

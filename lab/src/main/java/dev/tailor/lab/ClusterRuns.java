@@ -21,10 +21,16 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.stream.Stream;
 
 /**
  * The cluster simulator's runs as the commands and the demo make them: a scenario loaded and varied
@@ -122,7 +128,7 @@ public final class ClusterRuns {
         try {
             return ClusterSweep.run(runs, configs, threads, System::nanoTime, (done, total, run, result) -> {
                 if (stopping != null) {
-                    stopping.done.set(done);
+                    stopping.done(done);
                 }
                 shown.finished(done, total, run, result);
             });
@@ -132,34 +138,57 @@ public final class ClusterRuns {
     }
 
     /**
-     * While open, a Ctrl-C or SIGTERM (the JVM then exits 130 or 143) says how many runs were done and
-     * that nothing was written, since the results and the report come when every run is done, and
+     * While open, a Ctrl-C or SIGTERM (the JVM then exits 130 or 143) says on one line how far the command
+     * got and that nothing was written, since the results and the report come when every run is done, and
      * removes the report folder the command created for them while it is still empty. Without it the
      * command ended silently and left that folder behind.
+     *
+     * <p>A command of several stages of runs (the demo) names each ({@link #next}) and says what it does
+     * between them ({@link #during}); the line then says what every stage finished. Its output goes out
+     * through {@link #publish} and its report through {@link #staging} and {@link #publishReport}: a stop
+     * either waits for them to be out whole or keeps them from going out at all, so it never leaves half of
+     * them, nor a report folder whose pages are partly of this run.
      */
     public static final class Stopping implements AutoCloseable {
 
-        private final AtomicInteger done = new AtomicInteger();
-        private final Thread hook;
+        /** How long a stop waits for output being published before it says its line anyway. */
+        private static final long PUBLISH_WAIT_SECONDS = 5;
 
-        private Stopping(PrintWriter err, int total, Path createdReport) {
-            boolean terminal = Terminal.stderrIsTerminal();
-            this.hook = new Thread(() -> {
-                if (terminal) {
-                    err.println(); // after the progress bar's line
-                }
-                err.println("tailor: stopped after " + done.get() + " of " + total + " run" + (total == 1 ? "" : "s")
-                        + "; nothing written (the results" + (createdReport == null ? "" : " and the report")
-                        + " come when every run is done)");
-                err.flush();
-                if (createdReport != null) {
-                    try {
-                        Files.deleteIfExists(createdReport);
-                    } catch (IOException notEmptyOrGone) {
-                        // Something else was put there meanwhile: it stays.
-                    }
-                }
-            });
+        private final AtomicInteger done = new AtomicInteger();
+        private final PrintWriter err;
+        /** The report folder asked for, or null. */
+        private final Path report;
+        /** Whether the command created {@link #report}: a stop removes it while it is empty. */
+        private final boolean createdReport;
+
+        private final Thread hook;
+        private final ReentrantLock lock = new ReentrantLock();
+        private final boolean terminal = Terminal.stderrIsTerminal();
+        /** What earlier stages finished, e.g. "the 72 simulated runs". */
+        private final List<String> finished = new CopyOnWriteArrayList<>();
+
+        /** The runs of the current stage, and what they are ("simulated run"), or null between stages. */
+        private volatile int total;
+
+        private volatile String what;
+        /** Between stages of runs: what the command does ("during the NBD experiments"), or null. */
+        private volatile String during;
+        /** What {@link #publish} and {@link #publishReport} put out so far. Guarded by lock. */
+        private final List<String> published = new ArrayList<>();
+
+        private boolean reportPublished;
+        /** A report being written and not yet published, or null. Guarded by lock. */
+        private Path staging;
+        /** Set by the stop: nothing is published after it. Guarded by lock. */
+        private boolean stopped;
+
+        private Stopping(PrintWriter err, int total, String what, Path report, boolean createdReport) {
+            this.err = err;
+            this.total = total;
+            this.what = what;
+            this.report = report;
+            this.createdReport = createdReport;
+            this.hook = new Thread(this::stop, "tailor-stopped");
             Runtime.getRuntime().addShutdownHook(hook);
         }
 
@@ -169,7 +198,199 @@ public final class ClusterRuns {
          * @param createdReport the report folder when this command created it, else {@code null}
          */
         public static Stopping on(PrintWriter err, int total, Path createdReport) {
-            return new Stopping(err, total, createdReport);
+            return new Stopping(err, total, "run", createdReport, true);
+        }
+
+        /**
+         * Opened before a command of several stages starts, each named by {@link #next} or {@link #during}.
+         *
+         * @param report the report folder asked for, or {@code null}
+         * @param createdIt whether the command created it (a stop removes it while it is empty)
+         */
+        public static Stopping on(PrintWriter err, Path report, boolean createdIt) {
+            return new Stopping(err, 0, null, report, createdIt);
+        }
+
+        /** The runs counted so far, if any, are all done; {@code total} runs of a kind ({@code what}) follow. */
+        public synchronized void next(int total, String what) {
+            finishStage();
+            done.set(0);
+            this.total = total;
+            this.what = what;
+        }
+
+        /** The runs counted so far, if any, are all done; the command goes on with {@code stage} ("during ..."). */
+        public synchronized void during(String stage) {
+            finishStage();
+            during = stage;
+        }
+
+        private void finishStage() {
+            if (what != null) {
+                finished.add("the " + total + " " + plural(total, what));
+            }
+            what = null;
+            during = null;
+        }
+
+        /** Counts a finished run of the current stage. */
+        void done(int runs) {
+            done.set(runs);
+        }
+
+        private static String plural(int n, String what) {
+            return what + (n == 1 ? "" : "s");
+        }
+
+        /**
+         * Puts out {@code output} (standard output, say) whole unless the command is being stopped; a stop
+         * that comes meanwhile waits for it.
+         *
+         * @param what what it is, for the stop's line ("the results printed")
+         * @return whether it was put out
+         */
+        public boolean publish(String what, Runnable output) {
+            lock.lock();
+            try {
+                if (stopped) {
+                    return false;
+                }
+                output.run();
+                published.add(what);
+                return true;
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        /**
+         * A new hidden folder in {@code report} (created if needed) to write the report's pages to: {@link
+         * #publishReport} moves them into {@code report}; a stop before that removes it.
+         *
+         * @throws IOException when it cannot be created
+         */
+        public Path staging(Path report) throws IOException {
+            Files.createDirectories(report);
+            Path dir = Files.createTempDirectory(report, ".writing-");
+            lock.lock();
+            try {
+                staging = dir;
+            } finally {
+                lock.unlock();
+            }
+            return dir;
+        }
+
+        /**
+         * Moves the pages written to {@link #staging} into {@code report}, each replacing the page of that
+         * name, and removes the staging folder, unless the command is being stopped; a stop that comes
+         * meanwhile waits for the pages.
+         *
+         * @return whether the report was published
+         * @throws IOException when a page cannot be moved
+         */
+        public boolean publishReport(Path report) throws IOException {
+            lock.lock();
+            try {
+                if (stopped || staging == null) {
+                    return false;
+                }
+                try (Stream<Path> pages = Files.list(staging)) {
+                    for (Path page : pages.sorted().toList()) {
+                        Files.move(
+                                page,
+                                report.resolve(page.getFileName().toString()),
+                                StandardCopyOption.REPLACE_EXISTING,
+                                StandardCopyOption.ATOMIC_MOVE);
+                    }
+                }
+                Files.delete(staging);
+                staging = null;
+                published.add("the report written");
+                reportPublished = true;
+                return true;
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        /** Removes the pages written to {@link #staging} without publishing them (their writing failed). */
+        public void discardReport() {
+            lock.lock();
+            try {
+                deleteTree(staging);
+                staging = null;
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        /** What the shutdown hook does; package-private for the tests. */
+        void stop() {
+            boolean locked;
+            try {
+                locked = lock.tryLock(PUBLISH_WAIT_SECONDS, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                locked = false;
+            }
+            try {
+                stopped = true;
+                if (terminal) {
+                    err.println(); // after the progress bar's line
+                }
+                err.println(line(locked));
+                err.flush();
+                if (locked) {
+                    deleteTree(staging);
+                }
+                if (createdReport && report != null && !reportPublished) {
+                    try {
+                        Files.deleteIfExists(report);
+                    } catch (IOException notEmptyOrGone) {
+                        // Something else was put there meanwhile: it stays.
+                    }
+                }
+            } finally {
+                if (locked) {
+                    lock.unlock();
+                }
+            }
+        }
+
+        /** What the stop says: how far the command got, and what it wrote. */
+        private String line(boolean locked) {
+            if (!locked) {
+                return "tailor: stopped while writing its output, which may be incomplete";
+            }
+            String after;
+            synchronized (this) {
+                List<String> got = new ArrayList<>(finished);
+                if (what != null) {
+                    got.add(done.get() + " of " + total + " " + plural(total, what));
+                }
+                after = (got.isEmpty() ? "" : "after " + String.join(" and ", got))
+                        + (during == null ? "" : (got.isEmpty() ? "" : ", ") + during)
+                        + (got.isEmpty() && during == null ? "before its runs" : "");
+            }
+            if (published.isEmpty()) {
+                return "tailor: stopped " + after + "; nothing written (the results"
+                        + (report == null ? "" : " and the report") + " come when every run is done)";
+            }
+            return "tailor: stopped " + after + "; " + String.join(" and ", published)
+                    + (report == null || reportPublished ? "" : ", no report written (its pages come all together)");
+        }
+
+        private static void deleteTree(Path dir) {
+            if (dir == null) {
+                return;
+            }
+            try (Stream<Path> paths = Files.walk(dir)) {
+                for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+                    Files.deleteIfExists(path);
+                }
+            } catch (IOException e) {
+                // Being written meanwhile, or gone: a hidden folder, not a report.
+            }
         }
 
         @Override

@@ -108,6 +108,14 @@ public final class Demo {
      * @throws LabException (exit 2) when an option is out of range; (exit 1) when interrupted
      */
     public static Outcome run(Options options, PrintWriter err) {
+        return run(options, err, null);
+    }
+
+    /**
+     * As {@link #run(Options, PrintWriter)}, telling {@code stopping} (may be null) each stage and its
+     * finished runs, so that a stop says how far the demo got.
+     */
+    public static Outcome run(Options options, PrintWriter err, ClusterRuns.Stopping stopping) {
         int workers = options.threads();
         List<ClusterSweep.Run> runs = new ArrayList<>();
         Map<String, Double> timeoutMillis = new LinkedHashMap<>();
@@ -130,7 +138,11 @@ public final class Demo {
                 + " 400 RPS, " + DEMO_POLICIES.size() + " policies, fluid and cfs-quota CPU limits) on " + workers
                 + " thread"
                 + (workers == 1 ? "" : "s"));
-        List<RunResult> results = ClusterRuns.execute(runs, workers, err);
+        if (stopping != null) {
+            stopping.next(runs.size(), "simulated run");
+        }
+        List<RunResult> results =
+                ClusterRuns.execute(runs, ClusterSimulation.PolicyConfigs.DEFAULTS, workers, err, stopping);
         SimulationOutput.foldedWarnings(results).forEach(w -> err.println("tailor: warning: " + w));
         TextTable comparison = comparisonTable(results);
         StorageScenario storageScenario = StorageRuns.checked(
@@ -147,10 +159,16 @@ public final class Demo {
         err.println("tailor: demo: " + storageRuns.size() + " storage runs (" + STORAGE_SCENARIO + " at x8 and x16"
                 + " bursts, " + String.join(", ", STORAGE_POLICIES) + "; " + SimulationOutput.fmt(STORAGE_SECONDS)
                 + " s measured each)");
-        List<StorageRunResult> storage = StorageRuns.execute(storageRuns, workers, err);
+        if (stopping != null) {
+            stopping.next(storageRuns.size(), "storage run");
+        }
+        List<StorageRunResult> storage = StorageRuns.execute(storageRuns, workers, err, stopping);
+        if (stopping != null) {
+            stopping.during(options.experiments() ? "during the NBD experiments" : "before printing its results");
+        }
         TextTable storageComparison = storageTable(storage);
         Experiments experiments = options.experiments() ? experiments(options.serveCommand(), err) : null;
-        List<String> summary = DemoSummary.lines(
+        DemoSummary.Summary summary = DemoSummary.of(
                 results,
                 timeoutMillis,
                 storage,
@@ -174,12 +192,13 @@ public final class Demo {
                 storage,
                 storageComparison,
                 experiments,
-                summary);
+                summary.lines(),
+                summary.verdicts());
     }
 
     /**
      * What the demo found: the cluster runs, the storage runs, the experiments (or why they did not run),
-     * the tables against the papers and the Summary.
+     * the tables against the papers, the Summary and its comparisons' verdicts.
      */
     public record Outcome(
             Options options,
@@ -192,14 +211,18 @@ public final class Demo {
             List<StorageRunResult> storage,
             TextTable storageComparison,
             Experiments experiments,
-            List<String> summary) {
+            List<String> summary,
+            List<DemoSummary.Verdict> verdicts) {
 
         /** 1 when the experiments failed, else 0. */
         public int exitCode() {
             return experiments != null && experiments.failure() != null ? 1 : 0;
         }
 
-        /** The JSON document: {@code results}, {@code storage} and, when they ran, {@code experiments}. */
+        /**
+         * The JSON document: {@code results}, {@code storage}, when they ran {@code experiments}, and
+         * {@code verdicts}, the Summary's comparisons ({@link DemoSummary.Verdict}).
+         */
         public Map<String, Object> json() {
             Map<String, Object> json = new LinkedHashMap<>();
             json.put("results", results);
@@ -213,6 +236,7 @@ public final class Demo {
                                 "burst",
                                 BurstExperiment.json(experiments.burst())));
             }
+            json.put("verdicts", verdicts);
             return json;
         }
 
@@ -248,6 +272,15 @@ public final class Demo {
          * @throws LabException (exit 1) naming the folder and the system's reason
          */
         public void writeReport(Path report, PrintWriter err) {
+            writeReport(report, err, null);
+        }
+
+        /**
+         * As {@link #writeReport(Path, PrintWriter)}; with {@code stopping} (may be null) the pages are written
+         * aside and put into {@code report} together ({@link ClusterRuns.Stopping#publishReport}), or not at all
+         * when the demo is stopped meanwhile.
+         */
+        public void writeReport(Path report, PrintWriter err, ClusterRuns.Stopping stopping) {
             Double warmupSeconds = options.warmupSeconds();
             Double durationSeconds = options.durationSeconds();
             boolean ran = experiments != null && experiments.ran();
@@ -281,17 +314,18 @@ public final class Demo {
                             + STORAGE_SCENARIO + " --policies " + String.join(",", STORAGE_POLICIES)
                             + " --duration-seconds "
                             + SimulationOutput.fmt(STORAGE_SECONDS));
-            Path file;
+            Path file = report.resolve("index.html");
             try {
-                file = ClusterReport.write(
-                        report,
+                Path pages = stopping == null ? report : stopping.staging(report);
+                ClusterReport.write(
+                        pages,
                         new HtmlPages.Frame(
                                 "Tailor demo: HEART in the cluster simulator", summary, intro, clusterCommands),
                         results,
                         null,
                         scenarios);
                 StorageReport.write(
-                        report,
+                        pages,
                         "storage.html",
                         new HtmlPages.Frame(
                                 "Tailor demo: segment admission in the storage simulator",
@@ -305,7 +339,7 @@ public final class Demo {
                             new ArrayList<>(experimentTable(experiments.lowLoad(), experiments.burst())
                                     .markdown());
                     ExperimentReport.write(
-                            report,
+                            pages,
                             "experiments.html",
                             new HtmlPages.Frame(
                                     "Tailor demo: the NBD proxy with real clients (short runs)",
@@ -319,7 +353,13 @@ public final class Demo {
                                     ExperimentReport.section(experiments.lowLoad(), "low-load"),
                                     ExperimentReport.section(experiments.burst(), "burst")));
                 }
+                if (stopping != null && !stopping.publishReport(report)) {
+                    return; // stopped meanwhile: the stop says so
+                }
             } catch (IOException e) {
+                if (stopping != null) {
+                    stopping.discardReport();
+                }
                 throw new LabException("cannot write the report to " + report + ": " + IoErrors.reason(e), 1, e);
             }
             err.println("tailor: report written to " + file.toAbsolutePath().normalize() + " and storage.html"

@@ -27,6 +27,31 @@ final class DemoSummary {
 
     private DemoSummary() {}
 
+    /** What {@link Verdict#verdict} says. */
+    static final String MET = "met";
+
+    static final String MISSED = "missed";
+    static final String UNRELIABLE = "unreliable";
+    static final String NO_DATA = "no data";
+
+    /**
+     * One comparison of the Summary as the demo's JSON gives it ({@code verdicts}).
+     *
+     * @param mechanism {@code heart}, {@code segment-admission} or {@code nbd-proxy}
+     * @param name      what is compared, as the tables word it
+     * @param figure    the figure judged, or {@code null} without data
+     * @param unit      the figure's: {@code ratio}, {@code %} or {@code cells}
+     * @param target    what it is judged against, as the tables word it
+     * @param verdict   {@value #MET}, {@value #MISSED}, {@value #UNRELIABLE} (the machine was too busy for the
+     *                  figure to say either) or {@value #NO_DATA}
+     * @param reason    why, in words
+     */
+    public record Verdict(
+            String mechanism, String name, Double figure, String unit, String target, String verdict, String reason) {}
+
+    /** The section's lines and its comparisons' verdicts, from the same figures. */
+    record Summary(List<String> lines, List<Verdict> verdicts) {}
+
     /**
      * The section.
      *
@@ -46,21 +71,36 @@ final class DemoSummary {
             LowLoadExperiment.Result lowLoad,
             BurstExperiment.Result burst,
             String experimentsWhyNot) {
+        return of(cluster, timeoutMillis, storage, lowLoad, burst, experimentsWhyNot)
+                .lines();
+    }
+
+    /** The section ({@link #lines}) with its comparisons' verdicts. */
+    static Summary of(
+            List<RunResult> cluster,
+            Map<String, Double> timeoutMillis,
+            List<StorageRunResult> storage,
+            LowLoadExperiment.Result lowLoad,
+            BurstExperiment.Result burst,
+            String experimentsWhyNot) {
         List<String> lines = new ArrayList<>();
+        List<Verdict> verdicts = new ArrayList<>();
         lines.add("Summary");
-        heart(lines, cluster, timeoutMillis);
-        segmentAdmission(lines, storage);
-        experiments(lines, lowLoad, burst, experimentsWhyNot);
-        return lines;
+        heart(lines, verdicts, cluster, timeoutMillis);
+        segmentAdmission(lines, verdicts, storage);
+        experiments(lines, verdicts, lowLoad, burst, experimentsWhyNot);
+        return new Summary(List.copyOf(lines), List.copyOf(verdicts));
     }
 
     /** HEART: cells where {@code heart} has the lowest P99 among Tailor's and the peers', and the paper's ratios. */
-    private static void heart(List<String> lines, List<RunResult> cluster, Map<String, Double> timeoutMillis) {
+    private static void heart(
+            List<String> lines, List<Verdict> verdicts, List<RunResult> cluster, Map<String, Double> timeoutMillis) {
         List<String> peers = ClusterSimulation.COMPARISON.stream()
                 .filter(p -> !p.equals("heart"))
                 .toList();
         List<String> cells = cluster.stream().map(DemoSummary::cell).distinct().toList();
         int wins = 0;
+        int judged = 0;
         List<String> lost = new ArrayList<>();
         for (String cell : cells) {
             List<RunResult> runs =
@@ -76,6 +116,7 @@ final class DemoSummary {
             if (heart == null || heart.p99Millis() == null || best == null) {
                 continue;
             }
+            judged++;
             if (heart.p99Millis() <= best.p99Millis()) {
                 wins++;
             } else {
@@ -96,6 +137,18 @@ final class DemoSummary {
                 + "; 100 and 400 RPS; fluid and cfs-quota CPU limits):");
         lines.add("    Tailor's heart against the best of " + peers.size() + " peers: lowest P99 in " + wins + " of "
                 + cells.size() + " cells" + (lost.isEmpty() ? "." : "; a peer wins " + String.join("; ", lost) + "."));
+        verdicts.add(new Verdict(
+                "heart",
+                "Tailor's heart against the best of " + peers.size() + " peers, cells with the lowest P99",
+                judged == 0 ? null : (double) wins,
+                "cells",
+                "lowest P99 in all " + cells.size() + " cells",
+                judged == 0 ? NO_DATA : wins == cells.size() ? MET : MISSED,
+                judged == 0
+                        ? "no cell has both heart's P99 and a peer's"
+                        : (lost.isEmpty() ? "the lowest P99 in every cell" : "a peer wins " + String.join("; ", lost))
+                                + (judged < cells.size() ? "; " + (cells.size() - judged) + " cells without data" : "")
+                                + SIMULATED));
         List<String> ratios = new ArrayList<>();
         int below = 0;
         int asStrong = 0;
@@ -110,12 +163,39 @@ final class DemoSummary {
             for (String model : List.of("fluid", "cfs-quota")) {
                 RunResult a = find(cluster, scenarios[i], model, figures[i][2], "heart-paper");
                 RunResult b = find(cluster, scenarios[i], model, figures[i][2], "least-request");
+                String name = "the paper's HEART (heart-paper) over least-request, P99, "
+                        + (scenarios[i].equals("paper-dag") ? "DAG " : "pairwise ")
+                        + SimulationOutput.fmt(figures[i][2]) + " RPS, " + model + " CPU limit";
+                String target = String.format(Locale.ROOT, "<= %.2f", paper) + " (the paper's: "
+                        + SimulationOutput.fmt(figures[i][0]) + " vs " + SimulationOutput.fmt(figures[i][1]) + " ms)";
                 if (a == null || b == null || a.p99Millis() == null || b.p99Millis() == null) {
                     ours.add("–");
+                    verdicts.add(new Verdict(
+                            "heart",
+                            name,
+                            null,
+                            "ratio",
+                            target,
+                            NO_DATA,
+                            "a P99 missing (no run, or too few requests)"));
                     continue;
                 }
                 double ratio = a.p99Millis() / b.p99Millis();
                 ours.add(String.format(Locale.ROOT, "%.2f", ratio));
+                verdicts.add(new Verdict(
+                        "heart",
+                        name,
+                        ratio,
+                        "ratio",
+                        target,
+                        ratio <= paper ? MET : MISSED,
+                        (ratio <= paper
+                                        ? "as strongly as the paper says"
+                                        : ratio < 1
+                                                ? "beats least-request, less strongly than the paper says"
+                                                : "does not beat least-request")
+                                + " (" + SimulationOutput.fmt(a.p99Millis()) + " vs "
+                                + SimulationOutput.fmt(b.p99Millis()) + " ms)" + SIMULATED));
                 compared++;
                 below += ratio < 1 ? 1 : 0;
                 asStrong += ratio <= paper ? 1 : 0;
@@ -138,6 +218,9 @@ final class DemoSummary {
                                 + " cells (simulated time: the machine's load does not change these)."));
     }
 
+    /** Why the simulators' verdicts never read unreliable. */
+    private static final String SIMULATED = "; simulated time: the machine's load does not change these";
+
     private static String cell(RunResult r) {
         return (r.scenario().equals("paper-dag")
                         ? "DAG"
@@ -156,7 +239,7 @@ final class DemoSummary {
     }
 
     /** Segment admission at the largest burst: change of the steady tenants' P99.999 against fifo. */
-    private static void segmentAdmission(List<String> lines, List<StorageRunResult> storage) {
+    private static void segmentAdmission(List<String> lines, List<Verdict> verdicts, List<StorageRunResult> storage) {
         double largest = storage.stream()
                 .map(StorageRunResult::burstMultiplier)
                 .filter(m -> m != null)
@@ -166,8 +249,22 @@ final class DemoSummary {
         StorageRunResult fifo = findStorage(storage, largest, "fifo");
         lines.add("  Segment admission, storage simulator (" + Demo.STORAGE_SCENARIO + " x"
                 + SimulationOutput.fmt(largest) + "; steady tenants' P99.999 against fifo):");
+        String variant = Demo.STORAGE_SCENARIO + " x" + SimulationOutput.fmt(largest);
+        String againstPeersName = "Tailor's segment-admission against the best of static-cap and mclock, steady"
+                + " tenants' P99.999 change against fifo, " + variant;
+        String againstPeersTarget =
+                "lower than the best peer's by more than " + Math.round(100 * TIE_FRACTION) + " % of it";
+        String againstPaperName = "Tailor's segment-admission, steady tenants' P99.999 change against fifo, " + variant;
+        String againstPaperTarget = "<= " + SimulationOutput.fmt(-Demo.PAPER_BURST_REDUCTION_PERCENT / 2)
+                + " % (of the order of the paper's up to -" + SimulationOutput.fmt(Demo.PAPER_BURST_REDUCTION_PERCENT)
+                + " %)";
         if (fifo == null || fifo.steady() == null || fifo.steady().p99999Millis() == null) {
             lines.add("    no data: the fifo run has no steady tenants' P99.999.");
+            String reason = "the fifo run has no steady tenants' P99.999";
+            verdicts.add(
+                    new Verdict("segment-admission", againstPeersName, null, "%", againstPeersTarget, NO_DATA, reason));
+            verdicts.add(
+                    new Verdict("segment-admission", againstPaperName, null, "%", againstPaperTarget, NO_DATA, reason));
             return;
         }
         double baseline = fifo.steady().p99999Millis();
@@ -195,6 +292,11 @@ final class DemoSummary {
         String verdict;
         if (ours == null) {
             verdict = "no data.";
+            String reason = "Tailor's segment-admission run has no steady tenants' P99.999";
+            verdicts.add(
+                    new Verdict("segment-admission", againstPeersName, null, "%", againstPeersTarget, NO_DATA, reason));
+            verdicts.add(
+                    new Verdict("segment-admission", againstPaperName, null, "%", againstPaperTarget, NO_DATA, reason));
         } else {
             String againstPeers;
             if (bestPeerChange == null) {
@@ -211,6 +313,28 @@ final class DemoSummary {
             verdict = againstPeers + "; "
                     + (paperLike ? "of the paper's order" : "well short of the paper's reduction")
                     + " (simulated time).";
+            verdicts.add(new Verdict(
+                    "segment-admission",
+                    againstPeersName,
+                    ours,
+                    "%",
+                    againstPeersTarget,
+                    againstPeers.equals("better than every peer") ? MET : MISSED,
+                    againstPeers
+                            + (bestPeer == null
+                                    ? ": no peer's figure"
+                                    : ": " + bestPeer + " " + percent(bestPeerChange)
+                                            + millis(bestPeerChange, bestPeerRun) + ", Tailor's " + percent(ours)
+                                            + millis(ours, tailor))
+                            + SIMULATED));
+            verdicts.add(new Verdict(
+                    "segment-admission",
+                    againstPaperName,
+                    ours,
+                    "%",
+                    againstPaperTarget,
+                    paperLike ? MET : MISSED,
+                    (paperLike ? "of the paper's order" : "well short of the paper's reduction") + SIMULATED));
         }
         lines.add("    Verdict: " + verdict);
     }
@@ -245,9 +369,23 @@ final class DemoSummary {
      * admission each against admission off, their targets, and whether to trust them.
      */
     private static void experiments(
-            List<String> lines, LowLoadExperiment.Result lowLoad, BurstExperiment.Result burst, String whyNot) {
+            List<String> lines,
+            List<Verdict> verdicts,
+            LowLoadExperiment.Result lowLoad,
+            BurstExperiment.Result burst,
+            String whyNot) {
+        String lowLoadName = "I/O-priority loop against a FIFO loop at low load, P99.9 change";
+        String lowLoadTarget =
+                "<= " + SimulationOutput.fmt(Demo.PAPER_LOW_LOAD_P999_CHANGE_PERCENT) + " % (paper," + " deployed)";
+        String burstTarget = "<= " + SimulationOutput.fmt(Demo.CLEARLY_LOWER_PERCENT) + " % (clearly lower)";
         if (lowLoad == null || burst == null) {
             lines.add("  NBD proxy with real clients: " + (whyNot == null ? "did not run." : whyNot));
+            String reason = "the experiments " + (whyNot == null ? "did not run" : whyNot.replaceAll("\\.$", ""));
+            verdicts.add(new Verdict("nbd-proxy", lowLoadName, null, "%", lowLoadTarget, NO_DATA, reason));
+            verdicts.add(
+                    new Verdict("nbd-proxy", burstName("door alone", null), null, "%", burstTarget, NO_DATA, reason));
+            verdicts.add(new Verdict(
+                    "nbd-proxy", burstName("segment admission", null), null, "%", burstTarget, NO_DATA, reason));
             return;
         }
         FioLatency fifo = lowLoad.pooled("fifo");
@@ -275,6 +413,34 @@ final class DemoSummary {
                 "CPU pressure up to %.0f %% at low load, %.0f %% in the burst" + " test",
                 nanToZero(lowLoad.maxCpuPressurePercent()),
                 nanToZero(burst.maxCpuPressurePercent()));
+        String reason = busy
+                ? "the machine was busy (" + pressure + "); rerun on a quiet machine with tailor nbd experiment"
+                        + " low-load --rounds 3 and ... burst --rounds 3"
+                : pressure + ": quiet enough; one short round moves from run to run";
+        verdicts.add(new Verdict(
+                "nbd-proxy",
+                lowLoadName,
+                nanToNull(lowLoadChange),
+                "%",
+                lowLoadTarget,
+                verdict(lowLoadChange <= Demo.PAPER_LOW_LOAD_P999_CHANGE_PERCENT, lowLoadChange, busy),
+                reason));
+        verdicts.add(new Verdict(
+                "nbd-proxy",
+                burstName("door alone", burstPercent),
+                nanToNull(doorChange),
+                "%",
+                burstTarget,
+                verdict(doorChange <= Demo.CLEARLY_LOWER_PERCENT, doorChange, busy),
+                reason));
+        verdicts.add(new Verdict(
+                "nbd-proxy",
+                burstName("segment admission", burstPercent),
+                nanToNull(admissionChange),
+                "%",
+                burstTarget,
+                verdict(admissionChange <= Demo.CLEARLY_LOWER_PERCENT, admissionChange, busy),
+                reason));
         if (busy) {
             lines.add("    Verdict: unreliable, the machine was busy (" + pressure + "); rerun on a quiet machine with"
                     + " tailor nbd experiment low-load --rounds 3 and ... burst --rounds 3.");
@@ -285,6 +451,17 @@ final class DemoSummary {
                     + ", admission " + met(admissionChange <= Demo.CLEARLY_LOWER_PERCENT, admissionChange)
                     + " (" + pressure + ": quiet enough; one short round moves from run to run).");
         }
+    }
+
+    /** A burst comparison's name: {@code configuration} against admission off, on the tail percentile judged. */
+    private static String burstName(String configuration, Double percent) {
+        return "under a burst, " + configuration + " against admission off, steady tenants' "
+                + (percent == null ? "tail" : Demo.percentileName(percent)) + " change";
+    }
+
+    /** {@link #met}, or {@value #UNRELIABLE} on a busy machine (as the tables' verdict column). */
+    private static String verdict(boolean met, double value, boolean busy) {
+        return Double.isNaN(value) ? NO_DATA : busy ? UNRELIABLE : met ? MET : MISSED;
     }
 
     private static String met(boolean met, double value) {

@@ -112,7 +112,7 @@ public final class StorageOutput {
             }
         }
         out.println();
-        legend().forEach(out::println);
+        legend(results).forEach(out::println);
         if (perTenant) {
             StorageFigures.tenantLegend().forEach(out::println);
         }
@@ -206,9 +206,9 @@ public final class StorageOutput {
         return steady != null ? steady : StorageReport.unmeasured(r, false);
     }
 
-    /** What the columns mean, one line each. */
-    static List<String> legend() {
-        return StorageFigures.legend();
+    /** What the columns of {@code results} mean, one line each ({@link StorageFigures#legend(List)}). */
+    static List<String> legend(List<StorageRunResult> results) {
+        return StorageFigures.legend(results);
     }
 
     private static String percentiles(LatencySummary s) {

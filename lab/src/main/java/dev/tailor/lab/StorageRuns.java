@@ -119,8 +119,22 @@ public final class StorageRuns {
 
     /** Runs the sweep on {@code threads} threads, with a progress bar on {@code err} when it is a terminal. */
     public static List<StorageRunResult> execute(List<StorageSweep.Run> runs, int threads, PrintWriter err) {
-        return StorageSweep.run(
-                runs, threads, System::nanoTime, StorageOutput.progress(err, Terminal.stderrIsTerminal()));
+        return execute(runs, threads, err, null);
+    }
+
+    /**
+     * As {@link #execute(List, int, PrintWriter)}, counting the finished runs in {@code stopping} (may be
+     * null), which tells them if the command is stopped.
+     */
+    public static List<StorageRunResult> execute(
+            List<StorageSweep.Run> runs, int threads, PrintWriter err, ClusterRuns.Stopping stopping) {
+        StorageSweep.Progress shown = StorageOutput.progress(err, Terminal.stderrIsTerminal());
+        return StorageSweep.run(runs, threads, System::nanoTime, (done, total, run, result) -> {
+            if (stopping != null) {
+                stopping.done(done);
+            }
+            shown.finished(done, total, run, result);
+        });
     }
 
     /**
@@ -144,13 +158,14 @@ public final class StorageRuns {
      * the mix's name ({@code robustness-mild: offered load: 35.0 % ...}), in the order of the mixes. A
      * note that differs between the seeds of a mix (the rates drawn for each seed give each its own load
      * with bursts) is told for each seed, headed by both ({@code robustness-busy seed 2: ...}). A
-     * scenario with one mix and one seed has its notes as they are.
+     * scenario with one mix and one seed has its notes as they are. Only the notes that concern a run of
+     * {@code policies} ({@link StorageSetup#notes(java.util.Collection)}).
      */
-    public static List<String> notes(List<StorageSetup> setups) {
+    public static List<String> notes(List<StorageSetup> setups, List<String> policies) {
         Map<String, Map<Long, List<String>>> byMix = new LinkedHashMap<>();
         for (StorageSetup setup : setups) {
             byMix.computeIfAbsent(setup.scenario().name(), k -> new LinkedHashMap<>())
-                    .merge(setup.scenario().seed(), new ArrayList<>(setup.notes()), (a, b) -> a);
+                    .merge(setup.scenario().seed(), new ArrayList<>(setup.notes(policies)), (a, b) -> a);
         }
         // Per mix: the notes of all its seeds, then each seed's own.
         Map<String, List<String>> common = new LinkedHashMap<>();

@@ -56,6 +56,109 @@ class DemoSummaryTest {
     }
 
     @Test
+    void verdicts_oneForEachComparisonOfTheSummary_withItsFigureTargetAndReason() {
+        List<RunResult> cluster = new ArrayList<>();
+        for (String scenario : List.of("paper-dag", "paper-pairwise")) {
+            for (String model : List.of("fluid", "cfs-quota")) {
+                for (double rps : List.of(100.0, 400.0)) {
+                    boolean prequalWins = scenario.equals("paper-dag") && model.equals("fluid") && rps == 100;
+                    cluster.add(run(scenario, model, rps, "heart", 50.0, 0));
+                    cluster.add(
+                            run(scenario, model, rps, "heart-paper", scenario.equals("paper-dag") ? 10.0 : 90.0, 0));
+                    cluster.add(run(scenario, model, rps, "least-request", 100.0, 0));
+                    cluster.add(run(scenario, model, rps, "prequal", prequalWins ? 41.0 : 70.0, 0));
+                }
+            }
+        }
+        List<StorageRunResult> storage = List.of(
+                storage("fifo", 100),
+                storage("static-cap", 80),
+                storage("mclock", 60),
+                storage("segment-admission-paper", 5),
+                storage("segment-admission", 10));
+
+        DemoSummary.Summary summary =
+                DemoSummary.of(cluster, TIMEOUTS, storage, null, null, "skipped (--no-experiments).");
+
+        assertThat(summary.lines())
+                .isEqualTo(DemoSummary.lines(cluster, TIMEOUTS, storage, null, null, "skipped (--no-experiments)."));
+        List<DemoSummary.Verdict> verdicts = summary.verdicts();
+        assertThat(verdicts)
+                .extracting(DemoSummary.Verdict::mechanism)
+                .containsExactly(
+                        "heart",
+                        "heart",
+                        "heart",
+                        "heart",
+                        "heart",
+                        "segment-admission",
+                        "segment-admission",
+                        "nbd-proxy",
+                        "nbd-proxy",
+                        "nbd-proxy");
+        assertThat(verdicts)
+                .allMatch(v -> !v.name().isBlank()
+                        && !v.target().isBlank()
+                        && !v.reason().isBlank());
+        // Tailor's heart: lowest P99 in 7 of 8 cells, the text's "a peer wins ...".
+        assertThat(verdicts.get(0))
+                .isEqualTo(new DemoSummary.Verdict(
+                        "heart",
+                        "Tailor's heart against the best of 7 peers, cells with the lowest P99",
+                        7.0,
+                        "cells",
+                        "lowest P99 in all 8 cells",
+                        "missed",
+                        "a peer wins DAG 100 fluid prequal 41 vs 50; simulated time: the machine's load does not"
+                                + " change these"));
+        // The paper's HEART over least-request: 0.90 against the paper's 0.66 (pairwise), 0.10 against 0.11 (DAG).
+        assertThat(verdicts.get(1).name())
+                .isEqualTo(
+                        "the paper's HEART (heart-paper) over least-request, P99, pairwise 100 RPS, fluid CPU limit");
+        assertThat(verdicts.get(1).figure()).isCloseTo(0.9, org.assertj.core.data.Offset.offset(1e-9));
+        assertThat(verdicts.get(1).target()).isEqualTo("<= 0.66 (the paper's: 194 vs 293 ms)");
+        assertThat(verdicts.get(1).verdict()).isEqualTo("missed");
+        assertThat(verdicts.get(1).reason())
+                .startsWith("beats least-request, less strongly than the paper says (90 vs");
+        assertThat(verdicts.get(3).name()).contains("DAG 400 RPS, fluid");
+        assertThat(verdicts.get(3).verdict()).isEqualTo("met");
+        // Segment admission: better than every peer (-90 % against mclock's -40 %), of the paper's order.
+        assertThat(verdicts.get(5).figure()).isCloseTo(-90, org.assertj.core.data.Offset.offset(1e-9));
+        assertThat(verdicts.get(5).verdict()).isEqualTo("met");
+        assertThat(verdicts.get(5).reason())
+                .isEqualTo("better than every peer: mclock -40 % (60 ms), Tailor's -90 % (10 ms); simulated"
+                        + " time: the machine's load does not change these");
+        assertThat(verdicts.get(6).target()).isEqualTo("<= -48.5 % (of the order of the paper's up to -97 %)");
+        assertThat(verdicts.get(6).verdict()).isEqualTo("met");
+        // The experiments did not run: no data, and why.
+        assertThat(verdicts.subList(7, 10))
+                .allMatch(v -> v.verdict().equals("no data")
+                        && v.figure() == null
+                        && v.reason().equals("the experiments skipped (--no-experiments)"));
+        // Level with the best peer is not met.
+        assertThat(DemoSummary.of(
+                                List.of(),
+                                TIMEOUTS,
+                                List.of(
+                                        storage("fifo", 239),
+                                        storage("static-cap", 80),
+                                        storage("mclock", 3.33),
+                                        storage("segment-admission-paper", 14.8),
+                                        storage("segment-admission", 3.32)),
+                                null,
+                                null,
+                                "skipped (--no-experiments).")
+                        .verdicts())
+                .filteredOn(v -> v.name().startsWith("Tailor's segment-admission against the best"))
+                .singleElement()
+                .satisfies(v -> {
+                    assertThat(v.verdict()).isEqualTo("missed");
+                    assertThat(v.reason())
+                            .startsWith("level with mclock (within 5 %): mclock -99 % (3.33 ms), Tailor's");
+                });
+    }
+
+    @Test
     void segmentAdmission_withinFivePercentOfTheBestPeer_isLevelWithIt_notBetter() {
         List<String> level = storageVerdict(3.32, 3.33);
         List<String> behind = storageVerdict(3.32, 3.0);

@@ -415,6 +415,40 @@ class ExperimentOutputTest {
     }
 
     @Test
+    void demoVerdicts_theSummarysNbdVerdicts_metMissedOrUnreliableWhenBusy() {
+        List<DemoSummary.Verdict> quiet =
+                DemoSummary.of(List.of(), Map.of(), List.of(), lowLoad(), burstWithDoor(10, 180_000_000), null)
+                        .verdicts()
+                        .stream()
+                        .filter(v -> v.mechanism().equals("nbd-proxy"))
+                        .toList();
+        assertThat(quiet).hasSize(3);
+        assertThat(quiet.get(0).name()).isEqualTo("I/O-priority loop against a FIFO loop at low load, P99.9 change");
+        assertThat(quiet.get(0).figure()).isCloseTo(-30, org.assertj.core.data.Offset.offset(0.5));
+        assertThat(quiet.get(0).target()).isEqualTo("<= -22 % (paper, deployed)");
+        assertThat(quiet)
+                .extracting(DemoSummary.Verdict::verdict)
+                .containsExactly("met", "missed", "met"); // as the text: low load met, door alone missed, admission met
+        assertThat(quiet.get(1).name())
+                .isEqualTo("under a burst, door alone against admission off, steady tenants' P99.99 change");
+        assertThat(quiet.get(1).figure()).isCloseTo(-10, org.assertj.core.data.Offset.offset(0.5));
+        assertThat(quiet.get(1).target()).isEqualTo("<= -20 % (clearly lower)");
+        assertThat(quiet).allMatch(v -> v.unit().equals("%") && v.reason().contains("quiet enough"));
+
+        List<DemoSummary.Verdict> busy =
+                DemoSummary.of(List.of(), Map.of(), List.of(), lowLoad(), burstWithDoor(80, 40_000_000), null)
+                        .verdicts()
+                        .stream()
+                        .filter(v -> v.mechanism().equals("nbd-proxy"))
+                        .toList();
+        assertThat(busy)
+                .hasSize(3)
+                .allMatch(v -> v.verdict().equals("unreliable")
+                        && v.figure() != null
+                        && v.reason().startsWith("the machine was busy (CPU pressure up to "));
+    }
+
+    @Test
     void burstSection_withTheDoor_namesItAndDrawsItApartFromAdmissionOn() {
         ExperimentReport.Section section = ExperimentReport.section(burstWithDoor(10, 40_000_000), "burst");
         assertThat(section.heading()).isEqualTo("Burst: segment admission off vs on, and the fair dispatch door alone");

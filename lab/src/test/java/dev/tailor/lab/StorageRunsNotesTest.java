@@ -52,9 +52,10 @@ class StorageRunsNotesTest {
         Files.writeString(file, yaml);
         StorageScenarios.Loaded loaded = StorageRuns.load(file.toString(), dir::resolve);
 
-        List<String> notes =
-                StorageRuns.notes(StorageRuns.sweep(loaded, List.of(1L, 2L), null, null, List.of("fifo"), dir::resolve)
-                        .setups());
+        List<String> notes = StorageRuns.notes(
+                StorageRuns.sweep(loaded, List.of(1L, 2L), null, null, List.of("fifo"), dir::resolve)
+                        .setups(),
+                List.of("fifo"));
 
         assertThat(notes).doesNotHaveDuplicates().startsWith("backend given in the scenario");
         assertThat(notes.stream().filter(n -> n.contains("offered load")))

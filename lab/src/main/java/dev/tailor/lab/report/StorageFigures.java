@@ -88,8 +88,21 @@ public final class StorageFigures {
                                 + misclassified(r.hot(), a.hotAdmittedAsSteadyPercent()));
     }
 
-    /** What the columns mean, one line each. */
-    public static List<String> legend() {
+    /**
+     * What the columns of {@code results} mean, one line each; the admission counters' lines (reserve, lent,
+     * borrowed and repaid in % of segment admission's budget; misclassified) only when a run has them, that
+     * is when a segment-admission policy ran: for any other policy those columns are all {@link #NONE}.
+     */
+    public static List<String> legend(List<StorageRunResult> results) {
+        List<String> legend = new ArrayList<>(legend());
+        if (results.stream().allMatch(r -> r.admission() == null)) {
+            legend.removeIf(line -> line.startsWith("reserve / lent") || line.startsWith("misclassified ="));
+        }
+        return legend;
+    }
+
+    /** What every column means, one line each, the admission counters' included. */
+    static List<String> legend() {
         return List.of(
                 "steady/hot tenants = tenants without/with bursts (ground truth); latency = arrival at the proxy to"
                         + " completion at the backend.",

@@ -181,7 +181,7 @@ public final class StorageReport {
         }
         html.append("<h2>Results</h2>\n").append(tables(results));
         html.append("<ul class=\"note\">");
-        StorageFigures.legend()
+        StorageFigures.legend(results)
                 .forEach(n -> html.append("<li>").append(escape(n)).append("</li>"));
         html.append("</ul>\n");
         // A class of tenants the scenario does not have: every one of its latency cells is n/r, for that reason.

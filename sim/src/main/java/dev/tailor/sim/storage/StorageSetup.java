@@ -12,6 +12,7 @@ import dev.tailor.sim.des.RandomStreams;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashSet;
@@ -110,6 +111,8 @@ public final class StorageSetup {
     private final double[] proxyCapacity;
     private final Double burstMultiplier;
     private final List<String> notes;
+    /** The note of {@link #budgetNote}, one of {@link #notes}, or {@code null}. */
+    private final String budgetNote;
 
     private StorageSetup(
             StorageScenario scenario,
@@ -181,7 +184,10 @@ public final class StorageSetup {
                 100 * base / BACKEND_COST_UNITS_PER_SECOND,
                 100 * total / BACKEND_COST_UNITS_PER_SECOND,
                 burstMultiplier == null ? "" : " (burst multiplier " + Numbers.format(burstMultiplier) + ")"));
-        budgetNote(scenario, tenants).ifPresent(all::add);
+        this.budgetNote = budgetNote(scenario, tenants).orElse(null);
+        if (budgetNote != null) {
+            all.add(budgetNote);
+        }
         double[] commitments = new double[scenario.proxies()];
         committed.forEach(t -> commitments[t.proxy()] += t.commitmentCostUnitsPerSecond());
         for (int p = 0; p < commitments.length; p++) {
@@ -743,6 +749,17 @@ public final class StorageSetup {
     /** Every assumption made building it, one line each. */
     public List<String> notes() {
         return notes;
+    }
+
+    /**
+     * {@link #notes()} that concern a run of {@code policies}: without the note on segment admission's budget
+     * per interval when none of them is a segment-admission policy (fifo, mclock, ... have no budget).
+     */
+    public List<String> notes(Collection<String> policies) {
+        if (budgetNote == null || policies.stream().anyMatch(SegmentAdmissionPolicy.NAMES::contains)) {
+            return notes;
+        }
+        return notes.stream().filter(note -> !note.equals(budgetNote)).toList();
     }
 
     /** The scenario's name with the variant, e.g. {@code burst-microbench ×8}. */

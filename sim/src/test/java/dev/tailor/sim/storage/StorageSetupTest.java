@@ -227,6 +227,9 @@ class StorageSetupTest {
                                 + " one at a time per proxy (overlapping-advances: while its proxy's advances"
                                 + " outstanding are less than its cost)")
                         .contains("segment-admission-paper and no-oversize-advance hold it for 3 intervals or more"));
+        // A note on admission's budget, for runs of a segment-admission policy only.
+        assertThat(sixteen.notes(List.of("fifo", "mclock"))).noneMatch(n -> n.contains("budget per interval"));
+        assertThat(sixteen.notes(List.of("fifo", "no-reserve"))).isEqualTo(sixteen.notes());
         StorageSetup one = StorageSimulationTest.setup(
                 StorageSimulationTest.scenario("baseUtilizationPercent: 40", tenants.formatted(1 << 20)));
         assertThat(one.notes()).noneMatch(n -> n.contains("budget per interval"));

@@ -1,0 +1,104 @@
+package dev.tailor.lab;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@link ClusterRuns.Stopping}, the stop of a command of several stages (the demo), its hook called as a
+ * signal would: one line saying how far the command got, and no report of which only some pages are out.
+ */
+class StoppingTest {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void stoppedInTheSecondStage_saysWhatEachStageFinished_andRemovesTheReportFolderItCreated() throws IOException {
+        Path report = dir.resolve("demo");
+        Files.createDirectories(report);
+        StringWriter err = new StringWriter();
+        try (ClusterRuns.Stopping stopping = ClusterRuns.Stopping.on(new PrintWriter(err, true), report, true)) {
+            stopping.next(72, "simulated run");
+            stopping.done(72);
+            stopping.next(10, "storage run");
+            stopping.done(3);
+
+            stopping.stop();
+
+            assertThat(stopping.publish("the results printed", () -> err.write("printed")))
+                    .isFalse();
+        }
+        assertThat(err.toString())
+                .isEqualTo("tailor: stopped after the 72 simulated runs and 3 of 10 storage runs; nothing written"
+                        + " (the results and the report come when every run is done)\n");
+        assertThat(report).doesNotExist();
+    }
+
+    @Test
+    void stoppedWhileWritingTheReport_publishesNoPage_andKeepsThePreviousReportWhole() throws IOException {
+        Path report = dir.resolve("demo");
+        Files.createDirectories(report);
+        Files.writeString(report.resolve("index.html"), "the previous run's");
+        Files.writeString(report.resolve("storage.html"), "the previous run's");
+        StringWriter err = new StringWriter();
+        StringWriter out = new StringWriter();
+        try (ClusterRuns.Stopping stopping = ClusterRuns.Stopping.on(new PrintWriter(err, true), report, false)) {
+            stopping.next(72, "simulated run");
+            stopping.done(72);
+            stopping.next(10, "storage run");
+            stopping.done(10);
+            stopping.during("printing its results");
+            assertThat(stopping.publish("the results printed", () -> out.write("Summary")))
+                    .isTrue();
+            stopping.during("writing the report");
+            Path pages = stopping.staging(report);
+            Files.writeString(pages.resolve("index.html"), "this run's");
+
+            stopping.stop();
+
+            assertThat(stopping.publishReport(report)).isFalse();
+            assertThat(pages).doesNotExist();
+        }
+        // Was: the demo ended without a word, its new index.html beside the previous run's storage.html.
+        assertThat(err.toString())
+                .isEqualTo("tailor: stopped after the 72 simulated runs and the 10 storage runs, writing the report;"
+                        + " the results printed, no report written (its pages come all together)\n");
+        assertThat(out.toString()).isEqualTo("Summary");
+        assertThat(report.resolve("index.html")).hasContent("the previous run's");
+        assertThat(report.resolve("storage.html")).hasContent("the previous run's");
+        try (var files = Files.list(report)) {
+            assertThat(files).hasSize(2);
+        }
+    }
+
+    @Test
+    void publishedReport_movesEveryPageIn_andAStopAfterItSaysSo() throws IOException {
+        Path report = dir.resolve("demo");
+        StringWriter err = new StringWriter();
+        try (ClusterRuns.Stopping stopping = ClusterRuns.Stopping.on(new PrintWriter(err, true), report, true)) {
+            stopping.next(2, "simulated run");
+            stopping.during("during the NBD experiments");
+            stopping.during("writing the report");
+            Path pages = stopping.staging(report);
+            Files.writeString(pages.resolve("index.html"), "this run's");
+            Files.writeString(pages.resolve("storage.html"), "this run's");
+
+            assertThat(stopping.publishReport(report)).isTrue();
+            stopping.stop();
+        }
+        assertThat(report.resolve("index.html")).hasContent("this run's");
+        assertThat(report.resolve("storage.html")).hasContent("this run's");
+        try (var files = Files.list(report)) {
+            assertThat(files).hasSize(2); // the staging folder is gone
+        }
+        assertThat(err.toString())
+                .isEqualTo("tailor: stopped after the 2 simulated runs, writing the report; the report written\n");
+    }
+}
