@@ -23,7 +23,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -381,13 +380,8 @@ public final class ClusterRuns {
         }
 
         private static void deleteTree(Path dir) {
-            if (dir == null) {
-                return;
-            }
-            try (Stream<Path> paths = Files.walk(dir)) {
-                for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
-                    Files.deleteIfExists(path);
-                }
+            try {
+                Trees.delete(dir);
             } catch (IOException e) {
                 // Being written meanwhile, or gone: a hidden folder, not a report.
             }

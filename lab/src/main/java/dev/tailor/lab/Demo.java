@@ -17,13 +17,11 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.stream.Stream;
 
 /**
  * The demo behind {@code tailor demo}: the paper's comparison in the cluster simulator — paper-dag and
@@ -422,13 +420,8 @@ public final class Demo {
     }
 
     private static void deleteTree(Path dir) {
-        if (dir == null) {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(dir)) {
-            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(path);
-            }
+        try {
+            Trees.delete(dir);
         } catch (IOException e) {
             System.err.println("tailor: could not remove " + dir + " (" + e.getMessage() + ")");
         }
