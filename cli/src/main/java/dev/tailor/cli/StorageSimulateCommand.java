@@ -44,8 +44,7 @@ import picocli.CommandLine.Option;
                     + " no-baseline-guarantee, paced-release, fixed-reserve, round-robin-hot, round-robin-within-disk,"
                     + " bounded-overdraft, virtual-clock-hot, fifo-deadline, late-first-hot, late-first-clock-hot,"
                     + " bounded-lag-hot, unscaled-baselines, tick-refilled-baselines, no-fair-dispatch,"
-                    + " no-oversize-advance, overlapping-advances, credit-gated-advances, charged-door (the door"
-                    + " alone, charging what it lets through while open), charged-door-admission.",
+                    + " no-oversize-advance, overlapping-advances, credit-gated-advances.",
             ""
         },
         footer = {

@@ -8,9 +8,7 @@ import java.util.function.Consumer;
  * (its parallelism, the depth {@code mclock} uses) and lets the waiting ones in by start-time fair
  * queueing over its disks, weighted by their commitments, with a lag of one classifier window
  * ({@link FairDispatchQueue}, docs/admission.md). Every request goes to the backend sooner or later;
- * none is refused. {@code charged-door} (an option, off in {@code fair-dispatch}) is the same door
- * charging the requests it lets through while it is open to their disks' tags
- * ({@link dev.tailor.admission.AdmissionConfig#chargedOpenDoor}).
+ * none is refused.
  *
  * <p>Configuration (our reading): a disk's weight is its tenant's commitment, as the baseline
  * guarantee and {@code mclock} take it; the lag is the scenario's W·Δ ({@code admission.windowIntervals}
@@ -23,28 +21,22 @@ final class FairDispatchPolicy implements StoragePolicy {
     private final FairDispatchQueue<IoRequest> door;
 
     FairDispatchPolicy(Proxy proxy) {
-        this(proxy, false);
-    }
-
-    /** @param chargeOpen {@code charged-door}: requests let through while the door is open are charged */
-    FairDispatchPolicy(Proxy proxy, boolean chargeOpen) {
         this.proxy = proxy;
-        this.door = door(proxy, chargeOpen);
+        this.door = door(proxy);
     }
 
     /**
      * The door of {@code proxy} as configured above (also the one {@code segment-admission} sends its
-     * admitted requests through), charging the requests it lets through while open when
-     * {@code chargeOpen} ({@link dev.tailor.admission.AdmissionConfig#chargedOpenDoor}).
+     * admitted requests through).
      */
-    static FairDispatchQueue<IoRequest> door(Proxy proxy, boolean chargeOpen) {
+    static FairDispatchQueue<IoRequest> door(Proxy proxy) {
         int disks = proxy.tenants().size();
         double[] weights = new double[disks];
         for (int d = 0; d < disks; d++) {
             weights[d] = proxy.tenants().get(d).commitmentCostUnitsPerSecond(); // a fair share unless set
         }
         double lagSeconds = proxy.setup().scenario().admission().windowIntervals() * (proxy.intervalNanos() / 1e9);
-        return new FairDispatchQueue<>(weights, proxy.backendParallelism(), lagSeconds, chargeOpen);
+        return new FairDispatchQueue<>(weights, proxy.backendParallelism(), lagSeconds);
     }
 
     @Override

@@ -21,7 +21,7 @@ import java.util.function.Consumer;
  * {@code late-first-hot}, {@code late-first-clock-hot}, {@code round-robin-within-disk},
  * {@code bounded-lag-hot}, {@code unscaled-baselines}, {@code tick-refilled-baselines},
  * {@code no-fair-dispatch}, {@code no-oversize-advance}, {@code overlapping-advances},
- * {@code credit-gated-advances}, {@code charged-door-admission}: the real
+ * {@code credit-gated-advances}: the real
  * {@link AdmissionController} of the {@code admission} module, driven in simulated time. An arriving request is acquired at its arrival time: admitted requests go
  * to the backend at once, queued ones when an {@link IntervalReport} admits them, refused ones leave
  * counted; with {@link AdmissionConfig#fairDispatch} (on but in the paper's variant), "go to the backend" is through
@@ -56,9 +56,7 @@ import java.util.function.Consumer;
  * {@code overlapping-advances} with {@link AdmissionConfig#overlappingAdvances} on (off by default: at most
  * one advance outstanding, so a second such request waits until the first's is repaid), and
  * {@code credit-gated-advances} with it and {@link AdmissionConfig#creditGatedAdvances} on (off by default:
- * an overlapping advance only for a request whose disk is within its credits over the last R·Δ), and
- * {@code charged-door-admission} with {@link AdmissionConfig#chargedOpenDoor} on (off by default: the
- * door does not charge what it lets through while open). Between
+ * an overlapping advance only for a request whose disk is within its credits over the last R·Δ). Between
  * boundaries the policy calls the controller {@code admission.callsPerInterval − 1} more times per
  * interval (default every millisecond), as a proxy's statistics task would.
  */
@@ -97,8 +95,7 @@ final class SegmentAdmissionPolicy implements StoragePolicy {
             "no-fair-dispatch",
             "no-oversize-advance",
             "overlapping-advances",
-            "credit-gated-advances",
-            "charged-door-admission");
+            "credit-gated-advances");
 
     private final Proxy proxy;
     private final AdmissionController controller;
@@ -116,9 +113,7 @@ final class SegmentAdmissionPolicy implements StoragePolicy {
         this.proxy = proxy;
         this.recorder = recorder;
         this.controller = new AdmissionController(config(proxy, name), proxy.disks(), 0);
-        this.door = controller.config().fairDispatch()
-                ? FairDispatchPolicy.door(proxy, controller.config().chargedOpenDoor())
-                : null;
+        this.door = controller.config().fairDispatch() ? FairDispatchPolicy.door(proxy) : null;
         this.callsPerInterval = proxy.setup().scenario().admission().callsPerInterval();
         if (recorder != null) {
             recorder.budgetCostUnits = controller.config().budgetCostUnits();
@@ -168,7 +163,6 @@ final class SegmentAdmissionPolicy implements StoragePolicy {
                         || "overlapping-advances".equals(name)
                         || "credit-gated-advances".equals(name))
                 .creditGatedAdvances(base.creditGatedAdvances() || "credit-gated-advances".equals(name))
-                .chargedOpenDoor(base.chargedOpenDoor() || "charged-door-admission".equals(name))
                 .build();
     }
 

@@ -44,9 +44,7 @@ public final class StorageSimulation {
             "no-fair-dispatch",
             "no-oversize-advance",
             "overlapping-advances",
-            "credit-gated-advances",
-            "charged-door",
-            "charged-door-admission");
+            "credit-gated-advances");
 
     private StorageSimulation() {}
 
@@ -83,7 +81,6 @@ public final class StorageSimulation {
             case "mclock" -> new MClockPolicy(proxy, false);
             case "mclock-per-client" -> new MClockPolicy(proxy, true);
             case "fair-dispatch" -> new FairDispatchPolicy(proxy);
-            case "charged-door" -> new FairDispatchPolicy(proxy, true);
             case "segment-admission",
                     "segment-admission-paper",
                     "no-reserve",
@@ -106,8 +103,7 @@ public final class StorageSimulation {
                     "no-fair-dispatch",
                     "no-oversize-advance",
                     "overlapping-advances",
-                    "credit-gated-advances",
-                    "charged-door-admission" -> new SegmentAdmissionPolicy(proxy, name, recorder);
+                    "credit-gated-advances" -> new SegmentAdmissionPolicy(proxy, name, recorder);
             default ->
                 throw new IllegalArgumentException(
                         "policy : \"" + name + "\" (expected: one of " + policyNames() + ")");
