@@ -179,14 +179,6 @@ import dev.tailor.common.Numbers;
  *                                   The bound stays that of overlapping advances. Off: every request may
  *                                   take an overlapping advance when {@link #overlappingAdvances} is on.
  *                                   The storage simulator's {@code credit-gated-advances} turns both on
- * @param chargedOpenDoor            (ours, an option, default off; refines {@link #fairDispatch}) the
- *                                   door also charges the requests it lets through at once while it is
- *                                   open to their disk's start tag, as start-time fair queueing tags every
- *                                   request ({@link FairDispatchQueue}). Off: only requests that waited at
- *                                   the door are charged. Neither the controller nor the NBD proxy reads it. The storage
- *                                   simulator's {@code charged-door} (the door alone) and
- *                                   {@code charged-door-admission} (segment admission then the door) turn
- *                                   it on
  */
 public record AdmissionConfig(
         long intervalNanos,
@@ -219,8 +211,7 @@ public record AdmissionConfig(
         boolean fairDispatch,
         boolean oversizeAdvance,
         boolean overlappingAdvances,
-        boolean creditGatedAdvances,
-        boolean chargedOpenDoor) {
+        boolean creditGatedAdvances) {
 
     /** The defaults (see the parameters; they are set in one place, {@link Builder}). */
     public static final AdmissionConfig DEFAULTS = builder().build();
@@ -359,7 +350,6 @@ public record AdmissionConfig(
         private boolean oversizeAdvance = true;
         private boolean overlappingAdvances = false;
         private boolean creditGatedAdvances = false;
-        private boolean chargedOpenDoor = false;
 
         private Builder() {}
 
@@ -395,7 +385,6 @@ public record AdmissionConfig(
             oversizeAdvance = from.oversizeAdvance;
             overlappingAdvances = from.overlappingAdvances;
             creditGatedAdvances = from.creditGatedAdvances;
-            chargedOpenDoor = from.chargedOpenDoor;
         }
 
         /** {@link AdmissionConfig#intervalNanos}. */
@@ -584,12 +573,6 @@ public record AdmissionConfig(
             return this;
         }
 
-        /** {@link AdmissionConfig#chargedOpenDoor}. */
-        public Builder chargedOpenDoor(boolean value) {
-            chargedOpenDoor = value;
-            return this;
-        }
-
         /**
          * The configuration, checked as the constructor checks it.
          *
@@ -629,8 +612,7 @@ public record AdmissionConfig(
                     fairDispatch,
                     oversizeAdvance,
                     overlappingAdvances,
-                    creditGatedAdvances,
-                    chargedOpenDoor);
+                    creditGatedAdvances);
         }
     }
 }

@@ -30,12 +30,8 @@ import java.util.function.Predicate;
  * by c ÷ weight. A request is tagged when it leaves (the head of its disk's queue): start = max(its
  * disk's tag, virtual time − lag), and the virtual time moves up to the start of the request let in
  * (never back), as in start-time fair queueing [1]; a lag of 0 is plain start-time fair queueing.
- * Requests let through at once (the door open, nothing waiting) are not charged by default: there is
- * no contention to share then, as a fair-queueing server resets between busy periods. But the tags
- * are not reset either, so a disk whose requests mostly pass while the door is open keeps a tag far
- * behind the virtual time and, at the next contention, starts at the floor (virtual time − lag) ahead
- * of disks that were charged for what they sent through the queue; the option chargeOpen tags every
- * request as [1] does (docs/admission.md, Fair dispatch, where the door loses). The lag is the
+ * Requests let through at once (the door open, nothing waiting) are not charged: there is no
+ * contention to share then, as a fair-queueing server resets between busy periods. The lag is the
  * one departure from [1]: a disk that was quiet (its tag fell behind the virtual time) keeps up to
  * the lag of that, so a batch after a quiet spell is not served at its share from its first request.
  * Without it a tenant within its baseline over any horizon longer than a batch waited for its batch
@@ -54,7 +50,6 @@ public final class FairDispatchQueue<T> {
     private final int depth;
     private final double[] secondsPerCostUnit;
     private final double lagSeconds;
-    private final boolean chargeOpen;
     private final ArrayDeque<Waiting<T>>[] waiting;
     private final double[] tagSeconds;
     private double virtualSeconds;
@@ -72,21 +67,8 @@ public final class FairDispatchQueue<T> {
      *                                  of its baseline, {@code >= 0} and finite
      * @throws IllegalArgumentException naming the parameter, its value and what was expected
      */
-    public FairDispatchQueue(double[] weightsCostUnitsPerSecond, int depth, double lagSeconds) {
-        this(weightsCostUnitsPerSecond, depth, lagSeconds, false);
-    }
-
-    /**
-     * As {@link #FairDispatchQueue(double[], int, double)}, and with {@code chargeOpen} (an option, off
-     * above) a request let through at once while the door is open is tagged and charged to its disk as
-     * a request let in from the queue is (start = max(its disk's tag, virtual time − lag), the virtual
-     * time moved up to that start, the tag moved on by cost ÷ weight), as start-time fair queueing tags
-     * every packet [1]. Off: requests let through at once are not charged.
-     *
-     * @param chargeOpen whether requests let through while the door is open are charged to their disk
-     */
     @SuppressWarnings("unchecked")
-    public FairDispatchQueue(double[] weightsCostUnitsPerSecond, int depth, double lagSeconds, boolean chargeOpen) {
+    public FairDispatchQueue(double[] weightsCostUnitsPerSecond, int depth, double lagSeconds) {
         if (weightsCostUnitsPerSecond.length == 0) {
             throw new IllegalArgumentException(
                     "weightsCostUnitsPerSecond : [] (expected: one weight per disk, at least one)");
@@ -97,7 +79,6 @@ public final class FairDispatchQueue<T> {
         Checks.requireRange("lagSeconds", lagSeconds, 0, Double.MAX_VALUE);
         this.depth = depth;
         this.lagSeconds = lagSeconds;
-        this.chargeOpen = chargeOpen;
         int disks = weightsCostUnitsPerSecond.length;
         this.secondsPerCostUnit = new double[disks];
         this.waiting = new ArrayDeque[disks];
@@ -130,11 +111,6 @@ public final class FairDispatchQueue<T> {
             throw new IllegalArgumentException("costUnits : " + costUnits + " (expected: >= 0)");
         }
         if (outstanding < depth && waitingCount == 0) {
-            if (chargeOpen) {
-                double start = Math.max(tagSeconds[disk], virtualSeconds - lagSeconds);
-                virtualSeconds = Math.max(virtualSeconds, start);
-                tagSeconds[disk] = start + costUnits * secondsPerCostUnit[disk];
-            }
             outstanding++;
             return true;
         }

@@ -57,7 +57,6 @@ class AdmissionConfigTest {
                 true,
                 true,
                 false,
-                false,
                 false);
         assertThat(AdmissionConfig.builder().build()).isEqualTo(written).isEqualTo(D);
         assertThat(HeadroomConfig.builder().build())
@@ -92,7 +91,6 @@ class AdmissionConfigTest {
                         false,
                         false,
                         true,
-                        false,
                         false,
                         false,
                         false,

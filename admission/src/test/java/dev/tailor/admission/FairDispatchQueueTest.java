@@ -173,42 +173,6 @@ class FairDispatchQueueTest {
                 });
     }
 
-    /**
-     * Why: the option chargeOpen. Disk 1 is charged 10 for a request that waited; disk 0 then sends five
-     * requests of 10 through the open door. At the next contention disk 0's request H arrives after disk
-     * 1's L. Uncharged, disk 0's tag is still 0, below disk 1's 10, so H goes first though disk 0 had five
-     * times disk 1's service; charged, as start-time fair queueing tags every request, disk 0's tag is
-     * 70 against disk 1's start at the virtual time 60, so L goes first.
-     */
-    @Test
-    void chargeOpen_chargesWhatPassesWhileOpen_soADiskThatUsedTheOpenDoorWaitsItsTurnAtContention() {
-        for (boolean charge : new boolean[] {false, true}) {
-            FairDispatchQueue<Req> door = new FairDispatchQueue<>(new double[] {1, 1}, 1, 0, charge);
-            assertThat(door.offer(0, 10, new Req(0, 0))).isTrue();
-            assertThat(door.offer(1, 10, new Req(1, 0))).isFalse();
-            assertThat(door.completed()).isEqualTo(new Req(1, 0));
-            assertThat(door.completed()).isNull();
-            for (int i = 1; i <= 5; i++) {
-                assertThat(door.offer(0, 10, new Req(0, i))).isTrue();
-                assertThat(door.completed()).isNull();
-            }
-            assertThat(door.offer(0, 10, new Req(0, 6))).isTrue();
-            Req light = new Req(1, 1);
-            Req heavy = new Req(0, 7);
-            assertThat(door.offer(1, 10, light)).isFalse();
-            assertThat(door.offer(0, 10, heavy)).isFalse();
-
-            List<Req> order = new ArrayList<>();
-            order.add(door.completed());
-            order.add(door.completed());
-
-            assertThat(order)
-                    .as("chargeOpen %s", charge)
-                    .containsExactly(charge ? light : heavy, charge ? heavy : light);
-            assertThat(door.completed()).isNull();
-        }
-    }
-
     @Test
     void badArguments_areNamed() {
         assertThatThrownBy(() -> new FairDispatchQueue<Req>(new double[] {1, Double.NaN}, 1, 0))
