@@ -179,6 +179,17 @@ import dev.tailor.common.Numbers;
  *                                   The bound stays that of overlapping advances. Off: every request may
  *                                   take an overlapping advance when {@link #overlappingAdvances} is on.
  *                                   The storage simulator's {@code credit-gated-advances} turns both on
+ * @param finishTagDoor              (ours, an option, default off; refines {@link #fairDispatch}) the
+ *                                   door lets in the waiting disk head with the least finish tag,
+ *                                   start + cost ÷ weight (start = max(the disk's tag, virtual time − lag)
+ *                                   either way), as weighted fair queueing orders packets by finish time
+ *                                   ({@link FairDispatchQueue}), so a large request goes after the small
+ *                                   ones that would finish before it. Off: the least start tag. The virtual
+ *                                   time, the charging and the lag are the same either way. Neither the
+ *                                   controller nor the NBD proxy reads it. The storage simulator's
+ *                                   {@code finish-tag-door} (the door alone) and
+ *                                   {@code finish-tag-door-admission} (segment admission then the door)
+ *                                   turn it on
  */
 public record AdmissionConfig(
         long intervalNanos,
@@ -211,7 +222,8 @@ public record AdmissionConfig(
         boolean fairDispatch,
         boolean oversizeAdvance,
         boolean overlappingAdvances,
-        boolean creditGatedAdvances) {
+        boolean creditGatedAdvances,
+        boolean finishTagDoor) {
 
     /** The defaults (see the parameters; they are set in one place, {@link Builder}). */
     public static final AdmissionConfig DEFAULTS = builder().build();
@@ -350,6 +362,7 @@ public record AdmissionConfig(
         private boolean oversizeAdvance = true;
         private boolean overlappingAdvances = false;
         private boolean creditGatedAdvances = false;
+        private boolean finishTagDoor = false;
 
         private Builder() {}
 
@@ -385,6 +398,7 @@ public record AdmissionConfig(
             oversizeAdvance = from.oversizeAdvance;
             overlappingAdvances = from.overlappingAdvances;
             creditGatedAdvances = from.creditGatedAdvances;
+            finishTagDoor = from.finishTagDoor;
         }
 
         /** {@link AdmissionConfig#intervalNanos}. */
@@ -573,6 +587,12 @@ public record AdmissionConfig(
             return this;
         }
 
+        /** {@link AdmissionConfig#finishTagDoor}. */
+        public Builder finishTagDoor(boolean value) {
+            finishTagDoor = value;
+            return this;
+        }
+
         /**
          * The configuration, checked as the constructor checks it.
          *
@@ -612,7 +632,8 @@ public record AdmissionConfig(
                     fairDispatch,
                     oversizeAdvance,
                     overlappingAdvances,
-                    creditGatedAdvances);
+                    creditGatedAdvances,
+                    finishTagDoor);
         }
     }
 }

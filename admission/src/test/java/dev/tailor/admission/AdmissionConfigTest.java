@@ -57,6 +57,7 @@ class AdmissionConfigTest {
                 true,
                 true,
                 false,
+                false,
                 false);
         assertThat(AdmissionConfig.builder().build()).isEqualTo(written).isEqualTo(D);
         assertThat(HeadroomConfig.builder().build())
@@ -91,6 +92,7 @@ class AdmissionConfigTest {
                         false,
                         false,
                         true,
+                        false,
                         false,
                         false,
                         false,

@@ -173,6 +173,39 @@ class FairDispatchQueueTest {
                 });
     }
 
+    /**
+     * Why: the option finishTag. Disk 1 was charged 10 for a request that waited, so its tag is 10; disk 0,
+     * quiet until now, tag 0, sends a request of 100 after disk 1's two of 10. By start tag disk 0 starts
+     * at 0, below disk 1's 10, and its large request goes first though it arrived last; by finish tag it
+     * finishes at 100 against disk 1's 20 and then 30, so it goes after the two small ones.
+     */
+    @Test
+    void finishTag_letsALargeRequestGoAfterTheSmallOnesThatWouldFinishBeforeIt() {
+        for (boolean finish : new boolean[] {false, true}) {
+            FairDispatchQueue<Req> door = new FairDispatchQueue<>(new double[] {1, 1}, 1, 0, finish);
+            assertThat(door.offer(0, 0, new Req(0, -1))).isTrue();
+            assertThat(door.offer(1, 10, new Req(1, 0))).isFalse();
+            assertThat(door.completed()).isEqualTo(new Req(1, 0));
+            Req small1 = new Req(1, 1);
+            Req small2 = new Req(1, 2);
+            Req large = new Req(0, 0);
+            assertThat(door.offer(1, 10, small1)).isFalse();
+            assertThat(door.offer(1, 10, small2)).isFalse();
+            assertThat(door.offer(0, 100, large)).isFalse();
+
+            List<Req> order = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                order.add(door.completed());
+            }
+
+            assertThat(order)
+                    .as("finishTag %s", finish)
+                    .containsExactlyElementsOf(
+                            finish ? List.of(small1, small2, large) : List.of(large, small1, small2));
+            assertThat(door.completed()).isNull();
+        }
+    }
+
     @Test
     void badArguments_areNamed() {
         assertThatThrownBy(() -> new FairDispatchQueue<Req>(new double[] {1, Double.NaN}, 1, 0))

@@ -44,7 +44,8 @@ import picocli.CommandLine.Option;
                     + " no-baseline-guarantee, paced-release, fixed-reserve, round-robin-hot, round-robin-within-disk,"
                     + " bounded-overdraft, virtual-clock-hot, fifo-deadline, late-first-hot, late-first-clock-hot,"
                     + " bounded-lag-hot, unscaled-baselines, tick-refilled-baselines, no-fair-dispatch,"
-                    + " no-oversize-advance, overlapping-advances, credit-gated-advances.",
+                    + " no-oversize-advance, overlapping-advances, credit-gated-advances, finish-tag-door (the door"
+                    + " alone, ordered by finish tag), finish-tag-door-admission.",
             ""
         },
         footer = {

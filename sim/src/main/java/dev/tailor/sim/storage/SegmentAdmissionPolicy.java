@@ -21,7 +21,7 @@ import java.util.function.Consumer;
  * {@code late-first-hot}, {@code late-first-clock-hot}, {@code round-robin-within-disk},
  * {@code bounded-lag-hot}, {@code unscaled-baselines}, {@code tick-refilled-baselines},
  * {@code no-fair-dispatch}, {@code no-oversize-advance}, {@code overlapping-advances},
- * {@code credit-gated-advances}: the real
+ * {@code credit-gated-advances}, {@code finish-tag-door-admission}: the real
  * {@link AdmissionController} of the {@code admission} module, driven in simulated time. An arriving request is acquired at its arrival time: admitted requests go
  * to the backend at once, queued ones when an {@link IntervalReport} admits them, refused ones leave
  * counted; with {@link AdmissionConfig#fairDispatch} (on but in the paper's variant), "go to the backend" is through
@@ -56,7 +56,9 @@ import java.util.function.Consumer;
  * {@code overlapping-advances} with {@link AdmissionConfig#overlappingAdvances} on (off by default: at most
  * one advance outstanding, so a second such request waits until the first's is repaid), and
  * {@code credit-gated-advances} with it and {@link AdmissionConfig#creditGatedAdvances} on (off by default:
- * an overlapping advance only for a request whose disk is within its credits over the last R·Δ). Between
+ * an overlapping advance only for a request whose disk is within its credits over the last R·Δ), and
+ * {@code finish-tag-door-admission} with {@link AdmissionConfig#finishTagDoor} on (off by default: the
+ * door lets waiting requests in by start tag). Between
  * boundaries the policy calls the controller {@code admission.callsPerInterval − 1} more times per
  * interval (default every millisecond), as a proxy's statistics task would.
  */
@@ -95,7 +97,8 @@ final class SegmentAdmissionPolicy implements StoragePolicy {
             "no-fair-dispatch",
             "no-oversize-advance",
             "overlapping-advances",
-            "credit-gated-advances");
+            "credit-gated-advances",
+            "finish-tag-door-admission");
 
     private final Proxy proxy;
     private final AdmissionController controller;
@@ -113,7 +116,9 @@ final class SegmentAdmissionPolicy implements StoragePolicy {
         this.proxy = proxy;
         this.recorder = recorder;
         this.controller = new AdmissionController(config(proxy, name), proxy.disks(), 0);
-        this.door = controller.config().fairDispatch() ? FairDispatchPolicy.door(proxy) : null;
+        this.door = controller.config().fairDispatch()
+                ? FairDispatchPolicy.door(proxy, controller.config().finishTagDoor())
+                : null;
         this.callsPerInterval = proxy.setup().scenario().admission().callsPerInterval();
         if (recorder != null) {
             recorder.budgetCostUnits = controller.config().budgetCostUnits();
@@ -163,6 +168,7 @@ final class SegmentAdmissionPolicy implements StoragePolicy {
                         || "overlapping-advances".equals(name)
                         || "credit-gated-advances".equals(name))
                 .creditGatedAdvances(base.creditGatedAdvances() || "credit-gated-advances".equals(name))
+                .finishTagDoor(base.finishTagDoor() || "finish-tag-door-admission".equals(name))
                 .build();
     }
 

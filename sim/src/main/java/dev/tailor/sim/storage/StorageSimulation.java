@@ -44,7 +44,9 @@ public final class StorageSimulation {
             "no-fair-dispatch",
             "no-oversize-advance",
             "overlapping-advances",
-            "credit-gated-advances");
+            "credit-gated-advances",
+            "finish-tag-door",
+            "finish-tag-door-admission");
 
     private StorageSimulation() {}
 
@@ -81,6 +83,7 @@ public final class StorageSimulation {
             case "mclock" -> new MClockPolicy(proxy, false);
             case "mclock-per-client" -> new MClockPolicy(proxy, true);
             case "fair-dispatch" -> new FairDispatchPolicy(proxy);
+            case "finish-tag-door" -> new FairDispatchPolicy(proxy, true);
             case "segment-admission",
                     "segment-admission-paper",
                     "no-reserve",
@@ -103,7 +106,8 @@ public final class StorageSimulation {
                     "no-fair-dispatch",
                     "no-oversize-advance",
                     "overlapping-advances",
-                    "credit-gated-advances" -> new SegmentAdmissionPolicy(proxy, name, recorder);
+                    "credit-gated-advances",
+                    "finish-tag-door-admission" -> new SegmentAdmissionPolicy(proxy, name, recorder);
             default ->
                 throw new IllegalArgumentException(
                         "policy : \"" + name + "\" (expected: one of " + policyNames() + ")");
