@@ -780,6 +780,35 @@ class SimulateCommandTest {
     }
 
     @Test
+    void demo_withoutExperiments_intoAnEarlierReport_removesThatReportsExperimentsPage_andKeepsOtherFiles()
+            throws IOException {
+        Path report = Files.createDirectories(dir.resolve("earlier"));
+        Files.writeString(report.resolve("experiments.html"), "<html>an earlier run's Summary</html>");
+        Files.writeString(report.resolve("burst-steady-tail.png"), "an earlier plot");
+        Files.writeString(report.resolve("notes.txt"), "the user's own");
+
+        PlanCommandTest.Result result = tailor(
+                "demo",
+                "--no-experiments",
+                "--warmup-seconds",
+                "1",
+                "--duration-seconds",
+                "2",
+                "--threads",
+                "1",
+                "--report",
+                report.toString());
+
+        assertThat(result.exitCode()).as(result.err()).isZero();
+        assertThat(report.resolve("index.html")).exists();
+        assertThat(report.resolve("storage.html")).exists();
+        // Was: left beside the new pages, which do not link it, with another run's Summary.
+        assertThat(report.resolve("experiments.html")).doesNotExist();
+        assertThat(report.resolve("burst-steady-tail.png")).doesNotExist();
+        assertThat(report.resolve("notes.txt")).hasContent("the user's own");
+    }
+
+    @Test
     void demo_json_hasTheSummarysVerdicts_eachWithNameFigureTargetVerdictAndReason() throws IOException {
         PlanCommandTest.Result result = tailor(
                 "demo",

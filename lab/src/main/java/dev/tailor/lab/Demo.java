@@ -354,6 +354,9 @@ public final class Demo {
                 if (stopping != null && !stopping.publishReport(report)) {
                     return; // stopped meanwhile: the stop says so
                 }
+                if (!ran) {
+                    removeEarlierExperiments(report);
+                }
             } catch (IOException e) {
                 if (stopping != null) {
                     stopping.discardReport();
@@ -417,6 +420,24 @@ public final class Demo {
                 + burst.runtimeSeconds() + " s per configuration, about "
                 + BurstExperiment.duration(lowLoad.estimatedSeconds() + burst.estimatedSeconds())
                 + " with each run's start and stop, longer when the machine is busy)";
+    }
+
+    /** The experiments page and its plots, as {@link ExperimentReport} names them for the demo's sections. */
+    static final List<String> EXPERIMENT_FILES = List.of(
+            "experiments.html",
+            "low-load-tail.png",
+            "low-load-health-check-age.png",
+            "burst-steady-tail.png",
+            "burst-bursty-tail.png");
+
+    /**
+     * Removes an experiments page an earlier demo left in {@code report} (and its plots): this run's pages do
+     * not link it, and its Summary would be another run's.
+     */
+    static void removeEarlierExperiments(Path report) throws IOException {
+        for (String name : EXPERIMENT_FILES) {
+            Files.deleteIfExists(report.resolve(name));
+        }
     }
 
     private static void deleteTree(Path dir) {
