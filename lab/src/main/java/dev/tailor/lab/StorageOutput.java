@@ -248,31 +248,23 @@ public final class StorageOutput {
                 : String.format(Locale.ROOT, "%,.0f", perSecond);
     }
 
-    /** Below this backend utilisation unfinished requests are not read as a load the policy cannot keep up with. */
+    /** From this backend utilisation on, unfinished requests are read as a load the backend cannot serve. */
     static final double SATURATED_BACKEND_PERCENT = 90;
 
     /**
-     * Why a run's measured requests may be unfinished, from what it measured: a backend that was busy nearly all
-     * the time (at least {@value #SATURATED_BACKEND_PERCENT} %) means queues that grow; a backend with room means
-     * requests that take longer than the drain after the measured period, or, when capacity went unused while
-     * requests waited at a proxy, a policy that held them.
+     * Why a run's measured requests may be unfinished, from what it measured: a backend busy nearly all the
+     * time (at least {@value #SATURATED_BACKEND_PERCENT} %) means more load than it serves, queues that grow;
+     * a backend with room means requests still waiting or in service when the drain after the measured period
+     * ended (a request longer than the drain, or one a policy held).
      */
     static String unfinishedCause(StorageRunResult r) {
-        if (r.backendUtilizationPercent() >= SATURATED_BACKEND_PERCENT) {
-            return "its queues grow: the policy cannot keep up with this load";
-        }
         String busy = String.format(Locale.ROOT, "the backend was %.1f %% busy", r.backendUtilizationPercent());
-        String drain = "they took longer than the drain after the measured period (the scenario's drainSeconds,"
-                + " default 1 s; a longer one measures them)";
-        if (r.unusedCapacityPercent() > 1) {
-            return String.format(
-                    Locale.ROOT,
-                    "%s and %.1f %% of it went unused while requests waited at a proxy: the policy held them, or %s",
-                    busy,
-                    r.unusedCapacityPercent(),
-                    drain);
+        if (r.backendUtilizationPercent() >= SATURATED_BACKEND_PERCENT) {
+            return busy + ": more load than it serves, so its queues grow";
         }
-        return busy + ", so not a load it cannot keep up with: " + drain;
+        return busy + ", so not a load it cannot serve: they were still waiting or in service when the drain"
+                + " after the measured period ended (the scenario's drainSeconds, default 1 s; a longer one"
+                + " measures them)";
     }
 
     /**
