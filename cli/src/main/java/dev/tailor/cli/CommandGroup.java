@@ -5,7 +5,7 @@ import picocli.CommandLine;
 
 /**
  * A command that only holds subcommands ({@code tailor}, {@code tailor heart}, {@code tailor storage},
- * {@code tailor nbd}, {@code tailor heart snapshot}). Run without one it is a usage error, as picocli has
+ * {@code tailor nbd}, {@code tailor nbd experiment}, {@code tailor heart snapshot}). Run without one it is a usage error, as picocli has
  * it and as the exit codes say: one line naming what is missing and the choices, its usage on standard
  * error, exit 2. {@code --help} still prints the usage on standard output and exits 0.
  */

@@ -49,15 +49,7 @@ import picocli.CommandLine.Option;
             NbdExperimentCommand.LowLoad.class,
             CommandLine.HelpCommand.class
         })
-final class NbdExperimentCommand implements Runnable {
-
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-
-    @Override
-    public void run() {
-        spec.commandLine().usage(spec.commandLine().getOut());
-    }
+final class NbdExperimentCommand extends CommandGroup {
 
     /**
      * {@code value} if in [min, max], else a {@link CliException} naming the option, its value and the

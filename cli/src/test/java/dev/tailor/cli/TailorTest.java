@@ -47,7 +47,9 @@ class TailorTest {
                         + " snapshot, simulate, help)",
                 "storage         | tailor: storage: a subcommand is missing (expected: one of simulate, help)",
                 "nbd             | tailor: nbd: a subcommand is missing (expected: one of serve, top, experiment, help)",
-                "heart snapshot  | tailor: heart snapshot: a subcommand is missing (expected: one of dataset, help)"
+                "heart snapshot  | tailor: heart snapshot: a subcommand is missing (expected: one of dataset, help)",
+                "nbd experiment  | tailor: nbd experiment: a subcommand is missing (expected: one of burst, low-load,"
+                        + " help)"
             })
     void commandGroup_withoutSubcommand_isAUsageError_usageOnStderr_exit2(String command, String message) {
         String[] args = command.isEmpty() ? new String[0] : command.split(" ");
