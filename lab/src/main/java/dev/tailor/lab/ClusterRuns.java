@@ -362,7 +362,9 @@ public final class ClusterRuns {
                 return "tailor: stopped while writing its output, which may be incomplete";
             }
             String after;
+            boolean betweenStages;
             synchronized (this) {
+                betweenStages = what == null && during != null;
                 List<String> got = new ArrayList<>(finished);
                 if (what != null) {
                     got.add(done.get() + " of " + total + " " + plural(total, what));
@@ -373,7 +375,8 @@ public final class ClusterRuns {
             }
             if (published.isEmpty()) {
                 return "tailor: stopped " + after + "; nothing written (the results"
-                        + (report == null ? "" : " and the report") + " come when every run is done)";
+                        + (report == null ? "" : " and the report")
+                        + (betweenStages ? " go out whole or not at all)" : " come when every run is done)");
             }
             return "tailor: stopped " + after + "; " + String.join(" and ", published)
                     + (report == null || reportPublished ? "" : ", no report written (its pages come all together)");

@@ -42,6 +42,25 @@ class StoppingTest {
     }
 
     @Test
+    void stoppedAfterEveryRun_beforeTheResultsGoOut_doesNotSayTheyComeWhenEveryRunIsDone() {
+        StringWriter err = new StringWriter();
+        try (ClusterRuns.Stopping stopping =
+                ClusterRuns.Stopping.on(new PrintWriter(err, true), dir.resolve("demo"), false)) {
+            stopping.next(72, "simulated run");
+            stopping.done(72);
+            stopping.next(10, "storage run");
+            stopping.done(10);
+            stopping.during("printing its results");
+
+            stopping.stop();
+        }
+        // Was: "(the results and the report come when every run is done)", every run being done.
+        assertThat(err.toString())
+                .isEqualTo("tailor: stopped after the 72 simulated runs and the 10 storage runs, printing its"
+                        + " results; nothing written (the results and the report go out whole or not at all)\n");
+    }
+
+    @Test
     void stoppedWhileWritingTheReport_publishesNoPage_andKeepsThePreviousReportWhole() throws IOException {
         Path report = dir.resolve("demo");
         Files.createDirectories(report);
