@@ -78,40 +78,28 @@ class SimulateCommandTest {
     void simulate_stoppedBySigterm_saysHowFarItGot_andLeavesNoEmptyReportFolder() throws Exception {
         Path report = dir.resolve("report");
         Path err = dir.resolve("err.txt");
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         // Two runs of a simulated day each: stopped long before the first ends.
-        Process process = new ProcessBuilder(
-                        java,
-                        "-cp",
-                        System.getProperty("java.class.path"),
-                        "dev.tailor.cli.Tailor",
-                        "heart",
-                        "simulate",
-                        "--scenario",
-                        "paper-dag",
-                        "--rps",
-                        "400",
-                        "--policies",
-                        "heart,least-request",
-                        "--duration-seconds",
-                        "86400",
-                        "--threads",
-                        "1",
-                        "--report",
-                        report.toString())
-                .redirectOutput(dir.resolve("out.txt").toFile())
-                .redirectError(err.toFile())
-                .start();
-        try {
-            Await.until("the runs to start", () -> read(err).contains("tailor: simulating 2 runs"), () -> read(err));
-            assertThat(report).isDirectory();
-            process.destroy(); // SIGTERM
-            assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
-        } finally {
-            process.destroyForcibly();
-        }
+        int exit = stoppedBySigterm(
+                "tailor: simulating 2 runs",
+                report,
+                err,
+                dir.resolve("out.txt"),
+                "heart",
+                "simulate",
+                "--scenario",
+                "paper-dag",
+                "--rps",
+                "400",
+                "--policies",
+                "heart,least-request",
+                "--duration-seconds",
+                "86400",
+                "--threads",
+                "1",
+                "--report",
+                report.toString());
         // Was: exit 143 without a word, and the empty report folder left behind.
-        assertThat(process.exitValue()).isEqualTo(143);
+        assertThat(exit).isEqualTo(143);
         assertThat(read(err))
                 .endsWith("tailor: stopped after 0 of 2 runs; nothing written (the results and the report come when"
                         + " every run is done)\n");
@@ -123,40 +111,55 @@ class SimulateCommandTest {
     void demo_stoppedBySigterm_saysHowFarItGot_andLeavesNoReport() throws Exception {
         Path report = dir.resolve("demo");
         Path err = dir.resolve("demo-err.txt");
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         // Runs of a simulated day each: stopped long before the first ends.
-        Process process = new ProcessBuilder(
-                        java,
-                        "-cp",
-                        System.getProperty("java.class.path"),
-                        "dev.tailor.cli.Tailor",
-                        "demo",
-                        "--no-experiments",
-                        "--duration-seconds",
-                        "86400",
-                        "--threads",
-                        "1",
-                        "--report",
-                        report.toString())
-                .redirectOutput(dir.resolve("demo-out.txt").toFile())
+        int exit = stoppedBySigterm(
+                "tailor: demo: 72 simulated runs",
+                report,
+                err,
+                dir.resolve("demo-out.txt"),
+                "demo",
+                "--no-experiments",
+                "--duration-seconds",
+                "86400",
+                "--threads",
+                "1",
+                "--report",
+                report.toString());
+        // Was: exit 143 without a word, and the empty report folder left behind.
+        assertThat(exit).isEqualTo(143);
+        assertThat(read(err))
+                .endsWith("tailor: stopped after 0 of 72 simulated runs; nothing written (the results and the report"
+                        + " come when every run is done)\n");
+        assertThat(report).doesNotExist();
+        assertThat(read(dir.resolve("demo-out.txt"))).isEmpty();
+    }
+
+    /**
+     * Runs {@code tailor args} in a child JVM, sends it SIGTERM once its standard error ({@code err}) holds
+     * {@code started} (the report folder then made), and returns its exit code; standard output goes to
+     * {@code out}.
+     */
+    private static int stoppedBySigterm(String started, Path report, Path err, Path out, String... args)
+            throws Exception {
+        List<String> command = new java.util.ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp",
+                System.getProperty("java.class.path"),
+                "dev.tailor.cli.Tailor"));
+        command.addAll(List.of(args));
+        Process process = new ProcessBuilder(command)
+                .redirectOutput(out.toFile())
                 .redirectError(err.toFile())
                 .start();
         try {
-            Await.until(
-                    "the runs to start", () -> read(err).contains("tailor: demo: 72 simulated runs"), () -> read(err));
+            Await.until("the runs to start", () -> read(err).contains(started), () -> read(err));
             assertThat(report).isDirectory();
             process.destroy(); // SIGTERM
             assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
         } finally {
             process.destroyForcibly();
         }
-        // Was: exit 143 without a word, and the empty report folder left behind.
-        assertThat(process.exitValue()).isEqualTo(143);
-        assertThat(read(err))
-                .endsWith("tailor: stopped after 0 of 72 simulated runs; nothing written (the results and the report"
-                        + " come when every run is done)\n");
-        assertThat(report).doesNotExist();
-        assertThat(read(dir.resolve("demo-out.txt"))).isEmpty();
+        return process.exitValue();
     }
 
     private static String read(Path file) {
