@@ -77,13 +77,14 @@ final class DemoCommand implements Callable<Integer> {
     @Option(
             names = "--duration-seconds",
             paramLabel = "S",
-            description = "Simulated time measured per run. Default: the scenarios' (600).")
+            description = "Simulated time measured per cluster run (the storage runs measure 10 s each)."
+                    + " Default: the scenarios' (600).")
     Double durationSeconds;
 
     @Option(
             names = "--warmup-seconds",
             paramLabel = "S",
-            description = "Simulated warm-up per run, not measured. Default: the scenarios' (120).")
+            description = "Simulated warm-up per cluster run, not measured. Default: the scenarios' (120).")
     Double warmupSeconds;
 
     /** What runs {@code tailor nbd serve} in the experiments' child JVM. */
