@@ -185,8 +185,8 @@ import dev.tailor.common.Numbers;
  *                                   either way), as weighted fair queueing orders packets by finish time
  *                                   ({@link FairDispatchQueue}), so a large request goes after the small
  *                                   ones that would finish before it. Off: the least start tag. The virtual
- *                                   time, the charging and the lag are the same either way. Neither the
- *                                   controller nor the NBD proxy reads it. The storage simulator's
+ *                                   time, the charging and the lag are the same either way. The controller
+ *                                   does not read it (the NBD proxy: fairDispatch.finishTag). The simulator's
  *                                   {@code finish-tag-door} (the door alone) and
  *                                   {@code finish-tag-door-admission} (segment admission then the door)
  *                                   turn it on

@@ -290,6 +290,16 @@ final class NbdServeCommand implements Callable<Integer> {
                     + " fileIoThreads (default 8) for file exports, 16 per upstream connection for upstream ones.")
     String fairDispatchDepth;
 
+    /** on / off, as written; checked in {@link ServeOptions#build} so the message can name the value. */
+    @Option(
+            names = "--fair-dispatch-finish-tag",
+            paramLabel = "on|off",
+            description = "With the door on: let in the waiting request with the least finish tag (start + cost"
+                    + " ÷ weight) instead of the least start tag, so a small request goes ahead of a large one"
+                    + " that would finish after it (docs/nbd.md, Fair dispatch). Default: the config's"
+                    + " fairDispatch.finishTag, else off.")
+    String fairDispatchFinishTag;
+
     @Override
     public Integer call() throws InterruptedException {
         // Netty logs through java.util.logging, as the nbd module's own lines do: one log, one format
@@ -323,7 +333,8 @@ final class NbdServeCommand implements Callable<Integer> {
                 slowWindow,
                 fileIo,
                 fairDispatch,
-                fairDispatchDepth);
+                fairDispatchDepth,
+                fairDispatchFinishTag);
         if (pidFile != null) {
             Path folder = pidFile.toAbsolutePath().getParent();
             if (Files.isDirectory(pidFile) || folder == null || !Files.isDirectory(folder)) {

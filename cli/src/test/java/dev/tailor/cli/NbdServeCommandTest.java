@@ -274,6 +274,31 @@ class NbdServeCommandTest {
         assertThat(configDoorOff.err())
                 .contains("fairDispatch.depth: 4, but the door is off (expected: fairDispatch.enabled: true, or"
                         + " admission.enabled in Tailor's variant");
+        PlanCommandTest.Result order = tailor(
+                "nbd",
+                "serve",
+                "--fair-dispatch",
+                "on",
+                "--fair-dispatch-finish-tag",
+                "yes",
+                "--listen",
+                "127.0.0.1:0");
+        assertThat(order.exitCode()).isEqualTo(2);
+        assertThat(order.err())
+                .contains("--fair-dispatch-finish-tag: \"yes\" (expected: on, the door by finish tag, or off, by"
+                        + " start tag)");
+        PlanCommandTest.Result orderDoorOff =
+                tailor("nbd", "serve", "--fair-dispatch-finish-tag", "on", "--listen", "127.0.0.1:0");
+        assertThat(orderDoorOff.exitCode()).isEqualTo(2);
+        assertThat(orderDoorOff.err())
+                .contains("--fair-dispatch-finish-tag: on, but the door is off (expected: --fair-dispatch on");
+        Path orderConfig = Files.writeString(
+                dir.resolve("order.yaml"),
+                "fairDispatch: {enabled: true, finishTag: sometimes}\nexports: [{name: d, size: 1MiB, file: d.img}]\n");
+        PlanCommandTest.Result configOrder =
+                tailor("nbd", "serve", "--config", orderConfig.toString(), "--listen", "127.0.0.1:0");
+        assertThat(configOrder.exitCode()).isEqualTo(2);
+        assertThat(configOrder.err()).contains("fairDispatch.finishTag: \"sometimes\"");
         PlanCommandTest.Result off = tailor("nbd", "serve", "--admission-iops", "5000", "--listen", "127.0.0.1:0");
         assertThat(off.exitCode()).isEqualTo(2);
         assertThat(off.err()).contains("--admission-iops: admission is off (expected: --admission on");

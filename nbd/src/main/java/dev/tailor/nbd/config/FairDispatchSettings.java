@@ -3,6 +3,7 @@ package dev.tailor.nbd.config;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import dev.tailor.admission.AdmissionConfig;
 import dev.tailor.common.Problem;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.function.ToIntFunction;
 
@@ -23,9 +24,14 @@ import java.util.function.ToIntFunction;
  *                its file exports (the requests the file threads run at once; our reading for io_uring),
  *                plus {@value #UPSTREAM_REQUESTS_PER_CONNECTION} per upstream connection of its upstream
  *                exports (nbdkit's default threads per connection, nbdkit(1) {@code --threads}); docs/nbd.md
+ * @param finishTag whether each door lets in the waiting export whose head has the least finish tag
+ *                  (start + cost ÷ weight) instead of the least start tag, so a small request goes ahead of a
+ *                  large one that would finish after it ({@link AdmissionConfig#finishTagDoor}, the storage
+ *                  simulator's {@code finish-tag-door}); {@code --fair-dispatch-finish-tag on|off}. Default
+ *                  off (start tags). Refused on while the door is off, as a depth is
  */
 @JsonIgnoreProperties(ignoreUnknown = false)
-public record FairDispatchSettings(Boolean enabled, Integer depth) {
+public record FairDispatchSettings(Boolean enabled, Integer depth, Boolean finishTag) {
 
     /** The largest {@link #depth}. */
     public static final int MAX_DEPTH = 65_536;
@@ -39,8 +45,18 @@ public record FairDispatchSettings(Boolean enabled, Integer depth) {
     /** What {@code depth} and {@code --fair-dispatch-depth} take, in words. */
     public static final String DEPTH_EXPECTED = "requests at one backend at once, " + NbdConfig.whole(1, MAX_DEPTH);
 
-    /** Nothing given: the door as admission's variant has it, its depth the default. */
-    public static final FairDispatchSettings DEFAULTS = new FairDispatchSettings(null, null);
+    /** Nothing given: the door as admission's variant has it, its depth the default, in start-tag order. */
+    public static final FairDispatchSettings DEFAULTS = new FairDispatchSettings(null, null, null);
+
+    /** The door's switch and depth, in start-tag order (no {@link #finishTag} given). */
+    public FairDispatchSettings(Boolean enabled, Integer depth) {
+        this(enabled, depth, null);
+    }
+
+    /** Whether the doors go by finish tag: {@link #finishTag} given and true (default off). */
+    public boolean finishTagOrder() {
+        return finishTag != null && finishTag;
+    }
 
     /**
      * Whether the door runs in front of the backends: {@link #enabled} when given, else the variant's
@@ -85,23 +101,25 @@ public record FairDispatchSettings(Boolean enabled, Integer depth) {
     }
 
     /**
-     * A depth out of range; or a depth while the door is off behind {@code admission}, as
-     * {@code --fair-dispatch-depth} is refused then (left to admission's own problems when its settings are
-     * not valid, which the door's being on depends on).
+     * A depth out of range; or a depth or the finish-tag order while the door is off behind {@code admission},
+     * as {@code --fair-dispatch-depth} and {@code --fair-dispatch-finish-tag on} are refused then (left to
+     * admission's own problems when its settings are not valid, which the door's being on depends on).
      */
     List<Problem> problems(AdmissionSettings admission) {
         if (depth != null && (depth < 1 || depth > MAX_DEPTH)) {
             return List.of(new Problem("fairDispatch.depth", depth, DEPTH_EXPECTED));
         }
-        return depthWhileOff(admission);
+        return whileOff(admission);
     }
 
     /**
-     * The problem of a depth (in range) while the door is off behind {@code admission}, or none: the one
-     * problem of these settings that {@code tailor nbd serve}'s options can settle, by turning the door on.
+     * The problems of a depth (in range) and of the finish-tag order while the door is off behind
+     * {@code admission}, or none: the problems of these settings that {@code tailor nbd serve}'s options can
+     * settle, by turning the door on.
      */
-    List<Problem> depthWhileOff(AdmissionSettings admission) {
-        if (depth == null || depth < 1 || depth > MAX_DEPTH) {
+    List<Problem> whileOff(AdmissionSettings admission) {
+        boolean depthGiven = depth != null && depth >= 1 && depth <= MAX_DEPTH;
+        if (!depthGiven && !finishTagOrder()) {
             return List.of();
         }
         boolean door;
@@ -113,10 +131,16 @@ public record FairDispatchSettings(Boolean enabled, Integer depth) {
         if (door) {
             return List.of();
         }
-        return List.of(new Problem(
-                "fairDispatch.depth",
-                depth + ", but the door is off",
-                "fairDispatch.enabled: true, or admission.enabled in Tailor's variant, whose door it is"
-                        + " (the paper's variant has none); or no depth"));
+        String doorOn = "fairDispatch.enabled: true, or admission.enabled in Tailor's variant, whose door it is"
+                + " (the paper's variant has none); or no ";
+        List<Problem> problems = new ArrayList<>();
+        if (depthGiven) {
+            problems.add(new Problem("fairDispatch.depth", depth + ", but the door is off", doorOn + "depth"));
+        }
+        if (finishTagOrder()) {
+            problems.add(
+                    new Problem("fairDispatch.finishTag", "true, but the door is off", doorOn + "finishTag: true"));
+        }
+        return List.copyOf(problems);
     }
 }

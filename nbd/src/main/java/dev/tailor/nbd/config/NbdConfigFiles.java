@@ -64,19 +64,21 @@ public final class NbdConfigFiles {
     /**
      * A config file read for a command line that goes over it ({@code tailor nbd serve --config}).
      *
-     * @param config      the config, checked as {@link #read(Path)} checks it but for one problem
-     * @param depthWhileOff the one problem left out: a {@code fairDispatch.depth} while the file's door is
-     *                    off, which the command line may settle ({@code --fair-dispatch on}); the message
-     *                    {@link #read(Path)} would have thrown (the file, the field, its line), or {@code null}
+     * @param config      the config, checked as {@link #read(Path)} checks it but for the problems below
+     * @param whileOff    the problems left out: a {@code fairDispatch.depth} or {@code fairDispatch.finishTag:
+     *                    true} while the file's door is off, which the command line may settle
+     *                    ({@code --fair-dispatch on}); the message {@link #read(Path)} would have thrown (the
+     *                    file, the fields, their lines), or {@code null}
      * @param budgetGiven whether the file gives admission a budget ({@code admission.iops},
      *                    {@code megabytesPerSecond} or {@code capacityCostUnitsPerSecond}); without one, the
      *                    default budget applies
      */
-    public record ForOptions(NbdConfig config, String depthWhileOff, boolean budgetGiven) {}
+    public record ForOptions(NbdConfig config, String whileOff, boolean budgetGiven) {}
 
     /**
-     * {@link #read(Path)}, leaving out the problem of a {@code fairDispatch.depth} while the file's door is
-     * off, for the command line to settle or refuse; it is left out only when the file has no other problem.
+     * {@link #read(Path)}, leaving out the problems of a {@code fairDispatch.depth} or {@code
+     * fairDispatch.finishTag: true} while the file's door is off, for the command line to settle or refuse;
+     * they are left out only when the file has no other problem.
      *
      * @throws IllegalArgumentException naming the file and every other problem, each with its field and line
      */
@@ -192,8 +194,8 @@ public final class NbdConfigFiles {
                     config.fairDispatch());
             List<String> reported =
                     shapeProblems.stream().flatMap(p -> p.paths().stream()).toList();
-            List<Problem> whileOff = config.fairDispatch().depthWhileOff(config.admission());
-            String depthWhileOff = null;
+            List<Problem> whileOff = config.fairDispatch().whileOff(config.admission());
+            List<String> whileOffTold = new ArrayList<>();
             List<Problem> backends = backendProblems(written);
             for (Problem problem : config.problems()) {
                 // A field removed for its shape may now look missing, and its record incomplete: said once.
@@ -211,7 +213,7 @@ public final class NbdConfigFiles {
                     problems.add(shown.message() + columns.at(at, field));
                     told.add(field);
                     if (whileOff.contains(problem)) {
-                        depthWhileOff = problems.get(problems.size() - 1);
+                        whileOffTold.add(problems.get(problems.size() - 1));
                     }
                 }
             }
@@ -246,7 +248,7 @@ public final class NbdConfigFiles {
             boolean budgetGiven = admission.has("iops")
                     || admission.has("megabytesPerSecond")
                     || admission.has("capacityCostUnitsPerSecond");
-            if (forOptions && depthWhileOff != null && problems.equals(List.of(depthWhileOff))) {
+            if (forOptions && !whileOffTold.isEmpty() && problems.equals(whileOffTold)) {
                 return new ForOptions(config, failure(source, problems).getMessage(), budgetGiven);
             }
             if (problems.isEmpty()) {

@@ -42,7 +42,8 @@ public record ServeOptions(
         String slowWindow,
         String fileIo,
         String fairDispatch,
-        String fairDispatchDepth) {
+        String fairDispatchDepth,
+        String fairDispatchFinishTag) {
 
     /** Size of the default export. */
     public static final long DEFAULT_EXPORT_BYTES = 1L << 30;
@@ -64,8 +65,9 @@ public record ServeOptions(
     public Setup build() throws IOException {
         NbdConfig settings;
         Path temporary = null;
-        // The config's fairDispatch.depth while its door is off: refused unless the options turn the door on.
-        String depthWhileOff = null;
+        // The config's fairDispatch.depth or finishTag while its door is off: refused unless the options turn the
+        // door on.
+        String whileOff = null;
         boolean configBudget = false;
         try {
             InetSocketAddress address = listen == null ? null : parseListen(listen);
@@ -96,7 +98,7 @@ public record ServeOptions(
                 }
                 NbdConfigFiles.ForOptions read = NbdConfigFiles.readForOptions(config);
                 settings = read.config();
-                depthWhileOff = read.depthWhileOff();
+                whileOff = read.whileOff();
                 configBudget = read.budgetGiven();
             } else {
                 String name = exportName == null ? "disk" : exportName;
@@ -239,22 +241,24 @@ public record ServeOptions(
                                 .build())
                         .build();
             }
-            if (fairDispatch != null || fairDispatchDepth != null) {
+            if (fairDispatch != null || fairDispatchDepth != null || fairDispatchFinishTag != null) {
                 settings = settings.toBuilder()
                         .fairDispatch(fairDispatchSettings(settings.fairDispatch(), settings.admission()))
                         .build();
             }
-            if (settings.fairDispatch().depth() != null
+            if ((settings.fairDispatch().depth() != null
+                            || settings.fairDispatch().finishTagOrder())
                     && !settings.fairDispatch().on(settings.admission())) {
-                if (depthWhileOff != null) {
+                if (whileOff != null) {
                     // The config's door was off and no option turned it on: refused as the config alone is.
-                    throw new IllegalArgumentException(depthWhileOff);
+                    throw new IllegalArgumentException(whileOff);
                 }
                 // The options turned the config's door off (--fair-dispatch off, --admission off or the paper's
-                // variant; --fair-dispatch-depth is refused then): its depth goes with it.
+                // variant; --fair-dispatch-depth and --fair-dispatch-finish-tag on are refused then): its depth
+                // and order go with it.
                 settings = settings.toBuilder()
                         .fairDispatch(
-                                new FairDispatchSettings(settings.fairDispatch().enabled(), null))
+                                new FairDispatchSettings(settings.fairDispatch().enabled(), null, null))
                         .build();
             }
             if (baselineIops != null || baselineMbps != null) {
@@ -339,8 +343,8 @@ public record ServeOptions(
     }
 
     /**
-     * The config's fair dispatch settings with {@code --fair-dispatch} and {@code --fair-dispatch-depth} over
-     * them; problems name the options.
+     * The config's fair dispatch settings with {@code --fair-dispatch}, {@code --fair-dispatch-depth} and
+     * {@code --fair-dispatch-finish-tag} over them; problems name the options.
      */
     private FairDispatchSettings fairDispatchSettings(FairDispatchSettings configured, AdmissionSettings admission) {
         // Not one conditional expression: its boolean arms would unbox a config that leaves it unset (null).
@@ -373,7 +377,22 @@ public record ServeOptions(
             }
             depth = parsed;
         }
-        return new FairDispatchSettings(enabled, depth);
+        Boolean finishTag = configured.finishTag();
+        if (fairDispatchFinishTag != null) {
+            finishTag = switch (fairDispatchFinishTag) {
+                case "on" -> Boolean.TRUE;
+                case "off" -> Boolean.FALSE;
+                default ->
+                    throw new IllegalArgumentException("--fair-dispatch-finish-tag: \"" + fairDispatchFinishTag
+                            + "\" (expected: on, the door by finish tag, or off, by start tag)");
+            };
+            if (finishTag && !new FairDispatchSettings(enabled, null).on(admission)) {
+                throw new IllegalArgumentException(
+                        "--fair-dispatch-finish-tag: on, but the door is off (expected: --fair-dispatch"
+                                + " on, or --admission on in Tailor's variant, whose door it is; the paper's variant has none)");
+            }
+        }
+        return new FairDispatchSettings(enabled, depth, finishTag);
     }
 
     /** The export with the baseline of {@code --baseline-iops} and {@code --baseline-mbps}; problems name them. */

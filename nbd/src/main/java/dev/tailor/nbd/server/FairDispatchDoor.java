@@ -38,7 +38,8 @@ import java.util.function.ToIntFunction;
  * export's {@code backend} name). At most {@code depth} READs and WRITEs are at one backend at a time; the
  * rest wait at its door per export, and each completion there lets in the waiting request of the export with
  * the least start tag among that door's: start-time fair queueing over the exports on the backend, weighted by
- * their baselines in cost units per second, with a lag of admission's W·Δ. Exports on different backends
+ * their baselines in cost units per second, with a lag of admission's W·Δ (or, with the finish-tag order, an
+ * option, the least finish tag, start + cost ÷ weight). Exports on different backends
  * never wait for each other. A request costs what admission's cost model charges for it. A door refuses
  * nothing and never holds a request while fewer than {@code depth} of its backend's are out.
  *
@@ -156,6 +157,7 @@ public final class FairDispatchDoor implements RequestDispatcher {
     private final RequestDispatcher backends;
     private final LongSupplier nanoClock;
     private final double lagSeconds;
+    private final boolean finishTag;
     private final double[] weights;
     private final LongAdder bypassed = new LongAdder();
     private volatile boolean closed;
@@ -210,6 +212,35 @@ public final class FairDispatchDoor implements RequestDispatcher {
             IoCostModel costModel,
             RequestDispatcher backends,
             LongSupplier nanoClock) {
+        this(
+                exports,
+                backendOfExport,
+                weightsCostUnitsPerSecond,
+                depthOfBackend,
+                lagSeconds,
+                false,
+                costModel,
+                backends,
+                nanoClock);
+    }
+
+    /**
+     * As above, and with {@code finishTag} each door lets in the waiting export whose head has the least finish
+     * tag, start + cost ÷ weight, instead of the least start tag ({@link FairDispatchSettings#finishTag}, the
+     * queue's option {@link FairDispatchQueue#FairDispatchQueue(double[], int, double, boolean)}).
+     *
+     * @param finishTag whether the doors go by finish tag rather than start tag
+     */
+    public FairDispatchDoor(
+            List<Export> exports,
+            List<String> backendOfExport,
+            double[] weightsCostUnitsPerSecond,
+            ToIntFunction<String> depthOfBackend,
+            double lagSeconds,
+            boolean finishTag,
+            IoCostModel costModel,
+            RequestDispatcher backends,
+            LongSupplier nanoClock) {
         if (weightsCostUnitsPerSecond.length != exports.size()) {
             throw new IllegalArgumentException("weightsCostUnitsPerSecond : " + weightsCostUnitsPerSecond.length
                     + " weights (expected: one per export, " + exports.size() + ")");
@@ -242,10 +273,14 @@ public final class FairDispatchDoor implements RequestDispatcher {
         for (Door door : doors) {
             door.depth = depthOfBackend.applyAsInt(door.backend);
             door.queue = new FairDispatchQueue<>(
-                    door.weights.stream().mapToDouble(Double::doubleValue).toArray(), door.depth, lagSeconds);
+                    door.weights.stream().mapToDouble(Double::doubleValue).toArray(),
+                    door.depth,
+                    lagSeconds,
+                    finishTag);
         }
         this.weights = weightsCostUnitsPerSecond.clone();
         this.lagSeconds = lagSeconds;
+        this.finishTag = finishTag;
         this.costModel = costModel;
         this.backends = backends;
         this.nanoClock = nanoClock;
@@ -258,7 +293,8 @@ public final class FairDispatchDoor implements RequestDispatcher {
      * admission's budget) or, with no baseline provisioned, a fair share of admission's budget; the lag W·Δ and
      * the cost model of {@link AdmissionSettings#toAdmissionConfig}, as the storage simulator's
      * {@code fair-dispatch} takes them; each door's depth {@link FairDispatchSettings#depthOf} its
-     * exports, an upstream export's pool counted as opened (one connection without multi-conn).
+     * exports, an upstream export's pool counted as opened (one connection without multi-conn); start-tag
+     * order, or finish-tag order with {@link FairDispatchSettings#finishTagOrder}.
      *
      * @param backends how a request let through reaches its backend ({@link RequestDispatcher#DIRECT})
      * @throws IllegalArgumentException when the admission settings are not valid
@@ -292,6 +328,7 @@ public final class FairDispatchDoor implements RequestDispatcher {
                         .depthOf(
                                 exportsOfBackend.get(backend), e -> poolOfExport.get(e.name()), config.fileIoThreads()),
                 admission.windowIntervals() * (admission.intervalNanos() / 1e9),
+                config.fairDispatch().finishTagOrder(),
                 admission.costModel(),
                 backends,
                 nanoClock);
@@ -505,6 +542,11 @@ public final class FairDispatchDoor implements RequestDispatcher {
     /** How far behind the others a returning export may start, s. */
     public double lagSeconds() {
         return lagSeconds;
+    }
+
+    /** Whether the doors let in the least finish tag rather than the least start tag. */
+    public boolean finishTag() {
+        return finishTag;
     }
 
     /** Per export, in the order of the server's exports, its weight in cost units per second. */

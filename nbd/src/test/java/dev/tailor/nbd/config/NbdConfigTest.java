@@ -506,7 +506,8 @@ class NbdConfigTest {
                 .as("behind Tailor's admission the door is on")
                 .isEqualTo(4);
         assertThatThrownBy(() -> parse("fairDispatch: {enabled: true, depht: 4}\nexports: [{name: d, file: f}]"))
-                .hasMessageContaining("fairDispatch.depht: unknown field (expected one of enabled, depth) at line 1");
+                .hasMessageContaining(
+                        "fairDispatch.depht: unknown field (expected one of enabled, depth, finishTag) at line 1");
         assertThatThrownBy(() -> parse("fairDispatch: {enabled: true, depth: deep}\nexports: [{name: d, file: f}]"))
                 .hasMessageStartingWith("test.yaml: fairDispatch.depth: \"deep\" (expected: a whole number");
     }

@@ -18,6 +18,11 @@ class ServeOptionsTest {
     Path dir;
 
     private static ServeOptions options(Path config, String admission, String fairDispatch, String depth) {
+        return options(config, admission, fairDispatch, depth, null);
+    }
+
+    private static ServeOptions options(
+            Path config, String admission, String fairDispatch, String depth, String finishTag) {
         return new ServeOptions(
                 config,
                 null,
@@ -43,12 +48,17 @@ class ServeOptionsTest {
                 null,
                 null,
                 fairDispatch,
-                depth);
+                depth,
+                finishTag);
     }
 
     private Path config(String fairDispatch) throws Exception {
+        return config("nbd.yaml", fairDispatch);
+    }
+
+    private Path config(String file, String fairDispatch) throws Exception {
         return Files.writeString(
-                dir.resolve("nbd.yaml"),
+                dir.resolve(file),
                 "admission: {enabled: true, iops: 1000}\n" + fairDispatch
                         + "exports: [{name: d, size: 1MiB, file: d.img}]\n");
     }
@@ -82,6 +92,64 @@ class ServeOptionsTest {
         assertThatThrownBy(() -> options(on, null, "off", "4").build())
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("--fair-dispatch-depth: the door is off (expected: --fair-dispatch on");
+    }
+
+    @Test
+    void theFinishTagOrder_isOffByDefault_andTakenFromTheConfigOrTheOption() throws Exception {
+        Path plain = config("");
+        assertThat(options(plain, null, null, null)
+                        .build()
+                        .settings()
+                        .fairDispatch()
+                        .finishTagOrder())
+                .as("off by default, as in the storage simulator")
+                .isFalse();
+        Path ordered = config("ordered.yaml", "fairDispatch: {finishTag: true}\n");
+        assertThat(NbdConfigFiles.read(ordered).fairDispatch()).isEqualTo(new FairDispatchSettings(null, null, true));
+        assertThat(options(ordered, null, null, null).build().settings().fairDispatch())
+                .isEqualTo(new FairDispatchSettings(null, null, true));
+        assertThat(options(plain, null, null, null, "on").build().settings().fairDispatch())
+                .isEqualTo(new FairDispatchSettings(null, null, true));
+        assertThat(options(ordered, null, null, null, "off").build().settings().fairDispatch())
+                .as("the option over the config")
+                .isEqualTo(new FairDispatchSettings(null, null, false));
+        assertThatThrownBy(() -> options(plain, null, null, null, "yes").build())
+                .hasMessage("--fair-dispatch-finish-tag: \"yes\" (expected: on, the door by finish tag, or off, by"
+                        + " start tag)");
+        Path bad = config("bad.yaml", "fairDispatch: {finishTag: sometimes}\n");
+        assertThatThrownBy(() -> NbdConfigFiles.read(bad))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("fairDispatch.finishTag: \"sometimes\"")
+                .hasMessageContaining("at line 2");
+    }
+
+    @Test
+    void theFinishTagOrderWithTheDoorOff_isRefusedInTheConfigAsOnTheCommandLine() throws Exception {
+        Path config = config("fairDispatch: {enabled: false, finishTag: true}\n");
+        String refused = config + ": fairDispatch.finishTag: true, but the door is off (expected:"
+                + " fairDispatch.enabled: true, or admission.enabled in Tailor's variant, whose door it is (the paper's"
+                + " variant has none); or no finishTag: true) at line 2";
+        assertThatThrownBy(() -> NbdConfigFiles.read(config))
+                .as("the config alone")
+                .hasMessage(refused);
+        assertThatThrownBy(() -> options(config, null, null, null).build()).hasMessage(refused);
+        assertThat(options(config, null, "on", null).build().settings().fairDispatch())
+                .as("--fair-dispatch on turns the config's door on, its order with it")
+                .isEqualTo(new FairDispatchSettings(true, null, true));
+        NbdConfig dropped = options(config("ordered.yaml", "fairDispatch: {finishTag: true}\n"), "off", null, null)
+                .build()
+                .settings();
+        assertThat(dropped.fairDispatch())
+                .as("--admission off turns the config's door off, its order with it")
+                .isEqualTo(new FairDispatchSettings(null, null, null));
+        assertThat(dropped.problems()).isEmpty();
+        Path on = config("on.yaml", "fairDispatch: {enabled: true}\n");
+        assertThatThrownBy(() -> options(on, null, "off", null, "on").build())
+                .hasMessageContaining(
+                        "--fair-dispatch-finish-tag: on, but the door is off (expected: --fair-dispatch on");
+        assertThat(options(config, null, null, null, "off").build().settings().fairDispatch())
+                .as("off needs no door")
+                .isEqualTo(new FairDispatchSettings(false, null, false));
     }
 
     @Test
@@ -125,7 +193,7 @@ class ServeOptionsTest {
         Path file = config == null ? Files.write(dir.resolve("disk.img"), new byte[4096]) : null;
         return new ServeOptions(
                 config, file, false, null, null, null, null, admission, iops, mbps, variant, null, null, null, null,
-                null, null, null, false, null, null, null, null, null, null);
+                null, null, null, false, null, null, null, null, null, null, null);
     }
 
     private Path admissionConfig(String admission) throws Exception {

@@ -487,6 +487,52 @@ class FairDispatchDoorTest {
         assertThat(deep.depth(deep.backends().get(0))).isEqualTo(32);
     }
 
+    /**
+     * The door by finish tag ({@code fairDispatch.finishTag}): export a's two 1 MiB reads and b's 4 KiB read
+     * wait behind one read out at depth 1, a's first. Their start tags tie (both exports at the virtual time,
+     * equal weights), so by start tag a's large read goes first (ties to the lower index, a) and b's small one
+     * waits for it; by finish tag (start + cost ÷ weight) b's small read finishes first and goes ahead of both
+     * large reads, which arrived before it. The charging is the same either way: a's second read then waits
+     * for its first's tag, and goes last in both orders.
+     */
+    @Test
+    void byFinishTag_aSmallRequestOvertakesTheLargeOnesOfAnotherExportThatArrivedBefore() {
+        NbdConfig startTags = NbdConfig.builder()
+                .exports(configA, configB)
+                .fairDispatch(new FairDispatchSettings(true, 1))
+                .build();
+        NbdConfig finishTags = startTags.toBuilder()
+                .fairDispatch(new FairDispatchSettings(true, 1, true))
+                .build();
+        List<List<String>> orders = new ArrayList<>();
+        for (NbdConfig config : List.of(startTags, finishTags)) {
+            order.clear();
+            FairDispatchDoor door = FairDispatchDoor.of(config, List.of(a, b), backends, clock::get);
+            assertThat(door.doors())
+                    .as("a.img and b.img in one folder: one door")
+                    .isEqualTo(1);
+            assertThat(door.finishTag()).isEqualTo(config.fairDispatch().finishTagOrder());
+            door.dispatch(a, read(4096), promise());
+            door.dispatch(a, read(1 << 20), promise());
+            door.dispatch(a, read(1 << 20), promise());
+            door.dispatch(b, read(4096), promise());
+            assertThat(order).as("depth 1: the first goes at once").containsExactly("a");
+            assertThat(door.waitingRequests()).isEqualTo(3);
+            for (int i = 0; i < 3; i++) {
+                completeOldest();
+            }
+            assertThat(door.waitingRequests()).isZero();
+            completeOldest();
+            orders.add(List.copyOf(order));
+        }
+        assertThat(orders.get(0))
+                .as("by start tag: a's large read first (tie), then b's small one, then a's second")
+                .containsExactly("a", "a", "b", "a");
+        assertThat(orders.get(1))
+                .as("by finish tag: b's small read ahead of a's large reads that arrived before it")
+                .containsExactly("a", "b", "a", "a");
+    }
+
     @Test
     void arrivalsOnTwoThreads_completionsOnThree_neverMoreThanDepthOut_eachSentOnce() throws Exception {
         int perThread = 5_000;
