@@ -60,8 +60,9 @@ import java.util.TreeMap;
  *       place inside the running interval. The model keeps time as an offset from the start, so it
  *       never wraps, while the controller gets {@code start + offset} and must compare by difference.
  *       Long stretches are passed one boundary at a time until the model's state is a fixed point
- *       (every segment steady with an empty window; what waits does not matter, since those
- *       boundaries serve nothing), then all but the last boundary in one step.</li>
+ *       (every segment steady with an empty window, and no debt or none that a boundary repays, the
+ *       reserve taking all of C; what waits does not matter, since those boundaries serve nothing),
+ *       then all but the last boundary in one step.</li>
  * </ul>
  * Not modelled: borrowing, the debt it makes and the headroom model (borrowing is off; the properties of those are
  * {@code AdmissionPropertiesTest}'s and {@code HeadroomModelTest}'s), and deficit marking, which only
@@ -393,10 +394,11 @@ final class ReferenceAdmissionModel {
 
     /**
      * Whether a boundary that serves nothing would change nothing but the pools (which every boundary
-     * sets afresh): every segment is steady with an empty window, and no debt is left to repay.
+     * sets afresh): every segment is steady with an empty window, and no debt is left to repay, or the
+     * reserve takes the whole budget (r·C floored is C), so a boundary repays none of it.
      */
     private boolean fixedPoint() {
-        if (debt > 0) {
+        if (debt > 0 && Math.min(budget, (long) Math.floor(reserveFraction * budget)) < budget) {
             return false;
         }
         for (int s = 0; s < segmentCount(); s++) {
