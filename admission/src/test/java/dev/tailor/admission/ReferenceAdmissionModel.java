@@ -46,8 +46,10 @@ import java.util.TreeMap;
  *       pools (a hot head whose segments are all steady again draws as steady, in the second pass
  *       only), admits it once its whole cost is collected — or, with {@code oversizeAdvance}, a head
  *       costing more than C once that visit drew something and no advance is outstanding (with
- *       {@code overlappingAdvances}: the advances outstanding are less than its cost), what it lacks
- *       becoming debt, an advance, repaid before anything else — and puts the queue at the back while it
+ *       {@code overlappingAdvances}: the advances outstanding are less than its cost; with
+ *       {@code creditGatedAdvances} as well, that only for a request whose disk was within its credits
+ *       when it arrived), what it lacks becoming debt, an advance, repaid before anything else — and
+ *       puts the queue at the back while it
  *       holds requests; a queue skipped in a pass (hot in the steady pass) or whose head could draw
  *       nothing is set aside. A pass ends when the ring is empty or main and reserve are both empty;
  *       the set-aside queues then go back to the front in the order they were set aside. A withdrawn
@@ -63,6 +65,16 @@ import java.util.TreeMap;
  *       (every segment steady with an empty window, and no debt or none that a boundary repays, the
  *       reserve taking all of C; what waits does not matter, since those boundaries serve nothing),
  *       then all but the last boundary in one step.</li>
+ *   <li><b>Credits</b> (read only by credit-gated advances): per disk, its baseline (commitment or fair
+ *       share, as for the thresholds; scaled baselines are off) × the time since the start, less the
+ *       cost of every request it sent, refused ones too, from 0 and never above R·Δ of its baseline.
+ *       They grow at each {@code onInterval} call, up to its time (a time before the last call's adds
+ *       nothing); a call before the running interval, which restarts it, restarts their time there
+ *       too (the controller's reading: the time from there to the later call counts again). A
+ *       request is within its credits when they are not negative once its cost is charged. Kept in
+ *       doubles, cost units per ns, multiplied in the order written here, so that an exact tie (credits
+ *       of exactly 0, which whole-number baselines and costs make common) is decided as the controller
+ *       decides it: the rounding is not what this model checks.</li>
  * </ul>
  * Not modelled: borrowing, the debt it makes and the headroom model (borrowing is off; the properties of those are
  * {@code AdmissionPropertiesTest}'s and {@code HeadroomModelTest}'s), and deficit marking, which only
@@ -79,6 +91,9 @@ final class ReferenceAdmissionModel {
         final List<Part> parts;
         final long costUnits;
         final boolean arrivedSteady;
+        /** Its disk's credits were not negative once its cost was charged (credit-gated advances). */
+        boolean withinCredits;
+
         long fundedCostUnits;
         Boolean admittedSteady;
 
@@ -127,6 +142,7 @@ final class ReferenceAdmissionModel {
     private final boolean lending;
     private final boolean advances;
     private final boolean overlapping;
+    private final boolean creditGated;
     private final long startNanos;
     private final int[] firstSegment;
 
@@ -140,6 +156,12 @@ final class ReferenceAdmissionModel {
     private final List<TreeMap<Long, Long>> history = new ArrayList<>();
     private final boolean[] hot;
     private final int[] calm;
+
+    // Credits: per disk, cost units; their depth; the baseline in cost units per ns; when they last grew.
+    private final double[] credits;
+    private final double[] creditDepth;
+    private final double[] baselinePerNano;
+    private long creditsGrownTo;
 
     // Pool.
     private double reserveFraction;
@@ -185,15 +207,24 @@ final class ReferenceAdmissionModel {
         this.lending = config.reserveLending();
         this.advances = config.oversizeAdvance();
         this.overlapping = config.overlappingAdvances();
+        this.creditGated = config.creditGatedAdvances();
+        if (creditGated && config.scaledBaselines()) {
+            throw new IllegalArgumentException("model: credits with scaled baselines are not modelled");
+        }
         this.startNanos = startNanos;
         this.firstSegment = new int[disks.size() + 1];
         List<Double> thresholds = new ArrayList<>();
         double fairShare = config.capacityCostUnitsPerSecond() / disks.size();
+        this.credits = new double[disks.size()];
+        this.creditDepth = new double[disks.size()];
+        this.baselinePerNano = new double[disks.size()];
         for (int d = 0; d < disks.size(); d++) {
             firstSegment[d] = thresholds.size();
             VirtualDisk disk = disks.get(d);
             long n = (disk.sizeBytes() + segmentBytes - 1) / segmentBytes;
             double perSecond = disk.commitmentCostUnitsPerSecond().orElse(fairShare);
+            baselinePerNano[d] = perSecond / 1e9;
+            creditDepth[d] = baselinePerNano[d] * intervalNanos * recoveryWindows;
             for (long s = 0; s < n; s++) {
                 thresholds.add(perSecond / n * (intervalNanos / 1e9) * windowIntervals * config.hotThresholdRatio());
             }
@@ -226,8 +257,10 @@ final class ReferenceAdmissionModel {
         for (Part p : parts) {
             charge(p.segment(), p.costUnits());
         }
+        credits[disk] -= cost;
         boolean steady = parts.stream().allMatch(p -> !hot[p.segment()]);
         Request request = new Request(id, parts, cost, steady);
+        request.withinCredits = credits[disk] >= 0;
         int first = request.firstSegment();
         boolean nobodyAhead = steady
                 ? queue(first, true).isEmpty()
@@ -365,7 +398,14 @@ final class ReferenceAdmissionModel {
         if (offsetNanos < runningStart) {
             note("call before the running interval restarts it");
             runningStart = offsetNanos;
+            creditsGrownTo = offsetNanos;
             return new Report(0, startNanos + runningStart, admitted);
+        }
+        if (offsetNanos > creditsGrownTo) {
+            for (int d = 0; d < credits.length; d++) {
+                credits[d] = Math.min(creditDepth[d], credits[d] + baselinePerNano[d] * (offsetNanos - creditsGrownTo));
+            }
+            creditsGrownTo = offsetNanos;
         }
         long boundaries = (offsetNanos - runningStart) / intervalNanos;
         for (long b = 0; b < boundaries; b++) {
@@ -495,12 +535,25 @@ final class ReferenceAdmissionModel {
             draw(got, steady);
             head.fundedCostUnits += got;
             boolean onAdvance = false;
+            boolean mayOverlap = overlapping && advanceOutstanding < head.costUnits;
+            if (mayOverlap && creditGated && !head.withinCredits) {
+                mayOverlap = false;
+                if (advances && head.costUnits > budget && head.fundedCostUnits < head.costUnits) {
+                    note(
+                            advanceOutstanding > 0
+                                    ? "no advance while another is outstanding, its disk beyond its credits"
+                                    : "advance, none outstanding, its disk beyond its credits");
+                }
+            }
             if (advances
                     && head.costUnits > budget
                     && head.fundedCostUnits < head.costUnits
-                    && (advanceOutstanding == 0 || (overlapping && advanceOutstanding < head.costUnits))) {
+                    && (advanceOutstanding == 0 || mayOverlap)) {
                 if (advanceOutstanding > 0) {
-                    note("advance while another is outstanding");
+                    note(
+                            creditGated
+                                    ? "advance while another is outstanding, its disk within its credits"
+                                    : "advance while another is outstanding");
                 }
                 long lacking = head.costUnits - head.fundedCostUnits;
                 debt += lacking;
