@@ -901,6 +901,63 @@ public final class AdmissionController {
         reserveFraction = Checks.requireRange("reserveFraction", fraction, 0, 1);
     }
 
+    /**
+     * Spare exchange, for proxies sharing one backend (ours; section Several proxies on one backend): the
+     * regular budget, main pool and reserve, that expired unused at the last boundary this controller
+     * passed, in cost units; grants ({@link #grantSpare}) excluded. 0 before the first boundary.
+     */
+    public long expiredCostUnits() {
+        lock.lock();
+        try {
+            return pool.expiredAtLastBoundary();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Requests waiting in any queue now. */
+    public int waitingRequests() {
+        lock.lock();
+        try {
+            return queues.waiting();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Spare exchange: adds {@code costUnits} that another proxy of the same backend left unused to the
+     * running interval's main pool (expiring with it, never debt) and serves the queues from the pools
+     * at once.
+     *
+     * @param costUnits what to add, {@code >= 0}
+     * @param nowNanos  the caller's time, on the clock of {@code startNanos}; not before the running
+     *                  interval's start (call it right after {@link #onInterval} at a boundary)
+     * @return the requests admitted now; they must be dispatched
+     * @throws IllegalArgumentException when {@code costUnits} is negative
+     */
+    public IntervalReport grantSpare(long costUnits, long nowNanos) {
+        if (costUnits < 0) {
+            throw new IllegalArgumentException("costUnits: expected >= 0, got " + costUnits);
+        }
+        lock.lock();
+        try {
+            pool.grantSpare(costUnits);
+            if (queues.waiting() == 0) {
+                return report(0, List.of());
+            }
+            List<Ticket> admitted = new ArrayList<>();
+            queues.setNow(nowNanos);
+            queues.serve(pool, classifier, quantumCostUnits, admitted);
+            for (Ticket t : admitted) {
+                countAdmitted(t, t.admittedAs());
+            }
+            return report(0, admitted);
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** r as it will apply at the next boundary. */
     public double reserveFraction() {
         return reserveFraction;

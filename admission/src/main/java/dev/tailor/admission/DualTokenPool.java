@@ -141,6 +141,12 @@ final class DualTokenPool {
     private long repaidCostUnits;
     private long advancedCostUnits;
     private long burstsBorrowing;
+    /** Spare granted in the running interval ({@link #grantSpare}); counted as drawn first. */
+    private long spareThisInterval;
+    /** The regular budget (main and reserve, grants excluded) that expired unused at the last boundary. */
+    private long expiredAtLastBoundary;
+
+    private long spareGrantedCostUnits;
 
     /**
      * A pool at the start of its first interval: reserve {@code floor(r·C)}, main the rest, no debt.
@@ -367,6 +373,10 @@ final class DualTokenPool {
      * @param reserveFraction r for this interval, in [0, 1]
      */
     void replenish(double reserveFraction) {
+        // What the running interval left of its regular budget; a grant counts as drawn first, so what
+        // expires of a grant is never passed on again.
+        expiredAtLastBoundary = Math.max(0, Checks.saturatedAdd(main, reserve) - spareThisInterval);
+        spareThisInterval = 0;
         reserve = reserveTarget(reserveFraction);
         reserveAtStart = reserve;
         lent = 0;
@@ -386,6 +396,28 @@ final class DualTokenPool {
         openedWindowCostUnits = 0;
         repaidCostUnits = Checks.saturatedAdd(repaidCostUnits, repaid);
         intervalsBegun = Checks.saturatedAdd(intervalsBegun, 1);
+    }
+
+    /**
+     * Adds {@code costUnits} to the running interval's main pool: capacity another proxy of the same
+     * backend left unused (spare exchange). It expires with the interval, is never debt, and is not
+     * counted in what expires unused at the next boundary.
+     */
+    void grantSpare(long costUnits) {
+        main = Checks.saturatedAdd(main, costUnits);
+        mainAtStart = Checks.saturatedAdd(mainAtStart, costUnits);
+        spareThisInterval = Checks.saturatedAdd(spareThisInterval, costUnits);
+        spareGrantedCostUnits = Checks.saturatedAdd(spareGrantedCostUnits, costUnits);
+    }
+
+    /** The regular budget (main and reserve, grants excluded) that expired unused at the last boundary. */
+    long expiredAtLastBoundary() {
+        return expiredAtLastBoundary;
+    }
+
+    /** Spare granted (cumulative). */
+    long spareGrantedCostUnits() {
+        return spareGrantedCostUnits;
     }
 
     /**

@@ -258,6 +258,42 @@ class AdmissionControllerTest {
     }
 
     @Test
+    void expiredCostUnits_isTheRegularBudgetLeftAtTheBoundary() {
+        // 100 drawn of main 800: main 700 and reserve 200 expire at the boundary.
+        AdmissionController c = controller(CONFIG, VirtualDisk.of("a", 1_200));
+        assertThat(c.expiredCostUnits()).isZero();
+        admitted(c.acquire(0, IoKind.READ, 0, 100));
+        c.onInterval(T0 + DELTA);
+        assertThat(c.expiredCostUnits()).isEqualTo(900);
+        c.onInterval(T0 + 2 * DELTA);
+        assertThat(c.expiredCostUnits()).isEqualTo(1_000);
+    }
+
+    @Test
+    void grantSpare_admitsWhatWaitsAtOnce_andIsNeverPassedOnAgain() {
+        // 2,500 against C = 1,000 (r = 0): the first boundary gives it 1,000; a grant of 1,500 (another
+        // proxy's unused budget) completes it at once instead of two boundaries later, and no debt remains.
+        AdmissionController c = controller(
+                CONFIG.toBuilder().reserveFraction(0).oversizeAdvance(false).build(), VirtualDisk.of("a", 4_000));
+        Ticket big = queued(c.acquire(0, IoKind.WRITE, 0, 2_500));
+        assertThat(c.onInterval(T0 + DELTA).admitted()).isEmpty();
+        assertThat(c.waitingRequests()).isEqualTo(1);
+        IntervalReport granted = c.grantSpare(1_500, T0 + DELTA);
+        assertThat(granted.admitted()).containsExactly(big);
+        assertThat(granted.debtCostUnits()).isZero();
+        assertThat(c.waitingRequests()).isZero();
+        // A grant nothing drew expires with its interval and is not counted as this proxy's unused budget.
+        c.onInterval(T0 + 2 * DELTA);
+        assertThat(c.expiredCostUnits()).isZero();
+        assertThat(c.grantSpare(700, T0 + 2 * DELTA).admitted()).isEmpty();
+        c.onInterval(T0 + 3 * DELTA);
+        assertThat(c.expiredCostUnits()).isEqualTo(1_000);
+        assertThatThrownBy(() -> c.grantSpare(-1, T0 + 3 * DELTA))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("costUnits: expected >= 0, got -1");
+    }
+
+    @Test
     void requestCostingExactlyABudget_noAdvance() {
         // C itself is not more than C: it collects its cost as without advances, at the next boundary.
         AdmissionController c = controller(

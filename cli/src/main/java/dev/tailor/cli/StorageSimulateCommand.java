@@ -45,7 +45,8 @@ import picocli.CommandLine.Option;
                     + " bounded-overdraft, virtual-clock-hot, fifo-deadline, late-first-hot, late-first-clock-hot,"
                     + " bounded-lag-hot, unscaled-baselines, tick-refilled-baselines, no-fair-dispatch,"
                     + " no-oversize-advance, overlapping-advances, credit-gated-advances, finish-tag-door (the door"
-                    + " alone, ordered by finish tag), finish-tag-door-admission.",
+                    + " alone, ordered by finish tag), finish-tag-door-admission, spare-exchange (proxies pass on"
+                    + " unused budget).",
             ""
         },
         footer = {

@@ -21,7 +21,7 @@ import java.util.function.Consumer;
  * {@code late-first-hot}, {@code late-first-clock-hot}, {@code round-robin-within-disk},
  * {@code bounded-lag-hot}, {@code unscaled-baselines}, {@code tick-refilled-baselines},
  * {@code no-fair-dispatch}, {@code no-oversize-advance}, {@code overlapping-advances},
- * {@code credit-gated-advances}, {@code finish-tag-door-admission}: the real
+ * {@code credit-gated-advances}, {@code finish-tag-door-admission}, {@code spare-exchange}: the real
  * {@link AdmissionController} of the {@code admission} module, driven in simulated time. An arriving request is acquired at its arrival time: admitted requests go
  * to the backend at once, queued ones when an {@link IntervalReport} admits them, refused ones leave
  * counted; with {@link AdmissionConfig#fairDispatch} (on but in the paper's variant), "go to the backend" is through
@@ -58,7 +58,9 @@ import java.util.function.Consumer;
  * {@code credit-gated-advances} with it and {@link AdmissionConfig#creditGatedAdvances} on (off by default:
  * an overlapping advance only for a request whose disk is within its credits over the last R·Δ), and
  * {@code finish-tag-door-admission} with {@link AdmissionConfig#finishTagDoor} on (off by default: the
- * door lets waiting requests in by start tag). Between
+ * door lets waiting requests in by start tag), and {@code spare-exchange}, {@code segment-admission} whose
+ * proxies pass on unused budget at every boundary (the run does the exchange: {@link #expiredCostUnits},
+ * {@link #waiting}, {@link #grantSpare}). Between
  * boundaries the policy calls the controller {@code admission.callsPerInterval − 1} more times per
  * interval (default every millisecond), as a proxy's statistics task would.
  */
@@ -98,7 +100,8 @@ final class SegmentAdmissionPolicy implements StoragePolicy {
             "no-oversize-advance",
             "overlapping-advances",
             "credit-gated-advances",
-            "finish-tag-door-admission");
+            "finish-tag-door-admission",
+            "spare-exchange");
 
     private final Proxy proxy;
     private final AdmissionController controller;
@@ -107,6 +110,7 @@ final class SegmentAdmissionPolicy implements StoragePolicy {
     private final int callsPerInterval;
     private final SubTick subTick = new SubTick();
     private final FairDispatchQueue<IoRequest> door;
+    private final boolean spareExchange;
 
     /**
      * @param name     one of {@link #NAMES}
@@ -120,6 +124,7 @@ final class SegmentAdmissionPolicy implements StoragePolicy {
                 ? FairDispatchPolicy.door(proxy, controller.config().finishTagDoor())
                 : null;
         this.callsPerInterval = proxy.setup().scenario().admission().callsPerInterval();
+        this.spareExchange = "spare-exchange".equals(name);
         if (recorder != null) {
             recorder.budgetCostUnits = controller.config().budgetCostUnits();
         }
@@ -247,6 +252,26 @@ final class SegmentAdmissionPolicy implements StoragePolicy {
         if (door != null) {
             door.forEachWaiting(action);
         }
+    }
+
+    /** Whether this proxy takes part in the spare exchange with the other proxies of its backend. */
+    boolean spareExchange() {
+        return spareExchange;
+    }
+
+    /** The regular budget that expired unused at the last boundary. */
+    long expiredCostUnits() {
+        return controller.expiredCostUnits();
+    }
+
+    /** Whether requests wait in admission's queues now. */
+    boolean waiting() {
+        return controller.waitingRequests() > 0;
+    }
+
+    /** Adds another proxy's unused budget to this interval's pools and sends what that admits. */
+    void grantSpare(long costUnits, long nowNanos) {
+        serve(controller.grantSpare(costUnits, nowNanos), nowNanos);
     }
 
     AdmissionStats stats() {

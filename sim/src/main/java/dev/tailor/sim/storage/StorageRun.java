@@ -96,6 +96,11 @@ final class StorageRun {
     private final StorageSetup setup;
     private final String policyName;
     private final Observer observer;
+    /** The proxies taking part in the spare exchange, their policies and the receivers of this boundary. */
+    private final SegmentAdmissionPolicy[] spareExchangers;
+
+    private final Proxy[] spareProxies;
+    private final boolean[] spareReceiving;
     private final EventCalendar calendar = new EventCalendar();
     private final BackendModel backendModel;
     private final long intervalNanos;
@@ -215,6 +220,17 @@ final class StorageRun {
                 proxies[p].policy = StorageSimulation.policy(policyName, proxies[p], p == observed ? recorder : null);
             }
         }
+        List<SegmentAdmissionPolicy> exchangers = new ArrayList<>();
+        List<Proxy> exchanging = new ArrayList<>();
+        for (Proxy p : proxies) {
+            if (p.policy instanceof SegmentAdmissionPolicy a && a.spareExchange()) {
+                exchangers.add(a);
+                exchanging.add(p);
+            }
+        }
+        this.spareExchangers = exchangers.toArray(SegmentAdmissionPolicy[]::new);
+        this.spareProxies = exchanging.toArray(Proxy[]::new);
+        this.spareReceiving = new boolean[spareExchangers.length];
     }
 
     EventCalendar calendar() {
@@ -256,6 +272,7 @@ final class StorageRun {
                         p.policy.interval(nowNanos);
                     }
                 }
+                exchangeSpare(nowNanos);
                 if (nowNanos + intervalNanos <= endNanos) {
                     calendar.schedule(this, nowNanos + intervalNanos);
                 }
@@ -282,6 +299,39 @@ final class StorageRun {
         }
         double wall = wallClock == null ? 0 : (wallClock.getAsLong() - wallStart) / 1e6;
         return result(unfinished[0], wall);
+    }
+
+    /**
+     * Spare exchange (ours): the regular budget every taking part proxy left unused in the interval that just
+     * ended goes to those with requests still waiting after the boundary, in proportion to their budgets,
+     * for the running interval only. With fewer than two taking part it does nothing.
+     */
+    private void exchangeSpare(long nowNanos) {
+        if (spareExchangers.length < 2) {
+            return;
+        }
+        long pooled = 0;
+        double receiving = 0;
+        for (SegmentAdmissionPolicy p : spareExchangers) {
+            pooled += p.expiredCostUnits();
+        }
+        for (int i = 0; i < spareExchangers.length; i++) {
+            spareReceiving[i] = spareExchangers[i].waiting();
+            if (spareReceiving[i]) {
+                receiving += spareProxies[i].capacityCostUnitsPerSecond();
+            }
+        }
+        if (pooled <= 0 || receiving <= 0) {
+            return;
+        }
+        for (int i = 0; i < spareExchangers.length; i++) {
+            if (spareReceiving[i]) {
+                long share = (long) Math.floor(pooled * (spareProxies[i].capacityCostUnitsPerSecond() / receiving));
+                if (share > 0) {
+                    spareExchangers[i].grantSpare(share, nowNanos);
+                }
+            }
+        }
     }
 
     private void arrive(IoRequest r, long nowNanos) {

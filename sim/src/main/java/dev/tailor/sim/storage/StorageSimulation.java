@@ -46,7 +46,8 @@ public final class StorageSimulation {
             "overlapping-advances",
             "credit-gated-advances",
             "finish-tag-door",
-            "finish-tag-door-admission");
+            "finish-tag-door-admission",
+            "spare-exchange");
 
     private StorageSimulation() {}
 
@@ -107,7 +108,8 @@ public final class StorageSimulation {
                     "no-oversize-advance",
                     "overlapping-advances",
                     "credit-gated-advances",
-                    "finish-tag-door-admission" -> new SegmentAdmissionPolicy(proxy, name, recorder);
+                    "finish-tag-door-admission",
+                    "spare-exchange" -> new SegmentAdmissionPolicy(proxy, name, recorder);
             default ->
                 throw new IllegalArgumentException(
                         "policy : \"" + name + "\" (expected: one of " + policyNames() + ")");

@@ -404,6 +404,34 @@ class StorageSimulationTest {
     }
 
     @Test
+    void spareExchange_givesAnIdleProxysBudgetToABusyOne_andIsInertOnOneProxy() throws IOException {
+        // Why: each proxy's budget is its share of the backend, so a burst on one proxy waits while another
+        // proxy's budget expires unused; the exchange passes that unused budget on at the next boundary.
+        String tenants = """
+                  - {name: small, count: 8, requestsPerSecond: 100,
+                     synthetic: {readFraction: 0.7, sizeBytes: [4096, 16384]}}
+                  - name: big
+                    count: 8
+                    requestsPerSecond: 3
+                    synthetic: {readFraction: 1, sizeBytes: [2097152]}
+                    bursts: {meanGapSeconds: 1, minMillis: 50, maxMillis: 200, multiplier: 4}
+                """;
+        StorageSetup four = setup(scenario("proxies: 4\nbaseUtilizationPercent: 50", tenants));
+        StorageRunResult shares = StorageSimulation.run(four, "segment-admission", null);
+        StorageRunResult exchange = StorageSimulation.run(four, "spare-exchange", null);
+        assertThat(exchange.waitingTimePercent()).isLessThan(shares.waitingTimePercent() / 2);
+        assertThat(exchange.hot().p99Millis()).isLessThan(shares.hot().p99Millis());
+        assertThat(exchange.unfinished()).isZero();
+
+        StorageSetup one = setup(scenario("baseUtilizationPercent: 50", tenants));
+        StorageRunResult alone = StorageSimulation.run(one, "spare-exchange", null);
+        StorageRunResult shipped = StorageSimulation.run(one, "segment-admission", null);
+        assertThat(alone.steady()).isEqualTo(shipped.steady());
+        assertThat(alone.hot()).isEqualTo(shipped.hot());
+        assertThat(alone.waitingTimePercent()).isEqualTo(shipped.waitingTimePercent());
+    }
+
+    @Test
     void run_unknownPolicy_isNamed() throws IOException {
         StorageSetup setup = microbench(2, 1);
         assertThatThrownBy(() -> StorageSimulation.run(setup, "wfq", null))
