@@ -72,7 +72,7 @@ final class StorageSimulateCommand implements Callable<Integer> {
             defaultValue = "burst-microbench",
             description = "Bundled scenario (burst-microbench, deployed-like, underload, robustness: a family of"
                     + " tenant mixes), one mix of the family alone, robustness-<mix> (<mix>: msn-small, mild, one-whale,"
-                    + " long-bursts, spikes, many-small, tencent-heavy, busy; the name the results give it), or a YAML"
+                    + " long-bursts, spikes, many-small, tencent-heavy, busy, four-proxies; the name the results give it), or a YAML"
                     + " scenario file (run whole). Default: ${DEFAULT-VALUE}.")
     String scenario;
 

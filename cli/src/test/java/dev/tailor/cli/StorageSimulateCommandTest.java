@@ -271,13 +271,13 @@ class StorageSimulateCommandTest {
                 "--warmup-seconds=-1 | --warmup-seconds: -1 (expected: a number in [0, 86400])",
                 "--scenario=nowhere.yaml | --scenario: nowhere.yaml: no such scenario or file (expected: one of"
                         + " burst-microbench, deployed-like, underload, robustness, robustness-<mix> (<mix>: msn-small, mild, one-whale,"
-                        + " long-bursts, spikes, many-small, tencent-heavy, busy), or a YAML scenario file)",
+                        + " long-bursts, spikes, many-small, tencent-heavy, busy, four-proxies), or a YAML scenario file)",
                 "--scenario=robustness-long-burst | --scenario: robustness-long-burst: no mix \"long-burst\" in"
                         + " robustness (expected: robustness-<mix> with <mix> one of msn-small, mild, one-whale,"
-                        + " long-bursts, spikes, many-small, tencent-heavy, busy)",
+                        + " long-bursts, spikes, many-small, tencent-heavy, busy, four-proxies)",
                 "--scenario= | --scenario: \"\" (expected: one of burst-microbench, deployed-like, underload,"
                         + " robustness, robustness-<mix> (<mix>: msn-small, mild, one-whale, long-bursts, spikes,"
-                        + " many-small, tencent-heavy, busy), or a YAML scenario file)",
+                        + " many-small, tencent-heavy, busy, four-proxies), or a YAML scenario file)",
                 "--threads=0 | --threads: 0 (expected: 1 .. 256)",
                 "--format=csv | --format: csv (expected: one of table, json)",
                 "--report= | --report: empty"

@@ -334,8 +334,9 @@ public record StorageScenario(
 
     /**
      * One tenant mix of a scenario family (the robustness sweep, docs/storage-simulator.md): it
-     * replaces the scenario's tenants and, when given, its {@code baseUtilizationPercent} and the
-     * {@code largeClients} / {@code largeShare} of its rate spread; every other field is the
+     * replaces the scenario's tenants and, when given, its {@code baseUtilizationPercent}, its
+     * {@code durationSeconds}, its {@code proxies} and the {@code largeClients} / {@code largeShare} of its
+     * rate spread; every other field is the
      * scenario's. It runs as the scenario {@code <scenario name>-<mix name>}.
      *
      * @param name                   the mix's name (letters, digits, '-', '_'), unique in the scenario
@@ -343,6 +344,7 @@ public record StorageScenario(
      * @param baseUtilizationPercent the load outside bursts; default: the scenario's
      * @param durationSeconds        simulated seconds measured; default: the scenario's (a mix whose steady
      *                               tenants send few requests needs longer for P99.999, 100,000 of them)
+     * @param proxies                number of proxies; default: the scenario's
      * @param rates                  {@code largeClients} and {@code largeShare} of the rate spread (its
      *                               file defaults to the scenario's); default: the scenario's
      * @param tenants                the mix's tenant groups, as {@code tenants}
@@ -352,6 +354,7 @@ public record StorageScenario(
             String description,
             Double baseUtilizationPercent,
             Double durationSeconds,
+            Integer proxies,
             RatesSpec rates,
             List<TenantSpec> tenants) {
 
@@ -386,7 +389,13 @@ public record StorageScenario(
                 .map(m -> m == null
                         ? null
                         : new MixSpec(
-                                m.name(), m.description(), m.baseUtilizationPercent(), null, m.rates(), m.tenants()))
+                                m.name(),
+                                m.description(),
+                                m.baseUtilizationPercent(),
+                                null,
+                                m.proxies(),
+                                m.rates(),
+                                m.tenants()))
                 .toList();
         return toBuilder().durationSeconds(seconds).mixes(newMixes).build();
     }
@@ -428,7 +437,7 @@ public record StorageScenario(
                 drainSeconds,
                 intervalMillis,
                 backend,
-                proxies,
+                mix.proxies() != null ? mix.proxies() : proxies,
                 diskSizeBytes,
                 segmentSizeBytes,
                 blockSizeBytes,
@@ -616,7 +625,7 @@ public record StorageScenario(
     /**
      * {@code problem}, found in the scenario that mix {@code mix} runs as ({@link #mixScenarios()}), named
      * by its place in this scenario's file: under {@code mixes[mix]} when the mix gives the field (its
-     * tenants, its rate spread's file, its load), else as it is. Without mixes, {@code problem} itself.
+     * tenants, its rate spread's file, its load, its proxies), else as it is. Without mixes, {@code problem} itself.
      */
     public Problem asInFile(int mix, Problem problem) {
         if (mixes.isEmpty() || mix < 0 || mix >= mixes.size() || mixes.get(mix) == null) {
@@ -628,7 +637,8 @@ public record StorageScenario(
                 || path.startsWith("rates.cloudPhysicsFile")
                         && m.rates() != null
                         && m.rates().cloudPhysicsFile() != null
-                || path.startsWith("baseUtilizationPercent") && m.baseUtilizationPercent() != null;
+                || path.startsWith("baseUtilizationPercent") && m.baseUtilizationPercent() != null
+                || path.equals("proxies") && m.proxies() != null;
         return inMix ? new Problem("mixes[" + mix + "]." + path, problem.value(), problem.expected()) : problem;
     }
 
@@ -761,7 +771,8 @@ public record StorageScenario(
                 if (p.path().startsWith("tenants")
                         || p.path().startsWith("rates")
                         || p.path().startsWith("baseUtilizationPercent")
-                        || p.path().startsWith("durationSeconds")) {
+                        || p.path().startsWith("durationSeconds")
+                        || p.path().equals("proxies") && mix.proxies() != null) {
                     problems.add(new Problem(at + "." + p.path(), p.value(), p.expected()));
                 }
             }

@@ -17,8 +17,16 @@ import org.junit.jupiter.api.Test;
  */
 class RobustnessSweepTest {
 
-    private static final List<String> MIXES =
-            List.of("msn-small", "mild", "one-whale", "long-bursts", "spikes", "many-small", "tencent-heavy", "busy");
+    private static final List<String> MIXES = List.of(
+            "msn-small",
+            "mild",
+            "one-whale",
+            "long-bursts",
+            "spikes",
+            "many-small",
+            "tencent-heavy",
+            "busy",
+            "four-proxies");
 
     @Test
     void family_composesOneScenarioPerMix_inOrder_withTheMixFields() {
@@ -41,7 +49,13 @@ class RobustnessSweepTest {
         assertThat(mixes.get(0).baseUtilizationPercent()).isEqualTo(50.0); // inherited
         assertThat(mixes.get(0).durationSeconds()).isEqualTo(20.0);
         assertThat(mixes.get(2).durationSeconds()).isEqualTo(30.0); // one-whale's own
+        // four-proxies is many-small on 4 proxies; every other mix has the family's one.
+        StorageScenario fourProxies = mixes.get(8);
+        assertThat(fourProxies.proxies()).isEqualTo(4);
+        assertThat(fourProxies.tenants()).isEqualTo(mixes.get(5).tenants());
+        assertThat(mixes.subList(0, 8)).allMatch(m -> m.proxies() == 1);
         assertThat(family.withDuration(5.0).mixScenarios()).allMatch(m -> m.durationSeconds() == 5.0);
+        assertThat(family.withDuration(5.0).mixScenarios().get(8).proxies()).isEqualTo(4);
         // A seed given on the command line reaches every mix.
         assertThat(family.toBuilder().seed(7L).build().mixScenarios()).allMatch(m -> m.seed() == 7L);
         // A scenario without mixes runs as itself.
@@ -91,11 +105,13 @@ class RobustnessSweepTest {
                 .replace(
                         "baseUtilizationPercent: 45\n    durationSeconds: 30",
                         "baseUtilizationPercent: -45\n    durationSeconds: 30")
-                .replace("- name: spikes", "- name: busy");
+                .replace("- name: spikes", "- name: busy")
+                .replace("proxies: 4\n", "proxies: 0\n");
         assertThatThrownBy(() -> StorageScenarios.parse(text, "r.yaml"))
                 .hasMessageContaining("mixes[1].tenants[0].traces[1]: \"nosuch\" (expected: one of the traces")
                 .hasMessageContaining("mixes[2].baseUtilizationPercent: -45 (expected: a number in (0, 1000])")
-                .hasMessageContaining("mixes[7].name: \"busy\" (expected: unique; already used)");
+                .hasMessageContaining("mixes[7].name: \"busy\" (expected: unique; already used)")
+                .hasMessageContaining("mixes[8].proxies: 0 (expected: 1 .. 1000)");
         assertThatThrownBy(() -> StorageScenarios.parse(
                         StorageScenarios.bundledText("robustness")
                                 + "tenants: [{name: x, requestsPerSecond: 1, synthetic: {readFraction: 1, sizeBytes: [4096]}}]\n",

@@ -68,10 +68,10 @@ class StorageScenariosTest {
                 .hasMessage(
                         "robustness-long-burst: no mix \"long-burst\" in robustness (expected: robustness-<mix> with"
                                 + " <mix> one of msn-small, mild, one-whale, long-bursts, spikes, many-small, tencent-heavy,"
-                                + " busy)");
+                                + " busy, four-proxies)");
         assertThat(StorageScenarios.names())
                 .isEqualTo("burst-microbench, deployed-like, underload, robustness, robustness-<mix> (<mix>: msn-small,"
-                        + " mild, one-whale, long-bursts, spikes, many-small, tencent-heavy, busy)");
+                        + " mild, one-whale, long-bursts, spikes, many-small, tencent-heavy, busy, four-proxies)");
     }
 
     @Test
@@ -219,7 +219,7 @@ class StorageScenariosTest {
         assertThatThrownBy(() -> StorageScenarios.load("nowhere.yaml"))
                 .hasMessageContaining("nowhere.yaml: no such bundled scenario or file (expected: one of"
                         + " burst-microbench, deployed-like, underload, robustness, robustness-<mix> (<mix>: msn-small, mild, one-whale, long-bursts, spikes,"
-                        + " many-small, tencent-heavy, busy), or a YAML scenario file)");
+                        + " many-small, tencent-heavy, busy, four-proxies), or a YAML scenario file)");
         assertThatThrownBy(() -> StorageScenarios.load(dir.toString())).hasMessageContaining("is a directory");
         Path file = Files.writeString(
                 dir.resolve("s.yaml"), StorageScenarios.bundledText("underload").replace("seed: 20260303", "seed: 5"));
