@@ -65,7 +65,8 @@ final class DemoCommand implements Callable<Integer> {
             defaultValue = "table",
             description = "table or json ({\"results\": [...], \"storage\": [...], \"experiments\": {...} when they"
                     + " ran, \"verdicts\": [...]}, the Summary's comparisons, each with its name, figure, target,"
-                    + " verdict and reason). Default: ${DEFAULT-VALUE}.")
+                    + " verdict and reason; whole numbers without a point, any other to three significant digits, its whole"
+                    + " part kept: 239, 12.3, 0.0123). Default: ${DEFAULT-VALUE}.")
     SharedOptions.Format format;
 
     @Option(names = "--no-experiments", description = "Skip the NBD experiments with real clients (fio, nbdkit).")
@@ -112,7 +113,7 @@ final class DemoCommand implements Callable<Integer> {
                     stopping);
             stopping.during("printing its results");
             String text = format == SharedOptions.Format.json
-                    ? Json.write(outcome.json()) + System.lineSeparator()
+                    ? Json.writeRounded(outcome.json()) + System.lineSeparator()
                     : table(outcome);
             if (!stopping.publish("the results printed", () -> {
                 out.print(text);

@@ -863,6 +863,33 @@ class SimulateCommandTest {
             assertThat(verdicts.get(i).get("verdict").asText()).isEqualTo("no data");
             assertThat(verdicts.get(i).get("reason").asText()).contains("--no-experiments");
         }
+        // Was "figure": 6.0 for a count of cells and -98.65484707156449 for a change: a count is a whole
+        // number, and every figure is rounded as the help says, to three significant digits.
+        assertThat(verdicts.get(0).get("unit").asText()).isEqualTo("cells");
+        assertThat(verdicts.get(0).get("figure").isIntegralNumber())
+                .as(verdicts.get(0).toString())
+                .isTrue();
+        List<String> unrounded = new java.util.ArrayList<>();
+        collectUnrounded(json, "", unrounded);
+        assertThat(unrounded).isEmpty();
+    }
+
+    /**
+     * The numbers under {@code node} (with their paths) that are whole but written with a point, or carry more
+     * than three significant digits after their whole part.
+     */
+    private static void collectUnrounded(JsonNode node, String path, List<String> found) {
+        if (node.isContainerNode()) {
+            node.properties().forEach(e -> collectUnrounded(e.getValue(), path + "." + e.getKey(), found));
+            for (int i = 0; i < node.size() && node.isArray(); i++) {
+                collectUnrounded(node.get(i), path + "[" + i + "]", found);
+            }
+        } else if (node.isFloatingPointNumber()) {
+            java.math.BigDecimal value = node.decimalValue().stripTrailingZeros();
+            if (value.scale() <= 0 || (value.precision() > 3 && value.scale() > 0)) {
+                found.add(path + " = " + node);
+            }
+        }
     }
 
     @Test
@@ -870,7 +897,8 @@ class SimulateCommandTest {
         String help = tailor("demo", "--help").out().replaceAll("\\s+", " ");
         assertThat(help)
                 .contains("\"verdicts\": [...]}, the Summary's comparisons, each with its name, figure, target,"
-                        + " verdict and reason)")
+                        + " verdict and reason; whole numbers without a point, any other to three significant digits,"
+                        + " its whole part kept: 239, 12.3, 0.0123)")
                 // Was "per run": the storage runs keep their 10 s whatever --duration-seconds says.
                 .contains("Simulated time measured per cluster run (the storage runs measure 10 s each).")
                 .contains("Simulated warm-up per cluster run, not measured.");
