@@ -462,7 +462,7 @@ class SimulateCommandTest {
                         + " dyn-antagonist, dyn-metrics-undercount, dyn-calls-overcount, dyn-background-cpu, online-boutique",
                 "--report= | --report: empty",
                 "--rps=1-700 --network=A,B --cpu-model=fluid,cfs-quota --heart-ablation=no-trend,slow-link-filter"
-                        + " | the sweep has 28000 runs (2 networks x 2 CPU models x 700 rates x 10 policies;",
+                        + " | the sweep has 28000 runs (2 networks × 2 CPU models × 700 rates × 10 policies;",
                 "--threads=0 | --threads: 0 (expected: 1 .. 256)",
                 "--seeds=0 | --seeds: 0 (expected: 1 .. 1000)",
                 "--seed=9223372036854775807 --seeds=2 | --seeds: 2 from seed 9223372036854775807 (expected: seeds S .. S"
@@ -473,7 +473,7 @@ class SimulateCommandTest {
                 "--peak-ewma-decay-seconds=-1 | --peak-ewma-decay-seconds: -1 (expected: seconds in (0, 3600])",
                 "--warmup-seconds=-0.5 | --warmup-seconds: -0.5 (expected: a number in [0, 86400])",
                 "--rps=1-100 --network=A,B --cpu-model=fluid,cfs-quota --policies=heart --seeds=30"
-                        + " | the sweep has 12000 runs (2 networks x 2 CPU models x 100 rates x 1 policies x 30 seeds"
+                        + " | the sweep has 12000 runs (2 networks × 2 CPU models × 100 rates × 1 policies × 30 seeds"
             })
     void simulate_badOption_exit2WithTheReason(String options, String message) {
         java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of("heart", "simulate"));

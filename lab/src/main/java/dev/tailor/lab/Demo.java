@@ -154,7 +154,7 @@ public final class Demo {
                 STORAGE_POLICIES.forEach(policy -> storageRuns.add(new StorageSweep.Run(variant, policy)));
             }
         }
-        err.println("tailor: demo: " + storageRuns.size() + " storage runs (" + STORAGE_SCENARIO + " at x8 and x16"
+        err.println("tailor: demo: " + storageRuns.size() + " storage runs (" + STORAGE_SCENARIO + " at ×8 and ×16"
                 + " bursts, " + String.join(", ", STORAGE_POLICIES) + "; " + SimulationOutput.fmt(STORAGE_SECONDS)
                 + " s measured each)");
         if (stopping != null) {
@@ -482,7 +482,7 @@ public final class Demo {
         double agePriority = lowLoad.maxAgeMillis("priority");
         rows.add(List.of(
                 "low load, health-check age max, fifo / priority loop",
-                "<= " + BurstExperiment.fmt(bound, 0) + " ms (2 x period)",
+                "<= " + BurstExperiment.fmt(bound, 0) + " ms (2 × period)",
                 BurstExperiment.fmt(ageFifo, 0) + " / " + BurstExperiment.fmt(agePriority, 0) + " ms",
                 verdict(ageFifo <= bound && agePriority <= bound, ageFifo + agePriority, busy)));
         FioLatency off = burst.steady("off");
@@ -648,7 +648,7 @@ public final class Demo {
             StorageRunResult ours = findStorage(storage, m, "segment-admission");
             Double fifoSteady = fifo == null ? null : fifo.steady().p99999Millis();
             Double fifoSegments = fifo == null ? null : fifo.steadySegments().p99999Millis();
-            String label = STORAGE_SCENARIO + " x" + SimulationOutput.fmt(m) + ", P99.999 vs fifo: ";
+            String label = STORAGE_SCENARIO + " ×" + SimulationOutput.fmt(m) + ", P99.999 vs fifo: ";
             rows.add(List.of(
                     label + "steady tenants",
                     m == last ? "up to -" + SimulationOutput.fmt(PAPER_BURST_REDUCTION_PERCENT) + " %" : "",
