@@ -99,6 +99,11 @@ final class DemoCommand implements Callable<Integer> {
             throw new CliException("--no-report and --report: choose one");
         }
         int workers = threads.workers();
+        Demo.Options options =
+                new Demo.Options(workers, warmupSeconds, durationSeconds, !noExperiments, SERVE_COMMAND);
+        // The report's folder is created only once every other input is known to be good: bad input writes
+        // nothing.
+        Demo.check(options);
         boolean reportExisted = !noReport && Files.exists(report);
         if (!noReport) {
             report = SharedOptions.checkReportDir(report, "--report");
@@ -107,10 +112,7 @@ final class DemoCommand implements Callable<Integer> {
         // or not at all.
         try (ClusterRuns.Stopping stopping =
                 ClusterRuns.Stopping.on(err, noReport ? null : report, !noReport && !reportExisted)) {
-            Demo.Outcome outcome = Demo.run(
-                    new Demo.Options(workers, warmupSeconds, durationSeconds, !noExperiments, SERVE_COMMAND),
-                    err,
-                    stopping);
+            Demo.Outcome outcome = Demo.run(options, err, stopping);
             stopping.during("printing its results");
             String text = format == SharedOptions.Format.json
                     ? Json.writeRounded(outcome.json()) + System.lineSeparator()

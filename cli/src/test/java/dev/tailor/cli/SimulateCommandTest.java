@@ -529,6 +529,33 @@ class SimulateCommandTest {
         }
     }
 
+    @ParameterizedTest
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "demo --duration-seconds -1           | --duration-seconds: -1 (expected: a number in (0, 86400])",
+                "demo --warmup-seconds -1             | --warmup-seconds: -1 (expected: a number in [0, 86400])",
+                "demo --duration-seconds 100000       | --duration-seconds: 100000 (expected: a number in (0, 86400])",
+                "demo --threads 0                     | --threads: 0 (expected: 1 .. 256)",
+                "heart simulate --duration-seconds -1 | --duration-seconds: -1 (expected: a number in (0, 86400])",
+                "heart simulate --warmup-seconds -1   | --warmup-seconds: -1 (expected: a number in [0, 86400])",
+                "heart simulate --seeds 0             | --seeds: 0 (expected: 1 .. 1000)",
+                "heart simulate --prequal-q-rif 0     | --prequal-q-rif: 0 (expected: a quantile in (0, 1])"
+            })
+    void demoAndSimulate_badOptionWithReport_exit2AndCreateNothing(String command, String message) {
+        Path report = dir.resolve("report");
+        List<String> args = new java.util.ArrayList<>(List.of(command.split(" +")));
+        args.addAll(List.of("--report", report.toString()));
+
+        PlanCommandTest.Result result = tailor(args.toArray(String[]::new));
+
+        assertThat(result.exitCode()).as(result.err()).isEqualTo(2);
+        assertThat(result.err()).contains(message);
+        assertThat(result.out()).isEmpty();
+        // Was: the demo made its report folder (and said nothing of it) before it checked the durations.
+        assertThat(report).as(command).doesNotExist();
+    }
+
     @Test
     void simulate_tooShortForHeart_warnsAndReportsNullsNotNaN() throws IOException {
         PlanCommandTest.Result result = tailor(
