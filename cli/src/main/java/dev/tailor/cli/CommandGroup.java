@@ -44,7 +44,9 @@ abstract class CommandGroup implements Callable<Integer> {
                 || unmatched.getUnmatched().get(0).startsWith("-")) { // an option it does not have
             return -1;
         }
-        group.getErr().println(line(group, "unknown command '" + unmatched.getUnmatched().get(0) + "'"));
+        group.getErr()
+                .println(line(
+                        group, "unknown command '" + unmatched.getUnmatched().get(0) + "'"));
         CommandLine.UnmatchedArgumentException.printSuggestions(unmatched, group.getErr());
         group.usage(group.getErr());
         return CliException.BAD_INPUT;

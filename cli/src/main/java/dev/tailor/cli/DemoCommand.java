@@ -99,8 +99,7 @@ final class DemoCommand implements Callable<Integer> {
             throw new CliException("--no-report and --report: choose one");
         }
         int workers = threads.workers();
-        Demo.Options options =
-                new Demo.Options(workers, warmupSeconds, durationSeconds, !noExperiments, SERVE_COMMAND);
+        Demo.Options options = new Demo.Options(workers, warmupSeconds, durationSeconds, !noExperiments, SERVE_COMMAND);
         // The report's folder is created only once every other input is known to be good: bad input writes
         // nothing.
         Demo.check(options);

@@ -4,8 +4,8 @@ import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.core.exc.StreamReadException;
 import com.fasterxml.jackson.core.io.JsonEOFException;
 import com.fasterxml.jackson.databind.JsonMappingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.exc.ValueInstantiationException;
 import com.fasterxml.jackson.databind.module.SimpleModule;
@@ -281,7 +281,9 @@ final class Json {
         }
         double rounded = Math.abs(value) >= 1000
                 ? Math.rint(value)
-                : BigDecimal.valueOf(value).round(new MathContext(3, RoundingMode.HALF_UP)).doubleValue();
+                : BigDecimal.valueOf(value)
+                        .round(new MathContext(3, RoundingMode.HALF_UP))
+                        .doubleValue();
         if (rounded == Math.rint(rounded) && Math.abs(rounded) < 1e15) {
             return LongNode.valueOf((long) rounded);
         }
