@@ -5,9 +5,10 @@ import picocli.CommandLine;
 
 /**
  * A command that only holds subcommands ({@code tailor}, {@code tailor heart}, {@code tailor storage},
- * {@code tailor nbd}, {@code tailor nbd experiment}, {@code tailor heart snapshot}). Run without one it is a usage error, as picocli has
- * it and as the exit codes say: one line naming what is missing and the choices, its usage on standard
- * error, exit 2. {@code --help} still prints the usage on standard output and exits 0.
+ * {@code tailor nbd}, {@code tailor nbd experiment}, {@code tailor heart snapshot}). Run without one, or
+ * with one it does not have, it is a usage error, as picocli has it and as the exit codes say: one line
+ * naming the group, what is wrong and the choices, its usage on standard error, exit 2. {@code --help}
+ * still prints the usage on standard output and exits 0.
  */
 abstract class CommandGroup implements Callable<Integer> {
 
@@ -16,20 +17,51 @@ abstract class CommandGroup implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        CommandLine commandLine = spec.commandLine();
-        String group = spec.qualifiedName().replaceFirst("^tailor ?", "");
-        commandLine
-                .getErr()
-                .println("tailor: " + (group.isEmpty() ? "" : group + ": ")
-                        + "a subcommand is missing (expected: one of "
-                        + String.join(
-                                ", ",
-                                commandLine.getSubcommands().values().stream()
-                                        .map(CommandLine::getCommandName) // not the aliases
-                                        .distinct()
-                                        .toList())
-                        + ")");
-        commandLine.usage(commandLine.getErr());
+        return usageError(spec.commandLine(), "a subcommand is missing");
+    }
+
+    /**
+     * Says {@code tailor: GROUP: WHAT (expected: one of CHOICES)} on the group's standard error, then its
+     * usage; returns exit code 2.
+     */
+    static int usageError(CommandLine group, String what) {
+        group.getErr().println(line(group, what));
+        group.usage(group.getErr());
         return CliException.BAD_INPUT;
+    }
+
+    /**
+     * When {@code e} is a word a command group does not know where its subcommand goes ({@code tailor heart
+     * bogus}), says so ({@code tailor: heart: unknown command 'bogus' (expected: one of ...)}), with
+     * picocli's suggestion when it has one, then the group's usage, and returns 2; otherwise -1, for the
+     * caller to word the error.
+     */
+    static int unknownSubcommand(CommandLine.ParameterException e) {
+        CommandLine group = e.getCommandLine();
+        if (!(e instanceof CommandLine.UnmatchedArgumentException unmatched)
+                || !(group.getCommand() instanceof CommandGroup)
+                || unmatched.getUnmatched().isEmpty()
+                || unmatched.getUnmatched().get(0).startsWith("-")) { // an option it does not have
+            return -1;
+        }
+        group.getErr()
+                .println(line(
+                        group, "unknown command '" + unmatched.getUnmatched().get(0) + "'"));
+        CommandLine.UnmatchedArgumentException.printSuggestions(unmatched, group.getErr());
+        group.usage(group.getErr());
+        return CliException.BAD_INPUT;
+    }
+
+    /** {@code tailor: GROUP: WHAT (expected: one of CHOICES)}, the choices without their aliases. */
+    private static String line(CommandLine group, String what) {
+        String name = group.getCommandSpec().qualifiedName().replaceFirst("^tailor ?", "");
+        return "tailor: " + (name.isEmpty() ? "" : name + ": ") + what + " (expected: one of "
+                + String.join(
+                        ", ",
+                        group.getSubcommands().values().stream()
+                                .map(CommandLine::getCommandName)
+                                .distinct()
+                                .toList())
+                + ")";
     }
 }

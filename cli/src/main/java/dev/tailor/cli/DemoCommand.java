@@ -65,7 +65,8 @@ final class DemoCommand implements Callable<Integer> {
             defaultValue = "table",
             description = "table or json ({\"results\": [...], \"storage\": [...], \"experiments\": {...} when they"
                     + " ran, \"verdicts\": [...]}, the Summary's comparisons, each with its name, figure, target,"
-                    + " verdict and reason). Default: ${DEFAULT-VALUE}.")
+                    + " verdict and reason; whole numbers without a point, any other to three significant digits, its whole"
+                    + " part kept: 239, 12.3, 0.0123). Default: ${DEFAULT-VALUE}.")
     SharedOptions.Format format;
 
     @Option(names = "--no-experiments", description = "Skip the NBD experiments with real clients (fio, nbdkit).")
@@ -98,6 +99,10 @@ final class DemoCommand implements Callable<Integer> {
             throw new CliException("--no-report and --report: choose one");
         }
         int workers = threads.workers();
+        Demo.Options options = new Demo.Options(workers, warmupSeconds, durationSeconds, !noExperiments, SERVE_COMMAND);
+        // The report's folder is created only once every other input is known to be good: bad input writes
+        // nothing.
+        Demo.check(options);
         boolean reportExisted = !noReport && Files.exists(report);
         if (!noReport) {
             report = SharedOptions.checkReportDir(report, "--report");
@@ -106,13 +111,10 @@ final class DemoCommand implements Callable<Integer> {
         // or not at all.
         try (ClusterRuns.Stopping stopping =
                 ClusterRuns.Stopping.on(err, noReport ? null : report, !noReport && !reportExisted)) {
-            Demo.Outcome outcome = Demo.run(
-                    new Demo.Options(workers, warmupSeconds, durationSeconds, !noExperiments, SERVE_COMMAND),
-                    err,
-                    stopping);
+            Demo.Outcome outcome = Demo.run(options, err, stopping);
             stopping.during("printing its results");
             String text = format == SharedOptions.Format.json
-                    ? Json.write(outcome.json()) + System.lineSeparator()
+                    ? Json.writeRounded(outcome.json()) + System.lineSeparator()
                     : table(outcome);
             if (!stopping.publish("the results printed", () -> {
                 out.print(text);

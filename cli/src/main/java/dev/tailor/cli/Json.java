@@ -4,10 +4,15 @@ import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.core.exc.StreamReadException;
 import com.fasterxml.jackson.core.io.JsonEOFException;
 import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.exc.ValueInstantiationException;
 import com.fasterxml.jackson.databind.module.SimpleModule;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.DoubleNode;
+import com.fasterxml.jackson.databind.node.LongNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.ser.std.ToStringSerializer;
 import dev.tailor.common.IoErrors;
 import dev.tailor.common.Locations;
@@ -16,6 +21,9 @@ import dev.tailor.common.StrictReader;
 import dev.tailor.heart.FieldProblem;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.math.BigDecimal;
+import java.math.MathContext;
+import java.math.RoundingMode;
 import java.nio.charset.MalformedInputException;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
@@ -235,6 +243,51 @@ final class Json {
         } catch (IOException e) {
             throw new CliException(option + ": cannot write " + file + ": " + IoErrors.reason(e), 1, e);
         }
+    }
+
+    /**
+     * {@code value} as indented JSON, its numbers rounded as a reader compares them ({@link #rounded}): what
+     * {@code tailor demo --format json} prints.
+     */
+    static String writeRounded(Object value) {
+        return write(rounded(MAPPER.valueToTree(value)));
+    }
+
+    /**
+     * {@code tree} with every number rounded by one rule: a whole number without a point ({@code 6}, not
+     * {@code 6.0}: counts stay counts); any other to three significant digits, its whole part kept
+     * ({@code 1235}, {@code 239}, {@code 12.3}, {@code 1.23}, {@code 0.0123}), as the tables print figures
+     * ({@link dev.tailor.common.Numbers#format}) without rounding a small one to zero. Changes {@code tree}.
+     */
+    static JsonNode rounded(JsonNode tree) {
+        if (tree instanceof ObjectNode object) {
+            for (Map.Entry<String, JsonNode> field : object.properties()) {
+                field.setValue(rounded(field.getValue()));
+            }
+        } else if (tree instanceof ArrayNode array) {
+            for (int i = 0; i < array.size(); i++) {
+                array.set(i, rounded(array.get(i)));
+            }
+        } else if (tree != null && tree.isFloatingPointNumber()) {
+            return roundedNumber(tree.doubleValue());
+        }
+        return tree;
+    }
+
+    /** {@code value} by {@link #rounded}'s rule; NaN and the infinities as they are. */
+    static JsonNode roundedNumber(double value) {
+        if (!Double.isFinite(value)) {
+            return DoubleNode.valueOf(value);
+        }
+        double rounded = Math.abs(value) >= 1000
+                ? Math.rint(value)
+                : BigDecimal.valueOf(value)
+                        .round(new MathContext(3, RoundingMode.HALF_UP))
+                        .doubleValue();
+        if (rounded == Math.rint(rounded) && Math.abs(rounded) < 1e15) {
+            return LongNode.valueOf((long) rounded);
+        }
+        return DoubleNode.valueOf(rounded);
     }
 
     /** {@code value} as indented JSON. */

@@ -164,8 +164,8 @@ final class NbdExperimentCommand extends CommandGroup {
                 "Backend: nbdkit's memory plugin behind the delay filter, --servers threads of --delay-ms each (a"
                         + " k-server FIFO queue), reached through a second nbdkit (nbd plugin, shared=true) so that"
                         + " every tenant's requests share them through one connection. Its capacity is measured"
-                        + " first (fio, queue depth 64, 5 s) and admission's budget set to measured IOPS x"
-                        + " --capacity-factor x 117,399 (a 4 KiB random read in admission's cost model).",
+                        + " first (fio, queue depth 64, 5 s) and admission's budget set to measured IOPS ×"
+                        + " --capacity-factor × 117,399 (a 4 KiB random read in admission's cost model).",
                 "Tenants: --steady fio jobs (4 KiB random reads, queue depth 4, --steady-iops each) and one bursty"
                         + " job (queue depth --burst-qd, unthrottled for --burst-on ms of I/O, then idle --burst-off"
                         + " ms); one proxy event loop. Each round runs admission off, then on (what Tailor ships),"
@@ -173,7 +173,7 @@ final class NbdExperimentCommand extends CommandGroup {
                         + " recommends for the proxy), a fresh proxy each time; --modes off,on leaves the door out,"
                         + " --modes off,paper,on runs the paper's mechanism instead.",
                 "",
-                "Takes about (ramp + runtime + " + BurstExperiment.RUN_OVERHEAD_SECONDS + " s) x modes x rounds + "
+                "Takes about (ramp + runtime + " + BurstExperiment.RUN_OVERHEAD_SECONDS + " s) × modes × rounds + "
                         + (1 + 5 + BurstExperiment.FIXED_OVERHEAD_SECONDS) + " s, as its first line says: each run"
                         + " starts a proxy JVM and fio, and the backend is started and measured once. The defaults"
                         + " take about 7 minutes, one round of 2+6 s about 49 s; a busy machine takes longer. Needs"
@@ -382,7 +382,7 @@ final class NbdExperimentCommand extends CommandGroup {
                         + " --busy-us of CPU each, queued at once. Each round runs fifo, then priority, a fresh proxy"
                         + " each time.",
                 "",
-                "Takes about (ramp + runtime + " + BurstExperiment.RUN_OVERHEAD_SECONDS + " s) x 2 x rounds: each run"
+                "Takes about (ramp + runtime + " + BurstExperiment.RUN_OVERHEAD_SECONDS + " s) × 2 × rounds: each run"
                         + " starts a proxy JVM and fio. The defaults take about 4 minutes; a busy machine takes longer."
                         + " Needs fio with its nbd engine (Debian: apt install fio).",
                 ""

@@ -209,7 +209,7 @@ final class PlanCommand implements Callable<Integer> {
                 names = "--idle-fit-rounds",
                 paramLabel = "N",
                 defaultValue = "10",
-                description = "Measured rounds kept to fit CPU = idle + cost x rate and subtract the idle CPU"
+                description = "Measured rounds kept to fit CPU = idle + cost × rate and subtract the idle CPU"
                         + " (default: ${DEFAULT-VALUE}; 0 = the paper's ratio).")
         int idleFitRounds;
 

@@ -54,6 +54,10 @@ public final class Tailor extends CommandGroup {
         cli.setErr(err);
         // A mistyped option: say what is wrong and where help is, not the whole usage text.
         cli.setParameterExceptionHandler((e, args2) -> {
+            int unknown = CommandGroup.unknownSubcommand(e);
+            if (unknown >= 0) {
+                return unknown;
+            }
             CommandLine commandLine = e.getCommandLine();
             commandLine.getErr().println("tailor: " + usageWords(e));
             CommandLine.UnmatchedArgumentException.printSuggestions(e, commandLine.getErr());

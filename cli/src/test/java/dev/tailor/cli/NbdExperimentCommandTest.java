@@ -39,13 +39,13 @@ class NbdExperimentCommandTest {
                 .contains("--capacity-factor=F");
         // The time, as the lines wrap: each run's start and stop counted (the first progress line gives it).
         assertThat(burst.out().replaceAll("\\s+", " "))
-                .contains("Takes about (ramp + runtime + 5 s) x modes x rounds + 10 s, as its first line says")
+                .contains("Takes about (ramp + runtime + 5 s) × modes × rounds + 10 s, as its first line says")
                 .contains("one round of 2+6 s about 49 s; a busy machine takes longer.");
         PlanCommandTest.Result lowLoad = tailor("nbd", "experiment", "low-load", "--help");
         assertThat(lowLoad.exitCode()).isZero();
         assertThat(lowLoad.out()).contains("--health-ms=MS").contains("--period-us=US");
         assertThat(lowLoad.out().replaceAll("\\s+", " "))
-                .contains("Takes about (ramp + runtime + 5 s) x 2 x rounds: each run starts a proxy JVM and fio.")
+                .contains("Takes about (ramp + runtime + 5 s) × 2 × rounds: each run starts a proxy JVM and fio.")
                 .contains("The defaults take about 4 minutes; a busy machine takes longer.");
     }
 

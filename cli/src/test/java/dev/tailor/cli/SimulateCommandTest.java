@@ -462,7 +462,7 @@ class SimulateCommandTest {
                         + " dyn-antagonist, dyn-metrics-undercount, dyn-calls-overcount, dyn-background-cpu, online-boutique",
                 "--report= | --report: empty",
                 "--rps=1-700 --network=A,B --cpu-model=fluid,cfs-quota --heart-ablation=no-trend,slow-link-filter"
-                        + " | the sweep has 28000 runs (2 networks x 2 CPU models x 700 rates x 10 policies;",
+                        + " | the sweep has 28000 runs (2 networks × 2 CPU models × 700 rates × 10 policies;",
                 "--threads=0 | --threads: 0 (expected: 1 .. 256)",
                 "--seeds=0 | --seeds: 0 (expected: 1 .. 1000)",
                 "--seed=9223372036854775807 --seeds=2 | --seeds: 2 from seed 9223372036854775807 (expected: seeds S .. S"
@@ -473,7 +473,7 @@ class SimulateCommandTest {
                 "--peak-ewma-decay-seconds=-1 | --peak-ewma-decay-seconds: -1 (expected: seconds in (0, 3600])",
                 "--warmup-seconds=-0.5 | --warmup-seconds: -0.5 (expected: a number in [0, 86400])",
                 "--rps=1-100 --network=A,B --cpu-model=fluid,cfs-quota --policies=heart --seeds=30"
-                        + " | the sweep has 12000 runs (2 networks x 2 CPU models x 100 rates x 1 policies x 30 seeds"
+                        + " | the sweep has 12000 runs (2 networks × 2 CPU models × 100 rates × 1 policies × 30 seeds"
             })
     void simulate_badOption_exit2WithTheReason(String options, String message) {
         java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of("heart", "simulate"));
@@ -527,6 +527,33 @@ class SimulateCommandTest {
             assertThat(result.exitCode()).as(String.join(" ", args)).isEqualTo(2);
             assertThat(report).as(String.join(" ", args)).doesNotExist();
         }
+    }
+
+    @ParameterizedTest
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "demo --duration-seconds -1           | --duration-seconds: -1 (expected: a number in (0, 86400])",
+                "demo --warmup-seconds -1             | --warmup-seconds: -1 (expected: a number in [0, 86400])",
+                "demo --duration-seconds 100000       | --duration-seconds: 100000 (expected: a number in (0, 86400])",
+                "demo --threads 0                     | --threads: 0 (expected: 1 .. 256)",
+                "heart simulate --duration-seconds -1 | --duration-seconds: -1 (expected: a number in (0, 86400])",
+                "heart simulate --warmup-seconds -1   | --warmup-seconds: -1 (expected: a number in [0, 86400])",
+                "heart simulate --seeds 0             | --seeds: 0 (expected: 1 .. 1000)",
+                "heart simulate --prequal-q-rif 0     | --prequal-q-rif: 0 (expected: a quantile in (0, 1])"
+            })
+    void demoAndSimulate_badOptionWithReport_exit2AndCreateNothing(String command, String message) {
+        Path report = dir.resolve("report");
+        List<String> args = new java.util.ArrayList<>(List.of(command.split(" +")));
+        args.addAll(List.of("--report", report.toString()));
+
+        PlanCommandTest.Result result = tailor(args.toArray(String[]::new));
+
+        assertThat(result.exitCode()).as(result.err()).isEqualTo(2);
+        assertThat(result.err()).contains(message);
+        assertThat(result.out()).isEmpty();
+        // Was: the demo made its report folder (and said nothing of it) before it checked the durations.
+        assertThat(report).as(command).doesNotExist();
     }
 
     @Test
@@ -863,6 +890,33 @@ class SimulateCommandTest {
             assertThat(verdicts.get(i).get("verdict").asText()).isEqualTo("no data");
             assertThat(verdicts.get(i).get("reason").asText()).contains("--no-experiments");
         }
+        // Was "figure": 6.0 for a count of cells and -98.65484707156449 for a change: a count is a whole
+        // number, and every figure is rounded as the help says, to three significant digits.
+        assertThat(verdicts.get(0).get("unit").asText()).isEqualTo("cells");
+        assertThat(verdicts.get(0).get("figure").isIntegralNumber())
+                .as(verdicts.get(0).toString())
+                .isTrue();
+        List<String> unrounded = new java.util.ArrayList<>();
+        collectUnrounded(json, "", unrounded);
+        assertThat(unrounded).isEmpty();
+    }
+
+    /**
+     * The numbers under {@code node} (with their paths) that are whole but written with a point, or carry more
+     * than three significant digits after their whole part.
+     */
+    private static void collectUnrounded(JsonNode node, String path, List<String> found) {
+        if (node.isContainerNode()) {
+            node.properties().forEach(e -> collectUnrounded(e.getValue(), path + "." + e.getKey(), found));
+            for (int i = 0; i < node.size() && node.isArray(); i++) {
+                collectUnrounded(node.get(i), path + "[" + i + "]", found);
+            }
+        } else if (node.isFloatingPointNumber()) {
+            java.math.BigDecimal value = node.decimalValue().stripTrailingZeros();
+            if (value.scale() <= 0 || (value.precision() > 3 && value.scale() > 0)) {
+                found.add(path + " = " + node);
+            }
+        }
     }
 
     @Test
@@ -870,7 +924,8 @@ class SimulateCommandTest {
         String help = tailor("demo", "--help").out().replaceAll("\\s+", " ");
         assertThat(help)
                 .contains("\"verdicts\": [...]}, the Summary's comparisons, each with its name, figure, target,"
-                        + " verdict and reason)")
+                        + " verdict and reason; whole numbers without a point, any other to three significant digits,"
+                        + " its whole part kept: 239, 12.3, 0.0123)")
                 // Was "per run": the storage runs keep their 10 s whatever --duration-seconds says.
                 .contains("Simulated time measured per cluster run (the storage runs measure 10 s each).")
                 .contains("Simulated warm-up per cluster run, not measured.");

@@ -70,4 +70,50 @@ class TailorTest {
         assertThat(asked.out()).contains("Usage: tailor");
         assertThat(asked.err()).isEmpty();
     }
+
+    @ParameterizedTest
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "''              | tailor: unknown command 'bogus' (expected: one of demo, heart, storage, nbd, help)",
+                "heart           | tailor: heart: unknown command 'bogus' (expected: one of plan, check, run, uninstall,"
+                        + " snapshot, simulate, help)",
+                "storage         | tailor: storage: unknown command 'bogus' (expected: one of simulate, help)",
+                "nbd             | tailor: nbd: unknown command 'bogus' (expected: one of serve, top, experiment, help)",
+                "heart snapshot  | tailor: heart snapshot: unknown command 'bogus' (expected: one of dataset, help)",
+                "nbd experiment  | tailor: nbd experiment: unknown command 'bogus' (expected: one of burst, low-load,"
+                        + " help)"
+            })
+    void commandGroup_withAnUnknownSubcommand_namesTheGroupAndTheChoices_usageOnStderr_exit2(
+            String command, String message) {
+        String[] args = (command.isEmpty() ? "bogus" : command + " bogus").split(" ");
+
+        PlanCommandTest.Result result = PlanCommandTest.tailor(args);
+
+        // Was: picocli's bare "Unmatched argument at index 1: 'bogus'", no group, no choices, no usage.
+        assertThat(result.exitCode()).isEqualTo(2);
+        assertThat(result.out()).isEmpty();
+        assertThat(result.err().lines().findFirst()).hasValue(message);
+        assertThat(result.err())
+                .contains("Usage: tailor" + (command.isEmpty() ? "" : " " + command) + " [")
+                .doesNotContain("Unmatched argument");
+    }
+
+    @Test
+    void commandGroup_withAMistypedSubcommand_suggestsTheNearOne() {
+        PlanCommandTest.Result result = PlanCommandTest.tailor("heart", "simulat");
+
+        assertThat(result.exitCode()).isEqualTo(2);
+        assertThat(result.err())
+                .startsWith("tailor: heart: unknown command 'simulat' (expected: one of ")
+                .contains("Did you mean: heart simulate");
+    }
+
+    @Test
+    void commandGroup_withAnUnknownOption_saysWhatItSaidBefore() {
+        PlanCommandTest.Result result = PlanCommandTest.tailor("heart", "--bogus");
+
+        assertThat(result.exitCode()).isEqualTo(2);
+        assertThat(result.err()).startsWith("tailor: Unknown option: '--bogus'").contains("Try 'tailor heart --help'.");
+    }
 }

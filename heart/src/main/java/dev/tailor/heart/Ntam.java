@@ -177,7 +177,7 @@ final class Ntam {
                 meanDelay = costMillis / units;
                 how = String.format(
                         Locale.ROOT,
-                        "entropic transport, ε = %s ms on the round trip (%s x the"
+                        "entropic transport, ε = %s ms on the round trip (%s × the"
                                 + " callee's expected sojourn), %d Sinkhorn iteration(s)",
                         Link.format(epsilon),
                         Link.format(config.spreadScale()),
@@ -425,7 +425,7 @@ final class Ntam {
                 Locale.ROOT,
                 "queue-aware entropic transport of the %d call edge(s) into %s"
                         + " together (%s: links are priced by their delays against ε; ATPM's shares act"
-                        + " only as floors), ε = %s ms on the round trip (%s x the callee's expected sojourn), %d Newton"
+                        + " only as floors), ε = %s ms on the round trip (%s × the callee's expected sojourn), %d Newton"
                         + " iteration(s); all %s req/s into %s%s: %s",
                 calls.size(),
                 callee.component(),
@@ -545,7 +545,7 @@ final class Ntam {
                 ? String.format(
                         Locale.ROOT,
                         "%d groups on %d nodes exceed the queue-aware planner's size (its Newton"
-                                + " steps take O(nodes x groups^2))",
+                                + " steps take O(nodes × groups²))",
                         groups,
                         nodes)
                 : null;

@@ -325,7 +325,7 @@ public final class BurstExperiment {
                     Map.of());
             rig.awaitPort("backend", backend, backendPort);
 
-            err.println("tailor: experiment: measuring the backend (" + s.servers() + " x " + s.delayMillis()
+            err.println("tailor: experiment: measuring the backend (" + s.servers() + " × " + s.delayMillis()
                     + " ms, nominal " + (s.delayMillis() == 0 ? "unbounded" : s.servers() * 1000 / s.delayMillis())
                     + " IOPS), " + s.capacitySeconds() + " s");
             err.flush();

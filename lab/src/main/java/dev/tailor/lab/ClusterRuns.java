@@ -520,9 +520,9 @@ public final class ClusterRuns {
         }
         long count = (long) networkNames.size() * models.size() * rates.size() * uniquePolicies.size() * seeds;
         if (count > MAX_RUNS) {
-            throw new LabException("the sweep has " + count + " runs (" + networkNames.size() + " networks x "
-                    + models.size() + " CPU models x " + rates.size() + " rates x " + uniquePolicies.size()
-                    + " policies" + (seeds == 1 ? "" : " x " + seeds + " seeds") + "; expected: at most " + MAX_RUNS
+            throw new LabException("the sweep has " + count + " runs (" + networkNames.size() + " networks × "
+                    + models.size() + " CPU models × " + rates.size() + " rates × " + uniquePolicies.size()
+                    + " policies" + (seeds == 1 ? "" : " × " + seeds + " seeds") + "; expected: at most " + MAX_RUNS
                     + ")");
         }
         long firstSeed = sweep.seed() != null ? sweep.seed() : base.seed();

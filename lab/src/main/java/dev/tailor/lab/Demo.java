@@ -115,23 +115,10 @@ public final class Demo {
      */
     public static Outcome run(Options options, PrintWriter err, ClusterRuns.Stopping stopping) {
         int workers = options.threads();
-        List<ClusterSweep.Run> runs = new ArrayList<>();
-        Map<String, Double> timeoutMillis = new LinkedHashMap<>();
-        List<ClusterScenario> scenarios = new ArrayList<>();
-        for (String name : List.of("paper-dag", "paper-pairwise")) {
-            ClusterScenario base = ClusterRuns.load(name, "");
-            scenarios.add(base);
-            timeoutMillis.put(name, base.timeoutSeconds() * 1000);
-            for (ClusterScenario.CpuModel model : ClusterScenario.CpuModel.values()) {
-                ClusterScenario variant =
-                        ClusterRuns.variant(base, null, model, options.warmupSeconds(), options.durationSeconds(), "A");
-                for (double rps : List.of(100.0, 400.0)) {
-                    for (String policy : DEMO_POLICIES) {
-                        runs.add(new ClusterSweep.Run(variant, policy, rps));
-                    }
-                }
-            }
-        }
+        Plan plan = plan(options);
+        List<ClusterSweep.Run> runs = plan.runs();
+        Map<String, Double> timeoutMillis = plan.timeoutMillis();
+        List<ClusterScenario> scenarios = plan.scenarios();
         err.println("tailor: demo: " + runs.size() + " simulated runs (paper-dag and paper-pairwise, network A, 100 and"
                 + " 400 RPS, " + DEMO_POLICIES.size() + " policies, fluid and cfs-quota CPU limits) on " + workers
                 + " thread"
@@ -154,7 +141,7 @@ public final class Demo {
                 STORAGE_POLICIES.forEach(policy -> storageRuns.add(new StorageSweep.Run(variant, policy)));
             }
         }
-        err.println("tailor: demo: " + storageRuns.size() + " storage runs (" + STORAGE_SCENARIO + " at x8 and x16"
+        err.println("tailor: demo: " + storageRuns.size() + " storage runs (" + STORAGE_SCENARIO + " at ×8 and ×16"
                 + " bursts, " + String.join(", ", STORAGE_POLICIES) + "; " + SimulationOutput.fmt(STORAGE_SECONDS)
                 + " s measured each)");
         if (stopping != null) {
@@ -192,6 +179,41 @@ public final class Demo {
                 experiments,
                 summary.lines(),
                 summary.verdicts());
+    }
+
+    /**
+     * Checks {@code options} as {@link #run} does before it runs anything, so that a caller can refuse bad
+     * input before it creates a folder or a file.
+     *
+     * @throws LabException (exit 2) naming the option out of range, e.g. {@code --duration-seconds: -1 (...)}
+     */
+    public static void check(Options options) {
+        plan(options);
+    }
+
+    /** The cluster part's runs, each scenario's timeout (ms, by name) and its scenarios as loaded. */
+    private record Plan(
+            List<ClusterSweep.Run> runs, Map<String, Double> timeoutMillis, List<ClusterScenario> scenarios) {}
+
+    private static Plan plan(Options options) {
+        List<ClusterSweep.Run> runs = new ArrayList<>();
+        Map<String, Double> timeoutMillis = new LinkedHashMap<>();
+        List<ClusterScenario> scenarios = new ArrayList<>();
+        for (String name : List.of("paper-dag", "paper-pairwise")) {
+            ClusterScenario base = ClusterRuns.load(name, "");
+            scenarios.add(base);
+            timeoutMillis.put(name, base.timeoutSeconds() * 1000);
+            for (ClusterScenario.CpuModel model : ClusterScenario.CpuModel.values()) {
+                ClusterScenario variant =
+                        ClusterRuns.variant(base, null, model, options.warmupSeconds(), options.durationSeconds(), "A");
+                for (double rps : List.of(100.0, 400.0)) {
+                    for (String policy : DEMO_POLICIES) {
+                        runs.add(new ClusterSweep.Run(variant, policy, rps));
+                    }
+                }
+            }
+        }
+        return new Plan(runs, timeoutMillis, scenarios);
     }
 
     /**
@@ -482,7 +504,7 @@ public final class Demo {
         double agePriority = lowLoad.maxAgeMillis("priority");
         rows.add(List.of(
                 "low load, health-check age max, fifo / priority loop",
-                "<= " + BurstExperiment.fmt(bound, 0) + " ms (2 x period)",
+                "<= " + BurstExperiment.fmt(bound, 0) + " ms (2 × period)",
                 BurstExperiment.fmt(ageFifo, 0) + " / " + BurstExperiment.fmt(agePriority, 0) + " ms",
                 verdict(ageFifo <= bound && agePriority <= bound, ageFifo + agePriority, busy)));
         FioLatency off = burst.steady("off");
@@ -648,7 +670,7 @@ public final class Demo {
             StorageRunResult ours = findStorage(storage, m, "segment-admission");
             Double fifoSteady = fifo == null ? null : fifo.steady().p99999Millis();
             Double fifoSegments = fifo == null ? null : fifo.steadySegments().p99999Millis();
-            String label = STORAGE_SCENARIO + " x" + SimulationOutput.fmt(m) + ", P99.999 vs fifo: ";
+            String label = STORAGE_SCENARIO + " ×" + SimulationOutput.fmt(m) + ", P99.999 vs fifo: ";
             rows.add(List.of(
                     label + "steady tenants",
                     m == last ? "up to -" + SimulationOutput.fmt(PAPER_BURST_REDUCTION_PERCENT) + " %" : "",

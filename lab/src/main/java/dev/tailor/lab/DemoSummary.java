@@ -247,9 +247,9 @@ final class DemoSummary {
                 .max()
                 .orElse(Double.NaN);
         StorageRunResult fifo = findStorage(storage, largest, "fifo");
-        lines.add("  Segment admission, storage simulator (" + Demo.STORAGE_SCENARIO + " x"
+        lines.add("  Segment admission, storage simulator (" + Demo.STORAGE_SCENARIO + " ×"
                 + SimulationOutput.fmt(largest) + "; steady tenants' P99.999 against fifo):");
-        String variant = Demo.STORAGE_SCENARIO + " x" + SimulationOutput.fmt(largest);
+        String variant = Demo.STORAGE_SCENARIO + " ×" + SimulationOutput.fmt(largest);
         String againstPeersName = "Tailor's segment-admission against the best of static-cap and mclock, steady"
                 + " tenants' P99.999 change against fifo, " + variant;
         String againstPeersTarget =

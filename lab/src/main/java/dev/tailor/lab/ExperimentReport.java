@@ -131,7 +131,7 @@ public final class ExperimentReport {
         }
         if (end > 0) {
             XYSeries bound =
-                    age.addSeries("bound (2 x period)", List.of(0.0, end), List.of(s.boundMillis(), s.boundMillis()));
+                    age.addSeries("bound (2 × period)", List.of(0.0, end), List.of(s.boundMillis(), s.boundMillis()));
             bound.setMarker(SeriesMarkers.NONE);
             bound.setLineColor(BOUND);
             bound.setLineStyle(

@@ -171,6 +171,28 @@ class DemoSummaryTest {
         assertThat(better).anyMatch(l -> l.contains("Verdict: better than every peer;"));
     }
 
+    @Test
+    void storageLines_writeTheBurstMultiplierWithATimesSign_asTheLabelsAndDocsDo() {
+        List<StorageRunResult> storage = List.of(
+                storage("fifo", 239),
+                storage("static-cap", 80),
+                storage("mclock", 3.33),
+                storage("segment-admission-paper", 14.8),
+                storage("segment-admission", 3.32));
+
+        List<String> summary = DemoSummary.lines(List.of(), TIMEOUTS, storage, null, null, "skipped.");
+        List<String> table = Demo.storageTable(storage).lines();
+        List<DemoSummary.Verdict> verdicts = DemoSummary.of(List.of(), TIMEOUTS, storage, null, null, "skipped.")
+                .verdicts();
+
+        // Was "burst-microbench x16" here, where the run labels and the docs say "×16".
+        assertThat(summary).anyMatch(l -> l.contains("(burst-microbench ×16; steady tenants' P99.999"));
+        assertThat(table).anyMatch(l -> l.contains("burst-microbench ×16, P99.999 vs fifo: steady tenants"));
+        assertThat(verdicts).anyMatch(v -> v.name().endsWith("against fifo, burst-microbench ×16"));
+        assertThat(String.join("\n", summary) + String.join("\n", table)).doesNotContainPattern("\\bx\\d");
+        assertThat(verdicts).noneMatch(v -> v.name().matches(".*\\bx\\d.*"));
+    }
+
     private static List<String> storageVerdict(double oursMillis, double mclockMillis) {
         List<StorageRunResult> storage = List.of(
                 storage("fifo", 239),

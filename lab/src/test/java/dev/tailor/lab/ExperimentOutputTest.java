@@ -314,7 +314,7 @@ class ExperimentOutputTest {
                         && l.contains("-30 % (7,000 vs 10,000 µs)"));
         assertThat(lines)
                 .anyMatch(l -> l.contains("health-check age max")
-                        && l.contains("<= 200 ms (2 x period)")
+                        && l.contains("<= 200 ms (2 × period)")
                         && l.contains("121 / 102 ms"));
         assertThat(lines)
                 .anyMatch(l -> l.contains("burst, steady tenants' P99.99, admission on vs off")
@@ -515,7 +515,7 @@ class ExperimentOutputTest {
         // Why: the bound was vermillion, segment-admission's colour in every other plot, so it read as a run.
         List<ExperimentReport.Chart> charts = ExperimentReport.lowLoadCharts(lowLoad(), "low-load");
         var series = charts.get(1).chart().getSeriesMap();
-        var bound = series.get("bound (2 x period)");
+        var bound = series.get("bound (2 × period)");
         assertThat(bound).isNotNull();
         java.awt.Color grey = bound.getLineColor() instanceof java.awt.Color c ? c : null;
         assertThat(grey).isEqualTo(ExperimentReport.BOUND);

@@ -42,7 +42,11 @@ import java.util.function.LongSupplier;
  *   <li><b>Start.</b> {@link #start()} never waits for the API server: rounds discover pods and
  *       nodes by listing them, and the watches behind re-plans start in the background. A watch
  *       without an answer after {@link #WATCH_ANSWER_MILLIS} is said (re-plans are off until it
- *       answers); one that fails is started again before the next round.</li>
+ *       answers); one that fails is started again before the next round. A watch that ran and stops
+ *       for good (fabric8 stops its informer) is said once and started again with backoff
+ *       ({@link #REWATCH_FIRST_MILLIS} doubling to {@link #REWATCH_MAX_MILLIS}); one down for
+ *       {@link #WATCH_ANSWER_MILLIS} while the client retries it is said once, and when it is back.
+ *       {@code tailor_heart_pod_watch_up} tells each namespace's watch.</li>
  *   <li><b>Renewal.</b> The lease is acquired and renewed only while the loop can work (no round
  *       has been running for {@link #staleMillis()}, the {@code /healthz} condition), so a stuck
  *       replica lets a standby take over. A replica that lost the lease stands by again and may
@@ -67,6 +71,14 @@ public final class ControllerLoop implements AutoCloseable {
      * connection and request timeouts are 10 s, so a healthy API server has answered by then.
      */
     static final long WATCH_ANSWER_MILLIS = 10_000;
+    /**
+     * A pod watch that stopped for good (fabric8 gives up on it: its informer stops) is started again
+     * after this long, then after twice as long each time it fails again, up to {@link #REWATCH_MAX_MILLIS}:
+     * as client-go's informers relist and rewatch with backoff (800 ms to 30 s).
+     */
+    static final long REWATCH_FIRST_MILLIS = 1_000;
+
+    static final long REWATCH_MAX_MILLIS = 30_000;
     /** How often the scheduler looks at the watches and the loop's liveness. */
     static final long HOUSEKEEPING_MILLIS = 1_000;
     /** {@link #eventMillis} when no pod event waits for a re-plan (monotonic instants may be negative). */
@@ -154,12 +166,35 @@ public final class ControllerLoop implements AutoCloseable {
     private ScheduledFuture<?> replanDue;
     private ScheduledFuture<?> housekeeping;
 
-    /** A pod watch and when it was started (ticker ms). */
-    private record PodWatch(
-            SharedIndexInformer<Pod> informer,
-            CompletableFuture<Void> started,
-            long sinceMillis,
-            boolean[] saidNoAnswer) {}
+    /** Backoff of each namespace's rewatch after a stop (ms), while it has not watched again; scheduler only. */
+    private final Map<String, Long> rewatchMillis = new ConcurrentHashMap<>();
+
+    private final Map<String, ScheduledFuture<?>> rewatchDue = new ConcurrentHashMap<>();
+
+    /** A pod watch, when it was started (ticker ms), and what the loop said of it. */
+    private static final class PodWatch {
+        final SharedIndexInformer<Pod> informer;
+        final CompletableFuture<Void> started;
+        final long sinceMillis;
+        volatile boolean saidNoAnswer;
+        /** Since when a started watch has not been watching (ticker ms), or {@link #NO_EVENT}; scheduler only. */
+        long notWatchingSinceMillis = NO_EVENT;
+
+        volatile boolean saidDown;
+        /** Whether the loop closed it (a replaced watch, the loop's end), so that its stop is no news. */
+        volatile boolean closedHere;
+
+        PodWatch(SharedIndexInformer<Pod> informer, CompletableFuture<Void> started, long sinceMillis) {
+            this.informer = informer;
+            this.started = started;
+            this.sinceMillis = sinceMillis;
+        }
+
+        void close() {
+            closedHere = true;
+            informer.close();
+        }
+    }
 
     /**
      * On real time: a single-threaded scheduled executor of its own ({@code tailor-heart-schedule})
@@ -267,7 +302,8 @@ public final class ControllerLoop implements AutoCloseable {
     /**
      * Starts the informers (in the background), the round schedule and leader election; returns at
      * once, whatever the API server does. An API server that cannot be watched does not stop the
-     * loop: it is said, and the watch is started again before every round.
+     * loop: it is said, and the watch is started again before every round (and, after a watch that
+     * ran stopped, with backoff).
      */
     public void start() {
         podHandler = new ResourceEventHandler<>() {
@@ -368,38 +404,110 @@ public final class ControllerLoop implements AutoCloseable {
     private void watchPods() {
         for (String namespace : config.kubernetes().namespaces()) {
             PodWatch watch = watches.get(namespace);
-            if (watch != null && watch.started().isCompletedExceptionally()) {
-                watch.informer().close();
-                watches.remove(namespace);
+            if (watch != null && watch.started.isCompletedExceptionally()) {
+                watch.close();
+                watches.remove(namespace, watch);
                 watch = null;
             }
             if (watch != null) {
                 continue;
             }
+            metrics.podWatch(namespace, false);
             try {
                 SharedIndexInformer<Pod> informer = client.pods()
                         .inNamespace(namespace)
                         .withLabel(config.kubernetes().componentLabel())
                         .runnableInformer(0);
                 informer.addEventHandler(podHandler);
-                PodWatch started = new PodWatch(
-                        informer, informer.start().toCompletableFuture(), monotonicMillis(), new boolean[1]);
+                PodWatch started = new PodWatch(informer, informer.start().toCompletableFuture(), monotonicMillis());
                 watches.put(namespace, started);
-                started.started().whenComplete((ignored, failure) -> watchStarted(namespace, started, failure));
+                started.started.whenComplete((ignored, failure) -> watchStarted(namespace, started, failure));
+                informer.stopped().whenComplete((ignored, failure) -> {
+                    if (failure != null
+                            && !started.closedHere
+                            && started.started.isDone()
+                            && !started.started.isCompletedExceptionally()) {
+                        onScheduler(() -> watchStopped(namespace, started, failure));
+                    }
+                });
             } catch (RuntimeException e) {
                 watchFailed(namespace, e);
             }
         }
     }
 
+    /** Runs {@code task} on the scheduler, unless the loop is closing. */
+    private void onScheduler(Runnable task) {
+        try {
+            scheduler.execute(task);
+        } catch (RejectedExecutionException e) {
+            // closing
+        }
+    }
+
     private void watchStarted(String namespace, PodWatch watch, Throwable failure) {
         if (failure == null) {
-            if (watchesFailing.remove(namespace) || watch.saidNoAnswer()[0]) {
+            metrics.podWatch(namespace, true);
+            if (watchesFailing.remove(namespace) || watch.saidNoAnswer) {
                 log.accept("watching pods in namespace " + namespace + " again: re-plans on pod events are on");
             }
+            onScheduler(() -> {
+                rewatchMillis.remove(namespace);
+                ScheduledFuture<?> due = rewatchDue.remove(namespace);
+                if (due != null) {
+                    due.cancel(false);
+                }
+            });
         } else {
             watchFailed(namespace, failure);
         }
+    }
+
+    /**
+     * On the scheduler: a watch that had started stopped for good (fabric8 stops the informer after an error
+     * it does not retry, e.g. a watch event it cannot read): says so once, counts the namespace as not
+     * watched, and starts the watch again with backoff ({@link #REWATCH_FIRST_MILLIS} doubling to
+     * {@link #REWATCH_MAX_MILLIS}), as informers relist and rewatch.
+     */
+    private void watchStopped(String namespace, PodWatch watch, Throwable failure) {
+        if (!running || watches.get(namespace) != watch) {
+            return;
+        }
+        watch.close();
+        watches.remove(namespace, watch);
+        metrics.podWatch(namespace, false);
+        Throwable cause = failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null
+                ? failure.getCause()
+                : failure;
+        long delay = nextRewatch(namespace);
+        if (watchesFailing.add(namespace)) {
+            log.accept("the watch of pods in namespace " + namespace + " stopped ("
+                    + watchFailure(cause, String.valueOf(client.getMasterUrl())) + "): re-plans on pod events are"
+                    + " off until it is watched again, in " + delay / 1000 + " s (then backing off to "
+                    + REWATCH_MAX_MILLIS / 1000 + " s, and before every round); rounds go on from lists every "
+                    + config.roundSeconds() + " s");
+        }
+    }
+
+    /** Schedules the next attempt to watch {@code namespace} again and returns its delay (ms); scheduler only. */
+    private long nextRewatch(String namespace) {
+        long delay = rewatchMillis.getOrDefault(namespace, REWATCH_FIRST_MILLIS);
+        rewatchMillis.put(namespace, Math.min(2 * delay, REWATCH_MAX_MILLIS));
+        ScheduledFuture<?> previous = rewatchDue.put(
+                namespace,
+                scheduler.schedule(
+                        () -> {
+                            rewatchDue.remove(namespace);
+                            if (running) {
+                                watchPods();
+                            }
+                        },
+                        delay,
+                        TimeUnit.MILLISECONDS));
+        if (previous != null) {
+            previous.cancel(false);
+        }
+        return delay;
     }
 
     /**
@@ -423,6 +531,13 @@ public final class ControllerLoop implements AutoCloseable {
         Throwable cause = failure.getCause() != null && failure instanceof java.util.concurrent.CompletionException
                 ? failure.getCause()
                 : failure;
+        metrics.podWatch(namespace, false);
+        // A watch started again after a stop that fails to start: the next attempt after a longer wait.
+        onScheduler(() -> {
+            if (running && rewatchMillis.containsKey(namespace) && !rewatchDue.containsKey(namespace)) {
+                nextRewatch(namespace);
+            }
+        });
         if (watchesFailing.add(namespace)) {
             String why = watchFailure(cause, String.valueOf(client.getMasterUrl()));
             log.accept("cannot watch pods in namespace " + namespace + " (" + why + "): re-plans on"
@@ -430,16 +545,43 @@ public final class ControllerLoop implements AutoCloseable {
         }
     }
 
-    /** Says once of each watch still without an answer after {@link #WATCH_ANSWER_MILLIS}. */
+    /**
+     * Says once of each watch still without an answer after {@link #WATCH_ANSWER_MILLIS}, and of each
+     * started watch that has not been watching for that long (fabric8 retries it: the API server refuses
+     * the watch, 403 after a permission was taken away, or cannot be reached), and when it watches again.
+     */
     private void checkWatches(long nowMillis) {
         watches.forEach((namespace, watch) -> {
-            if (!watch.started().isDone()
-                    && !watch.saidNoAnswer()[0]
-                    && nowMillis - watch.sinceMillis() >= WATCH_ANSWER_MILLIS) {
-                watch.saidNoAnswer()[0] = true;
+            if (!watch.started.isDone()
+                    && !watch.saidNoAnswer
+                    && nowMillis - watch.sinceMillis >= WATCH_ANSWER_MILLIS) {
+                watch.saidNoAnswer = true;
                 log.accept("the watch of pods in namespace " + namespace + " has had no answer for "
-                        + (nowMillis - watch.sinceMillis()) / 1000 + " s: re-plans on pod events are off until it has;"
+                        + (nowMillis - watch.sinceMillis) / 1000 + " s: re-plans on pod events are off until it has;"
                         + " rounds go on from lists every " + config.roundSeconds() + " s");
+            }
+            if (!watch.started.isDone() || watch.started.isCompletedExceptionally() || watch.closedHere) {
+                return;
+            }
+            if (watch.informer.isWatching()) {
+                watch.notWatchingSinceMillis = NO_EVENT;
+                if (watch.saidDown) {
+                    watch.saidDown = false;
+                    metrics.podWatch(namespace, true);
+                    log.accept("watching pods in namespace " + namespace + " again: re-plans on pod events are on");
+                }
+                return;
+            }
+            if (watch.notWatchingSinceMillis == NO_EVENT) {
+                watch.notWatchingSinceMillis = nowMillis;
+            }
+            if (!watch.saidDown && nowMillis - watch.notWatchingSinceMillis >= WATCH_ANSWER_MILLIS) {
+                watch.saidDown = true;
+                metrics.podWatch(namespace, false);
+                log.accept("the watch of pods in namespace " + namespace + " has been down for "
+                        + (nowMillis - watch.notWatchingSinceMillis) / 1000 + " s (the client retries it): re-plans on"
+                        + " pod events are off until it is back; rounds go on from lists every " + config.roundSeconds()
+                        + " s");
             }
         });
     }
@@ -821,7 +963,7 @@ public final class ControllerLoop implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        watches.values().forEach(watch -> watch.informer().close());
+        watches.values().forEach(PodWatch::close);
         LeaseElector current = elector;
         if (current != null) {
             current.stop(options.renewDeadline());

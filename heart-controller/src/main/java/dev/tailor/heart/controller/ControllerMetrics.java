@@ -53,7 +53,10 @@ import java.util.function.LongSupplier;
  *   <li>{@code tailor_heart_leader} — 1 while this replica holds the Lease (or runs without one),
  *       else 0;</li>
  *   <li>{@code tailor_heart_lease_acquisitions_total} — times this replica took the Lease: summed
- *       over the replicas, how often leadership changed hands (an alert on lease flapping).</li>
+ *       over the replicas, how often leadership changed hands (an alert on lease flapping);</li>
+ *   <li>{@code tailor_heart_pod_watch_up{namespace}} — 1 while the watch of the application's pods in
+ *       {@code namespace} runs, 0 while it starts, cannot start, has no answer, is down or stopped: re-plans
+ *       on pod events are off then, rounds go on from lists (an alert on a watch that stays down).</li>
  * </ul>
  * <b>Cardinality of the route shares:</b> at most (call edges) × (caller nodes) × (callee nodes)
  * series, e.g. 20 edges on 10 nodes: 2,000. Past {@link #DEFAULT_ROUTE_SHARE_SERIES_LIMIT} series a
@@ -82,6 +85,7 @@ public final class ControllerMetrics {
     private final Gauge routeShareDropped;
     private final Gauge leader;
     private final Counter leaseAcquisitions;
+    private final Gauge podWatchUp;
     private final int routeShareSeriesLimit;
     private final LongSupplier epochMillis;
     private volatile long lastAppliedMillis = -1;
@@ -175,6 +179,12 @@ public final class ControllerMetrics {
                 .name("tailor_heart_lease_acquisitions_total")
                 .help("Times this replica took the Lease")
                 .register(registry);
+        podWatchUp = Gauge.builder()
+                .name("tailor_heart_pod_watch_up")
+                .help("1 while the watch of the application's pods in the namespace runs (re-plans on pod events"
+                        + " are on), else 0")
+                .labelNames("namespace")
+                .register(registry);
         leaseAcquisitions.inc(0); // visible at 0
         GaugeWithCallback.builder()
                 .name("tailor_heart_last_applied_plan_age_seconds")
@@ -259,6 +269,11 @@ public final class ControllerMetrics {
         for (int i = 0; i < labels.size(); i++) {
             routeShare.labelValues(labels.get(i)).set(values.get(i));
         }
+    }
+
+    /** Records whether the watch of pods in {@code namespace} runs ({@code tailor_heart_pod_watch_up}). */
+    public void podWatch(String namespace, boolean up) {
+        podWatchUp.labelValues(namespace).set(up ? 1 : 0);
     }
 
     /** Records how long a re-plan took from its first pod event, in seconds. */

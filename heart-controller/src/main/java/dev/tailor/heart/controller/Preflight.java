@@ -697,7 +697,7 @@ public final class Preflight {
                             interval,
                             MIN_SAMPLES_PER_WINDOW),
                     List.of("set prometheus.windowSeconds to at least " + MIN_SAMPLES_PER_WINDOW * interval + " ("
-                            + MIN_SAMPLES_PER_WINDOW + " x the scrape interval)"));
+                            + MIN_SAMPLES_PER_WINDOW + " × the scrape interval)"));
         }
         return Check.ok(
                 "rate-window",

@@ -10,6 +10,9 @@ import dev.tailor.testkit.ShopCluster;
 import dev.tailor.testkit.VirtualClock;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.mockwebserver.http.MockResponse;
+import io.fabric8.mockwebserver.http.WebSocket;
+import io.fabric8.mockwebserver.http.WebSocketListener;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -47,6 +50,9 @@ import org.junit.jupiter.api.Test;
 class ControllerLoopStallTest {
 
     private static final String LEASE = "tailor-system/tailor-heart";
+    /** The metric of the watch of pods in namespace shop. */
+    private static final String WATCH_UP = "tailor_heart_pod_watch_up{namespace=\"shop\"}";
+
     private static final String LEASE_PATH =
             "/apis/coordination.k8s.io/v1/namespaces/tailor-system/leases/tailor-heart" + "(\\?.*)?";
     /** Lease duration of these tests (the smallest the configuration takes). */
@@ -109,7 +115,17 @@ class ControllerLoopStallTest {
     }
 
     private ControllerLoop loop(String lease, String identity, double roundSeconds, Consumer<Controller.Round> also) {
-        return loop(lease, identity, roundSeconds, () -> wallStartMillis + clock.millis(), also);
+        return loop(lease, identity, roundSeconds, also, new ControllerMetrics(clock::millis));
+    }
+
+    /** A loop that records its metrics in {@code metrics}. */
+    private ControllerLoop loop(
+            String lease,
+            String identity,
+            double roundSeconds,
+            Consumer<Controller.Round> also,
+            ControllerMetrics metrics) {
+        return loop(lease, identity, roundSeconds, () -> wallStartMillis + clock.millis(), also, metrics);
     }
 
     /** A loop whose wall clock is {@code wallMillis} (its ticker and scheduler are {@link #clock}'s). */
@@ -119,6 +135,16 @@ class ControllerLoopStallTest {
             double roundSeconds,
             java.util.function.LongSupplier wallMillis,
             Consumer<Controller.Round> also) {
+        return loop(lease, identity, roundSeconds, wallMillis, also, new ControllerMetrics(clock::millis));
+    }
+
+    private ControllerLoop loop(
+            String lease,
+            String identity,
+            double roundSeconds,
+            java.util.function.LongSupplier wallMillis,
+            Consumer<Controller.Round> also,
+            ControllerMetrics metrics) {
         ControllerConfig config = ControllerConfig.builder()
                 .prometheus(VirtualLoops.prometheusConfig(prometheus))
                 .kubernetes(ControllerConfig.Kubernetes.builder()
@@ -139,7 +165,7 @@ class ControllerLoopStallTest {
         long[] roundsSeen = {0};
         ControllerLoop loop = new ControllerLoop(
                 controller,
-                new ControllerMetrics(clock::millis),
+                metrics,
                 api.client,
                 config,
                 new ControllerLoop.Options(false, lease, identity, Duration.ofMillis(LEASE_MILLIS)),
@@ -493,6 +519,113 @@ class ControllerLoopStallTest {
             assertThat(messages)
                     .anySatisfy(m ->
                             assertThat(m).contains("pods in namespace shop").contains("no answer"));
+        }
+    }
+
+    @Test
+    void watchStoppedForGood_isSaidOnce_reported_andWatchedAgainWithBackoff() throws Exception {
+        // The first watch of pods is a WebSocket the test drives; the ones after it, the API server's.
+        CompletableFuture<WebSocket> socket = new CompletableFuture<>();
+        StallingApiServer.Answer firstWatch = api.answer(
+                "GET",
+                "/api/v1/namespaces/shop/pods\\?.*watch=true.*",
+                request -> new MockResponse().withWebSocketUpgrade(new WebSocketListener() {
+                    @Override
+                    public void onOpen(WebSocket webSocket, io.fabric8.mockwebserver.http.Response response) {
+                        socket.complete(webSocket);
+                    }
+                }));
+        ControllerMetrics metrics = new ControllerMetrics(clock::millis);
+        try (ControllerLoop loop = loop(null, "solo", 3_600, round -> {}, metrics)) {
+            loop.start();
+            pump("a round from lists", () -> !rounds.isEmpty());
+            WebSocket watch = socket.get(30, TimeUnit.SECONDS);
+            api.release(firstWatch);
+            pump("the watch running", () -> metrics.scrape().contains(WATCH_UP + " 1.0"));
+
+            // fabric8 cannot read the event and gives up on the watch: its informer stops for good
+            // (Watcher.onClose(WatcherException)), as after any error it does not retry.
+            watch.send("this is not a watch event");
+            // Was: one fabric8 WARN line, and the loop went on as if re-plans on pod events were on.
+            pump(
+                    "the loop to say the watch stopped",
+                    () -> messages.stream()
+                            .anyMatch(m -> m.startsWith("the watch of pods in namespace shop stopped (")));
+            assertThat(messages)
+                    .filteredOn(m -> m.contains("namespace shop stopped"))
+                    .singleElement()
+                    .satisfies(m -> assertThat(m)
+                            .contains("re-plans on pod events are off until it is watched again, in 1 s")
+                            .contains("rounds go on from lists every 3600.0 s"));
+            assertThat(metrics.scrape()).contains(WATCH_UP + " 0.0");
+
+            // Watched again after the backoff's first second, from a fresh list, as informers do.
+            clock.advance(Duration.ofMillis(ControllerLoop.REWATCH_FIRST_MILLIS));
+            pump(
+                    "the watch running again",
+                    () -> metrics.scrape().contains(WATCH_UP + " 1.0")
+                            && messages.contains(
+                                    "watching pods in namespace shop again: re-plans on pod events are on"));
+            assertThat(loop.rounds()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void watchRefusedWith403_whileTheClientRetriesIt_isSaidAndReported_untilItWatchesAgain() throws Exception {
+        CompletableFuture<WebSocket> socket = new CompletableFuture<>();
+        StallingApiServer.Answer firstWatch = api.answer(
+                "GET",
+                "/api/v1/namespaces/shop/pods\\?.*watch=true.*",
+                request -> new MockResponse().withWebSocketUpgrade(new WebSocketListener() {
+                    @Override
+                    public void onOpen(WebSocket webSocket, io.fabric8.mockwebserver.http.Response response) {
+                        socket.complete(webSocket);
+                    }
+                }));
+        ControllerMetrics metrics = new ControllerMetrics(clock::millis);
+        try (ControllerLoop loop = loop(null, "solo", 3_600, round -> {}, metrics)) {
+            loop.start();
+            pump("a round from lists", () -> !rounds.isEmpty());
+            WebSocket watch = socket.get(30, TimeUnit.SECONDS);
+            api.release(firstWatch);
+            pump("the watch running", () -> metrics.scrape().contains(WATCH_UP + " 1.0"));
+
+            // The service account loses its right to watch pods: the watch ends with a 403, and every new one
+            // is refused.
+            String status = "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Failure\","
+                    + "\"message\":\"pods is forbidden: cannot watch resource pods in namespace shop\","
+                    + "\"reason\":\"Forbidden\",\"code\":403}";
+            StallingApiServer.Answer forbidden = api.answer(
+                    "GET",
+                    "/api/v1/namespaces/shop/pods\\?.*watch=true.*",
+                    request -> new MockResponse().setResponseCode(403).setBody(status));
+            watch.send("{\"type\":\"ERROR\",\"object\":" + status + "}");
+            Await.until("the watch refused", () -> forbidden.count() > 0);
+            // The client retries it on its own; the loop says so once it has been down for 10 s.
+            for (int second = 0; second <= ControllerLoop.WATCH_ANSWER_MILLIS / 1000; second++) {
+                clock.advance(Duration.ofSeconds(1));
+                pump("housekeeping", () -> true);
+            }
+            assertThat(messages)
+                    .filteredOn(m -> m.startsWith("the watch of pods in namespace shop"))
+                    .singleElement()
+                    .satisfies(m -> assertThat(m)
+                            .contains("has been down for 10 s")
+                            .contains("re-plans on pod events are off until it is back"));
+            assertThat(metrics.scrape()).contains(WATCH_UP + " 0.0");
+
+            // Allowed again: the client's next retry watches, and the loop says so.
+            api.release(forbidden);
+            Await.until(
+                    "the loop to say the watch is back",
+                    () -> {
+                        clock.advance(Duration.ofSeconds(1));
+                        clock.runDueTasks();
+                        return messages.contains(
+                                "watching pods in namespace shop again: re-plans on pod events are on");
+                    },
+                    () -> "messages " + messages);
+            assertThat(metrics.scrape()).contains(WATCH_UP + " 1.0");
         }
     }
 }

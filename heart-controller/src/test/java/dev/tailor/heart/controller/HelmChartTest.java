@@ -408,7 +408,8 @@ class HelmChartTest {
                         "TailorHeartPlanStale",
                         "TailorHeartRoundsFailing",
                         "TailorHeartRulesNotMatching",
-                        "TailorHeartLeaseFlapping");
+                        "TailorHeartLeaseFlapping",
+                        "TailorHeartPodWatchDown");
         JsonNode dashboard = JSON.readTree(Files.readString(CHART.resolve("dashboards/tailor-heart.json")));
         List<String> panels = new ArrayList<>();
         dashboard.path("panels").forEach(p -> {
@@ -454,7 +455,7 @@ class HelmChartTest {
         String output = new String(process.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
         assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
         assertThat(process.exitValue()).as(output).isZero();
-        assertThat(output).contains("SUCCESS: 5 rules found");
+        assertThat(output).contains("SUCCESS: 6 rules found");
     }
 
     /**

@@ -271,7 +271,7 @@ class PreflightTest {
                 .singleElement()
                 .asString()
                 .startsWith("set prometheus.windowSeconds to at least ")
-                .endsWith("(4 x the scrape interval)");
+                .endsWith("(4 × the scrape interval)");
     }
 
     @Test

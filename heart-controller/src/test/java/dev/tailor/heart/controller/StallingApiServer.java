@@ -22,6 +22,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import java.util.regex.Pattern;
 
 /**
@@ -29,7 +30,8 @@ import java.util.regex.Pattern;
  * answered (their answer is held back for an hour, longer than any test), as an API server that
  * stalls some calls does: the client waits for headers that do not come, while every other call
  * is answered at once. A test may also hold one request in the client before it is sent, until it
- * says (a slow call, made to happen at a chosen instant).
+ * says (a slow call, made to happen at a chosen instant), or answer chosen requests itself (a watch
+ * whose WebSocket it drives).
  */
 final class StallingApiServer implements AutoCloseable {
 
@@ -54,6 +56,20 @@ final class StallingApiServer implements AutoCloseable {
      */
     record Hold(String method, Pattern path, String thread, CountDownLatch reached, CountDownLatch released) {}
 
+    /**
+     * Requests with {@code method} whose path (query included) matches {@code path} are answered by
+     * {@code response} (e.g. a watch's WebSocket that the test drives) instead of the API server's
+     * usual answer, until {@link #release(Answer)}.
+     */
+    record Answer(
+            String method, Pattern path, Function<RecordedRequest, MockResponse> response, AtomicInteger arrived) {
+
+        /** How many such requests have arrived so far. */
+        int count() {
+            return arrived.get();
+        }
+    }
+
     /** The header naming the client a request came from ({@link #client(String)}). */
     private static final String REPLICA = "X-Test-Replica";
 
@@ -61,6 +77,7 @@ final class StallingApiServer implements AutoCloseable {
     private final int requestTimeoutMillis;
     private final List<KubernetesClient> clients = new CopyOnWriteArrayList<>();
     private final List<Stall> stalls = new CopyOnWriteArrayList<>();
+    private final List<Answer> answers = new CopyOnWriteArrayList<>();
     private final List<Hold> holds = new CopyOnWriteArrayList<>();
     /** Every hold ever asked for, so that closing releases the ones waiting too. */
     private final List<Hold> allHolds = new CopyOnWriteArrayList<>();
@@ -86,6 +103,13 @@ final class StallingApiServer implements AutoCloseable {
                                 .setResponseCode(504)
                                 .setBody("{}")
                                 .setBodyDelay(1, TimeUnit.HOURS);
+                    }
+                }
+                for (Answer answer : answers) {
+                    if (answer.method().equalsIgnoreCase(request.getMethod())
+                            && answer.path().matcher(request.getPath()).matches()) {
+                        answer.arrived().incrementAndGet();
+                        return answer.response().apply(request);
                     }
                 }
                 return crud.dispatch(request);
@@ -172,6 +196,18 @@ final class StallingApiServer implements AutoCloseable {
         return hold;
     }
 
+    /** From now on, requests with {@code method} whose path (with its query) matches {@code pathRegex} get {@code response}. */
+    Answer answer(String method, String pathRegex, Function<RecordedRequest, MockResponse> response) {
+        Answer answer = new Answer(method, Pattern.compile(pathRegex), response, new AtomicInteger());
+        answers.add(answer);
+        return answer;
+    }
+
+    /** Requests matching {@code answer} get the API server's usual answer again. */
+    void release(Answer answer) {
+        answers.remove(answer);
+    }
+
     /** Requests matching {@code stall} are answered again (the ones already hanging stay so). */
     void release(Stall stall) {
         stalls.remove(stall);
@@ -185,6 +221,7 @@ final class StallingApiServer implements AutoCloseable {
     @Override
     public void close() {
         stalls.clear();
+        answers.clear();
         allHolds.forEach(hold -> hold.released().countDown());
         holds.clear();
         clients.forEach(KubernetesClient::close);

@@ -205,7 +205,7 @@ public final class EntropicTransport {
         int links = s * g;
         if (costMillis.length != links || active.length != links || flowOut.length < links) {
             throw new IllegalArgumentException("links : " + costMillis.length + " costs, " + active.length
-                    + " flags, room for " + flowOut.length + " flows (expected: " + s + " x " + g + " = " + links
+                    + " flags, room for " + flowOut.length + " flows (expected: " + s + " × " + g + " = " + links
                     + " each)");
         }
         Checks.requireAboveAtMost("epsilonMillis", epsilonMillis, 0, Double.MAX_VALUE);

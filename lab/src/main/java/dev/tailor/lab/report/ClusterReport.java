@@ -15,6 +15,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.TreeSet;
 import org.HdrHistogram.HistogramIterationValue;
+import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
 import org.knowm.xchart.XYSeries;
@@ -520,7 +521,7 @@ public final class ClusterReport {
     /** Width of a CPU panel, pixels; the first, which carries the node legend, is {@link #LEGEND_PIXELS} wider. */
     static final int PANEL_PIXELS = 230;
 
-    /** What the node legend right of the first CPU panel takes, pixels. */
+    /** What the node legend right of the first CPU panel takes, pixels, at least (it is widened to fit). */
     static final int LEGEND_PIXELS = 100;
 
     /**
@@ -534,7 +535,9 @@ public final class ClusterReport {
      * means, plotted at the middle of their ten seconds), coloured by its node's speed factor ({@code speeds},
      * node → factor; nodes not in it get the fastest colour). The first panel's legend names the nodes. A
      * panel's title is its component (the policy heads the row), at 11 pt, else 10 pt, else in a panel wide
-     * enough for it. The time axis runs from 0 to the end of the last ten seconds, with a few round ticks.
+     * enough for it. The time axis runs from 0 to the end of the last ten seconds, with a few round ticks,
+     * the same in every panel ({@link #sameTimeTicks}); the first panel is widened by what its legend takes,
+     * so that its plot is as wide as the others'.
      */
     static List<XYChart> cpuPerComponent(RunResult run, Map<String, Double> speeds) {
         List<double[]> series = run.cpuUtilisationSeries();
@@ -544,57 +547,161 @@ public final class ClusterReport {
                     .computeIfAbsent(run.replicas().get(i).component(), k -> new ArrayList<>())
                     .add(i);
         }
-        double fastest =
-                speeds.values().stream().mapToDouble(Double::doubleValue).max().orElse(1);
-        double slowest =
-                speeds.values().stream().mapToDouble(Double::doubleValue).min().orElse(1);
+        double end = 0;
+        for (List<Integer> replicas : byComponent.values()) {
+            for (int i : replicas) {
+                end = Math.max(end, Math.floor(series.get(i).length / 10.0) * 10);
+            }
+        }
         List<XYChart> panels = new ArrayList<>();
         for (Map.Entry<String, List<Integer>> component : byComponent.entrySet()) {
             boolean legend = panels.isEmpty();
-            XYChart chart = cpuPanel(component.getKey(), legend);
-            java.util.Set<String> named = new java.util.HashSet<>();
-            double end = 0;
-            for (int i : component.getValue()) {
-                RunResult.ReplicaStats replica = run.replicas().get(i);
-                double[] perSecond = series.get(i);
-                List<Double> x = new ArrayList<>();
-                List<Double> y = new ArrayList<>();
-                for (int start = 0; start + 10 <= perSecond.length; start += 10) {
-                    double sum = 0;
-                    for (int k = start; k < start + 10; k++) {
-                        sum += perSecond[k];
-                    }
-                    x.add(start + 5.0);
-                    y.add(sum / 10);
-                    end = Math.max(end, start + 10.0);
+            XYChart chart = cpuPanel(component.getKey(), legend, 0);
+            cpuLines(chart, run, component.getValue(), speeds, end);
+            if (legend && end > 0) {
+                // The legend takes its width from the plot: widened by what it took, the panel's plot is as
+                // wide as the others', its ticks as many.
+                XYChart bare = cpuPanel(component.getKey(), false, 0);
+                cpuLines(bare, run, component.getValue(), speeds, end);
+                double taken = plotPixels(bare, end) - plotPixels(chart, end);
+                if (taken >= 1) {
+                    chart = cpuPanel(component.getKey(), true, (int) Math.ceil(taken));
+                    cpuLines(chart, run, component.getValue(), speeds, end);
                 }
-                if (x.isEmpty()) {
-                    continue;
-                }
-                double speed = speeds.getOrDefault(replica.node(), fastest);
-                boolean first = named.add(replica.node());
-                XYSeries line = chart.addSeries(first ? replica.node() + " ×" + format(speed) : replica.pod(), x, y);
-                line.setMarker(SeriesMarkers.NONE);
-                line.setLineColor(speedColour(speed, slowest, fastest));
-                line.setLineStyle(new BasicStroke(1.2f));
-                line.setShowInLegend(first);
-            }
-            if (end > 0) {
-                // From 0 to the end of the last ten seconds. With the means at their middles (5, 15, ...),
-                // the axis's values are not evenly spaced, so XChart picks round ticks at least the spacing
-                // hint apart; on evenly spaced values it labels data points instead, as many as fit
-                // edge to edge (10 130250370490610).
-                chart.getStyler().setXAxisMin(0.0);
-                chart.getStyler().setXAxisMax(end);
             }
             panels.add(chart);
+        }
+        if (end > 0) {
+            sameTimeTicks(panels, end);
         }
         return panels;
     }
 
+    /**
+     * Draws the 10-s means of {@code replicas} (indices into the run's replicas) in {@code chart}, one line
+     * each, coloured by the node's speed factor ({@code speeds}; nodes not in it get the fastest colour), the
+     * first of a node named in the legend; the time axis from 0 to {@code end} s, the end of the last ten
+     * seconds. With the means at their middles (5, 15, ...), the axis's values are not evenly spaced, so
+     * XChart picks round ticks at least the spacing hint apart; on evenly spaced values it labels data points
+     * instead, as many as fit edge to edge (10 130250370490610).
+     */
+    private static void cpuLines(
+            XYChart chart, RunResult run, List<Integer> replicas, Map<String, Double> speeds, double end) {
+        double fastest =
+                speeds.values().stream().mapToDouble(Double::doubleValue).max().orElse(1);
+        double slowest =
+                speeds.values().stream().mapToDouble(Double::doubleValue).min().orElse(1);
+        java.util.Set<String> named = new java.util.HashSet<>();
+        for (int i : replicas) {
+            RunResult.ReplicaStats replica = run.replicas().get(i);
+            double[] perSecond = run.cpuUtilisationSeries().get(i);
+            List<Double> x = new ArrayList<>();
+            List<Double> y = new ArrayList<>();
+            for (int start = 0; start + 10 <= perSecond.length; start += 10) {
+                double sum = 0;
+                for (int k = start; k < start + 10; k++) {
+                    sum += perSecond[k];
+                }
+                x.add(start + 5.0);
+                y.add(sum / 10);
+            }
+            if (x.isEmpty()) {
+                continue;
+            }
+            double speed = speeds.getOrDefault(replica.node(), fastest);
+            boolean first = named.add(replica.node());
+            XYSeries line = chart.addSeries(first ? replica.node() + " ×" + format(speed) : replica.pod(), x, y);
+            line.setMarker(SeriesMarkers.NONE);
+            line.setLineColor(speedColour(speed, slowest, fastest));
+            line.setLineStyle(new BasicStroke(1.2f));
+            line.setShowInLegend(first);
+        }
+        if (end > 0) {
+            chart.getStyler().setXAxisMin(0.0);
+            chart.getStyler().setXAxisMax(end);
+        }
+    }
+
+    /** The width of {@code panel}'s time axis from 0 to {@code end}, pixels, as drawn (it draws it aside). */
+    private static double plotPixels(XYChart panel, double end) {
+        BitmapEncoder.getBufferedImage(panel); // lays the panel out
+        return panel.getScreenXFromChart(end) - panel.getScreenXFromChart(0);
+    }
+
+    /** The least room between two time ticks' labels, pixels, in the narrowest plot of a row of CPU panels. */
+    static final int TIME_TICK_GAP_PIXELS = 10;
+
+    /**
+     * Gives {@code panels}, whose time axes run from 0 to {@code end} s, the same ticks. XChart picks a
+     * panel's tick step from its plot's width and the spacing hint, so the panel beside the legend,
+     * narrower by it, and a panel widened for its title picked other steps than the rest (0, 500 beside 0,
+     * 200, 400, 600). Here the row's step is the smallest of 1, 2 and 5 × 10ⁿ s whose labels fit the
+     * narrowest plot ({@link #ticksFit}; at most {@code end} ÷ 1.3, so that every panel has at least two
+     * ticks), and each panel's hint is set so that XChart picks that step in its
+     * plot: the hint in the middle of the range XChart rounds to the step (it rounds a step hint of
+     * 1.5-3.5 × 10ⁿ to 2 × 10ⁿ, for example). Each panel is drawn once, aside, to measure its plot.
+     */
+    static void sameTimeTicks(List<XYChart> panels, double end) {
+        double[] plotPixels = new double[panels.size()];
+        double narrowest = Double.MAX_VALUE;
+        for (int i = 0; i < panels.size(); i++) {
+            plotPixels[i] = plotPixels(panels.get(i), end);
+            narrowest = Math.min(narrowest, plotPixels[i]);
+        }
+        if (!(narrowest > 0)) {
+            return;
+        }
+        java.awt.Font font = panels.get(0).getStyler().getAxisTickLabelsFont();
+        int exponent = (int) Math.floor(Math.log10(end)) - 2;
+        int mantissa = 1;
+        double step = Math.pow(10, exponent);
+        double largest = step; // the largest step at most end ÷ 1.3
+        while (step <= end / 1.3) {
+            largest = step;
+            if (ticksFit(step, end, narrowest, font)) {
+                break;
+            }
+            mantissa = mantissa == 1 ? 2 : mantissa == 2 ? 5 : 1;
+            exponent += mantissa == 1 ? 1 : 0;
+            step = mantissa * Math.pow(10, exponent);
+        }
+        step = Math.min(step, largest);
+        double m = step / Math.pow(10, Math.floor(Math.log10(step) + 1e-9));
+        // XChart's rounding of a step hint s × 10ⁿ: s <= 1.5 to 1, <= 3.5 to 2, <= 7.5 to 5 (× 10ⁿ).
+        double hint = step * (m < 1.5 ? 1.2 : m < 3.5 ? 1.25 : 1.1);
+        for (int i = 0; i < panels.size(); i++) {
+            panels.get(i).getStyler().setXAxisTickMarkSpacingHint((int) Math.round(hint / end * plotPixels[i]));
+        }
+    }
+
+    /**
+     * Whether time ticks {@code step} s apart fit a plot {@code pixels} wide for {@code end} s: by XChart's
+     * own test, or it widens the step (its widest label, counting those it computes beyond both ends of the
+     * axis, times 1.1, below the whole pixels between two ticks), and with {@value #TIME_TICK_GAP_PIXELS} px
+     * between the labels drawn.
+     */
+    private static boolean ticksFit(double step, double end, double pixels, java.awt.Font font) {
+        double spacing = step / end * pixels;
+        if (spacing < 2 * TIME_TICK_GAP_PIXELS) {
+            return false; // no label is that narrow; saves measuring thousands of them
+        }
+        java.text.DecimalFormat format =
+                new java.text.DecimalFormat("#,##0.###", java.text.DecimalFormatSymbols.getInstance(Locale.ROOT));
+        double widest = 0;
+        double widestDrawn = 0;
+        for (int k = -1; k * step < end + 2 * step; k++) {
+            double width = ReportCharts.textWidth(format.format(k * step), font);
+            widest = Math.max(widest, width);
+            if (k >= 0 && k * step <= end) {
+                widestDrawn = Math.max(widestDrawn, width);
+            }
+        }
+        return widest * 1.1 + 1 < Math.floor(spacing) && widestDrawn + TIME_TICK_GAP_PIXELS <= spacing;
+    }
+
     /** An empty CPU panel titled {@code component}, its title fitted ({@link #cpuPerComponent}). */
-    private static XYChart cpuPanel(String component, boolean legend) {
-        int width = PANEL_PIXELS + (legend ? LEGEND_PIXELS : 0);
+    private static XYChart cpuPanel(String component, boolean legend, int extraPixels) {
+        int width = PANEL_PIXELS + (legend ? LEGEND_PIXELS : 0) + extraPixels;
         XYChart chart = panel(component, legend, width);
         java.awt.Font font = chart.getStyler().getChartTitleFont();
         for (float points : new float[] {11f, 10f}) {

@@ -45,6 +45,24 @@ class ClusterReportCpuPanelsTest {
     }
 
     @Test
+    void cpuPanels_ofARow_haveTheSameTimeTicks_theLegendsPanelAndTheWidenedOnesToo() {
+        for (int seconds : new int[] {720, 150, 600, 3_600, 60}) {
+            List<XYChart> panels = ClusterReport.cpuPerComponent(run(seconds), Map.of("w1", 1.0, "w2", 0.4));
+            List<String> first = ChartProbe.draw(panels.get(0)).xTickLabels();
+            // Was: 0, 500 beside the legend where the other panels showed 0, 200, 400, 600.
+            for (XYChart panel : panels) {
+                assertThat(ChartProbe.draw(panel).xTickLabels())
+                        .as(seconds + " s, " + panel.getTitle() + " (" + panel.getWidth() + " px) against "
+                                + panels.get(0).getTitle())
+                        .isEqualTo(first);
+            }
+            if (seconds == 720) { // the default run: as many ticks as the panels without a legend had
+                assertThat(first).containsExactly("0", "200", "400", "600");
+            }
+        }
+    }
+
+    @Test
     void cpuPanels_titleTheirComponent_inFull_withinThePanel() {
         List<XYChart> panels = ClusterReport.cpuPerComponent(run(150), Map.of("w1", 1.0, "w2", 0.4));
 
