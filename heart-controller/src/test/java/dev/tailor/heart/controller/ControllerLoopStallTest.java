@@ -524,9 +524,10 @@ class ControllerLoopStallTest {
 
     @Test
     void watchStoppedForGood_isSaidOnce_reported_andWatchedAgainWithBackoff() throws Exception {
-        // The first watch of pods is a WebSocket the test drives; the ones after it, the API server's.
+        // Every watch of pods is a WebSocket the test opens (the first one it drives), never the mock API
+        // server's own: closing that one while it sends can block the server's event loop at shutdown.
         CompletableFuture<WebSocket> socket = new CompletableFuture<>();
-        StallingApiServer.Answer firstWatch = api.answer(
+        api.answer(
                 "GET",
                 "/api/v1/namespaces/shop/pods\\?.*watch=true.*",
                 request -> new MockResponse().withWebSocketUpgrade(new WebSocketListener() {
@@ -540,7 +541,6 @@ class ControllerLoopStallTest {
             loop.start();
             pump("a round from lists", () -> !rounds.isEmpty());
             WebSocket watch = socket.get(30, TimeUnit.SECONDS);
-            api.release(firstWatch);
             pump("the watch running", () -> metrics.scrape().contains(WATCH_UP + " 1.0"));
 
             // fabric8 cannot read the event and gives up on the watch: its informer stops for good
@@ -614,7 +614,12 @@ class ControllerLoopStallTest {
                             .contains("re-plans on pod events are off until it is back"));
             assertThat(metrics.scrape()).contains(WATCH_UP + " 0.0");
 
-            // Allowed again: the client's next retry watches, and the loop says so.
+            // Allowed again: the client's next retry watches (a WebSocket the test opens, as in the test above),
+            // and the loop says so.
+            api.answer(
+                    "GET",
+                    "/api/v1/namespaces/shop/pods\\?.*watch=true.*",
+                    request -> new MockResponse().withWebSocketUpgrade(new WebSocketListener() {}));
             api.release(forbidden);
             Await.until(
                     "the loop to say the watch is back",
