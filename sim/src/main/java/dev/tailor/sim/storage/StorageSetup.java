@@ -113,6 +113,8 @@ public final class StorageSetup {
     private final List<String> notes;
     /** The note of {@link #budgetNote}, one of {@link #notes}, or {@code null}. */
     private final String budgetNote;
+    /** The note of {@link #sharesNote}, one of {@link #notes}, or {@code null}. */
+    private final String sharesNote;
 
     private StorageSetup(
             StorageScenario scenario,
@@ -188,6 +190,10 @@ public final class StorageSetup {
         if (budgetNote != null) {
             all.add(budgetNote);
         }
+        this.sharesNote = sharesNote(tenants).orElse(null);
+        if (sharesNote != null) {
+            all.add(sharesNote);
+        }
         double[] commitments = new double[scenario.proxies()];
         committed.forEach(t -> commitments[t.proxy()] += t.commitmentCostUnitsPerSecond());
         for (int p = 0; p < commitments.length; p++) {
@@ -253,6 +259,44 @@ public final class StorageSetup {
                 Numbers.written(scenario.intervalMillis()),
                 String.format(Locale.ROOT, "%,d", (long) Math.ceil(largest[worst])),
                 (long) Math.ceil(largest[worst] / budget)));
+    }
+
+    /**
+     * A note when two or more proxies with tenants share the backend: each budgets a fixed share of it, so
+     * segment admission can hold work at a busy proxy while another proxy's share expires unused
+     * (docs/admission.md, Several proxies on one backend); empty otherwise.
+     */
+    private Optional<String> sharesNote(List<Tenant> tenants) {
+        boolean[] used = new boolean[proxyCapacity.length];
+        tenants.forEach(t -> used[t.proxy()] = true);
+        List<Double> shares = new ArrayList<>();
+        for (int p = 0; p < used.length; p++) {
+            if (used[p]) {
+                shares.add(100
+                        * proxyCapacity[p]
+                        / (BACKEND_COST_UNITS_PER_SECOND * scenario.admission().capacityFraction()));
+            }
+        }
+        if (shares.size() < 2) {
+            return Optional.empty();
+        }
+        String listed = shares.size() <= 8
+                ? String.join(" / ", shares.stream().map(StorageSetup::percent).toList()) + " %"
+                : percent(java.util.Collections.min(shares)) + "–" + percent(java.util.Collections.max(shares))
+                        + " % each";
+        return Optional.of(String.format(
+                Locale.ROOT,
+                "%d proxies share one backend, each budgeting a fixed share of it (%s, set from their tenants'"
+                        + " mean demand): segment admission holds work at a busy proxy while another's share expires"
+                        + " unused (spare-exchange passes it on one interval late); one proxy per backend avoids that"
+                        + " (docs/admission.md, Several proxies on one backend)",
+                shares.size(),
+                listed));
+    }
+
+    /** A share in % as the notes write it: whole from 10 on, else to one decimal. */
+    private static String percent(double value) {
+        return String.format(Locale.ROOT, value >= 10 ? "%.0f" : "%.1f", value);
     }
 
     /** The largest cost of one of the excerpt's requests as a tenant replays it. */
@@ -752,14 +796,18 @@ public final class StorageSetup {
     }
 
     /**
-     * {@link #notes()} that concern a run of {@code policies}: without the note on segment admission's budget
-     * per interval when none of them is a segment-admission policy (fifo, mclock, ... have no budget).
+     * {@link #notes()} that concern a run of {@code policies}: without the notes on segment admission's budget
+     * per interval and on the proxies' shares when none of them is a segment-admission policy (fifo, mclock, ...
+     * have no budget).
      */
     public List<String> notes(Collection<String> policies) {
-        if (budgetNote == null || policies.stream().anyMatch(SegmentAdmissionPolicy.NAMES::contains)) {
+        if (budgetNote == null && sharesNote == null
+                || policies.stream().anyMatch(SegmentAdmissionPolicy.NAMES::contains)) {
             return notes;
         }
-        return notes.stream().filter(note -> !note.equals(budgetNote)).toList();
+        return notes.stream()
+                .filter(note -> !note.equals(budgetNote) && !note.equals(sharesNote))
+                .toList();
     }
 
     /** The scenario's name with the variant, e.g. {@code burst-microbench ×8}. */

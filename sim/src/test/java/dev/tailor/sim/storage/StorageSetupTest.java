@@ -202,6 +202,35 @@ class StorageSetupTest {
         assertThat(tencent.next().arrivalNanos()).isPositive();
     }
 
+    @Test
+    void build_severalProxiesWithTenants_noteTheirFixedShares_forSegmentAdmissionRunsOnly() throws IOException {
+        // Why: each proxy budgets a fixed share of the backend, which segment admission cannot lend to a busy
+        // proxy; a user running several proxies should hear so before reading the idle capacity.
+        String tenants = """
+                  - {name: t, count: 4, requestsPerSecond: 100, synthetic: {readFraction: 0.7, sizeBytes: [4096]}}
+                """;
+        StorageSetup four = StorageSimulationTest.setup(
+                StorageSimulationTest.scenario("proxies: 4\nbaseUtilizationPercent: 40", tenants));
+        assertThat(four.notes())
+                .filteredOn(n -> n.contains("share one backend"))
+                .singleElement()
+                .satisfies(n -> assertThat(n)
+                        .startsWith(
+                                "4 proxies share one backend, each budgeting a fixed share of it (25 / 25 / 25 / 25 %,")
+                        .contains("one proxy per backend avoids that"));
+        assertThat(four.notes(List.of("fifo", "mclock"))).noneMatch(n -> n.contains("share one backend"));
+        assertThat(four.notes(List.of("fifo", "spare-exchange"))).isEqualTo(four.notes());
+        // Proxies without tenants share nothing; one proxy with tenants gets no note.
+        StorageSetup idleOthers = StorageSimulationTest.setup(StorageSimulationTest.scenario(
+                "proxies: 3\nbaseUtilizationPercent: 40", tenants.replace("count: 4,", "count: 4, proxy: 1,")));
+        assertThat(idleOthers.notes()).noneMatch(n -> n.contains("share one backend"));
+        StorageSetup sixteen = StorageSimulationTest.setup(StorageSimulationTest.scenario(
+                "proxies: 16\nbaseUtilizationPercent: 40", tenants.replace("count: 4,", "count: 16,")));
+        assertThat(sixteen.notes())
+                .anyMatch(n -> n.startsWith(
+                        "16 proxies share one backend, each budgeting a fixed" + " share of it (6.2–6.3 % each,"));
+    }
+
     /**
      * 1 MiB reads (1,258,488 cost units each) on 16 proxies with 10 ms intervals, each proxy's budget
      * about 620,000 per interval: the setup says so; the same tenants on one proxy, or with 4 KiB reads, fit.
