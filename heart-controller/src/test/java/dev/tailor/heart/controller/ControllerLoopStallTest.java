@@ -522,12 +522,9 @@ class ControllerLoopStallTest {
         }
     }
 
-    @Test
-    void watchStoppedForGood_isSaidOnce_reported_andWatchedAgainWithBackoff() throws Exception {
-        // Every watch of pods is a WebSocket the test opens (the first one it drives), never the mock API
-        // server's own: closing that one while it sends can block the server's event loop at shutdown.
-        CompletableFuture<WebSocket> socket = new CompletableFuture<>();
-        api.answer(
+    /** Answers the watches of pods with a WebSocket of the test's, completing {@code socket} with the first. */
+    private StallingApiServer.Answer answerPodWatches(CompletableFuture<WebSocket> socket) {
+        return api.answer(
                 "GET",
                 "/api/v1/namespaces/shop/pods\\?.*watch=true.*",
                 request -> new MockResponse().withWebSocketUpgrade(new WebSocketListener() {
@@ -536,6 +533,14 @@ class ControllerLoopStallTest {
                         socket.complete(webSocket);
                     }
                 }));
+    }
+
+    @Test
+    void watchStoppedForGood_isSaidOnce_reported_andWatchedAgainWithBackoff() throws Exception {
+        // Every watch of pods is a WebSocket the test opens (the first one it drives), never the mock API
+        // server's own: closing that one while it sends can block the server's event loop at shutdown.
+        CompletableFuture<WebSocket> socket = new CompletableFuture<>();
+        answerPodWatches(socket);
         ControllerMetrics metrics = new ControllerMetrics(clock::millis);
         try (ControllerLoop loop = loop(null, "solo", 3_600, round -> {}, metrics)) {
             loop.start();
@@ -573,15 +578,7 @@ class ControllerLoopStallTest {
     @Test
     void watchRefusedWith403_whileTheClientRetriesIt_isSaidAndReported_untilItWatchesAgain() throws Exception {
         CompletableFuture<WebSocket> socket = new CompletableFuture<>();
-        StallingApiServer.Answer firstWatch = api.answer(
-                "GET",
-                "/api/v1/namespaces/shop/pods\\?.*watch=true.*",
-                request -> new MockResponse().withWebSocketUpgrade(new WebSocketListener() {
-                    @Override
-                    public void onOpen(WebSocket webSocket, io.fabric8.mockwebserver.http.Response response) {
-                        socket.complete(webSocket);
-                    }
-                }));
+        StallingApiServer.Answer firstWatch = answerPodWatches(socket);
         ControllerMetrics metrics = new ControllerMetrics(clock::millis);
         try (ControllerLoop loop = loop(null, "solo", 3_600, round -> {}, metrics)) {
             loop.start();
@@ -616,10 +613,7 @@ class ControllerLoopStallTest {
 
             // Allowed again: the client's next retry watches (a WebSocket the test opens, as in the test above),
             // and the loop says so.
-            api.answer(
-                    "GET",
-                    "/api/v1/namespaces/shop/pods\\?.*watch=true.*",
-                    request -> new MockResponse().withWebSocketUpgrade(new WebSocketListener() {}));
+            answerPodWatches(new CompletableFuture<>());
             api.release(forbidden);
             Await.until(
                     "the loop to say the watch is back",
