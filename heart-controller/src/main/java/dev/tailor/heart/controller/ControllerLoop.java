@@ -44,7 +44,8 @@ import java.util.function.LongSupplier;
  *       without an answer after {@link #WATCH_ANSWER_MILLIS} is said (re-plans are off until it
  *       answers); one that fails is started again before the next round. A watch that ran and stops
  *       for good (fabric8 stops its informer) is said once and started again with backoff
- *       ({@link #REWATCH_FIRST_MILLIS} doubling to {@link #REWATCH_MAX_MILLIS}); one down for
+ *       ({@link #REWATCH_FIRST_MILLIS} doubling to {@link #REWATCH_MAX_MILLIS}), and counts as up again
+ *       (and the backoff starts over) once the new watch has held for {@link #REWATCH_HOLD_MILLIS}; one down for
  *       {@link #WATCH_ANSWER_MILLIS} while the client retries it is said once, and when it is back.
  *       {@code tailor_heart_pod_watch_up} tells each namespace's watch.</li>
  *   <li><b>Renewal.</b> The lease is acquired and renewed only while the loop can work (no round
@@ -79,6 +80,14 @@ public final class ControllerLoop implements AutoCloseable {
     static final long REWATCH_FIRST_MILLIS = 1_000;
 
     static final long REWATCH_MAX_MILLIS = 30_000;
+
+    /**
+     * How long a watch started again after a stop must hold before the backoff starts over from
+     * {@link #REWATCH_FIRST_MILLIS} and the watch counts as up (the gauge, the log line): a watch that keeps
+     * stopping right after it starts waits longer each time instead of being listed and watched every second
+     * (client-go's backoff manager resets after 2 minutes without a failure too).
+     */
+    static final long REWATCH_HOLD_MILLIS = 120_000;
     /** How often the scheduler looks at the watches and the loop's liveness. */
     static final long HOUSEKEEPING_MILLIS = 1_000;
     /** {@link #eventMillis} when no pod event waits for a re-plan (monotonic instants may be negative). */
@@ -181,6 +190,8 @@ public final class ControllerLoop implements AutoCloseable {
         long notWatchingSinceMillis = NO_EVENT;
 
         volatile boolean saidDown;
+        /** A watch started again after a stop: since when it has been up (ticker ms), or {@link #NO_EVENT}. */
+        volatile long heldSinceMillis = NO_EVENT;
         /** Whether the loop closed it (a replaced watch, the loop's end), so that its stop is no news. */
         volatile boolean closedHere;
 
@@ -447,19 +458,29 @@ public final class ControllerLoop implements AutoCloseable {
 
     private void watchStarted(String namespace, PodWatch watch, Throwable failure) {
         if (failure == null) {
-            metrics.podWatch(namespace, true);
-            if (watchesFailing.remove(namespace) || watch.saidNoAnswer) {
-                log.accept("watching pods in namespace " + namespace + " again: re-plans on pod events are on");
-            }
             onScheduler(() -> {
-                rewatchMillis.remove(namespace);
                 ScheduledFuture<?> due = rewatchDue.remove(namespace);
                 if (due != null) {
                     due.cancel(false);
                 }
+                if (rewatchMillis.containsKey(namespace)) {
+                    // Started again after a stop: up once it has held (checkWatches), so that a watch that keeps
+                    // stopping backs off and stays reported down.
+                    watch.heldSinceMillis = monotonicMillis();
+                } else {
+                    up(namespace, watch);
+                }
             });
         } else {
             watchFailed(namespace, failure);
+        }
+    }
+
+    /** A watch counts as up: the gauge, and a line when it had been said to be failing or without answer. */
+    private void up(String namespace, PodWatch watch) {
+        metrics.podWatch(namespace, true);
+        if (watchesFailing.remove(namespace) || watch.saidNoAnswer) {
+            log.accept("watching pods in namespace " + namespace + " again: re-plans on pod events are on");
         }
     }
 
@@ -562,6 +583,11 @@ public final class ControllerLoop implements AutoCloseable {
             }
             if (!watch.started.isDone() || watch.started.isCompletedExceptionally() || watch.closedHere) {
                 return;
+            }
+            if (watch.heldSinceMillis != NO_EVENT && nowMillis - watch.heldSinceMillis >= REWATCH_HOLD_MILLIS) {
+                watch.heldSinceMillis = NO_EVENT;
+                rewatchMillis.remove(namespace);
+                up(namespace, watch);
             }
             if (watch.informer.isWatching()) {
                 watch.notWatchingSinceMillis = NO_EVENT;

@@ -540,7 +540,7 @@ class ControllerLoopStallTest {
         // Every watch of pods is a WebSocket the test opens (the first one it drives), never the mock API
         // server's own: closing that one while it sends can block the server's event loop at shutdown.
         CompletableFuture<WebSocket> socket = new CompletableFuture<>();
-        answerPodWatches(socket);
+        StallingApiServer.Answer watches = answerPodWatches(socket);
         ControllerMetrics metrics = new ControllerMetrics(clock::millis);
         try (ControllerLoop loop = loop(null, "solo", 3_600, round -> {}, metrics)) {
             loop.start();
@@ -564,13 +564,21 @@ class ControllerLoopStallTest {
                             .contains("rounds go on from lists every 3600.0 s"));
             assertThat(metrics.scrape()).contains(WATCH_UP + " 0.0");
 
-            // Watched again after the backoff's first second, from a fresh list, as informers do.
+            // Watched again after the backoff's first second, from a fresh list, as informers do; up again once
+            // the new watch has held for two minutes.
             clock.advance(Duration.ofMillis(ControllerLoop.REWATCH_FIRST_MILLIS));
-            pump(
-                    "the watch running again",
-                    () -> metrics.scrape().contains(WATCH_UP + " 1.0")
-                            && messages.contains(
-                                    "watching pods in namespace shop again: re-plans on pod events are on"));
+            pump("the watch started again", () -> watches.count() >= 2);
+            long again = clock.millis();
+            for (int second = 0;
+                    !messages.contains("watching pods in namespace shop again: re-plans on pod events are on");
+                    second++) {
+                assertThat(second).as("seconds held").isLessThan(200);
+                clock.advance(Duration.ofMillis(ControllerLoop.HOUSEKEEPING_MILLIS));
+                pump("housekeeping", () -> true);
+            }
+            assertThat(clock.millis() - again).isGreaterThanOrEqualTo(ControllerLoop.REWATCH_HOLD_MILLIS);
+            assertThat(metrics.scrape()).contains(WATCH_UP + " 1.0");
+            assertThat(watches.count()).isEqualTo(2);
             assertThat(loop.rounds()).isEqualTo(1);
         }
     }
