@@ -434,11 +434,14 @@ public final class ControllerLoop implements AutoCloseable {
                 watches.put(namespace, started);
                 started.started.whenComplete((ignored, failure) -> watchStarted(namespace, started, failure));
                 informer.stopped().whenComplete((ignored, failure) -> {
-                    if (failure != null
-                            && !started.closedHere
-                            && started.started.isDone()
-                            && !started.started.isCompletedExceptionally()) {
-                        onScheduler(() -> watchStopped(namespace, started, failure));
+                    if (failure != null && !started.closedHere) {
+                        // A stop can come before the start has completed (an event it cannot read at once):
+                        // it is told once the start has, unless the start failed (told as such).
+                        started.started.whenComplete((done, startFailure) -> {
+                            if (startFailure == null) {
+                                onScheduler(() -> watchStopped(namespace, started, failure));
+                            }
+                        });
                     }
                 });
             } catch (RuntimeException e) {
@@ -459,6 +462,9 @@ public final class ControllerLoop implements AutoCloseable {
     private void watchStarted(String namespace, PodWatch watch, Throwable failure) {
         if (failure == null) {
             onScheduler(() -> {
+                if (watches.get(namespace) != watch) {
+                    return; // replaced, or stopped already
+                }
                 ScheduledFuture<?> due = rewatchDue.remove(namespace);
                 if (due != null) {
                     due.cancel(false);
