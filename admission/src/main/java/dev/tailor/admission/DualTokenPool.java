@@ -146,8 +146,6 @@ final class DualTokenPool {
     /** The regular budget (main and reserve, grants excluded) that expired unused at the last boundary. */
     private long expiredAtLastBoundary;
 
-    private long spareGrantedCostUnits;
-
     /**
      * A pool at the start of its first interval: reserve {@code floor(r·C)}, main the rest, no debt.
      *
@@ -407,17 +405,11 @@ final class DualTokenPool {
         main = Checks.saturatedAdd(main, costUnits);
         mainAtStart = Checks.saturatedAdd(mainAtStart, costUnits);
         spareThisInterval = Checks.saturatedAdd(spareThisInterval, costUnits);
-        spareGrantedCostUnits = Checks.saturatedAdd(spareGrantedCostUnits, costUnits);
     }
 
     /** The regular budget (main and reserve, grants excluded) that expired unused at the last boundary. */
     long expiredAtLastBoundary() {
         return expiredAtLastBoundary;
-    }
-
-    /** Spare granted (cumulative). */
-    long spareGrantedCostUnits() {
-        return spareGrantedCostUnits;
     }
 
     /**
