@@ -33,9 +33,9 @@ import picocli.CommandLine.Command;
 public final class Tailor extends CommandGroup {
 
     public static void main(String[] args) {
-        // The terminal's encoding (stdout.encoding, stderr.encoding), as these constructors pick when not told.
-        PrintWriter out = new PrintWriter(System.out, true, System.out.charset());
-        PrintWriter err = new PrintWriter(System.err, true, System.err.charset());
+        // The terminal's encoding (stdout.encoding, stderr.encoding) when it can write the output's own signs.
+        PrintWriter out = new PrintWriter(System.out, true, outputCharset(System.out.charset()));
+        PrintWriter err = new PrintWriter(System.err, true, outputCharset(System.err.charset()));
         int code = run(args, out, err);
         out.flush();
         // System.out keeps its write errors to itself: a full disk or a closed pipe would end "done", exit 0.
@@ -45,6 +45,15 @@ public final class Tailor extends CommandGroup {
             code = 1;
         }
         System.exit(code);
+    }
+
+    /**
+     * The encoding to write in: the terminal's ({@code terminal}) when it can write the signs the output
+     * uses (×, µ, −, ≤, σ), else UTF-8. Under a C or POSIX locale the terminal's is US-ASCII, which would
+     * print each of them as "?", also in JSON, which RFC 8259 has in UTF-8.
+     */
+    static java.nio.charset.Charset outputCharset(java.nio.charset.Charset terminal) {
+        return terminal.newEncoder().canEncode("×µ−≤σ") ? terminal : java.nio.charset.StandardCharsets.UTF_8;
     }
 
     /** Runs the command line and returns the exit code; output goes to {@code out} and {@code err}. */

@@ -12,6 +12,19 @@ import org.junit.jupiter.params.provider.CsvSource;
 class TailorTest {
 
     @Test
+    void outputCharset_aTerminalThatCannotWriteTheSigns_getsUtf8_othersTheirOwn() {
+        // Was: under LC_ALL=C, "burst-microbench ?16" (and "?" in JSON, which is UTF-8 by RFC 8259).
+        assertThat(Tailor.outputCharset(java.nio.charset.StandardCharsets.US_ASCII))
+                .isEqualTo(java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(Tailor.outputCharset(java.nio.charset.StandardCharsets.ISO_8859_1))
+                .isEqualTo(java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(Tailor.outputCharset(java.nio.charset.StandardCharsets.UTF_8))
+                .isEqualTo(java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(Tailor.outputCharset(java.nio.charset.StandardCharsets.UTF_16LE))
+                .isEqualTo(java.nio.charset.StandardCharsets.UTF_16LE);
+    }
+
+    @Test
     void failed_outOfMemoryWrappedInAnother_isOneLineWithAHint_exit1() {
         StringWriter err = new StringWriter();
         int code = Tailor.failed(
