@@ -54,7 +54,7 @@ import java.util.function.LongSupplier;
  *       else 0;</li>
  *   <li>{@code tailor_heart_lease_acquisitions_total} — times this replica took the Lease: summed
  *       over the replicas, how often leadership changed hands (an alert on lease flapping);</li>
- *   <li>{@code tailor_heart_pod_watch_up{namespace}} — 1 while the watch of the application's pods in
+ *   <li>{@code tailor_heart_pod_watch_up{watched_namespace}} — 1 while the watch of the application's pods in
  *       {@code namespace} runs, 0 while it starts, cannot start, has no answer, is down or stopped: re-plans
  *       on pod events are off then, rounds go on from lists (an alert on a watch that stays down).</li>
  * </ul>
@@ -183,7 +183,7 @@ public final class ControllerMetrics {
                 .name("tailor_heart_pod_watch_up")
                 .help("1 while the watch of the application's pods in the namespace runs (re-plans on pod events"
                         + " are on), else 0")
-                .labelNames("namespace")
+                .labelNames("watched_namespace")
                 .register(registry);
         leaseAcquisitions.inc(0); // visible at 0
         GaugeWithCallback.builder()

@@ -51,7 +51,7 @@ class ControllerLoopStallTest {
 
     private static final String LEASE = "tailor-system/tailor-heart";
     /** The metric of the watch of pods in namespace shop. */
-    private static final String WATCH_UP = "tailor_heart_pod_watch_up{namespace=\"shop\"}";
+    private static final String WATCH_UP = "tailor_heart_pod_watch_up{watched_namespace=\"shop\"}";
 
     private static final String LEASE_PATH =
             "/apis/coordination.k8s.io/v1/namespaces/tailor-system/leases/tailor-heart" + "(\\?.*)?";
