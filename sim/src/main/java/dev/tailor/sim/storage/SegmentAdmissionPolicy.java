@@ -259,6 +259,11 @@ final class SegmentAdmissionPolicy implements StoragePolicy {
         return spareExchange;
     }
 
+    /** Its proxy's share of what the backend serves, cost units per second. */
+    double capacityCostUnitsPerSecond() {
+        return proxy.capacityCostUnitsPerSecond();
+    }
+
     /** The regular budget that expired unused at the last boundary. */
     long expiredCostUnits() {
         return controller.expiredCostUnits();

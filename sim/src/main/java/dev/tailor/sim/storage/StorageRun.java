@@ -96,10 +96,9 @@ final class StorageRun {
     private final StorageSetup setup;
     private final String policyName;
     private final Observer observer;
-    /** The proxies taking part in the spare exchange, their policies and the receivers of this boundary. */
+    /** The policies of the proxies taking part in the spare exchange, and the receivers of this boundary. */
     private final SegmentAdmissionPolicy[] spareExchangers;
 
-    private final Proxy[] spareProxies;
     private final boolean[] spareReceiving;
     private final EventCalendar calendar = new EventCalendar();
     private final BackendModel backendModel;
@@ -221,15 +220,12 @@ final class StorageRun {
             }
         }
         List<SegmentAdmissionPolicy> exchangers = new ArrayList<>();
-        List<Proxy> exchanging = new ArrayList<>();
         for (Proxy p : proxies) {
             if (p.policy instanceof SegmentAdmissionPolicy a && a.spareExchange()) {
                 exchangers.add(a);
-                exchanging.add(p);
             }
         }
         this.spareExchangers = exchangers.toArray(SegmentAdmissionPolicy[]::new);
-        this.spareProxies = exchanging.toArray(Proxy[]::new);
         this.spareReceiving = new boolean[spareExchangers.length];
     }
 
@@ -318,7 +314,7 @@ final class StorageRun {
         for (int i = 0; i < spareExchangers.length; i++) {
             spareReceiving[i] = spareExchangers[i].waiting();
             if (spareReceiving[i]) {
-                receiving += spareProxies[i].capacityCostUnitsPerSecond();
+                receiving += spareExchangers[i].capacityCostUnitsPerSecond();
             }
         }
         if (pooled <= 0 || receiving <= 0) {
@@ -326,7 +322,7 @@ final class StorageRun {
         }
         for (int i = 0; i < spareExchangers.length; i++) {
             if (spareReceiving[i]) {
-                long share = (long) Math.floor(pooled * (spareProxies[i].capacityCostUnitsPerSecond() / receiving));
+                long share = (long) Math.floor(pooled * (spareExchangers[i].capacityCostUnitsPerSecond() / receiving));
                 if (share > 0) {
                     spareExchangers[i].grantSpare(share, nowNanos);
                 }
