@@ -72,6 +72,40 @@ class ProxyTest {
                 .ok();
     }
 
+    /**
+     * Stops {@code daemon} with SIGSTOP and returns once every one of its threads is stopped: the
+     * kernel wakes one thread for the signal, which then stops the others, so a thread of nbdkit
+     * that is running at {@code kill}'s return may still answer a request sent right after it.
+     */
+    private static void stop(Programs.Daemon daemon) {
+        signal(daemon, "STOP");
+        Path tasks = Path.of("/proc", Long.toString(daemon.process.pid()), "task");
+        Await.until("every thread of " + tasks.getParent() + " stopped", () -> allStopped(tasks), () -> states(tasks));
+    }
+
+    private static boolean allStopped(Path tasks) {
+        List<String> states = states(tasks);
+        return !states.isEmpty() && states.stream().allMatch(state -> state.equals("T"));
+    }
+
+    /** The state letter of each thread under {@code /proc/PID/task} (after the command's closing parenthesis). */
+    private static List<String> states(Path tasks) {
+        List<String> states = new ArrayList<>();
+        try (var threads = Files.list(tasks)) {
+            for (Path thread : (Iterable<Path>) threads::iterator) {
+                try {
+                    String stat = Files.readString(thread.resolve("stat"));
+                    states.add(stat.substring(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3));
+                } catch (IOException gone) {
+                    // a thread that ended meanwhile has no state to wait for
+                }
+            }
+        } catch (IOException e) {
+            throw new AssertionError("reading " + tasks + ": " + e, e);
+        }
+        return states;
+    }
+
     private static UpstreamBackend backend(NbdServer server) {
         return (UpstreamBackend) server.exports().get(0).backend();
     }
@@ -653,7 +687,7 @@ class ProxyTest {
             client.go("proxied", true);
             assertThat(read(client, 1, 0)).isEqualTo(Arrays.copyOfRange(data, 0, 4096));
 
-            signal(upstream, "STOP");
+            stop(upstream);
             stopped = true;
             long start = System.nanoTime();
             RawClient.Chunk error = failedRead(client, 2);
