@@ -6,6 +6,7 @@ import dev.tailor.admission.AdmissionController;
 import dev.tailor.admission.AdmissionStats;
 import dev.tailor.admission.FairDispatchQueue;
 import dev.tailor.admission.IntervalReport;
+import dev.tailor.admission.LatencyAdaptiveBudget;
 import dev.tailor.admission.Ticket;
 import dev.tailor.sim.des.EventCalendar;
 import java.util.IdentityHashMap;
@@ -60,7 +61,12 @@ import java.util.function.Consumer;
  * {@code finish-tag-door-admission} with {@link AdmissionConfig#finishTagDoor} on (off by default: the
  * door lets waiting requests in by start tag), and {@code spare-exchange}, {@code segment-admission} whose
  * proxies pass on unused budget at every boundary (the run does the exchange: {@link #expiredCostUnits},
- * {@link #waiting}, {@link #grantSpare}). Between
+ * {@link #waiting}, {@link #grantSpare}; with fixed shares, as in {@code fixed-shares}), and
+ * {@code fixed-shares}, each proxy budgeting its fixed share of the backend. Every other variant but the
+ * paper's adapts each proxy's budget ({@link LatencyAdaptiveBudget}: from its share up to the whole
+ * backend while the backend answers its requests without queueing, target slowdown
+ * {@value #ADAPTIVE_TARGET_SLOWDOWN}, γ {@value #ADAPTIVE_GAMMA}; what exceeds the share is granted to
+ * the running interval); with one proxy the share is the whole backend and nothing changes. Between
  * boundaries the policy calls the controller {@code admission.callsPerInterval − 1} more times per
  * interval (default every millisecond), as a proxy's statistics task would.
  */
@@ -101,7 +107,14 @@ final class SegmentAdmissionPolicy implements StoragePolicy {
             "overlapping-advances",
             "credit-gated-advances",
             "finish-tag-door-admission",
-            "spare-exchange");
+            "spare-exchange",
+            "fixed-shares");
+
+    /** The adaptive budget's 𝓛: queueing at most as long as the service itself (our choice). */
+    static final double ADAPTIVE_TARGET_SLOWDOWN = 2.0;
+
+    /** The adaptive budget's γ (our choice). */
+    static final double ADAPTIVE_GAMMA = 0.2;
 
     private final Proxy proxy;
     private final AdmissionController controller;
@@ -111,6 +124,7 @@ final class SegmentAdmissionPolicy implements StoragePolicy {
     private final SubTick subTick = new SubTick();
     private final FairDispatchQueue<IoRequest> door;
     private final boolean spareExchange;
+    private final LatencyAdaptiveBudget adaptiveBudget;
 
     /**
      * @param name     one of {@link #NAMES}
@@ -125,9 +139,31 @@ final class SegmentAdmissionPolicy implements StoragePolicy {
                 : null;
         this.callsPerInterval = proxy.setup().scenario().admission().callsPerInterval();
         this.spareExchange = "spare-exchange".equals(name);
+        long share = controller.config().budgetCostUnits();
+        long whole = (long) Math.floor(StorageSetup.BACKEND_COST_UNITS_PER_SECOND
+                * proxy.setup().scenario().admission().capacityFraction()
+                * proxy.intervalNanos()
+                / 1e9);
+        this.adaptiveBudget = adaptsBudget(name)
+                ? new LatencyAdaptiveBudget(
+                        Math.max(1, share),
+                        Math.max(Math.max(1, share), whole),
+                        ADAPTIVE_TARGET_SLOWDOWN,
+                        ADAPTIVE_GAMMA)
+                : null;
         if (recorder != null) {
             recorder.budgetCostUnits = controller.config().budgetCostUnits();
         }
+    }
+
+    /**
+     * Whether policy {@code name}'s proxies adapt their budgets from the backend's latency: all but the
+     * paper's mechanism, {@code fixed-shares} and {@code spare-exchange} (which passes fixed shares on).
+     */
+    static boolean adaptsBudget(String name) {
+        return !"segment-admission-paper".equals(name)
+                && !"fixed-shares".equals(name)
+                && !"spare-exchange".equals(name);
     }
 
     /** The controller's configuration for {@code proxy} under policy {@code name}. */
@@ -229,6 +265,12 @@ final class SegmentAdmissionPolicy implements StoragePolicy {
         AdmissionStats before = recorder == null ? null : controller.stats();
         IntervalReport report = controller.onInterval(nowNanos);
         serve(report, nowNanos);
+        if (adaptiveBudget != null) {
+            long beyondShare = adaptiveBudget.onBoundary() - adaptiveBudget.floorCostUnits();
+            if (beyondShare > 0) {
+                serve(controller.grantSpare(beyondShare, nowNanos), nowNanos);
+            }
+        }
         scheduleSubTicks(nowNanos);
         if (recorder != null) {
             recorder.pools(nowNanos, before, report);
@@ -238,6 +280,10 @@ final class SegmentAdmissionPolicy implements StoragePolicy {
     @Override
     public void completed(IoRequest request, long nowNanos) {
         request.ticket.onSuccess(nowNanos - request.dispatchNanos);
+        if (adaptiveBudget != null) {
+            adaptiveBudget.onCompletion(
+                    nowNanos - request.dispatchNanos, (double) request.costUnits * proxy.backendParallelism());
+        }
         if (door != null) {
             IoRequest next = door.completed();
             if (next != null) {

@@ -262,8 +262,8 @@ public final class StorageSetup {
     }
 
     /**
-     * A note when two or more proxies with tenants share the backend: each budgets a fixed share of it, so
-     * segment admission can hold work at a busy proxy while another proxy's share expires unused
+     * A note when two or more proxies with tenants share the backend: each budgets at least a share of it,
+     * and with fixed shares a busy proxy can hold work while another proxy's share expires unused
      * (docs/admission.md, Several proxies on one backend); empty otherwise.
      */
     private Optional<String> sharesNote(List<Tenant> tenants) {
@@ -286,10 +286,10 @@ public final class StorageSetup {
                         + " % each";
         return Optional.of(String.format(
                 Locale.ROOT,
-                "%d proxies share one backend, each budgeting a fixed share of it (%s, set from their tenants'"
-                        + " mean demand): segment admission holds work at a busy proxy while another's share expires"
-                        + " unused (spare-exchange passes it on one interval late); one proxy per backend avoids that"
-                        + " (docs/admission.md, Several proxies on one backend)",
+                "%d proxies share one backend, each budgeting at least a share of it (%s, set from their tenants'"
+                        + " mean demand) and up to all of it while the backend answers without queueing; with fixed"
+                        + " shares (segment-admission-paper, fixed-shares) a busy proxy holds work while another's"
+                        + " share expires unused (docs/admission.md, Several proxies on one backend)",
                 shares.size(),
                 listed));
     }

@@ -47,7 +47,8 @@ public final class StorageSimulation {
             "credit-gated-advances",
             "finish-tag-door",
             "finish-tag-door-admission",
-            "spare-exchange");
+            "spare-exchange",
+            "fixed-shares");
 
     private StorageSimulation() {}
 
@@ -109,7 +110,8 @@ public final class StorageSimulation {
                     "overlapping-advances",
                     "credit-gated-advances",
                     "finish-tag-door-admission",
-                    "spare-exchange" -> new SegmentAdmissionPolicy(proxy, name, recorder);
+                    "spare-exchange",
+                    "fixed-shares" -> new SegmentAdmissionPolicy(proxy, name, recorder);
             default ->
                 throw new IllegalArgumentException(
                         "policy : \"" + name + "\" (expected: one of " + policyNames() + ")");

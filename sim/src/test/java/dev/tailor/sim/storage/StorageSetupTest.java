@@ -216,7 +216,7 @@ class StorageSetupTest {
                 .singleElement()
                 .satisfies(n -> assertThat(n)
                         .startsWith(
-                                "4 proxies share one backend, each budgeting a fixed share of it (25 / 25 / 25 / 25 %,")
+                                "4 proxies share one backend, each budgeting at least a share of it (25 / 25 / 25 / 25 %,")
                         .contains("one proxy per backend avoids that"));
         assertThat(four.notes(List.of("fifo", "mclock"))).noneMatch(n -> n.contains("share one backend"));
         assertThat(four.notes(List.of("fifo", "spare-exchange"))).isEqualTo(four.notes());

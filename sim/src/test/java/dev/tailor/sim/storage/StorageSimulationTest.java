@@ -417,7 +417,7 @@ class StorageSimulationTest {
                     bursts: {meanGapSeconds: 1, minMillis: 50, maxMillis: 200, multiplier: 4}
                 """;
         StorageSetup four = setup(scenario("proxies: 4\nbaseUtilizationPercent: 50", tenants));
-        StorageRunResult shares = StorageSimulation.run(four, "segment-admission", null);
+        StorageRunResult shares = StorageSimulation.run(four, "fixed-shares", null);
         StorageRunResult exchange = StorageSimulation.run(four, "spare-exchange", null);
         assertThat(exchange.waitingTimePercent()).isLessThan(shares.waitingTimePercent() / 2);
         assertThat(exchange.hot().p99Millis()).isLessThan(shares.hot().p99Millis());
@@ -429,6 +429,42 @@ class StorageSimulationTest {
         assertThat(alone.steady()).isEqualTo(shipped.steady());
         assertThat(alone.hot()).isEqualTo(shipped.hot());
         assertThat(alone.waitingTimePercent()).isEqualTo(shipped.waitingTimePercent());
+    }
+
+    @Test
+    void adaptiveBudgets_letABusyProxyUseWhatTheOthersLeave_andChangeNothingOnOneProxy() throws IOException {
+        // Why: with a fixed share per proxy, a proxy whose tenants burst waits for its own budget while the
+        // other proxies' budgets expire unused and the backend idles; each proxy now grows its budget while
+        // the backend answers its requests without queueing.
+        String tenants = """
+                  - {name: small, count: 8, requestsPerSecond: 100,
+                     synthetic: {readFraction: 0.7, sizeBytes: [4096, 16384]}}
+                  - name: big
+                    count: 8
+                    requestsPerSecond: 3
+                    synthetic: {readFraction: 1, sizeBytes: [2097152]}
+                    bursts: {meanGapSeconds: 1, minMillis: 50, maxMillis: 200, multiplier: 4}
+                """;
+        StorageSetup four = setup(scenario("proxies: 4\nbaseUtilizationPercent: 50", tenants));
+        StorageRunResult fixed = StorageSimulation.run(four, "fixed-shares", null);
+        StorageRunResult adaptive = StorageSimulation.run(four, "segment-admission", null);
+        assertThat(adaptive.unusedCapacityPercent()).isLessThan(fixed.unusedCapacityPercent() / 2);
+        assertThat(adaptive.waitingTimePercent()).isLessThan(fixed.waitingTimePercent() / 2);
+        assertThat(adaptive.hot().p99Millis()).isLessThan(fixed.hot().p99Millis());
+        // what it gives up: the fixed shares' idle backend kept the steady tenants' tail shorter; here the
+        // budgets grow until they no longer bind, and the steady tail is fifo's
+        StorageRunResult fifo = StorageSimulation.run(four, "fifo", null);
+        assertThat(adaptive.steady().p99Millis())
+                .isCloseTo(fifo.steady().p99Millis(), org.assertj.core.data.Percentage.withPercentage(5))
+                .isGreaterThan(fixed.steady().p99Millis());
+        assertThat(adaptive.unfinished()).isZero();
+
+        StorageSetup one = setup(scenario("baseUtilizationPercent: 50", tenants));
+        StorageRunResult alone = StorageSimulation.run(one, "segment-admission", null);
+        StorageRunResult share = StorageSimulation.run(one, "fixed-shares", null);
+        assertThat(alone.steady()).isEqualTo(share.steady());
+        assertThat(alone.hot()).isEqualTo(share.hot());
+        assertThat(alone.waitingTimePercent()).isEqualTo(share.waitingTimePercent());
     }
 
     @Test
