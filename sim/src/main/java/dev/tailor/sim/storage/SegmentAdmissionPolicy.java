@@ -65,7 +65,7 @@ import java.util.function.Consumer;
  * {@code fixed-shares}, each proxy budgeting its fixed share of the backend. Every other variant but the
  * paper's adapts each proxy's budget ({@link LatencyAdaptiveBudget}: from its share up to the whole
  * backend while the backend answers its requests without queueing, target slowdown
- * {@value #ADAPTIVE_TARGET_SLOWDOWN}, γ {@value #ADAPTIVE_GAMMA}; what exceeds the share is granted to
+ * {@code admission.targetSlowdown}, default 2: queueing at most as long as the service itself, γ {@value #ADAPTIVE_GAMMA}; what exceeds the share is granted to
  * the running interval); with one proxy the share is the whole backend and nothing changes. Between
  * boundaries the policy calls the controller {@code admission.callsPerInterval − 1} more times per
  * interval (default every millisecond), as a proxy's statistics task would.
@@ -110,9 +110,6 @@ final class SegmentAdmissionPolicy implements StoragePolicy {
             "spare-exchange",
             "fixed-shares");
 
-    /** The adaptive budget's 𝓛: queueing at most as long as the service itself (our choice). */
-    static final double ADAPTIVE_TARGET_SLOWDOWN = 2.0;
-
     /** The adaptive budget's γ (our choice). */
     static final double ADAPTIVE_GAMMA = 0.2;
 
@@ -148,7 +145,7 @@ final class SegmentAdmissionPolicy implements StoragePolicy {
                 ? new LatencyAdaptiveBudget(
                         Math.max(1, share),
                         Math.max(Math.max(1, share), whole),
-                        ADAPTIVE_TARGET_SLOWDOWN,
+                        proxy.setup().scenario().admission().targetSlowdown(),
                         ADAPTIVE_GAMMA)
                 : null;
         if (recorder != null) {

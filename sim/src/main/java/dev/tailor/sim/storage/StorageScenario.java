@@ -150,6 +150,9 @@ public record StorageScenario(
      * @param callsPerInterval        how often per interval the proxy calls the controller (default 10:
      *                                every millisecond at Δ = 10 ms, as the NBD proxy's per-segment
      *                                statistics task does; 1 calls it at the boundaries only)
+     * @param targetSlowdown          with several proxies, the mean slowdown of a proxy's requests at the
+     *                                backend (latency ÷ unqueued service time) up to which it grows its
+     *                                budget beyond its share (default 2; PARDA's latency threshold)
      */
     public record AdmissionSpec(
             Double capacityFraction,
@@ -158,7 +161,8 @@ public record StorageScenario(
             Integer windowIntervals,
             Integer recoveryWindows,
             Double hotThresholdRatio,
-            Integer callsPerInterval) {
+            Integer callsPerInterval,
+            Double targetSlowdown) {
 
         public AdmissionSpec {
             capacityFraction = capacityFraction == null ? 1.0 : capacityFraction;
@@ -168,6 +172,7 @@ public record StorageScenario(
             recoveryWindows = recoveryWindows == null ? 50 : recoveryWindows;
             hotThresholdRatio = hotThresholdRatio == null ? 1.0 : hotThresholdRatio;
             callsPerInterval = callsPerInterval == null ? 10 : callsPerInterval;
+            targetSlowdown = targetSlowdown == null ? 2.0 : targetSlowdown;
         }
 
         /** Every default. */
@@ -197,6 +202,7 @@ public record StorageScenario(
             private Integer recoveryWindows;
             private Double hotThresholdRatio;
             private Integer callsPerInterval;
+            private Double targetSlowdown;
 
             private Builder() {}
 
@@ -208,6 +214,7 @@ public record StorageScenario(
                 recoveryWindows = from.recoveryWindows;
                 hotThresholdRatio = from.hotThresholdRatio;
                 callsPerInterval = from.callsPerInterval;
+                targetSlowdown = from.targetSlowdown;
             }
 
             /** {@link AdmissionSpec#capacityFraction}. */
@@ -252,6 +259,12 @@ public record StorageScenario(
                 return this;
             }
 
+            /** {@link AdmissionSpec#targetSlowdown}. */
+            public Builder targetSlowdown(Double value) {
+                targetSlowdown = value;
+                return this;
+            }
+
             /**
              * The admission settings, each field left unset at its default; checked with the scenario.
              */
@@ -263,7 +276,8 @@ public record StorageScenario(
                         windowIntervals,
                         recoveryWindows,
                         hotThresholdRatio,
-                        callsPerInterval);
+                        callsPerInterval,
+                        targetSlowdown);
             }
         }
     }
@@ -726,6 +740,9 @@ public record StorageScenario(
         }
         if (a.queueCapacityPerSegment() < 0 || a.queueCapacityPerSegment() > 1_000_000) {
             problems.add(new Problem("admission.queueCapacityPerSegment", a.queueCapacityPerSegment(), "0 .. 1000000"));
+        }
+        if (!(a.targetSlowdown() > 1 && a.targetSlowdown() <= 1000)) {
+            problems.add(new Problem("admission.targetSlowdown", a.targetSlowdown(), "a number in (1, 1000]"));
         }
         if (a.windowIntervals() < 1 || a.windowIntervals() > 10_000) {
             problems.add(new Problem("admission.windowIntervals", a.windowIntervals(), "1 .. 10000"));

@@ -12,7 +12,7 @@ class StorageScenarioBuilderTest {
         StorageScenario.AdmissionSpec spec =
                 StorageScenario.AdmissionSpec.builder().build();
         assertThat(spec).isEqualTo(StorageScenario.AdmissionSpec.DEFAULTS);
-        assertThat(spec).isEqualTo(new StorageScenario.AdmissionSpec(1.0, 0.2, 4096, 10, 50, 1.0, 10));
+        assertThat(spec).isEqualTo(new StorageScenario.AdmissionSpec(1.0, 0.2, 4096, 10, 50, 1.0, 10, 2.0));
         assertThat(StorageScenario.builder().build().admission()).isEqualTo(spec);
     }
 

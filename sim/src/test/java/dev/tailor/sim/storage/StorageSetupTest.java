@@ -203,9 +203,10 @@ class StorageSetupTest {
     }
 
     @Test
-    void build_severalProxiesWithTenants_noteTheirFixedShares_forSegmentAdmissionRunsOnly() throws IOException {
-        // Why: each proxy budgets a fixed share of the backend, which segment admission cannot lend to a busy
-        // proxy; a user running several proxies should hear so before reading the idle capacity.
+    void build_severalProxiesWithTenants_noteTheirShares_forSegmentAdmissionRunsOnly() throws IOException {
+        // Why: each proxy budgets at least a share of the backend, and with fixed shares (the paper's
+        // mechanism, fixed-shares) a busy proxy cannot use another's; a user running several proxies should
+        // hear so before reading the idle capacity.
         String tenants = """
                   - {name: t, count: 4, requestsPerSecond: 100, synthetic: {readFraction: 0.7, sizeBytes: [4096]}}
                 """;
@@ -217,7 +218,8 @@ class StorageSetupTest {
                 .satisfies(n -> assertThat(n)
                         .startsWith(
                                 "4 proxies share one backend, each budgeting at least a share of it (25 / 25 / 25 / 25 %,")
-                        .contains("one proxy per backend avoids that"));
+                        .contains("up to all of it while the backend answers without queueing")
+                        .contains("with fixed shares (segment-admission-paper, fixed-shares)"));
         assertThat(four.notes(List.of("fifo", "mclock"))).noneMatch(n -> n.contains("share one backend"));
         assertThat(four.notes(List.of("fifo", "spare-exchange"))).isEqualTo(four.notes());
         // Proxies without tenants share nothing; one proxy with tenants gets no note.
@@ -228,7 +230,7 @@ class StorageSetupTest {
                 "proxies: 16\nbaseUtilizationPercent: 40", tenants.replace("count: 4,", "count: 16,")));
         assertThat(sixteen.notes())
                 .anyMatch(n -> n.startsWith(
-                        "16 proxies share one backend, each budgeting a fixed" + " share of it (6.2–6.3 % each,"));
+                        "16 proxies share one backend, each budgeting at least a share of it (6.2–6.3 % each,"));
     }
 
     /**
