@@ -1,5 +1,6 @@
 package dev.tailor.cli;
 
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 
@@ -33,8 +34,8 @@ abstract class CommandGroup implements Callable<Integer> {
     /**
      * When {@code e} is a word a command group does not know where its subcommand goes ({@code tailor heart
      * bogus}), says so ({@code tailor: heart: unknown command 'bogus' (expected: one of ...)}), with
-     * picocli's suggestion when it has one, then the group's usage, and returns 2; otherwise -1, for the
-     * caller to word the error.
+     * picocli's suggestion when it is one of the choices ({@link #suggestions}), then the group's usage, and
+     * returns 2; otherwise -1, for the caller to word the error.
      */
     static int unknownSubcommand(CommandLine.ParameterException e) {
         CommandLine group = e.getCommandLine();
@@ -47,21 +48,45 @@ abstract class CommandGroup implements Callable<Integer> {
         group.getErr()
                 .println(line(
                         group, "unknown command '" + unmatched.getUnmatched().get(0) + "'"));
-        CommandLine.UnmatchedArgumentException.printSuggestions(unmatched, group.getErr());
+        List<String> suggestions = suggestions(unmatched);
+        if (!suggestions.isEmpty()) {
+            group.getErr().println("Did you mean: " + String.join(" or ", suggestions) + "?");
+        }
         group.usage(group.getErr());
         return CliException.BAD_INPUT;
     }
 
-    /** {@code tailor: GROUP: WHAT (expected: one of CHOICES)}, the choices without their aliases. */
+    /** {@code tailor: GROUP: WHAT (expected: one of CHOICES)}, the {@link #choices}. */
     private static String line(CommandLine group, String what) {
         String name = group.getCommandSpec().qualifiedName().replaceFirst("^tailor ?", "");
         return "tailor: " + (name.isEmpty() ? "" : name + ": ") + what + " (expected: one of "
-                + String.join(
-                        ", ",
-                        group.getSubcommands().values().stream()
-                                .map(CommandLine::getCommandName)
-                                .distinct()
-                                .toList())
-                + ")";
+                + String.join(", ", choices(group)) + ")";
+    }
+
+    /**
+     * The group's subcommands a user is offered: each by its own name, not its aliases (an old name still
+     * works but is not offered), and none that its usage hides.
+     */
+    static List<String> choices(CommandLine group) {
+        return group.getSubcommands().values().stream()
+                .filter(command -> !command.getCommandSpec().usageMessage().hidden())
+                .map(CommandLine::getCommandName)
+                .distinct()
+                .toList();
+    }
+
+    /**
+     * picocli's suggestions for the unknown word ({@code heart simulate}), kept to the group's {@link #choices}:
+     * picocli also compares the word with aliases, and offered {@code snapshot onlineboutique} for {@code bogus}.
+     */
+    static List<String> suggestions(CommandLine.UnmatchedArgumentException e) {
+        CommandLine group = e.getCommandLine();
+        List<String> choices = choices(group);
+        return e.getSuggestions().stream()
+                .map(s -> s.substring(s.lastIndexOf(' ') + 1))
+                .filter(choices::contains)
+                .distinct()
+                .map(s -> group.getCommandName() + " " + s)
+                .toList();
     }
 }

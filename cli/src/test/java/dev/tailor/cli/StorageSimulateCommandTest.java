@@ -537,8 +537,8 @@ class StorageSimulateCommandTest {
         assertThat(result.exitCode()).as(result.err()).isZero();
         assertThat(result.out())
                 .contains("  per tenant, latency ms\n")
-                .containsPattern("\n  tenant +class +baseline +offered +within +requests  policy +P50 ")
-                .containsPattern("\n  steady-0 +steady +[0-9.]+ Mcu/s +\\d+% +[0-9.]+% +\\d+  fifo ")
+                .containsPattern("\n  tenant +class +proxy +baseline +offered +within +requests  policy +P50 ")
+                .containsPattern("\n  steady-0 +steady +0 +[0-9.]+ Mcu/s +\\d+% +[0-9.]+% +\\d+  fifo ")
                 .containsPattern("\n {20,}segment-admission +[0-9.]+ ")
                 .contains("per tenant: class = ground truth");
     }

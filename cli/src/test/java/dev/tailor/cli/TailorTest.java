@@ -4,9 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.util.List;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import picocli.CommandLine;
 
 /** {@link Tailor}: how a command's unexpected failure is told; a command group run without a subcommand. */
 class TailorTest {
@@ -120,6 +123,64 @@ class TailorTest {
         assertThat(result.err())
                 .startsWith("tailor: heart: unknown command 'simulat' (expected: one of ")
                 .contains("Did you mean: heart simulate");
+    }
+
+    @ParameterizedTest
+    @CsvSource(
+            delimiter = '|',
+            value = {"bogus        | ''", "onlineboutiq | ''", "datset       | Did you mean: snapshot dataset?"})
+    void commandGroup_withAnUnknownSubcommand_suggestsAChoice_neverAnAlias(String word, String suggestion) {
+        PlanCommandTest.Result result = PlanCommandTest.tailor("heart", "snapshot", word);
+
+        // Was: "Did you mean: snapshot onlineboutique?" for each of them, the old name of dataset.
+        assertThat(result.exitCode()).isEqualTo(2);
+        List<String> told =
+                result.err().lines().takeWhile(l -> !l.startsWith("Usage:")).toList();
+        assertThat(told)
+                .containsExactlyElementsOf(Stream.concat(
+                                Stream.of("tailor: heart snapshot: unknown command '" + word
+                                        + "' (expected: one of dataset, help)"),
+                                Stream.of(suggestion).filter(s -> !s.isEmpty()))
+                        .toList());
+    }
+
+    @Test
+    void commandGroup_withAHiddenSubcommand_neitherListsNorSuggestsIt() {
+        StringWriter err = new StringWriter();
+        CommandLine group = new CommandLine(new Group());
+        group.setErr(new PrintWriter(err, true));
+        group.setParameterExceptionHandler((e, args) -> CommandGroup.unknownSubcommand(e));
+
+        assertThat(group.execute("internl")).isEqualTo(2);
+        assertThat(err.toString().lines().takeWhile(l -> !l.startsWith("Usage:")))
+                .containsExactly("tailor: group: unknown command 'internl' (expected: one of status)");
+
+        err.getBuffer().setLength(0);
+        assertThat(group.execute()).isEqualTo(2);
+        assertThat(err.toString().lines().findFirst())
+                .hasValue("tailor: group: a subcommand is missing (expected: one of status)");
+
+        err.getBuffer().setLength(0);
+        assertThat(group.execute("statu")).isEqualTo(2);
+        assertThat(err.toString()).contains("Did you mean: group status?");
+    }
+
+    @CommandLine.Command(
+            name = "group",
+            subcommands = {Group.Status.class, Group.Internal.class})
+    static final class Group extends CommandGroup {
+
+        @CommandLine.Command(name = "status", aliases = "stat")
+        static final class Status implements Runnable {
+            @Override
+            public void run() {}
+        }
+
+        @CommandLine.Command(name = "internal", hidden = true)
+        static final class Internal implements Runnable {
+            @Override
+            public void run() {}
+        }
     }
 
     @Test

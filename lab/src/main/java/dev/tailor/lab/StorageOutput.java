@@ -132,7 +132,7 @@ public final class StorageOutput {
         for (StorageRunResult r : runs) {
             policy = Math.max(policy, r.policy().length());
         }
-        String format = "  %-" + name + "s %-6s %14s %7s %6s %8s  %-" + policy + "s %8s %8s %8s %8s %8s";
+        String format = "  %-" + name + "s %-6s %5s %14s %7s %6s %8s  %-" + policy + "s %8s %8s %8s %8s %8s";
         List<Object> header = new ArrayList<>(StorageFigures.TENANT_COLUMNS);
         header.add("policy");
         header.addAll(StorageFigures.PERCENTILES);
@@ -142,8 +142,10 @@ public final class StorageOutput {
             for (int p = 0; p < runs.size(); p++) {
                 StorageRunResult r = runs.get(p);
                 StorageRunResult.TenantResult t = r.tenants().get(i);
-                List<Object> row =
-                        new ArrayList<>(p == 0 ? StorageFigures.tenant(t) : java.util.Collections.nCopies(6, ""));
+                List<Object> row = new ArrayList<>(
+                        p == 0
+                                ? StorageFigures.tenant(t)
+                                : java.util.Collections.nCopies(StorageFigures.TENANT_COLUMNS.size(), ""));
                 row.add(r.policy());
                 row.addAll(StorageFigures.percentiles(t.latency()));
                 out.println(String.format(Locale.ROOT, format, row.toArray()).stripTrailing());

@@ -40,13 +40,37 @@ class StorageOutputTenantsTest {
             String first = rows.get(i * POLICIES.size());
             String second = rows.get(i * POLICIES.size() + 1);
             assertThat(first.trim().split("\\s+"))
-                    .startsWith(t.name(), t.tenantClass())
+                    .startsWith(t.name(), t.tenantClass(), String.valueOf(t.proxy()))
                     .contains(String.valueOf(t.requests()), "fifo")
                     .endsWith(StorageFigures.percentiles(t.latency()).toArray(String[]::new));
             assertThat(second.trim().split("\\s+"))
                     .containsExactly(
                             concat("segment-admission", runs.get(1).tenants().get(i)));
         }
+    }
+
+    @Test
+    void text_perTenant_severalProxies_eachTenantsRowNamesItsProxy_theLegendSaysWhatItIs() {
+        // Tenants are spread over the proxies round-robin in the order listed: 8 steady, then 2 bursty.
+        List<StorageRunResult> runs = runs(2);
+        String with = table(runs, true);
+
+        List<String> lines = with.lines()
+                .dropWhile(line -> !line.equals("  per tenant, latency ms"))
+                .skip(1)
+                .takeWhile(line -> !line.isEmpty())
+                .toList();
+        assertThat(lines.get(0).trim().split("\\s+"))
+                .startsWith("tenant", "class", "proxy", "baseline", "offered", "within", "requests", "policy");
+        List<StorageRunResult.TenantResult> tenants = runs.get(0).tenants();
+        assertThat(tenants).extracting(StorageRunResult.TenantResult::proxy).containsOnly(0, 1);
+        for (int i = 0; i < tenants.size(); i++) {
+            StorageRunResult.TenantResult t = tenants.get(i);
+            assertThat(t.proxy()).isEqualTo(i % 2);
+            assertThat(lines.get(1 + i * POLICIES.size()).trim().split("\\s+"))
+                    .startsWith(t.name(), t.tenantClass(), String.valueOf(i % 2));
+        }
+        assertThat(with).contains("; proxy = the proxy it uses, numbered from 0;");
     }
 
     @Test
@@ -86,7 +110,12 @@ class StorageOutputTenantsTest {
     }
 
     private static List<StorageRunResult> runs() {
+        return runs(1);
+    }
+
+    private static List<StorageRunResult> runs(int proxies) {
         StorageScenario s = StorageScenarios.load("burst-microbench").toBuilder()
+                .proxies(proxies)
                 .warmupSeconds(0.2)
                 .build()
                 .withDuration(0.5);

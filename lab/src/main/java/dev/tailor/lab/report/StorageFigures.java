@@ -149,12 +149,15 @@ public final class StorageFigures {
                 + String.join(", ", needs) + ").";
     }
 
-    /** The per-tenant columns before the latency: what a tenant is, what it was given and what it sent. */
+    /**
+     * The per-tenant columns before the latency: what a tenant is, the proxy it uses, what it was given and what
+     * it sent.
+     */
     public static final List<String> TENANT_COLUMNS =
-            List.of("tenant", "class", "baseline", "offered", "within", "requests");
+            List.of("tenant", "class", "proxy", "baseline", "offered", "within", "requests");
 
     /**
-     * A tenant's {@link #TENANT_COLUMNS} cells: its name, class, baseline as the scenario states it (IOPS and
+     * A tenant's {@link #TENANT_COLUMNS} cells: its name, class, proxy, baseline as the scenario states it (IOPS and
      * MiB/s when provisioned so, else cost units per second, {@code 100 Mcu/s}), its offered cost ÷ baseline and
      * the share of its requests within baseline, and its measured requests.
      */
@@ -168,6 +171,7 @@ public final class StorageFigures {
         return List.of(
                 t.name(),
                 t.tenantClass(),
+                String.valueOf(t.proxy()),
                 baseline,
                 String.format(Locale.ROOT, "%.0f%%", t.offeredPercentOfBaseline()),
                 String.format(Locale.ROOT, "%.1f%%", t.withinBaselinePercent()),
@@ -176,13 +180,15 @@ public final class StorageFigures {
 
     /** What the per-tenant columns mean. */
     public static List<String> tenantLegend() {
-        return List.of("per tenant: class = ground truth (hot: it has bursts); baseline = its commitment, in IOPS"
-                + " (+ MiB/s) when the scenario provisions it so, else in cost units per second (Mcu/s: millions of"
-                + " them; 1000 Mcu/s = the backend kept busy; by default the proxy's capacity ÷ its tenants); offered = the cost of its"
-                + " measured requests per second, bursts included, ÷ its baseline; within = share of its requests"
-                + " within its baseline when they arrived (as for the within-baseline classes); requests = those"
-                + " that arrived in the measured period; latency as for the classes, "
-                + NOT_RESOLVABLE + " with too few requests.");
+        return List.of(
+                "per tenant: class = ground truth (hot: it has bursts); proxy = the proxy it uses, numbered from 0;"
+                        + " baseline = its commitment, in IOPS"
+                        + " (+ MiB/s) when the scenario provisions it so, else in cost units per second (Mcu/s: millions of"
+                        + " them; 1000 Mcu/s = the backend kept busy; by default the proxy's capacity ÷ its tenants); offered = the cost of its"
+                        + " measured requests per second, bursts included, ÷ its baseline; within = share of its requests"
+                        + " within its baseline when they arrived (as for the within-baseline classes); requests = those"
+                        + " that arrived in the measured period; latency as for the classes, "
+                        + NOT_RESOLVABLE + " with too few requests.");
     }
 
     /** The sweep summary's title line. */

@@ -784,7 +784,10 @@ public record StorageScenario(
             } else if (!names.add(mix.name())) {
                 problems.add(new Problem(at + ".name", quote(mix.name()), "unique; already used"));
             }
-            for (Problem p : mixScenario(mix).problems()) {
+            StorageScenario composed = mixScenario(mix);
+            boolean tenantsCounted = true;
+            for (Problem p : composed.problems()) {
+                tenantsCounted &= !p.path().startsWith("tenants");
                 if (p.path().startsWith("tenants")
                         || p.path().startsWith("rates")
                         || p.path().startsWith("baseUtilizationPercent")
@@ -792,6 +795,24 @@ public record StorageScenario(
                         || p.path().equals("proxies") && mix.proxies() != null) {
                     problems.add(new Problem(at + "." + p.path(), p.value(), p.expected()));
                 }
+            }
+            int mixProxies = composed.proxies();
+            int mixTenants = composed.tenantCount();
+            // A proxy beyond the mix's tenants would have none: the family compares mixes whose every proxy
+            // carries load. (Counted only when the tenants' counts are valid; the others are told above.)
+            if (tenantsCounted
+                    && mixTenants >= 1
+                    && mixProxies >= 1
+                    && mixProxies <= 1_000
+                    && mixProxies > mixTenants) {
+                problems.add(
+                        mix.proxies() != null
+                                ? new Problem(at + ".proxies", mixProxies, "1 .. " + mixTenants + ", the mix's tenants")
+                                : new Problem(
+                                        "proxies",
+                                        mixProxies,
+                                        "1 .. " + mixTenants + ", the tenants of " + at + ", which has no proxies of"
+                                                + " its own"));
             }
         }
     }

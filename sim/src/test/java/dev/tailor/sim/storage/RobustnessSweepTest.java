@@ -120,6 +120,32 @@ class RobustnessSweepTest {
     }
 
     @Test
+    void mixWithMoreProxiesThanTenants_isNamedByItsField_asIsTheScenariosProxiesAMixTakes() {
+        // Was accepted: four-proxies' 16 tenants on 20 proxies left 4 of them idle, with a note only.
+        String text = StorageScenarios.bundledText("robustness").replace("proxies: 4\n", "proxies: 20\n");
+        assertThatThrownBy(() -> StorageScenarios.parse(text, "r.yaml"))
+                .hasMessageContaining("mixes[8].proxies: 20 (expected: 1 .. 16, the mix's tenants)")
+                .satisfies(e -> assertThat(e.getMessage()).doesNotContain("mixes[7]"));
+        // As many proxies as tenants is allowed: each has one.
+        assertThat(StorageScenarios.parse(
+                                StorageScenarios.bundledText("robustness").replace("proxies: 4\n", "proxies: 16\n"),
+                                "r.yaml")
+                        .mixScenarios()
+                        .get(8)
+                        .proxies())
+                .isEqualTo(16);
+        // A mix without proxies takes the scenario's: named there, with the mix that has too few tenants.
+        String inherited = StorageScenarios.bundledText("robustness")
+                .replace("\nproxies: 1\n", "\nproxies: 10\n")
+                .replace("    proxies: 4\n", "");
+        assertThatThrownBy(() -> StorageScenarios.parse(inherited, "r.yaml"))
+                .hasMessageContaining(
+                        "proxies: 10 (expected: 1 .. 9, the tenants of mixes[2], which has no proxies of its own)")
+                .satisfies(e ->
+                        assertThat(e.getMessage()).doesNotContain("mixes[0]").doesNotContain("mixes[8]"));
+    }
+
+    @Test
     void summary_ratiosPerPolicyOverCells_worstMedianBest_andTheCellsAboveTheBounds() {
         List<StorageRunResult> results = new ArrayList<>();
         // Three cells: steady P99.999 of fifo, mclock, ours; hot P99 of mclock and ours.
