@@ -196,15 +196,34 @@ public final class StorageSetup {
         }
         double[] commitments = new double[scenario.proxies()];
         committed.forEach(t -> commitments[t.proxy()] += t.commitmentCostUnitsPerSecond());
+        List<Integer> overcommitted = new ArrayList<>();
+        int worstProxy = -1;
         for (int p = 0; p < commitments.length; p++) {
             if (commitments[p] > proxyCapacity[p] * (1 + 1e-9)) {
-                all.add(String.format(
-                        Locale.ROOT,
-                        "commitments on proxy %d add up to %.0f %% of its capacity: segment admission's baseline"
-                                + " guarantee and mclock's reservations scale them down to it together",
-                        p,
-                        100 * commitments[p] / proxyCapacity[p]));
+                overcommitted.add(p);
+                if (worstProxy < 0
+                        || commitments[p] / proxyCapacity[p] > commitments[worstProxy] / proxyCapacity[worstProxy]) {
+                    worstProxy = p;
+                }
             }
+        }
+        if (overcommitted.size() == 1) {
+            all.add(String.format(
+                    Locale.ROOT,
+                    "commitments on proxy %d add up to %.0f %% of its capacity: segment admission's baseline"
+                            + " guarantee and mclock's reservations scale them down to it together",
+                    worstProxy,
+                    100 * commitments[worstProxy] / proxyCapacity[worstProxy]));
+        } else if (overcommitted.size() > 1) {
+            // One line however many proxies: a scenario may have up to 1,000.
+            all.add(String.format(
+                    Locale.ROOT,
+                    "commitments on %d proxies add up to more than their capacity (up to %.0f %%, proxy %d):"
+                            + " segment admission's baseline guarantee and mclock's reservations scale them down to"
+                            + " it together",
+                    overcommitted.size(),
+                    100 * commitments[worstProxy] / proxyCapacity[worstProxy],
+                    worstProxy));
         }
         this.notes = List.copyOf(all);
     }

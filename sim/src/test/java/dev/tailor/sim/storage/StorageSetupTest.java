@@ -91,6 +91,21 @@ class StorageSetupTest {
     }
 
     @Test
+    void build_manyOvercommittedProxies_oneNoteLine() throws IOException {
+        // Why: a scenario may have up to 1,000 proxies, and a note per proxy buried the others.
+        StorageSetup setup = StorageSimulationTest.setup(StorageSimulationTest.scenario(
+                "proxies: 20\nbaseUtilizationPercent: 75",
+                "  - {name: t, count: 20, requestsPerSecond: 100, commitmentRatio: 2,"
+                        + " synthetic: {readFraction: 1, sizeBytes: [4096]}}\n"));
+        assertThat(setup.notes())
+                .filteredOn(n -> n.startsWith("commitments on"))
+                .singleElement()
+                .satisfies(n -> assertThat(n)
+                        .startsWith("commitments on 20 proxies add up to more than their capacity"
+                                + " (up to 150 %, proxy "));
+    }
+
+    @Test
     void variants_fractionalBurstMultipliers_readInTheProjectsNumberFormat() throws IOException {
         // Why: a variant's label heads its tables and plots and names its cells in the sweep summary; it
         // prints its multiplier as every other number of the text does (Numbers.format), not to two
