@@ -92,8 +92,8 @@ public final class StorageReport {
         new Color(0x99, 0x99, 0x33), new Color(0xDD, 0xCC, 0x77)
     };
 
-    /** The ablations' line patterns: dashed, dotted, dash-dot. */
-    private static final float[][] ABLATION_DASHES = {{7f, 4f}, {2f, 3f}, {9f, 3f, 2f, 3f}};
+    /** The ablations' line patterns: dashed, dotted, dash-dot, dash-dot-dot (8 colours × 4: 32 ablations). */
+    private static final float[][] ABLATION_DASHES = {{7f, 4f}, {2f, 3f}, {9f, 3f, 2f, 3f}, {9f, 3f, 2f, 3f, 2f, 3f}};
 
     /** A policy's line colour in every plot: fixed by its name, not by which policies a report holds. */
     public static Color colour(String policy) {
