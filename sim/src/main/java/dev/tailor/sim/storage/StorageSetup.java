@@ -113,8 +113,11 @@ public final class StorageSetup {
     private final List<String> notes;
     /** The note of {@link #budgetNote}, one of {@link #notes}, or {@code null}. */
     private final String budgetNote;
-    /** The note of {@link #sharesNote}, one of {@link #notes}, or {@code null}. */
+    /** The note of {@link #sharesNote} for runs with adapted budgets, one of {@link #notes}, or {@code null}. */
     private final String sharesNote;
+
+    /** The same note for runs whose segment-admission policies all keep fixed shares, or {@code null}. */
+    private final String fixedSharesNote;
 
     private StorageSetup(
             StorageScenario scenario,
@@ -190,7 +193,8 @@ public final class StorageSetup {
         if (budgetNote != null) {
             all.add(budgetNote);
         }
-        this.sharesNote = sharesNote(tenants).orElse(null);
+        this.sharesNote = sharesNote(tenants, true).orElse(null);
+        this.fixedSharesNote = sharesNote(tenants, false).orElse(null);
         if (sharesNote != null) {
             all.add(sharesNote);
         }
@@ -282,10 +286,11 @@ public final class StorageSetup {
 
     /**
      * A note when two or more proxies with tenants share the backend: each budgets at least a share of it,
-     * and with fixed shares a busy proxy can hold work while another proxy's share expires unused
-     * (docs/admission.md, Several proxies on one backend); empty otherwise.
+     * grown from the backend's latency ({@code adapted}) or fixed, with which a busy proxy can hold work
+     * while another proxy's share expires unused (docs/admission.md, Several proxies on one backend:
+     * latency-adaptive budgets); empty otherwise.
      */
-    private Optional<String> sharesNote(List<Tenant> tenants) {
+    private Optional<String> sharesNote(List<Tenant> tenants, boolean adapted) {
         boolean[] used = new boolean[proxyCapacity.length];
         tenants.forEach(t -> used[t.proxy()] = true);
         List<Double> shares = new ArrayList<>();
@@ -303,14 +308,27 @@ public final class StorageSetup {
                 ? String.join(" / ", shares.stream().map(StorageSetup::percent).toList()) + " %"
                 : percent(java.util.Collections.min(shares)) + "–" + percent(java.util.Collections.max(shares))
                         + " % each";
-        return Optional.of(String.format(
-                Locale.ROOT,
-                "%d proxies share one backend, each budgeting at least a share of it (%s, set from their tenants'"
-                        + " mean demand) and up to all of it while the backend answers without queueing; with fixed"
-                        + " shares (segment-admission-paper, fixed-shares) a busy proxy holds work while another's"
-                        + " share expires unused (docs/admission.md, Several proxies on one backend)",
-                shares.size(),
-                listed));
+        String reference = " (docs/admission.md, Several proxies on one backend: latency-adaptive budgets)";
+        return Optional.of(
+                adapted
+                        ? String.format(
+                                Locale.ROOT,
+                                "%d proxies share one backend, each budgeting at least a share of it (%s, set from"
+                                        + " their tenants' mean demand) and more while its requests queue little there"
+                                        + " (admission.targetSlowdown %s); fixed-shares, spare-exchange and"
+                                        + " segment-admission-paper keep the fixed shares%s",
+                                shares.size(),
+                                listed,
+                                Numbers.written(scenario.admission().targetSlowdown()),
+                                reference)
+                        : String.format(
+                                Locale.ROOT,
+                                "%d proxies share one backend, each budgeting a fixed share of it (%s, set from their"
+                                        + " tenants' mean demand): a busy proxy holds work while another's share"
+                                        + " expires unused%s",
+                                shares.size(),
+                                listed,
+                                reference));
     }
 
     /** A share in % as the notes write it: whole from 10 on, else to one decimal. */
@@ -817,15 +835,20 @@ public final class StorageSetup {
     /**
      * {@link #notes()} that concern a run of {@code policies}: without the notes on segment admission's budget
      * per interval and on the proxies' shares when none of them is a segment-admission policy (fifo, mclock, ...
-     * have no budget).
+     * have no budget), and with the note on fixed shares instead of adapted ones when none of them adapts its
+     * budgets ({@code fixed-shares}, {@code spare-exchange}, {@code segment-admission-paper}).
      */
     public List<String> notes(Collection<String> policies) {
-        if (budgetNote == null && sharesNote == null
-                || policies.stream().anyMatch(SegmentAdmissionPolicy.NAMES::contains)) {
+        boolean admission = policies.stream().anyMatch(SegmentAdmissionPolicy.NAMES::contains);
+        boolean adapted = policies.stream()
+                .anyMatch(p -> SegmentAdmissionPolicy.NAMES.contains(p) && SegmentAdmissionPolicy.adaptsBudget(p));
+        if (admission && (sharesNote == null || adapted)) {
             return notes;
         }
         return notes.stream()
-                .filter(note -> !note.equals(budgetNote) && !note.equals(sharesNote))
+                .filter(note -> admission || !note.equals(budgetNote))
+                .map(note -> note.equals(sharesNote) && admission ? fixedSharesNote : note)
+                .filter(note -> admission || !note.equals(sharesNote))
                 .toList();
     }
 

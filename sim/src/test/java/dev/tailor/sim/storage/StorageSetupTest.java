@@ -233,10 +233,21 @@ class StorageSetupTest {
                 .satisfies(n -> assertThat(n)
                         .startsWith(
                                 "4 proxies share one backend, each budgeting at least a share of it (25 / 25 / 25 / 25 %,")
-                        .contains("up to all of it while the backend answers without queueing")
-                        .contains("with fixed shares (segment-admission-paper, fixed-shares)"));
+                        .contains("and more while its requests queue little there (admission.targetSlowdown 2)")
+                        .contains("fixed-shares, spare-exchange and segment-admission-paper keep the fixed shares"));
         assertThat(four.notes(List.of("fifo", "mclock"))).noneMatch(n -> n.contains("share one backend"));
-        assertThat(four.notes(List.of("fifo", "spare-exchange"))).isEqualTo(four.notes());
+        assertThat(four.notes(List.of("fifo", "segment-admission", "fixed-shares")))
+                .isEqualTo(four.notes());
+        // Runs whose admission policies all keep fixed shares are told so, in the same place.
+        List<String> fixed = four.notes(List.of("fifo", "spare-exchange", "fixed-shares"));
+        assertThat(fixed).hasSameSizeAs(four.notes());
+        assertThat(fixed)
+                .filteredOn(n -> n.contains("share one backend"))
+                .singleElement()
+                .satisfies(n -> assertThat(n)
+                        .startsWith(
+                                "4 proxies share one backend, each budgeting a fixed share of it (25 / 25 / 25 / 25 %,")
+                        .contains("a busy proxy holds work while another's share expires unused"));
         // Proxies without tenants share nothing; one proxy with tenants gets no note.
         StorageSetup idleOthers = StorageSimulationTest.setup(StorageSimulationTest.scenario(
                 "proxies: 3\nbaseUtilizationPercent: 40", tenants.replace("count: 4,", "count: 4, proxy: 1,")));
