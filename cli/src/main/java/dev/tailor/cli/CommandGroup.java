@@ -58,7 +58,7 @@ abstract class CommandGroup implements Callable<Integer> {
 
     /** {@code tailor: GROUP: WHAT (expected: one of CHOICES)}, the {@link #choices}. */
     private static String line(CommandLine group, String what) {
-        String name = group.getCommandSpec().qualifiedName().replaceFirst("^tailor ?", "");
+        String name = qualified(group);
         return "tailor: " + (name.isEmpty() ? "" : name + ": ") + what + " (expected: one of "
                 + String.join(", ", choices(group)) + ")";
     }
@@ -86,7 +86,12 @@ abstract class CommandGroup implements Callable<Integer> {
                 .map(s -> s.substring(s.lastIndexOf(' ') + 1))
                 .filter(choices::contains)
                 .distinct()
-                .map(s -> group.getCommandName() + " " + s)
+                .map(s -> qualified(group).isEmpty() ? s : qualified(group) + " " + s)
                 .toList();
+    }
+
+    /** The group's name as a user types it after {@code tailor} ({@code heart snapshot}); empty for tailor itself. */
+    private static String qualified(CommandLine group) {
+        return group.getCommandSpec().qualifiedName().replaceFirst("^tailor ?", "");
     }
 }

@@ -37,7 +37,8 @@ import picocli.CommandLine.Option;
             "",
             "Policies: fifo (no admission), static-cap (per-tenant cap at its commitment), token-bucket (one shared"
                     + " bucket), mclock (dmClock-style per segment), mclock-per-client (one client per tenant),"
-                    + " segment-admission (ours), segment-admission-paper (the paper's mechanism as first built),"
+                    + " segment-admission (ours; with several proxies each adapts its budget from the backend's"
+                    + " latency), segment-admission-paper (the paper's mechanism as first built),"
                     + " fair-dispatch (ours: fair queueing over tenants at the backend's door, no budget); ablations"
                     + " of ours no-reserve,"
                     + " no-borrow, no-repay, no-lending (the strict reserve: never lent to hot segments),"
@@ -46,7 +47,7 @@ import picocli.CommandLine.Option;
                     + " bounded-lag-hot, unscaled-baselines, tick-refilled-baselines, no-fair-dispatch,"
                     + " no-oversize-advance, overlapping-advances, credit-gated-advances, finish-tag-door (the door"
                     + " alone, ordered by finish tag), finish-tag-door-admission, spare-exchange (proxies pass on"
-                    + " unused budget).",
+                    + " unused fixed shares), fixed-shares (each proxy budgets a fixed share).",
             ""
         },
         footer = {

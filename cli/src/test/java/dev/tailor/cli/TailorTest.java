@@ -128,7 +128,7 @@ class TailorTest {
     @ParameterizedTest
     @CsvSource(
             delimiter = '|',
-            value = {"bogus        | ''", "onlineboutiq | ''", "datset       | Did you mean: snapshot dataset?"})
+            value = {"bogus        | ''", "onlineboutiq | ''", "datset       | Did you mean: heart snapshot dataset?"})
     void commandGroup_withAnUnknownSubcommand_suggestsAChoice_neverAnAlias(String word, String suggestion) {
         PlanCommandTest.Result result = PlanCommandTest.tailor("heart", "snapshot", word);
 
