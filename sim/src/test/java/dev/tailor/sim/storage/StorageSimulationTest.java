@@ -403,27 +403,29 @@ class StorageSimulationTest {
         }
     }
 
+    /** Eight small steady tenants and eight bursty 2 MiB readers: a burst on one proxy, calm on another. */
+    private static final String BURSTS_BESIDE_SMALL = """
+              - {name: small, count: 8, requestsPerSecond: 100,
+                 synthetic: {readFraction: 0.7, sizeBytes: [4096, 16384]}}
+              - name: big
+                count: 8
+                requestsPerSecond: 3
+                synthetic: {readFraction: 1, sizeBytes: [2097152]}
+                bursts: {meanGapSeconds: 1, minMillis: 50, maxMillis: 200, multiplier: 4}
+            """;
+
     @Test
     void spareExchange_givesAnIdleProxysBudgetToABusyOne_andIsInertOnOneProxy() throws IOException {
         // Why: each proxy's budget is its share of the backend, so a burst on one proxy waits while another
         // proxy's budget expires unused; the exchange passes that unused budget on at the next boundary.
-        String tenants = """
-                  - {name: small, count: 8, requestsPerSecond: 100,
-                     synthetic: {readFraction: 0.7, sizeBytes: [4096, 16384]}}
-                  - name: big
-                    count: 8
-                    requestsPerSecond: 3
-                    synthetic: {readFraction: 1, sizeBytes: [2097152]}
-                    bursts: {meanGapSeconds: 1, minMillis: 50, maxMillis: 200, multiplier: 4}
-                """;
-        StorageSetup four = setup(scenario("proxies: 4\nbaseUtilizationPercent: 50", tenants));
+        StorageSetup four = setup(scenario("proxies: 4\nbaseUtilizationPercent: 50", BURSTS_BESIDE_SMALL));
         StorageRunResult shares = StorageSimulation.run(four, "fixed-shares", null);
         StorageRunResult exchange = StorageSimulation.run(four, "spare-exchange", null);
         assertThat(exchange.waitingTimePercent()).isLessThan(shares.waitingTimePercent() / 2);
         assertThat(exchange.hot().p99Millis()).isLessThan(shares.hot().p99Millis());
         assertThat(exchange.unfinished()).isZero();
 
-        StorageSetup one = setup(scenario("baseUtilizationPercent: 50", tenants));
+        StorageSetup one = setup(scenario("baseUtilizationPercent: 50", BURSTS_BESIDE_SMALL));
         StorageRunResult alone = StorageSimulation.run(one, "spare-exchange", null);
         StorageRunResult shipped = StorageSimulation.run(one, "segment-admission", null);
         assertThat(alone.steady()).isEqualTo(shipped.steady());
@@ -436,16 +438,7 @@ class StorageSimulationTest {
         // Why: with a fixed share per proxy, a proxy whose tenants burst waits for its own budget while the
         // other proxies' budgets expire unused and the backend idles; each proxy now grows its budget while
         // the backend answers its requests without queueing.
-        String tenants = """
-                  - {name: small, count: 8, requestsPerSecond: 100,
-                     synthetic: {readFraction: 0.7, sizeBytes: [4096, 16384]}}
-                  - name: big
-                    count: 8
-                    requestsPerSecond: 3
-                    synthetic: {readFraction: 1, sizeBytes: [2097152]}
-                    bursts: {meanGapSeconds: 1, minMillis: 50, maxMillis: 200, multiplier: 4}
-                """;
-        StorageSetup four = setup(scenario("proxies: 4\nbaseUtilizationPercent: 50", tenants));
+        StorageSetup four = setup(scenario("proxies: 4\nbaseUtilizationPercent: 50", BURSTS_BESIDE_SMALL));
         StorageRunResult fixed = StorageSimulation.run(four, "fixed-shares", null);
         StorageRunResult adaptive = StorageSimulation.run(four, "segment-admission", null);
         assertThat(adaptive.unusedCapacityPercent()).isLessThan(fixed.unusedCapacityPercent() / 2);
@@ -459,7 +452,7 @@ class StorageSimulationTest {
                 .isGreaterThan(fixed.steady().p99Millis());
         assertThat(adaptive.unfinished()).isZero();
 
-        StorageSetup one = setup(scenario("baseUtilizationPercent: 50", tenants));
+        StorageSetup one = setup(scenario("baseUtilizationPercent: 50", BURSTS_BESIDE_SMALL));
         StorageRunResult alone = StorageSimulation.run(one, "segment-admission", null);
         StorageRunResult share = StorageSimulation.run(one, "fixed-shares", null);
         assertThat(alone.steady()).isEqualTo(share.steady());
