@@ -41,7 +41,8 @@ public final class LatencyAdaptiveBudget {
     /**
      * @param floorCostUnits   the proxy's fixed share of the backend per interval (also β), ≥ 1
      * @param ceilingCostUnits the whole backend's per interval, ≥ {@code floorCostUnits}
-     * @param targetSlowdown   𝓛: the mean slowdown at which the budget stops growing, &gt; 1
+     * @param targetSlowdown   𝓛: at or below it the budget grows; above it, it settles at
+     *                         floor ÷ (1 − 𝓛 ÷ slowdown); &gt; 1
      * @param gamma            γ: the smoothing of the update, in (0, 1]
      * @throws IllegalArgumentException naming the parameter, its value and what was expected
      */

@@ -63,10 +63,11 @@ import java.util.function.Consumer;
  * proxies pass on unused budget at every boundary (the run does the exchange: {@link #expiredCostUnits},
  * {@link #waiting}, {@link #grantSpare}; with fixed shares, as in {@code fixed-shares}), and
  * {@code fixed-shares}, each proxy budgeting its fixed share of the backend. Every other variant but the
- * paper's adapts each proxy's budget ({@link LatencyAdaptiveBudget}: from its share up to the whole
- * backend while the backend answers its requests without queueing, target slowdown
- * {@code admission.targetSlowdown}, default 2: queueing at most as long as the service itself, γ {@value #ADAPTIVE_GAMMA}; what exceeds the share is granted to
- * the running interval); with one proxy the share is the whole backend and nothing changes. Between
+ * paper's adapts each proxy's budget ({@link LatencyAdaptiveBudget}: between its share and the whole
+ * backend, growing while its requests' mean slowdown at the backend is at most
+ * {@code admission.targetSlowdown}, default 2, γ {@value #ADAPTIVE_GAMMA}; what exceeds the share is
+ * granted to the running interval); with one proxy the share is the whole backend and nothing changes.
+ * Between
  * boundaries the policy calls the controller {@code admission.callsPerInterval − 1} more times per
  * interval (default every millisecond), as a proxy's statistics task would.
  */
