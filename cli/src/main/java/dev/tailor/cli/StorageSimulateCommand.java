@@ -58,8 +58,9 @@ import picocli.CommandLine.Option;
             "      --policies fifo,mclock,segment-admission-paper,segment-admission   # the robustness sweep",
             "  tailor storage simulate --scenario robustness-long-bursts --seed 2 --per-tenant   # one cell of it",
             "",
-            "Scenarios: burst-microbench, underload (synthetic), deployed-like and robustness[-<mix>] (need the shared"
-                    + " data; TAILOR_DATA_DIR), or a YAML file (docs/storage-simulator.md).",
+            "Scenarios: burst-microbench, underload, big-requests, mix50, mix-many (synthetic), deployed-like and"
+                    + " robustness[-<mix>] (need the shared data; TAILOR_DATA_DIR), or a YAML file"
+                    + " (docs/storage-simulator.md).",
             "Exit codes: 0 done, 1 failed while running, 2 bad input."
         })
 final class StorageSimulateCommand implements Callable<Integer> {
@@ -71,8 +72,8 @@ final class StorageSimulateCommand implements Callable<Integer> {
             names = "--scenario",
             paramLabel = "NAME|FILE",
             defaultValue = "burst-microbench",
-            description = "Bundled scenario (burst-microbench, deployed-like, underload, robustness: a family of"
-                    + " tenant mixes), one mix of the family alone, robustness-<mix> (<mix>: msn-small, mild, one-whale,"
+            description = "Bundled scenario (burst-microbench, deployed-like, underload, big-requests, mix50,"
+                    + " mix-many: several proxies, robustness: a family of tenant mixes), one mix of the family alone, robustness-<mix> (<mix>: msn-small, mild, one-whale,"
                     + " long-bursts, spikes, many-small, tencent-heavy, busy, four-proxies; the name the results give it), or a YAML"
                     + " scenario file (run whole). Default: ${DEFAULT-VALUE}.")
     String scenario;

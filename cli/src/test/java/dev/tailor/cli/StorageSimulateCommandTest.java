@@ -270,13 +270,13 @@ class StorageSimulateCommandTest {
                 "--duration-seconds=-0.25 | --duration-seconds: -0.25 (expected: a number in (0, 86400])",
                 "--warmup-seconds=-1 | --warmup-seconds: -1 (expected: a number in [0, 86400])",
                 "--scenario=nowhere.yaml | --scenario: nowhere.yaml: no such scenario or file (expected: one of"
-                        + " burst-microbench, deployed-like, underload, robustness, robustness-<mix> (<mix>: msn-small, mild, one-whale,"
+                        + " burst-microbench, deployed-like, underload, big-requests, mix50, mix-many, robustness, robustness-<mix> (<mix>: msn-small, mild, one-whale,"
                         + " long-bursts, spikes, many-small, tencent-heavy, busy, four-proxies), or a YAML scenario file)",
                 "--scenario=robustness-long-burst | --scenario: robustness-long-burst: no mix \"long-burst\" in"
                         + " robustness (expected: robustness-<mix> with <mix> one of msn-small, mild, one-whale,"
                         + " long-bursts, spikes, many-small, tencent-heavy, busy, four-proxies)",
                 "--scenario= | --scenario: \"\" (expected: one of burst-microbench, deployed-like, underload,"
-                        + " robustness, robustness-<mix> (<mix>: msn-small, mild, one-whale, long-bursts, spikes,"
+                        + " big-requests, mix50, mix-many, robustness, robustness-<mix> (<mix>: msn-small, mild, one-whale, long-bursts, spikes,"
                         + " many-small, tencent-heavy, busy, four-proxies), or a YAML scenario file)",
                 "--threads=0 | --threads: 0 (expected: 1 .. 256)",
                 "--format=csv | --format: csv (expected: one of table, json)",

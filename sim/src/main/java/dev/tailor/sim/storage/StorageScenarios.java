@@ -25,7 +25,8 @@ import java.util.Map;
 public final class StorageScenarios {
 
     /** The bundled scenarios. */
-    public static final List<String> BUNDLED = List.of("burst-microbench", "deployed-like", "underload", "robustness");
+    public static final List<String> BUNDLED = List.of(
+            "burst-microbench", "deployed-like", "underload", "big-requests", "mix50", "mix-many", "robustness");
 
     /** The bundled scenarios that are families of mixes, each of whose members runs alone as {@code <family>-<mix>}. */
     public static final List<String> FAMILIES = List.of("robustness");

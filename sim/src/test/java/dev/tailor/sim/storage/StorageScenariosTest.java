@@ -70,8 +70,9 @@ class StorageScenariosTest {
                                 + " <mix> one of msn-small, mild, one-whale, long-bursts, spikes, many-small, tencent-heavy,"
                                 + " busy, four-proxies)");
         assertThat(StorageScenarios.names())
-                .isEqualTo("burst-microbench, deployed-like, underload, robustness, robustness-<mix> (<mix>: msn-small,"
-                        + " mild, one-whale, long-bursts, spikes, many-small, tencent-heavy, busy, four-proxies)");
+                .isEqualTo(
+                        "burst-microbench, deployed-like, underload, big-requests, mix50, mix-many, robustness, robustness-<mix> (<mix>: msn-small,"
+                                + " mild, one-whale, long-bursts, spikes, many-small, tencent-heavy, busy, four-proxies)");
     }
 
     @Test
@@ -218,7 +219,7 @@ class StorageScenariosTest {
     void load_missingFileOrDirectory_saysWhatWasExpected() throws IOException {
         assertThatThrownBy(() -> StorageScenarios.load("nowhere.yaml"))
                 .hasMessageContaining("nowhere.yaml: no such bundled scenario or file (expected: one of"
-                        + " burst-microbench, deployed-like, underload, robustness, robustness-<mix> (<mix>: msn-small, mild, one-whale, long-bursts, spikes,"
+                        + " burst-microbench, deployed-like, underload, big-requests, mix50, mix-many, robustness, robustness-<mix> (<mix>: msn-small, mild, one-whale, long-bursts, spikes,"
                         + " many-small, tencent-heavy, busy, four-proxies), or a YAML scenario file)");
         assertThatThrownBy(() -> StorageScenarios.load(dir.toString())).hasMessageContaining("is a directory");
         Path file = Files.writeString(
