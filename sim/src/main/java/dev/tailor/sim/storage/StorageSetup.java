@@ -331,9 +331,10 @@ public final class StorageSetup {
                                 reference));
     }
 
-    /** A share in % as the notes write it: whole from 10 on, else to one decimal. */
+    /** A share in % as the notes write it: to one decimal, without a trailing ".0" (12.5, 25, 6.3). */
     private static String percent(double value) {
-        return String.format(Locale.ROOT, value >= 10 ? "%.0f" : "%.1f", value);
+        String tenth = String.format(Locale.ROOT, "%.1f", value);
+        return tenth.endsWith(".0") ? tenth.substring(0, tenth.length() - 2) : tenth;
     }
 
     /** The largest cost of one of the excerpt's requests as a tenant replays it. */

@@ -252,6 +252,11 @@ class StorageSetupTest {
         StorageSetup idleOthers = StorageSimulationTest.setup(StorageSimulationTest.scenario(
                 "proxies: 3\nbaseUtilizationPercent: 40", tenants.replace("count: 4,", "count: 4, proxy: 1,")));
         assertThat(idleOthers.notes()).noneMatch(n -> n.contains("share one backend"));
+        // Eight equal shares are 12.5 % each, not "13 / 12 / ..." adding up to 101 %.
+        StorageSetup eight = StorageSimulationTest.setup(StorageSimulationTest.scenario(
+                "proxies: 8\nbaseUtilizationPercent: 40", tenants.replace("count: 4,", "count: 8,")));
+        assertThat(eight.notes())
+                .anyMatch(n -> n.contains("(12.5 / 12.5 / 12.5 / 12.5 / 12.5 / 12.5 / 12.5 / 12.5 %,"));
         StorageSetup sixteen = StorageSimulationTest.setup(StorageSimulationTest.scenario(
                 "proxies: 16\nbaseUtilizationPercent: 40", tenants.replace("count: 4,", "count: 16,")));
         assertThat(sixteen.notes())
