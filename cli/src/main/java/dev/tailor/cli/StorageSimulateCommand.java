@@ -72,8 +72,8 @@ final class StorageSimulateCommand implements Callable<Integer> {
             names = "--scenario",
             paramLabel = "NAME|FILE",
             defaultValue = "burst-microbench",
-            description = "Bundled scenario (burst-microbench, deployed-like, underload, big-requests, mix50,"
-                    + " mix-many: several proxies, robustness: a family of tenant mixes), one mix of the family alone, robustness-<mix> (<mix>: msn-small, mild, one-whale,"
+            description = "Bundled scenario (burst-microbench, deployed-like, underload; big-requests, mix50 and"
+                    + " mix-many, on several proxies; robustness, a family of tenant mixes), one mix of the family alone, robustness-<mix> (<mix>: msn-small, mild, one-whale,"
                     + " long-bursts, spikes, many-small, tencent-heavy, busy, four-proxies; the name the results give it), or a YAML"
                     + " scenario file (run whole). Default: ${DEFAULT-VALUE}.")
     String scenario;
