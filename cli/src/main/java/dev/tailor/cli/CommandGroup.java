@@ -33,13 +33,15 @@ abstract class CommandGroup implements Callable<Integer> {
 
     /**
      * When {@code e} is a word a command group does not know where its subcommand goes ({@code tailor heart
-     * bogus}), says so ({@code tailor: heart: unknown command 'bogus' (expected: one of ...)}), with
-     * picocli's suggestion when it is one of the choices ({@link #suggestions}), then the group's usage, and
-     * returns 2; otherwise -1, for the caller to word the error.
+     * bogus}), or after its {@code help} ({@code tailor heart help bogus}), says so ({@code tailor: heart:
+     * unknown command 'bogus' (expected: one of ...)}), with picocli's suggestion when it is one of the choices
+     * ({@link #suggestions}), then the group's usage, and returns 2; otherwise -1, for the caller to word the
+     * error.
      */
     static int unknownSubcommand(CommandLine.ParameterException e) {
         CommandLine group = e.getCommandLine();
-        if (!(e instanceof CommandLine.UnmatchedArgumentException unmatched)
+        CommandLine.ParameterException word = unknownToHelp(e);
+        if (!(word instanceof CommandLine.UnmatchedArgumentException unmatched)
                 || !(group.getCommand() instanceof CommandGroup)
                 || unmatched.getUnmatched().isEmpty()
                 || unmatched.getUnmatched().get(0).startsWith("-")) { // an option it does not have
@@ -54,6 +56,24 @@ abstract class CommandGroup implements Callable<Integer> {
         }
         group.usage(group.getErr());
         return CliException.BAD_INPUT;
+    }
+
+    /**
+     * picocli's help subcommand's error for a command the group does not have ({@code Unknown subcommand
+     * 'bogus'.}, without the choices) as the word the group does not know; any other {@code e} as it is.
+     */
+    private static CommandLine.ParameterException unknownToHelp(CommandLine.ParameterException e) {
+        CommandLine group = e.getCommandLine();
+        CommandLine.ParseResult parsed = group.getParseResult();
+        if (e instanceof CommandLine.UnmatchedArgumentException
+                || e.getValue() == null
+                || parsed == null
+                || !parsed.hasSubcommand()
+                || !parsed.subcommand().commandSpec().helpCommand()
+                || group.getSubcommands().containsKey(e.getValue())) {
+            return e;
+        }
+        return new CommandLine.UnmatchedArgumentException(group, List.of(e.getValue()));
     }
 
     /** {@code tailor: GROUP: WHAT (expected: one of CHOICES)}, the {@link #choices}. */

@@ -115,6 +115,64 @@ class TailorTest {
                 .doesNotContain("Unmatched argument");
     }
 
+    @ParameterizedTest
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "''              | tailor: unknown command 'bogus' (expected: one of demo, heart, storage, nbd, help)",
+                "heart           | tailor: heart: unknown command 'bogus' (expected: one of plan, check, run, uninstall,"
+                        + " snapshot, simulate, help)",
+                "storage         | tailor: storage: unknown command 'bogus' (expected: one of simulate, help)",
+                "nbd             | tailor: nbd: unknown command 'bogus' (expected: one of serve, top, experiment, help)",
+                "heart snapshot  | tailor: heart snapshot: unknown command 'bogus' (expected: one of dataset, help)",
+                "nbd experiment  | tailor: nbd experiment: unknown command 'bogus' (expected: one of burst, low-load,"
+                        + " help)"
+            })
+    void help_ofAnUnknownSubcommand_namesTheGroupAndTheChoices_usageOnStderr_exit2(String command, String message) {
+        String[] args = (command.isEmpty() ? "help bogus" : command + " help bogus").split(" ");
+
+        PlanCommandTest.Result result = PlanCommandTest.tailor(args);
+
+        // Was: picocli's "Unknown subcommand 'bogus'.", without the choices.
+        assertThat(result.exitCode()).isEqualTo(2);
+        assertThat(result.out()).isEmpty();
+        assertThat(result.err().lines().findFirst()).hasValue(message);
+        assertThat(result.err())
+                .contains("Usage: tailor" + (command.isEmpty() ? "" : " " + command) + " [")
+                .doesNotContain("Unknown subcommand");
+    }
+
+    @Test
+    void help_ofAMistypedSubcommand_suggestsTheNearOne_andOfAKnownOne_printsItsUsage() {
+        PlanCommandTest.Result mistyped = PlanCommandTest.tailor("heart", "help", "simulat");
+        PlanCommandTest.Result known = PlanCommandTest.tailor("heart", "help", "simulate");
+
+        assertThat(mistyped.exitCode()).isEqualTo(2);
+        assertThat(mistyped.err())
+                .startsWith("tailor: heart: unknown command 'simulat' (expected: one of ")
+                .contains("Did you mean: heart simulate");
+        assertThat(known.exitCode()).isZero();
+        assertThat(known.out()).startsWith("Usage: tailor heart simulate");
+        assertThat(known.err()).isEmpty();
+    }
+
+    @Test
+    void help_ofAnUnknownSubcommand_neitherListsNorSuggestsAHiddenOne() {
+        StringWriter err = new StringWriter();
+        CommandLine group = new CommandLine(new Group());
+        group.addSubcommand("help", new CommandLine.HelpCommand());
+        group.setErr(new PrintWriter(err, true));
+        group.setParameterExceptionHandler((e, args) -> CommandGroup.unknownSubcommand(e));
+
+        assertThat(group.execute("help", "internl")).isEqualTo(2);
+        assertThat(err.toString().lines().takeWhile(l -> !l.startsWith("Usage:")))
+                .containsExactly("tailor: group: unknown command 'internl' (expected: one of status, help)");
+
+        err.getBuffer().setLength(0);
+        assertThat(group.execute("help", "statu")).isEqualTo(2);
+        assertThat(err.toString()).contains("Did you mean: group status?");
+    }
+
     @Test
     void commandGroup_withAMistypedSubcommand_suggestsTheNearOne() {
         PlanCommandTest.Result result = PlanCommandTest.tailor("heart", "simulat");
