@@ -10,6 +10,7 @@ import dev.tailor.sim.cluster.ClusterSimulation;
 import dev.tailor.sim.cluster.ClusterSweep;
 import dev.tailor.sim.cluster.OnlineBoutiqueScenario;
 import dev.tailor.sim.cluster.RunResult;
+import dev.tailor.sim.cluster.Scenarios;
 import dev.tailor.sim.cluster.SeedCells;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -77,6 +78,9 @@ final class SimulateCommand implements Callable<Integer> {
      */
     @CommandLine.Mixin
     DatasetOptions data;
+
+    /** Where a relative --scenario file is read from: the working directory. */
+    Path workingDir = Path.of("");
 
     @Option(
             names = "--minute",
@@ -280,6 +284,16 @@ final class SimulateCommand implements Callable<Integer> {
         if (data.dataset != null && scenario != null) {
             throw new CliException("--dataset: " + data.dataset + " with --scenario " + scenario + " (expected: one"
                     + " of them; --dataset builds the scenario from the folder)");
+        }
+        if (scenario != null) {
+            String note = BundledOrFile.note(
+                    "--scenario",
+                    scenario,
+                    Scenarios.BUNDLED.contains(scenario) || OnlineBoutiqueScenario.NAME.equals(scenario),
+                    workingDir);
+            if (note != null) {
+                notes.println(note);
+            }
         }
         if (data.dataset == null && !OnlineBoutiqueScenario.NAME.equals(scenario)) {
             if (data.given() || minute != null) {

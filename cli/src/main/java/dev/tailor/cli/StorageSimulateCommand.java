@@ -125,6 +125,9 @@ final class StorageSimulateCommand implements Callable<Integer> {
     @CommandLine.Mixin
     SharedOptions.ThreadsOption threads;
 
+    /** Where a relative --scenario file is read from: the working directory. */
+    Path workingDir = Path.of("");
+
     /** The shared data folder's files, as {@link DataDir} finds them. */
     static final java.util.function.Function<String, Path> DATA_DIR = relative -> DataDir.require(relative, null);
 
@@ -135,6 +138,13 @@ final class StorageSimulateCommand implements Callable<Integer> {
         List<String> policyNames = policies(policies);
         int workers = threads.workers();
         Long seed = seedOption.seed;
+        if (spec.commandLine().getParseResult().hasMatchedOption("--scenario")) {
+            String note =
+                    BundledOrFile.note("--scenario", scenario, StorageScenarios.BUNDLED.contains(scenario), workingDir);
+            if (note != null) {
+                err.println(note);
+            }
+        }
         StorageScenarios.Loaded base = StorageRuns.load(scenario, DATA_DIR);
         if (seeds != null && seed != null) {
             throw new CliException(

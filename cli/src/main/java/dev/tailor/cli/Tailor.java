@@ -58,7 +58,12 @@ public final class Tailor extends CommandGroup {
 
     /** Runs the command line and returns the exit code; output goes to {@code out} and {@code err}. */
     public static int run(String[] args, PrintWriter out, PrintWriter err) {
-        CommandLine cli = new CommandLine(new Tailor());
+        return run(args, out, err, CommandLine.defaultFactory());
+    }
+
+    /** {@link #run(String[], PrintWriter, PrintWriter)} with the commands made by {@code factory}. */
+    static int run(String[] args, PrintWriter out, PrintWriter err, CommandLine.IFactory factory) {
+        CommandLine cli = new CommandLine(new Tailor(), factory);
         cli.setOut(out);
         cli.setErr(err);
         // A mistyped option: say what is wrong and where help is, not the whole usage text.
