@@ -644,6 +644,15 @@ public final class ControllerLoop implements AutoCloseable {
         return current != null && current.attemptInFlight();
     }
 
+    /**
+     * In how long the next attempt to watch {@code namespace} again after a stop is due (ms), or -1 when none
+     * waits, for tests on virtual time: that a stop has been handled is a real answer, not a matter of time.
+     */
+    long rewatchDueMillis(String namespace) {
+        ScheduledFuture<?> due = rewatchDue.get(namespace);
+        return due == null ? -1 : due.getDelay(TimeUnit.MILLISECONDS);
+    }
+
     /** Whether a round or re-plan runs now, until its end is handed back to the scheduler (for tests). */
     boolean workInFlight() {
         return inFlight != null;

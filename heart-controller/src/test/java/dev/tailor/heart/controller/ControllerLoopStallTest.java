@@ -585,6 +585,50 @@ class ControllerLoopStallTest {
     }
 
     @Test
+    void watchThatKeepsStopping_isWatchedAgainAfterDoublingWaits_upTo30s_andStaysReportedDown() throws Exception {
+        // Every watch of pods gets an event fabric8 cannot read as soon as it opens: each stops right after it
+        // starts (or before its start has completed), never holding long enough to count as up.
+        StallingApiServer.Answer watches = api.answer(
+                "GET",
+                "/api/v1/namespaces/shop/pods\\?.*watch=true.*",
+                request -> new MockResponse().withWebSocketUpgrade(new WebSocketListener() {
+                    @Override
+                    public void onOpen(WebSocket webSocket, io.fabric8.mockwebserver.http.Response response) {
+                        webSocket.send("this is not a watch event");
+                    }
+                }));
+        ControllerMetrics metrics = new ControllerMetrics(clock::millis);
+        try (ControllerLoop loop = loop(null, "solo", 3_600, round -> {}, metrics)) {
+            loop.start();
+            pump("a round from lists", () -> !rounds.isEmpty());
+            long[] waits = {1_000, 2_000, 4_000, 8_000, 16_000, ControllerLoop.REWATCH_MAX_MILLIS, 30_000};
+            for (long wait : waits) {
+                int seen = watches.count();
+                // The clock moves only once the loop has handled the stop: the wait is counted from it.
+                pump("the stop of watch " + seen + " handled", () -> loop.rewatchDueMillis("shop") >= 0);
+                assertThat(loop.rewatchDueMillis("shop"))
+                        .as("wait after stop %d", seen)
+                        .isEqualTo(wait);
+                clock.advance(Duration.ofMillis(wait - 1));
+                pump("the wait", () -> true);
+                assertThat(watches.count())
+                        .as("watches 1 ms before the wait after stop %d ends", seen)
+                        .isEqualTo(seen);
+                assertThat(metrics.scrape()).contains(WATCH_UP + " 0.0");
+                clock.advance(Duration.ofMillis(1));
+                pump("the watch after " + wait + " ms", () -> watches.count() > seen);
+            }
+            assertThat(watches.count()).isEqualTo(1 + waits.length);
+            assertThat(messages)
+                    .filteredOn(m -> m.contains("namespace shop stopped"))
+                    .singleElement()
+                    .satisfies(m -> assertThat(m).contains("in 1 s (then backing off to 30 s"));
+            assertThat(messages).noneMatch(m -> m.startsWith("watching pods in namespace shop again"));
+            assertThat(loop.rounds()).isEqualTo(1);
+        }
+    }
+
+    @Test
     void watchRefusedWith403_whileTheClientRetriesIt_isSaidAndReported_untilItWatchesAgain() throws Exception {
         CompletableFuture<WebSocket> socket = new CompletableFuture<>();
         StallingApiServer.Answer firstWatch = answerPodWatches(socket);
