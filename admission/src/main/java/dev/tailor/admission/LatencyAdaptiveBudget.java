@@ -30,6 +30,12 @@ package dev.tailor.admission;
  */
 public final class LatencyAdaptiveBudget {
 
+    /** 𝓛 unless told otherwise: a proxy's requests may take twice their unqueued time (our choice). */
+    public static final double DEFAULT_TARGET_SLOWDOWN = 2.0;
+
+    /** γ unless told otherwise (our choice). */
+    public static final double DEFAULT_GAMMA = 0.2;
+
     private final long floorCostUnits;
     private final long ceilingCostUnits;
     private final double targetSlowdown;
@@ -79,6 +85,21 @@ public final class LatencyAdaptiveBudget {
         if (expectedNanos > 0 && Double.isFinite(slowdown)) {
             slowdownSum += slowdown;
             samples++;
+        }
+    }
+
+    /**
+     * Records {@code samples} completed requests at once by the sum of their slowdowns (latency ÷ expected
+     * unqueued service time), for callers that sum them on several threads. A NaN, infinite or negative
+     * sum, or no samples, is no data.
+     *
+     * @param slowdownSum the sum of their slowdowns, dimensionless, ≥ 0
+     * @param samples     how many, ≥ 0
+     */
+    public void onSlowdowns(double slowdownSum, long samples) {
+        if (samples > 0 && slowdownSum >= 0 && Double.isFinite(slowdownSum)) {
+            this.slowdownSum += slowdownSum;
+            this.samples += samples;
         }
     }
 

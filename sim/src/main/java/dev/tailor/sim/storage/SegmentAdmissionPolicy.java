@@ -112,7 +112,7 @@ final class SegmentAdmissionPolicy implements StoragePolicy {
             "fixed-shares");
 
     /** The adaptive budget's γ (our choice). */
-    static final double ADAPTIVE_GAMMA = 0.2;
+    static final double ADAPTIVE_GAMMA = LatencyAdaptiveBudget.DEFAULT_GAMMA;
 
     private final Proxy proxy;
     private final AdmissionController controller;

@@ -1,5 +1,6 @@
 package dev.tailor.sim.storage;
 
+import dev.tailor.admission.LatencyAdaptiveBudget;
 import dev.tailor.common.Numbers;
 import dev.tailor.common.Problem;
 import java.util.ArrayList;
@@ -172,7 +173,7 @@ public record StorageScenario(
             recoveryWindows = recoveryWindows == null ? 50 : recoveryWindows;
             hotThresholdRatio = hotThresholdRatio == null ? 1.0 : hotThresholdRatio;
             callsPerInterval = callsPerInterval == null ? 10 : callsPerInterval;
-            targetSlowdown = targetSlowdown == null ? 2.0 : targetSlowdown;
+            targetSlowdown = targetSlowdown == null ? LatencyAdaptiveBudget.DEFAULT_TARGET_SLOWDOWN : targetSlowdown;
         }
 
         /** Every default. */
