@@ -47,7 +47,8 @@ import picocli.CommandLine.Option;
                     + " bounded-lag-hot, unscaled-baselines, tick-refilled-baselines, no-fair-dispatch,"
                     + " no-oversize-advance, overlapping-advances, credit-gated-advances, finish-tag-door (the door"
                     + " alone, ordered by finish tag), finish-tag-door-admission, spare-exchange (proxies pass on"
-                    + " unused fixed shares), fixed-shares (each proxy budgets a fixed share).",
+                    + " unused fixed shares), fixed-shares (each proxy budgets a fixed share),"
+                    + " measured-base-latency (proxies adapt from the least latency seen, not the known service time).",
             ""
         },
         footer = {

@@ -4,8 +4,10 @@ import dev.tailor.admission.Admission;
 import dev.tailor.admission.AdmissionConfig;
 import dev.tailor.admission.AdmissionController;
 import dev.tailor.admission.AdmissionStats;
+import dev.tailor.admission.BaseLatency;
 import dev.tailor.admission.FairDispatchQueue;
 import dev.tailor.admission.IntervalReport;
+import dev.tailor.admission.IoKind;
 import dev.tailor.admission.LatencyAdaptiveBudget;
 import dev.tailor.admission.Ticket;
 import dev.tailor.sim.des.EventCalendar;
@@ -62,7 +64,9 @@ import java.util.function.Consumer;
  * door lets waiting requests in by start tag), and {@code spare-exchange}, {@code segment-admission} whose
  * proxies pass on unused budget at every boundary (the run does the exchange: {@link #expiredCostUnits},
  * {@link #waiting}, {@link #grantSpare}; with fixed shares, as in {@code fixed-shares}), and
- * {@code fixed-shares}, each proxy budgeting its fixed share of the backend. Every other variant but the
+ * {@code fixed-shares}, each proxy budgeting its fixed share of the backend, and {@code measured-base-latency},
+ * whose proxies take a request's slowdown as the NBD proxy does, its latency over the least seen for its kind and
+ * size ({@link BaseLatency}), instead of over its known unqueued service time. Every other variant but the
  * paper's adapts each proxy's budget ({@link LatencyAdaptiveBudget}: between its share and the whole
  * backend, growing while its requests' mean slowdown at the backend is at most
  * {@code admission.targetSlowdown}, default 2, γ {@value #ADAPTIVE_GAMMA}; what exceeds the share is
@@ -109,7 +113,8 @@ final class SegmentAdmissionPolicy implements StoragePolicy {
             "credit-gated-advances",
             "finish-tag-door-admission",
             "spare-exchange",
-            "fixed-shares");
+            "fixed-shares",
+            "measured-base-latency");
 
     /** The adaptive budget's γ (our choice). */
     static final double ADAPTIVE_GAMMA = LatencyAdaptiveBudget.DEFAULT_GAMMA;
@@ -123,6 +128,7 @@ final class SegmentAdmissionPolicy implements StoragePolicy {
     private final FairDispatchQueue<IoRequest> door;
     private final boolean spareExchange;
     private final LatencyAdaptiveBudget adaptiveBudget;
+    private final BaseLatency baseLatency;
 
     /**
      * @param name     one of {@link #NAMES}
@@ -149,6 +155,7 @@ final class SegmentAdmissionPolicy implements StoragePolicy {
                         proxy.setup().scenario().admission().targetSlowdown(),
                         ADAPTIVE_GAMMA)
                 : null;
+        this.baseLatency = "measured-base-latency".equals(name) ? new BaseLatency() : null;
         if (recorder != null) {
             recorder.budgetCostUnits = controller.config().budgetCostUnits();
         }
@@ -278,7 +285,14 @@ final class SegmentAdmissionPolicy implements StoragePolicy {
     @Override
     public void completed(IoRequest request, long nowNanos) {
         request.ticket.onSuccess(nowNanos - request.dispatchNanos);
-        if (adaptiveBudget != null) {
+        if (baseLatency != null) {
+            adaptiveBudget.onSlowdowns(
+                    baseLatency.slowdown(
+                            request.write ? IoKind.WRITE : IoKind.READ,
+                            request.lengthBytes,
+                            nowNanos - request.dispatchNanos),
+                    1);
+        } else if (adaptiveBudget != null) {
             adaptiveBudget.onCompletion(
                     nowNanos - request.dispatchNanos, (double) request.costUnits * proxy.backendParallelism());
         }

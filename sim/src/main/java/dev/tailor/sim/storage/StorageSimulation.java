@@ -48,7 +48,8 @@ public final class StorageSimulation {
             "finish-tag-door",
             "finish-tag-door-admission",
             "spare-exchange",
-            "fixed-shares");
+            "fixed-shares",
+            "measured-base-latency");
 
     private StorageSimulation() {}
 
@@ -111,7 +112,8 @@ public final class StorageSimulation {
                     "credit-gated-advances",
                     "finish-tag-door-admission",
                     "spare-exchange",
-                    "fixed-shares" -> new SegmentAdmissionPolicy(proxy, name, recorder);
+                    "fixed-shares",
+                    "measured-base-latency" -> new SegmentAdmissionPolicy(proxy, name, recorder);
             default ->
                 throw new IllegalArgumentException(
                         "policy : \"" + name + "\" (expected: one of " + policyNames() + ")");
