@@ -1,7 +1,7 @@
 package dev.tailor.admission;
 
+import java.util.Arrays;
 import java.util.OptionalLong;
-import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * The least backend latency seen for each kind and size of request, as an estimate of the unqueued
@@ -16,57 +16,37 @@ import java.util.concurrent.atomic.AtomicLongArray;
  *
  * <p>Requests are grouped by kind and by size rounded down to a power of two (4 KiB and 7 KiB share a
  * class, 8 KiB starts the next), so a large request is not compared with a small one's latency. Our
- * reading where FAST TCP is silent: the classes; and that the minimum is kept for the proxy's lifetime,
- * as FAST TCP keeps it for a connection's. A backend that becomes slower for good then looks congested
- * (its slowdown stays above 1), which only holds a budget nearer its floor; one whose least latency
- * was an outlier (a page-cache hit) does the same. Thread-safe: {@link #slowdown} may run on any
- * thread.
- */
-/*
- * Maintainer note. One AtomicLongArray slot per (kind, log2 size) holds the least latency in ns, Long.MAX_VALUE
- * while none was seen; the update is a CAS loop that only ever lowers a slot, so concurrent recorders
- * converge on the least of their samples. A zero latency (a clock that did not move) is kept as 1 ns so the
- * slowdown stays finite.
+ * reading where FAST TCP is silent: the classes; and that the minimum is kept for good, as FAST TCP
+ * keeps it for a connection's life. Not thread-safe: its caller serialises access.
  */
 public final class BaseLatency {
 
     /** Size classes: 2^0 .. 2^63 bytes, every length a long can hold. */
     private static final int CLASSES = 64;
 
-    private final AtomicLongArray leastNanos = new AtomicLongArray(2 * CLASSES);
+    /** Per (kind, log2 size), the least latency seen, ns; {@code Long.MAX_VALUE} while none was. */
+    private final long[] leastNanos = new long[2 * CLASSES];
 
     /** No latency seen yet: the first request of each class is its own base. */
     public BaseLatency() {
-        for (int i = 0; i < leastNanos.length(); i++) {
-            leastNanos.set(i, Long.MAX_VALUE);
-        }
+        Arrays.fill(leastNanos, Long.MAX_VALUE);
     }
 
     /**
-     * Records one completed request and returns its slowdown against the least latency of its class,
-     * itself included (so the first of a class, and any new least, has slowdown 1).
+     * Records one completed request and returns the least latency of its class, itself included (so the
+     * first of a class, and any new least, is its own base).
      *
-     * @param kind          read or write
-     * @param lengthBytes   its length, bytes, ≥ 1
-     * @param latencyNanos  its backend latency, ns; a negative one (a clock that stepped back) counts as 0
-     * @return latency ÷ least latency of its class, dimensionless, ≥ 1
+     * @param kind         read or write
+     * @param lengthBytes  its length, bytes, ≥ 1
+     * @param latencyNanos its backend latency, ns; below 1 (a clock that did not move or stepped back)
+     *                     counts as 1, so a slowdown over the base stays finite
+     * @return the least latency of its class so far, ns, ≥ 1
      * @throws IllegalArgumentException when {@code lengthBytes} is below 1
      */
-    public double slowdown(IoKind kind, long lengthBytes, long latencyNanos) {
-        if (lengthBytes < 1) {
-            throw new IllegalArgumentException("lengthBytes: " + lengthBytes + " (expected: >= 1)");
-        }
-        long latency = Math.max(1, latencyNanos);
-        int slot = kind.ordinal() * CLASSES + (63 - Long.numberOfLeadingZeros(lengthBytes));
-        long least = leastNanos.get(slot);
-        while (latency < least) {
-            if (leastNanos.compareAndSet(slot, least, latency)) {
-                least = latency;
-                break;
-            }
-            least = leastNanos.get(slot);
-        }
-        return (double) latency / least;
+    public long record(IoKind kind, long lengthBytes, long latencyNanos) {
+        int slot = slot(kind, lengthBytes);
+        leastNanos[slot] = Math.min(leastNanos[slot], Math.max(1, latencyNanos));
+        return leastNanos[slot];
     }
 
     /**
@@ -75,10 +55,14 @@ public final class BaseLatency {
      * @throws IllegalArgumentException when {@code lengthBytes} is below 1
      */
     public OptionalLong leastNanos(IoKind kind, long lengthBytes) {
+        long least = leastNanos[slot(kind, lengthBytes)];
+        return least == Long.MAX_VALUE ? OptionalLong.empty() : OptionalLong.of(least);
+    }
+
+    private static int slot(IoKind kind, long lengthBytes) {
         if (lengthBytes < 1) {
             throw new IllegalArgumentException("lengthBytes: " + lengthBytes + " (expected: >= 1)");
         }
-        long least = leastNanos.get(kind.ordinal() * CLASSES + (63 - Long.numberOfLeadingZeros(lengthBytes)));
-        return least == Long.MAX_VALUE ? OptionalLong.empty() : OptionalLong.of(least);
+        return kind.ordinal() * CLASSES + (63 - Long.numberOfLeadingZeros(lengthBytes));
     }
 }

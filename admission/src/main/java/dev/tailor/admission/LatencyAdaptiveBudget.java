@@ -89,21 +89,6 @@ public final class LatencyAdaptiveBudget {
     }
 
     /**
-     * Records {@code samples} completed requests at once by the sum of their slowdowns (latency ÷ expected
-     * unqueued service time), for callers that sum them on several threads. A NaN, infinite or negative
-     * sum, or no samples, is no data.
-     *
-     * @param slowdownSum the sum of their slowdowns, dimensionless, ≥ 0
-     * @param samples     how many, ≥ 0
-     */
-    public void onSlowdowns(double slowdownSum, long samples) {
-        if (samples > 0 && slowdownSum >= 0 && Double.isFinite(slowdownSum)) {
-            this.slowdownSum += slowdownSum;
-            this.samples += samples;
-        }
-    }
-
-    /**
      * Ends an interval: updates the budget from the completions recorded since the last call and
      * forgets them.
      *

@@ -108,22 +108,4 @@ class LatencyAdaptiveBudgetTest {
         assertThatThrownBy(() -> new LatencyAdaptiveBudget(SHARE, WHOLE, 2, 0))
                 .hasMessage("gamma: 0.0 (expected: a number in (0, 1])");
     }
-
-    @Test
-    void slowdownsSummedElsewhere_countAsTheirSamples_andBadSumsAreNoData() {
-        LatencyAdaptiveBudget summed = new LatencyAdaptiveBudget(SHARE, WHOLE, 2.0, 0.2);
-        LatencyAdaptiveBudget oneByOne = new LatencyAdaptiveBudget(SHARE, WHOLE, 2.0, 0.2);
-        summed.onSlowdowns(1.0 + 3.0, 2);
-        oneByOne.onCompletion(100_000, 100_000);
-        oneByOne.onCompletion(300_000, 100_000);
-        // Mean slowdown 2, the target: (1 − 0.2)·1e6 + 0.2·(2/2·1e6 + 1e6).
-        assertThat(summed.onBoundary()).isEqualTo(oneByOne.onBoundary()).isEqualTo(1_200_000);
-
-        LatencyAdaptiveBudget held = new LatencyAdaptiveBudget(SHARE, WHOLE, 2.0, 0.2);
-        held.onSlowdowns(Double.NaN, 3);
-        held.onSlowdowns(Double.POSITIVE_INFINITY, 3);
-        held.onSlowdowns(-1, 3);
-        held.onSlowdowns(5, 0);
-        assertThat(held.onBoundary()).as("no data: the budget holds").isEqualTo(SHARE);
-    }
 }

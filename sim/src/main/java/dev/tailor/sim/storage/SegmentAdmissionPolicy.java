@@ -286,12 +286,10 @@ final class SegmentAdmissionPolicy implements StoragePolicy {
     public void completed(IoRequest request, long nowNanos) {
         request.ticket.onSuccess(nowNanos - request.dispatchNanos);
         if (baseLatency != null) {
-            adaptiveBudget.onSlowdowns(
-                    baseLatency.slowdown(
-                            request.write ? IoKind.WRITE : IoKind.READ,
-                            request.lengthBytes,
-                            nowNanos - request.dispatchNanos),
-                    1);
+            long latencyNanos = nowNanos - request.dispatchNanos;
+            adaptiveBudget.onCompletion(
+                    latencyNanos,
+                    baseLatency.record(request.write ? IoKind.WRITE : IoKind.READ, request.lengthBytes, latencyNanos));
         } else if (adaptiveBudget != null) {
             adaptiveBudget.onCompletion(
                     nowNanos - request.dispatchNanos, (double) request.costUnits * proxy.backendParallelism());
