@@ -7,6 +7,8 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -45,20 +47,7 @@ class BundledOrFileTest {
         // Not a scenario: read, it would be an error.
         Files.writeString(dir.resolve("burst-microbench"), "not: a scenario\n");
 
-        PlanCommandTest.Result result = tailorIn(
-                dir,
-                "storage",
-                "simulate",
-                "--scenario",
-                "burst-microbench",
-                "--policies",
-                "fifo",
-                "--warmup-seconds",
-                "0.1",
-                "--duration-seconds",
-                "0.2",
-                "--threads",
-                "1");
+        PlanCommandTest.Result result = shortStorageRun("--scenario", "burst-microbench");
 
         // Was: the bundled one, without a word of the file.
         assertThat(result.exitCode()).as(result.err()).isZero();
@@ -72,18 +61,7 @@ class BundledOrFileTest {
     void storageSimulate_theDefaultScenarioWithAFileOfThatName_saysNothing() throws IOException {
         Files.writeString(dir.resolve("burst-microbench"), "not: a scenario\n");
 
-        PlanCommandTest.Result result = tailorIn(
-                dir,
-                "storage",
-                "simulate",
-                "--policies",
-                "fifo",
-                "--warmup-seconds",
-                "0.1",
-                "--duration-seconds",
-                "0.2",
-                "--threads",
-                "1");
+        PlanCommandTest.Result result = shortStorageRun();
 
         assertThat(result.exitCode()).as(result.err()).isZero();
         assertThat(result.err()).doesNotContain("tailor: note:");
@@ -130,6 +108,15 @@ class BundledOrFileTest {
 
         assertThat(result.exitCode()).isEqualTo(2);
         assertThat(result.err()).doesNotContain("tailor: note:").contains("paper-pairwise");
+    }
+
+    /** {@code tailor storage simulate SCENARIO --policies fifo}, 0.1 + 0.2 s on one thread, in {@link #dir}. */
+    private PlanCommandTest.Result shortStorageRun(String... scenario) {
+        List<String> args = new ArrayList<>(List.of("storage", "simulate"));
+        args.addAll(List.of(scenario));
+        args.addAll(List.of(
+                "--policies", "fifo", "--warmup-seconds", "0.1", "--duration-seconds", "0.2", "--threads", "1"));
+        return tailorIn(dir, args.toArray(String[]::new));
     }
 
     /** {@code tailor ARGS} with {@code workingDir} as the simulate commands' working directory. */
