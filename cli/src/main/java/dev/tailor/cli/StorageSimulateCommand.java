@@ -140,8 +140,7 @@ final class StorageSimulateCommand implements Callable<Integer> {
         int workers = threads.workers();
         Long seed = seedOption.seed;
         if (spec.commandLine().getParseResult().hasMatchedOption("--scenario")) {
-            String note =
-                    BundledOrFile.note("--scenario", scenario, StorageScenarios.BUNDLED.contains(scenario), workingDir);
+            String note = BundledOrFile.note("--scenario", scenario, StorageScenarios.isBundled(scenario), workingDir);
             if (note != null) {
                 err.println(note);
             }

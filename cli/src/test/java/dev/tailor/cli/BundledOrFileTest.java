@@ -2,6 +2,7 @@ package dev.tailor.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tailor.testkit.SharedData;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -55,6 +56,21 @@ class BundledOrFileTest {
                 .hasValue("tailor: note: --scenario burst-microbench is the bundled scenario; the file"
                         + " ./burst-microbench is not read (give a path, ./burst-microbench, to run it)");
         assertThat(result.out()).contains("burst-microbench");
+    }
+
+    @Test
+    void storageSimulate_aFamilysMixWithAFileOfThatName_runsTheBundledMix_andSaysSo() throws IOException {
+        SharedData.require("block_io");
+        Files.writeString(dir.resolve("robustness-mild"), "not: a scenario\n");
+
+        PlanCommandTest.Result result = shortStorageRun("--scenario", "robustness-mild");
+
+        // Was: the file read whenever the process's working directory held one, unlike a bundled name.
+        assertThat(result.exitCode()).as(result.err()).isZero();
+        assertThat(result.err().lines().findFirst())
+                .hasValue("tailor: note: --scenario robustness-mild is the bundled scenario; the file"
+                        + " ./robustness-mild is not read (give a path, ./robustness-mild, to run it)");
+        assertThat(result.out()).contains("robustness-mild");
     }
 
     @Test

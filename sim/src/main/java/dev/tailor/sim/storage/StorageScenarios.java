@@ -102,15 +102,19 @@ public final class StorageScenarios {
      */
     public static Loaded read(String nameOrPath, StorageSetup.DataFiles data) {
         String family = family(nameOrPath);
-        if (family != null && !Files.exists(Path.of(nameOrPath))) {
-            Loaded whole = read(family, data);
+        if (family != null) {
+            // A known mix is the bundled member, as a bundled name is, whatever files are about; an unknown one
+            // may be a file of the user's.
             String mix = nameOrPath.substring(family.length() + 1);
-            List<String> names = mixNames(whole.scenario());
-            if (!names.contains(mix)) {
+            List<String> names = mixNames(load(family));
+            if (names.contains(mix)) {
+                Loaded whole = read(family, data);
+                return new Loaded(whole.scenario(), whole.source(), whole.locations(), names.indexOf(mix));
+            }
+            if (!Files.exists(Path.of(nameOrPath))) {
                 throw new ScenarioException(nameOrPath + ": no mix \"" + mix + "\" in " + family + " (expected: "
                         + family + "-<mix> with <mix> one of " + String.join(", ", names) + ")");
             }
-            return new Loaded(whole.scenario(), whole.source(), whole.locations(), names.indexOf(mix));
         }
         if (BUNDLED.contains(nameOrPath)) {
             String resource = RESOURCES + nameOrPath + ".yaml";
@@ -139,6 +143,18 @@ public final class StorageScenarios {
         } catch (IOException e) {
             throw new ScenarioException(file + ": cannot read (" + e.getMessage() + ")");
         }
+    }
+
+    /**
+     * Whether {@code name} is a bundled scenario or a known mix of a bundled family ({@code robustness-mild}):
+     * either is read from the jar, never from a file of that name.
+     */
+    public static boolean isBundled(String name) {
+        if (BUNDLED.contains(name)) {
+            return true;
+        }
+        String family = family(name);
+        return family != null && mixNames(load(family)).contains(name.substring(family.length() + 1));
     }
 
     /**

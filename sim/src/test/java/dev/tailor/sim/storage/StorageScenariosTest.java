@@ -62,6 +62,16 @@ class StorageScenariosTest {
     }
 
     @Test
+    void isBundled_namesAndKnownMixes_notPathsOrUnknownMixes() {
+        assertThat(StorageScenarios.isBundled("mix50")).isTrue();
+        assertThat(StorageScenarios.isBundled("robustness")).isTrue();
+        assertThat(StorageScenarios.isBundled("robustness-mild")).isTrue();
+        assertThat(StorageScenarios.isBundled("robustness-long-burst")).isFalse();
+        assertThat(StorageScenarios.isBundled("./robustness-mild")).isFalse();
+        assertThat(StorageScenarios.isBundled("mine.yaml")).isFalse();
+    }
+
+    @Test
     void familyMember_unknown_isNamed_withTheFamilysMixes() {
         assertThatThrownBy(() -> StorageScenarios.read("robustness-long-burst"))
                 .isInstanceOf(dev.tailor.sim.ScenarioException.class)
