@@ -1,28 +1,34 @@
 #!/usr/bin/env bash
-# Two NBD proxies in front of one scarce backend, with real clients: how each proxy's admission
-# budget should be set when it does not see the other's load (docs/nbd.md, Admission, Several proxies
+# Several NBD proxies (two by default, up to four) in front of one scarce backend, with real clients: how
+# each proxy's admission budget should be set when it does not see the others' load (docs/nbd.md, Admission, Several proxies
 # on one backend). The backend is the burst experiment's: nbdkit's memory plugin behind the delay filter,
 # SERVERS threads of DELAY_MS each (a k-server FIFO queue), reached through a second nbdkit (nbd
-# plugin, shared=true) so that both proxies' requests share those threads. Each proxy serves two
+# plugin, shared=true) so that all proxies' requests share those threads. Each proxy serves two
 # steady fio tenants (4 KiB random reads, queue depth 4, 100 IOPS each) and one bursty one (queue
-# depth 256; on proxy A 100 ms of I/O then 400 ms idle, on proxy B 150 ms then 600 ms, so their
-# bursts sometimes overlap and sometimes not). Modes, each with both proxies fresh, round after round:
+# depth 256; on proxy A 100 ms of I/O then 400 ms idle, on B 150 then 600, on C 125 then 500, on D 175
+# then 700, so their bursts sometimes overlap and sometimes not). Modes, each with every proxy fresh,
+# round after round:
 #   off       admission off on both
 #   whole     each proxy budgets the backend's whole capacity (--admission-iops C: over-committed)
-#   fixed     each budgets half of it (--admission-iops C/2)
-#   door      admission off, the fair dispatch door alone on both
-# Every admission mode has the door behind it (Tailor's variant), depth SERVERS per proxy. C is the
+#   fixed     each budgets its share of it (--admission-iops C / PROXIES)
+#   door      admission off, the fair dispatch door alone on each
+#   door-split  the door alone, each proxy's depth SERVERS / PROXIES (rounded down): the backend never holds more than its threads
+#   whole-split  whole, with each door's depth SERVERS / PROXIES
+# Every admission mode has the door behind it (Tailor's variant), depth SERVERS per proxy unless said. C is the
 # backend's capacity, measured first with fio. Prints one line per run, then per mode the median over
-# the rounds: the steady tenants' pooled P99 / P99.9 / P99.99 (fio's lat, ms, both proxies) and the
+# the rounds: the steady tenants' pooled P99 / P99.9 / P99.99 (fio's lat, ms, every proxy) and the
 # bursty tenants' reads per second, together. Needs fio (nbd engine), nbdkit and python3; about
 # 3 minutes a round with the defaults. Files in bench/target/nbd-proxies (runs.txt: the lines).
 #
-# Usage: bench/run-nbd-proxies.sh [ROUNDS=3] [RUNTIME=30] [MODES="off whole fixed door"]
+# Usage: bench/run-nbd-proxies.sh [ROUNDS=3] [RUNTIME=30] [MODES="off whole fixed door"] [PROXIES=2]
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 ROUNDS=${1:-3}
 RUNTIME=${2:-30}
 MODES=${3:-off whole fixed door}
+PROXIES=${4:-2}
+case $PROXIES in 2 | 3 | 4) ;; *) echo "run-nbd-proxies: PROXIES $PROXIES (expected: 2, 3 or 4)" >&2; exit 2 ;; esac
+NAMES=$(echo a b c d | cut -d' ' -f1-"$PROXIES")
 RAMP=5
 SERVERS=8
 DELAY_MS=5
@@ -61,7 +67,8 @@ fio --name=capacity --ioengine=nbd --uri="nbd://127.0.0.1:$backend/" --rw=randre
     --size=1G --time_based --runtime=5 --ramp_time=1 --output-format=json --output="$DIR/capacity.json" >/dev/null
 capacity=$(python3 -c 'import json,sys; print(round(json.load(open(sys.argv[1]))["jobs"][0]["read"]["iops"]))' \
     "$DIR/capacity.json")
-echo "run-nbd-proxies: the backend serves $capacity IOPS ($SERVERS × $DELAY_MS ms); $ROUNDS round(s) of: $MODES"
+echo "run-nbd-proxies: the backend serves $capacity IOPS ($SERVERS × $DELAY_MS ms); $PROXIES proxies;" \
+    "$ROUNDS round(s) of: $MODES"
 
 config() { # proxy-name tenants...
     local name=$1
@@ -75,10 +82,18 @@ config() { # proxy-name tenants...
         done
     } >"$DIR/$name.yaml"
 }
-config a steady-a1 steady-a2 bursty-a
-config b steady-b1 steady-b2 bursty-b
+for name in $NAMES; do config "$name" "steady-${name}1" "steady-${name}2" "bursty-$name"; done
 
-jobs() { # a-port b-port
+burst() { # proxy-name: fio's think time and I/O time of its bursty tenant
+    case $1 in
+        a) echo "400ms 100ms" ;;
+        b) echo "600ms 150ms" ;;
+        c) echo "500ms 125ms" ;;
+        d) echo "700ms 175ms" ;;
+    esac
+}
+
+jobs() { # port per proxy, in the order of NAMES
     cat <<EOF
 [global]
 ioengine=nbd
@@ -91,24 +106,23 @@ ramp_time=$RAMP
 lat_percentiles=1
 percentile_list=50:99:99.9:99.99
 EOF
-    for t in steady-a1 steady-a2 bursty-a steady-b1 steady-b2 bursty-b; do
+    for name in $NAMES; do
         local p=$1
-        case $t in *-b*) p=$2 ;; esac
-        echo
-        echo "[$t]"
-        echo "uri=nbd://127.0.0.1:$p/$t"
-        if [ "$t" = bursty-a ]; then
-            echo "iodepth=256"
-            echo "thinktime=400ms"
-            echo "thinktime_iotime=100ms"
-        elif [ "$t" = bursty-b ]; then
-            echo "iodepth=256"
-            echo "thinktime=600ms"
-            echo "thinktime_iotime=150ms"
-        else
-            echo "iodepth=4"
-            echo "rate_iops=100"
-        fi
+        shift
+        for t in "steady-${name}1" "steady-${name}2" "bursty-$name"; do
+            echo
+            echo "[$t]"
+            echo "uri=nbd://127.0.0.1:$p/$t"
+            if [ "$t" = "bursty-$name" ]; then
+                read -r think io <<<"$(burst "$name")"
+                echo "iodepth=256"
+                echo "thinktime=$think"
+                echo "thinktime_iotime=$io"
+            else
+                echo "iodepth=4"
+                echo "rate_iops=100"
+            fi
+        done
     done
 }
 
@@ -116,9 +130,11 @@ options() { # mode
     case $1 in
         off) echo "--admission off" ;;
         door) echo "--admission off --fair-dispatch on --fair-dispatch-depth $SERVERS" ;;
+        door-split) echo "--admission off --fair-dispatch on --fair-dispatch-depth $((SERVERS / PROXIES))" ;;
+        whole-split) echo "--admission on --admission-iops $capacity --fair-dispatch-depth $((SERVERS / PROXIES))" ;;
         whole) echo "--admission on --admission-iops $capacity --fair-dispatch-depth $SERVERS" ;;
-        fixed) echo "--admission on --admission-iops $((capacity / 2)) --fair-dispatch-depth $SERVERS" ;;
-        *) echo "run-nbd-proxies: unknown mode $1 (expected: off, whole, fixed or door)" >&2; exit 2 ;;
+        fixed) echo "--admission on --admission-iops $((capacity / PROXIES)) --fair-dispatch-depth $SERVERS" ;;
+        *) echo "run-nbd-proxies: unknown mode $1 (expected: off, whole, fixed, door, door-split or whole-split)" >&2; exit 2 ;;
     esac
 }
 
@@ -127,7 +143,7 @@ for round in $(seq 1 "$ROUNDS"); do
     for mode in $MODES; do
         proxies=()
         ports=()
-        for name in a b; do
+        for name in $NAMES; do
             p=$(port)
             # shellcheck disable=SC2046
             ./tailor nbd serve --config "$DIR/$name.yaml" --listen "127.0.0.1:$p" $(options "$mode") \
@@ -136,9 +152,8 @@ for round in $(seq 1 "$ROUNDS"); do
             pids+=($!)
             ports+=("$p")
         done
-        await_port "${ports[0]}" "proxy a"
-        await_port "${ports[1]}" "proxy b"
-        jobs "${ports[0]}" "${ports[1]}" >"$DIR/tenants.fio"
+        for i in "${!ports[@]}"; do await_port "${ports[$i]}" "proxy $((i + 1))"; done
+        jobs "${ports[@]}" >"$DIR/tenants.fio"
         fio "$DIR/tenants.fio" --output-format=json+ --output="$DIR/run-$mode-$round.json" >/dev/null
         for p in "${proxies[@]}"; do kill "$p"; wait "$p" 2>/dev/null || true; done
         python3 - "$DIR/run-$mode-$round.json" "$mode" "$round" <<'PY' | tee -a "$DIR/runs.txt"
@@ -162,7 +177,7 @@ def pooled(names):
 steady = [n for n in jobs if n.startswith("steady")]
 p = pooled(steady)
 bursty = sum(jobs[n]["read"]["iops"] for n in jobs if n.startswith("bursty"))
-print(f"{sys.argv[2]:9} round {sys.argv[3]}: steady P99 / P99.9 / P99.99 {p[0]:.1f} / {p[1]:.1f} / {p[2]:.1f} ms,"
+print(f"{sys.argv[2]:11} round {sys.argv[3]}: steady P99 / P99.9 / P99.99 {p[0]:.1f} / {p[1]:.1f} / {p[2]:.1f} ms,"
       f" bursty {bursty:.0f} reads/s")
 PY
     done
@@ -177,5 +192,5 @@ for line in open(sys.argv[1]):
 print("median over the rounds:")
 for mode, rows in runs.items():
     med = [statistics.median(col) for col in zip(*rows)]
-    print(f"  {mode:9} steady P99 / P99.9 / P99.99 {med[0]:.1f} / {med[1]:.1f} / {med[2]:.1f} ms, bursty {med[3]:.0f} reads/s")
+    print(f"  {mode:11} steady P99 / P99.9 / P99.99 {med[0]:.1f} / {med[1]:.1f} / {med[2]:.1f} ms, bursty {med[3]:.0f} reads/s")
 PY
