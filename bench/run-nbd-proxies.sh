@@ -8,7 +8,7 @@
 # depth 256; on proxy A 100 ms of I/O then 400 ms idle, on B 150 then 600, on C 125 then 500, on D 175
 # then 700, so their bursts sometimes overlap and sometimes not). Modes, each with every proxy fresh,
 # round after round:
-#   off       admission off on both
+#   off       admission off on each
 #   whole     each proxy budgets the backend's whole capacity (--admission-iops C: over-committed)
 #   fixed     each budgets its share of it (--admission-iops C / PROXIES)
 #   door      admission off, the fair dispatch door alone on each
