@@ -35,9 +35,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * deploy/nbd, what a host running {@code tailor nbd serve} gets: the systemd units (checked by
- * {@code systemd-analyze}), the example config (read and served), the Prometheus rules (checked and unit-tested
- * by promtool) and the Grafana dashboard; every series the rules and the dashboard name is on the /metrics of a
- * real server, so a renamed series fails here.
+ * {@code systemd-analyze}) and their user (made by {@code systemd-sysusers} in a scratch root), the example
+ * config (read and served), the Prometheus rules (checked and unit-tested by promtool) and the Grafana
+ * dashboard; every series the rules and the dashboard name is on the /metrics of a real server, so a renamed
+ * series fails here.
  */
 class ServiceFilesTest {
 
@@ -188,6 +189,29 @@ class ServiceFilesTest {
         assertThat(one(settings("tailor-nbd@.service"), "ExecStart")).endsWith("--config /etc/tailor/nbd/%i.yaml");
         assertThat(one(settings("tailor-nbd@.service"), "RuntimeDirectory")).isEqualTo("tailor-nbd/%i");
         assertThat(one(settings("tailor-nbd.service"), "ExecStart")).endsWith("--config /etc/tailor/nbd.yaml");
+    }
+
+    @Test
+    void sysusers_makesTheUserAndGroupTheUnitsRunAs() throws Exception {
+        Path sysusers = Tools.require("systemd-sysusers", "systemd");
+        Path root = Files.createDirectories(dir.resolve("root/etc"));
+        for (String file : List.of("passwd", "group", "shadow", "gshadow")) {
+            Files.writeString(root.resolve(file), "");
+        }
+        assertThat(run(
+                        sysusers,
+                        dir,
+                        "--root=" + dir.resolve("root"),
+                        DEPLOY.resolve("tailor-nbd.sysusers.conf").toString()))
+                .startsWith("exit 0");
+        for (String unit : UNITS) {
+            Map<String, List<String>> s = settings(unit);
+            assertThat(Files.readString(root.resolve("passwd")))
+                    .as(unit)
+                    .startsWith(one(s, "User") + ":x:")
+                    .contains(":/var/lib/tailor-nbd:");
+            assertThat(Files.readString(root.resolve("group"))).as(unit).startsWith(one(s, "Group") + ":x:");
+        }
     }
 
     // ---- Prometheus rules
