@@ -290,7 +290,34 @@ public record ServeOptions(
         if (settings.admission().enabled() && !configBudget && admissionIops == null && admissionMbps == null) {
             warnings.add(defaultBudgetWarning());
         }
+        String unused = unusedBaselinesWarning(settings);
+        if (unused != null) {
+            warnings.add(unused);
+        }
         return new Setup(settings, temporary, List.copyOf(warnings));
+    }
+
+    /**
+     * The warning for a config's baselines that nothing reads (admission and the fair dispatch door both
+     * off; the options' {@code --baseline-iops} is refused then), or {@code null}.
+     */
+    static String unusedBaselinesWarning(NbdConfig settings) {
+        if (settings.admission().enabled() || settings.fairDispatch().on(settings.admission())) {
+            return null;
+        }
+        List<String> given = new java.util.ArrayList<>();
+        for (int i = 0; i < settings.exports().size(); i++) {
+            if (settings.exports().get(i).baseline() != null) {
+                given.add("exports[" + i + "].baseline");
+            }
+        }
+        if (given.isEmpty()) {
+            return null;
+        }
+        return String.join(", ", given) + ": admission and the fair dispatch door are off, so "
+                + (given.size() == 1 ? "it weighs" : "they weigh") + " nothing; turn one on (--admission on or"
+                + " --fair-dispatch on, or admission.enabled or fairDispatch.enabled in the config) for a baseline"
+                + " to mean something";
     }
 
     /**

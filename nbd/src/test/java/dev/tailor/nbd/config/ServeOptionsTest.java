@@ -203,6 +203,31 @@ class ServeOptionsTest {
     }
 
     @Test
+    void baselinesInTheConfigWithAdmissionAndTheDoorOff_warnThatTheyWeighNothing() throws Exception {
+        // Was: accepted without a word, while --baseline-iops in that state is refused.
+        Path config = Files.writeString(
+                dir.resolve("baselines.yaml"),
+                "exports:\n"
+                        + "  - {name: a, size: 1MiB, file: a.img, baseline: {iops: 100}}\n"
+                        + "  - {name: b, size: 1MiB, file: b.img}\n"
+                        + "  - {name: c, size: 1MiB, file: c.img, baseline: {iops: 200}}\n");
+        assertThat(admissionOptions(config, null, null, null, null).build().warnings())
+                .containsExactly("exports[0].baseline, exports[2].baseline: admission and the fair dispatch door are"
+                        + " off, so they weigh nothing; turn one on (--admission on or --fair-dispatch on, or"
+                        + " admission.enabled or fairDispatch.enabled in the config) for a baseline to mean"
+                        + " something");
+        assertThat(admissionOptions(config, "on", "50000", null, null).build().warnings())
+                .as("admission on")
+                .isEmpty();
+        // config, file, readOnly; exportName .. tlsCertificates (15); tlsVerifyPeer; maxConnectionsPerAddress ..
+        // fileIo (4); fairDispatch on; its depth and order.
+        ServeOptions door = new ServeOptions(
+                config, null, false, null, null, null, null, null, null, null, null, null, null, null, null, null, null,
+                null, false, null, null, null, null, "on", null, null);
+        assertThat(door.build().warnings()).as("the door on").isEmpty();
+    }
+
+    @Test
     void admissionWithoutABudget_warnsOfTheDefaultInReadsPerSecondAndHowToSetIt() throws Exception {
         // A new user's disk was held to about 8518 4 KiB reads/s, and only docs/nbd.md said so.
         String warning = "admission is on without a budget: the default budget admits about 8,518 4 KiB reads/s for"
