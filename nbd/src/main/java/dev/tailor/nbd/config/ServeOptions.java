@@ -294,7 +294,48 @@ public record ServeOptions(
         if (unused != null) {
             warnings.add(unused);
         }
+        for (int i = 0; i < settings.exports().size(); i++) {
+            String image = imageFormatWarning(
+                    config == null ? "--file" : "exports[" + i + "].file",
+                    settings.exports().get(i).file());
+            if (image != null) {
+                warnings.add(image);
+            }
+        }
         return new Setup(settings, temporary, List.copyOf(warnings));
+    }
+
+    /** Image formats told by their first bytes: a file export is served as its raw bytes whatever it holds. */
+    private static final List<java.util.Map.Entry<String, byte[]>> IMAGE_MAGICS = List.of(
+            java.util.Map.entry("qcow2", new byte[] {'Q', 'F', 'I', (byte) 0xfb}),
+            java.util.Map.entry("VMDK", new byte[] {'K', 'D', 'M', 'V'}),
+            java.util.Map.entry("VHDX", "vhdxfile".getBytes(java.nio.charset.StandardCharsets.US_ASCII)));
+
+    /**
+     * The warning for a file export that starts as a qcow2, VMDK or VHDX image does (served as its raw bytes, as
+     * nbdkit's file plugin and qemu-nbd -f raw serve it), or {@code null} (not such an image, or not readable
+     * yet: a file created at start).
+     */
+    static String imageFormatWarning(String field, Path file) {
+        if (file == null || !Files.isRegularFile(file)) {
+            return null;
+        }
+        byte[] head = new byte[8];
+        int read;
+        try (java.io.InputStream in = Files.newInputStream(file)) {
+            read = in.readNBytes(head, 0, head.length);
+        } catch (IOException e) {
+            return null;
+        }
+        for (var magic : IMAGE_MAGICS) {
+            byte[] m = magic.getValue();
+            if (read >= m.length && java.util.Arrays.equals(head, 0, m.length, m, 0, m.length)) {
+                return field + ": " + file + " is a " + magic.getKey() + " image, served as its raw bytes: clients"
+                        + " see the " + magic.getKey() + " format, not the disk in it, and their writes damage it"
+                        + " (expected: a raw image; qemu-img convert -O raw " + file + " disk.raw makes one)";
+            }
+        }
+        return null;
     }
 
     /**

@@ -203,6 +203,33 @@ class ServeOptionsTest {
     }
 
     @Test
+    void aQcow2FileServedAsRaw_warnsNamingTheFieldTheFormatAndTheConversion() throws Exception {
+        // Was: served as raw bytes without a word: a qemu user saw qcow2's header as the disk and wrote over it.
+        byte[] qcow2 = new byte[4096];
+        System.arraycopy(new byte[] {'Q', 'F', 'I', (byte) 0xfb, 0, 0, 0, 3}, 0, qcow2, 0, 8);
+        Path image = Files.write(dir.resolve("vm.qcow2"), qcow2);
+        ServeOptions file = new ServeOptions(
+                null, image, true, null, null, null, null, null, null, null, null, null, null, null, null, null, null,
+                null, false, null, null, null, null, null, null, null);
+        assertThat(file.build().warnings())
+                .containsExactly("--file: " + image + " is a qcow2 image, served as its raw bytes: clients see the"
+                        + " qcow2 format, not the disk in it, and their writes damage it (expected: a raw image;"
+                        + " qemu-img convert -O raw " + image + " disk.raw makes one)");
+        Path config = Files.writeString(
+                dir.resolve("images.yaml"),
+                "exports:\n  - {name: a, size: 1MiB, file: a.img}\n  - {name: b, file: vm.qcow2}\n");
+        assertThat(admissionOptions(config, null, null, null, null).build().warnings())
+                .singleElement()
+                .asString()
+                .startsWith("exports[1].file: " + image + " is a qcow2 image");
+        Path raw = Files.write(dir.resolve("vm.raw"), new byte[4096]);
+        ServeOptions plain = new ServeOptions(
+                null, raw, true, null, null, null, null, null, null, null, null, null, null, null, null, null, null,
+                null, false, null, null, null, null, null, null, null);
+        assertThat(plain.build().warnings()).as("a raw image").isEmpty();
+    }
+
+    @Test
     void baselinesInTheConfigWithAdmissionAndTheDoorOff_warnThatTheyWeighNothing() throws Exception {
         // Was: accepted without a word, while --baseline-iops in that state is refused.
         Path config = Files.writeString(
