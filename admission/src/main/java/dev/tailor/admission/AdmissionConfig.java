@@ -163,7 +163,7 @@ import dev.tailor.common.Numbers;
  *                                   What is outstanding then stays below twice the largest request's cost
  *                                   (each advance is less than its request's cost). It shortens the tail
  *                                   where the oversized requests are steady tenants' and lengthens steady
- *                                   tenants' tail where they are a bursty tenant's (docs/admission.md,
+ *                                   tenants' tail where they are a bursty tenant's (docs/admission-record.md,
  *                                   Overlapping advances), so it is off: at most one advance is
  *                                   outstanding. The storage simulator's {@code overlapping-advances}
  *                                   turns it on

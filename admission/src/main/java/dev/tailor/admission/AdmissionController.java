@@ -82,7 +82,7 @@ import org.HdrHistogram.Recorder;
  *
  * <h2>Departures from the paper (ours; each an option of {@link AdmissionConfig}, all off in
  * {@link AdmissionConfig#PAPER}; on by default but paced release, bounded overdraft and virtual-clock hot
- * service: docs/admission.md has the measurements)</h2>
+ * service: docs/admission-record.md has the measurements)</h2>
  * <ul>
  *   <li><b>Baseline guarantee.</b> Each disk meters its requests against its baseline (its commitment,
  *       default a fair share) in a bucket refilled at that rate up to each request's arrival time,
@@ -137,7 +137,7 @@ import org.HdrHistogram.Recorder;
  *       between boundaries (a proxy calls every millisecond); called only at boundaries, hot requests
  *       would get one slice per interval. (Pacing by the cost in flight instead, admitting hot
  *       requests while less than 0.2 or 0.5 of C was admitted and not completed, was measured and
- *       rejected: docs/admission.md.)</li>
+ *       rejected: docs/admission-record.md.)</li>
  *   <li><b>Adaptive reserve.</b> At each boundary the reserve is the largest steady cost of the last W
  *       intervals that the baseline guarantee did not cover (with it on, requests within their
  *       baseline are admitted whatever the pools hold) × {@link AdmissionConfig#ADAPTIVE_RESERVE_MARGIN}, within

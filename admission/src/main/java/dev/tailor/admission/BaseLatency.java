@@ -11,7 +11,7 @@ import java.util.OptionalLong;
  * Transactions on Networking 14(6), 2006, section IV): the least delay seen is the delay without
  * queueing. The storage simulator's ablation {@code measured-base-latency} uses it; measured there, it
  * is well below the mean service time when service times vary, so the budgets stay near their shares
- * (docs/admission.md, Estimating the unqueued service time without knowing it). Not used by the NBD
+ * (docs/admission-record.md, Estimating the unqueued service time without knowing it). Not used by the NBD
  * proxy for that reason.
  *
  * <p>Requests are grouped by kind and by size rounded down to a power of two (4 KiB and 7 KiB share a

@@ -82,12 +82,12 @@ import java.math.BigInteger;
  * second oversized request arriving while the first's advance is repaid waits for all of it: on a
  * backend shared by 32 proxies a 1 MiB read costs four budgets, its advance takes four boundaries or
  * more to repay (from C − R each), and that wait was what remained of the slowest reads' latency above fifo's
- * (docs/admission.md has the figures). A new advance is allowed while what is outstanding is less than
+ * (docs/admission-record.md has the figures). A new advance is allowed while what is outstanding is less than
  * the asking request's cost: outstanding < cost before, lacking < cost added, so < 2 × the largest cost
  * after, and repayment only lowers it. A deeper allowance (one classifier window of budget, W × C) was
  * measured too and did little more, for a constant W × C instead of one request's cost. It stays off
  * because where the oversized requests are a bursty tenant's, admitting more of them sooner lengthens
- * the steady tenants' tail (docs/admission.md, Overlapping advances). Credit-gated advances (ours,
+ * the steady tenants' tail (docs/admission-record.md, Overlapping advances). Credit-gated advances (ours,
  * AdmissionConfig.creditGatedAdvances, an option, off) keep the overlap for requests whose disk was within
  * its credits at arrival: the controller tells the pool per request (mayAdvance's mayOverlap).
  *

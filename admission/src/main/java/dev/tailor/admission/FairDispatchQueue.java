@@ -38,12 +38,12 @@ import java.util.function.Predicate;
  * Without it a tenant within its baseline over any horizon longer than a batch waited for its batch
  * at its share (the storage simulator's mild mix, bundled seed, with segment admission in front of the
  * door: steady P99.999 28.3 ms with no lag against 19.2 with W·Δ; the door alone with W·Δ: 17.9, fifo's;
- * docs/admission.md, Fair dispatch).
+ * docs/admission-record.md, Fair dispatch).
  *
  * The option finishTag (off) orders the waiting heads by finish tag, start + cost ÷ weight, as weighted
  * fair queueing orders packets by finish time [2][3]: start-time order ignores a request's size, so a
  * returning disk's large request at the floor goes ahead of small requests of disks just above it,
- * and a small request can wait for one large request of every other disk (docs/admission.md, Fair
+ * and a small request can wait for one large request of every other disk (docs/admission-record.md, Fair
  * dispatch, where the door loses). Only the choice changes: the start, the virtual time (moved up to
  * the start of the request let in) and the tag (moved on to its finish) are as above.
  *

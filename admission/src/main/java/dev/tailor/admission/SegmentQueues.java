@@ -35,7 +35,7 @@ import java.util.List;
  *
  * Advances (ours, AdmissionConfig.oversizeAdvance). Collecting a whole cost larger than C takes
  * ⌈cost ÷ C⌉ intervals or more, while the backend may idle (on a backend shared by 16 proxies, whose
- * budgets are C·Δ ÷ 16 each, a 1 MiB read costs two budgets: docs/admission.md has the figures). The
+ * budgets are C·Δ ÷ 16 each, a 1 MiB read costs two budgets: docs/admission-record.md has the figures). The
  * advance is taken on the request's turn (its visit drew something), not at its arrival, so the order
  * of the service, steady queues first and the disks' shares, decides which oversized request goes
  * next. Requiring it to collect a whole C first would add an interval of waiting, while the backend may

@@ -72,6 +72,12 @@ final class CheckCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
+        if (as != null && as.isBlank()) {
+            // The client would send no Impersonate-User header: the checks would run as the kubeconfig's
+            // identity while the first line said "as ".
+            throw new CliException("--as: \"" + as + "\" (expected: a user name, e.g."
+                    + " system:serviceaccount:tailor-system:tailor-heart)");
+        }
         ControllerConfig settings = RunCommand.settings(config, prometheusUrl);
         PrometheusClient prometheus = RunCommand.prometheus(settings);
         try (KubernetesClient kubernetes = UninstallCommand.kubernetes(kubeconfig, as)) {

@@ -3,6 +3,7 @@ package dev.tailor.cli;
 import dev.tailor.common.IoErrors;
 import dev.tailor.common.Numbers;
 import dev.tailor.lab.BurstExperiment;
+import dev.tailor.lab.ClusterRuns;
 import dev.tailor.lab.ExperimentReport;
 import dev.tailor.lab.ExperimentRig;
 import dev.tailor.lab.LowLoadExperiment;
@@ -10,6 +11,7 @@ import dev.tailor.nbd.config.ByteSize;
 import dev.tailor.nbd.config.NbdConfig;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -110,9 +112,13 @@ final class NbdExperimentCommand extends CommandGroup {
                         + " temporary directory.")
         Path dir;
 
+        /** Whether {@link #prepare} created the report folder: a stop removes it while it is still empty. */
+        boolean createdReport;
+
         /** Checks the report and work directories and the tools; returns the work directory. */
         Path prepare(String name, boolean nbdkit) throws IOException {
             if (report != null) {
+                createdReport = !Files.exists(report);
                 report = SharedOptions.checkReportDir(report, "--report");
             }
             Path work = dir == null ? ExperimentRig.defaultDir(name) : ExperimentRig.checkDir(dir);
@@ -120,6 +126,18 @@ final class NbdExperimentCommand extends CommandGroup {
                 throw new CliException(reason, 1, null);
             });
             return work;
+        }
+
+        /**
+         * While open, a Ctrl-C or SIGTERM says on one line that the command stopped during its runs and wrote
+         * nothing, and removes the report folder it created while still empty (the programs it started are
+         * stopped by the rig). Without it the command ended silently and left that folder behind.
+         */
+        ClusterRuns.Stopping stopping() {
+            ClusterRuns.Stopping stopping =
+                    ClusterRuns.Stopping.on(spec.commandLine().getErr(), report, createdReport);
+            stopping.during("during the experiment's runs");
+            return stopping;
         }
 
         void print(List<String> markdown, Object json) {
@@ -300,8 +318,11 @@ final class NbdExperimentCommand extends CommandGroup {
         @Override
         public Integer call() throws IOException, InterruptedException {
             BurstExperiment.Settings settings = settings();
-            BurstExperiment.Result result = BurstExperiment.run(
-                    settings, DemoCommand.SERVE_COMMAND, spec.commandLine().getErr());
+            BurstExperiment.Result result;
+            try (ClusterRuns.Stopping stopping = stopping()) {
+                result = BurstExperiment.run(
+                        settings, DemoCommand.SERVE_COMMAND, spec.commandLine().getErr());
+            }
             print(BurstExperiment.markdown(result), BurstExperiment.json(result));
             writeReport(
                     "Tailor: segment admission with real clients (burst)", ExperimentReport.section(result, "burst"));
@@ -457,8 +478,11 @@ final class NbdExperimentCommand extends CommandGroup {
         @Override
         public Integer call() throws IOException, InterruptedException {
             LowLoadExperiment.Settings settings = settings();
-            LowLoadExperiment.Result result = LowLoadExperiment.run(
-                    settings, DemoCommand.SERVE_COMMAND, spec.commandLine().getErr());
+            LowLoadExperiment.Result result;
+            try (ClusterRuns.Stopping stopping = stopping()) {
+                result = LowLoadExperiment.run(
+                        settings, DemoCommand.SERVE_COMMAND, spec.commandLine().getErr());
+            }
             print(LowLoadExperiment.markdown(result), LowLoadExperiment.json(result));
             writeReport(
                     "Tailor: the I/O-priority event loop with a real client (low load)",

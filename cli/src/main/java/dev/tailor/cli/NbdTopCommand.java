@@ -47,9 +47,9 @@ final class NbdTopCommand implements Callable<Integer> {
             names = "--metrics",
             paramLabel = "URL",
             required = true,
-            description =
-                    "The server's metrics endpoint:"
-                            + " http://HOST:PORT/metrics, or HOST:PORT for that (what tailor nbd serve --metrics-listen prints).")
+            description = "The server's metrics endpoint:"
+                    + " http://HOST:PORT/metrics, or HOST:PORT for that (what tailor nbd serve --metrics-listen prints);"
+                    + " HOST:PORT/PATH is http://HOST:PORT/PATH.")
     String metrics;
 
     @Option(

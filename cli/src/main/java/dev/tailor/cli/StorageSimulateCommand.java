@@ -11,6 +11,7 @@ import dev.tailor.sim.storage.StorageSimulation;
 import dev.tailor.sim.storage.StorageSweep;
 import dev.tailor.sim.storage.SweepSummary;
 import java.io.PrintWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -159,17 +160,22 @@ final class StorageSimulateCommand implements Callable<Integer> {
                 StorageRuns.sweep(base, seedList, warmupSeconds, durationSeconds, policyNames, DATA_DIR);
         StorageScenario variant = planned.variant();
         List<StorageSweep.Run> runs = planned.runs();
+        boolean reportExisted = reportOption.report != null && Files.exists(reportOption.report);
         Path report = reportOption.checked();
         List<String> setupNotes = StorageRuns.notes(
                 planned.setups(),
                 runs.stream().map(StorageSweep.Run::policy).distinct().toList());
         setupNotes.forEach(note -> err.println("note: " + note));
         workers = Math.min(workers, runs.size()); // a run is one thread's work
-        err.println("tailor: simulating " + runs.size() + " run" + (runs.size() == 1 ? "" : "s") + " of "
-                + variant.name() + " (" + Numbers.written(variant.warmupSeconds()) + " s warm-up + "
-                + StorageRuns.measured(runs) + ") on " + workers + " thread"
-                + (workers == 1 ? "" : "s"));
-        List<StorageRunResult> results = StorageRuns.execute(runs, workers, err);
+        List<StorageRunResult> results;
+        // A stop (Ctrl-C, SIGTERM) says how far the runs got and removes the report folder it created.
+        try (ClusterRuns.Stopping stopping = ClusterRuns.Stopping.on(err, runs.size(), reportExisted ? null : report)) {
+            err.println("tailor: simulating " + runs.size() + " run" + (runs.size() == 1 ? "" : "s") + " of "
+                    + variant.name() + " (" + Numbers.written(variant.warmupSeconds()) + " s warm-up + "
+                    + StorageRuns.measured(runs) + ") on " + workers + " thread"
+                    + (workers == 1 ? "" : "s"));
+            results = StorageRuns.execute(runs, workers, err, stopping);
+        }
         SweepSummary summary = SweepSummary.of(results);
         boolean sweep = summary.cells() > 1;
         if (format.json()) {

@@ -2,6 +2,8 @@ package dev.tailor.cli;
 
 import dev.tailor.lab.LabException;
 import java.io.PrintWriter;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -73,7 +75,7 @@ public final class Tailor extends CommandGroup {
                 return unknown;
             }
             CommandLine commandLine = e.getCommandLine();
-            commandLine.getErr().println("tailor: " + usageWords(e));
+            commandLine.getErr().println("tailor: " + usageWords(e, args2));
             CommandLine.UnmatchedArgumentException.printSuggestions(e, commandLine.getErr());
             commandLine.getErr().println("Try '" + commandLine.getCommandSpec().qualifiedName() + " --help'.");
             return CliException.BAD_INPUT;
@@ -135,7 +137,11 @@ public final class Tailor extends CommandGroup {
      * option, the value as written, what was expected ({@code --seeds: abc (expected: a whole number)}),
      * instead of picocli's Java type names; any other usage error as picocli words it.
      */
-    static String usageWords(CommandLine.ParameterException e) {
+    static String usageWords(CommandLine.ParameterException e, String[] args) {
+        String group = groupWords(e, args);
+        if (group != null) {
+            return group;
+        }
         if (!(e.getCause() instanceof CommandLine.TypeConversionException)
                 || !(e.getArgSpec() instanceof CommandLine.Model.OptionSpec option)
                 || e.getValue() == null) {
@@ -155,6 +161,47 @@ public final class Tailor extends CommandGroup {
         String value =
                 e.getValue().isBlank() || e.getValue().matches(".*\\s.*") ? '"' + e.getValue() + '"' : e.getValue();
         return option.longestName() + ": " + value + " (expected: " + expected + ")";
+    }
+
+    /**
+     * An option of an argument group given twice, worded as picocli words any other option given twice
+     * ({@code option '--alpha-min' (A) should be specified only once}), instead of its "Error: expected only
+     * one match but got" and the whole group's synopsis twice; two options of an exclusive group as picocli
+     * words them, without its "Error: ". Null for any other usage error.
+     */
+    static String groupWords(CommandLine.ParameterException e, String[] args) {
+        if (!(e instanceof CommandLine.MaxValuesExceededException
+                        || e instanceof CommandLine.MutuallyExclusiveArgsException)
+                || e.getMessage() == null
+                || !e.getMessage().startsWith("Error: ")) {
+            return null;
+        }
+        CommandLine.Model.CommandSpec spec = e.getCommandLine().getCommandSpec();
+        Map<CommandLine.Model.OptionSpec, Integer> given = new LinkedHashMap<>();
+        for (String arg : args) {
+            if (!arg.startsWith("-")) {
+                continue;
+            }
+            String name = arg.contains("=") ? arg.substring(0, arg.indexOf('=')) : arg;
+            CommandLine.Model.OptionSpec option = spec.findOption(name);
+            if (option == null) {
+                option = spec.negatedOptionsMap().get(name);
+            }
+            if (option != null && option.group() != null) {
+                given.merge(option, 1, Integer::sum);
+            }
+        }
+        for (Map.Entry<CommandLine.Model.OptionSpec, Integer> entry : given.entrySet()) {
+            if (entry.getValue() > 1) {
+                CommandLine.Model.OptionSpec option = entry.getKey();
+                String label = option.arity().max() == 0 ? "" : " (" + option.paramLabel() + ")";
+                return "option '" + option.longestName() + "'" + label + " should be specified only once";
+            }
+        }
+        if (e instanceof CommandLine.MutuallyExclusiveArgsException) {
+            return e.getMessage().substring("Error: ".length());
+        }
+        return null;
     }
 
     /** Version from the jar's manifest, or "development" when run from classes. */

@@ -20,11 +20,20 @@ import picocli.CommandLine.Option;
         mixinStandardHelpOptions = true,
         versionProvider = Tailor.Version.class,
         usageHelpWidth = 110,
+        sortOptions = false,
         description = {
             "Deletes every DestinationRule labelled app.kubernetes.io/managed-by=tailor-heart, in all namespaces, and"
                     + " the controller's state ConfigMap. Istio then routes as it did before HEART. Stop the"
                     + " controller first, or it writes them again.",
             ""
+        },
+        footer = {
+            "",
+            "Examples:",
+            "  tailor heart uninstall --config heart.yaml --dry-run   # list what would be deleted",
+            "  tailor heart uninstall --config heart.yaml",
+            "",
+            "Exit codes: 0 done, 1 the cluster did not answer or refused, 2 bad input."
         })
 final class UninstallCommand implements Callable<Integer> {
 

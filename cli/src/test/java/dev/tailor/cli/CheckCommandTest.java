@@ -127,6 +127,19 @@ class CheckCommandTest {
     }
 
     @Test
+    void check_asEmpty_exit2NamingTheOption_beforeAnyCheck() throws Exception {
+        // An empty --as impersonated nobody: the checks ran as the kubeconfig's own identity.
+        PlanCommandTest.Result result = tailor(
+                "heart", "check", "--kubeconfig", kubeconfig().toString(), "--config", config().toString(), "--as", "");
+
+        assertThat(result.exitCode()).isEqualTo(2);
+        assertThat(result.err())
+                .isEqualTo("tailor: --as: \"\" (expected: a user name, e.g."
+                        + " system:serviceaccount:tailor-system:tailor-heart)\n");
+        assertThat(result.out()).isEmpty();
+    }
+
+    @Test
     void check_noCluster_saysNoClusterReachable_inOneLine() throws Exception {
         Path nowhere = ControllerFiles.unreachableKubeconfig(dir);
 

@@ -160,6 +160,41 @@ class NbdExperimentCommandTest {
     }
 
     @Test
+    void lowLoad_stoppedBySigterm_saysSo_stopsItsPrograms_andLeavesNoEmptyReportFolder() throws Exception {
+        Tools.require("fio", "fio");
+        Path report = dir.resolve("report");
+        Path err = dir.resolve("err.txt");
+        int exit = SimulateCommandTest.stoppedBySigterm(
+                "round 1/1, loop fifo",
+                report,
+                err,
+                dir.resolve("out.txt"),
+                "nbd",
+                "experiment",
+                "low-load",
+                "--runtime",
+                "600",
+                "--rounds",
+                "1",
+                "--dir",
+                dir.resolve("work").toString(),
+                "--report",
+                report.toString());
+        // Was: exit 143 without a word, and the empty report folder left behind.
+        assertThat(exit).isEqualTo(143);
+        String said = SimulateCommandTest.read(err);
+        assertThat(said)
+                .contains("tailor: stopped during the experiment's runs; nothing written (the results and the report"
+                        + " go out whole or not at all)\n");
+        assertThat(report).doesNotExist();
+        assertThat(SimulateCommandTest.read(dir.resolve("out.txt"))).isEmpty();
+        Matcher written =
+                Pattern.compile("writing 256 MiB of random data to (\\S+)").matcher(said);
+        assertThat(written.find()).as(said).isTrue();
+        assertThat(Path.of(written.group(1))).as("the tmpfs file is removed").doesNotExist();
+    }
+
+    @Test
     void lowLoad_tinyRealRunAsJson_hasBothModesWithSamplesAndHealthChecksAndWritesTheReport() throws Exception {
         Tools.require("fio", "fio");
         Path report = dir.resolve("report");

@@ -164,6 +164,17 @@ class NbdTopCommandTest {
     }
 
     @Test
+    void metrics_hostPortAndPathWithoutScheme_isHttp() {
+        // Was: exit 2, "expected: http://HOST:PORT/metrics or HOST:PORT", for what curl and a browser take.
+        assertThat(dev.tailor.lab.NbdTop.uri("127.0.0.1:9100/metrics")).hasToString("http://127.0.0.1:9100/metrics");
+        assertThat(dev.tailor.lab.NbdTop.uri("[::1]:9100/metrics")).hasToString("http://[::1]:9100/metrics");
+        assertThat(dev.tailor.lab.NbdTop.uri("127.0.0.1:9100")).hasToString("http://127.0.0.1:9100/metrics");
+        PlanCommandTest.Result down = tailor("nbd", "top", "--metrics", "127.0.0.1:9/metrics", "--once");
+        assertThat(down.exitCode()).isEqualTo(1);
+        assertThat(down.err()).contains("--metrics: cannot read http://127.0.0.1:9/metrics (connection refused;");
+    }
+
+    @Test
     void badOptions_areNamed() {
         PlanCommandTest.Result bad = tailor("nbd", "top", "--metrics", "not a url");
         assertThat(bad.exitCode()).isEqualTo(2);

@@ -107,6 +107,35 @@ class PlanCommandTest {
         assertThat(noSpread.err()).contains("--load-headroom has no effect with --spread-scale 0");
     }
 
+    @Test
+    void plan_groupedOptionGivenTwice_exit2InOneShortLine() {
+        // Was "Error: expected only one match but got [[--alpha-min=A] ... all 17 planner settings ...]={...}
+        // and [...]={...}", some 1,500 characters, for a planner setting given twice.
+        List<List<String>> twice = List.of(
+                List.of("--alpha-min", "0.3", "--alpha-min=0.4"),
+                List.of("--outlier-filter", "--no-outlier-filter"),
+                List.of("--example", "paper-dag", "--example", "paper-dag"));
+        List<String> expected = List.of(
+                "option '--alpha-min' (A) should be specified only once",
+                "option '--outlier-filter' should be specified only once",
+                "option '--example' (NAME) should be specified only once");
+        for (int i = 0; i < twice.size(); i++) {
+            List<String> args = new ArrayList<>(List.of("heart", "plan"));
+            args.addAll(twice.get(i));
+            Result r = tailor(args.toArray(String[]::new));
+
+            assertThat(r.exitCode()).as(args.toString()).isEqualTo(2);
+            assertThat(r.err())
+                    .as(args.toString())
+                    .isEqualTo("tailor: " + expected.get(i) + "\nTry 'tailor heart plan --help'.\n");
+            assertThat(r.out()).isEmpty();
+        }
+        Result both = tailor("heart", "plan", "--snapshot", "a.json", "--example", "paper-dag");
+        assertThat(both.exitCode()).isEqualTo(2);
+        assertThat(both.err())
+                .startsWith("tailor: --snapshot=FILE, --example=NAME are mutually exclusive (specify only one)\n");
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"--namespace=shop", "--selector-label=app", "--cluster-domain=example.org"})
     void plan_istioOptionWithoutIstioFormat_exit2NamingIt(String option) {

@@ -139,8 +139,7 @@ class SimulateCommandTest {
      * {@code started} (the report folder then made), and returns its exit code; standard output goes to
      * {@code out}.
      */
-    private static int stoppedBySigterm(String started, Path report, Path err, Path out, String... args)
-            throws Exception {
+    static int stoppedBySigterm(String started, Path report, Path err, Path out, String... args) throws Exception {
         List<String> command = new java.util.ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-cp",
@@ -162,7 +161,7 @@ class SimulateCommandTest {
         return process.exitValue();
     }
 
-    private static String read(Path file) {
+    static String read(Path file) {
         try {
             return Files.exists(file) ? Files.readString(file) : "";
         } catch (IOException e) {

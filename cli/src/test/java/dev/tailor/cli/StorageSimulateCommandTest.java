@@ -23,6 +23,37 @@ class StorageSimulateCommandTest {
     Path dir;
 
     @Test
+    void simulate_stoppedBySigterm_saysHowFarItGot_andLeavesNoEmptyReportFolder() throws Exception {
+        Path report = dir.resolve("report");
+        Path err = dir.resolve("err.txt");
+        // Runs of a simulated day each: stopped long before the first ends.
+        int exit = SimulateCommandTest.stoppedBySigterm(
+                "tailor: simulating 4 runs",
+                report,
+                err,
+                dir.resolve("out.txt"),
+                "storage",
+                "simulate",
+                "--scenario",
+                "burst-microbench",
+                "--policies",
+                "fifo",
+                "--duration-seconds",
+                "86400",
+                "--threads",
+                "1",
+                "--report",
+                report.toString());
+        // Was: exit 143 without a word, and the empty report folder left behind.
+        assertThat(exit).isEqualTo(143);
+        assertThat(SimulateCommandTest.read(err))
+                .endsWith("tailor: stopped after 0 of 4 runs; nothing written (the results and the report come when"
+                        + " every run is done)\n");
+        assertThat(report).doesNotExist();
+        assertThat(SimulateCommandTest.read(dir.resolve("out.txt"))).isEmpty();
+    }
+
+    @Test
     void simulate_json_oneResultPerVariantAndPolicy_withTheDocumentedFields() throws IOException {
         PlanCommandTest.Result result = tailor(
                 "storage",

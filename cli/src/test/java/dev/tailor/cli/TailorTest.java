@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -117,6 +118,27 @@ class TailorTest {
                     .contains("Usage: tailor" + (command.isEmpty() ? "" : " " + command) + " [")
                     .doesNotContain("Unmatched argument")
                     .doesNotContain("Unknown subcommand");
+        }
+    }
+
+    @Test
+    void help_ofEveryHeartCommand_saysItsExitCodes() {
+        // heart uninstall's help had neither examples nor exit codes, unlike the others.
+        for (List<String> command : List.of(
+                List.of("heart", "plan"),
+                List.of("heart", "check"),
+                List.of("heart", "run"),
+                List.of("heart", "uninstall"),
+                List.of("heart", "simulate"),
+                List.of("heart", "snapshot", "dataset"))) {
+            List<String> args = new ArrayList<>(command);
+            args.add("--help");
+            PlanCommandTest.Result help = PlanCommandTest.tailor(args.toArray(String[]::new));
+            assertThat(help.exitCode()).as(String.join(" ", command)).isZero();
+            assertThat(help.out())
+                    .as(String.join(" ", command))
+                    .contains("Examples:")
+                    .containsPattern("Exit codes: 0 [^\\n]*, 1 [^\\n]*, 2 bad input");
         }
     }
 

@@ -698,7 +698,7 @@ public final class Demo {
         List<String> notes = List.of(
                 "Steady tenants: without bursts (ground truth); steady segments: those admission's"
                         + " classifier called steady on arrival. Tailor's default is chosen across tenant mixes of real traces"
-                        + " (tailor storage simulate --scenario robustness); docs/admission.md (Fair dispatch) says where it"
+                        + " (tailor storage simulate --scenario robustness); docs/admission-record.md (Fair dispatch) says where it"
                         + " loses to fifo and to mclock.",
                 "The deployed comparison (paper: -59.7 % steady-segment P99.999) is tailor storage simulate --scenario"
                         + " deployed-like (real traces; docs/storage-simulator.md).");

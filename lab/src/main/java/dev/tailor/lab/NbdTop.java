@@ -30,6 +30,9 @@ import java.util.regex.Pattern;
 public final class NbdTop {
 
     private static final Pattern HOST_PORT = Pattern.compile("^(\\[[0-9a-fA-F:.]+]|[A-Za-z0-9.-]+):(\\d{1,5})$");
+    /** HOST:PORT/PATH without a scheme, as curl takes it: http is meant. */
+    private static final Pattern HOST_PORT_PATH =
+            Pattern.compile("^(\\[[0-9a-fA-F:.]+]|[A-Za-z0-9.-]+):(\\d{1,5})/[^\\s]*$");
     /** How a frame shows the time of a reading. */
     public static final DateTimeFormatter CLOCK =
             DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss 'UTC'").withZone(ZoneOffset.UTC);
@@ -38,11 +41,16 @@ public final class NbdTop {
 
     private NbdTop() {}
 
-    /** {@code --metrics}: a URL, or HOST:PORT for {@code http://HOST:PORT/metrics}. */
+    /**
+     * {@code --metrics}: a URL, HOST:PORT for {@code http://HOST:PORT/metrics}, or HOST:PORT/PATH for {@code
+     * http://HOST:PORT/PATH}.
+     */
     public static URI uri(String value) {
         String v = value == null ? "" : value.strip();
         if (HOST_PORT.matcher(v).matches()) {
             v = "http://" + v + "/metrics";
+        } else if (HOST_PORT_PATH.matcher(v).matches()) {
+            v = "http://" + v;
         }
         try {
             URI uri = new URI(v);

@@ -972,12 +972,24 @@ public final class OnlineBoutiqueSnapshot {
             if (k >= available.size()) {
                 throw new IllegalArgumentException("regions : region " + region + " has " + available.size()
                         + " AWS node(s) in " + latencyFile + ", and node " + nodeName(i) + " would be its "
-                        + (k + 1) + "th (expected: at most " + available.size() + " nodes in " + region
+                        + ordinal(k + 1) + " (expected: at most " + available.size() + " node(s) in " + region
                         + "; use fewer nodes or more regions)");
             }
             aws.add(available.get(k));
         }
         return aws;
+    }
+
+    /** {@code n} as an English ordinal: 1st, 2nd, 3rd, 4th, 11th, 12th, 13th, 21st, ... */
+    static String ordinal(int n) {
+        int tens = n % 100;
+        String suffix = switch (tens >= 11 && tens <= 13 ? 0 : n % 10) {
+            case 1 -> "st";
+            case 2 -> "nd";
+            case 3 -> "rd";
+            default -> "th";
+        };
+        return n + suffix;
     }
 
     private static List<LinkDelay> delays(

@@ -211,7 +211,18 @@ class OnlineBoutiqueSnapshotSyntheticTest {
                         options().toBuilder().regions(List.of("EU", "US", "US")).build()))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("region US has 1 AWS node(s) in " + pings)
-                .hasMessageContaining("w3");
+                .hasMessageContaining("w3")
+                // Was "would be its 2th (expected: at most 1 nodes in US".
+                .hasMessageContaining("node w3 would be its 2nd (expected: at most 1 node(s) in US;");
+    }
+
+    @Test
+    void ordinal_isEnglish() {
+        assertThat(List.of(1, 2, 3, 4, 11, 12, 13, 19, 21, 22, 23, 101, 111, 112))
+                .extracting(OnlineBoutiqueSnapshot::ordinal)
+                .containsExactly(
+                        "1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "19th", "21st", "22nd", "23rd", "101st",
+                        "111th", "112th");
     }
 
     @Test

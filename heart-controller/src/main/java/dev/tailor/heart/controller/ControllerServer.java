@@ -29,14 +29,25 @@ public final class ControllerServer implements AutoCloseable {
             InetSocketAddress address, ControllerMetrics metrics, BooleanSupplier alive, BooleanSupplier ready)
             throws IOException {
         server = HttpServer.create(address, 0);
-        server.createContext("/metrics", exchange -> send(exchange, 200, metrics.contentType(), metrics.scrape()));
+        // A context answers every path it is a prefix of (/healthzzz, /metrics/x): each path answers
+        // only itself, the rest 404, as a mistyped probe or scrape path must not look healthy.
+        server.createContext("/", exchange -> send(exchange, 404, "text/plain", "not found\n"));
+        server.createContext("/metrics", exchange -> {
+            if (exact(exchange)) {
+                send(exchange, 200, metrics.contentType(), metrics.scrape());
+            }
+        });
         server.createContext("/healthz", exchange -> {
-            boolean ok = alive.getAsBoolean();
-            send(exchange, ok ? 200 : 503, "text/plain", ok ? "ok\n" : "round loop stopped\n");
+            if (exact(exchange)) {
+                boolean ok = alive.getAsBoolean();
+                send(exchange, ok ? 200 : 503, "text/plain", ok ? "ok\n" : "round loop stopped\n");
+            }
         });
         server.createContext("/readyz", exchange -> {
-            boolean ok = ready.getAsBoolean();
-            send(exchange, ok ? 200 : 503, "text/plain", ok ? "ok\n" : "leading, but no round has planned yet\n");
+            if (exact(exchange)) {
+                boolean ok = ready.getAsBoolean();
+                send(exchange, ok ? 200 : 503, "text/plain", ok ? "ok\n" : "leading, but no round has planned yet\n");
+            }
         });
         server.start();
     }
@@ -46,9 +57,27 @@ public final class ControllerServer implements AutoCloseable {
         return server.getAddress().getPort();
     }
 
+    /** Whether the request is for its context's path itself; else it is answered 404 here. */
+    private static boolean exact(HttpExchange exchange) throws IOException {
+        if (exchange.getRequestURI().getPath().equals(exchange.getHttpContext().getPath())) {
+            return true;
+        }
+        send(exchange, 404, "text/plain", "not found\n");
+        return false;
+    }
+
+    /**
+     * Answers with {@code body}; a HEAD request gets the headers alone (announcing a length for HEAD
+     * made the JDK's server log a warning of its own on stderr for every such probe).
+     */
     private static void send(HttpExchange exchange, int status, String contentType, String body) throws IOException {
         byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
         exchange.getResponseHeaders().set("Content-Type", contentType);
+        if (exchange.getRequestMethod().equals("HEAD")) {
+            exchange.sendResponseHeaders(status, -1);
+            exchange.close();
+            return;
+        }
         exchange.sendResponseHeaders(status, bytes.length);
         try (OutputStream out = exchange.getResponseBody()) {
             out.write(bytes);

@@ -202,6 +202,18 @@ public final class PrometheusClient {
                             + "; check prometheus.bearerTokenFile, prometheus.basicAuth or prometheus.headers",
                     null);
         }
+        if (status == 404) {
+            // Prometheus answers its API at <base>/api/v1/query only: a URL with /api/v1, or without the
+            // route prefix Prometheus runs under, ends here (its own words are "404 page not found").
+            throw new PrometheusException(
+                    Failure.HTTP_STATUS,
+                    "query " + promql + ": HTTP 404 (not found)"
+                            + (snippet(body).isEmpty() ? "" : ": " + snippet(body))
+                            + "; check that prometheus.url is the base URL of Prometheus, e.g."
+                            + " http://prometheus.istio-system:9090 (with its route prefix if it runs under one,"
+                            + " without /api/v1)",
+                    null);
+        }
         JsonNode root;
         try {
             root = JSON.readTree(body);

@@ -41,10 +41,20 @@ public final class SnapshotAssembler {
         Map<String, String> componentNamespace = new TreeMap<>();
         Set<String> usedNodes = new TreeSet<>();
         List<Replica> replicas = new ArrayList<>();
+        List<String> withoutCpu = new ArrayList<>();
+        List<String> withoutServed = new ArrayList<>();
         for (ClusterView.PodInfo pod : view.pods()) {
             usedNodes.add(pod.node());
             if (pod.entryPoint()) {
                 continue;
+            }
+            if (pod.ready()) {
+                if (unsaid(metrics.cpuCores(), "cpuCores", pod.key(), metrics.notes())) {
+                    withoutCpu.add(pod.key());
+                }
+                if (unsaid(metrics.servedRequestsPerSecond(), "servedRequestsPerSecond", pod.key(), metrics.notes())) {
+                    withoutServed.add(pod.key());
+                }
             }
             String earlier = componentNamespace.putIfAbsent(pod.component(), pod.namespace());
             if (earlier != null && !earlier.equals(pod.namespace())) {
@@ -61,6 +71,9 @@ public final class SnapshotAssembler {
                     pod.cpuLimitCores(),
                     metrics.servedRequestsPerSecond().get(pod.key())));
         }
+
+        noSeries(notes, "cpuCores", withoutCpu);
+        noSeries(notes, "servedRequestsPerSecond", withoutServed);
 
         Map<List<String>, Double> edgeRate = new TreeMap<>(java.util.Comparator.comparing(Object::toString));
         Map<List<String>, Map<String, Double>> entryByNode =
@@ -119,5 +132,23 @@ public final class SnapshotAssembler {
         }
         Snapshot snapshot = new Snapshot(config.prometheus().windowSeconds(), nodes, replicas, calls, delays);
         return new Result(snapshot, notes);
+    }
+
+    /**
+     * Whether a ready pod has no value of {@code query} that nothing has said so for: the answer had series
+     * of other pods but none of it. An answer with no usable series at all, and a pod's NaN, are noted by
+     * the reader already.
+     */
+    private static boolean unsaid(Map<String, Double> values, String query, String pod, List<String> readerNotes) {
+        return !values.isEmpty()
+                && !values.containsKey(pod)
+                && readerNotes.stream().noneMatch(n -> n.startsWith(query + " " + pod + ":"));
+    }
+
+    private static void noSeries(List<String> notes, String query, List<String> pods) {
+        if (!pods.isEmpty()) {
+            notes.add(query + ": no series of ready pod(s) " + pods + ": no data for them this round, not zero"
+                    + " (is each scraped, with its namespace and pod labels?)");
+        }
     }
 }

@@ -9,6 +9,11 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 import org.junit.jupiter.api.Test;
 
 class ControllerMetricsTest {
@@ -56,6 +61,51 @@ class ControllerMetricsTest {
             alive[0] = false;
             assertThat(status(http, base + "/healthz")).isEqualTo(503);
         }
+    }
+
+    @Test
+    void server_answersOnlyItsOwnPaths_andHeadWithoutAWarning() throws Exception {
+        // A mistyped probe path must not look healthy, and a HEAD probe must not make the JDK's server
+        // write a warning of its own to stderr each time.
+        List<LogRecord> warnings = new CopyOnWriteArrayList<>();
+        Handler handler = new Handler() {
+            @Override
+            public void publish(LogRecord record) {
+                if (record.getLevel().intValue() >= Level.WARNING.intValue()) {
+                    warnings.add(record);
+                }
+            }
+
+            @Override
+            public void flush() {}
+
+            @Override
+            public void close() {}
+        };
+        Logger jdkServer = Logger.getLogger("com.sun.net.httpserver");
+        jdkServer.addHandler(handler);
+        ControllerMetrics metrics = new ControllerMetrics(() -> 1_000);
+        try (ControllerServer server = new ControllerServer(
+                new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), metrics, () -> true, () -> true)) {
+            HttpClient http = HttpClient.newHttpClient();
+            String base = "http://127.0.0.1:" + server.port();
+            for (String path : List.of("/", "/healthzzz", "/healthz/x", "/readyz2", "/metrics.json", "/metrics/x")) {
+                assertThat(status(http, base + path)).as(path).isEqualTo(404);
+            }
+            assertThat(status(http, base + "/healthz?verbose")).isEqualTo(200);
+            for (String path : List.of("/healthz", "/readyz", "/metrics")) {
+                HttpResponse<String> head = http.send(
+                        HttpRequest.newBuilder(URI.create(base + path))
+                                .method("HEAD", HttpRequest.BodyPublishers.noBody())
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
+                assertThat(head.statusCode()).as(path).isEqualTo(200);
+                assertThat(head.body()).as(path).isEmpty();
+            }
+        } finally {
+            jdkServer.removeHandler(handler);
+        }
+        assertThat(warnings).extracting(LogRecord::getMessage).isEmpty();
     }
 
     private static int status(HttpClient http, String url) throws Exception {

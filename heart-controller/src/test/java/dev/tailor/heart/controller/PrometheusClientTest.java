@@ -181,7 +181,11 @@ class PrometheusClientTest {
                 "503, upstream down | HTTP_STATUS | not JSON",
                 "200, <html> | BAD_RESPONSE | not JSON",
                 "200, [] | BAD_RESPONSE | not a JSON object: []",
-                "404, | HTTP_STATUS | HTTP 404, not a JSON object (an empty body)",
+                "404, | HTTP_STATUS | query q: HTTP 404 (not found); check that prometheus.url is the base URL of Prometheus",
+                // Was "HTTP 404, not a JSON object: 404 page not found", with no word of the URL.
+                "404, 404 page not found | HTTP_STATUS | HTTP 404 (not found): 404 page not found; check that"
+                        + " prometheus.url is the base URL of Prometheus, e.g. http://prometheus.istio-system:9090 (with its"
+                        + " route prefix if it runs under one, without /api/v1)",
                 "200, {\"status\":\"success\",\"data\":{\"resultType\":\"matrix\",\"result\":[]}} | BAD_RESPONSE | resultType matrix",
                 "200, {\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[{\"metric\":{},\"value\":[1,\"x1\"]}]}} | BAD_RESPONSE | sample value \"x1\"",
                 "200, {\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[{\"metric\":{},\"value\":[1,2]}]}} | BAD_RESPONSE | expected: [unixSeconds",

@@ -290,7 +290,75 @@ public record ServeOptions(
         if (settings.admission().enabled() && !configBudget && admissionIops == null && admissionMbps == null) {
             warnings.add(defaultBudgetWarning());
         }
+        String unused = unusedBaselinesWarning(settings);
+        if (unused != null) {
+            warnings.add(unused);
+        }
+        for (int i = 0; i < settings.exports().size(); i++) {
+            String image = imageFormatWarning(
+                    config == null ? "--file" : "exports[" + i + "].file",
+                    settings.exports().get(i).file());
+            if (image != null) {
+                warnings.add(image);
+            }
+        }
         return new Setup(settings, temporary, List.copyOf(warnings));
+    }
+
+    /** Image formats told by their first bytes: a file export is served as its raw bytes whatever it holds. */
+    private static final List<java.util.Map.Entry<String, byte[]>> IMAGE_MAGICS = List.of(
+            java.util.Map.entry("qcow2", new byte[] {'Q', 'F', 'I', (byte) 0xfb}),
+            java.util.Map.entry("VMDK", new byte[] {'K', 'D', 'M', 'V'}),
+            java.util.Map.entry("VHDX", "vhdxfile".getBytes(java.nio.charset.StandardCharsets.US_ASCII)));
+
+    /**
+     * The warning for a file export that starts as a qcow2, VMDK or VHDX image does (served as its raw bytes, as
+     * nbdkit's file plugin and qemu-nbd -f raw serve it), or {@code null} (not such an image, or not readable
+     * yet: a file created at start).
+     */
+    static String imageFormatWarning(String field, Path file) {
+        if (file == null || !Files.isRegularFile(file)) {
+            return null;
+        }
+        byte[] head = new byte[8];
+        int read;
+        try (java.io.InputStream in = Files.newInputStream(file)) {
+            read = in.readNBytes(head, 0, head.length);
+        } catch (IOException e) {
+            return null;
+        }
+        for (var magic : IMAGE_MAGICS) {
+            byte[] m = magic.getValue();
+            if (read >= m.length && java.util.Arrays.equals(head, 0, m.length, m, 0, m.length)) {
+                return field + ": " + file + " is a " + magic.getKey() + " image, served as its raw bytes: clients"
+                        + " see the " + magic.getKey() + " format, not the disk in it, and their writes damage it"
+                        + " (expected: a raw image; qemu-img convert -O raw " + file + " disk.raw makes one)";
+            }
+        }
+        return null;
+    }
+
+    /**
+     * The warning for a config's baselines that nothing reads (admission and the fair dispatch door both
+     * off; the options' {@code --baseline-iops} is refused then), or {@code null}.
+     */
+    static String unusedBaselinesWarning(NbdConfig settings) {
+        if (settings.admission().enabled() || settings.fairDispatch().on(settings.admission())) {
+            return null;
+        }
+        List<String> given = new java.util.ArrayList<>();
+        for (int i = 0; i < settings.exports().size(); i++) {
+            if (settings.exports().get(i).baseline() != null) {
+                given.add("exports[" + i + "].baseline");
+            }
+        }
+        if (given.isEmpty()) {
+            return null;
+        }
+        return String.join(", ", given) + ": admission and the fair dispatch door are off, so "
+                + (given.size() == 1 ? "it weighs" : "they weigh") + " nothing; turn one on (--admission on or"
+                + " --fair-dispatch on, or admission.enabled or fairDispatch.enabled in the config) for a baseline"
+                + " to mean something";
     }
 
     /**

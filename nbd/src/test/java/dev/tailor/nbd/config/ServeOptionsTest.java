@@ -203,6 +203,58 @@ class ServeOptionsTest {
     }
 
     @Test
+    void aQcow2FileServedAsRaw_warnsNamingTheFieldTheFormatAndTheConversion() throws Exception {
+        // Was: served as raw bytes without a word: a qemu user saw qcow2's header as the disk and wrote over it.
+        byte[] qcow2 = new byte[4096];
+        System.arraycopy(new byte[] {'Q', 'F', 'I', (byte) 0xfb, 0, 0, 0, 3}, 0, qcow2, 0, 8);
+        Path image = Files.write(dir.resolve("vm.qcow2"), qcow2);
+        ServeOptions file = new ServeOptions(
+                null, image, true, null, null, null, null, null, null, null, null, null, null, null, null, null, null,
+                null, false, null, null, null, null, null, null, null);
+        assertThat(file.build().warnings())
+                .containsExactly("--file: " + image + " is a qcow2 image, served as its raw bytes: clients see the"
+                        + " qcow2 format, not the disk in it, and their writes damage it (expected: a raw image;"
+                        + " qemu-img convert -O raw " + image + " disk.raw makes one)");
+        Path config = Files.writeString(
+                dir.resolve("images.yaml"),
+                "exports:\n  - {name: a, size: 1MiB, file: a.img}\n  - {name: b, file: vm.qcow2}\n");
+        assertThat(admissionOptions(config, null, null, null, null).build().warnings())
+                .singleElement()
+                .asString()
+                .startsWith("exports[1].file: " + image + " is a qcow2 image");
+        Path raw = Files.write(dir.resolve("vm.raw"), new byte[4096]);
+        ServeOptions plain = new ServeOptions(
+                null, raw, true, null, null, null, null, null, null, null, null, null, null, null, null, null, null,
+                null, false, null, null, null, null, null, null, null);
+        assertThat(plain.build().warnings()).as("a raw image").isEmpty();
+    }
+
+    @Test
+    void baselinesInTheConfigWithAdmissionAndTheDoorOff_warnThatTheyWeighNothing() throws Exception {
+        // Was: accepted without a word, while --baseline-iops in that state is refused.
+        Path config = Files.writeString(
+                dir.resolve("baselines.yaml"),
+                "exports:\n"
+                        + "  - {name: a, size: 1MiB, file: a.img, baseline: {iops: 100}}\n"
+                        + "  - {name: b, size: 1MiB, file: b.img}\n"
+                        + "  - {name: c, size: 1MiB, file: c.img, baseline: {iops: 200}}\n");
+        assertThat(admissionOptions(config, null, null, null, null).build().warnings())
+                .containsExactly("exports[0].baseline, exports[2].baseline: admission and the fair dispatch door are"
+                        + " off, so they weigh nothing; turn one on (--admission on or --fair-dispatch on, or"
+                        + " admission.enabled or fairDispatch.enabled in the config) for a baseline to mean"
+                        + " something");
+        assertThat(admissionOptions(config, "on", "50000", null, null).build().warnings())
+                .as("admission on")
+                .isEmpty();
+        // config, file, readOnly; exportName .. tlsCertificates (15); tlsVerifyPeer; maxConnectionsPerAddress ..
+        // fileIo (4); fairDispatch on; its depth and order.
+        ServeOptions door = new ServeOptions(
+                config, null, false, null, null, null, null, null, null, null, null, null, null, null, null, null, null,
+                null, false, null, null, null, null, "on", null, null);
+        assertThat(door.build().warnings()).as("the door on").isEmpty();
+    }
+
+    @Test
     void admissionWithoutABudget_warnsOfTheDefaultInReadsPerSecondAndHowToSetIt() throws Exception {
         // A new user's disk was held to about 8518 4 KiB reads/s, and only docs/nbd.md said so.
         String warning = "admission is on without a budget: the default budget admits about 8,518 4 KiB reads/s for"

@@ -237,7 +237,7 @@ public final class StorageSetup {
      * tenants' requests: segment admission then admits such a request beyond its tenant's baseline on an
      * advance that later budgets repay, one at a time per proxy ({@code overlapping-advances}: while the
      * advances its proxy has outstanding are less than its cost), and without advances (the paper's variant, {@code no-oversize-advance}) collects its cost from the pools
-     * over several intervals (docs/admission.md, Requests larger than a window of baseline); empty otherwise.
+     * over several intervals (docs/admission-record.md, Requests larger than a window of baseline); empty otherwise.
      */
     private Optional<String> budgetNote(StorageScenario scenario, List<Tenant> tenants) {
         double intervalSeconds = Math.max(1_000, Math.round(scenario.intervalMillis() * 1e6)) / 1e9;
