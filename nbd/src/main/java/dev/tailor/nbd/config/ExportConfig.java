@@ -517,7 +517,7 @@ public record ExportConfig(
                             "host " + quote(host) + " and unix " + quote(unix),
                             "exactly one of host (with port) or unix"));
                 }
-                if (port != null) {
+                if (port != null && host == null) { // with host too, the line above says it
                     problems.add(new Problem(
                             where + ".port",
                             port + " beside unix " + quote(unix),

@@ -325,9 +325,11 @@ class NbdConfigTest {
 
     @Test
     void upstreamOnAUnixSocket_andTcpBoth_orABadPath_areNamedWithTheirValues() {
-        assertThatThrownBy(() -> parse("exports: [{name: d, upstream: {host: h, unix: /run/x.sock}}]"))
+        assertThatThrownBy(() -> parse("exports: [{name: d, upstream: {host: h, port: 10809, unix: /run/x.sock}}]"))
                 .hasMessageContaining("exports[0].upstream: host \"h\" and unix \"/run/x.sock\" (expected: exactly one"
-                        + " of host (with port) or unix)");
+                        + " of host (with port) or unix)")
+                .as("the port goes with the host: one problem")
+                .hasMessageNotContaining("upstream.port");
         assertThatThrownBy(() -> parse("exports: [{name: d, upstream: {port: 10809, unix: /run/x.sock}}]"))
                 .hasMessageContaining("exports[0].upstream.port: 10809 beside unix \"/run/x.sock\" (expected: no port"
                         + " for an upstream on a Unix socket; host and port for one on TCP)");
