@@ -848,7 +848,7 @@ public final class BurstExperiment {
         return String.format(Locale.ROOT, "%,." + digits + "f", Math.abs(x) < 0.5 * Math.pow(10, -digits) ? 0.0 : x);
     }
 
-    /** A number as written in settings: 0.2, 99.9, 50; "not a number" for NaN ({@link Numbers#written}). */
+    /** A number as written in settings: 0.2, 99.9, 50; "NaN" for NaN ({@link Numbers#written}). */
     public static String fmtPlain(double x) {
         return Numbers.written(x);
     }
