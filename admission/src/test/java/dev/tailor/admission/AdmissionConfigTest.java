@@ -144,7 +144,7 @@ class AdmissionConfigTest {
         assertThatThrownBy(() -> D.toBuilder().reserveFraction(1.5).build())
                 .hasMessage("reserveFraction : 1.5 (expected: a number in [0, 1])");
         assertThatThrownBy(() -> D.toBuilder().reserveFraction(Double.NaN).build())
-                .hasMessage("reserveFraction : not a number (expected: a number in [0, 1])");
+                .hasMessage("reserveFraction : NaN (expected: a number in [0, 1])");
         assertThat(D.toBuilder().reserveFraction(0).build().reserveFraction()).isZero();
         assertThat(D.toBuilder().reserveFraction(1).build().reserveFraction()).isEqualTo(1);
     }
@@ -163,7 +163,7 @@ class AdmissionConfigTest {
     void constructor_capacity_nanNegativeOrBudgetOutOfRange_rejected() {
         assertThatThrownBy(() ->
                         D.toBuilder().capacityCostUnitsPerSecond(Double.NaN).build())
-                .hasMessageStartingWith("capacityCostUnitsPerSecond : not a number (expected: a finite number > 0)");
+                .hasMessageStartingWith("capacityCostUnitsPerSecond : NaN (expected: a finite number > 0)");
         assertThatThrownBy(() -> D.toBuilder().capacityCostUnitsPerSecond(-1).build())
                 .hasMessageStartingWith("capacityCostUnitsPerSecond : -1 ");
         assertThatThrownBy(() -> D.toBuilder()
@@ -228,7 +228,7 @@ class AdmissionConfigTest {
         assertThatThrownBy(() -> H.toBuilder().safetyFactor(0).build())
                 .hasMessage("safetyFactor : 0 (expected: a number in (0, 1])");
         assertThatThrownBy(() -> H.toBuilder().safetyFactor(Double.NaN).build())
-                .hasMessage("safetyFactor : not a number (expected: a number in (0, 1])");
+                .hasMessage("safetyFactor : NaN (expected: a number in (0, 1])");
         assertThatThrownBy(() -> H.toBuilder().calibrationSmoothing(1.1).build())
                 .hasMessageStartingWith("calibrationSmoothing : 1.1");
         assertThatThrownBy(

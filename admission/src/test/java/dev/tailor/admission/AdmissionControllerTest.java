@@ -580,7 +580,7 @@ class AdmissionControllerTest {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("reserveFraction : 1.01 (expected: a number in [0, 1])");
         assertThatThrownBy(() -> c.setReserveFraction(Double.NaN))
-                .hasMessage("reserveFraction : not a number (expected: a number in [0, 1])");
+                .hasMessage("reserveFraction : NaN (expected: a number in [0, 1])");
     }
 
     @Test

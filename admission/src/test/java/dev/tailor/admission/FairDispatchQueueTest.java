@@ -210,7 +210,7 @@ class FairDispatchQueueTest {
     void badArguments_areNamed() {
         assertThatThrownBy(() -> new FairDispatchQueue<Req>(new double[] {1, Double.NaN}, 1, 0))
                 .hasMessage(
-                        "weightsCostUnitsPerSecond[1] : not a number (expected: a finite number of cost units per second > 0)");
+                        "weightsCostUnitsPerSecond[1] : NaN (expected: a finite number of cost units per second > 0)");
         assertThatThrownBy(() -> new FairDispatchQueue<Req>(new double[] {1}, 0, 0))
                 .hasMessage("depth : 0 (expected: >= 1)");
         assertThatThrownBy(() -> new FairDispatchQueue<Req>(new double[] {1}, 1, Double.POSITIVE_INFINITY))

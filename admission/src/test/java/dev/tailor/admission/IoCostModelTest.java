@@ -44,7 +44,7 @@ class IoCostModelTest {
     @Test
     void constructorAndCost_badValues_rejectedNamingTheField() {
         assertThatThrownBy(() -> new IoCostModel(Double.NaN, 1, 1, 1))
-                .hasMessageStartingWith("readBaseCostUnits : not a number (expected: a finite number >= 0)");
+                .hasMessageStartingWith("readBaseCostUnits : NaN (expected: a finite number >= 0)");
         assertThatThrownBy(() -> new IoCostModel(1, -1, 1, 1))
                 .hasMessageStartingWith("readCostUnitsPerByte : -1 (expected: a finite number >= 0)");
         assertThatThrownBy(() -> new IoCostModel(1, 1, Double.POSITIVE_INFINITY, 1))

@@ -146,7 +146,7 @@ class SegmentMapTest {
         assertThatThrownBy(() -> VirtualDisk.of(" ", 1)).hasMessage("name : \" \" (expected: a non-blank disk name)");
         assertThatThrownBy(() -> VirtualDisk.committed("a", 1, Double.NaN))
                 .hasMessageStartingWith(
-                        "commitmentCostUnitsPerSecond of disk \"a\" : not a number (expected: a finite number >= 0)");
+                        "commitmentCostUnitsPerSecond of disk \"a\" : NaN (expected: a finite number >= 0)");
         assertThatThrownBy(() -> VirtualDisk.committed("a", 1, -1))
                 .hasMessageStartingWith("commitmentCostUnitsPerSecond of disk \"a\" : -1 ");
     }

@@ -141,8 +141,7 @@ class DatasetCommandTest {
         for (String[] option : List.of(
                 new String[] {"--regions", "EU,,US", "--regions[1]: \"\" (expected: one of [AP, EU, US])"},
                 new String[] {"--regions", "EU,SA", "--regions[1]: \"SA\" (expected: one of [AP, EU, US])"},
-                new String[] {"--node-speeds", "1,NaN", "--node-speeds[1]: not a number (expected: a finite speed > 0)"
-                })) {
+                new String[] {"--node-speeds", "1,NaN", "--node-speeds[1]: NaN (expected: a finite speed > 0)"})) {
             PlanCommandTest.Result r = tailor(
                     "heart",
                     "snapshot",

@@ -88,7 +88,10 @@ class NbdExperimentCommandTest {
                 new String[] {"low-load", "--tasks", "-1"},
                 "--tasks: -1 (expected: tasks per period (loop.maintenanceTasks; 0: no maintenance), a whole number"
                         + " in [0, 10000])");
-        assertBad(new String[] {"burst", "--reserve", "NaN"}, "--reserve: not a number (expected: a number in [0, 1])");
+        assertBad(new String[] {"burst", "--reserve", "NaN"}, "--reserve: NaN (expected: a number in [0, 1])");
+        assertBad(
+                new String[] {"burst", "--capacity-factor", "NaN"},
+                "--capacity-factor: NaN (expected: a number in (0, 100])");
         assertBad(
                 new String[] {"burst", "--capacity-factor", "1e7"},
                 "--capacity-factor: 10000000 (expected: a number in (0, 100])");

@@ -193,7 +193,7 @@ class NbdTopCommandTest {
         assertThat(interval.err()).contains("--interval: 0 (expected: seconds, a number in [0.1, 3600])");
         PlanCommandTest.Result nan = tailor("nbd", "top", "--metrics", "127.0.0.1:9", "--interval", "NaN");
         assertThat(nan.exitCode()).isEqualTo(2);
-        assertThat(nan.err()).contains("--interval: not a number (expected: seconds, a number in [0.1, 3600])");
+        assertThat(nan.err()).contains("--interval: NaN (expected: seconds, a number in [0.1, 3600])");
         PlanCommandTest.Result top = tailor("nbd", "top", "--metrics", "127.0.0.1:9", "--top", "0");
         assertThat(top.exitCode()).isEqualTo(2);
         assertThat(top.err()).contains("--top: 0 (expected: segments, a whole number in [1, 100])");

@@ -628,7 +628,7 @@ class PlanCommandTest {
             value = {
                 "--alpha-min 0 | --alpha-min: 0 (expected: a number in (0, 1])",
                 "--alpha-max 1.5 | --alpha-max: 1.5 (expected: a number in (0, 1])",
-                "--alpha-min NaN | --alpha-min: not a number (expected: a number in (0, 1])",
+                "--alpha-min NaN | --alpha-min: NaN (expected: a number in (0, 1])",
                 "--alpha-min 0.9 --alpha-max 0.5 | --alpha-min: 0.9 (expected: <= --alpha-max, 0.5)",
                 "--tracking-smoothing 0 | --tracking-smoothing: 0 (expected: a number in (0, 1])",
                 "--batch-removal-max-fraction 2 | --batch-removal-max-fraction: 2 (expected: a number in [0, 1])",

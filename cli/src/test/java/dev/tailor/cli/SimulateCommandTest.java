@@ -451,11 +451,12 @@ class SimulateCommandTest {
                 "--rps=0 | --rps: 0 (expected: requests per second in (0, 1e6])",
                 "--rps=100,-0.5 | --rps: -0.5 (expected: requests per second in (0, 1e6])",
                 "--rps=2e6 | --rps: 2000000 (expected: requests per second in (0, 1e6])",
-                "--rps=NaN | --rps: not a number (expected: requests per second in (0, 1e6])",
+                "--rps=NaN | --rps: NaN (expected: requests per second in (0, 1e6])",
                 "--network=C | --network: \"C\" (expected: one of the scenario's [A, B])",
                 "--cpu-model=cfs | --cpu-model: \"cfs\" (expected: fluid or cfs-quota)",
                 "--heart-ablation=no-atpm | --heart-ablation: \"no-atpm\" is not known (expected: some of no-trend, slow-link-filter, no-outlier-filter, no-idle-fit, no-floor, no-share-cap, no-spread, no-queueing, no-headroom, paper)",
                 "--duration-seconds=-1 | --duration-seconds: -1 (",
+                "--duration-seconds=NaN | --duration-seconds: NaN (",
                 "--scenario=nowhere.yaml | --scenario: nowhere.yaml: no such scenario or file (expected: one of paper-pairwise,"
                         + " paper-dag, dyn-load-step, dyn-load-ramp, dyn-noisy-neighbour, dyn-replica-crash, dyn-cold-restart,"
                         + " dyn-antagonist, dyn-metrics-undercount, dyn-calls-overcount, dyn-background-cpu, online-boutique",

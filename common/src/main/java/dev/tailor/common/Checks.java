@@ -4,7 +4,7 @@ package dev.tailor.common;
  * Argument checks whose messages name the field, show the value and state the expectation, in the
  * form {@code name : value (expected: ...)}, which the record constructors of every module use. A real
  * value reads as a user writes it ({@link Numbers#written}): {@code 0}, not {@code 0.0}; {@code 10000000},
- * not {@code 1.0E7}; {@code not a number} for NaN. Each returns the value it checked.
+ * not {@code 1.0E7}; {@code NaN} for NaN. Each returns the value it checked.
  *
  * @throws IllegalArgumentException from every {@code require*} method when the value is out of range
  */

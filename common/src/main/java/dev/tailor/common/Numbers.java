@@ -47,12 +47,13 @@ public final class Numbers {
      * an error states: exactly, the shortest decimal that reads back as the same double, without an
      * exponent or trailing zeros ({@code 0}, {@code -1.5}, {@code 0.0001}, {@code 2000000}); beyond
      * 15 digits before the point or 9 after it, with an exponent ({@code 1e308}, {@code 2.5e-12}).
-     * {@code NaN} prints as {@code not a number}, the infinities as {@code Infinity} and {@code -Infinity}.
+     * {@code NaN} prints as {@code NaN}, the infinities as {@code Infinity} and {@code -Infinity}: as a user
+     * writes them (Java, and so the command-line options, read exactly those).
      * Unlike {@link #format}, it never rounds: {@code 1.00001} is not the {@code 1} of a range's bound.
      */
     public static String written(double value) {
         if (Double.isNaN(value)) {
-            return "not a number";
+            return "NaN";
         }
         if (Double.isInfinite(value)) {
             return value > 0 ? "Infinity" : "-Infinity";

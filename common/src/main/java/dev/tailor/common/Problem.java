@@ -15,7 +15,7 @@ import java.util.regex.Pattern;
  * @param path     where the value is; never null
  * @param value    the value as found, or a short description of what was found; may be null. A real
  *                 value (a {@code double}, or a list of them) reads as a user writes it
- *                 ({@link Numbers#written}): {@code 0}, not {@code 0.0}; {@code not a number} for NaN
+ *                 ({@link Numbers#written}): {@code 0}, not {@code 0.0}; {@code NaN} for NaN
  * @param expected what the field takes, in words ({@code "a whole number"}, {@code "one of a, b"})
  */
 public record Problem(String path, Object value, String expected) {

@@ -13,7 +13,7 @@ class ChecksTest {
         assertThat(Checks.requireRange("threads", 4, 1, 8)).isEqualTo(4);
         assertThatThrownBy(() -> Checks.requireRange("threads", 0, 1, 8)).hasMessage("threads : 0 (expected: 1 .. 8)");
         assertThatThrownBy(() -> Checks.requireRange("share", Double.NaN, 0.0, 1.0))
-                .hasMessage("share : not a number (expected: a number in [0, 1])");
+                .hasMessage("share : NaN (expected: a number in [0, 1])");
         assertThatThrownBy(() -> Checks.requireAboveAtMost("share", 0.0, 0.0, 1.0))
                 .hasMessage("share : 0 (expected: a number in (0, 1])");
         assertThatThrownBy(() -> Checks.requireRange("rate", 2.5, 0.0001, 2.25))

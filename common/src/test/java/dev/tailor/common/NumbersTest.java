@@ -41,7 +41,7 @@ class NumbersTest {
         assertThat(Numbers.written(0.1 + 0.2)).isEqualTo("0.30000000000000004");
         assertThat(Numbers.written(1e308)).isEqualTo("1e308");
         assertThat(Numbers.written(2.5e-12)).isEqualTo("2.5e-12");
-        assertThat(Numbers.written(Double.NaN)).isEqualTo("not a number");
+        assertThat(Numbers.written(Double.NaN)).isEqualTo("NaN");
         assertThat(Numbers.written(Double.NEGATIVE_INFINITY)).isEqualTo("-Infinity");
     }
 

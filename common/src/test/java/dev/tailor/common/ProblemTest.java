@@ -11,7 +11,7 @@ class ProblemTest {
     void message_realValues_readAsWritten() {
         assertThat(new Problem("rate", 0.0, "a number > 0").message()).isEqualTo("rate: 0 (expected: a number > 0)");
         assertThat(new Problem("rate", Double.NaN, "a number > 0").message())
-                .isEqualTo("rate: not a number (expected: a number > 0)");
+                .isEqualTo("rate: NaN (expected: a number > 0)");
         assertThat(new Problem("range", Arrays.asList(1e-6, 1e7, null), "[min, max]").message())
                 .isEqualTo("range: [0.000001, 10000000, null] (expected: [min, max])");
     }

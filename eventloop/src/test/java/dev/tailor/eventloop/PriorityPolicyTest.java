@@ -104,7 +104,7 @@ class PriorityPolicyTest {
         assertThatThrownBy(() -> P.withBaseAllowanceNanos(0))
                 .hasMessage("baseAllowanceNanos : 0 (expected: 1 .. 1000000000)");
         assertThatThrownBy(() -> P.withIoMultiplier(Double.NaN))
-                .hasMessage("ioMultiplier : not a number (expected: a number in [0, 1000])");
+                .hasMessage("ioMultiplier : NaN (expected: a number in [0, 1000])");
         assertThatThrownBy(() -> P.withIoMultiplier(-0.1))
                 .hasMessage("ioMultiplier : -0.1 (expected: a number in [0, 1000])");
         // A cap below the base would make the allowance formula contradictory.

@@ -20,7 +20,7 @@ public record FieldProblem(String path, Object value, String expected) {
 
     /**
      * {@code path: value (expected: expected)}, e.g. {@code nodes[0].cpuCores: -4 (expected: cores in (0, 1e6], or
-     * absent)}; a real value as {@link Numbers#written} writes it ({@code -4}, {@code 1e308}, {@code not a number}).
+     * absent)}; a real value as {@link Numbers#written} writes it ({@code -4}, {@code 1e308}, {@code NaN}).
      */
     public String message() {
         Object shown = value instanceof Double || value instanceof Float

@@ -86,7 +86,7 @@ class LoadHeadroomTest {
                         "loadHeadroom : -0.1 (expected: a fraction of the measured load in [0, 10], 0 = off)");
         org.assertj.core.api.Assertions.assertThatThrownBy(
                         () -> SHIPPED.toBuilder().loadHeadroom(Double.NaN).build())
-                .hasMessageContaining("loadHeadroom : not a number (expected: ");
+                .hasMessageContaining("loadHeadroom : NaN (expected: ");
     }
 
     /** Per group (one replica b-g on node wg, CPU-seconds per request costs[g], 1 core), the planned req/s. */

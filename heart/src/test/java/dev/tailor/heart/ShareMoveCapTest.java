@@ -136,7 +136,7 @@ class ShareMoveCapTest {
         assertThatThrownBy(() -> ShareMoveCap.apply(target, List.of(), snapshot(1, 1), 0, new ArrayList<>()))
                 .hasMessage("maxShareMovePerRound: 0 (expected: a number in (0, 1])");
         assertThatThrownBy(() -> ShareMoveCap.apply(target, List.of(), snapshot(1, 1), Double.NaN, new ArrayList<>()))
-                .hasMessage("maxShareMovePerRound: not a number (expected: a number in (0, 1])");
+                .hasMessage("maxShareMovePerRound: NaN (expected: a number in (0, 1])");
     }
 
     @Test

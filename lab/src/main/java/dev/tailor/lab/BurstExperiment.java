@@ -565,7 +565,7 @@ public final class BurstExperiment {
                 "Backend: %d threads × %d ms (nbdkit delay filter, one shared connection),"
                         + " measured %,d IOPS; admission budget %s, reserve %s. %d steady tenants × %d IOPS"
                         + " (4 KiB random reads, QD 4) and one bursty tenant (QD %d, %d ms of I/O then %d ms idle), each its"
-                        + " own 1 GiB export (%s segments); one proxy event loop; %d s per run, %d round(s) of %s"
+                        + " own 1 GiB export (%s segments); one proxy event loop; %d s per run, %d %s of %s"
                         + " (on: what Tailor ships, admission and its fair dispatch door; paper: the paper's mechanism, no"
                         + " door; the reserve applies to paper only, on sizes its own; door: admission off, the door alone;"
                         + " the door's depth is the backend's threads).",
@@ -582,6 +582,7 @@ public final class BurstExperiment {
                 s.segmentSize(),
                 s.runtimeSeconds(),
                 s.rounds(),
+                s.rounds() == 1 ? "round" : "rounds",
                 String.join(", ", s.modes())));
         out.add("");
         out.add("Steady tenants' latency (fio lat: submission + completion), pooled over the steady tenants and rounds,"
@@ -847,7 +848,7 @@ public final class BurstExperiment {
         return String.format(Locale.ROOT, "%,." + digits + "f", Math.abs(x) < 0.5 * Math.pow(10, -digits) ? 0.0 : x);
     }
 
-    /** A number as written in settings: 0.2, 99.9, 50; "not a number" for NaN ({@link Numbers#written}). */
+    /** A number as written in settings: 0.2, 99.9, 50; "NaN" for NaN ({@link Numbers#written}). */
     public static String fmtPlain(double x) {
         return Numbers.written(x);
     }

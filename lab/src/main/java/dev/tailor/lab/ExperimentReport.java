@@ -81,7 +81,8 @@ public final class ExperimentReport {
 
     /** The burst experiment's plots, files {@code PREFIX-steady-tail.png} and {@code PREFIX-bursty-tail.png}. */
     static List<Chart> burstCharts(BurstExperiment.Result r, String prefix) {
-        String runs = r.settings().rounds() + " round(s) of " + r.settings().runtimeSeconds() + " s";
+        String runs = r.settings().rounds() + (r.settings().rounds() == 1 ? " round" : " rounds") + " of "
+                + r.settings().runtimeSeconds() + " s";
         XYChart steady = tailChart("Steady tenants' latency tail (" + runs + ")");
         XYChart bursty = tailChart("Bursty tenant's latency tail (" + runs + ")");
         for (String mode : r.settings().modes()) {
@@ -96,8 +97,8 @@ public final class ExperimentReport {
     /** The low-load experiment's plots, {@code PREFIX-tail.png} and {@code PREFIX-health-check-age.png}. */
     static List<Chart> lowLoadCharts(LowLoadExperiment.Result r, String prefix) {
         LowLoadExperiment.Settings s = r.settings();
-        XYChart tail = tailChart(
-                "Read latency tail at low load (" + s.rounds() + " round(s) of " + s.runtimeSeconds() + " s)");
+        XYChart tail = tailChart("Read latency tail at low load (" + s.rounds()
+                + (s.rounds() == 1 ? " round" : " rounds") + " of " + s.runtimeSeconds() + " s)");
         for (String mode : LowLoadExperiment.MODES) {
             addTail(tail, mode + " loop", r.pooled(mode), mode.equals("fifo") ? BASELINE : OURS);
         }

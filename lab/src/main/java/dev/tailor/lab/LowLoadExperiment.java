@@ -498,7 +498,7 @@ public final class LowLoadExperiment {
         out.add("One fio job, 4 KiB random reads at queue depth 1, " + s.iops() + " IOPS, from a file on tmpfs through"
                 + " one proxy event loop; maintenance " + maintenance + "; statistics every 1 ms, health check every "
                 + s.healthMillis() + " ms; " + s.runtimeSeconds() + " s per run, " + s.rounds()
-                + " round(s) of fifo, priority.");
+                + (s.rounds() == 1 ? " round" : " rounds") + " of fifo, priority.");
         out.add("");
         out.add("Latency (fio lat: submission + completion), pooled over the rounds, µs:");
         out.add("");

@@ -134,6 +134,10 @@ class ExperimentOutputTest {
     void burstMarkdown_hasTheScriptsTablesAndTheChange() {
         List<String> lines = BurstExperiment.markdown(burst(false));
         assertThat(lines)
+                .as("one round, in words")
+                .anyMatch(l -> l.contains("; 60 s per run, 1 round of off, on (on: "))
+                .noneMatch(l -> l.contains("round(s)"));
+        assertThat(lines)
                 .contains(
                         "| off | 10,000 | 6,000 | 6,000 | 200,000 | 200,000 | 200,000 |",
                         "| on | 10,000 | 6,000 | 6,000 | 50,000 | 50,000 | 50,000 |",

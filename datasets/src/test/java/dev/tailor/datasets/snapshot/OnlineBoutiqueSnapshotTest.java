@@ -473,7 +473,7 @@ class OnlineBoutiqueSnapshotTest {
                 .hasMessageContaining("nodeSpeeds[1] : -0.0000001 (expected");
         assertThatThrownBy(() -> o.toBuilder().nodeSpeeds(List.of()).build()).hasMessageContaining("nodeSpeeds : []");
         assertThatThrownBy(() -> o.toBuilder().cpuCoresPerNode(Double.NaN).build())
-                .hasMessageContaining("cpuCoresPerNode : not a number (expected");
+                .hasMessageContaining("cpuCoresPerNode : NaN (expected");
         assertThatThrownBy(() -> o.toBuilder().cpuLimitCores(0.0).build())
                 .hasMessageContaining("cpuLimitCores : 0 (expected");
         assertThatThrownBy(() -> o.toBuilder().sameNodeDelayMillis(-1).build())

@@ -63,7 +63,7 @@ class PrometheusClientTest {
     }
 
     @ParameterizedTest
-    @CsvSource({"0, 0", "-1.5, -1.5", "0.0004, 0.0004", "NaN, not a number"})
+    @CsvSource({"0, 0", "-1.5, -1.5", "0.0004, 0.0004", "NaN, NaN"})
     void of_timeout_isCheckedAsWritten(double seconds, String written) {
         ControllerConfig.Prometheus config = ControllerConfig.Prometheus.builder()
                 .url("http://prometheus:9090")

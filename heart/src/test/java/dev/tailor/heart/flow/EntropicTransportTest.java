@@ -138,7 +138,7 @@ class EntropicTransportTest {
                 .hasMessageContaining("epsilonMillis : 0 (expected: a finite number > 0)");
         assertThatThrownBy(() -> EntropicTransport.solve(
                         new double[] {1}, new double[] {1}, new double[] {0}, all(1), Double.NaN, new double[1]))
-                .hasMessageContaining("epsilonMillis : not a number");
+                .hasMessageContaining("epsilonMillis : NaN");
         assertThatThrownBy(() -> EntropicTransport.solveQueueing(
                         new double[] {1},
                         new double[] {0},

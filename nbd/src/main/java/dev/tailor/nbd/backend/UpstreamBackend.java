@@ -17,16 +17,20 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.ConnectTimeoutException;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioDomainSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.channel.unix.DomainSocketAddress;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
 import io.netty.util.concurrent.ScheduledFuture;
+import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.net.UnixDomainSocketAddress;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.NotYetConnectedException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -152,30 +156,43 @@ public final class UpstreamBackend implements BlockBackend {
     public static UpstreamBackend connect(
             String exportName, ExportConfig.Upstream config, EventLoopGroup eventLoops, ByteBufAllocator alloc)
             throws IOException {
-        return connect(exportName, config, eventLoops, alloc, NioSocketChannel.class);
+        return connect(exportName, config, eventLoops, alloc, NioSocketChannel.class, NioDomainSocketChannel.class);
     }
 
     /**
-     * As {@link #connect(String, ExportConfig.Upstream, EventLoopGroup, ByteBufAllocator)}, with the socket
-     * channel type of the loops' transport.
+     * As {@link #connect(String, ExportConfig.Upstream, EventLoopGroup, ByteBufAllocator)}, with the channel types
+     * of the loops' transport: {@code socketChannel} for an upstream on TCP, {@code domainSocketChannel} for one
+     * on a Unix-domain socket.
      */
     public static UpstreamBackend connect(
             String exportName,
             ExportConfig.Upstream config,
             EventLoopGroup eventLoops,
             ByteBufAllocator alloc,
-            Class<? extends Channel> socketChannel)
+            Class<? extends Channel> socketChannel,
+            Class<? extends Channel> domainSocketChannel)
             throws IOException {
         Bootstrap bootstrap = new Bootstrap()
                 .group(eventLoops)
-                .channel(socketChannel)
-                .option(ChannelOption.TCP_NODELAY, true)
-                .option(ChannelOption.SO_KEEPALIVE, true)
                 .option(ChannelOption.ALLOCATOR, alloc)
-                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, CONNECT_TIMEOUT_MILLIS)
-                .remoteAddress(InetSocketAddress.createUnresolved(config.host(), config.port()));
-        String name = "nbd://" + (config.host().contains(":") ? "[" + config.host() + "]" : config.host()) + ":"
-                + config.port() + "/" + config.export();
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, CONNECT_TIMEOUT_MILLIS);
+        if (config.unix() != null) {
+            // Netty's native transports take their own address type; NIO takes the JDK's (JDK 16 and later).
+            Path socket = config.unixSocket();
+            bootstrap
+                    .channel(domainSocketChannel)
+                    .remoteAddress(
+                            io.netty.channel.unix.DomainSocketChannel.class.isAssignableFrom(domainSocketChannel)
+                                    ? new DomainSocketAddress(socket.toString())
+                                    : UnixDomainSocketAddress.of(socket));
+        } else {
+            bootstrap
+                    .channel(socketChannel)
+                    .option(ChannelOption.TCP_NODELAY, true)
+                    .option(ChannelOption.SO_KEEPALIVE, true)
+                    .remoteAddress(InetSocketAddress.createUnresolved(config.host(), config.port()));
+        }
+        String name = config.uri();
         // The pool's events reach the backend once it exists; the first connection has none before.
         AtomicReference<UpstreamBackend> backend = new AtomicReference<>();
         UpstreamClientHandler.Events events = new UpstreamClientHandler.Events() {
@@ -220,9 +237,9 @@ public final class UpstreamBackend implements BlockBackend {
             EventLoop loop) {
         Promise<Channel> ready = loop.newPromise();
         long idleTimeoutNanos = (long) (config.idleTimeoutSeconds() * 1e9);
-        Bootstrap b = bootstrap.clone(loop).handler(new ChannelInitializer<SocketChannel>() {
+        Bootstrap b = bootstrap.clone(loop).handler(new ChannelInitializer<Channel>() {
             @Override
-            protected void initChannel(SocketChannel channel) {
+            protected void initChannel(Channel channel) {
                 channel.pipeline()
                         .addLast(new UpstreamClientHandler(
                                 name,
@@ -254,17 +271,23 @@ public final class UpstreamBackend implements BlockBackend {
             // handshake's timer, which counts connecting too, usually fires first and says the same.
             return "no connection within " + Numbers.written(CONNECT_TIMEOUT_MILLIS / 1e3) + " s";
         }
+        if (cause instanceof FileNotFoundException && message == null) {
+            // Netty's native transports tell a Unix socket path that does not exist (ENOENT) by the type alone.
+            return "no such file or directory";
+        }
         if (message == null) {
             // Netty tells a connection that closed before or while it was made by the exception's type alone.
             return cause instanceof ClosedChannelException || cause instanceof NotYetConnectedException
                     ? "the connection closed"
                     : IoErrors.connectionReason(cause, null);
         }
-        // The transport may add the address it tried ("Connection refused: /127.0.0.1:10809"); the messages
-        // built on this name the upstream already.
-        String reason = RingOps.reason(message).replaceFirst(": [\\w.-]*/[\\w.:%\\[\\]-]+$", "");
+        // The transport may add the address it tried ("Connection refused: /127.0.0.1:10809", or a Unix socket's
+        // path); the messages built on this name the upstream already.
+        String reason = RingOps.reason(message).replaceFirst(": (?:[\\w.-]*/[\\w.:%\\[\\]-]+|/\\S*)$", "");
         return switch (reason.toLowerCase(Locale.ROOT)) {
             case "connection refused" -> "connection refused";
+            case "no such file or directory" -> "no such file or directory";
+            case "permission denied" -> "permission denied";
             case "connection reset", "connection reset by peer" -> "the connection was reset";
             case "broken pipe" -> "the connection closed";
             default -> reason;

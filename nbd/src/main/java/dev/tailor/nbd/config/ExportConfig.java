@@ -36,7 +36,8 @@ import java.util.regex.Pattern;
  * @param backend     the backend it shares the fair dispatch door with other exports on, by name
  *                    (docs/nbd.md, "Fair dispatch"): exports with the same name share a door; the same 1 to
  *                    256 characters as {@code name} (default: for a file, the device of its file system,
- *                    {@code device:MAJOR:MINOR}; for an upstream, its address, {@code upstream:HOST:PORT})
+ *                    {@code device:MAJOR:MINOR}; for an upstream, its address, {@code upstream:HOST:PORT}, or
+ *                    {@code upstream:unix:/PATH} for one on a Unix socket)
  */
 @JsonIgnoreProperties(ignoreUnknown = false)
 public record ExportConfig(
@@ -81,11 +82,13 @@ public record ExportConfig(
 
     /** This export with a relative file path resolved against {@code directory}. */
     ExportConfig resolvedAgainst(Path directory) {
-        if (file == null || file.isAbsolute()) {
+        Path resolvedFile = file == null || file.isAbsolute() ? file : directory.resolve(file);
+        Upstream resolvedUpstream = upstream == null ? null : upstream.resolvedAgainst(directory);
+        if (resolvedFile == file && resolvedUpstream == upstream) {
             return this;
         }
         return new ExportConfig(
-                name, tenant, description, size, readOnly, directory.resolve(file), upstream, baseline, backend);
+                name, tenant, description, size, readOnly, resolvedFile, resolvedUpstream, baseline, backend);
     }
 
     /** What is wrong with this export, each problem starting with {@code where} and the field. */
@@ -373,8 +376,14 @@ public record ExportConfig(
      * when the upstream advertises {@code NBD_FLAG_CAN_MULTI_CONN}, else one (proto.md: without it,
      * clients should not spread their requests over several connections).
      *
-     * @param host        host name or address
-     * @param port        TCP port (default 10809)
+     * <p>Reached over TCP ({@code host}, {@code port}) or a Unix-domain socket ({@code unix}), exactly one of the
+     * two: qemu-nbd {@code -k} and nbdkit {@code -U} serve on one.
+     *
+     * @param host        host name or address (not with {@code unix})
+     * @param port        TCP port (default 10809 with {@code host}; not with {@code unix})
+     * @param unix        the path of the upstream's Unix-domain socket, instead of {@code host} and {@code port};
+     *                    relative paths are relative to the config file. Whether a server listens on it is a
+     *                    matter of the moment, as whether a host answers: found out when connecting
      * @param export      the upstream's export name (default: the empty name, its default export)
      * @param connections pool size, in [1, 64] (default 4)
      * @param idleTimeoutSeconds a pool connection without a request for this long disconnects (default 5),
@@ -390,6 +399,7 @@ public record ExportConfig(
     public record Upstream(
             String host,
             Integer port,
+            String unix,
             String export,
             Integer connections,
             Double idleTimeoutSeconds,
@@ -409,12 +419,65 @@ public record ExportConfig(
         public static final double MAX_REQUEST_TIMEOUT_SECONDS = 86_400;
 
         public Upstream {
-            port = port == null ? DEFAULT_PORT : port;
+            // The default port only for TCP: a port beside unix is a port given, and refused.
+            port = port == null && unix == null ? Integer.valueOf(DEFAULT_PORT) : port;
             export = export == null ? "" : export;
             connections = connections == null ? 4 : connections;
             idleTimeoutSeconds = idleTimeoutSeconds == null ? DEFAULT_IDLE_TIMEOUT_SECONDS : idleTimeoutSeconds;
             requestTimeoutSeconds =
                     requestTimeoutSeconds == null ? DEFAULT_REQUEST_TIMEOUT_SECONDS : requestTimeoutSeconds;
+        }
+
+        /** An upstream on TCP, at {@code host} and {@code port}. */
+        public Upstream(
+                String host,
+                Integer port,
+                String export,
+                Integer connections,
+                Double idleTimeoutSeconds,
+                Double requestTimeoutSeconds) {
+            this(host, port, null, export, connections, idleTimeoutSeconds, requestTimeoutSeconds);
+        }
+
+        /** An upstream on the Unix-domain socket {@code unix}. */
+        public static Upstream onUnixSocket(
+                String unix,
+                String export,
+                Integer connections,
+                Double idleTimeoutSeconds,
+                Double requestTimeoutSeconds) {
+            return new Upstream(null, null, unix, export, connections, idleTimeoutSeconds, requestTimeoutSeconds);
+        }
+
+        /** This upstream with a relative {@code unix} path resolved against {@code directory}. */
+        Upstream resolvedAgainst(Path directory) {
+            if (unix == null || unix.isEmpty() || Path.of(unix).isAbsolute()) {
+                return this;
+            }
+            return new Upstream(
+                    host,
+                    port,
+                    directory.resolve(unix).toString(),
+                    export,
+                    connections,
+                    idleTimeoutSeconds,
+                    requestTimeoutSeconds);
+        }
+
+        /** The Unix-domain socket, absolute and normalized, or {@code null} for an upstream on TCP. */
+        public Path unixSocket() {
+            return unix == null ? null : Path.of(unix).toAbsolutePath().normalize();
+        }
+
+        /**
+         * The upstream as an NBD URI (the NBD project's URI specification), for messages:
+         * {@code nbd://10.0.0.7:10809/scratch}, or {@code nbd+unix:///scratch?socket=/run/x.sock}.
+         */
+        public String uri() {
+            if (unix != null) {
+                return "nbd+unix:///" + export + "?socket=" + unixSocket();
+            }
+            return "nbd://" + (host.contains(":") ? "[" + host + "]" : host) + ":" + port + "/" + export;
         }
 
         /** The reply timeout in nanoseconds, 0 when it is off. */
@@ -447,13 +510,28 @@ public record ExportConfig(
 
         List<Problem> problems(String where) {
             List<Problem> problems = new ArrayList<>();
-            if (host == null || host.isBlank()) {
-                problems.add(new Problem(where + ".host", "missing", "the upstream NBD server's host"));
+            if (unix != null) {
+                if (host != null) {
+                    problems.add(new Problem(
+                            where,
+                            "host " + quote(host) + " and unix " + quote(unix),
+                            "exactly one of host (with port) or unix"));
+                }
+                if (port != null && host == null) { // with host too, the line above says it
+                    problems.add(new Problem(
+                            where + ".port",
+                            port + " beside unix " + quote(unix),
+                            "no port for an upstream on a Unix socket; host and port for one on TCP"));
+                }
+                problems.addAll(unixProblems(where + ".unix", unix));
+            } else if (host == null || host.isBlank()) {
+                problems.add(new Problem(
+                        where + ".host", "missing", "the upstream NBD server's host, or unix for its Unix socket"));
             } else if (!validHostSyntax(host)) {
                 problems.add(new Problem(
                         where + ".host", quote(host), "a host name (RFC 1123), an IPv4 address or an IPv6 address"));
             }
-            if (port < 1 || port > 65_535) {
+            if (port != null && (port < 1 || port > 65_535)) {
                 problems.add(new Problem(where + ".port", port, NbdConfig.whole(1, 65_535)));
             }
             if (export.getBytes(StandardCharsets.UTF_8).length > NbdProtocol.MAX_STRING_BYTES
@@ -475,6 +553,27 @@ public record ExportConfig(
                         where + ".requestTimeoutSeconds",
                         Numbers.written(requestTimeoutSeconds),
                         "0 for off, or " + Numbers.interval(false, 0.01, MAX_REQUEST_TIMEOUT_SECONDS)));
+            }
+            return problems;
+        }
+
+        /**
+         * What is wrong with {@code path} as the upstream's Unix-domain socket, said for {@code field}: empty, a NUL,
+         * or longer than the 107 bytes of {@code sun_path}. Whether a server listens on it is found out when
+         * connecting, as for a host (an exit status of 1, not a configuration error).
+         */
+        static List<Problem> unixProblems(String field, String path) {
+            List<Problem> problems = new ArrayList<>();
+            int bytes = path.getBytes(StandardCharsets.UTF_8).length;
+            if (path.isEmpty()) {
+                problems.add(new Problem(field, "empty", "the path of the upstream NBD server's Unix socket"));
+            } else if (path.indexOf('\0') >= 0) {
+                problems.add(new Problem(field, "contains NUL", "the path of the upstream NBD server's Unix socket"));
+            } else if (bytes > NbdConfig.MAX_UNIX_PATH_BYTES) {
+                problems.add(new Problem(
+                        field,
+                        quote(path) + " is " + bytes + " bytes long",
+                        "at most " + NbdConfig.MAX_UNIX_PATH_BYTES + ", the limit of a Unix socket address"));
             }
             return problems;
         }

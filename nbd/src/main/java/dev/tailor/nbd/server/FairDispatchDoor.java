@@ -337,7 +337,9 @@ public final class FairDispatchDoor implements RequestDispatcher {
     /**
      * The backend an export's requests reach, whose door they pass (docs/nbd.md, "Fair dispatch"; our
      * reading): the export's {@code backend} when given; else for an upstream export its upstream's address,
-     * {@code upstream:HOST:PORT} (every export of one upstream server shares its threads); else for a file
+     * {@code upstream:HOST:PORT} (every export of one upstream server shares its threads), or for one on a Unix
+     * socket {@code upstream:unix:/PATH} (the path made absolute and normalized, so that two ways of writing one
+     * socket are one backend); else for a file
      * export the device of the file system holding its file, {@code device:MAJOR:MINOR} as {@code lsblk} and
      * {@code /proc/self/mountinfo} show it (the file's {@code st_dev}; for a file not created yet, its
      * folder's). A file whose device cannot be read (no such attribute on this platform, or the file and its
@@ -346,6 +348,9 @@ public final class FairDispatchDoor implements RequestDispatcher {
     public static String backendOf(ExportConfig export) {
         if (export.backend() != null) {
             return export.backend();
+        }
+        if (export.upstream() != null && export.upstream().unix() != null) {
+            return "upstream:unix:" + export.upstream().unixSocket();
         }
         if (export.upstream() != null) {
             String host = export.upstream().host();

@@ -24,6 +24,7 @@ import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.RecvByteBufAllocator;
 import io.netty.channel.ServerChannel;
 import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollDomainSocketChannel;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollServerDomainSocketChannel;
 import io.netty.channel.epoll.EpollServerSocketChannel;
@@ -31,11 +32,13 @@ import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.nio.NioDomainSocketChannel;
 import io.netty.channel.socket.nio.NioServerDomainSocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.channel.unix.DomainSocketAddress;
 import io.netty.channel.uring.IoUring;
+import io.netty.channel.uring.IoUringDomainSocketChannel;
 import io.netty.channel.uring.IoUringIoHandler;
 import io.netty.channel.uring.IoUringServerDomainSocketChannel;
 import io.netty.channel.uring.IoUringServerSocketChannel;
@@ -136,24 +139,40 @@ public final class NbdServer implements AutoCloseable {
     /** The loops' transport and its channel types. */
     public enum Transport {
         /** The JDK's NIO (TCP, and Unix-domain sockets since JDK 16). */
-        NIO(NioServerSocketChannel.class, NioServerDomainSocketChannel.class, NioSocketChannel.class),
+        NIO(
+                NioServerSocketChannel.class,
+                NioServerDomainSocketChannel.class,
+                NioSocketChannel.class,
+                NioDomainSocketChannel.class),
         /** Netty's native epoll transport (Linux). */
-        EPOLL(EpollServerSocketChannel.class, EpollServerDomainSocketChannel.class, EpollSocketChannel.class),
+        EPOLL(
+                EpollServerSocketChannel.class,
+                EpollServerDomainSocketChannel.class,
+                EpollSocketChannel.class,
+                EpollDomainSocketChannel.class),
         /** Netty's native io_uring transport (Linux 5.14 or later), with file I/O on the loops' rings. */
-        IO_URING(IoUringServerSocketChannel.class, IoUringServerDomainSocketChannel.class, IoUringSocketChannel.class);
+        IO_URING(
+                IoUringServerSocketChannel.class,
+                IoUringServerDomainSocketChannel.class,
+                IoUringSocketChannel.class,
+                IoUringDomainSocketChannel.class);
 
         final Class<? extends ServerChannel> tcpServer;
         final Class<? extends ServerChannel> unixServer;
-        /** The client socket channel, for upstream connections. */
+        /** The client socket channel, for upstream connections on TCP. */
         public final Class<? extends Channel> tcpClient;
+        /** The client domain socket channel, for upstream connections on a Unix socket. */
+        public final Class<? extends Channel> unixClient;
 
         Transport(
                 Class<? extends ServerChannel> tcpServer,
                 Class<? extends ServerChannel> unixServer,
-                Class<? extends Channel> tcpClient) {
+                Class<? extends Channel> tcpClient,
+                Class<? extends Channel> unixClient) {
             this.tcpServer = tcpServer;
             this.unixServer = unixServer;
             this.tcpClient = tcpClient;
+            this.unixClient = unixClient;
         }
 
         IoHandlerFactory ioHandlerFactory() {
@@ -209,7 +228,12 @@ public final class NbdServer implements AutoCloseable {
                     context.alloc());
         }
         return UpstreamBackend.connect(
-                export.name(), export.upstream(), context.eventLoops(), context.alloc(), context.transport().tcpClient);
+                export.name(),
+                export.upstream(),
+                context.eventLoops(),
+                context.alloc(),
+                context.transport().tcpClient,
+                context.transport().unixClient);
     };
 
     /**

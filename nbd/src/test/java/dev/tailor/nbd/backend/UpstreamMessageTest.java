@@ -30,6 +30,18 @@ class UpstreamMessageTest {
     }
 
     @Test
+    void aUnixSocketsPath_isLeftOut_andAMissingOneIsToldInWords() {
+        assertThat(UpstreamBackend.message(new IOException(
+                        "connect(..) failed with error(-111): Connection refused: /run/nbd/upstream.sock")))
+                .isEqualTo("connection refused");
+        assertThat(UpstreamBackend.message(new java.io.FileNotFoundException())).isEqualTo("no such file or directory");
+        assertThat(UpstreamBackend.message(new IOException("No such file or directory")))
+                .isEqualTo("no such file or directory");
+        assertThat(UpstreamBackend.message(new IOException("connect(..) failed: Permission denied: /run/x.sock")))
+                .isEqualTo("permission denied");
+    }
+
+    @Test
     void aDroppedConnectionIsToldInWords_notInTheSystemsOrAsAnExceptionName() {
         assertThat(UpstreamBackend.message(new IOException("Connection reset by peer")))
                 .isEqualTo("the connection was reset");

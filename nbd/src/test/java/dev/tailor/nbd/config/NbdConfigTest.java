@@ -307,6 +307,49 @@ class NbdConfigTest {
     }
 
     @Test
+    void upstreamOnAUnixSocket_hasNoPort_andARelativePathIsTheConfigFilesFolders() {
+        ExportConfig.Upstream absolute = parse("exports: [{name: d, upstream: {unix: /run/qemu-nbd.sock, export: x}}]")
+                .exports()
+                .get(0)
+                .upstream();
+        assertThat(absolute).isEqualTo(ExportConfig.Upstream.onUnixSocket("/run/qemu-nbd.sock", "x", null, null, null));
+        assertThat(absolute.port()).as("no TCP port beside a socket").isNull();
+        assertThat(absolute.uri()).isEqualTo("nbd+unix:///x?socket=/run/qemu-nbd.sock");
+        assertThat(parse("exports: [{name: d, upstream: {unix: sockets/nbdkit.sock}}]")
+                        .exports()
+                        .get(0)
+                        .upstream()
+                        .unix())
+                .isEqualTo("/etc/tailor/sockets/nbdkit.sock");
+    }
+
+    @Test
+    void upstreamOnAUnixSocket_andTcpBoth_orABadPath_areNamedWithTheirValues() {
+        assertThatThrownBy(() -> parse("exports: [{name: d, upstream: {host: h, port: 10809, unix: /run/x.sock}}]"))
+                .hasMessageContaining("exports[0].upstream: host \"h\" and unix \"/run/x.sock\" (expected: exactly one"
+                        + " of host (with port) or unix)")
+                .as("the port goes with the host: one problem")
+                .hasMessageNotContaining("upstream.port");
+        assertThatThrownBy(() -> parse("exports: [{name: d, upstream: {port: 10809, unix: /run/x.sock}}]"))
+                .hasMessageContaining("exports[0].upstream.port: 10809 beside unix \"/run/x.sock\" (expected: no port"
+                        + " for an upstream on a Unix socket; host and port for one on TCP)");
+        assertThatThrownBy(() -> parse("exports: [{name: d, upstream: {unix: ''}}]"))
+                .hasMessageContaining("exports[0].upstream.unix: empty (expected: the path of the upstream NBD"
+                        + " server's Unix socket)");
+        String longPath = "/run/" + "x".repeat(110) + ".sock";
+        assertThatThrownBy(() -> parse("exports: [{name: d, upstream: {unix: " + longPath + "}}]"))
+                .hasMessageContaining("exports[0].upstream.unix: \"" + longPath + "\" is 120 bytes long (expected: at"
+                        + " most 107, the limit of a Unix socket address)");
+        assertThatThrownBy(() -> parse("exports: [{name: d, upstream: {export: x}}]"))
+                .hasMessageContaining("exports[0].upstream.host: missing (expected: the upstream NBD server's host, or"
+                        + " unix for its Unix socket)");
+        // Whether anything listens on the path is found out at start, as whether a host answers.
+        assertThat(parse("exports: [{name: d, upstream: {unix: /no/such/folder/x.sock}}]")
+                        .problems())
+                .isEmpty();
+    }
+
+    @Test
     void upstreamHost_badSyntaxIsAConfigError_namesResolveLater() {
         assertThatThrownBy(() -> parse("exports: [{name: d, upstream: {host: 'bad host!'}}]"))
                 .hasMessageContaining("exports[0].upstream.host: \"bad host!\" (expected: a host name");
@@ -531,8 +574,9 @@ class NbdConfigTest {
                 .hasMessageContaining("exports[0].sise: unknown field (expected one of name,"
                         + " tenant, description, size, readOnly, file, upstream, baseline, backend) at line 4")
                 .hasMessageContaining("exports[0].tenent: unknown field (expected one of name,")
-                .hasMessageContaining("exports[1].upstream.conections: unknown field (expected one of"
-                        + " host, port, export, connections, idleTimeoutSeconds, requestTimeoutSeconds) at line 5");
+                .hasMessageContaining(
+                        "exports[1].upstream.conections: unknown field (expected one of"
+                                + " host, port, unix, export, connections, idleTimeoutSeconds, requestTimeoutSeconds) at line 5");
     }
 
     @Test

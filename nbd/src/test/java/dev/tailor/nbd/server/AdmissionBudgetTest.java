@@ -115,7 +115,7 @@ class AdmissionBudgetTest {
         assertThat(problems("{enabled: true, iops: 20000, megabytesPerSecond: 400}"))
                 .isEmpty();
         assertThatThrownBy(() -> budget(Double.NaN, null).toAdmissionConfig())
-                .hasMessage("iops : not a number (expected: 4 KiB I/Os per second, a number in [1, 100000000])");
+                .hasMessage("iops : NaN (expected: 4 KiB I/Os per second, a number in [1, 100000000])");
         assertThatThrownBy(() -> budget(null, Double.POSITIVE_INFINITY).toAdmissionConfig())
                 .hasMessage("megabytesPerSecond : Infinity (expected: MB/s, a number in [0.01, 10000000])");
         assertThat(dev.tailor.nbd.config.NbdConfig.builder()
@@ -124,8 +124,7 @@ class AdmissionBudgetTest {
                         .build()
                         .problems())
                 .extracting(dev.tailor.common.Problem::message)
-                .containsExactly(
-                        "admission.iops: not a number (expected: 4 KiB I/Os per second, a number in [1, 100000000])");
+                .containsExactly("admission.iops: NaN (expected: 4 KiB I/Os per second, a number in [1, 100000000])");
     }
 
     @Test

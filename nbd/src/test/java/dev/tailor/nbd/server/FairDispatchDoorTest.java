@@ -586,7 +586,7 @@ class FairDispatchDoorTest {
                 .hasMessage(
                         "weightsCostUnitsPerSecond[1] : 0 (expected: a finite number of cost units per second > 0)");
         assertThatThrownBy(() -> door(Double.NaN, 1, 1, 0))
-                .hasMessage("weightsCostUnitsPerSecond[0] : not a number (expected: a finite number of cost units per"
+                .hasMessage("weightsCostUnitsPerSecond[0] : NaN (expected: a finite number of cost units per"
                         + " second > 0)");
         assertThatThrownBy(() -> door(1e7, Double.POSITIVE_INFINITY, 1, 0))
                 .hasMessage("weightsCostUnitsPerSecond[1] : Infinity (expected: a finite number of cost units per"
@@ -595,7 +595,7 @@ class FairDispatchDoorTest {
                 .hasMessage("weightsCostUnitsPerSecond[0] : -10000000 (expected: a finite number of cost units per"
                         + " second > 0)");
         assertThatThrownBy(() -> door(1, 1, 1, Double.NaN))
-                .hasMessage("lagSeconds : not a number (expected: a finite number >= 0)");
+                .hasMessage("lagSeconds : NaN (expected: a finite number >= 0)");
         assertThatThrownBy(() -> door(1, 1, 1, -0.5)).hasMessage("lagSeconds : -0.5 (expected: a finite number >= 0)");
     }
 }

@@ -9,6 +9,9 @@ import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -128,6 +131,40 @@ public final class Programs {
                             try (Socket probe = new Socket()) {
                                 probe.connect(new InetSocketAddress("127.0.0.1", port), 1000);
                                 return true;
+                            } catch (IOException notYet) {
+                                return false;
+                            }
+                        },
+                        () -> "output:\n" + read(log));
+                return daemon;
+            } catch (AssertionError e) {
+                daemon.close();
+                throw e;
+            }
+        }
+
+        /**
+         * Starts {@code command} and waits until it accepts connections on the Unix-domain socket {@code socket}:
+         * polls every 10 ms, for at most 10 s. {@link #port} is 0.
+         */
+        public static Daemon startOnSocket(Path socket, String... command) throws IOException {
+            Path log = Files.createTempFile("nbd-test-daemon", ".log");
+            Process process = new ProcessBuilder(command)
+                    .redirectErrorStream(true)
+                    .redirectOutput(log.toFile())
+                    .start();
+            Daemon daemon = new Daemon(process, 0, log);
+            try {
+                Await.until(
+                        String.join(" ", command) + " listening on " + socket,
+                        () -> {
+                            if (!process.isAlive()) {
+                                throw new AssertionError(String.join(" ", command) + " exited with "
+                                        + process.exitValue() + " before listening on " + socket + "; output:\n"
+                                        + read(log));
+                            }
+                            try (SocketChannel probe = SocketChannel.open(StandardProtocolFamily.UNIX)) {
+                                return probe.connect(UnixDomainSocketAddress.of(socket));
                             } catch (IOException notYet) {
                                 return false;
                             }

@@ -48,6 +48,6 @@ class ClusterScenarioBuilderTest {
                 .build();
         assertThat(bad.problems())
                 .anySatisfy(p -> assertThat(p.message()).startsWith("warmupSeconds: -1"))
-                .anySatisfy(p -> assertThat(p.message()).startsWith("durationSeconds: not a number (expected"));
+                .anySatisfy(p -> assertThat(p.message()).startsWith("durationSeconds: NaN (expected"));
     }
 }

@@ -103,6 +103,6 @@ class ClusterSimulationTest {
                 .hasMessageContaining("policy : \"round-robin\"")
                 .hasMessageContaining("least-request");
         assertThatThrownBy(() -> ClusterSimulation.run(scenario, "heart", Double.NaN, HeartConfig.DEFAULTS, null))
-                .hasMessageContaining("rps : not a number (expected: a number in (0, 1000000])");
+                .hasMessageContaining("rps : NaN (expected: a number in (0, 1000000])");
     }
 }

@@ -111,8 +111,7 @@ class PeakEwmaPolicyTest {
     void config_badValues_areNamed() {
         assertThatThrownBy(() -> new PeakEwmaConfig(0, 30))
                 .hasMessageContaining("decaySeconds : 0 (expected: a number in (0, 3600])");
-        assertThatThrownBy(() -> new PeakEwmaConfig(10, Double.NaN))
-                .hasMessageContaining("defaultRttMillis : not a number");
+        assertThatThrownBy(() -> new PeakEwmaConfig(10, Double.NaN)).hasMessageContaining("defaultRttMillis : NaN");
     }
 
     private void set(SimReplica replica, double millis) {

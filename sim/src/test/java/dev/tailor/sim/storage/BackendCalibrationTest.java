@@ -110,7 +110,7 @@ class BackendCalibrationTest {
         assertThatThrownBy(() -> new BackendModel(0, -1, Double.NaN, 1, 1, 3))
                 .hasMessageContaining("parallelism: 0")
                 .hasMessageContaining("readBaseMicros: -1 (expected: a number in [0, 10000000])")
-                .hasMessageContaining("readMicrosPerKiB: not a number")
+                .hasMessageContaining("readMicrosPerKiB: NaN")
                 .hasMessageContaining("serviceSigma: 3 (expected: a number in [0, 2])");
     }
 }

@@ -135,7 +135,7 @@ class TenantWorkloadTest {
                 .hasMessageContaining("largeShare: 0.2 (expected: a number in [0.25, 1)");
         assertThatThrownBy(
                         () -> TenantRates.draw(volumes, 12, Double.NaN, 3, 0.63, RandomSource.SPLIT_MIX_64.create(1)))
-                .hasMessageContaining("totalRequestsPerSecond: not a number (expected: > 0)");
+                .hasMessageContaining("totalRequestsPerSecond: NaN (expected: > 0)");
         assertThatThrownBy(() -> TenantRates.draw(volumes, 500, 1, 3, 0.6, RandomSource.SPLIT_MIX_64.create(1)))
                 .hasMessageContaining("tenants: 500");
     }
