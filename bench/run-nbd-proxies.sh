@@ -28,6 +28,14 @@ RUNTIME=${2:-30}
 MODES=${3:-off whole fixed door}
 PROXIES=${4:-2}
 case $PROXIES in 2 | 3 | 4) ;; *) echo "run-nbd-proxies: PROXIES $PROXIES (expected: 2, 3 or 4)" >&2; exit 2 ;; esac
+[[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || { echo "run-nbd-proxies: ROUNDS $ROUNDS (expected: a whole number, 1 or more)" >&2; exit 2; }
+[[ $RUNTIME =~ ^[1-9][0-9]*$ ]] || { echo "run-nbd-proxies: RUNTIME $RUNTIME (expected: whole seconds, 1 or more)" >&2; exit 2; }
+for mode in $MODES; do
+    case $mode in off | whole | fixed | door | door-split | whole-split) ;;
+        *) echo "run-nbd-proxies: unknown mode $mode (expected: off, whole, fixed, door, door-split or whole-split)" >&2; exit 2 ;;
+    esac
+done
+[ -n "${MODES// /}" ] || { echo "run-nbd-proxies: MODES is empty (expected: one or more of off, whole, fixed, door, door-split, whole-split)" >&2; exit 2; }
 NAMES=$(echo a b c d | cut -d' ' -f1-"$PROXIES")
 RAMP=5
 SERVERS=8
@@ -68,7 +76,7 @@ fio --name=capacity --ioengine=nbd --uri="nbd://127.0.0.1:$backend/" --rw=randre
 capacity=$(python3 -c 'import json,sys; print(round(json.load(open(sys.argv[1]))["jobs"][0]["read"]["iops"]))' \
     "$DIR/capacity.json")
 echo "run-nbd-proxies: the backend serves $capacity IOPS ($SERVERS × $DELAY_MS ms); $PROXIES proxies;" \
-    "$ROUNDS round(s) of: $MODES"
+    "$ROUNDS round$([ "$ROUNDS" = 1 ] || echo s) of: $MODES"
 
 config() { # proxy-name tenants...
     local name=$1
@@ -138,7 +146,6 @@ options() { # mode
     esac
 }
 
-for mode in $MODES; do options "$mode" >/dev/null || exit 2; done
 for round in $(seq 1 "$ROUNDS"); do
     for mode in $MODES; do
         proxies=()
