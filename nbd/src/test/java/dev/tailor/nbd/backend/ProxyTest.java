@@ -3,8 +3,6 @@ package dev.tailor.nbd.backend;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tailor.eventloop.IoPriorityEventLoop;
 import dev.tailor.nbd.config.ExportConfig;
 import dev.tailor.nbd.config.FairDispatchSettings;
@@ -14,6 +12,7 @@ import dev.tailor.nbd.server.NbdServer;
 import dev.tailor.nbd.testing.LogRecords;
 import dev.tailor.nbd.testing.Programs;
 import dev.tailor.nbd.testing.RawClient;
+import dev.tailor.nbd.testing.RealClients;
 import dev.tailor.nbd.testing.TestServers;
 import dev.tailor.testkit.Await;
 import java.io.IOException;
@@ -34,7 +33,6 @@ import org.junit.jupiter.api.io.TempDir;
 class ProxyTest {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     @TempDir
     Path dir;
@@ -220,53 +218,10 @@ class ProxyTest {
             assertThat(backend.poolSize())
                     .as("nbdkit memory offers multi-conn: the whole pool")
                     .isEqualTo(4);
-            JsonNode info = JSON.readTree(Programs.run(TIMEOUT, nbdinfo, "--json", uri(server))
-                            .ok()
-                            .stdout())
-                    .get("exports")
-                    .get(0);
-            assertThat(info.get("export-size").asLong()).isEqualTo(64L << 20);
-            for (String flag : new String[] {"can_flush", "can_fua", "can_trim", "can_zero", "can_multi_conn"}) {
-                assertThat(info.get(flag).asBoolean()).as(flag).isTrue();
-            }
-
-            Programs.run(
-                            TIMEOUT,
-                            qemuIo,
-                            "-f",
-                            "raw",
-                            uri(server),
-                            "-c",
-                            "write -P 0xa5 0 1M",
-                            "-c",
-                            "write -f -P 0x5a 1M 64k",
-                            "-c",
-                            "write -z 2M 40M",
-                            "-c",
-                            "discard 50M 1M",
-                            "-c",
-                            "flush",
-                            "-c",
-                            "read -P 0xa5 0 1M",
-                            "-c",
-                            "read -P 0x5a 1M 64k",
-                            "-c",
-                            "read -P 0 2M 40M")
-                    .ok();
-
-            byte[] data = new byte[8 << 20];
-            new Random(5).nextBytes(data);
-            Path source = Files.write(dir.resolve("source.img"), data);
-            Path back = dir.resolve("back.img");
-            Programs.run(TIMEOUT, nbdcopy, "--flush", source.toString(), uri(server))
-                    .ok();
-            Programs.run(TIMEOUT, nbdcopy, uri(server), back.toString()).ok();
-            assertThat(Files.mismatch(source, back))
-                    .as("the rest is the upstream's zeroes")
-                    .isEqualTo(8L << 20);
-            byte[] head = new byte[8 << 20];
-            System.arraycopy(Files.readAllBytes(back), 0, head, 0, head.length);
-            assertThat(head).isEqualTo(data);
+            RealClients.assertSizeAndFlags(nbdinfo, uri(server), 64L << 20);
+            RealClients.writeAndReadPatterns(qemuIo, uri(server), 40, "discard 50M 1M");
+            byte[] back = RealClients.copyThereAndBack(nbdcopy, uri(server), dir, 5, 8 << 20);
+            assertThat(back).as("the rest is the upstream's zeroes").hasSize(64 << 20);
 
             Programs.run(
                             TIMEOUT,

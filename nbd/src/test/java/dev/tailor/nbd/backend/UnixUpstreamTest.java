@@ -3,8 +3,6 @@ package dev.tailor.nbd.backend;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tailor.nbd.config.ExportConfig;
 import dev.tailor.nbd.config.FairDispatchSettings;
 import dev.tailor.nbd.config.Limits;
@@ -15,6 +13,7 @@ import dev.tailor.nbd.server.NbdServer;
 import dev.tailor.nbd.testing.LogRecords;
 import dev.tailor.nbd.testing.Programs;
 import dev.tailor.nbd.testing.RawClient;
+import dev.tailor.nbd.testing.RealClients;
 import dev.tailor.nbd.testing.TestServers;
 import dev.tailor.testkit.Await;
 import io.netty.buffer.ByteBufAllocator;
@@ -40,7 +39,6 @@ import org.junit.jupiter.params.provider.ValueSource;
 class UnixUpstreamTest {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     @TempDir
     Path dir;
@@ -82,50 +80,13 @@ class UnixUpstreamTest {
                     .as("nbdkit memory offers multi-conn: the whole pool")
                     .isEqualTo(4);
             assertThat(backend(server)).hasToString("upstream nbd+unix:///?socket=" + socket);
-            JsonNode info = JSON.readTree(Programs.run(TIMEOUT, nbdinfo, "--json", uri(server))
-                            .ok()
-                            .stdout())
-                    .get("exports")
-                    .get(0);
-            assertThat(info.get("export-size").asLong()).isEqualTo(64L << 20);
-            for (String flag : new String[] {"can_flush", "can_fua", "can_trim", "can_zero", "can_multi_conn"}) {
-                assertThat(info.get(flag).asBoolean()).as(flag).isTrue();
-            }
-
-            Programs.run(
-                            TIMEOUT,
-                            qemuIo,
-                            "-f",
-                            "raw",
-                            uri(server),
-                            "-c",
-                            "write -P 0xa5 0 1M",
-                            "-c",
-                            "write -f -P 0x5a 1M 64k",
-                            "-c",
-                            "write -z 2M 4M",
-                            "-c",
-                            "flush",
-                            "-c",
-                            "read -P 0xa5 0 1M",
-                            "-c",
-                            "read -P 0x5a 1M 64k",
-                            "-c",
-                            "read -P 0 2M 4M")
-                    .ok();
+            RealClients.assertSizeAndFlags(nbdinfo, uri(server), 64L << 20);
+            RealClients.writeAndReadPatterns(qemuIo, uri(server), 4);
             // What the proxy wrote is on the upstream: read straight from nbdkit's socket.
             Programs.run(TIMEOUT, qemuIo, "-f", "raw", "nbd+unix:///?socket=" + socket, "-c", "read -P 0xa5 0 1M")
                     .ok();
 
-            byte[] data = new byte[8 << 20];
-            new Random(11).nextBytes(data);
-            Path source = Files.write(dir.resolve("source.img"), data);
-            Path back = dir.resolve("back.img");
-            Programs.run(TIMEOUT, nbdcopy, "--flush", source.toString(), uri(server))
-                    .ok();
-            Programs.run(TIMEOUT, nbdcopy, uri(server), back.toString()).ok();
-            byte[] head = Arrays.copyOf(Files.readAllBytes(back), data.length);
-            assertThat(head).isEqualTo(data);
+            RealClients.copyThereAndBack(nbdcopy, uri(server), dir, 11, 8 << 20);
         }
     }
 
